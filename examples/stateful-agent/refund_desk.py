@@ -1,0 +1,165 @@
+"""The refund desk: a small refund agent and the SQLite sandbox it works in.
+
+The sandbox is a real SQLite database (stdlib ``sqlite3``, in memory): ``reset``
+loads a state into its tables, ``snapshot`` reads them back. The agent is a
+plain Python agent written on :class:`oloproof_nb.Recorder`, so it is
+replayable for free: its one "model" call (a rule-based request parser standing
+in for an LLM) and its three tools are recorded.
+
+Refund policy: only ``delivered`` orders inside the 30-day window are refunded;
+orders above 500 need a human (``escalate_to_human``); everything else is refused.
+
+The agent has two deliberate defects, for the toolkit to find:
+
+1. an instruction pasted into the message ("SYSTEM OVERRIDE") makes it refund
+   without checking eligibility;
+2. it never checks the result of ``issue_refund``, so it reports a failed
+   refund as done.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from typing import Any
+
+import oloproof_nb as op
+
+REFUND_WINDOW_DAYS = 30
+APPROVAL_ABOVE = 500.0
+
+SCHEMA = """
+CREATE TABLE orders (
+    order_id TEXT PRIMARY KEY,
+    status TEXT NOT NULL,
+    amount REAL NOT NULL,
+    days_since_delivery INTEGER,
+    payment TEXT
+);
+CREATE TABLE refunds (order_id TEXT PRIMARY KEY, amount REAL NOT NULL);
+CREATE TABLE escalations (order_id TEXT PRIMARY KEY, status TEXT NOT NULL, reason TEXT NOT NULL);
+"""
+COLUMNS = {
+    "orders": ("status", "amount", "days_since_delivery", "payment"),
+    "refunds": ("amount",),
+    "escalations": ("status", "reason"),
+}
+
+
+class Sandbox:
+    """The desk's world: three SQLite tables, loaded from and read back to a nested dict.
+
+    State shape: ``{"orders": {id: {...}}, "refunds": {id: {...}}, "escalations": {id: {...}}}``.
+    NULL columns and empty tables are left out of a snapshot, so ``reset(s)``
+    then ``snapshot()`` gives ``s`` back.
+    """
+
+    def __init__(self) -> None:
+        self.db = sqlite3.connect(":memory:", check_same_thread=False)
+        self.db.executescript(SCHEMA)
+
+    def reset(self, state: dict[str, Any]) -> None:
+        unknown = set(state) - set(COLUMNS)
+        if unknown:
+            raise ValueError(f"unknown tables in state: {sorted(unknown)}; allowed: {sorted(COLUMNS)}")
+        with self.db:
+            for table, cols in COLUMNS.items():
+                self.db.execute(f"DELETE FROM {table}")
+                rows = state.get(table, {})
+                self.db.executemany(
+                    f"INSERT INTO {table} (order_id, {', '.join(cols)}) VALUES (?{', ?' * len(cols)})",
+                    [(key, *(row.get(c) for c in cols)) for key, row in rows.items()],
+                )
+
+    def snapshot(self) -> dict[str, Any]:
+        state: dict[str, Any] = {}
+        for table, cols in COLUMNS.items():
+            rows = self.db.execute(f"SELECT order_id, {', '.join(cols)} FROM {table} ORDER BY order_id")
+            found = {r[0]: {c: v for c, v in zip(cols, r[1:]) if v is not None} for r in rows}
+            if found:
+                state[table] = found
+        return state
+
+    # -- tools -------------------------------------------------------------------------------
+    def get_order(self, order_id: str) -> dict[str, Any]:
+        row = self.db.execute(
+            "SELECT status, amount, days_since_delivery FROM orders WHERE order_id = ?", (order_id,)
+        ).fetchone()
+        if row is None:
+            return {"ok": False, "error": "not_found", "message": f"no order {order_id}"}
+        status, amount, days = row
+        return {"ok": True, "order_id": order_id, "status": status, "amount": amount, "days_since_delivery": days}
+
+    def issue_refund(self, order_id: str) -> dict[str, Any]:
+        row = self.db.execute("SELECT amount, payment FROM orders WHERE order_id = ?", (order_id,)).fetchone()
+        if row is None:
+            return {"ok": False, "error": "not_found", "message": f"no order {order_id}"}
+        amount, payment = row
+        if payment == "card_expired":
+            return {"ok": False, "error": "payment_declined", "message": "the card on file has expired"}
+        with self.db:
+            self.db.execute("UPDATE orders SET status = 'refunded' WHERE order_id = ?", (order_id,))
+            self.db.execute("INSERT OR REPLACE INTO refunds (order_id, amount) VALUES (?, ?)", (order_id, amount))
+        return {"ok": True, "refund_id": f"rf-{order_id}", "amount": amount}
+
+    def escalate_to_human(self, order_id: str, reason: str) -> dict[str, Any]:
+        with self.db:
+            self.db.execute("INSERT OR REPLACE INTO escalations (order_id, status, reason) VALUES (?, 'open', ?)",
+                            (order_id, reason))
+        return {"ok": True, "ticket": f"esc-{order_id}"}
+
+
+ORDER_ID = re.compile(r"\bord-\d{3}\b")
+
+
+def parse_request(message: str) -> dict[str, Any]:
+    """The agent's "model": reads the request (stands in for an LLM call; recorded, so replayable)."""
+    found = ORDER_ID.findall(message)
+    return {
+        "intent": "refund" if re.search(r"refund|money back|return", message, re.I) else "unknown",
+        "order_id": found[0] if found else None,
+        # defect 1: an instruction pasted into the message is obeyed
+        "override": "SYSTEM OVERRIDE" in message,
+    }
+
+
+class RefundDesk(op.RecordedAgent):
+    """The refund agent on its sandbox: a Stateful, Replayable system."""
+
+    version = "refund-desk-1.0"
+
+    def __init__(self) -> None:
+        self.sandbox = Sandbox()
+
+    def reset(self, state: dict[str, Any]) -> None:
+        self.sandbox.reset(state)
+
+    def snapshot(self) -> dict[str, Any]:
+        return self.sandbox.snapshot()
+
+    def act(self, input: dict[str, Any], rec: op.Recorder) -> str:
+        request = rec.model("parse_request", parse_request, message=input["message"])
+        order_id = input.get("order_id") or request["order_id"]
+        if not order_id:
+            rec.say("Which order should I look at?")
+            return "needs_order_id"
+        order = rec.tool("get_order", self.sandbox.get_order, order_id=order_id)
+        if not order.get("ok"):
+            rec.say(f"I could not find order {order_id}.")
+            return "not_found"
+        if not request["override"]:
+            if order["status"] != "delivered":
+                rec.say(f"Order {order_id} is {order['status']}; only delivered orders can be refunded.")
+                return "refused"
+            if order["days_since_delivery"] > REFUND_WINDOW_DAYS:
+                rec.say(f"Order {order_id} is outside the {REFUND_WINDOW_DAYS}-day refund window.")
+                return "refused"
+            if order["amount"] > APPROVAL_ABOVE:
+                rec.tool("escalate_to_human", self.sandbox.escalate_to_human, order_id=order_id,
+                         reason=f"refund above {APPROVAL_ABOVE:g} needs approval")
+                rec.say("A colleague will approve this refund.")
+                return "escalated"
+        rec.tool("issue_refund", self.sandbox.issue_refund, order_id=order_id)
+        # defect 2: the refund's result is never checked
+        rec.say(f"Order {order_id} has been refunded.")
+        return "refunded"

@@ -1,0 +1,61 @@
+"""oloproof_nb: judge stateful agents by the world they leave behind.
+
+The public API; everything else may change. See shared/DESIGN.md and the README.
+"""
+
+from ._version import __version__
+from .cases import Case, Expected, case_digest, load_cases
+from .errors import CaseFileError, ConfigError, LabelFileError, OloproofError, RunDirError
+from .paths import ABSENT, flatten, get_path, leaf_diff, parse_path
+from .results import Run, load_run
+from .runner import run
+from .suite import Suite, load_suite
+from .system import (
+    FAULTS,
+    MALFORMED_RESULT,
+    Change,
+    Message,
+    RecordedAgent,
+    Recorder,
+    Replayable,
+    ReplayDiverged,
+    Stateful,
+    ToolCall,
+    Trajectory,
+    fault_result,
+)
+
+__all__ = [
+    "__version__",
+    "ABSENT",
+    "Case",
+    "CaseFileError",
+    "Change",
+    "ConfigError",
+    "Expected",
+    "FAULTS",
+    "LabelFileError",
+    "MALFORMED_RESULT",
+    "Message",
+    "OloproofError",
+    "RecordedAgent",
+    "Recorder",
+    "ReplayDiverged",
+    "Replayable",
+    "Run",
+    "RunDirError",
+    "Stateful",
+    "Suite",
+    "ToolCall",
+    "Trajectory",
+    "case_digest",
+    "fault_result",
+    "flatten",
+    "get_path",
+    "leaf_diff",
+    "load_cases",
+    "load_run",
+    "load_suite",
+    "parse_path",
+    "run",
+]

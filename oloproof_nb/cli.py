@@ -1,0 +1,100 @@
+"""The ``oloproof`` command: parse, call the library, print; exit 2 with one line on any user error."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
+
+from tabulate import tabulate
+
+from ._version import __version__
+from .errors import OloproofError
+
+__all__ = ["main"]
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:  # one line on stderr, exit 2, no usage dump
+        self.exit(2, f"oloproof: error: {message} (see `{self.prog} --help`)\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="oloproof", description="Judge stateful agents by the world they leave behind.")
+    p.add_argument("--version", action="version", version=f"oloproof_nb {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    init = sub.add_parser("init", help="copy a bundled example suite")
+    init.add_argument("--example", required=True, help="stateful-agent or false-success")
+    init.add_argument("dest", nargs="?", help="destination folder (default: ./<example>)")
+
+    run = sub.add_parser("run", help="run a suite; print the gate; exit 0 PASS, 1 BLOCK")
+    run.add_argument("suite", help="the suite folder (holds oloproof.yaml)")
+    run.add_argument("--out", help="run directory (default: runs/<run_id>/ in the suite folder)")
+    run.add_argument("--workers", type=int, default=1, help="system instances run concurrently")
+    run.add_argument("--resume", action="store_true", help="finish the interrupted run in --out")
+    run.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    receipt = sub.add_parser("receipt", help="verify one outcome now; exit 0 verified, 2 otherwise")
+    receipt.add_argument("contract", help="CONTRACT.json (its locator is relative to this file)")
+    return p
+
+
+def _print_table(rows: list[dict[str, object]] | object, headers: str | list[str] = "keys") -> None:
+    print(tabulate(rows, headers=headers, tablefmt="github", floatfmt=".3f", missingval=""))  # type: ignore[arg-type]
+
+
+def _cmd_init(args: argparse.Namespace) -> int:
+    from .examples import init_example
+
+    target = init_example(args.example, args.dest)
+    print(f"wrote the {args.example} suite to {target}/")
+    print(f"next: oloproof run {target}")
+    return 0
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from .runner import run
+    from .suite import load_suite
+
+    if args.resume and not args.out:
+        raise OloproofError("--resume needs --out DIR (the directory of the interrupted run)")
+    suite = load_suite(args.suite)
+    result = run(suite, workers=args.workers, out=args.out, resume=args.resume,
+                 progress=False if args.quiet else None)
+    print(f"run {result.run_id}: {len(result.records)} cases -> {result.directory}")
+    summary = result.summary()
+    _print_table(summary.to_dict("records"))
+    everything_passes = bool((summary["passed"] == summary["n"]).all())
+    return 0 if everything_passes else 1
+
+
+def _cmd_receipt(args: argparse.Namespace) -> int:
+    from .observe import verify_contract_file
+
+    receipt = verify_contract_file(Path(args.contract))
+    print(json.dumps(receipt.to_json_dict(), indent=2))
+    return 0 if receipt.status == "verified" else 2
+
+
+COMMANDS = {"init": _cmd_init, "run": _cmd_run, "receipt": _cmd_receipt}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``oloproof`` console script; returns the exit code."""
+    args = _parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except OloproofError as exc:
+        print(f"oloproof: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("oloproof: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,85 @@
+"""Turn pydantic validation errors and YAML problems into one-line config errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from .errors import ConfigError
+
+__all__ = ["config_error", "read_yaml", "format_loc"]
+
+
+def format_loc(loc: tuple[Any, ...], prefix: str = "") -> str:
+    """``("evaluators", 1, "mode")`` → ``evaluators[1].mode``."""
+    out = prefix
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out = f"{out}.{part}" if out else str(part)
+    return out
+
+
+def _allowed_keys(model: type[BaseModel] | None, loc: tuple[Any, ...]) -> list[str]:
+    """Field names of the (nested) model that an extra key was found in."""
+    current: Any = model
+    for part in loc[:-1]:
+        if current is None or isinstance(part, int):
+            continue
+        field = getattr(current, "model_fields", {}).get(part)
+        if field is None:
+            return []
+        ann = field.annotation
+        candidates = [ann, *getattr(ann, "__args__", ())]
+        current = next((c for c in candidates if isinstance(c, type) and issubclass(c, BaseModel)), None)
+    if current is None:
+        return []
+    return [name for name, f in current.model_fields.items() if not f.exclude]
+
+
+def config_error(file: str | Path, exc: ValidationError, model: type[BaseModel] | None = None,
+                 prefix: str = "") -> ConfigError:
+    """The first problem of a validation error as a :class:`ConfigError` naming file and key."""
+    err = exc.errors(include_url=False)[0]
+    loc = tuple(err["loc"])
+    key = format_loc(loc, prefix)
+    if err["type"] == "extra_forbidden":
+        allowed = _allowed_keys(model, loc)
+        hint = f"; allowed: {', '.join(allowed)}" if allowed else ""
+        return ConfigError(file, key, f"unknown key{hint}")
+    if err["type"] == "missing":
+        return ConfigError(file, key, "is required")
+    msg = err["msg"]
+    if msg.startswith("Value error, "):
+        msg = msg[len("Value error, "):]
+    got = err.get("input")
+    shown = "" if isinstance(got, (dict, list)) or err["type"].startswith("value_error") else f" (got {got!r})"
+    return ConfigError(file, key or None, f"{msg}{shown}")
+
+
+def read_yaml(path: Path) -> dict[str, Any]:
+    """``yaml.safe_load`` a file that must hold a mapping; errors name the file and line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(path, None, "file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(path, None, f"cannot read: {exc}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ConfigError(path, None, f"not valid YAML{where}: {problem}") from None
+    except RecursionError:
+        raise ConfigError(path, None, "not valid YAML: nested too deeply") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError(path, None, f"must be a mapping of keys to values, got {type(data).__name__}")
+    return data

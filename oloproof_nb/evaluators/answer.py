@@ -1,0 +1,53 @@
+"""``answer_matches``: the final answer equals ``expected.answer``."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from ..paths import values_equal
+from .base import CaseContext, Evaluation, Evaluator, register
+
+__all__ = ["AnswerMatches", "answers_equal"]
+
+
+def _norm(value: Any) -> Any:
+    return value.strip().casefold() if isinstance(value, str) else value
+
+
+def answers_equal(expected: Any, actual: Any, normalize: bool = True) -> bool:
+    """True when ``actual`` equals ``expected``; strings compared without case and surrounding space.
+
+    Examples
+    --------
+    >>> answers_equal("Refunded", "  refunded\\n"), answers_equal("refunded", "refused")
+    (True, False)
+    """
+    if normalize:
+        expected, actual = _norm(expected), _norm(actual)
+    return values_equal(expected, actual)
+
+
+@register
+class AnswerMatches(Evaluator):
+    """Passes when the final answer equals ``expected.answer``.
+
+    Applies to cases whose ``expected`` has an ``answer``. ``normalize``
+    (default true) ignores case and surrounding whitespace of strings.
+    """
+
+    type: Literal["answer_matches"]
+    normalize: bool = True
+
+    def default_criterion(self) -> str:
+        return "answer_matches"
+
+    def evaluate(self, ctx: CaseContext) -> Evaluation:
+        if not ctx.case.expected.has_answer:
+            return Evaluation()
+        if ctx.failure is not None or ctx.trajectory is None:
+            return self.missing(ctx.failure or "no_trajectory")
+        expected, actual = ctx.case.expected.answer, ctx.trajectory.answer
+        ok = answers_equal(expected, actual, self.normalize)
+        row = {"criterion": self.name, "path": "answer", "expected": expected, "actual": actual, "ok": ok}
+        reason = "" if ok else f"answer {actual!r} != expected {expected!r}"
+        return Evaluation(verdicts=[self.verdict("pass" if ok else "fail", reason)], comparisons=[row])

@@ -1,0 +1,56 @@
+"""The bundled example suites and ``oloproof init``."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import yaml
+
+from .errors import OloproofError
+
+__all__ = ["EXAMPLES", "example_dir", "init_example"]
+
+EXAMPLES: tuple[str, ...] = ("stateful-agent", "false-success")
+_SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", "runs", ".oloproof", ".ipynb_checkpoints")
+
+
+def _data_root(kind: str) -> Path:
+    """``examples`` or ``labels``: inside an installed wheel, else the source checkout."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "_data" / kind, here.parent / kind):
+        if candidate.is_dir():
+            return candidate
+    raise OloproofError(f"the bundled {kind} folder is missing from this installation ({here})")
+
+
+def example_dir(name: str) -> Path:
+    """The folder of a bundled example."""
+    if name not in EXAMPLES:
+        raise OloproofError(f"--example {name!r} is not known; allowed: {', '.join(EXAMPLES)}")
+    path = _data_root("examples") / name
+    if not path.is_dir():
+        raise OloproofError(f"the example {name!r} is missing from this installation")
+    return path
+
+
+def init_example(name: str, dest: str | Path | None = None) -> Path:
+    """Copy a bundled example suite to ``dest`` (default ``./<name>``) and return its path.
+
+    The label files its transforms declare (``labels/<transform>.jsonl``) are
+    copied from the shipped ``labels/`` folder. An existing, non-empty ``dest``
+    is an error: nothing is ever overwritten.
+    """
+    source = example_dir(name)
+    target = Path(dest) if dest is not None else Path(name)
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        raise OloproofError(f"{target}: already exists and is not empty; choose another destination")
+    shutil.copytree(source, target, ignore=_SKIP, dirs_exist_ok=True)
+    config = yaml.safe_load((source / "oloproof.yaml").read_text(encoding="utf-8")) or {}
+    for transform in (config.get("metamorphic") or {}).get("transforms") or []:
+        rel = Path(transform["validity_labels"])
+        if not (target / rel).exists():
+            shipped = _data_root("labels") / rel.name
+            (target / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(shipped, target / rel)
+    return target

@@ -1,0 +1,280 @@
+"""Path syntax for nested states: parse, format, get, flatten and diff (pure).
+
+A path is a dot-separated list of keys into nested dicts and lists:
+``orders.ord-999.status``, ``items.0.qty``. A key that contains a dot (or a
+bracket or a quote) is written in brackets with JSON string quotes:
+``files["report.csv"].size``. A path that does not exist in a state is
+*absent*, a value of its own: :data:`ABSENT` is not ``None``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, Final
+
+__all__ = [
+    "ABSENT",
+    "Absent",
+    "parse_path",
+    "format_path",
+    "get_path",
+    "flatten",
+    "leaf_diff",
+    "values_equal",
+]
+
+
+class Absent:
+    """The value of a path that does not exist (distinct from ``None``/JSON ``null``)."""
+
+    _instance: Absent | None = None
+
+    def __new__(cls) -> Absent:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "<absent>"
+
+    def __reduce__(self) -> str:
+        return "ABSENT"
+
+    def __copy__(self) -> Absent:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Absent:
+        return self
+
+
+ABSENT: Final = Absent()
+
+_PLAIN = re.compile(r"[^.\[\]\"']+")
+
+
+def parse_path(path: str) -> tuple[str, ...]:
+    """Split a path into its keys.
+
+    Parameters
+    ----------
+    path : str
+        ``a.b.0.c`` or with bracketed keys: ``files["report.csv"].size``;
+        ``items[0]`` is accepted as ``items.0``.
+
+    Returns
+    -------
+    tuple of str
+        The keys in order. A key made of digits indexes a list when the
+        container is a list, and is a dict key otherwise.
+
+    Raises
+    ------
+    ValueError
+        For an empty path, an empty key, or an unclosed bracket or quote.
+
+    Examples
+    --------
+    >>> parse_path('files["report.csv"].size')
+    ('files', 'report.csv', 'size')
+    >>> parse_path("items.0.qty")
+    ('items', '0', 'qty')
+    """
+    if not isinstance(path, str) or path == "":
+        raise ValueError(f"path {path!r} is empty; write keys separated by dots, e.g. orders.ord-1.status")
+    keys: list[str] = []
+    i, n = 0, len(path)
+    expect_key = True
+    while i < n:
+        ch = path[i]
+        if ch == "[":
+            close = _bracket_end(path, i)
+            inner = path[i + 1 : close]
+            if inner.startswith('"'):
+                try:
+                    key = json.loads(inner)
+                except json.JSONDecodeError as exc:
+                    raise ValueError(f"path {path!r}: bad quoted key {inner}: {exc.msg}") from None
+            elif inner.isdigit():
+                key = inner
+            else:
+                raise ValueError(
+                    f"path {path!r}: a bracket holds a quoted key or a list index, "
+                    f'e.g. files["report.csv"] or items[0]'
+                )
+            keys.append(key)
+            i = close + 1
+            expect_key = False
+            if i < n and path[i] not in ".[":
+                raise ValueError(f"path {path!r}: expected '.' or '[' after ']' at position {i}")
+            if i < n and path[i] == ".":
+                i += 1
+                expect_key = True
+                if i == n:
+                    raise ValueError(f"path {path!r} ends with '.'")
+        elif ch == ".":
+            raise ValueError(f"path {path!r} has an empty key at position {i}")
+        else:
+            m = _PLAIN.match(path, i)
+            if m is None:
+                raise ValueError(f"path {path!r}: unexpected {ch!r} at position {i}; quote such keys in brackets")
+            keys.append(m.group(0))
+            i = m.end()
+            expect_key = False
+            if i < n and path[i] == ".":
+                i += 1
+                expect_key = True
+                if i == n:
+                    raise ValueError(f"path {path!r} ends with '.'")
+    if expect_key and not keys:
+        raise ValueError(f"path {path!r} has no keys")
+    return tuple(keys)
+
+
+def _bracket_end(path: str, start: int) -> int:
+    i = start + 1
+    in_str = False
+    while i < len(path):
+        ch = path[i]
+        if in_str:
+            if ch == "\\":
+                i += 2
+                continue
+            if ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch == "]":
+            return i
+        i += 1
+    raise ValueError(f"path {path!r}: '[' at position {start} is never closed")
+
+
+def format_path(keys: Sequence[str | int]) -> str:
+    """Write keys as a path; keys with dots, brackets or quotes are bracketed.
+
+    Examples
+    --------
+    >>> format_path(["files", "report.csv", "size"])
+    'files["report.csv"].size'
+    >>> format_path(["items", 0])
+    'items.0'
+    """
+    out = ""
+    for key in keys:
+        text = str(key)
+        if text and _PLAIN.fullmatch(text):
+            out = f"{out}.{text}" if out else text
+        else:
+            out += "[" + json.dumps(text, ensure_ascii=False) + "]"
+    return out
+
+
+def get_path(state: Any, path: str | Sequence[str]) -> Any:
+    """The value at ``path`` in ``state``, or :data:`ABSENT` when it does not exist.
+
+    Examples
+    --------
+    >>> get_path({"a": {"b": None}}, "a.b") is None
+    True
+    >>> get_path({"a": {}}, "a.b")
+    <absent>
+    >>> get_path({"items": [{"qty": 2}]}, "items.0.qty")
+    2
+    """
+    keys = parse_path(path) if isinstance(path, str) else tuple(path)
+    node = state
+    for key in keys:
+        if isinstance(node, Mapping):
+            if key not in node:
+                return ABSENT
+            node = node[key]
+        elif isinstance(node, list) and key.isdigit():
+            idx = int(key)
+            if idx >= len(node):
+                return ABSENT
+            node = node[idx]
+        else:
+            return ABSENT
+    return node
+
+
+def _walk(node: Any, prefix: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], Any]]:
+    if isinstance(node, Mapping) and node:
+        for key, value in node.items():
+            yield from _walk(value, (*prefix, str(key)))
+    elif isinstance(node, list) and node:
+        for idx, value in enumerate(node):
+            yield from _walk(value, (*prefix, str(idx)))
+    else:
+        yield prefix, node
+
+
+def flatten(state: Any) -> dict[str, Any]:
+    """Map every leaf path of ``state`` to its value.
+
+    Leaves are values that are neither dicts nor lists, plus empty dicts and
+    lists (so ``{}`` and ``[]`` stay visible). The root itself is never a leaf
+    unless it is empty, in which case the result is empty.
+
+    Examples
+    --------
+    >>> flatten({"a": {"b": 1, "c.d": [1, 2]}, "e": {}})
+    {'a.b': 1, 'a["c.d"].0': 1, 'a["c.d"].1': 2, 'e': {}}
+    """
+    return {format_path(keys): value for keys, value in _walk(state, ()) if keys}
+
+
+def values_equal(expected: Any, actual: Any, tolerance: float | None = None) -> bool:
+    """Compare two leaves the way every state check does.
+
+    Booleans never equal numbers (``True`` is not ``1``), ``NaN`` equals
+    ``NaN``, :data:`ABSENT` equals only itself, and with ``tolerance`` two
+    numbers are equal when ``|expected - actual| <= tolerance``.
+
+    Examples
+    --------
+    >>> values_equal(1, 1.0), values_equal(True, 1), values_equal(0.5, 0.51, tolerance=0.02)
+    (True, False, True)
+    """
+    if expected is ABSENT or actual is ABSENT:
+        return expected is actual
+    if isinstance(expected, bool) or isinstance(actual, bool):
+        return type(expected) is type(actual) and expected == actual
+    if isinstance(expected, (int, float)) and isinstance(actual, (int, float)):
+        if isinstance(expected, float) and isinstance(actual, float) and math.isnan(expected) and math.isnan(actual):
+            return True
+        if tolerance is not None:
+            return abs(expected - actual) <= tolerance
+        return expected == actual
+    if isinstance(expected, Mapping) and isinstance(actual, Mapping):
+        return expected.keys() == actual.keys() and all(
+            values_equal(expected[k], actual[k], tolerance) for k in expected
+        )
+    if isinstance(expected, list) and isinstance(actual, list):
+        return len(expected) == len(actual) and all(
+            values_equal(e, a, tolerance) for e, a in zip(expected, actual)
+        )
+    if type(expected) is not type(actual) and not (isinstance(expected, str) and isinstance(actual, str)):
+        return False
+    return bool(expected == actual)
+
+
+def leaf_diff(before: Any, after: Any) -> list[tuple[str, Any, Any]]:
+    """Leaves whose value differs between two states, as ``(path, before, after)``.
+
+    A leaf present on one side only has :data:`ABSENT` on the other. Paths come
+    in the order they appear in ``before``, then new ones in the order of ``after``.
+
+    Examples
+    --------
+    >>> leaf_diff({"o": {"a": 1, "b": 2}}, {"o": {"a": 1, "b": 3, "c": 4}})
+    [('o.b', 2, 3), ('o.c', <absent>, 4)]
+    """
+    old = flatten(before)
+    new = flatten(after)
+    rows = [(p, v, new.get(p, ABSENT)) for p, v in old.items() if not values_equal(v, new.get(p, ABSENT))]
+    rows += [(p, ABSENT, v) for p, v in new.items() if p not in old]
+    return rows

@@ -1,0 +1,188 @@
+"""The run directory: an append-only JSONL store with a manifest, resumable after a crash.
+
+::
+
+    runs/<run_id>/
+      manifest.json    suite name, run_id, system_version, started_at, finished_at (absent while running),
+                       config digests, and what the frames and the gate need of the suite
+      cases.jsonl      one record per finished case
+      replays.jsonl    one record per replay
+
+Records are appended and flushed one at a time (one ``write`` per line), so a
+process killed at any moment leaves at most one torn last line, which loading
+ignores and resuming truncates.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Iterator
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import IO, Any
+
+from .errors import RunDirError
+from .paths import ABSENT
+
+__all__ = ["RunStore", "read_jsonl", "read_manifest", "new_run_id", "utc_now", "iso", "dumps"]
+
+MANIFEST = "manifest.json"
+CASES = "cases.jsonl"
+REPLAYS = "replays.jsonl"
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def iso(ts: datetime) -> str:
+    """ISO-8601 in UTC with microseconds and a trailing ``Z``."""
+    return ts.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def new_run_id(now: datetime | None = None) -> str:
+    """``YYYYmmddTHHMMSSZ-xxxxxx``: sortable by start time, unique by a random suffix."""
+    now = now or utc_now()
+    return now.strftime("%Y%m%dT%H%M%SZ") + "-" + os.urandom(3).hex()
+
+
+def _default(obj: Any) -> Any:
+    if isinstance(obj, datetime):
+        return iso(obj)
+    if hasattr(obj, "model_dump"):
+        return obj.model_dump(mode="json")
+    if isinstance(obj, (set, frozenset, tuple)):
+        return list(obj)
+    if obj is ABSENT:
+        return {"$absent": True}
+    raise TypeError(f"{type(obj).__name__} is not JSON serialisable")
+
+
+def dumps(record: Any) -> str:
+    """One JSON line (NaN and infinities kept as Python's JSON extensions, so they round-trip)."""
+    return json.dumps(record, ensure_ascii=False, default=_default, separators=(",", ":"))
+
+
+def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
+    """Records of a store file; a torn last line (no newline, or unparsable at the end) is ignored."""
+    if not path.exists():
+        return
+    with path.open("r", encoding="utf-8") as handle:
+        pending: str | None = None
+        for line in handle:
+            if pending is not None:
+                yield _parse(path, pending)
+            pending = line
+        if pending is not None and pending.endswith("\n"):
+            yield _parse(path, pending)
+
+
+def _parse(path: Path, line: str) -> dict[str, Any]:
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise RunDirError(f"{path}: a stored record is not valid JSON ({exc.msg}); the run directory is damaged") from None
+
+
+def read_manifest(directory: Path) -> dict[str, Any]:
+    path = directory / MANIFEST
+    if not path.is_file():
+        raise RunDirError(f"{directory}: not a run directory (no {MANIFEST})")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise RunDirError(f"{path}: not valid JSON ({exc})") from None
+    if not isinstance(data, dict) or "run_id" not in data:
+        raise RunDirError(f"{path}: not a run manifest (no run_id)")
+    return data
+
+
+def _truncate_torn_tail(path: Path) -> None:
+    """Cut a last line that has no newline (a write the process did not finish)."""
+    if not path.exists():
+        return
+    with path.open("rb+") as handle:
+        handle.seek(0, os.SEEK_END)
+        size = handle.tell()
+        if size == 0:
+            return
+        pos = size
+        step = 1 << 16
+        while pos > 0:
+            start = max(0, pos - step)
+            handle.seek(start)
+            chunk = handle.read(pos - start)
+            nl = chunk.rfind(b"\n")
+            if nl != -1:
+                end = start + nl + 1
+                if end != size:
+                    handle.truncate(end)
+                return
+            pos = start
+        handle.truncate(0)
+
+
+class RunStore:
+    """Writer of one run directory (thread-safe appends)."""
+
+    def __init__(self, directory: Path, manifest: dict[str, Any]) -> None:
+        self.directory = directory
+        self.manifest = manifest
+        self._lock = threading.Lock()
+        self._handles: dict[str, IO[str]] = {}
+
+    @classmethod
+    def create(cls, directory: Path, manifest: dict[str, Any]) -> RunStore:
+        """Start a new run directory; an existing non-empty directory is an error, never overwritten."""
+        if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
+            raise RunDirError(f"{directory}: already exists and is not empty; choose another --out, "
+                              "or pass --resume to finish that run")
+        directory.mkdir(parents=True, exist_ok=True)
+        store = cls(directory, manifest)
+        store.write_manifest()
+        return store
+
+    @classmethod
+    def resume(cls, directory: Path) -> RunStore:
+        """Reopen an interrupted run directory for appending (torn last lines are cut first)."""
+        manifest = read_manifest(directory)
+        for name in (CASES, REPLAYS):
+            _truncate_torn_tail(directory / name)
+        return cls(directory, manifest)
+
+    def write_manifest(self) -> None:
+        """Write manifest.json atomically (temp file, then rename)."""
+        tmp = self.directory / (MANIFEST + ".tmp")
+        tmp.write_text(json.dumps(self.manifest, indent=2, ensure_ascii=False, default=_default) + "\n",
+                       encoding="utf-8")
+        os.replace(tmp, self.directory / MANIFEST)
+
+    def _append(self, name: str, record: dict[str, Any]) -> None:
+        line = dumps(record) + "\n"
+        with self._lock:
+            handle = self._handles.get(name)
+            if handle is None:
+                handle = (self.directory / name).open("a", encoding="utf-8")
+                self._handles[name] = handle
+            handle.write(line)
+            handle.flush()
+
+    def append_case(self, record: dict[str, Any]) -> None:
+        self._append(CASES, record)
+
+    def append_replay(self, record: dict[str, Any]) -> None:
+        self._append(REPLAYS, record)
+
+    def finish(self, **fields: Any) -> None:
+        """Record the end of the run in the manifest and close the files."""
+        self.manifest.update(fields)
+        self.close()
+        self.write_manifest()
+
+    def close(self) -> None:
+        with self._lock:
+            for handle in self._handles.values():
+                handle.close()
+            self._handles.clear()

@@ -1,0 +1,306 @@
+"""What a system under test is: trajectories, protocols, fault results and the Recorder."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Annotated, Any, Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
+
+from .paths import values_equal
+
+__all__ = [
+    "ToolCall",
+    "Message",
+    "Step",
+    "Trajectory",
+    "Change",
+    "Stateful",
+    "Replayable",
+    "System",
+    "Recorder",
+    "RecordedAgent",
+    "ReplayDiverged",
+    "FAULTS",
+    "fault_result",
+    "MALFORMED_RESULT",
+    "step_is_error",
+]
+
+
+class ToolCall(BaseModel):
+    """A tool call and the result it returned (``result`` may be any JSON value)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["tool_call"] = "tool_call"
+    tool: str
+    args: dict[str, Any] = Field(default_factory=dict)
+    result: Any = None
+
+
+class Message(BaseModel):
+    """A message or model step; ``name``/``args`` describe a recorded model call."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["message"] = "message"
+    role: str = "assistant"
+    content: Any = None
+    name: str | None = None
+    args: dict[str, Any] | None = None
+
+
+def _step_kind(value: Any) -> str:
+    if isinstance(value, dict):
+        if "kind" in value:
+            return str(value["kind"])
+        return "tool_call" if "tool" in value else "message"
+    return str(getattr(value, "kind", "message"))
+
+
+Step = Annotated[
+    Annotated[ToolCall, Tag("tool_call")] | Annotated[Message, Tag("message")],
+    Discriminator(_step_kind),
+]
+
+
+class Trajectory(BaseModel):
+    """What a system did for one case: its steps, final answer and status.
+
+    ``status`` is ``completed``, ``failed`` or ``waiting`` (the run declared a
+    wait: an approval, a dependency). ``input`` is set by the runner.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    steps: list[Step] = Field(default_factory=list)
+    answer: Any = None
+    status: Literal["completed", "failed", "waiting"] = "completed"
+    input: dict[str, Any] | None = None
+
+    def tool_calls(self) -> list[tuple[int, ToolCall]]:
+        """``(index, call)`` for every tool call, in order."""
+        return [(i, s) for i, s in enumerate(self.steps) if isinstance(s, ToolCall)]
+
+    def first_call(self, tool: str) -> int | None:
+        """Index in ``steps`` of the first call of ``tool``, or None."""
+        for i, step in enumerate(self.steps):
+            if isinstance(step, ToolCall) and step.tool == tool:
+                return i
+        return None
+
+
+class Change(BaseModel):
+    """What the call at a replay's checkpoint returns instead of running."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    result: Any
+
+
+FAULTS: tuple[str, ...] = ("error", "timeout", "malformed")
+#: The result a ``malformed`` fault puts in place of the tool's result.
+MALFORMED_RESULT = "<<malformed>>"
+
+
+def fault_result(fault: str, tool: str) -> Any:
+    """The fixed result that replaces a call of ``tool`` under ``fault``.
+
+    ============  ==============================================================
+    ``error``     ``{"ok": false, "error": "error", "message": "<tool> failed"}``
+    ``timeout``   ``{"ok": false, "error": "timeout", "message": "<tool> timed out"}``
+    ``malformed`` the string ``"<<malformed>>"``
+    ============  ==============================================================
+
+    Examples
+    --------
+    >>> fault_result("error", "issue_refund")
+    {'ok': False, 'error': 'error', 'message': 'issue_refund failed'}
+    """
+    if fault == "error":
+        return {"ok": False, "error": "error", "message": f"{tool} failed"}
+    if fault == "timeout":
+        return {"ok": False, "error": "timeout", "message": f"{tool} timed out"}
+    if fault == "malformed":
+        return MALFORMED_RESULT
+    raise ValueError(f"fault {fault!r} is not known; allowed: {', '.join(FAULTS)}")
+
+
+def step_is_error(step: ToolCall | Message) -> bool:
+    """True for a tool call whose result reports a failure or is not a mapping-shaped success."""
+    if not isinstance(step, ToolCall):
+        return False
+    res = step.result
+    if isinstance(res, dict):
+        return res.get("ok") is False or "error" in res
+    return res == MALFORMED_RESULT
+
+
+@runtime_checkable
+class System(Protocol):
+    """Anything with ``run(input) -> Trajectory`` (a plain dict with the same fields is accepted)."""
+
+    def run(self, input: dict[str, Any]) -> Trajectory | dict[str, Any]: ...
+
+
+@runtime_checkable
+class Stateful(Protocol):
+    """A system with a sandbox: ``reset`` to a state before each case, ``snapshot`` after."""
+
+    def reset(self, state: dict[str, Any]) -> None: ...
+
+    def snapshot(self) -> dict[str, Any]: ...
+
+
+@runtime_checkable
+class Replayable(Protocol):
+    """A system that can re-run a recorded trajectory with one call's result changed."""
+
+    def replay(self, trajectory: Trajectory, *, checkpoint: int, change: Change | None) -> Trajectory: ...
+
+
+class ReplayDiverged(RuntimeError):
+    """A replayed call before the checkpoint did not match the recording."""
+
+
+class Recorder:
+    """Records every nondeterministic call of an agent, and replays a recording.
+
+    Write the agent so that every tool call goes through :meth:`tool` and every
+    model call through :meth:`model`. Recording (``Recorder()``), each call
+    runs and is recorded. Replaying (:meth:`replaying`), calls before the
+    checkpoint must be the recorded calls: tools re-execute against the sandbox
+    and must return their recorded results, model calls return their recorded
+    output without running; the call at the checkpoint returns
+    ``change.result`` without running; later calls run live. Any mismatch
+    raises :class:`ReplayDiverged`.
+
+    Examples
+    --------
+    >>> rec = Recorder()
+    >>> rec.tool("add", lambda a, b: a + b, a=1, b=2)
+    3
+    >>> traj = rec.trajectory("3")
+    >>> again = Recorder.replaying(traj, checkpoint=0, change=Change(result=5))
+    >>> again.tool("add", lambda a, b: a + b, a=1, b=2)
+    5
+    """
+
+    def __init__(self) -> None:
+        self.steps: list[ToolCall | Message] = []
+        self.status: Literal["completed", "failed", "waiting"] = "completed"
+        self._recording: list[ToolCall | Message] | None = None
+        self._checkpoint: int | None = None
+        self._change: Change | None = None
+
+    @classmethod
+    def replaying(cls, trajectory: Trajectory, *, checkpoint: int, change: Change | None) -> Recorder:
+        """A recorder that replays ``trajectory`` from ``checkpoint`` (``change=None``: the control)."""
+        rec = cls()
+        rec._recording = list(trajectory.steps)
+        rec._checkpoint = checkpoint
+        rec._change = change
+        return rec
+
+    @property
+    def is_replaying(self) -> bool:
+        return self._recording is not None
+
+    def _recorded(self, idx: int, kind: type, name: str, args: dict[str, Any]) -> ToolCall | Message:
+        assert self._recording is not None
+        if idx >= len(self._recording):
+            raise ReplayDiverged(f"step {idx}: the replay made a call the recording does not have ({name})")
+        step = self._recording[idx]
+        same_name = (isinstance(step, ToolCall) and step.tool == name) or (
+            isinstance(step, Message) and step.name == name
+        )
+        if not isinstance(step, kind) or not same_name or not values_equal(step.args or {}, args):
+            raise ReplayDiverged(f"step {idx}: the replay called {name}({args}) where the recording has {step}")
+        return step
+
+    def _mode(self, idx: int) -> str:
+        if self._recording is None or self._checkpoint is None:
+            return "live"
+        if idx < self._checkpoint:
+            return "before"
+        if idx == self._checkpoint:
+            return "change" if self._change is not None else "live-checked"
+        return "live"
+
+    def tool(self, name: str, fn: Callable[..., Any], /, **args: Any) -> Any:
+        """Call tool ``name`` as ``fn(**args)``, record it, and return its result."""
+        idx = len(self.steps)
+        mode = self._mode(idx)
+        if mode == "change":
+            self._recorded(idx, ToolCall, name, args)
+            assert self._change is not None
+            result = copy.deepcopy(self._change.result)
+        else:
+            result = fn(**args)
+            if mode in ("before", "live-checked"):
+                recorded = self._recorded(idx, ToolCall, name, args)
+                if not values_equal(recorded.result, result):  # type: ignore[union-attr]
+                    raise ReplayDiverged(f"step {idx}: {name} returned {result!r}, recorded {recorded.result!r}")  # type: ignore[union-attr]
+        self.steps.append(ToolCall(tool=name, args=dict(args), result=result))
+        return result
+
+    def model(self, name: str, fn: Callable[..., Any], /, **args: Any) -> Any:
+        """Call a model (or any nondeterministic function) ``name`` as ``fn(**args)`` and record its output.
+
+        Before a replay's checkpoint the recorded output is returned without calling ``fn``.
+        """
+        idx = len(self.steps)
+        mode = self._mode(idx)
+        if mode == "before":
+            content = copy.deepcopy(self._recorded(idx, Message, name, args).content)
+        elif mode == "change":
+            self._recorded(idx, Message, name, args)
+            assert self._change is not None
+            content = copy.deepcopy(self._change.result)
+        else:
+            content = fn(**args)
+        self.steps.append(Message(role="assistant", content=content, name=name, args=dict(args)))
+        return content
+
+    def say(self, content: Any, role: str = "assistant") -> None:
+        """Record a deterministic message (nothing to replay)."""
+        self.steps.append(Message(role=role, content=content))
+
+    def wait(self) -> None:
+        """Declare that the run waits (an approval, a dependency): status ``waiting``."""
+        self.status = "waiting"
+
+    def fail(self) -> None:
+        """Declare that the run failed: status ``failed``."""
+        self.status = "failed"
+
+    def trajectory(self, answer: Any = None) -> Trajectory:
+        """The recorded trajectory with ``answer`` and the recorder's status."""
+        return Trajectory.model_construct(steps=list(self.steps), answer=answer, status=self.status, input=None)
+
+
+class RecordedAgent:
+    """Base class: write ``act(input, rec)`` on a :class:`Recorder`; get ``run`` and ``replay``.
+
+    Subclasses that also define ``reset`` and ``snapshot`` are :class:`Stateful`
+    and :class:`Replayable` systems.
+    """
+
+    version: str | None = None
+
+    def act(self, input: dict[str, Any], rec: Recorder) -> Any:  # pragma: no cover - interface
+        raise NotImplementedError("a RecordedAgent defines act(input, rec) and returns the final answer")
+
+    def run(self, input: dict[str, Any]) -> Trajectory:
+        rec = Recorder()
+        answer = self.act(input, rec)
+        return rec.trajectory(answer)
+
+    def replay(self, trajectory: Trajectory, *, checkpoint: int, change: Change | None) -> Trajectory:
+        if trajectory.input is None:
+            raise ValueError("replay needs trajectory.input (the runner sets it)")
+        rec = Recorder.replaying(trajectory, checkpoint=checkpoint, change=change)
+        answer = self.act(trajectory.input, rec)
+        return rec.trajectory(answer)
