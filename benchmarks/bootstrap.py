@@ -89,9 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clusters", type=int, default=25_000)
     parser.add_argument("--resamples", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=3, help="timings are the best of this many runs")
-    parser.add_argument(
-        "--smoke", action="store_true", help="tiny sizes (2,000 rows, 500 clusters, 500 resamples)"
-    )
+    parser.add_argument("--smoke", action="store_true", help="tiny sizes (2,000 rows, 500 clusters, 500 resamples)")
     args = parser.parse_args(argv)
     if args.smoke:
         args.rows, args.clusters, args.resamples, args.repeat = 2_000, 500, 500, 1
@@ -108,12 +106,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{args.resamples:,} resamples, best of {args.repeat}"
     )
 
-    t_ours, ours = best_of(
-        lambda: cluster_bootstrap(values, clusters, resamples=args.resamples, seed=1), args.repeat
-    )
-    t_base, base = best_of(
-        lambda: baseline_bootstrap(values, clusters, resamples=args.resamples, seed=2), args.repeat
-    )
+    t_ours, ours = best_of(lambda: cluster_bootstrap(values, clusters, resamples=args.resamples, seed=1), args.repeat)
+    t_base, base = best_of(lambda: baseline_bootstrap(values, clusters, resamples=args.resamples, seed=2), args.repeat)
 
     tracemalloc.start()
     cluster_bootstrap(values, clusters, resamples=args.resamples, seed=1)
@@ -126,17 +120,10 @@ def main(argv: list[str] | None = None) -> int:
 
     diff = max(abs(ours.low - base[0]), abs(ours.high - base[1]))
     print(
-        f"(a) cluster_bootstrap : {t_ours:8.3f} s  [{ours.low:.5f}, {ours.high:.5f}]  "
-        f"peak {peak_ours / 2**20:7.1f} MiB"
+        f"(a) cluster_bootstrap : {t_ours:8.3f} s  [{ours.low:.5f}, {ours.high:.5f}]  peak {peak_ours / 2**20:7.1f} MiB"
     )
-    print(
-        f"(b) plain B×G chunks  : {t_base:8.3f} s  [{base[0]:.5f}, {base[1]:.5f}]  "
-        f"peak {peak_base / 2**20:7.1f} MiB"
-    )
-    print(
-        f"estimate {ours.estimate:.5f}; speedup {t_base / t_ours:.1f}x; "
-        f"max |Δbound| {diff:.5f} (must be ≤ 0.01)"
-    )
+    print(f"(b) plain B×G chunks  : {t_base:8.3f} s  [{base[0]:.5f}, {base[1]:.5f}]  peak {peak_base / 2**20:7.1f} MiB")
+    print(f"estimate {ours.estimate:.5f}; speedup {t_base / t_ours:.1f}x; max |Δbound| {diff:.5f} (must be ≤ 0.01)")
     if diff > 0.01:
         print("FAIL: intervals differ by more than 0.01")
         return 1

@@ -5,6 +5,8 @@ The public API; everything else may change. See shared/DESIGN.md and the README.
 
 from ._version import __version__
 from .cases import Case, Expected, case_digest, load_cases
+from .gate import Gate, gate
+from .stats import Interval, cluster_se, rate_interval
 from .errors import CaseFileError, ConfigError, LabelFileError, OloproofError, RunDirError
 from .paths import ABSENT, flatten, get_path, leaf_diff, parse_path
 from .results import Run, load_run
@@ -34,6 +36,8 @@ __all__ = [
     "ConfigError",
     "Expected",
     "FAULTS",
+    "Gate",
+    "Interval",
     "LabelFileError",
     "MALFORMED_RESULT",
     "Message",
@@ -49,6 +53,9 @@ __all__ = [
     "ToolCall",
     "Trajectory",
     "case_digest",
+    "cluster_se",
+    "gate",
+    "rate_interval",
     "fault_result",
     "flatten",
     "get_path",

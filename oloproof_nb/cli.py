@@ -7,12 +7,15 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from tabulate import tabulate
 
 from ._version import __version__
 from .errors import OloproofError
+
+if TYPE_CHECKING:
+    from .results import Run
 
 __all__ = ["main"]
 
@@ -37,6 +40,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--workers", type=int, default=1, help="system instances run concurrently")
     run.add_argument("--resume", action="store_true", help="finish the interrupted run in --out")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    gate = sub.add_parser("gate", help="the gate of a stored run; exit 0 PASS, 1 BLOCK")
+    gate.add_argument("run_dir", help="a run directory (runs/<run_id>/)")
+    gate.add_argument("--release", help="another release.yaml to apply")
 
     receipt = sub.add_parser("receipt", help="verify one outcome now; exit 0 verified, 2 otherwise")
     receipt.add_argument("contract", help="CONTRACT.json (its locator is relative to this file)")
@@ -66,10 +73,27 @@ def _cmd_run(args: argparse.Namespace) -> int:
     result = run(suite, workers=args.workers, out=args.out, resume=args.resume,
                  progress=False if args.quiet else None)
     print(f"run {result.run_id}: {len(result.records)} cases -> {result.directory}")
-    summary = result.summary()
-    _print_table(summary.to_dict("records"))
-    everything_passes = bool((summary["passed"] == summary["n"]).all())
-    return 0 if everything_passes else 1
+    return _print_gate(result)
+
+
+def _print_gate(result: Run, release: str | None = None) -> int:
+    from .gate import gate
+
+    g = gate(result, release=release)
+    rows = []
+    for r in g.table.itertuples():
+        rows.append({"criterion": r.criterion, "n": r.n, "passed": r.passed, "missing": r.missing,
+                     "rate": r.rate, "ci_low": r.ci_low, "ci_high": r.ci_high, "method": r.method,
+                     "threshold": r.threshold, "verdict": r.verdict, "reason": r.reason})
+    _print_table(rows)
+    print(f"gate: {g.verdict}")
+    return 0 if g.verdict == "PASS" else 1
+
+
+def _cmd_gate(args: argparse.Namespace) -> int:
+    from .results import load_run
+
+    return _print_gate(load_run(args.run_dir), args.release)
 
 
 def _cmd_receipt(args: argparse.Namespace) -> int:
@@ -80,7 +104,7 @@ def _cmd_receipt(args: argparse.Namespace) -> int:
     return 0 if receipt.status == "verified" else 2
 
 
-COMMANDS = {"init": _cmd_init, "run": _cmd_run, "receipt": _cmd_receipt}
+COMMANDS = {"init": _cmd_init, "run": _cmd_run, "gate": _cmd_gate, "receipt": _cmd_receipt}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -81,9 +81,7 @@ def _as_values(values: ArrayLike) -> np.ndarray:
     try:
         arr = np.asarray(values, dtype=float)
     except (TypeError, ValueError) as exc:
-        raise ValueError(
-            f"values must be 0/1 (or bool) numbers; could not read them as numbers: {exc}"
-        ) from None
+        raise ValueError(f"values must be 0/1 (or bool) numbers; could not read them as numbers: {exc}") from None
     if arr.ndim != 1:
         raise ValueError(f"values must be one-dimensional; got an array of shape {arr.shape}")
     if arr.size == 0:
@@ -331,9 +329,7 @@ def _cp_on_n_min(k: np.ndarray, m: np.ndarray, confidence: float, reason: str) -
     n, p = int(m.sum()), int(k.sum()) / int(m.sum())
     n_min = n**2 / float((m.astype(float) ** 2).sum())
     low, high = clopper_pearson(p * n_min, n_min, confidence)
-    return Interval(
-        p, low, high, "clopper_pearson", n, k.shape[0], f"{reason}; clopper_pearson on n_min={n_min:.4g}"
-    )
+    return Interval(p, low, high, "clopper_pearson", n, k.shape[0], f"{reason}; clopper_pearson on n_min={n_min:.4g}")
 
 
 def cluster_t(values: ArrayLike, clusters: ArrayLike | None, confidence: float = 0.95) -> Interval:

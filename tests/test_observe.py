@@ -105,9 +105,7 @@ def test_non_positive_timeout_is_an_error(artifact: Path) -> None:
 def test_keyed_digest_needs_the_key_and_differs_from_plain(artifact: Path) -> None:
     set_mtime(artifact, T0 + timedelta(minutes=1))
     keyed = hmac.new(KEY.encode(), CONTENT, hashlib.sha256).hexdigest()
-    c = OutcomeContract(
-        artifact_id="monthly-report", expected_sha256=keyed, digest_key_env="OLOPROOF_TEST_KEY"
-    )
+    c = OutcomeContract(artifact_id="monthly-report", expected_sha256=keyed, digest_key_env="OLOPROOF_TEST_KEY")
     ev, r = verify(c, artifact, environ={"OLOPROOF_TEST_KEY": KEY})
     assert ev is not None
     assert (ev.sha256, ev.digest_kind) == (keyed, "hmac-sha256")
@@ -236,9 +234,7 @@ def test_slow_command_is_killed_and_unverified(artifact: Path) -> None:
     set_mtime(artifact, T0 + timedelta(minutes=1))
     c = OutcomeContract(artifact_id="monthly-report", validator="cmd")
     started = time.monotonic()
-    _, r = verify(
-        c, artifact, validators={"cmd": [PY, "-c", "import time; time.sleep(10)"]}, validator_timeout_s=0.5
-    )
+    _, r = verify(c, artifact, validators={"cmd": [PY, "-c", "import time; time.sleep(10)"]}, validator_timeout_s=0.5)
     assert time.monotonic() - started < 5
     assert r.status == "unverified" and "timed out after 0.5s" in r.reason
     assert r.validator_exit_code is None

@@ -61,9 +61,7 @@ def test_receipts_frame_one_row_per_receipt() -> None:
         validator_exit_code=0,
         evidence_source="local_file_stat",
     )
-    verified = classify_outcome(
-        OutcomeContract(artifact_id="monthly-report", validator="v"), ev, run_started_at=T0
-    )
+    verified = classify_outcome(OutcomeContract(artifact_id="monthly-report", validator="v"), ev, run_started_at=T0)
     missing = classify_outcome(OutcomeContract(artifact_id="invoice"), None, run_started_at=T0)
     frame = receipts_frame([verified, missing], case_ids=["ord-001", "ord-002"])
     assert list(frame.columns) == list(RECEIPT_COLUMNS)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import doctest
 import importlib.util
+import inspect
 import json
 from pathlib import Path
 
@@ -179,9 +180,7 @@ def test_cluster_se_shuffled_string_ids_equals_statsmodels():
     values, clusters = beta_binomial_data(5)
     order = np.random.default_rng(0).permutation(values.size)
     ids = [f"c{c:02d}" for c in clusters[order]]
-    assert cluster_se(values[order], ids)[1] == pytest.approx(
-        statsmodels_cluster_se(values[order], ids), abs=1e-9
-    )
+    assert cluster_se(values[order], ids)[1] == pytest.approx(statsmodels_cluster_se(values[order], ids), abs=1e-9)
     assert cluster_se(values[order], ids)[1] == pytest.approx(cluster_se(values, clusters)[1], abs=1e-12)
 
 
@@ -204,9 +203,7 @@ def test_cluster_se_singletons_is_binomial_se_with_n_over_n_minus_1(values):
     n, p = len(values), np.mean(values)
     expected = np.sqrt(p * (1 - p) / n * n / (n - 1))
     assert cluster_se(values, np.arange(n))[1] == pytest.approx(expected, abs=1e-12)
-    assert cluster_se(values, np.arange(n))[1] == pytest.approx(
-        statsmodels_cluster_se(values, np.arange(n)), abs=1e-9
-    )
+    assert cluster_se(values, np.arange(n))[1] == pytest.approx(statsmodels_cluster_se(values, np.arange(n)), abs=1e-9)
 
 
 def test_cluster_se_single_cluster_is_nan():
@@ -224,9 +221,7 @@ def test_cluster_t_equals_hand_computation(name, confidence):
     values, clusters = DATASETS[name]
     p = np.mean(values)
     g = len(set(np.asarray(clusters).tolist()))
-    half = (
-        sps.t.ppf(1 - (1 - confidence) / 2, g - 1) * statsmodels_cluster_se(values, clusters) / (p * (1 - p))
-    )
+    half = sps.t.ppf(1 - (1 - confidence) / 2, g - 1) * statsmodels_cluster_se(values, clusters) / (p * (1 - p))
     iv = cluster_t(values, clusters, confidence)
     assert iv.method == "cluster_t" and iv.reason == ""
     assert (iv.n, iv.n_clusters) == (len(values), g)
@@ -273,6 +268,12 @@ def test_cluster_bootstrap_matches_slow_loop_reference(name):
     assert iv.high == pytest.approx(high, abs=0.01)
 
 
+def _scipy_rng(seed: int) -> dict:
+    # scipy >= 1.15 takes `rng`; older versions `random_state`
+    name = "rng" if "rng" in inspect.signature(sps.bootstrap).parameters else "random_state"
+    return {name: np.random.default_rng(seed)}
+
+
 def test_cluster_bootstrap_matches_scipy_bca_over_cluster_indices():
     # scipy's BCa, resampling cluster indices; its jackknife leaves one cluster out
     values, clusters = DATASETS["random"]
@@ -283,7 +284,7 @@ def test_cluster_bootstrap_matches_scipy_bca_over_cluster_indices():
         method="BCa",
         n_resamples=20_000,
         vectorized=True,
-        rng=np.random.default_rng(5),
+        **_scipy_rng(5),
     )
     iv = cluster_bootstrap(values, clusters, resamples=20_000, seed=5)
     assert iv.low == pytest.approx(res.confidence_interval.low, abs=0.01)
@@ -292,7 +293,7 @@ def test_cluster_bootstrap_matches_scipy_bca_over_cluster_indices():
 
 def test_cluster_bootstrap_unclustered_matches_scipy_bca_of_mean():
     values = np.array([1] * 70 + [0] * 10)
-    res = sps.bootstrap((values,), np.mean, method="BCa", n_resamples=20_000, rng=np.random.default_rng(1))
+    res = sps.bootstrap((values,), np.mean, method="BCa", n_resamples=20_000, **_scipy_rng(1))
     iv = cluster_bootstrap(values, None, resamples=20_000, seed=1)
     assert iv.n_clusters == 80
     assert iv.low == pytest.approx(res.confidence_interval.low, abs=0.01)

@@ -18,6 +18,10 @@ cluster sizes 1-6, seed=2024) printed:
      20   0.9 wald_t                   0.875    0.121    0.004   0.189
      20   0.9 percentile_bootstrap     0.880    0.111    0.009   0.177
 
+The test itself runs 500 repetitions per rate (seed=2024) and saw: p = 0.85: cluster_t coverage
+0.950 (lower miss 0.034, upper 0.016), cluster_bootstrap 0.940 (0.038, 0.022); p = 0.9: cluster_t
+0.942 (0.030, 0.028), cluster_bootstrap 0.944 (0.030, 0.026).
+
 (wald_t = p̂ ± t·SE on the raw scale; percentile_bootstrap = cluster bootstrap without BCa; both are
 contrasts the design rejects.) With 500 repetitions the Monte Carlo SE of a 95% coverage is about
 0.01 and of a 2.5% miss rate about 0.007, so the bounds below leave room for noise but not for a

@@ -78,9 +78,7 @@ def simulate(
         bounds["cluster_bootstrap"][r] = iv.low, iv.high
         if contrasts:
             bounds["wald_t"][r] = _wald_t(values, clusters, confidence)
-            bounds["percentile_bootstrap"][r] = _percentile_bootstrap(
-                values, clusters, confidence, resamples, rng
-            )
+            bounds["percentile_bootstrap"][r] = _percentile_bootstrap(values, clusters, confidence, resamples, rng)
     out = {}
     for name, b in bounds.items():
         lower_miss, upper_miss = float(np.mean(b[:, 0] > p)), float(np.mean(b[:, 1] < p))

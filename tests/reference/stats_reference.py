@@ -100,9 +100,7 @@ def slow_cluster_bca(
     a = np.sum(d**3) / (6 * np.sum(d**2) ** 1.5)
     alpha = 1 - confidence
     lo_q = stats.norm.cdf(z0 + (z0 + stats.norm.ppf(alpha / 2)) / (1 - a * (z0 + stats.norm.ppf(alpha / 2))))
-    hi_q = stats.norm.cdf(
-        z0 + (z0 + stats.norm.ppf(1 - alpha / 2)) / (1 - a * (z0 + stats.norm.ppf(1 - alpha / 2)))
-    )
+    hi_q = stats.norm.cdf(z0 + (z0 + stats.norm.ppf(1 - alpha / 2)) / (1 - a * (z0 + stats.norm.ppf(1 - alpha / 2))))
     return float(np.quantile(theta, lo_q)), float(np.quantile(theta, hi_q))
 
 
