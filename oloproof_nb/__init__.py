@@ -6,9 +6,14 @@ The public API; everything else may change. See shared/DESIGN.md and the README.
 from ._version import __version__
 from .cases import Case, Expected, case_digest, load_cases
 from .gate import Gate, gate
+from .observe import ContractFileError, observe_file, verify_contract_file
+from .outcomes import outcome_summary, receipts_frame
 from .stats import Interval, cluster_se, rate_interval
+from .evaluators import FaultRecovery
 from .errors import CaseFileError, ConfigError, LabelFileError, OloproofError, RunDirError
 from .paths import ABSENT, flatten, get_path, leaf_diff, parse_path
+from .receipts import DigestKeyError, Evidence, OutcomeContract, Receipt, classify_outcome
+from .replay_cache import ReplayCache
 from .results import Run, load_run
 from .runner import run
 from .suite import Suite, load_suite
@@ -26,6 +31,10 @@ from .system import (
     Trajectory,
     fault_result,
 )
+from .validity import validity
+from . import plots
+from .export import export_table
+from .slices import slice_table
 
 __all__ = [
     "__version__",
@@ -65,4 +74,20 @@ __all__ = [
     "load_suite",
     "parse_path",
     "run",
+    "validity",
+    "FaultRecovery",
+    "ReplayCache",
+    "ContractFileError",
+    "DigestKeyError",
+    "Evidence",
+    "OutcomeContract",
+    "Receipt",
+    "classify_outcome",
+    "observe_file",
+    "outcome_summary",
+    "receipts_frame",
+    "verify_contract_file",
+    "export_table",
+    "plots",
+    "slice_table",
 ]

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import codecs
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .canonical import digest
 from .errors import CaseFileError
+from .paths import MAX_DEPTH, exceeds_depth
+from .receipts import OutcomeContract
 
 __all__ = ["Case", "Expected", "case_digest", "iter_cases", "load_cases", "derive_case", "DIGEST_KEYS"]
 
@@ -73,8 +76,10 @@ class Case(BaseModel):
         return raw if (raw or "expected" in self.model_fields_set) else None
 
     def to_record(self) -> dict[str, Any]:
-        """A JSON-ready dict that :meth:`from_record` reads back unchanged."""
+        """A JSON-ready dict that :meth:`from_record` reads back (an outcome's ``locator`` is left out)."""
         rec = self.digest_fields()
+        if self.outcome is not None and "locator" in self.outcome:  # a path: never in a stored record
+            rec["outcome"] = {k: v for k, v in self.outcome.items() if k != "locator"}
         rec.update(cluster=self.cluster, metadata=self.metadata, digest=self.digest, source_id=self.source_id,
                    transform=self.transform)
         return rec
@@ -124,6 +129,11 @@ def _build(obj: dict[str, Any], *, digest_value: str | None = None, source_id: s
     expected = obj.get("expected")
     if expected is not None and not isinstance(expected, dict):
         raise ValueError(f"'expected' must be an object with keys answer and/or state, got {expected!r}")
+    if expected is not None and set(expected) - {"answer", "state"}:
+        bad = sorted(set(expected) - {"answer", "state"})[0]
+        raise ValueError(f"unknown key {bad!r} under 'expected'; allowed: answer, state")
+    if obj.get("outcome") is not None:
+        _check_outcome(obj["outcome"])
     fields: dict[str, Any] = {
         "id": obj["id"],
         "input": obj["input"],
@@ -135,7 +145,10 @@ def _build(obj: dict[str, Any], *, digest_value: str | None = None, source_id: s
     if "initial_state" in obj:
         fields["initial_state"] = obj["initial_state"]
     if expected is not None:
-        fields["expected"] = Expected.model_validate({**expected, "has_answer": "answer" in expected})
+        try:
+            fields["expected"] = Expected.model_validate({**expected, "has_answer": "answer" in expected})
+        except ValidationError as exc:
+            raise ValueError(f"under 'expected': {_first_error(exc)}") from None
     for key in ("outcome", "metadata"):
         if obj.get(key) is not None:
             fields[key] = obj[key]
@@ -143,6 +156,24 @@ def _build(obj: dict[str, Any], *, digest_value: str | None = None, source_id: s
         return Case.model_validate(fields)
     except ValidationError as exc:
         raise ValueError(_first_error(exc)) from None
+
+
+def _check_outcome(outcome: Any) -> None:
+    """A case's ``outcome`` must be a valid outcome contract; the error names the key and what is allowed."""
+    allowed = ", ".join(OutcomeContract.model_fields)
+    if not isinstance(outcome, dict):
+        raise ValueError(f"'outcome' must be an object (an outcome contract with keys {allowed}), "
+                         f"got {type(outcome).__name__}")
+    try:
+        OutcomeContract.model_validate(outcome)
+    except ValidationError as exc:
+        err = exc.errors(include_url=False)[0]
+        loc = ".".join(["outcome", *(str(p) for p in err["loc"])])
+        if err["type"] == "extra_forbidden":
+            raise ValueError(f"unknown key {loc!r}; allowed under 'outcome': {allowed}") from None
+        if err["type"] == "missing":
+            raise ValueError(f"missing required key {loc!r} (an outcome contract needs artifact_id)") from None
+        raise ValueError(f"{loc!r}: {err['msg'].removeprefix('Value error, ')}") from None
 
 
 def _first_error(exc: ValidationError) -> str:
@@ -154,38 +185,87 @@ def _first_error(exc: ValidationError) -> str:
     return f"{loc!r}: {msg}" if loc else msg
 
 
+#: Bytes read at a time; a line is only held whole once it is known to start like a case (``{``).
+_PIECE = 1 << 16
+
+
+def _read_line(handle: IO[bytes], first: bool) -> tuple[bytes | None, bool]:
+    """The next line without its leading whitespace (None at the end), and whether it was read whole.
+
+    Read in bounded pieces, so memory never grows with a file's size: a blank
+    line of any length is dropped piece by piece, and a long line that does not
+    start with ``{`` stops at its first piece (it cannot be a case; that piece
+    is enough to say so). A UTF-8 byte-order mark at the start of the file is skipped.
+    """
+    piece = handle.readline(_PIECE)
+    if not piece:
+        return None, True
+    if first and piece.startswith(codecs.BOM_UTF8):
+        piece = piece[len(codecs.BOM_UTF8):]
+    parts: list[bytes] = []
+    while True:
+        ended = piece.endswith(b"\n")
+        if not parts:
+            piece = piece.lstrip()
+            if piece and not ended and not piece.startswith(b"{"):
+                return piece, False
+        if piece:
+            parts.append(piece)
+        if ended:
+            return b"".join(parts), True
+        piece = handle.readline(_PIECE)
+        if not piece:
+            return b"".join(parts), True
+
+
 def iter_cases(path: str | Path) -> Iterator[tuple[int, Case]]:
     """Stream ``(line_number, Case)`` from a JSONL file, one line at a time.
 
     Blank lines are skipped. Raises :class:`CaseFileError` naming the file and
-    line for a line that is not JSON, not an object, lacks ``id``/``input``,
-    has an unknown key or repeats an id.
+    line for a line that is not UTF-8, not JSON, not an object, nested deeper
+    than :data:`~oloproof_nb.paths.MAX_DEPTH` levels, holds an escaped lone
+    surrogate, lacks ``id``/``input``, has an unknown key or repeats an id.
+    ``NaN`` and ``Infinity`` tokens are accepted (Python's JSON reads and the
+    run store writes them). Memory is bounded by the largest case, not the file.
     """
     path = Path(path)
     seen: set[str] = set()
     try:
-        handle = path.open("r", encoding="utf-8")
-    except OSError as exc:
-        raise CaseFileError(path, None, f"cannot read the case file: {exc.strerror or exc}") from None
+        handle = path.open("rb")
+    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
+        raise CaseFileError(path, None, f"cannot read the case file: {getattr(exc, 'strerror', None) or exc}") from None
     with handle:
         lineno = 0
         while True:
-            try:
-                line = handle.readline()
-            except UnicodeDecodeError as exc:
-                raise CaseFileError(path, lineno + 1, f"not UTF-8 text ({exc.reason})") from None
-            if not line:
+            raw, complete = _read_line(handle, first=lineno == 0)
+            if raw is None:
                 break
             lineno += 1
+            if not complete:
+                start = raw[:20].decode("utf-8", errors="replace")
+                raise CaseFileError(path, lineno, f"expected a JSON object, got a line starting {start!r}")
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise CaseFileError(path, lineno, f"not UTF-8 text ({exc.reason})") from None
             if not line.strip():
                 continue
             try:
                 obj = json.loads(line)
-            except (json.JSONDecodeError, RecursionError) as exc:
-                msg = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
-                raise CaseFileError(path, lineno, f"not valid JSON ({msg}); each line must be one JSON object") from None
+            except (ValueError, RecursionError) as exc:  # JSONDecodeError, or a number too long to convert
+                msg = (exc.msg if isinstance(exc, json.JSONDecodeError) else
+                       "nested too deeply" if isinstance(exc, RecursionError) else str(exc).split(":")[0])
+                raise CaseFileError(path, lineno,
+                                    f"not valid JSON ({msg}); each line must be one JSON object") from None
             if not isinstance(obj, dict):
                 raise CaseFileError(path, lineno, f"expected a JSON object, got {type(obj).__name__}")
+            if exceeds_depth(obj):
+                raise CaseFileError(path, lineno, f"nested deeper than {MAX_DEPTH} levels of objects and lists")
+            try:  # an escaped lone surrogate (e.g. "\\ud800") is JSON but not text: it could never be stored
+                json.dumps(obj, ensure_ascii=False).encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise CaseFileError(path, lineno, f"a string holds {exc.object[exc.start:exc.end]!r}, a lone "
+                                    "surrogate escape that is not Unicode text") from None
             try:
                 case = _build(obj)
             except (ValueError, RecursionError) as exc:

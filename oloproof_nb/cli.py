@@ -45,6 +45,12 @@ def _parser() -> argparse.ArgumentParser:
     gate.add_argument("run_dir", help="a run directory (runs/<run_id>/)")
     gate.add_argument("--release", help="another release.yaml to apply")
 
+    report = sub.add_parser("report", help="write the gate, validity, replay and slice tables with plots; exit 0")
+    report.add_argument("run_dir", help="a run directory (runs/<run_id>/)")
+    report.add_argument("--out", required=True,
+                        help="report.html (standalone, plots embedded) or report.md (plots in <stem>_files/)")
+    report.add_argument("--release", help="another release.yaml to apply")
+
     receipt = sub.add_parser("receipt", help="verify one outcome now; exit 0 verified, 2 otherwise")
     receipt.add_argument("contract", help="CONTRACT.json (its locator is relative to this file)")
     return p
@@ -104,7 +110,22 @@ def _cmd_receipt(args: argparse.Namespace) -> int:
     return 0 if receipt.status == "verified" else 2
 
 
-COMMANDS = {"init": _cmd_init, "run": _cmd_run, "gate": _cmd_gate, "receipt": _cmd_receipt}
+def _cmd_report(args: argparse.Namespace) -> int:
+    """Write the report; exit 0 once written, whatever the gate says (``oloproof gate`` gives the 0/1 exit)."""
+    from .report import write_report
+    from .results import load_run
+
+    path = write_report(load_run(args.run_dir), args.out, release=args.release)
+    print(f"wrote {path}")
+    return 0
+
+
+COMMANDS = {"init": _cmd_init, "run": _cmd_run, "gate": _cmd_gate, "receipt": _cmd_receipt, "report": _cmd_report}
+
+
+def _one_line(text: str) -> str:
+    """``text`` with every unprintable character escaped (a newline or a separator inside a key stays one line)."""
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -113,7 +134,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return COMMANDS[args.command](args)
     except OloproofError as exc:
-        print(f"oloproof: error: {exc}", file=sys.stderr)
+        print(f"oloproof: error: {_one_line(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("oloproof: interrupted", file=sys.stderr)

@@ -61,6 +61,23 @@ def config_error(file: str | Path, exc: ValidationError, model: type[BaseModel] 
     return ConfigError(file, key or None, f"{msg}{shown}")
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` that refuses a key written twice in one mapping (PyYAML keeps the last silently)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == "tag:yaml.org,2002:merge":
+                continue  # `<<: *anchor` merges are resolved (and may be overridden) by SafeLoader
+            key = self.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
+            if isinstance(key, (str, int, float, bool)) or key is None:
+                if key in seen:
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"key {key!r} is written twice; keep one", key_node.start_mark)
+                seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
 def read_yaml(path: Path) -> dict[str, Any]:
     """``yaml.safe_load`` a file that must hold a mapping; errors name the file and line."""
     try:
@@ -70,7 +87,7 @@ def read_yaml(path: Path) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(path, None, f"cannot read: {exc}") from None
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
@@ -82,4 +99,24 @@ def read_yaml(path: Path) -> dict[str, Any]:
         data = {}
     if not isinstance(data, dict):
         raise ConfigError(path, None, f"must be a mapping of keys to values, got {type(data).__name__}")
+    bad = _lone_surrogate(data)
+    if bad is not None:
+        raise ConfigError(path, None, f"the string {bad!r} holds a lone surrogate escape, which is not Unicode text")
     return data
+
+
+def _lone_surrogate(data: Any) -> str | None:
+    """The first string in ``data`` that cannot be UTF-8 (a ``"\\ud800"`` escape), walked without recursion."""
+    seen: set[int] = set()
+    stack = [data]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            try:
+                node.encode("utf-8")
+            except UnicodeEncodeError:
+                return node
+        elif isinstance(node, (dict, list)) and id(node) not in seen:  # aliases may make cycles
+            seen.add(id(node))
+            stack.extend([*node.keys(), *node.values()] if isinstance(node, dict) else node)
+    return None

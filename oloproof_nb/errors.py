@@ -36,6 +36,9 @@ class ConfigError(OloproofError):
         where = _where(file, key=key)
         super().__init__(f"{where}: {message}" if where else message)
 
+    def __reduce__(self) -> tuple[type, tuple[str | None, str | None, str]]:  # pickled back from another process
+        return type(self), (self.file, self.key, self.message)
+
 
 class CaseFileError(OloproofError):
     """A mistake in a JSONL input (cases, labels): names the file and the line."""
@@ -45,6 +48,9 @@ class CaseFileError(OloproofError):
         self.line = line
         self.message = message
         super().__init__(f"{_where(file, line)}: {message}")
+
+    def __reduce__(self) -> tuple[type, tuple[str, int | None, str]]:  # pickled back from another process
+        return type(self), (self.file, self.line, self.message)
 
 
 class LabelFileError(CaseFileError):

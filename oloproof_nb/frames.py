@@ -54,13 +54,19 @@ def decode_absent(value: Any) -> Any:
     return value
 
 
+#: Columns holding the user's JSON values: kept as Python objects (``None`` stays ``None``, ``1`` stays ``1``).
+VALUE_COLUMNS = frozenset({"answer", "metadata", "args", "result", "content", "state", "before", "after", "expected",
+                           "actual"})
+
+
 def _frame(rows: list[dict[str, Any]] | list[list[Any]], columns: list[str],
            dtypes: dict[str, str] | None = None) -> pd.DataFrame:
     if rows and isinstance(rows[0], dict):
-        extra = [c for c in rows[0] if c not in columns]  # type: ignore[union-attr]
-        df = pd.DataFrame.from_records(rows, columns=columns + extra)
-    else:
-        df = pd.DataFrame(rows, columns=columns)
+        columns = columns + [c for c in rows[0] if c not in columns]  # type: ignore[union-attr]
+    df = pd.DataFrame(rows, columns=columns, dtype=object)
+    for col in df.columns:
+        if col not in VALUE_COLUMNS and col not in (dtypes or {}):
+            df[col] = df[col].infer_objects()
     for col, dtype in (dtypes or {}).items():
         if col in df.columns:
             df[col] = df[col].astype(dtype)

@@ -8,7 +8,9 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from .pair_panel import pair_html, pair_partners, pair_text
 from .paths import Absent
+from .replay_panel import replay_html, replay_text
 
 if TYPE_CHECKING:
     from .results import Run
@@ -38,8 +40,15 @@ class CasePanel:
     input : dict
     status : str
     answer : object
-    steps, verdicts, comparisons, changes : pandas.DataFrame
+    steps, verdicts, comparisons, changes, replays : pandas.DataFrame
         The case's rows of the run's frames.
+    replay_records : list of dict
+        The case's records of ``replays.jsonl`` (control and faulted replays, each with its
+        trajectory and ``environment_state/v1``); shown recorded | faulted, step by step.
+    partners : list of str
+        The metamorphic pair partners: a source case's derived copies, or a derived case's source.
+    pairs : pandas.DataFrame
+        The rows of ``run.pairs`` the case is part of (relation verdicts and labels).
     """
 
     def __init__(self, run: Run, case_id: str) -> None:
@@ -63,6 +72,8 @@ class CasePanel:
         self.comparisons = rows(run.comparisons)
         self.changes = rows(run.changes)
         self.replays = rows(run.replays)
+        self.partners, self.pairs = pair_partners(run, case)
+        self.replay_records = [r for r in run.replay_records if r.get("case_id") == case_id]
 
     def __repr__(self) -> str:
         lines = [f"Case {self.case_id} — status {self.status}, answer {_show(self.answer)}",
@@ -79,6 +90,8 @@ class CasePanel:
         for c in self.comparisons.itertuples():
             lines.append(f"    {'ok ' if c.ok else 'BAD'} {c.criterion}: {c.path} expected {_show(c.expected, 60)} "
                          f"actual {_show(c.actual, 60)}")
+        lines += replay_text(self)
+        lines += pair_text(self)
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
@@ -110,4 +123,6 @@ class CasePanel:
                          f"<td><code>{esc(_show(c.expected))}</code></td><td><code>{esc(_show(c.actual))}</code>"
                          f"</td><td>{mark}</td></tr>")
         parts.append("</table>")
+        parts.append(replay_html(self))
+        parts.append(pair_html(self))
         return "\n".join(parts)

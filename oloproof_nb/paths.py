@@ -24,6 +24,8 @@ __all__ = [
     "flatten",
     "leaf_diff",
     "values_equal",
+    "MAX_DEPTH",
+    "exceeds_depth",
 ]
 
 
@@ -97,7 +99,7 @@ def parse_path(path: str) -> tuple[str, ...]:
                     key = json.loads(inner)
                 except json.JSONDecodeError as exc:
                     raise ValueError(f"path {path!r}: bad quoted key {inner}: {exc.msg}") from None
-            elif inner.isdigit():
+            elif inner.isascii() and inner.isdigit():
                 key = inner
             else:
                 raise ValueError(
@@ -191,7 +193,7 @@ def get_path(state: Any, path: str | Sequence[str]) -> Any:
             if key not in node:
                 return ABSENT
             node = node[key]
-        elif isinstance(node, list) and key.isdigit():
+        elif isinstance(node, list) and key.isascii() and key.isdigit():
             idx = int(key)
             if idx >= len(node):
                 return ABSENT
@@ -208,6 +210,26 @@ def _walk(node: Any, prefix: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...],
     elif isinstance(node, list) and node:
         for idx, value in enumerate(node):
             yield from _walk(value, (*prefix, str(idx)))
+    else:
+        yield prefix, node
+
+
+def _walk_unequal(node: Any, other: Any, prefix: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], Any]]:
+    """:func:`_walk` of ``node``, skipping every child equal (:func:`values_equal`) to ``other``'s at the same key."""
+    if isinstance(node, Mapping) and node:
+        peer = other if isinstance(other, Mapping) else {}
+        for key, value in node.items():
+            twin = peer.get(key, ABSENT)
+            if twin is not ABSENT and values_equal(value, twin):
+                continue
+            yield from _walk_unequal(value, twin, (*prefix, str(key)))
+    elif isinstance(node, list) and node:
+        seq = other if isinstance(other, list) else []
+        for idx, value in enumerate(node):
+            twin = seq[idx] if idx < len(seq) else ABSENT
+            if twin is not ABSENT and values_equal(value, twin):
+                continue
+            yield from _walk_unequal(value, twin, (*prefix, str(idx)))
     else:
         yield prefix, node
 
@@ -239,6 +261,14 @@ def values_equal(expected: Any, actual: Any, tolerance: float | None = None) -> 
     >>> values_equal(1, 1.0), values_equal(True, 1), values_equal(0.5, 0.51, tolerance=0.02)
     (True, False, True)
     """
+    cls = type(expected)
+    if cls is type(actual):  # fast paths for the common exact types; the same answers as the rules below
+        if cls is str or expected is None or (cls is int and tolerance is None):
+            return bool(expected == actual)
+        if cls is dict:
+            return expected.keys() == actual.keys() and all(
+                values_equal(expected[k], actual[k], tolerance) for k in expected
+            )
     if expected is ABSENT or actual is ABSENT:
         return expected is actual
     if isinstance(expected, bool) or isinstance(actual, bool):
@@ -273,8 +303,45 @@ def leaf_diff(before: Any, after: Any) -> list[tuple[str, Any, Any]]:
     >>> leaf_diff({"o": {"a": 1, "b": 2}}, {"o": {"a": 1, "b": 3, "c": 4}})
     [('o.b', 2, 3), ('o.c', <absent>, 4)]
     """
-    old = flatten(before)
-    new = flatten(after)
+    # subtrees equal on both sides (same keys, values_equal) hold no differing leaf: they are never flattened
+    old = {format_path(keys): value for keys, value in _walk_unequal(before, after, ()) if keys}
+    new = {format_path(keys): value for keys, value in _walk_unequal(after, before, ()) if keys}
     rows = [(p, v, new.get(p, ABSENT)) for p, v in old.items() if not values_equal(v, new.get(p, ABSENT))]
     rows += [(p, ABSENT, v) for p, v in new.items() if p not in old]
     return rows
+
+
+#: How deeply a case line, a state or a trajectory may nest dicts and lists. Every
+#: check recurses into states, so deeper values are refused up front with a clear
+#: error instead of failing later with a RecursionError.
+MAX_DEPTH: Final = 200
+
+
+def exceeds_depth(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """True when ``value`` nests dicts and lists more than ``limit`` levels deep.
+
+    Iterative (no recursion), so it is safe on any value ``json.loads`` returns.
+
+    Examples
+    --------
+    >>> exceeds_depth({"a": [1]}, limit=2), exceeds_depth({"a": [[1]]}, limit=2)
+    (False, True)
+    """
+    # level by level, keeping only containers; scalars are skipped by an exact-type test (no ABC check)
+    level = [] if type(value) in _SCALARS or not isinstance(value, _CONTAINERS) else [value]
+    depth = 1
+    while level:
+        if depth > limit:
+            return True
+        below: list[Any] = []
+        for node in level:
+            for child in node.values() if isinstance(node, Mapping) else node:
+                if type(child) not in _SCALARS and isinstance(child, _CONTAINERS):
+                    below.append(child)
+        level = below
+        depth += 1
+    return False
+
+
+_SCALARS: Final = frozenset({str, int, float, bool, type(None)})
+_CONTAINERS: Final = (Mapping, list, tuple)

@@ -17,8 +17,8 @@ class BootstrapConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    resamples: int = Field(default=10_000, ge=100)
-    seed: int = 0
+    resamples: int = Field(default=10_000, ge=100, le=1_000_000)  # bounded: the draws are held in memory
+    seed: int = Field(default=0, ge=0)  # numpy seeds are non-negative
 
 
 class ReleaseConfig(BaseModel):
@@ -51,6 +51,15 @@ class ReleaseConfig(BaseModel):
     unclustered_method: Literal["clopper_pearson", "wilson"] = "clopper_pearson"
     bootstrap: BootstrapConfig = Field(default_factory=BootstrapConfig)
     criteria: dict[str, float] = Field(default_factory=dict)
+
+    @field_validator("criteria", mode="before")
+    @classmethod
+    def _numbers_only(cls, value: Any) -> Any:
+        if isinstance(value, dict):
+            for name, threshold in value.items():
+                if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
+                    raise ValueError(f"threshold of {name!r} must be a number between 0 and 1, got {threshold!r}")
+        return value
 
     @field_validator("criteria")
     @classmethod

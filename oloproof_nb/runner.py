@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import queue
+import socket
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
@@ -16,10 +17,11 @@ from ._version import __version__
 from .cases import Case
 from .errors import OloproofError, RunDirError
 from .execute import execute_case
+from .replay_cache import REPLAY_CACHE_DIR
 from .results import Run, load_run
 from .services import Services
-from .store import CASES, RunStore, iso, new_run_id, read_jsonl, utc_now
-from .suite import Suite, as_factory, load_suite
+from .store import CASES, RunStore, iso, new_run_id, read_jsonl, read_manifest, utc_now
+from .suite import RELEASE_FILE, SUITE_FILE, Suite, as_factory, load_suite
 
 __all__ = ["run"]
 
@@ -39,6 +41,12 @@ def _build(factory: Callable[[], Any]) -> Any:
     if not hasattr(instance, "run"):
         raise OloproofError(f"the system factory returned {type(instance).__name__}, which has no run(input)")
     return instance
+
+
+def _stderr_is_tty() -> bool:
+    """True when stderr is a terminal (False when there is no stderr at all, as under pythonw)."""
+    isatty = getattr(sys.stderr, "isatty", None)
+    return bool(isatty()) if callable(isatty) else False
 
 
 def _version(instance: Any) -> str | None:
@@ -95,15 +103,20 @@ def run(suite: Suite | str | Path, system: Any = None, workers: int = 1, executo
         raise OloproofError("workers > 1 and executor= need a system class or factory, not one instance")
     if executor is not None and system is not None:
         raise OloproofError("executor= builds systems from the suite's own 'system'; do not pass system=")
-    first = _build(factory)
+    try:
+        first = _build(factory)
+    except OloproofError as exc:  # name the file that named the system
+        if system is not None:
+            raise
+        raise OloproofError(f"{suite.root / SUITE_FILE}: system: {exc}") from None
     version = _version(first)
     started = utc_now()
     if resume:
         if out is None:
             raise RunDirError("resume=True needs out= (the directory of the interrupted run)")
         directory = Path(out)
+        _check_resumable(read_manifest(directory), suite, version, directory)  # before anything is touched
         store = RunStore.resume(directory)
-        _check_resumable(store.manifest, suite, version, directory)
         done = {rec["case"]["id"] for rec in read_jsonl(directory / CASES)}
     else:
         run_id = new_run_id(started)
@@ -123,7 +136,7 @@ def run(suite: Suite | str | Path, system: Any = None, workers: int = 1, executo
         done = set()
     pending = [(i, case) for i, case in enumerate(suite.cases) if case.id not in done]
     bar = tqdm(total=len(suite.cases), initial=len(suite.cases) - len(pending), unit="case",
-               desc=suite.name, disable=(not sys.stderr.isatty()) if progress is None else not progress,
+               desc=suite.name, disable=(not _stderr_is_tty()) if progress is None else not progress,
                leave=False)
     run_id = store.manifest["run_id"]
     try:
@@ -160,7 +173,9 @@ def _services(suite: Suite, run_id: str, version: str | None, store: RunStore | 
     append = store.append_replay if store is not None else (sink.append if sink is not None else None)
     return Services(run_id=run_id, system_version=version, timeout_s=suite.config.case_timeout_s,
                     suite_root=suite.root, evaluators=list(suite.config.evaluators), case_started_at=utc_now(),
-                    append_replay=append or (lambda record: None))
+                    append_replay=append or (lambda record: None),
+                    replay_cache_dir=suite.root / REPLAY_CACHE_DIR,
+                    validators=suite.resolve_validators())
 
 
 def _run_serial(suite: Suite, pending: list[tuple[int, Case]], first: Any, factory: Callable[[], Any],
@@ -201,25 +216,52 @@ def _run_threaded(suite: Suite, pending: list[tuple[int, Case]], first: Any, fac
 # -- executors (other processes or machines) ---------------------------------------------------
 
 _REMOTE_LOCK = threading.Lock()
-_REMOTE_SUITES: dict[str, Suite] = {}
-_REMOTE_POOLS: dict[str, queue.Queue[Any]] = {}
+_REMOTE_SUITES: dict[tuple[str, tuple[tuple[str, str], ...]], Suite] = {}
+_REMOTE_POOLS: dict[tuple[str, tuple[tuple[str, str], ...]], queue.Queue[Any]] = {}
 
 
-def _remote_batch(suite_root: str, case_indices: list[int], run_id: str,
-                  version: str | None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Executed on a worker: load the suite from its folder once per process, run a batch of cases."""
+def _worker_digests(digests: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    """The digests a worker's copy of the suite must match (release.yaml only matters to the gate)."""
+    return tuple(sorted((name, value) for name, value in digests.items() if name != RELEASE_FILE))
+
+
+def _remote_suite(suite_root: str, digests: dict[str, str]) -> tuple[Suite, queue.Queue[Any]]:
+    """The suite as this worker process sees it (loaded once per version of its files), and its system pool."""
+    key = (suite_root, _worker_digests(digests))
     with _REMOTE_LOCK:
-        suite = _REMOTE_SUITES.get(suite_root)
+        suite = _REMOTE_SUITES.get(key)
         if suite is None:
             suite = load_suite(suite_root)
-            _REMOTE_SUITES[suite_root] = suite
-            _REMOTE_POOLS[suite_root] = queue.Queue()
-        pool = _REMOTE_POOLS[suite_root]
+            if _worker_digests(suite.digests) != key[1]:
+                changed = sorted({name for name, _ in set(key[1]) ^ set(_worker_digests(suite.digests))})
+                raise OloproofError(f"{suite_root}: {', '.join(changed)} on worker {socket.gethostname()} differ "
+                                    "from the run's; every worker needs the same suite folder at the same path "
+                                    "(a shared filesystem, or a copy shipped there)")
+            for stale in [k for k in _REMOTE_SUITES if k[0] == suite_root]:  # an earlier version of the files
+                del _REMOTE_SUITES[stale], _REMOTE_POOLS[stale]
+            _REMOTE_SUITES[key] = suite
+            _REMOTE_POOLS[key] = queue.Queue()
+        return suite, _REMOTE_POOLS[key]
+
+
+def _remote_batch(suite_root: str, digests: dict[str, str], case_indices: list[int], run_id: str,
+                  version: str | None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Executed on a worker: load the suite from its folder once per process, run a batch of cases.
+
+    Systems are built on the worker from the suite's own ``system`` and kept
+    in a per-process pool, so concurrent batches in one process never share
+    an instance. Replays are returned with the records (the caller appends them).
+    """
+    suite, pool = _remote_suite(suite_root, digests)
     factory = suite.system_factory()
     try:
         system = pool.get_nowait()
     except queue.Empty:
         system = _build(factory)
+        if _version(system) != version:
+            raise OloproofError(f"{suite_root}: the system on worker {socket.gethostname()} has version "
+                                f"{_version(system)!r}, the run's has {version!r}; restart the workers after "
+                                "changing the system's code") from None
     replays: list[dict[str, Any]] = []
     records = []
     try:
@@ -243,7 +285,7 @@ def _run_on_executor(executor: Executor, suite: Suite, pending: list[tuple[int, 
                      version: str | None, chunk_size: int, store: RunStore) -> Iterator[dict[str, Any]]:
     root = str(suite.root)
     futures: list[Future[Any]] = [
-        executor.submit(_remote_batch, root, batch, run_id, version)
+        executor.submit(_remote_batch, root, dict(suite.digests), batch, run_id, version)
         for batch in _chunks([index for index, _ in pending], chunk_size)
     ]
     for future in as_completed(futures):

@@ -12,9 +12,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import special
-from scipy import stats as sps
-from statsmodels.stats.proportion import proportion_confint
 
 __all__ = [
     "METHODS",
@@ -133,6 +130,8 @@ def _binomial(successes: float, nobs: float, confidence: float, method: str) -> 
         raise ValueError(f"nobs={nobs!r} must be a positive number")
     if not (np.isfinite(successes) and 0 <= successes <= nobs):
         raise ValueError(f"successes={successes!r} must lie in [0, nobs={nobs!r}]")
+    from statsmodels.stats.proportion import proportion_confint  # imported on first use: keeps `import` fast
+
     low, high = proportion_confint(successes, nobs, alpha=1.0 - confidence, method=method)
     # exact ends: the Wilson bounds at k = 0 and k = n are 0 and 1 up to rounding
     low = 0.0 if successes == 0 else float(np.clip(low, 0.0, 1.0))
@@ -378,6 +377,9 @@ def cluster_t(values: ArrayLike, clusters: ArrayLike | None, confidence: float =
         return _cp_on_n_min(k, m, confidence, reason)
     g, n = k.shape[0], int(m.sum())
     p = int(k.sum()) / n
+    from scipy import special
+    from scipy import stats as sps
+
     half = sps.t.ppf(0.5 + confidence / 2, g - 1) * _se_from_sums(k, m) / (p * (1 - p))
     low, high = special.expit(special.logit(p) + np.array([-half, half]))
     return Interval(p, float(low), float(high), "cluster_t", n, g)
@@ -456,6 +458,8 @@ def cluster_bootstrap(
         theta[start : start + len(ks)] = ks / ms
         cross = ks * big_m - big_k * ms  # sign of θ* − p̂, exact in integers
         below += np.count_nonzero(cross < 0) + 0.5 * np.count_nonzero(cross == 0)
+    from scipy import stats as sps
+
     z0 = sps.norm.ppf(np.clip(below / resamples, 0.5 / resamples, 1 - 0.5 / resamples))
 
     jack = (big_k - kt) / (big_m - mt)  # leave one cluster of each type out

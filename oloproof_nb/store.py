@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any
@@ -66,24 +66,57 @@ def dumps(record: Any) -> str:
 
 
 def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
-    """Records of a store file; a torn last line (no newline, or unparsable at the end) is ignored."""
+    """Records of a store file; a torn last line (no newline at the end) is ignored.
+
+    The file is read as bytes, one line at a time, so a write cut anywhere (even
+    inside a multi-byte UTF-8 character) is ignored like any other torn line.
+    Lines are parsed :data:`_BATCH` at a time as one JSON array (faster, and
+    keys repeated across records then share one string object); a batch that
+    does not give exactly one object per line is parsed again line by line, so
+    an error names its line.
+    """
     if not path.exists():
         return
-    with path.open("r", encoding="utf-8") as handle:
-        pending: str | None = None
-        for line in handle:
-            if pending is not None:
-                yield _parse(path, pending)
-            pending = line
-        if pending is not None and pending.endswith("\n"):
-            yield _parse(path, pending)
+    with path.open("rb") as handle:
+        batch: list[bytes] = []
+        first = 1
+        for raw in handle:
+            if not raw.endswith(b"\n"):
+                break  # the process died while writing this record
+            batch.append(raw)
+            if len(batch) == _BATCH:
+                yield from _parse_batch(path, first, batch)
+                first += len(batch)
+                batch = []
+        yield from _parse_batch(path, first, batch)
 
 
-def _parse(path: Path, line: str) -> dict[str, Any]:
+#: Lines of a store file parsed together.
+_BATCH = 512
+
+
+def _parse_batch(path: Path, first: int, batch: list[bytes]) -> Iterable[dict[str, Any]]:
+    if not batch:
+        return ()
     try:
-        return json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise RunDirError(f"{path}: a stored record is not valid JSON ({exc.msg}); the run directory is damaged") from None
+        records = json.loads("[" + b",".join(batch).decode("utf-8") + "]")
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        records = None
+    if records is None or len(records) != len(batch) or not all(isinstance(r, dict) for r in records):
+        return (_parse(path, lineno, raw) for lineno, raw in enumerate(batch, start=first))
+    return records  # type: ignore[no-any-return]
+
+
+def _parse(path: Path, lineno: int, raw: bytes) -> dict[str, Any]:
+    try:
+        record = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        why = exc.msg if isinstance(exc, json.JSONDecodeError) else type(exc).__name__
+        raise RunDirError(f"{path}: line {lineno}: a stored record is not valid JSON ({why}); "
+                          "the run directory is damaged") from None
+    if not isinstance(record, dict):
+        raise RunDirError(f"{path}: line {lineno}: a stored record is not a JSON object; the run directory is damaged")
+    return record
 
 
 def read_manifest(directory: Path) -> dict[str, Any]:
@@ -124,6 +157,35 @@ def _truncate_torn_tail(path: Path) -> None:
         handle.truncate(0)
 
 
+def _drop_orphan_replays(directory: Path) -> None:
+    """Remove replay records of cases that have no case record.
+
+    A case's replays are appended while it runs, before its own record; a case
+    a crash cut short runs again on resume and appends its replays again, so
+    the earlier ones go (rewritten atomically: a temporary file, then a rename).
+    """
+    path = directory / REPLAYS
+    if not path.exists():
+        return
+    recorded = {rec["case"]["id"] for rec in read_jsonl(directory / CASES)}
+    tmp = directory / (REPLAYS + ".tmp")
+    dropped = 0
+    try:
+        with path.open("rb") as source, tmp.open("wb") as target:
+            for lineno, raw in enumerate(source, start=1):
+                if _parse(path, lineno, raw).get("case_id") in recorded:
+                    target.write(raw)
+                else:
+                    dropped += 1
+    except RunDirError:
+        tmp.unlink()
+        raise
+    if dropped:
+        os.replace(tmp, path)
+    else:
+        tmp.unlink()
+
+
 class RunStore:
     """Writer of one run directory (thread-safe appends)."""
 
@@ -150,6 +212,7 @@ class RunStore:
         manifest = read_manifest(directory)
         for name in (CASES, REPLAYS):
             _truncate_torn_tail(directory / name)
+        _drop_orphan_replays(directory)
         return cls(directory, manifest)
 
     def write_manifest(self) -> None:

@@ -18,7 +18,16 @@ from .cases import Case, derive_case, load_cases
 from .config_errors import config_error, read_yaml
 from .errors import ConfigError, OloproofError
 from .evaluators import EVALUATORS, Evaluator
+from .labels import load_labels
 from .release import ReleaseConfig, load_release, parse_release
+from .slices import SliceSpecError, parse_slice_spec
+from .validators import (
+    ValidatorName,
+    ValidatorSpec,
+    check_case_validators,
+    check_evaluator_validators,
+    load_validators,
+)
 
 __all__ = ["SuiteConfig", "Transform", "Metamorphic", "Suite", "load_suite", "parse_suite_config", "as_factory",
            "SUITE_FILE", "RELEASE_FILE"]
@@ -73,7 +82,8 @@ class SuiteConfig(BaseModel):
     slices : list of str
         Slice specs reports show, e.g. ``tool_calls:1,2``.
     validators : dict of str to str
-        Outcome validators by name, each ``module:function``.
+        Outcome validators by name, each ``module:function`` importable from the suite folder
+        (imported when the suite loads; see :mod:`oloproof_nb.validators`).
     case_timeout_s : float
         Seconds a case (or a replay) may take before it is recorded as ``timeout``.
     """
@@ -86,7 +96,7 @@ class SuiteConfig(BaseModel):
     evaluators: list[SerializeAsAny[Evaluator]] = Field(default_factory=list)
     metamorphic: Metamorphic = Field(default_factory=Metamorphic)
     slices: list[str] = Field(default_factory=list)
-    validators: dict[str, str] = Field(default_factory=dict)
+    validators: dict[ValidatorName, ValidatorSpec] = Field(default_factory=dict)
     case_timeout_s: float = Field(default=300.0, gt=0)
 
     @property
@@ -114,7 +124,7 @@ def _parse_evaluators(raw: Any, file: str | Path) -> list[Evaluator]:
         if not isinstance(item, dict):
             raise ConfigError(file, key, f"must be a mapping with a 'type' (one of {allowed})")
         kind = item.get("type")
-        if kind not in EVALUATORS:
+        if not isinstance(kind, str) or kind not in EVALUATORS:
             raise ConfigError(file, f"{key}.type", f"unknown evaluator type {kind!r}; allowed: {allowed}")
         cls = EVALUATORS[kind]
         try:
@@ -145,21 +155,30 @@ def parse_suite_config(raw: dict[str, Any], file: str | Path = SUITE_FILE) -> Su
     for i, ev in enumerate(config.evaluators):
         for key, message in ev.check_suite(None, {t.name: t for t in config.metamorphic.transforms}):
             raise ConfigError(file, f"evaluators[{i}].{key}", message)
+    check_evaluator_validators(config.evaluators, config.validators, file)
+    for i, spec in enumerate(config.slices):
+        try:
+            parse_slice_spec(spec)
+        except SliceSpecError as exc:
+            raise ConfigError(file, f"slices[{i}]", str(exc)) from None
     return config
 
 
 _IMPORT_LOCK = threading.Lock()
-_MODULES: dict[tuple[str, str], Any] = {}
+_MODULES: dict[tuple[str, str, str | None], Any] = {}
 
 
 def import_system(root: Path, spec: str, file: str | Path = SUITE_FILE) -> Any:
-    """Import ``module:attr`` from the suite folder ``root`` (cached per folder and module).
+    """Import ``module:attr`` from the suite folder ``root`` (cached per folder, module and file content).
 
     A top-level module file is loaded under a name unique to its folder, so two
-    suites with a module of the same name never collide.
+    suites with a module of the same name never collide; an edited file is
+    imported again (a notebook that re-loads the suite gets the new code).
     """
     module_name, attr = spec.split(":", 1)
-    key = (str(root.resolve()), module_name)
+    source = root / f"{module_name}.py"
+    content = _file_digest(source) if "." not in module_name and source.is_file() else None
+    key = (str(root.resolve()), module_name, content)
     with _IMPORT_LOCK:
         module = _MODULES.get(key)
         if module is None:
@@ -174,6 +193,8 @@ def _load_module(root: Path, module_name: str, file: str | Path) -> Any:
     candidate = root / f"{module_name}.py"
     added = str(root.resolve())
     sys.path.insert(0, added)
+    # the suite folder is the user's: importing from it must not write __pycache__ there
+    dont_write_bytecode, sys.dont_write_bytecode = sys.dont_write_bytecode, True
     try:
         if "." not in module_name and candidate.is_file():
             unique = f"_oloproof_suite_{hashlib.sha256(added.encode()).hexdigest()[:12]}_{module_name}"
@@ -197,6 +218,7 @@ def _load_module(root: Path, module_name: str, file: str | Path) -> Any:
         raise ConfigError(file, "system",
                           f"importing {module_name!r} raised {type(exc).__name__}: {exc}") from None
     finally:
+        sys.dont_write_bytecode = dont_write_bytecode
         try:
             sys.path.remove(added)
         except ValueError:
@@ -235,6 +257,8 @@ class Suite:
     labels: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     digests: dict[str, str] = field(default_factory=dict)
     system_target: Any = None
+    #: Registered outcome validators, ``{name: callable}`` (imported with the system).
+    validators: dict[str, Any] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -253,6 +277,12 @@ class Suite:
         if self.system_target is not None:
             return self.system_target
         return import_system(self.root, self.config.system, self.root / SUITE_FILE)
+
+    def resolve_validators(self) -> dict[str, Any]:
+        """The registered outcome validators, ``{name: callable}`` (imported on first use)."""
+        if self.validators or not self.config.validators:
+            return dict(self.validators)
+        return load_validators(self.root, self.config.validators, self.root / SUITE_FILE)
 
     def manifest_config(self) -> dict[str, Any]:
         """What a run directory keeps of the suite, so frames and the gate rebuild without it."""
@@ -275,7 +305,8 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
     release : str or Path, optional
         Another release.yaml to use instead of the folder's.
     import_system_now : bool
-        Import the system right away (default), so a wrong ``system`` fails here.
+        Import the system and the registered ``validators`` right away (default), so a wrong
+        ``system`` or ``validators.<name>`` fails here.
 
     Returns
     -------
@@ -284,8 +315,11 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
 
     Raises
     ------
-    ConfigError, CaseFileError
-        One line naming the file and the key (or line) and what is allowed.
+    ConfigError, CaseFileError, LabelFileError
+        One line naming the file and the key (or line) and what is allowed. A
+        transform's ``validity_labels`` file must exist (an empty file leaves
+        every pair unlabeled); its judgements are kept in ``Suite.labels``
+        and its digest in ``Suite.digests``.
     """
     root = Path(folder)
     if not root.is_dir():
@@ -298,22 +332,38 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
     release_cfg = load_release(release_file) if (release is not None or release_file.is_file()) else None
     cases_file = root / config.cases
     sources = load_cases(cases_file)
+    check_case_validators(sources, config.evaluators, config.validators, cases_file)
     cases: list[Case] = []
+    source_ids = {case.id for case in sources}
     for case in sources:
         cases.append(case)
         for i, transform in enumerate(config.metamorphic.transforms):
             if transform.field not in case.input:
                 raise ConfigError(suite_file, f"metamorphic.transforms[{i}].field",
                                   f"case {case.id!r} has no input field {transform.field!r}")
-            cases.append(derive_case(case, transform.name, transform.field, transform.template))
+            derived = derive_case(case, transform.name, transform.field, transform.template)
+            if derived.id in source_ids:
+                raise ConfigError(suite_file, f"metamorphic.transforms[{i}].name",
+                                  f"the derived case id {derived.id!r} is already a case id in {config.cases}")
+            cases.append(derived)
     digests = {SUITE_FILE: _file_digest(suite_file), config.cases: _file_digest(cases_file)}
     if release_cfg is not None:
         digests[RELEASE_FILE] = _file_digest(release_file)
         _check_release_criteria(release_cfg, config, release_file)
     labels: dict[str, list[dict[str, Any]]] = {}
+    for i, transform in enumerate(config.metamorphic.transforms):
+        labels_file = root / transform.validity_labels
+        if not labels_file.is_file():
+            raise ConfigError(suite_file, f"metamorphic.transforms[{i}].validity_labels",
+                              f"label file {labels_file} not found; write one judgement "
+                              f'per line: {{"case_id": "<source id>~{transform.name}", "valid": true|false}}')
+        known = {c.id for c in cases if c.transform == transform.name}
+        labels[transform.name] = load_labels(labels_file, known, transform.name)
+        digests[transform.validity_labels] = _file_digest(labels_file)
     target = import_system(root, config.system, suite_file) if import_system_now else None
+    validators = load_validators(root, config.validators, suite_file) if import_system_now else {}
     return Suite(root=root.resolve(), config=config, release=release_cfg, cases=cases, labels=labels,
-                 digests=digests, system_target=target)
+                 digests=digests, system_target=target, validators=validators)
 
 
 def _check_release_criteria(release: ReleaseConfig, config: SuiteConfig, file: Path) -> None:

@@ -277,7 +277,14 @@ class Recorder:
         self.status = "failed"
 
     def trajectory(self, answer: Any = None) -> Trajectory:
-        """The recorded trajectory with ``answer`` and the recorder's status."""
+        """The recorded trajectory with ``answer`` and the recorder's status.
+
+        Replaying, a run that ended before reaching the checkpoint did not reproduce
+        the recording (the change was never applied): that raises :class:`ReplayDiverged`.
+        """
+        if self._checkpoint is not None and len(self.steps) <= self._checkpoint:
+            raise ReplayDiverged(f"the replay ended after {len(self.steps)} steps, before the checkpoint "
+                                 f"(step {self._checkpoint}) the recording reached")
         return Trajectory.model_construct(steps=list(self.steps), answer=answer, status=self.status, input=None)
 
 

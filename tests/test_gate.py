@@ -221,3 +221,30 @@ def test_gate_of_loaded_run_equals_live(tmp_path: Path) -> None:
     release = {"allow_approximate_methods": True, "criteria": {"answer_matches": 0.5}}
     run = run_suite(make_suite(tmp_path, outcomes, clusters=clusters, release=release))
     pd.testing.assert_frame_equal(op.gate(run).table, op.gate(op.load_run(run.directory)).table)
+
+
+def metamorphic_suite(tmp: Path, labeled: int, n: int = 24) -> Path:
+    """n source cases with an `echoed` transform; the first `labeled` pairs get a valid label."""
+    folder = make_suite(tmp, [True] * n, release={"allow_approximate_methods": True, "min_clusters": 20,
+                                                  "criteria": {"answer_matches": 0.5,
+                                                               "same_output_under_echoed": 0.5}})
+    config = yaml.safe_load((folder / "oloproof.yaml").read_text())
+    config["evaluators"].append({"type": "metamorphic_relation", "relation": "same_output", "transform": "echoed"})
+    config["metamorphic"] = {"transforms": [{"name": "echoed", "field": "say", "template": "{value}",
+                                             "validity_labels": "labels/echoed.jsonl", "minimum_validity": 0.8}]}
+    (folder / "oloproof.yaml").write_text(yaml.safe_dump(config))
+    (folder / "labels").mkdir()
+    lines = [json.dumps({"case_id": f"c{i:03d}~echoed", "valid": True, "labeler": "t"}) for i in range(labeled)]
+    (folder / "labels" / "echoed.jsonl").write_text("".join(line + "\n" for line in lines))
+    return folder
+
+
+def test_transform_not_checked_until_every_pair_is_labeled(tmp_path: Path) -> None:
+    partial = op.gate(run_suite(metamorphic_suite(tmp_path / "a", labeled=23)))
+    r = row(partial, "same_output_under_echoed")
+    assert r["verdict"] == "INSUFFICIENT_EVIDENCE" and r["reason"].startswith("transform_not_checked")
+    assert r["n"] == 24 and r["passed"] == 24  # the rows are shown, but they cannot pass the gate
+    assert partial.verdict == "BLOCK"
+    full = op.gate(run_suite(metamorphic_suite(tmp_path / "b", labeled=24)))
+    assert row(full, "same_output_under_echoed")["verdict"] == "PASS"
+    assert full.clustered and full.n_source_clusters == 24 and full.verdict == "PASS"

@@ -2,6 +2,9 @@
 
 from .answer import AnswerMatches
 from .base import EVALUATORS, CaseContext, Evaluation, Evaluator, register
+from .fault import FaultRecovery
+from .metamorphic import MetamorphicRelation
+from .outcome import OutcomeContractEvaluator
 from .state import StateMatches, StateUnchanged
 
 __all__ = [
@@ -13,4 +16,7 @@ __all__ = [
     "AnswerMatches",
     "StateMatches",
     "StateUnchanged",
+    "FaultRecovery",
+    "MetamorphicRelation",
+    "OutcomeContractEvaluator",
 ]

@@ -51,11 +51,11 @@ def compare_state(expected: dict[str, Any], actual: dict[str, Any], mode: str = 
         return rows
     exp_leaves = flatten(expected)
     rows = []
-    act_leaves = flatten(actual)
+    act_leaves = flatten(actual) if mode == "whole" else None  # subset: look up only the expected paths
     for path, e in exp_leaves.items():
-        a = act_leaves.get(path, ABSENT)
+        a = ABSENT if act_leaves is None else act_leaves.get(path, ABSENT)
         if a is ABSENT:
-            a = get_path(actual, path)  # a non-leaf subtree where a leaf was expected
+            a = get_path(actual, path)  # subset mode, or a non-leaf subtree where a leaf was expected
         rows.append((path, e, a, values_equal(e, a, tolerance)))
     if mode == "whole":
         for path, a in act_leaves.items():

@@ -1,0 +1,146 @@
+"""Systems and helpers for the outcome-receipt tests (written into suite folders by the tests).
+
+The case input never carries a path or an artifact's content: the system module holds them,
+so a search of the run directory for either finds only what the toolkit itself stored.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+#: A locator and a content string that must never appear in a run directory or CLI output.
+LOCATOR_SENTINEL = "LOCATOR-SENTINEL-91xq"
+CONTENT_SENTINEL = "CONTENT-SENTINEL-4f7z"
+
+#: The bytes the systems write for artifact "good" (and its plain SHA-256, computed by hand with sha256sum).
+GOOD_BYTES = ('{"marker": "' + CONTENT_SENTINEL + '", "total": 3}\n').encode("utf-8")
+
+OUTCOME_SYSTEM = f'''
+import json
+import os
+from datetime import datetime, timezone
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+ARTIFACTS = ROOT / ".oloproof" / "artifacts"
+CONTENT = {CONTENT_SENTINEL!r}
+FILES = {{
+    "good": ("{LOCATOR_SENTINEL}-good.json", ('{{"marker": "' + CONTENT + '", "total": 3}}' + "\\n")),
+    "bad": ("{LOCATOR_SENTINEL}-bad.json", '{{"marker": "' + CONTENT + '"}}' + "\\n"),
+    "old": ("{LOCATOR_SENTINEL}-old.json", ('{{"marker": "' + CONTENT + '", "total": 3}}' + "\\n")),
+}}
+OLD = datetime(2020, 1, 1, tzinfo=timezone.utc).timestamp()
+
+
+class Writer:
+    """Writes the files the input names into <suite>/.oloproof/artifacts/; no observe()."""
+
+    version = "writer-1"
+
+    def __init__(self):
+        self.request = {{}}
+
+    def reset(self, state):
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        for name, _ in FILES.values():
+            if (ARTIFACTS / name).exists():
+                (ARTIFACTS / name).unlink()
+
+    def snapshot(self):
+        return {{"written": sorted(p.name.split("-")[-1] for p in ARTIFACTS.iterdir())}}
+
+    def run(self, input):
+        self.request = input
+        if input.get("raise"):
+            raise RuntimeError("the agent crashed")
+        for key in input.get("write", []):
+            name, text = FILES[key]
+            path = ARTIFACTS / name
+            path.write_text(text, encoding="utf-8")
+            if key == "old":
+                os.utime(path, (OLD, OLD))
+        return {{"steps": [], "answer": "done", "status": input.get("status", "completed")}}
+
+
+class Observing(Writer):
+    """Also answers observe(artifact_id), in the way the case input asks for."""
+
+    def observe(self, artifact_id):
+        how = self.request.get("observe", "path")
+        now = datetime.now(timezone.utc)
+        if how == "path":
+            path = ARTIFACTS / FILES[artifact_id][0]
+            return path if path.exists() else None
+        if how == "none":
+            return None
+        if how == "dict":
+            return {{"artifact_id": artifact_id, "observed_at": now.isoformat(), "modified_at": now.isoformat(),
+                    "validator": "schema", "validator_exit_code": 0}}
+        if how == "evidence":
+            import oloproof_nb as op
+            return op.Evidence(artifact_id=artifact_id, observed_at=now, modified_at=now,
+                               evidence_source="bucket_head")
+        if how == "invalid":
+            return {{"artifact_id": artifact_id}}
+        if how == "raise":
+            raise OSError("cannot open " + str(ARTIFACTS / FILES["good"][0]) + " " + CONTENT)
+        return 42
+'''
+
+CHECKS = '''
+import json
+import time
+from pathlib import Path
+
+
+def schema(path):
+    """Accept JSON with a numeric total."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    return isinstance(data.get("total"), (int, float))
+
+
+def other(path):
+    return True
+
+
+def crash(path):
+    raise ValueError("crashed while reading " + str(path))
+
+
+NOT_CALLABLE = 3
+'''
+
+
+def locator(key: str) -> str:
+    """The locator (relative to the suite folder) of one of the system's files."""
+    return f".oloproof/artifacts/{LOCATOR_SENTINEL}-{key}.json"
+
+
+def write_checks(root: Path) -> None:
+    (root / "checks.py").write_text(CHECKS, encoding="utf-8")
+
+
+def case(cid: str, outcome: dict[str, Any] | None, **request: Any) -> dict[str, Any]:
+    """A case whose input tells the system what to do (never a path or content)."""
+    row: dict[str, Any] = {"id": cid, "input": request, "expected": {"answer": "done"}}
+    if outcome is not None:
+        row["outcome"] = outcome
+    return row
+
+
+def grep_tree(root: Path, needle: str) -> list[str]:
+    """Files under ``root`` whose bytes contain ``needle``."""
+    hits = []
+    for dirpath, _, names in os.walk(root):
+        for name in names:
+            path = Path(dirpath) / name
+            if needle.encode("utf-8") in path.read_bytes():
+                hits.append(str(path))
+    return hits
+
+
+def read_records(run_dir: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (run_dir / "cases.jsonl").read_text(encoding="utf-8").splitlines()]

@@ -1,0 +1,330 @@
+"""Helpers for the reliability tests: a scriptable system, suite writers, frame comparison, folder snapshots.
+
+The system (:data:`SYSTEM_SOURCE`) is written into each test suite folder as
+``relsys.py`` so that subprocesses can import it from there. It is driven by the
+case input and by environment variables, so one module covers every scenario:
+
+``RELSYS_LOG``
+    A side-channel file: every constructor call, run and replay appends one
+    JSON line ``[event, case_id, instance, detail]`` (event ``init``, ``run``,
+    ``replay``). Tests count what ran from it, never from the tool's own output.
+``RELSYS_KILL``
+    ``run:<case id>`` or ``replay:<case id>``: the process SIGKILLs itself when it
+    starts running that case (or its faulted replay) — a crash at a known point.
+``RELSYS_SLEEP``
+    Seconds every ``run`` sleeps first (so a test can kill a run from outside).
+``RELSYS_RELEASE``
+    A file whose appearance ends every ``hang`` (so in-process tests do not leave
+    threads behind); without it a hang lasts an hour.
+
+The case input: ``{"cid": id, "op": ..., "answer": ..., "pay": bool, "message": ...,
+"replay_op": ...}``. ``op`` is ``ok`` (default), ``raise``, ``hang``, ``sleep_forever``,
+``sysexit``, ``garbage``, ``unserialisable``, ``surrogate``, ``deep_answer``;
+``replay_op`` is ``raise``, ``hang``, ``sleep_forever`` or ``unserialisable`` (applied to replays only).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import yaml
+
+SYSTEM_SOURCE = r'''
+import itertools
+import json
+import os
+import signal
+import sys
+import time
+
+import oloproof_nb as op
+
+_COUNTER = itertools.count()
+BYSTANDER = "bystander"
+
+
+def _log(event, cid, instance, detail=None):
+    path = os.environ.get("RELSYS_LOG")
+    if path:
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps([event, cid, instance, detail]) + "\n")
+
+
+def _maybe_kill(where, cid):
+    if os.environ.get("RELSYS_KILL") == f"{where}:{cid}":
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _block(seconds):
+    release = os.environ.get("RELSYS_RELEASE")
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if release and os.path.exists(release):
+            return
+        time.sleep(0.02)
+
+
+class Desk(op.RecordedAgent):
+    """A dict sandbox with a lookup tool, a pay tool (the one faults replace) and an escalate tool."""
+
+    version = None
+
+    def __init__(self):
+        self.instance = f"{os.getpid()}-{next(_COUNTER)}"
+        self.state = {}
+        _log("init", None, self.instance)
+
+    # -- Stateful ---------------------------------------------------------------------------
+    def reset(self, state):
+        if state.get("fault") == "reset":
+            raise OSError("reset failed: sandbox locked")
+        self.state = state
+
+    def snapshot(self):
+        if self.state.get("fault") == "snapshot":
+            raise RuntimeError("snapshot failed: disk unreadable")
+        if self.state.get("fault") == "snapshot_not_json":
+            return {"when": object()}
+        if self.state.get("fault") == "snapshot_deep":
+            x = 1
+            for _ in range(5000):
+                x = [x]
+            return {"deep": x}
+        return json.loads(json.dumps(self.state))
+
+    # -- tools ------------------------------------------------------------------------------
+    def lookup(self, key):
+        return {"ok": True, "key": key, "known": key in self.state.get("accounts", {})}
+
+    def pay(self, key):
+        self.state.setdefault("paid", {})[key] = self.state.get("accounts", {}).get(key, 0)
+        return {"ok": True, "paid": key}
+
+    def escalate(self, key):
+        self.state.setdefault("escalations", {})[key] = "open"
+        return {"ok": True}
+
+    def act(self, input, rec):
+        key = input["cid"]
+        rec.tool("lookup", self.lookup, key=key)
+        if input.get("pay"):
+            result = rec.tool("pay", self.pay, key=key)
+            if not (isinstance(result, dict) and result.get("ok")):
+                if input.get("escalate"):
+                    rec.tool("escalate", self.escalate, key=key)
+                    return "escalated"
+                return input.get("answer")
+        rec.say(f"done with {key} ✓ café")
+        return input.get("answer")
+
+    # -- the entry points the runner calls --------------------------------------------------
+    def run(self, input):
+        cid = input["cid"]
+        _log("run", cid, self.instance)
+        _maybe_kill("run", cid)
+        time.sleep(float(os.environ.get("RELSYS_SLEEP", "0") or 0))
+        op_ = input.get("op", "ok")
+        if op_ == "raise":
+            raise RuntimeError(input.get("message", "boom"))
+        if op_ == "hang":
+            _block(3600)
+        if op_ == "sleep_forever":
+            time.sleep(3600)
+        if op_ == "sysexit":
+            sys.exit(3)
+        if op_ == "garbage":
+            return 42
+        if op_ == "unserialisable":
+            return {"steps": [{"tool": "lookup", "args": {}, "result": object()}], "answer": "x"}
+        if op_ == "surrogate":
+            return {"steps": [], "answer": "\ud800"}
+        if op_ == "deep_answer":
+            x = 1
+            for _ in range(5000):
+                x = [x]
+            return {"steps": [], "answer": x}
+        return super().run(input)
+
+    def replay(self, trajectory, *, checkpoint, change):
+        cid = trajectory.input["cid"]
+        _log("replay", cid, self.instance, "control" if change is None else "fault")
+        if change is not None:
+            _maybe_kill("replay", cid)
+        replay_op = trajectory.input.get("replay_op")
+        if replay_op == "raise":
+            raise RuntimeError(trajectory.input.get("message", "replay boom"))
+        if replay_op == "hang":
+            _block(3600)
+        if replay_op == "sleep_forever":
+            time.sleep(3600)
+        if replay_op == "unserialisable" and change is not None:
+            return {"steps": [{"tool": "lookup", "args": {}, "result": object()}], "answer": "x"}
+        return super().replay(trajectory, checkpoint=checkpoint, change=change)
+
+
+class VersionedDesk(Desk):
+    """The same desk with a ``version``: its replays are cached under .oloproof/replays."""
+
+    version = "relsys-1"
+'''
+
+#: Evaluators of the reliability suites: every family that judges one case.
+EVALUATORS: list[dict[str, Any]] = [
+    {"type": "answer_matches"},
+    {"type": "state_matches", "mode": "subset"},
+    {"type": "state_unchanged", "criterion": "bystander_untouched", "paths": ["accounts.bystander"]},
+]
+FAULT_EVALUATOR: dict[str, Any] = {"type": "fault_recovery", "tool": "pay", "fault": "error",
+                                   "escalate_tools": ["escalate"]}
+
+#: Columns that depend on when or as which run a case ran; everything else must be equal.
+TIMING_COLUMNS = ("duration_s", "started_at", "captured_at", "run_id", "observed_at", "run_started_at")
+FRAMES = ("cases", "steps", "snapshots", "changes", "verdicts", "comparisons", "replays", "pairs", "receipts")
+
+
+def make_case(cid: str, *, op: str = "ok", answer: str = "done", expected_answer: str | None = None,
+              pay: bool = True, **extra: Any) -> dict[str, Any]:
+    """A case of the reliability desk (``expected_answer`` defaults to ``answer``)."""
+    input_ = {"cid": cid, "op": op, "answer": answer, "pay": pay, "note": "naïve café ☕ 😀", **extra}
+    state = {"accounts": {cid: 10, "bystander": 5}}
+    expected_state = {"paid": {cid: 10}} if pay else {"accounts": {cid: 10}}
+    return {"id": cid, "input": input_, "initial_state": state,
+            "expected": {"answer": expected_answer if expected_answer is not None else answer,
+                         "state": expected_state},
+            "metadata": {"kind": op}}
+
+
+def standard_cases(n: int = 8) -> list[dict[str, Any]]:
+    """``n`` cases: mostly fine, one raising, one with a wrong expected answer, one that never pays."""
+    cases = []
+    for i in range(n):
+        cid = f"c{i}"
+        if i == 3:
+            cases.append(make_case(cid, op="raise", message="boom at c3: ledger locked"))
+        elif i == 5:
+            cases.append(make_case(cid, expected_answer="something else"))
+        elif i == 6:
+            cases.append(make_case(cid, pay=False))
+        else:
+            cases.append(make_case(cid, escalate=(i % 2 == 0)))
+    return cases
+
+
+def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
+    path.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
+
+
+def write_suite(root: Path, cases: list[dict[str, Any]], *, evaluators: list[dict[str, Any]] | None = None,
+                system: str = "relsys:Desk", name: str = "reliability", release: dict[str, Any] | None = None,
+                **config: Any) -> Path:
+    """Write a suite folder (oloproof.yaml, cases.jsonl, relsys.py, optional release.yaml) and return it."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "relsys.py").write_text(SYSTEM_SOURCE, encoding="utf-8")
+    write_jsonl(root / "cases.jsonl", cases)
+    body = {"name": name, "system": system, "cases": "cases.jsonl",
+            "evaluators": EVALUATORS if evaluators is None else evaluators, **config}
+    (root / "oloproof.yaml").write_text(yaml.safe_dump(body, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    if release is not None:
+        (root / "release.yaml").write_text(yaml.safe_dump(release, sort_keys=False), encoding="utf-8")
+    return root
+
+
+def read_log(path: Path) -> list[list[Any]]:
+    """The side-channel events ``[event, case_id, instance, detail]`` (none when the file is absent)."""
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def runs_of(events: list[list[Any]]) -> list[str]:
+    """Case ids in the order their ``run`` started."""
+    return [cid for event, cid, _, _ in events if event == "run"]
+
+
+def cli_env(**extra: str) -> dict[str, str]:
+    """The environment for a CLI subprocess: this one, plus ``extra`` (RELSYS_* variables)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RELSYS_")}
+    env.update(extra)
+    return env
+
+
+def cli_command(*args: str) -> list[str]:
+    """``python -m oloproof_nb.cli ARGS`` with this interpreter."""
+    return [sys.executable, "-m", "oloproof_nb.cli", *args]
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """Run the command line in a subprocess and capture its output."""
+    return subprocess.run(cli_command(*args), env=env or cli_env(), capture_output=True, text=True,
+                          timeout=timeout, check=False)
+
+
+def comparable_frames(run: Any) -> dict[str, pd.DataFrame]:
+    """Every frame of a run with the timing and run-id columns dropped (what must equal another run's)."""
+    out = {}
+    for name in FRAMES:
+        df = getattr(run, name)
+        out[name] = df.drop(columns=[c for c in TIMING_COLUMNS if c in df.columns]).reset_index(drop=True)
+    return out
+
+
+def assert_same_frames(left: Any, right: Any) -> None:
+    """pandas.testing.assert_frame_equal on every frame, timing columns dropped."""
+    a, b = comparable_frames(left), comparable_frames(right)
+    for name in FRAMES:
+        try:
+            pd.testing.assert_frame_equal(a[name], b[name])
+        except AssertionError as exc:
+            raise AssertionError(f"frame {name!r} differs: {exc}") from None
+
+
+def tree_snapshot(root: Path, skip: tuple[str, ...] = ("runs", ".oloproof")) -> dict[str, str]:
+    """``{relative path: sha256 or '<dir>'}`` of every entry under ``root`` outside the ``skip`` folders."""
+    out: dict[str, str] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        rel_dir = Path(dirpath).relative_to(root)
+        if rel_dir == Path("."):
+            dirnames[:] = [d for d in dirnames if d not in skip]
+        for d in dirnames:
+            out[str(rel_dir / d)] = "<dir>"
+        for f in filenames:
+            path = Path(dirpath) / f
+            out[str(rel_dir / f)] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return out
+
+
+def one_error_line(stderr: str) -> str:
+    """The single ``oloproof: error: …`` line of ``stderr`` (asserts there is exactly one line, no traceback)."""
+    lines = stderr.splitlines()
+    assert "Traceback" not in stderr, stderr
+    assert len(lines) == 1, f"expected one line on stderr, got {len(lines)}: {stderr[:2000]!r}"
+    assert lines[0].startswith("oloproof: error: "), lines[0]
+    return lines[0]
+
+
+#: A minimal stateful system for hostile-input tests: the state it is reset to is the state it reports,
+#: and its answer is ``input["answer"]`` (when the input has one).
+ECHO_SOURCE = '''
+class Echo:
+    version = "echo-1"
+
+    def __init__(self):
+        self.state = {}
+
+    def reset(self, state):
+        self.state = state
+
+    def run(self, input):
+        return {"steps": [{"tool": "look", "args": {"keys": sorted(map(str, input))}, "result": {"ok": True}}],
+                "answer": input.get("answer"), "status": "completed"}
+
+    def snapshot(self):
+        return self.state
+'''

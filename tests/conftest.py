@@ -1,0 +1,110 @@
+"""Shared fixtures: tiny suites written into ``tmp_path`` and a copy of the bundled example.
+
+Fixtures (no helper imports needed):
+
+``make_suite(cases, evaluators=..., system_code=..., release=None, **config)``
+    Writes ``oloproof.yaml``, ``cases.jsonl``, ``sysmod.py`` (and ``release.yaml``)
+    into a fresh folder under ``tmp_path`` and returns the folder.
+``example_suite``
+    A fresh ``oloproof init --example stateful-agent`` copy in ``tmp_path``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+#: A generic scripted sandbox system. The case input says what to do:
+#: ``{"answer": ..., "writes": [{"path": [k1, k2, ...], "value": v}], "deletes": [[k1, k2, ...]]}``.
+SCRIPTED_SYSTEM = '''
+import copy
+
+
+class Scripted:
+    """A dict sandbox; the input lists the writes and deletes the agent performs."""
+
+    version = "scripted-1"
+
+    def __init__(self):
+        self.state = {}
+
+    def reset(self, state):
+        self.state = state
+
+    def snapshot(self):
+        return copy.deepcopy(self.state)
+
+    def run(self, input):
+        steps = []
+        for write in input.get("writes", []):
+            node = self.state
+            for key in write["path"][:-1]:
+                node = node.setdefault(key, {})
+            node[write["path"][-1]] = write["value"]
+            steps.append({"kind": "tool_call", "tool": "write", "args": {"path": write["path"]},
+                          "result": {"ok": True}})
+        for path in input.get("deletes", []):
+            node = self.state
+            for key in path[:-1]:
+                node = node[key]
+            del node[path[-1]]
+            steps.append({"kind": "tool_call", "tool": "delete", "args": {"path": path}, "result": {"ok": True}})
+        steps.append({"kind": "message", "role": "assistant", "content": str(input.get("answer"))})
+        return {"steps": steps, "answer": input.get("answer"), "status": "completed"}
+
+
+class Stateless:
+    """No reset, no snapshot: it records no state."""
+
+    def run(self, input):
+        return {"steps": [], "answer": input.get("answer")}
+'''
+
+DEFAULT_EVALUATORS: list[dict[str, Any]] = [
+    {"type": "answer_matches"},
+    {"type": "state_matches", "mode": "subset"},
+]
+
+
+def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+
+
+@pytest.fixture
+def make_suite(tmp_path: Path) -> Callable[..., Path]:
+    """Factory of suite folders under ``tmp_path`` (each call gets its own folder)."""
+    counter = itertools.count()
+
+    def make(cases: list[dict[str, Any]], *, evaluators: list[dict[str, Any]] | None = None,
+             system: str = "sysmod:Scripted", system_code: str = SCRIPTED_SYSTEM,
+             release: dict[str, Any] | None = None, name: str = "tiny", folder: str | None = None,
+             **config: Any) -> Path:
+        root = tmp_path / (folder or f"suite{next(counter)}")
+        root.mkdir(parents=True)
+        (root / "sysmod.py").write_text(system_code, encoding="utf-8")
+        write_jsonl(root / "cases.jsonl", cases)
+        body = {"name": name, "system": system, "cases": "cases.jsonl",
+                "evaluators": DEFAULT_EVALUATORS if evaluators is None else evaluators, **config}
+        (root / "oloproof.yaml").write_text(yaml.safe_dump(body, sort_keys=False), encoding="utf-8")
+        if release is not None:
+            (root / "release.yaml").write_text(yaml.safe_dump(release, sort_keys=False), encoding="utf-8")
+        return root
+
+    return make
+
+
+@pytest.fixture
+def example_suite(tmp_path: Path) -> Path:
+    """A fresh copy of the bundled stateful-agent example (via ``init_example``)."""
+    from oloproof_nb.examples import init_example
+
+    return init_example("stateful-agent", tmp_path / "demo")

@@ -1,0 +1,59 @@
+"""Every benchmark script runs end to end at smoke size (CI); no timing is asserted.
+
+The full benchmarks and their recorded figures are in benchmarks/README.md. The Inspect AI half of
+``benchmarks/runner.py`` runs only where ``inspect_ai`` is importable (extra ``bench``); elsewhere the
+script says it skipped it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+HAS_INSPECT = importlib.util.find_spec("inspect_ai") is not None
+
+
+def smoke(script: str, *args: str) -> str:
+    env = {**os.environ, "MPLBACKEND": "Agg"}
+    proc = subprocess.run([sys.executable, str(BENCHMARKS / script), "--smoke", *args], capture_output=True,
+                          text=True, timeout=600, env=env, cwd=BENCHMARKS.parent)
+    assert proc.returncode == 0, f"{script} exited {proc.returncode}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    return proc.stdout
+
+
+def test_bootstrap_smoke() -> None:
+    out = smoke("bootstrap.py")
+    assert "speedup" in out
+
+
+def test_runner_smoke_oloproof() -> None:
+    out = smoke("runner.py", "--no-inspect")
+    assert "(a) oloproof_nb" in out and "cases/s" in out and "FAIL" not in out
+
+
+@pytest.mark.skipif(not HAS_INSPECT, reason="inspect_ai is not installed (extra 'bench')")
+def test_runner_smoke_side_by_side_with_inspect() -> None:
+    out = smoke("runner.py")
+    assert "(b) Inspect AI" in out and "ratio:" in out and "FAIL" not in out
+
+
+def test_runner_skips_inspect_when_missing() -> None:
+    if HAS_INSPECT:
+        pytest.skip("inspect_ai is installed here")
+    assert "skipped (inspect_ai is not installed" in smoke("runner.py")
+
+
+def test_parallel_smoke() -> None:
+    out = smoke("parallel.py")
+    assert "identical" in out and "DIFFERENT" not in out and "FAIL" not in out
+
+
+def test_frames_smoke() -> None:
+    out = smoke("frames.py")
+    assert "load_run" in out and "memory growth" in out

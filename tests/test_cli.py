@@ -1,0 +1,276 @@
+"""The ``oloproof`` command: init, run, exit codes 0 / 1 / 2, and one-line errors for every bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import yaml
+
+from oloproof_nb.cli import main
+
+PERFECT_CASES = [
+    {"id": f"p{i:02d}", "input": {"answer": "done", "writes": [{"path": ["acct", "n"], "value": i}]},
+     "initial_state": {"acct": {"n": 0}, "other": {"k": i}},
+     "expected": {"answer": "done", "state": {"acct": {"n": i}}}}
+    for i in range(10)
+]
+EVALUATORS = [{"type": "answer_matches"}, {"type": "state_matches"},
+              {"type": "state_unchanged", "criterion": "other_kept", "paths": ["other"]}]
+# 10 of 10 pass: the exact (Clopper-Pearson) lower bound is 0.025 ** (1 / 10) = 0.6915 >= 0.5 for each criterion
+RELEASE = {"confidence": 0.95, "criteria": {"answer_matches": 0.5, "state_matches": 0.5, "other_kept": 0.5}}
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file() and "__pycache__" not in p.parts}
+
+
+def _table_rows(text: str) -> dict[str, list[str]]:
+    """Rows of the printed table by their first cell (criterion)."""
+    rows = {}
+    for line in text.splitlines():
+        if line.startswith("|") and not set(line) <= set("|-: "):
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            rows[cells[0]] = cells
+    return rows
+
+
+def _error_line(capsys: pytest.CaptureFixture[str]) -> str:
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("oloproof: error: ")
+    return lines[0]
+
+
+# -- init --------------------------------------------------------------------------------------------------
+
+
+def test_init_copies_a_runnable_suite(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    dest = tmp_path / "demo"
+    assert main(["init", "--example", "stateful-agent", str(dest)]) == 0
+    assert str(dest) in capsys.readouterr().out
+    names = {p.name for p in dest.iterdir()}
+    assert {"oloproof.yaml", "release.yaml", "cases.jsonl", "refund_desk.py"} <= names
+    assert not any(p.name in ("runs", ".oloproof", "__pycache__") for p in dest.rglob("*"))
+    config = yaml.safe_load((dest / "oloproof.yaml").read_text(encoding="utf-8"))
+    for transform in (config.get("metamorphic") or {}).get("transforms", []):
+        assert (dest / transform["validity_labels"]).is_file()  # label files come along
+    # runnable: `oloproof run` on it gives an exit code of the gate (the example has two defects: 1)
+    assert main(["run", str(dest), "--out", str(tmp_path / "out"), "--quiet"]) == 1
+
+
+def test_init_default_destination(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["init", "--example", "stateful-agent"]) == 0
+    assert (tmp_path / "stateful-agent" / "oloproof.yaml").is_file()
+
+
+def test_init_into_a_non_empty_destination_changes_nothing(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    dest = tmp_path / "busy"
+    dest.mkdir()
+    (dest / "notes.txt").write_text("mine\n", encoding="utf-8")
+    (dest / "oloproof.yaml").write_text("name: mine\n", encoding="utf-8")
+    before = _files(dest)
+    assert main(["init", "--example", "stateful-agent", str(dest)]) == 2
+    assert str(dest) in _error_line(capsys)
+    assert _files(dest) == before
+
+
+def test_init_unknown_example(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["init", "--example", "nope", str(tmp_path / "x")]) == 2
+    assert "stateful-agent" in _error_line(capsys)
+    assert not (tmp_path / "x").exists()
+
+
+# -- run ---------------------------------------------------------------------------------------------------
+
+
+def test_run_exits_0_when_every_criterion_passes(make_suite, tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    folder = make_suite(PERFECT_CASES, evaluators=EVALUATORS, release=RELEASE)
+    out = tmp_path / "out"
+    assert main(["run", str(folder), "--out", str(out)]) == 0
+    rows = _table_rows(capsys.readouterr().out)
+    for criterion in ("answer_matches", "state_matches", "other_kept"):
+        assert criterion in rows and "10" in rows[criterion]  # 10 rows, 10 passed
+    assert (out / "manifest.json").is_file()
+
+
+def test_run_exits_1_when_a_criterion_fails(make_suite, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cases = [{**c, "input": {**c["input"], "answer": "oops"}} for c in PERFECT_CASES]  # every answer wrong
+    folder = make_suite(cases, evaluators=EVALUATORS, release=RELEASE)
+    assert main(["run", str(folder), "--out", str(tmp_path / "out")]) == 1
+    rows = _table_rows(capsys.readouterr().out)
+    assert "0" in rows["answer_matches"] and "10" in rows["answer_matches"]  # 10 rows, 0 passed
+    assert "10" in rows["state_matches"]
+
+
+def test_run_example_prints_the_table(example_suite: Path, tmp_path: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", str(example_suite), "--out", str(tmp_path / "out"), "--quiet"]) == 1
+    out = capsys.readouterr().out
+    rows = _table_rows(out)
+    config = yaml.safe_load((example_suite / "oloproof.yaml").read_text(encoding="utf-8"))
+    criteria = {ev.get("criterion") for ev in config["evaluators"]} | {"answer_matches", "state_matches"}
+    assert {"answer_matches", "state_matches", "other_order_untouched"} <= set(rows)
+    assert {c for c in criteria if c} <= set(rows)
+
+
+def test_run_into_an_existing_out_needs_resume(make_suite, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    folder = make_suite(PERFECT_CASES[:2], evaluators=EVALUATORS)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "something.txt").write_text("keep", encoding="utf-8")
+    assert main(["run", str(folder), "--out", str(out)]) == 2
+    assert str(out) in _error_line(capsys)
+    assert [p.name for p in out.iterdir()] == ["something.txt"]
+
+
+@pytest.mark.parametrize("argv", [[], ["run"], ["frobnicate"], ["run", "x", "--workers", "many"]])
+def test_usage_errors_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_resume_without_out_and_bad_workers(make_suite, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = make_suite(PERFECT_CASES[:1], evaluators=EVALUATORS)
+    assert main(["run", str(folder), "--resume"]) == 2
+    assert "--out" in _error_line(capsys)
+    assert main(["run", str(folder), "--workers", "0", "--out", str(folder / "o")]) == 2
+    assert "workers" in _error_line(capsys)
+
+
+def test_run_missing_suite_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", str(tmp_path / "nowhere")]) == 2
+    assert str(tmp_path / "nowhere") in _error_line(capsys)
+
+
+# -- every bad input: exit 2, one line naming the file (and line), nothing changed --------------------------
+
+Mutation = Callable[[Path], None]
+
+
+def _append_case_line(text: str) -> Mutation:
+    def apply(folder: Path) -> None:
+        with (folder / "cases.jsonl").open("a", encoding="utf-8") as handle:
+            handle.write(text + "\n")
+    return apply
+
+
+def _yaml(change: Callable[[dict], None], file: str = "oloproof.yaml") -> Mutation:
+    def apply(folder: Path) -> None:
+        path = folder / file
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) if path.exists() else {}
+        change(data)
+        path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return apply
+
+
+def _raw(file: str, text: str) -> Mutation:
+    def apply(folder: Path) -> None:
+        (folder / file).write_text(text, encoding="utf-8")
+    return apply
+
+
+def _add_evaluator(ev: dict) -> Mutation:
+    return _yaml(lambda d: d["evaluators"].append(ev))
+
+
+# (id, mutation, file named, line named or None, words the message must hold)
+BAD_INPUTS: list[tuple[str, Mutation, str, int | None, list[str]]] = [
+    ("case-not-json", _append_case_line("{oops"), "cases.jsonl", 3, ["not valid JSON"]),
+    ("case-not-object", _append_case_line('["id", "input"]'), "cases.jsonl", 3, ["JSON object", "list"]),
+    ("case-missing-id", _append_case_line('{"input": {}}'), "cases.jsonl", 3, ["'id'"]),
+    ("case-missing-input", _append_case_line('{"id": "z"}'), "cases.jsonl", 3, ["'input'"]),
+    ("case-duplicate-id", _append_case_line('{"id": "p00", "input": {}}'), "cases.jsonl", 3, ["duplicate", "p00"]),
+    ("case-unknown-key", _append_case_line('{"id": "z", "input": {}, "expect": {}}'), "cases.jsonl", 3,
+     ["expect", "allowed", "expected", "metadata"]),
+    ("yaml-not-yaml", _raw("oloproof.yaml", "name: [tiny\nsystem: x\n"), "oloproof.yaml", None, ["YAML"]),
+    ("yaml-not-mapping", _raw("oloproof.yaml", "- name\n- system\n"), "oloproof.yaml", None, ["mapping"]),
+    ("yaml-unknown-key", _yaml(lambda d: d.update(evaluater=[])), "oloproof.yaml", None,
+     ["evaluater", "allowed", "name", "system", "cases", "evaluators"]),
+    ("yaml-unknown-type", _add_evaluator({"type": "answer_is_nice"}), "oloproof.yaml", None,
+     ["evaluators[3].type", "answer_is_nice", "answer_matches", "state_matches", "state_unchanged"]),
+    ("yaml-bad-mode", _add_evaluator({"type": "state_matches", "criterion": "s2", "mode": "most"}), "oloproof.yaml",
+     None, ["evaluators[3].mode", "most", "whole", "paths", "subset"]),
+    ("yaml-unchanged-no-paths", _add_evaluator({"type": "state_unchanged", "criterion": "u2"}), "oloproof.yaml",
+     None, ["evaluators[3].paths", "required"]),
+    ("yaml-system-module-missing", _yaml(lambda d: d.update(system="not_a_module_abc:Scripted")), "oloproof.yaml",
+     None, ["system", "not_a_module_abc"]),
+    ("yaml-system-attr-missing", _yaml(lambda d: d.update(system="sysmod:NotThere")), "oloproof.yaml", None,
+     ["system", "NotThere"]),
+    ("release-unknown-criterion", _yaml(lambda d: d.update(criteria={"answer_matchez": 0.9}), "release.yaml"),
+     "release.yaml", None, ["answer_matchez", "answer_matches", "state_matches", "other_kept"]),
+    ("release-threshold-above-1", _yaml(lambda d: d.update(criteria={"answer_matches": 1.2}), "release.yaml"),
+     "release.yaml", None, ["criteria", "1.2", "between 0 and 1"]),
+    ("release-key-twice", _raw("release.yaml", "criteria:\n  answer_matches: 0.9\n  answer_matches: 0.2\n"),
+     "release.yaml", None, ["line 3", "answer_matches", "twice"]),
+    ("release-threshold-below-0", _yaml(lambda d: d.update(criteria={"state_matches": -0.5}), "release.yaml"),
+     "release.yaml", None, ["criteria", "-0.5", "between 0 and 1"]),
+]
+
+
+@pytest.mark.parametrize(("mutate", "file", "line", "words"), [b[1:] for b in BAD_INPUTS],
+                         ids=[b[0] for b in BAD_INPUTS])
+def test_bad_input_exits_2_with_one_line(make_suite, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                         mutate: Mutation, file: str, line: int | None, words: list[str]) -> None:
+    cases = PERFECT_CASES[:1] + [{"id": "p01", "input": {"answer": "done"}}]
+    folder = make_suite(cases, evaluators=EVALUATORS, release={"criteria": {"answer_matches": 0.5}})
+    mutate(folder)
+    before = _files(folder)
+    out = tmp_path / "never"
+    assert main(["run", str(folder), "--out", str(out)]) == 2
+    message = _error_line(capsys)
+    where = f"{folder / file}: line {line}: " if line is not None else f"{folder / file}: "
+    assert where in message
+    for word in words:
+        assert word in message
+    assert _files(folder) == before  # every input byte-for-byte unchanged
+    assert not out.exists() and not (folder / "runs").exists()
+
+
+def test_console_script_in_a_subprocess(make_suite, tmp_path: Path) -> None:
+    script = Path(sys.executable).with_name("oloproof")
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "oloproof_nb.cli"]
+    folder = make_suite(PERFECT_CASES, evaluators=EVALUATORS, release=RELEASE)
+    env = {**os.environ, "PYTHONWARNINGS": "ignore"}
+    good = subprocess.run([*command, "run", str(folder), "--out", str(tmp_path / "ok")], capture_output=True,
+                          text=True, env=env, timeout=120)
+    assert good.returncode == 0, good.stderr
+    assert "answer_matches" in good.stdout
+    with (folder / "cases.jsonl").open("a", encoding="utf-8") as handle:
+        handle.write('{"id": "p03", "input": {}}\n')
+    before = (folder / "cases.jsonl").read_bytes()
+    bad = subprocess.run([*command, "run", str(folder), "--out", str(tmp_path / "bad")], capture_output=True,
+                         text=True, env=env, timeout=120)
+    assert bad.returncode == 2
+    assert bad.stderr.strip() == (f"oloproof: error: {folder / 'cases.jsonl'}: line 11: "
+                                  "duplicate case id 'p03'")
+    assert "Traceback" not in bad.stderr and bad.stdout == ""
+    assert (folder / "cases.jsonl").read_bytes() == before
+
+
+def test_json_in_the_error_is_never_a_traceback_for_odd_files(make_suite, tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    folder = make_suite(PERFECT_CASES[:1], evaluators=EVALUATORS)
+    (folder / "cases.jsonl").write_bytes(json.dumps(PERFECT_CASES[1]).encode() + b"\n\xff\n")
+    assert main(["run", str(folder), "--out", str(tmp_path / "o")]) == 2
+    assert f"{folder / 'cases.jsonl'}: line 2: " in _error_line(capsys)
+    (folder / "cases.jsonl").write_text("", encoding="utf-8")
+    assert main(["run", str(folder), "--out", str(tmp_path / "o")]) == 2
+    assert str(folder / "cases.jsonl") in _error_line(capsys)
+    (folder / "oloproof.yaml").write_text("", encoding="utf-8")
+    assert main(["run", str(folder), "--out", str(tmp_path / "o")]) == 2
+    assert str(folder / "oloproof.yaml") in _error_line(capsys)

@@ -1,0 +1,431 @@
+"""Crash safety: a run killed at any point leaves a directory that loads and resumes to the same frames.
+
+Kills are real SIGKILLs: the test system kills its own process when it starts a
+given case (or a given faulted replay), and one test kills a slow run from the
+outside. Torn records (a write the process did not finish) are cut by hand at
+chosen bytes, including inside a multi-byte UTF-8 character. What ran is counted
+from the system's side-channel log, never from the tool's own output.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import subprocess
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from _reliability_systems import (
+    EVALUATORS,
+    FAULT_EVALUATOR,
+    assert_same_frames,
+    cli_command,
+    cli_env,
+    one_error_line,
+    read_log,
+    run_cli,
+    runs_of,
+    standard_cases,
+    tree_snapshot,
+    write_suite,
+)
+
+import oloproof_nb as op
+from oloproof_nb import cli
+
+N = 8
+IDS = [f"c{i}" for i in range(N)]
+SUITE_EVALUATORS = [*EVALUATORS, FAULT_EVALUATOR]
+
+
+def _suite(root: Path) -> Path:
+    return write_suite(root, standard_cases(N), evaluators=SUITE_EVALUATORS)
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> op.Run:
+    """An uninterrupted run of the same suite (its own folder, so nothing is shared)."""
+    root = _suite(tmp_path_factory.mktemp("reference") / "suite")
+    return op.run(root, out=root / "runs" / "clean", progress=False)
+
+
+def _recorded_ids(directory: Path) -> list[str]:
+    return [rec["case"]["id"] for rec in _records(directory / "cases.jsonl")]
+
+
+def _records(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_bytes().split(b"\n")[:-1]]
+
+
+def _assert_complete(directory: Path, reference: op.Run) -> op.Run:
+    """Every case recorded exactly once, replays not doubled, and the frames equal the clean run's."""
+    ids = _recorded_ids(directory)
+    assert Counter(ids) == Counter(IDS), ids
+    replays = [(r["case_id"], r["criterion"], r["kind"]) for r in _records(directory / "replays.jsonl")]
+    doubled = [key for key, n in Counter(replays).items() if n > 1]
+    assert not doubled, f"replay records appear twice: {doubled}"
+    run = op.load_run(directory)
+    assert run.finished
+    assert list(run.cases["case_id"]) == IDS
+    assert_same_frames(run, reference)
+    return run
+
+
+# -- SIGKILL at chosen points, then resume ---------------------------------------------------------
+
+KILL_POINTS = [
+    pytest.param("run:c0", "cli", id="before-any-case"),
+    pytest.param("run:c1", "api", id="after-one-case"),
+    pytest.param("run:c4", "cli", id="after-some-cases"),
+    pytest.param(f"run:c{N - 1}", "api", id="all-but-one"),
+    pytest.param("replay:c2", "cli", id="inside-a-replay"),
+]
+
+
+@pytest.mark.parametrize(("kill", "how"), KILL_POINTS)
+def test_sigkill_then_resume_equals_clean_run(tmp_path: Path, reference: op.Run, kill: str, how: str,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _suite(tmp_path / "suite")
+    out = tmp_path / "run"
+    killed_log, resume_log = tmp_path / "killed.log", tmp_path / "resume.log"
+    where, victim = kill.split(":")
+    k = IDS.index(victim)
+
+    proc = run_cli("run", str(root), "--out", str(out), "--quiet",
+                   env=cli_env(RELSYS_LOG=str(killed_log), RELSYS_KILL=kill))
+    assert proc.returncode == -signal.SIGKILL, (proc.returncode, proc.stderr)
+
+    # what the crash left: the finished cases, nothing else, readable and marked unfinished
+    assert runs_of(read_log(killed_log)) == IDS[: k + 1]
+    interrupted = op.load_run(out)
+    assert not interrupted.finished
+    assert list(interrupted.cases["case_id"]) == IDS[:k]
+    assert _recorded_ids(out) == IDS[:k]
+
+    if how == "cli":
+        done = run_cli("run", str(root), "--out", str(out), "--resume", "--quiet",
+                       env=cli_env(RELSYS_LOG=str(resume_log)))
+        assert done.returncode in (0, 1), done.stderr
+        assert "Traceback" not in done.stderr
+    else:
+        monkeypatch.setenv("RELSYS_LOG", str(resume_log))
+        monkeypatch.delenv("RELSYS_KILL", raising=False)
+        op.run(root, out=out, resume=True, progress=False)
+
+    # no finished case ran again; every unfinished one ran exactly once
+    assert runs_of(read_log(resume_log)) == IDS[k:]
+    replayed = [cid for event, cid, _, _ in read_log(resume_log) if event == "replay"]
+    assert not set(replayed) & set(IDS[:k]), "a finished case was replayed again"
+    _assert_complete(out, reference)
+
+
+def test_resume_after_every_case_recorded_but_manifest_unfinished(tmp_path: Path, reference: op.Run,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Killed after the last record, before finished_at was written: resuming runs nothing."""
+    root = _suite(tmp_path / "suite")
+    out = tmp_path / "run"
+    op.run(root, out=out, progress=False)
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    del manifest["finished_at"]
+    (out / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    assert not op.load_run(out).finished
+
+    log = tmp_path / "resume.log"
+    monkeypatch.setenv("RELSYS_LOG", str(log))
+    op.run(root, out=out, resume=True, progress=False)
+    assert runs_of(read_log(log)) == []
+    _assert_complete(out, reference)
+
+
+def test_resume_of_a_finished_run_runs_nothing(tmp_path: Path, reference: op.Run,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _suite(tmp_path / "suite")
+    out = tmp_path / "run"
+    op.run(root, out=out, progress=False)
+    cases_before = (out / "cases.jsonl").read_bytes()
+    log = tmp_path / "resume.log"
+    monkeypatch.setenv("RELSYS_LOG", str(log))
+    op.run(root, out=out, resume=True, progress=False)
+    assert runs_of(read_log(log)) == []
+    assert (out / "cases.jsonl").read_bytes() == cases_before
+    _assert_complete(out, reference)
+
+
+def test_kill_a_real_run_from_outside_mid_run(tmp_path: Path, reference: op.Run) -> None:
+    """A slow run SIGKILLed by another process after a few records; --resume finishes it."""
+    root = _suite(tmp_path / "suite")
+    out = tmp_path / "run"
+    killed_log, resume_log = tmp_path / "killed.log", tmp_path / "resume.log"
+    proc = subprocess.Popen(cli_command("run", str(root), "--out", str(out), "--quiet"),
+                            env=cli_env(RELSYS_LOG=str(killed_log), RELSYS_SLEEP="0.3"),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            path = out / "cases.jsonl"
+            if path.exists() and path.read_bytes().count(b"\n") >= 3:
+                break
+            if proc.poll() is not None:
+                pytest.fail(f"the run ended before it could be killed: {proc.stderr.read()!r}")  # type: ignore[union-attr]
+            time.sleep(0.02)
+        else:
+            pytest.fail("the run recorded nothing within 60 s")
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        assert proc.stderr is not None
+        proc.stderr.close()
+    assert proc.returncode == -signal.SIGKILL
+
+    interrupted = op.load_run(out)  # a torn last line, if the kill hit a write, is ignored
+    finished_before = list(interrupted.cases["case_id"])
+    assert 3 <= len(finished_before) < N
+    assert finished_before == IDS[: len(finished_before)]
+
+    done = run_cli("run", str(root), "--out", str(out), "--resume", "--quiet",
+                   env=cli_env(RELSYS_LOG=str(resume_log)))
+    assert done.returncode in (0, 1), done.stderr
+    assert runs_of(read_log(resume_log)) == IDS[len(finished_before):]
+    _assert_complete(out, reference)
+
+
+# -- torn records ------------------------------------------------------------------------------------
+
+def _torn_copy(source: Path, target: Path, k: int, cut: int, *, orphan_replay: bool) -> bytes:
+    """``target`` = ``source`` as a crash after ``k`` cases would leave it, plus ``cut`` bytes of record k+1.
+
+    With ``orphan_replay`` the replay records of case k+1 (written before its case
+    record) are kept too, and a torn replay line follows them.
+    """
+    target.mkdir()
+    manifest = json.loads((source / "manifest.json").read_text(encoding="utf-8"))
+    del manifest["finished_at"]
+    (target / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+    lines = (source / "cases.jsonl").read_bytes().split(b"\n")[:-1]
+    partial = lines[k][:cut]
+    (target / "cases.jsonl").write_bytes(b"".join(line + b"\n" for line in lines[:k]) + partial)
+    keep = set(IDS[: k + 1] if orphan_replay else IDS[:k])
+    replay_lines = [line for line in (source / "replays.jsonl").read_bytes().split(b"\n")[:-1]
+                    if json.loads(line)["case_id"] in keep]
+    torn_replay = replay_lines[0][: len(replay_lines[0]) // 2] if orphan_replay else b""
+    (target / "replays.jsonl").write_bytes(b"".join(line + b"\n" for line in replay_lines) + torn_replay)
+    return lines[k]
+
+
+def _multibyte_cut(line: bytes) -> int:
+    """A cut inside a multi-byte UTF-8 character of ``line``."""
+    return line.index("☕".encode()) + 1
+
+
+@pytest.mark.parametrize("where", ["first-byte", "middle", "inside-a-utf8-character", "all-but-the-newline"])
+def test_torn_last_line_is_ignored_and_resumed(tmp_path: Path, reference: op.Run, where: str,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _suite(tmp_path / "suite")
+    full = tmp_path / "full"
+    op.run(root, out=full, progress=False)
+    k = 4
+    line = (full / "cases.jsonl").read_bytes().split(b"\n")[k]
+    cut = {"first-byte": 1, "middle": len(line) // 2, "inside-a-utf8-character": _multibyte_cut(line),
+           "all-but-the-newline": len(line)}[where]
+    out = tmp_path / "crashed"
+    _torn_copy(full, out, k, cut, orphan_replay=True)
+
+    loaded = op.load_run(out)
+    assert list(loaded.cases["case_id"]) == IDS[:k]
+    assert set(loaded.verdicts["case_id"]) == set(IDS[:k])
+    assert {r["case_id"] for r in loaded.replay_records} <= set(IDS[:k])
+
+    log = tmp_path / "resume.log"
+    monkeypatch.setenv("RELSYS_LOG", str(log))
+    op.run(root, out=out, resume=True, progress=False)
+    assert runs_of(read_log(log)) == IDS[k:]
+    _assert_complete(out, reference)
+
+
+def test_damaged_record_before_the_last_line_is_an_error_not_a_traceback(tmp_path: Path) -> None:
+    """Only the last line can be torn by a crash; garbage earlier is reported, with the file, in one line."""
+    root = _suite(tmp_path / "suite")
+    out = tmp_path / "run"
+    op.run(root, out=out, progress=False)
+    lines = (out / "cases.jsonl").read_bytes().split(b"\n")
+    lines[2] = lines[2][:10]
+    (out / "cases.jsonl").write_bytes(b"\n".join(lines))
+    with pytest.raises(op.OloproofError, match="cases.jsonl"):
+        op.load_run(out)
+
+
+# -- refusing to overwrite, refusing to resume a changed suite ---------------------------------------
+
+def _cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    code = cli.main(args)
+    return code, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("existing", ["finished-run", "interrupted-run", "unrelated-file", "a-file"])
+def test_run_into_an_existing_directory_is_an_error_and_changes_nothing(
+        tmp_path: Path, existing: str, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _suite(tmp_path / "suite")
+    out = tmp_path / "out"
+    if existing == "finished-run":
+        op.run(root, out=out, progress=False)
+    elif existing == "interrupted-run":
+        op.run(root, out=out, progress=False)
+        data = (out / "cases.jsonl").read_bytes()
+        (out / "cases.jsonl").write_bytes(data[: len(data) // 2])
+    elif existing == "unrelated-file":
+        out.mkdir()
+        (out / "notes.txt").write_text("mine, keep me", encoding="utf-8")
+    else:
+        out.write_text("a file, not a folder", encoding="utf-8")
+    before = tree_snapshot(tmp_path, skip=())
+    code, err = _cli(["run", str(root), "--out", str(out), "--quiet"], capsys)
+    assert code == 2
+    assert str(out) in one_error_line(err)
+    assert tree_snapshot(tmp_path, skip=()) == before
+
+
+def _edit(root: Path, what: str) -> str:
+    if what == "cases.jsonl":
+        path = root / "cases.jsonl"
+        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+        rows[6]["expected"]["answer"] = "changed"
+        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    elif what == "cases.jsonl (a case added)":
+        path = root / "cases.jsonl"
+        path.write_text(path.read_text(encoding="utf-8") + json.dumps({"id": "new", "input": {"cid": "new"}}) + "\n",
+                        encoding="utf-8")
+        return "cases.jsonl"
+    elif what == "oloproof.yaml":
+        path = root / "oloproof.yaml"
+        path.write_text(path.read_text(encoding="utf-8").replace("bystander_untouched", "bystander_kept"),
+                        encoding="utf-8")
+    elif what == "release.yaml":
+        (root / "release.yaml").write_text("criteria: {answer_matches: 0.5}\n", encoding="utf-8")
+    elif what == "system version":  # the module is not a suite file: only its version tells
+        path = root / "relsys.py"
+        path.write_text(path.read_text(encoding="utf-8").replace("    version = None", '    version = "v2"'),
+                        encoding="utf-8")
+        return "version"
+    return what
+
+
+@pytest.mark.parametrize("what", ["cases.jsonl", "cases.jsonl (a case added)", "oloproof.yaml", "release.yaml",
+                                  "system version"])
+def test_resume_with_a_changed_suite_is_an_error(tmp_path: Path, what: str, capsys: pytest.CaptureFixture[str],
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    root = write_suite(tmp_path / "suite", standard_cases(N), evaluators=SUITE_EVALUATORS,
+                       release={"criteria": {"answer_matches": 0.9}})
+    out = tmp_path / "run"
+    op.run(root, out=out, progress=False)
+    data = (out / "cases.jsonl").read_bytes()
+    (out / "cases.jsonl").write_bytes(b"".join(line + b"\n" for line in data.split(b"\n")[:3]))
+    named = _edit(root, what)
+    before = tree_snapshot(out, skip=())
+    log = tmp_path / "resume.log"
+    monkeypatch.setenv("RELSYS_LOG", str(log))
+    args = ["run", str(root), "--out", str(out), "--resume", "--quiet"]
+    if what == "system version":  # a new process: this one has imported the old module already
+        proc = run_cli(*args, env=cli_env(RELSYS_LOG=str(log)))
+        code, err = proc.returncode, proc.stderr
+    else:
+        code, err = _cli(args, capsys)
+    assert code == 2
+    assert named in one_error_line(err)
+    assert tree_snapshot(out, skip=()) == before
+    assert runs_of(read_log(log)) == []
+
+
+@pytest.mark.parametrize("case", ["no-such-directory", "not-a-run-directory", "no-out"])
+def test_resume_without_a_run_directory_is_an_error(tmp_path: Path, case: str,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    root = _suite(tmp_path / "suite")
+    out = tmp_path / "out"
+    if case == "not-a-run-directory":
+        out.mkdir()
+        (out / "notes.txt").write_text("mine", encoding="utf-8")
+    before = tree_snapshot(tmp_path, skip=())
+    args = ["run", str(root), "--resume", "--quiet"] + ([] if case == "no-out" else ["--out", str(out)])
+    code, err = _cli(args, capsys)
+    assert code == 2
+    one_error_line(err)
+    assert tree_snapshot(tmp_path, skip=()) == before
+
+
+def test_resume_from_a_moved_copy_of_the_suite(tmp_path: Path, reference: op.Run,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same files in another folder are the same suite: the run resumes."""
+    root = _suite(tmp_path / "suite")
+    out = tmp_path / "run"
+    op.run(root, out=out, progress=False)
+    _torn_copy(out, tmp_path / "crashed", 2, 0, orphan_replay=False)
+    moved = tmp_path / "moved"
+    shutil.copytree(root, moved, ignore=shutil.ignore_patterns("runs", ".oloproof"))
+    log = tmp_path / "resume.log"
+    monkeypatch.setenv("RELSYS_LOG", str(log))
+    op.run(moved, out=tmp_path / "crashed", resume=True, progress=False)
+    assert runs_of(read_log(log)) == IDS[2:]
+    _assert_complete(tmp_path / "crashed", reference)
+
+
+def test_killed_twice_with_workers_then_resumed(tmp_path: Path, reference: op.Run) -> None:
+    """Three workers, killed mid-run, the resume killed again, then resumed to the end."""
+    root = _suite(tmp_path / "suite")
+    out = tmp_path / "run"
+    logs = [tmp_path / f"phase{i}.log" for i in range(3)]
+    args = ("run", str(root), "--out", str(out), "--quiet", "--workers", "3")
+
+    first = run_cli(*args, env=cli_env(RELSYS_LOG=str(logs[0]), RELSYS_KILL="run:c4", RELSYS_SLEEP="0.05"))
+    assert first.returncode == -signal.SIGKILL, first.stderr
+    recorded = set(op.load_run(out).cases["case_id"])
+    assert "c4" not in recorded
+    left = [cid for cid in IDS if cid not in recorded]
+
+    second = run_cli(*args, "--resume", env=cli_env(RELSYS_LOG=str(logs[1]), RELSYS_KILL=f"run:{left[-1]}",
+                                                     RELSYS_SLEEP="0.05"))
+    assert second.returncode == -signal.SIGKILL, second.stderr
+    assert not set(runs_of(read_log(logs[1]))) & recorded
+    recorded_after_two = set(op.load_run(out).cases["case_id"])
+    assert recorded <= recorded_after_two
+
+    third = run_cli(*args, "--resume", env=cli_env(RELSYS_LOG=str(logs[2])))
+    assert third.returncode in (0, 1), third.stderr
+    assert sorted(runs_of(read_log(logs[2]))) == sorted(set(IDS) - recorded_after_two)
+    _assert_complete(out, reference)
+
+
+def test_the_example_suite_cut_mid_record_resumes_to_the_clean_frames(tmp_path: Path) -> None:
+    """The bundled refund desk (metamorphic pairs, labels, cached fault replays): cut, resumed, equal."""
+    from oloproof_nb.examples import init_example
+
+    clean_root = init_example("stateful-agent", tmp_path / "clean")
+    clean = op.run(clean_root, out=tmp_path / "clean-run", progress=False)
+    assert not clean.pairs.empty and not clean.replays.empty
+
+    crashed_root = init_example("stateful-agent", tmp_path / "crashed")  # its own, empty replay cache
+    out = tmp_path / "crashed-run"
+    out.mkdir()
+    manifest = json.loads((tmp_path / "clean-run" / "manifest.json").read_text(encoding="utf-8"))
+    del manifest["finished_at"]
+    (out / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    lines = (tmp_path / "clean-run" / "cases.jsonl").read_bytes().split(b"\n")[:-1]
+    k = len(lines) // 2
+    (out / "cases.jsonl").write_bytes(b"".join(line + b"\n" for line in lines[:k]) + lines[k][:-7])
+    kept = {json.loads(line)["case"]["id"] for line in lines[: k + 1]}  # case k's replays were written
+    replays = [line for line in (tmp_path / "clean-run" / "replays.jsonl").read_bytes().split(b"\n")[:-1]
+               if json.loads(line)["case_id"] in kept]
+    (out / "replays.jsonl").write_bytes(b"".join(line + b"\n" for line in replays))
+
+    resumed = op.run(crashed_root, out=out, resume=True, progress=False)
+    ids = [rec["case"]["id"] for rec in _records(out / "cases.jsonl")]
+    assert len(ids) == len(set(ids)) == len(clean.records)
+    keys = [(r["case_id"], r["criterion"], r["kind"]) for r in _records(out / "replays.jsonl")]
+    assert len(keys) == len(set(keys))
+    assert_same_frames(resumed, clean)

@@ -1,0 +1,253 @@
+"""Faulty systems: raising, hanging and misbehaving systems never stop a run, and never lose a case.
+
+Every fault leaves its case ``error`` or ``timeout`` with every verdict
+``missing`` (the reason naming the exception or the timeout), and the next case
+runs on a fresh instance from the factory: constructor calls and which instance
+ran which case are counted in the system's side-channel log.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from _reliability_systems import (
+    EVALUATORS,
+    FAULT_EVALUATOR,
+    cli_env,
+    make_case,
+    read_log,
+    run_cli,
+    write_suite,
+)
+
+import oloproof_nb as op
+from oloproof_nb.evaluators import EVALUATORS as REGISTRY
+
+CRITERIA = ["answer_matches", "state_matches", "bystander_untouched"]
+
+
+@pytest.fixture
+def side_channel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The system's log, and a release file that ends every in-process hang when the test is over."""
+    log, release = tmp_path / "system.log", tmp_path / "release-hangs"
+    monkeypatch.setenv("RELSYS_LOG", str(log))
+    monkeypatch.setenv("RELSYS_RELEASE", str(release))
+    yield log
+    release.write_text("done", encoding="utf-8")
+    time.sleep(0.1)  # let abandoned calls see it and end
+
+
+def _events(log: Path) -> tuple[list[str], dict[str, str]]:
+    """(instances built, in order) and {case id: instance that ran it}."""
+    events = read_log(log)
+    built = [instance for event, _, instance, _ in events if event == "init"]
+    ran = {cid: instance for event, cid, instance, _ in events if event == "run"}
+    return built, ran
+
+
+def _verdicts(run: op.Run, case_id: str) -> dict[str, tuple[str, str]]:
+    v = run.verdicts[run.verdicts["case_id"] == case_id]
+    return {row.criterion: (row.verdict, row.reason) for row in v.itertuples()}
+
+
+# -- raising systems ---------------------------------------------------------------------------------
+
+FAULTS = [
+    # (case op or initial-state fault, expected error text)
+    pytest.param({"op": "raise", "message": "ledger locked: row 7"}, "RuntimeError: ledger locked: row 7",
+                 id="run-raises"),
+    pytest.param({"op": "sysexit"}, "SystemExit: 3", id="run-calls-sys.exit"),
+    pytest.param({"op": "garbage"}, "run() returned int", id="run-returns-garbage"),
+    pytest.param({"op": "unserialisable"}, "cannot be stored as JSON", id="trajectory-not-json"),
+    pytest.param({"op": "surrogate"}, "cannot be stored as JSON", id="answer-not-utf8"),
+    pytest.param({"op": "deep_answer"}, "trajectory", id="answer-nested-5000-deep"),
+    pytest.param({"fault": "reset"}, "OSError: reset failed: sandbox locked", id="reset-raises"),
+    pytest.param({"fault": "snapshot"}, "RuntimeError: snapshot failed: disk unreadable", id="snapshot-raises"),
+    pytest.param({"fault": "snapshot_not_json"}, "snapshot() returned a state that is not JSON",
+                 id="snapshot-not-json"),
+    pytest.param({"fault": "snapshot_deep"}, "nested deeper than", id="snapshot-nested-5000-deep"),
+]
+
+
+@pytest.mark.parametrize(("fault", "message"), FAULTS)
+def test_a_raising_case_is_error_with_missing_verdicts_and_the_run_goes_on(
+        tmp_path: Path, side_channel: Path, fault: dict[str, str], message: str) -> None:
+    cases = [make_case(f"c{i}") for i in range(4)]
+    if "fault" in fault:
+        cases[1]["initial_state"]["fault"] = fault["fault"]
+    else:
+        cases[1] = make_case("c1", **fault)
+    root = write_suite(tmp_path / "suite", cases)
+    run = op.run(root, out=tmp_path / "run", progress=False)
+
+    status = dict(zip(run.cases["case_id"], run.cases["status"], strict=True))
+    assert status == {"c0": "completed", "c1": "error", "c2": "completed", "c3": "completed"}
+    error = run.cases.set_index("case_id").loc["c1", "error"]
+    assert message in error and "\n" not in error
+    bad = _verdicts(run, "c1")
+    assert sorted(bad) == sorted(CRITERIA)
+    assert all(verdict == "missing" and reason == error for verdict, reason in bad.values())
+    for cid in ("c0", "c2", "c3"):
+        assert {v for v, _ in _verdicts(run, cid).values()} == {"pass"}
+    assert not run.snapshots["case_id"].isin(["c1"]).any()
+
+    built, ran = _events(side_channel)
+    assert len(built) == 2, "one instance to start, one fresh instance after the error"
+    assert ran["c0"] == ran.get("c1", built[0]) == built[0]  # a failing reset never reaches run()
+    assert ran["c2"] == ran["c3"] == built[1]
+
+
+def test_every_case_raising_still_finishes_the_run(tmp_path: Path, side_channel: Path) -> None:
+    cases = [make_case(f"c{i}", op="raise", message=f"broken {i}") for i in range(5)]
+    run = op.run(write_suite(tmp_path / "suite", cases), out=tmp_path / "run", progress=False)
+    assert run.finished
+    assert list(run.cases["error"]) == [f"RuntimeError: broken {i}" for i in range(5)]
+    assert set(run.verdicts["verdict"]) == {"missing"}
+    assert len(run.verdicts) == 5 * len(CRITERIA)
+    built, ran = _events(side_channel)
+    assert len(built) == 6 and len(set(ran.values())) == 5  # a fresh instance for every case
+
+
+def test_workers_replace_a_failed_instance_too(tmp_path: Path, side_channel: Path) -> None:
+    cases = [make_case(f"c{i}", **({"op": "raise", "message": "x"} if i in (1, 4) else {})) for i in range(8)]
+    run = op.run(write_suite(tmp_path / "suite", cases), out=tmp_path / "run", workers=3, progress=False)
+    assert list(run.cases["case_id"]) == [f"c{i}" for i in range(8)]
+    assert [s for s in run.cases["status"]] == ["error" if i in (1, 4) else "completed" for i in range(8)]
+    built, ran = _events(side_channel)
+    assert len(built) == 3 + 2
+    assert ran["c1"] != ran["c4"]
+
+
+# -- hanging systems -----------------------------------------------------------------------------------
+
+def test_a_hanging_case_times_out_and_the_run_goes_on(tmp_path: Path, side_channel: Path) -> None:
+    cases = [make_case(f"c{i}", **({"op": "hang"} if i in (1, 3) else {})) for i in range(5)]
+    root = write_suite(tmp_path / "suite", cases, case_timeout_s=0.5)
+    t0 = time.monotonic()
+    run = op.run(root, out=tmp_path / "run", progress=False)
+    elapsed = time.monotonic() - t0
+    assert elapsed < 2 * 0.5 + 10, elapsed  # two timeouts plus a generous margin, never the hour of the hang
+
+    assert list(run.cases["status"]) == ["completed", "timeout", "completed", "timeout", "completed"]
+    errors = run.cases.set_index("case_id")["error"]
+    assert errors["c1"] == errors["c3"] == "timeout: exceeded case_timeout_s=0.5"
+    for cid in ("c1", "c3"):
+        assert {v for v, _ in _verdicts(run, cid).values()} == {"missing"}
+        assert all("timeout" in reason for _, reason in _verdicts(run, cid).values())
+    built, ran = _events(side_channel)
+    assert len(built) == 3
+    assert ran["c0"] == ran["c1"] == built[0]
+    assert ran["c2"] == ran["c3"] == built[1]
+    assert ran["c4"] == built[2]
+
+
+def test_a_hanging_case_with_workers(tmp_path: Path, side_channel: Path) -> None:
+    cases = [make_case(f"c{i}", **({"op": "hang"} if i == 2 else {})) for i in range(6)]
+    root = write_suite(tmp_path / "suite", cases, case_timeout_s=0.5)
+    t0 = time.monotonic()
+    run = op.run(root, out=tmp_path / "run", workers=2, progress=False)
+    assert time.monotonic() - t0 < 10
+    assert list(run.cases["status"]) == ["completed", "completed", "timeout", "completed", "completed", "completed"]
+    built, _ = _events(side_channel)
+    assert len(built) == 3
+
+
+def test_the_cli_exits_promptly_when_every_case_hangs_forever(tmp_path: Path) -> None:
+    """time.sleep(3600) in every case: the abandoned calls must not keep the process alive."""
+    n, timeout = 4, 0.5
+    cases = [make_case(f"c{i}", op="sleep_forever") for i in range(n)]
+    root = write_suite(tmp_path / "suite", cases, case_timeout_s=timeout)
+    log = tmp_path / "system.log"
+    t0 = time.monotonic()
+    proc = run_cli("run", str(root), "--out", str(tmp_path / "run"), "--quiet",
+                   env=cli_env(RELSYS_LOG=str(log)), timeout=60)
+    elapsed = time.monotonic() - t0
+    assert elapsed < n * timeout + 15, elapsed  # interpreter start-up included; the hang itself is an hour
+    assert proc.returncode == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    run = op.load_run(tmp_path / "run")
+    assert run.finished
+    assert list(run.cases["status"]) == ["timeout"] * n
+    assert set(run.verdicts["verdict"]) == {"missing"}
+    assert len([e for e in read_log(log) if e[0] == "init"]) == n + 1
+
+
+# -- replays (fault_recovery) ------------------------------------------------------------------------
+
+needs_fault_recovery = pytest.mark.skipif("fault_recovery" not in REGISTRY,
+                                          reason="the fault_recovery evaluator is not registered yet")
+FAULT_CRITERION = "recovers_from_error_at_pay"
+
+
+@needs_fault_recovery
+def test_a_raising_replay_is_missing_and_the_run_goes_on(tmp_path: Path, side_channel: Path) -> None:
+    cases = [make_case(f"c{i}", escalate=True, **({"replay_op": "raise", "message": "replay exploded"}
+                                                  if i == 1 else {})) for i in range(3)]
+    root = write_suite(tmp_path / "suite", cases, evaluators=[*EVALUATORS, FAULT_EVALUATOR])
+    run = op.run(root, out=tmp_path / "run", progress=False)
+    assert list(run.cases["status"]) == ["completed"] * 3
+    verdict, reason = _verdicts(run, "c1")[FAULT_CRITERION]
+    assert verdict == "missing" and "replay exploded" in reason
+    assert {v for k, (v, _) in _verdicts(run, "c1").items() if k != FAULT_CRITERION} == {"pass"}
+    for cid in ("c0", "c2"):
+        assert _verdicts(run, cid)[FAULT_CRITERION][0] == "pass"
+
+
+@needs_fault_recovery
+def test_a_replay_returning_what_cannot_be_stored_is_missing(tmp_path: Path, side_channel: Path) -> None:
+    cases = [make_case(f"c{i}", escalate=True, **({"replay_op": "unserialisable"} if i == 1 else {}))
+             for i in range(3)]
+    root = write_suite(tmp_path / "suite", cases, evaluators=[*EVALUATORS, FAULT_EVALUATOR])
+    run = op.run(root, out=tmp_path / "run", progress=False)
+    assert run.finished and list(run.cases["status"]) == ["completed"] * 3
+    verdict, reason = _verdicts(run, "c1")[FAULT_CRITERION]
+    assert verdict == "missing" and "serializ" in reason
+    assert _verdicts(run, "c2")[FAULT_CRITERION][0] == "pass"
+
+
+@needs_fault_recovery
+def test_a_hanging_replay_times_out_and_the_run_goes_on_a_fresh_instance(tmp_path: Path,
+                                                                         side_channel: Path) -> None:
+    cases = [make_case(f"c{i}", escalate=True, **({"replay_op": "hang"} if i == 1 else {})) for i in range(3)]
+    root = write_suite(tmp_path / "suite", cases, evaluators=[*EVALUATORS, FAULT_EVALUATOR], case_timeout_s=0.5)
+    t0 = time.monotonic()
+    run = op.run(root, out=tmp_path / "run", progress=False)
+    assert time.monotonic() - t0 < 10
+    assert list(run.cases["status"]) == ["completed"] * 3  # the case itself ran; only its replay hung
+    verdict, reason = _verdicts(run, "c1")[FAULT_CRITERION]
+    assert verdict == "missing" and "timeout" in reason
+    built, ran = _events(side_channel)
+    assert len(built) == 2
+    assert ran["c1"] == built[0] and ran["c2"] == built[1]
+    assert _verdicts(run, "c2")[FAULT_CRITERION][0] == "pass"
+
+
+@needs_fault_recovery
+def test_the_cli_exits_promptly_when_replays_hang_forever(tmp_path: Path) -> None:
+    n, timeout = 3, 0.5
+    cases = [make_case(f"c{i}", escalate=True, replay_op="sleep_forever") for i in range(n)]
+    root = write_suite(tmp_path / "suite", cases, evaluators=[*EVALUATORS, FAULT_EVALUATOR],
+                       case_timeout_s=timeout)
+    t0 = time.monotonic()
+    proc = run_cli("run", str(root), "--out", str(tmp_path / "run"), "--quiet", timeout=60)
+    assert time.monotonic() - t0 < n * timeout + 15
+    assert proc.returncode == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    run = op.load_run(tmp_path / "run")
+    assert list(run.cases["status"]) == ["completed"] * n
+    faults = run.verdicts[run.verdicts["criterion"] == FAULT_CRITERION]
+    assert list(faults["verdict"]) == ["missing"] * n
+    assert faults["reason"].str.contains("timeout").all()
+
+
+@pytest.mark.parametrize("limit", [float("inf"), 1e10, 1e300])
+def test_a_timeout_beyond_what_the_platform_can_wait_means_no_limit(tmp_path: Path, side_channel: Path,
+                                                                   limit: float) -> None:
+    """``case_timeout_s: .inf`` (or a value past threading.TIMEOUT_MAX) must not turn every case into an error."""
+    root = write_suite(tmp_path / "suite", [make_case("c0"), make_case("c1")], case_timeout_s=limit)
+    run = op.run(root, out=tmp_path / "run", progress=False)
+    assert list(run.cases["status"]) == ["completed", "completed"]
+    assert list(run.cases["error"].isna()) == [True, True]

@@ -1,0 +1,519 @@
+"""Hostile input: whatever a suite's files hold, the command line never shows a traceback.
+
+The contract, for every file a user writes (cases.jsonl, oloproof.yaml,
+release.yaml, label files, the paths inside them): ``oloproof run`` exits 0 or 1
+(the input was valid), or exits 2 printing ONE line ``oloproof: error: …`` that
+names the file (and, for JSONL, the line). Property tests drive
+``oloproof_nb.cli.main`` in-process; a few real subprocesses check the console
+script end to end. Large case files stream: memory stays bounded by one case.
+
+Decisions pinned here:
+
+* ``NaN``, ``Infinity`` and ``-Infinity`` tokens are accepted in cases.jsonl (Python's
+  JSON reads them, and the run store writes them back the same way); a NaN in a
+  state equals NaN, so such a case runs and its state checks pass.
+* Objects and lists nested deeper than ``paths.MAX_DEPTH`` (200) levels in a case
+  line are refused (exit 2, naming the line); deeper than the JSON parser can
+  read, likewise.
+* A UTF-8 byte-order mark at the start of cases.jsonl is skipped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import itertools
+import json
+import re
+import time
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from _reliability_systems import ECHO_SOURCE, one_error_line, run_cli
+from hypothesis import HealthCheck, event, example, given, settings
+from hypothesis import strategies as st
+from hypothesis.control import currently_in_test_context
+
+import oloproof_nb as op
+from oloproof_nb import cli
+from oloproof_nb.cases import iter_cases
+from oloproof_nb.paths import MAX_DEPTH, flatten, format_path, get_path, leaf_diff, parse_path, values_equal
+
+SETTINGS = settings(max_examples=30, deadline=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+COUNTER = itertools.count()
+BASE_CONFIG: dict[str, Any] = {
+    "name": "hostile",
+    "system": "echo:Echo",
+    "cases": "cases.jsonl",
+    "evaluators": [{"type": "answer_matches"}, {"type": "state_matches", "mode": "subset"}],
+}
+GOOD_CASE = {"id": "g1", "input": {"answer": "ok", "message": "hello"}, "initial_state": {"a": {"b": 1}},
+             "expected": {"answer": "ok", "state": {"a": {"b": 1}}}}
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("hostile")
+
+
+def _suite(base: Path, *, cases: bytes | None = None, config: str | bytes | dict[str, Any] | None = None,
+           release: str | bytes | None = None, labels: dict[str, bytes] | None = None) -> Path:
+    root = base / f"s{next(COUNTER)}"
+    root.mkdir()
+    (root / "echo.py").write_text(ECHO_SOURCE, encoding="utf-8")
+    (root / "cases.jsonl").write_bytes(cases if cases is not None else (json.dumps(GOOD_CASE) + "\n").encode())
+    if config is None or isinstance(config, dict):
+        text = yaml.safe_dump(config or BASE_CONFIG, sort_keys=False, allow_unicode=True)
+        (root / "oloproof.yaml").write_text(text, encoding="utf-8")
+    else:
+        (root / "oloproof.yaml").write_bytes(config.encode("utf-8", "surrogatepass") if isinstance(config, str)
+                                             else config)
+    if release is not None:
+        (root / "release.yaml").write_bytes(release.encode("utf-8", "surrogatepass") if isinstance(release, str)
+                                            else release)
+    for rel, data in (labels or {}).items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_bytes(data)
+    return root
+
+
+def _cli(*args: str) -> tuple[int, str]:
+    """``cli.main(args)`` in-process; any exception escaping it fails the test (that is the traceback)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = cli.main(list(args))
+        except SystemExit as exc:  # argparse's own exit
+            code = int(exc.code or 0)
+    return code, err.getvalue()
+
+
+def _run(root: Path) -> tuple[int, str]:
+    return _cli("run", str(root), "--out", str(root / "runs" / "r"), "--quiet")
+
+
+def _holds_contract(root: Path, code: int, err: str, names: list[str], line_for: str | None = None) -> str | None:
+    """Exit 0/1 (and the run loads, every case recorded), or exit 2 with one line naming one of ``names``.
+
+    When the line names ``line_for`` (a JSONL file) with a line number, that number must exist in the file.
+    """
+    assert "Traceback" not in err, err
+    if currently_in_test_context():
+        event(f"exit {code}")  # --hypothesis-show-statistics shows how often the valid branch runs
+    if code in (0, 1):
+        run = op.load_run(root / "runs" / "r")
+        assert run.finished
+        assert len(run.cases) == len(op.load_suite(root).cases)
+        return None
+    assert code == 2, (code, err)
+    message = one_error_line(err)
+    assert any(name in message for name in names), (names, message)
+    if line_for is not None and line_for in message:
+        found = re.search(r": line (\d+): ", message)
+        if found:
+            n_lines = (root / line_for).read_bytes().count(b"\n") + 1
+            assert 1 <= int(found.group(1)) <= n_lines, message
+    return message
+
+
+# -- strategies ------------------------------------------------------------------------------------------
+
+KEY_CHARS = st.characters(codec="utf-8") | st.sampled_from(list(".[]\"'\\ ~{}$0"))
+KEYS = st.text(KEY_CHARS, max_size=6)
+SCALARS = (st.none() | st.booleans() | st.integers(min_value=-(10**30), max_value=10**30)
+           | st.floats(allow_nan=True, allow_infinity=True) | st.text(max_size=12)
+           | st.sampled_from(["\ud800", "\udfff x", "a.b", "", "{value}", "orders.ord-1.status"]))
+JSON = st.recursive(SCALARS, lambda kids: st.lists(kids, max_size=3) | st.dictionaries(KEYS, kids, max_size=3),
+                    max_leaves=12)
+DICTS = st.dictionaries(KEYS, JSON, max_size=4)
+
+
+def _dumps(value: Any, ascii_only: bool) -> bytes:
+    """JSON text as bytes; lone surrogates become invalid UTF-8 when not escaped (hostile on purpose)."""
+    return json.dumps(value, ensure_ascii=ascii_only).encode("utf-8", "surrogatepass")
+
+
+CASE_OBJECTS = st.fixed_dictionaries(
+    {"id": st.text(min_size=1, max_size=6) | JSON, "input": DICTS | JSON},
+    optional={"initial_state": DICTS | JSON, "cluster": JSON, "metadata": DICTS | JSON, "outcome": DICTS | JSON,
+              "expected": st.fixed_dictionaries({}, optional={"answer": JSON, "state": DICTS | JSON}) | JSON,
+              "surprise": JSON},
+)
+CASE_LINES = st.one_of(
+    st.builds(_dumps, CASE_OBJECTS, st.booleans()),
+    st.builds(_dumps, JSON, st.booleans()),
+    st.text(max_size=40).map(lambda t: t.encode("utf-8", "surrogatepass")),
+    st.binary(max_size=40),
+    st.sampled_from([b"", b"   ", b"\t\r", b"NaN", b"{", b"}", b"[]", b"\xef\xbb\xbf{}", b"\x00"]),
+)
+CASE_FILES = st.one_of(
+    st.lists(CASE_LINES, max_size=5).flatmap(
+        lambda lines: st.sampled_from([b"\n", b"\r\n"]).map(lambda nl: nl.join(lines))),
+    st.lists(CASE_LINES, max_size=5).map(lambda lines: b"".join(line + b"\n" for line in lines)),
+    st.binary(max_size=200),
+)
+
+# a valid case line of the documented shape, for the valid branch
+VALID_CASES = st.fixed_dictionaries({
+    "id": st.text(st.characters(codec="utf-8"), min_size=1, max_size=8),
+    "input": DICTS,
+    "initial_state": DICTS,
+}, optional={"expected": st.fixed_dictionaries({}, optional={"answer": JSON, "state": DICTS}),
+             "metadata": DICTS, "cluster": st.text(max_size=5)})
+
+
+# -- cases.jsonl -------------------------------------------------------------------------------------------
+
+@SETTINGS
+@given(data=CASE_FILES)
+@example(data=b"")
+@example(data=b"\n\n   \n")
+@example(data=b'{"id": "a", "input": {}}\n' * 2)
+@example(data=b'{"id": "a", "input": {"x": ' + b"9" * 5000 + b"}}\n")
+@example(data=b'{"id": "a", "input": {}, "initial_state": {"x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}}\n")
+@example(data=b'{"id": "a", "input": {}, "initial_state": ' + b'{"k": ' * 300 + b"1" + b"}" * 300 + b"}\n")
+@example(data=b'{"id": "a", "input": {}}\n{"id": "b", "input": {"x": "\xff"}}\n')
+@example(data=b'{"id": "a", "input": {"k": "\\ud800"}}\n')
+@example(data=b'{"id": "a", "input": {}, "expected": {"state": 5}}\n')
+@example(data=b'{"id": "a", "input": {}, "expected": {"answer": 1, "extra": 2}}\n')
+@example(data=b'{"id": "a", "input": {}, "cluster": [1]}\n')
+@example(data=b'{"id": "a", "input": {}, "outcome": {"artifact_id": 5}}\n')
+def test_any_case_file_gives_a_run_or_one_line_naming_the_file(base: Path, data: bytes) -> None:
+    root = _suite(base, cases=data)
+    code, err = _run(root)
+    _holds_contract(root, code, err, [str(root / "cases.jsonl")], line_for="cases.jsonl")
+
+
+@SETTINGS
+@given(cases=st.lists(VALID_CASES, min_size=1, max_size=4, unique_by=lambda c: c["id"]), ascii_only=st.booleans())
+def test_valid_cases_with_any_keys_and_values_run(base: Path, cases: list[dict[str, Any]], ascii_only: bool) -> None:
+    """Unicode keys, keys with dots and brackets, NaN and infinities, nulls, empty containers: all run."""
+    data = b"".join(_dumps(c, ascii_only) + b"\n" for c in cases)
+    root = _suite(base, cases=data)
+    code, err = _run(root)
+    text = json.dumps(cases, ensure_ascii=False)
+    if any("\ud800" <= ch <= "\udfff" for ch in text):  # a lone surrogate is not text: refused, naming the line
+        assert code == 2
+        message = one_error_line(err)
+        assert str(root / "cases.jsonl") in message and ": line " in message, message
+        assert "surrogate" in message or "UTF-8" in message, message
+        return
+    assert code in (0, 1), err
+    run = op.load_run(root / "runs" / "r")
+    assert list(run.cases["case_id"]) == [c["id"] for c in cases]
+    states = dict(zip(run.snapshots["case_id"], run.snapshots["state"], strict=True))
+    for c in cases:  # the echo system reports the state it was reset to: it must come back equal, NaN included
+        assert values_equal(c["initial_state"], states[c["id"]])
+
+
+def test_nan_and_infinity_tokens_are_accepted_and_nan_equals_nan(base: Path) -> None:
+    line = (b'{"id": "n1", "input": {"answer": "ok"}, '
+            b'"initial_state": {"x": NaN, "y": Infinity, "z": -Infinity, "w": [NaN, 1.5]}, '
+            b'"expected": {"answer": "ok", "state": {"x": NaN, "y": Infinity, "z": -Infinity, "w": [NaN, 1.5]}}}\n')
+    root = _suite(base, cases=line)
+    code, err = _run(root)
+    assert code in (0, 1), err  # the gate's verdict; what matters here is what was judged
+    run = op.load_run(root / "runs" / "r")
+    assert dict(zip(run.verdicts["criterion"], run.verdicts["verdict"], strict=True)) == {
+        "answer_matches": "pass", "state_matches": "pass"}
+    state = run.snapshots["state"].iloc[0]
+    assert state["x"] != state["x"] and state["y"] == float("inf") and state["z"] == float("-inf")
+    assert run.changes.empty  # NaN before and NaN after is no change
+    assert run.comparisons["ok"].all()
+
+
+def test_a_byte_order_mark_is_skipped(base: Path) -> None:
+    root = _suite(base, cases=b"\xef\xbb\xbf" + (json.dumps(GOOD_CASE) + "\n").encode())
+    code, err = _run(root)
+    assert code in (0, 1), err
+    assert list(op.load_run(root / "runs" / "r").cases["case_id"]) == ["g1"]
+
+
+@pytest.mark.parametrize(("data", "line", "what"), [
+    (b'{"id": "a", "input": {}}\n{"id": "b", "input": {}}\n{"id": "c", "input": {"x": "\xff"}}\n', 3, "UTF-8"),
+    (b'{"id": "a", "input": {}}\n\n\n{"id": "a", "input": {}}\n', 4, "duplicate"),
+    (b'{"id": "a", "input": {}}\n{"id": "b"}\n', 2, "input"),
+    (b'{"id": "a", "input": {}, "initial_state": ' + b"[" * (MAX_DEPTH + 5) + b"]" * (MAX_DEPTH + 5) + b"}\n", 1,
+     "nested deeper"),
+    (b'{"id": "a", "input": {}, "expected": {"state": 5}}\n', 1, "expected"),
+])
+def test_the_error_names_the_right_line(base: Path, data: bytes, line: int, what: str) -> None:
+    root = _suite(base, cases=data)
+    code, err = _run(root)
+    assert code == 2
+    message = one_error_line(err)
+    assert f"{root / 'cases.jsonl'}: line {line}: " in message and what in message, message
+
+
+# -- paths -----------------------------------------------------------------------------------------------
+
+@SETTINGS
+@given(keys=st.lists(KEYS, min_size=1, max_size=5))
+def test_any_keys_survive_format_then_parse(keys: list[str]) -> None:
+    assert parse_path(format_path(keys)) == tuple(keys)
+
+
+@SETTINGS
+@given(state=DICTS)
+def test_every_flattened_path_gets_its_value_back(state: dict[str, Any]) -> None:
+    flat = flatten(state)
+    for path, value in flat.items():
+        assert values_equal(get_path(state, path), value), path
+    assert leaf_diff(state, state) == []  # NaN included: a state never differs from itself
+
+
+@SETTINGS
+@given(paths=st.lists(st.text(max_size=15) | JSON, min_size=1, max_size=3))
+@example(paths=["\ud800"])
+@example(paths=['a["b.c"].0', "a..b", "[", "x[\"unterminated", "\u2028"])
+def test_any_path_in_a_config_runs_or_names_the_config(base: Path, paths: list[Any]) -> None:
+    config = {**BASE_CONFIG, "evaluators": [{"type": "state_unchanged", "paths": paths},
+                                            {"type": "state_matches", "mode": "paths", "paths": paths}]}
+    root = _suite(base, config=config)
+    code, err = _run(root)
+    _holds_contract(root, code, err, [str(root / "oloproof.yaml")])
+
+
+# -- oloproof.yaml and release.yaml ---------------------------------------------------------------------
+
+SUITE_KEYS = ["name", "system", "cases", "evaluators", "metamorphic", "slices", "validators", "case_timeout_s"]
+PLAUSIBLE = {
+    "name": st.text(max_size=8) | JSON,
+    "system": st.sampled_from(["echo:Echo", "echo:Nope", "nope:Echo", "echo", ":", "os:system"]) | JSON,
+    "cases": st.sampled_from(["cases.jsonl", "echo.py", ".", "missing.jsonl", "\x00"]) | JSON,
+    "evaluators": st.lists(st.fixed_dictionaries(
+        {"type": st.sampled_from(["answer_matches", "state_matches", "state_unchanged", "fault_recovery",
+                                  "metamorphic_relation", "outcome_contract", "nope"]) | JSON},
+        optional={"criterion": JSON, "mode": st.sampled_from(["whole", "paths", "subset"]) | JSON,
+                  "paths": st.lists(st.text(max_size=6)) | JSON, "tolerance": JSON, "tool": JSON,
+                  "fault": JSON, "relation": JSON, "transform": JSON, "extra": JSON}), max_size=3) | JSON,
+    "metamorphic": st.fixed_dictionaries({}, optional={"transforms": st.lists(st.fixed_dictionaries(
+        {"name": st.text(max_size=5) | JSON, "field": st.sampled_from(["message", "answer"]) | JSON,
+         "template": st.sampled_from(["{value}!", "no placeholder"]) | JSON,
+         "validity_labels": st.sampled_from(["labels/t.jsonl", "nope.jsonl"]) | JSON,
+         "minimum_validity": JSON}), max_size=2) | JSON}) | JSON,
+    "slices": st.lists(st.sampled_from(["tool_calls:1,2", "trajectory_length:2,1", "x", ""]) | JSON) | JSON,
+    "validators": st.dictionaries(st.text(max_size=5), st.sampled_from(["echo:Echo", "x"]) | JSON) | JSON,
+    "case_timeout_s": st.floats() | JSON,
+}
+
+
+@st.composite
+def suite_configs(draw: st.DrawFn) -> dict[str, Any]:
+    config = dict(BASE_CONFIG)
+    for key in draw(st.lists(st.sampled_from(SUITE_KEYS), unique=True, max_size=3)):
+        if draw(st.booleans()):
+            config.pop(key, None)
+        else:
+            config[key] = draw(PLAUSIBLE[key])
+    if draw(st.booleans()):
+        config[draw(KEYS)] = draw(JSON)
+    return config
+
+
+@SETTINGS
+@given(config=suite_configs())
+def test_any_suite_config_runs_or_names_the_file(base: Path, config: dict[str, Any]) -> None:
+    root = _suite(base, config=config, labels={"labels/t.jsonl": b""})
+    code, err = _run(root)
+    names = [str(root / "oloproof.yaml"), str(root)]
+    if isinstance(config.get("cases"), str):
+        names.append(config["cases"])
+    _holds_contract(root, code, err, names)
+
+
+YAML_TEXT = st.one_of(
+    st.text(max_size=80),
+    st.binary(max_size=80).map(lambda b: b.decode("latin-1")),
+    st.sampled_from(["", "---\n", "- 1\n- 2\n", "name: [\n", "name: !!python/object:os.system x\n",
+                     "? [1, 2]\n: 3\n", "name: &a x\nsystem: *a\n", "\ufeffname: x\n", "name: " + "[" * 5000,
+                     "a: " + "{x: " * 200 + "1" + "}" * 200 + "\n", "%YAML 9.9\n---\nx: 1\n", "\t\x00\x01"]),
+)
+
+
+@SETTINGS
+@given(text=YAML_TEXT)
+def test_any_oloproof_yaml_text_names_the_file(base: Path, text: str) -> None:
+    root = _suite(base, config=text)
+    code, err = _run(root)
+    _holds_contract(root, code, err, [str(root / "oloproof.yaml"), str(root)])
+
+
+@SETTINGS
+@given(data=st.binary(max_size=120))
+@example(data=b"\xff\xfe\x00n\x00a\x00m\x00e")
+def test_binary_oloproof_yaml_names_the_file(base: Path, data: bytes) -> None:
+    root = _suite(base, config=data)
+    code, err = _run(root)
+    _holds_contract(root, code, err, [str(root / "oloproof.yaml"), str(root)])
+
+
+RELEASE_VALUES = {
+    "confidence": st.floats() | JSON,
+    "allow_approximate_methods": JSON,
+    "min_clusters": st.integers() | JSON,
+    "method": st.sampled_from(["cluster_t", "cluster_bootstrap", "bayes"]) | JSON,
+    "unclustered_method": st.sampled_from(["clopper_pearson", "wilson", "x"]) | JSON,
+    "bootstrap": st.fixed_dictionaries({}, optional={"resamples": st.integers() | JSON,
+                                                    "seed": st.integers() | JSON}) | JSON,
+    "criteria": st.dictionaries(st.sampled_from(["answer_matches", "state_matches", "nope"]) | st.text(max_size=4),
+                                st.floats() | JSON, max_size=3) | JSON,
+}
+
+
+@SETTINGS
+@given(release=st.fixed_dictionaries({}, optional=RELEASE_VALUES) | JSON | YAML_TEXT)
+@example(release={"method": "cluster_bootstrap", "bootstrap": {"resamples": 10**13, "seed": -1}})
+@example(release={"bootstrap": {"seed": -5}})
+@example(release={"criteria": {"answer_matches": float("nan")}})
+def test_any_release_yaml_runs_or_names_the_file(base: Path, release: Any) -> None:
+    text = release if isinstance(release, str) else yaml.safe_dump(release, allow_unicode=True)
+    root = _suite(base, release=text)
+    code, err = _run(root)
+    _holds_contract(root, code, err, [str(root / "release.yaml")])
+
+
+@pytest.mark.parametrize("which", ["oloproof.yaml", "release.yaml", "cases.jsonl"])
+def test_empty_files(base: Path, which: str) -> None:
+    root = _suite(base, **{"oloproof.yaml": {"config": b""}, "release.yaml": {"release": b""},
+                           "cases.jsonl": {"cases": b""}}[which])
+    code, err = _run(root)
+    message = _holds_contract(root, code, err, [str(root / which)])
+    if which != "release.yaml":  # an empty release.yaml is all defaults
+        assert message is not None
+
+
+# -- label files --------------------------------------------------------------------------------------------
+
+LABEL_CONFIG = {
+    **BASE_CONFIG,
+    "evaluators": [{"type": "answer_matches"}, {"type": "metamorphic_relation", "relation": "same_output",
+                                                 "transform": "t"}],
+    "metamorphic": {"transforms": [{"name": "t", "field": "message", "template": "{value} (reworded)",
+                                    "validity_labels": "labels/t.jsonl", "minimum_validity": 0.5}]},
+}
+LABEL_LINES = st.one_of(
+    st.builds(_dumps, st.fixed_dictionaries(
+        {"case_id": st.sampled_from(["g1~t", "g1", "x~t", ""]) | JSON},
+        optional={"valid": st.booleans() | JSON, "labeler": st.text(max_size=4) | JSON,
+                  "note": st.text(max_size=10) | st.sampled_from(["a\u2028b", "\x85"]) | JSON,
+                  "extra": JSON}), st.booleans()),
+    st.builds(_dumps, JSON, st.booleans()),
+    st.text(max_size=30).map(lambda t: t.encode("utf-8", "surrogatepass")),
+    st.binary(max_size=30),
+)
+
+
+@SETTINGS
+@given(lines=st.lists(LABEL_LINES, max_size=4))
+@example(lines=[b'{"case_id": "g1~t", "valid": true, "note": ' + b"9" * 5000 + b"}"])
+@example(lines=[b'{"case_id": "g1~t", "valid": true, "note": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"])
+@example(lines=[b"\xff\xfe"])
+def test_any_label_file_runs_or_names_the_file_and_line(base: Path, lines: list[bytes]) -> None:
+    root = _suite(base, config=LABEL_CONFIG, labels={"labels/t.jsonl": b"".join(x + b"\n" for x in lines)})
+    code, err = _run(root)
+    _holds_contract(root, code, err, [str(root / "labels" / "t.jsonl")], line_for="labels/t.jsonl")
+
+
+def test_a_label_note_with_a_line_separator_is_one_line(base: Path) -> None:
+    """U+2028 and U+0085 are legal inside JSON strings: they do not end a JSONL line."""
+    line = json.dumps({"case_id": "g1~t", "valid": True, "note": "first\u2028second\x85third"}, ensure_ascii=False)
+    root = _suite(base, config=LABEL_CONFIG, labels={"labels/t.jsonl": (line + "\n").encode()})
+    code, err = _run(root)
+    assert code in (0, 1), err
+    run = op.load_run(root / "runs" / "r")
+    assert list(run.pairs["label"]) == ["valid"]
+
+
+# -- huge lines and streaming ---------------------------------------------------------------------------------
+
+def test_a_10_mb_case_line_runs(base: Path) -> None:
+    case = {**GOOD_CASE, "input": {**GOOD_CASE["input"], "blob": "x" * 10_000_000}}
+    root = _suite(base, cases=(json.dumps(case) + "\n").encode())
+    code, err = _run(root)
+    assert code in (0, 1), err
+    assert list(op.load_run(root / "runs" / "r").cases["status"]) == ["completed"]
+
+
+def test_a_10_mb_junk_line_is_one_error_line(base: Path) -> None:
+    root = _suite(base, cases=b"#" * 10_000_000 + b"\n")
+    code, err = _run(root)
+    assert code == 2
+    message = one_error_line(err)
+    assert f"{root / 'cases.jsonl'}: line 1: " in message
+    assert len(message) < 500
+
+
+def _peak_while(fn: Any) -> tuple[int, Any]:
+    tracemalloc.start()
+    try:
+        result = fn()
+        return tracemalloc.get_traced_memory()[1], result
+    finally:
+        tracemalloc.stop()
+
+
+def _drain(path: Path) -> Any:
+    try:
+        return [case.id for _, case in iter_cases(path)]
+    except op.OloproofError as exc:
+        return exc
+
+
+MB = 1 << 20
+
+
+def test_a_50_mb_line_of_padded_junk_is_reported_in_bounded_memory(tmp_path: Path) -> None:
+    path = tmp_path / "cases.jsonl"
+    with path.open("wb") as fh:
+        fh.write(b" " * (50 * MB) + b"junk" + b" " * (10 * MB) + b"\n")
+    peak, result = _peak_while(lambda: _drain(path))
+    assert isinstance(result, op.OloproofError) and ": line 1: " in str(result)
+    assert peak < 4 * MB, peak
+
+
+def test_many_blank_lines_stream_in_bounded_memory(tmp_path: Path) -> None:
+    path = tmp_path / "cases.jsonl"
+    good = (json.dumps(GOOD_CASE) + "\n").encode()
+    with path.open("wb") as fh:
+        fh.write(good)
+        fh.write(b"\n" * 200_000)  # many blank lines
+        for _ in range(20):
+            fh.write(b" " * (2 * MB) + b"\t \r\n")  # long blank lines: 40 MB of whitespace in all
+        fh.write(good.replace(b'"g1"', b'"g2"'))
+    peak, result = _peak_while(lambda: _drain(path))
+    assert result == ["g1", "g2"]
+    assert peak < 4 * MB, peak
+
+
+def test_an_error_on_line_1_of_a_200_mb_file_does_not_read_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "cases.jsonl"
+    with path.open("wb") as fh:
+        fh.write(b'{"id": 1, "input": {}}\n')
+        fh.write((json.dumps(GOOD_CASE) + "\n").encode() * ((200 * MB) // 200))
+    assert path.stat().st_size > 150 * MB
+    t0 = time.perf_counter()
+    peak, result = _peak_while(lambda: _drain(path))
+    assert time.perf_counter() - t0 < 2.0
+    assert isinstance(result, op.OloproofError) and ": line 1: " in str(result)
+    assert peak < 4 * MB, peak
+
+
+# -- the real console script -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("name", "files"), [
+    ("binary-cases", {"cases.jsonl": bytes(range(256)) * 4}),
+    ("nested-100k", {"cases.jsonl": b'{"id": "a", "input": ' + b"[" * 100_000 + b"]" * 100_000 + b"}\n"}),
+    ("latin-1-yaml", {"oloproof.yaml": "name: caf\xe9\nsystem: echo:Echo\n".encode("latin-1")}),
+])
+def test_the_console_script_prints_one_line_and_exits_2(base: Path, name: str, files: dict[str, bytes]) -> None:
+    root = _suite(base, cases=files.get("cases.jsonl"), config=files.get("oloproof.yaml"))
+    proc = run_cli("run", str(root), "--out", str(root / "runs" / "r"), "--quiet")
+    assert proc.returncode == 2, proc.stderr
+    message = one_error_line(proc.stderr)
+    assert str(root) in message
+    assert proc.stdout == ""

@@ -1,0 +1,63 @@
+"""notebooks/03-outcome-receipts.ipynb: committed without outputs, and runs headless from start to end."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "03-outcome-receipts.ipynb"
+
+
+def _text(cell: nbformat.NotebookNode) -> str:
+    parts = []
+    for output in cell.get("outputs", []):
+        if output.get("output_type") == "stream":
+            parts.append(output.get("text", ""))
+        data = output.get("data", {})
+        parts.append(data.get("text/plain", ""))
+    return "".join(parts)
+
+
+def test_notebook_is_committed_without_outputs() -> None:
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    nbformat.validate(nb)
+    code = [cell for cell in nb.cells if cell.cell_type == "code"]
+    assert code
+    assert all(cell.outputs == [] and cell.execution_count is None for cell in code)
+
+
+@pytest.fixture(scope="module")
+def executed(tmp_path_factory: pytest.TempPathFactory) -> nbformat.NotebookNode:
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    cwd = tmp_path_factory.mktemp("nb03")
+    env_backend = os.environ.get("MPLBACKEND")
+    os.environ["MPLBACKEND"] = "Agg"
+    try:
+        NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(cwd)}}).execute()
+    finally:
+        if env_backend is None:
+            os.environ.pop("MPLBACKEND", None)
+        else:
+            os.environ["MPLBACKEND"] = env_backend
+    return nb
+
+
+def test_notebook_runs_without_errors(executed: nbformat.NotebookNode) -> None:
+    for cell in executed.cells:
+        if cell.cell_type == "code":
+            assert not [o for o in cell.outputs if o.get("output_type") == "error"], cell.source
+
+
+def test_notebook_shows_the_side_by_side_and_the_hook(executed: nbformat.NotebookNode) -> None:
+    text = "\n".join(_text(cell) for cell in executed.cells if cell.cell_type == "code")
+    for status in ("verified", "missing", "stale", "hash_mismatch", "validator_failed", "wrong_artifact",
+                   "unverified", "waiting"):
+        assert status in text, status
+    assert "terminal status == completed" in text and "outcome contract verified" in text
+    assert "gate: BLOCK" in text
+    assert "exit code: 0" in text and "exit code: 2" in text
+    assert "hmac-sha256" in text

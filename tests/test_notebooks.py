@@ -1,0 +1,103 @@
+"""The notebooks: committed without outputs, and each runs headless from start to end (nbclient).
+
+Notebook 03 is executed here only when it exists and has no test file of its
+own (tests/test_notebook_03.py runs it with its own checks).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+OWN_TESTS = {"03-outcome-receipts.ipynb": Path(__file__).resolve().parent / "test_notebook_03.py"}
+MINE = ["01-quickstart.ipynb", "02-gate-statistics.ipynb"]
+
+
+def _to_run() -> list[str]:
+    names = list(MINE)
+    for path in sorted(NOTEBOOKS.glob("03-*.ipynb")):
+        own = OWN_TESTS.get(path.name)
+        if own is None or not own.exists():
+            names.append(path.name)
+    return names
+
+
+def _text(nb: nbformat.NotebookNode) -> str:
+    parts = []
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            parts.append(output.get("text", ""))
+            parts.append(output.get("data", {}).get("text/plain", ""))
+            parts.append(output.get("data", {}).get("text/html", ""))
+    return "\n".join(parts)
+
+
+@pytest.mark.parametrize("name", MINE)
+def test_committed_without_outputs(name: str) -> None:
+    nb = nbformat.read(NOTEBOOKS / name, as_version=4)
+    nbformat.validate(nb)
+    assert nb.metadata["kernelspec"]["name"] == "python3"
+    code = [cell for cell in nb.cells if cell.cell_type == "code"]
+    assert code and all(cell.outputs == [] and cell.execution_count is None for cell in code)
+    assert sum(cell.cell_type == "markdown" for cell in nb.cells) >= len(code) // 2  # explained, not just code
+
+
+@pytest.fixture(scope="module")
+def executed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[nbformat.NotebookNode, float]]:
+    out: dict[str, tuple[nbformat.NotebookNode, float]] = {}
+    backend = os.environ.get("MPLBACKEND")
+    os.environ["MPLBACKEND"] = "Agg"
+    try:
+        for name in _to_run():
+            nb = nbformat.read(NOTEBOOKS / name, as_version=4)
+            cwd = tmp_path_factory.mktemp(name.split("-")[0])
+            start = time.perf_counter()
+            NotebookClient(nb, timeout=300, kernel_name="python3",
+                           resources={"metadata": {"path": str(cwd)}}).execute()
+            out[name] = (nb, time.perf_counter() - start)
+            assert not any(cwd.iterdir()), f"{name} left files in the working directory"
+    finally:
+        if backend is None:
+            os.environ.pop("MPLBACKEND", None)
+        else:
+            os.environ["MPLBACKEND"] = backend
+    return out
+
+
+@pytest.mark.parametrize("name", _to_run())
+def test_notebook_executes_headless(name: str, executed: dict[str, tuple[nbformat.NotebookNode, float]]) -> None:
+    nb, seconds = executed[name]
+    errors = [o for cell in nb.cells for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+    assert not errors
+    assert seconds < 120, f"{name} took {seconds:.0f} s (budget 60 s)"
+
+
+def test_quickstart_shows_every_frame_and_a_panel(executed: dict[str, tuple[nbformat.NotebookNode, float]]) -> None:
+    nb, _ = executed["01-quickstart.ipynb"]
+    sources = "\n".join(cell.source for cell in nb.cells if cell.cell_type == "code")
+    for frame in ("cases", "steps", "snapshots", "changes", "verdicts", "comparisons", "replays", "pairs",
+                  "receipts"):
+        assert f"run.{frame}" in sources, frame
+    assert "run.panel(" in sources
+    text = _text(nb)
+    assert "environment_state/v1" in text and "Gate: BLOCK" in text
+
+
+def test_statistics_notebook_covers_methods_gate_slices_plots_exports(
+        executed: dict[str, tuple[nbformat.NotebookNode, float]]) -> None:
+    nb, _ = executed["02-gate-statistics.ipynb"]
+    sources = "\n".join(cell.source for cell in nb.cells if cell.cell_type == "code")
+    for name in ("op.rate_interval", "op.cluster_se", "op.gate", "op.slice_table", "op.plots.gate",
+                 "op.plots.slices", "op.plots.validity", "op.export_table"):
+        assert name in sources, name
+    text = _text(nb)
+    for method in ("clopper_pearson", "wilson", "cluster_t", "cluster_bootstrap"):
+        assert method in text, method
+    assert "few_clusters" in text

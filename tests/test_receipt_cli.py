@@ -1,0 +1,199 @@
+"""``oloproof receipt CONTRACT.json`` on real files, and the CLI's errors for outcome configuration."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _outcome_systems import CONTENT_SENTINEL, LOCATOR_SENTINEL, OUTCOME_SYSTEM, case, write_checks
+
+from oloproof_nb.cli import main
+
+PY = sys.executable
+CONTENT = ('{"marker": "' + CONTENT_SENTINEL + '", "total": 3}\n').encode("utf-8")
+# printf '{"marker": "CONTENT-SENTINEL-4f7z", "total": 3}\n' | sha256sum
+CONTENT_SHA256 = "f5976e09954710ebf51876f454492d81c2be3b02eadcbbeccba5b78ac52a3278"
+STARTED = "2026-07-25T14:00:00Z"
+AFTER = 1785074400.0  # 2026-07-26T14:00:00Z, a day after STARTED
+BEFORE = 1784901600.0  # 2026-07-24T14:00:00Z, a day before
+CHECK = "import json, sys\nsys.exit(0 if 'total' in json.load(open(sys.argv[-1])) else 3)\n"
+
+
+def make_contract(folder: Path, *, write: bool = True, mtime: float = AFTER, content: bytes = CONTENT,
+                  **fields: Any) -> Path:
+    """An artifact under a sentinel-named folder and a contract file next to that folder."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "check.py").write_text(CHECK, encoding="utf-8")
+    artifact = folder / LOCATOR_SENTINEL / "report.json"
+    if write:
+        artifact.parent.mkdir(exist_ok=True)
+        artifact.write_bytes(content)
+        os.utime(artifact, (mtime, mtime))
+    body = {"artifact_id": "monthly-report", "locator": f"{LOCATOR_SENTINEL}/report.json",
+            "run_started_at": STARTED, **fields}
+    path = folder / "contract.json"
+    path.write_text(json.dumps(body), encoding="utf-8")
+    return path
+
+
+def receipt_cli(path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any], str]:
+    code = main(["receipt", str(path)])
+    out, err = capsys.readouterr()
+    return code, json.loads(out), err
+
+
+def assert_no_leak(*texts: str) -> None:
+    for text in texts:
+        assert LOCATOR_SENTINEL not in text
+        assert CONTENT_SENTINEL not in text
+
+
+def test_verified_exits_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = make_contract(tmp_path, expected_sha256=CONTENT_SHA256, validator={"command": [PY, "check.py"]})
+    code, receipt, err = receipt_cli(path, capsys)
+    assert code == 0
+    assert (receipt["status"], receipt["observed_digest"], receipt["validator_exit_code"]) == (
+        "verified", CONTENT_SHA256, 0)
+    assert receipt["evidence_source"] == "local_file_stat"
+    assert err == ""
+    assert_no_leak(json.dumps(receipt), err)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "status"),
+    [
+        ({"write": False}, "missing"),
+        ({"mtime": BEFORE}, "stale"),
+        ({"expected_sha256": "0" * 64}, "hash_mismatch"),
+        ({"content": b'{"marker": "' + CONTENT_SENTINEL.encode() + b'"}\n',
+          "validator": {"command": [PY, "check.py"]}}, "validator_failed"),
+        ({"validator": {"command": ["no-such-program-8x1"]}}, "unverified"),
+        ({"mtime": BEFORE, "expected_sha256": "0" * 64}, "stale"),  # stale wins over a mismatch
+    ],
+)
+def test_every_failure_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str], kwargs: dict[str, Any],
+                               status: str) -> None:
+    path = make_contract(tmp_path, **kwargs)
+    code, receipt, err = receipt_cli(path, capsys)
+    assert (code, receipt["status"]) == (2, status)
+    assert receipt["reason"].startswith(f"{status}:")
+    assert_no_leak(json.dumps(receipt), err)
+
+
+def test_console_script_exit_codes_in_a_subprocess(tmp_path: Path) -> None:
+    good = make_contract(tmp_path / "good")
+    gone = make_contract(tmp_path / "gone", write=False)
+    script = [PY, "-m", "oloproof_nb.cli", "receipt"]
+    done = subprocess.run([*script, str(good)], capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and json.loads(done.stdout)["status"] == "verified"
+    done = subprocess.run([*script, str(gone)], capture_output=True, text=True, check=False)
+    assert done.returncode == 2 and json.loads(done.stdout)["status"] == "missing"
+    assert_no_leak(done.stdout, done.stderr)
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("{not json", "not valid JSON"),
+        (json.dumps({"artifact_id": "a", "locator": "x", "run_started_at": STARTED, "path": "y"}),
+         "unknown key 'path'"),
+        (json.dumps({"artifact_id": "a", "locator": "x"}), "missing required key 'run_started_at'"),
+        (json.dumps({"artifact_id": "a", "locator": "x", "run_started_at": "yesterday"}), "run_started_at"),
+    ],
+)
+def test_bad_contract_file_exits_2_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str,
+                                                 words: str) -> None:
+    path = tmp_path / "contract.json"
+    path.write_text(text, encoding="utf-8")
+    code = main(["receipt", str(path)])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and str(path) in err and words in err
+    assert "Traceback" not in err
+
+
+def test_missing_digest_key_exits_2_without_the_key(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OLOPROOF_CLI_KEY", raising=False)
+    path = make_contract(tmp_path, digest_key_env="OLOPROOF_CLI_KEY")
+    code = main(["receipt", str(path)])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and err.count("\n") == 1 and "OLOPROOF_CLI_KEY" in err
+
+
+# ----------------------------------------------------------------------------- oloproof run: configuration
+
+
+@pytest.fixture
+def outcome_suite(make_suite: Callable[..., Path]) -> Callable[..., Path]:
+    def make(cases: list[dict[str, Any]], **config: Any) -> Path:
+        config.setdefault("validators", {"schema": "checks:schema"})
+        config.setdefault("evaluators", [{"type": "outcome_contract"}])
+        root = make_suite(cases, system="sysmod:Observing", system_code=OUTCOME_SYSTEM, **config)
+        write_checks(root)
+        return root
+
+    return make
+
+
+def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(args)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize(
+    ("config", "key"),
+    [
+        ({"validators": {"schema": "checks-schema"}}, "validators.schema"),
+        ({"validators": {"schema": "nosuchmodule:schema"}}, "validators.schema"),
+        ({"validators": {"schema": "checks:absent"}}, "validators.schema"),
+        ({"evaluators": [{"type": "outcome_contract", "validators": ["zz"]}]}, "evaluators[0].validators[0]"),
+        ({"evaluators": [{"type": "outcome_contract", "validator": "schema"}]}, "evaluators[0].validator"),
+    ],
+)
+def test_run_config_errors_exit_2_naming_the_key(outcome_suite: Callable[..., Path],
+                                                 capsys: pytest.CaptureFixture[str], config: dict[str, Any],
+                                                 key: str) -> None:
+    root = outcome_suite([case("a", {"artifact_id": "good"}, write=["good"])], **config)
+    code, out, err = run_cli(["run", str(root), "--quiet"], capsys)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1
+    assert f"{root / 'oloproof.yaml'}: {key}: " in err
+    assert not (root / "runs").exists()
+
+
+def test_run_case_outcome_errors_exit_2_naming_file_and_line(outcome_suite: Callable[..., Path],
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    root = outcome_suite([case("a", {"artifact_id": "good"}, write=[]),
+                          case("b", {"artifact_id": "good", "where": "x"}, write=[])])
+    code, out, err = run_cli(["run", str(root), "--quiet"], capsys)
+    assert code == 2 and err.count("\n") == 1
+    assert f"{root / 'cases.jsonl'}: line 2: unknown key 'outcome.where'" in err
+
+    root = outcome_suite([case("a", {"artifact_id": "good", "validator": "nosuch"}, write=[])])
+    code, out, err = run_cli(["run", str(root), "--quiet"], capsys)
+    assert code == 2 and err.count("\n") == 1
+    assert f"{root / 'cases.jsonl'}: line 1: outcome.validator 'nosuch' is not registered" in err
+
+
+def test_init_and_run_the_false_success_example(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    dest = tmp_path / "fs"
+    code, out, _ = run_cli(["init", "--example", "false-success", str(dest)], capsys)
+    assert code == 0
+    assert sorted(p.name for p in dest.iterdir()) == [
+        "README.md", "cases.jsonl", "checks.py", "oloproof.yaml", "release.yaml", "report_writer.py"]
+    code, out, err = run_cli(["run", str(dest), "--quiet"], capsys)
+    assert code == 1, err  # outcome_verified blocks: two of six verified
+    assert "outcome_verified" in out
+    runs = list((dest / "runs").iterdir())
+    assert len(runs) == 1
+    records = [json.loads(line) for line in (runs[0] / "cases.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert sorted(r["receipts"][0]["status"] for r in records) == sorted(
+        ["verified", "verified", "missing", "stale", "hash_mismatch", "validator_failed"])
