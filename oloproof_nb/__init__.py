@@ -3,19 +3,22 @@
 The public API; everything else may change. See shared/DESIGN.md and the README.
 """
 
+from . import plots
 from ._version import __version__
 from .cases import Case, Expected, case_digest, load_cases
+from .errors import CaseFileError, ConfigError, LabelFileError, OloproofError, RunDirError
+from .evaluators import FaultRecovery
+from .export import export_table
 from .gate import Gate, gate
 from .observe import ContractFileError, observe_file, verify_contract_file
 from .outcomes import outcome_summary, receipts_frame
-from .stats import Interval, cluster_se, rate_interval
-from .evaluators import FaultRecovery
-from .errors import CaseFileError, ConfigError, LabelFileError, OloproofError, RunDirError
 from .paths import ABSENT, flatten, get_path, leaf_diff, parse_path
 from .receipts import DigestKeyError, Evidence, OutcomeContract, Receipt, classify_outcome
 from .replay_cache import ReplayCache
 from .results import Run, load_run
 from .runner import run
+from .slices import slice_table
+from .stats import Interval, cluster_se, rate_interval
 from .suite import Suite, load_suite
 from .system import (
     FAULTS,
@@ -32,9 +35,6 @@ from .system import (
     fault_result,
 )
 from .validity import validity
-from . import plots
-from .export import export_table
-from .slices import slice_table
 
 __all__ = [
     "__version__",

@@ -86,12 +86,10 @@ def _print_gate(result: Run, release: str | None = None) -> int:
     from .gate import gate
 
     g = gate(result, release=release)
-    rows = []
-    for r in g.table.itertuples():
-        rows.append({"criterion": r.criterion, "n": r.n, "passed": r.passed, "missing": r.missing,
-                     "rate": r.rate, "ci_low": r.ci_low, "ci_high": r.ci_high, "method": r.method,
-                     "threshold": r.threshold, "verdict": r.verdict, "reason": r.reason})
-    _print_table(rows)
+    shown = ["criterion", "n", "passed", "missing", "rate", "ci_low", "ci_high", "method", "threshold", "verdict",
+             "reason"]
+    table = g.table[shown].astype(object)
+    _print_table(table.where(table.notna(), None).to_dict("records"))  # NaN shows as an empty cell
     print(f"gate: {g.verdict}")
     return 0 if g.verdict == "PASS" else 1
 

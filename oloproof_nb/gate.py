@@ -91,12 +91,11 @@ class Gate:
         head_colour = colour["PASS"] if self.verdict == "PASS" else colour["FAIL"]
         rows = []
         for r in self.table.itertuples():
-            fmt = (lambda x: "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.3f}")
             rows.append(
                 f"<tr><td><code>{esc(r.criterion)}</code></td><td>{r.n}</td><td>{r.n_clusters}</td>"
-                f"<td>{r.passed}</td><td>{r.missing}</td><td>{fmt(r.rate)}</td>"
-                f"<td>[{fmt(r.ci_low)}, {fmt(r.ci_high)}]</td><td>{esc(str(r.method))}</td>"
-                f"<td>{fmt(r.threshold)}</td><td style='color:{colour.get(r.verdict, '#000')}'><b>{r.verdict}</b>"
+                f"<td>{r.passed}</td><td>{r.missing}</td><td>{_fmt(r.rate)}</td>"
+                f"<td>[{_fmt(r.ci_low)}, {_fmt(r.ci_high)}]</td><td>{esc(str(r.method))}</td>"
+                f"<td>{_fmt(r.threshold)}</td><td style='color:{colour.get(r.verdict, '#000')}'><b>{r.verdict}</b>"
                 f"</td><td>{esc(r.reason)}</td></tr>")
         header = "".join(f"<th>{h}</th>" for h in ["criterion", "n", "clusters", "passed", "missing", "rate",
                                                    f"{self.release.confidence:.0%} CI", "method", "threshold",
@@ -104,6 +103,10 @@ class Gate:
         return (f"<h4>Release gate: <span style='color:{head_colour}'>{self.verdict}</span></h4>"
                 f"<p>{'clustered' if self.clustered else 'unclustered'} run, {self.n_source_clusters} source "
                 f"clusters</p><table><tr>{header}</tr>{''.join(rows)}</table>")
+
+
+def _fmt(x: float | None) -> str:
+    return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.3f}"
 
 
 def _resolve_release(run: Run, release: ReleaseConfig | dict[str, Any] | str | Path | None) -> ReleaseConfig:

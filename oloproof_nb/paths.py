@@ -285,7 +285,7 @@ def values_equal(expected: Any, actual: Any, tolerance: float | None = None) -> 
         )
     if isinstance(expected, list) and isinstance(actual, list):
         return len(expected) == len(actual) and all(
-            values_equal(e, a, tolerance) for e, a in zip(expected, actual)
+            values_equal(e, a, tolerance) for e, a in zip(expected, actual, strict=True)
         )
     if type(expected) is not type(actual) and not (isinstance(expected, str) and isinstance(actual, str)):
         return False

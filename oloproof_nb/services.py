@@ -47,8 +47,10 @@ class _Helper:
 
     def submit(self, fn: Callable[[], Any], box: dict[str, Any], done: threading.Lock) -> bool:
         """Queue a call; False when this helper no longer takes calls (retired, abandoned, or lost in a fork)."""
+        if not self._thread.is_alive():  # e.g. in a process forked from the one that started it: never lock
+            return False
         with self._lock:
-            if self._retired or self.abandoned or not self._thread.is_alive():
+            if self._retired or self.abandoned:
                 return False
             self._jobs.put((fn, box, done))
             return True

@@ -12,7 +12,6 @@ import pickle
 import subprocess
 import sys
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -379,13 +378,11 @@ def test_threads_each_get_their_own_helper() -> None:
 def test_idle_helpers_exit(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(services, "HELPER_IDLE_S", 0.05)
     monkeypatch.setattr(services, "_LOCAL", threading.local())
-    call_with_timeout(lambda: None, 10)
-    deadline = time.monotonic() + 20  # generous: only waits for the helper to notice it is idle
-    while any(t.name == "oloproof-call" and t.is_alive() for t in threading.enumerate()) \
-            and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not any(t.name == "oloproof-call" and t.is_alive() for t in threading.enumerate())
-    assert call_with_timeout(lambda: "again", 10) == "again"  # a new helper starts when needed
+    helper = call_with_timeout(threading.current_thread, 10)
+    assert helper.name == "oloproof-call" and helper.daemon
+    helper.join(timeout=20)  # generous: only waits for the helper to notice it is idle
+    assert not helper.is_alive()
+    assert call_with_timeout(threading.current_thread, 10) is not helper  # a new helper starts when needed
 
 
 def test_a_stuck_call_never_keeps_the_process_alive() -> None:

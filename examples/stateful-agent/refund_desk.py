@@ -75,7 +75,7 @@ class Sandbox:
         state: dict[str, Any] = {}
         for table, cols in COLUMNS.items():
             rows = self.db.execute(f"SELECT order_id, {', '.join(cols)} FROM {table} ORDER BY order_id")
-            found = {r[0]: {c: v for c, v in zip(cols, r[1:]) if v is not None} for r in rows}
+            found = {r[0]: {c: v for c, v in zip(cols, r[1:], strict=True) if v is not None} for r in rows}
             if found:
                 state[table] = found
         return state
