@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .canonical import canonical_json, digest
+from .canonical import canonical_json
 from .cases import Case
 from .evaluators import CaseContext, Evaluation, Evaluator
 from .paths import MAX_DEPTH, exceeds_depth
@@ -204,9 +204,3 @@ def execute_case(case: Case, index: int, system: Any, evaluators: list[Evaluator
         "receipts": result.receipts,
     }
     return CaseOutcome(record=record, needs_fresh_system=system_stuck or status in ("error", "timeout"))
-
-
-def trajectory_digest(trajectory: Trajectory) -> str:
-    """Digest of a trajectory's steps, answer and status (what a control replay must reproduce)."""
-    data = trajectory.model_dump(mode="json", exclude={"input"})
-    return digest(data)

@@ -120,7 +120,6 @@ class Services:
     case_started_at: datetime
     append_replay: Callable[[dict[str, Any]], None] = lambda record: None
     validators: dict[str, Any] = field(default_factory=dict)
-    extra: dict[str, Any] = field(default_factory=dict)
     #: Folder of the replay cache (``<suite>/.oloproof/replays``); None: replays are not cached.
     replay_cache_dir: Path | None = None
 
