@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 import yaml
 
-os.environ.setdefault("MPLBACKEND", "Agg")
+os.environ["MPLBACKEND"] = "Agg"  # the whole session, notebook kernels included, draws headless
 
 #: A generic scripted sandbox system. The case input says what to do:
 #: ``{"answer": ..., "writes": [{"path": [k1, k2, ...], "value": v}], "deletes": [[k1, k2, ...]]}``.

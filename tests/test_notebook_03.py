@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import nbformat
@@ -34,15 +33,7 @@ def test_notebook_is_committed_without_outputs() -> None:
 def executed(tmp_path_factory: pytest.TempPathFactory) -> nbformat.NotebookNode:
     nb = nbformat.read(NOTEBOOK, as_version=4)
     cwd = tmp_path_factory.mktemp("nb03")
-    env_backend = os.environ.get("MPLBACKEND")
-    os.environ["MPLBACKEND"] = "Agg"
-    try:
-        NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(cwd)}}).execute()
-    finally:
-        if env_backend is None:
-            os.environ.pop("MPLBACKEND", None)
-        else:
-            os.environ["MPLBACKEND"] = env_backend
+    NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(cwd)}}).execute()
     return nb
 
 

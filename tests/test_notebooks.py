@@ -6,7 +6,6 @@ own (tests/test_notebook_03.py runs it with its own checks).
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 
@@ -52,22 +51,13 @@ def test_committed_without_outputs(name: str) -> None:
 @pytest.fixture(scope="module")
 def executed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[nbformat.NotebookNode, float]]:
     out: dict[str, tuple[nbformat.NotebookNode, float]] = {}
-    backend = os.environ.get("MPLBACKEND")
-    os.environ["MPLBACKEND"] = "Agg"
-    try:
-        for name in _to_run():
-            nb = nbformat.read(NOTEBOOKS / name, as_version=4)
-            cwd = tmp_path_factory.mktemp(name.split("-")[0])
-            start = time.perf_counter()
-            NotebookClient(nb, timeout=300, kernel_name="python3",
-                           resources={"metadata": {"path": str(cwd)}}).execute()
-            out[name] = (nb, time.perf_counter() - start)
-            assert not any(cwd.iterdir()), f"{name} left files in the working directory"
-    finally:
-        if backend is None:
-            os.environ.pop("MPLBACKEND", None)
-        else:
-            os.environ["MPLBACKEND"] = backend
+    for name in _to_run():
+        nb = nbformat.read(NOTEBOOKS / name, as_version=4)
+        cwd = tmp_path_factory.mktemp(name.split("-")[0])
+        start = time.perf_counter()
+        NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(cwd)}}).execute()
+        out[name] = (nb, time.perf_counter() - start)
+        assert not any(cwd.iterdir()), f"{name} left files in the working directory"
     return out
 
 
