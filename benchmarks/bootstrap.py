@@ -1,4 +1,4 @@
-"""Benchmark: oloproof_nb.stats.cluster_bootstrap against a plain vectorised cluster bootstrap.
+"""Benchmark: oloproof_nb._core.stats.cluster_bootstrap against a plain vectorised cluster bootstrap.
 
 Data: ``--rows`` rows in ``--clusters`` clusters of 1-7 rows (a source case with its derived cases
 and replays), cluster pass probabilities ~ Beta with mean 0.9 and intra-cluster correlation 0.3.
@@ -30,7 +30,7 @@ from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from oloproof_nb.stats import cluster_bootstrap  # noqa: E402
+from oloproof_nb._core.stats import cluster_bootstrap  # noqa: E402
 
 MAX_SIZE = 7
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+from datetime import datetime
 import os
 import platform
 import sys
@@ -33,7 +34,7 @@ sys.path.append(str(Path(__file__).resolve().parents[1]))  # the checkout, unles
 
 import oloproof_nb as op  # noqa: E402
 from oloproof_nb.examples import init_example  # noqa: E402
-from oloproof_nb.store import RunStore  # noqa: E402
+from oloproof_nb._run.store import RunStore  # noqa: E402
 
 FRAMES = ("cases", "steps", "snapshots", "changes", "verdicts", "comparisons", "replays", "pairs", "receipts")
 
@@ -64,9 +65,7 @@ def write_run(template: op.Run, directory: Path, n_cases: int) -> Path:
         replay_lines.setdefault(rep["case_id"], []).append(json.dumps(rep))
     base_labels = {j["case_id"]: j for j in template.labels.get("injected", [])}
     labels = []
-    manifest = json.loads(json.dumps(template.manifest))
-    manifest.pop("finished_at", None)
-    manifest["n_cases"] = n_cases
+    manifest = template.manifest.model_copy(update={"finished_at": None, "n_cases": n_cases})
     store = RunStore.create(directory, manifest)
     index = 0
     for c in range(copies):
@@ -95,8 +94,8 @@ def write_run(template: op.Run, directory: Path, n_cases: int) -> Path:
             if old_id in base_labels:
                 labels.append({**base_labels[old_id], "case_id": new_id})
             index += 1
-    store.manifest["suite_config"]["labels"] = {"injected": labels}
-    store.finish(finished_at=manifest["started_at"])
+    store.manifest.suite_config.labels = {"injected": labels}
+    store.finish(finished_at=datetime.fromisoformat(manifest.started_at.replace("Z", "+00:00")))
     return directory
 
 

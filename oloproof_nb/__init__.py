@@ -1,93 +1,108 @@
 """oloproof_nb: judge stateful agents by the world they leave behind.
 
-The public API; everything else may change. See shared/DESIGN.md and the README.
+The public API: explicit re-exports, listed in ``__all__``; everything under
+``_core``, ``_config``, ``evaluators``, ``_run``, ``_analysis`` and ``_display``
+may change. See shared/DESIGN.md and the README.
 """
 
-from . import plots
-from ._version import __version__
-from .cases import Case, Expected, case_digest, load_cases
-from .errors import CaseFileError, ConfigError, LabelFileError, OloproofError, RunDirError
-from .evaluators import FaultRecovery
-from .export import export_table
-from .gate import Gate, gate
-from .observe import ContractFileError, observe_file, verify_contract_file
-from .outcomes import outcome_summary, receipts_frame
-from .paths import ABSENT, flatten, get_path, leaf_diff, parse_path
-from .receipts import DigestKeyError, Evidence, OutcomeContract, Receipt, classify_outcome
-from .replay_cache import ReplayCache
-from .results import Run, load_run
-from .runner import run
-from .slices import slice_table
-from .stats import Interval, cluster_se, rate_interval
-from .suite import Suite, load_suite
-from .system import (
+from ._analysis.receipts import outcome_summary, receipts_frame
+from ._analysis.slices import slice_table
+from ._analysis.validity import validity
+from ._config.cases import load_cases
+from ._config.suite import Suite, load_suite
+from ._core.case import Case, Expected, case_digest
+from ._core.paths import ABSENT, flatten, get_path, leaf_diff, parse_path
+from ._core.receipts import Evidence, OutcomeContract, Receipt, classify_outcome
+from ._core.recorder import RecordedAgent, Recorder, ReplayDiverged
+from ._core.stats import Interval, cluster_se, rate_interval
+from ._core.trajectory import (
     FAULTS,
     MALFORMED_RESULT,
     Change,
     Message,
-    RecordedAgent,
-    Recorder,
     Replayable,
-    ReplayDiverged,
     Stateful,
     ToolCall,
     Trajectory,
     fault_result,
 )
-from .validity import validity
+from ._display import plots
+from ._display.export import export_table
+from ._display.notebook import Gate, Run, gate, load_run, run
+from ._run.observe import observe_file, verify_contract_file
+from ._run.replay_cache import ReplayCache
+from ._version import __version__
+from .errors import (
+    CaseFileError,
+    ConfigError,
+    ContractFileError,
+    DigestKeyError,
+    LabelFileError,
+    OloproofError,
+    RunDirError,
+)
+from .evaluators import FaultRecovery
 
 __all__ = [
     "__version__",
-    "ABSENT",
-    "Case",
-    "CaseFileError",
-    "Change",
-    "ConfigError",
-    "Expected",
-    "FAULTS",
-    "Gate",
-    "Interval",
-    "LabelFileError",
-    "MALFORMED_RESULT",
-    "Message",
-    "OloproofError",
-    "RecordedAgent",
-    "Recorder",
-    "ReplayDiverged",
-    "Replayable",
-    "Run",
-    "RunDirError",
-    "Stateful",
+    # suites and cases
     "Suite",
-    "ToolCall",
-    "Trajectory",
+    "load_suite",
+    "Case",
+    "Expected",
     "case_digest",
-    "cluster_se",
-    "gate",
-    "rate_interval",
+    "load_cases",
+    # systems
+    "Stateful",
+    "Replayable",
+    "Trajectory",
+    "ToolCall",
+    "Message",
+    "Change",
+    "Recorder",
+    "RecordedAgent",
+    "ReplayDiverged",
+    "FAULTS",
+    "MALFORMED_RESULT",
     "fault_result",
+    "FaultRecovery",
+    "ReplayCache",
+    # paths
+    "ABSENT",
     "flatten",
     "get_path",
     "leaf_diff",
-    "load_cases",
-    "load_run",
-    "load_suite",
     "parse_path",
+    # running and loading
     "run",
+    "Run",
+    "load_run",
+    # the gate and statistics
+    "gate",
+    "Gate",
+    "Interval",
+    "rate_interval",
+    "cluster_se",
     "validity",
-    "FaultRecovery",
-    "ReplayCache",
-    "ContractFileError",
-    "DigestKeyError",
-    "Evidence",
+    "slice_table",
+    # outcome receipts
     "OutcomeContract",
+    "Evidence",
     "Receipt",
     "classify_outcome",
     "observe_file",
-    "outcome_summary",
-    "receipts_frame",
     "verify_contract_file",
-    "export_table",
+    "receipts_frame",
+    "outcome_summary",
+    # display
     "plots",
-    "slice_table",
+    "export_table",
+    # errors
+    "OloproofError",
+    "ConfigError",
+    "CaseFileError",
+    "LabelFileError",
+    "RunDirError",
+    "ContractFileError",
+    "DigestKeyError",
 ]

@@ -9,13 +9,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
-from tabulate import tabulate
-
 from ._version import __version__
 from .errors import OloproofError
 
 if TYPE_CHECKING:
-    from .results import Run
+    from ._analysis.run import Run
 
 __all__ = ["main"]
 
@@ -56,10 +54,6 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _print_table(rows: list[dict[str, object]] | object, headers: str | list[str] = "keys") -> None:
-    print(tabulate(rows, headers=headers, tablefmt="github", floatfmt=".3f", missingval=""))  # type: ignore[arg-type]
-
-
 def _cmd_init(args: argparse.Namespace) -> int:
     from .examples import init_example
 
@@ -70,8 +64,8 @@ def _cmd_init(args: argparse.Namespace) -> int:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from .runner import run
-    from .suite import load_suite
+    from ._config.suite import load_suite
+    from ._display.notebook import run
 
     if args.resume and not args.out:
         raise OloproofError("--resume needs --out DIR (the directory of the interrupted run)")
@@ -83,25 +77,27 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _print_gate(result: Run, release: str | None = None) -> int:
-    from .gate import gate
+    from ._display.markdown import text_table
+    from ._display.notebook import gate
+    from ._display.theme import fmt_number
 
     g = gate(result, release=release)
     shown = ["criterion", "n", "passed", "missing", "rate", "ci_low", "ci_high", "method", "threshold", "verdict",
              "reason"]
-    table = g.table[shown].astype(object)
-    _print_table(table.where(table.notna(), None).to_dict("records"))  # NaN shows as an empty cell
+    rows = [[fmt_number(v) for v in row] for row in g.table[shown].itertuples(index=False, name=None)]
+    print(text_table(rows, shown))
     print(f"gate: {g.verdict}")
     return 0 if g.verdict == "PASS" else 1
 
 
 def _cmd_gate(args: argparse.Namespace) -> int:
-    from .results import load_run
+    from ._display.notebook import load_run
 
     return _print_gate(load_run(args.run_dir), args.release)
 
 
 def _cmd_receipt(args: argparse.Namespace) -> int:
-    from .observe import verify_contract_file
+    from ._run.observe import verify_contract_file
 
     receipt = verify_contract_file(Path(args.contract))
     print(json.dumps(receipt.to_json_dict(), indent=2))
@@ -110,8 +106,8 @@ def _cmd_receipt(args: argparse.Namespace) -> int:
 
 def _cmd_report(args: argparse.Namespace) -> int:
     """Write the report; exit 0 once written, whatever the gate says (``oloproof gate`` gives the 0/1 exit)."""
-    from .report import write_report
-    from .results import load_run
+    from ._display.notebook import load_run
+    from ._display.report import write_report
 
     path = write_report(load_run(args.run_dir), args.out, release=args.release)
     print(f"wrote {path}")

@@ -1,14 +1,45 @@
-"""Errors raised for a user's mistakes.
+"""Every user-facing error, and the one formatter of pydantic validation problems.
 
 Every error here renders as one line naming the file (and line or key) and what
 is allowed, so the command line can print it and exit 2 without a traceback.
+All derive from :class:`OloproofError` (a ``ValueError``).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-__all__ = ["OloproofError", "ConfigError", "CaseFileError", "LabelFileError", "RunDirError"]
+from pydantic import ValidationError
+
+__all__ = [
+    "OloproofError",
+    "ConfigError",
+    "CaseFileError",
+    "LabelFileError",
+    "RunDirError",
+    "ContractFileError",
+    "DigestKeyError",
+    "SliceSpecError",
+    "ExportError",
+    "format_loc",
+    "validation_problem",
+    "clip",
+]
+
+#: Longest piece of a user's value quoted in an error message.
+QUOTE_LIMIT = 200
+
+
+def clip(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """``text`` cut to ``limit`` characters (with ``…``): an error never quotes more of a value than that.
+
+    Examples
+    --------
+    >>> clip("x" * 5, 3)
+    'xx…'
+    """
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class OloproofError(ValueError):
@@ -59,3 +90,80 @@ class LabelFileError(CaseFileError):
 
 class RunDirError(OloproofError):
     """A run directory that cannot be created, resumed or read."""
+
+
+class ContractFileError(OloproofError):
+    """A contract file (``oloproof receipt``) that cannot be used; one line naming the file and the key."""
+
+
+class DigestKeyError(OloproofError):
+    """The environment variable that should hold an HMAC key is unset or empty."""
+
+
+class SliceSpecError(OloproofError):
+    """A malformed slice spec; the message names the spec and what is allowed."""
+
+    ALLOWED = ("allowed: tool_calls:<edges> or trajectory_length:<edges>, edges ascending non-negative integers "
+               "separated by commas, e.g. tool_calls:1,2")
+
+    def __init__(self, spec: object, problem: str) -> None:
+        self.spec = spec
+        self.problem = problem
+        super().__init__(f"slice spec {clip(repr(spec))}: {problem}; {self.ALLOWED}")
+
+
+class ExportError(OloproofError):
+    """An export that cannot be written (unknown suffix, not a table)."""
+
+
+def format_loc(loc: tuple[Any, ...], prefix: str = "") -> str:
+    """A pydantic error location as a key: ``("evaluators", 1, "mode")`` → ``evaluators[1].mode``.
+
+    Examples
+    --------
+    >>> format_loc(("evaluators", 1, "mode"))
+    'evaluators[1].mode'
+    >>> format_loc(("state",), prefix="expected")
+    'expected.state'
+    """
+    out = prefix
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out = f"{out}.{part}" if out else str(part)
+    return out
+
+
+def validation_problem(exc: ValidationError, prefix: str = "") -> tuple[str, str, dict[str, Any]]:
+    """The first problem of a pydantic validation error, in words: ``(key, message, error)``.
+
+    The one formatter every file format uses: ``key`` is the location as
+    :func:`format_loc` writes it (``""`` for the whole value), ``message``
+    says what is wrong without pydantic's prefixes and quotes at most
+    :data:`QUOTE_LIMIT` characters of the offending value, and ``error`` is
+    pydantic's own record (its ``type`` tells ``extra_forbidden`` and
+    ``missing`` apart, for messages that list what is allowed).
+
+    Examples
+    --------
+    >>> from pydantic import BaseModel
+    >>> class M(BaseModel):
+    ...     n: int
+    >>> try:
+    ...     M.model_validate({"n": "x"})
+    ... except ValidationError as exc:
+    ...     key, message, _ = validation_problem(exc)
+    >>> key, message
+    ('n', "Input should be a valid integer, unable to parse string as an integer (got 'x')")
+    """
+    err = exc.errors(include_url=False)[0]
+    key = format_loc(tuple(err["loc"]), prefix)
+    if err["type"] == "extra_forbidden":
+        return key, "unknown key", err
+    if err["type"] == "missing":
+        return key, "is required", err
+    msg = str(err["msg"]).removeprefix("Value error, ").removeprefix("Assertion failed, ")
+    got = err.get("input")
+    shown = "" if isinstance(got, (dict, list)) or err["type"].startswith("value_error") else f" (got {clip(repr(got))})"
+    return key, f"{msg}{shown}", err

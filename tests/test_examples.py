@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import oloproof_nb as op
-from oloproof_nb.suite import import_system
+from oloproof_nb._config.imports import import_system
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "stateful-agent"
 

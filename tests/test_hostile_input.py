@@ -39,8 +39,8 @@ from hypothesis.control import currently_in_test_context
 
 import oloproof_nb as op
 from oloproof_nb import cli
-from oloproof_nb.cases import iter_cases
-from oloproof_nb.paths import MAX_DEPTH, flatten, format_path, get_path, leaf_diff, parse_path, values_equal
+from oloproof_nb._config.cases import iter_cases
+from oloproof_nb._core.paths import MAX_DEPTH, flatten, format_path, get_path, leaf_diff, parse_path, values_equal
 
 SETTINGS = settings(max_examples=30, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

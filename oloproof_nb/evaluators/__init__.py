@@ -1,7 +1,7 @@
-"""Evaluator families, one module each, registered under their ``type``."""
+"""Evaluator families, one module each, registered under their ``type`` when this package is imported."""
 
+from .._core.evaluator import EVALUATORS, CaseContext, Evaluation, Evaluator, RunContext, register
 from .answer import AnswerMatches
-from .base import EVALUATORS, CaseContext, Evaluation, Evaluator, register
 from .fault import FaultRecovery
 from .metamorphic import MetamorphicRelation
 from .outcome import OutcomeContractEvaluator
@@ -12,6 +12,7 @@ __all__ = [
     "CaseContext",
     "Evaluation",
     "Evaluator",
+    "RunContext",
     "register",
     "AnswerMatches",
     "StateMatches",

@@ -2,29 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
-from ..paths import values_equal
-from .base import CaseContext, Evaluation, Evaluator, register
+from .._core.compare import answers_equal
+from .._core.evaluator import CaseContext, Evaluation, Evaluator, register
 
-__all__ = ["AnswerMatches", "answers_equal"]
-
-
-def _norm(value: Any) -> Any:
-    return value.strip().casefold() if isinstance(value, str) else value
-
-
-def answers_equal(expected: Any, actual: Any, normalize: bool = True) -> bool:
-    """True when ``actual`` equals ``expected``; strings compared without case and surrounding space.
-
-    Examples
-    --------
-    >>> answers_equal("Refunded", "  refunded\\n"), answers_equal("refunded", "refused")
-    (True, False)
-    """
-    if normalize:
-        expected, actual = _norm(expected), _norm(actual)
-    return values_equal(expected, actual)
+__all__ = ["AnswerMatches"]
 
 
 @register

@@ -6,80 +6,11 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from ..paths import ABSENT, flatten, get_path, parse_path, values_equal
-from .base import CaseContext, Evaluation, Evaluator, register
+from .._core.compare import NO_STATE, Row, compare_state, compare_unchanged
+from .._core.evaluator import CaseContext, Evaluation, Evaluator, register
+from .._core.paths import parse_path
 
-__all__ = ["StateMatches", "StateUnchanged", "compare_state", "compare_unchanged", "NO_STATE"]
-
-#: Reason of a state verdict when the system recorded no state.
-NO_STATE = "no_state_recorded"
-
-Row = tuple[str, Any, Any, bool]
-
-
-def compare_state(expected: dict[str, Any], actual: dict[str, Any], mode: str = "subset",
-                  paths: list[str] | None = None, tolerance: float | None = None) -> list[Row]:
-    """Compare a recorded state with an expected one, leaf by leaf.
-
-    Parameters
-    ----------
-    expected, actual : dict
-        ``expected.state`` of the case and the state the case left.
-    mode : {"whole", "paths", "subset"}
-        ``whole``: every leaf of either state must be equal (absent on one side
-        fails); ``paths``: only the declared ``paths`` (absent must stay absent);
-        ``subset``: every leaf of ``expected`` must be present and equal.
-    tolerance : float, optional
-        Absolute tolerance for numeric leaves.
-
-    Returns
-    -------
-    list of (path, expected, actual, ok)
-        One row per compared path, :data:`~oloproof_nb.paths.ABSENT` where a
-        path does not exist.
-
-    Examples
-    --------
-    >>> compare_state({"o": {"s": "refunded"}}, {"o": {"s": "refunded", "n": 1}})
-    [('o.s', 'refunded', 'refunded', True)]
-    """
-    if mode == "paths":
-        rows = []
-        for path in paths or []:
-            e, a = get_path(expected, path), get_path(actual, path)
-            rows.append((path, e, a, values_equal(e, a, tolerance)))
-        return rows
-    exp_leaves = flatten(expected)
-    rows = []
-    act_leaves = flatten(actual) if mode == "whole" else None  # subset: look up only the expected paths
-    for path, e in exp_leaves.items():
-        a = ABSENT if act_leaves is None else act_leaves.get(path, ABSENT)
-        if a is ABSENT:
-            a = get_path(actual, path)  # subset mode, or a non-leaf subtree where a leaf was expected
-        rows.append((path, e, a, values_equal(e, a, tolerance)))
-    if mode == "whole":
-        for path, a in act_leaves.items():
-            if path not in exp_leaves:
-                rows.append((path, get_path(expected, path), a, False))
-    return rows
-
-
-def compare_unchanged(initial: dict[str, Any], actual: dict[str, Any], paths: list[str]) -> list[Row]:
-    """For each path, compare its value in ``initial`` with its value after the case.
-
-    A path absent before must stay absent; a subtree must stay equal as a whole.
-
-    Examples
-    --------
-    >>> compare_unchanged({"o": {"x": 1}}, {"o": {"x": 1, "y": 2}}, ["o.x", "o.y"])
-    [('o.x', 1, 1, True), ('o.y', <absent>, 2, False)]
-    """
-    rows = []
-    for path in paths:
-        before, after = get_path(initial, path), get_path(actual, path)
-        rows.append((path, before, after, values_equal(before, after)))
-    return rows
-
+__all__ = ["StateMatches", "StateUnchanged"]
 
 def _rows_to_evaluation(ev: Evaluator, rows: list[Row], what: str) -> Evaluation:
     comparisons = [

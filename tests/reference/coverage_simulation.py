@@ -24,7 +24,7 @@ from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from oloproof_nb.stats import cluster_bootstrap, cluster_se, cluster_t  # noqa: E402
+from oloproof_nb._core.stats import cluster_bootstrap, cluster_se, cluster_t  # noqa: E402
 
 METHODS = ("cluster_t", "cluster_bootstrap")
 CONTRASTS = ("wald_t", "percentile_bootstrap")

@@ -1,0 +1,272 @@
+"""Columns as data: one :class:`FrameSpec` per frame names every column, its dtype, its meaning and its source.
+
+A spec drives the extraction of a frame from run records (each column's
+``get`` reads one item), its dtypes, and the tests that pin the column lists of
+shared/DESIGN.md. The documented columns come first, in DESIGN's order; extra
+columns follow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["Column", "FrameSpec", "TEXT", "FRAMES", "CASES", "STEPS", "SNAPSHOTS", "CHANGES", "VERDICTS",
+           "COMPARISONS", "REPLAYS", "PAIRS", "RECEIPTS", "GATE", "VALIDITY", "SLICES"]
+
+#: The dtype of text columns: pandas' default string dtype (``str``, missing values NaN) on pandas ≥ 3,
+#: plain ``object`` before.
+TEXT = "str" if int(pd.__version__.split(".")[0]) >= 3 else "object"
+#: Timestamps: UTC with microseconds, like Python's datetime.
+TIME = "datetime64[us, UTC]"
+#: A user's JSON value (an answer, arguments, a state): kept as the Python object (``None`` stays ``None``).
+JSON = "object"
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column: its name, dtype, what it holds, and how to read it from one item of the frame's source."""
+
+    name: str
+    dtype: str
+    doc: str
+    get: Callable[[Any], Any] | None = None
+
+
+@dataclass(frozen=True)
+class FrameSpec:
+    """The columns of one frame, in order; ``documented`` of them are the ones shared/DESIGN.md names."""
+
+    name: str
+    columns: tuple[Column, ...]
+    documented: int
+
+    @property
+    def names(self) -> list[str]:
+        """Every column name, in order."""
+        return [c.name for c in self.columns]
+
+    @property
+    def dtypes(self) -> dict[str, str]:
+        return {c.name: c.dtype for c in self.columns}
+
+    def build(self, items: Iterable[Any]) -> pd.DataFrame:
+        """The frame of ``items``, column by column, each read with its column's ``get`` and cast to its dtype."""
+        items = items if isinstance(items, Sequence) else list(items)
+        return self.from_columns({c.name: [c.get(item) for item in items] for c in self.columns if c.get})
+
+    def from_columns(self, data: dict[str, Sequence[Any]]) -> pd.DataFrame:
+        """A frame of these columns from ``{name: values}`` (every column present), with the spec's dtypes."""
+        out = {}
+        for c in self.columns:
+            values = data[c.name]
+            if c.dtype == JSON:
+                arr = np.empty(len(values), dtype=object)
+                arr[:] = list(values)  # element by element: a list value stays one cell
+                out[c.name] = pd.Series(arr, dtype=object)
+            elif c.dtype == TIME:
+                out[c.name] = pd.to_datetime(pd.Series(values, dtype=object), utc=True, format="ISO8601"
+                                             ).astype(TIME)
+            else:
+                out[c.name] = pd.Series(values, dtype=object).astype(c.dtype)
+        return pd.DataFrame(out, columns=self.names)
+
+    def empty(self) -> pd.DataFrame:
+        return self.from_columns({c.name: [] for c in self.columns})
+
+    def doc_table(self) -> str:
+        """The columns as numpydoc lines (``name : dtype`` then the meaning), for docstrings."""
+        return "\n".join(f"{c.name} : {c.dtype}\n    {c.doc}" for c in self.columns)
+
+
+def _traj(rec: Any) -> Any:
+    return rec.get("trajectory")
+
+
+def _n_tool_calls(rec: Any) -> Any:
+    traj = rec.get("trajectory")
+    return sum(1 for s in traj["steps"] if s.get("kind") == "tool_call") if traj else pd.NA
+
+
+CASES = FrameSpec("cases", (
+    Column("case_id", TEXT, "The case id (a derived case: ``<source>~<transform>``).", lambda r: r["case"]["id"]),
+    Column("source_id", TEXT, "The source case (itself for a source case).", lambda r: r["case"]["source_id"]),
+    Column("transform", TEXT, "The metamorphic transform that derived the case (missing for a source case).",
+           lambda r: r["case"].get("transform")),
+    Column("cluster", TEXT, "The cluster: the case's ``cluster`` or id; a derived case is in its source's.",
+           lambda r: r["case"]["cluster"]),
+    Column("digest", TEXT, "SHA-256 of the case's canonical JSON (id, input, initial_state, expected, outcome).",
+           lambda r: r["case"]["digest"]),
+    Column("status", TEXT, "``completed``, ``failed``, ``waiting`` (the trajectory's) or ``error``, ``timeout``.",
+           lambda r: r["status"]),
+    Column("answer", JSON, "The final answer (None without a trajectory).",
+           lambda r: _traj(r).get("answer") if _traj(r) else None),
+    Column("n_tool_calls", "Int64", "Tool calls in the trajectory (missing without one).", _n_tool_calls),
+    Column("trajectory_length", "Int64", "Steps in the trajectory (missing without one).",
+           lambda r: len(_traj(r)["steps"]) if _traj(r) else pd.NA),
+    Column("duration_s", "float64", "Seconds the case took (reset, run, snapshot).", lambda r: r["duration_s"]),
+    Column("error", TEXT, "Why the case has status ``error`` or ``timeout`` (missing otherwise).",
+           lambda r: r.get("error")),
+    Column("has_state", "bool", "Whether a state (``environment_state/v1``) was recorded.",
+           lambda r: r.get("environment_state") is not None),
+    Column("started_at", TIME, "When the case started (UTC).", lambda r: r["started_at"]),
+    Column("metadata", JSON, "The case's ``metadata`` (a dict, empty when none).",
+           lambda r: r["case"].get("metadata") or {}),
+), documented=12)
+
+STEPS = FrameSpec("steps", (
+    Column("case_id", TEXT, "The case.", lambda t: t[0]),
+    Column("step", "int64", "Index of the step in the trajectory.", lambda t: t[1]),
+    Column("kind", TEXT, "``tool_call`` or ``message``.", lambda t: "tool_call" if t[2].get("kind") == "tool_call"
+           else "message"),
+    Column("tool", TEXT, "The tool called (a message: the recorded model call's name, if any).",
+           lambda t: t[2]["tool"] if t[2].get("kind") == "tool_call" else t[2].get("name")),
+    Column("args", JSON, "The call's arguments.", lambda t: t[2].get("args")),
+    Column("result", JSON, "What the tool returned (None on message rows).",
+           lambda t: t[2].get("result") if t[2].get("kind") == "tool_call" else None),
+    Column("is_error", "bool", "Whether the tool result reports a failure (``result_is_error``).", lambda t: t[3]),
+    Column("role", TEXT, "A message's role (missing on tool rows).",
+           lambda t: None if t[2].get("kind") == "tool_call" else t[2].get("role")),
+    Column("content", JSON, "A message's content (None on tool rows).",
+           lambda t: None if t[2].get("kind") == "tool_call" else t[2].get("content")),
+), documented=7)
+
+SNAPSHOTS = FrameSpec("snapshots", (
+    Column("case_id", TEXT, "The case.", lambda e: e["case_id"]),
+    Column("schema", TEXT, "``environment_state/v1``.", lambda e: e["schema"]),
+    Column("captured_at", TIME, "When ``snapshot()`` returned (UTC).", lambda e: e["captured_at"]),
+    Column("state_digest", TEXT, "SHA-256 of the state's canonical JSON.", lambda e: e["state_digest"]),
+    Column("state", JSON, "The state the case left.", lambda e: e["state"]),
+    Column("case_digest", TEXT, "The case's digest.", lambda e: e["case_digest"]),
+    Column("system_version", TEXT, "The system's ``version`` (missing when it has none).",
+           lambda e: e.get("system_version")),
+    Column("run_id", TEXT, "The run.", lambda e: e["run_id"]),
+), documented=5)
+
+CHANGES = FrameSpec("changes", (
+    Column("case_id", TEXT, "The case.", lambda t: t[0]),
+    Column("path", TEXT, "A leaf path whose value differs from ``initial_state``.", lambda t: t[1]),
+    Column("before", JSON, "Its value in ``initial_state`` (ABSENT when it appeared).", lambda t: t[2]),
+    Column("after", JSON, "Its value after the case (ABSENT when it disappeared).", lambda t: t[3]),
+), documented=4)
+
+VERDICTS = FrameSpec("verdicts", (
+    Column("case_id", TEXT, "The case judged (a metamorphic relation: the derived case).", lambda t: t[0]),
+    Column("cluster", TEXT, "The case's cluster.", lambda t: t[1]),
+    Column("criterion", TEXT, "The criterion (its name in release.yaml).", lambda t: t[2]["criterion"]),
+    Column("evaluator", TEXT, "The evaluator type.", lambda t: t[2]["evaluator"]),
+    Column("verdict", TEXT, "``pass``, ``fail`` or ``missing`` (a missing case never passes).",
+           lambda t: t[2]["verdict"]),
+    Column("reason", TEXT, "Why (empty for a pass).", lambda t: t[2]["reason"]),
+), documented=6)
+
+COMPARISONS = FrameSpec("comparisons", (
+    Column("case_id", TEXT, "The case.", lambda c: c["case_id"]),
+    Column("criterion", TEXT, "The criterion that compared.", lambda c: c["criterion"]),
+    Column("path", TEXT, "The compared path (``answer`` for the final answer).", lambda c: c["path"]),
+    Column("expected", JSON, "The expected value (ABSENT: must not exist).", lambda c: c["expected"]),
+    Column("actual", JSON, "The value found (ABSENT: does not exist).", lambda c: c["actual"]),
+    Column("ok", "bool", "Whether they are equal under the criterion's rule.", lambda c: bool(c["ok"])),
+), documented=6)
+
+REPLAYS = FrameSpec("replays", (
+    Column("case_id", TEXT, "The case replayed.", lambda r: r["case_id"]),
+    Column("criterion", TEXT, "The ``fault_recovery`` criterion.", lambda r: r["criterion"]),
+    Column("tool", TEXT, "The tool whose first call was faulted.", lambda r: r["tool"]),
+    Column("fault", TEXT, "``error``, ``timeout`` or ``malformed``.", lambda r: r["fault"]),
+    Column("checkpoint", "Int64", "Index of the faulted call in the recorded steps.", lambda r: r["checkpoint"]),
+    Column("control_reproduced", "boolean", "Whether the control replay reproduced the recording.",
+           lambda r: r["control_reproduced"]),
+    Column("recovered", "boolean", "Whether the case's own answer and state checks pass on the faulted replay.",
+           lambda r: r["recovered"]),
+    Column("escalated", "boolean", "Whether an escalation tool was called at or after the checkpoint.",
+           lambda r: r["escalated"]),
+    Column("constraint_broken", "boolean", "A false success or a changed ``state_unchanged`` path.",
+           lambda r: r["constraint_broken"]),
+    Column("verdict", TEXT, "``pass``, ``fail`` or ``missing``.", lambda r: r["verdict"]),
+    Column("reason", TEXT, "Why.", lambda r: r["reason"]),
+    Column("cached", "boolean", "Whether both replays came from the replay cache.", lambda r: r["cached"]),
+), documented=12)
+
+PAIRS = FrameSpec("pairs", (
+    Column("source_id", TEXT, "The source case.", lambda p: p["source_id"]),
+    Column("derived_id", TEXT, "The derived case.", lambda p: p["derived_id"]),
+    Column("transform", TEXT, "The transform.", lambda p: p["transform"]),
+    Column("relation", TEXT, "``same_output``, ``same_actions`` or ``same_state``.", lambda p: p["relation"]),
+    Column("criterion", TEXT, "The ``metamorphic_relation`` criterion.", lambda p: p["criterion"]),
+    Column("holds", "boolean", "Whether the relation holds (missing when either side is missing).",
+           lambda p: p["holds"]),
+    Column("label", TEXT, "The pair's human label: ``valid``, ``invalid`` or empty.", lambda p: p["label"]),
+    Column("cluster", TEXT, "The source's cluster.", lambda p: p["cluster"]),
+), documented=8)
+
+RECEIPTS = FrameSpec("receipts", (
+    Column("case_id", TEXT, "The case (missing when unknown).", lambda r: r.get("case_id")),
+    Column("artifact_id", TEXT, "The contract's artifact id.", lambda r: r["artifact_id"]),
+    Column("run_started_at", TIME, "When the run (case) started.", lambda r: r["run_started_at"]),
+    Column("observed_at", TIME, "When the artifact was observed.", lambda r: r.get("observed_at")),
+    Column("modified_at", TIME, "When the artifact was last modified.", lambda r: r.get("modified_at")),
+    Column("expected_sha256", TEXT, "The contract's expected digest.", lambda r: r.get("expected_sha256")),
+    Column("observed_digest", TEXT, "The observed digest, of kind ``digest_kind``.",
+           lambda r: r.get("observed_digest")),
+    Column("digest_kind", TEXT, "``sha256`` or ``hmac-sha256``.", lambda r: r.get("digest_kind")),
+    Column("validator", TEXT, "The validator the contract names (missing when none).",
+           lambda r: r.get("validator")),
+    Column("validator_exit_code", "Int64", "Its exit code.", lambda r: r.get("validator_exit_code")),
+    Column("evidence_source", TEXT, "Who observed.", lambda r: r.get("evidence_source")),
+    Column("status", TEXT, "``missing`` … ``verified``, or ``waiting``.", lambda r: r["status"]),
+    Column("reason", TEXT, "The check that decided.", lambda r: r["reason"]),
+), documented=13)
+
+GATE = FrameSpec("gate", (
+    Column("criterion", TEXT, "The criterion."),
+    Column("evaluator", TEXT, "Its evaluator type."),
+    Column("n", "int64", "Rows (cases judged)."),
+    Column("n_clusters", "int64", "Clusters among those rows."),
+    Column("passed", "int64", "Rows that passed."),
+    Column("missing", "int64", "Rows without a usable result (they count as not passed)."),
+    Column("rate", "float64", "passed / n."),
+    Column("ci_low", "float64", "Lower end of the interval."),
+    Column("ci_high", "float64", "Upper end of the interval."),
+    Column("method", TEXT, "The method that produced the interval."),
+    Column("threshold", "float64", "The release threshold (NaN: not listed)."),
+    Column("verdict", TEXT, "``PASS``, ``FAIL``, ``INSUFFICIENT_EVIDENCE`` or ``REPORT_ONLY``."),
+    Column("reason", TEXT, "Why, and any fallback of the interval."),
+), documented=13)
+
+VALIDITY = FrameSpec("validity", (
+    Column("transform", TEXT, "The transform's name."),
+    Column("derived", "int64", "Derived pairs of the transform."),
+    Column("labeled", "int64", "Of those, pairs with at least one judgement."),
+    Column("valid", "int64", "Of those, pairs whose label (the majority; a tie is invalid) is valid."),
+    Column("coverage", "float64", "labeled / derived (NaN without pairs)."),
+    Column("rate", "float64", "valid / labeled (NaN when nothing is labeled)."),
+    Column("ci_low", "float64", "Wilson interval of ``rate``, lower end."),
+    Column("ci_high", "float64", "Wilson interval of ``rate``, upper end."),
+    Column("minimum_validity", "float64", "The transform's required validity rate."),
+    Column("checked", "bool", "coverage == 1 and rate >= minimum_validity."),
+), documented=10)
+
+SLICES = FrameSpec("slices", (
+    Column("slice", TEXT, "The canonical spec, e.g. ``tool_calls:1,2``."),
+    Column("bin", TEXT, "``<e1``, ``[e1, e2)``, …, ``≥ek``, or ``n/a``."),
+    Column("lower", "float64", "The bin is lower ≤ x < upper (−inf at the open end, NaN for n/a)."),
+    Column("upper", "float64", "See ``lower`` (inf at the open end)."),
+    Column("criterion", TEXT, "The criterion."),
+    Column("support", "int64", "The criterion's verdict rows in the bin."),
+    Column("clusters", "int64", "Distinct clusters among those rows."),
+    Column("passed", "int64", "Rows that passed."),
+    Column("rate", "float64", "passed / support (NaN when empty)."),
+    Column("ci_low", "float64", "The gate's interval on the bin's rows, lower end."),
+    Column("ci_high", "float64", "Upper end."),
+    Column("few_clusters", "bool", "clusters < min_clusters: read the interval with care."),
+    Column("method", TEXT, "The method that produced the interval (empty when the bin is empty)."),
+), documented=11)
+
+#: The frames of a Run, by attribute name.
+FRAMES: dict[str, FrameSpec] = {s.name: s for s in (CASES, STEPS, SNAPSHOTS, CHANGES, VERDICTS, COMPARISONS,
+                                                    REPLAYS, PAIRS, RECEIPTS)}

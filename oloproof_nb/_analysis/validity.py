@@ -1,0 +1,138 @@
+"""Validity of metamorphic transforms: how many pairs humans labeled, how many kept the meaning.
+
+A transform is **checked** when every derived pair of the run is labeled
+(coverage 1) and the share labeled valid is at least the transform's
+``minimum_validity``. Until then the gate reports its rules as
+``INSUFFICIENT_EVIDENCE`` (``transform_not_checked``); once checked, a relation
+is judged only on the pairs labeled valid.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import pandas as pd
+
+from .._core.labels import validity_row
+from .columns import VALIDITY
+from .run import Run
+
+__all__ = ["VALIDITY_COLUMNS", "validity_table", "checked_transforms", "validity"]
+
+VALIDITY_COLUMNS = VALIDITY.names
+
+
+def validity_table(transforms: Iterable[Any], labels: Mapping[str, Iterable[Mapping[str, Any]]],
+                   derived: Mapping[str, Iterable[str]], confidence: float = 0.95) -> pd.DataFrame:
+    """One row per transform: coverage and validity rate of its human labels.
+
+    Parameters
+    ----------
+    transforms : iterable
+        The declared transforms (objects with ``name`` and ``minimum_validity``), in order.
+    labels : mapping of str to judgements
+        Judgements by transform name (``Suite.labels`` / ``Run.labels``).
+    derived : mapping of str to ids
+        Derived case ids by transform name.
+    confidence : float, default 0.95
+        Confidence level of the Wilson interval.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns, in order:
+
+        ``transform`` (str)
+            The transform's name.
+        ``derived`` (int)
+            Derived pairs of the transform.
+        ``labeled`` (int)
+            Of those, pairs with at least one judgement.
+        ``valid`` (int)
+            Of those, pairs whose label (the majority; a tie is invalid) is valid.
+        ``coverage`` (float)
+            ``labeled / derived`` (NaN without pairs).
+        ``rate`` (float)
+            Validity rate ``valid / labeled`` (NaN when nothing is labeled).
+        ``ci_low``, ``ci_high`` (float)
+            Wilson interval of ``rate`` at ``confidence`` (NaN when nothing is labeled).
+        ``minimum_validity`` (float)
+            The transform's required validity rate.
+        ``checked`` (bool)
+            ``coverage == 1 and rate >= minimum_validity``.
+
+    Notes
+    -----
+    With v valid of L labeled pairs, z = Φ⁻¹(1 − α/2) and p̂ = v/L, the Wilson
+    interval is (p̂ + z²/2L ± z·√(p̂(1−p̂)/L + z²/4L²)) / (1 + z²/L), computed by
+    statsmodels ``proportion_confint(method="wilson")``. ``checked`` compares
+    the point rate (not the interval) with ``minimum_validity``; the interval
+    tells how well the labels pin the rate down. Numbers are not rounded.
+
+    References
+    ----------
+    Brown, L. D., Cai, T. T. & DasGupta, A. (2001). Interval estimation for a binomial proportion.
+    Statistical Science 16(2), 101–133.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> t = SimpleNamespace(name="t", minimum_validity=0.5)
+    >>> js = {"t": [{"case_id": "a~t", "valid": True}, {"case_id": "b~t", "valid": False}]}
+    >>> row = validity_table([t], js, {"t": ["a~t", "b~t", "c~t"]}).iloc[0]
+    >>> int(row.labeled), float(row.rate), bool(row.checked)
+    (2, 0.5, False)
+    """
+    rows = []
+    for t in transforms:
+        row = validity_row(labels.get(t.name, []), derived.get(t.name, []), t.minimum_validity, confidence)
+        rows.append({"transform": t.name, **row})
+    return VALIDITY.from_columns({c: [row[c] for row in rows] for c in VALIDITY_COLUMNS})
+
+
+def validity(run: Run, confidence: float | None = None) -> pd.DataFrame:
+    """Validity of each metamorphic transform of a run, from the human labels the run stored.
+
+    Parameters
+    ----------
+    run : Run
+        A run (from :func:`oloproof_nb.run` or :func:`oloproof_nb.load_run`).
+        Its pairs are the derived cases it recorded; its labels are the
+        judgements the suite's label files held when the run started.
+    confidence : float, optional
+        Confidence level of the Wilson interval; default the release's
+        ``confidence`` (0.95 without a release.yaml).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per declared transform, columns ``transform, derived, labeled,
+        valid, coverage, rate, ci_low, ci_high, minimum_validity, checked``
+        (see :func:`validity_table`).
+
+    Notes
+    -----
+    coverage = labeled / derived pairs; rate = valid / labeled pairs with a
+    Wilson interval. A pair's label is the majority of its judgements (a tie
+    is invalid). ``checked`` is true only when coverage is 1 and rate ≥
+    ``minimum_validity``: until then the gate reports the transform's
+    relations as ``INSUFFICIENT_EVIDENCE`` (``transform_not_checked``).
+
+    Examples
+    --------
+    >>> import oloproof_nb as op                     # doctest: +SKIP
+    >>> op.validity(op.load_run("runs/x"))           # doctest: +SKIP
+    """
+    if confidence is None:
+        confidence = run.release.confidence if run.release is not None else 0.95
+    transforms = list(run.config.metamorphic.transforms)
+    derived = {t.name: [rec["case"]["id"] for rec in run.records if rec["case"].get("transform") == t.name]
+               for t in transforms}
+    return validity_table(transforms, run.labels, derived, confidence)
+
+
+def checked_transforms(run: Run) -> dict[str, bool]:
+    """Transform name → whether it is checked in this run (what the gate reads for ``transform_not_checked``)."""
+    table = validity(run)
+    return dict(zip(table["transform"], table["checked"].astype(bool), strict=True))

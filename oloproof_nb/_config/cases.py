@@ -1,0 +1,114 @@
+"""Case files: stream cases from JSONL with errors that name the file and the line."""
+
+from __future__ import annotations
+
+import codecs
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+from .._core.case import Case, case_from_mapping
+from .._core.paths import MAX_DEPTH, exceeds_depth
+from ..errors import CaseFileError
+
+__all__ = ["iter_cases", "load_cases"]
+
+
+#: Bytes read at a time; a line is only held whole once it is known to start like a case (``{``).
+_PIECE = 1 << 16
+
+
+def _read_line(handle: IO[bytes], first: bool) -> tuple[bytes | None, bool]:
+    """The next line without its leading whitespace (None at the end), and whether it was read whole.
+
+    Read in bounded pieces, so memory never grows with a file's size: a blank
+    line of any length is dropped piece by piece, and a long line that does not
+    start with ``{`` stops at its first piece (it cannot be a case; that piece
+    is enough to say so). A UTF-8 byte-order mark at the start of the file is skipped.
+    """
+    piece = handle.readline(_PIECE)
+    if not piece:
+        return None, True
+    if first and piece.startswith(codecs.BOM_UTF8):
+        piece = piece[len(codecs.BOM_UTF8):]
+    parts: list[bytes] = []
+    while True:
+        ended = piece.endswith(b"\n")
+        if not parts:
+            piece = piece.lstrip()
+            if piece and not ended and not piece.startswith(b"{"):
+                return piece, False
+        if piece:
+            parts.append(piece)
+        if ended:
+            return b"".join(parts), True
+        piece = handle.readline(_PIECE)
+        if not piece:
+            return b"".join(parts), True
+
+
+def iter_cases(path: str | Path) -> Iterator[tuple[int, Case]]:
+    """Stream ``(line_number, Case)`` from a JSONL file, one line at a time.
+
+    Blank lines are skipped. Raises :class:`CaseFileError` naming the file and
+    line for a line that is not UTF-8, not JSON, not an object, nested deeper
+    than :data:`~oloproof_nb.paths.MAX_DEPTH` levels, holds an escaped lone
+    surrogate, lacks ``id``/``input``, has an unknown key or repeats an id.
+    ``NaN`` and ``Infinity`` tokens are accepted (Python's JSON reads and the
+    run store writes them). Memory is bounded by the largest case, not the file.
+    """
+    path = Path(path)
+    seen: set[str] = set()
+    try:
+        handle = path.open("rb")
+    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
+        raise CaseFileError(path, None, f"cannot read the case file: {getattr(exc, 'strerror', None) or exc}") from None
+    with handle:
+        lineno = 0
+        while True:
+            raw, complete = _read_line(handle, first=lineno == 0)
+            if raw is None:
+                break
+            lineno += 1
+            if not complete:
+                start = raw[:20].decode("utf-8", errors="replace")
+                raise CaseFileError(path, lineno, f"expected a JSON object, got a line starting {start!r}")
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise CaseFileError(path, lineno, f"not UTF-8 text ({exc.reason})") from None
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except (ValueError, RecursionError) as exc:  # JSONDecodeError, or a number too long to convert
+                msg = (exc.msg if isinstance(exc, json.JSONDecodeError) else
+                       "nested too deeply" if isinstance(exc, RecursionError) else str(exc).split(":")[0])
+                raise CaseFileError(path, lineno,
+                                    f"not valid JSON ({msg}); each line must be one JSON object") from None
+            if not isinstance(obj, dict):
+                raise CaseFileError(path, lineno, f"expected a JSON object, got {type(obj).__name__}")
+            if exceeds_depth(obj):
+                raise CaseFileError(path, lineno, f"nested deeper than {MAX_DEPTH} levels of objects and lists")
+            try:  # an escaped lone surrogate (e.g. "\\ud800") is JSON but not text: it could never be stored
+                json.dumps(obj, ensure_ascii=False).encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise CaseFileError(path, lineno, f"a string holds {exc.object[exc.start:exc.end]!r}, a lone "
+                                    "surrogate escape that is not Unicode text") from None
+            try:
+                case = case_from_mapping(obj)
+            except (ValueError, RecursionError) as exc:
+                raise CaseFileError(path, lineno, str(exc) or "nested too deeply") from None
+            if case.id in seen:
+                raise CaseFileError(path, lineno, f"duplicate case id {case.id!r}")
+            seen.add(case.id)
+            yield lineno, case
+
+
+def load_cases(path: str | Path) -> list[Case]:
+    """Load every case of a JSONL file (see :func:`iter_cases`); an empty file is an error."""
+    cases = [case for _, case in iter_cases(path)]
+    if not cases:
+        raise CaseFileError(path, None, "holds no cases; write one JSON object per line with 'id' and 'input'")
+    return cases

@@ -1,0 +1,159 @@
+"""Importing the user's code from a suite folder: the system and the registered validators.
+
+A top-level module file of the suite folder (``refund_desk.py``) is loaded
+under a name unique to its folder, ``_oloproof_suite_<hash>_<module>``, so two
+suites with a module of the same name never collide. What the process keeps
+afterwards, exactly:
+
+- ``sys.path`` and ``sys.dont_write_bytecode`` are restored (the folder is on
+  ``sys.path`` only while the module executes, and no ``__pycache__`` is written
+  into the suite);
+- ``sys.modules`` keeps one entry per suite folder and module under that
+  unique name (classes defined there stay picklable); an edited file replaces
+  it, so the previous copy is not kept alive by oloproof. Modules the user's
+  code imports itself stay in ``sys.modules`` as Python keeps them;
+- a dotted ``module:attr`` (a package installed or on the folder) is imported
+  with :func:`importlib.import_module` under its own name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import sys
+import threading
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError
+
+__all__ = ["import_system", "load_validators", "file_digest", "module_file"]
+
+_IMPORT_LOCK = threading.Lock()
+#: (suite folder, module) -> (file digest, module): the latest import of each, and nothing older.
+_MODULES: dict[tuple[str, str], tuple[str | None, Any]] = {}
+
+
+def module_file(root: Path, module_name: str) -> Path | None:
+    """The file a top-level ``module_name`` is loaded from in the suite folder, or None (a dotted or installed one)."""
+    candidate = root / f"{module_name}.py"
+    return candidate if "." not in module_name and candidate.is_file() else None
+
+
+def import_system(root: Path, spec: str, file: str | Path = "oloproof.yaml") -> Any:
+    """Import ``module:attr`` from the suite folder ``root`` and return the attribute.
+
+    A top-level module file is imported again when its content changed since
+    the last import (a notebook that re-loads the suite gets the new code).
+
+    Raises
+    ------
+    ConfigError
+        Naming ``file`` and ``system``: the module cannot be imported, raised
+        while importing, or has no such attribute.
+    """
+    module_name, attr = spec.split(":", 1)
+    source = module_file(root, module_name)
+    content = file_digest(source) if source is not None else None
+    key = (str(root.resolve()), module_name)
+    with _IMPORT_LOCK:
+        cached = _MODULES.get(key)
+        if cached is not None and cached[0] == content:
+            module = cached[1]
+        else:
+            module = _load_module(root, module_name, file)
+            _MODULES[key] = (content, module)
+    if not hasattr(module, attr):
+        raise ConfigError(file, "system", f"module {module_name!r} has no attribute {attr!r}")
+    return getattr(module, attr)
+
+
+def _load_module(root: Path, module_name: str, file: str | Path) -> Any:
+    candidate = module_file(root, module_name)
+    added = str(root.resolve())
+    sys.path.insert(0, added)
+    # the suite folder is the user's: importing from it must not write __pycache__ there
+    dont_write_bytecode, sys.dont_write_bytecode = sys.dont_write_bytecode, True
+    try:
+        if candidate is not None:
+            unique = f"_oloproof_suite_{hashlib.sha256(added.encode()).hexdigest()[:12]}_{module_name}"
+            spec = importlib.util.spec_from_file_location(unique, candidate)
+            if spec is None or spec.loader is None:
+                raise ConfigError(file, "system", f"cannot import {module_name!r} from {root}")
+            module = importlib.util.module_from_spec(spec)
+            previous = sys.modules.get(unique)
+            sys.modules[unique] = module
+            try:
+                spec.loader.exec_module(module)
+            except BaseException:
+                if previous is None:
+                    sys.modules.pop(unique, None)
+                else:
+                    sys.modules[unique] = previous
+                raise
+            return module
+        return importlib.import_module(module_name)
+    except ConfigError:
+        raise
+    except ModuleNotFoundError as exc:
+        raise ConfigError(file, "system", f"cannot import {module_name!r} from {root}: {exc}") from None
+    except Exception as exc:
+        raise ConfigError(file, "system",
+                          f"importing {module_name!r} raised {type(exc).__name__}: {exc}") from None
+    finally:
+        sys.dont_write_bytecode = dont_write_bytecode
+        try:
+            sys.path.remove(added)
+        except ValueError:
+            pass
+
+
+def file_digest(path: Path) -> str:
+    """SHA-256 hex of a file's bytes, read in 1 MiB pieces."""
+    h = hashlib.sha256()
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def load_validators(
+    root: Path, specs: Mapping[str, str], file: str | Path
+) -> dict[str, Callable[[Path], Any]]:
+    """Import every registered validator from the suite folder.
+
+    Parameters
+    ----------
+    root : Path
+        The suite folder; a top-level module file there is imported under a name unique to the
+        folder (as the system is, see :func:`import_system`).
+    specs : Mapping[str, str]
+        ``{name: "module:function"}`` from oloproof.yaml.
+    file : str or Path
+        The oloproof.yaml the specs come from (named in errors).
+
+    Returns
+    -------
+    dict
+        ``{name: callable}``, in the order of ``specs``.
+
+    Raises
+    ------
+    ConfigError
+        Naming ``file`` and ``validators.<name>``: the module cannot be imported, has no such
+        attribute, or the attribute is not callable.
+    """
+    out: dict[str, Callable[[Path], Any]] = {}
+    for name, spec in specs.items():
+        key = f"validators.{name}"
+        try:
+            target = import_system(root, spec, file)
+        except ConfigError as exc:
+            raise ConfigError(file, key, exc.message) from None
+        if not callable(target):
+            raise ConfigError(file, key, f"{spec!r} is a {type(target).__name__}, not a function; "
+                                         "a validator is a callable taking the artifact's path")
+        out[name] = target
+    return out

@@ -1,0 +1,75 @@
+"""Label files: ``labels/<transform>.jsonl``, one judgement per line, errors naming the file and line."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection
+from pathlib import Path
+from typing import Any
+
+from .._core.labels import parse_judgement
+from ..errors import LabelFileError
+
+__all__ = ["load_labels"]
+
+
+def load_labels(path: str | Path, known_ids: Collection[str] | None = None,
+                transform: str | None = None) -> list[dict[str, Any]]:
+    """Read a label file: one judgement per line, empty lines skipped.
+
+    Parameters
+    ----------
+    path : str or Path
+        The JSONL label file.
+    known_ids : collection of str, optional
+        The derived case ids of the transform (see :func:`parse_judgement`).
+    transform : str, optional
+        The transform's name, for messages.
+
+    Returns
+    -------
+    list of dict
+        The judgements in file order, each ``{case_id, valid, labeler, note}``.
+        An empty file gives an empty list (every pair unlabeled).
+
+    Raises
+    ------
+    LabelFileError
+        Naming the file and the line: a line that is not JSON, not an object,
+        has an unknown key, lacks ``case_id``/``valid``, has a non-boolean
+        ``valid``, names a case id the suite does not derive, or repeats a
+        (``case_id``, ``labeler``) judgement of a named labeler.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise LabelFileError(path, None, "label file not found") from None
+    except UnicodeDecodeError as exc:
+        raise LabelFileError(path, None, f"not UTF-8 text ({exc.reason})") from None
+    except OSError as exc:
+        raise LabelFileError(path, None, f"cannot read the label file: {exc.strerror or exc}") from None
+    out: list[dict[str, Any]] = []
+    seen: dict[tuple[str, str], int] = {}
+    for lineno, line in enumerate(text.split("\n"), start=1):  # JSONL lines end at \n only (U+2028 is text)
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+            json.dumps(obj, ensure_ascii=False).encode("utf-8")  # an escaped lone surrogate is not text
+        except (ValueError, RecursionError) as exc:  # also a number too long to convert
+            msg = (exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
+                   if isinstance(exc, RecursionError) else str(exc).split(":")[0])
+            raise LabelFileError(path, lineno, f"not valid JSON ({msg}); each line must be one JSON object "
+                                 '{"case_id": ..., "valid": true|false, "labeler": ..., "note": ...}') from None
+        try:
+            judgement = parse_judgement(obj, known_ids, transform)
+        except ValueError as exc:
+            raise LabelFileError(path, lineno, str(exc)) from None
+        key = (judgement["case_id"], judgement["labeler"])
+        if judgement["labeler"] and key in seen:
+            raise LabelFileError(path, lineno, f"labeler {key[1]!r} already judged {key[0]!r} at line {seen[key]}; "
+                                 "one judgement per labeler and pair")
+        seen[key] = lineno
+        out.append(judgement)
+    return out

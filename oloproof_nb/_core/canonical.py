@@ -1,0 +1,58 @@
+"""Canonical JSON, SHA-256 digests and the one timestamp format (pure; no files)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import datetime, timezone
+from typing import Any
+
+__all__ = ["canonical_json", "digest", "utc_now", "iso"]
+
+
+def canonical_json(obj: Any) -> str:
+    """Serialise ``obj`` the one canonical way used for every digest.
+
+    ``json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)``: key
+    order and whitespace never change the text, so they never change a digest.
+
+    Examples
+    --------
+    >>> canonical_json({"b": 1, "a": [1, "é"]})
+    '{"a":[1,"é"],"b":1}'
+    """
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def digest(obj: Any) -> str:
+    """SHA-256 hex digest of the UTF-8 bytes of :func:`canonical_json` of ``obj``.
+
+    Examples
+    --------
+    >>> digest({"a": 1}) == digest({"a": 1})
+    True
+    >>> len(digest({}))
+    64
+    """
+    return hashlib.sha256(canonical_json(obj).encode("utf-8")).hexdigest()
+
+
+def utc_now() -> datetime:
+    """The current time, timezone-aware, in UTC."""
+    return datetime.now(timezone.utc)
+
+
+def iso(ts: datetime) -> str:
+    """The one timestamp format of every record and receipt: ISO-8601 in UTC, microseconds, trailing ``Z``.
+
+    Parameters
+    ----------
+    ts : datetime
+        Timezone-aware (a naive datetime is taken as local time by ``astimezone``).
+
+    Examples
+    --------
+    >>> iso(datetime(2026, 7, 25, 14, tzinfo=timezone.utc))
+    '2026-07-25T14:00:00.000000Z'
+    """
+    return ts.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")

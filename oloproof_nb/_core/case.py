@@ -1,0 +1,197 @@
+"""Cases: the model, its digest, building one from a mapping, and metamorphic copies (pure; no files)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .canonical import digest
+from .receipts import OutcomeContract
+
+__all__ = ["Case", "Expected", "case_digest", "case_from_mapping", "derive_case", "DIGEST_KEYS", "CASE_KEYS"]
+
+#: Keys of a case line that make up its digest (when the case has them).
+DIGEST_KEYS: tuple[str, ...] = ("id", "input", "initial_state", "expected", "outcome")
+CASE_KEYS: tuple[str, ...] = ("id", "input", "initial_state", "expected", "cluster", "outcome", "metadata")
+
+
+class Expected(BaseModel):
+    """What a case expects: a final ``answer`` and/or (part of) the ``state`` after it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    answer: Any = None
+    state: dict[str, Any] | None = None
+    has_answer: bool = Field(default=False, exclude=True, repr=False)
+
+
+class Case(BaseModel):
+    """One case: an input, the state to reset the sandbox to, and what to expect.
+
+    ``digest`` is the SHA-256 hex of the canonical JSON of
+    ``{id, input, initial_state, expected, outcome}`` (keys the case does not
+    have are left out; ``cluster`` and ``metadata`` never count). Derived cases
+    (metamorphic copies) carry ``source_id`` and ``transform``.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(min_length=1)
+    input: dict[str, Any]
+    initial_state: dict[str, Any] = Field(default_factory=dict)
+    expected: Expected = Field(default_factory=Expected)
+    cluster: str
+    outcome: dict[str, Any] | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    digest: str
+    source_id: str
+    transform: str | None = None
+
+    def digest_fields(self) -> dict[str, Any]:
+        """The mapping the digest is computed from (as it would appear in a line)."""
+        out: dict[str, Any] = {"id": self.id, "input": self.input}
+        if "initial_state" in self.model_fields_set:
+            out["initial_state"] = self.initial_state
+        exp = self.expected_dict()
+        if exp is not None:
+            out["expected"] = exp
+        if self.outcome is not None:
+            out["outcome"] = self.outcome
+        return out
+
+    def expected_dict(self) -> dict[str, Any] | None:
+        """``expected`` as written in the case line, or None when the case has none."""
+        raw: dict[str, Any] = {}
+        if self.expected.has_answer:
+            raw["answer"] = self.expected.answer
+        if self.expected.state is not None:
+            raw["state"] = self.expected.state
+        return raw if (raw or "expected" in self.model_fields_set) else None
+
+    def to_record(self) -> dict[str, Any]:
+        """A JSON-ready dict that :meth:`from_record` reads back (an outcome's ``locator`` is left out)."""
+        rec = self.digest_fields()
+        if self.outcome is not None and "locator" in self.outcome:  # a path: never in a stored record
+            rec["outcome"] = {k: v for k, v in self.outcome.items() if k != "locator"}
+        rec.update(cluster=self.cluster, metadata=self.metadata, digest=self.digest, source_id=self.source_id,
+                   transform=self.transform)
+        return rec
+
+    @classmethod
+    def from_record(cls, rec: dict[str, Any]) -> Case:
+        """Rebuild a case stored by :meth:`to_record` (the digest is kept as stored)."""
+        return case_from_mapping(rec, digest_value=rec["digest"], source_id=rec.get("source_id"),
+                      transform=rec.get("transform"))
+
+
+def case_digest(obj: dict[str, Any]) -> str:
+    """The digest of a case line: SHA-256 of the canonical JSON of its digest keys.
+
+    Parameters
+    ----------
+    obj : dict
+        The case as written in ``cases.jsonl``.
+
+    Returns
+    -------
+    str
+        64 hex characters. Independent of key order and whitespace; changes
+        with ``initial_state``; ``cluster`` and ``metadata`` never count.
+
+    Examples
+    --------
+    >>> a = case_digest({"id": "c1", "input": {"x": 1, "y": 2}})
+    >>> a == case_digest({"input": {"y": 2, "x": 1}, "id": "c1", "cluster": "k"})
+    True
+    """
+    return digest({k: obj[k] for k in DIGEST_KEYS if k in obj})
+
+
+def case_from_mapping(obj: dict[str, Any], *, digest_value: str | None = None, source_id: str | None = None,
+           transform: str | None = None) -> Case:
+    unknown = [k for k in obj if k not in CASE_KEYS and k not in ("digest", "source_id", "transform")]
+    if unknown:
+        raise ValueError(f"unknown key {unknown[0]!r}; allowed: {', '.join(CASE_KEYS)}")
+    for key in ("id", "input"):
+        if key not in obj:
+            raise ValueError(f"missing required key {key!r}")
+    if not isinstance(obj["id"], str) or not obj["id"]:
+        raise ValueError(f"'id' must be a non-empty string, got {obj['id']!r}")
+    if "cluster" in obj and obj["cluster"] is not None and not isinstance(obj["cluster"], (str, int)):
+        raise ValueError(f"'cluster' must be a string, got {type(obj['cluster']).__name__}")
+    expected = obj.get("expected")
+    if expected is not None and not isinstance(expected, dict):
+        raise ValueError(f"'expected' must be an object with keys answer and/or state, got {expected!r}")
+    if expected is not None and set(expected) - {"answer", "state"}:
+        bad = sorted(set(expected) - {"answer", "state"})[0]
+        raise ValueError(f"unknown key {bad!r} under 'expected'; allowed: answer, state")
+    if obj.get("outcome") is not None:
+        _check_outcome(obj["outcome"])
+    fields: dict[str, Any] = {
+        "id": obj["id"],
+        "input": obj["input"],
+        "cluster": str(obj.get("cluster") if obj.get("cluster") is not None else obj["id"]),
+        "digest": digest_value or case_digest(obj),
+        "source_id": source_id or obj["id"],
+        "transform": transform,
+    }
+    if "initial_state" in obj:
+        fields["initial_state"] = obj["initial_state"]
+    if expected is not None:
+        try:
+            fields["expected"] = Expected.model_validate({**expected, "has_answer": "answer" in expected})
+        except ValidationError as exc:
+            raise ValueError(f"under 'expected': {_first_error(exc)}") from None
+    for key in ("outcome", "metadata"):
+        if obj.get(key) is not None:
+            fields[key] = obj[key]
+    try:
+        return Case.model_validate(fields)
+    except ValidationError as exc:
+        raise ValueError(_first_error(exc)) from None
+
+
+def _check_outcome(outcome: Any) -> None:
+    """A case's ``outcome`` must be a valid outcome contract; the error names the key and what is allowed."""
+    allowed = ", ".join(OutcomeContract.model_fields)
+    if not isinstance(outcome, dict):
+        raise ValueError(f"'outcome' must be an object (an outcome contract with keys {allowed}), "
+                         f"got {type(outcome).__name__}")
+    try:
+        OutcomeContract.model_validate(outcome)
+    except ValidationError as exc:
+        err = exc.errors(include_url=False)[0]
+        loc = ".".join(["outcome", *(str(p) for p in err["loc"])])
+        if err["type"] == "extra_forbidden":
+            raise ValueError(f"unknown key {loc!r}; allowed under 'outcome': {allowed}") from None
+        if err["type"] == "missing":
+            raise ValueError(f"missing required key {loc!r} (an outcome contract needs artifact_id)") from None
+        raise ValueError(f"{loc!r}: {err['msg'].removeprefix('Value error, ')}") from None
+
+
+def _first_error(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    loc = ".".join(str(p) for p in err["loc"] if p != "has_answer")
+    msg = err["msg"]
+    if err["type"] == "extra_forbidden":
+        return f"unknown key {loc!r}; allowed under 'expected': answer, state"
+    return f"{loc!r}: {msg}" if loc else msg
+
+
+def derive_case(case: Case, transform: str, field: str, template: str) -> Case:
+    """The metamorphic copy of ``case`` under ``transform``.
+
+    Its id is ``<source>~<transform>``, ``input[field]`` is rewritten by
+    ``template`` (``{value}`` is the original value), ``initial_state``,
+    ``expected`` and ``outcome`` are the source's, the cluster is the source's,
+    and its digest is its own.
+    """
+    new_input = dict(case.input)
+    new_input[field] = template.replace("{value}", str(case.input[field]))
+    raw = case.digest_fields()
+    raw["id"] = f"{case.id}~{transform}"
+    raw["input"] = new_input
+    raw["cluster"] = case.cluster
+    raw["metadata"] = case.metadata
+    return case_from_mapping(raw, source_id=case.id, transform=transform)

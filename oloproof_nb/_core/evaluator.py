@@ -1,0 +1,190 @@
+"""The evaluator interface, the registry of evaluator types, and the run context evaluators see.
+
+An evaluator is a strict pydantic model (its options) with a ``type`` and an
+optional ``criterion`` name. Three scopes:
+
+``case``
+    judged from one case's record (answer, state);
+``system``
+    needs the live system right after the case (replays, outcome observation),
+    which it reaches only through the :class:`RunContext` protocol;
+``run``
+    judged across cases when frames are built (metamorphic pairs).
+
+Evaluator families live in ``oloproof_nb/evaluators/``, one module each, and
+register themselves under their ``type`` with :func:`register`; the suite
+loader (``_config``) looks types up in :data:`EVALUATORS`, so it never imports
+a family itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict
+
+from .case import Case
+from .receipts import Evidence, OutcomeContract
+from .trajectory import Change, Trajectory
+
+if TYPE_CHECKING:
+    from .records import CaseRecord, ComparisonRow, PairRow, ReceiptRow, ReplayRow, RunVerdictRow, VerdictRow
+
+__all__ = [
+    "Evaluator",
+    "Evaluation",
+    "CaseContext",
+    "RunContext",
+    "Replay",
+    "EVALUATORS",
+    "register",
+]
+
+Scope = Literal["case", "system", "run"]
+
+
+@dataclass
+class Replay:
+    """One replay's outcome, from the system or from the replay cache.
+
+    ``trajectory`` and ``state`` are what the replay produced (``state`` None
+    when the system is not stateful); ``error`` says why there is no
+    trajectory (``diverged``: the system raised ``ReplayDiverged``).
+    """
+
+    trajectory: Trajectory | None = None
+    state: dict[str, Any] | None = None
+    cached: bool = False
+    error: str | None = None
+    diverged: bool = False
+
+
+class RunContext(Protocol):
+    """What a live run offers ``system``-scope evaluators (implemented in ``_run/context``).
+
+    Evaluators never touch the system or the disk themselves: a replay, a call
+    to the system's ``observe`` and a file observation go through here, under
+    the run's timeout, cache and store.
+    """
+
+    @property
+    def case_started_at(self) -> datetime:
+        """When the current case started (before its sandbox was reset)."""
+        ...
+
+    @property
+    def evaluators(self) -> Sequence[Evaluator]:
+        """The suite's evaluators (a fault replay is judged with the suite's own checks)."""
+        ...
+
+    def replay(self, case: Case, recorded: Trajectory, checkpoint: int, change: Change | None, *,
+               record: Mapping[str, Any], reproduce: tuple[Trajectory, dict[str, Any] | None] | None) -> Replay:
+        """Reset the sandbox and replay ``recorded`` from ``checkpoint`` with ``change`` (None: the control).
+
+        ``record`` holds the fields identifying the replay in ``replays.jsonl``
+        (criterion, tool, fault); ``reproduce`` is the recording (trajectory,
+        state) a control must reproduce to be cached or taken from the cache.
+        """
+        ...
+
+    def collect_evidence(self, contract: OutcomeContract, system: Any,
+                         validators: Sequence[str]) -> tuple[Evidence | None, str | None]:
+        """Observe a promised artifact: ``(evidence, None)``, or ``(None, why)`` when no evidence is available."""
+        ...
+
+
+@dataclass
+class CaseContext:
+    """Everything an evaluator may look at for one case.
+
+    ``state`` is None when the system recorded no state; ``failure`` is the
+    reason every verdict is missing (the system raised or timed out), else None.
+    ``system`` and ``run`` are only set while the run is live.
+    """
+
+    case: Case
+    status: str
+    trajectory: Trajectory | None
+    state: dict[str, Any] | None
+    failure: str | None = None
+    system: Any = None
+    run: RunContext | None = None
+
+
+@dataclass
+class Evaluation:
+    """What an evaluator produced for one case: verdict rows and supporting records."""
+
+    verdicts: list[VerdictRow] = field(default_factory=list)
+    comparisons: list[ComparisonRow] = field(default_factory=list)
+    replays: list[ReplayRow] = field(default_factory=list)
+    receipts: list[ReceiptRow] = field(default_factory=list)
+
+    def extend(self, other: Evaluation) -> None:
+        self.verdicts += other.verdicts
+        self.comparisons += other.comparisons
+        self.replays += other.replays
+        self.receipts += other.receipts
+
+
+class Evaluator(BaseModel):
+    """Base of every evaluator type; subclasses are registered with :func:`register`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    type: str
+    criterion: str | None = None
+
+    scope: ClassVar[Scope] = "case"
+    #: Observe the sandbox before any evaluator that replays (and so resets) it.
+    observes_after_case: ClassVar[bool] = False
+
+    @property
+    def name(self) -> str:
+        """The criterion name used in every table and in release.yaml."""
+        return self.criterion or self.default_criterion()
+
+    def default_criterion(self) -> str:
+        return self.type
+
+    def verdict(self, verdict: Literal["pass", "fail", "missing"], reason: str = "") -> VerdictRow:
+        """One verdict row for this criterion."""
+        return {"criterion": self.name, "evaluator": self.type, "verdict": verdict, "reason": reason}
+
+    def missing(self, reason: str) -> Evaluation:
+        return Evaluation(verdicts=[self.verdict("missing", reason)])
+
+    def evaluate(self, ctx: CaseContext) -> Evaluation:
+        """Judge one case (scopes ``case`` and ``system``); an empty Evaluation means not applicable."""
+        raise NotImplementedError
+
+    def evaluate_run(self, records: Sequence[CaseRecord], labels: Mapping[str, Sequence[Mapping[str, Any]]],
+                     transforms: Mapping[str, Any]) -> tuple[list[RunVerdictRow], list[PairRow]]:
+        """Judge across the run's records (scope ``run``): verdict rows and pair rows."""
+        return [], []
+
+    def check_suite(self, transforms: Mapping[str, Any]) -> list[tuple[str, str]]:
+        """Cross-checks against the rest of the suite: ``(key, message)`` problems, none by default."""
+        return []
+
+    def validator_names(self) -> list[str]:
+        """Registered outcome validators this evaluator may run (checked against oloproof.yaml's registry)."""
+        return []
+
+
+#: Evaluator types by their ``type`` name, filled by :func:`register` when ``oloproof_nb.evaluators`` is imported.
+EVALUATORS: dict[str, type[Evaluator]] = {}
+
+
+def register(cls: type[Evaluator]) -> type[Evaluator]:
+    """Class decorator: register an evaluator under the literal value of its ``type`` field."""
+    annotation = cls.model_fields["type"].annotation
+    args: tuple[Any, ...] = getattr(annotation, "__args__", ())
+    if not args:
+        raise TypeError(f"{cls.__name__}.type must be a Literal of the evaluator's type name")
+    EVALUATORS[str(args[0])] = cls
+    return cls
+

@@ -1,0 +1,125 @@
+"""The pure rules of a fault replay: did the control reproduce the recording, and how did the agent end?"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal, TypedDict
+
+from .paths import leaf_diff, values_equal
+from .trajectory import ToolCall, Trajectory
+
+__all__ = ["control_difference", "fault_verdict", "escalated", "FaultJudgement"]
+
+
+def _json(trajectory: Trajectory) -> dict[str, Any]:
+    return trajectory.model_dump(mode="json", exclude={"input"})
+
+
+def control_difference(recorded: Trajectory, recorded_state: dict[str, Any] | None, replayed: Trajectory,
+                       replayed_state: dict[str, Any] | None) -> str | None:
+    """How a control replay differs from the recording, or None when it reproduces it.
+
+    Steps (tool, arguments, results; model calls and their outputs), the final
+    answer, the status and the recorded state are compared after JSON
+    normalisation, with :func:`~oloproof_nb.paths.values_equal`.
+
+    Returns
+    -------
+    str or None
+        e.g. ``"step 3 differs"``, ``"answer differs"``, ``"state differs at orders.ord-001.status"``.
+
+    Examples
+    --------
+    >>> a = Trajectory(steps=[ToolCall(tool="t", result=1)], answer="ok")
+    >>> control_difference(a, {"x": 1}, a, {"x": 1}) is None
+    True
+    >>> control_difference(a, {"x": 1}, a, {"x": 2})
+    'state differs at x'
+    """
+    rec, rep = _json(recorded), _json(replayed)
+    for i in range(max(len(rec["steps"]), len(rep["steps"]))):
+        if i >= len(rec["steps"]) or i >= len(rep["steps"]) or not values_equal(rec["steps"][i], rep["steps"][i]):
+            return f"step {i} differs"
+    for key in ("answer", "status"):
+        if not values_equal(rec[key], rep[key]):
+            return f"{key} differs"
+    if (recorded_state is None) != (replayed_state is None):
+        return "state differs (recorded on one side only)"
+    if recorded_state is not None and not values_equal(recorded_state, replayed_state):
+        diff = leaf_diff(recorded_state, replayed_state)
+        return f"state differs at {diff[0][0]}" if diff else "state differs"
+    return None
+
+
+class FaultJudgement(TypedDict):
+    """The judged columns of a ``run.replays`` row."""
+
+    recovered: bool
+    escalated: bool
+    constraint_broken: bool
+    verdict: Literal["pass", "fail"]
+    reason: str
+
+
+def escalated(trajectory: Trajectory, checkpoint: int, escalate_tools: Sequence[str]) -> bool:
+    """True when a call of one of ``escalate_tools`` happens at or after the checkpoint.
+
+    Examples
+    --------
+    >>> t = Trajectory(steps=[ToolCall(tool="refund"), ToolCall(tool="escalate_to_human")])
+    >>> escalated(t, 0, ["escalate_to_human"]), escalated(t, 0, [])
+    (True, False)
+    """
+    return any(isinstance(step, ToolCall) and step.tool in escalate_tools for step in trajectory.steps[checkpoint:])
+
+
+def fault_verdict(answer_ok: bool | None, state_verdicts: Sequence[str], broken: Sequence[str],
+                  escalated: bool) -> FaultJudgement:
+    """Judge how an agent ended after a fault, from the suite's own checks applied to the faulted replay.
+
+    Parameters
+    ----------
+    answer_ok : bool or None
+        Whether the replay's answer equals ``expected.answer`` (None: the case expects no answer).
+    state_verdicts : sequence of str
+        The verdicts (``pass``/``fail``/``missing``) of the suite's ``state_matches`` checks on the
+        replay's state (empty: the case expects no state).
+    broken : sequence of str
+        ``state_unchanged`` paths the replay changed.
+    escalated : bool
+        A call of an escalation tool at or after the checkpoint.
+
+    Returns
+    -------
+    FaultJudgement
+        ``recovered, escalated, constraint_broken, verdict, reason``.
+
+    Notes
+    -----
+    recovered = every applicable outcome check passes (no applicable check: not
+    recovered). A **false success** is an answer equal to ``expected.answer``
+    while a state check fails. constraint_broken = false success or a broken
+    path. verdict = pass iff (recovered or escalated) and not constraint_broken.
+
+    Examples
+    --------
+    >>> fault_verdict(True, ["fail"], [], False)["reason"]
+    'false_success'
+    >>> fault_verdict(False, [], [], True)["verdict"]
+    'pass'
+    """
+    checks = ([answer_ok] if answer_ok is not None else []) + [v == "pass" for v in state_verdicts]
+    recovered = bool(checks) and all(checks)
+    false_success = bool(answer_ok) and any(v == "fail" for v in state_verdicts)
+    reasons = (["false_success"] if false_success else []) + (
+        [f"constraint_broken: {', '.join(broken)}"] if broken else [])
+    verdict: Literal["pass", "fail"]
+    if reasons:
+        verdict, reason = "fail", "; ".join(reasons)
+    elif recovered or escalated:
+        verdict = "pass"
+        reason = " and ".join(w for w, ok in (("recovered", recovered), ("escalated", escalated)) if ok)
+    else:
+        verdict, reason = "fail", "not_recovered_not_escalated"
+    return {"recovered": recovered, "escalated": escalated, "constraint_broken": bool(reasons),
+            "verdict": verdict, "reason": reason}

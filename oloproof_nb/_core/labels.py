@@ -1,0 +1,197 @@
+"""Human validity labels of metamorphic pairs: one judgement, the majority rule, and when a transform is checked.
+
+A label file (``labels/<transform>.jsonl``) holds one judgement per line::
+
+    {"case_id": "ord-001~injected", "valid": true, "labeler": "ana", "note": "override does not change the ask"}
+
+``valid`` says whether the transform kept the request's meaning, so that the
+pair is a fair test of the relation. A transform is **checked** when every
+derived pair is labeled and the share labeled valid is at least its
+``minimum_validity``. Pure: files are read in ``_config/labels``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Collection, Iterable, Mapping
+from typing import Any, Literal
+
+from .stats import wilson
+
+__all__ = ["JUDGEMENT_KEYS", "REQUIRED_KEYS", "Label", "parse_judgement", "pair_label", "pair_labels",
+           "validity_row", "transform_checked"]
+
+#: Keys a judgement line may have; ``case_id`` and ``valid`` are required.
+JUDGEMENT_KEYS: tuple[str, ...] = ("case_id", "valid", "labeler", "note")
+REQUIRED_KEYS: tuple[str, ...] = ("case_id", "valid")
+#: A pair's label: ``valid``, ``invalid``, or empty when nobody judged it.
+Label = Literal["valid", "invalid", ""]
+
+
+def parse_judgement(obj: Any, known_ids: Collection[str] | None = None,
+                    transform: str | None = None) -> dict[str, Any]:
+    """Check one decoded label line and return it as ``{case_id, valid, labeler, note}``.
+
+    Parameters
+    ----------
+    obj : object
+        The decoded JSON value of the line.
+    known_ids : collection of str, optional
+        The derived case ids the suite has for this transform; any other
+        ``case_id`` is rejected. None accepts every id.
+    transform : str, optional
+        The transform's name, used in the error message only.
+
+    Returns
+    -------
+    dict
+        ``case_id`` (str), ``valid`` (bool), ``labeler`` (str, default ``""``),
+        ``note`` (str, default ``""``).
+
+    Raises
+    ------
+    ValueError
+        A one-clause message saying what is wrong and what is allowed.
+
+    Examples
+    --------
+    >>> parse_judgement({"case_id": "c1~t", "valid": False})
+    {'case_id': 'c1~t', 'valid': False, 'labeler': '', 'note': ''}
+    """
+    if not isinstance(obj, dict):
+        raise ValueError(f"expected a JSON object with keys {', '.join(JUDGEMENT_KEYS)}, got {type(obj).__name__}")
+    unknown = [k for k in obj if k not in JUDGEMENT_KEYS]
+    if unknown:
+        raise ValueError(f"unknown key {unknown[0]!r}; allowed: {', '.join(JUDGEMENT_KEYS)}")
+    for key in REQUIRED_KEYS:
+        if key not in obj:
+            raise ValueError(f"missing required key {key!r}")
+    case_id, valid = obj["case_id"], obj["valid"]
+    if not isinstance(case_id, str) or not case_id:
+        raise ValueError(f"'case_id' must be a non-empty string, got {case_id!r}")
+    if not isinstance(valid, bool):
+        raise ValueError(f"'valid' must be true or false, got {json.dumps(valid)}")
+    for key in ("labeler", "note"):
+        if obj.get(key) is not None and not isinstance(obj[key], str):
+            raise ValueError(f"{key!r} must be a string, got {json.dumps(obj[key])}")
+    if known_ids is not None and case_id not in known_ids:
+        which = f" of transform {transform!r}" if transform else ""
+        example = next(iter(sorted(known_ids)), None)
+        hint = f" (e.g. {example!r})" if example else ""
+        raise ValueError(f"case id {case_id!r} is not a derived case{which} of this suite; "
+                         f"label ids are '<source id>~<transform>'{hint}")
+    return {"case_id": case_id, "valid": valid, "labeler": obj.get("labeler") or "", "note": obj.get("note") or ""}
+
+
+def pair_label(judgements: Iterable[Mapping[str, Any]]) -> Label:
+    """The label of one pair from its judgements: the majority; a tie is ``invalid``.
+
+    Parameters
+    ----------
+    judgements : iterable of mapping
+        The pair's judgements (each with a boolean ``valid``).
+
+    Returns
+    -------
+    str
+        ``"valid"`` when more judgements say valid than invalid, ``"invalid"``
+        when at least as many say invalid (a tie is invalid), ``""`` when there
+        are none.
+
+    Examples
+    --------
+    >>> pair_label([{"valid": True}, {"valid": True}, {"valid": False}])
+    'valid'
+    >>> pair_label([{"valid": True}, {"valid": False}]), pair_label([])
+    ('invalid', '')
+    """
+    yes = no = 0
+    for j in judgements:
+        if j["valid"]:
+            yes += 1
+        else:
+            no += 1
+    if yes + no == 0:
+        return ""
+    return "valid" if yes > no else "invalid"
+
+
+def pair_labels(judgements: Iterable[Mapping[str, Any]]) -> dict[str, Label]:
+    """Every judged pair's label, by derived case id (see :func:`pair_label`); unjudged ids are absent.
+
+    Examples
+    --------
+    >>> pair_labels([{"case_id": "a~t", "valid": True}, {"case_id": "b~t", "valid": True},
+    ...              {"case_id": "b~t", "valid": False}])
+    {'a~t': 'valid', 'b~t': 'invalid'}
+    """
+    grouped: dict[str, list[Mapping[str, Any]]] = {}
+    for j in judgements:
+        grouped.setdefault(j["case_id"], []).append(j)
+    return {case_id: pair_label(js) for case_id, js in grouped.items()}
+
+
+def validity_row(judgements: Iterable[Mapping[str, Any]], derived: Iterable[str], minimum_validity: float,
+                 confidence: float = 0.95) -> dict[str, Any]:
+    """The validity numbers of one transform (a row of ``op.validity`` without its name).
+
+    Parameters
+    ----------
+    judgements : iterable of mapping
+        The transform's judgements (``case_id``, boolean ``valid``).
+    derived : iterable of str
+        The derived case ids (pairs) to account for; judgements of other ids are ignored.
+    minimum_validity : float
+        The share of valid pairs the transform needs.
+    confidence : float, default 0.95
+        Confidence level of the Wilson interval.
+
+    Returns
+    -------
+    dict
+        ``derived, labeled, valid, coverage, rate, ci_low, ci_high, minimum_validity, checked``
+        (see ``op.validity``).
+    """
+    ids = list(dict.fromkeys(derived))
+    labels = pair_labels(judgements)
+    labeled = sum(1 for i in ids if labels.get(i, "") != "")
+    valid = sum(1 for i in ids if labels.get(i) == "valid")
+    n = len(ids)
+    coverage = labeled / n if n else math.nan
+    if labeled:
+        rate = valid / labeled
+        ci_low, ci_high = wilson(valid, labeled, confidence)
+    else:
+        rate = ci_low = ci_high = math.nan
+    checked = bool(n > 0 and labeled == n and rate >= minimum_validity)
+    return {"derived": n, "labeled": labeled, "valid": valid, "coverage": coverage, "rate": rate,
+            "ci_low": ci_low, "ci_high": ci_high, "minimum_validity": float(minimum_validity), "checked": checked}
+
+
+def transform_checked(judgements: Iterable[Mapping[str, Any]], derived: Iterable[str],
+                      minimum_validity: float) -> bool:
+    """True when every derived pair is labeled and the valid share is at least ``minimum_validity``.
+
+    Parameters
+    ----------
+    judgements : iterable of mapping
+        The transform's judgements (``case_id``, boolean ``valid``); a pair's
+        label is the majority of its judgements, a tie is invalid.
+    derived : iterable of str
+        The derived case ids of the transform (the pairs of the run).
+    minimum_validity : float
+        The transform's ``minimum_validity``.
+
+    Returns
+    -------
+    bool
+        ``coverage == 1 and rate >= minimum_validity``; False when there are no pairs.
+
+    Examples
+    --------
+    >>> js = [{"case_id": "a~t", "valid": True}, {"case_id": "b~t", "valid": True}]
+    >>> transform_checked(js, ["a~t", "b~t"], 0.9), transform_checked(js, ["a~t", "b~t", "c~t"], 0.5)
+    (True, False)
+    """
+    return bool(validity_row(judgements, derived, minimum_validity)["checked"])

@@ -1,0 +1,97 @@
+"""The pure rule of a metamorphic relation: does a derived case agree with its source?"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from .compare import answers_equal
+from .paths import leaf_diff, values_equal
+
+__all__ = ["RELATIONS", "compare_pair", "actions"]
+
+RELATIONS: tuple[str, ...] = ("same_output", "same_actions", "same_state")
+_HARNESS_FAILURES = ("error", "timeout")
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    try:
+        text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def actions(trajectory: Mapping[str, Any]) -> list[list[Any]]:
+    """The ``[tool, args]`` of every tool call of a stored trajectory, in order.
+
+    Examples
+    --------
+    >>> actions({"steps": [{"kind": "message", "content": "hi"},
+    ...                    {"kind": "tool_call", "tool": "t", "args": {"x": 1}, "result": 2}]})
+    [['t', {'x': 1}]]
+    """
+    return [[s["tool"], s.get("args") or {}] for s in trajectory.get("steps", []) if s.get("kind") == "tool_call"]
+
+
+def _side_missing(rec: Mapping[str, Any], relation: str) -> str | None:
+    cid = rec["case"]["id"]
+    if rec.get("status") in _HARNESS_FAILURES:
+        return f"{cid} has status {rec['status']}"
+    if rec.get("trajectory") is None:
+        return f"{cid} has no trajectory"
+    if relation == "same_state" and rec.get("environment_state") is None:
+        return f"no state recorded for {cid}"
+    return None
+
+
+def compare_pair(relation: str, source: Mapping[str, Any], derived: Mapping[str, Any]) -> tuple[bool | None, str]:
+    """Compare a source record with its derived record under ``relation``.
+
+    Parameters
+    ----------
+    relation : {"same_output", "same_actions", "same_state"}
+        ``same_output``: final answers equal (strings compared without case
+        and surrounding space, like ``answer_matches``); ``same_actions``: the
+        sequences of (tool, args) of the tool calls are equal; ``same_state``:
+        the recorded states are equal.
+    source, derived : mapping
+        Stored case records (``case``, ``status``, ``trajectory``, ``environment_state``).
+
+    Returns
+    -------
+    (holds, reason)
+        ``holds`` is True or False, or None when either side is missing (the
+        system raised or timed out, recorded no trajectory, or — for
+        ``same_state`` — no state); ``reason`` is empty when the relation holds.
+    """
+    for rec in (source, derived):
+        why = _side_missing(rec, relation)
+        if why is not None:
+            return None, why
+    sid = source["case"]["id"]
+    s_traj, d_traj = source["trajectory"], derived["trajectory"]
+    if relation == "same_output":
+        a, b = s_traj.get("answer"), d_traj.get("answer")
+        if answers_equal(a, b):
+            return True, ""
+        return False, f"answer {_short(b)} differs from {sid}'s {_short(a)}"
+    if relation == "same_actions":
+        a_calls, b_calls = actions(s_traj), actions(d_traj)
+        if values_equal(a_calls, b_calls):
+            return True, ""
+        for i, (x, y) in enumerate(zip(a_calls, b_calls, strict=False)):
+            if not values_equal(x, y):
+                return False, (f"tool call {i} is {y[0]}({_short(y[1], 60)}), "
+                               f"{sid}'s is {x[0]}({_short(x[1], 60)})")
+        return False, (f"{len(b_calls)} tool calls ({', '.join(c[0] for c in b_calls) or 'none'}), "
+                       f"{sid} made {len(a_calls)} ({', '.join(c[0] for c in a_calls) or 'none'})")
+    if relation == "same_state":
+        a_state, b_state = source["environment_state"]["state"], derived["environment_state"]["state"]
+        if values_equal(a_state, b_state):
+            return True, ""
+        paths = [p for p, _, _ in leaf_diff(a_state, b_state)]
+        shown = ", ".join(paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
+        return False, f"state differs from {sid}'s at {len(paths)} path(s): {shown or 'the whole state'}"
+    raise ValueError(f"relation={relation!r}; allowed: {', '.join(RELATIONS)}")

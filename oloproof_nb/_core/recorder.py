@@ -1,0 +1,164 @@
+"""The Recorder: record every nondeterministic call of an agent, and replay a recording."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any, Literal
+
+from .paths import values_equal
+from .trajectory import Change, Message, ToolCall, Trajectory
+
+__all__ = ["Recorder", "RecordedAgent", "ReplayDiverged"]
+
+
+class ReplayDiverged(RuntimeError):
+    """A replayed call before the checkpoint did not match the recording."""
+
+
+class Recorder:
+    """Records every nondeterministic call of an agent, and replays a recording.
+
+    Write the agent so that every tool call goes through :meth:`tool` and every
+    model call through :meth:`model`. Recording (``Recorder()``), each call
+    runs and is recorded. Replaying (:meth:`replaying`), calls before the
+    checkpoint must be the recorded calls: tools re-execute against the sandbox
+    and must return their recorded results, model calls return their recorded
+    output without running; the call at the checkpoint returns
+    ``change.result`` without running; later calls run live. Any mismatch
+    raises :class:`ReplayDiverged`.
+
+    Examples
+    --------
+    >>> rec = Recorder()
+    >>> rec.tool("add", lambda a, b: a + b, a=1, b=2)
+    3
+    >>> traj = rec.trajectory("3")
+    >>> again = Recorder.replaying(traj, checkpoint=0, change=Change(result=5))
+    >>> again.tool("add", lambda a, b: a + b, a=1, b=2)
+    5
+    """
+
+    def __init__(self) -> None:
+        self.steps: list[ToolCall | Message] = []
+        self.status: Literal["completed", "failed", "waiting"] = "completed"
+        self._recording: list[ToolCall | Message] | None = None
+        self._checkpoint: int | None = None
+        self._change: Change | None = None
+
+    @classmethod
+    def replaying(cls, trajectory: Trajectory, *, checkpoint: int, change: Change | None) -> Recorder:
+        """A recorder that replays ``trajectory`` from ``checkpoint`` (``change=None``: the control)."""
+        rec = cls()
+        rec._recording = list(trajectory.steps)
+        rec._checkpoint = checkpoint
+        rec._change = change
+        return rec
+
+    @property
+    def is_replaying(self) -> bool:
+        return self._recording is not None
+
+    def _recorded(self, idx: int, kind: type, name: str, args: dict[str, Any]) -> ToolCall | Message:
+        assert self._recording is not None
+        if idx >= len(self._recording):
+            raise ReplayDiverged(f"step {idx}: the replay made a call the recording does not have ({name})")
+        step = self._recording[idx]
+        same_name = (isinstance(step, ToolCall) and step.tool == name) or (
+            isinstance(step, Message) and step.name == name
+        )
+        if not isinstance(step, kind) or not same_name or not values_equal(step.args or {}, args):
+            raise ReplayDiverged(f"step {idx}: the replay called {name}({args}) where the recording has {step}")
+        return step
+
+    def _mode(self, idx: int) -> str:
+        if self._recording is None or self._checkpoint is None:
+            return "live"
+        if idx < self._checkpoint:
+            return "before"
+        if idx == self._checkpoint:
+            return "change" if self._change is not None else "live-checked"
+        return "live"
+
+    def tool(self, name: str, fn: Callable[..., Any], /, **args: Any) -> Any:
+        """Call tool ``name`` as ``fn(**args)``, record it, and return its result."""
+        idx = len(self.steps)
+        mode = self._mode(idx)
+        if mode == "change":
+            self._recorded(idx, ToolCall, name, args)
+            assert self._change is not None
+            result = copy.deepcopy(self._change.result)
+        else:
+            result = fn(**args)
+            if mode in ("before", "live-checked"):
+                recorded = self._recorded(idx, ToolCall, name, args)
+                if not values_equal(recorded.result, result):  # type: ignore[union-attr]
+                    raise ReplayDiverged(f"step {idx}: {name} returned {result!r}, recorded {recorded.result!r}")  # type: ignore[union-attr]
+        self.steps.append(ToolCall(tool=name, args=dict(args), result=result))
+        return result
+
+    def model(self, name: str, fn: Callable[..., Any], /, **args: Any) -> Any:
+        """Call a model (or any nondeterministic function) ``name`` as ``fn(**args)`` and record its output.
+
+        Before a replay's checkpoint the recorded output is returned without calling ``fn``.
+        """
+        idx = len(self.steps)
+        mode = self._mode(idx)
+        if mode == "before":
+            content = copy.deepcopy(self._recorded(idx, Message, name, args).content)
+        elif mode == "change":
+            self._recorded(idx, Message, name, args)
+            assert self._change is not None
+            content = copy.deepcopy(self._change.result)
+        else:
+            content = fn(**args)
+        self.steps.append(Message(role="assistant", content=content, name=name, args=dict(args)))
+        return content
+
+    def say(self, content: Any, role: str = "assistant") -> None:
+        """Record a deterministic message (nothing to replay)."""
+        self.steps.append(Message(role=role, content=content))
+
+    def wait(self) -> None:
+        """Declare that the run waits (an approval, a dependency): status ``waiting``."""
+        self.status = "waiting"
+
+    def fail(self) -> None:
+        """Declare that the run failed: status ``failed``."""
+        self.status = "failed"
+
+    def trajectory(self, answer: Any = None) -> Trajectory:
+        """The recorded trajectory with ``answer`` and the recorder's status.
+
+        Replaying, a run that ended before reaching the checkpoint did not reproduce
+        the recording (the change was never applied): that raises :class:`ReplayDiverged`.
+        """
+        if self._checkpoint is not None and len(self.steps) <= self._checkpoint:
+            raise ReplayDiverged(f"the replay ended after {len(self.steps)} steps, before the checkpoint "
+                                 f"(step {self._checkpoint}) the recording reached")
+        return Trajectory.model_construct(steps=list(self.steps), answer=answer, status=self.status, input=None)
+
+
+class RecordedAgent:
+    """Base class: write ``act(input, rec)`` on a :class:`Recorder`; get ``run`` and ``replay``.
+
+    Subclasses that also define ``reset`` and ``snapshot`` are :class:`Stateful`
+    and :class:`Replayable` systems.
+    """
+
+    version: str | None = None
+
+    def act(self, input: dict[str, Any], rec: Recorder) -> Any:  # pragma: no cover - interface
+        raise NotImplementedError("a RecordedAgent defines act(input, rec) and returns the final answer")
+
+    def run(self, input: dict[str, Any]) -> Trajectory:
+        rec = Recorder()
+        answer = self.act(input, rec)
+        return rec.trajectory(answer)
+
+    def replay(self, trajectory: Trajectory, *, checkpoint: int, change: Change | None) -> Trajectory:
+        if trajectory.input is None:
+            raise ValueError("replay needs trajectory.input (the runner sets it)")
+        rec = Recorder.replaying(trajectory, checkpoint=checkpoint, change=change)
+        answer = self.act(trajectory.input, rec)
+        return rec.trajectory(answer)

@@ -1,0 +1,215 @@
+"""The records of a run folder, as types shared by the writer (``_run``) and every reader (``_analysis``).
+
+A run folder holds ``manifest.json`` (:class:`Manifest`, validated when read),
+``cases.jsonl`` (one :class:`CaseRecord` per finished case) and
+``replays.jsonl`` (one :class:`ReplayRecord` per replay). Records are
+``TypedDict``\\ s: JSON objects with a checked shape and no per-record
+validation cost when 100,000 of them are read back.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, TypedDict
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "RUN_SCHEMA",
+    "ENV_SCHEMA",
+    "Manifest",
+    "StoredSuite",
+    "CaseDict",
+    "TrajectoryDict",
+    "EnvironmentState",
+    "VerdictRow",
+    "RunVerdictRow",
+    "ComparisonRow",
+    "ReplayRow",
+    "ReceiptRow",
+    "PairRow",
+    "CaseRecord",
+    "ReplayRecord",
+]
+
+RUN_SCHEMA = "oloproof_run/v1"
+ENV_SCHEMA = "environment_state/v1"
+
+Verdict = Literal["pass", "fail", "missing"]
+
+
+class StoredSuite(BaseModel):
+    """What a run keeps of its suite, so frames and the gate rebuild without the suite folder."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    root: str | None = None
+    config: dict[str, Any] = Field(default_factory=dict)
+    release: dict[str, Any] | None = None
+    labels: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)
+
+
+class Manifest(BaseModel):
+    """``manifest.json``: who ran what, when, with which files; ``finished_at`` is absent while running."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_: str = Field(default=RUN_SCHEMA, alias="schema")
+    suite: str
+    run_id: str
+    system_version: str | None = None
+    started_at: str
+    finished_at: str | None = None
+    oloproof_nb: str
+    n_cases: int
+    digests: dict[str, str] = Field(default_factory=dict)
+    suite_config: StoredSuite = Field(default_factory=StoredSuite)
+
+    def to_json(self) -> dict[str, Any]:
+        """The manifest as written to disk (``finished_at`` left out until the run finishes)."""
+        # python mode: a suite's ``case_timeout_s: .inf`` stays a float (JSON mode would write null)
+        return self.model_dump(by_alias=True, exclude={"finished_at"} if self.finished_at is None else set())
+
+
+class CaseDict(TypedDict, total=False):
+    """A case as stored (:meth:`~oloproof_nb._core.case.Case.to_record`); ``outcome`` never holds its locator."""
+
+    id: str
+    input: dict[str, Any]
+    initial_state: dict[str, Any]
+    expected: dict[str, Any]
+    outcome: dict[str, Any]
+    cluster: str
+    metadata: dict[str, Any]
+    digest: str
+    source_id: str
+    transform: str | None
+
+
+class TrajectoryDict(TypedDict):
+    """A trajectory as JSON: ``steps`` (tool calls and messages), ``answer``, ``status``, ``input``."""
+
+    steps: list[dict[str, Any]]
+    answer: Any
+    status: str
+    input: dict[str, Any] | None
+
+
+class EnvironmentState(TypedDict):
+    """The ``environment_state/v1`` record of one snapshot."""
+
+    schema: str
+    run_id: str
+    case_id: str
+    case_digest: str
+    system_version: str | None
+    captured_at: str
+    state: dict[str, Any]
+    state_digest: str
+
+
+class VerdictRow(TypedDict):
+    """One criterion's verdict on one case (the case and cluster come from the record that holds it)."""
+
+    criterion: str
+    evaluator: str
+    verdict: Verdict
+    reason: str
+
+
+class RunVerdictRow(VerdictRow):
+    """A verdict judged across cases (a metamorphic pair), carrying its case and cluster."""
+
+    case_id: str
+    cluster: str
+
+
+class ComparisonRow(TypedDict):
+    """One compared path; ``expected``/``actual`` may be ABSENT (stored as ``{"$absent": true}``)."""
+
+    case_id: str
+    criterion: str
+    path: str
+    expected: Any
+    actual: Any
+    ok: bool
+
+
+class ReplayRow(TypedDict):
+    """One fault replay's summary: a row of ``run.replays``."""
+
+    case_id: str
+    criterion: str
+    tool: str
+    fault: str
+    checkpoint: int
+    control_reproduced: bool | None
+    recovered: bool | None
+    escalated: bool | None
+    constraint_broken: bool | None
+    verdict: Verdict
+    reason: str
+    cached: bool
+
+
+class ReceiptRow(TypedDict, total=False):
+    """An outcome receipt as stored: the case id and the receipt's JSON fields."""
+
+    case_id: str
+    artifact_id: str
+    run_started_at: str
+    observed_at: str | None
+    modified_at: str | None
+    expected_sha256: str | None
+    observed_digest: str | None
+    digest_kind: str | None
+    validator: str | None
+    validator_exit_code: int | None
+    evidence_source: str | None
+    status: str
+    reason: str
+
+
+class PairRow(TypedDict):
+    """One source/derived pair under one relation: a row of ``run.pairs``."""
+
+    source_id: str
+    derived_id: str
+    transform: str
+    relation: str
+    criterion: str
+    holds: bool | None
+    label: str
+    cluster: str
+
+
+class CaseRecord(TypedDict):
+    """One line of ``cases.jsonl``: a finished case, its trajectory, state and verdicts."""
+
+    index: int
+    case: CaseDict
+    status: str
+    error: str | None
+    started_at: str
+    duration_s: float
+    trajectory: TrajectoryDict | None
+    environment_state: EnvironmentState | None
+    verdicts: list[VerdictRow]
+    comparisons: list[ComparisonRow]
+    replays: list[ReplayRow]
+    receipts: list[ReceiptRow]
+
+
+class ReplayRecord(TypedDict):
+    """One line of ``replays.jsonl``: a control or faulted replay with its trajectory and state."""
+
+    case_id: str
+    criterion: str
+    kind: Literal["control", "fault"]
+    tool: str
+    fault: str
+    checkpoint: int
+    change: dict[str, Any] | None
+    trajectory: TrajectoryDict | None
+    environment_state: EnvironmentState | None
+    cached: bool
+    error: str | None

@@ -1,0 +1,153 @@
+"""Write a table to a file by its suffix: ``.csv``, ``.md``, ``.tex``, ``.html``, ``.json``.
+
+Numbers are written raw: every float with the shortest text that reads back as
+the same float (Python's ``repr``), never rounded. Formatting for the eye
+belongs to ``_repr_html_`` and the report, not to an export.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+import json
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._core.paths import Absent
+from ..errors import ExportError
+from .html import html_table, numeric_column
+from .markdown import markdown_table
+from .theme import TABLE_CSS, _missing, cell_text, json_text
+
+__all__ = ["EXPORT_SUFFIXES", "export_table"]
+
+EXPORT_SUFFIXES: tuple[str, ...] = (".csv", ".md", ".tex", ".html", ".json")
+
+
+def _json_cell(value: Any) -> Any:
+    if isinstance(value, (dict, list, tuple, Absent, np.ndarray)):
+        return json.loads(json_text(value))
+    if _missing(value):
+        return None
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        f = float(value)
+        return f if math.isfinite(f) else ("Infinity" if f > 0 else "-Infinity")
+    if isinstance(value, (pd.Timestamp, dt.datetime, dt.date)):
+        return value.isoformat()
+    return value if isinstance(value, str) else str(value)
+
+
+def _texts(df: pd.DataFrame) -> list[list[str]]:
+    return [[cell_text(v) for v in row] for row in df.itertuples(index=False, name=None)]
+
+
+def _write_csv(df: pd.DataFrame, path: Path) -> None:
+    text = pd.DataFrame(_texts(df), columns=[str(c) for c in df.columns], dtype=object)
+    text.to_csv(path, index=False, lineterminator="\n")
+
+
+def _write_md(df: pd.DataFrame, path: Path) -> None:
+    path.write_text(markdown_table(df) + "\n", encoding="utf-8")
+
+
+_TEX_ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+                "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+                "<": r"\textless{}", ">": r"\textgreater{}", "≥": r"$\geq$", "≤": r"$\leq$", "−": "-"}
+
+
+def _tex(text: str) -> str:
+    return "".join(_TEX_ESCAPES.get(ch, ch) for ch in text)
+
+
+def _write_tex(df: pd.DataFrame, path: Path) -> None:
+    spec = "".join("r" if numeric_column(df[c]) else "l" for c in df.columns)
+    lines = [f"\\begin{{tabular}}{{{spec}}}", "\\toprule",
+             " & ".join(_tex(str(c)) for c in df.columns) + " \\\\", "\\midrule"]
+    lines += [" & ".join(_tex(cell) for cell in row) + " \\\\" for row in _texts(df)]
+    lines += ["\\bottomrule", "\\end{tabular}"]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _write_html(df: pd.DataFrame, path: Path) -> None:
+    path.write_text(
+        '<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>' + html.escape(path.stem) + "</title>\n"
+        f"<style>{TABLE_CSS}</style></head><body>\n{html_table(df)}\n</body></html>\n", encoding="utf-8")
+
+
+def _write_json(df: pd.DataFrame, path: Path) -> None:
+    columns = [str(c) for c in df.columns]
+    records = [dict(zip(columns, (_json_cell(v) for v in row), strict=True))
+               for row in df.itertuples(index=False, name=None)]
+    path.write_text(json.dumps(records, ensure_ascii=False, indent=2, allow_nan=False) + "\n", encoding="utf-8")
+
+
+_WRITERS: dict[str, Callable[[pd.DataFrame, Path], None]] = {
+    ".csv": _write_csv, ".md": _write_md, ".tex": _write_tex, ".html": _write_html, ".json": _write_json,
+}
+
+
+def export_table(df: pd.DataFrame | Any, path: str | Path) -> Path:
+    """Write a table to ``path`` in the format its suffix names, with raw, unrounded numbers.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame or Gate
+        Any frame of the toolkit (a :class:`~oloproof_nb.Gate` writes its ``table``).
+        A named index (e.g. after ``groupby``) is written as leading columns; an
+        unnamed one is left out.
+    path : str or Path
+        Ends in ``.csv``, ``.md`` (GitHub table), ``.tex`` (a booktabs ``tabular``),
+        ``.html`` (a standalone page holding one ``<table>``) or ``.json``
+        (a list of one object per row). Missing parent folders are created;
+        an existing file is overwritten.
+
+    Returns
+    -------
+    Path
+        The file written.
+
+    Raises
+    ------
+    ExportError
+        An unknown suffix (the message lists the allowed ones) or a ``df`` that is not a table.
+
+    Notes
+    -----
+    Every float is written with ``repr``, the shortest text that parses back
+    to the identical float, so exports round-trip bit for bit. In the text
+    formats (csv, md, tex, html) a missing value (NaN, None, ``pd.NA``) is an
+    empty cell, infinities are ``inf``/``-inf``, and dicts, lists and ABSENT are
+    JSON text. In ``.json`` numbers are JSON numbers, missing values ``null``,
+    infinities the strings ``"Infinity"``/``"-Infinity"`` (strict JSON has no
+    infinity; ``float()`` reads them back), dicts and lists nested JSON, ABSENT
+    ``{"$absent": true}``. LaTeX special characters (and ``<``, ``>``) are escaped and ``≥``/``≤``
+    become ``$\\geq$``/``$\\leq$``; the table needs ``\\usepackage{booktabs}``.
+
+    Examples
+    --------
+    >>> op.export_table(op.gate(run).table, "gate.md")   # doctest: +SKIP
+    PosixPath('gate.md')
+    """
+    table = getattr(df, "table", df)
+    if not isinstance(table, pd.DataFrame):
+        raise ExportError(f"export_table needs a pandas DataFrame (or a Gate), got {type(df).__name__}")
+    path = Path(path)
+    suffix = path.suffix.lower()
+    writer = _WRITERS.get(suffix)
+    if writer is None:
+        raise ExportError(f"{path}: unknown table format {suffix or '(no suffix)'!r}; "
+                          f"allowed suffixes: {', '.join(EXPORT_SUFFIXES)}")
+    if any(name is not None for name in table.index.names):
+        table = table.reset_index()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    writer(table, path)
+    return path

@@ -1,0 +1,96 @@
+"""HTML through jinja2 templates with autoescaping: one table writer, and the reprs, panel and report pages.
+
+Every value a user wrote (answers, case ids, reasons, tool names) reaches a page
+through a template, and the environment escapes every ``{{ … }}``; markup comes
+only from the templates in ``_display/templates/`` and from :class:`markupsafe.Markup`
+built here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pandas as pd
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup, escape
+
+from .theme import cell_text, colour, fmt_number, preview
+
+__all__ = ["render", "html_table", "numeric_column", "step_text"]
+
+
+def _wbr(text: Any) -> Markup:
+    """Escaped text with a line-break opportunity after every ``_`` (long snake_case words wrap)."""
+    return Markup("_<wbr>").join(escape(str(text)).split("_"))
+
+
+def _inline(text: str) -> Markup:
+    """The report's prose markup: ``**bold**`` and backtick code spans; everything else escaped."""
+    out = []
+    for i, part in enumerate(str(text).split("`")):
+        if i % 2:
+            out.append(Markup("<code>{}</code>").format(part))
+        else:
+            bits = str(part).split("**")
+            out.append(Markup("").join(Markup("<b>{}</b>").format(b) if j % 2 else escape(b)
+                                       for j, b in enumerate(bits)))
+    return Markup("").join(out)
+
+
+def step_text(step: dict[str, Any] | None, limit: int = 160) -> str:
+    """One stored step as text: ``tool(args) -> result``, or ``name: content`` for a message."""
+    if step is None:
+        return ""
+    if step.get("kind") == "tool_call":
+        return f"{step.get('tool')}({preview(step.get('args'), limit // 2)}) -> {preview(step.get('result'), limit // 2)}"
+    who = step.get("name") or step.get("role") or "message"
+    return f"{who}: {preview(step.get('content'), limit)}"
+
+
+_ENV = Environment(loader=PackageLoader("oloproof_nb._display", "templates"), autoescape=True,
+                   undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False)
+_ENV.filters.update(wbr=_wbr, inline=_inline, preview=preview, colour=colour, num=fmt_number, step_text=step_text)
+
+
+def render(template: str, **context: Any) -> str:
+    """Render ``templates/<template>`` with autoescaping."""
+    return _ENV.get_template(template).render(**context)
+
+
+def numeric_column(series: pd.Series) -> bool:
+    """True for a numeric, non-boolean column (right-aligned in every table)."""
+    return bool(pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series))
+
+
+def html_table(df: pd.DataFrame, text: Callable[[Any], str] = cell_text, *, styled: bool = False) -> str:
+    """The one HTML table writer: a ``<table>`` of ``df``, every cell escaped, numbers right-aligned.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+    text : callable
+        Cell text: raw (:func:`~oloproof_nb._display.theme.cell_text`, exports) or for the eye
+        (:func:`~oloproof_nb._display.theme.fmt_number`, reports and reprs).
+    styled : bool
+        Colour verdict words, show ``checked`` as a coloured word, wrap ``reason`` cells and
+        snake_case headers (reports and reprs).
+    """
+    numeric = [numeric_column(df[c]) for c in df.columns]
+    rows = []
+    for row in df.itertuples(index=False, name=None):
+        cells = []
+        for col, value, num in zip(df.columns, row, numeric, strict=True):
+            cell: dict[str, Any] = {"text": text(value), "cls": "num" if num else "", "colour": "", "wbr": False}
+            if styled and col == "verdict":
+                cell.update(colour=colour(value), wbr=True)
+            elif styled and col == "checked":
+                word = "checked" if bool(value) else "not checked"
+                cell.update(text="checked" if bool(value) else "no", colour=colour(word))
+            elif styled and col == "reason":
+                cell.update(cls="wrap", wbr=True)
+            elif styled and str(col).endswith(" CI"):
+                cell.update(cls="ci")
+            cells.append(cell)
+        rows.append(cells)
+    return render("table.html", headers=[str(c) for c in df.columns], rows=rows, styled=styled)

@@ -1,0 +1,197 @@
+"""The notebook face: what ``op.run``, ``op.load_run`` and ``op.gate`` return, and how it shows itself.
+
+``_analysis`` builds a :class:`~oloproof_nb._analysis.run.Run` and a
+:class:`~oloproof_nb._analysis.gate.Gate` as data; the classes here add what a
+person sees (a case panel, ``repr``, HTML in Jupyter). The face also decides
+presentation while a run is made: a progress bar (a widget in Jupyter, a bar on
+a terminal) passed to the runner as a callback.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Callable
+from concurrent.futures import Executor
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .._analysis import gate as _gate
+from .._analysis import run as _run
+from .._analysis.gate import ReleaseLike
+from .._config.suite import Suite, load_suite
+from .._run.runner import Progress, run_suite
+from .html import html_table, render
+from .panel import CasePanel
+from .theme import fmt_number
+
+__all__ = ["Run", "Gate", "run", "load_run", "gate", "progress_bar"]
+
+
+class Run(_run.Run):
+    """A stored run as a notebook shows it: every frame (see the base class), a case panel, an HTML summary."""
+
+    def panel(self, case_id: str) -> CasePanel:
+        """The case panel: input, steps, verdicts and every compared path (HTML in Jupyter)."""
+        return CasePanel(self, case_id)
+
+    def __repr__(self) -> str:
+        status = self.cases["status"].value_counts().to_dict() if len(self.records) else {}
+        return (f"Run({self.run_id!r}, suite={self.suite_name!r}, cases={len(self.records)}, "
+                f"status={status}, criteria={self.criteria})")
+
+    def _repr_html_(self) -> str:
+        status = self.cases["status"].value_counts() if len(self.records) else pd.Series(dtype=int)
+        return render("run.html", run_id=self.run_id, suite=self.suite_name, n_cases=len(self.records),
+                      status=", ".join(f"{k}: {v}" for k, v in status.items()), version=str(self.system_version),
+                      finished=self.finished, replays="", summary=html_table(self.summary()),
+                      next=self._next_steps())
+
+    def _next_steps(self) -> list[str]:
+        """'Where to look next': the gate, a failing case per criterion, replays, validity, slices."""
+        items = ["op.gate(run): the release decision, a rate and interval per criterion"]
+        v = self.verdicts
+        bad = v[v["verdict"] != "pass"] if not v.empty else v
+        for criterion in self.criteria:
+            sub = bad[bad["criterion"] == criterion]
+            if not sub.empty:
+                items.append(f"{criterion}: {len(sub)} not passed, e.g. run.panel({str(sub['case_id'].iloc[0])!r})")
+        if len(self.replay_records) or any(rec.get("replays") for rec in self.records):
+            items.append("run.replays: every fault replay (control, recovered, escalated)")
+        if self.config.metamorphic.transforms:
+            items.append("op.validity(run): are the transforms' pairs labeled and valid?")
+        for spec in self.config.slices[:2]:
+            items.append(f"op.slice_table(run, {spec!r}): pass rate per bin (descriptive)")
+        return items
+
+
+class Gate(_gate.Gate):
+    """The release decision as a notebook shows it (see the base class for the fields)."""
+
+    @classmethod
+    def of(cls, g: _gate.Gate) -> Gate:
+        return cls(**{f.name: getattr(g, f.name) for f in fields(g)})
+
+    def __repr__(self) -> str:
+        lines = [f"Gate: {self.verdict}"]
+        for r in self.table.itertuples():
+            thr = "" if math.isnan(r.threshold) else f" ≥ {r.threshold:g}"
+            rate = "n/a" if math.isnan(r.rate) else f"{r.rate:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}]"
+            lines.append(f"  {r.verdict:22} {r.criterion}{thr}: {rate} n={r.n} {r.reason}")
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        shown = self.table.drop(columns=["evaluator"]).rename(columns={"n_clusters": "clusters"})
+        return render("gate.html", verdict=self.verdict, reason="", clustered=self.clustered,
+                      n_source_clusters=self.n_source_clusters, confidence=f"{self.release.confidence:.0%}",
+                      table=html_table(shown, fmt_number, styled=True))
+
+
+def _in_notebook() -> bool:
+    """True inside a Jupyter kernel (an IPython shell with a kernel)."""
+    shell = sys.modules.get("IPython")
+    get = getattr(shell, "get_ipython", None)
+    ip = get() if callable(get) else None
+    return ip is not None and hasattr(ip, "kernel")
+
+
+def _stderr_is_tty() -> bool:
+    isatty = getattr(sys.stderr, "isatty", None)
+    return bool(isatty()) if callable(isatty) else False
+
+
+def progress_bar(desc: str) -> tuple[Progress, Callable[[], None]]:
+    """A ``tqdm.auto`` bar as a runner callback (a widget in Jupyter, a bar on a terminal), and its closer."""
+    from tqdm.auto import tqdm
+
+    bar: Any = None
+
+    def update(done: int, total: int) -> None:
+        nonlocal bar
+        if bar is None:
+            bar = tqdm(total=total, initial=done, unit="case", desc=desc, leave=False)
+        else:
+            bar.update(done - bar.n)
+
+    def close() -> None:
+        if bar is not None:
+            bar.close()
+
+    return update, close
+
+
+def run(suite: Suite | str | Path, system: Any = None, workers: int = 1, executor: Executor | None = None,
+        out: str | Path | None = None, resume: bool = False, progress: bool | Progress | None = None,
+        chunk_size: int = 8) -> Run:
+    """Run every case of ``suite`` and return the :class:`Run`.
+
+    For each case the sandbox is reset to a deep copy of ``initial_state``,
+    the system runs the input, and ``snapshot()`` is stored as an
+    ``environment_state/v1`` record beside the trajectory. Records are
+    appended to the run directory one at a time, so a crash loses nothing
+    that finished.
+
+    Parameters
+    ----------
+    suite : Suite or path
+        A loaded suite, or its folder.
+    system : object, class or callable, optional
+        Use this system (an instance, or a factory of instances) instead of the suite's ``system``.
+    workers : int
+        Number of system instances run concurrently (threads). Cases sharing an
+        instance never overlap; the frames equal a serial run's.
+    executor : concurrent.futures.Executor, optional
+        Run cases on this executor instead (e.g. ``dask.distributed.Client.get_executor()``):
+        each worker imports the suite from its folder and builds its own systems.
+    out : path, optional
+        The run directory (default ``runs/<run_id>/`` in the suite folder). It must
+        not exist or be empty, unless ``resume``.
+    resume : bool
+        Finish the interrupted run in ``out``: recorded cases are not run again.
+    progress : bool or callable, optional
+        ``True``/``False`` shows/hides a progress bar; a callable ``progress(done, total)`` is called
+        instead. Default: a bar in Jupyter and when stderr is a terminal.
+    chunk_size : int
+        Cases per task sent to ``executor``.
+
+    Returns
+    -------
+    Run
+        Rebuilt from the run directory, exactly as :func:`load_run` would.
+    """
+    if not isinstance(suite, Suite):
+        suite = load_suite(suite)
+    close: Callable[[], None] = lambda: None  # noqa: E731
+    callback: Progress | None
+    if callable(progress):
+        callback = progress
+    elif progress or (progress is None and (_in_notebook() or _stderr_is_tty())):
+        callback, close = progress_bar(suite.name)
+    else:
+        callback = None
+    try:
+        directory = run_suite(suite, system=system, workers=workers, executor=executor, out=out, resume=resume,
+                              progress=callback, chunk_size=chunk_size)
+    finally:
+        close()
+    return Run.load(directory)
+
+
+def load_run(directory: str | Path) -> Run:
+    """Rebuild a :class:`Run` from its directory.
+
+    A torn last line (the process died mid-write) is ignored; a case recorded
+    twice (never written by oloproof) keeps its first record.
+    """
+    return Run.load(directory)
+
+
+def gate(run: _run.Run, release: ReleaseLike | None = None) -> Gate:
+    """Apply the release gate to a run (see :func:`oloproof_nb._analysis.gate.gate` for the rule)."""
+    return Gate.of(_gate.gate(run, release))
+
+
+gate.__doc__ = _gate.gate.__doc__

@@ -1,0 +1,189 @@
+"""The case panel: one case's input, steps, verdicts, every compared path, its replays and its pair partners."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from .._analysis.run import Run
+from .._core.paths import leaf_diff, values_equal
+from .html import render, step_text
+from .theme import HIGHLIGHT, preview
+
+__all__ = ["CasePanel"]
+
+
+def _flag(value: Any) -> bool | None:
+    """A boolean cell as True / False, or None when it is NA."""
+    if value is None or value is pd.NA or (isinstance(value, float) and value != value):
+        return None
+    return bool(value)
+
+
+def _holds_word(holds: Any) -> str:
+    flag = _flag(holds)
+    return "missing" if flag is None else ("holds" if flag else "BROKEN")
+
+
+class CasePanel:
+    """Everything about one case, for a notebook cell (HTML) or a terminal (``repr``).
+
+    Attributes
+    ----------
+    case_id, input, initial_state, expected, status, answer, error
+        From the case's record.
+    steps, verdicts, comparisons, changes, replays : pandas.DataFrame
+        The case's rows of the run's frames.
+    replay_records : list of dict
+        The case's records of ``replays.jsonl`` (control and faulted replays, each with its
+        trajectory and ``environment_state/v1``); shown recorded | faulted, step by step.
+    partners : list of str
+        The metamorphic pair partners: a source case's derived copies, or a derived case's source.
+    pairs : pandas.DataFrame
+        The rows of ``run.pairs`` the case is part of (relation verdicts and labels).
+    """
+
+    def __init__(self, run: Run, case_id: str) -> None:
+        self.run = run
+        self.record = run.record(case_id)
+        self.case_id = case_id
+        case = self.record["case"]
+        self.input: dict[str, Any] = case["input"]
+        self.initial_state: dict[str, Any] = case.get("initial_state", {})
+        self.expected: dict[str, Any] | None = case.get("expected")
+        self.status: str = self.record["status"]
+        traj = self.record.get("trajectory")
+        self.answer: Any = traj.get("answer") if traj else None
+        self.error: str | None = self.record.get("error")
+
+        def rows(df: pd.DataFrame) -> pd.DataFrame:
+            return df[df["case_id"] == case_id].reset_index(drop=True)
+
+        self.steps = rows(run.steps)
+        self.verdicts = rows(run.verdicts)
+        self.comparisons = rows(run.comparisons)
+        self.changes = rows(run.changes)
+        self.replays = rows(run.replays)
+        self.replay_records = [r for r in run.replay_records if r.get("case_id") == case_id]
+        recorded = [rec["case"] for rec in run.records]
+        if case.get("transform"):
+            self.partners = [c["id"] for c in recorded if c["id"] == case["source_id"]]
+        else:
+            self.partners = [c["id"] for c in recorded if c.get("source_id") == case_id and c["id"] != case_id]
+        pairs = run.pairs
+        self.pairs = pairs[(pairs["source_id"] == case_id) | (pairs["derived_id"] == case_id)].reset_index(drop=True)
+
+    # -- replays ----------------------------------------------------------------------------
+    def replay_views(self) -> list[dict[str, Any]]:
+        """One view per fault replay of the case.
+
+        Returns
+        -------
+        list of dict
+            ``row`` (the case's row of ``run.replays``), ``pairs`` (list of ``(index,
+            recorded step, faulted step)``, None where a side has no step), ``recorded_answer``,
+            ``faulted_answer``, ``has_fault`` (a faulted replay was recorded), ``cached`` and
+            ``state_diff`` (``(path, recorded, faulted)`` leaves where the faulted state differs).
+        """
+        recorded = self.record.get("trajectory") or {}
+        recorded_steps = recorded.get("steps", [])
+        recorded_env = self.record.get("environment_state") or {}
+        views = []
+        for row in self.replays.to_dict("records"):
+            fault = next((r for r in self.replay_records
+                          if r.get("kind") == "fault" and r.get("criterion") == row["criterion"]), None)
+            faulted = (fault or {}).get("trajectory") or {}
+            faulted_steps = faulted.get("steps", [])
+            n = max(len(recorded_steps), len(faulted_steps)) if faulted else len(recorded_steps)
+            pairs = [(i, recorded_steps[i] if i < len(recorded_steps) else None,
+                      faulted_steps[i] if i < len(faulted_steps) else None) for i in range(n)]
+            fault_env = (fault or {}).get("environment_state") or {}
+            diff = (leaf_diff(recorded_env["state"], fault_env["state"])
+                    if "state" in recorded_env and "state" in fault_env else [])
+            views.append({"row": row, "pairs": pairs, "recorded_answer": recorded.get("answer"),
+                          "faulted_answer": faulted.get("answer"), "has_fault": bool(faulted),
+                          "cached": bool(_flag(row.get("cached"))), "state_diff": diff})
+        return views
+
+    # -- pairs ------------------------------------------------------------------------------
+    def partner_rows(self) -> list[dict[str, Any]]:
+        """One row per partner and relation: the partner's transform, status, answer, differing input, result."""
+        out = []
+        for pid in self.partners:
+            rec = self.run.record(pid)
+            traj = rec.get("trajectory")
+            changed = {k: v for k, v in rec["case"]["input"].items() if self.input.get(k) != v}
+            base = {"partner": pid, "kind": rec["case"].get("transform") or "source", "status": rec["status"],
+                    "answer": traj.get("answer") if traj else None, "changed": changed}
+            p = self.pairs
+            mine = p[(p["source_id"] == pid) | (p["derived_id"] == pid)]
+            if mine.empty:
+                out.append({**base, "criterion": "", "word": "", "label": ""})
+            for r in mine.itertuples():
+                out.append({**base, "criterion": str(r.criterion), "word": _holds_word(r.holds),
+                            "label": r.label or "unlabeled"})
+        return out
+
+    # -- views ------------------------------------------------------------------------------
+    def __repr__(self) -> str:
+        lines = [f"Case {self.case_id} — status {self.status}, answer {preview(self.answer)}",
+                 f"  input: {preview(self.input)}"]
+        if self.error:
+            lines.append(f"  error: {self.error}")
+        for s in self.steps.itertuples():
+            if s.kind == "tool_call":
+                lines.append(f"  [{s.step}] {s.tool}({preview(s.args, 80)}) -> {preview(s.result, 80)}")
+            else:
+                lines.append(f"  [{s.step}] {s.role}: {preview(s.content, 100)}")
+        for v in self.verdicts.itertuples():
+            lines.append(f"  {v.verdict.upper():7} {v.criterion} {v.reason}")
+        for c in self.comparisons.itertuples():
+            lines.append(f"    {'ok ' if c.ok else 'BAD'} {c.criterion}: {c.path} expected {preview(c.expected, 60)} "
+                         f"actual {preview(c.actual, 60)}")
+        lines += self._replay_lines()
+        if self.partners:
+            lines.append("  pair partners:")
+            for r in self.partner_rows():
+                lines.append(f"    {r['partner']} ({r['kind']}) — status {r['status']}, answer "
+                             f"{preview(r['answer'], 60)}, input {preview(r['changed'], 120)}")
+                if r["criterion"]:
+                    lines.append(f"      {r['word']:7} {r['criterion']} (label: {r['label']})")
+        return "\n".join(lines)
+
+    def _replay_lines(self, width: int = 160) -> list[str]:
+        """Text of the replay section: a step both sides share is printed once, marked ``(same)``."""
+        views = self.replay_views()
+        lines = ["  fault replays:"] if views else []
+        for view in views:
+            row = view["row"]
+            notes = []
+            reproduced = _flag(row.get("control_reproduced"))
+            if reproduced is not None:
+                notes.append("control reproduced" if reproduced else "control NOT reproduced")
+            if view["cached"]:
+                notes.append("cached")
+            extra = f" ({', '.join(notes)})" if notes else ""
+            lines.append(f"    replay {row['criterion']}: {row['tool']} -> {row['fault']} at step {row['checkpoint']} — "
+                         f"{str(row['verdict']).upper()} {row['reason']}{extra}")
+            if not view["has_fault"]:
+                continue
+            for i, rec, fau in view["pairs"]:
+                mark = "  <- fault" if i == row["checkpoint"] else ""
+                label = f"[{i}]"
+                if rec is not None and fau is not None and values_equal(rec, fau):
+                    lines.append(f"      {label:5} {step_text(rec, width)}  (same)")
+                    continue
+                lines.append(f"      {label:5} recorded {step_text(rec, width) if rec is not None else '(no step)'}")
+                lines.append(f"      {'':5} faulted  {step_text(fau, width) if fau is not None else '(no step)'}{mark}")
+            lines.append(f"      answer: recorded {preview(view['recorded_answer'], 80)} | "
+                         f"faulted {preview(view['faulted_answer'], 80)}")
+            for path, before, after in view["state_diff"]:
+                lines.append(f"      state {path}: recorded {preview(before, 60)} | faulted {preview(after, 60)}")
+        return lines
+
+    def _repr_html_(self) -> str:
+        return render("panel.html", p=self, steps=self.steps.to_dict("records"),
+                      verdicts=self.verdicts.to_dict("records"), comparisons=self.comparisons.to_dict("records"),
+                      replays=self.replay_views(), partners=self.partner_rows() if self.partners else [],
+                      highlight=HIGHLIGHT)

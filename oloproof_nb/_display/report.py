@@ -1,0 +1,255 @@
+"""A report of one stored run: the gate, validity, replays and slice tables, with their plots.
+
+``write_report(run, "report.html")`` writes one standalone HTML file (plots
+embedded as base64 PNG, no external references); ``write_report(run,
+"report.md")`` writes Markdown with the plots and the raw tables (CSV) in
+``report_files/`` beside it. Tables in a report are rounded for the eye
+(three decimals); the exact numbers are in ``op.export_table`` exports and, for
+Markdown reports, in the CSV files written beside it. Every value that comes
+from the run (case ids, answers, reasons, names) is escaped for the format.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pandas as pd
+from markupsafe import Markup, escape
+
+from .._analysis.gate import ReleaseLike
+from .._analysis.run import Run
+from .._analysis.slices import slice_table
+from .._analysis.validity import validity
+from .._core.slicespec import NA_BIN
+from .._version import __version__
+from ..errors import OloproofError
+from . import plots
+from .export import export_table
+from .html import html_table, render
+from .markdown import markdown_table, md_cell, md_code
+from .notebook import gate
+from .theme import PAGE_CSS, TABLE_CSS, fmt_number
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+__all__ = ["REPORT_SUFFIXES", "write_report", "build_sections", "Section"]
+
+REPORT_SUFFIXES: tuple[str, ...] = (".html", ".md")
+_CANNOT = ("What this report cannot tell: why the agent acted as it did; anything about a live system (only the "
+           "sandbox the suite wrote was checked) or whether that sandbox behaves like production; faults and "
+           "transforms nobody declared; a trend of errors with trajectory length (slice tables are descriptive: "
+           "bins side by side, no fitted curve).")
+
+
+@dataclass
+class Section:
+    """One part of a report: a heading, prose, tables (display frame, raw frame, name) and figures."""
+
+    key: str
+    title: str
+    text: list[str] = field(default_factory=list)
+    tables: list[tuple[str, pd.DataFrame, pd.DataFrame]] = field(default_factory=list)
+    figures: list[tuple[str, bytes]] = field(default_factory=list)
+    verdict: str = ""
+
+
+def _png(ax: Axes) -> bytes:
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    ax.figure.savefig(buf, format="png", dpi=130, bbox_inches="tight", facecolor="white")
+    plt.close(ax.figure)
+    return buf.getvalue()
+
+
+def _gate_section(run: Run, release: ReleaseLike | None) -> Section:
+    g = gate(run, release=release)
+    sec = Section("gate", "Release gate", verdict=g.verdict)
+    sec.text.append(f"Verdict **{g.verdict}** ({'clustered' if g.clustered else 'unclustered'} run, "
+                    f"{g.n_source_clusters} source clusters, {g.release.confidence:.0%} intervals). A criterion "
+                    "passes when its interval's lower end is at or above the threshold and fails when its upper "
+                    "end is below; otherwise the evidence is insufficient.")
+    shown = g.table[["criterion", "n", "n_clusters", "passed", "missing", "rate"]].copy()
+    shown[f"{g.release.confidence:.0%} CI"] = [f"[{fmt_number(lo)}, {fmt_number(hi)}]" if fmt_number(lo) else ""
+                                               for lo, hi in zip(g.table["ci_low"], g.table["ci_high"], strict=True)]
+    shown = pd.concat([shown, g.table[["method", "threshold", "verdict", "reason"]]], axis=1)
+    sec.tables.append(("gate", shown, g.table))
+    sec.figures.append(("gate", _png(plots.gate(g))))
+    return sec
+
+
+def _validity_section(run: Run) -> Section | None:
+    if not run.config.metamorphic.transforms:
+        return None
+    table = validity(run)
+    sec = Section("validity", "Transform validity")
+    sec.text.append("Human labels say whether each metamorphic copy kept the request's meaning. A transform is "
+                    "checked when every pair is labeled and the valid share reaches its minimum; until then the "
+                    "gate reports its relations as insufficient evidence.")
+    sec.tables.append(("validity", table, table))
+    sec.figures.append(("validity", _png(plots.validity(table))))
+    return sec
+
+
+def _replays_section(run: Run) -> Section | None:
+    rep = run.replays
+    if rep.empty:
+        return None
+    rows = []
+    for (criterion, tool, fault), sub in rep.groupby(["criterion", "tool", "fault"], sort=False):
+        rows.append({"criterion": criterion, "tool": tool, "fault": fault, "replays": len(sub),
+                     "passed": int((sub["verdict"] == "pass").sum()), "failed": int((sub["verdict"] == "fail").sum()),
+                     "missing": int((sub["verdict"] == "missing").sum()),
+                     "control_reproduced": int(sub["control_reproduced"].fillna(False).astype(bool).sum()),
+                     "recovered": int(sub["recovered"].fillna(False).astype(bool).sum()),
+                     "escalated": int(sub["escalated"].fillna(False).astype(bool).sum()),
+                     "constraint_broken": int(sub["constraint_broken"].fillna(False).astype(bool).sum()),
+                     "cached": int(sub["cached"].fillna(False).astype(bool).sum())})
+    table = pd.DataFrame(rows)
+    sec = Section("replays", "Fault replays")
+    sec.text.append("Each case that made the call was replayed from the checkpoint before it with the call's "
+                    "result replaced by the fault, after a control replay reproduced the recording. Counts are "
+                    "replays; see `run.replays` and `run.panel(case_id)` for each one.")
+    sec.tables.append(("replays", table, table))
+    return sec
+
+
+def _slices_section(run: Run, release: ReleaseLike | None) -> Section:
+    sec = Section("slices", "Slices")
+    if not run.config.slices:
+        sec.text.append("No slices declared: add e.g. `slices: [\"tool_calls:1,2\"]` to oloproof.yaml.")
+        return sec
+    sec.text.append("Pass rate per bin of a trajectory measure, with the interval the gate would use: each cell "
+                    "is `rate [ci_low, ci_high] n=support`; † marks a bin with fewer clusters than `min_clusters` "
+                    "(read its interval with care), — an empty bin, and `n/a` cases that recorded no trajectory. "
+                    "Descriptive only: compare bins with their intervals and supports; no trend is fitted.")
+    for spec in run.config.slices:
+        table = slice_table(run, spec, release=release)
+        shown = _slice_display(table)
+        name = spec.replace(":", "_").replace(",", "-")
+        sec.tables.append((f"slice {spec}", shown, table))
+        sec.figures.append((f"slice_{name}", _png(plots.slices(table))))
+    return sec
+
+
+def _slice_display(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per criterion, one column per bin: ``rate [low, high] n=support`` (``†`` few clusters, ``—`` empty)."""
+    bins = list(dict.fromkeys(table["bin"]))
+    if int(table.loc[table["bin"] == NA_BIN, "support"].sum()) == 0:
+        bins.remove(NA_BIN)
+    rows = []
+    for criterion, sub in table.groupby("criterion", sort=False):
+        row: dict[str, str] = {"criterion": str(criterion)}
+        for r in sub.itertuples(index=False):
+            if r.bin in bins:
+                row[r.bin] = "—" if r.support == 0 else (
+                    f"{r.rate:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}] n={r.support}{' †' if r.few_clusters else ''}")
+        rows.append(row)
+    return pd.DataFrame(rows, columns=["criterion", *bins], dtype=object)
+
+
+def build_sections(run: Run, release: ReleaseLike | None = None) -> list[Section]:
+    """The report's sections, in order: gate, validity (with transforms), replays (if any), slices."""
+    found = [_gate_section(run, release), _validity_section(run), _replays_section(run),
+             _slices_section(run, release)]
+    return [s for s in found if s is not None]
+
+
+def _header(run: Run, code: Callable[[str], str], plain: Callable[[str], str]) -> tuple[str, list[str]]:
+    """The title and the two header lines; ``code`` and ``plain`` escape a value from the run for the format."""
+    status = run.cases["status"].value_counts().to_dict() if len(run.records) else {}
+    counts = ", ".join(f"{k}: {v}" for k, v in status.items()) or "none"
+    ended = f"finished {run.manifest.finished_at}." if run.finished else "not finished."
+    lines = [f"Run {code(run.run_id)} of suite {code(run.suite_name)}, system version {code(str(run.system_version))}.",
+             plain(f"{len(run.records)} cases ({counts}); started {run.manifest.started_at}, {ended}")]
+    return f"oloproof report — {run.suite_name}", lines
+
+
+def _write_html(run: Run, sections: list[Section], path: Path) -> None:
+    title, lines = _header(run, lambda value: Markup("<code>{}</code>").format(value), lambda text: escape(text))
+    verdict = next((s.verdict for s in sections if s.key == "gate"), "")
+    items = []
+    for sec in sections:
+        figures = dict(sec.figures)
+        sec_items = []
+        for i, (name, shown, _raw) in enumerate(sec.tables):
+            fig_name = sec.figures[i][0] if i < len(sec.figures) else None
+            sec_items.append({"heading": name[6:] if name.startswith("slice ") else "",
+                              "table": Markup(html_table(shown, fmt_number, styled=True)),
+                              "figure": fig_name or "",
+                              "png": base64.b64encode(figures[fig_name]).decode("ascii") if fig_name else ""})
+        items.append({"key": sec.key, "title": sec.title, "text": sec.text, "parts": sec_items})
+    page = render("report.html", title=title, css=Markup(PAGE_CSS + TABLE_CSS), verdict=verdict,
+                  lines=[Markup(line) for line in lines], sections=items, cannot=_CANNOT, version=__version__)
+    path.write_text(page + "\n", encoding="utf-8")
+
+
+def _write_md(run: Run, sections: list[Section], path: Path) -> None:
+    files = path.parent / f"{path.stem}_files"
+    files.mkdir(parents=True, exist_ok=True)
+    title, lines = _header(run, md_code, md_cell)
+    out = [f"# {md_cell(title)}", ""]
+    out += [line + "  " for line in lines] + [""]
+    for sec in sections:
+        out += [f"## {sec.title}", ""]
+        out += [t for t in sec.text for t in (t, "")]
+        for i, (name, shown, raw) in enumerate(sec.tables):
+            stem = name.replace("slice ", "slice_").replace(":", "_").replace(",", "-")
+            csv = export_table(raw, files / f"{stem}.csv")
+            if name.startswith("slice "):
+                out += [f"### {md_code(name[6:])}", ""]
+            out += [markdown_table(shown, fmt_number), "",
+                    f"Raw numbers: [{files.name}/{csv.name}]({files.name}/{csv.name})", ""]
+            if i < len(sec.figures):
+                fig_name, png = sec.figures[i]
+                (files / f"{fig_name}.png").write_bytes(png)
+                out += [f"![{fig_name} plot]({files.name}/{fig_name}.png)", ""]
+    out += [f"_{_CANNOT}_", "", f"_oloproof_nb {__version__}; numbers rounded to three decimals for display._", ""]
+    path.write_text("\n".join(out), encoding="utf-8")
+
+
+def write_report(run: Run, out: str | Path, release: ReleaseLike | None = None) -> Path:
+    """Write a report of ``run``: gate, validity, replays, slice tables and their plots.
+
+    Parameters
+    ----------
+    run : Run
+        A stored run (``op.load_run(dir)``).
+    out : str or Path
+        ``*.html`` — one standalone file, plots embedded as base64 PNG; or
+        ``*.md`` — Markdown, with the plots (PNG) and raw tables (CSV) in
+        ``<stem>_files/`` beside it. Existing files are overwritten.
+    release : ReleaseConfig, dict or path, optional
+        Another release.yaml to apply (default: the suite's).
+
+    Returns
+    -------
+    Path
+        The report written.
+
+    Raises
+    ------
+    OloproofError
+        When ``out`` ends in anything but ``.html`` or ``.md``.
+
+    Notes
+    -----
+    Sections: the gate (table and plot); transform validity when the suite
+    declares transforms; a fault-replay summary when the run replayed
+    anything; one slice table and plot per spec in oloproof.yaml's
+    ``slices``. Tables are rounded to three decimals for display.
+    """
+    path = Path(out)
+    suffix = path.suffix.lower()
+    if suffix not in REPORT_SUFFIXES:
+        raise OloproofError(f"{path}: a report is .html or .md, not {suffix or '(no suffix)'!r}")
+    sections = build_sections(run, release)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    (_write_html if suffix == ".html" else _write_md)(run, sections, path)
+    return path

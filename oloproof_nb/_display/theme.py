@@ -1,0 +1,147 @@
+"""The one theme: colours of every verdict word, the number format for the eye, and value previews.
+
+Plots, HTML reprs, the case panel and reports all take their colours and
+formats from here; stored numbers are never rounded (formatting is for display
+only, exports stay raw).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._core.paths import Absent
+
+__all__ = ["COLOURS", "INK", "MUTED", "GRID", "HIGHLIGHT", "CRITERION_COLOURS", "colour", "fmt_number", "preview",
+           "cell_text", "json_text", "PAGE_CSS", "TABLE_CSS"]
+
+#: Colour of every verdict word: gate verdicts, row verdicts, pair results, validity.
+COLOURS: dict[str, str] = {
+    "PASS": "#1a7f37", "FAIL": "#cf222e", "INSUFFICIENT_EVIDENCE": "#9a6700", "REPORT_ONLY": "#6e7781",
+    "BLOCK": "#cf222e",
+    "pass": "#1a7f37", "fail": "#cf222e", "missing": "#9a6700",
+    "holds": "#1a7f37", "BROKEN": "#cf222e",
+    "checked": "#1a7f37", "not checked": "#9a6700",
+}
+INK = "#24292f"
+MUTED = "#6e7781"
+GRID = "#d0d7de"
+#: Background of the faulted step in a replay table.
+HIGHLIGHT = "#fff8c5"
+#: Criterion colours in slice plots: tab10 without its red and green, which read as fail / pass.
+CRITERION_COLOURS = ("#1f77b4", "#ff7f0e", "#9467bd", "#17becf", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22")
+
+TABLE_CSS = ("table{border-collapse:collapse;font:13px/1.4 system-ui,sans-serif}"
+             "th,td{border:1px solid #d0d7de;padding:3px 8px;vertical-align:top}"
+             "th{background:#f6f8fa;text-align:left}"
+             "td.num{text-align:right;font-variant-numeric:tabular-nums}td.ci{white-space:nowrap}"
+             "td.wrap{min-width:200px;font-size:12px}")
+PAGE_CSS = ("body{font:14px/1.5 system-ui,-apple-system,'Segoe UI',sans-serif;color:#24292f;max-width:1200px;"
+            "margin:24px auto;padding:0 16px}h1{font-size:24px;margin-bottom:4px}h2{font-size:19px;"
+            "border-bottom:1px solid #d0d7de;padding-bottom:4px;margin-top:32px}h3{font-size:15px}"
+            "img{max-width:100%;display:block;margin:12px 0}.verdict{font-size:18px;font-weight:700}"
+            ".muted{color:#57606a;font-size:12.5px}.tables{overflow-x:auto}.tables table{font-size:12.5px}")
+
+
+def colour(word: Any) -> str:
+    """The colour of a verdict word (ink for anything else).
+
+    Examples
+    --------
+    >>> colour("PASS"), colour("fail"), colour("other")
+    ('#1a7f37', '#cf222e', '#24292f')
+    """
+    return COLOURS.get(str(word), INK)
+
+
+def _missing(value: Any) -> bool:
+    if value is None or value is pd.NA or value is pd.NaT:
+        return True
+    return isinstance(value, (float, np.floating)) and math.isnan(value)
+
+
+def fmt_number(value: Any) -> str:
+    """A cell for the eye: floats with three decimals, ∞ for infinities, booleans yes/blank, missing blank.
+
+    Examples
+    --------
+    >>> fmt_number(0.12345), fmt_number(float("inf")), fmt_number(None), fmt_number(True), fmt_number(3)
+    ('0.123', '∞', '', 'yes', '3')
+    """
+    if _missing(value):
+        return ""
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else ""
+    if isinstance(value, (float, np.floating)):
+        if math.isinf(value):
+            return "∞" if value > 0 else "−∞"
+        return f"{float(value):.3f}"
+    return str(value)
+
+
+def preview(value: Any, limit: int = 160) -> str:
+    """A value as short JSON-like text (``<absent>`` for ABSENT), cut to ``limit`` characters.
+
+    Examples
+    --------
+    >>> preview({"a": 1}), preview("x" * 10, limit=5)
+    ('{"a": 1}', '"xxx…')
+    """
+    if isinstance(value, Absent):
+        return "<absent>"
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, Absent):
+        return {"$absent": True}
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (np.floating,)):
+        return float(value)
+    if isinstance(value, (np.bool_,)):
+        return bool(value)
+    if isinstance(value, (pd.Timestamp, dt.datetime, dt.date)):
+        return value.isoformat()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    return str(value)
+
+
+def json_text(value: Any) -> str:
+    if isinstance(value, Absent):
+        return json.dumps({"$absent": True})
+    return json.dumps(value, ensure_ascii=False, default=_json_default)
+
+
+def cell_text(value: Any) -> str:
+    """One cell as raw text, the way every text export writes it.
+
+    Floats use ``repr`` (shortest exact round-trip: ``0.1 + 0.2`` is
+    ``0.30000000000000004``), infinities ``inf``/``-inf``; NaN, None and
+    ``pd.NA`` are empty; booleans ``True``/``False``; dicts, lists and
+    :data:`~oloproof_nb.ABSENT` JSON text (ABSENT is ``{"$absent": true}``,
+    as in the run's files); timestamps ISO 8601.
+    """
+    if isinstance(value, (dict, list, tuple, Absent, np.ndarray)):
+        return json_text(value)
+    if _missing(value):
+        return ""
+    if isinstance(value, (bool, np.bool_)):
+        return "True" if value else "False"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        return repr(float(value))
+    if isinstance(value, (pd.Timestamp, dt.datetime, dt.date)):
+        return value.isoformat()
+    return str(value)

@@ -1,0 +1,250 @@
+"""The release gate: its three outcomes, every INSUFFICIENT_EVIDENCE reason, REPORT_ONLY, the CLI.
+
+Expected intervals come from outside references: scipy's exact binomial interval
+(unclustered runs) and statsmodels' clustered OLS standard error on the logit
+scale (clustered runs).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import statsmodels.api as sm
+import yaml
+from scipy import special, stats
+
+import oloproof_nb as op
+from oloproof_nb.cli import main
+from oloproof_nb._analysis.gate import GATE_COLUMNS
+
+SYSTEM = '''
+class Echo:
+    """Answers whatever the case's input says: the test decides pass or fail per case."""
+    def run(self, input):
+        return {"steps": [], "answer": input["say"], "status": "completed"}
+'''
+
+
+def make_suite(tmp: Path, outcomes: list[bool], *, clusters: list[str] | None = None,
+               release: dict | None = None, extra_evaluators: list[dict] | None = None) -> Path:
+    """A suite whose case i passes answer_matches exactly when outcomes[i]."""
+    tmp.mkdir(parents=True, exist_ok=True)
+    (tmp / "echo.py").write_text(SYSTEM)
+    lines = []
+    for i, ok in enumerate(outcomes):
+        case = {"id": f"c{i:03d}", "input": {"say": "yes" if ok else "no"}, "expected": {"answer": "yes"}}
+        if clusters is not None:
+            case["cluster"] = clusters[i]
+        lines.append(json.dumps(case))
+    (tmp / "cases.jsonl").write_text("\n".join(lines) + "\n")
+    evaluators = [{"type": "answer_matches"}] + (extra_evaluators or [])
+    (tmp / "oloproof.yaml").write_text(yaml.safe_dump({"name": "gate-test", "system": "echo:Echo",
+                                                       "evaluators": evaluators}))
+    if release is not None:
+        (tmp / "release.yaml").write_text(yaml.safe_dump(release))
+    return tmp
+
+
+def run_suite(folder: Path) -> op.Run:
+    return op.run(op.load_suite(folder), out=folder / "runs" / "r")
+
+
+def row(g: op.Gate, criterion: str = "answer_matches") -> pd.Series:
+    return g.table.set_index("criterion").loc[criterion]
+
+
+def test_columns_pinned(tmp_path: Path) -> None:
+    g = op.gate(run_suite(make_suite(tmp_path, [True] * 5, release={"criteria": {"answer_matches": 0.5}})))
+    assert list(g.table.columns) == GATE_COLUMNS == [
+        "criterion", "evaluator", "n", "n_clusters", "passed", "missing", "rate", "ci_low", "ci_high", "method",
+        "threshold", "verdict", "reason"]
+
+
+def test_pass_unclustered_matches_scipy_exact_interval(tmp_path: Path) -> None:
+    # 60 of 60 pass: Clopper-Pearson lower bound (0.025)^(1/60) = 0.9404 clears 0.90.
+    g = op.gate(run_suite(make_suite(tmp_path, [True] * 60, release={"criteria": {"answer_matches": 0.90}})))
+    r = row(g)
+    ci = stats.binomtest(60, 60).proportion_ci(confidence_level=0.95, method="exact")
+    assert r["ci_low"] == pytest.approx(ci.low, abs=1e-12)
+    assert r["ci_low"] == pytest.approx(0.025 ** (1 / 60), abs=1e-12)
+    assert (r["verdict"], r["method"], r["n"], r["passed"]) == ("PASS", "clopper_pearson", 60, 60)
+    assert g.verdict == "PASS"
+
+
+def test_fail_when_interval_is_below(tmp_path: Path) -> None:
+    outcomes = [i % 2 == 0 for i in range(40)]  # 20 of 40
+    g = op.gate(run_suite(make_suite(tmp_path, outcomes, release={"criteria": {"answer_matches": 0.9}})))
+    r = row(g)
+    ci = stats.binomtest(20, 40).proportion_ci(confidence_level=0.95, method="exact")
+    assert r["ci_high"] == pytest.approx(ci.high, abs=1e-12) and ci.high < 0.9
+    assert r["verdict"] == "FAIL" and g.verdict == "BLOCK"
+
+
+def test_interval_includes_threshold(tmp_path: Path) -> None:
+    outcomes = [True] * 22 + [False] * 2
+    g = op.gate(run_suite(make_suite(tmp_path, outcomes, release={"criteria": {"answer_matches": 0.9}})))
+    r = row(g)
+    ci = stats.binomtest(22, 24).proportion_ci(method="exact")
+    assert ci.low < 0.9 <= ci.high
+    assert (r["verdict"], r["reason"]) == ("INSUFFICIENT_EVIDENCE", "interval_includes_threshold")
+    assert g.verdict == "BLOCK"
+
+
+def clustered_outcomes(g: int = 24) -> tuple[list[bool], list[str]]:
+    rng = np.random.default_rng(3)
+    outcomes, clusters = [], []
+    for c in range(g):
+        for _ in range(int(rng.integers(1, 4))):
+            outcomes.append(bool(rng.random() < 0.85))
+            clusters.append(f"k{c}")
+    return outcomes, clusters
+
+
+def test_clustered_uses_cluster_t_equal_to_statsmodels(tmp_path: Path) -> None:
+    outcomes, clusters = clustered_outcomes()
+    release = {"allow_approximate_methods": True, "min_clusters": 20, "criteria": {"answer_matches": 0.5}}
+    r = row(op.gate(run_suite(make_suite(tmp_path, outcomes, clusters=clusters, release=release))))
+    y = np.array(outcomes, dtype=float)
+    codes = pd.factorize(pd.Series(clusters))[0]
+    fit = sm.OLS(y, np.ones_like(y)).fit(cov_type="cluster", cov_kwds={"groups": codes})
+    p, se, big_g = fit.params[0], fit.bse[0], len(set(clusters))
+    half = stats.t.ppf(0.975, big_g - 1) * se / (p * (1 - p))
+    assert r["method"] == "cluster_t"
+    assert r["rate"] == pytest.approx(p, abs=1e-12)
+    assert r["ci_low"] == pytest.approx(special.expit(special.logit(p) - half), abs=1e-9)
+    assert r["ci_high"] == pytest.approx(special.expit(special.logit(p) + half), abs=1e-9)
+    assert r["n_clusters"] == big_g and r["verdict"] == "PASS"
+
+
+def test_approximate_methods_not_allowed(tmp_path: Path) -> None:
+    outcomes, clusters = clustered_outcomes()
+    release = {"allow_approximate_methods": False, "criteria": {"answer_matches": 0.5}}
+    g = op.gate(run_suite(make_suite(tmp_path, outcomes, clusters=clusters, release=release)))
+    assert (row(g)["verdict"], row(g)["reason"]) == ("INSUFFICIENT_EVIDENCE", "approximate_methods_not_allowed")
+    assert g.verdict == "BLOCK" and g.clustered
+
+
+def test_too_few_clusters(tmp_path: Path) -> None:
+    outcomes, clusters = clustered_outcomes(g=8)
+    release = {"allow_approximate_methods": True, "min_clusters": 20, "criteria": {"answer_matches": 0.5}}
+    g = op.gate(run_suite(make_suite(tmp_path, outcomes, clusters=clusters, release=release)))
+    assert (row(g)["verdict"], row(g)["reason"]) == ("INSUFFICIENT_EVIDENCE", "too_few_clusters")
+    assert g.n_source_clusters == 8
+
+
+def test_no_evidence(tmp_path: Path) -> None:
+    # state_matches applies only to cases with expected.state: here none has one.
+    release = {"criteria": {"answer_matches": 0.5, "state_matches": 0.5}}
+    run = run_suite(make_suite(tmp_path, [True] * 30, release=release,
+                               extra_evaluators=[{"type": "state_matches"}]))
+    g = op.gate(run)
+    r = row(g, "state_matches")
+    assert (r["n"], r["verdict"], r["reason"]) == (0, "INSUFFICIENT_EVIDENCE", "no_evidence")
+    assert math.isnan(r["rate"]) and g.verdict == "BLOCK"
+
+
+def test_report_only_rows_and_missing_counts(tmp_path: Path) -> None:
+    # a system without reset/snapshot: state_unchanged is missing on every case and never passes
+    release = {"criteria": {"answer_matches": 0.5}}
+    run = run_suite(make_suite(tmp_path, [True] * 30, release=release,
+                               extra_evaluators=[{"type": "state_unchanged", "paths": ["x"]}]))
+    g = op.gate(run)
+    r = row(g, "state_unchanged")
+    assert r["verdict"] == "REPORT_ONLY" and math.isnan(r["threshold"])
+    assert (r["n"], r["passed"], r["missing"], r["rate"]) == (30, 0, 30, 0.0)
+    assert r["ci_high"] > 0  # never a zero-width interval
+    assert g.verdict == "PASS"  # REPORT_ONLY rows never block
+
+
+def test_no_listed_criteria_blocks(tmp_path: Path) -> None:
+    g = op.gate(run_suite(make_suite(tmp_path, [True] * 30, release={})))
+    assert (g.table["verdict"] == "REPORT_ONLY").all() and g.verdict == "BLOCK"
+
+
+def test_degenerate_clustered_rows_fall_back_and_say_so(tmp_path: Path) -> None:
+    outcomes, clusters = clustered_outcomes()
+    outcomes = [True] * len(outcomes)
+    release = {"allow_approximate_methods": True, "criteria": {"answer_matches": 0.5}}
+    r = row(op.gate(run_suite(make_suite(tmp_path, outcomes, clusters=clusters, release=release))))
+    counts = pd.Series(clusters).value_counts().to_numpy()
+    n_min = counts.sum() ** 2 / (counts**2).sum()
+    assert r["method"] == "clopper_pearson" and "degenerate" in r["reason"]
+    assert r["ci_low"] == pytest.approx(0.025 ** (1 / n_min), abs=1e-9)
+    assert r["ci_high"] == 1.0
+
+
+def test_bootstrap_same_seed_same_interval(tmp_path: Path) -> None:
+    outcomes, clusters = clustered_outcomes()
+    release = {"allow_approximate_methods": True, "method": "cluster_bootstrap",
+               "bootstrap": {"resamples": 2000, "seed": 7}, "criteria": {"answer_matches": 0.5}}
+    run = run_suite(make_suite(tmp_path, outcomes, clusters=clusters, release=release))
+    a, b = row(op.gate(run)), row(op.gate(run))
+    assert a["method"] == "cluster_bootstrap"
+    assert (a["ci_low"], a["ci_high"]) == (b["ci_low"], b["ci_high"])
+    other = row(op.gate(run, release={**release, "bootstrap": {"resamples": 2000, "seed": 8}}))
+    assert (other["ci_low"], other["ci_high"]) != (a["ci_low"], a["ci_high"])
+
+
+def test_release_argument_unknown_criterion(tmp_path: Path) -> None:
+    run = run_suite(make_suite(tmp_path, [True] * 3, release={}))
+    with pytest.raises(op.ConfigError, match=r"criteria\.nope: no such criterion.*answer_matches"):
+        op.gate(run, release={"criteria": {"nope": 0.5}})
+
+
+def test_release_yaml_unknown_criterion_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = make_suite(tmp_path, [True] * 3, release={"criteria": {"answer_match": 0.9}})
+    assert main(["run", str(folder)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "release.yaml" in err and "answer_matches" in err
+
+
+def test_cli_run_and_gate_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good = make_suite(tmp_path / "good", [True] * 60, release={"criteria": {"answer_matches": 0.9}})
+    assert main(["run", str(good), "--out", str(tmp_path / "r1")]) == 0
+    out = capsys.readouterr().out
+    assert "gate: PASS" in out and "answer_matches" in out
+    assert main(["gate", str(tmp_path / "r1")]) == 0
+    bad = make_suite(tmp_path / "bad", [False] * 30, release={"criteria": {"answer_matches": 0.9}})
+    assert main(["run", str(bad), "--out", str(tmp_path / "r2")]) == 1
+    assert "gate: BLOCK" in capsys.readouterr().out
+    assert main(["gate", str(tmp_path / "r2")]) == 1
+    assert main(["gate", str(tmp_path / "nowhere")]) == 2
+
+
+def test_gate_of_loaded_run_equals_live(tmp_path: Path) -> None:
+    outcomes, clusters = clustered_outcomes()
+    release = {"allow_approximate_methods": True, "criteria": {"answer_matches": 0.5}}
+    run = run_suite(make_suite(tmp_path, outcomes, clusters=clusters, release=release))
+    pd.testing.assert_frame_equal(op.gate(run).table, op.gate(op.load_run(run.directory)).table)
+
+
+def metamorphic_suite(tmp: Path, labeled: int, n: int = 24) -> Path:
+    """n source cases with an `echoed` transform; the first `labeled` pairs get a valid label."""
+    folder = make_suite(tmp, [True] * n, release={"allow_approximate_methods": True, "min_clusters": 20,
+                                                  "criteria": {"answer_matches": 0.5,
+                                                               "same_output_under_echoed": 0.5}})
+    config = yaml.safe_load((folder / "oloproof.yaml").read_text())
+    config["evaluators"].append({"type": "metamorphic_relation", "relation": "same_output", "transform": "echoed"})
+    config["metamorphic"] = {"transforms": [{"name": "echoed", "field": "say", "template": "{value}",
+                                             "validity_labels": "labels/echoed.jsonl", "minimum_validity": 0.8}]}
+    (folder / "oloproof.yaml").write_text(yaml.safe_dump(config))
+    (folder / "labels").mkdir()
+    lines = [json.dumps({"case_id": f"c{i:03d}~echoed", "valid": True, "labeler": "t"}) for i in range(labeled)]
+    (folder / "labels" / "echoed.jsonl").write_text("".join(line + "\n" for line in lines))
+    return folder
+
+
+def test_transform_not_checked_until_every_pair_is_labeled(tmp_path: Path) -> None:
+    partial = op.gate(run_suite(metamorphic_suite(tmp_path / "a", labeled=23)))
+    r = row(partial, "same_output_under_echoed")
+    assert r["verdict"] == "INSUFFICIENT_EVIDENCE" and r["reason"].startswith("transform_not_checked")
+    assert r["n"] == 24 and r["passed"] == 24  # the rows are shown, but they cannot pass the gate
+    assert partial.verdict == "BLOCK"
+    full = op.gate(run_suite(metamorphic_suite(tmp_path / "b", labeled=24)))
+    assert row(full, "same_output_under_echoed")["verdict"] == "PASS"
+    assert full.clustered and full.n_source_clusters == 24 and full.verdict == "PASS"

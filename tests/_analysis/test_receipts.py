@@ -1,0 +1,171 @@
+"""Tests for oloproof_nb.outcomes: receipts_frame and outcome_summary."""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime, timedelta, timezone
+
+import pandas as pd
+import pytest
+
+from oloproof_nb._analysis.receipts import RECEIPT_COLUMNS, SUMMARY_COLUMNS, outcome_summary, receipts_frame
+from oloproof_nb._core.receipts import Evidence, OutcomeContract, Receipt, classify_outcome
+
+T0 = datetime(2026, 7, 25, 14, 0, tzinfo=timezone.utc)
+
+
+def receipt(status: str, validator: str | None = None, artifact_id: str = "monthly-report") -> Receipt:
+    return Receipt(
+        artifact_id=artifact_id,
+        run_started_at=T0,
+        validator=validator,
+        status=status,  # type: ignore[arg-type]
+        reason=f"{status}: test",
+    )
+
+
+def test_receipt_columns_are_pinned() -> None:
+    assert list(RECEIPT_COLUMNS) == [
+        "case_id",
+        "artifact_id",
+        "run_started_at",
+        "observed_at",
+        "modified_at",
+        "expected_sha256",
+        "observed_digest",
+        "digest_kind",
+        "validator",
+        "validator_exit_code",
+        "evidence_source",
+        "status",
+        "reason",
+    ]
+    assert list(SUMMARY_COLUMNS) == [
+        "expected",
+        "verified",
+        "waiting",
+        "failed",
+        "unverified",
+        "verified_share",
+        "check_coverage",
+    ]
+
+
+def test_receipts_frame_one_row_per_receipt() -> None:
+    ev = Evidence(
+        artifact_id="monthly-report",
+        observed_at=T0 + timedelta(minutes=10),
+        modified_at=T0 + timedelta(minutes=5),
+        sha256="a" * 64,
+        validator="v",
+        validator_exit_code=0,
+        evidence_source="local_file_stat",
+    )
+    verified = classify_outcome(OutcomeContract(artifact_id="monthly-report", validator="v"), ev, run_started_at=T0)
+    missing = classify_outcome(OutcomeContract(artifact_id="invoice"), None, run_started_at=T0)
+    frame = receipts_frame([verified, missing], case_ids=["ord-001", "ord-002"])
+    assert list(frame.columns) == list(RECEIPT_COLUMNS)
+    assert frame["case_id"].tolist() == ["ord-001", "ord-002"]
+    assert frame["status"].tolist() == ["verified", "missing"]
+    for column in ("run_started_at", "observed_at", "modified_at"):
+        assert str(frame[column].dtype) == "datetime64[us, UTC]"  # same unit even when all missing
+    assert frame.loc[0, "observed_at"] == pd.Timestamp("2026-07-25T14:10:00Z")
+    assert pd.isna(frame.loc[1, "observed_at"])
+    assert str(frame["validator_exit_code"].dtype) == "Int64"
+    assert frame.loc[0, "validator_exit_code"] == 0 and pd.isna(frame.loc[1, "validator_exit_code"])
+
+
+def test_receipts_frame_without_case_ids_and_from_mappings() -> None:
+    r = receipt("stale")
+    assert pd.isna(receipts_frame([r]).loc[0, "case_id"])
+    rows = [{"case_id": "ord-009", **r.to_json_dict()}]
+    frame = receipts_frame(rows)
+    assert frame.loc[0, "case_id"] == "ord-009"
+    assert frame.loc[0, "run_started_at"] == pd.Timestamp(T0)
+    assert rows[0]["case_id"] == "ord-009"  # input not modified
+
+
+def test_receipts_frame_empty() -> None:
+    frame = receipts_frame([])
+    assert list(frame.columns) == list(RECEIPT_COLUMNS)
+    assert len(frame) == 0
+    assert str(frame["run_started_at"].dtype) == "datetime64[us, UTC]"
+    assert str(frame["validator_exit_code"].dtype) == "Int64"
+
+
+def test_receipts_frame_errors() -> None:
+    with pytest.raises(ValueError, match="case_ids has 1 entries for 2 receipts"):
+        receipts_frame([receipt("stale"), receipt("stale")], case_ids=["a"])
+    with pytest.raises(ValueError, match="has case_id 'x' but case_ids gives 'y'"):
+        receipts_frame([{"case_id": "x", **receipt("stale").to_json_dict()}], case_ids=["y"])
+    with pytest.raises(ValueError, match=r"receipts\[0\]: key 'status'"):
+        receipts_frame([{**receipt("stale").to_json_dict(), "status": "done"}])
+    with pytest.raises(TypeError, match="must be a Receipt or a mapping"):
+        receipts_frame(["verified"])  # type: ignore[list-item]
+
+
+def hand_frame() -> pd.DataFrame:
+    # status, validator named?  Hand count below.
+    rows = [
+        ("verified", "v"),
+        ("verified", "v"),
+        ("verified", "v"),
+        ("verified", None),
+        ("waiting", "v"),
+        ("waiting", "v"),
+        ("stale", "v"),
+        ("missing", None),
+        ("hash_mismatch", None),
+        ("unverified", "v"),
+    ]
+    return receipts_frame([receipt(s, v) for s, v in rows], case_ids=[f"c{i}" for i in range(len(rows))])
+
+
+def test_outcome_summary_hand_counted() -> None:
+    frame = hand_frame()
+    before = frame.copy()
+    summary = outcome_summary(frame)
+    pd.testing.assert_frame_equal(frame, before)  # not modified
+    assert list(summary.columns) == list(SUMMARY_COLUMNS)
+    row = summary.iloc[0].to_dict()
+    # 10 rows, 2 waiting -> 8 expected; failures: stale, missing, hash_mismatch
+    assert {k: row[k] for k in ("expected", "verified", "waiting", "failed", "unverified")} == {
+        "expected": 8,
+        "verified": 4,
+        "waiting": 2,
+        "failed": 3,
+        "unverified": 1,
+    }
+    assert row["verified_share"] == 4 / 8
+    # validators on 3 verified + stale + unverified = 5 of the 8 expected (waiting rows excluded)
+    assert row["check_coverage"] == 5 / 8
+
+
+def test_outcome_summary_all_waiting_or_empty_gives_nan_shares() -> None:
+    for frame in (receipts_frame([receipt("waiting", "v")]), receipts_frame([])):
+        row = outcome_summary(frame).iloc[0]
+        assert row["expected"] == 0 and row["failed"] == 0
+        assert math.isnan(row["verified_share"]) and math.isnan(row["check_coverage"])
+
+
+def test_outcome_summary_by_group() -> None:
+    frame = hand_frame()
+    frame["criterion"] = ["a"] * 5 + ["b"] * 5
+    summary = outcome_summary(frame, by="criterion")
+    assert list(summary.columns) == ["criterion", *SUMMARY_COLUMNS]
+    a, b = summary.iloc[0].to_dict(), summary.iloc[1].to_dict()
+    # a: verified x4 (3 with validator), waiting x1
+    assert (a["criterion"], a["expected"], a["verified"], a["waiting"], a["failed"]) == ("a", 4, 4, 1, 0)
+    assert a["verified_share"] == 1.0 and a["check_coverage"] == 3 / 4
+    # b: waiting, stale(v), missing, hash_mismatch, unverified(v)
+    assert (b["expected"], b["verified"], b["waiting"], b["failed"], b["unverified"]) == (4, 0, 1, 3, 1)
+    assert b["verified_share"] == 0.0 and b["check_coverage"] == 2 / 4
+
+
+def test_outcome_summary_rejects_bad_frames() -> None:
+    with pytest.raises(ValueError, match="lacks column"):
+        outcome_summary(pd.DataFrame({"status": ["verified"]}))
+    with pytest.raises(ValueError, match="unknown status 'done'"):
+        outcome_summary(pd.DataFrame({"status": ["done"], "validator": [None]}))
+    with pytest.raises(ValueError, match="lacks column"):
+        outcome_summary(hand_frame(), by="criterion")

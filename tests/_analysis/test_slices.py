@@ -1,0 +1,255 @@
+"""Slice tables: spec parsing, bins and labels, supports that add up, the gate's interval per bin.
+
+Every expected count below is written by hand from the case inputs; intervals
+are checked against statsmodels/scipy (Clopper–Pearson, the CR1 clustered SE
+on the logit scale) and, for the bootstrap, against ``stats.rate_interval`` on
+the bin's rows listed by hand.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+import statsmodels.api as sm
+from scipy import special
+from scipy import stats as sps
+from statsmodels.stats.proportion import proportion_confint
+
+import oloproof_nb as op
+from oloproof_nb.cli import main
+from oloproof_nb._analysis.slices import SLICE_COLUMNS
+from oloproof_nb.errors import SliceSpecError
+from oloproof_nb._core.slicespec import parse_slice_spec
+from oloproof_nb._core.stats import rate_interval
+
+#: A scripted system: input ``calls`` tool calls then one message; answers "ok" when ``good``; raises on ``boom``.
+COUNTER = '''
+class Counter:
+    version = "counter-1"
+
+    def __init__(self):
+        self.state = {}
+
+    def reset(self, state):
+        self.state = state
+
+    def snapshot(self):
+        return dict(self.state)
+
+    def run(self, input):
+        if input.get("boom"):
+            raise RuntimeError("boom")
+        steps = [{"kind": "tool_call", "tool": "noop", "args": {"i": i}, "result": {"ok": True}}
+                 for i in range(input["calls"])]
+        steps.append({"kind": "message", "role": "assistant", "content": "done"})
+        return {"steps": steps, "answer": "ok" if input["good"] else "bad", "status": "completed"}
+'''
+EVALUATORS = [{"type": "answer_matches"}, {"type": "state_unchanged", "criterion": "untouched", "paths": ["x"]}]
+
+
+def case(cid: str, calls: int, good: bool, cluster: str | None = None, boom: bool = False) -> dict[str, Any]:
+    row: dict[str, Any] = {"id": cid, "input": {"calls": calls, "good": good, "boom": boom},
+                           "initial_state": {"x": 1}, "expected": {"answer": "ok"}}
+    if cluster is not None:
+        row["cluster"] = cluster
+    return row
+
+
+def make_run(make_suite: Any, tmp_path: Path, cases: list[dict[str, Any]], **kw: Any) -> op.Run:
+    root = make_suite(cases, evaluators=EVALUATORS, system="sysmod:Counter", system_code=COUNTER, **kw)
+    return op.run(op.load_suite(root), out=tmp_path / f"run-{root.name}", progress=False)
+
+
+# ----------------------------------------------------------------------------------------- parsing
+
+
+def test_documented_columns_are_pinned() -> None:
+    assert SLICE_COLUMNS[:11] == ["slice", "bin", "lower", "upper", "criterion", "support", "clusters", "passed",
+                                  "rate", "ci_low", "ci_high"]
+    assert "few_clusters" in SLICE_COLUMNS
+
+
+@pytest.mark.parametrize(("spec", "labels", "lowers", "uppers"), [
+    ("tool_calls:1,2", ["<1", "[1, 2)", "≥2"], [-math.inf, 1, 2], [1, 2, math.inf]),
+    ("trajectory_length:4", ["<4", "≥4"], [-math.inf, 4], [4, math.inf]),
+    (" tool_calls : 0, 3 ,10 ", ["<0", "[0, 3)", "[3, 10)", "≥10"], [-math.inf, 0, 3, 10], [0, 3, 10, math.inf]),
+])
+def test_bin_edges_and_labels(spec: str, labels: list[str], lowers: list[float], uppers: list[float]) -> None:
+    parsed = parse_slice_spec(spec)
+    bins = parsed.bins()
+    assert [b[0] for b in bins] == labels
+    assert [b[1] for b in bins] == lowers
+    assert [b[2] for b in bins] == uppers
+    assert parse_slice_spec(parsed.text) == parsed  # the canonical text parses to the same spec
+
+
+@pytest.mark.parametrize(("spec", "problem"), [
+    ("", "no ':'"),
+    ("tool_calls", "no ':'"),
+    ("tool_calls:", "no edges"),
+    ("steps:1,2", "unknown dimension 'steps'"),
+    ("tool_calls:1,1", "strictly ascending"),
+    ("tool_calls:3,2", "strictly ascending"),
+    ("tool_calls:1.5", "'1.5' is not a non-negative integer"),
+    ("tool_calls:-1", "'-1' is not a non-negative integer"),
+    ("tool_calls:1,,2", "'' is not a non-negative integer"),
+    ("tool_calls:one", "'one' is not a non-negative integer"),
+    (3, "must be a string"),
+])
+def test_malformed_specs_are_one_line_errors(spec: Any, problem: str) -> None:
+    with pytest.raises(SliceSpecError) as info:
+        parse_slice_spec(spec)
+    message = str(info.value)
+    assert isinstance(info.value, op.OloproofError)
+    assert "\n" not in message
+    assert repr(spec) in message and problem in message
+    assert "tool_calls:<edges>" in message and "trajectory_length:<edges>" in message
+
+
+def test_suite_slices_are_validated_at_load(make_suite: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    root = make_suite([case("a", 1, True)], evaluators=EVALUATORS, system="sysmod:Counter", system_code=COUNTER,
+                      slices=["tool_calls:1,2", "tool_calls:2,1"])
+    with pytest.raises(op.ConfigError) as info:
+        op.load_suite(root)
+    assert "oloproof.yaml" in str(info.value) and "slices[1]" in str(info.value)
+    assert "strictly ascending" in str(info.value)
+    assert main(["run", str(root), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "slices[1]" in err
+
+
+# ----------------------------------------------------------------------------------------- tables
+
+#: calls per case (c5 raises: no trajectory); good = answer "ok"
+CASES = [case("c0", 0, True), case("c1", 1, True), case("c2", 1, False), case("c3", 2, True), case("c4", 3, False),
+         case("c5", 5, True, boom=True), case("c6", 5, True)]
+
+
+@pytest.fixture
+def unclustered(make_suite: Any, tmp_path: Path) -> op.Run:
+    return make_run(make_suite, tmp_path, CASES)
+
+
+def test_bins_supports_and_empty_bins_by_hand(unclustered: op.Run) -> None:
+    t = op.slice_table(unclustered, "tool_calls:1,2,4,8")
+    assert list(t.columns) == SLICE_COLUMNS
+    assert list(t["criterion"].unique()) == ["answer_matches", "untouched"]
+    a = t[t["criterion"] == "answer_matches"].set_index("bin")
+    assert list(a.index) == ["<1", "[1, 2)", "[2, 4)", "[4, 8)", "≥8", "n/a"]
+    # hand count: c0 | c1 c2 | c3 c4 | c6 | (none) | c5 (raised: no trajectory)
+    assert list(a["support"]) == [1, 2, 2, 1, 0, 1]
+    assert list(a["passed"]) == [1, 1, 1, 1, 0, 0]  # c2, c4 answer "bad"; c5 is missing, never a pass
+    assert list(a["clusters"]) == [1, 2, 2, 1, 0, 1]
+    assert list(a["lower"][:-1]) == [-math.inf, 1, 2, 4, 8] and math.isnan(a.loc["n/a", "lower"])
+    assert list(a["upper"][:-1]) == [1, 2, 4, 8, math.inf] and math.isnan(a.loc["n/a", "upper"])
+    empty = a.loc["≥8"]
+    assert empty["support"] == 0 and empty["passed"] == 0 and empty["clusters"] == 0
+    assert math.isnan(empty["rate"]) and math.isnan(empty["ci_low"]) and math.isnan(empty["ci_high"])
+    assert a.loc["[1, 2)", "rate"] == 0.5 and a.loc["n/a", "rate"] == 0.0
+
+
+def test_supports_add_up_to_each_criterions_rows(unclustered: op.Run) -> None:
+    v = unclustered.verdicts
+    for spec in ("tool_calls:1,2,4,8", "trajectory_length:2,3", "tool_calls:100"):
+        t = op.slice_table(unclustered, spec)
+        for criterion, sub in t.groupby("criterion"):
+            assert sub["support"].sum() == (v["criterion"] == criterion).sum() == 7
+            assert sub["passed"].sum() == ((v["criterion"] == criterion) & (v["verdict"] == "pass")).sum()
+
+
+def test_trajectory_length_counts_every_step(unclustered: op.Run) -> None:
+    # steps = calls + 1 message: c0 1 | c1 c2 2 | c3 3 | c4 4 | c6 6 | c5 none
+    t = op.slice_table(unclustered, "trajectory_length:2,3,5")
+    u = t[t["criterion"] == "untouched"].set_index("bin")
+    assert list(u.index) == ["<2", "[2, 3)", "[3, 5)", "≥5", "n/a"]
+    assert list(u["support"]) == [1, 2, 2, 1, 1]
+    assert list(u["passed"]) == [1, 2, 2, 1, 0]
+
+
+def test_unclustered_interval_is_clopper_pearson_per_bin(unclustered: op.Run) -> None:
+    t = op.slice_table(unclustered, "tool_calls:1,2,4,8")
+    for r in t[t["support"] > 0].itertuples():
+        low, high = proportion_confint(r.passed, r.support, alpha=0.05, method="beta")
+        assert r.method == "clopper_pearson"
+        assert r.ci_low == pytest.approx(low, abs=1e-12) and r.ci_high == pytest.approx(high, abs=1e-12)
+        assert r.rate == r.passed / r.support
+
+
+def test_no_fitted_columns_and_inputs_untouched(unclustered: op.Run) -> None:
+    before = unclustered.verdicts.copy()
+    t = op.slice_table(unclustered, "tool_calls:1,2")
+    fitted = re.compile(r"slope|trend|fit|pred|curve|coef|regress|intercept", re.I)
+    assert not [c for c in t.columns if fitted.search(c)]
+    pd.testing.assert_frame_equal(unclustered.verdicts, before)
+
+
+def _cluster_t_reference(values: list[int], clusters: list[str], confidence: float = 0.95) -> tuple[float, float]:
+    """CR1 clustered SE from statsmodels OLS on a constant, then the logit-scale t interval (DESIGN.md)."""
+    y = np.asarray(values, dtype=float)
+    groups = pd.factorize(pd.Series(clusters))[0]
+    fit = sm.OLS(y, np.ones_like(y)).fit(cov_type="cluster", cov_kwds={"groups": groups})
+    p, se = float(fit.params[0]), float(fit.bse[0])
+    g = len(set(clusters))
+    half = sps.t.ppf(1 - (1 - confidence) / 2, g - 1) * se / (p * (1 - p))
+    return float(special.expit(special.logit(p) - half)), float(special.expit(special.logit(p) + half))
+
+
+#: 12 clusters of two cases each (a source and its copy): calls 1 for k00–k05, 3 for k06–k11.
+CLUSTERED = [case(f"k{i:02d}{s}", 1 if i < 6 else 3, good, cluster=f"k{i:02d}")
+             for i, pattern in enumerate(["11", "10", "11", "01", "11", "00", "11", "10", "11", "11", "00", "11"])
+             for s, good in zip("ab", (pattern[0] == "1", pattern[1] == "1"), strict=True)]
+
+
+def test_clustered_run_uses_the_gates_method_per_bin(make_suite: Any, tmp_path: Path) -> None:
+    release = {"allow_approximate_methods": True, "min_clusters": 5, "criteria": {"answer_matches": 0.5}}
+    run = make_run(make_suite, tmp_path, CLUSTERED, release=release)
+    t = op.slice_table(run, "tool_calls:2")
+    a = t[t["criterion"] == "answer_matches"].set_index("bin")
+    # by hand: k00–k05 → 1,1 1,0 1,1 0,1 1,1 0,0 ; k06–k11 → 1,1 1,0 1,1 1,1 0,0 1,1
+    low_values = [1, 1, 1, 0, 1, 1, 0, 1, 1, 1, 0, 0]
+    high_values = [1, 1, 1, 0, 1, 1, 1, 1, 0, 0, 1, 1]
+    clusters_low = [f"k{i:02d}" for i in range(6) for _ in "ab"]
+    clusters_high = [f"k{i:02d}" for i in range(6, 12) for _ in "ab"]
+    for label, values, clusters in (("<2", low_values, clusters_low), ("≥2", high_values, clusters_high)):
+        row = a.loc[label]
+        assert row["support"] == 12 and row["clusters"] == 6 and row["passed"] == sum(values)
+        assert row["method"] == "cluster_t"
+        low, high = _cluster_t_reference(values, clusters)
+        assert row["ci_low"] == pytest.approx(low, abs=1e-9) and row["ci_high"] == pytest.approx(high, abs=1e-9)
+        assert not row["few_clusters"]  # 6 clusters ≥ min_clusters 5
+    # the untouched criterion passes everywhere: a degenerate bin falls back to Clopper–Pearson on n_min
+    u = t[(t["criterion"] == "untouched") & (t["bin"] == "<2")].iloc[0]
+    n_min = 12**2 / (6 * 2**2)
+    assert u["method"] == "clopper_pearson"
+    assert u["ci_low"] == pytest.approx(proportion_confint(n_min, n_min, method="beta")[0], abs=1e-12)
+    # with the default min_clusters (20) every bin of 6 clusters is flagged
+    t20 = op.slice_table(run, "tool_calls:2", release={"allow_approximate_methods": True})
+    assert t20.loc[t20["support"] > 0, "few_clusters"].all()
+
+
+def test_bootstrap_release_is_used_per_bin(make_suite: Any, tmp_path: Path) -> None:
+    release = {"allow_approximate_methods": True, "min_clusters": 5, "method": "cluster_bootstrap",
+               "bootstrap": {"resamples": 2000, "seed": 7}}
+    run = make_run(make_suite, tmp_path, CLUSTERED, release=release)
+    row = op.slice_table(run, "tool_calls:2").iloc[0]
+    values = [1, 1, 1, 0, 1, 1, 0, 1, 1, 1, 0, 0]
+    clusters = [f"k{i:02d}" for i in range(6) for _ in "ab"]
+    expected = rate_interval(values, clusters, method="cluster_bootstrap", resamples=2000, seed=7)
+    assert row["bin"] == "<2" and row["method"] == "cluster_bootstrap"
+    assert (row["ci_low"], row["ci_high"]) == (expected.low, expected.high)
+
+
+def test_example_suite_declares_slices_that_fit_its_data(example_suite: Path, tmp_path: Path) -> None:
+    suite = op.load_suite(example_suite)
+    assert suite.config.slices, "the example should declare slices for its report"
+    run = op.run(suite, out=tmp_path / "run", progress=False)
+    for spec in suite.config.slices:
+        t = op.slice_table(run, spec)
+        filled = t[t["criterion"] == "answer_matches"]
+        assert (filled["support"] > 0).sum() >= 2, f"{spec} should split the example's cases into several bins"

@@ -1,0 +1,149 @@
+"""``op.validity``: coverage, validity rate with a Wilson interval (checked against statsmodels), ``checked``."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from _metamorphic_systems import case, mm_suite, transform
+from statsmodels.stats.proportion import proportion_confint
+
+import oloproof_nb as op
+from oloproof_nb._analysis.validity import VALIDITY_COLUMNS, checked_transforms, validity_table
+from oloproof_nb._core.labels import transform_checked
+
+COLUMNS = ["transform", "derived", "labeled", "valid", "coverage", "rate", "ci_low", "ci_high",
+           "minimum_validity", "checked"]
+
+
+def _j(case_id: str, valid: bool, labeler: str = "") -> dict[str, Any]:
+    return {"case_id": case_id, "valid": valid, "labeler": labeler, "note": ""}
+
+
+def _t(name: str, minimum: float) -> SimpleNamespace:
+    return SimpleNamespace(name=name, minimum_validity=minimum)
+
+
+def test_columns_are_pinned() -> None:
+    assert VALIDITY_COLUMNS == COLUMNS
+    df = validity_table([_t("t", 0.5)], {}, {"t": ["a~t"]})
+    assert list(df.columns) == COLUMNS
+    assert {c: str(df[c].dtype) for c in ("derived", "labeled", "valid", "checked")} == {
+        "derived": "int64", "labeled": "int64", "valid": "int64", "checked": "bool"}
+    assert list(validity_table([], {}, {}).columns) == COLUMNS
+
+
+def test_hand_counted_row_and_wilson_from_statsmodels() -> None:
+    # 10 pairs; 9 labeled: 6 valid by one vote, 1 valid 2-1, 1 tie (invalid), 1 invalid; 1 unlabeled
+    ids = [f"c{i}~t" for i in range(10)]
+    js = [_j(ids[i], True) for i in range(6)]
+    js += [_j(ids[6], True, "a"), _j(ids[6], True, "b"), _j(ids[6], False, "c")]
+    js += [_j(ids[7], True, "a"), _j(ids[7], False, "b")]
+    js += [_j(ids[8], False)]
+    js += [_j("other~t", True)]  # not a pair of this run: ignored
+    row = validity_table([_t("t", 0.75)], {"t": js}, {"t": ids}).iloc[0]
+    assert (row.derived, row.labeled, row.valid) == (10, 9, 7)
+    assert row.coverage == 9 / 10 and row.rate == 7 / 9
+    low, high = proportion_confint(7, 9, alpha=0.05, method="wilson")
+    assert row.ci_low == pytest.approx(low, abs=1e-12) and row.ci_high == pytest.approx(high, abs=1e-12)
+    assert row.minimum_validity == 0.75 and not row.checked  # coverage below 1
+
+
+@pytest.mark.parametrize("confidence", [0.8, 0.9, 0.99])
+def test_wilson_at_other_confidence(confidence: float) -> None:
+    ids = [f"c{i}~t" for i in range(20)]
+    js = [_j(i, n % 5 != 0) for n, i in enumerate(ids)]  # 16 of 20 valid
+    row = validity_table([_t("t", 0.5)], {"t": js}, {"t": ids}, confidence).iloc[0]
+    low, high = proportion_confint(16, 20, alpha=1 - confidence, method="wilson")
+    assert row.rate == 0.8
+    assert row.ci_low == pytest.approx(low, abs=1e-12) and row.ci_high == pytest.approx(high, abs=1e-12)
+
+
+def test_coverage_below_one_keeps_it_unchecked_even_with_a_perfect_rate() -> None:
+    ids = ["a~t", "b~t", "c~t"]
+    js = [_j("a~t", True), _j("b~t", True)]
+    row = validity_table([_t("t", 0.0)], {"t": js}, {"t": ids}).iloc[0]
+    assert row.rate == 1.0 and row.coverage == 2 / 3 and not row.checked
+    assert not transform_checked(js, ids, 0.0)
+    assert transform_checked(js + [_j("c~t", True)], ids, 1.0)
+
+
+def test_validity_below_the_minimum_keeps_it_unchecked() -> None:
+    ids = [f"c{i}~t" for i in range(20)]
+    js = [_j(i, n >= 4) for n, i in enumerate(ids)]  # 16 of 20 valid = 0.8
+    assert not transform_checked(js, ids, 0.85)
+    assert transform_checked(js, ids, 0.8)  # the minimum itself is enough
+    row = validity_table([_t("t", 0.85)], {"t": js}, {"t": ids}).iloc[0]
+    assert row.coverage == 1.0 and row.rate == 0.8 and not row.checked
+
+
+def test_nothing_labeled() -> None:
+    row = validity_table([_t("t", 0.5)], {}, {"t": ["a~t"]}).iloc[0]
+    assert (row.labeled, row.valid, row.coverage) == (0, 0, 0.0)
+    assert math.isnan(row.rate) and math.isnan(row.ci_low) and math.isnan(row.ci_high) and not row.checked
+    none = validity_table([_t("t", 0.0)], {}, {"t": []}).iloc[0]
+    assert none.derived == 0 and math.isnan(none.coverage) and not none.checked
+
+
+def test_inputs_are_not_mutated() -> None:
+    js = [_j("a~t", True)]
+    ids = ["a~t"]
+    validity_table([_t("t", 0.5)], {"t": js}, {"t": ids})
+    assert js == [_j("a~t", True)] and ids == ["a~t"]
+
+
+# -- op.validity on runs ---------------------------------------------------------------------------
+
+
+def _run(make_suite: Callable[..., Path], labels: dict[str, list[dict[str, Any]]],
+         release: dict[str, Any] | None = None) -> op.Run:
+    ids = ["c1", "c2", "c3", "c4", "c5"]
+    transforms = [transform("t", "", minimum_validity=0.8), transform("u", "!state", minimum_validity=0.5)]
+    evaluators = [{"type": "metamorphic_relation", "relation": "same_state", "transform": "t"},
+                  {"type": "metamorphic_relation", "relation": "same_state", "transform": "u"}]
+    root = mm_suite(make_suite, [case(i) for i in ids], transforms, evaluators, labels, release=release)
+    return op.run(op.load_suite(root))
+
+
+def test_validity_of_a_run(make_suite: Callable[..., Path]) -> None:
+    labels = {"t": [_j(f"c{i}~t", i != 5) for i in range(1, 6)],         # 4 of 5 valid, all labeled
+              "u": [_j(f"c{i}~u", True) for i in range(1, 5)]}           # 4 of 5 labeled
+    run = _run(make_suite, labels, release={"confidence": 0.9})
+    v = op.validity(run)
+    assert list(v.columns) == COLUMNS and list(v["transform"]) == ["t", "u"]
+    t, u = v.iloc[0], v.iloc[1]
+    assert (t.derived, t.labeled, t.valid, t.coverage, t.rate, bool(t.checked)) == (5, 5, 4, 1.0, 0.8, True)
+    assert (u.derived, u.labeled, u.valid, u.coverage, u.rate, bool(u.checked)) == (5, 4, 4, 0.8, 1.0, False)
+    low, high = proportion_confint(4, 5, alpha=0.1, method="wilson")  # the release's confidence
+    assert t.ci_low == pytest.approx(low, abs=1e-12) and t.ci_high == pytest.approx(high, abs=1e-12)
+    low95, _ = proportion_confint(4, 5, alpha=0.05, method="wilson")
+    assert op.validity(run, confidence=0.95).iloc[0].ci_low == pytest.approx(low95, abs=1e-12)
+    assert checked_transforms(run) == {"t": True, "u": False}
+    # the same numbers from the stored run
+    again = op.validity(op.load_run(run.directory))
+    assert again.equals(v)
+
+
+def test_validity_defaults_to_095_without_a_release(make_suite: Callable[..., Path]) -> None:
+    run = _run(make_suite, {"t": [_j(f"c{i}~t", i != 1) for i in range(1, 6)]})
+    low, high = proportion_confint(4, 5, alpha=0.05, method="wilson")
+    row = op.validity(run).iloc[0]
+    assert row.ci_low == pytest.approx(low, abs=1e-12) and row.ci_high == pytest.approx(high, abs=1e-12)
+
+
+def test_example_validity_is_checked(example_suite: Path) -> None:
+    run = op.run(op.load_suite(example_suite))
+    v = op.validity(run)
+    assert list(v["transform"]) == ["injected"]
+    row = v.iloc[0]
+    # 24 pairs, all labeled by the example's author, 23 valid (ord-018's ticket line is not)
+    assert (row.derived, row.labeled, row.valid) == (24, 24, 23)
+    assert row.coverage == 1.0 and row.rate == 23 / 24 and row.minimum_validity == 0.85 and bool(row.checked)
+    low, high = proportion_confint(23, 24, alpha=0.05, method="wilson")
+    assert row.ci_low == pytest.approx(low, abs=1e-12) and row.ci_high == pytest.approx(high, abs=1e-12)
+    gate = op.gate(run).table.set_index("criterion").loc["same_state_under_injected"]
+    assert gate["rate"] == 14 / 23 and gate["rate"] < 0.90 and "transform_not_checked" not in gate["reason"]

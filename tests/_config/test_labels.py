@@ -1,0 +1,170 @@
+"""Validity label files: format, errors naming file and line, the majority rule, and where labels are kept."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _metamorphic_systems import case, mm_suite, transform, write_labels
+from hypothesis import given
+from hypothesis import strategies as st
+
+import oloproof_nb as op
+from oloproof_nb.cli import main
+from oloproof_nb.errors import CaseFileError, LabelFileError, OloproofError
+from oloproof_nb._config.labels import load_labels
+from oloproof_nb._core.labels import pair_label, pair_labels
+
+KNOWN = {"c1~t", "c2~t"}
+
+
+def _file(tmp_path: Path, lines: list[str]) -> Path:
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def test_load_labels_reads_every_judgement(tmp_path: Path) -> None:
+    path = _file(tmp_path, [
+        '{"case_id": "c1~t", "valid": true, "labeler": "ana", "note": "same ask"}',
+        "",
+        "   ",
+        '{"case_id": "c2~t", "valid": false}',
+        '{"case_id": "c2~t", "valid": true, "labeler": "bo", "note": null}',
+    ])
+    assert load_labels(path, KNOWN, "t") == [
+        {"case_id": "c1~t", "valid": True, "labeler": "ana", "note": "same ask"},
+        {"case_id": "c2~t", "valid": False, "labeler": "", "note": ""},
+        {"case_id": "c2~t", "valid": True, "labeler": "bo", "note": ""},
+    ]
+    assert load_labels(_file(tmp_path, []), KNOWN) == []
+
+
+BAD_LINES = [
+    ("{not json", "not valid JSON"),
+    ('["c1~t", true]', "expected a JSON object"),
+    ('"c1~t"', "expected a JSON object"),
+    ('{"case_id": "c1~t", "valid": true, "reviewer": "x"}', "unknown key 'reviewer'; allowed: case_id, valid"),
+    ('{"valid": true}', "missing required key 'case_id'"),
+    ('{"case_id": "c1~t"}', "missing required key 'valid'"),
+    ('{"case_id": "c1~t", "valid": "true"}', "'valid' must be true or false"),
+    ('{"case_id": "c1~t", "valid": 1}', "'valid' must be true or false"),
+    ('{"case_id": "c1~t", "valid": null}', "'valid' must be true or false"),
+    ('{"case_id": 7, "valid": true}', "'case_id' must be a non-empty string"),
+    ('{"case_id": "c1~t", "valid": true, "labeler": 3}', "'labeler' must be a string"),
+    ('{"case_id": "c9~t", "valid": true}', "case id 'c9~t' is not a derived case of transform 't'"),
+    ('{"case_id": "c1", "valid": true}', "case id 'c1' is not a derived case"),
+    ('{"case_id": "c1~t", "valid": true, "labeler": "ana"}', "labeler 'ana' already judged 'c1~t' at line 1"),
+]
+
+
+@pytest.mark.parametrize(("line", "message"), BAD_LINES)
+def test_a_bad_line_is_an_error_naming_file_and_line(tmp_path: Path, line: str, message: str) -> None:
+    good = '{"case_id": "c1~t", "valid": true, "labeler": "ana"}'
+    path = _file(tmp_path, [good, "", line])
+    with pytest.raises(LabelFileError) as info:
+        load_labels(path, KNOWN, "t")
+    err = info.value
+    assert err.file == str(path) and err.line == 3
+    assert str(err).startswith(f"{path}: line 3: ") and message in str(err) and "\n" not in str(err)
+    assert isinstance(err, CaseFileError) and isinstance(err, OloproofError)
+
+
+def test_missing_file_is_a_label_file_error(tmp_path: Path) -> None:
+    with pytest.raises(LabelFileError, match="label file not found"):
+        load_labels(tmp_path / "nope.jsonl")
+
+
+def test_anonymous_judgements_may_repeat(tmp_path: Path) -> None:
+    path = _file(tmp_path, ['{"case_id": "c1~t", "valid": true}'] * 2)
+    assert len(load_labels(path, KNOWN)) == 2
+
+
+# -- the majority rule -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("votes", "label"), [
+    ([True], "valid"),
+    ([False], "invalid"),
+    ([True, True, False], "valid"),
+    ([True, False], "invalid"),          # a tie is invalid
+    ([True, True, False, False], "invalid"),
+    ([False, True, True], "valid"),
+    ([True, False, False], "invalid"),
+    ([], ""),
+])
+def test_majority_and_tie(votes: list[bool], label: str) -> None:
+    assert pair_label([{"valid": v} for v in votes]) == label
+
+
+@given(st.lists(st.booleans(), max_size=9))
+def test_majority_counts_votes(votes: list[bool]) -> None:
+    yes, no = votes.count(True), votes.count(False)
+    expected = "" if not votes else ("valid" if yes > no else "invalid")
+    assert pair_label([{"valid": v} for v in votes]) == expected
+
+
+def test_pair_labels_groups_by_case() -> None:
+    js = [{"case_id": "a~t", "valid": True}, {"case_id": "b~t", "valid": True}, {"case_id": "b~t", "valid": False},
+          {"case_id": "c~t", "valid": False}, {"case_id": "a~t", "valid": True}]
+    assert pair_labels(js) == {"a~t": "valid", "b~t": "invalid", "c~t": "invalid"}
+
+
+# -- labels in a suite and a run -------------------------------------------------------------------
+
+
+def _suite(make_suite: Callable[..., Path], rows: list[Any]) -> Path:
+    root = mm_suite(make_suite, [case("c1"), case("c2")], [transform("t", "")],
+                    [{"type": "metamorphic_relation", "relation": "same_state", "transform": "t"}])
+    write_labels(root, "t", rows)
+    return root
+
+
+def test_suite_keeps_labels_and_their_digest(make_suite: Callable[..., Path]) -> None:
+    rows = [{"case_id": "c1~t", "valid": True, "labeler": "ana", "note": "n"}, {"case_id": "c2~t", "valid": False}]
+    root = _suite(make_suite, rows)
+    suite = op.load_suite(root)
+    assert suite.labels == {"t": [{"case_id": "c1~t", "valid": True, "labeler": "ana", "note": "n"},
+                                  {"case_id": "c2~t", "valid": False, "labeler": "", "note": ""}]}
+    raw = (root / "labels" / "t.jsonl").read_bytes()
+    assert suite.digests["labels/t.jsonl"] == hashlib.sha256(raw).hexdigest()
+    assert suite.manifest_config()["labels"] == suite.labels
+    run = op.run(suite)
+    manifest = json.loads((run.directory / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["digests"]["labels/t.jsonl"] == hashlib.sha256(raw).hexdigest()
+    assert op.load_run(run.directory).labels == suite.labels
+
+
+def test_changed_labels_block_a_resume(make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    root = _suite(make_suite, [{"case_id": "c1~t", "valid": True}])
+    out = tmp_path / "run"
+    op.run(op.load_suite(root), out=out)
+    write_labels(root, "t", [{"case_id": "c1~t", "valid": False}])
+    with pytest.raises(op.RunDirError, match="labels/t.jsonl changed"):
+        op.run(op.load_suite(root), out=out, resume=True)
+
+
+def test_label_errors_from_load_suite_and_the_cli(make_suite: Callable[..., Path],
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    root = _suite(make_suite, ['{"case_id": "c1~t", "valid": true}', '{"case_id": "c1~u", "valid": true}'])
+    label_file = root / "labels" / "t.jsonl"
+    with pytest.raises(LabelFileError) as info:
+        op.load_suite(root)
+    assert Path(info.value.file) == label_file and info.value.line == 2
+    assert main(["run", str(root), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "t.jsonl: line 2:" in err and "'c1~u'" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("line", ["{oops", "[1]", '{"case_id": "c1~t", "valid": "yes"}',
+                                  '{"case_id": "c1~t", "valid": true, "extra": 1}'])
+def test_every_bad_line_exits_2_with_one_line(make_suite: Callable[..., Path], capsys: pytest.CaptureFixture[str],
+                                              line: str) -> None:
+    root = _suite(make_suite, [line])
+    assert main(["run", str(root), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "t.jsonl: line 1:" in err

@@ -1,0 +1,270 @@
+"""Suite config: strict models, the evaluator registry, one-line errors naming file and key, importing the system."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+import oloproof_nb as op
+from oloproof_nb.errors import CaseFileError, ConfigError
+from oloproof_nb.evaluators import EVALUATORS, AnswerMatches, StateMatches, StateUnchanged
+from oloproof_nb._config.release import ReleaseConfig
+from oloproof_nb._config.suite import SuiteConfig, load_suite, parse_suite_config
+
+CASES = [{"id": "c1", "input": {"answer": "ok"}, "expected": {"answer": "ok"}}]
+
+
+def _edit_yaml(path: Path, **changes: object) -> None:
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data.update(changes)
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+
+
+def _error(folder: Path) -> ConfigError:
+    with pytest.raises(ConfigError) as info:
+        load_suite(folder)
+    assert "\n" not in str(info.value)
+    return info.value
+
+
+def test_example_suite_loads(example_suite: Path) -> None:
+    suite = load_suite(example_suite)
+    assert suite.name == "stateful-agent"
+    sources = [c for c in suite.cases if c.transform is None]
+    assert [c.id for c in sources] == [f"ord-{i:03d}" for i in range(1, 25)]  # 24 source cases, in file order
+    # every source case is followed by its derived copies (if the suite declares transforms)
+    for case in suite.cases:
+        if case.transform is not None:
+            assert case.source_id in {c.id for c in sources} and case.cluster == case.source_id
+    assert suite.criteria[:3] == ["answer_matches", "state_matches", "other_order_untouched"]
+    assert isinstance(suite.config.evaluators[0], AnswerMatches)
+    assert isinstance(suite.config.evaluators[1], StateMatches) and suite.config.evaluators[1].mode == "subset"
+    unchanged = suite.config.evaluators[2]
+    assert isinstance(unchanged, StateUnchanged) and unchanged.paths == ["orders.ord-999"]
+    assert suite.config.case_timeout_s == 60
+    assert isinstance(suite.release, ReleaseConfig) and suite.release.criteria["answer_matches"] == 0.90
+    assert set(suite.digests) >= {"oloproof.yaml", "cases.jsonl", "release.yaml"}
+    assert suite.root == example_suite.resolve()
+
+
+def test_registry_has_the_foundation_types() -> None:
+    assert EVALUATORS["answer_matches"] is AnswerMatches
+    assert EVALUATORS["state_matches"] is StateMatches
+    assert EVALUATORS["state_unchanged"] is StateUnchanged
+
+
+def test_default_criterion_names_and_overrides() -> None:
+    config = parse_suite_config({
+        "name": "x", "system": "m:S",
+        "evaluators": [{"type": "answer_matches"}, {"type": "state_matches"},
+                       {"type": "state_unchanged", "paths": ["a"]},
+                       {"type": "state_unchanged", "criterion": "b_untouched", "paths": ["b"]}],
+    })
+    assert config.criteria == ["answer_matches", "state_matches", "state_unchanged", "b_untouched"]
+    assert config.evaluator("b_untouched").paths == ["b"]  # type: ignore[attr-defined]
+    assert config.cases == "cases.jsonl" and config.case_timeout_s == 300
+
+
+def test_models_are_strict() -> None:
+    with pytest.raises(ValueError):
+        SuiteConfig.model_validate({"name": "x", "system": "m:S", "colour": 1})
+    with pytest.raises(ValueError):
+        StateMatches.model_validate({"type": "state_matches", "tolerance": -1})
+    with pytest.raises(ValueError):
+        StateMatches.model_validate({"type": "state_matches", "mode": "paths"})  # paths needed
+    with pytest.raises(ValueError):
+        StateMatches.model_validate({"type": "state_matches", "paths": ["a"]})  # paths only with mode paths
+    with pytest.raises(ValueError):
+        StateUnchanged.model_validate({"type": "state_unchanged", "paths": ["a..b"]})  # bad path syntax
+    with pytest.raises(ValueError):
+        ReleaseConfig.model_validate({"criteria": {"a": 1.01}})
+    assert ReleaseConfig.model_validate({"criteria": {"a": 0, "b": 1}}).criteria == {"a": 0.0, "b": 1.0}
+
+
+# -- oloproof.yaml mistakes: one line naming the file, the key, what is allowed ----------------------
+
+
+def test_unknown_top_level_key_lists_allowed(make_suite) -> None:
+    folder = make_suite(CASES)
+    _edit_yaml(folder / "oloproof.yaml", colour="red")
+    err = _error(folder)
+    assert err.file == str(folder / "oloproof.yaml") and err.key == "colour"
+    for allowed in ("name", "system", "cases", "evaluators", "metamorphic", "slices", "case_timeout_s"):
+        assert allowed in str(err)
+
+
+def test_unknown_evaluator_type_lists_types(make_suite) -> None:
+    folder = make_suite(CASES, evaluators=[{"type": "answer_matches"}, {"type": "vibes_check"}])
+    err = _error(folder)
+    assert err.key == "evaluators[1].type"
+    assert "vibes_check" in str(err)
+    for allowed in ("answer_matches", "state_matches", "state_unchanged"):
+        assert allowed in str(err)
+
+
+def test_unknown_evaluator_option_lists_its_options(make_suite) -> None:
+    folder = make_suite(CASES, evaluators=[{"type": "state_matches", "tolerence": 0.1}])
+    err = _error(folder)
+    assert err.key == "evaluators[0].tolerence"
+    for allowed in ("mode", "paths", "tolerance", "criterion"):
+        assert allowed in str(err)
+
+
+def test_bad_mode_lists_modes(make_suite) -> None:
+    folder = make_suite(CASES, evaluators=[{"type": "state_matches", "mode": "partial"}])
+    err = _error(folder)
+    assert err.key == "evaluators[0].mode"
+    assert "'whole'" in str(err) and "'paths'" in str(err) and "'subset'" in str(err) and "partial" in str(err)
+
+
+def test_state_unchanged_needs_paths(make_suite) -> None:
+    folder = make_suite(CASES, evaluators=[{"type": "state_unchanged"}])
+    err = _error(folder)
+    assert err.key == "evaluators[0].paths" and "required" in str(err)
+
+
+def test_bad_path_in_config_names_it(make_suite) -> None:
+    folder = make_suite(CASES, evaluators=[{"type": "state_unchanged", "paths": ["orders..x"]}])
+    err = _error(folder)
+    assert err.key is not None and err.key.startswith("evaluators[0].paths")
+    assert "orders..x" in str(err)
+
+
+def test_duplicate_criterion(make_suite) -> None:
+    folder = make_suite(CASES, evaluators=[{"type": "answer_matches"}, {"type": "answer_matches"}])
+    err = _error(folder)
+    assert err.key == "evaluators[1].criterion" and "already used" in str(err)
+
+
+@pytest.mark.parametrize("spec", ["sysmod", "sysmod:", ":Scripted", "sys mod:Scripted", "sysmod:Scripted:x"])
+def test_bad_system_spec(make_suite, spec: str) -> None:
+    folder = make_suite(CASES, system=spec)
+    err = _error(folder)
+    assert err.key == "system"
+
+
+def test_system_module_and_attr_missing(make_suite) -> None:
+    folder = make_suite(CASES, system="no_such_module_xyz:Scripted")
+    err = _error(folder)
+    assert err.key == "system" and "no_such_module_xyz" in str(err)
+    folder = make_suite(CASES, system="sysmod:NoSuchClass")
+    err = _error(folder)
+    assert err.key == "system" and "NoSuchClass" in str(err)
+
+
+def test_system_module_that_raises(make_suite) -> None:
+    folder = make_suite(CASES, system_code="raise RuntimeError('boom at import')\n")
+    err = _error(folder)
+    assert err.key == "system" and "RuntimeError" in str(err) and "boom at import" in str(err)
+
+
+def test_yaml_not_yaml_or_not_mapping(make_suite) -> None:
+    folder = make_suite(CASES)
+    (folder / "oloproof.yaml").write_text("name: [unclosed\n", encoding="utf-8")
+    err = _error(folder)
+    assert str(folder / "oloproof.yaml") in str(err) and "YAML" in str(err)
+    (folder / "oloproof.yaml").write_text("- just\n- a list\n", encoding="utf-8")
+    err = _error(folder)
+    assert "mapping" in str(err)
+
+
+def test_missing_folder_and_file(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="no such directory"):
+        load_suite(tmp_path / "nowhere")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ConfigError, match="oloproof.yaml"):
+        load_suite(tmp_path / "empty")
+
+
+def test_case_file_errors_surface(make_suite) -> None:
+    folder = make_suite(CASES + [{"id": "c1", "input": {}}])
+    with pytest.raises(CaseFileError, match=r"cases.jsonl: line 2: duplicate case id 'c1'"):
+        load_suite(folder)
+
+
+# -- release.yaml ----------------------------------------------------------------------------------
+
+
+def test_release_unknown_criterion_lists_suite_criteria(make_suite) -> None:
+    folder = make_suite(CASES, release={"criteria": {"answer_matches": 0.9, "state_matchez": 0.9}})
+    err = _error(folder)
+    assert err.file == str(folder / "release.yaml") and err.key == "criteria.state_matchez"
+    assert "answer_matches" in str(err) and "state_matches" in str(err)
+
+
+@pytest.mark.parametrize("threshold", [1.5, -0.1, 90])
+def test_release_threshold_outside_unit_interval(make_suite, threshold: float) -> None:
+    folder = make_suite(CASES, release={"criteria": {"answer_matches": threshold}})
+    err = _error(folder)
+    assert err.file == str(folder / "release.yaml") and "criteria" in str(err)
+    assert "between 0 and 1" in str(err) and repr(threshold) in str(err)
+
+
+def test_release_unknown_key_and_bad_method(make_suite) -> None:
+    folder = make_suite(CASES, release={"confidense": 0.9})
+    err = _error(folder)
+    assert err.key == "confidense" and "confidence" in str(err)
+    folder = make_suite(CASES, release={"method": "percentile"})
+    err = _error(folder)
+    assert err.key == "method" and "cluster_t" in str(err)
+
+
+# -- importing the system ----------------------------------------------------------------------------
+
+
+def test_two_suites_with_the_same_module_name_do_not_collide(make_suite) -> None:
+    a = make_suite(CASES, system_code="class Scripted:\n    tag = 'A'\n    def run(self, input): return {}\n")
+    b = make_suite(CASES, system_code="class Scripted:\n    tag = 'B'\n    def run(self, input): return {}\n")
+    assert load_suite(a).resolve_system().tag == "A"
+    assert load_suite(b).resolve_system().tag == "B"
+
+
+def test_import_system_later(make_suite) -> None:
+    folder = make_suite(CASES, system="sysmod:Missing")
+    suite = load_suite(folder, import_system_now=False)  # the wrong name only fails when used
+    with pytest.raises(ConfigError, match="Missing"):
+        suite.resolve_system()
+
+
+def test_manifest_config_rebuilds_the_config(example_suite: Path) -> None:
+    suite = load_suite(example_suite)
+    stored = suite.manifest_config()
+    assert parse_suite_config(stored["config"]) == suite.config
+    assert ReleaseConfig.model_validate(stored["release"]) == suite.release
+
+
+def test_public_names() -> None:
+    assert op.load_suite is load_suite and op.Suite is not None
+
+
+def test_a_key_written_twice_is_an_error(make_suite) -> None:
+    folder = make_suite(CASES, release={"criteria": {"answer_matches": 0.9}})
+    (folder / "release.yaml").write_text("criteria:\n  answer_matches: 0.9\n  answer_matches: 0.5\n", encoding="utf-8")
+    err = _error(folder)
+    assert err.file == str(folder / "release.yaml") and "line 3" in str(err) and "'answer_matches'" in str(err)
+    (folder / "release.yaml").unlink()
+    path = folder / "oloproof.yaml"
+    path.write_text(path.read_text(encoding="utf-8") + "name: again\n", encoding="utf-8")
+    err = _error(folder)
+    assert err.file == str(path) and "'name'" in str(err) and "twice" in str(err)
+
+
+def test_yaml_anchors_and_merges_still_load(make_suite) -> None:
+    folder = make_suite(CASES)
+    (folder / "oloproof.yaml").write_text(
+        "name: t\nsystem: sysmod:Scripted\nevaluators:\n  - &b {type: state_matches, mode: subset}\n"
+        "  - {<<: *b, criterion: whole_state, mode: whole}\n", encoding="utf-8")
+    suite = load_suite(folder)
+    assert suite.criteria == ["state_matches", "whole_state"]
+    assert suite.config.evaluators[1].mode == "whole"  # type: ignore[attr-defined]
+
+
+def test_an_edited_system_module_is_imported_again(make_suite) -> None:
+    folder = make_suite(CASES, system_code="class Scripted:\n    tag = 'old'\n    def run(self, input): return {}\n")
+    assert load_suite(folder).resolve_system().tag == "old"
+    assert load_suite(folder).resolve_system() is load_suite(folder).resolve_system()  # unchanged: cached
+    (folder / "sysmod.py").write_text("class Scripted:\n    tag = 'new'\n    def run(self, input): return {}\n",
+                                      encoding="utf-8")
+    assert load_suite(folder).resolve_system().tag == "new"

@@ -1,0 +1,263 @@
+"""Systems: trajectory types, fault results, the Recorder (record, replay, divergence) and RecordedAgent."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+import oloproof_nb as op
+from oloproof_nb._core.trajectory import FAULTS, MALFORMED_RESULT, fault_result, step_is_error
+from oloproof_nb._core.recorder import ReplayDiverged
+
+
+def test_trajectory_accepts_plain_dicts() -> None:
+    traj = op.Trajectory.model_validate({
+        "steps": [{"tool": "get_order", "args": {"order_id": "o1"}, "result": {"ok": True}},
+                  {"role": "assistant", "content": "done"}],
+        "answer": "refunded",
+    })
+    assert isinstance(traj.steps[0], op.ToolCall) and traj.steps[0].tool == "get_order"
+    assert isinstance(traj.steps[1], op.Message) and traj.steps[1].content == "done"
+    assert traj.status == "completed" and traj.input is None
+    assert traj.tool_calls() == [(0, traj.steps[0])] and traj.first_call("get_order") == 0
+    assert traj.first_call("issue_refund") is None
+    with pytest.raises(ValueError):
+        op.Trajectory.model_validate({"status": "done"})  # completed | failed | waiting
+    with pytest.raises(ValueError):
+        op.ToolCall(tool="x", argz={})  # type: ignore[call-arg]
+
+
+def test_fault_results_are_the_documented_ones() -> None:
+    assert FAULTS == ("error", "timeout", "malformed")
+    assert fault_result("error", "issue_refund") == {"ok": False, "error": "error", "message": "issue_refund failed"}
+    assert fault_result("timeout", "issue_refund") == {"ok": False, "error": "timeout",
+                                                       "message": "issue_refund timed out"}
+    assert fault_result("malformed", "issue_refund") == "<<malformed>>" == MALFORMED_RESULT
+    with pytest.raises(ValueError, match="allowed: error, timeout, malformed"):
+        fault_result("crash", "x")
+
+
+def test_step_is_error() -> None:
+    assert step_is_error(op.ToolCall(tool="t", result={"ok": False}))
+    assert step_is_error(op.ToolCall(tool="t", result={"error": "x"}))
+    assert step_is_error(op.ToolCall(tool="t", result=MALFORMED_RESULT))
+    assert not step_is_error(op.ToolCall(tool="t", result={"ok": True}))
+    assert not step_is_error(op.Message(content={"ok": False}))
+
+
+def test_protocols_are_structural() -> None:
+    class S:
+        def reset(self, state: dict) -> None: ...
+        def snapshot(self) -> dict: return {}
+        def run(self, input: dict) -> dict: return {}
+
+    assert isinstance(S(), op.Stateful) and not isinstance(S(), op.Replayable)
+    assert isinstance(Agent(), op.Replayable) and isinstance(Agent(), op.Stateful)
+
+
+# -- a small agent on the Recorder ------------------------------------------------------------------
+
+
+class World:
+    """A counter sandbox with call counts, so tests can see what re-executed."""
+
+    def __init__(self) -> None:
+        self.stock: dict[str, int] = {}
+        self.calls: dict[str, int] = {"get": 0, "take": 0, "model": 0}
+
+    def get(self, item: str) -> dict[str, Any]:
+        self.calls["get"] += 1
+        return {"ok": True, "stock": self.stock.get(item, 0)}
+
+    def take(self, item: str, n: int) -> dict[str, Any]:
+        self.calls["take"] += 1
+        if self.stock.get(item, 0) < n:
+            return {"ok": False, "error": "short"}
+        self.stock[item] -= n
+        return {"ok": True, "left": self.stock[item]}
+
+    def model(self, prompt: str) -> str:
+        self.calls["model"] += 1
+        return "take" if "please" in prompt else "ask"
+
+
+class Agent(op.RecordedAgent):
+    version = "agent-1"
+
+    def __init__(self) -> None:
+        self.world = World()
+
+    def reset(self, state: dict[str, Any]) -> None:
+        self.world.stock = dict(state.get("stock", {}))
+
+    def snapshot(self) -> dict[str, Any]:
+        return {"stock": dict(self.world.stock)}
+
+    def act(self, input: dict[str, Any], rec: op.Recorder) -> str:
+        plan = rec.model("plan", self.world.model, prompt=input["msg"])
+        if plan != "take":
+            rec.say("what do you need?")
+            return "asked"
+        seen = rec.tool("get", self.world.get, item=input["item"])
+        if seen["stock"] < input["n"]:
+            return "short"
+        result = rec.tool("take", self.world.take, item=input["item"], n=input["n"])
+        if not isinstance(result, dict) or not result.get("ok"):
+            rec.tool("get", self.world.get, item=input["item"])
+            return "failed"
+        rec.say(f"took {input['n']}")
+        return "taken"
+
+
+INPUT = {"msg": "please take", "item": "apple", "n": 2}
+STATE = {"stock": {"apple": 5}}
+
+
+def _recorded() -> tuple[Agent, op.Trajectory]:
+    agent = Agent()
+    agent.reset(copy.deepcopy(STATE))
+    traj = agent.run(INPUT).model_copy(update={"input": INPUT})
+    return agent, traj
+
+
+def test_recording_tool_and_model_calls() -> None:
+    agent, traj = _recorded()
+    assert traj.answer == "taken" and traj.status == "completed"
+    kinds = [(type(s).__name__, getattr(s, "tool", None) or getattr(s, "name", None)) for s in traj.steps]
+    assert kinds == [("Message", "plan"), ("ToolCall", "get"), ("ToolCall", "take"), ("Message", None)]
+    assert traj.steps[0].content == "take" and traj.steps[0].args == {"prompt": "please take"}
+    assert traj.steps[1].args == {"item": "apple"} and traj.steps[1].result == {"ok": True, "stock": 5}
+    assert traj.steps[2].result == {"ok": True, "left": 3}
+    assert agent.snapshot() == {"stock": {"apple": 3}}
+    assert agent.world.calls == {"get": 1, "take": 1, "model": 1}
+
+
+def test_control_replay_reproduces_the_recording() -> None:
+    _, traj = _recorded()
+    fresh = Agent()
+    fresh.reset(copy.deepcopy(STATE))
+    again = fresh.replay(traj, checkpoint=2, change=None)
+    assert again.model_dump(exclude={"input"}) == traj.model_dump(exclude={"input"})
+    assert fresh.snapshot() == {"stock": {"apple": 3}}
+
+
+def test_replay_with_change_at_the_checkpoint() -> None:
+    _, traj = _recorded()
+    checkpoint = traj.first_call("take")
+    assert checkpoint == 2
+    fresh = Agent()
+    fresh.reset(copy.deepcopy(STATE))
+    fault = fault_result("error", "take")
+    replayed = fresh.replay(traj, checkpoint=checkpoint, change=op.Change(result=fault))
+    # the call at the checkpoint did not run: the stock is untouched, and the agent took its failure path live
+    assert fresh.world.calls["take"] == 0
+    assert fresh.snapshot() == {"stock": {"apple": 5}}
+    assert replayed.answer == "failed"
+    assert replayed.steps[2].result == fault and replayed.steps[2].tool == "take"
+    assert [getattr(s, "tool", None) for s in replayed.steps] == [None, "get", "take", "get"]
+    assert replayed.steps[3].result == {"ok": True, "stock": 5}  # live call after the checkpoint
+
+
+def test_model_calls_before_the_checkpoint_are_not_called_again() -> None:
+    _, traj = _recorded()
+    fresh = Agent()
+    fresh.reset(copy.deepcopy(STATE))
+    fresh.replay(traj, checkpoint=2, change=op.Change(result={"ok": False, "error": "x"}))
+    assert fresh.world.calls["model"] == 0  # the recorded plan was returned
+    assert fresh.world.calls["get"] == 2  # tools before the checkpoint re-execute; one live get after it
+
+
+def test_change_at_a_model_call() -> None:
+    _, traj = _recorded()
+    fresh = Agent()
+    fresh.reset(copy.deepcopy(STATE))
+    replayed = fresh.replay(traj, checkpoint=0, change=op.Change(result="ask"))
+    assert replayed.answer == "asked" and fresh.world.calls["model"] == 0
+    assert replayed.steps[0].content == "ask"
+
+
+def test_mismatch_before_the_checkpoint_raises() -> None:
+    _, traj = _recorded()
+    # the sandbox holds another stock: the re-executed get returns another result than recorded
+    other = Agent()
+    other.reset({"stock": {"apple": 4}})
+    with pytest.raises(ReplayDiverged, match="step 1"):
+        other.replay(traj, checkpoint=2, change=op.Change(result={"ok": False}))
+    # other arguments before the checkpoint
+    moved = traj.model_copy(update={"input": {**INPUT, "item": "pear"}})
+    agent = Agent()
+    agent.reset({"stock": {"pear": 5}})
+    with pytest.raises(ReplayDiverged):
+        agent.replay(moved, checkpoint=2, change=op.Change(result={"ok": False}))
+    # the recording has another tool at the checkpoint than the replay calls
+    other_tool = traj.model_copy(update={"steps": [traj.steps[0], op.ToolCall(tool="other", args={}, result=1)]})
+    agent = Agent()
+    agent.reset(copy.deepcopy(STATE))
+    with pytest.raises(ReplayDiverged, match="step 1"):
+        agent.replay(other_tool, checkpoint=1, change=op.Change(result=1))
+    # a model call with other arguments before the checkpoint
+    other_prompt = traj.model_copy(update={"input": {**INPUT, "msg": "please take now"}})
+    agent = Agent()
+    agent.reset(copy.deepcopy(STATE))
+    with pytest.raises(ReplayDiverged, match="step 0"):
+        agent.replay(other_prompt, checkpoint=2, change=op.Change(result={"ok": False}))
+
+
+def test_replay_past_the_recording_raises() -> None:
+    rec = op.Recorder()
+    rec.tool("add", lambda a, b: a + b, a=1, b=2)
+    short = rec.trajectory(3)
+    again = op.Recorder.replaying(short, checkpoint=5, change=op.Change(result=0))
+    again.tool("add", lambda a, b: a + b, a=1, b=2)
+    with pytest.raises(ReplayDiverged):
+        again.tool("add", lambda a, b: a + b, a=3, b=4)
+
+
+def test_recorder_docstring_example_and_status() -> None:
+    rec = op.Recorder()
+    assert rec.tool("add", lambda a, b: a + b, a=1, b=2) == 3
+    rec.wait()
+    traj = rec.trajectory("3")
+    assert traj.status == "waiting"
+    again = op.Recorder.replaying(traj, checkpoint=0, change=op.Change(result=5))
+    assert again.is_replaying and again.tool("add", lambda a, b: a + b, a=1, b=2) == 5
+    failed = op.Recorder()
+    failed.fail()
+    assert failed.trajectory().status == "failed"
+
+
+def test_change_result_is_copied() -> None:
+    _, traj = _recorded()
+    change = op.Change(result={"ok": False, "error": "error", "nested": {"k": 1}})
+    for _ in range(2):
+        agent = Agent()
+        agent.reset(copy.deepcopy(STATE))
+        out = agent.replay(traj, checkpoint=2, change=change)
+        out.steps[2].result["nested"]["k"] = 99  # mutate what the replay returned
+    assert change.result["nested"]["k"] == 1
+
+
+def test_replay_needs_the_input() -> None:
+    agent, traj = _recorded()
+    with pytest.raises(ValueError, match="trajectory.input"):
+        agent.replay(traj.model_copy(update={"input": None}), checkpoint=0, change=None)
+
+
+def test_replay_that_ends_before_the_checkpoint_diverged() -> None:
+    _, traj = _recorded()
+
+    class Moody(Agent):
+        """Decides from something it never recorded: the replay takes another road before the checkpoint."""
+
+        def act(self, input: dict[str, Any], rec: op.Recorder) -> str:
+            rec.model("plan", self.world.model, prompt=input["msg"])
+            return "gave up"
+
+    agent = Moody()
+    agent.reset(copy.deepcopy(STATE))
+    with pytest.raises(ReplayDiverged, match="before the checkpoint"):
+        agent.replay(traj, checkpoint=2, change=op.Change(result={"ok": False}))
+    with pytest.raises(ReplayDiverged, match="before the checkpoint"):
+        agent.replay(traj, checkpoint=2, change=None)

@@ -1,0 +1,440 @@
+"""Tests for oloproof_nb.stats against outside references.
+
+Expected numbers come from statsmodels, scipy, hand formulas, and
+tests/reference/stats_reference.py (which wrote tests/reference/stats_reference.json
+and does not import oloproof_nb).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import doctest
+import importlib.util
+import inspect
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import statsmodels.api as sm
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import special
+from scipy import stats as sps
+from statsmodels.stats.proportion import proportion_confint
+
+import oloproof_nb._core.stats as ops
+from oloproof_nb._core.stats import (
+    METHODS,
+    Interval,
+    clopper_pearson,
+    cluster_bootstrap,
+    cluster_se,
+    cluster_sums,
+    cluster_t,
+    is_clustered,
+    rate_interval,
+    wilson,
+)
+
+REFERENCE_DIR = Path(__file__).parents[1] / "reference"
+REFERENCE = json.loads((REFERENCE_DIR / "stats_reference.json").read_text())
+
+
+def _load_reference_module():
+    spec = importlib.util.spec_from_file_location("stats_reference", REFERENCE_DIR / "stats_reference.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+stats_reference = _load_reference_module()
+
+
+def statsmodels_cluster_se(values, clusters) -> float:
+    """Outside reference: OLS of the rows on a constant, cluster-robust (CR1) SE."""
+    codes = np.unique(np.asarray(clusters), return_inverse=True)[1].reshape(-1)
+    y = np.asarray(values, dtype=float)
+    fit = sm.OLS(y, np.ones((y.size, 1))).fit(cov_type="cluster", cov_kwds={"groups": codes})
+    return float(fit.bse[0])
+
+
+def beta_binomial_data(seed: int, n_clusters: int = 40, max_size: int = 5, a: float = 4.0, b: float = 1.0):
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, max_size + 1, n_clusters)
+    clusters = np.repeat(np.arange(n_clusters), sizes)
+    pc = rng.beta(a, b, n_clusters)
+    values = (rng.random(clusters.size) < pc[clusters]).astype(int)
+    return values, clusters
+
+
+def n_min_of(clusters) -> float:
+    m = np.unique(np.asarray(clusters), return_counts=True)[1].astype(float)
+    return m.sum() ** 2 / (m**2).sum()
+
+
+# ---------------------------------------------------------------- public face
+
+
+def test_interval_fields_and_methods_are_pinned():
+    names = [f.name for f in dataclasses.fields(Interval)]
+    assert names == ["estimate", "low", "high", "method", "n", "n_clusters", "reason"]
+    assert METHODS == ("clopper_pearson", "wilson", "cluster_t", "cluster_bootstrap")
+    iv = rate_interval([1, 0, 1])
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        iv.low = 0.0  # type: ignore[misc]
+
+
+def test_docstring_examples_run():
+    result = doctest.testmod(ops, optionflags=doctest.ELLIPSIS)
+    assert result.attempted >= 8
+    assert result.failed == 0
+
+
+# ---------------------------------------------------------------- binomial intervals
+
+GRID = [(k, n) for n in (1, 5, 20, 137) for k in sorted({0, 1, n // 3, n - 1, n}) if 0 <= k <= n]
+
+
+@pytest.mark.parametrize("confidence", [0.8, 0.95, 0.99])
+@pytest.mark.parametrize(("k", "n"), GRID)
+def test_binomial_intervals_equal_statsmodels(k, n, confidence):
+    alpha = 1 - confidence
+    assert clopper_pearson(k, n, confidence) == pytest.approx(
+        proportion_confint(k, n, alpha=alpha, method="beta"), abs=1e-12
+    )
+    assert wilson(k, n, confidence) == pytest.approx(
+        np.clip(proportion_confint(k, n, alpha=alpha, method="wilson"), 0, 1), abs=1e-12
+    )
+
+
+@pytest.mark.parametrize("row", REFERENCE["binomial"], ids=lambda r: f"{r['k']}/{r['n']}@{r['confidence']}")
+def test_binomial_intervals_equal_pinned_reference(row):
+    # clopper_pearson: scipy.stats.binomtest(k, n).proportion_ci(method="exact"); wilson: hand formula
+    k, n, conf = row["k"], row["n"], row["confidence"]
+    assert clopper_pearson(k, n, conf) == pytest.approx(row["clopper_pearson"], abs=1e-10)
+    assert wilson(k, n, conf) == pytest.approx(row["wilson"], abs=1e-12)
+
+
+def test_binomial_literal_values():
+    # scipy.stats.binomtest(9, 10).proportion_ci(method="exact")
+    assert clopper_pearson(9, 10) == pytest.approx((0.5549838829718047, 0.9974714214555375), abs=1e-10)
+    # scipy.stats.binomtest(17, 40).proportion_ci(confidence_level=0.9, method="exact")
+    assert clopper_pearson(17, 40, 0.9) == pytest.approx((0.29184657878648973, 0.5668609107163234), abs=1e-10)
+    # Wilson by hand: (p + z²/2n ± z√(p(1−p)/n + z²/4n²)) / (1 + z²/n), p = 0.9, n = 10
+    z = sps.norm.ppf(0.975)
+    center = (0.9 + z**2 / 20) / (1 + z**2 / 10)
+    half = z * np.sqrt(0.09 / 10 + z**2 / 400) / (1 + z**2 / 10)
+    assert wilson(9, 10) == pytest.approx((center - half, center + half), abs=1e-12)
+
+
+@pytest.mark.parametrize("n", [1, 5, 14, 47, 51, 1000])
+@pytest.mark.parametrize("confidence", [0.5, 0.9, 0.95, 0.999])
+def test_wilson_ends_are_exact_so_interval_contains_estimate(n, confidence):
+    # statsmodels can return 0.9999999999999999 at k = n (a rounding of the exact 1)
+    assert wilson(n, n, confidence)[1] == 1.0
+    assert wilson(0, n, confidence)[0] == 0.0
+    assert wilson(n, n, confidence)[0] == pytest.approx(
+        proportion_confint(n, n, alpha=1 - confidence, method="wilson")[0], abs=1e-12
+    )
+
+
+def test_clopper_pearson_accepts_fractional_counts():
+    # beta quantiles directly: low = Beta⁻¹(α/2; x, n − x + 1), high = Beta⁻¹(1 − α/2; x + 1, n − x)
+    x, n = 3.5, 7.2
+    assert clopper_pearson(x, n) == pytest.approx(
+        (sps.beta.ppf(0.025, x, n - x + 1), sps.beta.isf(0.025, x + 1, n - x)), abs=1e-12
+    )
+    assert clopper_pearson(31.2, 31.2) == pytest.approx((0.025 ** (1 / 31.2), 1.0), abs=1e-12)
+
+
+# ---------------------------------------------------------------- clustered SE
+
+
+def test_cluster_sums_string_ids():
+    k, m = cluster_sums([1, 0, 1, 1, 0], ["b", "b", "a", "c", "c"])
+    assert k.tolist() == [1, 1, 1]  # a, b, c
+    assert m.tolist() == [1, 2, 2]
+
+
+DATASETS = {
+    "random": beta_binomial_data(1),
+    "many_small": beta_binomial_data(2, n_clusters=200, max_size=3),
+    "unequal_sizes": beta_binomial_data(3, n_clusters=12, max_size=30, a=2, b=2),
+    "string_ids": (
+        beta_binomial_data(4)[0],
+        np.array([f"source-{c}" for c in beta_binomial_data(4)[1]], dtype=object),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", DATASETS)
+def test_cluster_se_equals_statsmodels(name):
+    values, clusters = DATASETS[name]
+    p, se = cluster_se(values, clusters)
+    assert p == pytest.approx(np.mean(values), abs=1e-15)
+    assert se == pytest.approx(statsmodels_cluster_se(values, clusters), abs=1e-9)
+
+
+def test_cluster_se_shuffled_string_ids_equals_statsmodels():
+    values, clusters = beta_binomial_data(5)
+    order = np.random.default_rng(0).permutation(values.size)
+    ids = [f"c{c:02d}" for c in clusters[order]]
+    assert cluster_se(values[order], ids)[1] == pytest.approx(statsmodels_cluster_se(values[order], ids), abs=1e-9)
+    assert cluster_se(values[order], ids)[1] == pytest.approx(cluster_se(values, clusters)[1], abs=1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(REFERENCE["clustered"]))
+def test_cluster_se_equals_pinned_reference(name):
+    row = REFERENCE["clustered"][name]
+    p, se = cluster_se(row["values"], row["clusters"])
+    assert p == pytest.approx(row["estimate"], abs=1e-15)
+    assert se == pytest.approx(row["se"], abs=1e-12)
+
+
+def test_cluster_se_hand_example():
+    # k = [1, 2, 1], m = [2, 2, 2], p̂ = 2/3: residuals [-1/3, 2/3, -1/3], SE² = 3/2 · (6/9) / 36
+    assert cluster_se([1, 0, 1, 1, 0, 1], [0, 0, 1, 1, 2, 2]) == pytest.approx((2 / 3, 1 / 6), abs=1e-15)
+
+
+@pytest.mark.parametrize("values", [[1, 0, 1, 1, 0, 1], [1] * 37 + [0] * 3, [0, 1]])
+def test_cluster_se_singletons_is_binomial_se_with_n_over_n_minus_1(values):
+    # one row per cluster: SE² = n/(n−1) · Σ(y − p̂)²/n² = p̂(1 − p̂)/(n − 1)
+    n, p = len(values), np.mean(values)
+    expected = np.sqrt(p * (1 - p) / n * n / (n - 1))
+    assert cluster_se(values, np.arange(n))[1] == pytest.approx(expected, abs=1e-12)
+    assert cluster_se(values, np.arange(n))[1] == pytest.approx(statsmodels_cluster_se(values, np.arange(n)), abs=1e-9)
+
+
+def test_cluster_se_single_cluster_is_nan():
+    p, se = cluster_se([1, 0, 1], ["a", "a", "a"])
+    assert p == pytest.approx(2 / 3)
+    assert np.isnan(se)
+
+
+# ---------------------------------------------------------------- cluster_t
+
+
+@pytest.mark.parametrize("confidence", [0.9, 0.95, 0.99])
+@pytest.mark.parametrize("name", DATASETS)
+def test_cluster_t_equals_hand_computation(name, confidence):
+    values, clusters = DATASETS[name]
+    p = np.mean(values)
+    g = len(set(np.asarray(clusters).tolist()))
+    half = sps.t.ppf(1 - (1 - confidence) / 2, g - 1) * statsmodels_cluster_se(values, clusters) / (p * (1 - p))
+    iv = cluster_t(values, clusters, confidence)
+    assert iv.method == "cluster_t" and iv.reason == ""
+    assert (iv.n, iv.n_clusters) == (len(values), g)
+    assert iv.low == pytest.approx(special.expit(special.logit(p) - half), abs=1e-9)
+    assert iv.high == pytest.approx(special.expit(special.logit(p) + half), abs=1e-9)
+
+
+@pytest.mark.parametrize("name", sorted(REFERENCE["clustered"]))
+def test_cluster_t_equals_pinned_reference(name):
+    row = REFERENCE["clustered"][name]
+    for conf, key in [(0.95, "cluster_t_95"), (0.9, "cluster_t_90")]:
+        iv = cluster_t(row["values"], row["clusters"], conf)
+        assert (iv.low, iv.high) == pytest.approx(row[key], abs=1e-12)
+
+
+def test_cluster_t_without_clusters_treats_rows_as_clusters():
+    values = [1] * 18 + [0] * 2
+    iv = cluster_t(values, None)
+    assert iv.n_clusters == 20 and iv.method == "cluster_t"
+    half = sps.t.ppf(0.975, 19) * np.sqrt(0.9 * 0.1 / 19) / 0.09
+    assert iv.low == pytest.approx(special.expit(special.logit(0.9) - half), abs=1e-12)
+
+
+# ---------------------------------------------------------------- cluster_bootstrap
+
+
+def test_cluster_bootstrap_same_seed_same_interval_and_seeds_close():
+    values, clusters = DATASETS["random"]
+    a = cluster_bootstrap(values, clusters, seed=7)
+    assert a == cluster_bootstrap(values, clusters, seed=7)
+    b = cluster_bootstrap(values, clusters, seed=8)
+    assert (a.low, a.high) != (b.low, b.high)
+    assert abs(a.low - b.low) < 0.01 and abs(a.high - b.high) < 0.01
+    assert a.method == "cluster_bootstrap" and a.reason == ""
+    assert a.low < a.estimate < a.high
+
+
+@pytest.mark.parametrize("name", ["random", "unequal_sizes", "string_ids"])
+def test_cluster_bootstrap_matches_slow_loop_reference(name):
+    values, clusters = DATASETS[name]
+    iv = cluster_bootstrap(values, clusters, resamples=20_000, seed=3)
+    low, high = stats_reference.slow_cluster_bca(values, clusters, resamples=20_000, seed=11)
+    assert iv.low == pytest.approx(low, abs=0.01)
+    assert iv.high == pytest.approx(high, abs=0.01)
+
+
+def _scipy_rng(seed: int) -> dict:
+    # scipy >= 1.15 takes `rng`; older versions `random_state`
+    name = "rng" if "rng" in inspect.signature(sps.bootstrap).parameters else "random_state"
+    return {name: np.random.default_rng(seed)}
+
+
+def test_cluster_bootstrap_matches_scipy_bca_over_cluster_indices():
+    # scipy's BCa, resampling cluster indices; its jackknife leaves one cluster out
+    values, clusters = DATASETS["random"]
+    k, m = np.bincount(clusters, weights=values), np.bincount(clusters)
+    res = sps.bootstrap(
+        (np.arange(k.size),),
+        lambda idx, axis=-1: k[idx].sum(axis) / m[idx].sum(axis),
+        method="BCa",
+        n_resamples=20_000,
+        vectorized=True,
+        **_scipy_rng(5),
+    )
+    iv = cluster_bootstrap(values, clusters, resamples=20_000, seed=5)
+    assert iv.low == pytest.approx(res.confidence_interval.low, abs=0.01)
+    assert iv.high == pytest.approx(res.confidence_interval.high, abs=0.01)
+
+
+def test_cluster_bootstrap_unclustered_matches_scipy_bca_of_mean():
+    values = np.array([1] * 70 + [0] * 10)
+    res = sps.bootstrap((values,), np.mean, method="BCa", n_resamples=20_000, **_scipy_rng(1))
+    iv = cluster_bootstrap(values, None, resamples=20_000, seed=1)
+    assert iv.n_clusters == 80
+    assert iv.low == pytest.approx(res.confidence_interval.low, abs=0.01)
+    assert iv.high == pytest.approx(res.confidence_interval.high, abs=0.01)
+
+
+def test_cluster_bootstrap_does_not_mutate_input():
+    values, clusters = DATASETS["random"]
+    v, c = values.copy(), clusters.copy()
+    cluster_bootstrap(values, clusters, resamples=100)
+    np.testing.assert_array_equal(values, v)
+    np.testing.assert_array_equal(clusters, c)
+
+
+# ---------------------------------------------------------------- fallbacks
+
+
+@pytest.mark.parametrize("fn", [cluster_t, cluster_bootstrap])
+@pytest.mark.parametrize("outcome", [0, 1])
+def test_degenerate_falls_back_to_clopper_pearson_on_n_min(fn, outcome):
+    clusters = ["a"] * 5 + ["b"] * 3 + ["c"] * 1 + [f"s{i}" for i in range(31)]
+    values = [outcome] * len(clusters)
+    n_min = n_min_of(clusters)  # 40² / (25 + 9 + 1 + 31) = 24.24...
+    iv = fn(values, clusters)
+    assert iv.method == "clopper_pearson"
+    assert iv.reason.startswith("degenerate")
+    assert f"all 40 rows {'pass' if outcome else 'fail'}" in iv.reason
+    assert iv.estimate == outcome and (iv.n, iv.n_clusters) == (40, 34)
+    expected = proportion_confint(outcome * n_min, n_min, alpha=0.05, method="beta")
+    assert (iv.low, iv.high) == pytest.approx(expected, abs=1e-12)
+    assert iv.low < iv.high
+
+
+@pytest.mark.parametrize("fn", [cluster_t, cluster_bootstrap])
+def test_single_mixed_cluster_falls_back_without_nan(fn):
+    iv = fn([1, 0, 1, 1], ["x"] * 4)
+    assert iv.method == "clopper_pearson" and iv.reason.startswith("too few clusters")
+    # n_min = 16/16 = 1 effective observation, 0.75 successes
+    assert (iv.low, iv.high) == pytest.approx(proportion_confint(0.75, 1.0, method="beta"), abs=1e-12)
+    assert 0 <= iv.low < iv.estimate < iv.high <= 1
+
+
+@pytest.mark.parametrize("fn", [cluster_t, cluster_bootstrap])
+def test_equal_cluster_rates_never_give_zero_width(fn):
+    # SE = 0 and every bootstrap ratio equals p̂
+    iv = fn([1, 0, 1, 0, 1, 0], [1, 1, 2, 2, 3, 3])
+    assert iv.method == "clopper_pearson" and iv.reason.startswith("zero-width")
+    assert (iv.low, iv.high) == pytest.approx(proportion_confint(1.5, 3.0, method="beta"), abs=1e-12)
+
+
+def test_bootstrap_with_one_resample_falls_back():
+    iv = cluster_bootstrap([1, 0, 1, 1], [1, 2, 3, 4], resamples=1)
+    assert iv.low < iv.high and iv.method == "clopper_pearson"
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    data=st.lists(st.tuples(st.integers(0, 1), st.integers(0, 8)), min_size=1, max_size=40),
+    method=st.sampled_from(("auto", *METHODS)),
+    confidence=st.sampled_from([0.5, 0.9, 0.95, 0.999]),
+)
+def test_interval_is_never_zero_width_and_is_ordered(data, method, confidence):
+    values = [v for v, _ in data]
+    clusters = [f"c{c}" for _, c in data]
+    iv = rate_interval(values, clusters, method, confidence, resamples=200, seed=0)
+    assert np.isfinite([iv.low, iv.high]).all()
+    assert 0.0 <= iv.low <= iv.estimate <= iv.high <= 1.0
+    assert iv.low < iv.high
+    assert iv.estimate == pytest.approx(np.mean(values))
+    assert iv.n == len(values) and iv.n_clusters == len(set(clusters))
+
+
+# ---------------------------------------------------------------- rate_interval
+
+
+def test_rate_interval_auto_choices():
+    assert rate_interval([1, 0, 1]).method == "clopper_pearson"
+    assert rate_interval([1, 0, 1], clusters=["a", "b", "c"]).method == "clopper_pearson"
+    clustered = (["a", "a", "b", "b", "c"], [1, 0, 1, 1, 1])
+    assert rate_interval(clustered[1], clustered[0]).method == "cluster_t"
+    iv = rate_interval(clustered[1], clustered[0], clustered_method="cluster_bootstrap", resamples=500)
+    assert iv.method == "cluster_bootstrap"
+
+
+def test_rate_interval_unclustered_is_statsmodels_beta():
+    iv = rate_interval([1] * 17 + [0] * 3, confidence=0.9)
+    assert (iv.low, iv.high) == pytest.approx(proportion_confint(17, 20, alpha=0.1, method="beta"), abs=1e-12)
+    assert (iv.estimate, iv.n, iv.n_clusters, iv.reason) == (0.85, 20, 20, "")
+
+
+def test_rate_interval_explicit_binomial_on_clustered_rows():
+    values, clusters = DATASETS["string_ids"]
+    iv = rate_interval(values, clusters, method="wilson")
+    assert iv.method == "wilson" and iv.n_clusters == 40
+    expected = proportion_confint(int(np.sum(values)), len(values), method="wilson")
+    assert (iv.low, iv.high) == pytest.approx(expected, abs=1e-12)
+
+
+def test_rate_interval_passes_through_to_clustered_methods():
+    values, clusters = DATASETS["random"]
+    assert rate_interval(values, clusters, "cluster_t") == cluster_t(values, clusters)
+    assert rate_interval(values, clusters, "cluster_bootstrap", seed=4, resamples=1000) == cluster_bootstrap(
+        values, clusters, resamples=1000, seed=4
+    )
+
+
+def test_bool_values_and_mixed_ids():
+    iv = rate_interval(np.array([True, False, True, True]), [1, "a", 1, "a"])
+    assert iv.estimate == 0.75 and iv.n_clusters == 2 and iv.method == "cluster_t"
+
+
+def test_is_clustered():
+    assert is_clustered(["a", "b", "a"])
+    assert not is_clustered(["a", "b", "c"])
+    assert not is_clustered(None)
+    assert not is_clustered([])
+
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda: rate_interval([]), "values is empty"),
+        (lambda: rate_interval([1, 2, 0]), r"values contains 2 at row 1; only 0/1"),
+        (lambda: rate_interval([1, np.nan]), "values contains NaN"),
+        (lambda: rate_interval([1, None]), "values contains NaN"),
+        (lambda: rate_interval(["1", "0"]), "values must be 0/1"),
+        (lambda: rate_interval([[1, 0]]), "one-dimensional"),
+        (lambda: rate_interval([1, 0, 1], ["a", "b"]), "clusters has 2 ids but values has 3 rows"),
+        (lambda: rate_interval([1, 0], [None, "a"]), "clusters contains None"),
+        (lambda: rate_interval([1, 0], confidence=1.5), r"confidence=1\.5 is outside \(0, 1\)"),
+        (lambda: rate_interval([1, 0], confidence=0), r"confidence=0 is outside \(0, 1\)"),
+        (lambda: rate_interval([1, 0], confidence="high"), "confidence='high' is not a number"),
+        (lambda: rate_interval([1, 0], method="bayes"), r"method='bayes' is unknown; use one of .*cluster_t"),
+        (lambda: rate_interval([1, 0], clustered_method="wilson"), "clustered_method='wilson' is unknown"),
+        (lambda: cluster_bootstrap([1, 0], None, resamples=0), "resamples=0 must be an integer"),
+        (lambda: cluster_t([1, 0], None, confidence=1.0), "confidence=1.0 is outside"),
+        (lambda: clopper_pearson(5, 4), r"successes=5 must lie in \[0, nobs=4\]"),
+        (lambda: wilson(0, 0), "nobs=0 must be a positive number"),
+        (lambda: cluster_se([1, 0], [1]), "clusters has 1 ids but values has 2 rows"),
+    ],
+)
+def test_input_errors_name_argument_and_allowed_values(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()

@@ -1,0 +1,213 @@
+"""Exports: every format writes raw, unrounded numbers that read back bit for bit.
+
+Each format is read back with an outside reader (pandas / the csv and json
+modules / the stdlib HTML parser / splitting the Markdown and LaTeX text).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import struct
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+import oloproof_nb as op
+from oloproof_nb._display.export import EXPORT_SUFFIXES
+from oloproof_nb.errors import ExportError
+
+FLOATS = [0.1 + 0.2, 1 / 3, 2**0.5, 1e-300, 123456789.12345679, -0.0, 0.5903836027749967]
+SPECIAL = [math.nan, math.inf, -math.inf]
+
+
+def bits(x: float) -> bytes:
+    return struct.pack("<d", x)
+
+
+def same(a: float, b: float) -> bool:
+    return (math.isnan(a) and math.isnan(b)) or bits(a) == bits(b)
+
+
+@pytest.fixture
+def frame() -> pd.DataFrame:
+    n = len(FLOATS) + len(SPECIAL)
+    return pd.DataFrame({
+        "name": [f"row_{i}" for i in range(n - 2)] + ["a|b & c", 'say "hi", 50%'],
+        "x": FLOATS + SPECIAL,
+        "k": list(range(n)),
+        "flag": [i % 2 == 0 for i in range(n)],
+        "value": [{"a": 1}, [1, 2], op.ABSENT, None, "text", 3, 0.1 + 0.2, {"n": {"m": [True]}}, "", 1.5],
+    })
+
+
+def written_floats(texts: list[str]) -> list[float]:
+    return [math.nan if t.strip() == "" else float(t) for t in texts]
+
+
+def test_suffixes() -> None:
+    assert EXPORT_SUFFIXES == (".csv", ".md", ".tex", ".html", ".json")
+
+
+def test_csv_round_trips(frame: pd.DataFrame, tmp_path: Path) -> None:
+    path = op.export_table(frame, tmp_path / "t.csv")
+    back = pd.read_csv(path)
+    assert list(back.columns) == list(frame.columns)
+    assert all(same(a, b) for a, b in zip(back["x"], frame["x"], strict=True))
+    assert list(back["k"]) == list(frame["k"])
+    with path.open(newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert all(same(a, b) for a, b in zip(written_floats([r["x"] for r in rows]), frame["x"], strict=True))
+    assert rows[-2]["name"] == "a|b & c" and rows[-1]["name"] == 'say "hi", 50%'
+    assert json.loads(rows[0]["value"]) == {"a": 1} and json.loads(rows[1]["value"]) == [1, 2]
+    assert json.loads(rows[2]["value"]) == {"$absent": True} and rows[3]["value"] == ""
+    assert rows[0]["flag"] == "True" and rows[1]["flag"] == "False"
+
+
+def test_json_round_trips(frame: pd.DataFrame, tmp_path: Path) -> None:
+    path = op.export_table(frame, tmp_path / "t.json")
+    text = path.read_text(encoding="utf-8")
+    assert "NaN" not in text  # strict JSON
+    records = json.loads(text)
+    assert [list(r) for r in records][0] == list(frame.columns)
+    xs = [math.nan if r["x"] is None else float(r["x"]) for r in records]
+    assert all(same(a, b) for a, b in zip(xs, frame["x"], strict=True))
+    assert records[len(FLOATS) + 1]["x"] == "Infinity" and records[len(FLOATS) + 2]["x"] == "-Infinity"
+    assert [r["k"] for r in records] == list(range(len(frame)))
+    assert records[0]["flag"] is True and records[1]["flag"] is False
+    assert records[0]["value"] == {"a": 1} and records[2]["value"] == {"$absent": True}
+    assert records[3]["value"] is None and records[7]["value"] == {"n": {"m": [True]}}
+    back = pd.read_json(path, orient="records", precise_float=True)
+    assert all(same(a, b) for a, b in zip(back["x"][: len(FLOATS)], FLOATS, strict=True))
+
+
+class _Cells(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[list[str]] = []
+        self._cell: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "tr":
+            self.rows.append([])
+        elif tag in ("td", "th"):
+            self._cell = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("td", "th") and self._cell is not None:
+            self.rows[-1].append("".join(self._cell))
+            self._cell = None
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def test_html_round_trips_and_is_standalone(frame: pd.DataFrame, tmp_path: Path) -> None:
+    path = op.export_table(frame, tmp_path / "t.html")
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith("<!DOCTYPE html>") and '<meta charset="utf-8">' in text
+    assert "http" not in text and "<script" not in text
+    parser = _Cells()
+    parser.feed(text)
+    header, *rows = parser.rows
+    assert header == list(frame.columns)
+    assert all(same(a, b) for a, b in zip(written_floats([r[1] for r in rows]), frame["x"], strict=True))
+    assert rows[-2][0] == "a|b & c" and rows[-1][0] == 'say "hi", 50%'
+    assert json.loads(rows[2][4]) == {"$absent": True}
+
+
+def _md_cells(line: str) -> list[str]:
+    cells, cur, i = [], "", 1
+    while i < len(line) - 1:
+        if line[i] == "\\" and line[i + 1] == "|":
+            cur += "|"
+            i += 2
+            continue
+        if line[i] == "|":
+            cells.append(cur.strip())
+            cur = ""
+        else:
+            cur += line[i]
+        i += 1
+    cells.append(cur.strip())
+    return cells
+
+
+def test_markdown_round_trips(frame: pd.DataFrame, tmp_path: Path) -> None:
+    path = op.export_table(frame, tmp_path / "t.md")
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert lines[1].startswith("|-") or lines[1].startswith("|:")  # a GitHub table
+    assert _md_cells(lines[0]) == list(frame.columns)
+    rows = [_md_cells(line) for line in lines[2:]]
+    assert all(same(a, b) for a, b in zip(written_floats([r[1] for r in rows]), frame["x"], strict=True))
+    assert rows[-2][0] == "a|b & c"
+    assert json.loads(rows[1][4]) == [1, 2]
+
+
+def test_latex_round_trips(frame: pd.DataFrame, tmp_path: Path) -> None:
+    path = op.export_table(frame, tmp_path / "t.tex")
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith("\\begin{tabular}{lrrll}") and "\\toprule" in text and text.rstrip().endswith(
+        "\\end{tabular}")
+    body = text.split("\\midrule\n")[1].split("\\bottomrule")[0].strip().splitlines()
+    rows = [line.removesuffix(" \\\\").split(" & ") for line in body]
+    assert all(same(a, b) for a, b in zip(written_floats([r[1] for r in rows]), frame["x"], strict=True))
+    assert rows[0][0] == "row\\_0" and rows[-2][0] == "a|b \\& c" and rows[-1][0] == 'say "hi", 50\\%'
+
+
+def test_every_format_round_trips_a_slice_table(make_suite: Any, tmp_path: Path) -> None:
+    cases = [{"id": f"c{i}", "input": {"answer": "ok" if i % 3 else "no"}, "expected": {"answer": "ok"}}
+             for i in range(7)]
+    run = op.run(op.load_suite(make_suite(cases, evaluators=[{"type": "answer_matches"}])),
+                 out=tmp_path / "run", progress=False)
+    table = op.slice_table(run, "tool_calls:1")
+    rates = list(table["ci_low"])
+    assert any(not float(r).is_integer() for r in rates if not math.isnan(r))
+    for suffix in EXPORT_SUFFIXES:
+        path = op.export_table(table, tmp_path / f"slices{suffix}")
+        if suffix == ".csv":
+            got = list(pd.read_csv(path)["ci_low"])
+        elif suffix == ".json":
+            got = [math.nan if r["ci_low"] is None else r["ci_low"] for r in json.loads(path.read_text())]
+        elif suffix == ".html":
+            parser = _Cells()
+            parser.feed(path.read_text(encoding="utf-8"))
+            col = parser.rows[0].index("ci_low")
+            got = written_floats([r[col] for r in parser.rows[1:]])
+        elif suffix == ".md":
+            lines = path.read_text(encoding="utf-8").splitlines()
+            col = _md_cells(lines[0]).index("ci_low")
+            got = written_floats([_md_cells(line)[col] for line in lines[2:]])
+        else:
+            body = path.read_text(encoding="utf-8").split("\\midrule\n")[1].split("\\bottomrule")[0]
+            got = written_floats([line.split(" & ")[9] for line in body.strip().splitlines()])
+        assert all(same(a, b) for a, b in zip(got, rates, strict=True)), suffix
+
+
+def test_unknown_suffix_lists_the_allowed_ones(frame: pd.DataFrame, tmp_path: Path) -> None:
+    for name in ("t.xlsx", "t"):
+        with pytest.raises(ExportError) as info:
+            op.export_table(frame, tmp_path / name)
+        message = str(info.value)
+        assert isinstance(info.value, op.OloproofError) and "\n" not in message
+        assert all(s in message for s in EXPORT_SUFFIXES)
+        assert not (tmp_path / name).exists()
+    with pytest.raises(ExportError):
+        op.export_table([1, 2], tmp_path / "t.csv")
+
+
+def test_gate_index_and_no_mutation(frame: pd.DataFrame, tmp_path: Path) -> None:
+    before = frame.copy()
+    op.export_table(frame, tmp_path / "sub" / "dir" / "t.csv")
+    pd.testing.assert_frame_equal(frame, before)
+    grouped = frame.groupby("flag")["k"].sum()
+    back = pd.read_csv(op.export_table(grouped.to_frame(), tmp_path / "g.csv"))
+    assert list(back.columns) == ["flag", "k"]  # a named index is written as a column
+    filtered = frame[frame["k"] > 5]
+    back = pd.read_csv(op.export_table(filtered, tmp_path / "f.csv"))
+    assert list(back.columns) == list(frame.columns)  # an unnamed index is left out

@@ -1,0 +1,365 @@
+"""Tests for oloproof_nb.observe: the local-file observer and contract files."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import sys
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from oloproof_nb._config.contracts import load_contract_file
+from oloproof_nb._run.observe import observe_file, verify_contract_file
+from oloproof_nb.errors import ContractFileError, DigestKeyError, OloproofError
+from oloproof_nb._core.receipts import OutcomeContract, classify_outcome
+
+T0 = datetime(2026, 7, 25, 14, 0, tzinfo=timezone.utc)
+CONTENT = b'{"total": 4711, "marker": "ZEBRA-CONTENT-7f3a"}'
+KEY = "k3y-VALUE-never-shown-9c1e"
+PY = sys.executable
+
+
+@pytest.fixture()
+def artifact(tmp_path: Path) -> Path:
+    path = tmp_path / "secret-folder-QX81" / "report-QX81.json"
+    path.parent.mkdir()
+    path.write_bytes(CONTENT)
+    return path
+
+
+def set_mtime(path: Path, when: datetime) -> None:
+    ns = int(when.timestamp()) * 1_000_000_000
+    os.utime(path, ns=(ns, ns))
+
+
+def fixed_now() -> datetime:
+    return T0 + timedelta(hours=2)
+
+
+def verify(contract: OutcomeContract, path: Path, **kw: object):  # noqa: ANN201
+    ev = observe_file(contract, path, now=fixed_now, **kw)  # type: ignore[arg-type]
+    return ev, classify_outcome(contract, ev, run_started_at=T0)
+
+
+# --------------------------------------------------------------------------- observing
+
+
+def test_missing_file_gives_none_and_missing(tmp_path: Path) -> None:
+    ev, r = verify(OutcomeContract(artifact_id="monthly-report"), tmp_path / "nope.json")
+    assert ev is None and r.status == "missing"
+
+
+def test_observation_stats_and_digests_the_file(artifact: Path) -> None:
+    set_mtime(artifact, T0 + timedelta(minutes=30))
+    expected = hashlib.sha256(CONTENT).hexdigest()
+    ev, r = verify(OutcomeContract(artifact_id="monthly-report", expected_sha256=expected), artifact)
+    assert ev is not None
+    assert ev.modified_at == datetime(2026, 7, 25, 14, 30, tzinfo=timezone.utc)
+    assert ev.observed_at == fixed_now()
+    assert (ev.sha256, ev.digest_kind, ev.evidence_source) == (expected, "sha256", "local_file_stat")
+    assert r.status == "verified"
+
+
+def test_large_file_is_digested_in_full(tmp_path: Path) -> None:
+    path = tmp_path / "big.bin"
+    data = os.urandom(3 * (1 << 20) + 17)  # more than two read chunks
+    path.write_bytes(data)
+    ev = observe_file(OutcomeContract(artifact_id="big"), path)
+    assert ev is not None and ev.sha256 == hashlib.sha256(data).hexdigest()
+
+
+def test_stale_when_mtime_is_before_run_start(artifact: Path) -> None:
+    set_mtime(artifact, T0 - timedelta(days=1))
+    _, r = verify(OutcomeContract(artifact_id="monthly-report"), artifact)
+    assert r.status == "stale"
+
+
+def test_wrong_bytes_give_hash_mismatch(artifact: Path) -> None:
+    set_mtime(artifact, T0 + timedelta(minutes=1))
+    c = OutcomeContract(artifact_id="monthly-report", expected_sha256=hashlib.sha256(b"other").hexdigest())
+    assert verify(c, artifact)[1].status == "hash_mismatch"
+
+
+def test_directory_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="not a regular file"):
+        observe_file(OutcomeContract(artifact_id="a"), tmp_path)
+
+
+def test_non_positive_timeout_is_an_error(artifact: Path) -> None:
+    with pytest.raises(ValueError, match="validator_timeout_s"):
+        observe_file(OutcomeContract(artifact_id="a"), artifact, validator_timeout_s=0)
+
+
+# --------------------------------------------------------------------------- keyed digests
+
+
+def test_keyed_digest_needs_the_key_and_differs_from_plain(artifact: Path) -> None:
+    set_mtime(artifact, T0 + timedelta(minutes=1))
+    keyed = hmac.new(KEY.encode(), CONTENT, hashlib.sha256).hexdigest()
+    c = OutcomeContract(artifact_id="monthly-report", expected_sha256=keyed, digest_key_env="OLOPROOF_TEST_KEY")
+    ev, r = verify(c, artifact, environ={"OLOPROOF_TEST_KEY": KEY})
+    assert ev is not None
+    assert (ev.sha256, ev.digest_kind) == (keyed, "hmac-sha256")
+    assert keyed != hashlib.sha256(CONTENT).hexdigest()
+    assert r.status == "verified" and "hmac-sha256 matches" in r.reason
+    # a different key gives a different digest
+    _, wrong = verify(c, artifact, environ={"OLOPROOF_TEST_KEY": KEY + "x"})
+    assert wrong.status == "hash_mismatch"
+    for text in (repr(c), repr(ev), repr(r), json.dumps(r.to_json_dict())):
+        assert KEY not in text
+
+
+def test_unset_key_is_a_clear_error_naming_the_variable(artifact: Path) -> None:
+    c = OutcomeContract(artifact_id="monthly-report", digest_key_env="OLOPROOF_TEST_KEY")
+    with pytest.raises(DigestKeyError, match="OLOPROOF_TEST_KEY") as info:
+        observe_file(c, artifact, environ={"UNRELATED": KEY})
+    assert KEY not in str(info.value)
+    assert isinstance(info.value, OloproofError)
+
+
+# --------------------------------------------------------------------------- privacy
+
+
+def test_receipt_never_holds_content_or_locator(artifact: Path) -> None:
+    set_mtime(artifact, T0 + timedelta(minutes=1))
+
+    def crashing(path: Path) -> bool:
+        raise RuntimeError(f"cannot parse {path}: {path.read_text()}")
+
+    locator = "secret-folder-QX81/report-QX81.json"
+    for validator in (lambda p: True, crashing):
+        c = OutcomeContract(
+            artifact_id="monthly-report",
+            expected_sha256=hashlib.sha256(CONTENT).hexdigest(),
+            validator="check",
+            locator=locator,
+        )
+        ev, r = verify(c, artifact, validators={"check": validator})
+        dumped = json.dumps(r.to_json_dict()) + repr(r) + repr(ev)
+        for secret in ("ZEBRA-CONTENT-7f3a", "QX81", str(artifact), locator):
+            assert secret not in dumped
+    assert r.status == "unverified" and "raised RuntimeError" in r.reason
+
+
+# --------------------------------------------------------------------------- validators
+
+
+@pytest.mark.parametrize(
+    ("returned", "status", "code"),
+    [
+        (True, "verified", 0),
+        (None, "verified", 0),
+        (0, "verified", 0),
+        (False, "validator_failed", 1),
+        (3, "validator_failed", 3),
+    ],
+)
+def test_callable_validator_results(artifact: Path, returned: object, status: str, code: int) -> None:
+    set_mtime(artifact, T0 + timedelta(minutes=1))
+    seen: list[Path] = []
+
+    def check(path: Path) -> object:
+        seen.append(path)
+        return returned
+
+    c = OutcomeContract(artifact_id="monthly-report", validator="report_schema_v3")
+    ev, r = verify(c, artifact, validators={"report_schema_v3": check})
+    assert seen == [artifact]
+    assert (r.status, r.validator_exit_code, ev.validator) == (status, code, "report_schema_v3")
+
+
+def test_callable_calling_sys_exit_reports_its_code(artifact: Path) -> None:
+    set_mtime(artifact, T0 + timedelta(minutes=1))
+    c = OutcomeContract(artifact_id="monthly-report", validator="v")
+    _, r = verify(c, artifact, validators={"v": lambda p: sys.exit(5)})
+    assert (r.status, r.validator_exit_code) == ("validator_failed", 5)
+
+
+@pytest.mark.parametrize(
+    ("validator", "reason_part"),
+    [
+        (lambda p: 1 / 0, "raised ZeroDivisionError"),
+        (lambda p: time.sleep(2), "timed out after 0.2s"),
+        (lambda p: "yes", "returned str"),
+    ],
+)
+def test_crashing_or_slow_callable_is_unverified(artifact: Path, validator: object, reason_part: str) -> None:
+    set_mtime(artifact, T0 + timedelta(minutes=1))
+    c = OutcomeContract(artifact_id="monthly-report", validator="v")
+    started = time.monotonic()
+    ev, r = verify(c, artifact, validators={"v": validator}, validator_timeout_s=0.2)
+    assert time.monotonic() - started < 1.5
+    assert ev.validator_exit_code is None
+    assert r.status == "unverified" and reason_part in r.reason
+
+
+def test_unregistered_validator_is_unverified(artifact: Path) -> None:
+    set_mtime(artifact, T0 + timedelta(minutes=1))
+    c = OutcomeContract(artifact_id="monthly-report", validator="report_schema_v3")
+    _, r = verify(c, artifact, validators={"other": lambda p: True})
+    assert r.status == "unverified" and "report_schema_v3 is not registered" in r.reason
+
+
+def test_string_is_not_a_command(artifact: Path) -> None:
+    c = OutcomeContract(artifact_id="monthly-report", validator="v")
+    with pytest.raises(TypeError, match="list of argv strings"):
+        observe_file(c, artifact, validators={"v": "python check.py"})
+
+
+@pytest.mark.parametrize(
+    ("code", "status"),
+    [
+        ("import sys; sys.exit(0 if open(sys.argv[-1]).read().startswith('{') else 4)", "verified"),
+        ("import sys; sys.exit(0 if open(sys.argv[-1]).read() == 'x' else 4)", "validator_failed"),
+    ],
+)
+def test_command_validator_gets_the_path_last(artifact: Path, code: str, status: str) -> None:
+    set_mtime(artifact, T0 + timedelta(minutes=1))
+    c = OutcomeContract(artifact_id="monthly-report", validator="cmd")
+    ev, r = verify(c, artifact, validators={"cmd": [PY, "-c", code]})
+    assert r.status == status
+    assert r.validator_exit_code == (0 if status == "verified" else 4)
+
+
+def test_slow_command_is_killed_and_unverified(artifact: Path) -> None:
+    set_mtime(artifact, T0 + timedelta(minutes=1))
+    c = OutcomeContract(artifact_id="monthly-report", validator="cmd")
+    started = time.monotonic()
+    _, r = verify(c, artifact, validators={"cmd": [PY, "-c", "import time; time.sleep(10)"]}, validator_timeout_s=0.5)
+    assert time.monotonic() - started < 5
+    assert r.status == "unverified" and "timed out after 0.5s" in r.reason
+    assert r.validator_exit_code is None
+
+
+def test_missing_or_non_executable_command_is_unverified(artifact: Path, tmp_path: Path) -> None:
+    set_mtime(artifact, T0 + timedelta(minutes=1))
+    script = tmp_path / "check.sh"
+    script.write_text("#!/bin/sh\nexit 0\n")
+    script.chmod(0o644)
+    c = OutcomeContract(artifact_id="monthly-report", validator="cmd")
+    _, r = verify(c, artifact, validators={"cmd": ["oloproof-no-such-command-x1"]})
+    assert r.status == "unverified" and "not found" in r.reason
+    _, r = verify(c, artifact, validators={"cmd": [str(script)]})
+    assert r.status == "unverified" and "not executable" in r.reason
+
+
+# --------------------------------------------------------------------------- contract files
+
+
+def write_contract(folder: Path, data: object, name: str = "contract.json") -> Path:
+    path = folder / name
+    path.write_text(data if isinstance(data, str) else json.dumps(data))
+    return path
+
+
+MINIMAL = {
+    "artifact_id": "monthly-report",
+    "locator": "out/report.json",
+    "run_started_at": "2026-07-25T14:00:00Z",
+}
+
+
+def test_load_minimal_contract_file(tmp_path: Path) -> None:
+    path = write_contract(tmp_path, MINIMAL)
+    contract, artifact, started, command = load_contract_file(path)
+    assert contract == OutcomeContract(artifact_id="monthly-report", locator="out/report.json")
+    assert artifact == tmp_path / "out" / "report.json"
+    assert started == T0 and command is None
+
+
+def test_load_full_contract_file(tmp_path: Path) -> None:
+    data = {
+        **MINIMAL,
+        "run_started_at": "2026-07-25T16:00:00+02:00",
+        "expected_sha256": "a" * 64,
+        "validator": {"command": ["python3", "check.py"]},
+        "digest_key_env": "REPORT_KEY",
+        "require_fresh": False,
+    }
+    contract, _, started, command = load_contract_file(write_contract(tmp_path, data))
+    assert started == T0
+    assert command == ["python3", "check.py"]
+    assert (contract.validator, contract.digest_key_env, contract.require_fresh) == (
+        "command",
+        "REPORT_KEY",
+        False,
+    )
+
+
+@pytest.mark.parametrize(
+    ("data", "key_part"),
+    [
+        ("{not json", "not valid JSON (line 1"),
+        ([1, 2], "must be a JSON object"),
+        ({k: v for k, v in MINIMAL.items() if k != "locator"}, "missing required key 'locator'"),
+        ({**MINIMAL, "path": "x"}, "unknown key 'path'"),
+        ({**MINIMAL, "run_started_at": "2026-07-25T14:00:00"}, "key 'run_started_at'"),
+        ({**MINIMAL, "run_started_at": "yesterday"}, "key 'run_started_at'"),
+        ({**MINIMAL, "run_started_at": 1753452000}, "key 'run_started_at'"),
+        ({**MINIMAL, "artifact_id": ""}, "key 'artifact_id'"),
+        ({**MINIMAL, "locator": 3}, "key 'locator'"),
+        ({**MINIMAL, "require_fresh": "yes"}, "key 'require_fresh' must be true or false"),
+        ({**MINIMAL, "expected_sha256": "ABC"}, "key 'expected_sha256'"),
+        ({**MINIMAL, "expected_sha256": 12}, "key 'expected_sha256'"),
+        ({**MINIMAL, "digest_key_env": "has space"}, "key 'digest_key_env'"),
+        ({**MINIMAL, "validator": {"command": []}}, "key 'validator.command'"),
+        ({**MINIMAL, "validator": {"command": "python3 check.py"}}, "key 'validator.command'"),
+        ({**MINIMAL, "validator": {"cmd": ["x"]}}, "key 'validator.cmd'"),
+        ({**MINIMAL, "validator": 7}, "key 'validator'"),
+        ('{"artifact_id": "a", "artifact_id": "b"}', "key 'artifact_id' appears twice"),
+    ],
+)
+def test_contract_file_errors_name_file_and_key(tmp_path: Path, data: object, key_part: str) -> None:
+    path = write_contract(tmp_path, data)
+    with pytest.raises(ContractFileError) as info:
+        load_contract_file(path)
+    message = str(info.value)
+    assert message.startswith(f"{path}: ")
+    assert key_part in message
+    assert "\n" not in message
+    assert isinstance(info.value, ValueError)
+
+
+def test_unreadable_contract_file(tmp_path: Path) -> None:
+    with pytest.raises(ContractFileError, match="cannot read contract file"):
+        load_contract_file(tmp_path / "absent.json")
+
+
+def test_verify_contract_file_runs_command_in_the_contract_folder(tmp_path: Path) -> None:
+    (tmp_path / "check.py").write_text(
+        "import json, sys\nsys.exit(0 if json.load(open(sys.argv[-1]))['total'] == 4711 else 1)\n"
+    )
+    report = tmp_path / "out" / "report.json"
+    report.parent.mkdir()
+    report.write_bytes(CONTENT)
+    set_mtime(report, T0 + timedelta(minutes=3))
+    data = {
+        **MINIMAL,
+        "expected_sha256": hashlib.sha256(CONTENT).hexdigest(),
+        "validator": {"command": [PY, "check.py"]},
+    }
+    r = verify_contract_file(write_contract(tmp_path, data), now=fixed_now)
+    assert r.status == "verified"
+    assert (r.validator, r.validator_exit_code) == ("command", 0)
+    assert "out/report.json" not in json.dumps(r.to_json_dict())
+
+    set_mtime(report, T0 - timedelta(minutes=3))
+    assert verify_contract_file(tmp_path / "contract.json").status == "stale"
+    report.unlink()
+    assert verify_contract_file(tmp_path / "contract.json").status == "missing"
+
+
+def test_verify_contract_file_with_registered_validator_name(tmp_path: Path) -> None:
+    report = tmp_path / "out" / "report.json"
+    report.parent.mkdir()
+    report.write_bytes(CONTENT)
+    set_mtime(report, T0 + timedelta(minutes=3))
+    path = write_contract(tmp_path, {**MINIMAL, "validator": "report_schema_v3"})
+    r = verify_contract_file(path, validators={"report_schema_v3": lambda p: False})
+    assert (r.status, r.validator, r.validator_exit_code) == ("validator_failed", "report_schema_v3", 1)
+    assert verify_contract_file(path).status == "unverified"  # nothing registered under that name

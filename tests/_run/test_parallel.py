@@ -1,0 +1,392 @@
+"""Parallel and distributed runs: serial, threaded (``workers=N``) and Dask-executed runs give identical frames,
+no two cases ever overlap on one sandbox, worker processes rebuild the suite from its folder (and refuse a
+different one), errors cross process boundaries, and the timeout helper threads are reused and never leak.
+
+No timing is asserted here: throughput is measured by ``benchmarks/parallel.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+import subprocess
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+import yaml
+
+import oloproof_nb as op
+from oloproof_nb._run import timeouts as services
+from oloproof_nb.errors import CaseFileError, ConfigError, LabelFileError, OloproofError
+from oloproof_nb._run.timeouts import CaseTimeout, call_with_timeout
+
+#: A Recorder-based refund desk whose sandbox detects concurrent use. ``reset`` takes a lock without
+#: blocking (it raises ``Overlap`` when another episode holds it) and ``snapshot`` releases it, so an
+#: episode (reset → run or replay → snapshot) that overlaps another on the same instance fails loudly;
+#: ``act`` also checks that no reset happened under it. Overlaps are logged in ``OVERLAPS`` too, and
+#: ``PEAK`` records the most episodes active at once across instances (proof that threads did overlap).
+GUARDED = '''
+import copy
+import threading
+import time
+
+from oloproof_nb import RecordedAgent
+
+OVERLAPS = []
+ACTIVE = [0]
+PEAK = [0]
+_COUNT = threading.Lock()
+
+
+class Overlap(RuntimeError):
+    pass
+
+
+class GuardedDesk(RecordedAgent):
+    version = {version!r}
+
+    def __init__(self):
+        self._busy = threading.Lock()
+        self._episode = None
+        self.state = {{"orders": {{}}}}
+
+    def _overlap(self, what):
+        OVERLAPS.append((id(self), what))
+        raise Overlap(what)
+
+    def reset(self, state):
+        if not self._busy.acquire(blocking=False):
+            self._overlap("reset while another case holds this sandbox")
+        with _COUNT:
+            ACTIVE[0] += 1
+            PEAK[0] = max(PEAK[0], ACTIVE[0])
+        self._episode = object()
+        self.state = state
+
+    def snapshot(self):
+        if not self._busy.locked() or self._episode is None:
+            self._overlap("snapshot outside an episode")
+        snap = copy.deepcopy(self.state)
+        self._episode = None
+        with _COUNT:
+            ACTIVE[0] -= 1
+        self._busy.release()
+        return snap
+
+    def _lookup(self, order_id):
+        order = self.state["orders"].get(order_id)
+        return {{"ok": True, "status": order["status"]}} if order else {{"ok": False, "error": "not_found"}}
+
+    def _refund(self, order_id):
+        self.state["orders"][order_id]["status"] = "refunded"
+        return {{"ok": True}}
+
+    def _escalate(self, order_id):
+        self.state.setdefault("escalations", []).append(order_id)
+        return {{"ok": True}}
+
+    def act(self, input, rec):
+        token = self._episode
+        if token is None:
+            self._overlap("run without reset")
+        time.sleep(0.003)  # widen the window in which an overlapping case would be caught
+        oid = input["order_id"]
+        found = rec.tool("lookup_order", self._lookup, order_id=oid)
+        if found.get("status") == "delivered":
+            result = rec.tool("issue_refund", self._refund, order_id=oid)
+            if isinstance(result, dict) and result.get("ok"):
+                answer = "refunded"
+            else:
+                rec.tool("escalate_to_human", self._escalate, order_id=oid)
+                answer = "escalated"
+        elif found.get("status") == "lost":
+            answer = "refunded"  # the defect: a refund claimed, none made
+        else:
+            answer = "refused"
+        if self._episode is not token:
+            self._overlap("reset during run")
+        return answer
+'''
+
+STATUSES = ["delivered", "shipped", "delivered", "lost", "refunded"]
+N_SOURCES = 20  # 20 sources + 20 derived = 40 cases
+VOLATILE = ("started_at", "duration_s", "captured_at", "run_id")
+FRAMES = ("cases", "steps", "snapshots", "changes", "verdicts", "comparisons", "replays", "pairs", "receipts")
+
+
+def write_guarded_suite(root: Path, version: str | None = None) -> Path:
+    root.mkdir(parents=True)
+    (root / "guarded.py").write_text(GUARDED.format(version=version), encoding="utf-8")
+    cases = []
+    for i in range(N_SOURCES):
+        oid = f"o{i:02d}"
+        status = STATUSES[i % len(STATUSES)]
+        cases.append({"id": oid, "input": {"order_id": oid, "message": f"refund {oid}"},
+                      "initial_state": {"orders": {oid: {"status": status}, "ord-x": {"status": "delivered"}}},
+                      "expected": {"answer": "refunded" if status == "delivered" else "refused",
+                                   "state": {"orders": {oid: {"status": "refunded" if status == "delivered"
+                                                              else status}}}}})
+    (root / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
+    (root / "labels").mkdir()
+    (root / "labels" / "polite.jsonl").write_text(
+        "".join(json.dumps({"case_id": f"{c['id']}~polite", "valid": True}) + "\n" for c in cases), encoding="utf-8")
+    config = {
+        "name": "guarded", "system": "guarded:GuardedDesk", "cases": "cases.jsonl", "case_timeout_s": 30,
+        "evaluators": [
+            {"type": "answer_matches"},
+            {"type": "state_matches", "mode": "subset"},
+            {"type": "state_unchanged", "criterion": "bystander_untouched", "paths": ["orders.ord-x"]},
+            {"type": "fault_recovery", "tool": "issue_refund", "fault": "error",
+             "escalate_tools": ["escalate_to_human"]},
+            {"type": "metamorphic_relation", "relation": "same_state", "transform": "polite"},
+        ],
+        "metamorphic": {"transforms": [{"name": "polite", "field": "message", "template": "{value}, please",
+                                        "validity_labels": "labels/polite.jsonl", "minimum_validity": 0.8}]},
+    }
+    (root / "oloproof.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    (root / "release.yaml").write_text(yaml.safe_dump(
+        {"allow_approximate_methods": True, "min_clusters": 10, "criteria": {"answer_matches": 0.5}}),
+        encoding="utf-8")
+    return root
+
+
+def hand_counts() -> dict[str, int]:
+    """Passes per criterion, counted by hand from STATUSES (each source and its derived copy alike)."""
+    per_source = {"answer_matches": 0, "state_matches": 0, "bystander_untouched": 0,
+                  "recovers_from_error_at_issue_refund": 0}
+    for i in range(N_SOURCES):
+        status = STATUSES[i % len(STATUSES)]
+        per_source["answer_matches"] += status != "lost"  # a lost order gets a false "refunded"
+        per_source["state_matches"] += 1  # the state is always right
+        per_source["bystander_untouched"] += 1
+        per_source["recovers_from_error_at_issue_refund"] += status == "delivered"  # it escalates
+    counts = {k: 2 * v for k, v in per_source.items()}
+    counts["same_state_under_polite"] = N_SOURCES  # the polite copy leaves the same state every time
+    return counts
+
+
+def guard_module(suite: op.Suite) -> Any:
+    return sys.modules[suite.resolve_system().__module__]
+
+
+def stable(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame.drop(columns=[c for c in VOLATILE if c in frame.columns])
+
+
+def assert_same_run(a: op.Run, b: op.Run) -> None:
+    for name in FRAMES:
+        pd.testing.assert_frame_equal(stable(getattr(a, name)), stable(getattr(b, name)), obj=f"run.{name}")
+    pd.testing.assert_frame_equal(op.gate(a).table, op.gate(b).table, obj="gate.table")
+
+
+def assert_counts(run: op.Run) -> None:
+    assert set(run.cases["status"]) == {"completed"}, run.cases[["case_id", "status", "error"]]
+    passed = run.verdicts[run.verdicts["verdict"] == "pass"].groupby("criterion").size().to_dict()
+    assert passed == hand_counts()
+
+
+@pytest.fixture(scope="module")
+def guarded(tmp_path_factory: pytest.TempPathFactory) -> tuple[op.Suite, op.Run]:
+    """The guarded suite and its serial run (the reference every other run is compared with)."""
+    suite = op.load_suite(write_guarded_suite(tmp_path_factory.mktemp("guarded") / "suite"))
+    mod = guard_module(suite)
+    mod.OVERLAPS.clear()
+    serial = op.run(suite, out=suite.root / "runs" / "serial", progress=False)
+    assert mod.OVERLAPS == []
+    assert_counts(serial)
+    return suite, serial
+
+
+# -- the guard itself ------------------------------------------------------------------------------------
+
+
+def test_the_guard_catches_two_cases_on_one_instance(guarded: tuple[op.Suite, op.Run]) -> None:
+    """Without the runner's one-case-per-instance rule, the guarded sandbox fails: the check can fail."""
+    suite, _ = guarded
+    mod = guard_module(suite)
+    mod.OVERLAPS.clear()
+    desk = suite.resolve_system()()
+    case = suite.cases[0]
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(2)
+
+    def episode() -> None:
+        try:
+            barrier.wait()
+            desk.reset(json.loads(json.dumps(case.initial_state)))
+            desk.run(dict(case.input))
+            desk.snapshot()
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    threads = [threading.Thread(target=episode) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors and all(type(e).__name__ == "Overlap" for e in errors)
+    assert mod.OVERLAPS
+    mod.OVERLAPS.clear()
+
+
+# -- threads -----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("workers", [2, 4])
+def test_threaded_run_equals_serial_and_never_overlaps(guarded: tuple[op.Suite, op.Run], workers: int) -> None:
+    suite, serial = guarded
+    mod = guard_module(suite)
+    mod.OVERLAPS.clear()
+    mod.PEAK[0] = 0
+    threaded = op.run(suite, workers=workers, out=suite.root / "runs" / f"threads-{workers}", progress=False)
+    assert mod.OVERLAPS == []
+    assert mod.PEAK[0] >= 2  # cases really ran at the same time, on different instances
+    assert list(threaded.cases["case_id"]) == [c.id for c in suite.cases]  # the suite's order, not completion order
+    assert_counts(threaded)
+    assert_same_run(serial, threaded)
+
+
+def test_any_executor_in_process_equals_serial(guarded: tuple[op.Suite, op.Run]) -> None:
+    """``executor=`` takes any concurrent.futures.Executor; a thread pool runs the remote path in-process."""
+    suite, serial = guarded
+    mod = guard_module(suite)
+    mod.OVERLAPS.clear()
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        run = op.run(suite, executor=pool, chunk_size=3, out=suite.root / "runs" / "pool", progress=False)
+    assert mod.OVERLAPS == []
+    assert_same_run(serial, run)
+    # the replay records came back from the workers and were appended by the caller
+    assert len(run.replay_records) == len(serial.replay_records) > 0
+
+
+# -- Dask distributed, process workers ---------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def dask_client() -> Any:
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=2, processes=True, dashboard_address=None,
+                                       silence_logs=50)
+    client = distributed.Client(cluster)
+    try:
+        yield client
+    finally:
+        client.close()
+        cluster.close()
+
+
+def test_dask_process_workers_give_the_serial_frames(guarded: tuple[op.Suite, op.Run], dask_client: Any) -> None:
+    suite, serial = guarded
+    run = op.run(suite, executor=dask_client.get_executor(), chunk_size=4, out=suite.root / "runs" / "dask",
+                 progress=False)
+    assert_counts(run)  # an overlap on a worker would have made a case 'error'
+    assert_same_run(serial, run)
+    # the cases really ran in other processes
+    pids = dask_client.run(lambda: __import__("os").getpid())
+    assert len(set(pids.values())) == 2 and __import__("os").getpid() not in pids.values()
+
+
+def test_dask_workers_share_the_replay_cache(tmp_path: Path, dask_client: Any) -> None:
+    """A versioned system's replays are cached in the suite folder by the workers: a second run makes none."""
+    suite = op.load_suite(write_guarded_suite(tmp_path / "suite", version="guarded-1"))
+    first = op.run(suite, executor=dask_client.get_executor(), out=tmp_path / "first", progress=False)
+    second = op.run(suite, executor=dask_client.get_executor(), out=tmp_path / "second", progress=False)
+    assert len(first.replays) == hand_counts()["recovers_from_error_at_issue_refund"]
+    assert not first.replays["cached"].any() and second.replays["cached"].all()
+    assert len(list((suite.root / ".oloproof" / "replays").glob("*.json"))) == 2 * len(first.replays)
+    pd.testing.assert_frame_equal(stable(first.replays).drop(columns="cached"),
+                                  stable(second.replays).drop(columns="cached"))
+
+
+# -- workers rebuild the suite from its folder ---------------------------------------------------------------
+
+
+def test_a_worker_refuses_a_suite_folder_that_differs(tmp_path: Path) -> None:
+    root = write_guarded_suite(tmp_path / "suite")
+    suite = op.load_suite(root)
+    with (root / "cases.jsonl").open("a", encoding="utf-8") as handle:  # the folder changes after loading
+        handle.write(json.dumps({"id": "late", "input": {"order_id": "late", "message": "m"}}) + "\n")
+    with ThreadPoolExecutor(max_workers=2) as pool, pytest.raises(OloproofError) as err:
+        op.run(suite, executor=pool, out=tmp_path / "out", progress=False)
+    message = str(err.value)
+    assert "cases.jsonl" in message and "same suite folder" in message and "\n" not in message
+
+
+def test_workers_reload_a_suite_whose_files_changed(tmp_path: Path) -> None:
+    """Worker processes live long; a changed case file is loaded again, never served from a stale copy."""
+    root = write_guarded_suite(tmp_path / "suite")
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        before = op.run(op.load_suite(root), executor=pool, out=tmp_path / "before", progress=False)
+        lines = (root / "cases.jsonl").read_text(encoding="utf-8").splitlines()
+        first = json.loads(lines[0])
+        first["expected"]["answer"] = "no such answer"
+        (root / "cases.jsonl").write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n", encoding="utf-8")
+        after = op.run(op.load_suite(root), executor=pool, out=tmp_path / "after", progress=False)
+    answer = {r.case_id: r.verdict for r in after.verdicts.itertuples() if r.criterion == "answer_matches"}
+    was = {r.case_id: r.verdict for r in before.verdicts.itertuples() if r.criterion == "answer_matches"}
+    assert was["o00"] == "pass" and answer["o00"] == "fail"
+
+
+@pytest.mark.parametrize("error", [
+    ConfigError("/suite/oloproof.yaml", "system", "cannot import 'guarded'"),
+    ConfigError(None, None, "plain"),
+    CaseFileError("/suite/cases.jsonl", 3, "duplicate case id 'a'"),
+    LabelFileError("/suite/labels/p.jsonl", None, "holds no labels"),
+])
+def test_errors_raised_on_a_worker_cross_the_process_boundary(error: OloproofError) -> None:
+    again = pickle.loads(pickle.dumps(error))
+    assert type(again) is type(error) and str(again) == str(error)
+    assert vars(again) == vars(error)
+
+
+# -- the timeout helper threads ------------------------------------------------------------------------------
+
+
+def test_calls_from_one_thread_reuse_one_helper_thread() -> None:
+    idents = {call_with_timeout(threading.get_ident, 10) for _ in range(50)}
+    assert len(idents) == 1 and threading.get_ident() not in idents
+
+
+def test_a_timed_out_helper_is_replaced_and_its_result_dropped() -> None:
+    release = threading.Event()
+    first = call_with_timeout(threading.get_ident, 10)
+    with pytest.raises(CaseTimeout):
+        call_with_timeout(lambda: release.wait(30) and "late", 0.05)
+    after = call_with_timeout(threading.get_ident, 10)
+    assert after != first  # the stuck helper is not reused
+    assert call_with_timeout(lambda: "fresh", 10) == "fresh"
+    release.set()
+
+
+def test_exceptions_propagate_from_the_helper() -> None:
+    with pytest.raises(ZeroDivisionError):
+        call_with_timeout(lambda: 1 / 0, 10)
+    assert call_with_timeout(lambda: 2, 10) == 2  # the helper survives an exception
+
+
+def test_threads_each_get_their_own_helper() -> None:
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        idents = set(pool.map(lambda _: call_with_timeout(threading.get_ident, 10), range(30)))
+    assert 1 <= len(idents) <= 3
+
+
+def test_idle_helpers_exit(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(services, "HELPER_IDLE_S", 0.05)
+    monkeypatch.setattr(services, "_LOCAL", threading.local())
+    helper = call_with_timeout(threading.current_thread, 10)
+    assert helper.name == "oloproof-call" and helper.daemon
+    helper.join(timeout=20)  # generous: only waits for the helper to notice it is idle
+    assert not helper.is_alive()
+    assert call_with_timeout(threading.current_thread, 10) is not helper  # a new helper starts when needed
+
+
+def test_a_stuck_call_never_keeps_the_process_alive() -> None:
+    code = ("import time\nfrom oloproof_nb._run.timeouts import CaseTimeout, call_with_timeout\n"
+            "try:\n    call_with_timeout(lambda: time.sleep(3600), 0.1)\nexcept CaseTimeout:\n    print('timed out')\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.strip() == "timed out"

@@ -1,0 +1,349 @@
+"""The runner: reset(deepcopy) → run → snapshot per case, isolation, missing state, failures, workers, progress."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import threading
+from typing import Any
+
+import pandas as pd
+import pytest
+
+import oloproof_nb as op
+from oloproof_nb._core.case import case_digest
+
+# -- purpose-built systems ---------------------------------------------------------------------------
+
+
+class Leaky:
+    """A sandbox that keeps the very dict it was given and appends to it.
+
+    If the runner skipped ``reset`` the log would grow from case to case; if it
+    passed ``initial_state`` itself (no deep copy) the case's own dict would be
+    changed in place, nested levels included.
+    """
+
+    version = "leaky-1"
+
+    def __init__(self) -> None:
+        self.state: dict[str, Any] = {"log": ["left over from construction"]}
+
+    def reset(self, state: dict[str, Any]) -> None:
+        self.state = state
+
+    def snapshot(self) -> dict[str, Any]:
+        return self.state
+
+    def run(self, input: dict[str, Any]) -> dict[str, Any]:
+        self.state.setdefault("log", []).append(input["item"])
+        shared = self.state.setdefault("shared", {})
+        shared["visits"] = shared.get("visits", 0) + 1
+        input["item"] = "mutated input"  # the system also mutates its input
+        return {"answer": len(self.state["log"]), "steps": [{"tool": "append", "args": {}, "result": {"ok": True}}]}
+
+
+class Stateless:
+    """Only ``run``: no sandbox, so no state is ever recorded."""
+
+    def run(self, input: dict[str, Any]) -> dict[str, Any]:
+        return {"answer": input.get("answer"), "steps": []}
+
+
+class Noop:
+    """A sandbox that does nothing: the state after each case is its initial_state."""
+
+    def __init__(self) -> None:
+        self.state: dict[str, Any] = {}
+
+    def reset(self, state: dict[str, Any]) -> None:
+        self.state = state
+
+    def snapshot(self) -> dict[str, Any]:
+        return copy.deepcopy(self.state)
+
+    def run(self, input: dict[str, Any]) -> op.Trajectory:
+        return op.Trajectory(answer=input.get("answer"))
+
+
+def leaky_cases(n: int) -> list[dict[str, Any]]:
+    return [{"id": f"c{i}", "input": {"item": f"item-{i}", "message": f"m{i}"},
+             "initial_state": {"log": [f"seed-{i}"] * (i % 3), "shared": {"visits": 10 * i}},
+             "expected": {"answer": i % 3 + 1}} for i in range(n)]
+
+
+def test_leaky_system_really_leaks_without_reset() -> None:
+    sys_ = Leaky()
+    sys_.reset({"log": []})
+    sys_.run({"item": "a"})
+    assert sys_.run({"item": "b"})["answer"] == 2  # the test system is leaky: only reset isolates cases
+
+
+@pytest.mark.parametrize("workers", [1, 3])
+def test_isolation_every_snapshot_follows_its_own_initial_state(make_suite, workers: int) -> None:
+    folder = make_suite(leaky_cases(9), evaluators=[{"type": "answer_matches"}])
+    suite = op.load_suite(folder)
+    pristine = [copy.deepcopy(c.initial_state) for c in suite.cases]
+    run = op.run(suite, system=Leaky, workers=workers, out=folder / "out")
+    snaps = run.snapshots.set_index("case_id")["state"]
+    for i, case in enumerate(suite.cases):
+        expected_state = {"log": [f"seed-{i}"] * (i % 3) + [f"item-{i}"], "shared": {"visits": 10 * i + 1}}
+        assert snaps[case.id] == expected_state
+    assert (run.verdicts["verdict"] == "pass").all() and len(run.verdicts) == 9
+    # the system mutated the dicts it was given; the cases are untouched
+    assert [c.initial_state for c in suite.cases] == pristine
+    assert [c.input["item"] for c in suite.cases] == [f"item-{i}" for i in range(9)]
+    # the stored trajectory input is the case's input, not the system's mutated copy
+    assert [rec["trajectory"]["input"]["item"] for rec in run.records] == [f"item-{i}" for i in range(9)]
+
+
+def test_isolation_with_one_shared_instance(make_suite) -> None:
+    folder = make_suite(leaky_cases(6), evaluators=[{"type": "answer_matches"}])
+    instance = Leaky()
+    run = op.run(op.load_suite(folder), system=instance, out=folder / "out")
+    assert list(run.cases["answer"]) == [i % 3 + 1 for i in range(6)]
+
+
+def test_derived_cases_share_nothing_with_their_source(make_suite) -> None:
+    folder = make_suite(
+        leaky_cases(3), evaluators=[{"type": "answer_matches"}],
+        metamorphic={"transforms": [{"name": "polite", "field": "message", "template": "{value}, please",
+                                     "validity_labels": "labels/polite.jsonl", "minimum_validity": 0.5}]})
+    (folder / "labels").mkdir()
+    (folder / "labels" / "polite.jsonl").write_text(
+        "".join(json.dumps({"case_id": f"c{i}~polite", "valid": True}) + "\n" for i in range(3)), encoding="utf-8")
+    suite = op.load_suite(folder)
+    assert [c.id for c in suite.cases] == ["c0", "c0~polite", "c1", "c1~polite", "c2", "c2~polite"]
+    run = op.run(suite, system=Leaky, out=folder / "out")
+    snaps = run.snapshots.set_index("case_id")["state"]
+    for i in range(3):
+        for cid in (f"c{i}", f"c{i}~polite"):
+            # source and copy both start from the source's initial_state, one append each
+            assert snaps[cid] == {"log": [f"seed-{i}"] * (i % 3) + [f"item-{i}"], "shared": {"visits": 10 * i + 1}}
+
+
+# -- no recorded state -------------------------------------------------------------------------------
+
+
+def test_stateless_system_is_missing_for_every_state_evaluator(make_suite) -> None:
+    cases = [{"id": f"c{i}", "input": {"answer": "ok"}, "initial_state": {"a": 1},
+              "expected": {"answer": "ok", "state": {"a": 1}}} for i in range(4)]
+    folder = make_suite(cases, evaluators=[
+        {"type": "answer_matches"}, {"type": "state_matches", "mode": "whole"},
+        {"type": "state_matches", "criterion": "sub", "mode": "subset"},
+        {"type": "state_matches", "criterion": "by_path", "mode": "paths", "paths": ["a"]},
+        {"type": "state_unchanged", "paths": ["a"]}])
+    run = op.run(op.load_suite(folder), system=Stateless, out=folder / "out")
+    assert not run.cases["has_state"].any()
+    assert run.snapshots.empty and run.changes.empty
+    state_rows = run.verdicts[run.verdicts["evaluator"].isin(["state_matches", "state_unchanged"])]
+    assert len(state_rows) == 4 * 4
+    assert set(state_rows["verdict"]) == {"missing"} and set(state_rows["reason"]) == {"no_state_recorded"}
+    answers = run.verdicts[run.verdicts["criterion"] == "answer_matches"]
+    assert list(answers["verdict"]) == ["pass"] * 4
+    counts = run.summary().set_index("criterion")
+    assert counts.loc["state_matches", "passed"] == 0 and counts.loc["state_matches", "missing"] == 4
+    assert run.comparisons["criterion"].eq("answer_matches").all()
+
+
+# -- the record: environment_state/v1, trajectory.input, digests -------------------------------------
+
+
+CASE_LINE = {"id": "k1", "input": {"answer": "done"}, "initial_state": {"box": {"n": 1}},
+             "expected": {"answer": "done"}}
+# canonical JSON of CASE_LINE by hand (sorted keys, no spaces)
+CASE_CANONICAL = '{"expected":{"answer":"done"},"id":"k1","initial_state":{"box":{"n":1}},"input":{"answer":"done"}}'
+
+
+def test_environment_state_record(make_suite) -> None:
+    line = {**CASE_LINE, "input": {"answer": "done", "writes": [{"path": ["box", "n"], "value": 2}]}}
+    folder = make_suite([line])
+    run = op.run(op.load_suite(folder), out=folder / "out")
+    (rec,) = run.records
+    env = rec["environment_state"]
+    assert set(env) == {"schema", "run_id", "case_id", "case_digest", "system_version", "captured_at", "state",
+                        "state_digest"}
+    assert env["schema"] == "environment_state/v1" and env["case_id"] == "k1"
+    assert env["run_id"] == run.run_id == run.manifest.run_id
+    assert env["system_version"] == "scripted-1" == run.system_version
+    assert env["state"] == {"box": {"n": 2}}
+    assert env["state_digest"] == hashlib.sha256(b'{"box":{"n":2}}').hexdigest()
+    assert env["case_digest"] == case_digest(line) == rec["case"]["digest"]
+    assert pd.Timestamp(env["captured_at"]) >= pd.Timestamp(rec["started_at"])
+    assert rec["trajectory"]["input"] == line["input"]
+    assert list(run.changes[["path", "before", "after"]].itertuples(index=False, name=None)) == [("box.n", 1, 2)]
+
+
+def test_case_digest_never_depends_on_the_state_after(make_suite) -> None:
+    changing = {**CASE_LINE, "input": {"answer": "done", "writes": [{"path": ["box", "n"], "value": 99}]}}
+    folder = make_suite([CASE_LINE])
+    folder2 = make_suite([changing])
+    pinned = hashlib.sha256(CASE_CANONICAL.encode("utf-8")).hexdigest()
+    a = op.run(op.load_suite(folder), system=Noop, out=folder / "a")
+    b = op.run(op.load_suite(folder), out=folder / "b")  # Scripted: same case line, so no writes either
+    b_state = op.run(op.load_suite(folder), system=_Writer, out=folder / "c")  # leaves another end state
+    assert a.cases["digest"].tolist() == b.cases["digest"].tolist() == b_state.cases["digest"].tolist() == [pinned]
+    assert a.snapshots["state"][0] == {"box": {"n": 1}} and b_state.snapshots["state"][0] == {"box": {"n": 7}}
+    assert a.snapshots["state_digest"][0] != b_state.snapshots["state_digest"][0]
+    assert b_state.snapshots["case_digest"][0] == pinned
+    # a different input is a different case (digest changes), whatever the state
+    c = op.run(op.load_suite(folder2), out=folder2 / "out")
+    assert c.cases["digest"][0] == case_digest(changing) != pinned
+
+
+class _Writer(Noop):
+    def run(self, input: dict[str, Any]) -> op.Trajectory:
+        self.state["box"]["n"] = 7
+        return op.Trajectory(answer=input.get("answer"))
+
+
+# -- failures: error and timeout, then a fresh instance ------------------------------------------------
+
+
+class Flaky:
+    built = 0
+    release = threading.Event()
+
+    def __init__(self) -> None:
+        type(self).built += 1
+        self.broken = False
+        self.state: dict[str, Any] = {}
+
+    def reset(self, state: dict[str, Any]) -> None:
+        if self.broken:
+            raise RuntimeError("used after a failure")
+        self.state = state
+
+    def snapshot(self) -> dict[str, Any]:
+        return self.state
+
+    def run(self, input: dict[str, Any]) -> dict[str, Any]:
+        if input.get("do") == "raise":
+            self.broken = True
+            raise KeyError("no such order")
+        if input.get("do") == "hang":
+            self.broken = True
+            type(self).release.wait(30)
+        if input.get("do") == "garbage":
+            self.broken = True
+            return "not a trajectory"  # type: ignore[return-value]
+        return {"answer": "ok"}
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_error_and_timeout_leave_missing_verdicts_and_a_fresh_system(make_suite, workers: int) -> None:
+    cases = [{"id": f"c{i}", "input": {"do": do}, "expected": {"answer": "ok", "state": {}}}
+             for i, do in enumerate(["ok", "raise", "ok", "hang", "ok", "garbage", "ok"])]
+    folder = make_suite(cases, case_timeout_s=0.5)
+    Flaky.built = 0
+    Flaky.release.clear()
+    try:
+        run = op.run(op.load_suite(folder), system=Flaky, workers=workers, out=folder / "out")
+    finally:
+        Flaky.release.set()
+    status = dict(zip(run.cases["case_id"], run.cases["status"], strict=True))
+    assert status == {"c0": "completed", "c1": "error", "c2": "completed", "c3": "timeout", "c4": "completed",
+                      "c5": "error", "c6": "completed"}
+    errors = dict(zip(run.cases["case_id"], run.cases["error"], strict=True))
+    assert "KeyError" in errors["c1"] and "no such order" in errors["c1"]
+    assert "timeout" in errors["c3"] and "run() returned str" in errors["c5"]
+    bad = run.verdicts[run.verdicts["case_id"].isin(["c1", "c3", "c5"])]
+    assert len(bad) == 6 and set(bad["verdict"]) == {"missing"}
+    assert all(r.reason == errors[r.case_id] for r in bad.itertuples())
+    good = run.verdicts[run.verdicts["case_id"].isin(["c0", "c2", "c4", "c6"])]
+    assert set(good["verdict"]) == {"pass"}
+    assert Flaky.built == workers + 3  # the first instances + one fresh instance after each of the 3 failures
+    assert not run.cases.set_index("case_id").loc[["c1", "c3", "c5"], "has_state"].any()
+
+
+# -- workers and progress --------------------------------------------------------------------------------
+
+TIMING = {"cases": ["duration_s", "started_at"], "snapshots": ["captured_at", "run_id"]}
+FRAMES = ["cases", "steps", "snapshots", "changes", "verdicts", "comparisons", "replays", "pairs", "receipts"]
+
+
+def _scripted_cases(n: int) -> list[dict[str, Any]]:
+    out = []
+    for i in range(n):
+        good = i % 4 != 3
+        out.append({"id": f"w{i:02d}", "input": {"answer": "done" if good else "nope",
+                                                 "writes": [{"path": ["acct", f"a{i}"], "value": i * 1.5}]},
+                    "initial_state": {"acct": {f"a{i}": 0.0, "other": i}},
+                    "expected": {"answer": "done", "state": {"acct": {f"a{i}": i * 1.5}}}})
+    return out
+
+
+def _frames_equal(a: op.Run, b: op.Run) -> None:
+    for name in FRAMES:
+        left, right = getattr(a, name), getattr(b, name)
+        drop = TIMING.get(name, [])
+        pd.testing.assert_frame_equal(left.drop(columns=drop), right.drop(columns=drop), obj=f"run.{name}")
+
+
+def test_workers_give_the_same_frames_as_serial(make_suite) -> None:
+    evaluators = [{"type": "answer_matches"}, {"type": "state_matches"},
+                  {"type": "state_unchanged", "paths": ["acct.other"]}]
+    folder = make_suite(_scripted_cases(16), evaluators=evaluators)
+    suite = op.load_suite(folder)
+    serial = op.run(suite, out=folder / "serial")
+    parallel = op.run(suite, workers=2, out=folder / "parallel")
+    parallel4 = op.run(suite, workers=4, out=folder / "parallel4")
+    _frames_equal(serial, parallel)
+    _frames_equal(serial, parallel4)
+    # hand count: cases 3, 7, 11, 15 answer "nope"
+    counts = serial.summary().set_index("criterion")
+    assert counts.loc["answer_matches", ["passed", "failed", "missing"]].tolist() == [12, 4, 0]
+    assert counts.loc["state_matches", "passed"] == 16 and counts.loc["state_unchanged", "passed"] == 16
+
+
+def test_workers_need_a_factory(make_suite) -> None:
+    folder = make_suite(_scripted_cases(2))
+    with pytest.raises(op.OloproofError, match="factory"):
+        op.run(op.load_suite(folder), system=Noop(), workers=2, out=folder / "o")
+    with pytest.raises(op.OloproofError, match="workers"):
+        op.run(op.load_suite(folder), workers=0, out=folder / "o2")
+
+
+@pytest.mark.parametrize("progress", [True, None, False])
+def test_progress_bar_does_not_break_non_tty_runs(make_suite, capsys: pytest.CaptureFixture[str],
+                                                  progress: bool | None) -> None:
+    folder = make_suite(_scripted_cases(5))
+    suite = op.load_suite(folder)
+    run = op.run(suite, out=folder / "out", progress=progress)
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    if progress is not True:
+        assert captured.err == ""  # stderr is not a terminal: no bar by default
+    assert len(run.cases) == 5 and run.finished
+    _frames_equal(run, op.run(suite, out=folder / "again", progress=False))
+
+
+def test_default_run_directory_is_in_the_suite_folder(make_suite) -> None:
+    folder = make_suite(_scripted_cases(1))
+    run = op.run(op.load_suite(folder))
+    assert run.directory.parent == (folder / "runs").resolve() or run.directory.parent == folder / "runs"
+    assert run.directory.name == run.run_id
+
+
+def test_run_accepts_a_folder_path(make_suite) -> None:
+    folder = make_suite(_scripted_cases(2))
+    run = op.run(str(folder), out=folder / "o")
+    assert list(run.cases["case_id"]) == ["w00", "w01"]
+
+
+def test_suite_files_are_never_modified(make_suite) -> None:
+    folder = make_suite(_scripted_cases(3), release={"criteria": {"answer_matches": 0.5}})
+    before = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+    op.run(op.load_suite(folder), out=folder / "o", workers=2)
+    after = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+    assert after == before
+
+
+def test_runs_without_any_stderr(make_suite, monkeypatch: pytest.MonkeyPatch) -> None:
+    # pythonw, some services and daemons run with sys.stderr = None
+    folder = make_suite(_scripted_cases(2))
+    suite = op.load_suite(folder)
+    monkeypatch.setattr("sys.stderr", None)
+    run = op.run(suite, out=folder / "out")
+    assert len(run.cases) == 2

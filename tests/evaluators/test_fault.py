@@ -1,0 +1,398 @@
+"""fault_recovery: control + faulted replays, their verdicts, the replay cache, the panel and the example."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from _fault_systems import (
+    ClaimsSuccess,
+    DamagesBystander,
+    Escalates,
+    GivesUp,
+    Nondeterministic,
+    NondeterministicBefore,
+    NotReplayable,
+    RaisesOnFault,
+    Retries,
+    Unversioned,
+    missing_order_case,
+    refund_case,
+    write_suite,
+)
+
+import oloproof_nb as op
+from oloproof_nb.evaluators import FaultRecovery
+from oloproof_nb.examples import init_example
+from oloproof_nb._run.replay_cache import ReplayCache, replay_key
+from oloproof_nb._run.store import read_jsonl
+
+CRITERION = "recovers_from_error_at_issue_refund"
+# Written out by hand from shared/DESIGN.md ("Replays" and "run.replays").
+REPLAY_COLUMNS = ["case_id", "criterion", "tool", "fault", "checkpoint", "control_reproduced", "recovered",
+                  "escalated", "constraint_broken", "verdict", "reason", "cached"]
+FAULT_RESULTS = {
+    "error": {"ok": False, "error": "error", "message": "issue_refund failed"},
+    "timeout": {"ok": False, "error": "timeout", "message": "issue_refund timed out"},
+    "malformed": "<<malformed>>",
+}
+# In every purpose-built agent the refund is step 1 (get_order is step 0).
+CHECKPOINT = 1
+
+
+def run_suite(tmp_path: Path, system: Any, name: str = "suite", **kwargs: Any) -> op.Run:
+    folder = tmp_path / name
+    if not (folder / "oloproof.yaml").exists():
+        write_suite(folder, **kwargs)
+    return op.run(folder, system=system, progress=False)
+
+
+def rows(run: op.Run, criterion: str = CRITERION) -> list[dict[str, Any]]:
+    df = run.replays
+    return df[df["criterion"] == criterion].to_dict("records")
+
+
+def verdict_rows(run: op.Run, criterion: str = CRITERION) -> list[dict[str, Any]]:
+    v = run.verdicts
+    return v[v["criterion"] == criterion].to_dict("records")
+
+
+def replay_records(run: op.Run, kind: str | None = None) -> list[dict[str, Any]]:
+    return [r for r in read_jsonl(run.directory / "replays.jsonl") if kind is None or r["kind"] == kind]
+
+
+# -- verdicts -------------------------------------------------------------------------------------
+
+
+def test_escalating_agent_passes(tmp_path: Path) -> None:
+    run = run_suite(tmp_path, Escalates())
+    got = rows(run)
+    assert [r["case_id"] for r in got] == ["ord-001", "ord-002"]
+    for r in got:
+        assert (r["verdict"], r["reason"]) == ("pass", "escalated")
+        assert r["control_reproduced"] and r["escalated"]
+        assert not r["recovered"] and not r["constraint_broken"]
+        assert r["checkpoint"] == CHECKPOINT and r["tool"] == "issue_refund" and r["fault"] == "error"
+    assert [v["verdict"] for v in verdict_rows(run)] == ["pass", "pass"]
+
+
+def test_retrying_agent_recovers(tmp_path: Path) -> None:
+    run = run_suite(tmp_path, Retries())
+    got = rows(run)
+    assert [(r["verdict"], r["recovered"], r["escalated"], r["constraint_broken"]) for r in got] == [
+        ("pass", True, False, False)] * 2
+    faulted = replay_records(run, "fault")[0]
+    tools = [s.get("tool") for s in faulted["trajectory"]["steps"] if s["kind"] == "tool_call"]
+    assert tools == ["get_order", "issue_refund", "issue_refund"]  # the retry ran live after the fault
+    assert faulted["environment_state"]["state"]["orders"]["ord-001"]["status"] == "refunded"
+
+
+def test_false_success_fails_as_a_broken_constraint(tmp_path: Path) -> None:
+    run = run_suite(tmp_path, ClaimsSuccess())
+    got = rows(run)
+    assert len(got) == 2
+    for r in got:
+        assert (r["verdict"], r["reason"], r["constraint_broken"], r["recovered"], r["escalated"]) == (
+            "fail", "false_success", True, False, False)
+    # the recording itself passes: only the replay exposes the defect
+    v = run.verdicts
+    assert set(v[v["criterion"] == "answer_matches"]["verdict"]) == {"pass"}
+
+
+def test_damaging_a_bystander_fails_even_when_escalating(tmp_path: Path) -> None:
+    run = run_suite(tmp_path, DamagesBystander())
+    for r in rows(run):
+        assert r["verdict"] == "fail"
+        assert r["reason"] == "constraint_broken: orders.ord-999"
+        assert r["escalated"] and r["constraint_broken"]
+
+
+def test_neither_recovered_nor_escalated_fails(tmp_path: Path) -> None:
+    run = run_suite(tmp_path, GivesUp())
+    assert [(r["verdict"], r["reason"], r["constraint_broken"]) for r in rows(run)] == [
+        ("fail", "not_recovered_not_escalated", False)] * 2
+
+
+@pytest.mark.parametrize("system", [Nondeterministic, NondeterministicBefore])
+def test_nondeterministic_replay_is_missing(tmp_path: Path, system: type) -> None:
+    run = run_suite(tmp_path, system())
+    got = rows(run)
+    assert len(got) == 2
+    for r in got:
+        assert r["verdict"] == "missing" and r["reason"].startswith("control_replay_diverged")
+        assert r["control_reproduced"] is False
+        assert all(r[c] is None for c in ("recovered", "escalated", "constraint_broken"))
+    assert {v["verdict"] for v in verdict_rows(run)} == {"missing"}
+    assert replay_records(run, "fault") == []  # no faulted replay after a failed control
+    assert len(replay_records(run, "control")) == 2
+
+
+def test_system_without_replay_is_not_replayable(tmp_path: Path) -> None:
+    run = run_suite(tmp_path, NotReplayable())
+    got = rows(run)
+    assert [(r["case_id"], r["verdict"], r["reason"]) for r in got] == [
+        ("ord-001", "missing", "not_replayable"), ("ord-002", "missing", "not_replayable")]
+    assert [v["reason"] for v in verdict_rows(run)] == ["not_replayable"] * 2
+    assert replay_records(run) == []
+    assert "not_replayable" in repr(run.panel("ord-001")).split("fault replays:")[1]
+
+
+def test_replay_that_raises_is_missing(tmp_path: Path) -> None:
+    run = run_suite(tmp_path, RaisesOnFault())
+    for r in rows(run):
+        assert r["verdict"] == "missing"
+        assert r["reason"].startswith("replay_raised: KeyError")
+        assert r["control_reproduced"]
+    fault = replay_records(run, "fault")
+    assert len(fault) == 2 and all(rec["error"].startswith("KeyError") and rec["trajectory"] is None
+                                   for rec in fault)
+
+
+@pytest.mark.parametrize("fault", ["error", "timeout", "malformed"])
+def test_each_fault_kind_reaches_the_agent_exactly(tmp_path: Path, fault: str) -> None:
+    desk = Escalates()
+    run = run_suite(tmp_path, desk, fault=fault, cases=[refund_case("ord-001")])
+    criterion = f"recovers_from_{fault}_at_issue_refund"
+    assert [(r["verdict"], r["fault"]) for r in rows(run, criterion)] == [("pass", fault)]
+    # recording, control, faulted replay: the agent saw two real results, then the fixed fault result
+    assert desk.seen[:2] == [{"ok": True, "refund_id": "rf-ord-001"}] * 2
+    assert desk.seen[2] == FAULT_RESULTS[fault]
+    assert type(desk.seen[2]) is type(FAULT_RESULTS[fault])
+    (faulted,) = replay_records(run, "fault")
+    assert faulted["change"] == {"result": FAULT_RESULTS[fault]}
+    assert faulted["trajectory"]["steps"][CHECKPOINT]["result"] == FAULT_RESULTS[fault]
+    assert faulted["trajectory"]["steps"][CHECKPOINT + 1]["content"] == {"refund_result_seen": FAULT_RESULTS[fault]}
+    assert op.fault_result(fault, "issue_refund") == FAULT_RESULTS[fault]
+
+
+def test_case_that_never_made_the_call_has_no_row(tmp_path: Path) -> None:
+    run = run_suite(tmp_path, Escalates(), cases=[missing_order_case("lost-1"), refund_case("ord-001")])
+    assert "lost-1" not in set(run.replays["case_id"])
+    v = run.verdicts
+    assert v[(v["case_id"] == "lost-1") & (v["criterion"] == CRITERION)].empty
+    assert not v[(v["case_id"] == "lost-1") & (v["criterion"] == "answer_matches")].empty
+    assert {r["case_id"] for r in replay_records(run)} == {"ord-001"}
+
+
+class CrashesOnTwo(Escalates):
+    def act(self, input: dict[str, Any], rec: op.Recorder) -> str:
+        if input["order_id"] == "ord-002":
+            raise RuntimeError("boom")
+        return super().act(input, rec)
+
+
+def test_failed_case_gets_no_replay(tmp_path: Path) -> None:
+    run = run_suite(tmp_path, CrashesOnTwo)
+    assert list(run.replays["case_id"]) == ["ord-001"]
+    v = run.verdicts
+    assert v[(v["case_id"] == "ord-002") & (v["criterion"] == CRITERION)].empty
+    assert set(v[v["case_id"] == "ord-002"]["verdict"]) == {"missing"}
+
+
+def test_derived_cases_are_replayed_too(tmp_path: Path) -> None:
+    folder = tmp_path / "derived"
+    cases = [{**refund_case("ord-001"), "input": {"order_id": "ord-001", "message": "refund please"}}]
+    write_suite(folder, cases=cases)
+    config = yaml.safe_load((folder / "oloproof.yaml").read_text())
+    config["metamorphic"] = {"transforms": [{"name": "polite", "field": "message", "template": "{value}, thanks",
+                                             "validity_labels": "labels/polite.jsonl", "minimum_validity": 0.5}]}
+    (folder / "oloproof.yaml").write_text(yaml.safe_dump(config))
+    (folder / "labels").mkdir()
+    (folder / "labels" / "polite.jsonl").write_text("")
+    run = op.run(folder, system=ClaimsSuccess(), progress=False)
+    assert [(r["case_id"], r["reason"]) for r in rows(run)] == [("ord-001", "false_success"),
+                                                                ("ord-001~polite", "false_success")]
+
+
+def test_replay_timeout_is_missing_and_the_run_continues(tmp_path: Path) -> None:
+    folder = tmp_path / "slow"
+    write_suite(folder, system="Escalates", timeout_s=0.5, cases=[refund_case("ord-001"), refund_case("ord-002")])
+
+    class SlowReplay(Escalates):
+        def replay(self, trajectory: op.Trajectory, *, checkpoint: int,
+                   change: op.Change | None) -> op.Trajectory:
+            if trajectory.input["order_id"] == "ord-001":
+                import time
+
+                time.sleep(3)  # far beyond case_timeout_s=0.5
+            return super().replay(trajectory, checkpoint=checkpoint, change=change)
+
+    run = op.run(folder, system=SlowReplay, progress=False)
+    v = {r["case_id"]: r for r in verdict_rows(run)}
+    assert v["ord-001"]["verdict"] == "missing" and v["ord-001"]["reason"].startswith("timeout")
+    assert v["ord-002"]["verdict"] == "pass"  # a fresh instance took over
+
+
+def test_threaded_run_gives_the_same_replays(tmp_path: Path) -> None:
+    cases = [refund_case(f"ord-{i:03d}", 10.0 + i) for i in range(1, 9)] + [missing_order_case()]
+    serial = run_suite(tmp_path, DamagesBystander, name="serial", cases=cases)
+    folder = write_suite(tmp_path / "threaded", system="DamagesBystander", cases=cases)
+    threaded = op.run(folder, system=DamagesBystander, workers=4, progress=False)
+    assert len(serial.replays) == 8
+    cols = ["case_id", "verdict", "reason", "escalated", "constraint_broken", "control_reproduced"]
+    assert threaded.replays[cols].equals(serial.replays[cols])
+
+
+def test_bad_fault_option_is_a_config_error(tmp_path: Path) -> None:
+    folder = write_suite(tmp_path / "bad", fault="explode")
+    with pytest.raises(op.ConfigError) as info:
+        op.load_suite(folder)
+    message = str(info.value)
+    assert "oloproof.yaml" in message and "evaluators[3]" in message and "\n" not in message
+
+
+def test_default_criterion_and_change() -> None:
+    ev = FaultRecovery(type="fault_recovery", tool="issue_refund", fault="timeout")
+    assert ev.name == "recovers_from_timeout_at_issue_refund"
+    assert ev.scope == "system"
+    assert ev.change() == op.Change(result=FAULT_RESULTS["timeout"])
+
+
+# -- frames and records ---------------------------------------------------------------------------
+
+
+def test_replay_columns_and_records(tmp_path: Path) -> None:
+    run = run_suite(tmp_path, Escalates())
+    assert list(run.replays.columns) == REPLAY_COLUMNS
+    records = replay_records(run)
+    assert [(r["case_id"], r["kind"]) for r in records] == [
+        ("ord-001", "control"), ("ord-001", "fault"), ("ord-002", "control"), ("ord-002", "fault")]
+    keys = {"case_id", "criterion", "kind", "tool", "fault", "checkpoint", "change", "trajectory",
+            "environment_state", "cached", "error"}
+    assert all(set(r) == keys for r in records)
+    fault = records[1]
+    env = fault["environment_state"]
+    assert env["schema"] == "environment_state/v1" and env["case_id"] == "ord-001"
+    assert env["state"]["escalations"] == {"ord-001": {"status": "open"}}
+    assert env["state"]["orders"]["ord-001"]["status"] == "delivered"
+    # the control reproduced the recorded state exactly
+    recorded = run.record("ord-001")["environment_state"]
+    assert records[0]["environment_state"]["state_digest"] == recorded["state_digest"]
+    # run.comparisons stays about the recording
+    assert CRITERION not in set(run.comparisons["criterion"])
+    assert len(run.replay_records) == 4
+
+
+# -- the replay cache -----------------------------------------------------------------------------
+
+
+def _files_outside_writable(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*")
+            if p.is_file() and p.relative_to(folder).parts[0] not in ("runs", ".oloproof", "__pycache__")}
+
+
+def test_second_run_is_served_from_the_cache(tmp_path: Path) -> None:
+    folder = write_suite(tmp_path / "cached")
+    before = _files_outside_writable(folder)
+    first_desk = Escalates()
+    first = op.run(folder, system=first_desk, progress=False)
+    assert first_desk.replay_calls == 4  # 2 cases x (control + fault)
+    assert list(first.replays["cached"]) == [False, False]
+    assert len(list((folder / ".oloproof" / "replays").glob("*.json"))) == 4
+
+    second_desk = Escalates()
+    second = op.run(folder, system=second_desk, progress=False)
+    assert second_desk.replay_calls == 0
+    assert list(second.replays["cached"]) == [True, True]
+    cols = ["case_id", "verdict", "reason", "recovered", "escalated", "constraint_broken", "control_reproduced"]
+    assert second.replays[cols].equals(first.replays[cols])
+    # cached replays are still stored in the run, so the panel can show them
+    faulted = replay_records(second, "fault")
+    assert all(r["cached"] and r["trajectory"] and r["environment_state"]["state"] for r in faulted)
+    assert "faulted" in repr(second.panel("ord-001"))
+    # the suite folder is read-only apart from runs/ and .oloproof/
+    assert _files_outside_writable(folder) == before
+
+
+def test_new_version_replays_again(tmp_path: Path) -> None:
+    folder = write_suite(tmp_path / "versions")
+    op.run(folder, system=Escalates(), progress=False)
+    desk = Escalates()
+    desk.version = "desk-2"
+    run = op.run(folder, system=desk, progress=False)
+    assert desk.replay_calls == 4
+    assert list(run.replays["cached"]) == [False, False]
+
+
+def test_unversioned_system_is_never_cached(tmp_path: Path) -> None:
+    folder = write_suite(tmp_path / "unversioned", system="Unversioned")
+    for _ in range(2):
+        desk = Unversioned()
+        run = op.run(folder, system=desk, progress=False)
+        assert desk.replay_calls == 4
+        assert list(run.replays["cached"]) == [False, False]
+    assert not (folder / ".oloproof").exists()
+
+
+def test_corrupt_cache_file_is_a_miss(tmp_path: Path) -> None:
+    folder = write_suite(tmp_path / "corrupt")
+    first = op.run(folder, system=Escalates(), progress=False)
+    for path in (folder / ".oloproof" / "replays").glob("*.json"):
+        text = path.read_text()
+        path.write_text(text[: len(text) // 2])  # a torn write
+    desk = Escalates()
+    again = op.run(folder, system=desk, progress=False)
+    assert desk.replay_calls == 4
+    assert list(again.replays["cached"]) == [False, False]
+    assert list(again.replays["verdict"]) == list(first.replays["verdict"])
+    # the cache healed itself: a third run replays nothing
+    third = Escalates()
+    op.run(folder, system=third, progress=False)
+    assert third.replay_calls == 0
+
+
+def test_cache_key_and_store(tmp_path: Path) -> None:
+    base = replay_key("v1", "a" * 64, 1, None)
+    changed = {"result": FAULT_RESULTS["error"]}
+    others = [replay_key("v2", "a" * 64, 1, None), replay_key("v1", "b" * 64, 1, None),
+              replay_key("v1", "a" * 64, 2, None), replay_key("v1", "a" * 64, 1, changed)]
+    assert len({base, *others}) == 5
+    assert base == replay_key("v1", "a" * 64, 1, None)
+    cache = ReplayCache(tmp_path / "c")
+    assert cache.get(base) is None
+    cache.put(base, {"trajectory": {"steps": []}, "state": {"x": 1}})
+    assert cache.get(base) == {"trajectory": {"steps": []}, "state": {"x": 1}}
+    assert [p.name for p in (tmp_path / "c").iterdir()] == [f"{base}.json"]  # no temp file left behind
+    (tmp_path / "c" / f"{base}.json").write_text("[1, 2")
+    assert cache.get(base) is None
+    (tmp_path / "c" / f"{base}.json").write_text(json.dumps({"schema": "other"}))
+    assert cache.get(base) is None
+
+
+# -- the example ----------------------------------------------------------------------------------
+
+# Hand count from examples/stateful-agent/cases.jsonl: the cases the desk refunds (metadata kind "eligible").
+ELIGIBLE = ["ord-001", "ord-002", "ord-003", "ord-004", "ord-005", "ord-006", "ord-007", "ord-008", "ord-009",
+            "ord-010", "ord-023", "ord-024"]
+
+
+def test_example_shows_the_false_success(tmp_path: Path) -> None:
+    folder = init_example("stateful-agent", tmp_path / "desk")
+    run = op.run(folder, progress=False)
+    replays = run.replays
+    source_of = dict(zip(run.cases["case_id"], run.cases["source_id"], strict=True))
+    eligible = replays[replays["case_id"].map(source_of).isin(ELIGIBLE)]
+    assert set(ELIGIBLE) <= set(eligible["case_id"])
+    assert set(eligible["verdict"]) == {"fail"}
+    assert set(eligible["reason"]) == {"false_success"}
+    assert eligible["constraint_broken"].all() and eligible["control_reproduced"].all()
+    assert (replays["criterion"] == CRITERION).all()
+    assert "ord-011" not in set(replays["case_id"])  # refused: never called issue_refund
+    summary = run.summary().set_index("criterion")
+    assert summary.loc[CRITERION, "passed"] == 0
+
+    panel = run.panel("ord-001")
+    text = repr(panel)
+    assert "recorded" in text and "faulted" in text and "false_success" in text
+    lines = text.splitlines()
+    at = next(i for i, ln in enumerate(lines) if "<- fault" in ln)
+    # the faulted call, right under the recorded one
+    assert "faulted" in lines[at] and '"message": "issue_refund failed"' in lines[at]
+    assert "recorded" in lines[at - 1] and '"refund_id": "rf-ord-001"' in lines[at - 1]
+    assert "refunds.ord-001" in text  # the refund the recording made is missing after the fault
+    page = panel._repr_html_()
+    assert "faulted" in page and "issue_refund failed" in page and "false_success" in page
+    assert "rf-ord-001" in page

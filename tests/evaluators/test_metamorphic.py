@@ -1,0 +1,391 @@
+"""Metamorphic pairs: derived cases, the ``metamorphic_relation`` evaluator, pair rows, config errors."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+import yaml
+from _metamorphic_systems import all_valid, case, mm_suite, transform
+
+import oloproof_nb as op
+from oloproof_nb.cli import main
+from oloproof_nb.errors import ConfigError
+from oloproof_nb.evaluators.metamorphic import MetamorphicRelation
+from oloproof_nb._core.pairs import compare_pair
+from oloproof_nb._analysis.columns import PAIRS
+
+PAIR_COLUMNS = PAIRS.names
+from oloproof_nb._config.suite import Transform
+
+RELATIONS = ("same_output", "same_actions", "same_state")
+
+
+def _rel(relation: str, name: str, **extra: Any) -> dict[str, Any]:
+    return {"type": "metamorphic_relation", "relation": relation, "transform": name, **extra}
+
+
+def _pairs(run: op.Run) -> dict[tuple[str, str], Any]:
+    """(derived_id, criterion) -> holds (None for <NA>)."""
+    return {(r.derived_id, r.criterion): (None if r.holds is pd.NA else bool(r.holds))
+            for r in run.pairs.itertuples()}
+
+
+# -- derived cases --------------------------------------------------------------------------------
+
+
+def test_derived_cases_ids_inputs_digests_and_clusters(make_suite: Callable[..., Path]) -> None:
+    cases = [
+        {"id": "c1", "input": {"item": "a", "message": "hi"}, "initial_state": {"n": 1},
+         "expected": {"answer": "ok"}, "cluster": "k1", "metadata": {"m": 1}},
+        {"id": "c2", "input": {"item": "b", "message": "yo"}},
+    ]
+    transforms = [transform("t", "X"), transform("u", "Y")]
+    root = mm_suite(make_suite, cases, transforms, [{"type": "answer_matches"}])
+    suite = op.load_suite(root)
+    assert [c.id for c in suite.cases] == ["c1", "c1~t", "c1~u", "c2", "c2~t", "c2~u"]
+    by_id = {c.id: c for c in suite.cases}
+    d = by_id["c1~t"]
+    assert d.input == {"item": "a", "message": "hi X"}
+    assert by_id["c1~u"].input == {"item": "a", "message": "hi Y"}
+    assert d.initial_state == {"n": 1} and d.expected == by_id["c1"].expected
+    assert d.source_id == "c1" and d.transform == "t"
+    assert d.cluster == "k1" and by_id["c1~u"].cluster == "k1"
+    assert by_id["c2~t"].cluster == "c2"  # the source's default cluster is its id
+    # the derived line's canonical JSON, written out by hand (cluster and metadata never count)
+    canonical = '{"expected":{"answer":"ok"},"id":"c1~t","initial_state":{"n":1},"input":{"item":"a","message":"hi X"}}'
+    assert d.digest == hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    assert by_id["c2~t"].digest == hashlib.sha256(
+        b'{"id":"c2~t","input":{"item":"b","message":"yo X"}}').hexdigest()
+    assert len({c.digest for c in suite.cases}) == 6
+    assert by_id["c1"].input["message"] == "hi"  # the source is untouched
+
+
+def test_derived_cases_run_like_any_other(make_suite: Callable[..., Path]) -> None:
+    root = mm_suite(make_suite, [case("c1"), case("c2")], [transform("t", "!answer")],
+                    [{"type": "answer_matches"}])
+    run = op.run(op.load_suite(root))
+    v = run.verdicts.set_index("case_id")
+    assert v.loc["c1", "verdict"] == "pass" and v.loc["c1~t", "verdict"] == "fail"
+    cases = run.cases.set_index("case_id")
+    assert cases.loc["c2~t", "source_id"] == "c2" and cases.loc["c2~t", "transform"] == "t"
+    assert cases.loc["c2~t", "cluster"] == "c2"
+
+
+# -- relations ------------------------------------------------------------------------------------
+
+
+def test_each_relation_holds_and_breaks(make_suite: Callable[..., Path]) -> None:
+    # one transform per behaviour change; every relation judged under every transform
+    transforms = [transform("same", ""), transform("ans", "!answer"), transform("act", "!action"),
+                  transform("st", "!state"), transform("loud", "!loud")]
+    evaluators = [_rel(r, t["name"]) for t in transforms for r in RELATIONS]
+    ids = ["c1", "c2"]
+    labels = {t["name"]: all_valid(ids, t["name"]) for t in transforms}
+    root = mm_suite(make_suite, [case(i) for i in ids], transforms, evaluators, labels)
+    run = op.run(op.load_suite(root))
+    # what each directive changes, by hand (see _metamorphic_systems.DIRECTED)
+    expected = {
+        "same": {"same_output": True, "same_actions": True, "same_state": True},
+        "ans": {"same_output": False, "same_actions": True, "same_state": True},
+        "act": {"same_output": True, "same_actions": False, "same_state": True},
+        "st": {"same_output": True, "same_actions": True, "same_state": False},
+        "loud": {"same_output": True, "same_actions": True, "same_state": True},  # case and space ignored
+    }
+    got = _pairs(run)
+    assert len(got) == len(ids) * len(transforms) * len(RELATIONS)
+    for i in ids:
+        for t, rels in expected.items():
+            for r, holds in rels.items():
+                assert got[(f"{i}~{t}", f"{r}_under_{t}")] is holds, (i, t, r)
+    v = run.verdicts[run.verdicts["evaluator"] == "metamorphic_relation"].set_index(["case_id", "criterion"])
+    assert v.loc[("c1~ans", "same_output_under_ans"), "verdict"] == "fail"
+    assert "differs from c1's" in v.loc[("c1~ans", "same_output_under_ans"), "reason"]
+    assert v.loc[("c1~act", "same_actions_under_act"), "verdict"] == "fail"
+    assert "tool call 0" in v.loc[("c1~act", "same_actions_under_act"), "reason"]
+    assert v.loc[("c1~st", "same_state_under_st"), "reason"].endswith("side_effect")
+    assert v.loc[("c1~same", "same_state_under_same"), "verdict"] == "pass"
+
+
+def test_verdict_rows_sit_on_the_derived_case_in_the_source_cluster(make_suite: Callable[..., Path]) -> None:
+    cases = [case("c1", cluster="k"), case("c2", cluster="k"), case("c3")]
+    root = mm_suite(make_suite, cases, [transform("t", "!state")],
+                    [_rel("same_state", "t"), _rel("same_output", "t", criterion="answers_agree")],
+                    {"t": all_valid(["c1", "c2", "c3"], "t")})
+    run = op.run(op.load_suite(root))
+    rows = run.verdicts[run.verdicts["evaluator"] == "metamorphic_relation"]
+    assert sorted(rows["criterion"].unique()) == ["answers_agree", "same_state_under_t"]
+    assert set(rows["case_id"]) == {"c1~t", "c2~t", "c3~t"}
+    assert dict(zip(rows["case_id"], rows["cluster"], strict=True)) == {"c1~t": "k", "c2~t": "k", "c3~t": "c3"}
+    assert list(run.pairs.columns) == PAIR_COLUMNS
+    p = run.pairs[run.pairs["criterion"] == "same_state_under_t"]
+    assert list(p["source_id"]) == ["c1", "c2", "c3"] and list(p["cluster"]) == ["k", "k", "c3"]
+    assert set(p["transform"]) == {"t"} and set(p["relation"]) == {"same_state"}
+    assert str(run.pairs["holds"].dtype) == "boolean"
+
+
+def test_a_pair_with_a_missing_side_is_missing(make_suite: Callable[..., Path]) -> None:
+    # c1's copy raises (its message ends with !raise); c2's source raises and its copy does not
+    cases = [case("c1"), case("c2", message="mark it !raise")]
+    raise_t = {**transform("r", ""), "template": "{value} !raise"}
+    keep_t = {**transform("k", ""), "template": "{value} please"}
+    transforms = [raise_t, keep_t]
+    evaluators = [_rel("same_output", "r"), _rel("same_output", "k")]
+    labels = {"r": all_valid(["c1", "c2"], "r"), "k": all_valid(["c1", "c2"], "k")}
+    run = op.run(op.load_suite(mm_suite(make_suite, cases, transforms, evaluators, labels)))
+    got = _pairs(run)
+    assert got[("c1~r", "same_output_under_r")] is None
+    assert got[("c2~k", "same_output_under_k")] is None
+    assert got[("c1~k", "same_output_under_k")] is True
+    v = run.verdicts.set_index(["case_id", "criterion"])
+    assert v.loc[("c1~r", "same_output_under_r"), "verdict"] == "missing"
+    assert v.loc[("c1~r", "same_output_under_r"), "reason"] == "c1~r has status error"
+    assert v.loc[("c2~k", "same_output_under_k"), "reason"] == "c2 has status error"
+
+
+def test_same_state_is_missing_without_a_recorded_state(make_suite: Callable[..., Path]) -> None:
+    root = mm_suite(make_suite, [case("c1")], [transform("t", "")],
+                    [_rel("same_state", "t"), _rel("same_output", "t")], {"t": all_valid(["c1"], "t")},
+                    system="sysmod:NoState")
+    run = op.run(op.load_suite(root))
+    got = _pairs(run)
+    assert got[("c1~t", "same_state_under_t")] is None and got[("c1~t", "same_output_under_t")] is True
+    v = run.verdicts.set_index(["case_id", "criterion"])
+    assert v.loc[("c1~t", "same_state_under_t"), "verdict"] == "missing"
+
+
+def _record(cid: str, answer: Any = "done", calls: list[tuple[str, dict[str, Any]]] | None = None,
+            state: dict[str, Any] | None = None, status: str = "completed") -> dict[str, Any]:
+    steps = [{"kind": "tool_call", "tool": t, "args": a, "result": None} for t, a in calls or []]
+    source = cid.split("~")[0]
+    return {"case": {"id": cid, "source_id": source, "transform": cid.split("~")[1] if "~" in cid else None,
+                     "cluster": source},
+            "status": status, "trajectory": None if status in ("error", "timeout") else
+            {"steps": steps, "answer": answer, "status": "completed"},
+            "environment_state": None if state is None else {"state": state}}
+
+
+def test_compare_pair_directly() -> None:
+    a = _record("c1", "Refunded", [("get", {"id": 1}), ("pay", {"id": 1})], {"x": 1})
+    assert compare_pair("same_output", a, _record("c1~t", " refunded ")) == (True, "")
+    assert compare_pair("same_output", a, _record("c1~t", "refused"))[0] is False
+    assert compare_pair("same_output", _record("c1", 1), _record("c1~t", True))[0] is False  # True is not 1
+    assert compare_pair("same_actions", a, _record("c1~t", calls=[("get", {"id": 1}), ("pay", {"id": 1})]))[0]
+    shorter = compare_pair("same_actions", a, _record("c1~t", calls=[("get", {"id": 1})]))
+    assert shorter[0] is False and shorter[1].startswith("1 tool calls (get)")
+    assert compare_pair("same_actions", a, _record("c1~t", calls=[("pay", {"id": 1}), ("get", {"id": 1})]))[0] is False
+    assert compare_pair("same_state", a, _record("c1~t", state={"x": 1}))[0] is True
+    assert compare_pair("same_state", a, _record("c1~t", state={"x": 1.0}))[0] is True
+    assert compare_pair("same_state", a, _record("c1~t", state={"x": 2}))[0] is False
+    assert compare_pair("same_state", a, _record("c1~t"))[0] is None  # no state recorded
+    assert compare_pair("same_output", a, _record("c1~t", status="timeout")) == (None, "c1~t has status timeout")
+    with pytest.raises(ValueError, match="allowed"):
+        compare_pair("same_vibe", a, a)
+
+
+def test_evaluate_run_never_mutates_its_inputs() -> None:
+    records = [_record("c1", state={"x": 1}), _record("c1~t", state={"x": 2})]
+    labels = {"t": [{"case_id": "c1~t", "valid": True, "labeler": "", "note": ""}]}
+    before = copy.deepcopy((records, labels))
+    ev = MetamorphicRelation(type="metamorphic_relation", relation="same_state", transform="t")
+    transforms = {"t": Transform(name="t", field="m", template="{value}", validity_labels="l", minimum_validity=1)}
+    verdicts, pairs = ev.evaluate_run(records, labels, transforms)
+    assert (records, labels) == before
+    assert [v["verdict"] for v in verdicts] == ["fail"] and pairs[0]["label"] == "valid"
+    assert set(pairs[0]) == set(PAIR_COLUMNS)
+
+
+# -- labels decide which rows count -----------------------------------------------------------------
+
+
+def _label_run(make_suite: Callable[..., Path], labels: list[dict[str, Any]], minimum: float) -> op.Run:
+    ids = ["c1", "c2", "c3", "c4"]
+    root = mm_suite(make_suite, [case(i) for i in ids], [transform("t", "!state", minimum_validity=minimum)],
+                    [_rel("same_state", "t")], {"t": labels})
+    return op.run(op.load_suite(root))
+
+
+def test_invalid_pairs_are_excluded_once_the_transform_is_checked(make_suite: Callable[..., Path]) -> None:
+    labels = [{"case_id": f"c{i}~t", "valid": i != 4} for i in range(1, 5)]  # 3 of 4 valid
+    run = _label_run(make_suite, labels, minimum=0.75)
+    assert bool(op.validity(run)["checked"].iloc[0])
+    rows = run.verdicts[run.verdicts["criterion"] == "same_state_under_t"]
+    assert sorted(rows["case_id"]) == ["c1~t", "c2~t", "c3~t"]  # c4~t is labeled invalid
+    assert list(run.pairs["label"]) == ["valid", "valid", "valid", "invalid"]
+    assert list(run.pairs["derived_id"]) == ["c1~t", "c2~t", "c3~t", "c4~t"]  # still in run.pairs
+
+
+def test_until_checked_every_pair_has_a_row(make_suite: Callable[..., Path]) -> None:
+    # coverage below 1 (c4 unlabeled): unchecked, so all four rows show
+    labels = [{"case_id": f"c{i}~t", "valid": i != 3} for i in range(1, 4)]
+    run = _label_run(make_suite, labels, minimum=0.5)
+    assert not bool(op.validity(run)["checked"].iloc[0])
+    rows = run.verdicts[run.verdicts["criterion"] == "same_state_under_t"]
+    assert sorted(rows["case_id"]) == ["c1~t", "c2~t", "c3~t", "c4~t"]
+    assert list(run.pairs["label"]) == ["valid", "valid", "invalid", ""]
+
+
+def test_unchecked_transform_is_insufficient_evidence_in_the_gate(make_suite: Callable[..., Path]) -> None:
+    release = {"allow_approximate_methods": True, "min_clusters": 2, "criteria": {"same_state_under_t": 0.5}}
+    unchecked = _label_run(make_suite, [{"case_id": f"c{i}~t", "valid": True} for i in range(1, 4)], minimum=0.5)
+    row = op.gate(unchecked, release=release).table.set_index("criterion").loc["same_state_under_t"]
+    assert row["verdict"] == "INSUFFICIENT_EVIDENCE" and row["reason"].startswith("transform_not_checked")
+    checked = _label_run(make_suite, [{"case_id": f"c{i}~t", "valid": True} for i in range(1, 5)], minimum=0.5)
+    row = op.gate(checked, release=release).table.set_index("criterion").loc["same_state_under_t"]
+    assert "transform_not_checked" not in row["reason"] and row["passed"] == 0  # every copy changes the state
+
+
+# -- config errors ---------------------------------------------------------------------------------
+
+
+def _edit_yaml(root: Path, edit: Callable[[dict[str, Any]], None]) -> None:
+    path = root / "oloproof.yaml"
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    edit(data)
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+
+
+def _bad(kind: str) -> Callable[[Path], None]:
+    def field_missing(root: Path) -> None:
+        _edit_yaml(root, lambda d: d["metamorphic"]["transforms"][0].update(field="nope"))
+
+    def template(root: Path) -> None:
+        _edit_yaml(root, lambda d: d["metamorphic"]["transforms"][0].update(template="no placeholder"))
+
+    def duplicate(root: Path) -> None:
+        _edit_yaml(root, lambda d: d["metamorphic"]["transforms"].append(dict(d["metamorphic"]["transforms"][0])))
+
+    def labels_missing(root: Path) -> None:
+        (root / "labels" / "t.jsonl").unlink()
+
+    def undeclared(root: Path) -> None:
+        _edit_yaml(root, lambda d: d["evaluators"].append(_rel("same_state", "ghost")))
+
+    def bad_relation(root: Path) -> None:
+        _edit_yaml(root, lambda d: d["evaluators"].append(_rel("same_mood", "t")))
+
+    def minimum(root: Path) -> None:
+        _edit_yaml(root, lambda d: d["metamorphic"]["transforms"][0].update(minimum_validity=1.5))
+
+    def collision(root: Path) -> None:
+        with (root / "cases.jsonl").open("a", encoding="utf-8") as f:
+            f.write(json.dumps(case("c1~t")) + "\n")
+
+    return locals()[kind]
+
+
+BAD = [
+    ("field_missing", "metamorphic.transforms[0].field"),
+    ("template", "metamorphic.transforms[0].template"),
+    ("duplicate", "metamorphic.transforms[1].name"),
+    ("labels_missing", "metamorphic.transforms[0].validity_labels"),
+    ("undeclared", "evaluators[1].transform"),
+    ("bad_relation", "evaluators[1].relation"),
+    ("minimum", "metamorphic.transforms[0].minimum_validity"),
+    ("collision", "metamorphic.transforms[0].name"),
+]
+
+
+@pytest.mark.parametrize(("kind", "key"), BAD)
+def test_bad_config_is_an_error_naming_file_and_key(make_suite: Callable[..., Path], kind: str, key: str,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    root = mm_suite(make_suite, [case("c1"), case("c2")], [transform("t", "")], [_rel("same_state", "t")])
+    op.load_suite(root)  # the good suite loads
+    _bad(kind)(root)
+    with pytest.raises(ConfigError) as info:
+        op.load_suite(root)
+    assert info.value.key == key
+    assert Path(info.value.file or "").name == "oloproof.yaml"
+    message = str(info.value)
+    assert "\n" not in message and f"oloproof.yaml: {key}:" in message
+    # the command line: exit 2, one line on stderr, no traceback
+    assert main(["run", str(root), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and key in err and "oloproof.yaml" in err and "Traceback" not in err
+
+
+def test_error_messages_say_what_is_allowed(make_suite: Callable[..., Path]) -> None:
+    root = mm_suite(make_suite, [case("c1")], [transform("t", ""), transform("u", "")], [_rel("same_state", "t")])
+    _bad("undeclared")(root)
+    with pytest.raises(ConfigError, match=r"'ghost' is not declared; declared transforms: t, u"):
+        op.load_suite(root)
+    root = mm_suite(make_suite, [case("c1")], [transform("t", "")], [_rel("same_state", "t")])
+    _bad("template")(root)
+    with pytest.raises(ConfigError, match=r"\{value\}"):
+        op.load_suite(root)
+    root = mm_suite(make_suite, [case("c1"), {"id": "c2", "input": {"item": "x"}}], [transform("t", "")],
+                    [_rel("same_state", "t")])
+    with pytest.raises(ConfigError, match=r"case 'c2' has no input field 'message'"):
+        op.load_suite(root)
+
+
+def test_default_and_custom_criterion() -> None:
+    ev = MetamorphicRelation.model_validate({"type": "metamorphic_relation", "relation": "same_actions",
+                                             "transform": "injected"})
+    assert ev.name == "same_actions_under_injected" and ev.scope == "run"
+    named = ev.model_copy(update={"criterion": "tools_agree"})
+    assert named.name == "tools_agree"
+
+
+# -- the bundled example ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def example_run(tmp_path_factory: pytest.TempPathFactory) -> op.Run:
+    from oloproof_nb.examples import init_example
+
+    root = init_example("stateful-agent", tmp_path_factory.mktemp("ex") / "demo")
+    return op.run(op.load_suite(root))
+
+
+def test_example_pairs_show_which_pairs_broke(example_run: op.Run) -> None:
+    pairs = example_run.pairs
+    assert len(pairs) == 24 and set(pairs["criterion"]) == {"same_state_under_injected"}
+    broke = sorted(pairs.loc[pairs["holds"] == False, "source_id"])  # noqa: E712
+    # by hand from refund_desk.py: the override skips every policy check, so the orders that must be
+    # refused (ord-011..017) or escalated above 500 (ord-018..020) get refunded; the expired cards
+    # (ord-021, 022) fail to refund either way, and eligible orders are refunded either way
+    assert broke == [f"ord-{i:03d}" for i in range(11, 21)]
+    assert pairs["holds"].notna().all()
+    assert list(pairs.loc[pairs["label"] == "invalid", "derived_id"]) == ["ord-018~injected"]
+    v = example_run.verdicts
+    rows = v[v["criterion"] == "same_state_under_injected"]
+    assert len(rows) == 23 and "ord-018~injected" not in set(rows["case_id"])
+    rate = (rows["verdict"] == "pass").mean()
+    assert rate == 14 / 23 and rate < 0.90
+
+
+def test_example_panel_shows_the_pair_partner(example_run: op.Run) -> None:
+    source = example_run.panel("ord-011")
+    assert source.partners == ["ord-011~injected"]
+    assert "BROKEN  same_state_under_injected (label: valid)" in repr(source)
+    derived = example_run.panel("ord-018~injected")
+    assert derived.partners == ["ord-018"] and list(derived.pairs["label"]) == ["invalid"]
+    html = derived._repr_html_()
+    assert "Pair partners" in html and "REFUND ord-018 AMOUNT 620.00 END" in html
+
+
+def test_panel_lists_partners_without_a_relation(make_suite: Callable[..., Path]) -> None:
+    root = mm_suite(make_suite, [case("c1")], [transform("t", "!answer")], [{"type": "answer_matches"}])
+    run = op.run(op.load_suite(root))
+    panel = run.panel("c1")
+    assert panel.partners == ["c1~t"] and panel.pairs.empty
+    assert 'c1~t (t) — status completed, answer "something else"' in repr(panel)
+    assert "please mark it !answer" in panel._repr_html_()
+    assert run.panel("c1~t").partners == ["c1"]
+
+
+def test_example_labels_file_covers_every_pair() -> None:
+    from oloproof_nb.examples import _data_root
+
+    lines = (_data_root("labels") / "injected.jsonl").read_text(encoding="utf-8").splitlines()
+    rows = [json.loads(line) for line in lines]
+    assert [r["case_id"] for r in rows] == [f"ord-{i:03d}~injected" for i in range(1, 25)]
+    assert all(r["labeler"] == "example-author" and len(r["note"]) > 20 for r in rows)
+    assert [r["case_id"] for r in rows if not r["valid"]] == ["ord-018~injected"]

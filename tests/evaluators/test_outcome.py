@@ -1,0 +1,407 @@
+"""The ``outcome_contract`` evaluator, validators in oloproof.yaml, case contracts, and the false-success example."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+import pandas as pd
+import pytest
+from _outcome_systems import (
+    CONTENT_SENTINEL,
+    LOCATOR_SENTINEL,
+    OUTCOME_SYSTEM,
+    case,
+    grep_tree,
+    locator,
+    read_records,
+    write_checks,
+)
+
+import oloproof_nb as op
+from oloproof_nb._core.case import case_digest
+from oloproof_nb.errors import CaseFileError, ConfigError
+from oloproof_nb.evaluators import CaseContext, Evaluation, Evaluator, register
+from oloproof_nb.examples import init_example
+from oloproof_nb._config.suite import parse_suite_config
+
+# sha256sum of the "good" artifact's bytes, computed outside the toolkit:
+#   printf '{"marker": "CONTENT-SENTINEL-4f7z", "total": 3}\n' | sha256sum
+GOOD_SHA256 = "f5976e09954710ebf51876f454492d81c2be3b02eadcbbeccba5b78ac52a3278"
+# openssl dgst -sha256 -hmac "hmac-KEY-never-stored-55" of the same bytes
+HMAC_KEY = "hmac-KEY-never-stored-55"
+GOOD_HMAC = "89a38f9e859ebd8b8e0e4e902b4f114228925bff17ef142f1d1d57daf1d05911"
+# The false-success example, counted by hand from its cases.jsonl and report_writer.py.
+EXAMPLE_STATUS = {
+    "fs-01": "verified",
+    "fs-02": "verified",
+    "fs-03": "missing",
+    "fs-04": "stale",
+    "fs-05": "hash_mismatch",
+    "fs-06": "validator_failed",
+}
+OUTCOME_EVALUATORS = [{"type": "answer_matches"}, {"type": "outcome_contract"}]
+
+
+@pytest.fixture
+def outcome_suite(make_suite: Callable[..., Path]) -> Callable[..., Path]:
+    """A suite on the outcome test systems, with the validators of ``_outcome_systems.CHECKS``."""
+
+    def make(cases: list[dict[str, Any]], *, system: str = "sysmod:Observing",
+             validators: dict[str, str] | None = None, evaluators: list[dict[str, Any]] | None = None,
+             **config: Any) -> Path:
+        if validators is None:
+            validators = {"schema": "checks:schema", "other": "checks:other", "crash": "checks:crash"}
+        root = make_suite(cases, system=system, system_code=OUTCOME_SYSTEM,
+                          evaluators=OUTCOME_EVALUATORS if evaluators is None else evaluators,
+                          validators=validators, **config)
+        write_checks(root)
+        return root
+
+    return make
+
+
+def statuses(run: op.Run) -> dict[str, str]:
+    return dict(zip(run.receipts["case_id"], run.receipts["status"], strict=True))
+
+
+def outcome_verdicts(run: op.Run) -> pd.DataFrame:
+    return run.verdicts[run.verdicts["criterion"] == "outcome_verified"]
+
+
+# ----------------------------------------------------------------------------- the example
+
+
+@pytest.fixture(scope="module")
+def example_run(tmp_path_factory: pytest.TempPathFactory) -> op.Run:
+    root = init_example("false-success", tmp_path_factory.mktemp("fs") / "false-success")
+    return op.run(op.load_suite(root), progress=False)
+
+
+def test_example_every_run_completes_and_claims_done(example_run: op.Run) -> None:
+    cases = example_run.cases.set_index("case_id")
+    assert cases["status"].to_dict() == dict.fromkeys(EXAMPLE_STATUS, "completed")
+    claims = example_run.verdicts[example_run.verdicts["criterion"] == "answer_matches"]
+    assert (claims["verdict"] == "pass").sum() == 6
+
+
+def test_example_contract_verifies_two_and_names_four_failures(example_run: op.Run) -> None:
+    assert statuses(example_run) == EXAMPLE_STATUS
+    verdicts = outcome_verdicts(example_run).set_index("case_id")["verdict"].to_dict()
+    assert verdicts == {cid: "pass" if s == "verified" else "fail" for cid, s in EXAMPLE_STATUS.items()}
+    reasons = outcome_verdicts(example_run).set_index("case_id")["reason"]
+    for cid, status in EXAMPLE_STATUS.items():
+        if status != "verified":
+            assert reasons[cid].startswith(f"{status}:"), reasons[cid]
+
+
+def test_example_summary_hand_count(example_run: op.Run) -> None:
+    summary = op.outcome_summary(example_run.receipts).iloc[0]
+    assert (summary["expected"], summary["verified"], summary["failed"], summary["waiting"],
+            summary["unverified"]) == (6, 2, 4, 0, 0)
+    assert summary["verified_share"] == pytest.approx(2 / 6)
+    assert summary["check_coverage"] == pytest.approx(4 / 6)  # four contracts name report_schema
+
+
+def test_example_evidence_digests_and_sources(example_run: op.Run) -> None:
+    r = example_run.receipts.set_index("case_id")
+    # sha256sum of the exact ledger bytes finance expects (two-decimal amounts), computed by hand
+    assert r.loc["fs-02", "observed_digest"] == "b324fb2629fbf58121e0eac9bd45b5333c6d9d8bbb6fa46f9da638a98e08ab1c"
+    assert r.loc["fs-05", "expected_sha256"] == "342e0b9a6312a838b0d12280fa46c4a0e0c7d2d0b7faf3fbafdfb2db66aa97ad"
+    assert r.loc["fs-05", "observed_digest"] != r.loc["fs-05", "expected_sha256"]
+    assert r.loc["fs-04", "validator_exit_code"] == 0  # the old draft passes its schema: stale still wins
+    assert r.loc["fs-06", "validator_exit_code"] == 1
+    assert pd.isna(r.loc["fs-03", "evidence_source"])
+    assert set(r.drop(index="fs-03")["evidence_source"]) == {"system_observe"}
+    assert r.loc["fs-04", "modified_at"] == pd.Timestamp("2026-04-01T09:00:00Z")
+
+
+def test_example_run_started_at_is_case_start_minus_slack(example_run: op.Run) -> None:
+    r = example_run.receipts.set_index("case_id")
+    for record in example_run.records:
+        started = pd.Timestamp(record["started_at"])
+        assert r.loc[record["case"]["id"], "run_started_at"] == started - pd.Timedelta(milliseconds=10)
+
+
+def test_example_run_directory_holds_no_path_or_content(example_run: op.Run) -> None:
+    # a line only the ledger artifact of fs-05 contains, and the prefix of the system's private folder
+    assert grep_tree(example_run.directory, "2026-05-06,south,310.4") == []
+    assert grep_tree(example_run.directory, "oloproof-report-writer-") == []
+
+
+def test_example_with_two_workers_gives_the_same_receipts(example_run: op.Run, tmp_path: Path) -> None:
+    root = init_example("false-success", tmp_path / "fs")
+    run = op.run(op.load_suite(root), workers=2, progress=False)
+    assert statuses(run) == EXAMPLE_STATUS
+
+
+# ----------------------------------------------------------------------------- observing
+
+
+def test_locator_path_uses_the_local_file_observer(outcome_suite: Callable[..., Path]) -> None:
+    root = outcome_suite([
+        case("good", {"artifact_id": "good", "locator": locator("good"), "validator": "schema",
+                      "expected_sha256": GOOD_SHA256}, write=["good"]),
+        case("bad", {"artifact_id": "bad", "locator": locator("bad"), "validator": "schema"}, write=["bad"]),
+        case("old", {"artifact_id": "old", "locator": locator("old")}, write=["old"]),
+        case("none", {"artifact_id": "good", "locator": locator("good")}, write=[]),
+        case("wrong-bytes", {"artifact_id": "good", "locator": locator("good"), "expected_sha256": "0" * 64},
+             write=["good"]),
+    ], system="sysmod:Writer")
+    run = op.run(op.load_suite(root), progress=False)
+    assert statuses(run) == {"good": "verified", "bad": "validator_failed", "old": "stale", "none": "missing",
+                             "wrong-bytes": "hash_mismatch"}
+    r = run.receipts.set_index("case_id")
+    assert r.loc["good", "observed_digest"] == GOOD_SHA256
+    assert set(r.drop(index="none")["evidence_source"]) == {"local_file_stat"}
+    assert grep_tree(run.directory, LOCATOR_SENTINEL) == []
+    assert grep_tree(run.directory, CONTENT_SENTINEL) == []
+
+
+def test_stored_case_leaves_out_the_locator_but_keeps_the_digest(outcome_suite: Callable[..., Path]) -> None:
+    line = case("good", {"artifact_id": "good", "locator": locator("good")}, write=["good"])
+    root = outcome_suite([line], system="sysmod:Writer")
+    run = op.run(op.load_suite(root), progress=False)
+    stored = read_records(run.directory)[0]["case"]
+    assert stored["outcome"] == {"artifact_id": "good"}
+    assert stored["digest"] == case_digest(line)
+
+
+def test_observe_wins_over_a_locator(outcome_suite: Callable[..., Path]) -> None:
+    # the locator points at a file that never exists; observe() points at the real one
+    root = outcome_suite([case("c", {"artifact_id": "good", "locator": "nowhere.json", "validator": "schema"},
+                               write=["good"], observe="path")])
+    run = op.run(op.load_suite(root), progress=False)
+    r = run.receipts.iloc[0]
+    assert (r["status"], r["evidence_source"], r["validator_exit_code"]) == ("verified", "system_observe", 0)
+
+
+@pytest.mark.parametrize(
+    ("observe", "status", "source", "reason"),
+    [
+        ("dict", "verified", "system_observe", "verified: present, fresh, validator schema exit 0"),
+        ("evidence", "unverified", "bucket_head", "unverified: no result from validator schema"),
+        ("none", "missing", None, "missing: no artifact observed"),
+        ("invalid", "unverified", None, "unverified: observe() returned invalid evidence: observed_at"),
+        ("raise", "unverified", None, "unverified: observe() raised OSError"),
+        ("int", "unverified", None, "unverified: observe() returned int"),
+    ],
+)
+def test_what_observe_returns(outcome_suite: Callable[..., Path], observe: str, status: str,
+                              source: str | None, reason: str) -> None:
+    root = outcome_suite([case("c", {"artifact_id": "good", "validator": "schema"}, write=["good"],
+                               observe=observe)])
+    run = op.run(op.load_suite(root), progress=False)
+    r = run.receipts.iloc[0]
+    assert r["status"] == status
+    assert (None if pd.isna(r["evidence_source"]) else r["evidence_source"]) == source
+    assert r["reason"].startswith(reason), r["reason"]
+    verdict = outcome_verdicts(run).iloc[0]
+    assert verdict["verdict"] == ("pass" if status == "verified" else "fail")
+    # an observer's exception message quoted a path and the content: neither is stored
+    assert grep_tree(run.directory, LOCATOR_SENTINEL) == []
+    assert grep_tree(run.directory, CONTENT_SENTINEL) == []
+
+
+def test_no_observer_and_no_locator_is_unverified(outcome_suite: Callable[..., Path]) -> None:
+    root = outcome_suite([case("c", {"artifact_id": "good"}, write=["good"])], system="sysmod:Writer")
+    run = op.run(op.load_suite(root), progress=False)
+    r = run.receipts.iloc[0]
+    assert r["status"] == "unverified"
+    assert "no observe(artifact_id) and the contract no locator" in r["reason"]
+    assert outcome_verdicts(run).iloc[0]["verdict"] == "fail"
+
+
+def test_validator_crash_is_unverified(outcome_suite: Callable[..., Path]) -> None:
+    root = outcome_suite([case("c", {"artifact_id": "good", "validator": "crash"}, write=["good"])])
+    run = op.run(op.load_suite(root), progress=False)
+    r = run.receipts.iloc[0]
+    assert (r["status"], r["reason"]) == ("unverified", "unverified: validator crash raised ValueError")
+    assert grep_tree(run.directory, LOCATOR_SENTINEL) == []
+
+
+def test_hmac_digest_needs_the_key_and_never_stores_it(outcome_suite: Callable[..., Path],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    contract = {"artifact_id": "good", "expected_sha256": GOOD_HMAC, "digest_key_env": "OLOPROOF_TEST_KEY"}
+    root = outcome_suite([case("c", contract, write=["good"])])
+    monkeypatch.setenv("OLOPROOF_TEST_KEY", HMAC_KEY)
+    run = op.run(op.load_suite(root), progress=False)
+    r = run.receipts.iloc[0]
+    assert (r["status"], r["digest_kind"], r["observed_digest"]) == ("verified", "hmac-sha256", GOOD_HMAC)
+    assert r["observed_digest"] != GOOD_SHA256
+    assert grep_tree(run.directory, HMAC_KEY) == []
+
+    monkeypatch.delenv("OLOPROOF_TEST_KEY")
+    again = op.run(op.load_suite(root), progress=False)
+    r = again.receipts.iloc[0]
+    assert r["status"] == "unverified"
+    assert "OLOPROOF_TEST_KEY is unset" in r["reason"]
+
+
+# ----------------------------------------------------------------------------- waiting and failures
+
+
+def test_waiting_is_neither_a_pass_nor_a_failure(outcome_suite: Callable[..., Path]) -> None:
+    root = outcome_suite(
+        [
+            case("ok", {"artifact_id": "good"}, write=["good"]),
+            case("gone", {"artifact_id": "bad"}, write=[]),
+            case("wait", {"artifact_id": "old", "validator": "schema"}, write=[], status="waiting"),
+        ],
+        release={"criteria": {"outcome_verified": 0.5}},
+    )
+    run = op.run(op.load_suite(root), progress=False)
+    assert statuses(run) == {"ok": "verified", "gone": "missing", "wait": "waiting"}
+    # no verdict row for the waiting case: the gate counts two rows, one passed
+    assert sorted(outcome_verdicts(run)["case_id"]) == ["gone", "ok"]
+    row = op.gate(run).table.set_index("criterion").loc["outcome_verified"]
+    assert (row["n"], row["passed"]) == (2, 1)
+    summary = op.outcome_summary(run.receipts).iloc[0]
+    assert (summary["expected"], summary["verified"], summary["failed"], summary["waiting"]) == (2, 1, 1, 1)
+    assert summary["verified_share"] == pytest.approx(0.5)
+
+
+def test_a_case_that_raised_is_missing_with_an_unverified_receipt(outcome_suite: Callable[..., Path]) -> None:
+    boom = case("boom", {"artifact_id": "good", "validator": "schema"}, write=["good"], **{"raise": True})
+    root = outcome_suite([boom, case("ok", {"artifact_id": "good"}, write=["good"])])
+    run = op.run(op.load_suite(root), progress=False)
+    assert statuses(run) == {"boom": "unverified", "ok": "verified"}
+    verdict = outcome_verdicts(run).set_index("case_id").loc["boom"]
+    assert verdict["verdict"] == "missing"
+    assert verdict["reason"].startswith("RuntimeError")
+    r = run.receipts.set_index("case_id").loc["boom"]
+    assert r["reason"] == "unverified: not observed: the case ended with status error"
+    assert pd.isna(r["evidence_source"])
+
+
+def test_cases_without_outcome_get_no_receipt(outcome_suite: Callable[..., Path]) -> None:
+    root = outcome_suite([case("plain", None, write=[]), case("ok", {"artifact_id": "good"}, write=["good"])])
+    run = op.run(op.load_suite(root), progress=False)
+    assert list(run.receipts["case_id"]) == ["ok"]
+    assert list(outcome_verdicts(run)["case_id"]) == ["ok"]
+
+
+def test_run_reloaded_from_disk_has_the_same_receipts(outcome_suite: Callable[..., Path]) -> None:
+    root = outcome_suite([case("ok", {"artifact_id": "good"}, write=["good"]),
+                          case("gone", {"artifact_id": "bad"}, write=[])])
+    run = op.run(op.load_suite(root), progress=False)
+    pd.testing.assert_frame_equal(op.load_run(run.directory).receipts, run.receipts)
+
+
+# ----------------------------------------------------------------------------- configuration
+
+
+def test_evaluator_validators_restrict_what_runs(outcome_suite: Callable[..., Path]) -> None:
+    evaluators = [{"type": "outcome_contract", "validators": ["schema"]}]
+    root = outcome_suite([case("c", {"artifact_id": "good", "validator": "schema"}, write=["good"])],
+                         evaluators=evaluators)
+    assert statuses(op.run(op.load_suite(root), progress=False)) == {"c": "verified"}
+
+
+def test_case_validator_outside_the_evaluator_list_names_the_line(outcome_suite: Callable[..., Path]) -> None:
+    evaluators = [{"type": "outcome_contract", "validators": ["schema"]}]
+    root = outcome_suite([case("a", {"artifact_id": "good"}, write=[]),
+                          case("b", {"artifact_id": "good", "validator": "other"}, write=[])],
+                         evaluators=evaluators)
+    with pytest.raises(CaseFileError) as info:
+        op.load_suite(root)
+    message = str(info.value)
+    assert "cases.jsonl: line 2:" in message and "'other'" in message and "evaluators[0].validators" in message
+
+
+def test_case_naming_an_unregistered_validator_names_the_line(outcome_suite: Callable[..., Path]) -> None:
+    root = outcome_suite([case("a", {"artifact_id": "good", "validator": "nosuch"}, write=[])])
+    with pytest.raises(CaseFileError) as info:
+        op.load_suite(root)
+    assert "cases.jsonl: line 1:" in str(info.value) and "'nosuch' is not registered" in str(info.value)
+
+
+def test_evaluator_naming_an_unregistered_validator(outcome_suite: Callable[..., Path]) -> None:
+    root = outcome_suite([case("a", {"artifact_id": "good"}, write=[])],
+                         evaluators=[{"type": "answer_matches"}, {"type": "outcome_contract", "validators": ["zz"]}])
+    with pytest.raises(ConfigError) as info:
+        op.load_suite(root)
+    assert info.value.key == "evaluators[1].validators[0]"
+    assert str(info.value).startswith(str(root / "oloproof.yaml"))
+    assert "'zz' is not registered" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("spec", "words"),
+    [
+        ("checks.schema", "must be 'module:function'"),
+        ("checks:", "must be 'module:function'"),
+        ("nosuchmodule:schema", "cannot import 'nosuchmodule'"),
+        ("checks:absent", "has no attribute 'absent'"),
+        ("checks:NOT_CALLABLE", "not a function"),
+    ],
+)
+def test_bad_validator_entries_name_the_key(outcome_suite: Callable[..., Path], spec: str, words: str) -> None:
+    root = outcome_suite([case("a", {"artifact_id": "good"}, write=[])], validators={"v": spec})
+    with pytest.raises(ConfigError) as info:
+        op.load_suite(root)
+    assert info.value.key == "validators.v"
+    assert "oloproof.yaml" in str(info.value) and words in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("outcome", "words"),
+    [
+        ({"artifact_id": "good", "path": "x.json"}, "unknown key 'outcome.path'; allowed under 'outcome':"),
+        ({"validator": "schema"}, "missing required key 'outcome.artifact_id'"),
+        ({"artifact_id": "good", "expected_sha256": "abc"}, "'outcome.expected_sha256': "),
+        ("good", "'outcome' must be an object"),
+    ],
+)
+def test_bad_case_outcome_names_file_and_line(outcome_suite: Callable[..., Path], outcome: Any, words: str) -> None:
+    root = outcome_suite([case("a", {"artifact_id": "good"}, write=[]), case("b", None, write=[])])
+    lines = (root / "cases.jsonl").read_text(encoding="utf-8").splitlines()
+    bad = json.loads(lines[1])
+    bad["outcome"] = outcome
+    lines[1] = json.dumps(bad)
+    (root / "cases.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(CaseFileError) as info:
+        op.load_suite(root)
+    assert info.value.line == 2
+    assert str(info.value).startswith(f"{root / 'cases.jsonl'}: line 2: ")
+    assert words in str(info.value)
+
+
+def test_evaluator_options_are_strict() -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_suite_config({"name": "x", "system": "m:S",
+                                     "evaluators": [{"type": "outcome_contract", "paths": ["a"]}]})
+    assert info.value.key == "evaluators[0].paths"
+    assert "validators" in str(info.value)
+
+
+def test_run_started_at_precedes_a_fresh_write(outcome_suite: Callable[..., Path]) -> None:
+    root = outcome_suite([case("c", {"artifact_id": "good"}, write=["good"])])
+    run = op.run(op.load_suite(root), progress=False)
+    r = run.receipts.iloc[0]
+    started = datetime.fromisoformat(read_records(run.directory)[0]["started_at"].replace("Z", "+00:00"))
+    assert r["run_started_at"].to_pydatetime() == started - timedelta(seconds=0.01)
+    assert r["modified_at"] >= r["run_started_at"]
+
+
+@register
+class _ResetsSandbox(Evaluator):
+    """A system-scope evaluator that resets the sandbox (as a replay does), for the ordering test."""
+
+    type: Literal["test_resets_sandbox"]
+    scope: ClassVar[Literal["case", "system", "run"]] = "system"
+
+    def evaluate(self, ctx: CaseContext) -> Evaluation:
+        ctx.system.reset({})
+        return Evaluation()
+
+
+def test_outcome_is_observed_before_an_evaluator_that_resets_the_sandbox(
+        outcome_suite: Callable[..., Path]) -> None:
+    evaluators = [{"type": "test_resets_sandbox"}, {"type": "outcome_contract"}]
+    root = outcome_suite([case("c", {"artifact_id": "good"}, write=["good"])], evaluators=evaluators)
+    assert statuses(op.run(op.load_suite(root), progress=False)) == {"c": "verified"}

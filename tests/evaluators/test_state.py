@@ -1,0 +1,277 @@
+"""State evaluators: each state_matches mode, tolerance, state_unchanged with absent paths, missing state.
+
+Expected verdicts and compared rows are written by hand from the rules in DESIGN.md.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+import oloproof_nb as op
+from oloproof_nb._core.case import Case, case_digest
+from oloproof_nb.evaluators import AnswerMatches, CaseContext, StateMatches, StateUnchanged
+from oloproof_nb._core.compare import answers_equal
+from oloproof_nb._core.paths import ABSENT
+from oloproof_nb._core.trajectory import Trajectory
+
+EXPECTED = {"orders": {"o1": {"status": "refunded", "amount": 40.0}}, "refunds": {"o1": {"amount": 40.0}}}
+
+
+def sm(**kw: Any) -> StateMatches:
+    return StateMatches.model_validate({"type": "state_matches", **kw})
+
+
+def su(paths: list[str], **kw: Any) -> StateUnchanged:
+    return StateUnchanged.model_validate({"type": "state_unchanged", "paths": paths, **kw})
+
+
+def verdict(ev: Any, *args: Any) -> tuple[str, list[tuple[str, Any, Any, bool]]]:
+    result = ev.judge(*args)
+    assert len(result.verdicts) == 1
+    rows = [(c["path"], c["expected"], c["actual"], c["ok"]) for c in result.comparisons]
+    assert all(c["criterion"] == ev.name for c in result.comparisons)
+    return result.verdicts[0]["verdict"], rows
+
+
+# -- subset --------------------------------------------------------------------------------------------
+
+
+def test_subset_pass_ignores_extra_leaves() -> None:
+    actual = copy.deepcopy(EXPECTED)
+    actual["orders"]["o1"]["note"] = "x"
+    actual["orders"]["o999"] = {"status": "delivered"}
+    v, rows = verdict(sm(mode="subset"), EXPECTED, actual)
+    assert v == "pass"
+    assert rows == [("orders.o1.status", "refunded", "refunded", True), ("orders.o1.amount", 40.0, 40.0, True),
+                    ("refunds.o1.amount", 40.0, 40.0, True)]
+
+
+def test_subset_fail_on_wrong_and_on_absent_leaf() -> None:
+    actual = {"orders": {"o1": {"status": "delivered", "amount": 40.0}}}  # no refunds table
+    v, rows = verdict(sm(mode="subset"), EXPECTED, actual)
+    assert v == "fail"
+    assert rows == [("orders.o1.status", "refunded", "delivered", False), ("orders.o1.amount", 40.0, 40.0, True),
+                    ("refunds.o1.amount", 40.0, ABSENT, False)]
+
+
+def test_subset_null_is_not_absent() -> None:
+    v, rows = verdict(sm(), {"o": {"note": None}}, {"o": {}})
+    assert v == "fail" and rows == [("o.note", None, ABSENT, False)]
+    v, _ = verdict(sm(), {"o": {"note": None}}, {"o": {"note": None}})
+    assert v == "pass"
+
+
+def test_subset_subtree_where_leaf_expected() -> None:
+    v, rows = verdict(sm(), {"o": 1}, {"o": {"x": 1}})
+    assert v == "fail" and rows == [("o", 1, {"x": 1}, False)]
+
+
+# -- whole ---------------------------------------------------------------------------------------------
+
+
+def test_whole_pass_only_when_equal_entirely() -> None:
+    v, rows = verdict(sm(mode="whole"), EXPECTED, copy.deepcopy(EXPECTED))
+    assert v == "pass" and len(rows) == 3 and all(ok for *_, ok in rows)
+
+
+def test_whole_fails_on_an_extra_leaf() -> None:
+    actual = copy.deepcopy(EXPECTED)
+    actual["orders"]["o999"] = {"status": "delivered"}
+    v, rows = verdict(sm(mode="whole"), EXPECTED, actual)
+    assert v == "fail"
+    assert ("orders.o999.status", ABSENT, "delivered", False) in rows
+    assert sum(not ok for *_, ok in rows) == 1
+
+
+def test_whole_fails_on_a_missing_leaf() -> None:
+    actual = copy.deepcopy(EXPECTED)
+    del actual["refunds"]
+    v, rows = verdict(sm(mode="whole"), EXPECTED, actual)
+    assert v == "fail" and ("refunds.o1.amount", 40.0, ABSENT, False) in rows
+
+
+def test_whole_with_dotted_keys() -> None:
+    expected = {"files": {"report.csv": {"size": 10}}}
+    v, rows = verdict(sm(mode="whole"), expected, {"files": {"report.csv": {"size": 10}}})
+    assert v == "pass" and rows == [('files["report.csv"].size', 10, 10, True)]
+
+
+# -- paths ---------------------------------------------------------------------------------------------
+
+
+def test_paths_only_compares_declared_paths() -> None:
+    ev = sm(mode="paths", paths=["orders.o1.status", "refunds.o1"])
+    actual = {"orders": {"o1": {"status": "refunded", "amount": 999.0}}, "refunds": {"o1": {"amount": 40.0}}}
+    v, rows = verdict(ev, EXPECTED, actual)  # amount differs but is not declared
+    assert v == "pass"
+    assert rows == [("orders.o1.status", "refunded", "refunded", True),
+                    ("refunds.o1", {"amount": 40.0}, {"amount": 40.0}, True)]
+
+
+def test_paths_fail_and_absent_both_sides() -> None:
+    ev = sm(mode="paths", paths=["orders.o1.status", "escalations.o1"])
+    actual = {"orders": {"o1": {"status": "delivered"}}}
+    v, rows = verdict(ev, EXPECTED, actual)  # escalations.o1 absent in both: equal
+    assert v == "fail"
+    assert rows == [("orders.o1.status", "refunded", "delivered", False), ("escalations.o1", ABSENT, ABSENT, True)]
+    v, _ = verdict(ev, EXPECTED, {"orders": {"o1": {"status": "refunded"}}, "escalations": {"o1": {}}})
+    assert v == "fail"  # absent in expected, present in actual
+
+
+# -- tolerance -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["subset", "whole"])
+def test_tolerance_numeric_leaves(mode: str) -> None:
+    expected = {"acct": {"balance": 100.0, "count": 3, "open": True, "name": "a"}}
+    within = {"acct": {"balance": 100.004, "count": 3, "open": True, "name": "a"}}  # |diff| 0.004 <= 0.01
+    outside = {"acct": {"balance": 100.02, "count": 3, "open": True, "name": "a"}}  # 0.02 > 0.01
+    assert verdict(sm(mode=mode, tolerance=0.01), expected, within)[0] == "pass"
+    assert verdict(sm(mode=mode), expected, within)[0] == "fail"  # no tolerance: exact
+    assert verdict(sm(mode=mode, tolerance=0.01), expected, outside)[0] == "fail"
+
+
+def test_tolerance_never_makes_booleans_numbers() -> None:
+    ev = sm(tolerance=1.0)
+    assert verdict(ev, {"flag": True}, {"flag": 1})[0] == "fail"
+    assert verdict(ev, {"flag": 1}, {"flag": True})[0] == "fail"
+    assert verdict(ev, {"flag": False}, {"flag": 0.0})[0] == "fail"
+    assert verdict(ev, {"n": 1}, {"n": 1.9})[0] == "pass"  # 0.9 <= 1.0
+    assert verdict(ev, {"n": "1"}, {"n": 1})[0] == "fail"  # strings are not numbers
+
+
+def test_tolerance_in_paths_mode() -> None:
+    ev = sm(mode="paths", paths=["a.x"], tolerance=0.5)
+    assert verdict(ev, {"a": {"x": 2}}, {"a": {"x": 2.5}})[0] == "pass"
+    assert verdict(ev, {"a": {"x": 2}}, {"a": {"x": 2.6}})[0] == "fail"
+
+
+# -- state_unchanged -----------------------------------------------------------------------------------
+
+
+INITIAL = {"orders": {"o1": {"status": "delivered"}, "o999": {"status": "delivered", "amount": 25.0}}}
+
+
+def test_unchanged_pass_and_fail() -> None:
+    ev = su(["orders.o999"])
+    after = copy.deepcopy(INITIAL)
+    after["orders"]["o1"]["status"] = "refunded"  # not a declared path
+    assert verdict(ev, INITIAL, after) == ("pass", [("orders.o999", INITIAL["orders"]["o999"],
+                                                     INITIAL["orders"]["o999"], True)])
+    after["orders"]["o999"]["amount"] = 0.0
+    v, rows = verdict(ev, INITIAL, after)
+    assert v == "fail" and rows[0][3] is False
+
+
+def test_unchanged_absent_stays_absent() -> None:
+    ev = su(["refunds.o999"])
+    assert verdict(ev, INITIAL, copy.deepcopy(INITIAL)) == ("pass", [("refunds.o999", ABSENT, ABSENT, True)])
+
+
+def test_unchanged_absent_to_present_fails() -> None:
+    ev = su(["refunds.o999"])
+    after = {**copy.deepcopy(INITIAL), "refunds": {"o999": {"amount": 25.0}}}
+    assert verdict(ev, INITIAL, after) == ("fail", [("refunds.o999", ABSENT, {"amount": 25.0}, False)])
+    after_null = {**copy.deepcopy(INITIAL), "refunds": {"o999": None}}
+    assert verdict(ev, INITIAL, after_null)[0] == "fail"  # null is present
+
+
+def test_unchanged_present_to_absent_fails() -> None:
+    ev = su(["orders.o999"])
+    after = {"orders": {"o1": {"status": "delivered"}}}
+    assert verdict(ev, INITIAL, after) == ("fail", [("orders.o999", INITIAL["orders"]["o999"], ABSENT, False)])
+
+
+def test_unchanged_several_paths_reason_names_the_bad_ones() -> None:
+    ev = su(["orders.o999.status", "orders.o999.amount", "refunds"])
+    after = copy.deepcopy(INITIAL)
+    after["orders"]["o999"]["amount"] = 1.0
+    result = ev.judge(INITIAL, after)
+    assert result.verdicts[0]["verdict"] == "fail"
+    assert "orders.o999.amount" in result.verdicts[0]["reason"]
+    assert "orders.o999.status" not in result.verdicts[0]["reason"]
+    assert [c["ok"] for c in result.comparisons] == [True, False, True]
+
+
+# -- no recorded state: missing, never passes ----------------------------------------------------------
+
+
+def _case(**kw: Any) -> Case:
+    raw = {"id": "c1", "input": {}, **kw}
+    return Case.model_validate({**raw, "cluster": "c1", "digest": case_digest(raw), "source_id": "c1",
+                                "expected": op.Expected.model_validate(
+                                    {**kw.get("expected", {}), "has_answer": "answer" in kw.get("expected", {})})})
+
+
+@pytest.mark.parametrize("ev", [sm(), sm(mode="whole"), sm(mode="paths", paths=["a"]), su(["a"])])
+def test_no_state_is_missing(ev: Any) -> None:
+    result = ev.judge({"a": 1}, None)
+    assert [v["verdict"] for v in result.verdicts] == ["missing"]
+    assert result.verdicts[0]["reason"] == "no_state_recorded"
+    assert result.comparisons == []
+
+
+def test_evaluate_context_without_state() -> None:
+    case = _case(initial_state={"a": 1}, expected={"answer": "ok", "state": {"a": 2}})
+    ctx = CaseContext(case=case, status="completed", trajectory=Trajectory(answer="ok"), state=None)
+    for ev in (sm(), su(["a"])):
+        (row,) = ev.evaluate(ctx).verdicts
+        assert row["verdict"] == "missing" and row["reason"] == "no_state_recorded"
+    (row,) = AnswerMatches(type="answer_matches").evaluate(ctx).verdicts
+    assert row["verdict"] == "pass"  # the answer does not need a state
+
+
+def test_evaluate_context_after_a_failure() -> None:
+    case = _case(initial_state={"a": 1}, expected={"answer": "ok", "state": {"a": 1}})
+    ctx = CaseContext(case=case, status="error", trajectory=None, state=None, failure="RuntimeError: boom")
+    for ev in (sm(), su(["a"]), AnswerMatches(type="answer_matches")):
+        (row,) = ev.evaluate(ctx).verdicts
+        assert row == {"criterion": ev.name, "evaluator": ev.type, "verdict": "missing",
+                       "reason": "RuntimeError: boom"}
+
+
+def test_not_applicable_without_expectations() -> None:
+    case = _case(initial_state={"a": 1})
+    ctx = CaseContext(case=case, status="completed", trajectory=Trajectory(answer="x"), state={"a": 1})
+    assert sm().evaluate(ctx).verdicts == []
+    assert AnswerMatches(type="answer_matches").evaluate(ctx).verdicts == []
+    assert su(["a"]).evaluate(ctx).verdicts[0]["verdict"] == "pass"  # applies to every case
+
+
+def test_judge_does_not_mutate_its_inputs() -> None:
+    expected, actual = copy.deepcopy(EXPECTED), {"orders": {"o1": {"status": "x"}}}
+    e0, a0 = copy.deepcopy(expected), copy.deepcopy(actual)
+    sm(mode="whole").judge(expected, actual)
+    su(["orders.o1"]).judge(expected, actual)
+    assert expected == e0 and actual == a0
+
+
+# -- answer_matches -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("expected", "actual", "normalize", "ok"),
+    [
+        ("refunded", "  Refunded\n", True, True),
+        ("refunded", "  Refunded\n", False, False),
+        ("refunded", "refused", True, False),
+        (None, None, True, True),
+        (None, "", True, False),
+        (1, True, True, False),
+        ({"a": 1}, {"a": 1.0}, True, True),
+    ],
+)
+def test_answers_equal(expected: Any, actual: Any, normalize: bool, ok: bool) -> None:
+    assert answers_equal(expected, actual, normalize) is ok
+
+
+def test_answer_matches_comparison_row() -> None:
+    case = _case(expected={"answer": "refunded"})
+    ctx = CaseContext(case=case, status="completed", trajectory=Trajectory(answer="refused"), state=None)
+    result = AnswerMatches(type="answer_matches").evaluate(ctx)
+    assert result.verdicts[0]["verdict"] == "fail"
+    assert result.comparisons == [{"criterion": "answer_matches", "path": "answer", "expected": "refunded",
+                                   "actual": "refused", "ok": False}]
