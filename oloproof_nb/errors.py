@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 __all__ = [
     "OloproofError",
@@ -135,7 +136,7 @@ def format_loc(loc: tuple[Any, ...], prefix: str = "") -> str:
     return out
 
 
-def validation_problem(exc: ValidationError, prefix: str = "") -> tuple[str, str, dict[str, Any]]:
+def validation_problem(exc: ValidationError, prefix: str = "") -> tuple[str, str, ErrorDetails]:
     """The first problem of a pydantic validation error, in words: ``(key, message, error)``.
 
     The one formatter every file format uses: ``key`` is the location as

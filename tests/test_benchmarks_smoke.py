@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # a developer loop skips these: pytest -m 'not slow'
+
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 HAS_INSPECT = importlib.util.find_spec("inspect_ai") is not None
 

@@ -8,6 +8,8 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+pytestmark = pytest.mark.slow  # a developer loop skips these: pytest -m 'not slow'
+
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "03-outcome-receipts.ipynb"
 
 

@@ -13,6 +13,8 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+pytestmark = pytest.mark.slow  # a developer loop skips these: pytest -m 'not slow'
+
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 OWN_TESTS = {"03-outcome-receipts.ipynb": Path(__file__).resolve().parent / "test_notebook_03.py"}

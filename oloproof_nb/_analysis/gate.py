@@ -193,7 +193,7 @@ def _decide(row: dict[str, Any], threshold: float | None, cfg: ReleaseConfig, cl
     if row["n"] == 0:
         return "INSUFFICIENT_EVIDENCE", "no_evidence"
     transform = getattr(ev, "transform", None)
-    if ev.type == "metamorphic_relation" and not checked.get(transform, False):
+    if ev.type == "metamorphic_relation" and not checked.get(str(transform), False):
         return "INSUFFICIENT_EVIDENCE", "transform_not_checked"
     if row["ci_low"] >= threshold:
         return "PASS", "ci_low_at_or_above_threshold"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pandas as pd
 
@@ -16,6 +16,8 @@ from .._run.store import MANIFEST, read_cases, read_manifest, read_replays
 from . import frames
 
 __all__ = ["Run", "load_run"]
+
+R = TypeVar("R", bound="Run")
 
 
 class Run:
@@ -54,7 +56,7 @@ class Run:
         self._by_id = {rec["case"]["id"]: rec for rec in records}
 
     @classmethod
-    def load(cls, directory: str | Path) -> Run:
+    def load(cls: type[R], directory: str | Path) -> R:
         """Rebuild a run from its directory.
 
         A torn last line (the process died mid-write) is ignored; a case recorded

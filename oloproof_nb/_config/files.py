@@ -51,7 +51,7 @@ class _UniqueKeyLoader(yaml.SafeLoader):
         for key_node, _ in node.value:
             if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == "tag:yaml.org,2002:merge":
                 continue  # `<<: *anchor` merges are resolved (and may be overridden) by SafeLoader
-            key = self.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
+            key = self.construct_object(key_node, deep=deep)
             if isinstance(key, (str, int, float, bool)) or key is None:
                 if key in seen:
                     raise yaml.constructor.ConstructorError(

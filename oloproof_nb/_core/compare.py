@@ -77,7 +77,7 @@ def compare_state(expected: dict[str, Any], actual: dict[str, Any], mode: str = 
         if a is ABSENT:
             a = get_path(actual, path)  # subset mode, or a non-leaf subtree where a leaf was expected
         rows.append((path, e, a, values_equal(e, a, tolerance)))
-    if mode == "whole":
+    if act_leaves is not None:  # whole mode: leaves found but not expected fail too
         for path, a in act_leaves.items():
             if path not in exp_leaves:
                 rows.append((path, get_path(expected, path), a, False))

@@ -105,7 +105,8 @@ class Recorder:
         idx = len(self.steps)
         mode = self._mode(idx)
         if mode == "before":
-            content = copy.deepcopy(self._recorded(idx, Message, name, args).content)
+            recorded = self._recorded(idx, Message, name, args)
+            content = copy.deepcopy(recorded.content if isinstance(recorded, Message) else None)
         elif mode == "change":
             self._recorded(idx, Message, name, args)
             assert self._change is not None

@@ -29,6 +29,7 @@ __all__ = [
     "PairRow",
     "CaseRecord",
     "ReplayRecord",
+    "Verdict",
 ]
 
 RUN_SCHEMA = "oloproof_run/v1"

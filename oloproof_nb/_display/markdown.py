@@ -55,10 +55,10 @@ def markdown_table(df: pd.DataFrame, text: Callable[[Any], str] = cell_text) -> 
     """A GitHub Markdown table of ``df``: cells from ``text``, escaped with :func:`md_cell`, numbers right-aligned."""
     rows = [[md_cell(text(v)) for v in row] for row in df.itertuples(index=False, name=None)]
     align = ["right" if numeric_column(df[c]) else "left" for c in df.columns]
-    return tabulate(rows, headers=[md_cell(str(c)) for c in df.columns], tablefmt="github", disable_numparse=True,
-                    colalign=align if len(df.columns) else None)
+    return str(tabulate(rows, headers=[md_cell(str(c)) for c in df.columns], tablefmt="github",
+                        disable_numparse=True, colalign=align if len(df.columns) else None))
 
 
 def text_table(rows: Sequence[Sequence[str]], headers: Sequence[str]) -> str:
     """A plain GitHub-style table for a terminal (cells already formatted)."""
-    return tabulate([list(r) for r in rows], headers=list(headers), tablefmt="github", disable_numparse=True)
+    return str(tabulate([list(r) for r in rows], headers=list(headers), tablefmt="github", disable_numparse=True))

@@ -86,19 +86,19 @@ class CasePanel:
             ``faulted_answer``, ``has_fault`` (a faulted replay was recorded), ``cached`` and
             ``state_diff`` (``(path, recorded, faulted)`` leaves where the faulted state differs).
         """
-        recorded = self.record.get("trajectory") or {}
+        recorded: dict[str, Any] = dict(self.record.get("trajectory") or {})
         recorded_steps = recorded.get("steps", [])
-        recorded_env = self.record.get("environment_state") or {}
+        recorded_env: dict[str, Any] = dict(self.record.get("environment_state") or {})
         views = []
         for row in self.replays.to_dict("records"):
             fault = next((r for r in self.replay_records
                           if r.get("kind") == "fault" and r.get("criterion") == row["criterion"]), None)
-            faulted = (fault or {}).get("trajectory") or {}
+            faulted: dict[str, Any] = dict((fault["trajectory"] if fault else None) or {})
             faulted_steps = faulted.get("steps", [])
             n = max(len(recorded_steps), len(faulted_steps)) if faulted else len(recorded_steps)
             pairs = [(i, recorded_steps[i] if i < len(recorded_steps) else None,
                       faulted_steps[i] if i < len(faulted_steps) else None) for i in range(n)]
-            fault_env = (fault or {}).get("environment_state") or {}
+            fault_env: dict[str, Any] = dict((fault["environment_state"] if fault else None) or {})
             diff = (leaf_diff(recorded_env["state"], fault_env["state"])
                     if "state" in recorded_env and "state" in fault_env else [])
             views.append({"row": row, "pairs": pairs, "recorded_answer": recorded.get("answer"),

@@ -63,8 +63,10 @@ def _png(ax: Axes) -> bytes:
     import matplotlib.pyplot as plt
 
     buf = io.BytesIO()
-    ax.figure.savefig(buf, format="png", dpi=130, bbox_inches="tight", facecolor="white")
-    plt.close(ax.figure)
+    figure = ax.get_figure(root=True)
+    assert figure is not None  # an Axes drawn by plots always belongs to a figure
+    figure.savefig(buf, format="png", dpi=130, bbox_inches="tight", facecolor="white")
+    plt.close(figure)
     return buf.getvalue()
 
 

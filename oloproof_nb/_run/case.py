@@ -56,8 +56,6 @@ def execute_case(case: Case, index: int, system: Any, settings: RunSettings) -> 
     ctx = CaseContext(case=case, status=status, trajectory=trajectory,
                       state=None if env is None else env["state"], failure=error, system=system, run=live)
     result, system_stuck = _evaluate(ctx, settings.evaluators)
-    for row in result.comparisons:
-        row["case_id"] = case.id
     record: CaseRecord = {
         "index": index,
         "case": case.to_record(),  # type: ignore[typeddict-item]

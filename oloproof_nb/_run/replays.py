@@ -18,7 +18,7 @@ from .._core.recorder import ReplayDiverged
 from .._core.records import EnvironmentState, ReplayRecord
 from .._core.trajectory import Change, Trajectory
 from .replay_cache import ReplayCache, replay_key
-from .sandbox import environment_state, failure_reason, replay_case
+from .sandbox import environment_state, failure_reason, replay_case, stored_trajectory
 from .timeouts import CaseTimeout
 
 __all__ = ["make_replay"]
@@ -64,7 +64,7 @@ def make_replay(system: Any, case: Case, recorded: Trajectory, checkpoint: int, 
         append({"case_id": case.id, "criterion": record["criterion"],
                 "kind": "control" if change_json is None else "fault", "tool": record["tool"],
                 "fault": record["fault"], "checkpoint": checkpoint, "change": change_json,
-                "trajectory": None if replay.trajectory is None else replay.trajectory.model_dump(mode="json"),
+                "trajectory": None if replay.trajectory is None else stored_trajectory(replay.trajectory, "replay()"),
                 "environment_state": env, "cached": replay.cached, "error": replay.error})
 
     if not result.cached:

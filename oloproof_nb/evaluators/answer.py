@@ -6,6 +6,7 @@ from typing import Literal
 
 from .._core.compare import answers_equal
 from .._core.evaluator import CaseContext, Evaluation, Evaluator, register
+from .._core.records import ComparisonRow
 
 __all__ = ["AnswerMatches"]
 
@@ -31,6 +32,7 @@ class AnswerMatches(Evaluator):
             return self.missing(ctx.failure or "no_trajectory")
         expected, actual = ctx.case.expected.answer, ctx.trajectory.answer
         ok = answers_equal(expected, actual, self.normalize)
-        row = {"criterion": self.name, "path": "answer", "expected": expected, "actual": actual, "ok": ok}
+        row: ComparisonRow = {"case_id": ctx.case.id, "criterion": self.name, "path": "answer",
+                              "expected": expected, "actual": actual, "ok": ok}
         reason = "" if ok else f"answer {actual!r} != expected {expected!r}"
         return Evaluation(verdicts=[self.verdict("pass" if ok else "fail", reason)], comparisons=[row])

@@ -19,7 +19,7 @@ from pydantic import Field
 from .._core.compare import answers_equal, compare_unchanged
 from .._core.evaluator import CaseContext, Evaluation, Evaluator, Scope, register
 from .._core.faults import control_difference, escalated, fault_verdict
-from .._core.records import ReplayRow
+from .._core.records import ReplayRow, Verdict
 from .._core.trajectory import Change, Trajectory, fault_result
 from .answer import AnswerMatches
 from .state import StateMatches, StateUnchanged
@@ -159,6 +159,6 @@ class FaultRecovery(Evaluator):
         row.update(judged)  # type: ignore[typeddict-item]
         return self._done(row, judged["verdict"], judged["reason"])
 
-    def _done(self, row: ReplayRow, verdict: Literal["pass", "fail", "missing"], reason: str) -> Evaluation:
-        row.update(verdict=verdict, reason=reason)
+    def _done(self, row: ReplayRow, verdict: Verdict, reason: str) -> Evaluation:
+        row["verdict"], row["reason"] = verdict, reason
         return Evaluation(verdicts=[self.verdict(verdict, reason)], replays=[row])

@@ -12,7 +12,7 @@ from typing import Any, ClassVar, Literal
 from .._core.evaluator import Evaluator, Scope, register
 from .._core.labels import pair_labels, transform_checked
 from .._core.pairs import compare_pair
-from .._core.records import CaseRecord, PairRow, RunVerdictRow
+from .._core.records import CaseRecord, PairRow, RunVerdictRow, Verdict
 
 __all__ = ["MetamorphicRelation"]
 
@@ -99,6 +99,6 @@ class MetamorphicRelation(Evaluator):
                           "cluster": cluster})
             if checked and label != "valid":
                 continue
-            verdict = "missing" if holds is None else ("pass" if holds else "fail")
+            verdict: Verdict = "missing" if holds is None else ("pass" if holds else "fail")
             verdicts.append({"case_id": case["id"], "cluster": cluster, **self.verdict(verdict, reason)})
         return verdicts, pairs

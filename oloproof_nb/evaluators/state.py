@@ -9,12 +9,14 @@ from pydantic import Field, field_validator, model_validator
 from .._core.compare import NO_STATE, Row, compare_state, compare_unchanged
 from .._core.evaluator import CaseContext, Evaluation, Evaluator, register
 from .._core.paths import parse_path
+from .._core.records import ComparisonRow
 
 __all__ = ["StateMatches", "StateUnchanged"]
 
-def _rows_to_evaluation(ev: Evaluator, rows: list[Row], what: str) -> Evaluation:
-    comparisons = [
-        {"criterion": ev.name, "path": p, "expected": e, "actual": a, "ok": ok} for p, e, a, ok in rows
+def _rows_to_evaluation(ev: Evaluator, rows: list[Row], what: str, case_id: str) -> Evaluation:
+    comparisons: list[ComparisonRow] = [
+        {"case_id": case_id, "criterion": ev.name, "path": p, "expected": e, "actual": a, "ok": ok}
+        for p, e, a, ok in rows
     ]
     bad = [p for p, _, _, ok in rows if not ok]
     if bad:
@@ -62,12 +64,12 @@ class StateMatches(Evaluator):
     def default_criterion(self) -> str:
         return "state_matches"
 
-    def judge(self, expected: dict[str, Any], state: dict[str, Any] | None) -> Evaluation:
+    def judge(self, expected: dict[str, Any], state: dict[str, Any] | None, case_id: str = "") -> Evaluation:
         """The verdict and comparisons for one recorded ``state`` (None: no state recorded)."""
         if state is None:
             return self.missing(NO_STATE)
         rows = compare_state(expected, state, self.mode, self.paths, self.tolerance)
-        return _rows_to_evaluation(self, rows, "paths")
+        return _rows_to_evaluation(self, rows, "paths", case_id)
 
     def evaluate(self, ctx: CaseContext) -> Evaluation:
         expected = ctx.case.expected.state
@@ -75,7 +77,7 @@ class StateMatches(Evaluator):
             return Evaluation()
         if ctx.failure is not None:
             return self.missing(ctx.failure)
-        return self.judge(expected, ctx.state)
+        return self.judge(expected, ctx.state, ctx.case.id)
 
 
 @register
@@ -97,13 +99,13 @@ class StateUnchanged(Evaluator):
     def default_criterion(self) -> str:
         return "state_unchanged"
 
-    def judge(self, initial: dict[str, Any], state: dict[str, Any] | None) -> Evaluation:
+    def judge(self, initial: dict[str, Any], state: dict[str, Any] | None, case_id: str = "") -> Evaluation:
         """The verdict and comparisons for one recorded ``state`` (None: no state recorded)."""
         if state is None:
             return self.missing(NO_STATE)
-        return _rows_to_evaluation(self, compare_unchanged(initial, state, self.paths), "paths")
+        return _rows_to_evaluation(self, compare_unchanged(initial, state, self.paths), "paths", case_id)
 
     def evaluate(self, ctx: CaseContext) -> Evaluation:
         if ctx.failure is not None:
             return self.missing(ctx.failure)
-        return self.judge(ctx.case.initial_state, ctx.state)
+        return self.judge(ctx.case.initial_state, ctx.state, ctx.case.id)

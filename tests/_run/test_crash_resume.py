@@ -87,6 +87,7 @@ KILL_POINTS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("kill", "how"), KILL_POINTS)
 def test_sigkill_then_resume_equals_clean_run(tmp_path: Path, reference: op.Run, kill: str, how: str,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
@@ -156,6 +157,7 @@ def test_resume_of_a_finished_run_runs_nothing(tmp_path: Path, reference: op.Run
     _assert_complete(out, reference)
 
 
+@pytest.mark.slow
 def test_kill_a_real_run_from_outside_mid_run(tmp_path: Path, reference: op.Run) -> None:
     """A slow run SIGKILLed by another process after a few records; --resume finishes it."""
     root = _suite(tmp_path / "suite")
@@ -375,6 +377,7 @@ def test_resume_from_a_moved_copy_of_the_suite(tmp_path: Path, reference: op.Run
     _assert_complete(tmp_path / "crashed", reference)
 
 
+@pytest.mark.slow
 def test_killed_twice_with_workers_then_resumed(tmp_path: Path, reference: op.Run) -> None:
     """Three workers, killed mid-run, the resume killed again, then resumed to the end."""
     root = _suite(tmp_path / "suite")

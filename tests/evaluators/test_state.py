@@ -273,5 +273,5 @@ def test_answer_matches_comparison_row() -> None:
     ctx = CaseContext(case=case, status="completed", trajectory=Trajectory(answer="refused"), state=None)
     result = AnswerMatches(type="answer_matches").evaluate(ctx)
     assert result.verdicts[0]["verdict"] == "fail"
-    assert result.comparisons == [{"criterion": "answer_matches", "path": "answer", "expected": "refunded",
+    assert result.comparisons == [{"case_id": "c1", "criterion": "answer_matches", "path": "answer", "expected": "refunded",
                                    "actual": "refused", "ok": False}]

@@ -1,0 +1,71 @@
+"""Importing the user's code from a suite folder leaves the process as it found it (apart from what is documented)."""
+
+from __future__ import annotations
+
+import gc
+import sys
+import weakref
+from pathlib import Path
+
+import pytest
+
+from oloproof_nb._config.imports import import_system, load_validators
+from oloproof_nb.errors import ConfigError
+
+
+def _write(folder: Path, text: str) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "sysmod.py").write_text(text, encoding="utf-8")
+
+
+def test_sys_path_and_bytecode_flag_are_restored(tmp_path: Path) -> None:
+    _write(tmp_path / "s", "import sys\nSEEN = list(sys.path)\nclass S:\n    pass\n")
+    path_before, flag_before = list(sys.path), sys.dont_write_bytecode
+    cls = import_system(tmp_path / "s", "sysmod:S")
+    assert sys.path == path_before and sys.dont_write_bytecode is flag_before
+    seen = sys.modules[cls.__module__].SEEN
+    assert str((tmp_path / "s").resolve()) == seen[0]  # on sys.path while the module ran, not after
+    assert not (tmp_path / "s" / "__pycache__").exists()
+
+
+def test_a_failed_import_restores_sys_path_too(tmp_path: Path) -> None:
+    _write(tmp_path / "s", "raise RuntimeError('boom')\n")
+    before = list(sys.path)
+    with pytest.raises(ConfigError, match="raised RuntimeError: boom"):
+        import_system(tmp_path / "s", "sysmod:S")
+    assert sys.path == before
+    assert not [name for name in sys.modules if name.endswith("_sysmod") and "_oloproof_suite_" in name
+                and getattr(sys.modules[name], "__file__", "").startswith(str(tmp_path))]
+
+
+def test_an_edited_module_replaces_the_old_copy_which_is_freed(tmp_path: Path) -> None:
+    folder = tmp_path / "s"
+    _write(folder, "class S:\n    v = 1\n")
+    old = import_system(folder, "sysmod:S")
+    name = old.__module__
+    old_module = weakref.ref(sys.modules[name])
+    _write(folder, "class S:\n    v = 2  # edited\n")
+    new = import_system(folder, "sysmod:S")
+    assert new.v == 2 and new.__module__ == name and sys.modules[name].S is new
+    assert import_system(folder, "sysmod:S") is new  # unchanged content: the same module, not imported again
+    del old
+    gc.collect()
+    assert old_module() is None  # oloproof keeps no reference to the edited-away copy
+    entries = [n for n in sys.modules if n == name]
+    assert entries == [name]  # one entry per folder and module
+
+
+def test_two_suites_with_a_module_of_the_same_name_do_not_collide(tmp_path: Path) -> None:
+    _write(tmp_path / "a", "class S:\n    who = 'a'\n")
+    _write(tmp_path / "b", "class S:\n    who = 'b'\n")
+    assert import_system(tmp_path / "a", "sysmod:S").who == "a"
+    assert import_system(tmp_path / "b", "sysmod:S").who == "b"
+
+
+def test_validators_are_imported_the_same_way(tmp_path: Path) -> None:
+    _write(tmp_path / "s", "def ok(path):\n    return True\nNOT_CALLABLE = 3\n")
+    before = list(sys.path)
+    found = load_validators(tmp_path / "s", {"v": "sysmod:ok"}, "oloproof.yaml")
+    assert found["v"](Path("x")) is True and sys.path == before
+    with pytest.raises(ConfigError, match=r"validators\.w: 'sysmod:NOT_CALLABLE' is a int, not a function"):
+        load_validators(tmp_path / "s", {"w": "sysmod:NOT_CALLABLE"}, "oloproof.yaml")
