@@ -14,7 +14,7 @@ from ._core.case import Case, Expected, case_digest
 from ._core.paths import ABSENT, flatten, get_path, leaf_diff, parse_path
 from ._core.receipts import Evidence, OutcomeContract, Receipt, classify_outcome
 from ._core.recorder import RecordedAgent, Recorder, ReplayDiverged
-from ._core.stats import Interval, cluster_se, rate_interval
+from ._core.stats import Interval, cluster_se, rate_interval, rate_interval_from_sums
 from ._core.trajectory import (
     FAULTS,
     MALFORMED_RESULT,
@@ -40,6 +40,7 @@ from .errors import (
     LabelFileError,
     OloproofError,
     RunDirError,
+    VacuousCheckWarning,
 )
 from .evaluators import FaultRecovery
 
@@ -82,6 +83,7 @@ __all__ = [
     "Gate",
     "Interval",
     "rate_interval",
+    "rate_interval_from_sums",
     "cluster_se",
     "validity",
     "slice_table",
@@ -105,4 +107,5 @@ __all__ = [
     "RunDirError",
     "ContractFileError",
     "DigestKeyError",
+    "VacuousCheckWarning",
 ]

@@ -23,6 +23,7 @@ __all__ = [
     "DigestKeyError",
     "SliceSpecError",
     "ExportError",
+    "VacuousCheckWarning",
     "format_loc",
     "validation_problem",
     "clip",
@@ -115,6 +116,18 @@ class SliceSpecError(OloproofError):
 
 class ExportError(OloproofError):
     """An export that cannot be written (unknown suffix, not a table)."""
+
+
+class VacuousCheckWarning(UserWarning):
+    """A check that cannot fail as configured, found at ``load_suite`` (or, for a fault, after the run).
+
+    A ``state_unchanged`` path or a ``state_matches`` ``paths:`` entry that no case's ``initial_state``
+    (nor, for ``state_matches``, ``expected.state``) contains passes for every case that leaves it alone:
+    a typo such as ``orders.ord-99`` gives a perfect score. The message names the evaluator, the path and
+    the nearest existing path; the evaluator option ``absent_ok: true`` says the path must stay absent on
+    purpose and silences it. A ``fault_recovery`` whose ``tool`` no case called gets the same finding once
+    the run is known. The gate marks such a criterion ``vacuous``.
+    """
 
 
 def format_loc(loc: tuple[Any, ...], prefix: str = "") -> str:

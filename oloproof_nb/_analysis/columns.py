@@ -236,7 +236,9 @@ GATE = FrameSpec("gate", (
     Column("threshold", "float64", "The release threshold (NaN: not listed)."),
     Column("verdict", TEXT, "``PASS``, ``FAIL``, ``INSUFFICIENT_EVIDENCE`` or ``REPORT_ONLY``."),
     Column("reason", TEXT, "Why, and any fallback of the interval."),
-), documented=13)
+    Column("failing_clusters", "int64", "Clusters holding at least one row that did not pass (fail or missing)."),
+    Column("vacuous", "bool", "The check cannot fail as configured (see ``op.VacuousCheckWarning``)."),
+), documented=15)
 
 VALIDITY = FrameSpec("validity", (
     Column("transform", TEXT, "The transform's name."),

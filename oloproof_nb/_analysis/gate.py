@@ -1,27 +1,36 @@
 """The release gate: per criterion, a pass rate with an interval against its threshold.
 
-Rule, per criterion named in release.yaml (DESIGN.md, "Gate rule"):
+Rule, per criterion named in release.yaml (DESIGN.md, "Gate rule"), the first that applies:
 
 1. a clustered run without ``allow_approximate_methods: true`` →
    ``INSUFFICIENT_EVIDENCE`` (``approximate_methods_not_allowed``);
-2. a clustered run with fewer than ``min_clusters`` source cases →
+2. a criterion with no rows → ``INSUFFICIENT_EVIDENCE`` (``no_evidence``);
+3. a criterion whose rows are all ``missing`` → ``INSUFFICIENT_EVIDENCE`` (``all_missing``);
+4. in a clustered run, a criterion whose own rows fall in fewer than ``min_clusters`` clusters →
    ``INSUFFICIENT_EVIDENCE`` (``too_few_clusters``);
-3. a criterion with no rows → ``INSUFFICIENT_EVIDENCE`` (``no_evidence``);
-4. a metamorphic rule whose transform is not checked →
+5. a metamorphic rule whose transform is not checked →
    ``INSUFFICIENT_EVIDENCE`` (``transform_not_checked``);
-5. ``PASS`` when ci_low ≥ threshold, ``FAIL`` when ci_high < threshold,
-   otherwise ``INSUFFICIENT_EVIDENCE`` (``interval_includes_threshold``).
+6. ``PASS`` when ci_low ≥ threshold, ``FAIL`` when ci_high < threshold,
+   otherwise ``INSUFFICIENT_EVIDENCE`` (``interval_includes_threshold``). A ``cluster_bootstrap``
+   bound exactly equal to the threshold is not a PASS (its bounds are resampled ratios, which tie with
+   round thresholds), and below ``BOOTSTRAP_MIN_CLUSTERS`` clusters the bootstrap is replaced by
+   ``cluster_t`` (the reason says so).
 
 The gate's verdict is ``PASS`` only when every listed criterion passes, else
-``BLOCK`` (also when release.yaml lists no criterion: nothing was shown to be
-good enough). Criteria not listed appear with threshold NaN and verdict
-``REPORT_ONLY``.
+``BLOCK`` — also when release.yaml lists no criterion (``Gate.reason`` is
+``no_criteria: nothing was gated``). Criteria not listed appear with threshold NaN
+and verdict ``REPORT_ONLY``.
+
+Statistics need only per-cluster (passes, rows) per criterion: they come from one
+vectorised group-by over the verdicts frame (:func:`criterion_sums`).
 """
 
 from __future__ import annotations
 
+import difflib
 import math
-from dataclasses import dataclass
+import warnings
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -29,17 +38,20 @@ import numpy as np
 import pandas as pd
 
 from .._config.release import ReleaseConfig, load_release, parse_release
-from .._core.stats import Interval, is_clustered, rate_interval
-from ..errors import ConfigError
+from .._core.stats import BOOTSTRAP_MIN_CLUSTERS, Interval, rate_interval_from_sums
+from ..errors import ConfigError, VacuousCheckWarning
 from .columns import GATE
 from .run import Run
 from .validity import checked_transforms
 
-__all__ = ["Gate", "gate", "GATE_COLUMNS", "criterion_interval", "resolve_release", "ReleaseLike"]
+__all__ = ["Gate", "gate", "GATE_COLUMNS", "ClusterSums", "criterion_sums", "sums_interval", "resolve_release",
+           "ReleaseLike", "NO_CRITERIA", "run_is_clustered"]
 
 GATE_COLUMNS = GATE.names
 #: What ``release=`` accepts: a model, a mapping like release.yaml, or a path to one.
 ReleaseLike = ReleaseConfig | dict[str, Any] | str | Path
+#: ``Gate.reason`` when release.yaml lists no criterion.
+NO_CRITERIA = "no_criteria: nothing was gated"
 
 
 @dataclass(frozen=True)
@@ -50,9 +62,11 @@ class Gate:
     ----------
     table : pandas.DataFrame
         One row per criterion: ``criterion, evaluator, n, n_clusters, passed,
-        missing, rate, ci_low, ci_high, method, threshold, verdict, reason``.
-        ``n`` counts rows (cases judged), ``passed`` those that passed,
-        ``missing`` those without a usable result (they count as not passed).
+        missing, rate, ci_low, ci_high, method, threshold, verdict, reason,
+        failing_clusters, vacuous``. ``n`` counts rows (cases judged), ``passed``
+        those that passed, ``missing`` those without a usable result (they count
+        as not passed), ``failing_clusters`` the clusters holding a row that did
+        not pass, ``vacuous`` whether the check cannot fail as configured.
         Numbers are unrounded.
     verdict : str
         ``PASS`` when every criterion listed in release.yaml passes, else ``BLOCK``.
@@ -62,6 +76,12 @@ class Gate:
         Whether any cluster of the run holds more than one case.
     n_source_clusters : int
         Distinct clusters (source cases) in the run.
+    reason : str
+        Why the verdict is what it is when no criterion explains it (``no_criteria: nothing was gated``);
+        empty otherwise.
+    findings : tuple of str
+        One line per check that cannot fail (``VacuousCheckWarning`` messages), for the criteria marked
+        ``vacuous``.
     """
 
     table: pd.DataFrame
@@ -69,12 +89,72 @@ class Gate:
     release: ReleaseConfig
     clustered: bool
     n_source_clusters: int
+    reason: str = ""
+    findings: tuple[str, ...] = field(default_factory=tuple)
 
     @property
     def blocking(self) -> pd.DataFrame:
         """The listed criteria that did not pass."""
         t = self.table
         return t[(t["verdict"] != "PASS") & (t["verdict"] != "REPORT_ONLY")].reset_index(drop=True)
+
+
+@dataclass(frozen=True)
+class ClusterSums:
+    """Per-cluster sums of one group of verdict rows (a criterion, or a criterion in a slice bin)."""
+
+    passes: np.ndarray  # k_c
+    rows: np.ndarray  # m_c
+    missing: int
+
+    @property
+    def n(self) -> int:
+        return int(self.rows.sum())
+
+    @property
+    def failing_clusters(self) -> int:
+        return int(np.count_nonzero(self.passes < self.rows))
+
+
+def criterion_sums(verdicts: pd.DataFrame, by: list[np.ndarray] | None = None) -> dict[tuple[Any, ...], ClusterSums]:
+    """Per-cluster (passes, rows) and missing counts for every group of ``verdicts``, in one pass.
+
+    Groups are the criterion, then the extra integer codes in ``by`` (e.g. a slice bin per row). A single
+    ``np.unique`` over an integer key (group codes × cluster code) and ``np.bincount`` do the work:
+    no loop over rows, no frame filtered per criterion.
+    """
+    if not len(verdicts):
+        return {}
+    crit_codes, crit_names = pd.factorize(verdicts["criterion"], sort=False)
+    cluster_codes, cluster_names = pd.factorize(verdicts["cluster"], sort=False)
+    verdict = verdicts["verdict"].to_numpy(dtype=object)
+    is_pass = (verdict == "pass").astype(np.int64)
+    is_missing = (verdict == "missing").astype(np.int64)
+    parts = [crit_codes.astype(np.int64), *[np.asarray(b, dtype=np.int64) for b in (by or [])]]
+    group = np.zeros(len(verdicts), dtype=np.int64)
+    sizes = [len(crit_names), *[int(b.max()) + 1 if len(b) else 1 for b in parts[1:]]]
+    for codes, size in zip(parts, sizes, strict=True):
+        group = group * size + codes
+    n_clusters = max(len(cluster_names), 1)
+    key = group * n_clusters + cluster_codes.astype(np.int64)
+    keys, inverse = np.unique(key, return_inverse=True)
+    passes = np.bincount(inverse, weights=is_pass).astype(np.int64)
+    rows = np.bincount(inverse).astype(np.int64)
+    groups_of_key = keys // n_clusters
+    group_ids, starts = np.unique(groups_of_key, return_index=True)
+    ends = np.append(starts[1:], len(keys))
+    missing_by_group = dict(zip(*np.unique(group[is_missing == 1], return_counts=True), strict=True))
+    out: dict[tuple[Any, ...], ClusterSums] = {}
+    for gid, lo, hi in zip(group_ids.tolist(), starts.tolist(), ends.tolist(), strict=True):
+        labels: list[Any] = []
+        rest = gid
+        for size in reversed(sizes):
+            labels.append(rest % size)
+            rest //= size
+        labels.reverse()
+        labels[0] = crit_names[labels[0]]
+        out[tuple(labels)] = ClusterSums(passes[lo:hi], rows[lo:hi], int(missing_by_group.get(gid, 0)))
+    return out
 
 
 def resolve_release(run: Run, release: ReleaseLike | None) -> ReleaseConfig:
@@ -98,12 +178,44 @@ def resolve_release(run: Run, release: ReleaseLike | None) -> ReleaseConfig:
     return cfg
 
 
-def criterion_interval(values: np.ndarray, clusters: np.ndarray, release: ReleaseConfig, clustered: bool) -> Interval:
-    """The interval the gate uses for one criterion's rows (``values`` 0/1, ``clusters`` ids)."""
-    method = release.method if clustered else release.unclustered_method
-    return rate_interval(values, clusters if clustered else None, method=method, confidence=release.confidence,
-                         clustered_method=release.method, resamples=release.bootstrap.resamples,
-                         seed=release.bootstrap.seed)
+def run_is_clustered(run: Run) -> bool:
+    """Whether any cluster of the run holds more than one case."""
+    cases = run.cases
+    return bool(len(cases)) and bool(cases["cluster"].duplicated().any())
+
+
+def sums_interval(sums: ClusterSums, release: ReleaseConfig, clustered: bool) -> tuple[Interval, str]:
+    """The interval the gate uses on one group's cluster sums, and a note when it replaced the bootstrap."""
+    if not clustered:
+        k, m = np.array([int(sums.passes.sum())]), np.array([sums.n])  # independent rows: Σk of Σm
+        return rate_interval_from_sums(k, m, method=release.unclustered_method, confidence=release.confidence), ""
+    method, note = release.method, ""
+    if method == "cluster_bootstrap" and sums.rows.size < BOOTSTRAP_MIN_CLUSTERS:
+        method = "cluster_t"
+        note = (f"cluster_t instead of cluster_bootstrap: {sums.rows.size} clusters, the bootstrap decides only "
+                f"from {BOOTSTRAP_MIN_CLUSTERS}")
+    iv = rate_interval_from_sums(sums.passes, sums.rows, method=method, confidence=release.confidence,
+                                 resamples=release.bootstrap.resamples, seed=release.bootstrap.seed)
+    return iv, note
+
+
+def _fault_findings(run: Run, rows: dict[str, int]) -> dict[str, str]:
+    """fault_recovery criteria whose tool no case called: criterion → finding (known only after the run)."""
+    idle = [ev for ev in run.config.evaluators if ev.type == "fault_recovery" and rows.get(ev.name, 0) == 0]
+    if not idle:
+        return {}
+    steps = run.steps
+    called = sorted(set(steps.loc[steps["kind"] == "tool_call", "tool"].dropna().astype(str)))
+    out = {}
+    for ev in idle:
+        tool = str(getattr(ev, "tool", ""))
+        if tool in called:
+            continue
+        near = difflib.get_close_matches(tool, called, n=1, cutoff=0.6)
+        hint = f"did you mean {near[0]}?" if near else f"tools called: {', '.join(called[:5]) or '(none)'}"
+        out[ev.name] = (f"fault_recovery (criterion {ev.name}): no case called tool {tool!r}, so no fault was "
+                        f"replayed; {hint}")
+    return out
 
 
 def gate(run: Run, release: ReleaseLike | None = None) -> Gate:
@@ -120,23 +232,32 @@ def gate(run: Run, release: ReleaseLike | None = None) -> Gate:
     -------
     Gate
         ``.table`` (columns ``criterion, evaluator, n, n_clusters, passed,
-        missing, rate, ci_low, ci_high, method, threshold, verdict, reason``)
-        and ``.verdict`` (``PASS`` or ``BLOCK``).
+        missing, rate, ci_low, ci_high, method, threshold, verdict, reason,
+        failing_clusters, vacuous``), ``.verdict`` (``PASS`` or ``BLOCK``),
+        ``.reason`` and ``.findings``.
+
+    Warns
+    -----
+    VacuousCheckWarning
+        For a ``fault_recovery`` criterion whose tool no case called (checks found vacuous by
+        ``load_suite`` were warned about there, and are read from the run's manifest).
 
     Notes
     -----
     Rows of a criterion are binary: pass = 1; fail and missing = 0. The rate
     is Σk/Σm over clusters. A run is clustered when any cluster holds more
-    than one case; clustered runs use ``release.method`` (``cluster_t``:
-    CR1 clustered SE on the logit scale with t on G−1 df, Miller 2024; or
-    ``cluster_bootstrap``: BCa over resampled clusters, Efron 1987), and
-    unclustered runs ``release.unclustered_method`` (Clopper–Pearson or
-    Wilson; Brown, Cai & DasGupta 2001). See :mod:`oloproof_nb.stats`.
+    than one case; clustered runs use ``release.method`` (``cluster_t``: the
+    CR2 logit-t interval with Bell–McCaffrey degrees of freedom, its lower
+    bound monotone by construction; or ``cluster_bootstrap``: BCa over
+    resampled clusters, Efron 1987), and unclustered runs
+    ``release.unclustered_method`` (Clopper–Pearson or Wilson; Brown, Cai &
+    DasGupta 2001). See :func:`oloproof_nb.rate_interval_from_sums`, which gives
+    the same interval from per-cluster sums.
 
     References
     ----------
-    .. [1] Miller, E. (2024). Adding error bars to evals: a statistical approach to
-       language model evaluations. arXiv:2411.00640.
+    .. [1] Bell, R. M. & McCaffrey, D. F. (2002). Bias reduction in standard errors for linear
+       regression with multi-stage samples. Survey Methodology 28(2), 169–181.
     .. [2] Efron, B. (1987). Better bootstrap confidence intervals. JASA 82(397), 171–185.
 
     Examples
@@ -145,58 +266,65 @@ def gate(run: Run, release: ReleaseLike | None = None) -> Gate:
     >>> g.verdict, g.table[["criterion", "verdict"]]   # doctest: +SKIP
     """
     cfg = resolve_release(run, release)
-    cases = run.cases
-    cluster_of_case = cases["cluster"]
-    clustered = is_clustered(cluster_of_case.to_numpy()) if len(cases) else False
-    n_source = int(cluster_of_case.nunique())
+    clustered = run_is_clustered(run)
+    n_source = int(run.cases["cluster"].nunique())
     checked = checked_transforms(run)
-    verdicts = run.verdicts
+    sums = {key[0]: value for key, value in criterion_sums(run.verdicts).items()}
     evaluator_of = {ev.name: ev for ev in run.config.evaluators}
+    stored = dict(run.manifest.suite_config.vacuous)
+    fault = _fault_findings(run, {c: s.n for c, s in sums.items()})
+    for criterion, message in fault.items():
+        warnings.warn(VacuousCheckWarning(message), stacklevel=2)
+    findings = [m for c in run.criteria for m in (stored.get(c, []) + ([fault[c]] if c in fault else []))]
     rows = []
     for criterion in run.criteria:
         ev = evaluator_of[criterion]
-        sub = verdicts[verdicts["criterion"] == criterion]
-        values = (sub["verdict"] == "pass").to_numpy(dtype=np.int64)
-        clusters = sub["cluster"].to_numpy()
-        n = len(sub)
+        s = sums.get(criterion, ClusterSums(np.zeros(0, np.int64), np.zeros(0, np.int64), 0))
         row: dict[str, Any] = {
-            "criterion": criterion, "evaluator": ev.type, "n": n,
-            "n_clusters": int(pd.unique(clusters).size), "passed": int(values.sum()),
-            "missing": int((sub["verdict"] == "missing").sum()),
+            "criterion": criterion, "evaluator": ev.type, "n": s.n, "n_clusters": int(s.rows.size),
+            "passed": int(s.passes.sum()), "missing": s.missing,
             "rate": math.nan, "ci_low": math.nan, "ci_high": math.nan, "method": "",
+            "failing_clusters": s.failing_clusters, "vacuous": criterion in stored or criterion in fault,
         }
-        note = ""
-        if n:
-            interval = criterion_interval(values, clusters, cfg, clustered)
+        notes: list[str] = []
+        interval = None
+        if s.n:
+            interval, swapped = sums_interval(s, cfg, clustered)
             row.update(rate=interval.estimate, ci_low=interval.low, ci_high=interval.high, method=interval.method)
-            note = interval.reason
+            notes += [n for n in (swapped, interval.reason) if n]
         threshold = cfg.criteria.get(criterion)
         row["threshold"] = math.nan if threshold is None else float(threshold)
-        verdict, reason = _decide(row, threshold, cfg, clustered, n_source, ev, checked)
+        verdict, reason = _decide(row, threshold, cfg, clustered, ev, checked)
+        if criterion in fault:
+            notes.append(fault[criterion])
         row["verdict"] = verdict
-        row["reason"] = f"{reason}; {note}" if reason and note else (reason or note)
+        row["reason"] = "; ".join([reason, *notes] if reason else notes)
         rows.append(row)
     table = GATE.from_columns({c: [row[c] for row in rows] for c in GATE_COLUMNS})
     listed = table[table["verdict"] != "REPORT_ONLY"]
     overall = "PASS" if len(listed) and bool((listed["verdict"] == "PASS").all()) else "BLOCK"
-    return Gate(table=table, verdict=overall, release=cfg, clustered=clustered, n_source_clusters=n_source)
+    return Gate(table=table, verdict=overall, release=cfg, clustered=clustered, n_source_clusters=n_source,
+                reason="" if len(listed) else NO_CRITERIA, findings=tuple(findings))
 
 
-def _decide(row: dict[str, Any], threshold: float | None, cfg: ReleaseConfig, clustered: bool, n_source: int,
-            ev: Any, checked: dict[str, bool]) -> tuple[str, str]:
+def _decide(row: dict[str, Any], threshold: float | None, cfg: ReleaseConfig, clustered: bool, ev: Any,
+            checked: dict[str, bool]) -> tuple[str, str]:
     if threshold is None:
         return "REPORT_ONLY", ""
     if clustered and not cfg.allow_approximate_methods:
         return "INSUFFICIENT_EVIDENCE", "approximate_methods_not_allowed"
-    if clustered and n_source < cfg.min_clusters:
-        return "INSUFFICIENT_EVIDENCE", "too_few_clusters"
     if row["n"] == 0:
         return "INSUFFICIENT_EVIDENCE", "no_evidence"
+    if row["missing"] == row["n"]:
+        return "INSUFFICIENT_EVIDENCE", "all_missing"
+    if clustered and row["n_clusters"] < cfg.min_clusters:
+        return "INSUFFICIENT_EVIDENCE", "too_few_clusters"
     transform = getattr(ev, "transform", None)
     if ev.type == "metamorphic_relation" and not checked.get(str(transform), False):
         return "INSUFFICIENT_EVIDENCE", "transform_not_checked"
-    if row["ci_low"] >= threshold:
-        return "PASS", "ci_low_at_or_above_threshold"
+    strict = row["method"] == "cluster_bootstrap"  # resampled ratios tie with round thresholds: a tie is no PASS
+    if row["ci_low"] > threshold or (row["ci_low"] == threshold and not strict):
+        return "PASS", "ci_low_at_or_above_threshold" if not strict else "ci_low_above_threshold"
     if row["ci_high"] < threshold:
         return "FAIL", "ci_high_below_threshold"
     return "INSUFFICIENT_EVIDENCE", "interval_includes_threshold"

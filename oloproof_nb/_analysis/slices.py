@@ -16,14 +16,14 @@ import numpy as np
 import pandas as pd
 
 from .._core.slicespec import NA_BIN, SliceSpec, parse_slice_spec
-from .._core.stats import is_clustered
 from .columns import SLICES
-from .gate import ReleaseLike, criterion_interval, resolve_release
+from .gate import ReleaseLike, criterion_sums, resolve_release, run_is_clustered, sums_interval
 from .run import Run
 
 __all__ = ["SLICE_COLUMNS", "slice_table"]
 
 SLICE_COLUMNS = SLICES.names
+
 
 def _bin_labels(values: pd.Series, spec: SliceSpec) -> np.ndarray:
     """The bin label of every case (``NA_BIN`` where the measure is missing)."""
@@ -108,28 +108,30 @@ def slice_table(run: Run, spec: str | SliceSpec, release: ReleaseLike | None = N
     cfg = resolve_release(run, release)
     min_clusters = cfg.min_clusters  # 20 unless release.yaml says otherwise
     cases = run.cases
-    clustered = is_clustered(cases["cluster"].to_numpy()) if len(cases) else False
-    bin_of_case = dict(zip(cases["case_id"], _bin_labels(cases[parsed.column], parsed), strict=True))
-    verdicts = run.verdicts
-    row_bins = verdicts["case_id"].map(bin_of_case).fillna(NA_BIN).to_numpy(dtype=object)
+    clustered = run_is_clustered(run)
     bins = [*parsed.bins(), (NA_BIN, math.nan, math.nan)]
+    labels = [label for label, _, _ in bins]
+    bin_of_case = pd.Categorical(_bin_labels(cases[parsed.column], parsed), categories=labels).codes
+    verdicts = run.verdicts
+    where = pd.Index(cases["case_id"]).get_indexer(verdicts["case_id"])
+    na_code = len(labels) - 1
+    row_bins = np.where(where >= 0, bin_of_case[np.clip(where, 0, None)], na_code).astype(np.int64)
+    sums = criterion_sums(verdicts, by=[row_bins]) if len(verdicts) else {}
     rows: list[dict[str, Any]] = []
     for criterion in run.criteria:
-        in_criterion = (verdicts["criterion"] == criterion).to_numpy()
-        for label, lower, upper in bins:
-            mask = in_criterion & (row_bins == label)
-            sub = verdicts[mask]
-            values = (sub["verdict"] == "pass").to_numpy(dtype=np.int64)
-            clusters = sub["cluster"].to_numpy()
-            n_clusters = int(pd.unique(clusters).size)
+        for code, (label, lower, upper) in enumerate(bins):
+            group = sums.get((criterion, code))
+            support = 0 if group is None else group.n
+            n_clusters = 0 if group is None else int(group.rows.size)
             row: dict[str, Any] = {
                 "slice": parsed.text, "bin": label, "lower": lower, "upper": upper, "criterion": criterion,
-                "support": int(values.size), "clusters": n_clusters, "passed": int(values.sum()),
+                "support": support, "clusters": n_clusters,
+                "passed": 0 if group is None else int(group.passes.sum()),
                 "rate": math.nan, "ci_low": math.nan, "ci_high": math.nan,
                 "few_clusters": n_clusters < min_clusters, "method": "",
             }
-            if values.size:
-                iv = criterion_interval(values, clusters, cfg, clustered)
+            if group is not None and support:
+                iv, _ = sums_interval(group, cfg, clustered)
                 row.update(rate=iv.estimate, ci_low=iv.low, ci_high=iv.high, method=iv.method)
             rows.append(row)
     return SLICES.from_columns({c: [row[c] for row in rows] for c in SLICE_COLUMNS})

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -10,8 +12,9 @@ from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, ValidationErr
 
 from .._core.case import Case, derive_case
 from .._core.evaluator import EVALUATORS, Evaluator
+from .._core.paths import ABSENT, flatten, format_path, get_path, parse_path
 from .._core.slicespec import parse_slice_spec
-from ..errors import ConfigError, SliceSpecError
+from ..errors import ConfigError, SliceSpecError, VacuousCheckWarning
 from .cases import load_cases
 from .files import config_error, read_yaml
 from .imports import file_digest, import_system, load_validators
@@ -25,7 +28,7 @@ from .validators import (
 )
 
 __all__ = ["SuiteConfig", "Transform", "Metamorphic", "Suite", "load_suite", "parse_suite_config",
-           "release_from_manifest", "SUITE_FILE", "RELEASE_FILE"]
+           "release_from_manifest", "find_vacuous_checks", "nearest_path", "SUITE_FILE", "RELEASE_FILE"]
 
 SUITE_FILE = "oloproof.yaml"
 RELEASE_FILE = "release.yaml"
@@ -172,6 +175,8 @@ class Suite:
     system_target: Any = None
     #: Registered outcome validators, ``{name: callable}`` (imported with the system).
     validators: dict[str, Any] = field(default_factory=dict)
+    #: Checks that cannot fail (``VacuousCheckWarning``): criterion → one message per finding.
+    vacuous: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -200,6 +205,7 @@ class Suite:
             "config": self.config.model_dump(mode="json", exclude_none=True),
             "release": None if self.release is None else self.release.model_dump(mode="json"),
             "labels": self.labels,
+            "vacuous": self.vacuous,
         }
 
 
@@ -269,10 +275,61 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
         known = {c.id for c in cases if c.transform == transform.name}
         labels[transform.name] = load_labels(labels_file, known, transform.name)
         digests[transform.validity_labels] = file_digest(labels_file)
+    vacuous = find_vacuous_checks(config, sources, suite_file)
+    for messages in vacuous.values():
+        for message in messages:
+            warnings.warn(VacuousCheckWarning(message), stacklevel=2)
     target = import_system(root, config.system, suite_file) if import_system_now else None
     validators = load_validators(root, config.validators, suite_file) if import_system_now else {}
     return Suite(root=root.resolve(), config=config, release=release_cfg, cases=cases, labels=labels,
-                 digests=digests, system_target=target, validators=validators)
+                 digests=digests, system_target=target, validators=validators, vacuous=vacuous)
+
+
+def _node_paths(state: Any) -> set[str]:
+    """Every path into ``state`` that exists: its leaves and every dict or list on the way to them."""
+    out: set[str] = set()
+    for leaf in flatten(state):
+        keys = parse_path(leaf)
+        out.update(format_path(keys[:i]) for i in range(1, len(keys) + 1))
+    return out
+
+
+def nearest_path(path: str, states: list[Any]) -> str | None:
+    """The existing path of ``states`` closest to ``path`` (difflib), or None when nothing is close."""
+    candidates: set[str] = set()
+    for state in states:
+        candidates |= _node_paths(state)
+    found = difflib.get_close_matches(path, sorted(candidates), n=1, cutoff=0.6)
+    return found[0] if found else None
+
+
+def find_vacuous_checks(config: SuiteConfig, cases: list[Case], file: str | Path = SUITE_FILE) -> dict[str, list[str]]:
+    """State checks that cannot fail: criterion → one message per path no case's state contains.
+
+    A ``state_unchanged`` path absent from every case's ``initial_state``, or a ``state_matches``
+    ``paths:`` entry absent from every case's ``initial_state`` and ``expected.state``, passes for every
+    case that leaves it alone (a typo gives a perfect score). ``absent_ok: true`` on the evaluator says
+    the path is meant to stay absent. Each message names the evaluator, the path and the nearest
+    existing path.
+    """
+    found: dict[str, list[str]] = {}
+    for i, ev in enumerate(config.evaluators):
+        paths: list[str] = list(getattr(ev, "paths", []) or [])
+        if ev.type not in ("state_unchanged", "state_matches") or not paths or getattr(ev, "absent_ok", False):
+            continue
+        states: list[Any] = [case.initial_state for case in cases]
+        if ev.type == "state_matches":
+            states += [case.expected.state for case in cases if case.expected.state is not None]
+        for path in paths:
+            if any(get_path(state, path) is not ABSENT for state in states):
+                continue
+            near = nearest_path(path, states)
+            hint = f"did you mean {near}?" if near else "no similar path exists"
+            where = "initial_state" + (" or expected.state" if ev.type == "state_matches" else "")
+            found.setdefault(ev.name, []).append(
+                f"{file}: evaluators[{i}] ({ev.type}, criterion {ev.name}): path {path!r} is in no case's {where}, "
+                f"so the check cannot fail; {hint} (absent_ok: true if it must stay absent on purpose)")
+    return found
 
 
 def _check_release_criteria(release: ReleaseConfig, config: SuiteConfig, file: Path) -> None:

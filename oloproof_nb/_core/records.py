@@ -47,6 +47,8 @@ class StoredSuite(BaseModel):
     config: dict[str, Any] = Field(default_factory=dict)
     release: dict[str, Any] | None = None
     labels: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)
+    #: Checks that cannot fail, found by ``load_suite``: criterion → one message per finding.
+    vacuous: dict[str, list[str]] = Field(default_factory=dict)
 
 
 class Manifest(BaseModel):

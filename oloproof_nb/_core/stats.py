@@ -1,6 +1,6 @@
 """Intervals for pass rates, with and without clustered cases.
 
-Pure NumPy/SciPy/statsmodels: no pandas, no files, no plotting. Rows are binary
+Pure NumPy/SciPy (statsmodels is never imported): no pandas, no files, no plotting. Rows are binary
 (pass = 1; fail and missing = 0). With cluster sums k_c (passes) and m_c (rows)
 over G clusters the rate is the ratio p̂ = Σk/Σm.
 """
@@ -8,14 +8,19 @@ over G clusters the rate is the ratio p̂ = Σk/Σm.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .binomial import Interval, check_confidence, clopper_pearson, wilson
+from .bootstrap import BOOTSTRAP_MIN_CLUSTERS, cluster_bootstrap_from_sums
+from .cr2 import bell_mccaffrey_df, cluster_t_from_sums, cr1_se, cr2_se
+
 __all__ = [
     "METHODS",
+    "BOOTSTRAP_MIN_CLUSTERS",
     "Interval",
+    "bell_mccaffrey_df",
     "clopper_pearson",
     "cluster_bootstrap",
     "cluster_se",
@@ -23,53 +28,16 @@ __all__ = [
     "cluster_t",
     "is_clustered",
     "rate_interval",
+    "rate_interval_from_sums",
     "wilson",
 ]
 
 METHODS: tuple[str, ...] = ("clopper_pearson", "wilson", "cluster_t", "cluster_bootstrap")
 _CLUSTERED = ("cluster_t", "cluster_bootstrap")
-_CHUNK_CELLS = 2_000_000  # bootstrap draws held at once: resamples per chunk × cluster types
-
-
-@dataclass(frozen=True)
-class Interval:
-    """A pass rate with its confidence interval.
-
-    Attributes
-    ----------
-    estimate : float
-        The rate p̂ = Σk/Σm.
-    low, high : float
-        Interval bounds, 0 ≤ low ≤ estimate ≤ high ≤ 1 and low < high.
-    method : str
-        The method that produced ``low`` and ``high`` (one of `METHODS`); a clustered
-        method that fell back says ``"clopper_pearson"``.
-    n : int
-        Number of rows.
-    n_clusters : int
-        Number of clusters G (equal to ``n`` when rows are not clustered).
-    reason : str
-        Why a fallback was used (starts with ``"degenerate"`` when every row agrees); empty otherwise.
-    """
-
-    estimate: float
-    low: float
-    high: float
-    method: str
-    n: int
-    n_clusters: int
-    reason: str = ""
+_check_confidence = check_confidence
 
 
 # ---------------------------------------------------------------- validation
-
-
-def _check_confidence(confidence: float) -> float:
-    if isinstance(confidence, bool) or not isinstance(confidence, (int, float, np.floating, np.integer)):
-        raise ValueError(f"confidence={confidence!r} is not a number; use a probability in (0, 1), e.g. 0.95")
-    if not 0.0 < float(confidence) < 1.0:
-        raise ValueError(f"confidence={confidence!r} is outside (0, 1); use e.g. 0.95")
-    return float(confidence)
 
 
 def _as_values(values: ArrayLike) -> np.ndarray:
@@ -121,95 +89,29 @@ def _sums(values: ArrayLike, clusters: ArrayLike | None) -> tuple[np.ndarray, np
     return np.bincount(codes, weights=y).astype(np.int64), np.bincount(codes).astype(np.int64)
 
 
-# ---------------------------------------------------------------- binomial intervals
-
-
-def _binomial(successes: float, nobs: float, confidence: float, method: str) -> tuple[float, float]:
-    confidence = _check_confidence(confidence)
-    if not (np.isfinite(nobs) and nobs > 0):
-        raise ValueError(f"nobs={nobs!r} must be a positive number")
-    if not (np.isfinite(successes) and 0 <= successes <= nobs):
-        raise ValueError(f"successes={successes!r} must lie in [0, nobs={nobs!r}]")
-    from statsmodels.stats.proportion import proportion_confint  # imported on first use: keeps `import` fast
-
-    low, high = proportion_confint(successes, nobs, alpha=1.0 - confidence, method=method)
-    # exact ends: the Wilson bounds at k = 0 and k = n are 0 and 1 up to rounding
-    low = 0.0 if successes == 0 else float(np.clip(low, 0.0, 1.0))
-    high = 1.0 if successes == nobs else float(np.clip(high, 0.0, 1.0))
-    return low, high
-
-
-def clopper_pearson(successes: float, nobs: float, confidence: float = 0.95) -> tuple[float, float]:
-    """Exact (Clopper–Pearson) binomial interval.
-
-    Parameters
-    ----------
-    successes : float
-        Number of passes, 0 ≤ successes ≤ nobs. May be fractional (an effective count).
-    nobs : float
-        Number of trials, > 0. May be fractional (an effective size such as n_min).
-    confidence : float, default 0.95
-        Two-sided confidence level in (0, 1).
-
-    Returns
-    -------
-    tuple of float
-        ``(low, high)``.
-
-    Notes
-    -----
-    With α = 1 − confidence, low = Beta⁻¹(α/2; k, n − k + 1) and high = Beta⁻¹(1 − α/2; k + 1, n − k),
-    with low = 0 when k = 0 and high = 1 when k = n. Wraps statsmodels
-    ``proportion_confint(method="beta")``; the beta quantiles are defined for real k and n.
-
-    References
-    ----------
-    Brown, L. D., Cai, T. T. & DasGupta, A. (2001). Interval estimation for a binomial proportion.
-    Statistical Science 16(2), 101–133.
-
-    Examples
-    --------
-    >>> low, high = clopper_pearson(9, 10)
-    >>> round(low, 4), round(high, 4)
-    (0.555, 0.9975)
-    """
-    return _binomial(successes, nobs, confidence, "beta")
-
-
-def wilson(successes: float, nobs: float, confidence: float = 0.95) -> tuple[float, float]:
-    """Wilson score binomial interval.
-
-    Parameters
-    ----------
-    successes : float
-        Number of passes, 0 ≤ successes ≤ nobs.
-    nobs : float
-        Number of trials, > 0.
-    confidence : float, default 0.95
-        Two-sided confidence level in (0, 1).
-
-    Returns
-    -------
-    tuple of float
-        ``(low, high)``, clipped to [0, 1]; exactly 0 when k = 0 and 1 when k = n.
-
-    Notes
-    -----
-    With z = Φ⁻¹(1 − α/2) and p̂ = k/n: (p̂ + z²/2n ± z·√(p̂(1−p̂)/n + z²/4n²)) / (1 + z²/n).
-    Wraps statsmodels ``proportion_confint(method="wilson")``.
-
-    References
-    ----------
-    Brown, L. D., Cai, T. T. & DasGupta, A. (2001). Interval estimation for a binomial proportion.
-    Statistical Science 16(2), 101–133.
-
-    Examples
-    --------
-    >>> low, high = wilson(9, 10)
-    >>> round(low, 4), round(high, 4)
-    (0.5958, 0.9821)
-    """
-    return _binomial(successes, nobs, confidence, "wilson")
+def _check_sums(passes: ArrayLike, rows: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    """Per-cluster (passes, rows) as int64 arrays, checked: same length ≥ 1, 0 ≤ passes ≤ rows, rows ≥ 1."""
+    arrays = []
+    for name, value in (("passes", passes), ("rows", rows)):
+        raw = np.asarray(value)
+        if raw.ndim != 1 or raw.size == 0:
+            raise ValueError(f"{name} must be a non-empty one-dimensional array of counts (one per cluster)")
+        if raw.dtype.kind not in "iuf" or (raw.dtype.kind == "f" and not np.all(np.isfinite(raw))):
+            raise ValueError(f"{name} must hold whole numbers (counts per cluster), got dtype {raw.dtype}")
+        as_int = raw.astype(np.int64)
+        if not np.array_equal(as_int, raw):
+            raise ValueError(f"{name} must hold whole numbers (counts per cluster)")
+        arrays.append(as_int)
+    k, m = arrays
+    if k.shape != m.shape:
+        raise ValueError(f"passes has {k.size} clusters but rows has {m.size}; give one count of each per cluster")
+    if (m < 1).any():
+        raise ValueError(f"rows must be ≥ 1 in every cluster; cluster {int(np.flatnonzero(m < 1)[0])} has {m.min()}")
+    bad = (k < 0) | (k > m)
+    if bad.any():
+        c = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"passes must lie in [0, rows]; cluster {c} has {k[c]} passes in {m[c]} rows")
+    return k, m
 
 
 # ---------------------------------------------------------------- clustered standard error
@@ -242,16 +144,8 @@ def cluster_sums(values: ArrayLike, clusters: ArrayLike) -> tuple[np.ndarray, np
     return _sums(values, clusters)
 
 
-def _se_from_sums(k: np.ndarray, m: np.ndarray) -> float:
-    g, big_k, big_m = k.shape[0], int(k.sum()), int(m.sum())
-    if g < 2:
-        return float("nan")
-    resid = (k * big_m - big_k * m).astype(float)  # = (k_c − p̂·m_c)·Σm, exact in integers
-    return math.sqrt(g / (g - 1) * float(resid @ resid)) / big_m**2
-
-
-def cluster_se(values: ArrayLike, clusters: ArrayLike) -> tuple[float, float]:
-    """Rate and its cluster-robust (CR1) standard error.
+def cluster_se(values: ArrayLike, clusters: ArrayLike, kind: str = "CR1") -> tuple[float, float]:
+    """Rate and its cluster-robust standard error (CR1 or CR2).
 
     Parameters
     ----------
@@ -259,36 +153,50 @@ def cluster_se(values: ArrayLike, clusters: ArrayLike) -> tuple[float, float]:
         One entry per row (pass = 1; fail and missing = 0).
     clusters : array-like
         One hashable cluster id per row.
+    kind : {"CR1", "CR2"}, default "CR1"
+        ``"CR1"``: the small-sample factor G/(G−1) (statsmodels' ``cov_type="cluster"``). ``"CR2"``: the
+        bias-reduced linearisation of Bell & McCaffrey (2002), the standard error `cluster_t` uses.
 
     Returns
     -------
     estimate : float
         p̂ = Σk/Σm.
     se : float
-        CR1 standard error of p̂; NaN when there is a single cluster (G − 1 = 0).
+        The standard error of p̂; NaN when there is a single cluster.
 
     Notes
     -----
-    SE² = G/(G−1) · Σ_c (k_c − p̂·m_c)² / (Σm)². This is the standard error of the constant in an
-    OLS regression of the rows on a constant with ``cov_type="cluster"`` in statsmodels, whose small-sample
-    factor G/(G−1)·(N−1)/(N−K) reduces to G/(G−1) with K = 1 regressor. When every cluster holds one
-    row it reduces to √(p̂(1−p̂)/(n−1)).
+    With r_c = k_c − p̂·m_c and N = Σm:
+
+    - CR1: SE² = G/(G−1) · Σ_c r_c² / N². This is the standard error of the constant in an OLS
+      regression of the rows on a constant with ``cov_type="cluster"`` in statsmodels, whose factor
+      G/(G−1)·(N−1)/(N−K) reduces to G/(G−1) with K = 1 regressor.
+    - CR2: SE² = Σ_c r_c² / (1 − m_c/N) / N². The intercept-only hat matrix is H = 11ᵀ/N; its
+      cluster block H_cc = 11ᵀ/N has the eigenvalue m_c/N on 1, so (I − H_cc)^(−1/2) scales a cluster's
+      residual sum by (1 − m_c/N)^(−1/2). With equal cluster sizes CR2 equals CR1.
 
     References
     ----------
-    Miller, E. (2024). Adding error bars to evals: a statistical approach to language model evaluations.
-    arXiv:2411.00640.
+    Bell, R. M. & McCaffrey, D. F. (2002). Bias reduction in standard errors for linear regression
+    with multi-stage samples. Survey Methodology 28(2), 169–181.
     Cameron, A. C. & Miller, D. L. (2015). A practitioner's guide to cluster-robust inference.
     Journal of Human Resources 50(2), 317–372.
+    Miller, E. (2024). Adding error bars to evals: a statistical approach to language model evaluations.
+    arXiv:2411.00640.
 
     Examples
     --------
     >>> p, se = cluster_se([1, 0, 1, 1, 0, 1], [0, 0, 1, 1, 2, 2])
     >>> round(p, 4), round(se, 4)
     (0.6667, 0.1667)
+    >>> p, se = cluster_se([1, 0, 1, 1, 0, 1, 1], [0, 0, 1, 1, 2, 2, 2], kind="CR2")
+    >>> round(se, 4)
+    0.1237
     """
+    if kind not in ("CR1", "CR2"):
+        raise ValueError(f"kind={kind!r} is unknown; use 'CR1' or 'CR2'")
     k, m = _sums(values, clusters)
-    return int(k.sum()) / int(m.sum()), _se_from_sums(k, m)
+    return int(k.sum()) / int(m.sum()), (cr1_se if kind == "CR1" else cr2_se)(k, m)
 
 
 def is_clustered(clusters: ArrayLike | None) -> bool:
@@ -311,28 +219,9 @@ def is_clustered(clusters: ArrayLike | None) -> bool:
 # ---------------------------------------------------------------- clustered intervals
 
 
-def _fallback_reason(k: np.ndarray, m: np.ndarray, method: str) -> str:
-    """Why a clustered method cannot give a positive-width interval here ("" when it can)."""
-    n, g, big_k = int(m.sum()), k.shape[0], int(k.sum())
-    if big_k in (0, n):
-        return f"degenerate: all {n} rows {'pass' if big_k else 'fail'}"
-    if g < 2:
-        return f"too few clusters for {method}: G={g}, need at least 2"
-    if (k * n == big_k * m).all():
-        return f"zero-width {method}: every cluster has the same pass rate"
-    return ""
-
-
-def _cp_on_n_min(k: np.ndarray, m: np.ndarray, confidence: float, reason: str) -> Interval:
-    """Clopper–Pearson on the effective size n_min = (Σm)²/Σm² with p̂·n_min successes."""
-    n, p = int(m.sum()), int(k.sum()) / int(m.sum())
-    n_min = n**2 / float((m.astype(float) ** 2).sum())
-    low, high = clopper_pearson(p * n_min, n_min, confidence)
-    return Interval(p, low, high, "clopper_pearson", n, k.shape[0], f"{reason}; clopper_pearson on n_min={n_min:.4g}")
-
-
 def cluster_t(values: ArrayLike, clusters: ArrayLike | None, confidence: float = 0.95) -> Interval:
-    """Clustered t interval on the logit scale.
+    """Clustered t interval on the logit scale: CR2 standard error, Bell–McCaffrey degrees of freedom,
+    and a lower bound that is monotone by construction.
 
     Parameters
     ----------
@@ -350,39 +239,60 @@ def cluster_t(values: ArrayLike, clusters: ArrayLike | None, confidence: float =
 
     Notes
     -----
-    low, high = expit(logit p̂ ∓ t_{G−1, 1−α/2} · SE / (p̂(1 − p̂))), with SE from `cluster_se` (the delta
-    method carries SE to the logit scale). When every row agrees, G < 2, or every cluster has the same
-    rate (SE = 0), it returns Clopper–Pearson on the effective size n_min = (Σm)²/Σm² with p̂·n_min
-    successes instead, so a zero-width interval is never reported.
+    **The raw bound.** With N = Σm, p̂ = K/N, a_c = 1/(1 − m_c/N) and S = Σ_c a_c (k_c − p̂ m_c)² (so the
+    CR2 standard error is √S/N, see `cluster_se`), the CR2 logit-t lower bound is
+
+        h(K, S) = expit(logit p̂ − t_ν · (√S/N) / (p̂(1 − p̂))),
+
+    t_ν the 1 − α/2 quantile of Student's t on the Bell–McCaffrey degrees of freedom
+    ν = N² / (N² Σ m²/(N−m)² − 2N Σ m³/(N−m)² + (Σ m²/(N−m))²), which depend on the sizes only.
+
+    **Monotone by construction.** h alone is not monotone: turning a fail into a pass can raise S more
+    than it raises p̂ (and near all-pass the logit interval is tighter than the all-pass bound). So the
+    reported lower bound is the smallest h over every "better" data set — the same clusters and rows
+    with any of the failures turned into passes:
+
+        low(k) = min( p̂,  L_all,  min_{K ≤ K' < N} h(K', S_max(k, K')) ),
+
+    where L_all = (α/2)^(1/n_min) is the all-pass bound (Clopper–Pearson on n_min = (Σm)²/Σm²), and
+    S_max(k, K') is the largest S over the data sets with K' passes reachable from k by turning fails
+    into passes (computed exactly by a small knapsack over cluster types when N − K' ≤ 64, and bounded
+    above by its Lagrangian dual — a fractional knapsack — beyond). Both are maxima over the reachable
+    set, or a bound that only grows with it, so they shrink when a fail turns into a pass: the set of
+    better data sets of k + e_c is contained in that of k. Hence turning a fail into a pass never lowers
+    ``low``, and ``low`` never exceeds L_all (the value for the all-pass data set of the same sizes).
+    A data set with S = 0 (every cluster at the same rate) carries no variance information and is
+    skipped in the minimum. The upper bound is the mirror image: 1 − low of the failures.
+
+    When every row agrees, or G < 2, it returns Clopper–Pearson on n_min with p̂·n_min successes
+    (``reason`` says why), so a zero-width interval is never reported.
 
     References
     ----------
-    Miller, E. (2024). Adding error bars to evals: a statistical approach to language model evaluations.
-    arXiv:2411.00640.
-    Cameron, A. C. & Miller, D. L. (2015). A practitioner's guide to cluster-robust inference.
-    Journal of Human Resources 50(2), 317–372.
+    Bell, R. M. & McCaffrey, D. F. (2002). Bias reduction in standard errors for linear regression
+    with multi-stage samples. Survey Methodology 28(2), 169–181.
+    Imbens, G. W. & Kolesár, M. (2016). Robust standard errors in small samples: some practical advice.
+    Review of Economics and Statistics 98(4), 701–712.
+    Pustejovsky, J. E. & Tipton, E. (2018). Small-sample methods for cluster-robust variance estimation
+    and hypothesis testing in fixed effects models. JBES 36(4), 672–683.
 
     Examples
     --------
-    >>> iv = cluster_t([1, 1, 0, 1, 1, 1], ["a", "a", "b", "b", "c", "c"])
-    >>> iv.method, round(iv.estimate, 4), round(iv.low, 4), round(iv.high, 4)
-    ('cluster_t', 0.8333, 0.0278, 0.9989)
+    >>> iv = cluster_t([1, 1, 0, 1, 1, 1, 1, 0], ["a", "a", "b", "b", "c", "c", "d", "d"])
+    >>> iv.method, round(iv.estimate, 4), iv.low < iv.estimate < iv.high
+    ('cluster_t', 0.75, True)
     >>> cluster_t([1, 1, 1], ["a", "a", "b"]).reason
     'degenerate: all 3 rows pass; clopper_pearson on n_min=1.8'
     """
-    confidence = _check_confidence(confidence)
+    confidence = check_confidence(confidence)
     k, m = _sums(values, clusters)
-    reason = _fallback_reason(k, m, "cluster_t")
-    if reason:
-        return _cp_on_n_min(k, m, confidence, reason)
-    g, n = k.shape[0], int(m.sum())
-    p = int(k.sum()) / n
-    from scipy import special
-    from scipy import stats as sps
+    return cluster_t_from_sums(k, m, confidence)
 
-    half = sps.t.ppf(0.5 + confidence / 2, g - 1) * _se_from_sums(k, m) / (p * (1 - p))
-    low, high = special.expit(special.logit(p) + np.array([-half, half]))
-    return Interval(p, float(low), float(high), "cluster_t", n, g)
+
+def _check_resamples(resamples: int) -> int:
+    if isinstance(resamples, bool) or not isinstance(resamples, (int, np.integer)) or resamples < 1:
+        raise ValueError(f"resamples={resamples!r} must be an integer ≥ 1, e.g. 10_000")
+    return int(resamples)
 
 
 def cluster_bootstrap(
@@ -420,9 +330,12 @@ def cluster_bootstrap(
 
     BCa (Efron 1987): z₀ = Φ⁻¹(#{θ* < p̂}/B + ½·#{θ* = p̂}/B); from the leave-one-cluster-out jackknife
     θ₍c₎ = (Σk − k_c)/(Σm − m_c) with mean θ̄ and d_c = θ̄ − θ₍c₎, acceleration a = Σd_c³ / (6 (Σd_c²)^{3/2});
-    the bounds are the θ* quantiles at Φ(z₀ + (z₀ + z_q)/(1 − a(z₀ + z_q))) for z_q = Φ⁻¹(α/2), Φ⁻¹(1 − α/2).
-    The bounds are widened to include p̂ if needed. It falls back to Clopper–Pearson on
-    n_min = (Σm)²/Σm² as `cluster_t` does.
+    the bounds are the θ* quantiles (linear interpolation) at Φ(z₀ + (z₀ + z_q)/(1 − a(z₀ + z_q))) for
+    z_q = Φ⁻¹(α/2), Φ⁻¹(1 − α/2). The lower bound is capped at the all-pass bound (α/2)^(1/n_min) and at
+    p̂; the upper bound mirrors it. It falls back to Clopper–Pearson on n_min = (Σm)²/Σm² as `cluster_t`
+    does. Unlike `cluster_t` it is not monotone by construction, and below ``BOOTSTRAP_MIN_CLUSTERS``
+    clusters its lower bound exceeds the true rate more than 3% of the time (benchmarks/coverage.md):
+    the gate then uses `cluster_t` instead, and a bootstrap bound exactly equal to a threshold is not a PASS.
 
     References
     ----------
@@ -436,49 +349,33 @@ def cluster_bootstrap(
     >>> iv.method, iv.n_clusters, iv.low < iv.estimate < iv.high
     ('cluster_bootstrap', 4, True)
     """
-    confidence = _check_confidence(confidence)
-    if isinstance(resamples, bool) or not isinstance(resamples, (int, np.integer)) or resamples < 1:
-        raise ValueError(f"resamples={resamples!r} must be an integer ≥ 1, e.g. 10_000")
+    confidence = check_confidence(confidence)
+    resamples = _check_resamples(resamples)
     k, m = _sums(values, clusters)
-    reason = _fallback_reason(k, m, "cluster_bootstrap")
-    if reason:
-        return _cp_on_n_min(k, m, confidence, reason)
-    g, big_k, big_m = k.shape[0], int(k.sum()), int(m.sum())
-    p = big_k / big_m
-    types, counts = np.unique(np.column_stack([k, m]), axis=0, return_counts=True)
-    kt, mt = types[:, 0], types[:, 1]
-
-    rng = np.random.default_rng(seed)
-    theta = np.empty(resamples)
-    below = 0.0
-    step = max(1, _CHUNK_CELLS // len(counts))
-    for start in range(0, resamples, step):  # chunks of many resamples, to bound memory
-        draws = rng.multinomial(g, counts / g, size=min(step, resamples - start))
-        ks, ms = draws @ kt, draws @ mt
-        theta[start : start + len(ks)] = ks / ms
-        cross = ks * big_m - big_k * ms  # sign of θ* − p̂, exact in integers
-        below += np.count_nonzero(cross < 0) + 0.5 * np.count_nonzero(cross == 0)
-    from scipy import stats as sps
-
-    z0 = sps.norm.ppf(np.clip(below / resamples, 0.5 / resamples, 1 - 0.5 / resamples))
-
-    jack = (big_k - kt) / (big_m - mt)  # leave one cluster of each type out
-    d = np.average(jack, weights=counts) - jack
-    ss = float(counts @ d**2)
-    accel = float(counts @ d**3) / (6 * ss**1.5) if ss > 0 else 0.0
-
-    z = sps.norm.ppf([0.5 - confidence / 2, 0.5 + confidence / 2])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        q = sps.norm.cdf(z0 + (z0 + z) / (1 - accel * (z0 + z)))
-    q = np.clip(np.nan_to_num(q, nan=0.5), 0.0, 1.0)
-    low, high = np.quantile(theta, q)
-    low, high = min(float(low), p), max(float(high), p)
-    if not low < high:
-        return _cp_on_n_min(k, m, confidence, f"zero-width cluster_bootstrap with {resamples} resamples")
-    return Interval(p, low, high, "cluster_bootstrap", big_m, g)
+    return cluster_bootstrap_from_sums(k, m, confidence, resamples, seed)
 
 
-# ---------------------------------------------------------------- dispatcher
+# ---------------------------------------------------------------- dispatchers
+
+
+def _interval_from_sums(k: np.ndarray, m: np.ndarray, method: str, confidence: float, clustered_method: str,
+                        resamples: int, seed: int | None) -> Interval:
+    if method == "auto":
+        method = clustered_method if bool((m > 1).any()) else "clopper_pearson"
+    if method == "cluster_t":
+        return cluster_t_from_sums(k, m, confidence)
+    if method == "cluster_bootstrap":
+        return cluster_bootstrap_from_sums(k, m, confidence, resamples, seed)
+    n, big_k = int(m.sum()), int(k.sum())
+    low, high = (clopper_pearson if method == "clopper_pearson" else wilson)(big_k, n, confidence)
+    return Interval(big_k / n, low, high, method, n, k.shape[0])
+
+
+def _check_methods(method: str, clustered_method: str) -> None:
+    if method not in ("auto", *METHODS):
+        raise ValueError(f"method={method!r} is unknown; use one of {('auto', *METHODS)}")
+    if clustered_method not in _CLUSTERED:
+        raise ValueError(f"clustered_method={clustered_method!r} is unknown; use one of {_CLUSTERED}")
 
 
 def rate_interval(
@@ -519,9 +416,9 @@ def rate_interval(
 
     Notes
     -----
-    See `clopper_pearson`, `wilson`, `cluster_t` and `cluster_bootstrap` for the formulas. Clustered
-    methods fall back to Clopper–Pearson on n_min = (Σm)²/Σm² when every row agrees (reason starting
-    with "degenerate") or the clustered interval would have zero width.
+    The same as `rate_interval_from_sums` on the per-cluster sums of ``values``. See `clopper_pearson`,
+    `wilson`, `cluster_t` and `cluster_bootstrap` for the formulas. Clustered methods fall back to
+    Clopper–Pearson on n_min = (Σm)²/Σm² when every row agrees (reason starting with "degenerate").
 
     References
     ----------
@@ -538,18 +435,68 @@ def rate_interval(
     >>> iv.method, iv.n, iv.n_clusters
     ('cluster_t', 6, 3)
     """
-    if method not in ("auto", *METHODS):
-        raise ValueError(f"method={method!r} is unknown; use one of {('auto', *METHODS)}")
-    if clustered_method not in _CLUSTERED:
-        raise ValueError(f"clustered_method={clustered_method!r} is unknown; use one of {_CLUSTERED}")
+    _check_methods(method, clustered_method)
+    confidence = check_confidence(confidence)
+    resamples = _check_resamples(resamples)
     if method == "auto":
         method = clustered_method if is_clustered(clusters) else "clopper_pearson"
-    if method == "cluster_t":
-        return cluster_t(values, clusters, confidence)
-    if method == "cluster_bootstrap":
-        return cluster_bootstrap(values, clusters, confidence, resamples=resamples, seed=seed)
-    confidence = _check_confidence(confidence)
     k, m = _sums(values, clusters)
-    n, big_k = int(m.sum()), int(k.sum())
-    low, high = (clopper_pearson if method == "clopper_pearson" else wilson)(big_k, n, confidence)
-    return Interval(big_k / n, low, high, method, n, k.shape[0])
+    return _interval_from_sums(k, m, method, confidence, clustered_method, resamples, seed)
+
+
+def rate_interval_from_sums(
+    passes: ArrayLike,
+    rows: ArrayLike,
+    method: str = "auto",
+    confidence: float = 0.95,
+    *,
+    clustered_method: str = "cluster_t",
+    resamples: int = 10_000,
+    seed: int | None = 0,
+) -> Interval:
+    """Pass rate and confidence interval from per-cluster sums: the interval `op.gate` computes.
+
+    Parameters
+    ----------
+    passes : array-like of int
+        Passes per cluster, k_c (0 ≤ k_c ≤ m_c).
+    rows : array-like of int
+        Rows per cluster, m_c ≥ 1 (the same order as ``passes``).
+    method : {"auto", "clopper_pearson", "wilson", "cluster_t", "cluster_bootstrap"}, default "auto"
+        ``"auto"`` uses ``"clopper_pearson"`` on Σk of Σm when every cluster holds one row and
+        ``clustered_method`` otherwise.
+    confidence : float, default 0.95
+        Two-sided confidence level in (0, 1).
+    clustered_method : {"cluster_t", "cluster_bootstrap"}, default "cluster_t"
+        The method ``"auto"`` uses for clustered rows.
+    resamples : int, default 10_000
+        Bootstrap resamples (``cluster_bootstrap`` only).
+    seed : int or None, default 0
+        Bootstrap seed (``cluster_bootstrap`` only).
+
+    Returns
+    -------
+    Interval
+        ``estimate``, ``low``, ``high``, ``method``, ``n`` (Σm), ``n_clusters`` (G), ``reason``.
+
+    Notes
+    -----
+    Every interval of this module depends on the rows only through the cluster sums (k_c, m_c), so
+    sums computed anywhere — a pandas or Dask ``groupby(["criterion", "cluster"])`` over a run's
+    verdicts, Arrow, SQL — give the same interval as `rate_interval` on the rows and as the gate
+    (the gate decides "clustered" for the whole run: pass ``method="cluster_t"`` for a clustered run's
+    criterion whose own clusters all hold one row). Clusters with the same (k, m) may come in any order.
+
+    Examples
+    --------
+    >>> iv = rate_interval_from_sums([2, 1, 2], [2, 2, 2])
+    >>> iv.method, round(iv.estimate, 4), iv.n, iv.n_clusters
+    ('cluster_t', 0.8333, 6, 3)
+    >>> rate_interval_from_sums([9], [10], method="clopper_pearson").low == clopper_pearson(9, 10)[0]
+    True
+    """
+    _check_methods(method, clustered_method)
+    confidence = check_confidence(confidence)
+    resamples = _check_resamples(resamples)
+    k, m = _check_sums(passes, rows)
+    return _interval_from_sums(k, m, method, confidence, clustered_method, resamples, seed)

@@ -40,13 +40,17 @@ class StateMatches(Evaluator):
     ``paths``) or ``subset`` (the default: every leaf of ``expected.state`` is
     present and equal). ``tolerance`` is an absolute tolerance on numeric
     leaves. Applies to cases whose ``expected`` has a ``state``; a case without
-    a recorded state is ``missing``.
+    a recorded state is ``missing``. ``absent_ok: true`` says a ``paths:`` entry
+    that no case's initial or expected state contains is meant (no
+    ``VacuousCheckWarning`` at ``load_suite``).
     """
 
     type: Literal["state_matches"]
     mode: Literal["whole", "paths", "subset"] = "subset"
     paths: list[str] = Field(default_factory=list)
     tolerance: float | None = Field(default=None, ge=0)
+    #: A ``paths:`` entry absent from every case's initial and expected state is on purpose (no warning).
+    absent_ok: bool = False
 
     @field_validator("paths")
     @classmethod
@@ -85,11 +89,15 @@ class StateUnchanged(Evaluator):
     """Passes when every declared path keeps the value it had in ``initial_state``.
 
     An absent path must stay absent. Applies to every case; a case without a
-    recorded state is ``missing``.
+    recorded state is ``missing``. A path that no case's ``initial_state``
+    contains gives a ``VacuousCheckWarning`` at ``load_suite`` (a typo passes
+    every case) unless ``absent_ok: true`` says it must stay absent on purpose.
     """
 
     type: Literal["state_unchanged"]
     paths: list[str] = Field(min_length=1)
+    #: A path absent from every case's ``initial_state`` must stay absent on purpose (no VacuousCheckWarning).
+    absent_ok: bool = False
 
     @field_validator("paths")
     @classmethod

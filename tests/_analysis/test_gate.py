@@ -20,6 +20,7 @@ from scipy import special, stats
 
 import oloproof_nb as op
 from oloproof_nb.cli import main
+import oloproof_nb._analysis.gate as gate_module
 from oloproof_nb._analysis.gate import GATE_COLUMNS
 
 SYSTEM = '''
@@ -62,7 +63,7 @@ def test_columns_pinned(tmp_path: Path) -> None:
     g = op.gate(run_suite(make_suite(tmp_path, [True] * 5, release={"criteria": {"answer_matches": 0.5}})))
     assert list(g.table.columns) == GATE_COLUMNS == [
         "criterion", "evaluator", "n", "n_clusters", "passed", "missing", "rate", "ci_low", "ci_high", "method",
-        "threshold", "verdict", "reason"]
+        "threshold", "verdict", "reason", "failing_clusters", "vacuous"]
 
 
 def test_pass_unclustered_matches_scipy_exact_interval(tmp_path: Path) -> None:
@@ -105,20 +106,21 @@ def clustered_outcomes(g: int = 24) -> tuple[list[bool], list[str]]:
     return outcomes, clusters
 
 
-def test_clustered_uses_cluster_t_equal_to_statsmodels(tmp_path: Path) -> None:
+def test_clustered_uses_cluster_t_equal_to_the_public_interval(tmp_path: Path) -> None:
     outcomes, clusters = clustered_outcomes()
     release = {"allow_approximate_methods": True, "min_clusters": 20, "criteria": {"answer_matches": 0.5}}
     r = row(op.gate(run_suite(make_suite(tmp_path, outcomes, clusters=clusters, release=release))))
     y = np.array(outcomes, dtype=float)
-    codes = pd.factorize(pd.Series(clusters))[0]
-    fit = sm.OLS(y, np.ones_like(y)).fit(cov_type="cluster", cov_kwds={"groups": codes})
-    p, se, big_g = fit.params[0], fit.bse[0], len(set(clusters))
-    half = stats.t.ppf(0.975, big_g - 1) * se / (p * (1 - p))
+    expected = op.rate_interval(y, clusters, method="cluster_t")
+    passes = pd.Series(y).groupby(clusters).sum().to_numpy()
+    rows = pd.Series(y).groupby(clusters).size().to_numpy()
     assert r["method"] == "cluster_t"
-    assert r["rate"] == pytest.approx(p, abs=1e-12)
-    assert r["ci_low"] == pytest.approx(special.expit(special.logit(p) - half), abs=1e-9)
-    assert r["ci_high"] == pytest.approx(special.expit(special.logit(p) + half), abs=1e-9)
-    assert r["n_clusters"] == big_g and r["verdict"] == "PASS"
+    assert r["rate"] == pytest.approx(y.mean(), abs=1e-12)
+    assert (r["ci_low"], r["ci_high"]) == (expected.low, expected.high)
+    assert op.rate_interval_from_sums(passes, rows) == expected
+    assert r["n_clusters"] == len(set(clusters)) and r["verdict"] == "PASS"
+    failing = {c for c, ok in zip(clusters, outcomes, strict=True) if not ok}
+    assert r["failing_clusters"] == len(failing) > 0
 
 
 def test_approximate_methods_not_allowed(tmp_path: Path) -> None:
@@ -178,11 +180,12 @@ def test_degenerate_clustered_rows_fall_back_and_say_so(tmp_path: Path) -> None:
     assert r["ci_high"] == 1.0
 
 
-def test_bootstrap_same_seed_same_interval(tmp_path: Path) -> None:
+def test_bootstrap_same_seed_same_interval(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     outcomes, clusters = clustered_outcomes()
     release = {"allow_approximate_methods": True, "method": "cluster_bootstrap",
                "bootstrap": {"resamples": 2000, "seed": 7}, "criteria": {"answer_matches": 0.5}}
     run = run_suite(make_suite(tmp_path, outcomes, clusters=clusters, release=release))
+    monkeypatch.setattr(gate_module, "BOOTSTRAP_MIN_CLUSTERS", 20)  # 24 clusters: let the bootstrap decide
     a, b = row(op.gate(run)), row(op.gate(run))
     assert a["method"] == "cluster_bootstrap"
     assert (a["ci_low"], a["ci_high"]) == (b["ci_low"], b["ci_high"])

@@ -23,6 +23,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 import oloproof_nb as op
 from oloproof_nb.cli import main
+import oloproof_nb._analysis.gate as gate_module
 from oloproof_nb._analysis.slices import SLICE_COLUMNS
 from oloproof_nb.errors import SliceSpecError
 from oloproof_nb._core.slicespec import parse_slice_spec
@@ -190,14 +191,9 @@ def test_no_fitted_columns_and_inputs_untouched(unclustered: op.Run) -> None:
 
 
 def _cluster_t_reference(values: list[int], clusters: list[str], confidence: float = 0.95) -> tuple[float, float]:
-    """CR1 clustered SE from statsmodels OLS on a constant, then the logit-scale t interval (DESIGN.md)."""
-    y = np.asarray(values, dtype=float)
-    groups = pd.factorize(pd.Series(clusters))[0]
-    fit = sm.OLS(y, np.ones_like(y)).fit(cov_type="cluster", cov_kwds={"groups": groups})
-    p, se = float(fit.params[0]), float(fit.bse[0])
-    g = len(set(clusters))
-    half = sps.t.ppf(1 - (1 - confidence) / 2, g - 1) * se / (p * (1 - p))
-    return float(special.expit(special.logit(p) - half)), float(special.expit(special.logit(p) + half))
+    """The public cluster_t interval (its numbers are pinned against clubSandwich in tests/_core/test_cr2.py)."""
+    iv = rate_interval(values, clusters, method="cluster_t", confidence=confidence)
+    return iv.low, iv.high
 
 
 #: 12 clusters of two cases each (a source and its copy): calls 1 for k00–k05, 3 for k06–k11.
@@ -233,15 +229,21 @@ def test_clustered_run_uses_the_gates_method_per_bin(make_suite: Any, tmp_path: 
     assert t20.loc[t20["support"] > 0, "few_clusters"].all()
 
 
-def test_bootstrap_release_is_used_per_bin(make_suite: Any, tmp_path: Path) -> None:
+def test_bootstrap_release_is_used_per_bin(make_suite: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     release = {"allow_approximate_methods": True, "min_clusters": 5, "method": "cluster_bootstrap",
                "bootstrap": {"resamples": 2000, "seed": 7}}
     run = make_run(make_suite, tmp_path, CLUSTERED, release=release)
     row = op.slice_table(run, "tool_calls:2").iloc[0]
     values = [1, 1, 1, 0, 1, 1, 0, 1, 1, 1, 0, 0]
     clusters = [f"k{i:02d}" for i in range(6) for _ in "ab"]
+    # 6 clusters: below BOOTSTRAP_MIN_CLUSTERS the bootstrap may not decide, cluster_t stands in
+    expected = rate_interval(values, clusters, method="cluster_t")
+    assert row["bin"] == "<2" and row["method"] == "cluster_t"
+    assert (row["ci_low"], row["ci_high"]) == (expected.low, expected.high)
+    monkeypatch.setattr(gate_module, "BOOTSTRAP_MIN_CLUSTERS", 6)
+    row = op.slice_table(run, "tool_calls:2").iloc[0]
     expected = rate_interval(values, clusters, method="cluster_bootstrap", resamples=2000, seed=7)
-    assert row["bin"] == "<2" and row["method"] == "cluster_bootstrap"
+    assert row["method"] == "cluster_bootstrap"
     assert (row["ci_low"], row["ci_high"]) == (expected.low, expected.high)
 
 

@@ -43,13 +43,13 @@ def errorbars(ax: Any) -> list[ErrorbarContainer]:
 
 
 GATE = pd.DataFrame([
-    ["answer_matches", "answer_matches", 48, 24, 34, 0, 34 / 48, 0.55, 0.83, "cluster_t", 0.9, "FAIL", ""],
-    ["state_matches", "state_matches", 48, 24, 47, 0, 47 / 48, 0.91, 0.99, "cluster_t", 0.9, "PASS", ""],
+    ["answer_matches", "answer_matches", 48, 24, 34, 0, 34 / 48, 0.55, 0.83, "cluster_t", 0.9, "FAIL", "", 10, False],
+    ["state_matches", "state_matches", 48, 24, 47, 0, 47 / 48, 0.91, 0.99, "cluster_t", 0.9, "PASS", "", 1, False],
     ["untouched", "state_unchanged", 48, 24, 48, 0, 1.0, 0.86, 1.0, "clopper_pearson", 0.95,
-     "INSUFFICIENT_EVIDENCE", ""],
-    ["extra", "answer_matches", 48, 24, 40, 0, 40 / 48, 0.7, 0.92, "cluster_t", math.nan, "REPORT_ONLY", ""],
+     "INSUFFICIENT_EVIDENCE", "", 0, True],
+    ["extra", "answer_matches", 48, 24, 40, 0, 40 / 48, 0.7, 0.92, "cluster_t", math.nan, "REPORT_ONLY", "", 6, False],
     ["nothing", "fault_recovery", 0, 0, 0, 0, math.nan, math.nan, math.nan, "", 0.9, "INSUFFICIENT_EVIDENCE",
-     "no_evidence"],
+     "no_evidence", 0, False],
 ], columns=GATE_COLUMNS)
 
 

@@ -9,7 +9,7 @@ Sources:
 - Wilson: the closed form in Brown, Cai & DasGupta (2001), eq. (4), with scipy's normal quantile.
 - CR1 clustered SE: plain-Python sums over clusters, SE² = G/(G−1)·Σ_c(k_c − p̂·m_c)²/(Σm)²,
   cross-checked here against statsmodels OLS on a constant with ``cov_type="cluster"``.
-- cluster_t: expit(logit p̂ ± t_{G−1}·SE/(p̂(1−p̂))) with scipy.
+- cluster_t (CR2, Bell–McCaffrey df) is checked against clubSandwich: tests/reference/cr2_clubsandwich.R.
 - slow_cluster_bca: a loop-per-resample cluster bootstrap with BCa (Efron & Tibshirani 1993, ch. 14),
   imported by the tests (it is too slow to belong in the package).
 """
@@ -21,7 +21,7 @@ import math
 from pathlib import Path
 
 import numpy as np
-from scipy import special, stats
+from scipy import stats
 
 HERE = Path(__file__).resolve().parent
 JSON_PATH = HERE / "stats_reference.json"
@@ -67,13 +67,6 @@ def cr1_se_statsmodels(values: list[int], clusters: list[object]) -> float:
     y = np.asarray(values, dtype=float)
     fit = sm.OLS(y, np.ones((y.size, 1))).fit(cov_type="cluster", cov_kwds={"groups": codes})
     return float(fit.bse[0])
-
-
-def cluster_t_hand(values: list[int], clusters: list[object], confidence: float) -> tuple[float, float]:
-    p, se = cr1_se_loop(values, clusters)
-    g = len(set(clusters))
-    half = stats.t.ppf(0.5 + confidence / 2, g - 1) * se / (p * (1 - p))
-    return float(special.expit(special.logit(p) - half)), float(special.expit(special.logit(p) + half))
 
 
 def slow_cluster_bca(
@@ -153,8 +146,6 @@ def build() -> dict:
             **data,
             "estimate": p,
             "se": se,
-            "cluster_t_95": list(cluster_t_hand(data["values"], data["clusters"], 0.95)),
-            "cluster_t_90": list(cluster_t_hand(data["values"], data["clusters"], 0.90)),
         }
     return {
         "generated_by": "tests/reference/stats_reference.py",
@@ -171,4 +162,4 @@ if __name__ == "__main__":
         f"{len(ref['clustered'])} clustered datasets"
     )
     for name, row in ref["clustered"].items():
-        print(f"  {name}: p̂={row['estimate']:.6f} se={row['se']:.6f} cluster_t_95={row['cluster_t_95']}")
+        print(f"  {name}: p̂={row['estimate']:.6f} se={row['se']:.6f}")

@@ -1,0 +1,177 @@
+"""The clustered t interval: CR2 standard error, Bell–McCaffrey degrees of freedom, and a lower bound
+that is monotone by construction.
+
+Everything here works on cluster sums: k_c passes and m_c rows in each of G clusters, N = Σm, p̂ = Σk/N.
+The intercept-only regression of the rows on a constant has the hat matrix H = 11ᵀ/N, whose block for
+cluster c is H_cc = 11ᵀ/N (m_c × m_c). Its CR2 adjustment (I − H_cc)^(−1/2) multiplies a cluster's
+residual sum by 1/√(1 − m_c/N), so
+
+    SE²_CR2 = Σ_c (k_c − p̂ m_c)² / (1 − m_c/N) / N²,
+
+and the Bell–McCaffrey degrees of freedom under a working-independence model are
+
+    ν = N² / (N² Σ m²/(N−m)² − 2N Σ m³/(N−m)² + (Σ m²/(N−m))²),
+
+which depend on the cluster sizes only (ν = G − 1 when every cluster has the same size).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import special, stats
+
+from .binomial import Interval, all_pass_low, clopper_pearson, n_min
+
+__all__ = ["cr2_se", "cr1_se", "bell_mccaffrey_df", "monotone_low", "cluster_t_from_sums", "EXACT_FAILURES",
+           "cp_on_n_min"]
+
+#: Up to this many failures the worst-case variance of a "better" data set is found exactly (dynamic
+#: programming); above it, by the Lagrangian (fractional-knapsack) bound. A constant: it must not depend
+#: on the data, or the lower bound would lose its monotonicity.
+EXACT_FAILURES = 64
+_CELLS = 2_000_000  # array cells held at once in the Lagrangian bound
+
+
+def cr1_se(k: np.ndarray, m: np.ndarray) -> float:
+    """CR1 standard error of p̂: √(G/(G−1) · Σ(k_c − p̂m_c)²) / N; NaN when G < 2.
+
+    ``k`` may hold any per-cluster sums of the rows (not only pass counts): the formula is the intercept's.
+    """
+    g, big_k, big_m = k.shape[0], k.sum(), int(m.sum())
+    if g < 2:
+        return float("nan")
+    resid = (k * big_m - big_k * m).astype(float)  # = (k_c − p̂·m_c)·N, exact in integers
+    return math.sqrt(g / (g - 1) * float(resid @ resid)) / big_m**2
+
+
+def cr2_se(k: np.ndarray, m: np.ndarray) -> float:
+    """CR2 standard error of p̂: √(Σ (k_c − p̂m_c)²/(1 − m_c/N)) / N; NaN when G < 2 (any per-cluster sums ``k``)."""
+    g, big_k, big_m = k.shape[0], k.sum(), int(m.sum())
+    if g < 2:
+        return float("nan")
+    resid = (k * big_m - big_k * m).astype(float) / big_m
+    return math.sqrt(float(resid**2 @ (big_m / (big_m - m.astype(float))))) / big_m
+
+
+def bell_mccaffrey_df(m: np.ndarray) -> float:
+    """Bell–McCaffrey degrees of freedom of the CR2 t statistic of the intercept (sizes ``m``, G ≥ 2)."""
+    mf = np.sort(m.astype(float))  # sorted: the same sizes in any order give the same float sums
+    big = mf.sum()
+    rest = big - mf
+    den = big**2 * np.sum(mf**2 / rest**2) - 2 * big * np.sum(mf**3 / rest**2) + np.sum(mf**2 / rest) ** 2
+    return float(big**2 / den)
+
+
+def _types(j: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Distinct (failures, size) pairs of the failing clusters and how many clusters have each."""
+    fail = j > 0
+    types, counts = np.unique(np.column_stack([j[fail], m[fail]]), axis=0, return_counts=True)
+    return types[:, 0].astype(np.int64), types[:, 1].astype(np.int64), counts.astype(np.int64)
+
+
+def _worst_exact(jt: np.ndarray, mt: np.ndarray, ct: np.ndarray, total: int, kept: np.ndarray) -> np.ndarray:
+    """max Σ_c a_c·x_c(x_c − 2q m_c) over 0 ≤ x_c ≤ j_c with Σx = J', for each J' in ``kept`` (q = J'/N).
+
+    Within one (j, m) type a convex separable sum is largest when the failures are packed (Schur-convexity):
+    X failures over clusters of that type give ⌊X/j⌋ full clusters and one holding X mod j. The types are
+    then combined by a max-plus convolution over the number of failures kept (a small knapsack).
+    """
+    rows, cap = kept.shape[0], int(kept.max())
+    q = kept / total
+    dp = np.full((rows, cap + 1), -np.inf)
+    dp[:, 0] = 0.0
+    cols = np.arange(cap + 1)
+    for j, m, c in zip(jt.tolist(), mt.tolist(), ct.tolist(), strict=True):
+        a = total / (total - m)
+        x = np.arange(min(c * j, cap) + 1)
+        full, part = x // j, x % j
+        gain = a * (full[None, :] * (j * (j - 2 * q[:, None] * m)) + part[None, :] * (part[None, :] - 2 * q[:, None] * m))
+        src = cols[:, None] - x[None, :]
+        ok = src >= 0
+        cand = np.where(ok[None], dp[:, np.clip(src, 0, None)] + gain[:, None, :], -np.inf)
+        dp = cand.max(axis=2)
+    return dp[np.arange(rows), kept.astype(np.int64)]
+
+
+def _worst_lagrangian(jt: np.ndarray, mt: np.ndarray, ct: np.ndarray, total: int, kept: np.ndarray) -> np.ndarray:
+    """An upper bound of the same maximum: its Lagrangian dual (a fractional knapsack, greedy by density).
+
+    For every λ, max ≤ λJ' + Σ_c max(0, j_c(λ_c − λ)) with λ_c = a_c(j_c − 2q m_c); the minimum over λ is at
+    the density where the greedy fill reaches J'. Each term only grows when a cluster has more failures,
+    so the bound is nested like the exact maximum.
+    """
+    out = np.empty(kept.shape[0])
+    a = total / (total - mt.astype(float))
+    weight = (ct * jt).astype(float)
+    step = max(1, _CELLS // max(1, jt.shape[0]))
+    for start in range(0, kept.shape[0], step):
+        cap = kept[start : start + step]
+        q = cap / total
+        dens = a[None, :] * (jt[None, :] - 2 * q[:, None] * mt[None, :])
+        order = np.argsort(-dens, axis=1, kind="stable")
+        dens = np.take_along_axis(dens, order, 1)
+        w = weight[order]
+        cum = np.cumsum(w, axis=1)
+        stop = np.argmax(cum >= cap[:, None], axis=1)
+        lam = dens[np.arange(cap.shape[0]), stop]
+        before = np.arange(dens.shape[1])[None, :] < stop[:, None]
+        out[start : start + step] = np.where(before, (dens - lam[:, None]) * w, 0.0).sum(axis=1) + lam * cap
+    return out
+
+
+def monotone_low(k: np.ndarray, m: np.ndarray, confidence: float, df: float | None = None) -> float:
+    """The lower bound of `cluster_t_from_sums`: the CR2 logit-t bound made monotone (see Notes there)."""
+    order = np.argsort(m, kind="stable")  # float sums over sizes in one order: clusters may come in any order
+    k, m = k[order], m[order]
+    total, passed = int(m.sum()), int(k.sum())
+    estimate = passed / total
+    top = all_pass_low(m, confidence)
+    if passed == total:
+        return top
+    if passed == 0:
+        return 0.0
+    jt, mt, ct = _types(m - k, m)
+    failures = total - passed
+    kept = np.arange(1, failures + 1, dtype=float)  # J' = N − K' failures left in a "better" data set
+    worst = np.empty(failures)
+    exact = kept <= EXACT_FAILURES
+    if exact.any():
+        worst[exact] = _worst_exact(jt, mt, ct, total, kept[exact])
+    if not exact.all():
+        worst[~exact] = _worst_lagrangian(jt, mt, ct, total, kept[~exact])
+    q = kept / total
+    size = m.astype(float)
+    spread = worst + q**2 * float(np.sum(size**2 * total / (total - size)))  # Σ a_c (x_c − q m_c)², maximised
+    t = float(stats.t.ppf(0.5 + confidence / 2, bell_mccaffrey_df(m) if df is None else df))
+    p = 1.0 - q
+    with np.errstate(divide="ignore", invalid="ignore"):
+        half = t * np.sqrt(np.maximum(spread, 0.0)) / total / (p * q)
+        bound = special.expit(special.logit(p) - half)
+    bound = np.where(spread > 0, bound, np.inf)  # a zero spread carries no information about the variance
+    return float(min(bound.min(initial=np.inf), top, estimate))
+
+
+def cp_on_n_min(k: np.ndarray, m: np.ndarray, confidence: float, reason: str) -> Interval:
+    """Clopper–Pearson on the effective size n_min = (Σm)²/Σm² with p̂·n_min successes."""
+    total, passed = int(m.sum()), int(k.sum())
+    p = passed / total
+    size = n_min(m)
+    low, high = clopper_pearson(p * size, size, confidence)
+    return Interval(p, low, high, "clopper_pearson", total, k.shape[0], f"{reason}; clopper_pearson on n_min={size:.4g}")
+
+
+def cluster_t_from_sums(k: np.ndarray, m: np.ndarray, confidence: float) -> Interval:
+    """The ``cluster_t`` interval from cluster sums (validated by the caller); see :func:`cluster_t`."""
+    total, passed, g = int(m.sum()), int(k.sum()), k.shape[0]
+    if passed in (0, total):
+        return cp_on_n_min(k, m, confidence, f"degenerate: all {total} rows {'pass' if passed else 'fail'}")
+    if g < 2:
+        return cp_on_n_min(k, m, confidence, f"too few clusters for cluster_t: G={g}, need at least 2")
+    df = bell_mccaffrey_df(m)
+    low = monotone_low(k, m, confidence, df)
+    high = 1.0 - monotone_low(m - k, m, confidence, df)
+    if not low < high:  # only when every cluster has the same rate and the confidence is below about 0.85
+        return cp_on_n_min(k, m, confidence, "zero-width cluster_t: every cluster has the same pass rate")
+    return Interval(passed / total, low, high, "cluster_t", total, g)

@@ -1,0 +1,179 @@
+"""cluster_t: CR2 standard error, Bell–McCaffrey degrees of freedom, and the monotone lower bound.
+
+Outside references: clubSandwich (R) on its documented worked example and on binary data sets
+(tests/reference/cr2_clubsandwich.R and its JSON), and the matrix definitions written independently
+in tests/_cr2_reference.py (hat matrix of the intercept-only model; a brute-force search over every
+"better" data set for the monotone bound).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import special
+from scipy import stats as sps
+
+import oloproof_nb._core.cr2 as cr2
+from oloproof_nb._core.stats import cluster_se, cluster_sums, cluster_t, rate_interval_from_sums
+
+sys.path.insert(0, str(Path(__file__).parents[1]))
+from _cr2_reference import brute_force_low, cr2_matrix  # noqa: E402
+
+CLUB = json.loads((Path(__file__).parents[1] / "reference" / "cr2_clubsandwich.json").read_text())
+CLUB_SETS = sorted(k for k, v in CLUB.items() if isinstance(v, dict))
+
+
+def layouts(max_clusters: int = 6, max_size: int = 3) -> st.SearchStrategy[tuple[list[int], list[int]]]:
+    """(passes, rows) per cluster: 2..max_clusters clusters of 1..max_size rows."""
+    return st.lists(st.integers(1, max_size), min_size=2, max_size=max_clusters).flatmap(
+        lambda m: st.tuples(st.tuples(*[st.integers(0, size) for size in m]).map(list), st.just(m)))
+
+
+def rows_of(k: list[int], m: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    y = np.concatenate([np.r_[np.ones(a), np.zeros(b - a)] for a, b in zip(k, m, strict=True)])
+    return y, np.repeat(np.arange(len(m)), m)
+
+
+# ---------------------------------------------------------------- CR2 and the degrees of freedom
+
+
+@pytest.mark.parametrize("name", CLUB_SETS)
+def test_cr2_se_and_df_equal_clubsandwich(name):
+    ref = CLUB[name]
+    y = np.asarray(ref["values"], dtype=float)
+    ids = np.unique(np.asarray(ref["clusters"]), return_inverse=True)[1].reshape(-1)
+    sums, m = np.bincount(ids, weights=y), np.bincount(ids)
+    assert sums.sum() / m.sum() == pytest.approx(ref["estimate"], rel=1e-13)
+    assert cr2.cr2_se(sums, m) == pytest.approx(ref["se_cr2"], rel=1e-12)
+    assert cr2.bell_mccaffrey_df(m) == pytest.approx(ref["df_cr2"], rel=1e-12)
+
+
+def test_chickweight_worked_example_is_really_unbalanced():
+    # guards the reference: with equal sizes CR2 = CR1 and df = G − 1, which would test little
+    ref = CLUB["ChickWeight_weight_by_Chick"]
+    sizes = np.unique(np.asarray(ref["clusters"]), return_counts=True)[1]
+    assert sizes.min() < sizes.max() and ref["df_cr2"] != pytest.approx(sizes.size - 1, abs=0.5)
+
+
+@pytest.mark.parametrize("name", [n for n in CLUB_SETS if n != "ChickWeight_weight_by_Chick"])
+def test_cluster_se_cr2_of_binary_rows_equals_clubsandwich(name):
+    ref = CLUB[name]
+    p, se = cluster_se(ref["values"], ref["clusters"], kind="CR2")
+    assert (p, se) == pytest.approx((ref["estimate"], ref["se_cr2"]), rel=1e-12)
+
+
+@settings(max_examples=150, deadline=None)
+@given(layout=layouts(max_clusters=9, max_size=6))
+def test_cr2_and_df_equal_direct_matrix_computation(layout):
+    k, m = layout
+    y, cl = rows_of(k, m)
+    p, se, df = cr2_matrix(y, cl)
+    assert cluster_se(y, cl, kind="CR2") == pytest.approx((p, se), rel=1e-9, abs=1e-12)
+    assert cr2.bell_mccaffrey_df(np.asarray(m)) == pytest.approx(df, rel=1e-9)
+
+
+def test_equal_sizes_give_cr1_and_g_minus_1():
+    y, cl = rows_of([1, 2, 0, 3, 2], [3] * 5)
+    assert cluster_se(y, cl, kind="CR2")[1] == pytest.approx(cluster_se(y, cl)[1], rel=1e-12)
+    assert cr2.bell_mccaffrey_df(np.full(5, 3)) == pytest.approx(4.0, rel=1e-12)
+
+
+def test_cluster_se_kind_is_checked():
+    with pytest.raises(ValueError, match="kind='CR3' is unknown; use 'CR1' or 'CR2'"):
+        cluster_se([1, 0], [1, 2], kind="CR3")
+
+
+# ---------------------------------------------------------------- the interval
+
+
+def test_low_equals_raw_cr2_logit_t_from_clubsandwich_where_the_envelope_does_not_bind():
+    ref = CLUB["random_int_ids"]
+    p, se, df = ref["estimate"], ref["se_cr2"], ref["df_cr2"]
+    half = sps.t.ppf(0.975, df) * se / (p * (1 - p))
+    iv = cluster_t(ref["values"], ref["clusters"])
+    assert iv.method == "cluster_t" and iv.reason == ""
+    assert iv.low == pytest.approx(special.expit(special.logit(p) - half), abs=1e-12)
+    assert iv.high == pytest.approx(special.expit(special.logit(p) + half), abs=1e-12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(layout=layouts(), confidence=st.sampled_from([0.9, 0.95]))
+def test_low_equals_brute_force_minimum_over_better_data_sets(layout, confidence):
+    k, m = layout
+    y, cl = rows_of(k, m)
+    iv = cluster_t(y, cl, confidence)
+    if iv.method != "cluster_t":
+        return
+    assert iv.low == pytest.approx(brute_force_low(k, m, confidence), abs=1e-12)
+    mirror = brute_force_low([b - a for a, b in zip(k, m, strict=True)], m, confidence)
+    assert iv.high == pytest.approx(1 - mirror, abs=1e-12)
+
+
+def _flip_monotone(k: list[int], m: list[int], confidence: float = 0.95) -> None:
+    ks, ms = np.asarray(k), np.asarray(m)
+    before = rate_interval_from_sums(ks, ms, "cluster_t", confidence)
+    top = (0.5 - confidence / 2) ** (1 / (ms.sum() ** 2 / (ms.astype(float) ** 2).sum()))
+    assert before.low <= top + 1e-15
+    for c in np.flatnonzero(ks < ms):
+        after = rate_interval_from_sums(ks + np.eye(ks.size, dtype=np.int64)[c], ms, "cluster_t", confidence)
+        assert after.low >= before.low - 1e-15, (k, m, c)
+        assert after.high >= before.high - 1e-15, (k, m, c)
+
+
+@settings(max_examples=300, deadline=None)
+@given(layout=layouts(max_clusters=25, max_size=6))
+def test_turning_a_fail_into_a_pass_never_lowers_either_bound(layout):
+    _flip_monotone(*layout)
+
+
+def test_issue_example_perfect_run_is_not_below_one_failure():
+    # 20 clusters of 3 rows: 60/60 must not be judged worse than 59/60 (the old code: 0.832 vs 0.875)
+    m = np.full(20, 3)
+    perfect = rate_interval_from_sums(m, m, "cluster_t")
+    one_fail = rate_interval_from_sums(np.r_[2, np.full(19, 3)], m, "cluster_t")
+    assert one_fail.low <= perfect.low == pytest.approx(0.025 ** (1 / 20), abs=1e-12)
+
+
+def test_issue_example_unequal_sizes_is_wider_than_independent_rows():
+    # one 50-row cluster with 49 passes and 19 passing singletons: the old cluster_t gave [0.9735, 0.9921],
+    # narrower than Clopper–Pearson on 69 independent rows
+    k, m = np.r_[49, np.ones(19, int)], np.r_[50, np.ones(19, int)]
+    iv = rate_interval_from_sums(k, m, "cluster_t")
+    cp_low = sps.beta.ppf(0.025, 68, 2)
+    assert iv.low < cp_low and iv.high == 1.0 or iv.high > 0.9921
+
+
+def test_lagrangian_bound_is_conservative_and_monotone(monkeypatch):
+    # above EXACT_FAILURES failures the worst variance is bounded by the fractional knapsack: force it everywhere
+    rng = np.random.default_rng(5)
+    for _ in range(40):
+        m = rng.integers(1, 4, int(rng.integers(2, 6)))
+        k = rng.binomial(m, 0.7)
+        if k.sum() in (0, m.sum()):
+            continue
+        exact = cr2.monotone_low(k, m, 0.95)
+        monkeypatch.setattr(cr2, "EXACT_FAILURES", 0)
+        assert cr2.monotone_low(k, m, 0.95) <= exact + 1e-15
+        _flip_monotone(k.tolist(), m.tolist())
+        monkeypatch.setattr(cr2, "EXACT_FAILURES", 64)
+
+
+def test_many_failures_use_the_lagrangian_path_and_stay_monotone():
+    rng = np.random.default_rng(11)
+    m = rng.integers(1, 7, 60)
+    k = rng.binomial(m, 0.6)
+    assert (m - k).sum() > cr2.EXACT_FAILURES
+    _flip_monotone(k.tolist(), m.tolist())
+
+
+def test_cluster_sums_order_does_not_matter():
+    y, cl = rows_of([1, 0, 3, 2], [2, 1, 3, 4])
+    k, m = cluster_sums(y, cl)
+    order = np.array([2, 0, 3, 1])
+    assert rate_interval_from_sums(k, m) == rate_interval_from_sums(k[order], m[order])
