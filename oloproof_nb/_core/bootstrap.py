@@ -8,7 +8,7 @@ from scipy import special
 from .binomial import Interval, all_pass_low
 from .cr2 import cp_on_n_min
 
-__all__ = ["cluster_bootstrap_from_sums", "BOOTSTRAP_MIN_CLUSTERS"]
+__all__ = ["cluster_bootstrap_from_sums", "bca_ratio", "BOOTSTRAP_MIN_CLUSTERS"]
 
 _CHUNK_CELLS = 2_000_000  # bootstrap draws held at once: resamples per chunk × cluster types
 
@@ -18,17 +18,9 @@ _CHUNK_CELLS = 2_000_000  # bootstrap draws held at once: resamples per chunk ×
 BOOTSTRAP_MIN_CLUSTERS = 100
 
 
-def cluster_bootstrap_from_sums(k: np.ndarray, m: np.ndarray, confidence: float, resamples: int,
-                                seed: int | None) -> Interval:
-    """The ``cluster_bootstrap`` interval from cluster sums (validated by the caller); see ``cluster_bootstrap``."""
+def bca_ratio(k: np.ndarray, m: np.ndarray, confidence: float, resamples: int, seed: int | None) -> tuple[float, float]:
+    """BCa bounds of Σk*/Σm* over resampled clusters (``k`` any integer sums, e.g. paired differences)."""
     g, big_k, big_m = k.shape[0], int(k.sum()), int(m.sum())
-    if big_k in (0, big_m):
-        return cp_on_n_min(k, m, confidence, f"degenerate: all {big_m} rows {'pass' if big_k else 'fail'}")
-    if g < 2:
-        return cp_on_n_min(k, m, confidence, f"too few clusters for cluster_bootstrap: G={g}, need at least 2")
-    if (k * big_m == big_k * m).all():
-        return cp_on_n_min(k, m, confidence, "zero-width cluster_bootstrap: every cluster has the same pass rate")
-    p = big_k / big_m
     types, counts = np.unique(np.column_stack([k, m]), axis=0, return_counts=True)
     kt, mt = types[:, 0], types[:, 1]
 
@@ -40,7 +32,7 @@ def cluster_bootstrap_from_sums(k: np.ndarray, m: np.ndarray, confidence: float,
         draws = rng.multinomial(g, counts / g, size=min(step, resamples - start))
         ks, ms = draws @ kt, draws @ mt
         theta[start : start + len(ks)] = ks / ms
-        cross = ks * big_m - big_k * ms  # sign of θ* − p̂, exact in integers
+        cross = ks * big_m - big_k * ms  # sign of θ* − θ̂, exact in integers
         below += np.count_nonzero(cross < 0) + 0.5 * np.count_nonzero(cross == 0)
     z0 = special.ndtri(np.clip(below / resamples, 0.5 / resamples, 1 - 0.5 / resamples))
 
@@ -54,6 +46,21 @@ def cluster_bootstrap_from_sums(k: np.ndarray, m: np.ndarray, confidence: float,
         q = special.ndtr(z0 + (z0 + z) / (1 - accel * (z0 + z)))
     q = np.clip(np.nan_to_num(q, nan=0.5), 0.0, 1.0)
     low, high = np.quantile(theta, q)
+    return float(low), float(high)
+
+
+def cluster_bootstrap_from_sums(k: np.ndarray, m: np.ndarray, confidence: float, resamples: int,
+                                seed: int | None) -> Interval:
+    """The ``cluster_bootstrap`` interval from cluster sums (validated by the caller); see ``cluster_bootstrap``."""
+    g, big_k, big_m = k.shape[0], int(k.sum()), int(m.sum())
+    if big_k in (0, big_m):
+        return cp_on_n_min(k, m, confidence, f"degenerate: all {big_m} rows {'pass' if big_k else 'fail'}")
+    if g < 2:
+        return cp_on_n_min(k, m, confidence, f"too few clusters for cluster_bootstrap: G={g}, need at least 2")
+    if (k * big_m == big_k * m).all():
+        return cp_on_n_min(k, m, confidence, "zero-width cluster_bootstrap: every cluster has the same pass rate")
+    p = big_k / big_m
+    low, high = bca_ratio(k, m, confidence, resamples, seed)
     low = min(float(low), p, all_pass_low(m, confidence))  # never above the all-pass bound
     high = max(float(high), p, 1.0 - all_pass_low(m, confidence))  # never below the all-fail bound
     if not low < high:
