@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from ._version import __version__
-from .errors import OloproofError
+from .errors import OloproofError, VacuousCheckWarning
 
 if TYPE_CHECKING:
     from ._analysis.run import Run
@@ -86,7 +87,9 @@ def _print_gate(result: Run, release: str | None = None) -> int:
              "reason"]
     rows = [[fmt_number(v) for v in row] for row in g.table[shown].itertuples(index=False, name=None)]
     print(text_table(rows, shown))
-    print(f"gate: {g.verdict}")
+    for finding in g.findings:  # read from the run: `oloproof gate RUN_DIR` knows them without the suite
+        warnings.warn(VacuousCheckWarning(finding), stacklevel=1)
+    print(f"gate: {g.verdict}" + (f" ({g.reason})" if g.reason else ""))
     return 0 if g.verdict == "PASS" else 1
 
 
@@ -125,8 +128,20 @@ def _one_line(text: str) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``oloproof`` console script; returns the exit code."""
     args = _parser().parse_args(argv)
+    shown: set[str] = set()
+
+    def _warn(message: Warning | str, category: type[Warning], *_: object, **__: object) -> None:
+        line = _one_line(str(message))
+        if line not in shown:  # a finding warned at load_suite and again by the gate prints once
+            shown.add(line)
+            label = "vacuous check" if issubclass(category, VacuousCheckWarning) else category.__name__
+            print(f"oloproof: warning: {label}: {line}", file=sys.stderr)
+
     try:
-        return COMMANDS[args.command](args)
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", VacuousCheckWarning)
+            warnings.showwarning = _warn
+            return COMMANDS[args.command](args)
     except OloproofError as exc:
         print(f"oloproof: error: {_one_line(str(exc))}", file=sys.stderr)
         return 2

@@ -76,7 +76,8 @@ class Gate(_gate.Gate):
         return cls(**{f.name: getattr(g, f.name) for f in fields(g)})
 
     def __repr__(self) -> str:
-        lines = [f"Gate: {self.verdict}"]
+        lines = [f"Gate: {self.verdict}" + (f" ({self.reason})" if self.reason else "")]
+        lines += [f"  vacuous: {finding}" for finding in self.findings]
         for r in self.table.itertuples():
             thr = "" if math.isnan(r.threshold) else f" ≥ {r.threshold:g}"
             rate = "n/a" if math.isnan(r.rate) else f"{r.rate:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}]"
@@ -85,9 +86,9 @@ class Gate(_gate.Gate):
 
     def _repr_html_(self) -> str:
         shown = self.table.drop(columns=["evaluator"]).rename(columns={"n_clusters": "clusters"})
-        return render("gate.html", verdict=self.verdict, reason="", clustered=self.clustered,
+        return render("gate.html", verdict=self.verdict, reason=self.reason, clustered=self.clustered,
                       n_source_clusters=self.n_source_clusters, confidence=f"{self.release.confidence:.0%}",
-                      table=html_table(shown, fmt_number, styled=True))
+                      findings=self.findings, table=html_table(shown, fmt_number, styled=True))
 
 
 def _in_notebook() -> bool:

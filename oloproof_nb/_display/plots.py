@@ -148,7 +148,8 @@ def gate(g: Any, ax: Axes | None = None) -> Axes:
     conf = f"{release.confidence:.0%} " if release is not None else ""
     ax.set_xlabel(f"pass rate and {conf}interval")
     verdict = getattr(g, "verdict", None) if is_gate else None
-    title = "Release gate" + (f": {verdict}" if verdict else "")
+    reason = getattr(g, "reason", "") if is_gate else ""
+    title = "Release gate" + (f": {verdict}" if verdict else "") + (f" ({reason})" if reason else "")
     ax.set_title(title, loc="left", fontweight="bold",
                  color=colour("PASS" if verdict == "PASS" else "FAIL") if verdict else _INK)
     handles = [Line2D([], [], marker="o", ls="", color=COLOURS[v], label=v.replace("_", " ").lower())

@@ -76,11 +76,16 @@ def _gate_section(run: Run, release: ReleaseLike | None) -> Section:
     sec.text.append(f"Verdict **{g.verdict}** ({'clustered' if g.clustered else 'unclustered'} run, "
                     f"{g.n_source_clusters} source clusters, {g.release.confidence:.0%} intervals). A criterion "
                     "passes when its interval's lower end is at or above the threshold and fails when its upper "
-                    "end is below; otherwise the evidence is insufficient.")
+                    "end is below; otherwise the evidence is insufficient."
+                    + (f" Nothing was gated: {g.reason}." if g.reason else ""))
+    for finding in g.findings:
+        sec.text.append(f"Vacuous check (it cannot fail as configured): {finding}")
     shown = g.table[["criterion", "n", "n_clusters", "passed", "missing", "rate"]].copy()
+    shown["criterion"] = [f"{c} (vacuous)" if v else c for c, v in zip(g.table["criterion"], g.table["vacuous"],
+                                                                        strict=True)]
     shown[f"{g.release.confidence:.0%} CI"] = [f"[{fmt_number(lo)}, {fmt_number(hi)}]" if fmt_number(lo) else ""
                                                for lo, hi in zip(g.table["ci_low"], g.table["ci_high"], strict=True)]
-    shown = pd.concat([shown, g.table[["method", "threshold", "verdict", "reason"]]], axis=1)
+    shown = pd.concat([shown, g.table[["method", "threshold", "verdict", "reason", "failing_clusters"]]], axis=1)
     sec.tables.append(("gate", shown, g.table))
     sec.figures.append(("gate", _png(plots.gate(g))))
     return sec

@@ -1,0 +1,192 @@
+"""The gate's boundaries and the routes to a false PASS closed by issue 13 §2–3 (through op.gate)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import oloproof_nb as op
+from oloproof_nb.cli import main
+
+SYSTEM = '''
+class Desk:
+    """Answers what the input says and leaves the state the input names (a test decides each verdict)."""
+    def __init__(self):
+        self.state = {}
+    def reset(self, state):
+        self.state = dict(state)
+    def snapshot(self):
+        return dict(self.state)
+    def run(self, input):
+        self.state.update(input.get("set", {}))
+        return {"steps": [], "answer": input["say"], "status": "completed"}
+'''
+
+
+def write_suite(tmp: Path, cases: list[dict], evaluators: list[dict], release: dict | None) -> Path:
+    tmp.mkdir(parents=True, exist_ok=True)
+    (tmp / "desk.py").write_text(SYSTEM)
+    (tmp / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases))
+    (tmp / "oloproof.yaml").write_text(yaml.safe_dump({"name": "rules", "system": "desk:Desk",
+                                                       "evaluators": evaluators}))
+    if release is not None:
+        (tmp / "release.yaml").write_text(yaml.safe_dump(release))
+    return tmp
+
+
+def answer_cases(outcomes: list[bool], clusters: list[str]) -> list[dict]:
+    return [{"id": f"c{i:03d}", "cluster": cl, "input": {"say": "yes" if ok else "no"},
+             "expected": {"answer": "yes"}, "initial_state": {"orders": {"ord-999": {"status": "open"}}}}
+            for i, (ok, cl) in enumerate(zip(outcomes, clusters, strict=True))]
+
+
+def run_of(tmp: Path, cases: list[dict], evaluators: list[dict] | None = None, release: dict | None = None) -> op.Run:
+    folder = write_suite(tmp, cases, evaluators or [{"type": "answer_matches"}], release)
+    return op.run(op.load_suite(folder), out=folder / "runs" / "r", progress=False)
+
+
+def layout(g: int, sizes: int = 2, fail_every: int = 5) -> tuple[list[bool], list[str]]:
+    outcomes, clusters = [], []
+    for c in range(g):
+        for j in range(sizes):
+            outcomes.append((c * sizes + j) % fail_every != 0)
+            clusters.append(f"k{c:03d}")
+    return outcomes, clusters
+
+
+CLUSTERED = {"allow_approximate_methods": True, "min_clusters": 20}
+
+
+def gate_row(g: op.Gate, criterion: str = "answer_matches"):
+    return g.table.set_index("criterion").loc[criterion]
+
+
+# ---------------------------------------------------------------- boundaries
+
+
+def test_threshold_equal_to_ci_low_passes_and_equal_to_ci_high_is_insufficient(tmp_path: Path) -> None:
+    run = run_of(tmp_path, answer_cases(*layout(24)), release={**CLUSTERED, "criteria": {"answer_matches": 0.5}})
+    r = gate_row(op.gate(run))
+    low, high = float(r["ci_low"]), float(r["ci_high"])
+    at_low = op.gate(run, release={**CLUSTERED, "criteria": {"answer_matches": low}})
+    assert gate_row(at_low)["verdict"] == "PASS" and at_low.verdict == "PASS"
+    above_low = op.gate(run, release={**CLUSTERED, "criteria": {"answer_matches": float(np.nextafter(low, 1))}})
+    assert gate_row(above_low)["verdict"] == "INSUFFICIENT_EVIDENCE"
+    at_high = gate_row(op.gate(run, release={**CLUSTERED, "criteria": {"answer_matches": high}}))
+    assert at_high["verdict"] == "INSUFFICIENT_EVIDENCE" and at_high["reason"].startswith("interval_includes")
+    above_high = gate_row(op.gate(run, release={**CLUSTERED, "criteria": {"answer_matches": float(np.nextafter(high, 2))}}))
+    assert above_high["verdict"] == "FAIL"
+
+
+def test_min_clusters_is_checked_per_criterion_at_equality(tmp_path: Path) -> None:
+    outcomes, clusters = layout(24)
+    cases = answer_cases(outcomes, clusters)
+    for case in cases[:12]:  # state_matches applies to the cases with an expected state: 6 clusters of 2
+        case["expected"]["state"] = {"orders": {"ord-999": {"status": "open"}}}
+    evaluators = [{"type": "answer_matches"}, {"type": "state_matches"}]
+    crit = {"answer_matches": 0.1, "state_matches": 0.1}
+    run = run_of(tmp_path, cases, evaluators, {**CLUSTERED, "criteria": crit})
+    g = op.gate(run)
+    assert gate_row(g, "state_matches")["n_clusters"] == 6
+    assert gate_row(g, "state_matches")["reason"].startswith("too_few_clusters")  # the run has 24 clusters
+    exactly = op.gate(run, release={**CLUSTERED, "min_clusters": 6, "criteria": crit})
+    assert gate_row(exactly, "state_matches")["verdict"] == "PASS"  # 12/12 pass, judged at exactly 6 clusters
+    one_more = op.gate(run, release={**CLUSTERED, "min_clusters": 7, "criteria": crit})
+    assert gate_row(one_more, "state_matches")["reason"].startswith("too_few_clusters")
+    assert gate_row(one_more, "answer_matches")["verdict"] == "PASS"  # 24 clusters ≥ 7
+
+
+def test_slice_bin_exactly_at_min_clusters(tmp_path: Path) -> None:
+    run = run_of(tmp_path, answer_cases(*layout(24)), release={**CLUSTERED, "min_clusters": 24})
+    t = op.slice_table(run, "tool_calls:1")  # every case makes 0 calls: one bin holds all 24 clusters
+    full = t[(t["criterion"] == "answer_matches") & (t["support"] > 0)].iloc[0]
+    assert full["clusters"] == 24 and not full["few_clusters"]
+    t25 = op.slice_table(run, "tool_calls:1", release={**CLUSTERED, "min_clusters": 25})
+    assert t25[(t25["criterion"] == "answer_matches") & (t25["support"] > 0)].iloc[0]["few_clusters"]
+
+
+def test_failing_clusters_counts_clusters_with_a_non_pass(tmp_path: Path) -> None:
+    outcomes, clusters = layout(24, sizes=3, fail_every=7)
+    run = run_of(tmp_path, answer_cases(outcomes, clusters), release={**CLUSTERED, "criteria": {"answer_matches": 0.5}})
+    expected = len({c for c, ok in zip(clusters, outcomes, strict=True) if not ok})
+    assert gate_row(op.gate(run))["failing_clusters"] == expected
+
+
+# ---------------------------------------------------------------- monotone through the gate
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_turning_a_fail_into_a_pass_never_lowers_ci_low_through_the_gate(tmp_path_factory, data) -> None:
+    g = data.draw(st.integers(3, 14), label="clusters")
+    sizes = data.draw(st.lists(st.integers(1, 4), min_size=g, max_size=g), label="sizes")
+    clusters = [f"k{c:02d}" for c, s in enumerate(sizes) for _ in range(s)]
+    outcomes = data.draw(st.lists(st.booleans(), min_size=len(clusters), max_size=len(clusters)), label="rows")
+    if all(outcomes):
+        outcomes[0] = False
+    flip = data.draw(st.sampled_from([i for i, ok in enumerate(outcomes) if not ok]), label="flip")
+    release = {"allow_approximate_methods": True, "min_clusters": 2, "criteria": {"answer_matches": 0.5}}
+    base = tmp_path_factory.mktemp("mono")
+    before = gate_row(op.gate(run_of(base / "a", answer_cases(outcomes, clusters), release=release)))
+    after_outcomes = list(outcomes)
+    after_outcomes[flip] = True
+    after = gate_row(op.gate(run_of(base / "b", answer_cases(after_outcomes, clusters), release=release)))
+    assert after["ci_low"] >= before["ci_low"]
+    m = np.bincount(np.unique(clusters, return_inverse=True)[1])
+    assert before["ci_low"] <= 0.025 ** (1 / (m.sum() ** 2 / (m**2).sum())) + 1e-15
+
+
+# ---------------------------------------------------------------- evidence that is not evidence
+
+
+def test_all_missing_is_insufficient_with_its_reason(tmp_path: Path) -> None:
+    cases = answer_cases(*layout(5, sizes=1))
+    for case in cases:
+        case["expected"]["state"] = {"orders": {"ord-999": {"status": "open"}}}
+    folder = write_suite(tmp_path, cases, [{"type": "state_matches"}], {"criteria": {"state_matches": 0.1}})
+    (folder / "desk.py").write_text(SYSTEM.replace("    def snapshot(self):\n        return dict(self.state)\n", ""))
+    run = op.run(op.load_suite(folder), out=folder / "runs" / "r", progress=False)
+    r = gate_row(op.gate(run), "state_matches")
+    assert r["missing"] == r["n"] == 5
+    assert r["verdict"] == "INSUFFICIENT_EVIDENCE" and r["reason"].startswith("all_missing")
+
+
+def test_no_criteria_blocks_with_a_reason_shown_everywhere(tmp_path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    run = run_of(tmp_path, answer_cases(*layout(5, sizes=1)), release={})
+    g = op.gate(run)
+    assert g.verdict == "BLOCK" and g.reason == "no_criteria: nothing was gated"
+    assert "no_criteria" in repr(g) and "no_criteria" in g._repr_html_()
+    assert "no_criteria" in op.plots.gate(g).get_title(loc="left")
+    listed = op.gate(run, release={"criteria": {"answer_matches": 0.1}})
+    assert listed.reason == ""
+
+
+def test_bootstrap_tie_with_threshold_is_not_a_pass(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import oloproof_nb._analysis.gate as gate_module
+
+    monkeypatch.setattr(gate_module, "BOOTSTRAP_MIN_CLUSTERS", 2)
+    release = {**CLUSTERED, "method": "cluster_bootstrap", "bootstrap": {"resamples": 1000, "seed": 1},
+               "criteria": {"answer_matches": 0.5}}
+    run = run_of(tmp_path, answer_cases(*layout(24)), release=release)
+    r = gate_row(op.gate(run))
+    assert r["method"] == "cluster_bootstrap"
+    tie = gate_row(op.gate(run, release={**release, "criteria": {"answer_matches": float(r["ci_low"])}}))
+    assert tie["verdict"] == "INSUFFICIENT_EVIDENCE"
+    monkeypatch.setattr(gate_module, "BOOTSTRAP_MIN_CLUSTERS", 100)
+    below = gate_row(op.gate(run))
+    assert below["method"] == "cluster_t" and "cluster_t instead of cluster_bootstrap" in below["reason"]
+
+
+def test_cli_gate_prints_reason(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run = run_of(tmp_path, answer_cases(*layout(5, sizes=1)), release={})
+    assert main(["gate", str(run.directory)]) == 1
+    assert "gate: BLOCK (no_criteria: nothing was gated)" in capsys.readouterr().out

@@ -1,0 +1,108 @@
+"""VacuousCheckWarning: checks that cannot fail are named at load_suite, stored with the run, marked by the gate."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import pytest
+import yaml
+
+import oloproof_nb as op
+from oloproof_nb.cli import main
+
+SYSTEM = '''
+from oloproof_nb import RecordedAgent
+
+class Desk(RecordedAgent):
+    def __init__(self):
+        super().__init__()
+        self.state = {}
+    def reset(self, state):
+        self.state = {k: dict(v) for k, v in state.items()}
+    def snapshot(self):
+        return {k: dict(v) for k, v in self.state.items()}
+    def lookup(self, order_id):
+        return {"ok": True}
+    def act(self, input, rec):
+        rec.tool("lookup", self.lookup, order_id=input["order_id"])
+        return "done"
+'''
+
+
+def suite(tmp: Path, evaluators: list[dict]) -> Path:
+    tmp.mkdir(parents=True, exist_ok=True)
+    (tmp / "desk.py").write_text(SYSTEM)
+    cases = [{"id": f"ord-{i:03d}", "input": {"order_id": f"ord-{i:03d}"}, "expected": {"answer": "done"},
+              "initial_state": {"orders": {f"ord-{i:03d}": {"status": "open"}, "ord-999": {"status": "open"}}}}
+             for i in range(4)]
+    (tmp / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases))
+    (tmp / "oloproof.yaml").write_text(yaml.safe_dump({"name": "v", "system": "desk:Desk", "evaluators": evaluators}))
+    crit = {"answer_matches": 0.1} if any(e["type"] == "answer_matches" for e in evaluators) else {}
+    (tmp / "release.yaml").write_text(yaml.safe_dump({"criteria": crit}))
+    return tmp
+
+
+TYPO = {"type": "state_unchanged", "criterion": "other_order_untouched", "paths": ["orders.ord-99"]}
+
+
+def test_state_unchanged_typo_warns_naming_evaluator_path_and_nearest(tmp_path: Path) -> None:
+    with pytest.warns(op.VacuousCheckWarning) as caught:
+        s = op.load_suite(suite(tmp_path, [{"type": "answer_matches"}, TYPO]))
+    message = str(caught[0].message)
+    assert "evaluators[1] (state_unchanged, criterion other_order_untouched)" in message
+    assert "'orders.ord-99'" in message and "did you mean orders.ord-999?" in message
+    assert issubclass(op.VacuousCheckWarning, UserWarning)
+    assert s.vacuous == {"other_order_untouched": [message]}
+
+
+def test_existing_path_and_absent_ok_do_not_warn(tmp_path: Path) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", op.VacuousCheckWarning)
+        op.load_suite(suite(tmp_path / "a", [{"type": "state_unchanged", "paths": ["orders.ord-999"]}]))
+        op.load_suite(suite(tmp_path / "b", [{**TYPO, "absent_ok": True}]))
+
+
+def test_state_matches_paths_entry_warns_unless_in_expected_state(tmp_path: Path) -> None:
+    ev = {"type": "state_matches", "mode": "paths", "paths": ["orders.ord-001.refund"]}
+    with pytest.warns(op.VacuousCheckWarning, match=r"state_matches.*initial_state or expected.state"):
+        op.load_suite(suite(tmp_path / "a", [ev]))
+    folder = suite(tmp_path / "b", [ev])
+    lines = [json.loads(line) for line in (folder / "cases.jsonl").read_text().splitlines()]
+    lines[0]["expected"]["state"] = {"orders": {"ord-001": {"refund": 5}}}
+    (folder / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in lines))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", op.VacuousCheckWarning)
+        op.load_suite(folder)
+
+
+def test_gate_marks_vacuous_from_the_manifest_and_cli_prints_one_line(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    folder = suite(tmp_path, [{"type": "answer_matches"}, TYPO])
+    with pytest.warns(op.VacuousCheckWarning):
+        run = op.run(op.load_suite(folder), out=tmp_path / "run", progress=False)
+    loaded = op.load_run(tmp_path / "run")
+    assert loaded.manifest.suite_config.vacuous["other_order_untouched"]
+    table = op.gate(loaded).table.set_index("criterion")
+    assert bool(table.loc["other_order_untouched", "vacuous"]) and not bool(table.loc["answer_matches", "vacuous"])
+    assert "vacuous check" in op.gate(run)._repr_html_()
+    main(["gate", str(tmp_path / "run")])
+    err = [line for line in capsys.readouterr().err.splitlines() if "vacuous" in line]
+    assert len(err) == 1 and err[0].startswith("oloproof: warning: vacuous check: ") and "ord-999" in err[0]
+
+
+def test_fault_recovery_of_a_tool_never_called_is_vacuous_after_the_run(tmp_path: Path) -> None:
+    ev = {"type": "fault_recovery", "tool": "lokup", "fault": "error"}
+    run = op.run(op.load_suite(suite(tmp_path, [{"type": "answer_matches"}, ev])), out=tmp_path / "run",
+                 progress=False)
+    with pytest.warns(op.VacuousCheckWarning, match=r"no case called tool 'lokup'.*did you mean lookup\?"):
+        g = op.gate(run)
+    row = g.table.set_index("criterion").loc["recovers_from_error_at_lokup"]
+    assert bool(row["vacuous"]) and row["n"] == 0 and "did you mean lookup?" in row["reason"]
+
+
+def test_cli_run_prints_each_load_warning_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    main(["run", str(suite(tmp_path, [{"type": "answer_matches"}, TYPO])), "--out", str(tmp_path / "r"), "--quiet"])
+    err = capsys.readouterr().err.splitlines()
+    assert sum("vacuous check" in line for line in err) == 1
