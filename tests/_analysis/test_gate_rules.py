@@ -190,3 +190,19 @@ def test_cli_gate_prints_reason(tmp_path: Path, capsys: pytest.CaptureFixture[st
     run = run_of(tmp_path, answer_cases(*layout(5, sizes=1)), release={})
     assert main(["gate", str(run.directory)]) == 1
     assert "gate: BLOCK (no_criteria: nothing was gated)" in capsys.readouterr().out
+
+
+def test_gate_path_never_imports_statsmodels(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    run = run_of(tmp_path, answer_cases(*layout(24)), release={**CLUSTERED, "criteria": {"answer_matches": 0.5}})
+    code = ("import sys, oloproof_nb as op\n"
+            f"g = op.gate(op.load_run({str(run.directory)!r}))\n"
+            "op.slice_table(op.load_run(" + repr(str(run.directory)) + "), 'tool_calls:1')\n"
+            "op.rate_interval([1, 0, 1], method='wilson'); op.rate_interval([1, 0, 1])\n"
+            "assert 'statsmodels' not in sys.modules, sorted(m for m in sys.modules if 'statsmodels' in m)[:3]\n"
+            "print(g.verdict)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "PASS"
