@@ -21,8 +21,9 @@ BOOTSTRAP_MIN_CLUSTERS = 100
 def bca_ratio(k: np.ndarray, m: np.ndarray, confidence: float, resamples: int, seed: int | None) -> tuple[float, float]:
     """BCa bounds of Σk*/Σm* over resampled clusters (``k`` any integer sums, e.g. paired differences)."""
     g, big_k, big_m = k.shape[0], int(k.sum()), int(m.sum())
-    types, counts = np.unique(np.column_stack([k, m]), axis=0, return_counts=True)
-    kt, mt = types[:, 0], types[:, 1]
+    base, low_k = int(m.max()) + 1, int(k.min())  # k may be negative (paired differences): shift it
+    keys, counts = np.unique((k.astype(np.int64) - low_k) * base + m, return_counts=True)  # 1-D: fast
+    kt, mt = keys // base + low_k, keys % base
 
     rng = np.random.default_rng(seed)
     theta = np.empty(resamples)

@@ -67,8 +67,9 @@ def bell_mccaffrey_df(m: np.ndarray) -> float:
 def _types(j: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Distinct (failures, size) pairs of the failing clusters and how many clusters have each."""
     fail = j > 0
-    types, counts = np.unique(np.column_stack([j[fail], m[fail]]), axis=0, return_counts=True)
-    return types[:, 0].astype(np.int64), types[:, 1].astype(np.int64), counts.astype(np.int64)
+    base = int(m.max()) + 1
+    keys, counts = np.unique(j[fail].astype(np.int64) * base + m[fail], return_counts=True)  # 1-D: fast
+    return keys // base, keys % base, counts.astype(np.int64)
 
 
 def _worst_exact(jt: np.ndarray, mt: np.ndarray, ct: np.ndarray, total: int, kept: np.ndarray) -> np.ndarray:
@@ -110,7 +111,7 @@ def _worst_lagrangian(jt: np.ndarray, mt: np.ndarray, ct: np.ndarray, total: int
         cap = kept[start : start + step]
         q = cap / total
         dens = a[None, :] * (jt[None, :] - 2 * q[:, None] * mt[None, :])
-        order = np.argsort(-dens, axis=1, kind="stable")
+        order = np.argsort(-dens, axis=1)  # ties in density give the same bound in any order
         dens = np.take_along_axis(dens, order, 1)
         w = weight[order]
         cum = np.cumsum(w, axis=1)

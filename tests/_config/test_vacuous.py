@@ -106,3 +106,13 @@ def test_cli_run_prints_each_load_warning_once(tmp_path: Path, capsys: pytest.Ca
     main(["run", str(suite(tmp_path, [{"type": "answer_matches"}, TYPO])), "--out", str(tmp_path / "r"), "--quiet"])
     err = capsys.readouterr().err.splitlines()
     assert sum("vacuous check" in line for line in err) == 1
+
+
+def test_report_marks_the_vacuous_criterion(tmp_path: Path) -> None:
+    from oloproof_nb._display.report import write_report
+
+    folder = suite(tmp_path, [{"type": "answer_matches"}, TYPO])
+    with pytest.warns(op.VacuousCheckWarning):
+        run = op.run(op.load_suite(folder), out=tmp_path / "run", progress=False)
+    text = Path(write_report(run, tmp_path / "report.md")).read_text()
+    assert "other_order_untouched (vacuous)" in text and "did you mean orders.ord-999?" in text
