@@ -257,8 +257,9 @@ def read_yaml(path: Path) -> dict[str, Any]:
         raise ConfigError(path, None, str(exc)) from None
     except UnicodeDecodeError as exc:
         raise ConfigError(path, None, f"cannot read: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    loader = _UniqueKeyLoader(text)
+    loader: _UniqueKeyLoader | None = None
     try:
+        loader = _UniqueKeyLoader(text)  # refuses a non-printable character here
         node = loader.get_single_node()
         problem = None if node is None else _alias_problem(node, MAX_YAML_VALUES)
         if problem is not None:
@@ -272,7 +273,8 @@ def read_yaml(path: Path) -> dict[str, Any]:
     except RecursionError:
         raise ConfigError(path, None, "not valid YAML: nested too deeply") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     if data is None:
         data = {}
     if not isinstance(data, dict):

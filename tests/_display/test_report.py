@@ -149,6 +149,9 @@ HOSTILE_ANSWERS = ["<script>alert('answer')</script>", '<img src=x onerror="aler
                    "![x](https://evil.example/p.png)", "[approve](https://evil.example/)", "ok\r\n| forged | row |"]
 
 
+pytestmark_glyph = pytest.mark.filterwarnings("ignore:Glyph .* missing from font")  # a CR drawn in a plot label
+
+
 @pytest.fixture(scope="module")
 def hostile_run(tmp_path_factory: pytest.TempPathFactory) -> op.Run:
     import yaml
@@ -181,6 +184,7 @@ def _no_active_markup(page: Page, allowed_images: int = 0) -> None:
     assert [tag for tag, _ in active if tag not in ("img", "a", "style")] == []
 
 
+@pytestmark_glyph
 def test_markdown_report_shows_hostile_values_as_text(hostile_run: op.Run, tmp_path: Path) -> None:
     """Before: an answer or case id like ![x](https://…) or [approve](…) became an image or a link in report.md."""
     out = write_report(hostile_run, tmp_path / "report.md")
@@ -197,6 +201,7 @@ def test_markdown_report_shows_hostile_values_as_text(hostile_run: op.Run, tmp_p
     assert all(len(row) == len(gate_rows[0]) for row in page.rows[: len(gate_rows)])
 
 
+@pytestmark_glyph
 def test_markdown_report_lines_do_not_break_on_a_carriage_return(hostile_run: op.Run, tmp_path: Path) -> None:
     text = write_report(hostile_run, tmp_path / "report.md").read_text(encoding="utf-8")
     assert "\r" not in text
@@ -204,6 +209,7 @@ def test_markdown_report_lines_do_not_break_on_a_carriage_return(hostile_run: op
     assert all(line.endswith("|") for line in table)
 
 
+@pytestmark_glyph
 def test_html_report_shows_hostile_values_as_text(hostile_run: op.Run, tmp_path: Path) -> None:
     text = write_report(hostile_run, tmp_path / "report.html").read_text(encoding="utf-8")
     page = Page(text)
