@@ -7,6 +7,7 @@ All derive from :class:`OloproofError` (a ``ValueError``).
 
 from __future__ import annotations
 
+import reprlib
 from pathlib import Path
 from typing import Any
 
@@ -27,10 +28,14 @@ __all__ = [
     "format_loc",
     "validation_problem",
     "clip",
+    "quote",
 ]
 
 #: Longest piece of a user's value quoted in an error message.
 QUOTE_LIMIT = 200
+#: Longest error message: a safety net under :data:`QUOTE_LIMIT` (a message quotes a value or two, a path and
+#: what is allowed; a longer one is cut).
+MESSAGE_LIMIT = 2000
 
 
 def clip(text: str, limit: int = QUOTE_LIMIT) -> str:
@@ -44,8 +49,46 @@ def clip(text: str, limit: int = QUOTE_LIMIT) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxlist, _REPR.maxtuple, _REPR.maxdict, _REPR.maxset = 3, 8, 8, 6, 8
+_REPR.maxstring = _REPR.maxother = QUOTE_LIMIT
+_REPR.maxlong = 40
+
+
+def quote(value: Any) -> str:
+    """``repr(value)`` for an error message, at most :data:`QUOTE_LIMIT` characters, at a bounded cost.
+
+    Unlike ``clip(repr(value))`` it never builds the whole text of a huge value first (a list
+    that YAML aliases expand to millions of items, a 10 MB string), and never raises (Python
+    refuses ``repr`` of an integer of more than 4300 digits).
+
+    Examples
+    --------
+    >>> quote("abc")
+    "'abc'"
+    >>> len(quote("x" * 10_000)) <= 200
+    True
+    >>> quote(10 ** 5000)[:8]
+    '<int of '
+    """
+    try:
+        text = _REPR.repr(value)
+    except Exception:  # noqa: BLE001 - a repr that raises (a huge int) is described instead
+        text = f"<int of {value.bit_length()} bits>" if isinstance(value, int) else f"<{type(value).__name__}>"
+    return clip(text)
+
+
 class OloproofError(ValueError):
-    """Base class of every error caused by user input (files, arguments, configs)."""
+    """Base class of every error caused by user input (files, arguments, configs).
+
+    A message longer than :data:`MESSAGE_LIMIT` characters is cut (the values it quotes are
+    already cut to :data:`QUOTE_LIMIT`; this is the net under every message).
+    """
+
+    def __init__(self, *args: object) -> None:
+        if len(args) == 1 and isinstance(args[0], str):
+            args = (clip(args[0], MESSAGE_LIMIT),)
+        super().__init__(*args)
 
 
 def _where(file: str | Path | None, line: int | None = None, key: str | None = None) -> str:
@@ -111,7 +154,7 @@ class SliceSpecError(OloproofError):
     def __init__(self, spec: object, problem: str) -> None:
         self.spec = spec
         self.problem = problem
-        super().__init__(f"slice spec {clip(repr(spec))}: {problem}; {self.ALLOWED}")
+        super().__init__(f"slice spec {quote(spec)}: {problem}; {self.ALLOWED}")
 
 
 class ExportError(OloproofError):
@@ -179,5 +222,8 @@ def validation_problem(exc: ValidationError, prefix: str = "") -> tuple[str, str
         return key, "is required", err
     msg = str(err["msg"]).removeprefix("Value error, ").removeprefix("Assertion failed, ")
     got = err.get("input")
-    shown = "" if isinstance(got, (dict, list)) or err["type"].startswith("value_error") else f" (got {clip(repr(got))})"
+    if isinstance(got, str) and len(got) > QUOTE_LIMIT:  # a validator's message that quotes the whole value
+        msg = msg.replace(repr(got), quote(got))
+    msg = clip(msg, QUOTE_LIMIT + 100)  # the net: a few words and one quoted value
+    shown = "" if isinstance(got, (dict, list)) or err["type"].startswith("value_error") else f" (got {quote(got)})"
     return key, f"{msg}{shown}", err

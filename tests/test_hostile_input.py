@@ -32,6 +32,7 @@ from typing import Any
 
 import pytest
 import yaml
+from _hostile_files import SPECIAL_KINDS, bounded, make_special
 from _reliability_systems import ECHO_SOURCE, one_error_line, run_cli
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
@@ -517,3 +518,137 @@ def test_the_console_script_prints_one_line_and_exits_2(base: Path, name: str, f
     message = one_error_line(proc.stderr)
     assert str(root) in message
     assert proc.stdout == ""
+
+
+# -- hostile files: FIFOs, directories and devices, alias bombs, huge and deep contract files -------------------
+#
+# Every call below runs under ``bounded`` (a daemon thread with a time limit): a hang fails the test
+# instead of stalling the test run, and FIFOs are released afterwards so the stuck reader ends.
+
+SUITE_FILES = ["oloproof.yaml", "release.yaml", "cases.jsonl", "labels/t.jsonl"]
+HANG_LIMIT_S = 20
+
+
+def _bounded_cli(*args: str, unblock: list[Path] | None = None) -> tuple[int, str]:
+    return bounded(lambda: _cli(*args), HANG_LIMIT_S, unblock=unblock or [])
+
+
+@SETTINGS
+@given(specials=st.lists(st.tuples(st.sampled_from(SUITE_FILES), st.sampled_from(SPECIAL_KINDS)), min_size=1,
+                         max_size=3, unique_by=lambda pair: pair[0]))
+def test_fifos_directories_and_devices_as_suite_files_give_one_line(
+        base: Path, specials: list[tuple[str, str]]) -> None:
+    """Before: a FIFO cases.jsonl hung the run; a FIFO or directory release.yaml was silently ignored."""
+    root = _suite(base, config=LABEL_CONFIG, release="criteria: {answer_matches: 0.5}\n",
+                  labels={"labels/t.jsonl": b""})
+    targets = [make_special(root / which, kind) for which, kind in specials]
+    code, err = _bounded_cli("run", str(root), "--out", str(root / "runs" / "r"), "--quiet", unblock=targets)
+    message = _holds_contract(root, code, err, [str(t) for t in targets])
+    assert message is not None and message.endswith(", not a regular file"), message
+
+
+BOMB_PLACES = {
+    "release.yaml": lambda bomb: ("release", "criteria:\n  answer_matches:\n" + bomb),
+    "oloproof.yaml name": lambda bomb: ("config", yaml.safe_dump(BASE_CONFIG, sort_keys=False).replace(
+        "name: hostile\n", "name:\n" + bomb)),
+    "oloproof.yaml slices": lambda bomb: ("config", yaml.safe_dump(BASE_CONFIG, sort_keys=False) + "slices:\n" + bomb),
+}
+
+
+def _bomb(width: int, depth: int, recursive: bool) -> str:
+    """A block list of ``depth`` lists, each ``width`` aliases of the one before (the last may refer to itself)."""
+    lines = [f"    - &l0 [{', '.join(['lol'] * width)}]"]
+    for level in range(1, depth):
+        lines.append(f"    - &l{level} [{', '.join([f'*l{level - 1}'] * width)}]")
+    if recursive:
+        lines.append("    - &loop [x, *loop]")
+    return "\n".join(lines) + "\n"
+
+
+@SETTINGS
+@given(width=st.integers(1, 12), depth=st.integers(1, 12), recursive=st.booleans(),
+       place=st.sampled_from(sorted(BOMB_PLACES)))
+@example(width=9, depth=9, recursive=False, place="release.yaml")  # the 464-byte file of the issue
+@example(width=2, depth=1, recursive=True, place="oloproof.yaml slices")
+def test_alias_bombs_give_a_run_or_one_short_line(base: Path, width: int, depth: int, recursive: bool,
+                                                   place: str) -> None:
+    """Before: the error message expanded the bomb (a 312 MB line, 1.6 GB of memory; deeper: MemoryError)."""
+    which, text = BOMB_PLACES[place](_bomb(width, depth, recursive))
+    root = _suite(base, **{which: text})
+    file = root / ("release.yaml" if which == "release" else "oloproof.yaml")
+    started = time.perf_counter()
+    code, err = _bounded_cli("run", str(root), "--out", str(root / "runs" / "r"), "--quiet")
+    assert time.perf_counter() - started < HANG_LIMIT_S
+    message = _holds_contract(root, code, err, [str(file)])
+    assert message is not None  # every bomb place is a value of the wrong type, or refused by its size
+    assert len(message) < 600 + len(str(file)), len(message)
+    expanded = sum(width ** (level + 1) for level in range(depth))
+    if recursive:
+        assert "recursive values are not allowed" in message
+    elif expanded > 100_000:
+        assert "YAML aliases expand it past 100,000 values" in message
+
+
+CONTRACT_VALUES = st.one_of(
+    JSON,
+    st.integers(min_value=10 ** 50, max_value=10 ** 60),
+    st.text(min_size=300, max_size=2000),
+    st.integers(1, 60_000).map(lambda depth: {"__deep__": depth}),
+)
+LOCATORS = st.sampled_from(["artifact.bin", "missing.bin", "fifo", "dir", "device", "."]) | st.text(max_size=30)
+
+
+def _contract_text(fields: dict[str, Any]) -> str:
+    """JSON text of ``fields``; ``{"__deep__": n}`` becomes a list nested ``n`` deep, ints of any size written out."""
+    parts = []
+    for key, value in fields.items():
+        if isinstance(value, dict) and set(value) == {"__deep__"}:
+            n = value["__deep__"]
+            text = "[" * n + "]" * n
+        else:
+            try:
+                text = json.dumps(value)
+            except ValueError:  # an int too long for the default limit: write its digits
+                text = str(value)
+        parts.append(f"{json.dumps(key)}: {text}")
+    return "{" + ", ".join(parts) + "}"
+
+
+@SETTINGS
+@given(locator=LOCATORS,
+       extra=st.dictionaries(st.sampled_from(["artifact_id", "run_started_at", "expected_sha256", "validator",
+                                              "digest_key_env", "require_fresh", "observe_timeout_s",
+                                              "max_artifact_bytes", "surprise"]), CONTRACT_VALUES, max_size=3))
+@example(locator="fifo", extra={})
+@example(locator="device", extra={"max_artifact_bytes": 10 ** 55})
+@example(locator="artifact.bin", extra={"observe_timeout_s": {"__deep__": 50_000}})
+@example(locator="artifact.bin", extra={"artifact_id": 10 ** 55})
+@example(locator="artifact.bin", extra={"max_artifact_bytes": 4})
+def test_any_contract_file_gives_a_receipt_or_one_line(base: Path, locator: str, extra: dict[str, Any]) -> None:
+    """`oloproof receipt`: exit 0 with a verified receipt, exit 2 with a receipt, or exit 2 with one error line."""
+    folder = base / f"c{next(COUNTER)}"
+    folder.mkdir()
+    (folder / "artifact.bin").write_bytes(b"12345678")
+    specials = [make_special(folder / kind, kind) for kind in SPECIAL_KINDS]
+    fields: dict[str, Any] = {"artifact_id": "report", "locator": locator, "run_started_at": "2020-01-01T00:00:00Z",
+                              **extra}
+    path = folder / "contract.json"
+    path.write_text(_contract_text(fields), encoding="utf-8")
+    def receipt() -> tuple[int, str, str]:
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = cli.main(["receipt", str(path)])
+        return code, out.getvalue(), err.getvalue()
+
+    code, out, err = bounded(receipt, HANG_LIMIT_S, unblock=specials)
+    assert "Traceback" not in err
+    event("error line" if err else f"exit {code}, {json.loads(out)['status']}")
+    if err:
+        assert code == 2 and out == ""
+        message = one_error_line(err)
+        assert str(path) in message and len(message) < 600 + len(str(path)), message
+        return
+    shown = json.loads(out)
+    assert code == (0 if shown["status"] == "verified" else 2)
+    if locator in SPECIAL_KINDS:
+        assert shown["status"] == "unverified" and shown["reason"].endswith(", not a regular file"), shown

@@ -11,7 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _hostile_files import SPECIAL_KINDS, bounded, make_special
 from _outcome_systems import CONTENT_SENTINEL, LOCATOR_SENTINEL, OUTCOME_SYSTEM, case, write_checks
+from _reliability_systems import one_error_line
 
 from oloproof_nb.cli import main
 
@@ -116,6 +118,71 @@ def test_bad_contract_file_exits_2_with_one_line(tmp_path: Path, capsys: pytest.
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and str(path) in err and words in err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ('{"artifact_id": ' * 50_000 + "1" + "}" * 50_000, "not valid JSON: nested too deeply"),
+        ('{"artifact_id": ' + "9" * 5000 + "}", "not valid JSON: Exceeds the limit (4300 digits)"),
+        ('{"artifact_id": "a", "locator": "x", "run_started_at": ' + "7" * 4000 + "}", "key 'run_started_at'"),
+        (json.dumps({"artifact_id": "a", "locator": "x", "run_started_at": STARTED, "expected_sha256": "y" * 10**5}),
+         "key 'expected_sha256'"),
+        ('{"artifact_id": "a", "locator": "x", "run_started_at": "' + STARTED + '", "observe_timeout_s": 1e999}',
+         "key 'observe_timeout_s'"),
+    ],
+)
+def test_deep_huge_or_long_contracts_exit_2_with_one_short_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                text: str, words: str) -> None:
+    """Before: a RecursionError or ValueError traceback (and exit 1) for the first two."""
+    path = tmp_path / "contract.json"
+    path.write_text(text, encoding="utf-8")
+    code = main(["receipt", str(path)])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    message = one_error_line(err)
+    assert str(path) in message and words in message and len(message) < 500 + len(str(path)), message
+
+
+@pytest.mark.parametrize("kind", SPECIAL_KINDS)
+def test_a_special_contract_file_exits_2_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                      kind: str) -> None:
+    path = make_special(tmp_path / "contract.json", kind)
+    code = bounded(lambda: main(["receipt", str(path)]), 5, unblock=[path])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert one_error_line(err).endswith(f"{path}: cannot read contract file: is {KIND_WORDS[kind]}, not a regular file")
+
+
+KIND_WORDS = {"fifo": "a named pipe (FIFO)", "dir": "a directory", "device": "a character device"}
+
+
+@pytest.mark.parametrize("kind", SPECIAL_KINDS)
+def test_a_special_locator_is_an_unverified_receipt_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                          kind: str) -> None:
+    """Before: a directory or FIFO locator gave a ValueError traceback; /dev/zero was digested without end."""
+    path = make_contract(tmp_path, write=False, validator={"command": [PY, "check.py"]})
+    target = make_special(tmp_path / LOCATOR_SENTINEL / "report.json", kind)
+    code = bounded(lambda: main(["receipt", str(path)]), 5, unblock=[target])
+    out, err = capsys.readouterr()
+    receipt = json.loads(out)
+    assert (code, receipt["status"]) == (2, "unverified")
+    assert receipt["reason"] == f"unverified: the artifact is {KIND_WORDS[kind]}, not a regular file"
+    assert receipt["validator_exit_code"] is None  # the validator never ran on it
+    assert err == ""
+    assert_no_leak(out)
+
+
+def test_an_oversized_artifact_is_unverified_unless_the_contract_raises_the_cap(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = make_contract(tmp_path, max_artifact_bytes=len(CONTENT) - 1)
+    code, receipt, _ = receipt_cli(path, capsys)
+    assert (code, receipt["status"]) == (2, "unverified")
+    assert receipt["reason"] == (f"unverified: the artifact is {len(CONTENT)} bytes, more than "
+                                 f"max_artifact_bytes={len(CONTENT) - 1}")
+    path = make_contract(tmp_path, max_artifact_bytes=len(CONTENT))
+    code, receipt, _ = receipt_cli(path, capsys)
+    assert (code, receipt["status"]) == (0, "verified")
 
 
 def test_missing_digest_key_exits_2_without_the_key(tmp_path: Path, capsys: pytest.CaptureFixture[str],

@@ -10,7 +10,8 @@ from typing import IO
 
 from .._core.case import Case, case_from_mapping
 from .._core.paths import MAX_DEPTH, exceeds_depth
-from ..errors import CaseFileError
+from ..errors import CaseFileError, quote
+from .files import UnreadableFile, open_regular
 
 __all__ = ["iter_cases", "load_cases"]
 
@@ -57,17 +58,22 @@ def iter_cases(path: str | Path) -> Iterator[tuple[int, Case]]:
     surrogate, lacks ``id``/``input``, has an unknown key or repeats an id.
     ``NaN`` and ``Infinity`` tokens are accepted (Python's JSON reads and the
     run store writes them). Memory is bounded by the largest case, not the file.
+    The file must be a regular file (a directory, a named pipe or a device is refused
+    before it is opened, so it never blocks).
     """
     path = Path(path)
     seen: set[str] = set()
     try:
-        handle = path.open("rb")
-    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
-        raise CaseFileError(path, None, f"cannot read the case file: {getattr(exc, 'strerror', None) or exc}") from None
+        handle, _ = open_regular(path)
+    except UnreadableFile as exc:
+        raise CaseFileError(path, None, f"cannot read the case file: {exc}") from None
     with handle:
         lineno = 0
         while True:
-            raw, complete = _read_line(handle, first=lineno == 0)
+            try:
+                raw, complete = _read_line(handle, first=lineno == 0)
+            except UnreadableFile as exc:
+                raise CaseFileError(path, lineno + 1, str(exc)) from None
             if raw is None:
                 break
             lineno += 1
@@ -101,7 +107,7 @@ def iter_cases(path: str | Path) -> Iterator[tuple[int, Case]]:
             except (ValueError, RecursionError) as exc:
                 raise CaseFileError(path, lineno, str(exc) or "nested too deeply") from None
             if case.id in seen:
-                raise CaseFileError(path, lineno, f"duplicate case id {case.id!r}")
+                raise CaseFileError(path, lineno, f"duplicate case id {quote(case.id)}")
             seen.add(case.id)
             yield lineno, case
 

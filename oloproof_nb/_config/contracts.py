@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NamedTuple, NoReturn
 
 from pydantic import ValidationError
 
 from .._core.receipts import OutcomeContract
 from ..errors import ContractFileError, validation_problem
+from .files import UnreadableFile, read_regular
 
-__all__ = ["COMMAND_VALIDATOR", "CONTRACT_FILE_KEYS", "load_contract_file"]
+__all__ = ["COMMAND_VALIDATOR", "CONTRACT_FILE_KEYS", "DEFAULT_MAX_ARTIFACT_BYTES", "DEFAULT_OBSERVE_TIMEOUT_S",
+           "MAX_CONTRACT_BYTES", "ContractFile", "load_contract_file"]
 
 #: Name under which a contract file's ``{"command": [...]}`` validator is registered and reported.
 COMMAND_VALIDATOR = "command"
@@ -26,37 +29,59 @@ CONTRACT_FILE_KEYS = (
     "validator",
     "digest_key_env",
     "require_fresh",
+    "observe_timeout_s",
+    "max_artifact_bytes",
 )
 _REQUIRED_KEYS = CONTRACT_FILE_KEYS[:3]
+#: Largest contract file read (it is read whole): 1 MiB.
+MAX_CONTRACT_BYTES = 1 << 20
+#: Seconds an artifact may take to be read and digested, unless a contract file or evaluator says otherwise.
+DEFAULT_OBSERVE_TIMEOUT_S = 60.0
+#: Largest artifact read and digested (1 GiB), unless a contract file or evaluator says otherwise.
+DEFAULT_MAX_ARTIFACT_BYTES = 1 << 30
 
 
-def load_contract_file(
-    path: Path | str,
-) -> tuple[OutcomeContract, Path, datetime, list[str] | None]:
+class ContractFile(NamedTuple):
+    """What a contract file says: the contract, where the artifact is, when the run started, how to check it."""
+
+    #: With ``validator="command"`` for a command validator.
+    contract: OutcomeContract
+    #: ``locator`` joined to the contract file's folder.
+    artifact: Path
+    #: In UTC.
+    run_started_at: datetime
+    #: The command validator's argv (run with cwd = the contract file's folder), else ``None``.
+    command: list[str] | None
+    #: Seconds the artifact may take to be read and digested.
+    observe_timeout_s: float = DEFAULT_OBSERVE_TIMEOUT_S
+    #: Largest artifact (bytes) that is read and digested.
+    max_artifact_bytes: int = DEFAULT_MAX_ARTIFACT_BYTES
+
+
+def load_contract_file(path: Path | str) -> ContractFile:
     """Read a contract file (JSON) for ``oloproof receipt``.
 
     Parameters
     ----------
     path : Path or str
-        A JSON object with the keys of :data:`CONTRACT_FILE_KEYS`; ``artifact_id``, ``locator``
-        (relative to the file's folder) and ``run_started_at`` (ISO-8601 with a timezone) are
-        required. ``validator`` is ``{"command": [argv...]}`` or the name of a registered validator.
+        A regular file of at most :data:`MAX_CONTRACT_BYTES` holding a JSON object with the keys of
+        :data:`CONTRACT_FILE_KEYS`; ``artifact_id``, ``locator`` (relative to the file's folder) and
+        ``run_started_at`` (ISO-8601 with a timezone) are required. ``validator`` is
+        ``{"command": [argv...]}`` or the name of a registered validator; ``observe_timeout_s``
+        (a positive number, default :data:`DEFAULT_OBSERVE_TIMEOUT_S`) and ``max_artifact_bytes``
+        (a positive integer, default :data:`DEFAULT_MAX_ARTIFACT_BYTES`) bound reading the artifact.
 
     Returns
     -------
-    contract : OutcomeContract
-        With ``validator="command"`` for a command validator.
-    artifact_path : Path
-        ``locator`` joined to the contract file's folder.
-    run_started_at : datetime
-        In UTC.
-    command : list of str or None
-        The command validator's argv (run with cwd = the contract file's folder), else ``None``.
+    ContractFile
+        ``(contract, artifact, run_started_at, command, observe_timeout_s, max_artifact_bytes)``.
 
     Raises
     ------
     ContractFileError
-        One line naming the file, the key and what is allowed.
+        One line naming the file, the key and what is allowed: also for a path that is not a
+        regular file (a directory, a named pipe, a device), a bigger file, JSON nested too deeply
+        to read or a number too long to convert.
     """
     path = Path(path)
     data = _read_json_object(path)
@@ -75,14 +100,21 @@ def load_contract_file(
     for key in ("expected_sha256", "digest_key_env"):
         if data.get(key) is not None and not isinstance(data[key], str):
             _fail(path, f"key {key!r} must be a string or null, got {_show(data[key])}")
-    fields = {k: v for k, v in data.items() if k != "run_started_at"}
+    timeout_s = data.get("observe_timeout_s", DEFAULT_OBSERVE_TIMEOUT_S)
+    if isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float)) or not (
+            0 < timeout_s and math.isfinite(timeout_s)):
+        _fail(path, f"key 'observe_timeout_s' must be a positive number of seconds, got {_show(timeout_s)}")
+    max_bytes = data.get("max_artifact_bytes", DEFAULT_MAX_ARTIFACT_BYTES)
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 1:
+        _fail(path, f"key 'max_artifact_bytes' must be a positive whole number of bytes, got {_show(max_bytes)}")
+    fields = {k: v for k, v in data.items() if k not in ("run_started_at", "observe_timeout_s", "max_artifact_bytes")}
     fields["validator"], command = _parse_validator(path, data.get("validator"))
     try:
         contract = OutcomeContract.model_validate(fields)
     except ValidationError as exc:
         key, message, _ = validation_problem(exc)
         _fail(path, f"key {key or '?'!r}: {message}")
-    return contract, path.parent / data["locator"], started, command
+    return ContractFile(contract, path.parent / data["locator"], started, command, float(timeout_s), max_bytes)
 
 
 def _fail(path: Path, message: str) -> NoReturn:
@@ -90,15 +122,18 @@ def _fail(path: Path, message: str) -> NoReturn:
 
 
 def _show(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False)
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (ValueError, RecursionError):  # an integer too long to write, a value nested too deeply
+        text = f"a {type(value).__name__}"
     return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _read_json_object(path: Path) -> dict[str, Any]:
     try:
-        text = path.read_bytes().decode("utf-8")
-    except OSError as exc:
-        raise ContractFileError(f"{path}: cannot read contract file: {exc.strerror}") from None
+        text = read_regular(path, MAX_CONTRACT_BYTES).decode("utf-8")
+    except UnreadableFile as exc:
+        raise ContractFileError(f"{path}: cannot read contract file: {exc}") from None
     except UnicodeDecodeError:
         raise ContractFileError(f"{path}: contract file is not UTF-8 text") from None
 
@@ -116,6 +151,12 @@ def _read_json_object(path: Path) -> dict[str, Any]:
         raise ContractFileError(
             f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}"
         ) from None
+    except RecursionError:
+        raise ContractFileError(f"{path}: not valid JSON: nested too deeply") from None
+    except ContractFileError:
+        raise
+    except ValueError as exc:  # a number of more than 4300 digits
+        raise ContractFileError(f"{path}: not valid JSON: {str(exc).split(':')[0]}") from None
     if not isinstance(data, dict):
         raise ContractFileError(f"{path}: a contract file must be a JSON object, got {type(data).__name__}")
     return data

@@ -1,16 +1,158 @@
-"""Reading user YAML, and turning validation problems into one-line config errors naming file and key."""
+"""Reading user files safely, and turning validation problems into one-line config errors naming file and key.
+
+Every input file (oloproof.yaml, release.yaml, cases, labels, contract files) is
+opened by :func:`open_regular`: stat first and refuse anything but a regular file
+(a directory, a named pipe, a device, a socket), then open without blocking and
+check the open descriptor again, so a file swapped for a FIFO in between cannot
+hang the process. Files read whole are read by :func:`read_regular`, with a size
+cap. YAML is parsed by :func:`read_yaml`, which refuses duplicate keys, aliases
+that refer to themselves and aliases that expand a document past
+:data:`MAX_YAML_VALUES` values (a "billion laughs" alias bomb).
+"""
 
 from __future__ import annotations
 
+import io
+import os
+import stat
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from ..errors import ConfigError, validation_problem
+from ..errors import ConfigError, clip, quote, validation_problem
 
-__all__ = ["config_error", "read_yaml"]
+__all__ = ["MAX_YAML_BYTES", "MAX_YAML_VALUES", "UnreadableFile", "config_error", "open_regular", "read_regular",
+           "read_yaml"]
+
+#: Largest oloproof.yaml or release.yaml read (they are read whole): 4 MiB.
+MAX_YAML_BYTES = 4 << 20
+#: Most values (scalars, lists and mappings, keys included) a YAML document may hold once its aliases are
+#: expanded. A real config holds a few hundred; a 464-byte alias bomb expands to 387 million.
+MAX_YAML_VALUES = 100_000
+_PIECE = 1 << 16
+
+
+class UnreadableFile(Exception):
+    """A file that is not an ordinary readable file (or is too big to read whole); the message says why.
+
+    The message does not name the file: each caller raises its own error naming it
+    (:class:`~oloproof_nb.errors.ConfigError`, :class:`~oloproof_nb.errors.CaseFileError`, ...).
+    ``missing`` is true when nothing is at the path (``file not found``).
+    """
+
+    def __init__(self, message: str, *, missing: bool = False) -> None:
+        super().__init__(message)
+        self.missing = missing
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe (FIFO)"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def _reason(exc: BaseException) -> str:
+    return str(getattr(exc, "strerror", None) or exc)
+
+
+class _NonBlockingRaw(io.RawIOBase):
+    """A raw reader over a descriptor opened with ``O_NONBLOCK``: a read that would block is an error, never a wait.
+
+    A regular file on a disk never blocks; a kernel file that does (``/proc/kmsg``) is refused
+    when it has nothing to give instead of hanging the process.
+    """
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self._fd = fd
+
+    def readable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def readinto(self, buffer: Any) -> int:
+        try:
+            data = os.read(self._fd, len(buffer))
+        except BlockingIOError:
+            raise UnreadableFile("reading it would wait for data: it is not an ordinary file") from None
+        except OSError as exc:
+            raise UnreadableFile(f"cannot read: {_reason(exc)}") from None
+        buffer[: len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        if not self.closed:
+            try:
+                os.close(self._fd)
+            finally:
+                super().close()
+
+
+def open_regular(path: str | Path) -> tuple[BinaryIO, os.stat_result]:
+    """Open a regular file for reading without ever blocking: ``(binary handle, its stat)``.
+
+    The path is stat'ed first, and anything but a regular file (following symlinks) is
+    refused before it is opened; the file is then opened with ``O_NONBLOCK`` (opening a
+    FIFO swapped in meanwhile returns at once) and its descriptor checked again.
+
+    Raises
+    ------
+    UnreadableFile
+        ``file not found``; ``is a directory, not a regular file`` (or a named pipe, a
+        device, a socket); ``cannot read: <reason>``.
+    """
+    try:
+        info = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):  # nothing there (a parent is a file: nothing there either)
+        raise UnreadableFile("file not found", missing=True) from None
+    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
+        raise UnreadableFile(f"cannot read: {_reason(exc)}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise UnreadableFile(f"is {_kind(info.st_mode)}, not a regular file")
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:  # removed since the stat
+        raise UnreadableFile("file not found", missing=True) from None
+    except (OSError, ValueError) as exc:
+        raise UnreadableFile(f"cannot read: {_reason(exc)}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise UnreadableFile(f"is {_kind(info.st_mode)}, not a regular file")
+    except BaseException:
+        os.close(fd)
+        raise
+    return io.BufferedReader(_NonBlockingRaw(fd), _PIECE), info
+
+
+def read_regular(path: str | Path, max_bytes: int) -> bytes:
+    """The bytes of a regular file of at most ``max_bytes`` (see :func:`open_regular`).
+
+    Raises
+    ------
+    UnreadableFile
+        As :func:`open_regular`, and ``is N bytes; at most M are read`` for a bigger file
+        (its size as stat'ed, or as read for a file that grows or reports no size).
+    """
+    handle, info = open_regular(path)
+    with handle:
+        if info.st_size > max_bytes:
+            raise UnreadableFile(f"is {info.st_size} bytes; a file of this kind may hold at most {max_bytes}")
+        pieces, total = [], 0
+        while total <= max_bytes and (piece := handle.read(min(_PIECE, max_bytes + 1 - total))):
+            pieces.append(piece)
+            total += len(piece)
+    if total > max_bytes:
+        raise UnreadableFile(f"holds more than {max_bytes} bytes, the most a file of this kind may hold")
+    return b"".join(pieces)
 
 
 def _allowed_keys(model: type[BaseModel] | None, loc: tuple[Any, ...]) -> list[str]:
@@ -55,35 +197,92 @@ class _UniqueKeyLoader(yaml.SafeLoader):
             if isinstance(key, (str, int, float, bool)) or key is None:
                 if key in seen:
                     raise yaml.constructor.ConstructorError(
-                        None, None, f"key {key!r} is written twice; keep one", key_node.start_mark)
+                        None, None, f"key {quote(key)} is written twice; keep one", key_node.start_mark)
                 seen.add(key)
         return super().construct_mapping(node, deep=deep)
 
 
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
+
+
+def _alias_problem(root: yaml.Node, limit: int) -> str | None:
+    """Why the composed document cannot be loaded safely, or None.
+
+    An alias is the same node object appearing twice in the graph PyYAML composes,
+    so the graph is walked once (iteratively, memoising each node's expanded size):
+    a node reached again while its own subtree is open is a cycle (``&a [*a]``), and a
+    graph whose expanded size passes ``limit`` is an alias bomb. The walk costs one
+    step per distinct node, however large the expansion.
+    """
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, finished = stack.pop()
+        if finished:
+            open_nodes.discard(id(node))
+            sizes[id(node)] = total = 1 + sum(sizes[id(child)] for child in _children(node))
+            if total > limit:
+                return (f"YAML aliases expand it past {limit:,} values (at line {node.start_mark.line + 1}); "
+                        "write the values out, or use fewer aliases")
+            continue
+        if id(node) in sizes:
+            continue
+        open_nodes.add(id(node))
+        stack.append((node, True))
+        for child in _children(node):
+            if id(child) in open_nodes:
+                return (f"a YAML alias at line {node.start_mark.line + 1} refers to a value that contains it; "
+                        "recursive values are not allowed")
+            if id(child) not in sizes:
+                stack.append((child, False))
+    return None
+
+
 def read_yaml(path: Path) -> dict[str, Any]:
-    """``yaml.safe_load`` a file that must hold a mapping; errors name the file and line."""
+    """``yaml.safe_load`` a file that must hold a mapping; errors name the file and line.
+
+    The file must be a regular file of at most :data:`MAX_YAML_BYTES` bytes of UTF-8,
+    with no key written twice in one mapping, no recursive alias and at most
+    :data:`MAX_YAML_VALUES` values once its aliases are expanded.
+    """
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(path, None, "file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(path, None, f"cannot read: {exc}") from None
+        text = read_regular(path, MAX_YAML_BYTES).decode("utf-8")
+    except UnreadableFile as exc:
+        raise ConfigError(path, None, str(exc)) from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(path, None, f"cannot read: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    loader: _UniqueKeyLoader | None = None
     try:
-        data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+        loader = _UniqueKeyLoader(text)  # refuses a non-printable character here
+        node = loader.get_single_node()
+        problem = None if node is None else _alias_problem(node, MAX_YAML_VALUES)
+        if problem is not None:
+            raise ConfigError(path, None, problem)
+        data = None if node is None else loader.construct_document(node)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ConfigError(path, None, f"not valid YAML{where}: {problem}") from None
+        what = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ConfigError(path, None, f"not valid YAML{where}: {clip(what)}") from None
     except RecursionError:
         raise ConfigError(path, None, "not valid YAML: nested too deeply") from None
+    finally:
+        if loader is not None:
+            loader.dispose()
     if data is None:
         data = {}
     if not isinstance(data, dict):
         raise ConfigError(path, None, f"must be a mapping of keys to values, got {type(data).__name__}")
     bad = _lone_surrogate(data)
     if bad is not None:
-        raise ConfigError(path, None, f"the string {bad!r} holds a lone surrogate escape, which is not Unicode text")
+        raise ConfigError(path, None, f"the string {quote(bad)} holds a lone surrogate escape, which is not "
+                          "Unicode text")
     return data
 
 
@@ -98,7 +297,7 @@ def _lone_surrogate(data: Any) -> str | None:
                 node.encode("utf-8")
             except UnicodeEncodeError:
                 return node
-        elif isinstance(node, (dict, list)) and id(node) not in seen:  # aliases may make cycles
+        elif isinstance(node, (dict, list)) and id(node) not in seen:  # aliases share one object
             seen.add(id(node))
             stack.extend([*node.keys(), *node.values()] if isinstance(node, dict) else node)
     return None

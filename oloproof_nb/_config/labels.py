@@ -8,9 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from .._core.labels import parse_judgement
-from ..errors import LabelFileError
+from ..errors import LabelFileError, quote
+from .files import UnreadableFile, read_regular
 
-__all__ = ["load_labels"]
+__all__ = ["MAX_LABEL_BYTES", "load_labels"]
+
+#: Largest label file read (it is read whole): 64 MiB, some 500,000 judgements.
+MAX_LABEL_BYTES = 64 << 20
 
 
 def load_labels(path: str | Path, known_ids: Collection[str] | None = None,
@@ -38,17 +42,19 @@ def load_labels(path: str | Path, known_ids: Collection[str] | None = None,
         Naming the file and the line: a line that is not JSON, not an object,
         has an unknown key, lacks ``case_id``/``valid``, has a non-boolean
         ``valid``, names a case id the suite does not derive, or repeats a
-        (``case_id``, ``labeler``) judgement of a named labeler.
+        (``case_id``, ``labeler``) judgement of a named labeler; a path that is not a regular
+        file (a directory, a named pipe, a device) or holds more than :data:`MAX_LABEL_BYTES`.
     """
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise LabelFileError(path, None, "label file not found") from None
+        text = read_regular(path, MAX_LABEL_BYTES).decode("utf-8")
+    except UnreadableFile as exc:
+        message = str(exc)
+        raise LabelFileError(path, None, "label file not found" if message == "file not found"
+                             else f"cannot read the label file: {message}") from None
     except UnicodeDecodeError as exc:
         raise LabelFileError(path, None, f"not UTF-8 text ({exc.reason})") from None
-    except OSError as exc:
-        raise LabelFileError(path, None, f"cannot read the label file: {exc.strerror or exc}") from None
+    text = text.replace("\r\n", "\n").replace("\r", "\n")  # universal newlines, as text mode reads
     out: list[dict[str, Any]] = []
     seen: dict[tuple[str, str], int] = {}
     for lineno, line in enumerate(text.split("\n"), start=1):  # JSONL lines end at \n only (U+2028 is text)
@@ -68,8 +74,8 @@ def load_labels(path: str | Path, known_ids: Collection[str] | None = None,
             raise LabelFileError(path, lineno, str(exc)) from None
         key = (judgement["case_id"], judgement["labeler"])
         if judgement["labeler"] and key in seen:
-            raise LabelFileError(path, lineno, f"labeler {key[1]!r} already judged {key[0]!r} at line {seen[key]}; "
-                                 "one judgement per labeler and pair")
+            raise LabelFileError(path, lineno, f"labeler {quote(key[1])} already judged {quote(key[0])} at line "
+                                 f"{seen[key]}; one judgement per labeler and pair")
         seen[key] = lineno
         out.append(judgement)
     return out

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ..errors import quote
 from .files import config_error, read_yaml
 
 __all__ = ["ReleaseConfig", "BootstrapConfig", "load_release", "parse_release"]
@@ -58,7 +59,8 @@ class ReleaseConfig(BaseModel):
         if isinstance(value, dict):
             for name, threshold in value.items():
                 if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
-                    raise ValueError(f"threshold of {name!r} must be a number between 0 and 1, got {threshold!r}")
+                    raise ValueError(f"threshold of {quote(name)} must be a number between 0 and 1, "
+                                     f"got {quote(threshold)}")
         return value
 
     @field_validator("criteria")
@@ -66,7 +68,7 @@ class ReleaseConfig(BaseModel):
     def _thresholds(cls, value: dict[str, float]) -> dict[str, float]:
         for name, threshold in value.items():
             if not 0.0 <= threshold <= 1.0:
-                raise ValueError(f"threshold of {name!r} must be between 0 and 1, got {threshold!r}")
+                raise ValueError(f"threshold of {quote(name)} must be between 0 and 1, got {threshold!r}")
         return value
 
 

@@ -240,11 +240,11 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
     if not root.is_dir():
         raise ConfigError(root, None, "is not a suite folder (no such directory)")
     suite_file = root / SUITE_FILE
-    if not suite_file.is_file():
+    if not suite_file.exists():  # a directory, FIFO or device: read_yaml refuses it by name
         raise ConfigError(suite_file, None, "file not found; a suite folder holds oloproof.yaml")
     config = parse_suite_config(read_yaml(suite_file), suite_file)
     release_file = Path(release) if release is not None else root / RELEASE_FILE
-    release_cfg = load_release(release_file) if (release is not None or release_file.is_file()) else None
+    release_cfg = load_release(release_file) if (release is not None or release_file.exists()) else None
     cases_file = root / config.cases
     sources = load_cases(cases_file)
     check_case_validators(sources, config.evaluators, config.validators, cases_file)
@@ -268,7 +268,7 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
     labels: dict[str, list[dict[str, Any]]] = {}
     for i, transform in enumerate(config.metamorphic.transforms):
         labels_file = root / transform.validity_labels
-        if not labels_file.is_file():
+        if not labels_file.exists():
             raise ConfigError(suite_file, f"metamorphic.transforms[{i}].validity_labels",
                               f"label file {labels_file} not found; write one judgement "
                               f'per line: {{"case_id": "<source id>~{transform.name}", "valid": true|false}}')

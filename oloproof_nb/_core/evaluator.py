@@ -90,8 +90,9 @@ class RunContext(Protocol):
         """
         ...
 
-    def collect_evidence(self, contract: OutcomeContract, system: Any,
-                         validators: Sequence[str]) -> tuple[Evidence | None, str | None]:
+    def collect_evidence(self, contract: OutcomeContract, system: Any, validators: Sequence[str], *,
+                         observe_timeout_s: float | None = None,
+                         max_artifact_bytes: int | None = None) -> tuple[Evidence | None, str | None]:
         """Observe a promised artifact: ``(evidence, None)``, or ``(None, why)`` when no evidence is available."""
         ...
 

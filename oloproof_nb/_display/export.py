@@ -2,7 +2,10 @@
 
 Numbers are written raw: every float with the shortest text that reads back as
 the same float (Python's ``repr``), never rounded. Formatting for the eye
-belongs to ``_repr_html_`` and the report, not to an export.
+belongs to ``_repr_html_`` and the report, not to an export. Every text cell
+(answers, case ids, reasons: whatever the agent or the suite wrote) is escaped
+for its format: no raw HTML in ``.md`` or ``.html``, no line break in a ``.md``
+row or a ``.tex`` row, no spreadsheet formula in ``.csv``.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import datetime as dt
 import html
 import json
 import math
+import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -24,7 +28,7 @@ from .html import html_table, numeric_column
 from .markdown import markdown_table
 from .theme import TABLE_CSS, _missing, cell_text, json_text
 
-__all__ = ["EXPORT_SUFFIXES", "export_table"]
+__all__ = ["CSV_FORMULA_STARTS", "EXPORT_SUFFIXES", "csv_text", "export_table"]
 
 EXPORT_SUFFIXES: tuple[str, ...] = (".csv", ".md", ".tex", ".html", ".json")
 
@@ -50,8 +54,32 @@ def _texts(df: pd.DataFrame) -> list[list[str]]:
     return [[cell_text(v) for v in row] for row in df.itertuples(index=False, name=None)]
 
 
+#: First characters that make a spreadsheet read a cell as a formula (OWASP "CSV injection"), and ``'``,
+#: the mark itself, so that dropping one leading ``'`` always gives the raw text back.
+CSV_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "'")
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+
+
+def csv_text(value: Any) -> str:
+    """A CSV cell: a number as written by :func:`cell_text`; text that could start a formula after a ``'``.
+
+    Examples
+    --------
+    >>> csv_text(-0.5), csv_text("-0.5"), csv_text("=HYPERLINK(1)"), csv_text("ok")
+    ('-0.5', "'-0.5", "'=HYPERLINK(1)", 'ok')
+    """
+    text = cell_text(value)
+    if not _is_number(value) and text.startswith(CSV_FORMULA_STARTS):
+        return "'" + text
+    return text
+
+
 def _write_csv(df: pd.DataFrame, path: Path) -> None:
-    text = pd.DataFrame(_texts(df), columns=[str(c) for c in df.columns], dtype=object)
+    rows = [[csv_text(v) for v in row] for row in df.itertuples(index=False, name=None)]
+    text = pd.DataFrame(rows, columns=[csv_text(str(c)) for c in df.columns], dtype=object)
     text.to_csv(path, index=False, lineterminator="\n")
 
 
@@ -61,11 +89,19 @@ def _write_md(df: pd.DataFrame, path: Path) -> None:
 
 _TEX_ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
                 "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-                "<": r"\textless{}", ">": r"\textgreater{}", "≥": r"$\geq$", "≤": r"$\leq$", "−": "-"}
+                "<": r"\textless{}", ">": r"\textgreater{}", "≥": r"$\geq$", "≤": r"$\leq$", "−": "-",
+                # after a row's \\, LaTeX reads "[" as the start of a spacing argument and "*" as its star form
+                "[": "{[}", "]": "{]}", "*": "{*}"}
 
 
 def _tex(text: str) -> str:
-    return "".join(_TEX_ESCAPES.get(ch, ch) for ch in text)
+    """A LaTeX cell: special characters escaped, and every line break or control character a space.
+
+    A newline in a cell would end the row's source line (a blank line ends the table with an
+    error), a carriage return likewise, and a control character is not valid LaTeX input.
+    """
+    return "".join(_TEX_ESCAPES.get(ch, " " if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch)
+                   for ch in text)
 
 
 def _write_tex(df: pd.DataFrame, path: Path) -> None:
@@ -129,8 +165,19 @@ def export_table(df: pd.DataFrame | Any, path: str | Path) -> Path:
     JSON text. In ``.json`` numbers are JSON numbers, missing values ``null``,
     infinities the strings ``"Infinity"``/``"-Infinity"`` (strict JSON has no
     infinity; ``float()`` reads them back), dicts and lists nested JSON, ABSENT
-    ``{"$absent": true}``. LaTeX special characters (and ``<``, ``>``) are escaped and ``≥``/``≤``
-    become ``$\\geq$``/``$\\leq$``; the table needs ``\\usepackage{booktabs}``.
+    ``{"$absent": true}``. LaTeX special characters (and ``<``, ``>``, ``[``, ``]``, ``*``) are
+    escaped, ``≥``/``≤`` become ``$\\geq$``/``$\\leq$``, and a line break or control character
+    inside a cell becomes a space; the table needs ``\\usepackage{booktabs}``.
+
+    Text cells are escaped for their format. In ``.md`` every cell goes through
+    :func:`~oloproof_nb._display.markdown.md_cell` (line breaks become spaces; ``<``, ``>``,
+    ``|``, ``[``, ``]`` and ``\\`` cannot make markup). In ``.csv``, a text cell that starts
+    with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return — which a spreadsheet would run
+    as a formula — is written with a ``'`` in front, and so is one that starts with ``'``
+    itself; numbers are never changed, so ``-0.5`` stays a number. To read the raw text back,
+    drop one leading ``'`` from every text cell that has one (pandas:
+    ``df[col].str.replace(r"^'", "", regex=True)``), or use the ``.json`` export, which is
+    always raw.
 
     Examples
     --------

@@ -63,8 +63,11 @@ def numeric_column(series: pd.Series) -> bool:
     return bool(pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series))
 
 
-def html_table(df: pd.DataFrame, text: Callable[[Any], str] = cell_text, *, styled: bool = False) -> str:
+def html_table(df: pd.DataFrame, text: Callable[[Any], str] = cell_text, *, styled: bool = False) -> Markup:
     """The one HTML table writer: a ``<table>`` of ``df``, every cell escaped, numbers right-aligned.
+
+    Returns :class:`markupsafe.Markup` (safe HTML: every value in it was escaped), so a template
+    places it as markup instead of escaping it a second time.
 
     Parameters
     ----------
@@ -93,4 +96,4 @@ def html_table(df: pd.DataFrame, text: Callable[[Any], str] = cell_text, *, styl
                 cell.update(cls="ci")
             cells.append(cell)
         rows.append(cells)
-    return render("table.html", headers=[str(c) for c in df.columns], rows=rows, styled=styled)
+    return Markup(render("table.html", headers=[str(c) for c in df.columns], rows=rows, styled=styled))

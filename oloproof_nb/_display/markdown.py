@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
+from urllib.parse import quote
 
 import pandas as pd
 from tabulate import tabulate
@@ -12,26 +13,47 @@ from tabulate import tabulate
 from .html import numeric_column
 from .theme import cell_text
 
-__all__ = ["md_cell", "md_code", "markdown_table", "text_table"]
+__all__ = ["md_cell", "md_code", "md_link", "markdown_table", "text_table", "terminal_text"]
 
 
 _ENTITY = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
+_MD_ESCAPE = str.maketrans({"\\": "\\\\", "[": "\\[", "]": "\\]", "|": "\\|", "<": "&lt;", ">": "&gt;",
+                            "`": "\\`", "*": "\\*"})
+#: An underscore that could open or close emphasis: not between two letters or digits (snake_case stays as written).
+_EMPHASIS_UNDERSCORE = re.compile(r"(?<![^\W_])_|_(?![^\W_])")
 
 
 def md_cell(text: str) -> str:
-    """Text safe inside a Markdown table cell: one line, ``|`` escaped, no raw HTML tag or entity.
+    """Text safe inside a Markdown table cell or a line of prose: one line, shown as written, never markup.
 
-    ``<`` and ``>`` become ``&lt;``/``&gt;`` (a renderer shows them, never runs them), an ``&``
-    that would start an entity becomes ``&amp;``; any other ``&`` is left as written.
+    Line breaks (``\\n``, ``\\r``, ``\\r\\n``) become spaces; ``<`` and ``>`` become ``&lt;``/``&gt;``
+    (a renderer shows them, never runs them: no ``<script>``, no ``<img onerror>``); an ``&`` that
+    would start an entity becomes ``&amp;``; ``|`` is escaped (it would end the cell), and so are
+    ``[`` and ``]`` (no link or image — ``![x](https://…)`` would load a remote picture), ``\\``
+    (so no escape above can be undone), and the backticks, ``*`` and word-edge ``_`` that would
+    make code or emphasis. A CommonMark reader turns every ``\\`` + punctuation back into the
+    punctuation, so the rendered text is the original one.
 
     Examples
     --------
-    >>> md_cell("<script>a|b & c</script>\\r\\nnext")
-    '&lt;script&gt;a\\\\|b & c&lt;/script&gt; next'
+    >>> print(md_cell("<script>a|b & c</script>\\r\\nnext"))
+    &lt;script&gt;a\\|b & c&lt;/script&gt; next
+    >>> print(md_cell("![x](https://e.example/p.png)"))
+    !\\[x\\](https://e.example/p.png)
     """
     one_line = " ".join(str(text).replace("\r\n", "\n").replace("\r", "\n").split("\n"))
-    escaped = _ENTITY.sub("&amp;", one_line).replace("<", "&lt;").replace(">", "&gt;")
-    return escaped.replace("|", "\\|")
+    return _EMPHASIS_UNDERSCORE.sub(r"\\_", _ENTITY.sub("&amp;", one_line).translate(_MD_ESCAPE))
+
+
+def md_link(label: str, target: str, *, image: bool = False) -> str:
+    """A Markdown link (or image) to a relative file: the label escaped, the target percent-encoded.
+
+    Examples
+    --------
+    >>> md_link("gate plot", "r files/gate (1).png", image=True)
+    '![gate plot](r%20files/gate%20%281%29.png)'
+    """
+    return f"{'!' if image else ''}[{md_cell(label)}]({quote(target, safe='/')})"
 
 
 def md_code(text: str) -> str:
@@ -42,12 +64,14 @@ def md_code(text: str) -> str:
     >>> md_code("v1"), md_code("a`b")
     ('`v1`', '`` a`b ``')
     """
-    text = " ".join(str(text).replace("\r", "\n").split("\n"))
+    text = " ".join(str(text).replace("\r\n", "\n").replace("\r", "\n").split("\n"))
     ticks = 1
     while "`" * ticks in text:  # longer than every run of backticks inside
         ticks += 1
     fence = "`" * ticks
-    pad = " " if ticks > 1 or text.startswith("`") or text.endswith("`") else ""
+    # CommonMark strips one space from each end when both ends have one: pad, so what is stripped is the pad
+    edge_spaces = text.startswith(" ") and text.endswith(" ") and text.strip(" ") != ""
+    pad = " " if ticks > 1 or text.startswith("`") or text.endswith("`") or edge_spaces else ""
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
@@ -59,6 +83,22 @@ def markdown_table(df: pd.DataFrame, text: Callable[[Any], str] = cell_text) -> 
                         disable_numparse=True, colalign=align if len(df.columns) else None))
 
 
+def terminal_text(text: str) -> str:
+    """``text`` with every character a terminal would act on written as an escape (``\\r``, ``\\x1b``, ``\\u202e``).
+
+    A carriage return could overwrite what was printed before it (``gate: BLOCK`` with a
+    ``PASS`` printed over it), an ANSI sequence could recolour or clear the screen, a
+    bidirectional override could reorder what the reader sees.
+
+    Examples
+    --------
+    >>> print(terminal_text("ok\\rPASS \\x1b[2J"))
+    ok\\rPASS \\x1b[2J
+    """
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in str(text))
+
+
 def text_table(rows: Sequence[Sequence[str]], headers: Sequence[str]) -> str:
-    """A plain GitHub-style table for a terminal (cells already formatted)."""
-    return str(tabulate([list(r) for r in rows], headers=list(headers), tablefmt="github", disable_numparse=True))
+    """A plain GitHub-style table for a terminal (cells already formatted; control characters escaped)."""
+    return str(tabulate([[terminal_text(c) for c in r] for r in rows], headers=[terminal_text(h) for h in headers],
+                        tablefmt="github", disable_numparse=True))

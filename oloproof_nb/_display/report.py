@@ -31,7 +31,7 @@ from ..errors import OloproofError
 from . import plots
 from .export import export_table
 from .html import html_table, render
-from .markdown import markdown_table, md_cell, md_code
+from .markdown import markdown_table, md_cell, md_code, md_link
 from .notebook import gate
 from .theme import PAGE_CSS, TABLE_CSS, fmt_number
 
@@ -212,11 +212,11 @@ def _write_md(run: Run, sections: list[Section], path: Path) -> None:
             if name.startswith("slice "):
                 out += [f"### {md_code(name[6:])}", ""]
             out += [markdown_table(shown, fmt_number), "",
-                    f"Raw numbers: [{files.name}/{csv.name}]({files.name}/{csv.name})", ""]
+                    f"Raw numbers: {md_link(f'{files.name}/{csv.name}', f'{files.name}/{csv.name}')}", ""]
             if i < len(sec.figures):
                 fig_name, png = sec.figures[i]
                 (files / f"{fig_name}.png").write_bytes(png)
-                out += [f"![{fig_name} plot]({files.name}/{fig_name}.png)", ""]
+                out += [md_link(f"{fig_name} plot", f"{files.name}/{fig_name}.png", image=True), ""]
     out += [f"_{_CANNOT}_", "", f"_oloproof_nb {__version__}; numbers rounded to three decimals for display._", ""]
     path.write_text("\n".join(out), encoding="utf-8")
 

@@ -62,9 +62,12 @@ class LiveCase:
                            run_id=s.run_id, system_version=s.system_version, timeout_s=s.timeout_s,
                            cache=s.cache if s.system_version else None, append=s.append_replay)
 
-    def collect_evidence(self, contract: OutcomeContract, system: Any,
-                         validators: Sequence[str]) -> tuple[Evidence | None, str | None]:
+    def collect_evidence(self, contract: OutcomeContract, system: Any, validators: Sequence[str], *,
+                         observe_timeout_s: float | None = None,
+                         max_artifact_bytes: int | None = None) -> tuple[Evidence | None, str | None]:
         allowed = set(validators)
         registry = {name: fn for name, fn in self.settings.validators.items() if not allowed or name in allowed}
+        limits: dict[str, Any] = {"observe_timeout_s": observe_timeout_s, "max_artifact_bytes": max_artifact_bytes}
         return collect_evidence(contract, system, call=self.call, validators=registry,
-                                timeout_s=self.settings.timeout_s, suite_root=self.settings.suite_root)
+                                timeout_s=self.settings.timeout_s, suite_root=self.settings.suite_root,
+                                **{k: v for k, v in limits.items() if v is not None})

@@ -4,6 +4,14 @@ Evidence built here never holds the artifact's content, its path or an HMAC
 key: a crashing validator is reported by its exception's type only (a message
 could quote the content or the path), a command by its program's base name.
 ``oloproof receipt`` verifies a contract file with :func:`verify_contract_file`.
+
+Only regular files are observed. A locator naming a directory, a named pipe, a
+device or a socket is refused before it is opened (and it is opened with
+``O_NONBLOCK``, so nothing swapped in meanwhile can block); a file bigger than
+``max_artifact_bytes`` is not read; reading and digesting runs under
+``observe_timeout_s`` (on the one timeout mechanism, :func:`call_with_timeout`),
+and a timed-out read stops at its next chunk. Each of these makes the receipt
+``unverified`` with a reason saying which, never a hang.
 """
 
 from __future__ import annotations
@@ -11,7 +19,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
+import signal
 import subprocess
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -19,15 +29,23 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .._config.contracts import COMMAND_VALIDATOR, load_contract_file
+from .._config.contracts import (
+    COMMAND_VALIDATOR,
+    DEFAULT_MAX_ARTIFACT_BYTES,
+    DEFAULT_OBSERVE_TIMEOUT_S,
+    load_contract_file,
+)
+from .._config.files import UnreadableFile, open_regular
 from .._core.canonical import utc_now
 from .._core.receipts import Evidence, OutcomeContract, Receipt, classify_outcome, digest_key_from_env
 from ..errors import DigestKeyError, validation_problem
+from ..evaluators.outcome import unobserved_receipt
 from .timeouts import CaseTimeout, call_with_timeout
 
 __all__ = [
     "EVIDENCE_SOURCE",
     "SYSTEM_OBSERVE",
+    "UnobservableArtifact",
     "Validator",
     "collect_evidence",
     "observe_file",
@@ -45,7 +63,49 @@ SYSTEM_OBSERVE = "system_observe"
 _CHUNK = 1 << 20
 
 
+class UnobservableArtifact(ValueError):
+    """Something is at the artifact's path but cannot be observed as evidence.
+
+    ``reason`` says why without naming the path (receipts never hold a locator): not a
+    regular file, bigger than ``max_artifact_bytes``, not read within ``observe_timeout_s``,
+    unreadable.
+    """
+
+    def __init__(self, artifact_id: str, reason: str) -> None:
+        self.artifact_id = artifact_id
+        self.reason = reason
+        super().__init__(f"artifact {artifact_id!r} {reason}")
+
+
 # --------------------------------------------------------------------------- observing
+
+
+def _read_and_digest(path: Path, key: bytes | None, max_bytes: int, stop: threading.Event,
+                     now: Callable[[], datetime]) -> tuple[int, datetime, str] | None:
+    """``(mtime_ns, observed_at, hex digest)`` of a regular file, or None when nothing is there.
+
+    Runs on the timeout helper thread; ``stop`` set by the caller ends the read at its next chunk.
+    """
+    try:
+        handle, info = open_regular(path)
+    except UnreadableFile as exc:
+        if exc.missing:
+            return None
+        raise
+    with handle:
+        if info.st_size > max_bytes:
+            raise UnreadableFile(f"is {info.st_size} bytes, more than max_artifact_bytes={max_bytes}")
+        observed_at = now()
+        hasher = hmac.new(key, digestmod=hashlib.sha256) if key is not None else hashlib.sha256()
+        total = 0
+        while chunk := handle.read(_CHUNK):
+            if stop.is_set():
+                raise UnreadableFile("reading was abandoned")
+            total += len(chunk)
+            if total > max_bytes:  # grew while read, or a kernel file that reports no size
+                raise UnreadableFile(f"holds more than max_artifact_bytes={max_bytes} bytes")
+            hasher.update(chunk)
+    return info.st_mtime_ns, observed_at, hasher.hexdigest()
 
 
 def observe_file(
@@ -57,6 +117,8 @@ def observe_file(
     validator_cwd: Path | str | None = None,
     environ: Mapping[str, str] = os.environ,
     now: Callable[[], datetime] | None = None,
+    observe_timeout_s: float = DEFAULT_OBSERVE_TIMEOUT_S,
+    max_artifact_bytes: int = DEFAULT_MAX_ARTIFACT_BYTES,
 ) -> Evidence | None:
     """Observe a local file as evidence for ``contract``.
 
@@ -73,13 +135,20 @@ def observe_file(
         command (list of argv strings) run with the artifact's absolute path appended.
     validator_timeout_s : float
         Seconds a validator may run. A timed-out callable keeps running in a daemon thread
-        (Python cannot stop it); a timed-out command is killed.
+        (Python cannot stop it); a timed-out command is killed with its whole process group
+        (it runs in a session of its own, so the children it forked go too).
     validator_cwd : Path or str, optional
         Working directory of command validators (default: the current one).
     environ : Mapping[str, str]
-        Where ``digest_key_env`` is looked up.
+        Where ``digest_key_env`` is looked up. A command validator gets this process's
+        environment *without* the ``digest_key_env`` variable: the key digests, it is never handed on.
     now : callable, optional
         Returns the (timezone-aware) observation time; default ``datetime.now(timezone.utc)``.
+    observe_timeout_s : float
+        Seconds opening, reading and digesting the file may take (default 60). The read runs on
+        the timeout helper thread and stops at its next 1 MiB chunk once the time is up.
+    max_artifact_bytes : int
+        Largest file read and digested (default 1 GiB); a bigger one is not read at all.
 
     Returns
     -------
@@ -94,28 +163,33 @@ def observe_file(
     DigestKeyError
         ``digest_key_env`` is set and the variable is unset or empty (checked first, so a
         misconfigured key is reported even when the file is missing).
+    UnobservableArtifact
+        (a ``ValueError``) ``path`` is there but is not a regular file (a directory, a named
+        pipe, a device, a socket), is bigger than ``max_artifact_bytes``, was not read within
+        ``observe_timeout_s`` or cannot be read; its ``reason`` never names the path.
     ValueError
-        ``path`` exists but is not a regular file or cannot be read; bad timeout.
+        A non-positive timeout or size.
     """
-    if not validator_timeout_s > 0:
-        raise ValueError(
-            f"validator_timeout_s must be a positive number of seconds, got {validator_timeout_s!r}"
-        )
+    for name, value in (("validator_timeout_s", validator_timeout_s), ("observe_timeout_s", observe_timeout_s)):
+        if not value > 0:
+            raise ValueError(f"{name} must be a positive number of seconds, got {value!r}")
+    if isinstance(max_artifact_bytes, bool) or not isinstance(max_artifact_bytes, int) or max_artifact_bytes < 1:
+        raise ValueError(f"max_artifact_bytes must be a positive whole number, got {max_artifact_bytes!r}")
     key = digest_key_from_env(contract.digest_key_env, environ) if contract.digest_key_env else None
     path = Path(path)
-    if not path.exists():
-        return None
-    if not path.is_file():
-        raise ValueError(f"artifact {contract.artifact_id!r}: {path} exists but is not a regular file")
-    hasher = hmac.new(key, digestmod=hashlib.sha256) if key is not None else hashlib.sha256()
+    stop = threading.Event()
     try:
-        with path.open("rb") as handle:
-            mtime_ns = os.fstat(handle.fileno()).st_mtime_ns
-            observed_at = (now or utc_now)()
-            while chunk := handle.read(_CHUNK):
-                hasher.update(chunk)
-    except OSError as exc:
-        raise ValueError(f"artifact {contract.artifact_id!r}: cannot read {path}: {exc.strerror}") from None
+        read = call_with_timeout(lambda: _read_and_digest(path, key, max_artifact_bytes, stop, now or utc_now),
+                                 observe_timeout_s)
+    except CaseTimeout:
+        stop.set()
+        raise UnobservableArtifact(contract.artifact_id,
+                                   f"was not read within observe_timeout_s={observe_timeout_s:g}s") from None
+    except UnreadableFile as exc:
+        raise UnobservableArtifact(contract.artifact_id, str(exc)) from None
+    if read is None:
+        return None
+    mtime_ns, observed_at, digest = read
     exit_code, error = None, None
     if contract.validator is not None:
         exit_code, error = _run_named_validator(
@@ -125,7 +199,7 @@ def observe_file(
         artifact_id=contract.artifact_id,
         observed_at=observed_at,
         modified_at=_from_ns(mtime_ns),
-        sha256=hasher.hexdigest(),
+        sha256=digest,
         digest_kind=contract.digest_kind,
         validator=contract.validator,
         validator_exit_code=exit_code,
@@ -159,7 +233,8 @@ def _run_named_validator(
         and spec
         and all(isinstance(arg, str) and arg for arg in spec)
     ):
-        code, error = _run_command(list(spec), path, name, timeout_s, cwd)
+        env = {k: v for k, v in os.environ.items() if k != contract.digest_key_env}
+        code, error = _run_command(list(spec), path, name, timeout_s, cwd, env)
     else:
         raise TypeError(
             f"validator {name!r} must be a callable or a non-empty list of argv strings, got {spec!r}"
@@ -191,30 +266,41 @@ def _run_callable(
 
 
 def _run_command(
-    argv: list[str], path: Path, name: str, timeout_s: float, cwd: Path | str | None
+    argv: list[str], path: Path, name: str, timeout_s: float, cwd: Path | str | None, env: dict[str, str]
 ) -> tuple[int | None, str | None]:
+    """Run a command validator in a session of its own; on timeout kill its whole process group."""
     program = os.path.basename(argv[0])
     try:
-        done = subprocess.run(
+        proc = subprocess.Popen(
             [*argv, str(path.resolve())],
             cwd=cwd,
+            env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
-            timeout=timeout_s,
-            check=False,
+            start_new_session=True,
         )
-    except subprocess.TimeoutExpired:
-        return None, f"validator {name} ({program}) timed out after {timeout_s:g}s"
     except FileNotFoundError:
         return None, f"validator {name}: command {program!r} not found"
     except PermissionError:
         return None, f"validator {name}: command {program!r} is not executable"
     except OSError as exc:
         return None, f"validator {name}: command {program!r} could not start: {exc.strerror}"
-    if done.returncode < 0:
-        return None, f"validator {name} ({program}) was killed by signal {-done.returncode}"
-    return done.returncode, None
+    try:
+        returncode = proc.wait(timeout=timeout_s)
+    except BaseException as exc:  # the timeout, or Ctrl-C while waiting: the group goes either way
+        # not reaped yet, so its pid (the group's id) cannot have been reused
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        proc.wait()
+        if isinstance(exc, subprocess.TimeoutExpired):
+            return None, f"validator {name} ({program}) timed out after {timeout_s:g}s"
+        raise
+    if returncode < 0:
+        return None, f"validator {name} ({program}) was killed by signal {-returncode}"
+    return returncode, None
 
 
 def verify_contract_file(
@@ -230,7 +316,8 @@ def verify_contract_file(
     Parameters
     ----------
     path : Path or str
-        The contract file (see :func:`load_contract_file`).
+        The contract file (see :func:`load_contract_file`); its ``observe_timeout_s`` and
+        ``max_artifact_bytes`` bound reading the artifact.
     validators : Mapping[str, Validator], optional
         Registered validators, for a contract whose ``validator`` is a name.
     validator_timeout_s, environ, now
@@ -239,7 +326,9 @@ def verify_contract_file(
     Returns
     -------
     Receipt
-        Classified with the file's ``run_started_at``; never waiting.
+        Classified with the file's ``run_started_at``; never waiting. ``unverified`` (the
+        reason says which) when the locator names something that cannot be observed: not a
+        regular file, too big, not read in time, unreadable.
 
     Raises
     ------
@@ -248,29 +337,38 @@ def verify_contract_file(
     DigestKeyError
         ``digest_key_env`` names an unset or empty variable.
     """
-    contract, artifact, started, command = load_contract_file(path)
+    spec = load_contract_file(path)
     registry: dict[str, Validator] = dict(validators or {})
-    if command is not None:
-        registry[COMMAND_VALIDATOR] = command
-    evidence = observe_file(
-        contract,
-        artifact,
-        validators=registry,
-        validator_timeout_s=validator_timeout_s,
-        validator_cwd=Path(path).parent,
-        environ=environ,
-        now=now,
-    )
-    return classify_outcome(contract, evidence, run_started_at=started)
+    if spec.command is not None:
+        registry[COMMAND_VALIDATOR] = spec.command
+    try:
+        evidence = observe_file(
+            spec.contract,
+            spec.artifact,
+            validators=registry,
+            validator_timeout_s=validator_timeout_s,
+            validator_cwd=Path(path).parent,
+            environ=environ,
+            now=now,
+            observe_timeout_s=spec.observe_timeout_s,
+            max_artifact_bytes=spec.max_artifact_bytes,
+        )
+    except UnobservableArtifact as exc:
+        return unobserved_receipt(spec.contract, spec.run_started_at, f"the artifact {exc.reason}")
+    return classify_outcome(spec.contract, evidence, run_started_at=spec.run_started_at)
 
 
 # --------------------------------------------------------------------------- during a run
 
 
 def collect_evidence(contract: OutcomeContract, system: Any, *, call: Callable[[Callable[[], Any]], Any],
-                     validators: Mapping[str, Validator], timeout_s: float | None,
-                     suite_root: Path | None) -> tuple[Evidence | None, str | None]:
+                     validators: Mapping[str, Validator], timeout_s: float | None, suite_root: Path | None,
+                     observe_timeout_s: float = DEFAULT_OBSERVE_TIMEOUT_S,
+                     max_artifact_bytes: int = DEFAULT_MAX_ARTIFACT_BYTES) -> tuple[Evidence | None, str | None]:
     """Observe a promised artifact right after a case: ``(evidence, None)``, or ``(None, why)``.
+
+    A local file is observed by :func:`observe_file` within ``observe_timeout_s`` and
+    ``max_artifact_bytes``; its validator runs under ``timeout_s`` (the case timeout).
 
     ``(None, None)`` means the observer looked and found no artifact. In order:
 
@@ -295,7 +393,7 @@ def collect_evidence(contract: OutcomeContract, system: Any, *, call: Callable[[
             return result, None
         if isinstance(result, os.PathLike):
             return _observe_path(contract, Path(os.fspath(result)), SYSTEM_OBSERVE, validators, timeout_s,
-                                 suite_root)
+                                 suite_root, observe_timeout_s, max_artifact_bytes)
         if isinstance(result, Mapping):
             try:
                 return Evidence.model_validate({"evidence_source": SYSTEM_OBSERVE, **result}), None
@@ -306,7 +404,8 @@ def collect_evidence(contract: OutcomeContract, system: Any, *, call: Callable[[
                       "a path or None")
     if contract.locator is not None:
         root = suite_root if suite_root is not None else Path.cwd()
-        return _observe_path(contract, root / contract.locator, EVIDENCE_SOURCE, validators, timeout_s, suite_root)
+        return _observe_path(contract, root / contract.locator, EVIDENCE_SOURCE, validators, timeout_s, suite_root,
+                             observe_timeout_s, max_artifact_bytes)
     return None, (f"nothing can observe artifact {contract.artifact_id!r}: the system has no "
                   "observe(artifact_id) and the contract no locator")
 
@@ -316,15 +415,17 @@ DEFAULT_VALIDATOR_TIMEOUT_S = 60.0
 
 
 def _observe_path(contract: OutcomeContract, path: Path, source: str, validators: Mapping[str, Validator],
-                  timeout_s: float | None, suite_root: Path | None) -> tuple[Evidence | None, str | None]:
+                  timeout_s: float | None, suite_root: Path | None, observe_timeout_s: float,
+                  max_artifact_bytes: int) -> tuple[Evidence | None, str | None]:
     try:
         evidence = observe_file(contract, path, validators=validators,
                                 validator_timeout_s=timeout_s or DEFAULT_VALIDATOR_TIMEOUT_S,
-                                validator_cwd=suite_root)
+                                validator_cwd=suite_root, observe_timeout_s=observe_timeout_s,
+                                max_artifact_bytes=max_artifact_bytes)
     except DigestKeyError as exc:  # names the variable, never its value
         return None, str(exc)
-    except ValueError:  # its message names the path: say what happened without it
-        return None, f"artifact {contract.artifact_id!r} exists but could not be read as a regular file"
+    except UnobservableArtifact as exc:  # its reason never names the path
+        return None, f"the artifact {exc.reason}"
     if evidence is None or evidence.evidence_source == source:
         return evidence, None
     return evidence.model_copy(update={"evidence_source": source}), None

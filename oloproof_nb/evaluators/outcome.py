@@ -13,6 +13,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
+from .._config.contracts import DEFAULT_MAX_ARTIFACT_BYTES, DEFAULT_OBSERVE_TIMEOUT_S
 from .._core.evaluator import CaseContext, Evaluation, Evaluator, Scope, register
 from .._core.receipts import OutcomeContract, Receipt, classify_outcome
 from .._core.records import ReceiptRow
@@ -72,6 +73,12 @@ class OutcomeContractEvaluator(Evaluator):
         Seconds subtracted from the case's start to give ``run_started_at`` (default 0.01).
         File systems stamp modification times from a coarse clock (one kernel tick, 1–10 ms,
         behind), so a file written right after the start could otherwise look older than the run.
+    observe_timeout_s : float
+        Seconds reading and digesting a local artifact may take (default 60); past it the receipt
+        is ``unverified``. Only regular files are read: a directory, named pipe or device is
+        ``unverified`` without being opened.
+    max_artifact_bytes : int
+        Largest local artifact read (default 1 GiB, ``1073741824``); a bigger one is ``unverified``.
     criterion : str, optional
         Default ``outcome_verified``.
 
@@ -85,6 +92,8 @@ class OutcomeContractEvaluator(Evaluator):
     type: Literal["outcome_contract"]
     validators: list[str] = Field(default_factory=list)
     clock_slack_s: float = Field(default=0.01, ge=0, le=60)
+    observe_timeout_s: float = Field(default=DEFAULT_OBSERVE_TIMEOUT_S, gt=0, allow_inf_nan=False)
+    max_artifact_bytes: int = Field(default=DEFAULT_MAX_ARTIFACT_BYTES, ge=1)
 
     scope: ClassVar[Scope] = "system"
     observes_after_case: ClassVar[bool] = True
@@ -105,7 +114,9 @@ class OutcomeContractEvaluator(Evaluator):
         if ctx.status == "waiting":
             receipt = classify_outcome(contract, None, run_started_at=started, waiting=True)
             return Evaluation(receipts=[_row(ctx, receipt)])
-        evidence, problem = ctx.run.collect_evidence(contract, ctx.system, self.validators)
+        evidence, problem = ctx.run.collect_evidence(contract, ctx.system, self.validators,
+                                                     observe_timeout_s=self.observe_timeout_s,
+                                                     max_artifact_bytes=self.max_artifact_bytes)
         if problem is not None:
             receipt = unobserved_receipt(contract, started, problem)
         else:

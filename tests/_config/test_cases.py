@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from _hostile_files import SPECIAL_KINDS, bounded, make_special
 
 import oloproof_nb as op
 from oloproof_nb._core.canonical import canonical_json, digest
@@ -200,3 +201,23 @@ def test_utf8_bom_and_crlf_are_read(tmp_path: Path) -> None:
     second = json.dumps({"id": "c2", "input": {}}).encode()
     path.write_bytes(b"\xef\xbb\xbf" + GOOD.encode() + b"\r\n" + second + b"\r\n")
     assert [c.id for c in load_cases(path)] == ["c1", "c2"]
+
+
+@pytest.mark.parametrize("kind", SPECIAL_KINDS)
+def test_a_case_file_that_is_not_a_regular_file_is_refused_unopened(tmp_path: Path, kind: str) -> None:
+    """Before: a FIFO hung the loader forever (open() waits for a writer); /dev/zero was read as a junk line."""
+    path = make_special(tmp_path / "cases.jsonl", kind)
+    with pytest.raises(CaseFileError) as info:
+        bounded(lambda: load_cases(path), 5, unblock=[path])
+    kind_words = {"fifo": "a named pipe (FIFO)", "dir": "a directory", "device": "a character device"}[kind]
+    assert str(info.value) == f"{path}: cannot read the case file: is {kind_words}, not a regular file"
+
+
+def test_a_duplicate_id_error_quotes_at_most_200_characters(tmp_path: Path) -> None:
+    path = tmp_path / "cases.jsonl"
+    line = json.dumps({"id": "x" * 1_000_000, "input": {}}) + "\n"
+    path.write_text(line * 2, encoding="utf-8")
+    with pytest.raises(CaseFileError) as info:
+        load_cases(path)
+    assert str(info.value).startswith(f"{path}: line 2: duplicate case id 'xxx")
+    assert len(str(info.value)) < 250 + len(str(path))

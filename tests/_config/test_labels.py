@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _hostile_files import SPECIAL_KINDS, bounded, make_special
 from _metamorphic_systems import case, mm_suite, transform, write_labels
 from hypothesis import given
 from hypothesis import strategies as st
@@ -16,6 +17,7 @@ from hypothesis import strategies as st
 import oloproof_nb as op
 from oloproof_nb.cli import main
 from oloproof_nb.errors import CaseFileError, LabelFileError, OloproofError
+from oloproof_nb._config import labels as labels_module
 from oloproof_nb._config.labels import load_labels
 from oloproof_nb._core.labels import pair_label, pair_labels
 
@@ -168,3 +170,28 @@ def test_every_bad_line_exits_2_with_one_line(make_suite: Callable[..., Path], c
     assert main(["run", str(root), "--quiet"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "t.jsonl: line 1:" in err
+
+
+@pytest.mark.parametrize("kind", SPECIAL_KINDS)
+def test_a_label_file_that_is_not_a_regular_file_is_refused_unopened(tmp_path: Path, kind: str) -> None:
+    path = make_special(tmp_path / "t.jsonl", kind)
+    with pytest.raises(LabelFileError) as info:
+        bounded(lambda: load_labels(path, KNOWN, "t"), 5, unblock=[path])
+    assert str(info.value).startswith(f"{path}: cannot read the label file: is ")
+    assert str(info.value).endswith(", not a regular file")
+
+
+def test_a_label_file_is_read_whole_up_to_its_cap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    line = '{"case_id": "c1~t", "valid": true}\n'
+    path = _file(tmp_path, [line.strip()] * 3)
+    monkeypatch.setattr(labels_module, "MAX_LABEL_BYTES", len(line) * 3)
+    assert len(load_labels(path, KNOWN)) == 3  # exactly at the cap: read
+    monkeypatch.setattr(labels_module, "MAX_LABEL_BYTES", len(line) * 3 - 1)
+    with pytest.raises(LabelFileError, match=f"is {len(line) * 3} bytes; a file of this kind may hold at most"):
+        load_labels(path, KNOWN)
+
+
+def test_a_crlf_label_file_is_one_judgement_per_line(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b'{"case_id": "c1~t", "valid": true}\r\n{"case_id": "c2~t", "valid": false}\r\n')
+    assert [j["valid"] for j in load_labels(path, KNOWN)] == [True, False]

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from _hostile_files import SPECIAL_KINDS, bounded, make_special
 
 import oloproof_nb as op
 from oloproof_nb.errors import CaseFileError, ConfigError
@@ -268,3 +269,24 @@ def test_an_edited_system_module_is_imported_again(make_suite) -> None:
     (folder / "sysmod.py").write_text("class Scripted:\n    tag = 'new'\n    def run(self, input): return {}\n",
                                       encoding="utf-8")
     assert load_suite(folder).resolve_system().tag == "new"
+
+
+# -- hostile files: a FIFO, a directory or a device where a file belongs --------------------------------------
+
+SPECIAL_WORDS = {"fifo": "is a named pipe (FIFO), not a regular file", "dir": "is a directory, not a regular file",
+                 "device": "is a character device, not a regular file"}
+
+
+@pytest.mark.parametrize("kind", SPECIAL_KINDS)
+@pytest.mark.parametrize("which", ["oloproof.yaml", "release.yaml", "cases.jsonl", "labels/t.jsonl"])
+def test_a_special_file_is_refused_by_name_never_read(make_suite, which: str, kind: str) -> None:
+    """Before: a FIFO cases.jsonl hung load_suite; a FIFO or directory release.yaml was silently ignored."""
+    root = make_suite(CASES, evaluators=[{"type": "answer_matches"}], release={"criteria": {"answer_matches": 0.5}},
+                      metamorphic={"transforms": [{"name": "t", "field": "answer", "template": "{value}",
+                                                   "validity_labels": "labels/t.jsonl", "minimum_validity": 0.5}]})
+    target = make_special(root / which, kind)
+    with pytest.raises(op.OloproofError) as info:
+        bounded(lambda: load_suite(root), 5, unblock=[target])
+    message = str(info.value)
+    assert str(target) in message and SPECIAL_WORDS[kind] in message, message
+    assert "\n" not in message

@@ -16,9 +16,10 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from _hostile_files import HOSTILE_TEXTS, Page, render_markdown
 
 import oloproof_nb as op
-from oloproof_nb._display.export import EXPORT_SUFFIXES
+from oloproof_nb._display.export import CSV_FORMULA_STARTS, EXPORT_SUFFIXES
 from oloproof_nb.errors import ExportError
 
 FLOATS = [0.1 + 0.2, 1 / 3, 2**0.5, 1e-300, 123456789.12345679, -0.0, 0.5903836027749967]
@@ -121,32 +122,20 @@ def test_html_round_trips_and_is_standalone(frame: pd.DataFrame, tmp_path: Path)
     assert json.loads(rows[2][4]) == {"$absent": True}
 
 
-def _md_cells(line: str) -> list[str]:
-    cells, cur, i = [], "", 1
-    while i < len(line) - 1:
-        if line[i] == "\\" and line[i + 1] == "|":
-            cur += "|"
-            i += 2
-            continue
-        if line[i] == "|":
-            cells.append(cur.strip())
-            cur = ""
-        else:
-            cur += line[i]
-        i += 1
-    cells.append(cur.strip())
-    return cells
+def _md_rows(path: Path) -> list[list[str]]:
+    """The cells of a Markdown table as a CommonMark reader shows them (markdown-it-py)."""
+    return render_markdown(path.read_text(encoding="utf-8")).rows
 
 
 def test_markdown_round_trips(frame: pd.DataFrame, tmp_path: Path) -> None:
     path = op.export_table(frame, tmp_path / "t.md")
     lines = path.read_text(encoding="utf-8").splitlines()
     assert lines[1].startswith("|-") or lines[1].startswith("|:")  # a GitHub table
-    assert _md_cells(lines[0]) == list(frame.columns)
-    rows = [_md_cells(line) for line in lines[2:]]
+    header, *rows = _md_rows(path)
+    assert header == list(frame.columns)
     assert all(same(a, b) for a, b in zip(written_floats([r[1] for r in rows]), frame["x"], strict=True))
     assert rows[-2][0] == "a|b & c"
-    assert json.loads(rows[1][4]) == [1, 2]
+    assert json.loads(rows[1][4]) == [1, 2]  # "[" and "]" are escaped in the file, shown as written
 
 
 def test_latex_round_trips(frame: pd.DataFrame, tmp_path: Path) -> None:
@@ -180,9 +169,8 @@ def test_every_format_round_trips_a_slice_table(make_suite: Any, tmp_path: Path)
             col = parser.rows[0].index("ci_low")
             got = written_floats([r[col] for r in parser.rows[1:]])
         elif suffix == ".md":
-            lines = path.read_text(encoding="utf-8").splitlines()
-            col = _md_cells(lines[0]).index("ci_low")
-            got = written_floats([_md_cells(line)[col] for line in lines[2:]])
+            header, *rows = _md_rows(path)
+            got = written_floats([r[header.index("ci_low")] for r in rows])
         else:
             body = path.read_text(encoding="utf-8").split("\\midrule\n")[1].split("\\bottomrule")[0]
             got = written_floats([line.split(" & ")[9] for line in body.strip().splitlines()])
@@ -211,3 +199,61 @@ def test_gate_index_and_no_mutation(frame: pd.DataFrame, tmp_path: Path) -> None
     filtered = frame[frame["k"] > 5]
     back = pd.read_csv(op.export_table(filtered, tmp_path / "f.csv"))
     assert list(back.columns) == list(frame.columns)  # an unnamed index is left out
+
+
+# -- hostile text in every format --------------------------------------------------------------------------------
+
+@pytest.fixture
+def hostile() -> pd.DataFrame:
+    texts = [*HOSTILE_TEXTS, "-1+2", "+1", "@SUM(A1)", "\t=1", "'quoted", "-", "plain", "[1, 2]", "*"]
+    return pd.DataFrame({"case_id": texts, "answer": list(reversed(texts)),
+                         "rate": [(-1) ** i * (i + 0.5) for i in range(len(texts))],
+                         "value": [-3, "-3", {"a": "=1"}, ["-x"], None, *texts[5:]]})
+
+
+def test_csv_neutralises_formulas_and_keeps_numbers(hostile: pd.DataFrame, tmp_path: Path) -> None:
+    """Before: `=HYPERLINK(...)`, `-1+2`, `+1`, `@SUM(A1)` were written as they came: a spreadsheet runs them."""
+    path = op.export_table(hostile, tmp_path / "t.csv")
+    with path.open(newline="", encoding="utf-8") as fh:
+        header, *rows = list(csv.reader(fh))
+    assert header == list(hostile.columns)
+    for row in rows:
+        for cell in (row[0], row[1], row[3]):
+            assert not cell.startswith(("=", "+", "@", "\t", "\r")), cell  # nothing a spreadsheet would run
+    # numbers are never touched: a negative rate is still a number, to the csv module and to pandas
+    assert [float(r[2]) for r in rows] == list(hostile["rate"])
+    assert pd.read_csv(path)["rate"].dtype == float
+    assert rows[0][3] == "-3" and rows[1][3] == "'-3"  # the int -3 is a number, the text "-3" is text
+    # the documented way back: drop one leading "'" from a text cell
+    back = pd.read_csv(path, dtype=str, keep_default_na=False)
+    for col in ("case_id", "answer"):
+        assert list(back[col].str.replace(r"^'", "", regex=True)) == list(hostile[col])
+    assert all(t.startswith("'") == hostile["case_id"][i].startswith(CSV_FORMULA_STARTS)
+               for i, t in enumerate(back["case_id"]))
+
+
+def test_latex_rows_stay_rows(hostile: pd.DataFrame, tmp_path: Path) -> None:
+    """Before: a newline or carriage return in a cell broke the row over several source lines."""
+    text = op.export_table(hostile, tmp_path / "t.tex").read_text(encoding="utf-8")
+    lines = text.splitlines()
+    assert len(lines) == len(hostile) + 6  # begin, toprule, header, midrule, one line per row, bottomrule, end
+    body = lines[4:-2]
+    assert all(line.endswith(" \\\\") and line.count(" & ") == 3 for line in body)
+    assert "\r" not in text and "\t" not in text
+    for line in body:  # after a row's \\ LaTeX would read a leading "[" or "*" as an argument of \\
+        assert not line.startswith(("[", "*"))
+    assert "{[}1, 2{]}" in text
+
+
+@pytest.mark.parametrize("suffix", [".md", ".html"])
+def test_markup_formats_show_hostile_text_as_text(hostile: pd.DataFrame, tmp_path: Path, suffix: str) -> None:
+    path = op.export_table(hostile[["case_id", "answer"]], tmp_path / f"t{suffix}")
+    page = render_markdown(path.read_text(encoding="utf-8")) if suffix == ".md" else Page(path.read_text("utf-8"))
+    assert [tag for tag, _ in page.active() if tag != "style"] == []
+    header, *rows = page.rows
+    shown = [[" ".join(str(t).replace("\r\n", "\n").replace("\r", "\n").split("\n")).strip() for t in pair]
+             for pair in zip(hostile["case_id"], hostile["answer"], strict=True)]
+    if suffix == ".html":  # HTML keeps line breaks inside a cell's text (an HTML parser reads a CR as a LF)
+        shown = [[str(t).replace("\r\n", "\n").replace("\r", "\n") for t in pair]
+                 for pair in zip(hostile["case_id"], hostile["answer"], strict=True)]
+    assert rows == shown

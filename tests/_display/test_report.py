@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import json
 import re
 import shutil
 import subprocess
@@ -14,6 +15,7 @@ import matplotlib
 matplotlib.use("Agg")
 
 import pytest  # noqa: E402
+from _hostile_files import Page, render_markdown  # noqa: E402
 
 import oloproof_nb as op  # noqa: E402
 from oloproof_nb.cli import main  # noqa: E402
@@ -113,3 +115,133 @@ def test_html_report_renders_in_a_browser(example_run: op.Run, tmp_path: Path) -
     colours = image.getcolors(maxcolors=1_000_000)
     assert colours is not None and len(colours) > 200
     assert any(abs(r - 0xCF) < 24 and abs(g - 0x22) < 24 and abs(b - 0x2E) < 24 for _, (r, g, b) in colours)
+
+
+# -- a hostile run: values from the agent and the suite that try to become markup ---------------------------------
+
+HOSTILE_SYSTEM = '''
+import copy
+
+SCRIPT = "<script>alert('tool')</script>"
+
+
+class Hostile:
+    version = "v`1``<script>alert('version')</script>\\r\\n| x"
+
+    def __init__(self):
+        self.state = {}
+
+    def reset(self, state):
+        self.state = state
+
+    def snapshot(self):
+        return copy.deepcopy(self.state)
+
+    def run(self, input):
+        self.state["note"] = input["answer"]
+        steps = [{"kind": "tool_call", "tool": '<img src=x onerror="alert(1)">', "args": {"a": SCRIPT},
+                  "result": {"ok": SCRIPT}},
+                 {"kind": "message", "role": "assistant", "content": input["answer"]}]
+        return {"steps": steps, "answer": input["answer"], "status": "completed"}
+'''
+HOSTILE_CRITERION = "<script>alert('criterion')</script>|`x`\r\n*y*"
+HOSTILE_ANSWERS = ["<script>alert('answer')</script>", '<img src=x onerror="alert(2)">',
+                   "![x](https://evil.example/p.png)", "[approve](https://evil.example/)", "ok\r\n| forged | row |"]
+
+
+pytestmark_glyph = pytest.mark.filterwarnings("ignore:Glyph .* missing from font")  # a CR drawn in a plot label
+
+
+@pytest.fixture(scope="module")
+def hostile_run(tmp_path_factory: pytest.TempPathFactory) -> op.Run:
+    import yaml
+
+    root = tmp_path_factory.mktemp("hostile") / "suite"
+    root.mkdir()
+    (root / "sysmod.py").write_text(HOSTILE_SYSTEM, encoding="utf-8")
+    cases = [{"id": f'<img src=x onerror="alert({i})">|{i}\r', "input": {"answer": answer},
+              "initial_state": {"note": ""}, "expected": {"answer": "ok", "state": {"note": "ok"}}}
+             for i, answer in enumerate(HOSTILE_ANSWERS)]
+    (root / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
+    config = {"name": "suite <script>alert('name')</script>", "system": "sysmod:Hostile",
+              "evaluators": [{"type": "answer_matches", "criterion": HOSTILE_CRITERION},
+                             {"type": "state_matches", "mode": "subset"}],
+              "slices": ["tool_calls:1"]}
+    (root / "oloproof.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    (root / "release.yaml").write_text(yaml.safe_dump({"criteria": {HOSTILE_CRITERION: 0.5}}), encoding="utf-8")
+    return op.run(op.load_suite(root), out=root.parent / "run", progress=False)
+
+
+def _no_active_markup(page: Page, allowed_images: int = 0) -> None:
+    """No script, frame, link or handler; images only the report's own plots (relative or data: URIs)."""
+    active = page.active()
+    images = [attrs for tag, attrs in active if tag == "img"]
+    assert len(images) == allowed_images, images
+    assert all(not str(a["src"]).startswith(("http", "//")) and not any(k.startswith("on") for k in a)
+               for a in images)
+    links = [attrs for tag, attrs in active if tag == "a"]
+    assert all(not str(a["href"]).startswith(("http", "//", "javascript:")) for a in links), links
+    assert [tag for tag, _ in active if tag not in ("img", "a", "style")] == []
+
+
+@pytestmark_glyph
+def test_markdown_report_shows_hostile_values_as_text(hostile_run: op.Run, tmp_path: Path) -> None:
+    """Before: an answer or case id like ![x](https://…) or [approve](…) became an image or a link in report.md."""
+    out = write_report(hostile_run, tmp_path / "report.md")
+    text = out.read_text(encoding="utf-8")
+    page = render_markdown(text)
+    _no_active_markup(page, allowed_images=2)  # the gate plot and the one slice plot
+    assert [a["href"] for a in page.tags("a")] == ["report_files/gate.csv", "report_files/slice_tool_calls_1.csv"]
+    shown = page.text
+    assert "suite <script>alert('name')</script>" in shown
+    # the version's backticks did not end its code span: the code element holds the whole version
+    assert "system version v`1``<script>alert('version')</script> | x." in shown
+    gate_rows = page.rows[: 1 + len(hostile_run.criteria)]
+    assert gate_rows[1][0] == HOSTILE_CRITERION.replace("\r\n", " ")  # one row, the whole name, as written
+    assert all(len(row) == len(gate_rows[0]) for row in page.rows[: len(gate_rows)])
+
+
+@pytestmark_glyph
+def test_markdown_report_lines_do_not_break_on_a_carriage_return(hostile_run: op.Run, tmp_path: Path) -> None:
+    text = write_report(hostile_run, tmp_path / "report.md").read_text(encoding="utf-8")
+    assert "\r" not in text
+    table = [line for line in text.split("\n") if line.startswith("| ")]
+    assert all(line.endswith("|") for line in table)
+
+
+@pytestmark_glyph
+def test_html_report_shows_hostile_values_as_text(hostile_run: op.Run, tmp_path: Path) -> None:
+    text = write_report(hostile_run, tmp_path / "report.html").read_text(encoding="utf-8")
+    page = Page(text)
+    _no_active_markup(page, allowed_images=2)
+    assert all(str(a["src"]).startswith("data:image/png;base64,") for a in page.tags("img"))
+    assert "suite <script>alert('name')</script>" in page.text
+    assert HOSTILE_CRITERION.replace("\r\n", "\n") in page.text
+    assert "system version v`1``<script>alert('version')</script>\n| x." in page.text  # one code element
+    assert [c for c in re.findall(r"<code>(.*?)</code>", text, re.S) if "version" in c] == [
+        "v`1``&lt;script&gt;alert(&#39;version&#39;)&lt;/script&gt;\n| x"]  # (read_text turned CRLF into LF)
+
+
+def test_reprs_and_the_case_panel_escape_hostile_values(hostile_run: op.Run) -> None:
+    gate = op.gate(hostile_run)
+    for html in (hostile_run._repr_html_(), gate._repr_html_()):
+        page = Page(html)
+        assert page.active() == []
+        assert "<script>alert('name')</script>" in page.text or HOSTILE_CRITERION.split("|")[0] in page.text
+    for case_id, answer in zip(hostile_run.cases["case_id"], HOSTILE_ANSWERS, strict=True):
+        page = Page(hostile_run.panel(case_id)._repr_html_())
+        assert page.active() == []
+        assert case_id.replace("\r", "\n") in page.text or case_id.rstrip("\r") in page.text
+        assert '<img src=x onerror="alert(1)">' in page.text  # the tool name, as text
+        assert json.dumps(answer) in page.text  # the panel shows values as JSON
+
+
+def test_the_terminal_gate_table_escapes_control_characters(hostile_run: op.Run,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """Before: a carriage return in a criterion name reached the terminal (it can overwrite the printed line)."""
+    code = main(["gate", str(hostile_run.directory)])
+    out = capsys.readouterr().out
+    assert code in (0, 1)
+    assert "\r" not in out and "\x1b" not in out
+    assert "\\r\\n*y*" in out  # written as escapes, on the criterion's own row
+    assert out.splitlines()[-1] in ("gate: PASS", "gate: BLOCK")

@@ -10,11 +10,13 @@ import sys
 import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
+from _hostile_files import SPECIAL_KINDS, bounded, make_special
 
 from oloproof_nb._config.contracts import load_contract_file
-from oloproof_nb._run.observe import observe_file, verify_contract_file
+from oloproof_nb._run.observe import UnobservableArtifact, observe_file, verify_contract_file
 from oloproof_nb.errors import ContractFileError, DigestKeyError, OloproofError
 from oloproof_nb._core.receipts import OutcomeContract, classify_outcome
 
@@ -266,7 +268,8 @@ MINIMAL = {
 
 def test_load_minimal_contract_file(tmp_path: Path) -> None:
     path = write_contract(tmp_path, MINIMAL)
-    contract, artifact, started, command = load_contract_file(path)
+    contract, artifact, started, command, timeout_s, max_bytes = load_contract_file(path)
+    assert (timeout_s, max_bytes) == (60.0, 1 << 30)  # the documented defaults
     assert contract == OutcomeContract(artifact_id="monthly-report", locator="out/report.json")
     assert artifact == tmp_path / "out" / "report.json"
     assert started == T0 and command is None
@@ -281,7 +284,7 @@ def test_load_full_contract_file(tmp_path: Path) -> None:
         "digest_key_env": "REPORT_KEY",
         "require_fresh": False,
     }
-    contract, _, started, command = load_contract_file(write_contract(tmp_path, data))
+    contract, _, started, command, _, _ = load_contract_file(write_contract(tmp_path, data))
     assert started == T0
     assert command == ["python3", "check.py"]
     assert (contract.validator, contract.digest_key_env, contract.require_fresh) == (
@@ -363,3 +366,199 @@ def test_verify_contract_file_with_registered_validator_name(tmp_path: Path) -> 
     r = verify_contract_file(path, validators={"report_schema_v3": lambda p: False})
     assert (r.status, r.validator, r.validator_exit_code) == ("validator_failed", "report_schema_v3", 1)
     assert verify_contract_file(path).status == "unverified"  # nothing registered under that name
+
+
+# --------------------------------------------------------------------------- hostile locators
+
+
+SPECIAL_REASONS = {"fifo": "is a named pipe (FIFO), not a regular file",
+                   "dir": "is a directory, not a regular file",
+                   "device": "is a character device, not a regular file"}
+
+
+@pytest.mark.parametrize("kind", SPECIAL_KINDS)
+def test_a_locator_that_is_not_a_regular_file_is_unobservable_without_blocking(tmp_path: Path, kind: str) -> None:
+    """Before: a FIFO or /dev/zero behind a locator was opened and read (a hang, or an endless digest)."""
+    target = make_special(tmp_path / "out" / "report.json", kind)
+    with pytest.raises(UnobservableArtifact) as info:
+        bounded(lambda: observe_file(OutcomeContract(artifact_id="a"), target), 5, unblock=[target])
+    assert info.value.reason == SPECIAL_REASONS[kind]
+    assert str(tmp_path) not in str(info.value)  # never the path: receipts hold no locator
+    assert isinstance(info.value, ValueError)
+
+
+@pytest.mark.parametrize("kind", SPECIAL_KINDS)
+def test_verify_contract_file_makes_a_special_locator_unverified(tmp_path: Path, kind: str) -> None:
+    """Before: `oloproof receipt` on a directory or FIFO locator ended in a ValueError traceback."""
+    target = make_special(tmp_path / "out" / "report.json", kind)
+    r = bounded(lambda: verify_contract_file(write_contract(tmp_path, MINIMAL), now=fixed_now), 5, unblock=[target])
+    assert (r.status, r.reason) == ("unverified", f"unverified: the artifact {SPECIAL_REASONS[kind]}")
+    assert r.observed_digest is None
+
+
+def test_an_8_gb_artifact_is_not_read(tmp_path: Path) -> None:
+    """Before: hashed in full outside any timeout (about 35 s here); now refused by its size before it is opened."""
+    path = tmp_path / "huge.bin"
+    with path.open("wb") as fh:
+        fh.truncate(8 << 30)  # sparse: takes no disk
+    started = time.monotonic()
+    with pytest.raises(UnobservableArtifact) as info:
+        bounded(lambda: observe_file(OutcomeContract(artifact_id="a"), path), 5)
+    assert time.monotonic() - started < 1
+    assert info.value.reason == "is 8589934592 bytes, more than max_artifact_bytes=1073741824"
+
+
+def test_the_size_cap_is_inclusive(tmp_path: Path) -> None:
+    path = tmp_path / "f.bin"
+    path.write_bytes(b"x" * 1000)
+    ev = observe_file(OutcomeContract(artifact_id="a"), path, max_artifact_bytes=1000)
+    assert ev is not None and ev.sha256 == hashlib.sha256(b"x" * 1000).hexdigest()
+    with pytest.raises(UnobservableArtifact, match="is 1000 bytes, more than max_artifact_bytes=999"):
+        observe_file(OutcomeContract(artifact_id="a"), path, max_artifact_bytes=999)
+
+
+def _open_on(path: Path) -> bool:
+    """Whether this process still has ``path`` open (the reader thread has not let go of it)."""
+    target = str(path.resolve())
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            if os.readlink(f"/proc/self/fd/{fd}") == target:
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def test_reading_stops_at_the_time_budget(tmp_path: Path) -> None:
+    """A 512 MB file under a 0.1 s budget: unverified at once, and the abandoned read lets go of the file."""
+    path = tmp_path / "slow.bin"
+    with path.open("wb") as fh:
+        fh.truncate(512 << 20)
+    started = time.monotonic()
+    with pytest.raises(UnobservableArtifact) as info:
+        observe_file(OutcomeContract(artifact_id="a"), path, observe_timeout_s=0.1)
+    assert time.monotonic() - started < 1
+    assert info.value.reason == "was not read within observe_timeout_s=0.1s"
+    deadline = time.monotonic() + 2
+    while _open_on(path) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not _open_on(path)  # the read stopped at its next chunk instead of digesting the rest
+
+
+@pytest.mark.parametrize(("kw", "words"), [({"observe_timeout_s": 0}, "observe_timeout_s"),
+                                            ({"max_artifact_bytes": 0}, "max_artifact_bytes"),
+                                            ({"max_artifact_bytes": 1.5}, "max_artifact_bytes")])
+def test_bad_limits_are_errors(artifact: Path, kw: dict[str, Any], words: str) -> None:
+    with pytest.raises(ValueError, match=words):
+        observe_file(OutcomeContract(artifact_id="a"), artifact, **kw)
+
+
+# --------------------------------------------------------------------------- validator processes
+
+
+FORKING_VALIDATOR = """
+import subprocess, sys, time
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+open(sys.argv[1], "w").write(str(child.pid))
+time.sleep(60)
+"""
+
+
+def _alive(pid: int) -> bool:
+    """Running (not gone, not a zombie waiting to be reaped)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+def test_a_timed_out_validator_is_killed_with_the_children_it_forked(artifact: Path, tmp_path: Path) -> None:
+    """Before: only the validator was killed; its child kept running after the receipt was written."""
+    set_mtime(artifact, T0 + timedelta(minutes=1))
+    pid_file = tmp_path / "child.pid"
+    c = OutcomeContract(artifact_id="monthly-report", validator="cmd")
+    _, r = verify(c, artifact, validators={"cmd": [PY, "-c", FORKING_VALIDATOR, str(pid_file)]},
+                  validator_timeout_s=1.0)
+    assert r.status == "unverified" and "timed out after 1s" in r.reason
+    child = int(pid_file.read_text())
+    try:
+        deadline = time.monotonic() + 3
+        while _alive(child) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert not _alive(child)
+    finally:
+        if _alive(child):
+            os.kill(child, 9)
+
+
+ENV_VALIDATOR = """
+import json, os, sys
+json.dump([os.environ.get("OLOPROOF_TEST_KEY"), os.environ.get("OLOPROOF_OTHER")], open(sys.argv[1], "w"))
+"""
+
+
+def test_a_command_validator_never_sees_the_hmac_key(artifact: Path, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before: the validator inherited the whole environment, the digest key included."""
+    monkeypatch.setenv("OLOPROOF_TEST_KEY", KEY)
+    monkeypatch.setenv("OLOPROOF_OTHER", "other")
+    set_mtime(artifact, T0 + timedelta(minutes=1))
+    seen = tmp_path / "seen.json"
+    c = OutcomeContract(artifact_id="monthly-report", validator="cmd", digest_key_env="OLOPROOF_TEST_KEY")
+    ev, r = verify(c, artifact, validators={"cmd": [PY, "-c", ENV_VALIDATOR, str(seen)]})
+    assert r.status == "verified" and ev is not None and ev.digest_kind == "hmac-sha256"  # the key was used
+    assert json.loads(seen.read_text()) == [None, "other"]
+    assert os.environ["OLOPROOF_TEST_KEY"] == KEY  # this process keeps it
+
+
+# --------------------------------------------------------------------------- during a run
+
+
+OUTCOME_CASES_SYSTEM = """
+class Quiet:
+    def reset(self, state):
+        pass
+
+    def snapshot(self):
+        return {}
+
+    def run(self, input):
+        return {"steps": [], "answer": "done", "status": "completed"}
+"""
+
+
+def test_a_run_with_hostile_locators_finishes_with_reasons(make_suite: Any, tmp_path: Path) -> None:
+    """FIFO, directory, device and oversized locators: every receipt unverified with its reason, no hang."""
+    names = {"fifo": "fifo.json", "dir": "dir.json", "device": "dev.json"}
+    cases = [{"id": kind, "input": {}, "outcome": {"artifact_id": kind, "locator": f"out/{name}",
+                                                   "require_fresh": False}} for kind, name in names.items()]
+    cases += [{"id": "at-cap", "input": {}, "outcome": {"artifact_id": "c", "locator": "out/cap.bin",
+                                                        "require_fresh": False}},
+              {"id": "over-cap", "input": {}, "outcome": {"artifact_id": "o", "locator": "out/over.bin",
+                                                          "require_fresh": False}}]
+    root = make_suite(cases, system="sysmod:Quiet", system_code=OUTCOME_CASES_SYSTEM,
+                      evaluators=[{"type": "outcome_contract", "max_artifact_bytes": 64, "observe_timeout_s": 5}])
+    specials = [make_special(root / "out" / name, kind) for kind, name in names.items()]
+    (root / "out" / "cap.bin").write_bytes(b"x" * 64)
+    (root / "out" / "over.bin").write_bytes(b"x" * 65)
+    import oloproof_nb as op
+
+    run = bounded(lambda: op.run(op.load_suite(root), out=tmp_path / "run", progress=False), 30, unblock=specials)
+    reasons = dict(zip(run.receipts["case_id"], run.receipts["reason"], strict=True))
+    statuses = dict(zip(run.receipts["case_id"], run.receipts["status"], strict=True))
+    for kind in names:
+        assert (statuses[kind], reasons[kind]) == ("unverified", f"unverified: the artifact {SPECIAL_REASONS[kind]}")
+    assert statuses["at-cap"] == "verified"
+    assert reasons["over-cap"] == "unverified: the artifact is 65 bytes, more than max_artifact_bytes=64"
+    assert str(root / "out") not in json.dumps(run.receipts.astype(str).to_dict())
+
+
+def test_the_outcome_evaluator_limits_are_strict_and_documented() -> None:
+    from oloproof_nb.evaluators.outcome import OutcomeContractEvaluator
+
+    ev = OutcomeContractEvaluator(type="outcome_contract")
+    assert (ev.observe_timeout_s, ev.max_artifact_bytes) == (60.0, 1 << 30)
+    for bad in ({"observe_timeout_s": 0}, {"observe_timeout_s": float("inf")}, {"max_artifact_bytes": 0}):
+        with pytest.raises(ValueError):
+            OutcomeContractEvaluator(type="outcome_contract", **bad)

@@ -1,0 +1,164 @@
+"""Reading user files: regular files only (never blocking), size caps, and YAML that cannot expand without bound."""
+
+from __future__ import annotations
+
+import time
+import tracemalloc
+from pathlib import Path
+
+import pytest
+import yaml
+from _hostile_files import SPECIAL_KINDS, alias_bomb, bounded, make_special
+
+from oloproof_nb._config import files
+from oloproof_nb._config.files import MAX_YAML_VALUES, UnreadableFile, read_regular, read_yaml
+from oloproof_nb._config.release import load_release
+from oloproof_nb.errors import ConfigError
+
+KIND_WORDS = {"fifo": "is a named pipe (FIFO), not a regular file", "dir": "is a directory, not a regular file",
+              "device": "is a character device, not a regular file"}
+
+
+# -- regular files only --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kind", SPECIAL_KINDS)
+def test_read_yaml_refuses_what_is_not_a_regular_file_without_blocking(tmp_path: Path, kind: str) -> None:
+    path = make_special(tmp_path / "release.yaml", kind)
+    with pytest.raises(ConfigError) as info:
+        bounded(lambda: read_yaml(path), 5, unblock=[path])
+    assert str(info.value) == f"{path}: {KIND_WORDS[kind]}"
+
+
+@pytest.mark.parametrize("kind", SPECIAL_KINDS)
+def test_read_regular_refuses_special_files(tmp_path: Path, kind: str) -> None:
+    path = make_special(tmp_path / "x", kind)
+    with pytest.raises(UnreadableFile, match="not a regular file"):
+        bounded(lambda: read_regular(path, 100), 5, unblock=[path])
+
+
+def test_a_symlink_to_a_regular_file_is_read(tmp_path: Path) -> None:
+    (tmp_path / "real.yaml").write_text("confidence: 0.9\n", encoding="utf-8")
+    (tmp_path / "release.yaml").symlink_to(tmp_path / "real.yaml")
+    assert read_yaml(tmp_path / "release.yaml") == {"confidence": 0.9}
+
+
+def test_missing_file_is_reported_as_missing(tmp_path: Path) -> None:
+    with pytest.raises(UnreadableFile) as info:
+        read_regular(tmp_path / "nope", 10)
+    assert info.value.missing and str(info.value) == "file not found"
+    (tmp_path / "f").write_text("x")
+    with pytest.raises(UnreadableFile) as info:
+        read_regular(tmp_path / "f" / "below", 10)  # a parent that is a file: nothing is there either
+    assert info.value.missing
+
+
+def test_size_cap_is_inclusive(tmp_path: Path) -> None:
+    path = tmp_path / "f"
+    path.write_bytes(b"x" * 10)
+    assert read_regular(path, 10) == b"x" * 10
+    with pytest.raises(UnreadableFile, match="is 10 bytes; a file of this kind may hold at most 9"):
+        read_regular(path, 9)
+
+
+def test_an_oversized_yaml_file_is_refused_unread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "oloproof.yaml"
+    path.write_bytes(b"name: x\n" + b"#" * 200)
+    monkeypatch.setattr(files, "MAX_YAML_BYTES", 100)
+    with pytest.raises(ConfigError, match=r"is 208 bytes; a file of this kind may hold at most 100"):
+        read_yaml(path)
+
+
+# -- aliases -------------------------------------------------------------------------------------------------
+
+def _peak(fn):  # type: ignore[no-untyped-def]
+    tracemalloc.start()
+    try:
+        try:
+            fn()
+        except ConfigError as exc:
+            return tracemalloc.get_traced_memory()[1], exc
+        return tracemalloc.get_traced_memory()[1], None
+    finally:
+        tracemalloc.stop()
+
+
+def test_an_alias_bomb_threshold_is_one_short_line(tmp_path: Path) -> None:
+    """9**6 = 531,441 strings from 300 bytes: the old code quoted them all (a 3.7 MB error line)."""
+    path = tmp_path / "release.yaml"
+    path.write_text(alias_bomb(9, 6), encoding="utf-8")
+    assert len(path.read_bytes()) < 400
+    started = time.perf_counter()
+    peak, exc = _peak(lambda: load_release(path))
+    assert time.perf_counter() - started < 2
+    assert exc is not None
+    message = str(exc)
+    assert message.startswith(f"{path}: YAML aliases expand it past 100,000 values (at line ")
+    assert len(message) < 300 + len(str(path)), len(message)
+    assert peak < 5 << 20, peak
+
+
+def test_the_464_byte_bomb_of_the_issue_is_refused_at_once(tmp_path: Path) -> None:
+    path = tmp_path / "release.yaml"
+    path.write_text(alias_bomb(9, 9), encoding="utf-8")
+    started = time.perf_counter()
+    peak, exc = _peak(lambda: load_release(path))
+    assert time.perf_counter() - started < 2 and peak < 5 << 20
+    assert exc is not None and "YAML aliases expand it past" in str(exc)
+
+
+def _flat(n: int) -> str:
+    """A document of exactly ``n`` values: the root mapping, its key, the list and ``n - 3`` items."""
+    return "x:\n" + "".join("- 0\n" for _ in range(n - 3))
+
+
+def test_the_value_limit_is_inclusive(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert MAX_YAML_VALUES == 100_000
+    monkeypatch.setattr(files, "MAX_YAML_VALUES", 1000)  # the same rule at a size that parses quickly
+    path = tmp_path / "oloproof.yaml"
+    path.write_text(_flat(1000), encoding="utf-8")
+    assert len(read_yaml(path)["x"]) == 997
+    path.write_text(_flat(1001), encoding="utf-8")
+    with pytest.raises(ConfigError, match="past 1,000 values"):
+        read_yaml(path)
+
+
+def test_aliases_count_each_time_they_are_used(tmp_path: Path) -> None:
+    """A 1,000-item list used 100 times holds 100,100 values expanded: refused; 99 times: loaded, shared."""
+    body = "a: &a [" + ", ".join(["0"] * 999) + "]\n"  # root, key a, the list and its 999 items: 1,002
+    for uses, ok in ((97, True), (100, False)):
+        path = tmp_path / f"u{uses}.yaml"
+        path.write_text(body + "b: [" + ", ".join(["*a"] * uses) + "]\n", encoding="utf-8")
+        # 1,002 + key b + list b + uses * 1,000 (each alias expands to the whole list)
+        expanded = 1002 + 2 + uses * 1000
+        assert (expanded <= MAX_YAML_VALUES) is ok
+        if ok:
+            data = read_yaml(path)
+            assert len(data["b"]) == uses and data["b"][0] is data["a"]
+        else:
+            with pytest.raises(ConfigError, match="past 100,000 values"):
+                read_yaml(path)
+
+
+def test_ordinary_aliases_and_merge_keys_still_load(tmp_path: Path) -> None:
+    path = tmp_path / "oloproof.yaml"
+    path.write_text("base: &b {type: state_unchanged, paths: [orders.x]}\n"
+                    "evaluators: [*b, {<<: *b, criterion: other}]\n", encoding="utf-8")
+    data = read_yaml(path)
+    assert data["evaluators"][1] == {"type": "state_unchanged", "paths": ["orders.x"], "criterion": "other"}
+
+
+@pytest.mark.parametrize("text", ["a: &a [*a]\n", "a: &a {k: *a}\n", "a: &a [1, [2, [3, *a]]]\n"])
+def test_a_recursive_alias_is_refused(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "release.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError, match="refers to a value that contains it; recursive values are not allowed"):
+        read_yaml(path)
+    assert yaml.safe_load(text) is not None  # PyYAML itself builds the recursive value
+
+
+def test_a_huge_yaml_error_is_clipped(tmp_path: Path) -> None:
+    path = tmp_path / "release.yaml"
+    path.write_text("criteria: {answer_matches: '" + "x" * 100_000 + "'}\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as info:
+        load_release(path)
+    assert len(str(info.value)) < 500

@@ -1,0 +1,60 @@
+"""The one Markdown writer: whatever a cell holds, a CommonMark reader shows it as text, never as markup.
+
+Checked with an outside reader: markdown-it-py (CommonMark with GitHub tables and raw HTML
+allowed, as GitHub and most previewers render) and the standard library's HTML parser.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+import pandas as pd
+import pytest
+from _hostile_files import HOSTILE_TEXTS, render_markdown
+
+from oloproof_nb._display.markdown import markdown_table, md_cell, md_code, md_link, terminal_text, text_table
+
+
+def _shown(text: str) -> str:
+    """What a reader should see of ``text`` in one line: line breaks as spaces."""
+    return " ".join(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
+
+
+@pytest.mark.parametrize("text", HOSTILE_TEXTS)
+def test_a_table_cell_renders_as_its_text_and_nothing_else(text: str) -> None:
+    """Before: ``![x](https://…)`` rendered a remote image and ``[approve](…)`` a link."""
+    page = render_markdown(markdown_table(pd.DataFrame({"case_id": [text], "n": [1]})))
+    assert page.active() == []
+    assert page.rows == [["case_id", "n"], [_shown(text).strip(), "1"]]
+
+
+@pytest.mark.parametrize("text", HOSTILE_TEXTS)
+def test_prose_renders_as_its_text(text: str) -> None:
+    page = render_markdown(f"Run of suite {md_cell(text)}.")
+    assert page.active() == [] and [tag for tag, _ in page.elements] == ["p"]
+    assert page.text.strip() == f"Run of suite {_shown(text)}."
+
+
+@pytest.mark.parametrize("text", ["v1", "a`b", "``", "`x", "x`", "v1\r\n2", "<script>alert(1)</script>", "a ` `` b",
+                                  " padded ", "  "])
+def test_a_code_span_holds_any_backticks(text: str) -> None:
+    page = render_markdown(f"version {md_code(text)} ok")
+    assert [tag for tag, _ in page.elements] == ["p", "code"]  # one span; no backtick ended it early
+    assert page.text.strip() == f"version {_shown(text)} ok"
+
+
+def test_a_link_to_a_file_keeps_its_target() -> None:
+    page = render_markdown(md_link("r [1] files/gate.csv", "r [1] files/gate (2).csv"))
+    assert page.tags("a") == [{"href": "r%20%5B1%5D%20files/gate%20%282%29.csv"}]
+    page = render_markdown(md_link("gate plot", "r_files/gate.png", image=True))
+    assert page.tags("img") == [{"src": "r_files/gate.png", "alt": "gate plot"}]
+
+
+@pytest.mark.parametrize("text", ["gate: PASS\r", "\x1b[2J\x1b[32mPASS", "abc\u202edef", "a\nb", "tab\there", "\x00"])
+def test_terminal_text_has_no_character_a_terminal_acts_on(text: str) -> None:
+    shown = terminal_text(text)
+    assert all(ch.isprintable() for ch in shown)
+    assert shown.encode("ascii", "ignore").decode("unicode_escape") == text  # the escapes read back
+    table = text_table([[text, "1"]], ["criterion", "n"])
+    assert not any(unicodedata.category(ch) in ("Cc", "Cf") for ch in table.replace("\n", ""))
+    assert len(table.splitlines()) == 3

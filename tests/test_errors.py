@@ -1,0 +1,54 @@
+"""Error messages quote at most ~200 characters of a user's value, at a bounded cost, and never raise."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+
+from oloproof_nb.errors import MESSAGE_LIMIT, QUOTE_LIMIT, ConfigError, OloproofError, quote, validation_problem
+
+
+@pytest.mark.parametrize("value", ["x" * 10**6, ["y" * 1000] * 10**5, {"k" * 500: [[[[1]]]]}, 10**5000, b"z" * 10**6,
+                                   float("nan"), None], ids=["str", "list", "dict", "int", "bytes", "nan", "none"])
+def test_quote_is_short_and_never_raises(value: object) -> None:
+    text = quote(value)
+    assert 0 < len(text) <= QUOTE_LIMIT
+
+
+def test_quote_of_an_aliased_million_item_list_is_cheap() -> None:
+    inner = ["lol"] * 9
+    for _ in range(8):  # 9**9 strings if expanded, shared like YAML aliases share them
+        inner = [inner] * 9
+    started = time.perf_counter()
+    assert len(quote(inner)) <= QUOTE_LIMIT
+    assert time.perf_counter() - started < 0.1
+    assert quote(10**5000) == "<int of 16610 bits>"
+
+
+def test_every_message_is_capped() -> None:
+    assert len(str(OloproofError("m" * 10**6))) == MESSAGE_LIMIT
+    assert len(str(ConfigError("f.yaml", "key", "m" * 10**6))) == MESSAGE_LIMIT
+    assert str(OloproofError("short")) == "short"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: int = 0
+    label: str = ""
+
+    @field_validator("label")
+    @classmethod
+    def _check(cls, value: str) -> str:
+        raise ValueError(f"label {value!r} is not allowed")  # a validator that quotes the whole value
+
+
+def test_validation_problem_quotes_at_most_the_limit() -> None:
+    for data, key in (({"name": "n" * 10**6}, "name"), ({"label": "l" * 10**6}, "label")):
+        with pytest.raises(ValidationError) as info:
+            _Model.model_validate(data)
+        got, message, _ = validation_problem(info.value)
+        assert got == key
+        assert len(message) <= 2 * QUOTE_LIMIT, len(message)
+    assert message.startswith("label 'lll") and message.endswith("' is not allowed")  # the value cut, not the words
