@@ -17,11 +17,12 @@ Paths of rows
 -------------
 A row's path is where the value sits in the state the case left
 (``transactions.5.amount`` for the element matched at index 5). An expected
-element no element matched is reported at ``<list>["<FIELD=VALUE>"]``
-(``by_key``) or ``<list>["<unmatched N>"]`` (``unordered``, N its index in the
-expected list), with ``actual`` absent; an element that left an ``unordered``
-or ``by_key`` list in ``changes`` mode is reported the same way with ``after``
-absent.
+element no element matched is reported at ``<list>.<FIELD=VALUE>``
+(``by_key``, e.g. ``transactions.<reference=INV-7>``) or ``<list>.<unmatched N>``
+(``unordered``, N its index in the expected list), with ``actual`` absent; an
+element that left an ``unordered`` or ``by_key`` list in ``changes`` mode is
+reported the same way with ``after`` absent. Such a path names no element of
+the state (``get_path`` finds it absent).
 """
 
 from __future__ import annotations

@@ -61,22 +61,25 @@ class NotJSONError(TypeError):
         Where the value sits inside the converted one (``""``: the value itself).
     type_name : str
         The refused type.
+    too_deep : bool
+        Refused for its nesting (deeper than ``MAX_DEPTH``, or cyclic), not for its type.
     """
 
-    def __init__(self, what: str, path: str, type_name: str, fix: str) -> None:
+    def __init__(self, what: str, path: str, type_name: str, fix: str, too_deep: bool = False) -> None:
         shown = path if len(path) <= 120 else path[:119] + "…"
         article = "an" if type_name[:1].lower() in "aeiou" else "a"
         where = f"{what} holds {article} {type_name} at {shown}" if path else f"{what} is {article} {type_name}"
         super().__init__(f"{where}, which has no exact JSON form: {fix}")
         self.path = path
         self.type_name = type_name
+        self.too_deep = too_deep
 
 
 class _Refused(Exception):
     """Raised inside the walk; the keys are collected while it unwinds (only on the error path)."""
 
-    def __init__(self, type_name: str, fix: str) -> None:
-        self.type_name, self.fix = type_name, fix
+    def __init__(self, type_name: str, fix: str, too_deep: bool = False) -> None:
+        self.type_name, self.fix, self.too_deep = type_name, fix, too_deep
         self.keys: list[str] = []
 
 
@@ -131,7 +134,7 @@ def to_json(value: Any, *, what: str = "the value") -> Any:
     try:
         return _convert(value, 0)
     except _Refused as exc:
-        raise NotJSONError(what, format_path(exc.keys[::-1]), exc.type_name, exc.fix) from None
+        raise NotJSONError(what, format_path(exc.keys[::-1]), exc.type_name, exc.fix, exc.too_deep) from None
 
 
 def _convert(value: Any, depth: int) -> Any:
@@ -139,7 +142,8 @@ def _convert(value: Any, depth: int) -> Any:
     if cls in _ATOMS:
         return value
     if depth >= MAX_DEPTH:
-        raise _Refused(f"{cls.__name__} value", f"it is nested deeper than {MAX_DEPTH} levels (or refers to itself)")
+        raise _Refused(f"{cls.__name__} value", f"it is nested deeper than {MAX_DEPTH} levels (or refers to itself)",
+                       too_deep=True)
     if cls is dict or isinstance(value, Mapping):
         out = {}
         for key, item in value.items():

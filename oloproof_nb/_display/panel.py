@@ -7,7 +7,8 @@ from typing import Any
 import pandas as pd
 
 from .._analysis.run import Run
-from .._core.paths import leaf_diff, values_equal
+from .._core.pairs import injected_paths
+from .._core.paths import get_path, leaf_diff, values_equal
 from ..evaluators.state import StateMatches
 from .html import render, step_text
 from .theme import HIGHLIGHT, preview
@@ -130,12 +131,17 @@ class CasePanel:
 
     # -- pairs ------------------------------------------------------------------------------
     def partner_rows(self) -> list[dict[str, Any]]:
-        """One row per partner and relation: the partner's transform, status, answer, differing input, result."""
+        """One row per partner and relation: the partner's transform, status, answer, differing input (and
+        ``initial_state.<path>`` where a state transform rewrote the environment), result."""
         out = []
         for pid in self.partners:
             rec = self.run.record(pid)
             traj = rec.get("trajectory")
             changed = {k: v for k, v in rec["case"]["input"].items() if self.input.get(k) != v}
+            source, derived = (self.record["case"], rec["case"]) if rec["case"].get("transform") else (
+                rec["case"], self.record["case"])
+            for path in injected_paths(source, derived):  # a state_path transform rewrote the environment
+                changed[f"initial_state.{path}"] = get_path(rec["case"].get("initial_state") or {}, path)
             base = {"partner": pid, "kind": rec["case"].get("transform") or "source", "status": rec["status"],
                     "answer": traj.get("answer") if traj else None, "changed": changed}
             p = self.pairs

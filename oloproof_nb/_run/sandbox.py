@@ -26,7 +26,7 @@ from pydantic import ValidationError
 from .._core.canonical import canonical_json, iso, utc_now
 from .._core.case import Case
 from .._core.jsonsafe import NotJSONError, to_json
-from .._core.paths import MAX_DEPTH, exceeds_depth
+from .._core.paths import MAX_DEPTH
 from .._core.records import ENV_SCHEMA, EnvironmentState, TrajectoryDict
 from .._core.trajectory import Change, Message, ToolCall, Trajectory
 from ..errors import validation_problem
@@ -116,8 +116,8 @@ def stored_trajectory(trajectory: Trajectory, what: str) -> TrajectoryDict:
     Tool arguments and results, messages and the answer go through
     :func:`~oloproof_nb._core.jsonsafe.to_json` (pydantic models, dataclasses,
     datetimes and Decimals are converted; bytes, sets and other objects are
-    refused, naming where they are); strings must be encodable as UTF-8 and
-    the trajectory nested at most ``MAX_DEPTH`` levels.
+    refused, naming where they are; each value nests at most ``MAX_DEPTH``
+    levels); strings must be encodable as UTF-8.
     """
     try:
         data = _trajectory_json(trajectory)
@@ -125,8 +125,6 @@ def stored_trajectory(trajectory: Trajectory, what: str) -> TrajectoryDict:
     except (ValueError, TypeError, RecursionError) as exc:
         text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise SystemContractError(f"{what} returned a trajectory that cannot be stored as JSON: {text}") from None
-    if exceeds_depth(data):
-        raise SystemContractError(f"{what} returned a trajectory nested deeper than {MAX_DEPTH} levels")
     return data
 
 
@@ -147,7 +145,7 @@ def environment_state(state: Any, *, run_id: str, case: Case, system_version: st
         text = canonical_json(copied)
         data = text.encode("utf-8")
     except NotJSONError as exc:
-        if "nested deeper than" in str(exc):
+        if exc.too_deep:
             raise SystemContractError(f"snapshot() returned a state nested deeper than {MAX_DEPTH} levels") from None
         raise SystemContractError(f"snapshot() returned a state that is not JSON: {exc}") from None
     except (TypeError, ValueError) as exc:
