@@ -67,7 +67,8 @@ class StateMatches(Evaluator):
         differs from the case's ``initial_state`` is one that
         ``expected.state`` compares (or lies under an ``ignore`` pattern).
         ``subset`` with an empty ``expected.state`` checks nothing; ``changes``
-        with an empty one checks that nothing changed.
+        with an empty one checks that nothing changed (a case with no
+        ``expected.state`` at all is not judged: write ``"state": {}``).
     paths : list of str
         The paths of ``paths`` mode.
     tolerance : float, optional
