@@ -14,7 +14,7 @@ import pandas as pd
 
 from .._core.paths import ABSENT, leaf_diff
 from .._core.records import CaseRecord, PairRow, ReceiptRow, RunVerdictRow
-from .._core.trajectory import result_is_error
+from .._core.trajectory import DEFAULT_TOOL_ERRORS, ToolErrorRule
 from .columns import CASES, CHANGES, COMPARISONS, PAIRS, RECEIPTS, REPLAYS, SNAPSHOTS, STEPS, VERDICTS
 
 __all__ = [
@@ -49,17 +49,18 @@ def cases_frame(records: Sequence[CaseRecord]) -> pd.DataFrame:
     return CASES.build(records)
 
 
-def steps_frame(records: Iterable[CaseRecord]) -> pd.DataFrame:
+def steps_frame(records: Iterable[CaseRecord], tool_errors: ToolErrorRule = DEFAULT_TOOL_ERRORS) -> pd.DataFrame:
     """One row per trajectory step (columns: :data:`~oloproof_nb._analysis.columns.STEPS`).
 
-    ``kind`` is ``tool_call`` or ``message``; tool fields are empty on message rows and vice versa.
+    ``kind`` is ``tool_call`` or ``message``; tool fields are empty on message rows and vice versa;
+    ``is_error`` follows the suite's ``tool_errors`` rule.
     """
     items = []
     for rec in records:
         traj = rec.get("trajectory")
         if traj:
             cid = rec["case"]["id"]
-            items += [(cid, i, s, s.get("kind") == "tool_call" and result_is_error(s.get("result")))
+            items += [(cid, i, s, s.get("kind") == "tool_call" and tool_errors.is_error(s.get("result")))
                       for i, s in enumerate(traj["steps"])]
     return STEPS.build(items)
 

@@ -126,7 +126,7 @@ class Run:
         Columns: ``case_id, step, kind, tool, args, result, is_error, role, content``;
         ``kind`` is ``tool_call`` or ``message``, tool fields are empty on message rows.
         """
-        return frames.steps_frame(self.records)
+        return frames.steps_frame(self.records, self.config.tool_errors)
 
     @cached_property
     def snapshots(self) -> pd.DataFrame:

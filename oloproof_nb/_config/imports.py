@@ -29,7 +29,7 @@ from typing import Any
 
 from ..errors import ConfigError
 
-__all__ = ["import_system", "load_validators", "file_digest", "module_file"]
+__all__ = ["import_system", "load_validators", "load_check", "file_digest", "module_file"]
 
 _IMPORT_LOCK = threading.Lock()
 #: (suite folder, module) -> (file digest, module): the latest import of each, and nothing older.
@@ -157,3 +157,21 @@ def load_validators(
                                          "a validator is a callable taking the artifact's path")
         out[name] = target
     return out
+
+
+def load_check(root: Path, spec: str, file: str | Path = "oloproof.yaml", key: str = "check") -> Callable[..., Any]:
+    """Import a suite's Python check ``module:function`` from the suite folder (as the system is imported).
+
+    Raises
+    ------
+    ConfigError
+        Naming ``file`` and ``key``: the module cannot be imported, has no such attribute, or it is not callable.
+    """
+    try:
+        target = import_system(root, spec, file)
+    except ConfigError as exc:
+        raise ConfigError(file, key, exc.message) from None
+    if not callable(target):
+        raise ConfigError(file, key, f"{spec!r} is a {type(target).__name__}, not a function; a check is called "
+                                     "with (case, initial_state, final_state, trajectory)")
+    return target  # type: ignore[no-any-return]

@@ -8,16 +8,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, ValidationError, field_validator, model_validator
 
 from .._core.case import Case, derive_case
 from .._core.evaluator import EVALUATORS, Evaluator
-from .._core.paths import ABSENT, flatten, format_path, get_path, parse_path
+from .._core.paths import ABSENT, flatten, format_path, get_path, parse_path, parse_pattern
 from .._core.slicespec import parse_slice_spec
+from .._core.trajectory import ToolErrorRule
 from ..errors import ConfigError, SliceSpecError, VacuousCheckWarning
 from .cases import load_cases
 from .files import config_error, read_yaml
-from .imports import file_digest, import_system, load_validators
+from .imports import file_digest, import_system, load_check, load_validators
 from .labels import load_labels
 from .release import ReleaseConfig, load_release, parse_release
 from .validators import (
@@ -35,12 +36,18 @@ RELEASE_FILE = "release.yaml"
 
 
 class Transform(BaseModel):
-    """A metamorphic transform: ``input[field]`` rewritten by ``template`` (``{value}`` is the original)."""
+    """A metamorphic transform: ``input[field]``, or the strings of ``initial_state`` at ``state_path``,
+    rewritten by ``template`` (``{value}`` is the original).
+
+    ``state_path`` is a path pattern (``files["bill.txt"]``, ``transactions.*.subject``): an
+    injection that arrives through data the agent reads rather than through its request.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str = Field(pattern=r"^[A-Za-z0-9_\-]+$")
-    field: str = Field(min_length=1)
+    field: str | None = Field(default=None, min_length=1)
+    state_path: str | None = Field(default=None, min_length=1)
     template: str
     validity_labels: str
     minimum_validity: float = Field(ge=0, le=1)
@@ -51,6 +58,19 @@ class Transform(BaseModel):
         if "{value}" not in value:
             raise ValueError("the template must contain {value} (the original field)")
         return value
+
+    @field_validator("state_path")
+    @classmethod
+    def _valid_pattern(cls, value: str | None) -> str | None:
+        if value is not None:
+            parse_pattern(value)
+        return value
+
+    @model_validator(mode="after")
+    def _one_target(self) -> Transform:
+        if (self.field is None) == (self.state_path is None):
+            raise ValueError("a transform rewrites an input 'field' or a 'state_path' of initial_state; give one")
+        return self
 
 
 class Metamorphic(BaseModel):
@@ -84,6 +104,9 @@ class SuiteConfig(BaseModel):
         (imported when the suite loads).
     case_timeout_s : float
         Seconds a case (or a replay) may take before it is recorded as ``timeout``.
+    tool_errors : ToolErrorRule
+        When a tool result counts as a failed step (``steps.is_error``); see
+        :class:`~oloproof_nb._core.trajectory.ToolErrorRule` for the default.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -96,6 +119,7 @@ class SuiteConfig(BaseModel):
     slices: list[str] = Field(default_factory=list)
     validators: dict[ValidatorName, ValidatorSpec] = Field(default_factory=dict)
     case_timeout_s: float = Field(default=300.0, gt=0)
+    tool_errors: ToolErrorRule = Field(default_factory=ToolErrorRule)
 
     @property
     def criteria(self) -> list[str]:
@@ -253,10 +277,15 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
     for case in sources:
         cases.append(case)
         for i, transform in enumerate(config.metamorphic.transforms):
-            if transform.field not in case.input:
+            if transform.field is not None and transform.field not in case.input:
                 raise ConfigError(suite_file, f"metamorphic.transforms[{i}].field",
                                   f"case {case.id!r} has no input field {transform.field!r}")
-            derived = derive_case(case, transform.name, transform.field, transform.template)
+            try:
+                derived = derive_case(case, transform.name, transform.field, transform.template,
+                                      state_path=transform.state_path)
+            except ValueError as exc:
+                raise ConfigError(suite_file, f"metamorphic.transforms[{i}].state_path",
+                                  f"case {case.id!r}: {exc}") from None
             if derived.id in source_ids:
                 raise ConfigError(suite_file, f"metamorphic.transforms[{i}].name",
                                   f"the derived case id {derived.id!r} is already a case id in {config.cases}")
@@ -281,6 +310,10 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
             warnings.warn(VacuousCheckWarning(message), stacklevel=2)
     target = import_system(root, config.system, suite_file) if import_system_now else None
     validators = load_validators(root, config.validators, suite_file) if import_system_now else {}
+    if import_system_now:  # a suite's Python checks: a wrong name fails here, not in the middle of a run
+        for i, ev in enumerate(config.evaluators):
+            for option, spec in ev.user_code():
+                load_check(root, spec, suite_file, f"evaluators[{i}].{option}")
     return Suite(root=root.resolve(), config=config, release=release_cfg, cases=cases, labels=labels,
                  digests=digests, system_target=target, validators=validators, vacuous=vacuous)
 

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .canonical import digest
+from .paths import ABSENT, find_paths, format_path, get_path, parse_pattern
 from .receipts import OutcomeContract
 
-__all__ = ["Case", "Expected", "case_digest", "case_from_mapping", "derive_case", "DIGEST_KEYS", "CASE_KEYS"]
+__all__ = ["Case", "Expected", "case_digest", "case_from_mapping", "derive_case", "inject_state", "DIGEST_KEYS",
+           "CASE_KEYS"]
 
 #: Keys of a case line that make up its digest (when the case has them).
 DIGEST_KEYS: tuple[str, ...] = ("id", "input", "initial_state", "expected", "outcome")
@@ -126,6 +129,9 @@ def case_from_mapping(obj: dict[str, Any], *, digest_value: str | None = None, s
     if expected is not None and set(expected) - {"answer", "state"}:
         bad = sorted(set(expected) - {"answer", "state"})[0]
         raise ValueError(f"unknown key {bad!r} under 'expected'; allowed: answer, state")
+    if expected is not None and _holds_absent(expected.get("state")):  # op.ABSENT written in Python
+        expected = {**expected, "state": _absent_to_marker(expected["state"])}
+        obj = {**obj, "expected": expected}
     if obj.get("outcome") is not None:
         _check_outcome(obj["outcome"])
     fields: dict[str, Any] = {
@@ -179,19 +185,98 @@ def _first_error(exc: ValidationError) -> str:
     return f"{loc!r}: {msg}" if loc else msg
 
 
-def derive_case(case: Case, transform: str, field: str, template: str) -> Case:
+def _holds_absent(value: Any) -> bool:
+    if value is ABSENT:
+        return True
+    if isinstance(value, dict):
+        return any(_holds_absent(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_holds_absent(v) for v in value)
+    return False
+
+
+def _absent_to_marker(value: Any) -> Any:
+    """``op.ABSENT`` anywhere in an expected state, written as its JSON form ``{"$absent": true}``."""
+    if value is ABSENT:
+        return {"$absent": True}
+    if isinstance(value, dict):
+        return {k: _absent_to_marker(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_absent_to_marker(v) for v in value]
+    return value
+
+
+def inject_state(state: dict[str, Any], state_path: str, template: str) -> tuple[dict[str, Any], list[str]]:
+    """A copy of ``state`` with every string at a path matching ``state_path`` rewritten by ``template``.
+
+    Parameters
+    ----------
+    state : dict
+        A case's ``initial_state`` (not modified).
+    state_path : str
+        A path pattern (:func:`~oloproof_nb._core.paths.parse_pattern`): ``files["bill.txt"]``,
+        ``transactions.*.subject``.
+    template : str
+        ``{value}`` is the original text.
+
+    Returns
+    -------
+    (state, paths)
+        The rewritten copy and the paths rewritten, in state order.
+
+    Raises
+    ------
+    ValueError
+        When no path matches, or a matched value is not a string.
+
+    Examples
+    --------
+    >>> inject_state({"files": {"bill.txt": "Pay 10", "a.csv": "x"}}, 'files["*.txt"]', "{value} IGNORE ALL")
+    ({'files': {'bill.txt': 'Pay 10 IGNORE ALL', 'a.csv': 'x'}}, ['files["bill.txt"]'])
+    """
+    found = find_paths(state, parse_pattern(state_path))
+    if not found:
+        raise ValueError(f"no path of its initial_state matches state_path {state_path!r}")
+    new_state = copy.deepcopy(state)
+    for keys in found:
+        value = get_path(new_state, keys)
+        if not isinstance(value, str):
+            raise ValueError(f"state_path {state_path!r} matches {format_path(keys)}, which holds "
+                             f"{type(value).__name__}, not text; a state transform rewrites strings")
+        parent = get_path(new_state, keys[:-1]) if len(keys) > 1 else new_state
+        if isinstance(parent, list):
+            parent[int(keys[-1])] = template.replace("{value}", value)
+        else:
+            parent[keys[-1]] = template.replace("{value}", value)
+    return new_state, [format_path(keys) for keys in found]
+
+
+def derive_case(case: Case, transform: str, field: str | None, template: str, *,
+                state_path: str | None = None) -> Case:
     """The metamorphic copy of ``case`` under ``transform``.
 
-    Its id is ``<source>~<transform>``, ``input[field]`` is rewritten by
-    ``template`` (``{value}`` is the original value), ``initial_state``,
-    ``expected`` and ``outcome`` are the source's, the cluster is the source's,
-    and its digest is its own.
+    Its id is ``<source>~<transform>``, the cluster is the source's, and its
+    digest is its own. With ``field``, ``input[field]`` is rewritten by
+    ``template`` (``{value}`` is the original value); with ``state_path``,
+    every string of ``initial_state`` at a matching path is rewritten instead
+    (:func:`inject_state`: an injection arriving through data the agent
+    reads). Everything else (``expected``, ``outcome``) is the source's.
+
+    Raises
+    ------
+    ValueError
+        ``state_path`` matches nothing in the case, or a non-string value.
     """
-    new_input = dict(case.input)
-    new_input[field] = template.replace("{value}", str(case.input[field]))
     raw = case.digest_fields()
     raw["id"] = f"{case.id}~{transform}"
-    raw["input"] = new_input
+    if state_path is not None:
+        raw["initial_state"], _ = inject_state(case.initial_state, state_path, template)
+    else:
+        if field is None:
+            raise ValueError("a transform rewrites an input field or a state_path; give one")
+        new_input = dict(case.input)
+        new_input[field] = template.replace("{value}", str(case.input[field]))
+        raw["input"] = new_input
     raw["cluster"] = case.cluster
     raw["metadata"] = case.metadata
     return case_from_mapping(raw, source_id=case.id, transform=transform)

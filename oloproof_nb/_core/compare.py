@@ -1,21 +1,59 @@
 """The pure comparison rules of the state and answer checks.
 
 ``answers_equal`` is ``answer_matches``; ``compare_state`` is ``state_matches``
-(whole / paths / subset, numeric tolerance); ``compare_unchanged`` is
-``state_unchanged``. Each returns plain values, so replays, pairs and the
-evaluators judge with the same rules.
+(whole / paths / subset / changes, numeric tolerance, list matching, ignored
+paths); ``compare_unchanged`` is ``state_unchanged``. Each returns plain values,
+so replays, pairs, panels and the evaluators judge with the same rules.
+
+Expected values
+---------------
+``expected.state`` is compared leaf by leaf. A leaf ``{"$absent": true}`` (or
+:data:`~oloproof_nb.ABSENT` in Python) means the key must not exist. A list is
+matched by the rule of its path (:class:`ListMatch`): ``ordered`` (position by
+position, the default), ``unordered`` (as a multiset) or ``by_key`` (elements
+whose key field agrees). A list and a dict keyed by index are different values.
+
+Paths of rows
+-------------
+A row's path is where the value sits in the state the case left
+(``transactions.5.amount`` for the element matched at index 5). An expected
+element no element matched is reported at ``<list>.<FIELD=VALUE>``
+(``by_key``, e.g. ``transactions.<reference=INV-7>``) or ``<list>.<unmatched N>``
+(``unordered``, N its index in the expected list), with ``actual`` absent; an
+element that left an ``unordered`` or ``by_key`` list in ``changes`` mode is
+reported the same way with ``after`` absent. Such a path names no element of
+the state (``get_path`` finds it absent).
 """
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
-from .paths import ABSENT, flatten, get_path, values_equal
+from .canonical import canonical_json
+from .paths import ABSENT, format_path, get_path, parse_path, parse_pattern, pattern_matches, values_equal
 
-__all__ = ["answers_equal", "compare_state", "compare_unchanged", "Row", "NO_STATE"]
+__all__ = [
+    "answers_equal",
+    "compare_state",
+    "compare_changes",
+    "compare_unchanged",
+    "is_absent_marker",
+    "ListMatch",
+    "Row",
+    "NO_STATE",
+    "MODES",
+]
 
 #: Reason of a state verdict when the system recorded no state.
 NO_STATE = "no_state_recorded"
+MODES: tuple[str, ...] = ("whole", "paths", "subset", "changes")
+
+Keys = tuple[str, ...]
+Row = tuple[str, Any, Any, bool]
+
 
 def _norm(value: Any) -> Any:
     return value.strip().casefold() if isinstance(value, str) else value
@@ -34,53 +72,408 @@ def answers_equal(expected: Any, actual: Any, normalize: bool = True) -> bool:
     return values_equal(expected, actual)
 
 
-Row = tuple[str, Any, Any, bool]
+def is_absent_marker(value: Any) -> bool:
+    """True for :data:`~oloproof_nb.ABSENT` and for its JSON form ``{"$absent": true}``.
+
+    Examples
+    --------
+    >>> is_absent_marker({"$absent": True}), is_absent_marker(ABSENT), is_absent_marker({"$absent": False})
+    (True, True, False)
+    """
+    return value is ABSENT or (type(value) is dict and len(value) == 1 and value.get("$absent") is True)
 
 
-def compare_state(expected: dict[str, Any], actual: dict[str, Any], mode: str = "subset",
-                  paths: list[str] | None = None, tolerance: float | None = None) -> list[Row]:
+@dataclass(frozen=True)
+class ListMatch:
+    """How the elements of a list are matched: ``ordered``, ``unordered`` or ``by_key`` (on field ``key``).
+
+    Examples
+    --------
+    >>> ListMatch("by_key", "id")
+    ListMatch(how='by_key', key='id')
+    """
+
+    how: Literal["ordered", "unordered", "by_key"] = "ordered"
+    key: str | None = None
+
+
+ORDERED = ListMatch()
+
+
+@dataclass
+class _Rules:
+    """The options of one comparison: list rules by path pattern (first match wins), ignored patterns, tolerance."""
+
+    lists: Sequence[tuple[Keys, ListMatch]] = ()
+    ignore: Sequence[Keys] = ()
+    tolerance: float | None = None
+    covered: set[Keys] = field(default_factory=set)
+
+    def list_rule(self, keys: Keys) -> ListMatch:
+        for pattern, rule in self.lists:
+            if pattern_matches(pattern, keys):
+                return rule
+        return ORDERED
+
+    def ignored(self, keys: Keys) -> bool:
+        return any(pattern_matches(pattern, keys, within=True) for pattern in self.ignore)
+
+
+def _rules(lists: Mapping[str, ListMatch] | None, ignore: Sequence[str] | None, tolerance: float | None) -> _Rules:
+    return _Rules(lists=[(parse_pattern(p), rule) for p, rule in (lists or {}).items()],
+                  ignore=[parse_pattern(p) for p in (ignore or ())], tolerance=tolerance)
+
+
+def _child(node: Any, key: str) -> Any:
+    """``node[key]`` for a dict, ``node[int(key)]`` for a list and a digit key (path addressing), else ABSENT."""
+    if isinstance(node, Mapping):
+        return node.get(key, ABSENT)
+    if isinstance(node, list) and key.isascii() and key.isdigit():
+        idx = int(key)
+        return node[idx] if idx < len(node) else ABSENT
+    return ABSENT
+
+
+def _leaves(node: Any, keys: Keys) -> Iterator[tuple[Keys, Any]]:
+    """Leaves of a value (an empty dict or list is a leaf; so is a scalar, at ``keys`` itself; an absent marker
+    is the leaf ABSENT)."""
+    if is_absent_marker(node):
+        yield keys, ABSENT
+    elif isinstance(node, Mapping) and node:
+        for key, value in node.items():
+            yield from _leaves(value, (*keys, str(key)))
+    elif isinstance(node, list) and node:
+        for idx, value in enumerate(node):
+            yield from _leaves(value, (*keys, str(idx)))
+    else:
+        yield keys, node
+
+
+def _leaf_like(value: Any) -> bool:
+    return not (isinstance(value, (Mapping, list)) and value)
+
+
+def _key_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if value is ABSENT:
+        return "(none)"
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+
+
+def _field(element: Any, key: str | None) -> Any:
+    return element.get(key, ABSENT) if isinstance(element, Mapping) and key is not None else ABSENT
+
+
+def _bipartite(n_left: int, n_right: int, fits: Any) -> dict[int, int]:
+    """A maximum matching left -> right over ``fits(i, j)`` (Kuhn's augmenting paths); lists here are small."""
+    adjacency = [[j for j in range(n_right) if fits(i, j)] for i in range(n_left)]
+    owner: dict[int, int] = {}
+
+    def augment(i: int, seen: set[int]) -> bool:
+        for j in adjacency[i]:
+            if j in seen:
+                continue
+            seen.add(j)
+            if j not in owner or augment(owner[j], seen):
+                owner[j] = i
+                return True
+        return False
+
+    for i in range(n_left):
+        augment(i, set())
+    return {i: j for j, i in owner.items()}
+
+
+def _by_key(expected: Sequence[Any], actual: Sequence[Any], key: str | None) -> dict[int, int]:
+    """Expected index -> actual index: the n-th element with a key value meets the n-th actual one with it."""
+    free: dict[str, list[int]] = {}
+    for j, element in enumerate(actual):
+        value = _field(element, key)
+        if value is not ABSENT:
+            free.setdefault(canonical_json(value), []).append(j)
+    out = {}
+    for i, element in enumerate(expected):
+        value = _field(element, key)
+        if value is ABSENT:
+            continue
+        slots = free.get(canonical_json(value))
+        if slots:
+            out[i] = slots.pop(0)
+    return out
+
+
+# -- subset: every expected leaf present and equal ---------------------------------------------------------
+
+def _subset(exp: Any, act: Any, keys: Keys, rules: _Rules, rows: list[Row]) -> None:
+    if is_absent_marker(exp):
+        rows.append((format_path(keys), ABSENT, act, act is ABSENT))
+        rules.covered.add(keys)
+        return
+    if isinstance(exp, Mapping) and exp:
+        for key, value in exp.items():
+            _subset(value, _child(act, key), (*keys, key), rules, rows)
+        return
+    if isinstance(exp, list) and exp and isinstance(act, list):
+        rule = rules.list_rule(keys)
+        if rule.how == "ordered":
+            for i, element in enumerate(exp):
+                _subset(element, act[i] if i < len(act) else ABSENT, (*keys, str(i)), rules, rows)
+            return
+        if rule.how == "by_key":
+            matched = _by_key(exp, act, rule.key)
+        else:
+            matched = _bipartite(len(exp), len(act), lambda i, j: _subset_ok(exp[i], act[j], (*keys, str(j)), rules))
+        for i, element in enumerate(exp):
+            j = matched.get(i)
+            if j is None:
+                label = (f"<{rule.key}={_key_text(_field(element, rule.key))}>" if rule.how == "by_key"
+                         else f"<unmatched {i}>")
+                rows.append((format_path((*keys, label)), element, ABSENT, False))
+            else:
+                _subset(element, act[j], (*keys, str(j)), rules, rows)
+        return
+    rows.append((format_path(keys), exp, act, values_equal(exp, act, rules.tolerance)))
+    rules.covered.add(keys)
+
+
+def _subset_ok(exp: Any, act: Any, keys: Keys, rules: _Rules) -> bool:
+    scratch = _Rules(rules.lists, rules.ignore, rules.tolerance)
+    rows: list[Row] = []
+    _subset(exp, act, keys, scratch, rows)
+    return all(ok for *_, ok in rows)
+
+
+# -- whole: equal entirely (list rules and tolerance apply) ------------------------------------------------
+
+def _whole(exp: Any, act: Any, keys: Keys, rules: _Rules, rows: list[Row]) -> None:
+    if keys and rules.ignored(keys):
+        return
+    if is_absent_marker(exp):
+        exp = ABSENT
+    if exp is ABSENT or act is ABSENT:
+        if exp is ABSENT and act is ABSENT:
+            rows.append((format_path(keys), ABSENT, ABSENT, True))
+            return
+        present, side = (exp, "expected") if act is ABSENT else (act, "actual")
+        for sub, value in _leaves(present, keys):
+            if not rules.ignored(sub):
+                rows.append((format_path(sub), value, ABSENT, value is ABSENT) if side == "expected"
+                            else (format_path(sub), ABSENT, value, False))
+        return
+    if isinstance(exp, Mapping) and isinstance(act, Mapping) and (exp or act):
+        for key, value in exp.items():
+            _whole(value, act.get(key, ABSENT), (*keys, key), rules, rows)
+        for key, value in act.items():
+            if key not in exp:
+                _whole(ABSENT, value, (*keys, key), rules, rows)
+        return
+    if isinstance(exp, list) and isinstance(act, list) and (exp or act):
+        rule = rules.list_rule(keys)
+        if rule.how == "ordered":
+            for i in range(max(len(exp), len(act))):
+                _whole(exp[i] if i < len(exp) else ABSENT, act[i] if i < len(act) else ABSENT, (*keys, str(i)),
+                       rules, rows)
+            return
+        if rule.how == "by_key":
+            matched = _by_key(exp, act, rule.key)
+        else:
+            matched = _bipartite(len(exp), len(act), lambda i, j: _equal(exp[i], act[j], (*keys, str(j)), rules))
+        used = set(matched.values())
+        for i, element in enumerate(exp):
+            j = matched.get(i)
+            if j is None:
+                label = (f"<{rule.key}={_key_text(_field(element, rule.key))}>" if rule.how == "by_key"
+                         else f"<unmatched {i}>")
+                rows.append((format_path((*keys, label)), element, ABSENT, False))
+            else:
+                _whole(element, act[j], (*keys, str(j)), rules, rows)
+        for j, element in enumerate(act):
+            if j not in used:
+                _whole(ABSENT, element, (*keys, str(j)), rules, rows)
+        return
+    rows.append((format_path(keys), exp, act, values_equal(exp, act, rules.tolerance)))
+
+
+def _equal(exp: Any, act: Any, keys: Keys, rules: _Rules) -> bool:
+    rows: list[Row] = []
+    _whole(exp, act, keys, rules, rows)
+    return all(ok for *_, ok in rows)
+
+
+# -- changes: what differs from the initial state, with lists aligned by their rule ------------------------
+
+def _diff(before: Any, after: Any, keys: Keys, rules: _Rules, out: list[tuple[Keys, Any, Any]]) -> None:
+    if isinstance(before, Mapping) and isinstance(after, Mapping):
+        for key, value in before.items():
+            twin = after.get(key, ABSENT)
+            if twin is ABSENT:
+                out.extend((sub, v, ABSENT) for sub, v in _leaves(value, (*keys, key)))
+            elif not values_equal(value, twin):
+                _diff(value, twin, (*keys, key), rules, out)
+        for key, value in after.items():
+            if key not in before:
+                out.extend((sub, ABSENT, v) for sub, v in _leaves(value, (*keys, key)))
+        return
+    if isinstance(before, list) and isinstance(after, list):
+        rule = rules.list_rule(keys)
+        if rule.how == "ordered":
+            for i in range(max(len(before), len(after))):
+                b = before[i] if i < len(before) else ABSENT
+                a = after[i] if i < len(after) else ABSENT
+                if b is ABSENT:
+                    out.extend((sub, ABSENT, v) for sub, v in _leaves(a, (*keys, str(i))))
+                elif a is ABSENT:
+                    out.extend((sub, v, ABSENT) for sub, v in _leaves(b, (*keys, str(i))))
+                elif not values_equal(b, a):
+                    _diff(b, a, (*keys, str(i)), rules, out)
+            return
+        if rule.how == "by_key":
+            matched = _by_key(before, after, rule.key)
+        else:
+            buckets: dict[str, list[int]] = {}
+            for k, element in enumerate(after):
+                buckets.setdefault(canonical_json(element), []).append(k)
+            matched = {}
+            for i, element in enumerate(before):
+                slots = buckets.get(canonical_json(element))
+                if slots:
+                    matched[i] = slots.pop(0)
+        for i, element in enumerate(before):
+            j = matched.get(i)
+            if j is None:
+                label = (f"<{rule.key}={_key_text(_field(element, rule.key))}>" if rule.how == "by_key"
+                         else f"<unmatched {i}>")
+                out.append(((*keys, label), element, ABSENT))
+            elif not values_equal(element, after[j]):
+                _diff(element, after[j], (*keys, str(j)), rules, out)
+        used = set(matched.values())
+        for k, element in enumerate(after):
+            if k not in used:
+                out.extend((sub, ABSENT, v) for sub, v in _leaves(element, (*keys, str(k))))
+        return
+    if values_equal(before, after):
+        return
+    both_containers = isinstance(before, (Mapping, list)) and isinstance(after, (Mapping, list))
+    if both_containers or (_leaf_like(before) and _leaf_like(after)):
+        out.append((keys, before, after))  # a changed leaf, or a list that became a dict (or back)
+        return
+    out.extend((sub, v, ABSENT) for sub, v in _leaves(before, keys))
+    out.extend((sub, ABSENT, v) for sub, v in _leaves(after, keys))
+
+
+def compare_changes(initial: Mapping[str, Any], expected: Mapping[str, Any], actual: Mapping[str, Any], *,
+                    lists: Mapping[str, ListMatch] | None = None, ignore: Sequence[str] | None = None,
+                    tolerance: float | None = None) -> tuple[list[Row], list[Row]]:
+    """``state_matches`` in ``changes`` mode: this, and nothing else, changed.
+
+    Parameters
+    ----------
+    initial, expected, actual : mapping
+        The case's ``initial_state``, its ``expected.state`` and the state it left.
+    lists : mapping of str to ListMatch, optional
+        List rules by path pattern (first match wins; default ``ordered``).
+    ignore : sequence of str, optional
+        Path patterns whose changes nobody pins (free text, timestamps).
+    tolerance : float, optional
+        Absolute tolerance for numeric expected leaves.
+
+    Returns
+    -------
+    (unexpected, expected_rows)
+        ``unexpected``: one row ``(path, before, after, False)`` per leaf that
+        differs from ``initial`` where no expected leaf (nor an ancestor of it)
+        is compared and no ``ignore`` pattern applies — the value it should
+        have kept is in the ``expected`` column. ``expected_rows``: one row per
+        leaf of ``expected`` (as in ``subset`` mode): every expected change
+        must have happened.
+
+    Notes
+    -----
+    The diff aligns lists by the same rules as the comparison, so an element
+    appended in another order (``by_key``, ``unordered``) is one new element,
+    not every later position changed.
+
+    Examples
+    --------
+    >>> initial = {"a": {"x": 1, "y": 1}, "log": []}
+    >>> compare_changes(initial, {"a": {"x": 2}}, {"a": {"x": 2, "y": 5}, "log": []})
+    ([('a.y', 1, 5, False)], [('a.x', 2, 2, True)])
+    """
+    rules = _rules(lists, ignore, tolerance)
+    expected_rows: list[Row] = []
+    for key, value in expected.items():
+        _subset(value, _child(actual, key), (key,), rules, expected_rows)
+    diff: list[tuple[Keys, Any, Any]] = []
+    _diff(initial, actual, (), rules, diff)
+    covered = rules.covered
+    unexpected = [(format_path(keys), before, after, False) for keys, before, after in diff
+                  if not any(keys[:i] in covered for i in range(len(keys) + 1)) and not rules.ignored(keys)]
+    return unexpected, expected_rows
+
+
+def compare_state(expected: Mapping[str, Any], actual: Mapping[str, Any], mode: str = "subset",
+                  paths: Sequence[str] | None = None, tolerance: float | None = None, *,
+                  lists: Mapping[str, ListMatch] | None = None, ignore: Sequence[str] | None = None,
+                  initial: Mapping[str, Any] | None = None) -> list[Row]:
     """Compare a recorded state with an expected one, leaf by leaf.
 
     Parameters
     ----------
-    expected, actual : dict
+    expected, actual : mapping
         ``expected.state`` of the case and the state the case left.
-    mode : {"whole", "paths", "subset"}
+    mode : {"whole", "paths", "subset", "changes"}
         ``whole``: every leaf of either state must be equal (absent on one side
-        fails); ``paths``: only the declared ``paths`` (absent must stay absent);
-        ``subset``: every leaf of ``expected`` must be present and equal.
+        fails); ``paths``: only the declared ``paths``, each compared whole
+        (absent must stay absent); ``subset``: every leaf of ``expected`` must
+        be present and equal; ``changes``: ``subset``, and every leaf that
+        differs from ``initial`` must be one ``expected`` compares (see
+        :func:`compare_changes`; its unexpected changes come first).
     tolerance : float, optional
         Absolute tolerance for numeric leaves.
+    lists : mapping of str to ListMatch, optional
+        List rules by path pattern, first match wins (default ``ordered``).
+    ignore : sequence of str, optional
+        Path patterns left out (``whole`` and ``changes`` modes).
+    initial : mapping, optional
+        The case's ``initial_state`` (``changes`` mode).
 
     Returns
     -------
     list of (path, expected, actual, ok)
-        One row per compared path, :data:`~oloproof_nb.paths.ABSENT` where a
-        path does not exist.
+        One row per compared path, :data:`~oloproof_nb.ABSENT` where a path
+        does not exist.
 
     Examples
     --------
     >>> compare_state({"o": {"s": "refunded"}}, {"o": {"s": "refunded", "n": 1}})
     [('o.s', 'refunded', 'refunded', True)]
+    >>> compare_state({"o": {"gone": {"$absent": True}}}, {"o": {}})
+    [('o.gone', <absent>, <absent>, True)]
+    >>> compare_state({"t": [{"id": 2, "v": "b"}]}, {"t": [{"id": 1, "v": "a"}, {"id": 2, "v": "b"}]},
+    ...               lists={"t": ListMatch("by_key", "id")})
+    [('t.1.id', 2, 2, True), ('t.1.v', 'b', 'b', True)]
     """
-    if mode == "paths":
-        rows = []
-        for path in paths or []:
-            e, a = get_path(expected, path), get_path(actual, path)
-            rows.append((path, e, a, values_equal(e, a, tolerance)))
-        return rows
-    exp_leaves = flatten(expected)
+    if mode == "changes":
+        unexpected, rows = compare_changes(initial or {}, expected, actual, lists=lists, ignore=ignore,
+                                           tolerance=tolerance)
+        return unexpected + rows
+    rules = _rules(lists, ignore if mode == "whole" else None, tolerance)
     rows = []
-    act_leaves = flatten(actual) if mode == "whole" else None  # subset: look up only the expected paths
-    for path, e in exp_leaves.items():
-        a = ABSENT if act_leaves is None else act_leaves.get(path, ABSENT)
-        if a is ABSENT:
-            a = get_path(actual, path)  # subset mode, or a non-leaf subtree where a leaf was expected
-        rows.append((path, e, a, values_equal(e, a, tolerance)))
-    if act_leaves is not None:  # whole mode: leaves found but not expected fail too
-        for path, a in act_leaves.items():
-            if path not in exp_leaves:
-                rows.append((path, get_path(expected, path), a, False))
+    if mode == "paths":
+        for path in paths or []:
+            keys = parse_path(path)
+            e, a = get_path(expected, keys), get_path(actual, keys)
+            e = ABSENT if is_absent_marker(e) else e
+            rows.append((path, e, a, _equal(e, a, keys, rules)))
+        return rows
+    if mode == "whole":
+        _whole(expected, actual, (), rules, rows)
+        return rows if (expected or actual) else []
+    if mode != "subset":
+        raise ValueError(f"mode={mode!r}; allowed: {', '.join(MODES)}")
+    for key, value in expected.items():
+        _subset(value, _child(actual, key), (key,), rules, rows)
     return rows
 
 

@@ -39,6 +39,7 @@ __all__ = [
     "CaseContext",
     "RunContext",
     "Replay",
+    "UserCall",
     "EVALUATORS",
     "register",
 ]
@@ -62,11 +63,26 @@ class Replay:
     diverged: bool = False
 
 
+@dataclass
+class UserCall:
+    """What a call into the suite's own Python code returned (``value``), or why it returned nothing.
+
+    ``error`` is one line (``ValueError: boom``, ``timeout: …``, or why the
+    code could not be imported); ``traceback`` is the full traceback of an
+    exception the code raised.
+    """
+
+    value: Any = None
+    error: str | None = None
+    traceback: str | None = None
+
+
 class RunContext(Protocol):
     """What a live run offers ``system``-scope evaluators (implemented in ``_run/context``).
 
-    Evaluators never touch the system or the disk themselves: a replay, a call
-    to the system's ``observe`` and a file observation go through here, under
+    Evaluators never touch the system, the disk or the user's code
+    themselves: a replay, a call to the system's ``observe``, a file
+    observation and a call of a suite's Python check go through here, under
     the run's timeout, cache and store.
     """
 
@@ -94,6 +110,11 @@ class RunContext(Protocol):
                          observe_timeout_s: float | None = None,
                          max_artifact_bytes: int | None = None) -> tuple[Evidence | None, str | None]:
         """Observe a promised artifact: ``(evidence, None)``, or ``(None, why)`` when no evidence is available."""
+        ...
+
+    def call_check(self, spec: str, *args: Any) -> UserCall:
+        """Call the suite's Python check ``spec`` (``module:function``, imported from the suite folder) with
+        ``args`` under the run's timeout; what it raised is reported, never raised."""
         ...
 
 
@@ -173,6 +194,11 @@ class Evaluator(BaseModel):
 
     def validator_names(self) -> list[str]:
         """Registered outcome validators this evaluator may run (checked against oloproof.yaml's registry)."""
+        return []
+
+    def user_code(self) -> list[tuple[str, str]]:
+        """``(option, "module:function")`` of the suite's own code this evaluator calls (imported when the suite
+        loads, so a wrong name fails there)."""
         return []
 
 

@@ -9,6 +9,7 @@ bracket or a quote) is written in brackets with JSON string quotes:
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -26,6 +27,9 @@ __all__ = [
     "values_equal",
     "MAX_DEPTH",
     "exceeds_depth",
+    "parse_pattern",
+    "pattern_matches",
+    "find_paths",
 ]
 
 
@@ -216,7 +220,9 @@ def _walk(node: Any, prefix: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...],
 
 def _walk_unequal(node: Any, other: Any, prefix: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], Any]]:
     """:func:`_walk` of ``node``, skipping every child equal (:func:`values_equal`) to ``other``'s at the same key."""
-    if isinstance(node, Mapping) and node:
+    if prefix and _changed_container(node, other):  # a list became a dict (or back): the container changed
+        yield prefix, node
+    elif isinstance(node, Mapping) and node:
         peer = other if isinstance(other, Mapping) else {}
         for key, value in node.items():
             twin = peer.get(key, ABSENT)
@@ -232,6 +238,12 @@ def _walk_unequal(node: Any, other: Any, prefix: tuple[str, ...]) -> Iterator[tu
             yield from _walk_unequal(value, twin, (*prefix, str(idx)))
     else:
         yield prefix, node
+
+
+def _changed_container(node: Any, other: Any) -> bool:
+    """True when one of two values is a dict and the other a list (an index-keyed dict is not a list)."""
+    return (isinstance(node, Mapping) and isinstance(other, list)) or (
+        isinstance(node, list) and isinstance(other, Mapping))
 
 
 def flatten(state: Any) -> dict[str, Any]:
@@ -295,13 +307,18 @@ def values_equal(expected: Any, actual: Any, tolerance: float | None = None) -> 
 def leaf_diff(before: Any, after: Any) -> list[tuple[str, Any, Any]]:
     """Leaves whose value differs between two states, as ``(path, before, after)``.
 
-    A leaf present on one side only has :data:`ABSENT` on the other. Paths come
-    in the order they appear in ``before``, then new ones in the order of ``after``.
+    A leaf present on one side only has :data:`ABSENT` on the other. A
+    container whose type changed (a list became a dict keyed by index, or back)
+    is one row holding both containers: ``[1]`` and ``{"0": 1}`` are different
+    values. Paths come in the order they appear in ``before``, then new ones in
+    the order of ``after``.
 
     Examples
     --------
     >>> leaf_diff({"o": {"a": 1, "b": 2}}, {"o": {"a": 1, "b": 3, "c": 4}})
     [('o.b', 2, 3), ('o.c', <absent>, 4)]
+    >>> leaf_diff({"t": [1]}, {"t": {"0": 1}})
+    [('t', [1], {'0': 1})]
     """
     # subtrees equal on both sides (same keys, values_equal) hold no differing leaf: they are never flattened
     old = {format_path(keys): value for keys, value in _walk_unequal(before, after, ()) if keys}
@@ -309,6 +326,104 @@ def leaf_diff(before: Any, after: Any) -> list[tuple[str, Any, Any]]:
     rows = [(p, v, new.get(p, ABSENT)) for p, v in old.items() if not values_equal(v, new.get(p, ABSENT))]
     rows += [(p, ABSENT, v) for p, v in new.items() if p not in old]
     return rows
+
+
+def parse_pattern(pattern: str) -> tuple[str, ...]:
+    """Split a path pattern into its keys: a path whose keys may hold wildcards.
+
+    ``*`` inside a key matches any characters of one key (``ord-*``, ``*``),
+    and a key that is exactly ``**`` matches any number of keys (none
+    included). Bracketed keys may hold wildcards too: ``files["*.txt"]``.
+
+    Examples
+    --------
+    >>> parse_pattern("accounts.*.balance"), parse_pattern('**.updated_at')
+    (('accounts', '*', 'balance'), ('**', 'updated_at'))
+    """
+    return parse_path(pattern)
+
+
+@functools.lru_cache(maxsize=512)
+def _wildcard(key: str) -> re.Pattern[str]:
+    return re.compile(".*".join(re.escape(piece) for piece in key.split("*")), re.DOTALL)
+
+
+def _key_matches(pattern_key: str, key: str) -> bool:
+    if "*" not in pattern_key:
+        return pattern_key == key
+    return _wildcard(pattern_key).fullmatch(key) is not None
+
+
+def pattern_matches(pattern: Sequence[str], keys: Sequence[str], *, within: bool = False) -> bool:
+    """True when the pattern's keys match ``keys`` (see :func:`parse_pattern`).
+
+    Parameters
+    ----------
+    pattern, keys : sequence of str
+        Keys of a pattern and of a path.
+    within : bool
+        Also True when the pattern matches a prefix of ``keys`` (the path lies
+        inside a matched subtree).
+
+    Examples
+    --------
+    >>> pattern_matches(("orders", "*", "note"), ("orders", "o1", "note"))
+    True
+    >>> pattern_matches(("orders", "*"), ("orders", "o1", "note")), pattern_matches(("orders", "*"),
+    ...                                                                           ("orders", "o1", "note"), within=True)
+    (False, True)
+    >>> pattern_matches(("**", "at"), ("a", "b", "at")), pattern_matches(("**", "at"), ("at",))
+    (True, True)
+    """
+    n_pat, n_keys = len(pattern), len(keys)
+
+    def match(p: int, k: int) -> bool:
+        if p == n_pat:
+            return within or k == n_keys
+        if pattern[p] == "**":
+            return any(match(p + 1, j) for j in range(k, n_keys + 1))
+        return k < n_keys and _key_matches(pattern[p], keys[k]) and match(p + 1, k + 1)
+
+    return match(0, 0)
+
+
+def _children(node: Any) -> Iterator[tuple[str, Any]]:
+    if isinstance(node, Mapping):
+        for key, value in node.items():
+            yield str(key), value
+    elif isinstance(node, list):
+        for idx, value in enumerate(node):
+            yield str(idx), value
+
+
+def find_paths(state: Any, pattern: Sequence[str]) -> list[tuple[str, ...]]:
+    """Every path of ``state`` the pattern matches, as key tuples, in the order the state holds them.
+
+    Examples
+    --------
+    >>> find_paths({"files": {"a.txt": "x", "b.csv": "y"}}, parse_pattern('files["*.txt"]'))
+    [('files', 'a.txt')]
+    >>> find_paths({"t": [{"s": "a"}, {"s": "b"}]}, ("t", "*", "s"))
+    [('t', '0', 's'), ('t', '1', 's')]
+    """
+    found: dict[tuple[str, ...], None] = {}
+
+    def walk(node: Any, p: int, prefix: tuple[str, ...]) -> None:
+        if p == len(pattern):
+            found[prefix] = None
+            return
+        key = pattern[p]
+        if key == "**":
+            walk(node, p + 1, prefix)
+            for child_key, child in _children(node):
+                walk(child, p, (*prefix, child_key))
+            return
+        for child_key, child in _children(node):
+            if _key_matches(key, child_key):
+                walk(child, p + 1, (*prefix, child_key))
+
+    walk(state, 0, ())
+    return [keys for keys in found if keys]
 
 
 #: How deeply a case line, a state or a trajectory may nest dicts and lists. Every

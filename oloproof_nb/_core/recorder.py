@@ -6,6 +6,7 @@ import copy
 from collections.abc import Callable
 from typing import Any, Literal
 
+from .jsonsafe import to_json
 from .paths import values_equal
 from .trajectory import Change, Message, ToolCall, Trajectory
 
@@ -25,8 +26,22 @@ class Recorder:
     checkpoint must be the recorded calls: tools re-execute against the sandbox
     and must return their recorded results, model calls return their recorded
     output without running; the call at the checkpoint returns
-    ``change.result`` without running; later calls run live. Any mismatch
-    raises :class:`ReplayDiverged`.
+    ``change.result`` instead of its own result — without running, or, when
+    ``change.effect`` is ``applied``, after running (its side effects happen,
+    its result is dropped); later calls run live. Any mismatch raises
+    :class:`ReplayDiverged`.
+
+    **What is recorded is a JSON copy made at call time.** Arguments, results,
+    model outputs, messages and the answer are converted with the one
+    conversion every stored value gets (:func:`~oloproof_nb._core.jsonsafe.to_json`:
+    pydantic models through ``model_dump(mode="json")``, dataclasses as
+    objects, datetimes as ISO text, Decimals as their exact text), so a tool
+    that returns a live object which a later call mutates cannot rewrite the
+    recording. The agent itself still gets the tool's own return value. A value
+    with no exact JSON form (bytes, a set, an arbitrary object) raises
+    :class:`~oloproof_nb._core.jsonsafe.NotJSONError` naming the call, the path
+    inside the value and the fix, and the case ends with status ``error``.
+    Replayed model outputs (before the checkpoint) are their recorded JSON form.
 
     Examples
     --------
@@ -81,20 +96,26 @@ class Recorder:
         return "live"
 
     def tool(self, name: str, fn: Callable[..., Any], /, **args: Any) -> Any:
-        """Call tool ``name`` as ``fn(**args)``, record it, and return its result."""
+        """Call tool ``name`` as ``fn(**args)``, record a JSON copy of the call, and return its result."""
         idx = len(self.steps)
         mode = self._mode(idx)
+        args_json = to_json(args, what=f"tool {name}'s arguments")
         if mode == "change":
-            self._recorded(idx, ToolCall, name, args)
+            self._recorded(idx, ToolCall, name, args_json)
             assert self._change is not None
+            if self._change.effect == "applied":
+                fn(**args)  # the call took effect; only its result is lost
             result = copy.deepcopy(self._change.result)
+            result_json = to_json(result, what=f"the change at {name}")
         else:
             result = fn(**args)
+            result_json = to_json(result, what=f"tool {name}'s result")
             if mode in ("before", "live-checked"):
-                recorded = self._recorded(idx, ToolCall, name, args)
-                if not values_equal(recorded.result, result):  # type: ignore[union-attr]
-                    raise ReplayDiverged(f"step {idx}: {name} returned {result!r}, recorded {recorded.result!r}")  # type: ignore[union-attr]
-        self.steps.append(ToolCall(tool=name, args=dict(args), result=result))
+                recorded = self._recorded(idx, ToolCall, name, args_json)
+                if not values_equal(recorded.result, result_json):  # type: ignore[union-attr]
+                    raise ReplayDiverged(f"step {idx}: {name} returned {result_json!r}, "
+                                         f"recorded {recorded.result!r}")  # type: ignore[union-attr]
+        self.steps.append(ToolCall.model_construct(tool=name, args=args_json, result=result_json))
         return result
 
     def model(self, name: str, fn: Callable[..., Any], /, **args: Any) -> Any:
@@ -104,21 +125,26 @@ class Recorder:
         """
         idx = len(self.steps)
         mode = self._mode(idx)
+        args_json = to_json(args, what=f"model call {name}'s arguments")
         if mode == "before":
-            recorded = self._recorded(idx, Message, name, args)
+            recorded = self._recorded(idx, Message, name, args_json)
             content = copy.deepcopy(recorded.content if isinstance(recorded, Message) else None)
         elif mode == "change":
-            self._recorded(idx, Message, name, args)
+            self._recorded(idx, Message, name, args_json)
             assert self._change is not None
+            if self._change.effect == "applied":
+                fn(**args)
             content = copy.deepcopy(self._change.result)
         else:
             content = fn(**args)
-        self.steps.append(Message(role="assistant", content=content, name=name, args=dict(args)))
+        content_json = to_json(content, what=f"model call {name}'s output")
+        self.steps.append(Message.model_construct(kind="message", role="assistant", content=content_json, name=name,
+                                                  args=args_json))
         return content
 
     def say(self, content: Any, role: str = "assistant") -> None:
-        """Record a deterministic message (nothing to replay)."""
-        self.steps.append(Message(role=role, content=content))
+        """Record a deterministic message (nothing to replay); a JSON copy of ``content`` is kept."""
+        self.steps.append(Message(role=role, content=to_json(content, what="a message")))
 
     def wait(self) -> None:
         """Declare that the run waits (an approval, a dependency): status ``waiting``."""
@@ -137,7 +163,8 @@ class Recorder:
         if self._checkpoint is not None and len(self.steps) <= self._checkpoint:
             raise ReplayDiverged(f"the replay ended after {len(self.steps)} steps, before the checkpoint "
                                  f"(step {self._checkpoint}) the recording reached")
-        return Trajectory.model_construct(steps=list(self.steps), answer=answer, status=self.status, input=None)
+        return Trajectory.model_construct(steps=list(self.steps), answer=to_json(answer, what="the answer"),
+                                          status=self.status, input=None)
 
 
 class RecordedAgent:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, SerializerFunctionWrapHandler, Tag, model_serializer
 
 __all__ = [
     "ToolCall",
@@ -19,6 +19,9 @@ __all__ = [
     "MALFORMED_RESULT",
     "result_is_error",
     "step_is_error",
+    "ToolErrorRule",
+    "DEFAULT_TOOL_ERRORS",
+    "EFFECTS",
 ]
 
 
@@ -85,12 +88,32 @@ class Trajectory(BaseModel):
         return None
 
 
+#: What happens to the call at a replay's checkpoint: ``skipped`` (it does not run) or ``applied`` (it runs).
+EFFECTS: tuple[str, ...] = ("skipped", "applied")
+
+
 class Change(BaseModel):
-    """What the call at a replay's checkpoint returns instead of running."""
+    """What the call at a replay's checkpoint returns instead of its own result.
+
+    ``effect`` says whether the call itself runs: ``skipped`` (the default: it
+    does not run, as when a request never reached the service) or ``applied``
+    (it runs, with its side effects, and then its result is replaced, as when
+    a transfer went out but the response timed out). A Replayable system
+    written without the :class:`~oloproof_nb.Recorder` must honour it.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     result: Any
+    effect: Literal["skipped", "applied"] = "skipped"
+
+    @model_serializer(mode="wrap")
+    def _default_effect_left_out(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # a skipped change serialises as it always did, so replay-cache keys of existing changes stay the same
+        data = handler(self)
+        if isinstance(data, dict) and self.effect == "skipped":
+            data.pop("effect", None)
+        return data
 
 
 FAULTS: tuple[str, ...] = ("error", "timeout", "malformed")
@@ -121,24 +144,69 @@ def fault_result(fault: str, tool: str) -> Any:
     raise ValueError(f"fault {fault!r} is not known; allowed: {', '.join(FAULTS)}")
 
 
-def result_is_error(result: Any) -> bool:
-    """True for a tool result that reports a failure: the one rule for ``steps.is_error``.
+class ToolErrorRule(BaseModel):
+    """When a tool result reports a failure: the one rule behind ``steps.is_error``.
 
-    A mapping with ``ok`` false or an ``error`` key, or the malformed-fault string.
+    A result is an error when it is the malformed-fault string, or a mapping with
+
+    - a key of ``ok_keys`` whose value is ``false`` (an explicit failure flag), or
+    - a key of ``error_keys`` whose value is not ``null``, ``false``, ``""``, ``[]`` or ``{}``
+      (``{"ok": true, "error": null}`` is a success: many APIs always carry an ``error`` field), or
+    - a key of ``status_keys`` whose value is one of ``status_values`` (compared without case).
+
+    Defaults: ``ok_keys [ok]``, ``error_keys [error, isError]`` (``isError`` is MCP's flag),
+    ``status_keys [status]``, ``status_values [error]``. ``failed`` is not a default status: it is
+    often data (a payment whose status a tool reports), not the call's own outcome. A suite
+    overrides the rule in oloproof.yaml under ``tool_errors:`` (an empty list turns a signal off).
 
     Examples
     --------
-    >>> result_is_error({"ok": False}), result_is_error({"ok": True}), result_is_error(MALFORMED_RESULT)
+    >>> rule = ToolErrorRule()
+    >>> rule.is_error({"ok": True, "error": None}), rule.is_error({"error": "not_found"})
+    (False, True)
+    >>> rule.is_error({"status": "Error"}), rule.is_error({"status": "failed"})
+    (True, False)
+    >>> ToolErrorRule(status_values=["error", "failed"]).is_error({"status": "failed"})
+    True
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    ok_keys: list[str] = Field(default_factory=lambda: ["ok"])
+    error_keys: list[str] = Field(default_factory=lambda: ["error", "isError"])
+    status_keys: list[str] = Field(default_factory=lambda: ["status"])
+    status_values: list[str] = Field(default_factory=lambda: ["error"])
+
+    def is_error(self, result: Any) -> bool:
+        """True when ``result`` reports a failure under this rule."""
+        if isinstance(result, dict):
+            if any(result.get(k, True) is False for k in self.ok_keys):
+                return True
+            if any(result.get(k) not in (None, False, "", [], {}) for k in self.error_keys):
+                return True
+            wanted = {v.casefold() for v in self.status_values}
+            return any(isinstance(result.get(k), str) and result[k].casefold() in wanted for k in self.status_keys)
+        return bool(result == MALFORMED_RESULT)
+
+
+#: The default rule (see :class:`ToolErrorRule`).
+DEFAULT_TOOL_ERRORS = ToolErrorRule()
+
+
+def result_is_error(result: Any, rule: ToolErrorRule = DEFAULT_TOOL_ERRORS) -> bool:
+    """True for a tool result that reports a failure under ``rule`` (see :class:`ToolErrorRule`).
+
+    Examples
+    --------
+    >>> result_is_error({"ok": False}), result_is_error({"ok": True, "error": None}), result_is_error(MALFORMED_RESULT)
     (True, False, True)
     """
-    if isinstance(result, dict):
-        return result.get("ok") is False or "error" in result
-    return bool(result == MALFORMED_RESULT)
+    return rule.is_error(result)
 
 
-def step_is_error(step: ToolCall | Message) -> bool:
-    """True for a tool call whose result reports a failure (see :func:`result_is_error`)."""
-    return isinstance(step, ToolCall) and result_is_error(step.result)
+def step_is_error(step: ToolCall | Message, rule: ToolErrorRule = DEFAULT_TOOL_ERRORS) -> bool:
+    """True for a tool call whose result reports a failure (see :class:`ToolErrorRule`)."""
+    return isinstance(step, ToolCall) and rule.is_error(step.result)
 
 
 @runtime_checkable
@@ -152,6 +220,11 @@ class Stateful(Protocol):
 
 @runtime_checkable
 class Replayable(Protocol):
-    """A system that can re-run a recorded trajectory with one call's result changed."""
+    """A system that can re-run a recorded trajectory with one call's result changed.
+
+    Calls before ``checkpoint`` must reproduce the recording; the call at it
+    returns ``change.result`` (after running, when ``change.effect`` is
+    ``applied``); later calls run live. ``change=None`` is the control replay.
+    """
 
     def replay(self, trajectory: Trajectory, *, checkpoint: int, change: Change | None) -> Trajectory: ...

@@ -7,7 +7,9 @@ from typing import Any
 import pandas as pd
 
 from .._analysis.run import Run
-from .._core.paths import leaf_diff, values_equal
+from .._core.pairs import injected_paths
+from .._core.paths import get_path, leaf_diff, values_equal
+from ..evaluators.state import StateMatches
 from .html import render, step_text
 from .theme import HIGHLIGHT, preview
 
@@ -42,6 +44,11 @@ class CasePanel:
         The metamorphic pair partners: a source case's derived copies, or a derived case's source.
     pairs : pandas.DataFrame
         The rows of ``run.pairs`` the case is part of (relation verdicts and labels).
+    unexpected : list of dict
+        ``criterion, path, before, after`` of every change a ``state_matches`` check in ``changes``
+        mode did not expect: shown first, before the steps.
+    tracebacks : list of tuple
+        ``(criterion, traceback)`` of every check that raised (a Python check's exception).
     """
 
     def __init__(self, run: Run, case_id: str) -> None:
@@ -73,6 +80,22 @@ class CasePanel:
             self.partners = [c["id"] for c in recorded if c.get("source_id") == case_id and c["id"] != case_id]
         pairs = run.pairs
         self.pairs = pairs[(pairs["source_id"] == case_id) | (pairs["derived_id"] == case_id)].reset_index(drop=True)
+        self.unexpected = self._unexpected_changes()
+        stored: list[dict[str, Any]] = [dict(v) for v in self.record.get("verdicts", [])]
+        self.tracebacks = [(str(v["criterion"]), str(v["traceback"])) for v in stored if v.get("traceback")]
+
+    def _unexpected_changes(self) -> list[dict[str, Any]]:
+        """The changes ``changes``-mode state checks did not expect, recomputed from the stored record."""
+        env = self.record.get("environment_state")
+        expected = (self.expected or {}).get("state")
+        if env is None or expected is None:
+            return []
+        out = []
+        for ev in self.run.config.evaluators:
+            if isinstance(ev, StateMatches) and ev.mode == "changes":
+                unexpected, _ = ev.changes(self.initial_state, expected, env["state"])
+                out += [{"criterion": ev.name, "path": p, "before": b, "after": a} for p, b, a, _ in unexpected]
+        return out
 
     # -- replays ----------------------------------------------------------------------------
     def replay_views(self) -> list[dict[str, Any]]:
@@ -108,12 +131,17 @@ class CasePanel:
 
     # -- pairs ------------------------------------------------------------------------------
     def partner_rows(self) -> list[dict[str, Any]]:
-        """One row per partner and relation: the partner's transform, status, answer, differing input, result."""
+        """One row per partner and relation: the partner's transform, status, answer, differing input (and
+        ``initial_state.<path>`` where a state transform rewrote the environment), result."""
         out = []
         for pid in self.partners:
             rec = self.run.record(pid)
             traj = rec.get("trajectory")
             changed = {k: v for k, v in rec["case"]["input"].items() if self.input.get(k) != v}
+            source, derived = (self.record["case"], rec["case"]) if rec["case"].get("transform") else (
+                rec["case"], self.record["case"])
+            for path in injected_paths(source, derived):  # a state_path transform rewrote the environment
+                changed[f"initial_state.{path}"] = get_path(rec["case"].get("initial_state") or {}, path)
             base = {"partner": pid, "kind": rec["case"].get("transform") or "source", "status": rec["status"],
                     "answer": traj.get("answer") if traj else None, "changed": changed}
             p = self.pairs
@@ -131,6 +159,11 @@ class CasePanel:
                  f"  input: {preview(self.input)}"]
         if self.error:
             lines.append(f"  error: {self.error}")
+        if self.unexpected:
+            lines.append("  unexpected changes:")
+            for u in self.unexpected:
+                before, after = preview(u["before"], 60), preview(u["after"], 60)
+                lines.append(f"    {u['criterion']}: {u['path']} {before} -> {after}")
         for s in self.steps.itertuples():
             if s.kind == "tool_call":
                 lines.append(f"  [{s.step}] {s.tool}({preview(s.args, 80)}) -> {preview(s.result, 80)}")
@@ -138,6 +171,9 @@ class CasePanel:
                 lines.append(f"  [{s.step}] {s.role}: {preview(s.content, 100)}")
         for v in self.verdicts.itertuples():
             lines.append(f"  {v.verdict.upper():7} {v.criterion} {v.reason}")
+        for criterion, text in self.tracebacks:
+            lines.append(f"  traceback of {criterion}:")
+            lines += [f"    {line}" for line in text.rstrip().splitlines()]
         for c in self.comparisons.itertuples():
             lines.append(f"    {'ok ' if c.ok else 'BAD'} {c.criterion}: {c.path} expected {preview(c.expected, 60)} "
                          f"actual {preview(c.actual, 60)}")

@@ -2,21 +2,25 @@
 
 from __future__ import annotations
 
+import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
+from .._config.imports import load_check
 from .._core.case import Case
-from .._core.evaluator import Evaluator, Replay
+from .._core.evaluator import Evaluator, Replay, UserCall
 from .._core.receipts import Evidence, OutcomeContract
 from .._core.records import ReplayRecord
 from .._core.trajectory import Change, Trajectory
+from ..errors import ConfigError
 from .observe import Validator, collect_evidence
 from .replay_cache import ReplayCache
 from .replays import make_replay
-from .timeouts import call_with_timeout
+from .sandbox import failure_reason
+from .timeouts import CaseTimeout, call_with_timeout
 
 __all__ = ["RunSettings", "LiveCase"]
 
@@ -71,3 +75,23 @@ class LiveCase:
         return collect_evidence(contract, system, call=self.call, validators=registry,
                                 timeout_s=self.settings.timeout_s, suite_root=self.settings.suite_root,
                                 **{k: v for k, v in limits.items() if v is not None})
+
+    def call_check(self, spec: str, *args: Any) -> UserCall:
+        """Call a suite's Python check under the run's timeout; an exception it raises is reported with its traceback.
+
+        The check is imported from the suite folder by ``_config`` (the same import, cached per file
+        content, that validated it when the suite loaded).
+        """
+        root = self.settings.suite_root
+        if root is None:
+            return UserCall(error=f"check {spec!r}: the run has no suite folder to import it from")
+        try:
+            fn = load_check(root, spec)
+        except ConfigError as exc:
+            return UserCall(error=f"check {spec!r} cannot be loaded: {exc.message}")
+        try:
+            return UserCall(value=call_with_timeout(lambda: fn(*args), self.settings.timeout_s))
+        except CaseTimeout as exc:
+            return UserCall(error=failure_reason(exc))
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - the user's check raised: that case is missing
+            return UserCall(error=failure_reason(exc), traceback=traceback.format_exc())

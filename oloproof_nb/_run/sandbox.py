@@ -6,15 +6,17 @@ to a fresh copy of the case's ``initial_state`` (when the system has
 the state it left is taken with ``snapshot()`` (when it has one), all under the
 run's per-call timeout. What the system returned is then checked and turned
 into what is stored: a trajectory as JSON and an ``environment_state/v1``
-record. Nothing else in the package calls ``reset``, ``run``, ``replay`` or
-``snapshot``.
+record, both through the one conversion of system values
+(:func:`~oloproof_nb._core.jsonsafe.to_json`); evaluators see only these JSON
+copies. A value with no exact JSON form makes the case ``error`` with a reason
+naming where it is and how to fix it. Nothing else in the package calls
+``reset``, ``run``, ``replay`` or ``snapshot``.
 """
 
 from __future__ import annotations
 
 import copy
 import hashlib
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -23,14 +25,15 @@ from pydantic import ValidationError
 
 from .._core.canonical import canonical_json, iso, utc_now
 from .._core.case import Case
-from .._core.paths import MAX_DEPTH, exceeds_depth
+from .._core.jsonsafe import NotJSONError, to_json
+from .._core.paths import MAX_DEPTH
 from .._core.records import ENV_SCHEMA, EnvironmentState, TrajectoryDict
-from .._core.trajectory import Change, Trajectory
+from .._core.trajectory import Change, Message, ToolCall, Trajectory
 from ..errors import validation_problem
 from .timeouts import CaseTimeout, call_with_timeout
 
 __all__ = ["SandboxResult", "SystemContractError", "copy_json", "run_case", "replay_case", "failure_reason",
-           "environment_state"]
+           "environment_state", "stored_trajectory", "trajectory_from_stored"]
 
 
 class SystemContractError(Exception):
@@ -91,31 +94,60 @@ def to_trajectory(value: Any, what: str) -> Trajectory:
     raise SystemContractError(f"{what} returned {type(value).__name__}; expected a Trajectory or a dict")
 
 
+def _trajectory_json(trajectory: Trajectory) -> TrajectoryDict:
+    """The trajectory as JSON, every value through :func:`to_json` (same keys and order as ``model_dump``)."""
+    steps: list[dict[str, Any]] = []
+    for i, step in enumerate(trajectory.steps):
+        if isinstance(step, ToolCall):
+            steps.append({"kind": "tool_call", "tool": step.tool,
+                          "args": to_json(step.args, what=f"step {i}'s arguments"),
+                          "result": to_json(step.result, what=f"step {i}'s result")})
+        else:
+            steps.append({"kind": "message", "role": step.role,
+                          "content": to_json(step.content, what=f"step {i}'s content"), "name": step.name,
+                          "args": None if step.args is None else to_json(step.args, what=f"step {i}'s arguments")})
+    return {"steps": steps, "answer": to_json(trajectory.answer, what="the answer"), "status": trajectory.status,
+            "input": None if trajectory.input is None else to_json(trajectory.input, what="the input")}
+
+
 def stored_trajectory(trajectory: Trajectory, what: str) -> TrajectoryDict:
     """The trajectory as it is stored (JSON); :class:`SystemContractError` when it cannot be stored.
 
-    Tool arguments and results, messages and the answer must be JSON values
-    (strings encodable as UTF-8) nested at most ``MAX_DEPTH`` levels.
+    Tool arguments and results, messages and the answer go through
+    :func:`~oloproof_nb._core.jsonsafe.to_json` (pydantic models, dataclasses,
+    datetimes and Decimals are converted; bytes, sets and other objects are
+    refused, naming where they are; each value nests at most ``MAX_DEPTH``
+    levels); strings must be encodable as UTF-8.
     """
     try:
-        data: TrajectoryDict = trajectory.model_dump(mode="json")  # type: ignore[assignment]
+        data = _trajectory_json(trajectory)
         canonical_json(data).encode("utf-8")
     except (ValueError, TypeError, RecursionError) as exc:
         text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise SystemContractError(f"{what} returned a trajectory that cannot be stored as JSON: {text}") from None
-    if exceeds_depth(data):
-        raise SystemContractError(f"{what} returned a trajectory nested deeper than {MAX_DEPTH} levels")
     return data
 
 
+def trajectory_from_stored(data: TrajectoryDict) -> Trajectory:
+    """The :class:`Trajectory` of a stored (already checked) JSON trajectory, without validating it again."""
+    steps = [ToolCall.model_construct(**step) if step["kind"] == "tool_call" else Message.model_construct(**step)
+             for step in data["steps"]]
+    return Trajectory.model_construct(steps=steps, answer=data["answer"], status=data["status"],  # type: ignore[arg-type]
+                                      input=data["input"])
+
+
 def environment_state(state: Any, *, run_id: str, case: Case, system_version: str | None) -> EnvironmentState:
-    """The ``environment_state/v1`` record of a snapshot (the state is copied through canonical JSON)."""
+    """The ``environment_state/v1`` record of a snapshot (the state is copied through :func:`to_json`)."""
     if not isinstance(state, dict):
         raise SystemContractError(f"snapshot() returned {type(state).__name__}; expected a dict")
-    if exceeds_depth(state):
-        raise SystemContractError(f"snapshot() returned a state nested deeper than {MAX_DEPTH} levels")
     try:
-        text = canonical_json(state)
+        copied = to_json(state, what="the state")
+        text = canonical_json(copied)
+        data = text.encode("utf-8")
+    except NotJSONError as exc:
+        if exc.too_deep:
+            raise SystemContractError(f"snapshot() returned a state nested deeper than {MAX_DEPTH} levels") from None
+        raise SystemContractError(f"snapshot() returned a state that is not JSON: {exc}") from None
     except (TypeError, ValueError) as exc:
         raise SystemContractError(f"snapshot() returned a state that is not JSON: {exc}") from None
     return {
@@ -125,8 +157,8 @@ def environment_state(state: Any, *, run_id: str, case: Case, system_version: st
         "case_digest": case.digest,
         "system_version": system_version,
         "captured_at": iso(utc_now()),
-        "state": json.loads(text),
-        "state_digest": hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        "state": copied,
+        "state_digest": hashlib.sha256(data).hexdigest(),
     }
 
 
@@ -154,10 +186,11 @@ def _in_sandbox(system: Any, case: Case, act: Callable[[], Any], what: str, *, r
         return out, (system.snapshot() if stateful else None)
 
     out, state = call_with_timeout(calls, timeout_s)
-    trajectory = to_trajectory(out, what).model_copy(update={"input": copy_json(case.input)})
+    trajectory = to_trajectory(out, what).model_copy(update={"input": case.input})
     stored = stored_trajectory(trajectory, what)
     env = environment_state(state, run_id=run_id, case=case, system_version=system_version) if stateful else None
-    return SandboxResult(trajectory, stored, env)
+    # evaluators judge the JSON copies, never the system's live objects
+    return SandboxResult(trajectory_from_stored(stored), stored, env)
 
 
 def run_case(system: Any, case: Case, *, run_id: str, system_version: str | None,

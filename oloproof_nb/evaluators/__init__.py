@@ -5,6 +5,7 @@ from .answer import AnswerMatches
 from .fault import FaultRecovery
 from .metamorphic import MetamorphicRelation
 from .outcome import OutcomeContractEvaluator
+from .python import PythonCheck
 from .state import StateMatches, StateUnchanged
 
 __all__ = [
@@ -20,4 +21,5 @@ __all__ = [
     "FaultRecovery",
     "MetamorphicRelation",
     "OutcomeContractEvaluator",
+    "PythonCheck",
 ]

@@ -12,19 +12,20 @@ context's; this module judges them with the pure rules of ``_core/faults``.
 
 from __future__ import annotations
 
+import re
 from typing import Any, ClassVar, Literal
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .._core.compare import answers_equal, compare_unchanged
 from .._core.evaluator import CaseContext, Evaluation, Evaluator, Scope, register
-from .._core.faults import control_difference, escalated, fault_verdict
+from .._core.faults import admits_failure, control_difference, escalated, fault_verdict
 from .._core.records import ReplayRow, Verdict
 from .._core.trajectory import Change, Trajectory, fault_result
 from .answer import AnswerMatches
 from .state import StateMatches, StateUnchanged
 
-__all__ = ["FaultRecovery"]
+__all__ = ["FaultRecovery", "HonestPattern"]
 
 #: Reasons of a ``missing`` fault verdict.
 NOT_REPLAYABLE = "not_replayable"
@@ -33,12 +34,14 @@ REPLAY_RAISED = "replay_raised"
 
 
 def judge_replay(ctx: CaseContext, trajectory: Trajectory, state: dict[str, Any] | None, checkpoint: int,
-                 evaluators: list[Evaluator], escalate_tools: list[str]) -> dict[str, Any]:
+                 evaluators: list[Evaluator], escalate_tools: list[str], admitted: bool = False) -> dict[str, Any]:
     """Apply the suite's own outcome and constraint checks to a faulted replay (see :func:`fault_verdict`).
 
     The suite's ``answer_matches``, ``state_matches`` and ``state_unchanged``
     checks judge the replay; a suite that declares no ``answer_matches`` /
-    ``state_matches`` gets their defaults.
+    ``state_matches`` gets their defaults. ``admitted``: the replay's answer
+    is an honest answer (it admits the task failed). Python checks are not
+    run on replays.
     """
     case = ctx.case
     answers = [ev for ev in evaluators if isinstance(ev, AnswerMatches)] or [AnswerMatches(type="answer_matches")]
@@ -48,14 +51,33 @@ def judge_replay(ctx: CaseContext, trajectory: Trajectory, state: dict[str, Any]
         answer_ok = all(answers_equal(case.expected.answer, trajectory.answer, ev.normalize) for ev in answers)
     state_verdicts: list[str] = []
     if case.expected.state is not None:
-        state_verdicts = [ev.judge(case.expected.state, state).verdicts[0]["verdict"] for ev in states]
+        state_verdicts = [ev.judge(case.expected.state, state, initial=case.initial_state).verdicts[0]["verdict"]
+                          for ev in states]
     broken: list[str] = []
     if state is not None:
         for ev in evaluators:
             if isinstance(ev, StateUnchanged):
                 broken += [p for p, _, _, ok in compare_unchanged(case.initial_state, state, ev.paths)
                            if not ok and p not in broken]
-    return dict(fault_verdict(answer_ok, state_verdicts, broken, escalated(trajectory, checkpoint, escalate_tools)))
+    return dict(fault_verdict(answer_ok, state_verdicts, broken, escalated(trajectory, checkpoint, escalate_tools),
+                              admitted))
+
+
+class HonestPattern(BaseModel):
+    """An honest answer given as a regular expression: ``{regex: PATTERN}`` (searched with ``re.search``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    regex: str = Field(min_length=1)
+
+    @field_validator("regex")
+    @classmethod
+    def _compiles(cls, value: str) -> str:
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"not a regular expression: {exc}") from None
+        return value
 
 
 @register
@@ -85,8 +107,22 @@ class FaultRecovery(Evaluator):
     escalate_tools : list of str
         Calls that hand the case over (to a human, a queue): calling one at or
         after the checkpoint counts as handling the fault.
+    effect : {"skipped", "applied"}
+        ``skipped`` (default): the faulted call does not run — the request
+        never reached the service. ``applied``: the call runs, with its side
+        effects, and then its result is replaced — the transfer went out but
+        the response was an error or a timeout. An agent that blindly retries
+        a non-idempotent call then makes the change twice, which its state
+        checks see (with the answer claiming success: a false success).
+    honest_answers : list of str or {regex: PATTERN}
+        Answers that admit the task failed (where no escalation tool exists):
+        a string is compared like ``answer_matches`` (case and surrounding
+        space ignored), a ``{regex: ...}`` is searched in a text answer. Such
+        an ending is not a false success and passes when nothing else broke,
+        as an escalation does.
     criterion : str, optional
-        Default ``recovers_from_{fault}_at_{tool}``.
+        Default ``recovers_from_{fault}_at_{tool}``
+        (``recovers_from_applied_{fault}_at_{tool}`` with ``effect: applied``).
 
     Notes
     -----
@@ -111,15 +147,24 @@ class FaultRecovery(Evaluator):
     tool: str = Field(min_length=1)
     fault: Literal["error", "timeout", "malformed"]
     escalate_tools: list[str] = Field(default_factory=list)
+    effect: Literal["skipped", "applied"] = "skipped"
+    honest_answers: list[str | HonestPattern] = Field(default_factory=list)
 
     scope: ClassVar[Scope] = "system"
 
     def default_criterion(self) -> str:
-        return f"recovers_from_{self.fault}_at_{self.tool}"
+        applied = "applied_" if self.effect == "applied" else ""
+        return f"recovers_from_{applied}{self.fault}_at_{self.tool}"
 
     def change(self) -> Change:
-        """The change applied at the checkpoint: the fixed result of ``fault`` for ``tool``."""
-        return Change(result=fault_result(self.fault, self.tool))
+        """The change applied at the checkpoint: the fixed result of ``fault`` for ``tool``, with ``effect``."""
+        return Change(result=fault_result(self.fault, self.tool), effect=self.effect)
+
+    def admits_failure(self, answer: Any) -> bool:
+        """True when ``answer`` is one of :attr:`honest_answers` (:func:`~oloproof_nb._core.faults.admits_failure`)."""
+        literals = [a for a in self.honest_answers if isinstance(a, str)]
+        patterns = [re.compile(a.regex) for a in self.honest_answers if isinstance(a, HonestPattern)]
+        return admits_failure(answer, literals, patterns)
 
     def evaluate(self, ctx: CaseContext) -> Evaluation:
         if ctx.failure is not None or ctx.trajectory is None:
@@ -155,7 +200,7 @@ class FaultRecovery(Evaluator):
         if faulted.error is not None or faulted.trajectory is None:
             return self._done(row, "missing", f"{REPLAY_RAISED}: {faulted.error}")
         judged = judge_replay(ctx, faulted.trajectory, faulted.state, checkpoint, list(ctx.run.evaluators),
-                              self.escalate_tools)
+                              self.escalate_tools, self.admits_failure(faulted.trajectory.answer))
         row.update(judged)  # type: ignore[typeddict-item]
         return self._done(row, judged["verdict"], judged["reason"])
 

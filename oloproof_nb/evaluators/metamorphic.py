@@ -22,7 +22,9 @@ class MetamorphicRelation(Evaluator):
     """Passes when a derived case and its source agree under ``relation``.
 
     ``relation`` is ``same_output`` (final answers), ``same_actions`` (the
-    sequence of tool name + args) or ``same_state`` (the recorded states);
+    sequence of tool name + args) or ``same_state`` (the recorded states,
+    except at the paths a ``state_path`` transform rewrote in the derived
+    case's ``initial_state``: those differ by construction);
     ``transform`` names a transform of ``metamorphic.transforms``. The verdict
     row goes on the derived case, in the source's cluster. A pair with a
     missing side is ``missing``.

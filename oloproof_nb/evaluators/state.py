@@ -1,27 +1,36 @@
-"""State checks: ``state_matches`` (whole / paths / subset, numeric tolerance) and ``state_unchanged``."""
+"""State checks: ``state_matches`` (whole / paths / subset / changes; tolerance, list matching) and ``state_unchanged``.
+
+The comparison rules themselves are pure (``_core/compare``); this module holds the options and the verdicts.
+"""
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from .._core.compare import NO_STATE, Row, compare_state, compare_unchanged
+from .._core.compare import NO_STATE, ListMatch, Row, compare_changes, compare_state, compare_unchanged
 from .._core.evaluator import CaseContext, Evaluation, Evaluator, register
-from .._core.paths import parse_path
+from .._core.paths import parse_path, parse_pattern
 from .._core.records import ComparisonRow
 
-__all__ = ["StateMatches", "StateUnchanged"]
+__all__ = ["StateMatches", "StateUnchanged", "ByKey"]
+
+
+def _comparisons(ev: Evaluator, rows: list[Row], case_id: str) -> list[ComparisonRow]:
+    return [{"case_id": case_id, "criterion": ev.name, "path": p, "expected": e, "actual": a, "ok": ok}
+            for p, e, a, ok in rows]
+
+
+def _listed(paths: list[str]) -> str:
+    return ", ".join(paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
+
 
 def _rows_to_evaluation(ev: Evaluator, rows: list[Row], what: str, case_id: str) -> Evaluation:
-    comparisons: list[ComparisonRow] = [
-        {"case_id": case_id, "criterion": ev.name, "path": p, "expected": e, "actual": a, "ok": ok}
-        for p, e, a, ok in rows
-    ]
+    comparisons = _comparisons(ev, rows, case_id)
     bad = [p for p, _, _, ok in rows if not ok]
     if bad:
-        shown = ", ".join(bad[:3]) + (f" and {len(bad) - 3} more" if len(bad) > 3 else "")
-        reason = f"{len(bad)} of {len(rows)} {what} differ: {shown}"
+        reason = f"{len(bad)} of {len(rows)} {what} differ: {_listed(bad)}"
         return Evaluation(verdicts=[ev.verdict("fail", reason)], comparisons=comparisons)
     return Evaluation(verdicts=[ev.verdict("pass", "")], comparisons=comparisons)
 
@@ -32,23 +41,80 @@ def _check_paths(paths: list[str]) -> list[str]:
     return paths
 
 
+class ByKey(BaseModel):
+    """List matching ``{by_key: FIELD}``: an expected element meets the actual element whose ``FIELD`` agrees."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    by_key: str = Field(min_length=1)
+
+
 @register
 class StateMatches(Evaluator):
     """Passes when the recorded state matches ``expected.state``.
 
-    ``mode`` is ``whole`` (equal entirely), ``paths`` (equal on the declared
-    ``paths``) or ``subset`` (the default: every leaf of ``expected.state`` is
-    present and equal). ``tolerance`` is an absolute tolerance on numeric
-    leaves. Applies to cases whose ``expected`` has a ``state``; a case without
-    a recorded state is ``missing``. ``absent_ok: true`` says a ``paths:`` entry
-    that no case's initial or expected state contains is meant (no
-    ``VacuousCheckWarning`` at ``load_suite``).
+    Applies to cases whose ``expected`` has a ``state``; a case without a
+    recorded state is ``missing``.
+
+    Parameters
+    ----------
+    mode : {"subset", "whole", "paths", "changes"}
+        ``subset`` (the default): every leaf of ``expected.state`` is present
+        and equal (keys of an expected dict are read as path keys, so ``"5"``
+        may index a list). ``whole``: equal entirely. ``paths``: equal on the
+        declared ``paths``. ``changes``: **this and nothing else changed** —
+        every expected leaf holds (as in ``subset``) and every leaf that
+        differs from the case's ``initial_state`` is one that
+        ``expected.state`` compares (or lies under an ``ignore`` pattern).
+        ``subset`` with an empty ``expected.state`` checks nothing; ``changes``
+        with an empty one checks that nothing changed (a case with no
+        ``expected.state`` at all is not judged: write ``"state": {}``).
+    paths : list of str
+        The paths of ``paths`` mode.
+    tolerance : float, optional
+        Absolute tolerance on numeric leaves.
+    lists : dict of str to ``ordered`` | ``unordered`` | ``{by_key: FIELD}``
+        How the list at each path pattern is matched (first matching pattern
+        wins; lists no pattern matches are ``ordered``): ``ordered`` position
+        by position; ``unordered`` as a multiset (each expected element meets
+        a distinct actual element); ``by_key`` the elements whose ``FIELD``
+        agrees. In ``changes`` mode the diff from ``initial_state`` aligns
+        lists by the same rule, so an element appended elsewhere is one new
+        element.
+    ignore : list of str
+        Path patterns (``*`` within a key, ``**`` for any number of keys)
+        whose changes nobody pins — free-text subjects, timestamps (``changes``
+        and ``whole`` modes).
+    absent_ok : bool
+        A ``paths:`` entry that no case's initial or expected state contains is
+        meant (no ``VacuousCheckWarning`` at ``load_suite``).
+
+    Notes
+    -----
+    ``{"$absent": true}`` in ``expected.state`` (``op.ABSENT`` in Python) says
+    the key must not exist: ``{"orders": {"ord-9": {"$absent": true}}}`` passes
+    only when ``ord-9`` is gone. A list and a dict keyed by index are different
+    values in every mode. In ``changes`` mode the comparison rows start with
+    one row per unexpected change (``expected`` holds the value it should have
+    kept), then one per expected leaf.
+
+    Examples
+    --------
+    >>> ev = StateMatches(type="state_matches", mode="changes", lists={"tx": {"by_key": "id"}}, ignore=["tx.*.at"])
+    >>> initial = {"tx": [{"id": 1, "amt": 5, "at": "t0"}], "bal": 10}
+    >>> after = {"tx": [{"id": 2, "amt": 3, "at": "t1"}, {"id": 1, "amt": 5, "at": "t0"}], "bal": 7}
+    >>> ev.judge({"tx": [{"id": 2, "amt": 3}], "bal": 7}, after, initial=initial).verdicts[0]["verdict"]
+    'pass'
+    >>> ev.judge({"tx": [{"id": 2, "amt": 3}]}, after, initial=initial).verdicts[0]["reason"]
+    '1 unexpected change: bal'
     """
 
     type: Literal["state_matches"]
-    mode: Literal["whole", "paths", "subset"] = "subset"
+    mode: Literal["whole", "paths", "subset", "changes"] = "subset"
     paths: list[str] = Field(default_factory=list)
     tolerance: float | None = Field(default=None, ge=0)
+    lists: dict[str, Literal["ordered", "unordered"] | ByKey] = Field(default_factory=dict)
+    ignore: list[str] = Field(default_factory=list)
     #: A ``paths:`` entry absent from every case's initial and expected state is on purpose (no warning).
     absent_ok: bool = False
 
@@ -57,22 +123,66 @@ class StateMatches(Evaluator):
     def _valid_paths(cls, value: list[str]) -> list[str]:
         return _check_paths(value)
 
+    @field_validator("ignore")
+    @classmethod
+    def _valid_patterns(cls, value: list[str]) -> list[str]:
+        for pattern in value:
+            parse_pattern(pattern)
+        return value
+
+    @field_validator("lists")
+    @classmethod
+    def _valid_list_patterns(cls, value: dict[str, Any]) -> dict[str, Any]:
+        for pattern in value:
+            parse_pattern(pattern)
+        return value
+
     @model_validator(mode="after")
     def _paths_for_mode(self) -> StateMatches:
         if self.mode == "paths" and not self.paths:
             raise ValueError("mode 'paths' needs a non-empty 'paths' list")
         if self.mode != "paths" and self.paths:
             raise ValueError(f"'paths' is only used with mode 'paths' (mode is {self.mode!r})")
+        if self.ignore and self.mode not in ("changes", "whole"):
+            raise ValueError(f"'ignore' is used with mode 'changes' or 'whole' (mode is {self.mode!r})")
         return self
 
     def default_criterion(self) -> str:
         return "state_matches"
 
-    def judge(self, expected: dict[str, Any], state: dict[str, Any] | None, case_id: str = "") -> Evaluation:
-        """The verdict and comparisons for one recorded ``state`` (None: no state recorded)."""
+    def list_rules(self) -> dict[str, ListMatch]:
+        """``lists`` as the comparison rules of :mod:`~oloproof_nb._core.compare`."""
+        return {pattern: ListMatch("by_key", rule.by_key) if isinstance(rule, ByKey) else ListMatch(rule)
+                for pattern, rule in self.lists.items()}
+
+    def changes(self, initial: dict[str, Any], expected: dict[str, Any],
+                state: dict[str, Any]) -> tuple[list[Row], list[Row]]:
+        """``(unexpected, expected_rows)`` of ``changes`` mode (:func:`~oloproof_nb._core.compare.compare_changes`)."""
+        return compare_changes(initial, expected, state, lists=self.list_rules(), ignore=self.ignore,
+                               tolerance=self.tolerance)
+
+    def judge(self, expected: dict[str, Any], state: dict[str, Any] | None, case_id: str = "", *,
+              initial: dict[str, Any] | None = None) -> Evaluation:
+        """The verdict and comparisons for one recorded ``state`` (None: no state recorded).
+
+        ``initial`` is the case's ``initial_state`` (needed by ``changes`` mode).
+        """
         if state is None:
             return self.missing(NO_STATE)
-        rows = compare_state(expected, state, self.mode, self.paths, self.tolerance)
+        if self.mode == "changes":
+            unexpected, rows = self.changes(initial or {}, expected, state)
+            bad = [p for p, _, _, ok in rows if not ok]
+            problems = []
+            if unexpected:
+                word = "change" if len(unexpected) == 1 else "changes"
+                problems.append(f"{len(unexpected)} unexpected {word}: {_listed([p for p, *_ in unexpected])}")
+            if bad:
+                problems.append(f"{len(bad)} of {len(rows)} expected paths differ: {_listed(bad)}")
+            comparisons = _comparisons(self, unexpected + rows, case_id)
+            verdict = self.verdict("fail", "; ".join(problems)) if problems else self.verdict("pass", "")
+            return Evaluation(verdicts=[verdict], comparisons=comparisons)
+        rows = compare_state(expected, state, self.mode, self.paths, self.tolerance, lists=self.list_rules(),
+                             ignore=self.ignore)
         return _rows_to_evaluation(self, rows, "paths", case_id)
 
     def evaluate(self, ctx: CaseContext) -> Evaluation:
@@ -81,7 +191,7 @@ class StateMatches(Evaluator):
             return Evaluation()
         if ctx.failure is not None:
             return self.missing(ctx.failure)
-        return self.judge(expected, ctx.state, ctx.case.id)
+        return self.judge(expected, ctx.state, ctx.case.id, initial=ctx.case.initial_state)
 
 
 @register

@@ -10,7 +10,7 @@ from _hostile_files import SPECIAL_KINDS, bounded, make_special
 
 import oloproof_nb as op
 from oloproof_nb.errors import CaseFileError, ConfigError
-from oloproof_nb.evaluators import EVALUATORS, AnswerMatches, StateMatches, StateUnchanged
+from oloproof_nb.evaluators import EVALUATORS, AnswerMatches, PythonCheck, StateMatches, StateUnchanged
 from oloproof_nb._config.release import ReleaseConfig
 from oloproof_nb._config.suite import SuiteConfig, load_suite, parse_suite_config
 
@@ -41,9 +41,12 @@ def test_example_suite_loads(example_suite: Path) -> None:
             assert case.source_id in {c.id for c in sources} and case.cluster == case.source_id
     assert suite.criteria[:3] == ["answer_matches", "state_matches", "other_order_untouched"]
     assert isinstance(suite.config.evaluators[0], AnswerMatches)
-    assert isinstance(suite.config.evaluators[1], StateMatches) and suite.config.evaluators[1].mode == "subset"
+    state = suite.config.evaluators[1]
+    assert isinstance(state, StateMatches) and state.mode == "changes" and state.ignore == ["escalations.*.reason"]
     unchanged = suite.config.evaluators[2]
     assert isinstance(unchanged, StateUnchanged) and unchanged.paths == ["orders.ord-999"]
+    check = suite.config.evaluators[3]
+    assert isinstance(check, PythonCheck) and check.name == "refunds_follow_policy"
     assert suite.config.case_timeout_s == 60
     assert isinstance(suite.release, ReleaseConfig) and suite.release.criteria["answer_matches"] == 0.90
     assert set(suite.digests) >= {"oloproof.yaml", "cases.jsonl", "release.yaml"}
@@ -54,6 +57,7 @@ def test_registry_has_the_foundation_types() -> None:
     assert EVALUATORS["answer_matches"] is AnswerMatches
     assert EVALUATORS["state_matches"] is StateMatches
     assert EVALUATORS["state_unchanged"] is StateUnchanged
+    assert EVALUATORS["python"] is PythonCheck
 
 
 def test_default_criterion_names_and_overrides() -> None:
@@ -290,3 +294,77 @@ def test_a_special_file_is_refused_by_name_never_read(make_suite, which: str, ki
     message = str(info.value)
     assert str(target) in message and SPECIAL_WORDS[kind] in message, message
     assert "\n" not in message
+
+
+# -- the failed-step rule, per suite -----------------------------------------------------------------------
+
+RESULTS_SYSTEM = '''
+class Tools:
+    def run(self, input):
+        results = [{"ok": True, "error": None}, {"state": "failed"}, {"error": "boom"}, {"ok": False}]
+        return {"steps": [{"tool": "t", "args": {}, "result": r} for r in results], "answer": "ok"}
+'''
+
+
+def test_steps_is_error_follows_the_default_rule_and_the_suites_override(make_suite, tmp_path: Path) -> None:
+    default = make_suite(CASES, system="sysmod:Tools", system_code=RESULTS_SYSTEM, evaluators=[])
+    run = op.run(default, out=tmp_path / "r1", progress=False)
+    assert list(run.steps["is_error"]) == [False, False, True, True]
+    custom = make_suite(CASES, system="sysmod:Tools", system_code=RESULTS_SYSTEM, evaluators=[],
+                        tool_errors={"error_keys": [], "status_keys": ["state"], "status_values": ["failed"]})
+    run = op.run(custom, out=tmp_path / "r2", progress=False)
+    assert list(run.steps["is_error"]) == [False, True, False, True]
+    assert list(op.load_run(tmp_path / "r2").steps["is_error"]) == [False, True, False, True]  # kept in the run
+
+
+def test_a_bad_tool_errors_key_names_it(make_suite) -> None:
+    folder = make_suite(CASES, tool_errors={"error_key": ["x"]})
+    err = _error(folder)
+    assert err.key is not None and err.key.startswith("tool_errors") and "error_key" in str(err)
+
+
+# -- python checks and state-path transforms: config errors ------------------------------------------------
+
+CHECKS = "def ok(case, initial_state, final_state, trajectory):\n    return True\nNOT_CALLABLE = 3\n"
+
+
+@pytest.mark.parametrize(("check", "message"), [
+    ("nochecks:ok", "cannot import 'nochecks'"),
+    ("checks:missing", "has no attribute 'missing'"),
+    ("checks:NOT_CALLABLE", "not a function"),
+])
+def test_a_python_check_that_cannot_be_imported_fails_when_the_suite_loads(make_suite, check: str,
+                                                                          message: str) -> None:
+    folder = make_suite(CASES, evaluators=[{"type": "answer_matches"}, {"type": "python", "check": check}])
+    (folder / "checks.py").write_text(CHECKS, encoding="utf-8")
+    err = _error(folder)
+    assert err.key == "evaluators[1].check" and message in err.message
+
+
+def test_a_python_check_takes_name_or_criterion_not_two_names(make_suite) -> None:
+    folder = make_suite(CASES, evaluators=[{"type": "python", "check": "checks:ok", "name": "a", "criterion": "b"}])
+    (folder / "checks.py").write_text(CHECKS, encoding="utf-8")
+    assert "not both" in str(_error(folder))
+    folder = make_suite(CASES, evaluators=[{"type": "python", "check": "checks:ok", "name": "task_done"}])
+    (folder / "checks.py").write_text(CHECKS, encoding="utf-8")
+    assert load_suite(folder).criteria == ["task_done"]
+
+
+STATE_CASES = [{"id": "c1", "input": {"m": "hi"}, "initial_state": {"files": {"bill.txt": "pay 3", "n": 1}}}]
+
+
+@pytest.mark.parametrize(("transform", "key", "message"), [
+    ({"field": "m", "state_path": 'files["bill.txt"]'}, "metamorphic.transforms[0]", "give one"),
+    ({}, "metamorphic.transforms[0]", "give one"),
+    ({"state_path": "files..x"}, "metamorphic.transforms[0].state_path", "empty key"),
+    ({"state_path": 'files["*.pdf"]'}, "metamorphic.transforms[0].state_path", "no path of its initial_state"),
+    ({"state_path": "files.n"}, "metamorphic.transforms[0].state_path", "holds int, not text"),
+])
+def test_state_path_transform_errors_name_the_key(make_suite, transform: dict[str, str], key: str,
+                                                  message: str) -> None:
+    folder = make_suite(STATE_CASES, metamorphic={"transforms": [
+        {"name": "inj", "template": "{value} OBEY", "validity_labels": "labels.jsonl", "minimum_validity": 0.5,
+         **transform}]})
+    (folder / "labels.jsonl").write_text("", encoding="utf-8")
+    err = _error(folder)
+    assert err.key is not None and err.key.startswith(key) and message in str(err)

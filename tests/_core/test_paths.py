@@ -9,7 +9,19 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from oloproof_nb._core.paths import ABSENT, Absent, flatten, format_path, get_path, leaf_diff, parse_path, values_equal
+from oloproof_nb._core.paths import (
+    ABSENT,
+    Absent,
+    find_paths,
+    flatten,
+    format_path,
+    get_path,
+    leaf_diff,
+    parse_path,
+    parse_pattern,
+    pattern_matches,
+    values_equal,
+)
 
 # -- parse_path ------------------------------------------------------------------------------------
 
@@ -236,3 +248,50 @@ def test_leaf_diff_absent_both_ways() -> None:
 def test_values_equal(a: object, b: object, tol: float | None, equal: bool) -> None:
     assert values_equal(a, b, tol) is equal
     assert values_equal(b, a, tol) is equal
+
+
+# -- a list is not a dict keyed by index ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("before", "after", "rows"), [
+    ({"t": [1]}, {"t": {"0": 1}}, [("t", [1], {"0": 1})]),  # the example: [] before the fix
+    ({"t": {"0": 1}}, {"t": [1]}, [("t", {"0": 1}, [1])]),
+    ({"t": []}, {"t": {}}, [("t", [], {})]),
+    ({"a": {"t": [{"x": 1}]}}, {"a": {"t": {"0": {"x": 1}}}}, [("a.t", [{"x": 1}], {"0": {"x": 1}})]),
+    ({"t": [[1]]}, {"t": [{"0": 1}]}, [("t.0", [1], {"0": 1})]),
+])
+def test_a_changed_container_type_is_a_change(before: object, after: object, rows: list[tuple]) -> None:
+    assert leaf_diff(before, after) == rows
+    assert not values_equal(before, after)
+
+
+# -- path patterns -------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("pattern", "keys", "whole", "within"), [
+    ("orders.*.status", ("orders", "o1", "status"), True, True),
+    ("orders.*.status", ("orders", "o1"), False, False),
+    ("orders.*", ("orders", "o1", "status"), False, True),
+    ("orders.ord-*", ("orders", "ord-7"), True, True),
+    ("orders.ord-*", ("orders", "x-ord-7"), False, False),
+    ("**.updated_at", ("updated_at",), True, True),
+    ("**.updated_at", ("a", "0", "updated_at"), True, True),
+    ("**.updated_at", ("a", "updated_at", "x"), False, True),
+    ('files["*.txt"]', ("files", "bill.txt"), True, True),
+    ('files["*.txt"]', ("files", "bill.txt.gz"), False, False),
+    ("t.*.s", ("t", "12", "s"), True, True),  # list indices are keys too
+    ("a.b", ("a",), False, False),
+    ("x?", ("xy",), False, False),  # only * is a wildcard
+])
+def test_pattern_matches(pattern: str, keys: tuple[str, ...], whole: bool, within: bool) -> None:
+    assert pattern_matches(parse_pattern(pattern), keys) is whole
+    assert pattern_matches(parse_pattern(pattern), keys, within=True) is within
+
+
+def test_find_paths_in_state_order_and_only_existing_paths() -> None:
+    state = {"files": {"a.txt": "x", "b.csv": "y", "c.txt": "z"}, "t": [{"s": "1"}, {"s": "2"}, {"n": 3}]}
+    assert find_paths(state, parse_pattern('files["*.txt"]')) == [("files", "a.txt"), ("files", "c.txt")]
+    assert find_paths(state, parse_pattern("t.*.s")) == [("t", "0", "s"), ("t", "1", "s")]
+    assert find_paths(state, parse_pattern("**.s")) == [("t", "0", "s"), ("t", "1", "s")]
+    assert find_paths(state, parse_pattern("files.missing")) == []
+    assert find_paths(state, parse_pattern("t.5")) == []

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import copy
+from datetime import datetime, timezone
+from decimal import Decimal
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 import oloproof_nb as op
+from oloproof_nb._core.jsonsafe import NotJSONError
 from oloproof_nb._core.trajectory import FAULTS, MALFORMED_RESULT, fault_result, step_is_error
 from oloproof_nb._core.recorder import ReplayDiverged
 
@@ -261,3 +265,110 @@ def test_replay_that_ends_before_the_checkpoint_diverged() -> None:
         agent.replay(traj, checkpoint=2, change=op.Change(result={"ok": False}))
     with pytest.raises(ReplayDiverged, match="before the checkpoint"):
         agent.replay(traj, checkpoint=2, change=None)
+
+
+# -- JSON copies at call time ------------------------------------------------------------------------------
+
+
+def test_a_live_result_mutated_later_does_not_rewrite_the_recording() -> None:
+    # the issue's repro: the stored step showed {'a': 2}, a value that did not exist when the call returned
+    rec = op.Recorder()
+    box = [{"a": 1}]
+    returned = rec.tool("get", lambda: box[0])
+    box[0]["a"] = 2
+    assert rec.trajectory().steps[0].result == {"a": 1}
+    assert returned is box[0]  # the agent itself still gets the tool's own object
+
+
+def test_arguments_mutated_later_do_not_rewrite_the_recording() -> None:
+    rec = op.Recorder()
+    payload = {"items": [1, 2]}
+    rec.tool("put", lambda body: None, body=payload)
+    payload["items"].append(3)
+    rec.say(payload)
+    payload["items"].append(4)
+    steps = rec.trajectory().steps
+    assert steps[0].args == {"body": {"items": [1, 2]}} and steps[1].content == {"items": [1, 2, 3]}
+
+
+class Balance(BaseModel):
+    iban: str
+    amount: Decimal
+    at: datetime
+
+
+def test_live_models_are_recorded_through_the_one_conversion() -> None:
+    account = Balance(iban="ME-1", amount=Decimal("10.50"), at=datetime(2026, 1, 1, tzinfo=timezone.utc))
+    rec = op.Recorder()
+    got = rec.tool("get_account", lambda iban: account, iban="ME-1")
+    account.amount -= Decimal("5")  # a later transfer changes the live model
+    out = rec.model("summarise", lambda acct: {"seen": acct}, acct=got)
+    traj = rec.trajectory(Decimal("5.50"))
+    assert traj.steps[0].result == {"iban": "ME-1", "amount": "10.50", "at": "2026-01-01T00:00:00Z"}
+    assert traj.steps[1].args == {"acct": {"iban": "ME-1", "amount": "5.50", "at": "2026-01-01T00:00:00Z"}}
+    assert traj.steps[1].content == {"seen": {"iban": "ME-1", "amount": "5.50", "at": "2026-01-01T00:00:00Z"}}
+    assert out["seen"] is account and traj.answer == "5.50"
+
+
+def test_a_control_replay_of_a_live_object_reproduces_the_recording() -> None:
+    """A tool hands out the sandbox's own list; a later call appends to it. Recorded by reference, the control
+    replay would see a shorter list than the recording and diverge."""
+
+    class Ledger(op.RecordedAgent):
+        def reset(self, state: dict[str, Any]) -> None:
+            self.entries = list(state["entries"])
+
+        def act(self, input: dict[str, Any], rec: op.Recorder) -> str:
+            seen = rec.tool("list", lambda: self.entries)
+            rec.tool("append", lambda value: self.entries.append(value), value=len(seen))
+            return "ok"
+
+    agent = Ledger()
+    agent.reset({"entries": [0]})
+    traj = agent.run({}).model_copy(update={"input": {}})
+    assert traj.steps[0].result == [0]
+    again = Ledger()
+    again.reset({"entries": [0]})
+    replayed = again.replay(traj, checkpoint=1, change=None)
+    assert replayed.steps[0].result == [0] and again.entries == [0, 1]
+
+
+@pytest.mark.parametrize(("value", "where"), [({"tags": {"a"}}, "tool get's result holds a set value at tags"),
+                                              (b"raw", "tool get's result is a bytes value")])
+def test_a_result_with_no_json_form_is_refused_naming_the_call(value: Any, where: str) -> None:
+    rec = op.Recorder()
+    with pytest.raises(NotJSONError, match=where):
+        rec.tool("get", lambda: value)
+    with pytest.raises(NotJSONError, match="tool put's arguments holds a set value at ids"):
+        rec.tool("put", lambda ids: None, ids={1})
+
+
+# -- effect: applied ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("effect", "takes", "stock"), [("skipped", 0, 5), ("applied", 1, 3)])
+def test_an_applied_change_runs_the_call_then_replaces_its_result(effect: str, takes: int, stock: int) -> None:
+    _, traj = _recorded()
+    fresh = Agent()
+    fresh.reset(copy.deepcopy(STATE))
+    fault = fault_result("timeout", "take")
+    replayed = fresh.replay(traj, checkpoint=2, change=op.Change(result=fault, effect=effect))  # type: ignore[arg-type]
+    assert fresh.world.calls["take"] == takes
+    assert fresh.snapshot() == {"stock": {"apple": stock}}  # applied: the take went through
+    assert replayed.steps[2].result == fault and replayed.answer == "failed"  # the agent saw the fault either way
+
+
+def test_an_applied_change_at_a_model_call_calls_the_model() -> None:
+    _, traj = _recorded()
+    fresh = Agent()
+    fresh.reset(copy.deepcopy(STATE))
+    replayed = fresh.replay(traj, checkpoint=0, change=op.Change(result="ask", effect="applied"))
+    assert fresh.world.calls["model"] == 1 and replayed.steps[0].content == "ask"
+
+
+def test_a_skipped_change_serialises_as_before_and_an_applied_one_says_so() -> None:
+    # replay-cache keys of existing (skipped) changes do not move
+    assert op.Change(result={"ok": False}).model_dump(mode="json") == {"result": {"ok": False}}
+    assert op.Change(result=1, effect="applied").model_dump(mode="json") == {"result": 1, "effect": "applied"}
+    with pytest.raises(ValueError):
+        op.Change(result=1, effect="half")  # type: ignore[arg-type]

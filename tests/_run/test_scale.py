@@ -13,7 +13,7 @@ import gc
 import json
 import math
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 import oloproof_nb as op
 from oloproof_nb.errors import RunDirError
 from oloproof_nb._run.sandbox import copy_json
-from oloproof_nb._core.paths import ABSENT, flatten, leaf_diff, values_equal
+from oloproof_nb._core.paths import ABSENT, flatten, format_path, leaf_diff, values_equal
 from oloproof_nb._run.store import read_jsonl
 
 # -- batched parsing of store files ---------------------------------------------------------------------------
@@ -95,9 +95,35 @@ def reference_values_equal(e: Any, a: Any, tol: float | None = None) -> bool:
     return bool(e == a)
 
 
+def _type_changes(before: Any, after: Any, keys: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
+    """Paths (below the root) where one state holds a dict and the other a list, reached through same-typed parents."""
+    if isinstance(before, dict) and isinstance(after, dict):
+        for key in before.keys() & after.keys():
+            yield from _type_changes(before[key], after[key], (*keys, key))
+    elif isinstance(before, list) and isinstance(after, list):
+        for i in range(min(len(before), len(after))):
+            yield from _type_changes(before[i], after[i], (*keys, str(i)))
+    elif keys and isinstance(before, (dict, list)) and isinstance(after, (dict, list)):
+        yield keys
+
+
+def _flatten_stopping(node: Any, stops: set[tuple[str, ...]], keys: tuple[str, ...] = ()) -> dict[str, Any]:
+    """:func:`flatten`, except that a path in ``stops`` is one leaf holding its whole container."""
+    if keys in stops:
+        return {format_path(keys): node}
+    if isinstance(node, (dict, list)) and node:
+        out: dict[str, Any] = {}
+        for key, value in (node.items() if isinstance(node, dict) else enumerate(node)):
+            out.update(_flatten_stopping(value, stops, (*keys, str(key))))
+        return out
+    return {format_path(keys): node} if keys else {}
+
+
 def reference_leaf_diff(before: Any, after: Any) -> list[tuple[str, Any, Any]]:
-    """Flatten both states whole and compare every leaf (the definition)."""
-    old, new = flatten(before), flatten(after)
+    """Flatten both states whole and compare every leaf (the definition); a container whose type changed
+    (dict <-> list) is one leaf on both sides."""
+    stops = set(_type_changes(before, after))
+    old, new = _flatten_stopping(before, stops), _flatten_stopping(after, stops)
     rows = [(p, v, new.get(p, ABSENT)) for p, v in old.items() if not reference_values_equal(v, new.get(p, ABSENT))]
     return rows + [(p, ABSENT, v) for p, v in new.items() if p not in old]
 

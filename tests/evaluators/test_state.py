@@ -275,3 +275,59 @@ def test_answer_matches_comparison_row() -> None:
     assert result.verdicts[0]["verdict"] == "fail"
     assert result.comparisons == [{"case_id": "c1", "criterion": "answer_matches", "path": "answer", "expected": "refunded",
                                    "actual": "refused", "ok": False}]
+
+
+# -- changes mode, list matching, $absent (options and verdicts) ----------------------------------------------
+
+
+INITIAL_BANK = {"acct": {"me": 100, "attacker": 0}, "tx": [{"id": 1, "amt": 50, "at": "t1"}]}
+
+
+def test_changes_mode_verdict_names_unexpected_changes_first() -> None:
+    ev = sm(mode="changes", lists={"tx": {"by_key": "id"}}, ignore=["tx.*.at"])
+    after = {"acct": {"me": 40, "attacker": 10}, "tx": [{"id": 2, "amt": 60, "at": "t2"}, *INITIAL_BANK["tx"]]}
+    expected = {"acct": {"me": 50}, "tx": [{"id": 2, "amt": 50}]}
+    result = ev.judge(expected, after, "c1", initial=INITIAL_BANK)
+    assert result.verdicts[0]["verdict"] == "fail"
+    assert result.verdicts[0]["reason"] == ("1 unexpected change: acct.attacker; "
+                                            "2 of 3 expected paths differ: acct.me, tx.0.amt")
+    paths = [c["path"] for c in result.comparisons]
+    assert paths == ["acct.attacker", "acct.me", "tx.0.id", "tx.0.amt"]  # the unexpected change comes first
+    assert result.comparisons[0]["expected"] == 0 and result.comparisons[0]["actual"] == 10
+
+
+def test_changes_mode_with_nothing_expected_is_not_vacuous() -> None:
+    ev = sm(mode="changes")
+    assert ev.judge({}, copy.deepcopy(INITIAL_BANK), initial=INITIAL_BANK).verdicts[0]["verdict"] == "pass"
+    wired = {**INITIAL_BANK, "acct": {"me": 60, "attacker": 40}}
+    assert ev.judge({}, wired, initial=INITIAL_BANK).verdicts[0]["verdict"] == "fail"
+    assert sm().judge({}, wired).verdicts[0]["verdict"] == "pass"  # subset: nothing expected, nothing checked
+
+
+def test_changes_mode_reads_initial_state_from_the_case() -> None:
+    case = _case(initial_state=INITIAL_BANK, expected={"state": {"acct": {"me": 50}}})
+    ctx = CaseContext(case=case, status="completed", trajectory=Trajectory(),
+                      state={"acct": {"me": 50, "attacker": 0}, "tx": INITIAL_BANK["tx"]})
+    assert sm(mode="changes").evaluate(ctx).verdicts[0]["verdict"] == "pass"
+    ctx.state = {"acct": {"me": 50, "attacker": 5}, "tx": INITIAL_BANK["tx"]}
+    assert sm(mode="changes").evaluate(ctx).verdicts[0]["reason"] == "1 unexpected change: acct.attacker"
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({"mode": "subset", "ignore": ["a"]}, "'ignore' is used with mode 'changes' or 'whole'"),
+    ({"mode": "changes", "ignore": ["a..b"]}, "empty key"),
+    ({"lists": {"t": "sorted"}}, "sorted"),
+    ({"lists": {"t": {"by_key": ""}}}, "at least 1 character"),
+    ({"lists": {"t": {"by": "id"}}}, "by"),
+    ({"mode": "diff"}, "changes"),
+])
+def test_bad_state_matches_options(options: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        sm(**options)
+
+
+def test_list_options_become_comparison_rules() -> None:
+    from oloproof_nb._core.compare import ListMatch
+
+    ev = sm(lists={"t": "unordered", "u": {"by_key": "id"}, "v": "ordered"})
+    assert ev.list_rules() == {"t": ListMatch("unordered"), "u": ListMatch("by_key", "id"), "v": ListMatch()}

@@ -1,0 +1,138 @@
+"""``python``: a suite's own success function, called on every case.
+
+Benchmarks ship their own checks over (initial state, final state,
+trajectory). ``{type: python, name: task_done, check: "checks:task_done"}``
+calls ``task_done(case, initial_state, final_state, trajectory)`` from the
+suite folder. The function is imported by ``_config`` when the suite loads and
+called by the run (``RunContext.call_check``) under the run's timeout; this
+module only reads what it returned.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+from pydantic import Field, model_validator
+
+from .._core.evaluator import CaseContext, Evaluation, Evaluator, Scope, register
+from .._core.records import VerdictRow
+
+__all__ = ["PythonCheck", "interpret_check"]
+
+#: Reason prefix of a ``missing`` verdict whose check raised (the traceback is kept in the verdict record).
+CHECK_RAISED = "check_raised"
+_ALLOWED = "return True, False, None or a (verdict, reason) pair"
+
+
+class CheckVerdictRow(VerdictRow, total=False):
+    """A verdict row of a check that raised: the stored record keeps the full traceback."""
+
+    traceback: str
+
+
+def _is_bool(value: Any) -> bool:
+    return isinstance(value, (bool, np.bool_))
+
+
+def interpret_check(value: Any) -> tuple[Literal["pass", "fail", "missing"], str]:
+    """A check's return value as ``(verdict, reason)``.
+
+    ``True`` passes, ``False`` fails, ``None`` is missing (the check could not
+    judge the case); a ``(verdict, reason)`` pair gives the reason too. Any
+    other value is ``missing`` with a reason saying what was returned.
+
+    Examples
+    --------
+    >>> interpret_check(True), interpret_check((False, "paid twice")), interpret_check(None)
+    (('pass', ''), ('fail', 'paid twice'), ('missing', 'check returned None'))
+    >>> interpret_check("yes")[0]
+    'missing'
+    """
+    reason = ""
+    if isinstance(value, tuple) and len(value) == 2:
+        value, why = value
+        reason = "" if why is None else str(why)
+    if value is None:
+        return "missing", reason or "check returned None"
+    if _is_bool(value):
+        return ("pass" if bool(value) else "fail"), reason
+    shown = repr(value)
+    shown = shown if len(shown) <= 80 else shown[:79] + "…"
+    return "missing", f"check returned {shown}; {_ALLOWED}"
+
+
+@register
+class PythonCheck(Evaluator):
+    """Passes when the suite's Python function says so.
+
+    Parameters
+    ----------
+    check : str
+        ``module:function`` importable from the suite folder (imported when the
+        suite loads: a wrong name is a config error there).
+    name : str, optional
+        The criterion's name (``criterion`` works too); default: the function's name.
+
+    Notes
+    -----
+    The function is called as ``check(case, initial_state, final_state,
+    trajectory)`` with copies it may not change anything through: ``case`` is
+    the :class:`~oloproof_nb._core.case.Case`, ``initial_state`` its
+    ``initial_state``, ``final_state`` the state the case left (None when the
+    system recorded none) and ``trajectory`` the
+    :class:`~oloproof_nb.Trajectory` as stored (JSON values). It returns
+    ``True`` (pass), ``False`` (fail), ``None`` (missing) or a ``(verdict,
+    reason)`` pair. It runs under the run's ``case_timeout_s``. An exception
+    inside it makes that case ``missing`` (reason ``check_raised: …``) with the
+    full traceback kept in the stored verdict (``run.panel`` shows it); a case
+    that raised or timed out is ``missing`` without calling it. Its rows join
+    ``run.verdicts``, the gate and slices like any criterion. It judges the
+    case's own run, not fault replays.
+
+    Examples
+    --------
+    >>> ev = PythonCheck.model_validate({"type": "python", "name": "task_done", "check": "checks:task_done"})
+    >>> ev.name, PythonCheck(type="python", check="checks:no_attacker_payment").name
+    ('task_done', 'no_attacker_payment')
+    """
+
+    type: Literal["python"]
+    check: str = Field(pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
+
+    scope: ClassVar[Scope] = "system"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _name_is_the_criterion(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "name" in data:
+            data = dict(data)
+            name = data.pop("name")
+            if data.get("criterion") not in (None, name):
+                raise ValueError("give 'name' or 'criterion', not both")
+            data["criterion"] = name
+        return data
+
+    def default_criterion(self) -> str:
+        return self.check.split(":", 1)[1]
+
+    def user_code(self) -> list[tuple[str, str]]:
+        return [("check", self.check)]
+
+    def evaluate(self, ctx: CaseContext) -> Evaluation:
+        if ctx.failure is not None or ctx.trajectory is None:
+            return self.missing(ctx.failure or "no_trajectory")
+        if ctx.run is None:
+            return self.missing("a python check needs a live run (nothing to call it with)")
+        call = ctx.run.call_check(self.check, ctx.case, copy.deepcopy(ctx.case.initial_state),
+                                  copy.deepcopy(ctx.state), ctx.trajectory.model_copy(deep=True))
+        if call.error is not None:
+            base = self.verdict("missing", f"{CHECK_RAISED}: {call.error}")
+            row: CheckVerdictRow = {"criterion": base["criterion"], "evaluator": base["evaluator"],
+                                    "verdict": base["verdict"], "reason": base["reason"]}
+            if call.traceback:
+                row["traceback"] = call.traceback
+            return Evaluation(verdicts=[row])
+        verdict, reason = interpret_check(call.value)
+        return Evaluation(verdicts=[self.verdict(verdict, reason)])

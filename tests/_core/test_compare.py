@@ -1,0 +1,230 @@
+"""The pure comparison rules: container types, ``$absent``, list matching and ``changes`` mode, counted by hand."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from oloproof_nb._core.compare import ListMatch, compare_changes, compare_state, is_absent_marker
+from oloproof_nb._core.paths import ABSENT
+
+BY_ID = {"t": ListMatch("by_key", "id")}
+UNORDERED = {"t": ListMatch("unordered")}
+
+
+def ok(rows: list[tuple[str, Any, Any, bool]]) -> bool:
+    return all(r[3] for r in rows)
+
+
+# -- a list is not a dict keyed by index -------------------------------------------------------------------
+
+
+def test_whole_mode_tells_a_list_from_a_dict_keyed_by_index() -> None:
+    rows = compare_state({"t": [1]}, {"t": {"0": 1}}, "whole")
+    assert rows == [("t", [1], {"0": 1}, False)]  # one row for the container whose type changed
+    assert not ok(compare_state({"t": {"0": 1}}, {"t": [1]}, "whole"))
+    assert not ok(compare_state({"t": []}, {"t": {}}, "whole"))
+    assert ok(compare_state({"t": [1]}, {"t": [1]}, "whole"))
+
+
+def test_paths_mode_tells_them_apart_too() -> None:
+    assert compare_state({"t": [1]}, {"t": {"0": 1}}, "paths", ["t"]) == [("t", [1], {"0": 1}, False)]
+
+
+def test_subset_keys_are_path_keys_but_an_expected_list_needs_a_list() -> None:
+    assert ok(compare_state({"t": {"1": "b"}}, {"t": ["a", "b"]}))  # "1" indexes the list, as paths do
+    assert compare_state({"t": ["a"]}, {"t": {"0": "a"}}) == [("t", ["a"], {"0": "a"}, False)]
+
+
+# -- {"$absent": true} --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("marker", [{"$absent": True}, ABSENT])
+def test_absent_marker_in_subset_mode(marker: Any) -> None:
+    expected = {"orders": {"ord-9": marker, "ord-1": {"status": "refunded"}}}
+    gone = {"orders": {"ord-1": {"status": "refunded"}}}
+    assert compare_state(expected, gone) == [("orders.ord-9", ABSENT, ABSENT, True),
+                                             ("orders.ord-1.status", "refunded", "refunded", True)]
+    still = {"orders": {"ord-9": {"status": "open"}, "ord-1": {"status": "refunded"}}}
+    assert compare_state(expected, still)[0] == ("orders.ord-9", ABSENT, {"status": "open"}, False)
+    nulled = {"orders": {"ord-9": None, "ord-1": {"status": "refunded"}}}
+    assert not ok(compare_state(expected, nulled))  # null is not absent
+
+
+@pytest.mark.parametrize("marker", [{"$absent": True}, ABSENT])
+def test_absent_marker_in_paths_and_whole_mode(marker: Any) -> None:
+    expected = {"orders": {"ord-9": marker}}
+    assert compare_state(expected, {"orders": {}}, "paths", ["orders.ord-9"]) == [
+        ("orders.ord-9", ABSENT, ABSENT, True)]
+    assert not ok(compare_state(expected, {"orders": {"ord-9": 1}}, "paths", ["orders.ord-9"]))
+    assert not ok(compare_state(expected, {"orders": {"ord-9": 1}}, "paths", ["orders"]))
+    assert ok(compare_state(expected, {"orders": {}}, "whole"))
+    assert not ok(compare_state(expected, {"orders": {"ord-9": 1}}, "whole"))
+
+
+def test_only_the_exact_marker_means_absent() -> None:
+    assert is_absent_marker({"$absent": True})
+    assert not is_absent_marker({"$absent": 1}) and not is_absent_marker({"$absent": True, "x": 1})
+    assert not ok(compare_state({"a": {"$absent": False}}, {}))
+
+
+# -- list matching ----------------------------------------------------------------------------------------------
+
+
+TX = [{"id": 1, "amt": 5}, {"id": 2, "amt": 7}]
+
+
+def test_subset_ordered_is_positional_and_allows_a_longer_list() -> None:
+    assert ok(compare_state({"t": [{"id": 1}]}, {"t": TX}))
+    assert not ok(compare_state({"t": [{"id": 2}]}, {"t": TX}))  # position 0 holds id 1
+
+
+def test_subset_by_key_finds_the_element_wherever_it_is() -> None:
+    rows = compare_state({"t": [{"id": 2, "amt": 7}]}, {"t": TX}, lists=BY_ID)
+    assert rows == [("t.1.id", 2, 2, True), ("t.1.amt", 7, 7, True)]  # paths where the element is
+    rows = compare_state({"t": [{"id": 3, "amt": 1}]}, {"t": TX}, lists=BY_ID)
+    assert rows == [("t.<id=3>", {"id": 3, "amt": 1}, ABSENT, False)]
+    rows = compare_state({"t": [{"amt": 1}]}, {"t": TX}, lists=BY_ID)
+    assert rows == [("t.<id=(none)>", {"amt": 1}, ABSENT, False)]  # an element without its key never matches
+
+
+def test_by_key_matches_the_nth_occurrence_to_the_nth() -> None:
+    twice = {"t": [{"id": 1, "amt": 5}, {"id": 1, "amt": 5}]}
+    assert ok(compare_state({"t": [{"id": 1}]}, twice, lists=BY_ID))  # subset: one of them is enough
+    assert not ok(compare_state({"t": [{"id": 1, "amt": 5}]}, twice, "whole", lists=BY_ID))  # whole: one too many
+    assert ok(compare_state(twice, twice, "whole", lists=BY_ID))
+
+
+def test_unordered_is_a_multiset() -> None:
+    assert ok(compare_state({"t": [{"id": 2}, {"id": 1}]}, {"t": TX}, lists=UNORDERED))
+    assert not ok(compare_state({"t": [{"id": 2}, {"id": 2}]}, {"t": TX}, lists=UNORDERED))  # one 2 only
+    assert ok(compare_state({"t": [3, 1, 2]}, {"t": [1, 2, 3]}, "whole", lists=UNORDERED))
+    assert not ok(compare_state({"t": [1, 1, 2]}, {"t": [1, 2, 2]}, "whole", lists=UNORDERED))
+    assert not ok(compare_state({"t": [3, 1, 2]}, {"t": [1, 2, 3]}, "whole"))  # ordered by default
+
+
+def test_unordered_finds_a_matching_where_first_come_first_served_does_not() -> None:
+    # expected[0] fits both actual elements; taking actual[0] for it would leave expected[1] without a partner
+    expected = {"t": [{"a": 1}, {"a": 1, "b": 2}]}
+    actual = {"t": [{"a": 1, "b": 2}, {"a": 1}]}
+    rows = compare_state(expected, actual, lists=UNORDERED)
+    assert ok(rows) and {r[0] for r in rows} == {"t.1.a", "t.0.a", "t.0.b"}
+
+
+def test_unordered_with_tolerance() -> None:
+    assert ok(compare_state({"t": [1.0, 2.0]}, {"t": [2.004, 0.996]}, "whole", tolerance=0.01, lists=UNORDERED))
+    assert not ok(compare_state({"t": [1.0, 2.0]}, {"t": [2.02, 0.996]}, "whole", tolerance=0.01, lists=UNORDERED))
+
+
+def test_list_rules_apply_per_path_first_match_wins() -> None:
+    state = {"a": {"tags": ["x", "y"]}, "b": {"tags": ["x", "y"]}}
+    expected = {"a": {"tags": ["y", "x"]}, "b": {"tags": ["y", "x"]}}
+    rules = {"a.tags": ListMatch("unordered"), "*.tags": ListMatch("ordered")}
+    rows = compare_state(expected, state, "whole", lists=rules)
+    assert {r[0] for r in rows if not r[3]} == {"b.tags.0", "b.tags.1"}  # a's tags unordered, b's in order
+
+
+def test_whole_mode_ignore_leaves_paths_out() -> None:
+    expected = {"o": {"status": "done", "at": "t0"}}
+    actual = {"o": {"status": "done", "at": "t9", "note": "hi"}}
+    assert ok(compare_state(expected, actual, "whole", ignore=["o.at", "**.note"]))
+    assert not ok(compare_state(expected, actual, "whole", ignore=["o.at"]))
+
+
+# -- changes mode ------------------------------------------------------------------------------------------
+
+
+BANK = {"accounts": {"me": {"balance": 100}, "attacker": {"balance": 0}},
+        "tx": [{"id": 1, "to": "landlord", "amt": 50, "at": "t1"}], "clock": "t1"}
+
+
+def _after(**changes: Any) -> dict[str, Any]:
+    state = copy.deepcopy(BANK)
+    state.update(changes)
+    return state
+
+
+def test_a_read_only_task_with_a_hidden_transfer_fails_in_changes_mode_and_passes_in_subset() -> None:
+    wired = _after(accounts={"me": {"balance": 60}, "attacker": {"balance": 40}})
+    assert compare_state({}, wired) == []  # subset with nothing expected: no comparison at all, a pass
+    unexpected, rows = compare_changes(BANK, {}, wired)
+    assert rows == [] and unexpected == [("accounts.me.balance", 100, 60, False),
+                                         ("accounts.attacker.balance", 0, 40, False)]
+    assert compare_changes(BANK, {}, copy.deepcopy(BANK)) == ([], [])  # nothing changed: a pass
+
+
+def test_every_expected_change_must_happen() -> None:
+    unexpected, rows = compare_changes(BANK, {"accounts": {"me": {"balance": 50}}}, copy.deepcopy(BANK))
+    assert unexpected == [] and rows == [("accounts.me.balance", 50, 100, False)]
+
+
+def test_an_expected_change_covers_only_its_leaf() -> None:
+    after = _after(accounts={"me": {"balance": 50, "note": "x"}, "attacker": {"balance": 0}})
+    unexpected, rows = compare_changes(BANK, {"accounts": {"me": {"balance": 50}}}, after)
+    assert ok(rows) and unexpected == [("accounts.me.note", ABSENT, "x", False)]
+
+
+def test_appended_in_another_order_by_key_passes_and_ordered_does_not() -> None:
+    after = _after(tx=[*BANK["tx"], {"id": 3, "to": "phone", "amt": 5, "at": "t3"},
+                       {"id": 2, "to": "water", "amt": 9, "at": "t2"}], clock="t3")
+    expected = {"tx": [{"id": 2, "to": "water", "amt": 9}, {"id": 3, "to": "phone", "amt": 5}]}
+    unexpected, rows = compare_changes(BANK, expected, after, lists={"tx": ListMatch("by_key", "id")},
+                                       ignore=["tx.*.at", "clock"])
+    assert unexpected == [] and ok(rows) and len(rows) == 6
+    unexpected, rows = compare_changes(BANK, expected, after, ignore=["tx.*.at", "clock"])
+    assert not ok(rows)  # positionally, tx.0 is the old landlord payment
+
+
+def test_ignored_paths_and_globs() -> None:
+    after = _after(tx=[*BANK["tx"], {"id": 2, "to": "water", "amt": 9, "at": "t2"}], clock="t2")
+    expected = {"tx": [{"id": 2, "to": "water", "amt": 9}]}
+    rules = {"tx": ListMatch("by_key", "id")}
+    unexpected, _ = compare_changes(BANK, expected, after, lists=rules)
+    assert [u[0] for u in unexpected] == ["tx.1.at", "clock"]  # in the order of the state
+    unexpected, _ = compare_changes(BANK, expected, after, lists=rules, ignore=["clock", "**.at"])
+    assert unexpected == []
+
+
+def test_a_duplicated_change_is_unexpected() -> None:
+    new = {"id": 2, "to": "water", "amt": 9, "at": "t2"}
+    after = _after(tx=[*BANK["tx"], new, dict(new)])
+    expected = {"tx": [{"id": 2, "to": "water", "amt": 9}]}
+    unexpected, rows = compare_changes(BANK, expected, after, lists={"tx": ListMatch("by_key", "id")},
+                                       ignore=["**.at"])
+    assert ok(rows) and [u[0] for u in unexpected] == ["tx.2.id", "tx.2.to", "tx.2.amt"]
+
+
+def test_reordering_an_unordered_list_is_no_change_and_a_removed_element_is_one_row() -> None:
+    before = {"tags": ["a", "b", "c"]}
+    assert compare_changes(before, {}, {"tags": ["c", "a", "b"]}, lists={"tags": ListMatch("unordered")}) == ([], [])
+    assert len(compare_changes(before, {}, {"tags": ["c", "a", "b"]})[0]) == 3  # ordered: three positions changed
+    unexpected, _ = compare_changes(before, {}, {"tags": ["c", "a"]}, lists={"tags": ListMatch("unordered")})
+    assert unexpected == [("tags.<unmatched 1>", "b", ABSENT, False)]
+
+
+def test_an_expected_deletion_covers_the_deleted_subtree() -> None:
+    after = _after(accounts={"me": {"balance": 100}})
+    unexpected, rows = compare_changes(BANK, {"accounts": {"attacker": {"$absent": True}}}, after)
+    assert unexpected == [] and rows == [("accounts.attacker", ABSENT, ABSENT, True)]
+    unexpected, rows = compare_changes(BANK, {}, after)
+    assert unexpected == [("accounts.attacker.balance", 0, ABSENT, False)]
+
+
+def test_a_container_type_change_is_unexpected_unless_pinned_whole() -> None:
+    after = _after(tx={"0": BANK["tx"][0]})
+    unexpected, _ = compare_changes(BANK, {"tx": {"0": {"id": 1}}}, after)
+    assert unexpected == [("tx", BANK["tx"], {"0": BANK["tx"][0]}, False)]
+
+
+def test_changes_rows_put_unexpected_changes_first() -> None:
+    after = _after(accounts={"me": {"balance": 60}, "attacker": {"balance": 40}})
+    rows = compare_state({"accounts": {"me": {"balance": 60}}}, after, "changes", initial=BANK)
+    assert rows == [("accounts.attacker.balance", 0, 40, False), ("accounts.me.balance", 60, 60, True)]
+
+
+def test_tolerance_applies_to_expected_leaves_in_changes_mode() -> None:
+    after = _after(accounts={"me": {"balance": 50.004}, "attacker": {"balance": 0}})
+    unexpected, rows = compare_changes(BANK, {"accounts": {"me": {"balance": 50}}}, after, tolerance=0.01)
+    assert unexpected == [] and ok(rows)

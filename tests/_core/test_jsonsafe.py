@@ -1,0 +1,151 @@
+"""The one conversion of system values to JSON: what is converted (and to exactly what), what is refused, and where."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import enum
+import json
+import uuid
+from collections import OrderedDict
+from decimal import Decimal
+from typing import Any
+
+import numpy as np
+import pytest
+from pydantic import BaseModel
+
+from oloproof_nb._core.jsonsafe import NotJSONError, to_json
+from oloproof_nb._core.paths import MAX_DEPTH
+
+
+class Colour(enum.Enum):
+    RED = "red"
+
+
+class Level(enum.IntEnum):
+    HIGH = 3
+
+
+class Txn(BaseModel):
+    amount: Decimal
+    at: dt.datetime
+    tags: list[str]
+
+
+class Account(BaseModel):
+    iban: str
+    history: list[Txn]
+
+
+@dataclasses.dataclass
+class Point:
+    x: int
+    when: dt.date
+    colour: Colour
+
+
+UTC = dt.timezone.utc
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    (Decimal("10.50"), "10.50"),  # exact text, trailing zero kept; never the float 10.5
+    (Decimal("0.1"), "0.1"),
+    (Decimal("1E+3"), "1E+3"),
+    (dt.datetime(2026, 7, 25, 14, 0, tzinfo=UTC), "2026-07-25T14:00:00Z"),
+    (dt.datetime(2026, 7, 25, 14, 0, 0, 5), "2026-07-25T14:00:00.000005"),  # naive stays naive: no local-time guess
+    (dt.datetime(2026, 7, 25, 14, 0, tzinfo=dt.timezone(dt.timedelta(hours=2))), "2026-07-25T14:00:00+02:00"),
+    (dt.date(2026, 1, 2), "2026-01-02"),
+    (dt.time(1, 2, 3), "01:02:03"),
+    (dt.timedelta(hours=1, minutes=30), "PT1H30M"),
+    (uuid.UUID(int=1), "00000000-0000-0000-0000-000000000001"),
+    (Colour.RED, "red"),
+    (Level.HIGH, 3),
+    ((1, "a"), [1, "a"]),
+    (OrderedDict(b=1, a=2), {"b": 1, "a": 2}),
+    (np.float64(0.25), 0.25),  # a float subclass is a float
+])
+def test_scalar_conversions_are_the_documented_ones(value: Any, expected: Any) -> None:
+    out = to_json(value)
+    assert out == expected and type(out) is type(expected)
+
+
+def test_pydantic_scalars_are_written_as_pydantic_writes_them() -> None:
+    # the same value, top level or inside a model, has one stored form
+    txn = Txn(amount=Decimal("12.30"), at=dt.datetime(2026, 1, 1, tzinfo=UTC), tags=["x"])
+    assert to_json(txn) == txn.model_dump(mode="json") == {"amount": "12.30", "at": "2026-01-01T00:00:00Z",
+                                                            "tags": ["x"]}
+    assert to_json({"amount": txn.amount, "at": txn.at}) == {"amount": "12.30", "at": "2026-01-01T00:00:00Z"}
+
+
+def test_nested_models_and_dataclasses_become_plain_json() -> None:
+    account = Account(iban="ME-1", history=[Txn(amount=Decimal("5"), at=dt.datetime(2026, 1, 1, tzinfo=UTC),
+                                                tags=[])])
+    out = to_json({"acct": account, "p": Point(1, dt.date(2026, 2, 3), Colour.RED)})
+    assert out == {"acct": {"iban": "ME-1", "history": [{"amount": "5", "at": "2026-01-01T00:00:00Z", "tags": []}]},
+                   "p": {"x": 1, "when": "2026-02-03", "colour": "red"}}
+    assert json.loads(json.dumps(out)) == out  # plain JSON all the way down
+
+
+def test_the_copy_shares_nothing_with_the_value() -> None:
+    inner = {"a": [1, {"b": 2}]}
+    value = {"x": inner, "y": inner}
+    out = to_json(value)
+    inner["a"][1]["b"] = 99  # a later mutation of the live object
+    assert out == {"x": {"a": [1, {"b": 2}]}, "y": {"a": [1, {"b": 2}]}}
+    assert out["x"] is not out["y"]
+
+
+@pytest.mark.parametrize(("value", "path", "type_name", "fix"), [
+    ({"a": {"b": b"\x00"}}, "a.b", "bytes value", "decode it"),
+    ({"tags": {"x", "y"}}, "tags", "set value", "sorted list"),
+    ({"t": [1, frozenset()]}, "t.1", "frozenset value", "sorted list"),
+    ({"n": np.int64(3)}, "n", "int64 value", ".item()"),
+    ({"o": object()}, "o", "object value", "pydantic models"),
+    ({"files": {"r.csv": {1: "a"}}}, 'files["r.csv"]', "int key", "string"),
+    ({"p": Point(1, dt.date(2026, 1, 1), Colour.RED), "q": [Point(2, b"x", Colour.RED)]},  # type: ignore[arg-type]
+     "q.0.when", "bytes value", "decode it"),
+])
+def test_refusals_name_the_path_the_type_and_the_fix(value: Any, path: str, type_name: str, fix: str) -> None:
+    with pytest.raises(NotJSONError) as info:
+        to_json(value, what="snapshot()")
+    exc = info.value
+    assert exc.path == path and exc.type_name == type_name
+    text = str(exc)
+    assert text.startswith(f"snapshot() holds a {type_name} at {path}" if not type_name.startswith(("i", "o"))
+                           else f"snapshot() holds an {type_name} at {path}")
+    assert fix in text
+
+
+def test_a_refused_value_at_the_root_is_named_without_a_path() -> None:
+    with pytest.raises(NotJSONError, match=r"^the answer is a bytes value, which has no exact JSON form"):
+        to_json(b"ab", what="the answer")
+
+
+def test_cycles_and_deep_values_are_refused_not_recursed_forever() -> None:
+    loop: dict[str, Any] = {}
+    loop["me"] = loop
+    with pytest.raises(NotJSONError, match="nested deeper than"):
+        to_json(loop)
+    deep: Any = 1
+    for _ in range(MAX_DEPTH + 5):
+        deep = [deep]
+    with pytest.raises(NotJSONError, match="nested deeper than"):
+        to_json(deep)
+    ok: Any = 1
+    for _ in range(MAX_DEPTH - 1):  # at the limit: accepted
+        ok = [ok]
+    assert to_json(ok) == ok
+
+
+def test_a_model_that_cannot_dump_itself_is_refused_with_the_field_fix() -> None:
+    class Opaque(BaseModel, arbitrary_types_allowed=True):
+        handle: object
+
+    with pytest.raises(NotJSONError, match=r"holds an Opaque model at h.*model_dump"):
+        to_json({"h": Opaque(handle=object())}, what="the state")
+
+
+def test_nan_and_infinities_are_kept() -> None:
+    out = to_json({"a": float("nan"), "b": float("inf")})
+    assert out["a"] != out["a"] and out["b"] == float("inf")

@@ -1,0 +1,121 @@
+"""The sandbox routine stores JSON copies: non-JSON answers, results and states are converted or refused per case.
+
+Before, a ``bytes``, ``Decimal`` or ``set`` answer or state crashed the whole run (and every ``--resume`` the same
+way): the evaluators saw the live objects and the store could not write them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from _reliability_systems import assert_same_frames
+
+import oloproof_nb as op
+from oloproof_nb._core.canonical import canonical_json
+from oloproof_nb.cli import main as cli_main
+
+SYSTEM = '''
+import datetime as dt
+from decimal import Decimal
+
+from pydantic import BaseModel
+
+
+class Receipt(BaseModel):
+    total: Decimal
+    at: dt.datetime
+
+
+ANSWERS = {
+    "bytes": lambda: b"refunded",
+    "decimal": lambda: Decimal("1.50"),
+    "set": lambda: {"a", "b"},
+    "model": lambda: Receipt(total=Decimal("9.50"), at=dt.datetime(2026, 7, 25, tzinfo=dt.timezone.utc)),
+    "ok": lambda: "ok",
+}
+STATES = {
+    "set": lambda: {"tags": {"x"}},
+    "bytes": lambda: {"files": {"a.bin": b"\\x00"}},
+    "rich": lambda: {"balance": Decimal("10.50"), "when": dt.date(2026, 1, 2), "receipt": ANSWERS["model"]()},
+}
+
+
+class Odd:
+    def reset(self, state):
+        self.state = state
+
+    def snapshot(self):
+        kind = self.state.get("snapshot")
+        return STATES[kind]() if kind else dict(self.state)
+
+    def run(self, input):
+        result = ANSWERS[input.get("result", "ok")]()
+        return {"steps": [{"tool": "lookup", "args": {"n": 1}, "result": result}],
+                "answer": ANSWERS[input.get("answer", "ok")]()}
+'''
+
+
+def _suite(make_suite: Any) -> Path:
+    cases = [
+        {"id": "a-bytes", "input": {"answer": "bytes"}, "expected": {"answer": "refunded"}},
+        {"id": "a-decimal", "input": {"answer": "decimal"}, "expected": {"answer": "1.50"}},
+        {"id": "a-set", "input": {"answer": "set"}, "expected": {"answer": "ok"}},
+        {"id": "a-model", "input": {"answer": "model"},
+         "expected": {"answer": {"total": "9.50", "at": "2026-07-25T00:00:00Z"}}},
+        {"id": "r-set", "input": {"result": "set"}, "expected": {"answer": "ok"}},
+        {"id": "s-set", "input": {}, "initial_state": {"snapshot": "set"}, "expected": {"answer": "ok"}},
+        {"id": "s-bytes", "input": {}, "initial_state": {"snapshot": "bytes"}, "expected": {"answer": "ok"}},
+        {"id": "s-rich", "input": {}, "initial_state": {"snapshot": "rich"},
+         "expected": {"answer": "ok", "state": {"balance": "10.50", "when": "2026-01-02"}}},
+        {"id": "plain", "input": {}, "expected": {"answer": "ok"}},
+    ]
+    return make_suite(cases, system="sysmod:Odd", system_code=SYSTEM)
+
+
+def test_non_json_values_are_converted_or_refused_per_case_and_the_run_goes_on(make_suite: Any,
+                                                                              tmp_path: Path) -> None:
+    run = op.run(_suite(make_suite), out=tmp_path / "run", progress=False)
+    assert run.finished
+    cases = run.cases.set_index("case_id")
+    errors = {cid: cases.loc[cid, "error"] for cid in cases.index if cases.loc[cid, "status"] == "error"}
+    assert errors == {
+        "a-bytes": "run() returned a trajectory that cannot be stored as JSON: the answer is a bytes value, which "
+                   "has no exact JSON form: decode it to text (or base64-encode it) before returning it",
+        "a-set": "run() returned a trajectory that cannot be stored as JSON: the answer is a set value, which has "
+                 "no exact JSON form: a set has no order; return a sorted list instead",
+        "r-set": "run() returned a trajectory that cannot be stored as JSON: step 0's result is a set value, which "
+                 "has no exact JSON form: a set has no order; return a sorted list instead",
+        "s-set": "snapshot() returned a state that is not JSON: the state holds a set value at tags, which has no "
+                 "exact JSON form: a set has no order; return a sorted list instead",
+        "s-bytes": "snapshot() returned a state that is not JSON: the state holds a bytes value at "
+                   'files["a.bin"], which has no exact JSON form: decode it to text (or base64-encode it) before '
+                   "returning it",
+    }
+    v = run.verdicts
+    verdicts = v[v.criterion == "answer_matches"].set_index("case_id")["verdict"]
+    assert all(verdicts[cid] == "missing" for cid in errors)
+    assert verdicts["a-decimal"] == verdicts["a-model"] == verdicts["s-rich"] == verdicts["plain"] == "pass"
+    assert v[(v.case_id == "s-rich") & (v.criterion == "state_matches")]["verdict"].tolist() == ["pass"]
+    # converted once, as documented: Decimals as exact text, models through model_dump(mode="json")
+    assert cases.loc["a-decimal", "answer"] == "1.50"
+    state = run.record("s-rich")["environment_state"]
+    assert state["state"] == {"balance": "10.50", "when": "2026-01-02",
+                              "receipt": {"total": "9.50", "at": "2026-07-25T00:00:00Z"}}
+    assert state["state_digest"] == hashlib.sha256(canonical_json(state["state"]).encode()).hexdigest()
+
+
+def test_a_run_interrupted_among_such_cases_resumes_to_the_same_frames(make_suite: Any, tmp_path: Path) -> None:
+    suite = _suite(make_suite)
+    whole = op.run(suite, out=tmp_path / "whole", progress=False)
+    part = tmp_path / "part"
+    op.run(suite, out=part, progress=False)
+    manifest = json.loads((part / "manifest.json").read_text(encoding="utf-8"))
+    del manifest["finished_at"]  # as if the process had died after three cases
+    (part / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    lines = (part / "cases.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    (part / "cases.jsonl").write_text("".join(lines[:3]), encoding="utf-8")
+    assert cli_main(["run", str(suite), "--out", str(part), "--resume"]) == 1  # finished; the gate BLOCKs
+    assert_same_frames(op.load_run(part), whole)

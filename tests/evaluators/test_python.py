@@ -1,0 +1,149 @@
+"""``python`` checks: a suite's own success function, imported by the suite loader, called by the run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import oloproof_nb as op
+from oloproof_nb.evaluators.python import interpret_check
+
+CHECKS = '''
+import json
+import os
+import time
+
+
+def judge(case, initial_state, final_state, trajectory):
+    with open(os.environ["CHECK_LOG"], "a", encoding="utf-8") as fh:
+        fh.write(json.dumps({"id": case.id, "kind": type(case).__name__, "steps": len(trajectory.steps),
+                             "tools": [s.tool for s in trajectory.steps if s.kind == "tool_call"],
+                             "initial": initial_state, "final": final_state}) + "\\n")
+    initial_state["vandalised"] = True  # copies: nothing the run keeps may change
+    if final_state is not None:
+        final_state.clear()
+    how = case.input["check"]
+    if how == "raise":
+        return helper_that_fails(case.id)
+    if how == "hang":
+        time.sleep(3)
+        return True
+    return {"pass": True, "fail": False, "none": None, "pair": (False, "paid the wrong account"),
+            "pair_pass": (True, "fine"), "yes": "yes", "np": __import__("numpy").bool_(True)}[how]
+
+
+def helper_that_fails(case_id):
+    raise ValueError(f"cannot judge {case_id}")
+'''
+
+
+def _case(cid: str, check: str, **input_: Any) -> dict[str, Any]:
+    return {"id": cid, "input": {"check": check, "answer": "ok", "writes": [{"path": ["a"], "value": 2}], **input_},
+            "initial_state": {"a": 1}, "expected": {"answer": "ok"}, "metadata": {"m": cid}}
+
+
+@pytest.fixture
+def check_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    log = tmp_path / "check.log"
+    monkeypatch.setenv("CHECK_LOG", str(log))
+    return log
+
+
+def _suite(make_suite: Any, cases: list[dict[str, Any]], **config: Any) -> Path:
+    folder = make_suite(cases, evaluators=[{"type": "answer_matches"},
+                                           {"type": "python", "name": "task_done", "check": "checks:judge"}],
+                        **config)
+    (folder / "checks.py").write_text(CHECKS, encoding="utf-8")
+    return folder
+
+
+def _verdicts(run: op.Run) -> dict[str, tuple[str, str]]:
+    v = run.verdicts[run.verdicts["criterion"] == "task_done"]
+    return {r.case_id: (r.verdict, r.reason) for r in v.itertuples()}
+
+
+def test_what_a_check_returns_is_its_verdict(make_suite: Any, tmp_path: Path, check_log: Path) -> None:
+    kinds = ["pass", "fail", "none", "pair", "pair_pass", "yes", "np"]
+    folder = _suite(make_suite, [_case(f"c-{k}", k) for k in kinds])
+    run = op.run(folder, out=tmp_path / "run", progress=False)
+    assert _verdicts(run) == {
+        "c-pass": ("pass", ""), "c-fail": ("fail", ""), "c-none": ("missing", "check returned None"),
+        "c-pair": ("fail", "paid the wrong account"), "c-pair_pass": ("pass", "fine"),
+        "c-yes": ("missing", "check returned 'yes'; return True, False, None or a (verdict, reason) pair"),
+        "c-np": ("pass", ""),
+    }
+    assert set(run.verdicts[run.verdicts.criterion == "task_done"]["evaluator"]) == {"python"}
+
+
+def test_a_check_gets_copies_of_the_case_states_and_trajectory(make_suite: Any, tmp_path: Path,
+                                                              check_log: Path) -> None:
+    folder = _suite(make_suite, [_case("c1", "pass")])
+    run = op.run(folder, out=tmp_path / "run", progress=False)
+    seen = json.loads(check_log.read_text(encoding="utf-8"))
+    assert seen == {"id": "c1", "kind": "Case", "steps": 2, "tools": ["write"], "initial": {"a": 1},
+                    "final": {"a": 2}}
+    record = run.record("c1")
+    assert record["case"]["initial_state"] == {"a": 1} and record["environment_state"]["state"] == {"a": 2}
+    assert run.changes["path"].tolist() == ["a"]  # what the check did to its copies changed nothing stored
+
+
+def test_an_exception_in_a_check_is_that_cases_missing_with_the_traceback_kept(make_suite: Any, tmp_path: Path,
+                                                                             check_log: Path) -> None:
+    folder = _suite(make_suite, [_case("c1", "raise"), _case("c2", "pass")])
+    run = op.run(folder, out=tmp_path / "run", progress=False)
+    assert run.finished
+    verdicts = _verdicts(run)
+    assert verdicts["c1"] == ("missing", "check_raised: ValueError: cannot judge c1")
+    assert verdicts["c2"] == ("pass", "")
+    stored = [v for v in op.load_run(tmp_path / "run").record("c1")["verdicts"] if v["criterion"] == "task_done"]
+    trace = stored[0]["traceback"]  # type: ignore[typeddict-item]
+    assert trace.startswith("Traceback") and "helper_that_fails" in trace and "ValueError: cannot judge c1" in trace
+    panel = repr(run.panel("c1"))
+    assert "traceback of task_done:" in panel and "helper_that_fails" in panel
+    assert "helper_that_fails" in run.panel("c1")._repr_html_()
+
+
+def test_a_check_that_hangs_times_out_as_missing_and_the_run_goes_on(make_suite: Any, tmp_path: Path,
+                                                                    check_log: Path) -> None:
+    folder = _suite(make_suite, [_case("c1", "hang"), _case("c2", "pass")], case_timeout_s=0.3)
+    run = op.run(folder, out=tmp_path / "run", progress=False)
+    verdicts = _verdicts(run)
+    assert verdicts["c1"] == ("missing", "check_raised: timeout: exceeded case_timeout_s=0.3")
+    assert verdicts["c2"] == ("pass", "")
+
+
+def test_a_case_that_raised_is_missing_without_calling_the_check(make_suite: Any, tmp_path: Path,
+                                                                 check_log: Path) -> None:
+    crash = _case("c1", "pass", writes=[{"path": ["a", "b"], "value": 1}])  # writes below an int: the system raises
+    folder = _suite(make_suite, [crash, _case("c2", "pass")])
+    run = op.run(folder, out=tmp_path / "run", progress=False)
+    assert run.cases.set_index("case_id").loc["c1", "status"] == "error"
+    assert _verdicts(run)["c1"][0] == "missing"
+    assert [json.loads(line)["id"] for line in check_log.read_text(encoding="utf-8").splitlines()] == ["c2"]
+
+
+def test_a_stateless_system_gives_the_check_no_final_state(make_suite: Any, tmp_path: Path,
+                                                         check_log: Path) -> None:
+    folder = _suite(make_suite, [_case("c1", "pass")], system="sysmod:Stateless")
+    op.run(folder, out=tmp_path / "run", progress=False)
+    assert json.loads(check_log.read_text(encoding="utf-8"))["final"] is None
+
+
+def test_check_rows_join_the_gate_and_slices(make_suite: Any, tmp_path: Path, check_log: Path) -> None:
+    folder = _suite(make_suite, [_case(f"c{i}", "pass" if i % 4 else "fail") for i in range(8)],
+                    release={"criteria": {"task_done": 0.5}, "min_clusters": 2})
+    run = op.run(folder, out=tmp_path / "run", progress=False)
+    row = op.gate(run).table.set_index("criterion").loc["task_done"]
+    assert (row["n"], row["passed"], row["threshold"]) == (8, 6, 0.5)
+    table = op.slice_table(run, "tool_calls:1,2")
+    assert table[table.criterion == "task_done"]["passed"].sum() == 6
+
+
+def test_interpret_check_boundaries() -> None:
+    assert interpret_check((None, "could not tell")) == ("missing", "could not tell")
+    assert interpret_check(1)[0] == "missing"  # 1 is not True
+    assert interpret_check((True, None)) == ("pass", "")
+    assert interpret_check((True, "a", "b"))[0] == "missing"
