@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, ValidationError, field_validator
 
 from .._core.case import Case, derive_case
 from .._core.evaluator import EVALUATORS, Evaluator
 from .._core.slicespec import parse_slice_spec
-from ..errors import ConfigError, SliceSpecError
-from .cases import load_cases
+from ..errors import CaseFileError, ConfigError, SliceSpecError
+from .cases import iter_cases
 from .files import config_error, read_yaml
 from .imports import file_digest, import_system, load_validators
 from .labels import load_labels
@@ -81,6 +83,10 @@ class SuiteConfig(BaseModel):
         (imported when the suite loads).
     case_timeout_s : float
         Seconds a case (or a replay) may take before it is recorded as ``timeout``.
+    isolation : {"thread", "process"}
+        ``thread`` (default): calls into the system run on helper threads of the run's process,
+        waited for at most ``case_timeout_s``. ``process``: each worker is a process, killed and
+        replaced when a call overruns, so no case can hang the run (see the README's thread model).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -93,6 +99,7 @@ class SuiteConfig(BaseModel):
     slices: list[str] = Field(default_factory=list)
     validators: dict[ValidatorName, ValidatorSpec] = Field(default_factory=dict)
     case_timeout_s: float = Field(default=300.0, gt=0)
+    isolation: Literal["thread", "process"] = "thread"
 
     @property
     def criteria(self) -> list[str]:
@@ -161,17 +168,56 @@ def parse_suite_config(raw: dict[str, Any], file: str | Path = SUITE_FILE) -> Su
 
 @dataclass(frozen=True)
 class Suite:
-    """A loaded suite: its folder, validated configs, cases (sources then derived) and labels."""
+    """A loaded suite: its folder, validated configs, the case file (streamed) and labels.
+
+    The cases are not held in memory: :meth:`iter_cases` reads them from the
+    case file one at a time (each source followed by its derived copies), so a
+    run's memory does not grow with the file. :attr:`cases` builds the whole
+    list (for notebooks and small suites).
+    """
 
     root: Path
     config: SuiteConfig
     release: ReleaseConfig | None
-    cases: list[Case]
+    cases_file: Path
+    #: Source and derived cases.
+    n_cases: int
     labels: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     digests: dict[str, str] = field(default_factory=dict)
     system_target: Any = None
     #: Registered outcome validators, ``{name: callable}`` (imported with the system).
     validators: dict[str, Any] = field(default_factory=dict)
+    #: ``(size, mtime_ns, inode)`` of the case file when it was validated.
+    cases_stat: tuple[int, int, int] = (0, 0, 0)
+
+    def iter_cases(self) -> Iterator[Case]:
+        """Every case, each source followed by its derived copies, streamed from the case file.
+
+        Raises
+        ------
+        CaseFileError
+            When the case file changed since the suite was loaded (load it again).
+        """
+        self._check_unchanged()
+        transforms = self.config.metamorphic.transforms
+        for _, case in iter_cases(self.cases_file):
+            yield case
+            for transform in transforms:
+                yield derive_case(case, transform.name, transform.field, transform.template)
+        self._check_unchanged()
+
+    def _check_unchanged(self) -> None:
+        try:
+            now = _stat_of(self.cases_file)
+        except OSError as exc:
+            raise CaseFileError(self.cases_file, None, f"cannot read the case file: {exc.strerror}") from None
+        if now != self.cases_stat:
+            raise CaseFileError(self.cases_file, None, "changed since the suite was loaded; load the suite again")
+
+    @property
+    def cases(self) -> list[Case]:
+        """Every case as a list (sources each followed by their derived copies); :meth:`iter_cases` streams them."""
+        return list(self.iter_cases())
 
     @property
     def name(self) -> str:
@@ -240,21 +286,14 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
     release_file = Path(release) if release is not None else root / RELEASE_FILE
     release_cfg = load_release(release_file) if (release is not None or release_file.is_file()) else None
     cases_file = root / config.cases
-    sources = load_cases(cases_file)
-    check_case_validators(sources, config.evaluators, config.validators, cases_file)
-    cases: list[Case] = []
-    source_ids = {case.id for case in sources}
-    for case in sources:
-        cases.append(case)
-        for i, transform in enumerate(config.metamorphic.transforms):
-            if transform.field not in case.input:
-                raise ConfigError(suite_file, f"metamorphic.transforms[{i}].field",
-                                  f"case {case.id!r} has no input field {transform.field!r}")
-            derived = derive_case(case, transform.name, transform.field, transform.template)
-            if derived.id in source_ids:
-                raise ConfigError(suite_file, f"metamorphic.transforms[{i}].name",
-                                  f"the derived case id {derived.id!r} is already a case id in {config.cases}")
-            cases.append(derived)
+    stat_before = _stat_case_file(cases_file)
+    source_ids, n_sources = _validate_cases(cases_file, config, suite_file)
+    derived_ids = {t.name: _DerivedIds(source_ids, t.name) for t in config.metamorphic.transforms}
+    for i, transform in enumerate(config.metamorphic.transforms):
+        clash = sorted(did for did in derived_ids[transform.name] if did in source_ids)
+        if clash:
+            raise ConfigError(suite_file, f"metamorphic.transforms[{i}].name",
+                              f"the derived case id {clash[0]!r} is already a case id in {config.cases}")
     digests = {SUITE_FILE: file_digest(suite_file), config.cases: file_digest(cases_file)}
     if release_cfg is not None:
         digests[RELEASE_FILE] = file_digest(release_file)
@@ -266,13 +305,59 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
             raise ConfigError(suite_file, f"metamorphic.transforms[{i}].validity_labels",
                               f"label file {labels_file} not found; write one judgement "
                               f'per line: {{"case_id": "<source id>~{transform.name}", "valid": true|false}}')
-        known = {c.id for c in cases if c.transform == transform.name}
-        labels[transform.name] = load_labels(labels_file, known, transform.name)
+        labels[transform.name] = load_labels(labels_file, derived_ids[transform.name], transform.name)
         digests[transform.validity_labels] = file_digest(labels_file)
     target = import_system(root, config.system, suite_file) if import_system_now else None
     validators = load_validators(root, config.validators, suite_file) if import_system_now else {}
-    return Suite(root=root.resolve(), config=config, release=release_cfg, cases=cases, labels=labels,
-                 digests=digests, system_target=target, validators=validators)
+    if _stat_case_file(cases_file) != stat_before:
+        raise CaseFileError(cases_file, None, "changed while it was being read; load the suite again")
+    return Suite(root=root.resolve(), config=config, release=release_cfg, cases_file=cases_file.resolve(),
+                 n_cases=n_sources * (1 + len(config.metamorphic.transforms)), labels=labels, digests=digests,
+                 system_target=target, validators=validators, cases_stat=stat_before)
+
+
+class _DerivedIds(Collection[str]):
+    """The ids ``<source>~<transform>`` of one transform's derived cases, without building them all."""
+
+    def __init__(self, sources: set[str], transform: str) -> None:
+        self._sources, self._suffix = sources, f"~{transform}"
+
+    def __contains__(self, item: object) -> bool:
+        return (isinstance(item, str) and item.endswith(self._suffix)
+                and item[: -len(self._suffix)] in self._sources)
+
+    def __iter__(self) -> Iterator[str]:
+        return (source + self._suffix for source in self._sources)
+
+    def __len__(self) -> int:
+        return len(self._sources)
+
+
+def _stat_of(path: Path) -> tuple[int, int, int]:
+    st = os.stat(path)
+    return st.st_size, st.st_mtime_ns, st.st_ino
+
+
+def _stat_case_file(path: Path) -> tuple[int, int, int]:
+    try:
+        return _stat_of(path)
+    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
+        raise CaseFileError(path, None, f"cannot read the case file: {getattr(exc, 'strerror', None) or exc}") from None
+
+
+def _validate_cases(cases_file: Path, config: SuiteConfig, suite_file: Path) -> tuple[set[str], int]:
+    """One streamed pass over the case file: every case is checked, none is kept. Returns (source ids, count)."""
+    source_ids: set[str] = set()
+    for _, case in iter_cases(cases_file):
+        check_case_validators([case], config.evaluators, config.validators, cases_file)
+        for i, transform in enumerate(config.metamorphic.transforms):
+            if transform.field not in case.input:
+                raise ConfigError(suite_file, f"metamorphic.transforms[{i}].field",
+                                  f"case {case.id!r} has no input field {transform.field!r}")
+        source_ids.add(case.id)
+    if not source_ids:
+        raise CaseFileError(cases_file, None, "holds no cases; write one JSON object per line with 'id' and 'input'")
+    return source_ids, len(source_ids)
 
 
 def _check_release_criteria(release: ReleaseConfig, config: SuiteConfig, file: Path) -> None:

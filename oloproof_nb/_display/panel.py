@@ -33,6 +33,9 @@ class CasePanel:
     ----------
     case_id, input, initial_state, expected, status, answer, error
         From the case's record.
+    traceback : str or None
+        The full traceback when the system's own code raised on the case (else None); a replay's
+        traceback is in its record (``replay_records``).
     steps, verdicts, comparisons, changes, replays : pandas.DataFrame
         The case's rows of the run's frames.
     replay_records : list of dict
@@ -56,6 +59,7 @@ class CasePanel:
         traj = self.record.get("trajectory")
         self.answer: Any = traj.get("answer") if traj else None
         self.error: str | None = self.record.get("error")
+        self.traceback: str | None = self.record.get("traceback")
 
         def rows(df: pd.DataFrame) -> pd.DataFrame:
             return df[df["case_id"] == case_id].reset_index(drop=True)
@@ -131,6 +135,9 @@ class CasePanel:
                  f"  input: {preview(self.input)}"]
         if self.error:
             lines.append(f"  error: {self.error}")
+        for trace in [self.traceback] + [r.get("traceback") for r in self.replay_records]:
+            if trace:
+                lines += ["  traceback:"] + [f"    {line}" for line in trace.rstrip().splitlines()]
         for s in self.steps.itertuples():
             if s.kind == "tool_call":
                 lines.append(f"  [{s.step}] {s.tool}({preview(s.args, 80)}) -> {preview(s.result, 80)}")
