@@ -99,7 +99,8 @@ def _child_run(conn: Any, params: dict[str, Any]) -> None:  # pragma: no cover -
     """The child: load the suite, run it into the run directory, report through ``conn``, exit at once.
 
     Messages: ``("directory", path)``, ``("progress", done, total)``, then one of
-    ``("done", path)``, ``("error", message, resumable)``, ``("interrupted",)``.
+    ``("done", path)``, ``("error", message, resumable)``, ``("internal", message, resumable)``,
+    ``("interrupted",)``.
     The child ends with ``os._exit`` so threads the system left behind cannot keep it alive.
     """
     started = False
@@ -138,7 +139,9 @@ def _child_run(conn: Any, params: dict[str, Any]) -> None:  # pragma: no cover -
             send("interrupted")
         else:
             send("error", f"the system raised {describe_exception(exc)} outside a case", started)
-    except (StoreWriteError, InternalError) as exc:
+    except InternalError as exc:
+        send("internal", str(exc), True)
+    except StoreWriteError as exc:
         send("error", str(exc), True)
     except RunDirError as exc:
         send("error", str(exc), False)
@@ -257,8 +260,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if final[0] == "interrupted":
         print("oloproof: interrupted" + _resume_hint(args, directory), file=sys.stderr)
         return 130
-    if final[0] == "error":
-        raise OloproofError(str(final[1]) + (_resume_hint(args, directory) if final[2] else ""))
+    if final[0] in ("error", "internal"):
+        message = str(final[1]) + (_resume_hint(args, directory) if final[2] else "")
+        raise InternalError(message) if final[0] == "internal" else OloproofError(message)
     result = load_run(Path(final[1]))
     if not result.finished:
         raise OloproofError(f"{result.directory}: the run did not finish" + _resume_hint(args, result.directory))

@@ -42,7 +42,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import oloproof_nb
 
 from .._config.imports import import_system, load_validators
 from .._config.suite import SUITE_FILE, Suite, SuiteConfig
@@ -182,7 +181,7 @@ class ProcessWorkers:
     # -- lifecycle ---------------------------------------------------------------------------------------
     def _spawn(self, failures: int = 0) -> _Worker:
         parent, child = multiprocessing.Pipe()
-        package_dir = str(Path(oloproof_nb.__file__).resolve().parent.parent)
+        package_dir = str(Path(__file__).resolve().parents[2])  # the folder holding oloproof_nb/
         code = (f"import sys; sys.path.insert(0, {package_dir!r}); "
                 f"from oloproof_nb._run.isolation import _worker_entry; _worker_entry({child.fileno()})")
         proc = subprocess.Popen([sys.executable, "-c", code], pass_fds=(child.fileno(),), stdin=subprocess.DEVNULL)

@@ -76,7 +76,7 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
     replay_cache = ReplayCache(suite.root / REPLAY_CACHE_DIR) if cache else None
     pool: ProcessWorkers | None = None
     first: Any = None
-    factory: Callable[[], Any] = lambda: None  # noqa: E731
+    rebuild: Callable[[], Any] = lambda: None  # noqa: E731
     fresh_instances = True
     if mode == "process":
         if system is not None or executor is not None:
@@ -91,15 +91,22 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
             raise OloproofError("workers > 1 and executor= need a system class or factory, not one instance")
         if executor is not None and system is not None:
             raise OloproofError("executor= builds systems from the suite's own 'system'; do not pass system=")
-        try:
-            first = build(factory, timeout_s)
-            version = version_of(first)
-            fingerprint = code_fingerprint(first, target, root=suite.root,
-                                           spec=suite.config.system if system is None else None, timeout_s=timeout_s)
-        except OloproofError as exc:  # name the file that named the system
-            if system is not None:
-                raise
-            raise OloproofError(f"{suite.root / SUITE_FILE}: system: {exc}") from None
+        def named(fn: Callable[[], T]) -> T:
+            try:
+                return fn()
+            except OloproofError as exc:  # name the file that named the system
+                if system is not None:
+                    raise
+                raise OloproofError(f"{suite.root / SUITE_FILE}: system: {exc}") from None
+
+        def rebuild() -> Any:
+            return named(lambda: build(factory, timeout_s))
+
+        first = rebuild()
+        version = named(lambda: version_of(first))
+        fingerprint = named(lambda: code_fingerprint(first, target, root=suite.root,
+                                                     spec=suite.config.system if system is None else None,
+                                                     timeout_s=timeout_s))
     try:
         store, done = _open_store(suite, out, resume, version, fingerprint, fsync, run_id)
     except BaseException:
@@ -122,9 +129,9 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
         elif executor is not None:
             records = _run_on_executor(executor, suite, pending, settings, chunk_size, store)
         elif workers == 1:
-            records = _run_serial(pending, first, factory, fresh_instances, settings)
+            records = _run_serial(pending, first, rebuild if fresh_instances else None, settings)
         else:
-            records = _run_threaded(pending, first, factory, workers, settings)
+            records = _run_threaded(pending, first, rebuild, workers, settings)
         for record in records:
             store.append_case(record)
             finished += 1
@@ -185,13 +192,15 @@ def _check_resumable(manifest: Manifest, suite: Suite, version: str | None, fing
                           "differs; the version alone did not say so); start a new run instead")
 
 
-def _run_serial(pending: Iterable[tuple[int, Case]], first: Any, factory: Callable[[], Any],
-                fresh: bool, settings: RunSettings) -> Iterator[CaseRecord]:
-    system = first
+def _run_serial(pending: Iterable[tuple[int, Case]], first: Any, rebuild: Callable[[], Any] | None,
+                settings: RunSettings) -> Iterator[CaseRecord]:
+    """One instance at a time; ``rebuild`` makes a fresh one after a failed case (None: one shared instance)."""
+    system, stale = first, False
     for index, case in pending:
+        if stale and rebuild is not None:  # built only when a case needs it, after the failed case was recorded
+            system, stale = rebuild(), False
         outcome = execute_case(case, index, system, settings)
-        if outcome.needs_fresh_system and fresh:
-            system = build(factory, settings.timeout_s)
+        stale = outcome.needs_fresh_system and rebuild is not None
         yield outcome.record
 
 
@@ -215,19 +224,31 @@ def _bounded(submit: Callable[[T], Future[R]], items: Iterable[T], limit: int) -
             yield future.result()
 
 
-def _run_threaded(pending: Iterable[tuple[int, Case]], first: Any, factory: Callable[[], Any],
+class _Unbuildable:
+    """Stands in a worker slot for a system instance that could not be built."""
+
+    def __init__(self, error: OloproofError) -> None:
+        self.error = error
+
+
+def _run_threaded(pending: Iterable[tuple[int, Case]], first: Any, rebuild: Callable[[], Any],
                   workers: int, settings: RunSettings) -> Iterator[CaseRecord]:
     instances: queue.Queue[Any] = queue.Queue()
     instances.put(first)
     for _ in range(workers - 1):
-        instances.put(build(factory, settings.timeout_s))
+        instances.put(rebuild())
 
     def task(index: int, case: Case) -> CaseRecord:
         system = instances.get()
         try:
+            if isinstance(system, _Unbuildable):
+                raise system.error  # an earlier replacement could not be built: the run stops here
             outcome = execute_case(case, index, system, settings)
             if outcome.needs_fresh_system:
-                system = build(factory, settings.timeout_s)
+                try:
+                    system = rebuild()
+                except OloproofError as exc:  # this case's record is kept; the next task on this slot stops the run
+                    system = _Unbuildable(exc)
             return outcome.record
         finally:
             instances.put(system)
