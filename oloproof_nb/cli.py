@@ -113,8 +113,9 @@ def _child_run(conn: Any, params: dict[str, Any]) -> None:  # pragma: no cover -
 
     def progress(done: int, total: int) -> None:
         nonlocal started
-        started = True
-        send("progress", done, total)
+        started = True  # the run directory is open: an error from now on leaves a resumable run
+        if params["progress"]:
+            send("progress", done, total)
 
     parent = multiprocessing.parent_process()
     if parent is not None:  # the run dies with the process that decides the exit code (it was killed)
@@ -246,9 +247,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
         raise OloproofError("--resume needs --out DIR (the directory of the interrupted run)")
     if args.workers < 1:
         raise OloproofError(f"--workers {args.workers}: must be at least 1")
-    params = {"suite": args.suite, "out": args.out, "workers": args.workers, "resume": args.resume,
-              "cache": not args.no_cache, "isolation": args.isolation, "fsync": args.fsync}
     update, close = progress_bar(Path(args.suite).name) if not args.quiet and _stderr_is_tty() else (None, None)
+    params = {"suite": args.suite, "out": args.out, "workers": args.workers, "resume": args.resume,
+              "cache": not args.no_cache, "isolation": args.isolation, "fsync": args.fsync,
+              "progress": update is not None}
     try:
         final, directory, exitcode = _run_in_child(args, params, update)
     finally:

@@ -86,7 +86,8 @@ def failed_case(case: Case, index: int, status: str, error: str, settings: RunSe
     The same verdicts as a case whose system raised or timed out in-process:
     every evaluator judges a context with ``failure`` set and no live system.
     """
-    ctx = CaseContext(case=case, status=status, trajectory=None, state=None, failure=error)
+    ctx = CaseContext(case=case, status=status, trajectory=None, state=None, failure=error,
+                      run=LiveCase(settings, None, started))
     result, _, _ = _evaluate(ctx, settings.evaluators)
     return _record(case, index, status, error, None, started, duration, None, None, result)
 

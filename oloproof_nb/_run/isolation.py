@@ -303,17 +303,25 @@ class ProcessWorkers:
         while len(self._workers) < self._n:
             self._workers.append(self._spawn())
         items = iter(pending)
+        held: tuple[int, Case] | None = None  # a case whose worker was gone before it could be sent
         exhausted = False
         while True:
-            for worker in self._workers:
-                if worker.state == "idle" and not exhausted:
-                    item = next(items, None)
-                    if item is None:
-                        exhausted = True
-                        break
-                    worker.item, worker.started, worker.t0 = item, utc_now(), time.perf_counter()
+            for worker in list(self._workers):
+                if worker.state != "idle" or exhausted:
+                    continue
+                item = held if held is not None else next(items, None)
+                held = None
+                if item is None:
+                    exhausted = True
+                    break
+                try:
                     worker.conn.send((item[0], item[1], self._run_id))
-                    worker.state = "busy"
+                except OSError:  # the idle worker died (killed from outside): the case goes to its replacement
+                    held = item
+                    self._replace(worker)
+                    continue
+                worker.item, worker.started, worker.t0 = item, utc_now(), time.perf_counter()
+                worker.state = "busy"
             if exhausted and not any(w.state == "busy" for w in self._workers):
                 return
             self._wait(self._workers)

@@ -23,6 +23,7 @@ import threading
 import traceback
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -75,9 +76,7 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
     timeout_s = suite.config.case_timeout_s
     replay_cache = ReplayCache(suite.root / REPLAY_CACHE_DIR) if cache else None
     pool: ProcessWorkers | None = None
-    first: Any = None
-    rebuild: Callable[[], Any] = lambda: None  # noqa: E731
-    fresh_instances = True
+    systems: _Systems | None = None
     if mode == "process":
         if system is not None or executor is not None:
             raise OloproofError("isolation='process' builds systems from the suite's own 'system' in worker "
@@ -85,28 +84,8 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
         pool = ProcessWorkers(suite, workers, cache=cache)
         version, fingerprint = pool.start()
     else:
-        target = suite.resolve_system() if system is None else system
-        factory, fresh_instances = as_factory(target)
-        if (workers > 1 or executor is not None) and not fresh_instances:
-            raise OloproofError("workers > 1 and executor= need a system class or factory, not one instance")
-        if executor is not None and system is not None:
-            raise OloproofError("executor= builds systems from the suite's own 'system'; do not pass system=")
-        def named(fn: Callable[[], T]) -> T:
-            try:
-                return fn()
-            except OloproofError as exc:  # name the file that named the system
-                if system is not None:
-                    raise
-                raise OloproofError(f"{suite.root / SUITE_FILE}: system: {exc}") from None
-
-        def rebuild() -> Any:
-            return named(lambda: build(factory, timeout_s))
-
-        first = rebuild()
-        version = named(lambda: version_of(first))
-        fingerprint = named(lambda: code_fingerprint(first, target, root=suite.root,
-                                                     spec=suite.config.system if system is None else None,
-                                                     timeout_s=timeout_s))
+        systems = _thread_systems(suite, system, workers, executor)
+        version, fingerprint = systems.version, systems.fingerprint
     try:
         store, done = _open_store(suite, out, resume, version, fingerprint, fsync, run_id)
     except BaseException:
@@ -128,16 +107,25 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
             records = pool.run(pending)
         elif executor is not None:
             records = _run_on_executor(executor, suite, pending, settings, chunk_size, store)
-        elif workers == 1:
-            records = _run_serial(pending, first, rebuild if fresh_instances else None, settings)
         else:
-            records = _run_threaded(pending, first, rebuild, workers, settings)
+            assert systems is not None  # built above for every run that is not process-isolated
+            if workers == 1 or systems.rebuild is None:
+                records = _run_serial(pending, systems.first, systems.rebuild, settings)
+            else:
+                records = _run_threaded(pending, systems.first, systems.rebuild, workers, settings)
         for record in records:
             store.append_case(record)
             finished += 1
             if progress is not None:
                 progress(finished, total)
-    except (OloproofError, KeyboardInterrupt):
+    except KeyboardInterrupt as exc:  # the user's Ctrl-C: stop, and say how to finish the run
+        store.close()
+        add_note = getattr(exc, "add_note", None)  # Python 3.11+
+        if callable(add_note):
+            add_note(f"the run is in {store.directory}; finish it with op.run(suite, out={str(store.directory)!r}, "
+                     "resume=True) or oloproof run SUITE --out DIR --resume")
+        raise
+    except OloproofError:
         store.close()
         raise
     except Exception as exc:  # a bug in oloproof: stop with its traceback saved in the run folder
@@ -153,6 +141,46 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
             pool.stop()
     store.finish(finished_at=utc_now())
     return store.directory
+
+
+@dataclass
+class _Systems:
+    """The first system instance of a thread run, how to build another, and what identifies the system."""
+
+    first: Any
+    #: Builds a fresh instance (a failed one is replaced); None when the run shares one instance it was given.
+    rebuild: Callable[[], Any] | None
+    version: str | None
+    fingerprint: str | None
+
+
+def _thread_systems(suite: Suite, system: Any, workers: int, executor: Executor | None) -> _Systems:
+    """Build the first instance under the timeout; its ``version`` and the code fingerprint (errors name the file)."""
+    target = suite.resolve_system() if system is None else system
+    factory, fresh = as_factory(target)
+    if (workers > 1 or executor is not None) and not fresh:
+        raise OloproofError("workers > 1 and executor= need a system class or factory, not one instance")
+    if executor is not None and system is not None:
+        raise OloproofError("executor= builds systems from the suite's own 'system'; do not pass system=")
+    timeout_s = suite.config.case_timeout_s
+
+    def named(fn: Callable[[], T]) -> T:
+        try:
+            return fn()
+        except OloproofError as exc:  # name the file that named the system
+            if system is not None:
+                raise
+            raise OloproofError(f"{suite.root / SUITE_FILE}: system: {exc}") from None
+
+    def rebuild() -> Any:
+        return named(lambda: build(factory, timeout_s))
+
+    first = rebuild()
+    version = named(lambda: version_of(first))
+    fingerprint = named(lambda: code_fingerprint(first, target, root=suite.root,
+                                                 spec=suite.config.system if system is None else None,
+                                                 timeout_s=timeout_s))
+    return _Systems(first, rebuild if fresh else None, version, fingerprint)
 
 
 def _open_store(suite: Suite, out: str | Path | None, resume: bool, version: str | None, fingerprint: str | None,

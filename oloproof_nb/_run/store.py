@@ -429,18 +429,18 @@ class RunStore:
 
     def finish(self, finished_at: datetime) -> None:
         """Force the journals to the disk, record the end of the run in the manifest, release the folder."""
-        with self._lock:
-            try:
-                for name, fd in self._fds.items():
-                    try:
-                        os.fsync(fd)
-                    except OSError as exc:
-                        self._failed = True
-                        raise _write_error(self.directory / name, exc) from None
-            finally:
-                self._close_files()
-        self.manifest = self.manifest.model_copy(update={"finished_at": iso(finished_at)})
         try:
+            with self._lock:
+                try:
+                    for name, fd in self._fds.items():
+                        try:
+                            os.fsync(fd)
+                        except OSError as exc:
+                            self._failed = True
+                            raise _write_error(self.directory / name, exc) from None
+                finally:
+                    self._close_files()
+            self.manifest = self.manifest.model_copy(update={"finished_at": iso(finished_at)})
             self.write_manifest(durable=True)
         finally:
             self.release()

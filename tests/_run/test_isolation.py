@@ -120,3 +120,22 @@ def test_process_isolation_refuses_what_it_cannot_do(tmp_path: Path) -> None:
     bad = write_suite(tmp_path / "bad", [make_case("c0")], isolation="fibres")
     with pytest.raises(ConfigError, match=r"oloproof\.yaml: isolation"):
         op.load_suite(bad)
+
+
+def test_why_it_exists_a_thread_timeout_cannot_stop_a_call_holding_the_gil() -> None:
+    """The limitation process isolation removes: the waiting thread gets the GIL back only when the regex ends."""
+    import re
+
+    from oloproof_nb._run.timeouts import CaseTimeout, call_with_timeout
+
+    t0 = time.perf_counter()
+    finished = time.perf_counter
+    ends: list[float] = []
+    with pytest.raises(CaseTimeout):
+        call_with_timeout(lambda: (re.match(r"(a+)+$", "a" * 22 + "b"), ends.append(finished())), 0.02)
+    waited = time.perf_counter() - t0
+    deadline = time.monotonic() + 30
+    while not ends and time.monotonic() < deadline:  # the helper records the end right after the caller resumed
+        time.sleep(0.01)
+    assert ends and ends[0] - t0 > 0.1  # the expression ran five times the timeout and more…
+    assert waited > 0.1 and waited >= 0.8 * (ends[0] - t0)  # …and the 0.02 s timeout fired only when it was done
