@@ -10,8 +10,8 @@ process touched counts, not only Python objects):
 - **gate**: ``op.load_run(dir)`` and ``op.gate(run)`` on the finished run directory (what ``oloproof run``
   does after the run, in its own process) — reported for completeness; frames are built in memory.
 
-Shapes: ``many`` (small refund requests, ~190 bytes a line: about a million cases for 200 MB) and ``wide``
-(each case's ``initial_state`` also holds 300 bystander orders, ~20 KB a line: about 10,000 cases). Run::
+Shapes: ``many`` (small refund requests, ~335 bytes a line: about 600,000 cases for 200 MB) and ``wide``
+(each case's ``initial_state`` also holds 300 bystander orders, ~16 KB a line: about 12,800 cases). Run::
 
     python benchmarks/big_cases.py                     # 200 MB, both shapes
     python benchmarks/big_cases.py --mb 50 --shape wide
