@@ -278,6 +278,26 @@ class RunLock:
                                  "finish, or stop it, before running or resuming this run") from None
         return cls(fd, path)
 
+    @staticmethod
+    def holder(directory: Path) -> str | None:
+        """Who holds the lock of ``directory`` (``pid … on host …, since …``), or None when nobody does.
+
+        Probes without creating or changing anything in the folder.
+        """
+        if sys.platform == "win32":  # pragma: no cover
+            return None
+        try:
+            fd = os.open(directory / LOCK, os.O_RDONLY)
+        except OSError:
+            return None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            return _describe_holder(fd)
+        finally:
+            os.close(fd)
+        return None
+
     def note_holder(self) -> None:
         """Write who holds the lock into the lock file (after the folder was accepted: a refusal changes nothing)."""
         if self._fd is None:
@@ -324,6 +344,10 @@ class RunStore:
         place (it holds only ``.lock`` and ``manifest.json.tmp``) counts as empty.
         """
         if directory.exists() and (not directory.is_dir() or not _reusable(directory)):
+            holder = RunLock.holder(directory) if directory.is_dir() else None
+            if holder is not None:
+                raise RunLockedError(f"{directory}: in use by another oloproof process ({holder}); choose another "
+                                     "--out")
             raise RunDirError(f"{directory}: already exists and is not empty; choose another --out, "
                               "or pass --resume to finish that run")
         try:

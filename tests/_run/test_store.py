@@ -256,6 +256,9 @@ def test_a_held_run_folder_refuses_another_process_naming_the_holder(tmp_path: P
         assert f"{out}: in use by another oloproof process (pid {os.getpid()} on host {socket.gethostname()}, " \
                "since 20" in message and "\n" not in message
         assert {p.name: p.read_bytes() for p in out.iterdir()} == before  # refused before anything was touched
+        with pytest.raises(RunLockedError, match=f"in use by another oloproof process \\(pid {os.getpid()} "):
+            op.run(root, out=out, progress=False)  # a new run into the held folder: the holder is named too
+        assert {p.name: p.read_bytes() for p in out.iterdir()} == before
         empty = tmp_path / "empty"
         empty.mkdir()
         held = RunLock.acquire(empty)
