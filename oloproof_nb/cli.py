@@ -1,17 +1,38 @@
-"""The ``oloproof`` command: parse, call the library, print; exit 2 with one line on any user error."""
+"""The ``oloproof`` command: parse, call the library, print; exit 2 with one line on any user error.
+
+Exit codes: 0 PASS, 1 BLOCK, 2 error (``oloproof receipt``: 0 verified, 2
+anything else), 130 interrupted by the user. **Exit 0 means the run finished,
+the gate was computed on it and said PASS — nothing else.** To make that true
+whatever the system under test does, ``oloproof run`` never imports the
+system: a child process loads the suite and runs it into the run directory,
+and this process (which decides the exit code) loads the finished run from
+disk and computes the gate. A system that calls ``sys.exit(0)`` or
+``os._exit(0)``, raises ``KeyboardInterrupt``, segfaults, or leaves threads
+behind can end or hang only the child; this process then reports that the run
+did not finish (exit 2) with the exact resume command.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
+import multiprocessing.connection
+import os
+import shlex
+import signal
 import sys
+import tempfile
+import threading
+import time
+import traceback
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from ._version import __version__
-from .errors import OloproofError, VacuousCheckWarning
+from .errors import InternalError, OloproofError, RunDirError, StoreWriteError, VacuousCheckWarning, describe_exception
 
 if TYPE_CHECKING:
     from ._analysis.run import Run
@@ -38,6 +59,11 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--out", help="run directory (default: runs/<run_id>/ in the suite folder)")
     run.add_argument("--workers", type=int, default=1, help="system instances run concurrently")
     run.add_argument("--resume", action="store_true", help="finish the interrupted run in --out")
+    run.add_argument("--no-cache", action="store_true", help="run every fault replay live (no replay cache)")
+    run.add_argument("--isolation", choices=["thread", "process"],
+                     help="thread (default) or process: workers are processes, killed and replaced on a timeout")
+    run.add_argument("--fsync", choices=["finish", "record"], default="finish",
+                     help="force the run's files to the disk when it finishes (default) or after every record")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
 
     gate = sub.add_parser("gate", help="the gate of a stored run; exit 0 PASS, 1 BLOCK")
@@ -64,16 +90,188 @@ def _cmd_init(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- oloproof run: the suite runs in a child process; this one decides the exit code ------------------------
+
+#: Seconds the child gets to stop cleanly after a Ctrl-C before it is killed.
+_STOP_GRACE_S = 5.0
+
+
+def _child_run(conn: Any, params: dict[str, Any]) -> None:  # pragma: no cover - runs in the child process
+    """The child: load the suite, run it into the run directory, report through ``conn``, exit at once.
+
+    Messages: ``("directory", path)``, ``("progress", done, total)``, then one of
+    ``("done", path)``, ``("error", message, resumable)``, ``("internal", message, resumable)``,
+    ``("interrupted",)``.
+    The child ends with ``os._exit`` so threads the system left behind cannot keep it alive.
+    """
+    started = False
+
+    def send(*message: Any) -> None:
+        try:
+            conn.send(message)
+        except (OSError, ValueError):
+            pass
+
+    def progress(done: int, total: int) -> None:
+        nonlocal started
+        started = True  # the run directory is open: an error from now on leaves a resumable run
+        if params["progress"]:
+            send("progress", done, total)
+
+    parent = multiprocessing.parent_process()
+    if parent is not None:  # the run dies with the process that decides the exit code (it was killed)
+        threading.Thread(target=_die_with, args=(parent, signal.SIGKILL), daemon=True, name="oloproof-orphan").start()
+    try:
+        from ._config.suite import load_suite
+        from ._run.runner import run_suite
+        from ._run.store import new_run_id
+
+        suite = load_suite(params["suite"])
+        run_id = None if params["out"] is not None else new_run_id()
+        out = Path(params["out"]) if params["out"] is not None else suite.root / "runs" / str(run_id)
+        send("directory", str(out))
+        directory = run_suite(suite, workers=params["workers"], out=out, resume=params["resume"],
+                              progress=progress, cache=params["cache"], isolation=params["isolation"],
+                              fsync=params["fsync"], run_id=run_id)
+        send("done", str(directory))
+    except KeyboardInterrupt as exc:
+        from ._run.timeouts import system_traceback
+
+        if system_traceback(exc) is None:  # the user's Ctrl-C (the system's own is marked as the system's)
+            send("interrupted")
+        else:
+            send("error", f"the system raised {describe_exception(exc)} outside a case", started)
+    except InternalError as exc:
+        send("internal", str(exc), True)
+    except StoreWriteError as exc:
+        send("error", str(exc), True)
+    except RunDirError as exc:
+        send("error", str(exc), False)
+    except OloproofError as exc:
+        send("error", str(exc), started)
+    except OSError as exc:
+        send("error", _os_error_line(exc), started)
+    except BaseException as exc:  # noqa: BLE001 - SystemExit or any other exception escaping: never a PASS
+        send("error", f"the run stopped: {describe_exception(exc)}", started)
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            conn.close()
+        finally:
+            os._exit(0)
+
+
+def _die_with(parent: Any, how: int) -> None:  # pragma: no cover - runs in the child process
+    """Wait for ``parent`` to end, then end this process with signal ``how`` (as if killed with it)."""
+    parent.join()
+    os.kill(os.getpid(), how)
+
+
+def _start_method() -> str:
+    """``fork`` where the platform has it reliably (Linux: the child shares nothing but what is loaded here)."""
+    return "fork" if sys.platform.startswith("linux") else "spawn"
+
+
+def _resume_hint(args: argparse.Namespace, directory: Path | None) -> str:
+    if directory is None or not (directory / "manifest.json").is_file():
+        return ""
+    command = f"oloproof run {shlex.quote(args.suite)} --out {shlex.quote(str(directory))} --resume"
+    return f"; the run is in {directory} — finish it with: {command}"
+
+
+def _how_it_ended(exitcode: int | None) -> str:
+    if exitcode is None:
+        return "did not stop"
+    if exitcode < 0:
+        try:
+            return f"was killed by signal {signal.Signals(-exitcode).name}"
+        except ValueError:
+            return f"was killed by signal {-exitcode}"
+    return f"exited with code {exitcode}"
+
+
+def _run_in_child(args: argparse.Namespace, params: dict[str, Any],
+                  on_progress: Callable[[int, int], None] | None) -> tuple[tuple[Any, ...] | None, Path | None, int]:
+    """Run the suite in a child process; ``(final message or None, run directory, child's exit code)``."""
+    ctx: Any = multiprocessing.get_context(_start_method())
+    receive, send = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_child_run, args=(send, params), name="oloproof-run")
+    proc.start()
+    send.close()
+    directory: Path | None = None
+    final: tuple[Any, ...] | None = None
+    interrupted_at: float | None = None
+    forwarded = False
+    while final is None:
+        try:
+            if interrupted_at is not None:
+                waited = time.monotonic() - interrupted_at
+                if waited > 1.0 and not forwarded and proc.is_alive():
+                    os.kill(proc.pid, signal.SIGINT)  # the Ctrl-C may have reached only this process
+                    forwarded = True
+                if waited > _STOP_GRACE_S and proc.is_alive():
+                    proc.kill()
+            multiprocessing.connection.wait([receive, proc.sentinel], timeout=0.2)
+            if receive.poll():
+                try:
+                    message = receive.recv()
+                except (EOFError, OSError):
+                    break
+                if message[0] == "directory":
+                    directory = Path(message[1])
+                elif message[0] == "progress":
+                    if on_progress is not None:
+                        on_progress(message[1], message[2])
+                else:
+                    final = message
+            elif not proc.is_alive():
+                break
+        except KeyboardInterrupt:
+            if interrupted_at is not None:  # a second Ctrl-C: stop the child now
+                proc.kill()
+            interrupted_at = interrupted_at or time.monotonic()
+    proc.join(timeout=_STOP_GRACE_S)
+    if proc.is_alive():  # it reported, but something of the system's keeps it from exiting
+        proc.kill()
+        proc.join()
+    receive.close()
+    if final is None and interrupted_at is not None:
+        final = ("interrupted",)
+    return final, directory, proc.exitcode if proc.exitcode is not None else -9
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
-    from ._config.suite import load_suite
-    from ._display.notebook import run
+    from ._display.notebook import _stderr_is_tty, load_run, progress_bar
 
     if args.resume and not args.out:
         raise OloproofError("--resume needs --out DIR (the directory of the interrupted run)")
-    suite = load_suite(args.suite)
-    result = run(suite, workers=args.workers, out=args.out, resume=args.resume,
-                 progress=False if args.quiet else None)
-    print(f"run {result.run_id}: {len(result.records)} cases -> {result.directory}")
+    if args.workers < 1:
+        raise OloproofError(f"--workers {args.workers}: must be at least 1")
+    update, close = progress_bar(Path(args.suite).name) if not args.quiet and _stderr_is_tty() else (None, None)
+    params = {"suite": args.suite, "out": args.out, "workers": args.workers, "resume": args.resume,
+              "cache": not args.no_cache, "isolation": args.isolation, "fsync": args.fsync,
+              "progress": update is not None}
+    try:
+        final, directory, exitcode = _run_in_child(args, params, update)
+    finally:
+        if close is not None:
+            close()
+    if final is None:
+        raise OloproofError(f"the run stopped before it finished: the process running the system "
+                            f"{_how_it_ended(exitcode)}" + _resume_hint(args, directory))
+    if final[0] == "interrupted":
+        print("oloproof: interrupted" + _resume_hint(args, directory), file=sys.stderr)
+        return 130
+    if final[0] in ("error", "internal"):
+        message = str(final[1]) + (_resume_hint(args, directory) if final[2] else "")
+        raise InternalError(message) if final[0] == "internal" else OloproofError(message)
+    result = load_run(Path(final[1]))
+    if not result.finished:
+        raise OloproofError(f"{result.directory}: the run did not finish" + _resume_hint(args, result.directory))
+    replays = result.replay_summary()
+    print(f"run {result.run_id}: {len(result.records)} cases -> {result.directory}"
+          + (f"; replays: {replays}" if replays else ""))
     return _print_gate(result)
 
 
@@ -94,9 +292,17 @@ def _print_gate(result: Run, release: str | None = None) -> int:
 
 
 def _cmd_gate(args: argparse.Namespace) -> int:
+    """The gate of a stored run; an unfinished run is never a release decision (exit 2)."""
     from ._display.notebook import load_run
 
-    return _print_gate(load_run(args.run_dir), args.release)
+    result = load_run(args.run_dir)
+    if not result.finished:
+        root = result.manifest.suite_config.root or "SUITE"
+        command = f"oloproof run {shlex.quote(root)} --out {shlex.quote(str(args.run_dir))} --resume"
+        raise OloproofError(f"{args.run_dir}: the run did not finish ({len(result.records)} of "
+                            f"{result.manifest.n_cases} cases recorded), so it has no release decision; "
+                            f"finish it with: {command}")
+    return _print_gate(result, args.release)
 
 
 def _cmd_receipt(args: argparse.Namespace) -> int:
@@ -125,6 +331,26 @@ def _one_line(text: str) -> str:
     return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
 
 
+def _os_error_line(exc: OSError) -> str:
+    """An OSError as ``file: what happened`` (the file first, as every other error names its file)."""
+    what = exc.strerror or describe_exception(exc)
+    where = exc.filename if exc.filename is not None else None
+    if where is None:
+        return what
+    other = f" -> {exc.filename2}" if exc.filename2 is not None else ""
+    return f"{os.fsdecode(where)}{other}: {what}"
+
+
+def _save_internal_traceback(text: str) -> str:
+    try:
+        fd, path = tempfile.mkstemp(prefix="oloproof-internal-error-", suffix=".txt")
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        return path
+    except OSError:
+        return "(it could not be saved)"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``oloproof`` console script; returns the exit code."""
     args = _parser().parse_args(argv)
@@ -145,9 +371,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OloproofError as exc:
         print(f"oloproof: error: {_one_line(str(exc))}", file=sys.stderr)
         return 2
+    except InternalError as exc:
+        print(f"oloproof: {_one_line(str(exc))}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"oloproof: error: {_one_line(_os_error_line(exc))}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("oloproof: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # noqa: BLE001 - a bug in oloproof: one line, the traceback kept in a file
+        path = _save_internal_traceback(traceback.format_exc())
+        print(f"oloproof: internal error: {_one_line(describe_exception(exc))} (a bug in oloproof_nb; the "
+              f"traceback is in {path})", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":  # pragma: no cover

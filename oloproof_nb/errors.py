@@ -25,6 +25,10 @@ __all__ = [
     "SliceSpecError",
     "ExportError",
     "VacuousCheckWarning",
+    "RunLockedError",
+    "StoreWriteError",
+    "InternalError",
+    "describe_exception",
     "format_loc",
     "validation_problem",
     "clip",
@@ -135,6 +139,44 @@ class LabelFileError(CaseFileError):
 
 class RunDirError(OloproofError):
     """A run directory that cannot be created, resumed or read."""
+
+
+class RunLockedError(RunDirError):
+    """Another process holds the run directory (it is creating, running or resuming that run)."""
+
+
+class StoreWriteError(RunDirError):
+    """A write to the run directory failed (disk full, I/O error): the harness's failure, never the system's."""
+
+
+class InternalError(Exception):
+    """A bug in oloproof_nb itself (not the user's input, not the system under test); the message says where
+    the traceback was saved."""
+
+
+def describe_exception(exc: BaseException, limit: int = 500) -> str:
+    """``ExceptionName: first line of its message`` (at most ``limit`` characters), even when ``str(exc)`` raises.
+
+    Examples
+    --------
+    >>> describe_exception(ValueError("bad\\nsecond line"))
+    'ValueError: bad'
+    >>> class Odd(Exception):
+    ...     def __str__(self):
+    ...         raise RuntimeError("no")
+    >>> describe_exception(Odd())
+    'Odd: <str() of the exception raised>'
+    """
+    try:
+        text = str(exc)
+    except BaseException:  # noqa: BLE001 - an exception whose __str__ raises is still described
+        text = "<str() of the exception raised>"
+    if not isinstance(text, str):
+        text = "<str() of the exception returned a non-string>"
+    text = text.strip()
+    first = clip(text.splitlines()[0], limit) if text else ""
+    name = type(exc).__name__
+    return f"{name}: {first}" if first else name
 
 
 class ContractFileError(OloproofError):

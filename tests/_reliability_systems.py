@@ -16,11 +16,28 @@ case input and by environment variables, so one module covers every scenario:
 ``RELSYS_RELEASE``
     A file whose appearance ends every ``hang`` (so in-process tests do not leave
     threads behind); without it a hang lasts an hour.
+``RELSYS_IMPORT``
+    What the module does when it is imported: ``sysexit`` (``sys.exit(0)``),
+    ``keyboard`` (raises ``KeyboardInterrupt``), ``os_exit`` (``os._exit(0)``).
+``RELSYS_INIT``
+    What the constructor does: ``sysexit`` (``sys.exit(0)``), ``keyboard``,
+    ``raise``, or ``hang_after:N`` (instances after the N-th of this process hang for an hour).
+``RELSYS_MARK``
+    A file the module appends its process id to when it is imported (which process imported the system?).
 
 The case input: ``{"cid": id, "op": ..., "answer": ..., "pay": bool, "message": ...,
 "replay_op": ...}``. ``op`` is ``ok`` (default), ``raise``, ``hang``, ``sleep_forever``,
-``sysexit``, ``garbage``, ``unserialisable``, ``surrogate``, ``deep_answer``;
-``replay_op`` is ``raise``, ``hang``, ``sleep_forever`` or ``unserialisable`` (applied to replays only).
+``sysexit``, ``garbage``, ``unserialisable``, ``surrogate``, ``deep_answer``, or one of the
+misbehaviours of issue 14: ``sysexit0`` (``sys.exit(0)``), ``os_exit`` (``os._exit(0)``),
+``keyboard`` (raises ``KeyboardInterrupt``), ``cancelled`` (``asyncio.CancelledError``),
+``base`` (a ``BaseException`` subclass of its own), ``generator_exit``, ``bad_str`` (an exception
+whose ``__str__`` raises), ``segfault`` (reads address 0 through ctypes), ``gil_hog`` (a regular
+expression that holds the GIL for minutes), ``leak_thread`` (leaves a non-daemon thread sleeping an
+hour, then answers normally). ``replay_op`` is ``raise``, ``hang``, ``sleep_forever``,
+``unserialisable``, ``keyboard``, ``base`` or ``sysexit0`` (applied to replays only). With
+``"mood_file": path`` the agent first asks its "model" for a mood read from that file (a stand-in
+for an LLM that may answer differently from run to run) and escalates a failed payment only when
+the mood is ``careful``.
 """
 
 from __future__ import annotations
@@ -37,17 +54,64 @@ import pandas as pd
 import yaml
 
 SYSTEM_SOURCE = r'''
+import asyncio
 import itertools
 import json
 import os
+import re
 import signal
 import sys
+import threading
 import time
 
 import oloproof_nb as op
 
 _COUNTER = itertools.count()
 BYSTANDER = "bystander"
+
+if os.environ.get("RELSYS_MARK"):
+    with open(os.environ["RELSYS_MARK"], "a", encoding="utf-8") as _fh:
+        _fh.write(f"{os.getpid()}\n")
+_IMPORT = os.environ.get("RELSYS_IMPORT")
+if _IMPORT == "sysexit":
+    sys.exit(0)
+if _IMPORT == "keyboard":
+    raise KeyboardInterrupt("raised by the system's module")
+if _IMPORT == "os_exit":
+    os._exit(0)
+
+
+class Meltdown(BaseException):
+    """A BaseException of the system's own."""
+
+
+class Unprintable(Exception):
+    def __str__(self):
+        raise RuntimeError("this exception cannot be printed")
+
+
+def _misbehave(what):
+    if what == "sysexit0":
+        sys.exit(0)
+    if what == "os_exit":
+        os._exit(0)
+    if what == "keyboard":
+        raise KeyboardInterrupt("raised by the system, not by the user")
+    if what == "cancelled":
+        raise asyncio.CancelledError()
+    if what == "base":
+        raise Meltdown("the reactor melted")
+    if what == "generator_exit":
+        raise GeneratorExit()
+    if what == "bad_str":
+        raise Unprintable()
+    if what == "segfault":
+        import ctypes
+        ctypes.string_at(0)
+    if what == "gil_hog":
+        re.match(r"(a+)+$", "a" * 30 + "b")  # catastrophic backtracking: minutes, holding the GIL
+    if what == "leak_thread":
+        threading.Thread(target=time.sleep, args=(3600,), daemon=False).start()
 
 
 def _log(event, cid, instance, detail=None):
@@ -60,6 +124,11 @@ def _log(event, cid, instance, detail=None):
 def _maybe_kill(where, cid):
     if os.environ.get("RELSYS_KILL") == f"{where}:{cid}":
         os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _read_mood(path):
+    with open(path, encoding="utf-8") as fh:
+        return fh.read().strip()
 
 
 def _block(seconds):
@@ -77,9 +146,19 @@ class Desk(op.RecordedAgent):
     version = None
 
     def __init__(self):
-        self.instance = f"{os.getpid()}-{next(_COUNTER)}"
+        number = next(_COUNTER)
+        self.instance = f"{os.getpid()}-{number}"
         self.state = {}
         _log("init", None, self.instance)
+        init = os.environ.get("RELSYS_INIT", "")
+        if init == "sysexit":
+            sys.exit(0)
+        if init == "keyboard":
+            raise KeyboardInterrupt("raised by the constructor")
+        if init == "raise":
+            raise RuntimeError("the constructor failed")
+        if init.startswith("hang_after:") and number >= int(init.split(":")[1]):
+            _block(3600)
 
     # -- Stateful ---------------------------------------------------------------------------
     def reset(self, state):
@@ -113,11 +192,14 @@ class Desk(op.RecordedAgent):
 
     def act(self, input, rec):
         key = input["cid"]
+        mood = None
+        if input.get("mood_file"):
+            mood = rec.model("mood", _read_mood, path=input["mood_file"])
         rec.tool("lookup", self.lookup, key=key)
         if input.get("pay"):
             result = rec.tool("pay", self.pay, key=key)
             if not (isinstance(result, dict) and result.get("ok")):
-                if input.get("escalate"):
+                if input.get("escalate") or mood == "careful":
                     rec.tool("escalate", self.escalate, key=key)
                     return "escalated"
                 return input.get("answer")
@@ -150,6 +232,7 @@ class Desk(op.RecordedAgent):
             for _ in range(5000):
                 x = [x]
             return {"steps": [], "answer": x}
+        _misbehave(op_)
         return super().run(input)
 
     def replay(self, trajectory, *, checkpoint, change):
@@ -166,6 +249,8 @@ class Desk(op.RecordedAgent):
             time.sleep(3600)
         if replay_op == "unserialisable" and change is not None:
             return {"steps": [{"tool": "lookup", "args": {}, "result": object()}], "answer": "x"}
+        if replay_op in ("keyboard", "base", "sysexit0") and change is not None:
+            _misbehave(replay_op)
         return super().replay(trajectory, checkpoint=checkpoint, change=change)
 
 

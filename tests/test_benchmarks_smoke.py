@@ -59,3 +59,8 @@ def test_parallel_smoke() -> None:
 def test_frames_smoke() -> None:
     out = smoke("frames.py")
     assert "load_run" in out and "memory growth" in out
+
+
+def test_big_cases_smoke() -> None:
+    out = smoke("big_cases.py")
+    assert out.count('"peak_mb"') == 4 and "error" not in out and "FAIL" not in out

@@ -274,3 +274,190 @@ def test_json_in_the_error_is_never_a_traceback_for_odd_files(make_suite, tmp_pa
     (folder / "oloproof.yaml").write_text("", encoding="utf-8")
     assert main(["run", str(folder), "--out", str(tmp_path / "o")]) == 2
     assert str(folder / "oloproof.yaml") in _error_line(capsys)
+
+
+# -- exit 0 means PASS and nothing else (issue 13 §4) ----------------------------------------------------------
+# The scripted system (tests/_reliability_systems.py) misbehaves on request; `oloproof run` decides its exit code
+# in a process that never imports it. Routes that end the process (os._exit, a segfault) run in a subprocess.
+
+from _reliability_systems import cli_env, make_case, one_error_line, run_cli, write_suite  # noqa: E402
+
+import oloproof_nb as op  # noqa: E402
+from oloproof_nb.evaluators import fault as fault_module  # noqa: E402
+
+# 4 of 4 pass: Clopper-Pearson lower bound 0.025 ** (1 / 4) = 0.398 >= 0.3 (PASS); 3 of 4: 0.194 < 0.3 (BLOCK)
+PASSABLE = {"confidence": 0.95, "criteria": {"answer_matches": 0.3}}
+
+
+def _desk(tmp_path: Path, ops: list[str] | None = None, **config: object) -> Path:
+    cases = [make_case(f"c{i}", op=op_) for i, op_ in enumerate(ops or ["ok"] * 4)]
+    return write_suite(tmp_path / "suite", cases, release=PASSABLE, **config)
+
+
+def _run(root: Path, out: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(["run", str(root), "--out", str(out), "--quiet"])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_a_well_behaved_desk_passes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The baseline the routes below start from: the same suite exits 0."""
+    code, out, _ = _run(_desk(tmp_path), tmp_path / "run", capsys)
+    assert code == 0 and "gate: PASS" in out
+
+
+@pytest.mark.parametrize(("variable", "value", "words"), [
+    ("RELSYS_IMPORT", "sysexit", "importing 'relsys' raised SystemExit: 0"),
+    ("RELSYS_IMPORT", "keyboard", "importing 'relsys' raised KeyboardInterrupt: raised by the system's module"),
+    ("RELSYS_INIT", "sysexit", "building the system raised SystemExit: 0"),
+    ("RELSYS_INIT", "keyboard", "building the system raised KeyboardInterrupt: raised by the constructor"),
+])
+def test_sys_exit_or_keyboard_interrupt_at_import_or_in_the_constructor_is_exit_2(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        variable: str, value: str, words: str) -> None:
+    root = _desk(tmp_path)
+    monkeypatch.setenv(variable, value)
+    code, out, err = _run(root, tmp_path / "run", capsys)
+    assert code == 2 and out == ""
+    line = one_error_line(err)
+    assert f"{root / 'oloproof.yaml'}: system: " in line and words in line
+
+
+@pytest.mark.parametrize(("how", "words"), [
+    ({"RELSYS_IMPORT": "os_exit"}, "the process running the system exited with code 0"),
+    ({"RELSYS_KILL": "run:c2"}, "the process running the system was killed by signal SIGKILL"),
+])
+def test_the_process_ending_at_import_or_mid_run_is_exit_2_never_0(tmp_path: Path, how: dict[str, str],
+                                                                   words: str) -> None:
+    root = _desk(tmp_path)
+    out = tmp_path / "run"
+    proc = run_cli("run", str(root), "--out", str(out), "--quiet", env=cli_env(**how))
+    assert proc.returncode == 2, proc.stderr
+    line = one_error_line(proc.stderr)
+    assert words in line and "gate:" not in proc.stdout
+    if "RELSYS_KILL" in how:  # it died mid-run: the line says how to finish it, and that works
+        assert line.endswith(f"finish it with: oloproof run {root} --out {out} --resume")
+        done = run_cli("run", str(root), "--out", str(out), "--resume", "--quiet")
+        assert done.returncode == 0 and "gate: PASS" in done.stdout, done.stderr
+
+
+@pytest.mark.parametrize(("op_", "words"), [
+    ("os_exit", "exited with code 0"),
+    ("segfault", "was killed by signal SIGSEGV"),
+])
+def test_os_exit_or_a_segfault_during_a_case_is_exit_2(tmp_path: Path, op_: str, words: str) -> None:
+    root = _desk(tmp_path, ["ok", op_, "ok", "ok"])
+    out = tmp_path / "run"
+    proc = run_cli("run", str(root), "--out", str(out), "--quiet")
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    line = one_error_line(proc.stderr)
+    assert f"the process running the system {words}" in line and "--resume" in line
+    assert proc.stdout == ""
+    assert not op.load_run(out).finished
+
+
+@pytest.mark.parametrize(("op_", "reason"), [
+    ("sysexit0", "SystemExit: 0"),
+    ("keyboard", "KeyboardInterrupt: raised by the system, not by the user"),
+    ("cancelled", "CancelledError"),
+    ("base", "Meltdown: the reactor melted"),
+    ("generator_exit", "GeneratorExit"),
+    ("bad_str", "Unprintable: <str() of the exception raised>"),
+])
+def test_a_base_exception_from_the_system_fails_its_case_and_the_gate_decides(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], op_: str, reason: str) -> None:
+    code, out, err = _run(_desk(tmp_path, ["ok", op_, "ok", "ok"]), tmp_path / "run", capsys)
+    assert code == 1, err  # 3 of 4 cannot clear 0.3: BLOCK, never the 0 the system asked for
+    assert "gate: BLOCK" in out and err == ""
+    run = op.load_run(tmp_path / "run")
+    assert run.finished and list(run.cases["status"]) == ["completed", "error", "completed", "completed"]
+    assert run.cases.set_index("case_id").loc["c1", "error"] == reason
+
+
+def test_the_process_deciding_the_exit_code_never_imports_the_system(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str],
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    mark = tmp_path / "imported-by.txt"
+    monkeypatch.setenv("RELSYS_MARK", str(mark))
+    before = {name for name in sys.modules if "relsys" in name}
+    code, out, _ = _run(_desk(tmp_path), tmp_path / "run", capsys)
+    assert code == 0 and "gate: PASS" in out
+    pids = {int(line) for line in mark.read_text(encoding="utf-8").split()}
+    assert pids and os.getpid() not in pids
+    assert {name for name in sys.modules if "relsys" in name} == before
+
+
+def test_gate_of_an_unfinished_run_is_never_pass(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _desk(tmp_path, ["ok", "ok", "ok", "ok", "raise", "raise"])
+    out = tmp_path / "run"
+    assert _run(root, out, capsys)[0] == 1  # 4 of 6: BLOCK
+    # the run as a crash after its first four cases would leave it: those four alone would PASS
+    lines = (out / "cases.jsonl").read_bytes().split(b"\n")[:4]
+    (out / "cases.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    del manifest["finished_at"]
+    (out / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    partial = op.load_run(out)
+    assert op.gate(partial).verdict == "PASS" and not partial.finished
+    assert main(["gate", str(out)]) == 2
+    line = _error_line(capsys)
+    assert f"{out}: the run did not finish (4 of 6 cases recorded)" in line
+    assert f"--out {out} --resume" in line
+
+
+def test_an_internal_error_is_exit_2_with_the_traceback_saved_in_the_run(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bug in oloproof's own fault evaluator is not the system's failure: the run stops, one line, exit 2."""
+    root = write_suite(tmp_path / "suite", [make_case(f"c{i}", escalate=True) for i in range(3)],
+                       evaluators=[{"type": "answer_matches"},
+                                   {"type": "fault_recovery", "tool": "pay", "fault": "error",
+                                    "escalate_tools": ["escalate"]}], release=PASSABLE)
+
+    def judge(*args: object, **kwargs: object) -> None:
+        raise ZeroDivisionError("a bug in the fault evaluator")
+
+    monkeypatch.setattr(fault_module, "judge_replay", judge)
+    out = tmp_path / "run"
+    code, stdout, err = _run(root, out, capsys)
+    assert code == 2 and stdout == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in err, err
+    assert lines[0].startswith("oloproof: internal error: ZeroDivisionError: a bug in the fault evaluator")
+    saved = out / "internal-error.txt"
+    assert str(saved) in lines[0] and f"--out {out} --resume" in lines[0]
+    assert "ZeroDivisionError" in saved.read_text(encoding="utf-8") and "judge" in saved.read_text(encoding="utf-8")
+    assert op.load_run(out).records == []  # nothing recorded as "missing: system_raised"
+
+
+def test_the_cli_exits_promptly_when_the_system_leaves_a_thread_behind(tmp_path: Path) -> None:
+    """A non-daemon thread sleeping an hour: the gate is printed and the command exits (it used to wait)."""
+    root = _desk(tmp_path, ["ok", "leak_thread", "ok", "ok"])
+    proc = run_cli("run", str(root), "--out", str(tmp_path / "run"), "--quiet", timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "gate: PASS" in proc.stdout
+
+
+@pytest.mark.parametrize("argv", [
+    ["run", "{suite}", "--out", "/proc/nope/run"],
+    ["report", "{run}", "--out", "/proc/nope/report.html"],
+])
+def test_an_os_error_reaching_the_cli_is_one_line_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                         argv: list[str]) -> None:
+    root = _desk(tmp_path)
+    assert _run(root, tmp_path / "run", capsys)[0] == 0
+    args = [a.format(suite=root, run=tmp_path / "run") for a in argv]
+    assert main(args) == 2
+    assert "/proc/nope" in _error_line(capsys)
+
+
+def test_receipt_never_exits_0_on_an_internal_error(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from oloproof_nb._run import observe
+
+    def broken(path: Path) -> None:
+        raise KeyError("a bug while verifying")
+
+    monkeypatch.setattr(observe, "verify_contract_file", broken)
+    assert main(["receipt", str(tmp_path / "contract.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("oloproof: internal error: KeyError") and len(err.strip().splitlines()) == 1

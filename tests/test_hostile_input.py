@@ -652,3 +652,91 @@ def test_any_contract_file_gives_a_receipt_or_one_line(base: Path, locator: str,
     assert code == (0 if shown["status"] == "verified" else 2)
     if locator in SPECIAL_KINDS:
         assert shown["status"] == "unverified" and shown["reason"].endswith(", not a regular file"), shown
+
+
+# -- hostile systems: BaseExceptions, sys.exit, os._exit (issue 13 §4, issue 14) -------------------------------
+# The system is the scripted desk of tests/_reliability_systems.py, told per case (and at import and in its
+# constructor) how to misbehave. Whatever it does, `oloproof run` exits 0/1 having printed a gate computed on a
+# finished run (0 only when that gate says PASS), or exits 2 with one line; never a traceback, never a hang.
+
+import os  # noqa: E402
+import signal  # noqa: E402
+
+from _reliability_systems import make_case, write_suite  # noqa: E402
+
+CASE_MISBEHAVIOURS = ["ok", "ok", "raise", "sysexit", "sysexit0", "os_exit", "keyboard", "cancelled", "base",
+                      "generator_exit", "bad_str", "garbage", "sleep_forever"]
+REPLAY_MISBEHAVIOURS = [None, "raise", "keyboard", "base", "sysexit0"]
+#: Release rule for the hostile runs: 4 of 4 answers clear 0.3 (PASS); 3 of 4 do not (BLOCK).
+HOSTILE_RELEASE = {"confidence": 0.95, "criteria": {"answer_matches": 0.3}}
+HOSTILE_SETTINGS = settings(max_examples=25, deadline=None, derandomize=True,
+                            suppress_health_check=[HealthCheck.too_slow])
+
+
+class _Hung(Exception):
+    pass
+
+
+def _alarm(signum: int, frame: object) -> None:
+    raise _Hung("the command did not finish within 60 s")
+
+
+def _cli_bounded(*args: str, env: dict[str, str]) -> tuple[int, str, str]:
+    """``cli.main(args)`` in-process with ``env`` set, stopped after 60 s (a hang fails the test)."""
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    previous = signal.signal(signal.SIGALRM, _alarm)
+    signal.alarm(60)
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = cli.main(list(args))
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    return code, out.getvalue(), err.getvalue()
+
+
+@HOSTILE_SETTINGS
+@given(ops=st.lists(st.sampled_from(CASE_MISBEHAVIOURS), min_size=1, max_size=4),
+       replay_op=st.sampled_from(REPLAY_MISBEHAVIOURS),
+       at_import=st.sampled_from([None] * 8 + ["sysexit", "keyboard", "os_exit"]),
+       in_constructor=st.sampled_from([None] * 8 + ["sysexit", "keyboard", "raise"]))
+@example(ops=["ok"] * 4, replay_op=None, at_import=None, in_constructor=None)        # the baseline: PASS, exit 0
+@example(ops=["ok", "sysexit0", "ok", "ok"], replay_op=None, at_import=None, in_constructor=None)
+@example(ops=["ok", "ok", "ok", "os_exit"], replay_op=None, at_import=None, in_constructor=None)
+@example(ops=["ok"] * 4, replay_op="keyboard", at_import=None, in_constructor=None)
+@example(ops=["ok"] * 4, replay_op=None, at_import="sysexit", in_constructor=None)
+@example(ops=["ok"] * 4, replay_op=None, at_import=None, in_constructor="sysexit")
+def test_any_misbehaving_system_gives_a_gate_or_one_line(base: Path, ops: list[str], replay_op: str | None,
+                                                         at_import: str | None, in_constructor: str | None) -> None:
+    root = base / f"h{next(COUNTER)}"
+    cases = [make_case(f"c{i}", op=o, escalate=True, **({"replay_op": replay_op} if replay_op else {}))
+             for i, o in enumerate(ops)]
+    evaluators = [{"type": "answer_matches"}, {"type": "fault_recovery", "tool": "pay", "fault": "error",
+                                               "escalate_tools": ["escalate"]}]
+    write_suite(root, cases, evaluators=evaluators, release=HOSTILE_RELEASE, case_timeout_s=0.3)
+    env = {"RELSYS_IMPORT": at_import or "", "RELSYS_INIT": in_constructor or ""}
+    out_dir = root / "runs" / "r"
+    code, out, err = _cli_bounded("run", str(root), "--out", str(out_dir), "--quiet", env=env)
+    assert "Traceback" not in err + out
+    event(f"exit {code}")
+    if code in (0, 1):
+        run = op.load_run(out_dir)
+        assert run.finished and len(run.records) == len(ops)
+        verdict = op.gate(run).verdict
+        assert f"gate: {verdict}" in out and (code == 0) == (verdict == "PASS")
+        assert all(line.startswith("oloproof: warning: ") for line in err.splitlines())  # warnings only
+        assert at_import is None and in_constructor is None and "os_exit" not in ops
+        if code == 0:  # PASS only when every case answered: nothing the system did was taken as a pass
+            assert set(ops) == {"ok"}
+    else:
+        assert code == 2, (code, err)
+        one_error_line(err)
+        assert out == ""
+        assert at_import is not None or in_constructor is not None or "os_exit" in ops

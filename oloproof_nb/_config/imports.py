@@ -14,6 +14,14 @@ afterwards, exactly:
   code imports itself stay in ``sys.modules`` as Python keeps them;
 - a dotted ``module:attr`` (a package installed or on the folder) is imported
   with :func:`importlib.import_module` under its own name.
+
+Whatever the module raises while it is imported — an exception, or
+``SystemExit`` / ``KeyboardInterrupt`` / another ``BaseException`` from its own
+code — is a :class:`~oloproof_nb.errors.ConfigError` naming ``system``.
+
+:func:`code_digests` gives the content digests of the files that define a
+system (the module ``system:`` names, and the file defining the class or
+factory): the run's code fingerprint is built on them.
 """
 
 from __future__ import annotations
@@ -21,15 +29,16 @@ from __future__ import annotations
 import hashlib
 import importlib
 import importlib.util
+import inspect
 import sys
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError
+from ..errors import ConfigError, describe_exception
 
-__all__ = ["import_system", "load_validators", "load_check", "file_digest", "module_file"]
+__all__ = ["import_system", "load_validators", "load_check", "file_digest", "module_file", "code_digests"]
 
 _IMPORT_LOCK = threading.Lock()
 #: (suite folder, module) -> (file digest, module): the latest import of each, and nothing older.
@@ -99,15 +108,61 @@ def _load_module(root: Path, module_name: str, file: str | Path) -> Any:
         raise
     except ModuleNotFoundError as exc:
         raise ConfigError(file, "system", f"cannot import {module_name!r} from {root}: {exc}") from None
-    except Exception as exc:
-        raise ConfigError(file, "system",
-                          f"importing {module_name!r} raised {type(exc).__name__}: {exc}") from None
+    except BaseException as exc:  # noqa: BLE001 - SystemExit or KeyboardInterrupt from the module's own code too
+        raise ConfigError(file, "system", f"importing {module_name!r} raised {describe_exception(exc)}") from None
     finally:
         sys.dont_write_bytecode = dont_write_bytecode
         try:
             sys.path.remove(added)
         except ValueError:
             pass
+
+
+def code_digests(root: Path | None, spec: str | None, target: Any) -> list[str]:
+    """SHA-256 digests of the files that define a system, sorted (content only: a moved suite keeps them).
+
+    Parameters
+    ----------
+    root : Path or None
+        The suite folder (None for a system given in Python).
+    spec : str or None
+        ``module:attr`` from oloproof.yaml: its module's file (in the suite folder, or wherever
+        the imported module lives).
+    target : object
+        The class, factory or instance: the file that defines it (its class, for an instance).
+
+    Returns
+    -------
+    list of str
+        One digest per distinct file found; empty when no file can be found (e.g. a class typed
+        into an interactive prompt).
+    """
+    files: set[Path] = set()
+    if spec is not None:
+        module_name = spec.split(":", 1)[0]
+        local = module_file(root, module_name) if root is not None else None
+        if local is not None:
+            files.add(local)
+        else:
+            module = sys.modules.get(module_name)
+            found = getattr(module, "__file__", None)
+            if isinstance(found, str):
+                files.add(Path(found))
+    holder = target if inspect.isclass(target) or inspect.isfunction(target) or inspect.ismethod(target) \
+        else type(target)
+    try:
+        source = inspect.getsourcefile(holder)
+    except (TypeError, OSError):  # a builtin, or defined nowhere a file says
+        source = None
+    if source is not None:
+        files.add(Path(source))
+    out = set()
+    for path in files:
+        try:
+            out.add(file_digest(path))
+        except OSError:
+            continue
+    return sorted(out)
 
 
 def file_digest(path: Path) -> str:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import difflib
+import os
 import warnings
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, ValidationError, field_validator, model_validator
 
@@ -15,8 +17,8 @@ from .._core.evaluator import EVALUATORS, Evaluator
 from .._core.paths import ABSENT, flatten, format_path, get_path, parse_path, parse_pattern
 from .._core.slicespec import parse_slice_spec
 from .._core.trajectory import ToolErrorRule
-from ..errors import ConfigError, SliceSpecError, VacuousCheckWarning
-from .cases import load_cases
+from ..errors import CaseFileError, ConfigError, SliceSpecError, VacuousCheckWarning
+from .cases import iter_cases
 from .files import config_error, read_yaml
 from .imports import file_digest, import_system, load_check, load_validators
 from .labels import load_labels
@@ -107,6 +109,10 @@ class SuiteConfig(BaseModel):
     tool_errors : ToolErrorRule
         When a tool result counts as a failed step (``steps.is_error``); see
         :class:`~oloproof_nb._core.trajectory.ToolErrorRule` for the default.
+    isolation : {"thread", "process"}
+        ``thread`` (default): calls into the system run on helper threads of the run's process,
+        waited for at most ``case_timeout_s``. ``process``: each worker is a process, killed and
+        replaced when a call overruns, so no case can hang the run (see the README's thread model).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -120,6 +126,7 @@ class SuiteConfig(BaseModel):
     validators: dict[ValidatorName, ValidatorSpec] = Field(default_factory=dict)
     case_timeout_s: float = Field(default=300.0, gt=0)
     tool_errors: ToolErrorRule = Field(default_factory=ToolErrorRule)
+    isolation: Literal["thread", "process"] = "thread"
 
     @property
     def criteria(self) -> list[str]:
@@ -188,12 +195,20 @@ def parse_suite_config(raw: dict[str, Any], file: str | Path = SUITE_FILE) -> Su
 
 @dataclass(frozen=True)
 class Suite:
-    """A loaded suite: its folder, validated configs, cases (sources then derived) and labels."""
+    """A loaded suite: its folder, validated configs, the case file (streamed) and labels.
+
+    The cases are not held in memory: :meth:`iter_cases` reads them from the
+    case file one at a time (each source followed by its derived copies), so a
+    run's memory does not grow with the file. :attr:`cases` builds the whole
+    list (for notebooks and small suites).
+    """
 
     root: Path
     config: SuiteConfig
     release: ReleaseConfig | None
-    cases: list[Case]
+    cases_file: Path
+    #: Source and derived cases.
+    n_cases: int
     labels: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     digests: dict[str, str] = field(default_factory=dict)
     system_target: Any = None
@@ -201,6 +216,38 @@ class Suite:
     validators: dict[str, Any] = field(default_factory=dict)
     #: Checks that cannot fail (``VacuousCheckWarning``): criterion → one message per finding.
     vacuous: dict[str, list[str]] = field(default_factory=dict)
+    #: ``(size, mtime_ns, inode)`` of the case file when it was validated.
+    cases_stat: tuple[int, int, int] = (0, 0, 0)
+
+    def iter_cases(self) -> Iterator[Case]:
+        """Every case, each source followed by its derived copies, streamed from the case file.
+
+        Raises
+        ------
+        CaseFileError
+            When the case file changed since the suite was loaded (load it again).
+        """
+        self._check_unchanged()
+        transforms = self.config.metamorphic.transforms
+        for _, case in iter_cases(self.cases_file):
+            yield case
+            for transform in transforms:
+                yield derive_case(case, transform.name, transform.field, transform.template,
+                                  state_path=transform.state_path)
+        self._check_unchanged()
+
+    def _check_unchanged(self) -> None:
+        try:
+            now = _stat_of(self.cases_file)
+        except OSError as exc:
+            raise CaseFileError(self.cases_file, None, f"cannot read the case file: {exc.strerror}") from None
+        if now != self.cases_stat:
+            raise CaseFileError(self.cases_file, None, "changed since the suite was loaded; load the suite again")
+
+    @property
+    def cases(self) -> list[Case]:
+        """Every case as a list (sources each followed by their derived copies); :meth:`iter_cases` streams them."""
+        return list(self.iter_cases())
 
     @property
     def name(self) -> str:
@@ -270,26 +317,15 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
     release_file = Path(release) if release is not None else root / RELEASE_FILE
     release_cfg = load_release(release_file) if (release is not None or release_file.exists()) else None
     cases_file = root / config.cases
-    sources = load_cases(cases_file)
-    check_case_validators(sources, config.evaluators, config.validators, cases_file)
-    cases: list[Case] = []
-    source_ids = {case.id for case in sources}
-    for case in sources:
-        cases.append(case)
-        for i, transform in enumerate(config.metamorphic.transforms):
-            if transform.field is not None and transform.field not in case.input:
-                raise ConfigError(suite_file, f"metamorphic.transforms[{i}].field",
-                                  f"case {case.id!r} has no input field {transform.field!r}")
-            try:
-                derived = derive_case(case, transform.name, transform.field, transform.template,
-                                      state_path=transform.state_path)
-            except ValueError as exc:
-                raise ConfigError(suite_file, f"metamorphic.transforms[{i}].state_path",
-                                  f"case {case.id!r}: {exc}") from None
-            if derived.id in source_ids:
-                raise ConfigError(suite_file, f"metamorphic.transforms[{i}].name",
-                                  f"the derived case id {derived.id!r} is already a case id in {config.cases}")
-            cases.append(derived)
+    stat_before = _stat_case_file(cases_file)
+    scan = _VacuityScan(config, suite_file)
+    source_ids, n_sources = _validate_cases(cases_file, config, suite_file, scan)
+    derived_ids = {t.name: _DerivedIds(source_ids, t.name) for t in config.metamorphic.transforms}
+    for i, transform in enumerate(config.metamorphic.transforms):
+        clash = sorted(did for did in derived_ids[transform.name] if did in source_ids)
+        if clash:
+            raise ConfigError(suite_file, f"metamorphic.transforms[{i}].name",
+                              f"the derived case id {clash[0]!r} is already a case id in {config.cases}")
     digests = {SUITE_FILE: file_digest(suite_file), config.cases: file_digest(cases_file)}
     if release_cfg is not None:
         digests[RELEASE_FILE] = file_digest(release_file)
@@ -301,10 +337,9 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
             raise ConfigError(suite_file, f"metamorphic.transforms[{i}].validity_labels",
                               f"label file {labels_file} not found; write one judgement "
                               f'per line: {{"case_id": "<source id>~{transform.name}", "valid": true|false}}')
-        known = {c.id for c in cases if c.transform == transform.name}
-        labels[transform.name] = load_labels(labels_file, known, transform.name)
+        labels[transform.name] = load_labels(labels_file, derived_ids[transform.name], transform.name)
         digests[transform.validity_labels] = file_digest(labels_file)
-    vacuous = find_vacuous_checks(config, sources, suite_file)
+    vacuous = scan.findings()
     for messages in vacuous.values():
         for message in messages:
             warnings.warn(VacuousCheckWarning(message), stacklevel=2)
@@ -314,8 +349,12 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
         for i, ev in enumerate(config.evaluators):
             for option, spec in ev.user_code():
                 load_check(root, spec, suite_file, f"evaluators[{i}].{option}")
-    return Suite(root=root.resolve(), config=config, release=release_cfg, cases=cases, labels=labels,
-                 digests=digests, system_target=target, validators=validators, vacuous=vacuous)
+    if _stat_case_file(cases_file) != stat_before:
+        raise CaseFileError(cases_file, None, "changed while it was being read; load the suite again")
+    return Suite(root=root.resolve(), config=config, release=release_cfg, cases_file=cases_file.resolve(),
+                 n_cases=n_sources * (1 + len(config.metamorphic.transforms)), labels=labels, digests=digests,
+                 system_target=target, validators=validators, cases_stat=stat_before,
+                 vacuous=vacuous)
 
 
 def _node_paths(state: Any) -> set[str]:
@@ -327,42 +366,121 @@ def _node_paths(state: Any) -> set[str]:
     return out
 
 
-def nearest_path(path: str, states: list[Any]) -> str | None:
-    """The existing path of ``states`` closest to ``path`` (difflib), or None when nothing is close."""
-    candidates: set[str] = set()
-    for state in states:
-        candidates |= _node_paths(state)
-    found = difflib.get_close_matches(path, sorted(candidates), n=1, cutoff=0.6)
-    return found[0] if found else None
+#: Distinct existing paths kept as "did you mean" candidates while the case file streams by.
+_MAX_CANDIDATES = 100_000
 
 
-def find_vacuous_checks(config: SuiteConfig, cases: list[Case], file: str | Path = SUITE_FILE) -> dict[str, list[str]]:
-    """State checks that cannot fail: criterion → one message per path no case's state contains.
+class _VacuityScan:
+    """State checks that cannot fail, found in one streamed pass over the cases.
 
     A ``state_unchanged`` path absent from every case's ``initial_state``, or a ``state_matches``
     ``paths:`` entry absent from every case's ``initial_state`` and ``expected.state``, passes for every
     case that leaves it alone (a typo gives a perfect score). ``absent_ok: true`` on the evaluator says
-    the path is meant to stay absent. Each message names the evaluator, the path and the nearest
-    existing path.
+    the path is meant to stay absent. Each finding names the evaluator, the path and the nearest
+    existing path (difflib over at most :data:`_MAX_CANDIDATES` existing paths).
     """
-    found: dict[str, list[str]] = {}
-    for i, ev in enumerate(config.evaluators):
-        paths: list[str] = list(getattr(ev, "paths", []) or [])
-        if ev.type not in ("state_unchanged", "state_matches") or not paths or getattr(ev, "absent_ok", False):
-            continue
-        states: list[Any] = [case.initial_state for case in cases]
-        if ev.type == "state_matches":
-            states += [case.expected.state for case in cases if case.expected.state is not None]
-        for path in paths:
-            if any(get_path(state, path) is not ABSENT for state in states):
+
+    def __init__(self, config: SuiteConfig, file: str | Path = SUITE_FILE) -> None:
+        self.file = file
+        self.checks: list[tuple[int, Evaluator, str]] = []
+        for i, ev in enumerate(config.evaluators):
+            paths: list[str] = list(getattr(ev, "paths", []) or [])
+            if ev.type in ("state_unchanged", "state_matches") and not getattr(ev, "absent_ok", False):
+                self.checks += [(i, ev, path) for path in paths]
+        self.seen: set[tuple[int, str]] = set()
+        self.candidates: dict[str, set[str]] = {"state_unchanged": set(), "state_matches": set()}
+
+    def observe(self, case: Case) -> None:
+        if not self.checks:
+            return
+        for i, ev, path in self.checks:
+            if (i, path) in self.seen:
                 continue
-            near = nearest_path(path, states)
-            hint = f"did you mean {near}?" if near else "no similar path exists"
+            states = [case.initial_state]
+            if ev.type == "state_matches" and case.expected.state is not None:
+                states.append(case.expected.state)
+            if any(get_path(state, path) is not ABSENT for state in states):
+                self.seen.add((i, path))
+        for kind, pool in self.candidates.items():
+            if len(pool) < _MAX_CANDIDATES:
+                pool |= _node_paths(case.initial_state)
+                if kind == "state_matches" and case.expected.state is not None:
+                    pool |= _node_paths(case.expected.state)
+
+    def findings(self) -> dict[str, list[str]]:
+        """Criterion → one message per path no case's state contains."""
+        found: dict[str, list[str]] = {}
+        for i, ev, path in self.checks:
+            if (i, path) in self.seen:
+                continue
+            near = difflib.get_close_matches(path, sorted(self.candidates[ev.type]), n=1, cutoff=0.6)
+            hint = f"did you mean {near[0]}?" if near else "no similar path exists"
             where = "initial_state" + (" or expected.state" if ev.type == "state_matches" else "")
             found.setdefault(ev.name, []).append(
-                f"{file}: evaluators[{i}] ({ev.type}, criterion {ev.name}): path {path!r} is in no case's {where}, "
-                f"so the check cannot fail; {hint} (absent_ok: true if it must stay absent on purpose)")
-    return found
+                f"{self.file}: evaluators[{i}] ({ev.type}, criterion {ev.name}): path {path!r} is in no case's "
+                f"{where}, so the check cannot fail; {hint} (absent_ok: true if it must stay absent on purpose)")
+        return found
+
+
+def find_vacuous_checks(config: SuiteConfig, cases: list[Case], file: str | Path = SUITE_FILE) -> dict[str, list[str]]:
+    """State checks that cannot fail among ``cases`` (see :class:`_VacuityScan`): criterion → messages."""
+    scan = _VacuityScan(config, file)
+    for case in cases:
+        scan.observe(case)
+    return scan.findings()
+
+
+class _DerivedIds(Collection[str]):
+    """The ids ``<source>~<transform>`` of one transform's derived cases, without building them all."""
+
+    def __init__(self, sources: set[str], transform: str) -> None:
+        self._sources, self._suffix = sources, f"~{transform}"
+
+    def __contains__(self, item: object) -> bool:
+        return (isinstance(item, str) and item.endswith(self._suffix)
+                and item[: -len(self._suffix)] in self._sources)
+
+    def __iter__(self) -> Iterator[str]:
+        return (source + self._suffix for source in self._sources)
+
+    def __len__(self) -> int:
+        return len(self._sources)
+
+
+def _stat_of(path: Path) -> tuple[int, int, int]:
+    st = os.stat(path)
+    return st.st_size, st.st_mtime_ns, st.st_ino
+
+
+def _stat_case_file(path: Path) -> tuple[int, int, int]:
+    try:
+        return _stat_of(path)
+    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
+        raise CaseFileError(path, None, f"cannot read the case file: {getattr(exc, 'strerror', None) or exc}") from None
+
+
+def _validate_cases(cases_file: Path, config: SuiteConfig, suite_file: Path,
+                    scan: _VacuityScan) -> tuple[set[str], int]:
+    """One streamed pass over the case file: every case is checked, none is kept. Returns (source ids, count)."""
+    source_ids: set[str] = set()
+    for _, case in iter_cases(cases_file):
+        check_case_validators([case], config.evaluators, config.validators, cases_file)
+        for i, transform in enumerate(config.metamorphic.transforms):
+            if transform.field is not None and transform.field not in case.input:
+                raise ConfigError(suite_file, f"metamorphic.transforms[{i}].field",
+                                  f"case {case.id!r} has no input field {transform.field!r}")
+            if transform.state_path is not None:
+                try:  # the rewrite must apply to this case: derive it once to check, then drop it
+                    derive_case(case, transform.name, transform.field, transform.template,
+                                state_path=transform.state_path)
+                except ValueError as exc:
+                    raise ConfigError(suite_file, f"metamorphic.transforms[{i}].state_path",
+                                      f"case {case.id!r}: {exc}") from None
+        scan.observe(case)
+        source_ids.add(case.id)
+    if not source_ids:
+        raise CaseFileError(cases_file, None, "holds no cases; write one JSON object per line with 'id' and 'input'")
+    return source_ids, len(source_ids)
 
 
 def _check_release_criteria(release: ReleaseConfig, config: SuiteConfig, file: Path) -> None:

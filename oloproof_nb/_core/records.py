@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, Literal, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field
+from typing_extensions import NotRequired
 
 __all__ = [
     "RUN_SCHEMA",
@@ -65,6 +66,9 @@ class Manifest(BaseModel):
     oloproof_nb: str
     n_cases: int
     digests: dict[str, str] = Field(default_factory=dict)
+    #: Digest of the system's code (its module file, the file defining it, and its ``fingerprint()``);
+    #: None when it cannot be computed. ``--resume`` refuses a system whose fingerprint differs.
+    code_fingerprint: str | None = None
     suite_config: StoredSuite = Field(default_factory=StoredSuite)
 
     def to_json(self) -> dict[str, Any]:
@@ -200,6 +204,8 @@ class CaseRecord(TypedDict):
     comparisons: list[ComparisonRow]
     replays: list[ReplayRow]
     receipts: list[ReceiptRow]
+    #: The full traceback when the system's own code raised (``error`` holds its one-line reason).
+    traceback: NotRequired[str | None]
 
 
 class ReplayRecord(TypedDict):
@@ -216,3 +222,5 @@ class ReplayRecord(TypedDict):
     environment_state: EnvironmentState | None
     cached: bool
     error: str | None
+    #: The full traceback when the system's ``replay`` raised.
+    traceback: NotRequired[str | None]

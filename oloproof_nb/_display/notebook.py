@@ -23,7 +23,8 @@ from .._analysis import gate as _gate
 from .._analysis import run as _run
 from .._analysis.gate import ReleaseLike
 from .._config.suite import Suite, load_suite
-from .._run.runner import Progress, run_suite
+from .._run.runner import Isolation, Progress, run_suite
+from .._run.store import Fsync
 from .html import html_table, render
 from .panel import CasePanel
 from .theme import fmt_number
@@ -38,16 +39,27 @@ class Run(_run.Run):
         """The case panel: input, steps, verdicts and every compared path (HTML in Jupyter)."""
         return CasePanel(self, case_id)
 
+    def replay_counts(self) -> tuple[int, int]:
+        """``(live, cached)``: replays this run made, and replays it took from the replay cache."""
+        cached = sum(1 for rec in self.replay_records if rec.get("cached"))
+        return len(self.replay_records) - cached, cached
+
+    def replay_summary(self) -> str:
+        """``"12 live, 64 from the cache"`` (empty when the run made no replays)."""
+        live, cached = self.replay_counts()
+        return f"{live} live, {cached} from the cache" if live or cached else ""
+
     def __repr__(self) -> str:
         status = self.cases["status"].value_counts().to_dict() if len(self.records) else {}
+        replays = self.replay_summary()
         return (f"Run({self.run_id!r}, suite={self.suite_name!r}, cases={len(self.records)}, "
-                f"status={status}, criteria={self.criteria})")
+                f"status={status}, criteria={self.criteria}" + (f", replays: {replays})" if replays else ")"))
 
     def _repr_html_(self) -> str:
         status = self.cases["status"].value_counts() if len(self.records) else pd.Series(dtype=int)
         return render("run.html", run_id=self.run_id, suite=self.suite_name, n_cases=len(self.records),
                       status=", ".join(f"{k}: {v}" for k, v in status.items()), version=str(self.system_version),
-                      finished=self.finished, replays="", summary=html_table(self.summary()),
+                      finished=self.finished, replays=self.replay_summary(), summary=html_table(self.summary()),
                       next=self._next_steps())
 
     def _next_steps(self) -> list[str]:
@@ -126,7 +138,8 @@ def progress_bar(desc: str) -> tuple[Progress, Callable[[], None]]:
 
 def run(suite: Suite | str | Path, system: Any = None, workers: int = 1, executor: Executor | None = None,
         out: str | Path | None = None, resume: bool = False, progress: bool | Progress | None = None,
-        chunk_size: int = 8) -> Run:
+        chunk_size: int = 8, cache: bool = True, isolation: Isolation | None = None,
+        fsync: Fsync = "finish") -> Run:
     """Run every case of ``suite`` and return the :class:`Run`.
 
     For each case the sandbox is reset to a deep copy of ``initial_state``,
@@ -157,6 +170,16 @@ def run(suite: Suite | str | Path, system: Any = None, workers: int = 1, executo
         instead. Default: a bar in Jupyter and when stderr is a terminal.
     chunk_size : int
         Cases per task sent to ``executor``.
+    cache : bool
+        Take fault replays from the replay cache and store new ones there (default). ``False``
+        runs every replay live and leaves the cache untouched.
+    isolation : {"thread", "process"}, optional
+        Default: the suite's ``isolation`` (``thread`` unless oloproof.yaml says otherwise).
+        ``process`` runs each worker in its own process, killed and replaced when a call
+        overruns ``case_timeout_s`` (see the README's thread model).
+    fsync : {"finish", "record"}
+        When the run's journals are forced to the disk: when the run finishes (default), or
+        after every record (survives a power loss at any moment; one disk flush per record).
 
     Returns
     -------
@@ -175,7 +198,8 @@ def run(suite: Suite | str | Path, system: Any = None, workers: int = 1, executo
         callback = None
     try:
         directory = run_suite(suite, system=system, workers=workers, executor=executor, out=out, resume=resume,
-                              progress=callback, chunk_size=chunk_size)
+                              progress=callback, chunk_size=chunk_size, cache=cache, isolation=isolation,
+                              fsync=fsync)
     finally:
         close()
     return Run.load(directory)

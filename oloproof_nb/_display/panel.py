@@ -35,6 +35,9 @@ class CasePanel:
     ----------
     case_id, input, initial_state, expected, status, answer, error
         From the case's record.
+    traceback : str or None
+        The full traceback when the system's own code raised on the case (else None); a replay's
+        traceback is in its record (``replay_records``).
     steps, verdicts, comparisons, changes, replays : pandas.DataFrame
         The case's rows of the run's frames.
     replay_records : list of dict
@@ -63,6 +66,7 @@ class CasePanel:
         traj = self.record.get("trajectory")
         self.answer: Any = traj.get("answer") if traj else None
         self.error: str | None = self.record.get("error")
+        self.traceback: str | None = self.record.get("traceback")
 
         def rows(df: pd.DataFrame) -> pd.DataFrame:
             return df[df["case_id"] == case_id].reset_index(drop=True)
@@ -164,6 +168,9 @@ class CasePanel:
             for u in self.unexpected:
                 before, after = preview(u["before"], 60), preview(u["after"], 60)
                 lines.append(f"    {u['criterion']}: {u['path']} {before} -> {after}")
+        for trace in [self.traceback] + [r.get("traceback") for r in self.replay_records]:
+            if trace:
+                lines += ["  traceback:"] + [f"    {line}" for line in trace.rstrip().splitlines()]
         for s in self.steps.itertuples():
             if s.kind == "tool_call":
                 lines.append(f"  [{s.step}] {s.tool}({preview(s.args, 80)}) -> {preview(s.result, 80)}")

@@ -1,10 +1,18 @@
-"""One case on one system instance: the sandbox routine, then every case- and system-scope evaluator."""
+"""One case on one system instance: the sandbox routine, then every case- and system-scope evaluator.
+
+Only what the user's code raised is the system's failure: an exception marked by
+the timeout mechanism (:func:`~oloproof_nb._run.timeouts.system_traceback`), a
+:class:`~oloproof_nb._run.sandbox.SystemContractError` (it returned something
+that is not a trajectory or a state) or a timeout. Anything else raised here is
+oloproof's own (a bug) or the user's Ctrl-C, and stops the run.
+"""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from .._core.canonical import iso, utc_now
@@ -13,10 +21,10 @@ from .._core.evaluator import CaseContext, Evaluation, Evaluator
 from .._core.records import CaseRecord, EnvironmentState, TrajectoryDict
 from .._core.trajectory import Trajectory
 from .context import LiveCase, RunSettings
-from .sandbox import failure_reason, run_case
-from .timeouts import CaseTimeout
+from .sandbox import SystemContractError, failure_reason, run_case
+from .timeouts import CaseTimeout, system_traceback
 
-__all__ = ["execute_case", "CaseOutcome"]
+__all__ = ["execute_case", "failed_case", "CaseOutcome"]
 
 
 @dataclass
@@ -25,37 +33,68 @@ class CaseOutcome:
 
     record: CaseRecord
     needs_fresh_system: bool
+    #: A call timed out: its helper thread still runs on the abandoned instance.
+    abandoned_call: bool = False
 
 
 def execute_case(case: Case, index: int, system: Any, settings: RunSettings) -> CaseOutcome:
     """Run one case on ``system`` and judge it with every case- and system-scope evaluator.
 
     The sandbox is reset to a deep copy of ``case.initial_state`` first (see
-    ``_run/sandbox``). A system that raises (or returns something that is not
-    a trajectory) leaves status ``error``; one that exceeds the timeout leaves
+    ``_run/sandbox``). A system that raises — any exception, or ``SystemExit``,
+    ``KeyboardInterrupt``, ``CancelledError`` from its own code — or returns
+    something that is not a trajectory leaves status ``error`` (the full
+    traceback kept in the record); one that exceeds the timeout leaves
     ``timeout``; either way every verdict is ``missing`` with the reason, and
     the caller continues on a fresh system instance.
     """
     started = utc_now()
     t0 = time.perf_counter()
-    status, error = "completed", None
+    status, error, trace = "completed", None, None
     trajectory: Trajectory | None = None
     stored: TrajectoryDict | None = None
     env: EnvironmentState | None = None
+    timed_out = False
     try:
         out = run_case(system, case, run_id=settings.run_id, system_version=settings.system_version,
                        timeout_s=settings.timeout_s)
         trajectory, stored, env = out.trajectory, out.stored, out.env
         status = trajectory.status
     except CaseTimeout as exc:
-        status, error = "timeout", failure_reason(exc)
-    except (Exception, SystemExit) as exc:  # noqa: BLE001 - a system's failure is data, not a crash of the run
+        status, error, timed_out = "timeout", failure_reason(exc), True
+    except SystemContractError as exc:
+        status, error = "error", failure_reason(exc)
+    except BaseException as exc:
+        trace = system_traceback(exc)
+        if trace is None:  # not the system's: oloproof's own error, or the user's Ctrl-C
+            raise
         status, error = "error", failure_reason(exc)
     duration = time.perf_counter() - t0
     live = LiveCase(settings, system, started)
     ctx = CaseContext(case=case, status=status, trajectory=trajectory,
                       state=None if env is None else env["state"], failure=error, system=system, run=live)
-    result, system_stuck = _evaluate(ctx, settings.evaluators)
+    result, system_stuck, abandoned = _evaluate(ctx, settings.evaluators)
+    record = _record(case, index, status, error, trace, started, duration, stored, env, result)
+    return CaseOutcome(record=record, needs_fresh_system=system_stuck or status in ("error", "timeout"),
+                       abandoned_call=abandoned or timed_out)
+
+
+def failed_case(case: Case, index: int, status: str, error: str, settings: RunSettings, started: datetime,
+                duration: float) -> CaseRecord:
+    """The record of a case whose worker process had to be killed (``timeout``) or died (``error``).
+
+    The same verdicts as a case whose system raised or timed out in-process:
+    every evaluator judges a context with ``failure`` set and no live system.
+    """
+    ctx = CaseContext(case=case, status=status, trajectory=None, state=None, failure=error,
+                      run=LiveCase(settings, None, started))
+    result, _, _ = _evaluate(ctx, settings.evaluators)
+    return _record(case, index, status, error, None, started, duration, None, None, result)
+
+
+def _record(case: Case, index: int, status: str, error: str | None, trace: str | None, started: datetime,
+            duration: float, stored: TrajectoryDict | None, env: EnvironmentState | None,
+            result: Evaluation) -> CaseRecord:
     record: CaseRecord = {
         "index": index,
         "case": case.to_record(),  # type: ignore[typeddict-item]
@@ -70,13 +109,21 @@ def execute_case(case: Case, index: int, system: Any, settings: RunSettings) -> 
         "replays": result.replays,
         "receipts": result.receipts,
     }
-    return CaseOutcome(record=record, needs_fresh_system=system_stuck or status in ("error", "timeout"))
+    if trace is not None:
+        record["traceback"] = trace
+    return record
 
 
-def _evaluate(ctx: CaseContext, evaluators: Sequence[Evaluator]) -> tuple[Evaluation, bool]:
-    """Every case- and system-scope evaluator on one case; True when the system got stuck or raised."""
+def _evaluate(ctx: CaseContext, evaluators: Sequence[Evaluator]) -> tuple[Evaluation, bool, bool]:
+    """Every case- and system-scope evaluator on one case.
+
+    Returns the evaluation, whether the system got stuck or raised (replace
+    it), and whether a call timed out (its helper thread still runs). Only a
+    timeout or an exception raised by the system's own code (marked by the
+    timeout mechanism) makes a verdict ``missing``; anything else propagates.
+    """
     result = Evaluation()
-    system_stuck = False
+    system_stuck = abandoned = False
     # evaluators that observe the sandbox as the case left it run before any that replay (and so reset) it
     for ev in sorted(evaluators, key=lambda e: not type(e).observes_after_case):
         if ev.scope == "run":
@@ -84,11 +131,13 @@ def _evaluate(ctx: CaseContext, evaluators: Sequence[Evaluator]) -> tuple[Evalua
         try:
             result.extend(ev.evaluate(ctx))
         except CaseTimeout as exc:
-            result.extend(ev.missing(failure_reason(exc)))
-            system_stuck = True
-        except (Exception, SystemExit) as exc:  # noqa: BLE001 - what the live system returned broke the check
             if ev.scope != "system":
                 raise
+            result.extend(ev.missing(failure_reason(exc)))
+            system_stuck = abandoned = True
+        except BaseException as exc:
+            if ev.scope != "system" or (system_traceback(exc) is None and not isinstance(exc, SystemContractError)):
+                raise  # oloproof's own error (or the user's Ctrl-C) is never blamed on the system
             result.extend(ev.missing(f"system_raised: {failure_reason(exc)}"))
             system_stuck = True
-    return result, system_stuck
+    return result, system_stuck, abandoned

@@ -41,6 +41,8 @@ class RunSettings:
     append_replay: Callable[[ReplayRecord], None] = lambda record: None
     #: The replay cache; None: replays are not cached.
     cache: ReplayCache | None = None
+    #: The fingerprint of the system's code (part of every replay's cache key; None: never cached).
+    code_fingerprint: str | None = None
 
 
 @dataclass
@@ -63,8 +65,8 @@ class LiveCase:
                record: Mapping[str, Any], reproduce: tuple[Trajectory, dict[str, Any] | None] | None) -> Replay:
         s = self.settings
         return make_replay(self.system, case, recorded, checkpoint, change, record=record, reproduce=reproduce,
-                           run_id=s.run_id, system_version=s.system_version, timeout_s=s.timeout_s,
-                           cache=s.cache if s.system_version else None, append=s.append_replay)
+                           run_id=s.run_id, system_version=s.system_version, code_fingerprint=s.code_fingerprint,
+                           timeout_s=s.timeout_s, cache=s.cache, append=s.append_replay)
 
     def collect_evidence(self, contract: OutcomeContract, system: Any, validators: Sequence[str], *,
                          observe_timeout_s: float | None = None,

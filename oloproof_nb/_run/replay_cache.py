@@ -1,4 +1,4 @@
-"""The replay cache: one JSON file per (system version, case digest, checkpoint, change).
+"""The replay cache: one JSON file per replay, keyed by everything that decides what the replay does.
 
 ::
 
@@ -6,9 +6,17 @@
 
 A cached replay holds what the replay produced (its trajectory and the state it
 left), so a second run of an unchanged suite and system makes no new replays.
-A system without a ``version`` is never cached: nothing would tell a stale
-entry from a fresh one. Writes are atomic (a temporary file in the same folder,
-then ``os.replace``); a corrupt or partial file reads as a miss.
+The key (:func:`replay_key`) covers the system's ``version`` **and the
+fingerprint of its code**, the case, the checkpoint, the change, and **the
+recorded steps up to the checkpoint** — so neither an edited system that kept
+its ``version`` nor a recording that took another path before the checkpoint
+(an LLM answered differently) can reuse another replay. A system without a
+``version``, or whose code cannot be fingerprinted, is never cached.
+
+Every entry carries the SHA-256 of its own content and is used only when that
+digest verifies: a corrupt, partial or edited file is a miss (recomputed and
+rewritten), never trusted. Writes are atomic (a temporary file in the same
+folder, then ``os.replace``); a failed write is ignored (the cache is optional).
 """
 
 from __future__ import annotations
@@ -21,26 +29,22 @@ from typing import Any
 
 from .._core.canonical import digest
 
-__all__ = ["ReplayCache", "replay_key", "REPLAY_CACHE_DIR", "CACHE_SCHEMA"]
+__all__ = ["ReplayCache", "replay_key", "recording_digest", "REPLAY_CACHE_DIR", "CACHE_SCHEMA"]
 
 #: Where the cache lives, relative to the suite folder.
 REPLAY_CACHE_DIR = Path(".oloproof") / "replays"
-CACHE_SCHEMA = "oloproof_replay_cache/v1"
+CACHE_SCHEMA = "oloproof_replay_cache/v2"
 
 
-def replay_key(system_version: str, case_digest: str, checkpoint: int, change: dict[str, Any] | None) -> str:
-    """The cache key of one replay: SHA-256 of the canonical JSON of its four parts.
+def recording_digest(steps: list[dict[str, Any]], checkpoint: int) -> str:
+    """SHA-256 of the recorded steps before ``checkpoint`` and of the call at it (without its result).
 
     Parameters
     ----------
-    system_version : str
-        The system's ``version``.
-    case_digest : str
-        The case's digest (it covers the input, ``initial_state`` and ``expected``).
+    steps : list of dict
+        The recorded trajectory's steps, as JSON (``Step.model_dump(mode="json")``).
     checkpoint : int
-        Index in the recorded steps of the call whose result is replaced.
-    change : dict or None
-        ``{"result": ...}`` of the :class:`~oloproof_nb.Change`, or None for the control replay.
+        Index of the call whose result a replay replaces.
 
     Returns
     -------
@@ -49,16 +53,65 @@ def replay_key(system_version: str, case_digest: str, checkpoint: int, change: d
 
     Notes
     -----
-    key = sha256(canonical_json({"schema", "system_version", "case_digest", "checkpoint", "change"})).
+    digest = sha256(canonical_json({"before": steps[:checkpoint], "call": steps[checkpoint] without "result"})).
+    What happens after the checkpoint is the replay's to produce; what happened
+    before it (and which call is replaced, with which arguments) decides it.
 
     Examples
     --------
-    >>> a = replay_key("v1", "d" * 64, 2, None)
-    >>> a == replay_key("v1", "d" * 64, 2, None), a == replay_key("v2", "d" * 64, 2, None)
-    (True, False)
+    >>> a = [{"tool": "look", "args": {}, "result": 1}, {"tool": "pay", "args": {"k": 1}, "result": {"ok": True}}]
+    >>> b = [{"tool": "look", "args": {}, "result": 2}, {"tool": "pay", "args": {"k": 1}, "result": {"ok": True}}]
+    >>> recording_digest(a, 1) == recording_digest(b, 1)
+    False
+    >>> c = [a[0], {"tool": "pay", "args": {"k": 1}, "result": {"ok": False}}]
+    >>> recording_digest(a, 1) == recording_digest(c, 1)
+    True
     """
-    return digest({"schema": CACHE_SCHEMA, "system_version": system_version, "case_digest": case_digest,
-                   "checkpoint": checkpoint, "change": change})
+    call = {k: v for k, v in steps[checkpoint].items() if k != "result"} if checkpoint < len(steps) else None
+    return digest({"before": steps[:checkpoint], "call": call})
+
+
+def replay_key(system_version: str, code_fingerprint: str, case_digest: str, checkpoint: int,
+               change: dict[str, Any] | None, recording: str) -> str:
+    """The cache key of one replay: SHA-256 of the canonical JSON of its six parts.
+
+    Parameters
+    ----------
+    system_version : str
+        The system's ``version``.
+    code_fingerprint : str
+        The fingerprint of the system's code (see ``Manifest.code_fingerprint``).
+    case_digest : str
+        The case's digest (it covers the input, ``initial_state`` and ``expected``).
+    checkpoint : int
+        Index in the recorded steps of the call whose result is replaced.
+    change : dict or None
+        ``{"result": ...}`` of the :class:`~oloproof_nb.Change`, or None for the control replay.
+    recording : str
+        :func:`recording_digest` of the recorded steps up to the checkpoint.
+
+    Returns
+    -------
+    str
+        64 hex characters.
+
+    Notes
+    -----
+    key = sha256(canonical_json({"schema", "system_version", "code_fingerprint", "case_digest",
+    "checkpoint", "change", "recording"})).
+
+    Examples
+    --------
+    >>> a = replay_key("v1", "f" * 64, "d" * 64, 2, None, "r" * 64)
+    >>> a == replay_key("v1", "f" * 64, "d" * 64, 2, None, "r" * 64)
+    True
+    >>> a == replay_key("v1", "e" * 64, "d" * 64, 2, None, "r" * 64)   # the code changed
+    False
+    >>> a == replay_key("v1", "f" * 64, "d" * 64, 2, None, "s" * 64)   # another recording
+    False
+    """
+    return digest({"schema": CACHE_SCHEMA, "system_version": system_version, "code_fingerprint": code_fingerprint,
+                   "case_digest": case_digest, "checkpoint": checkpoint, "change": change, "recording": recording})
 
 
 class ReplayCache:
@@ -73,12 +126,16 @@ class ReplayCache:
     --------
     >>> import tempfile
     >>> cache = ReplayCache(Path(tempfile.mkdtemp()) / "replays")
-    >>> key = replay_key("v1", "d" * 64, 0, None)
+    >>> key = replay_key("v1", "f" * 64, "d" * 64, 0, None, "r" * 64)
     >>> cache.get(key) is None
     True
     >>> cache.put(key, {"trajectory": {"steps": []}, "state": {}})
     >>> cache.get(key)["state"]
     {}
+    >>> text = cache.path(key).read_text().replace('"state":{}', '"state":{"edited":1}')
+    >>> _ = cache.path(key).write_text(text)
+    >>> cache.get(key) is None   # its digest no longer verifies: never trusted
+    True
     """
 
     def __init__(self, directory: Path) -> None:
@@ -88,22 +145,26 @@ class ReplayCache:
         return self.directory / f"{key}.json"
 
     def get(self, key: str) -> dict[str, Any] | None:
-        """The stored entry, or None when there is none or it cannot be read (a partial or corrupt file)."""
+        """The stored entry, or None when there is none, it cannot be parsed, or its digest does not verify."""
         try:
             data = json.loads(self.path(key).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):  # absent, unreadable, partial or not JSON
             return None
         if not isinstance(data, dict) or data.get("schema") != CACHE_SCHEMA or data.get("key") != key:
             return None
         entry = data.get("entry")
         if not isinstance(entry, dict) or not isinstance(entry.get("trajectory"), dict):
             return None
-        return entry
+        try:
+            verified = digest(entry) == data.get("digest")
+        except (TypeError, ValueError):  # not canonical JSON (e.g. NaN where none was written)
+            return None
+        return entry if verified else None
 
     def put(self, key: str, entry: dict[str, Any]) -> None:
-        """Store ``entry`` (JSON-ready) under ``key`` atomically; a failed write is ignored (the cache is optional)."""
-        text = json.dumps({"schema": CACHE_SCHEMA, "key": key, "entry": entry}, ensure_ascii=False,
-                          separators=(",", ":"))
+        """Store ``entry`` (JSON-ready) under ``key`` with its digest, atomically; a failed write is ignored."""
+        text = json.dumps({"schema": CACHE_SCHEMA, "key": key, "digest": digest(entry), "entry": entry},
+                          ensure_ascii=False, separators=(",", ":"))
         tmp: str | None = None
         try:
             self.directory.mkdir(parents=True, exist_ok=True)

@@ -3,134 +3,210 @@
 :func:`run_suite` returns the run directory; the public ``op.run`` (the face)
 loads it back as a Run. Progress is reported through a callback the face
 chooses (a notebook widget, a terminal bar, nothing).
+
+Cases are streamed from the case file to the workers (a bounded number in
+flight), so memory does not grow with the suite. What stops a run: the user's
+Ctrl-C (``KeyboardInterrupt``), a store write error
+(:class:`~oloproof_nb.errors.StoreWriteError`), a system that cannot be built
+(:class:`~oloproof_nb.errors.OloproofError`), or a bug in oloproof
+(:class:`~oloproof_nb.errors.InternalError`, its traceback saved in the run
+directory). Anything the system does inside a case only fails that case. An
+unfinished run is resumable.
 """
 
 from __future__ import annotations
 
+import itertools
 import queue
 import socket
 import threading
+import traceback
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Executor, Future, ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypeVar
 
 from .._config.suite import RELEASE_FILE, SUITE_FILE, Suite, load_suite
 from .._core.canonical import iso, utc_now
 from .._core.case import Case
 from .._core.records import CaseRecord, Manifest, ReplayRecord, StoredSuite
 from .._version import __version__
-from ..errors import OloproofError, RunDirError
+from ..errors import InternalError, OloproofError, RunDirError, describe_exception
 from .case import execute_case
 from .context import RunSettings
+from .isolation import ProcessWorkers
 from .replay_cache import REPLAY_CACHE_DIR, ReplayCache
-from .store import RunStore, new_run_id, read_cases, read_manifest
+from .store import Fsync, RunStore, new_run_id, read_cases
+from .systems import as_factory, build, code_fingerprint, version_of
 
-__all__ = ["run_suite", "as_factory", "Progress"]
+__all__ = ["run_suite", "as_factory", "Progress", "Isolation"]
 
 #: ``progress(done, total)``: called once before the first case and after every finished case.
 Progress = Callable[[int, int], None]
-
-
-def as_factory(target: Any) -> tuple[Callable[[], Any], bool]:
-    """``(factory, fresh)``: a class or factory builds fresh instances; an instance is shared (``fresh`` False)."""
-    if isinstance(target, type) or (callable(target) and not hasattr(target, "run")):
-        return target, True
-    if not hasattr(target, "run"):
-        raise OloproofError(f"system {target!r} has no run(input) method; give a system, a class or a factory")
-    return (lambda: target), False
-
-
-def _factory(suite: Suite, system: Any) -> tuple[Callable[[], Any], bool]:
-    """A system factory and whether it builds fresh instances (False: one shared instance)."""
-    return as_factory(suite.resolve_system() if system is None else system)
-
-
-def _build(factory: Callable[[], Any]) -> Any:
-    try:
-        instance = factory()
-    except Exception as exc:  # noqa: BLE001 - the user's constructor failed: say so in one line
-        raise OloproofError(f"building the system raised {type(exc).__name__}: {exc}") from None
-    if not hasattr(instance, "run"):
-        raise OloproofError(f"the system factory returned {type(instance).__name__}, which has no run(input)")
-    return instance
-
-
-def _version(instance: Any) -> str | None:
-    version = getattr(instance, "version", None)
-    return None if version is None else str(version)
+Isolation = Literal["thread", "process"]
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Executor | None = None,
               out: str | Path | None = None, resume: bool = False, progress: Progress | None = None,
-              chunk_size: int = 8) -> Path:
+              chunk_size: int = 8, cache: bool = True, isolation: Isolation | None = None,
+              fsync: Fsync = "finish", run_id: str | None = None) -> Path:
     """Run every case of ``suite`` into a run directory and return the directory.
 
     For each case the sandbox is reset to a deep copy of ``initial_state``,
     the system runs the input, and ``snapshot()`` is stored as an
     ``environment_state/v1`` record beside the trajectory. Records are
     appended to the run directory one at a time, so a crash loses nothing
-    that finished. See ``op.run`` for the parameters.
+    that finished. See ``op.run`` for the parameters; ``run_id`` names the run
+    (default: a new one).
     """
-    if not isinstance(workers, int) or workers < 1:
+    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
         raise OloproofError(f"workers={workers!r}: must be an integer of at least 1")
     if chunk_size < 1:
         raise OloproofError(f"chunk_size={chunk_size!r}: must be at least 1")
-    factory, fresh_instances = _factory(suite, system)
-    if (workers > 1 or executor is not None) and not fresh_instances:
-        raise OloproofError("workers > 1 and executor= need a system class or factory, not one instance")
-    if executor is not None and system is not None:
-        raise OloproofError("executor= builds systems from the suite's own 'system'; do not pass system=")
-    try:
-        first = _build(factory)
-    except OloproofError as exc:  # name the file that named the system
-        if system is not None:
-            raise
-        raise OloproofError(f"{suite.root / SUITE_FILE}: system: {exc}") from None
-    version = _version(first)
-    started = utc_now()
-    if resume:
-        if out is None:
-            raise RunDirError("resume=True needs out= (the directory of the interrupted run)")
-        directory = Path(out)
-        _check_resumable(read_manifest(directory), suite, version, directory)  # before anything is touched
-        store = RunStore.resume(directory)
-        done = {rec["case"]["id"] for rec in read_cases(directory)}
+    if fsync not in ("finish", "record"):
+        raise OloproofError(f"fsync={fsync!r}: must be 'finish' or 'record'")
+    mode = suite.config.isolation if isolation is None else isolation
+    if mode not in ("thread", "process"):
+        raise OloproofError(f"isolation={isolation!r}: must be 'thread' or 'process'")
+    if resume and out is None:
+        raise RunDirError("resume=True needs out= (the directory of the interrupted run)")
+    timeout_s = suite.config.case_timeout_s
+    replay_cache = ReplayCache(suite.root / REPLAY_CACHE_DIR) if cache else None
+    pool: ProcessWorkers | None = None
+    systems: _Systems | None = None
+    if mode == "process":
+        if system is not None or executor is not None:
+            raise OloproofError("isolation='process' builds systems from the suite's own 'system' in worker "
+                                "processes; do not pass system= or executor=")
+        pool = ProcessWorkers(suite, workers, cache=cache)
+        version, fingerprint = pool.start()
     else:
-        run_id = new_run_id(started)
-        directory = Path(out) if out is not None else suite.root / "runs" / run_id
-        manifest = Manifest(suite=suite.name, run_id=run_id, system_version=version, started_at=iso(started),
-                            oloproof_nb=__version__, n_cases=len(suite.cases), digests=suite.digests,
-                            suite_config=StoredSuite.model_validate(suite.manifest_config()))
-        store = RunStore.create(directory, manifest)
-        done = set()
-    pending = [(i, case) for i, case in enumerate(suite.cases) if case.id not in done]
-    total, finished = len(suite.cases), len(suite.cases) - len(pending)
-    settings = RunSettings(run_id=store.manifest.run_id, system_version=version,
-                           timeout_s=suite.config.case_timeout_s, suite_root=suite.root,
-                           evaluators=list(suite.config.evaluators), validators=suite.resolve_validators(),
-                           append_replay=store.append_replay, cache=ReplayCache(suite.root / REPLAY_CACHE_DIR))
+        systems = _thread_systems(suite, system, workers, executor)
+        version, fingerprint = systems.version, systems.fingerprint
+    try:
+        store, done = _open_store(suite, out, resume, version, fingerprint, fsync, run_id)
+    except BaseException:
+        if pool is not None:
+            pool.stop()
+        raise
+    if pool is not None:
+        pool.bind(store.manifest.run_id, store.append_replay)
+    settings = RunSettings(run_id=store.manifest.run_id, system_version=version, timeout_s=timeout_s,
+                           suite_root=suite.root, evaluators=list(suite.config.evaluators),
+                           validators={} if pool is not None else suite.resolve_validators(),
+                           append_replay=store.append_replay, cache=replay_cache, code_fingerprint=fingerprint)
+    total, finished = suite.n_cases, len(done)
+    pending = ((index, case) for index, case in enumerate(suite.iter_cases()) if case.id not in done)
     try:
         if progress is not None:
             progress(finished, total)
-        if executor is not None:
+        if pool is not None:
+            records = pool.run(pending)
+        elif executor is not None:
             records = _run_on_executor(executor, suite, pending, settings, chunk_size, store)
-        elif workers == 1:
-            records = _run_serial(suite, pending, first, factory, fresh_instances, settings)
         else:
-            records = _run_threaded(pending, first, factory, workers, settings)
+            assert systems is not None  # built above for every run that is not process-isolated
+            if workers == 1 or systems.rebuild is None:
+                records = _run_serial(pending, systems.first, systems.rebuild, settings)
+            else:
+                records = _run_threaded(pending, systems.first, systems.rebuild, workers, settings)
         for record in records:
             store.append_case(record)
             finished += 1
             if progress is not None:
                 progress(finished, total)
-    finally:
+    except KeyboardInterrupt as exc:  # the user's Ctrl-C: stop, and say how to finish the run
         store.close()
+        add_note = getattr(exc, "add_note", None)  # Python 3.11+
+        if callable(add_note):
+            add_note(f"the run is in {store.directory}; finish it with op.run(suite, out={str(store.directory)!r}, "
+                     "resume=True) or oloproof run SUITE --out DIR --resume")
+        raise
+    except OloproofError:
+        store.close()
+        raise
+    except Exception as exc:  # a bug in oloproof: stop with its traceback saved in the run folder
+        path = store.save_internal_error(traceback.format_exc())
+        store.close()
+        raise InternalError(f"internal error: {describe_exception(exc)} (a bug in oloproof_nb, not in your system; "
+                            f"the traceback is in {path}; the run is resumable)") from exc
+    except BaseException:
+        store.close()
+        raise
+    finally:
+        if pool is not None:
+            pool.stop()
     store.finish(finished_at=utc_now())
-    return directory
+    return store.directory
 
 
-def _check_resumable(manifest: Manifest, suite: Suite, version: str | None, directory: Path) -> None:
+@dataclass
+class _Systems:
+    """The first system instance of a thread run, how to build another, and what identifies the system."""
+
+    first: Any
+    #: Builds a fresh instance (a failed one is replaced); None when the run shares one instance it was given.
+    rebuild: Callable[[], Any] | None
+    version: str | None
+    fingerprint: str | None
+
+
+def _thread_systems(suite: Suite, system: Any, workers: int, executor: Executor | None) -> _Systems:
+    """Build the first instance under the timeout; its ``version`` and the code fingerprint (errors name the file)."""
+    target = suite.resolve_system() if system is None else system
+    factory, fresh = as_factory(target)
+    if (workers > 1 or executor is not None) and not fresh:
+        raise OloproofError("workers > 1 and executor= need a system class or factory, not one instance")
+    if executor is not None and system is not None:
+        raise OloproofError("executor= builds systems from the suite's own 'system'; do not pass system=")
+    timeout_s = suite.config.case_timeout_s
+
+    def named(fn: Callable[[], T]) -> T:
+        try:
+            return fn()
+        except OloproofError as exc:  # name the file that named the system
+            if system is not None:
+                raise
+            raise OloproofError(f"{suite.root / SUITE_FILE}: system: {exc}") from None
+
+    def rebuild() -> Any:
+        return named(lambda: build(factory, timeout_s))
+
+    first = rebuild()
+    version = named(lambda: version_of(first))
+    fingerprint = named(lambda: code_fingerprint(first, target, root=suite.root,
+                                                 spec=suite.config.system if system is None else None,
+                                                 timeout_s=timeout_s))
+    return _Systems(first, rebuild if fresh else None, version, fingerprint)
+
+
+def _open_store(suite: Suite, out: str | Path | None, resume: bool, version: str | None, fingerprint: str | None,
+                fsync: Fsync, run_id: str | None) -> tuple[RunStore, set[str]]:
+    """Create (or lock and reopen) the run directory; the ids of the cases it already holds."""
+    if resume:
+        directory = Path(str(out))
+        store = RunStore.resume(directory, lambda m: _check_resumable(m, suite, version, fingerprint, directory),
+                                fsync=fsync)
+        try:
+            done = {rec["case"]["id"] for rec in read_cases(directory)}
+        except BaseException:
+            store.close()
+            raise
+        return store, done
+    started = utc_now()
+    run_id = run_id or new_run_id(started)
+    directory = Path(out) if out is not None else suite.root / "runs" / run_id
+    manifest = Manifest(suite=suite.name, run_id=run_id, system_version=version, started_at=iso(started),
+                        oloproof_nb=__version__, n_cases=suite.n_cases, digests=suite.digests,
+                        code_fingerprint=fingerprint, suite_config=StoredSuite.model_validate(suite.manifest_config()))
+    return RunStore.create(directory, manifest, fsync=fsync), set()
+
+
+def _check_resumable(manifest: Manifest, suite: Suite, version: str | None, fingerprint: str | None,
+                     directory: Path) -> None:
     if manifest.suite != suite.name:
         raise RunDirError(f"{directory}: holds a run of suite {manifest.suite!r}, not {suite.name!r}")
     for name, value in suite.digests.items():
@@ -139,39 +215,79 @@ def _check_resumable(manifest: Manifest, suite: Suite, version: str | None, dire
     if manifest.system_version != version:
         raise RunDirError(f"{directory}: the system version changed ({manifest.system_version!r} → "
                           f"{version!r}); start a new run instead")
+    if manifest.code_fingerprint != fingerprint:
+        raise RunDirError(f"{directory}: the system's code changed since this run started (its code fingerprint "
+                          "differs; the version alone did not say so); start a new run instead")
 
 
-def _run_serial(suite: Suite, pending: list[tuple[int, Case]], first: Any, factory: Callable[[], Any],
-                fresh: bool, settings: RunSettings) -> Iterator[CaseRecord]:
-    system = first
+def _run_serial(pending: Iterable[tuple[int, Case]], first: Any, rebuild: Callable[[], Any] | None,
+                settings: RunSettings) -> Iterator[CaseRecord]:
+    """One instance at a time; ``rebuild`` makes a fresh one after a failed case (None: one shared instance)."""
+    system, stale = first, False
     for index, case in pending:
+        if stale and rebuild is not None:  # built only when a case needs it, after the failed case was recorded
+            system, stale = rebuild(), False
         outcome = execute_case(case, index, system, settings)
-        if outcome.needs_fresh_system and fresh:
-            system = _build(factory)
+        stale = outcome.needs_fresh_system and rebuild is not None
         yield outcome.record
 
 
-def _run_threaded(pending: list[tuple[int, Case]], first: Any, factory: Callable[[], Any],
+def _bounded(submit: Callable[[T], Future[R]], items: Iterable[T], limit: int) -> Iterator[R]:
+    """Submit ``items`` with at most ``limit`` tasks in flight; yield results as they complete."""
+    in_flight: set[Future[R]] = set()
+    iterator = iter(items)
+    exhausted = False
+    while True:
+        while not exhausted and len(in_flight) < limit:
+            try:
+                item = next(iterator)
+            except StopIteration:
+                exhausted = True
+                break
+            in_flight.add(submit(item))
+        if not in_flight:
+            return
+        done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
+        for future in done:
+            yield future.result()
+
+
+class _Unbuildable:
+    """Stands in a worker slot for a system instance that could not be built."""
+
+    def __init__(self, error: OloproofError) -> None:
+        self.error = error
+
+
+def _run_threaded(pending: Iterable[tuple[int, Case]], first: Any, rebuild: Callable[[], Any],
                   workers: int, settings: RunSettings) -> Iterator[CaseRecord]:
     instances: queue.Queue[Any] = queue.Queue()
     instances.put(first)
     for _ in range(workers - 1):
-        instances.put(_build(factory))
+        instances.put(rebuild())
 
     def task(index: int, case: Case) -> CaseRecord:
         system = instances.get()
         try:
+            if isinstance(system, _Unbuildable):
+                raise system.error  # an earlier replacement could not be built: the run stops here
             outcome = execute_case(case, index, system, settings)
             if outcome.needs_fresh_system:
-                system = _build(factory)
+                try:
+                    system = rebuild()
+                except OloproofError as exc:  # this case's record is kept; the next task on this slot stops the run
+                    system = _Unbuildable(exc)
             return outcome.record
         finally:
             instances.put(system)
 
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="oloproof-worker") as pool:
-        futures = [pool.submit(task, index, case) for index, case in pending]
-        for future in as_completed(futures):
-            yield future.result()
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="oloproof-worker")
+    clean = False
+    try:
+        yield from _bounded(lambda item: pool.submit(task, *item), pending, 2 * workers)
+        clean = True
+    finally:  # on an error or Ctrl-C, do not wait for cases still running: the run stops now
+        pool.shutdown(wait=clean, cancel_futures=True)
 
 
 # -- executors (other processes or machines) ---------------------------------------------------
@@ -205,8 +321,9 @@ def _remote_suite(suite_root: str, digests: dict[str, str]) -> tuple[Suite, queu
         return suite, _REMOTE_POOLS[key]
 
 
-def _remote_batch(suite_root: str, digests: dict[str, str], case_indices: list[int], run_id: str,
-                  version: str | None) -> tuple[list[CaseRecord], list[ReplayRecord]]:
+def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[int, Case]], run_id: str,
+                  version: str | None, fingerprint: str | None,
+                  cache: bool = True) -> tuple[list[CaseRecord], list[ReplayRecord]]:
     """Executed on a worker: load the suite from its folder once per process, run a batch of cases.
 
     Systems are built on the worker from the suite's own ``system`` and kept
@@ -214,46 +331,59 @@ def _remote_batch(suite_root: str, digests: dict[str, str], case_indices: list[i
     an instance. Replays are returned with the records (the caller appends them).
     """
     suite, pool = _remote_suite(suite_root, digests)
-    factory = as_factory(suite.resolve_system())[0]
+    target = suite.resolve_system()
+    factory = as_factory(target)[0]
+    timeout_s = suite.config.case_timeout_s
     try:
         system = pool.get_nowait()
     except queue.Empty:
-        system = _build(factory)
-        if _version(system) != version:
-            raise OloproofError(f"{suite_root}: the system on worker {socket.gethostname()} has version "
-                                f"{_version(system)!r}, the run's has {version!r}; restart the workers after "
+        system = build(factory, timeout_s)
+        theirs = (version_of(system),
+                  code_fingerprint(system, target, root=suite.root, spec=suite.config.system, timeout_s=timeout_s))
+        if theirs != (version, fingerprint):
+            what = "version" if theirs[0] != version else "code fingerprint"
+            raise OloproofError(f"{suite_root}: the system on worker {socket.gethostname()} has another {what} "
+                                f"than the run's ({theirs[0]!r} vs {version!r}); restart the workers after "
                                 "changing the system's code") from None
     replays: list[ReplayRecord] = []
     records = []
-    settings = RunSettings(run_id=run_id, system_version=version, timeout_s=suite.config.case_timeout_s,
+    settings = RunSettings(run_id=run_id, system_version=version, timeout_s=timeout_s,
                            suite_root=suite.root, evaluators=list(suite.config.evaluators),
                            validators=suite.resolve_validators(), append_replay=replays.append,
-                           cache=ReplayCache(suite.root / REPLAY_CACHE_DIR))
+                           cache=ReplayCache(suite.root / REPLAY_CACHE_DIR) if cache else None,
+                           code_fingerprint=fingerprint)
     try:
-        for index in case_indices:
-            outcome = execute_case(suite.cases[index], index, system, settings)
+        for index, case in batch:
+            outcome = execute_case(case, index, system, settings)
             if outcome.needs_fresh_system:
-                system = _build(factory)
+                system = build(factory, timeout_s)
             records.append(outcome.record)
     finally:
         pool.put(system)
     return records, replays
 
 
-def _chunks(items: list[int], size: int) -> Iterable[list[int]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
-
-
-def _run_on_executor(executor: Executor, suite: Suite, pending: list[tuple[int, Case]], settings: RunSettings,
+def _run_on_executor(executor: Executor, suite: Suite, pending: Iterable[tuple[int, Case]], settings: RunSettings,
                      chunk_size: int, store: RunStore) -> Iterator[CaseRecord]:
     root = str(suite.root)
-    futures: list[Future[Any]] = [
-        executor.submit(_remote_batch, root, dict(suite.digests), batch, settings.run_id, settings.system_version)
-        for batch in _chunks([index for index, _ in pending], chunk_size)
-    ]
-    for future in as_completed(futures):
-        records, replays = future.result()
+
+    def submit(batch: list[tuple[int, Case]]) -> Future[tuple[list[CaseRecord], list[ReplayRecord]]]:
+        return executor.submit(_remote_batch, root, dict(suite.digests), batch, settings.run_id,
+                               settings.system_version, settings.code_fingerprint, settings.cache is not None)
+
+    known = getattr(executor, "_max_workers", None)  # ProcessPoolExecutor / ThreadPoolExecutor; else a cluster
+    limit = 2 * known if isinstance(known, int) and known > 0 else _REMOTE_IN_FLIGHT
+    for records, replays in _bounded(submit, _batched(pending, chunk_size), limit):
         for replay in replays:
             store.append_replay(replay)
         yield from records
+
+
+#: Batches in flight on an executor whose size is unknown (a Dask cluster).
+_REMOTE_IN_FLIGHT = 64
+
+
+def _batched(items: Iterable[tuple[int, Case]], size: int) -> Iterator[list[tuple[int, Case]]]:
+    iterator = iter(items)
+    while batch := list(itertools.islice(iterator, size)):
+        yield batch

@@ -30,7 +30,7 @@ from .._core.paths import MAX_DEPTH
 from .._core.records import ENV_SCHEMA, EnvironmentState, TrajectoryDict
 from .._core.trajectory import Change, Message, ToolCall, Trajectory
 from ..errors import validation_problem
-from .timeouts import CaseTimeout, call_with_timeout
+from .timeouts import CaseTimeout, SystemRaised, call_with_timeout, describe_exception
 
 __all__ = ["SandboxResult", "SystemContractError", "copy_json", "run_case", "replay_case", "failure_reason",
            "environment_state", "stored_trajectory", "trajectory_from_stored"]
@@ -73,12 +73,12 @@ def copy_json(value: Any) -> Any:
 
 
 def failure_reason(exc: BaseException) -> str:
-    """``timeout: …`` for a timeout, ``ExceptionName: message`` otherwise (one line)."""
+    """``timeout: …`` for a timeout, ``ExceptionName: message`` otherwise (one line, even when ``str`` raises)."""
     if isinstance(exc, (CaseTimeout, SystemContractError)):  # their messages say what happened
         return str(exc)
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-    name = type(exc).__name__
-    return f"{name}: {text}" if text else name
+    if isinstance(exc, SystemRaised):  # an exception of the system's that refused to be marked in place
+        return describe_exception(exc.error)
+    return describe_exception(exc)
 
 
 def to_trajectory(value: Any, what: str) -> Trajectory:
@@ -178,10 +178,12 @@ class SandboxResult:
 def _in_sandbox(system: Any, case: Case, act: Callable[[], Any], what: str, *, run_id: str,
                 system_version: str | None, timeout_s: float | None) -> SandboxResult:
     stateful = callable(getattr(system, "snapshot", None))
+    resettable = callable(getattr(system, "reset", None))  # a sandbox that can only be reset is still reset
+    initial = copy_json(case.initial_state) if resettable else None  # harness work stays outside the call
 
     def calls() -> tuple[Any, Any]:
-        if callable(getattr(system, "reset", None)):  # a sandbox that can only be reset is still reset
-            system.reset(copy_json(case.initial_state))
+        if resettable:
+            system.reset(initial)
         out = act()
         return out, (system.snapshot() if stateful else None)
 
@@ -196,13 +198,14 @@ def _in_sandbox(system: Any, case: Case, act: Callable[[], Any], what: str, *, r
 def run_case(system: Any, case: Case, *, run_id: str, system_version: str | None,
              timeout_s: float | None) -> SandboxResult:
     """Reset, ``system.run(input)``, snapshot: one case (exceptions from the system propagate)."""
-    return _in_sandbox(system, case, lambda: system.run(copy_json(case.input)), "run()", run_id=run_id,
+    given = copy_json(case.input)
+    return _in_sandbox(system, case, lambda: system.run(given), "run()", run_id=run_id,
                        system_version=system_version, timeout_s=timeout_s)
 
 
 def replay_case(system: Any, case: Case, recorded: Trajectory, checkpoint: int, change: Change | None, *,
                 run_id: str, system_version: str | None, timeout_s: float | None) -> SandboxResult:
     """Reset, ``system.replay(recorded, checkpoint=…, change=…)``, snapshot: one replay."""
-    return _in_sandbox(system, case,
-                       lambda: system.replay(recorded.model_copy(deep=True), checkpoint=checkpoint, change=change),
+    given = recorded.model_copy(deep=True)
+    return _in_sandbox(system, case, lambda: system.replay(given, checkpoint=checkpoint, change=change),
                        "replay()", run_id=run_id, system_version=system_version, timeout_s=timeout_s)

@@ -3,39 +3,68 @@
 ::
 
     runs/<run_id>/
-      manifest.json    suite name, run_id, system_version, started_at, finished_at (absent while running),
-                       config digests, and what the frames and the gate need of the suite
+      manifest.json    suite name, run_id, system_version, code_fingerprint, started_at, finished_at (absent
+                       while running), config digests, and what the frames and the gate need of the suite
       cases.jsonl      one record per finished case
       replays.jsonl    one record per replay
+      .lock            who holds the folder (pid, host, since): an OS lock, released when that process ends
+      internal-error.txt   only after a bug in oloproof stopped the run: its traceback
 
-Records are appended and flushed one at a time (one ``write`` per line), so a
-process killed at any moment leaves at most one torn last line, which loading
-ignores and resuming truncates.
+Records are appended one ``write`` per line to a file opened for appending, so
+a process killed at any moment leaves at most one torn last line, which
+loading ignores and resuming truncates. A write that fails (disk full, I/O
+error) stops the run with :class:`~oloproof_nb.errors.StoreWriteError` naming
+the file; nothing is blamed on the system, and ``--resume`` finishes the run
+once the problem is fixed.
+
+Durability: every record is in the operating system's hands as soon as it is
+written (it survives the process being killed). ``fsync="finish"`` (default)
+forces the journals and the manifest to the disk when the run finishes (and the
+manifest when it is created); ``fsync="record"`` forces every record as it is
+written (it survives a power loss at any moment, at the cost of one disk flush
+per record).
+
+One process at a time: creating, running and resuming a run hold an exclusive
+``fcntl.flock`` on ``.lock``; a second process gets
+:class:`~oloproof_nb.errors.RunLockedError` naming the holder.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import socket
+import sys
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import Any, Literal
 
 from pydantic import ValidationError
 
 from .._core.canonical import iso, utc_now
 from .._core.paths import ABSENT
 from .._core.records import CaseRecord, Manifest, ReplayRecord
-from ..errors import RunDirError, validation_problem
+from ..errors import RunDirError, RunLockedError, StoreWriteError, validation_problem
 
-__all__ = ["RunStore", "read_jsonl", "read_manifest", "read_cases", "read_replays", "new_run_id", "dumps",
-           "MANIFEST", "CASES", "REPLAYS"]
+if sys.platform != "win32":
+    import fcntl
+
+__all__ = ["RunStore", "RunLock", "read_jsonl", "read_manifest", "read_cases", "read_replays", "new_run_id",
+           "dumps", "Fsync", "MANIFEST", "CASES", "REPLAYS", "LOCK", "INTERNAL_ERROR"]
 
 MANIFEST = "manifest.json"
 CASES = "cases.jsonl"
 REPLAYS = "replays.jsonl"
+LOCK = ".lock"
+INTERNAL_ERROR = "internal-error.txt"
+_MANIFEST_TMP = MANIFEST + ".tmp"
+#: Entries a folder may hold and still be taken for a new run: a lock, or a creation killed before its rename.
+_LEFT_BY_A_KILLED_CREATION = frozenset({LOCK, _MANIFEST_TMP})
+
+#: When the journals are forced to the disk: when the run finishes, or after every record.
+Fsync = Literal["finish", "record"]
 
 
 def new_run_id(now: datetime | None = None) -> str:
@@ -124,6 +153,8 @@ def read_manifest(directory: Path) -> Manifest:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise RunDirError(f"{path}: not valid JSON ({exc})") from None
+    except OSError as exc:
+        raise RunDirError(f"{path}: cannot read it ({exc.strerror})") from None
     if not isinstance(data, dict) or "run_id" not in data:
         raise RunDirError(f"{path}: not a run manifest (no run_id)")
     try:
@@ -197,51 +228,212 @@ def _drop_orphan_replays(directory: Path) -> None:
         tmp.unlink()
 
 
-class RunStore:
-    """Writer of one run directory (thread-safe appends)."""
+def _fsync_dir(directory: Path) -> None:
+    """Force a directory entry (a created or renamed file) to the disk, where the platform allows it."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some filesystems cannot sync a directory
+    finally:
+        os.close(fd)
 
-    def __init__(self, directory: Path, manifest: Manifest) -> None:
-        self.directory = directory
-        self.manifest = manifest
-        self._lock = threading.Lock()
-        self._handles: dict[str, IO[str]] = {}
+
+def _write_error(path: Path, exc: OSError) -> StoreWriteError:
+    why = exc.strerror or type(exc).__name__
+    return StoreWriteError(f"{path}: cannot write ({why}); the run stopped and nothing was blamed on the system. "
+                           "Free space (or fix the disk), then resume the run")
+
+
+class RunLock:
+    """An exclusive OS lock on a run directory (``fcntl.flock`` on ``.lock``), released when its process ends.
+
+    The lock file holds ``{"pid", "host", "since"}`` of the holder, so the
+    process that is refused can say who holds the folder.
+    """
+
+    def __init__(self, fd: int | None, path: Path) -> None:
+        self._fd = fd
+        self.path = path
 
     @classmethod
-    def create(cls, directory: Path, manifest: Manifest) -> RunStore:
-        """Start a new run directory; an existing non-empty directory is an error, never overwritten."""
-        if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
+    def acquire(cls, directory: Path) -> RunLock:
+        """Take the lock of ``directory`` or raise :class:`RunLockedError` naming the holder."""
+        path = directory / LOCK
+        if sys.platform == "win32":  # pragma: no cover - no flock: documented as unlocked there
+            return cls(None, path)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise RunDirError(f"{path}: cannot open the run's lock file ({exc.strerror})") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = _describe_holder(fd)
+            os.close(fd)
+            raise RunLockedError(f"{directory}: in use by another oloproof process ({holder}); wait for it to "
+                                 "finish, or stop it, before running or resuming this run") from None
+        return cls(fd, path)
+
+    @staticmethod
+    def holder(directory: Path) -> str | None:
+        """Who holds the lock of ``directory`` (``pid … on host …, since …``), or None when nobody does.
+
+        Probes without creating or changing anything in the folder.
+        """
+        if sys.platform == "win32":  # pragma: no cover
+            return None
+        try:
+            fd = os.open(directory / LOCK, os.O_RDONLY)
+        except OSError:
+            return None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            return _describe_holder(fd)
+        finally:
+            os.close(fd)
+        return None
+
+    def note_holder(self) -> None:
+        """Write who holds the lock into the lock file (after the folder was accepted: a refusal changes nothing)."""
+        if self._fd is None:
+            return
+        info = json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "since": iso(utc_now())})
+        try:
+            os.ftruncate(self._fd, 0)
+            os.pwrite(self._fd, info.encode("utf-8"), 0)
+        except OSError:
+            pass  # the lock holds without the note; a refused process then says "holder unknown"
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # closing the descriptor releases the flock
+            self._fd = None
+
+
+def _describe_holder(fd: int) -> str:
+    try:
+        data = json.loads(os.pread(fd, 4096, 0).decode("utf-8"))
+        return f"pid {int(data['pid'])} on host {data['host']}, since {data['since']}"
+    except (OSError, ValueError, KeyError, TypeError):
+        return "holder unknown"
+
+
+class RunStore:
+    """Writer of one run directory (thread-safe appends), holding the directory's lock until :meth:`close`."""
+
+    def __init__(self, directory: Path, manifest: Manifest, lock: RunLock | None = None,
+                 fsync: Fsync = "finish") -> None:
+        self.directory = directory
+        self.manifest = manifest
+        self.fsync = fsync
+        self._lock = threading.Lock()
+        self._run_lock = lock
+        self._fds: dict[str, int] = {}
+        self._failed = False
+
+    @classmethod
+    def create(cls, directory: Path, manifest: Manifest, fsync: Fsync = "finish") -> RunStore:
+        """Start a new run directory; an existing non-empty directory is an error, never overwritten.
+
+        A folder left by a creation killed before its manifest was renamed into
+        place (it holds only ``.lock`` and ``manifest.json.tmp``) counts as empty.
+        """
+        if directory.exists() and (not directory.is_dir() or not _reusable(directory)):
+            holder = RunLock.holder(directory) if directory.is_dir() else None
+            if holder is not None:
+                raise RunLockedError(f"{directory}: in use by another oloproof process ({holder}); choose another "
+                                     "--out")
             raise RunDirError(f"{directory}: already exists and is not empty; choose another --out, "
                               "or pass --resume to finish that run")
-        directory.mkdir(parents=True, exist_ok=True)
-        store = cls(directory, manifest)
-        store.write_manifest()
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise RunDirError(f"{directory}: cannot create the run directory ({exc.strerror})") from None
+        lock = RunLock.acquire(directory)
+        try:
+            if not _reusable(directory):  # another process created a run here before we got the lock
+                raise RunDirError(f"{directory}: already exists and is not empty; choose another --out, "
+                                  "or pass --resume to finish that run")
+            lock.note_holder()
+            store = cls(directory, manifest, lock, fsync)
+            store.write_manifest(durable=True)
+        except BaseException:
+            lock.release()
+            raise
         return store
 
     @classmethod
-    def resume(cls, directory: Path) -> RunStore:
-        """Reopen an interrupted run directory for appending (torn last lines are cut first)."""
-        manifest = read_manifest(directory)
-        for name in (CASES, REPLAYS):
-            _truncate_torn_tail(directory / name)
-        _drop_orphan_replays(directory)
-        return cls(directory, manifest)
+    def resume(cls, directory: Path, check: Callable[[Manifest], None] | None = None,
+               fsync: Fsync = "finish") -> RunStore:
+        """Reopen an interrupted run directory for appending (torn last lines are cut first).
 
-    def write_manifest(self) -> None:
-        """Write manifest.json atomically (temp file, then rename)."""
-        tmp = self.directory / (MANIFEST + ".tmp")
-        tmp.write_text(json.dumps(self.manifest.to_json(), indent=2, ensure_ascii=False) + "\n",
-                       encoding="utf-8")
-        os.replace(tmp, self.directory / MANIFEST)
+        The lock is taken first; ``check(manifest)`` may refuse the run before
+        anything in the folder is touched. A manifest left as ``manifest.json.tmp``
+        by a kill before its rename is promoted when it is complete.
+        """
+        if not directory.is_dir() or not ((directory / MANIFEST).is_file() or (directory / _MANIFEST_TMP).is_file()):
+            raise RunDirError(f"{directory}: not a run directory (no {MANIFEST})")  # refused before it is touched
+        lock = RunLock.acquire(directory)
+        try:
+            manifest = _read_or_recover_manifest(directory)
+            if check is not None:
+                check(manifest)
+            lock.note_holder()
+            try:
+                for name in (CASES, REPLAYS):
+                    _truncate_torn_tail(directory / name)
+                _drop_orphan_replays(directory)
+            except OSError as exc:
+                raise _write_error(Path(exc.filename or directory), exc) from None
+            return cls(directory, manifest, lock, fsync)
+        except BaseException:
+            lock.release()
+            raise
+
+    def write_manifest(self, durable: bool = False) -> None:
+        """Write manifest.json atomically (temp file, then rename); ``durable``: fsync the file and the folder."""
+        tmp = self.directory / _MANIFEST_TMP
+        text = json.dumps(self.manifest.to_json(), indent=2, ensure_ascii=False) + "\n"
+        try:
+            with tmp.open("w", encoding="utf-8") as handle:
+                handle.write(text)
+                handle.flush()
+                if durable:
+                    os.fsync(handle.fileno())
+            os.replace(tmp, self.directory / MANIFEST)
+        except OSError as exc:
+            self._failed = True
+            raise _write_error(self.directory / MANIFEST, exc) from None
+        if durable:
+            _fsync_dir(self.directory)
 
     def _append(self, name: str, record: CaseRecord | ReplayRecord) -> None:
-        line = dumps(record) + "\n"
+        data = (dumps(record) + "\n").encode("utf-8")
+        path = self.directory / name
         with self._lock:
-            handle = self._handles.get(name)
-            if handle is None:
-                handle = (self.directory / name).open("a", encoding="utf-8")
-                self._handles[name] = handle
-            handle.write(line)
-            handle.flush()
+            if self._failed:
+                raise StoreWriteError(f"{self.directory}: an earlier write failed; the run stopped")
+            try:
+                fd = self._fds.get(name)
+                if fd is None:
+                    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+                    self._fds[name] = fd
+                    if self.fsync == "record":
+                        _fsync_dir(self.directory)  # the new file's entry survives a power loss too
+                view = memoryview(data)
+                while view:  # a short write (e.g. the disk filled up) continues, or fails with OSError
+                    written = os.write(fd, view)
+                    view = view[written:]
+                if self.fsync == "record":
+                    os.fsync(fd)
+            except OSError as exc:
+                self._failed = True  # nothing more is appended after a torn line; resume cuts it
+                raise _write_error(path, exc) from None
 
     def append_case(self, record: CaseRecord) -> None:
         self._append(CASES, record)
@@ -249,14 +441,73 @@ class RunStore:
     def append_replay(self, record: ReplayRecord) -> None:
         self._append(REPLAYS, record)
 
+    def save_internal_error(self, text: str) -> Path:
+        """Append a traceback of oloproof's own to ``internal-error.txt``; the path, even when it cannot be written."""
+        path = self.directory / INTERNAL_ERROR
+        try:
+            with path.open("a", encoding="utf-8") as handle:
+                handle.write(f"--- {iso(utc_now())}\n{text}\n")
+        except OSError:
+            pass
+        return path
+
     def finish(self, finished_at: datetime) -> None:
-        """Record the end of the run in the manifest and close the files."""
-        self.manifest = self.manifest.model_copy(update={"finished_at": iso(finished_at)})
-        self.close()
-        self.write_manifest()
+        """Force the journals to the disk, record the end of the run in the manifest, release the folder."""
+        try:
+            with self._lock:
+                try:
+                    for name, fd in self._fds.items():
+                        try:
+                            os.fsync(fd)
+                        except OSError as exc:
+                            self._failed = True
+                            raise _write_error(self.directory / name, exc) from None
+                finally:
+                    self._close_files()
+            self.manifest = self.manifest.model_copy(update={"finished_at": iso(finished_at)})
+            self.write_manifest(durable=True)
+        finally:
+            self.release()
+
+    def _close_files(self) -> None:
+        for fd in self._fds.values():
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self._fds.clear()
 
     def close(self) -> None:
+        """Close the journals and release the folder (an unfinished run stays resumable)."""
         with self._lock:
-            for handle in self._handles.values():
-                handle.close()
-            self._handles.clear()
+            self._close_files()
+        self.release()
+
+    def release(self) -> None:
+        if self._run_lock is not None:
+            self._run_lock.release()
+            self._run_lock = None
+
+
+def _reusable(directory: Path) -> bool:
+    """True when ``directory`` holds nothing but what a killed creation leaves (then it is cleaned)."""
+    try:
+        names = {entry.name for entry in directory.iterdir()}
+    except OSError as exc:
+        raise RunDirError(f"{directory}: cannot list the run directory ({exc.strerror})") from None
+    if not names <= _LEFT_BY_A_KILLED_CREATION:
+        return False
+    return True
+
+
+def _read_or_recover_manifest(directory: Path) -> Manifest:
+    """The manifest; a complete ``manifest.json.tmp`` left by a kill before its rename is renamed into place."""
+    tmp = directory / _MANIFEST_TMP
+    if not (directory / MANIFEST).exists() and tmp.is_file():
+        try:
+            Manifest.model_validate(json.loads(tmp.read_text(encoding="utf-8")))
+        except (OSError, ValueError, ValidationError):
+            raise RunDirError(f"{directory}: the run was stopped while it was being created, before any case ran; "
+                              "run again without --resume to reuse this folder") from None
+        os.replace(tmp, directory / MANIFEST)
+    return read_manifest(directory)

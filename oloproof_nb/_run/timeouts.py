@@ -1,13 +1,38 @@
-"""The one timeout mechanism: calls into the user's system run on a reusable helper thread, waited for at most N s."""
+"""The one timeout mechanism: calls into the user's system run on a reusable helper thread, waited for at most N s.
+
+Every call into the user's code (constructor, ``reset``, ``run``, ``replay``,
+``snapshot``, ``observe``, ``fingerprint``, validators) goes through
+:func:`call_with_timeout`. That makes two things true:
+
+- **what the system raised is marked as the system's.** Whatever the call
+  raises — any ``Exception``, and ``SystemExit``, ``KeyboardInterrupt``,
+  ``asyncio.CancelledError`` or another ``BaseException`` raised by the
+  system's own code — is re-raised in the caller marked with the traceback it
+  had in the helper thread (:func:`system_traceback`). The run treats a marked
+  exception as a failure of the case; an unmarked one is oloproof's own (a bug:
+  the run stops) or the user's Ctrl-C (the main thread is interrupted while it
+  waits: the run stops and can be resumed);
+- **a call cannot block the run for longer than the timeout** unless it holds
+  the GIL (a pathological regular expression, a C extension that never
+  releases it): then only process isolation helps (``isolation: process``).
+
+In a worker process of ``isolation: process``, :func:`set_call_watch` tells the
+parent when a call starts and ends, so the parent can kill a worker whose call
+overran.
+"""
 
 from __future__ import annotations
 
 import queue
 import threading
+import traceback
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-__all__ = ["CaseTimeout", "call_with_timeout", "HELPER_IDLE_S"]
+from ..errors import describe_exception
+
+__all__ = ["CaseTimeout", "SystemRaised", "call_with_timeout", "system_traceback", "describe_exception",
+           "set_call_watch", "HELPER_IDLE_S", "TRACEBACK_LIMIT"]
 
 T = TypeVar("T")
 
@@ -20,8 +45,66 @@ class CaseTimeout(Exception):
         self.seconds = seconds
 
 
+class SystemRaised(Exception):
+    """Carries an exception of the system's that could not be marked in place (its class refuses attributes)."""
+
+    def __init__(self, error: BaseException, traceback_text: str) -> None:
+        super().__init__(describe_exception(error))
+        self.error = error
+        setattr(self, _MARK, traceback_text)
+
+
 #: Seconds an idle helper thread waits for its next call before it exits.
 HELPER_IDLE_S = 5.0
+#: Characters of a system's traceback kept (the last ones: where it raised).
+TRACEBACK_LIMIT = 20_000
+_MARK = "__oloproof_system_traceback__"
+_PACKAGE_RUN = "oloproof_nb/_run/"
+
+
+def _format_traceback(exc: BaseException) -> str:
+    """The traceback of ``exc`` as the system's code raised it (oloproof's own calling frames left out)."""
+    try:
+        tb = exc.__traceback__
+        while tb is not None and _PACKAGE_RUN in tb.tb_frame.f_code.co_filename.replace("\\", "/"):
+            tb = tb.tb_next  # the helper thread and the sandbox routine: not the system's
+        text = "".join(traceback.format_exception(type(exc), exc, tb))
+    except BaseException:  # noqa: BLE001 - a traceback that cannot be formatted still leaves the reason
+        text = describe_exception(exc) + "\n"
+    return text if len(text) <= TRACEBACK_LIMIT else "…" + text[-(TRACEBACK_LIMIT - 1):]
+
+
+def _mark(exc: BaseException, text: str) -> BaseException:
+    """``exc`` marked as the system's (or a :class:`SystemRaised` carrying it when it refuses the mark)."""
+    try:
+        setattr(exc, _MARK, text)
+        if getattr(exc, _MARK, None) is text:
+            return exc
+    except BaseException:  # noqa: BLE001 - a class that refuses attributes is wrapped instead
+        pass
+    return SystemRaised(exc, text)
+
+
+def system_traceback(exc: BaseException) -> str | None:
+    """The traceback of an exception the system's code raised inside :func:`call_with_timeout`, else None.
+
+    None means the exception did not come out of the user's code: oloproof's own
+    error, or the user's Ctrl-C.
+    """
+    try:
+        value = vars(exc).get(_MARK)
+    except BaseException:  # noqa: BLE001 - an object without a readable __dict__ was never marked
+        return None
+    return value if isinstance(value, str) else None
+
+
+_WATCH: Callable[[bool], None] | None = None
+
+
+def set_call_watch(watch: Callable[[bool], None] | None) -> None:
+    """Call ``watch(True)`` before and ``watch(False)`` after every call into the system (process workers)."""
+    global _WATCH
+    _WATCH = watch
 
 
 class _Helper:
@@ -64,8 +147,8 @@ class _Helper:
                 continue
             try:
                 box["value"] = fn()
-            except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
-                box["error"] = exc
+            except BaseException as exc:  # noqa: BLE001 - re-raised, marked as the system's, in the caller's thread
+                box["error"] = _mark(exc, _format_traceback(exc))
             done.release()
             del fn, box, done  # drop references to the result before waiting for the next call
             if self.abandoned:
@@ -76,30 +159,40 @@ _LOCAL = threading.local()
 
 
 def call_with_timeout(fn: Callable[[], T], timeout_s: float | None) -> T:
-    """Run ``fn()`` in a daemon helper thread and wait at most ``timeout_s`` seconds.
+    """Run ``fn()`` in a daemon helper thread and wait at most ``timeout_s`` seconds (None: no limit).
 
     Each calling thread reuses one helper thread for its calls. An abandoned
     call keeps running in its daemon thread but never keeps the process
     alive, and its result is dropped; the next call runs on a new helper.
-    Exceptions propagate.
+    Whatever ``fn`` raises propagates marked as the system's (see
+    :func:`system_traceback`); :class:`CaseTimeout` when the time is up. The
+    wait itself can be interrupted (Ctrl-C): that ``KeyboardInterrupt`` is
+    not marked.
     """
-    if timeout_s is None or timeout_s >= threading.TIMEOUT_MAX:  # e.g. case_timeout_s: .inf — no limit
-        return fn()
+    limit = None if timeout_s is None or timeout_s >= threading.TIMEOUT_MAX else timeout_s
     box: dict[str, Any] = {}
     done = threading.Lock()
     done.acquire()
     helper: _Helper | None = getattr(_LOCAL, "helper", None)
-    if helper is None or not helper.submit(fn, box, done):
-        helper = _LOCAL.helper = _Helper()
-        helper.submit(fn, box, done)
+    watch = _WATCH
+    if watch is not None:
+        watch(True)
     try:
-        finished = done.acquire(timeout=timeout_s)
-    except BaseException:  # interrupted while waiting: this helper may still be busy
-        helper.abandoned, _LOCAL.helper = True, None
-        raise
+        if helper is None or not helper.submit(fn, box, done):
+            helper = _LOCAL.helper = _Helper()
+            helper.submit(fn, box, done)
+        try:
+            finished = done.acquire() if limit is None else done.acquire(timeout=limit)
+        except BaseException:  # interrupted while waiting: this helper may still be busy
+            helper.abandoned, _LOCAL.helper = True, None
+            raise
+    finally:
+        if watch is not None:
+            watch(False)
     if not finished:
         helper.abandoned, _LOCAL.helper = True, None
-        raise CaseTimeout(timeout_s)
+        raise CaseTimeout(limit if limit is not None else 0.0)
     if "error" in box:
-        raise box["error"]
+        error: BaseException = box.pop("error")
+        raise error
     return box["value"]  # type: ignore[no-any-return]

@@ -76,6 +76,18 @@ def _assert_complete(directory: Path, reference: op.Run) -> op.Run:
     return run
 
 
+def _assert_reported_kill(proc: subprocess.CompletedProcess[str], root: Path, out: Path) -> None:
+    """The system SIGKILLed the process running it: the command says so in one line, exit 2, with the resume command.
+
+    (Before the run moved into a child process, the command itself died with -9 and printed nothing.)
+    """
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    line = one_error_line(proc.stderr)
+    assert "the process running the system was killed by signal SIGKILL" in line, line
+    assert line.endswith(f"finish it with: oloproof run {root} --out {out} --resume"), line
+    assert "gate:" not in proc.stdout
+
+
 # -- SIGKILL at chosen points, then resume ---------------------------------------------------------
 
 KILL_POINTS = [
@@ -99,7 +111,7 @@ def test_sigkill_then_resume_equals_clean_run(tmp_path: Path, reference: op.Run,
 
     proc = run_cli("run", str(root), "--out", str(out), "--quiet",
                    env=cli_env(RELSYS_LOG=str(killed_log), RELSYS_KILL=kill))
-    assert proc.returncode == -signal.SIGKILL, (proc.returncode, proc.stderr)
+    _assert_reported_kill(proc, root, out)
 
     # what the crash left: the finished cases, nothing else, readable and marked unfinished
     assert runs_of(read_log(killed_log)) == IDS[: k + 1]
@@ -386,14 +398,14 @@ def test_killed_twice_with_workers_then_resumed(tmp_path: Path, reference: op.Ru
     args = ("run", str(root), "--out", str(out), "--quiet", "--workers", "3")
 
     first = run_cli(*args, env=cli_env(RELSYS_LOG=str(logs[0]), RELSYS_KILL="run:c4", RELSYS_SLEEP="0.05"))
-    assert first.returncode == -signal.SIGKILL, first.stderr
+    _assert_reported_kill(first, root, out)
     recorded = set(op.load_run(out).cases["case_id"])
     assert "c4" not in recorded
     left = [cid for cid in IDS if cid not in recorded]
 
     second = run_cli(*args, "--resume", env=cli_env(RELSYS_LOG=str(logs[1]), RELSYS_KILL=f"run:{left[-1]}",
                                                      RELSYS_SLEEP="0.05"))
-    assert second.returncode == -signal.SIGKILL, second.stderr
+    _assert_reported_kill(second, root, out)
     assert not set(runs_of(read_log(logs[1]))) & recorded
     recorded_after_two = set(op.load_run(out).cases["case_id"])
     assert recorded <= recorded_after_two

@@ -8,6 +8,8 @@ ran which case are counted in the system's side-channel log.
 
 from __future__ import annotations
 
+import json
+import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -108,7 +110,7 @@ def test_every_case_raising_still_finishes_the_run(tmp_path: Path, side_channel:
     assert set(run.verdicts["verdict"]) == {"missing"}
     assert len(run.verdicts) == 5 * len(CRITERIA)
     built, ran = _events(side_channel)
-    assert len(built) == 6 and len(set(ran.values())) == 5  # a fresh instance for every case
+    assert len(built) == 5 and len(set(ran.values())) == 5  # a fresh instance for every case (none after the last)
 
 
 def test_workers_replace_a_failed_instance_too(tmp_path: Path, side_channel: Path) -> None:
@@ -172,7 +174,7 @@ def test_the_cli_exits_promptly_when_every_case_hangs_forever(tmp_path: Path) ->
     assert run.finished
     assert list(run.cases["status"]) == ["timeout"] * n
     assert set(run.verdicts["verdict"]) == {"missing"}
-    assert len([e for e in read_log(log) if e[0] == "init"]) == n + 1
+    assert len([e for e in read_log(log) if e[0] == "init"]) == n  # a fresh one per case, none after the last
 
 
 # -- replays (fault_recovery) ------------------------------------------------------------------------
@@ -251,3 +253,110 @@ def test_a_timeout_beyond_what_the_platform_can_wait_means_no_limit(tmp_path: Pa
     run = op.run(root, out=tmp_path / "run", progress=False)
     assert list(run.cases["status"]) == ["completed", "completed"]
     assert list(run.cases["error"].isna()) == [True, True]
+
+
+# -- BaseExceptions, unprintable exceptions, tracebacks, hung constructors (issue 14) ----------------------------
+
+BASE_EXCEPTIONS = [
+    pytest.param("keyboard", "KeyboardInterrupt: raised by the system, not by the user", id="KeyboardInterrupt"),
+    pytest.param("cancelled", "CancelledError", id="asyncio.CancelledError"),
+    pytest.param("base", "Meltdown: the reactor melted", id="own-BaseException"),
+    pytest.param("sysexit0", "SystemExit: 0", id="sys.exit(0)"),
+    pytest.param("generator_exit", "GeneratorExit", id="GeneratorExit"),
+    pytest.param("bad_str", "Unprintable: <str() of the exception raised>", id="__str__-raises"),
+]
+
+
+@pytest.mark.parametrize(("op_", "reason"), BASE_EXCEPTIONS)
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_base_exception_raised_by_the_system_is_an_error_case(tmp_path: Path, side_channel: Path, op_: str,
+                                                                reason: str, workers: int) -> None:
+    cases = [make_case(f"c{i}", op=op_ if i == 1 else "ok") for i in range(4)]
+    run = op.run(write_suite(tmp_path / "suite", cases), out=tmp_path / "run", progress=False, workers=workers)
+    assert run.finished
+    assert list(run.cases["status"]) == ["completed", "error", "completed", "completed"]
+    assert run.cases.set_index("case_id").loc["c1", "error"] == reason
+    assert {v for v, _ in _verdicts(run, "c1").values()} == {"missing"}
+    trace = run.record("c1")["traceback"]
+    assert "relsys.py" in trace and "_misbehave" in trace
+    assert "oloproof_nb/_run" not in trace  # the harness's own calling frames are left out
+
+
+@needs_fault_recovery
+@pytest.mark.parametrize(("replay_op", "reason"), [("keyboard", "KeyboardInterrupt"), ("base", "Meltdown"),
+                                                   ("sysexit0", "SystemExit: 0")])
+def test_a_base_exception_in_a_replay_is_missing_and_keeps_its_traceback(tmp_path: Path, side_channel: Path,
+                                                                         replay_op: str, reason: str) -> None:
+    cases = [make_case(f"c{i}", escalate=True, **({"replay_op": replay_op} if i == 1 else {})) for i in range(3)]
+    root = write_suite(tmp_path / "suite", cases, evaluators=[*EVALUATORS, FAULT_EVALUATOR])
+    run = op.run(root, out=tmp_path / "run", progress=False)
+    assert run.finished and list(run.cases["status"]) == ["completed"] * 3
+    verdict, why = _verdicts(run, "c1")[FAULT_CRITERION]
+    assert verdict == "missing" and why.startswith(f"replay_raised: {reason}")
+    faulted = [r for r in run.replay_records if r["case_id"] == "c1" and r["kind"] == "fault"]
+    assert len(faulted) == 1 and "_misbehave" in faulted[0]["traceback"]
+    assert "_misbehave" in repr(run.panel("c1"))
+    assert _verdicts(run, "c2")[FAULT_CRITERION][0] == "pass"
+
+
+def test_the_full_traceback_is_stored_and_shown_in_the_panel(tmp_path: Path, side_channel: Path) -> None:
+    cases = [make_case("c0"), make_case("c1", op="raise", message="ledger locked: row 7\nsecond line")]
+    run = op.run(write_suite(tmp_path / "suite", cases), out=tmp_path / "run", progress=False)
+    record = json.loads((tmp_path / "run" / "cases.jsonl").read_text(encoding="utf-8").splitlines()[1])
+    assert record["error"] == "RuntimeError: ledger locked: row 7"  # the one-line reason
+    trace = record["traceback"]
+    assert trace.startswith("Traceback (most recent call last):")
+    assert 'relsys.py", line' in trace and "in run" in trace
+    assert trace.rstrip().endswith("RuntimeError: ledger locked: row 7\nsecond line")
+    panel = run.panel("c1")
+    assert panel.traceback == trace
+    assert "in run" in repr(panel) and "<summary>traceback</summary>" in panel._repr_html_()
+    assert "traceback" not in json.loads((tmp_path / "run" / "cases.jsonl").read_text().splitlines()[0])
+    assert run.panel("c0").traceback is None
+
+
+def test_a_hanging_replacement_constructor_stops_the_run_instead_of_hanging_it(tmp_path: Path,
+                                                                                side_channel: Path,
+                                                                                monkeypatch: pytest.MonkeyPatch
+                                                                                ) -> None:
+    """Thread isolation: a constructor is a call like any other, under case_timeout_s; the run stops (resumable)."""
+    monkeypatch.setenv("RELSYS_INIT", "hang_after:1")  # the first instance is fine, every later one hangs
+    cases = [make_case("c0"), make_case("c1", op="raise"), make_case("c2")]
+    root = write_suite(tmp_path / "suite", cases, case_timeout_s=0.5)
+    t0 = time.monotonic()
+    with pytest.raises(op.OloproofError, match=r"oloproof\.yaml: system: building the system took longer than "
+                                               r"case_timeout_s=0\.5"):
+        op.run(root, out=tmp_path / "run", progress=False)
+    assert time.monotonic() - t0 < 10
+    assert [r["case"]["id"] for r in op.load_run(tmp_path / "run").records] == ["c0", "c1"]
+
+
+@pytest.mark.slow
+def test_a_ctrl_c_from_the_user_stops_the_run_and_says_how_to_resume(tmp_path: Path) -> None:
+    """SIGINT to the command (as a terminal sends it): exit 130, one line naming the folder and the resume command."""
+    import signal
+    import subprocess
+
+    from _reliability_systems import cli_command, one_error_line
+
+    root = write_suite(tmp_path / "suite", [make_case(f"c{i}") for i in range(20)])
+    out = tmp_path / "run"
+    proc = subprocess.Popen(cli_command("run", str(root), "--out", str(out), "--quiet"),
+                            env=cli_env(RELSYS_SLEEP="0.2"), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while not ((out / "cases.jsonl").exists() and (out / "cases.jsonl").read_bytes().count(b"\n") >= 2):
+        assert time.monotonic() < deadline and proc.poll() is None
+        time.sleep(0.02)
+    os.killpg(proc.pid, signal.SIGINT)  # the whole process group, as Ctrl-C in a terminal
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    line = one_error_line(stderr.replace("oloproof: interrupted", "oloproof: error: interrupted"))
+    assert line.endswith(f"the run is in {out} — finish it with: oloproof run {root} --out {out} --resume")
+    assert stdout == ""
+    done = op.load_run(out)
+    assert not done.finished and 2 <= len(done.records) < 20
+    assert set(done.cases["status"]) == {"completed"}  # the interrupted case was not recorded as the system's
+    resumed = run_cli("run", str(root), "--out", str(out), "--resume", "--quiet")
+    assert resumed.returncode in (0, 1), resumed.stderr
+    assert len(op.load_run(out).records) == 20

@@ -212,24 +212,13 @@ def test_the_guard_catches_two_cases_on_one_instance(guarded: tuple[op.Suite, op
     mod.OVERLAPS.clear()
     desk = suite.resolve_system()()
     case = suite.cases[0]
-    errors: list[BaseException] = []
-    barrier = threading.Barrier(2)
-
-    def episode() -> None:
-        try:
-            barrier.wait()
-            desk.reset(json.loads(json.dumps(case.initial_state)))
-            desk.run(dict(case.input))
-            desk.snapshot()
-        except BaseException as exc:  # noqa: BLE001
-            errors.append(exc)
-
-    threads = [threading.Thread(target=episode) for _ in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert errors and all(type(e).__name__ == "Overlap" for e in errors)
+    # a second case reaching the instance while the first holds it (deterministic: no thread timing involved)
+    desk.reset(json.loads(json.dumps(case.initial_state)))
+    with pytest.raises(RuntimeError) as err:
+        desk.reset(json.loads(json.dumps(case.initial_state)))
+    assert type(err.value).__name__ == "Overlap"
+    desk.run(dict(case.input))
+    desk.snapshot()
     assert mod.OVERLAPS
     mod.OVERLAPS.clear()
 
@@ -309,12 +298,23 @@ def test_dask_workers_share_the_replay_cache(tmp_path: Path, dask_client: Any) -
 def test_a_worker_refuses_a_suite_folder_that_differs(tmp_path: Path) -> None:
     root = write_guarded_suite(tmp_path / "suite")
     suite = op.load_suite(root)
-    with (root / "cases.jsonl").open("a", encoding="utf-8") as handle:  # the folder changes after loading
-        handle.write(json.dumps({"id": "late", "input": {"order_id": "late", "message": "m"}}) + "\n")
+    with (root / "oloproof.yaml").open("a", encoding="utf-8") as handle:  # the folder changes after loading
+        handle.write("# edited after the suite was loaded\n")
     with ThreadPoolExecutor(max_workers=2) as pool, pytest.raises(OloproofError) as err:
         op.run(suite, executor=pool, out=tmp_path / "out", progress=False)
     message = str(err.value)
-    assert "cases.jsonl" in message and "same suite folder" in message and "\n" not in message
+    assert "oloproof.yaml" in message and "same suite folder" in message and "\n" not in message
+
+
+def test_a_case_file_changed_after_loading_is_refused_before_any_case_runs(tmp_path: Path) -> None:
+    """Cases are streamed from the file during the run: a file edited since load_suite is never half-read."""
+    root = write_guarded_suite(tmp_path / "suite")
+    suite = op.load_suite(root)
+    with (root / "cases.jsonl").open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps({"id": "late", "input": {"order_id": "late", "message": "m"}}) + "\n")
+    with pytest.raises(OloproofError, match=r"cases\.jsonl: changed since the suite was loaded"):
+        op.run(suite, out=tmp_path / "out", progress=False)
+    assert op.load_run(tmp_path / "out").records == []
 
 
 def test_workers_reload_a_suite_whose_files_changed(tmp_path: Path) -> None:

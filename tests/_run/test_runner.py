@@ -347,3 +347,38 @@ def test_runs_without_any_stderr(make_suite, monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr("sys.stderr", None)
     run = op.run(suite, out=folder / "out")
     assert len(run.cases) == 2
+
+
+# -- big case files are streamed (issue 14) ----------------------------------------------------------------------
+
+
+def test_cases_are_streamed_to_the_runner_in_bounded_memory(tmp_path: Path) -> None:
+    """A 10 MB case file: loading and running it never holds the cases (it used to hold all of them, ~48 MB)."""
+    import json
+    import tracemalloc
+
+    from _reliability_systems import ECHO_SOURCE
+
+    from oloproof_nb._run.runner import run_suite
+
+    root = tmp_path / "big"
+    root.mkdir()
+    (root / "echo.py").write_text(ECHO_SOURCE, encoding="utf-8")
+    (root / "oloproof.yaml").write_text("name: big\nsystem: echo:Echo\nevaluators:\n  - {type: answer_matches}\n",
+                                       encoding="utf-8")
+    blob = {f"k{j:04d}": "x" * 20 for j in range(1000)}  # a 33 KB initial_state per case
+    with (root / "cases.jsonl").open("w", encoding="utf-8") as handle:
+        for i in range(300):
+            handle.write(json.dumps({"id": f"c{i}", "input": {"answer": "a"}, "initial_state": {"blob": blob},
+                                     "expected": {"answer": "a"}}) + "\n")
+    size = (root / "cases.jsonl").stat().st_size
+    assert size > 9_000_000
+    tracemalloc.start()
+    try:
+        suite = op.load_suite(root)
+        run_suite(suite, out=tmp_path / "run", progress=None)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < size / 3, (peak, size)  # measured: 2.1 MB for this 9.9 MB file
+    assert suite.n_cases == 300 and len(op.load_run(tmp_path / "run").records) == 300

@@ -171,3 +171,272 @@ def test_load_run_errors(tmp_path: Path) -> None:
     (tmp_path / "bad" / "manifest.json").write_text("{oops", encoding="utf-8")
     with pytest.raises(RunDirError, match="not valid JSON"):
         op.load_run(tmp_path / "bad")
+
+
+# -- runs on disk: one process at a time, recoverable creation, write errors, durability (issue 14) -----------
+
+import errno  # noqa: E402
+import os  # noqa: E402
+import resource  # noqa: E402
+import socket  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from collections import Counter  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+
+from _reliability_systems import (  # noqa: E402
+    EVALUATORS as DESK_EVALUATORS,
+    FAULT_EVALUATOR,
+    assert_same_frames,
+    cli_command,
+    cli_env,
+    one_error_line,
+    run_cli,
+    standard_cases,
+    write_suite,
+)
+
+from oloproof_nb._run import store as store_module  # noqa: E402
+from oloproof_nb._run.store import RunLock  # noqa: E402
+from oloproof_nb.errors import RunLockedError, StoreWriteError  # noqa: E402
+
+DESK = [*DESK_EVALUATORS, FAULT_EVALUATOR]
+
+
+def _desk_suite(root: Path) -> Path:
+    return write_suite(root, standard_cases(8), evaluators=DESK)
+
+
+@pytest.fixture(scope="module")
+def clean_desk(tmp_path_factory: pytest.TempPathFactory) -> op.Run:
+    root = _desk_suite(tmp_path_factory.mktemp("clean") / "suite")
+    return op.run(root, out=root / "runs" / "clean", progress=False)
+
+
+def _interrupted(tmp_path: Path, clean: op.Run, keep: int) -> tuple[Path, Path]:
+    """A suite and a copy of the clean run as a crash after ``keep`` cases leaves it."""
+    root = _desk_suite(tmp_path / "suite")
+    out = tmp_path / "run"
+    out.mkdir()
+    manifest = json.loads((clean.directory / "manifest.json").read_text(encoding="utf-8"))
+    del manifest["finished_at"]
+    (out / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    lines = (clean.directory / "cases.jsonl").read_bytes().split(b"\n")[:keep]
+    (out / "cases.jsonl").write_bytes(b"".join(line + b"\n" for line in lines))
+    return root, out
+
+
+class _Os:
+    """The ``os`` module as the store sees it, with some functions replaced (a fake disk)."""
+
+    def __init__(self, **replaced: Callable[..., object]) -> None:
+        self._replaced = replaced
+
+    def __getattr__(self, name: str) -> object:
+        return self._replaced.get(name) or getattr(os, name)
+
+
+def _path_of(fd: int) -> str:
+    return os.readlink(f"/proc/self/fd/{fd}")
+
+
+needs_proc = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc/self/fd (Linux)")
+
+
+def test_a_held_run_folder_refuses_another_process_naming_the_holder(tmp_path: Path, clean_desk: op.Run) -> None:
+    root, out = _interrupted(tmp_path, clean_desk, keep=3)
+    lock = RunLock.acquire(out)  # this process holds the folder, as a running `oloproof run --resume` would
+    lock.note_holder()
+    try:
+        before = {p.name: p.read_bytes() for p in out.iterdir()}
+        with pytest.raises(RunLockedError) as err:
+            op.run(root, out=out, resume=True, progress=False)
+        message = str(err.value)
+        assert f"{out}: in use by another oloproof process (pid {os.getpid()} on host {socket.gethostname()}, " \
+               "since 20" in message and "\n" not in message
+        assert {p.name: p.read_bytes() for p in out.iterdir()} == before  # refused before anything was touched
+        with pytest.raises(RunLockedError, match=f"in use by another oloproof process \\(pid {os.getpid()} "):
+            op.run(root, out=out, progress=False)  # a new run into the held folder: the holder is named too
+        assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+        empty = tmp_path / "empty"
+        empty.mkdir()
+        held = RunLock.acquire(empty)
+        with pytest.raises(RunLockedError):  # two creations racing for one empty folder: one wins
+            RunStore.create(empty, MANIFEST)
+        held.release()
+    finally:
+        lock.release()
+    resumed = op.run(root, out=out, resume=True, progress=False)  # released: it resumes
+    assert_same_frames(resumed, clean_desk)
+
+
+def test_the_lock_dies_with_its_process(tmp_path: Path) -> None:
+    folder = tmp_path / "run"
+    folder.mkdir()
+    code = ("import os, signal, sys\nfrom pathlib import Path\nfrom oloproof_nb._run.store import RunLock\n"
+            "RunLock.acquire(Path(sys.argv[1])).note_holder()\nos.kill(os.getpid(), signal.SIGKILL)\n")
+    proc = subprocess.run([sys.executable, "-c", code, str(folder)], timeout=60, check=False)
+    assert proc.returncode == -9
+    assert '"pid"' in (folder / ".lock").read_text(encoding="utf-8")  # the note stays; the lock does not
+    RunLock.acquire(folder).release()
+
+
+@pytest.mark.slow
+def test_two_resumes_of_one_folder_never_double_a_record(tmp_path: Path, clean_desk: op.Run) -> None:
+    """The issue's route (two --resume at once wrote ~200 duplicate records): one runs, the other is refused."""
+    root, out = _interrupted(tmp_path, clean_desk, keep=2)
+    args = cli_command("run", str(root), "--out", str(out), "--resume", "--quiet")
+    env = cli_env(RELSYS_SLEEP="1.0"  # long enough that the second starts while the first holds the lock)
+    procs = [subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(2)]
+    results = [p.communicate(timeout=120) for p in procs]
+    codes = sorted(p.returncode for p in procs)
+    assert codes == [1, 2], results  # the standard cases BLOCK (one raises)
+    refused = next(err for p, (_, err) in zip(procs, results) if p.returncode == 2)
+    line = one_error_line(refused)
+    assert f"{out}: in use by another oloproof process (pid " in line and socket.gethostname() in line
+    ids = [json.loads(l)["case"]["id"] for l in (out / "cases.jsonl").read_text().splitlines()]
+    assert Counter(ids) == Counter(f"c{i}" for i in range(8))
+    assert_same_frames(op.load_run(out), clean_desk)
+
+
+def test_resume_refuses_a_system_whose_code_changed_without_a_version_bump(
+        tmp_path: Path, clean_desk: op.Run, capsys: pytest.CaptureFixture[str]) -> None:
+    from oloproof_nb import cli
+
+    root, out = _interrupted(tmp_path, clean_desk, keep=3)
+    source = root / "relsys.py"
+    source.write_text(source.read_text(encoding="utf-8").replace('"pay", self.pay', '"pay", self.escalate'),
+                      encoding="utf-8")  # the agent changed; `version` did not
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    assert cli.main(["run", str(root), "--out", str(out), "--resume", "--quiet"]) == 2
+    line = one_error_line(capsys.readouterr().err)
+    assert f"{out}: the system's code changed since this run started" in line
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.name != ".lock"} == before
+    assert len(op.load_run(out).records) == 3  # no new-code case joined the old-code ones
+
+
+def test_a_creation_killed_before_its_manifest_was_renamed_resumes_or_is_reused(tmp_path: Path,
+                                                                                 clean_desk: op.Run) -> None:
+    root = _desk_suite(tmp_path / "suite")
+    manifest = json.loads((clean_desk.directory / "manifest.json").read_text(encoding="utf-8"))
+    del manifest["finished_at"]
+    complete = tmp_path / "complete"
+    complete.mkdir()
+    (complete / "manifest.json.tmp").write_text(json.dumps(manifest), encoding="utf-8")
+    (complete / ".lock").write_text("", encoding="utf-8")
+    assert_same_frames(op.run(root, out=complete, resume=True, progress=False), clean_desk)  # promoted, resumed
+
+    torn = tmp_path / "torn"
+    torn.mkdir()
+    (torn / "manifest.json.tmp").write_text(json.dumps(manifest)[:50], encoding="utf-8")
+    with pytest.raises(RunDirError, match="stopped while it was being created, before any case ran; run again "
+                                          "without --resume"):
+        op.run(root, out=torn, resume=True, progress=False)
+    assert_same_frames(op.run(root, out=torn, progress=False), clean_desk)  # reused as a new run
+
+
+KILL_AT_RENAME = '''
+import os, signal, sys
+from pathlib import Path
+import oloproof_nb as op
+from oloproof_nb._run import store
+
+real = os.replace
+
+class Os:
+    def __getattr__(self, name):
+        return getattr(os, name)
+
+    def replace(self, src, dst):
+        if str(dst).endswith("manifest.json"):
+            os.kill(os.getpid(), signal.SIGKILL)  # killed between manifest.json.tmp and its rename
+        return real(src, dst)
+
+store.os = Os()
+op.run(sys.argv[1], out=sys.argv[2], progress=False)
+'''
+
+
+@pytest.mark.slow
+def test_a_real_kill_between_the_manifest_and_its_rename(tmp_path: Path, clean_desk: op.Run) -> None:
+    root = _desk_suite(tmp_path / "suite")
+    out = tmp_path / "run"
+    proc = subprocess.run([sys.executable, "-c", KILL_AT_RENAME, str(root), str(out)], timeout=120, check=False,
+                          env=cli_env())
+    assert proc.returncode == -9
+    assert sorted(p.name for p in out.iterdir()) == [".lock", "manifest.json.tmp"]
+    resumed = run_cli("run", str(root), "--out", str(out), "--resume", "--quiet")
+    assert resumed.returncode == 1, resumed.stderr
+    assert_same_frames(op.load_run(out), clean_desk)
+
+
+@needs_proc
+def test_a_failed_write_stops_the_run_blames_nothing_on_the_system_and_resumes(
+        tmp_path: Path, clean_desk: op.Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _desk_suite(tmp_path / "suite")
+    out = tmp_path / "run"
+    writes = Counter[str]()
+
+    def write(fd: int, data: bytes) -> int:
+        name = Path(_path_of(fd)).name
+        writes[name] += 1
+        if name == "replays.jsonl" and writes[name] == 5:
+            os.write(fd, bytes(data)[:10])  # part of the line reached the disk, then it was full
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return os.write(fd, data)
+
+    monkeypatch.setattr(store_module, "os", _Os(write=write))
+    with pytest.raises(StoreWriteError) as err:
+        op.run(root, out=out, progress=False)
+    assert str(err.value).startswith(f"{out / 'replays.jsonl'}: cannot write (No space left on device); the run "
+                                     "stopped and nothing was blamed on the system")
+    interrupted = op.load_run(out)
+    assert not interrupted.finished and 0 < len(interrupted.records) < 8
+    stored = (out / "cases.jsonl").read_text(encoding="utf-8") + (out / "replays.jsonl").read_text(encoding="utf-8")
+    assert "system_raised" not in stored and "OSError" not in stored
+    monkeypatch.undo()  # space freed
+    assert_same_frames(op.run(root, out=out, resume=True, progress=False), clean_desk)
+
+
+def test_a_full_disk_in_a_real_process_is_one_line_and_exit_2(tmp_path: Path, clean_desk: op.Run) -> None:
+    """RLIMIT_FSIZE makes writes past 12 KB fail with EFBIG, as a full disk fails them with ENOSPC."""
+    root = _desk_suite(tmp_path / "suite")
+    out = tmp_path / "run"
+
+    def small_files() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (12_000, 12_000))
+
+    proc = subprocess.run(cli_command("run", str(root), "--out", str(out), "--quiet"), env=cli_env(),
+                          capture_output=True, text=True, timeout=120, preexec_fn=small_files, check=False)
+    assert proc.returncode == 2, proc.stderr
+    line = one_error_line(proc.stderr)
+    assert ": cannot write (File too large); the run stopped and nothing was blamed on the system" in line
+    assert line.endswith(f"finish it with: oloproof run {root} --out {out} --resume")
+    done = run_cli("run", str(root), "--out", str(out), "--resume", "--quiet")
+    assert done.returncode == 1, done.stderr
+    assert_same_frames(op.load_run(out), clean_desk)
+
+
+@needs_proc
+@pytest.mark.parametrize("fsync", ["finish", "record"])
+def test_the_journal_and_manifest_are_forced_to_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     fsync: str) -> None:
+    root = _desk_suite(tmp_path / "suite")
+    synced: list[str] = []
+
+    def record_fsync(fd: int) -> None:
+        synced.append(_path_of(fd))
+        os.fsync(fd)
+
+    monkeypatch.setattr(store_module, "os", _Os(fsync=record_fsync))
+    out = tmp_path / "run"
+    op.run(root, out=out, progress=False, fsync=fsync)  # type: ignore[arg-type]
+    names = Counter(Path(p).name for p in synced)
+    per_record = fsync == "record"
+    assert names["cases.jsonl"] == (8 + 1 if per_record else 1)  # each record, and once more at the finish
+    n_replays = len((out / "replays.jsonl").read_text().splitlines())
+    assert names["replays.jsonl"] == (n_replays + 1 if per_record else 1)
+    assert names["manifest.json.tmp"] == 2  # created, then finished; each renamed into place after the fsync
+    assert names[out.name] >= 2  # the folder itself, after each rename

@@ -345,12 +345,14 @@ def test_corrupt_cache_file_is_a_miss(tmp_path: Path) -> None:
 
 
 def test_cache_key_and_store(tmp_path: Path) -> None:
-    base = replay_key("v1", "a" * 64, 1, None)
+    code, rec = "f" * 64, "r" * 64
+    base = replay_key("v1", code, "a" * 64, 1, None, rec)
     changed = {"result": FAULT_RESULTS["error"]}
-    others = [replay_key("v2", "a" * 64, 1, None), replay_key("v1", "b" * 64, 1, None),
-              replay_key("v1", "a" * 64, 2, None), replay_key("v1", "a" * 64, 1, changed)]
-    assert len({base, *others}) == 5
-    assert base == replay_key("v1", "a" * 64, 1, None)
+    others = [replay_key("v2", code, "a" * 64, 1, None, rec), replay_key("v1", code, "b" * 64, 1, None, rec),
+              replay_key("v1", code, "a" * 64, 2, None, rec), replay_key("v1", code, "a" * 64, 1, changed, rec),
+              replay_key("v1", "e" * 64, "a" * 64, 1, None, rec), replay_key("v1", code, "a" * 64, 1, None, "s" * 64)]
+    assert len({base, *others}) == 7
+    assert base == replay_key("v1", code, "a" * 64, 1, None, rec)
     cache = ReplayCache(tmp_path / "c")
     assert cache.get(base) is None
     cache.put(base, {"trajectory": {"steps": []}, "state": {"x": 1}})

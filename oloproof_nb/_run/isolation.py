@@ -1,0 +1,374 @@
+"""``isolation: process``: each worker is a process, killed and replaced when a call into the system overruns.
+
+With threads (the default), a call that overruns ``case_timeout_s`` is
+abandoned on its helper thread, and the run goes on; but a call that holds the
+GIL (a pathological regular expression, a C extension) cannot be abandoned, and
+a hung constructor or a leaked thread stays in the process. With process
+isolation none of that can hang the run:
+
+- each worker is a fresh interpreter (``python -c``, talking to this process
+  over a pipe; your ``__main__`` is never imported again) that imports the
+  suite's ``system``, builds one instance, and runs the cases it is sent (one
+  at a time) with the same per-call timeout as a thread run;
+- the worker tells this process when each call into the system starts and
+  ends; a call still running ``case_timeout_s`` + 1 s after it started gets the
+  worker killed (SIGKILL) and replaced, and its case recorded ``timeout`` (all
+  its verdicts ``missing``);
+- a worker that dies during a case (``os._exit``, a segfault) leaves that case
+  ``error`` and is replaced; a worker whose call timed out in-process (its
+  helper thread abandoned) is replaced after the case, so abandoned threads
+  never pile up;
+- a system that cannot be built twice in a row in a fresh worker stops the run
+  (one line), rather than retrying forever.
+
+Workers ignore SIGINT: the user's Ctrl-C reaches this process, which stops and
+kills them. The frames of a process run equal a thread run's, except for a
+case whose worker had to be killed (recorded as a whole ``timeout``, where a
+thread run may keep the parts that finished).
+"""
+
+from __future__ import annotations
+
+import multiprocessing.connection
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+from .._config.imports import import_system, load_validators
+from .._config.suite import SUITE_FILE, Suite, SuiteConfig
+from .._core.canonical import utc_now
+from .._core.case import Case
+from .._core.records import CaseRecord, ReplayRecord
+from ..errors import OloproofError
+from .case import execute_case, failed_case
+from .context import RunSettings
+from .replay_cache import REPLAY_CACHE_DIR, ReplayCache
+from .systems import as_factory, build, code_fingerprint, version_of
+from .timeouts import set_call_watch
+
+__all__ = ["ProcessWorkers", "GRACE_S"]
+
+#: Seconds past ``case_timeout_s`` before a worker whose call is still running is killed.
+GRACE_S = 1.0
+#: Failed starts in a row (a system that cannot be built in a fresh worker) before the run stops.
+MAX_START_FAILURES = 2
+_POLL_S = 0.05
+
+
+@dataclass
+class _Worker:
+    proc: subprocess.Popen[bytes]
+    conn: multiprocessing.connection.Connection
+    state: str = "starting"  # starting | idle | busy | gone
+    item: tuple[int, Case] | None = None
+    started: Any = None
+    t0: float = 0.0
+    #: ``time.monotonic()`` (here) when the worker said a call into the system started; 0.0 when none runs.
+    call_started: float = 0.0
+    start_failures: int = 0
+
+
+@dataclass
+class _Spec:
+    """What a worker needs to build systems and run cases (sent once, pickled)."""
+
+    root: str
+    config: SuiteConfig
+    cache: bool
+
+
+def _orphan_guard(parent_pid: int) -> None:  # pragma: no cover - runs in the worker process
+    """End this worker when the run's process is gone (even killed): never outlive the run."""
+    while os.getppid() == parent_pid:
+        time.sleep(0.5)
+    os._exit(1)
+
+
+def _worker_entry(fd: int) -> None:  # pragma: no cover - runs in the worker process
+    """``python -c`` entry of a worker: the pipe to the run's process is file descriptor ``fd``."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the user's Ctrl-C is for the run's process
+    threading.Thread(target=_orphan_guard, args=(os.getppid(),), daemon=True, name="oloproof-orphan").start()
+    conn = multiprocessing.connection.Connection(fd)
+    try:
+        _worker_main(conn, conn.recv())
+    except (EOFError, OSError):
+        pass
+    finally:
+        try:
+            conn.close()
+        finally:
+            os._exit(0)  # threads the system left behind never keep a worker alive
+
+
+def _worker_main(conn: multiprocessing.connection.Connection, spec: _Spec) -> None:  # pragma: no cover
+    """A worker process: build the system, then run the cases it is sent until told to stop."""
+
+    def watch(on: bool) -> None:
+        conn.send(("call", on))
+
+    set_call_watch(watch)
+    root = Path(spec.root)
+    config = spec.config
+    timeout_s = config.case_timeout_s
+    try:
+        watch(True)  # importing the system's module counts as a call: it may hang too
+        try:
+            target = import_system(root, config.system, root / SUITE_FILE)
+            validators = load_validators(root, config.validators, root / SUITE_FILE)
+        finally:
+            watch(False)
+        factory = as_factory(target)[0]
+        system = build(factory, timeout_s)
+        version = version_of(system)
+        fingerprint = code_fingerprint(system, target, root=root, spec=config.system, timeout_s=timeout_s)
+    except OloproofError as exc:
+        conn.send(("failed", str(exc)))
+        return
+    except BaseException:  # noqa: BLE001 - oloproof's own error: reported to the run's process
+        conn.send(("internal", traceback.format_exc()))
+        return
+    conn.send(("ready", version, fingerprint))
+    cache = ReplayCache(root / REPLAY_CACHE_DIR) if spec.cache else None
+    while True:
+        message = conn.recv()
+        if message is None:
+            return
+        index, case, run_id = message
+        replays: list[ReplayRecord] = []
+        settings = RunSettings(run_id=run_id, system_version=version, timeout_s=timeout_s, suite_root=root,
+                               evaluators=list(config.evaluators), validators=validators,
+                               append_replay=replays.append, cache=cache, code_fingerprint=fingerprint)
+        try:
+            outcome = execute_case(case, index, system, settings)
+        except BaseException:  # noqa: BLE001 - oloproof's own error: reported to the run's process
+            conn.send(("internal", traceback.format_exc()))
+            return
+        conn.send(("done", outcome.record, replays, outcome.abandoned_call, outcome.needs_fresh_system))
+        if outcome.abandoned_call:
+            return  # a helper thread still runs the timed-out call: the run's process replaces this one
+        if outcome.needs_fresh_system:
+            try:
+                system = build(factory, timeout_s)
+            except OloproofError as exc:
+                conn.send(("failed", str(exc)))
+                return
+            conn.send(("ready", version_of(system), fingerprint))
+
+
+class ProcessWorkers:
+    """A pool of worker processes for one run (see the module docstring)."""
+
+    def __init__(self, suite: Suite, workers: int, *, cache: bool) -> None:
+        self._spec = _Spec(root=str(suite.root), config=suite.config, cache=cache)
+        self._suite_file = suite.root / SUITE_FILE
+        self._n = workers
+        self._timeout_s = suite.config.case_timeout_s
+        self._evaluators = list(suite.config.evaluators)
+        self._workers: list[_Worker] = []
+        self._identity: tuple[str | None, str | None] | None = None
+        self._run_id = ""
+        self._append_replay: Callable[[ReplayRecord], None] = lambda record: None
+
+    # -- lifecycle ---------------------------------------------------------------------------------------
+    def _spawn(self, failures: int = 0) -> _Worker:
+        parent, child = multiprocessing.Pipe()
+        package_dir = str(Path(__file__).resolve().parents[2])  # the folder holding oloproof_nb/
+        code = (f"import sys; sys.path.insert(0, {package_dir!r}); "
+                f"from oloproof_nb._run.isolation import _worker_entry; _worker_entry({child.fileno()})")
+        proc = subprocess.Popen([sys.executable, "-c", code], pass_fds=(child.fileno(),), stdin=subprocess.DEVNULL)
+        child.close()
+        parent.send(self._spec)
+        return _Worker(proc=proc, conn=parent, start_failures=failures)
+
+    def start(self) -> tuple[str | None, str | None]:
+        """Start the first worker and return the system's ``(version, code fingerprint)`` it reports."""
+        worker = self._spawn()
+        self._workers.append(worker)
+        while worker.state == "starting":
+            self._wait([worker])
+            problem = self._poll_start(worker)
+            if problem is not None:
+                self.stop()
+                raise OloproofError(f"{self._suite_file}: system: {problem}")
+        assert self._identity is not None
+        return self._identity
+
+    def bind(self, run_id: str, append_replay: Callable[[ReplayRecord], None]) -> None:
+        """The run's id (stored in every state record) and where replay records go."""
+        self._run_id, self._append_replay = run_id, append_replay
+
+    def stop(self) -> None:
+        """Kill every worker (a worker never holds anything the run needs once its case is recorded)."""
+        for worker in self._workers:
+            self._retire(worker)
+        self._workers.clear()
+
+    def _retire(self, worker: _Worker) -> None:
+        if worker.state == "gone":
+            return
+        worker.state = "gone"
+        try:
+            worker.conn.close()
+        except OSError:
+            pass
+        if worker.proc.poll() is None:
+            worker.proc.kill()
+        try:
+            worker.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+
+    def _replace(self, worker: _Worker, failed_start: str | None = None) -> None:
+        """Kill ``worker`` and start another in its place; too many failed starts in a row stop the run."""
+        failures = worker.start_failures + 1 if failed_start is not None else 0
+        self._retire(worker)
+        self._workers.remove(worker)
+        if failures >= MAX_START_FAILURES:
+            raise OloproofError(f"{self._suite_file}: system: a fresh worker process could not build the system "
+                                f"{failures} times in a row (last: {failed_start})")
+        self._workers.append(self._spawn(failures))
+
+    # -- the loop -----------------------------------------------------------------------------------------
+    def _wait(self, workers: list[_Worker]) -> None:
+        handles = [w.conn for w in workers if w.state != "gone"]
+        if handles:
+            multiprocessing.connection.wait(handles, timeout=_POLL_S)
+
+    def _overran(self, worker: _Worker) -> bool:
+        limit = self._timeout_s
+        return (worker.call_started > 0.0 and limit < float("inf")
+                and time.monotonic() - worker.call_started > limit + GRACE_S)
+
+    @staticmethod
+    def _how(proc: subprocess.Popen[bytes]) -> str:
+        try:
+            code = proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            return "it stopped answering"
+        if code < 0:
+            try:
+                return f"killed by signal {signal.Signals(-code).name}"
+            except ValueError:
+                return f"killed by signal {-code}"
+        return f"exit code {code}"
+
+    def _recv(self, worker: _Worker) -> Any:
+        """The worker's next message other than a call notice; None when there is none yet, ``("dead",)`` at EOF."""
+        while True:
+            try:
+                if not worker.conn.poll():
+                    return None
+                message = worker.conn.recv()
+            except (EOFError, OSError):
+                return ("dead",)
+            if message[0] != "call":
+                return message
+            worker.call_started = time.monotonic() if message[1] else 0.0
+
+    def _poll_start(self, worker: _Worker) -> str | None:
+        """Advance a starting worker; a problem (why it could not start) or None."""
+        message = self._recv(worker)
+        if message is None:
+            if self._overran(worker):
+                return f"building the system took longer than case_timeout_s={self._timeout_s:g}"
+            return None
+        kind = message[0]
+        if kind == "ready":
+            identity = (message[1], message[2])
+            if self._identity is None:
+                self._identity = identity
+            elif identity != self._identity:
+                raise OloproofError(f"{self._suite_file}: system: a worker process built a system with another "
+                                    "version or code fingerprint than the run's; do not edit the system's code "
+                                    "during a run")
+            worker.state, worker.start_failures = "idle", 0
+            return None
+        if kind == "failed":
+            return str(message[1])
+        if kind == "internal":
+            raise RuntimeError(f"a worker process failed:\n{message[1]}")
+        return f"the worker process ended while it was starting ({self._how(worker.proc)})"
+
+    def run(self, pending: Iterable[tuple[int, Case]]) -> Iterator[CaseRecord]:
+        """Run ``pending`` cases on the workers; yield each case's record (its replays already appended)."""
+        while len(self._workers) < self._n:
+            self._workers.append(self._spawn())
+        items = iter(pending)
+        held: tuple[int, Case] | None = None  # a case whose worker was gone before it could be sent
+        exhausted = False
+        while True:
+            for worker in list(self._workers):
+                if worker.state != "idle" or exhausted:
+                    continue
+                item = held if held is not None else next(items, None)
+                held = None
+                if item is None:
+                    exhausted = True
+                    break
+                try:
+                    worker.conn.send((item[0], item[1], self._run_id))
+                except OSError:  # the idle worker died (killed from outside): the case goes to its replacement
+                    held = item
+                    self._replace(worker)
+                    continue
+                worker.item, worker.started, worker.t0 = item, utc_now(), time.perf_counter()
+                worker.state = "busy"
+            if exhausted and not any(w.state == "busy" for w in self._workers):
+                return
+            self._wait(self._workers)
+            for worker in list(self._workers):
+                if worker.state == "starting":
+                    problem = self._poll_start(worker)
+                    if problem is not None:
+                        self._replace(worker, failed_start=problem)
+                elif worker.state == "busy":
+                    yield from self._poll_busy(worker)
+
+    def _poll_busy(self, worker: _Worker) -> Iterator[CaseRecord]:
+        assert worker.item is not None
+        index, case = worker.item
+        message = self._recv(worker)
+        if message is None:
+            if not self._overran(worker):
+                return
+            self._retire(worker)
+            reason = f"timeout: exceeded case_timeout_s={self._timeout_s:g} (the worker process was killed)"
+            yield self._failed(worker, "timeout", reason)
+            self._replace(worker)
+            return
+        kind = message[0]
+        if kind == "done":
+            _, record, replays, retire, rebuild = message
+            for replay in replays:
+                self._append_replay(replay)
+            worker.item = None
+            worker.state = "starting" if rebuild else "idle"  # a rebuilt system reports "ready" again
+            yield record
+            if retire:
+                self._replace(worker)
+            return
+        if kind == "internal":
+            raise RuntimeError(f"a worker process failed:\n{message[1]}")
+        # the worker died during the case (os._exit, a segfault, killed from outside)
+        self._retire(worker)
+        yield self._failed(worker, "error", f"the worker process died while running the case "
+                                            f"({self._how(worker.proc)})")
+        self._replace(worker)
+
+    def _failed(self, worker: _Worker, status: str, reason: str) -> CaseRecord:
+        assert worker.item is not None
+        index, case = worker.item
+        settings = RunSettings(run_id=self._run_id, system_version=None, timeout_s=self._timeout_s,
+                               suite_root=None, evaluators=self._evaluators)
+        record = failed_case(case, index, status, reason, settings, worker.started, time.perf_counter() - worker.t0)
+        worker.item = None
+        return record

@@ -1,0 +1,103 @@
+"""The system under test as the run builds it: factory, constructor, ``version`` and code fingerprint.
+
+The constructor and ``fingerprint()`` are calls into the user's code and go
+through the one timeout mechanism: a constructor that raises (``SystemExit``
+included), or takes longer than ``case_timeout_s``, is an
+:class:`~oloproof_nb.errors.OloproofError` in one line — never a hang, never
+an exit of the run's process.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .._config.imports import code_digests
+from .._core.canonical import digest
+from ..errors import OloproofError
+from .sandbox import failure_reason
+from .timeouts import CaseTimeout, call_with_timeout, system_traceback
+
+__all__ = ["as_factory", "build", "version_of", "code_fingerprint", "CODE_SCHEMA"]
+
+CODE_SCHEMA = "oloproof_code/v1"
+
+
+def as_factory(target: Any) -> tuple[Callable[[], Any], bool]:
+    """``(factory, fresh)``: a class or factory builds fresh instances; an instance is shared (``fresh`` False)."""
+    if isinstance(target, type) or (callable(target) and not hasattr(target, "run")):
+        return target, True
+    if not hasattr(target, "run"):
+        raise OloproofError(f"system {target!r} has no run(input) method; give a system, a class or a factory")
+    return (lambda: target), False
+
+
+def _call(fn: Callable[[], Any], what: str, timeout_s: float | None) -> Any:
+    try:
+        return call_with_timeout(fn, timeout_s)
+    except CaseTimeout as exc:
+        raise OloproofError(f"{what} took longer than case_timeout_s={exc.seconds:g}") from None
+    except BaseException as exc:
+        if system_traceback(exc) is None:  # the user's Ctrl-C, or oloproof's own error
+            raise
+        raise OloproofError(f"{what} raised {failure_reason(exc)}") from None
+
+
+def build(factory: Callable[[], Any], timeout_s: float | None) -> Any:
+    """A system instance from ``factory``, under the timeout; one-line error when it raises, hangs or has no run()."""
+    instance = _call(factory, "building the system", timeout_s)
+    if not hasattr(instance, "run"):
+        raise OloproofError(f"the system factory returned {type(instance).__name__}, which has no run(input)")
+    return instance
+
+
+def version_of(instance: Any) -> str | None:
+    """The system's ``version`` as a string, or None."""
+    try:
+        version = getattr(instance, "version", None)
+    except Exception as exc:  # noqa: BLE001 - a property of the user's that raises
+        raise OloproofError(f"reading the system's version raised {failure_reason(exc)}") from None
+    return None if version is None else str(version)
+
+
+def code_fingerprint(instance: Any, target: Any, *, root: Path | None, spec: str | None,
+                     timeout_s: float | None) -> str | None:
+    """The fingerprint of the system's code: the files that define it, and its optional ``fingerprint()``.
+
+    Parameters
+    ----------
+    instance : object
+        A built system; its ``fingerprint()`` (optional, any string) is called under the timeout.
+    target : object
+        The class, factory or instance the run builds systems from (the file defining it is digested).
+    root, spec : Path and str, or None
+        The suite folder and ``system: module:attr`` (the module's file is digested).
+    timeout_s : float or None
+        The run's ``case_timeout_s``.
+
+    Returns
+    -------
+    str or None
+        sha256(canonical_json({"schema", "files": sorted file digests, "fingerprint": str or None})),
+        or None when no file was found and the system has no ``fingerprint()``.
+
+    Notes
+    -----
+    A system spread over several files or packages defines ``fingerprint()`` to
+    cover them (e.g. a digest of its package folder, or a git commit): the
+    replay cache keys on it, and ``--resume`` refuses a run whose fingerprint changed.
+    """
+    try:
+        method = getattr(instance, "fingerprint", None)
+    except Exception as exc:  # noqa: BLE001 - a property of the user's that raises
+        raise OloproofError(f"reading the system's fingerprint raised {failure_reason(exc)}") from None
+    extra = None
+    if callable(method):
+        extra = _call(method, "system.fingerprint()", timeout_s)
+        if not isinstance(extra, str):
+            raise OloproofError(f"system.fingerprint() returned {type(extra).__name__}; it must return a str")
+    files = code_digests(root, spec, target)
+    if not files and extra is None:
+        return None
+    return digest({"schema": CODE_SCHEMA, "files": files, "fingerprint": extra})

@@ -1,0 +1,141 @@
+"""``isolation: process``: no case can hang the run (issue 14, "Hangs the thread timeout cannot stop").
+
+Each worker is a process the run kills and replaces when a call into the system overruns
+``case_timeout_s``; these tests use the calls a helper thread cannot stop: a regular expression that
+holds the GIL for minutes, a constructor that hangs, a process that ends itself. Every process start
+costs an interpreter start-up (about a second), so the runs here are small.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+from _reliability_systems import (
+    EVALUATORS,
+    FAULT_EVALUATOR,
+    assert_same_frames,
+    cli_env,
+    make_case,
+    read_log,
+    run_cli,
+    standard_cases,
+    write_suite,
+)
+
+import oloproof_nb as op
+from oloproof_nb.errors import ConfigError, OloproofError
+
+
+@pytest.fixture
+def released(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """A side-channel log, and a release file that ends every hang when the test is over."""
+    log, release = tmp_path / "system.log", tmp_path / "release-hangs"
+    monkeypatch.setenv("RELSYS_LOG", str(log))
+    monkeypatch.setenv("RELSYS_RELEASE", str(release))
+    yield log
+    release.write_text("done", encoding="utf-8")
+
+
+def test_process_isolation_gives_the_frames_of_a_thread_run(tmp_path: Path, released: Path) -> None:
+    root = write_suite(tmp_path / "suite", standard_cases(8), evaluators=[*EVALUATORS, FAULT_EVALUATOR])
+    threads = op.run(root, out=tmp_path / "threads", progress=False)
+    processes = op.run(root, out=tmp_path / "processes", progress=False, isolation="process", workers=2)
+    assert_same_frames(processes, threads)
+    assert processes.manifest.code_fingerprint == threads.manifest.code_fingerprint
+    pids = {int(event[2].split("-")[0]) for event in read_log(released) if event[0] == "run"}
+    assert os.getpid() in pids and len(pids - {os.getpid()}) >= 1  # the process run's cases ran elsewhere
+
+
+def test_a_call_holding_the_gil_is_killed_and_the_run_goes_on(tmp_path: Path, released: Path) -> None:
+    """A catastrophic regular expression (minutes, GIL held): a thread run waits it out; a process run does not."""
+    cases = [make_case(f"c{i}", op="gil_hog" if i == 1 else "ok") for i in range(4)]
+    root = write_suite(tmp_path / "suite", cases, case_timeout_s=1, isolation="process")  # from oloproof.yaml
+    t0 = time.monotonic()
+    run = op.run(root, out=tmp_path / "run", progress=False)
+    elapsed = time.monotonic() - t0
+    assert elapsed < 30, elapsed  # 1 s timeout + 1 s grace + two interpreter start-ups; the regex takes minutes
+    assert list(run.cases["status"]) == ["completed", "timeout", "completed", "completed"]
+    assert run.cases.set_index("case_id").loc["c1", "error"] == ("timeout: exceeded case_timeout_s=1 (the worker "
+                                                                "process was killed)")
+    assert set(run.verdicts[run.verdicts["case_id"] == "c1"]["verdict"]) == {"missing"}
+
+
+def test_a_hanging_replacement_constructor_is_killed_and_replaced(tmp_path: Path, released: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """After c1 raises, its worker builds a replacement that hangs: that worker goes, a fresh one carries on."""
+    monkeypatch.setenv("RELSYS_INIT", "hang_after:1")  # in each process, every instance after the first hangs
+    cases = [make_case("c0"), make_case("c1", op="raise"), make_case("c2"), make_case("c3")]
+    root = write_suite(tmp_path / "suite", cases, case_timeout_s=1)
+    t0 = time.monotonic()
+    run = op.run(root, out=tmp_path / "run", progress=False, isolation="process")
+    assert time.monotonic() - t0 < 30
+    assert run.finished
+    assert list(run.cases["status"]) == ["completed", "error", "completed", "completed"]
+
+
+def test_a_system_that_can_never_be_built_stops_the_run_in_bounded_time(tmp_path: Path, released: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RELSYS_INIT", "hang_after:0")
+    root = write_suite(tmp_path / "suite", [make_case("c0")], case_timeout_s=0.5)
+    t0 = time.monotonic()
+    with pytest.raises(OloproofError, match=r"oloproof\.yaml: system: building the system took longer than "
+                                            r"case_timeout_s=0\.5"):
+        op.run(root, out=tmp_path / "run", progress=False, isolation="process")
+    assert time.monotonic() - t0 < 20
+    assert not (tmp_path / "run").exists()  # stopped before the run directory was created
+
+
+def test_a_worker_that_ends_itself_fails_only_its_case(tmp_path: Path, released: Path) -> None:
+    cases = [make_case(f"c{i}", op="os_exit" if i == 1 else "ok") for i in range(3)]
+    root = write_suite(tmp_path / "suite", cases)
+    run = op.run(root, out=tmp_path / "run", progress=False, isolation="process")
+    assert run.finished and list(run.cases["status"]) == ["completed", "error", "completed"]
+    assert run.cases.set_index("case_id").loc["c1", "error"] == ("the worker process died while running the case "
+                                                                "(exit code 0)")
+
+
+def test_the_cli_with_process_isolation_exits_promptly_whatever_the_system_leaves(tmp_path: Path) -> None:
+    cases = [make_case("c0", op="leak_thread"), make_case("c1", op="sleep_forever"), make_case("c2", op="keyboard"),
+             make_case("c3")]
+    root = write_suite(tmp_path / "suite", cases, case_timeout_s=0.5,
+                       release={"criteria": {"answer_matches": 0.5}})
+    t0 = time.monotonic()
+    proc = run_cli("run", str(root), "--out", str(tmp_path / "run"), "--quiet", "--isolation", "process",
+                   env=cli_env(), timeout=90)
+    assert time.monotonic() - t0 < 60
+    assert proc.returncode == 1 and "gate: BLOCK" in proc.stdout, proc.stderr  # 2 of 4 cannot clear 0.5
+    run = op.load_run(tmp_path / "run")
+    assert list(run.cases["status"]) == ["completed", "timeout", "error", "completed"]
+
+
+def test_process_isolation_refuses_what_it_cannot_do(tmp_path: Path) -> None:
+    root = write_suite(tmp_path / "suite", [make_case("c0")])
+    with pytest.raises(OloproofError, match="isolation='process' builds systems"):
+        op.run(root, out=tmp_path / "a", progress=False, isolation="process", system=object())
+    with pytest.raises(OloproofError, match="isolation="):
+        op.run(root, out=tmp_path / "b", progress=False, isolation="fork")  # type: ignore[arg-type]
+    bad = write_suite(tmp_path / "bad", [make_case("c0")], isolation="fibres")
+    with pytest.raises(ConfigError, match=r"oloproof\.yaml: isolation"):
+        op.load_suite(bad)
+
+
+def test_why_it_exists_a_thread_timeout_cannot_stop_a_call_holding_the_gil() -> None:
+    """The limitation process isolation removes: the waiting thread gets the GIL back only when the regex ends."""
+    import re
+
+    from oloproof_nb._run.timeouts import CaseTimeout, call_with_timeout
+
+    t0 = time.perf_counter()
+    finished = time.perf_counter
+    ends: list[float] = []
+    with pytest.raises(CaseTimeout):
+        call_with_timeout(lambda: (re.match(r"(a+)+$", "a" * 22 + "b"), ends.append(finished())), 0.02)
+    waited = time.perf_counter() - t0
+    deadline = time.monotonic() + 30
+    while not ends and time.monotonic() < deadline:  # the helper records the end right after the caller resumed
+        time.sleep(0.01)
+    assert ends and ends[0] - t0 > 0.1  # the expression ran five times the timeout and more…
+    assert waited > 0.1 and waited >= 0.8 * (ends[0] - t0)  # …and the 0.02 s timeout fired only when it was done

@@ -1,0 +1,228 @@
+"""The replay cache can never hand one agent's replays to another (issue 13 §1).
+
+Routes to a stale replay, each reproduced on a real suite: the system's code changed without a new
+``version`` (the bundled refund desk, broken after its error handling was fixed), the recording
+before the checkpoint took another path (an "LLM" that answered differently), a system spread over
+several files (its ``fingerprint()``), and a cache file edited or corrupted on disk. Plus: a bug
+while checking a cached replay is never silently a miss, ``cache=False`` / ``--no-cache``, and the
+run says how many replays ran live and how many came from the cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+from _reliability_systems import EVALUATORS, FAULT_EVALUATOR, make_case, run_cli, write_suite
+
+import oloproof_nb as op
+from oloproof_nb import cli
+from oloproof_nb._run import replays as replays_module
+from oloproof_nb._run.replay_cache import REPLAY_CACHE_DIR
+from oloproof_nb.errors import InternalError
+from oloproof_nb.examples import init_example
+
+CRITERION = "recovers_from_error_at_issue_refund"
+BROKEN = '''        rec.tool("issue_refund", self.sandbox.issue_refund, order_id=order_id)
+        # defect 2: the refund's result is never checked
+        rec.say(f"Order {order_id} has been refunded.")
+        return "refunded"
+'''
+FIXED = '''        result = rec.tool("issue_refund", self.sandbox.issue_refund, order_id=order_id)
+        if not result.get("ok"):
+            rec.tool("escalate_to_human", self.sandbox.escalate_to_human, order_id=order_id,
+                     reason="the refund failed")
+            rec.say("The refund failed; a colleague will take it from here.")
+            return "escalated"
+        rec.say(f"Order {order_id} has been refunded.")
+        return "refunded"
+'''
+
+
+def _fault_rows(run: op.Run) -> list[tuple[str, bool]]:
+    df = run.replays
+    return [(r.verdict, bool(r.cached)) for r in df[df["criterion"] == CRITERION].itertuples()]
+
+
+def test_a_code_change_without_a_version_bump_never_reuses_the_old_verdicts(tmp_path: Path) -> None:
+    """The issue's route: fix the desk's error handling (38/38 recover), break it again keeping `version`."""
+    folder = init_example("stateful-agent", tmp_path / "desk")
+    source = folder / "refund_desk.py"
+    broken = source.read_text(encoding="utf-8")
+    assert BROKEN in broken and 'version = "refund-desk-1.0"' in broken
+    source.write_text(broken.replace(BROKEN, FIXED), encoding="utf-8")
+
+    fixed = op.run(folder, out=tmp_path / "fixed", progress=False)
+    assert _fault_rows(fixed) == [("pass", False)] * 38  # every faulted replay recovers (escalates), all live
+
+    source.write_text(broken, encoding="utf-8")  # the defect is back; the version string is unchanged
+    again = op.run(folder, out=tmp_path / "again", progress=False)
+    # the old key (version, case, checkpoint, change) would serve 38 cached passes here
+    assert _fault_rows(again) == [("fail", False)] * 38
+    table = op.gate(again).table.set_index("criterion")
+    assert table.loc[CRITERION, "passed"] == 0 and table.loc[CRITERION, "verdict"] == "FAIL"
+    assert fixed.manifest.code_fingerprint != again.manifest.code_fingerprint
+    assert fixed.system_version == again.system_version == "refund-desk-1.0"
+
+    third = op.run(folder, out=tmp_path / "third", progress=False)  # unchanged code: everything cached
+    assert _fault_rows(third) == [("fail", True)] * 38
+
+
+def _mood_suite(root: Path, mood_file: Path) -> Path:
+    cases = [make_case(f"m{i}", mood_file=str(mood_file)) for i in range(4)]
+    return write_suite(root, cases, evaluators=[*EVALUATORS, FAULT_EVALUATOR], system="relsys:VersionedDesk")
+
+
+def test_a_different_recording_before_the_checkpoint_is_replayed_again(tmp_path: Path) -> None:
+    """The "model" answered differently this time: the cached faulted replay of the old path is not reused."""
+    mood = tmp_path / "mood.txt"
+    root = _mood_suite(tmp_path / "suite", mood)
+    mood.write_text("careful", encoding="utf-8")
+    first = op.run(root, out=tmp_path / "first", progress=False)
+    assert [v for v, _ in _rows(first)] == ["pass"] * 4  # a careful agent escalates the failed payment
+    mood.write_text("hasty", encoding="utf-8")  # same case, same version, same code: another recording
+    second = op.run(root, out=tmp_path / "second", progress=False)
+    assert second.record("m0")["trajectory"]["steps"][0]["content"] == "hasty"  # the recording differs
+    assert first.record("m0")["trajectory"]["steps"][0]["content"] == "careful"
+    assert _rows(second) == [("fail", False)] * 4  # replayed live on this path: it claims success, no escalation
+    third = op.run(root, out=tmp_path / "third", progress=False)
+    assert _rows(third) == [("fail", True)] * 4
+
+
+def _rows(run: op.Run) -> list[tuple[str, bool]]:
+    df = run.replays
+    return [(r.verdict, bool(r.cached)) for r in df.itertuples()]
+
+
+HELPER_SYSTEM = '''
+import hashlib
+from pathlib import Path
+
+from policy import escalates
+
+import oloproof_nb as op
+
+HERE = Path(__file__).resolve().parent
+
+
+class Desk(op.RecordedAgent):
+    version = "split-1"
+
+    def reset(self, state):
+        self.state = state
+
+    def snapshot(self):
+        return dict(self.state)
+
+    def pay(self):
+        self.state["paid"] = True
+        return {"ok": True}
+
+    def act(self, input, rec):
+        result = rec.tool("pay", self.pay)
+        if not result.get("ok") and escalates():
+            rec.tool("escalate", lambda: {"ok": True})
+            return "escalated"
+        return "paid"
+'''
+FINGERPRINT = '''
+    def fingerprint(self):
+        return hashlib.sha256((HERE / "policy.py").read_bytes()).hexdigest()
+'''
+
+
+@pytest.mark.parametrize("declares_fingerprint", [True, False])
+def test_a_system_over_several_files_declares_them_with_fingerprint(tmp_path: Path,
+                                                                    declares_fingerprint: bool) -> None:
+    root = tmp_path / "split"
+    root.mkdir()
+    (root / "split.py").write_text(HELPER_SYSTEM + (FINGERPRINT if declares_fingerprint else ""), encoding="utf-8")
+    (root / "policy.py").write_text("def escalates():\n    return True\n", encoding="utf-8")
+    (root / "cases.jsonl").write_text(json.dumps({"id": "a", "input": {}, "initial_state": {},
+                                                  "expected": {"answer": "paid", "state": {"paid": True}}}) + "\n")
+    (root / "oloproof.yaml").write_text(
+        "name: split\nsystem: split:Desk\nevaluators:\n  - {type: fault_recovery, tool: pay, fault: error, "
+        "escalate_tools: [escalate]}\n", encoding="utf-8")
+    # each run in a new process, as a user runs it (a process keeps the helper module it imported)
+    assert run_cli("run", str(root), "--out", str(tmp_path / "a"), "--quiet").returncode == 1
+    assert _rows(op.load_run(tmp_path / "a")) == [("pass", False)]
+    (root / "policy.py").write_text("def escalates():\n    return False\n", encoding="utf-8")
+    # policy.py is imported by the system's module, not named by `system:`; only fingerprint() covers it
+    assert run_cli("run", str(root), "--out", str(tmp_path / "b"), "--quiet").returncode == 1
+    second = op.load_run(tmp_path / "b")
+    if declares_fingerprint:
+        assert _rows(second) == [("fail", False)]
+    else:  # what the fingerprint() hook is for: without it, an edit in another file is not seen
+        assert _rows(second) == [("pass", True)]
+
+
+def _cache_files(root: Path) -> list[Path]:
+    return sorted((root / REPLAY_CACHE_DIR).glob("*.json"))
+
+
+def test_an_edited_or_corrupted_cache_entry_is_never_trusted(tmp_path: Path) -> None:
+    root = write_suite(tmp_path / "suite", [make_case(f"c{i}", escalate=True) for i in range(3)],
+                       evaluators=[*EVALUATORS, FAULT_EVALUATOR], system="relsys:VersionedDesk")
+    first = op.run(root, out=tmp_path / "first", progress=False)
+    assert _rows(first) == [("pass", False)] * 3
+    files = _cache_files(root)
+    assert len(files) == 6  # a control and a faulted replay per case
+    faulted = [f for f in files if json.loads(f.read_text())["entry"]["change"] is not None]
+    # an edit that keeps the file valid JSON: the faulted replay now claims the agent never escalated
+    data = json.loads(faulted[0].read_text())
+    data["entry"]["trajectory"]["steps"] = data["entry"]["trajectory"]["steps"][:2]
+    data["entry"]["trajectory"]["answer"] = "done"
+    faulted[0].write_text(json.dumps(data), encoding="utf-8")
+    faulted[1].write_text(faulted[1].read_text()[:-40], encoding="utf-8")  # torn
+    second = op.run(root, out=tmp_path / "second", progress=False)
+    rows = second.replays.set_index("case_id")
+    edited = {json.loads(f.read_text())["entry"]["case_id"] for f in faulted[:2]}
+    for cid in rows.index:
+        assert rows.loc[cid, "verdict"] == "pass"  # the edit never reached a verdict
+        assert bool(rows.loc[cid, "cached"]) == (cid not in edited)
+    again = json.loads(faulted[0].read_text())
+    assert again["digest"] == hashlib.sha256(json.dumps(again["entry"], sort_keys=True, separators=(",", ":"),
+                                                        ensure_ascii=False).encode()).hexdigest()
+
+
+def test_a_bug_while_checking_a_cached_replay_stops_the_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only a failed parse or digest check is a miss; any other error there is oloproof's own, not a miss."""
+    root = write_suite(tmp_path / "suite", [make_case("c0", escalate=True)],
+                       evaluators=[*EVALUATORS, FAULT_EVALUATOR], system="relsys:VersionedDesk")
+    op.run(root, out=tmp_path / "first", progress=False)
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("a bug in oloproof while checking a cached state")
+
+    monkeypatch.setattr(replays_module, "environment_state", broken)
+    with pytest.raises(InternalError, match="RuntimeError: a bug in oloproof while checking a cached state"):
+        op.run(root, out=tmp_path / "second", progress=False)
+    assert "a bug in oloproof" in (tmp_path / "second" / "internal-error.txt").read_text(encoding="utf-8")
+    assert op.load_run(tmp_path / "second").records == []  # nothing was recorded as if it were the system's
+
+
+def test_cache_false_runs_every_replay_live_and_leaves_the_cache_alone(tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    root = write_suite(tmp_path / "suite", [make_case(f"c{i}", escalate=True) for i in range(3)],
+                       evaluators=[*EVALUATORS, FAULT_EVALUATOR], system="relsys:VersionedDesk",
+                       release={"criteria": {"answer_matches": 0.1}})
+    off = op.run(root, out=tmp_path / "off", progress=False, cache=False)
+    assert _rows(off) == [("pass", False)] * 3 and not (root / REPLAY_CACHE_DIR).exists()
+    assert off.replay_counts() == (6, 0)
+
+    assert cli.main(["run", str(root), "--out", str(tmp_path / "fill"), "--quiet"]) == 0
+    assert "; replays: 6 live, 0 from the cache" in capsys.readouterr().out
+    snapshot = {f.name: f.read_bytes() for f in _cache_files(root)}
+    assert len(snapshot) == 6
+
+    assert cli.main(["run", str(root), "--out", str(tmp_path / "hit"), "--quiet"]) == 0
+    assert "; replays: 0 live, 6 from the cache" in capsys.readouterr().out
+    assert cli.main(["run", str(root), "--out", str(tmp_path / "nocache"), "--quiet", "--no-cache"]) == 0
+    assert "; replays: 6 live, 0 from the cache" in capsys.readouterr().out
+    assert {f.name: f.read_bytes() for f in _cache_files(root)} == snapshot
+
+    hit = op.load_run(tmp_path / "hit")
+    assert "Replays: 0 live, 6 from the cache." in hit._repr_html_()
+    assert "replays: 0 live, 6 from the cache" in repr(hit)
