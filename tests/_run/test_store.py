@@ -287,7 +287,7 @@ def test_two_resumes_of_one_folder_never_double_a_record(tmp_path: Path, clean_d
     """The issue's route (two --resume at once wrote ~200 duplicate records): one runs, the other is refused."""
     root, out = _interrupted(tmp_path, clean_desk, keep=2)
     args = cli_command("run", str(root), "--out", str(out), "--resume", "--quiet")
-    env = cli_env(RELSYS_SLEEP="1.0"  # long enough that the second starts while the first holds the lock)
+    env = cli_env(RELSYS_SLEEP="1.0")  # long enough that the second starts while the first holds the lock
     procs = [subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for _ in range(2)]
     results = [p.communicate(timeout=120) for p in procs]
