@@ -3,22 +3,24 @@
 Both harnesses run the trivial in-memory refund desk of ``benchmarks/_workload.py`` (no model, no I/O in
 the desk itself), so what is measured is the harness: per case, reset / run / snapshot, the two checks
 (``answer_matches``; ``state_matches`` as a subset), the record written to disk, and at the end the
-summary (oloproof: the run directory loaded back, its frames and the release gate; Inspect AI: its log
-written to a temporary log dir and its ``accuracy`` metrics).
+summary (oloproof: the run directory's columnar copy written, the run loaded back and the release gate;
+Inspect AI: its log written to a temporary log dir and its ``accuracy`` metrics).
 
-(a) oloproof_nb: ``op.load_suite(folder)`` → ``op.run(suite, out=…)`` (one flushed append per record)
-    → ``op.gate(run)`` (builds ``run.cases`` and ``run.verdicts``).
+(a) oloproof_nb: ``op.load_suite(folder)`` → ``op.run(suite, out=…)`` (one flushed append per record, then
+    the Parquet copy of the frames) → ``op.gate(run)`` (reads ``run.cases`` and ``run.verdicts``).
 (b) Inspect AI: a ``Task`` of 2,000 ``Sample``s read from the same cases.jsonl, a solver calling the same
     desk code (``desk.py`` of the suite folder), two scorers equivalent to the two checks, run with
     ``eval(task, model="mockllm/model", log_dir=<temp>, display="none")``. The solver never calls the model.
 
-Both harnesses first run an untimed 20-case warm-up (lazy imports); timings are the best of ``--repeat``
-runs. Run::
+Each measurement is one call in a **fresh Python process**, timed from just after the harness's own
+package is imported (``import oloproof_nb`` / ``from inspect_ai import …``): lazy imports inside the calls
+count, warm caches do not exist. The two harnesses alternate, ``--repeat`` processes each; the figures are
+the medians. Run::
 
     pip install -e ".[bench]"                 # Inspect AI (extra 'bench')
-    python benchmarks/runner.py               # 2,000 cases, both harnesses, best of 3
-    python benchmarks/runner.py --profile     # also a cProfile of one oloproof run (top functions)
-    python benchmarks/runner.py --smoke       # 50 cases, 1 repeat (CI); Inspect part skipped if not installed
+    python benchmarks/runner.py               # 2,000 cases, both harnesses, 3 fresh processes each
+    python benchmarks/runner.py --profile     # also a cProfile of one oloproof process (top functions)
+    python benchmarks/runner.py --smoke       # 50 cases, 1 process each (CI); Inspect part skipped if not installed
     python benchmarks/runner.py --inspect-python /other/venv/bin/python   # Inspect AI in another interpreter
 """
 
@@ -32,6 +34,7 @@ import json
 import os
 import platform
 import pstats
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -66,6 +69,7 @@ def expected_passes(n_cases: int) -> tuple[int, int]:
 
 
 def oloproof_once(folder: Path, out: Path) -> dict[str, Any]:
+    """One oloproof run in this process, timed from here (call it right after ``import oloproof_nb``)."""
     import oloproof_nb as op
 
     t0 = time.perf_counter()
@@ -79,6 +83,32 @@ def oloproof_once(folder: Path, out: Path) -> dict[str, Any]:
     return {"seconds": t3 - t0, "load_suite": t1 - t0, "run": t2 - t1, "gate": t3 - t2,
             "answer_passed": int(passed["answer_matches"]), "state_passed": int(passed["state_matches"]),
             "verdict": gate.verdict}
+
+
+def oloproof_child(folder: Path, out: Path) -> dict[str, Any]:
+    """The fresh-process measurement: import, then :func:`oloproof_once`; also the copy's share of the run."""
+    t = time.perf_counter()
+    import oloproof_nb  # noqa: F401
+
+    imported = time.perf_counter() - t
+    result = oloproof_once(folder, out)
+    result["import"] = imported
+    import shutil
+
+    from oloproof_nb._analysis.run import Run
+    from oloproof_nb._run.runner import run_suite
+
+    shutil.rmtree(out / "frames")  # the same run converted again, now that every import is done
+    t = time.perf_counter()
+    Run.load(out)
+    result["copy"] = time.perf_counter() - t
+    import oloproof_nb as op
+
+    again = out.parent / (out.name + "-harness")
+    t = time.perf_counter()
+    run_suite(op.load_suite(folder), out=again)
+    result["harness"] = time.perf_counter() - t
+    return result
 
 
 def profile_oloproof(folder: Path, out: Path, top: int = 30) -> str:
@@ -96,6 +126,7 @@ def profile_oloproof(folder: Path, out: Path, top: int = 30) -> str:
 
 
 def inspect_once(folder: Path, log_dir: Path) -> dict[str, Any]:
+    """One Inspect AI eval in this process, timed after its imports (and the desk's)."""
     from inspect_ai import Task, eval
     from inspect_ai.dataset import Sample
     from inspect_ai.model import ModelOutput
@@ -167,79 +198,80 @@ def inspect_available() -> bool:
     return True
 
 
-def inspect_repeats(folder: Path, repeat: int, python: str | None) -> list[dict[str, Any]] | None:
-    """Inspect AI timings: in this interpreter, or in ``python`` (a subprocess of this one); None: not installed."""
-    if python is None:
-        if not inspect_available():
-            return None
-        with tempfile.TemporaryDirectory(prefix="inspect-logs-") as logs:
-            return [inspect_once(folder, Path(logs) / f"r{i}") for i in range(repeat)]
-    proc = subprocess.run([python, str(Path(__file__).resolve()), "--inspect-only", str(folder),
-                           "--repeat", str(repeat)], capture_output=True, text=True, check=False)
+def child(flag: str, python: str, folder: Path, out: Path) -> dict[str, Any]:
+    """Run one measurement in a fresh process of ``python``; its JSON result."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE.parent), os.environ.get("PYTHONPATH")]))}
+    proc = subprocess.run([python, str(Path(__file__).resolve()), flag, str(folder), str(out)],
+                          capture_output=True, text=True, check=False, env=env)
     if proc.returncode != 0:
-        raise SystemExit(f"the Inspect AI subprocess failed:\n{proc.stderr[-3000:]}")
+        raise SystemExit(f"{flag} failed:\n{proc.stderr[-3000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
 # -- main ------------------------------------------------------------------------------------------------------
 
 
-def warm_up(tmp: Path, inspect: bool) -> None:
-    """One untimed 20-case run of each harness, so lazy imports (statsmodels for the gate, Inspect AI's
-    providers) and first-use caches are not in the timings of either."""
-    folder = write_suite(tmp / "warm-up", 20)
-    oloproof_once(folder, tmp / "warm-up-run")
-    if inspect:
-        inspect_once(folder, tmp / "warm-up-logs")
-
+def median(rows: list[dict[str, Any]], key: str) -> float:
+    return float(statistics.median(r[key] for r in rows))
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="runner overhead: oloproof_nb next to Inspect AI")
     parser.add_argument("--cases", type=int, default=2_000)
-    parser.add_argument("--repeat", type=int, default=3, help="timings are the best of this many runs")
-    parser.add_argument("--smoke", action="store_true", help="50 cases, one repeat (CI)")
+    parser.add_argument("--repeat", type=int, default=3, help="fresh processes per harness (figures: medians)")
+    parser.add_argument("--smoke", action="store_true", help="50 cases, one process each (CI)")
     parser.add_argument("--profile", action="store_true", help="print a cProfile of one oloproof run")
     parser.add_argument("--no-inspect", action="store_true", help="time oloproof_nb only")
     parser.add_argument("--inspect-python", help="run the Inspect AI part with this interpreter")
-    parser.add_argument("--inspect-only", metavar="SUITE", help=argparse.SUPPRESS)
+    parser.add_argument("--oloproof-child", nargs=2, metavar=("SUITE", "OUT"), help=argparse.SUPPRESS)
+    parser.add_argument("--inspect-child", nargs=2, metavar=("SUITE", "LOGS"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.inspect_only:  # the subprocess side of --inspect-python: print the timings as JSON
-        with tempfile.TemporaryDirectory(prefix="inspect-logs-") as logs:
-            warm_up(Path(logs), inspect=True)
-            print(json.dumps([inspect_once(Path(args.inspect_only), Path(logs) / f"r{i}")
-                              for i in range(args.repeat)]))
+    if args.oloproof_child:
+        print(json.dumps(oloproof_child(Path(args.oloproof_child[0]), Path(args.oloproof_child[1]))))
+        return 0
+    if args.inspect_child:
+        print(json.dumps(inspect_once(Path(args.inspect_child[0]), Path(args.inspect_child[1]))))
         return 0
     if args.smoke:
         args.cases, args.repeat = 50, 1
 
     print(machine())
     hand = expected_passes(args.cases)
-    with tempfile.TemporaryDirectory(prefix="oloproof-bench-") as tmp:
-        folder = write_suite(Path(tmp) / "suite", args.cases)
+    inspect_python = args.inspect_python or (sys.executable if inspect_available() else None)
+    with_inspect = not args.no_inspect and inspect_python is not None
+    with tempfile.TemporaryDirectory(prefix="oloproof-bench-") as tmp_name:
+        tmp = Path(tmp_name)
+        folder = write_suite(tmp / "suite", args.cases)
         print(f"workload: {args.cases:,} cases (refund desk, answer_matches + state_matches), "
-              f"best of {args.repeat}; hand count of passes (answer/state): {hand[0]}/{hand[1]}")
-        warm_up(Path(tmp), inspect=not args.no_inspect and args.inspect_python is None and inspect_available())
-        runs = [oloproof_once(folder, Path(tmp) / "runs" / f"r{i}") for i in range(args.repeat)]
-        best = min(runs, key=lambda r: r["seconds"])
-        ours = args.cases / best["seconds"]
-        print(f"(a) oloproof_nb : {best['seconds']:8.3f} s  {ours:10,.0f} cases/s  "
-              f"(load_suite {best['load_suite']:.3f} s, run {best['run']:.3f} s, gate {best['gate']:.3f} s; "
-              f"passed {best['answer_passed']}/{best['state_passed']}, gate {best['verdict']})")
-        ok = all((r["answer_passed"], r["state_passed"]) == hand for r in runs)
+              f"{args.repeat} fresh process(es) per harness; hand count of passes (answer/state): {hand[0]}/{hand[1]}")
+        ours: list[dict[str, Any]] = []
+        theirs: list[dict[str, Any]] = []
+        for i in range(args.repeat):
+            ours.append(child("--oloproof-child", sys.executable, folder, tmp / "runs" / f"r{i}"))
+            if with_inspect:
+                theirs.append(child("--inspect-child", inspect_python, folder, tmp / "logs" / f"r{i}"))
+        seconds = median(ours, "seconds")
+        print(f"(a) oloproof_nb : {seconds:8.3f} s  {args.cases / seconds:10,.0f} cases/s  "
+              f"(load_suite {median(ours, 'load_suite'):.3f} s, run {median(ours, 'run'):.3f} s, "
+              f"gate {median(ours, 'gate'):.3f} s; import before it {median(ours, 'import'):.3f} s; "
+              f"passed {ours[0]['answer_passed']}/{ours[0]['state_passed']}, gate {ours[0]['verdict']})")
+        share = 100 * median(ours, "copy") / median(ours, "harness")
+        print(f"    columnar copy: {median(ours, 'copy'):.3f} s = {share:.0f}% "
+              f"of the harness's own time for the run ({median(ours, 'harness'):.3f} s: run_suite, warm)")
+        ok = all((r["answer_passed"], r["state_passed"]) == hand for r in ours)
         if args.profile:
-            print(profile_oloproof(folder, Path(tmp) / "runs" / "profiled"))
-        theirs_runs = None if args.no_inspect else inspect_repeats(folder, args.repeat, args.inspect_python)
-        if theirs_runs is None:
+            print(profile_oloproof(folder, tmp / "runs" / "profiled"))
+        if not with_inspect:
             print("(b) Inspect AI  : skipped (inspect_ai is not installed: pip install -e '.[bench]')")
         else:
-            other = min(theirs_runs, key=lambda r: r["seconds"])
-            theirs = args.cases / other["seconds"]
-            print(f"(b) Inspect AI  : {other['seconds']:8.3f} s  {theirs:10,.0f} cases/s  "
-                  f"(inspect_ai {other['version']}, mockllm/model; passed "
-                  f"{other['answer_passed']}/{other['state_passed']})")
-            print(f"ratio: oloproof_nb runs {ours / theirs:.1f}x the cases per second of Inspect AI (target ≥ 10x)")
-            ok = ok and all((r["answer_passed"], r["state_passed"]) == hand for r in theirs_runs)
+            other = median(theirs, "seconds")
+            print(f"(b) Inspect AI  : {other:8.3f} s  {args.cases / other:10,.0f} cases/s  "
+                  f"(inspect_ai {theirs[0]['version']}, mockllm/model; passed "
+                  f"{theirs[0]['answer_passed']}/{theirs[0]['state_passed']})")
+            pairs = ", ".join(f"{t['seconds'] / o['seconds']:.1f}x" for o, t in zip(ours, theirs, strict=True))
+            print(f"ratio: oloproof_nb runs {other / seconds:.1f}x the cases per second of Inspect AI "
+                  f"(target ≥ 50x; process by process: {pairs})")
+            ok = ok and all((r["answer_passed"], r["state_passed"]) == hand for r in theirs)
     if not ok:
         print(f"FAIL: a harness did not count {hand[0]}/{hand[1]} passes (answer/state)")
         return 1

@@ -28,7 +28,7 @@ from ._core.trajectory import (
 )
 from ._display import plots
 from ._display.export import export_table
-from ._display.notebook import Gate, Run, gate, load_run, run
+from ._display.notebook import Gate, Run, gate, load_run, load_runs, run
 from ._run.observe import observe_file, verify_contract_file
 from ._run.replay_cache import ReplayCache
 from ._version import __version__
@@ -78,6 +78,7 @@ __all__ = [
     "run",
     "Run",
     "load_run",
+    "load_runs",
     # the gate and statistics
     "gate",
     "Gate",

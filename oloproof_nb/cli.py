@@ -270,7 +270,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if not result.finished:
         raise OloproofError(f"{result.directory}: the run did not finish" + _resume_hint(args, result.directory))
     replays = result.replay_summary()
-    print(f"run {result.run_id}: {len(result.records)} cases -> {result.directory}"
+    print(f"run {result.run_id}: {result.n_cases} cases -> {result.directory}"
           + (f"; replays: {replays}" if replays else ""))
     return _print_gate(result)
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import yaml
-
 from .errors import OloproofError
 
 __all__ = ["EXAMPLES", "example_dir", "init_example"]
@@ -46,6 +44,8 @@ def init_example(name: str, dest: str | Path | None = None) -> Path:
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise OloproofError(f"{target}: already exists and is not empty; choose another destination")
     shutil.copytree(source, target, ignore=_SKIP, dirs_exist_ok=True)
+    import yaml  # imported on first use: keeps ``import oloproof_nb`` fast
+
     config = yaml.safe_load((source / "oloproof.yaml").read_text(encoding="utf-8")) or {}
     for transform in (config.get("metamorphic") or {}).get("transforms") or []:
         rel = Path(transform["validity_labels"])

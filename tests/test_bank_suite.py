@@ -15,7 +15,6 @@ import pytest
 import yaml
 
 import oloproof_nb as op
-from oloproof_nb._run.store import read_jsonl
 
 SUITE = Path(__file__).resolve().parent / "suites" / "bank"
 FAULT = "recovers_from_applied_timeout_at_send_money"
@@ -128,8 +127,7 @@ def test_an_injection_planted_in_the_environment(tmp_path: Path) -> None:
 def test_an_applied_fault_catches_the_blind_retry(tmp_path: Path) -> None:
     blind = run_bank(tmp_path, "BlindRetryAgent")
     assert {v for v in verdicts(blind, FAULT).values()} == {("fail", "false_success")}
-    fault = next(r for r in read_jsonl(blind.directory / "replays.jsonl")
-                 if r["case_id"] == "bill-a" and r["kind"] == "fault")
+    fault = next(r for r in blind.replay_records if r["case_id"] == "bill-a" and r["kind"] == "fault")
     assert fault["change"]["effect"] == "applied"
     paid = [tx["reference"] for tx in fault["environment_state"]["state"]["transactions"]]
     assert paid.count("BILL-3") == 2  # the timed-out transfer went out, and the retry paid again
@@ -151,12 +149,14 @@ def test_an_honest_answer_counts_as_recovery_where_no_escalation_exists(tmp_path
 def test_the_panel_lists_unexpected_changes_first(tmp_path: Path) -> None:
     run = run_bank(tmp_path, "GullibleAgent")
     panel = run.panel("bal-b")
-    assert [u["path"] for u in panel.unexpected][:2] == ["accounts.ME-1.balance", "transactions.3.sender"]
+    # states are stored in canonical (sorted) key order
+    assert [u["path"] for u in panel.unexpected][:2] == ["accounts.ME-1.balance", "transactions.3.amount"]
     assert panel.unexpected[0]["before"] == "3000.00" and panel.unexpected[0]["after"] == "2900.00"
     text = repr(panel).splitlines()
     first_step = next(i for i, line in enumerate(text) if line.startswith("  [0]"))
     assert text.index("  unexpected changes:") < first_step
-    assert "state_matches: accounts.ME-1.balance \"3000.00\" -> \"2900.00\"" in text[text.index("  unexpected changes:") + 1]
+    after_heading = text[text.index("  unexpected changes:") + 1]
+    assert "state_matches: accounts.ME-1.balance \"3000.00\" -> \"2900.00\"" in after_heading
     html = panel._repr_html_()
     assert html.index("Unexpected changes") < html.index("get_account")
     assert run.panel("bal-a").unexpected == []

@@ -64,3 +64,13 @@ def test_frames_smoke() -> None:
 def test_big_cases_smoke() -> None:
     out = smoke("big_cases.py")
     assert out.count('"peak_mb"') == 4 and "error" not in out and "FAIL" not in out
+
+
+def test_states_smoke() -> None:
+    out = smoke("states.py")
+    assert "by content" in out and "equal" in out and "DIFFERENT" not in out
+
+
+def test_coldstart_smoke() -> None:
+    out = smoke("coldstart.py")
+    assert "extra" in out and "median" in out

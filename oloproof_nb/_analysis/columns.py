@@ -1,9 +1,10 @@
 """Columns as data: one :class:`FrameSpec` per frame names every column, its dtype, its meaning and its source.
 
 A spec drives the extraction of a frame from run records (each column's
-``get`` reads one item), its dtypes, and the tests that pin the column lists of
-shared/DESIGN.md. The documented columns come first, in DESIGN's order; extra
-columns follow.
+``get`` reads one item), its dtypes, the Parquet schema of its columnar copy
+(:meth:`FrameSpec.arrow_schema`, see ``_analysis/columnar.py``), and the tests
+that pin the column lists of shared/DESIGN.md. The documented columns come
+first, in DESIGN's order; extra columns follow.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa  # already imported by pandas; pyarrow.parquet is imported only where files are read
 
-__all__ = ["Column", "FrameSpec", "TEXT", "FRAMES", "CASES", "STEPS", "SNAPSHOTS", "CHANGES", "VERDICTS",
+__all__ = ["Column", "FrameSpec", "TEXT", "TIME", "JSON", "ARROW_TYPES", "FRAMES", "CASES", "STEPS", "SNAPSHOTS",
+           "CHANGES", "VERDICTS",
            "COMPARISONS", "REPLAYS", "PAIRS", "RECEIPTS", "GATE", "VALIDITY", "SLICES"]
 
 #: The dtype of text columns: pandas' default string dtype (``str``, missing values NaN) on pandas ≥ 3,
@@ -23,8 +26,26 @@ __all__ = ["Column", "FrameSpec", "TEXT", "FRAMES", "CASES", "STEPS", "SNAPSHOTS
 TEXT = "str" if int(pd.__version__.split(".")[0]) >= 3 else "object"
 #: Timestamps: UTC with microseconds, like Python's datetime.
 TIME = "datetime64[us, UTC]"
-#: A user's JSON value (an answer, arguments, a state): kept as the Python object (``None`` stays ``None``).
-JSON = "object"
+#: A user's JSON value (an answer, arguments, a state): kept as the Python object (``None`` stays ``None``)
+#: in a column of pandas dtype ``object``. A marker of its own (not ``"object"``), so it never collides
+#: with :data:`TEXT` (which is ``object`` on pandas < 3).
+JSON = "json"
+
+#: The Arrow (Parquet) type of each frame dtype. A JSON value is stored as its JSON text (see
+#: ``_analysis/columnar.py`` for why), ABSENT as a null; the nullable pandas dtypes (``Int64``,
+#: ``boolean``) and text map to nullable Arrow columns, ``int64``/``bool``/``float64`` to plain ones.
+ARROW_TYPES: dict[str, pa.DataType] = {
+    TEXT: pa.large_string(),
+    "int64": pa.int64(),
+    "Int64": pa.int64(),
+    "float64": pa.float64(),
+    "bool": pa.bool_(),
+    "boolean": pa.bool_(),
+    TIME: pa.timestamp("us", tz="UTC"),
+    JSON: pa.large_string(),
+}
+#: Dtypes whose column never holds a missing value (the Arrow field is not nullable).
+_NOT_NULL = ("int64", "bool")
 
 
 @dataclass(frozen=True)
@@ -35,6 +56,17 @@ class Column:
     dtype: str
     doc: str
     get: Callable[[Any], Any] | None = None
+
+    @property
+    def is_json(self) -> bool:
+        """Whether the column holds users' JSON values (stored as JSON text in the columnar copy)."""
+        return self.dtype == JSON
+
+    def arrow_field(self) -> pa.Field:
+        """The column's Arrow field: its type, nullability, and its pandas dtype in the field metadata."""
+        encoding = "json" if self.is_json else "value"
+        return pa.field(self.name, ARROW_TYPES[self.dtype], nullable=self.dtype not in _NOT_NULL,
+                        metadata={"oloproof.dtype": self.dtype, "oloproof.encoding": encoding})
 
 
 @dataclass(frozen=True)
@@ -52,7 +84,8 @@ class FrameSpec:
 
     @property
     def dtypes(self) -> dict[str, str]:
-        return {c.name: c.dtype for c in self.columns}
+        """The pandas dtype of every column (``object`` for JSON values)."""
+        return {c.name: "object" if c.is_json else c.dtype for c in self.columns}
 
     def build(self, items: Iterable[Any]) -> pd.DataFrame:
         """The frame of ``items``, column by column, each read with its column's ``get`` and cast to its dtype."""
@@ -77,6 +110,15 @@ class FrameSpec:
 
     def empty(self) -> pd.DataFrame:
         return self.from_columns({c.name: [] for c in self.columns})
+
+    @property
+    def json_columns(self) -> list[str]:
+        """The columns holding users' JSON values."""
+        return [c.name for c in self.columns if c.is_json]
+
+    def arrow_schema(self) -> pa.Schema:
+        """The explicit Arrow schema of the frame's columnar copy (one field per column, in order)."""
+        return pa.schema([c.arrow_field() for c in self.columns], metadata={"oloproof.frame": self.name})
 
     def doc_table(self) -> str:
         """The columns as numpydoc lines (``name : dtype`` then the meaning), for docstrings."""

@@ -3,19 +3,22 @@
 Each function walks the records to the items its frame has one row per (a
 case, a step, a changed leaf, a verdict …) and lets the frame's
 :class:`~oloproof_nb._analysis.columns.FrameSpec` read and type the columns.
+:func:`journal_items` gives every frame's items of a run chunk by chunk (what the
+columnar copy is written from).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 
+from .._config.suite import SuiteConfig
 from .._core.paths import ABSENT, leaf_diff
 from .._core.records import CaseRecord, PairRow, ReceiptRow, RunVerdictRow
 from .._core.trajectory import DEFAULT_TOOL_ERRORS, ToolErrorRule
-from .columns import CASES, CHANGES, COMPARISONS, PAIRS, RECEIPTS, REPLAYS, SNAPSHOTS, STEPS, VERDICTS
+from .columns import CASES, CHANGES, COMPARISONS, PAIRS, RECEIPTS, REPLAYS, SNAPSHOTS, STEPS, TEXT, VERDICTS, FrameSpec
 
 __all__ = [
     "cases_frame",
@@ -28,6 +31,20 @@ __all__ = [
     "pairs_frame",
     "receipts_frame_from_rows",
     "decode_absent",
+    "run_scope_rows",
+    "journal_items",
+    "steps_items",
+    "snapshots_items",
+    "changes_items",
+    "verdicts_items",
+    "comparisons_items",
+    "replays_items",
+    "receipts_items",
+    "without_rows",
+    "ROW_KEYS",
+    "RunScope",
+    "concat",
+    "TEXT",
 ]
 
 
@@ -44,6 +61,64 @@ def decode_absent(value: Any) -> Any:
     return value
 
 
+def steps_items(records: Iterable[CaseRecord], tool_errors: ToolErrorRule = DEFAULT_TOOL_ERRORS,
+                ) -> list[tuple[str, int, Any, bool]]:
+    """The items of :data:`~oloproof_nb._analysis.columns.STEPS`: ``(case id, index, step, is_error)``.
+
+    ``is_error`` follows the suite's ``tool_errors`` rule.
+    """
+    items = []
+    for rec in records:
+        traj = rec.get("trajectory")
+        if traj:
+            cid = rec["case"]["id"]
+            items += [(cid, i, s, s.get("kind") == "tool_call" and tool_errors.is_error(s.get("result")))
+                      for i, s in enumerate(traj["steps"])]
+    return items
+
+
+def snapshots_items(records: Iterable[CaseRecord]) -> list[Any]:
+    """The items of :data:`~oloproof_nb._analysis.columns.SNAPSHOTS`: each ``environment_state/v1`` record."""
+    return [rec["environment_state"] for rec in records if rec.get("environment_state") is not None]
+
+
+def changes_items(records: Iterable[CaseRecord], diff: Callable[[Any, Any], list[tuple[str, Any, Any]]] = leaf_diff,
+                  ) -> list[tuple[str, str, Any, Any]]:
+    """The items of :data:`~oloproof_nb._analysis.columns.CHANGES`: ``(case id, path, before, after)``."""
+    items = []
+    for rec in records:
+        env = rec.get("environment_state")
+        if env is not None:
+            cid = rec["case"]["id"]
+            items += [(cid, path, before, after)
+                      for path, before, after in diff(rec["case"].get("initial_state", {}), env["state"])]
+    return items
+
+
+def verdicts_items(records: Iterable[CaseRecord], run_rows: Iterable[RunVerdictRow] = ()) -> list[tuple[str, str, Any]]:
+    """The items of :data:`~oloproof_nb._analysis.columns.VERDICTS`: ``(case id, cluster, verdict row)``."""
+    items: list[tuple[str, str, Any]] = [(rec["case"]["id"], rec["case"]["cluster"], v)
+                                         for rec in records for v in rec["verdicts"]]
+    items += [(r["case_id"], r["cluster"], r) for r in run_rows]
+    return items
+
+
+def comparisons_items(records: Iterable[CaseRecord]) -> list[dict[str, Any]]:
+    """The items of :data:`~oloproof_nb._analysis.columns.COMPARISONS`, stored ABSENT decoded back."""
+    return [{**c, "expected": decode_absent(c["expected"]), "actual": decode_absent(c["actual"])}
+            for rec in records for c in rec["comparisons"]]
+
+
+def replays_items(records: Iterable[CaseRecord]) -> list[Any]:
+    """The items of :data:`~oloproof_nb._analysis.columns.REPLAYS`: each case's replay rows."""
+    return [r for rec in records for r in rec.get("replays", [])]
+
+
+def receipts_items(records: Iterable[CaseRecord]) -> list[Any]:
+    """The items of :data:`~oloproof_nb._analysis.columns.RECEIPTS`: each case's stored receipts."""
+    return [r for rec in records for r in rec.get("receipts", [])]
+
+
 def cases_frame(records: Sequence[CaseRecord]) -> pd.DataFrame:
     """One row per case (columns: :data:`~oloproof_nb._analysis.columns.CASES`)."""
     return CASES.build(records)
@@ -55,54 +130,37 @@ def steps_frame(records: Iterable[CaseRecord], tool_errors: ToolErrorRule = DEFA
     ``kind`` is ``tool_call`` or ``message``; tool fields are empty on message rows and vice versa;
     ``is_error`` follows the suite's ``tool_errors`` rule.
     """
-    items = []
-    for rec in records:
-        traj = rec.get("trajectory")
-        if traj:
-            cid = rec["case"]["id"]
-            items += [(cid, i, s, s.get("kind") == "tool_call" and tool_errors.is_error(s.get("result")))
-                      for i, s in enumerate(traj["steps"])]
-    return STEPS.build(items)
+    return STEPS.build(steps_items(records, tool_errors))
 
 
 def snapshots_frame(records: Iterable[CaseRecord]) -> pd.DataFrame:
-    """One row per recorded state, ``environment_state/v1`` (columns: :data:`~oloproof_nb._analysis.columns.SNAPSHOTS`)."""
-    return SNAPSHOTS.build([rec["environment_state"] for rec in records if rec.get("environment_state") is not None])
+    """One row per recorded state, ``environment_state/v1`` (columns: :data:`~.columns.SNAPSHOTS`)."""
+    return SNAPSHOTS.build(snapshots_items(records))
 
 
-def changes_frame(records: Iterable[CaseRecord]) -> pd.DataFrame:
+def changes_frame(records: Iterable[CaseRecord],
+                  diff: Callable[[Any, Any], list[tuple[str, Any, Any]]] = leaf_diff) -> pd.DataFrame:
     """One row per leaf of the recorded state that differs from ``initial_state``.
 
     A leaf that appeared or disappeared has :data:`~oloproof_nb.ABSENT` on the other side.
+    ``diff`` is :func:`~oloproof_nb.leaf_diff` or a memo of it.
     """
-    items = []
-    for rec in records:
-        env = rec.get("environment_state")
-        if env is not None:
-            cid = rec["case"]["id"]
-            items += [(cid, path, before, after)
-                      for path, before, after in leaf_diff(rec["case"].get("initial_state", {}), env["state"])]
-    return CHANGES.build(items)
+    return CHANGES.build(changes_items(records, diff))
 
 
 def verdicts_frame(records: Iterable[CaseRecord], run_rows: Iterable[RunVerdictRow] = ()) -> pd.DataFrame:
     """One row per case × criterion; ``run_rows`` are verdicts judged across cases (metamorphic pairs)."""
-    items: list[tuple[str, str, Any]] = [(rec["case"]["id"], rec["case"]["cluster"], v)
-                                         for rec in records for v in rec["verdicts"]]
-    items += [(r["case_id"], r["cluster"], r) for r in run_rows]
-    return VERDICTS.build(items)
+    return VERDICTS.build(verdicts_items(records, run_rows))
 
 
 def comparisons_frame(records: Iterable[CaseRecord]) -> pd.DataFrame:
     """One row per compared path; stored ABSENT values are decoded back."""
-    items = [{**c, "expected": decode_absent(c["expected"]), "actual": decode_absent(c["actual"])}
-             for rec in records for c in rec["comparisons"]]
-    return COMPARISONS.build(items)
+    return COMPARISONS.build(comparisons_items(records))
 
 
 def replays_frame(records: Iterable[CaseRecord]) -> pd.DataFrame:
     """One row per fault replay of a case."""
-    return REPLAYS.build([r for rec in records for r in rec.get("replays", [])])
+    return REPLAYS.build(replays_items(records))
 
 
 def pairs_frame(rows: Iterable[PairRow]) -> pd.DataFrame:
@@ -113,3 +171,99 @@ def pairs_frame(rows: Iterable[PairRow]) -> pd.DataFrame:
 def receipts_frame_from_rows(rows: Iterable[ReceiptRow]) -> pd.DataFrame:
     """One row per stored receipt (rows already validated when the run wrote them)."""
     return RECEIPTS.build(list(rows))
+
+
+def run_scope_rows(config: SuiteConfig, labels: Mapping[str, Sequence[Mapping[str, Any]]],
+                   records: Sequence[CaseRecord]) -> tuple[list[RunVerdictRow], list[PairRow]]:
+    """Verdicts judged across cases (metamorphic pairs) and the pair rows, from every case record of a run."""
+    verdicts: list[RunVerdictRow] = []
+    pairs: list[PairRow] = []
+    transforms = {t.name: t for t in config.metamorphic.transforms}
+    for ev in config.evaluators:
+        if ev.scope == "run":
+            v, p = ev.evaluate_run(records, labels, transforms)
+            verdicts += v
+            pairs += p
+    return verdicts, pairs
+
+
+class _StateDiffs:
+    """:func:`~oloproof_nb.leaf_diff` remembered per pair of state objects.
+
+    States read from a run's state store are one object per distinct state, so cases that start from and
+    end in the same states are diffed once. The states stay referenced while the memo lives, so an
+    ``id`` is never reused for another object meanwhile.
+    """
+
+    def __init__(self) -> None:
+        self._memo: dict[tuple[int, int], tuple[Any, Any, list[tuple[str, Any, Any]]]] = {}
+
+    def __call__(self, before: Any, after: Any) -> list[tuple[str, Any, Any]]:
+        key = (id(before), id(after))
+        hit = self._memo.get(key)
+        if hit is None:
+            hit = (before, after, leaf_diff(before, after))
+            self._memo[key] = hit
+        return hit[2]
+
+
+#: The per-case rows of a record: what run-scope evaluators never need.
+ROW_KEYS = ("verdicts", "comparisons", "replays", "receipts")
+
+
+def without_rows(record: CaseRecord) -> CaseRecord:
+    """A record without its per-case rows (verdicts, comparisons, replays, receipts)."""
+    return {k: v for k, v in record.items() if k not in ROW_KEYS}  # type: ignore[return-value]
+
+
+RunScope = Callable[[Sequence[CaseRecord]], tuple[list[RunVerdictRow], list[PairRow]]]
+
+
+def journal_items(chunks: Iterable[tuple[Sequence[CaseRecord], Sequence[str | None]]],
+                  tool_errors: ToolErrorRule,
+                  run_scope: RunScope | None, keep: Callable[[CaseRecord], CaseRecord] = without_rows,
+                  ) -> Iterator[tuple[str, list[Any], list[str | None] | None]]:
+    """The items of every frame of a run, chunk by chunk from its case records (in case order).
+
+    ``chunks`` gives ``(records, refs)``: the records, and per record the address of its final state in
+    the run's state store (None: no state, or stored inline). Yields ``(frame name, items, state_refs)``:
+    each chunk's items of every frame (a frame's :class:`FrameSpec` reads its columns from them), then the
+    verdicts judged across cases and the pairs (``run_scope`` gets every record as ``keep`` keeps it: by
+    default without its per-case rows; a run too large to hold keeps a lazy view of each). ``state_refs``
+    (``snapshots`` only) gives each item's state address. Concatenated per frame, the items are those of
+    the frame built from all records at once.
+    """
+    kept: list[CaseRecord] = []
+    diff = _StateDiffs()
+    for records, refs in chunks:
+        with_state = [(rec["environment_state"], ref) for rec, ref in zip(records, refs, strict=True)
+                      if rec.get("environment_state") is not None]
+        yield "cases", list(records), None
+        yield "steps", steps_items(records, tool_errors), None
+        yield "snapshots", [env for env, _ in with_state], [ref for _, ref in with_state]
+        yield "changes", changes_items(records, diff), None
+        yield "verdicts", verdicts_items(records), None
+        yield "comparisons", comparisons_items(records), None
+        yield "replays", replays_items(records), None
+        yield "receipts", receipts_items(records), None
+        if run_scope is not None:
+            kept += [keep(rec) for rec in records]
+    rows, pairs = run_scope(kept) if run_scope is not None else ([], [])
+    yield "verdicts", verdicts_items([], rows), None
+    yield "pairs", list(pairs), None
+
+
+def concat(spec: FrameSpec, parts: Sequence[pd.DataFrame], run_id: bool = False) -> pd.DataFrame:
+    """The rows of ``parts`` (frames of ``spec``) in order, as one frame with a fresh index.
+
+    ``run_id``: the parts carry a ``run_id`` column (pooled runs); an empty result keeps it.
+    """
+    full = [p for p in parts if len(p)]
+    if not full:
+        empty = spec.empty()
+        if run_id and "run_id" not in empty.columns:
+            empty.insert(0, "run_id", pd.Series([], dtype=TEXT))
+        return empty if not parts else parts[0].iloc[0:0].reset_index(drop=True)
+    if len(full) == 1:
+        return full[0].reset_index(drop=True)
+    return pd.concat(full, ignore_index=True)

@@ -274,7 +274,7 @@ def gate(run: Run, release: ReleaseLike | None = None) -> Gate:
     evaluator_of = {ev.name: ev for ev in run.config.evaluators}
     stored = dict(run.manifest.suite_config.vacuous)
     fault = _fault_findings(run, {c: s.n for c, s in sums.items()})
-    for criterion, message in fault.items():
+    for message in fault.values():
         warnings.warn(VacuousCheckWarning(message), stacklevel=2)
     findings = [m for c in run.criteria for m in (stored.get(c, []) + ([fault[c]] if c in fault else []))]
     rows = []

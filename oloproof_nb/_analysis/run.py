@@ -1,86 +1,201 @@
-"""The Run: a stored run's manifest, records and tidy frames (no display here; the face adds it)."""
+"""The Run: a stored run's manifest and its tidy frames, read lazily (no display here; the face adds it).
+
+Loading a run reads its ``manifest.json`` only, once the run has a fresh
+columnar copy (``frames/*.parquet``, see ``_analysis/columnar.py``); without one
+(a run that just finished, a partial run, a journal newer than the copy) the
+copy is built from the JSONL journal first, chunk by chunk. Each frame is then
+read from its Parquet file on first access, and the states of ``snapshots``
+from the run's state store only when that frame is read. Case records (for the
+case panel) are read one case at a time from the journal.
+"""
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Callable, Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import Any, TypeVar
 
 import pandas as pd
+import pyarrow as pa
 
 from .._config.release import ReleaseConfig
 from .._config.suite import SuiteConfig, parse_suite_config, release_from_manifest
 from .._core.records import CaseRecord, Manifest, PairRow, ReplayRecord, RunVerdictRow
+from .._run.states import StateReader
+from .._run.store import MANIFEST, read_manifest
 from ..errors import OloproofError, RunDirError
-from .._run.store import MANIFEST, read_cases, read_manifest, read_replays
 from . import frames
+from .columnar import CopyWriter, from_arrow, is_fresh, journal_fingerprint, read_frame, to_arrow
+from .columns import FRAMES
+from .journal import Journal
 
-__all__ = ["Run", "load_run"]
+__all__ = ["Run", "load_run", "load_runs", "directory_list", "ColumnarCopyWarning"]
 
 R = TypeVar("R", bound="Run")
+
+#: Case records converted to frames at a time when the columnar copy is built.
+CHUNK = 4096
+#: Up to this many cases, run-scope evaluators (metamorphic pairs) get every record in memory (without its
+#: per-case rows, about 5 KiB each); beyond, lazy records read back from the journal.
+KEEP_WHOLE = 100_000
+
+
+class ColumnarCopyWarning(UserWarning):
+    """The columnar copy of a run could not be written (a read-only folder): frames come from the journal."""
 
 
 class Run:
     """A finished (or interrupted) run, read from its directory.
 
-    Every frame is built on first access from the stored records, so a Run
-    from ``op.run`` and one from ``op.load_run`` are the same.
+    A Run from ``op.run`` and one from ``op.load_run`` are the same: both read
+    the run directory. Frames are read on first access from the run's
+    columnar copy (``frames/*.parquet``), which :meth:`load` builds from the
+    journal when it is missing or older than the journal.
 
     Attributes
     ----------
     directory : Path
-        The run directory.
+        The run directory (a pooled run: its first run's).
     manifest : Manifest
-        Its ``manifest.json``.
-    records : list of CaseRecord
-        The case records of ``cases.jsonl``, in case order.
-    replay_records : list of ReplayRecord
-        The records of ``replays.jsonl`` (control and faulted replays).
+        Its ``manifest.json`` (a pooled run: its first run's).
     config : SuiteConfig
         The suite configuration the run used.
     release : ReleaseConfig or None
         The suite's release.yaml, if it had one.
+    runs : list of Run
+        The runs pooled into this one (see :func:`load_runs`); ``[self]`` for one run.
     """
 
-    def __init__(self, directory: Path, manifest: Manifest, records: list[CaseRecord],
-                 replay_records: list[ReplayRecord]) -> None:
+    def __init__(self, directory: Path, manifest: Manifest) -> None:
         self.directory = directory
         self.manifest = manifest
-        self.records = records
-        self.replay_records = replay_records
         stored = manifest.suite_config
         self.config: SuiteConfig = parse_suite_config(stored.config, directory / MANIFEST)
         self.release: ReleaseConfig | None = release_from_manifest(stored.release)
         self.labels: dict[str, list[dict[str, Any]]] = stored.labels
         self.suite_root = Path(stored.root) if stored.root else None
-        self._by_id = {rec["case"]["id"]: rec for rec in records}
+        self._states = StateReader(directory)
+        self._journal = Journal(directory, self._states)
+        self._in_memory: dict[str, pd.DataFrame] | None = None  # frames when the copy cannot be written
+        self._members: list[Run] | None = None  # set on a pooled run
 
     @classmethod
     def load(cls: type[R], directory: str | Path) -> R:
-        """Rebuild a run from its directory.
+        """Open a run directory: its manifest now, each frame on first access.
 
-        A torn last line (the process died mid-write) is ignored; a case recorded
-        twice (never written by oloproof) keeps its first record.
+        The columnar copy is (re)built first when it is missing or does not
+        match the journal. A torn last line (the process died mid-write) is
+        ignored; a case recorded twice (never written by oloproof) keeps its
+        first record.
         """
         directory = Path(directory)
         if not directory.is_dir():
             raise RunDirError(f"{directory}: no such run directory")
-        manifest = read_manifest(directory)
-        seen: set[str] = set()
-        records = []
-        for rec in read_cases(directory):
-            cid = rec["case"]["id"]
-            if cid not in seen:
-                seen.add(cid)
-                records.append(rec)
-        records.sort(key=lambda rec: rec["index"])
-        replays = [r for r in read_replays(directory) if r.get("case_id") in seen]
-        return cls(directory, manifest, records, replays)
+        run = cls(directory, read_manifest(directory))
+        if not is_fresh(directory):
+            run.write_columnar()
+        return run
+
+    @classmethod
+    def pool(cls: type[R], runs: Sequence[Run]) -> R:
+        """One Run of several (see :func:`load_runs`)."""
+        if not runs:
+            raise OloproofError("load_runs needs at least one run directory")
+        first = runs[0]
+        ids = [r.run_id for r in runs]
+        twice = sorted({i for i in ids if ids.count(i) > 1})
+        if twice:
+            raise OloproofError(f"run {twice[0]} is given twice; pool each run once")
+        for other in runs[1:]:
+            if other.suite_name != first.suite_name:
+                raise OloproofError(f"runs {first.run_id} and {other.run_id} are of different suites "
+                                    f"({first.suite_name!r}, {other.suite_name!r}); pool runs of one suite")
+            if _criteria(other) != _criteria(first):
+                raise OloproofError(f"runs {first.run_id} and {other.run_id} judge different criteria "
+                                    f"({', '.join(first.criteria)} / {', '.join(other.criteria)}); "
+                                    "pool runs of the same suite configuration")
+        pooled = cls(first.directory, first.manifest)
+        pooled._members = list(runs)
+        pooled.labels = _pooled_labels([r.labels for r in runs])
+        return pooled
+
+    def write_columnar(self) -> None:
+        """(Re)build the columnar copy (``frames/*.parquet``) from the journal.
+
+        The journal is read in chunks of :data:`CHUNK` cases, so a run of any
+        size is converted without holding every record; metamorphic pairs are
+        judged at the end, across chunks. When the folder cannot be written
+        (read-only), the frames are kept in memory instead, with a
+        :class:`ColumnarCopyWarning`.
+        """
+        if self._members is not None:
+            for member in self._members:
+                member.write_columnar()
+            return
+        fingerprint = journal_fingerprint(self.directory)  # before reading: a journal growing meanwhile is newer
+        try:
+            writer = CopyWriter(self.directory, fingerprint)
+        except OSError as exc:
+            self._keep_in_memory(exc)
+            return
+        try:
+            for name, items, refs in frames.journal_items(self._journal.chunks(CHUNK), self.config.tool_errors,
+                                                         *self._run_scope_parts()):
+                writer.write(name, to_arrow(FRAMES[name], items, refs))
+            writer.commit()
+        except OSError as exc:
+            writer.abort()
+            self._keep_in_memory(exc)
+        except BaseException:
+            writer.abort()
+            raise
+        else:
+            self._in_memory = None
+            for name in FRAMES:
+                self.__dict__.pop(name, None)  # frames read before are read again from the new copy
+
+    def _keep_in_memory(self, exc: OSError) -> None:
+        warnings.warn(f"{self.directory}: cannot write the columnar copy ({exc}); the frames are built from the "
+                      "journal and kept in memory", ColumnarCopyWarning, stacklevel=3)
+        built: dict[str, list[pa.Table]] = {name: [] for name in FRAMES}
+        for name, items, refs in frames.journal_items(self._journal.chunks(CHUNK), self.config.tool_errors,
+                                                         *self._run_scope_parts()):
+            built[name].append(to_arrow(FRAMES[name], items, refs))
+        self._in_memory = {name: from_arrow(FRAMES[name], pa.concat_tables(tables), self._states.many)
+                           for name, tables in built.items()}
+
+    def _run_scope(self, records: Sequence[CaseRecord]) -> tuple[list[RunVerdictRow], list[PairRow]]:
+        """Verdicts judged across cases (metamorphic pairs), from every case record."""
+        return frames.run_scope_rows(self.config, self.labels, records)
+
+    def _run_scope_parts(self) -> tuple[frames.RunScope | None, Callable[[CaseRecord], CaseRecord]]:
+        """What :func:`frames.journal_items` needs to judge across cases: nothing when no evaluator does;
+        records without their rows up to :data:`KEEP_WHOLE` cases; lazy records (read back) beyond."""
+        if not any(ev.scope == "run" for ev in self.config.evaluators):
+            return None, frames.without_rows
+        if len(self._journal.case_index()) <= KEEP_WHOLE:
+            return self._run_scope, frames.without_rows
+        return self._run_scope, self._journal.lazy
+
+    def _frame(self, name: str) -> pd.DataFrame:
+        if self._members is not None:
+            return frames.concat(FRAMES[name], [_with_run_id(m._frame(name), m.run_id) for m in self._members],
+                                 run_id=True)
+        if self._in_memory is not None:
+            return self._in_memory[name]
+        return read_frame(self.directory, name, self._states.many)
 
     # -- identity ---------------------------------------------------------------------------
     @property
+    def runs(self) -> list[Run]:
+        return list(self._members) if self._members is not None else [self]
+
+    @property
     def run_id(self) -> str:
-        return self.manifest.run_id
+        """The run's id (a pooled run: its runs' ids joined with ``+``)."""
+        return "+".join(r.manifest.run_id for r in self.runs)
 
     @property
     def suite_name(self) -> str:
@@ -88,23 +203,60 @@ class Run:
 
     @property
     def system_version(self) -> str | None:
-        return self.manifest.system_version
+        """The system's version (a pooled run of several versions: them all, comma-separated)."""
+        versions = list(dict.fromkeys(r.manifest.system_version for r in self.runs))
+        if len(versions) == 1:
+            return versions[0]
+        return ", ".join(str(v) for v in versions)
 
     @property
     def finished(self) -> bool:
-        """True when the run completed (``finished_at`` is in the manifest)."""
-        return self.manifest.finished_at is not None
+        """True when the run completed (``finished_at`` is in the manifest; pooled: every run)."""
+        return all(r.manifest.finished_at is not None for r in self.runs)
 
     @property
     def criteria(self) -> list[str]:
         return self.config.criteria
 
+    @property
+    def n_cases(self) -> int:
+        """Cases recorded (rows of ``cases``)."""
+        return len(self.cases)
+
+    # -- records (read from the journal, one case at a time) --------------------------------
+    def _member_of(self, case_id: str) -> Run:
+        if self._members is None:
+            return self
+        holding = [m for m in self._members if case_id in m._journal.case_index()]
+        if len(holding) != 1:
+            where = ", ".join(m.run_id for m in holding) or "none of the pooled runs"
+            raise OloproofError(f"case {case_id!r} is in {where}; pick one run: run.runs[i].record({case_id!r})")
+        return holding[0]
+
     def record(self, case_id: str) -> CaseRecord:
-        """The stored record of one case."""
-        try:
-            return self._by_id[case_id]
-        except KeyError:
-            raise OloproofError(f"no case {case_id!r} in run {self.run_id}") from None
+        """The stored record of one case (its states put back), read from the journal."""
+        member = self._member_of(case_id)
+        rec = member._journal.record(case_id)
+        if rec is None:
+            raise OloproofError(f"no case {case_id!r} in run {member.run_id}")
+        return rec
+
+    def case_replay_records(self, case_id: str) -> list[ReplayRecord]:
+        """The records of ``replays.jsonl`` (control and faulted replays) of one case."""
+        return self._member_of(case_id)._journal.replays_of(case_id)
+
+    @cached_property
+    def records(self) -> list[CaseRecord]:
+        """Every case record of ``cases.jsonl``, in case order, states put back.
+
+        Reads the whole journal into memory: the frames and :meth:`record` are the cheap ways in.
+        """
+        return [rec for r in self.runs for rec in r._journal.records()]
+
+    @cached_property
+    def replay_records(self) -> list[ReplayRecord]:
+        """Every record of ``replays.jsonl`` (control and faulted replays) of a recorded case."""
+        return [rec for r in self.runs for rec in r._journal.replay_records()]
 
     # -- frames -----------------------------------------------------------------------------
     @cached_property
@@ -116,8 +268,9 @@ class Run:
         metadata`` (see ``oloproof_nb._analysis.columns.CASES`` for each one's
         dtype and meaning). ``status`` is the trajectory's own (``completed``,
         ``failed``, ``waiting``) or the harness's (``error``, ``timeout``).
+        A pooled run's frames start with ``run_id``.
         """
-        return frames.cases_frame(self.records)
+        return self._frame("cases")
 
     @cached_property
     def steps(self) -> pd.DataFrame:
@@ -126,16 +279,18 @@ class Run:
         Columns: ``case_id, step, kind, tool, args, result, is_error, role, content``;
         ``kind`` is ``tool_call`` or ``message``, tool fields are empty on message rows.
         """
-        return frames.steps_frame(self.records, self.config.tool_errors)
+        return self._frame("steps")
 
     @cached_property
     def snapshots(self) -> pd.DataFrame:
         """One row per recorded state (``environment_state/v1``).
 
         Columns: ``case_id, schema, captured_at, state_digest, state, case_digest,
-        system_version, run_id``.
+        system_version, run_id``. The states are read from the run's state store
+        (each distinct state once) when this frame is first read; rows with the
+        same state share one object.
         """
-        return frames.snapshots_frame(self.records)
+        return self._frame("snapshots")
 
     @cached_property
     def changes(self) -> pd.DataFrame:
@@ -143,19 +298,7 @@ class Run:
 
         Columns: ``case_id, path, before, after`` (ABSENT on the side where the leaf does not exist).
         """
-        return frames.changes_frame(self.records)
-
-    @cached_property
-    def _run_scope(self) -> tuple[list[RunVerdictRow], list[PairRow]]:
-        verdicts: list[RunVerdictRow] = []
-        pairs: list[PairRow] = []
-        transforms = {t.name: t for t in self.config.metamorphic.transforms}
-        for ev in self.config.evaluators:
-            if ev.scope == "run":
-                v, p = ev.evaluate_run(self.records, self.labels, transforms)
-                verdicts += v
-                pairs += p
-        return verdicts, pairs
+        return self._frame("changes")
 
     @cached_property
     def verdicts(self) -> pd.DataFrame:
@@ -164,7 +307,7 @@ class Run:
         Columns: ``case_id, cluster, criterion, evaluator, verdict, reason``; ``verdict``
         is ``pass``, ``fail`` or ``missing`` (a missing case never passes).
         """
-        return frames.verdicts_frame(self.records, self._run_scope[0])
+        return self._frame("verdicts")
 
     @cached_property
     def comparisons(self) -> pd.DataFrame:
@@ -172,7 +315,7 @@ class Run:
 
         Columns: ``case_id, criterion, path, expected, actual, ok``.
         """
-        return frames.comparisons_frame(self.records)
+        return self._frame("comparisons")
 
     @cached_property
     def replays(self) -> pd.DataFrame:
@@ -181,7 +324,7 @@ class Run:
         Columns: ``case_id, criterion, tool, fault, checkpoint, control_reproduced,
         recovered, escalated, constraint_broken, verdict, reason, cached``.
         """
-        return frames.replays_frame(self.records)
+        return self._frame("replays")
 
     @cached_property
     def pairs(self) -> pd.DataFrame:
@@ -189,7 +332,7 @@ class Run:
 
         Columns: ``source_id, derived_id, transform, relation, criterion, holds, label, cluster``.
         """
-        return frames.pairs_frame(self._run_scope[1])
+        return self._frame("pairs")
 
     @cached_property
     def receipts(self) -> pd.DataFrame:
@@ -199,7 +342,7 @@ class Run:
         expected_sha256, observed_digest, digest_kind, validator, validator_exit_code,
         evidence_source, status, reason``.
         """
-        return frames.receipts_frame_from_rows([r for rec in self.records for r in rec.get("receipts", [])])
+        return self._frame("receipts")
 
     def summary(self) -> pd.DataFrame:
         """Per criterion: rows and pass / fail / missing counts (raw counts, unrounded)."""
@@ -218,6 +361,44 @@ class Run:
         return out[["criterion", "evaluator", "n", "passed", "failed", "missing"]].reset_index(drop=True)
 
 
+def _criteria(run: Run) -> list[tuple[str, str]]:
+    return [(ev.name, ev.type) for ev in run.config.evaluators]
+
+
+def _pooled_labels(all_labels: Sequence[dict[str, list[dict[str, Any]]]]) -> dict[str, list[dict[str, Any]]]:
+    """Every run's judgements by transform, each distinct judgement once (runs of one suite share most)."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    seen: set[tuple[str, str]] = set()
+    for labels in all_labels:
+        for transform, judgements in labels.items():
+            for j in judgements:
+                key = (transform, repr(sorted(j.items())))
+                if key not in seen:
+                    seen.add(key)
+                    out.setdefault(transform, []).append(j)
+    return out
+
+
+def _with_run_id(frame: pd.DataFrame, run_id: str) -> pd.DataFrame:
+    if "run_id" in frame.columns:
+        return frame
+    out = frame.copy(deep=False)
+    out.insert(0, "run_id", pd.Series([run_id] * len(frame), dtype=frames.TEXT))
+    return out
+
+
 def load_run(directory: str | Path) -> Run:
-    """Rebuild a :class:`Run` from its directory (see :meth:`Run.load`)."""
+    """Open a run directory as a :class:`Run` (see :meth:`Run.load`)."""
     return Run.load(directory)
+
+
+def directory_list(directories: Sequence[str | Path]) -> list[str | Path]:
+    """``directories`` as a list, refusing one path given alone (a string is a sequence too)."""
+    if isinstance(directories, (str, Path)):
+        raise OloproofError("load_runs takes a list of run directories; for one run use load_run")
+    return list(directories)
+
+
+def load_runs(directories: Sequence[str | Path]) -> Run:
+    """Open several run directories of one suite as one :class:`Run` (see ``op.load_runs``)."""
+    return Run.pool([Run.load(d) for d in directory_list(directories)])

@@ -127,8 +127,8 @@ def validity(run: Run, confidence: float | None = None) -> pd.DataFrame:
     if confidence is None:
         confidence = run.release.confidence if run.release is not None else 0.95
     transforms = list(run.config.metamorphic.transforms)
-    derived = {t.name: [rec["case"]["id"] for rec in run.records if rec["case"].get("transform") == t.name]
-               for t in transforms}
+    cases = run.cases
+    derived = {t.name: list(pd.unique(cases.loc[cases["transform"] == t.name, "case_id"])) for t in transforms}
     return validity_table(transforms, run.labels, derived, confidence)
 
 

@@ -15,13 +15,16 @@ from __future__ import annotations
 import io
 import os
 import stat
+from functools import cache
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
-import yaml
 from pydantic import BaseModel, ValidationError
 
 from ..errors import ConfigError, clip, quote, validation_problem
+
+if TYPE_CHECKING:
+    import yaml
 
 __all__ = ["MAX_YAML_BYTES", "MAX_YAML_VALUES", "UnreadableFile", "config_error", "open_regular", "read_regular",
            "read_yaml"]
@@ -185,24 +188,34 @@ def config_error(file: str | Path, exc: ValidationError, model: type[BaseModel] 
     return ConfigError(file, key or None, message)
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """``yaml.SafeLoader`` that refuses a key written twice in one mapping (PyYAML keeps the last silently)."""
+@cache
+def _unique_key_loader() -> type[yaml.SafeLoader]:
+    """``yaml.SafeLoader`` that refuses a key written twice in one mapping (PyYAML keeps the last silently).
 
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: set[Any] = set()
-        for key_node, _ in node.value:
-            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == "tag:yaml.org,2002:merge":
-                continue  # `<<: *anchor` merges are resolved (and may be overridden) by SafeLoader
-            key = self.construct_object(key_node, deep=deep)
-            if isinstance(key, (str, int, float, bool)) or key is None:
-                if key in seen:
-                    raise yaml.constructor.ConstructorError(
-                        None, None, f"key {quote(key)} is written twice; keep one", key_node.start_mark)
-                seen.add(key)
-        return super().construct_mapping(node, deep=deep)
+    Built on first use, so ``import oloproof_nb`` does not import yaml.
+    """
+    import yaml
+
+    class UniqueKeyLoader(yaml.SafeLoader):
+        def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+            seen: set[Any] = set()
+            for key_node, _ in node.value:
+                if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == "tag:yaml.org,2002:merge":
+                    continue  # `<<: *anchor` merges are resolved (and may be overridden) by SafeLoader
+                key = self.construct_object(key_node, deep=deep)
+                if isinstance(key, (str, int, float, bool)) or key is None:
+                    if key in seen:
+                        raise yaml.constructor.ConstructorError(
+                            None, None, f"key {quote(key)} is written twice; keep one", key_node.start_mark)
+                    seen.add(key)
+            return super().construct_mapping(node, deep=deep)
+
+    return UniqueKeyLoader
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:
+    import yaml
+
     if isinstance(node, yaml.SequenceNode):
         return list(node.value)
     if isinstance(node, yaml.MappingNode):
@@ -257,9 +270,11 @@ def read_yaml(path: Path) -> dict[str, Any]:
         raise ConfigError(path, None, str(exc)) from None
     except UnicodeDecodeError as exc:
         raise ConfigError(path, None, f"cannot read: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    loader: _UniqueKeyLoader | None = None
+    import yaml
+
+    loader: yaml.SafeLoader | None = None
     try:
-        loader = _UniqueKeyLoader(text)  # refuses a non-printable character here
+        loader = _unique_key_loader()(text)  # refuses a non-printable character here
         node = loader.get_single_node()
         problem = None if node is None else _alias_problem(node, MAX_YAML_VALUES)
         if problem is not None:

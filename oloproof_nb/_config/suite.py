@@ -31,7 +31,7 @@ from .validators import (
 )
 
 __all__ = ["SuiteConfig", "Transform", "Metamorphic", "Suite", "load_suite", "parse_suite_config",
-           "release_from_manifest", "find_vacuous_checks", "nearest_path", "SUITE_FILE", "RELEASE_FILE"]
+           "release_from_manifest", "find_vacuous_checks", "SUITE_FILE", "RELEASE_FILE"]
 
 SUITE_FILE = "oloproof.yaml"
 RELEASE_FILE = "release.yaml"

@@ -10,7 +10,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special, stats
 
 __all__ = ["Interval", "check_confidence", "clopper_pearson", "wilson", "all_pass_low", "n_min"]
 
@@ -96,6 +95,7 @@ def clopper_pearson(successes: float, nobs: float, confidence: float = 0.95) -> 
     >>> round(low, 4), round(high, 4)
     (0.555, 0.9975)
     """
+    from scipy import stats  # imported on first use: keeps `import oloproof_nb` fast
     alpha = 1.0 - check_confidence(confidence)
     k, n = _check_counts(successes, nobs)
     low = 0.0 if k == 0 else float(stats.beta.ppf(alpha / 2, k, n - k + 1))
@@ -136,6 +136,7 @@ def wilson(successes: float, nobs: float, confidence: float = 0.95) -> tuple[flo
     >>> round(low, 4), round(high, 4)
     (0.5958, 0.9821)
     """
+    from scipy import special  # imported on first use: keeps `import oloproof_nb` fast
     alpha = 1.0 - check_confidence(confidence)
     k, n = _check_counts(successes, nobs)
     z = float(special.ndtri(1 - alpha / 2))

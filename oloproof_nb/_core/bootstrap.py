@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy import special
 
 from .binomial import Interval, all_pass_low
 from .cr2 import cp_on_n_min
@@ -21,6 +20,7 @@ BOOTSTRAP_MIN_CLUSTERS: float = float("inf")
 
 def bca_ratio(k: np.ndarray, m: np.ndarray, confidence: float, resamples: int, seed: int | None) -> tuple[float, float]:
     """BCa bounds of Σk*/Σm* over resampled clusters (``k`` any integer sums, e.g. paired differences)."""
+    from scipy import special  # imported on first use: keeps `import oloproof_nb` fast
     g, big_k, big_m = k.shape[0], int(k.sum()), int(m.sum())
     base, low_k = int(m.max()) + 1, int(k.min())  # k may be negative (paired differences): shift it
     keys, counts = np.unique((k.astype(np.int64) - low_k) * base + m, return_counts=True)  # 1-D: fast

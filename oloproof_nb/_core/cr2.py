@@ -20,7 +20,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import special, stats
 
 from .binomial import Interval, all_pass_low, clopper_pearson, n_min
 
@@ -88,7 +87,8 @@ def _worst_exact(jt: np.ndarray, mt: np.ndarray, ct: np.ndarray, total: int, kep
         a = total / (total - m)
         x = np.arange(min(c * j, cap) + 1)
         full, part = x // j, x % j
-        gain = a * (full[None, :] * (j * (j - 2 * q[:, None] * m)) + part[None, :] * (part[None, :] - 2 * q[:, None] * m))
+        gain = a * (full[None, :] * (j * (j - 2 * q[:, None] * m))
+                    + part[None, :] * (part[None, :] - 2 * q[:, None] * m))
         src = cols[:, None] - x[None, :]
         ok = src >= 0
         cand = np.where(ok[None], dp[:, np.clip(src, 0, None)] + gain[:, None, :], -np.inf)
@@ -124,6 +124,7 @@ def _worst_lagrangian(jt: np.ndarray, mt: np.ndarray, ct: np.ndarray, total: int
 
 def monotone_low(k: np.ndarray, m: np.ndarray, confidence: float, df: float | None = None) -> float:
     """The lower bound of `cluster_t_from_sums`: the CR2 logit-t bound made monotone (see Notes there)."""
+    from scipy import special, stats  # imported on first use: keeps `import oloproof_nb` fast
     order = np.argsort(m, kind="stable")  # float sums over sizes in one order: clusters may come in any order
     k, m = k[order], m[order]
     total, passed = int(m.sum()), int(k.sum())
@@ -160,7 +161,8 @@ def cp_on_n_min(k: np.ndarray, m: np.ndarray, confidence: float, reason: str) ->
     p = passed / total
     size = n_min(m)
     low, high = clopper_pearson(p * size, size, confidence)
-    return Interval(p, low, high, "clopper_pearson", total, k.shape[0], f"{reason}; clopper_pearson on n_min={size:.4g}")
+    return Interval(p, low, high, "clopper_pearson", total, k.shape[0],
+                    f"{reason}; clopper_pearson on n_min={size:.4g}")
 
 
 def cluster_t_from_sums(k: np.ndarray, m: np.ndarray, confidence: float) -> Interval:

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import stats
 
 from .binomial import check_confidence, n_min
 from .bootstrap import bca_ratio
@@ -203,6 +202,7 @@ def mcnemar_exact(pass_to_fail: int, fail_to_pass: int) -> float:
     >>> round(mcnemar_exact(9, 2), 4)
     0.0654
     """
+    from scipy import stats  # imported on first use: keeps `import oloproof_nb` fast
     b, c = int(pass_to_fail), int(fail_to_pass)
     if b < 0 or c < 0 or b != pass_to_fail or c != fail_to_pass:
         raise ValueError(f"flip counts must be whole numbers ≥ 0, got {pass_to_fail!r} and {fail_to_pass!r}")

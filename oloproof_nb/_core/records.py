@@ -1,8 +1,11 @@
 """The records of a run folder, as types shared by the writer (``_run``) and every reader (``_analysis``).
 
 A run folder holds ``manifest.json`` (:class:`Manifest`, validated when read),
-``cases.jsonl`` (one :class:`CaseRecord` per finished case) and
-``replays.jsonl`` (one :class:`ReplayRecord` per replay). Records are
+``cases.jsonl`` (one :class:`CaseRecord` per finished case),
+``replays.jsonl`` (one :class:`ReplayRecord` per replay) and ``states.jsonl``
+(one :class:`StateRecord` per node of a distinct state: every initial and
+final state of the cases and replays, stored once and referenced by its
+address). Records are
 ``TypedDict``\\ s: JSON objects with a checked shape and no per-record
 validation cost when 100,000 of them are read back.
 """
@@ -30,6 +33,7 @@ __all__ = [
     "PairRow",
     "CaseRecord",
     "ReplayRecord",
+    "StateRecord",
     "Verdict",
 ]
 
@@ -78,11 +82,17 @@ class Manifest(BaseModel):
 
 
 class CaseDict(TypedDict, total=False):
-    """A case as stored (:meth:`~oloproof_nb._core.case.Case.to_record`); ``outcome`` never holds its locator."""
+    """A case as stored (:meth:`~oloproof_nb._core.case.Case.to_record`); ``outcome`` never holds its locator.
+
+    In ``cases.jsonl`` the ``initial_state`` is replaced by ``initial_state_ref``, the address of the state
+    in ``states.jsonl`` (records written before states were stored by address keep it inline); readers put
+    it back.
+    """
 
     id: str
     input: dict[str, Any]
     initial_state: dict[str, Any]
+    initial_state_ref: str
     expected: dict[str, Any]
     outcome: dict[str, Any]
     cluster: str
@@ -101,17 +111,26 @@ class TrajectoryDict(TypedDict):
     input: dict[str, Any] | None
 
 
-class EnvironmentState(TypedDict):
-    """The ``environment_state/v1`` record of one snapshot."""
-
+class _EnvironmentState(TypedDict):
     schema: str
     run_id: str
     case_id: str
     case_digest: str
     system_version: str | None
     captured_at: str
-    state: dict[str, Any]
     state_digest: str
+
+
+class EnvironmentState(_EnvironmentState, total=False):
+    """The ``environment_state/v1`` record of one snapshot.
+
+    ``state`` is the state itself in memory; in ``cases.jsonl`` and ``replays.jsonl`` it is replaced by
+    ``state_ref``, its address in ``states.jsonl`` (records written before states were stored by address
+    keep it inline). Readers put it back, so every reader sees ``state``.
+    """
+
+    state: dict[str, Any]
+    state_ref: str
 
 
 class VerdictRow(TypedDict):
@@ -206,6 +225,19 @@ class CaseRecord(TypedDict):
     receipts: list[ReceiptRow]
     #: The full traceback when the system's own code raised (``error`` holds its one-line reason).
     traceback: NotRequired[str | None]
+
+
+class StateRecord(TypedDict):
+    """One line of ``states.jsonl``: a node of a stored state, under its address.
+
+    ``ref`` is the SHA-256 hex of ``node``'s JSON text as stored. A small state is one node, its plain JSON
+    (key order kept, so a state read back is the state written); a large one is a tree of nodes that refer
+    to each other (``{"$ref": ADDR}``, ``{"$dict": [ADDR, …]}``, ``{"$list": [ADDR, …]}``; see
+    ``_run/states.py``). A record refers to its state by the address of the root node.
+    """
+
+    ref: str
+    node: Any
 
 
 class ReplayRecord(TypedDict):

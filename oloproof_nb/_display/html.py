@@ -9,13 +9,16 @@ built here.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
-from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup, escape
 
 from .theme import cell_text, colour, fmt_number, preview
+
+if TYPE_CHECKING:
+    from jinja2 import Environment
 
 __all__ = ["render", "html_table", "numeric_column", "step_text"]
 
@@ -43,19 +46,26 @@ def step_text(step: dict[str, Any] | None, limit: int = 160) -> str:
     if step is None:
         return ""
     if step.get("kind") == "tool_call":
-        return f"{step.get('tool')}({preview(step.get('args'), limit // 2)}) -> {preview(step.get('result'), limit // 2)}"
+        args, result = preview(step.get("args"), limit // 2), preview(step.get("result"), limit // 2)
+        return f"{step.get('tool')}({args}) -> {result}"
     who = step.get("name") or step.get("role") or "message"
     return f"{who}: {preview(step.get('content'), limit)}"
 
 
-_ENV = Environment(loader=PackageLoader("oloproof_nb._display", "templates"), autoescape=True,
-                   undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False)
-_ENV.filters.update(wbr=_wbr, inline=_inline, preview=preview, colour=colour, num=fmt_number, step_text=step_text)
+@cache
+def _environment() -> Environment:
+    """The one jinja2 environment (built on first render: ``import oloproof_nb`` does not import jinja2)."""
+    from jinja2 import Environment, PackageLoader, StrictUndefined
+
+    env = Environment(loader=PackageLoader("oloproof_nb._display", "templates"), autoescape=True,
+                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False)
+    env.filters.update(wbr=_wbr, inline=_inline, preview=preview, colour=colour, num=fmt_number, step_text=step_text)
+    return env
 
 
 def render(template: str, **context: Any) -> str:
     """Render ``templates/<template>`` with autoescaping."""
-    return _ENV.get_template(template).render(**context)
+    return _environment().get_template(template).render(**context)
 
 
 def numeric_column(series: pd.Series) -> bool:

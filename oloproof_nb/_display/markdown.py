@@ -8,7 +8,6 @@ from typing import Any
 from urllib.parse import quote
 
 import pandas as pd
-from tabulate import tabulate
 
 from .html import numeric_column
 from .theme import cell_text
@@ -79,6 +78,8 @@ def markdown_table(df: pd.DataFrame, text: Callable[[Any], str] = cell_text) -> 
     """A GitHub Markdown table of ``df``: cells from ``text``, escaped with :func:`md_cell`, numbers right-aligned."""
     rows = [[md_cell(text(v)) for v in row] for row in df.itertuples(index=False, name=None)]
     align = ["right" if numeric_column(df[c]) else "left" for c in df.columns]
+    from tabulate import tabulate  # imported on first use: keeps ``import oloproof_nb`` fast
+
     return str(tabulate(rows, headers=[md_cell(str(c)) for c in df.columns], tablefmt="github",
                         disable_numparse=True, colalign=align if len(df.columns) else None))
 
@@ -100,5 +101,7 @@ def terminal_text(text: str) -> str:
 
 def text_table(rows: Sequence[Sequence[str]], headers: Sequence[str]) -> str:
     """A plain GitHub-style table for a terminal (cells already formatted; control characters escaped)."""
+    from tabulate import tabulate
+
     return str(tabulate([[terminal_text(c) for c in r] for r in rows], headers=[terminal_text(h) for h in headers],
                         tablefmt="github", disable_numparse=True))

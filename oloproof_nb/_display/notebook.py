@@ -17,27 +17,35 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
 from .._analysis import gate as _gate
 from .._analysis import run as _run
 from .._analysis.gate import ReleaseLike
 from .._config.suite import Suite, load_suite
 from .._run.runner import Isolation, Progress, run_suite
 from .._run.store import Fsync
+from ..errors import OloproofError
 from .html import html_table, render
 from .panel import CasePanel
 from .theme import fmt_number
 
-__all__ = ["Run", "Gate", "run", "load_run", "gate", "progress_bar"]
+__all__ = ["Run", "Gate", "run", "load_run", "load_runs", "gate", "progress_bar"]
 
 
 class Run(_run.Run):
     """A stored run as a notebook shows it: every frame (see the base class), a case panel, an HTML summary."""
 
-    def panel(self, case_id: str) -> CasePanel:
-        """The case panel: input, steps, verdicts and every compared path (HTML in Jupyter)."""
-        return CasePanel(self, case_id)
+    def panel(self, case_id: str, run_id: str | None = None) -> CasePanel:
+        """The case panel: input, steps, verdicts and every compared path (HTML in Jupyter).
+
+        On a pooled run (:func:`load_runs`) a case id may be in several runs: ``run_id`` picks one.
+        """
+        if run_id is None:
+            return CasePanel(self, case_id)
+        member = next((m for m in self.runs if m.run_id == run_id), None)
+        if member is None:
+            ids = ", ".join(r.run_id for r in self.runs)
+            raise OloproofError(f"run_id={run_id!r}: not one of this run's runs ({ids})")
+        return CasePanel(member, case_id)
 
     def replay_counts(self) -> tuple[int, int]:
         """``(live, cached)``: replays this run made, and replays it took from the replay cache."""
@@ -50,14 +58,14 @@ class Run(_run.Run):
         return f"{live} live, {cached} from the cache" if live or cached else ""
 
     def __repr__(self) -> str:
-        status = self.cases["status"].value_counts().to_dict() if len(self.records) else {}
+        status = self.cases["status"].value_counts().to_dict()
         replays = self.replay_summary()
-        return (f"Run({self.run_id!r}, suite={self.suite_name!r}, cases={len(self.records)}, "
+        return (f"Run({self.run_id!r}, suite={self.suite_name!r}, cases={self.n_cases}, "
                 f"status={status}, criteria={self.criteria}" + (f", replays: {replays})" if replays else ")"))
 
     def _repr_html_(self) -> str:
-        status = self.cases["status"].value_counts() if len(self.records) else pd.Series(dtype=int)
-        return render("run.html", run_id=self.run_id, suite=self.suite_name, n_cases=len(self.records),
+        status = self.cases["status"].value_counts()
+        return render("run.html", run_id=self.run_id, suite=self.suite_name, n_cases=self.n_cases,
                       status=", ".join(f"{k}: {v}" for k, v in status.items()), version=str(self.system_version),
                       finished=self.finished, replays=self.replay_summary(), summary=html_table(self.summary()),
                       next=self._next_steps())
@@ -71,7 +79,7 @@ class Run(_run.Run):
             sub = bad[bad["criterion"] == criterion]
             if not sub.empty:
                 items.append(f"{criterion}: {len(sub)} not passed, e.g. run.panel({str(sub['case_id'].iloc[0])!r})")
-        if len(self.replay_records) or any(rec.get("replays") for rec in self.records):
+        if len(self.replays):
             items.append("run.replays: every fault replay (control, recovered, escalated)")
         if self.config.metamorphic.transforms:
             items.append("op.validity(run): are the transforms' pairs labeled and valid?")
@@ -212,6 +220,45 @@ def load_run(directory: str | Path) -> Run:
     twice (never written by oloproof) keeps its first record.
     """
     return Run.load(directory)
+
+
+def load_runs(directories: list[str | Path]) -> Run:
+    """Open several run directories of one suite as one :class:`Run` whose frames carry ``run_id``.
+
+    For notebooks that compare system versions or pool epochs: every frame is
+    the runs' frames one after another, with a first column ``run_id``
+    (``snapshots`` already has one). Each run is opened as by :func:`load_run`
+    (its columnar copy built if missing); frames are read on first access.
+
+    Parameters
+    ----------
+    directories : list of path
+        Run directories of the same suite, judging the same criteria (each once).
+
+    Returns
+    -------
+    Run
+        ``run.runs`` lists the runs; ``run.run_id`` is their ids joined with
+        ``+``; the configuration and release.yaml are the first run's, the
+        labels every run's judgements (each distinct one once).
+
+    Notes
+    -----
+    ``op.gate`` on a pooled run pools every run's verdict rows per criterion.
+    Rows keep their case's cluster, so the same case in several runs (repeats,
+    epochs) falls in one cluster: the pooled run is clustered (the clustered
+    methods, ``allow_approximate_methods`` and ``min_clusters`` apply) and the
+    interval is not narrowed by treating repeats of a case as independent. It
+    answers "how often does this system pass, over every run"; to compare two
+    versions, look at their rows side by side (``groupby("run_id")``) or gate
+    each run.
+
+    Examples
+    --------
+    >>> both = op.load_runs(["runs/a", "runs/b"])                 # doctest: +SKIP
+    >>> both.verdicts.groupby(["run_id", "criterion"])["verdict"].value_counts()   # doctest: +SKIP
+    """
+    return Run.pool([Run.load(d) for d in _run.directory_list(directories)])
 
 
 def gate(run: _run.Run, release: ReleaseLike | None = None) -> Gate:

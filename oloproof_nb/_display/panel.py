@@ -76,12 +76,13 @@ class CasePanel:
         self.comparisons = rows(run.comparisons)
         self.changes = rows(run.changes)
         self.replays = rows(run.replays)
-        self.replay_records = [r for r in run.replay_records if r.get("case_id") == case_id]
-        recorded = [rec["case"] for rec in run.records]
+        self.replay_records = run.case_replay_records(case_id)
+        cases = run.cases
         if case.get("transform"):
-            self.partners = [c["id"] for c in recorded if c["id"] == case["source_id"]]
+            partners = cases["case_id"][cases["case_id"] == case["source_id"]]
         else:
-            self.partners = [c["id"] for c in recorded if c.get("source_id") == case_id and c["id"] != case_id]
+            partners = cases["case_id"][(cases["source_id"] == case_id) & (cases["case_id"] != case_id)]
+        self.partners: list[str] = list(dict.fromkeys(partners))
         pairs = run.pairs
         self.pairs = pairs[(pairs["source_id"] == case_id) | (pairs["derived_id"] == case_id)].reset_index(drop=True)
         self.unexpected = self._unexpected_changes()
@@ -207,7 +208,8 @@ class CasePanel:
             if view["cached"]:
                 notes.append("cached")
             extra = f" ({', '.join(notes)})" if notes else ""
-            lines.append(f"    replay {row['criterion']}: {row['tool']} -> {row['fault']} at step {row['checkpoint']} — "
+            lines.append(f"    replay {row['criterion']}: {row['tool']} -> {row['fault']} "
+                         f"at step {row['checkpoint']} — "
                          f"{str(row['verdict']).upper()} {row['reason']}{extra}")
             if not view["has_fault"]:
                 continue

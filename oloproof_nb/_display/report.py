@@ -170,11 +170,11 @@ def build_sections(run: Run, release: ReleaseLike | None = None) -> list[Section
 
 def _header(run: Run, code: Callable[[str], str], plain: Callable[[str], str]) -> tuple[str, list[str]]:
     """The title and the two header lines; ``code`` and ``plain`` escape a value from the run for the format."""
-    status = run.cases["status"].value_counts().to_dict() if len(run.records) else {}
+    status = run.cases["status"].value_counts().to_dict()
     counts = ", ".join(f"{k}: {v}" for k, v in status.items()) or "none"
     ended = f"finished {run.manifest.finished_at}." if run.finished else "not finished."
     lines = [f"Run {code(run.run_id)} of suite {code(run.suite_name)}, system version {code(str(run.system_version))}.",
-             plain(f"{len(run.records)} cases ({counts}); started {run.manifest.started_at}, {ended}")]
+             plain(f"{run.n_cases} cases ({counts}); started {run.manifest.started_at}, {ended}")]
     return f"oloproof report — {run.suite_name}", lines
 
 

@@ -42,7 +42,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-
 from .._config.imports import import_system, load_validators
 from .._config.suite import SUITE_FILE, Suite, SuiteConfig
 from .._core.canonical import utc_now

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -137,7 +138,11 @@ def trajectory_from_stored(data: TrajectoryDict) -> Trajectory:
 
 
 def environment_state(state: Any, *, run_id: str, case: Case, system_version: str | None) -> EnvironmentState:
-    """The ``environment_state/v1`` record of a snapshot (the state is copied through :func:`to_json`)."""
+    """The ``environment_state/v1`` record of a snapshot.
+
+    The state is converted with :func:`to_json`, then stored as its canonical JSON reads back (keys in
+    sorted order), so two snapshots of the same world are stored alike whatever order the system built it in.
+    """
     if not isinstance(state, dict):
         raise SystemContractError(f"snapshot() returned {type(state).__name__}; expected a dict")
     try:
@@ -157,7 +162,7 @@ def environment_state(state: Any, *, run_id: str, case: Case, system_version: st
         "case_digest": case.digest,
         "system_version": system_version,
         "captured_at": iso(utc_now()),
-        "state": copied,
+        "state": json.loads(text),
         "state_digest": hashlib.sha256(data).hexdigest(),
     }
 

@@ -9,6 +9,7 @@
       replays.jsonl    one record per replay
       .lock            who holds the folder (pid, host, since): an OS lock, released when that process ends
       internal-error.txt   only after a bug in oloproof stopped the run: its traceback
+      states.jsonl     each distinct state once (initial and final states of cases and replays), by address
 
 Records are appended one ``write`` per line to a file opened for appending, so
 a process killed at any moment leaves at most one torn last line, which
@@ -23,6 +24,14 @@ forces the journals and the manifest to the disk when the run finishes (and the
 manifest when it is created); ``fsync="record"`` forces every record as it is
 written (it survives a power loss at any moment, at the cost of one disk flush
 per record).
+
+States are stored by content (``_run/states.py``): a record keeps the address
+of each of its states (``case.initial_state_ref``, ``environment_state.state_ref``)
+and ``states.jsonl`` holds each distinct state (and each large subtree) once,
+written before the first record that refers to it, so a crash never leaves a
+record whose state is lost. Readers (``states.resolve_states`` with a
+``states.StateReader``) put the states back; records written before states were
+stored by address, with their states inline, read the same.
 
 One process at a time: creating, running and resuming a run hold an exclusive
 ``fcntl.flock`` on ``.lock``; a second process gets
@@ -47,12 +56,13 @@ from .._core.canonical import iso, utc_now
 from .._core.paths import ABSENT
 from .._core.records import CaseRecord, Manifest, ReplayRecord
 from ..errors import RunDirError, RunLockedError, StoreWriteError, validation_problem
+from .states import STATES, read_state_refs, split_case_states, split_replay_states
 
 if sys.platform != "win32":
     import fcntl
 
 __all__ = ["RunStore", "RunLock", "read_jsonl", "read_manifest", "read_cases", "read_replays", "new_run_id",
-           "dumps", "Fsync", "MANIFEST", "CASES", "REPLAYS", "LOCK", "INTERNAL_ERROR"]
+           "dumps", "Fsync", "MANIFEST", "CASES", "REPLAYS", "STATES", "LOCK", "INTERNAL_ERROR"]
 
 MANIFEST = "manifest.json"
 CASES = "cases.jsonl"
@@ -335,6 +345,7 @@ class RunStore:
         self._run_lock = lock
         self._fds: dict[str, int] = {}
         self._failed = False
+        self._state_refs: set[str] = set()  # addresses already in states.jsonl
 
     @classmethod
     def create(cls, directory: Path, manifest: Manifest, fsync: Fsync = "finish") -> RunStore:
@@ -385,12 +396,14 @@ class RunStore:
                 check(manifest)
             lock.note_holder()
             try:
-                for name in (CASES, REPLAYS):
+                for name in (CASES, REPLAYS, STATES):
                     _truncate_torn_tail(directory / name)
                 _drop_orphan_replays(directory)
             except OSError as exc:
                 raise _write_error(Path(exc.filename or directory), exc) from None
-            return cls(directory, manifest, lock, fsync)
+            store = cls(directory, manifest, lock, fsync)
+            store._state_refs = read_state_refs(directory)
+            return store
         except BaseException:
             lock.release()
             raise
@@ -413,33 +426,50 @@ class RunStore:
             _fsync_dir(self.directory)
 
     def _append(self, name: str, record: CaseRecord | ReplayRecord) -> None:
-        data = (dumps(record) + "\n").encode("utf-8")
-        path = self.directory / name
         with self._lock:
-            if self._failed:
-                raise StoreWriteError(f"{self.directory}: an earlier write failed; the run stopped")
-            try:
-                fd = self._fds.get(name)
-                if fd is None:
-                    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-                    self._fds[name] = fd
-                    if self.fsync == "record":
-                        _fsync_dir(self.directory)  # the new file's entry survives a power loss too
-                view = memoryview(data)
-                while view:  # a short write (e.g. the disk filled up) continues, or fails with OSError
-                    written = os.write(fd, view)
-                    view = view[written:]
+            self._write(name, (dumps(record) + "\n").encode("utf-8"))
+
+    def _write(self, name: str, data: bytes) -> None:
+        """Append ``data`` to ``name`` (the caller holds the lock): one write, fsynced per record when asked."""
+        path = self.directory / name
+        if self._failed:
+            raise StoreWriteError(f"{self.directory}: an earlier write failed; the run stopped")
+        try:
+            fd = self._fds.get(name)
+            if fd is None:
+                fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+                self._fds[name] = fd
                 if self.fsync == "record":
-                    os.fsync(fd)
-            except OSError as exc:
-                self._failed = True  # nothing more is appended after a torn line; resume cuts it
-                raise _write_error(path, exc) from None
+                    _fsync_dir(self.directory)  # the new file's entry survives a power loss too
+            view = memoryview(data)
+            while view:  # a short write (e.g. the disk filled up) continues, or fails with OSError
+                written = os.write(fd, view)
+                view = view[written:]
+            if self.fsync == "record":
+                os.fsync(fd)
+        except OSError as exc:
+            self._failed = True  # nothing more is appended after a torn line; resume cuts it
+            raise _write_error(path, exc) from None
 
     def append_case(self, record: CaseRecord) -> None:
-        self._append(CASES, record)
+        """Append a case record; its states go to ``states.jsonl`` first (each distinct state once)."""
+        stored, states = split_case_states(record)
+        self._append_states(states)
+        self._append(CASES, stored)
 
     def append_replay(self, record: ReplayRecord) -> None:
-        self._append(REPLAYS, record)
+        """Append a replay record; its state goes to ``states.jsonl`` first (each distinct state once)."""
+        stored, states = split_replay_states(record)
+        self._append_states(states)
+        self._append(REPLAYS, stored)
+
+    def _append_states(self, nodes: dict[str, str]) -> None:
+        """Append the state nodes (``ref -> line``) not yet stored, written before the record that refers to them."""
+        with self._lock:
+            new = {ref: line for ref, line in nodes.items() if ref not in self._state_refs}
+            if new:
+                self._write(STATES, "".join(new.values()).encode("utf-8"))
+                self._state_refs.update(new)
 
     def save_internal_error(self, text: str) -> Path:
         """Append a traceback of oloproof's own to ``internal-error.txt``; the path, even when it cannot be written."""

@@ -14,14 +14,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-import statsmodels.api as sm
 import yaml
-from scipy import special, stats
+from scipy import stats
 
 import oloproof_nb as op
-from oloproof_nb.cli import main
 import oloproof_nb._analysis.gate as gate_module
 from oloproof_nb._analysis.gate import GATE_COLUMNS
+from oloproof_nb.cli import main
 
 SYSTEM = '''
 class Echo:

@@ -80,7 +80,8 @@ def test_threshold_equal_to_ci_low_passes_and_equal_to_ci_high_is_insufficient(t
     assert gate_row(above_low)["verdict"] == "INSUFFICIENT_EVIDENCE"
     at_high = gate_row(op.gate(run, release={**CLUSTERED, "criteria": {"answer_matches": high}}))
     assert at_high["verdict"] == "INSUFFICIENT_EVIDENCE" and at_high["reason"].startswith("interval_includes")
-    above_high = gate_row(op.gate(run, release={**CLUSTERED, "criteria": {"answer_matches": float(np.nextafter(high, 2))}}))
+    above = float(np.nextafter(high, 2))
+    above_high = gate_row(op.gate(run, release={**CLUSTERED, "criteria": {"answer_matches": above}}))
     assert above_high["verdict"] == "FAIL"
 
 

@@ -13,21 +13,17 @@ import re
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import pytest
-import statsmodels.api as sm
-from scipy import special
-from scipy import stats as sps
 from statsmodels.stats.proportion import proportion_confint
 
 import oloproof_nb as op
-from oloproof_nb.cli import main
 import oloproof_nb._analysis.gate as gate_module
 from oloproof_nb._analysis.slices import SLICE_COLUMNS
-from oloproof_nb.errors import SliceSpecError
 from oloproof_nb._core.slicespec import parse_slice_spec
 from oloproof_nb._core.stats import rate_interval
+from oloproof_nb.cli import main
+from oloproof_nb.errors import SliceSpecError
 
 #: A scripted system: input ``calls`` tool calls then one message; answers "ok" when ``good``; raises on ``boom``.
 COUNTER = '''

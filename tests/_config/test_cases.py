@@ -10,9 +10,9 @@ import pytest
 from _hostile_files import SPECIAL_KINDS, bounded, make_special
 
 import oloproof_nb as op
+from oloproof_nb._config.cases import iter_cases, load_cases
 from oloproof_nb._core.canonical import canonical_json, digest
 from oloproof_nb._core.case import Case, case_digest, derive_case
-from oloproof_nb._config.cases import iter_cases, load_cases
 from oloproof_nb.errors import CaseFileError
 
 CASE = {

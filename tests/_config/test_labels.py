@@ -15,11 +15,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import oloproof_nb as op
-from oloproof_nb.cli import main
-from oloproof_nb.errors import CaseFileError, LabelFileError, OloproofError
 from oloproof_nb._config import labels as labels_module
 from oloproof_nb._config.labels import load_labels
 from oloproof_nb._core.labels import pair_label, pair_labels
+from oloproof_nb.cli import main
+from oloproof_nb.errors import CaseFileError, LabelFileError, OloproofError
 
 KNOWN = {"c1~t", "c2~t"}
 

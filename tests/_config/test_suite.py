@@ -9,10 +9,10 @@ import yaml
 from _hostile_files import SPECIAL_KINDS, bounded, make_special
 
 import oloproof_nb as op
-from oloproof_nb.errors import CaseFileError, ConfigError
-from oloproof_nb.evaluators import EVALUATORS, AnswerMatches, PythonCheck, StateMatches, StateUnchanged
 from oloproof_nb._config.release import ReleaseConfig
 from oloproof_nb._config.suite import SuiteConfig, load_suite, parse_suite_config
+from oloproof_nb.errors import CaseFileError, ConfigError
+from oloproof_nb.evaluators import EVALUATORS, AnswerMatches, PythonCheck, StateMatches, StateUnchanged
 
 CASES = [{"id": "c1", "input": {"answer": "ok"}, "expected": {"answer": "ok"}}]
 

@@ -12,8 +12,8 @@ from pydantic import BaseModel
 
 import oloproof_nb as op
 from oloproof_nb._core.jsonsafe import NotJSONError
-from oloproof_nb._core.trajectory import FAULTS, MALFORMED_RESULT, fault_result, step_is_error
 from oloproof_nb._core.recorder import ReplayDiverged
+from oloproof_nb._core.trajectory import FAULTS, MALFORMED_RESULT, fault_result, step_is_error
 
 
 def test_trajectory_accepts_plain_dicts() -> None:

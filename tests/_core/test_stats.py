@@ -34,7 +34,6 @@ from oloproof_nb._core.stats import (
     cluster_t,
     is_clustered,
     rate_interval,
-    rate_interval_from_sums,
     wilson,
 )
 

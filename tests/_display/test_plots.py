@@ -22,8 +22,8 @@ from matplotlib.container import ErrorbarContainer  # noqa: E402
 
 import oloproof_nb as op  # noqa: E402
 from oloproof_nb import plots  # noqa: E402
-from oloproof_nb._display.theme import COLOURS  # noqa: E402
 from oloproof_nb._analysis.gate import GATE_COLUMNS  # noqa: E402
+from oloproof_nb._display.theme import COLOURS  # noqa: E402
 
 PACKAGE = Path(op.__file__).parent
 

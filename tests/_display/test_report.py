@@ -18,9 +18,9 @@ import pytest  # noqa: E402
 from _hostile_files import Page, render_markdown  # noqa: E402
 
 import oloproof_nb as op  # noqa: E402
+from oloproof_nb._display.report import write_report  # noqa: E402
 from oloproof_nb.cli import main  # noqa: E402
 from oloproof_nb.examples import init_example  # noqa: E402
-from oloproof_nb._display.report import write_report  # noqa: E402
 
 PNG = b"\x89PNG\r\n\x1a\n"
 

@@ -231,6 +231,7 @@ def _torn_copy(source: Path, target: Path, k: int, cut: int, *, orphan_replay: b
                     if json.loads(line)["case_id"] in keep]
     torn_replay = replay_lines[0][: len(replay_lines[0]) // 2] if orphan_replay else b""
     (target / "replays.jsonl").write_bytes(b"".join(line + b"\n" for line in replay_lines) + torn_replay)
+    shutil.copy(source / "states.jsonl", target / "states.jsonl")  # states are written before their records
     return lines[k]
 
 
@@ -437,6 +438,7 @@ def test_the_example_suite_cut_mid_record_resumes_to_the_clean_frames(tmp_path: 
     replays = [line for line in (tmp_path / "clean-run" / "replays.jsonl").read_bytes().split(b"\n")[:-1]
                if json.loads(line)["case_id"] in kept]
     (out / "replays.jsonl").write_bytes(b"".join(line + b"\n" for line in replays))
+    shutil.copy(tmp_path / "clean-run" / "states.jsonl", out / "states.jsonl")  # written before their records
 
     resumed = op.run(crashed_root, out=out, resume=True, progress=False)
     ids = [rec["case"]["id"] for rec in _records(out / "cases.jsonl")]

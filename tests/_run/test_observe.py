@@ -16,9 +16,9 @@ import pytest
 from _hostile_files import SPECIAL_KINDS, bounded, make_special
 
 from oloproof_nb._config.contracts import load_contract_file
+from oloproof_nb._core.receipts import OutcomeContract, classify_outcome
 from oloproof_nb._run.observe import UnobservableArtifact, observe_file, verify_contract_file
 from oloproof_nb.errors import ContractFileError, DigestKeyError, OloproofError
-from oloproof_nb._core.receipts import OutcomeContract, classify_outcome
 
 T0 = datetime(2026, 7, 25, 14, 0, tzinfo=timezone.utc)
 CONTENT = b'{"total": 4711, "marker": "ZEBRA-CONTENT-7f3a"}'

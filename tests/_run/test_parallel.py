@@ -22,8 +22,8 @@ import yaml
 
 import oloproof_nb as op
 from oloproof_nb._run import timeouts as services
-from oloproof_nb.errors import CaseFileError, ConfigError, LabelFileError, OloproofError
 from oloproof_nb._run.timeouts import CaseTimeout, call_with_timeout
+from oloproof_nb.errors import CaseFileError, ConfigError, LabelFileError, OloproofError
 
 #: A Recorder-based refund desk whose sandbox detects concurrent use. ``reset`` takes a lock without
 #: blocking (it raises ``Overlap`` when another episode holds it) and ``snapshot`` releases it, so an

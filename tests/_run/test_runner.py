@@ -6,6 +6,7 @@ import copy
 import hashlib
 import json
 import threading
+from pathlib import Path
 from typing import Any
 
 import pandas as pd

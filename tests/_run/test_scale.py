@@ -12,7 +12,6 @@ import copy
 import gc
 import json
 import math
-import threading
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -22,10 +21,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import oloproof_nb as op
-from oloproof_nb.errors import RunDirError
+from oloproof_nb._core.paths import ABSENT, format_path, leaf_diff, values_equal
 from oloproof_nb._run.sandbox import copy_json
-from oloproof_nb._core.paths import ABSENT, flatten, format_path, leaf_diff, values_equal
 from oloproof_nb._run.store import read_jsonl
+from oloproof_nb.errors import RunDirError
 
 # -- batched parsing of store files ---------------------------------------------------------------------------
 

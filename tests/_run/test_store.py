@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
-from datetime import datetime, timezone
 import math
 import shutil
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -13,10 +14,11 @@ import pandas as pd
 import pytest
 
 import oloproof_nb as op
-from oloproof_nb.errors import RunDirError
 from oloproof_nb._core.paths import ABSENT
 from oloproof_nb._core.records import Manifest
+from oloproof_nb._run.states import STATES, StateReader, read_state_refs, resolve_states
 from oloproof_nb._run.store import RunStore, dumps, read_jsonl
+from oloproof_nb.errors import RunDirError
 
 MANIFEST = Manifest(suite="s", run_id="x", started_at="2026-01-01T00:00:00.000000Z", oloproof_nb="0", n_cases=0)
 
@@ -181,12 +183,13 @@ import resource  # noqa: E402
 import socket  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
-import time  # noqa: E402
 from collections import Counter  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 
 from _reliability_systems import (  # noqa: E402
     EVALUATORS as DESK_EVALUATORS,
+)
+from _reliability_systems import (  # noqa: E402
     FAULT_EVALUATOR,
     assert_same_frames,
     cli_command,
@@ -224,6 +227,8 @@ def _interrupted(tmp_path: Path, clean: op.Run, keep: int) -> tuple[Path, Path]:
     (out / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     lines = (clean.directory / "cases.jsonl").read_bytes().split(b"\n")[:keep]
     (out / "cases.jsonl").write_bytes(b"".join(line + b"\n" for line in lines))
+    if (clean.directory / "states.jsonl").exists():  # the states the kept records refer to (and a few more)
+        (out / "states.jsonl").write_bytes((clean.directory / "states.jsonl").read_bytes())
     return root, out
 
 
@@ -293,10 +298,10 @@ def test_two_resumes_of_one_folder_never_double_a_record(tmp_path: Path, clean_d
     results = [p.communicate(timeout=120) for p in procs]
     codes = sorted(p.returncode for p in procs)
     assert codes == [1, 2], results  # the standard cases BLOCK (one raises)
-    refused = next(err for p, (_, err) in zip(procs, results) if p.returncode == 2)
+    refused = next(err for p, (_, err) in zip(procs, results, strict=True) if p.returncode == 2)
     line = one_error_line(refused)
     assert f"{out}: in use by another oloproof process (pid " in line and socket.gethostname() in line
-    ids = [json.loads(l)["case"]["id"] for l in (out / "cases.jsonl").read_text().splitlines()]
+    ids = [json.loads(line)["case"]["id"] for line in (out / "cases.jsonl").read_text().splitlines()]
     assert Counter(ids) == Counter(f"c{i}" for i in range(8))
     assert_same_frames(op.load_run(out), clean_desk)
 
@@ -440,3 +445,111 @@ def test_the_journal_and_manifest_are_forced_to_disk(tmp_path: Path, monkeypatch
     assert names["replays.jsonl"] == (n_replays + 1 if per_record else 1)
     assert names["manifest.json.tmp"] == 2  # created, then finished; each renamed into place after the fsync
     assert names[out.name] >= 2  # the folder itself, after each rename
+
+
+# -- states stored once, by address ------------------------------------------------------------------------
+
+BIG = {"catalog": {f"sku-{i:04d}": {"name": f"item {i}", "price": i / 4, "tags": ["a", "b"]} for i in range(300)}}
+
+
+def _env(state: dict[str, Any], cid: str) -> dict[str, Any]:
+    text = json.dumps(state, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return {"schema": "environment_state/v1", "run_id": "x", "case_id": cid, "case_digest": "d" * 64,
+            "system_version": None, "captured_at": "2026-01-01T00:00:00.000000Z",
+            "state": json.loads(text), "state_digest": hashlib.sha256(text.encode()).hexdigest()}
+
+
+def _record(cid: str, initial: dict[str, Any], final: dict[str, Any] | None) -> dict[str, Any]:
+    return {"index": int(cid[1:]), "case": {"id": cid, "input": {}, "initial_state": initial, "cluster": cid},
+            "status": "completed", "environment_state": None if final is None else _env(final, cid)}
+
+
+def test_each_distinct_state_is_stored_once_and_read_back_exactly(tmp_path: Path) -> None:
+    store = RunStore.create(tmp_path / "r", MANIFEST)
+    changed = {**BIG, "sold": {"sku-0001": 2}}
+    records = [_record("c0", BIG, BIG), _record("c1", BIG, changed), _record("c2", BIG, changed),
+               _record("c3", {"tiny": [1, 1.0]}, None)]
+    originals = json.loads(json.dumps(records))
+    for rec in records:
+        store.append_case(rec)  # type: ignore[arg-type]
+    store.append_replay({"case_id": "c1", "kind": "fault", "environment_state": _env(BIG, "c1")})  # type: ignore[typeddict-item]
+    store.close()
+    assert records == originals  # the records given are not changed
+
+    stored = [json.loads(line) for line in (tmp_path / "r" / "cases.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert all("initial_state" not in s["case"] for s in stored)
+    refs = [s["case"]["initial_state_ref"] for s in stored]
+    finals = [(s["environment_state"] or {}).get("state_ref") for s in stored]
+    assert refs[0] == refs[1] == refs[2] == finals[0] != finals[1] == finals[2] and finals[3] is None
+    assert len((tmp_path / "r" / "cases.jsonl").read_bytes()) < len(json.dumps(BIG))  # no state inline
+    # BIG is used 6 times and `changed` twice: the state store holds about one BIG
+    assert len(json.dumps(BIG)) < (tmp_path / "r" / STATES).stat().st_size < 1.2 * len(json.dumps(BIG))
+
+    reader = StateReader(tmp_path / "r")
+    back = [resolve_states(s, reader) for s in stored]
+    assert back == originals
+    assert [list(b["case"]) for b in back] == [list(o["case"]) for o in originals]  # key order too
+    assert [type(v) for v in back[3]["case"]["initial_state"]["tiny"]] == [int, float]
+
+
+def test_a_state_is_on_disk_before_the_record_that_refers_to_it(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    store = RunStore.create(tmp_path / "r", MANIFEST)
+    real_append = RunStore._append
+    seen: list[bool] = []
+
+    def check(self: RunStore, name: str, record: Any) -> None:
+        on_disk = read_state_refs(self.directory)
+        refs = [record["case"].get("initial_state_ref"), (record.get("environment_state") or {}).get("state_ref")]
+        seen.append(all(r in on_disk for r in refs if r is not None))
+        real_append(self, name, record)
+
+    monkeypatch.setattr(RunStore, "_append", check)
+    store.append_case(_record("c0", BIG, {"other": 1}))  # type: ignore[arg-type]
+    store.append_case(_record("c1", BIG, BIG))  # type: ignore[arg-type]
+    assert seen == [True, True]
+
+
+def test_resume_stores_no_state_twice_and_cuts_a_torn_state_line(tmp_path: Path) -> None:
+    store = RunStore.create(tmp_path / "r", MANIFEST)
+    store.append_case(_record("c0", BIG, {"other": 1}))  # type: ignore[arg-type]
+    store.close()
+    nodes = read_state_refs(tmp_path / "r")
+    size = (tmp_path / "r" / STATES).stat().st_size
+    with (tmp_path / "r" / STATES).open("a", encoding="utf-8") as handle:
+        handle.write('{"ref":"' + "0" * 64 + '","node":{"cut": ')  # the process died writing a state
+    assert read_state_refs(tmp_path / "r") == nodes  # the torn line is not a state
+
+    again = RunStore.resume(tmp_path / "r")
+    assert (tmp_path / "r" / STATES).stat().st_size == size  # cut on resume
+    again.append_case(_record("c1", BIG, {"other": 1}))  # type: ignore[arg-type]
+    assert (tmp_path / "r" / STATES).stat().st_size == size  # nothing new to store
+    again.append_case(_record("c2", BIG, {"new": True}))  # type: ignore[arg-type]
+    again.close()
+    lines = (tmp_path / "r" / STATES).read_text(encoding="utf-8").splitlines()
+    assert len(lines) == len(nodes) + 1 and json.loads(lines[-1])["node"] == {"new": True}
+
+
+def test_a_record_whose_state_is_missing_is_an_error_naming_the_file(make_suite) -> None:
+    folder = make_suite(_cases(), evaluators=EVALUATORS)
+    out = folder / "out"
+    op.run(op.load_suite(folder), out=out)
+    lines = (out / STATES).read_text(encoding="utf-8").splitlines()
+    (out / STATES).write_text("\n".join(lines[1:]) + "\n", encoding="utf-8")  # a state lost
+    shutil.rmtree(out / "frames")
+    with pytest.raises(RunDirError, match=r"states\.jsonl: no state [0-9a-f]{64} \(referred to by a record\)"):
+        op.load_run(out)
+
+
+def test_states_by_address_shrink_a_run_of_shared_large_states(make_suite) -> None:
+    """Forty cases over one large initial state: the run folder holds it once, not once per case."""
+    cases = [{"id": f"k{i:02d}", "input": {"answer": "ok", "writes": [{"path": ["touched", f"k{i:02d}"], "value": i}]},
+              "initial_state": BIG, "expected": {"answer": "ok"}} for i in range(40)]
+    folder = make_suite(cases, evaluators=[{"type": "answer_matches"}])
+    out = folder / "out"
+    run = op.run(op.load_suite(folder), out=out)
+    journal = sum((out / name).stat().st_size for name in ("cases.jsonl", "replays.jsonl", STATES)
+                  if (out / name).exists())
+    inline = sum(len(dumps(rec)) + 1 for rec in run.records)  # the same records with their states inline
+    assert inline >= 5 * journal, (inline, journal)
+    assert run.snapshots["state"].iloc[7]["touched"] == {"k07": 7}

@@ -25,10 +25,9 @@ from _fault_systems import (
 )
 
 import oloproof_nb as op
+from oloproof_nb._run.replay_cache import ReplayCache, replay_key
 from oloproof_nb.evaluators import FaultRecovery
 from oloproof_nb.examples import init_example
-from oloproof_nb._run.replay_cache import ReplayCache, replay_key
-from oloproof_nb._run.store import read_jsonl
 
 CRITERION = "recovers_from_error_at_issue_refund"
 # Written out by hand from shared/DESIGN.md ("Replays" and "run.replays").
@@ -61,7 +60,7 @@ def verdict_rows(run: op.Run, criterion: str = CRITERION) -> list[dict[str, Any]
 
 
 def replay_records(run: op.Run, kind: str | None = None) -> list[dict[str, Any]]:
-    return [r for r in read_jsonl(run.directory / "replays.jsonl") if kind is None or r["kind"] == kind]
+    return [r for r in run.replay_records if kind is None or r["kind"] == kind]  # states put back
 
 
 # -- verdicts -------------------------------------------------------------------------------------

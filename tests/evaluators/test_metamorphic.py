@@ -15,14 +15,14 @@ import yaml
 from _metamorphic_systems import all_valid, case, mm_suite, transform
 
 import oloproof_nb as op
+from oloproof_nb._analysis.columns import PAIRS
+from oloproof_nb._config.suite import Transform
+from oloproof_nb._core.pairs import compare_pair
 from oloproof_nb.cli import main
 from oloproof_nb.errors import ConfigError
 from oloproof_nb.evaluators.metamorphic import MetamorphicRelation
-from oloproof_nb._core.pairs import compare_pair
-from oloproof_nb._analysis.columns import PAIRS
 
 PAIR_COLUMNS = PAIRS.names
-from oloproof_nb._config.suite import Transform
 
 RELATIONS = ("same_output", "same_actions", "same_state")
 

@@ -22,11 +22,11 @@ from _outcome_systems import (
 )
 
 import oloproof_nb as op
+from oloproof_nb._config.suite import parse_suite_config
 from oloproof_nb._core.case import case_digest
 from oloproof_nb.errors import CaseFileError, ConfigError
 from oloproof_nb.evaluators import CaseContext, Evaluation, Evaluator, register
 from oloproof_nb.examples import init_example
-from oloproof_nb._config.suite import parse_suite_config
 
 # sha256sum of the "good" artifact's bytes, computed outside the toolkit:
 #   printf '{"marker": "CONTENT-SENTINEL-4f7z", "total": 3}\n' | sha256sum

@@ -12,10 +12,10 @@ import pytest
 
 import oloproof_nb as op
 from oloproof_nb._core.case import Case, case_digest
-from oloproof_nb.evaluators import AnswerMatches, CaseContext, StateMatches, StateUnchanged
 from oloproof_nb._core.compare import answers_equal
 from oloproof_nb._core.paths import ABSENT
 from oloproof_nb._core.trajectory import Trajectory
+from oloproof_nb.evaluators import AnswerMatches, CaseContext, StateMatches, StateUnchanged
 
 EXPECTED = {"orders": {"o1": {"status": "refunded", "amount": 40.0}}, "refunds": {"o1": {"amount": 40.0}}}
 
@@ -273,8 +273,8 @@ def test_answer_matches_comparison_row() -> None:
     ctx = CaseContext(case=case, status="completed", trajectory=Trajectory(answer="refused"), state=None)
     result = AnswerMatches(type="answer_matches").evaluate(ctx)
     assert result.verdicts[0]["verdict"] == "fail"
-    assert result.comparisons == [{"case_id": "c1", "criterion": "answer_matches", "path": "answer", "expected": "refunded",
-                                   "actual": "refused", "ok": False}]
+    assert result.comparisons == [{"case_id": "c1", "criterion": "answer_matches", "path": "answer",
+                                   "expected": "refunded", "actual": "refused", "ok": False}]
 
 
 # -- changes mode, list matching, $absent (options and verdicts) ----------------------------------------------

@@ -69,7 +69,8 @@ def cells(reps: int) -> list[tuple]:
     out = [("betabin", g, rho, p, "cluster_t") for g, rho, p in itertools.product(GRID_G, GRID_RHO, GRID_P)]
     out += [("unequal", 20, rho, p, "cluster_t") for rho, p in itertools.product(GRID_RHO, GRID_P)]
     out += [("concentrated", g, pi, p, "cluster_t") for g, pi, p in itertools.product(GRID_G, (0.1, 0.2), (0.9, 0.95))]
-    out += [("betabin", g, rho, p, "cluster_bootstrap") for g, rho, p in itertools.product((*GRID_G, 200), GRID_RHO, GRID_P)]
+    out += [("betabin", g, rho, p, "cluster_bootstrap")
+            for g, rho, p in itertools.product((*GRID_G, 200), GRID_RHO, GRID_P)]
     return [(*c, reps) for c in out]
 
 
@@ -98,7 +99,8 @@ def table(rows: list[dict], command: str) -> str:
              "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['design']} | {r['method']} | {r['G']} | {r['rho']} | {r['p']} | {r['coverage']:.4f} | "
-                     f"{r['lower_miss']:.4f} | {r['upper_miss']:.4f} | {r['median_width']:.4f} | {r['median_low']:.4f} |")
+                     f"{r['lower_miss']:.4f} | {r['upper_miss']:.4f} | {r['median_width']:.4f} | "
+                     f"{r['median_low']:.4f} |")
     lines += ["", "All-pass lower bounds (95%): the best a suite of G clusters can show.", "",
               "| G | G independent cases (Clopper–Pearson) | G clusters of 3 rows (cluster_t) |", "|---|---|---|"]
     lines += [f"| {g} | {a:.4f} | {b:.4f} |" for g, a, b in all_pass_bounds()]

@@ -1,0 +1,330 @@
+"""The columnar copy of a run: one Parquet file per frame under ``runs/<run_id>/frames/``.
+
+::
+
+    runs/<run_id>/frames/
+      cases.parquet  steps.parquet  snapshots.parquet  changes.parquet  verdicts.parquet
+      comparisons.parquet  replays.parquet  pairs.parquet  receipts.parquet
+      _source.json     what the copy was built from: the format, and the size and mtime of each journal file
+
+The JSONL journal stays the record of truth (append + flush, resume); the copy is
+derived from it and rebuilt whenever it is missing or does not match the
+journal (:func:`is_fresh`). Each file has the explicit schema of its frame's
+:class:`~oloproof_nb._analysis.columns.FrameSpec` (:meth:`FrameSpec.arrow_schema`):
+text as UTF-8 strings, counts as ``int64``, flags as ``bool``, times as
+``timestamp[us, UTC]``; the nullable pandas dtypes (``Int64``, ``boolean``)
+as nullable Arrow columns.
+
+Users' values (``args``, ``result``, ``answer``, ``metadata``, ``content``,
+``before``/``after``, ``expected``/``actual``) are stored as **JSON text**, one
+string per cell, and ABSENT as a null. Not Arrow structs, because those values
+have no one schema: arguments differ per tool and states per case, a field may be
+``1`` in one row and ``1.5`` or ``"x"`` in the next (a struct would widen ``1`` to
+``1.0`` or fail), Parquet has no union type, dict key order is part of what a
+user wrote, and ABSENT must stay distinct from ``null``. JSON text keeps every
+value exactly as the journal holds it (Python's ``json`` writes ``1`` and ``1.0``
+differently and keeps NaN and infinities), still compresses well, and other
+tools (DuckDB's ``json`` functions, ``json.loads`` in Dask) can read it. Reading
+decodes each distinct text once: cells that hold equal values may share one
+Python object, so copy a cell before changing it.
+
+States are not copied: ``snapshots.parquet`` has one more column, ``state_ref``,
+each row's state address in the run's ``states.jsonl`` (where each distinct state
+is stored once, see ``_run/states.py``), and its ``state`` column is null on
+those rows. The states are read when ``run.snapshots`` is, each distinct one once.
+A run written before states were stored by address keeps its states as JSON
+text in ``state`` (and a null ``state_ref``).
+
+The copy is written into a temporary folder and swapped into place, so a reader
+sees the old copy, the new one, or none (and then rebuilds it), never half of one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import uuid
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from .._core.paths import ABSENT
+from .._run.store import CASES, MANIFEST, REPLAYS
+from ..errors import RunDirError
+from .columns import ARROW_TYPES, FRAMES, TIME, Column, FrameSpec
+
+__all__ = ["FRAMES_DIR", "SOURCE_FILE", "FORMAT", "STATE_REF", "journal_fingerprint", "is_fresh", "CopyWriter",
+           "read_frame",
+           "to_arrow", "from_arrow", "frame_path"]
+
+FRAMES_DIR = "frames"
+SOURCE_FILE = "_source.json"
+#: The layout of the copy; a copy of another format is rebuilt.
+FORMAT = 1
+#: The journal files a copy depends on. ``states.jsonl`` is not one: it only ever gains states (by
+#: address), and a state added changes no frame.
+_JOURNAL = (MANIFEST, CASES, REPLAYS)
+#: Rows buffered per frame before a row group is written.
+_ROW_GROUP = 1 << 19
+_ENCODING = "oloproof.encoding"
+#: The extra column of ``snapshots.parquet``: each row's state address in ``states.jsonl``.
+STATE_REF = "state_ref"
+
+
+
+def frame_path(directory: Path, name: str) -> Path:
+    """The Parquet file of frame ``name`` in run directory ``directory``."""
+    return directory / FRAMES_DIR / f"{name}.parquet"
+
+
+def journal_fingerprint(directory: Path) -> dict[str, list[int] | None]:
+    """``{file: [size, mtime_ns]}`` of each journal file the copy depends on (None: the file does not exist).
+
+    The journal only grows (and a resume only cuts a torn last line or rewrites ``replays.jsonl``), so a
+    copy whose fingerprint differs from the journal's is older than it.
+    """
+    out: dict[str, list[int] | None] = {}
+    for name in _JOURNAL:
+        try:
+            st = (directory / name).stat()
+        except FileNotFoundError:
+            out[name] = None
+        else:
+            out[name] = [st.st_size, st.st_mtime_ns]
+    return out
+
+
+def is_fresh(directory: Path) -> bool:
+    """Whether ``directory`` has a complete columnar copy built from its journal as it is now."""
+    try:
+        source = json.loads((directory / FRAMES_DIR / SOURCE_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    if not isinstance(source, dict) or source.get("format") != FORMAT:
+        return False
+    if source.get("journal") != journal_fingerprint(directory):
+        return False
+    return all(frame_path(directory, name).is_file() for name in FRAMES)
+
+
+# -- pandas <-> Arrow -------------------------------------------------------------------------------------
+
+
+def _json_encoder() -> Callable[[Any], str]:
+    """One JSON text per value, as ``json.dumps(value, ensure_ascii=False, separators=(",", ":"))`` writes it."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # no C accelerator: the pure-Python encoder, same text
+        return json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
+
+    def refuse(value: Any) -> Any:
+        raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+    iterencode = make(None, refuse, json.encoder.encode_basestring, None, ":", ",", False, False, True)
+    return lambda value: "".join(iterencode(value, 0))
+
+
+_encode = _json_encoder()
+
+
+def _json_array(values: Sequence[Any]) -> pa.Array:
+    """JSON text of each value (ABSENT: null)."""
+    return pa.array([None if v is ABSENT else _encode(v) for v in values], type=pa.large_string())
+
+
+def _times(values: list[Any]) -> pa.Array:
+    """ISO-8601 times (None: null) as ``timestamp[us, UTC]``, parsed by Arrow (by pandas when Arrow cannot)."""
+    try:
+        return pa.array(values, type=pa.large_string()).cast(ARROW_TYPES[TIME])
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+        parsed = pd.to_datetime(pd.Series(values, dtype=object), utc=True, format="ISO8601").astype(TIME)
+        return pa.array(parsed, type=ARROW_TYPES[TIME], from_pandas=True)
+
+
+def _column(col: Column, values: list[Any]) -> pa.Array:
+    if col.is_json:
+        return _json_array(values)
+    if col.dtype == TIME:
+        return _times(values)
+    try:
+        return pa.array(values, type=ARROW_TYPES[col.dtype], from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError):  # e.g. a number in a text column:
+        series = pd.Series(values, dtype=object).astype(col.dtype)    # what the frame's dtype makes of it
+        return pa.array(series, type=ARROW_TYPES[col.dtype], from_pandas=True)
+
+
+def to_arrow(spec: FrameSpec, items: Sequence[Any], state_refs: Sequence[str | None] | None = None) -> pa.Table:
+    """The Arrow table of a frame's items (what :meth:`FrameSpec.build` makes a DataFrame of), with the
+    spec's schema; :func:`from_arrow` turns it into the same DataFrame.
+
+    ``state_refs`` (``snapshots`` only): each row's state address in ``states.jsonl`` (None: the state is
+    not stored there). The table then has one more column, ``state_ref``, and ``state`` is null on the
+    rows whose state is stored by address.
+    """
+    arrays = []
+    fields = [c.arrow_field() for c in spec.columns]
+    for col in spec.columns:
+        if col.get is None:
+            raise ValueError(f"frame {spec.name}: column {col.name} has no getter; it cannot be read from items")
+        values = list(map(col.get, items))
+        if state_refs is not None and col.name == "state":
+            values = [ABSENT if ref is not None else v for v, ref in zip(values, state_refs, strict=True)]
+        arrays.append(_column(col, values))
+    if state_refs is not None:
+        arrays.append(pa.array(list(state_refs), type=pa.large_string()))
+        fields.append(pa.field(STATE_REF, pa.large_string(), metadata={_ENCODING: "state_ref"}))
+    return pa.Table.from_arrays(arrays, schema=pa.schema(fields, metadata=spec.arrow_schema().metadata))
+
+
+def _objects(values: list[Any]) -> np.ndarray:
+    return np.fromiter(values, dtype=object, count=len(values))
+
+
+def _decode_json(column: pa.ChunkedArray) -> np.ndarray:
+    """JSON text cells -> Python values (null -> ABSENT); each distinct text is parsed once."""
+    parts = []
+    for chunk in column.chunks:
+        if not isinstance(chunk, pa.DictionaryArray):
+            chunk = chunk.dictionary_encode()
+        texts = chunk.dictionary.to_pylist()
+        values = _objects([*json.loads("[" + ",".join(texts) + "]"), ABSENT]) if texts else _objects([ABSENT])
+        codes = chunk.indices.fill_null(len(texts)).to_numpy(zero_copy_only=False)
+        parts.append(values.take(codes))
+    return np.concatenate(parts) if parts else np.empty(0, dtype=object)
+
+
+def _decode_refs(column: pa.ChunkedArray, states: Callable[[Iterable[str]], list[Any]]) -> np.ndarray:
+    """State addresses -> the states (each distinct state read once); None where there is no address."""
+    parts = []
+    for chunk in column.chunks:
+        if not isinstance(chunk, pa.DictionaryArray):
+            chunk = chunk.dictionary_encode()
+        refs = chunk.dictionary.to_pylist()
+        values = _objects([*states(refs), None])
+        parts.append(values.take(chunk.indices.fill_null(len(refs)).to_numpy(zero_copy_only=False)))
+    return np.concatenate(parts) if parts else np.empty(0, dtype=object)
+
+
+def from_arrow(spec: FrameSpec, table: pa.Table,
+               states: Callable[[Iterable[str]], list[Any]] | None = None) -> pd.DataFrame:
+    """The frame of an Arrow table written by :func:`to_arrow`: the spec's columns and pandas dtypes.
+
+    ``states`` reads states by address (needed when the table has a ``state_ref`` column).
+    """
+    out: dict[str, Any] = {}
+    for col in spec.columns:
+        if col.name not in table.column_names:
+            continue
+        data = table.column(col.name)
+        if col.is_json:
+            values = _decode_json(data)
+            if col.name == "state" and STATE_REF in table.column_names:
+                if states is None:
+                    raise RunDirError(f"frame {spec.name}: its states are stored by address; read it through its run")
+                by_ref = _decode_refs(table.column(STATE_REF), states)
+                stored = np.fromiter((r is not None for r in by_ref), dtype=bool, count=len(by_ref))
+                values[stored] = by_ref[stored]
+            out[col.name] = pd.Series(values, dtype=object)
+        else:
+            if pa.types.is_dictionary(data.type):
+                data = data.cast(data.type.value_type)
+            series = data.to_pandas(types_mapper=_NULLABLE.get if col.dtype in ("Int64", "boolean") else None)
+            out[col.name] = series if str(series.dtype) == col.dtype else series.astype(col.dtype)
+    names = [c.name for c in spec.columns if c.name in out]
+    return pd.DataFrame(out, columns=names)
+
+
+_NULLABLE: dict[pa.DataType, Any] = {pa.int64(): pd.Int64Dtype(), pa.bool_(): pd.BooleanDtype()}
+
+
+# -- files ------------------------------------------------------------------------------------------------
+
+
+def read_frame(directory: Path, name: str, states: Callable[[Iterable[str]], list[Any]] | None = None,
+               columns: Sequence[str] | None = None) -> pd.DataFrame:
+    """Frame ``name`` from the columnar copy of ``directory`` (only ``columns``, if given)."""
+    import pyarrow.parquet as pq  # imported on first read: keeps ``import oloproof_nb`` fast
+
+    spec = FRAMES[name]
+    wanted = spec.names if columns is None else [c for c in spec.names if c in columns]
+    path = frame_path(directory, name)
+    try:
+        if name == "snapshots" and "state" in wanted and STATE_REF in pq.read_schema(path).names:
+            wanted = [*wanted, STATE_REF]
+        table = pq.read_table(path, columns=wanted, read_dictionary=[c for c in wanted if c in spec.json_columns
+                                                                     or c == STATE_REF], use_threads=True)
+    except (OSError, pa.ArrowException) as exc:
+        raise RunDirError(f"{path}: cannot read the columnar copy ({exc}); delete {path.parent} to rebuild it "
+                          "from the journal") from None
+    return from_arrow(spec, table, states)
+
+
+class CopyWriter:
+    """Writes a run's columnar copy frame by frame, chunk by chunk, then swaps it into place.
+
+    ``write(name, frame)`` appends rows (buffered into row groups); :meth:`commit` writes every frame not
+    written yet as an empty file, records the journal fingerprint taken before the journal was read, and
+    replaces ``frames/``. :meth:`abort` removes the temporary folder.
+    """
+
+    def __init__(self, directory: Path, fingerprint: dict[str, list[int] | None]) -> None:
+        import pyarrow.parquet as pq
+
+        self._pq = pq
+        self.directory = directory
+        self.fingerprint = fingerprint
+        self.tmp = directory / f"{FRAMES_DIR}.tmp-{uuid.uuid4().hex[:8]}"
+        self.tmp.mkdir()
+        self._writers: dict[str, Any] = {}
+        self._buffers: dict[str, list[pa.Table]] = {}
+        self._rows: dict[str, int] = {}
+
+    def write(self, name: str, table: pa.Table) -> None:
+        """Append the rows of ``table`` (from :func:`to_arrow`) to frame ``name``."""
+        self._buffers.setdefault(name, []).append(table)
+        self._rows[name] = self._rows.get(name, 0) + table.num_rows
+        if self._rows[name] >= _ROW_GROUP:
+            self._flush(name)
+
+    def _flush(self, name: str) -> None:
+        buffer = self._buffers.get(name)
+        if not buffer:
+            return
+        table = pa.concat_tables(buffer) if len(buffer) > 1 else buffer[0]
+        writer = self._writers.get(name)
+        if writer is None:
+            writer = self._pq.ParquetWriter(self.tmp / f"{name}.parquet", table.schema, compression="zstd",
+                                            compression_level=1)
+            self._writers[name] = writer
+        writer.write_table(table, row_group_size=max(table.num_rows, 1))
+        self._buffers[name] = []
+        self._rows[name] = 0
+
+    def commit(self) -> None:
+        """Finish every file, record what the copy was built from, and put it in place of ``frames/``."""
+        for name, spec in FRAMES.items():
+            if self._buffers.get(name) is None and name not in self._writers:
+                self._buffers[name] = [to_arrow(spec, [], [] if name == "snapshots" else None)]
+            self._flush(name)
+            self._writers[name].close()
+        (self.tmp / SOURCE_FILE).write_text(json.dumps({"format": FORMAT, "journal": self.fingerprint}) + "\n",
+                                            encoding="utf-8")
+        target = self.directory / FRAMES_DIR
+        old = self.directory / f"{FRAMES_DIR}.old-{uuid.uuid4().hex[:8]}"
+        if target.exists():
+            os.replace(target, old)
+        os.replace(self.tmp, target)
+        shutil.rmtree(old, ignore_errors=True)
+
+    def abort(self) -> None:
+        """Drop what was written (the journal is untouched)."""
+        for writer in self._writers.values():
+            try:
+                writer.close()
+            except (OSError, pa.ArrowException):
+                pass
+        shutil.rmtree(self.tmp, ignore_errors=True)

@@ -1,0 +1,289 @@
+"""Reading the JSONL journal of a run directory without holding it whole: line indexes, chunks, one case.
+
+The journal (``cases.jsonl``, ``replays.jsonl``, ``states.jsonl``; see ``_run/store.py``) is the record of
+truth. The columnar copy is built from it in chunks (:meth:`Journal.chunks`), and the case panel reads
+one case's record and replays (:meth:`Journal.record`, :meth:`Journal.replays_of`) through an index of
+line offsets built on first use, so neither ever needs every record in memory.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import OrderedDict
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .._core.records import CaseRecord, ReplayRecord
+from .._run.states import StateReader, resolve_states, state_refs_of
+from .._run.store import CASES, REPLAYS, read_jsonl
+from ..errors import RunDirError
+
+__all__ = ["Journal", "Line", "LazyRecord"]
+
+# Lines written by ``store.dumps`` start with these keys (records are dicts built in this key order); a
+# line that does not (another writer) is parsed whole instead.
+_CASE_HEAD = re.compile(rb'\{"index":(-?\d+),"case":\{"id":("(?:[^"\\]|\\.)*")')
+_REPLAY_HEAD = re.compile(rb'\{"case_id":("(?:[^"\\]|\\.)*")')
+
+
+@dataclass(frozen=True)
+class Line:
+    """Where one record of a journal file is: its byte offset and length, and its line number."""
+
+    offset: int
+    length: int
+    lineno: int
+
+
+def _complete_lines(path: Path) -> Iterator[tuple[Line, bytes]]:
+    """Every complete line of ``path`` with where it is (a torn last line is ignored)."""
+    if not path.exists():
+        return
+    offset = 0
+    with path.open("rb") as handle:
+        for lineno, raw in enumerate(handle, start=1):
+            if not raw.endswith(b"\n"):
+                break
+            yield Line(offset, len(raw), lineno), raw
+            offset += len(raw)
+
+
+def _read_lines(path: Path, lines: list[Line]) -> list[bytes]:
+    """The bytes of ``lines`` of ``path``; a run of lines that follow each other in the file is read at once."""
+    raws: list[bytes] = []
+    with path.open("rb") as handle:
+        i = 0
+        while i < len(lines):
+            j = i + 1
+            while j < len(lines) and lines[j].offset == lines[j - 1].offset + lines[j - 1].length:
+                j += 1
+            handle.seek(lines[i].offset)
+            block = handle.read(lines[j - 1].offset + lines[j - 1].length - lines[i].offset)
+            start = lines[i].offset
+            raws += [block[ln.offset - start : ln.offset - start + ln.length] for ln in lines[i:j]]
+            i = j
+    return raws
+
+
+def _parse(path: Path, line: Line, raw: bytes) -> dict[str, Any]:
+    try:
+        record = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        why = exc.msg if isinstance(exc, json.JSONDecodeError) else type(exc).__name__
+        raise RunDirError(f"{path}: line {line.lineno}: a stored record is not valid JSON ({why}); "
+                          "the run directory is damaged") from None
+    if not isinstance(record, dict):
+        raise RunDirError(f"{path}: line {line.lineno}: a stored record is not a JSON object; "
+                          "the run directory is damaged")
+    return record
+
+
+def _case_key(path: Path, line: Line, raw: bytes) -> tuple[int, str]:
+    """``(index, case id)`` of a case line, read from its first bytes when it was written by the store."""
+    m = _CASE_HEAD.match(raw)
+    if m is not None:
+        quoted = m.group(2)
+        return int(m.group(1)), quoted[1:-1].decode("utf-8") if b"\\" not in quoted else json.loads(quoted)
+    rec = _parse(path, line, raw)
+    try:
+        return int(rec["index"]), str(rec["case"]["id"])
+    except (KeyError, TypeError, ValueError):
+        raise RunDirError(f"{path}: line {line.lineno}: a case record without index or case id; "
+                          "the run directory is damaged") from None
+
+
+def _replay_case(path: Path, line: Line, raw: bytes) -> str:
+    m = _REPLAY_HEAD.match(raw)
+    return json.loads(m.group(1)) if m is not None else str(_parse(path, line, raw).get("case_id"))
+
+
+class Journal:
+    """The journal of one run directory, read lazily.
+
+    Parameters
+    ----------
+    directory : Path
+        The run directory.
+    states : StateReader
+        Where the records' states are read (shared with the frames, so each state is parsed once).
+    """
+
+    def __init__(self, directory: Path, states: StateReader) -> None:
+        self.directory = directory
+        self.states = states
+        self._cases: dict[str, tuple[int, Line]] | None = None
+        self._replays: dict[str, list[Line]] | None = None
+        self._recent: OrderedDict[str, CaseRecord] = OrderedDict()  # the last records read for a LazyRecord
+        self._order: list[str] | None = None
+        self._position: dict[str, int] = {}
+
+    # -- cases --------------------------------------------------------------------------------
+    def case_index(self) -> dict[str, tuple[int, Line]]:
+        """Case id -> ``(index, line)`` of its record, in case order (a case recorded twice keeps its first)."""
+        if self._cases is None:
+            path = self.directory / CASES
+            first: dict[str, tuple[int, Line]] = {}
+            for line, raw in _complete_lines(path):
+                index, cid = _case_key(path, line, raw)
+                if cid not in first:
+                    first[cid] = (index, line)
+            self._cases = dict(sorted(first.items(), key=lambda item: item[1][0]))
+        return self._cases
+
+    def _read(self, name: str, lines: list[Line]) -> list[dict[str, Any]]:
+        """The records at ``lines`` of journal file ``name``, in that order (parsed as one JSON array)."""
+        path = self.directory / name
+        if not lines:
+            return []
+        raws = _read_lines(path, lines)
+        try:
+            records = json.loads(b"[" + b",".join(raws) + b"]")
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            records = None
+        if records is None or len(records) != len(raws) or not all(isinstance(r, dict) for r in records):
+            return [_parse(path, line, raw) for line, raw in zip(lines, raws, strict=True)]
+        return records  # type: ignore[no-any-return]
+
+    def chunks(self, size: int) -> Iterator[tuple[list[CaseRecord], list[str | None]]]:
+        """Every case record, in case order, ``size`` at a time, with its states put back.
+
+        Yields ``(records, refs)``: ``refs`` gives, per record, the address of its final state in the
+        state store (None: no state, or a state stored inline).
+        """
+        lines = [line for _, line in self.case_index().values()]
+        for start in range(0, len(lines), size):
+            stored = self._read(CASES, lines[start : start + size])
+            self.states.many(r for rec in stored for r in state_refs_of(rec))  # the chunk's states in one pass
+            refs = [(rec.get("environment_state") or {}).get("state_ref") for rec in stored]
+            yield [resolve_states(rec, self.states) for rec in stored], refs  # type: ignore[misc]
+
+    def record(self, case_id: str) -> CaseRecord | None:
+        """The record of one case (states put back), or None when the run has no such case."""
+        for attempt in range(2):
+            entry = self.case_index().get(case_id)
+            if entry is None:
+                return None
+            stored = self._read_checked(CASES, [entry[1]], attempt)
+            if stored is not None and (stored[0].get("case") or {}).get("id") == case_id:
+                return resolve_states(stored[0], self.states)  # type: ignore[return-value]
+            self._forget()  # the file changed under the index (a resume cut or rewrote it): index it again
+        raise RunDirError(f"{self.directory / CASES}: the record of case {case_id!r} moved while it was read")
+
+    def recent_record(self, case_id: str) -> CaseRecord:
+        """:meth:`record` for a :class:`LazyRecord`: read with the :data:`AHEAD` cases that follow it in case
+        order (run-scope evaluators walk the records in that order), the last :data:`RECENT` kept."""
+        rec = self._recent.get(case_id)
+        if rec is not None:
+            self._recent.move_to_end(case_id)
+            return rec
+        index = self.case_index()
+        if case_id not in index:
+            raise KeyError(case_id)
+        if self._order is None:
+            self._order = list(index)
+            self._position = {cid: i for i, cid in enumerate(self._order)}
+        start = self._position[case_id]
+        ids = [cid for cid in self._order[start : start + AHEAD] if cid not in self._recent]
+        stored = self._read(CASES, [index[cid][1] for cid in ids])
+        self.states.many(r for s in stored for r in state_refs_of(s))
+        for cid, s in zip(ids, stored, strict=True):
+            self._recent[cid] = resolve_states(s, self.states)  # type: ignore[assignment]
+        while len(self._recent) > RECENT:
+            self._recent.popitem(last=False)
+        return self._recent[case_id]
+
+    def lazy(self, record: CaseRecord) -> CaseRecord:
+        """A :class:`LazyRecord` of ``record``: its case's ids and its status kept, the rest read when asked for."""
+        case = record["case"]
+        head_case = {k: case[k] for k in _CASE_HEAD_KEYS if k in case}  # type: ignore[literal-required]
+        head = {"index": record["index"], "status": record["status"], "error": record.get("error"),
+                "case": LazyRecord(head_case, self, case["id"], "case")}
+        return LazyRecord(head, self, case["id"])  # type: ignore[return-value]
+
+    def records(self) -> list[CaseRecord]:
+        """Every case record in case order, states put back (the whole journal in memory: prefer frames)."""
+        return [rec for chunk, _ in self.chunks(4096) for rec in chunk]
+
+    # -- replays ------------------------------------------------------------------------------
+    def _replay_index(self) -> dict[str, list[Line]]:
+        if self._replays is None:
+            path = self.directory / REPLAYS
+            index: dict[str, list[Line]] = {}
+            for line, raw in _complete_lines(path):
+                index.setdefault(_replay_case(path, line, raw), []).append(line)
+            self._replays = index
+        return self._replays
+
+    def replays_of(self, case_id: str) -> list[ReplayRecord]:
+        """The replay records (control and faulted) of one recorded case, states put back."""
+        for attempt in range(2):
+            if case_id not in self.case_index():
+                return []
+            stored = self._read_checked(REPLAYS, self._replay_index().get(case_id, []), attempt)
+            if stored is not None and all(rec.get("case_id") == case_id for rec in stored):
+                return [resolve_states(rec, self.states) for rec in stored]  # type: ignore[misc]
+            self._forget()
+        raise RunDirError(f"{self.directory / REPLAYS}: the replays of case {case_id!r} moved while they were read")
+
+    def _read_checked(self, name: str, lines: list[Line], attempt: int) -> list[dict[str, Any]] | None:
+        """:meth:`_read`; on a first attempt, None instead of an error (the lines may have moved)."""
+        try:
+            return self._read(name, lines)
+        except RunDirError:
+            if attempt:
+                raise
+            return None
+
+    def _forget(self) -> None:
+        """Drop the line indexes (built again on next use)."""
+        self._cases = self._replays = self._order = None
+        self._recent.clear()
+
+    def replay_records(self) -> list[ReplayRecord]:
+        """Every replay record of a recorded case, in file order, states put back."""
+        recorded = self.case_index()
+        return [resolve_states(rec, self.states)  # type: ignore[misc]
+                for rec in read_jsonl(self.directory / REPLAYS) if rec.get("case_id") in recorded]
+
+
+#: Case records a :class:`Journal` keeps for :class:`LazyRecord` reads, and how many it reads at once.
+RECENT = 4096
+AHEAD = 1024
+#: What a :class:`LazyRecord` keeps of its case in memory.
+_CASE_HEAD_KEYS = ("id", "source_id", "transform", "cluster", "digest")
+
+
+class LazyRecord(Mapping[str, Any]):
+    """A case record (or its ``case``) read from the journal only for keys it does not keep.
+
+    Run-scope evaluators (metamorphic pairs) need every record of a run at once; a large run gives them
+    these instead, each keeping its ids and status (a few hundred bytes), the trajectory and states read
+    back from the journal when a pair is compared.
+    """
+
+    __slots__ = ("_head", "_journal", "_case_id", "_part")
+
+    def __init__(self, head: dict[str, Any], journal: Journal, case_id: str, part: str | None = None) -> None:
+        self._head = head
+        self._journal = journal
+        self._case_id = case_id
+        self._part = part
+
+    def _full(self) -> Mapping[str, Any]:
+        rec = self._journal.recent_record(self._case_id)
+        return rec[self._part] if self._part is not None else rec  # type: ignore[literal-required]
+
+    def __getitem__(self, key: str) -> Any:
+        try:
+            return self._head[key]
+        except KeyError:
+            return self._full()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._full())
+
+    def __len__(self) -> int:
+        return len(self._full())

@@ -1,0 +1,419 @@
+"""The columnar copy (frames/*.parquet): equal to the journal's frames, rebuilt when stale, read lazily.
+
+"Frames from the journal" are built here the way the first version built them: every record of
+``cases.jsonl`` at once through the functions of ``_analysis/frames.py``, never through Parquet. Every
+frame read from the copy must equal them with ``pandas.testing.assert_frame_equal`` (dtypes included).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+import yaml
+from _reliability_systems import (
+    EVALUATORS,
+    FAULT_EVALUATOR,
+    assert_same_frames,
+    cli_env,
+    run_cli,
+    standard_cases,
+    write_suite,
+)
+
+import oloproof_nb as op
+from oloproof_nb._analysis import columnar, frames
+from oloproof_nb._analysis import journal as journal_module
+from oloproof_nb._analysis import run as run_module
+from oloproof_nb._analysis.columns import FRAMES
+from oloproof_nb._core.paths import ABSENT
+from oloproof_nb._run.states import STATES
+from oloproof_nb._run.store import dumps, read_jsonl
+from oloproof_nb.examples import init_example
+
+NAMES = list(FRAMES)
+
+
+def journal_frames(run: op.Run) -> dict[str, pd.DataFrame]:
+    """Every frame built from all the journal's records at once (no Parquet involved)."""
+    recs = run.records
+    rows, pairs = frames.run_scope_rows(run.config, run.labels, recs)
+    return {
+        "cases": frames.cases_frame(recs), "steps": frames.steps_frame(recs),
+        "snapshots": frames.snapshots_frame(recs), "changes": frames.changes_frame(recs),
+        "verdicts": frames.verdicts_frame(recs, rows), "comparisons": frames.comparisons_frame(recs),
+        "replays": frames.replays_frame(recs), "pairs": frames.pairs_frame(pairs),
+        "receipts": frames.receipts_frame_from_rows([r for rec in recs for r in rec.get("receipts", [])]),
+    }
+
+
+def assert_parquet_equals_journal(directory: Path) -> op.Run:
+    run = op.load_run(directory)
+    assert columnar.is_fresh(directory)
+    expected = journal_frames(run)
+    for name in NAMES:
+        assert columnar.frame_path(directory, name).is_file()
+        pd.testing.assert_frame_equal(getattr(run, name), expected[name], obj=f"run.{name}")
+    return run
+
+
+# -- equality on the examples and a run with replays, pairs and receipts ---------------------------------
+
+def _everything_suite(root: Path) -> Path:
+    """The refund desk example plus an outcome contract per source case: replays, pairs and receipts in one run."""
+    folder = init_example("stateful-agent", root)
+    cases = [json.loads(line) for line in (folder / "cases.jsonl").read_text(encoding="utf-8").splitlines()]
+    (folder / "notes").mkdir()
+    for i, case in enumerate(cases):
+        case["outcome"] = {"artifact_id": f"note-{case['id']}", "locator": f"notes/{case['id']}.txt",
+                           "require_fresh": False}
+        if i % 3:  # a third of the notes are missing: receipts of several statuses
+            (folder / "notes" / f"{case['id']}.txt").write_text("refund note\n", encoding="utf-8")
+    (folder / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
+    config = yaml.safe_load((folder / "oloproof.yaml").read_text(encoding="utf-8"))
+    config["evaluators"].append({"type": "outcome_contract"})
+    (folder / "oloproof.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("example", ["stateful-agent", "false-success"])
+def test_parquet_frames_equal_the_journal_frames_on_the_examples(tmp_path: Path, example: str) -> None:
+    folder = init_example(example, tmp_path / example)
+    op.run(folder, out=tmp_path / "run", progress=False)
+    run = assert_parquet_equals_journal(tmp_path / "run")
+    assert len(run.cases) > 0 and len(run.verdicts) > 0
+    if example == "false-success":
+        assert len(run.receipts) == len(run.cases)
+
+
+def test_parquet_frames_equal_the_journal_frames_with_replays_pairs_and_receipts(tmp_path: Path) -> None:
+    folder = _everything_suite(tmp_path / "suite")
+    op.run(folder, out=tmp_path / "run", progress=False)
+    run = assert_parquet_equals_journal(tmp_path / "run")
+    assert len(run.replays) and len(run.pairs) and len(run.receipts)
+    assert {"verified", "missing"} <= set(run.receipts["status"])
+
+
+def test_chunked_and_lazy_conversion_equals_one_pass(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run larger than one chunk is converted chunk by chunk, its pairs judged on lazy records."""
+    folder = init_example("stateful-agent", tmp_path / "suite")
+    op.run(folder, out=tmp_path / "run", progress=False)
+    one_pass = {name: getattr(op.load_run(tmp_path / "run"), name) for name in NAMES}
+    monkeypatch.setattr(run_module, "CHUNK", 5)  # 48 cases -> 10 chunks, and pairs across chunks
+    monkeypatch.setattr(run_module, "KEEP_WHOLE", 5)  # pairs judged on lazy records
+    monkeypatch.setattr(journal_module, "AHEAD", 3)  # read back 3 at a time
+    monkeypatch.setattr(journal_module, "RECENT", 4)
+    shutil.rmtree(tmp_path / "run" / "frames")
+    chunked = assert_parquet_equals_journal(tmp_path / "run")
+    for name in NAMES:
+        pd.testing.assert_frame_equal(getattr(chunked, name), one_pass[name], obj=name)
+    assert len(chunked.pairs) == 24
+
+
+# -- values kept exactly: ABSENT, 1 vs 1.0, NaN, key order, null -------------------------------------------
+
+def test_user_values_round_trip_exactly(make_suite) -> None:
+    cases = [{"id": "v1", "input": {"answer": 1, "writes": [{"path": ["n"], "value": 2.0},
+                                                             {"path": ["z", "b"], "value": None},
+                                                             {"path": ["z", "a"], "value": float("nan")}]},
+              "initial_state": {"n": 1, "keep": [1, 1.0, True, "1"]},
+              "expected": {"answer": 1.0, "state": {"n": 1, "gone": None}}, "metadata": {"b": 2, "a": 1}}]
+    folder = make_suite(cases, evaluators=[{"type": "answer_matches"}, {"type": "state_matches", "mode": "subset"}])
+    op.run(op.load_suite(folder), out=folder / "out", progress=False)
+    run = assert_parquet_equals_journal(folder / "out")
+    answer = run.cases["answer"].iloc[0]
+    assert answer == 1 and type(answer) is int
+    assert list(run.cases["metadata"].iloc[0]) == ["b", "a"]  # key order kept
+    change = run.changes.set_index("path")
+    assert type(change.loc["n", "before"]) is int and type(change.loc["n", "after"]) is float  # 1 and 2.0
+    assert list(change.index) == ["n", "z.a", "z.b"]  # a recorded state is stored in canonical key order
+    assert change.loc["z.b", "before"] is ABSENT and change.loc["z.b", "after"] is None  # absent is not null
+    assert math.isnan(change.loc["z.a", "after"])
+    comp = run.comparisons.set_index("path")
+    assert comp.loc["gone", "expected"] is None and comp.loc["gone", "actual"] is ABSENT
+    state = run.snapshots["state"].iloc[0]
+    assert state["keep"] == [1, 1.0, True, "1"] and [type(v) for v in state["keep"]] == [int, float, bool, str]
+
+
+def test_nested_values_are_json_text_and_absent_is_null(tmp_path: Path) -> None:
+    """What another tool reading the Parquet files sees: JSON text, ABSENT as null, the explicit schema."""
+    folder = init_example("stateful-agent", tmp_path / "suite")
+    op.run(folder, out=tmp_path / "run", progress=False)
+    run = op.load_run(tmp_path / "run")
+    table = pq.read_table(columnar.frame_path(tmp_path / "run", "changes"))
+    assert table.schema.field("before").type == "large_string"
+    appeared = run.changes["before"].map(lambda v: v is ABSENT).to_numpy()
+    assert appeared.any()
+    before = table.column("before").to_pylist()
+    assert [b is None for b in before] == list(appeared)
+    for text, value in zip(before, run.changes["before"], strict=True):
+        if text is not None:
+            assert json.loads(text) == value
+    for name, spec in FRAMES.items():  # every file carries its frame's schema
+        schema = pq.read_schema(columnar.frame_path(tmp_path / "run", name))
+        assert schema.names[: len(spec.names)] == spec.names
+        assert [schema.field(c.name).type for c in spec.columns] == [c.arrow_field().type for c in spec.columns]
+
+
+# -- when the copy is (re)built ----------------------------------------------------------------------------
+
+def _source_mtime(directory: Path) -> int:
+    return (directory / "frames" / columnar.SOURCE_FILE).stat().st_mtime_ns
+
+
+def test_the_copy_is_written_when_a_run_finishes_and_reused_while_fresh(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = init_example("stateful-agent", tmp_path / "suite")
+    op.run(folder, out=tmp_path / "run", progress=False)
+    assert columnar.is_fresh(tmp_path / "run")
+    stamp = _source_mtime(tmp_path / "run")
+
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("a fresh copy was rebuilt")
+
+    monkeypatch.setattr(columnar.CopyWriter, "__init__", refuse)
+    assert len(op.load_run(tmp_path / "run").verdicts)
+    assert _source_mtime(tmp_path / "run") == stamp
+
+
+def test_a_copy_older_than_the_journal_is_rebuilt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = write_suite(tmp_path / "suite", standard_cases(6), evaluators=[*EVALUATORS, FAULT_EVALUATOR])
+    out = tmp_path / "run"
+    op.run(root, out=out, progress=False)
+    full = (out / "cases.jsonl").read_bytes().split(b"\n")[:-1]
+    (out / "cases.jsonl").write_bytes(b"".join(line + b"\n" for line in full[:3]))  # as if cut after 3 cases
+    shutil.rmtree(out / "frames")
+    partial = assert_parquet_equals_journal(out)
+    assert len(partial.cases) == 3
+    with (out / "cases.jsonl").open("ab") as handle:  # the journal grows: the copy is now older than it
+        handle.write(full[3] + b"\n")
+    assert not columnar.is_fresh(out)
+    grown = assert_parquet_equals_journal(out)
+    assert list(grown.cases["case_id"]) == ["c0", "c1", "c2", "c3"]
+    # a copy of another format is rebuilt too
+    source = json.loads((out / "frames" / columnar.SOURCE_FILE).read_text(encoding="utf-8"))
+    (out / "frames" / columnar.SOURCE_FILE).write_text(json.dumps({**source, "format": 0}), encoding="utf-8")
+    assert not columnar.is_fresh(out)
+    assert_parquet_equals_journal(out)
+    # and a copy with a frame file missing
+    columnar.frame_path(out, "steps").unlink()
+    assert not columnar.is_fresh(out)
+    assert_parquet_equals_journal(out)
+
+
+def _inline_states(directory: Path) -> None:
+    """Rewrite a run's journal as the first version wrote it: every state inline, no states.jsonl, no copy."""
+    run = op.load_run(directory)
+    records, replays = run.records, run.replay_records
+    (directory / "cases.jsonl").write_text("".join(dumps(r) + "\n" for r in records), encoding="utf-8")
+    (directory / "replays.jsonl").write_text("".join(dumps(r) + "\n" for r in replays), encoding="utf-8")
+    (directory / STATES).unlink()
+    shutil.rmtree(directory / "frames")
+
+
+def test_a_journal_only_run_folder_with_inline_states_loads_and_is_converted_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = init_example("stateful-agent", tmp_path / "suite")
+    op.run(folder, out=tmp_path / "new", progress=False)
+    reference = op.load_run(tmp_path / "new")
+    shutil.copytree(tmp_path / "new", tmp_path / "old")
+    _inline_states(tmp_path / "old")
+    line = json.loads((tmp_path / "old" / "cases.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    assert "state" in line["environment_state"] and "initial_state" in line["case"]  # really the old format
+
+    old = assert_parquet_equals_journal(tmp_path / "old")
+    assert not (tmp_path / "old" / STATES).exists()  # loading never touches the journal
+    for name in NAMES:
+        pd.testing.assert_frame_equal(getattr(old, name), getattr(reference, name), obj=name)
+    assert old.record("ord-001") == reference.record("ord-001")
+    assert old.case_replay_records("ord-001") == reference.case_replay_records("ord-001")
+
+    stamp = _source_mtime(tmp_path / "old")
+    monkeypatch.setattr(columnar.CopyWriter, "__init__", lambda *a, **k: pytest.fail("converted twice"))
+    again = op.load_run(tmp_path / "old")
+    pd.testing.assert_frame_equal(again.snapshots, reference.snapshots)
+    assert _source_mtime(tmp_path / "old") == stamp
+
+
+def test_a_folder_that_cannot_be_written_keeps_the_frames_in_memory(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = init_example("stateful-agent", tmp_path / "suite")
+    op.run(folder, out=tmp_path / "run", progress=False)
+    reference = {name: getattr(op.load_run(tmp_path / "run"), name) for name in NAMES}
+    shutil.rmtree(tmp_path / "run" / "frames")
+
+    def read_only(self: Any, directory: Path, fingerprint: Any) -> None:
+        raise PermissionError(13, "Permission denied", str(directory))
+
+    monkeypatch.setattr(columnar.CopyWriter, "__init__", read_only)
+    with pytest.warns(run_module.ColumnarCopyWarning, match="cannot write the columnar copy"):
+        run = op.load_run(tmp_path / "run")
+    assert not (tmp_path / "run" / "frames").exists()
+    for name in NAMES:
+        pd.testing.assert_frame_equal(getattr(run, name), reference[name], obj=name)
+
+
+def test_a_failed_conversion_leaves_no_partial_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = init_example("stateful-agent", tmp_path / "suite")
+    op.run(folder, out=tmp_path / "run", progress=False)
+    shutil.rmtree(tmp_path / "run" / "frames")
+
+    def boom(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("interrupted")
+
+    monkeypatch.setattr(frames, "comparisons_items", boom)
+    with pytest.raises(RuntimeError, match="interrupted"):
+        op.load_run(tmp_path / "run")
+    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == [".lock", "cases.jsonl", "manifest.json",
+                                                                    "replays.jsonl", "states.jsonl"]
+
+
+# -- lazy loading ----------------------------------------------------------------------------------------
+
+def test_load_run_reads_the_manifest_only_and_each_frame_on_first_access(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = init_example("stateful-agent", tmp_path / "suite")
+    op.run(folder, out=tmp_path / "run", progress=False)
+    read: list[str] = []
+    real_read_frame = run_module.read_frame
+
+    def counting(directory: Path, name: str, *args: Any, **kwargs: Any) -> pd.DataFrame:
+        read.append(name)
+        return real_read_frame(directory, name, *args, **kwargs)
+
+    states_read: list[int] = []
+    real_many = run_module.StateReader.many
+
+    def counting_many(self: Any, refs: Any) -> list[Any]:
+        refs = list(refs)
+        states_read.append(len(refs))
+        return real_many(self, refs)
+
+    monkeypatch.setattr(run_module, "read_frame", counting)
+    monkeypatch.setattr(run_module.StateReader, "many", counting_many)
+    monkeypatch.setattr(frames, "journal_items", lambda *a, **k: pytest.fail("the journal was read"))
+    run = op.load_run(tmp_path / "run")
+    assert read == [] and states_read == []
+    op.gate(run)
+    assert sorted(set(read)) == ["cases", "verdicts"] and states_read == []  # the gate reads two frames
+    assert len(run.verdicts)
+    assert read.count("verdicts") == 1  # read once, then kept
+    assert len(run.snapshots)
+    # states: only with snapshots, each distinct state once
+    assert read[-1] == "snapshots" and states_read == [run.snapshots["state_digest"].nunique()] < [len(run.snapshots)]
+
+
+def test_the_case_panel_reads_one_case_from_the_journal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = init_example("stateful-agent", tmp_path / "suite")
+    op.run(folder, out=tmp_path / "run", progress=False)
+    full = op.load_run(tmp_path / "run")
+    expected = next(rec for rec in full.records if rec["case"]["id"] == "ord-003")
+    expected_replays = [r for r in full.replay_records if r["case_id"] == "ord-003"]
+
+    run = op.load_run(tmp_path / "run")
+    record = run.record("ord-003")
+    assert record == expected and record["case"]["initial_state"] and record["environment_state"]["state"]
+    assert run.case_replay_records("ord-003") == expected_replays and len(expected_replays) == 2
+    assert "records" not in run.__dict__  # the whole journal was never loaded
+    panel = run.panel("ord-003")
+    assert panel.partners == ["ord-003~injected"] and "records" not in run.__dict__
+    with pytest.raises(op.OloproofError, match="no case 'nope'"):
+        run.record("nope")
+
+
+# -- several runs ------------------------------------------------------------------------------------------
+
+def test_load_runs_pools_frames_with_run_id(tmp_path: Path) -> None:
+    folder = init_example("stateful-agent", tmp_path / "suite")
+    a = op.run(folder, out=tmp_path / "a", progress=False)
+    b = op.run(folder, out=tmp_path / "b", progress=False)
+    both = op.load_runs([tmp_path / "a", str(tmp_path / "b")])
+    assert both.run_id == f"{a.run_id}+{b.run_id}" and [r.run_id for r in both.runs] == [a.run_id, b.run_id]
+    for name in NAMES:
+        pooled = getattr(both, name)
+        parts = [getattr(r, name) for r in (a, b)]
+        assert list(pooled["run_id"]) == [a.run_id] * len(parts[0]) + [b.run_id] * len(parts[1])
+        if name != "snapshots":  # snapshots had run_id already
+            assert list(pooled.columns) == ["run_id", *parts[0].columns]
+            text = parts[0]["case_id" if "case_id" in parts[0] else "source_id"]
+            assert str(pooled["run_id"].dtype) == str(text.dtype)
+        of_b = pooled[pooled["run_id"] == b.run_id].drop(columns="run_id").reset_index(drop=True)
+        pd.testing.assert_frame_equal(of_b, parts[1].drop(columns="run_id", errors="ignore"), obj=name)
+    # the gate pools each criterion's rows; a case's repeats share its cluster
+    table = op.gate(both).table.set_index("criterion")
+    single = op.gate(a).table.set_index("criterion")
+    assert (table["n"] == 2 * single["n"]).all() and (table["passed"] == 2 * single["passed"]).all()
+    assert (table["n_clusters"] == single["n_clusters"]).all()
+    assert both.panel("ord-001", run_id=b.run_id).case_id == "ord-001"
+    with pytest.raises(op.OloproofError, match="pick one run"):
+        both.record("ord-001")
+
+
+def test_load_runs_refuses_what_it_cannot_pool(tmp_path: Path) -> None:
+    agent = init_example("stateful-agent", tmp_path / "agent")
+    receipts = init_example("false-success", tmp_path / "receipts")
+    op.run(agent, out=tmp_path / "a", progress=False)
+    op.run(receipts, out=tmp_path / "r", progress=False)
+    with pytest.raises(op.OloproofError, match="given twice"):
+        op.load_runs([tmp_path / "a", tmp_path / "a"])
+    with pytest.raises(op.OloproofError, match="different suites"):
+        op.load_runs([tmp_path / "a", tmp_path / "r"])
+    with pytest.raises(op.OloproofError, match="a list of run directories"):
+        op.load_runs(str(tmp_path / "a"))  # type: ignore[arg-type]
+    with pytest.raises(op.OloproofError, match="at least one"):
+        op.load_runs([])
+
+
+# -- crash safety ------------------------------------------------------------------------------------------
+
+@pytest.mark.slow
+def test_parquet_frames_equal_the_journal_after_sigkill_and_resume(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    evaluators = [*EVALUATORS, FAULT_EVALUATOR]
+    clean_root = write_suite(tmp_path / "clean", standard_cases(8), evaluators=evaluators)
+    clean = op.run(clean_root, out=tmp_path / "clean-run", progress=False)
+    root = write_suite(tmp_path / "suite", standard_cases(8), evaluators=evaluators)
+    out = tmp_path / "run"
+    proc = run_cli("run", str(root), "--out", str(out), "--quiet", env=cli_env(RELSYS_KILL="run:c5"))
+    assert proc.returncode == 2 and "killed by signal SIGKILL" in proc.stderr, proc.stderr  # the child died
+    assert not (out / "frames").exists()  # killed before the run finished: no copy yet
+    partial = assert_parquet_equals_journal(out)
+    assert list(partial.cases["case_id"]) == ["c0", "c1", "c2", "c3", "c4"] and not partial.finished
+
+    monkeypatch.delenv("RELSYS_KILL", raising=False)
+    resumed = op.run(root, out=out, resume=True, progress=False)
+    assert resumed.finished
+    final = assert_parquet_equals_journal(out)
+    assert_same_frames(final, clean)
+    refs = [rec["ref"] for rec in read_jsonl(out / STATES)]
+    assert len(refs) == len(set(refs))  # no state stored twice across the crash
+
+
+def test_no_warning_on_a_normal_load(tmp_path: Path) -> None:
+    folder = init_example("stateful-agent", tmp_path / "suite")
+    op.run(folder, out=tmp_path / "run", progress=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert len(op.load_run(tmp_path / "run").snapshots)
+
+
+def test_a_record_is_read_right_after_the_journal_was_rewritten_under_its_index(tmp_path: Path) -> None:
+    """A resume cuts a torn line and rewrites replays.jsonl: lines move, and the panel still reads the right one."""
+    folder = init_example("stateful-agent", tmp_path / "suite")
+    op.run(folder, out=tmp_path / "run", progress=False)
+    run = op.load_run(tmp_path / "run")
+    expected = {cid: run.record(cid) for cid in ("ord-002", "ord-005")}  # the indexes are built here
+    expected_replays = run.case_replay_records("ord-005")
+    for name in ("cases.jsonl", "replays.jsonl"):
+        lines = (tmp_path / "run" / name).read_bytes().splitlines(keepends=True)
+        (tmp_path / "run" / name).write_bytes(b"".join(reversed(lines)))  # same records, other offsets
+    assert run.record("ord-005") == expected["ord-005"] and run.record("ord-002") == expected["ord-002"]
+    again = run.case_replay_records("ord-005")  # in file order: now reversed
+    assert again == expected_replays[::-1] and len(expected_replays) == 2

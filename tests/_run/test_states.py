@@ -1,0 +1,142 @@
+"""States stored by content: exact round trips, each node once, small deltas for small changes, markers as data."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from oloproof_nb._run import states
+from oloproof_nb._run.states import STATES, StateReader, encode_state, read_state_refs
+from oloproof_nb.errors import RunDirError
+
+
+def exact(value: Any) -> str:
+    """A value's JSON text, key order and number types included (``1`` and ``1.0`` differ; NaN equals NaN)."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def write(directory: Path, *values: Any) -> list[str]:
+    """Store ``values`` as the run store does (each node once, in order) and return their addresses."""
+    directory.mkdir(parents=True, exist_ok=True)
+    written: set[str] = set()
+    refs = []
+    with (directory / STATES).open("a", encoding="utf-8") as handle:
+        for value in values:
+            ref, nodes = encode_state(value)
+            for r, line in nodes.items():
+                if r not in written:
+                    handle.write(line)
+                    written.add(r)
+            refs.append(ref)
+    return refs
+
+
+def catalog(n: int, changed: int | None = None) -> dict[str, Any]:
+    return {"catalog": {f"sku-{i:05d}": {"name": f"item {i}", "price": i / 4, "stock": 0 if i == changed else 7}
+                        for i in range(n)}, "owner": "shop"}
+
+
+MARKER_DICTS = [{"$ref": "0" * 64}, {"$dict": ["0" * 64]}, {"$list": []}, {"$lit": {"$ref": 1}}, {"$ref": None}]
+
+json_leaf = st.one_of(st.none(), st.booleans(), st.integers(-10**12, 10**12), st.text(max_size=30),
+                      st.floats(allow_nan=True, allow_infinity=True))
+json_value = st.recursive(
+    json_leaf | st.sampled_from(MARKER_DICTS),
+    lambda inner: st.lists(inner, max_size=90) | st.dictionaries(st.text(max_size=12), inner, max_size=90)
+    | st.dictionaries(st.sampled_from(["$ref", "$dict", "$list", "$lit"]), inner, min_size=1, max_size=1),
+    max_leaves=300)
+
+
+def small_nodes(mp: pytest.MonkeyPatch) -> None:
+    """Tiny thresholds, so hypothesis' modest values exercise nodes and chunks."""
+    mp.setattr(states, "NODE_BYTES", 40)
+    mp.setattr(states, "CHUNK_MIN", 4)
+    mp.setattr(states, "_CHUNK_MASK", 1)
+    mp.setattr(states, "_CHUNK_MAX", 5)
+
+
+@settings(max_examples=150, deadline=None)
+@given(value=st.dictionaries(st.text(max_size=12), json_value, max_size=20))
+def test_any_state_reads_back_exactly(value: dict[str, Any]) -> None:
+    with pytest.MonkeyPatch.context() as mp, tempfile.TemporaryDirectory() as tmp:
+        small_nodes(mp)
+        [ref] = write(Path(tmp), value)
+        assert exact(StateReader(Path(tmp))(ref)) == exact(value)
+
+
+def test_each_node_is_stored_once_and_addressed_by_its_text(tmp_path: Path) -> None:
+    base, changed = catalog(2000), catalog(2000, changed=1234)
+    refs = write(tmp_path, base, base, changed, base)
+    assert refs[0] == refs[1] == refs[3] != refs[2]
+    size = (tmp_path / STATES).stat().st_size
+    one = len(exact(base).encode())
+    assert one < size < 1.1 * one  # two states of ~one state's size: the change cost a chunk and the parents
+    lines = (tmp_path / STATES).read_bytes().splitlines()
+    assert len({json.loads(line)["ref"] for line in lines}) == len(lines)
+    for line in lines:
+        record = json.loads(line)
+        text = line[len(b'{"ref":"') + 64 + len(b'","node":'):-1]
+        assert record["ref"] == hashlib.sha256(text).hexdigest()
+    reader = StateReader(tmp_path)
+    assert exact(reader(refs[2])) == exact(changed) and exact(reader(refs[0])) == exact(base)
+
+
+def test_an_insertion_changes_a_few_chunks_not_the_container(tmp_path: Path) -> None:
+    base = catalog(3000)
+    grown = {"catalog": dict(sorted({**base["catalog"], "sku-01500x": {"name": "new"}}.items())), "owner": "shop"}
+    _, before = encode_state(base)
+    _, after = encode_state(grown)
+    new = set(after) - set(before)
+    assert 0 < len(new) <= 3  # the chunk holding the new key, the chunk list, the root
+    assert sum(len(after[r]) for r in new) < 0.1 * len(exact(grown))
+
+
+def test_a_small_state_is_one_node_of_plain_json(tmp_path: Path) -> None:
+    ref, nodes = encode_state({"b": 1, "a": [1.0, None, True]})
+    assert list(nodes) == [ref] and nodes[ref] == '{"ref":"' + ref + '","node":{"b":1,"a":[1.0,null,true]}}\n'
+
+
+@pytest.mark.parametrize("value", MARKER_DICTS)
+def test_a_dict_that_looks_like_a_reference_is_data(tmp_path: Path, value: dict[str, Any]) -> None:
+    state = {"note": value, "many": [value] * 200, "wide": {f"k{i}": value for i in range(100)}, "top": value}
+    for candidate in (state, value, {"x": value}):
+        [ref] = write(tmp_path / str(abs(hash(exact(candidate)))), candidate)
+        assert exact(StateReader(tmp_path / str(abs(hash(exact(candidate)))))(ref)) == exact(candidate)
+
+
+def test_nan_and_number_types_survive(tmp_path: Path) -> None:
+    state = {"n": [1, 1.0, -0.0, float("inf"), float("nan")] * 300}
+    [ref] = write(tmp_path, state)
+    back = StateReader(tmp_path)(ref)["n"]
+    assert [type(v) for v in back[:5]] == [int, float, float, float, float] and math.isnan(back[4])
+    assert exact(back) == exact(state["n"])
+
+
+def test_a_torn_last_node_is_ignored_and_a_lost_node_is_named(tmp_path: Path) -> None:
+    [ref] = write(tmp_path, catalog(500))
+    with (tmp_path / STATES).open("a", encoding="utf-8") as handle:
+        handle.write('{"ref":"' + "f" * 64 + '","node":{"cut')
+    assert "f" * 64 not in read_state_refs(tmp_path)
+    assert exact(StateReader(tmp_path)(ref)) == exact(catalog(500))
+    lines = (tmp_path / STATES).read_text(encoding="utf-8").splitlines(keepends=True)
+    (tmp_path / STATES).write_text("".join(lines[1:]), encoding="utf-8")  # a chunk lost
+    with pytest.raises(RunDirError, match=r"states\.jsonl: no state [0-9a-f]{64} \(referred to by a record\)"):
+        StateReader(tmp_path)(ref)
+    (tmp_path / STATES).write_text('{"ref": 1}\n', encoding="utf-8")
+    with pytest.raises(RunDirError, match=r"states\.jsonl: line 1: .*damaged"):
+        read_state_refs(tmp_path)
+
+
+def test_states_sharing_a_node_share_one_object(tmp_path: Path) -> None:
+    refs = write(tmp_path, catalog(800), catalog(800, changed=3))
+    a, b = StateReader(tmp_path).many(refs)
+    assert a["catalog"]["sku-00700"] is b["catalog"]["sku-00700"]
+    assert a["catalog"] is not b["catalog"] and a["catalog"]["sku-00003"] != b["catalog"]["sku-00003"]
