@@ -128,9 +128,9 @@ def criterion_sums(verdicts: pd.DataFrame, by: list[np.ndarray] | None = None) -
         return {}
     crit_codes, crit_names = pd.factorize(verdicts["criterion"], sort=False)
     cluster_codes, cluster_names = pd.factorize(verdicts["cluster"], sort=False)
-    verdict = verdicts["verdict"].to_numpy(dtype=object)
-    is_pass = (verdict == "pass").astype(np.int64)
-    is_missing = (verdict == "missing").astype(np.int64)
+    verdict = verdicts["verdict"]
+    is_pass = (verdict == "pass").to_numpy(dtype=np.int64, na_value=0)  # vectorised on the Arrow strings
+    is_missing = (verdict == "missing").to_numpy(dtype=np.int64, na_value=0)
     parts = [crit_codes.astype(np.int64), *[np.asarray(b, dtype=np.int64) for b in (by or [])]]
     group = np.zeros(len(verdicts), dtype=np.int64)
     sizes = [len(crit_names), *[int(b.max()) + 1 if len(b) else 1 for b in parts[1:]]]
@@ -138,9 +138,15 @@ def criterion_sums(verdicts: pd.DataFrame, by: list[np.ndarray] | None = None) -
         group = group * size + codes
     n_clusters = max(len(cluster_names), 1)
     key = group * n_clusters + cluster_codes.astype(np.int64)
-    keys, inverse = np.unique(key, return_inverse=True)
-    passes = np.bincount(inverse, weights=is_pass).astype(np.int64)
-    rows = np.bincount(inverse).astype(np.int64)
+    if n_clusters * int(np.prod(sizes)) <= 4 * len(key) + 1024:  # a dense key space: count without sorting
+        rows = np.bincount(key)
+        keys = np.flatnonzero(rows)  # ascending, as np.unique gives them
+        passes = np.bincount(key, weights=is_pass, minlength=rows.size)[keys].astype(np.int64)
+        rows = rows[keys].astype(np.int64)
+    else:
+        keys, inverse = np.unique(key, return_inverse=True)
+        passes = np.bincount(inverse, weights=is_pass).astype(np.int64)
+        rows = np.bincount(inverse).astype(np.int64)
     groups_of_key = keys // n_clusters
     group_ids, starts = np.unique(groups_of_key, return_index=True)
     ends = np.append(starts[1:], len(keys))

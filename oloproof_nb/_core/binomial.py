@@ -81,8 +81,9 @@ def clopper_pearson(successes: float, nobs: float, confidence: float = 0.95) -> 
     Notes
     -----
     With α = 1 − confidence, low = Beta⁻¹(α/2; k, n − k + 1) and high = Beta⁻¹(1 − α/2; k + 1, n − k),
-    with low = 0 when k = 0 and high = 1 when k = n, from ``scipy.stats.beta`` (the beta quantiles are
-    defined for real k and n). Equal to statsmodels ``proportion_confint(method="beta")`` to 1e-12.
+    with low = 0 when k = 0 and high = 1 when k = n, from ``scipy.special.betaincinv`` (the inverse of
+    the regularised incomplete beta function, which ``scipy.stats.beta.ppf`` calls; defined for real k
+    and n). Equal to statsmodels ``proportion_confint(method="beta")`` to 1e-12.
 
     References
     ----------
@@ -95,11 +96,11 @@ def clopper_pearson(successes: float, nobs: float, confidence: float = 0.95) -> 
     >>> round(low, 4), round(high, 4)
     (0.555, 0.9975)
     """
-    from scipy import stats  # imported on first use: keeps `import oloproof_nb` fast
+    from scipy import special  # first use; not scipy.stats, whose import costs ~0.3 s more (the gate's cold path)
     alpha = 1.0 - check_confidence(confidence)
     k, n = _check_counts(successes, nobs)
-    low = 0.0 if k == 0 else float(stats.beta.ppf(alpha / 2, k, n - k + 1))
-    high = 1.0 if k == n else float(stats.beta.ppf(1 - alpha / 2, k + 1, n - k))
+    low = 0.0 if k == 0 else float(special.betaincinv(k, n - k + 1, alpha / 2))
+    high = 1.0 if k == n else float(special.betaincinv(k + 1, n - k, 1 - alpha / 2))
     return low, high
 
 

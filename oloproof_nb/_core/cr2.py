@@ -96,13 +96,8 @@ def _worst_exact(jt: np.ndarray, mt: np.ndarray, ct: np.ndarray, total: int, kep
     return dp[np.arange(rows), kept.astype(np.int64)]
 
 
-def _worst_lagrangian(jt: np.ndarray, mt: np.ndarray, ct: np.ndarray, total: int, kept: np.ndarray) -> np.ndarray:
-    """An upper bound of the same maximum: its Lagrangian dual (a fractional knapsack, greedy by density).
-
-    For every λ, max ≤ λJ' + Σ_c max(0, j_c(λ_c − λ)) with λ_c = a_c(j_c − 2q m_c); the minimum over λ is at
-    the density where the greedy fill reaches J'. Each term only grows when a cluster has more failures,
-    so the bound is nested like the exact maximum.
-    """
+def _lagrangian_rows(jt: np.ndarray, mt: np.ndarray, ct: np.ndarray, total: int, kept: np.ndarray) -> np.ndarray:
+    """`_worst_lagrangian` row by row: the densities sorted afresh for every J' (used on short stretches)."""
     out = np.empty(kept.shape[0])
     a = total / (total - mt.astype(float))
     weight = (ct * jt).astype(float)
@@ -122,9 +117,66 @@ def _worst_lagrangian(jt: np.ndarray, mt: np.ndarray, ct: np.ndarray, total: int
     return out
 
 
+def _density_order(jt: np.ndarray, mt: np.ndarray, a: np.ndarray, q: float) -> np.ndarray:
+    """The types by decreasing density a(j − 2qm) at q (ties by type index)."""
+    return np.argsort(-(a * (jt - 2 * q * mt)), kind="stable")
+
+
+def _worst_lagrangian(jt: np.ndarray, mt: np.ndarray, ct: np.ndarray, total: int, kept: np.ndarray) -> np.ndarray:
+    """An upper bound of the same maximum: its Lagrangian dual (a fractional knapsack, greedy by density).
+
+    For every λ, max ≤ λJ' + Σ_c max(0, j_c(λ_c − λ)) with λ_c = a_c(j_c − 2q m_c); the minimum over λ is at
+    the density where the greedy fill reaches J'. Each term only grows when a cluster has more failures,
+    so the bound is nested like the exact maximum.
+
+    Cost: the densities are lines in q = J'/N and two lines cross at most once, so the order of the types
+    is the same on every stretch of ``kept`` whose two ends have the same order. Stretches are found by
+    halving (one sort of the T types per end); on a stretch the greedy fill is a prefix of one order, so
+    each J' costs a binary search in the cumulative weights and prefix sums (O(log T)), not a sort of
+    the T types (O(T log T)) as row by row (`_lagrangian_rows`, still used on stretches of ≤ 16 rows).
+    ``kept`` must be increasing.
+    """
+    n = kept.shape[0]
+    out = np.empty(n)
+    if n == 0:
+        return out
+    a = total / (total - mt.astype(float))
+    weight = (ct * jt).astype(float)
+    q = kept / total
+    orders: dict[int, np.ndarray] = {}
+
+    def order(i: int) -> np.ndarray:
+        if i not in orders:
+            orders[i] = _density_order(jt, mt, a, float(q[i]))
+        return orders[i]
+
+    stack = [(0, n - 1)]
+    while stack:
+        lo, hi = stack.pop()
+        if hi - lo < 16:
+            out[lo : hi + 1] = _lagrangian_rows(jt, mt, ct, total, kept[lo : hi + 1])
+            continue
+        o = order(lo)
+        if not np.array_equal(o, order(hi)):
+            mid = (lo + hi) // 2
+            stack += [(lo, mid), (mid + 1, hi)]
+            continue
+        rows = slice(lo, hi + 1)
+        cap, qs = kept[rows], q[rows]
+        ja, ma, aa, w = jt[o].astype(float), mt[o].astype(float), a[o], weight[o]
+        cum = np.cumsum(w)
+        stop = np.searchsorted(cum, cap, side="left")  # the first type whose cumulative weight reaches J'
+        lam = aa[stop] * (ja[stop] - 2 * qs * ma[stop])
+        head_w = np.concatenate(([0.0], cum))[stop]  # Σ_{i<stop} w_i
+        head_aj = np.concatenate(([0.0], np.cumsum(aa * ja * w)))[stop]  # Σ_{i<stop} a_i j_i w_i
+        head_am = np.concatenate(([0.0], np.cumsum(aa * ma * w)))[stop]  # Σ_{i<stop} a_i m_i w_i
+        out[rows] = (head_aj - 2 * qs * head_am - lam * head_w) + lam * cap
+    return out
+
+
 def monotone_low(k: np.ndarray, m: np.ndarray, confidence: float, df: float | None = None) -> float:
     """The lower bound of `cluster_t_from_sums`: the CR2 logit-t bound made monotone (see Notes there)."""
-    from scipy import special, stats  # imported on first use: keeps `import oloproof_nb` fast
+    from scipy import special  # first use; not scipy.stats (t quantile: special.stdtrit, as stats.t.ppf computes it)
     order = np.argsort(m, kind="stable")  # float sums over sizes in one order: clusters may come in any order
     k, m = k[order], m[order]
     total, passed = int(m.sum()), int(k.sum())
@@ -146,7 +198,7 @@ def monotone_low(k: np.ndarray, m: np.ndarray, confidence: float, df: float | No
     q = kept / total
     size = m.astype(float)
     spread = worst + q**2 * float(np.sum(size**2 * total / (total - size)))  # Σ a_c (x_c − q m_c)², maximised
-    t = float(stats.t.ppf(0.5 + confidence / 2, bell_mccaffrey_df(m) if df is None else df))
+    t = float(special.stdtrit(bell_mccaffrey_df(m) if df is None else df, 0.5 + confidence / 2))
     p = 1.0 - q
     with np.errstate(divide="ignore", invalid="ignore"):
         half = t * np.sqrt(np.maximum(spread, 0.0)) / total / (p * q)

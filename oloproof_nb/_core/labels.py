@@ -126,10 +126,11 @@ def pair_labels(judgements: Iterable[Mapping[str, Any]]) -> dict[str, Label]:
     ...              {"case_id": "b~t", "valid": False}])
     {'a~t': 'valid', 'b~t': 'invalid'}
     """
-    grouped: dict[str, list[Mapping[str, Any]]] = {}
+    votes: dict[str, int] = {}  # (valid − invalid) judgements per pair, counted in one pass
     for j in judgements:
-        grouped.setdefault(j["case_id"], []).append(j)
-    return {case_id: pair_label(js) for case_id, js in grouped.items()}
+        case_id = j["case_id"]
+        votes[case_id] = votes.get(case_id, 0) + (1 if j["valid"] else -1)
+    return {case_id: "valid" if v > 0 else "invalid" for case_id, v in votes.items()}
 
 
 def validity_row(judgements: Iterable[Mapping[str, Any]], derived: Iterable[str], minimum_validity: float,
