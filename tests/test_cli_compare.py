@@ -83,3 +83,19 @@ def test_help_says_what_the_exit_codes_mean(capsys: pytest.CaptureFixture[str]) 
         main(["compare", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert "Exit 0 only when the overall verdict is NO_REGRESSION; 1 on REGRESSION or INSUFFICIENT_EVIDENCE" in text
+
+
+def test_an_unfinished_run_is_an_error(runs: dict[str, Path], tmp_path: Path,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+    import shutil
+
+    partial = tmp_path / "partial"
+    shutil.copytree(runs["same"], partial)
+    manifest = json.loads((partial / "manifest.json").read_text(encoding="utf-8"))
+    del manifest["finished_at"]
+    (partial / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    assert main(["compare", str(runs["base"]), str(partial)]) == 2
+    assert "the run did not finish" in capsys.readouterr().err
+    cmp = op.compare(runs["base"], partial)  # in Python it is compared, with a note
+    assert any("did not finish" in note for note in cmp.notes)
