@@ -27,6 +27,7 @@ from ._core.trajectory import (
     fault_result,
 )
 from ._display import plots
+from ._display.compare import Comparison, compare
 from ._display.export import export_table
 from ._display.notebook import Gate, Run, gate, load_run, load_runs, run
 from ._run.observe import observe_file, verify_contract_file
@@ -88,6 +89,9 @@ __all__ = [
     "cluster_se",
     "validity",
     "slice_table",
+    # comparing two runs
+    "compare",
+    "Comparison",
     # outcome receipts
     "OutcomeContract",
     "Evidence",

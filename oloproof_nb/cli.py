@@ -1,7 +1,8 @@
 """The ``oloproof`` command: parse, call the library, print; exit 2 with one line on any user error.
 
 Exit codes: 0 PASS, 1 BLOCK, 2 error (``oloproof receipt``: 0 verified, 2
-anything else), 130 interrupted by the user. **Exit 0 means the run finished,
+anything else; ``oloproof compare``: 0 NO_REGRESSION, 1 REGRESSION or
+INSUFFICIENT_EVIDENCE), 130 interrupted by the user. **Exit 0 means the run finished,
 the gate was computed on it and said PASS — nothing else.** To make that true
 whatever the system under test does, ``oloproof run`` never imports the
 system: a child process loads the suite and runs it into the run directory,
@@ -75,6 +76,17 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--out", required=True,
                         help="report.html (standalone, plots embedded) or report.md (plots in <stem>_files/)")
     report.add_argument("--release", help="another release.yaml to apply")
+
+    compare = sub.add_parser(
+        "compare", help="compare two runs case by case; exit 0 NO_REGRESSION, 1 otherwise",
+        description="Pair the cases of two runs (same id and digest), and per criterion give the difference of "
+                    "pass rates (candidate - base) with a paired, clustered interval and the regression verdict "
+                    "of release.yaml's `regression: {margin, criteria}`. Exit 0 only when the overall verdict is "
+                    "NO_REGRESSION; 1 on REGRESSION or INSUFFICIENT_EVIDENCE (no regression was ruled out, as "
+                    "the gate passes only what is proven); 2 on an error.")
+    compare.add_argument("base_run", help="the base run directory (e.g. the version in production)")
+    compare.add_argument("candidate_run", help="the candidate run directory (the new version)")
+    compare.add_argument("--release", help="a release.yaml to apply (default: the candidate run's)")
 
     receipt = sub.add_parser("receipt", help="verify one outcome now; exit 0 verified, 2 otherwise")
     receipt.add_argument("contract", help="CONTRACT.json (its locator is relative to this file)")
@@ -305,6 +317,61 @@ def _cmd_gate(args: argparse.Namespace) -> int:
     return _print_gate(result, args.release)
 
 
+def _finished(run: Run, given: str) -> Run:
+    if not run.finished:
+        raise OloproofError(f"{given}: the run did not finish ({run.n_cases} of {run.manifest.n_cases} cases "
+                            "recorded), so it has no release decision; finish it with oloproof run --resume")
+    return run
+
+
+#: Width the ``oloproof compare`` table fits in: optional columns are dropped, in this order, until it does.
+_WIDTH = 100
+_COMPARE_HEADS = {"criterion": "criterion", "base_rate": "base", "candidate_rate": "cand", "difference": "diff",
+                  "ci_low": "ci_low", "ci_high": "ci_high", "n": "n", "pass_to_fail": "p->f",
+                  "fail_to_pass": "f->p", "missing": "miss", "verdict": "verdict"}
+_OPTIONAL = ("missing", "base_rate", "candidate_rate", "n")
+
+
+def _compare_table(table: Any) -> str:
+    from ._display.markdown import text_table
+    from ._display.theme import fmt_number
+
+    columns = list(_COMPARE_HEADS)
+    for drop in (None, *_OPTIONAL):
+        if drop is not None:
+            columns.remove(drop)
+        rows = [[fmt_number(v) for v in row] for row in table[columns].itertuples(index=False, name=None)]
+        text = text_table(rows, [_COMPARE_HEADS[c] for c in columns], tablefmt="narrow")
+        if max(len(line) for line in text.splitlines()) <= _WIDTH:
+            break
+    return text
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    """Two stored runs compared; exit 0 only on NO_REGRESSION (an unfinished run is an error, exit 2)."""
+    from ._display.compare import compare
+    from ._display.notebook import load_run
+
+    base = _finished(load_run(args.base_run), args.base_run)
+    candidate = _finished(load_run(args.candidate_run), args.candidate_run)
+    cmp = compare(base, candidate, release=args.release)
+    print(f"base {base.run_id} -> candidate {candidate.run_id}")
+    print(f"{cmp.n_paired} paired cases; diff = candidate - base with its {cmp.release.confidence:.0%} interval; "
+          f"margin {cmp.margin:g}")
+    print(_compare_table(cmp.table))
+    for note in cmp.notes:
+        print(f"note: {note}")
+    if len(cmp.flips):
+        print(f"flipped (p->f, f->p): {len(cmp.flips)} rows in {cmp.flips['case_id'].nunique()} cases; "
+              "in Python: op.compare(base, cand).flips, .panel(case_id)")
+    code = 0 if cmp.verdict == "NO_REGRESSION" else 1
+    why = {"NO_REGRESSION": "every listed criterion's interval lies above -margin",
+           "REGRESSION": "a listed criterion's interval lies below -margin",
+           "INSUFFICIENT_EVIDENCE": "a regression larger than the margin is not ruled out"}[cmp.verdict]
+    print(f"compare: {cmp.verdict}" + (f" ({cmp.reason})" if cmp.reason else "") + f" - exit {code}: {why}")
+    return code
+
+
 def _cmd_receipt(args: argparse.Namespace) -> int:
     from ._run.observe import verify_contract_file
 
@@ -323,7 +390,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"init": _cmd_init, "run": _cmd_run, "gate": _cmd_gate, "receipt": _cmd_receipt, "report": _cmd_report}
+COMMANDS = {"init": _cmd_init, "run": _cmd_run, "gate": _cmd_gate, "receipt": _cmd_receipt, "report": _cmd_report,
+            "compare": _cmd_compare}
 
 
 def _one_line(text: str) -> str:

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from ..errors import quote
 from .files import config_error, read_yaml
 
-__all__ = ["ReleaseConfig", "BootstrapConfig", "load_release", "parse_release"]
+__all__ = ["ReleaseConfig", "BootstrapConfig", "RegressionConfig", "load_release", "parse_release"]
 
 
 class BootstrapConfig(BaseModel):
@@ -20,6 +20,17 @@ class BootstrapConfig(BaseModel):
 
     resamples: int = Field(default=10_000, ge=100, le=1_000_000)  # bounded: the draws are held in memory
     seed: int = Field(default=0, ge=0)  # numpy seeds are non-negative
+
+
+class RegressionConfig(BaseModel):
+    """The regression rule of ``op.compare``: ``margin`` (default 0.02) and ``criteria`` (default: every
+    criterion both runs judge). A criterion shows ``NO_REGRESSION`` when the lower end of the paired difference
+    (candidate − base) is at or above −margin, ``REGRESSION`` when its upper end is below −margin."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    margin: float = Field(default=0.02, ge=0, lt=1)
+    criteria: list[str] | None = Field(default=None, min_length=1)
 
 
 class ReleaseConfig(BaseModel):
@@ -41,6 +52,8 @@ class ReleaseConfig(BaseModel):
         ``resamples`` and ``seed`` of the cluster bootstrap.
     criteria : dict of str to float
         Criterion name → minimum rate; every criterion named here blocks.
+    regression : RegressionConfig
+        ``margin`` and ``criteria`` of the regression rule of ``op.compare``.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -52,6 +65,7 @@ class ReleaseConfig(BaseModel):
     unclustered_method: Literal["clopper_pearson", "wilson"] = "clopper_pearson"
     bootstrap: BootstrapConfig = Field(default_factory=BootstrapConfig)
     criteria: dict[str, float] = Field(default_factory=dict)
+    regression: RegressionConfig = Field(default_factory=RegressionConfig)
 
     @field_validator("criteria", mode="before")
     @classmethod

@@ -99,9 +99,17 @@ def terminal_text(text: str) -> str:
     return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in str(text))
 
 
-def text_table(rows: Sequence[Sequence[str]], headers: Sequence[str]) -> str:
-    """A plain GitHub-style table for a terminal (cells already formatted; control characters escaped)."""
+def text_table(rows: Sequence[Sequence[str]], headers: Sequence[str], tablefmt: str = "github") -> str:
+    """A plain table for a terminal (cells already formatted; control characters escaped).
+
+    ``tablefmt`` is ``github`` (default) or ``narrow``: two spaces between columns and a dashed line under
+    the headers, no padding beyond the widest cell (for tables that must fit a terminal's width)."""
     from tabulate import tabulate
 
+    if tablefmt == "narrow":
+        cells = [[terminal_text(h) for h in headers], *[[terminal_text(c) for c in r] for r in rows]]
+        widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+        cells.insert(1, ["-" * w for w in widths])
+        return str(tabulate(cells, tablefmt="plain", disable_numparse=True))
     return str(tabulate([[terminal_text(c) for c in r] for r in rows], headers=[terminal_text(h) for h in headers],
-                        tablefmt="github", disable_numparse=True))
+                        tablefmt=tablefmt, disable_numparse=True))

@@ -10,6 +10,7 @@ Examples
 --------
 >>> ax = op.plots.gate(op.gate(run))                              # doctest: +SKIP
 >>> ax = op.plots.slices(op.slice_table(run, "tool_calls:1,2"))   # doctest: +SKIP
+>>> ax = op.plots.compare(op.compare(base, candidate))               # doctest: +SKIP
 >>> ax.figure.savefig("slices.png", dpi=150)                      # doctest: +SKIP
 """
 
@@ -27,11 +28,12 @@ from .theme import COLOURS, CRITERION_COLOURS, GRID, INK, MUTED, colour
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["gate", "slices", "validity"]
+__all__ = ["gate", "slices", "validity", "compare"]
 
 _INK = INK
 _MUTED = MUTED
 _GATE_VERDICTS = ("PASS", "FAIL", "INSUFFICIENT_EVIDENCE", "REPORT_ONLY")
+_COMPARE_VERDICTS = ("NO_REGRESSION", "REGRESSION", "INSUFFICIENT_EVIDENCE", "REPORT_ONLY")
 _DIMENSION_LABELS = {"tool_calls": "number of tool calls", "trajectory_length": "trajectory length (steps)"}
 
 
@@ -265,5 +267,65 @@ def validity(frame: pd.DataFrame, ax: Axes | None = None) -> Axes:
     handles = [Line2D([], [], marker="o", ls="", color=ok, label="checked"),
                Line2D([], [], marker="o", ls="", color=no, label="not checked"),
                Line2D([], [], marker="|", ls="", ms=12, mew=2.4, color=_INK, label="minimum validity")]
+    _legend_below(ax, handles)
+    return ax
+
+
+def compare(cmp: Any, ax: Axes | None = None) -> Axes:
+    """Per criterion: the difference candidate − base with its paired interval, zero and the −margin line.
+
+    Parameters
+    ----------
+    cmp : Comparison or pandas.DataFrame
+        ``op.compare(base, candidate)`` or its ``table`` (columns ``criterion, difference, ci_low, ci_high,
+        n, pass_to_fail, fail_to_pass, margin, verdict``).
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        One errorbar per criterion with paired rows (point = difference, bar = interval), coloured by
+        verdict; a grey line at 0, a dashed line at −margin (a criterion regressed when its whole bar is
+        left of it, and showed no regression when its whole bar is right of it); the flips and the
+        verdict on the right.
+    """
+    from matplotlib.lines import Line2D
+    from matplotlib.ticker import PercentFormatter
+
+    cols = ["criterion", "difference", "ci_low", "ci_high", "n", "pass_to_fail", "fail_to_pass", "margin", "verdict"]
+    table = _table(cmp, cols, "compare", "op.compare(base, candidate)")
+    ax = _axes(ax, 8.0, 1.5 + 0.5 * max(len(table), 1))
+    colours = [colour(v) for v in table["verdict"]]
+    notes = [f"{r.pass_to_fail} pass→fail, {r.fail_to_pass} fail→pass of {r.n}  {r.verdict}"
+             for r in table.itertuples(index=False)]
+    none = pd.Series([math.nan] * len(table))
+    _interval_rows(ax, table.rename(columns={"difference": "rate"}), list(table["criterion"]), colours, none, "",
+                   notes, "no paired rows")
+    margins = table["margin"].dropna().astype(float).unique()
+    ax.axvline(0.0, color=_MUTED, lw=1.0, zorder=1)
+    for m in margins:
+        ax.axvline(-float(m), color=_INK, lw=1.4, ls="--", zorder=2)
+    ends = pd.concat([table["ci_low"], table["ci_high"], pd.Series(-margins)]).astype(float).dropna()
+    lo = min(float(ends.min()), 0.0) if len(ends) else -0.1
+    hi = max(float(ends.max()), 0.0) if len(ends) else 0.1
+    pad = max(0.02, 0.06 * (hi - lo))
+    ax.set_xlim(max(-1.0, lo - pad), min(1.0, hi + pad))
+    ax.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+    ax.grid(axis="x", color=GRID, lw=0.8)
+    ax.set_axisbelow(True)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    is_cmp = not isinstance(cmp, pd.DataFrame)
+    release = getattr(cmp, "release", None) if is_cmp else None
+    conf = f"{release.confidence:.0%} " if release is not None else ""
+    ax.set_xlabel(f"difference in pass rate, candidate − base, with its paired {conf}interval")
+    verdict = getattr(cmp, "verdict", None) if is_cmp else None
+    title = "Candidate vs base" + (f": {verdict}" if verdict else "")
+    ax.set_title(title, loc="left", fontweight="bold", color=colour(verdict) if verdict else _INK)
+    handles = [Line2D([], [], marker="o", ls="", color=colour(v), label=v.replace("_", " ").lower())
+               for v in _COMPARE_VERDICTS if v in set(table["verdict"])]
+    if len(margins):
+        handles.append(Line2D([], [], ls="--", color=_INK, label="−margin"))
     _legend_below(ax, handles)
     return ax

@@ -23,7 +23,7 @@ __all__ = ["COLOURS", "INK", "MUTED", "GRID", "HIGHLIGHT", "CRITERION_COLOURS", 
 #: Colour of every verdict word: gate verdicts, row verdicts, pair results, validity.
 COLOURS: dict[str, str] = {
     "PASS": "#1a7f37", "FAIL": "#cf222e", "INSUFFICIENT_EVIDENCE": "#9a6700", "REPORT_ONLY": "#6e7781",
-    "BLOCK": "#cf222e",
+    "BLOCK": "#cf222e", "NO_REGRESSION": "#1a7f37", "REGRESSION": "#cf222e",
     "pass": "#1a7f37", "fail": "#cf222e", "missing": "#9a6700",
     "holds": "#1a7f37", "BROKEN": "#cf222e",
     "checked": "#1a7f37", "not checked": "#9a6700",

@@ -1,0 +1,322 @@
+"""op.compare: pairing by (case id, digest), flips by hand, the paired difference by direct computation, McNemar
+against statsmodels, the regression rule and its boundaries, and the acceptance test on the bundled example."""
+
+from __future__ import annotations
+
+import copy
+import math
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from statsmodels.stats.contingency_tables import mcnemar
+
+import oloproof_nb as op
+from oloproof_nb._analysis.compare import COMPARE, FLIPS, NO_CRITERIA, PAIRED_VERDICTS, UNPAIRED, regression_verdict
+from oloproof_nb._config.imports import import_system
+from oloproof_nb._core.paired import paired_difference_from_sums
+from oloproof_nb.examples import init_example
+
+
+class Answerer:
+    """Answers ``input["answer"]``, except a wrong answer for the tags in ``broken`` and a crash for ``crash``."""
+
+    def __init__(self, broken: set[str] = frozenset(), crash: set[str] = frozenset(), version: str = "a") -> None:
+        self.broken, self.crash, self.version, self.state = set(broken), set(crash), version, {}
+
+    def reset(self, state: dict[str, Any]) -> None:
+        self.state = copy.deepcopy(state)
+
+    def snapshot(self) -> dict[str, Any]:
+        return copy.deepcopy(self.state)
+
+    def run(self, input: dict[str, Any]) -> dict[str, Any]:
+        if input["tag"] in self.crash:
+            raise RuntimeError("boom")
+        answer = "wrong" if input["tag"] in self.broken else input["answer"]
+        return {"steps": [], "answer": answer, "status": "completed"}
+
+
+def _cases(n: int, cluster_size: int = 1) -> list[dict[str, Any]]:
+    return [{"id": f"c{i:02d}", "input": {"tag": f"c{i:02d}", "answer": "ok"}, "expected": {"answer": "ok"},
+             "cluster": f"g{i // cluster_size:02d}"} for i in range(n)]
+
+
+def _run(suite: Path, out: Path, **system: Any) -> op.Run:
+    return op.run(op.load_suite(suite), system=lambda: Answerer(**system), out=out, progress=False)
+
+
+ALLOW = {"allow_approximate_methods": True}
+
+# -- unclustered: flips by hand, the difference by direct computation, McNemar as statsmodels -----------------
+
+
+@pytest.fixture
+def unclustered(make_suite: Callable[..., Path], tmp_path: Path) -> tuple[op.Run, op.Run]:
+    root = make_suite(_cases(30), evaluators=[{"type": "answer_matches"}])
+    base = _run(root, tmp_path / "base", broken={"c00", "c01", "c02"})
+    cand = _run(root, tmp_path / "cand", broken={f"c{i:02d}" for i in range(2, 10)}, crash={"c29"}, version="b")
+    return base, cand
+
+
+def test_flips_and_difference_by_hand_unclustered(unclustered: tuple[op.Run, op.Run]) -> None:
+    base, cand = unclustered
+    cmp = op.compare(base, cand)
+    row = cmp.table.set_index("criterion").loc["answer_matches"]
+    # by hand: c03..c09 broke (7) and c29 crashed (missing): 8 pass -> not pass; c00, c01 were mended (2)
+    assert (row["pass_to_fail"], row["fail_to_pass"], row["missing"], row["n"]) == (8, 2, 1, 30)
+    assert row["base_rate"] == 27 / 30 and row["candidate_rate"] == 21 / 30
+    assert row["difference"] == pytest.approx((2 - 8) / 30, abs=1e-15)
+    flips = cmp.flips
+    assert set(flips.loc[flips["change"] == "pass_to_fail", "case_id"]) == {f"c{i:02d}" for i in range(3, 10)} | {
+        "c29"}
+    assert set(flips.loc[flips["change"] == "fail_to_pass", "case_id"]) == {"c00", "c01"}
+    assert flips.set_index("case_id").loc["c29", "candidate"] == "missing"
+    # every cluster holds one row: the exact McNemar test, equal to statsmodels'
+    expected = mcnemar(np.array([[19, 8], [2, 1]]), exact=True).pvalue
+    assert row["mcnemar_p"] == pytest.approx(expected, abs=1e-12)
+    # the interval is the paired one on the per-case sums counted here
+    b = np.array([0, 0, 0] + [1] * 27)
+    k = np.array([1, 1, 0] + [0] * 7 + [1] * 19 + [0])
+    direct = paired_difference_from_sums(b, k, np.ones(30, dtype=int))
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((direct.low, direct.high), abs=1e-15)
+    assert row["method"] == "cluster_t" and row["n_clusters"] == 30
+
+
+def test_frames_have_their_columns(unclustered: tuple[op.Run, op.Run]) -> None:
+    cmp = op.compare(*unclustered)
+    assert list(cmp.table.columns) == COMPARE.names == [
+        "criterion", "base_rate", "candidate_rate", "difference", "ci_low", "ci_high", "method", "n", "n_clusters",
+        "pass_to_fail", "fail_to_pass", "missing", "mcnemar_p", "margin", "verdict", "reason", "one_sided"]
+    assert list(cmp.unpaired.columns) == UNPAIRED.names == ["case_id", "reason", "base_digest", "candidate_digest"]
+    assert list(cmp.verdicts.columns) == PAIRED_VERDICTS.names == [
+        "case_id", "cluster", "criterion", "base", "candidate", "base_reason", "candidate_reason"]
+    assert list(cmp.flips.columns) == FLIPS.names == [
+        "case_id", "cluster", "criterion", "change", "base", "candidate", "base_reason", "candidate_reason"]
+    assert len(cmp.verdicts) == 30 and cmp.n_paired == 30
+
+
+def test_run_folders_and_swapped_sides(unclustered: tuple[op.Run, op.Run]) -> None:
+    base, cand = unclustered
+    forward = op.compare(str(base.directory), cand.directory)
+    back = op.compare(cand, base).table.iloc[0]
+    row = forward.table.iloc[0]
+    assert back["difference"] == -row["difference"]
+    assert (back["pass_to_fail"], back["fail_to_pass"]) == (row["fail_to_pass"], row["pass_to_fail"])
+    assert (back["ci_low"], back["ci_high"]) == pytest.approx((-row["ci_high"], -row["ci_low"]), abs=1e-12)
+
+
+def test_a_run_compared_with_itself(unclustered: tuple[op.Run, op.Run]) -> None:
+    base, _ = unclustered
+    cmp = op.compare(base, base, release={"regression": {"margin": 0.2}, "min_clusters": 20})
+    row = cmp.table.iloc[0]
+    assert row["difference"] == 0 and cmp.flips.empty and cmp.unpaired.empty
+    assert row["ci_low"] < 0 < row["ci_high"]  # never zero width: ± the bound of 0 discordant rows in 30
+    assert row["ci_high"] == pytest.approx(1 - 0.025 ** (1 / 30), abs=1e-12)
+    assert row["mcnemar_p"] == 1.0 and cmp.verdict == "NO_REGRESSION"
+
+
+# -- the regression rule --------------------------------------------------------------------------------------
+
+
+def test_regression_rule_boundaries() -> None:
+    assert regression_verdict(-0.02, 0.1, 0.02)[0] == "NO_REGRESSION"  # ci_low == −margin: no regression
+    assert regression_verdict(math.nextafter(-0.02, -1), 0.1, 0.02)[0] == "INSUFFICIENT_EVIDENCE"
+    assert regression_verdict(-0.3, -0.02, 0.02)[0] == "INSUFFICIENT_EVIDENCE"  # ci_high == −margin: not below
+    assert regression_verdict(-0.3, math.nextafter(-0.02, -1), 0.02)[0] == "REGRESSION"
+    assert regression_verdict(0.0, 0.0, 0.0)[0] == "NO_REGRESSION"
+
+
+def test_margin_at_the_interval_end_through_compare(unclustered: tuple[op.Run, op.Run], tmp_path: Path) -> None:
+    base, _ = unclustered
+    assert base.suite_root is not None
+    cand = _run(base.suite_root, tmp_path / "worse", broken={f"c{i:02d}" for i in range(15)}, version="c")
+    low = op.compare(base, base).table.iloc[0]["ci_low"]
+    at = op.compare(base, base, release={"regression": {"margin": -low}}).table.iloc[0]
+    assert at["verdict"] == "NO_REGRESSION" and at["reason"].startswith("ci_low_at_or_above_minus_margin")
+    below = op.compare(base, base, release={"regression": {"margin": math.nextafter(-low, 0)}}).table.iloc[0]
+    assert below["verdict"] == "INSUFFICIENT_EVIDENCE"
+    high = op.compare(base, cand).table.iloc[0]["ci_high"]
+    assert high < 0
+    tie = op.compare(base, cand, release={"regression": {"margin": -high}})
+    assert tie.table.iloc[0]["verdict"] == "INSUFFICIENT_EVIDENCE" and tie.verdict == "INSUFFICIENT_EVIDENCE"
+    past = op.compare(base, cand, release={"regression": {"margin": math.nextafter(-high, 0)}})
+    assert past.table.iloc[0]["verdict"] == "REGRESSION" and past.verdict == "REGRESSION"
+
+
+def test_too_few_clusters_and_report_only(make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    root = make_suite(_cases(6), evaluators=[{"type": "answer_matches"}, {"type": "state_matches",
+                                                                            "mode": "subset"}])
+    base, cand = _run(root, tmp_path / "b"), _run(root, tmp_path / "c", broken={"c00"})
+    cmp = op.compare(base, cand, release={"regression": {"criteria": ["answer_matches"]}})
+    t = cmp.table.set_index("criterion")
+    assert t.loc["answer_matches", "verdict"] == "INSUFFICIENT_EVIDENCE"
+    assert t.loc["answer_matches", "reason"].startswith("too_few_clusters")
+    assert t.loc["state_matches", "verdict"] == "REPORT_ONLY" and math.isnan(t.loc["state_matches", "margin"])
+    assert t.loc["state_matches", "n"] == 0  # the cases expect no state
+    loose = op.compare(base, cand, release={"min_clusters": 2, "regression": {"margin": 0.9}})
+    assert loose.table.set_index("criterion").loc["state_matches", "reason"] == "no_evidence"
+    assert loose.verdict == "INSUFFICIENT_EVIDENCE"
+    one = op.compare(base, cand, release={"min_clusters": 2, "regression": {"margin": 0.9,
+                                                                            "criteria": ["answer_matches"]}})
+    assert one.verdict == "NO_REGRESSION"
+
+
+def test_clustered_needs_approximate_methods_and_bootstrap_is_replaced(make_suite: Callable[..., Path],
+                                                                      tmp_path: Path) -> None:
+    root = make_suite(_cases(48, cluster_size=2), evaluators=[{"type": "answer_matches"}])
+    broken = {f"c{i:02d}" for i in range(0, 12)}
+    base, cand = _run(root, tmp_path / "b"), _run(root, tmp_path / "c", broken=broken)
+    strict = op.compare(base, cand)
+    assert strict.clustered and strict.table.iloc[0]["reason"] == "approximate_methods_not_allowed"
+    assert strict.verdict == "INSUFFICIENT_EVIDENCE"
+    cmp = op.compare(base, cand, release={**ALLOW, "method": "cluster_bootstrap"})
+    row = cmp.table.iloc[0]
+    assert row["method"] == "cluster_t" and "instead of cluster_bootstrap" in row["reason"]
+    assert math.isnan(row["mcnemar_p"])  # clusters of two rows: McNemar does not apply
+    # the cluster sums by hand: clusters g00..g05 lost both rows
+    b, m = np.full(24, 2), np.full(24, 2)
+    k = np.array([0] * 6 + [2] * 18)
+    direct = paired_difference_from_sums(b, k, m)
+    assert (row["n_clusters"], row["pass_to_fail"], row["difference"]) == (24, 12, -0.25)
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((direct.low, direct.high), abs=1e-15)
+    assert cmp.verdict == "REGRESSION"
+
+
+# -- pairing ---------------------------------------------------------------------------------------------------
+
+
+def test_unpaired_and_changed_cases_are_listed_and_left_out(make_suite: Callable[..., Path],
+                                                            tmp_path: Path) -> None:
+    cases = _cases(8)
+    base_root = make_suite(cases, evaluators=[{"type": "answer_matches"}])
+    edited = copy.deepcopy(cases[:7])  # c07 dropped
+    edited[2]["input"]["answer"] = "new"  # c02's digest changes
+    edited[2]["expected"]["answer"] = "new"
+    edited[5]["cluster"] = "g04"  # c05 joins c04's cluster: the digest does not cover the cluster
+    edited.append({"id": "c99", "input": {"tag": "c99", "answer": "ok"}, "expected": {"answer": "ok"}})
+    cand_root = make_suite(edited, evaluators=[{"type": "answer_matches"}])
+    base = _run(base_root, tmp_path / "b", broken={"c02"})
+    cand = _run(cand_root, tmp_path / "c")
+    cmp = op.compare(base, cand)
+    got = dict(zip(cmp.unpaired["case_id"], cmp.unpaired["reason"], strict=True))
+    assert got == {"c02": "digest_changed", "c07": "only_in_base", "c99": "only_in_candidate"}
+    digests = cmp.unpaired.set_index("case_id")
+    assert pd.isna(digests.loc["c99", "base_digest"]) and pd.isna(digests.loc["c07", "candidate_digest"])
+    assert digests.loc["c02", "base_digest"] != digests.loc["c02", "candidate_digest"]
+    assert "c02" not in set(cmp.verdicts["case_id"])  # never paired: its flip would be the edit, not the system
+    row = cmp.table.iloc[0]
+    assert (row["n"], row["fail_to_pass"], row["pass_to_fail"]) == (6, 0, 0)
+    assert row["n_clusters"] == 5  # c04 and c05 share a cluster in the candidate: merged
+    clusters = cmp.verdicts.set_index("case_id")["cluster"]
+    assert clusters["c05"] == clusters["c04"] == "g04"
+    assert any("3 cases left out" in note for note in cmp.notes)
+
+
+def test_criteria_in_one_run_only(make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    a = make_suite(_cases(4), evaluators=[{"type": "answer_matches"}])
+    b = make_suite(_cases(4), evaluators=[{"type": "state_matches", "mode": "subset"}])
+    cmp = op.compare(_run(a, tmp_path / "a"), _run(b, tmp_path / "b"))
+    assert cmp.table.empty and cmp.verdict == "INSUFFICIENT_EVIDENCE" and cmp.reason == NO_CRITERIA
+    assert "criterion answer_matches is judged only in the base run: not compared" in cmp.notes
+
+
+def test_a_pooled_run_is_refused(unclustered: tuple[op.Run, op.Run]) -> None:
+    base, cand = unclustered
+    with pytest.raises(op.OloproofError, match="more than once"):
+        op.compare(op.load_runs([base.directory, cand.directory]), cand)
+
+
+# -- release.yaml: regression ---------------------------------------------------------------------------------
+
+
+def test_release_regression_settings(make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    root = make_suite(_cases(4), evaluators=[{"type": "answer_matches"}],
+                      release={"criteria": {"answer_matches": 0.5}, "regression": {"margin": 0.3}})
+    run = _run(root, tmp_path / "r")
+    assert op.compare(run, run).margin == 0.3  # the candidate's release.yaml
+    assert op.compare(run, run, release={}).margin == 0.02  # the default
+    with pytest.raises(op.ConfigError, match=r"regression\.criteria.*'nope' is not judged by both runs"):
+        op.compare(run, run, release={"regression": {"criteria": ["nope"]}})
+    with pytest.raises(op.ConfigError, match=r"regression\.margin"):
+        op.compare(run, run, release={"regression": {"margin": 1.5}})
+    with pytest.raises(op.ConfigError, match=r"regression.*allowed: margin, criteria"):
+        op.compare(run, run, release={"regression": {"margins": 0.1}})
+    bad = tmp_path / "release.yaml"
+    bad.write_text(yaml.safe_dump({"regression": {"criteria": []}}), encoding="utf-8")
+    with pytest.raises(op.ConfigError, match=r"release\.yaml.*regression\.criteria"):
+        op.compare(run, run, release=bad)
+
+
+# -- acceptance: the bundled example with a planted regression ------------------------------------------------
+
+#: The planted regression: the candidate answers "done" on these orders (their injected copies too), so
+#: answer_matches fails there; its state, its tool calls and everything else stay the same.
+BROKEN = {f"ord-{i:03d}" for i in range(1, 13)}
+#: 24 source clusters of two rows: with no row changed the interval is ±(1 − 0.025^(1/24)) = ±0.142, so only a
+#: margin of at least 0.142 can be cleared; 0.15 is the honest margin for this suite.
+MARGIN = 0.15
+
+
+@pytest.fixture(scope="module")
+def example_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, op.Run]:
+    tmp = tmp_path_factory.mktemp("compare-example")
+    suite = init_example("stateful-agent", tmp / "suite")
+    desk = import_system(suite, "refund_desk:RefundDesk")
+
+    class Broken(desk):  # type: ignore[misc, valid-type]
+        version = "refund-desk-1.1-broken"
+
+        def act(self, input: dict[str, Any], rec: Any) -> str:
+            answer = str(super().act(input, rec))
+            return "done" if input.get("order_id") in BROKEN else answer
+
+    loaded = op.load_suite(suite)
+    runs = {"base": op.run(loaded, out=tmp / "base", progress=False),
+            "again": op.run(loaded, out=tmp / "again", progress=False),
+            "broken": op.run(loaded, system=Broken, out=tmp / "broken", progress=False)}
+    yield runs
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def test_planted_regression_on_the_example(example_runs: dict[str, op.Run]) -> None:
+    base, broken = example_runs["base"], example_runs["broken"]
+    cmp = op.compare(base, broken, release={**ALLOW, "regression": {"margin": MARGIN}})
+    t = cmp.table.set_index("criterion")
+    assert t.loc["answer_matches", "verdict"] == "REGRESSION"
+    for criterion in ("state_matches", "other_order_untouched", "refunds_follow_policy", "same_state_under_injected"):
+        assert t.loc[criterion, "verdict"] == "NO_REGRESSION", criterion
+        assert t.loc[criterion, "difference"] == 0 and t.loc[criterion, "pass_to_fail"] == 0
+    # 38 fault replays in 24 clusters (n_min 21.9): ±0.155, wider than the margin
+    assert t.loc["recovers_from_error_at_issue_refund", "verdict"] == "INSUFFICIENT_EVIDENCE"
+    assert cmp.verdict == "REGRESSION"
+    # the flips by hand: every answer_matches row of a broken order that passed in the base run
+    v, cases = base.verdicts, base.cases
+    order_of = {cid: cid.split("~")[0] for cid in cases["case_id"]}
+    passed = v[(v["criterion"] == "answer_matches") & (v["verdict"] == "pass")]
+    expected = {cid for cid in passed["case_id"] if order_of[cid] in BROKEN}
+    assert len(expected) == 22
+    assert set(cmp.flips["case_id"]) == expected and set(cmp.flips["criterion"]) == {"answer_matches"}
+    assert (cmp.flips["change"] == "pass_to_fail").all()
+    # the difference, directly: (candidate passes − base passes) / rows
+    cv = broken.verdicts[broken.verdicts["criterion"] == "answer_matches"]
+    direct = ((cv["verdict"] == "pass").sum() - (passed.shape[0])) / len(cv)
+    assert t.loc["answer_matches", "difference"] == pytest.approx(direct, abs=1e-15) == -22 / 48
+    # with the default margin of 0.02, 24 source cases cannot rule out a small regression: insufficient evidence
+    strict = op.compare(base, broken).table.set_index("criterion")
+    assert strict.loc["answer_matches", "verdict"] == "REGRESSION"
+    assert (strict.drop(index="answer_matches")["verdict"] == "INSUFFICIENT_EVIDENCE").all()
+
+
+def test_the_example_compared_with_itself_and_with_a_rerun(example_runs: dict[str, op.Run]) -> None:
+    for other in ("base", "again"):
+        cmp = op.compare(example_runs["base"], example_runs[other], release={**ALLOW,
+                                                                              "regression": {"margin": MARGIN}})
+        assert (cmp.table["difference"] == 0).all() and cmp.flips.empty and cmp.unpaired.empty
+        assert (cmp.table["pass_to_fail"] == 0).all() and (cmp.table["fail_to_pass"] == 0).all()
+        assert cmp.n_paired == 48 and cmp.table.set_index("criterion").loc["answer_matches", "n"] == 48

@@ -1,0 +1,80 @@
+"""The face of op.compare: repr, HTML with the flipped cases, the paired case panel, and plots.compare."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+import pytest
+
+import oloproof_nb as op
+
+matplotlib.use("Agg")
+
+
+class Answerer:
+    def __init__(self, broken: frozenset[str] = frozenset()) -> None:
+        self.broken, self.state, self.version = broken, {}, "v-" + ",".join(sorted(broken))
+
+    def reset(self, state: dict[str, Any]) -> None:
+        self.state = copy.deepcopy(state)
+
+    def snapshot(self) -> dict[str, Any]:
+        return copy.deepcopy(self.state)
+
+    def run(self, input: dict[str, Any]) -> dict[str, Any]:
+        answer = "wrong <b>" if input["tag"] in self.broken else input["answer"]
+        return {"steps": [{"kind": "message", "role": "assistant", "content": str(answer)}], "answer": answer}
+
+
+@pytest.fixture
+def cmp(make_suite: Callable[..., Path], tmp_path: Path) -> op.Comparison:
+    cases = [{"id": f"c{i:02d}", "input": {"tag": f"c{i:02d}", "answer": "ok"}, "expected": {"answer": "ok"}}
+             for i in range(24)]
+    root = make_suite(cases, evaluators=[{"type": "answer_matches"}])
+    suite = op.load_suite(root)
+    base = op.run(suite, system=lambda: Answerer(), out=tmp_path / "b", progress=False)
+    cand = op.run(suite, system=lambda: Answerer(frozenset({"c00", "c01", "c02", "c03", "c04", "c05", "c06",
+                                                            "c07", "c08", "c09"})),
+                  out=tmp_path / "c", progress=False)
+    return op.compare(base.directory, cand.directory)
+
+
+def test_repr_and_html(cmp: op.Comparison) -> None:
+    assert isinstance(cmp, op.Comparison) and cmp.verdict == "REGRESSION"
+    text = repr(cmp)
+    assert text.startswith("Comparison: REGRESSION") and "pass->fail=10" in text
+    assert "flipped: 10 rows in 10 cases, e.g. cmp.panel('c00')" in text
+    html = cmp._repr_html_()
+    assert "REGRESSION" in html and "Flipped cases" in html and "cmp.panel(&#39;c09&#39;)" in html
+    assert "cmp.base.panel(case_id)" in html and "No flipped cases" not in html
+
+
+def test_the_paired_panel_shows_both_runs(cmp: op.Comparison) -> None:
+    panel = cmp.panel("c03")
+    text = repr(panel)
+    assert "answer_matches: pass -> fail  <- flipped" in text
+    assert cmp.base.run_id in text and cmp.candidate.run_id in text
+    assert '"ok"' in text and '"wrong <b>"' in text
+    html = panel._repr_html_()
+    assert html.count("Case <code>c03</code>") == 3  # the header, then each run's own panel
+    assert "wrong &lt;b&gt;" in html and "wrong <b>" not in html  # the candidate's answer, escaped
+    assert panel.base.answer == "ok" and panel.candidate.answer == "wrong <b>"
+
+
+def test_plot(cmp: op.Comparison) -> None:
+    ax = op.plots.compare(cmp)
+    dashed = [line for line in ax.lines if line.get_linestyle() == "--"]
+    assert len(dashed) == 1 and list(dashed[0].get_xdata()) == [-0.02, -0.02]
+    assert ax.get_title(loc="left") == "Candidate vs base: REGRESSION"
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["answer_matches"]
+    row = cmp.table.iloc[0]
+    lo, hi = ax.get_xlim()
+    assert lo < row["ci_low"] and hi > 0
+    ax2 = op.plots.compare(cmp.table)  # the table alone works too
+    assert ax2.get_title(loc="left") == "Candidate vs base"
+    with pytest.raises(op.OloproofError, match="plots.compare: the table has no column 'difference'"):
+        op.plots.compare(cmp.table.drop(columns=["difference"]))

@@ -1,0 +1,101 @@
+"""`oloproof compare BASE_RUN CANDIDATE_RUN`: the table within 100 columns, the closing line, exit 0 / 1 / 2."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+import oloproof_nb as op
+from oloproof_nb.cli import main
+
+
+class Answerer:
+    def __init__(self, broken: frozenset[str] = frozenset()) -> None:
+        self.broken, self.state, self.version = broken, {}, "v-" + ",".join(sorted(broken))
+
+    def reset(self, state: dict[str, Any]) -> None:
+        self.state = copy.deepcopy(state)
+
+    def snapshot(self) -> dict[str, Any]:
+        return copy.deepcopy(self.state)
+
+    def run(self, input: dict[str, Any]) -> dict[str, Any]:
+        return {"steps": [], "answer": "wrong" if input["tag"] in self.broken else input["answer"]}
+
+
+@pytest.fixture
+def runs(make_suite: Callable[..., Path], tmp_path: Path) -> dict[str, Path]:
+    cases = [{"id": f"case-with-a-rather-long-name-{i:02d}", "input": {"tag": str(i), "answer": "ok"},
+              "expected": {"answer": "ok"}} for i in range(24)]
+    root = make_suite(cases, evaluators=[{"type": "answer_matches",
+                                          "criterion": "the_answer_is_exactly_what_the_case_expects"}],
+                      release={"regression": {"margin": 0.2}})
+    suite = op.load_suite(root)
+    out = {}
+    for name, broken in (("base", frozenset()), ("same", frozenset()), ("worse", frozenset(map(str, range(12))))):
+        out[name] = op.run(suite, system=lambda b=broken: Answerer(b), out=tmp_path / name, progress=False).directory
+    return out
+
+
+def test_no_regression_exits_0(runs: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["compare", str(runs["base"]), str(runs["same"])]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert max(len(line) for line in lines) <= 100
+    assert "the_answer_is_exactly_what_the_case_expects" in out and "NO_REGRESSION" in out
+    assert lines[-1] == "compare: NO_REGRESSION - exit 0: every listed criterion's interval lies above -margin"
+
+
+def test_regression_exits_1(runs: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["compare", str(runs["base"]), str(runs["worse"])]) == 1
+    out = capsys.readouterr().out
+    assert max(len(line) for line in out.splitlines()) <= 100
+    assert "flipped (p->f, f->p): 12 rows in 12 cases" in out
+    assert out.splitlines()[-1].startswith("compare: REGRESSION - exit 1")
+
+
+def test_insufficient_evidence_exits_1(runs: dict[str, Path], tmp_path: Path,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    release = tmp_path / "strict.yaml"
+    release.write_text(yaml.safe_dump({"regression": {"margin": 0.02}}), encoding="utf-8")
+    assert main(["compare", str(runs["base"]), str(runs["same"]), "--release", str(release)]) == 1
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last == ("compare: INSUFFICIENT_EVIDENCE - exit 1: a regression larger than the margin is not ruled out")
+
+
+def test_errors_exit_2(runs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["compare", str(runs["base"]), str(tmp_path / "nowhere")]) == 2
+    assert "no such run directory" in capsys.readouterr().err
+    release = tmp_path / "bad.yaml"
+    release.write_text(yaml.safe_dump({"regression": {"criteria": ["nope"]}}), encoding="utf-8")
+    assert main(["compare", str(runs["base"]), str(runs["same"]), "--release", str(release)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "regression.criteria" in err and "Traceback" not in err
+
+
+def test_help_says_what_the_exit_codes_mean(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["compare", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "Exit 0 only when the overall verdict is NO_REGRESSION; 1 on REGRESSION or INSUFFICIENT_EVIDENCE" in text
+
+
+def test_an_unfinished_run_is_an_error(runs: dict[str, Path], tmp_path: Path,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+    import shutil
+
+    partial = tmp_path / "partial"
+    shutil.copytree(runs["same"], partial)
+    manifest = json.loads((partial / "manifest.json").read_text(encoding="utf-8"))
+    del manifest["finished_at"]
+    (partial / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    assert main(["compare", str(runs["base"]), str(partial)]) == 2
+    assert "the run did not finish" in capsys.readouterr().err
+    cmp = op.compare(runs["base"], partial)  # in Python it is compared, with a note
+    assert any("did not finish" in note for note in cmp.notes)
