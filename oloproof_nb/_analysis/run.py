@@ -224,26 +224,37 @@ class Run:
         return len(self.cases)
 
     # -- records (read from the journal, one case at a time) --------------------------------
-    def _member_of(self, case_id: str) -> Run:
+    def _member_of(self, case_id: str, epoch: int = 1) -> Run:
         if self._members is None:
             return self
-        holding = [m for m in self._members if case_id in m._journal.case_index()]
+        holding = [m for m in self._members if (case_id, epoch) in m._journal.case_index()]
         if len(holding) != 1:
             where = ", ".join(m.run_id for m in holding) or "none of the pooled runs"
             raise OloproofError(f"case {case_id!r} is in {where}; pick one run: run.runs[i].record({case_id!r})")
         return holding[0]
 
-    def record(self, case_id: str) -> CaseRecord:
-        """The stored record of one case (its states put back), read from the journal."""
-        member = self._member_of(case_id)
-        rec = member._journal.record(case_id)
+    def record(self, case_id: str, epoch: int = 1) -> CaseRecord:
+        """The stored record of one case (its states put back), read from the journal.
+
+        ``epoch``: which repetition, 1..k, of a run with ``epochs`` (see :attr:`epochs`).
+        """
+        member = self._member_of(case_id, epoch)
+        rec = member._journal.record(case_id, epoch)
         if rec is None:
+            if epoch != 1 and member._journal.record(case_id) is not None:
+                raise OloproofError(f"case {case_id!r} has no epoch {epoch} in run {member.run_id} "
+                                    f"(epochs: {member.epochs})")
             raise OloproofError(f"no case {case_id!r} in run {member.run_id}")
         return rec
 
-    def case_replay_records(self, case_id: str) -> list[ReplayRecord]:
-        """The records of ``replays.jsonl`` (control and faulted replays) of one case."""
-        return self._member_of(case_id)._journal.replays_of(case_id)
+    def case_replay_records(self, case_id: str, epoch: int = 1) -> list[ReplayRecord]:
+        """The records of ``replays.jsonl`` (control and faulted replays) of one case's epoch."""
+        return self._member_of(case_id, epoch)._journal.replays_of(case_id, epoch)
+
+    @property
+    def epochs(self) -> int:
+        """How many times each case ran (``epochs``; a pooled run: the largest of its runs')."""
+        return max(r.manifest.epochs for r in self.runs)
 
     @cached_property
     def records(self) -> list[CaseRecord]:

@@ -147,7 +147,7 @@ def progress_bar(desc: str) -> tuple[Progress, Callable[[], None]]:
 def run(suite: Suite | str | Path, system: Any = None, workers: int = 1, executor: Executor | None = None,
         out: str | Path | None = None, resume: bool = False, progress: bool | Progress | None = None,
         chunk_size: int = 8, cache: bool = True, isolation: Isolation | None = None,
-        fsync: Fsync = "finish") -> Run:
+        fsync: Fsync = "finish", epochs: int | None = None) -> Run:
     """Run every case of ``suite`` and return the :class:`Run`.
 
     For each case the sandbox is reset to a deep copy of ``initial_state``,
@@ -188,6 +188,10 @@ def run(suite: Suite | str | Path, system: Any = None, workers: int = 1, executo
     fsync : {"finish", "record"}
         When the run's journals are forced to the disk: when the run finishes (default), or
         after every record (survives a power loss at any moment; one disk flush per record).
+    epochs : int, optional
+        Run each case this many times, each from a fresh reset (default: the suite's ``epochs``,
+        1 unless oloproof.yaml says otherwise). Every frame carries ``epoch`` (1..k); see
+        :func:`reduce_epochs` for pass^k and pass@k. A resumed run keeps the epochs it started with.
 
     Returns
     -------
@@ -207,7 +211,7 @@ def run(suite: Suite | str | Path, system: Any = None, workers: int = 1, executo
     try:
         directory = run_suite(suite, system=system, workers=workers, executor=executor, out=out, resume=resume,
                               progress=callback, chunk_size=chunk_size, cache=cache, isolation=isolation,
-                              fsync=fsync)
+                              fsync=fsync, epochs=epochs)
     finally:
         close()
     return Run.load(directory)

@@ -1,0 +1,229 @@
+"""Epochs of a run reduced per case: mean (pass@1), pass^k and pass@k, with clustered intervals.
+
+A run with ``epochs: k`` has one verdict row per (case, epoch, criterion). A reduction turns each
+case's n rows with c passes into one value (``_core/epochs.py``): c/n, C(c,k)/C(n,k) or
+1 − C(n−c,k)/C(n,k). A criterion's reduced rate is the mean of its cases' values, with an interval
+over the source clusters (an epoch, like a derived case, stays in its source's cluster):
+
+- ``mean`` is the gate's own computation on the verdict rows (every epoch a row);
+- a reduction whose values are all 0 or 1 (pass^k or pass@k when every case has exactly k rows)
+  uses the gate's interval on the per-cluster sums of those values;
+- fractional values use :func:`~oloproof_nb._core.epochs.fractional_interval`, the CR2 logit-t
+  interval on per-cluster sums of the values.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._config.release import ReleaseConfig
+from .._core.binomial import Interval
+from .._core.epochs import Reduction, fractional_interval, parse_reduce, reduce_counts
+from ..errors import OloproofError
+from .columns import TEXT
+from .gate import ClusterSums, ReleaseLike, criterion_sums, resolve_release, run_is_clustered, sums_interval
+from .run import Run
+
+__all__ = ["reduce_epochs", "epoch_counts", "ReducedSums", "reduced_sums", "reduced_interval", "EPOCHS_COLUMNS",
+           "CASE_COLUMNS"]
+
+#: Columns of :func:`reduce_epochs`.
+EPOCHS_COLUMNS = ["criterion", "reduce", "k", "cases", "n_clusters", "rate", "ci_low", "ci_high", "method",
+                  "left_out", "reason"]
+#: Columns of ``reduce_epochs(..., by_case=True)``.
+CASE_COLUMNS = ["case_id", "cluster", "criterion", "epochs", "passes", "missing", "reduce", "value"]
+
+
+def epoch_counts(verdicts: pd.DataFrame) -> pd.DataFrame:
+    """Per criterion and case: ``cluster``, ``epochs`` (rows n), ``passes`` (c), ``missing`` (rows missing).
+
+    Rows are the verdict rows of the case's epochs (a case is its ``case_id``: a derived case is a case
+    of its own, in its source's cluster).
+    """
+    if not len(verdicts):
+        return pd.DataFrame({"criterion": pd.Series([], dtype=TEXT), "case_id": pd.Series([], dtype=TEXT),
+                             "cluster": pd.Series([], dtype=TEXT), "epochs": pd.Series([], dtype="int64"),
+                             "passes": pd.Series([], dtype="int64"), "missing": pd.Series([], dtype="int64")})
+    frame = pd.DataFrame({"criterion": verdicts["criterion"], "case_id": verdicts["case_id"],
+                          "cluster": verdicts["cluster"],
+                          "passes": (verdicts["verdict"] == "pass").astype("int64"),
+                          "missing": (verdicts["verdict"] == "missing").astype("int64")})
+    grouped = frame.groupby(["criterion", "case_id"], sort=False)
+    out = grouped.agg(cluster=("cluster", "first"), epochs=("passes", "size"), passes=("passes", "sum"),
+                      missing=("missing", "sum")).reset_index()
+    return out.astype({"epochs": "int64", "passes": "int64", "missing": "int64"})
+
+
+@dataclass(frozen=True)
+class ReducedSums:
+    """One criterion's reduced values summed per cluster.
+
+    ``sums`` (Σ of the cases' values) and ``sizes`` (cases) per cluster; ``binary`` when every value is
+    0 or 1; ``cases_at_one`` cases whose value is 1; ``all_missing`` cases whose every row is missing;
+    ``left_out`` cases with fewer rows than k (not reduced).
+    """
+
+    reduction: Reduction
+    sums: np.ndarray
+    sizes: np.ndarray
+    binary: bool
+    cases_at_one: int
+    all_missing: int
+    left_out: int
+    failing_clusters: int
+
+    @property
+    def cases(self) -> int:
+        return int(self.sizes.sum())
+
+
+def reduced_sums(counts: pd.DataFrame, reduction: Reduction) -> ReducedSums:
+    """The per-cluster sums of one criterion's per-case values (``counts``: its rows of :func:`epoch_counts`)."""
+    enough = counts["epochs"].to_numpy() >= reduction.k
+    used = counts[enough]
+    n, c = used["epochs"].to_numpy(np.int64), used["passes"].to_numpy(np.int64)
+    values = reduce_counts(n, c, reduction) if len(used) else np.zeros(0)
+    codes, _ = pd.factorize(used["cluster"], sort=False)
+    g = int(codes.max()) + 1 if len(codes) else 0
+    sums = np.bincount(codes, weights=values, minlength=g) if g else np.zeros(0)
+    sizes = np.bincount(codes, minlength=g).astype(np.int64) if g else np.zeros(0, np.int64)
+    at_one = np.isclose(values, 1.0)
+    below = np.bincount(codes, weights=(~at_one).astype(float), minlength=g) if g else np.zeros(0)
+    binary = bool(np.all(at_one | np.isclose(values, 0.0)))
+    return ReducedSums(reduction, sums, sizes, binary, int(at_one.sum()),
+                       int((used["missing"].to_numpy() == n).sum()), int((~enough).sum()),
+                       int(np.count_nonzero(below > 0)))
+
+
+def reduced_interval(rs: ReducedSums, release: ReleaseConfig) -> tuple[Interval, str, bool]:
+    """The interval of a reduced criterion, a note when the gate's bootstrap was replaced, and whether it
+    counts as clustered (approximate) for the gate's rules: a cluster holding more than one case, or
+    fractional values."""
+    clustered = bool((rs.sizes > 1).any()) or not rs.binary
+    if rs.binary:
+        passes = np.rint(rs.sums).astype(np.int64)
+        iv, note = sums_interval(ClusterSums(passes, rs.sizes, rs.all_missing), release, clustered)
+        return iv, note, clustered
+    return fractional_interval(rs.sums, rs.sizes, release.confidence), "", True
+
+
+def _reductions(run: Run, reduce: str | Sequence[str] | None) -> list[Reduction]:
+    if reduce is None:
+        k = run.epochs
+        texts: list[str] = ["mean"] + ([f"pass^{k}", f"pass@{k}"] if k > 1 else [])
+    elif isinstance(reduce, str):
+        texts = [reduce]
+    else:
+        texts = list(reduce)
+    out = []
+    for text in texts:
+        try:
+            r = parse_reduce(text)
+        except ValueError as exc:
+            raise OloproofError(f"reduce={text!r}: {exc}") from None
+        if r.k > run.epochs:
+            raise OloproofError(f"reduce={text!r} needs at least {r.k} epochs; run {run.run_id} has "
+                                f"epochs={run.epochs} (run it with epochs={r.k} or more)")
+        out.append(r)
+    return out
+
+
+def reduce_epochs(run: Run, reduce: str | Sequence[str] | None = None, release: ReleaseLike | None = None,
+                  by_case: bool = False) -> pd.DataFrame:
+    """Every criterion reduced over the epochs of each case: mean (pass@1), pass^k, pass@k.
+
+    Parameters
+    ----------
+    run : Run
+        A run (``op.run(suite, epochs=k)``, or ``epochs: k`` in oloproof.yaml).
+    reduce : str or list of str, optional
+        ``mean``, ``pass^k``, ``pass@k`` (k ≤ the run's epochs). Default: ``mean``, ``pass^K`` and
+        ``pass@K`` with K the run's epochs (only ``mean`` when K = 1).
+    release : ReleaseConfig, dict or path, optional
+        Confidence and methods of the intervals (default: the run's release.yaml).
+    by_case : bool
+        Return the per-case values instead.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per criterion × reduction: ``criterion, reduce, k, cases, n_clusters, rate, ci_low,
+        ci_high, method, left_out, reason``. ``cases``: cases reduced (a derived case counts as a case);
+        ``rate``: the mean of their values; ``left_out``: cases with fewer than k rows of the criterion
+        (e.g. a fault replay made in only some epochs), not reduced. With ``by_case``: ``case_id,
+        cluster, criterion, epochs, passes, missing, reduce, value``.
+
+    Raises
+    ------
+    OloproofError
+        A ``reduce`` that is not ``mean``/``pass^k``/``pass@k``, or whose k exceeds the run's epochs.
+
+    Notes
+    -----
+    Per case with n rows (epochs) and c passes: mean c/n; pass^k = C(c,k)/C(n,k) (Yao et al. 2024);
+    pass@k = 1 − C(n−c,k)/C(n,k) (Chen et al. 2021). ``mean`` is the gate's rate and interval (Σc/Σn
+    over the verdict rows). For pass^k / pass@k each case is one row of value v ∈ [0, 1] in its
+    source's cluster; binary values get the gate's interval, fractional ones the CR2 logit-t interval
+    on per-cluster sums (:func:`oloproof_nb._core.epochs.fractional_interval`).
+
+    Examples
+    --------
+    >>> run = op.run(suite, epochs=5)                   # doctest: +SKIP
+    >>> op.reduce_epochs(run)[["criterion", "reduce", "rate", "ci_low", "ci_high"]]   # doctest: +SKIP
+    """
+    cfg = resolve_release(run, release)
+    reductions = _reductions(run, reduce)
+    verdicts = run.verdicts
+    counts = epoch_counts(verdicts)
+    by_criterion = {name: group for name, group in counts.groupby("criterion", sort=False)}
+    if by_case:
+        parts = []
+        for r in reductions:
+            for criterion in run.criteria:
+                group = by_criterion.get(criterion)
+                if group is None or not len(group):
+                    continue
+                group = group[group["epochs"] >= r.k]
+                values = reduce_counts(group["epochs"].to_numpy(), group["passes"].to_numpy(), r)
+                parts.append(group.assign(reduce=r.text, value=values))
+        if not parts:
+            return pd.DataFrame({c: [] for c in CASE_COLUMNS})
+        return pd.concat(parts, ignore_index=True)[CASE_COLUMNS]
+    clustered = run_is_clustered(run)
+    mean_sums = {key[0]: value for key, value in criterion_sums(verdicts).items()}
+    rows: list[dict[str, Any]] = []
+    for r in reductions:
+        for criterion in run.criteria:
+            group = by_criterion.get(criterion)
+            row: dict[str, Any] = {"criterion": criterion, "reduce": r.text, "k": r.k, "cases": 0, "n_clusters": 0,
+                                   "rate": math.nan, "ci_low": math.nan, "ci_high": math.nan, "method": "",
+                                   "left_out": 0, "reason": ""}
+            if group is None or not len(group):
+                row["reason"] = "no_evidence"
+                rows.append(row)
+                continue
+            if r.kind == "mean":
+                sums = mean_sums[criterion]
+                iv, note = sums_interval(sums, cfg, clustered)
+                row.update(cases=len(group), n_clusters=int(sums.rows.size))
+            else:
+                rs = reduced_sums(group, r)
+                row.update(cases=rs.cases, n_clusters=int(rs.sizes.size), left_out=rs.left_out)
+                if not rs.cases:
+                    row["reason"] = f"no case has {r.k} rows"
+                    rows.append(row)
+                    continue
+                iv, note, _ = reduced_interval(rs, cfg)
+            row.update(rate=iv.estimate, ci_low=iv.low, ci_high=iv.high, method=iv.method,
+                       reason="; ".join(n for n in (note, iv.reason) if n))
+            rows.append(row)
+    out = pd.DataFrame(rows, columns=EPOCHS_COLUMNS)
+    return out.astype({"criterion": TEXT, "reduce": TEXT, "k": "int64", "cases": "int64", "n_clusters": "int64",
+                       "rate": "float64", "ci_low": "float64", "ci_high": "float64", "method": TEXT,
+                       "left_out": "int64", "reason": TEXT})
