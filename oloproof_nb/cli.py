@@ -287,6 +287,8 @@ def _print_gate(result: Run, release: str | None = None) -> int:
     g = gate(result, release=release)
     shown = ["criterion", "n", "passed", "missing", "rate", "ci_low", "ci_high", "method", "threshold", "verdict",
              "reason"]
+    if "reduce" in g.table.columns and (g.table["reduce"] != "mean").any():  # a criterion reduced over epochs
+        shown.insert(1, "reduce")
     rows = [[fmt_number(v) for v in row] for row in g.table[shown].itertuples(index=False, name=None)]
     print(text_table(rows, shown))
     for finding in g.findings:  # read from the run: `oloproof gate RUN_DIR` knows them without the suite

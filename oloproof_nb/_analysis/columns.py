@@ -326,6 +326,8 @@ SLICES = FrameSpec("slices", (
     Column("ci_high", "float64", "Upper end."),
     Column("few_clusters", "bool", "clusters < min_clusters: read the interval with care."),
     Column("method", TEXT, "The method that produced the interval (empty when the bin is empty)."),
+    Column("reduce", TEXT, "The criterion's reduction over epochs (release.yaml): ``mean`` (every epoch a row), or "
+           "``pass^k`` / ``pass@k`` (each case's epochs in the bin reduced: support counts cases)."),
 ), documented=11)
 
 #: The frames of a Run, by attribute name.

@@ -34,18 +34,19 @@ __all__ = ["Run", "Gate", "run", "load_run", "load_runs", "gate", "progress_bar"
 class Run(_run.Run):
     """A stored run as a notebook shows it: every frame (see the base class), a case panel, an HTML summary."""
 
-    def panel(self, case_id: str, run_id: str | None = None) -> CasePanel:
+    def panel(self, case_id: str, run_id: str | None = None, epoch: int = 1) -> CasePanel:
         """The case panel: input, steps, verdicts and every compared path (HTML in Jupyter).
 
         On a pooled run (:func:`load_runs`) a case id may be in several runs: ``run_id`` picks one.
+        A run with ``epochs`` shows the case's epochs side by side and ``epoch`` (default 1) in detail.
         """
         if run_id is None:
-            return CasePanel(self, case_id)
+            return CasePanel(self, case_id, epoch)
         member = next((m for m in self.runs if m.run_id == run_id), None)
         if member is None:
             ids = ", ".join(r.run_id for r in self.runs)
             raise OloproofError(f"run_id={run_id!r}: not one of this run's runs ({ids})")
-        return CasePanel(member, case_id)
+        return CasePanel(member, case_id, epoch)
 
     def replay_counts(self) -> tuple[int, int]:
         """``(live, cached)``: replays this run made, and replays it took from the replay cache."""

@@ -244,34 +244,31 @@ def test_release_reduce_syntax_and_k_errors(tmp_path: Path, runs: dict[int, op.R
         op.reduce_epochs(runs[3], reduce="best^2")
 
 
-def test_cli_gate_names_the_file_and_key(tmp_path: Path) -> None:
-    import subprocess
-    import sys
+def test_cli_names_the_file_and_key(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from oloproof_nb.cli import main
 
     release = {"criteria": {"answer_matches": {"threshold": 0.5, "reduce": "pass^4"}}}
     suite = _suite(tmp_path / "s", epochs=2, release=release, cases=_cases(3))
     out = tmp_path / "r"
-    proc = subprocess.run([sys.executable, "-m", "oloproof_nb.cli", "run", str(suite), "--out", str(out),
-                           "--quiet"], capture_output=True, text=True)
-    assert proc.returncode == 2
-    line = proc.stderr.strip().splitlines()
-    assert len(line) == 1 and "release.yaml" in line[0] and "criteria.answer_matches.reduce" in line[0], proc.stderr
-    assert "Traceback" not in proc.stderr
+    assert main(["run", str(suite), "--out", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(suite / "release.yaml") in err[0], err
+    assert "criteria.answer_matches.reduce: pass^4 needs at least 4 epochs" in err[0]
     assert not out.exists()  # refused before any case ran
-    ok = subprocess.run([sys.executable, "-m", "oloproof_nb.cli", "run", str(suite), "--out", str(out), "--quiet",
-                         "--epochs", "4"], capture_output=True, text=True)
-    assert ok.returncode in (0, 1), ok.stderr
-    assert "pass^4" in ok.stdout or "reduce" in ok.stdout or ok.returncode in (0, 1)
+    op.run(op.load_suite(suite), out=out, epochs=4, progress=False)
     other = tmp_path / "other.yaml"
     other.write_text("criteria:\n  answer_matches: {threshold: 0.5, reduce: 'pass@5'}\n")
-    gate = subprocess.run([sys.executable, "-m", "oloproof_nb.cli", "gate", str(out), "--release", str(other)],
-                          capture_output=True, text=True)
-    assert gate.returncode == 2 and len(gate.stderr.strip().splitlines()) == 1
-    assert str(other) in gate.stderr and "criteria.answer_matches.reduce" in gate.stderr, gate.stderr
-    assert "pass@5 needs at least 5 epochs" in gate.stderr
-    bad = subprocess.run([sys.executable, "-m", "oloproof_nb.cli", "run", str(suite), "--epochs", "0"],
-                         capture_output=True, text=True)
-    assert bad.returncode == 2 and "--epochs 0" in bad.stderr
+    assert main(["gate", str(out), "--release", str(other)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(other) in err[0] and "criteria.answer_matches.reduce" in err[0], err
+    other.write_text("criteria:\n  answer_matches: {threshold: 0.5, reduce: 'pass^'}\n")
+    assert main(["gate", str(out), "--release", str(other)]) == 2
+    err = capsys.readouterr().err
+    assert "criteria.answer_matches.reduce" in err and "not a reduction" in err and "Traceback" not in err
+    assert main(["gate", str(out)]) in (0, 1)  # pass^4 of 4 epochs: fine
+    assert "pass^4" in capsys.readouterr().out
+    assert main(["run", str(suite), "--epochs", "0", "--quiet"]) == 2
+    assert "--epochs 0" in capsys.readouterr().err
 
 
 def test_suite_epochs_key_is_strict(tmp_path: Path) -> None:
@@ -353,3 +350,73 @@ def test_replays_and_pairs_are_made_per_epoch(tmp_path: Path) -> None:
     # validity counts each derived pair once, not once per epoch
     validity = op.validity(run).set_index("transform")
     assert validity.iloc[0]["derived"] == len(derived[derived["epoch"] == 1])
+
+
+# -- slices, panel, plots --------------------------------------------------------------------------------
+
+
+def test_slices_reduce_each_bin_with_the_release_reduction(runs: dict[int, op.Run]) -> None:
+    run = runs[5]
+    release = {"criteria": {"answer_matches": {"threshold": 0.5, "reduce": "pass@2"}}}
+    table = op.slice_table(run, "tool_calls:1,2", release=release)
+    reduced = table[table["criterion"] == "answer_matches"].set_index("bin")
+    assert set(reduced["reduce"]) == {"pass@2"}
+    counts = _hand_counts(run)  # every epoch makes exactly one tool call: all in [1, 2)
+    at = np.mean([1 - math.comb(n - c, 2) / math.comb(n, 2) for n, c in counts.values()])
+    assert reduced.loc["[1, 2)", "support"] == 8  # cases, not epoch rows
+    assert reduced.loc["[1, 2)", "rate"] == pytest.approx(at)
+    assert reduced.loc["<1", "support"] == 0 and math.isnan(reduced.loc["<1", "rate"])
+    plain = table[table["criterion"] == "state_matches"].set_index("bin")
+    assert set(plain["reduce"]) == {"mean"} and plain.loc["[1, 2)", "support"] == 40
+
+
+def test_the_case_panel_shows_the_epochs_side_by_side(runs: dict[int, op.Run]) -> None:
+    run = runs[3]
+    panel = run.panel("c1", epoch=2)
+    assert panel.epoch == 2 and panel.record["case"]["epoch"] == 2
+    assert panel.epochs["epoch"].tolist() == [1, 2, 3]
+    v = run.verdicts
+    mine = v[(v["case_id"] == "c1") & (v["criterion"] == "answer_matches")].sort_values("epoch")
+    assert panel.epochs["answer_matches"].tolist() == mine["verdict"].tolist()
+    assert (panel.verdicts["epoch"] == 2).all() and len(panel.verdicts) == 2
+    text = repr(panel)
+    assert "epoch 2 of 3" in text and "[3]" in text
+    assert "<b>Epochs</b>" in panel._repr_html_()
+    assert len(runs[1].panel("c1").epochs) == 0  # a run without epochs shows no epochs table
+
+
+def test_the_gate_plot_names_the_reduction(runs: dict[int, op.Run]) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    release = {"criteria": {"answer_matches": {"threshold": 0.2, "reduce": "pass^3"}}}
+    ax = op.plots.gate(op.gate(runs[3], release=release))
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert "answer_matches (pass^3)" in labels and "state_matches" in labels
+
+
+def test_resume_drops_the_replays_of_epochs_not_recorded(tmp_path: Path) -> None:
+    """A kill after an epoch's replays were written but before its record: resume replays that epoch again,
+    and never mixes its replays up with another epoch's of the same case."""
+    from oloproof_nb.examples import init_example
+
+    root = init_example("stateful-agent", tmp_path / "demo")
+    suite = op.load_suite(root)
+    full = op.run(suite, out=tmp_path / "full", epochs=2, cache=False, progress=False)
+    cut = tmp_path / "cut"
+    cut.mkdir()
+    for name in ("states.jsonl", "replays.jsonl"):
+        (cut / name).write_bytes((tmp_path / "full" / name).read_bytes())
+    manifest = json.loads((tmp_path / "full" / "manifest.json").read_text())
+    del manifest["finished_at"]
+    (cut / "manifest.json").write_text(json.dumps(manifest))
+    lines = (tmp_path / "full" / "cases.jsonl").read_bytes().splitlines(keepends=True)
+    first = json.loads(lines[0])
+    assert first["case"]["id"] == "ord-001" and "epoch" not in first["case"]
+    (cut / "cases.jsonl").write_bytes(lines[0])  # ord-001 epoch 1 only; epoch 2's replays are orphans
+    resumed = op.run(suite, out=cut, resume=True, cache=False, progress=False)
+    cols = ["case_id", "epoch", "criterion", "verdict", "reason"]
+    pd.testing.assert_frame_equal(resumed.replays[cols], full.replays[cols])
+    stored = [json.loads(line) for line in (cut / "replays.jsonl").read_text().splitlines()]
+    keys = [(r["case_id"], r.get("epoch", 1), r["criterion"], r["kind"]) for r in stored]
+    assert len(keys) == len(set(keys))  # each (case, epoch) replayed once in the final journal
