@@ -253,8 +253,12 @@ class Run:
 
     @property
     def epochs(self) -> int:
-        """How many times each case ran (``epochs``; a pooled run: the largest of its runs')."""
-        return max(r.manifest.epochs for r in self.runs)
+        """How many times each case ran (``epochs``).
+
+        A pooled run (:func:`load_runs`): the sum of its runs' epochs, since :func:`reduce_epochs` counts a
+        case's rows in every pooled run as its epochs (rows are told apart by ``run_id`` and ``epoch``).
+        """
+        return sum(r.manifest.epochs for r in self.runs)
 
     @cached_property
     def records(self) -> list[CaseRecord]:

@@ -15,10 +15,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._core.slicespec import NA_BIN, SliceSpec, parse_slice_spec
-from .columns import SLICES
 from .._config.release import ReleaseConfig
 from .._core.epochs import parse_reduce
+from .._core.slicespec import NA_BIN, SliceSpec, parse_slice_spec
+from .columns import SLICES
 from .epochs import epoch_counts, reduced_interval, reduced_sums
 from .gate import ReleaseLike, criterion_sums, resolve_release, run_is_clustered, sums_interval
 from .run import Run

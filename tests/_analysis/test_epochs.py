@@ -60,8 +60,6 @@ def _coin(case_id: str, p: float, epoch: int) -> bool:
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[int, op.Run]:
-    from tests.conftest import write_jsonl  # noqa: F401 - the same writer the make_suite fixture uses
-
     root = tmp_path_factory.mktemp("epochs")
     suite = _suite(root / "suite")
     return {k: op.run(op.load_suite(suite), epochs=k, out=root / f"run{k}", progress=False) for k in (1, 3, 5)}
@@ -420,3 +418,12 @@ def test_resume_drops_the_replays_of_epochs_not_recorded(tmp_path: Path) -> None
     stored = [json.loads(line) for line in (cut / "replays.jsonl").read_text().splitlines()]
     keys = [(r["case_id"], r.get("epoch", 1), r["criterion"], r["kind"]) for r in stored]
     assert len(keys) == len(set(keys))  # each (case, epoch) replayed once in the final journal
+
+
+def test_pooled_runs_count_as_epochs(runs: dict[int, op.Run]) -> None:
+    pooled = op.load_runs([runs[1].directory, runs[3].directory])
+    assert pooled.epochs == 4
+    counts = _hand_counts(pooled)
+    assert {n for n, _ in counts.values()} == {4}
+    got = op.reduce_epochs(pooled, reduce="pass^4").set_index("criterion").loc["answer_matches", "rate"]
+    assert got == pytest.approx(np.mean([math.comb(c, 4) for _, c in counts.values()]))
