@@ -16,101 +16,24 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
-from .._config.release import ReleaseConfig
-from .._core.binomial import Interval
-from .._core.epochs import Reduction, fractional_interval, parse_reduce, reduce_counts
+from .._core.epochs import Reduction, parse_reduce, reduce_counts
 from ..errors import OloproofError
 from .columns import TEXT
-from .gate import ClusterSums, ReleaseLike, criterion_sums, resolve_release, run_is_clustered, sums_interval
+from .gate import ReleaseLike, criterion_sums, reduced_interval, resolve_release, run_is_clustered, sums_interval
+from .reduce import epoch_counts, reduced_sums
 from .run import Run
 
-__all__ = ["reduce_epochs", "epoch_counts", "ReducedSums", "reduced_sums", "reduced_interval", "EPOCHS_COLUMNS",
-           "CASE_COLUMNS"]
+__all__ = ["reduce_epochs", "EPOCHS_COLUMNS", "CASE_COLUMNS"]
 
 #: Columns of :func:`reduce_epochs`.
 EPOCHS_COLUMNS = ["criterion", "reduce", "k", "cases", "n_clusters", "rate", "ci_low", "ci_high", "method",
                   "left_out", "reason"]
 #: Columns of ``reduce_epochs(..., by_case=True)``.
 CASE_COLUMNS = ["case_id", "cluster", "criterion", "epochs", "passes", "missing", "reduce", "value"]
-
-
-def epoch_counts(verdicts: pd.DataFrame) -> pd.DataFrame:
-    """Per criterion and case: ``cluster``, ``epochs`` (rows n), ``passes`` (c), ``missing`` (rows missing).
-
-    Rows are the verdict rows of the case's epochs (a case is its ``case_id``: a derived case is a case
-    of its own, in its source's cluster).
-    """
-    if not len(verdicts):
-        return pd.DataFrame({"criterion": pd.Series([], dtype=TEXT), "case_id": pd.Series([], dtype=TEXT),
-                             "cluster": pd.Series([], dtype=TEXT), "epochs": pd.Series([], dtype="int64"),
-                             "passes": pd.Series([], dtype="int64"), "missing": pd.Series([], dtype="int64")})
-    frame = pd.DataFrame({"criterion": verdicts["criterion"], "case_id": verdicts["case_id"],
-                          "cluster": verdicts["cluster"],
-                          "passes": (verdicts["verdict"] == "pass").astype("int64"),
-                          "missing": (verdicts["verdict"] == "missing").astype("int64")})
-    grouped = frame.groupby(["criterion", "case_id"], sort=False)
-    out = grouped.agg(cluster=("cluster", "first"), epochs=("passes", "size"), passes=("passes", "sum"),
-                      missing=("missing", "sum")).reset_index()
-    return out.astype({"epochs": "int64", "passes": "int64", "missing": "int64"})
-
-
-@dataclass(frozen=True)
-class ReducedSums:
-    """One criterion's reduced values summed per cluster.
-
-    ``sums`` (Σ of the cases' values) and ``sizes`` (cases) per cluster; ``binary`` when every value is
-    0 or 1; ``cases_at_one`` cases whose value is 1; ``all_missing`` cases whose every row is missing;
-    ``left_out`` cases with fewer rows than k (not reduced).
-    """
-
-    reduction: Reduction
-    sums: np.ndarray
-    sizes: np.ndarray
-    binary: bool
-    cases_at_one: int
-    all_missing: int
-    left_out: int
-    failing_clusters: int
-
-    @property
-    def cases(self) -> int:
-        return int(self.sizes.sum())
-
-
-def reduced_sums(counts: pd.DataFrame, reduction: Reduction) -> ReducedSums:
-    """The per-cluster sums of one criterion's per-case values (``counts``: its rows of :func:`epoch_counts`)."""
-    enough = counts["epochs"].to_numpy() >= reduction.k
-    used = counts[enough]
-    n, c = used["epochs"].to_numpy(np.int64), used["passes"].to_numpy(np.int64)
-    values = reduce_counts(n, c, reduction) if len(used) else np.zeros(0)
-    codes, _ = pd.factorize(used["cluster"], sort=False)
-    g = int(codes.max()) + 1 if len(codes) else 0
-    sums = np.bincount(codes, weights=values, minlength=g) if g else np.zeros(0)
-    sizes = np.bincount(codes, minlength=g).astype(np.int64) if g else np.zeros(0, np.int64)
-    at_one = np.isclose(values, 1.0)
-    below = np.bincount(codes, weights=(~at_one).astype(float), minlength=g) if g else np.zeros(0)
-    binary = bool(np.all(at_one | np.isclose(values, 0.0)))
-    return ReducedSums(reduction, sums, sizes, binary, int(at_one.sum()),
-                       int((used["missing"].to_numpy() == n).sum()), int((~enough).sum()),
-                       int(np.count_nonzero(below > 0)))
-
-
-def reduced_interval(rs: ReducedSums, release: ReleaseConfig) -> tuple[Interval, str, bool]:
-    """The interval of a reduced criterion, a note when the gate's bootstrap was replaced, and whether it
-    counts as clustered (approximate) for the gate's rules: a cluster holding more than one case, or
-    fractional values."""
-    clustered = bool((rs.sizes > 1).any()) or not rs.binary
-    if rs.binary:
-        passes = np.rint(rs.sums).astype(np.int64)
-        iv, note = sums_interval(ClusterSums(passes, rs.sizes, rs.all_missing), release, clustered)
-        return iv, note, clustered
-    return fractional_interval(rs.sums, rs.sizes, release.confidence), "", True
 
 
 def _reductions(run: Run, reduce: str | Sequence[str] | None) -> list[Reduction]:

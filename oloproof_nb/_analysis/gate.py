@@ -39,15 +39,16 @@ import numpy as np
 import pandas as pd
 
 from .._config.release import ReleaseConfig, check_reductions, load_release, parse_release
-from .._core.epochs import parse_reduce
+from .._core.epochs import fractional_interval, parse_reduce
 from .._core.stats import BOOTSTRAP_MIN_CLUSTERS, Interval, rate_interval_from_sums
 from ..errors import ConfigError, VacuousCheckWarning
 from .columns import GATE
+from .reduce import ReducedSums, epoch_counts, reduced_sums
 from .run import Run
 from .validity import checked_transforms
 
 __all__ = ["Gate", "gate", "GATE_COLUMNS", "ClusterSums", "criterion_sums", "sums_interval", "resolve_release",
-           "ReleaseLike", "NO_CRITERIA", "run_is_clustered", "check_reductions"]
+           "ReleaseLike", "NO_CRITERIA", "run_is_clustered", "reduced_interval"]
 
 GATE_COLUMNS = GATE.names
 #: What ``release=`` accepts: a model, a mapping like release.yaml, or a path to one.
@@ -320,13 +321,23 @@ def gate(run: Run, release: ReleaseLike | None = None) -> Gate:
                 reason="" if len(listed) else NO_CRITERIA, findings=tuple(findings))
 
 
+def reduced_interval(rs: ReducedSums, release: ReleaseConfig) -> tuple[Interval, str, bool]:
+    """The interval of a reduced criterion, a note when the gate's bootstrap was replaced, and whether it
+    counts as clustered (approximate) for the gate's rules: a cluster holding more than one case, or
+    fractional values."""
+    clustered = bool((rs.sizes > 1).any()) or not rs.binary
+    if rs.binary:
+        passes = np.rint(rs.sums).astype(np.int64)
+        iv, note = sums_interval(ClusterSums(passes, rs.sizes, rs.all_missing), release, clustered)
+        return iv, note, clustered
+    return fractional_interval(rs.sums, rs.sizes, release.confidence), "", True
+
+
 def _reduced(run: Run, cfg: ReleaseConfig) -> dict[str, Any]:
     """Per criterion that release.yaml reduces with pass^k or pass@k: its reduced cluster sums."""
     wanted = {c: parse_reduce(cfg.reduce_of(c)) for c in run.criteria if cfg.reduce_of(c) != "mean"}
     if not wanted:
         return {}
-    from .epochs import epoch_counts, reduced_sums  # epochs.py builds on this module
-
     counts = epoch_counts(run.verdicts)
     groups = dict(tuple(counts.groupby("criterion", sort=False)))
     return {c: reduced_sums(groups[c], r) if c in groups else None for c, r in wanted.items()}
@@ -339,8 +350,6 @@ def _reduced_row(criterion: str, ev: Any, rs: Any, cfg: ReleaseConfig, checked: 
     ``n`` counts cases, ``passed`` the cases whose value is 1, ``missing`` the cases whose every epoch is
     missing; the rate is the mean of the values (see :func:`oloproof_nb.reduce_epochs`).
     """
-    from .epochs import reduced_interval
-
     text = cfg.reduce_of(criterion)
     row: dict[str, Any] = {
         "criterion": criterion, "evaluator": ev.type, "n": 0 if rs is None else rs.cases,

@@ -19,8 +19,8 @@ from .._config.release import ReleaseConfig
 from .._core.epochs import parse_reduce
 from .._core.slicespec import NA_BIN, SliceSpec, parse_slice_spec
 from .columns import SLICES
-from .epochs import epoch_counts, reduced_interval, reduced_sums
-from .gate import ReleaseLike, criterion_sums, resolve_release, run_is_clustered, sums_interval
+from .gate import ReleaseLike, criterion_sums, reduced_interval, resolve_release, run_is_clustered, sums_interval
+from .reduce import epoch_counts, reduced_sums
 from .run import Run
 
 __all__ = ["SLICE_COLUMNS", "slice_table"]
