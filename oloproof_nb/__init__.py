@@ -5,12 +5,14 @@ The public API: explicit re-exports, listed in ``__all__``; everything under
 may change. See shared/DESIGN.md and the README.
 """
 
+from ._analysis.epochs import reduce_epochs
 from ._analysis.receipts import outcome_summary, receipts_frame
 from ._analysis.slices import slice_table
 from ._analysis.validity import validity
 from ._config.cases import load_cases
 from ._config.suite import Suite, load_suite
 from ._core.case import Case, Expected, case_digest
+from ._core.epochs import pass_at_k, pass_hat_k
 from ._core.paths import ABSENT, flatten, get_path, leaf_diff, parse_path
 from ._core.receipts import Evidence, OutcomeContract, Receipt, classify_outcome
 from ._core.recorder import RecordedAgent, Recorder, ReplayDiverged
@@ -92,6 +94,10 @@ __all__ = [
     # comparing two runs
     "compare",
     "Comparison",
+    # epochs
+    "reduce_epochs",
+    "pass_hat_k",
+    "pass_at_k",
     # outcome receipts
     "OutcomeContract",
     "Evidence",

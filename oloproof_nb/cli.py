@@ -66,6 +66,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--fsync", choices=["finish", "record"], default="finish",
                      help="force the run's files to the disk when it finishes (default) or after every record")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
+    run.add_argument("--epochs", type=int, default=None, metavar="K",
+                     help="run each case K times, each from a fresh reset (default: the suite's epochs, or 1)")
 
     gate = sub.add_parser("gate", help="the gate of a stored run; exit 0 PASS, 1 BLOCK")
     gate.add_argument("run_dir", help="a run directory (runs/<run_id>/)")
@@ -144,7 +146,7 @@ def _child_run(conn: Any, params: dict[str, Any]) -> None:  # pragma: no cover -
         send("directory", str(out))
         directory = run_suite(suite, workers=params["workers"], out=out, resume=params["resume"],
                               progress=progress, cache=params["cache"], isolation=params["isolation"],
-                              fsync=params["fsync"], run_id=run_id)
+                              fsync=params["fsync"], run_id=run_id, epochs=params["epochs"])
         send("done", str(directory))
     except KeyboardInterrupt as exc:
         from ._run.timeouts import system_traceback
@@ -260,10 +262,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
         raise OloproofError("--resume needs --out DIR (the directory of the interrupted run)")
     if args.workers < 1:
         raise OloproofError(f"--workers {args.workers}: must be at least 1")
+    if args.epochs is not None and args.epochs < 1:
+        raise OloproofError(f"--epochs {args.epochs}: must be at least 1")
     update, close = progress_bar(Path(args.suite).name) if not args.quiet and _stderr_is_tty() else (None, None)
     params = {"suite": args.suite, "out": args.out, "workers": args.workers, "resume": args.resume,
               "cache": not args.no_cache, "isolation": args.isolation, "fsync": args.fsync,
-              "progress": update is not None}
+              "progress": update is not None, "epochs": args.epochs}
     try:
         final, directory, exitcode = _run_in_child(args, params, update)
     finally:
@@ -295,6 +299,8 @@ def _print_gate(result: Run, release: str | None = None) -> int:
     g = gate(result, release=release)
     shown = ["criterion", "n", "passed", "missing", "rate", "ci_low", "ci_high", "method", "threshold", "verdict",
              "reason"]
+    if "reduce" in g.table.columns and (g.table["reduce"] != "mean").any():  # a criterion reduced over epochs
+        shown.insert(1, "reduce")
     rows = [[fmt_number(v) for v in row] for row in g.table[shown].itertuples(index=False, name=None)]
     print(text_table(rows, shown))
     for finding in g.findings:  # read from the run: `oloproof gate RUN_DIR` knows them without the suite

@@ -65,7 +65,7 @@ __all__ = ["FRAMES_DIR", "SOURCE_FILE", "FORMAT", "STATE_REF", "journal_fingerpr
 FRAMES_DIR = "frames"
 SOURCE_FILE = "_source.json"
 #: The layout of the copy; a copy of another format is rebuilt.
-FORMAT = 1
+FORMAT = 2  # 2: every frame has ``epoch``
 #: The journal files a copy depends on. ``states.jsonl`` is not one: it only ever gains states (by
 #: address), and a state added changes no frame.
 _JOURNAL = (MANIFEST, CASES, REPLAYS)

@@ -125,6 +125,11 @@ class FrameSpec:
         return "\n".join(f"{c.name} : {c.dtype}\n    {c.doc}" for c in self.columns)
 
 
+#: The ``epoch`` column every frame of a run carries (1 in a run without ``epochs``).
+EPOCH_DOC = ("The epoch (1-based repetition of the case; 1..k with ``epochs: k``, 1 otherwise). The case id "
+             "stays the case's; (case_id, epoch) identifies a row's case run.")
+
+
 def _traj(rec: Any) -> Any:
     return rec.get("trajectory")
 
@@ -155,6 +160,7 @@ CASES = FrameSpec("cases", (
            lambda r: r.get("error")),
     Column("has_state", "bool", "Whether a state (``environment_state/v1``) was recorded.",
            lambda r: r.get("environment_state") is not None),
+    Column("epoch", "int64", EPOCH_DOC, lambda r: r["case"].get("epoch", 1)),
     Column("started_at", TIME, "When the case started (UTC).", lambda r: r["started_at"]),
     Column("metadata", JSON, "The case's ``metadata`` (a dict, empty when none).",
            lambda r: r["case"].get("metadata") or {}),
@@ -171,6 +177,7 @@ STEPS = FrameSpec("steps", (
     Column("result", JSON, "What the tool returned (None on message rows).",
            lambda t: t[2].get("result") if t[2].get("kind") == "tool_call" else None),
     Column("is_error", "bool", "Whether the tool result reports a failure (``result_is_error``).", lambda t: t[3]),
+    Column("epoch", "int64", EPOCH_DOC, lambda t: t[4]),
     Column("role", TEXT, "A message's role (missing on tool rows).",
            lambda t: None if t[2].get("kind") == "tool_call" else t[2].get("role")),
     Column("content", JSON, "A message's content (None on tool rows).",
@@ -183,6 +190,7 @@ SNAPSHOTS = FrameSpec("snapshots", (
     Column("captured_at", TIME, "When ``snapshot()`` returned (UTC).", lambda e: e["captured_at"]),
     Column("state_digest", TEXT, "SHA-256 of the state's canonical JSON.", lambda e: e["state_digest"]),
     Column("state", JSON, "The state the case left.", lambda e: e["state"]),
+    Column("epoch", "int64", EPOCH_DOC, lambda e: e.get("epoch", 1)),
     Column("case_digest", TEXT, "The case's digest.", lambda e: e["case_digest"]),
     Column("system_version", TEXT, "The system's ``version`` (missing when it has none).",
            lambda e: e.get("system_version")),
@@ -194,6 +202,7 @@ CHANGES = FrameSpec("changes", (
     Column("path", TEXT, "A leaf path whose value differs from ``initial_state``.", lambda t: t[1]),
     Column("before", JSON, "Its value in ``initial_state`` (ABSENT when it appeared).", lambda t: t[2]),
     Column("after", JSON, "Its value after the case (ABSENT when it disappeared).", lambda t: t[3]),
+    Column("epoch", "int64", EPOCH_DOC, lambda t: t[4]),
 ), documented=4)
 
 VERDICTS = FrameSpec("verdicts", (
@@ -204,6 +213,7 @@ VERDICTS = FrameSpec("verdicts", (
     Column("verdict", TEXT, "``pass``, ``fail`` or ``missing`` (a missing case never passes).",
            lambda t: t[2]["verdict"]),
     Column("reason", TEXT, "Why (empty for a pass).", lambda t: t[2]["reason"]),
+    Column("epoch", "int64", EPOCH_DOC, lambda t: t[3]),
 ), documented=6)
 
 COMPARISONS = FrameSpec("comparisons", (
@@ -213,6 +223,7 @@ COMPARISONS = FrameSpec("comparisons", (
     Column("expected", JSON, "The expected value (ABSENT: must not exist).", lambda c: c["expected"]),
     Column("actual", JSON, "The value found (ABSENT: does not exist).", lambda c: c["actual"]),
     Column("ok", "bool", "Whether they are equal under the criterion's rule.", lambda c: bool(c["ok"])),
+    Column("epoch", "int64", EPOCH_DOC, lambda c: c.get("epoch", 1)),
 ), documented=6)
 
 REPLAYS = FrameSpec("replays", (
@@ -232,6 +243,7 @@ REPLAYS = FrameSpec("replays", (
     Column("verdict", TEXT, "``pass``, ``fail`` or ``missing``.", lambda r: r["verdict"]),
     Column("reason", TEXT, "Why.", lambda r: r["reason"]),
     Column("cached", "boolean", "Whether both replays came from the replay cache.", lambda r: r["cached"]),
+    Column("epoch", "int64", EPOCH_DOC, lambda r: r.get("epoch", 1)),
 ), documented=12)
 
 PAIRS = FrameSpec("pairs", (
@@ -244,6 +256,7 @@ PAIRS = FrameSpec("pairs", (
            lambda p: p["holds"]),
     Column("label", TEXT, "The pair's human label: ``valid``, ``invalid`` or empty.", lambda p: p["label"]),
     Column("cluster", TEXT, "The source's cluster.", lambda p: p["cluster"]),
+    Column("epoch", "int64", EPOCH_DOC, lambda p: p.get("epoch", 1)),
 ), documented=8)
 
 RECEIPTS = FrameSpec("receipts", (
@@ -262,6 +275,7 @@ RECEIPTS = FrameSpec("receipts", (
     Column("evidence_source", TEXT, "Who observed.", lambda r: r.get("evidence_source")),
     Column("status", TEXT, "``missing`` … ``verified``, or ``waiting``.", lambda r: r["status"]),
     Column("reason", TEXT, "The check that decided.", lambda r: r["reason"]),
+    Column("epoch", "int64", EPOCH_DOC, lambda r: r.get("epoch", 1)),
 ), documented=13)
 
 GATE = FrameSpec("gate", (
@@ -280,6 +294,9 @@ GATE = FrameSpec("gate", (
     Column("reason", TEXT, "Why, and any fallback of the interval."),
     Column("failing_clusters", "int64", "Clusters holding at least one row that did not pass (fail or missing)."),
     Column("vacuous", "bool", "The check cannot fail as configured (see ``op.VacuousCheckWarning``)."),
+    Column("reduce", TEXT, "How the criterion's epochs are reduced: ``mean`` (every epoch a row), ``pass^k`` or "
+           "``pass@k`` (each case one row, its value C(c,k)/C(n,k) or 1 − C(n−c,k)/C(n,k); ``n`` then counts "
+           "cases and ``passed`` the cases whose value is 1)."),
 ), documented=15)
 
 VALIDITY = FrameSpec("validity", (
@@ -309,6 +326,8 @@ SLICES = FrameSpec("slices", (
     Column("ci_high", "float64", "Upper end."),
     Column("few_clusters", "bool", "clusters < min_clusters: read the interval with care."),
     Column("method", TEXT, "The method that produced the interval (empty when the bin is empty)."),
+    Column("reduce", TEXT, "The criterion's reduction over epochs (release.yaml): ``mean`` (every epoch a row), or "
+           "``pass^k`` / ``pass@k`` (each case's epochs in the bin reduced: support counts cases)."),
 ), documented=11)
 
 #: The frames of a Run, by attribute name.

@@ -61,9 +61,19 @@ def decode_absent(value: Any) -> Any:
     return value
 
 
+def _epoch(rec: CaseRecord) -> int:
+    """The epoch of a case record (1 when it has none)."""
+    return int(rec["case"].get("epoch", 1))
+
+
+def _with_epoch(row: Any, epoch: int) -> Any:
+    """A stored row with its record's ``epoch`` (the row itself for epoch 1)."""
+    return row if epoch == 1 else {**row, "epoch": epoch}
+
+
 def steps_items(records: Iterable[CaseRecord], tool_errors: ToolErrorRule = DEFAULT_TOOL_ERRORS,
-                ) -> list[tuple[str, int, Any, bool]]:
-    """The items of :data:`~oloproof_nb._analysis.columns.STEPS`: ``(case id, index, step, is_error)``.
+                ) -> list[tuple[str, int, Any, bool, int]]:
+    """The items of :data:`~oloproof_nb._analysis.columns.STEPS`: ``(case id, index, step, is_error, epoch)``.
 
     ``is_error`` follows the suite's ``tool_errors`` rule.
     """
@@ -71,8 +81,8 @@ def steps_items(records: Iterable[CaseRecord], tool_errors: ToolErrorRule = DEFA
     for rec in records:
         traj = rec.get("trajectory")
         if traj:
-            cid = rec["case"]["id"]
-            items += [(cid, i, s, s.get("kind") == "tool_call" and tool_errors.is_error(s.get("result")))
+            cid, epoch = rec["case"]["id"], _epoch(rec)
+            items += [(cid, i, s, s.get("kind") == "tool_call" and tool_errors.is_error(s.get("result")), epoch)
                       for i, s in enumerate(traj["steps"])]
     return items
 
@@ -83,40 +93,41 @@ def snapshots_items(records: Iterable[CaseRecord]) -> list[Any]:
 
 
 def changes_items(records: Iterable[CaseRecord], diff: Callable[[Any, Any], list[tuple[str, Any, Any]]] = leaf_diff,
-                  ) -> list[tuple[str, str, Any, Any]]:
-    """The items of :data:`~oloproof_nb._analysis.columns.CHANGES`: ``(case id, path, before, after)``."""
+                  ) -> list[tuple[str, str, Any, Any, int]]:
+    """The items of :data:`~oloproof_nb._analysis.columns.CHANGES`: ``(case id, path, before, after, epoch)``."""
     items = []
     for rec in records:
         env = rec.get("environment_state")
         if env is not None:
-            cid = rec["case"]["id"]
-            items += [(cid, path, before, after)
+            cid, epoch = rec["case"]["id"], _epoch(rec)
+            items += [(cid, path, before, after, epoch)
                       for path, before, after in diff(rec["case"].get("initial_state", {}), env["state"])]
     return items
 
 
-def verdicts_items(records: Iterable[CaseRecord], run_rows: Iterable[RunVerdictRow] = ()) -> list[tuple[str, str, Any]]:
-    """The items of :data:`~oloproof_nb._analysis.columns.VERDICTS`: ``(case id, cluster, verdict row)``."""
-    items: list[tuple[str, str, Any]] = [(rec["case"]["id"], rec["case"]["cluster"], v)
-                                         for rec in records for v in rec["verdicts"]]
-    items += [(r["case_id"], r["cluster"], r) for r in run_rows]
+def verdicts_items(records: Iterable[CaseRecord], run_rows: Iterable[RunVerdictRow] = (),
+                   ) -> list[tuple[str, str, Any, int]]:
+    """The items of :data:`~oloproof_nb._analysis.columns.VERDICTS`: ``(case id, cluster, verdict row, epoch)``."""
+    items: list[tuple[str, str, Any, int]] = [(rec["case"]["id"], rec["case"]["cluster"], v, _epoch(rec))
+                                              for rec in records for v in rec["verdicts"]]
+    items += [(r["case_id"], r["cluster"], r, int(r.get("epoch", 1))) for r in run_rows]
     return items
 
 
 def comparisons_items(records: Iterable[CaseRecord]) -> list[dict[str, Any]]:
     """The items of :data:`~oloproof_nb._analysis.columns.COMPARISONS`, stored ABSENT decoded back."""
-    return [{**c, "expected": decode_absent(c["expected"]), "actual": decode_absent(c["actual"])}
-            for rec in records for c in rec["comparisons"]]
+    return [{**c, "expected": decode_absent(c["expected"]), "actual": decode_absent(c["actual"]),
+             "epoch": _epoch(rec)} for rec in records for c in rec["comparisons"]]
 
 
 def replays_items(records: Iterable[CaseRecord]) -> list[Any]:
     """The items of :data:`~oloproof_nb._analysis.columns.REPLAYS`: each case's replay rows."""
-    return [r for rec in records for r in rec.get("replays", [])]
+    return [_with_epoch(r, _epoch(rec)) for rec in records for r in rec.get("replays", [])]
 
 
 def receipts_items(records: Iterable[CaseRecord]) -> list[Any]:
     """The items of :data:`~oloproof_nb._analysis.columns.RECEIPTS`: each case's stored receipts."""
-    return [r for rec in records for r in rec.get("receipts", [])]
+    return [_with_epoch(r, _epoch(rec)) for rec in records for r in rec.get("receipts", [])]
 
 
 def cases_frame(records: Sequence[CaseRecord]) -> pd.DataFrame:

@@ -38,15 +38,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._config.release import ReleaseConfig, load_release, parse_release
+from .._config.release import ReleaseConfig, check_reductions, load_release, parse_release
+from .._core.epochs import fractional_interval, parse_reduce
 from .._core.stats import BOOTSTRAP_MIN_CLUSTERS, Interval, rate_interval_from_sums
 from ..errors import ConfigError, VacuousCheckWarning
 from .columns import GATE
+from .reduce import ReducedSums, epoch_counts, reduced_sums
 from .run import Run
 from .validity import checked_transforms
 
 __all__ = ["Gate", "gate", "GATE_COLUMNS", "ClusterSums", "criterion_sums", "sums_interval", "resolve_release",
-           "ReleaseLike", "NO_CRITERIA", "run_is_clustered"]
+           "ReleaseLike", "NO_CRITERIA", "run_is_clustered", "reduced_interval"]
 
 GATE_COLUMNS = GATE.names
 #: What ``release=`` accepts: a model, a mapping like release.yaml, or a path to one.
@@ -170,7 +172,10 @@ def resolve_release(run: Run, release: ReleaseLike | None) -> ReleaseConfig:
     Criteria ``release`` names must be criteria of the run.
     """
     if release is None:
-        return run.release if run.release is not None else ReleaseConfig()
+        cfg = run.release if run.release is not None else ReleaseConfig()
+        check_reductions(cfg, run.epochs, run.suite_root / "release.yaml" if run.suite_root else "release.yaml",
+                         run.run_id)
+        return cfg
     if isinstance(release, ReleaseConfig):
         cfg = release
         file = "release"
@@ -182,7 +187,10 @@ def resolve_release(run: Run, release: ReleaseLike | None) -> ReleaseConfig:
     if unknown:
         raise ConfigError(file, f"criteria.{unknown[0]}",
                           f"no such criterion in the run; its criteria: {', '.join(run.criteria) or '(none)'}")
+    check_reductions(cfg, run.epochs, file, run.run_id)
     return cfg
+
+
 
 
 def run_is_clustered(run: Run) -> bool:
@@ -284,14 +292,19 @@ def gate(run: Run, release: ReleaseLike | None = None) -> Gate:
         warnings.warn(VacuousCheckWarning(message), stacklevel=2)
     findings = [m for c in run.criteria for m in (stored.get(c, []) + ([fault[c]] if c in fault else []))]
     rows = []
+    reduced = _reduced(run, cfg)
     for criterion in run.criteria:
         ev = evaluator_of[criterion]
+        if criterion in reduced:
+            rows.append(_reduced_row(criterion, ev, reduced[criterion], cfg, checked, stored, fault))
+            continue
         s = sums.get(criterion, ClusterSums(np.zeros(0, np.int64), np.zeros(0, np.int64), 0))
         row: dict[str, Any] = {
             "criterion": criterion, "evaluator": ev.type, "n": s.n, "n_clusters": int(s.rows.size),
             "passed": int(s.passes.sum()), "missing": s.missing,
             "rate": math.nan, "ci_low": math.nan, "ci_high": math.nan, "method": "",
             "failing_clusters": s.failing_clusters, "vacuous": criterion in stored or criterion in fault,
+            "reduce": "mean",
         }
         notes: list[str] = []
         interval = None
@@ -312,6 +325,61 @@ def gate(run: Run, release: ReleaseLike | None = None) -> Gate:
     overall = "PASS" if len(listed) and bool((listed["verdict"] == "PASS").all()) else "BLOCK"
     return Gate(table=table, verdict=overall, release=cfg, clustered=clustered, n_source_clusters=n_source,
                 reason="" if len(listed) else NO_CRITERIA, findings=tuple(findings))
+
+
+def reduced_interval(rs: ReducedSums, release: ReleaseConfig) -> tuple[Interval, str, bool]:
+    """The interval of a reduced criterion, a note when the gate's bootstrap was replaced, and whether it
+    counts as clustered (approximate) for the gate's rules: a cluster holding more than one case, or
+    fractional values."""
+    clustered = bool((rs.sizes > 1).any()) or not rs.binary
+    if rs.binary:
+        passes = np.rint(rs.sums).astype(np.int64)
+        iv, note = sums_interval(ClusterSums(passes, rs.sizes, rs.all_missing), release, clustered)
+        return iv, note, clustered
+    return fractional_interval(rs.sums, rs.sizes, release.confidence), "", True
+
+
+def _reduced(run: Run, cfg: ReleaseConfig) -> dict[str, Any]:
+    """Per criterion that release.yaml reduces with pass^k or pass@k: its reduced cluster sums."""
+    wanted = {c: parse_reduce(cfg.reduce_of(c)) for c in run.criteria if cfg.reduce_of(c) != "mean"}
+    if not wanted:
+        return {}
+    counts = epoch_counts(run.verdicts)
+    groups = dict(tuple(counts.groupby("criterion", sort=False)))
+    return {c: reduced_sums(groups[c], r) if c in groups else None for c, r in wanted.items()}
+
+
+def _reduced_row(criterion: str, ev: Any, rs: Any, cfg: ReleaseConfig, checked: dict[str, bool],
+                 stored: dict[str, list[str]], fault: dict[str, str]) -> dict[str, Any]:
+    """A gate row of a criterion reduced over epochs: each case one row of value pass^k or pass@k.
+
+    ``n`` counts cases, ``passed`` the cases whose value is 1, ``missing`` the cases whose every epoch is
+    missing; the rate is the mean of the values (see :func:`oloproof_nb.reduce_epochs`).
+    """
+    text = cfg.reduce_of(criterion)
+    row: dict[str, Any] = {
+        "criterion": criterion, "evaluator": ev.type, "n": 0 if rs is None else rs.cases,
+        "n_clusters": 0 if rs is None else int(rs.sizes.size), "passed": 0 if rs is None else rs.cases_at_one,
+        "missing": 0 if rs is None else rs.all_missing, "rate": math.nan, "ci_low": math.nan, "ci_high": math.nan,
+        "method": "", "failing_clusters": 0 if rs is None else rs.failing_clusters,
+        "vacuous": criterion in stored or criterion in fault, "reduce": text,
+    }
+    notes: list[str] = []
+    clustered = True
+    if rs is not None and rs.cases:
+        interval, swapped, clustered = reduced_interval(rs, cfg)
+        row.update(rate=interval.estimate, ci_low=interval.low, ci_high=interval.high, method=interval.method)
+        notes += [n for n in (swapped, interval.reason) if n]
+    if rs is not None and rs.left_out:
+        notes.append(f"{rs.left_out} case(s) with fewer than {rs.reduction.k} rows left out of {text}")
+    threshold = cfg.criteria.get(criterion)
+    row["threshold"] = math.nan if threshold is None else float(threshold)
+    verdict, reason = _decide(row, threshold, cfg, clustered, ev, checked)
+    if criterion in fault:
+        notes.append(fault[criterion])
+    row["verdict"] = verdict
+    row["reason"] = "; ".join([reason, *notes] if reason else notes)
+    return row
 
 
 def _decide(row: dict[str, Any], threshold: float | None, cfg: ReleaseConfig, clustered: bool, ev: Any,

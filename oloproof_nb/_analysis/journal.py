@@ -18,15 +18,18 @@ from typing import Any
 
 from .._core.records import CaseRecord, ReplayRecord
 from .._run.states import StateReader, resolve_states, state_refs_of
-from .._run.store import CASES, REPLAYS, read_jsonl
+from .._run.store import CASES, REPLAYS, read_jsonl, replay_key_of
 from ..errors import RunDirError
 
 __all__ = ["Journal", "Line", "LazyRecord"]
 
 # Lines written by ``store.dumps`` start with these keys (records are dicts built in this key order); a
 # line that does not (another writer) is parsed whole instead.
-_CASE_HEAD = re.compile(rb'\{"index":(-?\d+),"case":\{"id":("(?:[^"\\]|\\.)*")')
-_REPLAY_HEAD = re.compile(rb'\{"case_id":("(?:[^"\\]|\\.)*")')
+_CASE_HEAD = re.compile(rb'\{"index":(-?\d+),"case":\{"id":("(?:[^"\\]|\\.)*")(?:,"epoch":(\d+))?')
+_REPLAY_HEAD = re.compile(rb'\{"case_id":("(?:[^"\\]|\\.)*")(?:,"epoch":(\d+))?')
+
+#: What identifies a record of a run: ``(case id, epoch)``.
+Key = tuple[str, int]
 
 
 @dataclass(frozen=True)
@@ -81,23 +84,26 @@ def _parse(path: Path, line: Line, raw: bytes) -> dict[str, Any]:
     return record
 
 
-def _case_key(path: Path, line: Line, raw: bytes) -> tuple[int, str]:
-    """``(index, case id)`` of a case line, read from its first bytes when it was written by the store."""
+def _case_key(path: Path, line: Line, raw: bytes) -> tuple[int, Key]:
+    """``(index, (case id, epoch))`` of a case line, read from its first bytes when it was written by the store."""
     m = _CASE_HEAD.match(raw)
     if m is not None:
         quoted = m.group(2)
-        return int(m.group(1)), quoted[1:-1].decode("utf-8") if b"\\" not in quoted else json.loads(quoted)
+        cid = quoted[1:-1].decode("utf-8") if b"\\" not in quoted else json.loads(quoted)
+        return int(m.group(1)), (cid, int(m.group(3) or 1))
     rec = _parse(path, line, raw)
     try:
-        return int(rec["index"]), str(rec["case"]["id"])
+        return int(rec["index"]), (str(rec["case"]["id"]), int(rec["case"].get("epoch", 1)))
     except (KeyError, TypeError, ValueError):
         raise RunDirError(f"{path}: line {line.lineno}: a case record without index or case id; "
                           "the run directory is damaged") from None
 
 
-def _replay_case(path: Path, line: Line, raw: bytes) -> str:
+def _replay_case(path: Path, line: Line, raw: bytes) -> Key:
     m = _REPLAY_HEAD.match(raw)
-    return json.loads(m.group(1)) if m is not None else str(_parse(path, line, raw).get("case_id"))
+    if m is not None:
+        return json.loads(m.group(1)), int(m.group(2) or 1)
+    return replay_key_of(_parse(path, line, raw))
 
 
 class Journal:
@@ -114,18 +120,19 @@ class Journal:
     def __init__(self, directory: Path, states: StateReader) -> None:
         self.directory = directory
         self.states = states
-        self._cases: dict[str, tuple[int, Line]] | None = None
-        self._replays: dict[str, list[Line]] | None = None
-        self._recent: OrderedDict[str, CaseRecord] = OrderedDict()  # the last records read for a LazyRecord
-        self._order: list[str] | None = None
-        self._position: dict[str, int] = {}
+        self._cases: dict[Key, tuple[int, Line]] | None = None
+        self._replays: dict[Key, list[Line]] | None = None
+        self._recent: OrderedDict[Key, CaseRecord] = OrderedDict()  # the last records read for a LazyRecord
+        self._order: list[Key] | None = None
+        self._position: dict[Key, int] = {}
 
     # -- cases --------------------------------------------------------------------------------
-    def case_index(self) -> dict[str, tuple[int, Line]]:
-        """Case id -> ``(index, line)`` of its record, in case order (a case recorded twice keeps its first)."""
+    def case_index(self) -> dict[Key, tuple[int, Line]]:
+        """``(case id, epoch)`` -> ``(index, line)`` of its record, in case order (a record written twice keeps
+        its first)."""
         if self._cases is None:
             path = self.directory / CASES
-            first: dict[str, tuple[int, Line]] = {}
+            first: dict[Key, tuple[int, Line]] = {}
             for line, raw in _complete_lines(path):
                 index, cid = _case_key(path, line, raw)
                 if cid not in first:
@@ -160,32 +167,33 @@ class Journal:
             refs = [(rec.get("environment_state") or {}).get("state_ref") for rec in stored]
             yield [resolve_states(rec, self.states) for rec in stored], refs  # type: ignore[misc]
 
-    def record(self, case_id: str) -> CaseRecord | None:
-        """The record of one case (states put back), or None when the run has no such case."""
+    def record(self, case_id: str, epoch: int = 1) -> CaseRecord | None:
+        """The record of one case's epoch (states put back), or None when the run has no such record."""
         for attempt in range(2):
-            entry = self.case_index().get(case_id)
+            entry = self.case_index().get((case_id, epoch))
             if entry is None:
                 return None
             stored = self._read_checked(CASES, [entry[1]], attempt)
-            if stored is not None and (stored[0].get("case") or {}).get("id") == case_id:
+            case = (stored[0].get("case") or {}) if stored is not None else {}
+            if stored is not None and case.get("id") == case_id and case.get("epoch", 1) == epoch:
                 return resolve_states(stored[0], self.states)  # type: ignore[return-value]
             self._forget()  # the file changed under the index (a resume cut or rewrote it): index it again
         raise RunDirError(f"{self.directory / CASES}: the record of case {case_id!r} moved while it was read")
 
-    def recent_record(self, case_id: str) -> CaseRecord:
+    def recent_record(self, key: Key) -> CaseRecord:
         """:meth:`record` for a :class:`LazyRecord`: read with the :data:`AHEAD` cases that follow it in case
         order (run-scope evaluators walk the records in that order), the last :data:`RECENT` kept."""
-        rec = self._recent.get(case_id)
+        rec = self._recent.get(key)
         if rec is not None:
-            self._recent.move_to_end(case_id)
+            self._recent.move_to_end(key)
             return rec
         index = self.case_index()
-        if case_id not in index:
-            raise KeyError(case_id)
+        if key not in index:
+            raise KeyError(key)
         if self._order is None:
             self._order = list(index)
             self._position = {cid: i for i, cid in enumerate(self._order)}
-        start = self._position[case_id]
+        start = self._position[key]
         ids = [cid for cid in self._order[start : start + AHEAD] if cid not in self._recent]
         stored = self._read(CASES, [index[cid][1] for cid in ids])
         self.states.many(r for s in stored for r in state_refs_of(s))
@@ -193,37 +201,38 @@ class Journal:
             self._recent[cid] = resolve_states(s, self.states)  # type: ignore[assignment]
         while len(self._recent) > RECENT:
             self._recent.popitem(last=False)
-        return self._recent[case_id]
+        return self._recent[key]
 
     def lazy(self, record: CaseRecord) -> CaseRecord:
         """A :class:`LazyRecord` of ``record``: its case's ids and its status kept, the rest read when asked for."""
         case = record["case"]
         head_case = {k: case[k] for k in _CASE_HEAD_KEYS if k in case}  # type: ignore[literal-required]
         head = {"index": record["index"], "status": record["status"], "error": record.get("error"),
-                "case": LazyRecord(head_case, self, case["id"], "case")}
-        return LazyRecord(head, self, case["id"])  # type: ignore[return-value]
+                "case": LazyRecord(head_case, self, (case["id"], int(case.get("epoch", 1))), "case")}
+        return LazyRecord(head, self, (case["id"], int(case.get("epoch", 1))))  # type: ignore[return-value]
 
     def records(self) -> list[CaseRecord]:
         """Every case record in case order, states put back (the whole journal in memory: prefer frames)."""
         return [rec for chunk, _ in self.chunks(4096) for rec in chunk]
 
     # -- replays ------------------------------------------------------------------------------
-    def _replay_index(self) -> dict[str, list[Line]]:
+    def _replay_index(self) -> dict[Key, list[Line]]:
         if self._replays is None:
             path = self.directory / REPLAYS
-            index: dict[str, list[Line]] = {}
+            index: dict[Key, list[Line]] = {}
             for line, raw in _complete_lines(path):
                 index.setdefault(_replay_case(path, line, raw), []).append(line)
             self._replays = index
         return self._replays
 
-    def replays_of(self, case_id: str) -> list[ReplayRecord]:
-        """The replay records (control and faulted) of one recorded case, states put back."""
+    def replays_of(self, case_id: str, epoch: int = 1) -> list[ReplayRecord]:
+        """The replay records (control and faulted) of one recorded case's epoch, states put back."""
+        key = (case_id, epoch)
         for attempt in range(2):
-            if case_id not in self.case_index():
+            if key not in self.case_index():
                 return []
-            stored = self._read_checked(REPLAYS, self._replay_index().get(case_id, []), attempt)
-            if stored is not None and all(rec.get("case_id") == case_id for rec in stored):
+            stored = self._read_checked(REPLAYS, self._replay_index().get(key, []), attempt)
+            if stored is not None and all(replay_key_of(rec) == key for rec in stored):
                 return [resolve_states(rec, self.states) for rec in stored]  # type: ignore[misc]
             self._forget()
         raise RunDirError(f"{self.directory / REPLAYS}: the replays of case {case_id!r} moved while they were read")
@@ -246,14 +255,14 @@ class Journal:
         """Every replay record of a recorded case, in file order, states put back."""
         recorded = self.case_index()
         return [resolve_states(rec, self.states)  # type: ignore[misc]
-                for rec in read_jsonl(self.directory / REPLAYS) if rec.get("case_id") in recorded]
+                for rec in read_jsonl(self.directory / REPLAYS) if replay_key_of(rec) in recorded]
 
 
 #: Case records a :class:`Journal` keeps for :class:`LazyRecord` reads, and how many it reads at once.
 RECENT = 4096
 AHEAD = 1024
 #: What a :class:`LazyRecord` keeps of its case in memory.
-_CASE_HEAD_KEYS = ("id", "source_id", "transform", "cluster", "digest")
+_CASE_HEAD_KEYS = ("id", "epoch", "source_id", "transform", "cluster", "digest")
 
 
 class LazyRecord(Mapping[str, Any]):
@@ -266,7 +275,7 @@ class LazyRecord(Mapping[str, Any]):
 
     __slots__ = ("_head", "_journal", "_case_id", "_part")
 
-    def __init__(self, head: dict[str, Any], journal: Journal, case_id: str, part: str | None = None) -> None:
+    def __init__(self, head: dict[str, Any], journal: Journal, case_id: Key, part: str | None = None) -> None:
         self._head = head
         self._journal = journal
         self._case_id = case_id

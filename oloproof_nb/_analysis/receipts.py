@@ -59,6 +59,7 @@ def receipts_frame(
         - ``evidence_source`` : who observed
         - ``status`` : one of ``STATUSES``
         - ``reason`` : the check that decided
+        - ``epoch`` : the case's epoch in a run with ``epochs`` (1 otherwise, and for receipts given here)
 
     Examples
     --------

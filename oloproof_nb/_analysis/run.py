@@ -224,26 +224,41 @@ class Run:
         return len(self.cases)
 
     # -- records (read from the journal, one case at a time) --------------------------------
-    def _member_of(self, case_id: str) -> Run:
+    def _member_of(self, case_id: str, epoch: int = 1) -> Run:
         if self._members is None:
             return self
-        holding = [m for m in self._members if case_id in m._journal.case_index()]
+        holding = [m for m in self._members if (case_id, epoch) in m._journal.case_index()]
         if len(holding) != 1:
             where = ", ".join(m.run_id for m in holding) or "none of the pooled runs"
             raise OloproofError(f"case {case_id!r} is in {where}; pick one run: run.runs[i].record({case_id!r})")
         return holding[0]
 
-    def record(self, case_id: str) -> CaseRecord:
-        """The stored record of one case (its states put back), read from the journal."""
-        member = self._member_of(case_id)
-        rec = member._journal.record(case_id)
+    def record(self, case_id: str, epoch: int = 1) -> CaseRecord:
+        """The stored record of one case (its states put back), read from the journal.
+
+        ``epoch``: which repetition, 1..k, of a run with ``epochs`` (see :attr:`epochs`).
+        """
+        member = self._member_of(case_id, epoch)
+        rec = member._journal.record(case_id, epoch)
         if rec is None:
+            if epoch != 1 and member._journal.record(case_id) is not None:
+                raise OloproofError(f"case {case_id!r} has no epoch {epoch} in run {member.run_id} "
+                                    f"(epochs: {member.epochs})")
             raise OloproofError(f"no case {case_id!r} in run {member.run_id}")
         return rec
 
-    def case_replay_records(self, case_id: str) -> list[ReplayRecord]:
-        """The records of ``replays.jsonl`` (control and faulted replays) of one case."""
-        return self._member_of(case_id)._journal.replays_of(case_id)
+    def case_replay_records(self, case_id: str, epoch: int = 1) -> list[ReplayRecord]:
+        """The records of ``replays.jsonl`` (control and faulted replays) of one case's epoch."""
+        return self._member_of(case_id, epoch)._journal.replays_of(case_id, epoch)
+
+    @property
+    def epochs(self) -> int:
+        """How many times each case ran (``epochs``).
+
+        A pooled run (:func:`load_runs`): the sum of its runs' epochs, since :func:`reduce_epochs` counts a
+        case's rows in every pooled run as its epochs (rows are told apart by ``run_id`` and ``epoch``).
+        """
+        return sum(r.manifest.epochs for r in self.runs)
 
     @cached_property
     def records(self) -> list[CaseRecord]:
@@ -264,11 +279,13 @@ class Run:
         """One row per case.
 
         Columns: ``case_id, source_id, transform, cluster, digest, status, answer,
-        n_tool_calls, trajectory_length, duration_s, error, has_state, started_at,
+        n_tool_calls, trajectory_length, duration_s, error, has_state, epoch, started_at,
         metadata`` (see ``oloproof_nb._analysis.columns.CASES`` for each one's
         dtype and meaning). ``status`` is the trajectory's own (``completed``,
         ``failed``, ``waiting``) or the harness's (``error``, ``timeout``).
-        A pooled run's frames start with ``run_id``.
+        A pooled run's frames start with ``run_id``. Every frame carries ``epoch``: the repetition
+        (1..k) of a run with ``epochs: k`` (1 otherwise); ``case_id`` stays the case's, so
+        (``case_id``, ``epoch``) identifies one run of a case, and its rows in every frame.
         """
         return self._frame("cases")
 
@@ -276,7 +293,7 @@ class Run:
     def steps(self) -> pd.DataFrame:
         """One row per trajectory step.
 
-        Columns: ``case_id, step, kind, tool, args, result, is_error, role, content``;
+        Columns: ``case_id, step, kind, tool, args, result, is_error, epoch, role, content``;
         ``kind`` is ``tool_call`` or ``message``, tool fields are empty on message rows.
         """
         return self._frame("steps")
@@ -285,7 +302,7 @@ class Run:
     def snapshots(self) -> pd.DataFrame:
         """One row per recorded state (``environment_state/v1``).
 
-        Columns: ``case_id, schema, captured_at, state_digest, state, case_digest,
+        Columns: ``case_id, schema, captured_at, state_digest, state, epoch, case_digest,
         system_version, run_id``. The states are read from the run's state store
         (each distinct state once) when this frame is first read; rows with the
         same state share one object.
@@ -296,7 +313,7 @@ class Run:
     def changes(self) -> pd.DataFrame:
         """One row per leaf of a recorded state that differs from ``initial_state``.
 
-        Columns: ``case_id, path, before, after`` (ABSENT on the side where the leaf does not exist).
+        Columns: ``case_id, path, before, after, epoch`` (ABSENT on the side where the leaf does not exist).
         """
         return self._frame("changes")
 
@@ -304,8 +321,9 @@ class Run:
     def verdicts(self) -> pd.DataFrame:
         """One row per case × criterion.
 
-        Columns: ``case_id, cluster, criterion, evaluator, verdict, reason``; ``verdict``
-        is ``pass``, ``fail`` or ``missing`` (a missing case never passes).
+        Columns: ``case_id, cluster, criterion, evaluator, verdict, reason, epoch``; ``verdict``
+        is ``pass``, ``fail`` or ``missing`` (a missing case never passes). Every epoch of a case
+        is in the case's cluster.
         """
         return self._frame("verdicts")
 
@@ -313,7 +331,7 @@ class Run:
     def comparisons(self) -> pd.DataFrame:
         """One row per compared path.
 
-        Columns: ``case_id, criterion, path, expected, actual, ok``.
+        Columns: ``case_id, criterion, path, expected, actual, ok, epoch``.
         """
         return self._frame("comparisons")
 
@@ -322,7 +340,8 @@ class Run:
         """One row per fault replay of a case.
 
         Columns: ``case_id, criterion, tool, fault, checkpoint, control_reproduced,
-        recovered, escalated, constraint_broken, verdict, reason, cached``.
+        recovered, escalated, constraint_broken, verdict, reason, cached, epoch`` (each epoch
+        is replayed on its own).
         """
         return self._frame("replays")
 
@@ -330,7 +349,8 @@ class Run:
     def pairs(self) -> pd.DataFrame:
         """One row per metamorphic pair and relation.
 
-        Columns: ``source_id, derived_id, transform, relation, criterion, holds, label, cluster``.
+        Columns: ``source_id, derived_id, transform, relation, criterion, holds, label, cluster, epoch``
+        (a derived case's epoch is paired with its source's same epoch).
         """
         return self._frame("pairs")
 
@@ -340,7 +360,7 @@ class Run:
 
         Columns: ``case_id, artifact_id, run_started_at, observed_at, modified_at,
         expected_sha256, observed_digest, digest_kind, validator, validator_exit_code,
-        evidence_source, status, reason``.
+        evidence_source, status, reason, epoch``.
         """
         return self._frame("receipts")
 

@@ -15,9 +15,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._config.release import ReleaseConfig
+from .._core.epochs import parse_reduce
 from .._core.slicespec import NA_BIN, SliceSpec, parse_slice_spec
 from .columns import SLICES
-from .gate import ReleaseLike, criterion_sums, resolve_release, run_is_clustered, sums_interval
+from .gate import ReleaseLike, criterion_sums, reduced_interval, resolve_release, run_is_clustered, sums_interval
+from .reduce import epoch_counts, reduced_sums
 from .run import Run
 
 __all__ = ["SLICE_COLUMNS", "slice_table"]
@@ -33,6 +36,32 @@ def _bin_labels(values: pd.Series, spec: SliceSpec) -> np.ndarray:
     idx = np.searchsorted(np.asarray(spec.edges, dtype=float), arr, side="right")
     idx = np.where(np.isnan(arr), len(labels) - 1, idx)
     return labels[idx]
+
+
+def _reduced_bins(text: str, criterion: str, cfg: ReleaseConfig, verdicts: pd.DataFrame, row_bins: np.ndarray,
+                  bins: list[tuple[str, float, float]], min_clusters: int) -> list[dict[str, Any]]:
+    """The bins of a criterion release.yaml reduces (pass^k, pass@k): each case's epochs in a bin reduced.
+
+    ``support`` counts the cases reduced in the bin (those with at least k of their rows there),
+    ``passed`` the cases whose value is 1, ``rate`` the mean of the values.
+    """
+    reduction = parse_reduce(cfg.reduce_of(criterion))
+    mine = (verdicts["criterion"] == criterion).to_numpy()
+    rows: list[dict[str, Any]] = []
+    for code, (label, lower, upper) in enumerate(bins):
+        counts = epoch_counts(verdicts[mine & (row_bins == code)])
+        rs = reduced_sums(counts, reduction)
+        row: dict[str, Any] = {
+            "slice": text, "bin": label, "lower": lower, "upper": upper, "criterion": criterion,
+            "support": rs.cases, "clusters": int(rs.sizes.size), "passed": rs.cases_at_one,
+            "rate": math.nan, "ci_low": math.nan, "ci_high": math.nan,
+            "few_clusters": int(rs.sizes.size) < min_clusters, "method": "", "reduce": reduction.text,
+        }
+        if rs.cases:
+            iv, _, _ = reduced_interval(rs, cfg)
+            row.update(rate=iv.estimate, ci_low=iv.low, ci_high=iv.high, method=iv.method)
+        rows.append(row)
+    return rows
 
 
 def slice_table(run: Run, spec: str | SliceSpec, release: ReleaseLike | None = None) -> pd.DataFrame:
@@ -113,12 +142,17 @@ def slice_table(run: Run, spec: str | SliceSpec, release: ReleaseLike | None = N
     labels = [label for label, _, _ in bins]
     bin_of_case = pd.Categorical(_bin_labels(cases[parsed.column], parsed), categories=labels).codes
     verdicts = run.verdicts
-    where = pd.Index(cases["case_id"]).get_indexer(verdicts["case_id"])
+    # each verdict row is binned by its own case run: (case_id, epoch)
+    where = pd.MultiIndex.from_arrays([cases["case_id"], cases["epoch"]]).get_indexer(
+        pd.MultiIndex.from_arrays([verdicts["case_id"], verdicts["epoch"]]))
     na_code = len(labels) - 1
     row_bins = np.where(where >= 0, bin_of_case[np.clip(where, 0, None)], na_code).astype(np.int64)
     sums = criterion_sums(verdicts, by=[row_bins]) if len(verdicts) else {}
     rows: list[dict[str, Any]] = []
     for criterion in run.criteria:
+        if cfg.reduce_of(criterion) != "mean":
+            rows += _reduced_bins(parsed.text, criterion, cfg, verdicts, row_bins, bins, min_clusters)
+            continue
         for code, (label, lower, upper) in enumerate(bins):
             group = sums.get((criterion, code))
             support = 0 if group is None else group.n
@@ -128,7 +162,7 @@ def slice_table(run: Run, spec: str | SliceSpec, release: ReleaseLike | None = N
                 "support": support, "clusters": n_clusters,
                 "passed": 0 if group is None else int(group.passes.sum()),
                 "rate": math.nan, "ci_low": math.nan, "ci_high": math.nan,
-                "few_clusters": n_clusters < min_clusters, "method": "",
+                "few_clusters": n_clusters < min_clusters, "method": "", "reduce": "mean",
             }
             if group is not None and support:
                 iv, _ = sums_interval(group, cfg, clustered)

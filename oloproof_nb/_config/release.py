@@ -5,12 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from ..errors import quote
+from .._core.epochs import REDUCE_HELP, parse_reduce
+from ..errors import ConfigError, quote
 from .files import config_error, read_yaml
 
-__all__ = ["ReleaseConfig", "BootstrapConfig", "RegressionConfig", "load_release", "parse_release"]
+__all__ = ["ReleaseConfig", "BootstrapConfig", "RegressionConfig", "load_release", "parse_release", "check_reductions"]
 
 
 class BootstrapConfig(BaseModel):
@@ -54,6 +55,12 @@ class ReleaseConfig(BaseModel):
         Criterion name → minimum rate; every criterion named here blocks.
     regression : RegressionConfig
         ``margin`` and ``criteria`` of the regression rule of ``op.compare``.
+        Criterion name → minimum rate; every criterion named here blocks. In release.yaml a criterion
+        may also be written ``name: {threshold: 0.8, reduce: pass^3}``: its threshold goes here and its
+        reduction to ``reductions``.
+    reductions : dict of str to str
+        Criterion name → how its epochs are reduced: ``mean`` (pass@1, the default for a criterion not
+        named), ``pass^k`` or ``pass@k`` (see :func:`oloproof_nb.reduce_epochs`).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -66,6 +73,47 @@ class ReleaseConfig(BaseModel):
     bootstrap: BootstrapConfig = Field(default_factory=BootstrapConfig)
     criteria: dict[str, float] = Field(default_factory=dict)
     regression: RegressionConfig = Field(default_factory=RegressionConfig)
+    reductions: dict[str, str] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _rules(cls, data: Any) -> Any:
+        """``name: {threshold, reduce}`` entries of ``criteria`` split into a threshold and a reduction."""
+        if not isinstance(data, dict) or not isinstance(data.get("criteria"), dict):
+            return data
+        if not any(isinstance(v, dict) for v in data["criteria"].values()):
+            return data
+        criteria: dict[str, Any] = {}
+        reductions: dict[str, Any] = dict(data.get("reductions") or {})
+        for name, rule in data["criteria"].items():
+            if not isinstance(rule, dict):
+                criteria[name] = rule
+                continue
+            unknown = sorted(set(rule) - {"threshold", "reduce"})
+            if unknown:
+                raise ValueError(f"criteria.{name}.{unknown[0]}: unknown key; allowed: threshold, reduce")
+            if "threshold" not in rule:
+                raise ValueError(f"criteria.{name}.threshold: is required (a number between 0 and 1)")
+            criteria[name] = rule["threshold"]
+            if "reduce" in rule:
+                reductions[name] = rule["reduce"]
+        return {**data, "criteria": criteria, "reductions": reductions}
+
+    @field_validator("reductions")
+    @classmethod
+    def _reductions(cls, value: dict[str, str]) -> dict[str, str]:
+        out = {}
+        for name, text in value.items():
+            try:
+                out[name] = parse_reduce(text).text
+            except ValueError:
+                raise ValueError(f"criteria.{name}.reduce: {quote(text)} is not a reduction; allowed: "
+                                 f"{REDUCE_HELP}") from None
+        return out
+
+    def reduce_of(self, criterion: str) -> str:
+        """How ``criterion``'s epochs are reduced (``mean`` unless release.yaml says otherwise)."""
+        return self.reductions.get(criterion, "mean")
 
     @field_validator("criteria", mode="before")
     @classmethod
@@ -98,3 +146,14 @@ def load_release(path: str | Path) -> ReleaseConfig:
     """Read and validate a release.yaml file."""
     path = Path(path)
     return parse_release(read_yaml(path), path)
+
+
+def check_reductions(cfg: ReleaseConfig, epochs: int, file: str | Path, run_id: str | None = None) -> None:
+    """A :class:`ConfigError` naming ``file`` and ``criteria.<name>.reduce`` when a reduction's k exceeds ``epochs``."""
+    for name, text in cfg.reductions.items():
+        k = parse_reduce(text).k
+        if k > epochs:
+            what = f"run {run_id} has" if run_id else "the run has"
+            raise ConfigError(file, f"criteria.{name}.reduce",
+                              f"{text} needs at least {k} epochs; {what} epochs={epochs} "
+                              f"(run with --epochs {k} or more, or reduce with k ≤ {epochs})")

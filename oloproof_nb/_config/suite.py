@@ -113,6 +113,9 @@ class SuiteConfig(BaseModel):
         ``thread`` (default): calls into the system run on helper threads of the run's process,
         waited for at most ``case_timeout_s``. ``process``: each worker is a process, killed and
         replaced when a call overruns, so no case can hang the run (see the README's thread model).
+    epochs : int
+        How many times each case runs, each from a fresh reset (default 1); ``op.run(suite, epochs=k)``
+        overrides it. Every frame carries ``epoch`` (1..k); an epoch stays in its case's cluster.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -127,6 +130,7 @@ class SuiteConfig(BaseModel):
     case_timeout_s: float = Field(default=300.0, gt=0)
     tool_errors: ToolErrorRule = Field(default_factory=ToolErrorRule)
     isolation: Literal["thread", "process"] = "thread"
+    epochs: int = Field(default=1, ge=1, le=10_000, strict=True)
 
     @property
     def criteria(self) -> list[str]:

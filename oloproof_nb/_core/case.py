@@ -50,6 +50,9 @@ class Case(BaseModel):
     digest: str
     source_id: str
     transform: str | None = None
+    #: Which repetition of the case this is (1-based; ``epochs: k`` runs each case k times). Never part
+    #: of the digest: every epoch of a case is the same case.
+    epoch: int = Field(default=1, ge=1)
 
     def digest_fields(self) -> dict[str, Any]:
         """The mapping the digest is computed from (as it would appear in a line)."""
@@ -74,7 +77,10 @@ class Case(BaseModel):
 
     def to_record(self) -> dict[str, Any]:
         """A JSON-ready dict that :meth:`from_record` reads back (an outcome's ``locator`` is left out)."""
-        rec = self.digest_fields()
+        rec: dict[str, Any] = {"id": self.id}
+        if self.epoch != 1:  # right after the id: the journal's index reads both from a line's first bytes
+            rec["epoch"] = self.epoch
+        rec.update(self.digest_fields())
         if self.outcome is not None and "locator" in self.outcome:  # a path: never in a stored record
             rec["outcome"] = {k: v for k, v in self.outcome.items() if k != "locator"}
         rec.update(cluster=self.cluster, metadata=self.metadata, digest=self.digest, source_id=self.source_id,
@@ -84,8 +90,11 @@ class Case(BaseModel):
     @classmethod
     def from_record(cls, rec: dict[str, Any]) -> Case:
         """Rebuild a case stored by :meth:`to_record` (the digest is kept as stored)."""
-        return case_from_mapping(rec, digest_value=rec["digest"], source_id=rec.get("source_id"),
-                      transform=rec.get("transform"))
+        fields = {k: v for k, v in rec.items() if k != "epoch"}
+        case = case_from_mapping(fields, digest_value=rec["digest"], source_id=rec.get("source_id"),
+                                 transform=rec.get("transform"))
+        epoch = rec.get("epoch", 1)
+        return case if epoch == 1 else case.model_copy(update={"epoch": int(epoch)})
 
 
 def case_digest(obj: dict[str, Any]) -> str:

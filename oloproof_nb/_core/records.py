@@ -69,6 +69,8 @@ class Manifest(BaseModel):
     finished_at: str | None = None
     oloproof_nb: str
     n_cases: int
+    #: How many times each case runs (each a fresh reset): ``epochs`` of oloproof.yaml or ``op.run(epochs=)``.
+    epochs: int = Field(default=1, ge=1)
     digests: dict[str, str] = Field(default_factory=dict)
     #: Digest of the system's code (its module file, the file defining it, and its ``fingerprint()``);
     #: None when it cannot be computed. ``--resume`` refuses a system whose fingerprint differs.
@@ -90,6 +92,8 @@ class CaseDict(TypedDict, total=False):
     """
 
     id: str
+    #: The repetition (1-based) when the run has ``epochs`` > 1; absent for epoch 1.
+    epoch: int
     input: dict[str, Any]
     initial_state: dict[str, Any]
     initial_state_ref: str
@@ -131,6 +135,8 @@ class EnvironmentState(_EnvironmentState, total=False):
 
     state: dict[str, Any]
     state_ref: str
+    #: The case's epoch (absent for epoch 1).
+    epoch: int
 
 
 class VerdictRow(TypedDict):
@@ -147,6 +153,8 @@ class RunVerdictRow(VerdictRow):
 
     case_id: str
     cluster: str
+    #: The epoch of the derived case (and of the source it was compared with); absent for epoch 1.
+    epoch: NotRequired[int]
 
 
 class ComparisonRow(TypedDict):
@@ -206,6 +214,8 @@ class PairRow(TypedDict):
     holds: bool | None
     label: str
     cluster: str
+    #: The epoch of both sides of the pair; absent for epoch 1.
+    epoch: NotRequired[int]
 
 
 class CaseRecord(TypedDict):
@@ -244,6 +254,8 @@ class ReplayRecord(TypedDict):
     """One line of ``replays.jsonl``: a control or faulted replay with its trajectory and state."""
 
     case_id: str
+    #: The epoch of the case replayed (absent for epoch 1).
+    epoch: NotRequired[int]
     criterion: str
     kind: Literal["control", "fault"]
     tool: str

@@ -34,18 +34,19 @@ __all__ = ["Run", "Gate", "run", "load_run", "load_runs", "gate", "progress_bar"
 class Run(_run.Run):
     """A stored run as a notebook shows it: every frame (see the base class), a case panel, an HTML summary."""
 
-    def panel(self, case_id: str, run_id: str | None = None) -> CasePanel:
+    def panel(self, case_id: str, run_id: str | None = None, epoch: int = 1) -> CasePanel:
         """The case panel: input, steps, verdicts and every compared path (HTML in Jupyter).
 
         On a pooled run (:func:`load_runs`) a case id may be in several runs: ``run_id`` picks one.
+        A run with ``epochs`` shows the case's epochs side by side and ``epoch`` (default 1) in detail.
         """
         if run_id is None:
-            return CasePanel(self, case_id)
+            return CasePanel(self, case_id, epoch)
         member = next((m for m in self.runs if m.run_id == run_id), None)
         if member is None:
             ids = ", ".join(r.run_id for r in self.runs)
             raise OloproofError(f"run_id={run_id!r}: not one of this run's runs ({ids})")
-        return CasePanel(member, case_id)
+        return CasePanel(member, case_id, epoch)
 
     def replay_counts(self) -> tuple[int, int]:
         """``(live, cached)``: replays this run made, and replays it took from the replay cache."""
@@ -147,7 +148,7 @@ def progress_bar(desc: str) -> tuple[Progress, Callable[[], None]]:
 def run(suite: Suite | str | Path, system: Any = None, workers: int = 1, executor: Executor | None = None,
         out: str | Path | None = None, resume: bool = False, progress: bool | Progress | None = None,
         chunk_size: int = 8, cache: bool = True, isolation: Isolation | None = None,
-        fsync: Fsync = "finish") -> Run:
+        fsync: Fsync = "finish", epochs: int | None = None) -> Run:
     """Run every case of ``suite`` and return the :class:`Run`.
 
     For each case the sandbox is reset to a deep copy of ``initial_state``,
@@ -188,6 +189,10 @@ def run(suite: Suite | str | Path, system: Any = None, workers: int = 1, executo
     fsync : {"finish", "record"}
         When the run's journals are forced to the disk: when the run finishes (default), or
         after every record (survives a power loss at any moment; one disk flush per record).
+    epochs : int, optional
+        Run each case this many times, each from a fresh reset (default: the suite's ``epochs``,
+        1 unless oloproof.yaml says otherwise). Every frame carries ``epoch`` (1..k); see
+        :func:`reduce_epochs` for pass^k and pass@k. A resumed run keeps the epochs it started with.
 
     Returns
     -------
@@ -207,7 +212,7 @@ def run(suite: Suite | str | Path, system: Any = None, workers: int = 1, executo
     try:
         directory = run_suite(suite, system=system, workers=workers, executor=executor, out=out, resume=resume,
                               progress=callback, chunk_size=chunk_size, cache=cache, isolation=isolation,
-                              fsync=fsync)
+                              fsync=fsync, epochs=epochs)
     finally:
         close()
     return Run.load(directory)

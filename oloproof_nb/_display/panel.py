@@ -52,12 +52,18 @@ class CasePanel:
         mode did not expect: shown first, before the steps.
     tracebacks : list of tuple
         ``(criterion, traceback)`` of every check that raised (a Python check's exception).
+    epoch : int
+        The epoch shown in detail (1 unless asked for; a run without ``epochs`` has only 1).
+    epochs : pandas.DataFrame
+        The case's epochs side by side, one row each: ``epoch, status, answer, n_tool_calls``, then one
+        column per criterion holding its verdict (empty for a run without ``epochs``).
     """
 
-    def __init__(self, run: Run, case_id: str) -> None:
+    def __init__(self, run: Run, case_id: str, epoch: int = 1) -> None:
         self.run = run
-        self.record = run.record(case_id)
+        self.record = run.record(case_id, epoch)
         self.case_id = case_id
+        self.epoch = epoch
         case = self.record["case"]
         self.input: dict[str, Any] = case["input"]
         self.initial_state: dict[str, Any] = case.get("initial_state", {})
@@ -69,14 +75,15 @@ class CasePanel:
         self.traceback: str | None = self.record.get("traceback")
 
         def rows(df: pd.DataFrame) -> pd.DataFrame:
-            return df[df["case_id"] == case_id].reset_index(drop=True)
+            return df[(df["case_id"] == case_id) & (df["epoch"] == epoch)].reset_index(drop=True)
 
         self.steps = rows(run.steps)
         self.verdicts = rows(run.verdicts)
         self.comparisons = rows(run.comparisons)
         self.changes = rows(run.changes)
         self.replays = rows(run.replays)
-        self.replay_records = run.case_replay_records(case_id)
+        self.replay_records = run.case_replay_records(case_id, epoch)
+        self.epochs = self._epochs_side_by_side()
         cases = run.cases
         if case.get("transform"):
             partners = cases["case_id"][cases["case_id"] == case["source_id"]]
@@ -84,10 +91,27 @@ class CasePanel:
             partners = cases["case_id"][(cases["source_id"] == case_id) & (cases["case_id"] != case_id)]
         self.partners: list[str] = list(dict.fromkeys(partners))
         pairs = run.pairs
-        self.pairs = pairs[(pairs["source_id"] == case_id) | (pairs["derived_id"] == case_id)].reset_index(drop=True)
+        self.pairs = pairs[((pairs["source_id"] == case_id) | (pairs["derived_id"] == case_id))
+                           & (pairs["epoch"] == epoch)].reset_index(drop=True)
         self.unexpected = self._unexpected_changes()
         stored: list[dict[str, Any]] = [dict(v) for v in self.record.get("verdicts", [])]
         self.tracebacks = [(str(v["criterion"]), str(v["traceback"])) for v in stored if v.get("traceback")]
+
+    def _epochs_side_by_side(self) -> pd.DataFrame:
+        """One row per epoch of the case: status, answer, tool calls, and each criterion's verdict."""
+        cases = self.run.cases
+        mine = cases[cases["case_id"] == self.case_id]
+        if len(mine) < 2:
+            return pd.DataFrame()
+        out = mine[["epoch", "status", "answer", "n_tool_calls"]].reset_index(drop=True)
+        v = self.run.verdicts
+        v = v[v["case_id"] == self.case_id]
+        if len(v):
+            wide = v.pivot_table(index="epoch", columns="criterion", values="verdict", aggfunc="first")
+            order = [c for c in self.run.criteria if c in wide.columns]
+            out = out.merge(wide[order].reset_index(), on="epoch", how="left")
+        out.columns.name = None
+        return out.sort_values("epoch").reset_index(drop=True)
 
     def _unexpected_changes(self) -> list[dict[str, Any]]:
         """The changes ``changes``-mode state checks did not expect, recomputed from the stored record."""
@@ -140,7 +164,7 @@ class CasePanel:
         ``initial_state.<path>`` where a state transform rewrote the environment), result."""
         out = []
         for pid in self.partners:
-            rec = self.run.record(pid)
+            rec = self.run.record(pid, self.epoch)
             traj = rec.get("trajectory")
             changed = {k: v for k, v in rec["case"]["input"].items() if self.input.get(k) != v}
             source, derived = (self.record["case"], rec["case"]) if rec["case"].get("transform") else (
@@ -160,8 +184,14 @@ class CasePanel:
 
     # -- views ------------------------------------------------------------------------------
     def __repr__(self) -> str:
-        lines = [f"Case {self.case_id} — status {self.status}, answer {preview(self.answer)}",
+        shown = f" (epoch {self.epoch} of {len(self.epochs)})" if len(self.epochs) else ""
+        lines = [f"Case {self.case_id}{shown} — status {self.status}, answer {preview(self.answer)}",
                  f"  input: {preview(self.input)}"]
+        if len(self.epochs):
+            lines.append("  epochs:")
+            for r in self.epochs.to_dict("records"):
+                verdicts = ", ".join(f"{c} {r[c]}" for c in self.epochs.columns[4:])
+                lines.append(f"    [{r['epoch']}] {r['status']}, answer {preview(r['answer'], 40)}: {verdicts}")
         if self.error:
             lines.append(f"  error: {self.error}")
         if self.unexpected:

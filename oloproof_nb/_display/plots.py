@@ -142,7 +142,10 @@ def gate(g: Any, ax: Axes | None = None) -> Axes:
     ax = _axes(ax, 8.0, 1.5 + 0.5 * max(len(table), 1))
     colours = [colour(v) for v in table["verdict"]]
     notes = [f"{r.passed}/{r.n}  {r.verdict}" for r in table.itertuples(index=False)]
-    _interval_rows(ax, table, list(table["criterion"]), colours, table["threshold"], "threshold", notes, "no rows")
+    reduce = table["reduce"] if "reduce" in table.columns else pd.Series("mean", index=table.index)
+    names = [c if r in ("mean", "") or not isinstance(r, str) else f"{c} ({r})"  # a reduced criterion says how
+             for c, r in zip(table["criterion"], reduce, strict=True)]
+    _interval_rows(ax, table, names, colours, table["threshold"], "threshold", notes, "no rows")
     lows = pd.concat([table["ci_low"], table["threshold"]]).astype(float)
     _rate_axis(ax, "x", float(lows.min()) if lows.notna().any() else 0.0)
     is_gate = not isinstance(g, pd.DataFrame)  # a DataFrame's getattr would find its columns

@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from .._core.canonical import digest
 from .._core.case import Case
 from .._core.evaluator import Replay
 from .._core.faults import control_difference
@@ -69,18 +70,24 @@ def make_replay(system: Any, case: Case, recorded: Trajectory, checkpoint: int, 
     key = ""
     if usable is not None:
         steps = [step.model_dump(mode="json") for step in recorded.steps]
+        recording = recording_digest(steps, checkpoint)
+        if case.epoch != 1:  # each epoch replays on its own: a stochastic agent's recovery is sampled k times
+            recording = digest({"recording": recording, "epoch": case.epoch})
         key = replay_key(system_version or "", code_fingerprint or "", case.digest, checkpoint, change_json,
-                         recording_digest(steps, checkpoint))
+                         recording)
     result, env = (Replay(), None) if usable is None else _from_cache(usable, key, case, run_id, system_version,
                                                                         reproduce)
     trace: str | None = None
 
     def write(replay: Replay, env: EnvironmentState | None) -> None:
-        line: ReplayRecord = {
-            "case_id": case.id, "criterion": record["criterion"], "kind": "control" if change_json is None else "fault",
+        line: ReplayRecord = {"case_id": case.id}  # type: ignore[typeddict-item]
+        if case.epoch != 1:  # right after the case id: the journal's index reads both from a line's first bytes
+            line["epoch"] = case.epoch
+        line.update({
+            "criterion": record["criterion"], "kind": "control" if change_json is None else "fault",
             "tool": record["tool"], "fault": record["fault"], "checkpoint": checkpoint, "change": change_json,
             "trajectory": None if replay.trajectory is None else stored_trajectory(replay.trajectory, "replay()"),
-            "environment_state": env, "cached": replay.cached, "error": replay.error}
+            "environment_state": env, "cached": replay.cached, "error": replay.error})
         if trace is not None:
             line["traceback"] = trace
         append(line)

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
+from .._config.release import check_reductions
 from .._config.suite import RELEASE_FILE, SUITE_FILE, Suite, load_suite
 from .._core.canonical import iso, utc_now
 from .._core.case import Case
@@ -37,10 +38,10 @@ from .case import execute_case
 from .context import RunSettings
 from .isolation import ProcessWorkers
 from .replay_cache import REPLAY_CACHE_DIR, ReplayCache
-from .store import Fsync, RunStore, new_run_id, read_cases
+from .store import Fsync, RunStore, new_run_id, read_cases, record_key
 from .systems import as_factory, build, code_fingerprint, version_of
 
-__all__ = ["run_suite", "as_factory", "Progress", "Isolation"]
+__all__ = ["run_suite", "as_factory", "Progress", "Isolation", "with_epochs"]
 
 #: ``progress(done, total)``: called once before the first case and after every finished case.
 Progress = Callable[[int, int], None]
@@ -52,7 +53,7 @@ R = TypeVar("R")
 def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Executor | None = None,
               out: str | Path | None = None, resume: bool = False, progress: Progress | None = None,
               chunk_size: int = 8, cache: bool = True, isolation: Isolation | None = None,
-              fsync: Fsync = "finish", run_id: str | None = None) -> Path:
+              fsync: Fsync = "finish", run_id: str | None = None, epochs: int | None = None) -> Path:
     """Run every case of ``suite`` into a run directory and return the directory.
 
     For each case the sandbox is reset to a deep copy of ``initial_state``,
@@ -60,8 +61,12 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
     ``environment_state/v1`` record beside the trajectory. Records are
     appended to the run directory one at a time, so a crash loses nothing
     that finished. See ``op.run`` for the parameters; ``run_id`` names the run
-    (default: a new one).
+    (default: a new one). ``epochs`` (default: the suite's ``epochs``) runs
+    each case that many times, each from a fresh reset; records are
+    identified by (case id, epoch), and an epoch keeps its case's cluster.
     """
+    if epochs is not None and (not isinstance(epochs, int) or isinstance(epochs, bool) or epochs < 1):
+        raise OloproofError(f"epochs={epochs!r}: must be an integer of at least 1")
     if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
         raise OloproofError(f"workers={workers!r}: must be an integer of at least 1")
     if chunk_size < 1:
@@ -73,6 +78,8 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
         raise OloproofError(f"isolation={isolation!r}: must be 'thread' or 'process'")
     if resume and out is None:
         raise RunDirError("resume=True needs out= (the directory of the interrupted run)")
+    if suite.release is not None and not resume:  # a reduction the run's epochs cannot give: say so before running
+        check_reductions(suite.release, suite.config.epochs if epochs is None else epochs, suite.root / RELEASE_FILE)
     timeout_s = suite.config.case_timeout_s
     replay_cache = ReplayCache(suite.root / REPLAY_CACHE_DIR) if cache else None
     pool: ProcessWorkers | None = None
@@ -87,7 +94,7 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
         systems = _thread_systems(suite, system, workers, executor)
         version, fingerprint = systems.version, systems.fingerprint
     try:
-        store, done = _open_store(suite, out, resume, version, fingerprint, fsync, run_id)
+        store, done = _open_store(suite, out, resume, version, fingerprint, fsync, run_id, epochs)
     except BaseException:
         if pool is not None:
             pool.stop()
@@ -98,8 +105,10 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
                            suite_root=suite.root, evaluators=list(suite.config.evaluators),
                            validators={} if pool is not None else suite.resolve_validators(),
                            append_replay=store.append_replay, cache=replay_cache, code_fingerprint=fingerprint)
-    total, finished = suite.n_cases, len(done)
-    pending = ((index, case) for index, case in enumerate(suite.iter_cases()) if case.id not in done)
+    k = store.manifest.epochs  # a resumed run keeps the epochs it started with
+    total, finished = suite.n_cases * k, len(done)
+    pending = ((index, case) for index, case in enumerate(with_epochs(suite.iter_cases(), k))
+               if (case.id, case.epoch) not in done)
     try:
         if progress is not None:
             progress(finished, total)
@@ -183,15 +192,24 @@ def _thread_systems(suite: Suite, system: Any, workers: int, executor: Executor 
     return _Systems(first, rebuild if fresh else None, version, fingerprint)
 
 
+def with_epochs(cases: Iterable[Case], epochs: int) -> Iterator[Case]:
+    """Each case ``epochs`` times in a row (epoch 1, 2, …, k), each a copy carrying its epoch."""
+    for case in cases:
+        yield case
+        for epoch in range(2, epochs + 1):
+            yield case.model_copy(update={"epoch": epoch})
+
+
 def _open_store(suite: Suite, out: str | Path | None, resume: bool, version: str | None, fingerprint: str | None,
-                fsync: Fsync, run_id: str | None) -> tuple[RunStore, set[str]]:
-    """Create (or lock and reopen) the run directory; the ids of the cases it already holds."""
+                fsync: Fsync, run_id: str | None, epochs: int | None) -> tuple[RunStore, set[tuple[str, int]]]:
+    """Create (or lock and reopen) the run directory; the (case id, epoch) of the records it already holds."""
     if resume:
         directory = Path(str(out))
-        store = RunStore.resume(directory, lambda m: _check_resumable(m, suite, version, fingerprint, directory),
+        store = RunStore.resume(directory,
+                                lambda m: _check_resumable(m, suite, version, fingerprint, directory, epochs),
                                 fsync=fsync)
         try:
-            done = {rec["case"]["id"] for rec in read_cases(directory)}
+            done = {record_key(rec) for rec in read_cases(directory)}
         except BaseException:
             store.close()
             raise
@@ -200,15 +218,19 @@ def _open_store(suite: Suite, out: str | Path | None, resume: bool, version: str
     run_id = run_id or new_run_id(started)
     directory = Path(out) if out is not None else suite.root / "runs" / run_id
     manifest = Manifest(suite=suite.name, run_id=run_id, system_version=version, started_at=iso(started),
-                        oloproof_nb=__version__, n_cases=suite.n_cases, digests=suite.digests,
+                        oloproof_nb=__version__, n_cases=suite.n_cases,
+                        epochs=suite.config.epochs if epochs is None else epochs, digests=suite.digests,
                         code_fingerprint=fingerprint, suite_config=StoredSuite.model_validate(suite.manifest_config()))
     return RunStore.create(directory, manifest, fsync=fsync), set()
 
 
 def _check_resumable(manifest: Manifest, suite: Suite, version: str | None, fingerprint: str | None,
-                     directory: Path) -> None:
+                     directory: Path, epochs: int | None) -> None:
     if manifest.suite != suite.name:
         raise RunDirError(f"{directory}: holds a run of suite {manifest.suite!r}, not {suite.name!r}")
+    if epochs is not None and manifest.epochs != epochs:
+        raise RunDirError(f"{directory}: this run has epochs={manifest.epochs}, not {epochs}; resume it with "
+                          f"epochs={manifest.epochs} (--epochs {manifest.epochs})")
     for name, value in suite.digests.items():
         if manifest.digests.get(name) != value:
             raise RunDirError(f"{directory}: {name} changed since this run started; start a new run instead")

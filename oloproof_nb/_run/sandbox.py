@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import inspect
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,7 +35,7 @@ from ..errors import validation_problem
 from .timeouts import CaseTimeout, SystemRaised, call_with_timeout, describe_exception
 
 __all__ = ["SandboxResult", "SystemContractError", "copy_json", "run_case", "replay_case", "failure_reason",
-           "environment_state", "stored_trajectory", "trajectory_from_stored"]
+           "environment_state", "stored_trajectory", "trajectory_from_stored", "takes_epoch"]
 
 
 class SystemContractError(Exception):
@@ -155,7 +156,7 @@ def environment_state(state: Any, *, run_id: str, case: Case, system_version: st
         raise SystemContractError(f"snapshot() returned a state that is not JSON: {exc}") from None
     except (TypeError, ValueError) as exc:
         raise SystemContractError(f"snapshot() returned a state that is not JSON: {exc}") from None
-    return {
+    env: EnvironmentState = {
         "schema": ENV_SCHEMA,
         "run_id": run_id,
         "case_id": case.id,
@@ -165,6 +166,9 @@ def environment_state(state: Any, *, run_id: str, case: Case, system_version: st
         "state": json.loads(text),
         "state_digest": hashlib.sha256(data).hexdigest(),
     }
+    if case.epoch != 1:
+        env["epoch"] = case.epoch
+    return env
 
 
 @dataclass
@@ -202,10 +206,32 @@ def _in_sandbox(system: Any, case: Case, act: Callable[[], Any], what: str, *, r
 
 def run_case(system: Any, case: Case, *, run_id: str, system_version: str | None,
              timeout_s: float | None) -> SandboxResult:
-    """Reset, ``system.run(input)``, snapshot: one case (exceptions from the system propagate)."""
+    """Reset, ``system.run(input)``, snapshot: one case (exceptions from the system propagate).
+
+    A system whose ``run`` declares a parameter named ``epoch`` is called ``run(input, epoch=e)`` (the
+    case's epoch, 1-based), so a stochastic system can seed itself per (case, epoch).
+    """
     given = copy_json(case.input)
+    if takes_epoch(system):
+        epoch = case.epoch
+        return _in_sandbox(system, case, lambda: system.run(given, epoch=epoch), "run()", run_id=run_id,
+                           system_version=system_version, timeout_s=timeout_s)
     return _in_sandbox(system, case, lambda: system.run(given), "run()", run_id=run_id,
                        system_version=system_version, timeout_s=timeout_s)
+
+
+def takes_epoch(system: Any) -> bool:
+    """Whether ``system.run`` declares a parameter named ``epoch`` (then the runner passes the case's epoch)."""
+    run = getattr(system, "run", None)
+    if run is None:
+        return False
+    try:
+        params = inspect.signature(run).parameters
+    except (TypeError, ValueError):  # a builtin or an object without a signature: called with the input only
+        return False
+    param = params.get("epoch")
+    return param is not None and param.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                                 inspect.Parameter.KEYWORD_ONLY)
 
 
 def replay_case(system: Any, case: Case, recorded: Trajectory, checkpoint: int, change: Change | None, *,

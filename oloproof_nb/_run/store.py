@@ -62,6 +62,7 @@ if sys.platform != "win32":
     import fcntl
 
 __all__ = ["RunStore", "RunLock", "read_jsonl", "read_manifest", "read_cases", "read_replays", "new_run_id",
+           "record_key", "replay_key_of",
            "dumps", "Fsync", "MANIFEST", "CASES", "REPLAYS", "STATES", "LOCK", "INTERNAL_ERROR"]
 
 MANIFEST = "manifest.json"
@@ -174,6 +175,17 @@ def read_manifest(directory: Path) -> Manifest:
         raise RunDirError(f"{path}: {key}: {message}") from None
 
 
+def record_key(record: CaseRecord) -> tuple[str, int]:
+    """What identifies a case record in a run: ``(case id, epoch)`` (epoch 1 when the record has none)."""
+    case = record["case"]
+    return case["id"], int(case.get("epoch", 1))
+
+
+def replay_key_of(record: ReplayRecord | dict[str, Any]) -> tuple[str, int]:
+    """The ``(case id, epoch)`` of the case a replay record belongs to (epoch 1 when it has none)."""
+    return str(record.get("case_id")), int(record.get("epoch", 1) or 1)
+
+
 def read_cases(directory: Path) -> Iterator[CaseRecord]:
     """The case records of ``cases.jsonl`` (a torn last line ignored)."""
     return read_jsonl(directory / CASES)  # type: ignore[return-value]
@@ -219,13 +231,13 @@ def _drop_orphan_replays(directory: Path) -> None:
     path = directory / REPLAYS
     if not path.exists():
         return
-    recorded = {rec["case"]["id"] for rec in read_cases(directory)}
+    recorded = {record_key(rec) for rec in read_cases(directory)}
     tmp = directory / (REPLAYS + ".tmp")
     dropped = 0
     try:
         with path.open("rb") as source, tmp.open("wb") as target:
             for lineno, raw in enumerate(source, start=1):
-                if _parse(path, lineno, raw).get("case_id") in recorded:
+                if replay_key_of(_parse(path, lineno, raw)) in recorded:
                     target.write(raw)
                 else:
                     dropped += 1

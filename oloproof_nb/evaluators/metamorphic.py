@@ -80,8 +80,10 @@ class MetamorphicRelation(Evaluator):
         if transform is None:
             return [], []
         judgements = list(labels.get(self.transform, []))
-        by_id = {rec["case"]["id"]: rec for rec in records}
-        derived = [rec["case"]["id"] for rec in records if rec["case"].get("transform") == self.transform]
+        by_id = {(rec["case"]["id"], rec["case"].get("epoch", 1)): rec for rec in records}
+        # a pair is labeled once for all its epochs
+        derived = list(dict.fromkeys(rec["case"]["id"] for rec in records
+                                     if rec["case"].get("transform") == self.transform))
         checked = transform_checked(judgements, derived, transform.minimum_validity)
         label_of = pair_labels(judgements)
         verdicts: list[RunVerdictRow] = []
@@ -90,17 +92,25 @@ class MetamorphicRelation(Evaluator):
             case = rec["case"]
             if case.get("transform") != self.transform:
                 continue
-            source = by_id.get(case["source_id"])
+            epoch = case.get("epoch", 1)
+            source = by_id.get((case["source_id"], epoch))  # each epoch is paired with its source's same epoch
             if source is None:
                 continue
             holds, reason = compare_pair(self.relation, source, rec)
             label = label_of.get(case["id"], "")
             cluster = source["case"]["cluster"]
-            pairs.append({"source_id": source["case"]["id"], "derived_id": case["id"], "transform": self.transform,
-                          "relation": self.relation, "criterion": self.name, "holds": holds, "label": label,
-                          "cluster": cluster})
+            pair: PairRow = {"source_id": source["case"]["id"], "derived_id": case["id"],
+                             "transform": self.transform, "relation": self.relation, "criterion": self.name,
+                             "holds": holds, "label": label, "cluster": cluster}
+            if epoch != 1:
+                pair["epoch"] = epoch
+            pairs.append(pair)
             if checked and label != "valid":
                 continue
             verdict: Verdict = "missing" if holds is None else ("pass" if holds else "fail")
-            verdicts.append({"case_id": case["id"], "cluster": cluster, **self.verdict(verdict, reason)})
+            row: RunVerdictRow = {"case_id": case["id"], "cluster": cluster,
+                                  **self.verdict(verdict, reason)}  # type: ignore[typeddict-item]
+            if epoch != 1:
+                row["epoch"] = epoch
+            verdicts.append(row)
         return verdicts, pairs

@@ -62,7 +62,7 @@ def test_columns_pinned(tmp_path: Path) -> None:
     g = op.gate(run_suite(make_suite(tmp_path, [True] * 5, release={"criteria": {"answer_matches": 0.5}})))
     assert list(g.table.columns) == GATE_COLUMNS == [
         "criterion", "evaluator", "n", "n_clusters", "passed", "missing", "rate", "ci_low", "ci_high", "method",
-        "threshold", "verdict", "reason", "failing_clusters", "vacuous"]
+        "threshold", "verdict", "reason", "failing_clusters", "vacuous", "reduce"]
 
 
 def test_pass_unclustered_matches_scipy_exact_interval(tmp_path: Path) -> None:

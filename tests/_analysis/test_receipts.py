@@ -39,6 +39,7 @@ def test_receipt_columns_are_pinned() -> None:
         "evidence_source",
         "status",
         "reason",
+        "epoch",
     ]
     assert list(SUMMARY_COLUMNS) == [
         "expected",

@@ -32,7 +32,7 @@ from oloproof_nb.examples import init_example
 CRITERION = "recovers_from_error_at_issue_refund"
 # Written out by hand from shared/DESIGN.md ("Replays" and "run.replays").
 REPLAY_COLUMNS = ["case_id", "criterion", "tool", "fault", "checkpoint", "control_reproduced", "recovered",
-                  "escalated", "constraint_broken", "verdict", "reason", "cached"]
+                  "escalated", "constraint_broken", "verdict", "reason", "cached", "epoch"]
 FAULT_RESULTS = {
     "error": {"ok": False, "error": "error", "message": "issue_refund failed"},
     "timeout": {"ok": False, "error": "timeout", "message": "issue_refund timed out"},

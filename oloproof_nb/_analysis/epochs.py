@@ -1,0 +1,152 @@
+"""Epochs of a run reduced per case: mean (pass@1), pass^k and pass@k, with clustered intervals.
+
+A run with ``epochs: k`` has one verdict row per (case, epoch, criterion). A reduction turns each
+case's n rows with c passes into one value (``_core/epochs.py``): c/n, C(c,k)/C(n,k) or
+1 − C(n−c,k)/C(n,k). A criterion's reduced rate is the mean of its cases' values, with an interval
+over the source clusters (an epoch, like a derived case, stays in its source's cluster):
+
+- ``mean`` is the gate's own computation on the verdict rows (every epoch a row);
+- a reduction whose values are all 0 or 1 (pass^k or pass@k when every case has exactly k rows)
+  uses the gate's interval on the per-cluster sums of those values;
+- fractional values use :func:`~oloproof_nb._core.epochs.fractional_interval`, the CR2 logit-t
+  interval on per-cluster sums of the values.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+
+from .._core.epochs import Reduction, parse_reduce, reduce_counts
+from ..errors import OloproofError
+from .columns import TEXT
+from .gate import ReleaseLike, criterion_sums, reduced_interval, resolve_release, run_is_clustered, sums_interval
+from .reduce import epoch_counts, reduced_sums
+from .run import Run
+
+__all__ = ["reduce_epochs", "EPOCHS_COLUMNS", "CASE_COLUMNS"]
+
+#: Columns of :func:`reduce_epochs`.
+EPOCHS_COLUMNS = ["criterion", "reduce", "k", "cases", "n_clusters", "rate", "ci_low", "ci_high", "method",
+                  "left_out", "reason"]
+#: Columns of ``reduce_epochs(..., by_case=True)``.
+CASE_COLUMNS = ["case_id", "cluster", "criterion", "epochs", "passes", "missing", "reduce", "value"]
+
+
+def _reductions(run: Run, reduce: str | Sequence[str] | None) -> list[Reduction]:
+    if reduce is None:
+        k = run.epochs
+        texts: list[str] = ["mean"] + ([f"pass^{k}", f"pass@{k}"] if k > 1 else [])
+    elif isinstance(reduce, str):
+        texts = [reduce]
+    else:
+        texts = list(reduce)
+    out = []
+    for text in texts:
+        try:
+            r = parse_reduce(text)
+        except ValueError as exc:
+            raise OloproofError(f"reduce={text!r}: {exc}") from None
+        if r.k > run.epochs:
+            raise OloproofError(f"reduce={text!r} needs at least {r.k} epochs; run {run.run_id} has "
+                                f"epochs={run.epochs} (run it with epochs={r.k} or more)")
+        out.append(r)
+    return out
+
+
+def reduce_epochs(run: Run, reduce: str | Sequence[str] | None = None, release: ReleaseLike | None = None,
+                  by_case: bool = False) -> pd.DataFrame:
+    """Every criterion reduced over the epochs of each case: mean (pass@1), pass^k, pass@k.
+
+    Parameters
+    ----------
+    run : Run
+        A run (``op.run(suite, epochs=k)``, or ``epochs: k`` in oloproof.yaml).
+    reduce : str or list of str, optional
+        ``mean``, ``pass^k``, ``pass@k`` (k ≤ the run's epochs). Default: ``mean``, ``pass^K`` and
+        ``pass@K`` with K the run's epochs (only ``mean`` when K = 1).
+    release : ReleaseConfig, dict or path, optional
+        Confidence and methods of the intervals (default: the run's release.yaml).
+    by_case : bool
+        Return the per-case values instead.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per criterion × reduction: ``criterion, reduce, k, cases, n_clusters, rate, ci_low,
+        ci_high, method, left_out, reason``. ``cases``: cases reduced (a derived case counts as a case);
+        ``rate``: the mean of their values; ``left_out``: cases with fewer than k rows of the criterion
+        (e.g. a fault replay made in only some epochs), not reduced. With ``by_case``: ``case_id,
+        cluster, criterion, epochs, passes, missing, reduce, value``.
+
+    Raises
+    ------
+    OloproofError
+        A ``reduce`` that is not ``mean``/``pass^k``/``pass@k``, or whose k exceeds the run's epochs.
+
+    Notes
+    -----
+    Per case with n rows (epochs) and c passes: mean c/n; pass^k = C(c,k)/C(n,k) (Yao et al. 2024);
+    pass@k = 1 − C(n−c,k)/C(n,k) (Chen et al. 2021). ``mean`` is the gate's rate and interval (Σc/Σn
+    over the verdict rows). For pass^k / pass@k each case is one row of value v ∈ [0, 1] in its
+    source's cluster; binary values get the gate's interval, fractional ones the CR2 logit-t interval
+    on per-cluster sums (:func:`oloproof_nb._core.epochs.fractional_interval`).
+
+    Examples
+    --------
+    >>> run = op.run(suite, epochs=5)                   # doctest: +SKIP
+    >>> op.reduce_epochs(run)[["criterion", "reduce", "rate", "ci_low", "ci_high"]]   # doctest: +SKIP
+    """
+    cfg = resolve_release(run, release)
+    reductions = _reductions(run, reduce)
+    verdicts = run.verdicts
+    counts = epoch_counts(verdicts)
+    by_criterion = {name: group for name, group in counts.groupby("criterion", sort=False)}
+    if by_case:
+        parts = []
+        for r in reductions:
+            for criterion in run.criteria:
+                group = by_criterion.get(criterion)
+                if group is None or not len(group):
+                    continue
+                group = group[group["epochs"] >= r.k]
+                values = reduce_counts(group["epochs"].to_numpy(), group["passes"].to_numpy(), r)
+                parts.append(group.assign(reduce=r.text, value=values))
+        if not parts:
+            return pd.DataFrame({c: [] for c in CASE_COLUMNS})
+        return pd.concat(parts, ignore_index=True)[CASE_COLUMNS]
+    clustered = run_is_clustered(run)
+    mean_sums = {key[0]: value for key, value in criterion_sums(verdicts).items()}
+    rows: list[dict[str, Any]] = []
+    for r in reductions:
+        for criterion in run.criteria:
+            group = by_criterion.get(criterion)
+            row: dict[str, Any] = {"criterion": criterion, "reduce": r.text, "k": r.k, "cases": 0, "n_clusters": 0,
+                                   "rate": math.nan, "ci_low": math.nan, "ci_high": math.nan, "method": "",
+                                   "left_out": 0, "reason": ""}
+            if group is None or not len(group):
+                row["reason"] = "no_evidence"
+                rows.append(row)
+                continue
+            if r.kind == "mean":
+                sums = mean_sums[criterion]
+                iv, note = sums_interval(sums, cfg, clustered)
+                row.update(cases=len(group), n_clusters=int(sums.rows.size))
+            else:
+                rs = reduced_sums(group, r)
+                row.update(cases=rs.cases, n_clusters=int(rs.sizes.size), left_out=rs.left_out)
+                if not rs.cases:
+                    row["reason"] = f"no case has {r.k} rows"
+                    rows.append(row)
+                    continue
+                iv, note, _ = reduced_interval(rs, cfg)
+            row.update(rate=iv.estimate, ci_low=iv.low, ci_high=iv.high, method=iv.method,
+                       reason="; ".join(n for n in (note, iv.reason) if n))
+            rows.append(row)
+    out = pd.DataFrame(rows, columns=EPOCHS_COLUMNS)
+    return out.astype({"criterion": TEXT, "reduce": TEXT, "k": "int64", "cases": "int64", "n_clusters": "int64",
+                       "rate": "float64", "ci_low": "float64", "ci_high": "float64", "method": TEXT,
+                       "left_out": "int64", "reason": TEXT})

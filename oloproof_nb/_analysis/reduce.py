@@ -1,0 +1,75 @@
+"""Per-case reductions of a criterion's epochs, summed per cluster (what the gate, slices and
+``op.reduce_epochs`` share; the intervals are the gate's, in ``_analysis/gate.py``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .._core.epochs import Reduction, reduce_counts
+from .columns import TEXT
+
+__all__ = ["epoch_counts", "ReducedSums", "reduced_sums"]
+
+
+def epoch_counts(verdicts: pd.DataFrame) -> pd.DataFrame:
+    """Per criterion and case: ``cluster``, ``epochs`` (rows n), ``passes`` (c), ``missing`` (rows missing).
+
+    Rows are the verdict rows of the case's epochs (a case is its ``case_id``: a derived case is a case
+    of its own, in its source's cluster).
+    """
+    if not len(verdicts):
+        return pd.DataFrame({"criterion": pd.Series([], dtype=TEXT), "case_id": pd.Series([], dtype=TEXT),
+                             "cluster": pd.Series([], dtype=TEXT), "epochs": pd.Series([], dtype="int64"),
+                             "passes": pd.Series([], dtype="int64"), "missing": pd.Series([], dtype="int64")})
+    frame = pd.DataFrame({"criterion": verdicts["criterion"], "case_id": verdicts["case_id"],
+                          "cluster": verdicts["cluster"],
+                          "passes": (verdicts["verdict"] == "pass").astype("int64"),
+                          "missing": (verdicts["verdict"] == "missing").astype("int64")})
+    grouped = frame.groupby(["criterion", "case_id"], sort=False)
+    out = grouped.agg(cluster=("cluster", "first"), epochs=("passes", "size"), passes=("passes", "sum"),
+                      missing=("missing", "sum")).reset_index()
+    return out.astype({"epochs": "int64", "passes": "int64", "missing": "int64"})
+
+
+@dataclass(frozen=True)
+class ReducedSums:
+    """One criterion's reduced values summed per cluster.
+
+    ``sums`` (Σ of the cases' values) and ``sizes`` (cases) per cluster; ``binary`` when every value is
+    0 or 1; ``cases_at_one`` cases whose value is 1; ``all_missing`` cases whose every row is missing;
+    ``left_out`` cases with fewer rows than k (not reduced).
+    """
+
+    reduction: Reduction
+    sums: np.ndarray
+    sizes: np.ndarray
+    binary: bool
+    cases_at_one: int
+    all_missing: int
+    left_out: int
+    failing_clusters: int
+
+    @property
+    def cases(self) -> int:
+        return int(self.sizes.sum())
+
+
+def reduced_sums(counts: pd.DataFrame, reduction: Reduction) -> ReducedSums:
+    """The per-cluster sums of one criterion's per-case values (``counts``: its rows of :func:`epoch_counts`)."""
+    enough = counts["epochs"].to_numpy() >= reduction.k
+    used = counts[enough]
+    n, c = used["epochs"].to_numpy(np.int64), used["passes"].to_numpy(np.int64)
+    values = reduce_counts(n, c, reduction) if len(used) else np.zeros(0)
+    codes, _ = pd.factorize(used["cluster"], sort=False)
+    g = int(codes.max()) + 1 if len(codes) else 0
+    sums = np.bincount(codes, weights=values, minlength=g) if g else np.zeros(0)
+    sizes = np.bincount(codes, minlength=g).astype(np.int64) if g else np.zeros(0, np.int64)
+    at_one = np.isclose(values, 1.0)
+    below = np.bincount(codes, weights=(~at_one).astype(float), minlength=g) if g else np.zeros(0)
+    binary = bool(np.all(at_one | np.isclose(values, 0.0)))
+    return ReducedSums(reduction, sums, sizes, binary, int(at_one.sum()),
+                       int((used["missing"].to_numpy() == n).sum()), int((~enough).sum()),
+                       int(np.count_nonzero(below > 0)))

@@ -1,0 +1,429 @@
+"""Epochs: each case run k times; pass^k and pass@k against hand computation on a seeded stochastic agent.
+
+The agent answers right with probability p, from an RNG seeded by (case, epoch), so every number here
+is computed again in the test from the verdict rows with ``math.comb`` (and a few by literal hand count).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import oloproof_nb as op
+from oloproof_nb._core.cr2 import bell_mccaffrey_df
+
+STOCHASTIC = '''
+import random, zlib
+
+class Coin:
+    """Right with probability input["p"], from an RNG seeded by (case, epoch); the world records the answer."""
+    version = "coin-1"
+
+    def reset(self, state):
+        self.state = dict(state)
+
+    def snapshot(self):
+        return dict(self.state)
+
+    def run(self, input, epoch):
+        rng = random.Random(zlib.crc32(f"{input['id']}/{epoch}".encode()))
+        answer = "yes" if rng.random() < input["p"] else "no"
+        self.state["answered"] = answer
+        return {"steps": [{"kind": "tool_call", "tool": "answer", "args": {"a": answer}, "result": {"ok": True}}],
+                "answer": answer, "status": "completed"}
+'''
+
+P = [0.9, 0.5, 0.2, 0.8, 0.6, 0.95, 0.4, 0.7]
+
+
+def _cases(n: int = 8) -> list[dict[str, Any]]:
+    return [{"id": f"c{i}", "input": {"id": f"c{i}", "p": P[i % len(P)]}, "initial_state": {"answered": None},
+             "expected": {"answer": "yes", "state": {"answered": "yes"}}} for i in range(n)]
+
+
+EVALUATORS = [{"type": "answer_matches"}, {"type": "state_matches", "mode": "subset"}]
+
+
+def _coin(case_id: str, p: float, epoch: int) -> bool:
+    """What the agent answers, computed here independently of the run (the same seeding rule)."""
+    import zlib
+
+    return random.Random(zlib.crc32(f"{case_id}/{epoch}".encode())).random() < p
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[int, op.Run]:
+    root = tmp_path_factory.mktemp("epochs")
+    suite = _suite(root / "suite")
+    return {k: op.run(op.load_suite(suite), epochs=k, out=root / f"run{k}", progress=False) for k in (1, 3, 5)}
+
+
+def _suite(root: Path, epochs: int | None = None, release: dict[str, Any] | None = None,
+           cases: list[dict[str, Any]] | None = None) -> Path:
+    import yaml
+
+    root.mkdir(parents=True)
+    (root / "sysmod.py").write_text(STOCHASTIC, encoding="utf-8")
+    (root / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in (cases or _cases())), encoding="utf-8")
+    body: dict[str, Any] = {"name": "coin", "system": "sysmod:Coin", "evaluators": EVALUATORS}
+    if epochs is not None:
+        body["epochs"] = epochs
+    (root / "oloproof.yaml").write_text(yaml.safe_dump(body, sort_keys=False), encoding="utf-8")
+    if release is not None:
+        (root / "release.yaml").write_text(yaml.safe_dump(release, sort_keys=False), encoding="utf-8")
+    return root
+
+
+def _hand_counts(run: op.Run, criterion: str = "answer_matches") -> dict[str, tuple[int, int]]:
+    v = run.verdicts[run.verdicts["criterion"] == criterion]
+    return {cid: (len(g), int((g["verdict"] == "pass").sum())) for cid, g in v.groupby("case_id")}
+
+
+# -- the runs themselves -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("k", [1, 3, 5])
+def test_every_case_runs_k_times_with_an_epoch_column(runs: dict[int, op.Run], k: int) -> None:
+    run = runs[k]
+    assert run.epochs == k and run.manifest.epochs == k
+    cases = run.cases
+    assert len(cases) == 8 * k
+    assert sorted(cases.groupby("case_id")["epoch"].apply(sorted).iloc[0]) == list(range(1, k + 1))
+    assert not cases.duplicated(["case_id", "epoch"]).any()
+    assert cases["case_id"].isin([f"c{i}" for i in range(8)]).all()  # case_id stays the source id
+    # the cluster of every epoch is its case's
+    assert (cases["cluster"] == cases["case_id"]).all()
+    for name in ("cases", "steps", "snapshots", "changes", "verdicts", "comparisons", "replays", "pairs",
+                 "receipts"):
+        frame = getattr(run, name)
+        assert "epoch" in frame.columns, name
+        assert str(frame["epoch"].dtype) == "int64", name
+    # the agent's answers are those of the seeded coin, epoch by epoch (each epoch a fresh reset)
+    for row in cases.itertuples():
+        p = P[int(row.case_id[1:]) % len(P)]
+        assert row.answer == ("yes" if _coin(row.case_id, p, row.epoch) else "no")
+    snaps = run.snapshots.set_index(["case_id", "epoch"])["state"]
+    assert all(snaps[(r.case_id, r.epoch)] == {"answered": r.answer} for r in cases.itertuples())
+
+
+def test_literal_hand_count(runs: dict[int, op.Run]) -> None:
+    """c2 has p = 0.2: its five coins, computed by hand from the seeding rule, and the estimators on them."""
+    flips = [_coin("c2", 0.2, e) for e in range(1, 6)]
+    c = sum(flips)
+    v = runs[5].verdicts
+    got = v[(v["case_id"] == "c2") & (v["criterion"] == "answer_matches")].sort_values("epoch")
+    assert got["verdict"].tolist() == ["pass" if f else "fail" for f in flips]
+    table = op.reduce_epochs(runs[5], reduce=["pass^2", "pass@2"], by_case=True)
+    row = table[(table["case_id"] == "c2") & (table["criterion"] == "answer_matches")].set_index("reduce")
+    # pass^2 = C(c,2)/C(5,2) = c(c−1)/20; pass@2 = 1 − (5−c)(4−c)/20
+    assert row.loc["pass^2", "value"] == pytest.approx(c * (c - 1) / 20)
+    assert row.loc["pass@2", "value"] == pytest.approx(1 - (5 - c) * (4 - c) / 20)
+
+
+def test_estimators_by_hand() -> None:
+    # 5 epochs, 3 passes: pass^3 = C(3,3)/C(5,3) = 1/10; pass@3 = 1 − C(2,3)/C(5,3) = 1; pass^2 = 3/10
+    assert op.pass_hat_k([5], [3], 3).tolist() == [pytest.approx(0.1)]
+    assert op.pass_at_k([5], [3], 3).tolist() == [1.0]
+    assert op.pass_hat_k([5], [3], 2).tolist() == [pytest.approx(0.3)]
+    # pass@2 with 1 pass of 4: 1 − C(3,2)/C(4,2) = 1 − 3/6
+    assert op.pass_at_k([4], [1], 2).tolist() == [pytest.approx(0.5)]
+    # boundary n == k: all-or-nothing
+    assert op.pass_hat_k([3, 3], [3, 2], 3).tolist() == [1.0, 0.0]
+    assert op.pass_at_k([3, 3], [0, 1], 3).tolist() == [0.0, 1.0]
+    # k = 1 is the mean
+    assert op.pass_hat_k([4], [3], 1).tolist() == op.pass_at_k([4], [3], 1).tolist() == [0.75]
+    with pytest.raises(ValueError, match="n ≥ k"):
+        op.pass_hat_k([2], [1], 3)
+
+
+@pytest.mark.parametrize("k", [1, 3, 5])
+def test_reductions_match_math_comb(runs: dict[int, op.Run], k: int) -> None:
+    run = runs[k]
+    table = op.reduce_epochs(run)
+    expected_reduces = ["mean"] + ([f"pass^{k}", f"pass@{k}"] if k > 1 else [])
+    assert table["reduce"].drop_duplicates().tolist() == expected_reduces
+    for criterion in ("answer_matches", "state_matches"):
+        counts = _hand_counts(run, criterion)
+        for j in range(1, k + 1):
+            hat = [math.comb(c, j) / math.comb(n, j) for n, c in counts.values()]
+            at = [1 - math.comb(n - c, j) / math.comb(n, j) for n, c in counts.values()]
+            got = op.reduce_epochs(run, reduce=[f"pass^{j}", f"pass@{j}"]).set_index(["criterion", "reduce"])
+            assert got.loc[(criterion, f"pass^{j}"), "rate"] == pytest.approx(np.mean(hat), abs=1e-12)
+            assert got.loc[(criterion, f"pass@{j}"), "rate"] == pytest.approx(np.mean(at), abs=1e-12)
+            assert got.loc[(criterion, f"pass^{j}"), "cases"] == 8
+        mean = table.set_index(["criterion", "reduce"]).loc[(criterion, "mean"), "rate"]
+        assert mean == pytest.approx(sum(c for _, c in counts.values()) / (8 * k))
+
+
+def test_fractional_interval_is_the_cr2_logit_t_by_hand(runs: dict[int, op.Run]) -> None:
+    """pass^3 of 5 epochs: fractional values; the interval recomputed here from the CR2 formula."""
+    from scipy import special, stats
+
+    run = runs[5]
+    counts = _hand_counts(run)
+    v = np.array([math.comb(c, 3) / math.comb(n, 3) for n, c in counts.values()])
+    assert not np.isin(v, [0.0, 1.0]).all()  # fractional: the case this test is about
+    p = v.mean()
+    g = len(v)
+    se = math.sqrt(np.sum((v - p) ** 2 / (1 - 1 / g))) / g  # CR2 with singleton clusters
+    t = stats.t.ppf(0.975, bell_mccaffrey_df(np.ones(g, np.int64)))
+    low = special.expit(special.logit(p) - t * se / (p * (1 - p)))
+    high = special.expit(special.logit(p) + t * se / (p * (1 - p)))
+    top = 0.025 ** (1 / g)
+    row = op.reduce_epochs(run, reduce="pass^3").set_index("criterion").loc["answer_matches"]
+    assert row["method"] == "cluster_t"
+    assert row["ci_low"] == pytest.approx(min(low, top, p), abs=1e-12)
+    assert row["ci_high"] == pytest.approx(max(high, 1 - top, p), abs=1e-12)
+
+
+def test_boundary_n_equals_k_uses_the_gates_interval(runs: dict[int, op.Run]) -> None:
+    """pass^5 of 5 epochs: each case is all-or-nothing, so the gate's (binary) interval applies."""
+    run = runs[5]
+    counts = _hand_counts(run)
+    all_pass = sum(1 for n, c in counts.values() if c == n)
+    row = op.reduce_epochs(run, reduce="pass^5").set_index("criterion").loc["answer_matches"]
+    assert row["rate"] == pytest.approx(all_pass / 8)
+    ref = op.rate_interval_from_sums([1] * all_pass + [0] * (8 - all_pass), [1] * 8, method="clopper_pearson")
+    assert (row["ci_low"], row["ci_high"], row["method"]) == (pytest.approx(ref.low), pytest.approx(ref.high),
+                                                             "clopper_pearson")
+
+
+def test_mean_reduction_is_the_gate_on_epoch_rows(runs: dict[int, op.Run]) -> None:
+    run = runs[3]
+    gate = op.gate(run).table.set_index("criterion")
+    mean = op.reduce_epochs(run, reduce="mean").set_index("criterion")
+    assert (gate["reduce"] == "mean").all()
+    for c in ("answer_matches", "state_matches"):
+        assert mean.loc[c, "rate"] == gate.loc[c, "rate"]
+        assert mean.loc[c, "ci_low"] == gate.loc[c, "ci_low"]
+        # epochs share their case's cluster: 8 clusters of 3 rows
+        assert gate.loc[c, "n"] == 24 and gate.loc[c, "n_clusters"] == 8
+    assert op.gate(run).clustered
+
+
+# -- release.yaml: reduce --------------------------------------------------------------------------------
+
+
+def test_gate_applies_the_release_reduction(runs: dict[int, op.Run]) -> None:
+    run = runs[5]
+    release = {"allow_approximate_methods": True, "min_clusters": 2,
+               "criteria": {"answer_matches": {"threshold": 0.2, "reduce": "pass^3"}, "state_matches": 0.2}}
+    table = op.gate(run, release=release).table.set_index("criterion")
+    counts = _hand_counts(run)
+    hat = np.mean([math.comb(c, 3) / math.comb(n, 3) for n, c in counts.values()])
+    assert table.loc["answer_matches", "reduce"] == "pass^3"
+    assert table.loc["answer_matches", "rate"] == pytest.approx(hat)
+    assert table.loc["answer_matches", "n"] == 8  # cases, not epoch rows
+    assert table.loc["answer_matches", "passed"] == sum(1 for n, c in counts.values() if c == n)
+    assert table.loc["state_matches", "reduce"] == "mean" and table.loc["state_matches", "n"] == 40
+    assert table.loc["answer_matches", "threshold"] == 0.2
+
+
+def test_release_reduce_syntax_and_k_errors(tmp_path: Path, runs: dict[int, op.Run]) -> None:
+    bad = {"criteria": {"answer_matches": {"threshold": 0.8, "reduce": "pass^x"}}}
+    with pytest.raises(op.ConfigError, match=r"criteria\.answer_matches\.reduce.*not a reduction"):
+        op.gate(runs[3], release=bad)
+    with pytest.raises(op.ConfigError, match=r"criteria\.answer_matches\.colour: unknown key; allowed: threshold"):
+        op.gate(runs[3], release={"criteria": {"answer_matches": {"threshold": 0.8, "colour": 1}}})
+    with pytest.raises(op.ConfigError, match=r"criteria\.answer_matches\.reduce: pass\^5 needs at least 5 epochs"):
+        op.gate(runs[3], release={"criteria": {"answer_matches": {"threshold": 0.8, "reduce": "pass^5"}}})
+    # k == epochs is fine (boundary)
+    op.gate(runs[3], release={"criteria": {"answer_matches": {"threshold": 0.8, "reduce": "pass@3"}}})
+    with pytest.raises(op.OloproofError, match="needs at least 4 epochs"):
+        op.reduce_epochs(runs[3], reduce="pass^4")
+    with pytest.raises(op.OloproofError, match="not a reduction"):
+        op.reduce_epochs(runs[3], reduce="best^2")
+
+
+def test_cli_names_the_file_and_key(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from oloproof_nb.cli import main
+
+    release = {"criteria": {"answer_matches": {"threshold": 0.5, "reduce": "pass^4"}}}
+    suite = _suite(tmp_path / "s", epochs=2, release=release, cases=_cases(3))
+    out = tmp_path / "r"
+    assert main(["run", str(suite), "--out", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(suite / "release.yaml") in err[0], err
+    assert "criteria.answer_matches.reduce: pass^4 needs at least 4 epochs" in err[0]
+    assert not out.exists()  # refused before any case ran
+    op.run(op.load_suite(suite), out=out, epochs=4, progress=False)
+    other = tmp_path / "other.yaml"
+    other.write_text("criteria:\n  answer_matches: {threshold: 0.5, reduce: 'pass@5'}\n")
+    assert main(["gate", str(out), "--release", str(other)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(other) in err[0] and "criteria.answer_matches.reduce" in err[0], err
+    other.write_text("criteria:\n  answer_matches: {threshold: 0.5, reduce: 'pass^'}\n")
+    assert main(["gate", str(out), "--release", str(other)]) == 2
+    err = capsys.readouterr().err
+    assert "criteria.answer_matches.reduce" in err and "not a reduction" in err and "Traceback" not in err
+    assert main(["gate", str(out)]) in (0, 1)  # pass^4 of 4 epochs: fine
+    assert "pass^4" in capsys.readouterr().out
+    assert main(["run", str(suite), "--epochs", "0", "--quiet"]) == 2
+    assert "--epochs 0" in capsys.readouterr().err
+
+
+def test_suite_epochs_key_is_strict(tmp_path: Path) -> None:
+    suite = _suite(tmp_path / "s", epochs=2, cases=_cases(2))
+    assert op.load_suite(suite).config.epochs == 2
+    text = (suite / "oloproof.yaml").read_text().replace("epochs: 2", "epochs: '2'")
+    (suite / "oloproof.yaml").write_text(text)
+    with pytest.raises(op.ConfigError, match="epochs"):
+        op.load_suite(suite)
+    (suite / "oloproof.yaml").write_text(text.replace("epochs: '2'", "epochs: 0"))
+    with pytest.raises(op.ConfigError, match="epochs"):
+        op.load_suite(suite)
+
+
+def test_suite_epochs_default_and_override(tmp_path: Path) -> None:
+    suite = op.load_suite(_suite(tmp_path / "s", epochs=2, cases=_cases(2)))
+    assert len(op.run(suite, out=tmp_path / "a", progress=False).cases) == 4
+    assert len(op.run(suite, out=tmp_path / "b", epochs=1, progress=False).cases) == 2
+    with pytest.raises(op.OloproofError, match="epochs"):
+        op.run(suite, out=tmp_path / "c", epochs=0, progress=False)
+
+
+# -- resume ----------------------------------------------------------------------------------------------
+
+
+def test_resume_after_a_cut_finishes_the_missing_epochs(tmp_path: Path) -> None:
+    suite = op.load_suite(_suite(tmp_path / "s", cases=_cases(4)))
+    full = op.run(suite, out=tmp_path / "full", epochs=3, progress=False)
+    # an interrupted run: the first 5 records (c0 e1..e3, c1 e1..e2) and a torn sixth line
+    cut = tmp_path / "cut"
+    cut.mkdir()
+    for name in ("manifest.json", "states.jsonl"):
+        (cut / name).write_bytes((tmp_path / "full" / name).read_bytes())
+    manifest = json.loads((cut / "manifest.json").read_text())
+    del manifest["finished_at"]
+    (cut / "manifest.json").write_text(json.dumps(manifest))
+    lines = (tmp_path / "full" / "cases.jsonl").read_bytes().splitlines(keepends=True)
+    (cut / "cases.jsonl").write_bytes(b"".join(lines[:5]) + lines[5][:40])
+    assert not op.load_run(cut).finished and len(op.load_run(cut).cases) == 5
+    with pytest.raises(op.RunDirError, match="epochs=3, not 2"):
+        op.run(suite, out=cut, resume=True, epochs=2, progress=False)
+    resumed = op.run(suite, out=cut, resume=True, progress=False)  # the manifest's epochs
+    assert resumed.finished and resumed.epochs == 3
+    keep = ["case_id", "epoch", "answer", "status"]
+    pd.testing.assert_frame_equal(resumed.cases[keep], full.cases[keep])
+    cols = ["case_id", "epoch", "criterion", "verdict"]
+    pd.testing.assert_frame_equal(resumed.verdicts[cols], full.verdicts[cols])
+    assert resumed.record("c1", epoch=3)["case"]["epoch"] == 3
+    assert resumed.record("c1")["case"].get("epoch", 1) == 1
+    with pytest.raises(op.OloproofError, match="no epoch 4"):
+        resumed.record("c1", epoch=4)
+
+
+# -- fault replays and metamorphic pairs per epoch -------------------------------------------------------
+
+
+def test_replays_and_pairs_are_made_per_epoch(tmp_path: Path) -> None:
+    from oloproof_nb.examples import init_example
+
+    root = init_example("stateful-agent", tmp_path / "demo")
+    run = op.run(op.load_suite(root), out=tmp_path / "run", epochs=2, progress=False)
+    replays, pairs, cases = run.replays, run.pairs, run.cases
+    assert set(replays["epoch"]) == {1, 2} and set(pairs["epoch"]) == {1, 2}
+    per_epoch = replays.groupby("epoch").size()
+    assert per_epoch[1] == per_epoch[2] > 0
+    assert not pairs.duplicated(["derived_id", "relation", "epoch"]).any()
+    assert len(pairs) == 2 * len(pairs[pairs["epoch"] == 1])
+    # a derived case's epochs stay in its source's cluster
+    derived = cases[cases["transform"].notna()]
+    assert (derived["cluster"] == derived["source_id"]).all()
+    # each epoch's replays are stored under that epoch
+    first = run.replays.iloc[0]
+    records = run.case_replay_records(first["case_id"], epoch=2)
+    assert records and all(r.get("epoch") == 2 for r in records)
+    assert all("epoch" not in r for r in run.case_replay_records(first["case_id"]))
+    # the same pair verdicts, epoch by epoch (the example agent is deterministic)
+    v = run.verdicts
+    assert (v[v["epoch"] == 1]["verdict"].tolist() == v[v["epoch"] == 2]["verdict"].tolist())
+    # validity counts each derived pair once, not once per epoch
+    validity = op.validity(run).set_index("transform")
+    assert validity.iloc[0]["derived"] == len(derived[derived["epoch"] == 1])
+
+
+# -- slices, panel, plots --------------------------------------------------------------------------------
+
+
+def test_slices_reduce_each_bin_with_the_release_reduction(runs: dict[int, op.Run]) -> None:
+    run = runs[5]
+    release = {"criteria": {"answer_matches": {"threshold": 0.5, "reduce": "pass@2"}}}
+    table = op.slice_table(run, "tool_calls:1,2", release=release)
+    reduced = table[table["criterion"] == "answer_matches"].set_index("bin")
+    assert set(reduced["reduce"]) == {"pass@2"}
+    counts = _hand_counts(run)  # every epoch makes exactly one tool call: all in [1, 2)
+    at = np.mean([1 - math.comb(n - c, 2) / math.comb(n, 2) for n, c in counts.values()])
+    assert reduced.loc["[1, 2)", "support"] == 8  # cases, not epoch rows
+    assert reduced.loc["[1, 2)", "rate"] == pytest.approx(at)
+    assert reduced.loc["<1", "support"] == 0 and math.isnan(reduced.loc["<1", "rate"])
+    plain = table[table["criterion"] == "state_matches"].set_index("bin")
+    assert set(plain["reduce"]) == {"mean"} and plain.loc["[1, 2)", "support"] == 40
+
+
+def test_the_case_panel_shows_the_epochs_side_by_side(runs: dict[int, op.Run]) -> None:
+    run = runs[3]
+    panel = run.panel("c1", epoch=2)
+    assert panel.epoch == 2 and panel.record["case"]["epoch"] == 2
+    assert panel.epochs["epoch"].tolist() == [1, 2, 3]
+    v = run.verdicts
+    mine = v[(v["case_id"] == "c1") & (v["criterion"] == "answer_matches")].sort_values("epoch")
+    assert panel.epochs["answer_matches"].tolist() == mine["verdict"].tolist()
+    assert (panel.verdicts["epoch"] == 2).all() and len(panel.verdicts) == 2
+    text = repr(panel)
+    assert "epoch 2 of 3" in text and "[3]" in text
+    assert "<b>Epochs</b>" in panel._repr_html_()
+    assert len(runs[1].panel("c1").epochs) == 0  # a run without epochs shows no epochs table
+
+
+def test_the_gate_plot_names_the_reduction(runs: dict[int, op.Run]) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    release = {"criteria": {"answer_matches": {"threshold": 0.2, "reduce": "pass^3"}}}
+    ax = op.plots.gate(op.gate(runs[3], release=release))
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert "answer_matches (pass^3)" in labels and "state_matches" in labels
+
+
+def test_resume_drops_the_replays_of_epochs_not_recorded(tmp_path: Path) -> None:
+    """A kill after an epoch's replays were written but before its record: resume replays that epoch again,
+    and never mixes its replays up with another epoch's of the same case."""
+    from oloproof_nb.examples import init_example
+
+    root = init_example("stateful-agent", tmp_path / "demo")
+    suite = op.load_suite(root)
+    full = op.run(suite, out=tmp_path / "full", epochs=2, cache=False, progress=False)
+    cut = tmp_path / "cut"
+    cut.mkdir()
+    for name in ("states.jsonl", "replays.jsonl"):
+        (cut / name).write_bytes((tmp_path / "full" / name).read_bytes())
+    manifest = json.loads((tmp_path / "full" / "manifest.json").read_text())
+    del manifest["finished_at"]
+    (cut / "manifest.json").write_text(json.dumps(manifest))
+    lines = (tmp_path / "full" / "cases.jsonl").read_bytes().splitlines(keepends=True)
+    first = json.loads(lines[0])
+    assert first["case"]["id"] == "ord-001" and "epoch" not in first["case"]
+    (cut / "cases.jsonl").write_bytes(lines[0])  # ord-001 epoch 1 only; epoch 2's replays are orphans
+    resumed = op.run(suite, out=cut, resume=True, cache=False, progress=False)
+    cols = ["case_id", "epoch", "criterion", "verdict", "reason"]
+    pd.testing.assert_frame_equal(resumed.replays[cols], full.replays[cols])
+    stored = [json.loads(line) for line in (cut / "replays.jsonl").read_text().splitlines()]
+    keys = [(r["case_id"], r.get("epoch", 1), r["criterion"], r["kind"]) for r in stored]
+    assert len(keys) == len(set(keys))  # each (case, epoch) replayed once in the final journal
+
+
+def test_pooled_runs_count_as_epochs(runs: dict[int, op.Run]) -> None:
+    pooled = op.load_runs([runs[1].directory, runs[3].directory])
+    assert pooled.epochs == 4
+    counts = _hand_counts(pooled)
+    assert {n for n, _ in counts.values()} == {4}
+    got = op.reduce_epochs(pooled, reduce="pass^4").set_index("criterion").loc["answer_matches", "rate"]
+    assert got == pytest.approx(np.mean([math.comb(c, 4) for _, c in counts.values()]))
