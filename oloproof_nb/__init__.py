@@ -5,6 +5,7 @@ The public API: explicit re-exports, listed in ``__all__``; everything under
 may change. See shared/DESIGN.md and the README.
 """
 
+from ._analysis.baseline import Baseline
 from ._analysis.receipts import outcome_summary, receipts_frame
 from ._analysis.slices import slice_table
 from ._analysis.validity import validity
@@ -27,6 +28,7 @@ from ._core.trajectory import (
     fault_result,
 )
 from ._display import plots
+from ._display.baseline import baseline
 from ._display.export import export_table
 from ._display.notebook import Gate, Run, gate, load_run, load_runs, run
 from ._run.observe import observe_file, verify_contract_file
@@ -88,6 +90,8 @@ __all__ = [
     "cluster_se",
     "validity",
     "slice_table",
+    "baseline",
+    "Baseline",
     # outcome receipts
     "OutcomeContract",
     "Evidence",

@@ -100,8 +100,23 @@ def terminal_text(text: str) -> str:
 
 
 def text_table(rows: Sequence[Sequence[str]], headers: Sequence[str]) -> str:
-    """A plain GitHub-style table for a terminal (cells already formatted; control characters escaped)."""
-    from tabulate import tabulate
+    """A plain GitHub-style table for a terminal (cells already formatted; control characters escaped).
 
-    return str(tabulate([[terminal_text(c) for c in r] for r in rows], headers=[terminal_text(h) for h in headers],
-                        tablefmt="github", disable_numparse=True))
+    Each column is as wide as its widest cell or header, with one space either side (no extra padding,
+    so a table fits a narrow terminal); cells are left-aligned.
+
+    Examples
+    --------
+    >>> print(text_table([["a", "10"]], ["criterion", "n"]))
+    | criterion | n  |
+    |-----------|----|
+    | a         | 10 |
+    """
+    head = [terminal_text(h) for h in headers]
+    body = [[terminal_text(c) for c in r] for r in rows]
+    widths = [max([len(h), *(len(r[i]) for r in body)]) for i, h in enumerate(head)]
+
+    def line(cells: Sequence[str]) -> str:
+        return "| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)) + " |"
+
+    return "\n".join([line(head), "|" + "|".join("-" * (w + 2) for w in widths) + "|", *(line(r) for r in body)])
