@@ -135,8 +135,8 @@ def _child_run(conn: Any, params: dict[str, Any]) -> None:  # pragma: no cover -
     """The child: load the suite, run it into the run directory, report through ``conn``, exit at once.
 
     Messages: ``("directory", path)``, ``("progress", done, total)``, then one of
-    ``("done", path, baseline path or None)``, ``("error", message, resumable)``, ``("internal", message, resumable)``,
-    ``("interrupted",)``.
+    ``("done", path, baseline path or None)``, ``("error", message, resumable)``,
+    ``("internal", message, resumable)``, ``("interrupted",)``.
     The child ends with ``os._exit`` so threads the system left behind cannot keep it alive.
     """
     started = False
@@ -172,7 +172,11 @@ def _child_run(conn: Any, params: dict[str, Any]) -> None:  # pragma: no cover -
         if params.get("baseline"):
             from ._run.baseline import run_baseline
 
-            idle = str(run_baseline(suite, workers=params["workers"]))
+            try:
+                idle = str(run_baseline(suite, workers=params["workers"]))
+            except OloproofError as exc:  # the run itself finished: nothing to resume
+                send("error", f"the run finished in {directory}, but the do-nothing baseline stopped: {exc}", False)
+                return
         send("done", str(directory), idle)
     except KeyboardInterrupt as exc:
         from ._run.timeouts import system_traceback

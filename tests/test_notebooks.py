@@ -107,9 +107,10 @@ def test_statistics_notebook_covers_methods_gate_slices_plots_exports(
     nb, _ = executed["02-gate-statistics.ipynb"]
     sources = "\n".join(cell.source for cell in nb.cells if cell.cell_type == "code")
     for name in ("op.rate_interval", "op.cluster_se", "op.gate", "op.slice_table", "op.plots.gate",
-                 "op.plots.slices", "op.plots.validity", "op.export_table"):
+                 "op.plots.slices", "op.plots.validity", "op.export_table", "op.baseline"):
         assert name in sources, name
     text = _text(nb)
     for method in ("clopper_pearson", "wilson", "cluster_t", "cluster_bootstrap"):
         assert method in text, method
     assert "few_clusters" in text
+    assert "passes_when_idle" in text and "noop_rate" in text

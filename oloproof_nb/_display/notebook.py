@@ -102,7 +102,11 @@ class Gate(_gate.Gate):
         for r in self.table.itertuples():
             thr = "" if math.isnan(r.threshold) else f" ≥ {r.threshold:g}"
             rate = "n/a" if math.isnan(r.rate) else f"{r.rate:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}]"
-            lines.append(f"  {r.verdict:22} {r.criterion}{thr}: {rate} n={r.n} {r.reason}")
+            idle = ""
+            if hasattr(r, "noop_rate"):  # given a baseline
+                noop = "n/a" if math.isnan(r.noop_rate) else f"{r.noop_rate:.3f}"
+                idle = f" noop={noop}" + (" (passes when idle)" if r.passes_when_idle else "")
+            lines.append(f"  {r.verdict:22} {r.criterion}{thr}: {rate} n={r.n}{idle} {r.reason}")
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:

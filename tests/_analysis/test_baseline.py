@@ -105,3 +105,12 @@ def test_the_report_shows_the_baseline(desk: Path, tmp_path: Path) -> None:
     assert "noop_rate" in md and "passes_when_idle" in md and "Passes when idle: state_matches, other_kept" in md
     plain = write_report(run, tmp_path / "plain.md").read_text(encoding="utf-8")
     assert "noop_rate" not in plain
+
+
+def test_the_gate_repr_names_the_idle_criteria(desk: Path) -> None:
+    run = op.run(desk, progress=False)
+    text = repr(op.gate(run, baseline=op.baseline(desk, progress=False)))
+    lines = {line.split()[1]: line for line in text.splitlines()[1:]}
+    assert "noop=0.333 (passes when idle)" in lines["state_matches"]
+    assert "noop=0.000" in lines["answer_matches"] and "passes when idle" not in lines["answer_matches"]
+    assert "noop" not in repr(op.gate(run))
