@@ -10,7 +10,7 @@ from .errors import OloproofError
 __all__ = ["EXAMPLES", "example_dir", "init_example"]
 
 EXAMPLES: tuple[str, ...] = ("stateful-agent", "false-success")
-_SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", "runs", ".oloproof", ".ipynb_checkpoints")
+_SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", "runs", "baselines", ".oloproof", ".ipynb_checkpoints")
 
 
 def _data_root(kind: str) -> Path:
