@@ -5,6 +5,7 @@ The public API: explicit re-exports, listed in ``__all__``; everything under
 may change. See shared/DESIGN.md and the README.
 """
 
+from ._analysis.baseline import Baseline
 from ._analysis.epochs import reduce_epochs
 from ._analysis.receipts import outcome_summary, receipts_frame
 from ._analysis.slices import slice_table
@@ -29,6 +30,7 @@ from ._core.trajectory import (
     fault_result,
 )
 from ._display import plots
+from ._display.baseline import baseline
 from ._display.compare import Comparison, compare
 from ._display.export import export_table
 from ._display.notebook import Gate, Run, gate, load_run, load_runs, run
@@ -98,6 +100,8 @@ __all__ = [
     "reduce_epochs",
     "pass_hat_k",
     "pass_at_k",
+    "baseline",
+    "Baseline",
     # outcome receipts
     "OutcomeContract",
     "Evidence",

@@ -54,6 +54,8 @@ def _parser() -> argparse.ArgumentParser:
     init = sub.add_parser("init", help="copy a bundled example suite")
     init.add_argument("--example", required=True, help="stateful-agent or false-success")
     init.add_argument("dest", nargs="?", help="destination folder (default: ./<example>)")
+    init.add_argument("--force", action="store_true",
+                      help="copy over an existing destination (its runs/ and other files are kept)")
 
     run = sub.add_parser("run", help="run a suite; print the gate; exit 0 PASS, 1 BLOCK")
     run.add_argument("suite", help="the suite folder (holds oloproof.yaml)")
@@ -68,16 +70,25 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.add_argument("--epochs", type=int, default=None, metavar="K",
                      help="run each case K times, each from a fresh reset (default: the suite's epochs, or 1)")
+    run.add_argument("--baseline", action="store_true",
+                     help="also run every case with a do-nothing agent (into baselines/<run_id>/ of the suite) "
+                          "and show each criterion's noop_rate and whether it passes when idle")
+    run.add_argument("--wide", action="store_true", help="every gate column, reasons uncut (lines may exceed 100)")
 
     gate = sub.add_parser("gate", help="the gate of a stored run; exit 0 PASS, 1 BLOCK")
-    gate.add_argument("run_dir", help="a run directory (runs/<run_id>/)")
+    gate.add_argument("run_dir", help="a run directory (runs/<run_id>/), or a suite folder: its latest run")
     gate.add_argument("--release", help="another release.yaml to apply")
+    gate.add_argument("--baseline", metavar="BASELINE_DIR",
+                      help="a do-nothing baseline run (from `oloproof run --baseline`): adds noop_rate and idle")
+    gate.add_argument("--wide", action="store_true", help="every gate column, reasons uncut (lines may exceed 100)")
 
     report = sub.add_parser("report", help="write the gate, validity, replay and slice tables with plots; exit 0")
     report.add_argument("run_dir", help="a run directory (runs/<run_id>/)")
     report.add_argument("--out", required=True,
                         help="report.html (standalone, plots embedded) or report.md (plots in <stem>_files/)")
     report.add_argument("--release", help="another release.yaml to apply")
+    report.add_argument("--baseline", metavar="BASELINE_DIR",
+                        help="a do-nothing baseline run: the gate table shows noop_rate and passes_when_idle")
 
     compare = sub.add_parser(
         "compare", help="compare two runs case by case; exit 0 NO_REGRESSION, 1 otherwise",
@@ -90,15 +101,39 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument("candidate_run", help="the candidate run directory (the new version)")
     compare.add_argument("--release", help="a release.yaml to apply (default: the candidate run's)")
 
-    receipt = sub.add_parser("receipt", help="verify one outcome now; exit 0 verified, 2 otherwise")
+    receipt = sub.add_parser(
+        "receipt", help="verify one outcome now; exit 0 verified, 2 otherwise",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Verify one promised outcome now (a completion hook: exit 0 verified, 2 blocks).",
+        epilog=_RECEIPT_EPILOG)
     receipt.add_argument("contract", help="CONTRACT.json (its locator is relative to this file)")
+    receipt.add_argument("--json", action="store_true",
+                         help="print the receipt, or the error, as one JSON object on one line of stdout")
     return p
+
+
+_RECEIPT_EPILOG = """\
+exit codes: 0 the outcome is verified; 2 anything else. stderr says which:
+  `oloproof: <status>: <reason>` for a receipt that is not verified (missing, stale,
+  hash_mismatch, validator_failed, unverified), or `oloproof: error: contract error: <problem>`
+  when the contract file itself is unusable. stdout holds the receipt as JSON; with --json,
+  one line: {"receipt": {...}} or {"error": "contract error", "message": "..."}.
+
+a validator command ({"validator": {"command": ["prog", "arg"]}} in the contract) is run
+with the artifact's absolute path appended as its LAST ARGUMENT, its working directory
+the contract file's folder, stdin/stdout/stderr closed, this process's environment
+without the digest_key_env variable; exit 0 accepts.
+
+as a completion hook (Claude Code .claude/settings.json):
+  {"hooks": {"Stop": [{"hooks": [{"type": "command",
+      "command": "oloproof receipt CONTRACT.json"}]}]}}
+"""
 
 
 def _cmd_init(args: argparse.Namespace) -> int:
     from .examples import init_example
 
-    target = init_example(args.example, args.dest)
+    target = init_example(args.example, args.dest, force=args.force)
     print(f"wrote the {args.example} suite to {target}/")
     print(f"next: oloproof run {target}")
     return 0
@@ -114,8 +149,8 @@ def _child_run(conn: Any, params: dict[str, Any]) -> None:  # pragma: no cover -
     """The child: load the suite, run it into the run directory, report through ``conn``, exit at once.
 
     Messages: ``("directory", path)``, ``("progress", done, total)``, then one of
-    ``("done", path)``, ``("error", message, resumable)``, ``("internal", message, resumable)``,
-    ``("interrupted",)``.
+    ``("done", path, baseline path or None)``, ``("error", message, resumable)``,
+    ``("internal", message, resumable)``, ``("interrupted",)``.
     The child ends with ``os._exit`` so threads the system left behind cannot keep it alive.
     """
     started = False
@@ -147,7 +182,16 @@ def _child_run(conn: Any, params: dict[str, Any]) -> None:  # pragma: no cover -
         directory = run_suite(suite, workers=params["workers"], out=out, resume=params["resume"],
                               progress=progress, cache=params["cache"], isolation=params["isolation"],
                               fsync=params["fsync"], run_id=run_id, epochs=params["epochs"])
-        send("done", str(directory))
+        idle = None
+        if params.get("baseline"):
+            from ._run.baseline import run_baseline
+
+            try:
+                idle = str(run_baseline(suite, workers=params["workers"]))
+            except OloproofError as exc:  # the run itself finished: nothing to resume
+                send("error", f"the run finished in {directory}, but the do-nothing baseline stopped: {exc}", False)
+                return
+        send("done", str(directory), idle)
     except KeyboardInterrupt as exc:
         from ._run.timeouts import system_traceback
 
@@ -258,6 +302,10 @@ def _run_in_child(args: argparse.Namespace, params: dict[str, Any],
 def _cmd_run(args: argparse.Namespace) -> int:
     from ._display.notebook import _stderr_is_tty, load_run, progress_bar
 
+    if Path(args.suite).is_file():
+        folder = Path(args.suite).parent
+        raise OloproofError(f"{args.suite}: is a file; oloproof run wants a suite folder, the folder holding "
+                            f"oloproof.yaml (e.g. oloproof run {shlex.quote(str(folder))})")
     if args.resume and not args.out:
         raise OloproofError("--resume needs --out DIR (the directory of the interrupted run)")
     if args.workers < 1:
@@ -267,7 +315,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     update, close = progress_bar(Path(args.suite).name) if not args.quiet and _stderr_is_tty() else (None, None)
     params = {"suite": args.suite, "out": args.out, "workers": args.workers, "resume": args.resume,
               "cache": not args.no_cache, "isolation": args.isolation, "fsync": args.fsync,
-              "progress": update is not None, "epochs": args.epochs}
+              "progress": update is not None, "baseline": args.baseline,
+              "epochs": args.epochs}
     try:
         final, directory, exitcode = _run_in_child(args, params, update)
     finally:
@@ -286,33 +335,36 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if not result.finished:
         raise OloproofError(f"{result.directory}: the run did not finish" + _resume_hint(args, result.directory))
     replays = result.replay_summary()
-    print(f"run {result.run_id}: {result.n_cases} cases -> {result.directory}"
-          + (f"; replays: {replays}" if replays else ""))
-    return _print_gate(result)
+    print(f"run {result.run_id}: {result.n_cases} cases" + (f"; replays: {replays}" if replays else ""))
+    print(f"  -> {result.directory}")  # a line of its own: the table above the exit line fits 100 columns
+    idle = None
+    if len(final) > 2 and final[2] is not None:  # ("done", directory, baseline directory)
+        idle = load_run(Path(final[2]))
+        print(f"baseline {idle.run_id}: {idle.n_cases} cases with a do-nothing agent")
+        print(f"  -> {idle.directory}")
+    return _print_gate(result, wide=args.wide, baseline=idle)
 
 
-def _print_gate(result: Run, release: str | None = None) -> int:
-    from ._display.markdown import text_table
+def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, baseline: Run | None = None) -> int:
     from ._display.notebook import gate
-    from ._display.theme import fmt_number
+    from ._display.terminal import exit_line, gate_table_text
 
-    g = gate(result, release=release)
-    shown = ["criterion", "n", "passed", "missing", "rate", "ci_low", "ci_high", "method", "threshold", "verdict",
-             "reason"]
-    if "reduce" in g.table.columns and (g.table["reduce"] != "mean").any():  # a criterion reduced over epochs
-        shown.insert(1, "reduce")
-    rows = [[fmt_number(v) for v in row] for row in g.table[shown].itertuples(index=False, name=None)]
-    print(text_table(rows, shown))
+    g = gate(result, release=release, baseline=baseline)
+    print(gate_table_text(g, wide=wide))
     for finding in g.findings:  # read from the run: `oloproof gate RUN_DIR` knows them without the suite
         warnings.warn(VacuousCheckWarning(finding), stacklevel=1)
-    print(f"gate: {g.verdict}" + (f" ({g.reason})" if g.reason else ""))
+    print(exit_line(g))  # the last line: why the command exits as it does
     return 0 if g.verdict == "PASS" else 1
 
 
 def _cmd_gate(args: argparse.Namespace) -> int:
     """The gate of a stored run; an unfinished run is never a release decision (exit 2)."""
     from ._display.notebook import load_run
+    from ._run.locate import is_suite_folder, latest_run_dir
 
+    if is_suite_folder(args.run_dir):
+        args.run_dir = str(latest_run_dir(args.run_dir))
+        print(f"oloproof: gating the latest run of the suite: {args.run_dir}", file=sys.stderr)
     result = load_run(args.run_dir)
     if not result.finished:
         root = result.manifest.suite_config.root or "SUITE"
@@ -320,7 +372,8 @@ def _cmd_gate(args: argparse.Namespace) -> int:
         raise OloproofError(f"{args.run_dir}: the run did not finish ({len(result.records)} of "
                             f"{result.manifest.n_cases} cases recorded), so it has no release decision; "
                             f"finish it with: {command}")
-    return _print_gate(result, args.release)
+    idle = load_run(args.baseline) if args.baseline else None
+    return _print_gate(result, args.release, wide=args.wide, baseline=idle)
 
 
 def _finished(run: Run, given: str) -> Run:
@@ -379,11 +432,25 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _cmd_receipt(args: argparse.Namespace) -> int:
+    """Exit 0 verified, 2 otherwise; stderr names the receipt's status, or says ``contract error``."""
     from ._run.observe import verify_contract_file
+    from .errors import ContractFileError, DigestKeyError
 
-    receipt = verify_contract_file(Path(args.contract))
-    print(json.dumps(receipt.to_json_dict(), indent=2))
-    return 0 if receipt.status == "verified" else 2
+    try:
+        receipt = verify_contract_file(Path(args.contract))
+    except (ContractFileError, DigestKeyError) as exc:
+        if args.json:
+            print(json.dumps({"error": "contract error", "message": str(exc)}))
+        print(f"oloproof: error: contract error: {_one_line(str(exc))}", file=sys.stderr)
+        return 2
+    body = receipt.to_json_dict()
+    print(json.dumps({"receipt": body}) if args.json else json.dumps(body, indent=2))
+    if receipt.status != "verified":
+        reason = _one_line(str(receipt.reason or "not verified"))
+        print(f"oloproof: {reason if reason.startswith(receipt.status + ':') else receipt.status + ': ' + reason}",
+              file=sys.stderr)
+        return 2
+    return 0
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
@@ -391,13 +458,28 @@ def _cmd_report(args: argparse.Namespace) -> int:
     from ._display.notebook import load_run
     from ._display.report import write_report
 
-    path = write_report(load_run(args.run_dir), args.out, release=args.release)
+    idle = load_run(args.baseline) if args.baseline else None
+    path = write_report(load_run(args.run_dir), args.out, release=args.release, baseline=idle)
     print(f"wrote {path}")
     return 0
 
 
 COMMANDS = {"init": _cmd_init, "run": _cmd_run, "gate": _cmd_gate, "receipt": _cmd_receipt, "report": _cmd_report,
             "compare": _cmd_compare}
+
+
+#: The library's errors name Python parameters; the command says its own flags instead (whole phrases only,
+#: so a path that happens to hold ``out=`` is never rewritten).
+_CLI_WORDS = (("resume=True needs out= (", "--resume needs --out DIR ("),
+              ("choose another out=", "choose another --out"), ("pass resume=True", "pass --resume"),
+              ("without resume=True", "without --resume"), ("with force=True", "with --force"))
+
+
+def _cli_words(text: str) -> str:
+    """A library error in the command's words: ``out=`` → ``--out``, ``resume=True`` → ``--resume``, …"""
+    for python, flag in _CLI_WORDS:
+        text = text.replace(python, flag)
+    return "--" + text if text.startswith("example '") else text
 
 
 def _one_line(text: str) -> str:
@@ -443,7 +525,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             warnings.showwarning = _warn
             return COMMANDS[args.command](args)
     except OloproofError as exc:
-        print(f"oloproof: error: {_one_line(str(exc))}", file=sys.stderr)
+        print(f"oloproof: error: {_one_line(_cli_words(str(exc)))}", file=sys.stderr)
         return 2
     except InternalError as exc:
         print(f"oloproof: {_one_line(str(exc))}", file=sys.stderr)

@@ -7,6 +7,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbclient import NotebookClient
+from test_notebooks import kernel_tmpdir
 
 pytestmark = pytest.mark.slow  # a developer loop skips these: pytest -m 'not slow'
 
@@ -35,7 +36,10 @@ def test_notebook_is_committed_without_outputs() -> None:
 def executed(tmp_path_factory: pytest.TempPathFactory) -> nbformat.NotebookNode:
     nb = nbformat.read(NOTEBOOK, as_version=4)
     cwd = tmp_path_factory.mktemp("nb03")
-    NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(cwd)}}).execute()
+    tmp = tmp_path_factory.mktemp("nb03-tmpdir")
+    with kernel_tmpdir(tmp):
+        NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(cwd)}}).execute()
+    assert not any(tmp.iterdir()), f"the notebook left temporary folders: {sorted(p.name for p in tmp.iterdir())}"
     return nb
 
 

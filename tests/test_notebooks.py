@@ -6,7 +6,10 @@ own (tests/test_notebook_03.py runs it with its own checks).
 
 from __future__ import annotations
 
+import contextlib
+import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
@@ -19,6 +22,20 @@ ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 OWN_TESTS = {"03-outcome-receipts.ipynb": Path(__file__).resolve().parent / "test_notebook_03.py"}
 MINE = ["01-quickstart.ipynb", "02-gate-statistics.ipynb"]
+
+
+@contextlib.contextmanager
+def kernel_tmpdir(folder: Path) -> Iterator[None]:
+    """``TMPDIR`` for the kernels started inside (they inherit this process's environment at start)."""
+    before = os.environ.get("TMPDIR")
+    os.environ["TMPDIR"] = str(folder)
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["TMPDIR"]
+        else:
+            os.environ["TMPDIR"] = before
 
 
 def _to_run() -> list[str]:
@@ -56,10 +73,13 @@ def executed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[nbform
     for name in _to_run():
         nb = nbformat.read(NOTEBOOKS / name, as_version=4)
         cwd = tmp_path_factory.mktemp(name.split("-")[0])
+        tmp = tmp_path_factory.mktemp(name.split("-")[0] + "-tmpdir")
         start = time.perf_counter()
-        NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(cwd)}}).execute()
+        with kernel_tmpdir(tmp):  # the kernel's tempfile folder: what the notebook leaves there is seen
+            NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(cwd)}}).execute()
         out[name] = (nb, time.perf_counter() - start)
         assert not any(cwd.iterdir()), f"{name} left files in the working directory"
+        assert not any(tmp.iterdir()), f"{name} left temporary folders: {sorted(p.name for p in tmp.iterdir())}"
     return out
 
 
@@ -87,10 +107,12 @@ def test_statistics_notebook_covers_methods_gate_slices_plots_exports(
     nb, _ = executed["02-gate-statistics.ipynb"]
     sources = "\n".join(cell.source for cell in nb.cells if cell.cell_type == "code")
     for name in ("op.rate_interval", "op.cluster_se", "op.gate", "op.slice_table", "op.plots.gate",
-                 "op.plots.slices", "op.plots.validity", "op.export_table", "op.compare", "op.plots.compare"):
+                 "op.plots.slices", "op.plots.validity", "op.export_table", "op.compare", "op.plots.compare",
+                 "op.baseline", "op.reduce_epochs"):
         assert name in sources, name
     text = _text(nb)
     for method in ("clopper_pearson", "wilson", "cluster_t", "cluster_bootstrap"):
         assert method in text, method
     assert "few_clusters" in text
     assert "Comparison: REGRESSION" in text and "compare: REGRESSION - exit 1" in text
+    assert "passes_when_idle" in text and "noop_rate" in text

@@ -169,8 +169,8 @@ def test_a_special_locator_is_an_unverified_receipt_exit_2(tmp_path: Path, capsy
     assert (code, receipt["status"]) == (2, "unverified")
     assert receipt["reason"] == f"unverified: the artifact is {KIND_WORDS[kind]}, not a regular file"
     assert receipt["validator_exit_code"] is None  # the validator never ran on it
-    assert err == ""
-    assert_no_leak(out)
+    assert err == f"oloproof: {receipt['reason']}\n"  # stderr names the status (not a contract error)
+    assert_no_leak(out, err)
 
 
 def test_an_oversized_artifact_is_unverified_unless_the_contract_raises_the_cap(

@@ -42,6 +42,7 @@ from .._config.release import ReleaseConfig, check_reductions, load_release, par
 from .._core.epochs import fractional_interval, parse_reduce
 from .._core.stats import BOOTSTRAP_MIN_CLUSTERS, Interval, rate_interval_from_sums
 from ..errors import ConfigError, VacuousCheckWarning
+from .baseline import Baseline, with_idle_columns
 from .columns import GATE
 from .reduce import ReducedSums, epoch_counts, reduced_sums
 from .run import Run
@@ -166,23 +167,29 @@ def criterion_sums(verdicts: pd.DataFrame, by: list[np.ndarray] | None = None) -
     return out
 
 
-def resolve_release(run: Run, release: ReleaseLike | None) -> ReleaseConfig:
+def resolve_release(run: Run, release: ReleaseLike | None, *, criteria: dict[str, float] | None = None,
+                    confidence: float | None = None, method: str | None = None) -> ReleaseConfig:
     """The release settings to apply: ``release`` validated, or the run's release.yaml, or the defaults.
 
-    Criteria ``release`` names must be criteria of the run.
+    ``criteria``, ``confidence`` and ``method`` are merged into those settings (see :func:`gate`).
+    Criteria ``release`` or ``criteria`` name must be criteria of the run.
     """
-    if release is None:
+    if release is None and (criteria, confidence, method) == (None, None, None):
         cfg = run.release if run.release is not None else ReleaseConfig()
         check_reductions(cfg, run.epochs, run.suite_root / "release.yaml" if run.suite_root else "release.yaml",
                          run.run_id)
         return cfg
-    if isinstance(release, ReleaseConfig):
+    if release is None:
+        cfg, file = (run.release if run.release is not None else ReleaseConfig()), "release"
+    elif isinstance(release, ReleaseConfig):
         cfg = release
         file = "release"
     elif isinstance(release, dict):
         cfg, file = parse_release(release, "release"), "release"
     else:
         cfg, file = load_release(release), str(release)
+    if (criteria, confidence, method) != (None, None, None):
+        cfg, file = _merged(cfg, criteria, confidence, method), "gate(criteria=, confidence=, method=)"
     unknown = [name for name in cfg.criteria if name not in run.criteria]
     if unknown:
         raise ConfigError(file, f"criteria.{unknown[0]}",
@@ -191,6 +198,20 @@ def resolve_release(run: Run, release: ReleaseLike | None) -> ReleaseConfig:
     return cfg
 
 
+def _merged(cfg: ReleaseConfig, criteria: dict[str, float] | None, confidence: float | None,
+            method: str | None) -> ReleaseConfig:
+    """``cfg`` with the keyword overrides of :func:`gate` merged in (validated like release.yaml)."""
+    data = cfg.model_dump()
+    if criteria is not None:
+        if not isinstance(criteria, dict):
+            raise ConfigError("gate()", "criteria", f"must be a dict of criterion → threshold, got {criteria!r}")
+        data["criteria"] = {**data["criteria"], **criteria}
+    if confidence is not None:
+        data["confidence"] = confidence
+    if method is not None:
+        unclustered = ("clopper_pearson", "wilson")
+        data["unclustered_method" if method in unclustered else "method"] = method
+    return parse_release(data, "gate(criteria=, confidence=, method=)")
 
 
 def run_is_clustered(run: Run) -> bool:
@@ -233,7 +254,9 @@ def _fault_findings(run: Run, rows: dict[str, int]) -> dict[str, str]:
     return out
 
 
-def gate(run: Run, release: ReleaseLike | None = None) -> Gate:
+def gate(run: Run, release: ReleaseLike | None = None, *, baseline: Baseline | Run | None = None,
+         criteria: dict[str, float] | None = None, confidence: float | None = None,
+         method: str | None = None) -> Gate:
     """Apply the release gate to a run.
 
     Parameters
@@ -241,15 +264,27 @@ def gate(run: Run, release: ReleaseLike | None = None) -> Gate:
     run : Run
         From :func:`oloproof_nb.run` or :func:`oloproof_nb.load_run`.
     release : ReleaseConfig, dict or path, optional
-        Gate settings; by default the suite's release.yaml stored with the run.
+        **Replaces** the settings: the gate uses this release.yaml (keys it leaves out take their
+        defaults), not the suite's release.yaml stored with the run (the default).
+    baseline : Baseline or Run, optional
+        The do-nothing baseline (:func:`oloproof_nb.baseline`): the table gains ``noop_rate`` and
+        ``passes_when_idle``. It never changes a verdict.
+    criteria : dict of str to float, optional
+        **Merged** into the settings (the run's release.yaml, or ``release``): these thresholds are
+        added or replace the same criterion's; the other criteria stay.
+    confidence : float, optional
+        **Overrides** ``confidence`` of the settings.
+    method : str, optional
+        **Overrides** the interval: ``cluster_t`` or ``cluster_bootstrap`` set ``method`` (clustered
+        runs), ``clopper_pearson`` or ``wilson`` set ``unclustered_method``.
 
     Returns
     -------
     Gate
         ``.table`` (columns ``criterion, evaluator, n, n_clusters, passed,
         missing, rate, ci_low, ci_high, method, threshold, verdict, reason,
-        failing_clusters, vacuous``), ``.verdict`` (``PASS`` or ``BLOCK``),
-        ``.reason`` and ``.findings``.
+        failing_clusters, vacuous``, and ``noop_rate, passes_when_idle`` with a
+        ``baseline``), ``.verdict`` (``PASS`` or ``BLOCK``), ``.reason`` and ``.findings``.
 
     Warns
     -----
@@ -279,8 +314,9 @@ def gate(run: Run, release: ReleaseLike | None = None) -> Gate:
     --------
     >>> g = op.gate(run)                  # doctest: +SKIP
     >>> g.verdict, g.table[["criterion", "verdict"]]   # doctest: +SKIP
+    >>> op.gate(run, criteria={"state_matches": 0.8}, confidence=0.9)   # doctest: +SKIP
     """
-    cfg = resolve_release(run, release)
+    cfg = resolve_release(run, release, criteria=criteria, confidence=confidence, method=method)
     clustered = run_is_clustered(run)
     n_source = int(run.cases["cluster"].nunique())
     checked = checked_transforms(run)
@@ -321,6 +357,8 @@ def gate(run: Run, release: ReleaseLike | None = None) -> Gate:
         row["reason"] = "; ".join([reason, *notes] if reason else notes)
         rows.append(row)
     table = GATE.from_columns({c: [row[c] for row in rows] for c in GATE_COLUMNS})
+    if baseline is not None:
+        table = with_idle_columns(table, baseline)
     listed = table[table["verdict"] != "REPORT_ONLY"]
     overall = "PASS" if len(listed) and bool((listed["verdict"] == "PASS").all()) else "BLOCK"
     return Gate(table=table, verdict=overall, release=cfg, clustered=clustered, n_source_clusters=n_source,

@@ -103,13 +103,27 @@ def text_table(rows: Sequence[Sequence[str]], headers: Sequence[str], tablefmt: 
     """A plain table for a terminal (cells already formatted; control characters escaped).
 
     ``tablefmt`` is ``github`` (default) or ``narrow``: two spaces between columns and a dashed line under
-    the headers, no padding beyond the widest cell (for tables that must fit a terminal's width)."""
-    from tabulate import tabulate
+    the headers (for tables that must fit a terminal's width).
+
+    Each column is as wide as its widest cell or header, with one space either side (no extra padding,
+    so a table fits a narrow terminal); cells are left-aligned.
+
+    Examples
+    --------
+    >>> print(text_table([["a", "10"]], ["criterion", "n"]))
+    | criterion | n  |
+    |-----------|----|
+    | a         | 10 |
+    """
+    head = [terminal_text(h) for h in headers]
+    body = [[terminal_text(c) for c in r] for r in rows]
+    widths = [max([len(h), *(len(r[i]) for r in body)]) for i, h in enumerate(head)]
 
     if tablefmt == "narrow":
-        cells = [[terminal_text(h) for h in headers], *[[terminal_text(c) for c in r] for r in rows]]
-        widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
-        cells.insert(1, ["-" * w for w in widths])
-        return str(tabulate(cells, tablefmt="plain", disable_numparse=True))
-    return str(tabulate([[terminal_text(c) for c in r] for r in rows], headers=[terminal_text(h) for h in headers],
-                        tablefmt=tablefmt, disable_numparse=True))
+        return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
+                         for r in [head, ["-" * w for w in widths], *body])
+
+    def line(cells: Sequence[str]) -> str:
+        return "| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)) + " |"
+
+    return "\n".join([line(head), "|" + "|".join("-" * (w + 2) for w in widths) + "|", *(line(r) for r in body)])

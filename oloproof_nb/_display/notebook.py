@@ -19,6 +19,7 @@ from typing import Any
 
 from .._analysis import gate as _gate
 from .._analysis import run as _run
+from .._analysis.baseline import Baseline
 from .._analysis.gate import ReleaseLike
 from .._config.suite import Suite, load_suite
 from .._run.runner import Isolation, Progress, run_suite
@@ -102,7 +103,11 @@ class Gate(_gate.Gate):
         for r in self.table.itertuples():
             thr = "" if math.isnan(r.threshold) else f" ≥ {r.threshold:g}"
             rate = "n/a" if math.isnan(r.rate) else f"{r.rate:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}]"
-            lines.append(f"  {r.verdict:22} {r.criterion}{thr}: {rate} n={r.n} {r.reason}")
+            idle = ""
+            if hasattr(r, "noop_rate"):  # given a baseline
+                noop = "n/a" if math.isnan(r.noop_rate) else f"{r.noop_rate:.3f}"
+                idle = f" noop={noop}" + (" (passes when idle)" if r.passes_when_idle else "")
+            lines.append(f"  {r.verdict:22} {r.criterion}{thr}: {rate} n={r.n}{idle} {r.reason}")
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
@@ -266,9 +271,12 @@ def load_runs(directories: list[str | Path]) -> Run:
     return Run.pool([Run.load(d) for d in _run.directory_list(directories)])
 
 
-def gate(run: _run.Run, release: ReleaseLike | None = None) -> Gate:
+def gate(run: _run.Run, release: ReleaseLike | None = None, *, baseline: Baseline | _run.Run | None = None,
+         criteria: dict[str, float] | None = None, confidence: float | None = None,
+         method: str | None = None) -> Gate:
     """Apply the release gate to a run (see :func:`oloproof_nb._analysis.gate.gate` for the rule)."""
-    return Gate.of(_gate.gate(run, release))
+    return Gate.of(_gate.gate(run, release, baseline=baseline, criteria=criteria, confidence=confidence,
+                              method=method))
 
 
 gate.__doc__ = _gate.gate.__doc__

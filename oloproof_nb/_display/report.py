@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 from markupsafe import Markup, escape
 
+from .._analysis.baseline import Baseline
 from .._analysis.gate import ReleaseLike
 from .._analysis.run import Run
 from .._analysis.slices import slice_table
@@ -70,8 +71,8 @@ def _png(ax: Axes) -> bytes:
     return buf.getvalue()
 
 
-def _gate_section(run: Run, release: ReleaseLike | None) -> Section:
-    g = gate(run, release=release)
+def _gate_section(run: Run, release: ReleaseLike | None, baseline: Baseline | Run | None = None) -> Section:
+    g = gate(run, release=release, baseline=baseline)
     sec = Section("gate", "Release gate", verdict=g.verdict)
     sec.text.append(f"Verdict **{g.verdict}** ({'clustered' if g.clustered else 'unclustered'} run, "
                     f"{g.n_source_clusters} source clusters, {g.release.confidence:.0%} intervals). A criterion "
@@ -86,6 +87,15 @@ def _gate_section(run: Run, release: ReleaseLike | None) -> Section:
     shown[f"{g.release.confidence:.0%} CI"] = [f"[{fmt_number(lo)}, {fmt_number(hi)}]" if fmt_number(lo) else ""
                                                for lo, hi in zip(g.table["ci_low"], g.table["ci_high"], strict=True)]
     shown = pd.concat([shown, g.table[["method", "threshold", "verdict", "reason", "failing_clusters"]]], axis=1)
+    if "noop_rate" in g.table.columns:
+        shown = pd.concat([shown, g.table[["noop_rate", "passes_when_idle"]]], axis=1)
+        idle = [str(c) for c, i in zip(g.table["criterion"], g.table["passes_when_idle"], strict=True) if i]
+        sec.text.append("noop_rate: each criterion's pass rate when the agent does nothing (the do-nothing "
+                        "baseline: the sandbox reset, no step, no answer). passes_when_idle: that rate already "
+                        "meets the threshold — expected for a check of collateral damage, a red flag for a task "
+                        "check. It never changes a verdict."
+                        + (f" Passes when idle: {', '.join(idle)}." if idle
+                           else " No gated criterion passes when idle."))
     sec.tables.append(("gate", shown, g.table))
     sec.figures.append(("gate", _png(plots.gate(g))))
     return sec
@@ -161,9 +171,10 @@ def _slice_display(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["criterion", *bins], dtype=object)
 
 
-def build_sections(run: Run, release: ReleaseLike | None = None) -> list[Section]:
+def build_sections(run: Run, release: ReleaseLike | None = None,
+                   baseline: Baseline | Run | None = None) -> list[Section]:
     """The report's sections, in order: gate, validity (with transforms), replays (if any), slices."""
-    found = [_gate_section(run, release), _validity_section(run), _replays_section(run),
+    found = [_gate_section(run, release, baseline), _validity_section(run), _replays_section(run),
              _slices_section(run, release)]
     return [s for s in found if s is not None]
 
@@ -221,7 +232,8 @@ def _write_md(run: Run, sections: list[Section], path: Path) -> None:
     path.write_text("\n".join(out), encoding="utf-8")
 
 
-def write_report(run: Run, out: str | Path, release: ReleaseLike | None = None) -> Path:
+def write_report(run: Run, out: str | Path, release: ReleaseLike | None = None,
+                 baseline: Baseline | Run | None = None) -> Path:
     """Write a report of ``run``: gate, validity, replays, slice tables and their plots.
 
     Parameters
@@ -234,6 +246,9 @@ def write_report(run: Run, out: str | Path, release: ReleaseLike | None = None) 
         ``<stem>_files/`` beside it. Existing files are overwritten.
     release : ReleaseConfig, dict or path, optional
         Another release.yaml to apply (default: the suite's).
+    baseline : Baseline or Run, optional
+        The do-nothing baseline (``op.baseline(suite)``): the gate table shows ``noop_rate`` and
+        ``passes_when_idle``.
 
     Returns
     -------
@@ -256,7 +271,7 @@ def write_report(run: Run, out: str | Path, release: ReleaseLike | None = None) 
     suffix = path.suffix.lower()
     if suffix not in REPORT_SUFFIXES:
         raise OloproofError(f"{path}: a report is .html or .md, not {suffix or '(no suffix)'!r}")
-    sections = build_sections(run, release)
+    sections = build_sections(run, release, baseline)
     path.parent.mkdir(parents=True, exist_ok=True)
     (_write_html if suffix == ".html" else _write_md)(run, sections, path)
     return path

@@ -132,7 +132,7 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
         add_note = getattr(exc, "add_note", None)  # Python 3.11+
         if callable(add_note):
             add_note(f"the run is in {store.directory}; finish it with op.run(suite, out={str(store.directory)!r}, "
-                     "resume=True) or oloproof run SUITE --out DIR --resume")
+                     "resume=True)")
         raise
     except OloproofError:
         store.close()

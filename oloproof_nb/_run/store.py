@@ -370,9 +370,9 @@ class RunStore:
             holder = RunLock.holder(directory) if directory.is_dir() else None
             if holder is not None:
                 raise RunLockedError(f"{directory}: in use by another oloproof process ({holder}); choose another "
-                                     "--out")
-            raise RunDirError(f"{directory}: already exists and is not empty; choose another --out, "
-                              "or pass --resume to finish that run")
+                                     "out=")
+            raise RunDirError(f"{directory}: already exists and is not empty; choose another out=, "
+                              "or pass resume=True to finish that run")
         try:
             directory.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -380,8 +380,8 @@ class RunStore:
         lock = RunLock.acquire(directory)
         try:
             if not _reusable(directory):  # another process created a run here before we got the lock
-                raise RunDirError(f"{directory}: already exists and is not empty; choose another --out, "
-                                  "or pass --resume to finish that run")
+                raise RunDirError(f"{directory}: already exists and is not empty; choose another out=, "
+                                  "or pass resume=True to finish that run")
             lock.note_holder()
             store = cls(directory, manifest, lock, fsync)
             store.write_manifest(durable=True)
@@ -550,6 +550,6 @@ def _read_or_recover_manifest(directory: Path) -> Manifest:
             Manifest.model_validate(json.loads(tmp.read_text(encoding="utf-8")))
         except (OSError, ValueError, ValidationError):
             raise RunDirError(f"{directory}: the run was stopped while it was being created, before any case ran; "
-                              "run again without --resume to reuse this folder") from None
+                              "run again without resume=True to reuse this folder") from None
         os.replace(tmp, directory / MANIFEST)
     return read_manifest(directory)

@@ -190,7 +190,7 @@ def test_bootstrap_tie_with_threshold_is_not_a_pass(tmp_path: Path, monkeypatch:
 def test_cli_gate_prints_reason(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run = run_of(tmp_path, answer_cases(*layout(5, sizes=1)), release={})
     assert main(["gate", str(run.directory)]) == 1
-    assert "gate: BLOCK (no_criteria: nothing was gated)" in capsys.readouterr().out
+    assert capsys.readouterr().out.splitlines()[-1] == "gate: BLOCK — exit 1: no_criteria: nothing was gated"
 
 
 def test_gate_path_never_imports_statsmodels(tmp_path: Path) -> None:

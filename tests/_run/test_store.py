@@ -337,7 +337,7 @@ def test_a_creation_killed_before_its_manifest_was_renamed_resumes_or_is_reused(
     torn.mkdir()
     (torn / "manifest.json.tmp").write_text(json.dumps(manifest)[:50], encoding="utf-8")
     with pytest.raises(RunDirError, match="stopped while it was being created, before any case ran; run again "
-                                          "without --resume"):
+                                          "without resume=True"):
         op.run(root, out=torn, resume=True, progress=False)
     assert_same_frames(op.run(root, out=torn, progress=False), clean_desk)  # reused as a new run
 

@@ -1,0 +1,85 @@
+"""The do-nothing baseline as data: its pass rate per criterion, and the gate columns it adds.
+
+A baseline is an ordinary run whose system did nothing (``_run/baseline.py``).
+Its rate of a criterion is the plain share of its verdict rows that passed (missing
+counts as not passed, as in the gate). Against a gate, a criterion is
+``passes_when_idle`` when that rate already meets the criterion's threshold: expected
+for a collateral-damage check (an idle agent breaks nothing), a red flag for a task
+check (e.g. ``state_matches`` on cases that expect no change).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import pandas as pd
+
+from .columns import TEXT, Column, FrameSpec
+from .run import Run
+
+__all__ = ["Baseline", "BASELINE_RATES", "IDLE_COLUMNS", "baseline_rates", "with_idle_columns"]
+
+BASELINE_RATES = FrameSpec("baseline", (
+    Column("criterion", TEXT, "The criterion."),
+    Column("n", "int64", "Verdict rows of the no-op run."),
+    Column("passed", "int64", "Rows that passed with the no-op system."),
+    Column("missing", "int64", "Rows without a usable result (they count as not passed)."),
+    Column("rate", "float64", "passed / n (NaN without rows)."),
+), documented=5)
+
+#: Columns a baseline adds to ``gate.table``.
+IDLE_COLUMNS = FrameSpec("gate_baseline", (
+    Column("noop_rate", "float64", "The criterion's pass rate with the no-op system (NaN: not judged there)."),
+    Column("passes_when_idle", "bool", "noop_rate ≥ threshold: the idle agent already meets the threshold."),
+), documented=2)
+
+
+def baseline_rates(run: Run) -> pd.DataFrame:
+    """Pass rate per criterion of a run (``criterion, n, passed, missing, rate``), every criterion of the run."""
+    v = run.verdicts
+    rows = []
+    for criterion in run.criteria:
+        verdict = v.loc[v["criterion"] == criterion, "verdict"]
+        n, passed = int(len(verdict)), int((verdict == "pass").sum())
+        rows.append({"criterion": criterion, "n": n, "passed": passed, "missing": int((verdict == "missing").sum()),
+                     "rate": passed / n if n else math.nan})
+    return BASELINE_RATES.from_columns({c: [row[c] for row in rows] for c in BASELINE_RATES.names})
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """The do-nothing baseline of a suite: its run and its pass rate per criterion.
+
+    Attributes
+    ----------
+    run : Run
+        The baseline's run (``system_version`` ``oloproof-noop``): every frame, the case panel.
+    rates : pandas.DataFrame
+        ``criterion, n, passed, missing, rate`` — one row per criterion of the suite.
+    """
+
+    run: Run
+
+    @property
+    def rates(self) -> pd.DataFrame:
+        return baseline_rates(self.run)
+
+    def __repr__(self) -> str:
+        parts = [f"{r.criterion}={r.rate:.3f}" if not math.isnan(r.rate) else f"{r.criterion}=n/a"
+                 for r in self.rates.itertuples()]
+        return f"Baseline({self.run.run_id!r}, cases={self.run.n_cases}, " + ", ".join(parts) + ")"
+
+
+def with_idle_columns(table: pd.DataFrame, baseline: Baseline | Run) -> pd.DataFrame:
+    """``table`` (a gate table) with ``noop_rate`` and ``passes_when_idle`` appended (a new frame).
+
+    ``passes_when_idle`` is ``noop_rate >= threshold``; False when the criterion is not listed in
+    release.yaml (threshold NaN) or the baseline has no rows for it.
+    """
+    run = baseline.run if isinstance(baseline, Baseline) else baseline
+    rates = baseline_rates(run).set_index("criterion")["rate"]
+    noop = [float(rates.get(c, math.nan)) for c in table["criterion"]]
+    idle = [not math.isnan(r) and not math.isnan(t) and r >= t for r, t in zip(noop, table["threshold"], strict=True)]
+    extra = IDLE_COLUMNS.from_columns({"noop_rate": noop, "passes_when_idle": idle})
+    return pd.concat([table.reset_index(drop=True), extra], axis=1)

@@ -1,0 +1,110 @@
+"""The gate on a terminal: a table that fits the width (``--wide``: every column, nothing cut) and the exit line.
+
+The narrow table keeps what a release decision needs (``n``, ``pass``ed,
+``miss``ing, rate, interval, ``thr``eshold, verdict, and the baseline's ``noop_rate`` and ``passes_when_idle`` as
+``noop``/``idle`` when given); reasons follow it, wrapped; long criterion names
+are cut with ``…`` so that no line exceeds :data:`WIDTH` characters. The last
+line printed says why the command exits as it does.
+"""
+
+from __future__ import annotations
+
+import math
+import textwrap
+from typing import Any
+
+import pandas as pd
+
+from .._analysis.gate import Gate
+from .markdown import terminal_text, text_table
+from .theme import fmt_number
+
+__all__ = ["WIDTH", "gate_table_text", "exit_line", "fit"]
+
+#: Characters per line of the narrow table.
+WIDTH = 100
+#: Narrowest a cut column becomes before the next one is cut.
+_MIN_CRITERION = 16
+_MIN_VERDICT = 12
+
+
+def fit(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters, its last one ``…`` when cut."""
+    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
+
+
+def _interval(low: Any, high: Any) -> str:
+    if isinstance(low, float) and math.isnan(low):
+        return ""
+    return f"{fmt_number(low)}–{fmt_number(high)}"
+
+
+def _narrow(table: pd.DataFrame, confidence: float) -> tuple[list[str], list[list[str]]]:
+    headers = ["criterion", "n", "pass", "miss", "rate", f"{confidence:.0%} CI", "thr", "verdict"]
+    rows = [[terminal_text(r.criterion), fmt_number(r.n), fmt_number(r.passed), fmt_number(r.missing),
+             fmt_number(r.rate), _interval(r.ci_low, r.ci_high), fmt_number(r.threshold), r.verdict]
+            for r in table.itertuples()]
+    if "noop_rate" in table.columns:
+        headers += ["noop", "idle"]
+        for row, r in zip(rows, table.itertuples(), strict=True):
+            row += [fmt_number(r.noop_rate), "yes" if r.passes_when_idle else ""]
+    if "reduce" in table.columns and (table["reduce"] != "mean").any():  # a criterion reduced over epochs
+        headers.insert(1, "reduce")
+        for row, r in zip(rows, table.itertuples(), strict=True):
+            row.insert(1, str(r.reduce))
+    return headers, rows
+
+
+#: Reasons that only restate the verdict: not repeated under the narrow table.
+_PLAIN = frozenset({"ci_low_at_or_above_threshold", "ci_low_above_threshold", "ci_high_below_threshold"})
+
+
+def _reason_lines(table: pd.DataFrame, width: int) -> list[str]:
+    """``criterion: reason`` under the table, wrapped to ``width``, for every reason that says more than the verdict."""
+    lines: list[str] = []
+    for r in table.itertuples():
+        reason = str(r.reason)
+        if reason and reason not in _PLAIN:
+            lines += textwrap.wrap(terminal_text(f"{r.criterion}: {reason}"), width, subsequent_indent="    ",
+                                   break_long_words=True, break_on_hyphens=False)
+    return lines
+
+
+def gate_table_text(g: Gate, *, wide: bool = False, width: int = WIDTH) -> str:
+    """The gate table as text: at most ``width`` characters a line, or every column uncut when ``wide``.
+
+    The narrow table leaves out ``method`` and ``reason``: each reason that says more than the verdict
+    follows the table as ``criterion: reason``, wrapped. Criterion names (then verdicts) that still do
+    not fit are cut with ``…``.
+    """
+    if wide:
+        shown = [c for c in g.table.columns if c != "evaluator"]
+        rows = [[fmt_number(v) for v in row] for row in g.table[shown].itertuples(index=False, name=None)]
+        return text_table(rows, shown)
+    headers, rows = _narrow(g.table, g.release.confidence)
+    for name, least in (("criterion", _MIN_CRITERION), ("verdict", _MIN_VERDICT)):
+        excess = _widest(text_table(rows, headers)) - width
+        if excess <= 0:
+            break
+        i = headers.index(name)
+        room = max(max((len(row[i]) for row in rows), default=0) - excess, least)
+        for row in rows:
+            row[i] = fit(row[i], room)
+    return "\n".join([text_table(rows, headers), *_reason_lines(g.table, width)])
+
+
+def _widest(text: str) -> int:
+    return max((len(line) for line in text.splitlines()), default=0)
+
+
+def exit_line(g: Gate) -> str:
+    """``gate: PASS — exit 0: …`` or ``gate: BLOCK — exit 1: …``: the verdict and why the command exits so."""
+    if g.verdict == "PASS":
+        return f"gate: PASS — exit 0: all {int((g.table['verdict'] != 'REPORT_ONLY').sum())} gated criteria pass"
+    if g.reason:
+        return f"gate: BLOCK — exit 1: {g.reason}"
+    counts = g.blocking["verdict"].value_counts()
+    parts = [f"{counts[v]} {'criterion' if counts[v] == 1 else 'criteria'} {v}"
+             for v in ("FAIL", "INSUFFICIENT_EVIDENCE") if v in counts]
+    gated = int((g.table["verdict"] != "REPORT_ONLY").sum())
+    return f"gate: BLOCK — exit 1: {', '.join(parts)} (of {gated} gated; PASS needs every one to pass)"

@@ -1,0 +1,97 @@
+"""The do-nothing baseline: every case of a suite on the user's own sandbox, with an agent that does nothing.
+
+The no-op system wraps an instance of the suite's ``system``: ``reset`` and
+``snapshot`` are the sandbox's own (so the state is reset to ``initial_state``
+and read back exactly as in a real run), ``run`` takes no step and gives no
+answer. It goes through the one sandbox routine and the one runner, so every
+criterion judges it as it judges the real system. A criterion whose threshold
+this baseline already meets cannot tell a working agent from an idle one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .._config.suite import Suite
+from .._core.trajectory import Trajectory
+from .runner import Progress, run_suite
+from .store import new_run_id
+from .systems import as_factory
+
+__all__ = ["NoOpSystem", "NOOP_VERSION", "BASELINE_DIR", "noop_system", "run_baseline"]
+
+#: ``system_version`` of every baseline run (the run's manifest says it was the no-op system).
+NOOP_VERSION = "oloproof-noop"
+#: Folder of the suite where baseline runs go by default (``baselines/<run_id>/``), apart from ``runs/``.
+BASELINE_DIR = "baselines"
+
+_SANDBOX_METHODS = frozenset({"reset", "snapshot"})
+
+
+class NoOpSystem:
+    """The user's sandbox with an agent that does nothing: no step, no answer, status ``completed``.
+
+    ``reset`` and ``snapshot`` are the wrapped system's own, and exist only when it has them;
+    ``replay`` does not exist (fault replays have no call to replace).
+    """
+
+    version = NOOP_VERSION
+
+    def __init__(self, sandbox: Any) -> None:
+        self._sandbox = sandbox
+
+    def __getattr__(self, name: str) -> Any:
+        if name in _SANDBOX_METHODS:
+            return getattr(self._sandbox, name)  # AttributeError when the system has none: not stateful
+        raise AttributeError(name)
+
+    def run(self, input: Any) -> Trajectory:  # noqa: A002 - the system protocol's parameter name
+        """Do nothing: no step, no answer."""
+        return Trajectory(steps=[], answer=None, status="completed")
+
+
+def noop_system(suite: Suite) -> Callable[[], NoOpSystem] | NoOpSystem:
+    """A factory of no-op systems around fresh instances of the suite's system (one shared instance if so given)."""
+    factory, fresh = as_factory(suite.resolve_system())
+    if not fresh:
+        return NoOpSystem(factory())
+
+    def build() -> NoOpSystem:
+        return NoOpSystem(factory())
+
+    return build
+
+
+def run_baseline(suite: Suite, out: str | Path | None = None, workers: int = 1,
+                 progress: Progress | None = None, run_id: str | None = None) -> Path:
+    """Run every case of ``suite`` with the no-op system into a run directory and return it.
+
+    Parameters
+    ----------
+    suite : Suite
+        The suite; its ``system`` provides the sandbox (``reset``/``snapshot``).
+    out : path, optional
+        The run directory (default ``baselines/<run_id>/`` in the suite folder).
+    workers : int
+        Sandboxes used concurrently (threads).
+    progress : callable, optional
+        ``progress(done, total)``, as for the runner.
+    run_id : str, optional
+        The baseline run's id (default: a new one).
+
+    Returns
+    -------
+    Path
+        The baseline's run directory: an ordinary run whose ``system_version`` is ``oloproof-noop``.
+
+    Notes
+    -----
+    Threads, not processes (the no-op calls only ``reset`` and ``snapshot``), and no replay
+    cache (the no-op makes no call to replay, and must never add to the cache of the real system).
+    """
+    run_id = run_id or new_run_id()
+    directory = Path(out) if out is not None else suite.root / BASELINE_DIR / run_id
+    return run_suite(suite, system=noop_system(suite), workers=workers, out=directory, progress=progress,
+                     cache=False, isolation="thread", run_id=run_id)

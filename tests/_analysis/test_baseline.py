@@ -1,0 +1,116 @@
+"""The do-nothing baseline: which criteria an idle agent already passes, and that it never changes the gate.
+
+Suite: 6 cases on the scripted sandbox. Cases c0–c3 expect the agent to write ``acct.n`` (an idle agent leaves
+it at 0: ``state_matches`` fails); c4, c5 expect nothing to change (``expected.state`` equals the initial
+state: an idle agent passes them). Every case expects the answer ``done`` (an idle agent gives none), and
+``other_kept`` checks a path no case touches (an idle agent keeps it). Hand count for the no-op system:
+answer_matches 0/6, state_matches 2/6 (c4, c5), other_kept 6/6.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import oloproof_nb as op
+
+CASES = [
+    {"id": f"c{i}", "input": {"answer": "done", "writes": [{"path": ["acct", "n"], "value": i + 1}]},
+     "initial_state": {"acct": {"n": 0}, "other": {"k": i}},
+     "expected": {"answer": "done", "state": {"acct": {"n": i + 1}}}}
+    for i in range(4)
+] + [
+    {"id": f"c{i}", "input": {"answer": "done"}, "initial_state": {"acct": {"n": 0}, "other": {"k": i}},
+     "expected": {"answer": "done", "state": {"acct": {"n": 0}}}}  # nothing may change
+    for i in range(4, 6)
+]
+EVALUATORS = [{"type": "answer_matches"}, {"type": "state_matches"},
+              {"type": "state_unchanged", "criterion": "other_kept", "paths": ["other"]}]
+RELEASE = {"criteria": {"answer_matches": 0.3, "state_matches": 0.3, "other_kept": 0.3}}
+
+
+@pytest.fixture
+def desk(make_suite) -> Path:
+    return make_suite(CASES, evaluators=EVALUATORS, release=RELEASE)
+
+
+def test_the_baseline_runs_the_users_sandbox_with_no_agent(desk: Path) -> None:
+    idle = op.baseline(desk, progress=False)
+    run = idle.run
+    assert run.system_version == "oloproof-noop"
+    assert run.directory.parent == desk / "baselines"  # apart from runs/: never taken for the latest real run
+    assert run.steps.empty and run.cases["answer"].isna().all()
+    assert list(run.cases["status"]) == ["completed"] * 6
+    states = run.snapshots.set_index("case_id")["state"]
+    for case in CASES:  # reset to initial_state, then nothing: the snapshot is the initial state
+        assert states[case["id"]] == case["initial_state"]
+    rates = idle.rates.set_index("criterion")
+    assert list(idle.rates.columns) == ["criterion", "n", "passed", "missing", "rate"]
+    assert (rates.loc["answer_matches", "passed"], rates.loc["state_matches", "passed"],
+            rates.loc["other_kept", "passed"]) == (0, 2, 6)
+    assert rates.loc["state_matches", "rate"] == pytest.approx(2 / 6)
+
+
+def test_the_baseline_marks_state_matches_exactly_on_cases_that_expect_no_change(desk: Path) -> None:
+    v = op.baseline(desk, progress=False).run.verdicts
+    passed = set(v.loc[(v["criterion"] == "state_matches") & (v["verdict"] == "pass"), "case_id"])
+    assert passed == {"c4", "c5"}
+
+
+def test_gate_gains_noop_rate_and_passes_when_idle_and_keeps_every_verdict(desk: Path) -> None:
+    run = op.run(desk, progress=False)
+    idle = op.baseline(desk, progress=False)
+    plain = op.gate(run)
+    with_idle = op.gate(run, baseline=idle)
+    assert list(with_idle.table.columns) == [*plain.table.columns, "noop_rate", "passes_when_idle"]
+    assert with_idle.verdict == plain.verdict == "PASS"
+    assert with_idle.table[plain.table.columns].equals(plain.table)
+    t = with_idle.table.set_index("criterion")
+    assert t["noop_rate"].to_dict() == pytest.approx({"answer_matches": 0.0, "state_matches": 2 / 6,
+                                                      "other_kept": 1.0})
+    assert t["passes_when_idle"].to_dict() == {"answer_matches": False, "state_matches": True, "other_kept": True}
+    assert str(with_idle.table["passes_when_idle"].dtype) == "bool"
+    assert op.gate(run, baseline=idle.run).table.equals(with_idle.table)  # a baseline Run works as well
+
+
+def test_passes_when_idle_at_the_threshold_boundary(desk: Path) -> None:
+    run = op.run(desk, progress=False)
+    idle = op.baseline(desk, progress=False)
+    at = op.gate(run, baseline=idle, criteria={"state_matches": 2 / 6}).table.set_index("criterion")
+    above = op.gate(run, baseline=idle, criteria={"state_matches": 2 / 6 + 1e-9}).table.set_index("criterion")
+    assert bool(at.loc["state_matches", "passes_when_idle"]) is True  # noop_rate == threshold: meets it
+    assert bool(above.loc["state_matches", "passes_when_idle"]) is False
+    unlisted = op.gate(run, baseline=idle, release={"criteria": {"answer_matches": 0.3}}).table.set_index("criterion")
+    assert unlisted.loc["other_kept", "verdict"] == "REPORT_ONLY"
+    assert bool(unlisted.loc["other_kept", "passes_when_idle"]) is False  # no threshold: nothing to meet
+
+
+def test_the_baseline_never_changes_a_blocking_verdict(make_suite) -> None:
+    wrong = [{**c, "input": {**c["input"], "answer": "oops"}} for c in CASES]  # the real agent answers wrong
+    folder = make_suite(wrong, evaluators=EVALUATORS, release=RELEASE)
+    run = op.run(folder, progress=False)
+    idle = op.baseline(folder, progress=False)
+    plain, with_idle = op.gate(run), op.gate(run, baseline=idle)
+    assert plain.verdict == with_idle.verdict == "BLOCK"
+    assert with_idle.table[plain.table.columns].equals(plain.table)
+
+
+def test_the_report_shows_the_baseline(desk: Path, tmp_path: Path) -> None:
+    from oloproof_nb._display.report import write_report
+
+    run = op.run(desk, progress=False)
+    idle = op.baseline(desk, progress=False)
+    md = write_report(run, tmp_path / "report.md", baseline=idle).read_text(encoding="utf-8")
+    assert "noop_rate" in md and "passes_when_idle" in md and "Passes when idle: state_matches, other_kept" in md
+    plain = write_report(run, tmp_path / "plain.md").read_text(encoding="utf-8")
+    assert "noop_rate" not in plain
+
+
+def test_the_gate_repr_names_the_idle_criteria(desk: Path) -> None:
+    run = op.run(desk, progress=False)
+    text = repr(op.gate(run, baseline=op.baseline(desk, progress=False)))
+    lines = {line.split()[1]: line for line in text.splitlines()[1:]}
+    assert "noop=0.333 (passes when idle)" in lines["state_matches"]
+    assert "noop=0.000" in lines["answer_matches"] and "passes when idle" not in lines["answer_matches"]
+    assert "noop" not in repr(op.gate(run))

@@ -1,0 +1,70 @@
+"""``op.gate(run, criteria=..., confidence=..., method=...)`` merge into release.yaml; ``release=`` replaces it."""
+
+from __future__ import annotations
+
+import pytest
+from scipy.stats import beta
+from statsmodels.stats.proportion import proportion_confint
+
+import oloproof_nb as op
+from oloproof_nb.errors import ConfigError
+
+# 10 unclustered cases; answers right in 8 (c0–c7), so answer_matches is 8 of 10 and the others 10 of 10
+CASES = [{"id": f"c{i}", "input": {"answer": "done" if i < 8 else "oops",
+                                   "writes": [{"path": ["acct", "n"], "value": i}]},
+          "initial_state": {"acct": {"n": -1}, "other": {"k": i}},
+          "expected": {"answer": "done", "state": {"acct": {"n": i}}}} for i in range(10)]
+EVALUATORS = [{"type": "answer_matches"}, {"type": "state_matches"},
+              {"type": "state_unchanged", "criterion": "other_kept", "paths": ["other"]}]
+RELEASE = {"confidence": 0.95, "criteria": {"answer_matches": 0.5, "state_matches": 0.5, "other_kept": 0.5}}
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> op.Run:
+    import yaml
+    from conftest import SCRIPTED_SYSTEM, write_jsonl
+
+    root = tmp_path_factory.mktemp("overrides")
+    (root / "sysmod.py").write_text(SCRIPTED_SYSTEM, encoding="utf-8")
+    write_jsonl(root / "cases.jsonl", CASES)
+    (root / "oloproof.yaml").write_text(yaml.safe_dump({"name": "o", "system": "sysmod:Scripted",
+                                                       "cases": "cases.jsonl", "evaluators": EVALUATORS}))
+    (root / "release.yaml").write_text(yaml.safe_dump(RELEASE))
+    return op.run(root, progress=False)
+
+
+def _thresholds(g: op.Gate) -> dict[str, float]:
+    return {k: (None if v != v else v) for k, v in g.table.set_index("criterion")["threshold"].items()}
+
+
+def test_criteria_merge_and_release_replaces(run: op.Run) -> None:
+    merged = op.gate(run, criteria={"answer_matches": 0.9})
+    assert _thresholds(merged) == {"answer_matches": 0.9, "state_matches": 0.5, "other_kept": 0.5}
+    replaced = op.gate(run, release={"criteria": {"answer_matches": 0.9}})
+    assert _thresholds(replaced) == {"answer_matches": 0.9, "state_matches": None, "other_kept": None}
+    both = op.gate(run, release={"criteria": {"answer_matches": 0.9}}, criteria={"other_kept": 0.4})
+    assert _thresholds(both) == {"answer_matches": 0.9, "state_matches": None, "other_kept": 0.4}
+    assert _thresholds(op.gate(run)) == {"answer_matches": 0.5, "state_matches": 0.5, "other_kept": 0.5}
+
+
+def test_confidence_and_method_override(run: op.Run) -> None:
+    row = op.gate(run, confidence=0.9).table.set_index("criterion").loc["answer_matches"]
+    assert row["ci_low"] == pytest.approx(beta.ppf(0.05, 8, 3), abs=1e-12)  # Clopper–Pearson, 90%
+    assert row["ci_high"] == pytest.approx(beta.ppf(0.95, 9, 2), abs=1e-12)
+    wilson = op.gate(run, method="wilson").table.set_index("criterion").loc["answer_matches"]
+    assert wilson["method"] == "wilson"
+    low, high = proportion_confint(8, 10, alpha=0.05, method="wilson")
+    assert (wilson["ci_low"], wilson["ci_high"]) == pytest.approx((low, high), abs=1e-12)
+    assert op.gate(run, method="cluster_bootstrap").release.method == "cluster_bootstrap"
+
+
+@pytest.mark.parametrize(("kwargs", "words"), [
+    ({"criteria": {"nope": 0.5}}, "criteria.nope"),
+    ({"criteria": {"answer_matches": 1.5}}, "criteria"),
+    ({"confidence": 1.5}, "confidence"),
+    ({"method": "jackknife"}, "method"),
+])
+def test_bad_overrides_are_config_errors_naming_the_key(run: op.Run, kwargs: dict[str, object], words: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        op.gate(run, **kwargs)  # type: ignore[arg-type]
+    assert words in str(info.value) and str(info.value).startswith("gate(")

@@ -1,0 +1,77 @@
+"""The gate on a terminal: no line over 100 characters (``wide``: nothing cut), and the exit line."""
+
+from __future__ import annotations
+
+import math
+
+from oloproof_nb._analysis.columns import GATE
+from oloproof_nb._analysis.gate import Gate
+from oloproof_nb._config.release import ReleaseConfig
+from oloproof_nb._display.terminal import exit_line, gate_table_text
+
+LONG_REASON = ("interval_includes_threshold; cluster_t instead of cluster_bootstrap: the simulation "
+               "(benchmarks/coverage.md) shows the bootstrap's lower bound above the true rate more than 3% of "
+               "the time at 12 clusters")
+LONG_NAME = "recovers_from_error_at_issue_refund_when_the_payment_provider_times_out"
+
+
+def _gate(rows: list[dict[str, object]], verdict: str, reason: str = "") -> Gate:
+    base = {"evaluator": "state_matches", "n": 48, "n_clusters": 48, "passed": 40, "missing": 1, "rate": 40 / 48,
+            "ci_low": 0.7, "ci_high": 0.92, "method": "clopper_pearson", "threshold": 0.9, "verdict": "PASS",
+            "reason": "ci_low_at_or_above_threshold", "failing_clusters": 8, "vacuous": False,
+            "reduce": "mean"}
+    full = [{**base, **row} for row in rows]
+    table = GATE.from_columns({c: [row[c] for row in full] for c in GATE.names})
+    return Gate(table=table, verdict=verdict, release=ReleaseConfig(), clustered=False, n_source_clusters=48,
+                reason=reason)
+
+
+ROWS = [
+    {"criterion": "answer_matches", "verdict": "FAIL", "reason": "ci_high_below_threshold"},
+    {"criterion": LONG_NAME, "verdict": "INSUFFICIENT_EVIDENCE", "reason": LONG_REASON},
+    {"criterion": "state_matches", "verdict": "FAIL", "reason": "ci_high_below_threshold"},
+    {"criterion": "other_kept", "verdict": "PASS"},
+    {"criterion": "policy", "verdict": "REPORT_ONLY", "reason": "", "threshold": math.nan},
+    {"criterion": "same_state", "verdict": "INSUFFICIENT_EVIDENCE", "reason": "too_few_clusters"},
+]
+
+
+def test_every_line_fits_100_columns_and_every_long_reason_is_kept_wrapped() -> None:
+    text = gate_table_text(_gate(ROWS, "BLOCK"))
+    lines = text.splitlines()
+    assert max(len(line) for line in lines) <= 100
+    assert len(max(lines, key=len)) > 60  # a table, not an empty string
+    assert "INSUFFICIENT_EVIDENCE" in text  # verdicts are never cut at this width
+    joined = " ".join(line.strip() for line in lines if not line.startswith("|"))
+    assert LONG_REASON in joined and f"{LONG_NAME}: " in joined  # wrapped, every word kept
+    assert "same_state: too_few_clusters" in joined
+    assert "ci_high_below_threshold" not in joined  # it only restates FAIL
+
+
+def test_wide_shows_every_column_uncut() -> None:
+    text = gate_table_text(_gate(ROWS, "BLOCK"), wide=True)
+    assert LONG_REASON in text and LONG_NAME in text and "clopper_pearson" in text
+    assert max(len(line) for line in text.splitlines()) > 100
+
+
+def test_the_baseline_columns_fit_too() -> None:
+    g = _gate(ROWS, "BLOCK")
+    table = g.table.assign(noop_rate=[0.0, 1.0, 0.25, 1.0, 1.0, 0.5],
+                           passes_when_idle=[False, True, False, True, False, False])
+    text = gate_table_text(Gate(table=table, verdict="BLOCK", release=g.release, clustered=False,
+                                n_source_clusters=48))
+    assert max(len(line) for line in text.splitlines()) <= 100
+    header = [c.strip() for c in text.splitlines()[0].strip("|").split("|")]
+    assert header[-2:] == ["noop", "idle"]
+
+
+def test_exit_lines() -> None:
+    # hand count of ROWS: 2 FAIL, 2 INSUFFICIENT_EVIDENCE, 1 PASS, 1 REPORT_ONLY → 5 gated
+    assert exit_line(_gate(ROWS, "BLOCK")) == ("gate: BLOCK — exit 1: 2 criteria FAIL, 2 criteria "
+                                               "INSUFFICIENT_EVIDENCE (of 5 gated; PASS needs every one to pass)")
+    one = [ROWS[0], ROWS[3]]
+    assert exit_line(_gate(one, "BLOCK")) == ("gate: BLOCK — exit 1: 1 criterion FAIL (of 2 gated; PASS needs "
+                                              "every one to pass)")
+    assert exit_line(_gate([ROWS[3], ROWS[3]], "PASS")) == "gate: PASS — exit 0: all 2 gated criteria pass"
+    assert exit_line(_gate([ROWS[4]], "BLOCK", reason="no_criteria: nothing was gated")) == (
+        "gate: BLOCK — exit 1: no_criteria: nothing was gated")

@@ -1,0 +1,199 @@
+"""The first hour on the command line: table width and exit line, --baseline, gate on a suite folder,
+run on a file, init twice, errors in each face's words, --quiet and progress=False."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+import oloproof_nb as op
+from oloproof_nb.cli import main
+from oloproof_nb.errors import RunDirError
+
+CASES = [
+    {"id": f"c{i}", "input": {"answer": "done", "writes": [{"path": ["acct", "n"], "value": i + 1}]},
+     "initial_state": {"acct": {"n": 0}, "other": {"k": i}},
+     "expected": {"answer": "done", "state": {"acct": {"n": i + 1}}}}
+    for i in range(8)
+] + [
+    {"id": f"c{i}", "input": {"answer": "done"}, "initial_state": {"acct": {"n": 0}, "other": {"k": i}},
+     "expected": {"answer": "done", "state": {"acct": {"n": 0}}}}
+    for i in range(8, 10)
+]
+EVALUATORS = [{"type": "answer_matches"}, {"type": "state_matches"},
+              {"type": "state_unchanged", "criterion": "other_kept", "paths": ["other"]}]
+# 10 of 10 pass: the Clopper-Pearson lower bound 0.025 ** (1 / 10) = 0.6915 >= 0.5
+RELEASE = {"criteria": {"answer_matches": 0.5, "state_matches": 0.5, "other_kept": 0.5}}
+
+
+def _out(capsys: pytest.CaptureFixture[str]) -> tuple[list[str], str]:
+    out, err = capsys.readouterr()
+    return out.splitlines(), err
+
+
+def test_run_example_fits_100_columns_and_ends_with_the_exit_line(example_suite: Path, tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["run", str(example_suite), "--out", str(tmp_path / "run"), "--quiet"])
+    lines, _ = _out(capsys)
+    assert code == 1
+    assert all(len(line) <= 100 for line in lines if str(tmp_path) not in line), max(lines, key=len)
+    assert [line for line in lines if str(tmp_path) in line] == [f"  -> {tmp_path / 'run'}"]  # the path alone
+    # README: answer_matches, state_matches, same_state_under_injected and recovers_from_error… FAIL; 5 gated
+    assert lines[-1] == "gate: BLOCK — exit 1: 4 criteria FAIL (of 5 gated; PASS needs every one to pass)"
+    assert main(["gate", str(tmp_path / "run"), "--wide"]) == 1
+    wide, _ = _out(capsys)
+    assert any(len(line) > 100 for line in wide) and "recovers_from_error_at_issue_refund " in "\n".join(wide)
+    assert wide[-1] == lines[-1]
+
+
+def test_run_with_baseline_shows_noop_and_idle_and_keeps_the_exit(make_suite, tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    folder = make_suite(CASES, evaluators=EVALUATORS, release=RELEASE)
+    assert main(["run", str(folder), "--out", str(tmp_path / "run"), "--baseline", "--quiet"]) == 0
+    lines, _ = _out(capsys)
+    assert lines[-1] == "gate: PASS — exit 0: all 3 gated criteria pass"
+    assert all(len(line) <= 100 for line in lines if str(tmp_path) not in line)
+    header = next(line for line in lines if line.startswith("| criterion"))
+    assert [c.strip() for c in header.strip("|").split("|")][-2:] == ["noop", "idle"]
+    rows = {c[0]: c for c in ([x.strip() for x in line.strip("|").split("|")] for line in lines
+                              if line.startswith("| ") and not line.startswith("| criterion"))}
+    # no-op by hand: answer 0/10; state_matches 2/10 (c8, c9 expect no change); other_kept 10/10
+    assert rows["answer_matches"][-2:] == ["0.000", ""]
+    assert rows["state_matches"][-2:] == ["0.200", ""]
+    assert rows["other_kept"][-2:] == ["1.000", "yes"]
+    baselines = list((folder / "baselines").iterdir())
+    assert len(baselines) == 1 and op.load_run(baselines[0]).system_version == "oloproof-noop"
+    assert not (folder / "runs").exists()  # the run went to --out; the baseline never lands in runs/
+    # the stored baseline feeds `gate --baseline` and `report --baseline`
+    assert main(["gate", str(tmp_path / "run"), "--baseline", str(baselines[0])]) == 0
+    assert _out(capsys)[0][-1] == lines[-1]
+    assert main(["report", str(tmp_path / "run"), "--baseline", str(baselines[0]),
+                 "--out", str(tmp_path / "r.md")]) == 0
+    assert "passes_when_idle" in (tmp_path / "r.md").read_text(encoding="utf-8")
+
+
+def test_gate_on_a_suite_folder_uses_its_latest_run(make_suite, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = make_suite(CASES, evaluators=EVALUATORS, release=RELEASE)
+    assert main(["gate", str(folder)]) == 2
+    _, err = _out(capsys)
+    assert "no run in" in err and "run it first" in err
+    first = op.run(folder, progress=False).directory
+    wrong = make_suite([{**c, "input": {**c["input"], "answer": "oops"}} for c in CASES], evaluators=EVALUATORS,
+                       release=RELEASE)
+    (folder / "cases.jsonl").write_bytes((wrong / "cases.jsonl").read_bytes())  # the next run answers wrong
+    second = op.run(folder, progress=False).directory
+    assert first != second
+    assert main(["gate", str(folder)]) == 1  # the latest (wrong answers) BLOCKs; the first would PASS
+    lines, err = _out(capsys)
+    assert err.strip() == f"oloproof: gating the latest run of the suite: {second}"
+    assert lines[-1].startswith("gate: BLOCK — exit 1: 1 criterion FAIL")
+
+
+def test_run_on_a_file_says_it_wants_a_suite_folder(make_suite, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = make_suite(CASES, evaluators=EVALUATORS)
+    assert main(["run", str(folder / "oloproof.yaml")]) == 2
+    _, err = _out(capsys)
+    assert err == (f"oloproof: error: {folder / 'oloproof.yaml'}: is a file; oloproof run wants a suite folder, "
+                   f"the folder holding oloproof.yaml (e.g. oloproof run {folder})\n")
+
+
+def test_init_twice_says_what_to_do_and_force_copies_over(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    dest = tmp_path / "demo"
+    assert main(["init", "--example", "stateful-agent", str(dest)]) == 0
+    (dest / "runs").mkdir()
+    (dest / "runs" / "keep.txt").write_text("mine", encoding="utf-8")
+    original = (dest / "cases.jsonl").read_bytes()
+    (dest / "cases.jsonl").write_text("broken", encoding="utf-8")
+    capsys.readouterr()
+    assert main(["init", "--example", "stateful-agent", str(dest)]) == 2
+    _, err = _out(capsys)
+    assert err.startswith(f"oloproof: error: {dest}: already holds a suite") and "--force" in err
+    assert "force=True" not in err
+    assert (dest / "cases.jsonl").read_text(encoding="utf-8") == "broken"  # nothing overwritten without --force
+    assert main(["init", "--example", "stateful-agent", str(dest), "--force"]) == 0
+    assert (dest / "cases.jsonl").read_bytes() == original
+    assert (dest / "runs" / "keep.txt").read_text(encoding="utf-8") == "mine"
+
+
+def test_errors_name_python_parameters_in_python_and_flags_on_the_command_line(
+        make_suite, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = make_suite(CASES[:2], evaluators=EVALUATORS)
+    used = tmp_path / "used"
+    used.mkdir()
+    (used / "x.txt").write_text("x", encoding="utf-8")
+    with pytest.raises(RunDirError) as info:
+        op.run(folder, out=used, progress=False)
+    assert "choose another out=, or pass resume=True" in str(info.value) and "--" not in str(info.value)
+    with pytest.raises(RunDirError) as info:
+        op.run(folder, resume=True, progress=False)
+    assert str(info.value) == "resume=True needs out= (the directory of the interrupted run)"
+    with pytest.raises(op.OloproofError) as exc:
+        op.examples_init = None  # noqa: B010 - nothing: the name is not part of the face
+        from oloproof_nb.examples import init_example
+
+        init_example("nope", tmp_path / "x")
+    assert "--" not in str(exc.value)
+    assert main(["run", str(folder), "--out", str(used), "--quiet"]) == 2
+    _, err = _out(capsys)
+    assert "choose another --out, or pass --resume to finish that run" in err and "resume=True" not in err
+    assert main(["init", "--example", "nope"]) == 2
+    _, err = _out(capsys)
+    assert err.startswith("oloproof: error: --example 'nope' is not known")
+
+
+def test_quiet_and_progress_false_show_no_bar(make_suite, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    import oloproof_nb._display.notebook as face
+
+    folder = make_suite(CASES, evaluators=EVALUATORS, release=RELEASE)
+    monkeypatch.setattr(face, "_stderr_is_tty", lambda: True)  # as on a terminal: a bar by default
+    assert main(["run", str(folder), "--out", str(tmp_path / "a")]) == 0
+    _, err = _out(capsys)
+    assert "/10 [" in err and "case" in err  # tqdm's bar: cases done of the total, its unit
+    assert main(["run", str(folder), "--out", str(tmp_path / "b"), "--quiet"]) == 0
+    assert _out(capsys)[1] == ""
+    op.run(folder, out=tmp_path / "c")
+    assert "/10 [" in capsys.readouterr().err
+    op.run(folder, out=tmp_path / "d", progress=False)
+    assert capsys.readouterr().err == ""
+
+
+def test_receipt_names_its_status_or_the_contract_error_and_json_is_one_object(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "report.json").write_text("{}", encoding="utf-8")
+    stale = tmp_path / "stale.json"
+    stale.write_text(json.dumps({"artifact_id": "r", "locator": "report.json",
+                                 "run_started_at": "2999-01-01T00:00:00Z"}), encoding="utf-8")
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json", encoding="utf-8")
+    assert main(["receipt", str(stale)]) == 2
+    out, err = capsys.readouterr()
+    assert json.loads(out)["status"] == "stale" and err.startswith("oloproof: stale: ") and err.count("\n") == 1
+    assert main(["receipt", str(stale), "--json"]) == 2
+    out, err = capsys.readouterr()
+    assert out.count("\n") == 1 and json.loads(out)["receipt"]["status"] == "stale"
+    assert main(["receipt", str(broken)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("oloproof: error: contract error: ") and str(broken) in err
+    assert main(["receipt", str(broken), "--json"]) == 2
+    out, err = capsys.readouterr()
+    body = json.loads(out)
+    assert out.count("\n") == 1 and body["error"] == "contract error" and str(broken) in body["message"]
+    ok = tmp_path / "ok.json"
+    ok.write_text(json.dumps({"artifact_id": "r", "locator": "report.json", "run_started_at": "2000-01-01T00:00:00Z",
+                              "validator": {"command": [sys.executable, "-c",
+                                                        "import sys, json; json.load(open(sys.argv[-1]))"]}}),
+                  encoding="utf-8")
+    assert main(["receipt", str(ok), "--json"]) == 0  # the validator got the artifact as its last argument
+    out, err = capsys.readouterr()
+    assert json.loads(out)["receipt"]["status"] == "verified" and err == ""
+
+
+def test_receipt_help_says_how_a_validator_gets_the_artifact(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["receipt", "--help"])
+    text = capsys.readouterr().out
+    assert "LAST ARGUMENT" in text and "settings.json" in text and "contract error" in text
