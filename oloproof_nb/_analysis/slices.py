@@ -113,7 +113,8 @@ def slice_table(run: Run, spec: str | SliceSpec, release: ReleaseLike | None = N
     labels = [label for label, _, _ in bins]
     bin_of_case = pd.Categorical(_bin_labels(cases[parsed.column], parsed), categories=labels).codes
     verdicts = run.verdicts
-    where = pd.Index(cases["case_id"]).get_indexer(verdicts["case_id"])
+    keys = ["case_id", "epoch"] if "epoch" in cases.columns and "epoch" in verdicts.columns else ["case_id"]
+    where = pd.MultiIndex.from_frame(cases[keys]).get_indexer(pd.MultiIndex.from_frame(verdicts[keys]))
     na_code = len(labels) - 1
     row_bins = np.where(where >= 0, bin_of_case[np.clip(where, 0, None)], na_code).astype(np.int64)
     sums = criterion_sums(verdicts, by=[row_bins]) if len(verdicts) else {}
