@@ -210,3 +210,9 @@ def test_cli_gate_and_report_accept_inspect_logs(logs: dict[str, Path], tmp_path
     assert main(["gate", str(logs["eval"]), "--release", str(unknown)]) == 2
     assert main(["report", str(logs["dir"]), "--out", str(tmp_path / "r.md"), "--cluster", "topic"]) == 0
     assert (tmp_path / "r.md").exists()
+
+
+def test_core_import_does_not_load_inspect() -> None:
+    code = "import sys, oloproof_nb; print(sorted(m for m in sys.modules if m.startswith(('inspect_ai', 'jsonpatch'))))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
