@@ -363,7 +363,12 @@ def _duration(sample: Any) -> float:
 
 
 def _samples(log: ModuleType, file: Path) -> Iterator[Any]:
-    yield from log.read_eval_log_samples(file, all_samples_required=False, resolve_attachments=True)
+    """The samples of one log, streamed (a damaged sample is one error naming the file)."""
+    try:
+        yield from log.read_eval_log_samples(file, all_samples_required=False, resolve_attachments=True)
+    except Exception as exc:  # noqa: BLE001 - inspect raises many kinds for a damaged log
+        raise OloproofError(f"{file}: cannot read the samples of this Inspect AI log "
+                            f"({type(exc).__name__}: {exc})") from None
 
 
 def _build_frames(records: list[CaseRecord], config: SuiteConfig, unknown_initial: set[tuple[str, int]],

@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pandas as pd
@@ -183,6 +184,14 @@ def test_detection(logs: dict[str, Path], tmp_path: Path) -> None:
         op.from_inspect(other)
     with pytest.raises(op.OloproofError, match="no Inspect AI log"):
         op.from_inspect(tmp_path)
+    damaged = tmp_path / "bad" / "damaged.eval"
+    damaged.parent.mkdir()
+    with zipfile.ZipFile(damaged, "w") as z:
+        z.writestr("header.json", "{not json")
+    assert is_inspect_log(damaged)
+    with pytest.raises(op.OloproofError, match="damaged.eval: cannot read"):
+        op.from_inspect(damaged)
+    assert main(["gate", str(damaged.parent)]) == 2
 
 
 def test_missing_inspect_names_the_extra(logs: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
