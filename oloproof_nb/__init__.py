@@ -33,7 +33,7 @@ from ._display import plots
 from ._display.baseline import baseline
 from ._display.compare import Comparison, compare
 from ._display.export import export_table
-from ._display.notebook import Gate, Run, gate, load_run, load_runs, run
+from ._display.notebook import Gate, Run, from_inspect, gate, load_run, load_runs, run
 from ._run.observe import observe_file, verify_contract_file
 from ._run.replay_cache import ReplayCache
 from ._version import __version__
@@ -84,6 +84,7 @@ __all__ = [
     "Run",
     "load_run",
     "load_runs",
+    "from_inspect",
     # the gate and statistics
     "gate",
     "Gate",

@@ -75,20 +75,23 @@ def _parser() -> argparse.ArgumentParser:
                           "and show each criterion's noop_rate and whether it passes when idle")
     run.add_argument("--wide", action="store_true", help="every gate column, reasons uncut (lines may exceed 100)")
 
-    gate = sub.add_parser("gate", help="the gate of a stored run; exit 0 PASS, 1 BLOCK")
-    gate.add_argument("run_dir", help="a run directory (runs/<run_id>/), or a suite folder: its latest run")
-    gate.add_argument("--release", help="another release.yaml to apply")
+    gate = sub.add_parser("gate", help="the gate of a stored run or Inspect AI log; exit 0 PASS, 1 BLOCK")
+    gate.add_argument("run_dir", help="a run directory (runs/<run_id>/), a suite folder (its latest run), "
+                      "or an Inspect AI log or folder of logs")
+    gate.add_argument("--release", help="another release.yaml to apply (an Inspect log: the thresholds)")
     gate.add_argument("--baseline", metavar="BASELINE_DIR",
                       help="a do-nothing baseline run (from `oloproof run --baseline`): adds noop_rate and idle")
     gate.add_argument("--wide", action="store_true", help="every gate column, reasons uncut (lines may exceed 100)")
+    _inspect_options(gate)
 
     report = sub.add_parser("report", help="write the gate, validity, replay and slice tables with plots; exit 0")
-    report.add_argument("run_dir", help="a run directory (runs/<run_id>/)")
+    report.add_argument("run_dir", help="a run directory (runs/<run_id>/), or an Inspect AI log or folder of logs")
     report.add_argument("--out", required=True,
                         help="report.html (standalone, plots embedded) or report.md (plots in <stem>_files/)")
     report.add_argument("--release", help="another release.yaml to apply")
     report.add_argument("--baseline", metavar="BASELINE_DIR",
                         help="a do-nothing baseline run: the gate table shows noop_rate and passes_when_idle")
+    _inspect_options(report)
 
     compare = sub.add_parser(
         "compare", help="compare two runs case by case; exit 0 NO_REGRESSION, 1 otherwise",
@@ -128,6 +131,34 @@ as a completion hook (Claude Code .claude/settings.json):
   {"hooks": {"Stop": [{"hooks": [{"type": "command",
       "command": "oloproof receipt CONTRACT.json"}]}]}}
 """
+
+
+def _inspect_options(cmd: argparse.ArgumentParser) -> None:
+    cmd.add_argument("--cluster", help="an Inspect log: the sample metadata key whose value is the cluster")
+    cmd.add_argument("--state-key", help="an Inspect log: the sample store key holding the world (snapshots, changes)")
+
+
+def _is_inspect_source(path: Path) -> bool:
+    """An Inspect AI log, or a folder holding one and no run manifest."""
+    from ._analysis.inspect_log import is_inspect_log
+
+    if path.is_file():
+        return is_inspect_log(path)
+    if not path.is_dir() or (path / "manifest.json").exists():
+        return False
+    return any(f.suffix in (".eval", ".json") and is_inspect_log(f) for f in path.rglob("*"))
+
+
+def _load(args: argparse.Namespace) -> Run:
+    """The run at ``args.run_dir``: a run directory, or Inspect AI logs (read with --cluster, --state-key)."""
+    from ._display.notebook import from_inspect, load_run
+
+    path = Path(args.run_dir)
+    if _is_inspect_source(path):
+        return from_inspect(path, cluster=args.cluster, state_key=args.state_key)
+    if args.cluster is not None or args.state_key is not None:
+        raise OloproofError(f"{path}: --cluster and --state-key apply to Inspect AI logs only; this is not one")
+    return load_run(path)
 
 
 def _cmd_init(args: argparse.Namespace) -> int:
@@ -359,13 +390,17 @@ def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, 
 
 def _cmd_gate(args: argparse.Namespace) -> int:
     """The gate of a stored run; an unfinished run is never a release decision (exit 2)."""
+    from ._analysis.inspect_log import is_inspect_run
     from ._display.notebook import load_run
     from ._run.locate import is_suite_folder, latest_run_dir
 
     if is_suite_folder(args.run_dir):
         args.run_dir = str(latest_run_dir(args.run_dir))
         print(f"oloproof: gating the latest run of the suite: {args.run_dir}", file=sys.stderr)
-    result = load_run(args.run_dir)
+    result = _load(args)
+    if not result.finished and is_inspect_run(result):
+        raise OloproofError(f"{args.run_dir}: the Inspect AI eval did not finish (its log status is not 'success'), "
+                            "so it has no release decision")
     if not result.finished:
         root = result.manifest.suite_config.root or "SUITE"
         command = f"oloproof run {shlex.quote(root)} --out {shlex.quote(str(args.run_dir))} --resume"
@@ -459,7 +494,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     from ._display.report import write_report
 
     idle = load_run(args.baseline) if args.baseline else None
-    path = write_report(load_run(args.run_dir), args.out, release=args.release, baseline=idle)
+    path = write_report(_load(args), args.out, release=args.release, baseline=idle)
     print(f"wrote {path}")
     return 0
 

@@ -68,18 +68,21 @@ class Run:
         The runs pooled into this one (see :func:`load_runs`); ``[self]`` for one run.
     """
 
-    def __init__(self, directory: Path, manifest: Manifest) -> None:
+    def __init__(self, directory: Path, manifest: Manifest, config: SuiteConfig | None = None,
+                 journal: Journal | None = None) -> None:
         self.directory = directory
         self.manifest = manifest
         stored = manifest.suite_config
-        self.config: SuiteConfig = parse_suite_config(stored.config, directory / MANIFEST)
+        self.config: SuiteConfig = config if config is not None else parse_suite_config(stored.config,
+                                                                                         directory / MANIFEST)
         self.release: ReleaseConfig | None = release_from_manifest(stored.release)
         self.labels: dict[str, list[dict[str, Any]]] = stored.labels
         self.suite_root = Path(stored.root) if stored.root else None
         self._states = StateReader(directory)
-        self._journal = Journal(directory, self._states)
+        self._journal = journal if journal is not None else Journal(directory, self._states)
         self._in_memory: dict[str, pd.DataFrame] | None = None  # frames when the copy cannot be written
         self._members: list[Run] | None = None  # set on a pooled run
+        self._held = False  # a Run held in memory (see held()): nothing is ever written for it
 
     @classmethod
     def load(cls: type[R], directory: str | Path) -> R:
@@ -121,6 +124,17 @@ class Run:
         pooled.labels = _pooled_labels([r.labels for r in runs])
         return pooled
 
+    @classmethod
+    def held(cls: type[R], directory: Path, manifest: Manifest, config: SuiteConfig, journal: Journal,
+             built: dict[str, pd.DataFrame]) -> R:
+        """A Run held in memory, not read from a run directory: its frames ``built`` (one per name of
+        :data:`~.columns.FRAMES`) and its case records from ``journal``. Nothing is written anywhere
+        (``directory`` is where its source lies, e.g. an Inspect AI log's folder)."""
+        run = cls(directory, manifest, config=config, journal=journal)
+        run._in_memory = {name: built[name] for name in FRAMES}
+        run._held = True
+        return run
+
     def write_columnar(self) -> None:
         """(Re)build the columnar copy (``frames/*.parquet``) from the journal.
 
@@ -130,6 +144,8 @@ class Run:
         (read-only), the frames are kept in memory instead, with a
         :class:`ColumnarCopyWarning`.
         """
+        if self._held:
+            return
         if self._members is not None:
             for member in self._members:
                 member.write_columnar()

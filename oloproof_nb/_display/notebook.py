@@ -18,10 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from .._analysis import gate as _gate
+from .._analysis import inspect_log as _inspect_log
 from .._analysis import run as _run
 from .._analysis.baseline import Baseline
 from .._analysis.gate import ReleaseLike
 from .._config.suite import Suite, load_suite
+from .._core.scoremap import ScoreMap
 from .._run.runner import Isolation, Progress, run_suite
 from .._run.store import Fsync
 from ..errors import OloproofError
@@ -29,7 +31,7 @@ from .html import html_table, render
 from .panel import CasePanel
 from .theme import fmt_number
 
-__all__ = ["Run", "Gate", "run", "load_run", "load_runs", "gate", "progress_bar"]
+__all__ = ["Run", "Gate", "run", "load_run", "load_runs", "from_inspect", "gate", "progress_bar"]
 
 
 class Run(_run.Run):
@@ -269,6 +271,59 @@ def load_runs(directories: list[str | Path]) -> Run:
     >>> both.verdicts.groupby(["run_id", "criterion"])["verdict"].value_counts()   # doctest: +SKIP
     """
     return Run.pool([Run.load(d) for d in _run.directory_list(directories)])
+
+
+def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str | None = None,
+                 score_map: ScoreMap | None = None, pass_threshold: float = 1.0) -> Run:
+    """Read Inspect AI eval logs into a :class:`Run`, without running anything again.
+
+    Parameters
+    ----------
+    path : str or Path
+        One log (``.eval`` or ``.json``), or a folder: every Inspect log in it and its subfolders
+        (logs of one model; a sample id and epoch may appear once).
+    cluster : str, optional
+        A metadata key whose value is each sample's cluster (samples sharing a topic, a source
+        document …). Default: each sample is its own cluster (its epochs share it).
+    state_key : str, optional
+        The key under which the solver kept the world in the sample store: gives ``snapshots`` (the
+        final value) and ``changes`` (against the value right after the first store event that wrote
+        it). A ``StoreModel``'s fields (``<state_key>:<field>``) are gathered into one dict.
+    score_map : mapping or callable, optional
+        How score values map to verdicts, over the default table (``{"P": "pass"}``), or a function
+        ``f(value) -> "pass" | "fail" | "missing" | bool | None`` that replaces it.
+    pass_threshold : float
+        A numeric score passes at or above this (default 1: full marks).
+
+    Returns
+    -------
+    Run
+        Held in memory (nothing is written): ``cases`` (``case_id`` the sample id, ``epoch``,
+        ``digest`` the sample digest, ``status``, ``metadata``, plus ``input`` and ``target``),
+        ``steps``, ``verdicts`` (one criterion per scorer, evaluator ``inspect_scorer``), and with
+        ``state_key`` ``snapshots`` and ``changes``. ``op.gate``, ``op.slice_table``, plots,
+        ``export_table``, ``run.panel`` and reports work on it; ``run.system_version`` is the model.
+
+    Raises
+    ------
+    OloproofError
+        inspect-ai is not installed (``pip install 'oloproof_nb[inspect]'``), the path holds no
+        Inspect log, a metadata key or store key is not there, or logs of several models are mixed.
+
+    Notes
+    -----
+    Default score mapping (see ``oloproof_nb._core.scoremap``): ``C`` pass; ``I``, ``P`` (partial)
+    and ``N`` (no answer) fail; ``True``/``False`` pass/fail; a number passes at or above
+    ``pass_threshold``; ``"yes"``/``"true"`` pass, ``"no"``/``"false"`` fail; anything else, no
+    score, or a sample that raised: ``missing`` (never a pass).
+
+    Examples
+    --------
+    >>> run = op.from_inspect("logs/", cluster="topic", state_key="world")     # doctest: +SKIP
+    >>> op.gate(run, release={"criteria": {"match": 0.9}}).verdict             # doctest: +SKIP
+    """
+    return _inspect_log.from_inspect(path, cluster=cluster, state_key=state_key, score_map=score_map,
+                                     pass_threshold=pass_threshold, cls=Run)
 
 
 def gate(run: _run.Run, release: ReleaseLike | None = None, *, baseline: Baseline | _run.Run | None = None,

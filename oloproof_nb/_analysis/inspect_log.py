@@ -1,0 +1,462 @@
+"""Inspect AI eval logs as a :class:`~oloproof_nb._analysis.run.Run`, without running anything again.
+
+A log (``.eval`` or ``.json``) or a folder of logs is read through ``inspect_ai.log`` (the optional
+extra ``[inspect]``, imported only here and only when a log is read). Each sample × epoch becomes a
+case record like the ones a run writes, so the same frames, gate, slice tables, plots and reports
+apply:
+
+- ``cases``: ``case_id`` is the sample id as text, ``epoch`` (1-based), ``status`` (``completed``;
+  ``error`` when the sample raised; ``timeout`` at a time or working-time limit; ``failed`` at any other
+  limit, the limit named in ``error``), ``metadata`` the sample's; an Inspect run's cases also carry
+  ``input`` and ``target``. ``digest`` is the **sample digest**: SHA-256 of the canonical JSON of
+  ``{id, input, target, metadata}`` (plus ``choices`` when the sample has them; message ids left out),
+  the same for every epoch, so ``op.compare`` pairs the samples of two logs of one dataset.
+- ``steps``: the messages the run added (assistant turns as ``message`` steps named after the model,
+  each followed by its tool calls as ``tool_call`` steps with the arguments and the result; user
+  messages a solver added as ``message`` steps); system messages and the input's messages are left out.
+  A tool result is its JSON value when its text parses as JSON or a Python literal (Inspect stores a
+  dict result as its ``str()``), else the text; a tool error becomes ``{"ok": false, "error": type,
+  "message": ...}``, so ``is_error`` follows the usual rule.
+- ``verdicts``: one criterion per scorer (evaluator ``inspect_scorer``), each score mapped by
+  :func:`~oloproof_nb._core.scoremap.score_verdict` (see that module for the table and ``score_map``).
+  A sample that raised is ``missing`` for every scorer.
+- ``cluster``: the value of a metadata key (``cluster="topic"``), or each sample its own cluster
+  (its epochs share it, so a log with epochs is clustered).
+- ``snapshots`` and ``changes``, with ``state_key``: the final state is the sample store's value under
+  that key (or, for an Inspect ``StoreModel``, the fields stored as ``<state_key>:<field>``); the
+  initial state is that value right after the first store event that wrote it (the solver's set-up),
+  replayed from the sample's store events. A sample without such an event has its snapshot but no
+  ``changes`` rows (its initial state is unknown).
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import json
+import math
+import zipfile
+from collections.abc import Iterable, Iterator
+from datetime import datetime
+from pathlib import Path
+from types import ModuleType
+from typing import Any, ClassVar, Literal, TypeVar
+
+import numpy as np
+import pandas as pd
+
+from .._config.suite import SuiteConfig
+from .._core.canonical import digest, iso
+from .._core.evaluator import CaseContext, Evaluation, Evaluator
+from .._core.records import ENV_SCHEMA, CaseRecord, Manifest, ReplayRecord, StoredSuite
+from .._core.scoremap import ScoreMap, check_score_map, score_verdict
+from .._run.states import StateReader
+from .._version import __version__
+from ..errors import OloproofError
+from . import frames
+from .columns import FRAMES
+from .journal import Journal
+from .run import Run
+
+__all__ = ["from_inspect", "is_inspect_log", "inspect_log_files", "is_inspect_run", "sample_digest", "InspectScorer",
+           "INSPECT_EXTRA", "DEFAULT_SLICES"]
+
+R = TypeVar("R", bound=Run)
+
+INSPECT_EXTRA = "pip install 'oloproof_nb[inspect]'"
+#: Slices an Inspect run's report shows.
+DEFAULT_SLICES = ["tool_calls:1,2,4", "trajectory_length:2,4,8"]
+#: A ``.json`` log is recognised by these keys in its first bytes.
+_HEAD_BYTES = 65536
+
+
+class InspectScorer(Evaluator):
+    """A scorer of an Inspect AI log: its verdicts are read from the log's scores, never computed here.
+
+    Not registered as an evaluator type: it cannot be written in oloproof.yaml, only read from a log.
+    """
+
+    type: Literal["inspect_scorer"] = "inspect_scorer"
+    scope: ClassVar[Literal["case"]] = "case"
+
+    def evaluate(self, ctx: CaseContext) -> Evaluation:
+        return self.missing("an Inspect scorer is read from the log, not run")
+
+
+class _HeldRecords(Journal):
+    """The case records of a Run held in memory, answering what a run directory's journal answers."""
+
+    def __init__(self, directory: Path, records: list[CaseRecord]) -> None:
+        super().__init__(directory, StateReader(directory))
+        self._held = records
+        self._by_key = {(r["case"]["id"], _epoch_of(r)): r for r in records}
+
+    def record(self, case_id: str, epoch: int = 1) -> CaseRecord | None:
+        return self._by_key.get((case_id, epoch))
+
+    def replays_of(self, case_id: str, epoch: int = 1) -> list[ReplayRecord]:
+        return []
+
+    def records(self) -> list[CaseRecord]:
+        return list(self._held)
+
+    def replay_records(self) -> list[ReplayRecord]:
+        return []
+
+
+def _epoch_of(rec: CaseRecord) -> int:
+    """A record's epoch (1 when it has none)."""
+    case: dict[str, Any] = dict(rec["case"])
+    return int(case.get("epoch", 1))
+
+
+def _inspect() -> ModuleType:
+    try:
+        import inspect_ai.log as log
+    except ImportError:
+        raise OloproofError(f"reading Inspect AI logs needs inspect-ai: {INSPECT_EXTRA}") from None
+    return log
+
+
+def is_inspect_log(path: str | Path) -> bool:
+    """Whether ``path`` is an Inspect AI log file, from its first bytes (inspect-ai is not imported).
+
+    An ``.eval`` log is a zip archive holding ``header.json`` or ``_journal/start.json``; a ``.json``
+    log is a JSON object whose first bytes name ``"version"`` and ``"eval"``.
+    """
+    p = Path(path)
+    if not p.is_file():
+        return False
+    if p.suffix == ".eval":
+        try:
+            with zipfile.ZipFile(p) as z:
+                names = set(z.namelist())
+        except (OSError, zipfile.BadZipFile):
+            return False
+        return "header.json" in names or "_journal/start.json" in names
+    if p.suffix == ".json":
+        try:
+            with p.open("rb") as handle:
+                head = handle.read(_HEAD_BYTES).lstrip()
+        except OSError:
+            return False
+        return head.startswith(b"{") and b'"version"' in head and b'"eval"' in head
+    return False
+
+
+def inspect_log_files(path: str | Path) -> list[Path]:
+    """The Inspect AI logs at ``path``: the file itself, or every log in the folder and its subfolders.
+
+    Raises
+    ------
+    OloproofError
+        When ``path`` is neither an Inspect log nor a folder holding one.
+    """
+    p = Path(path)
+    if p.is_file():
+        if not is_inspect_log(p):
+            raise OloproofError(f"{p}: not an Inspect AI log (an .eval or .json eval log)")
+        return [p]
+    if p.is_dir():
+        found = sorted(f for f in p.rglob("*") if f.suffix in (".eval", ".json") and is_inspect_log(f))
+        if not found:
+            raise OloproofError(f"{p}: no Inspect AI log (.eval or .json) in this folder")
+        return found
+    raise OloproofError(f"{p}: no such file or folder")
+
+
+# -- one sample -> one case record -------------------------------------------------------------------
+def _plain(value: Any) -> Any:
+    """A pydantic model (a chat message) as JSON, without ids that change from run to run."""
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json", exclude_none=True, exclude={"id"})
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def sample_digest(sample: Any) -> str:
+    """The sample digest: SHA-256 of the canonical JSON of ``{id, input, target, metadata[, choices]}``."""
+    body = {"id": str(sample.id), "input": _plain(sample.input), "target": sample.target,
+            "metadata": sample.metadata or {}}
+    if getattr(sample, "choices", None):
+        body["choices"] = list(sample.choices)
+    return digest(body)
+
+
+def _parse_result(text: Any) -> Any:
+    """A tool result's JSON value: JSON text parsed, a Python literal (a dict's ``str()``) evaluated, else the text."""
+    if not isinstance(text, str):
+        return _plain(text)
+    stripped = text.strip()
+    if not stripped or stripped[0] not in "{[\"0123456789-tfnTFN":
+        return text
+    try:
+        return json.loads(stripped)
+    except ValueError:
+        pass
+    if stripped[0] in "{[" and len(stripped) <= 1_000_000:
+        try:
+            return ast.literal_eval(stripped)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            pass
+    return text
+
+
+def _steps(messages: Iterable[Any]) -> list[dict[str, Any]]:
+    """Steps of the messages the run added (see the module)."""
+    msgs = list(messages)
+    results = {m.tool_call_id: m for m in msgs if m.role == "tool" and getattr(m, "tool_call_id", None)}
+    steps: list[dict[str, Any]] = []
+    for m in msgs:
+        if m.role in ("system", "tool") or getattr(m, "source", None) == "input":
+            continue
+        steps.append({"kind": "message", "role": m.role, "content": m.text,
+                      "name": getattr(m, "model", None) if m.role == "assistant" else None})
+        for call in getattr(m, "tool_calls", None) or []:
+            answer = results.get(call.id)
+            if answer is None:
+                result: Any = None
+            elif getattr(answer, "error", None) is not None:
+                result = {"ok": False, "error": answer.error.type, "message": answer.error.message}
+            else:
+                result = _parse_result(answer.text if isinstance(answer.content, list) else answer.content)
+            steps.append({"kind": "tool_call", "tool": call.function, "args": _plain(dict(call.arguments or {})),
+                          "result": result})
+    return steps
+
+
+def _world(store: dict[str, Any], key: str) -> tuple[bool, Any]:
+    """The store's value under ``key``, or its ``StoreModel`` fields ``key:field`` as a dict."""
+    if key in store:
+        return True, store[key]
+    prefix = f"{key}:"
+    fields = {k[len(prefix):]: v for k, v in store.items() if k.startswith(prefix)}
+    return (True, fields) if fields else (False, None)
+
+
+def _initial_world(sample: Any, key: str) -> tuple[bool, Any]:
+    """The value under ``key`` right after the first store event that wrote it (replayed from the events)."""
+    import jsonpatch  # a dependency of inspect-ai
+
+    store: dict[str, Any] = {}
+    for event in getattr(sample, "events", None) or []:
+        kind = getattr(event, "event", None)
+        if kind == "sample_init":
+            store = copy.deepcopy(dict((getattr(event, "state", None) or {}).get("store") or {}))
+        elif kind == "store":
+            try:
+                store = jsonpatch.apply_patch(store, [dict(c) for c in event.changes], in_place=True)
+            except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException, TypeError):
+                return False, None
+        else:
+            continue
+        found, value = _world(store, key)
+        if found:
+            return True, copy.deepcopy(value)
+    return False, None
+
+
+def _iso(ts: Any, default: str) -> str:
+    if isinstance(ts, datetime):
+        return iso(ts)
+    if isinstance(ts, str) and ts:
+        return iso(datetime.fromisoformat(ts.replace("Z", "+00:00")))
+    return default
+
+
+def _status(sample: Any) -> tuple[str, str | None]:
+    error = getattr(sample, "error", None)
+    if error is not None:
+        return "error", str(error.message).splitlines()[0] if error.message else "the sample raised"
+    invalid = getattr(sample, "invalidation", None)
+    if invalid is not None:
+        return "error", "the sample was invalidated"
+    limit = getattr(sample, "limit", None)
+    if limit is not None:
+        what = f"{limit.type} limit reached ({limit.limit})"
+        return ("timeout" if limit.type in ("time", "working") else "failed"), what
+    return "completed", None
+
+
+class _Reader:
+    """Turns the samples of the logs into case records."""
+
+    def __init__(self, cluster: str | None, state_key: str | None, score_map: ScoreMap | None,
+                 pass_threshold: float) -> None:
+        self.cluster, self.state_key = cluster, state_key
+        self.score_map, self.pass_threshold = score_map, pass_threshold
+        self.criteria: dict[str, None] = {}
+        self.seen: dict[tuple[str, int], Path] = {}
+        self.store_keys: set[str] = set()
+        self.unknown_initial: set[tuple[str, int]] = set()
+
+    def record(self, file: Path, index: int, sample: Any, run_id: str, model: str, created: str) -> CaseRecord:
+        cid, epoch = str(sample.id), int(getattr(sample, "epoch", 1) or 1)
+        if (cid, epoch) in self.seen:
+            raise OloproofError(f"{file}: sample {cid!r} epoch {epoch} is also in {self.seen[(cid, epoch)]}; "
+                                "read one log, or a folder whose logs hold different samples")
+        self.seen[(cid, epoch)] = file
+        metadata = dict(sample.metadata or {})
+        if self.cluster is None:
+            cluster = cid
+        elif self.cluster in metadata:
+            cluster = str(metadata[self.cluster])
+        else:
+            keys = ", ".join(sorted(map(str, metadata))) or "(none)"
+            raise OloproofError(f"{file}: cluster={self.cluster!r}: sample {cid!r} has no such metadata key; "
+                                f"its metadata keys: {keys}")
+        status, error = _status(sample)
+        started = _iso(getattr(sample, "started_at", None), created)
+        case: dict[str, Any] = {"id": cid, "epoch": epoch, "input": {"input": _plain(sample.input)},
+                                "expected": {"answer": sample.target}, "cluster": cluster, "metadata": metadata,
+                                "digest": sample_digest(sample), "source_id": cid, "transform": None}
+        env = None
+        if self.state_key is not None:
+            store = dict(getattr(sample, "store", None) or {})
+            self.store_keys |= set(store)
+            found, state = _world(store, self.state_key)
+            if found:
+                known, initial = _initial_world(sample, self.state_key)
+                if known:
+                    case["initial_state"] = initial
+                else:
+                    self.unknown_initial.add((cid, epoch))
+                env = {"schema": ENV_SCHEMA, "run_id": run_id, "case_id": cid, "case_digest": case["digest"],
+                       "system_version": model, "captured_at": _iso(getattr(sample, "completed_at", None), started),
+                       "state": state, "state_digest": digest(state)}
+        traj = None
+        if status != "error" or sample.messages:
+            output = getattr(sample, "output", None)
+            traj = {"steps": _steps(sample.messages or []), "answer": output.completion if output else None,
+                    "status": status if status in ("completed", "failed") else "failed", "input": case["input"]}
+        verdicts = []
+        for name, score in (sample.scores or {}).items():
+            self.criteria.setdefault(name, None)
+            if status == "error":
+                verdicts.append(_row(name, "missing", f"sample error: {error}"))
+            else:
+                verdict, reason = score_verdict(score.value, self.score_map, self.pass_threshold)
+                verdicts.append(_row(name, verdict, reason))
+        rec: dict[str, Any] = {"index": index, "case": case, "status": status, "error": error, "started_at": started,
+                               "duration_s": _duration(sample), "trajectory": traj, "environment_state": env,
+                               "verdicts": verdicts, "comparisons": [], "replays": [], "receipts": []}
+        return rec  # type: ignore[return-value]
+
+    def missing_rows(self, records: list[CaseRecord]) -> None:
+        """Every criterion gets a row per sample: a sample a scorer did not score (it raised) is ``missing``."""
+        for rec in records:
+            have = {v["criterion"] for v in rec["verdicts"]}
+            why = f"sample error: {rec['error']}" if rec["status"] == "error" else "the scorer gave no score"
+            rec["verdicts"] += [_row(name, "missing", why) for name in self.criteria if name not in have]
+            order = list(self.criteria)
+            rec["verdicts"].sort(key=lambda v: order.index(v["criterion"]))
+
+
+def _row(criterion: str, verdict: str, reason: str) -> Any:
+    return {"criterion": criterion, "evaluator": "inspect_scorer", "verdict": verdict, "reason": reason}
+
+
+def _duration(sample: Any) -> float:
+    total = getattr(sample, "total_time", None)
+    return float(total) if total is not None else math.nan
+
+
+def _samples(log: ModuleType, file: Path) -> Iterator[Any]:
+    """The samples of one log, streamed (a damaged sample is one error naming the file)."""
+    try:
+        yield from log.read_eval_log_samples(file, all_samples_required=False, resolve_attachments=True)
+    except Exception as exc:  # noqa: BLE001 - inspect raises many kinds for a damaged log
+        raise OloproofError(f"{file}: cannot read the samples of this Inspect AI log "
+                            f"({type(exc).__name__}: {exc})") from None
+
+
+def _build_frames(records: list[CaseRecord], config: SuiteConfig, unknown_initial: set[tuple[str, int]],
+                  ) -> dict[str, pd.DataFrame]:
+    """Every frame of the records (the same items a run directory's columnar copy is built from)."""
+    items: dict[str, list[Any]] = {name: [] for name in FRAMES}
+    epochs: dict[str, list[int]] = {name: [] for name in FRAMES}
+    for rec in records:
+        epoch = _epoch_of(rec)
+        for name, found, _ in frames.journal_items([([rec], [None])], config.tool_errors, None):
+            items[name] += found
+            epochs[name] += [epoch] * len(found)
+    built = {name: FRAMES[name].build(items[name]) for name in FRAMES}
+    for name, frame in built.items():
+        if "epoch" not in frame.columns:  # the frame specs do not carry it yet: every frame of a run with epochs does
+            frame["epoch"] = np.asarray(epochs[name], dtype=np.int64)
+    cases = built["cases"]
+    cases["input"] = pd.Series([rec["case"]["input"]["input"] for rec in records], dtype=object)
+    cases["target"] = pd.Series([rec["case"]["expected"]["answer"] for rec in records], dtype=object)
+    if unknown_initial:
+        changes = built["changes"]
+        keep = [(c, int(e)) not in unknown_initial for c, e in zip(changes["case_id"], changes["epoch"], strict=True)]
+        built["changes"] = changes[np.asarray(keep, dtype=bool)].reset_index(drop=True)
+    return built
+
+
+def is_inspect_run(run: Run) -> bool:
+    """Whether ``run`` was read from Inspect AI logs (by :func:`from_inspect`)."""
+    return bool(run.manifest.suite_config.config.get("inspect_logs"))
+
+
+def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str | None = None,
+                 score_map: ScoreMap | None = None, pass_threshold: float = 1.0, cls: type[R] = Run) -> R:  # type: ignore[assignment]
+    """Read an Inspect AI log (or a folder of logs) into a Run; see ``op.from_inspect``."""
+    try:
+        check_score_map(score_map)
+    except ValueError as exc:
+        raise OloproofError(str(exc)) from None
+    if not isinstance(pass_threshold, (int, float)) or isinstance(pass_threshold, bool) or math.isnan(pass_threshold):
+        raise OloproofError(f"pass_threshold={pass_threshold!r}: give a number (a numeric score passes at or above it)")
+    files = inspect_log_files(path)
+    log = _inspect()
+    reader = _Reader(cluster, state_key, score_map, float(pass_threshold))
+    records: list[CaseRecord] = []
+    tasks: dict[str, None] = {}
+    models: dict[str, None] = {}
+    run_ids: dict[str, None] = {}
+    created: list[str] = []
+    finished: list[str | None] = []
+    for file in files:
+        try:
+            header = log.read_eval_log(file, header_only=True)
+        except Exception as exc:  # noqa: BLE001 - inspect raises many kinds for a damaged log
+            raise OloproofError(f"{file}: cannot read this Inspect AI log ({type(exc).__name__}: {exc})") from None
+        spec = header.eval
+        tasks.setdefault(str(spec.task), None)
+        models.setdefault(str(spec.model), None)
+        run_ids.setdefault(str(spec.run_id or spec.eval_id), None)
+        start = _iso(spec.created, iso(datetime.fromtimestamp(file.stat().st_mtime).astimezone()))
+        created.append(start)
+        for scorer in getattr(spec, "scorers", None) or []:
+            reader.criteria.setdefault(str(scorer.name), None)
+        stats = getattr(header, "stats", None)
+        done = _iso(getattr(stats, "completed_at", None), "") if header.status == "success" else None
+        finished.append(done or (start if header.status == "success" else None))
+        for sample in _samples(log, file):
+            records.append(reader.record(file, len(records), sample, str(spec.run_id or spec.eval_id),
+                                         str(spec.model), start))
+    if len(models) > 1:
+        raise OloproofError(f"{path}: logs of different models ({', '.join(models)}); read one model's logs at a "
+                            "time (one folder per model) and compare the runs with op.compare")
+    if state_key is not None and not any(rec["environment_state"] is not None for rec in records):
+        keys = ", ".join(sorted(reader.store_keys)[:10]) or "(the stores are empty)"
+        raise OloproofError(f"{path}: state_key={state_key!r}: no sample's store holds it; store keys: {keys}")
+    reader.missing_rows(records)
+    name = "+".join(tasks)
+    config = SuiteConfig(name=name or "inspect", system="inspect_ai:eval", evaluators=[
+        InspectScorer(criterion=c) for c in reader.criteria], slices=DEFAULT_SLICES)
+    manifest_fields: dict[str, Any] = {
+        "suite": config.name, "run_id": "+".join(run_ids) or "inspect", "system_version": next(iter(models), None),
+        "started_at": min(created), "oloproof_nb": __version__, "n_cases": len(records),
+        "finished_at": max(f for f in finished if f is not None) if finished and all(finished) else None,
+        "suite_config": StoredSuite(root=None, config={"name": config.name, "inspect_logs": [str(f) for f in files]}),
+    }
+    if "epochs" in Manifest.model_fields:  # the epochs field of a run's manifest: the most epochs of a sample
+        manifest_fields["epochs"] = max((_epoch_of(r) for r in records), default=1)
+    manifest = Manifest.model_validate(manifest_fields)
+    directory = Path(path) if Path(path).is_dir() else Path(path).parent
+    built = _build_frames(records, config, reader.unknown_initial)
+    return cls.held(directory, manifest, config, _HeldRecords(directory, records), built)
+

@@ -1,0 +1,143 @@
+"""How an Inspect AI score value becomes a verdict (``pass`` / ``fail`` / ``missing``): pure, no Inspect import.
+
+Inspect scorers return ``CORRECT`` ``"C"``, ``INCORRECT`` ``"I"``, ``PARTIAL`` ``"P"``, ``NOANSWER``
+``"N"``, a number, a bool, or a string. The gate needs binary rows, so each value is mapped:
+
+=====================  ============  ===============================================================
+score value            verdict       why
+=====================  ============  ===============================================================
+``"C"`` (CORRECT)      ``pass``
+``"I"`` (INCORRECT)    ``fail``
+``"P"`` (PARTIAL)      ``fail``      partly right is not right: a release criterion counts full passes
+``"N"`` (NOANSWER)     ``fail``      no answer is the system's failure, not a missing measurement
+``True`` / ``False``   pass / fail
+a number               pass when ≥ ``pass_threshold`` (default 1), else fail; NaN is ``missing``
+``"yes"``/``"true"``   ``pass``      (case and surrounding space ignored, as Inspect reads them)
+``"no"``/``"false"``   ``fail``
+anything else          ``missing``   a dict, a list, another string: map it with ``score_map``
+no score               ``missing``   the scorer did not score the sample (or the sample raised)
+=====================  ============  ===============================================================
+
+``score_map`` changes the table: a mapping ``{value: verdict}`` is applied first (``{"P": "pass"}``
+makes partial credit pass; keys are compared as given, strings also stripped and upper-cased for the
+letter codes), or a callable ``f(value) -> verdict`` (``"pass"``/``"fail"``/``"missing"``, a bool, or
+None for missing) replaces the table.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from typing import Any, Literal
+
+__all__ = ["DEFAULT_SCORE_MAP", "ScoreMap", "score_verdict", "check_score_map"]
+
+Verdict = Literal["pass", "fail", "missing"]
+#: A user's mapping of score values to verdicts, or a function of the value.
+ScoreMap = Mapping[Any, Any] | Callable[[Any], Any]
+
+#: Inspect's letter codes (``inspect_ai.scorer``: CORRECT, INCORRECT, PARTIAL, NOANSWER).
+DEFAULT_SCORE_MAP: dict[str, Verdict] = {"C": "pass", "I": "fail", "P": "fail", "N": "fail"}
+_WORDS: dict[str, Verdict] = {"YES": "pass", "TRUE": "pass", "NO": "fail", "FALSE": "fail"}
+_VERDICTS = ("pass", "fail", "missing")
+
+
+def check_score_map(score_map: ScoreMap | None) -> None:
+    """Refuse a ``score_map`` whose mapped verdicts are not ``pass``/``fail``/``missing`` (or bool/None).
+
+    Raises
+    ------
+    ValueError
+        Naming the key and what is allowed.
+    """
+    if score_map is None or callable(score_map):
+        return
+    if not isinstance(score_map, Mapping):
+        raise ValueError(f"score_map={score_map!r}: give a mapping {{score value: verdict}} or a function of the "
+                         "score value")
+    for key, verdict in score_map.items():
+        if _as_verdict(verdict) is None:
+            raise ValueError(f"score_map[{key!r}] = {verdict!r}: a verdict is 'pass', 'fail', 'missing', "
+                             "True, False or None")
+
+
+def _as_verdict(value: Any) -> Verdict | None:
+    """A mapped value as a verdict (None when it is not one)."""
+    if value is None:
+        return "missing"
+    if isinstance(value, bool):
+        return "pass" if value else "fail"
+    if isinstance(value, str) and value in _VERDICTS:
+        return value  # type: ignore[return-value]
+    return None
+
+
+def _lookup(score_map: Mapping[Any, Any], value: Any) -> Verdict | None:
+    keys = [value]
+    if isinstance(value, str):
+        keys.append(value.strip().upper())
+    for key in keys:
+        try:
+            if key in score_map:
+                return _as_verdict(score_map[key])
+        except TypeError:  # an unhashable value (a dict or a list)
+            return None
+    return None
+
+
+def score_verdict(value: Any, score_map: ScoreMap | None = None, pass_threshold: float = 1.0) -> tuple[Verdict, str]:
+    """The verdict of one Inspect score value, and a reason (empty for a pass).
+
+    Parameters
+    ----------
+    value : Any
+        ``Score.value`` as stored in the log.
+    score_map : mapping or callable, optional
+        A mapping applied before the default table, or a function that replaces it (see the module).
+    pass_threshold : float
+        A numeric value passes when it is at or above this (default 1: full marks).
+
+    Returns
+    -------
+    tuple of (str, str)
+        ``(verdict, reason)``.
+
+    Examples
+    --------
+    >>> score_verdict("C"), score_verdict("P"), score_verdict(0.5)
+    (('pass', ''), ('fail', "score 'P'"), ('fail', 'score 0.5'))
+    >>> score_verdict(0.5, pass_threshold=0.5)[0], score_verdict("P", {"P": "pass"})[0]
+    ('pass', 'pass')
+    >>> score_verdict({"a": 1})[0]
+    'missing'
+    """
+    shown = repr(value)
+    shown = shown if len(shown) <= 80 else shown[:79] + "…"
+    if callable(score_map):
+        mapped = _as_verdict(score_map(value))
+        if mapped is None:
+            return "missing", f"score_map returned {score_map(value)!r} for score {shown}"
+        return mapped, "" if mapped == "pass" else f"score {shown}"
+    verdict: Verdict | None = None
+    if score_map:
+        verdict = _lookup(score_map, value)
+    if verdict is None:
+        verdict = _default(value, pass_threshold)
+    if verdict is None:
+        return "missing", f"score {shown} has no verdict; map it with score_map="
+    if verdict == "missing":
+        return "missing", f"score {shown}"
+    return verdict, "" if verdict == "pass" else f"score {shown}"
+
+
+def _default(value: Any, pass_threshold: float) -> Verdict | None:
+    if isinstance(value, bool):
+        return "pass" if value else "fail"
+    if isinstance(value, (int, float)):
+        if math.isnan(value):
+            return "missing"
+        return "pass" if value >= pass_threshold else "fail"
+    if isinstance(value, str):
+        key = value.strip().upper()
+        return DEFAULT_SCORE_MAP.get(key) or _WORDS.get(key)
+    return None

@@ -1,0 +1,227 @@
+"""op.from_inspect on a real Inspect AI log made with the mockllm model (see tests/_inspect_task.py).
+
+Every expected number is counted by hand from the task's table in tests/_inspect_task.py.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import oloproof_nb as op
+from oloproof_nb._analysis.inspect_log import is_inspect_log
+from oloproof_nb.cli import main
+
+TASK = Path(__file__).resolve().parents[1] / "_inspect_task.py"
+#: Four samples are few clusters: the gate is allowed to decide on them here.
+LOOSE = {"min_clusters": 2, "allow_approximate_methods": True}
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The log (.eval in its folder, and the same as .json), made once per module in a child process."""
+    root = tmp_path_factory.mktemp("inspect")
+    env = {**os.environ, "INSPECT_DISPLAY": "none", "XDG_DATA_HOME": str(root / "xdg"),
+           "INSPECT_LOG_DIR": str(root / "logs"), "NO_PROXY": "*"}
+    done = subprocess.run([sys.executable, str(TASK), str(root / "logs"), str(root / "json")], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    (eval_file,) = sorted((root / "logs").glob("*.eval"))
+    return {"dir": root / "logs", "eval": eval_file, "json": root / "json" / "refund_desk.json", "root": root}
+
+
+@pytest.fixture(scope="module")
+def run(logs: dict[str, Path]) -> op.Run:
+    return op.from_inspect(logs["dir"], state_key="world")
+
+
+def _by_case(frame: pd.DataFrame, column: str) -> dict[tuple[str, int], object]:
+    return {(str(c), int(e)): v for c, e, v in zip(frame["case_id"], frame["epoch"], frame[column], strict=True)}
+
+
+def test_cases_one_row_per_sample_and_epoch(run: op.Run) -> None:
+    cases = run.cases
+    assert len(cases) == 8 and run.n_cases == 8
+    assert sorted(set(cases["case_id"])) == ["3", "s1", "s2", "s4"]  # the int id 3 as text
+    assert cases["epoch"].dtype == "int64" and sorted(cases["epoch"]) == [1, 1, 1, 1, 2, 2, 2, 2]
+    status = _by_case(cases, "status")
+    assert status[("s4", 1)] == status[("s4", 2)] == "error"
+    assert [status[(c, e)] for c in ("s1", "s2", "3") for e in (1, 2)] == ["completed"] * 6
+    assert "refund service down" in str(_by_case(cases, "error")[("s4", 1)])
+    assert _by_case(cases, "cluster")[("s2", 2)] == "s2"  # each sample its own cluster by default
+    assert _by_case(cases, "n_tool_calls")[("3", 2)] == 0 and _by_case(cases, "trajectory_length")[("3", 2)] == 1
+    assert _by_case(cases, "trajectory_length")[("s1", 1)] == 3
+    assert _by_case(cases, "target")[("s1", 1)] == "refunded"
+    assert _by_case(cases, "input")[("s1", 1)] == "Please refund order ord-001."
+    assert _by_case(cases, "metadata")[("3", 1)]["topic"] == "shipping"
+    assert run.system_version == "mockllm/model" and run.finished
+
+
+def test_sample_digest_is_the_hash_of_id_input_target_metadata(run: op.Run) -> None:
+    body = {"id": "s1", "input": "Please refund order ord-001.", "target": "refunded",
+            "metadata": {"topic": "billing", "order_id": "ord-001",
+                         "initial_state": {"orders": {"ord-001": {"status": "delivered"}}}}}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    digests = _by_case(run.cases, "digest")
+    assert digests[("s1", 1)] == digests[("s1", 2)] == hashlib.sha256(text.encode()).hexdigest()
+    assert len({digests[(c, 1)] for c in ("s1", "s2", "3", "s4")}) == 4
+    assert _by_case(run.snapshots, "case_digest")[("s1", 2)] == digests[("s1", 1)]
+
+
+def test_steps_hold_tool_calls_with_arguments_and_results(run: op.Run) -> None:
+    steps = run.steps
+    calls = steps[steps["kind"] == "tool_call"]
+    assert len(calls) == 7  # s1 ×2, s2 ×2, 3 epoch 1, s4 ×2 (its call raised: no result)
+    s2 = calls[(calls["case_id"] == "s2") & (calls["epoch"] == 1)].iloc[0]
+    assert s2["tool"] == "issue_refund" and s2["args"] == {"order_id": "ord-999"}
+    assert s2["result"] == {"ok": False, "error": "no such order"} and bool(s2["is_error"])
+    s1 = calls[calls["case_id"] == "s1"].iloc[0]
+    assert s1["result"] == {"ok": True} and not bool(s1["is_error"])
+    messages = steps[(steps["case_id"] == "s1") & (steps["epoch"] == 1) & (steps["kind"] == "message")]
+    assert list(messages["role"]) == ["assistant", "assistant"] and messages["content"].iloc[-1] == "refunded"
+    assert "epoch: 1" not in set(steps["content"].dropna())  # system messages are not steps
+
+
+def test_verdicts_map_the_scores_by_hand(run: op.Run) -> None:
+    v = run.verdicts
+    assert set(v["evaluator"]) == {"inspect_scorer"} and run.criteria == ["match", "world_refunded"]
+    counts = v.groupby(["criterion", "verdict"]).size().to_dict()
+    assert counts == {("match", "pass"): 6, ("match", "missing"): 2,
+                      ("world_refunded", "pass"): 3, ("world_refunded", "fail"): 3,
+                      ("world_refunded", "missing"): 2}
+    world = v[v["criterion"] == "world_refunded"]
+    assert _by_case(world, "verdict")[("3", 2)] == "fail" and _by_case(world, "verdict")[("3", 1)] == "pass"
+    assert _by_case(world, "reason")[("s2", 1)] == "score 0.0"
+
+
+def test_snapshots_and_changes_from_the_store(run: op.Run) -> None:
+    snaps = _by_case(run.snapshots, "state")
+    assert len(snaps) == 8
+    assert snaps[("s1", 1)] == {"orders": {"ord-001": {"status": "refunded"}}}
+    assert snaps[("3", 2)] == {"orders": {"ord-003": {"status": "delivered"}}}
+    changes = run.changes
+    assert sorted(zip(changes["case_id"], changes["epoch"], strict=True)) == [("3", 1), ("s1", 1), ("s1", 2)]
+    assert set(changes["path"]) == {"orders.ord-001.status", "orders.ord-003.status"}
+    assert set(changes["before"]) == {"delivered"} and set(changes["after"]) == {"refunded"}
+
+
+def test_no_state_key_no_snapshots(logs: dict[str, Path]) -> None:
+    plain = op.from_inspect(logs["eval"])
+    assert plain.snapshots.empty and plain.changes.empty and not plain.cases["has_state"].any()
+
+
+def test_json_log_reads_the_same(run: op.Run, logs: dict[str, Path]) -> None:
+    other = op.from_inspect(logs["json"], state_key="world")
+    cols = ["case_id", "epoch", "criterion", "verdict"]
+    assert other.verdicts[cols].equals(run.verdicts[cols])
+    assert list(other.cases["digest"]) == list(run.cases["digest"])
+
+
+def test_cluster_from_a_metadata_key(logs: dict[str, Path]) -> None:
+    topic = op.from_inspect(logs["eval"], cluster="topic")
+    assert _by_case(topic.cases, "cluster") == {("s1", 1): "billing", ("s1", 2): "billing", ("s2", 1): "billing",
+                                                ("s2", 2): "billing", ("3", 1): "shipping", ("3", 2): "shipping",
+                                                ("s4", 1): "shipping", ("s4", 2): "shipping"}
+    assert set(topic.verdicts["cluster"]) == {"billing", "shipping"}
+    with pytest.raises(op.OloproofError, match="cluster='nope'.*topic"):
+        op.from_inspect(logs["eval"], cluster="nope")
+    with pytest.raises(op.OloproofError, match="state_key='nope'.*world"):
+        op.from_inspect(logs["eval"], state_key="nope")
+
+
+def test_score_map_and_threshold(logs: dict[str, Path]) -> None:
+    strict = op.from_inspect(logs["eval"], score_map={"C": "fail"}, pass_threshold=2)
+    counts = strict.verdicts.groupby(["criterion", "verdict"]).size().to_dict()
+    assert counts[("match", "fail")] == 6 and counts[("world_refunded", "fail")] == 6
+    lenient = op.from_inspect(logs["eval"], score_map=lambda value: True)
+    assert (lenient.verdicts["verdict"] != "fail").all()
+    assert (lenient.verdicts[lenient.verdicts["case_id"] == "s4"]["verdict"] == "missing").all()
+    with pytest.raises(op.OloproofError, match="score_map"):
+        op.from_inspect(logs["eval"], score_map={"C": "yes"})
+
+
+def test_gate_slice_table_report_and_panel(run: op.Run, tmp_path: Path) -> None:
+    """Acceptance: a real Inspect AI log gives a gate, a slice table and a report."""
+    g = op.gate(run, release={**LOOSE, "criteria": {"match": 0.0, "world_refunded": 0.99}})
+    table = g.table.set_index("criterion")
+    assert g.clustered and g.n_source_clusters == 4
+    assert table.loc["match", "n"] == 8 and table.loc["match", "passed"] == 6 and table.loc["match", "missing"] == 2
+    assert table.loc["world_refunded", "passed"] == 3 and table.loc["world_refunded", "n_clusters"] == 4
+    assert table.loc["match", "verdict"] == "PASS"  # ci_low >= 0: the boundary passes
+    assert table.loc["world_refunded", "verdict"] != "PASS" and g.verdict == "BLOCK"
+    assert table.loc["world_refunded", "failing_clusters"] == 3  # s2, 3 and s4 hold a non-pass row
+    slices = op.slice_table(run, "tool_calls:1")
+    world = slices[slices["criterion"] == "world_refunded"].set_index("bin")
+    # <1 tool call: 3 epoch 2 (fail); >=1: s1 ×2 pass, s2 ×2 fail, 3 epoch 1 pass, s4 ×2 missing
+    assert world.loc["<1", "support"] == 1 and world.loc["<1", "passed"] == 0
+    assert world.loc["≥1", "support"] == 7 and world.loc["≥1", "passed"] == 3
+    report = op.export_table(slices, tmp_path / "slices.csv")
+    assert Path(report).exists()
+    from oloproof_nb._display.report import write_report
+
+    html = write_report(run, tmp_path / "report.html", release={**LOOSE, "criteria": {"match": 0.0}})
+    text = Path(html).read_text(encoding="utf-8")
+    assert "world_refunded" in text and "tool_calls" in text
+    assert op.plots.gate(g) is not None
+    panel = run.panel("s2")
+    assert panel.status == "completed" and "Please refund" in panel._repr_html_()
+
+
+def test_detection(logs: dict[str, Path], tmp_path: Path) -> None:
+    assert is_inspect_log(logs["eval"]) and is_inspect_log(logs["json"])
+    other = tmp_path / "x.json"
+    other.write_text('{"a": 1}', encoding="utf-8")
+    assert not is_inspect_log(other) and not is_inspect_log(tmp_path)
+    with pytest.raises(op.OloproofError, match="not an Inspect AI log"):
+        op.from_inspect(other)
+    with pytest.raises(op.OloproofError, match="no Inspect AI log"):
+        op.from_inspect(tmp_path)
+    damaged = tmp_path / "bad" / "damaged.eval"
+    damaged.parent.mkdir()
+    with zipfile.ZipFile(damaged, "w") as z:
+        z.writestr("header.json", "{not json")
+    assert is_inspect_log(damaged)
+    with pytest.raises(op.OloproofError, match="damaged.eval: cannot read"):
+        op.from_inspect(damaged)
+    assert main(["gate", str(damaged.parent)]) == 2
+
+
+def test_missing_inspect_names_the_extra(logs: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "inspect_ai.log", None)  # import fails as when it is not installed
+    with pytest.raises(op.OloproofError, match=r"pip install 'oloproof_nb\[inspect\]'"):
+        op.from_inspect(logs["eval"])
+
+
+def test_cli_gate_and_report_accept_inspect_logs(logs: dict[str, Path], tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    passing = tmp_path / "pass.yaml"
+    head = "min_clusters: 2\nallow_approximate_methods: true\n"
+    passing.write_text(head + "criteria: {match: 0.0}\n", encoding="utf-8")
+    blocking = tmp_path / "block.yaml"
+    blocking.write_text(head + "criteria: {match: 0.0, world_refunded: 0.99}\n", encoding="utf-8")
+    assert main(["gate", str(logs["eval"]), "--release", str(passing)]) == 0
+    assert "gate: PASS" in capsys.readouterr().out
+    assert main(["gate", str(logs["dir"]), "--release", str(blocking), "--state-key", "world"]) == 1
+    assert main(["gate", str(logs["json"])]) == 1  # no thresholds: nothing gated, BLOCK
+    capsys.readouterr()
+    assert main(["gate", str(logs["eval"]), "--cluster", "nope"]) == 2
+    assert "cluster='nope'" in capsys.readouterr().err
+    unknown = tmp_path / "unknown.yaml"
+    unknown.write_text("criteria: {accuracy: 0.5}\n", encoding="utf-8")
+    assert main(["gate", str(logs["eval"]), "--release", str(unknown)]) == 2
+    assert main(["report", str(logs["dir"]), "--out", str(tmp_path / "r.md"), "--cluster", "topic"]) == 0
+    assert (tmp_path / "r.md").exists()
+
+
+def test_core_import_does_not_load_inspect() -> None:
+    code = "import sys, oloproof_nb; print(sorted(m for m in sys.modules if m.startswith(('inspect_ai', 'jsonpatch'))))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -1,0 +1,121 @@
+"""Writes a real Inspect AI eval log with the mockllm model (run as a script, in its own process).
+
+``python tests/_inspect_task.py LOG_DIR JSON_DIR``: a refund-desk task with a tool, two scorers
+(``match``: C/I on the answer; ``world_refunded``: 1.0/0.0 from the world in the sample store), two
+epochs, and a solver that keeps the world in the store under ``world``. The model is a deterministic
+policy of the conversation, so the verdicts are known by hand:
+
+========  =========================================  ===========  ================  =====================
+sample    what the agent does                        match        world_refunded    steps (tool calls)
+========  =========================================  ===========  ================  =====================
+s1        refunds ord-001, says "refunded"           C, C         1, 1              3 (1), 3 (1)
+s2        refunds ord-999 (not in the world: an      C, C         0, 0              3 (1), 3 (1)
+          error result), says "refunded"
+3         epoch 1 as s1; epoch 2 says "refunded"     C, C         1, 0              3 (1), 1 (0)
+          without calling the tool (false success)
+s4        the tool raises: the sample errors         none         none              -
+========  =========================================  ===========  ================  =====================
+
+Metadata ``topic``: s1, s2 billing; 3, s4 shipping. The eval runs with ``fail_on_error=False``, so
+the log finishes (status ``success``) with s4's two epochs errored. The same log is also written as
+``.json`` into JSON_DIR.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import sys
+from pathlib import Path
+
+from inspect_ai import Task
+from inspect_ai import eval as inspect_eval
+from inspect_ai.dataset import Sample
+from inspect_ai.log import read_eval_log, write_eval_log
+from inspect_ai.model import ChatMessageSystem, ChatMessageTool, ModelOutput, ModelUsage, get_model
+from inspect_ai.scorer import Score, Target, match, mean, scorer
+from inspect_ai.solver import Generate, TaskState, generate, solver, use_tools
+from inspect_ai.tool import tool
+from inspect_ai.util import store
+
+
+@tool
+def issue_refund():  # type: ignore[no-untyped-def]
+    async def execute(order_id: str) -> dict[str, object]:
+        """Refund an order.
+
+        Args:
+            order_id: the order to refund.
+        """
+        if order_id == "ord-004":
+            raise RuntimeError("refund service down")
+        world = store().get("world")
+        if order_id not in world["orders"]:
+            return {"ok": False, "error": "no such order"}
+        world["orders"][order_id]["status"] = "refunded"
+        store().set("world", world)
+        return {"ok": True}
+
+    return execute
+
+
+@solver
+def load_world():  # type: ignore[no-untyped-def]
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        state.store.set("world", copy.deepcopy(state.metadata["initial_state"]))
+        state.messages.insert(0, ChatMessageSystem(content=f"epoch: {state.epoch}"))
+        return state
+
+    return solve
+
+
+def _policy(messages: list) -> ModelOutput:  # type: ignore[type-arg]
+    if isinstance(messages[-1], ChatMessageTool):
+        return ModelOutput.from_content("mockllm/model", "refunded")
+    epoch = int(re.search(r"epoch: (\d+)", messages[0].text).group(1))  # type: ignore[union-attr]
+    order = re.search(r"ord-\d+", messages[-1].text).group(0)  # type: ignore[union-attr]
+    if order == "ord-003" and epoch == 2:
+        return ModelOutput.from_content("mockllm/model", "refunded")
+    if order == "ord-002":
+        order = "ord-999"
+    return ModelOutput.for_tool_call("mockllm/model", "issue_refund", {"order_id": order})
+
+
+def policy(messages, tools, tool_choice, config):  # type: ignore[no-untyped-def]
+    out = _policy(messages)
+    out.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)  # no tokenizer download
+    return out
+
+
+@scorer(metrics=[mean()])
+def world_refunded():  # type: ignore[no-untyped-def]
+    async def score(state: TaskState, target: Target) -> Score:
+        world = state.store.get("world")
+        ok = world["orders"].get(state.metadata["order_id"], {}).get("status") == "refunded"
+        return Score(value=1.0 if ok else 0.0, explanation="the world")
+
+    return score
+
+
+def _sample(sid: str | int, n: int, topic: str) -> Sample:
+    order = f"ord-00{n}"
+    return Sample(id=sid, input=f"Please refund order {order}.", target="refunded",
+                  metadata={"topic": topic, "order_id": order,
+                            "initial_state": {"orders": {order: {"status": "delivered"}}}})
+
+
+def main(log_dir: str, json_dir: str) -> None:
+    samples = [_sample("s1", 1, "billing"), _sample("s2", 2, "billing"), _sample(3, 3, "shipping"),
+               _sample("s4", 4, "shipping")]
+    task = Task(dataset=samples, solver=[load_world(), use_tools([issue_refund()]), generate()],
+                scorer=[match(), world_refunded()], epochs=2, name="refund_desk")
+    logs = inspect_eval(task, model=get_model("mockllm/model", custom_outputs=policy), log_dir=log_dir,
+                        display="none", fail_on_error=False, max_samples=8)
+    log = read_eval_log(logs[0].location)
+    Path(json_dir).mkdir(parents=True, exist_ok=True)
+    write_eval_log(log, str(Path(json_dir) / "refund_desk.json"), format="json")
+    print(logs[0].location, logs[0].status)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])
