@@ -94,9 +94,12 @@ def test_frames_have_their_columns(unclustered: tuple[op.Run, op.Run]) -> None:
         "criterion", "base_rate", "candidate_rate", "difference", "ci_low", "ci_high", "method", "n", "n_clusters",
         "pass_to_fail", "fail_to_pass", "missing", "mcnemar_p", "margin", "verdict", "reason", "one_sided"]
     assert list(cmp.unpaired.columns) == UNPAIRED.names == ["case_id", "reason", "base_digest", "candidate_digest"]
-    assert list(cmp.verdicts.columns) == PAIRED_VERDICTS.names == [
+    # every run carries epoch (1 without epochs), so the paired frames keep it beside the case id
+    assert list(cmp.verdicts.columns) == ["case_id", "epoch", *PAIRED_VERDICTS.names[1:]]
+    assert PAIRED_VERDICTS.names == [
         "case_id", "cluster", "criterion", "base", "candidate", "base_reason", "candidate_reason"]
-    assert list(cmp.flips.columns) == FLIPS.names == [
+    assert list(cmp.flips.columns) == ["case_id", "epoch", *FLIPS.names[1:]]
+    assert FLIPS.names == [
         "case_id", "cluster", "criterion", "change", "base", "candidate", "base_reason", "candidate_reason"]
     assert len(cmp.verdicts) == 30 and cmp.n_paired == 30
 
