@@ -325,6 +325,8 @@ class _Reader:
                 env = {"schema": ENV_SCHEMA, "run_id": run_id, "case_id": cid, "case_digest": case["digest"],
                        "system_version": model, "captured_at": _iso(getattr(sample, "completed_at", None), started),
                        "state": state, "state_digest": digest(state)}
+                if epoch != 1:  # as a run directory stores it: the epoch only when it is not 1
+                    env["epoch"] = epoch
         traj = None
         if status != "error" or sample.messages:
             output = getattr(sample, "output", None)
