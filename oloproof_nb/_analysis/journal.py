@@ -18,7 +18,7 @@ from typing import Any
 
 from .._core.records import CaseRecord, ReplayRecord
 from .._run.states import StateReader, resolve_states, state_refs_of
-from .._run.store import CASES, REPLAYS, read_jsonl, replay_key_of
+from .._run.store import CASES, REPLAYS, parse_record, read_jsonl, replay_key_of
 from ..errors import RunDirError
 
 __all__ = ["Journal", "Line", "LazyRecord"]
@@ -72,16 +72,7 @@ def _read_lines(path: Path, lines: list[Line]) -> list[bytes]:
 
 
 def _parse(path: Path, line: Line, raw: bytes) -> dict[str, Any]:
-    try:
-        record = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        why = exc.msg if isinstance(exc, json.JSONDecodeError) else type(exc).__name__
-        raise RunDirError(f"{path}: line {line.lineno}: a stored record is not valid JSON ({why}); "
-                          "the run directory is damaged") from None
-    if not isinstance(record, dict):
-        raise RunDirError(f"{path}: line {line.lineno}: a stored record is not a JSON object; "
-                          "the run directory is damaged")
-    return record
+    return parse_record(path, line.lineno, raw)
 
 
 def _case_key(path: Path, line: Line, raw: bytes) -> tuple[int, Key]:

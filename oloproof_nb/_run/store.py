@@ -61,7 +61,7 @@ from .states import STATES, read_state_refs, split_case_states, split_replay_sta
 if sys.platform != "win32":
     import fcntl
 
-__all__ = ["RunStore", "RunLock", "read_jsonl", "read_manifest", "read_cases", "read_replays", "new_run_id",
+__all__ = ["RunStore", "RunLock", "read_jsonl", "parse_record", "read_manifest", "read_cases", "read_replays", "new_run_id",
            "record_key", "replay_key_of",
            "dumps", "Fsync", "MANIFEST", "CASES", "REPLAYS", "STATES", "LOCK", "INTERNAL_ERROR"]
 
@@ -139,11 +139,12 @@ def _parse_batch(path: Path, first: int, batch: list[bytes]) -> Iterable[dict[st
     except (UnicodeDecodeError, ValueError, RecursionError):
         records = None
     if records is None or len(records) != len(batch) or not all(isinstance(r, dict) for r in records):
-        return (_parse(path, lineno, raw) for lineno, raw in enumerate(batch, start=first))
+        return (parse_record(path, lineno, raw) for lineno, raw in enumerate(batch, start=first))
     return records  # type: ignore[no-any-return]
 
 
-def _parse(path: Path, lineno: int, raw: bytes) -> dict[str, Any]:
+def parse_record(path: Path, lineno: int, raw: bytes) -> dict[str, Any]:
+    """One stored JSONL line as a record; a line that is not a JSON object is a damaged run directory."""
     try:
         record = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
@@ -237,7 +238,7 @@ def _drop_orphan_replays(directory: Path) -> None:
     try:
         with path.open("rb") as source, tmp.open("wb") as target:
             for lineno, raw in enumerate(source, start=1):
-                if replay_key_of(_parse(path, lineno, raw)) in recorded:
+                if replay_key_of(parse_record(path, lineno, raw)) in recorded:
                     target.write(raw)
                 else:
                     dropped += 1
