@@ -61,8 +61,8 @@ from .states import STATES, read_state_refs, split_case_states, split_replay_sta
 if sys.platform != "win32":
     import fcntl
 
-__all__ = ["RunStore", "RunLock", "read_jsonl", "parse_record", "read_manifest", "read_cases", "read_replays", "new_run_id",
-           "record_key", "replay_key_of",
+__all__ = ["RunStore", "RunLock", "read_jsonl", "read_manifest", "read_cases", "read_replays", "new_run_id",
+           "record_key", "replay_key_of", "parse_record",
            "dumps", "Fsync", "MANIFEST", "CASES", "REPLAYS", "STATES", "LOCK", "INTERNAL_ERROR"]
 
 MANIFEST = "manifest.json"
