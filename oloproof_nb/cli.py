@@ -202,6 +202,7 @@ def _child_run(conn: Any, params: dict[str, Any]) -> None:  # pragma: no cover -
     if parent is not None:  # the run dies with the process that decides the exit code (it was killed)
         threading.Thread(target=_die_with, args=(parent, signal.SIGKILL), daemon=True, name="oloproof-orphan").start()
     try:
+        from ._analysis.live_copy import LiveCopy
         from ._config.suite import load_suite
         from ._run.runner import run_suite
         from ._run.store import new_run_id
@@ -210,9 +211,17 @@ def _child_run(conn: Any, params: dict[str, Any]) -> None:  # pragma: no cover -
         run_id = None if params["out"] is not None else new_run_id()
         out = Path(params["out"]) if params["out"] is not None else suite.root / "runs" / str(run_id)
         send("directory", str(out))
-        directory = run_suite(suite, workers=params["workers"], out=out, resume=params["resume"],
-                              progress=progress, cache=params["cache"], isolation=params["isolation"],
-                              fsync=params["fsync"], run_id=run_id, epochs=params["epochs"])
+        copy = None if params["resume"] else LiveCopy()  # the columnar copy, built as the records are appended
+        try:
+            directory = run_suite(suite, workers=params["workers"], out=out, resume=params["resume"],
+                                  progress=progress, cache=params["cache"], isolation=params["isolation"],
+                                  fsync=params["fsync"], run_id=run_id, epochs=params["epochs"], sink=copy)
+        except BaseException:
+            if copy is not None:
+                copy.abort()
+            raise
+        if copy is not None:
+            copy.commit()
         idle = None
         if params.get("baseline"):
             from ._run.baseline import run_baseline

@@ -33,6 +33,9 @@ __all__ = [
     "decode_absent",
     "run_scope_rows",
     "journal_items",
+    "chunk_items",
+    "run_scope_items",
+    "StateDiffs",
     "steps_items",
     "snapshots_items",
     "changes_items",
@@ -198,7 +201,7 @@ def run_scope_rows(config: SuiteConfig, labels: Mapping[str, Sequence[Mapping[st
     return verdicts, pairs
 
 
-class _StateDiffs:
+class StateDiffs:
     """:func:`~oloproof_nb.leaf_diff` remembered per pair of state objects.
 
     States read from a run's state store are one object per distinct state, so cases that start from and
@@ -230,6 +233,30 @@ def without_rows(record: CaseRecord) -> CaseRecord:
 RunScope = Callable[[Sequence[CaseRecord]], tuple[list[RunVerdictRow], list[PairRow]]]
 
 
+def chunk_items(records: Sequence[CaseRecord], refs: Sequence[str | None], tool_errors: ToolErrorRule,
+                diff: Callable[[Any, Any], list[tuple[str, Any, Any]]] = leaf_diff,
+                ) -> Iterator[tuple[str, list[Any], list[str | None] | None]]:
+    """The items of every per-case frame of one chunk of case records (see :func:`journal_items`)."""
+    with_state = [(rec["environment_state"], ref) for rec, ref in zip(records, refs, strict=True)
+                  if rec.get("environment_state") is not None]
+    yield "cases", list(records), None
+    yield "steps", steps_items(records, tool_errors), None
+    yield "snapshots", [env for env, _ in with_state], [ref for _, ref in with_state]
+    yield "changes", changes_items(records, diff), None
+    yield "verdicts", verdicts_items(records), None
+    yield "comparisons", comparisons_items(records), None
+    yield "replays", replays_items(records), None
+    yield "receipts", receipts_items(records), None
+
+
+def run_scope_items(run_scope: RunScope | None, kept: Sequence[CaseRecord],
+                    ) -> Iterator[tuple[str, list[Any], list[str | None] | None]]:
+    """The verdicts judged across cases and the pairs, from every record (as kept), after the chunks."""
+    rows, pairs = run_scope(kept) if run_scope is not None else ([], [])
+    yield "verdicts", verdicts_items([], rows), None
+    yield "pairs", list(pairs), None
+
+
 def journal_items(chunks: Iterable[tuple[Sequence[CaseRecord], Sequence[str | None]]],
                   tool_errors: ToolErrorRule,
                   run_scope: RunScope | None, keep: Callable[[CaseRecord], CaseRecord] = without_rows,
@@ -245,23 +272,12 @@ def journal_items(chunks: Iterable[tuple[Sequence[CaseRecord], Sequence[str | No
     the frame built from all records at once.
     """
     kept: list[CaseRecord] = []
-    diff = _StateDiffs()
+    diff = StateDiffs()
     for records, refs in chunks:
-        with_state = [(rec["environment_state"], ref) for rec, ref in zip(records, refs, strict=True)
-                      if rec.get("environment_state") is not None]
-        yield "cases", list(records), None
-        yield "steps", steps_items(records, tool_errors), None
-        yield "snapshots", [env for env, _ in with_state], [ref for _, ref in with_state]
-        yield "changes", changes_items(records, diff), None
-        yield "verdicts", verdicts_items(records), None
-        yield "comparisons", comparisons_items(records), None
-        yield "replays", replays_items(records), None
-        yield "receipts", receipts_items(records), None
+        yield from chunk_items(records, refs, tool_errors, diff)
         if run_scope is not None:
             kept += [keep(rec) for rec in records]
-    rows, pairs = run_scope(kept) if run_scope is not None else ([], [])
-    yield "verdicts", verdicts_items([], rows), None
-    yield "pairs", list(pairs), None
+    yield from run_scope_items(run_scope, kept)
 
 
 def concat(spec: FrameSpec, parts: Sequence[pd.DataFrame], run_id: bool = False) -> pd.DataFrame:

@@ -22,6 +22,7 @@ from .._analysis import inspect_log as _inspect_log
 from .._analysis import run as _run
 from .._analysis.baseline import Baseline
 from .._analysis.gate import ReleaseLike
+from .._analysis.live_copy import LiveCopy
 from .._config.suite import Suite, load_suite
 from .._core.scoremap import ScoreMap
 from .._run.runner import Isolation, Progress, run_suite
@@ -216,12 +217,19 @@ def run(suite: Suite | str | Path, system: Any = None, workers: int = 1, executo
         callback, close = progress_bar(suite.name)
     else:
         callback = None
+    copy = None if resume else LiveCopy()  # the columnar copy, built as the records are appended
     try:
         directory = run_suite(suite, system=system, workers=workers, executor=executor, out=out, resume=resume,
                               progress=callback, chunk_size=chunk_size, cache=cache, isolation=isolation,
-                              fsync=fsync, epochs=epochs)
+                              fsync=fsync, epochs=epochs, sink=copy)
+    except BaseException:
+        if copy is not None:
+            copy.abort()
+        raise
     finally:
         close()
+    if copy is not None:
+        copy.commit()
     return Run.load(directory)
 
 

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 from .._config.release import check_reductions
 from .._config.suite import RELEASE_FILE, SUITE_FILE, Suite, load_suite
@@ -41,7 +41,7 @@ from .replay_cache import REPLAY_CACHE_DIR, ReplayCache
 from .store import Fsync, RunStore, new_run_id, read_cases, record_key
 from .systems import as_factory, build, code_fingerprint, version_of
 
-__all__ = ["run_suite", "as_factory", "Progress", "Isolation", "with_epochs"]
+__all__ = ["run_suite", "as_factory", "Progress", "Isolation", "RecordSink", "with_epochs"]
 
 #: ``progress(done, total)``: called once before the first case and after every finished case.
 Progress = Callable[[int, int], None]
@@ -50,10 +50,24 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
+class RecordSink(Protocol):
+    """Sees every case record of a new run as it is appended (e.g. to build the run's columnar copy).
+
+    ``start(directory)`` is called once the run directory exists; ``add(record, state_ref)`` after each
+    case record is appended, with the address of its final state in ``states.jsonl`` (None: no state).
+    Records arrive in the order they finish (with ``workers`` > 1, not always case order).
+    """
+
+    def start(self, directory: Path) -> None: ...
+
+    def add(self, record: CaseRecord, state_ref: str | None) -> None: ...
+
+
 def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Executor | None = None,
               out: str | Path | None = None, resume: bool = False, progress: Progress | None = None,
               chunk_size: int = 8, cache: bool = True, isolation: Isolation | None = None,
-              fsync: Fsync = "finish", run_id: str | None = None, epochs: int | None = None) -> Path:
+              fsync: Fsync = "finish", run_id: str | None = None, epochs: int | None = None,
+              sink: RecordSink | None = None) -> Path:
     """Run every case of ``suite`` into a run directory and return the directory.
 
     For each case the sandbox is reset to a deep copy of ``initial_state``,
@@ -64,6 +78,8 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
     (default: a new one). ``epochs`` (default: the suite's ``epochs``) runs
     each case that many times, each from a fresh reset; records are
     identified by (case id, epoch), and an epoch keeps its case's cluster.
+    ``sink`` sees every record appended (not used on ``resume``: it would miss
+    the records already there).
     """
     if epochs is not None and (not isinstance(epochs, int) or isinstance(epochs, bool) or epochs < 1):
         raise OloproofError(f"epochs={epochs!r}: must be an integer of at least 1")
@@ -101,6 +117,10 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
         raise
     if pool is not None:
         pool.bind(store.manifest.run_id, store.append_replay)
+    if resume:
+        sink = None
+    if sink is not None:
+        sink.start(store.directory)
     settings = RunSettings(run_id=store.manifest.run_id, system_version=version, timeout_s=timeout_s,
                            suite_root=suite.root, evaluators=list(suite.config.evaluators),
                            validators={} if pool is not None else suite.resolve_validators(),
@@ -123,7 +143,9 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
             else:
                 records = _run_threaded(pending, systems.first, systems.rebuild, workers, settings)
         for record in records:
-            store.append_case(record)
+            ref = store.append_case(record)
+            if sink is not None:
+                sink.add(record, ref)
             finished += 1
             if progress is not None:
                 progress(finished, total)

@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
-import yaml
+from _frame_checks import NAMES, everything_suite, journal_frames
 from _reliability_systems import (
     EVALUATORS,
     FAULT_EVALUATOR,
@@ -38,21 +38,6 @@ from oloproof_nb._run.states import STATES
 from oloproof_nb._run.store import dumps, read_jsonl
 from oloproof_nb.examples import init_example
 
-NAMES = list(FRAMES)
-
-
-def journal_frames(run: op.Run) -> dict[str, pd.DataFrame]:
-    """Every frame built from all the journal's records at once (no Parquet involved)."""
-    recs = run.records
-    rows, pairs = frames.run_scope_rows(run.config, run.labels, recs)
-    return {
-        "cases": frames.cases_frame(recs), "steps": frames.steps_frame(recs),
-        "snapshots": frames.snapshots_frame(recs), "changes": frames.changes_frame(recs),
-        "verdicts": frames.verdicts_frame(recs, rows), "comparisons": frames.comparisons_frame(recs),
-        "replays": frames.replays_frame(recs), "pairs": frames.pairs_frame(pairs),
-        "receipts": frames.receipts_frame_from_rows([r for rec in recs for r in rec.get("receipts", [])]),
-    }
-
 
 def assert_parquet_equals_journal(directory: Path) -> op.Run:
     run = op.load_run(directory)
@@ -64,24 +49,8 @@ def assert_parquet_equals_journal(directory: Path) -> op.Run:
     return run
 
 
+
 # -- equality on the examples and a run with replays, pairs and receipts ---------------------------------
-
-def _everything_suite(root: Path) -> Path:
-    """The refund desk example plus an outcome contract per source case: replays, pairs and receipts in one run."""
-    folder = init_example("stateful-agent", root)
-    cases = [json.loads(line) for line in (folder / "cases.jsonl").read_text(encoding="utf-8").splitlines()]
-    (folder / "notes").mkdir()
-    for i, case in enumerate(cases):
-        case["outcome"] = {"artifact_id": f"note-{case['id']}", "locator": f"notes/{case['id']}.txt",
-                           "require_fresh": False}
-        if i % 3:  # a third of the notes are missing: receipts of several statuses
-            (folder / "notes" / f"{case['id']}.txt").write_text("refund note\n", encoding="utf-8")
-    (folder / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
-    config = yaml.safe_load((folder / "oloproof.yaml").read_text(encoding="utf-8"))
-    config["evaluators"].append({"type": "outcome_contract"})
-    (folder / "oloproof.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
-    return folder
-
 
 @pytest.mark.parametrize("example", ["stateful-agent", "false-success"])
 def test_parquet_frames_equal_the_journal_frames_on_the_examples(tmp_path: Path, example: str) -> None:
@@ -94,7 +63,7 @@ def test_parquet_frames_equal_the_journal_frames_on_the_examples(tmp_path: Path,
 
 
 def test_parquet_frames_equal_the_journal_frames_with_replays_pairs_and_receipts(tmp_path: Path) -> None:
-    folder = _everything_suite(tmp_path / "suite")
+    folder = everything_suite(tmp_path / "suite")
     op.run(folder, out=tmp_path / "run", progress=False)
     run = assert_parquet_equals_journal(tmp_path / "run")
     assert len(run.replays) and len(run.pairs) and len(run.receipts)

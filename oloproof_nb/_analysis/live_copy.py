@@ -1,0 +1,140 @@
+"""The columnar copy of a new run, built from its records as the runner appends them.
+
+``op.run`` hands a :class:`LiveCopy` to the runner: every case record is
+turned into frame rows while the run goes (chunks of :data:`~.run.CHUNK`
+cases, in case order, streamed into the Parquet files of a temporary folder),
+and :meth:`LiveCopy.commit` finishes the copy once the run directory is final,
+so the journal just written is not read back. The rows are those of
+:func:`~oloproof_nb._analysis.frames.journal_items` over the same records; the
+copy records the journal fingerprint taken at commit, exactly like a copy built
+from the journal (``Run.load`` then finds it fresh).
+
+Whenever the copy cannot be trusted to equal the journal's — a record missing
+or seen twice, a write error, a run stopped early, run-scope evaluators on
+more than :data:`~.run.KEEP_WHOLE` cases — the copy is dropped and ``Run.load``
+builds it from the journal as for any run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from .._core.records import CaseRecord
+from .._run.store import read_manifest
+from . import frames
+from .columnar import CopyWriter, journal_fingerprint, to_arrow
+from .columns import FRAMES
+from .run import CHUNK, KEEP_WHOLE, Run
+
+__all__ = ["LiveCopy"]
+
+
+class LiveCopy:
+    """Builds a run's columnar copy from the case records the runner appends (a ``RecordSink``).
+
+    Records may arrive out of case order (``workers`` > 1): each is held until
+    the records before it have arrived, then rows are made in case order.
+    """
+
+    def __init__(self) -> None:
+        self._run: Run | None = None
+        self._writer: CopyWriter | None = None
+        self._waiting: dict[int, tuple[CaseRecord, str | None]] = {}
+        self._next = 0
+        self._chunk: list[tuple[CaseRecord, str | None]] = []
+        self._kept: list[CaseRecord] = []
+        self._run_scope = False
+        self._diff = frames.StateDiffs()
+        self._broken = False
+
+    @property
+    def usable(self) -> bool:
+        """Whether the copy is still being built (False once something made it untrustworthy)."""
+        return not self._broken and self._writer is not None
+
+    def start(self, directory: Path) -> None:
+        """Open the copy of the run in ``directory`` (its manifest says how its frames are made)."""
+        try:
+            self._run = Run(directory, read_manifest(directory))
+            self._writer = CopyWriter(directory, {})
+        except (OSError, ValueError):
+            self._broken = True
+            return
+        self._run_scope = any(ev.scope == "run" for ev in self._run.config.evaluators)
+
+    def add(self, record: CaseRecord, state_ref: str | None) -> None:
+        """Take one appended case record and the address of its final state."""
+        if not self.usable:
+            return
+        index = record["index"]
+        if index < self._next or index in self._waiting:  # seen twice: the journal keeps the first, do not guess
+            self._drop()
+            return
+        self._waiting[index] = (record, state_ref)
+        while self._next in self._waiting:
+            self._chunk.append(self._waiting.pop(self._next))
+            self._next += 1
+            if len(self._chunk) == CHUNK:
+                self._flush()
+
+    def _flush(self) -> None:
+        if not self._chunk or not self.usable:
+            return
+        assert self._run is not None and self._writer is not None  # usable
+        records = [rec for rec, _ in self._chunk]
+        refs = [ref for _, ref in self._chunk]
+        self._chunk = []
+        if self._run_scope:
+            if self._next > KEEP_WHOLE:  # too many to hold: the journal's lazy records are needed
+                self._drop()
+                return
+            self._kept += [frames.without_rows(rec) for rec in records]
+        self._write(frames.chunk_items(records, refs, self._run.config.tool_errors, self._diff))
+
+    def _write(self, parts: Any) -> None:
+        assert self._writer is not None
+        try:
+            for name, items, state_refs in parts:
+                self._writer.write(name, to_arrow(FRAMES[name], items, state_refs))
+        except (OSError, pa.ArrowException):
+            self._drop()
+
+    def commit(self) -> bool:
+        """Finish the copy of a finished run; whether it was written.
+
+        Call it after the run directory is final (the runner returned): the copy records the journal
+        as it is then.
+        """
+        manifest = self._run.manifest if self._run is not None else None
+        if manifest is not None and self.usable and (self._waiting or self._next != manifest.n_cases * manifest.epochs):
+            self._drop()  # a record the journal holds was not seen (or the other way round)
+        self._flush()
+        if not self.usable:
+            return False
+        assert self._run is not None and self._writer is not None
+        run_scope = self._run._run_scope if self._run_scope else None
+        self._write(frames.run_scope_items(run_scope, self._kept))
+        if not self.usable:
+            return False
+        self._writer.fingerprint = journal_fingerprint(self._run.directory)
+        try:
+            self._writer.commit()
+        except OSError:
+            self._drop()
+            return False
+        self._writer = None
+        return True
+
+    def abort(self) -> None:
+        """Drop the copy (the run stopped early): nothing is left in the run directory."""
+        self._drop()
+
+    def _drop(self) -> None:
+        self._broken = True
+        self._chunk, self._kept, self._waiting = [], [], {}
+        if self._writer is not None:
+            self._writer.abort()
+            self._writer = None

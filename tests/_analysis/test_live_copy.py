@@ -1,0 +1,149 @@
+"""The columnar copy built while a run goes (``_analysis/live_copy.py``): never the journal read back, always
+equal to the copy built from the journal, dropped whenever it could differ from it."""
+
+from __future__ import annotations
+
+import random
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+from _frame_checks import NAMES, everything_suite, journal_frames
+
+import oloproof_nb as op
+from oloproof_nb._analysis import columnar, live_copy
+from oloproof_nb._analysis import run as run_module
+from oloproof_nb._analysis.live_copy import LiveCopy
+from oloproof_nb._run.runner import run_suite
+from oloproof_nb._run.store import read_cases
+from oloproof_nb.examples import init_example
+
+
+def _no_journal_conversion(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(self: Any) -> None:
+        raise AssertionError("the columnar copy was built from the journal")
+
+    monkeypatch.setattr(run_module.Run, "write_columnar", refuse)
+
+
+def _assert_equals_journal(directory: Path) -> op.Run:
+    run = op.load_run(directory)
+    expected = journal_frames(run)
+    for name in NAMES:
+        pd.testing.assert_frame_equal(getattr(run, name), expected[name], obj=f"run.{name}")
+    return run
+
+
+def _leftovers(directory: Path) -> list[str]:
+    return sorted(p.name for p in directory.iterdir() if p.name.startswith("frames"))
+
+
+@pytest.mark.parametrize("workers", [1, 3])
+def test_op_run_writes_the_copy_without_reading_the_journal_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  workers: int) -> None:
+    """Replays, pairs and receipts, several chunks, records finishing out of case order (workers=3)."""
+    folder = everything_suite(tmp_path / "suite")
+    monkeypatch.setattr(live_copy, "CHUNK", 7)  # 48 cases: 7 chunks, the last one short
+    with monkeypatch.context() as patch:
+        _no_journal_conversion(patch)
+        run = op.run(folder, out=tmp_path / "run", workers=workers, progress=False)
+        assert columnar.is_fresh(run.directory)
+        live = {name: getattr(run, name) for name in NAMES}
+    assert len(live["replays"]) and len(live["pairs"]) == 24 and len(live["receipts"]) == 48
+    assert _leftovers(run.directory) == ["frames"]
+    expected = journal_frames(run)
+    for name in NAMES:
+        pd.testing.assert_frame_equal(live[name], expected[name], obj=name)
+    shutil.rmtree(run.directory / "frames")  # and equal to the copy built from the journal, file for file
+    rebuilt = op.load_run(run.directory)
+    for name in NAMES:
+        pd.testing.assert_frame_equal(getattr(rebuilt, name), live[name], obj=name)
+
+
+def _records(tmp_path: Path) -> tuple[Path, list[Any]]:
+    """A finished run of the example, and its case records as the runner appended them."""
+    folder = init_example("stateful-agent", tmp_path / "suite")
+    seen: list[Any] = []
+
+    class Spy:
+        def start(self, directory: Path) -> None:
+            pass
+
+        def add(self, record: Any, state_ref: str | None) -> None:
+            seen.append((record, state_ref))
+
+    directory = run_suite(op.load_suite(folder), out=tmp_path / "run", sink=Spy())
+    return directory, seen
+
+
+def test_records_in_any_order_give_the_journal_frames(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    directory, seen = _records(tmp_path)
+    assert [rec["index"] for rec, _ in seen] == list(range(48))
+    shuffled = seen[:]
+    random.Random(3).shuffle(shuffled)
+    monkeypatch.setattr(live_copy, "CHUNK", 5)
+    copy = LiveCopy()
+    copy.start(directory)
+    for record, ref in shuffled:
+        copy.add(record, ref)
+    assert copy.commit()
+    _no_journal_conversion(monkeypatch)
+    _assert_equals_journal(directory)
+
+
+@pytest.mark.parametrize("fault", ["twice", "missing", "aborted"])
+def test_a_copy_that_could_differ_from_the_journal_is_dropped(tmp_path: Path, fault: str) -> None:
+    directory, seen = _records(tmp_path)
+    copy = LiveCopy()
+    copy.start(directory)
+    for record, ref in seen[:-1]:
+        copy.add(record, ref)
+    if fault == "twice":
+        copy.add(*seen[10])
+        copy.add(*seen[-1])
+    elif fault == "aborted":
+        copy.abort()
+    assert copy.commit() is False
+    assert _leftovers(directory) == []  # nothing written, no temporary folder left
+    assert not columnar.is_fresh(directory)
+    run = _assert_equals_journal(directory)  # load_run builds the copy from the journal instead
+    assert len(run.cases) == 48 and columnar.is_fresh(directory)
+
+
+def test_run_scope_beyond_keep_whole_falls_back_to_the_journal(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pairs over more cases than can be held: the live copy gives up and the journal's lazy records judge them."""
+    folder = init_example("stateful-agent", tmp_path / "suite")
+    monkeypatch.setattr(live_copy, "CHUNK", 5)
+    monkeypatch.setattr(live_copy, "KEEP_WHOLE", 12)
+    calls: list[int] = []
+    original = run_module.Run.write_columnar
+
+    def counted(self: Any) -> None:
+        calls.append(1)
+        original(self)
+
+    monkeypatch.setattr(run_module.Run, "write_columnar", counted)
+    run = op.run(folder, out=tmp_path / "run", progress=False)
+    assert calls == [1] and _leftovers(run.directory) == ["frames"]
+    assert len(_assert_equals_journal(run.directory).pairs) == 24
+
+
+def test_a_run_stopped_by_the_user_leaves_no_partial_copy(make_suite, tmp_path: Path) -> None:
+    """Ctrl-C in the middle of a run: the live copy's temporary folder goes; the resumed run's copy is right."""
+    cases = [{"id": f"c{i}", "input": {"answer": "ok"}, "expected": {"answer": "ok"}} for i in range(6)]
+    folder = make_suite(cases, evaluators=[{"type": "answer_matches"}])
+    out = tmp_path / "run"
+
+    def ctrl_c_after_three(done: int, total: int) -> None:
+        if done == 3:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        op.run(folder, out=out, progress=ctrl_c_after_three)
+    assert len(list(read_cases(out))) == 3 and _leftovers(out) == []
+    run = op.run(folder, out=out, resume=True, progress=False)  # no live copy on resume: built from the journal
+    assert list(run.cases["case_id"]) == [f"c{i}" for i in range(6)]
+    _assert_equals_journal(out)

@@ -1,0 +1,48 @@
+"""Frames built straight from a run's records (no Parquet involved), and a suite that fills every frame."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+import oloproof_nb as op
+from oloproof_nb._analysis import frames
+from oloproof_nb._analysis.columns import FRAMES
+from oloproof_nb.examples import init_example
+
+__all__ = ["NAMES", "journal_frames", "everything_suite"]
+
+NAMES = list(FRAMES)
+
+
+def journal_frames(run: op.Run) -> dict[str, pd.DataFrame]:
+    """Every frame built from all the journal's records at once (no Parquet involved)."""
+    recs = run.records
+    rows, pairs = frames.run_scope_rows(run.config, run.labels, recs)
+    return {
+        "cases": frames.cases_frame(recs), "steps": frames.steps_frame(recs),
+        "snapshots": frames.snapshots_frame(recs), "changes": frames.changes_frame(recs),
+        "verdicts": frames.verdicts_frame(recs, rows), "comparisons": frames.comparisons_frame(recs),
+        "replays": frames.replays_frame(recs), "pairs": frames.pairs_frame(pairs),
+        "receipts": frames.receipts_frame_from_rows([r for rec in recs for r in rec.get("receipts", [])]),
+    }
+
+
+def everything_suite(root: Path) -> Path:
+    """The refund desk example plus an outcome contract per source case: replays, pairs and receipts in one run."""
+    folder = init_example("stateful-agent", root)
+    cases = [json.loads(line) for line in (folder / "cases.jsonl").read_text(encoding="utf-8").splitlines()]
+    (folder / "notes").mkdir()
+    for i, case in enumerate(cases):
+        case["outcome"] = {"artifact_id": f"note-{case['id']}", "locator": f"notes/{case['id']}.txt",
+                           "require_fresh": False}
+        if i % 3:  # a third of the notes are missing: receipts of several statuses
+            (folder / "notes" / f"{case['id']}.txt").write_text("refund note\n", encoding="utf-8")
+    (folder / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
+    config = yaml.safe_load((folder / "oloproof.yaml").read_text(encoding="utf-8"))
+    config["evaluators"].append({"type": "outcome_contract"})
+    (folder / "oloproof.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    return folder
