@@ -95,10 +95,12 @@ def iter_cases(path: str | Path) -> Iterator[tuple[int, Case]]:
                                     f"not valid JSON ({msg}); each line must be one JSON object") from None
             if not isinstance(obj, dict):
                 raise CaseFileError(path, lineno, f"expected a JSON object, got {type(obj).__name__}")
-            if exceeds_depth(obj):
+            # fewer opening brackets than MAX_DEPTH (inside strings or not) cannot nest deeper
+            if line.count("{") + line.count("[") > MAX_DEPTH and exceeds_depth(obj):
                 raise CaseFileError(path, lineno, f"nested deeper than {MAX_DEPTH} levels of objects and lists")
             try:  # an escaped lone surrogate (e.g. "\\ud800") is JSON but not text: it could never be stored
-                json.dumps(obj, ensure_ascii=False).encode("utf-8")
+                if "\\u" in line:  # UTF-8 text holds no surrogate: only an escape can make one
+                    json.dumps(obj, ensure_ascii=False).encode("utf-8")
             except UnicodeEncodeError as exc:
                 raise CaseFileError(path, lineno, f"a string holds {exc.object[exc.start:exc.end]!r}, a lone "
                                     "surrogate escape that is not Unicode text") from None

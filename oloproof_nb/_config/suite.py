@@ -35,6 +35,9 @@ __all__ = ["SuiteConfig", "Transform", "Metamorphic", "Suite", "load_suite", "pa
 
 SUITE_FILE = "oloproof.yaml"
 RELEASE_FILE = "release.yaml"
+#: A case file up to this size is parsed once, when the suite is loaded, and its cases kept for the run;
+#: a larger one is streamed (read again, one case at a time, by every pass over it).
+KEEP_CASES_BYTES = 4 << 20
 
 
 class Transform(BaseModel):
@@ -201,10 +204,11 @@ def parse_suite_config(raw: dict[str, Any], file: str | Path = SUITE_FILE) -> Su
 class Suite:
     """A loaded suite: its folder, validated configs, the case file (streamed) and labels.
 
-    The cases are not held in memory: :meth:`iter_cases` reads them from the
-    case file one at a time (each source followed by its derived copies), so a
-    run's memory does not grow with the file. :attr:`cases` builds the whole
-    list (for notebooks and small suites).
+    A case file of up to :data:`KEEP_CASES_BYTES` is parsed once, when the
+    suite is loaded, and its cases kept; a larger one is not held in memory:
+    :meth:`iter_cases` reads it one case at a time (each source followed by its
+    derived copies), so a run's memory does not grow with the file.
+    :attr:`cases` builds the whole list (for notebooks and small suites).
     """
 
     root: Path
@@ -222,6 +226,8 @@ class Suite:
     vacuous: dict[str, list[str]] = field(default_factory=dict)
     #: ``(size, mtime_ns, inode)`` of the case file when it was validated.
     cases_stat: tuple[int, int, int] = (0, 0, 0)
+    #: The source cases, parsed when the suite was loaded (None: a case file too large to keep; streamed).
+    kept_cases: tuple[Case, ...] | None = None
 
     def iter_cases(self) -> Iterator[Case]:
         """Every case, each source followed by its derived copies, streamed from the case file.
@@ -233,7 +239,8 @@ class Suite:
         """
         self._check_unchanged()
         transforms = self.config.metamorphic.transforms
-        for _, case in iter_cases(self.cases_file):
+        sources = self.kept_cases if self.kept_cases is not None else (c for _, c in iter_cases(self.cases_file))
+        for case in sources:
             yield case
             for transform in transforms:
                 yield derive_case(case, transform.name, transform.field, transform.template,
@@ -323,7 +330,8 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
     cases_file = root / config.cases
     stat_before = _stat_case_file(cases_file)
     scan = _VacuityScan(config, suite_file)
-    source_ids, n_sources = _validate_cases(cases_file, config, suite_file, scan)
+    source_ids, n_sources, kept = _validate_cases(cases_file, config, suite_file, scan,
+                                                  keep=stat_before[0] <= KEEP_CASES_BYTES)
     derived_ids = {t.name: _DerivedIds(source_ids, t.name) for t in config.metamorphic.transforms}
     for i, transform in enumerate(config.metamorphic.transforms):
         clash = sorted(did for did in derived_ids[transform.name] if did in source_ids)
@@ -358,7 +366,7 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
     return Suite(root=root.resolve(), config=config, release=release_cfg, cases_file=cases_file.resolve(),
                  n_cases=n_sources * (1 + len(config.metamorphic.transforms)), labels=labels, digests=digests,
                  system_target=target, validators=validators, cases_stat=stat_before,
-                 vacuous=vacuous)
+                 vacuous=vacuous, kept_cases=kept)
 
 
 def _node_paths(state: Any) -> set[str]:
@@ -463,11 +471,17 @@ def _stat_case_file(path: Path) -> tuple[int, int, int]:
         raise CaseFileError(path, None, f"cannot read the case file: {getattr(exc, 'strerror', None) or exc}") from None
 
 
-def _validate_cases(cases_file: Path, config: SuiteConfig, suite_file: Path,
-                    scan: _VacuityScan) -> tuple[set[str], int]:
-    """One streamed pass over the case file: every case is checked, none is kept. Returns (source ids, count)."""
+def _validate_cases(cases_file: Path, config: SuiteConfig, suite_file: Path, scan: _VacuityScan,
+                    keep: bool) -> tuple[set[str], int, tuple[Case, ...] | None]:
+    """One streamed pass over the case file: every case is checked, and kept when ``keep``.
+
+    Returns (source ids, count, the cases or None).
+    """
     source_ids: set[str] = set()
+    kept: list[Case] | None = [] if keep else None
     for _, case in iter_cases(cases_file):
+        if kept is not None:
+            kept.append(case)
         check_case_validators([case], config.evaluators, config.validators, cases_file)
         for i, transform in enumerate(config.metamorphic.transforms):
             if transform.field is not None and transform.field not in case.input:
@@ -484,7 +498,7 @@ def _validate_cases(cases_file: Path, config: SuiteConfig, suite_file: Path,
         source_ids.add(case.id)
     if not source_ids:
         raise CaseFileError(cases_file, None, "holds no cases; write one JSON object per line with 'id' and 'input'")
-    return source_ids, len(source_ids)
+    return source_ids, len(source_ids), None if kept is None else tuple(kept)
 
 
 def _check_release_criteria(release: ReleaseConfig, config: SuiteConfig, file: Path) -> None:

@@ -16,6 +16,7 @@ naming where it is and how to fix it. Nothing else in the package calls
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 import inspect
 import json
@@ -225,8 +226,17 @@ def takes_epoch(system: Any) -> bool:
     run = getattr(system, "run", None)
     if run is None:
         return False
+    func = getattr(run, "__func__", run)  # a bound method: its function (one signature per class, not per call)
     try:
-        params = inspect.signature(run).parameters
+        return _declares_epoch(func)
+    except TypeError:  # unhashable: inspect it every time
+        return _declares_epoch.__wrapped__(func)
+
+
+@functools.lru_cache(maxsize=256)
+def _declares_epoch(func: Any) -> bool:
+    try:
+        params = inspect.signature(func).parameters
     except (TypeError, ValueError):  # a builtin or an object without a signature: called with the input only
         return False
     param = params.get("epoch")

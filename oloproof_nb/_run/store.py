@@ -444,13 +444,12 @@ class RunStore:
 
     def _write(self, name: str, data: bytes) -> None:
         """Append ``data`` to ``name`` (the caller holds the lock): one write, fsynced per record when asked."""
-        path = self.directory / name
         if self._failed:
             raise StoreWriteError(f"{self.directory}: an earlier write failed; the run stopped")
         try:
             fd = self._fds.get(name)
             if fd is None:
-                fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+                fd = os.open(self.directory / name, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
                 self._fds[name] = fd
                 if self.fsync == "record":
                     _fsync_dir(self.directory)  # the new file's entry survives a power loss too
@@ -462,7 +461,7 @@ class RunStore:
                 os.fsync(fd)
         except OSError as exc:
             self._failed = True  # nothing more is appended after a torn line; resume cuts it
-            raise _write_error(path, exc) from None
+            raise _write_error(self.directory / name, exc) from None
 
     def append_case(self, record: CaseRecord) -> str | None:
         """Append a case record; its states go to ``states.jsonl`` first (each distinct state once).

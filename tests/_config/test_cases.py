@@ -13,6 +13,7 @@ import oloproof_nb as op
 from oloproof_nb._config.cases import iter_cases, load_cases
 from oloproof_nb._core.canonical import canonical_json, digest
 from oloproof_nb._core.case import Case, case_digest, derive_case
+from oloproof_nb._core.paths import MAX_DEPTH
 from oloproof_nb.errors import CaseFileError
 
 CASE = {
@@ -221,3 +222,49 @@ def test_a_duplicate_id_error_quotes_at_most_200_characters(tmp_path: Path) -> N
         load_cases(path)
     assert str(info.value).startswith(f"{path}: line 2: duplicate case id 'xxx")
     assert len(str(info.value)) < 250 + len(str(path))
+
+
+# -- the cheap pre-checks in front of the depth walk and the surrogate check ----------------------------------
+
+def _line_with_depth(depth: int, padding: str = "") -> str:
+    """A case line whose deepest value nests ``depth`` levels (the line itself is level 1)."""
+    nested = "[" * (depth - 1) + "]" * (depth - 1)
+    return '{"id": "a", "input": {"p": "' + padding + '"}, "initial_state": ' + "{\"s\": " + nested[1:-1] + "}" + "}\n"
+
+
+@pytest.mark.parametrize(("depth", "padding", "ok"), [
+    (MAX_DEPTH, "", True),                 # exactly the limit: accepted
+    (MAX_DEPTH + 1, "", False),            # one more: refused
+    (3, "[" * (2 * MAX_DEPTH), True),      # many brackets inside a string, shallow value: walked, accepted
+    (MAX_DEPTH + 1, "{" * 50, False),      # brackets in a string do not hide real depth
+])
+def test_case_depth_is_refused_exactly_above_the_limit(tmp_path: Path, depth: int, padding: str, ok: bool) -> None:
+    from oloproof_nb._core.paths import exceeds_depth
+
+    path = tmp_path / "cases.jsonl"
+    line = _line_with_depth(depth, padding)
+    path.write_text(line, encoding="utf-8")
+    assert exceeds_depth(json.loads(line)) is (not ok)  # the reference: the full walk
+    if ok:
+        assert [c.id for _, c in iter_cases(path)] == ["a"]
+    else:
+        with pytest.raises(CaseFileError, match=f"line 1: nested deeper than {MAX_DEPTH} levels"):
+            list(iter_cases(path))
+
+
+@pytest.mark.parametrize(("text", "ok"), [
+    (r'"\ud800"', False),            # an escaped lone surrogate: refused
+    (r'"x \udfff y"', False),
+    (r'"\ud83d\ude00"', True),       # an escaped surrogate pair is one character: accepted
+    (r'"C:\\users\\u"', True),       # a backslash before a u, not an escape: accepted
+    ('"plain é text"', True),
+])
+def test_only_an_escaped_lone_surrogate_is_refused(tmp_path: Path, text: str, ok: bool) -> None:
+    path = tmp_path / "cases.jsonl"
+    path.write_text('{"id": "a", "input": {"m": ' + text + '}}\n', encoding="utf-8")
+    if ok:
+        [(_, case)] = list(iter_cases(path))
+        assert case.input["m"] == json.loads(text)
+    else:
+        with pytest.raises(CaseFileError, match="line 1: a string holds .*lone surrogate"):
+            list(iter_cases(path))

@@ -368,3 +368,48 @@ def test_state_path_transform_errors_name_the_key(make_suite, transform: dict[st
     (folder / "labels.jsonl").write_text("", encoding="utf-8")
     err = _error(folder)
     assert err.key is not None and err.key.startswith(key) and message in str(err)
+
+
+# -- a small case file is parsed once; a large one is streamed ---------------------------------------------------
+
+def _counting_parses(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    from oloproof_nb._config import suite as suite_module
+
+    passes: list[int] = []
+    real = suite_module.iter_cases
+
+    def counted(path: Path):  # type: ignore[no-untyped-def]
+        passes.append(1)
+        yield from real(path)
+
+    monkeypatch.setattr(suite_module, "iter_cases", counted)
+    return passes
+
+
+@pytest.mark.parametrize(("limit", "parses_per_pass"), [(None, 0), (0, 1)])
+def test_a_small_case_file_is_parsed_once_and_a_large_one_streamed(make_suite, monkeypatch: pytest.MonkeyPatch,
+                                                                  limit: int | None, parses_per_pass: int) -> None:
+    from oloproof_nb._config import suite as suite_module
+
+    cases = [{"id": f"c{i}", "input": {"answer": "a"}, "expected": {"answer": "a"}} for i in range(3)]
+    folder = make_suite(cases)
+    if limit is not None:  # 0 bytes: every case file is "large"
+        monkeypatch.setattr(suite_module, "KEEP_CASES_BYTES", limit)
+    passes = _counting_parses(monkeypatch)
+    suite = load_suite(folder)
+    assert passes == [1]  # the validation pass
+    assert (suite.kept_cases is not None) == (limit is None)
+    for _ in range(2):
+        assert [c.id for c in suite.iter_cases()] == ["c0", "c1", "c2"]
+    assert len(passes) == 1 + 2 * parses_per_pass
+
+
+def test_kept_cases_still_refuse_a_case_file_changed_since_loading(make_suite) -> None:
+    folder = make_suite([{"id": "c0", "input": {"answer": "a"}}])
+    suite = load_suite(folder)
+    assert suite.kept_cases is not None
+    with (folder / "cases.jsonl").open("a", encoding="utf-8") as handle:
+        handle.write('{"id": "c1", "input": {"answer": "b"}}\n')
+    with pytest.raises(CaseFileError, match="changed since the suite was loaded"):
+        list(suite.iter_cases())
+
