@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .._core.records import CaseRecord, ReplayRecord
+from .._run.lines import complete_lines
 from .._run.states import StateReader, resolve_states, state_refs_of
 from .._run.store import CASES, REPLAYS, parse_record, read_jsonl, replay_key_of
 from ..errors import RunDirError
@@ -43,15 +44,8 @@ class Line:
 
 def _complete_lines(path: Path) -> Iterator[tuple[Line, bytes]]:
     """Every complete line of ``path`` with where it is (a torn last line is ignored)."""
-    if not path.exists():
-        return
-    offset = 0
-    with path.open("rb") as handle:
-        for lineno, raw in enumerate(handle, start=1):
-            if not raw.endswith(b"\n"):
-                break
-            yield Line(offset, len(raw), lineno), raw
-            offset += len(raw)
+    for lineno, offset, raw in complete_lines(path):
+        yield Line(offset, len(raw), lineno), raw
 
 
 def _read_lines(path: Path, lines: list[Line]) -> list[bytes]:

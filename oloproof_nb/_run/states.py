@@ -33,12 +33,13 @@ from __future__ import annotations
 import hashlib
 import json
 import zlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from .._core.records import CaseRecord, EnvironmentState, ReplayRecord
 from ..errors import RunDirError
+from .lines import complete_lines
 
 __all__ = ["STATES", "NODE_BYTES", "CHUNK_MIN", "CHUNK_BITS", "encode_state", "split_case_states",
            "split_replay_states", "read_state_refs", "StateReader", "resolve_states", "state_refs_of"]
@@ -184,19 +185,6 @@ def split_replay_states(record: ReplayRecord) -> tuple[ReplayRecord, dict[str, s
 # -- reading ------------------------------------------------------------------------------------------------
 
 
-def _lines(path: Path) -> Iterator[tuple[int, int, bytes]]:
-    """``(line number, offset, line)`` of every complete line of ``path`` (a torn last line is ignored)."""
-    if not path.exists():
-        return
-    offset = 0
-    with path.open("rb") as handle:
-        for lineno, raw in enumerate(handle, start=1):
-            if not raw.endswith(b"\n"):
-                break
-            yield lineno, offset, raw
-            offset += len(raw)
-
-
 def _damaged(path: Path, lineno: int, why: str) -> RunDirError:
     return RunDirError(f"{path}: line {lineno}: {why}; the run directory is damaged")
 
@@ -216,7 +204,7 @@ def _line_ref(path: Path, lineno: int, raw: bytes) -> str:
 def read_state_refs(directory: Path) -> set[str]:
     """The addresses of the nodes in ``states.jsonl``."""
     path = directory / STATES
-    return {_line_ref(path, lineno, raw) for lineno, _, raw in _lines(path)}
+    return {_line_ref(path, lineno, raw) for lineno, _, raw in complete_lines(path)}
 
 
 def _node_text(raw: bytes) -> bytes:
@@ -240,7 +228,7 @@ class StateReader:
     def _spans(self, refs: set[str]) -> list[tuple[int, int, int, str]]:
         if self._index is None or any(r not in self._index for r in refs):  # first use, or the file grew
             self._index = {}
-            for lineno, offset, raw in _lines(self.path):
+            for lineno, offset, raw in complete_lines(self.path):
                 self._index.setdefault(_line_ref(self.path, lineno, raw), (offset, len(raw), lineno))
         missing = sorted(r for r in refs if r not in self._index)
         if missing:
