@@ -55,4 +55,7 @@ def iso(ts: datetime) -> str:
     >>> iso(datetime(2026, 7, 25, 14, tzinfo=timezone.utc))
     '2026-07-25T14:00:00.000000Z'
     """
-    return ts.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    t = ts if ts.tzinfo is timezone.utc else ts.astimezone(timezone.utc)
+    # what strftime("%Y-%m-%dT%H:%M:%S.%fZ") writes, without its per-call locale work (a call per record)
+    return (f"{t.year:04d}-{t.month:02d}-{t.day:02d}T{t.hour:02d}:{t.minute:02d}:{t.second:02d}."
+            f"{t.microsecond:06d}Z")

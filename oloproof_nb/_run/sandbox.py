@@ -124,7 +124,7 @@ def stored_trajectory(trajectory: Trajectory, what: str) -> TrajectoryDict:
     """
     try:
         data = _trajectory_json(trajectory)
-        canonical_json(data).encode("utf-8")
+        json.dumps(data, ensure_ascii=False).encode("utf-8")  # what the store will write: it can be written
     except (ValueError, TypeError, RecursionError) as exc:
         text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise SystemContractError(f"{what} returned a trajectory that cannot be stored as JSON: {text}") from None
