@@ -313,19 +313,286 @@ def leaf_diff(before: Any, after: Any) -> list[tuple[str, Any, Any]]:
     values. Paths come in the order they appear in ``before``, then new ones in
     the order of ``after``.
 
+    Parameters
+    ----------
+    before, after : Any
+        Two states (nested dicts and lists of JSON values, as a rule).
+
+    Returns
+    -------
+    list of (str, Any, Any)
+        One row per differing leaf; leaves are compared with :func:`values_equal`.
+
+    Notes
+    -----
+    Two states of plain ``dict``/``list``/``str``/``int``/``float``/``bool``/``None``
+    values with ``str`` keys (every state read back from JSON) take one pass
+    that skips equal subtrees and formats only the paths it returns; anything
+    else (another Mapping, a tuple, a non-``str`` key, a dict root against a
+    list root) takes the general two-walk definition. Both give the same rows.
+
     Examples
     --------
     >>> leaf_diff({"o": {"a": 1, "b": 2}}, {"o": {"a": 1, "b": 3, "c": 4}})
     [('o.b', 2, 3), ('o.c', <absent>, 4)]
     >>> leaf_diff({"t": [1]}, {"t": {"0": 1}})
     [('t', [1], {'0': 1})]
+    >>> leaf_diff({"o": {"x": {"a": 1}, "y": {"a": 1}}}, {"o": {"y": {"a": 1, "b": 2}, "x": {"a": 1, "b": 3}}})
+    [('o.y.b', <absent>, 2), ('o.x.b', <absent>, 3)]
     """
+    rows: list[tuple[str, Any, Any]] = []
+    try:
+        if type(before) is dict and type(after) is dict:
+            new = _diff_dicts(before, after, "", rows)
+        elif type(before) is list and type(after) is list:
+            new = _diff_lists(before, after, "", rows)
+        else:
+            return _leaf_diff_general(before, after)
+    except _Unusual:
+        return _leaf_diff_general(before, after)
+    if new:
+        rows += new
+    return rows
+
+
+def _leaf_diff_general(before: Any, after: Any) -> list[tuple[str, Any, Any]]:
+    """:func:`leaf_diff` for any values: flatten the unequal parts of both states, then pair the paths."""
     # subtrees equal on both sides (same keys, values_equal) hold no differing leaf: they are never flattened
     old = {format_path(keys): value for keys, value in _walk_unequal(before, after, ()) if keys}
     new = {format_path(keys): value for keys, value in _walk_unequal(after, before, ()) if keys}
     rows = [(p, v, new.get(p, ABSENT)) for p, v in old.items() if not values_equal(v, new.get(p, ABSENT))]
     rows += [(p, ABSENT, v) for p, v in new.items() if p not in old]
     return rows
+
+
+# -- the one-pass leaf_diff for plain JSON values ------------------------------------------------------------------
+# Paths of str keys format one to one (parse_path gives the keys back), so a path names one place: the general
+# definition pairs leaves by path, the pass below pairs them by place. A leaf found on both sides differs (its parents
+# compared unequal, and two leaves at one place are compared once). Equality is values_equal restricted to plain JSON
+# types: any other value (a Mapping that is not a dict, a tuple, ABSENT stored in a state, ...) or a non-str key on
+# an emitted path raises _Unusual, and leaf_diff answers with the general definition instead.
+
+
+class _Unusual(Exception):
+    """A value the one-pass diff leaves to the general definition."""
+
+
+_MISSING: Final = object()
+_NONE: Final = type(None)
+_JSON_SCALARS: Final = frozenset({str, int, float, bool, _NONE})
+_JSON_TYPES: Final = _JSON_SCALARS | {dict, list}
+_NUMBERS: Final = frozenset({int, float})
+_STR_ONLY: Final = frozenset({str})
+_NOT_PLAIN: Final = frozenset(".[]\"'")
+#: Two dicts (or lists) longer than this under one key are walked at once, not first compared: a comparison stops at
+#: the first difference, and the walk would compare that part again.
+_WALK_AT_ONCE: Final = 8
+_Row = tuple[str, Any, Any]
+
+
+def _child(prefix: str, key: str | int) -> str:
+    """``format_path((*keys, key))`` given ``prefix == format_path(keys)``; an int key is a list index."""
+    if isinstance(key, int):
+        return f"{prefix}.{key}" if prefix else str(key)
+    # a plain key (_PLAIN.fullmatch): not empty and none of . [ ] " ' (an identifier never holds them)
+    if key.isidentifier() or (key and _NOT_PLAIN.isdisjoint(key)):
+        return f"{prefix}.{key}" if prefix else key
+    return prefix + "[" + json.dumps(key, ensure_ascii=False) + "]"
+
+
+def _same(x: Any, y: Any) -> bool:
+    """:func:`values_equal` (no tolerance) for plain JSON values; raises :class:`_Unusual` on any other type."""
+    t = type(x)
+    if t is not type(y):
+        if t in _NUMBERS and type(y) in _NUMBERS:
+            return bool(x == y)  # 1 == 1.0; a bool is neither
+        if t in _JSON_TYPES and type(y) in _JSON_TYPES:
+            return False
+        raise _Unusual
+    if t is dict:
+        if len(x) != len(y):  # with every key of x in y: the same keys
+            return False
+        get = y.get
+        for k, v in x.items():
+            w = get(k, _MISSING)
+            tv = type(v)
+            if tv is type(w):
+                if tv is str or tv is int or tv is bool or tv is _NONE:
+                    if v != w:
+                        return False
+                    continue
+            elif w is _MISSING:
+                return False
+            if not _same(v, w):
+                return False
+        return True
+    if t is list:
+        if len(x) != len(y):
+            return False
+        for v, w in zip(x, y, strict=True):
+            tv = type(v)
+            if tv is type(w) and (tv is str or tv is int or tv is bool or tv is _NONE):
+                if v != w:
+                    return False
+            elif not _same(v, w):
+                return False
+        return True
+    if t is str or t is int or t is bool or t is _NONE:
+        return bool(x == y)
+    if t is float:
+        return bool(x == y or (x != x and y != y))  # NaN equals NaN
+    raise _Unusual
+
+
+def _flatten_into(node: Any, path: str, out: list[_Row], old: bool) -> None:
+    """Append every leaf of a subtree found on one side only: ``(path, leaf, ABSENT)`` or ``(path, ABSENT, leaf)``."""
+    t = type(node)
+    if t is dict and node:
+        for k, v in node.items():
+            if type(k) is not str:
+                raise _Unusual
+            _flatten_into(v, _child(path, k), out, old)
+    elif t is list and node:
+        for i, v in enumerate(node):
+            _flatten_into(v, f"{path}.{i}", out, old)
+    elif t in _JSON_TYPES:
+        out.append((path, node, ABSENT) if old else (path, ABSENT, node))
+    else:
+        raise _Unusual
+
+
+def _diff_pair(b: Any, a: Any, path: str, rows: list[_Row]) -> list[_Row] | None:
+    """Rows at or below ``path`` for two unequal values there.
+
+    The rows in ``before``'s order are appended to ``rows``; the rows only ``after`` has are returned.
+    """
+    tb, ta = type(b), type(a)
+    new: list[_Row] = []
+    if tb is dict or tb is list:
+        if ta is dict or ta is list:
+            if b and a and ta is tb:
+                return _diff_dicts(b, a, path, rows) if tb is dict else _diff_lists(b, a, path, rows)
+            if ta is not tb:  # a list became a dict (or back): one row holding both
+                rows.append((path, b, a))
+                return None
+            if not a:  # b is not empty: its leaves against one empty leaf
+                _flatten_into(b, path, rows, True)
+                return [(path, ABSENT, a)]
+            rows.append((path, b, ABSENT))  # b is empty, a is not
+            _flatten_into(a, path, new, False)
+            return new
+        if ta not in _JSON_SCALARS:
+            raise _Unusual
+        if b:
+            _flatten_into(b, path, rows, True)
+            return [(path, ABSENT, a)]
+    elif tb not in _JSON_SCALARS:
+        raise _Unusual
+    elif ta is dict or ta is list:
+        if a:
+            rows.append((path, b, ABSENT))
+            _flatten_into(a, path, new, False)
+            return new
+    elif ta not in _JSON_SCALARS:
+        raise _Unusual
+    rows.append((path, b, a))  # two leaves
+    return None
+
+
+def _diff_dicts(b: dict[Any, Any], a: dict[Any, Any], path: str, rows: list[_Row]) -> list[_Row] | None:
+    """Rows below two dicts (non-empty unless at the root): see :func:`_diff_pair`; equal values are skipped."""
+    pending: dict[str, list[_Row]] | None = None  # rows only in after, per key of both, until after's order is known
+    touched = False  # a row was found under a key of both sides
+    get = a.get
+    for k, bv in b.items():
+        av = get(k, _MISSING)
+        tv = type(bv)
+        if tv is type(av):
+            if tv is str or tv is int or tv is bool or tv is _NONE:
+                if bv == av:
+                    continue
+            elif (tv is dict or tv is list) and len(bv) > _WALK_AT_ONCE and av:
+                if type(k) is not str:
+                    raise _Unusual
+                n_rows = len(rows)
+                new = (_diff_dicts if tv is dict else _diff_lists)(bv, av, _child(path, k), rows)
+                if new:
+                    if pending is None:
+                        pending = {}
+                    pending[k] = new
+                touched = touched or bool(new) or len(rows) != n_rows
+                continue
+            elif _same(bv, av):
+                continue
+        elif av is _MISSING:
+            if type(k) is not str:
+                raise _Unusual
+            _flatten_into(bv, _child(path, k), rows, True)
+            continue
+        elif _same(bv, av):
+            continue
+        if type(k) is not str:
+            raise _Unusual
+        touched = True
+        new = _diff_pair(bv, av, _child(path, k), rows)
+        if new:
+            if pending is None:
+                pending = {}
+            pending[k] = new
+    only_after = not (a.keys() <= b.keys())
+    if (touched or only_after) and not _STR_ONLY.issuperset(map(type, a)):  # after's keys name rows too
+        raise _Unusual
+    if not only_after:
+        if pending is None:
+            return None
+        if len(pending) == 1:
+            return next(iter(pending.values()))
+    out: list[_Row] = []
+    for k, av in a.items():
+        if pending is not None and k in pending:
+            out += pending[k]
+        elif k not in b:
+            _flatten_into(av, _child(path, k), out, False)
+    return out
+
+
+def _diff_lists(b: list[Any], a: list[Any], path: str, rows: list[_Row]) -> list[_Row] | None:
+    """Rows below two lists (non-empty unless at the root): see :func:`_diff_dicts`."""
+    out: list[_Row] | None = None
+    n_a = len(a)
+    for i, bv in enumerate(b):
+        if i >= n_a:
+            _flatten_into(bv, _child(path, i), rows, True)
+            continue
+        av = a[i]
+        tv = type(bv)
+        if tv is type(av):
+            if tv is str or tv is int or tv is bool or tv is _NONE:
+                if bv == av:
+                    continue
+            elif (tv is dict or tv is list) and len(bv) > _WALK_AT_ONCE and av:
+                new = (_diff_dicts if tv is dict else _diff_lists)(bv, av, _child(path, i), rows)
+                if new:
+                    if out is None:
+                        out = new
+                    else:
+                        out += new
+                continue
+            elif _same(bv, av):
+                continue
+        elif _same(bv, av):
+            continue
+        new = _diff_pair(bv, av, _child(path, i), rows)
+        if new:
+            if out is None:
+                out = new
+            else:
+                out += new
+    for i in range(len(b), n_a):
+        if out is None:
+            out = []
+        _flatten_into(a[i], _child(path, i), out, False)
+    return out
 
 
 def parse_pattern(pattern: str) -> tuple[str, ...]:

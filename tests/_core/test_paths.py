@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import copy
+import json
 import math
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from types import MappingProxyType
+from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from oloproof_nb._core.paths import (
@@ -295,3 +300,237 @@ def test_find_paths_in_state_order_and_only_existing_paths() -> None:
     assert find_paths(state, parse_pattern("**.s")) == [("t", "0", "s"), ("t", "1", "s")]
     assert find_paths(state, parse_pattern("files.missing")) == []
     assert find_paths(state, parse_pattern("t.5")) == []
+
+
+# -- leaf_diff against the two-walk implementation it replaced -------------------------------------------------------
+# _reference_leaf_diff is leaf_diff as it was before the one-pass version (with the helpers it used, frozen here):
+# the new one must give the same rows, in the same order, with the same values (1, 1.0 and True told apart).
+
+_REF_PLAIN = re.compile(r"[^.\[\]\"']+")
+
+
+def _ref_format_path(keys: Sequence[str | int]) -> str:
+    out = ""
+    for key in keys:
+        text = str(key)
+        if text and _REF_PLAIN.fullmatch(text):
+            out = f"{out}.{text}" if out else text
+        else:
+            out += "[" + json.dumps(text, ensure_ascii=False) + "]"
+    return out
+
+
+def _ref_values_equal(expected: Any, actual: Any) -> bool:
+    if expected is ABSENT or actual is ABSENT:
+        return expected is actual
+    if isinstance(expected, bool) or isinstance(actual, bool):
+        return type(expected) is type(actual) and expected == actual
+    if isinstance(expected, (int, float)) and isinstance(actual, (int, float)):
+        if isinstance(expected, float) and isinstance(actual, float) and math.isnan(expected) and math.isnan(actual):
+            return True
+        return expected == actual
+    if isinstance(expected, Mapping) and isinstance(actual, Mapping):
+        return expected.keys() == actual.keys() and all(_ref_values_equal(expected[k], actual[k]) for k in expected)
+    if isinstance(expected, list) and isinstance(actual, list):
+        return len(expected) == len(actual) and all(
+            _ref_values_equal(e, a) for e, a in zip(expected, actual, strict=True))
+    if type(expected) is not type(actual) and not (isinstance(expected, str) and isinstance(actual, str)):
+        return False
+    return bool(expected == actual)
+
+
+def _ref_changed_container(node: Any, other: Any) -> bool:
+    return (isinstance(node, Mapping) and isinstance(other, list)) or (
+        isinstance(node, list) and isinstance(other, Mapping))
+
+
+def _ref_walk_unequal(node: Any, other: Any, prefix: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], Any]]:
+    if prefix and _ref_changed_container(node, other):
+        yield prefix, node
+    elif isinstance(node, Mapping) and node:
+        peer = other if isinstance(other, Mapping) else {}
+        for key, value in node.items():
+            twin = peer.get(key, ABSENT)
+            if twin is not ABSENT and _ref_values_equal(value, twin):
+                continue
+            yield from _ref_walk_unequal(value, twin, (*prefix, str(key)))
+    elif isinstance(node, list) and node:
+        seq = other if isinstance(other, list) else []
+        for idx, value in enumerate(node):
+            twin = seq[idx] if idx < len(seq) else ABSENT
+            if twin is not ABSENT and _ref_values_equal(value, twin):
+                continue
+            yield from _ref_walk_unequal(value, twin, (*prefix, str(idx)))
+    else:
+        yield prefix, node
+
+
+def _reference_leaf_diff(before: Any, after: Any) -> list[tuple[str, Any, Any]]:
+    old = {_ref_format_path(keys): value for keys, value in _ref_walk_unequal(before, after, ()) if keys}
+    new = {_ref_format_path(keys): value for keys, value in _ref_walk_unequal(after, before, ()) if keys}
+    rows = [(p, v, new.get(p, ABSENT)) for p, v in old.items() if not _ref_values_equal(v, new.get(p, ABSENT))]
+    rows += [(p, ABSENT, v) for p, v in new.items() if p not in old]
+    return rows
+
+
+def _identical(x: Any, y: Any) -> bool:
+    """The same value down to types and key order; NaN matches NaN."""
+    if type(x) is not type(y):
+        return False
+    if isinstance(x, float):
+        return (math.isnan(x) and math.isnan(y)) or x == y
+    if isinstance(x, Mapping):
+        return list(x) == list(y) and all(
+            type(k) is type(j) and _identical(x[k], y[j]) for k, j in zip(x, y, strict=True))
+    if isinstance(x, (list, tuple)):
+        return len(x) == len(y) and all(_identical(v, w) for v, w in zip(x, y, strict=True))
+    return bool(x is y or x == y)
+
+
+def _assert_same_rows(before: Any, after: Any) -> None:
+    got, want = leaf_diff(before, after), _reference_leaf_diff(before, after)
+    assert [p for p, _, _ in got] == [p for p, _, _ in want]
+    for (p, b, a), (_, rb, ra) in zip(got, want, strict=True):
+        assert _identical(b, rb) and _identical(a, ra), (p, b, a, rb, ra)
+        assert b is rb and a is ra, p  # the very objects of the states, as before
+
+
+DIFF_KEY = st.one_of(
+    st.sampled_from(["a", "b", "status", "0", "1", "10", "a.b", "x[0]", '["q"]', "", " ", "'", 'q"', "é", "]"]),
+    st.text(max_size=3),
+)
+DIFF_LEAF = st.one_of(
+    st.none(), st.booleans(), st.integers(-1, 2), st.sampled_from([0.0, 1.0, -0.0, 2.5, math.inf]),
+    st.just(math.nan), st.floats(width=16), st.sampled_from(["", "a", "delivered", "True", "1"]),
+)
+DIFF_TREE = st.recursive(
+    DIFF_LEAF, lambda kids: st.lists(kids, max_size=4) | st.dictionaries(DIFF_KEY, kids, max_size=4), max_leaves=16)
+DIFF_STATE = st.dictionaries(DIFF_KEY, DIFF_TREE, max_size=5)
+
+
+def _shuffled(value: Any, rnd: Any) -> Any:
+    """``value`` with every dict's keys in a random order (a fresh copy)."""
+    if isinstance(value, dict):
+        keys = list(value)
+        rnd.shuffle(keys)
+        return {k: _shuffled(value[k], rnd) for k in keys}
+    if isinstance(value, list):
+        return [_shuffled(v, rnd) for v in value]
+    return value
+
+
+def _mutate(value: Any, draw: Any) -> Any:
+    """``value`` with one small edit somewhere: a leaf changed, a key added or removed, a list grown or shrunk,
+    a dict turned into a list (or back), a number turned into a bool."""
+    container = isinstance(value, (dict, list)) and value
+    if container and draw(st.integers(0, 3)) > 0:  # go down into one child
+        key = draw(st.sampled_from(list(value) if isinstance(value, dict) else range(len(value))))
+        value[key] = _mutate(value[key], draw)
+        return value
+    edit = draw(st.sampled_from(["replace", "grow", "shrink", "swap", "bool"]))
+    if edit == "grow" and isinstance(value, dict):
+        value[draw(DIFF_KEY)] = draw(DIFF_TREE)
+    elif edit == "grow" and isinstance(value, list):
+        value.append(draw(DIFF_TREE))
+    elif edit == "shrink" and isinstance(value, dict) and value:
+        del value[draw(st.sampled_from(list(value)))]
+    elif edit == "shrink" and isinstance(value, list) and value:
+        value.pop(draw(st.integers(0, len(value) - 1)))
+    elif edit == "swap" and isinstance(value, dict):
+        return list(value.values())
+    elif edit == "swap" and isinstance(value, list):
+        return {str(i): v for i, v in enumerate(value)}
+    elif edit == "bool" and type(value) in (int, float):
+        return value == 1
+    elif edit == "bool" and type(value) is bool:
+        return int(value)
+    else:
+        return draw(DIFF_TREE)
+    return value
+
+
+@settings(max_examples=200, deadline=None)
+@given(DIFF_TREE, DIFF_TREE)
+def test_leaf_diff_same_rows_as_before_on_any_two_values(before: Any, after: Any) -> None:
+    _assert_same_rows(before, after)
+    _assert_same_rows(after, before)
+
+
+@settings(max_examples=300, deadline=None)
+@given(DIFF_STATE, st.data(), st.sampled_from(["copy", "shuffled", "json"]), st.randoms(use_true_random=False))
+def test_leaf_diff_same_rows_as_before_on_small_edits(before: dict[str, Any], data: st.DataObject, form: str,
+                                                      rnd: Any) -> None:
+    after = copy.deepcopy(before)
+    for _ in range(data.draw(st.integers(0, 3))):
+        after = _mutate(after, data.draw)
+    if form == "shuffled":
+        after = _shuffled(after, rnd)
+    elif form == "json":  # as the run store gives it back: keys sorted, new objects (a NaN is another NaN)
+        after = json.loads(json.dumps(after, sort_keys=True))
+    _assert_same_rows(before, after)
+    _assert_same_rows(after, before)
+
+
+UNUSUAL = st.recursive(
+    DIFF_LEAF | st.tuples(DIFF_LEAF),
+    lambda kids: (st.lists(kids, max_size=3) | st.dictionaries(DIFF_KEY | st.integers(0, 2), kids, max_size=3)
+                  | st.dictionaries(DIFF_KEY, kids, max_size=2).map(MappingProxyType)),
+    max_leaves=10)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.dictionaries(DIFF_KEY | st.integers(0, 2), UNUSUAL, max_size=4), st.data())
+def test_leaf_diff_same_rows_as_before_with_unusual_values(before: dict[Any, Any], data: st.DataObject) -> None:
+    # tuples, int keys (colliding with their text), Mappings that are not dicts: the general path, same rows
+    after = data.draw(st.dictionaries(DIFF_KEY | st.integers(0, 2), UNUSUAL, max_size=4)) if data.draw(
+        st.booleans()) else {**before, **data.draw(st.dictionaries(DIFF_KEY | st.integers(0, 2), UNUSUAL, max_size=2))}
+    _assert_same_rows(before, after)
+    _assert_same_rows(after, before)
+
+
+class _OddKey(str):
+    """A str key that prints as another."""
+
+    def __str__(self) -> str:
+        return "odd"
+
+
+@pytest.mark.parametrize(("before", "after", "rows"), [
+    # the issue's example: after came back from JSON with sorted keys
+    ({"orders": {"ord-000123": {"status": "delivered", "amount": 42}, "ord-x": {"status": "delivered", "amount": 5}}},
+     {"orders": {"ord-000123": {"amount": 42, "status": "refunded"}, "ord-x": {"amount": 5, "status": "delivered"}}},
+     [("orders.ord-000123.status", "delivered", "refunded")]),
+    ({"a": 1, "b": True, "c": 1.0, "d": math.nan}, {"a": 1.0, "b": 1, "c": True, "d": math.nan},
+     [("b", True, 1), ("c", 1.0, True)]),  # 1 == 1.0, a bool is not a number, NaN equals NaN
+    # a dict that became a leaf: its leaves go, the leaf comes (after the rows of before)
+    ({"o": {"x": 1, "y": 2}, "z": 0}, {"o": 5, "z": 1}, [("o.x", 1, ABSENT), ("o.y", 2, ABSENT), ("z", 0, 1),
+                                                          ("o", ABSENT, 5)]),
+    ({"o": {"x": 1}}, {"o": {}}, [("o.x", 1, ABSENT), ("o", ABSENT, {})]),
+    ({"o": []}, {"o": [1, [2]]}, [("o", [], ABSENT), ("o.0", ABSENT, 1), ("o.1.0", ABSENT, 2)]),
+    ({"o": "x"}, {"o": []}, [("o", "x", [])]),
+    ({"o": {}}, {"o": []}, [("o", {}, [])]),
+    # new rows follow after's order, across keys of both sides and keys only after has
+    ({"p": {"k": 1}, "q": {"k": 1}}, {"n": {"m": 0}, "q": {"k": 1, "j": 2}, "p": {"k": 1, "j": 3}},
+     [("n.m", ABSENT, 0), ("q.j", ABSENT, 2), ("p.j", ABSENT, 3)]),
+    # keys that need brackets, and list indices
+    ({"a.b": {"": [1, 2]}}, {"a.b": {"": [1]}}, [('["a.b"][""].1', 2, ABSENT)]),
+    ([{"x": 1}, 2], [{"x": 2}], [("0.x", 1, 2), ("1", 2, ABSENT)]),
+    # a long dict walked at once (more than 8 keys) with a change at its end
+    ({"t": {str(i): i for i in range(12)}}, {"t": {**{str(i): i for i in range(11)}, "11": "x", "12": 0}},
+     [("t.11", 11, "x"), ("t.12", ABSENT, 0)]),
+    # the general definition: a dict root against a list root pairs index paths (no row here) ...
+    ({"0": {"x": [1]}}, [{"x": {"0": 1}}], []),
+    # ... and non-str keys print as text (the later value wins a shared path)
+    ({1: "a", "1": "b"}, {}, [("1", "b", ABSENT)]),
+    ({"k": MappingProxyType({"a": 1})}, {"k": {"a": 2}}, [("k.a", 1, 2)]),
+    ({"k": (1, 2)}, {"k": [1, 2]}, [("k", (1, 2), ABSENT), ("k.0", ABSENT, 1), ("k.1", ABSENT, 2)]),  # a tuple: a leaf
+    ({"k": {"a": 1}}, {_OddKey("k"): {"a": 2}}, [("k.a", 1, ABSENT), ("odd.a", ABSENT, 2)]),
+    ({"t": {str(i): i for i in range(10)}}, {_OddKey("t"): {**{str(i): i for i in range(10)}, "3": 4}},
+     [("t.3", 3, ABSENT), ("odd.3", ABSENT, 4)]),
+])
+def test_leaf_diff_pinned(before: Any, after: Any, rows: list[tuple[str, Any, Any]]) -> None:
+    got = leaf_diff(before, after)
+    assert len(got) == len(rows)
+    for (p, b, a), (q, c, d) in zip(got, rows, strict=True):
+        assert p == q and _identical(b, c) and _identical(a, d), (got, rows)
+    _assert_same_rows(before, after)
