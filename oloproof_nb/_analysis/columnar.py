@@ -131,9 +131,13 @@ def _json_encoder() -> Callable[[Any], str]:
 _encode = _json_encoder()
 
 
+_quote = json.encoder.encode_basestring  # the text the encoder writes for a str (non-ASCII kept)
+
+
 def _json_array(values: Sequence[Any]) -> pa.Array:
-    """JSON text of each value (ABSENT: null)."""
-    return pa.array([None if v is ABSENT else _encode(v) for v in values], type=pa.large_string())
+    """JSON text of each value (ABSENT: null); a string is quoted directly (most cells are strings or small)."""
+    return pa.array([_quote(v) if type(v) is str else None if v is ABSENT else _encode(v) for v in values],
+                    type=pa.large_string())
 
 
 def _times(values: list[Any]) -> pa.Array:

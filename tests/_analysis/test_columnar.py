@@ -27,6 +27,8 @@ from _reliability_systems import (
     standard_cases,
     write_suite,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import oloproof_nb as op
 from oloproof_nb._analysis import columnar, frames
@@ -386,3 +388,16 @@ def test_a_record_is_read_right_after_the_journal_was_rewritten_under_its_index(
     assert run.record("ord-005") == expected["ord-005"] and run.record("ord-002") == expected["ord-002"]
     again = run.case_replay_records("ord-005")  # in file order: now reversed
     assert again == expected_replays[::-1] and len(expected_replays) == 2
+
+
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3), max_leaves=8)
+
+
+@given(values=st.lists(_JSON_VALUES, max_size=8))
+@settings(max_examples=200, deadline=None)
+def test_json_cells_are_exactly_what_json_dumps_writes(values: list[Any]) -> None:
+    """The reference: ``json.dumps(value, ensure_ascii=False, separators=(",", ":"))`` per cell (ABSENT: null)."""
+    cells = columnar._json_array([*values, ABSENT]).to_pylist()
+    assert cells == [json.dumps(v, ensure_ascii=False, separators=(",", ":")) for v in values] + [None]
