@@ -3,6 +3,7 @@ equal to the copy built from the journal, dropped whenever it could differ from 
 
 from __future__ import annotations
 
+import os
 import random
 import shutil
 from pathlib import Path
@@ -147,3 +148,25 @@ def test_a_run_stopped_by_the_user_leaves_no_partial_copy(make_suite, tmp_path: 
     run = op.run(folder, out=out, resume=True, progress=False)  # no live copy on resume: built from the journal
     assert list(run.cases["case_id"]) == [f"c{i}" for i in range(6)]
     _assert_equals_journal(out)
+
+
+def test_oloproof_run_writes_the_copy_in_its_run_process(tmp_path: Path) -> None:
+    """The command line: the child that runs the suite builds the copy; the parent that gates never converts
+    (a ``sitecustomize`` makes any conversion from the journal fail in both processes)."""
+    from _reliability_systems import cli_env, run_cli
+
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(
+        "from oloproof_nb._analysis import run as _run\n"
+        "def _refuse(self):\n"
+        "    raise SystemExit('the columnar copy was built from the journal')\n"
+        "_run.Run.write_columnar = _refuse\n", encoding="utf-8")
+    folder = everything_suite(tmp_path / "suite")
+    env = cli_env()
+    env["PYTHONPATH"] = os.pathsep.join([str(hook), *filter(None, [env.get("PYTHONPATH")])])
+    proc = run_cli("run", str(folder), "--out", str(tmp_path / "run"), "--quiet", env=env)
+    assert proc.returncode in (0, 1), proc.stderr
+    assert "built from the journal" not in proc.stderr
+    assert columnar.is_fresh(tmp_path / "run") and _leftovers(tmp_path / "run") == ["frames"]
+    _assert_equals_journal(tmp_path / "run")
