@@ -123,6 +123,7 @@ def test_doctests_of_every_module_pass(name: str) -> None:
 
 
 def test_the_public_face_only_reexports() -> None:
+    """Imports, ``__all__``, the table of where each name lives, and the PEP 562 hooks that read it: no logic."""
     tree = ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8"))
     kinds = []
     for node in tree.body:
@@ -130,11 +131,20 @@ def test_the_public_face_only_reexports() -> None:
             kinds.append("docstring")
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             kinds.append("import")
+        elif isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            assert all(isinstance(stmt, ast.ImportFrom) for stmt in node.body)
+            kinds.append("typing imports")
         elif isinstance(node, ast.Assign) and [t.id for t in node.targets if isinstance(t, ast.Name)] == ["__all__"]:
             kinds.append("__all__")
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == "_WHERE":
+            assert isinstance(node.value, ast.Dict)
+            assert all(isinstance(v, ast.Constant) and isinstance(v.value, str) for v in node.value.values)
+            kinds.append("_WHERE")
+        elif isinstance(node, ast.FunctionDef) and node.name in ("__getattr__", "__dir__"):
+            kinds.append(node.name)
         else:
             kinds.append(type(node).__name__)
-    assert set(kinds) == {"docstring", "import", "__all__"}
+    assert set(kinds) == {"docstring", "import", "typing imports", "__all__", "_WHERE", "__getattr__", "__dir__"}
     assert len(oloproof_nb.__all__) == len(set(oloproof_nb.__all__))
     for name in oloproof_nb.__all__:
         assert hasattr(oloproof_nb, name), name
