@@ -45,6 +45,7 @@ import os
 import socket
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
@@ -325,10 +326,10 @@ class RunLock:
         """Write who holds the lock into the lock file (after the folder was accepted: a refusal changes nothing)."""
         if self._fd is None:
             return
-        info = json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "since": iso(utc_now())})
-        try:
-            os.ftruncate(self._fd, 0)
-            os.pwrite(self._fd, info.encode("utf-8"), 0)
+        info = json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "since": iso(utc_now())}).encode("utf-8")
+        try:  # written over the old note, then cut to length: a reader never sees an empty file in between
+            os.pwrite(self._fd, info, 0)
+            os.ftruncate(self._fd, len(info))
         except OSError:
             pass  # the lock holds without the note; a refused process then says "holder unknown"
 
@@ -338,12 +339,35 @@ class RunLock:
             self._fd = None
 
 
+#: How long a refused process waits for the holder's note (written right after the holder accepted the folder).
+HOLDER_NOTE_WAIT_S = 0.5
+
+
 def _describe_holder(fd: int) -> str:
+    """``pid … on host …, since …`` from the lock file; a note not written yet is waited for a moment."""
+    deadline = time.monotonic() + HOLDER_NOTE_WAIT_S
+    while True:
+        try:
+            data = json.loads(os.pread(fd, 4096, 0).decode("utf-8"))
+            pid, host = int(data["pid"]), data["host"]
+            if host != socket.gethostname() or _alive(pid):  # a dead process's note: the holder has not written yet
+                return f"pid {pid} on host {host}, since {data['since']}"
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+        if time.monotonic() >= deadline:
+            return "holder unknown"
+        time.sleep(0.02)
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` exists on this machine (one we may not signal exists too)."""
     try:
-        data = json.loads(os.pread(fd, 4096, 0).decode("utf-8"))
-        return f"pid {int(data['pid'])} on host {data['host']}, since {data['since']}"
-    except (OSError, ValueError, KeyError, TypeError):
-        return "holder unknown"
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # e.g. PermissionError: it exists, under another user
+        return True
+    return True
 
 
 class RunStore:

@@ -553,3 +553,38 @@ def test_states_by_address_shrink_a_run_of_shared_large_states(make_suite) -> No
     inline = sum(len(dumps(rec)) + 1 for rec in run.records)  # the same records with their states inline
     assert inline >= 5 * journal, (inline, journal)
     assert run.snapshots["state"].iloc[7]["touched"] == {"k07": 7}
+
+
+def test_a_refused_process_waits_for_the_holders_note(tmp_path: Path) -> None:
+    """The holder writes its note right after it accepted the folder: a process refused meanwhile names it."""
+    import threading
+    import time
+
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / ".lock").write_text(json.dumps({"pid": 2**22 + 12345, "host": socket.gethostname(),
+                                              "since": "2026-01-01T00:00:00.000000Z"}), encoding="utf-8")
+    held = RunLock.acquire(folder)  # the lock is taken; the note still names a process that is gone
+    writer = threading.Timer(0.15, held.note_holder)
+    writer.start()
+    try:
+        t0 = time.monotonic()
+        with pytest.raises(RunLockedError, match=rf"in use by another oloproof process \(pid {os.getpid()} on host"):
+            RunLock.acquire(folder)
+        assert time.monotonic() - t0 < 2
+    finally:
+        writer.join()
+        held.release()
+
+
+def test_a_note_that_never_comes_says_holder_unknown(tmp_path: Path) -> None:
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / ".lock").write_text(json.dumps({"pid": 2**22 + 12345, "host": socket.gethostname(),
+                                              "since": "2026-01-01T00:00:00.000000Z"}), encoding="utf-8")
+    held = RunLock.acquire(folder)
+    try:
+        with pytest.raises(RunLockedError, match=r"\(holder unknown\)"):  # never the dead process's pid
+            RunLock.acquire(folder)
+    finally:
+        held.release()
