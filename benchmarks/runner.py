@@ -96,13 +96,30 @@ def oloproof_child(folder: Path, out: Path) -> dict[str, Any]:
     import shutil
 
     import oloproof_nb as op
-    from oloproof_nb._analysis.live_copy import LiveCopy
     from oloproof_nb._analysis.run import Run
     from oloproof_nb._run.runner import run_suite
 
-    class TimedCopy(LiveCopy):
-        """The columnar copy op.run builds as records are appended, its time counted apart from the harness's."""
+    again = out.parent / (out.name + "-harness")  # the same run again, now that every import is done
+    suite = op.load_suite(folder)
+    copy = timed_copy()
+    t = time.perf_counter()
+    run_suite(suite, out=again, sink=copy)
+    if not copy.commit():
+        raise SystemExit("the live columnar copy was not written")
+    total = time.perf_counter() - t
+    result["copy"], result["harness"] = copy.spent, total - copy.spent
+    shutil.rmtree(out / "frames")  # for comparison: the same copy built by reading the journal back
+    t = time.perf_counter()
+    Run.load(out)
+    result["convert"] = time.perf_counter() - t
+    return result
 
+
+def timed_copy() -> Any:
+    """A ``LiveCopy`` (the columnar copy op.run builds as records are appended) counting its own seconds."""
+    from oloproof_nb._analysis.live_copy import LiveCopy
+
+    class TimedCopy(LiveCopy):
         spent = 0.0
 
         def start(self, directory: Path) -> None:
@@ -121,20 +138,34 @@ def oloproof_child(folder: Path, out: Path) -> dict[str, Any]:
             self.spent += time.perf_counter() - t
             return written
 
-    again = out.parent / (out.name + "-harness")  # the same run again, now that every import is done
-    suite = op.load_suite(folder)
-    copy = TimedCopy()
-    t = time.perf_counter()
-    run_suite(suite, out=again, sink=copy)
-    if not copy.commit():
-        raise SystemExit("the live columnar copy was not written")
-    total = time.perf_counter() - t
-    result["copy"], result["harness"] = copy.spent, total - copy.spent
-    shutil.rmtree(out / "frames")  # for comparison: the same copy built by reading the journal back
-    t = time.perf_counter()
-    Run.load(out)
-    result["convert"] = time.perf_counter() - t
-    return result
+    return TimedCopy()
+
+
+def copy_share_on_examples(tmp: Path, repeat: int = 5) -> str:
+    """The copy's share of the harness's own time on each bundled example (fault replays live: no cache)."""
+    import oloproof_nb as op
+    from oloproof_nb._run.runner import run_suite
+    from oloproof_nb.examples import init_example
+
+    lines = []
+    for name in ("stateful-agent", "false-success"):
+        suite = op.load_suite(init_example(name, tmp / name))
+        warm = timed_copy()
+        run_suite(suite, out=tmp / f"{name}-warm", sink=warm, cache=False)  # first-use costs, not counted
+        warm.commit()
+        shares = []
+        for i in range(repeat):
+            copy = timed_copy()
+            t = time.perf_counter()
+            run_suite(suite, out=tmp / f"{name}-{i}", sink=copy, cache=False)
+            if not copy.commit():
+                raise SystemExit("the live columnar copy was not written")
+            total = time.perf_counter() - t
+            shares.append((copy.spent, total - copy.spent))
+        lines.append(f"    {name} ({suite.n_cases} cases): copy " + ", ".join(f"{c * 1e3:.0f}" for c, _ in shares)
+                     + " ms against harness " + ", ".join(f"{h * 1e3:.0f}" for _, h in shares) + " ms = "
+                     + ", ".join(f"{100 * c / h:.0f}%" for c, h in shares))
+    return "\n".join(lines)
 
 
 def profile_oloproof(folder: Path, out: Path, top: int = 30) -> str:
@@ -248,6 +279,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--smoke", action="store_true", help="50 cases, one process each (CI)")
     parser.add_argument("--profile", action="store_true", help="print a cProfile of one oloproof run")
     parser.add_argument("--no-inspect", action="store_true", help="time oloproof_nb only")
+    parser.add_argument("--examples", action="store_true",
+                        help="also the columnar copy's share of the harness's time on the bundled examples")
     parser.add_argument("--inspect-python", help="run the Inspect AI part with this interpreter")
     parser.add_argument("--oloproof-child", nargs=2, metavar=("SUITE", "OUT"), help=argparse.SUPPRESS)
     parser.add_argument("--inspect-child", nargs=2, metavar=("SUITE", "LOGS"), help=argparse.SUPPRESS)
@@ -288,6 +321,9 @@ def main(argv: list[str] | None = None) -> int:
               + ", ".join(f"{100 * r['copy'] / r['harness']:.0f}%" for r in ours)
               + f"); built from the journal instead: {median(ours, 'convert'):.3f} s")
         ok = all((r["answer_passed"], r["state_passed"]) == hand for r in ours)
+        if args.examples:
+            print("    the copy on the bundled examples (5 runs each, warm, replays live):")
+            print(copy_share_on_examples(tmp / "examples"))
         if args.profile:
             print(profile_oloproof(folder, tmp / "runs" / "profiled"))
         if not with_inspect:
