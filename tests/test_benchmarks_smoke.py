@@ -37,6 +37,7 @@ def test_bootstrap_smoke() -> None:
 def test_runner_smoke_oloproof() -> None:
     out = smoke("runner.py", "--no-inspect")
     assert "(a) oloproof_nb" in out and "cases/s" in out and "FAIL" not in out
+    assert "imports the calls cannot avoid" in out and "skipped (--no-inspect)" in out
 
 
 @pytest.mark.skipif(not HAS_INSPECT, reason="inspect_ai is not installed (extra 'bench')")
