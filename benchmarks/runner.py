@@ -27,8 +27,10 @@ the medians. Run::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
 import cProfile
+import gc
 import io
 import json
 import os
@@ -39,6 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -103,11 +106,13 @@ def oloproof_child(folder: Path, out: Path) -> dict[str, Any]:
     suite = op.load_suite(folder)
     copy = timed_copy()
     t = time.perf_counter()
-    run_suite(suite, out=again, sink=copy)
-    if not copy.commit():
-        raise SystemExit("the live columnar copy was not written")
+    with full_collections() as collected:
+        run_suite(suite, out=again, sink=copy)
+        if not copy.commit():
+            raise SystemExit("the live columnar copy was not written")
     total = time.perf_counter() - t
     result["copy"], result["harness"] = copy.spent, total - copy.spent
+    result["full_gc"] = collected[0]
     shutil.rmtree(out / "frames")  # for comparison: the same copy built by reading the journal back
     t = time.perf_counter()
     Run.load(out)
@@ -127,6 +132,26 @@ def floor_child() -> dict[str, Any]:
     import scipy.special  # noqa: F401
 
     return {"seconds": time.perf_counter() - t}
+
+
+@contextlib.contextmanager
+def full_collections() -> Iterator[list[float]]:
+    """Seconds the garbage collector spends in full (generation 2) collections inside the block."""
+    spent, started = [0.0], [0.0]
+
+    def watch(phase: str, info: dict[str, Any]) -> None:
+        if info["generation"] != 2:
+            return
+        if phase == "start":
+            started[0] = time.perf_counter()
+        else:
+            spent[0] += time.perf_counter() - started[0]
+
+    gc.callbacks.append(watch)
+    try:
+        yield spent
+    finally:
+        gc.callbacks.remove(watch)
 
 
 def timed_copy() -> Any:
@@ -345,7 +370,8 @@ def main(argv: list[str] | None = None) -> int:
               f"of the harness's own time for the run ({median(ours, 'harness'):.3f} s: run_suite, warm; "
               f"shares process by process: "
               + ", ".join(f"{100 * r['copy'] / r['harness']:.0f}%" for r in ours)
-              + f"); built from the journal instead: {median(ours, 'convert'):.3f} s")
+              + f"); built from the journal instead: {median(ours, 'convert'):.3f} s; full garbage collections "
+              f"during that run: " + ", ".join(f"{r['full_gc']:.3f}" for r in ours) + " s")
         floors = [floor(sys.executable) for _ in range(args.repeat)]
         print(f"    imports the calls cannot avoid (pandas, pyarrow.parquet, scipy.special; fresh process after "
               f"import oloproof_nb): {statistics.median(floors):.3f} s (processes "
