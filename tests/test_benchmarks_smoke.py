@@ -35,9 +35,10 @@ def test_bootstrap_smoke() -> None:
 
 
 def test_runner_smoke_oloproof() -> None:
-    out = smoke("runner.py", "--no-inspect")
+    out = smoke("runner.py", "--no-inspect", "--examples")
     assert "(a) oloproof_nb" in out and "cases/s" in out and "FAIL" not in out
     assert "imports the calls cannot avoid" in out and "skipped (--no-inspect)" in out
+    assert "stateful-agent (48 cases): copy" in out and "writing the nine Parquet files" in out
 
 
 @pytest.mark.skipif(not HAS_INSPECT, reason="inspect_ai is not installed (extra 'bench')")
