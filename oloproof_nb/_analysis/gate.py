@@ -348,14 +348,7 @@ def gate(run: Run, release: ReleaseLike | None = None, *, baseline: Baseline | R
             interval, swapped = sums_interval(s, cfg, clustered)
             row.update(rate=interval.estimate, ci_low=interval.low, ci_high=interval.high, method=interval.method)
             notes += [n for n in (swapped, interval.reason) if n]
-        threshold = cfg.criteria.get(criterion)
-        row["threshold"] = math.nan if threshold is None else float(threshold)
-        verdict, reason = _decide(row, threshold, cfg, clustered, ev, checked)
-        if criterion in fault:
-            notes.append(fault[criterion])
-        row["verdict"] = verdict
-        row["reason"] = "; ".join([reason, *notes] if reason else notes)
-        rows.append(row)
+        rows.append(_decided(row, notes, cfg, clustered, ev, checked, fault))
     table = GATE.from_columns({c: [row[c] for row in rows] for c in GATE_COLUMNS})
     if baseline is not None:
         table = with_idle_columns(table, baseline)
@@ -410,6 +403,13 @@ def _reduced_row(criterion: str, ev: Any, rs: Any, cfg: ReleaseConfig, checked: 
         notes += [n for n in (swapped, interval.reason) if n]
     if rs is not None and rs.left_out:
         notes.append(f"{rs.left_out} case(s) with fewer than {rs.reduction.k} rows left out of {text}")
+    return _decided(row, notes, cfg, clustered, ev, checked, fault)
+
+
+def _decided(row: dict[str, Any], notes: list[str], cfg: ReleaseConfig, clustered: bool, ev: Any,
+             checked: dict[str, bool], fault: dict[str, str]) -> dict[str, Any]:
+    """``row`` (its counts and interval filled in) with its threshold, verdict and reason (the notes after it)."""
+    criterion = row["criterion"]
     threshold = cfg.criteria.get(criterion)
     row["threshold"] = math.nan if threshold is None else float(threshold)
     verdict, reason = _decide(row, threshold, cfg, clustered, ev, checked)
