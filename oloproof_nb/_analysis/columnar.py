@@ -71,9 +71,18 @@ FORMAT = 2  # 2: every frame has ``epoch``
 _JOURNAL = (MANIFEST, CASES, REPLAYS)
 #: Rows buffered per frame before a row group is written.
 _ROW_GROUP = 1 << 19
+#: A frame with fewer rows at :meth:`CopyWriter.commit` is a *small file*: encoded in memory in one piece
+#: with :data:`SMALL_FILE` and written with one call. The fixed costs of a Parquet file (Zstandard's set-up
+#: per column chunk, dictionary pages, statistics) are most of the time a small frame takes to write, and
+#: buy nothing at that size; a larger frame is streamed with :data:`LARGE_FILE` (from a few thousand rows
+#: on, Zstandard takes Snappy's time and half the disk). See ``benchmarks/README.md``, "the Parquet floor".
+SMALL_ROWS = 1024
+SMALL_FILE: dict[str, Any] = {"compression": "snappy", "use_dictionary": False, "write_statistics": False}
+LARGE_FILE: dict[str, Any] = {"compression": "zstd", "compression_level": 1}
 _ENCODING = "oloproof.encoding"
 #: The extra column of ``snapshots.parquet``: each row's state address in ``states.jsonl``.
 STATE_REF = "state_ref"
+_STATE_REF_FIELD = pa.field(STATE_REF, pa.large_string(), metadata={_ENCODING: "state_ref"})
 
 
 
@@ -170,7 +179,7 @@ def to_arrow(spec: FrameSpec, items: Sequence[Any], state_refs: Sequence[str | N
     rows whose state is stored by address.
     """
     arrays = []
-    fields = [c.arrow_field() for c in spec.columns]
+    schema = spec.arrow_schema()
     for col in spec.columns:
         if col.get is None:
             raise ValueError(f"frame {spec.name}: column {col.name} has no getter; it cannot be read from items")
@@ -180,8 +189,8 @@ def to_arrow(spec: FrameSpec, items: Sequence[Any], state_refs: Sequence[str | N
         arrays.append(_column(col, values))
     if state_refs is not None:
         arrays.append(pa.array(list(state_refs), type=pa.large_string()))
-        fields.append(pa.field(STATE_REF, pa.large_string(), metadata={_ENCODING: "state_ref"}))
-    return pa.Table.from_arrays(arrays, schema=pa.schema(fields, metadata=spec.arrow_schema().metadata))
+        schema = schema.append(_STATE_REF_FIELD)
+    return pa.Table.from_arrays(arrays, schema=schema)
 
 
 def _objects(values: list[Any]) -> np.ndarray:
@@ -294,27 +303,33 @@ class CopyWriter:
         if self._rows[name] >= _ROW_GROUP:
             self._flush(name)
 
-    def _flush(self, name: str) -> None:
+    def _flush(self, name: str, last: bool = False) -> None:
         buffer = self._buffers.get(name)
         if not buffer:
             return
         table = pa.concat_tables(buffer) if len(buffer) > 1 else buffer[0]
-        writer = self._writers.get(name)
-        if writer is None:
-            writer = self._pq.ParquetWriter(self.tmp / f"{name}.parquet", table.schema, compression="zstd",
-                                            compression_level=1)
-            self._writers[name] = writer
-        writer.write_table(table, row_group_size=max(table.num_rows, 1))
         self._buffers[name] = []
         self._rows[name] = 0
+        writer = self._writers.get(name)
+        if writer is None and last and table.num_rows < SMALL_ROWS:  # the whole file, and a small one
+            sink = pa.BufferOutputStream()
+            with self._pq.ParquetWriter(sink, table.schema, **SMALL_FILE) as small:
+                small.write_table(table, row_group_size=max(table.num_rows, 1))
+            (self.tmp / f"{name}.parquet").write_bytes(sink.getvalue())
+            return
+        if writer is None:
+            writer = self._pq.ParquetWriter(self.tmp / f"{name}.parquet", table.schema, **LARGE_FILE)
+            self._writers[name] = writer
+        writer.write_table(table, row_group_size=max(table.num_rows, 1))
 
     def commit(self) -> None:
         """Finish every file, record what the copy was built from, and put it in place of ``frames/``."""
         for name, spec in FRAMES.items():
-            if self._buffers.get(name) is None and name not in self._writers:
+            if not self._buffers.get(name) and name not in self._writers:
                 self._buffers[name] = [to_arrow(spec, [], [] if name == "snapshots" else None)]
-            self._flush(name)
-            self._writers[name].close()
+            self._flush(name, last=True)
+            if name in self._writers:
+                self._writers[name].close()
         (self.tmp / SOURCE_FILE).write_text(json.dumps({"format": FORMAT, "journal": self.fingerprint}) + "\n",
                                             encoding="utf-8")
         target = self.directory / FRAMES_DIR

@@ -9,6 +9,7 @@ first, in DESIGN's order; extra columns follow.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -118,6 +119,10 @@ class FrameSpec:
 
     def arrow_schema(self) -> pa.Schema:
         """The explicit Arrow schema of the frame's columnar copy (one field per column, in order)."""
+        return self._arrow_schema
+
+    @functools.cached_property
+    def _arrow_schema(self) -> pa.Schema:  # built once per frame: every chunk of a copy is written with it
         return pa.schema([c.arrow_field() for c in self.columns], metadata={"oloproof.frame": self.name})
 
     def doc_table(self) -> str:

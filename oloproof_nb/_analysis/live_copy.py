@@ -1,7 +1,7 @@
 """The columnar copy of a new run, built from its records as the runner appends them.
 
 ``op.run`` hands a :class:`LiveCopy` to the runner: every case record is
-turned into frame rows while the run goes (chunks of :data:`~.run.CHUNK`
+turned into frame rows while the run goes (chunks of :data:`CHUNK`
 cases, in case order, streamed into the Parquet files of a temporary folder),
 and :meth:`LiveCopy.commit` finishes the copy once the run directory is final,
 so the journal just written is not read back. The rows are those of
@@ -27,7 +27,12 @@ from .._run.store import read_manifest
 from . import frames
 from .columnar import CopyWriter, journal_fingerprint, to_arrow
 from .columns import FRAMES
-from .run import CHUNK, KEEP_WHOLE, Run
+from .run import KEEP_WHOLE, Run
+
+#: Cases turned into Arrow rows at a time. Small, so the process does not hold a run's records (and the
+#: garbage collector does not walk them again and again): a chunk's rows are Arrow buffers, which it never
+#: walks. The writer gathers the chunks into row groups.
+CHUNK = 256
 
 __all__ = ["LiveCopy"]
 
@@ -47,7 +52,6 @@ class LiveCopy:
         self._chunk: list[tuple[CaseRecord, str | None]] = []
         self._kept: list[CaseRecord] = []
         self._run_scope = False
-        self._diff = frames.StateDiffs()
         self._broken = False
 
     @property
@@ -92,7 +96,7 @@ class LiveCopy:
                 self._drop()
                 return
             self._kept += [frames.without_rows(rec) for rec in records]
-        self._write(frames.chunk_items(records, refs, self._run.config.tool_errors, self._diff))
+        self._write(frames.chunk_items(records, refs, self._run.config.tool_errors))
 
     def _write(self, parts: Any) -> None:
         assert self._writer is not None
@@ -122,7 +126,7 @@ class LiveCopy:
         self._writer.fingerprint = journal_fingerprint(self._run.directory)
         try:
             self._writer.commit()
-        except OSError:
+        except (OSError, pa.ArrowException):
             self._drop()
             return False
         self._writer = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Annotated, Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, SerializerFunctionWrapHandler, Tag, model_serializer
@@ -179,14 +180,24 @@ class ToolErrorRule(BaseModel):
 
     def is_error(self, result: Any) -> bool:
         """True when ``result`` reports a failure under this rule."""
-        if isinstance(result, dict):
-            if any(result.get(k, True) is False for k in self.ok_keys):
-                return True
-            if any(result.get(k) not in (None, False, "", [], {}) for k in self.error_keys):
-                return True
-            wanted = {v.casefold() for v in self.status_values}
-            return any(isinstance(result.get(k), str) and result[k].casefold() in wanted for k in self.status_keys)
+        if isinstance(result, dict):  # plain loops: this runs for every tool call of every stored case
+            for k in self.ok_keys:
+                if result.get(k, True) is False:
+                    return True
+            for k in self.error_keys:
+                if result.get(k) not in (None, False, "", [], {}):
+                    return True
+            for k in self.status_keys:
+                value = result.get(k)
+                if isinstance(value, str) and value.casefold() in _casefolded(tuple(self.status_values)):
+                    return True
+            return False
         return bool(result == MALFORMED_RESULT)
+
+
+@functools.lru_cache(maxsize=64)
+def _casefolded(values: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(v.casefold() for v in values)
 
 
 #: The default rule (see :class:`ToolErrorRule`).

@@ -401,3 +401,31 @@ def test_json_cells_are_exactly_what_json_dumps_writes(values: list[Any]) -> Non
     """The reference: ``json.dumps(value, ensure_ascii=False, separators=(",", ":"))`` per cell (ABSENT: null)."""
     cells = columnar._json_array([*values, ABSENT]).to_pylist()
     assert cells == [json.dumps(v, ensure_ascii=False, separators=(",", ":")) for v in values] + [None]
+
+
+def _verdict_items(n: int) -> list[Any]:
+    return [(f"c{i}", f"k{i % 7}", {"criterion": "answer_matches", "evaluator": "answer_matches",
+                                    "verdict": "pass" if i % 3 else "fail", "reason": ""}, 1) for i in range(n)]
+
+
+@pytest.mark.parametrize(("rows", "row_group", "small"), [
+    (columnar.SMALL_ROWS - 1, 1 << 19, True),   # the whole file at commit, just under the line: one small piece
+    (columnar.SMALL_ROWS, 1 << 19, False),      # at the line: streamed, Zstandard, dictionary pages, statistics
+    (10, 4, False),                             # a frame streamed during the run is never a small file
+])
+def test_small_frames_are_written_in_one_light_piece(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rows: int,
+                                                     row_group: int, small: bool) -> None:
+    monkeypatch.setattr(columnar, "_ROW_GROUP", row_group)
+    items = _verdict_items(rows)
+    writer = columnar.CopyWriter(tmp_path, {})
+    for start in range(0, rows, 5):
+        writer.write("verdicts", columnar.to_arrow(FRAMES["verdicts"], items[start:start + 5]))
+    writer.commit()
+    path = columnar.frame_path(tmp_path, "verdicts")
+    chunk = pq.ParquetFile(path).metadata.row_group(0).column(0)
+    assert chunk.compression == ("SNAPPY" if small else "ZSTD")
+    assert chunk.is_stats_set is not small and (chunk.dictionary_page_offset is None) is small
+    pd.testing.assert_frame_equal(columnar.read_frame(tmp_path, "verdicts"), FRAMES["verdicts"].build(items))
+    for name in FRAMES:  # the frames never written are there, empty
+        assert pq.ParquetFile(columnar.frame_path(tmp_path, name)).metadata.num_rows == (rows if name == "verdicts"
+                                                                                        else 0)

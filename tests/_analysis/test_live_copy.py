@@ -3,9 +3,11 @@ equal to the copy built from the journal, dropped whenever it could differ from 
 
 from __future__ import annotations
 
+import gc
 import os
 import random
 import shutil
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -170,3 +172,46 @@ def test_oloproof_run_writes_the_copy_in_its_run_process(tmp_path: Path) -> None
     assert "built from the journal" not in proc.stderr
     assert columnar.is_fresh(tmp_path / "run") and _leftovers(tmp_path / "run") == ["frames"]
     _assert_equals_journal(tmp_path / "run")
+
+
+class _Tracked(dict):  # type: ignore[type-arg]
+    """A state the test can watch through a weak reference (a plain dict cannot be weakly referenced)."""
+
+
+def test_a_chunk_written_lets_its_records_go(make_suite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rows are made chunk by chunk and the records dropped: a run's records and states are never all held
+    (nor, through a diff memo, its states), so memory and the garbage collector's full passes stay flat."""
+    cases = [{"id": f"c{i}", "input": {"writes": [{"path": ["n"], "value": i}], "answer": "ok"},
+              "initial_state": {"n": -1}, "expected": {"answer": "ok"}} for i in range(12)]
+    folder = make_suite(cases, evaluators=[{"type": "answer_matches"}, {"type": "state_matches"}])
+    directory, seen = _records_of(folder, tmp_path / "run")
+    monkeypatch.setattr(live_copy, "CHUNK", 5)
+    copy = LiveCopy()
+    copy.start(directory)
+    watched = []
+    for record, ref in seen:
+        state = _Tracked(record["environment_state"]["state"])
+        watched.append(weakref.ref(state))
+        copy.add({**record, "environment_state": {**record["environment_state"], "state": state}}, ref)
+        del state, record
+    seen.clear()
+    gc.collect()
+    alive = [i for i, ref in enumerate(watched) if ref() is not None]
+    assert alive == [10, 11]  # two chunks of 5 written; the last two cases wait for the next chunk
+    assert copy.commit()
+    gc.collect()
+    assert all(ref() is None for ref in watched)
+    _assert_equals_journal(directory)
+
+
+def _records_of(folder: Path, out: Path) -> tuple[Path, list[Any]]:
+    seen: list[Any] = []
+
+    class Spy:
+        def start(self, directory: Path) -> None:
+            pass
+
+        def add(self, record: Any, state_ref: str | None) -> None:
+            seen.append((record, state_ref))
+
+    return run_suite(op.load_suite(folder), out=out, sink=Spy()), seen

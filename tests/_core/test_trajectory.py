@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import oloproof_nb as op
 from oloproof_nb._core.trajectory import MALFORMED_RESULT, ToolErrorRule, result_is_error, step_is_error
@@ -52,3 +54,30 @@ def test_a_suite_rule_overrides_each_signal() -> None:
 def test_the_rule_is_strict() -> None:
     with pytest.raises(ValueError):
         ToolErrorRule.model_validate({"error_key": ["x"]})
+
+
+def _is_error_as_first_written(rule: ToolErrorRule, result: Any) -> bool:
+    """The rule as first written (generator expressions, the status set built per call): the oracle."""
+    if isinstance(result, dict):
+        if any(result.get(k, True) is False for k in rule.ok_keys):
+            return True
+        if any(result.get(k) not in (None, False, "", [], {}) for k in rule.error_keys):
+            return True
+        wanted = {v.casefold() for v in rule.status_values}
+        return any(isinstance(result.get(k), str) and result[k].casefold() in wanted for k in rule.status_keys)
+    return bool(result == MALFORMED_RESULT)
+
+
+_KEYS = st.sampled_from(["ok", "error", "isError", "status", "state", "success", "other"])
+_VALUES = st.sampled_from([None, False, True, 0, 1, 0.0, "", "error", "Error", "ERROR ", "failed", "FAILED",
+                           "ok", [], {}, [0], {"code": 7}, MALFORMED_RESULT])
+_RULES = st.builds(ToolErrorRule, ok_keys=st.lists(_KEYS, max_size=2), error_keys=st.lists(_KEYS, max_size=2),
+                   status_keys=st.lists(_KEYS, max_size=2),
+                   status_values=st.lists(st.sampled_from(["error", "Failed", "ERROR", "ok"]), max_size=2))
+
+
+@settings(max_examples=400, deadline=None)
+@given(rule=_RULES | st.just(ToolErrorRule()),
+       result=st.dictionaries(_KEYS, _VALUES, max_size=4) | _VALUES)
+def test_is_error_is_the_rule_as_first_written(rule: ToolErrorRule, result: Any) -> None:
+    assert rule.is_error(result) is _is_error_as_first_written(rule, result)
