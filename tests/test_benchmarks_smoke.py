@@ -76,3 +76,8 @@ def test_states_smoke() -> None:
 def test_coldstart_smoke() -> None:
     out = smoke("coldstart.py")
     assert out.count("beyond pandas: median") == 2 and "first use of every name" in out
+
+
+def test_handoff_smoke() -> None:
+    out = smoke("handoff.py")
+    assert out.count("through the helper thread") == 4 and "hand-off" in out
