@@ -6,6 +6,7 @@
       cases.parquet  steps.parquet  snapshots.parquet  changes.parquet  verdicts.parquet
       comparisons.parquet  replays.parquet  pairs.parquet  receipts.parquet
       _source.json     what the copy was built from: the format, and the size and mtime of each journal file
+      .commit.lock     puts the copies of the run in place one at a time
 
 The JSONL journal stays the record of truth (append + flush, resume); the copy is
 derived from it and rebuilt whenever it is missing or does not match the
@@ -35,8 +36,15 @@ those rows. The states are read when ``run.snapshots`` is, each distinct one onc
 A run written before states were stored by address keeps its states as JSON
 text in ``state`` (and a null ``state_ref``).
 
-The copy is written into a temporary folder and swapped into place, so a reader
-sees the old copy, the new one, or none (and then rebuilds it), never half of one.
+The copy is written into a temporary folder, then moved into ``frames/`` file by
+file, each file replaced in one step (``os.replace``), so a reader never finds a
+file missing or half written, not even one that opened the run earlier and reads
+its frames now. ``_source.json`` is removed first and put back last: a copy being
+replaced is never taken for fresh. Copies of one run are put in place one at a
+time (an OS lock, ``frames/.commit.lock``; none on Windows), and a copy whose run
+already has a fresh one is dropped instead, so two processes that open one
+unconverted run at the same moment both read a whole copy and leave nothing
+behind.
 """
 
 from __future__ import annotations
@@ -44,8 +52,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +67,9 @@ from .._core.paths import ABSENT
 from .._run.store import CASES, MANIFEST, REPLAYS
 from ..errors import RunDirError
 from .columns import ARROW_TYPES, FRAMES, TIME, Column, FrameSpec
+
+if sys.platform != "win32":
+    import fcntl
 
 __all__ = ["FRAMES_DIR", "SOURCE_FILE", "FORMAT", "STATE_REF", "journal_fingerprint", "is_fresh", "CopyWriter",
            "read_frame",
@@ -119,6 +132,24 @@ def is_fresh(directory: Path) -> bool:
     if source.get("journal") != journal_fingerprint(directory):
         return False
     return all(frame_path(directory, name).is_file() for name in FRAMES)
+
+
+#: The lock file (inside ``frames/``) that puts the copies of one run in place one at a time.
+COMMIT_LOCK = ".commit.lock"
+
+
+@contextmanager
+def _one_commit_at_a_time(frames_dir: Path) -> Iterator[None]:
+    """Hold the commit lock of a run's ``frames/`` (a blocking ``flock``: a commit is a few renames)."""
+    if sys.platform == "win32":  # pragma: no cover - no flock: copies are put in place unlocked there
+        yield
+        return
+    fd = os.open(frames_dir / COMMIT_LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
 
 
 # -- pandas <-> Arrow -------------------------------------------------------------------------------------
@@ -277,11 +308,11 @@ def read_frame(directory: Path, name: str, states: Callable[[Iterable[str]], lis
 
 
 class CopyWriter:
-    """Writes a run's columnar copy frame by frame, chunk by chunk, then swaps it into place.
+    """Writes a run's columnar copy frame by frame, chunk by chunk, then puts it in place.
 
     ``write(name, frame)`` appends rows (buffered into row groups); :meth:`commit` writes every frame not
     written yet as an empty file, records the journal fingerprint taken before the journal was read, and
-    replaces ``frames/``. :meth:`abort` removes the temporary folder.
+    moves the files into ``frames/`` (see the module's docstring). :meth:`abort` removes the temporary folder.
     """
 
     def __init__(self, directory: Path, fingerprint: dict[str, list[int] | None]) -> None:
@@ -333,11 +364,14 @@ class CopyWriter:
         (self.tmp / SOURCE_FILE).write_text(json.dumps({"format": FORMAT, "journal": self.fingerprint}) + "\n",
                                             encoding="utf-8")
         target = self.directory / FRAMES_DIR
-        old = self.directory / f"{FRAMES_DIR}.old-{uuid.uuid4().hex[:8]}"
-        if target.exists():
-            os.replace(target, old)
-        os.replace(self.tmp, target)
-        shutil.rmtree(old, ignore_errors=True)
+        target.mkdir(exist_ok=True)
+        with _one_commit_at_a_time(target):
+            if not is_fresh(self.directory):  # else another process has just put the same copy (or a newer) there
+                (target / SOURCE_FILE).unlink(missing_ok=True)  # from here until it is back: not fresh
+                for name in FRAMES:
+                    os.replace(self.tmp / f"{name}.parquet", frame_path(self.directory, name))
+                os.replace(self.tmp / SOURCE_FILE, target / SOURCE_FILE)
+        shutil.rmtree(self.tmp, ignore_errors=True)
 
     def abort(self) -> None:
         """Drop what was written (the journal is untouched)."""
