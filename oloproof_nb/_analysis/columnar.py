@@ -53,6 +53,7 @@ import json
 import os
 import shutil
 import sys
+import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -136,17 +137,36 @@ def is_fresh(directory: Path) -> bool:
 
 #: The lock file (inside ``frames/``) that puts the copies of one run in place one at a time.
 COMMIT_LOCK = ".commit.lock"
+#: Seconds a copy waits for another process's commit (a commit is a few renames) before giving up.
+COMMIT_WAIT_S = 30.0
 
 
 @contextmanager
 def _one_commit_at_a_time(frames_dir: Path) -> Iterator[None]:
-    """Hold the commit lock of a run's ``frames/`` (a blocking ``flock``: a commit is a few renames)."""
+    """Hold the commit lock of a run's ``frames/`` (``flock``), waiting at most :data:`COMMIT_WAIT_S`.
+
+    Where the file system has no ``flock`` (and on Windows) the copy is put in place unlocked, as before
+    the lock existed. A holder that does not let go in time raises :class:`OSError` (the caller then keeps
+    the frames in memory, with a warning).
+    """
     if sys.platform == "win32":  # pragma: no cover - no flock: copies are put in place unlocked there
         yield
         return
-    fd = os.open(frames_dir / COMMIT_LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    path = frames_dir / COMMIT_LOCK
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        deadline = time.monotonic() + COMMIT_WAIT_S
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise OSError(f"{path}: another process has been putting its copy in place for "
+                                  f"{COMMIT_WAIT_S:g} s") from None
+                time.sleep(0.005)
+            except OSError:  # no flock on this file system: unlocked
+                break
         yield
     finally:
         os.close(fd)  # closing the descriptor releases the lock

@@ -522,3 +522,28 @@ def test_three_processes_opening_one_unconverted_run_at_once(tmp_path: Path) -> 
     assert problems == []
     assert sorted(p.name for p in directory.iterdir() if p.name.startswith("frames")) == ["frames"]
     assert_parquet_equals_journal(directory)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="copies are put in place unlocked on Windows")
+def test_a_commit_lock_held_too_long_keeps_the_frames_in_memory(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    import fcntl
+
+    folder = init_example("stateful-agent", tmp_path / "suite")
+    directory = op.run(folder, out=tmp_path / "run", progress=False).directory
+    _stale(directory)
+    monkeypatch.setattr(columnar, "COMMIT_WAIT_S", 0.2)
+    holder = os.open(directory / "frames" / columnar.COMMIT_LOCK, os.O_RDWR)
+    fcntl.flock(holder, fcntl.LOCK_EX)  # another process, stuck in the middle of its commit
+    try:
+        with pytest.warns(run_module.ColumnarCopyWarning, match="putting its copy in place for 0.2 s"):
+            run = op.load_run(directory)
+        expected = journal_frames(run)
+        for name in NAMES:
+            pd.testing.assert_frame_equal(getattr(run, name), expected[name], obj=name)
+        assert not columnar.is_fresh(directory)
+    finally:
+        os.close(holder)
+    assert sorted(p.name for p in directory.iterdir() if p.name.startswith("frames")) == ["frames"]
+    op.load_run(directory)  # the lock let go: the next load puts its copy in place
+    assert columnar.is_fresh(directory)
