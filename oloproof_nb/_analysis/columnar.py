@@ -44,14 +44,18 @@ replaced is never taken for fresh. Copies of one run are put in place one at a
 time (an OS lock, ``frames/.commit.lock``; none on Windows), and a copy whose run
 already has a fresh one is dropped instead, so two processes that open one
 unconverted run at the same moment both read a whole copy and leave nothing
-behind.
+behind. The temporary folder of a process killed while it wrote a copy
+(``frames.tmp-<host>-<pid>-<random>``) is removed by the next copy of the run
+put in place on that host.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
+import socket
 import sys
 import time
 import uuid
@@ -65,7 +69,7 @@ import pandas as pd
 import pyarrow as pa
 
 from .._core.paths import ABSENT
-from .._run.store import CASES, MANIFEST, REPLAYS
+from .._run.store import CASES, MANIFEST, REPLAYS, process_alive
 from ..errors import RunDirError
 from .columns import ARROW_TYPES, FRAMES, TIME, Column, FrameSpec
 
@@ -133,6 +137,32 @@ def is_fresh(directory: Path) -> bool:
     if source.get("journal") != journal_fingerprint(directory):
         return False
     return all(frame_path(directory, name).is_file() for name in FRAMES)
+
+
+_TMP = f"{FRAMES_DIR}.tmp-"
+
+
+def _tmp_folder(directory: Path) -> Path:
+    """A new temporary folder's path for a copy: ``frames.tmp-<host>-<pid>-<random>``, so the folder of a
+    process killed while writing is known for what it is (see :func:`_sweep_abandoned`)."""
+    return directory / f"{_TMP}{_host()}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+
+
+def _host() -> str:
+    """This machine's name as it may stand in a folder name."""
+    return re.sub(r"[^A-Za-z0-9._]", "_", socket.gethostname())
+
+
+def _sweep_abandoned(directory: Path) -> None:
+    """Remove the temporary folders of copies whose process died on this machine before it finished (a
+    SIGKILL, the out-of-memory killer, ``os._exit``); a folder of another host or of a live process stays."""
+    if sys.platform == "win32":  # pragma: no cover - os.kill(pid, 0) is no probe there
+        return
+    host = _host()
+    for folder in directory.glob(f"{_TMP}*"):
+        owner, _, pid = folder.name[len(_TMP):].rpartition("-")[0].rpartition("-")
+        if owner == host and pid.isdigit() and not process_alive(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 #: The lock file (inside ``frames/``) that puts the copies of one run in place one at a time.
@@ -341,7 +371,7 @@ class CopyWriter:
         self._pq = pq
         self.directory = directory
         self.fingerprint = fingerprint
-        self.tmp = directory / f"{FRAMES_DIR}.tmp-{uuid.uuid4().hex[:8]}"
+        self.tmp = _tmp_folder(directory)
         self.tmp.mkdir()
         self._writers: dict[str, Any] = {}
         self._buffers: dict[str, list[pa.Table]] = {}
@@ -386,6 +416,7 @@ class CopyWriter:
         target = self.directory / FRAMES_DIR
         target.mkdir(exist_ok=True)
         with _one_commit_at_a_time(target):
+            _sweep_abandoned(self.directory)
             if not is_fresh(self.directory):  # else another process has just put the same copy (or a newer) there
                 (target / SOURCE_FILE).unlink(missing_ok=True)  # from here until it is back: not fresh
                 for name in FRAMES:

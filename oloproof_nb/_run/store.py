@@ -64,7 +64,7 @@ if sys.platform != "win32":
 
 __all__ = ["RunStore", "RunLock", "read_jsonl", "read_manifest", "read_cases", "read_replays", "new_run_id",
            "record_key", "replay_key_of", "parse_record",
-           "dumps", "Fsync", "MANIFEST", "CASES", "REPLAYS", "STATES", "LOCK", "INTERNAL_ERROR"]
+           "dumps", "Fsync", "MANIFEST", "CASES", "REPLAYS", "STATES", "LOCK", "INTERNAL_ERROR", "process_alive"]
 
 MANIFEST = "manifest.json"
 CASES = "cases.jsonl"
@@ -350,7 +350,7 @@ def _describe_holder(fd: int) -> str:
         try:
             data = json.loads(os.pread(fd, 4096, 0).decode("utf-8"))
             pid, host = int(data["pid"]), data["host"]
-            if host != socket.gethostname() or _alive(pid):  # a dead process's note: the holder has not written yet
+            if host != socket.gethostname() or process_alive(pid):  # a dead process's note: not written yet
                 return f"pid {pid} on host {host}, since {data['since']}"
         except (OSError, ValueError, KeyError, TypeError):
             pass
@@ -359,7 +359,7 @@ def _describe_holder(fd: int) -> str:
         time.sleep(0.02)
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
     """Whether process ``pid`` exists on this machine (one we may not signal exists too)."""
     try:
         os.kill(pid, 0)

@@ -12,6 +12,7 @@ import math
 import multiprocessing
 import os
 import shutil
+import subprocess
 import sys
 import warnings
 from pathlib import Path
@@ -547,3 +548,24 @@ def test_a_commit_lock_held_too_long_keeps_the_frames_in_memory(tmp_path: Path,
     assert sorted(p.name for p in directory.iterdir() if p.name.startswith("frames")) == ["frames"]
     op.load_run(directory)  # the lock let go: the next load puts its copy in place
     assert columnar.is_fresh(directory)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="abandoned folders are not swept on Windows")
+def test_the_folder_of_a_copy_killed_midway_is_removed_by_the_next_copy(tmp_path: Path) -> None:
+    """A process dies (``os._exit``) with its copy written, as it starts to put it in place; the next copy
+    removes that folder, and leaves the folders of a live process and of another host alone."""
+    folder = init_example("stateful-agent", tmp_path / "suite")
+    directory = op.run(folder, out=tmp_path / "run", progress=False).directory
+    shutil.rmtree(directory / "frames")
+    killed = ("import os, sys\nimport oloproof_nb as op\nfrom oloproof_nb._analysis import columnar\n"
+              "columnar.os.replace = lambda *args: os._exit(3)\nop.load_run(sys.argv[1])\n")
+    assert subprocess.run([sys.executable, "-c", killed, str(directory)], timeout=120).returncode == 3
+    [abandoned] = [p for p in directory.iterdir() if p.name.startswith("frames.tmp-")]
+    assert len(list(abandoned.glob("*.parquet"))) == len(FRAMES)  # a whole copy, never put in place
+    live = directory / f"frames.tmp-{columnar._host()}-{os.getpid()}-0000beef"
+    elsewhere = directory / "frames.tmp-another.host-1-0000beef"
+    live.mkdir()
+    elsewhere.mkdir()
+    assert_parquet_equals_journal(directory)
+    assert sorted(p.name for p in directory.iterdir() if p.name.startswith("frames")) == sorted(
+        ["frames", live.name, elsewhere.name])
