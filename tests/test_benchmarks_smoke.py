@@ -81,3 +81,8 @@ def test_coldstart_smoke() -> None:
 def test_handoff_smoke() -> None:
     out = smoke("handoff.py")
     assert out.count("through the helper thread") == 4 and "hand-off" in out
+
+
+def test_codecs_smoke() -> None:
+    out = smoke("codecs.py")
+    assert out.count("ms for the nine files") == 6 and "stateful-agent (48 cases)" in out
