@@ -28,9 +28,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import pyarrow as pa  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
+from _workload import write_suite  # noqa: E402
 
 import oloproof_nb as op  # noqa: E402
-from _workload import write_suite  # noqa: E402
 from oloproof_nb._analysis import columnar  # noqa: E402
 from oloproof_nb._analysis.columns import FRAMES  # noqa: E402
 from oloproof_nb.examples import init_example  # noqa: E402
