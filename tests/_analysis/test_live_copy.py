@@ -67,18 +67,7 @@ def test_op_run_writes_the_copy_without_reading_the_journal_back(tmp_path: Path,
 
 def _records(tmp_path: Path) -> tuple[Path, list[Any]]:
     """A finished run of the example, and its case records as the runner appended them."""
-    folder = init_example("stateful-agent", tmp_path / "suite")
-    seen: list[Any] = []
-
-    class Spy:
-        def start(self, directory: Path) -> None:
-            pass
-
-        def add(self, record: Any, state_ref: str | None) -> None:
-            seen.append((record, state_ref))
-
-    directory = run_suite(op.load_suite(folder), out=tmp_path / "run", sink=Spy())
-    return directory, seen
+    return _records_of(init_example("stateful-agent", tmp_path / "suite"), tmp_path / "run")
 
 
 def test_records_in_any_order_give_the_journal_frames(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
