@@ -26,6 +26,7 @@ __all__ = [
     "ExportError",
     "VacuousCheckWarning",
     "RunLockedError",
+    "CopyChangedError",
     "StoreWriteError",
     "InternalError",
     "describe_exception",
@@ -139,6 +140,11 @@ class LabelFileError(CaseFileError):
 
 class RunDirError(OloproofError):
     """A run directory that cannot be created, resumed or read."""
+
+
+class CopyChangedError(RunDirError):
+    """A loaded run's columnar copy was replaced by a newer one (the run went on, or was resumed): a frame
+    read now would not match the frames read before, so the run must be loaded again."""
 
 
 class RunLockedError(RunDirError):

@@ -44,7 +44,10 @@ replaced is never taken for fresh. Copies of one run are put in place one at a
 time (an OS lock, ``frames/.commit.lock``; none on Windows), and a copy whose run
 already has a fresh one is dropped instead, so two processes that open one
 unconverted run at the same moment both read a whole copy and leave nothing
-behind. The temporary folder of a process killed while it wrote a copy
+behind. A run opened earlier reads its frames from the copy it opened
+(its ``_source.json``, checked before and after each file is read) or not at all:
+never some frames from one copy and some from a newer one. The temporary
+folder of a process killed while it wrote a copy
 (``frames.tmp-<host>-<pid>-<random>``) is removed by the next copy of the run
 put in place on that host.
 """
@@ -70,14 +73,14 @@ import pyarrow as pa
 
 from .._core.paths import ABSENT
 from .._run.store import CASES, MANIFEST, REPLAYS, process_alive
-from ..errors import RunDirError
+from ..errors import CopyChangedError, RunDirError
 from .columns import ARROW_TYPES, FRAMES, TIME, Column, FrameSpec
 
 if sys.platform != "win32":
     import fcntl
 
-__all__ = ["FRAMES_DIR", "SOURCE_FILE", "FORMAT", "STATE_REF", "journal_fingerprint", "is_fresh", "CopyWriter",
-           "read_frame",
+__all__ = ["FRAMES_DIR", "SOURCE_FILE", "FORMAT", "STATE_REF", "journal_fingerprint", "is_fresh", "copy_source",
+           "CopyWriter", "read_frame",
            "to_arrow", "from_arrow", "frame_path"]
 
 FRAMES_DIR = "frames"
@@ -126,11 +129,22 @@ def journal_fingerprint(directory: Path) -> dict[str, list[int] | None]:
     return out
 
 
+def copy_source(directory: Path) -> str | None:
+    """The text of the copy's ``_source.json`` (None: no copy, or one being put in place).
+
+    It names what the copy was built from, so two copies with the same text hold the same frames.
+    """
+    try:
+        return (directory / FRAMES_DIR / SOURCE_FILE).read_text(encoding="utf-8")
+    except (OSError, ValueError):
+        return None
+
+
 def is_fresh(directory: Path) -> bool:
     """Whether ``directory`` has a complete columnar copy built from its journal as it is now."""
     try:
-        source = json.loads((directory / FRAMES_DIR / SOURCE_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        source = json.loads(copy_source(directory) or "")
+    except ValueError:
         return False
     if not isinstance(source, dict) or source.get("format") != FORMAT:
         return False
@@ -339,22 +353,41 @@ _NULLABLE: dict[pa.DataType, Any] = {pa.int64(): pd.Int64Dtype(), pa.bool_(): pd
 
 
 def read_frame(directory: Path, name: str, states: Callable[[Iterable[str]], list[Any]] | None = None,
-               columns: Sequence[str] | None = None) -> pd.DataFrame:
-    """Frame ``name`` from the columnar copy of ``directory`` (only ``columns``, if given)."""
+               columns: Sequence[str] | None = None, source: str | None = None) -> pd.DataFrame:
+    """Frame ``name`` from the columnar copy of ``directory`` (only ``columns``, if given).
+
+    ``source``: the copy's :func:`copy_source` when the caller loaded it; the frame is then read from that
+    copy or not at all (:class:`CopyChangedError`). It is checked before and after the file is read: a copy
+    is put in place with ``_source.json`` removed first and put back last, one copy at a time, so a file
+    read between two matching checks belongs to a copy built from the same journal.
+    """
     import pyarrow.parquet as pq  # imported on first read: keeps ``import oloproof_nb`` fast
 
     spec = FRAMES[name]
     wanted = spec.names if columns is None else [c for c in spec.names if c in columns]
     path = frame_path(directory, name)
+    if source is not None:
+        _same_copy(directory, source)
     try:
         if name == "snapshots" and "state" in wanted and STATE_REF in pq.read_schema(path).names:
             wanted = [*wanted, STATE_REF]
         table = pq.read_table(path, columns=wanted, read_dictionary=[c for c in wanted if c in spec.json_columns
                                                                      or c == STATE_REF], use_threads=True)
     except (OSError, pa.ArrowException) as exc:
+        if source is not None:
+            _same_copy(directory, source)  # a file gone with its copy: say so, not "cannot read"
         raise RunDirError(f"{path}: cannot read the columnar copy ({exc}); delete {path.parent} to rebuild it "
                           "from the journal") from None
+    if source is not None:
+        _same_copy(directory, source)
     return from_arrow(spec, table, states)
+
+
+def _same_copy(directory: Path, source: str) -> None:
+    if copy_source(directory) != source:
+        raise CopyChangedError(f"{directory}: the run changed after it was loaded (it went on, or was resumed), "
+                               "so its frames would no longer match one another; load it again: "
+                               f"op.load_run({str(directory)!r})")
 
 
 class CopyWriter:

@@ -7,6 +7,11 @@ copy is built from the JSONL journal first, chunk by chunk. Each frame is then
 read from its Parquet file on first access, and the states of ``snapshots``
 from the run's state store only when that frame is read. Case records (for the
 case panel) are read one case at a time from the journal.
+
+A Run reads every frame from the copy it was loaded with. When another process
+has since put a newer copy in place (the run went on, or was resumed), reading
+a frame not read yet raises :class:`~oloproof_nb.errors.CopyChangedError` (load the run
+again) rather than mixing frames of two different moments of the run.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from .._run.states import StateReader
 from .._run.store import MANIFEST, read_manifest
 from ..errors import OloproofError, RunDirError
 from . import frames
-from .columnar import CopyWriter, from_arrow, is_fresh, journal_fingerprint, read_frame, to_arrow
+from .columnar import CopyWriter, copy_source, from_arrow, is_fresh, journal_fingerprint, read_frame, to_arrow
 from .columns import FRAMES
 from .journal import Journal
 
@@ -40,6 +45,8 @@ CHUNK = 4096
 #: Up to this many cases, run-scope evaluators (metamorphic pairs) get every record in memory (without its
 #: per-case rows, about 5 KiB each); beyond, lazy records read back from the journal.
 KEEP_WHOLE = 100_000
+#: Times :meth:`Run.load` looks for a whole columnar copy while other processes keep putting new ones in place.
+_OPEN_ATTEMPTS = 5
 
 
 class ColumnarCopyWarning(UserWarning):
@@ -83,6 +90,7 @@ class Run:
         self._in_memory: dict[str, pd.DataFrame] | None = None  # frames when the copy cannot be written
         self._members: list[Run] | None = None  # set on a pooled run
         self._held = False  # a Run held in memory (see held()): nothing is ever written for it
+        self._source: str | None = None  # the columnar copy this Run reads (see copy_source), once opened
 
     @classmethod
     def load(cls: type[R], directory: str | Path) -> R:
@@ -97,9 +105,21 @@ class Run:
         if not directory.is_dir():
             raise RunDirError(f"{directory}: no such run directory")
         run = cls(directory, read_manifest(directory))
-        if not is_fresh(directory):
-            run.write_columnar()
+        run._open_copy()
         return run
+
+    def _open_copy(self) -> None:
+        """Make sure the run has a columnar copy and remember which one: every frame is read from it."""
+        for _ in range(_OPEN_ATTEMPTS):
+            if not is_fresh(self.directory):
+                self.write_columnar()
+            if self._in_memory is not None or self._source is not None:
+                return
+            self._source = copy_source(self.directory)  # None: another copy is being put in place right now
+            if self._source is not None:
+                return
+        raise RunDirError(f"{self.directory}: its columnar copy kept being replaced while it was opened; "
+                          "is another process rewriting it in a loop?")
 
     @classmethod
     def pool(cls: type[R], runs: Sequence[Run]) -> R:
@@ -169,6 +189,7 @@ class Run:
             raise
         else:
             self._in_memory = None
+            self._source = copy_source(self.directory)  # this copy, or the fresh one a faster process put there
             for name in FRAMES:
                 self.__dict__.pop(name, None)  # frames read before are read again from the new copy
 
@@ -201,7 +222,7 @@ class Run:
                                  run_id=True)
         if self._in_memory is not None:
             return self._in_memory[name]
-        return read_frame(self.directory, name, self._states.many)
+        return read_frame(self.directory, name, self._states.many, source=self._source)
 
     # -- identity ---------------------------------------------------------------------------
     @property

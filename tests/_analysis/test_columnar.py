@@ -42,6 +42,7 @@ from oloproof_nb._analysis.columns import FRAMES
 from oloproof_nb._core.paths import ABSENT
 from oloproof_nb._run.states import STATES
 from oloproof_nb._run.store import dumps, read_jsonl
+from oloproof_nb.errors import CopyChangedError
 from oloproof_nb.examples import init_example
 
 
@@ -569,3 +570,99 @@ def test_the_folder_of_a_copy_killed_midway_is_removed_by_the_next_copy(tmp_path
     assert_parquet_equals_journal(directory)
     assert sorted(p.name for p in directory.iterdir() if p.name.startswith("frames")) == sorted(
         ["frames", live.name, elsewhere.name])
+
+
+# -- a Run reads one copy: never frames of two moments of a run ---------------------------------------
+
+def _cut_run(tmp_path: Path, keep: int) -> tuple[Path, list[bytes]]:
+    """A finished 6-case run cut back to its first ``keep`` cases (as if it were still going), no copy;
+    returns the run directory and every line of its full journal."""
+    root = write_suite(tmp_path / "suite", standard_cases(6), evaluators=EVALUATORS)
+    out = tmp_path / "run"
+    op.run(root, out=out, progress=False)
+    full = (out / "cases.jsonl").read_bytes().split(b"\n")[:-1]
+    (out / "cases.jsonl").write_bytes(b"".join(line + b"\n" for line in full[:keep]))
+    shutil.rmtree(out / "frames")
+    return out, full
+
+
+def _grow(out: Path, full: list[bytes], upto: int) -> None:
+    """The run goes on: the journal gains its next cases, and another process converts it."""
+    n = len((out / "cases.jsonl").read_bytes().split(b"\n")) - 1
+    with (out / "cases.jsonl").open("ab") as handle:
+        handle.write(b"".join(line + b"\n" for line in full[n:upto]))
+    assert len(op.load_run(out).cases) == upto  # the other process's copy is now in place
+
+
+def test_a_run_never_reads_frames_of_a_newer_copy(tmp_path: Path) -> None:
+    out, full = _cut_run(tmp_path, keep=3)
+    opened = op.load_run(out)
+    assert len(opened.cases) == 3
+    _grow(out, full, 5)
+    with pytest.raises(CopyChangedError, match=r"changed after it was loaded.*load it again") as err:
+        opened.verdicts  # noqa: B018 - the read is the test
+    assert str(out) in str(err.value) and "\n" not in str(err.value)
+    with pytest.raises(op.OloproofError):  # a gate on the stale Run refuses too, rather than count a mix
+        op.gate(opened)
+    assert len(opened.cases) == 3  # what was read stays as it was
+    again = op.load_run(out)
+    assert len(again.cases) == 5 and set(again.verdicts["case_id"]) == {f"c{i}" for i in range(5)}
+
+
+def test_a_copy_put_in_place_while_a_frame_is_read_is_caught_after_the_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check after the read: the newer copy lands between the check before and the file read."""
+    out, full = _cut_run(tmp_path, keep=3)
+    opened = op.load_run(out)
+    read_table = pq.read_table
+    landed: list[int] = []
+
+    def newer_copy_lands_first(*args: Any, **kwargs: Any) -> Any:
+        if not landed:
+            landed.append(1)
+            monkeypatch.setattr(pq, "read_table", read_table)
+            _grow(out, full, 6)
+        return read_table(*args, **kwargs)
+
+    monkeypatch.setattr(pq, "read_table", newer_copy_lands_first)
+    with pytest.raises(CopyChangedError):
+        opened.cases  # noqa: B018
+    assert landed == [1]
+
+
+def test_a_copy_of_the_same_journal_put_in_place_again_is_read_as_before(tmp_path: Path) -> None:
+    """Another process rebuilding the copy of an unchanged journal (here: a stale mark) changes no frame."""
+    out, _ = _cut_run(tmp_path, keep=4)
+    opened = op.load_run(out)
+    expected = journal_frames(opened)
+    _stale(out)
+    op.load_run(out)  # rebuilds it from the same journal
+    for name in NAMES:
+        pd.testing.assert_frame_equal(getattr(opened, name), expected[name], obj=name)
+
+
+def test_write_columnar_moves_a_run_to_the_newer_copy(tmp_path: Path) -> None:
+    out, full = _cut_run(tmp_path, keep=2)
+    opened = op.load_run(out)
+    assert len(opened.cases) == 2
+    _grow(out, full, 6)
+    opened.write_columnar()  # the explicit refresh: every frame read again, from one copy
+    assert len(opened.cases) == 6 and len(opened.verdicts) == len(op.load_run(out).verdicts)
+
+
+def test_a_copy_half_put_in_place_at_load_is_waited_for(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``_source.json`` missing for a moment when the run is opened (another commit between its steps)."""
+    out, _ = _cut_run(tmp_path, keep=3)
+    op.load_run(out)
+    source = columnar.copy_source(out)
+    calls: list[int] = []
+    real = columnar.copy_source
+
+    def missing_once(directory: Path) -> str | None:
+        calls.append(1)
+        return None if len(calls) == 1 else real(directory)
+
+    monkeypatch.setattr(run_module, "copy_source", missing_once)
+    opened = op.load_run(out)
+    assert opened._source == source and len(calls) == 2
+    assert len(opened.cases) == 3
