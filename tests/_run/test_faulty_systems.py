@@ -341,9 +341,12 @@ def test_a_ctrl_c_from_the_user_stops_the_run_and_says_how_to_resume(tmp_path: P
 
     root = write_suite(tmp_path / "suite", [make_case(f"c{i}") for i in range(20)])
     out = tmp_path / "run"
+    # SIGINT as a terminal leaves it: a test run started in the background of a shell inherits it ignored
+    # (and the command then rightly ignores Ctrl-C, as under nohup), which is not what is tested here
     proc = subprocess.Popen(cli_command("run", str(root), "--out", str(out), "--quiet"),
                             env=cli_env(RELSYS_SLEEP="0.2"), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
+                            text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 60
     while not ((out / "cases.jsonl").exists() and (out / "cases.jsonl").read_bytes().count(b"\n") >= 2):
         assert time.monotonic() < deadline and proc.poll() is None
