@@ -25,11 +25,14 @@ import io
 import itertools
 import json
 import re
+import shutil
 import time
 import tracemalloc
+import warnings
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 import yaml
 from _hostile_files import SPECIAL_KINDS, bounded, make_special
@@ -741,3 +744,89 @@ def test_any_misbehaving_system_gives_a_gate_or_one_line(base: Path, ops: list[s
         one_error_line(err)
         assert out == ""
         assert at_import is not None or in_constructor is not None or "os_exit" in ops
+
+
+# -- hostile files in a run directory ------------------------------------------------------------------
+# A run folder may come from elsewhere (a CI artifact, a colleague's disk). Before: a named pipe or a device
+# at cases.jsonl or frames/_source.json hung `oloproof gate` and `op.load_run` for ever, and a directory at
+# cases.jsonl gave two lines (a warning, then an error without the reason's context).
+
+RUN_FILES_NEEDED = ("manifest.json", "cases.jsonl")  # the gate cannot be computed without them
+RUN_FILES_READ_LATER = {"replays.jsonl": "replay_records", "states.jsonl": "snapshots"}  # read on first use
+COPY_FILES = ("frames/_source.json", "frames/cases.parquet")  # the columnar copy: rebuilt from the journal
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
+    """A finished run of the stateful-agent example (fault replays, states by address) and its gate's exit."""
+    from oloproof_nb.examples import init_example
+
+    tmp = tmp_path_factory.mktemp("run-dir")
+    run = op.run(init_example("stateful-agent", tmp / "suite"), out=tmp / "run", progress=False)
+    code, err = _cli("gate", str(run.directory))
+    assert code in (0, 1) and err == "", err
+    return run.directory, code
+
+
+def _hostile_copy(finished: Path, tmp_path: Path, name: str, kind: str) -> tuple[Path, Path]:
+    directory = tmp_path / "run"
+    shutil.copytree(finished, directory)
+    target = directory / name
+    target.unlink()
+    return directory, make_special(target, kind)
+
+
+@pytest.mark.parametrize("kind", SPECIAL_KINDS)
+@pytest.mark.parametrize("name", RUN_FILES_NEEDED)
+def test_a_run_file_that_is_not_a_file_gives_one_line_and_exit_2(finished_run: tuple[Path, int], tmp_path: Path,
+                                                                 name: str, kind: str) -> None:
+    directory, target = _hostile_copy(finished_run[0], tmp_path, name, kind)
+    code, err = _bounded_cli("gate", str(directory), unblock=[target])
+    assert code == 2, (code, err)
+    message = one_error_line(err)
+    assert str(target) in message and "not a regular file" in message, message
+    with pytest.raises(op.RunDirError, match="not a regular file"):
+        bounded(lambda: op.load_run(directory), HANG_LIMIT_S, unblock=[target])
+
+
+@pytest.mark.parametrize("kind", SPECIAL_KINDS)
+@pytest.mark.parametrize("name", sorted(RUN_FILES_READ_LATER))
+def test_a_journal_file_read_later_that_is_not_a_file_is_named_when_read(
+        finished_run: tuple[Path, int], tmp_path: Path, name: str, kind: str) -> None:
+    directory, target = _hostile_copy(finished_run[0], tmp_path, name, kind)
+    code, err = _bounded_cli("gate", str(directory), unblock=[target])
+    assert (code, err) == (finished_run[1], "")  # the gate does not need it
+    run = op.load_run(directory)
+    with pytest.raises(op.RunDirError, match=re.escape(str(target)) + ": is .*, not a regular file"):
+        bounded(lambda: getattr(run, RUN_FILES_READ_LATER[name]), HANG_LIMIT_S, unblock=[target])
+
+
+@pytest.mark.parametrize("kind", SPECIAL_KINDS)
+@pytest.mark.parametrize("name", COPY_FILES)
+def test_a_copy_file_that_is_not_a_file_is_no_copy(finished_run: tuple[Path, int], tmp_path: Path,
+                                                   name: str, kind: str) -> None:
+    """The copy is derived: a pipe or device there is replaced by a new copy; a directory there (cannot be
+    replaced) leaves the frames in memory, with the warning. Either way the same gate."""
+    directory, target = _hostile_copy(finished_run[0], tmp_path, name, kind)
+    code, err = _bounded_cli("gate", str(directory), unblock=[target])
+    assert code == finished_run[1], (code, err)
+    if kind == "dir":
+        assert "ColumnarCopyWarning" in err and "\n" not in err.strip()
+    else:
+        assert err == "" and target.is_file() and not target.is_symlink()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore" if kind == "dir" else "error")
+        run = bounded(lambda: op.load_run(directory), HANG_LIMIT_S, unblock=[target])
+        pd.testing.assert_frame_equal(run.verdicts, op.load_run(finished_run[0]).verdicts)
+
+
+@pytest.mark.parametrize("kind", SPECIAL_KINDS)
+def test_a_frame_file_swapped_for_a_pipe_after_the_load_is_refused(finished_run: tuple[Path, int], tmp_path: Path,
+                                                                   kind: str) -> None:
+    directory = shutil.copytree(finished_run[0], tmp_path / "run")
+    run = op.load_run(directory)  # the copy is fresh: each frame is read on first use
+    target = directory / "frames" / "verdicts.parquet"
+    target.unlink()
+    make_special(target, kind)
+    with pytest.raises(op.RunDirError, match=re.escape(str(target)) + ": not a regular file"):
+        bounded(lambda: run.verdicts, HANG_LIMIT_S, unblock=[target])

@@ -71,6 +71,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from .._config.files import UnreadableFile, read_regular
 from .._core.paths import ABSENT
 from .._run.store import CASES, MANIFEST, REPLAYS, process_alive
 from ..errors import CopyChangedError, RunDirError
@@ -104,6 +105,8 @@ _ENCODING = "oloproof.encoding"
 #: The extra column of ``snapshots.parquet``: each row's state address in ``states.jsonl``.
 STATE_REF = "state_ref"
 _STATE_REF_FIELD = pa.field(STATE_REF, pa.large_string(), metadata={_ENCODING: "state_ref"})
+#: ``_source.json`` holds a format number and three pairs of numbers; anything bigger is no copy's.
+_SOURCE_MAX_BYTES = 1 << 16
 
 
 
@@ -134,9 +137,9 @@ def copy_source(directory: Path) -> str | None:
 
     It names what the copy was built from, so two copies with the same text hold the same frames.
     """
-    try:
-        return (directory / FRAMES_DIR / SOURCE_FILE).read_text(encoding="utf-8")
-    except (OSError, ValueError):
+    try:  # never blocks: a named pipe or a device put there is no copy (it is replaced by the next one)
+        return read_regular(directory / FRAMES_DIR / SOURCE_FILE, _SOURCE_MAX_BYTES).decode("utf-8")
+    except (UnreadableFile, UnicodeDecodeError):
         return None
 
 
@@ -368,6 +371,9 @@ def read_frame(directory: Path, name: str, states: Callable[[Iterable[str]], lis
     path = frame_path(directory, name)
     if source is not None:
         _same_copy(directory, source)
+    if path.exists() and not path.is_file():  # Arrow would wait on a named pipe for ever
+        raise RunDirError(f"{path}: not a regular file; delete {path.parent} to rebuild the columnar copy "
+                          "from the journal")
     try:
         if name == "snapshots" and "state" in wanted and STATE_REF in pq.read_schema(path).names:
             wanted = [*wanted, STATE_REF]

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .._core.records import CaseRecord, ReplayRecord
-from .._run.lines import complete_lines
+from .._run.lines import complete_lines, open_journal
 from .._run.states import StateReader, resolve_states, state_refs_of
 from .._run.store import CASES, REPLAYS, parse_record, read_jsonl, replay_key_of
 from ..errors import RunDirError
@@ -51,7 +51,10 @@ def _complete_lines(path: Path) -> Iterator[tuple[Line, bytes]]:
 def _read_lines(path: Path, lines: list[Line]) -> list[bytes]:
     """The bytes of ``lines`` of ``path``; a run of lines that follow each other in the file is read at once."""
     raws: list[bytes] = []
-    with path.open("rb") as handle:
+    handle = open_journal(path)
+    if handle is None:
+        raise RunDirError(f"{path}: missing, though it held records a moment ago; load the run again")
+    with handle:
         i = 0
         while i < len(lines):
             j = i + 1

@@ -80,6 +80,18 @@ class _NonBlockingRaw(io.RawIOBase):
     def fileno(self) -> int:
         return self._fd
 
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, offset: int, whence: int = os.SEEK_SET) -> int:
+        try:
+            return os.lseek(self._fd, offset, whence)
+        except OSError as exc:
+            raise UnreadableFile(f"cannot read: {_reason(exc)}") from None
+
+    def tell(self) -> int:
+        return self.seek(0, os.SEEK_CUR)
+
     def readinto(self, buffer: Any) -> int:
         try:
             data = os.read(self._fd, len(buffer))

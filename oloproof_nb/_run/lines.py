@@ -4,8 +4,29 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
-__all__ = ["complete_lines"]
+from .._config.files import UnreadableFile, open_regular
+from ..errors import RunDirError
+
+__all__ = ["complete_lines", "open_journal"]
+
+
+def open_journal(path: Path) -> BinaryIO | None:
+    """Open a journal file of a run directory (``cases.jsonl``, ``states.jsonl``, ...) for reading; None
+    when it does not exist.
+
+    Anything but a regular file (a named pipe, a device, a directory put there) is refused at once with a
+    :class:`~oloproof_nb.errors.RunDirError` naming it: the file is opened without blocking
+    (:func:`~oloproof_nb._config.files.open_regular`), so a named pipe nobody writes to never hangs a load.
+    """
+    try:
+        handle, _ = open_regular(path)
+    except UnreadableFile as exc:
+        if exc.missing:
+            return None
+        raise RunDirError(f"{path}: {exc}; a run directory holds only the files oloproof wrote there") from None
+    return handle
 
 
 def complete_lines(path: Path) -> Iterator[tuple[int, int, bytes]]:
@@ -22,10 +43,11 @@ def complete_lines(path: Path) -> Iterator[tuple[int, int, bytes]]:
     >>> list(complete_lines(path))
     [(1, 0, b'{"a":1}\\n'), (2, 8, b'{"b":2}\\n')]
     """
-    if not path.exists():
+    handle = open_journal(path)
+    if handle is None:
         return
     offset = 0
-    with path.open("rb") as handle:
+    with handle:
         for lineno, raw in enumerate(handle, start=1):
             if not raw.endswith(b"\n"):
                 break

@@ -39,7 +39,7 @@ from typing import Any
 
 from .._core.records import CaseRecord, EnvironmentState, ReplayRecord
 from ..errors import RunDirError
-from .lines import complete_lines
+from .lines import complete_lines, open_journal
 
 __all__ = ["STATES", "NODE_BYTES", "CHUNK_MIN", "CHUNK_BITS", "encode_state", "split_case_states",
            "split_replay_states", "read_state_refs", "StateReader", "resolve_states", "state_refs_of"]
@@ -242,7 +242,11 @@ class StateReader:
         while todo:
             spans = self._spans(todo)
             raws = []
-            with self.path.open("rb") as handle:
+            handle = open_journal(self.path)
+            if handle is None:
+                raise RunDirError(f"{self.path}: missing (the run's records refer to its states); "
+                                  "the run directory is incomplete")
+            with handle:
                 for offset, length, _, _ in spans:
                     handle.seek(offset)
                     raws.append(handle.read(length))

@@ -53,10 +53,12 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from .._config.files import UnreadableFile, read_regular
 from .._core.canonical import iso, utc_now
 from .._core.paths import ABSENT
 from .._core.records import CaseRecord, Manifest, ReplayRecord
 from ..errors import RunDirError, RunLockedError, StoreWriteError, validation_problem
+from .lines import open_journal
 from .states import STATES, read_state_refs, split_case_states, split_replay_states
 
 if sys.platform != "win32":
@@ -112,9 +114,10 @@ def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
     does not give exactly one object per line is parsed again line by line, so
     an error names its line.
     """
-    if not path.exists():
+    handle = open_journal(path)
+    if handle is None:
         return
-    with path.open("rb") as handle:
+    with handle:
         batch: list[bytes] = []
         first = 1
         for raw in handle:
@@ -157,17 +160,21 @@ def parse_record(path: Path, lineno: int, raw: bytes) -> dict[str, Any]:
     return record
 
 
+#: The largest ``manifest.json`` read (it holds the suite's configuration and its validity labels).
+_MANIFEST_MAX_BYTES = 1 << 30
+
+
 def read_manifest(directory: Path) -> Manifest:
     """The validated ``manifest.json`` of a run directory."""
     path = directory / MANIFEST
-    if not path.is_file():
-        raise RunDirError(f"{directory}: not a run directory (no {MANIFEST})")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_regular(path, _MANIFEST_MAX_BYTES).decode("utf-8"))
+    except UnreadableFile as exc:
+        if exc.missing:
+            raise RunDirError(f"{directory}: not a run directory (no {MANIFEST})") from None
+        raise RunDirError(f"{path}: {exc}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise RunDirError(f"{path}: not valid JSON ({exc})") from None
-    except OSError as exc:
-        raise RunDirError(f"{path}: cannot read it ({exc.strerror})") from None
     if not isinstance(data, dict) or "run_id" not in data:
         raise RunDirError(f"{path}: not a run manifest (no run_id)")
     try:
