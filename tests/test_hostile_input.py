@@ -830,3 +830,28 @@ def test_a_frame_file_swapped_for_a_pipe_after_the_load_is_refused(finished_run:
     make_special(target, kind)
     with pytest.raises(op.RunDirError, match=re.escape(str(target)) + ": not a regular file"):
         bounded(lambda: run.verdicts, HANG_LIMIT_S, unblock=[target])
+
+
+@pytest.mark.parametrize("kind", SPECIAL_KINDS)
+@pytest.mark.parametrize("name", ["manifest.json", "cases.jsonl", "replays.jsonl", "states.jsonl"])
+def test_resuming_a_run_whose_file_is_not_a_file_gives_one_line(finished_run: tuple[Path, int], tmp_path: Path,
+                                                               name: str, kind: str) -> None:
+    """Before: "cannot write (UnsupportedOperation) … Free space (or fix the disk), then resume", a resume
+    command that fails again, and a hang on a device at replays.jsonl (copied until the disk filled)."""
+    directory = shutil.copytree(finished_run[0], tmp_path / "run")
+    manifest = json.loads((directory / "manifest.json").read_text(encoding="utf-8"))
+    del manifest["finished_at"]  # an interrupted run
+    (directory / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    suite = Path(manifest["suite_config"]["root"])
+    target = directory / name
+    target.unlink()
+    make_special(target, kind)
+    code, err = _bounded_cli("run", str(suite), "--out", str(directory), "--resume", "--quiet", unblock=[target])
+    assert code == 2, (code, err)
+    message = one_error_line(err)
+    assert message == f"oloproof: error: {target}: is {_KIND_WORDS[kind]}, not a regular file" + (
+        "" if name == "manifest.json" else "; a run directory holds only the files oloproof wrote there"), message
+    assert target.is_symlink() if kind == "device" else (target.is_dir() if kind == "dir" else target.is_fifo())
+
+
+_KIND_WORDS = {"fifo": "a named pipe (FIFO)", "dir": "a directory", "device": "a character device"}

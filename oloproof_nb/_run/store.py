@@ -431,7 +431,7 @@ class RunStore:
         anything in the folder is touched. A manifest left as ``manifest.json.tmp``
         by a kill before its rename is promoted when it is complete.
         """
-        if not directory.is_dir() or not ((directory / MANIFEST).is_file() or (directory / _MANIFEST_TMP).is_file()):
+        if not directory.is_dir() or not ((directory / MANIFEST).exists() or (directory / _MANIFEST_TMP).is_file()):
             raise RunDirError(f"{directory}: not a run directory (no {MANIFEST})")  # refused before it is touched
         lock = RunLock.acquire(directory)
         try:
@@ -439,6 +439,10 @@ class RunStore:
             if check is not None:
                 check(manifest)
             lock.note_holder()
+            for name in (CASES, REPLAYS, STATES):  # a pipe or a device there is never opened (it would block)
+                handle = open_journal(directory / name)
+                if handle is not None:
+                    handle.close()
             try:
                 for name in (CASES, REPLAYS, STATES):
                     _truncate_torn_tail(directory / name)
