@@ -272,9 +272,8 @@ def journal_items(chunks: Iterable[tuple[Sequence[CaseRecord], Sequence[str | No
     the frame built from all records at once.
     """
     kept: list[CaseRecord] = []
-    diff = StateDiffs()
     for records, refs in chunks:
-        yield from chunk_items(records, refs, tool_errors, diff)
+        yield from chunk_items(records, refs, tool_errors, StateDiffs())  # per chunk: holds the chunk's states only
         if run_scope is not None:
             kept += [keep(rec) for rec in records]
     yield from run_scope_items(run_scope, kept)

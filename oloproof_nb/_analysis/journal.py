@@ -142,14 +142,19 @@ class Journal:
             return [_parse(path, line, raw) for line, raw in zip(lines, raws, strict=True)]
         return records  # type: ignore[no-any-return]
 
-    def chunks(self, size: int) -> Iterator[tuple[list[CaseRecord], list[str | None]]]:
+    def chunks(self, size: int, keep_states: bool = True) -> Iterator[tuple[list[CaseRecord], list[str | None]]]:
         """Every case record, in case order, ``size`` at a time, with its states put back.
 
         Yields ``(records, refs)``: ``refs`` gives, per record, the address of its final state in the
-        state store (None: no state, or a state stored inline).
+        state store (None: no state, or a state stored inline). ``keep_states=False``: the state reader lets
+        go of a chunk's states before the next chunk is read, so a pass over a run whose cases all hold
+        different states holds one chunk's states, not the run's (equal states of two chunks are then two
+        objects).
         """
         lines = [line for _, line in self.case_index().values()]
         for start in range(0, len(lines), size):
+            if not keep_states:
+                self.states.release()
             stored = self._read(CASES, lines[start : start + size])
             self.states.many(r for rec in stored for r in state_refs_of(rec))  # the chunk's states in one pass
             refs = [(rec.get("environment_state") or {}).get("state_ref") for rec in stored]

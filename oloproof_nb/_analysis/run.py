@@ -17,7 +17,7 @@ again) rather than mixing frames of two different moments of the run.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import Any, TypeVar
@@ -177,8 +177,7 @@ class Run:
             self._keep_in_memory(exc)
             return
         try:
-            for name, items, refs in frames.journal_items(self._journal.chunks(CHUNK), self.config.tool_errors,
-                                                         *self._run_scope_parts()):
+            for name, items, refs in self._journal_items():
                 writer.write(name, to_arrow(FRAMES[name], items, refs))
             writer.commit()
         except OSError as exc:
@@ -197,11 +196,16 @@ class Run:
         warnings.warn(f"{self.directory}: cannot write the columnar copy ({exc}); the frames are built from the "
                       "journal and kept in memory", ColumnarCopyWarning, stacklevel=3)
         built: dict[str, list[pa.Table]] = {name: [] for name in FRAMES}
-        for name, items, refs in frames.journal_items(self._journal.chunks(CHUNK), self.config.tool_errors,
-                                                         *self._run_scope_parts()):
+        for name, items, refs in self._journal_items():
             built[name].append(to_arrow(FRAMES[name], items, refs))
         self._in_memory = {name: from_arrow(FRAMES[name], pa.concat_tables(tables), self._states.many)
                            for name, tables in built.items()}
+
+    def _journal_items(self) -> Iterator[tuple[str, list[Any], list[str | None] | None]]:
+        """Every frame's items from the journal, chunk by chunk (see :func:`frames.journal_items`); the
+        state reader holds one chunk's states at a time."""
+        return frames.journal_items(self._journal.chunks(CHUNK, keep_states=False), self.config.tool_errors,
+                                    *self._run_scope_parts())
 
     def _run_scope(self, records: Sequence[CaseRecord]) -> tuple[list[RunVerdictRow], list[PairRow]]:
         """Verdicts judged across cases (metamorphic pairs), from every case record."""

@@ -291,6 +291,12 @@ class StateReader:
         except KeyError:
             return self.many([ref])[0]
 
+    def release(self) -> None:
+        """Let go of every state read so far (the index of ``states.jsonl`` stays); they are read again when
+        asked for."""
+        self._parsed.clear()
+        self._values.clear()
+
     def many(self, refs: Iterable[str]) -> list[Any]:
         """The states stored under ``refs``, in order (the nodes not parsed yet are parsed in batches)."""
         refs = list(refs)

@@ -666,3 +666,39 @@ def test_a_copy_half_put_in_place_at_load_is_waited_for(tmp_path: Path, monkeypa
     opened = op.load_run(out)
     assert opened._source == source and len(calls) == 2
     assert len(opened.cases) == 3
+
+
+def test_a_conversion_holds_one_chunk_of_states_at_a_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every case ends in a state of its own: the conversion must not keep them all (before: the state reader
+    and the diff memo kept every state of the run, 6 KiB a case at 100,000 cases)."""
+    from oloproof_nb._run.states import StateReader
+
+    root = write_suite(tmp_path / "suite", standard_cases(40), evaluators=EVALUATORS)
+    out = tmp_path / "run"
+    op.run(root, out=out, progress=False)
+    shutil.rmtree(out / "frames")
+    monkeypatch.setattr(run_module, "CHUNK", 5)
+    held: list[int] = []
+    memos: list[frames.StateDiffs] = []
+    many, diffs_init = StateReader.many, frames.StateDiffs.__init__
+
+    def counted_many(self: StateReader, refs: Any) -> list[Any]:
+        values = many(self, refs)
+        held.append(len(self._values))
+        return values
+
+    def kept_init(self: frames.StateDiffs) -> None:
+        diffs_init(self)
+        memos.append(self)
+
+    monkeypatch.setattr(StateReader, "many", counted_many)
+    monkeypatch.setattr(frames.StateDiffs, "__init__", kept_init)
+    run = op.load_run(out)
+    converting = list(held)
+    assert len(set(run.snapshots["state_digest"])) == len(run.snapshots) == 39  # c3 raises: no state
+    assert len(memos) == 8 and max(len(m._memo) for m in memos) <= 5  # one memo per chunk of 5 cases
+    # at most a chunk's 5 initial and 5 final states at once; before: up to all 79 of the run
+    assert len(converting) == 8 and max(converting) <= 2 * 5, converting
+    expected = journal_frames(run)
+    for name in NAMES:
+        pd.testing.assert_frame_equal(getattr(run, name), expected[name], obj=name)
