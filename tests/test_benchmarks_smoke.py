@@ -86,3 +86,8 @@ def test_handoff_smoke() -> None:
 def test_codecs_smoke() -> None:
     out = smoke("codecs.py")
     assert out.count("ms for the nine files") == 6 and "stateful-agent (48 cases)" in out
+
+
+def test_convert_smoke() -> None:
+    out = smoke("convert.py")
+    assert "500 cases, each with its own state" in out and "convert (process 1)" in out and "MiB" in out
