@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 import os
 import stat
+from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
@@ -35,6 +36,8 @@ MAX_YAML_BYTES = 4 << 20
 #: expanded. A real config holds a few hundred; a 464-byte alias bomb expands to 387 million.
 MAX_YAML_VALUES = 100_000
 _PIECE = 1 << 16
+#: ``os.readv`` where the platform has it (POSIX): a read lands in the caller's buffer without a copy.
+_READV: Callable[[int, Sequence[Any]], int] | None = getattr(os, "readv", None)
 
 
 class UnreadableFile(Exception):
@@ -94,6 +97,8 @@ class _NonBlockingRaw(io.RawIOBase):
 
     def readinto(self, buffer: Any) -> int:
         try:
+            if _READV is not None:  # straight into the caller's buffer
+                return _READV(self._fd, [buffer])
             data = os.read(self._fd, len(buffer))
         except BlockingIOError:
             raise UnreadableFile("reading it would wait for data: it is not an ordinary file") from None
@@ -162,9 +167,11 @@ def read_regular(path: str | Path, max_bytes: int) -> bytes:
         if info.st_size > max_bytes:
             raise UnreadableFile(f"is {info.st_size} bytes; a file of this kind may hold at most {max_bytes}")
         pieces, total = [], 0
-        while total <= max_bytes and (piece := handle.read(min(_PIECE, max_bytes + 1 - total))):
+        want = info.st_size + 1 if info.st_size else _PIECE  # a size known: the whole file in one read
+        while total <= max_bytes and (piece := handle.read(min(want, max_bytes + 1 - total))):
             pieces.append(piece)
             total += len(piece)
+            want = _PIECE
     if total > max_bytes:
         raise UnreadableFile(f"holds more than {max_bytes} bytes, the most a file of this kind may hold")
     return b"".join(pieces)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 import tracemalloc
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 import yaml
@@ -50,6 +52,42 @@ def test_missing_file_is_reported_as_missing(tmp_path: Path) -> None:
     with pytest.raises(UnreadableFile) as info:
         read_regular(tmp_path / "f" / "below", 10)  # a parent that is a file: nothing is there either
     assert info.value.missing
+
+
+def test_a_file_longer_than_its_stat_is_read_whole_up_to_the_cap(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The whole file in one read when its size is known; what a growing file adds is still read, and capped."""
+    path = tmp_path / "f"
+    path.write_bytes(bytes(range(256)) * 400)  # 102,400 bytes, more than one 64 KiB piece
+    real = files.open_regular
+
+    def stale_size(p: Path) -> tuple[Any, Any]:
+        handle, info = real(p)
+        return handle, SimpleNamespace(st_size=10, st_mode=info.st_mode)  # as stat'ed before it grew
+
+    monkeypatch.setattr(files, "open_regular", stale_size)
+    assert read_regular(path, 102_400) == path.read_bytes()
+    with pytest.raises(UnreadableFile, match="holds more than 102399 bytes"):
+        read_regular(path, 102_399)
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").is_file(), reason="needs Linux /proc")
+def test_a_file_that_reports_no_size_is_read_whole() -> None:
+    text = read_regular("/proc/self/status", 1 << 20).decode()  # st_size 0, yet it has lines
+    assert "VmRSS:" in text and text.endswith("\n")
+
+
+def test_a_regular_handle_seeks(tmp_path: Path) -> None:
+    """The journal reads lines at their offsets through this handle."""
+    path = tmp_path / "j.jsonl"
+    path.write_bytes(b"".join(b"line %06d\n" % i for i in range(20_000)))
+    handle, _ = files.open_regular(path)
+    with handle:
+        assert handle.seekable()
+        handle.seek(12 * 15_000)
+        assert handle.tell() == 12 * 15_000 and handle.read(12) == b"line 015000\n"
+        handle.seek(12 * 7)
+        assert handle.readline() == b"line 000007\n" and handle.tell() == 12 * 8
 
 
 def test_size_cap_is_inclusive(tmp_path: Path) -> None:
