@@ -132,28 +132,37 @@ def criterion_sums(verdicts: pd.DataFrame, by: list[np.ndarray] | None = None) -
     crit_codes, crit_names = pd.factorize(verdicts["criterion"], sort=False)
     cluster_codes, cluster_names = pd.factorize(verdicts["cluster"], sort=False)
     verdict = verdicts["verdict"]
-    is_pass = (verdict == "pass").to_numpy(dtype=np.int64, na_value=0)  # vectorised on the Arrow strings
-    is_missing = (verdict == "missing").to_numpy(dtype=np.int64, na_value=0)
-    parts = [crit_codes.astype(np.int64), *[np.asarray(b, dtype=np.int64) for b in (by or [])]]
-    group = np.zeros(len(verdicts), dtype=np.int64)
-    sizes = [len(crit_names), *[int(b.max()) + 1 if len(b) else 1 for b in parts[1:]]]
-    for codes, size in zip(parts, sizes, strict=True):
-        group = group * size + codes
+    is_pass = (verdict == "pass").to_numpy(dtype=bool, na_value=False)  # vectorised on the Arrow strings
+    is_missing = (verdict == "missing").to_numpy(dtype=bool, na_value=False)
+    extra = [np.asarray(b, dtype=np.int64) for b in (by or [])]
+    sizes = [len(crit_names), *[int(b.max()) + 1 if len(b) else 1 for b in extra]]
+    # one int64 array at a time, combined in place: at 527,087 rows each is 4 MiB, and the gate's peak
+    # memory is that of the frames plus these
+    group = np.array(crit_codes, dtype=np.int64)
+    del crit_codes
+    for codes, size in zip(extra, sizes[1:], strict=True):
+        group *= size
+        group += codes
     n_clusters = max(len(cluster_names), 1)
-    key = group * n_clusters + cluster_codes.astype(np.int64)
+    key = group * n_clusters
+    key += cluster_codes
+    del cluster_codes
     if n_clusters * int(np.prod(sizes)) <= 4 * len(key) + 1024:  # a dense key space: count without sorting
         rows = np.bincount(key)
         keys = np.flatnonzero(rows)  # ascending, as np.unique gives them
-        passes = np.bincount(key, weights=is_pass, minlength=rows.size)[keys].astype(np.int64)
-        rows = rows[keys].astype(np.int64)
+        passes = np.bincount(key[is_pass], minlength=rows.size)[keys]
+        rows = rows[keys]
     else:
         keys, inverse = np.unique(key, return_inverse=True)
-        passes = np.bincount(inverse, weights=is_pass).astype(np.int64)
-        rows = np.bincount(inverse).astype(np.int64)
+        passes = np.bincount(inverse[is_pass], minlength=keys.size)
+        rows = np.bincount(inverse, minlength=keys.size)
+        del inverse
+    del key
+    passes, rows = passes.astype(np.int64, copy=False), rows.astype(np.int64, copy=False)
     groups_of_key = keys // n_clusters
     group_ids, starts = np.unique(groups_of_key, return_index=True)
     ends = np.append(starts[1:], len(keys))
-    missing_by_group = dict(zip(*np.unique(group[is_missing == 1], return_counts=True), strict=True))
+    missing_by_group = dict(zip(*np.unique(group[is_missing], return_counts=True), strict=True))
     out: dict[tuple[Any, ...], ClusterSums] = {}
     for gid, lo, hi in zip(group_ids.tolist(), starts.tolist(), ends.tolist(), strict=True):
         labels: list[Any] = []

@@ -10,11 +10,14 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 import oloproof_nb as op
@@ -250,3 +253,64 @@ def test_transform_not_checked_until_every_pair_is_labeled(tmp_path: Path) -> No
     full = op.gate(run_suite(metamorphic_suite(tmp_path / "b", labeled=24)))
     assert row(full, "same_output_under_echoed")["verdict"] == "PASS"
     assert full.clustered and full.n_source_clusters == 24 and full.verdict == "PASS"
+
+
+# -- the per-cluster sums every interval starts from, against a plain pandas groupby ---------------------
+
+Sums = dict[tuple[Any, ...], tuple[list[int], list[int], int]]
+
+
+def _groupby_oracle(verdicts: pd.DataFrame, by: list[np.ndarray]) -> Sums:
+    """(passes per cluster, rows per cluster, missing) per (criterion, *by), clusters in first-seen order
+    of their codes — as criterion_sums orders them — computed row by row with pandas."""
+    frame = verdicts.assign(**{f"b{i}": b for i, b in enumerate(by)})
+    cluster_code = {c: i for i, c in enumerate(dict.fromkeys(frame["cluster"]))}
+    frame["code"] = frame["cluster"].map(cluster_code)
+    out = {}
+    for key, rows in frame.groupby(["criterion", *[f"b{i}" for i in range(len(by))]], sort=False):
+        key = key if isinstance(key, tuple) else (key,)
+        per = rows.groupby("code", sort=True)["verdict"]
+        out[(key[0], *[int(k) for k in key[1:]])] = (
+            [int(x) for x in per.apply(lambda s: int((s == "pass").sum()))],
+            [int(x) for x in per.size()], int((rows["verdict"] == "missing").sum()))
+    return out
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(data=st.data(), n=st.integers(1, 300), n_clusters=st.integers(1, 40), n_by=st.integers(0, 2),
+       bins=st.integers(1, 70))
+def test_criterion_sums_equal_a_groupby(data: Any, n: int, n_clusters: int, n_by: int, bins: int) -> None:
+    """Both counting paths (a dense key space counted directly; a sparse one through np.unique: many
+    clusters times many bins) give each group's per-cluster passes and rows and its missing rows."""
+    draw = data.draw
+    verdicts = pd.DataFrame({
+        "criterion": draw(st.lists(st.sampled_from(["a", "b", "c"]), min_size=n, max_size=n)),
+        "cluster": [f"k{i}" for i in draw(st.lists(st.integers(0, n_clusters - 1), min_size=n, max_size=n))],
+        "verdict": draw(st.lists(st.sampled_from(["pass", "fail", "missing"]), min_size=n, max_size=n)),
+    }).astype("str")
+    by = [np.array(draw(st.lists(st.integers(0, bins - 1), min_size=n, max_size=n)), dtype=np.int64)
+          for _ in range(n_by)]
+    got = gate_module.criterion_sums(verdicts, by=by or None)
+    expected = _groupby_oracle(verdicts, by)
+    assert set(got) == set(expected)
+    for key, (passes, rows, missing) in expected.items():
+        sums = got[key]
+        assert (sums.passes.tolist(), sums.rows.tolist(), sums.missing) == (passes, rows, missing), key
+        assert sums.passes.dtype == np.int64 and sums.rows.dtype == np.int64
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_criterion_sums_take_both_paths(sparse: bool) -> None:
+    """The dense count and the np.unique count, each chosen for sure (300 rows; 3 criteria × 60 clusters ×
+    70 bins is a key space of 12,600 > 4 × 300 + 1,024: sparse)."""
+    rng = np.random.default_rng(7)
+    n = 300
+    verdicts = pd.DataFrame({"criterion": rng.choice(["a", "b", "c"], n),
+                             "cluster": [f"k{i}" for i in rng.integers(0, 60, n)],
+                             "verdict": rng.choice(["pass", "fail", "missing"], n)}).astype("str")
+    by = [rng.integers(0, 70 if sparse else 2, n)]
+    space = verdicts["cluster"].nunique() * 3 * (int(by[0].max()) + 1)
+    assert (space > 4 * n + 1024) is sparse
+    got = gate_module.criterion_sums(verdicts, by=by)
+    expected = _groupby_oracle(verdicts, by)
+    assert {k: (v.passes.tolist(), v.rows.tolist(), v.missing) for k, v in got.items()} == expected
