@@ -11,6 +11,7 @@ import json
 import math
 import multiprocessing
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -702,3 +703,15 @@ def test_a_conversion_holds_one_chunk_of_states_at_a_time(tmp_path: Path, monkey
     expected = journal_frames(run)
     for name in NAMES:
         pd.testing.assert_frame_equal(getattr(run, name), expected[name], obj=name)
+
+
+def test_a_pooled_run_never_mixes_copies_either(tmp_path: Path) -> None:
+    out, full = _cut_run(tmp_path / "a", keep=3)
+    other = op.run(write_suite(tmp_path / "b" / "suite", standard_cases(6), evaluators=EVALUATORS),
+                   out=tmp_path / "b" / "run", progress=False).directory
+    pooled = op.load_runs([out, other])
+    assert len(pooled.cases) == 3 + 6
+    _grow(out, full, 5)
+    with pytest.raises(CopyChangedError, match=re.escape(str(out))):
+        pooled.verdicts  # noqa: B018
+    assert len(op.load_runs([out, other]).cases) == 5 + 6
