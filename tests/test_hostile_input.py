@@ -43,6 +43,7 @@ from hypothesis.control import currently_in_test_context
 
 import oloproof_nb as op
 from oloproof_nb import cli
+from oloproof_nb._analysis import columnar
 from oloproof_nb._config.cases import iter_cases
 from oloproof_nb._core.paths import MAX_DEPTH, flatten, format_path, get_path, leaf_diff, parse_path, values_equal
 
@@ -855,3 +856,31 @@ def test_resuming_a_run_whose_file_is_not_a_file_gives_one_line(finished_run: tu
 
 
 _KIND_WORDS = {"fifo": "a named pipe (FIFO)", "dir": "a directory", "device": "a character device"}
+
+
+@pytest.mark.parametrize("kind", SPECIAL_KINDS)
+@pytest.mark.parametrize("name", [".lock", "frames/.commit.lock"])
+def test_a_lock_file_that_is_not_a_file_never_hangs(finished_run: tuple[Path, int], tmp_path: Path,
+                                                    name: str, kind: str) -> None:
+    """The run's lock and the copy's commit lock: a pipe or a device still locks (nothing is read from it);
+    a directory there is one line naming it (the run's lock), or frames kept in memory with the warning."""
+    directory = shutil.copytree(finished_run[0], tmp_path / "run")
+    manifest = json.loads((directory / "manifest.json").read_text(encoding="utf-8"))
+    del manifest["finished_at"]  # an interrupted run (all its cases recorded): resuming it finishes it
+    (directory / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    (directory / "frames" / "_source.json").unlink()  # and no copy: resuming it writes one
+    target = directory / name
+    target.unlink(missing_ok=True)
+    make_special(target, kind)
+    suite = manifest["suite_config"]["root"]
+    code, err = _bounded_cli("run", suite, "--out", str(directory), "--resume", "--quiet", unblock=[target])
+    assert "Traceback" not in err
+    if kind == "dir" and name == ".lock":
+        assert code == 2 and one_error_line(err) == f"oloproof: error: {target}: cannot open the run's lock file " \
+                                                    "(Is a directory)"
+        return
+    assert code == finished_run[1], (code, err)
+    if kind == "dir":  # the commit lock cannot be opened: the frames are kept in memory, said once
+        assert err.count("\n") == 1 and "ColumnarCopyWarning" in err and str(directory) in err
+    else:
+        assert err == "" and columnar.is_fresh(directory)
