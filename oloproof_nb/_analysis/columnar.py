@@ -80,7 +80,8 @@ from .columns import ARROW_TYPES, FRAMES, TIME, Column, FrameSpec
 if sys.platform != "win32":
     import fcntl
 
-__all__ = ["FRAMES_DIR", "SOURCE_FILE", "FORMAT", "STATE_REF", "journal_fingerprint", "is_fresh", "copy_source",
+__all__ = ["FRAMES_DIR", "SOURCE_FILE", "FORMAT", "STATE_REF", "journal_fingerprint", "is_fresh", "fresh_source",
+           "copy_source",
            "CopyWriter", "read_frame",
            "to_arrow", "from_arrow", "frame_path"]
 
@@ -143,17 +144,24 @@ def copy_source(directory: Path) -> str | None:
         return None
 
 
+def fresh_source(directory: Path) -> str | None:
+    """The :func:`copy_source` of ``directory``'s columnar copy when the copy is complete and built from the
+    journal as it is now; None otherwise."""
+    text = copy_source(directory)
+    try:
+        source = json.loads(text or "")
+    except ValueError:
+        return None
+    if not isinstance(source, dict) or source.get("format") != FORMAT:
+        return None
+    if source.get("journal") != journal_fingerprint(directory):
+        return None
+    return text if all(frame_path(directory, name).is_file() for name in FRAMES) else None
+
+
 def is_fresh(directory: Path) -> bool:
     """Whether ``directory`` has a complete columnar copy built from its journal as it is now."""
-    try:
-        source = json.loads(copy_source(directory) or "")
-    except ValueError:
-        return False
-    if not isinstance(source, dict) or source.get("format") != FORMAT:
-        return False
-    if source.get("journal") != journal_fingerprint(directory):
-        return False
-    return all(frame_path(directory, name).is_file() for name in FRAMES)
+    return fresh_source(directory) is not None
 
 
 _TMP = f"{FRAMES_DIR}.tmp-"

@@ -32,7 +32,7 @@ from .._run.states import StateReader
 from .._run.store import MANIFEST, read_manifest
 from ..errors import OloproofError, RunDirError
 from . import frames
-from .columnar import CopyWriter, copy_source, from_arrow, is_fresh, journal_fingerprint, read_frame, to_arrow
+from .columnar import CopyWriter, copy_source, fresh_source, from_arrow, journal_fingerprint, read_frame, to_arrow
 from .columns import FRAMES
 from .journal import Journal
 
@@ -111,12 +111,10 @@ class Run:
     def _open_copy(self) -> None:
         """Make sure the run has a columnar copy and remember which one: every frame is read from it."""
         for _ in range(_OPEN_ATTEMPTS):
-            if not is_fresh(self.directory):
-                self.write_columnar()
+            self._source = fresh_source(self.directory)
+            if self._source is None:
+                self.write_columnar()  # None after it: another copy is being put in place right now
             if self._in_memory is not None or self._source is not None:
-                return
-            self._source = copy_source(self.directory)  # None: another copy is being put in place right now
-            if self._source is not None:
                 return
         raise RunDirError(f"{self.directory}: its columnar copy kept being replaced while it was opened; "
                           "is another process rewriting it in a loop?")

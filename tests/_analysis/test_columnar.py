@@ -663,7 +663,7 @@ def test_a_copy_half_put_in_place_at_load_is_waited_for(tmp_path: Path, monkeypa
         calls.append(1)
         return None if len(calls) == 1 else real(directory)
 
-    monkeypatch.setattr(run_module, "copy_source", missing_once)
+    monkeypatch.setattr(columnar, "copy_source", missing_once)  # the one read of _source.json at load
     opened = op.load_run(out)
     assert opened._source == source and len(calls) == 2
     assert len(opened.cases) == 3
