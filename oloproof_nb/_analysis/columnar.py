@@ -5,12 +5,15 @@
     runs/<run_id>/frames/
       cases.parquet  steps.parquet  snapshots.parquet  changes.parquet  verdicts.parquet
       comparisons.parquet  replays.parquet  pairs.parquet  receipts.parquet
-      _source.json     what the copy was built from: the format, and the size and mtime of each journal file
+      _source.json     what the copy was built from (the format, the size and mtime of each journal file)
+                       and what it holds (the size and mtime of each frame file)
       .commit.lock     puts the copies of the run in place one at a time
 
 The JSONL journal stays the record of truth (append + flush, resume); the copy is
-derived from it and rebuilt whenever it is missing or does not match the
-journal (:func:`is_fresh`). Each file has the explicit schema of its frame's
+derived from it and rebuilt whenever it is missing, does not match the
+journal, or has a frame file other than the one it wrote (:func:`is_fresh`): a
+frame file edited, touched or copied in from another run is never read as the
+run's. Each file has the explicit schema of its frame's
 :class:`~oloproof_nb._analysis.columns.FrameSpec` (:meth:`FrameSpec.arrow_schema`):
 text as UTF-8 strings, counts as ``int64``, flags as ``bool``, times as
 ``timestamp[us, UTC]``; the nullable pandas dtypes (``Int64``, ``boolean``)
@@ -59,6 +62,7 @@ import os
 import re
 import shutil
 import socket
+import stat
 import sys
 import time
 import uuid
@@ -80,7 +84,8 @@ from .columns import ARROW_TYPES, FRAMES, TIME, Column, FrameSpec
 if sys.platform != "win32":
     import fcntl
 
-__all__ = ["FRAMES_DIR", "SOURCE_FILE", "FORMAT", "STATE_REF", "journal_fingerprint", "is_fresh", "fresh_source",
+__all__ = ["FRAMES_DIR", "SOURCE_FILE", "FORMAT", "STATE_REF", "journal_fingerprint", "frames_fingerprint",
+           "is_fresh", "fresh_source",
            "copy_source",
            "CopyWriter", "read_frame",
            "to_arrow", "from_arrow", "frame_path"]
@@ -88,7 +93,7 @@ __all__ = ["FRAMES_DIR", "SOURCE_FILE", "FORMAT", "STATE_REF", "journal_fingerpr
 FRAMES_DIR = "frames"
 SOURCE_FILE = "_source.json"
 #: The layout of the copy; a copy of another format is rebuilt.
-FORMAT = 2  # 2: every frame has ``epoch``
+FORMAT = 3  # 2: every frame has ``epoch``; 3: ``_source.json`` records each frame file's size and mtime
 #: The journal files a copy depends on. ``states.jsonl`` is not one: it only ever gains states (by
 #: address), and a state added changes no frame.
 _JOURNAL = (MANIFEST, CASES, REPLAYS)
@@ -106,7 +111,7 @@ _ENCODING = "oloproof.encoding"
 #: The extra column of ``snapshots.parquet``: each row's state address in ``states.jsonl``.
 STATE_REF = "state_ref"
 _STATE_REF_FIELD = pa.field(STATE_REF, pa.large_string(), metadata={_ENCODING: "state_ref"})
-#: ``_source.json`` holds a format number and three pairs of numbers; anything bigger is no copy's.
+#: ``_source.json`` holds a format number and twelve pairs of numbers; anything bigger is no copy's.
 _SOURCE_MAX_BYTES = 1 << 16
 
 
@@ -133,6 +138,24 @@ def journal_fingerprint(directory: Path) -> dict[str, list[int] | None]:
     return out
 
 
+def _stat_pair(path: Path) -> list[int] | None:
+    """``[size, mtime_ns]`` of a regular file (None: missing, or not a regular file)."""
+    try:
+        st = path.stat()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    return [st.st_size, st.st_mtime_ns] if stat.S_ISREG(st.st_mode) else None
+
+
+def frames_fingerprint(folder: Path) -> dict[str, list[int] | None]:
+    """``{frame: [size, mtime_ns]}`` of each frame file in ``folder`` (None: missing or not a regular file).
+
+    Recorded in ``_source.json`` when a copy is written; ``os.replace`` keeps both numbers, so a frame file
+    that differs from the record was changed (edited, touched, copied in) after its copy was put in place.
+    """
+    return {name: _stat_pair(folder / f"{name}.parquet") for name in FRAMES}
+
+
 def copy_source(directory: Path) -> str | None:
     """The text of the copy's ``_source.json`` (None: no copy, or one being put in place).
 
@@ -156,7 +179,10 @@ def fresh_source(directory: Path) -> str | None:
         return None
     if source.get("journal") != journal_fingerprint(directory):
         return None
-    return text if all(frame_path(directory, name).is_file() for name in FRAMES) else None
+    written = source.get("frames")
+    if not isinstance(written, dict) or None in written.values():
+        return None
+    return text if written == frames_fingerprint(directory / FRAMES_DIR) else None
 
 
 def is_fresh(directory: Path) -> bool:
@@ -368,9 +394,12 @@ def read_frame(directory: Path, name: str, states: Callable[[Iterable[str]], lis
     """Frame ``name`` from the columnar copy of ``directory`` (only ``columns``, if given).
 
     ``source``: the copy's :func:`copy_source` when the caller loaded it; the frame is then read from that
-    copy or not at all (:class:`CopyChangedError`). It is checked before and after the file is read: a copy
-    is put in place with ``_source.json`` removed first and put back last, one copy at a time, so a file
-    read between two matching checks belongs to a copy built from the same journal.
+    copy, or from another built from the same journal, or not at all (:class:`CopyChangedError`). This is
+    checked before and after the file is read: a copy is put in place with ``_source.json`` removed first
+    and put back last, one copy at a time, so a file read between two matching checks belongs to a copy
+    built from the same journal. The file itself must be the one its copy wrote (its size and mtime as
+    ``_source.json`` records them), before and after the
+    read; else :class:`RunDirError`, and loading the run again rebuilds the copy from the journal.
     """
     import pyarrow.parquet as pq  # imported on first read: keeps ``import oloproof_nb`` fast
 
@@ -378,10 +407,8 @@ def read_frame(directory: Path, name: str, states: Callable[[Iterable[str]], lis
     wanted = spec.names if columns is None else [c for c in spec.names if c in columns]
     path = frame_path(directory, name)
     if source is not None:
-        _same_copy(directory, source)
-    if path.exists() and not path.is_file():  # Arrow would wait on a named pipe for ever
-        raise RunDirError(f"{path}: not a regular file; delete {path.parent} to rebuild the columnar copy "
-                          "from the journal")
+        _as_loaded(directory, name, source)
+    _refuse_special(path)
     try:
         if name == "snapshots" and "state" in wanted and STATE_REF in pq.read_schema(path).names:
             wanted = [*wanted, STATE_REF]
@@ -389,19 +416,45 @@ def read_frame(directory: Path, name: str, states: Callable[[Iterable[str]], lis
                                                                      or c == STATE_REF], use_threads=True)
     except (OSError, pa.ArrowException) as exc:
         if source is not None:
-            _same_copy(directory, source)  # a file gone with its copy: say so, not "cannot read"
-        raise RunDirError(f"{path}: cannot read the columnar copy ({exc}); delete {path.parent} to rebuild it "
-                          "from the journal") from None
+            _as_loaded(directory, name, source)  # a file gone with its copy: say so, not "cannot read"
+        reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]  # Arrow's can run over many lines
+        raise RunDirError(f"{path}: cannot read the columnar copy ({reason}); delete {path.parent} to rebuild "
+                          "it from the journal") from None
     if source is not None:
-        _same_copy(directory, source)
+        _as_loaded(directory, name, source)
     return from_arrow(spec, table, states)
 
 
-def _same_copy(directory: Path, source: str) -> None:
-    if copy_source(directory) != source:
+def _refuse_special(path: Path) -> None:
+    """Raise for a frame path that exists but is no regular file (Arrow would wait on a named pipe for ever)."""
+    if path.exists() and not path.is_file():
+        raise RunDirError(f"{path}: not a regular file; delete {path.parent} to rebuild the columnar copy "
+                          "from the journal")
+
+
+def _built_from(source: str | None) -> Any:
+    """What a copy's ``_source.json`` text says it was built from (its format and journal fingerprint)."""
+    try:
+        data = json.loads(source or "")
+    except ValueError:
+        return None
+    return (data.get("format"), data.get("journal")) if isinstance(data, dict) else None
+
+
+def _as_loaded(directory: Path, name: str, source: str) -> None:
+    """Raise unless the run's copy in place is built from the journal the loaded copy (``source``) was, and
+    frame ``name``'s file is the one that copy wrote (its size and mtime as :func:`frames_fingerprint`)."""
+    current = copy_source(directory)
+    if current is None or _built_from(current) != _built_from(source):
         raise CopyChangedError(f"{directory}: the run changed after it was loaded (it went on, or was resumed), "
                                "so its frames would no longer match one another; load it again: "
                                f"op.load_run({str(directory)!r})")
+    path = frame_path(directory, name)
+    _refuse_special(path)
+    if _stat_pair(path) != json.loads(current).get("frames", {}).get(name):
+        raise RunDirError(f"{path}: not the file its columnar copy wrote (its size or modification time differs "
+                          f"from what {SOURCE_FILE} records: edited, touched or copied in since); load the run "
+                          f"again to rebuild the copy from the journal: op.load_run({str(directory)!r})")
 
 
 class CopyWriter:
@@ -458,8 +511,8 @@ class CopyWriter:
             self._flush(name, last=True)
             if name in self._writers:
                 self._writers[name].close()
-        (self.tmp / SOURCE_FILE).write_text(json.dumps({"format": FORMAT, "journal": self.fingerprint}) + "\n",
-                                            encoding="utf-8")
+        source = {"format": FORMAT, "journal": self.fingerprint, "frames": frames_fingerprint(self.tmp)}
+        (self.tmp / SOURCE_FILE).write_text(json.dumps(source) + "\n", encoding="utf-8")
         target = self.directory / FRAMES_DIR
         target.mkdir(exist_ok=True)
         with _one_commit_at_a_time(target):

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from _frame_checks import NAMES, everything_suite, journal_frames
@@ -183,6 +184,137 @@ def test_a_copy_older_than_the_journal_is_rebuilt(tmp_path: Path, monkeypatch: p
     columnar.frame_path(out, "steps").unlink()
     assert not columnar.is_fresh(out)
     assert_parquet_equals_journal(out)
+
+
+# -- a frame file that is not the one its copy wrote ----------------------------------------------------------
+
+def _forge_all_pass(directory: Path) -> Path:
+    """Rewrite ``verdicts.parquet`` in place of the run's copy with every verdict a pass (same schema)."""
+    path = columnar.frame_path(directory, "verdicts")
+    table = pq.read_table(path)
+    column = table.schema.get_field_index("verdict")
+    table = table.set_column(column, table.schema.field(column), pa.array(["pass"] * table.num_rows,
+                                                                          type=table.schema.field(column).type))
+    pq.write_table(table, path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def blocked_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, op.Gate]:
+    """A finished run of the stateful-agent example (its gate BLOCKs) with a fresh copy."""
+    tmp = tmp_path_factory.mktemp("forged")
+    run = op.run(init_example("stateful-agent", tmp / "suite"), out=tmp / "run", progress=False)
+    gate = op.gate(op.load_run(run.directory))
+    assert gate.verdict == "BLOCK" and (op.load_run(run.directory).verdicts["verdict"] != "pass").any()
+    return run.directory, gate
+
+
+def test_a_frame_file_rewritten_after_the_copy_is_rebuilt_not_trusted(blocked_run: tuple[Path, op.Gate],
+                                                                     tmp_path: Path) -> None:
+    """A verdicts file forged to all passes (same schema, journal untouched) would make the gate PASS if the
+    copy were trusted because the journal still matches; it is rebuilt from the journal instead."""
+    directory = Path(shutil.copytree(blocked_run[0], tmp_path / "run"))  # copy2: mtimes kept, still fresh
+    assert columnar.is_fresh(directory)
+    forged = _forge_all_pass(directory)
+    assert not columnar.is_fresh(directory)
+    run = op.load_run(directory)
+    assert (run.verdicts["verdict"] != "pass").any()
+    pd.testing.assert_frame_equal(run.verdicts, journal_frames(run)["verdicts"])
+    gate = op.gate(run)
+    assert gate.verdict == "BLOCK"
+    pd.testing.assert_frame_equal(gate.table, blocked_run[1].table)
+    assert columnar.is_fresh(directory) and (pq.read_table(forged)["verdict"].to_pylist().count("pass")
+                                             < len(run.verdicts))
+
+
+def test_oloproof_gate_on_a_forged_copy_prints_the_journals_gate(blocked_run: tuple[Path, op.Gate],
+                                                                 tmp_path: Path) -> None:
+    """The command line, end to end: the same table and exit as before the forgery (1, BLOCK)."""
+    honest = run_cli("gate", str(blocked_run[0]))
+    directory = Path(shutil.copytree(blocked_run[0], tmp_path / "run"))
+    _forge_all_pass(directory)
+    forged = run_cli("gate", str(directory))
+    assert (forged.returncode, forged.stderr) == (honest.returncode, "") and honest.returncode == 1
+    assert forged.stdout == honest.stdout
+
+
+@pytest.mark.parametrize("change", ["touched", "new size, old mtime", "copied from another frame"])
+def test_any_change_to_a_frame_file_makes_the_copy_stale(blocked_run: tuple[Path, op.Gate], tmp_path: Path,
+                                                         change: str) -> None:
+    """Each number recorded per frame file is checked: the mtime alone, the size alone, the file itself."""
+    directory = Path(shutil.copytree(blocked_run[0], tmp_path / "run"))
+    path = columnar.frame_path(directory, "verdicts")
+    before = path.stat()
+    if change == "touched":
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000))
+    elif change == "new size, old mtime":
+        _forge_all_pass(directory)
+        assert path.stat().st_size != before.st_size  # else this case would test nothing
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    else:
+        shutil.copy2(columnar.frame_path(directory, "steps"), path)
+    assert not columnar.is_fresh(directory)
+    assert_parquet_equals_journal(directory)
+
+
+def test_a_frame_file_rewritten_after_the_load_is_refused(blocked_run: tuple[Path, op.Gate], tmp_path: Path) -> None:
+    """A Run opened earlier never returns the forged frame: one error naming the file, then a new load
+    rebuilds the copy."""
+    directory = Path(shutil.copytree(blocked_run[0], tmp_path / "run"))
+    run = op.load_run(directory)  # lazy: verdicts not read yet
+    forged = _forge_all_pass(directory)
+    with pytest.raises(op.RunDirError) as caught:
+        _ = run.verdicts
+    message = str(caught.value)
+    assert not isinstance(caught.value, CopyChangedError)
+    assert message.startswith(f"{forged}: not the file its columnar copy wrote") and "\n" not in message
+    assert op.gate(op.load_run(directory)).verdict == "BLOCK"
+
+
+def test_a_frame_file_changed_between_the_check_and_the_read_is_refused(blocked_run: tuple[Path, op.Gate],
+                                                                       tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check after the read: the file is forged while Arrow reads it (here: right before)."""
+    directory = Path(shutil.copytree(blocked_run[0], tmp_path / "run"))
+    run = op.load_run(directory)
+    real, forged = pq.read_table, []
+
+    def forge_then_read(path: Any, *args: Any, **kwargs: Any) -> Any:
+        if Path(str(path)).name == "verdicts.parquet" and not forged:
+            forged.append(path)
+            _forge_all_pass(directory)
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(pq, "read_table", forge_then_read)
+    with pytest.raises(op.RunDirError, match="not the file its columnar copy wrote"):
+        _ = run.verdicts
+    assert forged  # the forgery happened inside the read, after the check before it
+
+
+def test_a_copy_without_its_frame_record_is_rebuilt(blocked_run: tuple[Path, op.Gate], tmp_path: Path) -> None:
+    """A copy written before frame files were recorded (format 2), or whose record lacks a frame."""
+    directory = Path(shutil.copytree(blocked_run[0], tmp_path / "run"))
+    source_file = directory / "frames" / columnar.SOURCE_FILE
+    source = json.loads(source_file.read_text(encoding="utf-8"))
+    assert set(source["frames"]) == set(FRAMES) and None not in source["frames"].values()
+    source_file.write_text(json.dumps({"format": 2, "journal": source["journal"]}), encoding="utf-8")
+    assert not columnar.is_fresh(directory)
+    assert_parquet_equals_journal(directory)
+    source = json.loads(source_file.read_text(encoding="utf-8"))
+    source_file.write_text(json.dumps({**source, "frames": {**source["frames"], "pairs": None}}), encoding="utf-8")
+    assert not columnar.is_fresh(directory)
+    assert_parquet_equals_journal(directory)
+
+
+def test_an_unreadable_frame_file_is_one_line(blocked_run: tuple[Path, op.Gate], tmp_path: Path) -> None:
+    """Arrow's message for a file of the wrong frame runs over many lines; the error keeps its first."""
+    directory = Path(shutil.copytree(blocked_run[0], tmp_path / "run"))
+    shutil.copy2(columnar.frame_path(directory, "steps"), columnar.frame_path(directory, "verdicts"))
+    with pytest.raises(op.RunDirError) as caught:
+        columnar.read_frame(directory, "verdicts")  # read without a loaded copy: no record to check against
+    message = str(caught.value)
+    assert "\n" not in message and "cannot read the columnar copy (" in message
+    assert message.endswith(f"delete {directory / 'frames'} to rebuild it from the journal")
 
 
 def _inline_states(directory: Path) -> None:
