@@ -15,7 +15,9 @@ its ``version`` nor a recording that took another path before the checkpoint
 
 Every entry carries the SHA-256 of its own content and is used only when that
 digest verifies: a corrupt, partial or edited file is a miss (recomputed and
-rewritten), never trusted. Writes are atomic (a temporary file in the same
+rewritten), never trusted. Only a regular file is read, without ever blocking:
+a named pipe, a device or a directory put in the folder is a miss too (the
+write that follows replaces a pipe or a device with the entry). Writes are atomic (a temporary file in the same
 folder, then ``os.replace``); a failed write is ignored (the cache is optional).
 """
 
@@ -27,6 +29,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from .._config.files import UnreadableFile, read_regular
 from .._core.canonical import digest
 
 __all__ = ["ReplayCache", "replay_key", "recording_digest", "REPLAY_CACHE_DIR", "CACHE_SCHEMA"]
@@ -34,6 +37,8 @@ __all__ = ["ReplayCache", "replay_key", "recording_digest", "REPLAY_CACHE_DIR", 
 #: Where the cache lives, relative to the suite folder.
 REPLAY_CACHE_DIR = Path(".oloproof") / "replays"
 CACHE_SCHEMA = "oloproof_replay_cache/v2"
+#: The largest entry read back (a bigger file is a miss): a replay's trajectory and final state.
+_ENTRY_MAX_BYTES = 1 << 30
 
 
 def recording_digest(steps: list[dict[str, Any]], checkpoint: int) -> str:
@@ -145,10 +150,11 @@ class ReplayCache:
         return self.directory / f"{key}.json"
 
     def get(self, key: str) -> dict[str, Any] | None:
-        """The stored entry, or None when there is none, it cannot be parsed, or its digest does not verify."""
+        """The stored entry, or None when there is none, it is no regular file, it cannot be parsed, or its
+        digest does not verify."""
         try:
-            data = json.loads(self.path(key).read_text(encoding="utf-8"))
-        except (OSError, ValueError, RecursionError):  # absent, unreadable, partial or not JSON
+            data = json.loads(read_regular(self.path(key), _ENTRY_MAX_BYTES).decode("utf-8"))
+        except (UnreadableFile, OSError, ValueError, RecursionError):  # absent, no file, unreadable, partial, not JSON
             return None
         if not isinstance(data, dict) or data.get("schema") != CACHE_SCHEMA or data.get("key") != key:
             return None

@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 
 import pytest
+from _hostile_files import SPECIAL_KINDS, bounded, make_special
 from _reliability_systems import EVALUATORS, FAULT_EVALUATOR, make_case, run_cli, write_suite
 
 import oloproof_nb as op
@@ -25,6 +26,7 @@ from oloproof_nb.errors import InternalError
 from oloproof_nb.examples import init_example
 
 CRITERION = "recovers_from_error_at_issue_refund"
+HANG_LIMIT_S = 30
 BROKEN = '''        rec.tool("issue_refund", self.sandbox.issue_refund, order_id=order_id)
         # defect 2: the refund's result is never checked
         rec.say(f"Order {order_id} has been refunded.")
@@ -185,6 +187,26 @@ def test_an_edited_or_corrupted_cache_entry_is_never_trusted(tmp_path: Path) -> 
     again = json.loads(faulted[0].read_text())
     assert again["digest"] == hashlib.sha256(json.dumps(again["entry"], sort_keys=True, separators=(",", ":"),
                                                         ensure_ascii=False).encode()).hexdigest()
+
+
+@pytest.mark.parametrize("kind", SPECIAL_KINDS)
+def test_a_cache_entry_that_is_not_a_file_is_a_miss_never_a_hang(tmp_path: Path, kind: str) -> None:
+    """A named pipe, a directory or a device (``/dev/zero``) at an entry's path: before, a pipe hung the run
+    and ``/dev/zero`` read zeros until memory ran out; now it is a miss, replayed live (a pipe or device is
+    then replaced by the entry; a directory cannot be, and stays a miss)."""
+    root = write_suite(tmp_path / "suite", [make_case(f"c{i}", escalate=True) for i in range(2)],
+                       evaluators=[*EVALUATORS, FAULT_EVALUATOR], system="relsys:VersionedDesk")
+    first = op.run(root, out=tmp_path / "first", progress=False)
+    files = _cache_files(root)
+    assert len(files) == 4 and _rows(first) == [("pass", False)] * 2
+    hostile, kept = files[0], files[1:]
+    make_special(hostile, kind)
+    second = bounded(lambda: op.run(root, out=tmp_path / "second", progress=False), HANG_LIMIT_S,
+                     unblock=[hostile])
+    assert [verdict for verdict, _ in _rows(second)] == ["pass", "pass"]
+    assert second.replay_counts() == (1, 3)
+    assert hostile.is_dir() if kind == "dir" else hostile.is_file() and not hostile.is_symlink()
+    assert all(f.is_file() for f in kept)
 
 
 def test_a_bug_while_checking_a_cached_replay_stops_the_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
