@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from .._config.suite import SuiteConfig
+from .._core.pairs import pair_view
 from .._core.paths import ABSENT, leaf_diff
 from .._core.records import CaseRecord, PairRow, ReceiptRow, RunVerdictRow
 from .._core.trajectory import DEFAULT_TOOL_ERRORS, ToolErrorRule
@@ -43,8 +44,7 @@ __all__ = [
     "comparisons_items",
     "replays_items",
     "receipts_items",
-    "without_rows",
-    "ROW_KEYS",
+    "kept_for_pairs",
     "RunScope",
     "concat",
     "TEXT",
@@ -221,13 +221,10 @@ class StateDiffs:
         return hit[2]
 
 
-#: The per-case rows of a record: what run-scope evaluators never need.
-ROW_KEYS = ("verdicts", "comparisons", "replays", "receipts")
-
-
-def without_rows(record: CaseRecord) -> CaseRecord:
-    """A record without its per-case rows (verdicts, comparisons, replays, receipts)."""
-    return {k: v for k, v in record.items() if k not in ROW_KEYS}  # type: ignore[return-value]
+def kept_for_pairs(record: CaseRecord) -> CaseRecord:
+    """What a run judged across cases keeps of each record until its pairs are judged (see
+    :func:`~oloproof_nb._core.pairs.pair_view`): a few containers, not the whole record."""
+    return pair_view(record)  # type: ignore[return-value]
 
 
 RunScope = Callable[[Sequence[CaseRecord]], tuple[list[RunVerdictRow], list[PairRow]]]
@@ -259,7 +256,7 @@ def run_scope_items(run_scope: RunScope | None, kept: Sequence[CaseRecord],
 
 def journal_items(chunks: Iterable[tuple[Sequence[CaseRecord], Sequence[str | None]]],
                   tool_errors: ToolErrorRule,
-                  run_scope: RunScope | None, keep: Callable[[CaseRecord], CaseRecord] = without_rows,
+                  run_scope: RunScope | None, keep: Callable[[CaseRecord], CaseRecord] = kept_for_pairs,
                   ) -> Iterator[tuple[str, list[Any], list[str | None] | None]]:
     """The items of every frame of a run, chunk by chunk from its case records (in case order).
 
@@ -267,7 +264,7 @@ def journal_items(chunks: Iterable[tuple[Sequence[CaseRecord], Sequence[str | No
     the run's state store (None: no state, or stored inline). Yields ``(frame name, items, state_refs)``:
     each chunk's items of every frame (a frame's :class:`FrameSpec` reads its columns from them), then the
     verdicts judged across cases and the pairs (``run_scope`` gets every record as ``keep`` keeps it: by
-    default without its per-case rows; a run too large to hold keeps a lazy view of each). ``state_refs``
+    default :func:`kept_for_pairs`; a run too large to hold keeps a lazy view of each). ``state_refs``
     (``snapshots`` only) gives each item's state address. Concatenated per frame, the items are those of
     the frame built from all records at once.
     """

@@ -11,8 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,22 +32,19 @@ _REPLAY_HEAD = re.compile(rb'\{"case_id":("(?:[^"\\]|\\.)*")(?:,"epoch":(\d+))?'
 Key = tuple[str, int]
 
 
-@dataclass(frozen=True)
-class Line:
-    """Where one record of a journal file is: its byte offset and length, and its line number."""
-
-    offset: int
-    length: int
-    lineno: int
+#: Where one record of a journal file is: ``(byte offset, length, line number)``. A plain tuple of ints, which
+#: the garbage collector stops tracking (it never does for a class instance, a named tuple included): the
+#: line index of a run of a million records is then nothing its full passes walk.
+Line = tuple[int, int, int]
 
 
 def _complete_lines(path: Path) -> Iterator[tuple[Line, bytes]]:
     """Every complete line of ``path`` with where it is (a torn last line is ignored)."""
     for lineno, offset, raw in complete_lines(path):
-        yield Line(offset, len(raw), lineno), raw
+        yield (offset, len(raw), lineno), raw
 
 
-def _read_lines(path: Path, lines: list[Line]) -> list[bytes]:
+def _read_lines(path: Path, lines: Sequence[Line]) -> list[bytes]:
     """The bytes of ``lines`` of ``path``; a run of lines that follow each other in the file is read at once."""
     raws: list[bytes] = []
     handle = open_journal(path)
@@ -58,18 +54,18 @@ def _read_lines(path: Path, lines: list[Line]) -> list[bytes]:
         i = 0
         while i < len(lines):
             j = i + 1
-            while j < len(lines) and lines[j].offset == lines[j - 1].offset + lines[j - 1].length:
+            while j < len(lines) and lines[j][0] == lines[j - 1][0] + lines[j - 1][1]:  # offset == previous end
                 j += 1
-            handle.seek(lines[i].offset)
-            block = handle.read(lines[j - 1].offset + lines[j - 1].length - lines[i].offset)
-            start = lines[i].offset
-            raws += [block[ln.offset - start : ln.offset - start + ln.length] for ln in lines[i:j]]
+            start = lines[i][0]
+            handle.seek(start)
+            block = handle.read(lines[j - 1][0] + lines[j - 1][1] - start)
+            raws += [block[offset - start : offset - start + length] for offset, length, _ in lines[i:j]]
             i = j
     return raws
 
 
 def _parse(path: Path, line: Line, raw: bytes) -> dict[str, Any]:
-    return parse_record(path, line.lineno, raw)
+    return parse_record(path, line[2], raw)
 
 
 def _case_key(path: Path, line: Line, raw: bytes) -> tuple[int, Key]:
@@ -83,7 +79,7 @@ def _case_key(path: Path, line: Line, raw: bytes) -> tuple[int, Key]:
     try:
         return int(rec["index"]), (str(rec["case"]["id"]), int(rec["case"].get("epoch", 1)))
     except (KeyError, TypeError, ValueError):
-        raise RunDirError(f"{path}: line {line.lineno}: a case record without index or case id; "
+        raise RunDirError(f"{path}: line {line[2]}: a case record without index or case id; "
                           "the run directory is damaged") from None
 
 
@@ -109,7 +105,7 @@ class Journal:
         self.directory = directory
         self.states = states
         self._cases: dict[Key, tuple[int, Line]] | None = None
-        self._replays: dict[Key, list[Line]] | None = None
+        self._replays: dict[Key, tuple[Line, ...]] | None = None
         self._recent: OrderedDict[Key, CaseRecord] = OrderedDict()  # the last records read for a LazyRecord
         self._order: list[Key] | None = None
         self._position: dict[Key, int] = {}
@@ -128,7 +124,7 @@ class Journal:
             self._cases = dict(sorted(first.items(), key=lambda item: item[1][0]))
         return self._cases
 
-    def _read(self, name: str, lines: list[Line]) -> list[dict[str, Any]]:
+    def _read(self, name: str, lines: Sequence[Line]) -> list[dict[str, Any]]:
         """The records at ``lines`` of journal file ``name``, in that order (parsed as one JSON array)."""
         path = self.directory / name
         if not lines:
@@ -209,13 +205,13 @@ class Journal:
         return [rec for chunk, _ in self.chunks(4096) for rec in chunk]
 
     # -- replays ------------------------------------------------------------------------------
-    def _replay_index(self) -> dict[Key, list[Line]]:
+    def _replay_index(self) -> dict[Key, tuple[Line, ...]]:
         if self._replays is None:
             path = self.directory / REPLAYS
             index: dict[Key, list[Line]] = {}
             for line, raw in _complete_lines(path):
                 index.setdefault(_replay_case(path, line, raw), []).append(line)
-            self._replays = index
+            self._replays = {key: tuple(lines) for key, lines in index.items()}  # tuples: untracked, like Line
         return self._replays
 
     def replays_of(self, case_id: str, epoch: int = 1) -> list[ReplayRecord]:
@@ -224,13 +220,13 @@ class Journal:
         for attempt in range(2):
             if key not in self.case_index():
                 return []
-            stored = self._read_checked(REPLAYS, self._replay_index().get(key, []), attempt)
+            stored = self._read_checked(REPLAYS, self._replay_index().get(key, ()), attempt)
             if stored is not None and all(replay_key_of(rec) == key for rec in stored):
                 return [resolve_states(rec, self.states) for rec in stored]  # type: ignore[misc]
             self._forget()
         raise RunDirError(f"{self.directory / REPLAYS}: the replays of case {case_id!r} moved while they were read")
 
-    def _read_checked(self, name: str, lines: list[Line], attempt: int) -> list[dict[str, Any]] | None:
+    def _read_checked(self, name: str, lines: Sequence[Line], attempt: int) -> list[dict[str, Any]] | None:
         """:meth:`_read`; on a first attempt, None instead of an error (the lines may have moved)."""
         try:
             return self._read(name, lines)

@@ -95,7 +95,7 @@ class LiveCopy:
             if self._next > KEEP_WHOLE:  # too many to hold: the journal's lazy records are needed
                 self._drop()
                 return
-            self._kept += [frames.without_rows(rec) for rec in records]
+            self._kept += [frames.kept_for_pairs(rec) for rec in records]
         self._write(frames.chunk_items(records, refs, self._run.config.tool_errors))
 
     def _write(self, parts: Any) -> None:

@@ -40,10 +40,14 @@ __all__ = ["Run", "load_run", "load_runs", "directory_list", "ColumnarCopyWarnin
 
 R = TypeVar("R", bound="Run")
 
-#: Case records converted to frames at a time when the columnar copy is built.
-CHUNK = 4096
-#: Up to this many cases, run-scope evaluators (metamorphic pairs) get every record in memory (without its
-#: per-case rows, about 5 KiB each); beyond, lazy records read back from the journal.
+#: Case records converted to frames at a time when the columnar copy is built. Small, as in the live copy
+#: (``live_copy.CHUNK``): records held across many allocations are promoted to the oldest generation, and
+#: every 25% more of it costs a full pass of the garbage collector. 4,096 at a time took 1.5–1.9 s of full
+#: passes of a 20,000-case conversion (5.5–6.6 s in all); 256 took 3.6–4.1 s, with a lower peak
+#: (``benchmarks/README.md``, "Converting").
+CHUNK = 256
+#: Up to this many cases, run-scope evaluators (metamorphic pairs) get every record in memory (what pairs read
+#: of it, :func:`~frames.kept_for_pairs`); beyond, lazy records read back from the journal.
 KEEP_WHOLE = 100_000
 #: Times :meth:`Run.load` looks for a whole columnar copy while other processes keep putting new ones in place.
 _OPEN_ATTEMPTS = 5
@@ -211,11 +215,12 @@ class Run:
 
     def _run_scope_parts(self) -> tuple[frames.RunScope | None, Callable[[CaseRecord], CaseRecord]]:
         """What :func:`frames.journal_items` needs to judge across cases: nothing when no evaluator does;
-        records without their rows up to :data:`KEEP_WHOLE` cases; lazy records (read back) beyond."""
+        each record's :func:`~frames.kept_for_pairs` up to :data:`KEEP_WHOLE` cases; lazy records (read back)
+        beyond."""
         if not any(ev.scope == "run" for ev in self.config.evaluators):
-            return None, frames.without_rows
+            return None, frames.kept_for_pairs
         if len(self._journal.case_index()) <= KEEP_WHOLE:
-            return self._run_scope, frames.without_rows
+            return self._run_scope, frames.kept_for_pairs
         return self._run_scope, self._journal.lazy
 
     def _frame(self, name: str) -> pd.DataFrame:

@@ -837,6 +837,26 @@ def test_a_conversion_holds_one_chunk_of_states_at_a_time(tmp_path: Path, monkey
         pd.testing.assert_frame_equal(getattr(run, name), expected[name], obj=name)
 
 
+def test_the_journal_line_indexes_are_nothing_the_garbage_collector_walks(tmp_path: Path) -> None:
+    """At a million cases the line indexes hold millions of entries; each full pass of the collector walked
+    them all while a run was converted (a dataclass per line). They are plain tuples of ints and strings now."""
+    import gc
+
+    from oloproof_nb._run.states import StateReader
+
+    directory = op.run(init_example("stateful-agent", tmp_path / "suite"), out=tmp_path / "run",
+                       progress=False).directory
+    journal = journal_module.Journal(directory, StateReader(directory))
+    cases, replays = journal.case_index(), journal._replay_index()
+    stored = list(read_jsonl(directory / "replays.jsonl"))
+    assert len(cases) == 48 and sum(len(v) for v in replays.values()) == len(stored)
+    gc.collect()
+    entries = [*cases.items(), *replays.items()]
+    assert not [e for e in entries if gc.is_tracked(e[0]) or gc.is_tracked(e[1])]
+    key = next(iter(replays))
+    assert [journal_module.replay_key_of(r) for r in journal.replays_of(*key)] == [key] * len(replays[key])
+
+
 def test_a_pooled_run_never_mixes_copies_either(tmp_path: Path) -> None:
     out, full = _cut_run(tmp_path / "a", keep=3)
     other = op.run(write_suite(tmp_path / "b" / "suite", standard_cases(6), evaluators=EVALUATORS),
