@@ -1,15 +1,18 @@
-"""Benchmark: building the columnar copy from the journal when every case holds states of its own.
+"""Benchmark: building the columnar copy from the journal ("convert"), and the same against another checkout.
 
 ``benchmarks/frames.py`` copies one example's records, so its run directories hold a few dozen distinct
-states. A real agent's cases each leave a state of their own. This script runs the refund desk of
-``benchmarks/_workload.py`` (each case has its own order, so its own initial and final state) for real with
-``op.run``, deletes the run's columnar copy (as for a run that stopped early, or one written by an older
-version), and then, in a **fresh process**, times the first ``op.load_run(dir)``, which builds the copy
-from the journal ("convert"). It reports the seconds and the process's peak resident set (``VmHWM``)
-before and after. Run::
+states. A real agent's cases each leave a state of their own. By default (``--shape desk``) this script runs
+the refund desk of ``benchmarks/_workload.py`` (each case has its own order, so its own initial and final
+state) for real with ``op.run``; ``--shape example`` writes the run ``frames.py`` writes instead (the
+bundled example's records copied: metamorphic pairs judged across every case, fault replays). It deletes
+the run's columnar copy (as for a run that stopped early, or one written by an older version) and then, in
+a **fresh process**, times the first ``op.load_run(dir)``, which builds the copy from the journal. It
+reports the seconds and the process's peak resident set (``VmHWM``). With ``--against CHECKOUT`` the same
+folder is also converted by the ``oloproof_nb`` of another checkout (say, a ``git worktree`` of an older
+commit), the two alternating A B A B, each in a fresh process. Run::
 
     python benchmarks/convert.py                  # 100,000 cases (about 45 s to write, 20 s to convert)
-    python benchmarks/convert.py --cases 20000
+    python benchmarks/convert.py --cases 20000 --shape example --against /tmp/older-checkout
     python benchmarks/convert.py --smoke          # 500 cases (CI)
 """
 
@@ -57,13 +60,44 @@ def convert_child(directory: str) -> dict[str, Any]:
     run = op.load_run(directory)
     seconds = time.perf_counter() - t
     after = peak_kib()
-    return {"seconds": seconds, "peak_kib": after[0], "start_kib": before[1], "cases": len(run.cases)}
+    return {"seconds": seconds, "peak_kib": after[0], "start_kib": before[1], "cases": len(run.cases),
+            "package": str(Path(op.__file__).resolve().parent.parent)}
+
+
+def write_run(shape: str, tmp: Path, n: int) -> Path:
+    """A finished run of ``n`` cases of ``shape`` (see the module's docstring) under ``tmp``."""
+    import oloproof_nb as op
+
+    if shape == "desk":
+        return op.run(write_suite(tmp / "suite", n), out=tmp / "run", progress=False).directory
+    import frames  # benchmarks/frames.py: the example's records copied under new case ids
+
+    template, _ = frames.templates(tmp / "template")
+    return frames.write_run(template, tmp / "run", n)
+
+
+def convert_in(checkout: Path, directory: Path) -> dict[str, Any]:
+    """Convert ``directory`` in a fresh process that imports ``oloproof_nb`` from ``checkout``."""
+    shutil.rmtree(directory / "frames", ignore_errors=True)
+    env = {**os.environ, "PYTHONPATH": str(checkout)}
+    proc = subprocess.run([sys.executable, __file__, "--child", str(directory)], capture_output=True, text=True,
+                          check=False, env=env)
+    if proc.returncode != 0:
+        raise SystemExit(proc.stderr[-3000:])
+    result: dict[str, Any] = json.loads(proc.stdout)
+    if Path(result["package"]) != checkout.resolve():
+        raise SystemExit(f"the child imported oloproof_nb from {result['package']}, not {checkout}")
+    return result
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cases", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=2, help="fresh conversion processes (default 2)")
+    parser.add_argument("--shape", choices=("desk", "example"), default="desk",
+                        help="desk: every case its own state (default); example: frames.py's run, with pairs")
+    parser.add_argument("--against", type=Path, metavar="CHECKOUT",
+                        help="also convert with the oloproof_nb of this checkout, alternating with this one")
     parser.add_argument("--smoke", action="store_true", help="500 cases, 1 process (CI)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -71,29 +105,29 @@ def main() -> int:
         print(json.dumps(convert_child(args.child)))
         return 0
     n, repeat = (500, 1) if args.smoke else (args.cases, args.repeat)
-    import oloproof_nb as op
+    checkouts = [("this checkout", HERE.parent)]
+    if args.against is not None:
+        if not (args.against / "oloproof_nb" / "__init__.py").is_file():
+            print(f"--against {args.against}: no oloproof_nb package there", file=sys.stderr)
+            return 2
+        checkouts.insert(0, (f"{args.against}", args.against))
 
     print(f"platform: {platform.platform()} | cpus: {os.cpu_count()} | python {platform.python_version()}")
     with tempfile.TemporaryDirectory() as tmp:
-        suite = write_suite(Path(tmp) / "suite", n)
         t = time.perf_counter()
-        directory = op.run(suite, out=Path(tmp) / "run", progress=False).directory
+        directory = write_run(args.shape, Path(tmp), n)
         written = time.perf_counter() - t
-        print(f"{n:,} cases, each with its own state: op.run {written:.1f} s (harness and live copy)")
+        what = "each with its own state" if args.shape == "desk" else "the example's records copied, with pairs"
+        print(f"{n:,} cases, {what}: written in {written:.1f} s")
         for i in range(repeat):
-            shutil.rmtree(directory / "frames")
-            proc = subprocess.run([sys.executable, __file__, "--child", str(directory)], capture_output=True,
-                                  text=True, check=False)
-            if proc.returncode != 0:
-                print(proc.stderr[-3000:], file=sys.stderr)
-                return 1
-            r = json.loads(proc.stdout)
-            if r["cases"] != n:
-                print(f"the converted run has {r['cases']} cases, not {n}", file=sys.stderr)
-                return 1
-            print(f"convert (process {i + 1}): {r['seconds']:.2f} s, {r['seconds'] / n * 1e6:.0f} µs a case; "
-                  f"peak resident set {r['peak_kib'] / 1024:,.0f} MiB ({r['start_kib'] / 1024:,.0f} MiB "
-                  f"after import)")
+            for label, checkout in checkouts:
+                r = convert_in(checkout, directory)
+                if r["cases"] != n:
+                    print(f"the converted run has {r['cases']} cases, not {n}", file=sys.stderr)
+                    return 1
+                print(f"convert (process {i + 1}, {label}): {r['seconds']:.2f} s, {r['seconds'] / n * 1e6:.0f} µs "
+                      f"a case; peak resident set {r['peak_kib'] / 1024:,.0f} MiB ({r['start_kib'] / 1024:,.0f} "
+                      "MiB after import)")
     return 0
 
 

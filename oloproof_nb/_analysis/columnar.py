@@ -47,9 +47,11 @@ replaced is never taken for fresh. Copies of one run are put in place one at a
 time (an OS lock, ``frames/.commit.lock``; none on Windows), and a copy whose run
 already has a fresh one is dropped instead, so two processes that open one
 unconverted run at the same moment both read a whole copy and leave nothing
-behind. A run opened earlier reads its frames from the copy it opened
-(its ``_source.json``, checked before and after each file is read) or not at all:
-never some frames from one copy and some from a newer one. The temporary
+behind. A run opened earlier reads its frames from a copy of the journal it opened
+(``_source.json``, checked before and after each file is read, and each frame
+file against the size and mtime recorded there) or not at all: never some frames
+from one copy and some from a newer one, and never a file changed since it was
+written. The temporary
 folder of a process killed while it wrote a copy
 (``frames.tmp-<host>-<pid>-<random>``) is removed by the next copy of the run
 put in place on that host.
@@ -398,8 +400,8 @@ def read_frame(directory: Path, name: str, states: Callable[[Iterable[str]], lis
     checked before and after the file is read: a copy is put in place with ``_source.json`` removed first
     and put back last, one copy at a time, so a file read between two matching checks belongs to a copy
     built from the same journal. The file itself must be the one its copy wrote (its size and mtime as
-    ``_source.json`` records them), before and after the
-    read; else :class:`RunDirError`, and loading the run again rebuilds the copy from the journal.
+    ``_source.json`` records them), before and after the read; else :class:`RunDirError`, and loading the
+    run again rebuilds the copy from the journal.
     """
     import pyarrow.parquet as pq  # imported on first read: keeps ``import oloproof_nb`` fast
 
