@@ -227,7 +227,8 @@ def kept_for_pairs(record: CaseRecord) -> CaseRecord:
     return pair_view(record)  # type: ignore[return-value]
 
 
-RunScope = Callable[[Sequence[CaseRecord]], tuple[list[RunVerdictRow], list[PairRow]]]
+#: Judges a run across cases from what was kept of each record (``keep``'s results, in case order).
+RunScope = Callable[[Sequence[Any]], tuple[list[RunVerdictRow], list[PairRow]]]
 
 
 def chunk_items(records: Sequence[CaseRecord], refs: Sequence[str | None], tool_errors: ToolErrorRule,
@@ -246,7 +247,7 @@ def chunk_items(records: Sequence[CaseRecord], refs: Sequence[str | None], tool_
     yield "receipts", receipts_items(records), None
 
 
-def run_scope_items(run_scope: RunScope | None, kept: Sequence[CaseRecord],
+def run_scope_items(run_scope: RunScope | None, kept: Sequence[Any],
                     ) -> Iterator[tuple[str, list[Any], list[str | None] | None]]:
     """The verdicts judged across cases and the pairs, from every record (as kept), after the chunks."""
     rows, pairs = run_scope(kept) if run_scope is not None else ([], [])
@@ -256,7 +257,7 @@ def run_scope_items(run_scope: RunScope | None, kept: Sequence[CaseRecord],
 
 def journal_items(chunks: Iterable[tuple[Sequence[CaseRecord], Sequence[str | None]]],
                   tool_errors: ToolErrorRule,
-                  run_scope: RunScope | None, keep: Callable[[CaseRecord], CaseRecord] = kept_for_pairs,
+                  run_scope: RunScope | None, keep: Callable[[CaseRecord], Any] = kept_for_pairs,
                   ) -> Iterator[tuple[str, list[Any], list[str | None] | None]]:
     """The items of every frame of a run, chunk by chunk from its case records (in case order).
 
@@ -268,7 +269,7 @@ def journal_items(chunks: Iterable[tuple[Sequence[CaseRecord], Sequence[str | No
     (``snapshots`` only) gives each item's state address. Concatenated per frame, the items are those of
     the frame built from all records at once.
     """
-    kept: list[CaseRecord] = []
+    kept: list[Any] = []
     for records, refs in chunks:
         yield from chunk_items(records, refs, tool_errors, StateDiffs())  # per chunk: holds the chunk's states only
         if run_scope is not None:

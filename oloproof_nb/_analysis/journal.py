@@ -13,7 +13,7 @@ import re
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from .._core.records import CaseRecord, ReplayRecord
 from .._run.lines import complete_lines, open_journal
@@ -21,7 +21,7 @@ from .._run.states import StateReader, resolve_states, state_refs_of
 from .._run.store import CASES, REPLAYS, parse_record, read_jsonl, replay_key_of
 from ..errors import RunDirError
 
-__all__ = ["Journal", "Line", "LazyRecord"]
+__all__ = ["Journal", "Line", "LazyRecord", "LazyRecords", "Head"]
 
 # Lines written by ``store.dumps`` start with these keys (records are dicts built in this key order); a
 # line that does not (another writer) is parsed whole instead.
@@ -192,13 +192,24 @@ class Journal:
             self._recent.popitem(last=False)
         return self._recent[key]
 
-    def lazy(self, record: CaseRecord) -> CaseRecord:
-        """A :class:`LazyRecord` of ``record``: its case's ids and its status kept, the rest read when asked for."""
+    def head(self, record: CaseRecord) -> Head:
+        """What a :class:`LazyRecord` of ``record`` keeps: its case's ids, its index, status and error.
+
+        A flat tuple of strings and numbers, which the garbage collector stops tracking: a run of a million cases
+        keeps a million of them while its pairs are judged, and none is walked by the collector's full
+        passes (a :class:`LazyRecord` and two dicts per case were).
+        """
         case = record["case"]
-        head_case = {k: case[k] for k in _CASE_HEAD_KEYS if k in case}  # type: ignore[literal-required]
-        head = {"index": record["index"], "status": record["status"], "error": record.get("error"),
-                "case": LazyRecord(head_case, self, (case["id"], int(case.get("epoch", 1))), "case")}
-        return LazyRecord(head, self, (case["id"], int(case.get("epoch", 1))))  # type: ignore[return-value]
+        ids = [item for k in _CASE_HEAD_KEYS if k in case for item in (k, case[k])]  # type: ignore[literal-required]
+        return (case["id"], int(case.get("epoch", 1)), record["index"], record["status"], record.get("error"), *ids)
+
+    def lazy(self, head: Head) -> CaseRecord:
+        """The :class:`LazyRecord` of a :meth:`head`: its ids and status kept, the rest read when asked for."""
+        case_id, epoch, index, status, error = head[:5]
+        key = (case_id, epoch)
+        ids = dict(zip(head[5::2], head[6::2], strict=True))
+        kept = {"index": index, "status": status, "error": error, "case": LazyRecord(ids, self, key, "case")}
+        return LazyRecord(kept, self, key)  # type: ignore[return-value]
 
     def records(self) -> list[CaseRecord]:
         """Every case record in case order, states put back (the whole journal in memory: prefer frames)."""
@@ -247,9 +258,44 @@ class Journal:
                 for rec in read_jsonl(self.directory / REPLAYS) if replay_key_of(rec) in recorded]
 
 
-#: Case records a :class:`Journal` keeps for :class:`LazyRecord` reads, and how many it reads at once.
-RECENT = 4096
-AHEAD = 1024
+#: What a case record's :class:`LazyRecord` is made from: ``(case id, epoch, index, status, error, key, value,
+#: key, value, ...)``, the case's ids flattened, so the tuple holds no container (the collector stops tracking
+#: it at its first pass).
+Head = tuple[Any, ...]
+
+
+class LazyRecords(Sequence[CaseRecord]):
+    """The records of a run as :class:`LazyRecord` s, each made from its :meth:`Journal.head` when it is read.
+
+    Run-scope evaluators walk these (and look a source up by its position); a record made for one step
+    is dropped after it, so what the run holds meanwhile is the heads alone.
+    """
+
+    def __init__(self, heads: Sequence[Head], journal: Journal) -> None:
+        self._heads = heads
+        self._journal = journal
+
+    def __len__(self) -> int:
+        return len(self._heads)
+
+    @overload
+    def __getitem__(self, i: int) -> CaseRecord: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[CaseRecord]: ...
+
+    def __getitem__(self, i: int | slice) -> CaseRecord | list[CaseRecord]:
+        if isinstance(i, slice):
+            return [self._journal.lazy(h) for h in self._heads[i]]
+        return self._journal.lazy(self._heads[i])
+
+
+#: Case records a :class:`Journal` keeps for :class:`LazyRecord` reads, and how many it reads at once. Few:
+#: pairs are judged in case order and a derived case follows its source, and every record kept here is one
+#: the garbage collector's full passes walk (4,096 kept, read 1,024 at a time: 54-61 s to convert 100,000
+#: cases this way, 18-22 s of it full passes; 64 and 16: 34 s, 3.4 s of it; ``benchmarks/README.md``).
+RECENT = 64
+AHEAD = 16
 #: What a :class:`LazyRecord` keeps of its case in memory.
 _CASE_HEAD_KEYS = ("id", "epoch", "source_id", "transform", "cluster", "digest")
 

@@ -34,7 +34,7 @@ from ..errors import OloproofError, RunDirError
 from . import frames
 from .columnar import CopyWriter, copy_source, fresh_source, from_arrow, journal_fingerprint, read_frame, to_arrow
 from .columns import FRAMES
-from .journal import Journal
+from .journal import Journal, LazyRecords
 
 __all__ = ["Run", "load_run", "load_runs", "directory_list", "ColumnarCopyWarning"]
 
@@ -213,15 +213,16 @@ class Run:
         """Verdicts judged across cases (metamorphic pairs), from every case record."""
         return frames.run_scope_rows(self.config, self.labels, records)
 
-    def _run_scope_parts(self) -> tuple[frames.RunScope | None, Callable[[CaseRecord], CaseRecord]]:
+    def _run_scope_parts(self) -> tuple[frames.RunScope | None, Callable[[CaseRecord], Any]]:
         """What :func:`frames.journal_items` needs to judge across cases: nothing when no evaluator does;
-        each record's :func:`~frames.kept_for_pairs` up to :data:`KEEP_WHOLE` cases; lazy records (read back)
-        beyond."""
+        each record's :func:`~frames.kept_for_pairs` up to :data:`KEEP_WHOLE` cases; beyond, each record's
+        :meth:`Journal.head`, judged as lazy records (read back from the journal)."""
         if not any(ev.scope == "run" for ev in self.config.evaluators):
             return None, frames.kept_for_pairs
         if len(self._journal.case_index()) <= KEEP_WHOLE:
             return self._run_scope, frames.kept_for_pairs
-        return self._run_scope, self._journal.lazy
+        journal = self._journal
+        return (lambda heads: self._run_scope(LazyRecords(heads, journal))), journal.head
 
     def _frame(self, name: str) -> pd.DataFrame:
         if self._members is not None:

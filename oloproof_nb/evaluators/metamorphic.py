@@ -80,7 +80,8 @@ class MetamorphicRelation(Evaluator):
         if transform is None:
             return [], []
         judgements = list(labels.get(self.transform, []))
-        by_id = {(rec["case"]["id"], rec["case"].get("epoch", 1)): rec for rec in records}
+        # positions, not records: ``records`` may make each record as it is read (a large run's lazy records)
+        position = {(rec["case"]["id"], rec["case"].get("epoch", 1)): i for i, rec in enumerate(records)}
         # a pair is labeled once for all its epochs
         derived = list(dict.fromkeys(rec["case"]["id"] for rec in records
                                      if rec["case"].get("transform") == self.transform))
@@ -93,9 +94,10 @@ class MetamorphicRelation(Evaluator):
             if case.get("transform") != self.transform:
                 continue
             epoch = case.get("epoch", 1)
-            source = by_id.get((case["source_id"], epoch))  # each epoch is paired with its source's same epoch
-            if source is None:
+            at = position.get((case["source_id"], epoch))  # each epoch is paired with its source's same epoch
+            if at is None:
                 continue
+            source = records[at]
             holds, reason = compare_pair(self.relation, source, rec)
             label = label_of.get(case["id"], "")
             cluster = source["case"]["cluster"]

@@ -79,15 +79,18 @@ def test_parquet_frames_equal_the_journal_frames_with_replays_pairs_and_receipts
     assert {"verified", "missing"} <= set(run.receipts["status"])
 
 
-def test_chunked_and_lazy_conversion_equals_one_pass(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A run larger than one chunk is converted chunk by chunk, its pairs judged on lazy records."""
+@pytest.mark.parametrize(("ahead", "recent"), [(3, 4), (1, 1)])
+def test_chunked_and_lazy_conversion_equals_one_pass(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     ahead: int, recent: int) -> None:
+    """A run larger than one chunk is converted chunk by chunk, its pairs judged on lazy records (read back
+    a few at a time, or one at a time with nothing kept: every source read again when its pair is judged)."""
     folder = init_example("stateful-agent", tmp_path / "suite")
     op.run(folder, out=tmp_path / "run", progress=False)
     one_pass = {name: getattr(op.load_run(tmp_path / "run"), name) for name in NAMES}
     monkeypatch.setattr(run_module, "CHUNK", 5)  # 48 cases -> 10 chunks, and pairs across chunks
     monkeypatch.setattr(run_module, "KEEP_WHOLE", 5)  # pairs judged on lazy records
-    monkeypatch.setattr(journal_module, "AHEAD", 3)  # read back 3 at a time
-    monkeypatch.setattr(journal_module, "RECENT", 4)
+    monkeypatch.setattr(journal_module, "AHEAD", ahead)  # read back this many at a time
+    monkeypatch.setattr(journal_module, "RECENT", recent)
     shutil.rmtree(tmp_path / "run" / "frames")
     chunked = assert_parquet_equals_journal(tmp_path / "run")
     for name in NAMES:
@@ -855,6 +858,14 @@ def test_the_journal_line_indexes_are_nothing_the_garbage_collector_walks(tmp_pa
     assert not [e for e in entries if gc.is_tracked(e[0]) or gc.is_tracked(e[1])]
     key = next(iter(replays))
     assert [journal_module.replay_key_of(r) for r in journal.replays_of(*key)] == [key] * len(replays[key])
+    # what a run beyond KEEP_WHOLE keeps of each case while its pairs are judged: heads, not tracked either
+    heads = [journal.head(rec) for rec in journal.records()]
+    gc.collect()
+    assert len(heads) == 48 and not [h for h in heads if gc.is_tracked(h)]
+    lazy = journal_module.LazyRecords(heads, journal)
+    assert [rec["case"]["id"] for rec in lazy] == [cid for cid, _ in cases]
+    second = journal.record(*list(cases)[1])
+    assert second is not None and lazy[1]["trajectory"] == second["trajectory"]
 
 
 def test_a_pooled_run_never_mixes_copies_either(tmp_path: Path) -> None:
