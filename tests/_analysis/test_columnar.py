@@ -241,6 +241,23 @@ def test_oloproof_gate_on_a_forged_copy_prints_the_journals_gate(blocked_run: tu
     assert forged.stdout == honest.stdout
 
 
+def test_a_forged_copy_never_turns_a_block_into_a_pass(tmp_path: Path) -> None:
+    """40 cases, 38–39 passing each criterion, thresholds 0.9: the journal's gate BLOCKs (the lower bounds
+    are 0.83–0.87). A verdicts file rewritten to all passes gives lower bounds of 0.91, so a gate that
+    trusted it would PASS and exit 0 (the version before this check did); the copy is rebuilt instead."""
+    release = {"criteria": {"answer_matches": 0.9, "state_matches": 0.9, "bystander_untouched": 0.9}}
+    root = write_suite(tmp_path / "suite", standard_cases(40), evaluators=EVALUATORS, release=release)
+    directory = op.run(root, out=tmp_path / "run", progress=False).directory
+    honest = run_cli("gate", str(directory))
+    assert honest.returncode == 1 and "gate: BLOCK" in honest.stdout
+    forged_file = _forge_all_pass(directory)
+    assert set(pq.read_table(forged_file)["verdict"].to_pylist()) == {"pass"}
+    assert op.rate_interval_from_sums([1] * 40, [1] * 40).low > 0.9  # what a gate trusting it would see: PASS
+    forged = run_cli("gate", str(directory))
+    assert (forged.returncode, forged.stdout, forged.stderr) == (1, honest.stdout, "")
+    assert set(pq.read_table(forged_file)["verdict"].to_pylist()) != {"pass"}  # rebuilt from the journal
+
+
 @pytest.mark.parametrize("change", ["touched", "new size, old mtime", "copied from another frame"])
 def test_any_change_to_a_frame_file_makes_the_copy_stale(blocked_run: tuple[Path, op.Gate], tmp_path: Path,
                                                          change: str) -> None:
