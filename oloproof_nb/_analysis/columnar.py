@@ -123,23 +123,6 @@ def frame_path(directory: Path, name: str) -> Path:
     return directory / FRAMES_DIR / f"{name}.parquet"
 
 
-def journal_fingerprint(directory: Path) -> dict[str, list[int] | None]:
-    """``{file: [size, mtime_ns]}`` of each journal file the copy depends on (None: the file does not exist).
-
-    The journal only grows (and a resume only cuts a torn last line or rewrites ``replays.jsonl``), so a
-    copy whose fingerprint differs from the journal's is older than it.
-    """
-    out: dict[str, list[int] | None] = {}
-    for name in _JOURNAL:
-        try:
-            st = (directory / name).stat()
-        except FileNotFoundError:
-            out[name] = None
-        else:
-            out[name] = [st.st_size, st.st_mtime_ns]
-    return out
-
-
 def _stat_pair(path: Path) -> list[int] | None:
     """``[size, mtime_ns]`` of a regular file (None: missing, or not a regular file)."""
     try:
@@ -147,6 +130,16 @@ def _stat_pair(path: Path) -> list[int] | None:
     except (FileNotFoundError, NotADirectoryError):
         return None
     return [st.st_size, st.st_mtime_ns] if stat.S_ISREG(st.st_mode) else None
+
+
+def journal_fingerprint(directory: Path) -> dict[str, list[int] | None]:
+    """``{file: [size, mtime_ns]}`` of each journal file the copy depends on (None: the file does not exist,
+    or is no regular file).
+
+    The journal only grows (and a resume only cuts a torn last line or rewrites ``replays.jsonl``), so a
+    copy whose fingerprint differs from the journal's is older than it.
+    """
+    return {name: _stat_pair(directory / name) for name in _JOURNAL}
 
 
 def frames_fingerprint(folder: Path) -> dict[str, list[int] | None]:
@@ -169,15 +162,21 @@ def copy_source(directory: Path) -> str | None:
         return None
 
 
+def _source_data(text: str | None) -> dict[str, Any] | None:
+    """The parsed text of a copy's ``_source.json`` (None: no copy, or not a JSON object)."""
+    try:
+        data = json.loads(text or "")
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
 def fresh_source(directory: Path) -> str | None:
     """The :func:`copy_source` of ``directory``'s columnar copy when the copy is complete and built from the
     journal as it is now; None otherwise."""
     text = copy_source(directory)
-    try:
-        source = json.loads(text or "")
-    except ValueError:
-        return None
-    if not isinstance(source, dict) or source.get("format") != FORMAT:
+    source = _source_data(text)
+    if source is None or source.get("format") != FORMAT:
         return None
     if source.get("journal") != journal_fingerprint(directory):
         return None
@@ -409,8 +408,9 @@ def read_frame(directory: Path, name: str, states: Callable[[Iterable[str]], lis
     wanted = spec.names if columns is None else [c for c in spec.names if c in columns]
     path = frame_path(directory, name)
     if source is not None:
-        _as_loaded(directory, name, source)
-    _refuse_special(path)
+        _as_loaded(directory, name, source)  # refuses a special file too
+    else:
+        _refuse_special(path)
     try:
         if name == "snapshots" and "state" in wanted and STATE_REF in pq.read_schema(path).names:
             wanted = [*wanted, STATE_REF]
@@ -434,26 +434,22 @@ def _refuse_special(path: Path) -> None:
                           "from the journal")
 
 
-def _built_from(source: str | None) -> Any:
-    """What a copy's ``_source.json`` text says it was built from (its format and journal fingerprint)."""
-    try:
-        data = json.loads(source or "")
-    except ValueError:
-        return None
-    return (data.get("format"), data.get("journal")) if isinstance(data, dict) else None
+def _built_from(source: dict[str, Any] | None) -> Any:
+    """What a copy's parsed ``_source.json`` says it was built from (its format and journal fingerprint)."""
+    return None if source is None else (source.get("format"), source.get("journal"))
 
 
 def _as_loaded(directory: Path, name: str, source: str) -> None:
     """Raise unless the run's copy in place is built from the journal the loaded copy (``source``) was, and
     frame ``name``'s file is the one that copy wrote (its size and mtime as :func:`frames_fingerprint`)."""
-    current = copy_source(directory)
-    if current is None or _built_from(current) != _built_from(source):
+    current = _source_data(copy_source(directory))
+    if current is None or _built_from(current) != _built_from(_source_data(source)):
         raise CopyChangedError(f"{directory}: the run changed after it was loaded (it went on, or was resumed), "
                                "so its frames would no longer match one another; load it again: "
                                f"op.load_run({str(directory)!r})")
     path = frame_path(directory, name)
     _refuse_special(path)
-    if _stat_pair(path) != json.loads(current).get("frames", {}).get(name):
+    if _stat_pair(path) != current.get("frames", {}).get(name):
         raise RunDirError(f"{path}: not the file its columnar copy wrote (its size or modification time differs "
                           f"from what {SOURCE_FILE} records: edited, touched or copied in since); load the run "
                           f"again to rebuild the copy from the journal: op.load_run({str(directory)!r})")

@@ -44,7 +44,6 @@ __all__ = [
     "comparisons_items",
     "replays_items",
     "receipts_items",
-    "kept_for_pairs",
     "RunScope",
     "concat",
     "TEXT",
@@ -221,12 +220,6 @@ class StateDiffs:
         return hit[2]
 
 
-def kept_for_pairs(record: CaseRecord) -> CaseRecord:
-    """What a run judged across cases keeps of each record until its pairs are judged (see
-    :func:`~oloproof_nb._core.pairs.pair_view`): a few containers, not the whole record."""
-    return pair_view(record)  # type: ignore[return-value]
-
-
 #: Judges a run across cases from what was kept of each record (``keep``'s results, in case order).
 RunScope = Callable[[Sequence[Any]], tuple[list[RunVerdictRow], list[PairRow]]]
 
@@ -257,7 +250,7 @@ def run_scope_items(run_scope: RunScope | None, kept: Sequence[Any],
 
 def journal_items(chunks: Iterable[tuple[Sequence[CaseRecord], Sequence[str | None]]],
                   tool_errors: ToolErrorRule,
-                  run_scope: RunScope | None, keep: Callable[[CaseRecord], Any] = kept_for_pairs,
+                  run_scope: RunScope | None, keep: Callable[[CaseRecord], Any] = pair_view,
                   ) -> Iterator[tuple[str, list[Any], list[str | None] | None]]:
     """The items of every frame of a run, chunk by chunk from its case records (in case order).
 
@@ -265,8 +258,8 @@ def journal_items(chunks: Iterable[tuple[Sequence[CaseRecord], Sequence[str | No
     the run's state store (None: no state, or stored inline). Yields ``(frame name, items, state_refs)``:
     each chunk's items of every frame (a frame's :class:`FrameSpec` reads its columns from them), then the
     verdicts judged across cases and the pairs (``run_scope`` gets every record as ``keep`` keeps it: by
-    default :func:`kept_for_pairs`; a run too large to hold keeps a lazy view of each). ``state_refs``
-    (``snapshots`` only) gives each item's state address. Concatenated per frame, the items are those of
+    default its :func:`~oloproof_nb._core.pairs.pair_view`; a run too large to hold keeps a head of each).
+    ``state_refs`` (``snapshots`` only) gives each item's state address. Concatenated per frame, the items are those of
     the frame built from all records at once.
     """
     kept: list[Any] = []

@@ -22,6 +22,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from .._core.pairs import pair_view
 from .._core.records import CaseRecord
 from .._run.store import read_manifest
 from . import frames
@@ -50,7 +51,7 @@ class LiveCopy:
         self._waiting: dict[int, tuple[CaseRecord, str | None]] = {}
         self._next = 0
         self._chunk: list[tuple[CaseRecord, str | None]] = []
-        self._kept: list[CaseRecord] = []
+        self._kept: list[dict[str, Any]] = []  # pair_view of each record (run-scope evaluators)
         self._run_scope = False
         self._broken = False
 
@@ -95,7 +96,7 @@ class LiveCopy:
             if self._next > KEEP_WHOLE:  # too many to hold: the journal's lazy records are needed
                 self._drop()
                 return
-            self._kept += [frames.kept_for_pairs(rec) for rec in records]
+            self._kept += [pair_view(rec) for rec in records]
         self._write(frames.chunk_items(records, refs, self._run.config.tool_errors))
 
     def _write(self, parts: Any) -> None:

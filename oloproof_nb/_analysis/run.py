@@ -27,6 +27,7 @@ import pyarrow as pa
 
 from .._config.release import ReleaseConfig
 from .._config.suite import SuiteConfig, parse_suite_config, release_from_manifest
+from .._core.pairs import pair_view
 from .._core.records import CaseRecord, Manifest, PairRow, ReplayRecord, RunVerdictRow
 from .._run.states import StateReader
 from .._run.store import MANIFEST, read_manifest
@@ -47,7 +48,7 @@ R = TypeVar("R", bound="Run")
 #: (``benchmarks/README.md``, "Converting").
 CHUNK = 256
 #: Up to this many cases, run-scope evaluators (metamorphic pairs) get every record in memory (what pairs read
-#: of it, :func:`~frames.kept_for_pairs`); beyond, lazy records read back from the journal.
+#: of it, :func:`~pair_view`); beyond, lazy records read back from the journal.
 KEEP_WHOLE = 100_000
 #: Times :meth:`Run.load` looks for a whole columnar copy while other processes keep putting new ones in place.
 _OPEN_ATTEMPTS = 5
@@ -215,12 +216,12 @@ class Run:
 
     def _run_scope_parts(self) -> tuple[frames.RunScope | None, Callable[[CaseRecord], Any]]:
         """What :func:`frames.journal_items` needs to judge across cases: nothing when no evaluator does;
-        each record's :func:`~frames.kept_for_pairs` up to :data:`KEEP_WHOLE` cases; beyond, each record's
+        each record's :func:`~pair_view` up to :data:`KEEP_WHOLE` cases; beyond, each record's
         :meth:`Journal.head`, judged as lazy records (read back from the journal)."""
         if not any(ev.scope == "run" for ev in self.config.evaluators):
-            return None, frames.kept_for_pairs
+            return None, pair_view
         if len(self._journal.case_index()) <= KEEP_WHOLE:
-            return self._run_scope, frames.kept_for_pairs
+            return self._run_scope, pair_view
         journal = self._journal
         return (lambda heads: self._run_scope(LazyRecords(heads, journal))), journal.head
 
