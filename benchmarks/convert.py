@@ -13,6 +13,7 @@ commit), the two alternating A B A B, each in a fresh process. Run::
 
     python benchmarks/convert.py                  # 100,000 cases (about 45 s to write, 20 s to convert)
     python benchmarks/convert.py --cases 20000 --shape example --against /tmp/older-checkout
+    python benchmarks/convert.py --shape example --keep-whole 10000   # pairs judged on lazy records
     python benchmarks/convert.py --smoke          # 500 cases (CI)
 """
 
@@ -51,16 +52,37 @@ def peak_kib() -> tuple[int, int]:
     return out["VmHWM"], out["VmRSS"]
 
 
-def convert_child(directory: str) -> dict[str, Any]:
-    """In a fresh process: import, then the first ``load_run`` (which converts), timed and measured."""
+def convert_child(directory: str, keep_whole: int | None = None) -> dict[str, Any]:
+    """In a fresh process: import, then the first ``load_run`` (which converts), timed and measured, with the
+    garbage collector's full passes during it (``gc.callbacks``: count and seconds). ``keep_whole``: judge
+    pairs on lazy records above this many cases (``KEEP_WHOLE``) instead of the library's default."""
+    import gc
+
     import oloproof_nb as op
 
+    if keep_whole is not None:
+        from oloproof_nb._analysis import run as run_module
+
+        run_module.KEEP_WHOLE = keep_whole
+    passes, started = [0, 0.0], [0.0]
+
+    def watch(phase: str, info: dict[str, Any]) -> None:
+        if info["generation"] == 2:
+            if phase == "start":
+                started[0] = time.perf_counter()
+            else:
+                passes[0] += 1
+                passes[1] += time.perf_counter() - started[0]
+
     before = peak_kib()
+    gc.callbacks.append(watch)
     t = time.perf_counter()
     run = op.load_run(directory)
     seconds = time.perf_counter() - t
+    gc.callbacks.remove(watch)
     after = peak_kib()
     return {"seconds": seconds, "peak_kib": after[0], "start_kib": before[1], "cases": len(run.cases),
+            "full_passes": passes[0], "full_pass_s": passes[1],
             "package": str(Path(op.__file__).resolve().parent.parent)}
 
 
@@ -76,11 +98,12 @@ def write_run(shape: str, tmp: Path, n: int) -> Path:
     return frames.write_run(template, tmp / "run", n)
 
 
-def convert_in(checkout: Path, directory: Path) -> dict[str, Any]:
+def convert_in(checkout: Path, directory: Path, keep_whole: int | None = None) -> dict[str, Any]:
     """Convert ``directory`` in a fresh process that imports ``oloproof_nb`` from ``checkout``."""
     shutil.rmtree(directory / "frames", ignore_errors=True)
     env = {**os.environ, "PYTHONPATH": str(checkout)}
-    proc = subprocess.run([sys.executable, __file__, "--child", str(directory)], capture_output=True, text=True,
+    extra = [] if keep_whole is None else ["--keep-whole", str(keep_whole)]
+    proc = subprocess.run([sys.executable, __file__, "--child", str(directory), *extra], capture_output=True, text=True,
                           check=False, env=env)
     if proc.returncode != 0:
         raise SystemExit(proc.stderr[-3000:])
@@ -99,10 +122,12 @@ def main() -> int:
     parser.add_argument("--against", type=Path, metavar="CHECKOUT",
                         help="also convert with the oloproof_nb of this checkout, alternating with this one")
     parser.add_argument("--smoke", action="store_true", help="500 cases, 1 process (CI)")
+    parser.add_argument("--keep-whole", type=int, metavar="N",
+                        help="judge pairs on lazy records above N cases (the library's KEEP_WHOLE: 100,000)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(convert_child(args.child)))
+        print(json.dumps(convert_child(args.child, args.keep_whole)))
         return 0
     n, repeat = (500, 1) if args.smoke else (args.cases, args.repeat)
     checkouts = [("this checkout", HERE.parent)]
@@ -121,13 +146,14 @@ def main() -> int:
         print(f"{n:,} cases, {what}: written in {written:.1f} s")
         for i in range(repeat):
             for label, checkout in checkouts:
-                r = convert_in(checkout, directory)
+                r = convert_in(checkout, directory, args.keep_whole)
                 if r["cases"] != n:
                     print(f"the converted run has {r['cases']} cases, not {n}", file=sys.stderr)
                     return 1
                 print(f"convert (process {i + 1}, {label}): {r['seconds']:.2f} s, {r['seconds'] / n * 1e6:.0f} µs "
                       f"a case; peak resident set {r['peak_kib'] / 1024:,.0f} MiB ({r['start_kib'] / 1024:,.0f} "
-                      "MiB after import)")
+                      f"MiB after import); {r['full_passes']} full garbage-collector passes, "
+                      f"{r['full_pass_s']:.2f} s")
     return 0
 
 

@@ -91,3 +91,4 @@ def test_codecs_smoke() -> None:
 def test_convert_smoke() -> None:
     out = smoke("convert.py")
     assert "500 cases, each with its own state" in out and "convert (process 1, this checkout)" in out and "MiB" in out
+    assert "full garbage-collector passes" in out

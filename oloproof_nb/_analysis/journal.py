@@ -292,8 +292,8 @@ class LazyRecords(Sequence[CaseRecord]):
 
 #: Case records a :class:`Journal` keeps for :class:`LazyRecord` reads, and how many it reads at once. Few:
 #: pairs are judged in case order and a derived case follows its source, and every record kept here is one
-#: the garbage collector's full passes walk (4,096 kept, read 1,024 at a time: 54-61 s to convert 100,000
-#: cases this way, 18-22 s of it full passes; 64 and 16: 34 s, 3.4 s of it; ``benchmarks/README.md``).
+#: the garbage collector's full passes walk (``python benchmarks/convert.py --shape example --keep-whole
+#: 10000``; ``benchmarks/README.md``, "Converting, second pass").
 RECENT = 64
 AHEAD = 16
 #: What a :class:`LazyRecord` keeps of its case in memory.

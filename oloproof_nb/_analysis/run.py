@@ -43,9 +43,8 @@ R = TypeVar("R", bound="Run")
 
 #: Case records converted to frames at a time when the columnar copy is built. Small, as in the live copy
 #: (``live_copy.CHUNK``): records held across many allocations are promoted to the oldest generation, and
-#: every 25% more of it costs a full pass of the garbage collector. 4,096 at a time took 1.5–1.9 s of full
-#: passes of a 20,000-case conversion (5.5–6.6 s in all); 256 took 3.6–4.1 s, with a lower peak
-#: (``benchmarks/README.md``, "Converting").
+#: every 25% more of it costs a full pass of the garbage collector (``benchmarks/convert.py`` counts them;
+#: ``benchmarks/README.md``, "Converting, second pass").
 CHUNK = 256
 #: Up to this many cases, run-scope evaluators (metamorphic pairs) get every record in memory (what pairs read
 #: of it, :func:`~pair_view`); beyond, lazy records read back from the journal.
