@@ -4,7 +4,9 @@
 states. A real agent's cases each leave a state of their own. By default (``--shape desk``) this script runs
 the refund desk of ``benchmarks/_workload.py`` (each case has its own order, so its own initial and final
 state) for real with ``op.run``; ``--shape example`` writes the run ``frames.py`` writes instead (the
-bundled example's records copied: metamorphic pairs judged across every case, fault replays). It deletes
+bundled example's records copied: metamorphic pairs judged across every case, fault replays), and
+``--shape example-distinct`` the same with each copy's states made its own (every pair's two final states
+read back from the state store when the pair is judged: the hard case for packed pair views). It deletes
 the run's columnar copy (as for a run that stopped early, or one written by an older version) and then, in
 a **fresh process**, times the first ``op.load_run(dir)``, which builds the copy from the journal. It
 reports the seconds and the process's peak resident set (``VmHWM``). With ``--against CHECKOUT`` the same
@@ -13,7 +15,7 @@ commit), the two alternating A B A B, each in a fresh process. Run::
 
     python benchmarks/convert.py                  # 100,000 cases (about 45 s to write, 20 s to convert)
     python benchmarks/convert.py --cases 20000 --shape example --against /tmp/older-checkout
-    python benchmarks/convert.py --shape example --keep-whole 10000   # pairs judged on lazy records
+    python benchmarks/convert.py --shape example-distinct --cases 20000 --against /tmp/older-checkout
     python benchmarks/convert.py --smoke          # 500 cases (CI)
 """
 
@@ -54,8 +56,9 @@ def peak_kib() -> tuple[int, int]:
 
 def convert_child(directory: str, keep_whole: int | None = None) -> dict[str, Any]:
     """In a fresh process: import, then the first ``load_run`` (which converts), timed and measured, with the
-    garbage collector's full passes during it (``gc.callbacks``: count and seconds). ``keep_whole``: judge
-    pairs on lazy records above this many cases (``KEEP_WHOLE``) instead of the library's default."""
+    garbage collector's full passes during it (``gc.callbacks``: count and seconds). ``keep_whole``: for a
+    checkout from before packed pair views (``c9b88f1`` and older), judge pairs on lazy records above this many
+    cases (its ``KEEP_WHOLE``) instead of its default; the current code has one path at every size."""
     import gc
 
     import oloproof_nb as op
@@ -95,7 +98,7 @@ def write_run(shape: str, tmp: Path, n: int) -> Path:
     import frames  # benchmarks/frames.py: the example's records copied under new case ids
 
     template, _ = frames.templates(tmp / "template")
-    return frames.write_run(template, tmp / "run", n)
+    return frames.write_run(template, tmp / "run", n, distinct=shape == "example-distinct")
 
 
 def convert_in(checkout: Path, directory: Path, keep_whole: int | None = None) -> dict[str, Any]:
@@ -117,13 +120,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cases", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=2, help="fresh conversion processes (default 2)")
-    parser.add_argument("--shape", choices=("desk", "example"), default="desk",
-                        help="desk: every case its own state (default); example: frames.py's run, with pairs")
+    parser.add_argument("--shape", choices=("desk", "example", "example-distinct"), default="desk",
+                        help="desk: every case its own state (default); example: frames.py's run, with pairs; "
+                             "example-distinct: the same with every copy's states its own")
     parser.add_argument("--against", type=Path, metavar="CHECKOUT",
                         help="also convert with the oloproof_nb of this checkout, alternating with this one")
     parser.add_argument("--smoke", action="store_true", help="500 cases, 1 process (CI)")
     parser.add_argument("--keep-whole", type=int, metavar="N",
-                        help="judge pairs on lazy records above N cases (the library's KEEP_WHOLE: 100,000)")
+                        help="checkouts up to c9b88f1: judge pairs on lazy records above N cases (their KEEP_WHOLE, "
+                             "100,000); the current code has one path and ignores it")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -142,7 +147,8 @@ def main() -> int:
         t = time.perf_counter()
         directory = write_run(args.shape, Path(tmp), n)
         written = time.perf_counter() - t
-        what = "each with its own state" if args.shape == "desk" else "the example's records copied, with pairs"
+        what = {"desk": "each with its own state", "example": "the example's records copied, with pairs",
+                "example-distinct": "the example's records copied, with pairs, each copy's states its own"}[args.shape]
         print(f"{n:,} cases, {what}: written in {written:.1f} s")
         for i in range(repeat):
             for label, checkout in checkouts:

@@ -71,8 +71,12 @@ def templates(tmp: Path) -> tuple[Any, float]:
     return op.load_run(directory), seconds
 
 
-def write_run(template: Any, directory: Path, n_cases: int) -> Path:
-    """A run directory of ``n_cases`` records copied from ``template`` under new case ids."""
+def write_run(template: Any, directory: Path, n_cases: int, distinct: bool = False) -> Path:
+    """A run directory of ``n_cases`` records copied from ``template`` under new case ids.
+
+    ``distinct``: each copy's initial and final states get a key ``"copy"`` holding the copy's number, so every
+    copy's states differ from every other copy's (a source and its derived case, copied together, still agree).
+    """
     from oloproof_nb._run.store import RunStore
 
     records = template.records
@@ -100,6 +104,10 @@ def write_run(template: Any, directory: Path, n_cases: int) -> Path:
             case["id"], case["source_id"], case["cluster"] = new_id, new_src, new_src
             if new.get("environment_state"):
                 new["environment_state"]["case_id"] = new_id
+            if distinct:
+                for state in (case.get("initial_state"), (new.get("environment_state") or {}).get("state")):
+                    if isinstance(state, dict):
+                        state["copy"] = c
             for row in new["comparisons"] + new["replays"] + new["receipts"]:
                 row["case_id"] = new_id
             for rep_line in replay_lines.get(old_id, []):

@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from .._config.suite import SuiteConfig
-from .._core.pairs import pair_view
+from .._core.pairs import PairViews, pack_view
 from .._core.paths import ABSENT, leaf_diff
 from .._core.records import CaseRecord, PairRow, ReceiptRow, RunVerdictRow
 from .._core.trajectory import DEFAULT_TOOL_ERRORS, ToolErrorRule
@@ -248,26 +248,31 @@ def run_scope_items(run_scope: RunScope | None, kept: Sequence[Any],
     yield "pairs", list(pairs), None
 
 
-def journal_items(chunks: Iterable[tuple[Sequence[CaseRecord], Sequence[str | None]]],
-                  tool_errors: ToolErrorRule,
-                  run_scope: RunScope | None, keep: Callable[[CaseRecord], Any] = pair_view,
+def _no_states(refs: list[str]) -> list[Any]:
+    raise LookupError(f"no state store to read state {refs[0]} from")
+
+
+def journal_items(chunks: Iterable[tuple[Sequence[CaseRecord], Sequence[str | None], Sequence[str | None]]],
+                  tool_errors: ToolErrorRule, run_scope: RunScope | None,
+                  states: Callable[[list[str]], list[Any]] = _no_states,
                   ) -> Iterator[tuple[str, list[Any], list[str | None] | None]]:
     """The items of every frame of a run, chunk by chunk from its case records (in case order).
 
-    ``chunks`` gives ``(records, refs)``: the records, and per record the address of its final state in
-    the run's state store (None: no state, or stored inline). Yields ``(frame name, items, state_refs)``:
-    each chunk's items of every frame (a frame's :class:`FrameSpec` reads its columns from them), then the
-    verdicts judged across cases and the pairs (``run_scope`` gets every record as ``keep`` keeps it: by
-    default its :func:`~oloproof_nb._core.pairs.pair_view`; a run too large to hold keeps a head of each).
-    ``state_refs`` (``snapshots`` only) gives each item's state address. Concatenated per frame, the items are those of
-    the frame built from all records at once.
+    ``chunks`` gives ``(records, refs, initial_refs)``: the records, and per record the address of its final
+    state and of its initial state in the run's state store (None: no state, or stored inline). Yields
+    ``(frame name, items, state_refs)``: each chunk's items of every frame (a frame's :class:`FrameSpec` reads
+    its columns from them), then the verdicts judged across cases and the pairs. ``run_scope`` gets every
+    record as its :func:`~oloproof_nb._core.pairs.pair_view`, kept packed meanwhile (:func:`pack_view`: one
+    untracked tuple per case, states by address, read back through ``states`` when a pair's states are
+    compared). ``state_refs`` (``snapshots`` only) gives each item's state address. Concatenated per frame,
+    the items are those of the frame built from all records at once.
     """
     kept: list[Any] = []
-    for records, refs in chunks:
+    for records, refs, initial_refs in chunks:
         yield from chunk_items(records, refs, tool_errors, StateDiffs())  # per chunk: holds the chunk's states only
         if run_scope is not None:
-            kept += [keep(rec) for rec in records]
-    yield from run_scope_items(run_scope, kept)
+            kept += [pack_view(rec, i, f) for rec, i, f in zip(records, initial_refs, refs, strict=True)]
+    yield from run_scope_items(run_scope, PairViews(kept, states))
 
 
 def concat(spec: FrameSpec, parts: Sequence[pd.DataFrame], run_id: bool = False) -> pd.DataFrame:

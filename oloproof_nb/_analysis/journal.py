@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections import OrderedDict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, overload
+from typing import Any
 
 from .._core.records import CaseRecord, ReplayRecord
 from .._run.lines import complete_lines, open_journal
@@ -21,7 +20,7 @@ from .._run.states import StateReader, resolve_states, state_refs_of
 from .._run.store import CASES, REPLAYS, parse_record, read_jsonl, replay_key_of
 from ..errors import RunDirError
 
-__all__ = ["Journal", "Line", "LazyRecord", "LazyRecords", "Head"]
+__all__ = ["Journal", "Line"]
 
 # Lines written by ``store.dumps`` start with these keys (records are dicts built in this key order); a
 # line that does not (another writer) is parsed whole instead.
@@ -106,9 +105,6 @@ class Journal:
         self.states = states
         self._cases: dict[Key, tuple[int, Line]] | None = None
         self._replays: dict[Key, tuple[Line, ...]] | None = None
-        self._recent: OrderedDict[Key, CaseRecord] = OrderedDict()  # the last records read for a LazyRecord
-        self._order: list[Key] | None = None
-        self._position: dict[Key, int] = {}
 
     # -- cases --------------------------------------------------------------------------------
     def case_index(self) -> dict[Key, tuple[int, Line]]:
@@ -138,14 +134,15 @@ class Journal:
             return [_parse(path, line, raw) for line, raw in zip(lines, raws, strict=True)]
         return records  # type: ignore[no-any-return]
 
-    def chunks(self, size: int, keep_states: bool = True) -> Iterator[tuple[list[CaseRecord], list[str | None]]]:
+    def chunks(self, size: int, keep_states: bool = True,
+               ) -> Iterator[tuple[list[CaseRecord], list[str | None], list[str | None]]]:
         """Every case record, in case order, ``size`` at a time, with its states put back.
 
-        Yields ``(records, refs)``: ``refs`` gives, per record, the address of its final state in the
-        state store (None: no state, or a state stored inline). ``keep_states=False``: the state reader lets
-        go of a chunk's states before the next chunk is read, so a pass over a run whose cases all hold
-        different states holds one chunk's states, not the run's (equal states of two chunks are then two
-        objects).
+        Yields ``(records, refs, initial_refs)``: ``refs`` gives, per record, the address of its final state
+        in the state store and ``initial_refs`` that of its ``initial_state`` (None: no state, or a state
+        stored inline). ``keep_states=False``: the state reader lets go of a chunk's states before the next
+        chunk is read, so a pass over a run whose cases all hold different states holds one chunk's states,
+        not the run's (equal states of two chunks are then two objects).
         """
         lines = [line for _, line in self.case_index().values()]
         for start in range(0, len(lines), size):
@@ -154,7 +151,8 @@ class Journal:
             stored = self._read(CASES, lines[start : start + size])
             self.states.many(r for rec in stored for r in state_refs_of(rec))  # the chunk's states in one pass
             refs = [(rec.get("environment_state") or {}).get("state_ref") for rec in stored]
-            yield [resolve_states(rec, self.states) for rec in stored], refs  # type: ignore[misc]
+            initial_refs = [(rec.get("case") or {}).get("initial_state_ref") for rec in stored]
+            yield [resolve_states(rec, self.states) for rec in stored], refs, initial_refs  # type: ignore[misc]
 
     def record(self, case_id: str, epoch: int = 1) -> CaseRecord | None:
         """The record of one case's epoch (states put back), or None when the run has no such record."""
@@ -169,51 +167,9 @@ class Journal:
             self._forget()  # the file changed under the index (a resume cut or rewrote it): index it again
         raise RunDirError(f"{self.directory / CASES}: the record of case {case_id!r} moved while it was read")
 
-    def recent_record(self, key: Key) -> CaseRecord:
-        """:meth:`record` for a :class:`LazyRecord`: read with the :data:`AHEAD` cases that follow it in case
-        order (run-scope evaluators walk the records in that order), the last :data:`RECENT` kept."""
-        rec = self._recent.get(key)
-        if rec is not None:
-            self._recent.move_to_end(key)
-            return rec
-        index = self.case_index()
-        if key not in index:
-            raise KeyError(key)
-        if self._order is None:
-            self._order = list(index)
-            self._position = {cid: i for i, cid in enumerate(self._order)}
-        start = self._position[key]
-        ids = [cid for cid in self._order[start : start + AHEAD] if cid not in self._recent]
-        stored = self._read(CASES, [index[cid][1] for cid in ids])
-        self.states.many(r for s in stored for r in state_refs_of(s))
-        for cid, s in zip(ids, stored, strict=True):
-            self._recent[cid] = resolve_states(s, self.states)  # type: ignore[assignment]
-        while len(self._recent) > RECENT:
-            self._recent.popitem(last=False)
-        return self._recent[key]
-
-    def head(self, record: CaseRecord) -> Head:
-        """What a :class:`LazyRecord` of ``record`` keeps: its case's ids, its index, status and error.
-
-        A flat tuple of strings and numbers, which the garbage collector stops tracking: a run of a million cases
-        keeps a million of them while its pairs are judged, and none is walked by the collector's full
-        passes (a :class:`LazyRecord` and two dicts per case were).
-        """
-        case = record["case"]
-        ids = [item for k in _CASE_HEAD_KEYS if k in case for item in (k, case[k])]  # type: ignore[literal-required]
-        return (case["id"], int(case.get("epoch", 1)), record["index"], record["status"], record.get("error"), *ids)
-
-    def lazy(self, head: Head) -> CaseRecord:
-        """The :class:`LazyRecord` of a :meth:`head`: its ids and status kept, the rest read when asked for."""
-        case_id, epoch, index, status, error = head[:5]
-        key = (case_id, epoch)
-        ids = dict(zip(head[5::2], head[6::2], strict=True))
-        kept = {"index": index, "status": status, "error": error, "case": LazyRecord(ids, self, key, "case")}
-        return LazyRecord(kept, self, key)  # type: ignore[return-value]
-
     def records(self) -> list[CaseRecord]:
         """Every case record in case order, states put back (the whole journal in memory: prefer frames)."""
-        return [rec for chunk, _ in self.chunks(4096) for rec in chunk]
+        return [rec for chunk, _, _ in self.chunks(4096) for rec in chunk]
 
     # -- replays ------------------------------------------------------------------------------
     def _replay_index(self) -> dict[Key, tuple[Line, ...]]:
@@ -248,86 +204,10 @@ class Journal:
 
     def _forget(self) -> None:
         """Drop the line indexes (built again on next use)."""
-        self._cases = self._replays = self._order = None
-        self._recent.clear()
+        self._cases = self._replays = None
 
     def replay_records(self) -> list[ReplayRecord]:
         """Every replay record of a recorded case, in file order, states put back."""
         recorded = self.case_index()
         return [resolve_states(rec, self.states)  # type: ignore[misc]
                 for rec in read_jsonl(self.directory / REPLAYS) if replay_key_of(rec) in recorded]
-
-
-#: What a case record's :class:`LazyRecord` is made from: ``(case id, epoch, index, status, error, key, value,
-#: key, value, ...)``, the case's ids flattened, so the tuple holds no container (the collector stops tracking
-#: it at its first pass).
-Head = tuple[Any, ...]
-
-
-class LazyRecords(Sequence[CaseRecord]):
-    """The records of a run as :class:`LazyRecord` s, each made from its :meth:`Journal.head` when it is read.
-
-    Run-scope evaluators walk these (and look a source up by its position); a record made for one step
-    is dropped after it, so what the run holds meanwhile is the heads alone.
-    """
-
-    def __init__(self, heads: Sequence[Head], journal: Journal) -> None:
-        self._heads = heads
-        self._journal = journal
-
-    def __len__(self) -> int:
-        return len(self._heads)
-
-    @overload
-    def __getitem__(self, i: int) -> CaseRecord: ...
-
-    @overload
-    def __getitem__(self, i: slice) -> list[CaseRecord]: ...
-
-    def __getitem__(self, i: int | slice) -> CaseRecord | list[CaseRecord]:
-        if isinstance(i, slice):
-            return [self._journal.lazy(h) for h in self._heads[i]]
-        return self._journal.lazy(self._heads[i])
-
-
-#: Case records a :class:`Journal` keeps for :class:`LazyRecord` reads, and how many it reads at once. Few:
-#: pairs are judged in case order and a derived case follows its source, and every record kept here is one
-#: the garbage collector's full passes walk (``python benchmarks/convert.py --shape example --keep-whole
-#: 10000``; ``benchmarks/README.md``, "Converting, second pass").
-RECENT = 64
-AHEAD = 16
-#: What a :class:`LazyRecord` keeps of its case in memory.
-_CASE_HEAD_KEYS = ("id", "epoch", "source_id", "transform", "cluster", "digest")
-
-
-class LazyRecord(Mapping[str, Any]):
-    """A case record (or its ``case``) read from the journal only for keys it does not keep.
-
-    Run-scope evaluators (metamorphic pairs) need every record of a run at once; a large run gives them
-    these instead, each keeping its ids and status (a few hundred bytes), the trajectory and states read
-    back from the journal when a pair is compared.
-    """
-
-    __slots__ = ("_head", "_journal", "_case_id", "_part")
-
-    def __init__(self, head: dict[str, Any], journal: Journal, case_id: Key, part: str | None = None) -> None:
-        self._head = head
-        self._journal = journal
-        self._case_id = case_id
-        self._part = part
-
-    def _full(self) -> Mapping[str, Any]:
-        rec = self._journal.recent_record(self._case_id)
-        return rec[self._part] if self._part is not None else rec  # type: ignore[literal-required]
-
-    def __getitem__(self, key: str) -> Any:
-        try:
-            return self._head[key]
-        except KeyError:
-            return self._full()[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._full())
-
-    def __len__(self) -> int:
-        return len(self._full())

@@ -10,9 +10,8 @@ copy records the journal fingerprint taken at commit, exactly like a copy built
 from the journal (``Run.load`` then finds it fresh).
 
 Whenever the copy cannot be trusted to equal the journal's — a record missing
-or seen twice, a write error, a run stopped early, run-scope evaluators on
-more than :data:`~.run.KEEP_WHOLE` cases — the copy is dropped and ``Run.load``
-builds it from the journal as for any run.
+or seen twice, a write error, a run stopped early — the copy is dropped and
+``Run.load`` builds it from the journal as for any run.
 """
 
 from __future__ import annotations
@@ -22,13 +21,13 @@ from typing import Any
 
 import pyarrow as pa
 
-from .._core.pairs import pair_view
+from .._core.pairs import Packed, PairViews, pack_view
 from .._core.records import CaseRecord
 from .._run.store import read_manifest
 from . import frames
 from .columnar import CopyWriter, journal_fingerprint, to_arrow
 from .columns import FRAMES
-from .run import KEEP_WHOLE, Run
+from .run import Run
 
 #: Cases turned into Arrow rows at a time. Small, so the process does not hold a run's records (and the
 #: garbage collector does not walk them again and again): a chunk's rows are Arrow buffers, which it never
@@ -51,7 +50,7 @@ class LiveCopy:
         self._waiting: dict[int, tuple[CaseRecord, str | None]] = {}
         self._next = 0
         self._chunk: list[tuple[CaseRecord, str | None]] = []
-        self._kept: list[dict[str, Any]] = []  # pair_view of each record (run-scope evaluators)
+        self._kept: list[Packed] = []  # each record's pair view, packed (run-scope evaluators)
         self._run_scope = False
         self._broken = False
 
@@ -92,11 +91,8 @@ class LiveCopy:
         records = [rec for rec, _ in self._chunk]
         refs = [ref for _, ref in self._chunk]
         self._chunk = []
-        if self._run_scope:
-            if self._next > KEEP_WHOLE:  # too many to hold: the journal's lazy records are needed
-                self._drop()
-                return
-            self._kept += [pair_view(rec) for rec in records]
+        if self._run_scope:  # the final state by its address; the initial state is the case's own object
+            self._kept += [pack_view(rec, None, ref) for rec, ref in zip(records, refs, strict=True)]
         self._write(frames.chunk_items(records, refs, self._run.config.tool_errors))
 
     def _write(self, parts: Any) -> None:
@@ -121,7 +117,7 @@ class LiveCopy:
             return False
         assert self._run is not None and self._writer is not None
         run_scope = self._run._run_scope if self._run_scope else None
-        self._write(frames.run_scope_items(run_scope, self._kept))
+        self._write(frames.run_scope_items(run_scope, PairViews(self._kept, self._run._some_states)))
         if not self.usable:
             return False
         self._writer.fingerprint = journal_fingerprint(self._run.directory)

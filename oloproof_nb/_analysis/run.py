@@ -17,7 +17,7 @@ again) rather than mixing frames of two different moments of the run.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import Any, TypeVar
@@ -27,7 +27,6 @@ import pyarrow as pa
 
 from .._config.release import ReleaseConfig
 from .._config.suite import SuiteConfig, parse_suite_config, release_from_manifest
-from .._core.pairs import pair_view
 from .._core.records import CaseRecord, Manifest, PairRow, ReplayRecord, RunVerdictRow
 from .._run.states import StateReader
 from .._run.store import MANIFEST, read_manifest
@@ -35,7 +34,7 @@ from ..errors import OloproofError, RunDirError
 from . import frames
 from .columnar import CopyWriter, copy_source, fresh_source, from_arrow, journal_fingerprint, read_frame, to_arrow
 from .columns import FRAMES
-from .journal import Journal, LazyRecords
+from .journal import Journal
 
 __all__ = ["Run", "load_run", "load_runs", "directory_list", "ColumnarCopyWarning"]
 
@@ -46,9 +45,6 @@ R = TypeVar("R", bound="Run")
 #: every 25% more of it costs a full pass of the garbage collector (``benchmarks/convert.py`` counts them;
 #: ``benchmarks/README.md``, "Converting, second pass").
 CHUNK = 256
-#: Up to this many cases, run-scope evaluators (metamorphic pairs) get every record in memory (what pairs read
-#: of it, :func:`~pair_view`); beyond, lazy records read back from the journal.
-KEEP_WHOLE = 100_000
 #: Times :meth:`Run.load` looks for a whole columnar copy while other processes keep putting new ones in place.
 _OPEN_ATTEMPTS = 5
 
@@ -206,23 +202,19 @@ class Run:
     def _journal_items(self) -> Iterator[tuple[str, list[Any], list[str | None] | None]]:
         """Every frame's items from the journal, chunk by chunk (see :func:`frames.journal_items`); the
         state reader holds one chunk's states at a time."""
+        run_scope = self._run_scope if any(ev.scope == "run" for ev in self.config.evaluators) else None
         return frames.journal_items(self._journal.chunks(CHUNK, keep_states=False), self.config.tool_errors,
-                                    *self._run_scope_parts())
+                                    run_scope, self._some_states)
 
     def _run_scope(self, records: Sequence[CaseRecord]) -> tuple[list[RunVerdictRow], list[PairRow]]:
         """Verdicts judged across cases (metamorphic pairs), from every case record."""
         return frames.run_scope_rows(self.config, self.labels, records)
 
-    def _run_scope_parts(self) -> tuple[frames.RunScope | None, Callable[[CaseRecord], Any]]:
-        """What :func:`frames.journal_items` needs to judge across cases: nothing when no evaluator does;
-        each record's :func:`~pair_view` up to :data:`KEEP_WHOLE` cases; beyond, each record's
-        :meth:`Journal.head`, judged as lazy records (read back from the journal)."""
-        if not any(ev.scope == "run" for ev in self.config.evaluators):
-            return None, pair_view
-        if len(self._journal.case_index()) <= KEEP_WHOLE:
-            return self._run_scope, pair_view
-        journal = self._journal
-        return (lambda heads: self._run_scope(LazyRecords(heads, journal))), journal.head
+    def _some_states(self, refs: list[str]) -> list[Any]:
+        """The states stored at ``refs``, in one pass: the reader lets go of the states it read before, so
+        judging the pairs of a run whose cases all hold different states never holds them all."""
+        self._states.release()
+        return self._states.many(refs)
 
     def _frame(self, name: str) -> pd.DataFrame:
         if self._members is not None:

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from typing import Any
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, overload
 
 from .compare import answers_equal
 from .paths import leaf_diff, values_equal
 
-__all__ = ["RELATIONS", "compare_pair", "actions", "injected_paths", "pair_view"]
+__all__ = ["RELATIONS", "compare_pair", "actions", "injected_paths", "pair_view", "Packed", "pack_view",
+           "PairViews"]
 
 RELATIONS: tuple[str, ...] = ("same_output", "same_actions", "same_state")
 _HARNESS_FAILURES = ("error", "timeout")
@@ -81,6 +83,168 @@ def pair_view(record: Mapping[str, Any]) -> dict[str, Any]:
                   for s in traj.get("steps", []) if s.get("kind") == "tool_call"]}
     view["environment_state"] = None if env is None else {"state": env["state"]}
     return view
+
+
+#: A :func:`pair_view` packed by :func:`pack_view`: ``(status, has trajectory, answer, tool calls, has state,
+#: final state's address, final state, initial state's address, key, value, key, value, ...)``, the case's ids
+#: (and its ``initial_state`` when it has no address) flattened at the end.
+Packed = tuple[Any, ...]
+
+
+def pack_view(record: Mapping[str, Any], initial_ref: str | None = None, final_ref: str | None = None) -> Packed:
+    """:func:`pair_view` of ``record`` as one flat tuple of strings and numbers, its states by address.
+
+    A run judged across cases holds what it keeps of every case until the end: a million cases, a million of
+    these. A flat tuple of strings and numbers is one object, which the garbage collector stops tracking, where
+    a view is a dozen containers walked by each of its full passes. The tool calls are kept as their JSON text
+    (what the journal holds of them) and each state as its address in the run's state store (``initial_ref``,
+    ``final_ref``), read back only when a pair's states are compared (:class:`PairViews`). A state without an
+    address, or tool calls JSON cannot hold, are kept as they are.
+
+    Examples
+    --------
+    >>> rec = {"case": {"id": "a~t", "source_id": "a", "transform": "t", "cluster": "a", "initial_state": {"n": 1}},
+    ...        "status": "completed", "trajectory": {"answer": "ok", "steps": [
+    ...            {"kind": "tool_call", "tool": "t", "args": {"x": 1}, "result": 2}]},
+    ...        "environment_state": {"schema": "environment_state/v1", "state": {"n": 2}}}
+    >>> pack_view(rec, "sha256:1", "sha256:2")
+    ('completed', True, 'ok', '[["t",{"x":1}]]', True, 'sha256:2', None, 'sha256:1', \
+'id', 'a~t', 'source_id', 'a', 'transform', 't', 'cluster', 'a')
+    """
+    case = record["case"]
+    traj, env = record.get("trajectory"), record.get("environment_state")
+    answer = calls = None
+    if traj is not None:
+        answer = traj.get("answer")
+        tool_calls = [[s["tool"], s.get("args")] for s in traj.get("steps", []) if s.get("kind") == "tool_call"]
+        calls = _calls_text(tool_calls) if tool_calls else ""
+    final = None if env is None or final_ref is not None else env["state"]
+    keys = _VIEW_CASE_KEYS if initial_ref is None else _VIEW_CASE_KEYS[:-1]
+    ids = [item for k in keys if k in case for item in (k, case[k])]
+    return (record.get("status"), traj is not None, answer, calls, env is not None, final_ref, final, initial_ref,
+            *ids)
+
+
+def _calls_text(calls: list[list[Any]]) -> str | list[list[Any]]:
+    """The tool calls as the JSON text the journal holds of them, or the calls themselves when JSON cannot."""
+    try:
+        return json.dumps(calls, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError):  # a value that is not JSON (the journal's writer may still convert it)
+        return calls
+
+
+class _Later(Mapping[str, Any]):
+    """A mapping whose ``key`` is made on first access (a state read back, tool calls decoded)."""
+
+    __slots__ = ("_plain", "_key", "_make", "_value")
+    _value: Any
+
+    def __init__(self, plain: dict[str, Any], key: str, make: Callable[[], Any]) -> None:
+        self._plain, self._key, self._make = plain, key, make
+
+    def __getitem__(self, key: str) -> Any:
+        if key != self._key:
+            return self._plain[key]
+        try:
+            return self._value
+        except AttributeError:
+            self._value = self._make()
+            return self._value
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._plain
+        yield self._key
+
+    def __len__(self) -> int:
+        return len(self._plain) + 1
+
+
+#: States :class:`PairViews` keeps once read, and how many records' final states it reads at once when one is
+#: missing: pairs are judged in case order and a derived case follows its source, so the states asked for next
+#: are those of the records that follow (one batch is one pass over the state store instead of one a state).
+STATES_KEPT = 256
+READ_AHEAD = 64
+
+
+class PairViews(Sequence[Mapping[str, Any]]):
+    """The :func:`pair_view` s of a run's packed records (:func:`pack_view`), each made when it is read.
+
+    Parameters
+    ----------
+    packed : sequence of Packed
+        One per record, in case order.
+    states : callable
+        The states stored at a list of addresses, in order (the run's state store). Called only when a
+        pair's states are compared: for a final state, with those of the next :data:`READ_AHEAD` records not
+        kept yet. The last :data:`STATES_KEPT` states read are kept.
+
+    Examples
+    --------
+    >>> rec = {"case": {"id": "a"}, "status": "completed", "trajectory": {"answer": "ok", "steps": []},
+    ...        "environment_state": {"state": {"n": 2}}}
+    >>> store = {"s1": {"n": 2}}
+    >>> view = PairViews([pack_view(rec, final_ref="s1")], lambda refs: [store[r] for r in refs])[0]
+    >>> view["case"], view["trajectory"]["steps"], view["environment_state"]["state"]
+    ({'id': 'a'}, [], {'n': 2})
+    """
+
+    def __init__(self, packed: Sequence[Packed], states: Callable[[list[str]], list[Any]]) -> None:
+        self._packed = packed
+        self._read_states = states
+        self._states: OrderedDict[str, Any] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._packed)
+
+    @overload
+    def __getitem__(self, i: int) -> Mapping[str, Any]: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[Mapping[str, Any]]: ...
+
+    def __getitem__(self, i: int | slice) -> Mapping[str, Any] | list[Mapping[str, Any]]:
+        if isinstance(i, slice):
+            return [self._view(j) for j in range(*i.indices(len(self._packed)))]
+        return self._view(range(len(self._packed))[i])
+
+    def _read(self, ref: str, at: int | None = None) -> Any:
+        """The state at ``ref``; on a miss, read with the final states of the records after position ``at``."""
+        if ref in self._states:
+            self._states.move_to_end(ref)
+            return self._states[ref]
+        refs = [ref]
+        if at is not None:
+            for p in self._packed[at + 1 : at + READ_AHEAD]:
+                if p[5] is not None and p[5] not in self._states and p[5] not in refs:
+                    refs.append(p[5])
+        values = self._read_states(refs)
+        for r, v in zip(refs, values, strict=True):
+            self._states[r] = v
+        while len(self._states) > STATES_KEPT:
+            self._states.popitem(last=False)
+        return values[0]
+
+    def _view(self, at: int) -> Mapping[str, Any]:
+        p = self._packed[at]
+        status, has_traj, answer, calls, has_env, final_ref, final, initial_ref = p[:8]
+        ids = dict(zip(p[8::2], p[9::2], strict=True))
+        view: dict[str, Any] = {
+            "case": ids if initial_ref is None else _Later(ids, "initial_state", lambda: self._read(initial_ref))}
+        if status is not None:
+            view["status"] = status
+        view["trajectory"] = _Later({"answer": answer}, "steps", lambda: _steps(calls)) if has_traj else None
+        if not has_env:
+            view["environment_state"] = None
+        elif final_ref is not None:
+            view["environment_state"] = _Later({}, "state", lambda: self._read(final_ref, at))
+        else:
+            view["environment_state"] = {"state": final}
+        return view
+
+
+def _steps(calls: str | list[list[Any]]) -> list[dict[str, Any]]:
+    decoded = json.loads(calls) if isinstance(calls, str) and calls else calls  # "": no tool call
+    return [{"kind": "tool_call", "tool": tool, "args": args} for tool, args in (decoded or [])]
 
 
 def _within(path: str, roots: list[str]) -> bool:

@@ -80,24 +80,25 @@ class MetamorphicRelation(Evaluator):
         if transform is None:
             return [], []
         judgements = list(labels.get(self.transform, []))
-        # positions, not records: ``records`` may make each record as it is read (a large run's lazy records)
-        position = {(rec["case"]["id"], rec["case"].get("epoch", 1)): i for i, rec in enumerate(records)}
+        # one pass over the records for their ids, then positions, not records: ``records`` may make each record
+        # as it is read (a run's packed views), so only the pairs' two sides are made again
+        keys = [(c["id"], c.get("epoch", 1), c.get("transform"), c.get("source_id"))
+                for c in (rec["case"] for rec in records)]
+        position = {(cid, epoch): i for i, (cid, epoch, _, _) in enumerate(keys)}
         # a pair is labeled once for all its epochs
-        derived = list(dict.fromkeys(rec["case"]["id"] for rec in records
-                                     if rec["case"].get("transform") == self.transform))
+        derived = list(dict.fromkeys(cid for cid, _, transform_name, _ in keys if transform_name == self.transform))
         checked = transform_checked(judgements, derived, transform.minimum_validity)
         label_of = pair_labels(judgements)
         verdicts: list[RunVerdictRow] = []
         pairs: list[PairRow] = []
-        for rec in records:
-            case = rec["case"]
-            if case.get("transform") != self.transform:
+        for i, (_, epoch, transform_name, source_id) in enumerate(keys):
+            if transform_name != self.transform or source_id is None:
                 continue
-            epoch = case.get("epoch", 1)
-            at = position.get((case["source_id"], epoch))  # each epoch is paired with its source's same epoch
+            at = position.get((source_id, epoch))  # each epoch is paired with its source's same epoch
             if at is None:
                 continue
-            source = records[at]
+            rec, source = records[i], records[at]
+            case = rec["case"]
             holds, reason = compare_pair(self.relation, source, rec)
             label = label_of.get(case["id"], "")
             cluster = source["case"]["cluster"]

@@ -79,23 +79,32 @@ def test_parquet_frames_equal_the_journal_frames_with_replays_pairs_and_receipts
     assert {"verified", "missing"} <= set(run.receipts["status"])
 
 
-@pytest.mark.parametrize(("ahead", "recent"), [(3, 4), (1, 1)])
-def test_chunked_and_lazy_conversion_equals_one_pass(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                     ahead: int, recent: int) -> None:
-    """A run larger than one chunk is converted chunk by chunk, its pairs judged on lazy records (read back
-    a few at a time, or one at a time with nothing kept: every source read again when its pair is judged)."""
+@pytest.mark.parametrize("kept", [256, 0])
+def test_chunked_conversion_equals_one_pass(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kept: int) -> None:
+    """A run larger than one chunk is converted chunk by chunk, its pairs judged on packed views whose states
+    are read back by address (kept, or none kept: every state read again each time a pair compares it)."""
+    from oloproof_nb._core import pairs as pairs_module
+
     folder = init_example("stateful-agent", tmp_path / "suite")
     op.run(folder, out=tmp_path / "run", progress=False)
     one_pass = {name: getattr(op.load_run(tmp_path / "run"), name) for name in NAMES}
     monkeypatch.setattr(run_module, "CHUNK", 5)  # 48 cases -> 10 chunks, and pairs across chunks
-    monkeypatch.setattr(run_module, "KEEP_WHOLE", 5)  # pairs judged on lazy records
-    monkeypatch.setattr(journal_module, "AHEAD", ahead)  # read back this many at a time
-    monkeypatch.setattr(journal_module, "RECENT", recent)
+    monkeypatch.setattr(pairs_module, "STATES_KEPT", kept)
+    read: list[str] = []
+    real = run_module.Run._some_states
+
+    def counted(self: Any, refs: list[str]) -> Any:
+        read.extend(refs)
+        return real(self, refs)
+
+    monkeypatch.setattr(run_module.Run, "_some_states", counted)
     shutil.rmtree(tmp_path / "run" / "frames")
     chunked = assert_parquet_equals_journal(tmp_path / "run")
     for name in NAMES:
         pd.testing.assert_frame_equal(getattr(chunked, name), one_pass[name], obj=name)
     assert len(chunked.pairs) == 24
+    # same_state reads both final states of each pair back (the initial ones too where they differ)
+    assert len(read) >= 48 if kept == 0 else 0 < len(read) < 48
 
 
 # -- values kept exactly: ABSENT, 1 vs 1.0, NaN, key order, null -------------------------------------------
@@ -875,14 +884,18 @@ def test_the_journal_line_indexes_are_nothing_the_garbage_collector_walks(tmp_pa
     assert not [e for e in entries if gc.is_tracked(e[0]) or gc.is_tracked(e[1])]
     key = next(iter(replays))
     assert [journal_module.replay_key_of(r) for r in journal.replays_of(*key)] == [key] * len(replays[key])
-    # what a run beyond KEEP_WHOLE keeps of each case while its pairs are judged: heads, not tracked either
-    heads = [journal.head(rec) for rec in journal.records()]
+    # what a run judged across cases keeps of each case while its pairs are judged: packed views, not tracked
+    from oloproof_nb._core.pairs import PairViews, pack_view, pair_view
+
+    packed = [pack_view(rec, i, f) for chunk, refs, initial in journal.chunks(7)
+              for rec, i, f in zip(chunk, initial, refs, strict=True)]
     gc.collect()
-    assert len(heads) == 48 and not [h for h in heads if gc.is_tracked(h)]
-    lazy = journal_module.LazyRecords(heads, journal)
-    assert [rec["case"]["id"] for rec in lazy] == [cid for cid, _ in cases]
+    assert len(packed) == 48 and not [p for p in packed if gc.is_tracked(p)]
+    views = PairViews(packed, journal.states.many)
     second = journal.record(*list(cases)[1])
-    assert second is not None and lazy[1]["trajectory"] == second["trajectory"]
+    assert second is not None and [v["case"]["id"] for v in views] == [cid for cid, _ in cases]
+    assert views[1]["environment_state"]["state"] == pair_view(second)["environment_state"]["state"]
+    assert views[1]["trajectory"]["steps"] == pair_view(second)["trajectory"]["steps"]
 
 
 def test_a_pooled_run_never_mixes_copies_either(tmp_path: Path) -> None:

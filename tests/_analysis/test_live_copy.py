@@ -104,12 +104,12 @@ def test_a_copy_that_could_differ_from_the_journal_is_dropped(tmp_path: Path, fa
     assert len(run.cases) == 48 and columnar.is_fresh(directory)
 
 
-def test_run_scope_beyond_keep_whole_falls_back_to_the_journal(tmp_path: Path,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    """Pairs over more cases than can be held: the live copy gives up and the journal's lazy records judge them."""
+def test_run_scope_over_many_chunks_is_judged_by_the_live_copy(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pairs across many chunks: the live copy keeps each record packed (its final state by address, read
+    back from the run's state store when a pair is judged) and never falls back to the journal."""
     folder = init_example("stateful-agent", tmp_path / "suite")
     monkeypatch.setattr(live_copy, "CHUNK", 5)
-    monkeypatch.setattr(live_copy, "KEEP_WHOLE", 12)
     calls: list[int] = []
     original = run_module.Run.write_columnar
 
@@ -119,8 +119,9 @@ def test_run_scope_beyond_keep_whole_falls_back_to_the_journal(tmp_path: Path,
 
     monkeypatch.setattr(run_module.Run, "write_columnar", counted)
     run = op.run(folder, out=tmp_path / "run", progress=False)
-    assert calls == [1] and _leftovers(run.directory) == ["frames"]
-    assert len(_assert_equals_journal(run.directory).pairs) == 24
+    assert calls == [] and _leftovers(run.directory) == ["frames"]
+    pairs = _assert_equals_journal(run.directory).pairs
+    assert len(pairs) == 24 and set(pairs["holds"]) == {True, False}
 
 
 def test_a_run_stopped_by_the_user_leaves_no_partial_copy(make_suite, tmp_path: Path) -> None:
