@@ -166,9 +166,9 @@ def timed_copy() -> Any:
             super().start(directory)
             self.spent += time.perf_counter() - t
 
-        def add(self, record: Any, state_ref: str | None) -> None:
+        def add(self, record: Any, state_ref: str | None, initial_ref: str | None = None) -> None:
             t = time.perf_counter()
-            super().add(record, state_ref)
+            super().add(record, state_ref, initial_ref)
             self.spent += time.perf_counter() - t
 
         def commit(self) -> bool:

@@ -47,9 +47,9 @@ class LiveCopy:
     def __init__(self) -> None:
         self._run: Run | None = None
         self._writer: CopyWriter | None = None
-        self._waiting: dict[int, tuple[CaseRecord, str | None]] = {}
+        self._waiting: dict[int, tuple[CaseRecord, str | None, str | None]] = {}
         self._next = 0
-        self._chunk: list[tuple[CaseRecord, str | None]] = []
+        self._chunk: list[tuple[CaseRecord, str | None, str | None]] = []
         self._kept: list[Packed] = []  # each record's pair view, packed (run-scope evaluators)
         self._run_scope = False
         self._broken = False
@@ -69,15 +69,16 @@ class LiveCopy:
             return
         self._run_scope = any(ev.scope == "run" for ev in self._run.config.evaluators)
 
-    def add(self, record: CaseRecord, state_ref: str | None) -> None:
-        """Take one appended case record and the address of its final state."""
+    def add(self, record: CaseRecord, state_ref: str | None, initial_ref: str | None = None) -> None:
+        """Take one appended case record and the addresses of its final and initial states (None: not in
+        the state store; an initial state without an address is kept as it is for the run's pairs)."""
         if not self.usable:
             return
         index = record["index"]
         if index < self._next or index in self._waiting:  # seen twice: the journal keeps the first, do not guess
             self._drop()
             return
-        self._waiting[index] = (record, state_ref)
+        self._waiting[index] = (record, state_ref, initial_ref)
         while self._next in self._waiting:
             self._chunk.append(self._waiting.pop(self._next))
             self._next += 1
@@ -88,11 +89,11 @@ class LiveCopy:
         if not self._chunk or not self.usable:
             return
         assert self._run is not None and self._writer is not None  # usable
-        records = [rec for rec, _ in self._chunk]
-        refs = [ref for _, ref in self._chunk]
+        records = [rec for rec, _, _ in self._chunk]
+        refs = [ref for _, ref, _ in self._chunk]
+        if self._run_scope:
+            self._kept += [pack_view(rec, initial, ref) for rec, ref, initial in self._chunk]
         self._chunk = []
-        if self._run_scope:  # the final state by its address; the initial state is the case's own object
-            self._kept += [pack_view(rec, None, ref) for rec, ref in zip(records, refs, strict=True)]
         self._write(frames.chunk_items(records, refs, self._run.config.tool_errors))
 
     def _write(self, parts: Any) -> None:

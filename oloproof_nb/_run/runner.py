@@ -53,14 +53,15 @@ R = TypeVar("R")
 class RecordSink(Protocol):
     """Sees every case record of a new run as it is appended (e.g. to build the run's columnar copy).
 
-    ``start(directory)`` is called once the run directory exists; ``add(record, state_ref)`` after each
-    case record is appended, with the address of its final state in ``states.jsonl`` (None: no state).
-    Records arrive in the order they finish (with ``workers`` > 1, not always case order).
+    ``start(directory)`` is called once the run directory exists; ``add(record, state_ref, initial_ref=...)``
+    after each case record is appended, with the addresses in ``states.jsonl`` of its final state and of its
+    ``initial_state`` (None: no such state). Records arrive in the order they finish (with ``workers`` > 1,
+    not always case order).
     """
 
     def start(self, directory: Path) -> None: ...
 
-    def add(self, record: CaseRecord, state_ref: str | None) -> None: ...
+    def add(self, record: CaseRecord, state_ref: str | None, initial_ref: str | None = None) -> None: ...
 
 
 def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Executor | None = None,
@@ -143,9 +144,9 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
             else:
                 records = _run_threaded(pending, systems.first, systems.rebuild, workers, settings)
         for record in records:
-            ref = store.append_case(record)
+            ref, initial_ref = store.append_case(record)
             if sink is not None:
-                sink.add(record, ref)
+                sink.add(record, ref, initial_ref=initial_ref)
             finished += 1
             if progress is not None:
                 progress(finished, total)

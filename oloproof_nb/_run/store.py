@@ -498,16 +498,17 @@ class RunStore:
             self._failed = True  # nothing more is appended after a torn line; resume cuts it
             raise _write_error(self.directory / name, exc) from None
 
-    def append_case(self, record: CaseRecord) -> str | None:
+    def append_case(self, record: CaseRecord) -> tuple[str | None, str | None]:
         """Append a case record; its states go to ``states.jsonl`` first (each distinct state once).
 
-        Returns the address of its final state in ``states.jsonl`` (None: the case recorded no state).
+        Returns the addresses in ``states.jsonl`` of its final state and of its case's ``initial_state``
+        (None: the case recorded no such state).
         """
         stored, states = split_case_states(record)
         self._append_states(states)
         self._append(CASES, stored)
         env = stored.get("environment_state")
-        return None if env is None else env.get("state_ref")
+        return (None if env is None else env.get("state_ref"), (stored.get("case") or {}).get("initial_state_ref"))
 
     def append_replay(self, record: ReplayRecord) -> None:
         """Append a replay record; its state goes to ``states.jsonl`` first (each distinct state once)."""

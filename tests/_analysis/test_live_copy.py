@@ -124,6 +124,20 @@ def test_run_scope_over_many_chunks_is_judged_by_the_live_copy(tmp_path: Path,
     assert len(pairs) == 24 and set(pairs["holds"]) == {True, False}
 
 
+def test_the_live_copy_keeps_each_case_for_its_pairs_as_one_untracked_tuple(tmp_path: Path) -> None:
+    """What a live run holds of every case until its pairs are judged: a packed view whose states (the
+    initial one included) are addresses, never a state or any other container the collector walks."""
+    copy = LiveCopy()
+    directory = run_suite(op.load_suite(init_example("stateful-agent", tmp_path / "suite")), out=tmp_path / "run",
+                          sink=copy)
+    assert copy.commit()
+    kept = list(copy._kept)
+    gc.collect()
+    assert len(kept) == 48 and [p for p in kept if gc.is_tracked(p)] == []
+    assert all(p[5] is not None and p[7] is not None for p in kept)  # both states by address
+    _assert_equals_journal(directory)
+
+
 def test_a_run_stopped_by_the_user_leaves_no_partial_copy(make_suite, tmp_path: Path) -> None:
     """Ctrl-C in the middle of a run: the live copy's temporary folder goes; the resumed run's copy is right."""
     cases = [{"id": f"c{i}", "input": {"answer": "ok"}, "expected": {"answer": "ok"}} for i in range(6)]
@@ -201,7 +215,7 @@ def _records_of(folder: Path, out: Path) -> tuple[Path, list[Any]]:
         def start(self, directory: Path) -> None:
             pass
 
-        def add(self, record: Any, state_ref: str | None) -> None:
+        def add(self, record: Any, state_ref: str | None, initial_ref: str | None = None) -> None:
             seen.append((record, state_ref))
 
     return run_suite(op.load_suite(folder), out=out, sink=Spy()), seen
