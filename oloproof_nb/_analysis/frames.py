@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from .._config.suite import SuiteConfig
-from .._core.pairs import PairViews, pack_view
+from .._core.pairs import PairViews, Shared, pack_view
 from .._core.paths import ABSENT, leaf_diff
 from .._core.records import CaseRecord, PairRow, ReceiptRow, RunVerdictRow
 from .._core.trajectory import DEFAULT_TOOL_ERRORS, ToolErrorRule
@@ -268,10 +268,11 @@ def journal_items(chunks: Iterable[tuple[Sequence[CaseRecord], Sequence[str | No
     the items are those of the frame built from all records at once.
     """
     kept: list[Any] = []
+    share = Shared()
     for records, refs, initial_refs in chunks:
         yield from chunk_items(records, refs, tool_errors, StateDiffs())  # per chunk: holds the chunk's states only
         if run_scope is not None:
-            kept += [pack_view(rec, i, f) for rec, i, f in zip(records, initial_refs, refs, strict=True)]
+            kept += [pack_view(rec, i, f, share) for rec, i, f in zip(records, initial_refs, refs, strict=True)]
     yield from run_scope_items(run_scope, PairViews(kept, states))
 
 

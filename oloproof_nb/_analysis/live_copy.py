@@ -21,7 +21,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from .._core.pairs import Packed, PairViews, pack_view
+from .._core.pairs import Packed, PairViews, Shared, pack_view
 from .._core.records import CaseRecord
 from .._run.store import read_manifest
 from . import frames
@@ -51,6 +51,7 @@ class LiveCopy:
         self._next = 0
         self._chunk: list[tuple[CaseRecord, str | None, str | None]] = []
         self._kept: list[Packed] = []  # each record's pair view, packed (run-scope evaluators)
+        self._share = Shared()  # one object for the equal texts of the packed views
         self._run_scope = False
         self._broken = False
 
@@ -92,7 +93,7 @@ class LiveCopy:
         records = [rec for rec, _, _ in self._chunk]
         refs = [ref for _, ref, _ in self._chunk]
         if self._run_scope:
-            self._kept += [pack_view(rec, initial, ref) for rec, ref, initial in self._chunk]
+            self._kept += [pack_view(rec, initial, ref, self._share) for rec, ref, initial in self._chunk]
         self._chunk = []
         self._write(frames.chunk_items(records, refs, self._run.config.tool_errors))
 

@@ -11,7 +11,7 @@ from .compare import answers_equal
 from .paths import leaf_diff, values_equal
 
 __all__ = ["RELATIONS", "compare_pair", "actions", "injected_paths", "pair_view", "Packed", "pack_view",
-           "PairViews"]
+           "PairViews", "Shared"]
 
 RELATIONS: tuple[str, ...] = ("same_output", "same_actions", "same_state")
 _HARNESS_FAILURES = ("error", "timeout")
@@ -91,7 +91,43 @@ def pair_view(record: Mapping[str, Any]) -> dict[str, Any]:
 Packed = tuple[Any, ...]
 
 
-def pack_view(record: Mapping[str, Any], initial_ref: str | None = None, final_ref: str | None = None) -> Packed:
+class Shared:
+    """Returns one object for equal strings, so packed views of many cases share their repeated texts.
+
+    Most cases of a run end with one of a few answers, tool-call texts, statuses and states; a string read
+    from the journal is a new object per record, so a million packed views would hold a million copies of
+    each. The first ``limit`` distinct strings are remembered (a run whose every answer differs costs at
+    most that many entries); any other value is returned as it is.
+
+    Examples
+    --------
+    >>> share = Shared()
+    >>> a, b = "".join(["o", "k"]), "".join(["o", "k"])
+    >>> a is b, share(a) is share(b), share(None)
+    (False, True, None)
+    """
+
+    def __init__(self, limit: int = 65_536) -> None:
+        self._seen: dict[str, str] = {}
+        self._limit = limit
+
+    def __call__(self, value: Any) -> Any:
+        if type(value) is not str:
+            return value
+        kept = self._seen.get(value)
+        if kept is not None:
+            return kept
+        if len(self._seen) < self._limit:
+            self._seen[value] = value
+        return value
+
+
+def _as_is(value: Any) -> Any:
+    return value
+
+
+def pack_view(record: Mapping[str, Any], initial_ref: str | None = None, final_ref: str | None = None,
+              share: Callable[[Any], Any] = _as_is) -> Packed:
     """:func:`pair_view` of ``record`` as one flat tuple of strings and numbers, its states by address.
 
     A run judged across cases holds what it keeps of every case until the end: a million cases, a million of
@@ -99,7 +135,8 @@ def pack_view(record: Mapping[str, Any], initial_ref: str | None = None, final_r
     a view is a dozen containers walked by each of its full passes. The tool calls are kept as their JSON text
     (what the journal holds of them) and each state as its address in the run's state store (``initial_ref``,
     ``final_ref``), read back only when a pair's states are compared (:class:`PairViews`). A state without an
-    address, or tool calls JSON cannot hold, are kept as they are.
+    address, or tool calls JSON cannot hold, are kept as they are. ``share`` (a :class:`Shared`) makes equal
+    texts — status, answer, tool calls, addresses, transform — one object across the views it packs.
 
     Examples
     --------
@@ -115,14 +152,14 @@ def pack_view(record: Mapping[str, Any], initial_ref: str | None = None, final_r
     traj, env = record.get("trajectory"), record.get("environment_state")
     answer = calls = None
     if traj is not None:
-        answer = traj.get("answer")
+        answer = share(traj.get("answer"))
         tool_calls = [[s["tool"], s.get("args")] for s in traj.get("steps", []) if s.get("kind") == "tool_call"]
-        calls = _calls_text(tool_calls) if tool_calls else ""
+        calls = share(_calls_text(tool_calls)) if tool_calls else ""
     final = None if env is None or final_ref is not None else env["state"]
     keys = _VIEW_CASE_KEYS if initial_ref is None else _VIEW_CASE_KEYS[:-1]
-    ids = [item for k in keys if k in case for item in (k, case[k])]
-    return (record.get("status"), traj is not None, answer, calls, env is not None, final_ref, final, initial_ref,
-            *ids)
+    ids = [item for k in keys if k in case for item in (k, share(case[k]) if k == "transform" else case[k])]
+    return (share(record.get("status")), traj is not None, answer, calls, env is not None, share(final_ref), final,
+            share(initial_ref), *ids)
 
 
 def _calls_text(calls: list[list[Any]]) -> str | list[list[Any]]:

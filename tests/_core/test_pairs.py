@@ -231,3 +231,35 @@ def test_pair_views_read_the_next_records_final_states_in_one_batch(monkeypatch:
     assert asked == [["s0", "s1", "s3"], ["s4", "s2"]]  # s0 and s1 were kept
     assert views[-3:][0]["environment_state"]["state"] == {"n": 4}  # a slice; s4 kept: nothing read
     assert len(asked) == 2
+
+
+def test_packed_views_share_their_equal_texts_up_to_a_limit() -> None:
+    """Equal answers, tool calls, statuses and addresses read as separate strings become one object across
+    the views one Shared packs; past its limit a new text is kept as it is and not remembered."""
+    from oloproof_nb._core.pairs import Shared
+
+    def fresh(text: str) -> str:
+        return "".join(list(text))  # an equal string that is another object, as each journal line gives
+
+    def record(cid: str) -> dict[str, Any]:
+        rec = _record(cid, INITIAL, INITIAL, "inj")
+        rec["trajectory"]["answer"] = fresh("refunded ord-1")
+        rec["status"] = fresh("completed")
+        rec["case"]["transform"] = fresh("inj")
+        rec["trajectory"]["steps"] = [{"kind": "tool_call", "tool": "pay", "args": {"n": 1}}]
+        return rec
+
+    share = Shared()
+    a = pack_view(record("c1~inj"), fresh("s-initial"), fresh("s-final"), share)
+    b = pack_view(record("c2~inj"), fresh("s-initial"), fresh("s-final"), share)
+    assert a == b[:9] + a[9:]  # same content but the case id
+    assert all(x is y for x, y in zip(a[:8], b[:8], strict=True) if isinstance(x, str))
+    assert a[-1] is b[-1]  # the transform's name
+    alone = pack_view(record("c3~inj"), fresh("s-initial"), fresh("s-final"))  # no Shared: nothing shared
+    assert alone[2] == a[2] and alone[2] is not a[2]
+
+    small = Shared(limit=2)
+    first, second, third = fresh("xx"), fresh("yy"), fresh("zz")  # (one-letter strings are cached by Python)
+    assert small(first) is first and small(second) is second and small(fresh("xx")) is first
+    assert small(third) is third and small(fresh("zz")) is not third  # past the limit: not remembered
+    assert small(None) is None and small(3) == 3
