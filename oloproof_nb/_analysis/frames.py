@@ -262,10 +262,10 @@ def journal_items(chunks: Iterable[tuple[Sequence[CaseRecord], Sequence[str | No
     state and of its initial state in the run's state store (None: no state, or stored inline). Yields
     ``(frame name, items, state_refs)``: each chunk's items of every frame (a frame's :class:`FrameSpec` reads
     its columns from them), then the verdicts judged across cases and the pairs. ``run_scope`` gets every
-    record as its :func:`~oloproof_nb._core.pairs.pair_view`, kept packed meanwhile (:func:`pack_view`: one
-    untracked tuple per case, states by address, read back through ``states`` when a pair's states are
-    compared). ``state_refs`` (``snapshots`` only) gives each item's state address. Concatenated per frame,
-    the items are those of the frame built from all records at once.
+    record as much of it as pairs read, kept packed meanwhile (:func:`pack_view`: one untracked tuple per
+    case, states by address, read back through ``states`` when a pair's states are compared).
+    ``state_refs`` (``snapshots`` only) gives each item's state address. Concatenated per frame, the items
+    are those of the frame built from all records at once.
     """
     kept: list[Any] = []
     share = Shared()

@@ -10,8 +10,7 @@ from typing import Any, overload
 from .compare import answers_equal
 from .paths import leaf_diff, values_equal
 
-__all__ = ["RELATIONS", "compare_pair", "actions", "injected_paths", "pair_view", "Packed", "pack_view",
-           "PairViews", "Shared"]
+__all__ = ["RELATIONS", "compare_pair", "actions", "injected_paths", "Packed", "pack_view", "PairViews", "Shared"]
 
 RELATIONS: tuple[str, ...] = ("same_output", "same_actions", "same_state")
 _HARNESS_FAILURES = ("error", "timeout")
@@ -49,46 +48,16 @@ def injected_paths(source: Mapping[str, Any], derived: Mapping[str, Any]) -> lis
     return [] if values_equal(before, after) else [p for p, _, _ in leaf_diff(before, after)]
 
 
-#: What a metamorphic relation reads of a record's ``case``: the ids that pair it, and its ``initial_state``.
+#: What a metamorphic relation reads of a record's ``case``: the ids that pair it, and its ``initial_state``
+#: (last: a view whose initial state has an address keeps the others only).
 _VIEW_CASE_KEYS = ("id", "epoch", "source_id", "transform", "cluster", "initial_state")
 
 
-def pair_view(record: Mapping[str, Any]) -> dict[str, Any]:
-    """The part of a stored case record that pairing and :func:`compare_pair` read, under the same keys.
-
-    A run judged across cases holds one record per case until the end; this keeps of each the case's ids and
-    ``initial_state``, the ``status``, the trajectory's ``answer`` and tool calls (``kind``, ``tool``,
-    ``args``) and the final ``state`` — not its input, expectations, metadata, tool results, messages or
-    rows. For every relation, ``compare_pair`` gives the same result on views as on the records.
-
-    Examples
-    --------
-    >>> rec = {"case": {"id": "a", "input": {"m": "hi"}, "source_id": "a", "cluster": "a"}, "status": "completed",
-    ...        "trajectory": {"steps": [{"kind": "message", "content": "hi"},
-    ...                                 {"kind": "tool_call", "tool": "t", "args": {"x": 1}, "result": 2}],
-    ...                       "answer": "ok", "input": {"m": "hi"}},
-    ...        "environment_state": {"schema": "environment_state/v1", "state": {"n": 1}}, "verdicts": []}
-    >>> pair_view(rec)
-    {'case': {'id': 'a', 'source_id': 'a', 'cluster': 'a'}, 'status': 'completed', 'trajectory': {'answer': 'ok', \
-'steps': [{'kind': 'tool_call', 'tool': 't', 'args': {'x': 1}}]}, 'environment_state': {'state': {'n': 1}}}
-    """
-    case = record["case"]
-    traj, env = record.get("trajectory"), record.get("environment_state")
-    view: dict[str, Any] = {"case": {k: case[k] for k in _VIEW_CASE_KEYS if k in case}}
-    if "status" in record:
-        view["status"] = record["status"]
-    view["trajectory"] = None if traj is None else {
-        "answer": traj.get("answer"),
-        "steps": [{"kind": "tool_call", "tool": s["tool"], "args": s.get("args")}
-                  for s in traj.get("steps", []) if s.get("kind") == "tool_call"]}
-    view["environment_state"] = None if env is None else {"state": env["state"]}
-    return view
-
-
-#: A :func:`pair_view` packed by :func:`pack_view`: ``(status, has trajectory, answer, tool calls, has state,
+#: A record's pair view packed by :func:`pack_view`: ``(status, has trajectory, answer, tool calls, has state,
 #: final state's address, final state, initial state's address, key, value, key, value, ...)``, the case's ids
 #: (and its ``initial_state`` when it has no address) flattened at the end.
 Packed = tuple[Any, ...]
+_FINAL_REF = 5  # where a Packed holds its final state's address
 
 
 class Shared:
@@ -128,15 +97,19 @@ def _as_is(value: Any) -> Any:
 
 def pack_view(record: Mapping[str, Any], initial_ref: str | None = None, final_ref: str | None = None,
               share: Callable[[Any], Any] = _as_is) -> Packed:
-    """:func:`pair_view` of ``record`` as one flat tuple of strings and numbers, its states by address.
+    """What pairing and :func:`compare_pair` read of a stored case record, as one flat tuple of strings and
+    numbers, its states by address.
 
-    A run judged across cases holds what it keeps of every case until the end: a million cases, a million of
-    these. A flat tuple of strings and numbers is one object, which the garbage collector stops tracking, where
-    a view is a dozen containers walked by each of its full passes. The tool calls are kept as their JSON text
-    (what the journal holds of them) and each state as its address in the run's state store (``initial_ref``,
-    ``final_ref``), read back only when a pair's states are compared (:class:`PairViews`). A state without an
-    address, or tool calls JSON cannot hold, are kept as they are. ``share`` (a :class:`Shared`) makes equal
-    texts — status, answer, tool calls, addresses, transform — one object across the views it packs.
+    That is the case's ids and ``initial_state``, the ``status``, the trajectory's ``answer`` and tool calls
+    (``tool``, ``args``) and the final ``state`` — not its input, expectations, metadata, tool results,
+    messages or rows. A run judged across cases holds this of every case until the end: a million cases, a
+    million of these. A flat tuple of strings and numbers is one object, which the garbage collector stops
+    tracking, where a view is a dozen containers walked by each of its full passes. The tool calls are kept as
+    their JSON text (what the journal holds of them) and each state as its address in the run's state store
+    (``initial_ref``, ``final_ref``), read back only when a pair's states are compared (:class:`PairViews`). A
+    state without an address, or tool calls JSON cannot hold, are kept as they are. ``share`` (a
+    :class:`Shared`) makes equal texts — status, answer, tool calls, addresses, transform — one object across
+    the views it packs.
 
     Examples
     --------
@@ -204,7 +177,11 @@ READ_AHEAD = 64
 
 
 class PairViews(Sequence[Mapping[str, Any]]):
-    """The :func:`pair_view` s of a run's packed records (:func:`pack_view`), each made when it is read.
+    """A run's packed records (:func:`pack_view`) as records again, each made when it is read.
+
+    Each view has the keys of a stored record that :func:`compare_pair` reads (``case``, ``status``,
+    ``trajectory`` with ``answer`` and the ``tool_call`` steps' ``kind``, ``tool``, ``args``,
+    ``environment_state`` with ``state``), and for every relation compares as the records do.
 
     Parameters
     ----------
@@ -252,8 +229,9 @@ class PairViews(Sequence[Mapping[str, Any]]):
         refs = [ref]
         if at is not None:
             for p in self._packed[at + 1 : at + READ_AHEAD]:
-                if p[5] is not None and p[5] not in self._states and p[5] not in refs:
-                    refs.append(p[5])
+                ref_ahead = p[_FINAL_REF]
+                if ref_ahead is not None and ref_ahead not in self._states and ref_ahead not in refs:
+                    refs.append(ref_ahead)
         values = self._read_states(refs)
         for r, v in zip(refs, values, strict=True):
             self._states[r] = v

@@ -885,7 +885,9 @@ def test_the_journal_line_indexes_are_nothing_the_garbage_collector_walks(tmp_pa
     key = next(iter(replays))
     assert [journal_module.replay_key_of(r) for r in journal.replays_of(*key)] == [key] * len(replays[key])
     # what a run judged across cases keeps of each case while its pairs are judged: packed views, not tracked
-    from oloproof_nb._core.pairs import PairViews, pack_view, pair_view
+    from _pair_views import pair_view
+
+    from oloproof_nb._core.pairs import PairViews, pack_view
 
     packed = [pack_view(rec, i, f) for chunk, refs, initial in journal.chunks(7)
               for rec, i, f in zip(chunk, initial, refs, strict=True)]
