@@ -27,7 +27,8 @@ def journal_frames(run: op.Run) -> dict[str, pd.DataFrame]:
         "snapshots": frames.snapshots_frame(recs), "changes": frames.changes_frame(recs),
         "verdicts": frames.verdicts_frame(recs, rows), "comparisons": frames.comparisons_frame(recs),
         "replays": frames.replays_frame(recs), "pairs": frames.pairs_frame(pairs),
-        "receipts": frames.receipts_frame_from_rows([r for rec in recs for r in rec.get("receipts", [])]),
+        "receipts": frames.receipts_frame_from_rows([{**r, "epoch": int(rec["case"].get("epoch", 1))}  # the record's
+                                                     for rec in recs for r in rec.get("receipts", [])]),
     }
 
 

@@ -166,7 +166,7 @@ def _source_data(text: str | None) -> dict[str, Any] | None:
     """The parsed text of a copy's ``_source.json`` (None: no copy, or not a JSON object)."""
     try:
         data = json.loads(text or "")
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested too deeply for the parser
         return None
     return data if isinstance(data, dict) else None
 
@@ -449,7 +449,12 @@ def _as_loaded(directory: Path, name: str, source: str) -> None:
                                f"op.load_run({str(directory)!r})")
     path = frame_path(directory, name)
     _refuse_special(path)
-    if _stat_pair(path) != current.get("frames", {}).get(name):
+    written = current.get("frames")
+    if not isinstance(written, dict):
+        raise RunDirError(f"{directory / FRAMES_DIR / SOURCE_FILE}: not what a columnar copy writes (its frames are "
+                          "not a mapping of file to size and modification time); load the run again to rebuild the "
+                          f"copy from the journal: op.load_run({str(directory)!r})")
+    if _stat_pair(path) != written.get(name):
         raise RunDirError(f"{path}: not the file its columnar copy wrote (its size or modification time differs "
                           f"from what {SOURCE_FILE} records: edited, touched or copied in since); load the run "
                           f"again to rebuild the copy from the journal: op.load_run({str(directory)!r})")

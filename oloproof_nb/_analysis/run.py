@@ -27,10 +27,11 @@ import pyarrow as pa
 
 from .._config.release import ReleaseConfig
 from .._config.suite import SuiteConfig, parse_suite_config, release_from_manifest
+from .._core.pairs import pack_view
 from .._core.records import CaseRecord, Manifest, PairRow, ReplayRecord, RunVerdictRow
 from .._run.states import StateReader
-from .._run.store import MANIFEST, read_manifest
-from ..errors import OloproofError, RunDirError
+from .._run.store import CASES, MANIFEST, read_manifest
+from ..errors import OloproofError, RunDirError, describe_exception
 from . import frames
 from .columnar import CopyWriter, copy_source, fresh_source, from_arrow, journal_fingerprint, read_frame, to_arrow
 from .columns import FRAMES
@@ -47,6 +48,9 @@ R = TypeVar("R", bound="Run")
 CHUNK = 256
 #: Times :meth:`Run.load` looks for a whole columnar copy while other processes keep putting new ones in place.
 _OPEN_ATTEMPTS = 5
+#: What making a case record's frame rows raises when the record is not what oloproof_nb writes (a key
+#: missing, a value of the wrong type). Arrow's conversion errors are among them (ValueError, TypeError).
+_SHAPE_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError)
 
 
 class ColumnarCopyWarning(UserWarning):
@@ -175,8 +179,8 @@ class Run:
             self._keep_in_memory(exc)
             return
         try:
-            for name, items, refs in self._journal_items():
-                writer.write(name, to_arrow(FRAMES[name], items, refs))
+            for name, table in self._journal_tables():
+                writer.write(name, table)
             writer.commit()
         except OSError as exc:
             writer.abort()
@@ -194,10 +198,49 @@ class Run:
         warnings.warn(f"{self.directory}: cannot write the columnar copy ({exc}); the frames are built from the "
                       "journal and kept in memory", ColumnarCopyWarning, stacklevel=3)
         built: dict[str, list[pa.Table]] = {name: [] for name in FRAMES}
-        for name, items, refs in self._journal_items():
-            built[name].append(to_arrow(FRAMES[name], items, refs))
+        for name, table in self._journal_tables():
+            built[name].append(table)
         self._in_memory = {name: from_arrow(FRAMES[name], pa.concat_tables(tables), self._states.many)
                            for name, tables in built.items()}
+
+    def _journal_tables(self) -> Iterator[tuple[str, pa.Table]]:
+        """Every frame's Arrow rows from the journal, chunk by chunk.
+
+        A case record that is valid JSON but not what oloproof_nb writes (a key missing, a value of the wrong
+        type: edited by hand, or written by another tool) is a :class:`RunDirError` naming its line.
+        """
+        try:
+            for name, items, refs in self._journal_items():
+                yield name, to_arrow(FRAMES[name], items, refs)
+        except OloproofError:
+            raise
+        except _SHAPE_ERRORS as exc:
+            found = self._damaged_record()
+            if found is None:  # every record makes its rows alone: not the journal's fault
+                raise
+            lineno, why = found
+            raise RunDirError(f"{self.directory / CASES}: line {lineno}: not a case record as oloproof_nb writes "
+                              f"it ({why}); the run directory is damaged") from exc
+
+    def _damaged_record(self) -> tuple[int, str] | None:
+        """The first case record (in case order) whose frame rows cannot be made on their own: its line number
+        and why; None when there is none. Only called once a conversion failed, so it may take its time."""
+        journal, run_scope = self._journal, any(ev.scope == "run" for ev in self.config.evaluators)
+        for (case_id, epoch), (_, line) in journal.case_index().items():
+            try:
+                record = journal.record(case_id, epoch)
+                if record is None:
+                    continue
+                for name, items, refs in frames.chunk_items([record], [None], self.config.tool_errors):
+                    to_arrow(FRAMES[name], items, refs)
+                if run_scope:
+                    pack_view(record)
+            except OloproofError:
+                raise
+            except _SHAPE_ERRORS as exc:
+                why = f"no key {exc.args[0]!r}" if type(exc) is KeyError and exc.args else describe_exception(exc)
+                return line[2], why
+        return None
 
     def _journal_items(self) -> Iterator[tuple[str, list[Any], list[str | None] | None]]:
         """Every frame's items from the journal, chunk by chunk (see :func:`frames.journal_items`); the

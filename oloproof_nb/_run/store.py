@@ -175,6 +175,8 @@ def read_manifest(directory: Path) -> Manifest:
         raise RunDirError(f"{path}: {exc}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise RunDirError(f"{path}: not valid JSON ({exc})") from None
+    except RecursionError:
+        raise RunDirError(f"{path}: not valid JSON (nested too deeply)") from None
     if not isinstance(data, dict) or "run_id" not in data:
         raise RunDirError(f"{path}: not a run manifest (no run_id)")
     try:
@@ -359,7 +361,7 @@ def _describe_holder(fd: int) -> str:
             pid, host = int(data["pid"]), data["host"]
             if host != socket.gethostname() or process_alive(pid):  # a dead process's note: not written yet
                 return f"pid {pid} on host {host}, since {data['since']}"
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError, KeyError, TypeError, RecursionError):
             pass
         if time.monotonic() >= deadline:
             return "holder unknown"
@@ -589,7 +591,7 @@ def _read_or_recover_manifest(directory: Path) -> Manifest:
     if not (directory / MANIFEST).exists() and tmp.is_file():
         try:
             Manifest.model_validate(json.loads(tmp.read_text(encoding="utf-8")))
-        except (OSError, ValueError, ValidationError):
+        except (OSError, ValueError, ValidationError, RecursionError):
             raise RunDirError(f"{directory}: the run was stopped while it was being created, before any case ran; "
                               "run again without resume=True to reuse this folder") from None
         os.replace(tmp, directory / MANIFEST)

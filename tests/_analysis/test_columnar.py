@@ -29,6 +29,7 @@ from _reliability_systems import (
     FAULT_EVALUATOR,
     assert_same_frames,
     cli_env,
+    one_error_line,
     run_cli,
     standard_cases,
     write_suite,
@@ -77,6 +78,15 @@ def test_parquet_frames_equal_the_journal_frames_with_replays_pairs_and_receipts
     run = assert_parquet_equals_journal(tmp_path / "run")
     assert len(run.replays) and len(run.pairs) and len(run.receipts)
     assert {"verified", "missing"} <= set(run.receipts["status"])
+
+
+def test_parquet_frames_equal_the_journal_frames_with_two_epochs_of_everything(tmp_path: Path) -> None:
+    """Replays, pairs and receipts, each case run twice: every frame's rows carry their record's epoch."""
+    folder = everything_suite(tmp_path / "suite")
+    op.run(folder, out=tmp_path / "run", progress=False, epochs=2)
+    run = assert_parquet_equals_journal(tmp_path / "run")
+    for name in ("cases", "verdicts", "replays", "pairs", "receipts"):
+        assert set(getattr(run, name)["epoch"]) == {1, 2}, name
 
 
 @pytest.mark.parametrize("kept", [256, 0])
@@ -344,6 +354,87 @@ def test_an_unreadable_frame_file_is_one_line(blocked_run: tuple[Path, op.Gate],
     message = str(caught.value)
     assert "\n" not in message and "cannot read the columnar copy (" in message
     assert message.endswith(f"delete {directory / 'frames'} to rebuild it from the journal")
+
+
+def _damage(record: dict[str, Any], how: str) -> None:
+    """One way a case record can be valid JSON and still not what oloproof_nb writes."""
+    if how == "no status":
+        del record["status"]
+    elif how == "verdicts null":
+        record["verdicts"] = None
+    elif how == "trajectory a string":
+        record["trajectory"] = "oops"
+    elif how == "a step not a dict":
+        record["trajectory"]["steps"][0] = 5
+    elif how == "duration a string":
+        record["duration_s"] = "fast"
+    elif how == "no cluster":
+        del record["case"]["cluster"]
+
+
+@pytest.mark.parametrize("how", ["no status", "verdicts null", "trajectory a string", "a step not a dict",
+                                 "duration a string", "no cluster"])
+def test_a_case_record_of_the_wrong_shape_is_one_line_naming_its_line(blocked_run: tuple[Path, op.Gate],
+                                                                      tmp_path: Path, how: str) -> None:
+    """A record edited by hand (valid JSON, wrong shape) stopped the conversion with a KeyError, TypeError,
+    ValueError or AttributeError: an "internal error" on the command line. Now: exit 2, one line naming the
+    file and the line, the journal untouched, no copy left half made."""
+    directory = Path(shutil.copytree(blocked_run[0], tmp_path / "run"))
+    journal = directory / "cases.jsonl"
+    lines = journal.read_text(encoding="utf-8").splitlines(keepends=True)
+    record = json.loads(lines[2])
+    _damage(record, how)
+    lines[2] = json.dumps(record, ensure_ascii=False) + "\n"
+    journal.write_text("".join(lines), encoding="utf-8")
+    before = journal.read_bytes()
+    out = run_cli("gate", str(directory))
+    line = one_error_line(out.stderr)
+    assert out.returncode == 2
+    assert line.startswith(f"oloproof: error: {journal}: line 3: not a case record as oloproof_nb writes it (")
+    assert line.endswith("the run directory is damaged")
+    with pytest.raises(op.RunDirError, match=f"{re.escape(str(journal))}: line 3: "):
+        op.load_run(directory)
+    assert journal.read_bytes() == before
+    assert sorted(p.name for p in directory.iterdir() if p.name.startswith("frames.tmp")) == []
+
+
+def test_a_conversion_error_no_record_causes_is_not_blamed_on_the_journal(blocked_run: tuple[Path, op.Gate],
+                                                                          tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every record makes its rows on its own, so the failure is oloproof_nb's: it is raised as it is."""
+    directory = Path(shutil.copytree(blocked_run[0], tmp_path / "run"))
+    shutil.rmtree(directory / "frames")
+
+    def broken(*args: Any) -> Any:
+        raise TypeError("a bug judging the pairs")
+
+    monkeypatch.setattr(frames, "run_scope_rows", broken)
+    with pytest.raises(TypeError, match="a bug judging the pairs"):
+        op.load_run(directory)
+
+
+def test_a_source_record_nested_too_deeply_is_rebuilt(blocked_run: tuple[Path, op.Gate], tmp_path: Path) -> None:
+    """``frames/_source.json`` of 20,000 nested lists: the parser's RecursionError made every load fail until
+    the folder was deleted by hand; now the copy is not fresh and is built again."""
+    directory = Path(shutil.copytree(blocked_run[0], tmp_path / "run"))
+    (directory / "frames" / columnar.SOURCE_FILE).write_text("[" * 20_000 + "]" * 20_000, encoding="utf-8")
+    assert not columnar.is_fresh(directory)
+    assert_parquet_equals_journal(directory)
+
+
+@pytest.mark.parametrize("written", [[], None, "x", 5])
+def test_a_source_record_whose_frames_are_no_mapping_is_refused_after_the_load(blocked_run: tuple[Path, op.Gate],
+                                                                               tmp_path: Path, written: Any) -> None:
+    """Rewritten between the load and the first read (same format and journal): one line, not AttributeError."""
+    directory = Path(shutil.copytree(blocked_run[0], tmp_path / "run"))
+    run = op.load_run(directory)
+    source_file = directory / "frames" / columnar.SOURCE_FILE
+    source = json.loads(source_file.read_text(encoding="utf-8"))
+    source_file.write_text(json.dumps({**source, "frames": written}), encoding="utf-8")
+    with pytest.raises(op.RunDirError) as caught:
+        _ = run.verdicts
+    assert str(caught.value).startswith(f"{source_file}: not what a columnar copy writes")
+    assert "\n" not in str(caught.value)
 
 
 def _inline_states(directory: Path) -> None:

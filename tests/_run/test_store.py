@@ -173,6 +173,9 @@ def test_load_run_errors(tmp_path: Path) -> None:
     (tmp_path / "bad" / "manifest.json").write_text("{oops", encoding="utf-8")
     with pytest.raises(RunDirError, match="not valid JSON"):
         op.load_run(tmp_path / "bad")
+    (tmp_path / "bad" / "manifest.json").write_text("[" * 20_000 + "]" * 20_000, encoding="utf-8")
+    with pytest.raises(RunDirError, match=r"manifest.json: not valid JSON \(nested too deeply\)"):
+        op.load_run(tmp_path / "bad")  # the parser's RecursionError, not a traceback
 
 
 # -- runs on disk: one process at a time, recoverable creation, write errors, durability (issue 14) -----------
