@@ -142,9 +142,10 @@ def slice_table(run: Run, spec: str | SliceSpec, release: ReleaseLike | None = N
     labels = [label for label, _, _ in bins]
     bin_of_case = pd.Categorical(_bin_labels(cases[parsed.column], parsed), categories=labels).codes
     verdicts = run.verdicts
-    # each verdict row is binned by its own case run: (case_id, epoch)
-    where = pd.MultiIndex.from_arrays([cases["case_id"], cases["epoch"]]).get_indexer(
-        pd.MultiIndex.from_arrays([verdicts["case_id"], verdicts["epoch"]]))
+    # each verdict row is binned by its own case run: (case_id, epoch), and its run in a pooled Run
+    keys = [k for k in ("run_id", "case_id", "epoch") if k in cases.columns and k in verdicts.columns]
+    where = pd.MultiIndex.from_arrays([cases[k] for k in keys]).get_indexer(
+        pd.MultiIndex.from_arrays([verdicts[k] for k in keys]))
     na_code = len(labels) - 1
     row_bins = np.where(where >= 0, bin_of_case[np.clip(where, 0, None)], na_code).astype(np.int64)
     sums = criterion_sums(verdicts, by=[row_bins]) if len(verdicts) else {}

@@ -42,8 +42,10 @@ class Counter:
     def run(self, input):
         if input.get("boom"):
             raise RuntimeError("boom")
+        import os
+        calls = input["calls"] * int(os.environ.get("SLICE_TEST_CALLS_TIMES", "1"))
         steps = [{"kind": "tool_call", "tool": "noop", "args": {"i": i}, "result": {"ok": True}}
-                 for i in range(input["calls"])]
+                 for i in range(calls)]
         steps.append({"kind": "message", "role": "assistant", "content": "done"})
         return {"steps": steps, "answer": "ok" if input["good"] else "bad", "status": "completed"}
 '''
@@ -251,3 +253,21 @@ def test_example_suite_declares_slices_that_fit_its_data(example_suite: Path, tm
         t = op.slice_table(run, spec)
         filled = t[t["criterion"] == "answer_matches"]
         assert (filled["support"] > 0).sum() >= 2, f"{spec} should split the example's cases into several bins"
+
+
+def test_a_pooled_run_bins_each_row_by_its_own_runs_case(make_suite: Any, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two runs of one suite whose cases make 1× and 3× the tool calls: a case id (and epoch) names two case
+    runs in the pooled Run. Looking rows up by (case_id, epoch) alone raised InvalidIndexError; each row must
+    fall in the bin of its own run's case, so the pooled table is the sum of the two runs' tables."""
+    root = make_suite(CASES, evaluators=EVALUATORS, system="sysmod:Counter", system_code=COUNTER)
+    op.run(op.load_suite(root), out=tmp_path / "a", progress=False)
+    monkeypatch.setenv("SLICE_TEST_CALLS_TIMES", "3")
+    op.run(op.load_suite(root), out=tmp_path / "b", progress=False)
+    runs = [op.load_run(tmp_path / name) for name in ("a", "b")]
+    spec = "tool_calls:1,2,4,8"
+    keys = ["criterion", "bin"]
+    one, other = (op.slice_table(r, spec).set_index(keys)[["support", "passed"]] for r in runs)
+    assert not one.equals(other)  # the runs bin their cases differently, else this test could not tell
+    pooled = op.slice_table(op.load_runs([r.directory for r in runs]), spec).set_index(keys)
+    pd.testing.assert_frame_equal(pooled[["support", "passed"]], one + other)
