@@ -141,6 +141,7 @@ class Run:
                 raise OloproofError(f"runs {first.run_id} and {other.run_id} judge different criteria "
                                     f"({', '.join(first.criteria)} / {', '.join(other.criteria)}); "
                                     "pool runs of the same suite configuration")
+        _check_clusters(runs)  # reads each run's cases (the gate of the pooled run reads them anyway)
         pooled = cls(first.directory, first.manifest)
         pooled._members = list(runs)
         pooled.labels = _pooled_labels([r.labels for r in runs])
@@ -477,6 +478,22 @@ def _pooled_labels(all_labels: Sequence[dict[str, list[dict[str, Any]]]]) -> dic
                     seen.add(key)
                     out.setdefault(transform, []).append(j)
     return out
+
+
+def _check_clusters(runs: Sequence[Run]) -> None:
+    """Raise unless every case is in the same cluster in each of ``runs`` that recorded it.
+
+    A case whose ``cluster`` changed between two runs (the case file regrouped, the ids and digests the same)
+    would be in two clusters of the pooled run, its rows counted as independent evidence.
+    """
+    seen = pd.concat([r.cases[["case_id", "cluster"]].assign(run=r.run_id) for r in runs], ignore_index=True)
+    seen = seen.drop_duplicates(["case_id", "cluster"])
+    split = seen[seen["case_id"].duplicated(keep=False)]
+    if len(split):
+        first = split[split["case_id"] == split["case_id"].iloc[0]]
+        cid, (a, b), (ca, cb) = first["case_id"].iloc[0], first["run"].iloc[:2], first["cluster"].iloc[:2]
+        raise OloproofError(f"runs {a} and {b} put case {cid!r} in different clusters ({ca!r}, {cb!r}), so its "
+                            "rows would count as independent evidence; pool runs whose cases keep their clusters")
 
 
 def _with_run_id(frame: pd.DataFrame, run_id: str) -> pd.DataFrame:

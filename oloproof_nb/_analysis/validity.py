@@ -118,6 +118,11 @@ def validity(run: Run, confidence: float | None = None) -> pd.DataFrame:
     is invalid). ``checked`` is true only when coverage is 1 and rate ≥
     ``minimum_validity``: until then the gate reports the transform's
     relations as ``INSUFFICIENT_EVIDENCE`` (``transform_not_checked``).
+    A pooled run (:func:`oloproof_nb.load_runs`) counts every run's
+    judgements, and a transform is checked only when it is also checked in
+    each run: each run judged its relations on the pairs its own labels held
+    valid, so a run whose labels were incomplete kept pairs labeled invalid
+    since, and the labels of another run cannot take them out.
 
     Examples
     --------
@@ -130,10 +135,20 @@ def validity(run: Run, confidence: float | None = None) -> pd.DataFrame:
     cases = run.cases
     derived = {t.name: cases.loc[cases["transform"] == t.name, "case_id"].drop_duplicates().tolist()
                for t in transforms}  # tolist: one Arrow conversion, not an iteration over the array
-    return validity_table(transforms, run.labels, derived, confidence)
+    table = validity_table(transforms, run.labels, derived, confidence)
+    if len(run.runs) > 1:  # pooled: checked in every run too (see checked_transforms)
+        each = [checked_transforms(member) for member in run.runs]
+        table["checked"] = [bool(c) and all(e[t] for e in each) for t, c in zip(table["transform"], table["checked"],
+                                                                                strict=True)]
+    return table
 
 
 def checked_transforms(run: Run) -> dict[str, bool]:
-    """Transform name → whether it is checked in this run (what the gate reads for ``transform_not_checked``)."""
+    """Transform name → whether it is checked in this run (what the gate reads for ``transform_not_checked``).
+
+    In a pooled run (:func:`oloproof_nb.load_runs`), a transform is checked only when it is checked in every
+    run: each run judged its relations on the pairs its own labels held valid, so a run whose labels were
+    incomplete kept pairs labeled invalid since, and the labels of another run cannot take them out.
+    """
     table = validity(run)
     return dict(zip(table["transform"], table["checked"].astype(bool), strict=True))

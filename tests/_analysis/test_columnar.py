@@ -600,6 +600,26 @@ def test_load_runs_refuses_what_it_cannot_pool(tmp_path: Path) -> None:
         op.load_runs([])
 
 
+def test_load_runs_refuses_runs_that_put_a_case_in_two_clusters(tmp_path: Path) -> None:
+    """The case file regrouped between two runs (a ``cluster`` added; ids and digests unchanged): pooled, each
+    case would fall in two clusters and its two rows count as independent evidence (60 clusters for 40 cases
+    before this check)."""
+    cases = standard_cases(40)
+    root = write_suite(tmp_path / "suite", cases, evaluators=EVALUATORS)
+    a = op.run(root, out=tmp_path / "a", progress=False)
+    (root / "cases.jsonl").write_text("".join(json.dumps({**c, "cluster": f"pair{i // 2}"}) + "\n"
+                                              for i, c in enumerate(cases)), encoding="utf-8")
+    b = op.run(root, out=tmp_path / "b", progress=False)
+    assert list(a.cases["digest"]) == list(b.cases["digest"])  # the same cases, only regrouped
+    message = (f"runs {a.run_id} and {b.run_id} put case {cases[0]['id']!r} in different clusters "
+               f"({cases[0]['id']!r}, 'pair0')")
+    with pytest.raises(op.OloproofError, match=re.escape(message)):
+        op.load_runs([a.directory, b.directory])
+    again = op.run(root, out=tmp_path / "c", progress=False)  # grouped as b: pooled, 20 clusters of 4 rows
+    table = op.gate(op.load_runs([b.directory, again.directory])).table.set_index("criterion")
+    assert set(table["n_clusters"]) == {20}
+
+
 # -- crash safety ------------------------------------------------------------------------------------------
 
 @pytest.mark.slow

@@ -147,3 +147,29 @@ def test_example_validity_is_checked(example_suite: Path) -> None:
     assert row.ci_low == pytest.approx(low, abs=1e-12) and row.ci_high == pytest.approx(high, abs=1e-12)
     gate = op.gate(run).table.set_index("criterion").loc["same_state_under_injected"]
     assert gate["rate"] == 14 / 23 and gate["rate"] < 0.90 and "transform_not_checked" not in gate["reason"]
+
+
+def test_a_pooled_run_is_checked_only_where_every_run_is(example_suite: Path, tmp_path: Path) -> None:
+    """Run a starts before ord-024~injected is labeled: the transform is not checked there, so its relation
+    rows keep every pair, ord-018~injected (labeled invalid) among them. Run b starts with every label. Pooled,
+    the union of the labels covers every pair; a gate reading that alone judged a's invalid pair."""
+    label_file = example_suite / "labels" / "injected.jsonl"
+    full = label_file.read_text(encoding="utf-8")
+    label_file.write_text("".join(line for line in full.splitlines(keepends=True) if "ord-024~injected" not in line),
+                          encoding="utf-8")
+    a = op.run(op.load_suite(example_suite), out=tmp_path / "a", progress=False)
+    label_file.write_text(full, encoding="utf-8")
+    b = op.run(op.load_suite(example_suite), out=tmp_path / "b", progress=False)
+    assert (checked_transforms(a), checked_transforms(b)) == ({"injected": False}, {"injected": True})
+    criterion = "same_state_under_injected"
+    kept = a.verdicts[(a.verdicts["criterion"] == criterion) & (a.verdicts["case_id"] == "ord-018~injected")]
+    assert len(kept) == 1  # what makes the pooled rows unfit to judge
+    pooled = op.load_runs([a.directory, b.directory])
+    row = op.validity(pooled).iloc[0]
+    assert (row.derived, row.labeled, row.coverage) == (24, 24, 1.0)  # the union of labels covers every pair
+    assert not bool(row.checked) and checked_transforms(pooled) == {"injected": False}
+    gate = op.gate(pooled).table.set_index("criterion").loc[criterion]
+    assert (gate["verdict"], gate["reason"]) == ("INSUFFICIENT_EVIDENCE", "transform_not_checked")
+    both = op.load_runs([b.directory, op.run(op.load_suite(example_suite), out=tmp_path / "c",
+                                             progress=False).directory])
+    assert checked_transforms(both) == {"injected": True}  # every run checked: the pooled run is
