@@ -6,6 +6,9 @@ Rule, per criterion named in release.yaml (DESIGN.md, "Gate rule"), the first th
    ``INSUFFICIENT_EVIDENCE`` (``approximate_methods_not_allowed``);
 2. a criterion with no rows → ``INSUFFICIENT_EVIDENCE`` (``no_evidence``);
 3. a criterion whose rows are all ``missing`` → ``INSUFFICIENT_EVIDENCE`` (``all_missing``);
+   a criterion reduced with ``pass^k`` or ``pass@k`` with a case of fewer than k rows (a pooled run
+   whose runs hold different cases, a run stopped early) → ``INSUFFICIENT_EVIDENCE``
+   (``too_few_epochs``): the interval leaves that case out, and it may be the one that fails;
 4. in a clustered run, a criterion whose own rows fall in fewer than ``min_clusters`` clusters →
    ``INSUFFICIENT_EVIDENCE`` (``too_few_clusters``);
 5. a metamorphic rule whose transform is not checked →
@@ -263,6 +266,14 @@ def _fault_findings(run: Run, rows: dict[str, int]) -> dict[str, str]:
     return out
 
 
+def _zero_thresholds(cfg: ReleaseConfig, criteria: list[str]) -> dict[str, str]:
+    """Criteria gated at threshold 0: criterion → finding. Every lower bound is at least 0, so such a
+    criterion passes whatever its rows say (a check that cannot fail)."""
+    return {c: (f"criterion {c}: threshold 0 passes whatever the rows say (a lower bound is never below 0); "
+                "to report it without gating, leave it out of release.yaml")
+            for c in criteria if cfg.criteria.get(c) == 0}
+
+
 def gate(run: Run, release: ReleaseLike | None = None, *, baseline: Baseline | Run | None = None,
          criteria: dict[str, float] | None = None, confidence: float | None = None,
          method: str | None = None) -> Gate:
@@ -298,8 +309,9 @@ def gate(run: Run, release: ReleaseLike | None = None, *, baseline: Baseline | R
     Warns
     -----
     VacuousCheckWarning
-        For a ``fault_recovery`` criterion whose tool no case called (checks found vacuous by
-        ``load_suite`` were warned about there, and are read from the run's manifest).
+        For a ``fault_recovery`` criterion whose tool no case called, and for a criterion gated at
+        threshold 0, which passes whatever its rows (checks found vacuous by ``load_suite`` were warned
+        about there, and are read from the run's manifest). Such criteria have ``vacuous`` True.
 
     Notes
     -----
@@ -333,6 +345,8 @@ def gate(run: Run, release: ReleaseLike | None = None, *, baseline: Baseline | R
     evaluator_of = {ev.name: ev for ev in run.config.evaluators}
     stored = dict(run.manifest.suite_config.vacuous)
     fault = _fault_findings(run, {c: s.n for c, s in sums.items()})
+    for criterion, message in _zero_thresholds(cfg, run.criteria).items():
+        fault[criterion] = f"{fault[criterion]}; {message}" if criterion in fault else message
     for message in fault.values():
         warnings.warn(VacuousCheckWarning(message), stacklevel=2)
     findings = [m for c in run.criteria for m in (stored.get(c, []) + ([fault[c]] if c in fault else []))]
@@ -410,18 +424,22 @@ def _reduced_row(criterion: str, ev: Any, rs: Any, cfg: ReleaseConfig, checked: 
         interval, swapped, clustered = reduced_interval(rs, cfg)
         row.update(rate=interval.estimate, ci_low=interval.low, ci_high=interval.high, method=interval.method)
         notes += [n for n in (swapped, interval.reason) if n]
-    if rs is not None and rs.left_out:
-        notes.append(f"{rs.left_out} case(s) with fewer than {rs.reduction.k} rows left out of {text}")
-    return _decided(row, notes, cfg, clustered, ev, checked, fault)
+    left_out = 0 if rs is None else rs.left_out
+    if left_out:
+        notes.append(f"{left_out} case(s) with fewer than {rs.reduction.k} rows left out of {text}")
+    return _decided(row, notes, cfg, clustered, ev, checked, fault, left_out)
 
 
 def _decided(row: dict[str, Any], notes: list[str], cfg: ReleaseConfig, clustered: bool, ev: Any,
-             checked: dict[str, bool], fault: dict[str, str]) -> dict[str, Any]:
-    """``row`` (its counts and interval filled in) with its threshold, verdict and reason (the notes after it)."""
+             checked: dict[str, bool], fault: dict[str, str], left_out: int = 0) -> dict[str, Any]:
+    """``row`` (its counts and interval filled in) with its threshold, verdict and reason (the notes after it).
+
+    ``left_out``: cases a pass^k or pass@k criterion could not reduce (fewer than k rows).
+    """
     criterion = row["criterion"]
     threshold = cfg.criteria.get(criterion)
     row["threshold"] = math.nan if threshold is None else float(threshold)
-    verdict, reason = _decide(row, threshold, cfg, clustered, ev, checked)
+    verdict, reason = _decide(row, threshold, cfg, clustered, ev, checked, left_out)
     if criterion in fault:
         notes.append(fault[criterion])
     row["verdict"] = verdict
@@ -430,15 +448,17 @@ def _decided(row: dict[str, Any], notes: list[str], cfg: ReleaseConfig, clustere
 
 
 def _decide(row: dict[str, Any], threshold: float | None, cfg: ReleaseConfig, clustered: bool, ev: Any,
-            checked: dict[str, bool]) -> tuple[str, str]:
+            checked: dict[str, bool], left_out: int = 0) -> tuple[str, str]:
     if threshold is None:
         return "REPORT_ONLY", ""
     if clustered and not cfg.allow_approximate_methods:
         return "INSUFFICIENT_EVIDENCE", "approximate_methods_not_allowed"
-    if row["n"] == 0:
+    if row["n"] == 0 and not left_out:
         return "INSUFFICIENT_EVIDENCE", "no_evidence"
-    if row["missing"] == row["n"]:
+    if row["missing"] == row["n"] and not left_out:
         return "INSUFFICIENT_EVIDENCE", "all_missing"
+    if left_out:  # a case not reduced may be the one that fails: the interval leaves it out, so no verdict
+        return "INSUFFICIENT_EVIDENCE", "too_few_epochs"
     if clustered and row["n_clusters"] < cfg.min_clusters:
         return "INSUFFICIENT_EVIDENCE", "too_few_clusters"
     transform = getattr(ev, "transform", None)

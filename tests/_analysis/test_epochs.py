@@ -436,3 +436,26 @@ def test_pooled_runs_count_as_epochs(runs: dict[int, op.Run]) -> None:
     assert {n for n, _ in counts.values()} == {4}
     got = op.reduce_epochs(pooled, reduce="pass^4").set_index("criterion").loc["answer_matches", "rate"]
     assert got == pytest.approx(np.mean([math.comb(c, 4) for _, c in counts.values()]))
+
+
+def test_a_case_with_fewer_than_k_rows_leaves_no_verdict(runs: dict[int, op.Run], tmp_path: Path) -> None:
+    """Pooled: the 3-epoch run of 8 cases and a 1-epoch run whose suite gained c8, which always fails. Under
+    pass^2, c8 (one row) cannot be reduced and was left out, so the gate passed on the 8 others with only a
+    note; now that criterion is INSUFFICIENT_EVIDENCE (too_few_epochs). Under pass^1 every case has enough."""
+    cases = [*_cases(), {"id": "c8", "input": {"id": "c8", "p": 0.0}, "initial_state": {"answered": None},
+                         "expected": {"answer": "yes", "state": {"answered": "yes"}}}]
+    grown = op.run(op.load_suite(_suite(tmp_path / "suite", cases=cases)), out=tmp_path / "grown", progress=False)
+    pooled = op.load_runs([runs[3].directory, grown.directory])
+    assert _hand_counts(pooled)["c8"] == (1, 0)
+
+    def row(reduce: str) -> pd.Series:
+        release = {"allow_approximate_methods": True, "min_clusters": 2,
+                   "criteria": {"answer_matches": {"threshold": 0.01, "reduce": reduce}}}
+        return op.gate(pooled, release=release).table.set_index("criterion").loc["answer_matches"]
+
+    left_out = row("pass^2")
+    assert left_out["n"] == 8 and left_out["ci_low"] > 0.01  # the interval of the 8 others alone would PASS
+    assert left_out["verdict"] == "INSUFFICIENT_EVIDENCE"
+    assert left_out["reason"] == "too_few_epochs; 1 case(s) with fewer than 2 rows left out of pass^2"
+    enough = row("pass^1")
+    assert enough["n"] == 9 and "too_few_epochs" not in enough["reason"]

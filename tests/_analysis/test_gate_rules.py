@@ -146,6 +146,20 @@ def test_turning_a_fail_into_a_pass_never_lowers_ci_low_through_the_gate(tmp_pat
 # ---------------------------------------------------------------- evidence that is not evidence
 
 
+def test_monotone_holds_for_the_same_rows_and_a_case_added_can_raise_ci_low() -> None:
+    """What README's "Monotone by construction" says it does not cover, with its figures: 21 clusters (sizes
+    1-4, 44 rows, one failure) at threshold 0.80, then one more failing case in a cluster of its own. The
+    second failing cluster gives the Bell-McCaffrey degrees of freedom more to go on, and the interval
+    narrows more than the rate falls. Turning that added failure into a pass still never lowers ci_low."""
+    k = [1, 2, 4, 2, 1, 1, 4, 3, 2, 4, 1, 1, 1, 4, 3, 2, 1, 2, 1, 2, 1]
+    m = [1, 2, 4, 2, 1, 1, 4, 3, 2, 4, 1, 1, 1, 4, 3, 2, 1, 2, 1, 2, 2]
+    before = op.rate_interval_from_sums(k, m, method="cluster_t")
+    added = op.rate_interval_from_sums([*k, 0], [*m, 1], method="cluster_t")
+    assert (round(before.low, 3), round(added.low, 3)) == (0.799, 0.805)
+    assert before.low < 0.80 <= added.low and added.estimate < before.estimate
+    assert op.rate_interval_from_sums([*k, 1], [*m, 1], method="cluster_t").low >= added.low
+
+
 def test_all_missing_is_insufficient_with_its_reason(tmp_path: Path) -> None:
     cases = answer_cases(*layout(5, sizes=1))
     for case in cases:
@@ -156,6 +170,21 @@ def test_all_missing_is_insufficient_with_its_reason(tmp_path: Path) -> None:
     r = gate_row(op.gate(run), "state_matches")
     assert r["missing"] == r["n"] == 5
     assert r["verdict"] == "INSUFFICIENT_EVIDENCE" and r["reason"].startswith("all_missing")
+
+
+def test_a_threshold_of_zero_is_a_vacuous_check(tmp_path: Path) -> None:
+    """Every case fails, yet ci_low ≥ 0 always holds: the gate rule says PASS, and that criterion is marked
+    vacuous, named in the findings and warned about (it was silent before). The smallest threshold above 0
+    is judged as usual."""
+    run = run_of(tmp_path, answer_cases([False] * 30, [f"k{i}" for i in range(30)]))
+    with pytest.warns(op.VacuousCheckWarning, match="criterion answer_matches: threshold 0 passes whatever"):
+        zero = op.gate(run, release={"criteria": {"answer_matches": 0.0}})
+    r = gate_row(zero)
+    assert (r["passed"], r["ci_low"], r["verdict"], bool(r["vacuous"])) == (0, 0.0, "PASS", True)
+    assert zero.findings == (r["reason"].split("; ", 1)[1],) and "leave it out of release.yaml" in r["reason"]
+    tiny = op.gate(run, release={"criteria": {"answer_matches": 1e-9}})
+    r = gate_row(tiny)
+    assert (r["verdict"], bool(r["vacuous"]), tiny.findings) == ("INSUFFICIENT_EVIDENCE", False, ())
 
 
 def test_no_criteria_blocks_with_a_reason_shown_everywhere(tmp_path: Path) -> None:
