@@ -51,6 +51,8 @@ _OPEN_ATTEMPTS = 5
 #: What making a case record's frame rows raises when the record is not what oloproof_nb writes (a key
 #: missing, a value of the wrong type). Arrow's conversion errors are among them (ValueError, TypeError).
 _SHAPE_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError)
+#: What :meth:`Journal.chunks` yields: records, their final states' and initial states' addresses.
+Chunk = tuple[list[CaseRecord], list[str | None], list[str | None]]
 
 
 class ColumnarCopyWarning(UserWarning):
@@ -210,24 +212,27 @@ class Run:
         A case record that is valid JSON but not what oloproof_nb writes (a key missing, a value of the wrong
         type: edited by hand, or written by another tool) is a :class:`RunDirError` naming its line.
         """
+        done = [0]  # records of the chunks converted so far: a damaged record is at or after done[0]
         try:
-            for name, items, refs in self._journal_items():
+            for name, items, refs in self._journal_items(done):
                 yield name, to_arrow(FRAMES[name], items, refs)
         except OloproofError:
             raise
         except _SHAPE_ERRORS as exc:
-            found = self._damaged_record()
+            found = self._damaged_record(done[0])
             if found is None:  # every record makes its rows alone: not the journal's fault
                 raise
             lineno, why = found
             raise RunDirError(f"{self.directory / CASES}: line {lineno}: not a case record as oloproof_nb writes "
                               f"it ({why}); the run directory is damaged") from exc
 
-    def _damaged_record(self) -> tuple[int, str] | None:
-        """The first case record (in case order) whose frame rows cannot be made on their own: its line number
-        and why; None when there is none. Only called once a conversion failed, so it may take its time."""
+    def _damaged_record(self, start: int = 0) -> tuple[int, str] | None:
+        """The first case record whose frame rows cannot be made on their own, looked for from the ``start``-th
+        record in case order (then before it): its line number and why; None when there is none. Only called
+        once a conversion failed; it reads one record at a time."""
         journal, run_scope = self._journal, any(ev.scope == "run" for ev in self.config.evaluators)
-        for (case_id, epoch), (_, line) in journal.case_index().items():
+        entries = list(journal.case_index().items())
+        for (case_id, epoch), (_, line) in entries[start:] + entries[:start]:
             try:
                 record = journal.record(case_id, epoch)
                 if record is None:
@@ -243,11 +248,13 @@ class Run:
                 return line[2], why
         return None
 
-    def _journal_items(self) -> Iterator[tuple[str, list[Any], list[str | None] | None]]:
+    def _journal_items(self, done: list[int] | None = None) -> Iterator[tuple[str, list[Any], list[str | None] | None]]:
         """Every frame's items from the journal, chunk by chunk (see :func:`frames.journal_items`); the
-        state reader holds one chunk's states at a time."""
+        state reader holds one chunk's states at a time. ``done[0]`` counts the records of the chunks whose
+        items were all taken."""
         run_scope = self._run_scope if any(ev.scope == "run" for ev in self.config.evaluators) else None
-        return frames.journal_items(self._journal.chunks(CHUNK, keep_states=False), self.config.tool_errors,
+        chunks = self._journal.chunks(CHUNK, keep_states=False)
+        return frames.journal_items(chunks if done is None else _counted(chunks, done), self.config.tool_errors,
                                     run_scope, self._some_states)
 
     def _run_scope(self, records: Sequence[CaseRecord]) -> tuple[list[RunVerdictRow], list[PairRow]]:
@@ -478,6 +485,13 @@ def _pooled_labels(all_labels: Sequence[dict[str, list[dict[str, Any]]]]) -> dic
                     seen.add(key)
                     out.setdefault(transform, []).append(j)
     return out
+
+
+def _counted(chunks: Iterator[Chunk], done: list[int]) -> Iterator[Chunk]:
+    """``chunks`` as they are, ``done[0]`` raised by a chunk's records once the next chunk is asked for."""
+    for chunk in chunks:
+        yield chunk
+        done[0] += len(chunk[0])
 
 
 def _check_clusters(runs: Sequence[Run]) -> None:

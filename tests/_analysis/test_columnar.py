@@ -398,6 +398,31 @@ def test_a_case_record_of_the_wrong_shape_is_one_line_naming_its_line(blocked_ru
     assert sorted(p.name for p in directory.iterdir() if p.name.startswith("frames.tmp")) == []
 
 
+def test_a_damaged_record_is_looked_for_from_the_chunk_that_failed(blocked_run: tuple[Path, op.Gate], tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chunks of 5, record 12 (line 13) damaged: the records are read one by one from the failed chunk's first
+    (record 10), not from the run's first, so a run of a million cases is not read record by record."""
+    directory = Path(shutil.copytree(blocked_run[0], tmp_path / "run"))
+    journal = directory / "cases.jsonl"
+    lines = journal.read_text(encoding="utf-8").splitlines(keepends=True)
+    record = json.loads(lines[12])
+    _damage(record, "no status")
+    lines[12] = json.dumps(record, ensure_ascii=False) + "\n"
+    journal.write_text("".join(lines), encoding="utf-8")
+    monkeypatch.setattr(run_module, "CHUNK", 5)
+    read: list[str] = []
+    one = journal_module.Journal.record
+
+    def counted(self: Any, case_id: str, epoch: int = 1) -> Any:
+        read.append(case_id)
+        return one(self, case_id, epoch)
+
+    monkeypatch.setattr(journal_module.Journal, "record", counted)
+    with pytest.raises(op.RunDirError, match=f"{re.escape(str(journal))}: line 13: .*no key 'status'"):
+        op.load_run(directory)
+    assert read == [json.loads(lines[i])["case"]["id"] for i in (10, 11, 12)]
+
+
 def test_a_conversion_error_no_record_causes_is_not_blamed_on_the_journal(blocked_run: tuple[Path, op.Gate],
                                                                           tmp_path: Path,
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
