@@ -125,7 +125,7 @@ class PythonCheck(Evaluator):
             return self.missing(ctx.failure or "no_trajectory")
         if ctx.run is None:
             return self.missing("a python check needs a live run (nothing to call it with)")
-        call = ctx.run.call_check(self.check, ctx.case, copy.deepcopy(ctx.case.initial_state),
+        call = ctx.run.call_check(self.check, ctx.case.model_copy(deep=True), copy.deepcopy(ctx.case.initial_state),
                                   copy.deepcopy(ctx.state), ctx.trajectory.model_copy(deep=True))
         if call.error is not None:
             base = self.verdict("missing", f"{CHECK_RAISED}: {call.error}")

@@ -90,6 +90,29 @@ def test_a_check_gets_copies_of_the_case_states_and_trajectory(make_suite: Any, 
     assert run.changes["path"].tolist() == ["a"]  # what the check did to its copies changed nothing stored
 
 
+def test_a_check_that_edits_the_case_changes_no_other_check_and_nothing_stored(make_suite: Any,
+                                                                              tmp_path: Path) -> None:
+    """The agent writes 2 where the case expects 3. A check that empties ``case.expected.state`` (as some
+    benchmarks' checks tidy their task) got the run's own Case: the ``state_matches`` after it then passed
+    with no comparison, the journal kept the emptied expectation, and the Suite kept it for later runs."""
+    case = {**_case("c1", "pass"), "expected": {"answer": "ok", "state": {"a": 3}}}
+    folder = make_suite([case], evaluators=[{"type": "python", "name": "tidy", "check": "checks:tidy"},
+                                            {"type": "state_matches"}])
+    (folder / "checks.py").write_text("def tidy(case, initial_state, final_state, trajectory):\n"
+                                      "    case.expected.state.clear()\n    case.input.clear()\n"
+                                      "    case.metadata['edited'] = True\n    return True\n", encoding="utf-8")
+    suite = op.load_suite(folder)
+    run = op.run(suite, out=tmp_path / "run", progress=False)
+    verdicts = run.verdicts.set_index("criterion")["verdict"]
+    assert (verdicts["tidy"], verdicts["state_matches"]) == ("pass", "fail")
+    assert run.comparisons[["path", "ok"]].values.tolist() == [["a", False]]
+    stored = run.record("c1")["case"]
+    assert (stored["expected"]["state"], stored["input"]["check"], stored["metadata"]) == ({"a": 3}, "pass",
+                                                                                           {"m": "c1"})
+    kept = suite.kept_cases[0]
+    assert (kept.expected.state, kept.input["check"], kept.metadata) == ({"a": 3}, "pass", {"m": "c1"})
+
+
 def test_an_exception_in_a_check_is_that_cases_missing_with_the_traceback_kept(make_suite: Any, tmp_path: Path,
                                                                              check_log: Path) -> None:
     folder = _suite(make_suite, [_case("c1", "raise"), _case("c2", "pass")])
