@@ -229,4 +229,13 @@ def load_check(root: Path, spec: str, file: str | Path = "oloproof.yaml", key: s
     if not callable(target):
         raise ConfigError(file, key, f"{spec!r} is a {type(target).__name__}, not a function; a check is called "
                                      "with (case, initial_state, final_state, trajectory)")
+    try:
+        signature = inspect.signature(target)
+    except (TypeError, ValueError):  # some builtins have none: found out when it is called
+        return target  # type: ignore[no-any-return]
+    try:
+        signature.bind(None, None, None, None)
+    except TypeError as exc:
+        raise ConfigError(file, key, f"{spec!r} cannot be called with (case, initial_state, final_state, "
+                                     f"trajectory): {exc}; its signature is {spec.split(':')[1]}{signature}") from None
     return target  # type: ignore[no-any-return]

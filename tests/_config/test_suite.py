@@ -325,13 +325,21 @@ def test_a_bad_tool_errors_key_names_it(make_suite) -> None:
 
 # -- python checks and state-path transforms: config errors ------------------------------------------------
 
-CHECKS = "def ok(case, initial_state, final_state, trajectory):\n    return True\nNOT_CALLABLE = 3\n"
+CHECKS = ("def ok(case, initial_state, final_state, trajectory):\n    return True\nNOT_CALLABLE = 3\n"
+          "def two(case, final_state):\n    return True\n"
+          "def five(case, initial_state, final_state, trajectory, strict):\n    return True\n"
+          "def keyword_only(*, case):\n    return True\n"
+          "def loose(case, *rest, strict=False):\n    return True\n")
 
 
 @pytest.mark.parametrize(("check", "message"), [
     ("nochecks:ok", "cannot import 'nochecks'"),
     ("checks:missing", "has no attribute 'missing'"),
     ("checks:NOT_CALLABLE", "not a function"),
+    ("checks:two", "cannot be called with (case, initial_state, final_state, trajectory): too many positional "
+                   "arguments; its signature is two(case, final_state)"),
+    ("checks:five", "missing a required argument: 'strict'"),
+    ("checks:keyword_only", "too many positional arguments"),
 ])
 def test_a_python_check_that_cannot_be_imported_fails_when_the_suite_loads(make_suite, check: str,
                                                                           message: str) -> None:
@@ -339,6 +347,14 @@ def test_a_python_check_that_cannot_be_imported_fails_when_the_suite_loads(make_
     (folder / "checks.py").write_text(CHECKS, encoding="utf-8")
     err = _error(folder)
     assert err.key == "evaluators[1].check" and message in err.message
+
+
+def test_a_python_check_with_any_signature_that_takes_the_four_arguments_loads(make_suite) -> None:
+    """Found at load, not as a `missing` row per case: a check whose signature cannot take the four
+    arguments. One that can (``*rest``, a defaulted keyword) loads."""
+    folder = make_suite(CASES, evaluators=[{"type": "python", "check": "checks:loose"}])
+    (folder / "checks.py").write_text(CHECKS, encoding="utf-8")
+    assert load_suite(folder).criteria == ["loose"]
 
 
 def test_a_python_check_takes_name_or_criterion_not_two_names(make_suite) -> None:
