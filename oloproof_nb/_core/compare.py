@@ -165,24 +165,59 @@ def _field(element: Any, key: str | None) -> Any:
     return element.get(key, ABSENT) if isinstance(element, Mapping) and key is not None else ABSENT
 
 
-def _bipartite(n_left: int, n_right: int, fits: Any) -> dict[int, int]:
-    """A maximum matching left -> right over ``fits(i, j)`` (Kuhn's augmenting paths); lists here are small."""
-    adjacency = [[j for j in range(n_right) if fits(i, j)] for i in range(n_left)]
-    owner: dict[int, int] = {}
+def _text(value: Any) -> str | None:
+    """The canonical JSON text of a list element for the exact pre-pass of :func:`_bipartite`; None for one that
+    may not take it: it holds an absent marker (which asks for a key to be gone, so an equal text does not
+    fit), or is no JSON."""
+    try:
+        text = canonical_json(value)
+    except (TypeError, ValueError, RecursionError):
+        return None
+    return None if '"$absent"' in text else text
 
-    def augment(i: int, seen: set[int]) -> bool:
-        for j in adjacency[i]:
-            if j in seen:
-                continue
-            seen.add(j)
-            if j not in owner or augment(owner[j], seen):
-                owner[j] = i
-                return True
-        return False
 
-    for i in range(n_left):
-        augment(i, set())
-    return {i: j for j, i in owner.items()}
+def _bipartite(exp: Sequence[Any], act: Sequence[Any], fits: Any, exact: bool) -> dict[int, int]:
+    """A maximum matching of ``exp``'s indexes to ``act``'s over ``fits(i, j)``.
+
+    ``exact`` (no tolerance): an element first meets an actual one of the same canonical JSON text, which
+    always fits. That loses no match, because without a tolerance fitting is transitive (equality, or a
+    subset of a subset): whatever another element would have fitted through the same actual element, it
+    fits through the one this element leaves. Only what is left is tried pair by pair (``fits`` is the
+    cost: a 1,000-element list of equal or equal-looking elements is matched without a million calls),
+    and matched by Hopcroft–Karp (scipy's ``maximum_bipartite_matching``; no recursion, whatever the
+    length; Hopcroft & Karp 1973).
+    """
+    out: dict[int, int] = {}
+    left, right = list(range(len(exp))), list(range(len(act)))
+    if exact:
+        free: dict[str, list[int]] = {}
+        for j in reversed(right):  # popped from the end: the first actual element of a text first
+            text = _text(act[j])
+            if text is not None:
+                free.setdefault(text, []).append(j)
+        left = []
+        for i, element in enumerate(exp):
+            text = _text(element)
+            slots = free.get(text) if text is not None else None
+            if slots:
+                out[i] = slots.pop()
+            else:
+                left.append(i)
+        used = set(out.values())
+        right = [j for j in right if j not in used]
+    edges = [(a, b) for a, i in enumerate(left) for b, j in enumerate(right) if fits(i, j)]
+    if not edges:
+        return out
+    import numpy as np  # first use: lists left over after the exact pre-pass
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import maximum_bipartite_matching
+
+    rows, cols = np.array(edges, dtype=np.int64).T
+    graph = csr_matrix((np.ones(len(edges), dtype=np.int8), (rows, cols)), shape=(len(left), len(right)))
+    for a, b in enumerate(maximum_bipartite_matching(graph, perm_type="column").tolist()):
+        if b >= 0:
+            out[left[a]] = right[b]
+    return out
 
 
 def _by_key(expected: Sequence[Any], actual: Sequence[Any], key: str | None) -> dict[int, int]:
@@ -223,7 +258,8 @@ def _subset(exp: Any, act: Any, keys: Keys, rules: _Rules, rows: list[Row]) -> N
         if rule.how == "by_key":
             matched = _by_key(exp, act, rule.key)
         else:
-            matched = _bipartite(len(exp), len(act), lambda i, j: _subset_ok(exp[i], act[j], (*keys, str(j)), rules))
+            matched = _bipartite(exp, act, lambda i, j: _subset_ok(exp[i], act[j], (*keys, str(j)), rules),
+                                 rules.tolerance is None)
         for i, element in enumerate(exp):
             j = matched.get(i)
             if j is None:
@@ -278,7 +314,8 @@ def _whole(exp: Any, act: Any, keys: Keys, rules: _Rules, rows: list[Row]) -> No
         if rule.how == "by_key":
             matched = _by_key(exp, act, rule.key)
         else:
-            matched = _bipartite(len(exp), len(act), lambda i, j: _equal(exp[i], act[j], (*keys, str(j)), rules))
+            matched = _bipartite(exp, act, lambda i, j: _equal(exp[i], act[j], (*keys, str(j)), rules),
+                                 rules.tolerance is None)
         used = set(matched.values())
         for i, element in enumerate(exp):
             j = matched.get(i)

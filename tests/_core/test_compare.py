@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import copy
+import itertools
 from typing import Any
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
+from oloproof_nb._core.canonical import canonical_json
 from oloproof_nb._core.compare import ListMatch, compare_changes, compare_state, is_absent_marker
 from oloproof_nb._core.paths import ABSENT
 
@@ -111,6 +115,42 @@ def test_unordered_finds_a_matching_where_first_come_first_served_does_not() -> 
     actual = {"t": [{"a": 1, "b": 2}, {"a": 1}]}
     rows = compare_state(expected, actual, lists=UNORDERED)
     assert ok(rows) and {r[0] for r in rows} == {"t.1.a", "t.0.a", "t.0.b"}
+
+
+def test_unordered_matches_long_lists_of_equal_elements() -> None:
+    """1,200 equal lines: the augmenting-path search recursed once per duplicate and raised RecursionError
+    (an internal error that stopped the run); one line fewer in the state fails by exactly one row."""
+    log = ["ping"] * 1200
+    assert ok(compare_state({"t": log}, {"t": log}, lists=UNORDERED))
+    assert ok(compare_state({"t": log}, {"t": log}, "whole", lists=UNORDERED))
+    rows = compare_state({"t": log}, {"t": log[1:]}, "whole", lists=UNORDERED)
+    assert [r for r in rows if not r[3]] == [("t.<unmatched 1199>", "ping", ABSENT, False)]
+    # an element asking for a key to be gone never fits by its text: the actual one holds that key
+    gone = [{"id": 1, "hold": {"$absent": True}}]
+    assert not ok(compare_state({"t": gone}, {"t": copy.deepcopy(gone)}, lists=UNORDERED))
+    assert ok(compare_state({"t": gone}, {"t": [*copy.deepcopy(gone), {"id": 1}]}, lists=UNORDERED))
+
+
+def _fits(e: Any, a: Any) -> bool:
+    """Subset by hand: every key of e in a with an equal value (values are small ints); an empty dict is a
+    leaf, equal only to an empty dict."""
+    return a == {} if not e else all(k in a and a[k] == v for k, v in e.items())
+
+
+@settings(max_examples=500, deadline=None)
+@example(exp=[{"a": 1}, {"a": 0}], act=[{"a": 1, "b": 0}, {"a": 0, "b": 1}])  # two pairs left to match by fit
+@example(exp=[{"a": 1}, {"a": 1}, {"b": 0}], act=[{"a": 1, "b": 0}, {"a": 1, "b": 1}, {"b": 0, "a": 0}])
+@given(exp=st.lists(st.dictionaries(st.sampled_from("ab"), st.integers(0, 1), max_size=2), max_size=5),
+       act=st.lists(st.dictionaries(st.sampled_from("ab"), st.integers(0, 1), max_size=2), max_size=5))
+def test_unordered_finds_a_matching_exactly_when_one_exists(exp: list[dict[str, int]],
+                                                            act: list[dict[str, int]]) -> None:
+    """Against every assignment tried by hand: subset (each expected element inside a distinct actual one)
+    and whole (the same multiset). An empty expected list is a leaf: it fits only an empty list."""
+    subset = any(all(_fits(e, act[j]) for e, j in zip(exp, chosen, strict=True))
+                 for chosen in itertools.permutations(range(len(act)), len(exp)))
+    assert ok(compare_state({"t": exp}, {"t": act}, lists=UNORDERED)) == (subset if exp else not act)
+    same = sorted(map(canonical_json, exp)) == sorted(map(canonical_json, act))
+    assert ok(compare_state({"t": exp}, {"t": act}, "whole", lists=UNORDERED)) == same
 
 
 def test_unordered_with_tolerance() -> None:
