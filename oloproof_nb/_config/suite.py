@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, ValidationErr
 
 from .._core.case import Case, derive_case
 from .._core.evaluator import EVALUATORS, Evaluator
-from .._core.paths import ABSENT, flatten, format_path, get_path, parse_path, parse_pattern
+from .._core.paths import ABSENT, flatten, format_path, get_path, parse_path, parse_pattern, pattern_matches
 from .._core.slicespec import parse_slice_spec
 from .._core.trajectory import ToolErrorRule
 from ..errors import CaseFileError, ConfigError, SliceSpecError, VacuousCheckWarning
@@ -382,6 +382,10 @@ def _node_paths(state: Any) -> set[str]:
 _MAX_CANDIDATES = 100_000
 
 
+#: A top-level key no state holds: an ``ignore`` pattern that matches it matches every path.
+_ANY_KEY = "\x00oloproof: any key"
+
+
 class _VacuityScan:
     """State checks that cannot fail, found in one streamed pass over the cases.
 
@@ -401,6 +405,12 @@ class _VacuityScan:
                 self.checks += [(i, ev, path) for path in paths]
         self.seen: set[tuple[int, str]] = set()
         self.candidates: dict[str, set[str]] = {"state_unchanged": set(), "state_matches": set()}
+        self.ignore_all: list[tuple[int, Evaluator, str]] = []  # an ignore pattern that matches every path
+        for i, ev in enumerate(config.evaluators):
+            for pattern in getattr(ev, "ignore", None) or []:
+                if ev.type == "state_matches" and pattern_matches(parse_pattern(pattern), (_ANY_KEY,), within=True):
+                    self.ignore_all.append((i, ev, pattern))
+                    break
 
     def observe(self, case: Case) -> None:
         if not self.checks:
@@ -420,8 +430,14 @@ class _VacuityScan:
                     pool |= _node_paths(case.expected.state)
 
     def findings(self) -> dict[str, list[str]]:
-        """Criterion → one message per path no case's state contains."""
+        """Criterion → one message per path no case's state contains, and per ``ignore`` that leaves nothing."""
         found: dict[str, list[str]] = {}
+        for i, ev, pattern in self.ignore_all:
+            what = ("no change can be unexpected: it checks only the changes expected.state names, as mode: subset "
+                    "does" if getattr(ev, "mode", "") == "changes" else "nothing is compared and the check cannot fail")
+            found.setdefault(ev.name, []).append(
+                f"{self.file}: evaluators[{i}] ({ev.type}, criterion {ev.name}): ignore pattern {pattern!r} "
+                f"matches every path of the state, so {what}")
         for i, ev, path in self.checks:
             if (i, path) in self.seen:
                 continue

@@ -116,3 +116,20 @@ def test_report_marks_the_vacuous_criterion(tmp_path: Path) -> None:
         run = op.run(op.load_suite(folder), out=tmp_path / "run", progress=False)
     text = Path(write_report(run, tmp_path / "report.md")).read_text()
     assert "other_order_untouched (vacuous)" in text and "did you mean orders.ord-999?" in text
+
+
+@pytest.mark.parametrize(("pattern", "mode"), [("*", "changes"), ("**", "whole"), ("**.*", "changes")])
+def test_an_ignore_pattern_that_matches_every_path_is_named(tmp_path: Path, pattern: str, mode: str) -> None:
+    """``ignore: ["*"]`` in changes mode let an agent change anything unseen (a payment to an attacker
+    passed a case that expects no change); ``["**"]`` in whole mode compares nothing. Patterns that
+    leave a path are not named."""
+    ev = {"type": "state_matches", "mode": mode, "ignore": [pattern]}
+    with pytest.warns(op.VacuousCheckWarning) as caught:
+        s = op.load_suite(suite(tmp_path / "all", [ev]))
+    assert s.vacuous == {"state_matches": [str(caught[0].message)]}
+    assert f"evaluators[0] (state_matches, criterion state_matches): ignore pattern {pattern!r} matches every path"\
+        in str(caught[0].message)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", op.VacuousCheckWarning)
+        for i, narrow in enumerate(["orders", "*.ord-999", "orders.*.status", "**.status"]):
+            op.load_suite(suite(tmp_path / f"narrow{i}", [{**ev, "ignore": [narrow]}]))
