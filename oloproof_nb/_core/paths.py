@@ -272,6 +272,8 @@ def values_equal(expected: Any, actual: Any, tolerance: float | None = None) -> 
     --------
     >>> values_equal(1, 1.0), values_equal(True, 1), values_equal(0.5, 0.51, tolerance=0.02)
     (True, False, True)
+    >>> values_equal(float("inf"), float("inf"), tolerance=0.01), values_equal(float("inf"), 1e308, tolerance=1e308)
+    (True, False)
     """
     cls = type(expected)
     if cls is type(actual):  # fast paths for the common exact types; the same answers as the rules below
@@ -288,7 +290,7 @@ def values_equal(expected: Any, actual: Any, tolerance: float | None = None) -> 
     if isinstance(expected, (int, float)) and isinstance(actual, (int, float)):
         if isinstance(expected, float) and isinstance(actual, float) and math.isnan(expected) and math.isnan(actual):
             return True
-        if tolerance is not None:
+        if tolerance is not None and expected != actual:  # equal infinities: inf - inf is NaN, no distance
             return abs(expected - actual) <= tolerance
         return expected == actual
     if isinstance(expected, Mapping) and isinstance(actual, Mapping):

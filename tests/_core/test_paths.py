@@ -240,6 +240,11 @@ def test_leaf_diff_absent_both_ways() -> None:
         (0.1 + 0.2, 0.3, 1e-12, True),
         (math.nan, math.nan, None, True),
         (math.nan, 1.0, 10.0, False),
+        (math.inf, math.inf, 0.01, True),  # equal infinities with a tolerance: inf - inf is NaN, no distance
+        (-math.inf, -math.inf, 0.0, True),
+        (math.inf, -math.inf, 0.01, False),
+        (math.inf, 1e308, 1e308, False),
+        (math.inf, math.nan, 0.01, False),
         ("1", 1, None, False),
         (None, 0, None, False),
         ("a", "a", None, True),
