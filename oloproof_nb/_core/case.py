@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .canonical import digest
-from .paths import ABSENT, find_paths, format_path, get_path, parse_pattern
+from .paths import ABSENT, find_paths, format_path, get_path, parse_path, parse_pattern
 from .receipts import OutcomeContract
 
 __all__ = ["Case", "Expected", "case_digest", "case_from_mapping", "derive_case", "inject_state", "DIGEST_KEYS",
@@ -260,6 +260,22 @@ def inject_state(state: dict[str, Any], state_path: str, template: str) -> tuple
     return new_state, [format_path(keys) for keys in found]
 
 
+def _kept_as_injected(expected: dict[str, Any], before: dict[str, Any], after: dict[str, Any],
+                      injected: list[str]) -> dict[str, Any]:
+    """``expected`` (a source's ``expected.state``) with each ``injected`` path it expects unchanged (equal to
+    ``before``, the source's initial state) set to its value in ``after`` (the copy's initial state)."""
+    out = expected
+    for path in injected:
+        keys = parse_path(path)
+        if get_path(out, keys) is ABSENT or get_path(out, keys) != get_path(before, keys):
+            continue
+        if out is expected:
+            out = copy.deepcopy(expected)
+        parent = get_path(out, keys[:-1]) if len(keys) > 1 else out
+        parent[int(keys[-1]) if isinstance(parent, list) else keys[-1]] = get_path(after, keys)
+    return out
+
+
 def derive_case(case: Case, transform: str, field: str | None, template: str, *,
                 state_path: str | None = None) -> Case:
     """The metamorphic copy of ``case`` under ``transform``.
@@ -269,7 +285,10 @@ def derive_case(case: Case, transform: str, field: str | None, template: str, *,
     ``template`` (``{value}`` is the original value); with ``state_path``,
     every string of ``initial_state`` at a matching path is rewritten instead
     (:func:`inject_state`: an injection arriving through data the agent
-    reads). Everything else (``expected``, ``outcome``) is the source's.
+    reads), and where the source's ``expected.state`` names such a path with
+    the value it starts with (the text must stay as it is), the copy expects
+    its own injected text there. Everything else (``expected``, ``outcome``)
+    is the source's: an expectation that the text changes stays as written.
 
     Raises
     ------
@@ -279,7 +298,10 @@ def derive_case(case: Case, transform: str, field: str | None, template: str, *,
     raw = case.digest_fields()
     raw["id"] = f"{case.id}~{transform}"
     if state_path is not None:
-        raw["initial_state"], _ = inject_state(case.initial_state, state_path, template)
+        raw["initial_state"], injected = inject_state(case.initial_state, state_path, template)
+        if isinstance(raw.get("expected"), dict) and isinstance(raw["expected"].get("state"), dict):
+            raw["expected"] = {**raw["expected"], "state": _kept_as_injected(
+                raw["expected"]["state"], case.initial_state, raw["initial_state"], injected)}
     else:
         if field is None:
             raise ValueError("a transform rewrites an input field or a state_path; give one")
