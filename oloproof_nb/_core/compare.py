@@ -11,7 +11,9 @@ Expected values
 :data:`~oloproof_nb.ABSENT` in Python) means the key must not exist. A list is
 matched by the rule of its path (:class:`ListMatch`): ``ordered`` (position by
 position, the default), ``unordered`` (as a multiset) or ``by_key`` (elements
-whose key field agrees). A list and a dict keyed by index are different values.
+whose key field agrees); in a ``by_key`` list an element ``{FIELD: value,
+"$absent": true}`` means no element may have that key (a removal, which
+``changes`` mode then expects). A list and a dict keyed by index are different values.
 
 Paths of rows
 -------------
@@ -238,6 +240,38 @@ def _by_key(expected: Sequence[Any], actual: Sequence[Any], key: str | None) -> 
     return out
 
 
+def _is_removal(element: Any, key: str | None) -> bool:
+    """``{FIELD: value, "$absent": true}`` in a ``by_key`` list: the element with that key must be gone."""
+    return (isinstance(element, Mapping) and len(element) == 2 and element.get("$absent") is True
+            and key is not None and key in element)
+
+
+def _removals(exp: Sequence[Any], act: Sequence[Any], key: str | None, keys: Keys, rules: _Rules,
+              rows: list[Row]) -> list[Any]:
+    """The elements of an expected ``by_key`` list that are not removals; one row per removal.
+
+    A removal holds when no element of ``act`` has its key value; its row sits at ``<FIELD=VALUE>`` (where the
+    diff of ``changes`` mode reports an element that left the list, which it then covers) or, when the
+    element is still there, at that element's index.
+    """
+    kept = []
+    for element in exp:
+        if not _is_removal(element, key):
+            kept.append(element)
+            continue
+        value = _field(element, key)
+        text = canonical_json(value)
+        there = [j for j, a in enumerate(act)
+                 if _field(a, key) is not ABSENT and canonical_json(_field(a, key)) == text]
+        label = (*keys, f"<{key}={_key_text(value)}>")
+        rules.covered.add(label)
+        if there:
+            rows.append((format_path((*keys, str(there[0]))), ABSENT, act[there[0]], False))
+        else:
+            rows.append((format_path(label), ABSENT, ABSENT, True))
+    return kept
+
+
 # -- subset: every expected leaf present and equal ---------------------------------------------------------
 
 def _subset(exp: Any, act: Any, keys: Keys, rules: _Rules, rows: list[Row]) -> None:
@@ -256,6 +290,7 @@ def _subset(exp: Any, act: Any, keys: Keys, rules: _Rules, rows: list[Row]) -> N
                 _subset(element, act[i] if i < len(act) else ABSENT, (*keys, str(i)), rules, rows)
             return
         if rule.how == "by_key":
+            exp = _removals(exp, act, rule.key, keys, rules, rows)
             matched = _by_key(exp, act, rule.key)
         else:
             matched = _bipartite(exp, act, lambda i, j: _subset_ok(exp[i], act[j], (*keys, str(j)), rules),
@@ -312,6 +347,7 @@ def _whole(exp: Any, act: Any, keys: Keys, rules: _Rules, rows: list[Row]) -> No
                        rules, rows)
             return
         if rule.how == "by_key":
+            exp = _removals(exp, act, rule.key, keys, rules, rows)
             matched = _by_key(exp, act, rule.key)
         else:
             matched = _bipartite(exp, act, lambda i, j: _equal(exp[i], act[j], (*keys, str(j)), rules),

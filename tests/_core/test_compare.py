@@ -217,6 +217,30 @@ def test_appended_in_another_order_by_key_passes_and_ordered_does_not() -> None:
     assert not ok(rows)  # positionally, tx.0 is the old landlord payment
 
 
+def test_a_by_key_element_that_must_be_gone() -> None:
+    """``{"sku": "B", "$absent": true}`` in a by_key list: removing B is the change expected (changes mode
+    could not say it before: the removal row sat at cart.<sku=B>, which no expected leaf could name);
+    removing A instead, or nothing, fails; subset and whole mode read it the same way."""
+    rules = {"cart": ListMatch("by_key", "sku")}
+    initial = {"cart": [{"sku": "A", "qty": 1}, {"sku": "B", "qty": 2}]}
+    expected = {"cart": [{"sku": "B", "$absent": True}]}
+    assert compare_changes(initial, expected, {"cart": [{"sku": "A", "qty": 1}]}, lists=rules) == (
+        [], [("cart.<sku=B>", ABSENT, ABSENT, True)])
+    unexpected, rows = compare_changes(initial, expected, {"cart": [{"sku": "B", "qty": 2}]}, lists=rules)
+    assert unexpected == [("cart.<sku=A>", {"sku": "A", "qty": 1}, ABSENT, False)]
+    assert rows == [("cart.0", ABSENT, {"sku": "B", "qty": 2}, False)]
+    assert compare_changes(initial, expected, initial, lists=rules) == (
+        [], [("cart.1", ABSENT, {"sku": "B", "qty": 2}, False)])
+    assert not ok(compare_state(expected, initial, lists=rules))
+    whole = {"cart": [{"sku": "A", "qty": 1}, {"sku": "B", "$absent": True}]}
+    assert ok(compare_state(whole, {"cart": [{"sku": "A", "qty": 1}]}, "whole", lists=rules))
+    assert not ok(compare_state(whole, initial, "whole", lists=rules))
+    # without a by_key rule it is an ordinary element, and an element with more fields is one too
+    assert not ok(compare_state(expected, {"cart": [{"sku": "A", "qty": 1}]}))
+    extra = {"cart": [{"sku": "B", "qty": 2, "$absent": True}]}
+    assert not ok(compare_state(extra, {"cart": [{"sku": "A", "qty": 1}]}, lists=rules))
+
+
 def test_ignored_paths_and_globs() -> None:
     after = _after(tx=[*BANK["tx"], {"id": 2, "to": "water", "amt": 9, "at": "t2"}], clock="t2")
     expected = {"tx": [{"id": 2, "to": "water", "amt": 9}]}
