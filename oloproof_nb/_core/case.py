@@ -272,7 +272,10 @@ def _kept_as_injected(expected: dict[str, Any], before: dict[str, Any], after: d
         if out is expected:
             out = copy.deepcopy(expected)
         parent = get_path(out, keys[:-1]) if len(keys) > 1 else out
-        parent[int(keys[-1]) if isinstance(parent, list) else keys[-1]] = get_path(after, keys)
+        if isinstance(parent, list):
+            parent[int(keys[-1])] = get_path(after, keys)
+        else:
+            parent[keys[-1]] = get_path(after, keys)
     return out
 
 
