@@ -42,6 +42,7 @@ from ..errors import ConfigError, OloproofError
 from .columns import TEXT, Column, FrameSpec
 from .gate import ReleaseLike, criterion_sums
 from .run import Run
+from .validity import checked_transforms
 
 __all__ = ["Comparison", "compare", "regression_verdict", "COMPARE", "UNPAIRED", "PAIRED_VERDICTS", "FLIPS",
            "RunLike", "NO_CRITERIA"]
@@ -363,6 +364,10 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
     cfg = _release(cand_run, release, common)
     listed = set(cfg.regression.criteria or common)
     paired, unpaired, keys = _pair_cases(base_run, cand_run)
+    if base_run.epochs != cand_run.epochs:  # each case run pairs with the same epoch: the rest would go unseen
+        raise OloproofError(f"compare: the base run {base_run.run_id} has {base_run.epochs} epoch(s) and the "
+                            f"candidate run {cand_run.run_id} {cand_run.epochs}; each case run is paired with the same "
+                            "epoch of the other run, so compare runs made with the same epochs")
     rows, one_sided = _pair_rows(base_run, cand_run, paired, keys, common)
     clustered = bool(paired["cluster"].duplicated().any())
     sums_b = criterion_sums(rows.assign(verdict=rows["base"]))
@@ -371,6 +376,7 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
     either_missing = (rows["base"] == "missing") | (rows["candidate"] == "missing")
     counts = pd.DataFrame({"criterion": rows["criterion"], "ptf": is_b & ~is_c, "ftp": ~is_b & is_c,
                            "missing": either_missing}).groupby("criterion", sort=False).sum()
+    unchecked = _unchecked_criteria(base_run, cand_run, common)
     out: list[dict[str, Any]] = []
     for criterion in common:
         row: dict[str, Any] = {"criterion": criterion, "base_rate": math.nan, "candidate_rate": math.nan,
@@ -396,7 +402,7 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
             notes += [d.reason] if d.reason else []
         if criterion in listed:
             row["margin"] = cfg.regression.margin
-            verdict, why = _decide(row, cfg, clustered)
+            verdict, why = _decide(row, cfg, clustered, criterion in unchecked)
         else:
             row["margin"], verdict, why = math.nan, "REPORT_ONLY", ""
         row["verdict"] = verdict
@@ -413,14 +419,26 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
     notes_all = _config_notes(base_run, cand_run)
     if len(unpaired):
         tally = unpaired["reason"].value_counts()
-        notes_all.append(f"{len(unpaired)} cases left out (" + ", ".join(f"{k}: {v}" for k, v in tally.items())
-                         + "): see .unpaired")
+        runs = f" ({len(unpaired)} case runs of {cand_run.epochs} epochs)" if cand_run.epochs > 1 else ""
+        notes_all.append(f"{unpaired['case_id'].nunique()} cases left out{runs} ("
+                         + ", ".join(f"{k}: {v}" for k, v in tally.items()) + "): see .unpaired")
     return Comparison(table=table, verdict=overall, release=cfg, unpaired=unpaired, verdicts=rows,
                       flips=_flips(rows), base=base_run, candidate=cand_run, clustered=clustered,
                       n_paired=len(paired), reason="" if len(decided) else NO_CRITERIA, notes=tuple(notes_all))
 
 
-def _decide(row: dict[str, Any], cfg: ReleaseConfig, clustered: bool) -> tuple[str, str]:
+def _unchecked_criteria(base: Run, candidate: Run, criteria: list[str]) -> set[str]:
+    """The metamorphic criteria whose transform is not checked in both runs (their rows kept every pair, the
+    ones labeled invalid among them, as the gate's ``transform_not_checked`` says)."""
+    relations = {ev.name: str(getattr(ev, "transform", "")) for ev in candidate.config.evaluators
+                 if ev.type == "metamorphic_relation" and ev.name in criteria}
+    if not relations:
+        return set()
+    checked = [checked_transforms(base), checked_transforms(candidate)]
+    return {name for name, transform in relations.items() if not all(c.get(transform, False) for c in checked)}
+
+
+def _decide(row: dict[str, Any], cfg: ReleaseConfig, clustered: bool, unchecked: bool = False) -> tuple[str, str]:
     if row["n"] == 0:
         return "INSUFFICIENT_EVIDENCE", "no_evidence"
     if row["missing"] == row["n"]:
@@ -429,4 +447,6 @@ def _decide(row: dict[str, Any], cfg: ReleaseConfig, clustered: bool) -> tuple[s
         return "INSUFFICIENT_EVIDENCE", "approximate_methods_not_allowed"
     if row["n_clusters"] < cfg.min_clusters:
         return "INSUFFICIENT_EVIDENCE", "too_few_clusters"
+    if unchecked:
+        return "INSUFFICIENT_EVIDENCE", "transform_not_checked"
     return regression_verdict(row["ci_low"], row["ci_high"], cfg.regression.margin)

@@ -323,3 +323,41 @@ def test_the_example_compared_with_itself_and_with_a_rerun(example_runs: dict[st
         assert (cmp.table["difference"] == 0).all() and cmp.flips.empty and cmp.unpaired.empty
         assert (cmp.table["pass_to_fail"] == 0).all() and (cmp.table["fail_to_pass"] == 0).all()
         assert cmp.n_paired == 48 and cmp.table.set_index("criterion").loc["answer_matches", "n"] == 48
+
+
+def test_runs_of_different_epochs_are_refused(make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    """Each case run is paired with the same epoch of the other run: a 1-epoch base against a 3-epoch
+    candidate paired epoch 1 only and left the candidate's other epochs unseen, so a candidate failing
+    epochs 2 and 3 of every case was NO_REGRESSION (exit 0)."""
+    root = make_suite(_cases(4), evaluators=[{"type": "answer_matches"}])
+    one = _run(root, tmp_path / "one")
+    three = op.run(op.load_suite(root), system=lambda: Answerer(), out=tmp_path / "three", progress=False,
+                   epochs=3)
+    with pytest.raises(op.OloproofError, match=r"has 1 epoch\(s\) and the candidate run .* 3; .*same epochs"):
+        op.compare(one, three)
+    from _reliability_systems import one_error_line, run_cli
+
+    out = run_cli("compare", str(one.directory), str(three.directory))
+    assert out.returncode == 2 and "same epochs" in one_error_line(out.stderr)
+    again = op.run(op.load_suite(root), system=lambda: Answerer(), out=tmp_path / "again", progress=False,
+                   epochs=3)
+    assert op.compare(three, again).n_paired == 12  # the same epochs: every case run paired
+
+
+def test_a_metamorphic_criterion_whose_transform_is_not_checked_is_not_decided(
+        example_runs: dict[str, op.Run], tmp_path: Path) -> None:
+    """As in the gate: until a transform is checked its relation's rows hold every pair, the ones labeled
+    invalid among them. Half the example's labels set invalid (validity 0.5 < 0.85): compare decided
+    NO_REGRESSION on all 24 pairs; now transform_not_checked, in whichever run it is not checked."""
+    suite = Path(shutil.copytree(example_runs["base"].suite_root, tmp_path / "suite"))
+    labels = suite / "labels" / "injected.jsonl"
+    lines = labels.read_text(encoding="utf-8").splitlines()
+    halved = [line.replace('"valid": true', '"valid": false') if i % 2 else line for i, line in enumerate(lines)]
+    labels.write_text("\n".join(halved) + "\n", encoding="utf-8")
+    unchecked = op.run(op.load_suite(suite), out=tmp_path / "unchecked", progress=False)
+    release = {**ALLOW, "regression": {"margin": MARGIN}}
+    for base, cand in ((example_runs["base"], unchecked), (unchecked, example_runs["base"])):
+        row = op.compare(base, cand, release=release).table.set_index("criterion").loc["same_state_under_injected"]
+        assert (row["verdict"], row["reason"].split(";")[0]) == ("INSUFFICIENT_EVIDENCE", "transform_not_checked")
+    checked = op.compare(example_runs["base"], example_runs["again"], release=release).table
+    assert checked.set_index("criterion").loc["same_state_under_injected", "verdict"] == "NO_REGRESSION"
