@@ -266,7 +266,8 @@ def values_equal(expected: Any, actual: Any, tolerance: float | None = None) -> 
 
     Booleans never equal numbers (``True`` is not ``1``), ``NaN`` equals
     ``NaN``, :data:`ABSENT` equals only itself, and with ``tolerance`` two
-    numbers are equal when ``|expected - actual| <= tolerance``.
+    numbers are also equal when ``|expected - actual| <= tolerance`` (equal
+    infinities are equal, though their difference is NaN).
 
     Examples
     --------

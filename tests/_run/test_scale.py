@@ -84,7 +84,7 @@ def reference_values_equal(e: Any, a: Any, tol: float | None = None) -> bool:
     if isinstance(e, (int, float)) and isinstance(a, (int, float)):
         if isinstance(e, float) and isinstance(a, float) and math.isnan(e) and math.isnan(a):
             return True
-        return abs(e - a) <= tol if tol is not None else e == a
+        return e == a or (tol is not None and abs(e - a) <= tol)  # equal infinities: no distance, still equal
     if isinstance(e, Mapping) and isinstance(a, Mapping):
         return e.keys() == a.keys() and all(reference_values_equal(e[k], a[k], tol) for k in e)
     if isinstance(e, list) and isinstance(a, list):
