@@ -159,6 +159,10 @@ def inspect_log_files(path: str | Path) -> list[Path]:
         return [p]
     if p.is_dir():
         found = sorted(f for f in p.rglob("*") if f.suffix in (".eval", ".json") and is_inspect_log(f))
+        damaged = sorted(f for f in p.rglob("*.eval") if f not in found and not f.is_dir())
+        if damaged:  # an .eval is a log by its name: skipping it would judge the folder on the others
+            raise OloproofError(f"{damaged[0]}: not a readable Inspect AI log (an .eval log is a zip archive with "
+                                "header.json); repair or remove it, or read the other logs one by one")
         if not found:
             raise OloproofError(f"{p}: no Inspect AI log (.eval or .json) in this folder")
         return found
@@ -402,6 +406,25 @@ def is_inspect_run(run: Run) -> bool:
     return bool(run.manifest.suite_config.config.get("inspect_logs"))
 
 
+def _check_sample_count(file: Path, header: Any, read: int) -> None:
+    """Raise when a finished log holds fewer (or more) samples than its header counts.
+
+    The header of a finished eval counts its samples (dataset samples × epochs: ``results.total_samples``,
+    or ``results.logged_samples`` when a drained or cancelled task left some unresolved). A log whose
+    sample entries were lost (a damaged archive), or written with ``log_samples=False``, would otherwise be
+    judged on what is left: its failing samples gone, a PASS.
+    """
+    results = getattr(header, "results", None)
+    if header.status != "success" or results is None:
+        return
+    logged = getattr(results, "logged_samples", None)
+    expected = int(logged if logged is not None else getattr(results, "total_samples", 0) or 0)
+    if expected and read != expected:
+        raise OloproofError(f"{file}: its header counts {expected} samples (dataset samples × epochs) but {read} "
+                            "could be read: the log is damaged, or was written without its samples "
+                            "(log_samples=False)")
+
+
 def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str | None = None,
                  score_map: ScoreMap | None = None, pass_threshold: float = 1.0, cls: type[R] = Run) -> R:  # type: ignore[assignment]
     """Read an Inspect AI log (or a folder of logs) into a Run; see ``op.from_inspect``."""
@@ -436,9 +459,11 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
         stats = getattr(header, "stats", None)
         done = _iso(getattr(stats, "completed_at", None), "") if header.status == "success" else None
         finished.append(done or (start if header.status == "success" else None))
+        before = len(records)
         for sample in _samples(log, file):
             records.append(reader.record(file, len(records), sample, str(spec.run_id or spec.eval_id),
                                          str(spec.model), start))
+        _check_sample_count(file, header, len(records) - before)
     if len(models) > 1:
         raise OloproofError(f"{path}: logs of different models ({', '.join(models)}); read one model's logs at a "
                             "time (one folder per model) and compare the runs with op.compare")

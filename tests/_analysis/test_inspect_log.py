@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -192,6 +193,43 @@ def test_detection(logs: dict[str, Path], tmp_path: Path) -> None:
     with pytest.raises(op.OloproofError, match="damaged.eval: cannot read"):
         op.from_inspect(damaged)
     assert main(["gate", str(damaged.parent)]) == 2
+
+
+def test_a_log_missing_sample_entries_is_refused(logs: dict[str, Path], tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """A finished .eval whose header counts its samples, with one sample entry removed from the archive: it
+    was read as the samples left (the failing ones removed, a PASS); now one line naming the file, exit 2."""
+    with zipfile.ZipFile(logs["eval"]) as z:
+        entries = {name: z.read(name) for name in z.namelist()}
+    samples = sorted(n for n in entries if n.startswith("samples/"))
+    assert len(samples) > 1
+    dropped = tmp_path / "dropped.eval"
+    with zipfile.ZipFile(dropped, "w") as z:
+        for name, data in entries.items():
+            if name != samples[0]:
+                z.writestr(name, data)
+    header = len(op.from_inspect(logs["eval"]).cases)
+    with pytest.raises(op.OloproofError, match=rf"dropped.eval: its header counts {header} samples .* but "
+                                               rf"{header - 1} could be read"):
+        op.from_inspect(dropped)
+    assert main(["gate", str(dropped)]) == 2
+    assert "could be read" in capsys.readouterr().err
+
+
+def test_a_damaged_log_in_a_folder_is_named_not_skipped(logs: dict[str, Path], tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """A truncated .eval beside a good log was skipped, and the folder judged on the good one alone."""
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    shutil.copy2(logs["eval"], folder / "good.eval")
+    data = logs["eval"].read_bytes()
+    (folder / "truncated.eval").write_bytes(data[: len(data) * 9 // 10])
+    with pytest.raises(op.OloproofError, match=r"truncated.eval: not a readable Inspect AI log"):
+        op.from_inspect(folder)
+    assert main(["gate", str(folder)]) == 2
+    assert "truncated.eval: not a readable Inspect AI log" in capsys.readouterr().err
+    assert main(["gate", str(folder / "truncated.eval")]) == 2  # given alone: not "no such run directory"
+    assert "truncated.eval: not an Inspect AI log" in capsys.readouterr().err
 
 
 def test_missing_inspect_names_the_extra(logs: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
