@@ -349,12 +349,17 @@ class _Reader:
                                "verdicts": verdicts, "comparisons": [], "replays": [], "receipts": []}
         return rec  # type: ignore[return-value]
 
-    def missing_rows(self, records: list[CaseRecord]) -> None:
-        """Every criterion gets a row per sample: a sample a scorer did not score (it raised) is ``missing``."""
-        for rec in records:
+    def missing_rows(self, records: list[CaseRecord], scorers: list[list[str] | None]) -> None:
+        """Every scorer of a sample's log gets a row for it: a sample it did not score (it raised) is ``missing``.
+
+        ``scorers``: per record, the scorers its log's task declares (None: not known, every criterion). A
+        folder of several tasks does not give a sample rows for another task's scorers, which never ran on it.
+        """
+        for rec, own in zip(records, scorers, strict=True):
             have = {v["criterion"] for v in rec["verdicts"]}
             why = f"sample error: {rec['error']}" if rec["status"] == "error" else "the scorer gave no score"
-            rec["verdicts"] += [_row(name, "missing", why) for name in self.criteria if name not in have]
+            names = self.criteria if own is None else own
+            rec["verdicts"] += [_row(name, "missing", why) for name in names if name not in have]
             order = list(self.criteria)
             rec["verdicts"].sort(key=lambda v: order.index(v["criterion"]))
 
@@ -438,6 +443,7 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
     log = _inspect()
     reader = _Reader(cluster, state_key, score_map, float(pass_threshold))
     records: list[CaseRecord] = []
+    scorers: list[list[str] | None] = []  # per record, the scorers its log declares
     tasks: dict[str, None] = {}
     models: dict[str, None] = {}
     run_ids: dict[str, None] = {}
@@ -454,8 +460,9 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
         run_ids.setdefault(str(spec.run_id or spec.eval_id), None)
         start = _iso(spec.created, iso(datetime.fromtimestamp(file.stat().st_mtime).astimezone()))
         created.append(start)
-        for scorer in getattr(spec, "scorers", None) or []:
-            reader.criteria.setdefault(str(scorer.name), None)
+        declared = [str(scorer.name) for scorer in getattr(spec, "scorers", None) or []]
+        for name in declared:
+            reader.criteria.setdefault(name, None)
         stats = getattr(header, "stats", None)
         done = _iso(getattr(stats, "completed_at", None), "") if header.status == "success" else None
         finished.append(done or (start if header.status == "success" else None))
@@ -464,13 +471,16 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
             records.append(reader.record(file, len(records), sample, str(spec.run_id or spec.eval_id),
                                          str(spec.model), start))
         _check_sample_count(file, header, len(records) - before)
+        seen = {v["criterion"] for rec in records[before:] for v in rec["verdicts"]}
+        own = [name for name in reader.criteria if name in seen or name in declared]
+        scorers += [own if declared else None] * (len(records) - before)
     if len(models) > 1:
         raise OloproofError(f"{path}: logs of different models ({', '.join(models)}); read one model's logs at a "
                             "time (one folder per model) and compare the runs with op.compare")
     if state_key is not None and not any(rec["environment_state"] is not None for rec in records):
         keys = ", ".join(sorted(reader.store_keys)[:10]) or "(the stores are empty)"
         raise OloproofError(f"{path}: state_key={state_key!r}: no sample's store holds it; store keys: {keys}")
-    reader.missing_rows(records)
+    reader.missing_rows(records, scorers)
     name = "+".join(tasks)
     config = SuiteConfig(name=name or "inspect", system="inspect_ai:eval", evaluators=[
         InspectScorer(criterion=c) for c in reader.criteria], slices=DEFAULT_SLICES)

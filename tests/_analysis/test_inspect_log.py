@@ -232,6 +232,39 @@ def test_a_damaged_log_in_a_folder_is_named_not_skipped(logs: dict[str, Path], t
     assert "truncated.eval: not an Inspect AI log" in capsys.readouterr().err
 
 
+def test_a_folder_of_tasks_with_different_scorers(logs: dict[str, Path], tmp_path: Path) -> None:
+    """Two tasks scored ``match`` + ``world_refunded`` and ``match`` + ``world_b``: each sample gets rows for
+    its own task's scorers only. Before, each was padded with ``missing`` rows ("the scorer gave no score")
+    for the other task's scorer, which never ran on it: half of each such criterion missing, a false FAIL."""
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    folder = tmp_path / "two"
+    folder.mkdir()
+    shutil.copy2(logs["json"], folder / "a.json")
+    other = read_eval_log(str(logs["json"]))
+    other.eval.task = "refund_desk_b"
+    other.eval.dataset.sample_ids = [f"b-{i}" for i in other.eval.dataset.sample_ids or []]
+    for spec in other.eval.scorers or []:
+        if spec.name == "world_refunded":
+            spec.name = "world_b"
+    for sample in other.samples or []:
+        sample.id = f"b-{sample.id}"
+        if sample.scores and "world_refunded" in sample.scores:
+            sample.scores["world_b"] = sample.scores.pop("world_refunded")
+    write_eval_log(other, str(folder / "b.json"), format="json")
+    one = op.from_inspect(logs["json"]).verdicts
+    both = op.from_inspect(folder).verdicts
+    ids_a = set(one["case_id"])
+    for criterion, ids in (("world_refunded", ids_a), ("world_b", {f"b-{i}" for i in ids_a})):
+        rows = both[both["criterion"] == criterion]
+        assert set(rows["case_id"]) == ids, criterion
+        assert (rows["reason"] != "the scorer gave no score").all()
+    mine = both[both["criterion"] == "world_refunded"].reset_index(drop=True)
+    theirs = one[one["criterion"] == "world_refunded"].reset_index(drop=True)
+    assert list(mine["verdict"]) == list(theirs["verdict"])
+    assert len(both[both["criterion"] == "match"]) == 2 * len(one[one["criterion"] == "match"])
+
+
 def test_missing_inspect_names_the_extra(logs: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "inspect_ai.log", None)  # import fails as when it is not installed
     with pytest.raises(op.OloproofError, match=r"pip install 'oloproof_nb\[inspect\]'"):
