@@ -227,7 +227,7 @@ def _child_run(conn: Any, params: dict[str, Any]) -> None:  # pragma: no cover -
             from ._run.baseline import run_baseline
 
             try:
-                idle = str(run_baseline(suite, workers=params["workers"]))
+                idle = str(run_baseline(suite, workers=params["workers"], epochs=params["epochs"]))
             except OloproofError as exc:  # the run itself finished: nothing to resume
                 send("error", f"the run finished in {directory}, but the do-nothing baseline stopped: {exc}", False)
                 return

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .._config.suite import Suite
+from .._core.epochs import parse_reduce
 from .._core.trajectory import Trajectory
 from .runner import Progress, run_suite
 from .store import new_run_id
@@ -64,8 +65,17 @@ def noop_system(suite: Suite) -> Callable[[], NoOpSystem] | NoOpSystem:
     return build
 
 
+def baseline_epochs(suite: Suite, epochs: int | None = None) -> int:
+    """The epochs of a do-nothing run: ``epochs`` (the real run's), else the suite's, raised to the largest k of
+    a ``pass^k`` / ``pass@k`` reduction in release.yaml (the no-op does the same every epoch, and a gate
+    reducing with k needs k of them)."""
+    needed = max((parse_reduce(text).k for text in (suite.release.reductions if suite.release else {}).values()),
+                 default=1)
+    return max(suite.config.epochs if epochs is None else epochs, needed)
+
+
 def run_baseline(suite: Suite, out: str | Path | None = None, workers: int = 1,
-                 progress: Progress | None = None, run_id: str | None = None) -> Path:
+                 progress: Progress | None = None, run_id: str | None = None, epochs: int | None = None) -> Path:
     """Run every case of ``suite`` with the no-op system into a run directory and return it.
 
     Parameters
@@ -80,6 +90,9 @@ def run_baseline(suite: Suite, out: str | Path | None = None, workers: int = 1,
         ``progress(done, total)``, as for the runner.
     run_id : str, optional
         The baseline run's id (default: a new one).
+    epochs : int, optional
+        The real run's epochs (default: the suite's); raised to what release.yaml's reductions need
+        (:func:`baseline_epochs`), which the no-op run would otherwise refuse.
 
     Returns
     -------
@@ -94,4 +107,4 @@ def run_baseline(suite: Suite, out: str | Path | None = None, workers: int = 1,
     run_id = run_id or new_run_id()
     directory = Path(out) if out is not None else suite.root / BASELINE_DIR / run_id
     return run_suite(suite, system=noop_system(suite), workers=workers, out=directory, progress=progress,
-                     cache=False, isolation="thread", run_id=run_id)
+                     cache=False, isolation="thread", run_id=run_id, epochs=baseline_epochs(suite, epochs))

@@ -114,3 +114,23 @@ def test_the_gate_repr_names_the_idle_criteria(desk: Path) -> None:
     assert "noop=0.333 (passes when idle)" in lines["state_matches"]
     assert "noop=0.000" in lines["answer_matches"] and "passes when idle" not in lines["answer_matches"]
     assert "noop" not in repr(op.gate(run))
+
+
+def test_the_baseline_runs_the_epochs_a_reduction_needs(make_suite, tmp_path: Path) -> None:
+    """release.yaml reduces answer_matches with pass^3: the no-op run was made with the suite's 1 epoch and
+    refused by the reduction check (op.baseline raised; oloproof run --epochs 3 --baseline exited 2 after
+    the run finished). It now runs 3 epochs (the no-op does the same in each), or the run's own epochs."""
+    release = {"allow_approximate_methods": True, "min_clusters": 2,
+               "criteria": {"answer_matches": {"threshold": 0.3, "reduce": "pass^3"}, "other_kept": 0.3}}
+    suite = make_suite(CASES, evaluators=EVALUATORS, release=release)
+    idle = op.baseline(suite, progress=False)
+    assert idle.run.epochs == 3 and len(idle.run.cases) == 3 * len(CASES)
+    run = op.run(suite, out=tmp_path / "run", epochs=3, progress=False)
+    table = op.gate(run, baseline=idle).table.set_index("criterion")
+    assert table.loc["answer_matches", "noop_rate"] == 0.0 and table.loc["other_kept", "noop_rate"] == 1.0
+    from _reliability_systems import run_cli
+
+    out = run_cli("run", str(suite), "--epochs", "4", "--baseline", "--quiet", "--out", str(tmp_path / "cli"))
+    assert out.returncode in (0, 1), out.stderr
+    baselines = sorted((suite / "baselines").iterdir())
+    assert [op.load_run(b).epochs for b in baselines][-1] == 4  # the run's epochs, more than pass^3 needs
