@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from .._run.baseline import NOOP_VERSION
+from ..errors import OloproofError
 from .columns import TEXT, Column, FrameSpec
 from .run import Run
 
@@ -69,6 +71,23 @@ class Baseline:
         parts = [f"{r.criterion}={r.rate:.3f}" if not math.isnan(r.rate) else f"{r.criterion}=n/a"
                  for r in self.rates.itertuples()]
         return f"Baseline({self.run.run_id!r}, cases={self.run.n_cases}, " + ", ".join(parts) + ")"
+
+
+def check_baseline(run: Run, baseline: Baseline | Run) -> None:
+    """Raise unless ``baseline`` is a do-nothing run (``system_version`` ``oloproof-noop``) of ``run``'s suite.
+
+    Any other run would give its own rates as the idle agent's (the real run itself: every criterion "passes
+    when idle"), and another suite's run would leave the columns blank without a word.
+    """
+    idle = baseline.run if isinstance(baseline, Baseline) else baseline
+    if not isinstance(idle, Run):
+        raise OloproofError(f"baseline: give op.baseline(suite) or its run, got {type(baseline).__name__}")
+    if idle.system_version != NOOP_VERSION:
+        raise OloproofError(f"{idle.directory}: not a do-nothing baseline (its system is "
+                            f"{idle.system_version or 'unnamed'}, not {NOOP_VERSION}); make one with "
+                            "op.baseline(suite) or oloproof run --baseline")
+    if idle.suite_name != run.suite_name:
+        raise OloproofError(f"{idle.directory}: a baseline of suite {idle.suite_name!r}, not of {run.suite_name!r}")
 
 
 def with_idle_columns(table: pd.DataFrame, baseline: Baseline | Run) -> pd.DataFrame:

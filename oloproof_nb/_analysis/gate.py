@@ -45,7 +45,7 @@ from .._config.release import ReleaseConfig, check_reductions, load_release, par
 from .._core.epochs import fractional_interval, parse_reduce
 from .._core.stats import BOOTSTRAP_MIN_CLUSTERS, Interval, rate_interval_from_sums
 from ..errors import ConfigError, VacuousCheckWarning
-from .baseline import Baseline, with_idle_columns
+from .baseline import Baseline, check_baseline, with_idle_columns
 from .columns import GATE
 from .reduce import ReducedSums, epoch_counts, reduced_sums
 from .run import Run
@@ -374,6 +374,7 @@ def gate(run: Run, release: ReleaseLike | None = None, *, baseline: Baseline | R
         rows.append(_decided(row, notes, cfg, clustered, ev, checked, fault))
     table = GATE.from_columns({c: [row[c] for row in rows] for c in GATE_COLUMNS})
     if baseline is not None:
+        check_baseline(run, baseline)
         table = with_idle_columns(table, baseline)
     listed = table[table["verdict"] != "REPORT_ONLY"]
     overall = "PASS" if len(listed) and bool((listed["verdict"] == "PASS").all()) else "BLOCK"

@@ -134,3 +134,19 @@ def test_the_baseline_runs_the_epochs_a_reduction_needs(make_suite, tmp_path: Pa
     assert out.returncode in (0, 1), out.stderr
     baselines = sorted((suite / "baselines").iterdir())
     assert [op.load_run(b).epochs for b in baselines][-1] == 4  # the run's epochs, more than pass^3 needs
+
+
+def test_only_a_do_nothing_run_of_the_same_suite_is_a_baseline(desk: Path, make_suite, tmp_path: Path) -> None:
+    """Any run was taken: the real run itself gave its own rates as the idle agent's (every criterion "passes
+    when idle"), another suite's baseline blank columns. Now each is one line naming the folder."""
+    run = op.run(desk, out=tmp_path / "run", progress=False)
+    with pytest.raises(op.OloproofError, match=r"run: not a do-nothing baseline \(its system is .*not oloproof-noop"):
+        op.gate(run, baseline=run)
+    other = op.baseline(make_suite(CASES, evaluators=EVALUATORS, release=RELEASE, name="other"), progress=False)
+    with pytest.raises(op.OloproofError, match="a baseline of suite 'other', not of 'tiny'"):
+        op.gate(run, baseline=other)
+    from _reliability_systems import one_error_line, run_cli
+
+    out = run_cli("gate", str(run.directory), "--baseline", str(run.directory))
+    assert out.returncode == 2 and "not a do-nothing baseline" in one_error_line(out.stderr)
+    assert "noop_rate" in op.gate(run, baseline=op.baseline(desk, progress=False)).table.columns
