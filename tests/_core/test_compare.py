@@ -292,3 +292,22 @@ def test_tolerance_applies_to_expected_leaves_in_changes_mode() -> None:
     after = _after(accounts={"me": {"balance": 50.004}, "attacker": {"balance": 0}})
     unexpected, rows = compare_changes(BANK, {"accounts": {"me": {"balance": 50}}}, after, tolerance=0.01)
     assert unexpected == [] and ok(rows)
+
+
+def test_list_rules_and_changes_treat_equal_numbers_as_equal_and_a_leaf_may_become_the_expected_subtree() -> None:
+    """Three false fails of a correct state: a by_key id 1 against 1.0 (equal as leaves, unmatched as keys);
+    an unordered [1, 2] left as [2, 1.0] (two unexpected changes); a note replaced by the subtree
+    expected.state names (its old text an unexpected change). True stays apart from 1 throughout."""
+    by_id = {"tx": ListMatch("by_key", "id")}
+    assert ok(compare_state({"tx": [{"id": 1, "amt": 5}]}, {"tx": [{"id": 1.0, "amt": 5}]}, lists=by_id))
+    assert not ok(compare_state({"tx": [{"id": 1, "amt": 5}]}, {"tx": [{"id": True, "amt": 5}]}, lists=by_id))
+    gone = {"tx": [{"id": 1.0, "$absent": True}]}
+    assert not ok(compare_state(gone, {"tx": [{"id": 1, "amt": 5}]}, lists=by_id))
+    unordered = {"t": ListMatch("unordered")}
+    assert compare_changes({"t": [1, 2]}, {}, {"t": [2, 1.0]}, lists=unordered) == ([], [])
+    unexpected, _ = compare_changes({"t": [1, 2]}, {}, {"t": [2, True]}, lists=unordered)
+    assert [u[0] for u in unexpected] == ["t.<unmatched 0>", "t.1"]
+    assert compare_changes({"note": "x"}, {"note": {"text": "y"}}, {"note": {"text": "y"}}) == (
+        [], [("note.text", "y", "y", True)])
+    unexpected, _ = compare_changes({"note": "x", "n": 1}, {"note": {"text": "y"}}, {"note": {"text": "y"}})
+    assert unexpected == [("n", 1, ABSENT, False)]  # a leaf removed elsewhere is still unexpected
