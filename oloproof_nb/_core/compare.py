@@ -160,7 +160,7 @@ def _key_text(value: Any) -> str:
         return value
     if value is ABSENT:
         return "(none)"
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    return json.dumps(_integral(value), ensure_ascii=False, sort_keys=True, default=str)  # 1.0 labelled as 1
 
 
 def _same_text(value: Any) -> str:

@@ -303,6 +303,8 @@ def test_list_rules_and_changes_treat_equal_numbers_as_equal_and_a_leaf_may_beco
     assert not ok(compare_state({"tx": [{"id": 1, "amt": 5}]}, {"tx": [{"id": True, "amt": 5}]}, lists=by_id))
     gone = {"tx": [{"id": 1.0, "$absent": True}]}
     assert not ok(compare_state(gone, {"tx": [{"id": 1, "amt": 5}]}, lists=by_id))
+    assert compare_changes({"tx": [{"id": 1, "amt": 5}]}, gone, {"tx": []}, lists=by_id) == (
+        [], [("tx.<id=1>", ABSENT, ABSENT, True)])  # the removal row and the expected one name the same element
     unordered = {"t": ListMatch("unordered")}
     assert compare_changes({"t": [1, 2]}, {}, {"t": [2, 1.0]}, lists=unordered) == ([], [])
     unexpected, _ = compare_changes({"t": [1, 2]}, {}, {"t": [2, True]}, lists=unordered)
