@@ -415,7 +415,8 @@ def _check_sample_count(file: Path, header: Any, read: int) -> None:
     """Raise when a finished log holds fewer (or more) samples than its header counts.
 
     The header of a finished eval counts its samples (dataset samples × epochs: ``results.total_samples``,
-    or ``results.logged_samples`` when a drained or cancelled task left some unresolved). A log whose
+    less the epochs an early-stopping manager skipped, or ``results.logged_samples`` when a drained or
+    cancelled task left some unresolved). A log whose
     sample entries were lost (a damaged archive), or written with ``log_samples=False``, would otherwise be
     judged on what is left: its failing samples gone, a PASS.
     """
@@ -424,6 +425,8 @@ def _check_sample_count(file: Path, header: Any, read: int) -> None:
         return
     logged = getattr(results, "logged_samples", None)
     expected = int(logged if logged is not None else getattr(results, "total_samples", 0) or 0)
+    stopping = getattr(results, "early_stopping", None)  # sample epochs an early-stopping manager never ran
+    expected -= len(getattr(stopping, "early_stops", None) or []) if logged is None else 0
     if expected and read != expected:
         raise OloproofError(f"{file}: its header counts {expected} samples (dataset samples × epochs) but {read} "
                             "could be read: the log is damaged, or was written without its samples "

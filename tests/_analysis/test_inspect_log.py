@@ -216,6 +216,26 @@ def test_a_log_missing_sample_entries_is_refused(logs: dict[str, Path], tmp_path
     assert "could be read" in capsys.readouterr().err
 
 
+def test_the_samples_a_header_counts_leave_out_early_stops_and_unresolved_ones(tmp_path: Path) -> None:
+    """An early-stopping manager that skips epoch 2 of 3 samples leaves 3 of total_samples 6 in a finished
+    log (Inspect's own reader calls it complete): refused as damaged in a first version of the count. A
+    drained task's logged_samples is the count. A log that finished otherwise is not counted."""
+    from types import SimpleNamespace as NS
+
+    from oloproof_nb._analysis.inspect_log import _check_sample_count
+
+    stops = NS(early_stops=[object()] * 3)
+    header = NS(status="success", results=NS(total_samples=6, logged_samples=None, early_stopping=stops))
+    _check_sample_count(tmp_path / "x.eval", header, 3)
+    with pytest.raises(op.OloproofError, match=r"x.eval: its header counts 3 samples .* but 2 could be read"):
+        _check_sample_count(tmp_path / "x.eval", header, 2)
+    drained = NS(status="success", results=NS(total_samples=6, logged_samples=4, early_stopping=None))
+    _check_sample_count(tmp_path / "x.eval", drained, 4)
+    with pytest.raises(op.OloproofError, match="counts 4 samples"):
+        _check_sample_count(tmp_path / "x.eval", drained, 6)
+    _check_sample_count(tmp_path / "x.eval", NS(status="cancelled", results=drained.results), 1)
+
+
 def test_a_damaged_log_in_a_folder_is_named_not_skipped(logs: dict[str, Path], tmp_path: Path,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
     """A truncated .eval beside a good log was skipped, and the folder judged on the good one alone."""
