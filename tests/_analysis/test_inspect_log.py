@@ -199,6 +199,8 @@ def test_a_log_missing_sample_entries_is_refused(logs: dict[str, Path], tmp_path
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     """A finished .eval whose header counts its samples, with one sample entry removed from the archive: it
     was read as the samples left (the failing ones removed, a PASS); now one line naming the file, exit 2."""
+    import inspect_ai.log  # noqa: F401 - on Python < 3.14 it teaches zipfile the Zstandard entries of an .eval
+
     with zipfile.ZipFile(logs["eval"]) as z:
         entries = {name: z.read(name) for name in z.namelist()}
     samples = sorted(n for n in entries if n.startswith("samples/"))
