@@ -416,6 +416,8 @@ def _cmd_gate(args: argparse.Namespace) -> int:
         raise OloproofError(f"{args.run_dir}: the run did not finish ({len(result.records)} of "
                             f"{result.manifest.n_cases} cases recorded), so it has no release decision; "
                             f"finish it with: {command}")
+    if not is_inspect_run(result):
+        _whole(result, args.run_dir)
     idle = load_run(args.baseline) if args.baseline else None
     return _print_gate(result, args.release, wide=args.wide, baseline=idle)
 
@@ -424,6 +426,20 @@ def _finished(run: Run, given: str) -> Run:
     if not run.finished:
         raise OloproofError(f"{given}: the run did not finish ({run.n_cases} of {run.manifest.n_cases} cases "
                             "recorded), so it has no release decision; finish it with oloproof run --resume")
+    return _whole(run, given)
+
+
+def _whole(run: Run, given: str) -> Run:
+    """``run`` (finished), unless its journal holds fewer case runs than its manifest counts.
+
+    A finished run folder whose ``cases.jsonl`` lost records (a truncated copy, an edited artifact) would
+    otherwise be judged on the records left: its failing cases gone, a PASS.
+    """
+    expected = sum(r.manifest.n_cases * r.manifest.epochs for r in run.runs)
+    if run.n_cases != expected:
+        raise OloproofError(f"{given}: the run finished with {expected} case runs, but its cases.jsonl holds "
+                            f"{run.n_cases}: records are missing (a truncated or edited copy of the folder?), "
+                            "so it has no release decision")
     return run
 
 

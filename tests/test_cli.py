@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -403,6 +404,27 @@ def test_gate_of_an_unfinished_run_is_never_pass(tmp_path: Path, capsys: pytest.
     line = _error_line(capsys)
     assert f"{out}: the run did not finish (4 of 6 cases recorded)" in line
     assert f"--out {out} --resume" in line
+
+
+def test_gate_of_a_finished_run_that_lost_records_is_never_pass(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """The same four records left, the manifest still saying the run finished (a truncated copy of the folder,
+    an edited artifact): the gate judged the four and said PASS, exit 0. Now exit 2; compare refuses it too.
+    Every record there (the run as written), the gate is the run's own."""
+    root = _desk(tmp_path, ["ok", "ok", "ok", "ok", "raise", "raise"])
+    out = tmp_path / "run"
+    assert _run(root, out, capsys)[0] == 1
+    whole = tmp_path / "whole"
+    shutil.copytree(out, whole)
+    lines = (out / "cases.jsonl").read_bytes().split(b"\n")[:4]
+    (out / "cases.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    assert op.load_run(out).finished and op.gate(op.load_run(out)).verdict == "PASS"  # what the records say
+    assert main(["gate", str(out)]) == 2
+    line = _error_line(capsys)
+    assert f"{out}: the run finished with 6 case runs, but its cases.jsonl holds 4: records are missing" in line
+    assert main(["compare", str(whole), str(out)]) == 2
+    assert "holds 4: records are missing" in _error_line(capsys)
+    assert main(["gate", str(whole)]) == 1
 
 
 def test_an_internal_error_is_exit_2_with_the_traceback_saved_in_the_run(
