@@ -96,6 +96,10 @@ class RunContext(Protocol):
         """The suite's evaluators (a fault replay is judged with the suite's own checks)."""
         ...
 
+    def untouched_since_reset(self, contract: OutcomeContract) -> bool:
+        """Whether the file at the contract's ``locator`` is the one the sandbox's reset left, unchanged."""
+        ...
+
     def replay(self, case: Case, recorded: Trajectory, checkpoint: int, change: Change | None, *,
                record: Mapping[str, Any], reproduce: tuple[Trajectory, dict[str, Any] | None] | None) -> Replay:
         """Reset the sandbox and replay ``recorded`` from ``checkpoint`` with ``change`` (None: the control).

@@ -300,6 +300,7 @@ def classify_outcome(
     *,
     run_started_at: datetime,
     waiting: bool = False,
+    untouched: bool = False,
 ) -> Receipt:
     """Classify one promised outcome; the first check that applies wins.
 
@@ -313,6 +314,10 @@ def classify_outcome(
         When the run started (timezone-aware). Freshness means ``modified_at >= run_started_at``.
     waiting : bool
         The run declared a wait (an approval, a dependency): status ``waiting``.
+    untouched : bool
+        The artifact is the very file the sandbox's reset left (the same modification time, size and inode
+        just after the reset and after the case): with freshness required it is ``stale``, however recent
+        its modification time (a reset that writes its fixture files makes them newer than the case start).
 
     Returns
     -------
@@ -360,12 +365,12 @@ def classify_outcome(
             digest_kind=evidence.digest_kind,
             evidence_source=evidence.evidence_source,
         )
-    status, reason = _decide(contract, evidence, start, waiting)
+    status, reason = _decide(contract, evidence, start, waiting, untouched)
     return Receipt(**fields, status=status, reason=reason)
 
 
 def _decide(
-    contract: OutcomeContract, ev: Evidence | None, start: datetime, waiting: bool
+    contract: OutcomeContract, ev: Evidence | None, start: datetime, waiting: bool, untouched: bool = False
 ) -> tuple[ReceiptStatus, str]:
     if waiting:
         return "waiting", "waiting: the run declared a wait; the outcome is not yet due"
@@ -375,6 +380,8 @@ def _decide(
         return "wrong_artifact", (
             f"wrong_artifact: evidence is for {ev.artifact_id!r}, contract promises {contract.artifact_id!r}"
         )
+    if contract.require_fresh and untouched:
+        return "stale", "stale: unchanged since the sandbox was reset: the file the reset left, not one this case wrote"
     if contract.require_fresh and ev.modified_at is not None and ev.modified_at < start:
         return "stale", (
             f"stale: modified at {iso(ev.modified_at)}, before the run started at {iso(start)}"

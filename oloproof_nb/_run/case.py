@@ -10,7 +10,7 @@ oloproof's own (a bug) or the user's Ctrl-C, and stops the run.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -18,9 +18,10 @@ from typing import Any
 from .._core.canonical import iso, utc_now
 from .._core.case import Case
 from .._core.evaluator import CaseContext, Evaluation, Evaluator
+from .._core.receipts import OutcomeContract
 from .._core.records import CaseRecord, EnvironmentState, TrajectoryDict
 from .._core.trajectory import Trajectory
-from .context import LiveCase, RunSettings
+from .context import LiveCase, RunSettings, located_file
 from .sandbox import SystemContractError, failure_reason, run_case
 from .timeouts import CaseTimeout, system_traceback
 
@@ -55,10 +56,11 @@ def execute_case(case: Case, index: int, system: Any, settings: RunSettings) -> 
     stored: TrajectoryDict | None = None
     env: EnvironmentState | None = None
     timed_out = False
+    reset_file = None
     try:
         out = run_case(system, case, run_id=settings.run_id, system_version=settings.system_version,
-                       timeout_s=settings.timeout_s)
-        trajectory, stored, env = out.trajectory, out.stored, out.env
+                       timeout_s=settings.timeout_s, after_reset=_promised_file(case, system, settings))
+        trajectory, stored, env, reset_file = out.trajectory, out.stored, out.env, out.after_reset
         status = trajectory.status
     except CaseTimeout as exc:
         status, error, timed_out = "timeout", failure_reason(exc), True
@@ -70,13 +72,25 @@ def execute_case(case: Case, index: int, system: Any, settings: RunSettings) -> 
             raise
         status, error = "error", failure_reason(exc)
     duration = time.perf_counter() - t0
-    live = LiveCase(settings, system, started)
+    live = LiveCase(settings, system, started, reset_file)
     ctx = CaseContext(case=case, status=status, trajectory=trajectory,
                       state=None if env is None else env["state"], failure=error, system=system, run=live)
     result, system_stuck, abandoned = _evaluate(ctx, settings.evaluators)
     record = _record(case, index, status, error, trace, started, duration, stored, env, result)
     return CaseOutcome(record=record, needs_fresh_system=system_stuck or status in ("error", "timeout"),
                        abandoned_call=abandoned or timed_out)
+
+
+def _promised_file(case: Case, system: Any, settings: RunSettings) -> Callable[[], Any] | None:
+    """What to note right after the sandbox's reset: the promised artifact's file, when the case has an
+    outcome contract that a ``locator`` or the system's ``observe`` places (an ``outcome_contract`` check
+    then tells the file the reset left from one the case wrote)."""
+    if case.outcome is None or not any(ev.type == "outcome_contract" for ev in settings.evaluators):
+        return None
+    contract = OutcomeContract.model_validate(case.outcome)
+    if contract.locator is None and not callable(getattr(system, "observe", None)):
+        return None
+    return lambda: located_file(contract, system, settings)
 
 
 def failed_case(case: Case, index: int, status: str, error: str, settings: RunSettings, started: datetime,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -45,6 +46,31 @@ class RunSettings:
     code_fingerprint: str | None = None
 
 
+def located_file(contract: OutcomeContract, system: Any, settings: RunSettings) -> tuple[int, int, int] | None:
+    """``(modification time in ns, size, inode)`` of the promised artifact's file, found as
+    :func:`collect_evidence` finds it: the path the system's ``observe(artifact_id)`` returns, else the
+    contract's ``locator`` relative to the suite folder. None when there is no such file, or the system
+    observes it as evidence rather than a path (or its ``observe`` raises: the check after the case says so)."""
+    observe = getattr(system, "observe", None)
+    if callable(observe):
+        try:
+            found = observe(contract.artifact_id)
+        except Exception:  # noqa: BLE001 - an observer that fails is reported by the evidence check
+            return None
+        if not isinstance(found, os.PathLike):
+            return None
+        path = Path(os.fspath(found))
+    elif contract.locator is not None:
+        path = (settings.suite_root if settings.suite_root is not None else Path.cwd()) / contract.locator
+    else:
+        return None
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return st.st_mtime_ns, st.st_size, st.st_ino
+
+
 @dataclass
 class LiveCase:
     """The :class:`~oloproof_nb._core.evaluator.RunContext` of one case on one system instance."""
@@ -52,6 +78,15 @@ class LiveCase:
     settings: RunSettings
     system: Any
     case_started_at: datetime
+    #: The promised artifact's file as the sandbox's reset left it (:func:`located_file`); None: not located,
+    #: or no such file then.
+    reset_file: tuple[int, int, int] | None = None
+
+    def untouched_since_reset(self, contract: OutcomeContract) -> bool:
+        """Whether the artifact at the contract's locator is the file the sandbox's reset left, unchanged."""
+        if self.reset_file is None:
+            return False
+        return self.call(lambda: located_file(contract, self.system, self.settings)) == self.reset_file
 
     @property
     def evaluators(self) -> Sequence[Evaluator]:

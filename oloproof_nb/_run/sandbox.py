@@ -179,6 +179,8 @@ class SandboxResult:
     trajectory: Trajectory
     stored: TrajectoryDict
     env: EnvironmentState | None
+    #: What ``after_reset`` returned, called right after the sandbox was reset (None without one).
+    after_reset: Any = None
 
     @property
     def state(self) -> dict[str, Any] | None:
@@ -186,14 +188,18 @@ class SandboxResult:
 
 
 def _in_sandbox(system: Any, case: Case, act: Callable[[], Any], what: str, *, run_id: str,
-                system_version: str | None, timeout_s: float | None) -> SandboxResult:
+                system_version: str | None, timeout_s: float | None,
+                after_reset: Callable[[], Any] | None = None) -> SandboxResult:
     stateful = callable(getattr(system, "snapshot", None))
     resettable = callable(getattr(system, "reset", None))  # a sandbox that can only be reset is still reset
     initial = copy_json(case.initial_state) if resettable else None  # harness work stays outside the call
+    seen: list[Any] = [None]
 
     def calls() -> tuple[Any, Any]:
         if resettable:
             system.reset(initial)
+        if after_reset is not None:
+            seen[0] = after_reset()
         out = act()
         return out, (system.snapshot() if stateful else None)
 
@@ -202,23 +208,24 @@ def _in_sandbox(system: Any, case: Case, act: Callable[[], Any], what: str, *, r
     stored = stored_trajectory(trajectory, what)
     env = environment_state(state, run_id=run_id, case=case, system_version=system_version) if stateful else None
     # evaluators judge the JSON copies, never the system's live objects
-    return SandboxResult(trajectory_from_stored(stored), stored, env)
+    return SandboxResult(trajectory_from_stored(stored), stored, env, seen[0])
 
 
 def run_case(system: Any, case: Case, *, run_id: str, system_version: str | None,
-             timeout_s: float | None) -> SandboxResult:
+             timeout_s: float | None, after_reset: Callable[[], Any] | None = None) -> SandboxResult:
     """Reset, ``system.run(input)``, snapshot: one case (exceptions from the system propagate).
 
     A system whose ``run`` declares a parameter named ``epoch`` is called ``run(input, epoch=e)`` (the
-    case's epoch, 1-based), so a stochastic system can seed itself per (case, epoch).
+    case's epoch, 1-based), so a stochastic system can seed itself per (case, epoch). ``after_reset`` is
+    called between the reset and the run (what it returns is the result's ``after_reset``).
     """
     given = copy_json(case.input)
     if takes_epoch(system):
         epoch = case.epoch
         return _in_sandbox(system, case, lambda: system.run(given, epoch=epoch), "run()", run_id=run_id,
-                           system_version=system_version, timeout_s=timeout_s)
+                           system_version=system_version, timeout_s=timeout_s, after_reset=after_reset)
     return _in_sandbox(system, case, lambda: system.run(given), "run()", run_id=run_id,
-                       system_version=system_version, timeout_s=timeout_s)
+                       system_version=system_version, timeout_s=timeout_s, after_reset=after_reset)
 
 
 def takes_epoch(system: Any) -> bool:

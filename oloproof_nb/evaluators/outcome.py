@@ -85,8 +85,12 @@ class OutcomeContractEvaluator(Evaluator):
     Notes
     -----
     ``run_started_at = case_started_at - clock_slack_s``, where ``case_started_at`` is taken
-    before the sandbox is reset. Validators run with the case timeout (``case_timeout_s``) and
-    the suite folder as working directory.
+    before the sandbox is reset; a file at the contract's ``locator`` that is the very file the reset left
+    (the same modification time, size and inode right after the reset and after the case) is ``stale`` too,
+    however recent its time (a reset that writes its fixture files makes them newer than the case start);
+    the file is found as the evidence is, through the system's ``observe`` when it has one (called once
+    more, right after the reset). Validators run with the case timeout (``case_timeout_s``) and the suite
+    folder as working directory.
     """
 
     type: Literal["outcome_contract"]
@@ -120,7 +124,8 @@ class OutcomeContractEvaluator(Evaluator):
         if problem is not None:
             receipt = unobserved_receipt(contract, started, problem)
         else:
-            receipt = classify_outcome(contract, evidence, run_started_at=started)
+            receipt = classify_outcome(contract, evidence, run_started_at=started,
+                                       untouched=evidence is not None and ctx.run.untouched_since_reset(contract))
         ok = receipt.status == "verified"
         verdict = self.verdict("pass" if ok else "fail", "" if ok else receipt.reason)
         return Evaluation(verdicts=[verdict], receipts=[_row(ctx, receipt)])

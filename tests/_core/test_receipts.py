@@ -129,6 +129,17 @@ def test_stale_beats_hash_mismatch() -> None:
     assert r.status == "stale"
 
 
+def test_a_file_untouched_since_the_reset_is_stale_however_recent() -> None:
+    """Modified after the run started (the reset wrote it), unchanged by the case: stale, before bytes and
+    validators; not when freshness is not required; an observation of another artifact is still that."""
+    r = classify(contract(**FULL), evidence(sha256=SHA_OTHER), untouched=True)
+    assert (r.status, r.reason) == ("stale", "stale: unchanged since the sandbox was reset: the file the reset "
+                                             "left, not one this case wrote")
+    assert classify(contract(**FULL), evidence(), untouched=False).status == "verified"
+    assert classify(contract(**FULL, require_fresh=False), evidence(), untouched=True).status == "verified"
+    assert classify(contract(**FULL), evidence(artifact_id="x"), untouched=True).status == "wrong_artifact"
+
+
 def test_wrong_artifact_beats_stale() -> None:
     r = classify(contract(**FULL), evidence(artifact_id="someone-else", modified_at=T_OLD))
     assert r.status == "wrong_artifact"

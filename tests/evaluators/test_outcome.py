@@ -98,6 +98,23 @@ def test_example_contract_verifies_two_and_names_four_failures(example_run: op.R
             assert reasons[cid].startswith(f"{status}:"), reasons[cid]
 
 
+def test_a_file_the_reset_writes_is_stale_unless_the_case_writes_it_again(tmp_path: Path) -> None:
+    """The example's reset restores fs-04's earlier report and back-dates it. A reset that restores it
+    without back-dating (a plain copy from a fixture) made it newer than the case start: verified, though
+    the agent wrote nothing ("That report already exists."). The file is now noted right after the reset
+    (found through the system's observe, as the evidence is): unchanged after the case, it is stale. The
+    reports the agent writes (fs-01, fs-02) are still verified."""
+    root = init_example("false-success", tmp_path / "fs")
+    writer = root / "report_writer.py"
+    text = writer.read_text(encoding="utf-8")
+    assert "            os.utime(path, (stamp, stamp))\n" in text
+    writer.write_text(text.replace("            os.utime(path, (stamp, stamp))\n", ""), encoding="utf-8")
+    run = op.run(op.load_suite(root), out=tmp_path / "run", progress=False)
+    assert statuses(run) == EXAMPLE_STATUS
+    reason = run.receipts.set_index("case_id").loc["fs-04", "reason"]
+    assert reason == "stale: unchanged since the sandbox was reset: the file the reset left, not one this case wrote"
+
+
 def test_example_summary_hand_count(example_run: op.Run) -> None:
     summary = op.outcome_summary(example_run.receipts).iloc[0]
     assert (summary["expected"], summary["verified"], summary["failed"], summary["waiting"],
