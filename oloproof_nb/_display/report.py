@@ -48,6 +48,11 @@ _CANNOT = ("What this report cannot tell: why the agent acted as it did; anythin
            "bins side by side, no fitted curve).")
 
 
+class Plain(str):
+    """A line of prose that quotes the run (a finding, a criterion name an agent or a config chose): the
+    Markdown report writes it escaped (:func:`md_cell`), never as markup; the HTML report escapes every line."""
+
+
 @dataclass
 class Section:
     """One part of a report: a heading, prose, tables (display frame, raw frame, name) and figures."""
@@ -80,7 +85,7 @@ def _gate_section(run: Run, release: ReleaseLike | None, baseline: Baseline | Ru
                     "end is below; otherwise the evidence is insufficient."
                     + (f" Nothing was gated: {g.reason}." if g.reason else ""))
     for finding in g.findings:
-        sec.text.append(f"Vacuous check (it cannot fail as configured): {finding}")
+        sec.text.append(Plain(f"Vacuous check (it cannot fail as configured): {finding}"))
     shown = g.table[["criterion", "n", "n_clusters", "passed", "missing", "rate"]].copy()
     shown["criterion"] = [f"{c} (vacuous)" if v else c for c, v in zip(g.table["criterion"], g.table["vacuous"],
                                                                         strict=True)]
@@ -94,8 +99,9 @@ def _gate_section(run: Run, release: ReleaseLike | None, baseline: Baseline | Ru
                         "baseline: the sandbox reset, no step, no answer). passes_when_idle: that rate already "
                         "meets the threshold — expected for a check of collateral damage, a red flag for a task "
                         "check. It never changes a verdict."
-                        + (f" Passes when idle: {', '.join(idle)}." if idle
-                           else " No gated criterion passes when idle."))
+                        + ("" if idle else " No gated criterion passes when idle."))
+        if idle:
+            sec.text.append(Plain(f"Passes when idle: {', '.join(idle)}."))
     sec.tables.append(("gate", shown, g.table))
     sec.figures.append(("gate", _png(plots.gate(g))))
     return sec
@@ -216,7 +222,7 @@ def _write_md(run: Run, sections: list[Section], path: Path) -> None:
     out += [line + "  " for line in lines] + [""]
     for sec in sections:
         out += [f"## {sec.title}", ""]
-        out += [t for t in sec.text for t in (t, "")]
+        out += [t for line in sec.text for t in (md_cell(line) if isinstance(line, Plain) else line, "")]
         for i, (name, shown, raw) in enumerate(sec.tables):
             stem = name.replace("slice ", "slice_").replace(":", "_").replace(",", "-")
             csv = export_table(raw, files / f"{stem}.csv")

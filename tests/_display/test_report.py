@@ -245,3 +245,57 @@ def test_the_terminal_gate_table_escapes_control_characters(hostile_run: op.Run,
     assert "\r" not in out and "\x1b" not in out
     assert "\\r\\n*y*" in out  # written as escapes, on the criterion's own row
     assert out.splitlines()[-1].startswith(("gate: PASS — exit 0", "gate: BLOCK — exit 1"))
+
+
+FINDING_SYSTEM = '''
+import copy
+import oloproof_nb as op
+
+
+class Desk(op.RecordedAgent):
+    version = "1"
+
+    def __init__(self):
+        super().__init__()
+        self.state = {}
+
+    def reset(self, state):
+        self.state = copy.deepcopy(state)
+
+    def snapshot(self):
+        return copy.deepcopy(self.state)
+
+    def act(self, input, rec):
+        rec.tool('<img src=x onerror="alert(1)">', lambda **k: {"ok": True}, x=1)
+        rec.tool("[approve](https://evil.example/)", lambda **k: {"ok": True}, x=1)
+        return "ok"
+'''
+
+
+@pytestmark_glyph
+def test_markdown_report_shows_findings_as_text(tmp_path: Path) -> None:
+    """A finding quotes what the agent did (the tools it called) and the config (a criterion's name). The
+    prose lines of report.md were written raw: an <img onerror>, a link to evil.example and a <script> ran
+    in a renderer. Now they are text, as in the tables and the HTML report."""
+    import yaml
+
+    root = tmp_path / "suite"
+    root.mkdir()
+    (root / "sysmod.py").write_text(FINDING_SYSTEM, encoding="utf-8")
+    cases = [{"id": f"c{i}", "input": {"m": "x"}, "initial_state": {"a": 1}, "expected": {"answer": "ok"}}
+             for i in range(3)]
+    (root / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
+    crit = "<script>alert('crit')</script>"
+    config = {"name": "inj", "system": "sysmod:Desk",
+              "evaluators": [{"type": "answer_matches"}, {"type": "fault_recovery", "tool": "issue_refund",
+                                                          "fault": "error"},
+                             {"type": "state_unchanged", "paths": ["nope"], "criterion": crit}]}
+    (root / "oloproof.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    (root / "release.yaml").write_text(yaml.safe_dump({"criteria": {"answer_matches": 0.1}}), encoding="utf-8")
+    with pytest.warns(op.VacuousCheckWarning):
+        run = op.run(op.load_suite(root), out=tmp_path / "run", progress=False)
+        out = write_report(run, tmp_path / "report.md")
+    page = render_markdown(out.read_text(encoding="utf-8"))
+    _no_active_markup(page, allowed_images=1)  # the gate plot
+    assert 'tools called: <img src=x onerror="alert(1)">, [approve](https://evil.example/)' in page.text
+    assert f"criterion {crit})" in page.text
