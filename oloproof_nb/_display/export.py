@@ -33,9 +33,21 @@ __all__ = ["CSV_FORMULA_STARTS", "EXPORT_SUFFIXES", "csv_text", "export_table"]
 EXPORT_SUFFIXES: tuple[str, ...] = (".csv", ".md", ".tex", ".html", ".json")
 
 
+def _strict(value: Any) -> Any:
+    """A JSON value with every non-finite float written as strict JSON can hold it, at any depth: NaN as
+    ``null``, infinities as ``"Infinity"``/``"-Infinity"`` (as a cell holding one is written)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, dict):
+        return {k: _strict(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_strict(v) for v in value]
+    return value
+
+
 def _json_cell(value: Any) -> Any:
     if isinstance(value, (dict, list, tuple, Absent, np.ndarray)):
-        return json.loads(json_text(value))
+        return _strict(json.loads(json_text(value)))
     if _missing(value):
         return None
     if isinstance(value, (bool, np.bool_)):
@@ -164,7 +176,8 @@ def export_table(df: pd.DataFrame | Any, path: str | Path) -> Path:
     empty cell, infinities are ``inf``/``-inf``, and dicts, lists and ABSENT are
     JSON text. In ``.json`` numbers are JSON numbers, missing values ``null``,
     infinities the strings ``"Infinity"``/``"-Infinity"`` (strict JSON has no
-    infinity; ``float()`` reads them back), dicts and lists nested JSON, ABSENT
+    infinity; ``float()`` reads them back), dicts and lists nested JSON (a NaN or an
+    infinity inside them written the same way), ABSENT
     ``{"$absent": true}``. LaTeX special characters (and ``<``, ``>``, ``[``, ``]``, ``*``) are
     escaped, ``≥``/``≤`` become ``$\\geq$``/``$\\leq$``, and a line break or control character
     inside a cell becomes a space; the table needs ``\\usepackage{booktabs}``.

@@ -86,6 +86,13 @@ def test_json_round_trips(frame: pd.DataFrame, tmp_path: Path) -> None:
     assert all(same(a, b) for a, b in zip(back["x"][: len(FLOATS)], FLOATS, strict=True))
 
 
+def test_json_writes_nested_nan_and_infinities_as_strict_json(tmp_path: Path) -> None:
+    """A tool result holding NaN (a run stores it; csv exports it) raised ValueError in the .json export."""
+    frame = pd.DataFrame({"result": [{"v": math.nan, "w": [math.inf, -math.inf, 1.5]}, [math.nan], {"ok": 1}]})
+    records = json.loads(op.export_table(frame, tmp_path / "t.json").read_text(encoding="utf-8"))
+    assert [r["result"] for r in records] == [{"v": None, "w": ["Infinity", "-Infinity", 1.5]}, [None], {"ok": 1}]
+
+
 class _Cells(HTMLParser):
     def __init__(self) -> None:
         super().__init__()
