@@ -172,7 +172,10 @@ def _parse_timestamp(path: Path, value: Any) -> datetime:
         parsed = None
     if parsed is None or parsed.tzinfo is None:
         _fail(path, f"key 'run_started_at' must be {allowed}, got {_show(value)}")
-    return parsed.astimezone(timezone.utc)
+    try:
+        return parsed.astimezone(timezone.utc)
+    except OverflowError:  # 0001-01-01T00:00+14:00 is before year 1 in UTC
+        _fail(path, f"key 'run_started_at' must be {allowed}, of a year 1–9999 in UTC, got {_show(value)}")
 
 
 def _parse_validator(path: Path, value: Any) -> tuple[str | None, list[str] | None]:

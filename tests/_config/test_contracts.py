@@ -73,6 +73,9 @@ def test_a_contract_file_that_is_not_a_regular_file(tmp_path: Path, kind: str) -
     (json.dumps({**MINIMAL, "locator": ["x"] * 100_000}), "key 'locator' must be a non-empty string, got [\"x\""),
     (json.dumps({**MINIMAL, "validator": {"command": [[[["x"]]]] * 1000}}), "key 'validator.command'"),
     (json.dumps({**MINIMAL, "run_started_at": 1e308 * 10}), "key 'run_started_at' must be"),
+    # valid ISO-8601 whose UTC time is outside years 1-9999: OverflowError, an "internal error" before
+    (json.dumps({**MINIMAL, "run_started_at": "0001-01-01T00:00:00+14:00"}), "of a year 1–9999 in UTC, got"),
+    (json.dumps({**MINIMAL, "run_started_at": "9999-12-31T23:59:59-14:00"}), "of a year 1–9999 in UTC, got"),
 ])
 def test_deep_huge_and_long_contracts_give_one_short_line(tmp_path: Path, text: str, words: str) -> None:
     """Before: deep nesting and long numbers escaped as RecursionError / ValueError tracebacks."""
