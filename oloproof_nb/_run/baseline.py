@@ -105,6 +105,6 @@ def run_baseline(suite: Suite, out: str | Path | None = None, workers: int = 1,
     cache (the no-op makes no call to replay, and must never add to the cache of the real system).
     """
     run_id = run_id or new_run_id()
-    directory = Path(out) if out is not None else suite.root / BASELINE_DIR / run_id
+    directory = Path(out).absolute() if out is not None else suite.root / BASELINE_DIR / run_id
     return run_suite(suite, system=noop_system(suite), workers=workers, out=directory, progress=progress,
                      cache=False, isolation="thread", run_id=run_id, epochs=baseline_epochs(suite, epochs))

@@ -226,8 +226,9 @@ def with_epochs(cases: Iterable[Case], epochs: int) -> Iterator[Case]:
 def _open_store(suite: Suite, out: str | Path | None, resume: bool, version: str | None, fingerprint: str | None,
                 fsync: Fsync, run_id: str | None, epochs: int | None) -> tuple[RunStore, set[tuple[str, int]]]:
     """Create (or lock and reopen) the run directory; the (case id, epoch) of the records it already holds."""
+    # absolute: the journal's files are opened again by this path on every write, and a system may chdir
     if resume:
-        directory = Path(str(out))
+        directory = Path(str(out)).absolute()
         store = RunStore.resume(directory,
                                 lambda m: _check_resumable(m, suite, version, fingerprint, directory, epochs),
                                 fsync=fsync)
@@ -239,7 +240,7 @@ def _open_store(suite: Suite, out: str | Path | None, resume: bool, version: str
         return store, done
     started = utc_now()
     run_id = run_id or new_run_id(started)
-    directory = Path(out) if out is not None else suite.root / "runs" / run_id
+    directory = Path(out).absolute() if out is not None else suite.root / "runs" / run_id
     manifest = Manifest(suite=suite.name, run_id=run_id, system_version=version, started_at=iso(started),
                         oloproof_nb=__version__, n_cases=suite.n_cases,
                         epochs=suite.config.epochs if epochs is None else epochs, digests=suite.digests,

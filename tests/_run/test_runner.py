@@ -383,3 +383,42 @@ def test_cases_are_streamed_to_the_runner_in_bounded_memory(tmp_path: Path) -> N
         tracemalloc.stop()
     assert peak < size / 3, (peak, size)  # measured: 2.1 MB for this 9.9 MB file
     assert suite.n_cases == 300 and len(op.load_run(tmp_path / "run").records) == 300
+
+
+CHDIR_SYSTEM = '''
+import os
+
+
+class Wanderer:
+    """Answers, and changes the process's working directory on the way (as some tools do)."""
+
+    def __init__(self):
+        self.state = {}
+
+    def reset(self, state):
+        self.state = dict(state)
+
+    def snapshot(self):
+        return dict(self.state)
+
+    def run(self, input):
+        os.chdir(input["to"])
+        return {"steps": [], "answer": "ok", "status": "completed"}
+'''
+
+
+def test_a_system_that_changes_directory_leaves_a_relative_out_alone(make_suite, tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The run folder was kept as given (relative) and its files opened again by that path on every write:
+    after the system's os.chdir the run stopped with "states.jsonl: cannot write ... free space", and a
+    resume failed the same way. The folder is now made absolute when the run starts."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    cases = [{"id": f"c{i}", "input": {"to": str(elsewhere)}, "initial_state": {"n": i},
+              "expected": {"answer": "ok"}} for i in range(4)]
+    suite = make_suite(cases, evaluators=[{"type": "answer_matches"}], system="sysmod:Wanderer",
+                       system_code=CHDIR_SYSTEM)
+    monkeypatch.chdir(tmp_path)
+    run = op.run(op.load_suite(suite), out="run", progress=False)
+    assert run.finished and len(run.cases) == 4 and run.directory == tmp_path / "run"
+    assert not (elsewhere / "run").exists()
