@@ -382,6 +382,18 @@ def _node_paths(state: Any) -> set[str]:
 _MAX_CANDIDATES = 100_000
 
 
+def _leaf_keys(state: Any, keys: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
+    """The keys of every leaf of ``state`` (an empty dict or list is a leaf), depth first."""
+    if isinstance(state, dict) and state:
+        for key, value in state.items():
+            yield from _leaf_keys(value, (*keys, str(key)))
+    elif isinstance(state, list) and state:
+        for i, value in enumerate(state):
+            yield from _leaf_keys(value, (*keys, str(i)))
+    elif keys:
+        yield keys
+
+
 #: A top-level key no state holds: an ``ignore`` pattern that matches it matches every path.
 _ANY_KEY = "\x00oloproof: any key"
 
@@ -406,13 +418,25 @@ class _VacuityScan:
         self.seen: set[tuple[int, str]] = set()
         self.candidates: dict[str, set[str]] = {"state_unchanged": set(), "state_matches": set()}
         self.ignore_all: list[tuple[int, Evaluator, str]] = []  # an ignore pattern that matches every path
+        #: state_matches evaluators whose ignore patterns may cover every path the cases' states hold, with the
+        #: patterns; an index is dropped once a case holds a path none of them covers.
+        self.ignoring: dict[int, tuple[Evaluator, list[tuple[str, ...]]]] = {}
         for i, ev in enumerate(config.evaluators):
-            for pattern in getattr(ev, "ignore", None) or []:
-                if ev.type == "state_matches" and pattern_matches(parse_pattern(pattern), (_ANY_KEY,), within=True):
-                    self.ignore_all.append((i, ev, pattern))
-                    break
+            patterns = list(getattr(ev, "ignore", None) or []) if ev.type == "state_matches" else []
+            every = [p for p in patterns if pattern_matches(parse_pattern(p), (_ANY_KEY,), within=True)]
+            if every:
+                self.ignore_all.append((i, ev, every[0]))
+            elif patterns:
+                self.ignoring[i] = (ev, [parse_pattern(p) for p in patterns])
+        self.any_leaf = False  # some case's initial_state holds a path (else there is nothing to cover)
 
     def observe(self, case: Case) -> None:
+        for i, (_, patterns) in list(self.ignoring.items()):
+            for keys in _leaf_keys(case.initial_state):
+                self.any_leaf = True
+                if not any(pattern_matches(p, keys, within=True) for p in patterns):
+                    del self.ignoring[i]  # a path of this case is compared
+                    break
         if not self.checks:
             return
         for i, ev, path in self.checks:
@@ -438,6 +462,11 @@ class _VacuityScan:
             found.setdefault(ev.name, []).append(
                 f"{self.file}: evaluators[{i}] ({ev.type}, criterion {ev.name}): ignore pattern {pattern!r} "
                 f"matches every path of the state, so {what}")
+        for i, (ev, _) in self.ignoring.items() if self.any_leaf else ():
+            found.setdefault(ev.name, []).append(
+                f"{self.file}: evaluators[{i}] ({ev.type}, criterion {ev.name}): its ignore patterns "
+                f"{', '.join(repr(p) for p in getattr(ev, 'ignore', []))} cover every path of every case's "
+                "initial_state, so a change to the state is never seen (only a new top-level key would be)")
         for i, ev, path in self.checks:
             if (i, path) in self.seen:
                 continue
