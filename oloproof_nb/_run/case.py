@@ -83,14 +83,14 @@ def execute_case(case: Case, index: int, system: Any, settings: RunSettings) -> 
 
 def _promised_file(case: Case, system: Any, settings: RunSettings) -> Callable[[], Any] | None:
     """What to note right after the sandbox's reset: the promised artifact's file, when the case has an
-    outcome contract that a ``locator`` or the system's ``observe`` places (an ``outcome_contract`` check
-    then tells the file the reset left from one the case wrote)."""
+    outcome contract whose ``locator`` places it and the system does not observe its artifacts itself (an
+    ``outcome_contract`` check then tells the file the reset left from one the case wrote)."""
     if case.outcome is None or not any(ev.type == "outcome_contract" for ev in settings.evaluators):
         return None
     contract = OutcomeContract.model_validate(case.outcome)
-    if contract.locator is None and not callable(getattr(system, "observe", None)):
+    if contract.locator is None or callable(getattr(system, "observe", None)):
         return None
-    return lambda: located_file(contract, system, settings)
+    return lambda: located_file(contract, settings)
 
 
 def failed_case(case: Case, index: int, status: str, error: str, settings: RunSettings, started: datetime,

@@ -46,26 +46,18 @@ class RunSettings:
     code_fingerprint: str | None = None
 
 
-def located_file(contract: OutcomeContract, system: Any, settings: RunSettings) -> tuple[int, int, int] | None:
-    """``(modification time in ns, size, inode)`` of the promised artifact's file, found as
-    :func:`collect_evidence` finds it: the path the system's ``observe(artifact_id)`` returns, else the
-    contract's ``locator`` relative to the suite folder. None when there is no such file, or the system
-    observes it as evidence rather than a path (or its ``observe`` raises: the check after the case says so)."""
-    observe = getattr(system, "observe", None)
-    if callable(observe):
-        try:
-            found = observe(contract.artifact_id)
-        except Exception:  # noqa: BLE001 - an observer that fails is reported by the evidence check
-            return None
-        if not isinstance(found, os.PathLike):
-            return None
-        path = Path(os.fspath(found))
-    elif contract.locator is not None:
-        path = (settings.suite_root if settings.suite_root is not None else Path.cwd()) / contract.locator
-    else:
+def located_file(contract: OutcomeContract, settings: RunSettings) -> tuple[int, int, int] | None:
+    """``(modification time in ns, size, inode)`` of the file at the contract's ``locator``, relative to the
+    suite folder as :func:`collect_evidence` observes it; None when there is no such file (or no locator).
+
+    Only the locator: a system that places its artifacts itself (``observe``) is not asked before its run,
+    which could block or leave traces in the state being judged.
+    """
+    if contract.locator is None:
         return None
+    root = settings.suite_root if settings.suite_root is not None else Path.cwd()
     try:
-        st = os.stat(path)
+        st = os.stat(root / contract.locator)
     except (OSError, ValueError):
         return None
     return st.st_mtime_ns, st.st_size, st.st_ino
@@ -84,9 +76,7 @@ class LiveCase:
 
     def untouched_since_reset(self, contract: OutcomeContract) -> bool:
         """Whether the artifact at the contract's locator is the file the sandbox's reset left, unchanged."""
-        if self.reset_file is None:
-            return False
-        return self.call(lambda: located_file(contract, self.system, self.settings)) == self.reset_file
+        return self.reset_file is not None and located_file(contract, self.settings) == self.reset_file
 
     @property
     def evaluators(self) -> Sequence[Evaluator]:

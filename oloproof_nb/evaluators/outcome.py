@@ -87,10 +87,11 @@ class OutcomeContractEvaluator(Evaluator):
     ``run_started_at = case_started_at - clock_slack_s``, where ``case_started_at`` is taken
     before the sandbox is reset; a file at the contract's ``locator`` that is the very file the reset left
     (the same modification time, size and inode right after the reset and after the case) is ``stale`` too,
-    however recent its time (a reset that writes its fixture files makes them newer than the case start);
-    the file is found as the evidence is, through the system's ``observe`` when it has one (called once
-    more, right after the reset). Validators run with the case timeout (``case_timeout_s``) and the suite
-    folder as working directory.
+    however recent its time (a reset that writes its fixture files makes them newer than the case start).
+    A system that places its artifacts itself (``observe``) is not asked before its run (that could block
+    or leave traces in the state judged): its reset must leave earlier artifacts with their earlier times,
+    as the false-success example's does. Validators run with the case timeout (``case_timeout_s``) and the
+    suite folder as working directory.
     """
 
     type: Literal["outcome_contract"]

@@ -98,21 +98,53 @@ def test_example_contract_verifies_two_and_names_four_failures(example_run: op.R
             assert reasons[cid].startswith(f"{status}:"), reasons[cid]
 
 
-def test_a_file_the_reset_writes_is_stale_unless_the_case_writes_it_again(tmp_path: Path) -> None:
-    """The example's reset restores fs-04's earlier report and back-dates it. A reset that restores it
-    without back-dating (a plain copy from a fixture) made it newer than the case start: verified, though
-    the agent wrote nothing ("That report already exists."). The file is now noted right after the reset
-    (found through the system's observe, as the evidence is): unchanged after the case, it is stale. The
-    reports the agent writes (fs-01, fs-02) are still verified."""
-    root = init_example("false-success", tmp_path / "fs")
-    writer = root / "report_writer.py"
-    text = writer.read_text(encoding="utf-8")
-    assert "            os.utime(path, (stamp, stamp))\n" in text
-    writer.write_text(text.replace("            os.utime(path, (stamp, stamp))\n", ""), encoding="utf-8")
+RESET_WRITER = '''
+from pathlib import Path
+
+OUT = Path(__file__).parent / "out"
+
+
+class Desk:
+    """Its reset restores the reports of initial_state["files"] as a fixture copy would: written now, so newer
+    than the case start. Its agent writes input["write"] (if any) to its report."""
+
+    def reset(self, state):
+        OUT.mkdir(exist_ok=True)
+        for old in OUT.iterdir():
+            old.unlink()
+        for name, text in state.get("files", {}).items():
+            (OUT / name).write_text(text, encoding="utf-8")
+        self.state = state
+
+    def snapshot(self):
+        return {"files": sorted(p.name for p in OUT.iterdir())}
+
+    def run(self, input):
+        if input.get("write") is not None:
+            (OUT / input["report"]).write_text(input["write"], encoding="utf-8")
+        return {"steps": [], "answer": "done", "status": "completed"}
+'''
+
+
+def test_a_file_the_reset_writes_is_stale_unless_the_case_writes_it_again(make_suite: Any, tmp_path: Path) -> None:
+    """A reset that restores an earlier report (a plain copy: written now) made it newer than the case start:
+    verified, though the agent wrote nothing. The file at the locator is now noted right after the reset;
+    unchanged after the case, it is stale. Rewritten by the agent, or written new, it is verified."""
+    def case(cid: str, earlier: str | None, write: str | None) -> dict[str, Any]:
+        return {"id": cid, "input": {"report": f"{cid}.txt", "write": write},
+                "initial_state": {"files": {f"{cid}.txt": earlier} if earlier is not None else {}},
+                "expected": {"answer": "done"}, "outcome": {"artifact_id": cid, "locator": f"out/{cid}.txt"}}
+
+    cases = [case("kept", "Q1 report\n", None), case("rewritten", "Q1 report\n", "Q2 report, new\n"),
+             case("new", None, "Q2 report\n")]
+    root = make_suite(cases, evaluators=[{"type": "outcome_contract"}], system="sysmod:Desk",
+                      system_code=RESET_WRITER)
     run = op.run(op.load_suite(root), out=tmp_path / "run", progress=False)
-    assert statuses(run) == EXAMPLE_STATUS
-    reason = run.receipts.set_index("case_id").loc["fs-04", "reason"]
+    assert statuses(run) == {"kept": "stale", "rewritten": "verified", "new": "verified"}
+    reason = run.receipts.set_index("case_id").loc["kept", "reason"]
     assert reason == "stale: unchanged since the sandbox was reset: the file the reset left, not one this case wrote"
+    assert run.receipts.set_index("case_id").loc["kept", "modified_at"] > run.cases.set_index("case_id").loc[
+        "kept", "started_at"]  # newer than the case start: only the note taken after the reset tells
 
 
 def test_example_summary_hand_count(example_run: op.Run) -> None:
