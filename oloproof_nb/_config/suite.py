@@ -382,6 +382,14 @@ def _node_paths(state: Any) -> set[str]:
 _MAX_CANDIDATES = 100_000
 
 
+def _hidden_below(keys: tuple[str, ...], patterns: list[tuple[str, ...]]) -> bool:
+    """Whether ``patterns`` (``ignore``) hide every change a state could show below the top-level key of the
+    leaf path ``keys``: the leaf, each dict or list on the way below the top level, and a key that is not
+    there yet in each of them (a top-level value replaced whole, or a new top-level key, would still show)."""
+    probes = [keys, *(keys[:n] for n in range(2, len(keys)))] + [(*keys[:n], _ANY_KEY) for n in range(1, len(keys) + 1)]
+    return all(any(pattern_matches(p, probe, within=True) for p in patterns) for probe in probes)
+
+
 def _leaf_keys(state: Any, keys: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
     """The keys of every leaf of ``state`` (an empty dict or list is a leaf), depth first."""
     if isinstance(state, dict) and state:
@@ -431,11 +439,12 @@ class _VacuityScan:
         self.any_leaf = False  # some case's initial_state holds a path (else there is nothing to cover)
 
     def observe(self, case: Case) -> None:
+        states = [case.initial_state, case.expected.state or {}]
         for i, (_, patterns) in list(self.ignoring.items()):
-            for keys in _leaf_keys(case.initial_state):
+            for keys in (k for state in states for k in _leaf_keys(state)):
                 self.any_leaf = True
-                if not any(pattern_matches(p, keys, within=True) for p in patterns):
-                    del self.ignoring[i]  # a path of this case is compared
+                if not _hidden_below(keys, patterns):
+                    del self.ignoring[i]  # a change at or beside a path of this case would be seen
                     break
         if not self.checks:
             return
@@ -465,8 +474,9 @@ class _VacuityScan:
         for i, (ev, _) in self.ignoring.items() if self.any_leaf else ():
             found.setdefault(ev.name, []).append(
                 f"{self.file}: evaluators[{i}] ({ev.type}, criterion {ev.name}): its ignore patterns "
-                f"{', '.join(repr(p) for p in getattr(ev, 'ignore', []))} cover every path of every case's "
-                "initial_state, so a change to the state is never seen (only a new top-level key would be)")
+                f"{', '.join(repr(p) for p in getattr(ev, 'ignore', []))} hide every change below the top-level "
+                "keys of every case's state, new keys included (only a top-level value replaced whole, or a new "
+                "top-level key, would be seen)")
         for i, ev, path in self.checks:
             if (i, path) in self.seen:
                 continue
