@@ -240,6 +240,26 @@ def format_loc(loc: tuple[Any, ...], prefix: str = "") -> str:
     return out
 
 
+def _union_branch(errors: list[ErrorDetails]) -> ErrorDetails:
+    """The error to report: the first, unless it is a union's scalar branch refusing a mapping.
+
+    For a value that may be a text or a mapping (``honest_answers: [{regex: ...}]``, ``lists: {tx: {by_key:
+    id}}``), pydantic reports each branch, and the first is "Input should be a valid string" at a key ending
+    in the branch's name (``honest_answers[0].str``). The mapping's own problem is in the branch that takes
+    mappings: reported instead, an unknown key first, with the branch's name taken out of the key.
+    """
+    first = errors[0]
+    loc = tuple(first["loc"])
+    if not loc or not isinstance(first.get("input"), dict):
+        return first
+    parent = loc[:-1]
+    deeper = [e for e in errors[1:] if tuple(e["loc"])[: len(parent)] == parent and len(e["loc"]) > len(loc)]
+    if not deeper:
+        return first
+    pick = next((e for e in deeper if e["type"] == "extra_forbidden"), deeper[0])
+    return {**pick, "loc": (*parent, *tuple(pick["loc"])[len(parent) + 1:])}
+
+
 def validation_problem(exc: ValidationError, prefix: str = "") -> tuple[str, str, ErrorDetails]:
     """The first problem of a pydantic validation error, in words: ``(key, message, error)``.
 
@@ -262,7 +282,8 @@ def validation_problem(exc: ValidationError, prefix: str = "") -> tuple[str, str
     >>> key, message
     ('n', "Input should be a valid integer, unable to parse string as an integer (got 'x')")
     """
-    err = exc.errors(include_url=False)[0]
+    errors = exc.errors(include_url=False)
+    err = _union_branch(errors)
     key = format_loc(tuple(err["loc"]), prefix)
     if err["type"] == "extra_forbidden":
         return key, "unknown key", err

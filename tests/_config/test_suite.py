@@ -117,6 +117,25 @@ def test_unknown_evaluator_option_lists_its_options(make_suite) -> None:
         assert allowed in str(err)
 
 
+@pytest.mark.parametrize(("evaluator", "key", "message"), [
+    ({"type": "fault_recovery", "tool": "t", "fault": "error", "honest_answers": [{"regex": "("}]},
+     "evaluators[0].honest_answers[0].regex", "not a regular expression: missing )"),
+    ({"type": "fault_recovery", "tool": "t", "fault": "error", "honest_answers": [{"re": "x"}]},
+     "evaluators[0].honest_answers[0].re", "unknown key"),
+    ({"type": "state_matches", "mode": "changes", "lists": {"tx": {"by_key": "id", "extra": 1}}},
+     "evaluators[0].lists.tx.extra", "unknown key"),
+    ({"type": "fault_recovery", "tool": "t", "fault": "error", "honest_answers": [7]},
+     "evaluators[0].honest_answers[0].str", "Input should be a valid string"),
+])
+def test_a_mapping_where_text_or_a_mapping_is_allowed_names_its_own_problem(make_suite, evaluator: dict,
+                                                                           key: str, message: str) -> None:
+    """Keys that take a text or a mapping: a bad mapping was reported as the text branch's "Input should be a
+    valid string" at ``honest_answers[0].str``. Its own problem is named now; a value that is neither is
+    reported as before."""
+    err = _error(make_suite(CASES, evaluators=[evaluator]))
+    assert err.key == key and message in err.message, (err.key, err.message)
+
+
 def test_bad_mode_lists_modes(make_suite) -> None:
     folder = make_suite(CASES, evaluators=[{"type": "state_matches", "mode": "partial"}])
     err = _error(folder)
