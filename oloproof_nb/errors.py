@@ -240,6 +240,10 @@ def format_loc(loc: tuple[Any, ...], prefix: str = "") -> str:
     return out
 
 
+#: How pydantic names a union's scalar branches in an error's location.
+_SCALAR_BRANCHES = frozenset({"str", "int", "float", "bool", "bytes", "none"})
+
+
 def _union_branch(errors: list[ErrorDetails]) -> ErrorDetails:
     """The error to report: the first, unless it is a union's scalar branch refusing a mapping.
 
@@ -250,7 +254,9 @@ def _union_branch(errors: list[ErrorDetails]) -> ErrorDetails:
     """
     first = errors[0]
     loc = tuple(first["loc"])
-    if not loc or not isinstance(first.get("input"), dict):
+    tag = loc[-1] if loc else None  # pydantic names a union's branch in the location: str, literal['a','b']
+    if not (isinstance(tag, str) and (tag in _SCALAR_BRANCHES or tag.startswith("literal["))) \
+            or not isinstance(first.get("input"), dict):
         return first
     parent = loc[:-1]
     deeper = [e for e in errors[1:] if tuple(e["loc"])[: len(parent)] == parent and len(e["loc"]) > len(loc)]

@@ -52,3 +52,24 @@ def test_validation_problem_quotes_at_most_the_limit() -> None:
         assert got == key
         assert len(message) <= 2 * QUOTE_LIMIT, len(message)
     assert message.startswith("label 'lll") and message.endswith("' is not allowed")  # the value cut, not the words
+
+
+def test_a_mapping_refused_by_a_plain_field_is_still_the_first_problem() -> None:
+    """Only a union's text branch gives way to its mapping branch: a mapping where a plain text field stands
+    is reported at that field, not at a deeper problem elsewhere."""
+    from pydantic import BaseModel, ConfigDict, ValidationError
+
+    from oloproof_nb.errors import validation_problem
+
+    class Sub(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        x: int
+
+    class Top(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        id: str
+        sub: Sub
+
+    with pytest.raises(ValidationError) as caught:
+        Top.model_validate({"id": {"a": 1}, "sub": {"x": "no"}})
+    assert validation_problem(caught.value)[:2] == ("id", "Input should be a valid string")
