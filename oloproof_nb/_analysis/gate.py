@@ -344,25 +344,25 @@ def gate(run: Run, release: ReleaseLike | None = None, *, baseline: Baseline | R
     sums = {key[0]: value for key, value in criterion_sums(run.verdicts).items()}
     evaluator_of = {ev.name: ev for ev in run.config.evaluators}
     stored = dict(run.manifest.suite_config.vacuous)
-    fault = _fault_findings(run, {c: s.n for c, s in sums.items()})
+    late = _fault_findings(run, {c: s.n for c, s in sums.items()})  # vacuous checks found only now
     for criterion, message in _zero_thresholds(cfg, run.criteria).items():
-        fault[criterion] = f"{fault[criterion]}; {message}" if criterion in fault else message
-    for message in fault.values():
+        late[criterion] = f"{late[criterion]}; {message}" if criterion in late else message
+    for message in late.values():
         warnings.warn(VacuousCheckWarning(message), stacklevel=2)
-    findings = [m for c in run.criteria for m in (stored.get(c, []) + ([fault[c]] if c in fault else []))]
+    findings = [m for c in run.criteria for m in (stored.get(c, []) + ([late[c]] if c in late else []))]
     rows = []
     reduced = _reduced(run, cfg)
     for criterion in run.criteria:
         ev = evaluator_of[criterion]
         if criterion in reduced:
-            rows.append(_reduced_row(criterion, ev, reduced[criterion], cfg, checked, stored, fault))
+            rows.append(_reduced_row(criterion, ev, reduced[criterion], cfg, checked, stored, late))
             continue
         s = sums.get(criterion, ClusterSums(np.zeros(0, np.int64), np.zeros(0, np.int64), 0))
         row: dict[str, Any] = {
             "criterion": criterion, "evaluator": ev.type, "n": s.n, "n_clusters": int(s.rows.size),
             "passed": int(s.passes.sum()), "missing": s.missing,
             "rate": math.nan, "ci_low": math.nan, "ci_high": math.nan, "method": "",
-            "failing_clusters": s.failing_clusters, "vacuous": criterion in stored or criterion in fault,
+            "failing_clusters": s.failing_clusters, "vacuous": criterion in stored or criterion in late,
             "reduce": "mean",
         }
         notes: list[str] = []
@@ -371,7 +371,7 @@ def gate(run: Run, release: ReleaseLike | None = None, *, baseline: Baseline | R
             interval, swapped = sums_interval(s, cfg, clustered)
             row.update(rate=interval.estimate, ci_low=interval.low, ci_high=interval.high, method=interval.method)
             notes += [n for n in (swapped, interval.reason) if n]
-        rows.append(_decided(row, notes, cfg, clustered, ev, checked, fault))
+        rows.append(_decided(row, notes, cfg, clustered, ev, checked, late))
     table = GATE.from_columns({c: [row[c] for row in rows] for c in GATE_COLUMNS})
     if baseline is not None:
         check_baseline(run, baseline)
@@ -405,7 +405,7 @@ def _reduced(run: Run, cfg: ReleaseConfig) -> dict[str, Any]:
 
 
 def _reduced_row(criterion: str, ev: Any, rs: Any, cfg: ReleaseConfig, checked: dict[str, bool],
-                 stored: dict[str, list[str]], fault: dict[str, str]) -> dict[str, Any]:
+                 stored: dict[str, list[str]], late: dict[str, str]) -> dict[str, Any]:
     """A gate row of a criterion reduced over epochs: each case one row of value pass^k or pass@k.
 
     ``n`` counts cases, ``passed`` the cases whose value is 1, ``missing`` the cases whose every epoch is
@@ -417,7 +417,7 @@ def _reduced_row(criterion: str, ev: Any, rs: Any, cfg: ReleaseConfig, checked: 
         "n_clusters": 0 if rs is None else int(rs.sizes.size), "passed": 0 if rs is None else rs.cases_at_one,
         "missing": 0 if rs is None else rs.all_missing, "rate": math.nan, "ci_low": math.nan, "ci_high": math.nan,
         "method": "", "failing_clusters": 0 if rs is None else rs.failing_clusters,
-        "vacuous": criterion in stored or criterion in fault, "reduce": text,
+        "vacuous": criterion in stored or criterion in late, "reduce": text,
     }
     notes: list[str] = []
     clustered = True
@@ -428,21 +428,22 @@ def _reduced_row(criterion: str, ev: Any, rs: Any, cfg: ReleaseConfig, checked: 
     left_out = 0 if rs is None else rs.left_out
     if left_out:
         notes.append(f"{left_out} case(s) with fewer than {rs.reduction.k} rows left out of {text}")
-    return _decided(row, notes, cfg, clustered, ev, checked, fault, left_out)
+    return _decided(row, notes, cfg, clustered, ev, checked, late, left_out)
 
 
 def _decided(row: dict[str, Any], notes: list[str], cfg: ReleaseConfig, clustered: bool, ev: Any,
-             checked: dict[str, bool], fault: dict[str, str], left_out: int = 0) -> dict[str, Any]:
+             checked: dict[str, bool], late: dict[str, str], left_out: int = 0) -> dict[str, Any]:
     """``row`` (its counts and interval filled in) with its threshold, verdict and reason (the notes after it).
 
+    ``late``: criterion → a vacuous-check finding made by the gate (an idle fault, a threshold of 0);
     ``left_out``: cases a pass^k or pass@k criterion could not reduce (fewer than k rows).
     """
     criterion = row["criterion"]
     threshold = cfg.criteria.get(criterion)
     row["threshold"] = math.nan if threshold is None else float(threshold)
     verdict, reason = _decide(row, threshold, cfg, clustered, ev, checked, left_out)
-    if criterion in fault:
-        notes.append(fault[criterion])
+    if criterion in late:
+        notes.append(late[criterion])
     row["verdict"] = verdict
     row["reason"] = "; ".join([reason, *notes] if reason else notes)
     return row

@@ -20,12 +20,15 @@ from .._run.states import StateReader, resolve_states, state_refs_of
 from .._run.store import CASES, REPLAYS, parse_record, read_jsonl, replay_key_of
 from ..errors import RunDirError
 
-__all__ = ["Journal", "Line"]
+__all__ = ["Chunk", "Journal", "Line"]
 
 # Lines written by ``store.dumps`` start with these keys (records are dicts built in this key order); a
 # line that does not (another writer) is parsed whole instead.
 _CASE_HEAD = re.compile(rb'\{"index":(-?\d+),"case":\{"id":("(?:[^"\\]|\\.)*")(?:,"epoch":(\d+))?')
 _REPLAY_HEAD = re.compile(rb'\{"case_id":("(?:[^"\\]|\\.)*")(?:,"epoch":(\d+))?')
+
+#: What :meth:`Journal.chunks` yields: records, their final states' and their initial states' addresses.
+Chunk = tuple[list[CaseRecord], list[str | None], list[str | None]]
 
 #: What identifies a record of a run: ``(case id, epoch)``.
 Key = tuple[str, int]
@@ -134,8 +137,7 @@ class Journal:
             return [_parse(path, line, raw) for line, raw in zip(lines, raws, strict=True)]
         return records  # type: ignore[no-any-return]
 
-    def chunks(self, size: int, keep_states: bool = True,
-               ) -> Iterator[tuple[list[CaseRecord], list[str | None], list[str | None]]]:
+    def chunks(self, size: int, keep_states: bool = True) -> Iterator[Chunk]:
         """Every case record, in case order, ``size`` at a time, with its states put back.
 
         Yields ``(records, refs, initial_refs)``: ``refs`` gives, per record, the address of its final state

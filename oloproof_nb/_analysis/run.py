@@ -35,7 +35,7 @@ from ..errors import OloproofError, RunDirError, describe_exception
 from . import frames
 from .columnar import CopyWriter, copy_source, fresh_source, from_arrow, journal_fingerprint, read_frame, to_arrow
 from .columns import FRAMES
-from .journal import Journal
+from .journal import Chunk, Journal
 
 __all__ = ["Run", "load_run", "load_runs", "directory_list", "ColumnarCopyWarning"]
 
@@ -51,8 +51,6 @@ _OPEN_ATTEMPTS = 5
 #: What making a case record's frame rows raises when the record is not what oloproof_nb writes (a key
 #: missing, a value of the wrong type). Arrow's conversion errors are among them (ValueError, TypeError).
 _SHAPE_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError)
-#: What :meth:`Journal.chunks` yields: records, their final states' and initial states' addresses.
-Chunk = tuple[list[CaseRecord], list[str | None], list[str | None]]
 
 
 class ColumnarCopyWarning(UserWarning):

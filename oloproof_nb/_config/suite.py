@@ -14,7 +14,16 @@ from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, ValidationErr
 
 from .._core.case import Case, derive_case
 from .._core.evaluator import EVALUATORS, Evaluator
-from .._core.paths import ABSENT, flatten, format_path, get_path, parse_path, parse_pattern, pattern_matches
+from .._core.paths import (
+    ABSENT,
+    flatten,
+    format_path,
+    get_path,
+    leaf_keys,
+    parse_path,
+    parse_pattern,
+    pattern_matches,
+)
 from .._core.slicespec import parse_slice_spec
 from .._core.trajectory import ToolErrorRule
 from ..errors import CaseFileError, ConfigError, SliceSpecError, VacuousCheckWarning
@@ -390,18 +399,6 @@ def _hidden_below(keys: tuple[str, ...], patterns: list[tuple[str, ...]]) -> boo
     return all(any(pattern_matches(p, probe, within=True) for p in patterns) for probe in probes)
 
 
-def _leaf_keys(state: Any, keys: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
-    """The keys of every leaf of ``state`` (an empty dict or list is a leaf), depth first."""
-    if isinstance(state, dict) and state:
-        for key, value in state.items():
-            yield from _leaf_keys(value, (*keys, str(key)))
-    elif isinstance(state, list) and state:
-        for i, value in enumerate(state):
-            yield from _leaf_keys(value, (*keys, str(i)))
-    elif keys:
-        yield keys
-
-
 #: A top-level key no state holds: an ``ignore`` pattern that matches it matches every path.
 _ANY_KEY = "\x00oloproof: any key"
 
@@ -441,7 +438,7 @@ class _VacuityScan:
     def observe(self, case: Case) -> None:
         states = [case.initial_state, case.expected.state or {}]
         for i, (_, patterns) in list(self.ignoring.items()):
-            for keys in (k for state in states for k in _leaf_keys(state)):
+            for keys in (k for state in states for k in leaf_keys(state)):
                 self.any_leaf = True
                 if not _hidden_below(keys, patterns):
                     del self.ignoring[i]  # a change at or beside a path of this case would be seen

@@ -23,6 +23,7 @@ __all__ = [
     "format_path",
     "get_path",
     "flatten",
+    "leaf_keys",
     "leaf_diff",
     "values_equal",
     "MAX_DEPTH",
@@ -244,6 +245,17 @@ def _changed_container(node: Any, other: Any) -> bool:
     """True when one of two values is a dict and the other a list (an index-keyed dict is not a list)."""
     return (isinstance(node, Mapping) and isinstance(other, list)) or (
         isinstance(node, list) and isinstance(other, Mapping))
+
+
+def leaf_keys(state: Any) -> Iterator[tuple[str, ...]]:
+    """The keys of every leaf path of ``state``, as :func:`flatten` finds them (unformatted, depth first).
+
+    Examples
+    --------
+    >>> list(leaf_keys({"a": {"b": 1, "c": [1]}, "e": {}}))
+    [('a', 'b'), ('a', 'c', '0'), ('e',)]
+    """
+    return (keys for keys, _ in _walk(state, ()) if keys)
 
 
 def flatten(state: Any) -> dict[str, Any]:

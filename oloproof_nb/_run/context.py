@@ -17,7 +17,7 @@ from .._core.receipts import Evidence, OutcomeContract
 from .._core.records import ReplayRecord
 from .._core.trajectory import Change, Trajectory
 from ..errors import ConfigError
-from .observe import Validator, collect_evidence
+from .observe import Validator, collect_evidence, locator_path
 from .replay_cache import ReplayCache
 from .replays import make_replay
 from .sandbox import failure_reason
@@ -53,11 +53,11 @@ def located_file(contract: OutcomeContract, settings: RunSettings) -> tuple[int,
     Only the locator: a system that places its artifacts itself (``observe``) is not asked before its run,
     which could block or leave traces in the state being judged.
     """
-    if contract.locator is None:
+    path = locator_path(contract, settings.suite_root)
+    if path is None:
         return None
-    root = settings.suite_root if settings.suite_root is not None else Path.cwd()
     try:
-        st = os.stat(root / contract.locator)
+        st = os.stat(path)
     except (OSError, ValueError):
         return None
     return st.st_mtime_ns, st.st_size, st.st_ino

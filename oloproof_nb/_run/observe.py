@@ -48,6 +48,7 @@ __all__ = [
     "UnobservableArtifact",
     "Validator",
     "collect_evidence",
+    "locator_path",
     "observe_file",
     "verify_contract_file",
 ]
@@ -361,6 +362,14 @@ def verify_contract_file(
 # --------------------------------------------------------------------------- during a run
 
 
+def locator_path(contract: OutcomeContract, suite_root: Path | None) -> Path | None:
+    """Where a contract's ``locator`` points: relative to the suite folder (the working directory without
+    one); None without a locator."""
+    if contract.locator is None:
+        return None
+    return (suite_root if suite_root is not None else Path.cwd()) / contract.locator
+
+
 def collect_evidence(contract: OutcomeContract, system: Any, *, call: Callable[[Callable[[], Any]], Any],
                      validators: Mapping[str, Validator], timeout_s: float | None, suite_root: Path | None,
                      observe_timeout_s: float = DEFAULT_OBSERVE_TIMEOUT_S,
@@ -402,9 +411,9 @@ def collect_evidence(contract: OutcomeContract, system: Any, *, call: Callable[[
                 return None, f"observe() returned invalid evidence: {key or 'evidence'}: {message}"
         return None, (f"observe() returned {type(result).__name__}; expected Evidence, a dict of its fields, "
                       "a path or None")
-    if contract.locator is not None:
-        root = suite_root if suite_root is not None else Path.cwd()
-        return _observe_path(contract, root / contract.locator, EVIDENCE_SOURCE, validators, timeout_s, suite_root,
+    located = locator_path(contract, suite_root)
+    if located is not None:
+        return _observe_path(contract, located, EVIDENCE_SOURCE, validators, timeout_s, suite_root,
                              observe_timeout_s, max_artifact_bytes)
     return None, (f"nothing can observe artifact {contract.artifact_id!r}: the system has no "
                   "observe(artifact_id) and the contract no locator")
