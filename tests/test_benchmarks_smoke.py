@@ -34,6 +34,11 @@ def test_bootstrap_smoke() -> None:
     assert "speedup" in out
 
 
+def test_cluster_types_smoke() -> None:
+    out = smoke("cluster_types.py")
+    assert "failure types" in out and "interval [" in out and "DIFFERENT" not in out
+
+
 def test_runner_smoke_oloproof() -> None:
     out = smoke("runner.py", "--no-inspect", "--examples")
     assert "(a) oloproof_nb" in out and "cases/s" in out and "FAIL" not in out

@@ -82,17 +82,16 @@ def _worst_exact(jt: np.ndarray, mt: np.ndarray, ct: np.ndarray, total: int, kep
     q = kept / total
     dp = np.full((rows, cap + 1), -np.inf)
     dp[:, 0] = 0.0
-    cols = np.arange(cap + 1)
     for j, m, c in zip(jt.tolist(), mt.tolist(), ct.tolist(), strict=True):
         a = total / (total - m)
         x = np.arange(min(c * j, cap) + 1)
         full, part = x // j, x % j
         gain = a * (full[None, :] * (j * (j - 2 * q[:, None] * m))
                     + part[None, :] * (part[None, :] - 2 * q[:, None] * m))
-        src = cols[:, None] - x[None, :]
-        ok = src >= 0
-        cand = np.where(ok[None], dp[:, np.clip(src, 0, None)] + gain[:, None, :], -np.inf)
-        dp = cand.max(axis=2)
+        new = dp.copy()  # x = 0: this type keeps none of its failures (gain 0)
+        for i in range(1, x.shape[0]):  # x = i failures of this type: new[:, s + i] ≥ dp[:, s] + gain[:, i]
+            np.maximum(new[:, i:], dp[:, : cap + 1 - i] + gain[:, i : i + 1], out=new[:, i:])
+        dp = new
     return dp[np.arange(rows), kept.astype(np.int64)]
 
 
@@ -133,7 +132,8 @@ def _worst_lagrangian(jt: np.ndarray, mt: np.ndarray, ct: np.ndarray, total: int
     is the same on every stretch of ``kept`` whose two ends have the same order. Stretches are found by
     halving (one sort of the T types per end); on a stretch the greedy fill is a prefix of one order, so
     each J' costs a binary search in the cumulative weights and prefix sums (O(log T)), not a sort of
-    the T types (O(T log T)) as row by row (`_lagrangian_rows`, still used on stretches of ≤ 16 rows).
+    the T types (O(T log T)) as row by row (`_lagrangian_rows`, still used for the rows of stretches of
+    ≤ 16 rows, all of them in one vectorised call).
     ``kept`` must be increasing.
     """
     n = kept.shape[0]
@@ -150,11 +150,12 @@ def _worst_lagrangian(jt: np.ndarray, mt: np.ndarray, ct: np.ndarray, total: int
             orders[i] = _density_order(jt, mt, a, float(q[i]))
         return orders[i]
 
+    short: list[np.ndarray] = []  # rows of short stretches: filled row by row, in one call at the end
     stack = [(0, n - 1)]
     while stack:
         lo, hi = stack.pop()
         if hi - lo < 16:
-            out[lo : hi + 1] = _lagrangian_rows(jt, mt, ct, total, kept[lo : hi + 1])
+            short.append(np.arange(lo, hi + 1))
             continue
         o = order(lo)
         if not np.array_equal(o, order(hi)):
@@ -171,6 +172,9 @@ def _worst_lagrangian(jt: np.ndarray, mt: np.ndarray, ct: np.ndarray, total: int
         head_aj = np.concatenate(([0.0], np.cumsum(aa * ja * w)))[stop]  # Σ_{i<stop} a_i j_i w_i
         head_am = np.concatenate(([0.0], np.cumsum(aa * ma * w)))[stop]  # Σ_{i<stop} a_i m_i w_i
         out[rows] = (head_aj - 2 * qs * head_am - lam * head_w) + lam * cap
+    if short:
+        rows_left = np.concatenate(short)
+        out[rows_left] = _lagrangian_rows(jt, mt, ct, total, kept[rows_left])
     return out
 
 

@@ -1,0 +1,96 @@
+"""Benchmark: the gate's clustered interval (``cluster_t``) when the failing clusters come in many types.
+
+The monotone lower bound of ``_core/cr2.py`` is a minimum over "better" data sets, found per count of
+failures kept: exactly (a knapsack over the distinct (failures, size) types of the failing clusters) up to
+64 failures, by a Lagrangian bound beyond. Its cost grows with the number of types T, so unequal cluster
+sizes (a source case with many derived cases, epochs) are the hard cell. Four layouts, from T ≈ 26 to
+T ≈ 500:
+
+    python benchmarks/cluster_types.py                                  # this checkout
+    python benchmarks/cluster_types.py --checkout /path/to/other/checkout --rounds 3
+                                                                        # side by side, alternating processes
+
+Each figure is the CPU time of one ``cluster_t_from_sums`` call in a fresh process (both bounds),
+the minimum over ``--rounds`` processes per checkout; the intervals of every checkout must be identical
+(exit 1 otherwise).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parents[1]
+
+#: (clusters, largest size, pass probability); sizes uniform on 1..largest, passes binomial, seed 0.
+LAYOUTS = [(2000, 60, 0.8), (2000, 30, 0.9), (500, 30, 0.95), (20000, 8, 0.9)]
+SMOKE = [(200, 10, 0.9)]
+
+
+def child(layouts: list[tuple[int, int, float]]) -> list[dict[str, object]]:
+    """Time every layout in this process (the checkout on sys.path first)."""
+    import numpy as np
+
+    from oloproof_nb._core.cr2 import _types, cluster_t_from_sums
+
+    out = []
+    rng = np.random.default_rng(0)
+    cluster_t_from_sums(np.array([1, 2]), np.array([2, 2]), 0.95)  # first use: scipy.special imported
+    for g, largest, p in layouts:
+        m = rng.integers(1, largest + 1, g)
+        k = rng.binomial(m, p)
+        t = time.thread_time()
+        iv = cluster_t_from_sums(k, m, 0.95)
+        spent = time.thread_time() - t
+        out.append({"layout": [g, largest, p], "types": int(_types(m - k, m)[0].shape[0]),
+                    "failures": int((m - k).sum()), "seconds": spent, "low": iv.low, "high": iv.high})
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--checkout", action="append", default=[], type=Path,
+                        help="another checkout to time side by side (repeatable)")
+    parser.add_argument("--rounds", type=int, default=3, help="fresh processes per checkout (figures: minimum)")
+    parser.add_argument("--smoke", action="store_true", help="one small layout, one round (CI)")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        print(json.dumps(child([tuple(x) for x in json.loads(args.child)])))
+        return 0
+    layouts = SMOKE if args.smoke else LAYOUTS
+    rounds = 1 if args.smoke else args.rounds
+    checkouts = [HERE, *[c.resolve() for c in args.checkout]]
+    import numpy
+
+    print(f"platform: {platform.platform()} | cpus: {os.cpu_count()} | python {platform.python_version()} | "
+          f"numpy {numpy.__version__}")
+    results: dict[Path, list[list[dict[str, object]]]] = {c: [] for c in checkouts}
+    for _ in range(rounds):
+        for c in checkouts:  # alternating: A B A B
+            env = {**os.environ, "PYTHONPATH": str(c)}
+            proc = subprocess.run([sys.executable, __file__, "--child", json.dumps(layouts)], env=env,
+                                  capture_output=True, text=True, check=True, cwd=c)
+            results[c].append(json.loads(proc.stdout))
+    ok = True
+    for i, (g, largest, p) in enumerate(layouts):
+        first = results[HERE][0][i]
+        print(f"{g:,} clusters of 1–{largest} rows, p={p}: {first['types']} failure types, "
+              f"{first['failures']:,} failures")
+        for c in checkouts:
+            best = min(r[i]["seconds"] for r in results[c])  # type: ignore[type-var]
+            same = all((r[i]["low"], r[i]["high"]) == (first["low"], first["high"]) for r in results[c])
+            ok = ok and same
+            print(f"    {str(c):50s} {best:7.3f} s   interval [{first['low']:.6f}, {first['high']:.6f}]"
+                  f"{'' if same else '  DIFFERENT'}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
