@@ -59,6 +59,7 @@ if TYPE_CHECKING:  # what each name is, for type checkers; at run time the names
         LabelFileError,
         OloproofError,
         RunDirError,
+        SliceWarning,
         VacuousCheckWarning,
     )
     from .evaluators import FaultRecovery
@@ -138,6 +139,7 @@ __all__ = [
     "ContractFileError",
     "DigestKeyError",
     "VacuousCheckWarning",
+    "SliceWarning",
 ]
 
 
@@ -205,6 +207,7 @@ _WHERE: dict[str, str] = {
     "OloproofError": ".errors",
     "RunDirError": ".errors",
     "VacuousCheckWarning": ".errors",
+    "SliceWarning": ".errors",
     "FaultRecovery": ".evaluators",
 }
 

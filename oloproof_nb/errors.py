@@ -25,6 +25,7 @@ __all__ = [
     "SliceSpecError",
     "ExportError",
     "VacuousCheckWarning",
+    "SliceWarning",
     "RunLockedError",
     "CopyChangedError",
     "StoreWriteError",
@@ -218,6 +219,15 @@ class VacuousCheckWarning(UserWarning):
     the nearest existing path; the evaluator option ``absent_ok: true`` says the path must stay absent on
     purpose and silences it. A ``fault_recovery`` whose ``tool`` no case called gets the same finding once
     the run is known. The gate marks such a criterion ``vacuous``.
+    """
+
+
+class SliceWarning(UserWarning):
+    """A slice table of a reduced criterion (pass^k, pass@k) that could not place some of its cases in any bin.
+
+    A case is reduced in a bin only when at least k of its epochs fall there; a case whose epochs took
+    paths of different lengths (often one that fails on some tries) may have fewer than k in every bin.
+    The gate still counts it; the message says how many such cases each criterion has.
     """
 
 

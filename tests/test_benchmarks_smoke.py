@@ -37,6 +37,8 @@ def test_bootstrap_smoke() -> None:
 def test_cluster_types_smoke() -> None:
     out = smoke("cluster_types.py")
     assert "failure types" in out and "interval [" in out and "DIFFERENT" not in out
+    out = smoke("cluster_types.py", "--reduced")
+    assert "scaled rows" in out and "monotone [" in out and "NARROWER" not in out
 
 
 def test_runner_smoke_oloproof() -> None:

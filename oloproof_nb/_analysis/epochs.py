@@ -8,8 +8,9 @@ over the source clusters (an epoch, like a derived case, stays in its source's c
 - ``mean`` is the gate's own computation on the verdict rows (every epoch a row);
 - a reduction whose values are all 0 or 1 (pass^k or pass@k when every case has exactly k rows)
   uses the gate's interval on the per-cluster sums of those values;
-- fractional values use :func:`~oloproof_nb._core.epochs.fractional_interval`, the CR2 logit-t
-  interval on per-cluster sums of the values.
+- otherwise (a case with more than k rows: values that can be fractional, whatever the passes)
+  :func:`~oloproof_nb._core.epochs.fractional_interval`, the CR2 logit-t interval on per-cluster sums
+  of the values, made monotone like the gate's (one more passing epoch never lowers a bound).
 """
 
 from __future__ import annotations
@@ -42,8 +43,10 @@ def _reductions(run: Run, reduce: str | Sequence[str] | None) -> list[Reduction]
         texts: list[str] = ["mean"] + ([f"pass^{k}", f"pass@{k}"] if k > 1 else [])
     elif isinstance(reduce, str):
         texts = [reduce]
-    else:
+    elif isinstance(reduce, (list, tuple)):
         texts = list(reduce)
+    else:
+        raise OloproofError(f"reduce={reduce!r}: give mean, pass^k or pass@k, or a list of them")
     out = []
     for text in texts:
         try:
@@ -92,8 +95,9 @@ def reduce_epochs(run: Run, reduce: str | Sequence[str] | None = None, release: 
     Per case with n rows (epochs) and c passes: mean c/n; pass^k = C(c,k)/C(n,k) (Yao et al. 2024);
     pass@k = 1 − C(n−c,k)/C(n,k) (Chen et al. 2021). ``mean`` is the gate's rate and interval (Σc/Σn
     over the verdict rows). For pass^k / pass@k each case is one row of value v ∈ [0, 1] in its
-    source's cluster; binary values get the gate's interval, fractional ones the CR2 logit-t interval
-    on per-cluster sums (:func:`oloproof_nb._core.epochs.fractional_interval`).
+    source's cluster; binary values (every case has exactly k rows) get the gate's interval, values that
+    can be fractional the monotone CR2 logit-t interval on per-cluster sums
+    (:func:`oloproof_nb._core.epochs.fractional_interval`).
 
     Examples
     --------

@@ -385,13 +385,14 @@ def gate(run: Run, release: ReleaseLike | None = None, *, baseline: Baseline | R
 def reduced_interval(rs: ReducedSums, release: ReleaseConfig) -> tuple[Interval, str, bool]:
     """The interval of a reduced criterion, a note when the gate's bootstrap was replaced, and whether it
     counts as clustered (approximate) for the gate's rules: a cluster holding more than one case, or
-    fractional values."""
+    values that can be fractional (a case with more than k rows), which get the monotone CR2 logit-t
+    interval of :func:`~oloproof_nb._core.epochs.fractional_interval` whatever the passes."""
     clustered = bool((rs.sizes > 1).any()) or not rs.binary
     if rs.binary:
         passes = np.rint(rs.sums).astype(np.int64)
         iv, note = sums_interval(ClusterSums(passes, rs.sizes, rs.all_missing), release, clustered)
         return iv, note, clustered
-    return fractional_interval(rs.sums, rs.sizes, release.confidence), "", True
+    return fractional_interval(rs.sums, rs.sizes, release.confidence, denominator=rs.denominator), "", True
 
 
 def _reduced(run: Run, cfg: ReleaseConfig) -> dict[str, Any]:

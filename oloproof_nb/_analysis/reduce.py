@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._core.epochs import Reduction, reduce_counts
+from .._core.epochs import Reduction, reduce_counts, value_denominator
 from .columns import TEXT
 
 __all__ = ["epoch_counts", "ReducedSums", "reduced_sums"]
@@ -38,9 +38,13 @@ def epoch_counts(verdicts: pd.DataFrame) -> pd.DataFrame:
 class ReducedSums:
     """One criterion's reduced values summed per cluster.
 
-    ``sums`` (Σ of the cases' values) and ``sizes`` (cases) per cluster; ``binary`` when every value is
-    0 or 1; ``cases_at_one`` cases whose value is 1; ``all_missing`` cases whose every row is missing;
-    ``left_out`` cases with fewer rows than k (not reduced).
+    ``sums`` (Σ of the cases' values) and ``sizes`` (cases) per cluster; ``denominator`` a common
+    denominator D of the values (they are whole multiples of 1/D; D depends on the epochs, not on the
+    passes); ``binary`` when D is 1 (every case has exactly k rows, so every value is 0 or 1 whatever the
+    passes: a run whose values only happen to be 0 or 1 is not binary, or its interval method would
+    change with the passes and a worse agent could get the narrower one); ``cases_at_one`` cases whose
+    value is 1; ``all_missing`` cases whose every row is missing; ``left_out`` cases with fewer rows than
+    k (not reduced).
     """
 
     reduction: Reduction
@@ -51,6 +55,7 @@ class ReducedSums:
     all_missing: int
     left_out: int
     failing_clusters: int
+    denominator: int = 1
 
     @property
     def cases(self) -> int:
@@ -67,9 +72,9 @@ def reduced_sums(counts: pd.DataFrame, reduction: Reduction) -> ReducedSums:
     g = int(codes.max()) + 1 if len(codes) else 0
     sums = np.bincount(codes, weights=values, minlength=g) if g else np.zeros(0)
     sizes = np.bincount(codes, minlength=g).astype(np.int64) if g else np.zeros(0, np.int64)
-    at_one = np.isclose(values, 1.0)
+    at_one = values == 1.0  # exact: C(n, k)/C(n, k) and 1 − 0 are 1.0 in floating point, nothing else is
     below = np.bincount(codes, weights=(~at_one).astype(float), minlength=g) if g else np.zeros(0)
-    binary = bool(np.all(at_one | np.isclose(values, 0.0)))
-    return ReducedSums(reduction, sums, sizes, binary, int(at_one.sum()),
+    denominator = value_denominator(n, reduction) if len(used) else 1
+    return ReducedSums(reduction, sums, sizes, denominator == 1, int(at_one.sum()),
                        int((used["missing"].to_numpy() == n).sum()), int((~enough).sum()),
-                       int(np.count_nonzero(below > 0)))
+                       int(np.count_nonzero(below > 0)), denominator)

@@ -10,6 +10,7 @@ error grows with trajectory length.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -18,6 +19,7 @@ import pandas as pd
 from .._config.release import ReleaseConfig
 from .._core.epochs import parse_reduce
 from .._core.slicespec import NA_BIN, SliceSpec, parse_slice_spec
+from ..errors import SliceWarning
 from .columns import SLICES
 from .gate import ReleaseLike, criterion_sums, reduced_interval, resolve_release, run_is_clustered, sums_interval
 from .reduce import epoch_counts, reduced_sums
@@ -39,17 +41,20 @@ def _bin_labels(values: pd.Series, spec: SliceSpec) -> np.ndarray:
 
 
 def _reduced_bins(text: str, criterion: str, cfg: ReleaseConfig, verdicts: pd.DataFrame, row_bins: np.ndarray,
-                  bins: list[tuple[str, float, float]], min_clusters: int) -> list[dict[str, Any]]:
+                  bins: list[tuple[str, float, float]], min_clusters: int) -> tuple[list[dict[str, Any]], int]:
     """The bins of a criterion release.yaml reduces (pass^k, pass@k): each case's epochs in a bin reduced.
 
     ``support`` counts the cases reduced in the bin (those with at least k of their rows there),
-    ``passed`` the cases whose value is 1, ``rate`` the mean of the values.
+    ``passed`` the cases whose value is 1, ``rate`` the mean of the values. Also returns how many of the
+    criterion's cases were reduced in no bin (fewer than k rows in each: their epochs fell in different bins).
     """
     reduction = parse_reduce(cfg.reduce_of(criterion))
     mine = (verdicts["criterion"] == criterion).to_numpy()
     rows: list[dict[str, Any]] = []
+    reduced: set[str] = set()
     for code, (label, lower, upper) in enumerate(bins):
         counts = epoch_counts(verdicts[mine & (row_bins == code)])
+        reduced.update(counts.loc[counts["epochs"] >= reduction.k, "case_id"].astype(str).tolist())
         rs = reduced_sums(counts, reduction)
         row: dict[str, Any] = {
             "slice": text, "bin": label, "lower": lower, "upper": upper, "criterion": criterion,
@@ -61,7 +66,8 @@ def _reduced_bins(text: str, criterion: str, cfg: ReleaseConfig, verdicts: pd.Da
             iv, _, _ = reduced_interval(rs, cfg)
             row.update(rate=iv.estimate, ci_low=iv.low, ci_high=iv.high, method=iv.method)
         rows.append(row)
-    return rows
+    every = set(verdicts.loc[mine, "case_id"].astype(str).tolist())
+    return rows, len(every - reduced)
 
 
 def slice_table(run: Run, spec: str | SliceSpec, release: ReleaseLike | None = None) -> pd.DataFrame:
@@ -102,7 +108,15 @@ def slice_table(run: Run, spec: str | SliceSpec, release: ReleaseLike | None = N
           (release.yaml; 20 without one): read the interval with care.
         - ``method`` : the method that produced the interval (``""`` when empty).
 
-        Supports of a criterion add up to its rows in ``run.verdicts``.
+        Supports of a criterion add up to its rows in ``run.verdicts``. For a criterion release.yaml
+        reduces (``pass^k``, ``pass@k``), ``support`` counts the cases with at least k epochs in the bin,
+        each reduced over its epochs there, and ``reduce`` names the reduction.
+
+    Warns
+    -----
+    SliceWarning
+        When a reduced criterion has cases with fewer than k epochs in every bin (their epochs took
+        paths of different lengths: often the cases that fail on some tries), which no bin can reduce.
 
     Raises
     ------
@@ -152,7 +166,14 @@ def slice_table(run: Run, spec: str | SliceSpec, release: ReleaseLike | None = N
     rows: list[dict[str, Any]] = []
     for criterion in run.criteria:
         if cfg.reduce_of(criterion) != "mean":
-            rows += _reduced_bins(parsed.text, criterion, cfg, verdicts, row_bins, bins, min_clusters)
+            reduced, unbinned = _reduced_bins(parsed.text, criterion, cfg, verdicts, row_bins, bins, min_clusters)
+            rows += reduced
+            if unbinned:  # never silently: these may be the very cases that fail (a failing try takes another path)
+                reduction = parse_reduce(cfg.reduce_of(criterion))
+                warnings.warn(SliceWarning(
+                    f"slice {parsed.text}: {unbinned} case(s) of {criterion} are in no {reduction.text} bin: their "
+                    f"epochs fall in different bins, none holding {reduction.k} of them; the gate counts them "
+                    "(op.reduce_epochs(run, by_case=True) lists their values)"), stacklevel=2)
             continue
         for code, (label, lower, upper) in enumerate(bins):
             group = sums.get((criterion, code))

@@ -95,8 +95,12 @@ class ReleaseConfig(BaseModel):
             if "threshold" not in rule:
                 raise ValueError(f"criteria.{name}.threshold: is required (a number between 0 and 1)")
             criteria[name] = rule["threshold"]
-            if "reduce" in rule:
-                reductions[name] = rule["reduce"]
+            if "reduce" in rule:  # checked here, so the message names the key the user wrote
+                try:
+                    reductions[name] = parse_reduce(rule["reduce"]).text
+                except ValueError:
+                    raise ValueError(f"criteria.{name}.reduce: {quote(rule['reduce'])} is not a reduction; "
+                                     f"allowed: {REDUCE_HELP}") from None
         return {**data, "criteria": criteria, "reductions": reductions}
 
     @field_validator("reductions")

@@ -96,18 +96,20 @@ def _worst_exact(jt: np.ndarray, mt: np.ndarray, ct: np.ndarray, total: int, kep
 
 
 def _lagrangian_rows(jt: np.ndarray, mt: np.ndarray, ct: np.ndarray, total: int, kept: np.ndarray) -> np.ndarray:
-    """`_worst_lagrangian` row by row: the densities sorted afresh for every J' (used on short stretches)."""
+    """`_worst_lagrangian` row by row: the densities sorted afresh for every J' (used on short stretches, and
+    where J' is below a type's failures j: there a cluster keeps at most u = min(j, J') of them, so its
+    density is a(u − 2qm) and its weight c·u — with u = j, the same as on a stretch)."""
     out = np.empty(kept.shape[0])
     a = total / (total - mt.astype(float))
-    weight = (ct * jt).astype(float)
     step = max(1, _CELLS // max(1, jt.shape[0]))
     for start in range(0, kept.shape[0], step):
         cap = kept[start : start + step]
         q = cap / total
-        dens = a[None, :] * (jt[None, :] - 2 * q[:, None] * mt[None, :])
+        u = np.minimum(jt[None, :], cap[:, None])  # a cluster keeps at most J' failures
+        dens = a[None, :] * (u - 2 * q[:, None] * mt[None, :])
         order = np.argsort(-dens, axis=1)  # ties in density give the same bound in any order
         dens = np.take_along_axis(dens, order, 1)
-        w = weight[order]
+        w = np.take_along_axis(ct[None, :] * u, order, 1)
         cum = np.cumsum(w, axis=1)
         stop = np.argmax(cum >= cap[:, None], axis=1)
         lam = dens[np.arange(cap.shape[0]), stop]
@@ -124,22 +126,29 @@ def _density_order(jt: np.ndarray, mt: np.ndarray, a: np.ndarray, q: float) -> n
 def _worst_lagrangian(jt: np.ndarray, mt: np.ndarray, ct: np.ndarray, total: int, kept: np.ndarray) -> np.ndarray:
     """An upper bound of the same maximum: its Lagrangian dual (a fractional knapsack, greedy by density).
 
-    For every λ, max ≤ λJ' + Σ_c max(0, j_c(λ_c − λ)) with λ_c = a_c(j_c − 2q m_c); the minimum over λ is at
+    A cluster keeps x_c ≤ u_c = min(j_c, J') of its failures, so x_c(x_c − 2q m_c) ≤ x_c(u_c − 2q m_c) and,
+    for every λ, max ≤ λJ' + Σ_c max(0, u_c(λ_c − λ)) with λ_c = a_c(u_c − 2q m_c); the minimum over λ is at
     the density where the greedy fill reaches J'. Each term only grows when a cluster has more failures,
-    so the bound is nested like the exact maximum.
+    so the bound is nested like the exact maximum. (Without the cap at J' the bound is loose wherever a
+    cluster holds many more failures than J': x² ≤ x·j.)
 
     Cost: the densities are lines in q = J'/N and two lines cross at most once, so the order of the types
     is the same on every stretch of ``kept`` whose two ends have the same order. Stretches are found by
     halving (one sort of the T types per end); on a stretch the greedy fill is a prefix of one order, so
     each J' costs a binary search in the cumulative weights and prefix sums (O(log T)), not a sort of
     the T types (O(T log T)) as row by row (`_lagrangian_rows`, still used for the rows of stretches of
-    ≤ 16 rows, all of them in one vectorised call).
-    ``kept`` must be increasing.
+    ≤ 16 rows, all of them in one vectorised call, and for every J' below the largest j, where the cap
+    makes the densities depend on J' otherwise than through q). ``kept`` must be increasing.
     """
+    out = np.empty(kept.shape[0])
+    below = int(np.searchsorted(kept, jt.max(initial=0), side="left"))  # J' < the largest j: capped, row by row
+    if below:
+        out[:below] = _lagrangian_rows(jt, mt, ct, total, kept[:below])
+    kept = kept[below:]
     n = kept.shape[0]
-    out = np.empty(n)
     if n == 0:
         return out
+    done, out = out, out[below:]  # a view: the stretches fill the rows from J' ≥ max j on
     a = total / (total - mt.astype(float))
     weight = (ct * jt).astype(float)
     q = kept / total
@@ -175,7 +184,7 @@ def _worst_lagrangian(jt: np.ndarray, mt: np.ndarray, ct: np.ndarray, total: int
     if short:
         rows_left = np.concatenate(short)
         out[rows_left] = _lagrangian_rows(jt, mt, ct, total, kept[rows_left])
-    return out
+    return done
 
 
 def monotone_low(k: np.ndarray, m: np.ndarray, confidence: float, df: float | None = None) -> float:

@@ -24,11 +24,15 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .binomial import Interval, all_pass_low, check_confidence, clopper_pearson, n_min
-from .cr2 import bell_mccaffrey_df, cr2_se
+from .cr2 import bell_mccaffrey_df, cr2_se, monotone_low
 
-__all__ = ["Reduction", "parse_reduce", "pass_hat_k", "pass_at_k", "reduce_counts", "fractional_interval",
-           "REDUCE_HELP"]
+__all__ = ["Reduction", "parse_reduce", "pass_hat_k", "pass_at_k", "reduce_counts", "value_denominator",
+           "fractional_interval", "REDUCE_HELP", "MAX_SCALED_ROWS"]
 
+#: Largest Σm·D (cases × the common denominator of their values) the monotone interval of
+#: :func:`fractional_interval` works on exactly; above it the denominator is made smaller (values rounded down).
+#: A constant: it depends on the design (cases and epochs), never on the passes.
+MAX_SCALED_ROWS = 2_000_000
 #: What ``reduce`` accepts, in words (error messages).
 REDUCE_HELP = "mean, pass^K or pass@K (K a whole number ≥ 1, at most the run's epochs)"
 _PATTERN = re.compile(r"^(?:(mean)|pass(\^|@)([1-9]\d{0,4}))$")
@@ -173,7 +177,37 @@ def reduce_counts(n: ArrayLike, c: ArrayLike, reduction: Reduction | str) -> np.
     return estimator(n, c, r.k)
 
 
-def fractional_interval(sums: ArrayLike, sizes: ArrayLike, confidence: float = 0.95) -> Interval:
+def value_denominator(n: ArrayLike, reduction: Reduction | str) -> int:
+    """A common denominator D of the per-case values of ``reduction``: every value times D is a whole number.
+
+    Parameters
+    ----------
+    n : array-like of int
+        Epochs of each case (n ≥ k).
+    reduction : Reduction or str
+        ``mean``, ``pass^k`` or ``pass@k``.
+
+    Returns
+    -------
+    int
+        The least common multiple of the C(n_i, k) (of the n_i for ``mean``): a value is C(c, k)/C(n, k),
+        1 − C(n − c, k)/C(n, k) or c/n. It depends on the epochs only, never on the passes; 1 when every
+        case has exactly k epochs (binary values).
+
+    Examples
+    --------
+    >>> value_denominator([5, 5], "pass^3"), value_denominator([4, 6], "pass@2"), value_denominator([3], "pass^3")
+    (10, 30, 1)
+    """
+    r = parse_reduce(reduction) if isinstance(reduction, str) else reduction
+    sizes = {int(v) for v in np.asarray(n, dtype=np.int64).ravel().tolist()}
+    if any(v < r.k for v in sizes):
+        raise ValueError(f"k={r.k} needs n ≥ k epochs per case")
+    return math.lcm(1, *(v if r.kind == "mean" else math.comb(v, r.k) for v in sizes))
+
+
+def fractional_interval(sums: ArrayLike, sizes: ArrayLike, confidence: float = 0.95,
+                        denominator: int | None = None) -> Interval:
     """Interval of a mean of per-case values v_i ∈ [0, 1] clustered by source: the CR2 logit-t interval.
 
     Parameters
@@ -184,6 +218,9 @@ def fractional_interval(sums: ArrayLike, sizes: ArrayLike, confidence: float = 0
         Per cluster, its cases m_c ≥ 1.
     confidence : float, default 0.95
         Two-sided level.
+    denominator : int, optional
+        A common denominator D of the values (:func:`value_denominator`): every s_c·D is a whole number.
+        Given, the bounds are **monotone by construction** (Notes); the gate always gives it.
 
     Returns
     -------
@@ -199,11 +236,16 @@ def fractional_interval(sums: ArrayLike, sizes: ArrayLike, confidence: float = 0
     it holds for fractional values — and the degrees of freedom are Bell–McCaffrey's, which depend on
     the sizes m_c only. The interval is expit(logit p̂ ± t_ν · SE/(p̂(1 − p̂))), its lower end capped
     at min(p̂, (α/2)^(1/n_min)) and its upper end at max(p̂, 1 − (α/2)^(1/n_min)) with
-    n_min = (Σm)²/Σm² (the all-pass bound the gate caps at). Unlike the gate's binary ``cluster_t`` it
-    is not monotone by construction (its knapsack over "better" data sets needs whole failures): with
-    binary values (every ``mean``, and pass^k / pass@k when every case has exactly k epochs) use the
-    gate's interval, which :func:`oloproof_nb.reduce_epochs` does. When every value is 0 or every
-    value is 1, or G < 2, it is Clopper–Pearson on n_min with p̂·n_min successes.
+    n_min = (Σm)²/Σm² (the all-pass bound the gate caps at). That raw bound is not monotone: one more
+    failing epoch can raise it (19 cases at 1 and one at 0 give a lower bound 0.03 below the same cases
+    with one case at 2/3 instead of 1). With ``denominator`` D the bounds are the gate's monotone
+    ``cluster_t`` bounds of the data set where case i is D rows of which a_i = v_i·D pass (its value
+    is their mean, and the CR2 SE and Bell–McCaffrey degrees of freedom do not change when every
+    size is multiplied by D): the smallest CR2 logit-t bound over every data set with more passing
+    rows — a superset of the data sets with more passing epochs — so raising any value never lowers
+    ``low`` and never lowers ``high``. When Σm·D exceeds :data:`MAX_SCALED_ROWS`, D is made smaller
+    and the values rounded down to it (a worse data set: the bound only gets lower). When every value
+    is 0 or every value is 1, or G < 2, it is Clopper–Pearson on n_min with p̂·n_min successes.
 
     References
     ----------
@@ -236,13 +278,41 @@ def fractional_interval(sums: ArrayLike, sizes: ArrayLike, confidence: float = 0
         return Interval(estimate, low, high, "clopper_pearson", total, g, f"{why}; clopper_pearson on n_min={size:.4g}")
     from scipy import special, stats  # imported on first use: keeps `import oloproof_nb` fast
 
-    se = cr2_se(s, m)
-    t = float(stats.t.ppf(0.5 + confidence / 2, bell_mccaffrey_df(m)))
-    half = t * se / (estimate * (1.0 - estimate))
-    centre = float(special.logit(estimate))
     top = all_pass_low(m, confidence)
-    low = min(float(special.expit(centre - half)), top, estimate)
-    high = max(float(special.expit(centre + half)), 1.0 - top, estimate)
+    df = bell_mccaffrey_df(m)
+    if denominator is not None:
+        low, high = _monotone_bounds(s, m, int(denominator), confidence, df)
+        low, high = min(low, top, estimate), max(high, 1.0 - top, estimate)
+    else:
+        se = cr2_se(s, m)
+        t = float(stats.t.ppf(0.5 + confidence / 2, df))
+        half = t * se / (estimate * (1.0 - estimate))
+        centre = float(special.logit(estimate))
+        low = min(float(special.expit(centre - half)), top, estimate)
+        high = max(float(special.expit(centre + half)), 1.0 - top, estimate)
     if not math.isfinite(low) or not math.isfinite(high):  # pragma: no cover - se is finite for G ≥ 2
         raise ValueError("the interval is not finite")
+    if not low < high:  # as the gate's cluster_t: never a zero-width interval
+        low, high = clopper_pearson(estimate * size, size, confidence)
+        return Interval(estimate, low, high, "clopper_pearson", total, g,
+                        f"zero-width cluster_t; clopper_pearson on n_min={size:.4g}")
     return Interval(estimate, low, high, "cluster_t", total, g)
+
+
+def _monotone_bounds(s: np.ndarray, m: np.ndarray, denominator: int, confidence: float,
+                     df: float) -> tuple[float, float]:
+    """The monotone CR2 logit-t bounds of values s_c/m_c with common denominator D (see :func:`fractional_interval`)."""
+    if denominator < 1:
+        raise ValueError(f"denominator={denominator!r} must be a whole number ≥ 1")
+    total = int(m.sum())
+    scale = denominator
+    if total * scale > MAX_SCALED_ROWS:  # a design too large to scale exactly: a coarser D, values rounded down
+        scale = max(1, MAX_SCALED_ROWS // total)
+    rows = m * scale
+    numerators = np.minimum(np.floor(s * scale + 1e-9).astype(np.int64), rows)  # exact when scale == D (s·D whole)
+    low = monotone_low(numerators, rows, confidence, df)
+    high = 1.0 - monotone_low(rows - numerators, rows, confidence, df)
+    if scale != denominator:  # rounded down: the upper bound must come from the values rounded up
+        up = np.minimum(np.ceil(s * scale - 1e-9).astype(np.int64), rows)
+        high = 1.0 - monotone_low(rows - up, rows, confidence, df)
+    return low, high

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import io
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,7 +29,7 @@ from .._analysis.slices import slice_table
 from .._analysis.validity import validity
 from .._core.slicespec import NA_BIN
 from .._version import __version__
-from ..errors import OloproofError
+from ..errors import OloproofError, SliceWarning
 from . import plots
 from .export import export_table
 from .html import html_table, render
@@ -76,6 +77,11 @@ def _png(ax: Axes) -> bytes:
     return buf.getvalue()
 
 
+def _reduced_name(criterion: str, reduce: str) -> str:
+    """``answer_matches (pass^3)`` for a criterion reduced over epochs, the name alone for ``mean``."""
+    return criterion if reduce == "mean" else f"{criterion} ({reduce})"
+
+
 def _gate_section(run: Run, release: ReleaseLike | None, baseline: Baseline | Run | None = None) -> Section:
     g = gate(run, release=release, baseline=baseline)
     sec = Section("gate", "Release gate", verdict=g.verdict)
@@ -87,8 +93,11 @@ def _gate_section(run: Run, release: ReleaseLike | None, baseline: Baseline | Ru
     for finding in g.findings:
         sec.text.append(Plain(f"Vacuous check (it cannot fail as configured): {finding}"))
     shown = g.table[["criterion", "n", "n_clusters", "passed", "missing", "rate"]].copy()
-    shown["criterion"] = [f"{c} (vacuous)" if v else c for c, v in zip(g.table["criterion"], g.table["vacuous"],
-                                                                        strict=True)]
+    shown["criterion"] = [_reduced_name(c, r) + (" (vacuous)" if v else "")
+                          for c, r, v in zip(g.table["criterion"], g.table["reduce"], g.table["vacuous"], strict=True)]
+    if (g.table["reduce"] != "mean").any():
+        sec.text.append("A criterion marked (pass^k) or (pass@k) is reduced over each case's epochs: its n counts "
+                        "cases, passed the cases whose value is 1, and rate is the mean of the cases' values.")
     shown[f"{g.release.confidence:.0%} CI"] = [f"[{fmt_number(lo)}, {fmt_number(hi)}]" if fmt_number(lo) else ""
                                                for lo, hi in zip(g.table["ci_low"], g.table["ci_high"], strict=True)]
     shown = pd.concat([shown, g.table[["method", "threshold", "verdict", "reason", "failing_clusters"]]], axis=1)
@@ -153,7 +162,14 @@ def _slices_section(run: Run, release: ReleaseLike | None) -> Section:
                     "(read its interval with care), — an empty bin, and `n/a` cases that recorded no trajectory. "
                     "Descriptive only: compare bins with their intervals and supports; no trend is fitted.")
     for spec in run.config.slices:
-        table = slice_table(run, spec, release=release)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", SliceWarning)
+            table = slice_table(run, spec, release=release)
+        for w in caught:
+            if issubclass(w.category, SliceWarning):
+                sec.text.append(Plain(str(w.message)))
+            else:  # not ours to swallow
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         shown = _slice_display(table)
         name = spec.replace(":", "_").replace(",", "-")
         sec.tables.append((f"slice {spec}", shown, table))
@@ -168,7 +184,7 @@ def _slice_display(table: pd.DataFrame) -> pd.DataFrame:
         bins.remove(NA_BIN)
     rows = []
     for criterion, sub in table.groupby("criterion", sort=False):
-        row: dict[str, str] = {"criterion": str(criterion)}
+        row: dict[str, str] = {"criterion": _reduced_name(str(criterion), str(sub["reduce"].iloc[0]))}
         for r in sub.itertuples(index=False):
             if r.bin in bins:
                 row[r.bin] = "—" if r.support == 0 else (
@@ -190,8 +206,11 @@ def _header(run: Run, code: Callable[[str], str], plain: Callable[[str], str]) -
     status = run.cases["status"].value_counts().to_dict()
     counts = ", ".join(f"{k}: {v}" for k, v in status.items()) or "none"
     ended = f"finished {run.manifest.finished_at}." if run.finished else "not finished."
+    epochs = run.epochs
+    size = (f"{run.n_cases} cases" if epochs == 1 else
+            f"{run.cases['case_id'].nunique()} cases, {run.n_cases} case runs ({epochs} epochs)")
     lines = [f"Run {code(run.run_id)} of suite {code(run.suite_name)}, system version {code(str(run.system_version))}.",
-             plain(f"{run.n_cases} cases ({counts}); started {run.manifest.started_at}, {ended}")]
+             plain(f"{size} ({counts}); started {run.manifest.started_at}, {ended}")]
     return f"oloproof report — {run.suite_name}", lines
 
 

@@ -162,8 +162,10 @@ def test_reductions_match_math_comb(runs: dict[int, op.Run], k: int) -> None:
         assert mean == pytest.approx(sum(c for _, c in counts.values()) / (8 * k))
 
 
-def test_fractional_interval_is_the_cr2_logit_t_by_hand(runs: dict[int, op.Run]) -> None:
-    """pass^3 of 5 epochs: fractional values; the interval recomputed here from the CR2 formula."""
+def test_fractional_interval_is_the_monotone_cr2_logit_t(runs: dict[int, op.Run]) -> None:
+    """pass^3 of 5 epochs: fractional values. The raw CR2 logit-t interval is recomputed here by hand; the
+    reported one is the gate's monotone cluster_t on the same cases as C(5,3) = 10 rows each with
+    C(c,3) passing (same rate, SE and degrees of freedom), capped at the all-pass bound of the 8 cases."""
     from scipy import special, stats
 
     run = runs[5]
@@ -179,8 +181,79 @@ def test_fractional_interval_is_the_cr2_logit_t_by_hand(runs: dict[int, op.Run])
     top = 0.025 ** (1 / g)
     row = op.reduce_epochs(run, reduce="pass^3").set_index("criterion").loc["answer_matches"]
     assert row["method"] == "cluster_t"
-    assert row["ci_low"] == pytest.approx(min(low, top, p), abs=1e-12)
-    assert row["ci_high"] == pytest.approx(max(high, 1 - top, p), abs=1e-12)
+    assert row["ci_low"] <= min(low, top, p) + 1e-12 and row["ci_high"] >= max(high, 1 - top, p) - 1e-12
+    scaled = op.rate_interval_from_sums([math.comb(c, 3) for _, c in counts.values()], [10] * g, method="cluster_t")
+    assert bell_mccaffrey_df(np.full(g, 10)) == pytest.approx(bell_mccaffrey_df(np.ones(g, np.int64)))
+    assert row["ci_low"] == pytest.approx(min(scaled.low, top, p), abs=1e-12)
+    assert row["ci_high"] == pytest.approx(max(scaled.high, 1 - top, p), abs=1e-12)
+
+
+def test_a_worse_agent_never_gets_a_higher_reduced_bound(tmp_path: Path) -> None:
+    """pass^2 of 5 epochs, 24 cases passing every epoch. c24 passes 2 epochs (agent A) or 1 (agent B, worse in
+    every epoch). B's values happened to be all 0 or 1, so it got Clopper–Pearson on 25 cases (ci_low 0.797:
+    PASS at 0.78) while A got the raw CR2 logit-t (0.759: INSUFFICIENT_EVIDENCE). The method now follows the
+    design (a case with more than k epochs), and its bound is monotone."""
+    release = {"allow_approximate_methods": True, "min_clusters": 20,
+               "criteria": {"answer_matches": {"threshold": 0.78, "reduce": "pass^2"}}}
+    import zlib
+
+    draws = sorted(random.Random(zlib.crc32(f"c24/{e}".encode())).random() for e in range(1, 6))
+    lows = {}  # c24 answers right where its epoch's draw is below p: the worse agent's passes are the better's less one
+    for name, p_last in (("better", (draws[1] + draws[2]) / 2), ("worse", (draws[0] + draws[1]) / 2)):
+        cases = [{"id": f"c{i:02d}", "input": {"id": f"c{i:02d}", "p": 1.0}, "initial_state": {"answered": None},
+                  "expected": {"answer": "yes", "state": {"answered": "yes"}}} for i in range(24)]
+        cases.append({"id": "c24", "input": {"id": "c24", "p": p_last}, "initial_state": {"answered": None},
+                      "expected": {"answer": "yes", "state": {"answered": "yes"}}})
+        run = op.run(op.load_suite(_suite(tmp_path / name, cases=cases, release=release)), epochs=5,
+                     out=tmp_path / f"run-{name}", progress=False)
+        assert _hand_counts(run)["c24"] == (5, 2 if name == "better" else 1)
+        gate = op.gate(run)
+        row = gate.table.set_index("criterion").loc["answer_matches"]
+        assert gate.verdict == "BLOCK", (name, row["ci_low"], row["method"])
+        assert row["method"] == "cluster_t"
+        lows[name] = row["ci_low"]
+    assert lows["worse"] <= lows["better"]
+
+
+def test_reduced_bounds_are_monotone_by_construction() -> None:
+    """One fewer passing epoch in any case never raises ci_low or ci_high (seeded search over designs: singleton
+    and paired clusters, one large cluster, epochs n and n+1 mixed); the raw CR2 bound fails this."""
+    from oloproof_nb._analysis.gate import reduced_interval
+    from oloproof_nb._analysis.reduce import reduced_sums
+    from oloproof_nb._config.release import ReleaseConfig
+    from oloproof_nb._core.epochs import parse_reduce
+
+    cfg = ReleaseConfig(allow_approximate_methods=True, min_clusters=2)
+
+    def interval(cs: list[int], ns: list[int], red: Any, clusters: list[int]) -> op.Interval:
+        counts = pd.DataFrame({"cluster": [f"g{c}" for c in clusters], "epochs": ns, "passes": cs, "missing": 0})
+        return reduced_interval(reduced_sums(counts, red), cfg)[0]
+
+    rng = random.Random(11)
+    checks = 0
+    for _ in range(150):
+        n = rng.choice([2, 3, 5, 6])
+        red = parse_reduce(f"{rng.choice(['pass^', 'pass@'])}{rng.randint(1, n)}")
+        g = rng.choice([5, 20, 25])
+        clusters = rng.choice([list(range(g)), [i // 2 for i in range(2 * g)], [0] * 6 + list(range(1, g))])
+        ns = [n] * len(clusters) if rng.random() < 0.8 else [rng.choice([n, n + 1]) for _ in clusters]
+        q = rng.random()
+        cs = [m if rng.random() < q else rng.randint(0, m) for m in ns]
+        base = interval(cs, ns, red, clusters)
+        for i in rng.sample(range(len(cs)), 4):
+            if cs[i]:
+                worse = interval([c - (j == i) for j, c in enumerate(cs)], ns, red, clusters)
+                assert worse.low <= base.low + 1e-12 and worse.high <= base.high + 1e-12, (red, cs, i)
+                checks += 1
+    assert checks > 400
+    # the 19-at-1, one-at-0 example of the docstring: one more failing epoch raised the raw bound by 0.03
+    raw = [op.pass_hat_k([6] * 20, [6] * 19 + [0], 2), op.pass_hat_k([6] * 20, [6] * 18 + [5, 0], 2)]
+    from oloproof_nb._core.epochs import fractional_interval
+
+    lows = [fractional_interval(v, np.ones(20, np.int64)).low for v in raw]
+    assert lows[1] > lows[0] + 0.03  # the raw bound: not monotone
+    mono = [fractional_interval(v, np.ones(20, np.int64), denominator=15).low for v in raw]
+    assert mono[1] <= mono[0]
 
 
 def test_boundary_n_equals_k_uses_the_gates_interval(runs: dict[int, op.Run]) -> None:
@@ -240,6 +313,23 @@ def test_release_reduce_syntax_and_k_errors(tmp_path: Path, runs: dict[int, op.R
         op.reduce_epochs(runs[3], reduce="pass^4")
     with pytest.raises(op.OloproofError, match="not a reduction"):
         op.reduce_epochs(runs[3], reduce="best^2")
+
+
+@pytest.mark.parametrize("value", [3, None, ["pass^2"], "pass ^2"])
+def test_a_reduce_that_is_not_text_names_the_key_written(runs: dict[int, op.Run], value: Any) -> None:
+    """``reduce: 3`` (or null, or a list) was reported as ``reductions.answer_matches: Input should be a valid
+    string``, a key release.yaml does not have; a bad text as ``reductions: criteria.answer_matches.reduce: …``."""
+    release = {"criteria": {"answer_matches": {"threshold": 0.8, "reduce": value}}}
+    with pytest.raises(op.ConfigError) as err:
+        op.gate(runs[3], release=release)
+    assert str(err.value).startswith("release: criteria.answer_matches.reduce: ")
+    assert "reductions" not in str(err.value) and "allowed: mean, pass^K or pass@K" in str(err.value)
+
+
+@pytest.mark.parametrize("value", [3, {"pass^2"}])
+def test_reduce_epochs_refuses_a_reduce_that_is_not_text(runs: dict[int, op.Run], value: Any) -> None:
+    with pytest.raises(op.OloproofError, match="reduce="):  # was TypeError: 'int' object is not iterable
+        op.reduce_epochs(runs[3], reduce=value)
 
 
 def test_cli_names_the_file_and_key(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -459,3 +549,25 @@ def test_a_case_with_fewer_than_k_rows_leaves_no_verdict(runs: dict[int, op.Run]
     assert left_out["reason"] == "too_few_epochs; 1 case(s) with fewer than 2 rows left out of pass^2"
     enough = row("pass^1")
     assert enough["n"] == 9 and "too_few_epochs" not in enough["reason"]
+
+
+def test_a_reduction_over_many_epoch_counts_keeps_an_informative_interval():
+    # 100 cases with 5-12 epochs each (a fault criterion called in some epochs only), pass^3: the common
+    # denominator of the values is lcm C(n, 3) = 9,240, so the monotone bound works on 924,000 scaled rows
+    # where a cluster holds thousands of failing rows. The Lagrangian bound once let a cluster keep more
+    # failures than a data set had, and the interval was [0.0, 1.0] against the raw [0.505, 0.614].
+    from oloproof_nb._core.epochs import fractional_interval, reduce_counts, value_denominator
+
+    rng = np.random.default_rng(0)
+    n = rng.integers(5, 13, 100)
+    c = rng.binomial(n, 0.85)
+    values = reduce_counts(n, c, "pass^3")
+    cluster = rng.integers(0, 50, 100)
+    sums, sizes = np.bincount(cluster, weights=values), np.bincount(cluster)
+    used = sizes > 0
+    denominator = value_denominator(n, "pass^3")
+    assert denominator == 9240
+    mono = fractional_interval(sums[used], sizes[used], 0.95, denominator=denominator)
+    raw = fractional_interval(sums[used], sizes[used], 0.95)
+    assert mono.low <= raw.low + 1e-12 and mono.high >= raw.high - 1e-12  # never narrower than the raw bound
+    assert raw.low - mono.low < 0.01 and mono.high - raw.high < 0.01  # and not much wider

@@ -15,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from _epoch_systems import flaky_run
 from statsmodels.stats.proportion import proportion_confint
 
 import oloproof_nb as op
@@ -271,3 +272,21 @@ def test_a_pooled_run_bins_each_row_by_its_own_runs_case(make_suite: Any, tmp_pa
     assert not one.equals(other)  # the runs bin their cases differently, else this test could not tell
     pooled = op.slice_table(op.load_runs([r.directory for r in runs]), spec).set_index(keys)
     pd.testing.assert_frame_equal(pooled[["support", "passed"]], one + other)
+
+
+def test_a_reduced_slice_names_the_cases_no_bin_can_hold(tmp_path: Path) -> None:
+    """Under pass^3 the 4 flaky cases have 2 epochs in ``<2`` and 1 in ``≥2``: no bin holds 3 of their epochs,
+    so no bin reduces them. The table showed pass^3 = 1.0 on 20 cases and nothing else, silently, while the
+    gate's pass^3 is 20/24; now a SliceWarning says how many cases no bin holds."""
+    from oloproof_nb import SliceWarning
+
+    run = flaky_run(tmp_path)
+    assert op.gate(run).table.loc[0, "n"] == 24 and op.gate(run).table.loc[0, "passed"] == 20  # by hand: 20 of 24
+    with pytest.warns(SliceWarning, match=r"slice tool_calls:2: 4 case\(s\) of answer_matches are in no pass\^3 bin"):
+        table = op.slice_table(run, "tool_calls:2").set_index("bin")
+    assert table.loc["<2", "support"] == 20 and table.loc["<2", "rate"] == 1.0 and table.loc["≥2", "support"] == 0
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SliceWarning)  # a mean criterion bins each epoch's row: nothing left out
+        op.slice_table(run, "tool_calls:2", release={"criteria": {"answer_matches": 0.5}})

@@ -172,6 +172,23 @@ def test_many_failures_use_the_lagrangian_path_and_stay_monotone():
     _flip_monotone(k.tolist(), m.tolist())
 
 
+def test_lagrangian_bound_caps_a_cluster_at_the_failures_kept():
+    # 20 clusters of 1,000 rows holding 100-300 failures each: for J' = 65..199 (above EXACT_FAILURES) a cluster
+    # keeps at most J' failures, so x² ≤ x·J', not only x·j. Without that cap the bound was 4.6× the exact
+    # maximum (and, on the scaled rows of a pass^k with many epoch counts, made the interval [0, 1]).
+    rng = np.random.default_rng(3)
+    m = np.full(20, 1000)
+    k = m - rng.integers(100, 300, 20)
+    jt, mt, ct = cr2._types(m - k, m)
+    total = int(m.sum())
+    kept = np.arange(65, 200, dtype=float)
+    exact = cr2._worst_exact(jt, mt, ct, total, kept)  # the knapsack works at any J' (slowly)
+    bound = cr2._worst_lagrangian(jt, mt, ct, total, kept)
+    assert (bound >= exact - 1e-9 * np.abs(exact)).all()  # still an upper bound of the maximum
+    assert (bound <= exact * (1 + 1e-9)).all()  # here the greedy fill is exact: one cluster takes all J'
+    _flip_monotone(k.tolist(), m.tolist())  # and the bound stays monotone with the cap
+
+
 def test_cluster_sums_order_does_not_matter():
     y, cl = rows_of([1, 0, 3, 2], [2, 1, 3, 4])
     k, m = cluster_sums(y, cl)

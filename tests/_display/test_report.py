@@ -299,3 +299,17 @@ def test_markdown_report_shows_findings_as_text(tmp_path: Path) -> None:
     _no_active_markup(page, allowed_images=1)  # the gate plot
     assert 'tools called: <img src=x onerror="alert(1)">, [approve](https://evil.example/)' in page.text
     assert f"criterion {crit})" in page.text
+
+
+def test_a_report_names_the_reduction_and_the_cases_a_slice_left_out(tmp_path: Path) -> None:
+    """A pass^3 criterion was shown as plain ``answer_matches`` (n = cases, rate = mean pass^3) in the gate and
+    slice tables, the header counted 72 "cases" for 24 cases × 3 epochs, and a slice that could place 4 of the
+    24 cases in no bin showed 1.000 on 20 with no word about the 4."""
+    from _epoch_systems import flaky_run
+
+    run = flaky_run(tmp_path)
+    text = write_report(run, tmp_path / "report.md").read_text(encoding="utf-8")
+    assert "24 cases, 72 case runs (3 epochs)" in text
+    assert re.search(r"^\| answer_matches \(pass\^3\) +\| +24 \|", text, re.M)  # the gate table
+    assert re.search(r"^\| answer_matches \(pass\^3\) +\| 1\.000 ", text, re.M)  # the slice table
+    assert "4 case(s) of answer_matches are in no pass^3 bin" in text
