@@ -146,8 +146,8 @@ def reduced_main(designs: list[tuple[int, int, int, str, int]]) -> int:
         epochs = f"{fewest}" if fewest == most else f"{fewest}–{most}"
         wider = r["low"] <= r["raw_low"] + 1e-12 and r["high"] >= r["raw_high"] - 1e-12
         ok = ok and wider
-        print(f"{cases:,} cases, {epochs} epochs each, {reduction}, clusters of 1–{largest} cases: D={r['denominator']:,}"
-              f" ({cases * r['denominator']:,} scaled rows): {r['seconds']:.3f} s   monotone "
+        print(f"{cases:,} cases, {epochs} epochs each, {reduction}, clusters of 1–{largest} cases: "
+              f"D={r['denominator']:,} ({cases * r['denominator']:,} scaled rows): {r['seconds']:.3f} s   monotone "
               f"[{r['low']:.4f}, {r['high']:.4f}], raw [{r['raw_low']:.4f}, {r['raw_high']:.4f}]"
               f"{'' if wider else '  NARROWER THAN RAW'}")
     return 0 if ok else 1

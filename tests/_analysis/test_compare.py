@@ -124,6 +124,34 @@ def test_a_run_compared_with_itself(unclustered: tuple[op.Run, op.Run]) -> None:
     assert row["mcnemar_p"] == 1.0 and cmp.verdict == "NO_REGRESSION"
 
 
+def test_a_lost_row_never_clears_a_margin_that_no_change_cannot(make_suite: Callable[..., Path],
+                                                                 tmp_path: Path) -> None:
+    """The reported false pass, through op.compare: 21 clusters of 1–3 cases; a candidate equal to the base
+    but for one case turned from pass to fail was NO_REGRESSION at margin 0.1 (ci_low −0.075) while an
+    unchanged one was INSUFFICIENT_EVIDENCE (−0.191). Losing a row must never look better than no change."""
+    sizes = [1, 1, 3, 3, 1, 2, 2, 1, 1, 1, 3, 1, 2, 3, 3, 1, 1, 3, 2, 3, 2]
+    passes = [0, 1, 0, 2, 1, 2, 1, 1, 0, 0, 2, 1, 0, 1, 1, 1, 0, 2, 0, 2, 2]
+    cases, fails = [], set()
+    for c, (size, passed) in enumerate(zip(sizes, passes, strict=True)):
+        for j in range(size):
+            tag = f"g{c:02d}r{j}"
+            cases.append({"id": tag, "input": {"tag": tag, "answer": "ok"}, "expected": {"answer": "ok"},
+                          "cluster": f"g{c:02d}"})
+            fails |= {tag} if j >= passed else set()
+    root = make_suite(cases, evaluators=[{"type": "answer_matches"}])
+    base = _run(root, tmp_path / "base", broken=fails)
+    same = _run(root, tmp_path / "same", broken=fails, version="b")
+    lost = _run(root, tmp_path / "lost", broken=fails | {"g06r0"}, version="b")
+    release = {**ALLOW, "regression": {"margin": 0.1}}
+    unchanged = op.compare(base, same, release=release)
+    regressed = op.compare(base, lost, release=release)
+    u, r = unchanged.table.iloc[0], regressed.table.iloc[0]
+    assert (u["pass_to_fail"], r["pass_to_fail"], r["fail_to_pass"], r["n_clusters"]) == (0, 1, 0, 21)
+    assert r["ci_low"] <= u["ci_low"] and r["ci_high"] <= u["ci_high"]
+    assert u["ci_low"] == pytest.approx(-(1 - 0.025 ** (92 / 1600)), abs=1e-12)  # n_min = 40²/92
+    assert unchanged.verdict == regressed.verdict == "INSUFFICIENT_EVIDENCE"
+
+
 # -- the regression rule --------------------------------------------------------------------------------------
 
 

@@ -1,15 +1,26 @@
-"""Paired, clustered difference of two rates and the exact McNemar test (full simulation: benchmarks/paired.md)."""
+"""Paired, clustered difference of two rates and the exact McNemar test (full simulation: benchmarks/paired.md).
+
+Outside references: statsmodels (McNemar; Clopper–Pearson when no row changed) and the matrix definitions of
+tests/_cr2_reference.py (CR2 and Bell–McCaffrey from the hat matrix, the smallest logit-t bound over every data
+set with more passes found by brute force), assembled here into the square-and-add of the two directions.
+"""
 
 from __future__ import annotations
 
 import importlib.util
+import itertools
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 from statsmodels.stats.contingency_tables import mcnemar
+from statsmodels.stats.proportion import proportion_confint
 
 from oloproof_nb._core.paired import mcnemar_exact, paired_difference_from_sums
+
+sys.path.insert(0, str(Path(__file__).parents[1]))
+from _cr2_reference import brute_force_low  # noqa: E402
 
 _PATH = Path(__file__).parents[1] / "reference" / "paired_simulation.py"
 _spec = importlib.util.spec_from_file_location("paired_simulation", _PATH)
@@ -63,3 +74,151 @@ def test_difference_inputs_are_checked():
 def test_smoke_simulation_one_sided_misses(g, rho):
     row = paired_simulation.cell(g, rho, 0.9, -0.1, "cluster_t", reps=300, seed=3)
     assert row["lower_miss"] <= 0.05 and row["upper_miss"] <= 0.05
+
+
+# ---------------------------------------------------------------- monotone bounds
+
+
+def _bounds(b, k, m, confidence: float = 0.95) -> tuple[float, float]:
+    d = paired_difference_from_sums(b, k, m, confidence=confidence)
+    return d.low, d.high
+
+
+#: The reported false pass: 21 clusters of 1–3 rows; the candidate equals the base except one row of cluster 6.
+REPORTED_M = [1, 1, 3, 3, 1, 2, 2, 1, 1, 1, 3, 1, 2, 3, 3, 1, 1, 3, 2, 3, 2]
+REPORTED_B = [0, 1, 0, 2, 1, 2, 1, 1, 0, 0, 2, 1, 0, 1, 1, 1, 0, 2, 0, 2, 2]
+
+
+def test_one_row_turned_to_fail_is_never_judged_better_than_no_change():
+    regressed = list(REPORTED_B)
+    regressed[6] = 0
+    unchanged_low, unchanged_high = _bounds(REPORTED_B, REPORTED_B, REPORTED_M)
+    low, high = _bounds(REPORTED_B, regressed, REPORTED_M)
+    # no change: ± the Clopper–Pearson bound of 0 discordant rows in n_min = 40²/92
+    assert unchanged_low == pytest.approx(-(1 - 0.025 ** (92 / 1600)), abs=1e-12)
+    assert low <= unchanged_low and high <= unchanged_high
+    assert low < -0.1  # a margin of 0.1 cannot be cleared by a candidate that only lost a row
+
+
+def _grid_bounds(m: list[int], free: int, rest: list[int]) -> dict[tuple, tuple[float, float]]:
+    """Bounds for every (b_c, k_c) of the first ``free`` clusters; the others have b = k = ``rest``."""
+    states = [[(mc, bc, kc) for bc in range(mc + 1) for kc in range(mc + 1)] for mc in m[:free]]
+    return {combo: _bounds([s[1] for s in combo] + rest, [s[2] for s in combo] + rest, m)
+            for combo in itertools.product(*states)}
+
+
+@pytest.mark.parametrize(("m", "free", "rest"), [
+    ([1, 2, 2] + [1, 2] * 8 + [1], 3, "all pass"),
+    ([1, 2, 2] + [1, 2] * 8 + [1], 3, "some fail"),
+    ([1, 1, 2, 2] + [2, 1] * 8, 4, "some fail"),
+    ([1, 2, 2, 2] + [1, 2] * 8, 4, "all pass"),
+])
+def test_monotone_on_every_configuration_of_a_few_clusters(m, free, rest):
+    """G = 20 clusters of 1 or 2 rows; the first ``free`` take every (b, k) (2,916 data sets at most), the
+    others pass in both runs (or a third of them fail in both); every step to a better data set is checked:
+    a candidate fail turned into a pass, or a base pass turned into a fail, never lowers either bound."""
+    others = m[free:] if rest == "all pass" else [mc - (i % 3 == 0) for i, mc in enumerate(m[free:])]
+    bounds = _grid_bounds(m, free, others)
+    checked = 0
+    for combo, (low, high) in bounds.items():
+        for c, (mc, bc, kc) in enumerate(combo):
+            for better in ((mc, bc, kc + 1), (mc, bc - 1, kc)):
+                if 0 <= better[1] <= mc and 0 <= better[2] <= mc:
+                    low2, high2 = bounds[combo[:c] + (better,) + combo[c + 1:]]
+                    assert low2 >= low - 1e-12 and high2 >= high - 1e-12, (combo, c, better)
+                    checked += 1
+    sizes = m[:free]
+    assert checked == sum(2 * s * (s + 1) * np.prod([(t + 1) ** 2 for j, t in enumerate(sizes) if j != i])
+                          for i, s in enumerate(sizes))
+
+
+def test_monotone_in_a_seeded_random_search():
+    """As the search that found the false pass: G = 20..59 clusters of 1–3 rows, base rate 0.5–1, up to five
+    random changes, then one step better (a candidate fail turned into a pass, or a base pass into a fail)."""
+    rng = np.random.default_rng(1)
+    bad = []
+    for trial in range(600):
+        g = int(rng.integers(20, 60))
+        m = rng.integers(1, 4, g)
+        b = rng.binomial(m, rng.uniform(0.5, 1))
+        k = b.copy()
+        for _ in range(rng.integers(0, 6)):
+            c = rng.integers(g)
+            k[c] = rng.integers(0, m[c] + 1)
+        b2, k2 = b.copy(), k.copy()
+        if trial % 2 == 0 and (k < m).any():
+            k2[rng.choice(np.flatnonzero(k < m))] += 1
+        elif (b > 0).any():
+            b2[rng.choice(np.flatnonzero(b > 0))] -= 1
+        (low, high), (low2, high2) = _bounds(b, k, m), _bounds(b2, k2, m)
+        if low2 < low - 1e-12 or high2 < high - 1e-12:
+            bad.append((m.tolist(), b.tolist(), k.tolist(), b2.tolist(), k2.tolist()))
+    assert bad == []
+
+
+@pytest.mark.parametrize("confidence", [0.8, 0.99])
+def test_monotone_at_other_confidence_levels(confidence):
+    """Below 0.85 the gate's cluster_t can fall back to Clopper–Pearson; the paired interval never does."""
+    rng = np.random.default_rng(2)
+    for _ in range(100):
+        g = int(rng.integers(20, 40))
+        m = rng.integers(1, 4, g)
+        b = rng.binomial(m, rng.uniform(0.6, 1))
+        k = np.where(rng.random(g) < 0.9, b, rng.binomial(m, 0.8))
+        low, high = _bounds(b, k, m, confidence)
+        for c in np.flatnonzero(k < m)[:3]:
+            k2 = k.copy()
+            k2[c] += 1
+            low2, high2 = _bounds(b, k2, m, confidence)
+            assert low2 >= low - 1e-12 and high2 >= high - 1e-12
+
+
+# ---------------------------------------------------------------- the interval against its definition
+
+
+def _brute_difference(b: list[int], k: list[int], m: list[int], confidence: float) -> tuple[float, float]:
+    """The square-and-add of the two directions, each bound by brute force from the matrix definitions."""
+    total = sum(m)
+    down = [max(bc - kc, 0) for bc, kc in zip(b, k, strict=True)]
+    up = [max(kc - bc, 0) for bc, kc in zip(b, k, strict=True)]
+    p_down, p_up = sum(down) / total, sum(up) / total
+
+    def low_of(x: list[int]) -> float:
+        return 0.0 if sum(x) == 0 else brute_force_low(x, m, confidence)
+
+    def high_of(x: list[int]) -> float:
+        return 1.0 - low_of([c - a for c, a in zip(m, x, strict=True)])
+
+    low = p_up - p_down - np.hypot(p_up - low_of(up), high_of(down) - p_down)
+    high = p_up - p_down + np.hypot(high_of(up) - p_up, p_down - low_of(down))
+    return max(-1.0, low), min(1.0, high)
+
+
+@pytest.mark.parametrize(("b", "k", "m"), [
+    ([2, 1, 0, 3, 1], [1, 1, 0, 3, 2], [2, 2, 1, 3, 2]),  # one row lost, one gained
+    ([2, 2, 1, 3, 1], [1, 2, 0, 3, 1], [2, 2, 1, 3, 2]),  # two rows lost, none gained
+    ([1, 1, 1, 0, 1, 1], [1, 0, 1, 1, 0, 1], [1, 1, 1, 1, 1, 1]),  # one row per cluster
+    ([3, 0, 2, 1], [1, 2, 2, 0], [3, 2, 2, 1]),  # large changes both ways
+])
+def test_interval_equals_its_definition_by_brute_force(b, k, m):
+    for confidence in (0.95, 0.9):
+        d = paired_difference_from_sums(b, k, m, confidence=confidence)
+        assert (d.low, d.high) == pytest.approx(_brute_difference(b, k, m, confidence), abs=1e-10)
+
+
+@pytest.mark.parametrize("clusters", [24, 50])
+def test_no_change_is_the_clopper_pearson_bound_of_statsmodels(clusters):
+    """Clusters of two rows, n_min = G: with no row changed, d̂ ± statsmodels' exact bound of 0 in G; from
+    there a lost row moves both ends down (or leaves them) and a gained row moves both up."""
+    m = np.full(clusters, 2)
+    b = np.tile([2, 1, 2, 0], clusters // 4 + 1)[:clusters]
+    zero = proportion_confint(0, clusters, 0.05, method="beta")[1]
+    d = paired_difference_from_sums(b, b, m)
+    assert (d.low, d.high) == pytest.approx((-zero, zero), abs=1e-12)
+    gained, lost = b.copy(), b.copy()
+    gained[1] += 1
+    lost[0] -= 1
+    assert paired_difference_from_sums(b, gained, m).low >= -zero - 1e-12
+    assert paired_difference_from_sums(b, lost, m).low <= -zero + 1e-12
+    assert paired_difference_from_sums(b, lost, m).high <= zero + 1e-12
+    assert paired_difference_from_sums(b, gained, m).high >= zero - 1e-12
