@@ -140,15 +140,13 @@ def _worst_lagrangian(jt: np.ndarray, mt: np.ndarray, ct: np.ndarray, total: int
     ≤ 16 rows, all of them in one vectorised call, and for every J' below the largest j, where the cap
     makes the densities depend on J' otherwise than through q). ``kept`` must be increasing.
     """
-    out = np.empty(kept.shape[0])
+    result = np.empty(kept.shape[0])
     below = int(np.searchsorted(kept, jt.max(initial=0), side="left"))  # J' < the largest j: capped, row by row
-    if below:
-        out[:below] = _lagrangian_rows(jt, mt, ct, total, kept[:below])
-    kept = kept[below:]
+    result[:below] = _lagrangian_rows(jt, mt, ct, total, kept[:below])
+    kept, out = kept[below:], result[below:]  # the stretches fill the rest (out is a view of result)
     n = kept.shape[0]
     if n == 0:
-        return out
-    done, out = out, out[below:]  # a view: the stretches fill the rows from J' ≥ max j on
+        return result
     a = total / (total - mt.astype(float))
     weight = (ct * jt).astype(float)
     q = kept / total
@@ -184,7 +182,7 @@ def _worst_lagrangian(jt: np.ndarray, mt: np.ndarray, ct: np.ndarray, total: int
     if short:
         rows_left = np.concatenate(short)
         out[rows_left] = _lagrangian_rows(jt, mt, ct, total, kept[rows_left])
-    return done
+    return result
 
 
 def monotone_low(k: np.ndarray, m: np.ndarray, confidence: float, df: float | None = None) -> float:

@@ -271,11 +271,14 @@ def fractional_interval(sums: ArrayLike, sizes: ArrayLike, confidence: float = 0
     estimate = float(min(max(s.sum() / total, 0.0), 1.0))
     g = s.shape[0]
     size = n_min(m)
-    if estimate in (0.0, 1.0) or g < 2:
-        why = (f"degenerate: every value is {estimate:g}" if estimate in (0.0, 1.0)
-               else f"too few clusters for cluster_t: G={g}, need at least 2")
+
+    def on_n_min(why: str) -> Interval:
         low, high = clopper_pearson(estimate * size, size, confidence)
         return Interval(estimate, low, high, "clopper_pearson", total, g, f"{why}; clopper_pearson on n_min={size:.4g}")
+
+    if estimate in (0.0, 1.0) or g < 2:
+        return on_n_min(f"degenerate: every value is {estimate:g}" if estimate in (0.0, 1.0)
+                        else f"too few clusters for cluster_t: G={g}, need at least 2")
     from scipy import special, stats  # imported on first use: keeps `import oloproof_nb` fast
 
     top = all_pass_low(m, confidence)
@@ -293,9 +296,7 @@ def fractional_interval(sums: ArrayLike, sizes: ArrayLike, confidence: float = 0
     if not math.isfinite(low) or not math.isfinite(high):  # pragma: no cover - se is finite for G ≥ 2
         raise ValueError("the interval is not finite")
     if not low < high:  # as the gate's cluster_t: never a zero-width interval
-        low, high = clopper_pearson(estimate * size, size, confidence)
-        return Interval(estimate, low, high, "clopper_pearson", total, g,
-                        f"zero-width cluster_t; clopper_pearson on n_min={size:.4g}")
+        return on_n_min("zero-width cluster_t")
     return Interval(estimate, low, high, "cluster_t", total, g)
 
 
@@ -309,10 +310,7 @@ def _monotone_bounds(s: np.ndarray, m: np.ndarray, denominator: int, confidence:
     if total * scale > MAX_SCALED_ROWS:  # a design too large to scale exactly: a coarser D, values rounded down
         scale = max(1, MAX_SCALED_ROWS // total)
     rows = m * scale
-    numerators = np.minimum(np.floor(s * scale + 1e-9).astype(np.int64), rows)  # exact when scale == D (s·D whole)
-    low = monotone_low(numerators, rows, confidence, df)
-    high = 1.0 - monotone_low(rows - numerators, rows, confidence, df)
-    if scale != denominator:  # rounded down: the upper bound must come from the values rounded up
-        up = np.minimum(np.ceil(s * scale - 1e-9).astype(np.int64), rows)
-        high = 1.0 - monotone_low(rows - up, rows, confidence, df)
-    return low, high
+    down = np.minimum(np.floor(s * scale + 1e-9).astype(np.int64), rows)  # exact when scale == D (s·D whole)
+    # rounded down, the upper bound must come from the values rounded up
+    up = down if scale == denominator else np.minimum(np.ceil(s * scale - 1e-9).astype(np.int64), rows)
+    return monotone_low(down, rows, confidence, df), 1.0 - monotone_low(rows - up, rows, confidence, df)

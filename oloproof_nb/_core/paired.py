@@ -200,17 +200,17 @@ def paired_difference_from_sums(
         low, high = min(low, est), max(high, est)
         if low < high:
             return Difference(base, cand, est, low, high, method, total, g, float("nan"))
-    if not e.any():  # what _two_directions gives too: ℓ(0) = 0 and υ(0) = u₀ on both sides
-        return no_spread("the paired differences do not vary", "cluster_t", bell_mccaffrey_df(m))
-    low, high = _two_directions(e, m, confidence)
-    return Difference(base, cand, est, low, high, "cluster_t", total, g, bell_mccaffrey_df(m))
-
-
-def _two_directions(e: np.ndarray, m: np.ndarray, confidence: float) -> tuple[float, float]:
-    """(low, high): square-and-add of the gate's monotone intervals of the net-loss and net-gain rates (G ≥ 2;
-    see `paired_difference_from_sums`)."""
-    total = int(m.sum())
     df = bell_mccaffrey_df(m)
+    if not e.any():  # what _two_directions gives too: ℓ(0) = 0 and υ(0) = u₀ on both sides
+        return no_spread("the paired differences do not vary", "cluster_t", df)
+    low, high = _two_directions(e, m, confidence, df)
+    return Difference(base, cand, est, low, high, "cluster_t", total, g, df)
+
+
+def _two_directions(e: np.ndarray, m: np.ndarray, confidence: float, df: float) -> tuple[float, float]:
+    """(low, high): square-and-add of the gate's monotone intervals of the net-loss and net-gain rates (G ≥ 2,
+    ``df`` the Bell–McCaffrey degrees of freedom of the sizes; see `paired_difference_from_sums`)."""
+    total = int(m.sum())
     down, up = np.maximum(-e, 0), np.maximum(e, 0)
     p_down, p_up = float(down.sum()) / total, float(up.sum()) / total
     low_down, high_down = monotone_low(down, m, confidence, df), 1.0 - monotone_low(m - down, m, confidence, df)
