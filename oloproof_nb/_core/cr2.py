@@ -24,13 +24,20 @@ import numpy as np
 from .binomial import Interval, all_pass_low, clopper_pearson, n_min
 
 __all__ = ["cr2_se", "cr1_se", "bell_mccaffrey_df", "monotone_low", "cluster_t_from_sums", "EXACT_FAILURES",
-           "cp_on_n_min"]
+           "LOW_CONFIDENCE", "cp_on_n_min", "low_confidence_floor"]
 
 #: Up to this many failures the worst-case variance of a "better" data set is found exactly (dynamic
 #: programming); above it, by the Lagrangian (fractional-knapsack) bound. A constant: it must not depend
 #: on the data, or the lower bound would lose its monotonicity.
 EXACT_FAILURES = 64
 _CELLS = 2_000_000  # array cells held at once in the Lagrangian bound
+
+#: Below this two-sided confidence the monotone bounds can meet at p̂ (a zero-width interval): when every
+#: cluster has the same rate, S = 0 is skipped, and the data set with one failure fewer already gives a
+#: bound above p̂ once t_ν·√S_max ≲ 1, which needs t_ν ≲ 1, a confidence ≲ 0.683 (the largest seen in a
+#: sweep of designs: 0.68). So below it every interval — whatever the data, or the switch would break
+#: monotonicity — is widened to hold Clopper–Pearson on n_min (:func:`low_confidence_floor`). A constant.
+LOW_CONFIDENCE = 0.75
 
 
 def cr1_se(k: np.ndarray, m: np.ndarray) -> float:
@@ -238,6 +245,24 @@ def cluster_t_from_sums(k: np.ndarray, m: np.ndarray, confidence: float) -> Inte
     df = bell_mccaffrey_df(m)
     low = monotone_low(k, m, confidence, df)
     high = 1.0 - monotone_low(m - k, m, confidence, df)
-    if not low < high:  # only when every cluster has the same rate and the confidence is below about 0.85
-        return cp_on_n_min(k, m, confidence, "zero-width cluster_t: every cluster has the same pass rate")
+    low, high = low_confidence_floor(low, high, passed / total, m, confidence)
     return Interval(passed / total, low, high, "cluster_t", total, g)
+
+
+def low_confidence_floor(low: float, high: float, estimate: float, m: np.ndarray,
+                         confidence: float) -> tuple[float, float]:
+    """Below :data:`LOW_CONFIDENCE`, widen [low, high] to hold Clopper–Pearson on n_min; else unchanged.
+
+    The widening depends on the confidence only, never on the data: an interval that fell back to
+    Clopper–Pearson only when it came out zero width would give a worse data set a higher lower bound
+    (at confidence 0.5, clusters of 4, 4, 2 rows passing 2, 2, 0 got 0.309 from ``cluster_t``; one more
+    pass, 2, 2, 1 — every cluster at 1/2 — got 0.187 from Clopper–Pearson). Clopper–Pearson on
+    n_min = (Σm)²/Σm² with p̂·n_min successes rises with every added pass (same sizes), and the minimum
+    (maximum) of two bounds that never fall keeps that property. For 0 < p̂ < 1 its bounds lie strictly
+    around p̂, so the interval is never zero width.
+    """
+    if confidence >= LOW_CONFIDENCE:
+        return low, high
+    size = n_min(m)
+    cp_low, cp_high = clopper_pearson(estimate * size, size, confidence)
+    return min(low, cp_low), max(high, cp_high)

@@ -24,7 +24,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .binomial import Interval, all_pass_low, check_confidence, clopper_pearson, n_min
-from .cr2 import bell_mccaffrey_df, cr2_se, monotone_low
+from .cr2 import bell_mccaffrey_df, cr2_se, low_confidence_floor, monotone_low
 
 __all__ = ["Reduction", "parse_reduce", "pass_hat_k", "pass_at_k", "reduce_counts", "value_denominator",
            "fractional_interval", "REDUCE_HELP", "MAX_SCALED_ROWS"]
@@ -245,7 +245,9 @@ def fractional_interval(sums: ArrayLike, sizes: ArrayLike, confidence: float = 0
     rows — a superset of the data sets with more passing epochs — so raising any value never lowers
     ``low`` and never lowers ``high``. When Σm·D exceeds :data:`MAX_SCALED_ROWS`, D is made smaller
     and the values rounded down to it (a worse data set: the bound only gets lower). When every value
-    is 0 or every value is 1, or G < 2, it is Clopper–Pearson on n_min with p̂·n_min successes.
+    is 0 or every value is 1, or G < 2, it is Clopper–Pearson on n_min with p̂·n_min successes; below
+    confidence ``cr2.LOW_CONFIDENCE`` = 0.75 every interval is widened to hold that interval, as the
+    gate's ``cluster_t`` is (``cr2.low_confidence_floor``).
 
     References
     ----------
@@ -295,7 +297,8 @@ def fractional_interval(sums: ArrayLike, sizes: ArrayLike, confidence: float = 0
         high = max(float(special.expit(centre + half)), 1.0 - top, estimate)
     if not math.isfinite(low) or not math.isfinite(high):  # pragma: no cover - se is finite for G ≥ 2
         raise ValueError("the interval is not finite")
-    if not low < high:  # as the gate's cluster_t: never a zero-width interval
+    low, high = low_confidence_floor(low, high, estimate, m, confidence)  # as the gate's cluster_t
+    if not low < high:  # the raw bound when every cluster has the same mean (SE = 0); never the monotone one
         return on_n_min("zero-width cluster_t")
     return Interval(estimate, low, high, "cluster_t", total, g)
 

@@ -265,7 +265,10 @@ def cluster_t(values: ArrayLike, clusters: ArrayLike | None, confidence: float =
     skipped in the minimum. The upper bound is the mirror image: 1 − low of the failures.
 
     When every row agrees, or G < 2, it returns Clopper–Pearson on n_min with p̂·n_min successes
-    (``reason`` says why), so a zero-width interval is never reported.
+    (``reason`` says why). Below confidence ``cr2.LOW_CONFIDENCE`` = 0.75, where the two bounds can
+    meet at p̂ when every cluster has the same rate, every interval is widened to hold that
+    Clopper–Pearson interval — for all data alike, which keeps both bounds monotone — so a zero-width
+    interval is never reported.
 
     References
     ----------

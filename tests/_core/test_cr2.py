@@ -132,6 +132,45 @@ def test_turning_a_fail_into_a_pass_never_lowers_either_bound(layout):
     _flip_monotone(*layout)
 
 
+def test_equal_rates_at_low_confidence_do_not_beat_a_worse_run():
+    """At confidence 0.5, 4, 4, 2 rows passing 2, 2, 0 got 0.309; one more pass (every cluster at 1/2) fell back
+    to Clopper–Pearson on n_min because its monotone bounds met at p̂, and got 0.187: a worse run passed 0.3."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    m = np.array([4, 4, 2])
+    worse = rate_interval_from_sums(np.array([2, 2, 0]), m, "cluster_t", 0.5)
+    better = rate_interval_from_sums(np.array([2, 2, 1]), m, "cluster_t", 0.5)
+    assert better.low >= worse.low and better.high >= worse.high
+    assert better.method == "cluster_t" and better.low < better.estimate < better.high
+    size = 100 / 36  # n_min = (Σm)²/Σm²; below cr2.LOW_CONFIDENCE the bounds hold its Clopper–Pearson interval
+    cp_low, cp_high = proportion_confint(0.5 * size, size, alpha=0.5, method="beta")
+    assert better.low == pytest.approx(min(cr2.monotone_low(np.array([2, 2, 1]), m, 0.5), cp_low), abs=1e-12)
+    assert better.high == pytest.approx(cp_high, abs=1e-12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(layout=layouts(max_clusters=12, max_size=6), confidence=st.sampled_from([0.3, 0.5, 0.6, 0.7, 0.74, 0.75]))
+def test_never_lowers_either_bound_at_low_confidence(layout, confidence):
+    _flip_monotone(*layout, confidence=confidence)
+
+
+@pytest.mark.parametrize("confidence", [0.3, 0.5, 0.68, 0.75, 0.8, 0.95])
+def test_equal_rates_never_give_a_zero_width_interval(confidence):
+    """Every design whose clusters share one rate (G ≤ 6, sizes ≤ 4, and 1,000 clusters of 2 at 1/2; the
+    monotone bounds met at p̂ up to confidence 0.68): the interval is never zero width, the floor or not."""
+    designs = [(np.full(1000, 1), np.full(1000, 2))]
+    for g in range(2, 7):
+        for size in range(2, 5):
+            designs += [(np.full(g, k), np.full(g, size)) for k in range(1, size)]
+        designs.append((np.array([1] * (g - 1) + [2]), np.array([2] * (g - 1) + [4])))
+    for k, m in designs:
+        iv = cr2.cluster_t_from_sums(k, m, confidence)
+        assert iv.method == "cluster_t" and iv.low < iv.estimate < iv.high, (k, m)
+        if confidence >= cr2.LOW_CONFIDENCE:  # the floor is for low confidence only: the bare bounds here
+            assert iv.low == cr2.monotone_low(k, m, confidence)
+            assert iv.high == 1 - cr2.monotone_low(m - k, m, confidence)
+
+
 def test_issue_example_perfect_run_is_not_below_one_failure():
     # 20 clusters of 3 rows: 60/60 must not be judged worse than 59/60 (the old code: 0.832 vs 0.875)
     m = np.full(20, 3)

@@ -158,7 +158,7 @@ def test_monotone_in_a_seeded_random_search():
 
 @pytest.mark.parametrize("confidence", [0.8, 0.99])
 def test_monotone_at_other_confidence_levels(confidence):
-    """Below 0.85 the gate's cluster_t can fall back to Clopper–Pearson; the paired interval never does."""
+    """Away from the default level too (below 0.75 the gate's cluster_t is also widened to Clopper–Pearson)."""
     rng = np.random.default_rng(2)
     for _ in range(100):
         g = int(rng.integers(20, 40))

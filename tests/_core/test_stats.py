@@ -341,9 +341,9 @@ def test_equal_cluster_rates_cluster_t_uses_the_better_data_sets():
     assert iv.method == "cluster_t" and iv.low < 0.5 < iv.high
 
 
-def test_equal_cluster_rates_at_low_confidence_fall_back_rather_than_zero_width():
+def test_equal_cluster_rates_at_low_confidence_are_widened_not_zero_width():
     iv = cluster_t([1, 0] * 20, np.repeat(np.arange(20), 2), confidence=0.2)
-    assert iv.low < iv.high
+    assert iv.method == "cluster_t" and iv.low < 0.5 < iv.high
 
 
 def test_bootstrap_with_one_resample_is_capped_not_zero_width():
