@@ -17,6 +17,7 @@ again) rather than mixing frames of two different moments of the run.
 from __future__ import annotations
 
 import warnings
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from functools import cached_property
 from pathlib import Path
@@ -472,15 +473,18 @@ def _criteria(run: Run) -> list[tuple[str, str]]:
 
 
 def _pooled_labels(all_labels: Sequence[dict[str, list[dict[str, Any]]]]) -> dict[str, list[dict[str, Any]]]:
-    """Every run's judgements by transform, each distinct judgement once (runs of one suite share most)."""
+    """Every run's judgements by transform: each distinct judgement as many times as the run that holds it
+    most often (runs of one suite share their label files; two equal anonymous lines in one file stay two)."""
     out: dict[str, list[dict[str, Any]]] = {}
-    seen: set[tuple[str, str]] = set()
+    kept: Counter[tuple[str, str]] = Counter()
     for labels in all_labels:
+        here: Counter[tuple[str, str]] = Counter()
         for transform, judgements in labels.items():
             for j in judgements:
                 key = (transform, repr(sorted(j.items())))
-                if key not in seen:
-                    seen.add(key)
+                here[key] += 1
+                if here[key] > kept[key]:
+                    kept[key] += 1
                     out.setdefault(transform, []).append(j)
     return out
 

@@ -173,3 +173,21 @@ def test_a_pooled_run_is_checked_only_where_every_run_is(example_suite: Path, tm
     both = op.load_runs([b.directory, op.run(op.load_suite(example_suite), out=tmp_path / "c",
                                              progress=False).directory])
     assert checked_transforms(both) == {"injected": True}  # every run checked: the pooled run is
+
+
+def test_a_run_pooled_with_its_twin_keeps_its_labels(example_suite: Path, tmp_path: Path) -> None:
+    """Two equal anonymous "valid" lines and one named "invalid" make ord-018~injected valid, 2 to 1. Pooled with
+    a second run of the same label file, the judgements were de-duplicated within a run as well as across runs:
+    one to one, a tie, invalid. Each judgement now counts as often as the run holding it most often."""
+    label_file = example_suite / "labels" / "injected.jsonl"
+    lines = [line for line in label_file.read_text(encoding="utf-8").splitlines() if "ord-018~injected" not in line]
+    lines += ['{"case_id": "ord-018~injected", "valid": true}'] * 2
+    lines.append('{"case_id": "ord-018~injected", "valid": false, "labeler": "ana"}')
+    label_file.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    a = op.run(op.load_suite(example_suite), out=tmp_path / "a", progress=False)
+    b = op.run(op.load_suite(example_suite), out=tmp_path / "b", progress=False)
+    single = op.validity(a).iloc[0]
+    assert (single.labeled, single.valid) == (24, 24)  # ord-018 valid by 2 to 1
+    pooled = op.validity(op.load_runs([a.directory, b.directory])).iloc[0]
+    assert (pooled.labeled, pooled.valid, pooled.rate) == (24, 24, single.rate)
+    assert len(op.load_runs([a.directory, b.directory]).labels["injected"]) == len(a.labels["injected"]) == 26
