@@ -399,48 +399,30 @@ def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, 
 
 def _cmd_gate(args: argparse.Namespace) -> int:
     """The gate of a stored run; an unfinished run is never a release decision (exit 2)."""
-    from ._analysis.inspect_log import is_inspect_run
     from ._display.notebook import load_run
     from ._run.locate import is_suite_folder, latest_run_dir
 
     if is_suite_folder(args.run_dir):
         args.run_dir = str(latest_run_dir(args.run_dir))
         print(f"oloproof: gating the latest run of the suite: {args.run_dir}", file=sys.stderr)
-    result = _load(args)
-    if not result.finished and is_inspect_run(result):
-        raise OloproofError(f"{args.run_dir}: the Inspect AI eval did not finish (its log status is not 'success'), "
-                            "so it has no release decision")
-    if not result.finished:
-        root = result.manifest.suite_config.root or "SUITE"
-        command = f"oloproof run {shlex.quote(root)} --out {shlex.quote(str(args.run_dir))} --resume"
-        raise OloproofError(f"{args.run_dir}: the run did not finish ({len(result.records)} of "
-                            f"{result.manifest.n_cases} cases recorded), so it has no release decision; "
-                            f"finish it with: {command}")
-    if not is_inspect_run(result):
-        _whole(result, args.run_dir)
+    result = _whole(_load(args), args.run_dir)
     idle = load_run(args.baseline) if args.baseline else None
     return _print_gate(result, args.release, wide=args.wide, baseline=idle)
 
 
-def _finished(run: Run, given: str) -> Run:
-    if not run.finished:
-        raise OloproofError(f"{given}: the run did not finish ({run.n_cases} of {run.manifest.n_cases} cases "
-                            "recorded), so it has no release decision; finish it with oloproof run --resume")
-    return _whole(run, given)
-
-
 def _whole(run: Run, given: str) -> Run:
-    """``run`` (finished), unless its journal holds fewer case runs than its manifest counts.
+    """``run``, unless it has no release decision (it did not finish, or it lost case runs): exit 2 then."""
+    from ._analysis.gate import no_decision
+    from ._analysis.inspect_log import is_inspect_run
 
-    A finished run folder whose ``cases.jsonl`` lost records (a truncated copy, an edited artifact) would
-    otherwise be judged on the records left: its failing cases gone, a PASS.
-    """
-    expected = sum(r.manifest.n_cases * r.manifest.epochs for r in run.runs)
-    if run.n_cases != expected:
-        raise OloproofError(f"{given}: the run finished with {expected} case runs, but its cases.jsonl holds "
-                            f"{run.n_cases}: records are missing (a truncated or edited copy of the folder?), "
-                            "so it has no release decision")
-    return run
+    why = no_decision(run)
+    if not why:
+        return run
+    text = f"{given}: {why.split(': ', 1)[1]}"
+    if not run.finished and not is_inspect_run(run):
+        root = run.manifest.suite_config.root or "SUITE"
+        text += f"; finish it with: oloproof run {shlex.quote(root)} --out {shlex.quote(given)} --resume"
+    raise OloproofError(text)
 
 
 #: Width the ``oloproof compare`` table fits in: optional columns are dropped, in this order, until it does.
@@ -471,8 +453,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     from ._display.compare import compare
     from ._display.notebook import load_run
 
-    base = _finished(load_run(args.base_run), args.base_run)
-    candidate = _finished(load_run(args.candidate_run), args.candidate_run)
+    base = _whole(load_run(args.base_run), args.base_run)
+    candidate = _whole(load_run(args.candidate_run), args.candidate_run)
     cmp = compare(base, candidate, release=args.release)
     print(f"base {base.run_id} -> candidate {candidate.run_id}")
     print(f"{cmp.n_paired} paired cases; diff = candidate - base with its {cmp.release.confidence:.0%} interval; "

@@ -399,17 +399,24 @@ def test_gate_of_an_unfinished_run_is_never_pass(tmp_path: Path, capsys: pytest.
     del manifest["finished_at"]
     (out / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     partial = op.load_run(out)
-    assert op.gate(partial).verdict == "PASS" and not partial.finished
+    g = op.gate(partial)  # the four records alone PASS; the run has no release decision, in Python too
+    assert not partial.finished and set(g.table["verdict"]) == {"PASS", "REPORT_ONLY"}
+    assert g.verdict == "BLOCK"
+    assert g.reason == "unfinished: the run did not finish (4 of 6 cases recorded), so it has no release decision"
     assert main(["gate", str(out)]) == 2
     line = _error_line(capsys)
     assert f"{out}: the run did not finish (4 of 6 cases recorded)" in line
     assert f"--out {out} --resume" in line
+    assert main(["report", str(out), "--out", str(tmp_path / "r.md")]) == 0  # a report is written, never a PASS
+    text = (tmp_path / "r.md").read_text(encoding="utf-8")
+    assert "Verdict **BLOCK**" in text and "PASS**" not in text and "the run did not finish (4 of 6" in text
 
 
 def test_gate_of_a_finished_run_that_lost_records_is_never_pass(tmp_path: Path,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
     """The same four records left, the manifest still saying the run finished (a truncated copy of the folder,
-    an edited artifact): the gate judged the four and said PASS, exit 0. Now exit 2; compare refuses it too.
+    an edited artifact): the gate judged the four and said PASS, exit 0. Now exit 2 (op.gate: BLOCK with the
+    reason); compare refuses it too.
     Every record there (the run as written), the gate is the run's own."""
     root = _desk(tmp_path, ["ok", "ok", "ok", "ok", "raise", "raise"])
     out = tmp_path / "run"
@@ -418,7 +425,9 @@ def test_gate_of_a_finished_run_that_lost_records_is_never_pass(tmp_path: Path,
     shutil.copytree(out, whole)
     lines = (out / "cases.jsonl").read_bytes().split(b"\n")[:4]
     (out / "cases.jsonl").write_bytes(b"\n".join(lines) + b"\n")
-    assert op.load_run(out).finished and op.gate(op.load_run(out)).verdict == "PASS"  # what the records say
+    lost = op.gate(op.load_run(out))
+    assert op.load_run(out).finished and set(lost.table["verdict"]) == {"PASS", "REPORT_ONLY"}  # the records
+    assert lost.verdict == "BLOCK" and lost.reason.startswith("incomplete: the run finished with 6 case runs, but")
     assert main(["gate", str(out)]) == 2
     line = _error_line(capsys)
     assert f"{out}: the run finished with 6 case runs, but its cases.jsonl holds 4: records are missing" in line

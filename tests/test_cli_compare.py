@@ -97,5 +97,7 @@ def test_an_unfinished_run_is_an_error(runs: dict[str, Path], tmp_path: Path,
     (partial / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     assert main(["compare", str(runs["base"]), str(partial)]) == 2
     assert "the run did not finish" in capsys.readouterr().err
-    cmp = op.compare(runs["base"], partial)  # in Python it is compared, with a note
-    assert any("did not finish" in note for note in cmp.notes)
+    assert op.compare(runs["base"], runs["same"]).verdict == "NO_REGRESSION"
+    cmp = op.compare(runs["base"], partial)  # in Python it is compared, never NO_REGRESSION
+    assert (cmp.table["verdict"] == "NO_REGRESSION").all() and cmp.verdict == "INSUFFICIENT_EVIDENCE"
+    assert cmp.reason.startswith(f"the candidate run {cmp.candidate.run_id}: unfinished: the run did not finish")

@@ -40,7 +40,7 @@ from .._core.bootstrap import BOOTSTRAP_MIN_CLUSTERS
 from .._core.paired import mcnemar_exact, paired_difference_from_sums
 from ..errors import ConfigError, OloproofError
 from .columns import TEXT, Column, FrameSpec
-from .gate import ReleaseLike, criterion_sums
+from .gate import ReleaseLike, criterion_sums, no_decision
 from .run import Run
 from .validity import checked_transforms
 
@@ -130,10 +130,13 @@ class Comparison:
     n_paired : int
         Cases paired (same id and digest in both runs).
     reason : str
-        ``no_criteria: nothing was compared`` when no criterion was listed; empty otherwise.
+        ``no_criteria: nothing was compared`` when no criterion was listed; why a run cannot decide when one
+        did not finish or lost case runs (then the verdict is never ``NO_REGRESSION``: the cases it lacks
+        may be the regressions; a regression proven on the recorded cases stays ``REGRESSION``); empty
+        otherwise.
     notes : tuple of str
-        What the reader should know: criteria judged in one run only or configured differently, unfinished
-        runs, unpaired cases.
+        What the reader should know: criteria judged in one run only or configured differently, unpaired
+        cases.
     """
 
     table: pd.DataFrame
@@ -305,9 +308,6 @@ def _config_notes(base: Run, candidate: Run) -> list[str]:
             notes.append(f"criterion {name} is configured differently in the two runs: its flips mix the "
                          "system's change with the check's")
     notes += [f"criterion {name} is judged only in the candidate run: not compared" for name in c if name not in b]
-    for side, run in (("base", base), ("candidate", candidate)):
-        if not run.finished:
-            notes.append(f"the {side} run {run.run_id} did not finish: its unrecorded cases are unpaired")
     return notes
 
 
@@ -368,6 +368,10 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
     cfg = _release(cand_run, release, common)
     listed = set(cfg.regression.criteria or common)
     paired, unpaired, keys = _pair_cases(base_run, cand_run)
+    if paired.empty and not (unpaired["reason"] == "digest_changed").any():
+        raise OloproofError(f"compare: the base run {base_run.run_id} ({base_run.suite_name!r}) and the candidate "
+                            f"run {cand_run.run_id} ({cand_run.suite_name!r}) share no case id, so there is nothing "
+                            "to pair; compare two runs of one suite")
     if base_run.epochs != cand_run.epochs:  # each case run pairs with the same epoch: the rest would go unseen
         raise OloproofError(f"compare: the base run {base_run.run_id} has {base_run.epochs} epoch(s) and the "
                             f"candidate run {cand_run.run_id} {cand_run.epochs}; each case run is paired with the same "
@@ -420,6 +424,10 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
         overall = "NO_REGRESSION"
     else:
         overall = "INSUFFICIENT_EVIDENCE"
+    unwhole = [f"the {side} run {r.run_id}: {why}" for side, r in (("base", base_run), ("candidate", cand_run))
+               if (why := no_decision(r))]
+    if unwhole and overall == "NO_REGRESSION":  # its unrecorded (or lost) cases may be the regressions
+        overall = "INSUFFICIENT_EVIDENCE"
     notes_all = _config_notes(base_run, cand_run)
     if len(unpaired):
         tally = unpaired["reason"].value_counts()
@@ -428,7 +436,8 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
                          + ", ".join(f"{k}: {v}" for k, v in tally.items()) + "): see .unpaired")
     return Comparison(table=table, verdict=overall, release=cfg, unpaired=unpaired, verdicts=rows,
                       flips=_flips(rows), base=base_run, candidate=cand_run, clustered=clustered,
-                      n_paired=len(paired), reason="" if len(decided) else NO_CRITERIA, notes=tuple(notes_all))
+                      n_paired=len(paired), reason="; ".join(unwhole) or ("" if len(decided) else NO_CRITERIA),
+                      notes=tuple(notes_all))
 
 
 def _unchecked_criteria(base: Run, candidate: Run, criteria: list[str]) -> set[str]:

@@ -47,18 +47,42 @@ from .._core.stats import BOOTSTRAP_MIN_CLUSTERS, Interval, rate_interval_from_s
 from ..errors import ConfigError, VacuousCheckWarning
 from .baseline import Baseline, check_baseline, with_idle_columns
 from .columns import GATE
+from .inspect_log import is_inspect_run
 from .reduce import ReducedSums, epoch_counts, reduced_sums
 from .run import Run
 from .validity import checked_transforms
 
 __all__ = ["Gate", "gate", "GATE_COLUMNS", "ClusterSums", "criterion_sums", "sums_interval", "resolve_release",
-           "ReleaseLike", "NO_CRITERIA", "run_is_clustered", "reduced_interval"]
+           "ReleaseLike", "NO_CRITERIA", "run_is_clustered", "reduced_interval", "no_decision"]
 
 GATE_COLUMNS = GATE.names
 #: What ``release=`` accepts: a model, a mapping like release.yaml, or a path to one.
 ReleaseLike = ReleaseConfig | dict[str, Any] | str | Path
 #: ``Gate.reason`` when release.yaml lists no criterion.
 NO_CRITERIA = "no_criteria: nothing was gated"
+
+
+def no_decision(run: Run) -> str:
+    """Why ``run`` can have no release decision, or ``""`` when it can: it did not finish, or it lost case runs.
+
+    A partial run's failing cases may be the ones not yet run, and a finished run folder whose
+    ``cases.jsonl`` lost records (a truncated copy, an edited artifact) would be judged on the records
+    left. A pooled run needs every one of its runs whole. (An Inspect AI log is checked against its own
+    sample count when it is read.)
+    """
+    if not run.finished and is_inspect_run(run):
+        return ("unfinished: the Inspect AI eval did not finish (its log status is not 'success'), "
+                "so it has no release decision")
+    expected = sum(r.manifest.n_cases * r.manifest.epochs for r in run.runs)
+    if not run.finished:
+        unit = "case runs" if any(r.manifest.epochs > 1 for r in run.runs) else "cases"
+        return (f"unfinished: the run did not finish ({run.n_cases} of {expected} {unit} recorded), "
+                "so it has no release decision")
+    if not is_inspect_run(run) and run.n_cases != expected:
+        return (f"incomplete: the run finished with {expected} case runs, but its cases.jsonl holds "
+                f"{run.n_cases}: records are missing (a truncated or edited copy of the folder?), "
+                "so it has no release decision")
+    return ""
 
 
 @dataclass(frozen=True)
@@ -84,8 +108,9 @@ class Gate:
     n_source_clusters : int
         Distinct clusters (source cases) in the run.
     reason : str
-        Why the verdict is what it is when no criterion explains it (``no_criteria: nothing was gated``);
-        empty otherwise.
+        Why the verdict is ``BLOCK`` when no criterion explains it, empty otherwise: ``no_criteria: nothing
+        was gated``, or the run has no release decision (``unfinished: …``, ``incomplete: …``, see
+        :func:`no_decision`; the table still shows what the recorded cases give).
     findings : tuple of str
         One line per check that cannot fail (``VacuousCheckWarning`` messages), for the criteria marked
         ``vacuous``.
@@ -202,6 +227,13 @@ def resolve_release(run: Run, release: ReleaseLike | None, *, criteria: dict[str
         cfg, file = load_release(release), str(release)
     if (criteria, confidence, method) != (None, None, None):
         cfg, file = _merged(cfg, criteria, confidence, method), "gate(criteria=, confidence=, method=)"
+    if method in ("clopper_pearson", "wilson", "cluster_t", "cluster_bootstrap"):
+        clustered = run_is_clustered(run)
+        if clustered != (method in ("cluster_t", "cluster_bootstrap")):  # it would be silently ignored
+            kind, fits = (("clustered (a cluster holds more than one case)", "cluster_t or cluster_bootstrap")
+                          if clustered else ("unclustered (one case per cluster)", "clopper_pearson or wilson"))
+            raise ConfigError(file, "method", f"{method!r} is not used for this run, which is {kind}: "
+                                              f"use {fits}")
     unknown = [name for name in cfg.criteria if name not in run.criteria]
     if unknown:
         raise ConfigError(file, f"criteria.{unknown[0]}",
@@ -296,7 +328,8 @@ def gate(run: Run, release: ReleaseLike | None = None, *, baseline: Baseline | R
         **Overrides** ``confidence`` of the settings.
     method : str, optional
         **Overrides** the interval: ``cluster_t`` or ``cluster_bootstrap`` set ``method`` (clustered
-        runs), ``clopper_pearson`` or ``wilson`` set ``unclustered_method``.
+        runs), ``clopper_pearson`` or ``wilson`` set ``unclustered_method``. One the run would not use
+        (``wilson`` for a clustered run) is a ``ConfigError``, not ignored.
 
     Returns
     -------
@@ -377,9 +410,10 @@ def gate(run: Run, release: ReleaseLike | None = None, *, baseline: Baseline | R
         check_baseline(run, baseline)
         table = with_idle_columns(table, baseline)
     listed = table[table["verdict"] != "REPORT_ONLY"]
-    overall = "PASS" if len(listed) and bool((listed["verdict"] == "PASS").all()) else "BLOCK"
+    blocker = no_decision(run) or ("" if len(listed) else NO_CRITERIA)
+    overall = "PASS" if not blocker and bool((listed["verdict"] == "PASS").all()) else "BLOCK"
     return Gate(table=table, verdict=overall, release=cfg, clustered=clustered, n_source_clusters=n_source,
-                reason="" if len(listed) else NO_CRITERIA, findings=tuple(findings))
+                reason=blocker, findings=tuple(findings))
 
 
 def reduced_interval(rs: ReducedSums, release: ReleaseConfig) -> tuple[Interval, str, bool]:

@@ -108,7 +108,8 @@ class Run:
         """
         directory = Path(directory)
         if not directory.is_dir():
-            raise RunDirError(f"{directory}: no such run directory")
+            what = "not a directory" if directory.exists() else "no such run directory"
+            raise RunDirError(f"{directory}: {what} (a run directory holds manifest.json and cases.jsonl)")
         run = cls(directory, read_manifest(directory))
         run._open_copy()
         return run

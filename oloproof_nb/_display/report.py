@@ -89,7 +89,7 @@ def _gate_section(run: Run, release: ReleaseLike | None, baseline: Baseline | Ru
                     f"{g.n_source_clusters} source clusters, {g.release.confidence:.0%} intervals). A criterion "
                     "passes when its interval's lower end is at or above the threshold and fails when its upper "
                     "end is below; otherwise the evidence is insufficient."
-                    + (f" Nothing was gated: {g.reason}." if g.reason else ""))
+                    + (f" It is BLOCK whatever the table says: {g.reason}." if g.reason else ""))
     for finding in g.findings:
         sec.text.append(Plain(f"Vacuous check (it cannot fail as configured): {finding}"))
     shown = g.table[["criterion", "n", "n_clusters", "passed", "missing", "rate"]].copy()

@@ -249,6 +249,22 @@ def test_unpaired_and_changed_cases_are_listed_and_left_out(make_suite: Callable
     assert any("3 cases left out" in note for note in cmp.notes)
 
 
+def test_runs_that_share_no_case_are_an_error(make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    """Two different suites gave "0 paired cases", INSUFFICIENT_EVIDENCE, exit 1: a verdict about nothing.
+    One case id in common, even with its digest changed, is a comparison (of nothing paired, said so)."""
+    a = _run(make_suite(_cases(4), evaluators=[{"type": "answer_matches"}]), tmp_path / "a")
+    others = [dict(c, id=f"x{i}") for i, c in enumerate(_cases(4))]
+    b = _run(make_suite(others, evaluators=[{"type": "answer_matches"}]), tmp_path / "b")
+    with pytest.raises(op.OloproofError, match=r"share no case id, so there is nothing to pair"):
+        op.compare(a, b)
+    edited = copy.deepcopy(_cases(4))
+    edited[0]["input"]["answer"] = edited[0]["expected"]["answer"] = "new"
+    c = _run(make_suite(edited[:1], evaluators=[{"type": "answer_matches"}]), tmp_path / "c")
+    cmp = op.compare(a, c)
+    assert cmp.n_paired == 0 and set(cmp.unpaired["reason"]) == {"digest_changed", "only_in_base"}
+    assert cmp.verdict == "INSUFFICIENT_EVIDENCE"
+
+
 def test_criteria_in_one_run_only(make_suite: Callable[..., Path], tmp_path: Path) -> None:
     a = make_suite(_cases(4), evaluators=[{"type": "answer_matches"}])
     b = make_suite(_cases(4), evaluators=[{"type": "state_matches", "mode": "subset"}])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from scipy.stats import beta
 from statsmodels.stats.proportion import proportion_confint
@@ -55,7 +57,19 @@ def test_confidence_and_method_override(run: op.Run) -> None:
     assert wilson["method"] == "wilson"
     low, high = proportion_confint(8, 10, alpha=0.05, method="wilson")
     assert (wilson["ci_low"], wilson["ci_high"]) == pytest.approx((low, high), abs=1e-12)
-    assert op.gate(run, method="cluster_bootstrap").release.method == "cluster_bootstrap"
+    # a method for the other kind of run was silently ignored (the gate said wilson's run got cluster_t)
+    with pytest.raises(ConfigError, match=r"'cluster_bootstrap' is not used for this run, which is unclustered "
+                                          r"\(one case per cluster\): use clopper_pearson or wilson"):
+        op.gate(run, method="cluster_bootstrap")
+
+
+def test_a_method_for_the_other_kind_of_run_is_an_error(example_suite: Path, tmp_path: Path) -> None:
+    clustered = op.run(op.load_suite(example_suite), out=tmp_path / "r", progress=False)
+    assert op.gate(clustered, method="cluster_bootstrap").release.method == "cluster_bootstrap"
+    with pytest.raises(ConfigError, match=r"^gate\(criteria=, confidence=, method=\).*method.*'wilson' is not used "
+                                          r"for this run, which is clustered"):
+        op.gate(clustered, method="wilson")
+    assert op.gate(clustered, release={"unclustered_method": "wilson"}).verdict == "BLOCK"  # a file may hold both
 
 
 @pytest.mark.parametrize(("kwargs", "words"), [

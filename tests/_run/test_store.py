@@ -166,6 +166,9 @@ def test_dumps_encodes_absent_and_keeps_nan() -> None:
 def test_load_run_errors(tmp_path: Path) -> None:
     with pytest.raises(RunDirError, match="no such run directory"):
         op.load_run(tmp_path / "nope")
+    (tmp_path / "notes.md").write_text("x", encoding="utf-8")  # it exists: not "no such run directory"
+    with pytest.raises(RunDirError, match=r"notes\.md: not a directory \(a run directory holds manifest\.json"):
+        op.load_run(tmp_path / "notes.md")
     (tmp_path / "plain").mkdir()
     with pytest.raises(RunDirError, match="manifest.json"):
         op.load_run(tmp_path / "plain")
