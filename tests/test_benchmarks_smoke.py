@@ -34,6 +34,14 @@ def test_bootstrap_smoke() -> None:
     assert "speedup" in out
 
 
+def test_hostile_smoke() -> None:
+    out = smoke("hostile.py")
+    bombs = [line for line in out.splitlines() if line.startswith("alias bomb")]
+    beyond = [int(line.split(" beyond the path")[0].rsplit("(", 1)[1]) for line in bombs]
+    assert len(bombs) == 2 and all(0 < n <= 200 for n in beyond), bombs  # one short line, as the README says
+    assert "more than max_artifact_bytes=1073741824" in out and "a thread timeout cannot fire" in out
+
+
 def test_cluster_types_smoke() -> None:
     out = smoke("cluster_types.py")
     assert "failure types" in out and "interval [" in out and "DIFFERENT" not in out
