@@ -435,6 +435,7 @@ _OPTIONAL = ("missing", "base_rate", "candidate_rate", "n")
 
 def _compare_table(table: Any) -> str:
     from ._display.markdown import text_table
+    from ._display.terminal import fit
     from ._display.theme import fmt_number
 
     columns = list(_COMPARE_HEADS)
@@ -443,8 +444,13 @@ def _compare_table(table: Any) -> str:
             columns.remove(drop)
         rows = [[fmt_number(v) for v in row] for row in table[columns].itertuples(index=False, name=None)]
         text = text_table(rows, [_COMPARE_HEADS[c] for c in columns], tablefmt="narrow")
-        if max(len(line) for line in text.splitlines()) <= _WIDTH:
+        excess = max(len(line) for line in text.splitlines()) - _WIDTH
+        if excess <= 0:
             break
+    if excess > 0:  # still too wide: cut the criterion names with … (the reasons below name them whole)
+        room = max(max((len(row[0]) for row in rows), default=0) - excess, 16)
+        rows = [[fit(row[0], room), *row[1:]] for row in rows]
+        text = text_table(rows, [_COMPARE_HEADS[c] for c in columns], tablefmt="narrow")
     return text
 
 
@@ -452,6 +458,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     """Two stored runs compared; exit 0 only on NO_REGRESSION (an unfinished run is an error, exit 2)."""
     from ._display.compare import compare
     from ._display.notebook import load_run
+    from ._display.terminal import reason_lines
 
     base = _whole(load_run(args.base_run), args.base_run)
     candidate = _whole(load_run(args.candidate_run), args.candidate_run)
@@ -460,17 +467,41 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     print(f"{cmp.n_paired} paired cases; diff = candidate - base with its {cmp.release.confidence:.0%} interval; "
           f"margin {cmp.margin:g}")
     print(_compare_table(cmp.table))
+    for line in reason_lines(cmp.table, _WIDTH, plain=_COMPARE_PLAIN):  # as the gate prints its reasons
+        print(line)
     for note in cmp.notes:
         print(f"note: {note}")
     if len(cmp.flips):
         print(f"flipped (p->f, f->p): {len(cmp.flips)} rows in {cmp.flips['case_id'].nunique()} cases; "
               "in Python: op.compare(base, cand).flips, .panel(case_id)")
     code = 0 if cmp.verdict == "NO_REGRESSION" else 1
-    why = {"NO_REGRESSION": "every listed criterion's interval lies above -margin",
-           "REGRESSION": "a listed criterion's interval lies below -margin",
-           "INSUFFICIENT_EVIDENCE": "a regression larger than the margin is not ruled out"}[cmp.verdict]
-    print(f"compare: {cmp.verdict}" + (f" ({cmp.reason})" if cmp.reason else "") + f" - exit {code}: {why}")
+    print(f"compare: {cmp.verdict}" + (f" ({cmp.reason})" if cmp.reason else "") + f" - exit {code}: "
+          + _compare_why(cmp.verdict, cmp.table))
     return code
+
+
+#: Reasons of ``oloproof compare`` that only restate the verdict: not repeated under the table.
+_COMPARE_PLAIN = frozenset({"ci_low_at_or_above_minus_margin", "ci_high_below_minus_margin",
+                            "interval_includes_minus_margin"})
+
+
+def _compare_why(verdict: str, table: Any) -> str:
+    """Why ``oloproof compare`` exits as it does: the rule that decided, named from the table's reasons.
+
+    INSUFFICIENT_EVIDENCE says "not ruled out" only when an interval reaching below -margin is why; a criterion
+    left undecided by a rule before the interval (``approximate_methods_not_allowed``, ``too_few_clusters``,
+    ``transform_not_checked``, ``no_evidence``, ``all_missing``) is named instead, as its interval may well lie
+    above -margin.
+    """
+    if verdict == "NO_REGRESSION":
+        return "every listed criterion's interval lies above -margin"
+    if verdict == "REGRESSION":
+        return "a listed criterion's interval lies below -margin"
+    undecided = table.loc[table["verdict"] == "INSUFFICIENT_EVIDENCE", "reason"]
+    rules = sorted({str(reason).split(";")[0] for reason in undecided})
+    if rules in ([], ["interval_includes_minus_margin"]):
+        return "a regression larger than the margin is not ruled out"
+    return f"not decided: {', '.join(rules)}"
 
 
 def _cmd_receipt(args: argparse.Namespace) -> int:

@@ -101,3 +101,29 @@ def test_an_unfinished_run_is_an_error(runs: dict[str, Path], tmp_path: Path,
     cmp = op.compare(runs["base"], partial)  # in Python it is compared, never NO_REGRESSION
     assert (cmp.table["verdict"] == "NO_REGRESSION").all() and cmp.verdict == "INSUFFICIENT_EVIDENCE"
     assert cmp.reason.startswith(f"the candidate run {cmp.candidate.run_id}: unfinished: the run did not finish")
+
+
+def test_a_criterion_left_undecided_by_a_rule_has_its_reason_printed(runs: dict[str, Path], tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """The interval lies above -margin, but min_clusters leaves the criterion undecided: the command says so.
+
+    It used to print no reason at all and end with "a regression larger than the margin is not ruled out",
+    which the numbers on the same screen contradict (op.compare's table says too_few_clusters).
+    """
+    from scipy.stats import beta
+
+    release = tmp_path / "more_clusters.yaml"
+    release.write_text(yaml.safe_dump({"min_clusters": 30, "regression": {"margin": 0.2}}), encoding="utf-8")
+    assert main(["compare", str(runs["base"]), str(runs["same"]), "--release", str(release)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    cmp = op.compare(runs["base"], runs["same"], release=release)
+    assert cmp.verdict == "INSUFFICIENT_EVIDENCE" and cmp.table["reason"].iloc[0].startswith("too_few_clusters")
+    # nothing changed in 24 singleton clusters: ± the Clopper–Pearson upper bound of 0 of 24, all above -0.2
+    bound = beta.ppf(0.975, 1, 24)  # 1 - 0.025 ** (1 / 24) = 0.1425
+    assert cmp.table["ci_low"].iloc[0] == pytest.approx(-bound, abs=1e-9) and -bound > -0.2
+    header = next(line for line in lines if line.startswith("criterion")).split()
+    row = next(line for line in lines if line.startswith("the_answer_is_exactly")).split()
+    assert [row[header.index("ci_low")], row[header.index("ci_high")]] == [f"{-bound:.3f}", f"{bound:.3f}"]
+    assert any(line.startswith("the_answer_is_exactly_what_the_case_expects: too_few_clusters;") for line in lines)
+    assert lines[-1] == "compare: INSUFFICIENT_EVIDENCE - exit 1: not decided: too_few_clusters"
+    assert max(len(line) for line in lines) <= 100, [line for line in lines if len(line) > 100]

@@ -92,6 +92,32 @@ def test_gate_on_a_suite_folder_uses_its_latest_run(make_suite, capsys: pytest.C
     assert lines[-1].startswith("gate: BLOCK — exit 1: 1 criterion FAIL")
 
 
+def test_gate_on_a_suite_folder_refuses_when_a_run_cannot_be_read(make_suite,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """A run folder whose manifest cannot be read may be the latest run: no falling back to an older one.
+
+    Before, the unreadable (latest, failing) run was skipped and the older run that passes was gated: exit 0,
+    where gating the latest run by its directory exits 2.
+    """
+    folder = make_suite(CASES, evaluators=EVALUATORS, release=RELEASE)
+    first = op.run(folder, progress=False).directory
+    wrong = make_suite([{**c, "input": {**c["input"], "answer": "oops"}} for c in CASES], evaluators=EVALUATORS,
+                       release=RELEASE)
+    (folder / "cases.jsonl").write_bytes((wrong / "cases.jsonl").read_bytes())  # the next run answers wrong
+    second = op.run(folder, progress=False).directory
+    assert main(["gate", str(first)]) == 0 and main(["gate", str(second)]) == 1
+    manifest = second / "manifest.json"
+    manifest.write_text(manifest.read_text(encoding="utf-8")[:100], encoding="utf-8")  # a torn copy
+    capsys.readouterr()
+    assert main(["gate", str(second)]) == 2
+    assert main(["gate", str(folder)]) == 2
+    _, err = _out(capsys)
+    assert err.count("\n") == 2 and "Traceback" not in err
+    assert err.splitlines()[-1].startswith(f"oloproof: error: {folder}: cannot tell which run is the latest, as one "
+                                           f"run folder cannot be read ({manifest}: not valid JSON")
+    assert err.splitlines()[-1].endswith("; give the run directory instead")
+
+
 def test_run_on_a_file_says_it_wants_a_suite_folder(make_suite, capsys: pytest.CaptureFixture[str]) -> None:
     folder = make_suite(CASES, evaluators=EVALUATORS)
     assert main(["run", str(folder / "oloproof.yaml")]) == 2

@@ -110,7 +110,9 @@ class Gate(_gate.Gate):
             if hasattr(r, "noop_rate"):  # given a baseline
                 noop = "n/a" if math.isnan(r.noop_rate) else f"{r.noop_rate:.3f}"
                 idle = f" noop={noop}" + (" (passes when idle)" if r.passes_when_idle else "")
-            lines.append(f"  {r.verdict:22} {r.criterion}{thr}: {rate} n={r.n}{idle} {r.reason}")
+            how = "" if getattr(r, "reduce", "mean") in ("mean", "") else f" ({r.reduce})"  # n counts cases then
+            mark = " (vacuous)" if getattr(r, "vacuous", False) else ""
+            lines.append(f"  {r.verdict:22} {r.criterion}{how}{mark}{thr}: {rate} n={r.n}{idle} {r.reason}")
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:

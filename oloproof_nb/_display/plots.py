@@ -143,8 +143,10 @@ def gate(g: Any, ax: Axes | None = None) -> Axes:
     colours = [colour(v) for v in table["verdict"]]
     notes = [f"{r.passed}/{r.n}  {r.verdict}" for r in table.itertuples(index=False)]
     reduce = table["reduce"] if "reduce" in table.columns else pd.Series("mean", index=table.index)
-    names = [c if r in ("mean", "") or not isinstance(r, str) else f"{c} ({r})"  # a reduced criterion says how
-             for c, r in zip(table["criterion"], reduce, strict=True)]
+    vacuous = table["vacuous"] if "vacuous" in table.columns else pd.Series(False, index=table.index)
+    names = [(c if r in ("mean", "") or not isinstance(r, str) else f"{c} ({r})")  # a reduced criterion says how
+             + (" (vacuous)" if isinstance(v, (bool, np.bool_)) and v else "")  # as the report marks it
+             for c, r, v in zip(table["criterion"], reduce, vacuous, strict=True)]
     _interval_rows(ax, table, names, colours, table["threshold"], "threshold", notes, "no rows")
     lows = pd.concat([table["ci_low"], table["threshold"]]).astype(float)
     _rate_axis(ax, "x", float(lows.min()) if lows.notna().any() else 0.0)
@@ -324,7 +326,8 @@ def compare(cmp: Any, ax: Axes | None = None) -> Axes:
     conf = f"{release.confidence:.0%} " if release is not None else ""
     ax.set_xlabel(f"difference in pass rate, candidate − base, with its paired {conf}interval")
     verdict = getattr(cmp, "verdict", None) if is_cmp else None
-    title = "Candidate vs base" + (f": {verdict}" if verdict else "")
+    reason = getattr(cmp, "reason", "") if is_cmp else ""  # why, when no criterion says (a run that did not finish)
+    title = "Candidate vs base" + (f": {verdict}" if verdict else "") + (f" ({reason})" if reason else "")
     ax.set_title(title, loc="left", fontweight="bold", color=colour(verdict) if verdict else _INK)
     handles = [Line2D([], [], marker="o", ls="", color=colour(v), label=v.replace("_", " ").lower())
                for v in _COMPARE_VERDICTS if v in set(table["verdict"])]

@@ -19,7 +19,7 @@ from .._analysis.gate import Gate
 from .markdown import terminal_text, text_table
 from .theme import fmt_number
 
-__all__ = ["WIDTH", "gate_table_text", "exit_line", "fit"]
+__all__ = ["WIDTH", "gate_table_text", "exit_line", "fit", "reason_lines"]
 
 #: Characters per line of the narrow table.
 WIDTH = 100
@@ -59,12 +59,23 @@ def _narrow(table: pd.DataFrame, confidence: float) -> tuple[list[str], list[lis
 _PLAIN = frozenset({"ci_low_at_or_above_threshold", "ci_low_above_threshold", "ci_high_below_threshold"})
 
 
-def _reason_lines(table: pd.DataFrame, width: int) -> list[str]:
-    """``criterion: reason`` under the table, wrapped to ``width``, for every reason that says more than the verdict."""
+#: What a vacuous criterion's reason line starts with (the finding itself is the warning on stderr).
+VACUOUS = "vacuous: it cannot fail as configured"
+
+
+def reason_lines(table: pd.DataFrame, width: int, plain: frozenset[str] = _PLAIN) -> list[str]:
+    """``criterion: reason`` under a gate (or compare) table, wrapped to ``width``, for every reason that says more
+    than the verdict (``plain``: the reasons that only restate it).
+
+    A criterion marked ``vacuous`` (a check that cannot fail) always gets a line, starting with :data:`VACUOUS`,
+    as the report marks it ``(vacuous)``: its PASS says nothing about the agent.
+    """
     lines: list[str] = []
     for r in table.itertuples():
         reason = str(r.reason)
-        if reason and reason not in _PLAIN:
+        if bool(getattr(r, "vacuous", False)):
+            reason = "; ".join(part for part in (VACUOUS, reason) if part)
+        if reason and reason not in plain:
             lines += textwrap.wrap(terminal_text(f"{r.criterion}: {reason}"), width, subsequent_indent="    ",
                                    break_long_words=True, break_on_hyphens=False)
     return lines
@@ -90,7 +101,7 @@ def gate_table_text(g: Gate, *, wide: bool = False, width: int = WIDTH) -> str:
         room = max(max((len(row[i]) for row in rows), default=0) - excess, least)
         for row in rows:
             row[i] = fit(row[i], room)
-    return "\n".join([text_table(rows, headers), *_reason_lines(g.table, width)])
+    return "\n".join([text_table(rows, headers), *reason_lines(g.table, width)])
 
 
 def _widest(text: str) -> int:
@@ -100,7 +111,10 @@ def _widest(text: str) -> int:
 def exit_line(g: Gate) -> str:
     """``gate: PASS — exit 0: …`` or ``gate: BLOCK — exit 1: …``: the verdict and why the command exits so."""
     if g.verdict == "PASS":
-        return f"gate: PASS — exit 0: all {int((g.table['verdict'] != 'REPORT_ONLY').sum())} gated criteria pass"
+        gated = g.table[g.table["verdict"] != "REPORT_ONLY"]
+        vacuous = int(gated["vacuous"].astype(bool).sum()) if "vacuous" in gated.columns else 0
+        return (f"gate: PASS — exit 0: all {len(gated)} gated criteria pass"
+                + (f" ({vacuous} of them vacuous: cannot fail as configured)" if vacuous else ""))
     if g.reason:
         return f"gate: BLOCK — exit 1: {g.reason}"
     counts = g.blocking["verdict"].value_counts()

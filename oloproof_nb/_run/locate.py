@@ -23,7 +23,9 @@ def latest_run_dir(suite_folder: str | Path) -> Path:
     Raises
     ------
     RunDirError
-        The suite folder holds no run yet.
+        The suite folder holds no run yet, or a run folder's manifest cannot be read: that run may be the
+        latest (its start time is in the manifest), and gating the latest readable run instead would give a
+        release decision about an older run — a PASS where the latest run would be refused.
     """
     runs = Path(suite_folder) / "runs"
     found = []
@@ -31,8 +33,9 @@ def latest_run_dir(suite_folder: str | Path) -> Path:
         if (child / MANIFEST).is_file():
             try:
                 started = read_manifest(child).started_at
-            except RunDirError:
-                continue  # not a readable run: never the one to gate
+            except RunDirError as exc:
+                raise RunDirError(f"{suite_folder}: cannot tell which run is the latest, as one run folder cannot "
+                                  f"be read ({exc}); give the run directory instead") from exc
             found.append((str(started), child.name, child))
     if not found:
         raise RunDirError(f"{suite_folder}: a suite folder with no run in {runs} yet; run it first "

@@ -78,3 +78,29 @@ def test_plot(cmp: op.Comparison) -> None:
     assert ax2.get_title(loc="left") == "Candidate vs base"
     with pytest.raises(op.OloproofError, match="plots.compare: the table has no column 'difference'"):
         op.plots.compare(cmp.table.drop(columns=["difference"]))
+
+
+def test_the_plot_title_says_why_when_no_criterion_does(make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    """A candidate that did not finish: every row NO_REGRESSION, the comparison INSUFFICIENT_EVIDENCE.
+
+    The repr, the HTML and ``oloproof compare`` say why (``cmp.reason``); the plot's title said only
+    INSUFFICIENT_EVIDENCE above rows that all read NO_REGRESSION (the gate's plot gives its reason).
+    """
+    import json
+    import shutil
+
+    cases = [{"id": f"c{i:02d}", "input": {"tag": f"c{i:02d}", "answer": "ok"}, "expected": {"answer": "ok"}}
+             for i in range(24)]
+    root = make_suite(cases, evaluators=[{"type": "answer_matches"}], release={"regression": {"margin": 0.5}})
+    suite = op.load_suite(root)
+    base = op.run(suite, system=lambda: Answerer(), out=tmp_path / "b", progress=False)
+    shutil.copytree(base.directory, tmp_path / "partial", ignore=shutil.ignore_patterns("frames"))
+    manifest = json.loads((tmp_path / "partial" / "manifest.json").read_text(encoding="utf-8"))
+    del manifest["finished_at"]
+    (tmp_path / "partial" / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    cmp = op.compare(base.directory, tmp_path / "partial")
+    assert cmp.verdict == "INSUFFICIENT_EVIDENCE" and list(cmp.table["verdict"]) == ["NO_REGRESSION"]
+    assert cmp.reason.startswith(f"the candidate run {cmp.candidate.run_id}: unfinished: ")
+    title = op.plots.compare(cmp).get_title(loc="left")
+    assert title == f"Candidate vs base: INSUFFICIENT_EVIDENCE ({cmp.reason})"
+    assert repr(cmp).startswith(f"Comparison: INSUFFICIENT_EVIDENCE ({cmp.reason})")

@@ -75,3 +75,28 @@ def test_exit_lines() -> None:
     assert exit_line(_gate([ROWS[3], ROWS[3]], "PASS")) == "gate: PASS — exit 0: all 2 gated criteria pass"
     assert exit_line(_gate([ROWS[4]], "BLOCK", reason="no_criteria: nothing was gated")) == (
         "gate: BLOCK — exit 1: no_criteria: nothing was gated")
+
+
+def test_a_vacuous_criterion_is_named_under_the_table_and_in_the_exit_line() -> None:
+    """A PASS that rests on a check that cannot fail: the report writes ``(vacuous)`` beside it, the
+    terminal's stdout said nothing (only a warning on stderr, which a CI log may drop)."""
+    rows = [{"criterion": "other_order_untouched", "vacuous": True}, {"criterion": "answer_matches"}]
+    g = _gate(rows, "PASS")
+    lines = gate_table_text(g).splitlines()
+    assert "other_order_untouched: vacuous: it cannot fail as configured; ci_low_at_or_above_threshold" in lines
+    assert not any(line.startswith("answer_matches:") for line in lines)  # its reason only restates PASS
+    assert exit_line(g) == ("gate: PASS — exit 0: all 2 gated criteria pass (1 of them vacuous: cannot fail as "
+                            "configured)")
+    assert exit_line(_gate([rows[1]], "PASS")) == "gate: PASS — exit 0: all 1 gated criteria pass"
+
+
+def test_the_gate_repr_names_a_reduction_and_a_vacuous_check() -> None:
+    """The repr's n counts cases for a pass^k criterion: it says so, as the plot, the report and the CLI do."""
+    from oloproof_nb._display.notebook import Gate as NotebookGate
+
+    rows = [{"criterion": "answer_matches", "reduce": "pass^3", "n": 24},
+            {"criterion": "other_order_untouched", "vacuous": True}]
+    lines = repr(NotebookGate.of(_gate(rows, "PASS"))).splitlines()
+    assert lines[1].split(":")[0].split(maxsplit=1)[1] == "answer_matches (pass^3) ≥ 0.9"
+    assert " n=24 " in lines[1]
+    assert lines[2].split(":")[0].split(maxsplit=1)[1] == "other_order_untouched (vacuous) ≥ 0.9"
