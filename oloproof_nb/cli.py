@@ -142,8 +142,9 @@ def _is_inspect_source(path: Path) -> bool:
     """An Inspect AI log, or a folder holding one and no run manifest."""
     from ._analysis.inspect_log import is_inspect_log
 
-    if path.is_file():  # a run is a folder: a log's suffix is enough for from_inspect to say what is wrong
-        return path.suffix in (".eval", ".json") or is_inspect_log(path)
+    if path.exists() and not path.is_dir():  # a run is a folder: a log's suffix is enough for from_inspect to say
+        # what is wrong (a FIFO named x.eval: "not a regular file", never opened)
+        return path.suffix in (".eval", ".json") or (path.is_file() and is_inspect_log(path))
     if not path.is_dir() or (path / "manifest.json").exists():
         return False
     return any(f.suffix == ".eval" or (f.suffix == ".json" and is_inspect_log(f)) for f in path.rglob("*"))

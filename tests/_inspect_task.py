@@ -19,6 +19,17 @@ s4        the tool raises: the sample errors         none         none          
 Metadata ``topic``: s1, s2 billing; 3, s4 shipping. The eval runs with ``fail_on_error=False``, so
 the log finishes (status ``success``) with s4's two epochs errored. The same log is also written as
 ``.json`` into JSON_DIR.
+
+``python tests/_inspect_task.py --tagged LOG_DIR``: an ``eval_set`` (so LOG_DIR also holds Inspect's
+``logs.json`` and ``eval-set.json``) of a task of six samples ``t0`` … ``t5`` (metadata ``topic``: A for
+t0-t2, B for t3-t5) over three epochs, whose solver rewrites its metadata each epoch (``topic`` becomes
+``A/1``, ``A/2`` …, and ``tag`` the epoch), as a solver may: the log's sample metadata is the final
+state's, the dataset's is in the sample's ``sample_init`` event. Scorer ``tagged_ok``: C, except t5 (I in
+every epoch).
+
+``python tests/_inspect_task.py --values LOG_DIR``: a task whose scorer ``given`` returns each sample's
+``metadata["value"]`` as the score value (``VALUES``: letter codes in other cases and with spaces, the
+words, numbers and numeric strings), with Inspect's ``accuracy`` metric.
 """
 
 from __future__ import annotations
@@ -28,12 +39,12 @@ import re
 import sys
 from pathlib import Path
 
-from inspect_ai import Task
+from inspect_ai import Task, eval_set
 from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import Sample
 from inspect_ai.log import read_eval_log, write_eval_log
 from inspect_ai.model import ChatMessageSystem, ChatMessageTool, ModelOutput, ModelUsage, get_model
-from inspect_ai.scorer import Score, Target, match, mean, scorer
+from inspect_ai.scorer import Score, Target, accuracy, match, mean, scorer
 from inspect_ai.solver import Generate, TaskState, generate, solver, use_tools
 from inspect_ai.tool import tool
 from inspect_ai.util import store
@@ -117,5 +128,66 @@ def main(log_dir: str, json_dir: str) -> None:
     print(logs[0].location, logs[0].status)
 
 
+@solver
+def tag_metadata():  # type: ignore[no-untyped-def]
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        state.metadata["topic"] = f"{state.metadata['topic']}/{state.epoch}"
+        state.metadata["tag"] = state.epoch
+        return state
+
+    return solve
+
+
+@scorer(metrics=[mean()])
+def tagged_ok():  # type: ignore[no-untyped-def]
+    async def score(state: TaskState, target: Target) -> Score:
+        return Score(value="I" if state.sample_id == "t5" else "C")
+
+    return score
+
+
+def plain_policy(messages, tools, tool_choice, config):  # type: ignore[no-untyped-def]
+    out = ModelOutput.from_content("mockllm/model", "ok")
+    out.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+    return out
+
+
+def tagged(log_dir: str) -> None:
+    samples = [Sample(id=f"t{i}", input=f"Question {i}.", target="ok", metadata={"topic": "AB"[i // 3]})
+               for i in range(6)]
+    task = Task(dataset=samples, solver=[tag_metadata(), generate()], scorer=tagged_ok(), epochs=3,
+                name="tagged")
+    done, logs = eval_set(task, log_dir=log_dir, model=get_model("mockllm/model", custom_outputs=plain_policy),
+                          display="none", max_samples=8)
+    print(logs[0].location, done)
+
+
+#: Score values of the ``--values`` task, one sample each (``v0`` …).
+VALUES: list[object] = ["C", "c", " C", "C ", "I", "i", "P", "N", "yes", "Yes", "TRUE", " yes", "no", "False",
+                        1.0, 0.5, 1, True, False, "1.0", "0"]
+
+
+@scorer(metrics=[accuracy()])
+def given():  # type: ignore[no-untyped-def]
+    async def score(state: TaskState, target: Target) -> Score:
+        return Score(value=state.metadata["value"])
+
+    return score
+
+
+def values(log_dir: str) -> None:
+    samples = [Sample(id=f"v{i}", input=f"Question {i}.", target="ok", metadata={"value": value})
+               for i, value in enumerate(VALUES)]
+    task = Task(dataset=samples, solver=generate(), scorer=given(), name="values")
+    logs = inspect_eval(task, model=get_model("mockllm/model", custom_outputs=plain_policy), log_dir=log_dir,
+                        display="none", max_samples=8)
+    print(logs[0].location, logs[0].status)
+
+
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    if sys.argv[1] == "--tagged":
+        tagged(sys.argv[2])
+    elif sys.argv[1] == "--values":
+        values(sys.argv[2])
+    else:
+        main(sys.argv[1], sys.argv[2])

@@ -9,8 +9,10 @@ apply:
   ``error`` when the sample raised; ``timeout`` at a time or working-time limit; ``failed`` at any other
   limit, the limit named in ``error``), ``metadata`` the sample's; an Inspect run's cases also carry
   ``input`` and ``target``. ``digest`` is the **sample digest**: SHA-256 of the canonical JSON of
-  ``{id, input, target, metadata}`` (plus ``choices`` when the sample has them; message ids left out),
-  the same for every epoch, so ``op.compare`` pairs the samples of two logs of one dataset.
+  ``{id, input, target, metadata}`` (plus ``choices`` when the sample has them; message ids left out) of
+  the sample as the dataset gave it (its ``sample_init`` event: the log's ``metadata`` is the final task
+  state's, which a solver may change), the same for every epoch, so ``op.compare`` pairs the samples of
+  two logs of one dataset. ``metadata`` is the log's.
 - ``steps``: the messages the run added (assistant turns as ``message`` steps named after the model,
   each followed by its tool calls as ``tool_call`` steps with the arguments and the result; user
   messages a solver added as ``message`` steps); system messages and the input's messages are left out.
@@ -20,8 +22,9 @@ apply:
 - ``verdicts``: one criterion per scorer (evaluator ``inspect_scorer``), each score mapped by
   :func:`~oloproof_nb._core.scoremap.score_verdict` (see that module for the table and ``score_map``).
   A sample that raised is ``missing`` for every scorer.
-- ``cluster``: the value of a metadata key (``cluster="topic"``), or each sample its own cluster
-  (its epochs share it, so a log with epochs is clustered).
+- ``cluster``: the value of a metadata key (``cluster="topic"``; the dataset's value, else the log's, and
+  an error when a sample's epochs disagree), or each sample its own cluster (its epochs share it, so a
+  log with epochs is clustered).
 - ``snapshots`` and ``changes``, with ``state_key``: the final state is the sample store's value under
   that key (or, for an Inspect ``StoreModel``, the fields stored as ``<state_key>:<field>``); the
   initial state is that value right after the first store event that wrote it (the solver's set-up),
@@ -35,6 +38,7 @@ import ast
 import copy
 import json
 import math
+import re
 import zipfile
 from collections.abc import Iterable, Iterator
 from datetime import datetime
@@ -58,8 +62,8 @@ from .columns import FRAMES
 from .journal import Journal
 from .run import Run
 
-__all__ = ["from_inspect", "is_inspect_log", "inspect_log_files", "is_inspect_run", "sample_digest", "InspectScorer",
-           "INSPECT_EXTRA", "DEFAULT_SLICES"]
+__all__ = ["from_inspect", "is_inspect_log", "inspect_log_files", "is_inspect_run", "sample_digest", "dataset_sample",
+           "InspectScorer", "INSPECT_EXTRA", "DEFAULT_SLICES"]
 
 R = TypeVar("R", bound=Run)
 
@@ -68,6 +72,10 @@ INSPECT_EXTRA = "pip install 'oloproof_nb[inspect]'"
 DEFAULT_SLICES = ["tool_calls:1,2,4", "trajectory_length:2,4,8"]
 #: A ``.json`` log is recognised by these keys in its first bytes.
 _HEAD_BYTES = 65536
+#: A ``.json`` log's first key is ``version`` (Inspect writes ``EvalLog`` fields in order). Inspect's
+#: ``logs.json`` (the listing an ``eval_set`` writes beside its logs) holds ``"version"`` and ``"eval"``
+#: one level down, under each log's name: it is not a log.
+_JSON_LOG_START = re.compile(rb'\{\s*"version"\s*:')
 
 
 class InspectScorer(Evaluator):
@@ -122,7 +130,8 @@ def is_inspect_log(path: str | Path) -> bool:
     """Whether ``path`` is an Inspect AI log file, from its first bytes (inspect-ai is not imported).
 
     An ``.eval`` log is a zip archive holding ``header.json`` or ``_journal/start.json``; a ``.json``
-    log is a JSON object whose first bytes name ``"version"`` and ``"eval"``.
+    log is a JSON object whose first key is ``"version"`` and whose first bytes name ``"eval"`` (the
+    ``logs.json`` listing an ``eval_set`` writes is not one).
     """
     p = Path(path)
     if not p.is_file():
@@ -140,7 +149,7 @@ def is_inspect_log(path: str | Path) -> bool:
                 head = handle.read(_HEAD_BYTES).lstrip()
         except OSError:
             return False
-        return head.startswith(b"{") and b'"version"' in head and b'"eval"' in head
+        return _JSON_LOG_START.match(head) is not None and b'"eval"' in head
     return False
 
 
@@ -166,6 +175,9 @@ def inspect_log_files(path: str | Path) -> list[Path]:
         if not found:
             raise OloproofError(f"{p}: no Inspect AI log (.eval or .json) in this folder")
         return found
+    if p.exists():  # a FIFO, a socket, a device: never opened (reading a FIFO would wait for a writer)
+        raise OloproofError(f"{p}: not a regular file or folder; give an Inspect AI log (an .eval or .json file) "
+                            "or a folder of logs")
     raise OloproofError(f"{p}: no such file or folder")
 
 
@@ -179,12 +191,30 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def dataset_sample(sample: Any) -> Any:
+    """The sample as the dataset gave it: its ``sample_init`` event's ``sample``, else the log's sample.
+
+    A log's sample ``metadata`` is the task state's at the end, which a solver may change (differently in
+    each epoch); the ``sample_init`` event holds the dataset's.
+    """
+    for event in getattr(sample, "events", None) or []:
+        if getattr(event, "event", None) == "sample_init":
+            given = getattr(event, "sample", None)
+            return sample if given is None else given
+    return sample
+
+
 def sample_digest(sample: Any) -> str:
-    """The sample digest: SHA-256 of the canonical JSON of ``{id, input, target, metadata[, choices]}``."""
-    body = {"id": str(sample.id), "input": _plain(sample.input), "target": sample.target,
-            "metadata": sample.metadata or {}}
-    if getattr(sample, "choices", None):
-        body["choices"] = list(sample.choices)
+    """The sample digest: SHA-256 of the canonical JSON of ``{id, input, target, metadata[, choices]}``.
+
+    Of the sample as the dataset gave it (:func:`dataset_sample`), so every epoch has the same digest
+    whatever a solver wrote into the metadata.
+    """
+    given = dataset_sample(sample)
+    body = {"id": str(sample.id), "input": _plain(given.input), "target": given.target,
+            "metadata": given.metadata or {}}
+    if getattr(given, "choices", None):
+        body["choices"] = list(given.choices)
     return digest(body)
 
 
@@ -292,6 +322,7 @@ class _Reader:
         self.score_map, self.pass_threshold = score_map, pass_threshold
         self.criteria: dict[str, None] = {}
         self.seen: dict[tuple[str, int], Path] = {}
+        self.clusters: dict[str, tuple[str, int]] = {}  # per sample id: its cluster, and the epoch it came from
         self.store_keys: set[str] = set()
         self.unknown_initial: set[tuple[str, int]] = set()
 
@@ -304,12 +335,8 @@ class _Reader:
         metadata = dict(sample.metadata or {})
         if self.cluster is None:
             cluster = cid
-        elif self.cluster in metadata:
-            cluster = str(metadata[self.cluster])
         else:
-            keys = ", ".join(sorted(map(str, metadata))) or "(none)"
-            raise OloproofError(f"{file}: cluster={self.cluster!r}: sample {cid!r} has no such metadata key; "
-                                f"its metadata keys: {keys}")
+            cluster = self._cluster(file, cid, epoch, sample, metadata)
         status, error = _status(sample)
         started = _iso(getattr(sample, "started_at", None), created)
         case: dict[str, Any] = {"id": cid, "epoch": epoch, "input": {"input": _plain(sample.input)},
@@ -348,6 +375,29 @@ class _Reader:
                                "duration_s": _duration(sample), "trajectory": traj, "environment_state": env,
                                "verdicts": verdicts, "comparisons": [], "replays": [], "receipts": []}
         return rec  # type: ignore[return-value]
+
+    def _cluster(self, file: Path, cid: str, epoch: int, sample: Any, metadata: dict[str, Any]) -> str:
+        """The value of the ``cluster`` metadata key: the dataset's, else the log's (the same in every epoch).
+
+        Every epoch of a sample must fall in one cluster, or its correlated epochs would count as
+        independent clusters (a solver that rewrote the key in each epoch made six clusters of two topics).
+        """
+        given = dict(getattr(dataset_sample(sample), "metadata", None) or {})
+        key = str(self.cluster)
+        if key in given:
+            value = str(given[key])
+        elif key in metadata:
+            value = str(metadata[key])
+        else:
+            keys = ", ".join(sorted(map(str, {**given, **metadata}))) or "(none)"
+            raise OloproofError(f"{file}: cluster={key!r}: sample {cid!r} has no such metadata key; "
+                                f"its metadata keys: {keys}")
+        first = self.clusters.setdefault(cid, (value, epoch))
+        if first[0] != value:
+            raise OloproofError(f"{file}: cluster={key!r}: sample {cid!r} has {key} {first[0]!r} in epoch "
+                                f"{first[1]} but {value!r} in epoch {epoch} (a solver set it); cluster on a "
+                                "metadata key that is the same in every epoch of a sample")
+        return value
 
     def missing_rows(self, records: list[CaseRecord], scorers: list[list[str] | None]) -> None:
         """Every scorer of a sample's log gets a row for it: a sample it did not score (it raised) is ``missing``.

@@ -12,7 +12,7 @@ score value            verdict       why
 ``"N"`` (NOANSWER)     ``fail``      no answer is the system's failure, not a missing measurement
 ``True`` / ``False``   pass / fail
 a number               pass when ≥ ``pass_threshold`` (default 1), else fail; NaN is ``missing``
-``"yes"``/``"true"``   ``pass``      (case and surrounding space ignored, as Inspect reads them)
+``"yes"``/``"true"``   ``pass``      in any case, as Inspect's ``value_to_float`` reads them
 ``"no"``/``"false"``   ``fail``
 anything else          ``missing``   a dict, a list, another string: map it with ``score_map``
 no score               ``missing``   the scorer did not score the sample (or the sample raised)
@@ -22,6 +22,10 @@ no score               ``missing``   the scorer did not score the sample (or the
 makes partial credit pass; keys are compared as given, strings also stripped and upper-cased for the
 letter codes), or a callable ``f(value) -> verdict`` (``"pass"``/``"fail"``/``"missing"``, a bool, or
 None for missing) replaces the table.
+
+The default table reads strings exactly as Inspect's own metrics do (``inspect_ai.scorer.value_to_float``):
+the letter codes only as written (``"c"`` or ``" C"`` is not ``CORRECT``: Inspect's accuracy counts it 0),
+the words in any case but without surrounding space. A string Inspect would count 0 is never a pass here.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ ScoreMap = Mapping[Any, Any] | Callable[[Any], Any]
 
 #: Inspect's letter codes (``inspect_ai.scorer``: CORRECT, INCORRECT, PARTIAL, NOANSWER).
 DEFAULT_SCORE_MAP: dict[str, Verdict] = {"C": "pass", "I": "fail", "P": "fail", "N": "fail"}
-_WORDS: dict[str, Verdict] = {"YES": "pass", "TRUE": "pass", "NO": "fail", "FALSE": "fail"}
+_WORDS: dict[str, Verdict] = {"yes": "pass", "true": "pass", "no": "fail", "false": "fail"}
 _VERDICTS = ("pass", "fail", "missing")
 
 
@@ -108,8 +112,8 @@ def score_verdict(value: Any, score_map: ScoreMap | None = None, pass_threshold:
     (('pass', ''), ('fail', "score 'P'"), ('fail', 'score 0.5'))
     >>> score_verdict(0.5, pass_threshold=0.5)[0], score_verdict("P", {"P": "pass"})[0]
     ('pass', 'pass')
-    >>> score_verdict({"a": 1})[0]
-    'missing'
+    >>> score_verdict({"a": 1})[0], score_verdict("c")[0], score_verdict("Yes")[0]
+    ('missing', 'missing', 'pass')
     """
     shown = repr(value)
     shown = shown if len(shown) <= 80 else shown[:79] + "…"
@@ -137,7 +141,6 @@ def _default(value: Any, pass_threshold: float) -> Verdict | None:
         if math.isnan(value):
             return "missing"
         return "pass" if value >= pass_threshold else "fail"
-    if isinstance(value, str):
-        key = value.strip().upper()
-        return DEFAULT_SCORE_MAP.get(key) or _WORDS.get(key)
+    if isinstance(value, str):  # as value_to_float: the codes as written, the words lower-cased, nothing stripped
+        return DEFAULT_SCORE_MAP.get(value) or _WORDS.get(value.lower())
     return None

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -318,3 +319,155 @@ def test_core_import_does_not_load_inspect() -> None:
     code = "import sys, oloproof_nb; print(sorted(m for m in sys.modules if m.startswith(('inspect_ai', 'jsonpatch'))))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+@pytest.fixture(scope="module")
+def tagged(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder of an ``eval_set`` whose solver rewrites each sample's metadata per epoch (tests/_inspect_task.py)."""
+    root = tmp_path_factory.mktemp("tagged")
+    env = {**os.environ, "INSPECT_DISPLAY": "none", "XDG_DATA_HOME": str(root / "xdg"), "NO_PROXY": "*"}
+    done = subprocess.run([sys.executable, str(TASK), "--tagged", str(root / "logs")], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return root / "logs"
+
+
+def _hand_count(folder: Path) -> tuple[list[Any], dict[str, str]]:
+    """The samples of the folder's one log (read_eval_log), and each sample's topic as its dataset gave it."""
+    from inspect_ai.log import read_eval_log
+
+    (file,) = sorted(folder.glob("*.eval"))
+    samples = list(read_eval_log(str(file)).samples or [])
+    topics = {}
+    for sample in samples:
+        (init,) = [e for e in sample.events if e.event == "sample_init"]
+        topics[str(sample.id)] = dict(init.sample.metadata or {})["topic"]
+    return samples, topics
+
+
+def test_an_eval_set_folder_reads_its_logs_not_its_listing(tagged: Path, tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """An eval_set writes logs.json beside its logs: each log's header under its file name, so its first bytes
+    name "version" and "eval". It was taken for a log, and every eval_set folder was refused (exit 2, "cannot
+    read this Inspect AI log")."""
+    assert (tagged / "logs.json").exists() and not is_inspect_log(tagged / "logs.json")
+    samples, _ = _hand_count(tagged)
+    run = op.from_inspect(tagged)
+    assert len(run.cases) == len(samples) == 18 and run.finished
+    passed = sum(s.scores["tagged_ok"].value == "C" for s in samples)
+    assert passed == 15 and (run.verdicts["verdict"] == "pass").sum() == passed
+    release = tmp_path / "release.yaml"
+    release.write_text("min_clusters: 2\nallow_approximate_methods: true\ncriteria: {tagged_ok: 0.1}\n",
+                       encoding="utf-8")
+    assert main(["gate", str(tagged), "--release", str(release)]) == 0  # 6 samples, 5 pass in every epoch
+    assert "gate: PASS" in capsys.readouterr().out
+    with pytest.raises(op.OloproofError, match="logs.json: not an Inspect AI log"):
+        op.from_inspect(tagged / "logs.json")
+
+
+def test_cluster_and_digest_are_the_datasets_whatever_a_solver_wrote(tagged: Path, tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """The solver rewrote ``topic`` in each epoch (A/1, A/2, A/3, ...): the log's metadata is the final state's.
+    ``cluster="topic"`` made 6 clusters of the 2 topics, each sample's three epochs in three clusters, and the
+    gate said PASS with min_clusters 3; every epoch had its own digest. Now the cluster and the digest are the
+    dataset's (the sample_init event): 2 clusters, too few, and one digest per sample."""
+    samples, topics = _hand_count(tagged)
+    assert {str(s.metadata["topic"]) for s in samples} == {"A/1", "A/2", "A/3", "B/1", "B/2", "B/3"}
+    assert sorted(set(topics.values())) == ["A", "B"]
+    (file,) = sorted(tagged.glob("*.eval"))
+    run = op.from_inspect(file, cluster="topic")
+    assert _by_case(run.cases, "cluster") == {(str(s.id), s.epoch): topics[str(s.id)] for s in samples}
+    shown: Any = _by_case(run.cases, "metadata")[("t0", 2)]
+    assert shown["topic"] == "A/2"  # the metadata shown is the log's
+    body = {"id": "t0", "input": "Question 0.", "target": "ok", "metadata": {"topic": "A"}}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    digests = _by_case(run.cases, "digest")
+    assert {digests[("t0", e)] for e in (1, 2, 3)} == {hashlib.sha256(text.encode()).hexdigest()}
+    assert len(set(digests.values())) == 6
+    release = {"criteria": {"tagged_ok": 0.5}, "min_clusters": 3, "allow_approximate_methods": True}
+    g = op.gate(run, release=release)
+    row = g.table.set_index("criterion").loc["tagged_ok"]
+    assert row["n_clusters"] == 2 and row["passed"] == 15 and row["n"] == 18
+    assert g.verdict == "BLOCK" and row["reason"] == "too_few_clusters"
+    path = tmp_path / "release.yaml"
+    path.write_text("min_clusters: 3\nallow_approximate_methods: true\ncriteria: {tagged_ok: 0.5}\n",
+                    encoding="utf-8")
+    assert main(["gate", str(file), "--release", str(path), "--cluster", "topic"]) == 1
+    capsys.readouterr()
+
+
+def test_a_cluster_key_that_differs_between_epochs_is_refused(tagged: Path, tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """The same log with its events left out (no sample_init event: only the final metadata is known): a
+    sample's epochs would fall in three clusters; one line naming the file, the sample and the values."""
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    (file,) = sorted(tagged.glob("*.eval"))
+    log = read_eval_log(str(file))
+    for sample in log.samples or []:
+        sample.events = []
+    bare = tmp_path / "bare.json"
+    write_eval_log(log, str(bare), format="json")
+    first = next(s for s in log.samples or [] if s.epoch == 1)
+    with pytest.raises(op.OloproofError, match=rf"bare.json: cluster='topic': sample '{first.id}' has topic "
+                                               rf"'{first.metadata['topic']}' in epoch 1 but '.*' in epoch [23]"):
+        op.from_inspect(bare, cluster="topic")
+    assert main(["gate", str(bare), "--cluster", "topic"]) == 2
+    assert "in epoch 1 but" in capsys.readouterr().err
+    assert len(op.from_inspect(bare).cases) == len(log.samples or [])  # each sample its own cluster: fine
+
+
+def test_ids_equal_as_text_in_one_log_and_a_fifo(logs: dict[str, Path], tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """A log edited so that sample 's1' has the id '3' beside the int id 3 (Inspect refuses such a dataset;
+    an edited or merged log may hold it): Inspect's reader yields one of them, so fewer samples than the
+    header counts, one line naming the file. A FIFO named like a log is never opened: one line, not "no such
+    file" (only the FIFO part is new)."""
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    log = read_eval_log(str(logs["json"]))
+    for sample in log.samples or []:
+        if sample.id == "s1":
+            sample.id = "3"
+    twice = tmp_path / "twice.json"
+    write_eval_log(log, str(twice), format="json")
+    assert {type(s.id) for s in read_eval_log(str(twice)).samples or [] if str(s.id) == "3"} == {int, str}
+    with pytest.raises(op.OloproofError, match=r"twice.json: its header counts 8 samples .* but 6 could be read"):
+        op.from_inspect(twice)
+    assert main(["gate", str(twice)]) == 2
+    fifo = tmp_path / "pipe.eval"
+    os.mkfifo(fifo)
+    with pytest.raises(op.OloproofError, match="pipe.eval: not a regular file"):
+        op.from_inspect(fifo)
+    capsys.readouterr()
+    assert main(["gate", str(fifo)]) == 2  # routed to the log reader, not "not a directory"
+    assert "pipe.eval: not a regular file or folder; give an Inspect AI log" in capsys.readouterr().err
+
+
+def test_score_strings_read_as_inspect_reads_them(tmp_path: Path) -> None:
+    """A scorer returned "c", " C", "C ", "i", " yes" (a grader's letter in lower case, a padded word). Inspect's
+    own metrics (value_to_float) count them 0: "c" is not CORRECT. oloproof stripped and upper-cased them, so
+    "c", " C" and "C " passed: 3 passes more than the log's own accuracy. Now a string never passes where Inspect
+    counts 0 (such a value is missing, and score_map={"c": "pass"} maps it)."""
+    from inspect_ai.log import read_eval_log
+    from inspect_ai.scorer import value_to_float
+
+    env = {**os.environ, "INSPECT_DISPLAY": "none", "XDG_DATA_HOME": str(tmp_path / "xdg"), "NO_PROXY": "*"}
+    done = subprocess.run([sys.executable, str(TASK), "--values", str(tmp_path / "logs")], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    (file,) = sorted((tmp_path / "logs").glob("*.eval"))
+    log = read_eval_log(str(file))
+    to_float = value_to_float()
+    inspect_says = {str(s.id): to_float((s.scores or {})["given"].value) for s in log.samples or []}
+    run = op.from_inspect(file)
+    verdict = _by_case(run.verdicts, "verdict")
+    assert len(verdict) == len(inspect_says) == 21
+    for cid, value in inspect_says.items():  # a pass only where Inspect counts 1; "1.0" (Inspect: 1) is missing
+        assert (verdict[(cid, 1)] == "pass") == (value == 1.0 and cid != "v19"), (cid, value)
+    assert sum(v == 1.0 for v in inspect_says.values()) == 8  # C, yes, Yes, TRUE, 1.0, 1, True, "1.0"
+    assert verdict[("v1", 1)] == verdict[("v2", 1)] == verdict[("v3", 1)] == "missing"  # "c", " C", "C "
+    table = op.gate(run, release={**LOOSE, "criteria": {"given": 0.0}}).table.set_index("criterion")
+    assert table.loc["given", "passed"] == 7 and table.loc["given", "n"] == 21
+    lenient = op.from_inspect(file, score_map={"c": "pass"})
+    assert _by_case(lenient.verdicts, "verdict")[("v1", 1)] == "pass"

@@ -10,7 +10,7 @@ from oloproof_nb._core.scoremap import check_score_map, score_verdict
 
 
 @pytest.mark.parametrize(("value", "verdict"), [
-    ("C", "pass"), ("I", "fail"), ("P", "fail"), ("N", "fail"), (" c ", "pass"),
+    ("C", "pass"), ("I", "fail"), ("P", "fail"), ("N", "fail"), (" c ", "missing"),
     (True, "pass"), (False, "fail"), (1, "pass"), (1.0, "pass"), (0.999, "fail"), (0, "fail"), (2.5, "pass"),
     (math.nan, "missing"), ("yes", "pass"), ("False", "fail"), ("maybe", "missing"), ({"a": 1}, "missing"),
     ([1], "missing"), (None, "missing"),
