@@ -85,7 +85,8 @@ def _parser() -> argparse.ArgumentParser:
     _inspect_options(gate)
 
     report = sub.add_parser("report", help="write the gate, validity, replay and slice tables with plots; exit 0")
-    report.add_argument("run_dir", help="a run directory (runs/<run_id>/), or an Inspect AI log or folder of logs")
+    report.add_argument("run_dir", help="a run directory (runs/<run_id>/), a suite folder (its latest run), "
+                        "or an Inspect AI log or folder of logs")
     report.add_argument("--out", required=True,
                         help="report.html (standalone, plots embedded) or report.md (plots in <stem>_files/)")
     report.add_argument("--release", help="another release.yaml to apply")
@@ -150,10 +151,15 @@ def _is_inspect_source(path: Path) -> bool:
     return any(f.suffix == ".eval" or (f.suffix == ".json" and is_inspect_log(f)) for f in path.rglob("*"))
 
 
-def _load(args: argparse.Namespace) -> Run:
-    """The run at ``args.run_dir``: a run directory, or Inspect AI logs (read with --cluster, --state-key)."""
+def _load(args: argparse.Namespace, doing: str) -> Run:
+    """The run at ``args.run_dir``: a run directory, Inspect AI logs (read with --cluster, --state-key), or a
+    suite folder's latest run (``args.run_dir`` becomes it; stderr says so: ``oloproof: {doing} the latest …``)."""
     from ._display.notebook import from_inspect, load_run
+    from ._run.locate import is_suite_folder, latest_run_dir
 
+    if is_suite_folder(args.run_dir):
+        args.run_dir = str(latest_run_dir(args.run_dir))
+        print(f"oloproof: {doing} the latest run of the suite: {args.run_dir}", file=sys.stderr)
     path = Path(args.run_dir)
     if _is_inspect_source(path):
         return from_inspect(path, cluster=args.cluster, state_key=args.state_key)
@@ -401,12 +407,8 @@ def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, 
 def _cmd_gate(args: argparse.Namespace) -> int:
     """The gate of a stored run; an unfinished run is never a release decision (exit 2)."""
     from ._display.notebook import load_run
-    from ._run.locate import is_suite_folder, latest_run_dir
 
-    if is_suite_folder(args.run_dir):
-        args.run_dir = str(latest_run_dir(args.run_dir))
-        print(f"oloproof: gating the latest run of the suite: {args.run_dir}", file=sys.stderr)
-    result = _whole(_load(args), args.run_dir)
+    result = _whole(_load(args, "gating"), args.run_dir)
     idle = load_run(args.baseline) if args.baseline else None
     return _print_gate(result, args.release, wide=args.wide, baseline=idle)
 
@@ -533,7 +535,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     from ._display.report import write_report
 
     idle = load_run(args.baseline) if args.baseline else None
-    path = write_report(_load(args), args.out, release=args.release, baseline=idle)
+    path = write_report(_load(args, "reporting on"), args.out, release=args.release, baseline=idle)
     print(f"wrote {path}")
     return 0
 

@@ -205,12 +205,16 @@ def _header(run: Run, code: Callable[[str], str], plain: Callable[[str], str]) -
     """The title and the two header lines; ``code`` and ``plain`` escape a value from the run for the format."""
     status = run.cases["status"].value_counts().to_dict()
     counts = ", ".join(f"{k}: {v}" for k, v in status.items()) or "none"
-    ended = f"finished {run.manifest.finished_at}." if run.finished else "not finished."
+    members = run.runs
+    last = max(str(r.manifest.finished_at) for r in members) if run.finished else ""
+    ended = f"finished {last}." if run.finished else "not finished."
     epochs = run.epochs
+    pooled = f"{len(members)} runs pooled, {epochs} epochs in all" if len(members) > 1 else f"{epochs} epochs"
     size = (f"{run.n_cases} cases" if epochs == 1 else
-            f"{run.cases['case_id'].nunique()} cases, {run.n_cases} case runs ({epochs} epochs)")
+            f"{run.cases['case_id'].nunique()} cases, {run.n_cases} case runs ({pooled})")
+    started = min(str(r.manifest.started_at) for r in members)
     lines = [f"Run {code(run.run_id)} of suite {code(run.suite_name)}, system version {code(str(run.system_version))}.",
-             plain(f"{size} ({counts}); started {run.manifest.started_at}, {ended}")]
+             plain(f"{size} ({counts}); started {started}, {ended}")]
     return f"oloproof report — {run.suite_name}", lines
 
 

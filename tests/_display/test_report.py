@@ -313,3 +313,13 @@ def test_a_report_names_the_reduction_and_the_cases_a_slice_left_out(tmp_path: P
     assert re.search(r"^\| answer_matches \(pass\^3\) +\| +24 \|", text, re.M)  # the gate table
     assert re.search(r"^\| answer_matches \(pass\^3\) +\| 1\.000 ", text, re.M)  # the slice table
     assert "4 case(s) of answer_matches are in no pass^3 bin" in text
+
+
+def test_the_header_of_a_pooled_run_says_it_is_pooled(make_suite: Any, tmp_path: Path) -> None:
+    """Two 1-epoch runs pooled read "(2 epochs)" and gave the first run's times only."""
+    root = make_suite([{"id": f"c{i}", "input": {"tag": str(i)}, "expected": {"answer": "ok"}} for i in range(3)],
+                      evaluators=[{"type": "answer_matches"}])
+    a, b = (op.run(op.load_suite(root), out=tmp_path / name, progress=False) for name in ("a", "b"))
+    text = write_report(op.load_runs([a.directory, b.directory]), tmp_path / "report.md").read_text(encoding="utf-8")
+    assert "3 cases, 6 case runs (2 runs pooled, 2 epochs in all)" in text
+    assert f"started {a.manifest.started_at}, finished {b.manifest.finished_at}." in text
