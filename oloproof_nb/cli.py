@@ -137,6 +137,9 @@ as a completion hook (Claude Code .claude/settings.json):
 def _inspect_options(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--cluster", help="an Inspect log: the sample metadata key whose value is the cluster")
     cmd.add_argument("--state-key", help="an Inspect log: the sample store key holding the world (snapshots, changes)")
+    cmd.add_argument("--pass-threshold", type=float, metavar="X",
+                     help="an Inspect log: a numeric score passes at or above X (default: 1, and a score outside "
+                          "[0, 1] is missing)")
 
 
 def _is_inspect_source(path: Path) -> bool:
@@ -152,7 +155,7 @@ def _is_inspect_source(path: Path) -> bool:
 
 
 def _load(args: argparse.Namespace, doing: str) -> Run:
-    """The run at ``args.run_dir``: a run directory, Inspect AI logs (read with --cluster, --state-key), or a
+    """The run at ``args.run_dir``: a run directory, Inspect AI logs (--cluster, --state-key, --pass-threshold), or a
     suite folder's latest run (``args.run_dir`` becomes it; stderr says so: ``oloproof: {doing} the latest …``)."""
     from ._display.notebook import from_inspect, load_run
     from ._run.locate import is_suite_folder, latest_run_dir
@@ -162,9 +165,10 @@ def _load(args: argparse.Namespace, doing: str) -> Run:
         print(f"oloproof: {doing} the latest run of the suite: {args.run_dir}", file=sys.stderr)
     path = Path(args.run_dir)
     if _is_inspect_source(path):
-        return from_inspect(path, cluster=args.cluster, state_key=args.state_key)
-    if args.cluster is not None or args.state_key is not None:
-        raise OloproofError(f"{path}: --cluster and --state-key apply to Inspect AI logs only; this is not one")
+        return from_inspect(path, cluster=args.cluster, state_key=args.state_key, pass_threshold=args.pass_threshold)
+    if (args.cluster, args.state_key, args.pass_threshold) != (None, None, None):
+        raise OloproofError(f"{path}: --cluster, --state-key and --pass-threshold apply to Inspect AI logs only; "
+                            "this is not one")
     return load_run(path)
 
 

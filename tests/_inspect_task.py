@@ -164,7 +164,7 @@ def tagged(log_dir: str) -> None:
 
 #: Score values of the ``--values`` task, one sample each (``v0`` …).
 VALUES: list[object] = ["C", "c", " C", "C ", "I", "i", "P", "N", "yes", "Yes", "TRUE", " yes", "no", "False",
-                        1.0, 0.5, 1, True, False, "1.0", "0"]
+                        1.0, 0.5, 1, True, False, "1.0", "0", 7, 2.5, -1]
 
 
 @scorer(metrics=[accuracy()])

@@ -317,7 +317,7 @@ class _Reader:
     """Turns the samples of the logs into case records."""
 
     def __init__(self, cluster: str | None, state_key: str | None, score_map: ScoreMap | None,
-                 pass_threshold: float) -> None:
+                 pass_threshold: float | None) -> None:
         self.cluster, self.state_key = cluster, state_key
         self.score_map, self.pass_threshold = score_map, pass_threshold
         self.criteria: dict[str, None] = {}
@@ -484,17 +484,19 @@ def _check_sample_count(file: Path, header: Any, read: int) -> None:
 
 
 def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str | None = None,
-                 score_map: ScoreMap | None = None, pass_threshold: float = 1.0, cls: type[R] = Run) -> R:  # type: ignore[assignment]
+                 score_map: ScoreMap | None = None, pass_threshold: float | None = None,
+                 cls: type[R] = Run) -> R:  # type: ignore[assignment]
     """Read an Inspect AI log (or a folder of logs) into a Run; see ``op.from_inspect``."""
     try:
         check_score_map(score_map)
     except ValueError as exc:
         raise OloproofError(str(exc)) from None
-    if not isinstance(pass_threshold, (int, float)) or isinstance(pass_threshold, bool) or math.isnan(pass_threshold):
+    if pass_threshold is not None and (not isinstance(pass_threshold, (int, float)) or isinstance(pass_threshold, bool)
+                                       or math.isnan(pass_threshold)):
         raise OloproofError(f"pass_threshold={pass_threshold!r}: give a number (a numeric score passes at or above it)")
     files = inspect_log_files(path)
     log = _inspect()
-    reader = _Reader(cluster, state_key, score_map, float(pass_threshold))
+    reader = _Reader(cluster, state_key, score_map, None if pass_threshold is None else float(pass_threshold))
     records: list[CaseRecord] = []
     scorers: list[list[str] | None] = []  # per record, the scorers its log declares
     tasks: dict[str, None] = {}

@@ -11,7 +11,8 @@ score value            verdict       why
 ``"P"`` (PARTIAL)      ``fail``      partly right is not right: a release criterion counts full passes
 ``"N"`` (NOANSWER)     ``fail``      no answer is the system's failure, not a missing measurement
 ``True`` / ``False``   pass / fail
-a number               pass when ≥ ``pass_threshold`` (default 1), else fail; NaN is ``missing``
+a number in [0, 1]      pass when ≥ ``pass_threshold`` (default 1: full marks), else fail; NaN ``missing``
+another number         ``missing`` unless ``pass_threshold`` is given (a rating out of 10 is not a 0–1 score)
 ``"yes"``/``"true"``   ``pass``      in any case, as Inspect's ``value_to_float`` reads them
 ``"no"``/``"false"``   ``fail``
 anything else          ``missing``   a dict, a list, another string: map it with ``score_map``
@@ -89,7 +90,8 @@ def _lookup(score_map: Mapping[Any, Any], value: Any) -> Verdict | None:
     return None
 
 
-def score_verdict(value: Any, score_map: ScoreMap | None = None, pass_threshold: float = 1.0) -> tuple[Verdict, str]:
+def score_verdict(value: Any, score_map: ScoreMap | None = None, pass_threshold: float | None = None
+                  ) -> tuple[Verdict, str]:
     """The verdict of one Inspect score value, and a reason (empty for a pass).
 
     Parameters
@@ -98,8 +100,10 @@ def score_verdict(value: Any, score_map: ScoreMap | None = None, pass_threshold:
         ``Score.value`` as stored in the log.
     score_map : mapping or callable, optional
         A mapping applied before the default table, or a function that replaces it (see the module).
-    pass_threshold : float
-        A numeric value passes when it is at or above this (default 1: full marks).
+    pass_threshold : float, optional
+        A numeric value passes when it is at or above this. Not given, a value in [0, 1] passes at 1 (full
+        marks) and any other number is ``missing``: on a scale the threshold cannot be guessed (a 1–10
+        rating of 2 would pass at 1).
 
     Returns
     -------
@@ -114,6 +118,8 @@ def score_verdict(value: Any, score_map: ScoreMap | None = None, pass_threshold:
     ('pass', 'pass')
     >>> score_verdict({"a": 1})[0], score_verdict("c")[0], score_verdict("Yes")[0]
     ('missing', 'missing', 'pass')
+    >>> score_verdict(7)[0], score_verdict(7, pass_threshold=7)[0]
+    ('missing', 'pass')
     """
     shown = repr(value)
     shown = shown if len(shown) <= 80 else shown[:79] + "…"
@@ -126,12 +132,21 @@ def score_verdict(value: Any, score_map: ScoreMap | None = None, pass_threshold:
     if score_map:
         verdict = _lookup(score_map, value)
     if verdict is None:
-        verdict = _default(value, pass_threshold)
+        if pass_threshold is None and _off_scale(value):
+            return "missing", (f"score {shown} is not in [0, 1]; say which scores pass with pass_threshold= "
+                               "(--pass-threshold)")
+        verdict = _default(value, 1.0 if pass_threshold is None else pass_threshold)
     if verdict is None:
         return "missing", f"score {shown} has no verdict; map it with score_map="
     if verdict == "missing":
         return "missing", f"score {shown}"
     return verdict, "" if verdict == "pass" else f"score {shown}"
+
+
+def _off_scale(value: Any) -> bool:
+    """A number (not a bool, not NaN) outside [0, 1]."""
+    return (isinstance(value, (int, float)) and not isinstance(value, bool) and not math.isnan(value)
+            and not 0 <= value <= 1)
 
 
 def _default(value: Any, pass_threshold: float) -> Verdict | None:

@@ -284,7 +284,7 @@ def load_runs(directories: list[str | Path]) -> Run:
 
 
 def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str | None = None,
-                 score_map: ScoreMap | None = None, pass_threshold: float = 1.0) -> Run:
+                 score_map: ScoreMap | None = None, pass_threshold: float | None = None) -> Run:
     """Read Inspect AI eval logs into a :class:`Run`, without running anything again.
 
     Parameters
@@ -302,8 +302,9 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
     score_map : mapping or callable, optional
         How score values map to verdicts, over the default table (``{"P": "pass"}``), or a function
         ``f(value) -> "pass" | "fail" | "missing" | bool | None`` that replaces it.
-    pass_threshold : float
-        A numeric score passes at or above this (default 1: full marks).
+    pass_threshold : float, optional
+        A numeric score passes at or above this. Not given, a score in [0, 1] passes at 1 (full marks)
+        and any other number is ``missing`` (a 1–10 rating of 2 must not pass at 1: say the cut).
 
     Returns
     -------
@@ -324,8 +325,9 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
     -----
     Default score mapping (see ``oloproof_nb._core.scoremap``): ``C`` pass; ``I``, ``P`` (partial)
     and ``N`` (no answer) fail; ``True``/``False`` pass/fail; a number passes at or above
-    ``pass_threshold``; ``"yes"``/``"true"`` pass, ``"no"``/``"false"`` fail; anything else, no
-    score, or a sample that raised: ``missing`` (never a pass).
+    ``pass_threshold`` (not given: 1, and a number outside [0, 1] is ``missing``); ``"yes"``/``"true"``
+    pass, ``"no"``/``"false"`` fail; anything else, no score, or a sample that raised: ``missing``
+    (never a pass).
 
     Examples
     --------

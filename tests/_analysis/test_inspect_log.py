@@ -444,7 +444,7 @@ def test_ids_equal_as_text_in_one_log_and_a_fifo(logs: dict[str, Path], tmp_path
     assert "pipe.eval: not a regular file or folder; give an Inspect AI log" in capsys.readouterr().err
 
 
-def test_score_strings_read_as_inspect_reads_them(tmp_path: Path) -> None:
+def test_score_strings_read_as_inspect_reads_them(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A scorer returned "c", " C", "C ", "i", " yes" (a grader's letter in lower case, a padded word). Inspect's
     own metrics (value_to_float) count them 0: "c" is not CORRECT. oloproof stripped and upper-cased them, so
     "c", " C" and "C " passed: 3 passes more than the log's own accuracy. Now a string never passes where Inspect
@@ -462,12 +462,23 @@ def test_score_strings_read_as_inspect_reads_them(tmp_path: Path) -> None:
     inspect_says = {str(s.id): to_float((s.scores or {})["given"].value) for s in log.samples or []}
     run = op.from_inspect(file)
     verdict = _by_case(run.verdicts, "verdict")
-    assert len(verdict) == len(inspect_says) == 21
+    assert len(verdict) == len(inspect_says) == 24
     for cid, value in inspect_says.items():  # a pass only where Inspect counts 1; "1.0" (Inspect: 1) is missing
         assert (verdict[(cid, 1)] == "pass") == (value == 1.0 and cid != "v19"), (cid, value)
     assert sum(v == 1.0 for v in inspect_says.values()) == 8  # C, yes, Yes, TRUE, 1.0, 1, True, "1.0"
     assert verdict[("v1", 1)] == verdict[("v2", 1)] == verdict[("v3", 1)] == "missing"  # "c", " C", "C "
     table = op.gate(run, release={**LOOSE, "criteria": {"given": 0.0}}).table.set_index("criterion")
-    assert table.loc["given", "passed"] == 7 and table.loc["given", "n"] == 21
+    assert table.loc["given", "passed"] == 7 and table.loc["given", "n"] == 24
     lenient = op.from_inspect(file, score_map={"c": "pass"})
     assert _by_case(lenient.verdicts, "verdict")[("v1", 1)] == "pass"
+    # 7, 2.5 and -1 are on some other scale: 7 and 2.5 passed at the default cut of 1 (a 1–10 rating of 2 passed)
+    assert [inspect_says[c] for c in ("v21", "v22", "v23")] == [7.0, 2.5, -1.0]
+    assert [verdict[(c, 1)] for c in ("v21", "v22", "v23")] == ["missing"] * 3
+    assert "score 7 is not in [0, 1]; say which scores pass with pass_threshold=" in _by_case(run.verdicts,
+                                                                                            "reason")[("v21", 1)]
+    cut = _by_case(op.from_inspect(file, pass_threshold=5).verdicts, "verdict")
+    assert [cut[(c, 1)] for c in ("v21", "v22", "v23", "v14")] == ["pass", "fail", "fail", "fail"]  # v14 is 1.0
+    assert main(["gate", str(file), "--pass-threshold", "5"]) == 1  # read with the cut; no criteria listed: BLOCK
+    (tmp_path / "empty").mkdir()
+    assert main(["gate", str(tmp_path / "empty"), "--pass-threshold", "5"]) == 2  # for Inspect logs only
+    assert "--cluster, --state-key and --pass-threshold apply to Inspect AI logs only" in capsys.readouterr().err

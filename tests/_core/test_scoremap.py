@@ -11,7 +11,8 @@ from oloproof_nb._core.scoremap import check_score_map, score_verdict
 
 @pytest.mark.parametrize(("value", "verdict"), [
     ("C", "pass"), ("I", "fail"), ("P", "fail"), ("N", "fail"), (" c ", "missing"),
-    (True, "pass"), (False, "fail"), (1, "pass"), (1.0, "pass"), (0.999, "fail"), (0, "fail"), (2.5, "pass"),
+    (True, "pass"), (False, "fail"), (1, "pass"), (1.0, "pass"), (0.999, "fail"), (0, "fail"),
+    (2.5, "missing"), (-1, "missing"), (1e9, "missing"),
     (math.nan, "missing"), ("yes", "pass"), ("False", "fail"), ("maybe", "missing"), ({"a": 1}, "missing"),
     ([1], "missing"), (None, "missing"),
 ])
@@ -22,6 +23,14 @@ def test_default_table(value: object, verdict: str) -> None:
 def test_threshold_boundary_is_a_pass() -> None:
     assert score_verdict(0.5, pass_threshold=0.5)[0] == "pass"
     assert score_verdict(0.4999, pass_threshold=0.5)[0] == "fail"
+
+
+def test_a_number_off_the_0_1_scale_needs_a_threshold() -> None:
+    """A 1–10 rating of 2 passed at the default cut of 1; the scale's ends 0 and 1 are still scores."""
+    assert score_verdict(2)[0] == "missing" and "pass_threshold=" in score_verdict(2)[1]
+    assert (score_verdict(0)[0], score_verdict(1)[0], score_verdict(1.0000001)[0]) == ("fail", "pass", "missing")
+    assert (score_verdict(7, pass_threshold=7)[0], score_verdict(6.99, pass_threshold=7)[0]) == ("pass", "fail")
+    assert score_verdict(7, {7: "fail"})[0] == "fail"  # a mapping still decides first
 
 
 def test_mapping_over_the_defaults_and_callable() -> None:
