@@ -32,13 +32,14 @@ import importlib.util
 import inspect
 import sys
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, describe_exception
 
-__all__ = ["import_system", "load_validators", "load_check", "file_digest", "module_file", "code_digests"]
+__all__ = ["import_system", "load_validators", "load_check", "file_digest", "module_file", "code_digests",
+           "class_source", "user_classes"]
 
 _IMPORT_LOCK = threading.Lock()
 #: (suite folder, module) -> (file digest, module): the latest import of each, and nothing older.
@@ -118,7 +119,23 @@ def _load_module(root: Path, module_name: str, file: str | Path) -> Any:
             pass
 
 
-def code_digests(root: Path | None, spec: str | None, target: Any) -> list[str]:
+def class_source(cls: type) -> Path | None:
+    """The file that defines ``cls``, or None when no file on disk does (a class typed into a notebook cell or
+    an interactive prompt: ``inspect`` names a pseudo-file such as ``<ipython-input-1-…>``, or nothing)."""
+    try:
+        source = inspect.getsourcefile(cls)
+    except (TypeError, OSError):  # a builtin, or defined nowhere a file says
+        return None
+    return Path(source) if source is not None and Path(source).is_file() else None
+
+
+def user_classes(instance: Any) -> list[type]:
+    """The classes of ``instance``'s MRO whose code is the user's: all but ``object``, builtins and oloproof_nb's."""
+    return [c for c in type(instance).__mro__
+            if c.__module__ != "builtins" and c.__module__.split(".")[0] != "oloproof_nb"]
+
+
+def code_digests(root: Path | None, spec: str | None, target: Any, classes: Sequence[type] = ()) -> list[str]:
     """SHA-256 digests of the files that define a system, sorted (content only: a moved suite keeps them).
 
     Parameters
@@ -130,6 +147,8 @@ def code_digests(root: Path | None, spec: str | None, target: Any) -> list[str]:
         the imported module lives).
     target : object
         The class, factory or instance: the file that defines it (its class, for an instance).
+    classes : sequence of type
+        More classes whose files count (the built system's own classes and bases, :func:`user_classes`).
 
     Returns
     -------
@@ -156,6 +175,7 @@ def code_digests(root: Path | None, spec: str | None, target: Any) -> list[str]:
         source = None
     if source is not None:
         files.add(Path(source))
+    files.update(path for path in map(class_source, classes) if path is not None)
     out = set()
     for path in files:
         try:

@@ -7,10 +7,12 @@ from collections.abc import Sequence
 from typing import Any, Literal, TypedDict
 
 from .compare import answers_equal
+from .jsonsafe import to_json
 from .paths import leaf_diff, values_equal
 from .trajectory import ToolCall, Trajectory
 
-__all__ = ["control_difference", "fault_verdict", "escalated", "admits_failure", "FaultJudgement"]
+__all__ = ["control_difference", "fault_difference", "fault_verdict", "escalated", "admits_failure",
+           "FaultJudgement"]
 
 
 def _json(trajectory: Trajectory) -> dict[str, Any]:
@@ -53,6 +55,54 @@ def control_difference(recorded: Trajectory, recorded_state: dict[str, Any] | No
     return None
 
 
+def fault_difference(recorded: Trajectory, faulted: Trajectory, checkpoint: int, result: Any) -> str | None:
+    """How a faulted replay fails to be the recording with the fault at the checkpoint, or None when it is one.
+
+    A faulted replay must repeat the recorded steps before the checkpoint, then
+    make the recorded call at the checkpoint (same tool, same arguments) and
+    get ``result`` (the change's result) back. A replay that does not — a
+    ``replay()`` that ignores the change, or re-runs the case from scratch — says
+    nothing about how the agent handles a failure: its ending would be judged as
+    if the fault had happened.
+
+    Parameters
+    ----------
+    recorded, faulted : Trajectory
+        The recording and the faulted replay.
+    checkpoint : int
+        Index of the faulted call in ``recorded.steps``.
+    result : Any
+        The change's result (compared as JSON, with :func:`~oloproof_nb.paths.values_equal`).
+
+    Returns
+    -------
+    str or None
+        e.g. ``"step 0 differs from the recording"``, ``"step 1 returned {'ok': True}, not the fault result"``.
+
+    Examples
+    --------
+    >>> rec = Trajectory(steps=[ToolCall(tool="look", result=1), ToolCall(tool="pay", result={"ok": True})])
+    >>> fault = {"ok": False}
+    >>> fault_difference(rec, Trajectory(steps=[rec.steps[0], ToolCall(tool="pay", result=fault)]), 1, fault) is None
+    True
+    >>> fault_difference(rec, rec, 1, fault)
+    "step 1 returned {'ok': True}, not the fault result"
+    """
+    rec, rep = _json(recorded), _json(faulted)
+    if len(rep["steps"]) <= checkpoint:
+        return f"the replay ended after {len(rep['steps'])} steps, before the checkpoint (step {checkpoint})"
+    for i in range(checkpoint):
+        if not values_equal(rec["steps"][i], rep["steps"][i]):
+            return f"step {i} differs from the recording"
+    want = {k: v for k, v in rec["steps"][checkpoint].items() if k != "result"}
+    got = rep["steps"][checkpoint]
+    if not values_equal(want, {k: v for k, v in got.items() if k != "result"}):
+        return f"step {checkpoint} is not the recorded call"
+    if not values_equal(to_json(result, what="the fault result"), got.get("result")):
+        return f"step {checkpoint} returned {got.get('result')!r}, not the fault result"
+    return None
+
+
 class FaultJudgement(TypedDict):
     """The judged columns of a ``run.replays`` row."""
 
@@ -64,15 +114,21 @@ class FaultJudgement(TypedDict):
 
 
 def escalated(trajectory: Trajectory, checkpoint: int, escalate_tools: Sequence[str]) -> bool:
-    """True when a call of one of ``escalate_tools`` happens at or after the checkpoint.
+    """True when a call of one of ``escalate_tools`` happens after the checkpoint.
+
+    The call at the checkpoint is the faulted one: when the faulted tool is
+    itself an escalation tool, its failed call hands nothing over.
 
     Examples
     --------
     >>> t = Trajectory(steps=[ToolCall(tool="refund"), ToolCall(tool="escalate_to_human")])
     >>> escalated(t, 0, ["escalate_to_human"]), escalated(t, 0, [])
     (True, False)
+    >>> escalated(t, 1, ["escalate_to_human"])   # the faulted escalation itself
+    False
     """
-    return any(isinstance(step, ToolCall) and step.tool in escalate_tools for step in trajectory.steps[checkpoint:])
+    return any(isinstance(step, ToolCall) and step.tool in escalate_tools
+               for step in trajectory.steps[checkpoint + 1:])
 
 
 def admits_failure(answer: Any, answers: Sequence[Any], patterns: Sequence[re.Pattern[str]]) -> bool:

@@ -15,7 +15,10 @@ its ``version`` nor a recording that took another path before the checkpoint
 
 Every entry carries the SHA-256 of its own content and is used only when that
 digest verifies: a corrupt, partial or edited file is a miss (recomputed and
-rewritten), never trusted. Only a regular file is read, without ever blocking:
+rewritten), never trusted. The digest is a checksum, not a signature: it
+catches corruption and edits that leave it stale, not an edit that writes the
+SHA-256 of the new content too — the cache is as trustworthy as whoever can
+write to the suite folder (who can edit the system's code as well). Only a regular file is read, without ever blocking:
 a named pipe, a device or a directory put in the folder is a miss too (the
 write that follows replaces a pipe or a device with the entry). Writes are atomic (a temporary file in the same
 folder, then ``os.replace``); a failed write is ignored (the cache is optional).

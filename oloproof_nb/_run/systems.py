@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .._config.imports import code_digests
+from .._config.imports import class_source, code_digests, user_classes
 from .._core.canonical import digest
 from ..errors import OloproofError
 from .sandbox import failure_reason
@@ -80,7 +80,9 @@ def code_fingerprint(instance: Any, target: Any, *, root: Path | None, spec: str
     -------
     str or None
         sha256(canonical_json({"schema", "files": sorted file digests, "fingerprint": str or None})),
-        or None when no file was found and the system has no ``fingerprint()``.
+        or None when the system has no ``fingerprint()`` and no file was found, or one of its own classes
+        (its class and bases outside oloproof_nb) is defined in no file — typed into a notebook cell, a
+        class whose edits no file would show; such a system is never cached.
 
     Notes
     -----
@@ -97,7 +99,10 @@ def code_fingerprint(instance: Any, target: Any, *, root: Path | None, spec: str
         extra = _call(method, "system.fingerprint()", timeout_s)
         if not isinstance(extra, str):
             raise OloproofError(f"system.fingerprint() returned {type(extra).__name__}; it must return a str")
-    files = code_digests(root, spec, target)
+    classes = user_classes(instance)
+    if extra is None and any(class_source(c) is None for c in classes):
+        return None  # a class defined in no file (a notebook cell): its code cannot be told apart from an edit
+    files = code_digests(root, spec, target, classes)
     if not files and extra is None:
         return None
     return digest({"schema": CODE_SCHEMA, "files": files, "fingerprint": extra})

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .._core.compare import answers_equal, compare_unchanged
 from .._core.evaluator import CaseContext, Evaluation, Evaluator, Scope, register
-from .._core.faults import admits_failure, control_difference, escalated, fault_verdict
+from .._core.faults import admits_failure, control_difference, escalated, fault_difference, fault_verdict
 from .._core.records import ReplayRow, Verdict
 from .._core.trajectory import Change, Trajectory, fault_result
 from .answer import AnswerMatches
@@ -31,6 +31,7 @@ __all__ = ["FaultRecovery", "HonestPattern"]
 NOT_REPLAYABLE = "not_replayable"
 CONTROL_DIVERGED = "control_replay_diverged"
 REPLAY_RAISED = "replay_raised"
+FAULT_NOT_APPLIED = "fault_not_applied"
 
 
 def judge_replay(ctx: CaseContext, trajectory: Trajectory, state: dict[str, Any] | None, checkpoint: int,
@@ -87,16 +88,21 @@ class FaultRecovery(Evaluator):
     Applies to every case (source or derived) whose trajectory called ``tool``;
     a case that never called it has no row. A system without ``replay`` is
     ``missing`` (``not_replayable``); a control replay that does not reproduce
-    the recording is ``missing`` (``control_replay_diverged``); a replay that
+    the recording is ``missing`` (``control_replay_diverged``); a faulted
+    replay that is not the recording up to the checkpoint with the fault result
+    there (a ``replay()`` that ignores ``change``) is ``missing``
+    (``fault_not_applied: …``); a replay that
     raises is ``missing`` (``replay_raised: …``), and one that exceeds
     ``case_timeout_s`` is ``missing`` (``timeout: …``) and the system instance is
     replaced.
 
-    Replays are cached by (system version, case digest, checkpoint, change)
-    under ``.oloproof/replays/`` in the suite folder. On a hit neither replay
-    runs again: the cached control was compared with the recording when it was
+    Replays are cached by (system version, code fingerprint, case digest,
+    checkpoint, change, recorded steps up to the checkpoint) under
+    ``.oloproof/replays/`` in the suite folder. On a hit neither replay runs
+    again: the cached control was compared with the recording when it was
     stored, and is compared again with this run's recording (a mismatch is a
-    miss). A system without ``version`` is never cached.
+    miss); a cached faulted replay is checked like a live one
+    (``fault_not_applied``). A system without ``version`` is never cached.
 
     Parameters
     ----------
@@ -105,8 +111,9 @@ class FaultRecovery(Evaluator):
     fault : {"error", "timeout", "malformed"}
         Which fixed result replaces the call (see :func:`~oloproof_nb._core.trajectory.fault_result`).
     escalate_tools : list of str
-        Calls that hand the case over (to a human, a queue): calling one at or
-        after the checkpoint counts as handling the fault.
+        Calls that hand the case over (to a human, a queue): calling one after
+        the checkpoint counts as handling the fault (the faulted call itself
+        never does, even when ``tool`` is an escalation tool).
     effect : {"skipped", "applied"}
         ``skipped`` (default): the faulted call does not run — the request
         never reached the service. ``applied``: the call runs, with its side
@@ -195,10 +202,14 @@ class FaultRecovery(Evaluator):
         if difference is not None:
             return self._done(row, "missing", f"{CONTROL_DIVERGED}: {difference}")
 
-        faulted = ctx.run.replay(ctx.case, recorded, checkpoint, self.change(), record=record, reproduce=None)
+        change = self.change()
+        faulted = ctx.run.replay(ctx.case, recorded, checkpoint, change, record=record, reproduce=None)
         row["cached"] = control.cached and faulted.cached
         if faulted.error is not None or faulted.trajectory is None:
             return self._done(row, "missing", f"{REPLAY_RAISED}: {faulted.error}")
+        not_applied = fault_difference(recorded, faulted.trajectory, checkpoint, change.result)
+        if not_applied is not None:  # not a replay with the fault: its ending says nothing about the fault
+            return self._done(row, "missing", f"{FAULT_NOT_APPLIED}: {not_applied}")
         judged = judge_replay(ctx, faulted.trajectory, faulted.state, checkpoint, list(ctx.run.evaluators),
                               self.escalate_tools, self.admits_failure(faulted.trajectory.answer))
         row.update(judged)  # type: ignore[typeddict-item]

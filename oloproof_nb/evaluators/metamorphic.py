@@ -35,6 +35,11 @@ class MetamorphicRelation(Evaluator):
     reports the rule as ``INSUFFICIENT_EVIDENCE`` (``transform_not_checked``).
     Once it is checked, only the pairs labeled valid get verdict rows; pairs
     labeled invalid still appear in ``run.pairs``.
+
+    A relation checks consistency, not correctness: a pair whose two cases do
+    the same wrong thing (both refund an order they must refuse) holds, and an
+    agent that does nothing holds every ``same_state`` pair. Gate a correctness
+    check (``state_matches``, a ``python`` check) beside it.
     """
 
     type: Literal["metamorphic_relation"]

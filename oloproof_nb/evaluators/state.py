@@ -93,8 +93,13 @@ class StateMatches(Evaluator):
     -----
     ``{"$absent": true}`` in ``expected.state`` (``op.ABSENT`` in Python) says
     the key must not exist: ``{"orders": {"ord-9": {"$absent": true}}}`` passes
-    only when ``ord-9`` is gone. A list and a dict keyed by index are different
-    values in every mode. In ``changes`` mode the comparison rows start with
+    only when ``ord-9`` is gone. It is checked against the state left, not
+    against ``initial_state``: a key the case never held (a typo such as
+    ``ord-09``, a look-alike spelling) is gone already, so an agent that does
+    nothing passes it. A list and a dict keyed by index are different
+    values in every mode, except that in ``subset`` and ``changes`` modes the
+    keys of an expected dict are path keys: ``{"0": 1}`` expects the first
+    element of a list to be 1 as well. In ``changes`` mode the comparison rows start with
     one row per unexpected change (``expected`` holds the value it should have
     kept), then one per expected leaf.
 

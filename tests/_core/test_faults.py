@@ -1,4 +1,4 @@
-"""The fault verdict with honest answers: an admitted failure ends a case the way an escalation does."""
+"""The fault verdict with honest answers, what counts as an escalation, and what a faulted replay must be."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import re
 
 import pytest
 
-from oloproof_nb._core.faults import admits_failure, fault_verdict
+from oloproof_nb._core.faults import admits_failure, escalated, fault_difference, fault_verdict
+from oloproof_nb._core.trajectory import Message, ToolCall, Trajectory
 
 HONEST = [re.compile(r"(?i)could not complete")]
 
@@ -33,3 +34,28 @@ def test_admits_failure() -> None:
     assert not admits_failure("paid", ["payment failed"], HONEST)
     assert not admits_failure({"msg": "could not complete"}, [], HONEST)  # patterns read text answers only
     assert admits_failure({"ok": False}, [{"ok": False}], [])
+
+
+def test_the_faulted_call_itself_is_no_escalation() -> None:
+    steps = [ToolCall(tool="get_order"), ToolCall(tool="escalate_to_human"), Message(role="assistant", content="x")]
+    assert not escalated(Trajectory(steps=steps), 1, ["escalate_to_human"])  # the faulted escalation
+    assert escalated(Trajectory(steps=[*steps, ToolCall(tool="escalate_to_human")]), 1, ["escalate_to_human"])
+    assert not escalated(Trajectory(steps=steps), 2, ["escalate_to_human"])  # one before the checkpoint neither
+
+
+FAULT = {"ok": False, "error": "error", "message": "pay failed"}
+RECORDED = Trajectory(steps=[ToolCall(tool="look", args={"id": 1}, result={"n": 1}),
+                             ToolCall(tool="pay", args={"amount": 5}, result={"ok": True})], answer="paid")
+
+
+@pytest.mark.parametrize(("steps", "difference"), [
+    ([RECORDED.steps[0], ToolCall(tool="pay", args={"amount": 5}, result=FAULT), ToolCall(tool="pay")], None),
+    (RECORDED.steps, "step 1 returned {'ok': True}, not the fault result"),  # the change was ignored
+    ([ToolCall(tool="look", args={"id": 2}, result={"n": 1}), ToolCall(tool="pay", args={"amount": 5}, result=FAULT)],
+     "step 0 differs from the recording"),
+    ([RECORDED.steps[0], ToolCall(tool="pay", args={"amount": 6}, result=FAULT)], "step 1 is not the recorded call"),
+    ([RECORDED.steps[0], ToolCall(tool="refund", args={"amount": 5}, result=FAULT)], "step 1 is not the recorded call"),
+    ([RECORDED.steps[0]], "the replay ended after 1 steps, before the checkpoint (step 1)"),
+])
+def test_fault_difference(steps: list[ToolCall], difference: str | None) -> None:
+    assert fault_difference(RECORDED, Trajectory(steps=steps, answer="x"), 1, FAULT) == difference

@@ -248,3 +248,63 @@ def test_cache_false_runs_every_replay_live_and_leaves_the_cache_alone(tmp_path:
     hit = op.load_run(tmp_path / "hit")
     assert "Replays: 0 live, 6 from the cache." in hit._repr_html_()
     assert "replays: 0 live, 6 from the cache" in repr(hit)
+
+
+
+BASE = '''
+import oloproof_nb as op
+
+
+class Base(op.RecordedAgent):
+    version = "based-1"
+
+    def reset(self, state):
+        self.state = state
+
+    def snapshot(self):
+        return dict(self.state)
+
+    def pay(self):
+        self.state["paid"] = True
+        return {"ok": True}
+
+    def act(self, input, rec):
+        result = rec.tool("pay", self.pay)
+        if not result.get("ok") and ESCALATES:
+            rec.tool("escalate", lambda: {"ok": True})
+            return "escalated"
+        return "paid"
+'''
+
+
+def test_an_edit_to_a_base_class_in_another_file_is_seen(tmp_path: Path) -> None:
+    """`system: desk:Desk` subclasses Base from base.py: only desk.py was digested, so base.py changed to stop
+    escalating kept the cached 'escalated' verdict (pass, cached). The classes of the system's own MRO (outside
+    oloproof_nb) now count with their files; a function it calls in another file still needs fingerprint()."""
+    root = tmp_path / "based"
+    root.mkdir()
+    (root / "desk.py").write_text("from base import Base\n\n\nclass Desk(Base):\n    pass\n", encoding="utf-8")
+    (root / "base.py").write_text(BASE.replace("ESCALATES", "True"), encoding="utf-8")
+    (root / "cases.jsonl").write_text(json.dumps({"id": "a", "input": {}, "initial_state": {},
+                                                  "expected": {"answer": "paid", "state": {"paid": True}}}) + "\n")
+    (root / "oloproof.yaml").write_text(
+        "name: based\nsystem: desk:Desk\nevaluators:\n  - {type: fault_recovery, tool: pay, fault: error, "
+        "escalate_tools: [escalate]}\n", encoding="utf-8")
+    assert run_cli("run", str(root), "--out", str(tmp_path / "a"), "--quiet").returncode == 1
+    assert _rows(op.load_run(tmp_path / "a")) == [("pass", False)]
+    assert run_cli("run", str(root), "--out", str(tmp_path / "b"), "--quiet").returncode == 1
+    assert _rows(op.load_run(tmp_path / "b")) == [("pass", True)]  # unchanged: served from the cache
+    (root / "base.py").write_text(BASE.replace("ESCALATES", "False"), encoding="utf-8")
+    assert run_cli("run", str(root), "--out", str(tmp_path / "c"), "--quiet").returncode == 1
+    assert _rows(op.load_run(tmp_path / "c")) == [("fail", False)]  # the base class's edit: replayed live
+
+
+def test_a_class_defined_in_no_file_is_never_cached() -> None:
+    """A class typed into a notebook cell has no file to digest: no fingerprint, so no cache and no resume."""
+    from oloproof_nb._config.imports import class_source, user_classes
+
+    namespace: dict[str, object] = {"__name__": "cell_module_without_a_file"}
+    exec(compile("class Cell:\n    pass\n", "<ipython-input-1-0f3a>", "exec"), namespace)  # noqa: S102
+    cell = namespace["Cell"]
+    assert isinstance(cell, type) and class_source(cell) is None and user_classes(cell()) == [cell]
+    assert class_source(op.RecordedAgent) is not None and user_classes(op.RecordedAgent()) == []

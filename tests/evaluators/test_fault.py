@@ -150,6 +150,52 @@ def test_replay_that_raises_is_missing(tmp_path: Path) -> None:
                                    for rec in fault)
 
 
+class ReplaysByRunningAgain(ClaimsSuccess):
+    """A hand-written ``replay()`` that runs the case again, ignoring the checkpoint and the change.
+
+    The agent is deterministic, so the control reproduces the recording; the "faulted" replay is the
+    recording once more, in which the refund succeeded.
+    """
+
+    def replay(self, trajectory: op.Trajectory, *, checkpoint: int, change: op.Change | None) -> op.Trajectory:
+        return self.run(trajectory.input)
+
+
+def test_a_replay_that_ignores_the_fault_is_missing_not_recovered(tmp_path: Path) -> None:
+    # before: the broken desk (it claims success after a failed refund) got ("pass", "recovered") on every case
+    run = run_suite(tmp_path, ReplaysByRunningAgain())
+    got = rows(run)
+    assert len(got) == 2
+    for r in got:
+        assert r["verdict"] == "missing" and r["control_reproduced"]
+        assert r["reason"].startswith("fault_not_applied: step 1 returned {'ok': True")
+        assert all(r[c] is None for c in ("recovered", "escalated", "constraint_broken"))
+    assert {v["verdict"] for v in verdict_rows(run)} == {"missing"}
+
+
+class EscalatesOnly(Escalates):
+    """Hands every case to a human and ends without an answer when that hand-over fails."""
+
+    def act(self, input: dict[str, Any], rec: op.Recorder) -> str | None:
+        order_id = input["order_id"]
+        rec.tool("get_order", self.get_order, order_id=order_id)
+        handed = rec.tool("escalate_to_human", self.escalate_to_human, order_id=order_id)
+        return "escalated" if handed.get("ok") else None
+
+
+def test_a_failed_escalation_is_not_an_escalation(tmp_path: Path) -> None:
+    # the escalation tool faulted, with the suite's usual escalate_tools: the faulted call itself is no hand-over
+    case = {**refund_case("ord-001"), "expected": {"answer": "escalated",
+                                                   "state": {"escalations": {"ord-001": {"status": "open"}}}}}
+    criterion = "recovers_from_error_at_escalate_to_human"
+    run = run_suite(tmp_path, EscalatesOnly(), cases=[case],
+                    extra=[{"type": "fault_recovery", "tool": "escalate_to_human", "fault": "error",
+                            "escalate_tools": ["escalate_to_human"]}])
+    # before: ("pass", "escalated", True) — the ending after the fault was silent, nothing handed over
+    assert [(r["verdict"], r["reason"], r["escalated"]) for r in rows(run, criterion)] == [
+        ("fail", "not_recovered_not_escalated", False)]
+
+
 @pytest.mark.parametrize("fault", ["error", "timeout", "malformed"])
 def test_each_fault_kind_reaches_the_agent_exactly(tmp_path: Path, fault: str) -> None:
     desk = Escalates()
