@@ -119,20 +119,31 @@ def _load_module(root: Path, module_name: str, file: str | Path) -> Any:
             pass
 
 
+#: ``type.__flags__`` bit of a class made at run time (every ``class`` statement); a type written in C is static.
+_HEAP_TYPE = 1 << 9
+
+
 def class_source(cls: type) -> Path | None:
-    """The file that defines ``cls``, or None when no file on disk does (a class typed into a notebook cell or
-    an interactive prompt: ``inspect`` names a pseudo-file such as ``<ipython-input-1-…>``, or nothing)."""
-    try:
-        source = inspect.getsourcefile(cls)
-    except (TypeError, OSError):  # a builtin, or defined nowhere a file says
-        return None
-    return Path(source) if source is not None and Path(source).is_file() else None
+    """The file that defines ``cls`` (its source, else the compiled module), or None when no file on disk does:
+    a class typed into a notebook cell or an interactive prompt, where ``inspect`` names a pseudo-file such as
+    ``<ipython-input-1-…>``, or nothing."""
+    for find in (inspect.getsourcefile, inspect.getfile):
+        try:
+            found = find(cls)
+        except (TypeError, OSError):  # defined nowhere a file says
+            continue
+        if found is not None and Path(found).is_file():
+            return Path(found)
+    return None
 
 
 def user_classes(instance: Any) -> list[type]:
-    """The classes of ``instance``'s MRO whose code is the user's: all but ``object``, builtins and oloproof_nb's."""
+    """The classes of ``instance``'s MRO whose code may be the user's: made at run time (not a static C type such
+    as ``object``), outside oloproof_nb and outside the interpreter's built-in modules (``_thread._local``:
+    their code changes with the interpreter)."""
     return [c for c in type(instance).__mro__
-            if c.__module__ != "builtins" and c.__module__.split(".")[0] != "oloproof_nb"]
+            if c.__flags__ & _HEAP_TYPE and c.__module__.split(".")[0] != "oloproof_nb"
+            and c.__module__ not in sys.builtin_module_names]
 
 
 def code_digests(root: Path | None, spec: str | None, target: Any, classes: Sequence[type] = ()) -> list[str]:

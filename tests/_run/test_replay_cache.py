@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from pathlib import Path
 
 import pytest
@@ -308,3 +309,7 @@ def test_a_class_defined_in_no_file_is_never_cached() -> None:
     cell = namespace["Cell"]
     assert isinstance(cell, type) and class_source(cell) is None and user_classes(cell()) == [cell]
     assert class_source(op.RecordedAgent) is not None and user_classes(op.RecordedAgent()) == []
+    # a base written in C (threading.local is _thread._local) has no source but is no user's code:
+    # left out, so such a system is still fingerprinted and cached
+    local = type("Local", (threading.local,), {})
+    assert user_classes(local()) == [local] and class_source(local) == Path(__file__)
