@@ -519,9 +519,11 @@ def _cmd_receipt(args: argparse.Namespace) -> int:
     try:
         receipt = verify_contract_file(Path(args.contract))
     except (ContractFileError, DigestKeyError) as exc:
+        # a contract file error names the file already; a missing key names the variable, so name the file too
+        message = str(exc) if isinstance(exc, ContractFileError) else f"{args.contract}: {exc}"
         if args.json:
-            print(json.dumps({"error": "contract error", "message": str(exc)}))
-        print(f"oloproof: error: contract error: {_one_line(str(exc))}", file=sys.stderr)
+            print(json.dumps({"error": "contract error", "message": message}))
+        print(f"oloproof: error: contract error: {_one_line(message)}", file=sys.stderr)
         return 2
     body = receipt.to_json_dict()
     print(json.dumps({"receipt": body}) if args.json else json.dumps(body, indent=2))

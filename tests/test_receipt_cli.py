@@ -264,3 +264,54 @@ def test_init_and_run_the_false_success_example(tmp_path: Path, capsys: pytest.C
     records = [json.loads(line) for line in (runs[0] / "cases.jsonl").read_text(encoding="utf-8").splitlines()]
     assert sorted(r["receipts"][0]["status"] for r in records) == sorted(
         ["verified", "verified", "missing", "stale", "hash_mismatch", "validator_failed"])
+
+
+# ----------------------------------------------------------------------------- a leftover made to look fresh
+
+
+def test_an_old_report_stamped_in_the_future_is_not_verified(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """Before: exit 0, "verified: present, fresh" for a report left by an earlier run whose time lies ahead of
+    the clock (`touch -d 2100-01-01`, or written before the clock was set back)."""
+    ahead = 4102444800.0  # 2100-01-01T00:00:00Z
+    path = make_contract(tmp_path, mtime=ahead, expected_sha256=CONTENT_SHA256,
+                         validator={"command": [PY, "check.py"]})
+    code, receipt, err = receipt_cli(path, capsys)
+    assert (code, receipt["status"]) == (2, "unverified")
+    assert receipt["reason"].startswith(
+        "unverified: freshness cannot be shown: modified at 2100-01-01T00:00:00.000000Z, after it was observed")
+    assert err == f"oloproof: {receipt['reason']}\n"
+
+
+SWAP_THEN_CHECK = """import json, os, sys
+# stands in for a process racing the hook: an old, valid report is moved into place after the digest
+os.replace(os.path.join(os.path.dirname(sys.argv[-1]), "old-valid.json"), sys.argv[-1])
+sys.exit(0 if "total" in json.load(open(sys.argv[-1])) else 3)
+"""
+
+
+def test_a_report_swapped_in_before_the_validator_reads_it_is_not_verified(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Before: exit 0, "verified": the fresh time and digest were of the file digested (which fails the
+    validator), the validator's exit 0 of an old report moved into its place afterwards."""
+    path = make_contract(tmp_path, content=b"not a report\n", validator={"command": [PY, "swap.py"]})
+    (tmp_path / "swap.py").write_text(SWAP_THEN_CHECK, encoding="utf-8")
+    old = tmp_path / LOCATOR_SENTINEL / "old-valid.json"
+    old.write_bytes(CONTENT)
+    os.utime(old, (BEFORE, BEFORE))
+    code, receipt, err = receipt_cli(path, capsys)
+    assert (code, receipt["status"]) == (2, "unverified")
+    assert receipt["reason"] == ("unverified: the artifact was replaced or changed while its validator ran: the "
+                                 "digest and the validator's result are not of one file")
+    assert_no_leak(json.dumps(receipt), err)
+
+
+def test_a_missing_digest_key_error_names_the_contract_file(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OLOPROOF_CLI_KEY", raising=False)
+    path = make_contract(tmp_path, digest_key_env="OLOPROOF_CLI_KEY")
+    code = main(["receipt", str(path), "--json"])
+    out, err = capsys.readouterr()
+    assert code == 2
+    assert one_error_line(err).startswith(f"oloproof: error: contract error: {path}: digest_key_env: ")
+    assert json.loads(out)["message"].startswith(f"{path}: digest_key_env: environment variable OLOPROOF_CLI_KEY")

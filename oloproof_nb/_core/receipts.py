@@ -14,7 +14,8 @@ checks run in a fixed order and the first that applies wins::
     3. stale             modified before the run started
     4. hash_mismatch     exact bytes required and they differ
     5. validator_failed  the artifact exists but fails acceptance
-    6. unverified        a required check did not run or its evidence is unavailable
+    6. unverified        a required check did not run or its evidence is unavailable (also: a
+                         modification time after the observation, which shows no freshness)
     7. verified          every required condition passed
 
 The order puts identity before age before bytes before acceptance: a stale file
@@ -32,7 +33,7 @@ import hmac
 import os
 import re
 from collections.abc import Mapping
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -42,6 +43,7 @@ from .canonical import iso
 
 __all__ = [
     "FAILURE_STATUSES",
+    "FUTURE_MTIME_TOLERANCE",
     "STATUSES",
     "DigestKind",
     "Evidence",
@@ -85,6 +87,12 @@ FAILURE_STATUSES: tuple[str, ...] = (
     "hash_mismatch",
     "validator_failed",
 )
+
+#: How far a modification time may lie after the observation and still show freshness: file systems stamp
+#: from a coarse clock (behind, never ahead, on a local disk); a network file system's server clock, or FAT's
+#: two-second times, may put it slightly ahead. Further ahead, the time was set by hand or by a clock since
+#: set back (a file left by an earlier run), and it shows nothing about this run.
+FUTURE_MTIME_TOLERANCE = timedelta(seconds=2)
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -311,7 +319,9 @@ def classify_outcome(
     evidence : Evidence or None
         What was observed; ``None`` when no artifact was observed.
     run_started_at : datetime
-        When the run started (timezone-aware). Freshness means ``modified_at >= run_started_at``.
+        When the run started (timezone-aware). Freshness means ``modified_at >= run_started_at``, and
+        ``modified_at`` no later than ``observed_at`` + :data:`FUTURE_MTIME_TOLERANCE` (a time further
+        ahead was set by hand or by a clock since set back: ``unverified``).
     waiting : bool
         The run declared a wait (an approval, a dependency): status ``waiting``.
     untouched : bool
@@ -330,7 +340,8 @@ def classify_outcome(
     ``wrong_artifact`` (evidence for another id); ``stale`` (freshness required and
     ``modified_at < run_started_at``); ``hash_mismatch`` (``expected_sha256`` set, an observed
     digest of the same kind, and they differ); ``validator_failed`` (the contract's validator
-    ran and exited non-zero); ``unverified`` (a required check has no evidence); ``verified``.
+    ran and exited non-zero); ``unverified`` (a required check has no evidence, or freshness is
+    required and the modification time lies after the observation); ``verified``.
 
     Keyed digests: when ``digest_key_env`` is set, the contract's ``expected_sha256`` holds the
     expected HMAC-SHA256 hex and the evidence must carry ``digest_kind="hmac-sha256"``. A digest
@@ -402,6 +413,11 @@ def _decide(
     if contract.require_fresh:
         if ev.modified_at is None:
             lacking.append("freshness required but no modification time observed")
+        elif ev.modified_at > ev.observed_at + FUTURE_MTIME_TOLERANCE:
+            lacking.append(
+                f"freshness cannot be shown: modified at {iso(ev.modified_at)}, after it was observed at "
+                f"{iso(ev.observed_at)} (a time set by hand, or by a clock since set back)"
+            )
         else:
             passed.append("fresh")
     if contract.expected_sha256 is not None:

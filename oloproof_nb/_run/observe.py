@@ -12,6 +12,11 @@ device or a socket is refused before it is opened (and it is opened with
 ``observe_timeout_s`` (on the one timeout mechanism, :func:`call_with_timeout`),
 and a timed-out read stops at its next chunk. Each of these makes the receipt
 ``unverified`` with a reason saying which, never a hang.
+
+A receipt describes one version of the file: a file whose size or modification
+time moves while it is read, or that is replaced or changed while its validator
+runs (the validator gets the path, not the bytes digested), is ``unverified``
+too, never a digest of one file beside a validator's result for another.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import os
 import signal
 import subprocess
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -81,11 +87,18 @@ class UnobservableArtifact(ValueError):
 # --------------------------------------------------------------------------- observing
 
 
-def _read_and_digest(path: Path, key: bytes | None, max_bytes: int, stop: threading.Event,
-                     now: Callable[[], datetime]) -> tuple[int, datetime, str] | None:
-    """``(mtime_ns, observed_at, hex digest)`` of a regular file, or None when nothing is there.
+def _version(info: os.stat_result) -> tuple[int, int, int, int]:
+    """What identifies one version of a file: ``(device, inode, size, modification time in ns)``."""
+    return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns
 
-    Runs on the timeout helper thread; ``stop`` set by the caller ends the read at its next chunk.
+
+def _read_and_digest(path: Path, key: bytes | None, max_bytes: int, stop: threading.Event,
+                     now: Callable[[], datetime]) -> tuple[os.stat_result, datetime, str] | None:
+    """``(stat, observed_at, hex digest)`` of a regular file, or None when nothing is there.
+
+    Runs on the timeout helper thread; ``stop`` set by the caller ends the read at its next chunk. A file
+    whose size or modification time moved while it was read (still being written) is refused: the digest
+    would be of no version of it.
     """
     try:
         handle, info = open_regular(path)
@@ -106,7 +119,13 @@ def _read_and_digest(path: Path, key: bytes | None, max_bytes: int, stop: thread
             if total > max_bytes:  # grew while read, or a kernel file that reports no size
                 raise UnreadableFile(f"holds more than max_artifact_bytes={max_bytes} bytes")
             hasher.update(chunk)
-    return info.st_mtime_ns, observed_at, hasher.hexdigest()
+        try:
+            after = os.fstat(handle.fileno())
+        except OSError as exc:
+            raise UnreadableFile(f"cannot read: {exc.strerror or exc}") from None
+    if _version(after) != _version(info):
+        raise UnreadableFile("changed while it was read (it is still being written?)")
+    return info, observed_at, hasher.hexdigest()
 
 
 def observe_file(
@@ -167,7 +186,10 @@ def observe_file(
     UnobservableArtifact
         (a ``ValueError``) ``path`` is there but is not a regular file (a directory, a named
         pipe, a device, a socket), is bigger than ``max_artifact_bytes``, was not read within
-        ``observe_timeout_s`` or cannot be read; its ``reason`` never names the path.
+        ``observe_timeout_s``, cannot be read, changed while it was read (its size or modification
+        time moved), has a modification time outside the years 1–9999, or was replaced or changed
+        while its validator ran (the validator is given the path, so it must still name the file
+        digested: same device, inode, size and modification time); its ``reason`` never names the path.
     ValueError
         A non-positive timeout or size.
     """
@@ -190,16 +212,29 @@ def observe_file(
         raise UnobservableArtifact(contract.artifact_id, str(exc)) from None
     if read is None:
         return None
-    mtime_ns, observed_at, digest = read
+    info, observed_at, digest = read
+    try:
+        modified_at = _from_ns(info.st_mtime_ns)
+    except (ValueError, OverflowError, OSError):  # datetime holds the years 1-9999; a file system may hold more
+        raise UnobservableArtifact(contract.artifact_id,
+                                   "has a modification time outside the years 1–9999") from None
     exit_code, error = None, None
     if contract.validator is not None:
         exit_code, error = _run_named_validator(
             contract, path, validators or {}, validator_timeout_s, validator_cwd
         )
+        # the validator was given the path, not the file read: it must still be that file, unchanged
+        try:
+            still = _version(os.stat(path)) == _version(info)
+        except (OSError, ValueError):
+            still = False
+        if not still:
+            raise UnobservableArtifact(contract.artifact_id, "was replaced or changed while its validator ran: "
+                                       "the digest and the validator's result are not of one file")
     return Evidence(
         artifact_id=contract.artifact_id,
         observed_at=observed_at,
-        modified_at=_from_ns(mtime_ns),
+        modified_at=modified_at,
         sha256=digest,
         digest_kind=contract.digest_kind,
         validator=contract.validator,
@@ -266,6 +301,39 @@ def _run_callable(
     return None, f"validator {name} returned {type(result).__name__}; expected bool, int or None"
 
 
+def _exited(proc: subprocess.Popen[bytes], timeout_s: float) -> None:
+    """Wait until ``proc`` has exited, leaving it unreaped (so its pid, its group's id, is not reused).
+
+    Raises :class:`subprocess.TimeoutExpired` after ``timeout_s``. Without ``os.waitid`` (Windows, where
+    there are no process groups to end) it waits and reaps.
+    """
+    if not hasattr(os, "waitid"):
+        proc.wait(timeout=timeout_s)
+        return
+    deadline = time.monotonic() + timeout_s
+    pause = 0.001
+    while os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise subprocess.TimeoutExpired(proc.args, timeout_s)
+        time.sleep(min(pause, left))
+        pause = min(pause * 2, 0.01)
+
+
+def _end_group(proc: subprocess.Popen[bytes]) -> int:
+    """Kill what is left of ``proc``'s process group, then reap ``proc``: its return code.
+
+    ``proc`` is not reaped yet when this is called, so its pid — the group's id — cannot have been given to
+    another process; children it forked into its group (still running after it exited) go with it.
+    """
+    if hasattr(os, "killpg"):
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    return proc.wait()
+
+
 def _run_command(
     argv: list[str], path: Path, name: str, timeout_s: float, cwd: Path | str | None, env: dict[str, str]
 ) -> tuple[int | None, str | None]:
@@ -288,17 +356,13 @@ def _run_command(
     except OSError as exc:
         return None, f"validator {name}: command {program!r} could not start: {exc.strerror}"
     try:
-        returncode = proc.wait(timeout=timeout_s)
+        _exited(proc, timeout_s)
     except BaseException as exc:  # the timeout, or Ctrl-C while waiting: the group goes either way
-        # not reaped yet, so its pid (the group's id) cannot have been reused
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        proc.wait()
+        _end_group(proc)
         if isinstance(exc, subprocess.TimeoutExpired):
             return None, f"validator {name} ({program}) timed out after {timeout_s:g}s"
         raise
+    returncode = _end_group(proc)  # what it forked and left running could still change the artifact
     if returncode < 0:
         return None, f"validator {name} ({program}) was killed by signal {-returncode}"
     return returncode, None

@@ -12,6 +12,7 @@ from pydantic import ValidationError
 
 from oloproof_nb._core.receipts import (
     FAILURE_STATUSES,
+    FUTURE_MTIME_TOLERANCE,
     STATUSES,
     Evidence,
     OutcomeContract,
@@ -157,6 +158,22 @@ def test_validator_failed_beats_unverified() -> None:
 
 def test_modified_exactly_at_run_start_is_fresh() -> None:
     assert classify(contract(), evidence(modified_at=T0)).status == "verified"
+
+
+def test_a_modification_time_after_the_observation_shows_no_freshness() -> None:
+    # a file left by an earlier run, stamped by a clock since set back (or `touch -d 2099`): its time is after
+    # the run start, but also after the moment it was observed, so it proves nothing about this run
+    ahead = T_OBS + timedelta(hours=1)
+    r = classify(contract(**FULL), evidence(modified_at=ahead))
+    assert r.status == "unverified"
+    assert r.reason == ("unverified: freshness cannot be shown: modified at 2026-07-25T15:10:00.000000Z, after it "
+                        "was observed at 2026-07-25T14:10:00.000000Z (a time set by hand, or by a clock since "
+                        "set back)")
+    # up to the tolerance ahead (a network file system's clock, FAT's two-second times) is still fresh
+    assert classify(contract(**FULL), evidence(modified_at=T_OBS + FUTURE_MTIME_TOLERANCE)).status == "verified"
+    # the other checks still come first, and without freshness required the time does not matter
+    assert classify(contract(**FULL), evidence(modified_at=ahead, sha256=SHA_OTHER)).status == "hash_mismatch"
+    assert classify(contract(require_fresh=False), evidence(modified_at=ahead)).status == "verified"
 
 
 def test_freshness_not_required_accepts_old_artifact() -> None:
@@ -308,7 +325,7 @@ def test_evidence_digest_kind_defaults_and_consistency() -> None:
 
 # --------------------------------------------------------------------------- invariants
 
-_opt_time = st.sampled_from([None, T_OLD, T0, T_NEW])
+_opt_time = st.sampled_from([None, T_OLD, T0, T_NEW, T_OBS + timedelta(days=1)])
 
 
 @given(
@@ -351,6 +368,7 @@ def test_classification_invariants(
         assert r.status == "wrong_artifact"
     if r.status == "verified":
         assert e is not None
-        assert not require_fresh or (modified_at is not None and modified_at >= T0)
+        assert not require_fresh or (modified_at is not None
+                                     and T0 <= modified_at <= T_OBS + FUTURE_MTIME_TOLERANCE)
         assert expected is None or sha == expected
         assert validator is None or (ev_validator == validator and exit_code == 0)

@@ -492,6 +492,36 @@ def test_a_timed_out_validator_is_killed_with_the_children_it_forked(artifact: P
             os.kill(child, 9)
 
 
+LEAVING_VALIDATOR = """
+import subprocess, sys
+child = subprocess.Popen([sys.executable, "-c", "import sys, time; time.sleep(1.5); open(sys.argv[1], 'w').write('x')",
+                          sys.argv[-1]])
+open(sys.argv[1], "w").write(str(child.pid))
+"""
+
+
+def test_a_validator_that_exits_0_leaves_nothing_running(artifact: Path, tmp_path: Path) -> None:
+    """Before: a validator that forked a child and exited 0 got 'verified', and the child, still running, rewrote
+    the artifact after the verdict (only a timed-out validator's group was killed). Now its group goes with it."""
+    set_mtime(artifact, T0 + timedelta(minutes=1))
+    before = artifact.read_bytes()
+    pid_file = tmp_path / "child.pid"
+    c = OutcomeContract(artifact_id="monthly-report", validator="cmd")
+    _, r = verify(c, artifact, validators={"cmd": [PY, "-c", LEAVING_VALIDATOR, str(pid_file)]})
+    assert r.status == "verified"
+    child = int(pid_file.read_text())
+    try:
+        deadline = time.monotonic() + 3
+        while _alive(child) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert not _alive(child)
+        time.sleep(2)  # past the time the child would have written
+        assert artifact.read_bytes() == before
+    finally:
+        if _alive(child):
+            os.kill(child, 9)
+
+
 ENV_VALIDATOR = """
 import json, os, sys
 json.dump([os.environ.get("OLOPROOF_TEST_KEY"), os.environ.get("OLOPROOF_OTHER")], open(sys.argv[1], "w"))
@@ -562,3 +592,74 @@ def test_the_outcome_evaluator_limits_are_strict_and_documented() -> None:
     for bad in ({"observe_timeout_s": 0}, {"observe_timeout_s": float("inf")}, {"max_artifact_bytes": 0}):
         with pytest.raises(ValueError):
             OutcomeContractEvaluator(type="outcome_contract", **bad)
+
+
+# --------------------------------------------------------------------------- one version of the file
+
+
+def test_a_file_replaced_while_its_validator_runs_is_unverified(artifact: Path, tmp_path: Path) -> None:
+    # The validator is given the path, not the bytes digested: an old, valid report moved into place after the
+    # digest (here by the validator itself, as deterministic stand-in for a racing process) would otherwise
+    # be validated, and the receipt's fresh time and digest would be of the file that was there before.
+    old = tmp_path / "old-valid.json"
+    old.write_bytes(CONTENT)
+    set_mtime(old, T0 - timedelta(days=30))
+    artifact.write_bytes(b"not json at all")
+    set_mtime(artifact, T0 + timedelta(minutes=5))
+
+    def swap_then_check(path: Path) -> bool:
+        os.replace(old, path)
+        return "total" in json.loads(path.read_text(encoding="utf-8"))
+
+    contract = OutcomeContract(artifact_id="monthly-report", validator="schema")
+    with pytest.raises(UnobservableArtifact, match="replaced or changed while its validator ran"):
+        observe_file(contract, artifact, validators={"schema": swap_then_check}, now=fixed_now)
+    # the same validator on a file left alone: verified (the check above is about the swap, not the validator)
+    artifact.write_bytes(CONTENT)
+    set_mtime(artifact, T0 + timedelta(minutes=5))
+    _, r = verify(contract, artifact, validators={"schema": lambda p: "total" in json.loads(p.read_text())})
+    assert r.status == "verified"
+
+
+def test_a_file_that_grows_while_it_is_read_is_unobservable(artifact: Path) -> None:
+    # the observation time is taken between the open and the read: appending there is a writer still at work
+    def now_while_written() -> datetime:
+        with artifact.open("ab") as handle:
+            handle.write(b" and more")
+        return fixed_now()
+
+    with pytest.raises(UnobservableArtifact, match="changed while it was read"):
+        observe_file(OutcomeContract(artifact_id="monthly-report"), artifact, now=now_while_written)
+
+
+def _far_mtime_file(tmp_path: Path, ns: int) -> Path | None:
+    """A file whose modification time is ``ns``, on a file system that holds it (tmpfs does; ext4 clamps)."""
+    for folder in (tmp_path, Path("/dev/shm")):
+        if not folder.is_dir() or not os.access(folder, os.W_OK):
+            continue
+        path = folder / f"far-mtime-{os.getpid()}-{ns}.json"
+        path.write_bytes(CONTENT)
+        try:
+            os.utime(path, ns=(ns, ns))
+            if os.stat(path).st_mtime_ns == ns:
+                return path
+        except OSError:
+            pass
+        path.unlink()
+    return None
+
+
+@pytest.mark.parametrize("ns", [253_402_300_800 * 10**9, -62_135_596_801 * 10**9], ids=["year-10000", "year-0"])
+def test_a_modification_time_outside_datetime_is_unverified(tmp_path: Path, ns: int) -> None:
+    path = _far_mtime_file(tmp_path, ns)
+    if path is None:
+        pytest.skip("no writable file system here holds a modification time outside the years 1-9999")
+    try:
+        contract = tmp_path / "contract.json"
+        contract.write_text(json.dumps({"artifact_id": "a", "locator": str(path),
+                                        "run_started_at": "2026-07-25T14:00:00Z"}), encoding="utf-8")
+        r = verify_contract_file(contract)
+        assert (r.status, r.reason) == ("unverified",
+                                        "unverified: the artifact has a modification time outside the years 1–9999")
+    finally:
+        path.unlink()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -454,3 +455,32 @@ def test_outcome_is_observed_before_an_evaluator_that_resets_the_sandbox(
     evaluators = [{"type": "test_resets_sandbox"}, {"type": "outcome_contract"}]
     root = outcome_suite([case("c", {"artifact_id": "good"}, write=["good"])], evaluators=evaluators)
     assert statuses(op.run(op.load_suite(root), progress=False)) == {"c": "verified"}
+
+
+def test_an_artifact_with_a_modification_time_beyond_year_9999_leaves_the_run_going(
+        outcome_suite: Callable[..., Path], tmp_path: Path) -> None:
+    """Before: ValueError (year 10000 is out of range) out of the evaluator ended the whole run as an internal
+    error; an agent could stop every run by stamping its report so (tmpfs and btrfs hold such times)."""
+    ns = 253_402_300_800 * 10**9  # 10000-01-01T00:00:00Z
+    far = None
+    for folder in (tmp_path, Path("/dev/shm")):
+        if folder.is_dir() and os.access(folder, os.W_OK):
+            candidate = folder / f"far-{os.getpid()}.json"
+            candidate.write_bytes(b"{}")
+            os.utime(candidate, ns=(ns, ns))
+            if os.stat(candidate).st_mtime_ns == ns:
+                far = candidate
+                break
+            candidate.unlink()
+    if far is None:
+        pytest.skip("no writable file system here holds a modification time past the year 9999")
+    try:
+        root = outcome_suite([case("far", {"artifact_id": "far", "locator": str(far)}, write=[]),
+                              case("good", {"artifact_id": "good", "locator": locator("good")}, write=["good"])],
+                             system="sysmod:Writer")
+        run = op.run(op.load_suite(root), progress=False)
+    finally:
+        far.unlink()
+    assert statuses(run) == {"far": "unverified", "good": "verified"}
+    reasons = dict(zip(run.receipts["case_id"], run.receipts["reason"], strict=True))
+    assert reasons["far"] == "unverified: the artifact has a modification time outside the years 1–9999"
