@@ -74,10 +74,14 @@ class Baseline:
 
 
 def check_baseline(run: Run, baseline: Baseline | Run) -> None:
-    """Raise unless ``baseline`` is a do-nothing run (``system_version`` ``oloproof-noop``) of ``run``'s suite.
+    """Raise unless ``baseline`` is a whole do-nothing run (``system_version`` ``oloproof-noop``) of the cases
+    of ``run``.
 
     Any other run would give its own rates as the idle agent's (the real run itself: every criterion "passes
-    when idle"), and another suite's run would leave the columns blank without a word.
+    when idle"), and another suite's run would leave the columns blank without a word. A baseline that did not
+    finish (or lost records) gives the rates of the cases it holds: stopped before the cases that expect no
+    change, its ``state_matches`` rate is 0 and the red flag is gone. A baseline of another version of the suite
+    (cases added, removed or edited since: another (case id, digest) set) gives the rates of other cases.
     """
     idle = baseline.run if isinstance(baseline, Baseline) else baseline
     if not isinstance(idle, Run):
@@ -88,6 +92,18 @@ def check_baseline(run: Run, baseline: Baseline | Run) -> None:
                             "op.baseline(suite) or oloproof run --baseline")
     if idle.suite_name != run.suite_name:
         raise OloproofError(f"{idle.directory}: a baseline of suite {idle.suite_name!r}, not of {run.suite_name!r}")
+    expected = sum(r.manifest.n_cases * r.manifest.epochs for r in idle.runs)
+    if not idle.finished or idle.n_cases != expected:
+        raise OloproofError(f"{idle.directory}: the baseline holds {idle.n_cases} of its {expected} case runs (it did "
+                            "not finish, or records are lost), so its rates are those of the cases it holds; make "
+                            "a new one with op.baseline(suite) or oloproof run --baseline")
+    theirs = set(zip(idle.cases["case_id"], idle.cases["digest"], strict=True))
+    ours = set(zip(run.cases["case_id"], run.cases["digest"], strict=True))
+    if theirs != ours:
+        differ = sorted({case_id for case_id, _ in theirs ^ ours})
+        raise OloproofError(f"{idle.directory}: a baseline of other cases than run {run.run_id}'s ({len(differ)} "
+                            f"case(s) added, removed or edited, first {differ[0]!r}): another version of suite "
+                            f"{run.suite_name!r}; make one with op.baseline(suite) on the suite of this run")
 
 
 def with_idle_columns(table: pd.DataFrame, baseline: Baseline | Run) -> pd.DataFrame:

@@ -6,7 +6,11 @@ never paired silently. The rows of a criterion that both runs judged on a paired
 their cluster is the case's cluster (a case's clusters in the two runs are merged if they differ, so a
 cluster never splits). Per criterion the per-cluster sums (b_c base passes, k_c candidate passes, m_c rows)
 come from the gate's own group-by (:func:`~oloproof_nb._analysis.gate.criterion_sums`) and the interval
-from :func:`~oloproof_nb._core.paired.paired_difference_from_sums`.
+from :func:`~oloproof_nb._core.paired.paired_difference_from_sums`. A criterion release.yaml reduces with
+``pass^k`` or ``pass@k`` is compared on its reduced values, one row per paired case (``n`` counts cases): with
+exactly k epochs they are 0 or 1 and get the same paired interval; a case with fewer than k paired epochs gives
+``too_few_epochs``, more than k epochs (fractional values, no paired interval) ``reduce_not_paired``, both
+``INSUFFICIENT_EVIDENCE``.
 
 Regression rule (release.yaml ``regression: {margin, criteria}``), per listed criterion, the first that
 applies:
@@ -37,6 +41,7 @@ import pandas as pd
 
 from .._config.release import ReleaseConfig, load_release, parse_release
 from .._core.bootstrap import BOOTSTRAP_MIN_CLUSTERS
+from .._core.epochs import Reduction, parse_reduce, reduce_counts
 from .._core.paired import mcnemar_exact, paired_difference_from_sums
 from ..errors import ConfigError, OloproofError
 from .columns import TEXT, Column, FrameSpec
@@ -219,6 +224,22 @@ def _one_row_per_case(cases: pd.DataFrame, keys: list[str], run: Run, side: str)
                             "than once (a pooled run?); compare one run on each side")
 
 
+def _epochs_of(run: Run, side: str) -> int:
+    """The epochs each case of ``run`` ran: its own, or the one count shared by every run of a pooled run.
+
+    A pooled run's ``epochs`` is the sum over its runs, but its rows keep each run's epoch numbers (1..k): two
+    runs of 1 epoch holding different cases are a pooled run of "2 epochs" whose every case has epoch 1 only.
+    Compared with a run of 2 epochs it paired epoch 1 and left the candidate's epoch 2 unseen, so the epochs
+    that must match are the runs' own.
+    """
+    own = sorted({r.manifest.epochs for r in run.runs})
+    if len(own) > 1:
+        raise OloproofError(f"compare: the {side} run {run.run_id} pools runs made with different epochs "
+                            f"({', '.join(map(str, own))}); each case run is paired with the same epoch of the other "
+                            "run, so compare runs made with the same epochs")
+    return own[0]
+
+
 def _merged_clusters(base: pd.Series, candidate: pd.Series) -> np.ndarray:
     """Each paired case's cluster: the base cluster, with clusters the candidate joins merged (connected parts)."""
     parent: dict[str, str] = {}
@@ -372,9 +393,10 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
         raise OloproofError(f"compare: the base run {base_run.run_id} ({base_run.suite_name!r}) and the candidate "
                             f"run {cand_run.run_id} ({cand_run.suite_name!r}) share no case id, so there is nothing "
                             "to pair; compare two runs of one suite")
-    if base_run.epochs != cand_run.epochs:  # each case run pairs with the same epoch: the rest would go unseen
-        raise OloproofError(f"compare: the base run {base_run.run_id} has {base_run.epochs} epoch(s) and the "
-                            f"candidate run {cand_run.run_id} {cand_run.epochs}; each case run is paired with the same "
+    base_epochs, cand_epochs = _epochs_of(base_run, "base"), _epochs_of(cand_run, "candidate")
+    if base_epochs != cand_epochs:  # each case run pairs with the same epoch: the rest would go unseen
+        raise OloproofError(f"compare: the base run {base_run.run_id} has {base_epochs} epoch(s) and the "
+                            f"candidate run {cand_run.run_id} {cand_epochs}; each case run is paired with the same "
                             "epoch of the other run, so compare runs made with the same epochs")
     rows, one_sided = _pair_rows(base_run, cand_run, paired, keys, common)
     clustered = bool(paired["cluster"].duplicated().any())
@@ -392,25 +414,18 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
                                "n": 0, "n_clusters": 0, "pass_to_fail": 0, "fail_to_pass": 0, "missing": 0,
                                "mcnemar_p": math.nan, "one_sided": one_sided.get(criterion, 0)}
         notes: list[str] = []
-        if (criterion,) in sums_b:
+        undecided = ""
+        reduction = parse_reduce(cfg.reduce_of(criterion))
+        if reduction.kind != "mean":
+            undecided = _reduced_row(row, rows[rows["criterion"] == criterion], reduction, cfg, notes)
+        elif (criterion,) in sums_b:
             b, k = sums_b[(criterion,)], sums_c[(criterion,)]
-            method = cfg.method
-            if method == "cluster_bootstrap" and b.rows.size < BOOTSTRAP_MIN_CLUSTERS:
-                method = "cluster_t"
-                notes.append("cluster_t instead of cluster_bootstrap: the simulation (benchmarks/paired.md) shows "
-                             "the paired bootstrap's one-sided misses above 3% at 20 and 50 clusters")
-            d = paired_difference_from_sums(b.passes, k.passes, b.rows, method=method, confidence=cfg.confidence,
-                                            resamples=cfg.bootstrap.resamples, seed=cfg.bootstrap.seed)
             c = counts.loc[criterion]
-            ptf, ftp = int(c["ptf"]), int(c["ftp"])
-            row.update(base_rate=d.base, candidate_rate=d.candidate, difference=d.estimate, ci_low=d.low,
-                       ci_high=d.high, method=d.method, n=d.n, n_clusters=d.n_clusters, pass_to_fail=ptf,
-                       fail_to_pass=ftp, missing=int(c["missing"]),
-                       mcnemar_p=mcnemar_exact(ptf, ftp) if int(b.rows.max()) == 1 else math.nan)
-            notes += [d.reason] if d.reason else []
+            _paired_row(row, b.passes, k.passes, b.rows, (int(c["ptf"]), int(c["ftp"]), int(c["missing"])), cfg,
+                        notes)
         if criterion in listed:
             row["margin"] = cfg.regression.margin
-            verdict, why = _decide(row, cfg, clustered, criterion in unchecked)
+            verdict, why = _decide(row, cfg, clustered, criterion in unchecked, undecided)
         else:
             row["margin"], verdict, why = math.nan, "REPORT_ONLY", ""
         row["verdict"] = verdict
@@ -451,7 +466,71 @@ def _unchecked_criteria(base: Run, candidate: Run, criteria: list[str]) -> set[s
     return {name for name, transform in relations.items() if not all(c.get(transform, False) for c in checked)}
 
 
-def _decide(row: dict[str, Any], cfg: ReleaseConfig, clustered: bool, unchecked: bool = False) -> tuple[str, str]:
+def _reduced_row(row: dict[str, Any], rows: pd.DataFrame, reduction: Reduction, cfg: ReleaseConfig,
+                 notes: list[str]) -> str:
+    """Fill ``row`` for a criterion release.yaml reduces with pass^k or pass@k: the paired difference of its
+    per-case values; return why it cannot be decided (``""`` when it can).
+
+    The per-row difference is not the reduced one: a base passing half its cases in all 3 epochs and the other
+    half in 1 and a candidate passing every case in 2 have the same mean (2/3) and pass^3 0.5 and 0. Each paired
+    case (its epochs paired in both runs) becomes one row of value pass^k or pass@k (missing counts as not
+    passed), in its cluster. With exactly k epochs the values are 0 or 1 and get the paired interval of
+    :func:`~oloproof_nb._core.paired.paired_difference_from_sums` on their per-cluster sums (``n`` counts cases);
+    a case with fewer than k paired epochs may be the one that regressed (``too_few_epochs``), and values that
+    can be fractional (more than k epochs) have no paired interval (``reduce_not_paired``).
+    """
+    text = reduction.text
+    if rows.empty:
+        return ""
+    by_case = pd.DataFrame({"case_id": rows["case_id"], "cluster": rows["cluster"],
+                            "b": rows["base"] == "pass", "c": rows["candidate"] == "pass",
+                            "mb": rows["base"] == "missing", "mc": rows["candidate"] == "missing"}).groupby(
+        "case_id", sort=False).agg(cluster=("cluster", "first"), n=("b", "size"), b=("b", "sum"), c=("c", "sum"),
+                                   mb=("mb", "sum"), mc=("mc", "sum"))
+    n = by_case["n"].to_numpy(np.int64)
+    notes.append(f"{text}: n counts cases, each one row of its {text} value over its paired epochs")
+    short = int((n < reduction.k).sum())
+    if short:
+        notes.append(f"{short} case(s) with fewer than {reduction.k} paired epochs")
+        return "too_few_epochs"
+    if int(n.max()) > reduction.k:
+        notes.append(f"{int(n.max())} epochs reduced with {text} give fractional values, which have no paired "
+                     "interval; compare runs of k epochs")
+        return "reduce_not_paired"
+    vb = np.rint(reduce_counts(n, by_case["b"].to_numpy(np.int64), reduction)).astype(np.int64)
+    vc = np.rint(reduce_counts(n, by_case["c"].to_numpy(np.int64), reduction)).astype(np.int64)
+    codes, _ = pd.factorize(by_case["cluster"], sort=False)
+    sizes = np.bincount(codes)
+    ptf, ftp = int(((vb == 1) & (vc == 0)).sum()), int(((vb == 0) & (vc == 1)).sum())
+    missing = int(((by_case["mb"].to_numpy() == n) | (by_case["mc"].to_numpy() == n)).sum())
+    _paired_row(row, np.bincount(codes, weights=vb).astype(np.int64), np.bincount(codes, weights=vc).astype(np.int64),
+                sizes, (ptf, ftp, missing), cfg, notes)
+    return ""
+
+
+def _paired_row(row: dict[str, Any], b: np.ndarray, k: np.ndarray, m: np.ndarray, counts: tuple[int, int, int],
+                cfg: ReleaseConfig, notes: list[str]) -> None:
+    """Fill ``row`` with the paired interval of per-cluster sums ``b`` (base passes), ``k`` (candidate passes) and
+    ``m`` (rows), and ``counts`` = (pass_to_fail, fail_to_pass, missing); the bootstrap below
+    ``BOOTSTRAP_MIN_CLUSTERS`` clusters is replaced by cluster_t, with a note."""
+    method = cfg.method
+    if method == "cluster_bootstrap" and m.size < BOOTSTRAP_MIN_CLUSTERS:
+        method = "cluster_t"
+        notes.append("cluster_t instead of cluster_bootstrap: the simulation (benchmarks/paired.md) shows "
+                     "the paired bootstrap's one-sided misses above 3% at 20 and 50 clusters")
+    d = paired_difference_from_sums(b, k, m, method=method, confidence=cfg.confidence,
+                                    resamples=cfg.bootstrap.resamples, seed=cfg.bootstrap.seed)
+    ptf, ftp, missing = counts
+    row.update(base_rate=d.base, candidate_rate=d.candidate, difference=d.estimate, ci_low=d.low, ci_high=d.high,
+               method=d.method, n=d.n, n_clusters=d.n_clusters, pass_to_fail=ptf, fail_to_pass=ftp, missing=missing,
+               mcnemar_p=mcnemar_exact(ptf, ftp) if int(m.max()) == 1 else math.nan)
+    notes += [d.reason] if d.reason else []
+
+
+def _decide(row: dict[str, Any], cfg: ReleaseConfig, clustered: bool, unchecked: bool = False,
+            undecided: str = "") -> tuple[str, str]:
+    if undecided:  # a reduced criterion that cannot be paired case by case
+        return "INSUFFICIENT_EVIDENCE", undecided
     if row["n"] == 0:
         return "INSUFFICIENT_EVIDENCE", "no_evidence"
     if row["missing"] == row["n"]:

@@ -150,3 +150,45 @@ def test_only_a_do_nothing_run_of_the_same_suite_is_a_baseline(desk: Path, make_
     out = run_cli("gate", str(run.directory), "--baseline", str(run.directory))
     assert out.returncode == 2 and "not a do-nothing baseline" in one_error_line(out.stderr)
     assert "noop_rate" in op.gate(run, baseline=op.baseline(desk, progress=False)).table.columns
+
+
+def test_an_interrupted_baseline_is_refused(desk: Path, tmp_path: Path) -> None:
+    """A baseline stopped after c0–c3 (Ctrl-C) was taken whole: its state_matches rate was 0/4 (c0–c3 expect a
+    write the idle agent never makes; by hand the whole baseline passes 2/6, c4 and c5), so passes_when_idle
+    said False at threshold 0.3 and the red flag was gone. Now it is one line naming the folder."""
+    from oloproof_nb._run.baseline import run_baseline
+
+    suite = op.load_suite(desk)
+    run = op.run(suite, out=tmp_path / "run", progress=False)
+
+    def stop_after_four(done: int, total: int) -> None:
+        if done >= 4:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_baseline(suite, out=tmp_path / "idle", progress=stop_after_four)
+    idle = op.load_run(tmp_path / "idle")
+    assert (idle.finished, idle.n_cases, idle.system_version) == (False, 4, "oloproof-noop")
+    with pytest.raises(op.OloproofError, match=r"idle: the baseline holds 4 of its 6 case runs \(it did not finish"):
+        op.gate(run, baseline=idle)
+    whole = op.gate(run, baseline=op.baseline(desk, progress=False)).table.set_index("criterion")
+    assert whole.loc["state_matches", "noop_rate"] == pytest.approx(2 / 6)
+    assert bool(whole.loc["state_matches", "passes_when_idle"]) is True
+
+
+def test_a_baseline_of_another_version_of_the_suite_is_refused(desk: Path, make_suite, tmp_path: Path) -> None:
+    """The same suite name with the cases edited since the baseline: c4 and c5 now expect the write too. The old
+    baseline's state_matches rate 2/6 (its c4, c5 expected no change) was given as the idle agent's on cases
+    where the idle agent passes none (0/6 by hand), and passes_when_idle said True at 0.3."""
+    old_idle = op.baseline(desk, progress=False)
+    edited = [{**c, "input": {**c["input"], "writes": [{"path": ["acct", "n"], "value": i + 1}]},
+               "expected": {"answer": "done", "state": {"acct": {"n": i + 1}}}} for i, c in enumerate(CASES)]
+    new = make_suite(edited, evaluators=EVALUATORS, release=RELEASE)
+    run = op.run(new, out=tmp_path / "run", progress=False)
+    assert op.load_suite(new).name == op.load_suite(desk).name == "tiny"
+    with pytest.raises(op.OloproofError, match=r"a baseline of other cases than run .*\(2 case\(s\) added, "
+                                               r"removed or edited, first 'c4'\): another version of suite 'tiny'"):
+        op.gate(run, baseline=old_idle)
+    fresh = op.gate(run, baseline=op.baseline(new, progress=False)).table.set_index("criterion")
+    assert fresh.loc["state_matches", "noop_rate"] == 0.0
+    assert bool(fresh.loc["state_matches", "passes_when_idle"]) is False

@@ -279,6 +279,98 @@ def test_a_pooled_run_is_refused(unclustered: tuple[op.Run, op.Run]) -> None:
         op.compare(op.load_runs([base.directory, cand.directory]), cand)
 
 
+class EpochAnswerer(Answerer):
+    """An Answerer that answers wrong on every case in the epochs of ``wrong_epochs``."""
+
+    def __init__(self, wrong_epochs: set[int] = frozenset(), version: str = "a") -> None:
+        super().__init__(version=version)
+        self.wrong_epochs = set(wrong_epochs)
+
+    def run(self, input: dict[str, Any], epoch: int) -> dict[str, Any]:  # type: ignore[override]
+        out = super().run(input)
+        return {**out, "answer": "wrong"} if epoch in self.wrong_epochs else out
+
+
+def test_a_pooled_run_is_paired_by_the_epochs_of_its_runs(make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    """A pooled run's ``epochs`` is the sum of its runs' (two 1-epoch shards of 20 cases each: "2 epochs"), but
+    each of its cases has epoch 1 only. Against a 2-epoch candidate failing every epoch 2 (rate 40/80 against
+    the base's 40/40) the epochs check passed (2 == 2), epoch 1 was paired and epoch 2 left unseen:
+    NO_REGRESSION at margin 0.2. The epochs that must match are each run's own; shards of one epoch against a
+    1-epoch candidate pair every case run."""
+    cases = _cases(40)
+    shards = [make_suite(cases[:20], evaluators=[{"type": "answer_matches"}]),
+              make_suite(cases[20:], evaluators=[{"type": "answer_matches"}])]
+    full = make_suite(cases, evaluators=[{"type": "answer_matches"}])
+    pooled = op.load_runs([_run(root, tmp_path / f"shard{i}").directory for i, root in enumerate(shards)])
+    assert pooled.epochs == 2 and set(pooled.cases["epoch"]) == {1}
+    worse = op.run(op.load_suite(full), system=lambda: EpochAnswerer({2}, version="b"), out=tmp_path / "worse",
+                   progress=False, epochs=2)
+    v = worse.verdicts
+    assert ((v["verdict"] == "pass").sum(), len(v)) == (40, 80)  # by hand: every epoch-2 row fails
+    release = {**ALLOW, "regression": {"margin": 0.2}}
+    with pytest.raises(op.OloproofError, match=r"has 1 epoch\(s\) and the candidate run .* 2; .*same epochs"):
+        op.compare(pooled, worse, release=release)
+    with pytest.raises(op.OloproofError, match=r"has 2 epoch\(s\) and the candidate run .* 1; .*same epochs"):
+        op.compare(worse, pooled, release=release)
+    one = _run(full, tmp_path / "one", version="b")
+    cmp = op.compare(pooled, one, release=release)  # one epoch on each side: every case run paired
+    assert cmp.n_paired == 40 and cmp.unpaired.empty and cmp.table.iloc[0]["n"] == 40
+    mixed = op.load_runs([pooled.runs[0].directory, op.run(op.load_suite(shards[1]), system=lambda: Answerer(),
+                                                           out=tmp_path / "two", progress=False,
+                                                           epochs=2).directory])
+    with pytest.raises(op.OloproofError, match=r"pools runs made with different epochs \(1, 2\)"):
+        op.compare(mixed, worse, release=release)
+
+
+class Scheduled(Answerer):
+    """Answers right on case ``c<i>`` in epoch e when ``plan(i, e)``."""
+
+    def __init__(self, plan: Callable[[int, int], bool], version: str) -> None:
+        super().__init__(version=version)
+        self.plan = plan
+
+    def run(self, input: dict[str, Any], epoch: int) -> dict[str, Any]:  # type: ignore[override]
+        ok = self.plan(int(input["tag"][1:]), epoch)
+        return {"steps": [], "answer": input["answer"] if ok else "wrong", "status": "completed"}
+
+
+def test_a_reduced_criterion_is_compared_on_its_reduced_values(make_suite: Callable[..., Path],
+                                                               tmp_path: Path) -> None:
+    """release.yaml gates answer_matches with pass^3 over 3 epochs. The base passes c00–c49 in every epoch and
+    c50–c99 in epoch 1 only (by hand: mean 200/300, pass^3 50/100); the candidate passes every case in epochs
+    1 and 2 only (mean 200/300, pass^3 0/100). The rows were compared, not the reduced values: difference 0,
+    NO_REGRESSION at margin 0.15 (exit 0) while the gated pass^3 fell from 0.5 to 0 (its gate FAILs). Now
+    each case is one row of its pass^3 value: −0.5, 50 cases pass to fail, REGRESSION."""
+    release = {**ALLOW, "criteria": {"answer_matches": {"threshold": 0.4, "reduce": "pass^3"}},
+               "regression": {"margin": 0.15}}
+    root = make_suite(_cases(100), evaluators=[{"type": "answer_matches"}], release=release, epochs=3)
+    suite = op.load_suite(root)
+    base = op.run(suite, system=lambda: Scheduled(lambda i, e: i < 50 or e == 1, "a"), out=tmp_path / "b",
+                  progress=False)
+    cand = op.run(suite, system=lambda: Scheduled(lambda i, e: e < 3, "b"), out=tmp_path / "c", progress=False)
+    for run, passed in ((base, 200), (cand, 200)):
+        assert ((run.verdicts["verdict"] == "pass").sum(), len(run.verdicts)) == (passed, 300)
+    assert op.gate(cand).table.iloc[0]["verdict"] == "FAIL"
+    cmp = op.compare(base, cand)
+    row = cmp.table.iloc[0]
+    assert (row["base_rate"], row["candidate_rate"], row["difference"]) == (0.5, 0.0, -0.5)
+    assert (row["n"], row["n_clusters"], row["pass_to_fail"], row["fail_to_pass"]) == (100, 100, 50, 0)
+    direct = paired_difference_from_sums(np.array([1] * 50 + [0] * 50), np.zeros(100, dtype=int),
+                                         np.ones(100, dtype=int))
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((direct.low, direct.high), abs=1e-15)
+    assert row["verdict"] == cmp.verdict == "REGRESSION" and "pass^3: n counts cases" in row["reason"]
+    assert len(cmp.flips) == 100  # the rows that changed are still listed: epoch 3 of c00–c49, epoch 2 of c50–c99
+    # the same runs with the mean: the rows' difference, as before
+    mean = op.compare(base, cand, release={**release, "criteria": {"answer_matches": 0.4}}).table.iloc[0]
+    assert (mean["difference"], mean["n"], mean["pass_to_fail"], mean["fail_to_pass"]) == (0.0, 300, 50, 50)
+    # pass^2 over 3 epochs: fractional values, no paired interval; pass^4: fewer epochs than k
+    for text, why in (("pass^2", "reduce_not_paired"), ("pass@2", "reduce_not_paired"), ("pass^4", "too_few_epochs")):
+        other = {**release, "criteria": {"answer_matches": {"threshold": 0.4, "reduce": text}}}
+        got = op.compare(base, cand, release=other)
+        assert (got.table.iloc[0]["verdict"], got.table.iloc[0]["reason"].split(";")[0]) == (
+            "INSUFFICIENT_EVIDENCE", why)
+
+
 # -- release.yaml: regression ---------------------------------------------------------------------------------
 
 
