@@ -15,6 +15,9 @@ exactly k epochs they are 0 or 1 and get the same paired interval; a case with f
 Regression rule (release.yaml ``regression: {margin, criteria}``), per listed criterion, the first that
 applies:
 
+0. a reduced criterion that cannot be paired case by case (``too_few_epochs``, ``reduce_not_paired``), or a
+   criterion whose evaluator is configured differently in the two runs (``check_changed``: a loosened check
+   would read as a system that held up) → ``INSUFFICIENT_EVIDENCE``;
 1. no paired rows → ``INSUFFICIENT_EVIDENCE`` (``no_evidence``);
 2. every paired row missing on a side → ``INSUFFICIENT_EVIDENCE`` (``all_missing``);
 3. a clustered comparison without ``allow_approximate_methods: true`` →
@@ -22,8 +25,14 @@ applies:
 4. fewer than ``min_clusters`` clusters → ``INSUFFICIENT_EVIDENCE`` (``too_few_clusters``): the paired
    interval is always the clustered one (a case is its own cluster in an unclustered run) and the
    simulation (benchmarks/paired.md) checked it from 20 clusters;
-5. ``NO_REGRESSION`` when ci_low ≥ −margin, ``REGRESSION`` when ci_high < −margin, otherwise
+5. a metamorphic relation whose transform is not checked in both runs → ``INSUFFICIENT_EVIDENCE``
+   (``transform_not_checked``);
+6. ``NO_REGRESSION`` when ci_low ≥ −margin, ``REGRESSION`` when ci_high < −margin, otherwise
    ``INSUFFICIENT_EVIDENCE`` (``interval_includes_minus_margin``).
+
+Without ``regression.criteria``, a criterion the base run's release.yaml gates and the candidate run does not
+judge gets a row of its own, ``INSUFFICIENT_EVIDENCE`` (``not_in_both_runs``): a candidate whose suite dropped
+the check it fails shows no regression otherwise.
 
 The overall verdict is ``REGRESSION`` when any listed criterion regressed, else ``INSUFFICIENT_EVIDENCE``
 when any could not be decided (or none was listed), else ``NO_REGRESSION``.
@@ -56,6 +65,10 @@ __all__ = ["Comparison", "compare", "regression_verdict", "COMPARE", "UNPAIRED",
 RunLike = Run | str | Path
 #: ``Comparison.reason`` when no criterion was compared.
 NO_CRITERIA = "no_criteria: nothing was compared"
+#: The reason of a criterion whose evaluator is configured differently in the two runs.
+CHECK_CHANGED = "check_changed"
+#: The reason of a criterion the base run's release.yaml gates and the candidate run does not judge.
+NOT_IN_BOTH = "not_in_both_runs"
 
 COMPARE = FrameSpec("compare", (
     Column("criterion", TEXT, "The criterion (judged by both runs)."),
@@ -318,17 +331,26 @@ def _flips(rows: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def _changed_checks(base: Run, candidate: Run) -> set[str]:
+    """The criteria both runs judge with differently configured evaluators (a check loosened or tightened)."""
+    b = {ev.name: ev for ev in base.config.evaluators}
+    return {ev.name for ev in candidate.config.evaluators
+            if ev.name in b and b[ev.name].model_dump() != ev.model_dump()}
+
+
 def _config_notes(base: Run, candidate: Run) -> list[str]:
     notes = []
-    b = {ev.name: ev for ev in base.config.evaluators}
-    c = {ev.name: ev for ev in candidate.config.evaluators}
-    for name in b:
+    b = {ev.name for ev in base.config.evaluators}
+    c = {ev.name for ev in candidate.config.evaluators}
+    changed = _changed_checks(base, candidate)
+    for name in (ev.name for ev in base.config.evaluators):
         if name not in c:
             notes.append(f"criterion {name} is judged only in the base run: not compared")
-        elif b[name].model_dump() != c[name].model_dump():
+        elif name in changed:
             notes.append(f"criterion {name} is configured differently in the two runs: its flips mix the "
                          "system's change with the check's")
-    notes += [f"criterion {name} is judged only in the candidate run: not compared" for name in c if name not in b]
+    notes += [f"criterion {ev.name} is judged only in the candidate run: not compared"
+              for ev in candidate.config.evaluators if ev.name not in b]
     return notes
 
 
@@ -407,6 +429,7 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
     counts = pd.DataFrame({"criterion": rows["criterion"], "ptf": is_b & ~is_c, "ftp": ~is_b & is_c,
                            "missing": either_missing}).groupby("criterion", sort=False).sum()
     unchecked = _unchecked_criteria(base_run, cand_run, common)
+    changed = _changed_checks(base_run, cand_run)
     out: list[dict[str, Any]] = []
     for criterion in common:
         row: dict[str, Any] = {"criterion": criterion, "base_rate": math.nan, "candidate_rate": math.nan,
@@ -423,6 +446,10 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
             c = counts.loc[criterion]
             _paired_row(row, b.passes, k.passes, b.rows, (int(c["ptf"]), int(c["ftp"]), int(c["missing"])), cfg,
                         notes)
+        if criterion in changed and not undecided:  # a loosened check must not read as a system that held up
+            undecided = CHECK_CHANGED
+            notes.append("its evaluator is configured differently in the two runs, so a flip may be the check's, "
+                         "not the system's: run the base again on the candidate's suite")
         if criterion in listed:
             row["margin"] = cfg.regression.margin
             verdict, why = _decide(row, cfg, clustered, criterion in unchecked, undecided)
@@ -431,6 +458,15 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
         row["verdict"] = verdict
         row["reason"] = "; ".join([why, *notes] if why else notes)
         out.append(row)
+    gated_by_base = base_run.release.criteria if base_run.release is not None else {}
+    for criterion in [] if cfg.regression.criteria else [c for c in gated_by_base if c not in cand_names]:
+        out.append({"criterion": criterion, "base_rate": math.nan, "candidate_rate": math.nan,
+                    "difference": math.nan, "ci_low": math.nan, "ci_high": math.nan, "method": "", "n": 0,
+                    "n_clusters": 0, "pass_to_fail": 0, "fail_to_pass": 0, "missing": 0, "mcnemar_p": math.nan,
+                    "one_sided": 0, "margin": cfg.regression.margin, "verdict": "INSUFFICIENT_EVIDENCE",
+                    "reason": f"{NOT_IN_BOTH}; the base run's release.yaml gates it and the candidate run does not "
+                              "judge it (a dropped check shows no regression): list regression.criteria to leave "
+                              "it out on purpose"})
     table = COMPARE.from_columns({c: [r[c] for r in out] for c in COMPARE.names})
     decided = table.loc[table["verdict"] != "REPORT_ONLY", "verdict"]
     if (decided == "REGRESSION").any():

@@ -497,3 +497,45 @@ def test_a_metamorphic_criterion_whose_transform_is_not_checked_is_not_decided(
         assert (row["verdict"], row["reason"].split(";")[0]) == ("INSUFFICIENT_EVIDENCE", "transform_not_checked")
     checked = op.compare(example_runs["base"], example_runs["again"], release=release).table
     assert checked.set_index("criterion").loc["same_state_under_injected", "verdict"] == "NO_REGRESSION"
+
+
+# -- a check dropped or changed between the two suites ---------------------------------------------------------
+
+AGAIN = {"type": "answer_matches", "criterion": "answer_again"}
+
+
+def test_a_check_the_base_gates_and_the_candidate_dropped_is_never_no_regression(
+        make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    """The candidate's suite dropped `answer_again`, the check its system fails: compare judged the criteria both
+    runs judge, so only `answer_matches` (unchanged) was compared and the candidate got NO_REGRESSION."""
+    base_root = make_suite(_cases(24), evaluators=[{"type": "answer_matches"}, AGAIN],
+                           release={"criteria": {"answer_matches": 0.5, "answer_again": 0.5},
+                                    "regression": {"margin": 0.2}})
+    cand_root = make_suite(_cases(24), evaluators=[{"type": "answer_matches"}],
+                           release={"criteria": {"answer_matches": 0.5}, "regression": {"margin": 0.2}})
+    base, cand = _run(base_root, tmp_path / "b"), _run(cand_root, tmp_path / "c")
+    cmp = op.compare(base, cand)
+    table = cmp.table.set_index("criterion")
+    assert table.loc["answer_matches", "verdict"] == "NO_REGRESSION"
+    assert table.loc["answer_again", "verdict"] == "INSUFFICIENT_EVIDENCE" and table.loc["answer_again", "n"] == 0
+    assert table.loc["answer_again", "reason"].startswith("not_in_both_runs; the base run's release.yaml gates it")
+    assert cmp.verdict == "INSUFFICIENT_EVIDENCE"
+    listed = op.compare(base, cand, release={"regression": {"margin": 0.2, "criteria": ["answer_matches"]}})
+    assert listed.verdict == "NO_REGRESSION" and list(listed.table["criterion"]) == ["answer_matches"]  # on purpose
+
+
+def test_a_check_configured_differently_is_never_no_regression(make_suite: Callable[..., Path],
+                                                               tmp_path: Path) -> None:
+    """The candidate's suite loosened `answer_again` (normalize on): its flips mix the check's change with the
+    system's, and only a note said so while the verdict read NO_REGRESSION."""
+    release = {"criteria": {"answer_again": 0.5}, "regression": {"margin": 0.2}}
+    base_root = make_suite(_cases(24), evaluators=[{**AGAIN, "normalize": False}], release=release)
+    cand_root = make_suite(_cases(24), evaluators=[AGAIN], release=release)
+    same_root = make_suite(_cases(24), evaluators=[{**AGAIN, "normalize": False}], release=release)
+    base = _run(base_root, tmp_path / "b")
+    assert op.compare(base, _run(same_root, tmp_path / "s")).verdict == "NO_REGRESSION"
+    cmp = op.compare(base, _run(cand_root, tmp_path / "c"))
+    row = cmp.table.set_index("criterion").loc["answer_again"]
+    assert (row["verdict"], row["reason"].split(";")[0]) == ("INSUFFICIENT_EVIDENCE", "check_changed")
+    assert row["n"] == 24 and row["difference"] == 0  # the interval is still shown
+    assert cmp.verdict == "INSUFFICIENT_EVIDENCE"
