@@ -73,7 +73,7 @@ class Baseline:
         return f"Baseline({self.run.run_id!r}, cases={self.run.n_cases}, " + ", ".join(parts) + ")"
 
 
-def check_baseline(run: Run, baseline: Baseline | Run) -> None:
+def check_baseline(run: Run, baseline: Baseline | Run, run_whole: bool = True) -> None:
     """Raise unless ``baseline`` is a whole do-nothing run (``system_version`` ``oloproof-noop``) of the cases
     of ``run``.
 
@@ -82,6 +82,8 @@ def check_baseline(run: Run, baseline: Baseline | Run) -> None:
     finish (or lost records) gives the rates of the cases it holds: stopped before the cases that expect no
     change, its ``state_matches`` rate is 0 and the red flag is gone. A baseline of another version of the suite
     (cases added, removed or edited since: another (case id, digest) set) gives the rates of other cases.
+    ``run_whole`` False (the run did not finish, or lost records: the gate says BLOCK for it anyway): its cases
+    need only be among the baseline's.
     """
     idle = baseline.run if isinstance(baseline, Baseline) else baseline
     if not isinstance(idle, Run):
@@ -99,8 +101,8 @@ def check_baseline(run: Run, baseline: Baseline | Run) -> None:
                             "a new one with op.baseline(suite) or oloproof run --baseline")
     theirs = set(zip(idle.cases["case_id"], idle.cases["digest"], strict=True))
     ours = set(zip(run.cases["case_id"], run.cases["digest"], strict=True))
-    if theirs != ours:
-        differ = sorted({case_id for case_id, _ in theirs ^ ours})
+    if theirs != ours and (run_whole or not ours <= theirs):  # a run that did not finish holds part of its cases
+        differ = sorted({case_id for case_id, _ in (theirs ^ ours if run_whole else ours - theirs)})
         raise OloproofError(f"{idle.directory}: a baseline of other cases than run {run.run_id}'s ({len(differ)} "
                             f"case(s) added, removed or edited, first {differ[0]!r}): another version of suite "
                             f"{run.suite_name!r}; make one with op.baseline(suite) on the suite of this run")

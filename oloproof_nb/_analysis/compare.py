@@ -452,7 +452,9 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
                          "not the system's: run the base again on the candidate's suite")
         if criterion in listed:
             row["margin"] = cfg.regression.margin
-            verdict, why = _decide(row, cfg, clustered, criterion in unchecked, undecided)
+            # a reduced criterion has one row per case: clustered when a cluster holds several cases (as in the gate)
+            grouped = clustered if reduction.kind == "mean" else bool(row["n_clusters"] < row["n"])
+            verdict, why = _decide(row, cfg, grouped, criterion in unchecked, undecided)
         else:
             row["margin"], verdict, why = math.nan, "REPORT_ONLY", ""
         row["verdict"] = verdict

@@ -20,9 +20,11 @@ Rule, per criterion named in release.yaml (DESIGN.md, "Gate rule"), the first th
    simulation found its lower-tail miss above 3% at every G from 20 to 200 — the bootstrap is replaced by
    ``cluster_t`` (the reason says so).
 
-The gate's verdict is ``PASS`` only when every listed criterion passes, else
-``BLOCK`` — also when release.yaml lists no criterion (``Gate.reason`` is
-``no_criteria: nothing was gated``). Criteria not listed appear with threshold NaN
+The gate's verdict is ``PASS`` only when every listed criterion passes and the run
+is whole, else ``BLOCK`` — also when release.yaml lists no criterion (``Gate.reason``
+is ``no_criteria: nothing was gated``) and when the run did not finish or lost case
+records (``unfinished: …``, ``incomplete: …``, :func:`no_decision`; the table still
+shows what the recorded cases give). Criteria not listed appear with threshold NaN
 and verdict ``REPORT_ONLY``.
 
 Statistics need only per-cluster (passes, rows) per criterion: they come from one
@@ -227,13 +229,6 @@ def resolve_release(run: Run, release: ReleaseLike | None, *, criteria: dict[str
         cfg, file = load_release(release), str(release)
     if (criteria, confidence, method) != (None, None, None):
         cfg, file = _merged(cfg, criteria, confidence, method), "gate(criteria=, confidence=, method=)"
-    if method in ("clopper_pearson", "wilson", "cluster_t", "cluster_bootstrap"):
-        clustered = run_is_clustered(run)
-        if clustered != (method in ("cluster_t", "cluster_bootstrap")):  # it would be silently ignored
-            kind, fits = (("clustered (a cluster holds more than one case)", "cluster_t or cluster_bootstrap")
-                          if clustered else ("unclustered (one case per cluster)", "clopper_pearson or wilson"))
-            raise ConfigError(file, "method", f"{method!r} is not used for this run, which is {kind}: "
-                                              f"use {fits}")
     unknown = [name for name in cfg.criteria if name not in run.criteria]
     if unknown:
         raise ConfigError(file, f"criteria.{unknown[0]}",
@@ -405,12 +400,14 @@ def gate(run: Run, release: ReleaseLike | None = None, *, baseline: Baseline | R
             row.update(rate=interval.estimate, ci_low=interval.low, ci_high=interval.high, method=interval.method)
             notes += [n for n in (swapped, interval.reason) if n]
         rows.append(_decided(row, notes, cfg, clustered, ev, checked, late))
+    _check_method_used(method, rows)
     table = GATE.from_columns({c: [row[c] for row in rows] for c in GATE_COLUMNS})
+    unwhole = no_decision(run)
     if baseline is not None:
-        check_baseline(run, baseline)
+        check_baseline(run, baseline, run_whole=not unwhole)
         table = with_idle_columns(table, baseline)
     listed = table[table["verdict"] != "REPORT_ONLY"]
-    blocker = no_decision(run) or ("" if len(listed) else NO_CRITERIA)
+    blocker = unwhole or ("" if len(listed) else NO_CRITERIA)
     overall = "PASS" if not blocker and bool((listed["verdict"] == "PASS").all()) else "BLOCK"
     return Gate(table=table, verdict=overall, release=cfg, clustered=clustered, n_source_clusters=n_source,
                 reason=blocker, findings=tuple(findings))
@@ -466,6 +463,25 @@ def _reduced_row(criterion: str, ev: Any, rs: Any, cfg: ReleaseConfig, checked: 
     return _decided(row, notes, cfg, clustered, ev, checked, late, left_out)
 
 
+def _check_method_used(method: str | None, rows: list[dict[str, Any]]) -> None:
+    """Raise when ``gate(method=)`` names an interval no criterion of the run gets (it would be ignored silently).
+
+    Each row with an interval says (``_clustered``) whether it got a clustered one: a criterion of a run with
+    epochs is clustered (a cluster holds several runs of a case), a pass^k one whose clusters hold one case each
+    is not.
+    """
+    if method is None:
+        return
+    wants = method in ("cluster_t", "cluster_bootstrap")
+    used = {bool(row["_clustered"]) for row in rows if row["method"]}
+    if used and wants not in used:
+        every = ("an unclustered interval (one case per cluster); use clopper_pearson or wilson" if wants else
+                 "a clustered interval (a cluster holds more than one case, or runs of one case in several "
+                 "epochs); use cluster_t or cluster_bootstrap")
+        raise ConfigError("gate(criteria=, confidence=, method=)", "method",
+                          f"{method!r} is used by no criterion of this run: every criterion gets {every}")
+
+
 def _decided(row: dict[str, Any], notes: list[str], cfg: ReleaseConfig, clustered: bool, ev: Any,
              checked: dict[str, bool], late: dict[str, str], left_out: int = 0) -> dict[str, Any]:
     """``row`` (its counts and interval filled in) with its threshold, verdict and reason (the notes after it).
@@ -481,6 +497,7 @@ def _decided(row: dict[str, Any], notes: list[str], cfg: ReleaseConfig, clustere
         notes.append(late[criterion])
     row["verdict"] = verdict
     row["reason"] = "; ".join([reason, *notes] if reason else notes)
+    row["_clustered"] = clustered  # read by _check_method_used; not a column of the table
     return row
 
 

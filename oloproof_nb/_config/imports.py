@@ -137,13 +137,33 @@ def class_source(cls: type) -> Path | None:
     return None
 
 
+def _library_dirs() -> tuple[Path, ...]:
+    """Where the standard library and installed packages live (``sysconfig``'s stdlib, purelib, platlib)."""
+    import sysconfig
+
+    found = {Path(sysconfig.get_path(name)).resolve() for name in ("stdlib", "platstdlib", "purelib", "platlib")
+             if sysconfig.get_path(name)}
+    return tuple(sorted(found))
+
+
 def user_classes(instance: Any) -> list[type]:
-    """The classes of ``instance``'s MRO whose code may be the user's: made at run time (not a static C type such
-    as ``object``), outside oloproof_nb and outside the interpreter's built-in modules (``_thread._local``:
-    their code changes with the interpreter)."""
-    return [c for c in type(instance).__mro__
-            if c.__flags__ & _HEAP_TYPE and c.__module__.split(".")[0] != "oloproof_nb"
-            and c.__module__ not in sys.builtin_module_names]
+    """The classes of ``instance``'s MRO whose code is the user's: made at run time (not a static C type such as
+    ``object``), outside oloproof_nb, the interpreter's built-in modules (``_thread._local``), the standard
+    library and installed packages (``typing.Protocol``, pydantic's ``BaseModel``: their code changes with a
+    version, and counting them would refuse a resume, or a remote worker, after an upgrade that changed no code
+    of the user's). A class defined in no file (a notebook cell) is kept: it cannot be fingerprinted."""
+    libraries = _library_dirs()
+    out = []
+    for c in type(instance).__mro__:
+        if not c.__flags__ & _HEAP_TYPE or c.__module__.split(".")[0] == "oloproof_nb":
+            continue
+        if c.__module__ in sys.builtin_module_names:
+            continue
+        source = class_source(c)
+        if source is not None and any(source.resolve().is_relative_to(d) for d in libraries):
+            continue
+        out.append(c)
+    return out
 
 
 def code_digests(root: Path | None, spec: str | None, target: Any, classes: Sequence[type] = ()) -> list[str]:

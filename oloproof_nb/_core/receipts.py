@@ -416,7 +416,8 @@ def _decide(
         elif ev.modified_at > ev.observed_at + FUTURE_MTIME_TOLERANCE:
             lacking.append(
                 f"freshness cannot be shown: modified at {iso(ev.modified_at)}, after it was observed at "
-                f"{iso(ev.observed_at)} (a time set by hand, or by a clock since set back)"
+                f"{iso(ev.observed_at)} (a time set by hand, a clock since set back, or a file server whose "
+                "clock runs ahead of this machine's)"
             )
         else:
             passed.append("fresh")

@@ -301,15 +301,16 @@ def _run_callable(
     return None, f"validator {name} returned {type(result).__name__}; expected bool, int or None"
 
 
-def _exited(proc: subprocess.Popen[bytes], timeout_s: float) -> None:
-    """Wait until ``proc`` has exited, leaving it unreaped (so its pid, its group's id, is not reused).
+def _exited(proc: subprocess.Popen[bytes], timeout_s: float) -> bool:
+    """Wait until ``proc`` has exited; True when it is left unreaped (so its pid, its group's id, is not reused).
 
-    Raises :class:`subprocess.TimeoutExpired` after ``timeout_s``. Without ``os.waitid`` (Windows, where
-    there are no process groups to end) it waits and reaps.
+    Raises :class:`subprocess.TimeoutExpired` after ``timeout_s``, ``proc`` still unreaped, and
+    :class:`ChildProcessError` when the kernel reaped it already (the host program ignores SIGCHLD: its exit
+    status is lost). Without ``os.waitid`` (macOS, Windows) it waits and reaps (False).
     """
     if not hasattr(os, "waitid"):
         proc.wait(timeout=timeout_s)
-        return
+        return False
     deadline = time.monotonic() + timeout_s
     pause = 0.001
     while os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
@@ -318,19 +319,23 @@ def _exited(proc: subprocess.Popen[bytes], timeout_s: float) -> None:
             raise subprocess.TimeoutExpired(proc.args, timeout_s)
         time.sleep(min(pause, left))
         pause = min(pause * 2, 0.01)
+    return True
 
 
 def _end_group(proc: subprocess.Popen[bytes]) -> int:
     """Kill what is left of ``proc``'s process group, then reap ``proc``: its return code.
 
-    ``proc`` is not reaped yet when this is called, so its pid — the group's id — cannot have been given to
-    another process; children it forked into its group (still running after it exited) go with it.
+    Call it only while ``proc`` is unreaped, so its pid — the group's id — cannot have been given to another
+    process; children it forked into its group (still running after it exited) go with it. Without process
+    groups (Windows) it kills ``proc`` alone.
     """
     if hasattr(os, "killpg"):
         try:
             os.killpg(proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
+    else:
+        proc.kill()
     return proc.wait()
 
 
@@ -339,6 +344,10 @@ def _run_command(
 ) -> tuple[int | None, str | None]:
     """Run a command validator in a session of its own; on timeout kill its whole process group."""
     program = os.path.basename(argv[0])
+    if hasattr(signal, "SIGCHLD") and signal.getsignal(signal.SIGCHLD) == signal.SIG_IGN:
+        # the kernel reaps a child at once then, and Popen reports its status as 0: a failing validator would pass
+        return None, (f"validator {name} ({program}) not run: this process ignores SIGCHLD, so a command's exit "
+                      "status cannot be read")
     try:
         proc = subprocess.Popen(
             [*argv, str(path.resolve())],
@@ -356,13 +365,17 @@ def _run_command(
     except OSError as exc:
         return None, f"validator {name}: command {program!r} could not start: {exc.strerror}"
     try:
-        _exited(proc, timeout_s)
+        unreaped = _exited(proc, timeout_s)
+    except ChildProcessError:  # SIGCHLD set to be ignored while it ran: its status is gone
+        proc.wait()
+        return None, f"validator {name} ({program}): its exit status was lost (SIGCHLD is ignored)"
     except BaseException as exc:  # the timeout, or Ctrl-C while waiting: the group goes either way
         _end_group(proc)
         if isinstance(exc, subprocess.TimeoutExpired):
             return None, f"validator {name} ({program}) timed out after {timeout_s:g}s"
         raise
-    returncode = _end_group(proc)  # what it forked and left running could still change the artifact
+    # what it forked and left running could still change the artifact (only while the pid is still its own)
+    returncode = _end_group(proc) if unreaped else int(proc.returncode or 0)
     if returncode < 0:
         return None, f"validator {name} ({program}) was killed by signal {-returncode}"
     return returncode, None

@@ -176,6 +176,22 @@ def test_an_interrupted_baseline_is_refused(desk: Path, tmp_path: Path) -> None:
     assert bool(whole.loc["state_matches", "passes_when_idle"]) is True
 
 
+def test_a_run_that_did_not_finish_takes_a_whole_baseline(desk: Path, tmp_path: Path) -> None:
+    """A run stopped after c0–c2 holds part of the baseline's cases: the gate is BLOCK (unfinished) with the idle
+    columns, not an error saying the suite changed (the report of a partial run crashed on it)."""
+    suite = op.load_suite(desk)
+
+    def stop_after_three(done: int, total: int) -> None:
+        if done >= 3:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        op.run(suite, out=tmp_path / "run", progress=stop_after_three)
+    partial = op.load_run(tmp_path / "run")
+    g = op.gate(partial, baseline=op.baseline(desk, progress=False))
+    assert (g.verdict, g.reason.split(":")[0]) == ("BLOCK", "unfinished") and "noop_rate" in g.table.columns
+
+
 def test_a_baseline_of_another_version_of_the_suite_is_refused(desk: Path, make_suite, tmp_path: Path) -> None:
     """The same suite name with the cases edited since the baseline: c4 and c5 now expect the write too. The old
     baseline's state_matches rate 2/6 (its c4, c5 expected no change) was given as the idle agent's on cases

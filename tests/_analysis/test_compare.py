@@ -369,6 +369,11 @@ def test_a_reduced_criterion_is_compared_on_its_reduced_values(make_suite: Calla
         got = op.compare(base, cand, release=other)
         assert (got.table.iloc[0]["verdict"], got.table.iloc[0]["reason"].split(";")[0]) == (
             "INSUFFICIENT_EVIDENCE", why)
+    # one case per cluster: the pass^3 rows are unclustered, as in the gate (exact Clopper–Pearson there), so
+    # allow_approximate_methods is not needed; the case runs made it look clustered (approximate_methods_not_allowed)
+    strict = {key: value for key, value in release.items() if key != "allow_approximate_methods"}
+    assert op.gate(cand, release=strict).table.iloc[0]["method"] == "clopper_pearson"
+    assert op.compare(base, cand, release=strict).table.iloc[0]["verdict"] == "REGRESSION"
 
 
 # -- release.yaml: regression ---------------------------------------------------------------------------------

@@ -58,16 +58,17 @@ def test_confidence_and_method_override(run: op.Run) -> None:
     low, high = proportion_confint(8, 10, alpha=0.05, method="wilson")
     assert (wilson["ci_low"], wilson["ci_high"]) == pytest.approx((low, high), abs=1e-12)
     # a method for the other kind of run was silently ignored (the gate said wilson's run got cluster_t)
-    with pytest.raises(ConfigError, match=r"'cluster_bootstrap' is not used for this run, which is unclustered "
-                                          r"\(one case per cluster\): use clopper_pearson or wilson"):
+    with pytest.raises(ConfigError, match=r"'cluster_bootstrap' is used by no criterion of this run: every "
+                                          r"criterion gets an unclustered interval \(one case per cluster\); use "
+                                          r"clopper_pearson or wilson"):
         op.gate(run, method="cluster_bootstrap")
 
 
 def test_a_method_for_the_other_kind_of_run_is_an_error(example_suite: Path, tmp_path: Path) -> None:
     clustered = op.run(op.load_suite(example_suite), out=tmp_path / "r", progress=False)
     assert op.gate(clustered, method="cluster_bootstrap").release.method == "cluster_bootstrap"
-    with pytest.raises(ConfigError, match=r"^gate\(criteria=, confidence=, method=\).*method.*'wilson' is not used "
-                                          r"for this run, which is clustered"):
+    with pytest.raises(ConfigError, match=r"^gate\(criteria=, confidence=, method=\).*method.*'wilson' is used by "
+                                          r"no criterion of this run: every criterion gets a clustered interval"):
         op.gate(clustered, method="wilson")
     assert op.gate(clustered, release={"unclustered_method": "wilson"}).verdict == "BLOCK"  # a file may hold both
 
@@ -82,3 +83,22 @@ def test_bad_overrides_are_config_errors_naming_the_key(run: op.Run, kwargs: dic
     with pytest.raises(ConfigError) as info:
         op.gate(run, **kwargs)  # type: ignore[arg-type]
     assert words in str(info.value) and str(info.value).startswith("gate(")
+
+
+def test_with_epochs_a_method_counts_where_a_criterion_uses_it(tmp_path: Path) -> None:
+    """24 one-case clusters, 3 epochs: a pass^3 criterion is unclustered (one value per case, one case per
+    cluster) and gets Clopper–Pearson or Wilson, while a mean over the epochs is clustered. The check took the run
+    as clustered, refused wilson (the method the pass^3 row used) and let cluster_t through unused."""
+    from _epoch_systems import flaky_run
+
+    run = flaky_run(tmp_path)
+    only = {"criteria": {"answer_matches": {"threshold": 0.5, "reduce": "pass^3"}}}
+    row = op.gate(run, release=only, method="wilson").table.set_index("criterion").loc["answer_matches"]
+    assert row["method"] == "wilson"
+    with pytest.raises(ConfigError, match=r"'cluster_t' is used by no criterion of this run: every criterion gets "
+                                          r"an unclustered interval"):
+        op.gate(run, release=only, method="cluster_t")
+    mean = {"criteria": {"answer_matches": 0.5}, "allow_approximate_methods": True}  # the rows of the epochs
+    assert op.gate(run, release=mean, method="cluster_t").table["method"].tolist() == ["cluster_t"]
+    with pytest.raises(ConfigError, match=r"'wilson' is used by no criterion of this run"):
+        op.gate(run, release=mean, method="wilson")

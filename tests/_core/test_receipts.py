@@ -167,8 +167,8 @@ def test_a_modification_time_after_the_observation_shows_no_freshness() -> None:
     r = classify(contract(**FULL), evidence(modified_at=ahead))
     assert r.status == "unverified"
     assert r.reason == ("unverified: freshness cannot be shown: modified at 2026-07-25T15:10:00.000000Z, after it "
-                        "was observed at 2026-07-25T14:10:00.000000Z (a time set by hand, or by a clock since "
-                        "set back)")
+                        "was observed at 2026-07-25T14:10:00.000000Z (a time set by hand, a clock since set "
+                        "back, or a file server whose clock runs ahead of this machine's)")
     # up to the tolerance ahead (a network file system's clock, FAT's two-second times) is still fresh
     assert classify(contract(**FULL), evidence(modified_at=T_OBS + FUTURE_MTIME_TOLERANCE)).status == "verified"
     # the other checks still come first, and without freshness required the time does not matter

@@ -6,6 +6,7 @@ import hashlib
 import hmac
 import json
 import os
+import signal
 import sys
 import time
 from datetime import datetime, timedelta, timezone
@@ -520,6 +521,21 @@ def test_a_validator_that_exits_0_leaves_nothing_running(artifact: Path, tmp_pat
     finally:
         if _alive(child):
             os.kill(child, 9)
+
+
+def test_a_validator_whose_exit_status_cannot_be_read_is_unverified(artifact: Path) -> None:
+    """A host program that ignores SIGCHLD: the kernel reaps the validator at once and Popen reports 0, so a
+    validator that exits 1 verified the artifact. Now the validator is not run and the receipt is unverified."""
+    set_mtime(artifact, T0 + timedelta(minutes=1))
+    c = OutcomeContract(artifact_id="monthly-report", validator="cmd")
+    failing = {"cmd": [PY, "-c", "raise SystemExit(1)"]}
+    assert verify(c, artifact, validators=failing)[1].status == "validator_failed"
+    previous = signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    try:
+        _, r = verify(c, artifact, validators=failing)
+    finally:
+        signal.signal(signal.SIGCHLD, previous)
+    assert r.status == "unverified" and "ignores SIGCHLD" in r.reason
 
 
 ENV_VALIDATOR = """

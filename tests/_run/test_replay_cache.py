@@ -313,3 +313,13 @@ def test_a_class_defined_in_no_file_is_never_cached() -> None:
     # left out, so such a system is still fingerprinted and cached
     local = type("Local", (threading.local,), {})
     assert user_classes(local()) == [local] and class_source(local) == Path(__file__)
+    # a base from the standard library or an installed package changes with its version, not with the user's
+    # code: counted, it refused a resume after an upgrade (typing.Protocol, pydantic's BaseModel)
+    import typing
+
+    import pydantic
+
+    class Agent(pydantic.BaseModel, typing.Generic[typing.TypeVar("T")]):
+        pass
+
+    assert user_classes(Agent()) == [Agent]
