@@ -24,6 +24,7 @@ import shlex
 import signal
 import sys
 import tempfile
+import textwrap
 import threading
 import time
 import traceback
@@ -454,10 +455,14 @@ def _compare_table(table: Any) -> str:
         excess = max(len(line) for line in text.splitlines()) - _WIDTH
         if excess <= 0:
             break
-    if excess > 0:  # still too wide: cut the criterion names with … (the reasons below name them whole)
+    if excess > 0:  # still too wide: cut the criterion names with …, each cut name given whole under the table
         room = max(max((len(row[0]) for row in rows), default=0) - excess, 16)
+        whole = [row[0] for row in rows if len(row[0]) > room]
         rows = [[fit(row[0], room), *row[1:]] for row in rows]
         text = text_table(rows, [_COMPARE_HEADS[c] for c in columns], tablefmt="narrow")
+        for name in whole:
+            text += "\n" + "\n".join(textwrap.wrap(f"{fit(name, room)} = {name}", _WIDTH, subsequent_indent="    ",
+                                                   break_long_words=True, break_on_hyphens=False))
     return text
 
 

@@ -121,6 +121,23 @@ def test_gate_on_a_suite_folder_refuses_when_a_run_cannot_be_read(make_suite,
     assert err.splitlines()[-1].endswith("; give the run directory instead")
 
 
+def test_gate_on_a_suite_folder_passes_over_an_unreadable_run_its_id_dates_earlier(
+        make_suite, capsys: pytest.CaptureFixture[str]) -> None:
+    """One torn manifest of 2020 refused every later `gate SUITE`: a run id names its start, so a folder dated
+    before the latest readable run cannot be the latest; one not dated so (another name) still refuses."""
+    folder = make_suite(CASES, evaluators=EVALUATORS, release=RELEASE)
+    latest = op.run(folder, progress=False).directory
+    old = folder / "runs" / "20200101T000000Z-0a0b0c"
+    old.mkdir()
+    (old / "manifest.json").write_text('{"suite": "tin', encoding="utf-8")  # torn
+    capsys.readouterr()
+    assert main(["gate", str(folder)]) == 0
+    assert _out(capsys)[1].strip() == f"oloproof: gating the latest run of the suite: {latest}"
+    old.rename(folder / "runs" / "mine")  # a name that says nothing of its start
+    assert main(["gate", str(folder)]) == 2
+    assert "cannot tell which run is the latest" in _out(capsys)[1]
+
+
 def test_run_on_a_file_says_it_wants_a_suite_folder(make_suite, capsys: pytest.CaptureFixture[str]) -> None:
     folder = make_suite(CASES, evaluators=EVALUATORS)
     assert main(["run", str(folder / "oloproof.yaml")]) == 2

@@ -411,7 +411,8 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
     cfg = _release(cand_run, release, common)
     listed = set(cfg.regression.criteria or common)
     paired, unpaired, keys = _pair_cases(base_run, cand_run)
-    if paired.empty and not (unpaired["reason"] == "digest_changed").any():
+    if paired.empty and not (unpaired["reason"] == "digest_changed").any() and not (
+            no_decision(base_run) or no_decision(cand_run)):  # a run that recorded nothing yet: said below
         raise OloproofError(f"compare: the base run {base_run.run_id} ({base_run.suite_name!r}) and the candidate "
                             f"run {cand_run.run_id} ({cand_run.suite_name!r}) share no case id, so there is nothing "
                             "to pair; compare two runs of one suite")

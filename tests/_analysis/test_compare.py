@@ -265,6 +265,25 @@ def test_runs_that_share_no_case_are_an_error(make_suite: Callable[..., Path], t
     assert cmp.verdict == "INSUFFICIENT_EVIDENCE"
 
 
+def test_a_run_that_recorded_nothing_yet_is_unfinished_not_another_suite(make_suite: Callable[..., Path],
+                                                                         tmp_path: Path) -> None:
+    """A candidate killed before its first case shares no case id with the base: it was told to compare two runs
+    of one suite; it is a run that did not finish (INSUFFICIENT_EVIDENCE, the reason says so)."""
+    import json
+
+    root = make_suite(_cases(4), evaluators=[{"type": "answer_matches"}])
+    base = _run(root, tmp_path / "b")
+    shutil.copytree(base.directory, tmp_path / "c")
+    (tmp_path / "c" / "cases.jsonl").write_text("", encoding="utf-8")
+    shutil.rmtree(tmp_path / "c" / "frames", ignore_errors=True)
+    manifest = json.loads((tmp_path / "c" / "manifest.json").read_text(encoding="utf-8"))
+    del manifest["finished_at"]
+    (tmp_path / "c" / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    cmp = op.compare(base, tmp_path / "c")
+    assert cmp.verdict == "INSUFFICIENT_EVIDENCE" and cmp.n_paired == 0
+    assert "unfinished: the run did not finish (0 of 4 cases recorded)" in cmp.reason
+
+
 def test_criteria_in_one_run_only(make_suite: Callable[..., Path], tmp_path: Path) -> None:
     a = make_suite(_cases(4), evaluators=[{"type": "answer_matches"}])
     b = make_suite(_cases(4), evaluators=[{"type": "state_matches", "mode": "subset"}])
