@@ -30,9 +30,9 @@ applies:
 6. ``NO_REGRESSION`` when ci_low ≥ −margin, ``REGRESSION`` when ci_high < −margin, otherwise
    ``INSUFFICIENT_EVIDENCE`` (``interval_includes_minus_margin``).
 
-Without ``regression.criteria``, a criterion the base run's release.yaml gates and the candidate run does not
-judge gets a row of its own, ``INSUFFICIENT_EVIDENCE`` (``not_in_both_runs``): a candidate whose suite dropped
-the check it fails shows no regression otherwise.
+Without ``regression.criteria``, a criterion the base run judges and the candidate run does not gets a row
+of its own, ``INSUFFICIENT_EVIDENCE`` (``not_in_both_runs``): a candidate whose suite dropped the check it
+fails shows no regression otherwise.
 
 The overall verdict is ``REGRESSION`` when any listed criterion regressed, else ``INSUFFICIENT_EVIDENCE``
 when any could not be decided (or none was listed), else ``NO_REGRESSION``.
@@ -67,11 +67,11 @@ RunLike = Run | str | Path
 NO_CRITERIA = "no_criteria: nothing was compared"
 #: The reason of a criterion whose evaluator is configured differently in the two runs.
 CHECK_CHANGED = "check_changed"
-#: The reason of a criterion the base run's release.yaml gates and the candidate run does not judge.
+#: The reason of a criterion the base run judges and the candidate run does not (no ``regression.criteria``).
 NOT_IN_BOTH = "not_in_both_runs"
 
 COMPARE = FrameSpec("compare", (
-    Column("criterion", TEXT, "The criterion (judged by both runs)."),
+    Column("criterion", TEXT, "The criterion (judged by both runs, or by the base only: ``not_in_both_runs``)."),
     Column("base_rate", "float64", "Pass rate of the base run on the paired rows, Σb/Σm."),
     Column("candidate_rate", "float64", "Pass rate of the candidate run on the same rows, Σk/Σm."),
     Column("difference", "float64", "candidate_rate − base_rate."),
@@ -127,7 +127,8 @@ class Comparison:
     Attributes
     ----------
     table : pandas.DataFrame
-        One row per criterion both runs judge: ``criterion, base_rate, candidate_rate, difference, ci_low,
+        One row per criterion both runs judge (and, without ``regression.criteria``, per criterion the base
+        judges alone: ``not_in_both_runs``): ``criterion, base_rate, candidate_rate, difference, ci_low,
         ci_high, method, n, n_clusters, pass_to_fail, fail_to_pass, missing, mcnemar_p, margin, verdict,
         reason, one_sided`` (unrounded; see :data:`COMPARE`).
     verdict : str
@@ -182,7 +183,7 @@ class Comparison:
 
 
 def regression_verdict(ci_low: float, ci_high: float, margin: float) -> tuple[str, str]:
-    """Rule 5: ``NO_REGRESSION`` when ci_low ≥ −margin, ``REGRESSION`` when ci_high < −margin, else undecided.
+    """Rule 6: ``NO_REGRESSION`` when ci_low ≥ −margin, ``REGRESSION`` when ci_high < −margin, else undecided.
 
     Examples
     --------
@@ -331,11 +332,29 @@ def _flips(rows: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def _settings(ev: Any) -> dict[str, Any]:
+    """An evaluator's settings as compared between two runs: its criterion name left out (the names match
+    already, written out or not) and lists of plain text sorted (paths, ignore patterns, escalation tools
+    are sets: their order changes nothing)."""
+    out = {}
+    for key, value in ev.model_dump().items():
+        if key == "criterion":
+            continue
+        if isinstance(value, list) and all(isinstance(item, str) for item in value):
+            value = sorted(value)
+        out[key] = value
+    return out
+
+
 def _changed_checks(base: Run, candidate: Run) -> set[str]:
-    """The criteria both runs judge with differently configured evaluators (a check loosened or tightened)."""
+    """The criteria both runs judge with differently configured evaluators (a check loosened or tightened).
+
+    Only the evaluator's own settings are compared, not what it refers to elsewhere (a metamorphic
+    transform's template, a registered validator, a python check's code).
+    """
     b = {ev.name: ev for ev in base.config.evaluators}
     return {ev.name for ev in candidate.config.evaluators
-            if ev.name in b and b[ev.name].model_dump() != ev.model_dump()}
+            if ev.name in b and _settings(b[ev.name]) != _settings(ev)}
 
 
 def _config_notes(base: Run, candidate: Run) -> list[str]:
@@ -345,7 +364,7 @@ def _config_notes(base: Run, candidate: Run) -> list[str]:
     changed = _changed_checks(base, candidate)
     for name in (ev.name for ev in base.config.evaluators):
         if name not in c:
-            notes.append(f"criterion {name} is judged only in the base run: not compared")
+            notes.append(f"criterion {name} is judged only in the base run")
         elif name in changed:
             notes.append(f"criterion {name} is configured differently in the two runs: its flips mix the "
                          "system's change with the check's")
@@ -412,7 +431,7 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
     listed = set(cfg.regression.criteria or common)
     paired, unpaired, keys = _pair_cases(base_run, cand_run)
     if paired.empty and not (unpaired["reason"] == "digest_changed").any() and not (
-            no_decision(base_run) or no_decision(cand_run)):  # a run that recorded nothing yet: said below
+            base_run.n_cases == 0 or cand_run.n_cases == 0):  # a run that recorded nothing yet: unfinished, below
         raise OloproofError(f"compare: the base run {base_run.run_id} ({base_run.suite_name!r}) and the candidate "
                             f"run {cand_run.run_id} ({cand_run.suite_name!r}) share no case id, so there is nothing "
                             "to pair; compare two runs of one suite")
@@ -461,15 +480,13 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
         row["verdict"] = verdict
         row["reason"] = "; ".join([why, *notes] if why else notes)
         out.append(row)
-    gated_by_base = base_run.release.criteria if base_run.release is not None else {}
-    for criterion in [] if cfg.regression.criteria else [c for c in gated_by_base if c not in cand_names]:
+    for criterion in [] if cfg.regression.criteria else [c for c in base_run.criteria if c not in cand_names]:
         out.append({"criterion": criterion, "base_rate": math.nan, "candidate_rate": math.nan,
                     "difference": math.nan, "ci_low": math.nan, "ci_high": math.nan, "method": "", "n": 0,
                     "n_clusters": 0, "pass_to_fail": 0, "fail_to_pass": 0, "missing": 0, "mcnemar_p": math.nan,
                     "one_sided": 0, "margin": cfg.regression.margin, "verdict": "INSUFFICIENT_EVIDENCE",
-                    "reason": f"{NOT_IN_BOTH}; the base run's release.yaml gates it and the candidate run does not "
-                              "judge it (a dropped check shows no regression): list regression.criteria to leave "
-                              "it out on purpose"})
+                    "reason": f"{NOT_IN_BOTH}; the base run judges it and the candidate run does not (a dropped "
+                              "check shows no regression): list regression.criteria to leave it out on purpose"})
     table = COMPARE.from_columns({c: [r[c] for r in out] for c in COMPARE.names})
     decided = table.loc[table["verdict"] != "REPORT_ONLY", "verdict"]
     if (decided == "REGRESSION").any():

@@ -138,30 +138,36 @@ def class_source(cls: type) -> Path | None:
 
 
 def _library_dirs() -> tuple[Path, ...]:
-    """Where the standard library and installed packages live (``sysconfig``'s stdlib, purelib, platlib)."""
+    """Where the standard library and installed packages live: ``sysconfig``'s stdlib, purelib and platlib, and
+    ``site``'s folders (a distribution's ``dist-packages``, the user site, a venv's base interpreter)."""
+    import site
     import sysconfig
 
-    found = {Path(sysconfig.get_path(name)).resolve() for name in ("stdlib", "platstdlib", "purelib", "platlib")
-             if sysconfig.get_path(name)}
-    return tuple(sorted(found))
+    found = [sysconfig.get_path(name) for name in ("stdlib", "platstdlib", "purelib", "platlib")]
+    found += site.getsitepackages() if hasattr(site, "getsitepackages") else []
+    found.append(site.getusersitepackages())
+    return tuple(sorted({Path(d).resolve() for d in found if d}))
 
 
 def user_classes(instance: Any) -> list[type]:
     """The classes of ``instance``'s MRO whose code is the user's: made at run time (not a static C type such as
     ``object``), outside oloproof_nb, the interpreter's built-in modules (``_thread._local``), the standard
-    library and installed packages (``typing.Protocol``, pydantic's ``BaseModel``: their code changes with a
-    version, and counting them would refuse a resume, or a remote worker, after an upgrade that changed no code
-    of the user's). A class defined in no file (a notebook cell) is kept: it cannot be fingerprinted."""
+    library and installed packages among its bases (``typing.Protocol``, pydantic's ``BaseModel``: their code
+    changes with a version, and counting them would refuse a resume, or a remote worker, after an upgrade that
+    changed no code of the user's). The system's own class counts wherever it is installed (an agent
+    installed with ``pip install .``). A class defined in no file (a notebook cell) is kept: it cannot be
+    fingerprinted."""
     libraries = _library_dirs()
+    own = type(instance)
     out = []
-    for c in type(instance).__mro__:
+    for c in own.__mro__:
         if not c.__flags__ & _HEAP_TYPE or c.__module__.split(".")[0] == "oloproof_nb":
             continue
         if c.__module__ in sys.builtin_module_names:
             continue
         source = class_source(c)
-        if source is not None and any(source.resolve().is_relative_to(d) for d in libraries):
-            continue
+        if c is not own and source is not None and any(source.resolve().is_relative_to(d) for d in libraries):
+            continue  # a base of a library's; the system's own class counts wherever it is installed
         out.append(c)
     return out
 

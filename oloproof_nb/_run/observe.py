@@ -306,7 +306,8 @@ def _exited(proc: subprocess.Popen[bytes], timeout_s: float) -> bool:
 
     Raises :class:`subprocess.TimeoutExpired` after ``timeout_s``, ``proc`` still unreaped, and
     :class:`ChildProcessError` when the kernel reaped it already (the host program ignores SIGCHLD: its exit
-    status is lost). Without ``os.waitid`` (macOS, Windows) it waits and reaps (False).
+    status is lost). Where ``os.waitid`` does not exist (Windows; macOS before Python 3.13) it waits and
+    reaps (False).
     """
     if not hasattr(os, "waitid"):
         proc.wait(timeout=timeout_s)
@@ -325,9 +326,10 @@ def _exited(proc: subprocess.Popen[bytes], timeout_s: float) -> bool:
 def _end_group(proc: subprocess.Popen[bytes]) -> int:
     """Kill what is left of ``proc``'s process group, then reap ``proc``: its return code.
 
-    Call it only while ``proc`` is unreaped, so its pid — the group's id — cannot have been given to another
-    process; children it forked into its group (still running after it exited) go with it. Without process
-    groups (Windows) it kills ``proc`` alone.
+    Unreaped, ``proc``'s pid — the group's id — cannot have been given to another process; reaped, the id
+    stays the group's while any member is alive (POSIX does not reuse a process group's id), and an empty
+    group is not there to kill. Children it forked into its group (still running after it exited) go with
+    it. Without process groups (Windows) it kills ``proc`` alone.
     """
     if hasattr(os, "killpg"):
         try:
@@ -374,8 +376,9 @@ def _run_command(
         if isinstance(exc, subprocess.TimeoutExpired):
             return None, f"validator {name} ({program}) timed out after {timeout_s:g}s"
         raise
-    # what it forked and left running could still change the artifact (only while the pid is still its own)
-    returncode = _end_group(proc) if unreaped else int(proc.returncode or 0)
+    # what it forked and left running could still change the artifact: its group goes. Reaped already (no
+    # os.waitid), the group's id stays its own while any member is alive (POSIX), so killing it is still safe
+    returncode = _end_group(proc) if unreaped or hasattr(os, "killpg") else int(proc.returncode or 0)
     if returncode < 0:
         return None, f"validator {name} ({program}) was killed by signal {-returncode}"
     return returncode, None

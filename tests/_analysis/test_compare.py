@@ -17,7 +17,7 @@ import yaml
 from statsmodels.stats.contingency_tables import mcnemar
 
 import oloproof_nb as op
-from oloproof_nb._analysis.compare import COMPARE, FLIPS, NO_CRITERIA, PAIRED_VERDICTS, UNPAIRED, regression_verdict
+from oloproof_nb._analysis.compare import COMPARE, FLIPS, PAIRED_VERDICTS, UNPAIRED, regression_verdict
 from oloproof_nb._config.imports import import_system
 from oloproof_nb._core.paired import paired_difference_from_sums
 from oloproof_nb.examples import init_example
@@ -288,8 +288,9 @@ def test_criteria_in_one_run_only(make_suite: Callable[..., Path], tmp_path: Pat
     a = make_suite(_cases(4), evaluators=[{"type": "answer_matches"}])
     b = make_suite(_cases(4), evaluators=[{"type": "state_matches", "mode": "subset"}])
     cmp = op.compare(_run(a, tmp_path / "a"), _run(b, tmp_path / "b"))
-    assert cmp.table.empty and cmp.verdict == "INSUFFICIENT_EVIDENCE" and cmp.reason == NO_CRITERIA
-    assert "criterion answer_matches is judged only in the base run: not compared" in cmp.notes
+    assert cmp.table["criterion"].tolist() == ["answer_matches"] and cmp.verdict == "INSUFFICIENT_EVIDENCE"
+    assert cmp.table["reason"].iloc[0].startswith("not_in_both_runs; the base run judges it")
+    assert "criterion answer_matches is judged only in the base run" in cmp.notes
 
 
 def test_a_pooled_run_is_refused(unclustered: tuple[op.Run, op.Run]) -> None:
@@ -542,7 +543,7 @@ def test_a_check_the_base_gates_and_the_candidate_dropped_is_never_no_regression
     table = cmp.table.set_index("criterion")
     assert table.loc["answer_matches", "verdict"] == "NO_REGRESSION"
     assert table.loc["answer_again", "verdict"] == "INSUFFICIENT_EVIDENCE" and table.loc["answer_again", "n"] == 0
-    assert table.loc["answer_again", "reason"].startswith("not_in_both_runs; the base run's release.yaml gates it")
+    assert table.loc["answer_again", "reason"].startswith("not_in_both_runs; the base run judges it")
     assert cmp.verdict == "INSUFFICIENT_EVIDENCE"
     listed = op.compare(base, cand, release={"regression": {"margin": 0.2, "criteria": ["answer_matches"]}})
     assert listed.verdict == "NO_REGRESSION" and list(listed.table["criterion"]) == ["answer_matches"]  # on purpose
@@ -563,3 +564,16 @@ def test_a_check_configured_differently_is_never_no_regression(make_suite: Calla
     assert (row["verdict"], row["reason"].split(";")[0]) == ("INSUFFICIENT_EVIDENCE", "check_changed")
     assert row["n"] == 24 and row["difference"] == 0  # the interval is still shown
     assert cmp.verdict == "INSUFFICIENT_EVIDENCE"
+
+
+def test_a_check_written_differently_but_the_same_is_not_changed(make_suite: Callable[..., Path],
+                                                                 tmp_path: Path) -> None:
+    """Writing out the criterion name a check already had, or listing its paths in another order, changes
+    nothing: it read as check_changed (INSUFFICIENT_EVIDENCE) on a harmless edit of the suite."""
+    release = {"criteria": {"answer_matches": 0.5}, "regression": {"margin": 0.2}}
+    state = {"type": "state_unchanged", "paths": ["a", "b"], "absent_ok": True}
+    base_root = make_suite(_cases(24), evaluators=[{"type": "answer_matches"}, state], release=release)
+    cand_root = make_suite(_cases(24), evaluators=[{"type": "answer_matches", "criterion": "answer_matches"},
+                                                   {**state, "paths": ["b", "a"]}], release=release)
+    cmp = op.compare(_run(base_root, tmp_path / "b"), _run(cand_root, tmp_path / "c"))
+    assert "check_changed" not in " ".join(cmp.table["reason"]) and cmp.verdict == "NO_REGRESSION"
