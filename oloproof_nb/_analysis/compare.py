@@ -332,20 +332,6 @@ def _flips(rows: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def _settings(ev: Any) -> dict[str, Any]:
-    """An evaluator's settings as compared between two runs: its criterion name left out (the names match
-    already, written out or not) and lists of plain text sorted (paths, ignore patterns, escalation tools
-    are sets: their order changes nothing)."""
-    out = {}
-    for key, value in ev.model_dump().items():
-        if key == "criterion":
-            continue
-        if isinstance(value, list) and all(isinstance(item, str) for item in value):
-            value = sorted(value)
-        out[key] = value
-    return out
-
-
 def _changed_checks(base: Run, candidate: Run) -> set[str]:
     """The criteria both runs judge with differently configured evaluators (a check loosened or tightened).
 
@@ -354,7 +340,7 @@ def _changed_checks(base: Run, candidate: Run) -> set[str]:
     """
     b = {ev.name: ev for ev in base.config.evaluators}
     return {ev.name for ev in candidate.config.evaluators
-            if ev.name in b and _settings(b[ev.name]) != _settings(ev)}
+            if ev.name in b and b[ev.name].settings() != ev.settings()}
 
 
 def _config_notes(base: Run, candidate: Run) -> list[str]:

@@ -143,6 +143,11 @@ class Run:
                 raise OloproofError(f"runs {first.run_id} and {other.run_id} judge different criteria "
                                     f"({', '.join(first.criteria)} / {', '.join(other.criteria)}); "
                                     "pool runs of the same suite configuration")
+            differ = [a.name for a, b in zip(first.config.evaluators, other.config.evaluators, strict=True)
+                      if a.settings() != b.settings()]
+            if differ:  # one criterion, two measurements: the pooled rate would mix them (and compare sees one)
+                raise OloproofError(f"runs {first.run_id} and {other.run_id} judge {differ[0]} with differently "
+                                    "configured checks; pool runs of the same suite configuration")
         _check_clusters(runs)  # reads each run's cases (the gate of the pooled run reads them anyway)
         pooled = cls(first.directory, first.manifest)
         pooled._members = list(runs)

@@ -176,6 +176,20 @@ class Evaluator(BaseModel):
     def default_criterion(self) -> str:
         return self.type
 
+    def settings(self) -> dict[str, Any]:
+        """What the check judges by, to tell two runs' checks apart: its configuration without the criterion
+        name (the names match already, written out or not), lists of plain text sorted (paths, ignore
+        patterns, escalation tools are sets: their order changes nothing). What it refers to elsewhere (a
+        transform's template, a registered validator, a python check's code) is not in it."""
+        out = {}
+        for key, value in self.model_dump().items():
+            if key == "criterion":
+                continue
+            if isinstance(value, list) and all(isinstance(item, str) for item in value):
+                value = sorted(value)
+            out[key] = value
+        return out
+
     def verdict(self, verdict: Literal["pass", "fail", "missing"], reason: str = "") -> VerdictRow:
         """One verdict row for this criterion."""
         return {"criterion": self.name, "evaluator": self.type, "verdict": verdict, "reason": reason}

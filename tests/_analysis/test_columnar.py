@@ -625,6 +625,29 @@ def test_load_runs_refuses_what_it_cannot_pool(tmp_path: Path) -> None:
         op.load_runs([])
 
 
+def test_load_runs_refuses_runs_whose_checks_are_configured_differently(tmp_path: Path) -> None:
+    """A run of the example whose answer check was loosened (normalize on) pooled with one where it is off: one
+    criterion, two measurements, and op.compare against the pooled run saw only the first run's settings. Written
+    out, or its list order changed, the same check pools."""
+    import yaml
+
+    agent = init_example("stateful-agent", tmp_path / "agent")
+    op.run(agent, out=tmp_path / "a", progress=False)
+    config_file = agent / "oloproof.yaml"
+    config = yaml.safe_load(config_file.read_text(encoding="utf-8"))
+    answer = next(ev for ev in config["evaluators"] if ev["type"] == "answer_matches")
+    answer["normalize"] = not answer.get("normalize", True)
+    config_file.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    op.run(agent, out=tmp_path / "b", progress=False)
+    with pytest.raises(op.OloproofError, match=r"judge answer_matches with differently configured checks"):
+        op.load_runs([tmp_path / "a", tmp_path / "b"])
+    answer["normalize"] = not answer["normalize"]
+    answer["criterion"] = "answer_matches"  # the name it had, written out
+    config_file.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    op.run(agent, out=tmp_path / "c", progress=False)
+    assert len(op.load_runs([tmp_path / "a", tmp_path / "c"]).runs) == 2
+
+
 def test_load_runs_refuses_runs_that_put_a_case_in_two_clusters(tmp_path: Path) -> None:
     """The case file regrouped between two runs (a ``cluster`` added; ids and digests unchanged): pooled, each
     case would fall in two clusters and its two rows count as independent evidence (60 clusters for 40 cases
