@@ -301,17 +301,17 @@ def _run_callable(
     return None, f"validator {name} returned {type(result).__name__}; expected bool, int or None"
 
 
-def _exited(proc: subprocess.Popen[bytes], timeout_s: float) -> bool:
-    """Wait until ``proc`` has exited; True when it is left unreaped (so its pid, its group's id, is not reused).
+def _exited(proc: subprocess.Popen[bytes], timeout_s: float) -> None:
+    """Wait until ``proc`` has exited, left unreaped (so its pid, its group's id, is not reused).
 
     Raises :class:`subprocess.TimeoutExpired` after ``timeout_s``, ``proc`` still unreaped, and
     :class:`ChildProcessError` when the kernel reaped it already (the host program ignores SIGCHLD: its exit
     status is lost). Where ``os.waitid`` does not exist (Windows; macOS before Python 3.13) it waits and
-    reaps (False).
+    reaps.
     """
     if not hasattr(os, "waitid"):
         proc.wait(timeout=timeout_s)
-        return False
+        return
     deadline = time.monotonic() + timeout_s
     pause = 0.001
     while os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
@@ -320,7 +320,6 @@ def _exited(proc: subprocess.Popen[bytes], timeout_s: float) -> bool:
             raise subprocess.TimeoutExpired(proc.args, timeout_s)
         time.sleep(min(pause, left))
         pause = min(pause * 2, 0.01)
-    return True
 
 
 def _end_group(proc: subprocess.Popen[bytes]) -> int:
@@ -337,7 +336,7 @@ def _end_group(proc: subprocess.Popen[bytes]) -> int:
         except (ProcessLookupError, PermissionError):
             pass
     else:
-        proc.kill()
+        proc.kill()  # nothing once it is reaped (Popen knows its return code)
     return proc.wait()
 
 
@@ -367,7 +366,7 @@ def _run_command(
     except OSError as exc:
         return None, f"validator {name}: command {program!r} could not start: {exc.strerror}"
     try:
-        unreaped = _exited(proc, timeout_s)
+        _exited(proc, timeout_s)
     except ChildProcessError:  # SIGCHLD set to be ignored while it ran: its status is gone
         proc.wait()
         return None, f"validator {name} ({program}): its exit status was lost (SIGCHLD is ignored)"
@@ -376,9 +375,8 @@ def _run_command(
         if isinstance(exc, subprocess.TimeoutExpired):
             return None, f"validator {name} ({program}) timed out after {timeout_s:g}s"
         raise
-    # what it forked and left running could still change the artifact: its group goes. Reaped already (no
-    # os.waitid), the group's id stays its own while any member is alive (POSIX), so killing it is still safe
-    returncode = _end_group(proc) if unreaped or hasattr(os, "killpg") else int(proc.returncode or 0)
+    # what it forked and left running could still change the artifact: its group goes (see _end_group)
+    returncode = _end_group(proc)
     if returncode < 0:
         return None, f"validator {name} ({program}) was killed by signal {-returncode}"
     return returncode, None

@@ -474,6 +474,14 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
+def _gone_within(pid: int, seconds: float) -> bool:
+    """Whether process ``pid`` is gone (or a zombie) within ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return not _alive(pid)
+
+
 def test_a_timed_out_validator_is_killed_with_the_children_it_forked(artifact: Path, tmp_path: Path) -> None:
     """Before: only the validator was killed; its child kept running after the receipt was written."""
     set_mtime(artifact, T0 + timedelta(minutes=1))
@@ -484,10 +492,7 @@ def test_a_timed_out_validator_is_killed_with_the_children_it_forked(artifact: P
     assert r.status == "unverified" and "timed out after 1s" in r.reason
     child = int(pid_file.read_text())
     try:
-        deadline = time.monotonic() + 3
-        while _alive(child) and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert not _alive(child)
+        assert _gone_within(child, 3.0)
     finally:
         if _alive(child):
             os.kill(child, 9)
@@ -512,10 +517,7 @@ def test_a_validator_that_exits_0_leaves_nothing_running(artifact: Path, tmp_pat
     assert r.status == "verified"
     child = int(pid_file.read_text())
     try:
-        deadline = time.monotonic() + 3
-        while _alive(child) and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert not _alive(child)
+        assert _gone_within(child, 3.0)
         time.sleep(2)  # past the time the child would have written
         assert artifact.read_bytes() == before
     finally:

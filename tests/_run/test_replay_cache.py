@@ -136,18 +136,24 @@ FINGERPRINT = '''
 '''
 
 
-@pytest.mark.parametrize("declares_fingerprint", [True, False])
-def test_a_system_over_several_files_declares_them_with_fingerprint(tmp_path: Path,
-                                                                    declares_fingerprint: bool) -> None:
-    root = tmp_path / "split"
+def _split_suite(root: Path, split: str, system: str = "split:Desk") -> Path:
+    """A one-case suite folder: ``split.py`` (the Desk of HELPER_SYSTEM, or ``split``), ``policy.py`` whose
+    ``escalates()`` is True, and a fault of ``pay`` that an escalation handles."""
     root.mkdir()
-    (root / "split.py").write_text(HELPER_SYSTEM + (FINGERPRINT if declares_fingerprint else ""), encoding="utf-8")
+    (root / "split.py").write_text(split, encoding="utf-8")
     (root / "policy.py").write_text("def escalates():\n    return True\n", encoding="utf-8")
     (root / "cases.jsonl").write_text(json.dumps({"id": "a", "input": {}, "initial_state": {},
                                                   "expected": {"answer": "paid", "state": {"paid": True}}}) + "\n")
     (root / "oloproof.yaml").write_text(
-        "name: split\nsystem: split:Desk\nevaluators:\n  - {type: fault_recovery, tool: pay, fault: error, "
+        f"name: split\nsystem: {system}\nevaluators:\n  - {{type: fault_recovery, tool: pay, fault: error, "
         "escalate_tools: [escalate]}\n", encoding="utf-8")
+    return root
+
+
+@pytest.mark.parametrize("declares_fingerprint", [True, False])
+def test_a_system_over_several_files_declares_them_with_fingerprint(tmp_path: Path,
+                                                                    declares_fingerprint: bool) -> None:
+    root = _split_suite(tmp_path / "split", HELPER_SYSTEM + (FINGERPRINT if declares_fingerprint else ""))
     # each run in a new process, as a user runs it (a process keeps the helper module it imported)
     assert run_cli("run", str(root), "--out", str(tmp_path / "a"), "--quiet").returncode == 1
     assert _rows(op.load_run(tmp_path / "a")) == [("pass", False)]
@@ -252,50 +258,19 @@ def test_cache_false_runs_every_replay_live_and_leaves_the_cache_alone(tmp_path:
 
 
 
-BASE = '''
-import oloproof_nb as op
-
-
-class Base(op.RecordedAgent):
-    version = "based-1"
-
-    def reset(self, state):
-        self.state = state
-
-    def snapshot(self):
-        return dict(self.state)
-
-    def pay(self):
-        self.state["paid"] = True
-        return {"ok": True}
-
-    def act(self, input, rec):
-        result = rec.tool("pay", self.pay)
-        if not result.get("ok") and ESCALATES:
-            rec.tool("escalate", lambda: {"ok": True})
-            return "escalated"
-        return "paid"
-'''
-
 
 def test_an_edit_to_a_base_class_in_another_file_is_seen(tmp_path: Path) -> None:
-    """`system: desk:Desk` subclasses Base from base.py: only desk.py was digested, so base.py changed to stop
+    """`system: desk:Desk` subclasses the Desk of split.py: only desk.py was digested, so split.py changed to stop
     escalating kept the cached 'escalated' verdict (pass, cached). The classes of the system's own MRO (outside
     oloproof_nb) now count with their files; a function it calls in another file still needs fingerprint()."""
-    root = tmp_path / "based"
-    root.mkdir()
-    (root / "desk.py").write_text("from base import Base\n\n\nclass Desk(Base):\n    pass\n", encoding="utf-8")
-    (root / "base.py").write_text(BASE.replace("ESCALATES", "True"), encoding="utf-8")
-    (root / "cases.jsonl").write_text(json.dumps({"id": "a", "input": {}, "initial_state": {},
-                                                  "expected": {"answer": "paid", "state": {"paid": True}}}) + "\n")
-    (root / "oloproof.yaml").write_text(
-        "name: based\nsystem: desk:Desk\nevaluators:\n  - {type: fault_recovery, tool: pay, fault: error, "
-        "escalate_tools: [escalate]}\n", encoding="utf-8")
+    root = _split_suite(tmp_path / "based", HELPER_SYSTEM, system="desk:Desk")
+    (root / "desk.py").write_text("from split import Desk as Base\n\n\nclass Desk(Base):\n    pass\n",
+                                  encoding="utf-8")
     assert run_cli("run", str(root), "--out", str(tmp_path / "a"), "--quiet").returncode == 1
     assert _rows(op.load_run(tmp_path / "a")) == [("pass", False)]
     assert run_cli("run", str(root), "--out", str(tmp_path / "b"), "--quiet").returncode == 1
     assert _rows(op.load_run(tmp_path / "b")) == [("pass", True)]  # unchanged: served from the cache
-    (root / "base.py").write_text(BASE.replace("ESCALATES", "False"), encoding="utf-8")
+    (root / "split.py").write_text(HELPER_SYSTEM.replace("and escalates()", "and False"), encoding="utf-8")
     assert run_cli("run", str(root), "--out", str(tmp_path / "c"), "--quiet").returncode == 1
     assert _rows(op.load_run(tmp_path / "c")) == [("fail", False)]  # the base class's edit: replayed live
 
