@@ -16,7 +16,8 @@ Regression rule (release.yaml ``regression: {margin, criteria}``), per listed cr
 applies:
 
 0. a reduced criterion that cannot be paired case by case (``too_few_epochs``, ``reduce_not_paired``), or a
-   criterion whose evaluator is configured differently in the two runs (``check_changed``: a loosened check
+   criterion whose check differs in the two runs (``check_changed``: its evaluator configured differently, or
+   the code of its python check or validators edited, see :func:`~.run.changed_checks`; a loosened check
    would read as a system that held up) → ``INSUFFICIENT_EVIDENCE``;
 1. no paired rows → ``INSUFFICIENT_EVIDENCE`` (``no_evidence``);
 2. every paired row missing on a side → ``INSUFFICIENT_EVIDENCE`` (``all_missing``);
@@ -55,7 +56,7 @@ from .._core.paired import mcnemar_exact, paired_difference_from_sums
 from ..errors import ConfigError, OloproofError
 from .columns import TEXT, Column, FrameSpec
 from .gate import ReleaseLike, criterion_sums, no_decision
-from .run import Run
+from .run import Run, changed_checks
 from .validity import checked_transforms
 
 __all__ = ["Comparison", "compare", "regression_verdict", "COMPARE", "UNPAIRED", "PAIRED_VERDICTS", "FLIPS",
@@ -332,28 +333,17 @@ def _flips(rows: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def _changed_checks(base: Run, candidate: Run) -> set[str]:
-    """The criteria both runs judge with differently configured evaluators (a check loosened or tightened).
-
-    Only the evaluator's own settings are compared, not what it refers to elsewhere (a metamorphic
-    transform's template, a registered validator, a python check's code).
-    """
-    b = {ev.name: ev for ev in base.config.evaluators}
-    return {ev.name for ev in candidate.config.evaluators
-            if ev.name in b and b[ev.name].settings() != ev.settings()}
-
-
 def _config_notes(base: Run, candidate: Run) -> list[str]:
     notes = []
     b = {ev.name for ev in base.config.evaluators}
     c = {ev.name for ev in candidate.config.evaluators}
-    changed = _changed_checks(base, candidate)
+    changed = changed_checks(base, candidate)
     for name in (ev.name for ev in base.config.evaluators):
         if name not in c:
             notes.append(f"criterion {name} is judged only in the base run")
         elif name in changed:
-            notes.append(f"criterion {name} is configured differently in the two runs: its flips mix the "
-                         "system's change with the check's")
+            notes.append(f"criterion {name} is judged by different checks in the two runs ({changed[name]}): "
+                         "its flips mix the system's change with the check's")
     notes += [f"criterion {ev.name} is judged only in the candidate run: not compared"
               for ev in candidate.config.evaluators if ev.name not in b]
     return notes
@@ -435,7 +425,7 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
     counts = pd.DataFrame({"criterion": rows["criterion"], "ptf": is_b & ~is_c, "ftp": ~is_b & is_c,
                            "missing": either_missing}).groupby("criterion", sort=False).sum()
     unchecked = _unchecked_criteria(base_run, cand_run, common)
-    changed = _changed_checks(base_run, cand_run)
+    changed = changed_checks(base_run, cand_run)
     out: list[dict[str, Any]] = []
     for criterion in common:
         row: dict[str, Any] = {"criterion": criterion, "base_rate": math.nan, "candidate_rate": math.nan,
@@ -454,7 +444,7 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
                         notes)
         if criterion in changed and not undecided:  # a loosened check must not read as a system that held up
             undecided = CHECK_CHANGED
-            notes.append("its evaluator is configured differently in the two runs, so a flip may be the check's, "
+            notes.append(f"its check differs in the two runs ({changed[criterion]}), so a flip may be the check's, "
                          "not the system's: run the base again on the candidate's suite")
         if criterion in listed:
             row["margin"] = cfg.regression.margin

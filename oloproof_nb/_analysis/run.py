@@ -26,8 +26,10 @@ from typing import Any, TypeVar
 import pandas as pd
 import pyarrow as pa
 
+from .._config.imports import CODE_KEY
 from .._config.release import ReleaseConfig
 from .._config.suite import SuiteConfig, parse_suite_config, release_from_manifest
+from .._core.evaluator import Evaluator
 from .._core.pairs import pack_view
 from .._core.records import CaseRecord, Manifest, PairRow, ReplayRecord, RunVerdictRow
 from .._run.states import StateReader
@@ -38,7 +40,7 @@ from .columnar import CopyWriter, copy_source, fresh_source, from_arrow, journal
 from .columns import FRAMES
 from .journal import Chunk, Journal
 
-__all__ = ["Run", "load_run", "load_runs", "directory_list", "ColumnarCopyWarning"]
+__all__ = ["Run", "load_run", "load_runs", "directory_list", "changed_checks", "ColumnarCopyWarning"]
 
 R = TypeVar("R", bound="Run")
 
@@ -143,11 +145,11 @@ class Run:
                 raise OloproofError(f"runs {first.run_id} and {other.run_id} judge different criteria "
                                     f"({', '.join(first.criteria)} / {', '.join(other.criteria)}); "
                                     "pool runs of the same suite configuration")
-            differ = [a.name for a, b in zip(first.config.evaluators, other.config.evaluators, strict=True)
-                      if a.settings() != b.settings()]
+            differ = changed_checks(first, other)
             if differ:  # one criterion, two measurements: the pooled rate would mix them (and compare sees one)
-                raise OloproofError(f"runs {first.run_id} and {other.run_id} judge {differ[0]} with differently "
-                                    "configured checks; pool runs of the same suite configuration")
+                name, how = next(iter(differ.items()))
+                raise OloproofError(f"runs {first.run_id} and {other.run_id} judge {name} with different checks "
+                                    f"({how}); pool runs of the same suite configuration and code")
         _check_clusters(runs)  # reads each run's cases (the gate of the pooled run reads them anyway)
         pooled = cls(first.directory, first.manifest)
         pooled._members = list(runs)
@@ -541,3 +543,41 @@ def directory_list(directories: Sequence[str | Path]) -> list[str | Path]:
 def load_runs(directories: Sequence[str | Path]) -> Run:
     """Open several run directories of one suite as one :class:`Run` (see ``op.load_runs``)."""
     return Run.pool([Run.load(d) for d in directory_list(directories)])
+
+
+def _code_of(run: Run, ev: Evaluator) -> dict[str, str | None]:
+    """``{"module:function": digest}`` of the suite's own code ``ev`` calls in ``run`` (its python check, the
+    validators it may run); the digest is None when the run did not record it (written before runs did)."""
+    registered = run.config.validators
+    specs = [spec for _, spec in ev.user_code()] + [registered[name] for name in ev.validators_run(list(registered))]
+    return {spec: run.manifest.digests.get(CODE_KEY + spec) for spec in specs}
+
+
+def changed_checks(a: Run, b: Run) -> dict[str, str]:
+    """The criteria both runs judge whose checks differ, each with how (in ``a``'s order of criteria).
+
+    A check differs when its evaluator's settings do (:meth:`~oloproof_nb._core.evaluator.Evaluator.settings`),
+    or when the suite's own code it calls does: a ``python`` check's function, the registered validators an
+    ``outcome_contract`` may run (another ``module:function``, or another digest of its code, which each run
+    records in its manifest). A digest only one run recorded (the other was written before runs recorded
+    code) cannot tell, and does not count. ``op.compare`` calls such a criterion ``check_changed``;
+    ``op.load_runs`` refuses to pool its runs.
+    """
+    theirs = {ev.name: ev for ev in b.config.evaluators}
+    out = {}
+    for ev in a.config.evaluators:
+        other = theirs.get(ev.name)
+        if other is None:
+            continue
+        if ev.settings() != other.settings():
+            out[ev.name] = "configured differently"
+            continue
+        mine, yours = _code_of(a, ev), _code_of(b, other)
+        if mine.keys() != yours.keys():
+            out[ev.name] = "it calls other validators"
+            continue
+        edited = [spec for spec, digest in mine.items()
+                  if digest is not None and yours[spec] is not None and digest != yours[spec]]
+        if edited:
+            out[ev.name] = f"the code of {edited[0]} differs"
+    return out

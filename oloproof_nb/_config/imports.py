@@ -38,8 +38,12 @@ from typing import Any
 
 from ..errors import ConfigError, describe_exception
 
-__all__ = ["import_system", "load_validators", "load_check", "file_digest", "module_file", "code_digests",
-           "class_source", "user_classes"]
+__all__ = ["CODE_KEY", "import_system", "load_validators", "load_check", "file_digest", "module_file",
+           "code_digests", "function_digest", "class_source", "user_classes"]
+
+#: Prefix of a ``Suite.digests`` (and ``Manifest.digests``) key that holds the digest of the code of a suite's
+#: python check or registered validator: ``"code:checks:task_done"``.
+CODE_KEY = "code:"
 
 _IMPORT_LOCK = threading.Lock()
 #: (suite folder, module) -> (file digest, module): the latest import of each, and nothing older.
@@ -220,6 +224,17 @@ def code_digests(root: Path | None, spec: str | None, target: Any, classes: Sequ
         except OSError:
             continue
     return sorted(out)
+
+
+def function_digest(root: Path, spec: str, target: Any) -> str | None:
+    """One digest of the code of a suite's ``module:function`` (a python check or a validator).
+
+    SHA-256 of the sorted :func:`code_digests` of ``spec``: the file of the module it names and the file
+    that defines the function (they differ when the module imports it from another one). What the function
+    calls in other files is not in it. None when no file defines it (a builtin, or a function typed at a prompt).
+    """
+    files = code_digests(root, spec, target)
+    return hashlib.sha256("\n".join(files).encode()).hexdigest() if files else None
 
 
 def file_digest(path: Path) -> str:

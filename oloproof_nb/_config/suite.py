@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import os
 import warnings
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -29,7 +29,7 @@ from .._core.trajectory import ToolErrorRule
 from ..errors import CaseFileError, ConfigError, SliceSpecError, VacuousCheckWarning
 from .cases import iter_cases
 from .files import config_error, read_yaml
-from .imports import file_digest, import_system, load_check, load_validators
+from .imports import CODE_KEY, file_digest, function_digest, import_system, load_check, load_validators
 from .labels import load_labels
 from .release import ReleaseConfig, load_release, parse_release
 from .validators import (
@@ -40,7 +40,7 @@ from .validators import (
 )
 
 __all__ = ["SuiteConfig", "Transform", "Metamorphic", "Suite", "load_suite", "parse_suite_config",
-           "release_from_manifest", "find_vacuous_checks", "SUITE_FILE", "RELEASE_FILE"]
+           "release_from_manifest", "find_vacuous_checks", "load_user_code", "UserCode", "SUITE_FILE", "RELEASE_FILE"]
 
 SUITE_FILE = "oloproof.yaml"
 RELEASE_FILE = "release.yaml"
@@ -231,6 +231,9 @@ class Suite:
     system_target: Any = None
     #: Registered outcome validators, ``{name: callable}`` (imported with the system).
     validators: dict[str, Any] = field(default_factory=dict)
+    #: The suite's python checks, ``{"module:function": callable}`` (imported with the system): a run calls
+    #: these, the code whose digest ``digests`` holds, not whatever the file holds by then.
+    checks: dict[str, Any] = field(default_factory=dict)
     #: Checks that cannot fail (``VacuousCheckWarning``): criterion → one message per finding.
     vacuous: dict[str, list[str]] = field(default_factory=dict)
     #: ``(size, mtime_ns, inode)`` of the case file when it was validated.
@@ -289,6 +292,12 @@ class Suite:
             return dict(self.validators)
         return load_validators(self.root, self.config.validators, self.root / SUITE_FILE)
 
+    def resolve_checks(self) -> dict[str, Any]:
+        """The suite's python checks, ``{"module:function": callable}`` (imported on first use)."""
+        if self.checks or not any(ev.user_code() for ev in self.config.evaluators):
+            return dict(self.checks)
+        return load_user_code(self.root, self.config, self.root / SUITE_FILE).checks
+
     def manifest_config(self) -> dict[str, Any]:
         """What a run directory keeps of the suite, so frames and the gate rebuild without it."""
         return {
@@ -298,6 +307,42 @@ class Suite:
             "labels": self.labels,
             "vacuous": self.vacuous,
         }
+
+
+@dataclass(frozen=True)
+class UserCode:
+    """A suite's own functions besides its system, imported from its folder, and the digests of their code."""
+
+    #: Registered outcome validators, ``{name: callable}``.
+    validators: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    #: Python checks, ``{"module:function": callable}``.
+    checks: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    #: ``{"code:<module:function>": digest}`` of each (see :func:`~oloproof_nb._config.imports.function_digest`;
+    #: a function no file defines has none).
+    digests: dict[str, str] = field(default_factory=dict)
+
+
+def load_user_code(root: Path, config: SuiteConfig, suite_file: Path) -> UserCode:
+    """Import a suite's registered validators and python checks (a wrong name fails here, not in the middle
+    of a run) and digest their code, which a run records with the suite's other digests: ``--resume`` refuses
+    a run whose checks' code changed, and ``op.compare`` reports ``check_changed``.
+
+    Raises
+    ------
+    ConfigError
+        Naming ``suite_file`` and ``validators.<name>`` or ``evaluators[i].<option>``.
+    """
+    validators = load_validators(root, config.validators, suite_file)
+    checks: dict[str, Callable[..., Any]] = {}
+    for i, ev in enumerate(config.evaluators):
+        for option, spec in ev.user_code():
+            checks[spec] = load_check(root, spec, suite_file, f"evaluators[{i}].{option}")
+    digests = {}
+    for spec, fn in [*((config.validators[name], fn) for name, fn in validators.items()), *checks.items()]:
+        found = function_digest(root, spec, fn)
+        if found is not None:
+            digests[CODE_KEY + spec] = found
+    return UserCode(validators, checks, digests)
 
 
 def load_suite(folder: str | Path, *, release: str | Path | None = None, import_system_now: bool = True) -> Suite:
@@ -365,16 +410,13 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
         for message in messages:
             warnings.warn(VacuousCheckWarning(message), stacklevel=2)
     target = import_system(root, config.system, suite_file) if import_system_now else None
-    validators = load_validators(root, config.validators, suite_file) if import_system_now else {}
-    if import_system_now:  # a suite's Python checks: a wrong name fails here, not in the middle of a run
-        for i, ev in enumerate(config.evaluators):
-            for option, spec in ev.user_code():
-                load_check(root, spec, suite_file, f"evaluators[{i}].{option}")
+    code = load_user_code(root, config, suite_file) if import_system_now else UserCode()
+    digests.update(code.digests)
     if _stat_case_file(cases_file) != stat_before:
         raise CaseFileError(cases_file, None, "changed while it was being read; load the suite again")
     return Suite(root=root.resolve(), config=config, release=release_cfg, cases_file=cases_file.resolve(),
                  n_cases=n_sources * (1 + len(config.metamorphic.transforms)), labels=labels, digests=digests,
-                 system_target=target, validators=validators, cases_stat=stat_before,
+                 system_target=target, validators=code.validators, checks=code.checks, cases_stat=stat_before,
                  vacuous=vacuous, kept_cases=kept)
 
 

@@ -180,7 +180,8 @@ class Evaluator(BaseModel):
         """What the check judges by, to tell two runs' checks apart: its configuration without the criterion
         name (the names match already, written out or not), lists of plain text sorted (paths, ignore
         patterns, escalation tools are sets: their order changes nothing). What it refers to elsewhere (a
-        transform's template, a registered validator, a python check's code) is not in it."""
+        transform's template, a registered validator, a python check's code) is not in it: a run's digests
+        hold the code (see :func:`~oloproof_nb._analysis.run.changed_checks`)."""
         out = {}
         for key, value in self.model_dump().items():
             if key == "criterion":
@@ -212,6 +213,11 @@ class Evaluator(BaseModel):
 
     def validator_names(self) -> list[str]:
         """Registered outcome validators this evaluator may run (checked against oloproof.yaml's registry)."""
+        return []
+
+    def validators_run(self, registered: Sequence[str]) -> list[str]:
+        """The names among ``registered`` (oloproof.yaml's ``validators``) whose code this evaluator's verdicts
+        depend on: none by default."""
         return []
 
     def user_code(self) -> list[tuple[str, str]]:

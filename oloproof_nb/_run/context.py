@@ -38,6 +38,9 @@ class RunSettings:
     suite_root: Path | None
     evaluators: Sequence[Evaluator]
     validators: Mapping[str, Validator] = field(default_factory=dict)
+    #: The suite's python checks, ``{"module:function": callable}``, as imported when the suite loaded (their
+    #: code is what the run's digests record); a check not in it is imported from the suite folder.
+    checks: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
     #: Where replay records go (``RunStore.append_replay``, or a list on a remote worker).
     append_replay: Callable[[ReplayRecord], None] = lambda record: None
     #: The replay cache; None: replays are not cached.
@@ -106,16 +109,19 @@ class LiveCase:
     def call_check(self, spec: str, *args: Any) -> UserCall:
         """Call a suite's Python check under the run's timeout; an exception it raises is reported with its traceback.
 
-        The check is imported from the suite folder by ``_config`` (the same import, cached per file
-        content, that validated it when the suite loaded).
+        The check is the one imported when the suite loaded (``RunSettings.checks``): an edit of its file
+        during the run does not change what the run judges by. One not there is imported from the suite
+        folder by ``_config``.
         """
-        root = self.settings.suite_root
-        if root is None:
-            return UserCall(error=f"check {spec!r}: the run has no suite folder to import it from")
-        try:
-            fn = load_check(root, spec)
-        except ConfigError as exc:
-            return UserCall(error=f"check {spec!r} cannot be loaded: {exc.message}")
+        fn = self.settings.checks.get(spec)
+        if fn is None:
+            root = self.settings.suite_root
+            if root is None:
+                return UserCall(error=f"check {spec!r}: the run has no suite folder to import it from")
+            try:
+                fn = load_check(root, spec)
+            except ConfigError as exc:
+                return UserCall(error=f"check {spec!r} cannot be loaded: {exc.message}")
         try:
             return UserCall(value=call_with_timeout(lambda: fn(*args), self.settings.timeout_s))
         except CaseTimeout as exc:

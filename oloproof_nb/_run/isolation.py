@@ -42,8 +42,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._config.imports import import_system, load_validators
-from .._config.suite import SUITE_FILE, Suite, SuiteConfig
+from .._config.imports import CODE_KEY, import_system
+from .._config.suite import SUITE_FILE, Suite, SuiteConfig, load_user_code
 from .._core.canonical import utc_now
 from .._core.case import Case
 from .._core.records import CaseRecord, ReplayRecord
@@ -83,6 +83,9 @@ class _Spec:
     root: str
     config: SuiteConfig
     cache: bool
+    #: The digests of the suite's checks and validators when it loaded (``code:`` keys of ``Suite.digests``);
+    #: None: the suite was loaded without importing its code (``import_system_now=False``).
+    code: dict[str, str] | None
 
 
 def _orphan_guard(parent_pid: int) -> None:  # pragma: no cover - runs in the worker process
@@ -122,9 +125,13 @@ def _worker_main(conn: multiprocessing.connection.Connection, spec: _Spec) -> No
         watch(True)  # importing the system's module counts as a call: it may hang too
         try:
             target = import_system(root, config.system, root / SUITE_FILE)
-            validators = load_validators(root, config.validators, root / SUITE_FILE)
+            code = load_user_code(root, config, root / SUITE_FILE)
         finally:
             watch(False)
+        changed = sorted(set(code.digests.items()) ^ set(spec.code.items())) if spec.code is not None else []
+        if changed:
+            raise OloproofError(f"the code of {changed[0][0].removeprefix(CODE_KEY)} changed since the suite was "
+                                "loaded; load the suite again")
         factory = as_factory(target)[0]
         system = build(factory, timeout_s)
         version = version_of(system)
@@ -144,8 +151,9 @@ def _worker_main(conn: multiprocessing.connection.Connection, spec: _Spec) -> No
         index, case, run_id = message
         replays: list[ReplayRecord] = []
         settings = RunSettings(run_id=run_id, system_version=version, timeout_s=timeout_s, suite_root=root,
-                               evaluators=list(config.evaluators), validators=validators,
-                               append_replay=replays.append, cache=cache, code_fingerprint=fingerprint)
+                               evaluators=list(config.evaluators), validators=code.validators,
+                               checks=code.checks, append_replay=replays.append, cache=cache,
+                               code_fingerprint=fingerprint)
         try:
             outcome = execute_case(case, index, system, settings)
         except BaseException:  # noqa: BLE001 - oloproof's own error: reported to the run's process
@@ -167,7 +175,9 @@ class ProcessWorkers:
     """A pool of worker processes for one run (see the module docstring)."""
 
     def __init__(self, suite: Suite, workers: int, *, cache: bool) -> None:
-        self._spec = _Spec(root=str(suite.root), config=suite.config, cache=cache)
+        self._spec = _Spec(root=str(suite.root), config=suite.config, cache=cache,
+                           code=None if suite.system_target is None else
+                           {k: v for k, v in suite.digests.items() if k.startswith(CODE_KEY)})
         self._suite_file = suite.root / SUITE_FILE
         self._n = workers
         self._timeout_s = suite.config.case_timeout_s

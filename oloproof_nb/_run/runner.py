@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar
 
+from .._config.imports import CODE_KEY
 from .._config.release import check_reductions
 from .._config.suite import RELEASE_FILE, SUITE_FILE, Suite, load_suite
 from .._core.canonical import iso, utc_now
@@ -125,6 +126,7 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
     settings = RunSettings(run_id=store.manifest.run_id, system_version=version, timeout_s=timeout_s,
                            suite_root=suite.root, evaluators=list(suite.config.evaluators),
                            validators={} if pool is not None else suite.resolve_validators(),
+                           checks={} if pool is not None else suite.resolve_checks(),
                            append_replay=store.append_replay, cache=replay_cache, code_fingerprint=fingerprint)
     k = store.manifest.epochs  # a resumed run keeps the epochs it started with
     total, finished = suite.n_cases * k, len(done)
@@ -256,8 +258,16 @@ def _check_resumable(manifest: Manifest, suite: Suite, version: str | None, fing
         raise RunDirError(f"{directory}: this run has epochs={manifest.epochs}, not {epochs}; resume it with "
                           f"epochs={manifest.epochs} (--epochs {manifest.epochs})")
     for name, value in suite.digests.items():
-        if manifest.digests.get(name) != value:
+        if manifest.digests.get(name) == value:
+            continue
+        if not name.startswith(CODE_KEY):
             raise RunDirError(f"{directory}: {name} changed since this run started; start a new run instead")
+        spec = name.removeprefix(CODE_KEY)
+        if not any(key.startswith(CODE_KEY) for key in manifest.digests):  # written before runs recorded code
+            raise RunDirError(f"{directory}: this run (oloproof_nb {manifest.oloproof_nb}) did not record the code "
+                              f"of {spec}, so a resume cannot tell whether it changed; start a new run instead")
+        raise RunDirError(f"{directory}: the code of {spec} changed since this run started (its verdicts would "
+                          "mix two versions of the check); start a new run instead")
     if manifest.system_version != version:
         raise RunDirError(f"{directory}: the system version changed ({manifest.system_version!r} → "
                           f"{version!r}); start a new run instead")
@@ -395,7 +405,8 @@ def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[in
     records = []
     settings = RunSettings(run_id=run_id, system_version=version, timeout_s=timeout_s,
                            suite_root=suite.root, evaluators=list(suite.config.evaluators),
-                           validators=suite.resolve_validators(), append_replay=replays.append,
+                           validators=suite.resolve_validators(), checks=suite.resolve_checks(),
+                           append_replay=replays.append,
                            cache=ReplayCache(suite.root / REPLAY_CACHE_DIR) if cache else None,
                            code_fingerprint=fingerprint)
     try:

@@ -8,6 +8,7 @@ evaluator observes the artifact right after the case, classifies the evidence in
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import ClassVar, Literal
 
@@ -133,6 +134,9 @@ class OutcomeContractEvaluator(Evaluator):
 
     def validator_names(self) -> list[str]:
         return list(self.validators)
+
+    def validators_run(self, registered: Sequence[str]) -> list[str]:
+        return [name for name in registered if not self.validators or name in self.validators]
 
 
 def _row(ctx: CaseContext, receipt: Receipt) -> ReceiptRow:

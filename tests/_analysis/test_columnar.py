@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -639,13 +640,30 @@ def test_load_runs_refuses_runs_whose_checks_are_configured_differently(tmp_path
     answer["normalize"] = not answer.get("normalize", True)
     config_file.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
     op.run(agent, out=tmp_path / "b", progress=False)
-    with pytest.raises(op.OloproofError, match=r"judge answer_matches with differently configured checks"):
+    with pytest.raises(op.OloproofError, match=r"judge answer_matches with different checks \(configured "
+                                               r"differently\); pool runs of the same suite configuration and code"):
         op.load_runs([tmp_path / "a", tmp_path / "b"])
     answer["normalize"] = not answer["normalize"]
     answer["criterion"] = "answer_matches"  # the name it had, written out
     config_file.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
     op.run(agent, out=tmp_path / "c", progress=False)
     assert len(op.load_runs([tmp_path / "a", tmp_path / "c"]).runs) == 2
+
+
+def test_load_runs_refuses_runs_whose_check_code_differs(make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    """The same oloproof.yaml, checks.py edited between the runs: one criterion, two measurements."""
+    cases = [{"id": f"c{i}", "input": {"answer": "ok"}} for i in range(4)]
+    root = make_suite(cases, evaluators=[{"type": "python", "check": "checks:done"}])
+    check = "def done(case, initial_state, final_state, trajectory):\n    return {}\n"
+    (root / "checks.py").write_text(check.format("True"), encoding="utf-8")
+    op.run(root, out=tmp_path / "a", progress=False)
+    op.run(root, out=tmp_path / "b", progress=False)
+    assert len(op.load_runs([tmp_path / "a", tmp_path / "b"]).runs) == 2  # the same code pools
+    (root / "checks.py").write_text(check.format("trajectory.answer == 'ok'"), encoding="utf-8")
+    op.run(root, out=tmp_path / "c", progress=False)
+    with pytest.raises(op.OloproofError, match=r"judge done with different checks \(the code of checks:done "
+                                               r"differs\)"):
+        op.load_runs([tmp_path / "a", tmp_path / "c"])
 
 
 def test_load_runs_refuses_runs_that_put_a_case_in_two_clusters(tmp_path: Path) -> None:

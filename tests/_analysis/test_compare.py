@@ -4,6 +4,7 @@ against statsmodels, the regression rule and its boundaries, and the acceptance 
 from __future__ import annotations
 
 import copy
+import json
 import math
 import shutil
 from collections.abc import Callable
@@ -18,6 +19,7 @@ from statsmodels.stats.contingency_tables import mcnemar
 
 import oloproof_nb as op
 from oloproof_nb._analysis.compare import COMPARE, FLIPS, PAIRED_VERDICTS, UNPAIRED, regression_verdict
+from oloproof_nb._analysis.run import changed_checks
 from oloproof_nb._config.imports import import_system
 from oloproof_nb._core.paired import paired_difference_from_sums
 from oloproof_nb.examples import init_example
@@ -577,3 +579,86 @@ def test_a_check_written_differently_but_the_same_is_not_changed(make_suite: Cal
                                                    {**state, "paths": ["b", "a"]}], release=release)
     cmp = op.compare(_run(base_root, tmp_path / "b"), _run(cand_root, tmp_path / "c"))
     assert "check_changed" not in " ".join(cmp.table["reason"]) and cmp.verdict == "NO_REGRESSION"
+
+
+# -- the code of a check: python checks and registered validators ---------------------------------------------
+
+STRICT_CHECK = "def done(case, initial_state, final_state, trajectory):\n    return trajectory.answer == 'ok'\n"
+LOOSE_CHECK = "def done(case, initial_state, final_state, trajectory):\n    return True\n"
+
+
+def _check_suite(make_suite: Callable[..., Path], code: str) -> Path:
+    root = make_suite(_cases(24), evaluators=[{"type": "python", "check": "checks:done"}],
+                      release={"criteria": {"done": 0.5}, "regression": {"margin": 0.2}})
+    (root / "checks.py").write_text(code, encoding="utf-8")
+    return root
+
+
+def test_a_python_check_whose_code_was_edited_is_check_changed(make_suite: Callable[..., Path],
+                                                                tmp_path: Path) -> None:
+    """The same oloproof.yaml, but checks.py loosened between the runs (`return True`): the candidate breaks 12
+    cases and the loosened check still passes them all. The evaluator's settings are the same, so compare read
+    the runs as comparable and said NO_REGRESSION."""
+    root = _check_suite(make_suite, STRICT_CHECK)
+    base = _run(root, tmp_path / "b")
+    again = _run(root, tmp_path / "again")  # the same code: comparable
+    assert op.compare(base, again).verdict == "NO_REGRESSION"
+    (root / "checks.py").write_text(LOOSE_CHECK, encoding="utf-8")
+    broken = {f"c{i:02d}" for i in range(12)}
+    cand = _run(root, tmp_path / "c", broken=broken)
+    assert (cand.verdicts["verdict"] == "pass").all()  # the loosened check is what the candidate ran
+    cmp = op.compare(base, cand)
+    row = cmp.table.set_index("criterion").loc["done"]
+    assert (row["verdict"], row["reason"].split(";")[0]) == ("INSUFFICIENT_EVIDENCE", "check_changed")
+    assert "the code of checks:done differs" in row["reason"]
+    assert cmp.verdict == "INSUFFICIENT_EVIDENCE"
+    assert "checks:done" in changed_checks(base, cand)["done"]
+
+
+def test_a_run_without_recorded_code_is_not_called_changed(make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    """A run written before runs recorded their checks' code cannot tell; it is compared on its settings alone
+    (a digest on one side only is not a difference), but a digest that differs on both sides is."""
+    root = _check_suite(make_suite, STRICT_CHECK)
+    base, cand = _run(root, tmp_path / "b"), _run(root, tmp_path / "c")
+    assert changed_checks(base, cand) == {}
+    manifest = tmp_path / "b" / "manifest.json"
+    data = json.loads(manifest.read_text(encoding="utf-8"))
+    assert data["digests"]["code:checks:done"] == op.load_suite(root).digests["code:checks:done"]
+    del data["digests"]["code:checks:done"]
+    manifest.write_text(json.dumps(data), encoding="utf-8")
+    assert changed_checks(op.load_run(tmp_path / "b"), cand) == {}
+    data["digests"]["code:checks:done"] = "0" * 64
+    manifest.write_text(json.dumps(data), encoding="utf-8")
+    assert changed_checks(op.load_run(tmp_path / "b"), cand) == {"done": "the code of checks:done differs"}
+
+
+VALIDATOR_CODE = "def strict(path):\n    return open(path).read() == 'ok'\n\ndef lax(path):\n    return True\n"
+
+
+def test_a_validator_whose_code_or_function_changed_is_check_changed(make_suite: Callable[..., Path],
+                                                                     tmp_path: Path) -> None:
+    """An outcome_contract's verdicts depend on the validators it may run: another function registered under
+    the same name, or the same function edited, is another check; a validator it may not run is not."""
+    def suite(folder: str, registered: dict[str, str], allowed: list[str]) -> op.Run:
+        root = make_suite(_cases(4), folder=folder, validators=registered,
+                          evaluators=[{"type": "answer_matches"},
+                                      {"type": "outcome_contract", "validators": allowed}])
+        (root / "vals.py").write_text(VALIDATOR_CODE, encoding="utf-8")
+        return _run(root, tmp_path / "runs" / folder)
+
+    base = suite("base", {"file": "vals:strict", "other": "vals:lax"}, ["file"])
+    assert changed_checks(base, suite("same", {"file": "vals:strict", "other": "vals:lax"}, ["file"])) == {}
+    # another function under the same name
+    assert changed_checks(base, suite("swap", {"file": "vals:lax", "other": "vals:lax"}, ["file"])) == {
+        "outcome_verified": "it calls other validators"}
+    # a validator the evaluator may not run changed: not its check
+    assert changed_checks(base, suite("oth", {"file": "vals:strict", "other": "vals:strict"}, ["file"])) == {}
+    # every registered validator may run (an empty list): then it is its check
+    every = suite("every", {"file": "vals:strict", "other": "vals:lax"}, [])
+    assert changed_checks(every, suite("every2", {"file": "vals:strict", "other": "vals:strict"}, [])) == {
+        "outcome_verified": "it calls other validators"}
+    edited_root = tmp_path / "edited"
+    shutil.copytree(tmp_path / "base", edited_root)
+    (edited_root / "vals.py").write_text(VALIDATOR_CODE.replace("== 'ok'", "!= ''"), encoding="utf-8")
+    edited = _run(edited_root, tmp_path / "runs" / "edited")
+    assert changed_checks(base, edited) == {"outcome_verified": "the code of vals:strict differs"}

@@ -448,3 +448,29 @@ def test_kept_cases_still_refuse_a_case_file_changed_since_loading(make_suite) -
     with pytest.raises(CaseFileError, match="changed since the suite was loaded"):
         list(suite.iter_cases())
 
+
+
+def test_the_digests_of_a_suite_cover_the_code_of_its_checks_and_validators(make_suite) -> None:
+    """``code:<module:function>`` per python check and registered validator: the file of the module named
+    and the file that defines the function (checks.py imports it from helpers.py here), both counted by
+    hand as sha256 of the sorted file digests."""
+    import hashlib
+
+    folder = make_suite(CASES, evaluators=[{"type": "python", "check": "checks:ok"}], validators={"v": "vals:fine"})
+    (folder / "helpers.py").write_text("def ok(case, initial_state, final_state, trajectory):\n    return True\n",
+                                       encoding="utf-8")
+    (folder / "checks.py").write_text("from helpers import ok\n", encoding="utf-8")
+    (folder / "vals.py").write_text("def fine(path):\n    return True\n", encoding="utf-8")
+
+    def by_hand(*names: str) -> str:
+        files = sorted(hashlib.sha256((folder / n).read_bytes()).hexdigest() for n in names)
+        return hashlib.sha256("\n".join(files).encode()).hexdigest()
+
+    suite = op.load_suite(folder)
+    code = {k: v for k, v in suite.digests.items() if k.startswith("code:")}
+    assert code == {"code:checks:ok": by_hand("checks.py", "helpers.py"), "code:vals:fine": by_hand("vals.py")}
+    (folder / "helpers.py").write_text("def ok(case, initial_state, final_state, trajectory):\n    return False\n",
+                                       encoding="utf-8")
+    edited = op.load_suite(folder).digests
+    assert edited["code:checks:ok"] == by_hand("checks.py", "helpers.py") != code["code:checks:ok"]
+    assert edited["code:vals:fine"] == code["code:vals:fine"]

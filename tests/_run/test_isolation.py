@@ -139,3 +139,20 @@ def test_why_it_exists_a_thread_timeout_cannot_stop_a_call_holding_the_gil() -> 
         time.sleep(0.01)
     assert ends and ends[0] - t0 > 0.1  # the expression ran five times the timeout and more…
     assert waited > 0.1 and waited >= 0.8 * (ends[0] - t0)  # …and the 0.02 s timeout fired only when it was done
+
+
+def test_a_worker_refuses_check_code_edited_after_the_suite_loaded(make_suite, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A worker process imports the suite's checks again: edited since load_suite, it would judge by code the
+    run's digests do not describe. It refuses, as it refuses a system whose code changed."""
+    cases = [{"id": f"c{i}", "input": {"answer": "ok"}} for i in range(3)]
+    root = make_suite(cases, evaluators=[{"type": "python", "check": "checks:done"}])
+    (root / "checks.py").write_text("def done(case, initial_state, final_state, trajectory):\n    return False\n",
+                                    encoding="utf-8")
+    suite = op.load_suite(root)
+    run = op.run(suite, out=tmp_path / "same", progress=False, isolation="process")
+    assert list(run.verdicts["verdict"]) == ["fail"] * 3  # unedited: the worker judges by the loaded check
+    (root / "checks.py").write_text("def done(case, initial_state, final_state, trajectory):\n    return True\n",
+                                    encoding="utf-8")
+    with pytest.raises(OloproofError, match=r"system: the code of checks:done changed since the suite was loaded; "
+                                            r"load the suite again"):
+        op.run(suite, out=tmp_path / "run", progress=False, isolation="process")

@@ -422,3 +422,66 @@ def test_a_system_that_changes_directory_leaves_a_relative_out_alone(make_suite,
     run = op.run(op.load_suite(suite), out="run", progress=False)
     assert run.finished and len(run.cases) == 4 and run.directory == tmp_path / "run"
     assert not (elsewhere / "run").exists()
+
+
+# -- the code of the suite's python checks: what a run judges by, and what it records ---------------------------
+
+STRICT_CHECK = "def done(case, initial_state, final_state, trajectory):\n    return trajectory.answer == 'ok'\n"
+LOOSE_CHECK = "def done(case, initial_state, final_state, trajectory):\n    return True\n"
+ANSWERS = [{"id": f"c{i}", "input": {"answer": "ok" if i % 2 else "no"}} for i in range(6)]
+
+
+def _check_suite(make_suite, code: str, **config: Any) -> Path:
+    root = make_suite(ANSWERS, evaluators=[{"type": "python", "check": "checks:done"}], **config)
+    (root / "checks.py").write_text(code, encoding="utf-8")
+    return root
+
+
+def _digest_of(code: str) -> str:
+    """function_digest by hand: sha256 of the sorted file digests (one file here: checks.py)."""
+    return hashlib.sha256(hashlib.sha256(code.encode()).hexdigest().encode()).hexdigest()
+
+
+def test_a_run_judges_by_the_check_it_loaded_and_records_its_code(make_suite, tmp_path: Path) -> None:
+    """checks.py edited after load_suite (a notebook re-running a cell later): the run used to import the
+    edited file on its first case, so its verdicts came from code no digest described."""
+    root = _check_suite(make_suite, STRICT_CHECK)
+    suite = op.load_suite(root)
+    assert suite.digests["code:checks:done"] == _digest_of(STRICT_CHECK)
+    (root / "checks.py").write_text(LOOSE_CHECK, encoding="utf-8")
+    run = op.run(suite, out=tmp_path / "run", progress=False)
+    assert list(run.verdicts["verdict"]) == ["fail", "pass"] * 3  # the strict check, as loaded
+    assert run.manifest.digests["code:checks:done"] == _digest_of(STRICT_CHECK)
+
+
+def _finished_then_reopened(root: Path, out: Path) -> dict[str, Any]:
+    op.run(root, out=out, progress=False)
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    del manifest["finished_at"]  # as if killed after the last record
+    (out / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    return manifest
+
+
+def test_resume_refuses_a_run_whose_check_code_changed(make_suite, tmp_path: Path) -> None:
+    """Resuming after checks.py changed would mix verdicts of two checks in one run; the suite's digests
+    covered oloproof.yaml, the cases and the labels, not the check's code."""
+    root = _check_suite(make_suite, STRICT_CHECK)
+    out = tmp_path / "run"
+    _finished_then_reopened(root, out)
+    op.run(root, out=out, resume=True, progress=False)  # the same code: resumes
+    _finished_then_reopened(root, out := tmp_path / "run2")
+    (root / "checks.py").write_text(LOOSE_CHECK, encoding="utf-8")
+    before = (out / "manifest.json").read_bytes()
+    with pytest.raises(op.RunDirError, match=r"the code of checks:done changed since this run started"):
+        op.run(root, out=out, resume=True, progress=False)
+    assert (out / "manifest.json").read_bytes() == before
+
+
+def test_resume_of_a_run_that_recorded_no_code_says_so(make_suite, tmp_path: Path) -> None:
+    root = _check_suite(make_suite, STRICT_CHECK)
+    out = tmp_path / "run"
+    manifest = _finished_then_reopened(root, out)
+    manifest["digests"] = {k: v for k, v in manifest["digests"].items() if not k.startswith("code:")}
+    (out / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(op.RunDirError, match=r"did not record the code of checks:done, so a resume cannot tell"):
+        op.run(root, out=out, resume=True, progress=False)
