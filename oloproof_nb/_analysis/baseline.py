@@ -18,7 +18,7 @@ import pandas as pd
 from .._run.baseline import NOOP_VERSION
 from ..errors import OloproofError
 from .columns import TEXT, Column, FrameSpec
-from .run import Run
+from .run import Run, changed_checks
 
 __all__ = ["Baseline", "BASELINE_RATES", "IDLE_COLUMNS", "baseline_rates", "with_idle_columns"]
 
@@ -81,7 +81,8 @@ def check_baseline(run: Run, baseline: Baseline | Run, run_whole: bool = True) -
     when idle"), and another suite's run would leave the columns blank without a word. A baseline that did not
     finish (or lost records) gives the rates of the cases it holds: stopped before the cases that expect no
     change, its ``state_matches`` rate is 0 and the red flag is gone. A baseline of another version of the suite
-    (cases added, removed or edited since: another (case id, digest) set) gives the rates of other cases.
+    (cases added, removed or edited since: another (case id, digest) set) gives the rates of other cases, and
+    one whose checks differ from the run's (:func:`~.run.changed_checks`) the rates of other checks.
     ``run_whole`` False (the run did not finish, or lost records: the gate says BLOCK for it anyway): its cases
     need only be among the baseline's.
     """
@@ -106,6 +107,16 @@ def check_baseline(run: Run, baseline: Baseline | Run, run_whole: bool = True) -
         raise OloproofError(f"{idle.directory}: a baseline of other cases than run {run.run_id}'s ({len(differ)} "
                             f"case(s) added, removed or edited, first {differ[0]!r}): another version of suite "
                             f"{run.suite_name!r}; make one with op.baseline(suite) on the suite of this run")
+    _check_same_checks(run, idle)
+
+
+def _check_same_checks(run: Run, idle: Run) -> None:
+    differ = changed_checks(run, idle)
+    if differ:
+        name, how = next(iter(differ.items()))
+        raise OloproofError(f"{idle.directory}: a baseline that judges {name} with another check than run "
+                            f"{run.run_id} ({how}), so its rates are another check's; make one with "
+                            "op.baseline(suite) on the suite of this run")
 
 
 def with_idle_columns(table: pd.DataFrame, baseline: Baseline | Run) -> pd.DataFrame:

@@ -208,3 +208,16 @@ def test_a_baseline_of_another_version_of_the_suite_is_refused(desk: Path, make_
     fresh = op.gate(run, baseline=op.baseline(new, progress=False)).table.set_index("criterion")
     assert fresh.loc["state_matches", "noop_rate"] == 0.0
     assert bool(fresh.loc["state_matches", "passes_when_idle"]) is False
+
+
+def test_a_baseline_judged_by_other_checks_is_refused(desk: Path, make_suite, tmp_path: Path) -> None:
+    """The same cases, but the run's suite watches `other` only at `other.k` while the baseline's watched all of
+    `other`: the baseline's rates are another check's (here both pass, but a loosened check would pass idle where
+    the baseline's did not, and passes_when_idle would say False). The same suite's baseline is accepted."""
+    loosened = [*EVALUATORS[:2], {**EVALUATORS[2], "paths": ["other.k"]}]
+    other = make_suite(CASES, evaluators=loosened, release=RELEASE)
+    run = op.run(other, out=tmp_path / "run", progress=False)
+    with pytest.raises(op.OloproofError, match=r"a baseline that judges other_kept with another check than run "
+                                               r".* \(configured differently\)"):
+        op.gate(run, baseline=op.baseline(desk, progress=False))
+    assert "noop_rate" in op.gate(run, baseline=op.baseline(other, progress=False)).table.columns
