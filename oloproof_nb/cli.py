@@ -170,6 +170,11 @@ def _load(args: argparse.Namespace, doing: str) -> Run:
     if (args.cluster, args.state_key, args.pass_threshold) != (None, None, None):
         raise OloproofError(f"{path}: --cluster, --state-key and --pass-threshold apply to Inspect AI logs only; "
                             "this is not one")
+    if args.release is not None:  # before load_run, which may build the run's columnar copy: an error writes nothing
+        from ._analysis.gate import resolve_release
+        from ._analysis.run import Run
+
+        resolve_release(Run.unopened(path), args.release)
     return load_run(path)
 
 
@@ -468,10 +473,14 @@ def _compare_table(table: Any) -> str:
 
 def _cmd_compare(args: argparse.Namespace) -> int:
     """Two stored runs compared; exit 0 only on NO_REGRESSION (an unfinished run is an error, exit 2)."""
+    from ._analysis.compare import compare_release
+    from ._analysis.run import Run
     from ._display.compare import compare
     from ._display.notebook import load_run
     from ._display.terminal import reason_lines
 
+    # before load_run, which may build a run's columnar copy: a --release error writes nothing
+    compare_release(Run.unopened(args.base_run), Run.unopened(args.candidate_run), args.release)
     base = _whole(load_run(args.base_run), args.base_run)
     candidate = _whole(load_run(args.candidate_run), args.candidate_run)
     cmp = compare(base, candidate, release=args.release)

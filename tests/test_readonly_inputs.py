@@ -12,6 +12,7 @@ cannot stop a write: file hashes are compared instead.
 from __future__ import annotations
 
 import json
+import shutil
 import stat
 import sys
 from pathlib import Path
@@ -237,3 +238,29 @@ def test_an_hmac_key_never_reaches_the_run_directory_or_the_terminal(tmp_path: P
             data = path.read_bytes()
             assert key.encode() not in data, path
             assert key.encode().hex().encode() not in data, path
+
+
+@pytest.mark.parametrize(("command", "release"), [
+    ("gate", "criteria: {no_such_criterion: 0.9}\n"), ("gate", "criteria: {answer_matches: 1.5}\n"),
+    ("report", "criteria: {no_such_criterion: 0.9}\n"), ("report", "criteria: {answer_matches: 1.5}\n"),
+    ("compare", "regression: {criteria: [no_such_criterion]}\n"), ("compare", "criteria: {answer_matches: 1.5}\n"),
+])
+def test_a_bad_release_changes_no_run_folder(tmp_path: Path, command: str, release: str,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """A run folder without its columnar copy (a run copied without frames/, or written by an older version):
+    opening the run builds the copy, and `gate --release bad.yaml` wrote frames/ before it said the release was
+    wrong. The release is checked against the runs' manifests first."""
+    runs = []
+    for name in ("a", "b"):
+        run = op.run(init_example("false-success", tmp_path / f"suite-{name}"), out=tmp_path / name, progress=False)
+        shutil.rmtree(run.directory / "frames")
+        runs.append(run.directory)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(release, encoding="utf-8")
+    before = tree_snapshot(tmp_path, skip=())
+    args = {"gate": ["gate", str(runs[0])], "report": ["report", str(runs[0]), "--out", str(tmp_path / "r.md")],
+            "compare": ["compare", *map(str, runs)]}[command]
+    code, err = _cli([*args, "--release", str(bad)], capsys)
+    assert code == 2
+    assert str(bad) in one_error_line(err)
+    assert tree_snapshot(tmp_path, skip=()) == before  # no frames/, no report

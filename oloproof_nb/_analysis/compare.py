@@ -59,8 +59,8 @@ from .gate import ReleaseLike, criterion_sums, no_decision
 from .run import Run, changed_checks
 from .validity import checked_transforms
 
-__all__ = ["Comparison", "compare", "regression_verdict", "COMPARE", "UNPAIRED", "PAIRED_VERDICTS", "FLIPS",
-           "RunLike", "NO_CRITERIA"]
+__all__ = ["Comparison", "compare", "compare_release", "regression_verdict", "COMPARE", "UNPAIRED",
+           "PAIRED_VERDICTS", "FLIPS", "RunLike", "NO_CRITERIA"]
 
 #: What ``compare`` accepts for each side: a Run or its directory.
 RunLike = Run | str | Path
@@ -206,6 +206,18 @@ def _as_run(run: RunLike, side: str) -> Run:
     if isinstance(run, (str, Path)):
         return Run.load(run)
     raise OloproofError(f"compare: {side} must be a Run or a run directory, got {type(run).__name__}")
+
+
+def _common_criteria(base: Run, candidate: Run) -> list[str]:
+    """The criteria both runs judge, in the base run's order."""
+    names = set(candidate.criteria)
+    return [c for c in base.criteria if c in names]
+
+
+def compare_release(base: Run, candidate: Run, release: ReleaseLike | None) -> ReleaseConfig:
+    """The release settings :func:`compare` applies to the two runs (it raises what compare would raise for
+    ``release``); it reads only their configuration."""
+    return _release(candidate, release, _common_criteria(base, candidate))
 
 
 def _release(candidate: Run, release: ReleaseLike | None, common: list[str]) -> ReleaseConfig:
@@ -401,8 +413,7 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
     >>> cmp.verdict, cmp.table[["criterion", "difference", "ci_low", "ci_high", "verdict"]]   # doctest: +SKIP
     """
     base_run, cand_run = _as_run(base, "base"), _as_run(candidate, "candidate")
-    cand_names = set(cand_run.criteria)
-    common = [c for c in base_run.criteria if c in cand_names]
+    common = _common_criteria(base_run, cand_run)
     cfg = _release(cand_run, release, common)
     listed = set(cfg.regression.criteria or common)
     paired, unpaired, keys = _pair_cases(base_run, cand_run)
@@ -456,7 +467,7 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
         row["verdict"] = verdict
         row["reason"] = "; ".join([why, *notes] if why else notes)
         out.append(row)
-    for criterion in [] if cfg.regression.criteria else [c for c in base_run.criteria if c not in cand_names]:
+    for criterion in [] if cfg.regression.criteria else [c for c in base_run.criteria if c not in common]:
         out.append({"criterion": criterion, "base_rate": math.nan, "candidate_rate": math.nan,
                     "difference": math.nan, "ci_low": math.nan, "ci_high": math.nan, "method": "", "n": 0,
                     "n_clusters": 0, "pass_to_fail": 0, "fail_to_pass": 0, "missing": 0, "mcnemar_p": math.nan,

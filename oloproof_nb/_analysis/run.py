@@ -108,13 +108,20 @@ class Run:
         ignored; a case recorded twice (never written by oloproof) keeps its
         first record.
         """
+        run = cls.unopened(directory)
+        run._open_copy()
+        return run
+
+    @classmethod
+    def unopened(cls: type[R], directory: str | Path) -> R:
+        """The run in ``directory`` with its manifest read and nothing else: no columnar copy is opened or built
+        (that writes ``frames/``), so no frame can be read from it. For what needs the configuration alone,
+        such as checking a release.yaml against the run before the run is opened."""
         directory = Path(directory)
         if not directory.is_dir():
             what = "not a directory" if directory.exists() else "no such run directory"
             raise RunDirError(f"{directory}: {what} (a run directory holds manifest.json and cases.jsonl)")
-        run = cls(directory, read_manifest(directory))
-        run._open_copy()
-        return run
+        return cls(directory, read_manifest(directory))
 
     def _open_copy(self) -> None:
         """Make sure the run has a columnar copy and remember which one: every frame is read from it."""
