@@ -7,10 +7,12 @@ the gate was computed on it and said PASS — nothing else.** To make that true
 whatever the system under test does, ``oloproof run`` never imports the
 system: a child process loads the suite and runs it into the run directory,
 and this process (which decides the exit code) loads the finished run from
-disk and computes the gate. A system that calls ``sys.exit(0)`` or
-``os._exit(0)``, raises ``KeyboardInterrupt``, segfaults, or leaves threads
-behind can end or hang only the child; this process then reports that the run
-did not finish (exit 2) with the exact resume command.
+disk and computes the gate. What the system does can end or hang only the
+child: ``sys.exit`` or ``KeyboardInterrupt`` at import or in its constructor is
+exit 2 naming ``oloproof.yaml: system``; any ``BaseException`` inside a case makes
+that case ``error`` and the gate decides; ``os._exit``, a segfault or a kill
+during the run is exit 2 with the exact resume command; threads it leaves
+behind keep nothing waiting (the child ends with ``os._exit``).
 """
 
 from __future__ import annotations

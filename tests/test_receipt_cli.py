@@ -315,3 +315,25 @@ def test_a_missing_digest_key_error_names_the_contract_file(tmp_path: Path, caps
     assert code == 2
     assert one_error_line(err).startswith(f"oloproof: error: contract error: {path}: digest_key_env: ")
     assert json.loads(out)["message"].startswith(f"{path}: digest_key_env: environment variable OLOPROOF_CLI_KEY")
+
+
+STDIO_CHECK = """import os, sys
+assert sys.stdin.read() == ""              # stdin is /dev/null: end of file at once, not a closed descriptor
+print("validator noise " * 4000)           # 64 KiB to stdout and stderr: written away, never into the receipt
+sys.stderr.write("validator complaint " * 4000)
+open(os.path.join(os.getcwd(), "cwd.txt"), "w").write(os.getcwd())
+"""
+
+
+def test_a_command_validator_runs_in_the_contract_folder_with_stdio_on_dev_null(
+        tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """The README says the validator's stdin, stdout and stderr are /dev/null and it runs in the contract file's
+    folder: what it prints reaches neither the hook's JSON on stdout nor its stderr, and reading stdin ends."""
+    folder = tmp_path / "contracts"
+    path = make_contract(folder, validator={"command": [PY, "stdio.py"]})
+    (folder / "stdio.py").write_text(STDIO_CHECK, encoding="utf-8")
+    code = main(["receipt", str(path), "--json"])
+    out, err = capfd.readouterr()  # the file descriptors: a child that inherited them would write here
+    assert code == 0 and err == ""
+    assert json.loads(out)["receipt"]["status"] == "verified"  # one JSON line: nothing of the validator's
+    assert (folder / "cwd.txt").read_text() == str(folder.resolve())

@@ -105,7 +105,7 @@ _ROW_GROUP = 1 << 19
 #: with :data:`SMALL_FILE` and written with one call. The fixed costs of a Parquet file (Zstandard's set-up
 #: per column chunk, dictionary pages, statistics) are most of the time a small frame takes to write, and
 #: buy nothing at that size; a larger frame is streamed with :data:`LARGE_FILE` (at 2,000 cases Zstandard
-#: takes 1.2× Snappy's time and half its disk). See ``benchmarks/README.md``, "the Parquet floor".
+#: takes 1.2× Snappy's time and half its disk). See ``benchmarks/README.md`` section 1 and ``benchmarks/codecs.py``.
 SMALL_ROWS = 1024
 SMALL_FILE: dict[str, Any] = {"compression": "snappy", "use_dictionary": False, "write_statistics": False}
 LARGE_FILE: dict[str, Any] = {"compression": "zstd", "compression_level": 1}

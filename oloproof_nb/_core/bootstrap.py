@@ -13,8 +13,9 @@ _CHUNK_CELLS = 2_000_000  # bootstrap draws held at once: resamples per chunk ×
 
 #: The gate lets ``cluster_bootstrap`` decide only from this many clusters on; below it the gate uses
 #: ``cluster_t`` and says so. The simulation (benchmarks/coverage.md, 2,000 repetitions per cell) puts the BCa
-#: lower bound above the true rate more than 3% of the time in some cell at every G it ran (20 to 200: up to
-#: 4.45% at G = 50 and 4.4% at G = 100), so no G is validated: infinity, until a simulation shows one.
+#: lower bound above the true rate more than 3% of the time in some cell at every G from 30 to 200 (up to
+#: 4.45% at G = 50 and 4.4% at G = 100; at G = 20 at most 2.2%). A minimum from which on every G holds does
+#: not exist, so none is validated: infinity, until a simulation shows one.
 BOOTSTRAP_MIN_CLUSTERS: float = float("inf")
 
 

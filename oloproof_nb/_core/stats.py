@@ -337,7 +337,8 @@ def cluster_bootstrap(
     z_q = Φ⁻¹(α/2), Φ⁻¹(1 − α/2). The lower bound is capped at the all-pass bound (α/2)^(1/n_min) and at
     p̂; the upper bound mirrors it. It falls back to Clopper–Pearson on n_min = (Σm)²/Σm² as `cluster_t`
     does. Unlike `cluster_t` it is not monotone by construction, and its lower bound exceeds the true rate
-    more than 3% of the time in some cell at every G simulated, 20 to 200 (up to 4.45%; benchmarks/coverage.md):
+    more than 3% of the time in some cell at every G simulated from 30 to 200 (up to 4.45%; at G = 20 at most
+    2.2%; benchmarks/coverage.md):
     the gate therefore uses `cluster_t` to decide (``BOOTSTRAP_MIN_CLUSTERS``), and a bootstrap bound
     exactly equal to a threshold is never a PASS.
 

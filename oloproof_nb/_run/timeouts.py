@@ -111,10 +111,12 @@ class _Helper:
     """A daemon thread that runs the calls of one calling thread, one at a time.
 
     Starting a thread per call costs about 100 µs; handing a call to a waiting
-    thread costs about 20 µs. A helper whose call timed out is *abandoned*: it
-    finishes that call in the background (never keeping the process alive, its
-    result dropped) and exits; the caller's next call gets a new helper. An idle
-    helper exits after :data:`HELPER_IDLE_S` seconds.
+    thread costs about 20 µs back to back and 57–79 µs with the caller's own work
+    between calls (``python benchmarks/handoff.py``; benchmarks/README.md section 1).
+    A helper whose call timed out is *abandoned*: it finishes that call in the
+    background (never keeping the process alive, its result dropped) and exits;
+    the caller's next call gets a new helper. An idle helper exits after
+    :data:`HELPER_IDLE_S` seconds.
     """
 
     def __init__(self) -> None:

@@ -473,6 +473,10 @@ def test_planted_regression_on_the_example(example_runs: dict[str, op.Run]) -> N
     cv = broken.verdicts[broken.verdicts["criterion"] == "answer_matches"]
     direct = ((cv["verdict"] == "pass").sum() - (passed.shape[0])) / len(cv)
     assert t.loc["answer_matches", "difference"] == pytest.approx(direct, abs=1e-15) == -22 / 48
+    # README §6a's figures: −0.458 [−0.660, −0.222]; the untouched criteria ±0.142, the fault replays ±0.155
+    assert tuple(t.loc["answer_matches", ["difference", "ci_low", "ci_high"]].round(3)) == (-0.458, -0.660, -0.222)
+    assert round(t.loc["state_matches", "ci_high"], 3) == 0.142
+    assert round(t.loc["recovers_from_error_at_issue_refund", "ci_high"], 3) == 0.155
     # with the default margin of 0.02, 24 source cases cannot rule out a small regression: insufficient evidence
     strict = op.compare(base, broken).table.set_index("criterion")
     assert strict.loc["answer_matches", "verdict"] == "REGRESSION"

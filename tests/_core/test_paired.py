@@ -222,3 +222,30 @@ def test_no_change_is_the_clopper_pearson_bound_of_statsmodels(clusters):
     assert paired_difference_from_sums(b, lost, m).low <= -zero + 1e-12
     assert paired_difference_from_sums(b, lost, m).high <= zero + 1e-12
     assert paired_difference_from_sums(b, gained, m).high >= zero - 1e-12
+
+
+@pytest.mark.parametrize(("clusters", "half_width"), [(24, 0.142), (50, 0.0711), (100, 0.0362)])
+def test_the_readmes_smallest_ruled_out_regression(clusters: int, half_width: float) -> None:
+    """README §6a: with no row changed, the interval is ± the Clopper–Pearson bound of 0 discordant rows in
+    n_min (clusters of two rows: n_min = G), i.e. 1 − (α/2)^(1/G) by hand, and statsmodels' exact interval of
+    0 in G gives the same upper end."""
+    m = np.full(clusters, 2)
+    d = paired_difference_from_sums(m, m, m)
+    by_hand = 1 - 0.025 ** (1 / clusters)
+    assert d.high == pytest.approx(by_hand, abs=1e-12) and d.low == pytest.approx(-by_hand, abs=1e-12)
+    assert d.high == pytest.approx(proportion_confint(0, clusters, alpha=0.05, method="beta")[1], abs=1e-12)
+    assert round(d.high, len(str(half_width)) - 2) == half_width
+
+
+def test_ruling_out_a_two_point_drop_takes_about_180_source_cases() -> None:
+    """README §6a: 182 clusters of two unchanged rows still give ± 0.0201 > 0.02; 183 give ± 0.01996."""
+    assert [paired_difference_from_sums(*[np.full(g, 2)] * 3).high > 0.02 for g in (182, 183)] == [True, False]
+
+
+def test_one_lost_and_one_gained_row_narrow_the_interval_only_a_little() -> None:
+    """README §6a: 24 clusters of two rows, one row lost in one cluster and one gained in another: ±0.130."""
+    rows = np.full(24, 2)
+    base, cand = rows.copy(), rows.copy()
+    cand[0], base[1] = 1, 1
+    d = paired_difference_from_sums(base, cand, rows)
+    assert d.estimate == 0 and (round(d.low, 3), round(d.high, 3)) == (-0.130, 0.130)
