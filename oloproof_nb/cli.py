@@ -104,8 +104,10 @@ def _parser() -> argparse.ArgumentParser:
                     "of release.yaml's `regression: {margin, criteria}`. Exit 0 only when the overall verdict is "
                     "NO_REGRESSION; 1 on REGRESSION or INSUFFICIENT_EVIDENCE (no regression was ruled out, as "
                     "the gate passes only what is proven); 2 on an error.")
-    compare.add_argument("base_run", help="the base run directory (e.g. the version in production)")
-    compare.add_argument("candidate_run", help="the candidate run directory (the new version)")
+    compare.add_argument("base_run", help="the base run directory (e.g. the version in production), or a suite "
+                                          "folder (its latest run)")
+    compare.add_argument("candidate_run", help="the candidate run directory (the new version), or a suite folder "
+                                               "(its latest run)")
     compare.add_argument("--release", help="a release.yaml to apply (default: the candidate run's)")
 
     receipt = sub.add_parser(
@@ -146,7 +148,13 @@ def _inspect_options(cmd: argparse.ArgumentParser) -> None:
 
 
 def _is_inspect_source(path: Path) -> bool:
-    """An Inspect AI log, or a folder holding one and no run manifest."""
+    """An Inspect AI log, or a folder of logs: one holding a log in it or in a folder of it, and neither a run
+    manifest nor a run or suite folder among its folders.
+
+    Only two levels are looked at (Inspect AI writes its logs flat into its log folder): a folder of projects
+    that happens to hold a stray ``.eval`` deeper down is "not a run directory", not a damaged log folder, and
+    a mistyped ``/tmp`` is not searched through.
+    """
     from ._analysis.inspect_log import is_inspect_log
 
     if path.exists() and not path.is_dir():  # a run is a folder: a log's suffix is enough for from_inspect to say
@@ -154,7 +162,15 @@ def _is_inspect_source(path: Path) -> bool:
         return path.suffix in (".eval", ".json") or (path.is_file() and is_inspect_log(path))
     if not path.is_dir() or (path / "manifest.json").exists():
         return False
-    return any(f.suffix == ".eval" or (f.suffix == ".json" and is_inspect_log(f)) for f in path.rglob("*"))
+    try:
+        children = sorted(path.iterdir())
+        folders = [c for c in children if c.is_dir()]
+        if any((f / "manifest.json").is_file() or (f / "oloproof.yaml").is_file() for f in folders):
+            return False
+        near = children + [g for f in folders for g in sorted(f.iterdir())]
+    except OSError:  # an unreadable folder: load_run says what is wrong with it
+        return False
+    return any(f.suffix == ".eval" or (f.suffix == ".json" and f.is_file() and is_inspect_log(f)) for f in near)
 
 
 def _load(args: argparse.Namespace, doing: str) -> Run:
@@ -198,7 +214,9 @@ _STOP_GRACE_S = 5.0
 def _child_run(conn: Any, params: dict[str, Any]) -> None:  # pragma: no cover - runs in the child process
     """The child: load the suite, run it into the run directory, report through ``conn``, exit at once.
 
-    Messages: ``("directory", path)``, ``("progress", done, total)``, then one of
+    Messages: ``("directory", path)``, ``("progress", done, total)``, ``("warning", category name, text)`` (a
+    warning is printed by the parent, which prints each line once: ``load_suite``'s vacuous-check warning and
+    the gate's finding of the same check are one line), then one of
     ``("done", path, baseline path or None)``, ``("error", message, resumable)``,
     ``("internal", message, resumable)``, ``("interrupted",)``.
     The child ends with ``os._exit`` so threads the system left behind cannot keep it alive.
@@ -217,6 +235,10 @@ def _child_run(conn: Any, params: dict[str, Any]) -> None:  # pragma: no cover -
         if params["progress"]:
             send("progress", done, total)
 
+    def forward(message: Warning | str, category: type[Warning], *_: object, **__: object) -> None:
+        send("warning", category.__name__, str(message))
+
+    warnings.showwarning = forward
     parent = multiprocessing.parent_process()
     if parent is not None:  # the run dies with the process that decides the exit code (it was killed)
         threading.Thread(target=_die_with, args=(parent, signal.SIGKILL), daemon=True, name="oloproof-orphan").start()
@@ -340,6 +362,10 @@ def _run_in_child(args: argparse.Namespace, params: dict[str, Any],
                 elif message[0] == "progress":
                     if on_progress is not None:
                         on_progress(message[1], message[2])
+                elif message[0] == "warning":  # printed here, where each line is printed once
+                    category = VacuousCheckWarning if message[1] == VacuousCheckWarning.__name__ else \
+                        type(str(message[1]), (UserWarning,), {})
+                    warnings.showwarning(str(message[2]), category, "", 0)
                 else:
                     final = message
             elif not proc.is_alive():
@@ -394,7 +420,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if not result.finished:
         raise OloproofError(f"{result.directory}: the run did not finish" + _resume_hint(args, result.directory))
     replays = result.replay_summary()
-    print(f"run {result.run_id}: {result.n_cases} cases" + (f"; replays: {replays}" if replays else ""))
+    print(f"run {result.run_id}: {result.n_cases} cases"
+          + (f"; replay runs (control + faulted): {replays}" if replays else ""))
     print(f"  -> {result.directory}")  # a line of its own: the table above the exit line fits 100 columns
     idle = None
     if len(final) > 2 and final[2] is not None:  # ("done", directory, baseline directory)
@@ -480,7 +507,16 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     from ._display.compare import compare
     from ._display.notebook import load_run
     from ._display.terminal import reason_lines
+    from ._run.locate import is_suite_folder, latest_run_dir
 
+    for side in ("base_run", "candidate_run"):  # a suite folder stands for its latest run, as for gate and report
+        given = getattr(args, side)
+        if is_suite_folder(given):
+            setattr(args, side, str(latest_run_dir(given)))
+            print(f"oloproof: {side.split('_')[0]}: the latest run of the suite: {getattr(args, side)}",
+                  file=sys.stderr)
+    if Path(args.base_run).resolve() == Path(args.candidate_run).resolve():
+        raise OloproofError(f"{args.base_run}: the base and the candidate are the same run; compare two runs")
     # before load_run, which may build a run's columnar copy: a --release error writes nothing
     compare_release(Run.unopened(args.base_run), Run.unopened(args.candidate_run), args.release)
     base = _whole(load_run(args.base_run), args.base_run)

@@ -492,3 +492,20 @@ def test_receipt_never_exits_0_on_an_internal_error(tmp_path: Path, capsys: pyte
     assert main(["receipt", str(tmp_path / "contract.json")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("oloproof: internal error: KeyError") and len(err.strip().splitlines()) == 1
+
+
+def test_a_folder_of_projects_with_a_stray_eval_file_is_not_read_as_inspect_logs(
+        example_suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`oloproof gate proj` on a work folder (suites, and an old `.eval` three levels down) blamed that file as a
+    damaged Inspect AI log ("repair or remove it"); the folder is simply not a run directory. A flat folder of logs
+    is still read as Inspect AI logs (tests/_analysis/test_inspect_log.py)."""
+    proj = example_suite.parent
+    stray = proj / "sub" / "deeper" / "old.eval"
+    stray.parent.mkdir(parents=True)
+    stray.write_text("hi", encoding="utf-8")
+    assert main(["gate", str(proj)]) == 2
+    assert one_error_line(capsys.readouterr().err) == f"oloproof: error: {proj}: not a run directory (no manifest.json)"
+    shutil.rmtree(example_suite)  # no suite among its folders: a log two levels down is looked at, and damaged
+    (proj / "sub" / "bad.eval").write_text("hi", encoding="utf-8")
+    assert main(["gate", str(proj)]) == 2
+    assert "bad.eval: not a readable Inspect AI log" in one_error_line(capsys.readouterr().err)

@@ -144,3 +144,23 @@ def test_a_cut_criterion_name_is_given_whole_under_the_table() -> None:
     rows = [line for line in lines if "INSUFFICIENT_EVIDENCE" in line]
     assert len(rows) == 2 and all("…" in row and "_one" not in row and "_two" not in row for row in rows)  # cut
     assert [line.strip() for line in lines if line.strip() in names] == names  # each whole under the table
+
+
+def test_a_suite_folder_stands_for_its_latest_run(make_suite: Callable[..., Path],
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """As for `oloproof gate` and `report`: `compare RUN SUITE` compares with the suite's latest run (it said
+    "not a run directory"), stderr says which; the same run on both sides is an error, not a comparison."""
+    cases = [{"id": f"c{i:02d}", "input": {"tag": str(i), "answer": "ok"}, "expected": {"answer": "ok"}}
+             for i in range(24)]
+    root = make_suite(cases, evaluators=[{"type": "answer_matches"}], release={"regression": {"margin": 0.2}})
+    suite = op.load_suite(root)
+    base = op.run(suite, system=Answerer, progress=False).directory
+    worse = op.run(suite, system=lambda: Answerer(frozenset(map(str, range(12)))), progress=False).directory
+    assert base.parent == worse.parent == root / "runs"  # worse started last
+    assert main(["compare", str(base), str(root)]) == 1
+    captured = capsys.readouterr()
+    assert captured.err == f"oloproof: candidate: the latest run of the suite: {worse}\n"
+    assert captured.out.splitlines()[-1].startswith("compare: REGRESSION - exit 1")
+    assert main(["compare", str(root), str(worse)]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (f"oloproof: error: {worse}: the base and the candidate are "
+                                                        "the same run; compare two runs")

@@ -37,6 +37,7 @@ from .validators import (
     ValidatorSpec,
     check_case_validators,
     check_evaluator_validators,
+    check_import_spec,
 )
 
 __all__ = ["SuiteConfig", "Transform", "Metamorphic", "Suite", "load_suite", "parse_suite_config",
@@ -133,7 +134,7 @@ class SuiteConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str = Field(min_length=1)
-    system: str = Field(pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
+    system: str
     cases: str = "cases.jsonl"
     evaluators: list[SerializeAsAny[Evaluator]] = Field(default_factory=list)
     metamorphic: Metamorphic = Field(default_factory=Metamorphic)
@@ -143,6 +144,12 @@ class SuiteConfig(BaseModel):
     tool_errors: ToolErrorRule = Field(default_factory=ToolErrorRule)
     isolation: Literal["thread", "process"] = "thread"
     epochs: int = Field(default=1, ge=1, le=10_000, strict=True)
+
+    @field_validator("system")
+    @classmethod
+    def _system_spec(cls, value: str) -> str:
+        return check_import_spec(value, "module:Class", "refund_desk:RefundDesk",
+                                 "the class (or factory) that builds the system")
 
     @property
     def criteria(self) -> list[str]:
@@ -280,6 +287,17 @@ class Suite:
     def criteria(self) -> list[str]:
         return self.config.criteria
 
+    def __repr__(self) -> str:
+        """One line: the name, the cases, the system, the criteria and the folder (never the cases themselves)."""
+        derived = len(self.config.metamorphic.transforms)
+        sources = self.n_cases // (1 + derived)
+        cases = f"{self.n_cases} cases"
+        if derived:
+            cases += f" ({sources} sources + {self.n_cases - sources} derived)"
+        criteria = ", ".join(self.criteria) or "none"
+        return (f"Suite({self.name!r}, {cases}, system={self.config.system!r}, criteria=[{criteria}], "
+                f"root='{self.root}')")
+
     def resolve_system(self) -> Any:
         """What ``system: module:attr`` names (imported from the suite folder on first use)."""
         if self.system_target is not None:
@@ -374,6 +392,9 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
     """
     root = Path(folder)
     if not root.is_dir():
+        if root.exists():
+            raise ConfigError(root, None, f"is a file, not a suite folder; give the folder holding oloproof.yaml "
+                                          f"(e.g. {str(root.parent)!r})")
         raise ConfigError(root, None, "is not a suite folder (no such directory)")
     suite_file = root / SUITE_FILE
     if not suite_file.exists():  # a directory, FIFO or device: read_yaml refuses it by name

@@ -37,6 +37,25 @@ _SPEC = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")
 
 
+def check_import_spec(value: str, shape: str = "module:function", example: str = "checks:report_schema",
+                      what: str = "a function in it") -> str:
+    """Accept ``module:attr`` (what the suite imports from its folder); the error says what is allowed.
+
+    Examples
+    --------
+    >>> check_import_spec("refund_desk:RefundDesk", "module:Class", "refund_desk:RefundDesk")
+    'refund_desk:RefundDesk'
+    >>> check_import_spec("desk.Desk", "module:Class", "desk:Desk", "its class")
+    Traceback (most recent call last):
+    ...
+    ValueError: must be 'module:Class' (a module importable from the suite folder, a colon, its class), ...
+    """
+    if not _SPEC.fullmatch(value):
+        raise ValueError(f"must be '{shape}' (a module importable from the suite folder, a colon, {what}), "
+                         f"e.g. {example}; got {value!r}")
+    return value
+
+
 def check_validator_spec(value: str) -> str:
     """Accept ``module:function``; the error says what is allowed.
 
@@ -45,12 +64,7 @@ def check_validator_spec(value: str) -> str:
     >>> check_validator_spec("checks:report_schema")
     'checks:report_schema'
     """
-    if not _SPEC.fullmatch(value):
-        raise ValueError(
-            f"must be 'module:function' (a module importable from the suite folder and a function in it, "
-            f"e.g. checks:report_schema), got {value!r}"
-        )
-    return value
+    return check_import_spec(value)
 
 
 def check_validator_name(value: str) -> str:

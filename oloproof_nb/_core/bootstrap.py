@@ -57,7 +57,8 @@ def cluster_bootstrap_from_sums(k: np.ndarray, m: np.ndarray, confidence: float,
     """The ``cluster_bootstrap`` interval from cluster sums (validated by the caller); see ``cluster_bootstrap``."""
     g, big_k, big_m = k.shape[0], int(k.sum()), int(m.sum())
     if big_k in (0, big_m):
-        return cp_on_n_min(k, m, confidence, f"degenerate: all {big_m} rows {'pass' if big_k else 'fail'}")
+        why = f"degenerate: all {big_m} rows pass" if big_k else f"degenerate: none of the {big_m} rows passes"
+        return cp_on_n_min(k, m, confidence, why)
     if g < 2:
         return cp_on_n_min(k, m, confidence, f"too few clusters for cluster_bootstrap: G={g}, need at least 2")
     if (k * big_m == big_k * m).all():

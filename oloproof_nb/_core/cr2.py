@@ -239,7 +239,8 @@ def cluster_t_from_sums(k: np.ndarray, m: np.ndarray, confidence: float) -> Inte
     """The ``cluster_t`` interval from cluster sums (validated by the caller); see :func:`cluster_t`."""
     total, passed, g = int(m.sum()), int(k.sum()), k.shape[0]
     if passed in (0, total):
-        return cp_on_n_min(k, m, confidence, f"degenerate: all {total} rows {'pass' if passed else 'fail'}")
+        why = f"degenerate: all {total} rows pass" if passed else f"degenerate: none of the {total} rows passes"
+        return cp_on_n_min(k, m, confidence, why)
     if g < 2:
         return cp_on_n_min(k, m, confidence, f"too few clusters for cluster_t: G={g}, need at least 2")
     df = bell_mccaffrey_df(m)

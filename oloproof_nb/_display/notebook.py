@@ -58,7 +58,10 @@ class Run(_run.Run):
         return len(self.replay_records) - cached, cached
 
     def replay_summary(self) -> str:
-        """``"12 live, 64 from the cache"`` (empty when the run made no replays)."""
+        """``"12 live, 64 from the cache"`` (empty when the run made no replays).
+
+        It counts replay *runs*: a fault replay is a control run and a faulted run of the case, two runs for
+        one row of :attr:`replays`."""
         live, cached = self.replay_counts()
         return f"{live} live, {cached} from the cache" if live or cached else ""
 
@@ -66,7 +69,7 @@ class Run(_run.Run):
         status = self.cases["status"].value_counts().to_dict()
         replays = self.replay_summary()
         return (f"Run({self.run_id!r}, suite={self.suite_name!r}, cases={self.n_cases}, "
-                f"status={status}, criteria={self.criteria}" + (f", replays: {replays})" if replays else ")"))
+                f"status={status}, criteria={self.criteria}" + (f", replay runs: {replays})" if replays else ")"))
 
     def _repr_html_(self) -> str:
         status = self.cases["status"].value_counts()

@@ -14,8 +14,9 @@ import copy
 from typing import Any, ClassVar, Literal
 
 import numpy as np
-from pydantic import Field, model_validator
+from pydantic import field_validator, model_validator
 
+from .._config.validators import check_import_spec
 from .._core.evaluator import CaseContext, Evaluation, Evaluator, Scope, register
 from .._core.records import VerdictRow
 
@@ -99,7 +100,12 @@ class PythonCheck(Evaluator):
     """
 
     type: Literal["python"]
-    check: str = Field(pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
+    check: str
+
+    @field_validator("check")
+    @classmethod
+    def _check_spec(cls, value: str) -> str:
+        return check_import_spec(value, "module:function", "checks:task_done", "the check function")
 
     scope: ClassVar[Scope] = "system"
 

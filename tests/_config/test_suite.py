@@ -162,11 +162,28 @@ def test_duplicate_criterion(make_suite) -> None:
     assert err.key == "evaluators[1].criterion" and "already used" in str(err)
 
 
-@pytest.mark.parametrize("spec", ["sysmod", "sysmod:", ":Scripted", "sys mod:Scripted", "sysmod:Scripted:x"])
+@pytest.mark.parametrize("spec", ["sysmod", "sysmod:", ":Scripted", "sys mod:Scripted", "sysmod:Scripted:x",
+                                  "sysmod.Scripted"])
 def test_bad_system_spec(make_suite, spec: str) -> None:
+    """The message says what is allowed in words (it quoted the regular expression the value must match)."""
     folder = make_suite(CASES, system=spec)
     err = _error(folder)
     assert err.key == "system"
+    assert err.message == (f"must be 'module:Class' (a module importable from the suite folder, a colon, the class "
+                           f"(or factory) that builds the system), e.g. refund_desk:RefundDesk; got {spec!r}")
+
+
+def test_a_python_check_spec_with_a_dot_says_what_is_allowed(make_suite) -> None:
+    err = _error(make_suite(CASES, evaluators=[{"type": "python", "check": "checks.done"}]))
+    assert err.key == "evaluators[0].check" and err.message.startswith("must be 'module:function'")
+    assert "e.g. checks:task_done; got 'checks.done'" in err.message
+
+
+def test_the_suite_file_given_for_its_folder_is_named_as_a_file(make_suite) -> None:
+    """load_suite("demo/oloproof.yaml") said "no such directory" of a path that exists."""
+    folder = make_suite(CASES)
+    err = _error(folder / "oloproof.yaml")
+    assert err.message == f"is a file, not a suite folder; give the folder holding oloproof.yaml (e.g. {str(folder)!r})"
 
 
 def test_system_module_and_attr_missing(make_suite) -> None:
@@ -474,3 +491,12 @@ def test_the_digests_of_a_suite_cover_the_code_of_its_checks_and_validators(make
     edited = op.load_suite(folder).digests
     assert edited["code:checks:ok"] == by_hand("checks.py", "helpers.py") != code["code:checks:ok"]
     assert edited["code:vals:fine"] == code["code:vals:fine"]
+
+
+def test_a_suites_repr_is_one_short_line(example_suite: Path) -> None:
+    """A notebook cell ending in `suite` printed the dataclass: every case and the whole config, 22 KB."""
+    text = repr(load_suite(example_suite))
+    assert text == ("Suite('stateful-agent', 48 cases (24 sources + 24 derived), system='refund_desk:RefundDesk', "
+                    "criteria=[answer_matches, state_matches, other_order_untouched, refunds_follow_policy, "
+                    "same_state_under_injected, recovers_from_error_at_issue_refund], "
+                    f"root='{example_suite.resolve()}')")

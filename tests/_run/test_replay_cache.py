@@ -242,19 +242,20 @@ def test_cache_false_runs_every_replay_live_and_leaves_the_cache_alone(tmp_path:
     assert off.replay_counts() == (6, 0)
 
     assert cli.main(["run", str(root), "--out", str(tmp_path / "fill"), "--quiet"]) == 0
-    assert "; replays: 6 live, 0 from the cache" in capsys.readouterr().out
+    assert "; replay runs (control + faulted): 6 live, 0 from the cache" in capsys.readouterr().out
     snapshot = {f.name: f.read_bytes() for f in _cache_files(root)}
     assert len(snapshot) == 6
 
     assert cli.main(["run", str(root), "--out", str(tmp_path / "hit"), "--quiet"]) == 0
-    assert "; replays: 0 live, 6 from the cache" in capsys.readouterr().out
+    assert "; replay runs (control + faulted): 0 live, 6 from the cache" in capsys.readouterr().out
     assert cli.main(["run", str(root), "--out", str(tmp_path / "nocache"), "--quiet", "--no-cache"]) == 0
-    assert "; replays: 6 live, 0 from the cache" in capsys.readouterr().out
+    assert "; replay runs (control + faulted): 6 live, 0 from the cache" in capsys.readouterr().out
     assert {f.name: f.read_bytes() for f in _cache_files(root)} == snapshot
 
     hit = op.load_run(tmp_path / "hit")
-    assert "Replays: 0 live, 6 from the cache." in hit._repr_html_()
-    assert "replays: 0 live, 6 from the cache" in repr(hit)
+    assert "Replay runs (a control and a faulted run per replay): 0 live, 6 from the cache." in hit._repr_html_()
+    assert "replay runs: 0 live, 6 from the cache" in repr(hit)
+    assert len(hit.replays) == 3  # one row per replay: its control and faulted runs are the 6 counted
 
 
 
