@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .canonical import canonical_json
-from .paths import ABSENT, format_path, get_path, parse_path, parse_pattern, pattern_matches, values_equal
+from .paths import ABSENT, format_path, get_path, list_index, parse_path, parse_pattern, pattern_matches, values_equal
 
 __all__ = [
     "answers_equal",
@@ -138,8 +138,7 @@ def _child(node: Any, key: str) -> Any:
     """``node[key]`` for a dict, ``node[int(key)]`` for a list and a digit key (path addressing), else ABSENT."""
     if isinstance(node, Mapping):
         return node.get(key, ABSENT)
-    if isinstance(node, list) and key.isascii() and key.isdigit():
-        idx = int(key)
+    if isinstance(node, list) and (idx := list_index(key)) is not None:
         return node[idx] if idx < len(node) else ABSENT
     return ABSENT
 

@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict
 
 from .case import Case
 from .receipts import Evidence, OutcomeContract
-from .trajectory import Change, Trajectory
+from .trajectory import Change, ToolErrorRule, Trajectory
 
 if TYPE_CHECKING:
     from .records import CaseRecord, ComparisonRow, PairRow, ReceiptRow, ReplayRow, RunVerdictRow, VerdictRow
@@ -94,6 +94,11 @@ class RunContext(Protocol):
     @property
     def evaluators(self) -> Sequence[Evaluator]:
         """The suite's evaluators (a fault replay is judged with the suite's own checks)."""
+        ...
+
+    @property
+    def tool_errors(self) -> ToolErrorRule:
+        """The suite's rule for a tool result that reports a failure (oloproof.yaml ``tool_errors``)."""
         ...
 
     def untouched_since_reset(self, contract: OutcomeContract) -> bool:

@@ -9,7 +9,7 @@ from typing import Any, Literal, TypedDict
 from .compare import answers_equal
 from .jsonsafe import to_json
 from .paths import leaf_diff, values_equal
-from .trajectory import ToolCall, Trajectory
+from .trajectory import DEFAULT_TOOL_ERRORS, ToolCall, ToolErrorRule, Trajectory
 
 __all__ = ["control_difference", "fault_difference", "fault_verdict", "escalated", "admits_failure",
            "FaultJudgement"]
@@ -113,11 +113,14 @@ class FaultJudgement(TypedDict):
     reason: str
 
 
-def escalated(trajectory: Trajectory, checkpoint: int, escalate_tools: Sequence[str]) -> bool:
-    """True when a call of one of ``escalate_tools`` happens after the checkpoint.
+def escalated(trajectory: Trajectory, checkpoint: int, escalate_tools: Sequence[str],
+              tool_errors: ToolErrorRule = DEFAULT_TOOL_ERRORS) -> bool:
+    """True when a call of one of ``escalate_tools`` after the checkpoint succeeds.
 
     The call at the checkpoint is the faulted one: when the faulted tool is
-    itself an escalation tool, its failed call hands nothing over.
+    itself an escalation tool, its failed call hands nothing over. Nor does a
+    later escalation whose own result reports a failure under ``tool_errors``
+    (the suite's rule): the case was not handed over.
 
     Examples
     --------
@@ -126,8 +129,12 @@ def escalated(trajectory: Trajectory, checkpoint: int, escalate_tools: Sequence[
     (True, False)
     >>> escalated(t, 1, ["escalate_to_human"])   # the faulted escalation itself
     False
+    >>> failed = Trajectory(steps=[ToolCall(tool="refund"),
+    ...                            ToolCall(tool="escalate_to_human", result={"ok": False, "error": "queue_down"})])
+    >>> escalated(failed, 0, ["escalate_to_human"])   # the escalation failed: nothing was handed over
+    False
     """
-    return any(isinstance(step, ToolCall) and step.tool in escalate_tools
+    return any(isinstance(step, ToolCall) and step.tool in escalate_tools and not tool_errors.is_error(step.result)
                for step in trajectory.steps[checkpoint + 1:])
 
 

@@ -336,9 +336,9 @@ def compare_pair(relation: str, source: Mapping[str, Any], derived: Mapping[str,
                        f"{sid} made {len(a_calls)} ({', '.join(c[0] for c in a_calls) or 'none'})")
     if relation == "same_state":
         a_state, b_state = source["environment_state"]["state"], derived["environment_state"]["state"]
-        if values_equal(a_state, b_state):
-            return True, ""
         injected = injected_paths(source["case"], derived["case"])
+        if not injected and values_equal(a_state, b_state):  # with injected paths, equal ends may still hide an
+            return True, ""                                    # edit of the injected text (the rule below)
         paths = [p for p, _, _ in leaf_diff(a_state, b_state) if not _within(p, injected)]
         paths += _changed_only_when_injected(injected, source["case"].get("initial_state") or {}, a_state,
                                              derived["case"].get("initial_state") or {}, b_state)

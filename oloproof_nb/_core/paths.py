@@ -31,6 +31,7 @@ __all__ = [
     "parse_pattern",
     "pattern_matches",
     "find_paths",
+    "list_index",
 ]
 
 
@@ -60,6 +61,20 @@ class Absent:
 ABSENT: Final = Absent()
 
 _PLAIN = re.compile(r"[^.\[\]\"']+")
+
+
+def list_index(key: str) -> int | None:
+    """The list index a path key names, or None: ``"0"``, ``"12"`` (ASCII digits, no leading zero), as a list's
+    elements are named in every path the toolkit writes (``items.0``); ``"00"`` or ``"٣"`` is no index.
+
+    Examples
+    --------
+    >>> list_index("0"), list_index("12"), list_index("00"), list_index("-1"), list_index("x")
+    (0, 12, None, None, None)
+    """
+    if key.isascii() and key.isdigit() and (key == "0" or key[0] != "0"):
+        return int(key)
+    return None
 
 
 def parse_path(path: str) -> tuple[str, ...]:
@@ -104,11 +119,11 @@ def parse_path(path: str) -> tuple[str, ...]:
                     key = json.loads(inner)
                 except json.JSONDecodeError as exc:
                     raise ValueError(f"path {path!r}: bad quoted key {inner}: {exc.msg}") from None
-            elif inner.isascii() and inner.isdigit():
+            elif list_index(inner) is not None:
                 key = inner
             else:
                 raise ValueError(
-                    f"path {path!r}: a bracket holds a quoted key or a list index, "
+                    f"path {path!r}: a bracket holds a quoted key or a list index (no leading zero), "
                     f'e.g. files["report.csv"] or items[0]'
                 )
             keys.append(key)
@@ -198,8 +213,7 @@ def get_path(state: Any, path: str | Sequence[str]) -> Any:
             if key not in node:
                 return ABSENT
             node = node[key]
-        elif isinstance(node, list) and key.isascii() and key.isdigit():
-            idx = int(key)
+        elif isinstance(node, list) and (idx := list_index(key)) is not None:
             if idx >= len(node):
                 return ABSENT
             node = node[idx]
@@ -287,6 +301,8 @@ def values_equal(expected: Any, actual: Any, tolerance: float | None = None) -> 
     (True, False, True)
     >>> values_equal(float("inf"), float("inf"), tolerance=0.01), values_equal(float("inf"), 1e308, tolerance=1e308)
     (True, False)
+    >>> values_equal(90.0, 10**400, tolerance=0.01)   # no float holds the distance: not equal (it raised)
+    False
     """
     cls = type(expected)
     if cls is type(actual):  # fast paths for the common exact types; the same answers as the rules below
@@ -304,7 +320,10 @@ def values_equal(expected: Any, actual: Any, tolerance: float | None = None) -> 
         if isinstance(expected, float) and isinstance(actual, float) and math.isnan(expected) and math.isnan(actual):
             return True
         if tolerance is not None and expected != actual:  # equal infinities: inf - inf is NaN, no distance
-            return abs(expected - actual) <= tolerance
+            try:
+                return abs(expected - actual) <= tolerance
+            except OverflowError:  # an int beyond float range against a float: farther apart than any tolerance
+                return False
         return expected == actual
     if isinstance(expected, Mapping) and isinstance(actual, Mapping):
         return expected.keys() == actual.keys() and all(

@@ -151,8 +151,9 @@ class ToolErrorRule(BaseModel):
     A result is an error when it is the malformed-fault string, or a mapping with
 
     - a key of ``ok_keys`` whose value is ``false`` (an explicit failure flag), or
-    - a key of ``error_keys`` whose value is not ``null``, ``false``, ``""``, ``[]`` or ``{}``
-      (``{"ok": true, "error": null}`` is a success: many APIs always carry an ``error`` field), or
+    - a key of ``error_keys`` whose value is not ``null``, ``false``, ``0``, ``""``, ``[]`` or ``{}``
+      (``{"ok": true, "error": null}`` is a success: many APIs always carry an ``error`` field, and an
+      error *code* of 0 means none), or
     - a key of ``status_keys`` whose value is one of ``status_values`` (compared without case).
 
     Defaults: ``ok_keys [ok]``, ``error_keys [error, isError]`` (``isError`` is MCP's flag),
@@ -167,6 +168,8 @@ class ToolErrorRule(BaseModel):
     (False, True)
     >>> rule.is_error({"status": "Error"}), rule.is_error({"status": "failed"})
     (True, False)
+    >>> rule.is_error({"error": 0}), rule.is_error({"error": 7}), rule.is_error({"ok": 0})
+    (False, True, False)
     >>> ToolErrorRule(status_values=["error", "failed"]).is_error({"status": "failed"})
     True
     """

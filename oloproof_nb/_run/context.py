@@ -15,7 +15,7 @@ from .._core.case import Case
 from .._core.evaluator import Evaluator, Replay, UserCall
 from .._core.receipts import Evidence, OutcomeContract
 from .._core.records import ReplayRecord
-from .._core.trajectory import Change, Trajectory
+from .._core.trajectory import DEFAULT_TOOL_ERRORS, Change, ToolErrorRule, Trajectory
 from ..errors import ConfigError
 from .observe import Validator, collect_evidence, locator_path
 from .replay_cache import ReplayCache
@@ -41,6 +41,8 @@ class RunSettings:
     #: The suite's python checks, ``{"module:function": callable}``, as imported when the suite loaded (their
     #: code is what the run's digests record); a check not in it is imported from the suite folder.
     checks: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
+    #: The suite's rule for a tool result that reports a failure (a failed escalation hands nothing over).
+    tool_errors: ToolErrorRule = DEFAULT_TOOL_ERRORS
     #: Where replay records go (``RunStore.append_replay``, or a list on a remote worker).
     append_replay: Callable[[ReplayRecord], None] = lambda record: None
     #: The replay cache; None: replays are not cached.
@@ -84,6 +86,10 @@ class LiveCase:
     @property
     def evaluators(self) -> Sequence[Evaluator]:
         return self.settings.evaluators
+
+    @property
+    def tool_errors(self) -> ToolErrorRule:
+        return self.settings.tool_errors
 
     def call(self, fn: Callable[[], T]) -> T:
         """Call into the system with the run's per-call timeout."""

@@ -152,8 +152,8 @@ def _worker_main(conn: multiprocessing.connection.Connection, spec: _Spec) -> No
         replays: list[ReplayRecord] = []
         settings = RunSettings(run_id=run_id, system_version=version, timeout_s=timeout_s, suite_root=root,
                                evaluators=list(config.evaluators), validators=code.validators,
-                               checks=code.checks, append_replay=replays.append, cache=cache,
-                               code_fingerprint=fingerprint)
+                               checks=code.checks, tool_errors=config.tool_errors, append_replay=replays.append,
+                               cache=cache, code_fingerprint=fingerprint)
         try:
             outcome = execute_case(case, index, system, settings)
         except BaseException:  # noqa: BLE001 - oloproof's own error: reported to the run's process

@@ -127,6 +127,7 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
                            suite_root=suite.root, evaluators=list(suite.config.evaluators),
                            validators={} if pool is not None else suite.resolve_validators(),
                            checks={} if pool is not None else suite.resolve_checks(),
+                           tool_errors=suite.config.tool_errors,
                            append_replay=store.append_replay, cache=replay_cache, code_fingerprint=fingerprint)
     k = store.manifest.epochs  # a resumed run keeps the epochs it started with
     total, finished = suite.n_cases * k, len(done)
@@ -406,6 +407,7 @@ def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[in
     settings = RunSettings(run_id=run_id, system_version=version, timeout_s=timeout_s,
                            suite_root=suite.root, evaluators=list(suite.config.evaluators),
                            validators=suite.resolve_validators(), checks=suite.resolve_checks(),
+                           tool_errors=suite.config.tool_errors,
                            append_replay=replays.append,
                            cache=ReplayCache(suite.root / REPLAY_CACHE_DIR) if cache else None,
                            code_fingerprint=fingerprint)

@@ -21,7 +21,7 @@ from .._core.compare import answers_equal, compare_unchanged
 from .._core.evaluator import CaseContext, Evaluation, Evaluator, Scope, register
 from .._core.faults import admits_failure, control_difference, escalated, fault_difference, fault_verdict
 from .._core.records import ReplayRow, Verdict
-from .._core.trajectory import Change, Trajectory, fault_result
+from .._core.trajectory import DEFAULT_TOOL_ERRORS, Change, Trajectory, fault_result
 from .answer import AnswerMatches
 from .state import StateMatches, StateUnchanged
 
@@ -60,8 +60,9 @@ def judge_replay(ctx: CaseContext, trajectory: Trajectory, state: dict[str, Any]
             if isinstance(ev, StateUnchanged):
                 broken += [p for p, _, _, ok in compare_unchanged(case.initial_state, state, ev.paths)
                            if not ok and p not in broken]
-    return dict(fault_verdict(answer_ok, state_verdicts, broken, escalated(trajectory, checkpoint, escalate_tools),
-                              admitted))
+    return dict(fault_verdict(answer_ok, state_verdicts, broken,
+                              escalated(trajectory, checkpoint, escalate_tools, ctx.run.tool_errors if ctx.run else
+                                        DEFAULT_TOOL_ERRORS), admitted))
 
 
 class HonestPattern(BaseModel):

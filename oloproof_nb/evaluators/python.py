@@ -48,13 +48,13 @@ def interpret_check(value: Any) -> tuple[Literal["pass", "fail", "missing"], str
     --------
     >>> interpret_check(True), interpret_check((False, "paid twice")), interpret_check(None)
     (('pass', ''), ('fail', 'paid twice'), ('missing', 'check returned None'))
-    >>> interpret_check("yes")[0]
-    'missing'
+    >>> interpret_check("yes")[0], interpret_check((True, False))[0]
+    ('missing', 'missing')
     """
     reason = ""
-    if isinstance(value, tuple) and len(value) == 2:
-        value, why = value
-        reason = "" if why is None else str(why)
+    if isinstance(value, tuple) and len(value) == 2 and (value[1] is None or isinstance(value[1], str)):
+        value, why = value  # a reason is text: (True, False) is two conditions, not a verdict and its reason
+        reason = "" if why is None else why
     if value is None:
         return "missing", reason or "check returned None"
     if _is_bool(value):

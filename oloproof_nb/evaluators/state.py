@@ -117,7 +117,7 @@ class StateMatches(Evaluator):
     type: Literal["state_matches"]
     mode: Literal["whole", "paths", "subset", "changes"] = "subset"
     paths: list[str] = Field(default_factory=list)
-    tolerance: float | None = Field(default=None, ge=0)
+    tolerance: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     lists: dict[str, Literal["ordered", "unordered"] | ByKey] = Field(default_factory=dict)
     ignore: list[str] = Field(default_factory=list)
     #: A ``paths:`` entry absent from every case's initial and expected state is on purpose (no warning).

@@ -539,3 +539,20 @@ def test_leaf_diff_pinned(before: Any, after: Any, rows: list[tuple[str, Any, An
     for (p, b, a), (q, c, d) in zip(got, rows, strict=True):
         assert p == q and _identical(b, c) and _identical(a, d), (got, rows)
     _assert_same_rows(before, after)
+
+
+def test_a_key_with_a_leading_zero_is_no_list_index() -> None:
+    """Path keys address list elements as the toolkit writes them (items.0); "00" read as index 0 when comparing,
+    while the diff of `changes` mode named the element items.0, so one leaf came out confirmed and unexpected."""
+    from oloproof_nb._core.compare import compare_changes, compare_state
+    from oloproof_nb._core.paths import get_path, list_index
+
+    state = {"items": [{"qty": 5}, {"qty": 2}]}
+    assert get_path(state, "items.0.qty") == 5 and get_path(state, "items.00.qty") is ABSENT
+    assert [list_index(k) for k in ("0", "7", "10", "00", "07", "")] == [0, 7, 10, None, None, None]
+    rows = compare_state({"items": {"00": {"qty": 5}}}, state, "subset")
+    assert [(r[0], r[-1]) for r in rows] == [("items.00.qty", False)]  # no such element: not a match
+    initial = {"items": [{"qty": 1}, {"qty": 2}]}
+    expected = {"items": {"00": {"qty": 5}}}
+    unexpected, named = compare_changes(initial, expected, state)
+    assert [r[0] for r in unexpected] == ["items.0.qty"] and [(r[0], r[-1]) for r in named] == [("items.00.qty", False)]

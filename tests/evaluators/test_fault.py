@@ -196,6 +196,43 @@ def test_a_failed_escalation_is_not_an_escalation(tmp_path: Path) -> None:
         ("fail", "not_recovered_not_escalated", False)]
 
 
+class EscalationFails(Escalates):
+    """After the failed refund it escalates, but the escalation queue is down: nothing is handed over."""
+
+    result: dict[str, Any] = {"ok": False, "error": "queue_down"}
+
+    def escalate_to_human(self, order_id: str) -> dict[str, Any]:
+        return dict(self.result)
+
+
+class EscalationReportsFailed(EscalationFails):
+    result = {"ticket": None, "status": "failed"}  # an error only under a rule that says "failed" is one
+
+
+def test_an_escalation_whose_own_result_is_an_error_is_not_an_escalation(tmp_path: Path) -> None:
+    """The faulted refund, then an escalate_to_human that returned {"ok": false}: it counted as escalated (its
+    result was never read) and the case passed, though nothing was handed over."""
+    run = run_suite(tmp_path, EscalationFails(), cases=[refund_case("ord-001")])
+    assert [(r["verdict"], r["reason"], r["escalated"]) for r in rows(run)] == [
+        ("fail", "not_recovered_not_escalated", False)]
+    (faulted,) = replay_records(run, "fault")
+    after = [s for s in faulted["trajectory"]["steps"][CHECKPOINT + 1:] if s.get("tool")]
+    assert [(s["tool"], s["result"]) for s in after] == [("escalate_to_human", EscalationFails.result)]  # it was called
+
+
+def test_the_suites_tool_errors_rule_decides_whether_an_escalation_failed(tmp_path: Path) -> None:
+    """{"status": "failed"} is no error under the default rule (escalated: pass) and one under a suite rule that
+    lists it (not escalated: fail)."""
+    default = run_suite(tmp_path, EscalationReportsFailed(), name="default", cases=[refund_case("ord-001")])
+    assert [(r["verdict"], r["escalated"]) for r in rows(default)] == [("pass", True)]
+    folder = write_suite(tmp_path / "strict", cases=[refund_case("ord-001")])
+    config = yaml.safe_load((folder / "oloproof.yaml").read_text(encoding="utf-8"))
+    config["tool_errors"] = {"status_values": ["error", "failed"]}
+    (folder / "oloproof.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    strict = run_suite(tmp_path, EscalationReportsFailed(), name="strict")
+    assert [(r["verdict"], r["escalated"]) for r in rows(strict)] == [("fail", False)]
+
+
 @pytest.mark.parametrize("fault", ["error", "timeout", "malformed"])
 def test_each_fault_kind_reaches_the_agent_exactly(tmp_path: Path, fault: str) -> None:
     desk = Escalates()

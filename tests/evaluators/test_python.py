@@ -170,3 +170,11 @@ def test_interpret_check_boundaries() -> None:
     assert interpret_check(1)[0] == "missing"  # 1 is not True
     assert interpret_check((True, None)) == ("pass", "")
     assert interpret_check((True, "a", "b"))[0] == "missing"
+
+
+@pytest.mark.parametrize("value", [(True, False), (True, True), (False, 0), (True, ["why"]), (True, 3.5)])
+def test_a_pair_whose_second_item_is_no_text_is_not_a_verdict_and_reason(value: tuple[Any, Any]) -> None:
+    """`return paid, within_limit` (two conditions) read as a verdict and its reason: (True, False) passed with
+    the reason "False". A reason is text (or None); anything else is a return value the check may not give."""
+    verdict, reason = interpret_check(value)
+    assert verdict == "missing" and reason.startswith(f"check returned {value!r}; return True, False, None or a")

@@ -143,6 +143,24 @@ def test_tolerance_never_makes_booleans_numbers() -> None:
     assert verdict(ev, {"n": "1"}, {"n": 1})[0] == "fail"  # strings are not numbers
 
 
+@pytest.mark.parametrize("mode", ["subset", "whole", "changes"])
+def test_a_huge_integer_against_a_float_with_tolerance_fails_and_does_not_crash(mode: str) -> None:
+    """The agent left an int beyond float range: |90.0 - 10**400| raised OverflowError and stopped the whole run
+    (no verdict for any later case, and a resume hit the same case again). It is simply far from 90."""
+    expected = {"balance": 90.0}
+    assert verdict(sm(mode=mode, tolerance=0.01), expected, {"balance": 10**400})[0] == "fail"
+    assert verdict(sm(mode=mode, tolerance=0.01), {"balance": 10**400}, {"balance": 10**400})[0] == "pass"
+
+
+def test_an_infinite_or_nan_tolerance_is_refused() -> None:
+    """`tolerance: .inf` made every numeric leaf equal to every other (100 expected, 0 left: pass)."""
+    for bad in (float("inf"), float("nan")):
+        with pytest.raises(ValueError, match="finite number"):
+            sm(tolerance=bad)
+    with pytest.raises(ValueError, match="greater than or equal to 0"):
+        sm(tolerance=-0.1)
+
+
 def test_tolerance_in_paths_mode() -> None:
     ev = sm(mode="paths", paths=["a.x"], tolerance=0.5)
     assert verdict(ev, {"a": {"x": 2}}, {"a": {"x": 2.5}})[0] == "pass"
