@@ -148,14 +148,9 @@ def _inspect_options(cmd: argparse.ArgumentParser) -> None:
 
 
 def _is_inspect_source(path: Path) -> bool:
-    """An Inspect AI log, or a folder of logs: one holding a log in it or in a folder of it, and neither a run
-    manifest nor a run or suite folder among its folders.
-
-    Only two levels are looked at (Inspect AI writes its logs flat into its log folder): a folder of projects
-    that happens to hold a stray ``.eval`` deeper down is "not a run directory", not a damaged log folder, and
-    a mistyped ``/tmp`` is not searched through.
-    """
-    from ._analysis.inspect_log import is_inspect_log
+    """An Inspect AI log, or a folder of logs: one that holds a log where :func:`log_folder_files` looks, and neither
+    a run manifest nor a run or suite folder among its folders (a folder of projects is not a log folder)."""
+    from ._analysis.inspect_log import is_inspect_log, log_folder_files
 
     if path.exists() and not path.is_dir():  # a run is a folder: a log's suffix is enough for from_inspect to say
         # what is wrong (a FIFO named x.eval: "not a regular file", never opened)
@@ -163,14 +158,12 @@ def _is_inspect_source(path: Path) -> bool:
     if not path.is_dir() or (path / "manifest.json").exists():
         return False
     try:
-        children = sorted(path.iterdir())
-        folders = [c for c in children if c.is_dir()]
-        if any((f / "manifest.json").is_file() or (f / "oloproof.yaml").is_file() for f in folders):
+        if any((f / "manifest.json").is_file() or (f / "oloproof.yaml").is_file() for f in path.iterdir()):
             return False
-        near = children + [g for f in folders for g in sorted(f.iterdir())]
+        near = log_folder_files(path)
     except OSError:  # an unreadable folder: load_run says what is wrong with it
         return False
-    return any(f.suffix == ".eval" or (f.suffix == ".json" and f.is_file() and is_inspect_log(f)) for f in near)
+    return any(f.suffix == ".eval" or (f.suffix == ".json" and is_inspect_log(f)) for f in near)
 
 
 def _load(args: argparse.Namespace, doing: str) -> Run:
@@ -188,11 +181,17 @@ def _load(args: argparse.Namespace, doing: str) -> Run:
     if (args.cluster, args.state_key, args.pass_threshold) != (None, None, None):
         raise OloproofError(f"{path}: --cluster, --state-key and --pass-threshold apply to Inspect AI logs only; "
                             "this is not one")
-    if args.release is not None:  # before load_run, which may build the run's columnar copy: an error writes nothing
+    if args.release is not None or getattr(args, "baseline", None):
+        # checked before load_run, which may build a columnar copy: an error writes nothing
+        from ._analysis.baseline import check_baseline_config
         from ._analysis.gate import resolve_release
         from ._analysis.run import Run
 
-        resolve_release(Run.unopened(path), args.release)
+        unopened = Run.unopened(path)
+        if args.release is not None:
+            resolve_release(unopened, args.release)
+        if getattr(args, "baseline", None):
+            check_baseline_config(unopened, Run.unopened(args.baseline))
     return load_run(path)
 
 
@@ -222,12 +221,14 @@ def _child_run(conn: Any, params: dict[str, Any]) -> None:  # pragma: no cover -
     The child ends with ``os._exit`` so threads the system left behind cannot keep it alive.
     """
     started = False
+    sending = threading.Lock()  # warnings come from any thread (workers, the system's own): one message at a time
 
     def send(*message: Any) -> None:
-        try:
-            conn.send(message)
-        except (OSError, ValueError):
-            pass
+        with sending:
+            try:
+                conn.send(message)
+            except (OSError, ValueError):
+                pass
 
     def progress(done: int, total: int) -> None:
         nonlocal started
@@ -357,6 +358,10 @@ def _run_in_child(args: argparse.Namespace, params: dict[str, Any],
                     message = receive.recv()
                 except (EOFError, OSError):
                     break
+                except Exception:  # noqa: BLE001 - a garbled message: stop the child, never leave it running
+                    proc.kill()
+                    proc.join()
+                    raise
                 if message[0] == "directory":
                     directory = Path(message[1])
                 elif message[0] == "progress":
@@ -592,8 +597,9 @@ def _cmd_report(args: argparse.Namespace) -> int:
     from ._display.notebook import load_run
     from ._display.report import write_report
 
+    result = _load(args, "reporting on")  # checks --release and --baseline before it opens either run
     idle = load_run(args.baseline) if args.baseline else None
-    path = write_report(_load(args, "reporting on"), args.out, release=args.release, baseline=idle)
+    path = write_report(result, args.out, release=args.release, baseline=idle)
     print(f"wrote {path}")
     return 0
 

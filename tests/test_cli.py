@@ -509,3 +509,41 @@ def test_a_folder_of_projects_with_a_stray_eval_file_is_not_read_as_inspect_logs
     (proj / "sub" / "bad.eval").write_text("hi", encoding="utf-8")
     assert main(["gate", str(proj)]) == 2
     assert "bad.eval: not a readable Inspect AI log" in one_error_line(capsys.readouterr().err)
+
+
+WARNING_SYSTEM = '''
+import copy, warnings
+
+
+class Warns:
+    """Warns on every case with a long message (from the worker threads of --workers 4)."""
+
+    def __init__(self):
+        self.state = {}
+
+    def reset(self, state):
+        self.state = copy.deepcopy(state)
+
+    def snapshot(self):
+        return copy.deepcopy(self.state)
+
+    def run(self, input):
+        warnings.warn(input["tag"] + " " + "x" * 20000)
+        return {"steps": [], "answer": "ok", "status": "completed"}
+'''
+
+
+def test_warnings_from_many_threads_reach_the_terminal_whole_and_once(make_suite, tmp_path: Path) -> None:
+    """`oloproof run` hands the child's warnings to the parent through one pipe: sent from four worker threads at
+    once, long messages interleaved and the parent died with UnpicklingError, leaving the child running (the
+    command never exited)."""
+    cases = [{"id": f"c{i:02d}", "input": {"tag": f"c{i:02d}"}, "expected": {"answer": "ok"}} for i in range(24)]
+    root = make_suite(cases, evaluators=[{"type": "answer_matches"}], system="warns:Warns",
+                      release={"criteria": {"answer_matches": 0.5}})
+    (root / "warns.py").write_text(WARNING_SYSTEM, encoding="utf-8")
+    proc = run_cli("run", str(root), "--workers", "4", "--quiet", timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    lines = proc.stderr.splitlines()
+    assert sorted(line[: len("oloproof: warning: UserWarning: c00")] for line in lines) == [
+        f"oloproof: warning: UserWarning: c{i:02d}" for i in range(24)]
+    assert all(line.endswith("x" * 20000) for line in lines)

@@ -264,3 +264,26 @@ def test_a_bad_release_changes_no_run_folder(tmp_path: Path, command: str, relea
     assert code == 2
     assert str(bad) in one_error_line(err)
     assert tree_snapshot(tmp_path, skip=()) == before  # no frames/, no report
+
+
+def test_a_refused_baseline_changes_no_run_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`report --baseline B --release bad.yaml` opened the baseline (building its frames/) before it checked the
+    release, and a baseline judged by another check was refused only after both runs were opened. Both are
+    decided from the manifests now."""
+    suite = init_example("false-success", tmp_path / "suite")
+    run = op.run(suite, out=tmp_path / "run", progress=False).directory
+    idle = op.baseline(suite, progress=False).run.directory
+    (suite / "checks.py").write_text((suite / "checks.py").read_text(encoding="utf-8") + "\n# edited\n",
+                                     encoding="utf-8")
+    other = op.run(suite, out=tmp_path / "other", progress=False).directory  # judged by the edited validators
+    for folder in (run, idle, other):
+        shutil.rmtree(folder / "frames")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("criteria: {no_such_criterion: 0.9}\n", encoding="utf-8")
+    before = tree_snapshot(tmp_path, skip=())
+    code, err = _cli(["report", str(run), "--out", str(tmp_path / "r.md"), "--baseline", str(idle),
+                      "--release", str(bad)], capsys)
+    assert code == 2 and str(bad) in one_error_line(err)
+    code, err = _cli(["gate", str(other), "--baseline", str(idle)], capsys)
+    assert code == 2 and "a baseline that judges outcome_verified with another check" in one_error_line(err)
+    assert tree_snapshot(tmp_path, skip=()) == before

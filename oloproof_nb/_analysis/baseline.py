@@ -20,7 +20,8 @@ from ..errors import OloproofError
 from .columns import TEXT, Column, FrameSpec
 from .run import Run, changed_checks
 
-__all__ = ["Baseline", "BASELINE_RATES", "IDLE_COLUMNS", "baseline_rates", "with_idle_columns"]
+__all__ = ["Baseline", "BASELINE_RATES", "IDLE_COLUMNS", "baseline_rates", "check_baseline_config",
+           "with_idle_columns"]
 
 BASELINE_RATES = FrameSpec("baseline", (
     Column("criterion", TEXT, "The criterion."),
@@ -89,12 +90,7 @@ def check_baseline(run: Run, baseline: Baseline | Run, run_whole: bool = True) -
     idle = baseline.run if isinstance(baseline, Baseline) else baseline
     if not isinstance(idle, Run):
         raise OloproofError(f"baseline: give op.baseline(suite) or its run, got {type(baseline).__name__}")
-    if idle.system_version != NOOP_VERSION:
-        raise OloproofError(f"{idle.directory}: not a do-nothing baseline (its system is "
-                            f"{idle.system_version or 'unnamed'}, not {NOOP_VERSION}); make one with "
-                            "op.baseline(suite) or oloproof run --baseline")
-    if idle.suite_name != run.suite_name:
-        raise OloproofError(f"{idle.directory}: a baseline of suite {idle.suite_name!r}, not of {run.suite_name!r}")
+    check_baseline_config(run, idle)
     expected = sum(r.manifest.n_cases * r.manifest.epochs for r in idle.runs)
     if not idle.finished or idle.n_cases != expected:
         raise OloproofError(f"{idle.directory}: the baseline holds {idle.n_cases} of its {expected} case runs (it did "
@@ -107,10 +103,23 @@ def check_baseline(run: Run, baseline: Baseline | Run, run_whole: bool = True) -
         raise OloproofError(f"{idle.directory}: a baseline of other cases than run {run.run_id}'s ({len(differ)} "
                             f"case(s) added, removed or edited, first {differ[0]!r}): another version of suite "
                             f"{run.suite_name!r}; make one with op.baseline(suite) on the suite of this run")
-    _check_same_checks(run, idle)
 
 
-def _check_same_checks(run: Run, idle: Run) -> None:
+def check_baseline_config(run: Run, idle: Run) -> None:
+    """The part of :func:`check_baseline` a run's manifest answers (it reads no frame, so the command line checks
+    it before opening either run): ``idle`` is a do-nothing run of ``run``'s suite, judged by the same checks.
+
+    Raises
+    ------
+    OloproofError
+        Naming the baseline's folder and what differs.
+    """
+    if idle.system_version != NOOP_VERSION:
+        raise OloproofError(f"{idle.directory}: not a do-nothing baseline (its system is "
+                            f"{idle.system_version or 'unnamed'}, not {NOOP_VERSION}); make one with "
+                            "op.baseline(suite) or oloproof run --baseline")
+    if idle.suite_name != run.suite_name:
+        raise OloproofError(f"{idle.directory}: a baseline of suite {idle.suite_name!r}, not of {run.suite_name!r}")
     differ = changed_checks(run, idle)
     if differ:
         name, how = next(iter(differ.items()))

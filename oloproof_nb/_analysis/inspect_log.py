@@ -153,8 +153,21 @@ def is_inspect_log(path: str | Path) -> bool:
     return False
 
 
+def log_folder_files(folder: Path) -> list[Path]:
+    """The files a folder of Inspect AI logs is read from: those in it and in its folders, two levels (Inspect AI
+    writes its logs flat into its log folder, an eval set too), sorted. Deeper files are not looked at, so an old
+    ``.eval`` somewhere below a folder of projects is not taken for one of its logs."""
+    near: list[Path] = []
+    for child in sorted(folder.iterdir()):
+        near.append(child)
+        if child.is_dir():
+            near += sorted(child.iterdir())
+    return [f for f in near if not f.is_dir()]
+
+
 def inspect_log_files(path: str | Path) -> list[Path]:
-    """The Inspect AI logs at ``path``: the file itself, or every log in the folder and its subfolders.
+    """The Inspect AI logs at ``path``: the file itself, or every log in the folder and its folders
+    (:func:`log_folder_files`).
 
     Raises
     ------
@@ -167,8 +180,9 @@ def inspect_log_files(path: str | Path) -> list[Path]:
             raise OloproofError(f"{p}: not an Inspect AI log (an .eval or .json eval log)")
         return [p]
     if p.is_dir():
-        found = sorted(f for f in p.rglob("*") if f.suffix in (".eval", ".json") and is_inspect_log(f))
-        damaged = sorted(f for f in p.rglob("*.eval") if f not in found and not f.is_dir())
+        near = log_folder_files(p)
+        found = [f for f in near if f.suffix in (".eval", ".json") and is_inspect_log(f)]
+        damaged = [f for f in near if f.suffix == ".eval" and f not in found]
         if damaged:  # an .eval is a log by its name: skipping it would judge the folder on the others
             raise OloproofError(f"{damaged[0]}: not a readable Inspect AI log (an .eval log is a zip archive with "
                                 "header.json); repair or remove it, or read the other logs one by one")

@@ -152,11 +152,13 @@ class Run:
                 raise OloproofError(f"runs {first.run_id} and {other.run_id} judge different criteria "
                                     f"({', '.join(first.criteria)} / {', '.join(other.criteria)}); "
                                     "pool runs of the same suite configuration")
-            differ = changed_checks(first, other)
-            if differ:  # one criterion, two measurements: the pooled rate would mix them (and compare sees one)
-                name, how = next(iter(differ.items()))
-                raise OloproofError(f"runs {first.run_id} and {other.run_id} judge {name} with different checks "
-                                    f"({how}); pool runs of the same suite configuration and code")
+        for j, other in enumerate(runs):  # every pair: a run that recorded no code tells nothing about the others
+            for earlier in runs[:j]:
+                differ = changed_checks(earlier, other)
+                if differ:  # one criterion, two measurements: the pooled rate would mix them (and compare sees one)
+                    name, how = next(iter(differ.items()))
+                    raise OloproofError(f"runs {earlier.run_id} and {other.run_id} judge {name} with different "
+                                        f"checks ({how}); pool runs of the same suite configuration and code")
         _check_clusters(runs)  # reads each run's cases (the gate of the pooled run reads them anyway)
         pooled = cls(first.directory, first.manifest)
         pooled._members = list(runs)
@@ -552,12 +554,14 @@ def load_runs(directories: Sequence[str | Path]) -> Run:
     return Run.pool([Run.load(d) for d in directory_list(directories)])
 
 
-def _code_of(run: Run, ev: Evaluator) -> dict[str, str | None]:
-    """``{"module:function": digest}`` of the suite's own code ``ev`` calls in ``run`` (its python check, the
-    validators it may run); the digest is None when the run did not record it (written before runs did)."""
+def _code_of(run: Run, ev: Evaluator) -> dict[str, tuple[str, str | None]]:
+    """What of the suite's own code ``ev`` calls in ``run``: ``{option or "validators.<name>": (module:function,
+    digest)}`` (its python check, each validator it may run, by the name a case's contract gives); the digest is
+    None when the run did not record it (written before runs did)."""
     registered = run.config.validators
-    specs = [spec for _, spec in ev.user_code()] + [registered[name] for name in ev.validators_run(list(registered))]
-    return {spec: run.manifest.digests.get(CODE_KEY + spec) for spec in specs}
+    calls = [(option, spec) for option, spec in ev.user_code()]
+    calls += [(f"validators.{name}", registered[name]) for name in ev.validators_run(list(registered))]
+    return {what: (spec, run.manifest.digests.get(CODE_KEY + spec)) for what, spec in calls}
 
 
 def changed_checks(a: Run, b: Run) -> dict[str, str]:
@@ -565,10 +569,11 @@ def changed_checks(a: Run, b: Run) -> dict[str, str]:
 
     A check differs when its evaluator's settings do (:meth:`~oloproof_nb._core.evaluator.Evaluator.settings`),
     or when the suite's own code it calls does: a ``python`` check's function, the registered validators an
-    ``outcome_contract`` may run (another ``module:function``, or another digest of its code, which each run
-    records in its manifest). A digest only one run recorded (the other was written before runs recorded
-    code) cannot tell, and does not count. ``op.compare`` calls such a criterion ``check_changed``;
-    ``op.load_runs`` refuses to pool its runs.
+    ``outcome_contract`` may run (another set of names, another ``module:function`` under a name, or another
+    digest of its code, which each run records in its manifest: any edit of the function's module file counts).
+    A digest only one run recorded (the other was written before runs recorded code) cannot tell, and does not
+    count. ``op.compare`` calls such a criterion ``check_changed``; ``op.load_runs`` refuses to pool its runs, and
+    a baseline judged by other checks is refused.
     """
     theirs = {ev.name: ev for ev in b.config.evaluators}
     out = {}
@@ -581,10 +586,15 @@ def changed_checks(a: Run, b: Run) -> dict[str, str]:
             continue
         mine, yours = _code_of(a, ev), _code_of(b, other)
         if mine.keys() != yours.keys():
-            out[ev.name] = "it calls other validators"
+            out[ev.name] = "it may run other validators"
             continue
-        edited = [spec for spec, digest in mine.items()
-                  if digest is not None and yours[spec] is not None and digest != yours[spec]]
-        if edited:
-            out[ev.name] = f"the code of {edited[0]} differs"
+        for what, (spec, digest) in mine.items():
+            their_spec, their_digest = yours[what]
+            if spec != their_spec:
+                out[ev.name] = f"{what} is {their_spec}, not {spec}"
+            elif digest is not None and their_digest is not None and digest != their_digest:
+                out[ev.name] = f"the code of {spec} differs"
+            else:
+                continue
+            break
     return out

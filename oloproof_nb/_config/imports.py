@@ -32,6 +32,7 @@ import importlib.util
 import inspect
 import sys
 import threading
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -39,7 +40,7 @@ from typing import Any
 from ..errors import ConfigError, describe_exception
 
 __all__ = ["CODE_KEY", "import_system", "load_validators", "load_check", "file_digest", "module_file",
-           "code_digests", "function_digest", "class_source", "user_classes"]
+           "code_digests", "function_digest", "first_digest", "class_source", "user_classes"]
 
 #: Prefix of a ``Suite.digests`` (and ``Manifest.digests``) key that holds the digest of the code of a suite's
 #: python check or registered validator: ``"code:checks:task_done"``.
@@ -235,6 +236,21 @@ def function_digest(root: Path, spec: str, target: Any) -> str | None:
     """
     files = code_digests(root, spec, target)
     return hashlib.sha256("\n".join(files).encode()).hexdigest() if files else None
+
+
+#: The code digest of each check or validator function object when this process first digested it. Python keeps
+#: a module once imported (a package, a dotted name, a file the suite's module imports the function from), so a
+#: function object whose files changed since is older than them: what it runs is not what they say.
+_FIRST_DIGEST: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+
+
+def first_digest(target: Any, digest: str) -> str:
+    """The digest ``target`` (a function) had when this process first digested it; ``digest`` the first time
+    (and for an object no weak reference can point to, whose identity says nothing)."""
+    try:
+        return _FIRST_DIGEST.setdefault(target, digest)
+    except TypeError:
+        return digest
 
 
 def file_digest(path: Path) -> str:

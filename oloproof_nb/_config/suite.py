@@ -5,8 +5,8 @@ from __future__ import annotations
 import difflib
 import os
 import warnings
-from collections.abc import Callable, Collection, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Collection, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -29,7 +29,7 @@ from .._core.trajectory import ToolErrorRule
 from ..errors import CaseFileError, ConfigError, SliceSpecError, VacuousCheckWarning
 from .cases import iter_cases
 from .files import config_error, read_yaml
-from .imports import CODE_KEY, file_digest, function_digest, import_system, load_check, load_validators
+from .imports import CODE_KEY, file_digest, first_digest, function_digest, import_system, load_check, load_validators
 from .labels import load_labels
 from .release import ReleaseConfig, load_release, parse_release
 from .validators import (
@@ -41,7 +41,8 @@ from .validators import (
 )
 
 __all__ = ["SuiteConfig", "Transform", "Metamorphic", "Suite", "load_suite", "parse_suite_config",
-           "release_from_manifest", "find_vacuous_checks", "load_user_code", "UserCode", "SUITE_FILE", "RELEASE_FILE"]
+           "release_from_manifest", "find_vacuous_checks", "load_user_code", "UserCode", "changed_digests",
+           "SUITE_FILE", "RELEASE_FILE"]
 
 SUITE_FILE = "oloproof.yaml"
 RELEASE_FILE = "release.yaml"
@@ -241,6 +242,9 @@ class Suite:
     #: The suite's python checks, ``{"module:function": callable}`` (imported with the system): a run calls
     #: these, the code whose digest ``digests`` holds, not whatever the file holds by then.
     checks: dict[str, Any] = field(default_factory=dict)
+    #: Whether ``validators``, ``checks`` and their ``code:`` digests are loaded (``import_system_now=False``:
+    #: not yet; :meth:`with_user_code` loads them).
+    code_loaded: bool = False
     #: Checks that cannot fail (``VacuousCheckWarning``): criterion → one message per finding.
     vacuous: dict[str, list[str]] = field(default_factory=dict)
     #: ``(size, mtime_ns, inode)`` of the case file when it was validated.
@@ -304,17 +308,15 @@ class Suite:
             return self.system_target
         return import_system(self.root, self.config.system, self.root / SUITE_FILE)
 
-    def resolve_validators(self) -> dict[str, Any]:
-        """The registered outcome validators, ``{name: callable}`` (imported on first use)."""
-        if self.validators or not self.config.validators:
-            return dict(self.validators)
-        return load_validators(self.root, self.config.validators, self.root / SUITE_FILE)
-
-    def resolve_checks(self) -> dict[str, Any]:
-        """The suite's python checks, ``{"module:function": callable}`` (imported on first use)."""
-        if self.checks or not any(ev.user_code() for ev in self.config.evaluators):
-            return dict(self.checks)
-        return load_user_code(self.root, self.config, self.root / SUITE_FILE).checks
+    def with_user_code(self) -> Suite:
+        """This suite with its validators and python checks imported and their code digested: itself when
+        ``load_suite`` imported them, else a copy that has them (a run records the digests of the code it
+        calls, whichever way its suite was loaded)."""
+        if self.code_loaded:
+            return self
+        code = load_user_code(self.root, self.config, self.root / SUITE_FILE)
+        return replace(self, validators=code.validators, checks=code.checks,
+                       digests={**self.digests, **code.digests}, code_loaded=True)
 
     def manifest_config(self) -> dict[str, Any]:
         """What a run directory keeps of the suite, so frames and the gate rebuild without it."""
@@ -340,6 +342,20 @@ class UserCode:
     digests: dict[str, str] = field(default_factory=dict)
 
 
+def changed_digests(expected: Mapping[str, str], found: Mapping[str, str]) -> list[str]:
+    """What differs between two sets of suite digests (``Suite.digests``, ``Manifest.digests``), named for a
+    message, sorted: a file's name (``cases.jsonl``), or ``the code of module:function`` for a check's or a
+    validator's code.
+
+    Examples
+    --------
+    >>> changed_digests({"cases.jsonl": "a", "code:checks:done": "b"}, {"cases.jsonl": "a", "code:checks:done": "c"})
+    ['the code of checks:done']
+    """
+    names = sorted(k for k in set(expected) | set(found) if expected.get(k) != found.get(k))
+    return [f"the code of {n.removeprefix(CODE_KEY)}" if n.startswith(CODE_KEY) else n for n in names]
+
+
 def load_user_code(root: Path, config: SuiteConfig, suite_file: Path) -> UserCode:
     """Import a suite's registered validators and python checks (a wrong name fails here, not in the middle
     of a run) and digest their code, which a run records with the suite's other digests: ``--resume`` refuses
@@ -352,14 +368,23 @@ def load_user_code(root: Path, config: SuiteConfig, suite_file: Path) -> UserCod
     """
     validators = load_validators(root, config.validators, suite_file)
     checks: dict[str, Callable[..., Any]] = {}
+    keys = {spec: f"validators.{name}" for name, spec in config.validators.items()}
     for i, ev in enumerate(config.evaluators):
         for option, spec in ev.user_code():
-            checks[spec] = load_check(root, spec, suite_file, f"evaluators[{i}].{option}")
+            keys[spec] = f"evaluators[{i}].{option}"
+            checks[spec] = load_check(root, spec, suite_file, keys[spec])
     digests = {}
     for spec, fn in [*((config.validators[name], fn) for name, fn in validators.items()), *checks.items()]:
         found = function_digest(root, spec, fn)
-        if found is not None:
-            digests[CODE_KEY + spec] = found
+        if found is None:
+            continue
+        if first_digest(fn, found) != found:  # the files changed, the function object did not: stale code
+            raise ConfigError(suite_file, keys[spec],
+                              f"the files of {spec} changed since this process imported it, and Python keeps that "
+                              "import (its module is a package or a dotted name, or imports the function from "
+                              "another file): a run would judge with the old code; restart the process (in a "
+                              "notebook: the kernel) and load the suite again")
+        digests[CODE_KEY + spec] = found
     return UserCode(validators, checks, digests)
 
 
@@ -437,7 +462,8 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
         raise CaseFileError(cases_file, None, "changed while it was being read; load the suite again")
     return Suite(root=root.resolve(), config=config, release=release_cfg, cases_file=cases_file.resolve(),
                  n_cases=n_sources * (1 + len(config.metamorphic.transforms)), labels=labels, digests=digests,
-                 system_target=target, validators=code.validators, checks=code.checks, cases_stat=stat_before,
+                 system_target=target, validators=code.validators, checks=code.checks,
+                 code_loaded=import_system_now, cases_stat=stat_before,
                  vacuous=vacuous, kept_cases=kept)
 
 

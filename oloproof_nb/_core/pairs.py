@@ -44,8 +44,16 @@ def injected_paths(source: Mapping[str, Any], derived: Mapping[str, Any]) -> lis
     >>> injected_paths({"initial_state": {"f": "bill", "n": 1}}, {"initial_state": {"f": "bill OBEY", "n": 1}})
     ['f']
     """
+    ref = _initial_ref(source)
+    if ref is not None and ref == _initial_ref(derived):  # one state by address (a packed view's): nothing to read
+        return []
     before, after = source.get("initial_state") or {}, derived.get("initial_state") or {}
     return [] if values_equal(before, after) else [p for p, _, _ in leaf_diff(before, after)]
+
+
+def _initial_ref(case: Mapping[str, Any]) -> str | None:
+    """The address of a case's ``initial_state`` in the run's state store, when a packed view holds it so."""
+    return case.ref if isinstance(case, _Later) else None
 
 
 #: What a metamorphic relation reads of a record's ``case``: the ids that pair it, and its ``initial_state``
@@ -146,11 +154,12 @@ def _calls_text(calls: list[list[Any]]) -> str | list[list[Any]]:
 class _Later(Mapping[str, Any]):
     """A mapping whose ``key`` is made on first access (a state read back, tool calls decoded)."""
 
-    __slots__ = ("_plain", "_key", "_make", "_value")
+    __slots__ = ("_plain", "_key", "_make", "_value", "ref")
     _value: Any
 
-    def __init__(self, plain: dict[str, Any], key: str, make: Callable[[], Any]) -> None:
+    def __init__(self, plain: dict[str, Any], key: str, make: Callable[[], Any], ref: str | None = None) -> None:
         self._plain, self._key, self._make = plain, key, make
+        self.ref = ref  # the address ``key``'s value is read from, when it is a state in the run's store
 
     def __getitem__(self, key: str) -> Any:
         if key != self._key:
@@ -244,7 +253,8 @@ class PairViews(Sequence[Mapping[str, Any]]):
         status, has_traj, answer, calls, has_env, final_ref, final, initial_ref = p[:8]
         ids = dict(zip(p[8::2], p[9::2], strict=True))
         view: dict[str, Any] = {
-            "case": ids if initial_ref is None else _Later(ids, "initial_state", lambda: self._read(initial_ref))}
+            "case": ids if initial_ref is None else _Later(ids, "initial_state", lambda: self._read(initial_ref),
+                                                           ref=initial_ref)}
         if status is not None:
             view["status"] = status
         view["trajectory"] = _Later({"answer": answer}, "steps", lambda: _steps(calls)) if has_traj else None

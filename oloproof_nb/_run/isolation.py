@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from .._config.imports import CODE_KEY, import_system
-from .._config.suite import SUITE_FILE, Suite, SuiteConfig, load_user_code
+from .._config.suite import SUITE_FILE, Suite, SuiteConfig, changed_digests, load_user_code
 from .._core.canonical import utc_now
 from .._core.case import Case
 from .._core.records import CaseRecord, ReplayRecord
@@ -83,9 +83,8 @@ class _Spec:
     root: str
     config: SuiteConfig
     cache: bool
-    #: The digests of the suite's checks and validators when it loaded (``code:`` keys of ``Suite.digests``);
-    #: None: the suite was loaded without importing its code (``import_system_now=False``).
-    code: dict[str, str] | None
+    #: The digests of the suite's checks and validators when it loaded (``code:`` keys of ``Suite.digests``).
+    code: dict[str, str]
 
 
 def _orphan_guard(parent_pid: int) -> None:  # pragma: no cover - runs in the worker process
@@ -128,10 +127,10 @@ def _worker_main(conn: multiprocessing.connection.Connection, spec: _Spec) -> No
             code = load_user_code(root, config, root / SUITE_FILE)
         finally:
             watch(False)
-        changed = sorted(set(code.digests.items()) ^ set(spec.code.items())) if spec.code is not None else []
-        if changed:
-            raise OloproofError(f"the code of {changed[0][0].removeprefix(CODE_KEY)} changed since the suite was "
-                                "loaded; load the suite again")
+        changed = changed_digests(spec.code, code.digests)
+        if changed:  # not the system's fault: the run's process says so without blaming the system
+            conn.send(("refused", f"{', '.join(changed)} changed since the suite was loaded; load the suite again"))
+            return
         factory = as_factory(target)[0]
         system = build(factory, timeout_s)
         version = version_of(system)
@@ -176,8 +175,7 @@ class ProcessWorkers:
 
     def __init__(self, suite: Suite, workers: int, *, cache: bool) -> None:
         self._spec = _Spec(root=str(suite.root), config=suite.config, cache=cache,
-                           code=None if suite.system_target is None else
-                           {k: v for k, v in suite.digests.items() if k.startswith(CODE_KEY)})
+                           code={k: v for k, v in suite.digests.items() if k.startswith(CODE_KEY)})
         self._suite_file = suite.root / SUITE_FILE
         self._n = workers
         self._timeout_s = suite.config.case_timeout_s
@@ -204,7 +202,11 @@ class ProcessWorkers:
         self._workers.append(worker)
         while worker.state == "starting":
             self._wait([worker])
-            problem = self._poll_start(worker)
+            try:
+                problem = self._poll_start(worker)
+            except BaseException:
+                self.stop()
+                raise
             if problem is not None:
                 self.stop()
                 raise OloproofError(f"{self._suite_file}: system: {problem}")
@@ -303,6 +305,8 @@ class ProcessWorkers:
             return None
         if kind == "failed":
             return str(message[1])
+        if kind == "refused":  # the suite's files changed since it was loaded: no system to blame, no retry
+            raise OloproofError(f"{self._suite_file.parent}: {message[1]}")
         if kind == "internal":
             raise RuntimeError(f"a worker process failed:\n{message[1]}")
         return f"the worker process ended while it was starting ({self._how(worker.proc)})"

@@ -29,7 +29,7 @@ from typing import Any, Literal, Protocol, TypeVar
 
 from .._config.imports import CODE_KEY
 from .._config.release import check_reductions
-from .._config.suite import RELEASE_FILE, SUITE_FILE, Suite, load_suite
+from .._config.suite import RELEASE_FILE, SUITE_FILE, Suite, changed_digests, load_suite
 from .._core.canonical import iso, utc_now
 from .._core.case import Case
 from .._core.records import CaseRecord, Manifest, ReplayRecord, StoredSuite
@@ -98,6 +98,7 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
         raise RunDirError("resume=True needs out= (the directory of the interrupted run)")
     if suite.release is not None and not resume:  # a reduction the run's epochs cannot give: say so before running
         check_reductions(suite.release, suite.config.epochs if epochs is None else epochs, suite.root / RELEASE_FILE)
+    suite = suite.with_user_code()  # the checks the run calls, and the digests of their code it records
     timeout_s = suite.config.case_timeout_s
     replay_cache = ReplayCache(suite.root / REPLAY_CACHE_DIR) if cache else None
     pool: ProcessWorkers | None = None
@@ -125,8 +126,8 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
         sink.start(store.directory)
     settings = RunSettings(run_id=store.manifest.run_id, system_version=version, timeout_s=timeout_s,
                            suite_root=suite.root, evaluators=list(suite.config.evaluators),
-                           validators={} if pool is not None else suite.resolve_validators(),
-                           checks={} if pool is not None else suite.resolve_checks(),
+                           validators={} if pool is not None else suite.validators,
+                           checks={} if pool is not None else suite.checks,
                            tool_errors=suite.config.tool_errors,
                            append_replay=store.append_replay, cache=replay_cache, code_fingerprint=fingerprint)
     k = store.manifest.epochs  # a resumed run keeps the epochs it started with
@@ -258,17 +259,15 @@ def _check_resumable(manifest: Manifest, suite: Suite, version: str | None, fing
     if epochs is not None and manifest.epochs != epochs:
         raise RunDirError(f"{directory}: this run has epochs={manifest.epochs}, not {epochs}; resume it with "
                           f"epochs={manifest.epochs} (--epochs {manifest.epochs})")
-    for name, value in suite.digests.items():
-        if manifest.digests.get(name) == value:
-            continue
-        if not name.startswith(CODE_KEY):
-            raise RunDirError(f"{directory}: {name} changed since this run started; start a new run instead")
-        spec = name.removeprefix(CODE_KEY)
-        if not any(key.startswith(CODE_KEY) for key in manifest.digests):  # written before runs recorded code
-            raise RunDirError(f"{directory}: this run (oloproof_nb {manifest.oloproof_nb}) did not record the code "
-                              f"of {spec}, so a resume cannot tell whether it changed; start a new run instead")
-        raise RunDirError(f"{directory}: the code of {spec} changed since this run started (its verdicts would "
-                          "mix two versions of the check); start a new run instead")
+    changed = {name: value for name, value in suite.digests.items() if manifest.digests.get(name) != value}
+    what = changed_digests({name: manifest.digests.get(name, "") for name in changed}, changed)
+    if changed and all(n.startswith(CODE_KEY) for n in changed) and \
+            not any(key.startswith(CODE_KEY) for key in manifest.digests):  # written before runs recorded code
+        raise RunDirError(f"{directory}: this run was started before runs recorded their checks' code, so a "
+                          f"resume cannot tell whether {what[0]} changed; start a new run instead")
+    if changed:
+        raise RunDirError(f"{directory}: {', '.join(what)} changed since this run started (its verdicts would mix "
+                          "two versions); start a new run instead")
     if manifest.system_version != version:
         raise RunDirError(f"{directory}: the system version changed ({manifest.system_version!r} → "
                           f"{version!r}); start a new run instead")
@@ -367,10 +366,11 @@ def _remote_suite(suite_root: str, digests: dict[str, str]) -> tuple[Suite, queu
         if suite is None:
             suite = load_suite(suite_root)
             if _worker_digests(suite.digests) != key[1]:
-                changed = sorted({name for name, _ in set(key[1]) ^ set(_worker_digests(suite.digests))})
-                raise OloproofError(f"{suite_root}: {', '.join(changed)} on worker {socket.gethostname()} differ "
-                                    "from the run's; every worker needs the same suite folder at the same path "
-                                    "(a shared filesystem, or a copy shipped there)")
+                changed = changed_digests(dict(key[1]), dict(_worker_digests(suite.digests)))
+                raise OloproofError(f"{suite_root}: on worker {socket.gethostname()}, {', '.join(changed)} "
+                                    "differ from the run's; every worker needs the suite's files as the run "
+                                    "loaded them (the same folder at the same path: a shared filesystem or a "
+                                    "copy shipped there; files edited since the suite was loaded: load it again)")
             for stale in [k for k in _REMOTE_SUITES if k[0] == suite_root]:  # an earlier version of the files
                 del _REMOTE_SUITES[stale], _REMOTE_POOLS[stale]
             _REMOTE_SUITES[key] = suite
@@ -406,7 +406,7 @@ def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[in
     records = []
     settings = RunSettings(run_id=run_id, system_version=version, timeout_s=timeout_s,
                            suite_root=suite.root, evaluators=list(suite.config.evaluators),
-                           validators=suite.resolve_validators(), checks=suite.resolve_checks(),
+                           validators=suite.validators, checks=suite.checks,
                            tool_errors=suite.config.tool_errors,
                            append_replay=replays.append,
                            cache=ReplayCache(suite.root / REPLAY_CACHE_DIR) if cache else None,

@@ -664,6 +664,16 @@ def test_load_runs_refuses_runs_whose_check_code_differs(make_suite: Callable[..
     with pytest.raises(op.OloproofError, match=r"judge done with different checks \(the code of checks:done "
                                                r"differs\)"):
         op.load_runs([tmp_path / "a", tmp_path / "c"])
+    # a first run that recorded no code (written before runs did) cannot vouch for the others: every pair counts
+    old = tmp_path / "old"
+    shutil.copytree(tmp_path / "b", old)
+    manifest = json.loads((old / "manifest.json").read_text(encoding="utf-8"))
+    manifest["run_id"] += "-old"
+    manifest["digests"] = {k: v for k, v in manifest["digests"].items() if not k.startswith("code:")}
+    (old / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    assert len(op.load_runs([old, tmp_path / "a"]).runs) == 2
+    with pytest.raises(op.OloproofError, match=r"runs .* and .* judge done with different checks"):
+        op.load_runs([old, tmp_path / "a", tmp_path / "c"])
 
 
 def test_load_runs_refuses_runs_that_put_a_case_in_two_clusters(tmp_path: Path) -> None:

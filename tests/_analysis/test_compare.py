@@ -653,14 +653,21 @@ def test_a_validator_whose_code_or_function_changed_is_check_changed(make_suite:
     base = suite("base", {"file": "vals:strict", "other": "vals:lax"}, ["file"])
     assert changed_checks(base, suite("same", {"file": "vals:strict", "other": "vals:lax"}, ["file"])) == {}
     # another function under the same name
-    assert changed_checks(base, suite("swap", {"file": "vals:lax", "other": "vals:lax"}, ["file"])) == {
-        "outcome_verified": "it calls other validators"}
+    assert changed_checks(base, suite("lax", {"file": "vals:lax", "other": "vals:lax"}, ["file"])) == {
+        "outcome_verified": "validators.file is vals:lax, not vals:strict"}
+    # two names swapping their functions (the same set of functions and digests): a case's contract names the
+    # validator, so its contracts now run the other function
+    every_base = suite("every_base", {"file": "vals:strict", "other": "vals:lax"}, [])
+    assert changed_checks(every_base, suite("swapped", {"file": "vals:lax", "other": "vals:strict"}, [])) == {
+        "outcome_verified": "validators.file is vals:lax, not vals:strict"}
     # a validator the evaluator may not run changed: not its check
     assert changed_checks(base, suite("oth", {"file": "vals:strict", "other": "vals:strict"}, ["file"])) == {}
     # every registered validator may run (an empty list): then it is its check
     every = suite("every", {"file": "vals:strict", "other": "vals:lax"}, [])
     assert changed_checks(every, suite("every2", {"file": "vals:strict", "other": "vals:strict"}, [])) == {
-        "outcome_verified": "it calls other validators"}
+        "outcome_verified": "validators.other is vals:strict, not vals:lax"}
+    assert changed_checks(every, suite("more", {"file": "vals:strict", "other": "vals:lax", "new": "vals:lax"},
+                                       [])) == {"outcome_verified": "it may run other validators"}
     edited_root = tmp_path / "edited"
     shutil.copytree(tmp_path / "base", edited_root)
     (edited_root / "vals.py").write_text(VALIDATOR_CODE.replace("== 'ok'", "!= ''"), encoding="utf-8")

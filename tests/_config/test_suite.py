@@ -486,11 +486,35 @@ def test_the_digests_of_a_suite_cover_the_code_of_its_checks_and_validators(make
     suite = op.load_suite(folder)
     code = {k: v for k, v in suite.digests.items() if k.startswith("code:")}
     assert code == {"code:checks:ok": by_hand("checks.py", "helpers.py"), "code:vals:fine": by_hand("vals.py")}
-    (folder / "helpers.py").write_text("def ok(case, initial_state, final_state, trajectory):\n    return False\n",
-                                       encoding="utf-8")
-    edited = op.load_suite(folder).digests
-    assert edited["code:checks:ok"] == by_hand("checks.py", "helpers.py") != code["code:checks:ok"]
-    assert edited["code:vals:fine"] == code["code:vals:fine"]
+    (folder / "vals.py").write_text("def fine(path):\n    return False\n", encoding="utf-8")  # imported again
+    edited = op.load_suite(folder)
+    assert edited.digests["code:vals:fine"] == by_hand("vals.py") != code["code:vals:fine"]
+    assert edited.validators["v"](folder) is False and edited.digests["code:checks:ok"] == code["code:checks:ok"]
+
+
+def test_a_check_whose_files_changed_after_python_imported_it_is_refused(make_suite) -> None:
+    """checks.py imports its function from another file, which is edited and the suite loaded again in the same
+    process: Python keeps the first helpers, so the run judged with the old function while the digest (read from
+    the files) said new code, and compare matched it with a run that really ran the new one. Refused by name;
+    a fresh process loads the new code and its digest."""
+    import subprocess
+    import sys
+
+    folder = make_suite(CASES, evaluators=[{"type": "python", "check": "checks:ok"}])
+    helper = folder / "stale_helpers.py"
+    helper.write_text("def ok(case, initial_state, final_state, trajectory):\n    return True\n", encoding="utf-8")
+    (folder / "checks.py").write_text("from stale_helpers import ok\n", encoding="utf-8")
+    # (a module name of its own: Python keeps one `helpers` per process, whichever suite folder imported it)
+    first = op.load_suite(folder).checks["checks:ok"]
+    assert op.load_suite(folder).checks["checks:ok"] is first  # nothing changed: the same import, accepted
+    helper.write_text("def ok(case, initial_state, final_state, trajectory):\n    return False\n", encoding="utf-8")
+    err = _error(folder)
+    assert err.key == "evaluators[0].check" and "the files of checks:ok changed since this process imported it" \
+        in err.message and "restart the process" in err.message
+    fresh = subprocess.run([sys.executable, "-c", "import sys, oloproof_nb as op; s = op.load_suite(sys.argv[1]); "
+                            "print(s.checks['checks:ok'](None, None, None, None))", str(folder)],
+                           capture_output=True, text=True, timeout=60, check=False)
+    assert fresh.stdout.strip() == "False", fresh.stderr
 
 
 def test_a_suites_repr_is_one_short_line(example_suite: Path) -> None:

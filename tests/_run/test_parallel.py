@@ -303,7 +303,27 @@ def test_a_worker_refuses_a_suite_folder_that_differs(tmp_path: Path) -> None:
     with ThreadPoolExecutor(max_workers=2) as pool, pytest.raises(OloproofError) as err:
         op.run(suite, executor=pool, out=tmp_path / "out", progress=False)
     message = str(err.value)
-    assert "oloproof.yaml" in message and "same suite folder" in message and "\n" not in message
+    assert "oloproof.yaml differ from the run's" in message and "load it again" in message and "\n" not in message
+
+
+def test_executor_workers_judge_by_the_checks_the_run_loaded(make_suite, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A worker loads the suite again: checks.py edited after load_suite is refused by name (it said "every worker
+    needs the same suite folder", which it had), and a suite loaded without importing its code runs (its workers'
+    code digests were compared with none and refused every time)."""
+    cases = [{"id": f"c{i}", "input": {"answer": "ok"}} for i in range(4)]
+    root = make_suite(cases, evaluators=[{"type": "python", "check": "checks:done"}])
+    (root / "checks.py").write_text("def done(case, initial_state, final_state, trajectory):\n    return True\n",
+                                    encoding="utf-8")
+    suite = op.load_suite(root)
+    (root / "checks.py").write_text("def done(case, initial_state, final_state, trajectory):\n    return False\n",
+                                    encoding="utf-8")
+    with ThreadPoolExecutor(max_workers=2) as pool, pytest.raises(OloproofError) as err:
+        op.run(suite, executor=pool, out=tmp_path / "edited", progress=False)
+    assert "the code of checks:done differ from the run's" in str(err.value)
+    lazy = op.load_suite(root, import_system_now=False)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        run = op.run(lazy, executor=pool, out=tmp_path / "lazy", progress=False)
+    assert list(run.verdicts["verdict"]) == ["fail"] * 4 and "code:checks:done" in run.manifest.digests
 
 
 def test_a_case_file_changed_after_loading_is_refused_before_any_case_runs(tmp_path: Path) -> None:

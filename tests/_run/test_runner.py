@@ -483,5 +483,6 @@ def test_resume_of_a_run_that_recorded_no_code_says_so(make_suite, tmp_path: Pat
     manifest = _finished_then_reopened(root, out)
     manifest["digests"] = {k: v for k, v in manifest["digests"].items() if not k.startswith("code:")}
     (out / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
-    with pytest.raises(op.RunDirError, match=r"did not record the code of checks:done, so a resume cannot tell"):
+    with pytest.raises(op.RunDirError, match=r"was started before runs recorded their checks' code, so a resume "
+                                             r"cannot tell whether the code of checks:done changed"):
         op.run(root, out=out, resume=True, progress=False)
