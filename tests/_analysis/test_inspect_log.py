@@ -255,6 +255,29 @@ def test_a_damaged_log_in_a_folder_is_named_not_skipped(logs: dict[str, Path], t
     assert "truncated.eval: not an Inspect AI log" in capsys.readouterr().err
 
 
+def test_a_log_folder_is_read_two_levels_deep_by_the_cli_and_from_inspect_alike(
+        logs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Inspect AI writes its logs flat into its log folder. The CLI's detection looked two levels deep while
+    from_inspect read every level: a stray .eval deep in an archive was blamed as a damaged log of the folder,
+    and a log three levels down was "not a run directory" to the CLI but read by from_inspect."""
+    folder = tmp_path / "logs"
+    (folder / "2026").mkdir(parents=True)
+    shutil.copy2(logs["eval"], folder / "2026" / "good.eval")  # two levels: read by both
+    stray = folder / "archive" / "2025" / "q1" / "old.eval"
+    stray.parent.mkdir(parents=True)
+    stray.write_text("not a log", encoding="utf-8")
+    assert len(op.from_inspect(folder).cases) == len(op.from_inspect(logs["eval"]).cases)
+    assert main(["gate", str(folder)]) in (0, 1)
+    capsys.readouterr()
+    deep = tmp_path / "deep"
+    (deep / "a" / "b").mkdir(parents=True)
+    shutil.copy2(logs["eval"], deep / "a" / "b" / "log.eval")  # three levels: neither looks there
+    with pytest.raises(op.OloproofError, match=r"deep: no Inspect AI log \(\.eval or \.json\) in this folder"):
+        op.from_inspect(deep)
+    assert main(["gate", str(deep)]) == 2
+    assert "deep: not a run directory" in capsys.readouterr().err
+
+
 def test_a_folder_of_tasks_with_different_scorers(logs: dict[str, Path], tmp_path: Path) -> None:
     """Two tasks scored ``match`` + ``world_refunded`` and ``match`` + ``world_b``: each sample gets rows for
     its own task's scorers only. Before, each was padded with ``missing`` rows ("the scorer gave no score")

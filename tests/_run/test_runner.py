@@ -486,3 +486,15 @@ def test_resume_of_a_run_that_recorded_no_code_says_so(make_suite, tmp_path: Pat
     with pytest.raises(op.RunDirError, match=r"was started before runs recorded their checks' code, so a resume "
                                              r"cannot tell whether the code of checks:done changed"):
         op.run(root, out=out, resume=True, progress=False)
+
+
+def test_a_suite_loaded_without_its_code_records_it_and_resume_refuses_an_edit(make_suite, tmp_path: Path) -> None:
+    """load_suite(import_system_now=False) digested no check, so its run recorded none, and a resume after
+    checks.py changed mixed two checks in one run. Every run now loads and digests the checks it calls."""
+    root = _check_suite(make_suite, STRICT_CHECK)
+    out = tmp_path / "run"
+    _finished_then_reopened(op.load_suite(root, import_system_now=False), out)
+    assert json.loads((out / "manifest.json").read_text())["digests"]["code:checks:done"] == _digest_of(STRICT_CHECK)
+    (root / "checks.py").write_text(LOOSE_CHECK, encoding="utf-8")
+    with pytest.raises(op.RunDirError, match=r"the code of checks:done changed since this run started"):
+        op.run(op.load_suite(root, import_system_now=False), out=out, resume=True, progress=False)
