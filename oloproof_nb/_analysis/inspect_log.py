@@ -187,7 +187,8 @@ def inspect_log_files(path: str | Path) -> list[Path]:
             raise OloproofError(f"{damaged[0]}: not a readable Inspect AI log (an .eval log is a zip archive with "
                                 "header.json); repair or remove it, or read the other logs one by one")
         if not found:
-            raise OloproofError(f"{p}: no Inspect AI log (.eval or .json) in this folder")
+            raise OloproofError(f"{p}: no Inspect AI log (.eval or .json) in this folder or its folders (two levels "
+                                "are read: Inspect AI writes its logs flat into its log folder)")
         return found
     if p.exists():  # a FIFO, a socket, a device: never opened (reading a FIFO would wait for a writer)
         raise OloproofError(f"{p}: not a regular file or folder; give an Inspect AI log (an .eval or .json file) "

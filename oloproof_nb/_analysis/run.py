@@ -152,13 +152,12 @@ class Run:
                 raise OloproofError(f"runs {first.run_id} and {other.run_id} judge different criteria "
                                     f"({', '.join(first.criteria)} / {', '.join(other.criteria)}); "
                                     "pool runs of the same suite configuration")
-        for j, other in enumerate(runs):  # every pair: a run that recorded no code tells nothing about the others
-            for earlier in runs[:j]:
-                differ = changed_checks(earlier, other)
-                if differ:  # one criterion, two measurements: the pooled rate would mix them (and compare sees one)
-                    name, how = next(iter(differ.items()))
-                    raise OloproofError(f"runs {earlier.run_id} and {other.run_id} judge {name} with different "
-                                        f"checks ({how}); pool runs of the same suite configuration and code")
+            differ = changed_checks(first, other)
+            if differ:  # one criterion, two measurements: the pooled rate would mix them (and compare sees one)
+                name, how = next(iter(differ.items()))
+                raise OloproofError(f"runs {first.run_id} and {other.run_id} judge {name} with different checks "
+                                    f"({how}); pool runs of the same suite configuration and code")
+        _check_one_code(runs)
         _check_clusters(runs)  # reads each run's cases (the gate of the pooled run reads them anyway)
         pooled = cls(first.directory, first.manifest)
         pooled._members = list(runs)
@@ -564,10 +563,33 @@ def _code_of(run: Run, ev: Evaluator) -> dict[str, tuple[str, str | None]]:
     return {what: (spec, run.manifest.digests.get(CODE_KEY + spec)) for what, spec in calls}
 
 
+def _check_one_code(runs: Sequence[Run]) -> None:
+    """Every run that recorded the code of a check the first run's criteria call recorded the same: a run that
+    recorded none (written before runs did) passes the comparison with the first run, so the code of the others
+    is compared among them too (one pass over the runs, whatever their number)."""
+    first = runs[0]
+    criterion_of: dict[str, str] = {}
+    for ev in first.config.evaluators:
+        for spec, _ in _code_of(first, ev).values():
+            criterion_of.setdefault(spec, ev.name)
+    seen: dict[str, tuple[str, str]] = {}  # spec -> (digest, run id) of the first run that recorded it
+    for run in runs:
+        for spec, criterion in criterion_of.items():
+            digest = run.manifest.digests.get(CODE_KEY + spec)
+            if digest is None:
+                continue
+            earlier = seen.setdefault(spec, (digest, run.run_id))
+            if earlier[0] != digest:
+                raise OloproofError(f"runs {earlier[1]} and {run.run_id} judge {criterion} with different checks "
+                                    f"(the code of {spec} differs); pool runs of the same suite configuration "
+                                    "and code")
+
+
 def changed_checks(a: Run, b: Run) -> dict[str, str]:
     """The criteria both runs judge whose checks differ, each with how (in ``a``'s order of criteria).
 
     A check differs when its evaluator's settings do (:meth:`~oloproof_nb._core.evaluator.Evaluator.settings`),
+    when the suite's ``tool_errors`` rule does for an evaluator whose verdicts depend on it (``fault_recovery``),
     or when the suite's own code it calls does: a ``python`` check's function, the registered validators an
     ``outcome_contract`` may run (another set of names, another ``module:function`` under a name, or another
     digest of its code, which each run records in its manifest: any edit of the function's module file counts).
@@ -583,6 +605,9 @@ def changed_checks(a: Run, b: Run) -> dict[str, str]:
             continue
         if ev.settings() != other.settings():
             out[ev.name] = "configured differently"
+            continue
+        if ev.uses_tool_errors and a.config.tool_errors != b.config.tool_errors:
+            out[ev.name] = "the suite's tool_errors rule differs"
             continue
         mine, yours = _code_of(a, ev), _code_of(b, other)
         if mine.keys() != yours.keys():

@@ -40,7 +40,7 @@ from typing import Any
 from ..errors import ConfigError, describe_exception
 
 __all__ = ["CODE_KEY", "import_system", "load_validators", "load_check", "file_digest", "module_file",
-           "code_digests", "function_digest", "first_digest", "class_source", "user_classes"]
+           "code_digests", "function_digest", "stale_function", "class_source", "user_classes"]
 
 #: Prefix of a ``Suite.digests`` (and ``Manifest.digests``) key that holds the digest of the code of a suite's
 #: python check or registered validator: ``"code:checks:task_done"``.
@@ -55,6 +55,24 @@ def module_file(root: Path, module_name: str) -> Path | None:
     """The file a top-level ``module_name`` is loaded from in the suite folder, or None (a dotted or installed one)."""
     candidate = root / f"{module_name}.py"
     return candidate if "." not in module_name and candidate.is_file() else None
+
+
+def _check_not_another_copy(root: Path, module_name: str, module: Any, file: str | Path) -> None:
+    """Refuse a package of the suite folder that Python already imported from another folder (another copy of
+    the suite): a name is imported once per process, so this suite would run that copy's code."""
+    top = module_name.split(".", 1)[0]
+    local = root / top
+    if not (local.is_dir() or local.with_suffix(".py").is_file()):
+        return
+    found = getattr(module, "__file__", None)
+    if not isinstance(found, str):
+        return
+    here = root.resolve()
+    if here not in Path(found).resolve().parents:
+        raise ConfigError(file, "system", f"module {module_name!r} is already imported from {found}, not from this "
+                                          f"suite folder ({root}), and Python keeps one module per name: this suite "
+                                          "would run that copy's code; restart the process (in a notebook: the "
+                                          "kernel) to load this one")
 
 
 def import_system(root: Path, spec: str, file: str | Path = "oloproof.yaml") -> Any:
@@ -109,7 +127,9 @@ def _load_module(root: Path, module_name: str, file: str | Path) -> Any:
                     sys.modules[unique] = previous
                 raise
             return module
-        return importlib.import_module(module_name)
+        module = importlib.import_module(module_name)
+        _check_not_another_copy(root, module_name, module, file)
+        return module
     except ConfigError:
         raise
     except ModuleNotFoundError as exc:
@@ -238,19 +258,36 @@ def function_digest(root: Path, spec: str, target: Any) -> str | None:
     return hashlib.sha256("\n".join(files).encode()).hexdigest() if files else None
 
 
-#: The code digest of each check or validator function object when this process first digested it. Python keeps
-#: a module once imported (a package, a dotted name, a file the suite's module imports the function from), so a
-#: function object whose files changed since is older than them: what it runs is not what they say.
+#: The digest of the file defining each check or validator function object when this process first saw it.
+#: Python keeps a module once imported (a package, a dotted name, a file the suite's module imports the function
+#: from), so a function object whose defining file changed since is older than that file: what it runs is not
+#: what the file says. (A top-level module of the suite folder is imported again when it changes: new objects.)
 _FIRST_DIGEST: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
 
 
-def first_digest(target: Any, digest: str) -> str:
-    """The digest ``target`` (a function) had when this process first digested it; ``digest`` the first time
-    (and for an object no weak reference can point to, whose identity says nothing)."""
+def stale_function(target: Any) -> Path | None:
+    """The file defining ``target`` (a function) when it changed after this process first saw the function
+    object, else None: the object predates the file, so the code it runs is not the file's.
+
+    The first call for an object records its file's digest. An object no weak reference can point to (a builtin)
+    or defined in no file is never stale.
+    """
     try:
-        return _FIRST_DIGEST.setdefault(target, digest)
+        source = inspect.getsourcefile(target if inspect.isfunction(target) or inspect.ismethod(target)
+                                       else type(target))
+    except (TypeError, OSError):
+        return None
+    if source is None:
+        return None
+    try:
+        digest = file_digest(Path(source))
+    except OSError:
+        return None
+    try:
+        first = _FIRST_DIGEST.setdefault(target, digest)
     except TypeError:
-        return digest
+        return None
+    return Path(source) if first != digest else None
 
 
 def file_digest(path: Path) -> str:

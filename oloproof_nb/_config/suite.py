@@ -29,7 +29,7 @@ from .._core.trajectory import ToolErrorRule
 from ..errors import CaseFileError, ConfigError, SliceSpecError, VacuousCheckWarning
 from .cases import iter_cases
 from .files import config_error, read_yaml
-from .imports import CODE_KEY, file_digest, first_digest, function_digest, import_system, load_check, load_validators
+from .imports import CODE_KEY, file_digest, function_digest, import_system, load_check, load_validators, stale_function
 from .labels import load_labels
 from .release import ReleaseConfig, load_release, parse_release
 from .validators import (
@@ -312,7 +312,8 @@ class Suite:
         """This suite with its validators and python checks imported and their code digested: itself when
         ``load_suite`` imported them, else a copy that has them (a run records the digests of the code it
         calls, whichever way its suite was loaded)."""
-        if self.code_loaded:
+        needed = {spec for ev in self.config.evaluators for _, spec in ev.user_code()}
+        if self.code_loaded and needed <= set(self.checks) and set(self.validators) == set(self.config.validators):
             return self
         code = load_user_code(self.root, self.config, self.root / SUITE_FILE)
         return replace(self, validators=code.validators, checks=code.checks,
@@ -375,16 +376,16 @@ def load_user_code(root: Path, config: SuiteConfig, suite_file: Path) -> UserCod
             checks[spec] = load_check(root, spec, suite_file, keys[spec])
     digests = {}
     for spec, fn in [*((config.validators[name], fn) for name, fn in validators.items()), *checks.items()]:
-        found = function_digest(root, spec, fn)
-        if found is None:
-            continue
-        if first_digest(fn, found) != found:  # the files changed, the function object did not: stale code
+        stale = stale_function(fn)
+        if stale is not None:  # its file changed, the function object did not: Python runs the old code
             raise ConfigError(suite_file, keys[spec],
-                              f"the files of {spec} changed since this process imported it, and Python keeps that "
-                              "import (its module is a package or a dotted name, or imports the function from "
-                              "another file): a run would judge with the old code; restart the process (in a "
+                              f"{stale} changed since this process imported {spec} from it, and Python keeps that "
+                              "import (a package, a dotted module, or a file the suite's module imports the "
+                              "function from): a run would judge with the old code; restart the process (in a "
                               "notebook: the kernel) and load the suite again")
-        digests[CODE_KEY + spec] = found
+        found = function_digest(root, spec, fn)
+        if found is not None:
+            digests[CODE_KEY + spec] = found
     return UserCode(validators, checks, digests)
 
 

@@ -220,6 +220,10 @@ class Evaluator(BaseModel):
         """Registered outcome validators this evaluator may run (checked against oloproof.yaml's registry)."""
         return []
 
+    #: Whether the verdicts depend on the suite's ``tool_errors`` rule (``fault_recovery``: a failed escalation
+    #: hands nothing over), so that rule is part of this check.
+    uses_tool_errors: ClassVar[bool] = False
+
     def validators_run(self, registered: Sequence[str]) -> list[str]:
         """The names among ``registered`` (oloproof.yaml's ``validators``) whose code this evaluator's verdicts
         depend on: none by default."""

@@ -293,8 +293,9 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
     Parameters
     ----------
     path : str or Path
-        One log (``.eval`` or ``.json``), or a folder: every Inspect log in it and its subfolders
-        (logs of one model; a sample id and epoch may appear once).
+        One log (``.eval`` or ``.json``), or a folder: every Inspect log in it and in its folders, two
+        levels (Inspect AI writes its logs flat into its log folder; deeper files are not read), logs of one
+        model; a sample id and epoch may appear once.
     cluster : str, optional
         A metadata key whose value is each sample's cluster (samples sharing a topic, a source
         document …). Default: each sample is its own cluster (its epochs share it).

@@ -61,6 +61,9 @@ def interpret_check(value: Any) -> tuple[Literal["pass", "fail", "missing"], str
         return ("pass" if bool(value) else "fail"), reason
     shown = repr(value)
     shown = shown if len(shown) <= 80 else shown[:79] + "…"
+    if isinstance(value, tuple) and len(value) == 2:  # a pair whose reason is not text
+        return "missing", (f"check returned {shown}: the second item of a (verdict, reason) pair is its reason, "
+                           f"text, not {type(value[1]).__name__} (two conditions? return both and-ed); {_ALLOWED}")
     return "missing", f"check returned {shown}; {_ALLOWED}"
 
 

@@ -673,3 +673,21 @@ def test_a_validator_whose_code_or_function_changed_is_check_changed(make_suite:
     (edited_root / "vals.py").write_text(VALIDATOR_CODE.replace("== 'ok'", "!= ''"), encoding="utf-8")
     edited = _run(edited_root, tmp_path / "runs" / "edited")
     assert changed_checks(base, edited) == {"outcome_verified": "the code of vals:strict differs"}
+
+
+def test_a_fault_check_under_another_tool_errors_rule_is_check_changed(make_suite: Callable[..., Path],
+                                                                       tmp_path: Path) -> None:
+    """fault_recovery decides with the suite's tool_errors rule whether an escalation failed: two suites that
+    differ only in that rule judge the same replays differently, and compare called them the same check."""
+    evaluators = [{"type": "answer_matches"}, {"type": "fault_recovery", "tool": "t", "fault": "error"}]
+    base = _run(make_suite(_cases(4), folder="rule-a", evaluators=evaluators), tmp_path / "a")
+    same = _run(make_suite(_cases(4), folder="rule-b", evaluators=evaluators), tmp_path / "b")
+    strict = _run(make_suite(_cases(4), folder="rule-c", evaluators=evaluators,
+                             tool_errors={"status_values": ["error", "failed"]}), tmp_path / "c")
+    assert changed_checks(base, same) == {}
+    assert changed_checks(base, strict) == {"recovers_from_error_at_t": "the suite's tool_errors rule differs"}
+    only_answers = [{"type": "answer_matches"}]  # no check that reads the rule: the rule is no part of it
+    plain = _run(make_suite(_cases(4), folder="rule-d", evaluators=only_answers), tmp_path / "d")
+    plain_strict = _run(make_suite(_cases(4), folder="rule-e", evaluators=only_answers,
+                                   tool_errors={"status_values": ["error", "failed"]}), tmp_path / "e")
+    assert changed_checks(plain, plain_strict) == {}

@@ -509,12 +509,24 @@ def test_a_check_whose_files_changed_after_python_imported_it_is_refused(make_su
     assert op.load_suite(folder).checks["checks:ok"] is first  # nothing changed: the same import, accepted
     helper.write_text("def ok(case, initial_state, final_state, trajectory):\n    return False\n", encoding="utf-8")
     err = _error(folder)
-    assert err.key == "evaluators[0].check" and "the files of checks:ok changed since this process imported it" \
-        in err.message and "restart the process" in err.message
+    assert err.key == "evaluators[0].check" and err.message.startswith(
+        f"{helper} changed since this process imported checks:ok from it") and "restart the process" in err.message
     fresh = subprocess.run([sys.executable, "-c", "import sys, oloproof_nb as op; s = op.load_suite(sys.argv[1]); "
                             "print(s.checks['checks:ok'](None, None, None, None))", str(folder)],
                            capture_output=True, text=True, timeout=60, check=False)
     assert fresh.stdout.strip() == "False", fresh.stderr
+    # an unrelated edit of checks.py itself (imported again, its function still the unchanged helper's) is fine,
+    # as is the same function reached through a second module of the suite: neither is stale
+    other = make_suite(CASES, evaluators=[{"type": "python", "check": "checks:ok"},
+                                          {"type": "python", "check": "more:ok", "name": "again"}])
+    (other / "shared_fn.py").write_text("def ok(case, initial_state, final_state, trajectory):\n    return True\n",
+                                        encoding="utf-8")
+    (other / "checks.py").write_text("from shared_fn import ok\n", encoding="utf-8")
+    (other / "more.py").write_text("from shared_fn import ok  # the same function, another module\n",
+                                   encoding="utf-8")
+    assert set(op.load_suite(other).checks) == {"checks:ok", "more:ok"}
+    (other / "checks.py").write_text("from shared_fn import ok\n\ndef unrelated():\n    pass\n", encoding="utf-8")
+    assert op.load_suite(other).checks["checks:ok"] is op.load_suite(other).checks["more:ok"]
 
 
 def test_a_suites_repr_is_one_short_line(example_suite: Path) -> None:
@@ -524,3 +536,25 @@ def test_a_suites_repr_is_one_short_line(example_suite: Path) -> None:
                     "criteria=[answer_matches, state_matches, other_order_untouched, refunds_follow_policy, "
                     "same_state_under_injected, recovers_from_error_at_issue_refund], "
                     f"root='{example_suite.resolve()}')")
+
+
+def test_a_second_copy_of_a_suite_whose_check_is_a_package_is_refused(make_suite, tmp_path: Path) -> None:
+    """Python imports a package name once per process: the second copy of a suite whose check lives in a package
+    ran the first copy's code and recorded the first copy's digest. Refused, naming where the module came from."""
+    import shutil
+
+    first = make_suite(CASES, evaluators=[{"type": "python", "check": "pkgcheck_copy.rules:done"}])
+    (first / "pkgcheck_copy").mkdir()
+    (first / "pkgcheck_copy" / "__init__.py").write_text("", encoding="utf-8")
+    (first / "pkgcheck_copy" / "rules.py").write_text(
+        "def done(case, initial_state, final_state, trajectory):\n    return True\n", encoding="utf-8")
+    assert set(op.load_suite(first).checks) == {"pkgcheck_copy.rules:done"}
+    second = tmp_path / "second-copy"
+    shutil.copytree(first, second)
+    (second / "pkgcheck_copy" / "rules.py").write_text(
+        "def done(case, initial_state, final_state, trajectory):\n    return False\n", encoding="utf-8")
+    err = _error(second)
+    assert err.key == "evaluators[0].check" and err.message.startswith("module 'pkgcheck_copy.rules' is already "
+                                                                       "imported from ")
+    assert str(first.resolve()) in err.message and "restart the process" in err.message
+    assert set(op.load_suite(first).checks) == {"pkgcheck_copy.rules:done"}  # the first copy still loads

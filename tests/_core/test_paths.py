@@ -550,6 +550,9 @@ def test_a_key_with_a_leading_zero_is_no_list_index() -> None:
     state = {"items": [{"qty": 5}, {"qty": 2}]}
     assert get_path(state, "items.0.qty") == 5 and get_path(state, "items.00.qty") is ABSENT
     assert [list_index(k) for k in ("0", "7", "10", "00", "07", "")] == [0, 7, 10, None, None, None]
+    assert [list_index(k) for k in ("+1", " 1", "1 ", "1_0", "-0", "\u0663", "1.0")] == [None] * 7  # int() takes most
+    with pytest.raises(ValueError, match=r"a bracket holds a quoted key or a list index \(no leading zero\)"):
+        parse_path("items[00].qty")
     rows = compare_state({"items": {"00": {"qty": 5}}}, state, "subset")
     assert [(r[0], r[-1]) for r in rows] == [("items.00.qty", False)]  # no such element: not a match
     initial = {"items": [{"qty": 1}, {"qty": 2}]}

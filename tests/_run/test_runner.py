@@ -498,3 +498,18 @@ def test_a_suite_loaded_without_its_code_records_it_and_resume_refuses_an_edit(m
     (root / "checks.py").write_text(LOOSE_CHECK, encoding="utf-8")
     with pytest.raises(op.RunDirError, match=r"the code of checks:done changed since this run started"):
         op.run(op.load_suite(root, import_system_now=False), out=out, resume=True, progress=False)
+
+
+def test_a_suite_copied_with_another_check_records_that_checks_code(make_suite, tmp_path: Path) -> None:
+    """with_user_code trusted a copy's flag: a Suite made with dataclasses.replace and a python check the
+    loaded suite did not have ran that check without recording its code."""
+    import dataclasses
+
+    root = _check_suite(make_suite, STRICT_CHECK)
+    plain = op.load_suite(root)  # a copy whose config calls checks:done, without that check or its digest
+    bare = dataclasses.replace(plain, checks={}, digests={k: v for k, v in plain.digests.items()
+                                                          if not k.startswith("code:")})
+    assert bare.code_loaded
+    run = op.run(bare, out=tmp_path / "run", progress=False)
+    assert run.manifest.digests["code:checks:done"] == _digest_of(STRICT_CHECK)
+    assert list(run.verdicts["verdict"]) == ["fail", "pass"] * 3

@@ -177,4 +177,6 @@ def test_a_pair_whose_second_item_is_no_text_is_not_a_verdict_and_reason(value: 
     """`return paid, within_limit` (two conditions) read as a verdict and its reason: (True, False) passed with
     the reason "False". A reason is text (or None); anything else is a return value the check may not give."""
     verdict, reason = interpret_check(value)
-    assert verdict == "missing" and reason.startswith(f"check returned {value!r}; return True, False, None or a")
+    assert verdict == "missing" and reason.startswith(f"check returned {value!r}: the second item of a (verdict, "
+                                                      f"reason) pair is its reason, text, not "
+                                                      f"{type(value[1]).__name__}")
