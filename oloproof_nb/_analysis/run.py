@@ -16,6 +16,7 @@ again) rather than mixing frames of two different moments of the run.
 
 from __future__ import annotations
 
+import json
 import warnings
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -585,11 +586,29 @@ def _check_one_code(runs: Sequence[Run]) -> None:
                                     "and code")
 
 
+#: The evaluator types a fault replay is judged with (``evaluators/fault.py`` ``judge_replay``).
+_REPLAY_JUDGES = ("answer_matches", "state_matches", "state_unchanged")
+
+
+def _rule_of(run: Run) -> tuple[list[str], ...]:
+    """The suite's tool_errors rule as what it decides: each list a set, status values without case."""
+    rule = run.config.tool_errors
+    return (sorted(set(rule.ok_keys)), sorted(set(rule.error_keys)), sorted(set(rule.status_keys)),
+            sorted({v.casefold() for v in rule.status_values}))
+
+
+def _replay_checks(run: Run) -> list[str]:
+    """The settings of the checks a fault replay is judged with, as sorted JSON texts."""
+    return sorted(json.dumps([ev.type, ev.settings()], sort_keys=True, default=str)
+                  for ev in run.config.evaluators if ev.type in _REPLAY_JUDGES)
+
+
 def changed_checks(a: Run, b: Run) -> dict[str, str]:
     """The criteria both runs judge whose checks differ, each with how (in ``a``'s order of criteria).
 
     A check differs when its evaluator's settings do (:meth:`~oloproof_nb._core.evaluator.Evaluator.settings`),
-    when the suite's ``tool_errors`` rule does for an evaluator whose verdicts depend on it (``fault_recovery``),
+    when the rest of the suite does for an evaluator judged with it (``fault_recovery``: the ``tool_errors`` rule,
+    compared as what it decides, and the answer and state checks its replays are judged with),
     or when the suite's own code it calls does: a ``python`` check's function, the registered validators an
     ``outcome_contract`` may run (another set of names, another ``module:function`` under a name, or another
     digest of its code, which each run records in its manifest: any edit of the function's module file counts).
@@ -606,8 +625,11 @@ def changed_checks(a: Run, b: Run) -> dict[str, str]:
         if ev.settings() != other.settings():
             out[ev.name] = "configured differently"
             continue
-        if ev.uses_tool_errors and a.config.tool_errors != b.config.tool_errors:
+        if ev.judged_with_the_suite and _rule_of(a) != _rule_of(b):
             out[ev.name] = "the suite's tool_errors rule differs"
+            continue
+        if ev.judged_with_the_suite and _replay_checks(a) != _replay_checks(b):
+            out[ev.name] = "the answer and state checks its replays are judged with differ"
             continue
         mine, yours = _code_of(a, ev), _code_of(b, other)
         if mine.keys() != yours.keys():

@@ -26,10 +26,12 @@ factory): the run's code fingerprint is built on them.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
 import importlib.util
 import inspect
+import os
 import sys
 import threading
 import weakref
@@ -40,7 +42,8 @@ from typing import Any
 from ..errors import ConfigError, describe_exception
 
 __all__ = ["CODE_KEY", "import_system", "load_validators", "load_check", "file_digest", "module_file",
-           "code_digests", "function_digest", "stale_function", "class_source", "user_classes"]
+           "code_digests", "function_digest", "stale_function", "defined_elsewhere", "foreign_copy", "class_source",
+           "user_classes"]
 
 #: Prefix of a ``Suite.digests`` (and ``Manifest.digests``) key that holds the digest of the code of a suite's
 #: python check or registered validator: ``"code:checks:task_done"``.
@@ -57,22 +60,33 @@ def module_file(root: Path, module_name: str) -> Path | None:
     return candidate if "." not in module_name and candidate.is_file() else None
 
 
-def _check_not_another_copy(root: Path, module_name: str, module: Any, file: str | Path) -> None:
-    """Refuse a package of the suite folder that Python already imported from another folder (another copy of
-    the suite): a name is imported once per process, so this suite would run that copy's code."""
+def foreign_copy(root: Path, module_name: str, found: str | Path | None) -> str | None:
+    """Why ``module_name``, imported from the file ``found``, is another folder's copy of a module the suite folder
+    ``root`` holds itself (a module name is imported once per process, so this suite would run that copy's code),
+    or None. A module the folder does not hold (an installed package) is nobody's copy.
+
+    Examples
+    --------
+    >>> foreign_copy(Path("/nowhere"), "json", "/usr/lib/python3/json/__init__.py") is None
+    True
+    """
     top = module_name.split(".", 1)[0]
     local = root / top
-    if not (local.is_dir() or local.with_suffix(".py").is_file()):
-        return
+    if found is None or not (local.is_dir() or local.with_suffix(".py").is_file()):
+        return None
+    here = root.resolve()  # the sys.path entry the suite's modules are imported through
+    if here in Path(os.path.abspath(found)).parents:  # as reached: a symlinked package inside the folder is in it
+        return None
+    return (f"module {module_name!r} is already imported from {found}, not from this suite folder ({root}), and "
+            "Python keeps one module per name: this suite would run that copy's code; restart the process (in a "
+            "notebook: the kernel) to load this one")
+
+
+def _check_not_another_copy(root: Path, module_name: str, module: Any, file: str | Path) -> None:
     found = getattr(module, "__file__", None)
-    if not isinstance(found, str):
-        return
-    here = root.resolve()
-    if here not in Path(found).resolve().parents:
-        raise ConfigError(file, "system", f"module {module_name!r} is already imported from {found}, not from this "
-                                          f"suite folder ({root}), and Python keeps one module per name: this suite "
-                                          "would run that copy's code; restart the process (in a notebook: the "
-                                          "kernel) to load this one")
+    why = foreign_copy(root, module_name, found if isinstance(found, str) else None)
+    if why is not None:
+        raise ConfigError(file, "system", why)
 
 
 def import_system(root: Path, spec: str, file: str | Path = "oloproof.yaml") -> Any:
@@ -229,12 +243,7 @@ def code_digests(root: Path | None, spec: str | None, target: Any, classes: Sequ
             found = getattr(module, "__file__", None)
             if isinstance(found, str):
                 files.add(Path(found))
-    holder = target if inspect.isclass(target) or inspect.isfunction(target) or inspect.ismethod(target) \
-        else type(target)
-    try:
-        source = inspect.getsourcefile(holder)
-    except (TypeError, OSError):  # a builtin, or defined nowhere a file says
-        source = None
+    source = _source_of(target)
     if source is not None:
         files.add(Path(source))
     files.update(path for path in map(class_source, classes) if path is not None)
@@ -262,32 +271,72 @@ def function_digest(root: Path, spec: str, target: Any) -> str | None:
 #: Python keeps a module once imported (a package, a dotted name, a file the suite's module imports the function
 #: from), so a function object whose defining file changed since is older than that file: what it runs is not
 #: what the file says. (A top-level module of the suite folder is imported again when it changes: new objects.)
-_FIRST_DIGEST: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+#: Keyed by ``id``, with a weak reference that says whether the object at that id is still the one recorded.
+_FIRST_DIGEST: dict[int, tuple[weakref.ref[Any], str]] = {}
+
+
+def defined_elsewhere(root: Path, target: Any) -> str | None:
+    """Why what ``target`` runs is defined in another folder's copy of a module this suite folder holds (a
+    ``checks.py`` that imports its function from ``helpers``, where another suite's ``helpers`` was imported
+    first), or None."""
+    inner = _unwrapped(target)
+    holder = inner if inspect.isclass(inner) or inspect.isfunction(inner) else type(inner)
+    module_name = getattr(holder, "__module__", None)
+    source = _source_of(holder)
+    if not isinstance(module_name, str) or source is None:
+        return None
+    return foreign_copy(root, module_name, source)
 
 
 def stale_function(target: Any) -> Path | None:
-    """The file defining ``target`` (a function) when it changed after this process first saw the function
-    object, else None: the object predates the file, so the code it runs is not the file's.
+    """The file defining what ``target`` runs (a function, unwrapped from a partial, a decorator or a bound
+    method; a class; an instance's class) when that file changed after this process first saw the object, else
+    None: the object predates the file, so the code it runs is not the file's.
 
     The first call for an object records its file's digest. An object no weak reference can point to (a builtin)
     or defined in no file is never stale.
     """
-    try:
-        source = inspect.getsourcefile(target if inspect.isfunction(target) or inspect.ismethod(target)
-                                       else type(target))
-    except (TypeError, OSError):
-        return None
+    inner = _unwrapped(target)
+    holder = inner if inspect.isclass(inner) or inspect.isfunction(inner) else type(inner)
+    source = _source_of(holder)
     if source is None:
         return None
     try:
-        digest = file_digest(Path(source))
-    except OSError:
+        digest = file_digest(source)
+        ref = weakref.ref(holder)
+    except (OSError, TypeError):
         return None
+    seen = _FIRST_DIGEST.get(id(holder))
+    if seen is None or seen[0]() is not holder:  # first seen (or another object now at a freed id)
+        _FIRST_DIGEST[id(holder)] = (ref, digest)
+        return None
+    return source if seen[1] != digest else None
+
+
+def _unwrapped(target: Any) -> Any:
+    """What really runs when ``target`` is called: a ``functools.partial``'s function, a decorated function's
+    ``__wrapped__``, a bound method's function (at most a few levels)."""
+    for _ in range(16):
+        if isinstance(target, functools.partial):
+            target = target.func
+        elif inspect.ismethod(target):
+            target = target.__func__
+        elif inspect.isfunction(target) and hasattr(target, "__wrapped__"):
+            target = target.__wrapped__
+        else:
+            break
+    return target
+
+
+def _source_of(target: Any) -> Path | None:
+    """The file defining what ``target`` runs: the function (unwrapped), the class, or an instance's class."""
+    target = _unwrapped(target)
+    holder = target if inspect.isclass(target) or inspect.isfunction(target) else type(target)
     try:
-        first = _FIRST_DIGEST.setdefault(target, digest)
-    except TypeError:
+        source = inspect.getsourcefile(holder)
+    except (TypeError, OSError):  # a builtin, or defined nowhere a file says
         return None
-    return Path(source) if first != digest else None
+    return Path(source) if source is not None else None
 
 
 def file_digest(path: Path) -> str:

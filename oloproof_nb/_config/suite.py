@@ -29,7 +29,16 @@ from .._core.trajectory import ToolErrorRule
 from ..errors import CaseFileError, ConfigError, SliceSpecError, VacuousCheckWarning
 from .cases import iter_cases
 from .files import config_error, read_yaml
-from .imports import CODE_KEY, file_digest, function_digest, import_system, load_check, load_validators, stale_function
+from .imports import (
+    CODE_KEY,
+    defined_elsewhere,
+    file_digest,
+    function_digest,
+    import_system,
+    load_check,
+    load_validators,
+    stale_function,
+)
 from .labels import load_labels
 from .release import ReleaseConfig, load_release, parse_release
 from .validators import (
@@ -376,6 +385,9 @@ def load_user_code(root: Path, config: SuiteConfig, suite_file: Path) -> UserCod
             checks[spec] = load_check(root, spec, suite_file, keys[spec])
     digests = {}
     for spec, fn in [*((config.validators[name], fn) for name, fn in validators.items()), *checks.items()]:
+        elsewhere = defined_elsewhere(root, fn)
+        if elsewhere is not None:
+            raise ConfigError(suite_file, keys[spec], elsewhere)
         stale = stale_function(fn)
         if stale is not None:  # its file changed, the function object did not: Python runs the old code
             raise ConfigError(suite_file, keys[spec],

@@ -220,9 +220,10 @@ class Evaluator(BaseModel):
         """Registered outcome validators this evaluator may run (checked against oloproof.yaml's registry)."""
         return []
 
-    #: Whether the verdicts depend on the suite's ``tool_errors`` rule (``fault_recovery``: a failed escalation
-    #: hands nothing over), so that rule is part of this check.
-    uses_tool_errors: ClassVar[bool] = False
+    #: Whether the verdicts depend on the rest of the suite (``fault_recovery``: a replay is judged with the
+    #: suite's ``answer_matches``, ``state_matches`` and ``state_unchanged`` checks, and its ``tool_errors`` rule
+    #: says whether an escalation failed), so those are part of this check.
+    judged_with_the_suite: ClassVar[bool] = False
 
     def validators_run(self, registered: Sequence[str]) -> list[str]:
         """The names among ``registered`` (oloproof.yaml's ``validators``) whose code this evaluator's verdicts

@@ -159,7 +159,7 @@ class FaultRecovery(Evaluator):
     honest_answers: list[str | HonestPattern] = Field(default_factory=list)
 
     scope: ClassVar[Scope] = "system"
-    uses_tool_errors: ClassVar[bool] = True
+    judged_with_the_suite: ClassVar[bool] = True
 
     def default_criterion(self) -> str:
         applied = "applied_" if self.effect == "applied" else ""

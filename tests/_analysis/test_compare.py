@@ -686,6 +686,18 @@ def test_a_fault_check_under_another_tool_errors_rule_is_check_changed(make_suit
                              tool_errors={"status_values": ["error", "failed"]}), tmp_path / "c")
     assert changed_checks(base, same) == {}
     assert changed_checks(base, strict) == {"recovers_from_error_at_t": "the suite's tool_errors rule differs"}
+    same_rule = _run(make_suite(_cases(4), folder="rule-f", evaluators=evaluators,  # the same rule, written
+                                tool_errors={"status_values": ["ERROR"], "ok_keys": ["ok", "ok"],  # differently
+                                             "error_keys": ["isError", "error"]}), tmp_path / "f")
+    assert changed_checks(base, same_rule) == {}
+    # a replay is judged with the suite's answer and state checks: other settings of those, another fault check
+    guarded = [*evaluators, {"type": "state_unchanged", "paths": ["a"], "absent_ok": True}]
+    other_guard = [*evaluators, {"type": "state_unchanged", "paths": ["b"], "absent_ok": True}]
+    one = _run(make_suite(_cases(4), folder="rule-g", evaluators=guarded), tmp_path / "g")
+    two = _run(make_suite(_cases(4), folder="rule-h", evaluators=other_guard), tmp_path / "h")
+    assert changed_checks(one, two) == {
+        "state_unchanged": "configured differently",
+        "recovers_from_error_at_t": "the answer and state checks its replays are judged with differ"}
     only_answers = [{"type": "answer_matches"}]  # no check that reads the rule: the rule is no part of it
     plain = _run(make_suite(_cases(4), folder="rule-d", evaluators=only_answers), tmp_path / "d")
     plain_strict = _run(make_suite(_cases(4), folder="rule-e", evaluators=only_answers,

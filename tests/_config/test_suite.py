@@ -558,3 +558,58 @@ def test_a_second_copy_of_a_suite_whose_check_is_a_package_is_refused(make_suite
                                                                        "imported from ")
     assert str(first.resolve()) in err.message and "restart the process" in err.message
     assert set(op.load_suite(first).checks) == {"pkgcheck_copy.rules:done"}  # the first copy still loads
+
+
+def test_what_a_check_runs_is_found_through_partials_classes_and_symlinks(make_suite, tmp_path: Path) -> None:
+    """Review findings on stale and foreign code: a functools.partial's digest left out the wrapped function's
+    file; a validator that is a class, edited in place, was never stale; a check package symlinked into the suite
+    folder was refused as another folder's copy; a copy of a suite whose checks.py imports from its own helpers
+    ran the first copy's helpers."""
+    import functools
+    import hashlib
+    import os
+    import shutil
+
+    def digest(*files: Path) -> str:
+        return hashlib.sha256("\n".join(sorted(hashlib.sha256(f.read_bytes()).hexdigest() for f in files)).encode()
+                              ).hexdigest()
+
+    # a partial: the module named and the file defining the wrapped function
+    folder = make_suite(CASES, evaluators=[{"type": "python", "check": "pchecks:done"}])
+    (folder / "pimpl_fn.py").write_text("def impl(flag, case, initial_state, final_state, trajectory):\n"
+                                        "    return flag\n", encoding="utf-8")
+    (folder / "pchecks.py").write_text("import functools\nfrom pimpl_fn import impl\n"
+                                       "done = functools.partial(impl, True)\n", encoding="utf-8")
+    assert isinstance(op.load_suite(folder).checks["pchecks:done"], functools.partial)
+    assert op.load_suite(folder).digests["code:pchecks:done"] == digest(folder / "pchecks.py", folder / "pimpl_fn.py")
+
+    # a class validator edited in place (imported from another file: the same class object)
+    folder = make_suite(CASES, evaluators=[{"type": "answer_matches"}], validators={"v": "cvals:Check"})
+    (folder / "cls_val_impl.py").write_text("class Check:\n    def __init__(self, path):\n        pass\n",
+                                            encoding="utf-8")
+    (folder / "cvals.py").write_text("from cls_val_impl import Check\n", encoding="utf-8")
+    op.load_suite(folder)
+    (folder / "cls_val_impl.py").write_text("class Check:\n    def __init__(self, path):\n        raise ValueError\n",
+                                            encoding="utf-8")
+    assert _error(folder).key == "validators.v"
+
+    # a check package symlinked into the suite folder is the suite's own
+    shared = tmp_path / "shared" / "symlinked_pkg"
+    shared.mkdir(parents=True)
+    (shared / "__init__.py").write_text("", encoding="utf-8")
+    (shared / "core.py").write_text("def done(case, initial_state, final_state, trajectory):\n    return True\n",
+                                    encoding="utf-8")
+    folder = make_suite(CASES, evaluators=[{"type": "python", "check": "symlinked_pkg.core:done"}])
+    os.symlink(shared, folder / "symlinked_pkg")
+    assert set(op.load_suite(folder).checks) == {"symlinked_pkg.core:done"}
+
+    # a copy whose checks.py (imported per folder) takes its function from its own helpers module
+    first = make_suite(CASES, evaluators=[{"type": "python", "check": "checks:done"}])
+    (first / "copyhelp.py").write_text("def done(case, initial_state, final_state, trajectory):\n    return True\n",
+                                       encoding="utf-8")
+    (first / "checks.py").write_text("from copyhelp import done\n", encoding="utf-8")
+    op.load_suite(first)
+    second = tmp_path / "second"
+    shutil.copytree(first, second)
+    err = _error(second)
+    assert err.key == "evaluators[0].check" and err.message.startswith("module 'copyhelp' is already imported from")
