@@ -36,6 +36,7 @@ from .._core.records import CaseRecord, Manifest, PairRow, ReplayRecord, RunVerd
 from .._run.states import StateReader
 from .._run.store import CASES, MANIFEST, read_manifest
 from ..errors import OloproofError, RunDirError, describe_exception
+from ..evaluators import AnswerMatches, StateMatches, StateUnchanged
 from . import frames
 from .columnar import CopyWriter, copy_source, fresh_source, from_arrow, journal_fingerprint, read_frame, to_arrow
 from .columns import FRAMES
@@ -586,10 +587,6 @@ def _check_one_code(runs: Sequence[Run]) -> None:
                                     "and code")
 
 
-#: The evaluator types a fault replay is judged with (``evaluators/fault.py`` ``judge_replay``).
-_REPLAY_JUDGES = ("answer_matches", "state_matches", "state_unchanged")
-
-
 def _rule_of(run: Run) -> tuple[list[str], ...]:
     """The suite's tool_errors rule as what it decides: each list a set, status values without case."""
     rule = run.config.tool_errors
@@ -597,10 +594,16 @@ def _rule_of(run: Run) -> tuple[list[str], ...]:
             sorted({v.casefold() for v in rule.status_values}))
 
 
-def _replay_checks(run: Run) -> list[str]:
-    """The settings of the checks a fault replay is judged with, as sorted JSON texts."""
-    return sorted(json.dumps([ev.type, ev.settings()], sort_keys=True, default=str)
-                  for ev in run.config.evaluators if ev.type in _REPLAY_JUDGES)
+def _replay_checks(run: Run) -> tuple[Any, ...]:
+    """What a fault replay is judged with (``evaluators/fault.py`` ``judge_replay``), as it uses it: the
+    ``normalize`` flags of the answer checks, the settings of the state checks (the defaults when the suite
+    declares none) and the paths every ``state_unchanged`` check keeps, each a set."""
+    evs = run.config.evaluators
+    answers = [ev for ev in evs if isinstance(ev, AnswerMatches)] or [AnswerMatches(type="answer_matches")]
+    states = [ev for ev in evs if isinstance(ev, StateMatches)] or [StateMatches(type="state_matches")]
+    kept = {path for ev in evs if isinstance(ev, StateUnchanged) for path in ev.paths}
+    return (sorted({ev.normalize for ev in answers}),
+            sorted({json.dumps(ev.settings(), sort_keys=True, default=str) for ev in states}), sorted(kept))
 
 
 def changed_checks(a: Run, b: Run) -> dict[str, str]:

@@ -34,6 +34,7 @@ import inspect
 import os
 import sys
 import threading
+import types
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -42,8 +43,8 @@ from typing import Any
 from ..errors import ConfigError, describe_exception
 
 __all__ = ["CODE_KEY", "import_system", "load_validators", "load_check", "file_digest", "module_file",
-           "code_digests", "function_digest", "stale_function", "defined_elsewhere", "foreign_copy", "class_source",
-           "user_classes"]
+           "code_digests", "code_layers", "function_digest", "stale_function", "defined_elsewhere", "foreign_copy",
+           "class_source", "user_classes"]
 
 #: Prefix of a ``Suite.digests`` (and ``Manifest.digests``) key that holds the digest of the code of a suite's
 #: python check or registered validator: ``"code:checks:task_done"``.
@@ -63,7 +64,8 @@ def module_file(root: Path, module_name: str) -> Path | None:
 def foreign_copy(root: Path, module_name: str, found: str | Path | None) -> str | None:
     """Why ``module_name``, imported from the file ``found``, is another folder's copy of a module the suite folder
     ``root`` holds itself (a module name is imported once per process, so this suite would run that copy's code),
-    or None. A module the folder does not hold (an installed package) is nobody's copy.
+    or None. The folder holds a module when it has ``name.py`` or ``name/__init__.py`` (a data folder named like a
+    library does not); a module of the standard library or an installed package is nobody's copy.
 
     Examples
     --------
@@ -71,12 +73,14 @@ def foreign_copy(root: Path, module_name: str, found: str | Path | None) -> str 
     True
     """
     top = module_name.split(".", 1)[0]
-    local = root / top
-    if found is None or not (local.is_dir() or local.with_suffix(".py").is_file()):
+    if found is None or not ((root / f"{top}.py").is_file() or (root / top / "__init__.py").is_file()):
         return None
-    here = root.resolve()  # the sys.path entry the suite's modules are imported through
-    if here in Path(os.path.abspath(found)).parents:  # as reached: a symlinked package inside the folder is in it
-        return None
+    path = Path(os.path.abspath(found))
+    places = {path, path.resolve()}
+    if any(folder in p.parents for p in places for folder in {root.absolute(), root.resolve()}):
+        return None  # in the folder, as reached or as resolved (a symlinked package, a symlinked suite folder)
+    if any(lib in p.parents for p in places for lib in _library_dirs()):
+        return None  # a module of the suite named like a library the process imported: not a copy of the suite
     return (f"module {module_name!r} is already imported from {found}, not from this suite folder ({root}), and "
             "Python keeps one module per name: this suite would run that copy's code; restart the process (in a "
             "notebook: the kernel) to load this one")
@@ -243,9 +247,7 @@ def code_digests(root: Path | None, spec: str | None, target: Any, classes: Sequ
             found = getattr(module, "__file__", None)
             if isinstance(found, str):
                 files.add(Path(found))
-    source = _source_of(target)
-    if source is not None:
-        files.add(Path(source))
+    files.update(source for source in map(_source_of, code_layers(target)) if source is not None)
     files.update(path for path in map(class_source, classes) if path is not None)
     out = set()
     for path in files:
@@ -267,76 +269,118 @@ def function_digest(root: Path, spec: str, target: Any) -> str | None:
     return hashlib.sha256("\n".join(files).encode()).hexdigest() if files else None
 
 
-#: The digest of the file defining each check or validator function object when this process first saw it.
-#: Python keeps a module once imported (a package, a dotted name, a file the suite's module imports the function
-#: from), so a function object whose defining file changed since is older than that file: what it runs is not
-#: what the file says. (A top-level module of the suite folder is imported again when it changes: new objects.)
-#: Keyed by ``id``, with a weak reference that says whether the object at that id is still the one recorded.
+#: The digest of the file defining each layer of a check or validator (a function, a decorator's wrapper, a
+#: class) when this process first saw the object. Python keeps a module once imported (a package, a dotted name,
+#: a file the suite's module imports the function from), so an object whose defining file changed since is older
+#: than that file: what it runs is not what the file says. (A top-level module of the suite folder is imported
+#: again when it changes: new objects.) Keyed by ``id``, with a weak reference that says whether the object at
+#: that id is still the one recorded; an entry goes when its object does.
 _FIRST_DIGEST: dict[int, tuple[weakref.ref[Any], str]] = {}
 
 
-def defined_elsewhere(root: Path, target: Any) -> str | None:
-    """Why what ``target`` runs is defined in another folder's copy of a module this suite folder holds (a
-    ``checks.py`` that imports its function from ``helpers``, where another suite's ``helpers`` was imported
-    first), or None."""
-    inner = _unwrapped(target)
-    holder = inner if inspect.isclass(inner) or inspect.isfunction(inner) else type(inner)
-    module_name = getattr(holder, "__module__", None)
-    source = _source_of(holder)
-    if not isinstance(module_name, str) or source is None:
-        return None
-    return foreign_copy(root, module_name, source)
+def _forget(key: int) -> Callable[[weakref.ref[Any]], None]:
+    def forget(ref: weakref.ref[Any]) -> None:
+        if _FIRST_DIGEST.get(key, (None, ""))[0] is ref:
+            del _FIRST_DIGEST[key]
+    return forget
 
 
-def stale_function(target: Any) -> Path | None:
-    """The file defining what ``target`` runs (a function, unwrapped from a partial, a decorator or a bound
-    method; a class; an instance's class) when that file changed after this process first saw the object, else
-    None: the object predates the file, so the code it runs is not the file's.
+def code_layers(target: Any) -> list[Any]:
+    """Everything that runs when ``target`` is called, outermost first: the object itself, a ``functools.partial``'s
+    function, a bound method's function, each ``__wrapped__`` of a decorated function (a decorator's wrapper runs
+    too), and for an instance its class. At most a few dozen layers.
 
-    The first call for an object records its file's digest. An object no weak reference can point to (a builtin)
-    or defined in no file is never stale.
+    Examples
+    --------
+    >>> import functools
+    >>> def inner(x): return x
+    >>> [getattr(f, "__name__", "partial") for f in code_layers(functools.partial(inner, 1))]
+    ['partial', 'inner']
     """
-    inner = _unwrapped(target)
-    holder = inner if inspect.isclass(inner) or inspect.isfunction(inner) else type(inner)
-    source = _source_of(holder)
-    if source is None:
-        return None
-    try:
-        digest = file_digest(source)
-        ref = weakref.ref(holder)
-    except (OSError, TypeError):
-        return None
-    seen = _FIRST_DIGEST.get(id(holder))
-    if seen is None or seen[0]() is not holder:  # first seen (or another object now at a freed id)
-        _FIRST_DIGEST[id(holder)] = (ref, digest)
-        return None
-    return source if seen[1] != digest else None
-
-
-def _unwrapped(target: Any) -> Any:
-    """What really runs when ``target`` is called: a ``functools.partial``'s function, a decorated function's
-    ``__wrapped__``, a bound method's function (at most a few levels)."""
-    for _ in range(16):
+    layers: list[Any] = []
+    for _ in range(32):
+        if any(target is seen for seen in layers):
+            break
+        layers.append(target)
         if isinstance(target, functools.partial):
             target = target.func
         elif inspect.ismethod(target):
             target = target.__func__
         elif inspect.isfunction(target) and hasattr(target, "__wrapped__"):
             target = target.__wrapped__
+        elif not (inspect.isclass(target) or inspect.isfunction(target) or inspect.isbuiltin(target)):
+            target = type(target)  # an instance: its class's code runs
         else:
             break
-    return target
+    return layers
 
 
-def _source_of(target: Any) -> Path | None:
-    """The file defining what ``target`` runs: the function (unwrapped), the class, or an instance's class."""
-    target = _unwrapped(target)
-    holder = target if inspect.isclass(target) or inspect.isfunction(target) else type(target)
+def _source_of(layer: Any) -> Path | None:
+    """The file defining a function or a class (None: a builtin, a partial, or defined nowhere a file says)."""
+    if not (inspect.isclass(layer) or inspect.isfunction(layer)):
+        return None
     try:
-        source = inspect.getsourcefile(holder)
-    except (TypeError, OSError):  # a builtin, or defined nowhere a file says
+        source = inspect.getsourcefile(layer)
+    except (TypeError, OSError):
         return None
     return Path(source) if source is not None else None
+
+
+def _names_elsewhere(root: Path, obj: Any) -> str | None:
+    module_name = getattr(obj, "__module__", None)
+    source = _source_of(obj)
+    if not isinstance(module_name, str) or source is None:
+        return None
+    return foreign_copy(root, module_name, source)
+
+
+def defined_elsewhere(root: Path, target: Any) -> str | None:
+    """Why what ``target`` runs comes from another folder's copy of a module this suite folder holds, or None:
+    any layer of it (:func:`code_layers`), or a module, function or class the module of one of its functions
+    imported (a ``checks.py`` that calls ``helpers.score``, where another suite's ``helpers`` was imported first)."""
+    for layer in code_layers(target):
+        if not (inspect.isclass(layer) or inspect.isfunction(layer)):
+            continue
+        why = _names_elsewhere(root, layer)
+        for value in list(getattr(layer, "__globals__", {}).values()):
+            if why is not None:
+                break
+            if isinstance(value, types.ModuleType):
+                file = getattr(value, "__file__", None)
+                why = foreign_copy(root, value.__name__, file if isinstance(file, str) else None)
+            elif inspect.isclass(value) or inspect.isfunction(value):
+                why = _names_elsewhere(root, value)
+        if why is not None:
+            return why
+    return None
+
+
+def stale_function(target: Any) -> Path | None:
+    """The file defining a layer of what ``target`` runs (:func:`code_layers`: the function, a decorator's
+    wrapper, a partial's function, a class) when that file changed after this process first saw the layer, else
+    None: the object predates the file, so the code it runs is not the file's.
+
+    The first call for an object records its file's digest. An object no weak reference can point to (a builtin)
+    or defined in no file is never stale.
+    """
+    for layer in code_layers(target):
+        source = _source_of(layer)
+        if source is None:
+            continue
+        try:
+            digest = file_digest(source)
+        except OSError:
+            continue
+        seen = _FIRST_DIGEST.get(id(layer))
+        if seen is not None and seen[0]() is layer:
+            if seen[1] != digest:
+                return source
+            continue
+        try:  # first seen (or another object now at a freed id)
+            _FIRST_DIGEST[id(layer)] = (weakref.ref(layer, _forget(id(layer))), digest)
+        except TypeError:
+            continue
+    return None
 
 
 def file_digest(path: Path) -> str:

@@ -698,6 +698,13 @@ def test_a_fault_check_under_another_tool_errors_rule_is_check_changed(make_suit
     assert changed_checks(one, two) == {
         "state_unchanged": "configured differently",
         "recovers_from_error_at_t": "the answer and state checks its replays are judged with differ"}
+    # ... but only as the replay uses them: the default answer check written out, a second identical one, the
+    # kept paths split over two state_unchanged checks, or absent_ok (a load-time warning) change nothing there
+    split = [*evaluators, {"type": "answer_matches", "criterion": "again"},
+             {"type": "state_unchanged", "paths": ["a"], "criterion": "keep_a"},
+             {"type": "state_unchanged", "paths": ["a"], "criterion": "keep_a2", "absent_ok": True}]
+    three = _run(make_suite(_cases(4), folder="rule-i", evaluators=split), tmp_path / "i")
+    assert "recovers_from_error_at_t" not in changed_checks(one, three)
     only_answers = [{"type": "answer_matches"}]  # no check that reads the rule: the rule is no part of it
     plain = _run(make_suite(_cases(4), folder="rule-d", evaluators=only_answers), tmp_path / "d")
     plain_strict = _run(make_suite(_cases(4), folder="rule-e", evaluators=only_answers,

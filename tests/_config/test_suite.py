@@ -613,3 +613,48 @@ def test_what_a_check_runs_is_found_through_partials_classes_and_symlinks(make_s
     shutil.copytree(first, second)
     err = _error(second)
     assert err.key == "evaluators[0].check" and err.message.startswith("module 'copyhelp' is already imported from")
+
+
+def test_decorators_helpers_and_library_named_folders(make_suite, tmp_path: Path) -> None:
+    """Fourth review: a decorator's wrapper runs too (its file was left out of the digest and of the stale check
+    once the check was followed to its innermost function); a check whose body calls another module's function
+    ran a first copy's module unrefused; a data folder named like a library (yaml/) or a suite module shadowing
+    one (json.py) was refused as another copy of the suite."""
+    import functools
+    import hashlib
+    import shutil
+
+    folder = make_suite(CASES, evaluators=[{"type": "python", "check": "deco_checks:done"}])
+    wrapper = ("import functools\ndef flip(fn):\n    @functools.wraps(fn)\n    def w(*a):\n        return {}\n"
+               "    return w\n")
+    (folder / "deco_layer.py").write_text(wrapper.format("fn(*a)"), encoding="utf-8")
+    (folder / "deco_checks.py").write_text("from deco_layer import flip\n@flip\n"
+                                           "def done(case, initial_state, final_state, trajectory):\n"
+                                           "    return True\n", encoding="utf-8")
+    files = sorted(hashlib.sha256((folder / f).read_bytes()).hexdigest() for f in ("deco_checks.py", "deco_layer.py"))
+    assert op.load_suite(folder).digests["code:deco_checks:done"] == hashlib.sha256(
+        "\n".join(files).encode()).hexdigest()
+    (folder / "deco_layer.py").write_text(wrapper.format("not fn(*a)"), encoding="utf-8")
+    assert _error(folder).message.startswith(f"{folder / 'deco_layer.py'} changed since this process imported")
+
+    first = make_suite(CASES, evaluators=[{"type": "python", "check": "checks:done"}])
+    (first / "body_helpers.py").write_text("def score():\n    return True\n", encoding="utf-8")
+    (first / "checks.py").write_text("from body_helpers import score\n"
+                                     "def done(case, initial_state, final_state, trajectory):\n"
+                                     "    return score()\n", encoding="utf-8")
+    op.load_suite(first)
+    second = tmp_path / "second"
+    shutil.copytree(first, second)
+    assert _error(second).message.startswith("module 'body_helpers' is already imported from")
+
+    data = make_suite(CASES, evaluators=[{"type": "answer_matches"}], validators={"y": "yvals:load",
+                                                                                  "j": "jvals:load"})
+    (data / "yaml").mkdir()
+    (data / "yaml" / "fixture.yaml").write_text("a: 1\n", encoding="utf-8")
+    (data / "json.py").write_text("# the suite's own json helpers, shadowing the standard library's\n",
+                                  encoding="utf-8")
+    (data / "yvals.py").write_text("import functools, yaml\nload = functools.partial(yaml.safe_load)\n",
+                                   encoding="utf-8")
+    (data / "jvals.py").write_text("import json\nload = json.loads\n", encoding="utf-8")
+    assert set(op.load_suite(data).validators) == {"y", "j"}
+    assert isinstance(op.load_suite(data).validators["y"], functools.partial)
