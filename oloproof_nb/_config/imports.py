@@ -81,6 +81,13 @@ def foreign_copy(root: Path, module_name: str, found: str | Path | None) -> str 
         return None  # in the folder, as reached or as resolved (a symlinked package, a symlinked suite folder)
     if any(lib in p.parents for p in places for lib in _library_dirs()):
         return None  # a module of the suite named like a library the process imported: not a copy of the suite
+    own = root.joinpath(*module_name.split("."))
+    for mine in (own.with_suffix(".py"), own / "__init__.py"):
+        try:
+            if mine.is_file() and file_digest(mine) == file_digest(path):
+                return None  # a byte-identical copy runs the same code
+        except OSError:
+            pass
     return (f"module {module_name!r} is already imported from {found}, not from this suite folder ({root}), and "
             "Python keeps one module per name: this suite would run that copy's code; restart the process (in a "
             "notebook: the kernel) to load this one")
@@ -327,7 +334,8 @@ def _source_of(layer: Any) -> Path | None:
 
 
 def _names_elsewhere(root: Path, obj: Any) -> str | None:
-    module_name = getattr(obj, "__module__", None)
+    # a function's own module is its globals' (functools.wraps copies __module__ onto a wrapper defined elsewhere)
+    module_name = obj.__globals__.get("__name__") if inspect.isfunction(obj) else getattr(obj, "__module__", None)
     source = _source_of(obj)
     if not isinstance(module_name, str) or source is None:
         return None

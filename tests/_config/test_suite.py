@@ -611,6 +611,9 @@ def test_what_a_check_runs_is_found_through_partials_classes_and_symlinks(make_s
     op.load_suite(first)
     second = tmp_path / "second"
     shutil.copytree(first, second)
+    assert set(op.load_suite(second).checks) == {"checks:done"}  # a byte-identical copy runs the same code
+    (second / "copyhelp.py").write_text("def done(case, initial_state, final_state, trajectory):\n    return False\n",
+                                        encoding="utf-8")
     err = _error(second)
     assert err.key == "evaluators[0].check" and err.message.startswith("module 'copyhelp' is already imported from")
 
@@ -645,7 +648,28 @@ def test_decorators_helpers_and_library_named_folders(make_suite, tmp_path: Path
     op.load_suite(first)
     second = tmp_path / "second"
     shutil.copytree(first, second)
+    (second / "body_helpers.py").write_text("def score():\n    return False\n", encoding="utf-8")
     assert _error(second).message.startswith("module 'body_helpers' is already imported from")
+
+    # a helper of the suite decorated by a library's functools.wraps decorator: the wrapper's __module__ is the
+    # helper's, its code the library's; that is no copy of the suite's helpers (it was refused)
+    lib = tmp_path / "teamlib"
+    lib.mkdir()
+    (lib / "team_deco.py").write_text("import functools\ndef logged(fn):\n    @functools.wraps(fn)\n"
+                                      "    def w(*a):\n        return fn(*a)\n    return w\n", encoding="utf-8")
+    decorated = make_suite(CASES, evaluators=[{"type": "python", "check": "checks:done"}])
+    (decorated / "deco_helpers.py").write_text("from team_deco import logged\n@logged\ndef score():\n"
+                                               "    return True\n", encoding="utf-8")
+    (decorated / "checks.py").write_text("from deco_helpers import score\n"
+                                         "def done(case, initial_state, final_state, trajectory):\n"
+                                         "    return score()\n", encoding="utf-8")
+    import sys
+
+    sys.path.insert(0, str(lib))
+    try:
+        assert set(op.load_suite(decorated).checks) == {"checks:done"}
+    finally:
+        sys.path.remove(str(lib))
 
     data = make_suite(CASES, evaluators=[{"type": "answer_matches"}], validators={"y": "yvals:load",
                                                                                   "j": "jvals:load"})
