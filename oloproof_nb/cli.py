@@ -166,15 +166,24 @@ def _is_inspect_source(path: Path) -> bool:
     return any(f.suffix == ".eval" or (f.suffix == ".json" and is_inspect_log(f)) for f in near)
 
 
+def _run_dir(given: str, doing: str) -> str:
+    """``given``, or the latest run of the suite folder ``given`` (stderr says so: ``oloproof: {doing} the latest
+    run of the suite: …``)."""
+    from ._run.locate import is_suite_folder, latest_run_dir
+
+    if not is_suite_folder(given):
+        return given
+    latest = str(latest_run_dir(given))
+    print(f"oloproof: {doing} the latest run of the suite: {latest}", file=sys.stderr)
+    return latest
+
+
 def _load(args: argparse.Namespace, doing: str) -> Run:
     """The run at ``args.run_dir``: a run directory, Inspect AI logs (--cluster, --state-key, --pass-threshold), or a
     suite folder's latest run (``args.run_dir`` becomes it; stderr says so: ``oloproof: {doing} the latest …``)."""
     from ._display.notebook import from_inspect, load_run
-    from ._run.locate import is_suite_folder, latest_run_dir
 
-    if is_suite_folder(args.run_dir):
-        args.run_dir = str(latest_run_dir(args.run_dir))
-        print(f"oloproof: {doing} the latest run of the suite: {args.run_dir}", file=sys.stderr)
+    args.run_dir = _run_dir(args.run_dir, doing)
     path = Path(args.run_dir)
     if _is_inspect_source(path):
         return from_inspect(path, cluster=args.cluster, state_key=args.state_key, pass_threshold=args.pass_threshold)
@@ -512,14 +521,9 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     from ._display.compare import compare
     from ._display.notebook import load_run
     from ._display.terminal import reason_lines
-    from ._run.locate import is_suite_folder, latest_run_dir
 
-    for side in ("base_run", "candidate_run"):  # a suite folder stands for its latest run, as for gate and report
-        given = getattr(args, side)
-        if is_suite_folder(given):
-            setattr(args, side, str(latest_run_dir(given)))
-            print(f"oloproof: {side.split('_')[0]}: the latest run of the suite: {getattr(args, side)}",
-                  file=sys.stderr)
+    # a suite folder stands for its latest run, as for gate and report
+    args.base_run, args.candidate_run = _run_dir(args.base_run, "base:"), _run_dir(args.candidate_run, "candidate:")
     if Path(args.base_run).resolve() == Path(args.candidate_run).resolve():
         raise OloproofError(f"{args.base_run}: the base and the candidate are the same run; compare two runs")
     # before load_run, which may build a run's columnar copy: a --release error writes nothing

@@ -36,7 +36,7 @@ from .._core.records import CaseRecord, Manifest, PairRow, ReplayRecord, RunVerd
 from .._run.states import StateReader
 from .._run.store import CASES, MANIFEST, read_manifest
 from ..errors import OloproofError, RunDirError, describe_exception
-from ..evaluators import AnswerMatches, StateMatches, StateUnchanged
+from ..evaluators.fault import replay_judges
 from . import frames
 from .columnar import CopyWriter, copy_source, fresh_source, from_arrow, journal_fingerprint, read_frame, to_arrow
 from .columns import FRAMES
@@ -598,10 +598,8 @@ def _replay_checks(run: Run) -> tuple[Any, ...]:
     """What a fault replay is judged with (``evaluators/fault.py`` ``judge_replay``), as it uses it: the
     ``normalize`` flags of the answer checks, the settings of the state checks (the defaults when the suite
     declares none) and the paths every ``state_unchanged`` check keeps, each a set."""
-    evs = run.config.evaluators
-    answers = [ev for ev in evs if isinstance(ev, AnswerMatches)] or [AnswerMatches(type="answer_matches")]
-    states = [ev for ev in evs if isinstance(ev, StateMatches)] or [StateMatches(type="state_matches")]
-    kept = {path for ev in evs if isinstance(ev, StateUnchanged) for path in ev.paths}
+    answers, states, unchanged = replay_judges(run.config.evaluators)
+    kept = {path for ev in unchanged for path in ev.paths}
     return (sorted({ev.normalize for ev in answers}),
             sorted({json.dumps(ev.settings(), sort_keys=True, default=str) for ev in states}), sorted(kept))
 

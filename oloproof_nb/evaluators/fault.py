@@ -13,6 +13,7 @@ context's; this module judges them with the pure rules of ``_core/faults``.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -25,13 +26,22 @@ from .._core.trajectory import DEFAULT_TOOL_ERRORS, Change, Trajectory, fault_re
 from .answer import AnswerMatches
 from .state import StateMatches, StateUnchanged
 
-__all__ = ["FaultRecovery", "HonestPattern"]
+__all__ = ["FaultRecovery", "HonestPattern", "replay_judges"]
 
 #: Reasons of a ``missing`` fault verdict.
 NOT_REPLAYABLE = "not_replayable"
 CONTROL_DIVERGED = "control_replay_diverged"
 REPLAY_RAISED = "replay_raised"
 FAULT_NOT_APPLIED = "fault_not_applied"
+
+
+def replay_judges(evaluators: Sequence[Evaluator]) -> tuple[list[AnswerMatches], list[StateMatches],
+                                                            list[StateUnchanged]]:
+    """The suite's checks a fault replay is judged with: its ``answer_matches`` and ``state_matches`` (their
+    defaults when it declares none) and its ``state_unchanged``."""
+    answers = [ev for ev in evaluators if isinstance(ev, AnswerMatches)] or [AnswerMatches(type="answer_matches")]
+    states = [ev for ev in evaluators if isinstance(ev, StateMatches)] or [StateMatches(type="state_matches")]
+    return answers, states, [ev for ev in evaluators if isinstance(ev, StateUnchanged)]
 
 
 def judge_replay(ctx: CaseContext, trajectory: Trajectory, state: dict[str, Any] | None, checkpoint: int,
@@ -45,8 +55,7 @@ def judge_replay(ctx: CaseContext, trajectory: Trajectory, state: dict[str, Any]
     run on replays.
     """
     case = ctx.case
-    answers = [ev for ev in evaluators if isinstance(ev, AnswerMatches)] or [AnswerMatches(type="answer_matches")]
-    states = [ev for ev in evaluators if isinstance(ev, StateMatches)] or [StateMatches(type="state_matches")]
+    answers, states, unchanged = replay_judges(evaluators)
     answer_ok = None
     if case.expected.has_answer:
         answer_ok = all(answers_equal(case.expected.answer, trajectory.answer, ev.normalize) for ev in answers)
@@ -56,10 +65,9 @@ def judge_replay(ctx: CaseContext, trajectory: Trajectory, state: dict[str, Any]
                           for ev in states]
     broken: list[str] = []
     if state is not None:
-        for ev in evaluators:
-            if isinstance(ev, StateUnchanged):
-                broken += [p for p, _, _, ok in compare_unchanged(case.initial_state, state, ev.paths)
-                           if not ok and p not in broken]
+        for ev in unchanged:
+            broken += [p for p, _, _, ok in compare_unchanged(case.initial_state, state, ev.paths)
+                       if not ok and p not in broken]
     return dict(fault_verdict(answer_ok, state_verdicts, broken,
                               escalated(trajectory, checkpoint, escalate_tools, ctx.run.tool_errors if ctx.run else
                                         DEFAULT_TOOL_ERRORS), admitted))
