@@ -1,8 +1,8 @@
 """The ``oloproof`` command: parse, call the library, print; exit 2 with one line on any user error.
 
 Exit codes: 0 PASS, 1 BLOCK, 2 error (``oloproof receipt``: 0 verified, 2
-anything else; ``oloproof compare``: 0 NO_REGRESSION, 1 REGRESSION or
-INSUFFICIENT_EVIDENCE), 130 interrupted by the user. **Exit 0 means the run finished,
+anything else, a Ctrl-C, SIGTERM or SIGHUP included; ``oloproof compare``: 0
+NO_REGRESSION, 1 REGRESSION or INSUFFICIENT_EVIDENCE), 130 interrupted by the user. **Exit 0 means the run finished,
 the gate was computed on it and said PASS — nothing else.** To make that true
 whatever the system under test does, ``oloproof run`` never imports the
 system: a child process loads the suite and runs it into the run directory,
@@ -578,7 +578,14 @@ def _cmd_receipt(args: argparse.Namespace) -> int:
     from .errors import ContractFileError, DigestKeyError
 
     try:
-        receipt = verify_contract_file(Path(args.contract))
+        with _StopOnSignals():
+            receipt = verify_contract_file(Path(args.contract))
+    except (KeyboardInterrupt, _Stopped) as exc:  # a hook blocks on 2 only: never 130 or death by a signal
+        name = exc.args[0] if isinstance(exc, _Stopped) else "SIGINT"
+        if args.json:
+            print(json.dumps({"error": "interrupted", "message": f"stopped by {name}"}))
+        print(f"oloproof: not verified: stopped by {name} (the validator it ran was stopped too)", file=sys.stderr)
+        return 2
     except (ContractFileError, DigestKeyError) as exc:
         # a contract file error names the file already; a missing key names the variable, so name the file too
         message = str(exc) if isinstance(exc, ContractFileError) else f"{args.contract}: {exc}"
@@ -594,6 +601,32 @@ def _cmd_receipt(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
     return 0
+
+
+class _Stopped(BaseException):
+    """SIGTERM or SIGHUP reached ``oloproof receipt`` (``args[0]``: the signal's name)."""
+
+
+class _StopOnSignals:
+    """While inside, SIGTERM and SIGHUP raise :class:`_Stopped` (so a running validator's process group is
+    killed on the way out, as on Ctrl-C); the handlers before are put back after. Only in the main thread."""
+
+    def __enter__(self) -> None:
+        self._before: dict[signal.Signals, Any] = {}
+        if threading.current_thread() is not threading.main_thread():
+            return
+
+        def stop(signum: int, frame: Any) -> None:
+            raise _Stopped(signal.Signals(signum).name)
+
+        for name in ("SIGTERM", "SIGHUP"):
+            sig = getattr(signal, name, None)
+            if sig is not None:
+                self._before[sig] = signal.signal(sig, stop)
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, handler in self._before.items():
+            signal.signal(sig, handler)
 
 
 def _cmd_report(args: argparse.Namespace) -> int:

@@ -337,3 +337,75 @@ def test_a_command_validator_runs_in_the_contract_folder_with_stdio_on_dev_null(
     assert code == 0 and err == ""
     assert json.loads(out)["receipt"]["status"] == "verified"  # one JSON line: nothing of the validator's
     assert (folder / "cwd.txt").read_text() == str(folder.resolve())
+
+
+def test_a_key_that_is_not_utf8_is_its_bytes(tmp_path: Path) -> None:
+    """A key variable holding bytes that are not UTF-8 stopped ``oloproof receipt`` with an internal error
+    whose message quoted one byte of the key. The key is the bytes the process was given: the HMAC of the
+    artifact under ``secret\\xff`` (computed here with hmac, outside the toolkit) verifies."""
+    import hashlib
+    import hmac
+
+    key = b"secret\xff"
+    expected = hmac.new(key, CONTENT, hashlib.sha256).hexdigest()
+    path = make_contract(tmp_path, digest_key_env="OLOPROOF_RAW_KEY", expected_sha256=expected)
+    env = {**os.environ, "OLOPROOF_RAW_KEY": os.fsdecode(key)}  # the child gets the raw bytes
+    done = subprocess.run([PY, "-m", "oloproof_nb.cli", "receipt", str(path)], capture_output=True, text=True,
+                          check=False, env=env)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["status"] == "verified"
+    wrong = make_contract(tmp_path / "wrong", digest_key_env="OLOPROOF_RAW_KEY",
+                          expected_sha256=hmac.new(b"secret", CONTENT, hashlib.sha256).hexdigest())
+    done = subprocess.run([PY, "-m", "oloproof_nb.cli", "receipt", str(wrong)], capture_output=True, text=True,
+                          check=False, env=env)
+    assert done.returncode == 2 and json.loads(done.stdout)["status"] == "hash_mismatch"
+    assert "internal error" not in done.stderr and "\\udcff" not in done.stderr
+
+
+def test_a_validator_name_in_a_contract_file_is_a_contract_error(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """``oloproof receipt`` registers no validators: a name could never verify. It was an ``unverified``
+    receipt; it is the file's error, one line naming the key."""
+    path = make_contract(tmp_path, validator="report_schema")
+    code = main(["receipt", str(path)])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err.startswith(f"oloproof: error: contract error: {path}: key 'validator': 'report_schema' is not a "
+                          "registered validator (registered: none)") and err.count("\n") == 1
+
+
+SLOW_CHECK = "import os, sys, time\nopen(sys.argv[1], 'w').write(str(os.getpid()))\ntime.sleep(60)\n"
+
+
+@pytest.mark.skipif(not hasattr(os, "killpg"), reason="process groups (POSIX)")
+@pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM", "SIGHUP"])
+def test_a_hook_stopped_by_a_signal_exits_2_and_stops_its_validator(tmp_path: Path, signame: str) -> None:
+    """A completion hook blocks only on exit 2: Ctrl-C gave 130, SIGTERM and SIGHUP killed the hook by the
+    signal (the agent's runner then lets the agent stop), and the validator, in a session of its own, kept
+    running. Now each is exit 2, one line, and the validator is gone."""
+    import signal
+    import time
+
+    pid_file = tmp_path / "validator.pid"
+    (tmp_path / "slow.py").write_text(SLOW_CHECK, encoding="utf-8")
+    path = make_contract(tmp_path, validator={"command": [PY, "slow.py", str(pid_file)]})
+    hook = subprocess.Popen([PY, "-m", "oloproof_nb.cli", "receipt", str(path)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while not (pid_file.exists() and pid_file.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    validator = int(pid_file.read_text())
+    hook.send_signal(getattr(signal, signame))
+    out, err = hook.communicate(timeout=30)
+    assert hook.returncode == 2, (hook.returncode, err)
+    assert err == f"oloproof: not verified: stopped by {signame} (the validator it ran was stopped too)\n"
+    gone = time.monotonic() + 10
+    while time.monotonic() < gone:
+        try:
+            os.kill(validator, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(validator, signal.SIGKILL)
+        raise AssertionError("the validator outlived the hook")

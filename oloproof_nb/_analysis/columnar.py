@@ -59,6 +59,7 @@ put in place on that host.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -311,6 +312,8 @@ def to_arrow(spec: FrameSpec, items: Sequence[Any], state_refs: Sequence[str | N
     not stored there). The table then has one more column, ``state_ref``, and ``state`` is null on the
     rows whose state is stored by address.
     """
+    if not items:
+        return _empty_table(spec, state_refs is not None)
     arrays = []
     schema = spec.arrow_schema()
     for col in spec.columns:
@@ -324,6 +327,14 @@ def to_arrow(spec: FrameSpec, items: Sequence[Any], state_refs: Sequence[str | N
         arrays.append(pa.array(list(state_refs), type=pa.large_string()))
         schema = schema.append(_STATE_REF_FIELD)
     return pa.Table.from_arrays(arrays, schema=schema)
+
+
+@functools.lru_cache(maxsize=2 * len(FRAMES))
+def _empty_table(spec: FrameSpec, state_refs: bool) -> pa.Table:
+    """The table of a frame without rows (with the ``state_ref`` column when ``state_refs``): made once per
+    frame, as most chunks of most runs have no replays, pairs or receipts."""
+    schema = spec.arrow_schema().append(_STATE_REF_FIELD) if state_refs else spec.arrow_schema()
+    return schema.empty_table()
 
 
 def _objects(values: list[Any]) -> np.ndarray:

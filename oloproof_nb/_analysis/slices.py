@@ -46,7 +46,9 @@ def _reduced_bins(text: str, criterion: str, cfg: ReleaseConfig, verdicts: pd.Da
 
     ``support`` counts the cases reduced in the bin (those with at least k of their rows there),
     ``passed`` the cases whose value is 1, ``rate`` the mean of the values. Also returns how many of the
-    criterion's cases were reduced in no bin (fewer than k rows in each: their epochs fell in different bins).
+    criterion's cases the gate reduces (at least k rows in all) were reduced in no bin (fewer than k rows in
+    each: their epochs fell in different bins). A case with fewer than k rows in all is left out here as the
+    gate leaves it out.
     """
     reduction = parse_reduce(cfg.reduce_of(criterion))
     mine = (verdicts["criterion"] == criterion).to_numpy()
@@ -66,7 +68,8 @@ def _reduced_bins(text: str, criterion: str, cfg: ReleaseConfig, verdicts: pd.Da
             iv, _, _ = reduced_interval(rs, cfg)
             row.update(rate=iv.estimate, ci_low=iv.low, ci_high=iv.high, method=iv.method)
         rows.append(row)
-    every = set(verdicts.loc[mine, "case_id"].astype(str).tolist())
+    counts = epoch_counts(verdicts[mine])  # a case with fewer than k rows in all is left out, as by the gate
+    every = set(counts.loc[counts["epochs"] >= reduction.k, "case_id"].astype(str).tolist())
     return rows, len(every - reduced)
 
 

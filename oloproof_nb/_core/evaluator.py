@@ -105,6 +105,11 @@ class RunContext(Protocol):
         """Whether the file at the contract's ``locator`` is the one the sandbox's reset left, unchanged."""
         ...
 
+    def shown_to_an_earlier_case(self, evidence: Evidence) -> bool:
+        """Whether this version of the artifact (modification time and digest) was observed for another case
+        of the run before this case started."""
+        ...
+
     def replay(self, case: Case, recorded: Trajectory, checkpoint: int, change: Change | None, *,
                record: Mapping[str, Any], reproduce: tuple[Trajectory, dict[str, Any] | None] | None) -> Replay:
         """Reset the sandbox and replay ``recorded`` from ``checkpoint`` with ``change`` (None: the control).
@@ -202,6 +207,11 @@ class Evaluator(BaseModel):
 
     def missing(self, reason: str) -> Evaluation:
         return Evaluation(verdicts=[self.verdict("missing", reason)])
+
+    def interrupted(self, ctx: CaseContext, reason: str, *, timed_out: bool) -> Evaluation:
+        """What a ``system``-scope evaluator gives when the system timed out (``timed_out``) or raised while it
+        judged the case (``reason`` says why): a ``missing`` verdict, with whatever records it owes (a receipt)."""
+        return self.missing(reason)
 
     def evaluate(self, ctx: CaseContext) -> Evaluation:
         """Judge one case (scopes ``case`` and ``system``); an empty Evaluation means not applicable."""

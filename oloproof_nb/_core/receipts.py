@@ -158,7 +158,7 @@ class OutcomeContract(BaseModel):
     artifact_id: Name
     expected_sha256: Hex64 = None
     validator: OptionalName = None
-    require_fresh: bool = True
+    require_fresh: bool = Field(default=True, strict=True)  # "no", "off" or 0 do not turn freshness off
     digest_key_env: str | None = None
     locator: OptionalName = None
 
@@ -309,6 +309,7 @@ def classify_outcome(
     run_started_at: datetime,
     waiting: bool = False,
     untouched: bool = False,
+    earlier: bool = False,
 ) -> Receipt:
     """Classify one promised outcome; the first check that applies wins.
 
@@ -328,6 +329,10 @@ def classify_outcome(
         The artifact is the very file the sandbox's reset left (the same modification time, size and inode
         just after the reset and after the case): with freshness required it is ``stale``, however recent
         its modification time (a reset that writes its fixture files makes them newer than the case start).
+    earlier : bool
+        The artifact is the version (the same modification time and digest) an earlier case of the run was
+        shown before this case started: with freshness required it is ``stale``, however close its time to
+        the start (the freshness margin cannot tell a file the case before wrote a few milliseconds earlier).
 
     Returns
     -------
@@ -338,10 +343,11 @@ def classify_outcome(
     -----
     Order (first that applies wins): ``waiting``; ``missing`` (no evidence);
     ``wrong_artifact`` (evidence for another id); ``stale`` (freshness required and
-    ``modified_at < run_started_at``); ``hash_mismatch`` (``expected_sha256`` set, an observed
-    digest of the same kind, and they differ); ``validator_failed`` (the contract's validator
-    ran and exited non-zero); ``unverified`` (a required check has no evidence, or freshness is
-    required and the modification time lies after the observation); ``verified``.
+    ``untouched``, ``earlier`` or ``modified_at < run_started_at``); ``hash_mismatch``
+    (``expected_sha256`` set, an observed digest of the same kind, and they differ);
+    ``validator_failed`` (the contract's validator ran and exited non-zero); ``unverified``
+    (a required check has no evidence, or freshness is required and the modification time
+    lies after the observation); ``verified``.
 
     Keyed digests: when ``digest_key_env`` is set, the contract's ``expected_sha256`` holds the
     expected HMAC-SHA256 hex and the evidence must carry ``digest_kind="hmac-sha256"``. A digest
@@ -376,12 +382,13 @@ def classify_outcome(
             digest_kind=evidence.digest_kind,
             evidence_source=evidence.evidence_source,
         )
-    status, reason = _decide(contract, evidence, start, waiting, untouched)
+    status, reason = _decide(contract, evidence, start, waiting, untouched, earlier)
     return Receipt(**fields, status=status, reason=reason)
 
 
 def _decide(
-    contract: OutcomeContract, ev: Evidence | None, start: datetime, waiting: bool, untouched: bool = False
+    contract: OutcomeContract, ev: Evidence | None, start: datetime, waiting: bool, untouched: bool = False,
+    earlier: bool = False,
 ) -> tuple[ReceiptStatus, str]:
     if waiting:
         return "waiting", "waiting: the run declared a wait; the outcome is not yet due"
@@ -393,6 +400,9 @@ def _decide(
         )
     if contract.require_fresh and untouched:
         return "stale", "stale: unchanged since the sandbox was reset: the file the reset left, not one this case wrote"
+    if contract.require_fresh and earlier:
+        return "stale", ("stale: the artifact an earlier case of this run was shown (the same modification time "
+                         "and digest), not one this case wrote")
     if contract.require_fresh and ev.modified_at is not None and ev.modified_at < start:
         return "stale", (
             f"stale: modified at {iso(ev.modified_at)}, before the run started at {iso(start)}"
@@ -470,7 +480,8 @@ def hmac_sha256_hex(data: bytes, key: bytes) -> str:
 
 
 def digest_key_from_env(env_name: str, environ: Mapping[str, str] = os.environ) -> bytes:
-    """Read an HMAC key from the environment variable ``env_name`` (its UTF-8 bytes).
+    """Read an HMAC key from the environment variable ``env_name`` (its UTF-8 bytes; a value that is not UTF-8
+    gives the bytes the process was given).
 
     Parameters
     ----------
@@ -487,7 +498,8 @@ def digest_key_from_env(env_name: str, environ: Mapping[str, str] = os.environ) 
     Raises
     ------
     DigestKeyError
-        When the variable is unset or empty; the message names the variable, never a value.
+        When the variable is unset, empty or no bytes (a lone surrogate); the message names the variable, never
+        a value.
     """
     value = environ.get(env_name)
     if not value:
@@ -496,4 +508,8 @@ def digest_key_from_env(env_name: str, environ: Mapping[str, str] = os.environ) 
             f"digest_key_env: environment variable {env_name} is {state}; "
             "set it to the HMAC key before verifying keyed digests"
         )
-    return value.encode("utf-8")
+    try:  # os.environ holds a value that is not UTF-8 with its bytes escaped: the key is those bytes
+        return value.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        raise DigestKeyError(f"digest_key_env: environment variable {env_name} holds text that has no bytes "
+                             "(a lone surrogate); set it to the HMAC key") from None

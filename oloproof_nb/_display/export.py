@@ -26,7 +26,7 @@ from .._core.paths import Absent
 from ..errors import ExportError
 from .html import html_table, numeric_column
 from .markdown import markdown_table
-from .theme import TABLE_CSS, _missing, cell_text, json_text
+from .theme import TABLE_CSS, _missing, cell_text, json_text, table_of
 
 __all__ = ["CSV_FORMULA_STARTS", "EXPORT_SUFFIXES", "csv_text", "export_table"]
 
@@ -197,7 +197,7 @@ def export_table(df: pd.DataFrame | Any, path: str | Path) -> Path:
     >>> op.export_table(op.gate(run).table, "gate.md")   # doctest: +SKIP
     PosixPath('gate.md')
     """
-    table = getattr(df, "table", df)
+    table = table_of(df)
     if not isinstance(table, pd.DataFrame):
         raise ExportError(f"export_table needs a pandas DataFrame (or a Gate), got {type(df).__name__}")
     path = Path(path)

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import OloproofError
-from .theme import COLOURS, CRITERION_COLOURS, GRID, INK, MUTED, colour
+from .theme import COLOURS, CRITERION_COLOURS, GRID, INK, MUTED, colour, table_of
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -37,8 +37,14 @@ _COMPARE_VERDICTS = ("NO_REGRESSION", "REGRESSION", "INSUFFICIENT_EVIDENCE", "RE
 _DIMENSION_LABELS = {"tool_calls": "number of tool calls", "trajectory_length": "trajectory length (steps)"}
 
 
+def _plain(text: Any) -> str:
+    """``text`` drawn as written: matplotlib reads the text between two ``$`` as a formula (a criterion named
+    ``refund_$50_to_$100`` failed to draw), so every ``$`` is escaped."""
+    return str(text).replace("$", r"\$")
+
+
 def _table(obj: Any, columns: list[str], what: str, source: str) -> pd.DataFrame:
-    table = getattr(obj, "table", obj)
+    table = table_of(obj)
     if not isinstance(table, pd.DataFrame):
         raise OloproofError(f"plots.{what} needs a DataFrame, got {type(obj).__name__}")
     missing = [c for c in columns if c not in table.columns]
@@ -144,7 +150,7 @@ def gate(g: Any, ax: Axes | None = None) -> Axes:
     notes = [f"{r.passed}/{r.n}  {r.verdict}" for r in table.itertuples(index=False)]
     reduce = table["reduce"] if "reduce" in table.columns else pd.Series("mean", index=table.index)
     vacuous = table["vacuous"] if "vacuous" in table.columns else pd.Series(False, index=table.index)
-    names = [(c if r in ("mean", "") or not isinstance(r, str) else f"{c} ({r})")  # a reduced criterion says how
+    names = [_plain(c if r in ("mean", "") or not isinstance(r, str) else f"{c} ({r})")  # a reduced one says how
              + (" (vacuous)" if isinstance(v, (bool, np.bool_)) and v else "")  # as the report marks it
              for c, r, v in zip(table["criterion"], reduce, vacuous, strict=True)]
     _interval_rows(ax, table, names, colours, table["threshold"], "threshold", notes, "no rows")
@@ -156,7 +162,7 @@ def gate(g: Any, ax: Axes | None = None) -> Axes:
     ax.set_xlabel(f"pass rate and {conf}interval")
     verdict = getattr(g, "verdict", None) if is_gate else None
     reason = getattr(g, "reason", "") if is_gate else ""
-    title = "Release gate" + (f": {verdict}" if verdict else "") + (f" ({reason})" if reason else "")
+    title = _plain("Release gate" + (f": {verdict}" if verdict else "") + (f" ({reason})" if reason else ""))
     ax.set_title(title, loc="left", fontweight="bold",
                  color=colour("PASS" if verdict == "PASS" else "FAIL") if verdict else _INK)
     handles = [Line2D([], [], marker="o", ls="", color=COLOURS[v], label=v.replace("_", " ").lower())
@@ -229,7 +235,7 @@ def slices(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
     ax.set_xlabel(_DIMENSION_LABELS.get(dimension, "bin") + ("  (bins: lower ≤ x < upper)" if single else ""))
     ax.set_ylabel("pass rate and interval")
     ax.set_title(f"Pass rate by bin — {names[0]}" if single else "Pass rate by bin", loc="left", fontweight="bold")
-    handles = [Line2D([], [], marker="o", ls="", color=colour[c], label=c) for c in criteria]
+    handles = [Line2D([], [], marker="o", ls="", color=colour[c], label=_plain(c)) for c in criteria]
     if bool(np.asarray(few, dtype=bool).any()):
         handles.append(Line2D([], [], marker="o", ls="", mfc="white", color=_MUTED, mew=1.6,
                               label="hollow: few clusters"))
@@ -263,8 +269,8 @@ def validity(frame: pd.DataFrame, ax: Axes | None = None) -> Axes:
     ok, no = colour("checked"), colour("not checked")
     colours = [ok if bool(c) else no for c in table["checked"]]
     notes = [f"{r.valid}/{r.labeled} valid, {r.labeled}/{r.derived} labeled" for r in table.itertuples(index=False)]
-    _interval_rows(ax, table, list(table["transform"]), colours, table["minimum_validity"], "minimum", notes,
-                   "no labels")
+    _interval_rows(ax, table, [_plain(t) for t in table["transform"]], colours, table["minimum_validity"], "minimum",
+                   notes, "no labels")
     lows = pd.concat([table["ci_low"], table["minimum_validity"]]).astype(float)
     _rate_axis(ax, "x", float(lows.min()) if lows.notna().any() else 0.0)
     ax.set_xlabel("share of labeled pairs that kept the meaning (Wilson interval)")
@@ -305,7 +311,8 @@ def compare(cmp: Any, ax: Axes | None = None) -> Axes:
     notes = [f"{r.pass_to_fail} pass→fail, {r.fail_to_pass} fail→pass of {r.n}  {r.verdict}"
              for r in table.itertuples(index=False)]
     none = pd.Series([math.nan] * len(table))
-    _interval_rows(ax, table.rename(columns={"difference": "rate"}), list(table["criterion"]), colours, none, "",
+    _interval_rows(ax, table.rename(columns={"difference": "rate"}), [_plain(c) for c in table["criterion"]],
+                   colours, none, "",
                    notes, "no paired rows")
     margins = table["margin"].dropna().astype(float).unique()
     ax.axvline(0.0, color=_MUTED, lw=1.0, zorder=1)
@@ -327,7 +334,7 @@ def compare(cmp: Any, ax: Axes | None = None) -> Axes:
     ax.set_xlabel(f"difference in pass rate, candidate − base, with its paired {conf}interval")
     verdict = getattr(cmp, "verdict", None) if is_cmp else None
     reason = getattr(cmp, "reason", "") if is_cmp else ""  # why, when no criterion says (a run that did not finish)
-    title = "Candidate vs base" + (f": {verdict}" if verdict else "") + (f" ({reason})" if reason else "")
+    title = _plain("Candidate vs base" + (f": {verdict}" if verdict else "") + (f" ({reason})" if reason else ""))
     ax.set_title(title, loc="left", fontweight="bold", color=colour(verdict) if verdict else _INK)
     handles = [Line2D([], [], marker="o", ls="", color=colour(v), label=v.replace("_", " ").lower())
                for v in _COMPARE_VERDICTS if v in set(table["verdict"])]

@@ -18,7 +18,7 @@ import pandas as pd
 from .._core.paths import Absent
 
 __all__ = ["COLOURS", "INK", "MUTED", "GRID", "HIGHLIGHT", "CRITERION_COLOURS", "colour", "fmt_number", "preview",
-           "cell_text", "json_text", "PAGE_CSS", "TABLE_CSS"]
+           "cell_text", "json_text", "PAGE_CSS", "TABLE_CSS", "table_of"]
 
 #: Colour of every verdict word: gate verdicts, row verdicts, pair results, validity.
 COLOURS: dict[str, str] = {
@@ -145,3 +145,11 @@ def cell_text(value: Any) -> str:
     if isinstance(value, (pd.Timestamp, dt.datetime, dt.date)):
         return value.isoformat()
     return str(value)
+
+
+def table_of(obj: Any) -> Any:
+    """The table ``obj`` shows: a DataFrame itself, or a result's ``table`` (a Gate, a Comparison).
+
+    A DataFrame is taken as it is: ``getattr`` would find its column named ``table``.
+    """
+    return obj if isinstance(obj, pd.DataFrame) else getattr(obj, "table", obj)

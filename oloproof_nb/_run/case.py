@@ -147,11 +147,11 @@ def _evaluate(ctx: CaseContext, evaluators: Sequence[Evaluator]) -> tuple[Evalua
         except CaseTimeout as exc:
             if ev.scope != "system":
                 raise
-            result.extend(ev.missing(failure_reason(exc)))
+            result.extend(ev.interrupted(ctx, failure_reason(exc), timed_out=True))
             system_stuck = abandoned = True
         except BaseException as exc:
             if ev.scope != "system" or (system_traceback(exc) is None and not isinstance(exc, SystemContractError)):
                 raise  # oloproof's own error (or the user's Ctrl-C) is never blamed on the system
-            result.extend(ev.missing(f"system_raised: {failure_reason(exc)}"))
+            result.extend(ev.interrupted(ctx, f"system_raised: {failure_reason(exc)}", timed_out=False))
             system_stuck = True
     return result, system_stuck, abandoned

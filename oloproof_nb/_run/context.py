@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import os
+import threading
 import traceback
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
 from .._config.imports import load_check
+from .._core.canonical import utc_now
 from .._core.case import Case
 from .._core.evaluator import Evaluator, Replay, UserCall
 from .._core.receipts import Evidence, OutcomeContract
@@ -23,9 +26,48 @@ from .replays import make_replay
 from .sandbox import failure_reason
 from .timeouts import CaseTimeout, call_with_timeout
 
-__all__ = ["RunSettings", "LiveCase"]
+__all__ = ["RunSettings", "LiveCase", "ShownArtifacts"]
 
 T = TypeVar("T")
+
+
+class ShownArtifacts:
+    """The versions of promised artifacts observed for the cases of a run (on this process), and when.
+
+    A version is an artifact id with the modification time and digest observed. A case shown a version
+    that an earlier case was shown before this case started gets the earlier case's artifact: the
+    freshness margin (``clock_slack_s``) cannot tell it from a new one when the earlier case ended a few
+    milliseconds before (epochs of a case and a source's metamorphic copies run back to back). Entries
+    older than :data:`KEEP` are dropped: a version that old is stale by its time already.
+    """
+
+    #: How long a version is remembered: more than ``clock_slack_s`` can be (60 s).
+    KEEP = timedelta(seconds=120)
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._seen: OrderedDict[tuple[Any, ...], datetime] = OrderedDict()
+
+    def __getstate__(self) -> dict[str, Any]:  # a copy sent to another process starts empty (no lock to send)
+        return {}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__()  # type: ignore[misc]
+
+    def shown_before(self, evidence: Evidence, started: datetime) -> bool:
+        """Whether ``evidence``'s version was observed before ``started``; notes it as observed now."""
+        if evidence.modified_at is None:
+            return False  # no time to tell versions apart (and no freshness to show)
+        key = (evidence.artifact_id, evidence.modified_at, evidence.sha256, evidence.digest_kind)
+        now = utc_now()
+        with self._lock:
+            first = self._seen.setdefault(key, now)
+            while self._seen:
+                oldest_key, oldest = next(iter(self._seen.items()))
+                if oldest >= now - self.KEEP:
+                    break
+                del self._seen[oldest_key]
+        return first < started
 
 
 @dataclass(frozen=True)
@@ -49,6 +91,8 @@ class RunSettings:
     cache: ReplayCache | None = None
     #: The fingerprint of the system's code (part of every replay's cache key; None: never cached).
     code_fingerprint: str | None = None
+    #: The artifact versions observed so far (an artifact an earlier case left is ``stale``).
+    shown: ShownArtifacts = field(default_factory=ShownArtifacts, compare=False)
 
 
 def located_file(contract: OutcomeContract, settings: RunSettings) -> tuple[int, int, int] | None:
@@ -82,6 +126,11 @@ class LiveCase:
     def untouched_since_reset(self, contract: OutcomeContract) -> bool:
         """Whether the artifact at the contract's locator is the file the sandbox's reset left, unchanged."""
         return self.reset_file is not None and located_file(contract, self.settings) == self.reset_file
+
+    def shown_to_an_earlier_case(self, evidence: Evidence) -> bool:
+        """Whether this version of the artifact (its modification time and digest) was observed for another
+        case of the run before this case started (see :class:`ShownArtifacts`)."""
+        return self.settings.shown.shown_before(evidence, self.case_started_at)
 
     @property
     def evaluators(self) -> Sequence[Evaluator]:

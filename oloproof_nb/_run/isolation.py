@@ -50,6 +50,7 @@ from .._core.records import CaseRecord, ReplayRecord
 from ..errors import OloproofError
 from .case import execute_case, failed_case
 from .context import RunSettings
+from .observe import shared_files
 from .replay_cache import REPLAY_CACHE_DIR, ReplayCache
 from .systems import as_factory, build, code_fingerprint, version_of
 from .timeouts import set_call_watch
@@ -180,6 +181,7 @@ class ProcessWorkers:
         self._n = workers
         self._timeout_s = suite.config.case_timeout_s
         self._evaluators = list(suite.config.evaluators)
+        self._root = suite.root
         self._workers: list[_Worker] = []
         self._identity: tuple[str | None, str | None] | None = None
         self._run_id = ""
@@ -317,15 +319,19 @@ class ProcessWorkers:
             self._workers.append(self._spawn())
         items = iter(pending)
         held: tuple[int, Case] | None = None  # a case whose worker was gone before it could be sent
+        # cases that observe a file a running case observes too (shared_files) wait for it, in order
+        waiting: list[tuple[int, Case]] = []
         exhausted = False
         while True:
             for worker in list(self._workers):
-                if worker.state != "idle" or exhausted:
+                if worker.state != "idle":
                     continue
-                item = held if held is not None else next(items, None)
-                held = None
-                if item is None:
-                    exhausted = True
+                item: tuple[int, Case] | None
+                if held is not None:
+                    item, held = held, None
+                else:
+                    item, exhausted = self._next_free(waiting, items, exhausted)
+                if item is None:  # none can start now
                     break
                 try:
                     worker.conn.send((item[0], item[1], self._run_id))
@@ -335,7 +341,7 @@ class ProcessWorkers:
                     continue
                 worker.item, worker.started, worker.t0 = item, utc_now(), time.perf_counter()
                 worker.state = "busy"
-            if exhausted and not any(w.state == "busy" for w in self._workers):
+            if exhausted and not waiting and held is None and not any(w.state == "busy" for w in self._workers):
                 return
             self._wait(self._workers)
             for worker in list(self._workers):
@@ -345,6 +351,32 @@ class ProcessWorkers:
                         self._replace(worker, failed_start=problem)
                 elif worker.state == "busy":
                     yield from self._poll_busy(worker)
+
+    def _keys(self, case: Case) -> frozenset[str]:
+        return shared_files(case, self._evaluators, self._root)
+
+    def _next_free(self, waiting: list[tuple[int, Case]], items: Iterator[tuple[int, Case]], exhausted: bool,
+                   ) -> tuple[tuple[int, Case] | None, bool]:
+        """The next case no running case shares a file with (:func:`shared_files`), and whether ``items`` is
+        exhausted: a case that waited first, else a new one (one that shares a file waits, in order, up to as
+        many as there are workers); None: none can start now."""
+        busy: set[str] = set()
+        for w in self._workers:
+            if w.state == "busy" and w.item is not None:
+                busy |= self._keys(w.item[1])
+        for i, ready in enumerate(waiting):
+            keys = self._keys(ready[1])
+            if not keys & busy and not any(keys & self._keys(w[1]) for w in waiting[:i]):
+                return waiting.pop(i), exhausted
+        while not exhausted and len(waiting) < self._n:
+            item = next(items, None)
+            if item is None:
+                return None, True
+            keys = self._keys(item[1])
+            if not keys & busy and not any(keys & self._keys(w[1]) for w in waiting):
+                return item, False
+            waiting.append(item)
+        return None, exhausted
 
     def _poll_busy(self, worker: _Worker) -> Iterator[CaseRecord]:
         assert worker.item is not None

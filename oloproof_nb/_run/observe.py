@@ -43,8 +43,9 @@ from .._config.contracts import (
 )
 from .._config.files import UnreadableFile, open_regular
 from .._core.canonical import utc_now
+from .._core.case import Case
 from .._core.receipts import Evidence, OutcomeContract, Receipt, classify_outcome, digest_key_from_env
-from ..errors import DigestKeyError, validation_problem
+from ..errors import ContractFileError, DigestKeyError, validation_problem
 from ..evaluators.outcome import unobserved_receipt
 from .timeouts import CaseTimeout, call_with_timeout
 
@@ -56,6 +57,7 @@ __all__ = [
     "collect_evidence",
     "locator_path",
     "observe_file",
+    "shared_files",
     "verify_contract_file",
 ]
 
@@ -412,7 +414,7 @@ def verify_contract_file(
     Raises
     ------
     ContractFileError
-        The contract file is unusable.
+        The contract file is unusable (a ``validator`` named that ``validators`` does not hold included).
     DigestKeyError
         ``digest_key_env`` names an unset or empty variable.
     """
@@ -420,6 +422,11 @@ def verify_contract_file(
     registry: dict[str, Validator] = dict(validators or {})
     if spec.command is not None:
         registry[COMMAND_VALIDATOR] = spec.command
+    name = spec.contract.validator
+    if name is not None and name not in registry:  # it could never verify: the file is wrong, not the artifact
+        known = ", ".join(sorted(validators or {})) or "none"
+        raise ContractFileError(f"{path}: key 'validator': {name!r} is not a registered validator (registered: "
+                                f'{known}); give the check as {{"command": ["program", "arg", ...]}}')
     try:
         evidence = observe_file(
             spec.contract,
@@ -446,6 +453,21 @@ def locator_path(contract: OutcomeContract, suite_root: Path | None) -> Path | N
     if contract.locator is None:
         return None
     return (suite_root if suite_root is not None else Path.cwd()) / contract.locator
+
+
+def shared_files(case: Case, evaluators: Sequence[Any], suite_root: Path | None) -> frozenset[str]:
+    """The files a case observes that other cases may observe too: its contract's ``locator`` (resolved), when
+    an ``outcome_contract`` check observes it. Cases that share one must not run at the same time (each would
+    see the other's file as its own): the runners never start one while another is running."""
+    if case.outcome is None or not any(getattr(ev, "type", None) == "outcome_contract" for ev in evaluators):
+        return frozenset()
+    path = locator_path(OutcomeContract.model_validate(case.outcome), suite_root)
+    if path is None:
+        return frozenset()
+    try:
+        return frozenset([os.path.realpath(path)])
+    except (OSError, ValueError):  # a NUL byte in it, say: observing it fails as well, the path is the key
+        return frozenset([str(path)])
 
 
 def collect_evidence(contract: OutcomeContract, system: Any, *, call: Callable[[Callable[[], Any]], Any],

@@ -16,6 +16,7 @@ unfinished run is resumable.
 
 from __future__ import annotations
 
+import collections
 import itertools
 import queue
 import socket
@@ -38,6 +39,7 @@ from ..errors import InternalError, OloproofError, RunDirError, describe_excepti
 from .case import execute_case
 from .context import RunSettings
 from .isolation import ProcessWorkers
+from .observe import shared_files
 from .replay_cache import REPLAY_CACHE_DIR, ReplayCache
 from .store import Fsync, RunStore, new_run_id, read_cases, record_key
 from .systems import as_factory, build, code_fingerprint, version_of
@@ -288,23 +290,49 @@ def _run_serial(pending: Iterable[tuple[int, Case]], first: Any, rebuild: Callab
         yield outcome.record
 
 
-def _bounded(submit: Callable[[T], Future[R]], items: Iterable[T], limit: int) -> Iterator[R]:
-    """Submit ``items`` with at most ``limit`` tasks in flight; yield results as they complete."""
-    in_flight: set[Future[R]] = set()
+def _bounded(submit: Callable[[T], Future[R]], items: Iterable[T], limit: int,
+             keys: Callable[[T], frozenset[str]] = lambda item: frozenset()) -> Iterator[R]:
+    """Submit ``items`` with at most ``limit`` tasks in flight; yield results as they complete.
+
+    An item sharing one of its ``keys`` (files it observes, see :func:`shared_files`) with a task in flight
+    waits until that task is done; later items go ahead meanwhile (at most ``limit`` wait).
+    """
+    in_flight: dict[Future[R], frozenset[str]] = {}
+    busy: collections.Counter[str] = collections.Counter()
+    waiting: list[tuple[T, frozenset[str]]] = []
     iterator = iter(items)
     exhausted = False
+
+    def start(item: T, held: frozenset[str]) -> None:
+        busy.update(held)
+        in_flight[submit(item)] = held
+
     while True:
-        while not exhausted and len(in_flight) < limit:
+        ahead: set[str] = set()  # the keys of the items still waiting before this one (they go first)
+        for entry in list(waiting):  # first the items that waited, in order, as their keys come free
+            if len(in_flight) >= limit:
+                break
+            if any(busy[k] for k in entry[1]) or entry[1] & ahead:
+                ahead |= entry[1]
+            else:
+                waiting.remove(entry)
+                start(*entry)
+        while not exhausted and len(in_flight) < limit and len(waiting) < limit:
             try:
                 item = next(iterator)
             except StopIteration:
                 exhausted = True
                 break
-            in_flight.add(submit(item))
+            held = keys(item)
+            if any(busy[k] for k in held) or any(held & w for _, w in waiting):  # keeps their order
+                waiting.append((item, held))
+            else:
+                start(item, held)
         if not in_flight:
-            return
-        done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
+            return  # nothing in flight holds a key: nothing waits
+        done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
         for future in done:
+            busy.subtract(in_flight.pop(future))
             yield future.result()
 
 
@@ -340,7 +368,8 @@ def _run_threaded(pending: Iterable[tuple[int, Case]], first: Any, rebuild: Call
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="oloproof-worker")
     clean = False
     try:
-        yield from _bounded(lambda item: pool.submit(task, *item), pending, 2 * workers)
+        yield from _bounded(lambda item: pool.submit(task, *item), pending, 2 * workers,
+                            keys=lambda item: shared_files(item[1], settings.evaluators, settings.suite_root))
         clean = True
     finally:  # on an error or Ctrl-C, do not wait for cases still running: the run stops now
         pool.shutdown(wait=clean, cancel_futures=True)
@@ -432,7 +461,10 @@ def _run_on_executor(executor: Executor, suite: Suite, pending: Iterable[tuple[i
 
     known = getattr(executor, "_max_workers", None)  # ProcessPoolExecutor / ThreadPoolExecutor; else a cluster
     limit = 2 * known if isinstance(known, int) and known > 0 else _REMOTE_IN_FLIGHT
-    for records, replays in _bounded(submit, _batched(pending, chunk_size), limit):
+    def keys(batch: list[tuple[int, Case]]) -> frozenset[str]:
+        return frozenset().union(*(shared_files(case, settings.evaluators, settings.suite_root) for _, case in batch))
+
+    for records, replays in _bounded(submit, _batched(pending, chunk_size), limit, keys):
         for replay in replays:
             store.append_replay(replay)
         yield from records

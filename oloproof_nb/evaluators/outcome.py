@@ -91,15 +91,19 @@ class OutcomeContractEvaluator(Evaluator):
     however recent its time (a reset that writes its fixture files makes them newer than the case start).
     A system that places its artifacts itself (``observe``) is not asked before its run (that could block
     or leave traces in the state judged): its reset must leave earlier artifacts with their earlier times,
-    as the false-success example's does. Validators run with the case timeout (``case_timeout_s``) and the
-    suite folder as working directory.
+    as the false-success example's does. The version of an artifact (modification time and digest) an
+    earlier case of the run was shown before this case started is ``stale`` too: ``clock_slack_s`` cannot
+    tell it from a new file when the case before ended milliseconds earlier (epochs, metamorphic copies).
+    An ``observe()`` that times out or raises gives ``missing`` with an ``unverified`` receipt. Validators
+    run with the case timeout (``case_timeout_s``) and the suite folder as working directory.
     """
 
     type: Literal["outcome_contract"]
     validators: list[str] = Field(default_factory=list)
-    clock_slack_s: float = Field(default=0.01, ge=0, le=60)
-    observe_timeout_s: float = Field(default=DEFAULT_OBSERVE_TIMEOUT_S, gt=0, allow_inf_nan=False)
-    max_artifact_bytes: int = Field(default=DEFAULT_MAX_ARTIFACT_BYTES, ge=1)
+    # strict: a number written as text ("5") or a boolean (true as 1 byte) is a mistake, not a setting
+    clock_slack_s: float = Field(default=0.01, ge=0, le=60, strict=True)
+    observe_timeout_s: float = Field(default=DEFAULT_OBSERVE_TIMEOUT_S, gt=0, allow_inf_nan=False, strict=True)
+    max_artifact_bytes: int = Field(default=DEFAULT_MAX_ARTIFACT_BYTES, ge=1, strict=True)
 
     scope: ClassVar[Scope] = "system"
     observes_after_case: ClassVar[bool] = True
@@ -127,10 +131,22 @@ class OutcomeContractEvaluator(Evaluator):
             receipt = unobserved_receipt(contract, started, problem)
         else:
             receipt = classify_outcome(contract, evidence, run_started_at=started,
-                                       untouched=evidence is not None and ctx.run.untouched_since_reset(contract))
+                                       untouched=evidence is not None and ctx.run.untouched_since_reset(contract),
+                                       earlier=evidence is not None and ctx.run.shown_to_an_earlier_case(evidence))
         ok = receipt.status == "verified"
         verdict = self.verdict("pass" if ok else "fail", "" if ok else receipt.reason)
         return Evaluation(verdicts=[verdict], receipts=[_row(ctx, receipt)])
+
+    def interrupted(self, ctx: CaseContext, reason: str, *, timed_out: bool) -> Evaluation:
+        """The system's ``observe()`` timed out or raised: ``missing``, with an ``unverified`` receipt (the case
+        was expected to deliver and was never observed; without it the summary left the case out)."""
+        if ctx.case.outcome is None or ctx.run is None:
+            return self.missing(reason)
+        contract = OutcomeContract.model_validate(ctx.case.outcome)
+        started = ctx.run.case_started_at - timedelta(seconds=self.clock_slack_s)
+        why = "the system timed out while observing it" if timed_out else "the system raised while observing it"
+        receipt = unobserved_receipt(contract, started, f"not observed: {why}")  # no message: it could quote a path
+        return Evaluation(verdicts=[self.verdict("missing", reason)], receipts=[_row(ctx, receipt)])
 
     def validator_names(self) -> list[str]:
         return list(self.validators)

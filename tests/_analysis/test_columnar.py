@@ -163,6 +163,19 @@ def test_nested_values_are_json_text_and_absent_is_null(tmp_path: Path) -> None:
         assert [schema.field(c.name).type for c in spec.columns] == [c.arrow_field().type for c in spec.columns]
 
 
+@pytest.mark.parametrize("name", sorted(FRAMES))
+def test_a_frame_without_rows_has_the_schema_of_one_with_rows(name: str) -> None:
+    """The table of a chunk without rows (made once per frame) is the frame's own: the same schema, with
+    ``state_ref`` exactly when states are stored by address."""
+    spec = FRAMES[name]
+    for refs in ((None, []) if name == "snapshots" else (None,)):
+        table = columnar.to_arrow(spec, [], refs)
+        fields = [c.arrow_field() for c in spec.columns] + ([columnar._STATE_REF_FIELD] if refs is not None else [])
+        assert table.num_rows == 0
+        assert table.schema.equals(pa.schema(fields, metadata={"oloproof.frame": name}), check_metadata=True)
+        assert columnar.from_arrow(spec, table, states=lambda refs: []).equals(spec.empty())
+
+
 # -- when the copy is (re)built ----------------------------------------------------------------------------
 
 def _source_mtime(directory: Path) -> int:

@@ -290,3 +290,27 @@ def test_a_reduced_slice_names_the_cases_no_bin_can_hold(tmp_path: Path) -> None
     with warnings.catch_warnings():
         warnings.simplefilter("error", SliceWarning)  # a mean criterion bins each epoch's row: nothing left out
         op.slice_table(run, "tool_calls:2", release={"criteria": {"answer_matches": 0.5}})
+
+
+def test_cases_the_gate_leaves_out_are_not_counted_as_in_no_bin(tmp_path: Path) -> None:
+    """Three steady cases keep one row of three (a fault replay made in one epoch only): the gate leaves them
+    out of pass^3 (``left_out``) and so does every bin. The warning counted them with the 4 flaky cases (7)
+    and said the gate counts them."""
+    import re
+    import warnings
+
+    from oloproof_nb import SliceWarning
+
+    run = flaky_run(tmp_path)
+    v = run.verdicts
+    short = v["case_id"].isin(["ok00", "ok01", "ok02"]) & (v["epoch"] > 1)
+    run.__dict__["verdicts"] = v[~short].reset_index(drop=True)
+    row = op.gate(run).table.iloc[0]
+    assert (row["n"], row["passed"]) == (21, 17)  # by hand: 24 − 3 cases, of them 4 flaky fail pass^3
+    assert "3 case(s) with fewer than 3 rows left out" in row["reason"]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", SliceWarning)
+        table = op.slice_table(run, "tool_calls:2").set_index("bin")
+    said = [str(w.message) for w in caught if issubclass(w.category, SliceWarning)]
+    assert len(said) == 1 and re.search(r"\b4 case\(s\) of answer_matches are in no pass\^3 bin", said[0])
+    assert table.loc["<2", "support"] == 17 and table.loc["≥2", "support"] == 0

@@ -260,6 +260,11 @@ def test_digest_key_from_env_names_the_variable_never_a_value() -> None:
     assert "s3cr3t-value" not in str(info.value)
     with pytest.raises(ValueError, match="OLOPROOF_KEY is empty"):
         digest_key_from_env("OLOPROOF_KEY", {"OLOPROOF_KEY": ""})
+    # a value os.environ decoded from bytes that are not UTF-8 is those bytes (it was an UnicodeEncodeError)
+    assert digest_key_from_env("OLOPROOF_KEY", {"OLOPROOF_KEY": "s3cr3t\udcff"}) == b"s3cr3t\xff"
+    with pytest.raises(DigestKeyError, match="OLOPROOF_KEY holds text that has no bytes") as info:
+        digest_key_from_env("OLOPROOF_KEY", {"OLOPROOF_KEY": "s3cr3t\ud800"})
+    assert "s3cr3t" not in str(info.value)
 
 
 # --------------------------------------------------------------------------- models

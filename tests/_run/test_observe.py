@@ -366,7 +366,11 @@ def test_verify_contract_file_with_registered_validator_name(tmp_path: Path) -> 
     path = write_contract(tmp_path, {**MINIMAL, "validator": "report_schema_v3"})
     r = verify_contract_file(path, validators={"report_schema_v3": lambda p: False})
     assert (r.status, r.validator, r.validator_exit_code) == ("validator_failed", "report_schema_v3", 1)
-    assert verify_contract_file(path).status == "unverified"  # nothing registered under that name
+    # nothing registered under that name: it could never verify, so the file is wrong, not the artifact (it was
+    # an "unverified" receipt, and `oloproof receipt` printed it as one, not as a contract error)
+    with pytest.raises(ContractFileError, match=r"key 'validator': 'report_schema_v3' is not a registered "
+                                                r"validator \(registered: none\); give the check as"):
+        verify_contract_file(path)
 
 
 # --------------------------------------------------------------------------- hostile locators

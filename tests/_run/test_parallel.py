@@ -12,6 +12,7 @@ import pickle
 import subprocess
 import sys
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -410,3 +411,41 @@ def test_a_stuck_call_never_keeps_the_process_alive() -> None:
             "try:\n    call_with_timeout(lambda: time.sleep(3600), 0.1)\nexcept CaseTimeout:\n    print('timed out')\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and proc.stdout.strip() == "timed out"
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_items_that_share_a_key_never_run_at_once_and_all_finish(seed: int) -> None:
+    """``_bounded`` with keys (the files cases observe): random items on 3 threads, each holding 0–2 of 4 keys.
+    Every item runs exactly once, no two items sharing a key overlap, items sharing a key start in their
+    order, and items with free keys go ahead (the run is not serial)."""
+    import random
+
+    from oloproof_nb._run.runner import _bounded
+
+    rng = random.Random(seed)
+    items = [(i, frozenset(rng.sample("abcd", rng.randint(0, 2)))) for i in range(60)]
+    lock = threading.Lock()
+    running: dict[int, frozenset[str]] = {}
+    clashes: list[tuple[int, int]] = []
+    order: list[int] = []
+    most = [0]
+
+    def task(item: tuple[int, frozenset[str]]) -> int:
+        i, keys = item
+        with lock:
+            clashes.extend((i, j) for j, other in running.items() if other & keys)
+            running[i] = keys
+            order.append(i)
+            most[0] = max(most[0], len(running))
+        time.sleep(rng.uniform(0, 0.004))
+        with lock:
+            del running[i]
+        return i
+
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        done = list(_bounded(lambda item: pool.submit(task, item), items, 6, keys=lambda item: item[1]))
+    assert sorted(done) == list(range(60)) and not clashes
+    for key in "abcd":
+        mine = [i for i, keys in items if key in keys]
+        assert [i for i in order if i in mine] == mine  # in their order
+    assert most[0] >= 2

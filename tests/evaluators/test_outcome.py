@@ -484,3 +484,142 @@ def test_an_artifact_with_a_modification_time_beyond_year_9999_leaves_the_run_go
     assert statuses(run) == {"far": "unverified", "good": "verified"}
     reasons = dict(zip(run.receipts["case_id"], run.receipts["reason"], strict=True))
     assert reasons["far"] == "unverified: the artifact has a modification time outside the years 1–9999"
+
+
+EPOCH_WRITER = '''
+import time
+from pathlib import Path
+
+OUT = Path(__file__).parent / "out"
+
+
+class OwnFiles:
+    """Places its reports itself (observe): writes input["text"] in the epochs input["write_in"] names and
+    nothing in the others; its reset keeps what earlier cases wrote, times included."""
+
+    def reset(self, state):
+        OUT.mkdir(exist_ok=True)
+
+    def snapshot(self):
+        return {}
+
+    def observe(self, artifact_id):
+        path = OUT / artifact_id
+        return path if path.is_file() else None
+
+    def run(self, input, epoch=1):
+        if epoch in input["write_in"]:
+            (OUT / input["id"]).write_text(input["text"][epoch - 1], encoding="utf-8")
+        return {"steps": [], "answer": "done", "status": "completed"}
+
+
+class SharedLocator:
+    """Its reset removes the report at the locator; epoch 1 writes it after input["write_after"] seconds,
+    the other epochs write nothing and take input["idle"] seconds."""
+
+    def reset(self, state):
+        OUT.mkdir(exist_ok=True)
+        (OUT / "report.json").unlink(missing_ok=True)
+
+    def snapshot(self):
+        return {}
+
+    def run(self, input, epoch=1):
+        if epoch == 1:
+            time.sleep(input["write_after"])
+            (OUT / "report.json").write_text("{}", encoding="utf-8")
+        else:
+            time.sleep(input["idle"])
+        return {"steps": [], "answer": "done", "status": "completed"}
+'''
+
+
+def test_the_artifact_an_earlier_epoch_left_is_stale_within_the_freshness_margin(make_suite: Any,
+                                                                               tmp_path: Path) -> None:
+    """Epoch 1 writes the report, epoch 2 writes nothing, a few milliseconds later: its start minus the margin
+    (here 5 s, so the test does not depend on the machine's speed) was before epoch 1's write, so epoch 2 was
+    ``verified`` on epoch 1's file and the gate passed. Now a version (time and digest) an earlier case was
+    shown before this one started is ``stale``. A case that writes new content in the next epoch is not."""
+    cases = [{"id": "once", "input": {"id": "once", "write_in": [1], "text": ["Q2\n"]},
+              "outcome": {"artifact_id": "once"}},
+             {"id": "twice", "input": {"id": "twice", "write_in": [1, 2], "text": ["Q2\n", "Q2, revised\n"]},
+              "outcome": {"artifact_id": "twice"}}]
+    root = make_suite(cases, evaluators=[{"type": "outcome_contract", "clock_slack_s": 5}], system="sysmod:OwnFiles",
+                      system_code=EPOCH_WRITER, epochs=2)
+    run = op.run(op.load_suite(root), out=tmp_path / "run", progress=False)
+    got = {(r.case_id, r.epoch): (r.status, r.reason) for r in run.receipts.itertuples()}
+    assert {k: v[0] for k, v in got.items()} == {("once", 1): "verified", ("once", 2): "stale",
+                                                 ("twice", 1): "verified", ("twice", 2): "verified"}
+    assert got[("once", 2)][1] == ("stale: the artifact an earlier case of this run was shown (the same "
+                                   "modification time and digest), not one this case wrote")
+
+
+@pytest.mark.parametrize("isolation", ["thread", "process"])
+def test_cases_that_observe_one_locator_never_run_at_once(make_suite: Any, tmp_path: Path, isolation: str) -> None:
+    """Two workers, two epochs of a case whose report is at one locator: epoch 2 (writes nothing, 0.6 s) ran
+    beside epoch 1 (writes after 0.2 s) and was ``verified`` on epoch 1's file. Cases sharing a locator now
+    wait for each other: epoch 2's reset removes the report, and it is ``missing``, as in a serial run."""
+    slow = isolation == "process"  # so the second worker process is up (about 0.5 s) before epoch 1 is done
+    cases = [{"id": "c", "input": {"write_after": 1.5 if slow else 0.2, "idle": 2.0 if slow else 0.6},
+              "outcome": {"artifact_id": "c", "locator": "out/report.json"}}]
+    root = make_suite(cases, evaluators=[{"type": "outcome_contract"}], system="sysmod:SharedLocator",
+                      system_code=EPOCH_WRITER, epochs=2)
+    run = op.run(op.load_suite(root), out=tmp_path / "run", progress=False, workers=2, isolation=isolation)
+    assert dict(zip(run.receipts["epoch"], run.receipts["status"], strict=True)) == {1: "verified", 2: "missing"}
+    starts = run.cases.set_index("epoch")["started_at"]
+    ends = starts + pd.to_timedelta(run.cases.set_index("epoch")["duration_s"], unit="s")
+    assert starts[2] >= ends[1] or starts[1] >= ends[2]  # one after the other
+
+
+SLOW_OBSERVER = '''
+import time
+
+
+class SlowObserver:
+    def reset(self, state):
+        pass
+
+    def snapshot(self):
+        return {}
+
+    def observe(self, artifact_id):
+        if artifact_id == "slow":
+            time.sleep(5)
+        return None
+
+    def run(self, input):
+        return {"steps": [], "answer": "done", "status": "completed"}
+'''
+
+
+def test_an_observe_that_times_out_leaves_a_receipt_the_summary_counts(make_suite: Any, tmp_path: Path) -> None:
+    """observe() past case_timeout_s gave a missing verdict and no receipt: outcome_summary said 0 of 1
+    expected outcomes where 2 were expected (1 missing, 1 never observed)."""
+    cases = [{"id": "quick", "input": {}, "outcome": {"artifact_id": "quick"}},
+             {"id": "stuck", "input": {}, "outcome": {"artifact_id": "slow"}}]
+    root = make_suite(cases, evaluators=[{"type": "outcome_contract"}], system="sysmod:SlowObserver",
+                      system_code=SLOW_OBSERVER, case_timeout_s=0.5)
+    run = op.run(op.load_suite(root), out=tmp_path / "run", progress=False)
+    assert statuses(run) == {"quick": "missing", "stuck": "unverified"}
+    assert run.receipts.set_index("case_id").loc["stuck", "reason"] == (
+        "unverified: not observed: the system timed out while observing it")
+    verdict = run.verdicts.set_index("case_id").loc["stuck"]
+    assert verdict["verdict"] == "missing" and verdict["reason"].startswith("timeout")
+    summary = op.outcome_summary(run.receipts).iloc[0]
+    assert (summary["expected"], summary["verified"], summary["unverified"]) == (2, 0, 1)
+
+
+@pytest.mark.parametrize(("option", "value"), [("clock_slack_s", "5"), ("observe_timeout_s", "60"),
+                                               ("max_artifact_bytes", True), ("max_artifact_bytes", "10")])
+def test_outcome_options_take_numbers_only(option: str, value: Any) -> None:
+    """``max_artifact_bytes: true`` was 1 byte (every artifact unverified) and ``"5"`` was 5 seconds."""
+    with pytest.raises(ConfigError) as info:
+        parse_suite_config({"name": "x", "system": "m:S", "evaluators": [{"type": "outcome_contract", option: value}]})
+    assert info.value.key == f"evaluators[0].{option}"
+
+
+@pytest.mark.parametrize("value", ["no", "off", 0, "false"])
+def test_require_fresh_is_true_or_false_only(value: Any) -> None:
+    """"no", "off" or 0 turned the freshness check off, silently."""
+    with pytest.raises(ValueError, match="require_fresh"):
+        op.OutcomeContract.model_validate({"artifact_id": "a", "require_fresh": value})
