@@ -36,7 +36,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from ._version import __version__
-from .errors import InternalError, OloproofError, RunDirError, StoreWriteError, VacuousCheckWarning, describe_exception
+from .errors import (
+    InternalError,
+    OloproofError,
+    RunDirError,
+    StoreWriteError,
+    VacuousCheckWarning,
+    describe_exception,
+    terminal_text,
+)
 
 if TYPE_CHECKING:
     from ._analysis.run import Run
@@ -400,6 +408,7 @@ def _run_in_child(args: argparse.Namespace, params: dict[str, Any],
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from ._display.notebook import _stderr_is_tty, load_run, progress_bar
+    from ._display.terminal import run_size
 
     if Path(args.suite).is_file():
         folder = Path(args.suite).parent
@@ -434,7 +443,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if not result.finished:
         raise OloproofError(f"{result.directory}: the run did not finish" + _resume_hint(args, result.directory))
     replays = result.replay_summary()
-    print(f"run {result.run_id}: {result.n_cases} cases"
+    print(f"run {result.run_id}: {run_size(result)}"
           + (f"; replay runs (control + faulted): {replays}" if replays else ""))
     print(f"  -> {result.directory}")  # a line of its own: the table above the exit line fits 100 columns
     idle = None
@@ -661,7 +670,7 @@ def _cli_words(text: str) -> str:
 
 def _one_line(text: str) -> str:
     """``text`` with every unprintable character escaped (a newline or a separator inside a key stays one line)."""
-    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
+    return terminal_text(text)
 
 
 def _os_error_line(exc: OSError) -> str:

@@ -35,6 +35,8 @@ __all__ = [
     "validation_problem",
     "clip",
     "quote",
+    "storable",
+    "terminal_text",
 ]
 
 #: Longest piece of a user's value quoted in an error message.
@@ -53,6 +55,38 @@ def clip(text: str, limit: int = QUOTE_LIMIT) -> str:
     'xx…'
     """
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def storable(text: str) -> str:
+    """``text`` with every character UTF-8 cannot hold (a lone surrogate: a file name read from bytes that are
+    not UTF-8) written as its escape, so a record quoting it can be stored.
+
+    Examples
+    --------
+    >>> storable("no file attachment-\\udce9.txt")
+    'no file attachment-\\\\udce9.txt'
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
+def terminal_text(text: str) -> str:
+    """``text`` with every character a terminal would act on written as an escape (``\\r``, ``\\x1b``,
+    ``\\u202e``, a line break): one line, shown as written.
+
+    A carriage return could overwrite what was printed before it (``gate: BLOCK`` with a
+    ``PASS`` printed over it), an ANSI sequence could recolour or clear the screen, a
+    bidirectional override could reorder what the reader sees.
+
+    Examples
+    --------
+    >>> print(terminal_text("ok\\rPASS \\x1b[2J"))
+    ok\\rPASS \\x1b[2J
+    """
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in str(text))
 
 
 _REPR = reprlib.Repr()
@@ -183,7 +217,7 @@ def describe_exception(exc: BaseException, limit: int = 500) -> str:
     text = text.strip()
     first = clip(text.splitlines()[0], limit) if text else ""
     name = type(exc).__name__
-    return f"{name}: {first}" if first else name
+    return storable(f"{name}: {first}" if first else name)
 
 
 class ContractFileError(OloproofError):

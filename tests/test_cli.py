@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -547,3 +548,14 @@ def test_warnings_from_many_threads_reach_the_terminal_whole_and_once(make_suite
     assert sorted(line[: len("oloproof: warning: UserWarning: c00")] for line in lines) == [
         f"oloproof: warning: UserWarning: c{i:02d}" for i in range(24)]
     assert all(line.endswith("x" * 20000) for line in lines)
+
+
+def test_run_counts_cases_and_case_runs_with_epochs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``oloproof run`` said "120 cases" for 30 cases × 4 epochs (the report said 30 cases, 120 case runs)."""
+    from oloproof_nb.examples import init_example
+
+    folder = init_example("false-success", tmp_path / "suite")
+    code = main(["run", str(folder), "--out", str(tmp_path / "run"), "--epochs", "2", "--quiet"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert re.search(r"^run \S+: 6 cases, 12 case runs \(2 epochs\)$", out, re.M), out

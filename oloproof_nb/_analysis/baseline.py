@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from .._run.baseline import NOOP_VERSION
-from ..errors import OloproofError
+from ..errors import OloproofError, terminal_text
 from .columns import TEXT, Column, FrameSpec
 from .run import Run, changed_checks
 
@@ -71,7 +71,7 @@ class Baseline:
     def __repr__(self) -> str:
         parts = [f"{r.criterion}={r.rate:.3f}" if not math.isnan(r.rate) else f"{r.criterion}=n/a"
                  for r in self.rates.itertuples()]
-        return f"Baseline({self.run.run_id!r}, cases={self.run.n_cases}, " + ", ".join(parts) + ")"
+        return terminal_text(f"Baseline({self.run.run_id!r}, cases={self.run.n_cases}, " + ", ".join(parts) + ")")
 
 
 def check_baseline(run: Run, baseline: Baseline | Run, run_whole: bool = True) -> None:

@@ -98,7 +98,9 @@ SOURCE_FILE = "_source.json"
 #: The layout of the copy; a copy of another format is rebuilt.
 FORMAT = 3  # 2: every frame has ``epoch``; 3: ``_source.json`` records each frame file's size and mtime
 #: The journal files a copy depends on. ``states.jsonl`` is not one: it only ever gains states (by
-#: address), and a state added changes no frame.
+#: address), and a state added changes no frame; a state changed after it was written is refused when it is
+#: read (its text no longer has its address), so ``snapshots`` never shows a state the copy's ``changes`` were
+#: not computed from. The gate (``verdicts``) does not need it.
 _JOURNAL = (MANIFEST, CASES, REPLAYS)
 #: Rows buffered per frame before a row group is written.
 _ROW_GROUP = 1 << 19
@@ -471,6 +473,13 @@ def _as_loaded(directory: Path, name: str, source: str) -> None:
                           f"again to rebuild the copy from the journal: op.load_run({str(directory)!r})")
 
 
+def _clear_folder(path: Path) -> None:
+    """Remove a folder standing where a copy's file goes (a file put there, a pipe or a link, is replaced by
+    ``os.replace``; a folder is not, and every load then rebuilt the frames in memory)."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+
+
 class CopyWriter:
     """Writes a run's columnar copy frame by frame, chunk by chunk, then puts it in place.
 
@@ -532,8 +541,10 @@ class CopyWriter:
         with _one_commit_at_a_time(target):
             _sweep_abandoned(self.directory)
             if not is_fresh(self.directory):  # else another process has just put the same copy (or a newer) there
+                _clear_folder(target / SOURCE_FILE)
                 (target / SOURCE_FILE).unlink(missing_ok=True)  # from here until it is back: not fresh
                 for name in FRAMES:
+                    _clear_folder(frame_path(self.directory, name))
                     os.replace(self.tmp / f"{name}.parquet", frame_path(self.directory, name))
                 os.replace(self.tmp / SOURCE_FILE, target / SOURCE_FILE)
         shutil.rmtree(self.tmp, ignore_errors=True)

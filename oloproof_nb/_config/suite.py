@@ -26,7 +26,7 @@ from .._core.paths import (
 )
 from .._core.slicespec import parse_slice_spec
 from .._core.trajectory import ToolErrorRule
-from ..errors import CaseFileError, ConfigError, SliceSpecError, VacuousCheckWarning
+from ..errors import CaseFileError, ConfigError, SliceSpecError, VacuousCheckWarning, terminal_text
 from .cases import iter_cases
 from .files import config_error, read_yaml
 from .imports import (
@@ -308,8 +308,8 @@ class Suite:
         if derived:
             cases += f" ({sources} sources + {self.n_cases - sources} derived)"
         criteria = ", ".join(self.criteria) or "none"
-        return (f"Suite({self.name!r}, {cases}, system={self.config.system!r}, criteria=[{criteria}], "
-                f"root='{self.root}')")
+        return terminal_text(f"Suite({self.name!r}, {cases}, system={self.config.system!r}, criteria=[{criteria}], "
+                             f"root='{self.root}')")
 
     def resolve_system(self) -> Any:
         """What ``system: module:attr`` names (imported from the suite folder on first use)."""

@@ -11,10 +11,11 @@ from markupsafe import Markup
 from .._analysis import compare as _compare
 from .._analysis.gate import ReleaseLike
 from .._analysis.run import Run as _Run
+from ..errors import terminal_text
 from .html import html_table, render
 from .notebook import Run
 from .panel import CasePanel
-from .theme import fmt_number
+from .theme import fmt_interval, fmt_number
 
 __all__ = ["Comparison", "PairedPanel", "compare"]
 
@@ -51,7 +52,8 @@ class PairedPanel:
         for r in self.rows.itertuples():
             mark = "" if (r.base == "pass") == (r.candidate == "pass") else "  <- flipped"
             lines.append(f"  {r.criterion}: {r.base} -> {r.candidate}{mark}")
-        lines += ["", "base:", repr(self.base), "", "candidate:", repr(self.candidate)]
+        lines = [terminal_text(line) for line in lines]
+        lines += ["", "base:", repr(self.base), "", "candidate:", repr(self.candidate)]  # each escaped already
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
@@ -81,13 +83,13 @@ class Comparison(_compare.Comparison):
             if math.isnan(r.difference):
                 diff = "n/a"
             else:
-                diff = f"{r.difference:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}]"
+                diff = f"{r.difference:+.3f} {fmt_interval(r.ci_low, r.ci_high, sign=True)}"
             lines.append(f"  {r.verdict:22} {r.criterion}: {diff} n={r.n} "
                          f"pass->fail={r.pass_to_fail} fail->pass={r.fail_to_pass} {r.reason}")
         if len(self.flips):
             cases = list(dict.fromkeys(self.flips["case_id"]))
             lines.append(f"  flipped: {len(self.flips)} rows in {len(cases)} cases, e.g. cmp.panel({cases[0]!r})")
-        return "\n".join(lines)
+        return "\n".join(map(terminal_text, lines))  # a name or reason is shown as written, never acted on
 
     def _repr_html_(self) -> str:
         shown = self.table.drop(columns=["one_sided"]).rename(columns={"n_clusters": "clusters"})

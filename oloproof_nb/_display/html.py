@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 from markupsafe import Markup, escape
 
-from .theme import cell_text, colour, fmt_number, preview
+from .theme import cell_text, colour, fmt_bound, fmt_number, preview
 
 if TYPE_CHECKING:
     from jinja2 import Environment
@@ -104,6 +104,8 @@ def html_table(df: pd.DataFrame, text: Callable[[Any], str] = cell_text, *, styl
                 cell.update(cls="wrap", wbr=True)
             elif styled and str(col).endswith(" CI"):
                 cell.update(cls="ci")
+            elif styled and col in ("ci_low", "ci_high") and num:  # rounded outward, as every interval shown
+                cell.update(text=fmt_bound(value, "low" if col == "ci_low" else "high"))
             cells.append(cell)
         rows.append(cells)
     return Markup(render("table.html", headers=[str(c) for c in df.columns], rows=rows, styled=styled))

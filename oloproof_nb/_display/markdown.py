@@ -9,6 +9,7 @@ from urllib.parse import quote
 
 import pandas as pd
 
+from ..errors import terminal_text
 from .html import numeric_column
 from .theme import cell_text
 
@@ -82,21 +83,6 @@ def markdown_table(df: pd.DataFrame, text: Callable[[Any], str] = cell_text) -> 
 
     return str(tabulate(rows, headers=[md_cell(str(c)) for c in df.columns], tablefmt="github",
                         disable_numparse=True, colalign=align if len(df.columns) else None))
-
-
-def terminal_text(text: str) -> str:
-    """``text`` with every character a terminal would act on written as an escape (``\\r``, ``\\x1b``, ``\\u202e``).
-
-    A carriage return could overwrite what was printed before it (``gate: BLOCK`` with a
-    ``PASS`` printed over it), an ANSI sequence could recolour or clear the screen, a
-    bidirectional override could reorder what the reader sees.
-
-    Examples
-    --------
-    >>> print(terminal_text("ok\\rPASS \\x1b[2J"))
-    ok\\rPASS \\x1b[2J
-    """
-    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in str(text))
 
 
 def text_table(rows: Sequence[Sequence[str]], headers: Sequence[str], tablefmt: str = "github") -> str:

@@ -27,10 +27,10 @@ from .._config.suite import Suite, load_suite
 from .._core.scoremap import ScoreMap
 from .._run.runner import Isolation, Progress, run_suite
 from .._run.store import Fsync
-from ..errors import OloproofError
+from ..errors import OloproofError, terminal_text
 from .html import html_table, render
 from .panel import CasePanel
-from .theme import fmt_number
+from .theme import fmt_interval, fmt_number
 
 __all__ = ["Run", "Gate", "run", "load_run", "load_runs", "from_inspect", "gate", "progress_bar"]
 
@@ -108,7 +108,7 @@ class Gate(_gate.Gate):
         lines += [f"  vacuous: {finding}" for finding in self.findings]
         for r in self.table.itertuples():
             thr = "" if math.isnan(r.threshold) else f" ≥ {r.threshold:g}"
-            rate = "n/a" if math.isnan(r.rate) else f"{r.rate:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}]"
+            rate = "n/a" if math.isnan(r.rate) else f"{r.rate:.3f} {fmt_interval(r.ci_low, r.ci_high)}"
             idle = ""
             if hasattr(r, "noop_rate"):  # given a baseline
                 noop = "n/a" if math.isnan(r.noop_rate) else f"{r.noop_rate:.3f}"
@@ -116,7 +116,7 @@ class Gate(_gate.Gate):
             how = "" if getattr(r, "reduce", "mean") in ("mean", "") else f" ({r.reduce})"  # n counts cases then
             mark = " (vacuous)" if getattr(r, "vacuous", False) else ""
             lines.append(f"  {r.verdict:22} {r.criterion}{how}{mark}{thr}: {rate} n={r.n}{idle} {r.reason}")
-        return "\n".join(lines)
+        return "\n".join(map(terminal_text, lines))  # a name or reason is shown as written, never acted on
 
     def _repr_html_(self) -> str:
         shown = self.table.drop(columns=["evaluator"]).rename(columns={"n_clusters": "clusters"})

@@ -9,6 +9,7 @@ import pandas as pd
 from .._analysis.run import Run
 from .._core.pairs import injected_paths
 from .._core.paths import get_path, leaf_diff, values_equal
+from ..errors import terminal_text
 from ..evaluators.state import StateMatches
 from .html import render, step_text
 from .theme import HIGHLIGHT, preview
@@ -223,7 +224,7 @@ class CasePanel:
                              f"{preview(r['answer'], 60)}, input {preview(r['changed'], 120)}")
                 if r["criterion"]:
                     lines.append(f"      {r['word']:7} {r['criterion']} (label: {r['label']})")
-        return "\n".join(lines)
+        return "\n".join(map(terminal_text, lines))  # every value shown as written (a traceback keeps its lines)
 
     def _replay_lines(self, width: int = 160) -> list[str]:
         """Text of the replay section: a step both sides share is printed once, marked ``(same)``."""

@@ -35,7 +35,8 @@ from .export import export_table
 from .html import html_table, render
 from .markdown import markdown_table, md_cell, md_code, md_link
 from .notebook import gate
-from .theme import PAGE_CSS, TABLE_CSS, fmt_number
+from .terminal import run_size
+from .theme import PAGE_CSS, TABLE_CSS, fmt_interval, fmt_number
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -98,7 +99,7 @@ def _gate_section(run: Run, release: ReleaseLike | None, baseline: Baseline | Ru
     if (g.table["reduce"] != "mean").any():
         sec.text.append("A criterion marked (pass^k) or (pass@k) is reduced over each case's epochs: its n counts "
                         "cases, passed the cases whose value is 1, and rate is the mean of the cases' values.")
-    shown[f"{g.release.confidence:.0%} CI"] = [f"[{fmt_number(lo)}, {fmt_number(hi)}]" if fmt_number(lo) else ""
+    shown[f"{g.release.confidence:.0%} CI"] = [fmt_interval(lo, hi) if fmt_number(lo) else ""
                                                for lo, hi in zip(g.table["ci_low"], g.table["ci_high"], strict=True)]
     shown = pd.concat([shown, g.table[["method", "threshold", "verdict", "reason", "failing_clusters"]]], axis=1)
     if "noop_rate" in g.table.columns:
@@ -188,7 +189,7 @@ def _slice_display(table: pd.DataFrame) -> pd.DataFrame:
         for r in sub.itertuples(index=False):
             if r.bin in bins:
                 row[r.bin] = "—" if r.support == 0 else (
-                    f"{r.rate:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}] n={r.support}{' †' if r.few_clusters else ''}")
+                    f"{r.rate:.3f} {fmt_interval(r.ci_low, r.ci_high)} n={r.support}{' †' if r.few_clusters else ''}")
         rows.append(row)
     return pd.DataFrame(rows, columns=["criterion", *bins], dtype=object)
 
@@ -208,10 +209,7 @@ def _header(run: Run, code: Callable[[str], str], plain: Callable[[str], str]) -
     members = run.runs
     last = max(str(r.manifest.finished_at) for r in members) if run.finished else ""
     ended = f"finished {last}." if run.finished else "not finished."
-    epochs = run.epochs
-    pooled = f"{len(members)} runs pooled, {epochs} epochs in all" if len(members) > 1 else f"{epochs} epochs"
-    size = (f"{run.n_cases} cases" if epochs == 1 else
-            f"{run.cases['case_id'].nunique()} cases, {run.n_cases} case runs ({pooled})")
+    size = run_size(run)
     started = min(str(r.manifest.started_at) for r in members)
     lines = [f"Run {code(run.run_id)} of suite {code(run.suite_name)}, system version {code(str(run.system_version))}.",
              plain(f"{size} ({counts}); started {started}, {ended}")]

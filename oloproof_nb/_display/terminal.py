@@ -16,10 +16,11 @@ from typing import Any
 import pandas as pd
 
 from .._analysis.gate import Gate
+from .._analysis.run import Run
 from .markdown import terminal_text, text_table
-from .theme import fmt_number
+from .theme import fmt_bound, fmt_number
 
-__all__ = ["WIDTH", "gate_table_text", "exit_line", "fit", "reason_lines"]
+__all__ = ["WIDTH", "gate_table_text", "exit_line", "fit", "reason_lines", "run_size"]
 
 #: Characters per line of the narrow table.
 WIDTH = 100
@@ -36,7 +37,7 @@ def fit(text: str, width: int) -> str:
 def _interval(low: Any, high: Any) -> str:
     if isinstance(low, float) and math.isnan(low):
         return ""
-    return f"{fmt_number(low)}–{fmt_number(high)}"
+    return f"{fmt_bound(low, 'low')}–{fmt_bound(high, 'high')}"  # outward: the shown interval holds the computed
 
 
 def _narrow(table: pd.DataFrame, confidence: float) -> tuple[list[str], list[list[str]]]:
@@ -122,3 +123,11 @@ def exit_line(g: Gate) -> str:
              for v in ("FAIL", "INSUFFICIENT_EVIDENCE") if v in counts]
     gated = int((g.table["verdict"] != "REPORT_ONLY").sum())
     return f"gate: BLOCK — exit 1: {', '.join(parts)} (of {gated} gated; PASS needs every one to pass)"
+
+
+def run_size(run: Run) -> str:
+    """``48 cases``, or with epochs ``30 cases, 120 case runs (4 epochs)`` (pooled runs: how many)."""
+    epochs, members = run.epochs, run.runs
+    pooled = f"{len(members)} runs pooled, {epochs} epochs in all" if len(members) > 1 else f"{epochs} epochs"
+    return (f"{run.n_cases} cases" if epochs == 1 else
+            f"{run.cases['case_id'].nunique()} cases, {run.n_cases} case runs ({pooled})")

@@ -18,7 +18,7 @@ import pandas as pd
 from .._core.paths import Absent
 
 __all__ = ["COLOURS", "INK", "MUTED", "GRID", "HIGHLIGHT", "CRITERION_COLOURS", "colour", "fmt_number", "preview",
-           "cell_text", "json_text", "PAGE_CSS", "TABLE_CSS", "table_of"]
+           "cell_text", "json_text", "PAGE_CSS", "TABLE_CSS", "table_of", "fmt_interval", "fmt_bound"]
 
 #: Colour of every verdict word: gate verdicts, row verdicts, pair results, validity.
 COLOURS: dict[str, str] = {
@@ -82,6 +82,32 @@ def fmt_number(value: Any) -> str:
             return "∞" if value > 0 else "−∞"
         return f"{float(value):.3f}"
     return str(value)
+
+
+def fmt_interval(low: Any, high: Any, sign: bool = False) -> str:
+    """An interval for the eye, ``[low, high]`` to three decimals, rounded outward (the low end down, the high
+    end up): the interval shown always holds the one computed, so a low end just under a threshold never shows
+    equal to it (0.55455 beside a threshold of 0.555 showed as 0.555, and the verdict was not PASS). ``sign``:
+    differences, ``+0.020``.
+
+    Examples
+    --------
+    >>> fmt_interval(0.55455, 0.8261), fmt_interval(-0.0204, 0.0311, sign=True)
+    ('[0.554, 0.827]', '[-0.021, +0.032]')
+    """
+    return f"[{fmt_bound(low, 'low', sign)}, {fmt_bound(high, 'high', sign)}]"
+
+
+def fmt_bound(value: Any, side: str, sign: bool = False) -> str:
+    """One end of an interval rounded outward to three decimals (see :func:`fmt_interval`); missing: blank."""
+    if _missing(value) or isinstance(value, (bool, np.bool_)):
+        return ""
+    x = float(value)
+    if math.isinf(x):
+        return fmt_number(x)
+    # 1e-9 of a thousandth: a value that is a whole thousandth up to floating-point noise stays that thousandth
+    ends = math.floor(x * 1000 + 1e-9) if side == "low" else math.ceil(x * 1000 - 1e-9)
+    return f"{ends / 1000:+.3f}" if sign else f"{ends / 1000:.3f}"
 
 
 def preview(value: Any, limit: int = 160) -> str:

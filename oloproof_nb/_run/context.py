@@ -19,7 +19,7 @@ from .._core.evaluator import Evaluator, Replay, UserCall
 from .._core.receipts import Evidence, OutcomeContract
 from .._core.records import ReplayRecord
 from .._core.trajectory import DEFAULT_TOOL_ERRORS, Change, ToolErrorRule, Trajectory
-from ..errors import ConfigError
+from ..errors import ConfigError, storable
 from .observe import Validator, collect_evidence, locator_path
 from .replay_cache import ReplayCache
 from .replays import make_replay
@@ -182,4 +182,4 @@ class LiveCase:
         except CaseTimeout as exc:
             return UserCall(error=failure_reason(exc))
         except (Exception, SystemExit) as exc:  # noqa: BLE001 - the user's check raised: that case is missing
-            return UserCall(error=failure_reason(exc), traceback=traceback.format_exc())
+            return UserCall(error=failure_reason(exc), traceback=storable(traceback.format_exc()))

@@ -195,18 +195,21 @@ def _in_sandbox(system: Any, case: Case, act: Callable[[], Any], what: str, *, r
     initial = copy_json(case.initial_state) if resettable else None  # harness work stays outside the call
     seen: list[Any] = [None]
 
-    def calls() -> tuple[Any, Any]:
+    def calls() -> tuple[TrajectoryDict, EnvironmentState | None]:
         if resettable:
             system.reset(initial)
         if after_reset is not None:
             seen[0] = after_reset()
         out = act()
-        return out, (system.snapshot() if stateful else None)
+        state = system.snapshot() if stateful else None
+        # turned into JSON copies here, under the timeout and as the system's own doing: reading what it returned
+        # runs its code (a Mapping that fetches rows, a model's serializer, a dict its thread still changes)
+        trajectory = to_trajectory(out, what).model_copy(update={"input": case.input})
+        stored = stored_trajectory(trajectory, what)
+        env = environment_state(state, run_id=run_id, case=case, system_version=system_version) if stateful else None
+        return stored, env
 
-    out, state = call_with_timeout(calls, timeout_s)
-    trajectory = to_trajectory(out, what).model_copy(update={"input": case.input})
-    stored = stored_trajectory(trajectory, what)
-    env = environment_state(state, run_id=run_id, case=case, system_version=system_version) if stateful else None
+    stored, env = call_with_timeout(calls, timeout_s)
     # evaluators judge the JSON copies, never the system's live objects
     return SandboxResult(trajectory_from_stored(stored), stored, env, seen[0])
 

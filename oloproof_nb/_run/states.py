@@ -259,6 +259,11 @@ class StateReader:
                     values = None
             if not isinstance(values, list) or len(values) != len(texts):
                 values = [self._parse_line(lineno, raw) for (_, _, lineno, _), raw in zip(spans, raws, strict=True)]
+            for (_, _, lineno, ref), value, text in zip(spans, values, texts, strict=True):
+                # a node is the text its address is the SHA-256 of: one edited after it was written is refused
+                if (hashlib.sha256(text).hexdigest() if text else _address(_encode(value))) != ref:
+                    raise _damaged(self.path, lineno, f"the stored state {ref[:12]}… is not the text its address "
+                                                      "is the SHA-256 of (changed after it was written)")
             children: set[str] = set()
             for (_, _, _, ref), value, text in zip(spans, values, texts, strict=True):
                 self._parsed[ref] = value

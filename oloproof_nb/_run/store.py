@@ -281,11 +281,28 @@ def _write_error(path: Path, exc: OSError) -> StoreWriteError:
                            "Free space (or fix the disk), then resume the run")
 
 
+#: The descriptors of the run locks this process holds: a process forked from it (a system's helper started with
+#: ``multiprocessing``) closes its copies at once, or it would hold the lock (``flock`` belongs to the open file,
+#: which the fork shares) after this process died, and the run could not be resumed while it lived.
+_HELD_LOCKS: set[int] = set()
+_FORK_HOOK: list[bool] = []
+
+
+def _drop_inherited_locks() -> None:
+    for fd in list(_HELD_LOCKS):
+        try:
+            os.close(fd)  # the child's copy only: the parent's descriptor keeps the lock
+        except OSError:
+            pass
+    _HELD_LOCKS.clear()
+
+
 class RunLock:
     """An exclusive OS lock on a run directory (``fcntl.flock`` on ``.lock``), released when its process ends.
 
     The lock file holds ``{"pid", "host", "since"}`` of the holder, so the
-    process that is refused can say who holds the folder.
+    process that is refused can say who holds the folder. A process forked while the lock is held does not
+    keep it (see :data:`_HELD_LOCKS`).
     """
 
     def __init__(self, fd: int | None, path: Path) -> None:
@@ -309,6 +326,10 @@ class RunLock:
             os.close(fd)
             raise RunLockedError(f"{directory}: in use by another oloproof process ({holder}); wait for it to "
                                  "finish, or stop it, before running or resuming this run") from None
+        if not _FORK_HOOK and hasattr(os, "register_at_fork"):
+            os.register_at_fork(after_in_child=_drop_inherited_locks)  # once per process
+            _FORK_HOOK.append(True)
+        _HELD_LOCKS.add(fd)
         return cls(fd, path)
 
     @staticmethod
@@ -344,6 +365,7 @@ class RunLock:
 
     def release(self) -> None:
         if self._fd is not None:
+            _HELD_LOCKS.discard(self._fd)
             os.close(self._fd)  # closing the descriptor releases the flock
             self._fd = None
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from .._config.imports import class_source, code_digests, user_classes
 from .._core.canonical import digest
-from ..errors import OloproofError
+from ..errors import OloproofError, storable
 from .sandbox import failure_reason
 from .timeouts import CaseTimeout, call_with_timeout, system_traceback
 
@@ -58,7 +58,7 @@ def version_of(instance: Any) -> str | None:
         version = getattr(instance, "version", None)
     except Exception as exc:  # noqa: BLE001 - a property of the user's that raises
         raise OloproofError(f"reading the system's version raised {failure_reason(exc)}") from None
-    return None if version is None else str(version)
+    return None if version is None else storable(str(version))
 
 
 def code_fingerprint(instance: Any, target: Any, *, root: Path | None, spec: str | None,

@@ -29,7 +29,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from ..errors import describe_exception
+from ..errors import describe_exception, storable
 
 __all__ = ["CaseTimeout", "SystemRaised", "call_with_timeout", "system_traceback", "describe_exception",
            "set_call_watch", "HELPER_IDLE_S", "TRACEBACK_LIMIT"]
@@ -71,6 +71,7 @@ def _format_traceback(exc: BaseException) -> str:
         text = "".join(traceback.format_exception(type(exc), exc, tb))
     except BaseException:  # noqa: BLE001 - a traceback that cannot be formatted still leaves the reason
         text = describe_exception(exc) + "\n"
+    text = storable(text)  # a message quoting a file name that is not UTF-8
     return text if len(text) <= TRACEBACK_LIMIT else "…" + text[-(TRACEBACK_LIMIT - 1):]
 
 

@@ -19,6 +19,7 @@ from pydantic import field_validator, model_validator
 from .._config.validators import check_import_spec
 from .._core.evaluator import CaseContext, Evaluation, Evaluator, Scope, register
 from .._core.records import VerdictRow
+from ..errors import storable
 
 __all__ = ["PythonCheck", "interpret_check"]
 
@@ -54,7 +55,7 @@ def interpret_check(value: Any) -> tuple[Literal["pass", "fail", "missing"], str
     reason = ""
     if isinstance(value, tuple) and len(value) == 2 and (value[1] is None or isinstance(value[1], str)):
         value, why = value  # a reason is text: (True, False) is two conditions, not a verdict and its reason
-        reason = "" if why is None else why
+        reason = "" if why is None else storable(why)
     if value is None:
         return "missing", reason or "check returned None"
     if _is_bool(value):

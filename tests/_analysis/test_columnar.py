@@ -1110,3 +1110,23 @@ def test_a_pooled_run_never_mixes_copies_either(tmp_path: Path) -> None:
     with pytest.raises(CopyChangedError, match=re.escape(str(out))):
         pooled.verdicts  # noqa: B018
     assert len(op.load_runs([out, other]).cases) == 5 + 6
+
+
+def test_an_edited_state_is_refused_when_it_is_read(tmp_path: Path) -> None:
+    """The copy's ``changes`` are computed from the states when it is written; ``snapshots`` reads them at read
+    time. An edit of ``states.jsonl`` (same length) left the copy fresh: one Run showed a state in ``snapshots``
+    that its own ``changes`` contradicted. A node whose text is not what its address is the SHA-256 of is now
+    refused when read, naming the line; the gate, which needs no state, is the journal's."""
+    folder = init_example("stateful-agent", tmp_path / "suite")
+    out = tmp_path / "run"
+    op.run(folder, out=out, progress=False)
+    assert columnar.is_fresh(out)
+    path = out / STATES
+    lines = path.read_bytes().split(b"\n")
+    at = next(i for i, line in enumerate(lines) if b'"refunded"' in line)
+    lines[at] = lines[at].replace(b'"refunded"', b'"REFUNDED"', 1)  # same length: a hand edit
+    path.write_bytes(b"\n".join(lines))
+    assert columnar.is_fresh(out) and op.gate(op.load_run(out)).verdict in ("PASS", "BLOCK")
+    with pytest.raises(op.OloproofError, match=rf"states\.jsonl: line {at + 1}: the stored state [0-9a-f]{{12}}… is "
+                                               r"not the text its address is the SHA-256 of"):
+        _ = op.load_run(out).snapshots

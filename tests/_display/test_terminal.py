@@ -100,3 +100,63 @@ def test_the_gate_repr_names_a_reduction_and_a_vacuous_check() -> None:
     assert lines[1].split(":")[0].split(maxsplit=1)[1] == "answer_matches (pass^3) ≥ 0.9"
     assert " n=24 " in lines[1]
     assert lines[2].split(":")[0].split(maxsplit=1)[1] == "other_order_untouched (vacuous) ≥ 0.9"
+
+
+HOSTILE_SYSTEM = '''
+class S:
+    version = "v\\u202e1"
+
+    def reset(self, state):
+        self.state = dict(state)
+
+    def snapshot(self):
+        return self.state
+
+    def run(self, input):
+        step = {"kind": "tool_call", "tool": "pay\\rPASS", "args": {"x": "\\x1b[2J"}, "result": {"ok": True}}
+        return {"steps": [step],
+                "answer": "done\\u202eenod", "status": "completed"}
+'''
+HOSTILE_CHECK = 'def check(case, initial_state, final_state, trajectory):\n    return (False, "see\\nPASS\\x1b[2J")\n'
+
+
+def test_text_reprs_show_names_and_reasons_as_written(make_suite, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The CLI escaped what a terminal acts on; the reprs a REPL prints did not: a check named ``ok\\rPASS``
+    printed PASS over its own line, an ANSI sequence cleared the screen, a right-to-left override reordered a
+    case id. Every line of every text repr now holds printable characters only (the line breaks are the repr's)."""
+    import oloproof_nb as op
+
+    root = make_suite([{"id": "rtl\u202eexe.txt", "input": {}, "expected": {"answer": "x"}}],
+                      evaluators=[{"type": "answer_matches"},
+                                  {"type": "python", "check": "checks:check", "name": "ok\rPASS\x1b[2J"}],
+                      system="sysmod:S", system_code=HOSTILE_SYSTEM)
+    (root / "checks.py").write_text(HOSTILE_CHECK, encoding="utf-8")
+    suite = op.load_suite(root)
+    one = op.run(suite, out=tmp_path / "one", progress=False)
+    two = op.run(suite, out=tmp_path / "two", progress=False)
+    cmp = op.compare(one, two)
+    texts = {"suite": repr(suite), "gate": repr(op.gate(one)), "panel": repr(one.panel("rtl\u202eexe.txt")),
+             "compare": repr(cmp), "paired": repr(cmp.panel("rtl\u202eexe.txt"))}
+    for what, text in texts.items():
+        bad = [line for line in text.split("\n") if not line.isprintable()]
+        assert not bad, (what, bad)
+    assert "ok\\rPASS\\x1b[2J" in texts["gate"] and "see\\nPASS\\x1b[2J" in texts["panel"]
+    assert "rtl\\u202eexe.txt" in texts["panel"]
+
+
+def test_an_interval_is_shown_rounded_outward_everywhere() -> None:
+    """A low end of 0.55455 beside a threshold of 0.555 showed as 0.555 (rounded to nearest) next to the verdict
+    INSUFFICIENT_EVIDENCE, in the repr, the terminal table, the HTML table and the report. Every interval shown
+    now holds the computed one: the low end rounded down, the high end up."""
+    from oloproof_nb._display.html import html_table
+    from oloproof_nb._display.notebook import Gate as ShownGate
+    from oloproof_nb._display.theme import fmt_number
+
+    g = _gate([{"criterion": "answer_matches", "ci_low": 0.5545544788901288, "ci_high": 0.8260001, "threshold": 0.555,
+                "verdict": "INSUFFICIENT_EVIDENCE", "reason": "interval_includes_threshold"}], "BLOCK")
+    assert "[0.554, 0.827]" in repr(ShownGate.of(g))
+    assert "0.554–0.827" in gate_table_text(g)
+    cells = str(html_table(g.table[["ci_low", "ci_high", "threshold"]], fmt_number, styled=True))
+    assert ">0.554<" in cells and ">0.827<" in cells and ">0.555<" in cells
+    exact = _gate([{"criterion": "a", "ci_low": 0.555, "ci_high": 0.9}], "PASS")  # a whole thousandth stays
+    assert "[0.555, 0.900]" in repr(ShownGate.of(exact))

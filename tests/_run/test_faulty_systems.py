@@ -13,6 +13,7 @@ import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from _reliability_systems import (
@@ -363,3 +364,82 @@ def test_a_ctrl_c_from_the_user_stops_the_run_and_says_how_to_resume(tmp_path: P
     resumed = run_cli("run", str(root), "--out", str(out), "--resume", "--quiet")
     assert resumed.returncode in (0, 1), resumed.stderr
     assert len(op.load_run(out).records) == 20
+
+
+# -- what a system returns runs its code when it is read ------------------------------------------------------
+
+READ_LATER = '''
+import collections.abc
+import os
+import time
+
+
+class Rows(collections.abc.Mapping):
+    """A view that fetches its rows when read (an ORM, a remote store): slow, or gone, as input["rows"] says."""
+
+    def __init__(self, how):
+        self.how = how
+
+    def __getitem__(self, key):
+        return {"a": 1}[key]
+
+    def __len__(self):
+        return 1
+
+    def __iter__(self):
+        if self.how == "slow":
+            time.sleep(30)
+        if self.how == "gone":
+            raise ConnectionError("the store went away")
+        return iter(["a"])
+
+
+class Lazy:
+    def reset(self, state):
+        self.how = None
+
+    def snapshot(self):
+        return {"orders": Rows(self.how)}
+
+    def run(self, input):
+        self.how = input.get("rows")
+        if input.get("boom"):
+            raise LookupError("no attachment " + os.fsdecode(b"/tmp/attachment-\\xe9.txt"))
+        return {"steps": [], "answer": "ok", "status": "completed"}
+'''
+
+
+@pytest.mark.parametrize("isolation", ["thread", "process"])
+def test_reading_what_the_system_returned_is_under_the_timeout_and_its_fault(make_suite: Any, tmp_path: Path,
+                                                                            isolation: str) -> None:
+    """A state whose rows are fetched when read took 30 s under a 1 s timeout and was recorded ``completed``
+    (an endless fetch hung the run); one whose fetch raised stopped the whole run as an internal error, on
+    every resume. Reading it is now part of the timed call into the system: ``timeout``, ``error``, and the run
+    goes on."""
+    cases = [{"id": "slow", "input": {"rows": "slow"}}, {"id": "gone", "input": {"rows": "gone"}},
+             {"id": "fine", "input": {"rows": "fine"}}]
+    root = make_suite(cases, evaluators=[{"type": "answer_matches"}], system="sysmod:Lazy", system_code=READ_LATER,
+                      case_timeout_s=1)
+    t0 = time.perf_counter()
+    run = op.run(op.load_suite(root), out=tmp_path / "run", progress=False, isolation=isolation)
+    assert time.perf_counter() - t0 < 20
+    cases_ = run.cases.set_index("case_id")
+    assert dict(cases_["status"]) == {"slow": "timeout", "gone": "error", "fine": "completed"}
+    assert cases_.loc["gone", "error"] == "ConnectionError: the store went away"
+    assert run.snapshots.set_index("case_id").loc["fine", "state"] == {"orders": {"a": 1}}
+
+
+def test_a_message_quoting_a_name_that_is_not_utf8_is_stored_escaped(make_suite: Any, tmp_path: Path) -> None:
+    """An exception quoting a file name read from bytes that are not UTF-8 (a lone surrogate) stopped the run as
+    an internal error when its record was written, on every resume; a check's reason did the same."""
+    checks = 'def odd(case, initial_state, final_state, trajectory):\n    return (False, "reason \\udce9")\n'
+    cases = [{"id": "boom", "input": {"boom": True}}, {"id": "fine", "input": {}}]
+    root = make_suite(cases, evaluators=[{"type": "python", "check": "checks:odd"}], system="sysmod:Lazy",
+                      system_code=READ_LATER)
+    (root / "checks.py").write_text(checks, encoding="utf-8")
+    run = op.run(op.load_suite(root), out=tmp_path / "run", progress=False)
+    error = run.cases.set_index("case_id").loc["boom", "error"]
+    assert error == "LookupError: no attachment /tmp/attachment-\\udce9.txt"
+    record = next(r for r in run.records if r["case"]["id"] == "boom")
+    assert "attachment-\\udce9.txt" in record["traceback"]
+    assert run.verdicts.set_index("case_id").loc["fine", "reason"] == "reason \\udce9"

@@ -594,3 +594,27 @@ def test_a_note_that_never_comes_says_holder_unknown(tmp_path: Path) -> None:
             RunLock.acquire(folder)
     finally:
         held.release()
+
+
+@pytest.mark.skipif(not hasattr(os, "register_at_fork"), reason="fork (POSIX)")
+def test_a_process_forked_while_the_lock_is_held_does_not_keep_it(tmp_path: Path) -> None:
+    """A system that starts a helper with multiprocessing (fork) handed it the lock's open file: after the run
+    process was killed, ``--resume`` was refused as "in use by another oloproof process (holder unknown)" for
+    as long as the helper lived. The forked process now closes its copy: the lock goes with its holder."""
+    import multiprocessing
+    import time
+
+    folder = tmp_path / "run"
+    folder.mkdir()
+    lock = RunLock.acquire(folder)
+    helper = multiprocessing.get_context("fork").Process(target=time.sleep, args=(30,), daemon=True)
+    helper.start()
+    try:
+        with pytest.raises(RunLockedError):  # still held by this process
+            RunLock.acquire(folder)
+        lock.release()  # as when the holder dies
+        RunLock.acquire(folder).release()  # free, though the forked helper still runs
+        assert helper.is_alive()
+    finally:
+        helper.kill()
+        helper.join()
