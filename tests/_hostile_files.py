@@ -105,6 +105,7 @@ HOSTILE_TEXTS = (
     "*em* _under_ snake_case_name __init__",
     "\\",
     "=HYPERLINK(\"https://evil.example\")",
+    "~~struck~~ ~one~",
 )
 
 
@@ -153,7 +154,8 @@ class Page(HTMLParser):
 
 
 def render_markdown(text: str) -> Page:
-    """Markdown rendered by markdown-it-py (CommonMark with GitHub tables, raw HTML allowed) and parsed."""
+    """Markdown rendered by markdown-it-py (CommonMark with GitHub tables and strikethrough, raw HTML allowed) and
+    parsed."""
     from markdown_it import MarkdownIt
 
-    return Page(MarkdownIt("commonmark", {"html": True}).enable("table").render(text))
+    return Page(MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"]).render(text))

@@ -18,7 +18,10 @@ __all__ = ["md_cell", "md_code", "md_link", "markdown_table", "text_table", "ter
 
 _ENTITY = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
 _MD_ESCAPE = str.maketrans({"\\": "\\\\", "[": "\\[", "]": "\\]", "|": "\\|", "<": "&lt;", ">": "&gt;",
-                            "`": "\\`", "*": "\\*"})
+                            "`": "\\`", "*": "\\*", "~": "\\~",
+                            # bidirectional controls reorder what a reader sees (rtl\u202eexe.txt shows as rtltxt.exe)
+                            **{chr(c): f"\\u{c:04x}" for c in (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F),
+                                                                *range(0x2066, 0x206A))}})
 #: An underscore that could open or close emphasis: not between two letters or digits (snake_case stays as written).
 _EMPHASIS_UNDERSCORE = re.compile(r"(?<![^\W_])_|_(?![^\W_])")
 
@@ -30,8 +33,8 @@ def md_cell(text: str) -> str:
     (a renderer shows them, never runs them: no ``<script>``, no ``<img onerror>``); an ``&`` that
     would start an entity becomes ``&amp;``; ``|`` is escaped (it would end the cell), and so are
     ``[`` and ``]`` (no link or image — ``![x](https://…)`` would load a remote picture), ``\\``
-    (so no escape above can be undone), and the backticks, ``*`` and word-edge ``_`` that would
-    make code or emphasis. A CommonMark reader turns every ``\\`` + punctuation back into the
+    (so no escape above can be undone), and the backticks, ``*``, ``~`` and word-edge ``_`` that would
+    make code, emphasis or strikethrough; a bidirectional control (``\\u202e``) is written as its escape. A CommonMark reader turns every ``\\`` + punctuation back into the
     punctuation, so the rendered text is the original one.
 
     Examples

@@ -58,3 +58,9 @@ def test_terminal_text_has_no_character_a_terminal_acts_on(text: str) -> None:
     table = text_table([[text, "1"]], ["criterion", "n"])
     assert not any(unicodedata.category(ch) in ("Cc", "Cf") for ch in table.replace("\n", ""))
     assert len(table.splitlines()) == 3
+
+
+def test_a_bidirectional_control_is_shown_as_its_escape() -> None:
+    """``rtl\u202eexe.txt`` was written as it is: a reader saw ``rtltxt.exe``."""
+    page = render_markdown(markdown_table(pd.DataFrame({"case_id": ["rtl\u202eexe.txt", "a\u2066b\u2069"]})))
+    assert page.rows == [["case_id"], ["rtl\\u202eexe.txt"], ["a\\u2066b\\u2069"]]
