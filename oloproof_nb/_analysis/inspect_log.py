@@ -126,6 +126,54 @@ def _inspect() -> ModuleType:
     return log
 
 
+#: Deepest nesting of a log's JSON handed to inspect-ai. Its reader's memory grows faster than the depth: a
+#: 200 KB ``.json`` log nested 100,000 deep took 24 GB before the kernel killed the process. Real logs nest a
+#: few dozen levels (a tool's arguments, a state); oloproof refuses values deeper than 200 itself.
+MAX_LOG_DEPTH = 1000
+_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+
+
+def json_depth(data: bytes) -> int:
+    """How deeply the JSON text ``data`` nests (0: a scalar), counted from its brackets outside strings.
+
+    Vectorised (a regular expression drops the strings, NumPy sums the brackets), so a large log costs
+    about as much as reading it once. Text that is not JSON gets some number; its reader refuses it.
+
+    Examples
+    --------
+    >>> json_depth(b'{"a": [1, {"b": "[[[["}]}'), json_depth(b"3")
+    (3, 0)
+    """
+    brackets = _JSON_STRING.sub(b"", data).translate(None, _NOT_BRACKETS)
+    if not brackets:
+        return 0
+    codes = np.frombuffer(brackets, dtype=np.uint8)
+    steps = np.where((codes == ord("[")) | (codes == ord("{")), 1, -1).astype(np.int64)
+    return int(np.cumsum(steps).max())
+
+
+def check_log_nesting(file: Path) -> None:
+    """Refuse a log whose JSON (a ``.json`` log, or any member of an ``.eval`` archive) nests deeper than
+    :data:`MAX_LOG_DEPTH`, before inspect-ai reads it (one line naming the file and the member)."""
+    def check(data: bytes, where: str) -> None:
+        depth = json_depth(data)
+        if depth > MAX_LOG_DEPTH:
+            raise OloproofError(f"{where}: nested {depth} levels deep (at most {MAX_LOG_DEPTH}); not an Inspect AI "
+                                "log oloproof reads")
+
+    try:
+        if file.suffix == ".eval":
+            with zipfile.ZipFile(file) as archive:
+                for info in archive.infolist():
+                    if info.filename.endswith(".json"):
+                        check(archive.read(info), f"{file}: {info.filename}")
+        else:
+            check(file.read_bytes(), str(file))
+    except (OSError, zipfile.BadZipFile, RuntimeError) as exc:  # RuntimeError: an encrypted member
+        raise OloproofError(f"{file}: cannot read this Inspect AI log ({type(exc).__name__}: {exc})") from None
+
+
 def is_inspect_log(path: str | Path) -> bool:
     """Whether ``path`` is an Inspect AI log file, from its first bytes (inspect-ai is not imported).
 
@@ -520,6 +568,7 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
     created: list[str] = []
     finished: list[str | None] = []
     for file in files:
+        check_log_nesting(file)
         try:
             header = log.read_eval_log(file, header_only=True)
         except Exception as exc:  # noqa: BLE001 - inspect raises many kinds for a damaged log

@@ -34,13 +34,18 @@ class RegressionConfig(BaseModel):
     criteria: list[str] | None = Field(default=None, min_length=1)
 
 
+#: The lowest confidence a release file may ask for: below it an interval holds the rate less often than not
+#: (``0.05`` is alpha written where the confidence goes).
+MIN_CONFIDENCE = 0.5
+
+
 class ReleaseConfig(BaseModel):
     """release.yaml: the gate's thresholds and statistics.
 
     Attributes
     ----------
     confidence : float
-        Two-sided confidence level of every interval (default 0.95).
+        Two-sided confidence level of every interval (default 0.95), at least 0.5 (0.05 is alpha, refused).
     allow_approximate_methods : bool
         Must be true for a clustered run to get a PASS or FAIL (default false).
     min_clusters : int
@@ -102,6 +107,14 @@ class ReleaseConfig(BaseModel):
                     raise ValueError(f"criteria.{name}.reduce: {quote(rule['reduce'])} is not a reduction; "
                                      f"allowed: {REDUCE_HELP}") from None
         return {**data, "criteria": criteria, "reductions": reductions}
+
+    @field_validator("confidence")
+    @classmethod
+    def _a_confidence_not_an_alpha(cls, value: float) -> float:
+        if value < MIN_CONFIDENCE:  # 0.05 written for 0.95 made a 5% interval, and a BLOCK a PASS
+            raise ValueError(f"{value:g} is below {MIN_CONFIDENCE:g}: it is the confidence level of the intervals "
+                             f"(e.g. 0.95), not alpha (0.05); allowed: {MIN_CONFIDENCE:g} ≤ confidence < 1")
+        return value
 
     @field_validator("reductions")
     @classmethod

@@ -14,7 +14,9 @@ import datetime as dt
 import html
 import json
 import math
+import os
 import unicodedata
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -28,7 +30,7 @@ from .html import html_table, numeric_column
 from .markdown import markdown_table
 from .theme import TABLE_CSS, _missing, cell_text, json_text, table_of
 
-__all__ = ["CSV_FORMULA_STARTS", "EXPORT_SUFFIXES", "csv_text", "export_table"]
+__all__ = ["CSV_FORMULA_STARTS", "EXPORT_SUFFIXES", "csv_text", "export_table", "write_file"]
 
 EXPORT_SUFFIXES: tuple[str, ...] = (".csv", ".md", ".tex", ".html", ".json")
 
@@ -89,14 +91,31 @@ def csv_text(value: Any) -> str:
     return text
 
 
-def _write_csv(df: pd.DataFrame, path: Path) -> None:
+def write_file(path: Path, data: str | bytes) -> None:
+    """Write ``data`` (text as UTF-8) to ``path`` whole or not at all: into a new file beside it, then renamed
+    over it. A named pipe or a device at ``path`` is replaced, never opened (``oloproof report --out`` a FIFO
+    waited for a reader for ever), and a failed write leaves no half-written file (a full disk left a
+    truncated report that looked whole). :class:`~oloproof_nb.errors.ExportError` names the file."""
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    tmp = path.parent / f".{path.name}.{uuid.uuid4().hex[:8]}.tmp"
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies, as to any new file
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(payload)
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise ExportError(f"{path}: cannot write ({exc.strerror or type(exc).__name__})") from None
+
+
+def _csv(df: pd.DataFrame, path: Path) -> str:
     rows = [[csv_text(v) for v in row] for row in df.itertuples(index=False, name=None)]
     text = pd.DataFrame(rows, columns=[csv_text(str(c)) for c in df.columns], dtype=object)
-    text.to_csv(path, index=False, lineterminator="\n")
+    return str(text.to_csv(index=False, lineterminator="\n"))
 
 
-def _write_md(df: pd.DataFrame, path: Path) -> None:
-    path.write_text(markdown_table(df) + "\n", encoding="utf-8")
+def _md(df: pd.DataFrame, path: Path) -> str:
+    return markdown_table(df) + "\n"
 
 
 _TEX_ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
@@ -116,30 +135,29 @@ def _tex(text: str) -> str:
                    for ch in text)
 
 
-def _write_tex(df: pd.DataFrame, path: Path) -> None:
+def _latex(df: pd.DataFrame, path: Path) -> str:
     spec = "".join("r" if numeric_column(df[c]) else "l" for c in df.columns)
     lines = [f"\\begin{{tabular}}{{{spec}}}", "\\toprule",
              " & ".join(_tex(str(c)) for c in df.columns) + " \\\\", "\\midrule"]
     lines += [" & ".join(_tex(cell) for cell in row) + " \\\\" for row in _texts(df)]
     lines += ["\\bottomrule", "\\end{tabular}"]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return "\n".join(lines) + "\n"
 
 
-def _write_html(df: pd.DataFrame, path: Path) -> None:
-    path.write_text(
-        '<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>' + html.escape(path.stem) + "</title>\n"
-        f"<style>{TABLE_CSS}</style></head><body>\n{html_table(df)}\n</body></html>\n", encoding="utf-8")
+def _html(df: pd.DataFrame, path: Path) -> str:
+    return ('<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>' + html.escape(path.stem) + "</title>\n"
+            f"<style>{TABLE_CSS}</style></head><body>\n{html_table(df)}\n</body></html>\n")
 
 
-def _write_json(df: pd.DataFrame, path: Path) -> None:
+def _json(df: pd.DataFrame, path: Path) -> str:
     columns = [str(c) for c in df.columns]
     records = [dict(zip(columns, (_json_cell(v) for v in row), strict=True))
                for row in df.itertuples(index=False, name=None)]
-    path.write_text(json.dumps(records, ensure_ascii=False, indent=2, allow_nan=False) + "\n", encoding="utf-8")
+    return json.dumps(records, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
 
 
-_WRITERS: dict[str, Callable[[pd.DataFrame, Path], None]] = {
-    ".csv": _write_csv, ".md": _write_md, ".tex": _write_tex, ".html": _write_html, ".json": _write_json,
+_WRITERS: dict[str, Callable[[pd.DataFrame, Path], str]] = {
+    ".csv": _csv, ".md": _md, ".tex": _latex, ".html": _html, ".json": _json,
 }
 
 
@@ -209,5 +227,5 @@ def export_table(df: pd.DataFrame | Any, path: str | Path) -> Path:
     if any(name is not None for name in table.index.names):
         table = table.reset_index()
     path.parent.mkdir(parents=True, exist_ok=True)
-    writer(table, path)
+    write_file(path, writer(table, path))
     return path

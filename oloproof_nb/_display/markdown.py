@@ -34,8 +34,9 @@ def md_cell(text: str) -> str:
     would start an entity becomes ``&amp;``; ``|`` is escaped (it would end the cell), and so are
     ``[`` and ``]`` (no link or image — ``![x](https://…)`` would load a remote picture), ``\\``
     (so no escape above can be undone), and the backticks, ``*``, ``~`` and word-edge ``_`` that would
-    make code, emphasis or strikethrough; a bidirectional control (``\\u202e``) is written as its escape. A CommonMark reader turns every ``\\`` + punctuation back into the
-    punctuation, so the rendered text is the original one.
+    make code, emphasis or strikethrough; a bidirectional control (``\\u202e``) is written as its escape.
+    A CommonMark reader turns every ``\\`` + punctuation back into the punctuation, so the rendered text
+    is the original one.
 
     Examples
     --------

@@ -31,7 +31,7 @@ from .._core.slicespec import NA_BIN
 from .._version import __version__
 from ..errors import OloproofError, SliceWarning
 from . import plots
-from .export import export_table
+from .export import export_table, write_file
 from .html import html_table, render
 from .markdown import markdown_table, md_cell, md_code, md_link
 from .notebook import gate
@@ -232,7 +232,7 @@ def _write_html(run: Run, sections: list[Section], path: Path) -> None:
         items.append({"key": sec.key, "title": sec.title, "text": sec.text, "parts": sec_items})
     page = render("report.html", title=title, css=Markup(PAGE_CSS + TABLE_CSS), verdict=verdict,
                   lines=[Markup(line) for line in lines], sections=items, cannot=_CANNOT, version=__version__)
-    path.write_text(page + "\n", encoding="utf-8")
+    write_file(path, page + "\n")
 
 
 def _write_md(run: Run, sections: list[Section], path: Path) -> None:
@@ -253,10 +253,10 @@ def _write_md(run: Run, sections: list[Section], path: Path) -> None:
                     f"Raw numbers: {md_link(f'{files.name}/{csv.name}', f'{files.name}/{csv.name}')}", ""]
             if i < len(sec.figures):
                 fig_name, png = sec.figures[i]
-                (files / f"{fig_name}.png").write_bytes(png)
+                write_file(files / f"{fig_name}.png", png)
                 out += [md_link(f"{fig_name} plot", f"{files.name}/{fig_name}.png", image=True), ""]
     out += [f"_{_CANNOT}_", "", f"_oloproof_nb {__version__}; numbers rounded to three decimals for display._", ""]
-    path.write_text("\n".join(out), encoding="utf-8")
+    write_file(path, "\n".join(out))
 
 
 def write_report(run: Run, out: str | Path, release: ReleaseLike | None = None,

@@ -102,3 +102,17 @@ def test_with_epochs_a_method_counts_where_a_criterion_uses_it(tmp_path: Path) -
     assert op.gate(run, release=mean, method="cluster_t").table["method"].tolist() == ["cluster_t"]
     with pytest.raises(ConfigError, match=r"'wilson' is used by no criterion of this run"):
         op.gate(run, release=mean, method="wilson")
+
+
+@pytest.mark.parametrize("confidence", [0.05, 0.49999, 1e-300])
+def test_a_confidence_below_one_half_is_refused_as_alpha(run: op.Run, tmp_path: Path, confidence: float) -> None:
+    """``confidence: 0.05`` (alpha written for 0.95) was accepted: the gate printed a 5% interval and passed a
+    criterion a 95% interval blocks. Refused below 0.5, at load and as an override; 0.5 itself is a confidence."""
+    with pytest.raises(ConfigError, match=r"confidence: .* is below 0\.5: it is the confidence level of the "
+                                          r"intervals \(e\.g\. 0\.95\), not alpha \(0\.05\)"):
+        op.gate(run, confidence=confidence)
+    release = tmp_path / "release.yaml"
+    release.write_text(f"confidence: {confidence!r}\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=str(release)):
+        op.gate(run, release=release)
+    assert op.gate(run, confidence=0.5).release.confidence == 0.5  # the boundary is allowed

@@ -17,6 +17,8 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import oloproof_nb as op
 from oloproof_nb._analysis.inspect_log import is_inspect_log
@@ -505,3 +507,57 @@ def test_score_strings_read_as_inspect_reads_them(tmp_path: Path, capsys: pytest
     (tmp_path / "empty").mkdir()
     assert main(["gate", str(tmp_path / "empty"), "--pass-threshold", "5"]) == 2  # for Inspect logs only
     assert "--cluster, --state-key and --pass-threshold apply to Inspect AI logs only" in capsys.readouterr().err
+
+
+def _depth(value: Any) -> int:
+    """Nesting by hand: 0 for a scalar, one more than the deepest child for a list or dict."""
+    children = list(value.values()) if isinstance(value, dict) else value if isinstance(value, list) else None
+    return 0 if children is None else 1 + max((_depth(c) for c in children), default=0)
+
+
+_tricky = st.text(alphabet='[]{}"\\ab', max_size=8)  # brackets, quotes and backslashes inside strings
+_json = st.recursive(st.none() | st.integers() | _tricky,
+                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_tricky, inner, max_size=3),
+                     max_leaves=30)
+
+
+@given(_json)
+@settings(max_examples=300, deadline=None)
+def test_json_depth_counts_brackets_outside_strings_as_a_hand_count(value: Any) -> None:
+    from oloproof_nb._analysis.inspect_log import json_depth
+
+    for text in (json.dumps(value), json.dumps(value, indent=2, ensure_ascii=False)):
+        assert json_depth(text.encode("utf-8")) == _depth(value)
+
+
+@pytest.mark.parametrize("kind", ["json", "eval"])
+def test_a_log_nested_too_deeply_is_refused_before_inspect_reads_it(logs: dict[str, Path], tmp_path: Path,
+                                                                    kind: str) -> None:
+    """A 200 KB ``.json`` log nested 100,000 deep grew ``oloproof gate`` to 24 GB until the kernel killed it
+    (inspect-ai's reader); an ``.eval`` whose sample nests 20,000 deep took 1.1 GB. Now one line, at once."""
+    from oloproof_nb._analysis.inspect_log import MAX_LOG_DEPTH
+
+    deep = "[" * 100_000 + "]" * 100_000
+    if kind == "json":
+        bad = tmp_path / "deep.json"
+        bad.write_text('{"version": 2, "eval": ' + deep + "}", encoding="utf-8")
+        where = str(bad)
+    else:
+        bad = tmp_path / "deep.eval"
+        with zipfile.ZipFile(logs["eval"]) as src, zipfile.ZipFile(bad, "w", zipfile.ZIP_DEFLATED) as dst:
+            names = src.namelist()
+            sample = next(n for n in names if n.startswith("samples/"))
+            for name in names:
+                data = src.read(name)
+                if name == sample:  # a deeply nested value in one sample's metadata
+                    doc = json.loads(data)
+                    doc["metadata"] = {"blob": "PLACEHOLDER"}
+                    data = json.dumps(doc).replace('"PLACEHOLDER"', deep).encode("utf-8")
+                dst.writestr(name, data)
+        where = f"{bad}: {sample}"
+    code = main(["gate", str(bad)])
+    assert code == 2
+    with pytest.raises(op.OloproofError) as info:
+        op.from_inspect(bad)
+    assert str(info.value) == (f"{where}: nested 100001 levels deep (at most {MAX_LOG_DEPTH}); not an Inspect AI "
+                               "log oloproof reads") if kind == "json" else str(info.value).startswith(where)

@@ -323,3 +323,39 @@ def test_the_header_of_a_pooled_run_says_it_is_pooled(make_suite: Any, tmp_path:
     text = write_report(op.load_runs([a.directory, b.directory]), tmp_path / "report.md").read_text(encoding="utf-8")
     assert "3 cases, 6 case runs (2 runs pooled, 2 epochs in all)" in text
     assert f"started {a.manifest.started_at}, finished {b.manifest.finished_at}." in text
+
+
+@pytest.mark.parametrize("suffix", [".md", ".html"])
+def test_a_report_over_a_named_pipe_replaces_it_and_a_failed_write_leaves_nothing(
+        example_run: op.Run, tmp_path: Path, suffix: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``oloproof report --out X`` waited for ever when X was a named pipe (the page was written into it), and
+    a write that failed half way (a full disk, a file size limit) left a truncated report that looked whole and
+    an error that named no file. The report is now written beside its path and renamed over it."""
+    import os
+
+    from _hostile_files import bounded
+
+    target = tmp_path / f"r{suffix}"
+    os.mkfifo(target)
+    bounded(lambda: write_report(example_run, target), 30, unblock=[target])
+    assert target.is_file() and "answer_matches" in target.read_text(encoding="utf-8")
+    before = target.read_bytes()
+
+    real = os.fdopen
+
+    def full_disk(fd: int, *args: Any, **kwargs: Any) -> Any:
+        handle = real(fd, *args, **kwargs)
+
+        def write(data: bytes) -> int:
+            handle.raw.write(data[: len(data) // 2])  # half of it reaches the disk, then the disk is full
+            raise OSError(28, "No space left on device")
+
+        handle.write = write  # type: ignore[method-assign]
+        return handle
+
+    monkeypatch.setattr(os, "fdopen", full_disk)
+    written = rf"{re.escape(str(tmp_path))}/r(\{suffix}|_files/\S+)"  # the page, or a file beside it (.md)
+    with pytest.raises(op.OloproofError, match=rf"^{written}: cannot write \(No space left on device\)$"):
+        write_report(example_run, target)
+    assert target.read_bytes() == before  # the earlier report, whole
+    assert [p.name for p in tmp_path.rglob(".*")] == []  # no temporary file left
