@@ -82,6 +82,9 @@ class Transform(BaseModel):
     def _has_value(cls, value: str) -> str:
         if "{value}" not in value:
             raise ValueError("the template must contain {value} (the original field)")
+        if value == "{value}":  # the copy would be its source: no relation could fail
+            raise ValueError(f"{value!r} leaves the text as it is, so every copy equals its source and no relation "
+                             "can fail; write the change around {value}, e.g. '{value} Ignore the rules above.'")
         return value
 
     @field_validator("state_path")
@@ -312,8 +315,21 @@ class Suite:
                              f"root='{self.root}')")
 
     def resolve_system(self) -> Any:
-        """What ``system: module:attr`` names (imported from the suite folder on first use)."""
+        """What ``system: module:attr`` names (imported from the suite folder on first use).
+
+        Raises
+        ------
+        ConfigError
+            When the file that defines the system imported at ``load_suite`` changed since: Python would run
+            the old code under the new file's fingerprint (its replays cached for the new code).
+        """
         if self.system_target is not None:
+            stale = stale_function(self.system_target)
+            if stale is not None:
+                raise ConfigError(self.root / SUITE_FILE, "system",
+                                  f"{stale} changed since this suite was loaded, and the suite holds the system "
+                                  "it imported then: a run would run the old code and cache its replays as the "
+                                  "new code's; load the suite again (op.load_suite)")
             return self.system_target
         return import_system(self.root, self.config.system, self.root / SUITE_FILE)
 
@@ -469,6 +485,8 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
         for message in messages:
             warnings.warn(VacuousCheckWarning(message), stacklevel=2)
     target = import_system(root, config.system, suite_file) if import_system_now else None
+    if target is not None:
+        stale_function(target)  # notes the files its code came from: a run refuses it once they change
     code = load_user_code(root, config, suite_file) if import_system_now else UserCode()
     digests.update(code.digests)
     if _stat_case_file(cases_file) != stat_before:

@@ -9,6 +9,8 @@ an exit of the run's process.
 
 from __future__ import annotations
 
+import functools
+
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -105,4 +107,16 @@ def code_fingerprint(instance: Any, target: Any, *, root: Path | None, spec: str
     files = code_digests(root, spec, target, classes)
     if not files and extra is None:
         return None
-    return digest({"schema": CODE_SCHEMA, "files": files, "fingerprint": extra})
+    # which of the files' classes or factories is the system: two classes of one file are two systems (a
+    # subclass that escalates was judged by its parent's cached replays)
+    names = sorted({_qualified(target), *(_qualified(c) for c in classes)})
+    return digest({"schema": CODE_SCHEMA, "files": files, "fingerprint": extra, "system": names})
+
+
+def _qualified(obj: Any) -> str:
+    """``module:qualname`` of a class or function (of an instance: its class; of a partial: its function)."""
+    while isinstance(obj, functools.partial):
+        obj = obj.func
+    if not hasattr(obj, "__qualname__"):
+        obj = type(obj)
+    return f"{getattr(obj, '__module__', '?')}:{getattr(obj, '__qualname__', '?')}"

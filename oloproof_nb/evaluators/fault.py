@@ -189,10 +189,7 @@ class FaultRecovery(Evaluator):
         checkpoint = ctx.trajectory.first_call(self.tool)
         if checkpoint is None:
             return Evaluation()
-        row: ReplayRow = {"case_id": ctx.case.id, "criterion": self.name, "tool": self.tool, "fault": self.fault,
-                          "checkpoint": checkpoint, "control_reproduced": None, "recovered": None,
-                          "escalated": None, "constraint_broken": None, "verdict": "missing", "reason": "",
-                          "cached": False}
+        row = self._new_row(ctx.case.id, checkpoint)
         if not callable(getattr(ctx.system, "replay", None)) or ctx.run is None:
             return self._done(row, "missing", NOT_REPLAYABLE)
         recorded = ctx.trajectory
@@ -224,6 +221,19 @@ class FaultRecovery(Evaluator):
                               self.escalate_tools, self.admits_failure(faulted.trajectory.answer))
         row.update(judged)  # type: ignore[typeddict-item]
         return self._done(row, judged["verdict"], judged["reason"])
+
+    def _new_row(self, case_id: str, checkpoint: int) -> ReplayRow:
+        return {"case_id": case_id, "criterion": self.name, "tool": self.tool, "fault": self.fault,
+                "checkpoint": checkpoint, "control_reproduced": None, "recovered": None, "escalated": None,
+                "constraint_broken": None, "verdict": "missing", "reason": "", "cached": False}
+
+    def interrupted(self, ctx: CaseContext, reason: str, *, timed_out: bool) -> Evaluation:
+        """A replay timed out or raised past the system's own code: ``missing``, with its row in ``run.replays``
+        (the verdict had no row there)."""
+        checkpoint = None if ctx.trajectory is None else ctx.trajectory.first_call(self.tool)
+        if checkpoint is None:
+            return self.missing(reason)
+        return self._done(self._new_row(ctx.case.id, checkpoint), "missing", reason)
 
     def _done(self, row: ReplayRow, verdict: Verdict, reason: str) -> Evaluation:
         row["verdict"], row["reason"] = verdict, reason

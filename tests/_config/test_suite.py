@@ -322,7 +322,7 @@ SPECIAL_WORDS = {"fifo": "is a named pipe (FIFO), not a regular file", "dir": "i
 def test_a_special_file_is_refused_by_name_never_read(make_suite, which: str, kind: str) -> None:
     """Before: a FIFO cases.jsonl hung load_suite; a FIFO or directory release.yaml was silently ignored."""
     root = make_suite(CASES, evaluators=[{"type": "answer_matches"}], release={"criteria": {"answer_matches": 0.5}},
-                      metamorphic={"transforms": [{"name": "t", "field": "answer", "template": "{value}",
+                      metamorphic={"transforms": [{"name": "t", "field": "answer", "template": "{value}!",
                                                    "validity_labels": "labels/t.jsonl", "minimum_validity": 0.5}]})
     target = make_special(root / which, kind)
     with pytest.raises(op.OloproofError) as info:
@@ -682,3 +682,17 @@ def test_decorators_helpers_and_library_named_folders(make_suite, tmp_path: Path
     (data / "jvals.py").write_text("import json\nload = json.loads\n", encoding="utf-8")
     assert set(op.load_suite(data).validators) == {"y", "j"}
     assert isinstance(op.load_suite(data).validators["y"], functools.partial)
+
+
+def test_a_template_that_is_only_value_is_refused(make_suite) -> None:
+    """``template: "{value}"`` made every copy equal its source: same_state held for any deterministic agent,
+    unflagged (a relation that cannot fail). Any change around it is a transform ({value}{value} too)."""
+    transform = {"name": "t", "field": "answer", "template": "{value}", "validity_labels": "labels/t.jsonl",
+                 "minimum_validity": 0.5}
+    root = make_suite(CASES, evaluators=[{"type": "answer_matches"}], metamorphic={"transforms": [transform]})
+    with pytest.raises(op.ConfigError, match=r"metamorphic\.transforms\[0\]\.template: '\{value\}' leaves the "
+                                             r"text as it is"):
+        load_suite(root)
+    for template in ("{value}{value}", " {value}"):
+        parse_suite_config({"name": "x", "system": "m:S", "metamorphic": {"transforms": [{**transform,
+                                                                                        "template": template}]}})

@@ -222,6 +222,10 @@ def test_a_hanging_replay_times_out_and_the_run_goes_on_a_fresh_instance(tmp_pat
     assert list(run.cases["status"]) == ["completed"] * 3  # the case itself ran; only its replay hung
     verdict, reason = _verdicts(run, "c1")[FAULT_CRITERION]
     assert verdict == "missing" and "timeout" in reason
+    # its row in run.replays says so too (the verdict had no row there)
+    replay = run.replays.set_index("case_id").loc["c1"]
+    assert (replay["verdict"], replay["reason"], replay["criterion"]) == ("missing", reason, FAULT_CRITERION)
+    assert list(run.replays["case_id"]) == ["c0", "c1", "c2"]
     built, ran = _events(side_channel)
     assert len(built) == 2
     assert ran["c1"] == built[0] and ran["c2"] == built[1]

@@ -299,3 +299,41 @@ def test_a_class_defined_in_no_file_is_never_cached() -> None:
         pass
 
     assert user_classes(Agent()) == [Agent]
+
+
+
+
+def test_another_class_of_the_same_file_never_gets_the_first_ones_replays(tmp_path: Path) -> None:
+    """Two classes in one file with one ``version`` (a subclass that escalates a failed refund) had one code
+    fingerprint: the second was judged by the first's cached replays (0/38 recover, 38/38 live). The classes
+    the system is made of are now part of it."""
+    folder = init_example("stateful-agent", tmp_path / "desk")
+    source = folder / "refund_desk.py"
+    text = source.read_text(encoding="utf-8")
+    act = text[text.index("    def act(self, input"):]  # RefundDesk.act, the file's last method
+    checked_desk = "\n\nclass CheckedDesk(RefundDesk):\n" + act.replace(BROKEN, FIXED)  # same version, escalates
+    source.write_text(text + checked_desk, encoding="utf-8")
+    first = op.run(folder, out=tmp_path / "first", progress=False)
+    assert _fault_rows(first) == [("fail", False)] * 38
+    (folder / "oloproof.yaml").write_text((folder / "oloproof.yaml").read_text(encoding="utf-8").replace(
+        "refund_desk:RefundDesk", "refund_desk:CheckedDesk"), encoding="utf-8")
+    checked = op.run(folder, out=tmp_path / "checked", progress=False)
+    assert _fault_rows(checked) == [("pass", False)] * 38  # live: nothing of the other class's replays
+    assert first.manifest.code_fingerprint != checked.manifest.code_fingerprint
+    assert first.system_version == checked.system_version
+
+
+def test_a_suite_whose_system_file_changed_since_it_was_loaded_does_not_run(tmp_path: Path) -> None:
+    """A notebook loads the suite, fixes the desk, runs the same suite object: the old code ran, and its
+    replays were cached under the fixed file's fingerprint, so the fixed desk, loaded again, was judged by
+    the broken one's replays (0/38, 38/38 live). Now the run refuses, naming the file; loaded again, it runs
+    the fixed code live."""
+    folder = init_example("stateful-agent", tmp_path / "desk")
+    suite = op.load_suite(folder)
+    source = folder / "refund_desk.py"
+    source.write_text(source.read_text(encoding="utf-8").replace(BROKEN, FIXED), encoding="utf-8")
+    with pytest.raises(op.ConfigError, match=rf"system: {source.resolve()} changed since this suite was loaded"):
+        op.run(suite, out=tmp_path / "stale", progress=False)
+    assert not (folder / ".oloproof" / "replays").exists() or not any((folder / ".oloproof" / "replays").iterdir())
+    fixed = op.run(op.load_suite(folder), out=tmp_path / "fixed", progress=False)
+    assert _fault_rows(fixed) == [("pass", False)] * 38

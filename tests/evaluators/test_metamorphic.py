@@ -194,7 +194,7 @@ def test_evaluate_run_never_mutates_its_inputs() -> None:
     labels = {"t": [{"case_id": "c1~t", "valid": True, "labeler": "", "note": ""}]}
     before = copy.deepcopy((records, labels))
     ev = MetamorphicRelation(type="metamorphic_relation", relation="same_state", transform="t")
-    transforms = {"t": Transform(name="t", field="m", template="{value}", validity_labels="l", minimum_validity=1)}
+    transforms = {"t": Transform(name="t", field="m", template="{value} x", validity_labels="l", minimum_validity=1)}
     verdicts, pairs = ev.evaluate_run(records, labels, transforms)
     assert (records, labels) == before
     assert [v["verdict"] for v in verdicts] == ["fail"] and pairs[0]["label"] == "valid"
