@@ -10,7 +10,6 @@ an exit of the run's process.
 from __future__ import annotations
 
 import functools
-
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
