@@ -418,8 +418,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
         raise OloproofError("--resume needs --out DIR (the directory of the interrupted run)")
     if args.workers < 1:
         raise OloproofError(f"--workers {args.workers}: must be at least 1")
-    if args.epochs is not None and args.epochs < 1:
-        raise OloproofError(f"--epochs {args.epochs}: must be at least 1")
+    from ._config.suite import MAX_EPOCHS
+
+    if args.epochs is not None and not 1 <= args.epochs <= MAX_EPOCHS:
+        raise OloproofError(f"--epochs {args.epochs}: must be 1 to {MAX_EPOCHS:,} (as epochs: in oloproof.yaml)")
     update, close = progress_bar(Path(args.suite).name) if not args.quiet and _stderr_is_tty() else (None, None)
     params = {"suite": args.suite, "out": args.out, "workers": args.workers, "resume": args.resume,
               "cache": not args.no_cache, "isolation": args.isolation, "fsync": args.fsync,
@@ -693,6 +695,42 @@ def _save_internal_traceback(text: str) -> str:
         return "(it could not be saved)"
 
 
+class _ReaderMayLeave:
+    """Standard output whose reader may stop reading (``oloproof gate RUN | head``): what is written after that
+    goes nowhere and the command still exits with its own code (it was 2, "Broken pipe", whatever the gate said)."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+        self.gone = False
+
+    def write(self, text: str) -> int:
+        if not self.gone:
+            try:
+                return int(self._stream.write(text))
+            except BrokenPipeError:
+                self._leave()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.gone:
+            try:
+                self._stream.flush()
+            except BrokenPipeError:
+                self._leave()
+
+    def _leave(self) -> None:
+        self.gone = True
+        try:  # what is still buffered, and the interpreter's last flush, go to /dev/null, not to an error
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, self._stream.fileno())
+            os.close(null)
+        except (OSError, ValueError, AttributeError):
+            pass
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``oloproof`` console script; returns the exit code."""
     args = _parser().parse_args(argv)
@@ -705,6 +743,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             label = "vacuous check" if issubclass(category, VacuousCheckWarning) else category.__name__
             print(f"oloproof: warning: {label}: {line}", file=sys.stderr)
 
+    stdout = sys.stdout
+    sys.stdout = _ReaderMayLeave(stdout)  # `oloproof gate RUN | head` keeps its code
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("always", VacuousCheckWarning)
@@ -727,6 +767,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"oloproof: internal error: {_one_line(describe_exception(exc))} (a bug in oloproof_nb; the "
               f"traceback is in {path})", file=sys.stderr)
         return 2
+    finally:
+        sys.stdout.flush()  # a reader that left is found here at the latest
+        sys.stdout = stdout
 
 
 if __name__ == "__main__":  # pragma: no cover

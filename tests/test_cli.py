@@ -559,3 +559,19 @@ def test_run_counts_cases_and_case_runs_with_epochs(tmp_path: Path, capsys: pyte
     out = capsys.readouterr().out
     assert code == 1
     assert re.search(r"^run \S+: 6 cases, 12 case runs \(2 epochs\)$", out, re.M), out
+
+
+def test_a_reader_that_stops_reading_leaves_the_exit_code_the_gates(tmp_path: Path) -> None:
+    """``oloproof gate RUN | head`` under ``set -o pipefail``: the reader left before the table was written and
+    the command exited 2 ("Broken pipe"), whatever the gate said. Now it exits with the gate's code."""
+    from oloproof_nb.examples import init_example
+
+    folder = init_example("false-success", tmp_path / "suite")
+    assert main(["run", str(folder), "--out", str(tmp_path / "run"), "--quiet"]) == 1  # a BLOCK
+    proc = subprocess.Popen([sys.executable, "-m", "oloproof_nb.cli", "gate", str(tmp_path / "run")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # the reader is gone before a line is written
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 1, err
+    assert "Broken pipe" not in err and "Exception ignored" not in err

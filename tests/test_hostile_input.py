@@ -881,3 +881,28 @@ def test_a_lock_file_that_is_not_a_file_never_hangs(finished_run: tuple[Path, in
         assert err.count("\n") == 1 and "ColumnarCopyWarning" in err and str(directory) in err
     else:
         assert err == "" and columnar.is_fresh(directory)
+
+
+def test_a_number_of_more_than_4300_digits_is_one_line_naming_the_file(finished_run: tuple[Path, int],
+                                                                       tmp_path: Path) -> None:
+    """Python refuses to turn more than 4,300 digits into an int with a ValueError that PyYAML, the manifest's
+    reader and the journal's fast path let through: "internal error (a bug in oloproof_nb)", exit 2, no file
+    named. Each is now one line naming the file."""
+    long = "9" * 5000
+    release = tmp_path / "release.yaml"
+    release.write_text(f"min_clusters: {long}\n", encoding="utf-8")
+    code, err = _cli("gate", str(finished_run[0]), "--release", str(release))
+    assert code == 2 and one_error_line(err).startswith(f"oloproof: error: {release}: not valid YAML: "), err
+    assert "internal error" not in err
+
+    for name, old, new in (("manifest.json", b'"n_cases": 48', f'"n_cases": {long}'.encode()),
+                           ("cases.jsonl", b'{"index":3,', f'{{"index":{long},'.encode())):
+        directory = shutil.copytree(finished_run[0], tmp_path / name)
+        shutil.rmtree(directory / "frames")
+        path = directory / name
+        text = path.read_bytes()
+        assert old in text, name
+        path.write_bytes(text.replace(old, new, 1))
+        code, err = _cli("gate", str(directory))
+        assert code == 2 and one_error_line(err).startswith(f"oloproof: error: {path}"), err
+        assert "internal error" not in err

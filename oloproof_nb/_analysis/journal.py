@@ -24,8 +24,9 @@ __all__ = ["Chunk", "Journal", "Line"]
 
 # Lines written by ``store.dumps`` start with these keys (records are dicts built in this key order); a
 # line that does not (another writer) is parsed whole instead.
-_CASE_HEAD = re.compile(rb'\{"index":(-?\d+),"case":\{"id":("(?:[^"\\]|\\.)*")(?:,"epoch":(\d+))?')
-_REPLAY_HEAD = re.compile(rb'\{"case_id":("(?:[^"\\]|\\.)*")(?:,"epoch":(\d+))?')
+_CASE_HEAD = re.compile(rb'\{"index":(-?\d{1,18}),"case":\{"id":("(?:[^"\\]|\\.)*")'
+                        rb'(?:,"epoch":(\d{1,18})(?!\d))?(?!,"epoch")')  # longer numbers: parsed whole
+_REPLAY_HEAD = re.compile(rb'\{"case_id":("(?:[^"\\]|\\.)*")(?:,"epoch":(\d{1,18})(?!\d))?(?!,"epoch")')
 
 #: What :meth:`Journal.chunks` yields: records, their final states' and their initial states' addresses.
 Chunk = tuple[list[CaseRecord], list[str | None], list[str | None]]

@@ -12,8 +12,8 @@ from typing import Any, NamedTuple, NoReturn
 from pydantic import ValidationError
 
 from .._core.receipts import OutcomeContract
-from ..errors import ContractFileError, validation_problem
-from .files import UnreadableFile, read_regular
+from ..errors import ContractFileError, quote, validation_problem
+from .files import UnreadableFile, _lone_surrogate, read_regular
 
 __all__ = ["COMMAND_VALIDATOR", "CONTRACT_FILE_KEYS", "DEFAULT_MAX_ARTIFACT_BYTES", "DEFAULT_OBSERVE_TIMEOUT_S",
            "MAX_CONTRACT_BYTES", "ContractFile", "load_contract_file"]
@@ -85,6 +85,9 @@ def load_contract_file(path: Path | str) -> ContractFile:
     """
     path = Path(path)
     data = _read_json_object(path)
+    bad = _lone_surrogate(data)
+    if bad is not None:  # "\ud800": JSON, but no text (it stopped oloproof receipt as an internal error)
+        _fail(path, f"the string {quote(bad)} holds a lone surrogate escape, which is not Unicode text")
     for key in data:
         if key not in CONTRACT_FILE_KEYS:
             _fail(path, f"unknown key {key!r}; allowed keys: {', '.join(CONTRACT_FILE_KEYS)}")
@@ -94,6 +97,8 @@ def load_contract_file(path: Path | str) -> ContractFile:
     for key in ("artifact_id", "locator"):
         if not isinstance(data[key], str) or not data[key].strip():
             _fail(path, f"key {key!r} must be a non-empty string, got {_show(data[key])}")
+    if "\x00" in data["locator"]:
+        _fail(path, "key 'locator' holds a NUL character, which no path can hold")
     started = _parse_timestamp(path, data["run_started_at"])
     if not isinstance(data.get("require_fresh", True), bool):
         _fail(path, f"key 'require_fresh' must be true or false, got {_show(data['require_fresh'])}")
@@ -189,9 +194,10 @@ def _parse_validator(path: Path, value: Any) -> tuple[str | None, list[str] | No
         if unknown:
             _fail(path, f"key 'validator.{unknown[0]}' is not allowed; validator must be {allowed}")
         argv = value.get("command")
-        if isinstance(argv, list) and argv and all(isinstance(arg, str) and arg for arg in argv):
+        if isinstance(argv, list) and argv and all(isinstance(arg, str) and arg and "\x00" not in arg for arg in argv):
             return COMMAND_VALIDATOR, list(argv)
         _fail(
-            path, f"key 'validator.command' must be a non-empty list of non-empty strings, got {_show(argv)}"
+            path, f"key 'validator.command' must be a non-empty list of non-empty strings without a NUL character, "
+                  f"got {_show(argv)}"
         )
     _fail(path, f"key 'validator' must be {allowed}, got {_show(value)}")

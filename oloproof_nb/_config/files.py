@@ -306,6 +306,10 @@ def read_yaml(path: Path) -> dict[str, Any]:
         raise ConfigError(path, None, f"not valid YAML{where}: {clip(what)}") from None
     except RecursionError:
         raise ConfigError(path, None, "not valid YAML: nested too deeply") from None
+    except ConfigError:  # a ValueError too: said already
+        raise
+    except ValueError as exc:  # PyYAML turning a number of more than 4,300 digits into an int
+        raise ConfigError(path, None, f"not valid YAML: {clip(str(exc).split(';')[0])}") from None
     finally:
         if loader is not None:
             loader.dispose()

@@ -51,10 +51,12 @@ from .validators import (
 
 __all__ = ["SuiteConfig", "Transform", "Metamorphic", "Suite", "load_suite", "parse_suite_config",
            "release_from_manifest", "find_vacuous_checks", "load_user_code", "UserCode", "changed_digests",
-           "SUITE_FILE", "RELEASE_FILE"]
+           "SUITE_FILE", "RELEASE_FILE", "MAX_EPOCHS"]
 
 SUITE_FILE = "oloproof.yaml"
 RELEASE_FILE = "release.yaml"
+#: The most epochs a run may have (oloproof.yaml, --epochs, op.run(epochs=)).
+MAX_EPOCHS = 10_000
 #: A case file up to this size is parsed once, when the suite is loaded, and its cases kept for the run;
 #: a larger one is streamed (read again, one case at a time, by every pass over it).
 KEEP_CASES_BYTES = 4 << 20
@@ -156,7 +158,7 @@ class SuiteConfig(BaseModel):
     case_timeout_s: float = Field(default=300.0, gt=0)
     tool_errors: ToolErrorRule = Field(default_factory=ToolErrorRule)
     isolation: Literal["thread", "process"] = "thread"
-    epochs: int = Field(default=1, ge=1, le=10_000, strict=True)
+    epochs: int = Field(default=1, ge=1, le=MAX_EPOCHS, strict=True)
 
     @field_validator("system")
     @classmethod
@@ -452,9 +454,11 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
         raise ConfigError(root, None, "is not a suite folder (no such directory)")
     suite_file = root / SUITE_FILE
     if not suite_file.exists():  # a directory, FIFO or device: read_yaml refuses it by name
+        _refuse_a_broken_link(suite_file)
         raise ConfigError(suite_file, None, "file not found; a suite folder holds oloproof.yaml")
     config = parse_suite_config(read_yaml(suite_file), suite_file)
     release_file = Path(release) if release is not None else root / RELEASE_FILE
+    _refuse_a_broken_link(release_file)  # it was read as no release.yaml: a run gated nothing, exit 1
     release_cfg = load_release(release_file) if (release is not None or release_file.exists()) else None
     cases_file = root / config.cases
     stat_before = _stat_case_file(cases_file)
@@ -474,6 +478,7 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
     labels: dict[str, list[dict[str, Any]]] = {}
     for i, transform in enumerate(config.metamorphic.transforms):
         labels_file = root / transform.validity_labels
+        _refuse_a_broken_link(labels_file)
         if not labels_file.exists():
             raise ConfigError(suite_file, f"metamorphic.transforms[{i}].validity_labels",
                               f"label file {labels_file} not found; write one judgement "
@@ -521,6 +526,19 @@ def _hidden_below(keys: tuple[str, ...], patterns: list[tuple[str, ...]]) -> boo
 
 #: A top-level key no state holds: an ``ignore`` pattern that matches it matches every path.
 _ANY_KEY = "\x00oloproof: any key"
+
+
+def _refuse_a_broken_link(path: Path) -> None:
+    """A symbolic link at ``path`` that leads to nothing (a dangling link or a loop) is an error naming it: the
+    file is there, and reading it as absent would change what the suite decides."""
+    if os.path.lexists(path) and not path.exists():
+        try:
+            path.stat()
+            why = "cannot be followed"
+        except OSError as exc:
+            why = exc.strerror or type(exc).__name__
+        raise ConfigError(path, None, f"is a symbolic link that leads to no file ({why}); point it at the file, "
+                                      "or remove it")
 
 
 class _VacuityScan:

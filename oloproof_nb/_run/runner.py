@@ -30,7 +30,7 @@ from typing import Any, Literal, Protocol, TypeVar
 
 from .._config.imports import CODE_KEY
 from .._config.release import check_reductions
-from .._config.suite import RELEASE_FILE, SUITE_FILE, Suite, changed_digests, load_suite
+from .._config.suite import MAX_EPOCHS, RELEASE_FILE, SUITE_FILE, Suite, changed_digests, load_suite
 from .._core.canonical import iso, utc_now
 from .._core.case import Case
 from .._core.records import CaseRecord, Manifest, ReplayRecord, StoredSuite
@@ -85,8 +85,9 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
     ``sink`` sees every record appended (not used on ``resume``: it would miss
     the records already there).
     """
-    if epochs is not None and (not isinstance(epochs, int) or isinstance(epochs, bool) or epochs < 1):
-        raise OloproofError(f"epochs={epochs!r}: must be an integer of at least 1")
+    if epochs is not None and (not isinstance(epochs, int) or isinstance(epochs, bool)
+                               or not 1 <= epochs <= MAX_EPOCHS):
+        raise OloproofError(f"epochs={epochs!r}: must be an integer from 1 to {MAX_EPOCHS:,} (as in oloproof.yaml)")
     if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
         raise OloproofError(f"workers={workers!r}: must be an integer of at least 1")
     if chunk_size < 1:

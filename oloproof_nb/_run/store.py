@@ -177,6 +177,8 @@ def read_manifest(directory: Path) -> Manifest:
         raise RunDirError(f"{path}: not valid JSON ({exc})") from None
     except RecursionError:
         raise RunDirError(f"{path}: not valid JSON (nested too deeply)") from None
+    except ValueError as exc:  # a number of more than 4,300 digits
+        raise RunDirError(f"{path}: not valid JSON ({str(exc).split(';')[0]})") from None
     if not isinstance(data, dict) or "run_id" not in data:
         raise RunDirError(f"{path}: not a run manifest (no run_id)")
     try:

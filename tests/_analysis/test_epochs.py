@@ -382,6 +382,11 @@ def test_cli_names_the_file_and_key(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert "pass^4" in capsys.readouterr().out
     assert main(["run", str(suite), "--epochs", "0", "--quiet"]) == 2
     assert "--epochs 0" in capsys.readouterr().err
+    # the same bound as epochs: in oloproof.yaml (100,000 was accepted, and the run could not finish)
+    assert main(["run", str(suite), "--epochs", "10001", "--quiet"]) == 2
+    assert "--epochs 10001: must be 1 to 10,000" in capsys.readouterr().err
+    with pytest.raises(op.OloproofError, match="epochs=10001: must be an integer from 1 to 10,000"):
+        op.run(suite, epochs=10_001, progress=False)
 
 
 def test_suite_epochs_key_is_strict(tmp_path: Path) -> None:

@@ -92,3 +92,23 @@ def test_a_contract_file_bigger_than_its_cap_is_not_read(tmp_path: Path, monkeyp
     assert load_contract_file(path).contract.artifact_id == "a"  # exactly at the cap
     monkeypatch.setattr(contracts, "MAX_CONTRACT_BYTES", len(text) - 1)
     assert f"is {len(text)} bytes; a file of this kind may hold at most {len(text) - 1}" in _error(path)
+
+
+@pytest.mark.parametrize(("extra", "words"), [
+    ('"validator": {"command": ["python3", "ch\\u0000eck.py"]}', "key 'validator.command' must be a non-empty list "
+                                                                 "of non-empty strings without a NUL character"),
+    ('"validator": {"command": ["python3", "\\ud800"]}', "the string '\\ud800' holds a lone surrogate escape"),
+    ('"validator": "\\ud800"', "the string '\\ud800' holds a lone surrogate escape"),
+    ('"note_\\udc80": 1', "the string 'note_\\udc80' holds a lone surrogate escape"),
+])
+def test_a_nul_or_a_lone_surrogate_is_a_contract_error(tmp_path: Path, extra: str, words: str) -> None:
+    """Both reached the validator's process start (ValueError: embedded null byte, UnicodeEncodeError): an
+    internal error, and with --json nothing on stdout for the hook to read."""
+    text = json.dumps(MINIMAL)[:-1] + ", " + extra + "}"
+    assert words in _error(_write(tmp_path, text))
+
+
+def test_a_nul_in_the_locator_is_a_contract_error(tmp_path: Path) -> None:
+    """It was an "unverified" receipt ("the artifact cannot read: embedded null byte"): the file's error."""
+    text = json.dumps({**MINIMAL, "locator": "out/rep\x00ort.json"})
+    assert _error(_write(tmp_path, text)).endswith("key 'locator' holds a NUL character, which no path can hold")

@@ -696,3 +696,23 @@ def test_a_template_that_is_only_value_is_refused(make_suite) -> None:
     for template in ("{value}{value}", " {value}"):
         parse_suite_config({"name": "x", "system": "m:S", "metamorphic": {"transforms": [{**transform,
                                                                                         "template": template}]}})
+
+
+@pytest.mark.parametrize("kind", ["dangling", "loop"])
+@pytest.mark.parametrize("which", ["oloproof.yaml", "release.yaml", "labels/t.jsonl"])
+def test_a_link_to_no_file_is_refused_by_name(make_suite, which: str, kind: str) -> None:
+    """A release.yaml linked to a file that is gone (or to itself) was read as no release.yaml: the run gated
+    nothing and exited 1 ("nothing was gated"); oloproof.yaml or a label file so linked was "not found"."""
+    root = make_suite(CASES, evaluators=[{"type": "answer_matches"}], release={"criteria": {"answer_matches": 0.5}},
+                      metamorphic={"transforms": [{"name": "t", "field": "answer", "template": "{value}!",
+                                                   "validity_labels": "labels/t.jsonl", "minimum_validity": 0.5}]})
+    (root / "labels").mkdir(exist_ok=True)
+    target = root / which
+    if target.exists():
+        target.unlink()
+    target.symlink_to(target.name if kind == "loop" else root / "gone" / target.name)
+    with pytest.raises(op.ConfigError) as info:
+        load_suite(root)
+    words = "Too many levels of symbolic links" if kind == "loop" else "No such file or directory"
+    assert str(info.value) == f"{target}: is a symbolic link that leads to no file ({words}); point it at the " \
+                              "file, or remove it"
