@@ -267,6 +267,28 @@ def _epochs_of(run: Run, side: str) -> int:
     return own[0]
 
 
+def _same_epochs_per_case(base: pd.DataFrame, candidate: pd.DataFrame) -> None:
+    """Refuse a case in both runs whose epochs differ: a run's ``epochs`` is its largest, and Inspect AI tasks
+    pooled into one run keep each its own (base: a task of 1 epoch and one of 3; candidate: the other way round),
+    so the run-level check passed and the epochs one side lacked were left out (the candidate's failing epochs
+    2 and 3 of every case: NO_REGRESSION, where its own gate said FAIL)."""
+    eb = base.groupby("case_id", sort=False)["epoch"].agg(lambda e: tuple(sorted(e)))
+    ec = candidate.groupby("case_id", sort=False)["epoch"].agg(lambda e: tuple(sorted(e)))
+    both = eb.index.intersection(ec.index)
+    differ = both[(eb[both] != ec[both]).to_numpy()]
+    if len(differ):
+        cid = differ[0]
+        raise OloproofError(f"compare: case {cid!r} ran epochs {_epoch_list(eb[cid])} in the base run and "
+                            f"{_epoch_list(ec[cid])} in the candidate ({len(differ)} such case(s)); each case run is "
+                            "paired with the same epoch of the other run, so compare runs whose cases ran the same "
+                            "epochs")
+
+
+def _epoch_list(epochs: tuple[int, ...]) -> str:
+    return f"{epochs[0]}–{epochs[-1]}" if len(epochs) > 2 and list(epochs) == list(range(epochs[0], epochs[-1] + 1)) \
+        else ", ".join(map(str, epochs))
+
+
 def _merged_clusters(base: pd.Series, candidate: pd.Series) -> np.ndarray:
     """Each paired case's cluster: the base cluster, with clusters the candidate joins merged (connected parts)."""
     parent: dict[str, str] = {}
@@ -295,6 +317,8 @@ def _pair_cases(base: Run, candidate: Run) -> tuple[pd.DataFrame, pd.DataFrame, 
     keys = _keys(bc, cc)
     _one_row_per_case(bc, keys, base, "base")
     _one_row_per_case(cc, keys, candidate, "candidate")
+    if "epoch" in keys:
+        _same_epochs_per_case(bc, cc)
     merged = bc[[*keys, "digest", "cluster"]].merge(cc[[*keys, "digest", "cluster"]], on=keys, how="outer",
                                                     suffixes=("_base", "_candidate"), indicator=True, sort=False)
     side = merged["_merge"].astype(str)

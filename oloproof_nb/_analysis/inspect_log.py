@@ -85,6 +85,9 @@ class InspectScorer(Evaluator):
     """
 
     type: Literal["inspect_scorer"] = "inspect_scorer"
+    #: The scorer's arguments as the log declares them (canonical JSON; empty when the log says none): a scorer
+    #: run with other arguments (``strict=False``, another grader model) is another check (``check_changed``).
+    options: str = ""
     scope: ClassVar[Literal["case"]] = "case"
 
     def evaluate(self, ctx: CaseContext) -> Evaluation:
@@ -268,7 +271,9 @@ def dataset_sample(sample: Any) -> Any:
 
 
 def sample_digest(sample: Any) -> str:
-    """The sample digest: SHA-256 of the canonical JSON of ``{id, input, target, metadata[, choices]}``.
+    """The sample digest: SHA-256 of the canonical JSON of ``{id, input, target, metadata[, choices, setup,
+    sandbox, files]}`` (the last three when the sample has them: its sandbox's start; a log keeps the names
+    of ``files``, not their contents).
 
     Of the sample as the dataset gave it (:func:`dataset_sample`), so every epoch has the same digest
     whatever a solver wrote into the metadata.
@@ -278,6 +283,12 @@ def sample_digest(sample: Any) -> str:
             "metadata": given.metadata or {}}
     if getattr(given, "choices", None):
         body["choices"] = list(given.choices)
+    # the sandbox a sample starts from is its initial state: a changed setup script or file set is another case
+    for key in ("setup", "sandbox", "files"):
+        value = getattr(given, key, None)
+        if value:
+            body[key] = json.loads(json.dumps(value, sort_keys=True, default=str)) if not isinstance(value, str) \
+                else value
     return digest(body)
 
 
@@ -477,6 +488,22 @@ class _Reader:
             rec["verdicts"].sort(key=lambda v: order.index(v["criterion"]))
 
 
+def _options_text(scorer: Any) -> str:
+    """A declared scorer's ``options`` as canonical JSON ("" for none)."""
+    opts = getattr(scorer, "options", None)
+    return json.dumps(opts, sort_keys=True, ensure_ascii=False, default=str) if opts else ""
+
+
+def _same_options(seen: dict[str, tuple[str, Path]], name: str, text: str, file: Path) -> None:
+    """Refuse logs that run one scorer with different arguments (they were pooled into one criterion: a lenient
+    half and a strict half read as one check)."""
+    first = seen.setdefault(name, (text, file))
+    if first[0] != text:
+        raise OloproofError(f"{file}: scorer {name!r} runs with options {text or '{}'}, but {first[1]} ran it with "
+                            f"{first[0] or '{}'}; read the logs of one scorer setting at a time and compare the "
+                            "runs with op.compare")
+
+
 def _row(criterion: str, verdict: str, reason: str) -> Any:
     return {"criterion": criterion, "evaluator": "inspect_scorer", "verdict": verdict, "reason": reason}
 
@@ -567,6 +594,7 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
     run_ids: dict[str, None] = {}
     created: list[str] = []
     finished: list[str | None] = []
+    options: dict[str, tuple[str, Path]] = {}  # scorer name -> its options, and the first log declaring them
     for file in files:
         check_log_nesting(file)
         try:
@@ -582,6 +610,8 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
         declared = [str(scorer.name) for scorer in getattr(spec, "scorers", None) or []]
         for name in declared:
             reader.criteria.setdefault(name, None)
+        for scorer in getattr(spec, "scorers", None) or []:
+            _same_options(options, str(scorer.name), _options_text(scorer), file)
         stats = getattr(header, "stats", None)
         done = _iso(getattr(stats, "completed_at", None), "") if header.status == "success" else None
         finished.append(done or (start if header.status == "success" else None))
@@ -602,7 +632,8 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
     reader.missing_rows(records, scorers)
     name = "+".join(tasks)
     config = SuiteConfig(name=name or "inspect", system="inspect_ai:eval", evaluators=[
-        InspectScorer(criterion=c) for c in reader.criteria], slices=DEFAULT_SLICES)
+        InspectScorer(criterion=c, options=options.get(c, ("", files[0]))[0]) for c in reader.criteria],
+        slices=DEFAULT_SLICES)
     manifest_fields: dict[str, Any] = {
         "suite": config.name, "run_id": "+".join(run_ids) or "inspect", "system_version": next(iter(models), None),
         "started_at": min(created), "oloproof_nb": __version__, "n_cases": len(records),

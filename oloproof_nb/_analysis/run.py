@@ -154,6 +154,11 @@ class Run:
                 raise OloproofError(f"runs {first.run_id} and {other.run_id} judge different criteria "
                                     f"({', '.join(first.criteria)} / {', '.join(other.criteria)}); "
                                     "pool runs of the same suite configuration")
+            if other.release != first.release:  # the pooled run is gated by one: which, was the order's choice
+                raise OloproofError(f"runs {first.run_id} and {other.run_id} were made with different release.yaml "
+                                    "files (the same runs gated BLOCK in one order and PASS in the other); pool runs "
+                                    "of one release.yaml, or gate the pooled runs with op.gate(run, release=...) "
+                                    "after pooling runs made with the same one")
             differ = changed_checks(first, other)
             if differ:  # one criterion, two measurements: the pooled rate would mix them (and compare sees one)
                 name, how = next(iter(differ.items()))

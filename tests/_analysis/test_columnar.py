@@ -639,6 +639,23 @@ def test_load_runs_refuses_what_it_cannot_pool(tmp_path: Path) -> None:
         op.load_runs([])
 
 
+def test_load_runs_refuses_runs_made_with_different_release_files(tmp_path: Path) -> None:
+    """The pooled run took the first run's release.yaml: the same two runs gated BLOCK as [a, b] and PASS as
+    [b, a] (b's release.yaml gates only answer_matches at 0.5)."""
+    a = init_example("stateful-agent", tmp_path / "a")
+    b = init_example("stateful-agent", tmp_path / "b")
+    (b / "release.yaml").write_text("allow_approximate_methods: true\nmin_clusters: 20\n"
+                                    "criteria:\n  answer_matches: 0.5\n", encoding="utf-8")
+    ra = op.run(a, out=tmp_path / "ra", progress=False)
+    rb = op.run(b, out=tmp_path / "rb", progress=False)
+    assert op.gate(ra).verdict != op.gate(rb).verdict  # the two files decide differently on these runs
+    for order in ([ra.directory, rb.directory], [rb.directory, ra.directory]):
+        with pytest.raises(op.OloproofError, match="were made with different release.yaml files"):
+            op.load_runs(order)
+    again = op.run(a, out=tmp_path / "ra2", progress=False)
+    assert len(op.load_runs([ra.directory, again.directory]).cases) == 2 * len(ra.cases)  # one file: pooled
+
+
 def test_load_runs_refuses_runs_whose_checks_are_configured_differently(tmp_path: Path) -> None:
     """A run of the example whose answer check was loosened (normalize on) pooled with one where it is off: one
     criterion, two measurements, and op.compare against the pooled run saw only the first run's settings. Written

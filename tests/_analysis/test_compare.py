@@ -710,3 +710,21 @@ def test_a_fault_check_under_another_tool_errors_rule_is_check_changed(make_suit
     plain_strict = _run(make_suite(_cases(4), folder="rule-e", evaluators=only_answers,
                                    tool_errors={"status_values": ["error", "failed"]}), tmp_path / "e")
     assert changed_checks(plain, plain_strict) == {}
+
+
+def test_a_case_whose_epochs_differ_between_the_runs_is_refused(tmp_path: Path) -> None:
+    """A run's epochs is its largest; two Inspect AI tasks of 1 and 3 epochs pooled into one run, compared with
+    the same tasks of 3 and 1 epochs, passed the run-level check, and the epochs one side lacked were left out
+    (the candidate's failing epochs 2 and 3 of every case: NO_REGRESSION). Cases in both runs must now have run
+    the same epochs."""
+    folder = init_example("false-success", tmp_path / "suite")
+    base = op.run(folder, out=tmp_path / "base", progress=False, epochs=3)
+    cand = op.run(folder, out=tmp_path / "cand", progress=False, epochs=3)
+    assert op.compare(base, cand).n_paired == 18  # as run: every case's three epochs paired
+    short = cand.cases["case_id"].eq("fs-02") & cand.cases["epoch"].gt(1)
+    cand.__dict__["cases"] = cand.cases[~short].reset_index(drop=True)  # fs-02 ran epoch 1 only there
+    vshort = cand.verdicts["case_id"].eq("fs-02") & cand.verdicts["epoch"].gt(1)
+    cand.__dict__["verdicts"] = cand.verdicts[~vshort].reset_index(drop=True)
+    with pytest.raises(op.OloproofError, match=r"^compare: case 'fs-02' ran epochs 1–3 in the base run and 1 in the "
+                                               r"candidate \(1 such case\(s\)\)"):
+        op.compare(base, cand)

@@ -561,3 +561,46 @@ def test_a_log_nested_too_deeply_is_refused_before_inspect_reads_it(logs: dict[s
         op.from_inspect(bad)
     assert str(info.value) == (f"{where}: nested 100001 levels deep (at most {MAX_LOG_DEPTH}); not an Inspect AI "
                                "log oloproof reads") if kind == "json" else str(info.value).startswith(where)
+
+
+def test_a_scorer_run_with_other_options_is_another_check(logs: dict[str, Path], tmp_path: Path) -> None:
+    """Logs record each scorer's arguments. A candidate scored by ``match`` with other options (a lenient
+    setting) compared as the same check (NO_REGRESSION for a worse agent), and a folder mixing the two settings
+    was pooled into one criterion. Now the comparison says check_changed, and the folder is refused."""
+    doc = json.loads(logs["json"].read_text(encoding="utf-8"))
+    assert [s["name"] for s in doc["eval"]["scorers"]][0] == "match"
+    doc["eval"]["scorers"][0]["options"] = {"location": "any", "ignore_case": True}
+    other = tmp_path / "lenient" / "refund_desk.json"
+    other.parent.mkdir()
+    other.write_text(json.dumps(doc), encoding="utf-8")
+    base, cand = op.from_inspect(logs["json"]), op.from_inspect(other)
+    table = op.compare(base, cand).table.set_index("criterion")
+    assert table.loc["match", "verdict"] == "INSUFFICIENT_EVIDENCE" and "check_changed" in table.loc["match", "reason"]
+    assert "check_changed" not in table.loc["world_refunded", "reason"]
+    mixed = tmp_path / "mixed"
+    mixed.mkdir()
+    shutil.copy(logs["json"], mixed / "a.json")
+    shutil.copy(other, mixed / "b.json")
+    with pytest.raises(op.OloproofError, match=r"scorer 'match' runs with options \{\"ignore_case\": true, "
+                                               r"\"location\": \"any\"\}, but .* ran it with \{\}"):
+        op.from_inspect(mixed)
+
+
+def test_a_sample_whose_sandbox_start_changed_is_another_case() -> None:
+    """The digest held {id, input, target, metadata}: a sample whose setup script or files changed (its
+    sandbox's initial state) was paired with the old one. A sample without them keeps the old digest (by hand)."""
+    from inspect_ai.dataset import Sample
+
+    from oloproof_nb._analysis.inspect_log import sample_digest
+    from oloproof_nb._core.canonical import canonical_json
+
+    plain = Sample(input="refund o1", target="refunded", id="s1")
+    by_hand = hashlib.sha256(canonical_json({"id": "s1", "input": "refund o1", "target": "refunded",
+                                             "metadata": {}}).encode("utf-8")).hexdigest()
+    assert sample_digest(plain) == by_hand
+    a = Sample(input="refund o1", target="refunded", id="s1", setup="echo world=A > /w", files={"db.json": "{}"})
+    for other in (Sample(input="refund o1", target="refunded", id="s1", setup="rm -rf /w", files={"db.json": "{}"}),
+                  Sample(input="refund o1", target="refunded", id="s1", setup="echo world=A > /w",
+                         files={"db2.json": "{}"}),
+                  plain):
+        assert sample_digest(a) != sample_digest(other)
