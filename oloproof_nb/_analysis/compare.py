@@ -317,8 +317,6 @@ def _pair_cases(base: Run, candidate: Run) -> tuple[pd.DataFrame, pd.DataFrame, 
     keys = _keys(bc, cc)
     _one_row_per_case(bc, keys, base, "base")
     _one_row_per_case(cc, keys, candidate, "candidate")
-    if "epoch" in keys:
-        _same_epochs_per_case(bc, cc)
     merged = bc[[*keys, "digest", "cluster"]].merge(cc[[*keys, "digest", "cluster"]], on=keys, how="outer",
                                                     suffixes=("_base", "_candidate"), indicator=True, sort=False)
     side = merged["_merge"].astype(str)
@@ -451,6 +449,8 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
         raise OloproofError(f"compare: the base run {base_run.run_id} has {base_epochs} epoch(s) and the "
                             f"candidate run {cand_run.run_id} {cand_epochs}; each case run is paired with the same "
                             "epoch of the other run, so compare runs made with the same epochs")
+    if "epoch" in keys:
+        _same_epochs_per_case(base_run.cases, cand_run.cases)
     rows, one_sided = _pair_rows(base_run, cand_run, paired, keys, common)
     clustered = bool(paired["cluster"].duplicated().any())
     sums_b = criterion_sums(rows.assign(verdict=rows["base"]))
