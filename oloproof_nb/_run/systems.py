@@ -113,9 +113,11 @@ def code_fingerprint(instance: Any, target: Any, *, root: Path | None, spec: str
 
 
 def _qualified(obj: Any) -> str:
-    """``module:qualname`` of a class or function (of an instance: its class; of a partial: its function)."""
+    """The qualified name of a class or function (of an instance: its class; of a partial: its function). Not its
+    module's name: the suite's modules are imported under names that depend on where the suite folder is (a moved
+    copy resumes), and the files' digests already say which file."""
     while isinstance(obj, functools.partial):
         obj = obj.func
     if not hasattr(obj, "__qualname__"):
         obj = type(obj)
-    return f"{getattr(obj, '__module__', '?')}:{getattr(obj, '__qualname__', '?')}"
+    return str(getattr(obj, "__qualname__", "?"))

@@ -235,9 +235,13 @@ def metamorphic_suite(tmp: Path, labeled: int, n: int = 24) -> Path:
                                                                "same_output_under_echoed": 0.5}})
     config = yaml.safe_load((folder / "oloproof.yaml").read_text())
     config["evaluators"].append({"type": "metamorphic_relation", "relation": "same_output", "transform": "echoed"})
-    config["metamorphic"] = {"transforms": [{"name": "echoed", "field": "say", "template": "{value}",
+    config["metamorphic"] = {"transforms": [{"name": "echoed", "field": "note", "template": "{value} (please)",
                                              "validity_labels": "labels/echoed.jsonl", "minimum_validity": 0.8}]}
     (folder / "oloproof.yaml").write_text(yaml.safe_dump(config))
+    cases = [json.loads(line) for line in (folder / "cases.jsonl").read_text().splitlines()]
+    for case in cases:  # a field the echo ignores, rewritten: the relation holds (an identity template is refused)
+        case["input"]["note"] = "thanks"
+    (folder / "cases.jsonl").write_text("".join(json.dumps(case) + "\n" for case in cases))
     (folder / "labels").mkdir()
     lines = [json.dumps({"case_id": f"c{i:03d}~echoed", "valid": True, "labeler": "t"}) for i in range(labeled)]
     (folder / "labels" / "echoed.jsonl").write_text("".join(line + "\n" for line in lines))
