@@ -61,8 +61,10 @@ def load_labels(path: str | Path, known_ids: Collection[str] | None = None,
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = json.loads(line, object_pairs_hook=_no_key_twice)
             json.dumps(obj, ensure_ascii=False).encode("utf-8")  # an escaped lone surrogate is not text
+        except _KeyTwice as exc:  # {"valid": false, "valid": true} read as valid, the last one winning
+            raise LabelFileError(path, lineno, f"key {quote(exc.args[0])} appears twice; give each key once") from None
         except (ValueError, RecursionError) as exc:  # also a number too long to convert
             msg = (exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
                    if isinstance(exc, RecursionError) else str(exc).split(":")[0])
@@ -78,4 +80,17 @@ def load_labels(path: str | Path, known_ids: Collection[str] | None = None,
                                  f"{seen[key]}; one judgement per labeler and pair")
         seen[key] = lineno
         out.append(judgement)
+    return out
+
+
+class _KeyTwice(Exception):
+    """A JSON object of a label line that holds one key twice (``args[0]``: the key)."""
+
+
+def _no_key_twice(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _KeyTwice(key)
+        out[key] = value
     return out

@@ -61,6 +61,8 @@ BAD_LINES = [
     ('{"case_id": "c9~t", "valid": true}', "case id 'c9~t' is not a derived case of transform 't'"),
     ('{"case_id": "c1", "valid": true}', "case id 'c1' is not a derived case"),
     ('{"case_id": "c1~t", "valid": true, "labeler": "ana"}', "labeler 'ana' already judged 'c1~t' at line 1"),
+    # the last of two "valid" keys won: a pair judged false and true counted as valid
+    ('{"case_id": "c1~t", "valid": false, "valid": true, "labeler": "bo"}', "key 'valid' appears twice"),
 ]
 
 
