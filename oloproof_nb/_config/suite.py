@@ -328,10 +328,7 @@ class Suite:
         if self.system_target is not None:
             stale = stale_function(self.system_target)
             if stale is not None:
-                raise ConfigError(self.root / SUITE_FILE, "system",
-                                  f"{stale} changed since this suite was loaded, and the suite holds the system "
-                                  "it imported then: a run would run the old code and cache its replays as the "
-                                  "new code's; load the suite again (op.load_suite)")
+                raise ConfigError(self.root / SUITE_FILE, "system", _old_system(stale, restart=False))
             return self.system_target
         return import_system(self.root, self.config.system, self.root / SUITE_FILE)
 
@@ -490,8 +487,10 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
         for message in messages:
             warnings.warn(VacuousCheckWarning(message), stacklevel=2)
     target = import_system(root, config.system, suite_file) if import_system_now else None
-    if target is not None:
-        stale_function(target)  # notes the files its code came from: a run refuses it once they change
+    if target is not None:  # notes the files its code came from (a run refuses it once they change)
+        stale = stale_function(target)
+        if stale is not None:  # imported again, Python still gave the old object (a package, another file)
+            raise ConfigError(suite_file, "system", _old_system(stale, restart=True))
     code = load_user_code(root, config, suite_file) if import_system_now else UserCode()
     digests.update(code.digests)
     if _stat_case_file(cases_file) != stat_before:
@@ -526,6 +525,18 @@ def _hidden_below(keys: tuple[str, ...], patterns: list[tuple[str, ...]]) -> boo
 
 #: A top-level key no state holds: an ``ignore`` pattern that matches it matches every path.
 _ANY_KEY = "\x00oloproof: any key"
+
+
+def _old_system(stale: Path, restart: bool) -> str:
+    """Why a system whose file changed since it was imported is refused, and what to do."""
+    why = (f"{stale} changed since the system was imported from it, and Python keeps that import (a package, a "
+           "dotted module, or a file the system's module imports it from): a run would run the old code and cache "
+           "its replays as the new code's; restart the process (in a notebook: the kernel) and load the suite again")
+    if restart:
+        return why
+    return (f"{stale} changed since this suite was loaded, and the suite holds the system it imported then: a run "
+            "would run the old code and cache its replays as the new code's; load the suite again (op.load_suite; "
+            "if its system: is in a package or imports the class from another file, restart the process first)")
 
 
 def _refuse_a_broken_link(path: Path) -> None:

@@ -15,6 +15,7 @@ import html
 import json
 import math
 import os
+import stat
 import unicodedata
 import uuid
 from collections.abc import Callable
@@ -94,18 +95,31 @@ def csv_text(value: Any) -> str:
 def write_file(path: Path, data: str | bytes) -> None:
     """Write ``data`` (text as UTF-8) to ``path`` whole or not at all: into a new file beside it, then renamed
     over it. A named pipe or a device at ``path`` is replaced, never opened (``oloproof report --out`` a FIFO
-    waited for a reader for ever), and a failed write leaves no half-written file (a full disk left a
-    truncated report that looked whole). :class:`~oloproof_nb.errors.ExportError` names the file."""
+    waited for a reader for ever), and a failed or interrupted write leaves no half-written file (a full disk
+    left a truncated report that looked whole). A symbolic link at ``path`` is followed (its target gets the
+    new file), and a file there keeps its permissions. :class:`~oloproof_nb.errors.ExportError` names the file.
+    """
     payload = data.encode("utf-8") if isinstance(data, str) else data
-    tmp = path.parent / f".{path.name}.{uuid.uuid4().hex[:8]}.tmp"
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    try:
+        before = os.stat(target)
+        mode = stat.S_IMODE(before.st_mode) if stat.S_ISREG(before.st_mode) else None
+    except OSError:
+        mode = None
+    tmp = target.parent / f".{target.name}.{uuid.uuid4().hex[:8]}.tmp"
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies, as to any new file
         with os.fdopen(fd, "wb") as handle:
             handle.write(payload)
-        os.replace(tmp, path)
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, target)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         raise ExportError(f"{path}: cannot write ({exc.strerror or type(exc).__name__})") from None
+    except BaseException:  # Ctrl-C while writing: no temporary file left behind
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def _csv(df: pd.DataFrame, path: Path) -> str:

@@ -6,7 +6,7 @@ import os
 import threading
 import traceback
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -59,15 +59,39 @@ class ShownArtifacts:
         if evidence.modified_at is None:
             return False  # no time to tell versions apart (and no freshness to show)
         key = (evidence.artifact_id, evidence.modified_at, evidence.sha256, evidence.digest_kind)
-        now = utc_now()
+        return self._note(key, utc_now()) < started
+
+    def note_receipts(self, rows: Iterable[Mapping[str, Any]]) -> None:
+        """Note the versions a case's receipts record as observed now (the run's process, for its workers)."""
+        for row in rows:
+            modified = row.get("modified_at")
+            if isinstance(modified, str):
+                at = datetime.fromisoformat(modified.replace("Z", "+00:00"))
+                self._note((row["artifact_id"], at, row.get("observed_digest"), row.get("digest_kind")), utc_now())
+
+    def entries(self, artifact_id: str) -> list[tuple[tuple[Any, ...], datetime]]:
+        """The versions of ``artifact_id`` noted, with when (to hand to the worker that runs its next case)."""
         with self._lock:
-            first = self._seen.setdefault(key, now)
+            return [(key, at) for key, at in self._seen.items() if key[0] == artifact_id]
+
+    def seed(self, entries: Iterable[tuple[tuple[Any, ...], datetime]]) -> None:
+        """Take versions noted elsewhere (by the run's process, from other workers' cases)."""
+        for key, at in entries:
+            self._note(key, at)
+
+    def _note(self, key: tuple[Any, ...], at: datetime) -> datetime:
+        """Note ``key`` as observed at ``at`` (the earliest time is kept); its first time. Drops old entries."""
+        with self._lock:
+            first = self._seen.get(key)
+            if first is None or at < first:
+                self._seen[key] = first = at
+            now = utc_now()
             while self._seen:
                 oldest_key, oldest = next(iter(self._seen.items()))
                 if oldest >= now - self.KEEP:
                     break
                 del self._seen[oldest_key]
-        return first < started
+        return first
 
 
 @dataclass(frozen=True)

@@ -49,8 +49,8 @@ from .._core.case import Case
 from .._core.records import CaseRecord, ReplayRecord
 from ..errors import OloproofError
 from .case import execute_case, failed_case
-from .context import RunSettings
-from .observe import shared_files
+from .context import RunSettings, ShownArtifacts
+from .observe import MAX_WAITING, shared_files
 from .replay_cache import REPLAY_CACHE_DIR, ReplayCache
 from .systems import as_factory, build, code_fingerprint, version_of
 from .timeouts import set_call_watch
@@ -144,16 +144,18 @@ def _worker_main(conn: multiprocessing.connection.Connection, spec: _Spec) -> No
         return
     conn.send(("ready", version, fingerprint))
     cache = ReplayCache(root / REPLAY_CACHE_DIR) if spec.cache else None
+    shown = ShownArtifacts()  # every case this worker runs: an earlier case's artifact is stale in the next
     while True:
         message = conn.recv()
         if message is None:
             return
-        index, case, run_id = message
+        index, case, run_id, seen = message
+        shown.seed(seen)  # what other workers' cases of this artifact were shown
         replays: list[ReplayRecord] = []
         settings = RunSettings(run_id=run_id, system_version=version, timeout_s=timeout_s, suite_root=root,
                                evaluators=list(config.evaluators), validators=code.validators,
                                checks=code.checks, tool_errors=config.tool_errors, append_replay=replays.append,
-                               cache=cache, code_fingerprint=fingerprint)
+                               cache=cache, code_fingerprint=fingerprint, shown=shown)
         try:
             outcome = execute_case(case, index, system, settings)
         except BaseException:  # noqa: BLE001 - oloproof's own error: reported to the run's process
@@ -182,6 +184,9 @@ class ProcessWorkers:
         self._timeout_s = suite.config.case_timeout_s
         self._evaluators = list(suite.config.evaluators)
         self._root = suite.root
+        #: The artifact versions the workers' cases were shown (from their receipts), handed to the worker that
+        #: runs the next case of the artifact: an epoch that wrote nothing on another worker is stale too.
+        self._shown = ShownArtifacts()
         self._workers: list[_Worker] = []
         self._identity: tuple[str | None, str | None] | None = None
         self._run_id = ""
@@ -320,7 +325,7 @@ class ProcessWorkers:
         items = iter(pending)
         held: tuple[int, Case] | None = None  # a case whose worker was gone before it could be sent
         # cases that observe a file a running case observes too (shared_files) wait for it, in order
-        waiting: list[tuple[int, Case]] = []
+        waiting: list[tuple[tuple[int, Case], frozenset[str]]] = []
         exhausted = False
         while True:
             for worker in list(self._workers):
@@ -334,7 +339,7 @@ class ProcessWorkers:
                 if item is None:  # none can start now
                     break
                 try:
-                    worker.conn.send((item[0], item[1], self._run_id))
+                    worker.conn.send((item[0], item[1], self._run_id, self._shown_for(item[1])))
                 except OSError:  # the idle worker died (killed from outside): the case goes to its replacement
                     held = item
                     self._replace(worker)
@@ -352,30 +357,38 @@ class ProcessWorkers:
                 elif worker.state == "busy":
                     yield from self._poll_busy(worker)
 
+    def _shown_for(self, case: Case) -> list[Any]:
+        artifact = (case.outcome or {}).get("artifact_id")
+        return self._shown.entries(artifact) if isinstance(artifact, str) else []
+
     def _keys(self, case: Case) -> frozenset[str]:
         return shared_files(case, self._evaluators, self._root)
 
-    def _next_free(self, waiting: list[tuple[int, Case]], items: Iterator[tuple[int, Case]], exhausted: bool,
-                   ) -> tuple[tuple[int, Case] | None, bool]:
+    def _next_free(self, waiting: list[tuple[tuple[int, Case], frozenset[str]]], items: Iterator[tuple[int, Case]],
+                   exhausted: bool) -> tuple[tuple[int, Case] | None, bool]:
         """The next case no running case shares a file with (:func:`shared_files`), and whether ``items`` is
-        exhausted: a case that waited first, else a new one (one that shares a file waits, in order, up to as
-        many as there are workers); None: none can start now."""
+        exhausted: a case that waited first, else a new one (one that shares a file waits, in order, with its
+        keys, up to :data:`MAX_WAITING`); None: none can start now."""
         busy: set[str] = set()
         for w in self._workers:
             if w.state == "busy" and w.item is not None:
                 busy |= self._keys(w.item[1])
-        for i, ready in enumerate(waiting):
-            keys = self._keys(ready[1])
-            if not keys & busy and not any(keys & self._keys(w[1]) for w in waiting[:i]):
-                return waiting.pop(i), exhausted
-        while not exhausted and len(waiting) < self._n:
+        ahead: set[str] = set()  # the keys of the cases still waiting before this one (they go first)
+        for i, (ready, keys) in enumerate(waiting):
+            if keys & busy or keys & ahead:
+                ahead |= keys
+                continue
+            del waiting[i]
+            return ready, exhausted
+        while not exhausted and len(waiting) < MAX_WAITING:
             item = next(items, None)
             if item is None:
                 return None, True
             keys = self._keys(item[1])
-            if not keys & busy and not any(keys & self._keys(w[1]) for w in waiting):
+            if not keys & busy and not keys & ahead:
                 return item, False
-            waiting.append(item)
+            waiting.append((item, keys))
+            ahead |= keys
         return None, exhausted
 
     def _poll_busy(self, worker: _Worker) -> Iterator[CaseRecord]:
@@ -393,6 +406,7 @@ class ProcessWorkers:
         kind = message[0]
         if kind == "done":
             _, record, replays, retire, rebuild = message
+            self._shown.note_receipts(record.get("receipts") or [])
             for replay in replays:
                 self._append_replay(replay)
             worker.item = None

@@ -58,6 +58,7 @@ __all__ = [
     "locator_path",
     "observe_file",
     "shared_files",
+    "MAX_WAITING",
     "verify_contract_file",
 ]
 
@@ -455,19 +456,27 @@ def locator_path(contract: OutcomeContract, suite_root: Path | None) -> Path | N
     return (suite_root if suite_root is not None else Path.cwd()) / contract.locator
 
 
+#: Cases held back at most while the cases they share an artifact with run (the later cases go ahead meanwhile:
+#: with a cap of the workers' number, a case's epochs filled it and the run went nearly serial).
+MAX_WAITING = 1024
+
+
 def shared_files(case: Case, evaluators: Sequence[Any], suite_root: Path | None) -> frozenset[str]:
-    """The files a case observes that other cases may observe too: its contract's ``locator`` (resolved), when
-    an ``outcome_contract`` check observes it. Cases that share one must not run at the same time (each would
-    see the other's file as its own): the runners never start one while another is running."""
+    """What a case observes that other cases may observe too, when an ``outcome_contract`` check observes it:
+    its promised artifact (``artifact:<id>``: the epochs of a case, a source and its metamorphic copies) and
+    its contract's ``locator`` (resolved). Cases that share one must not run at the same time (each would see
+    the other's file as its own): the runners never start one while another is running."""
     if case.outcome is None or not any(getattr(ev, "type", None) == "outcome_contract" for ev in evaluators):
         return frozenset()
-    path = locator_path(OutcomeContract.model_validate(case.outcome), suite_root)
-    if path is None:
-        return frozenset()
-    try:
-        return frozenset([os.path.realpath(path)])
-    except (OSError, ValueError):  # a NUL byte in it, say: observing it fails as well, the path is the key
-        return frozenset([str(path)])
+    contract = OutcomeContract.model_validate(case.outcome)
+    keys = {f"artifact:{contract.artifact_id}"}
+    path = locator_path(contract, suite_root)
+    if path is not None:
+        try:
+            keys.add(os.path.realpath(path))
+        except (OSError, ValueError):  # a NUL byte in it, say: observing it fails as well, the path is the key
+            keys.add(str(path))
+    return frozenset(keys)
 
 
 def collect_evidence(contract: OutcomeContract, system: Any, *, call: Callable[[Callable[[], Any]], Any],

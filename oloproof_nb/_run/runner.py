@@ -37,9 +37,9 @@ from .._core.records import CaseRecord, Manifest, ReplayRecord, StoredSuite
 from .._version import __version__
 from ..errors import InternalError, OloproofError, RunDirError, describe_exception
 from .case import execute_case
-from .context import RunSettings
+from .context import RunSettings, ShownArtifacts
 from .isolation import ProcessWorkers
-from .observe import shared_files
+from .observe import MAX_WAITING, shared_files
 from .replay_cache import REPLAY_CACHE_DIR, ReplayCache
 from .store import Fsync, RunStore, new_run_id, read_cases, record_key
 from .systems import as_factory, build, code_fingerprint, version_of
@@ -296,7 +296,7 @@ def _bounded(submit: Callable[[T], Future[R]], items: Iterable[T], limit: int,
     """Submit ``items`` with at most ``limit`` tasks in flight; yield results as they complete.
 
     An item sharing one of its ``keys`` (files it observes, see :func:`shared_files`) with a task in flight
-    waits until that task is done; later items go ahead meanwhile (at most ``limit`` wait).
+    waits until that task is done; later items go ahead meanwhile (at most :data:`MAX_WAITING` wait).
     """
     in_flight: dict[Future[R], frozenset[str]] = {}
     busy: collections.Counter[str] = collections.Counter()
@@ -310,23 +310,24 @@ def _bounded(submit: Callable[[T], Future[R]], items: Iterable[T], limit: int,
 
     while True:
         ahead: set[str] = set()  # the keys of the items still waiting before this one (they go first)
-        for entry in list(waiting):  # first the items that waited, in order, as their keys come free
-            if len(in_flight) >= limit:
-                break
-            if any(busy[k] for k in entry[1]) or entry[1] & ahead:
+        kept: list[tuple[T, frozenset[str]]] = []
+        for entry in waiting:  # first the items that waited, in order, as their keys come free
+            if len(in_flight) >= limit or any(busy[k] for k in entry[1]) or entry[1] & ahead:
                 ahead |= entry[1]
+                kept.append(entry)
             else:
-                waiting.remove(entry)
                 start(*entry)
-        while not exhausted and len(in_flight) < limit and len(waiting) < limit:
+        waiting = kept
+        while not exhausted and len(in_flight) < limit and len(waiting) < MAX_WAITING:
             try:
                 item = next(iterator)
             except StopIteration:
                 exhausted = True
                 break
             held = keys(item)
-            if any(busy[k] for k in held) or any(held & w for _, w in waiting):  # keeps their order
+            if any(busy[k] for k in held) or held & ahead:  # behind a running or a waiting item: keeps the order
                 waiting.append((item, held))
+                ahead |= held
             else:
                 start(item, held)
         if not in_flight:
@@ -381,6 +382,9 @@ def _run_threaded(pending: Iterable[tuple[int, Case]], first: Any, rebuild: Call
 _REMOTE_LOCK = threading.Lock()
 _REMOTE_SUITES: dict[tuple[str, tuple[tuple[str, str], ...]], Suite] = {}
 _REMOTE_POOLS: dict[tuple[str, tuple[tuple[str, str], ...]], queue.Queue[Any]] = {}
+#: The artifact versions shown to the cases this worker process ran, per suite (every batch of a run shares it:
+#: an earlier epoch's artifact is stale in the next batch too).
+_REMOTE_SHOWN: dict[str, ShownArtifacts] = {}
 
 
 def _worker_digests(digests: dict[str, str]) -> tuple[tuple[str, str], ...]:
@@ -406,6 +410,11 @@ def _remote_suite(suite_root: str, digests: dict[str, str]) -> tuple[Suite, queu
             _REMOTE_SUITES[key] = suite
             _REMOTE_POOLS[key] = queue.Queue()
         return suite, _REMOTE_POOLS[key]
+
+
+def _shown_on_this_worker(suite_root: str) -> ShownArtifacts:
+    with _REMOTE_LOCK:
+        return _REMOTE_SHOWN.setdefault(suite_root, ShownArtifacts())
 
 
 def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[int, Case]], run_id: str,
@@ -440,7 +449,7 @@ def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[in
                            tool_errors=suite.config.tool_errors,
                            append_replay=replays.append,
                            cache=ReplayCache(suite.root / REPLAY_CACHE_DIR) if cache else None,
-                           code_fingerprint=fingerprint)
+                           code_fingerprint=fingerprint, shown=_shown_on_this_worker(suite_root))
     try:
         for index, case in batch:
             outcome = execute_case(case, index, system, settings)

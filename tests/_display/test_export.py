@@ -264,3 +264,27 @@ def test_markup_formats_show_hostile_text_as_text(hostile: pd.DataFrame, tmp_pat
         shown = [[str(t).replace("\r\n", "\n").replace("\r", "\n") for t in pair]
                  for pair in zip(hostile["case_id"], hostile["answer"], strict=True)]
     assert rows == shown
+
+
+def test_an_export_over_an_existing_file_keeps_its_permissions_and_links(tmp_path: Path) -> None:
+    """Exports are written beside their path and renamed over it: a file there kept its mode only by chance
+    (a 0600 export became 0644), and a symbolic link was replaced by a file (its target kept the old table)."""
+    import os
+    import stat
+
+    import pandas as pd
+
+    table = pd.DataFrame({"criterion": ["a"], "rate": [0.5]})
+    private = tmp_path / "private.csv"
+    private.write_text("old\n", encoding="utf-8")
+    os.chmod(private, 0o600)
+    op.export_table(table, private)
+    assert stat.S_IMODE(os.stat(private).st_mode) == 0o600 and "criterion" in private.read_text(encoding="utf-8")
+    real = tmp_path / "shared" / "gate.md"
+    real.parent.mkdir()
+    real.write_text("old\n", encoding="utf-8")
+    link = tmp_path / "gate.md"
+    link.symlink_to(real)
+    op.export_table(table, link)
+    assert link.is_symlink() and "criterion" in real.read_text(encoding="utf-8")
+    assert [p.name for p in tmp_path.rglob(".*")] == []

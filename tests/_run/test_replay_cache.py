@@ -337,3 +337,25 @@ def test_a_suite_whose_system_file_changed_since_it_was_loaded_does_not_run(tmp_
     assert not (folder / ".oloproof" / "replays").exists() or not any((folder / ".oloproof" / "replays").iterdir())
     fixed = op.run(op.load_suite(folder), out=tmp_path / "fixed", progress=False)
     assert _fault_rows(fixed) == [("pass", False)] * 38
+
+
+def test_a_system_python_keeps_the_old_import_of_is_refused_at_load_saying_restart(tmp_path: Path) -> None:
+    """A system in a package (``agents.desk:Desk``): loading the suite again after an edit gave the same old
+    class (Python keeps a package's import), so the advice "load the suite again" could not help. The second
+    load now refuses, saying to restart the process."""
+    root = tmp_path / "suite"
+    (root / "agents").mkdir(parents=True)
+    (root / "agents" / "__init__.py").write_text("", encoding="utf-8")
+    desk = root / "agents" / "desk.py"
+    desk.write_text("class Desk:\n    def run(self, input):\n        return {'steps': [], 'answer': 'a', "
+                    "'status': 'completed'}\n", encoding="utf-8")
+    (root / "cases.jsonl").write_text('{"id": "c1", "input": {}, "expected": {"answer": "a"}}\n', encoding="utf-8")
+    (root / "oloproof.yaml").write_text("name: pkg\nsystem: agents.desk:Desk\nevaluators: [{type: answer_matches}]\n",
+                                        encoding="utf-8")
+    suite = op.load_suite(root)
+    desk.write_text(desk.read_text(encoding="utf-8").replace("'a'", "'b'"), encoding="utf-8")
+    with pytest.raises(op.ConfigError, match="load the suite again"):
+        op.run(suite, out=tmp_path / "stale", progress=False)
+    with pytest.raises(op.ConfigError, match=r"Python keeps that import .* restart the process \(in a notebook: "
+                                             r"the kernel\) and load the suite again"):
+        op.load_suite(root)

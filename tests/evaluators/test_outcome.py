@@ -534,8 +534,9 @@ class SharedLocator:
 '''
 
 
-def test_the_artifact_an_earlier_epoch_left_is_stale_within_the_freshness_margin(make_suite: Any,
-                                                                               tmp_path: Path) -> None:
+@pytest.mark.parametrize(("isolation", "workers"), [("thread", 1), ("process", 1), ("process", 2)])
+def test_the_artifact_an_earlier_epoch_left_is_stale_within_the_freshness_margin(make_suite: Any, tmp_path: Path,
+                                                                               isolation: str, workers: int) -> None:
     """Epoch 1 writes the report, epoch 2 writes nothing, a few milliseconds later: its start minus the margin
     (here 5 s, so the test does not depend on the machine's speed) was before epoch 1's write, so epoch 2 was
     ``verified`` on epoch 1's file and the gate passed. Now a version (time and digest) an earlier case was
@@ -546,7 +547,7 @@ def test_the_artifact_an_earlier_epoch_left_is_stale_within_the_freshness_margin
               "outcome": {"artifact_id": "twice"}}]
     root = make_suite(cases, evaluators=[{"type": "outcome_contract", "clock_slack_s": 5}], system="sysmod:OwnFiles",
                       system_code=EPOCH_WRITER, epochs=2)
-    run = op.run(op.load_suite(root), out=tmp_path / "run", progress=False)
+    run = op.run(op.load_suite(root), out=tmp_path / "run", progress=False, isolation=isolation, workers=workers)
     got = {(r.case_id, r.epoch): (r.status, r.reason) for r in run.receipts.itertuples()}
     assert {k: v[0] for k, v in got.items()} == {("once", 1): "verified", ("once", 2): "stale",
                                                  ("twice", 1): "verified", ("twice", 2): "verified"}
@@ -623,3 +624,47 @@ def test_require_fresh_is_true_or_false_only(value: Any) -> None:
     """"no", "off" or 0 turned the freshness check off, silently."""
     with pytest.raises(ValueError, match="require_fresh"):
         op.OutcomeContract.model_validate({"artifact_id": "a", "require_fresh": value})
+
+
+SLOW_OWN_FILES = '''
+import time
+from pathlib import Path
+
+OUT = Path(__file__).parent / "out"
+
+
+class Slow:
+    def reset(self, state):
+        OUT.mkdir(exist_ok=True)
+
+    def snapshot(self):
+        return {}
+
+    def observe(self, artifact_id):
+        path = OUT / artifact_id
+        return path if path.is_file() else None
+
+    def run(self, input, epoch=1):
+        time.sleep(0.05)
+        (OUT / input["id"]).write_text(f"epoch {epoch}", encoding="utf-8")
+        return {"steps": [], "answer": "done", "status": "completed"}
+'''
+
+
+@pytest.mark.parametrize("isolation", ["thread", "process"])
+def test_epochs_of_one_artifact_wait_for_each_other_while_other_cases_go_ahead(make_suite: Any, tmp_path: Path,
+                                                                              isolation: str) -> None:
+    """Cases sharing an artifact run one after the other, but the queue of those waiting was as long as the
+    workers were many: one case's epochs filled it and the run went nearly serial (4 × 10 on 4 workers). Now
+    the epochs of each case never overlap and the four cases do."""
+    cases = [{"id": f"c{i}", "input": {"id": f"c{i}"}, "outcome": {"artifact_id": f"c{i}"}} for i in range(4)]
+    root = make_suite(cases, evaluators=[{"type": "outcome_contract"}], system="sysmod:Slow",
+                      system_code=SLOW_OWN_FILES, epochs=10)
+    run = op.run(op.load_suite(root), out=tmp_path / "run", progress=False, workers=4, isolation=isolation)
+    assert (run.receipts["status"] == "verified").all() and len(run.receipts) == 40  # each epoch wrote its own
+    frame = run.cases.assign(end=run.cases["started_at"] + pd.to_timedelta(run.cases["duration_s"], unit="s"))
+    spans = list(zip(frame["case_id"], frame["started_at"], frame["end"], strict=True))
+    same = [(a, b) for a in spans for b in spans if a is not b and a[0] == b[0] and a[1] < b[2] and b[1] < a[2]]
+    assert same == []  # no two epochs of one case at once
+    overlapping = max(sum(1 for s in spans if s[1] <= t < s[2]) for _, t, _ in spans)
+    assert overlapping >= 3  # the cases themselves ran side by side (4 workers; a full queue allowed 2 at most)
