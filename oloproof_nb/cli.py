@@ -555,7 +555,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
               "in Python: op.compare(base, cand).flips, .panel(case_id)")
     code = 0 if cmp.verdict == "NO_REGRESSION" else 1
     print(f"compare: {cmp.verdict}" + (f" ({cmp.reason})" if cmp.reason else "") + f" - exit {code}: "
-          + _compare_why(cmp.verdict, cmp.table))
+          + _compare_why(cmp.verdict, cmp.table, cmp.reason))
     return code
 
 
@@ -564,7 +564,7 @@ _COMPARE_PLAIN = frozenset({"ci_low_at_or_above_minus_margin", "ci_high_below_mi
                             "interval_includes_minus_margin"})
 
 
-def _compare_why(verdict: str, table: Any) -> str:
+def _compare_why(verdict: str, table: Any, reason: str = "") -> str:
     """Why ``oloproof compare`` exits as it does: the rule that decided, named from the table's reasons.
 
     INSUFFICIENT_EVIDENCE says "not ruled out" only when an interval reaching below -margin is why; a criterion
@@ -577,7 +577,9 @@ def _compare_why(verdict: str, table: Any) -> str:
     if verdict == "REGRESSION":
         return "a listed criterion's interval lies below -margin"
     undecided = table.loc[table["verdict"] == "INSUFFICIENT_EVIDENCE", "reason"]
-    rules = sorted({str(reason).split(";")[0] for reason in undecided})
+    rules = sorted({str(why).split(";")[0] for why in undecided})
+    if not rules and reason:  # every criterion cleared the margin on the paired cases; the run as a whole did not
+        return f"not decided: {reason.split(':')[0]}"
     if rules in ([], ["interval_includes_minus_margin"]):
         return "a regression larger than the margin is not ruled out"
     return f"not decided: {', '.join(rules)}"

@@ -164,3 +164,23 @@ def test_a_suite_folder_stands_for_its_latest_run(make_suite: Callable[..., Path
     assert main(["compare", str(root), str(worse)]) == 2
     assert capsys.readouterr().err.splitlines()[-1] == (f"oloproof: error: {worse}: the base and the candidate are "
                                                         "the same run; compare two runs")
+
+
+def test_a_candidate_that_skipped_base_cases_exits_1_saying_so(runs: dict[str, Path], make_suite: Callable[..., Path],
+                                                               tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """The candidate's run holds 21 of the base's 24 cases (it would fail the other three): the criterion clears
+    the margin on the paired cases, and the command exited 0. Now 1, naming why."""
+    cases = [{"id": f"case-with-a-rather-long-name-{i:02d}", "input": {"tag": str(i), "answer": "ok"},
+              "expected": {"answer": "ok"}} for i in range(3, 24)]
+    root = make_suite(cases, evaluators=[{"type": "answer_matches",
+                                          "criterion": "the_answer_is_exactly_what_the_case_expects"}],
+                      release={"regression": {"margin": 0.2}})
+    subset = op.run(op.load_suite(root), system=lambda: Answerer(frozenset({"0", "1", "2"})), out=tmp_path / "sub",
+                    progress=False)
+    assert main(["compare", str(runs["base"]), str(subset.directory), "--release",
+                 str(root / "release.yaml")]) == 1
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last.startswith("compare: INSUFFICIENT_EVIDENCE (cases_not_in_both_runs: 3 case run(s) of the base run "
+                           "are not paired (only_in_base: 3)")
+    assert last.endswith("- exit 1: not decided: cases_not_in_both_runs")

@@ -36,7 +36,9 @@ of its own, ``INSUFFICIENT_EVIDENCE`` (``not_in_both_runs``): a candidate whose 
 fails shows no regression otherwise.
 
 The overall verdict is ``REGRESSION`` when any listed criterion regressed, else ``INSUFFICIENT_EVIDENCE``
-when any could not be decided (or none was listed), else ``NO_REGRESSION``.
+when any could not be decided (or none was listed), or when a case run of the base run is not paired (the
+candidate did not run it, or ran it changed: ``cases_not_in_both_runs``; new cases of the candidate do not
+count), else ``NO_REGRESSION``.
 """
 
 from __future__ import annotations
@@ -70,6 +72,8 @@ NO_CRITERIA = "no_criteria: nothing was compared"
 CHECK_CHANGED = "check_changed"
 #: The reason of a criterion the base run judges and the candidate run does not (no ``regression.criteria``).
 NOT_IN_BOTH = "not_in_both_runs"
+#: The overall reason when a case run of the base run is not paired (missing from the candidate, or changed).
+CASES_NOT_IN_BOTH = "cases_not_in_both_runs"
 
 COMPARE = FrameSpec("compare", (
     Column("criterion", TEXT, "The criterion (judged by both runs, or by the base only: ``not_in_both_runs``)."),
@@ -151,9 +155,9 @@ class Comparison:
         Cases paired (same id and digest in both runs).
     reason : str
         ``no_criteria: nothing was compared`` when no criterion was listed; why a run cannot decide when one
-        did not finish or lost case runs (then the verdict is never ``NO_REGRESSION``: the cases it lacks
-        may be the regressions; a regression proven on the recorded cases stays ``REGRESSION``); empty
-        otherwise.
+        did not finish or lost case runs, and ``cases_not_in_both_runs`` when a case run of the base run is
+        not paired (then the verdict is never ``NO_REGRESSION``: the cases it lacks may be the regressions; a
+        regression proven on the recorded cases stays ``REGRESSION``); empty otherwise.
     notes : tuple of str
         What the reader should know: criteria judged in one run only or configured differently, unpaired
         cases.
@@ -510,6 +514,13 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
                if (why := no_decision(r))]
     if unwhole and overall == "NO_REGRESSION":  # its unrecorded (or lost) cases may be the regressions
         overall = "INSUFFICIENT_EVIDENCE"
+    lost = unpaired.loc[unpaired["reason"] != "only_in_candidate", "reason"].value_counts()
+    if len(lost):  # a candidate run on a subset (or with the failing cases edited) showed no regression
+        unwhole.append(f"{CASES_NOT_IN_BOTH}: {int(lost.sum())} case run(s) of the base run are not paired ("
+                       + ", ".join(f"{k}: {v}" for k, v in lost.items()) + "): the cases the candidate did not "
+                       "run, or ran changed, may be the regressions; compare runs of the same cases")
+        if overall == "NO_REGRESSION":
+            overall = "INSUFFICIENT_EVIDENCE"
     notes_all = _config_notes(base_run, cand_run)
     if len(unpaired):
         tally = unpaired["reason"].value_counts()

@@ -728,3 +728,25 @@ def test_a_case_whose_epochs_differ_between_the_runs_is_refused(tmp_path: Path) 
     with pytest.raises(op.OloproofError, match=r"^compare: case 'fs-02' ran epochs 1–3 in the base run and 1 in the "
                                                r"candidate \(1 such case\(s\)\)"):
         op.compare(base, cand)
+
+
+def test_base_cases_the_candidate_did_not_run_hold_back_no_regression(make_suite: Callable[..., Path],
+                                                                      tmp_path: Path) -> None:
+    """A candidate run on a subset that skips the cases it fails (``--limit``, a sample-id filter, a case file
+    that dropped them) got NO_REGRESSION and exit 0, with a note. The criterion's own row still says what the
+    paired cases show; the overall verdict is INSUFFICIENT_EVIDENCE (cases_not_in_both_runs). New cases of the
+    candidate do not hold it back."""
+    release = {"regression": {"margin": 0.2}, "min_clusters": 20}
+    cases = _cases(40)
+    base = _run(make_suite(cases, evaluators=[{"type": "answer_matches"}]), tmp_path / "base")
+    subset = _run(make_suite(cases[5:], evaluators=[{"type": "answer_matches"}]), tmp_path / "subset",
+                  broken={f"c{i:02d}" for i in range(5)})  # it would fail c00–c04: they are not in its run
+    cmp = op.compare(base, subset, release=release)
+    assert cmp.table.iloc[0]["verdict"] == "NO_REGRESSION"  # on the 35 paired cases
+    assert cmp.verdict == "INSUFFICIENT_EVIDENCE"
+    assert cmp.reason == ("cases_not_in_both_runs: 5 case run(s) of the base run are not paired (only_in_base: 5): "
+                          "the cases the candidate did not run, or ran changed, may be the regressions; compare "
+                          "runs of the same cases")
+    grown = _run(make_suite([*cases, *_cases(45)[40:]], evaluators=[{"type": "answer_matches"}]), tmp_path / "grown")
+    more = op.compare(base, grown, release=release)  # the candidate's five new cases are not the base's
+    assert set(more.unpaired["reason"]) == {"only_in_candidate"} and more.verdict == "NO_REGRESSION"
