@@ -71,7 +71,7 @@ class ReleaseConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     confidence: float = Field(default=0.95, gt=0, lt=1)
-    allow_approximate_methods: bool = False
+    allow_approximate_methods: bool = Field(default=False, strict=True)  # "yes", 1: a mistake, not a yes
     min_clusters: int = Field(default=20, ge=2)
     method: Literal["cluster_t", "cluster_bootstrap"] = "cluster_t"
     unclustered_method: Literal["clopper_pearson", "wilson"] = "clopper_pearson"

@@ -160,6 +160,13 @@ class SuiteConfig(BaseModel):
     isolation: Literal["thread", "process"] = "thread"
     epochs: int = Field(default=1, ge=1, le=MAX_EPOCHS, strict=True)
 
+    @field_validator("case_timeout_s", mode="before")
+    @classmethod
+    def _seconds_not_a_flag(cls, value: Any) -> Any:
+        if isinstance(value, bool):  # true was read as 1 second
+            raise ValueError(f"must be a number of seconds, not {str(value).lower()}")
+        return value
+
     @field_validator("system")
     @classmethod
     def _system_spec(cls, value: str) -> str:

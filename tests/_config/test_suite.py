@@ -716,3 +716,17 @@ def test_a_link_to_no_file_is_refused_by_name(make_suite, which: str, kind: str)
     words = "Too many levels of symbolic links" if kind == "loop" else "No such file or directory"
     assert str(info.value) == f"{target}: is a symbolic link that leads to no file ({words}); point it at the " \
                               "file, or remove it"
+
+
+def test_a_flag_is_no_number_of_seconds_and_a_word_is_no_flag() -> None:
+    """``case_timeout_s: true`` was a timeout of 1 s, and ``allow_approximate_methods: "yes"`` (or 1) turned
+    approximate intervals on without a boolean."""
+    from oloproof_nb._config.release import ReleaseConfig
+
+    with pytest.raises(op.ConfigError, match="case_timeout_s: must be a number of seconds, not true"):
+        parse_suite_config({"name": "x", "system": "m:S", "case_timeout_s": True})
+    assert parse_suite_config({"name": "x", "system": "m:S", "case_timeout_s": 5}).case_timeout_s == 5.0
+    for word in ("yes", 1, "true"):
+        with pytest.raises(ValueError, match="allow_approximate_methods"):
+            ReleaseConfig.model_validate({"allow_approximate_methods": word})
+    assert ReleaseConfig.model_validate({"allow_approximate_methods": True}).allow_approximate_methods
