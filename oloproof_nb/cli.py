@@ -485,10 +485,16 @@ def _whole(run: Run, given: str) -> Run:
     why = no_decision(run)
     if not why:
         return run
+    from ._run.store import RunLock
+
     text = f"{given}: {why.split(': ', 1)[1]}"
     if not run.finished and not is_inspect_run(run):
-        root = run.manifest.suite_config.root or "SUITE"
-        text += f"; finish it with: oloproof run {shlex.quote(root)} --out {shlex.quote(given)} --resume"
+        holder = RunLock.holder(run.directory)
+        if holder is not None:  # it is running now: --resume would be refused
+            text += f"; it is still running ({holder}): gate it once it has finished"
+        else:
+            root = run.manifest.suite_config.root or "SUITE"
+            text += f"; finish it with: oloproof run {shlex.quote(root)} --out {shlex.quote(given)} --resume"
     raise OloproofError(text)
 
 

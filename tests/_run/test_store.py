@@ -618,3 +618,23 @@ def test_a_process_forked_while_the_lock_is_held_does_not_keep_it(tmp_path: Path
     finally:
         helper.kill()
         helper.join()
+
+
+def test_gate_on_a_run_still_running_says_so_not_resume(tmp_path: Path, clean_desk: op.Run,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """``oloproof gate`` on a run another process is running told to finish it with --resume, which that process's
+    lock refuses. It now says the run is still running, naming the holder; once free, the resume hint is back."""
+    from oloproof_nb.cli import main
+
+    _, out = _interrupted(tmp_path, clean_desk, keep=3)
+    lock = RunLock.acquire(out)
+    lock.note_holder()
+    try:
+        assert main(["gate", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert f"it is still running (pid {os.getpid()} on host {socket.gethostname()}, since 20" in err
+        assert "--resume" not in err and err.count("\n") == 1
+    finally:
+        lock.release()
+    assert main(["gate", str(out)]) == 2
+    assert "--resume" in capsys.readouterr().err
