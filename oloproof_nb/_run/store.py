@@ -424,8 +424,11 @@ class RunStore:
         A folder left by a creation killed before its manifest was renamed into
         place (it holds only ``.lock`` and ``manifest.json.tmp``) counts as empty.
         """
-        if directory.exists() and (not directory.is_dir() or not _reusable(directory)):
-            holder = RunLock.holder(directory) if directory.is_dir() else None
+        if directory.exists() and not directory.is_dir():  # --resume could not help: it is no run directory
+            raise RunDirError(f"{directory}: is a file, not a folder; choose another out= (the run directory to "
+                              "create)")
+        if directory.exists() and not _reusable(directory):
+            holder = RunLock.holder(directory)
             if holder is not None:
                 raise RunLockedError(f"{directory}: in use by another oloproof process ({holder}); choose another "
                                      "out=")

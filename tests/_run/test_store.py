@@ -120,6 +120,10 @@ def test_create_refuses_a_non_empty_directory(tmp_path: Path) -> None:
     with pytest.raises(RunDirError, match="not empty"):
         RunStore.create(busy, MANIFEST)
     assert [p.name for p in busy.iterdir()] == ["keep.txt"]
+    a_file = busy / "keep.txt"  # out= a file: "not empty; ... pass resume=True" could not help
+    with pytest.raises(RunDirError, match=r"keep\.txt: is a file, not a folder; choose another out="):
+        RunStore.create(a_file, MANIFEST)
+    assert a_file.read_text(encoding="utf-8") == "mine"
     empty = tmp_path / "empty"
     empty.mkdir()
     RunStore.create(empty, MANIFEST).close()
