@@ -15,7 +15,10 @@ __all__ = ["is_suite_folder", "latest_run_dir"]
 def is_suite_folder(path: str | Path) -> bool:
     """Whether ``path`` is a suite folder (holds oloproof.yaml) rather than a run directory (holds manifest.json)."""
     folder = Path(path)
-    return (folder / SUITE_FILE).is_file() and not (folder / MANIFEST).is_file()
+    try:
+        return (folder / SUITE_FILE).is_file() and not (folder / MANIFEST).is_file()
+    except OSError:  # a folder that cannot be read: not a suite folder; loading it as a run says why, naming it
+        return False
 
 
 def latest_run_dir(suite_folder: str | Path) -> Path:
