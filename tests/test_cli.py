@@ -435,6 +435,10 @@ def test_gate_of_a_finished_run_that_lost_records_is_never_pass(tmp_path: Path,
     assert main(["compare", str(whole), str(out)]) == 2
     assert "holds 4: records are missing" in _error_line(capsys)
     assert main(["gate", str(whole)]) == 1
+    manifest = json.loads((whole / "manifest.json").read_text(encoding="utf-8"))
+    (whole / "manifest.json").write_text(json.dumps({**manifest, "n_cases": 5}), encoding="utf-8")
+    assert main(["gate", str(whole)]) == 2  # said "records are missing" when the journal holds more than it says
+    assert "holds 6: it holds more records than the manifest says" in _error_line(capsys)
 
 
 def test_an_internal_error_is_exit_2_with_the_traceback_saved_in_the_run(

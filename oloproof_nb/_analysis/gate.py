@@ -81,8 +81,9 @@ def no_decision(run: Run) -> str:
         return (f"unfinished: the run did not finish ({run.n_cases} of {expected} {unit} recorded), "
                 "so it has no release decision")
     if not is_inspect_run(run) and run.n_cases != expected:
+        which = "records are missing" if run.n_cases < expected else "it holds more records than the manifest says"
         return (f"incomplete: the run finished with {expected} case runs, but its cases.jsonl holds "
-                f"{run.n_cases}: records are missing (a truncated or edited copy of the folder?), "
+                f"{run.n_cases}: {which} (a truncated or edited copy of the folder?), "
                 "so it has no release decision")
     return ""
 
