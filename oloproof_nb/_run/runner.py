@@ -102,6 +102,8 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
     if suite.release is not None and not resume:  # a reduction the run's epochs cannot give: say so before running
         check_reductions(suite.release, suite.config.epochs if epochs is None else epochs, suite.root / RELEASE_FILE)
     suite = suite.with_user_code()  # the checks the run calls, and the digests of their code it records
+    # no more system instances (or worker processes) than case runs: --workers 10000 on 48 cases built 10,000
+    workers = max(1, min(workers, suite.n_cases * (suite.config.epochs if epochs is None else epochs)))
     timeout_s = suite.config.case_timeout_s
     replay_cache = ReplayCache(suite.root / REPLAY_CACHE_DIR) if cache else None
     pool: ProcessWorkers | None = None

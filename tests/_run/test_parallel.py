@@ -449,3 +449,21 @@ def test_items_that_share_a_key_never_run_at_once_and_all_finish(seed: int) -> N
         mine = [i for i, keys in items if key in keys]
         assert [i for i in order if i in mine] == mine  # in their order
     assert most[0] >= 2
+
+
+def test_no_more_instances_than_case_runs(make_suite: Any, tmp_path: Path) -> None:
+    """``--workers 10000`` on 48 cases built 10,000 system instances (or process workers) before the first case;
+    the workers are now at most the case runs."""
+    built: list[int] = []
+
+    class Echo:
+        def __init__(self) -> None:
+            built.append(1)
+
+        def run(self, input: dict[str, Any]) -> dict[str, Any]:
+            return {"steps": [], "answer": "ok", "status": "completed"}
+
+    cases = [{"id": f"c{i}", "input": {}, "expected": {"answer": "ok"}} for i in range(3)]
+    suite = op.load_suite(make_suite(cases, evaluators=[{"type": "answer_matches"}]))
+    run = op.run(suite, system=Echo, workers=50, epochs=2, out=tmp_path / "run", progress=False)
+    assert len(run.cases) == 6 and len(built) == 6  # 6 case runs: 6 workers at most
