@@ -491,7 +491,7 @@ def _whole(run: Run, given: str) -> Run:
     if not run.finished and not is_inspect_run(run):
         holder = RunLock.holder(run.directory)
         if holder is not None:  # it is running now: --resume would be refused
-            text += f"; it is still running ({holder}): gate it once it has finished"
+            text += f"; it is still running ({holder}): wait until it has finished"
         else:
             root = run.manifest.suite_config.root or "SUITE"
             text += f"; finish it with: oloproof run {shlex.quote(root)} --out {shlex.quote(given)} --resume"

@@ -96,11 +96,19 @@ def write_file(path: Path, data: str | bytes) -> None:
     """Write ``data`` (text as UTF-8) to ``path`` whole or not at all: into a new file beside it, then renamed
     over it. A named pipe or a device at ``path`` is replaced, never opened (``oloproof report --out`` a FIFO
     waited for a reader for ever), and a failed or interrupted write leaves no half-written file (a full disk
-    left a truncated report that looked whole). A symbolic link at ``path`` is followed (its target gets the
-    new file), and a file there keeps its permissions. :class:`~oloproof_nb.errors.ExportError` names the file.
+    left a truncated report that looked whole). A symbolic link at ``path`` to a regular file is followed (that
+    file gets the new content; a link to anything else is replaced), and a file there keeps its permissions.
+    :class:`~oloproof_nb.errors.ExportError` names the file.
     """
     payload = data.encode("utf-8") if isinstance(data, str) else data
-    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    target = path
+    if path.is_symlink():  # the link stays: its file gets the new content (not a device or a pipe it points at)
+        resolved = Path(os.path.realpath(path))
+        try:
+            follow = stat.S_ISREG(os.stat(resolved).st_mode)
+        except OSError:
+            follow = False  # a dangling link, or one into a folder that cannot be read: the link is replaced
+        target = resolved if follow else path
     try:
         before = os.stat(target)
         mode = stat.S_IMODE(before.st_mode) if stat.S_ISREG(before.st_mode) else None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import threading
 import traceback
-from collections import OrderedDict
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -46,7 +46,9 @@ class ShownArtifacts:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._seen: OrderedDict[tuple[Any, ...], datetime] = OrderedDict()
+        #: artifact id -> {version: when first observed}; and the notes in the order they were taken (to drop)
+        self._by_artifact: dict[str, dict[tuple[Any, ...], datetime]] = {}
+        self._order: deque[tuple[datetime, tuple[Any, ...]]] = deque()
 
     def __getstate__(self) -> dict[str, Any]:  # a copy sent to another process starts empty (no lock to send)
         return {}
@@ -69,10 +71,10 @@ class ShownArtifacts:
                 at = datetime.fromisoformat(modified.replace("Z", "+00:00"))
                 self._note((row["artifact_id"], at, row.get("observed_digest"), row.get("digest_kind")), utc_now())
 
-    def entries(self, artifact_id: str) -> list[tuple[tuple[Any, ...], datetime]]:
-        """The versions of ``artifact_id`` noted, with when (to hand to the worker that runs its next case)."""
+    def entries(self, artifact_ids: Iterable[str]) -> list[tuple[tuple[Any, ...], datetime]]:
+        """The versions of these artifacts noted, with when (to hand to the worker that runs their next case)."""
         with self._lock:
-            return [(key, at) for key, at in self._seen.items() if key[0] == artifact_id]
+            return [item for aid in set(artifact_ids) for item in self._by_artifact.get(aid, {}).items()]
 
     def seed(self, entries: Iterable[tuple[tuple[Any, ...], datetime]]) -> None:
         """Take versions noted elsewhere (by the run's process, from other workers' cases)."""
@@ -82,15 +84,19 @@ class ShownArtifacts:
     def _note(self, key: tuple[Any, ...], at: datetime) -> datetime:
         """Note ``key`` as observed at ``at`` (the earliest time is kept); its first time. Drops old entries."""
         with self._lock:
-            first = self._seen.get(key)
+            versions = self._by_artifact.setdefault(key[0], {})
+            first = versions.get(key)
             if first is None or at < first:
-                self._seen[key] = first = at
-            now = utc_now()
-            while self._seen:
-                oldest_key, oldest = next(iter(self._seen.items()))
-                if oldest >= now - self.KEEP:
-                    break
-                del self._seen[oldest_key]
+                versions[key] = first = at
+                self._order.append((at, key))
+            cutoff = utc_now() - self.KEEP
+            while self._order and self._order[0][0] < cutoff:
+                when, old = self._order.popleft()
+                kept = self._by_artifact.get(old[0])
+                if kept is not None and kept.get(old) == when:
+                    del kept[old]
+                    if not kept:
+                        del self._by_artifact[old[0]]
         return first
 
 

@@ -50,7 +50,7 @@ from .._core.records import CaseRecord, ReplayRecord
 from ..errors import OloproofError
 from .case import execute_case, failed_case
 from .context import RunSettings, ShownArtifacts
-from .observe import MAX_WAITING, shared_files
+from .observe import MAX_WAITING, promised_artifacts, shared_files
 from .replay_cache import REPLAY_CACHE_DIR, ReplayCache
 from .systems import as_factory, build, code_fingerprint, version_of
 from .timeouts import set_call_watch
@@ -186,7 +186,7 @@ class ProcessWorkers:
         self._root = suite.root
         #: The artifact versions the workers' cases were shown (from their receipts), handed to the worker that
         #: runs the next case of the artifact: an epoch that wrote nothing on another worker is stale too.
-        self._shown = ShownArtifacts()
+        self.shown = ShownArtifacts()
         self._workers: list[_Worker] = []
         self._identity: tuple[str | None, str | None] | None = None
         self._run_id = ""
@@ -358,8 +358,7 @@ class ProcessWorkers:
                     yield from self._poll_busy(worker)
 
     def _shown_for(self, case: Case) -> list[Any]:
-        artifact = (case.outcome or {}).get("artifact_id")
-        return self._shown.entries(artifact) if isinstance(artifact, str) else []
+        return self.shown.entries(promised_artifacts([case]))
 
     def _keys(self, case: Case) -> frozenset[str]:
         return shared_files(case, self._evaluators, self._root)
@@ -406,7 +405,7 @@ class ProcessWorkers:
         kind = message[0]
         if kind == "done":
             _, record, replays, retire, rebuild = message
-            self._shown.note_receipts(record.get("receipts") or [])
+            self.shown.note_receipts(record.get("receipts") or [])
             for replay in replays:
                 self._append_replay(replay)
             worker.item = None

@@ -28,7 +28,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -58,6 +58,7 @@ __all__ = [
     "locator_path",
     "observe_file",
     "shared_files",
+    "promised_artifacts",
     "MAX_WAITING",
     "verify_contract_file",
 ]
@@ -463,20 +464,26 @@ MAX_WAITING = 1024
 
 def shared_files(case: Case, evaluators: Sequence[Any], suite_root: Path | None) -> frozenset[str]:
     """What a case observes that other cases may observe too, when an ``outcome_contract`` check observes it:
-    its promised artifact (``artifact:<id>``: the epochs of a case, a source and its metamorphic copies) and
-    its contract's ``locator`` (resolved). Cases that share one must not run at the same time (each would see
-    the other's file as its own): the runners never start one while another is running."""
+    its contract's ``locator`` (resolved), or without one its promised artifact (``artifact:<id>``: the epochs
+    of a case, a source and its metamorphic copies, whose system places the artifact itself). Cases that share
+    one must not run at the same time (each would see the other's file as its own): the runners never start
+    one while another is running. Cases of one artifact id at different locators go side by side."""
     if case.outcome is None or not any(getattr(ev, "type", None) == "outcome_contract" for ev in evaluators):
         return frozenset()
     contract = OutcomeContract.model_validate(case.outcome)
-    keys = {f"artifact:{contract.artifact_id}"}
     path = locator_path(contract, suite_root)
-    if path is not None:
-        try:
-            keys.add(os.path.realpath(path))
-        except (OSError, ValueError):  # a NUL byte in it, say: observing it fails as well, the path is the key
-            keys.add(str(path))
-    return frozenset(keys)
+    if path is None:
+        return frozenset([f"artifact:{contract.artifact_id}"])
+    try:
+        return frozenset([os.path.realpath(path)])
+    except (OSError, ValueError):  # a NUL byte in it, say: observing it fails as well, the path is the key
+        return frozenset([str(path)])
+
+
+def promised_artifacts(cases: Iterable[Case]) -> list[str]:
+    """The artifact ids the cases' outcome contracts promise."""
+    ids = (case.outcome.get("artifact_id") for case in cases if case.outcome)
+    return [aid for aid in ids if isinstance(aid, str)]
 
 
 def collect_evidence(contract: OutcomeContract, system: Any, *, call: Callable[[Callable[[], Any]], Any],

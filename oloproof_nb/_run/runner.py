@@ -39,7 +39,7 @@ from ..errors import InternalError, OloproofError, RunDirError, describe_excepti
 from .case import execute_case
 from .context import RunSettings, ShownArtifacts
 from .isolation import ProcessWorkers
-from .observe import MAX_WAITING, shared_files
+from .observe import MAX_WAITING, promised_artifacts, shared_files
 from .replay_cache import REPLAY_CACHE_DIR, ReplayCache
 from .store import Fsync, RunStore, new_run_id, read_cases, record_key
 from .systems import as_factory, build, code_fingerprint, version_of
@@ -135,6 +135,11 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
                            checks={} if pool is not None else suite.checks,
                            tool_errors=suite.config.tool_errors,
                            append_replay=store.append_replay, cache=replay_cache, code_fingerprint=fingerprint)
+    if done and any(ev.type == "outcome_contract" for ev in suite.config.evaluators):
+        # the versions the recorded cases were shown: a resumed epoch is stale on the file of one run before
+        shown = pool.shown if pool is not None else settings.shown
+        for record in read_cases(store.directory):
+            shown.note_receipts(record.get("receipts") or [])
     k = store.manifest.epochs  # a resumed run keeps the epochs it started with
     total, finished = suite.n_cases * k, len(done)
     pending = ((index, case) for index, case in enumerate(with_epochs(suite.iter_cases(), k))
@@ -420,8 +425,8 @@ def _shown_on_this_worker(suite_root: str) -> ShownArtifacts:
 
 
 def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[int, Case]], run_id: str,
-                  version: str | None, fingerprint: str | None,
-                  cache: bool = True) -> tuple[list[CaseRecord], list[ReplayRecord]]:
+                  version: str | None, fingerprint: str | None, cache: bool = True,
+                  seen: list[Any] | None = None) -> tuple[list[CaseRecord], list[ReplayRecord]]:
     """Executed on a worker: load the suite from its folder once per process, run a batch of cases.
 
     Systems are built on the worker from the suite's own ``system`` and kept
@@ -452,6 +457,7 @@ def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[in
                            append_replay=replays.append,
                            cache=ReplayCache(suite.root / REPLAY_CACHE_DIR) if cache else None,
                            code_fingerprint=fingerprint, shown=_shown_on_this_worker(suite_root))
+    settings.shown.seed(seen or [])  # the versions other workers' cases of these artifacts were shown
     try:
         for index, case in batch:
             outcome = execute_case(case, index, system, settings)
@@ -467,9 +473,12 @@ def _run_on_executor(executor: Executor, suite: Suite, pending: Iterable[tuple[i
                      chunk_size: int, store: RunStore) -> Iterator[CaseRecord]:
     root = str(suite.root)
 
+    shown = settings.shown  # noted from every batch's receipts, handed to the batch with the next case of each artifact
+
     def submit(batch: list[tuple[int, Case]]) -> Future[tuple[list[CaseRecord], list[ReplayRecord]]]:
         return executor.submit(_remote_batch, root, dict(suite.digests), batch, settings.run_id,
-                               settings.system_version, settings.code_fingerprint, settings.cache is not None)
+                               settings.system_version, settings.code_fingerprint, settings.cache is not None,
+                               shown.entries(promised_artifacts(case for _, case in batch)))
 
     known = getattr(executor, "_max_workers", None)  # ProcessPoolExecutor / ThreadPoolExecutor; else a cluster
     limit = 2 * known if isinstance(known, int) and known > 0 else _REMOTE_IN_FLIGHT
@@ -479,6 +488,8 @@ def _run_on_executor(executor: Executor, suite: Suite, pending: Iterable[tuple[i
     for records, replays in _bounded(submit, _batched(pending, chunk_size), limit, keys):
         for replay in replays:
             store.append_replay(replay)
+        for record in records:
+            shown.note_receipts(record.get("receipts") or [])
         yield from records
 
 

@@ -288,3 +288,9 @@ def test_an_export_over_an_existing_file_keeps_its_permissions_and_links(tmp_pat
     op.export_table(table, link)
     assert link.is_symlink() and "criterion" in real.read_text(encoding="utf-8")
     assert [p.name for p in tmp_path.rglob(".*")] == []
+    pipe = tmp_path / "pipe"  # a link to a pipe or a device: the link is replaced, never what it points at
+    os.mkfifo(pipe)
+    to_pipe = tmp_path / "piped.md"
+    to_pipe.symlink_to(pipe)
+    op.export_table(table, to_pipe)
+    assert not to_pipe.is_symlink() and to_pipe.is_file() and pipe.is_fifo()

@@ -685,3 +685,24 @@ def test_a_modification_time_outside_datetime_is_unverified(tmp_path: Path, ns: 
                                         "unverified: the artifact has a modification time outside the years 1–9999")
     finally:
         path.unlink()
+
+
+def test_what_cases_share_is_their_locator_or_else_their_artifact(tmp_path: Path) -> None:
+    """Cases of one artifact id at their own locators go side by side (every case of an artifact id waited for
+    the others: 8 cases of 0.5 s on 4 workers took 4.7 s, 1.4 s before); without a locator the artifact id is what
+    they share (a system that places its files itself); without an outcome check, nothing."""
+    from oloproof_nb._core.case import Case, case_from_mapping
+    from oloproof_nb._run.observe import shared_files
+    from oloproof_nb.evaluators.outcome import OutcomeContractEvaluator
+
+    check = [OutcomeContractEvaluator(type="outcome_contract")]
+
+    def case(cid: str, **outcome: str) -> Case:
+        return case_from_mapping({"id": cid, "input": {}, "outcome": {"artifact_id": "report", **outcome}})
+
+    a = shared_files(case("a", locator="out/a.json"), check, tmp_path)
+    b = shared_files(case("b", locator="out/b.json"), check, tmp_path)
+    assert a == {str((tmp_path / "out" / "a.json").resolve())} and not a & b
+    assert shared_files(case("c", locator="out/./a.json"), check, tmp_path) == a  # one file, however written
+    assert shared_files(case("d"), check, tmp_path) == shared_files(case("e"), check, tmp_path) == {"artifact:report"}
+    assert shared_files(case("f", locator="out/a.json"), [], tmp_path) == frozenset()

@@ -668,3 +668,79 @@ def test_epochs_of_one_artifact_wait_for_each_other_while_other_cases_go_ahead(m
     assert same == []  # no two epochs of one case at once
     overlapping = max(sum(1 for s in spans if s[1] <= t < s[2]) for _, t, _ in spans)
     assert overlapping >= 3  # the cases themselves ran side by side (4 workers; a full queue allowed 2 at most)
+
+
+TWO_DESKS = '''
+import time
+from pathlib import Path
+
+OUT = Path(__file__).parent / "out"
+
+
+class TwoDesks:
+    """Places its reports itself; sleeps input["sleep"][epoch - 1], then writes in the epochs input["write_in"]
+    names (a text of its epoch: every write is new content)."""
+
+    def reset(self, state):
+        OUT.mkdir(exist_ok=True)
+
+    def snapshot(self):
+        return {}
+
+    def observe(self, artifact_id):
+        path = OUT / artifact_id
+        return path if path.is_file() else None
+
+    def run(self, input, epoch=1):
+        time.sleep(input["sleep"][epoch - 1])
+        if epoch in input["write_in"]:
+            (OUT / input["id"]).write_text(f"{input['id']} epoch {epoch}", encoding="utf-8")
+        return {"steps": [], "answer": "done", "status": "completed"}
+'''
+
+
+@pytest.mark.parametrize("how", ["process", "executor"])
+def test_an_earlier_epoch_on_another_worker_is_stale_too(make_suite: Any, tmp_path: Path, how: str) -> None:
+    """A worker process (or an executor's) knew only the versions its own cases were shown: the next epoch of a
+    case on another worker was ``verified`` on its twin's file (epochs 2–4 on a 4-process executor). The run's
+    process now notes every receipt and hands them to the worker of the next case of that artifact. Here y's
+    epochs keep the first worker busy so that x's second epoch lands on the other one (processes), or the
+    executor hands the epochs to its processes as they come."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    cases = [{"id": "y", "input": {"id": "y", "sleep": [0.6] * 4, "write_in": [1, 2, 3, 4]},
+              "outcome": {"artifact_id": "y"}},
+             {"id": "x", "input": {"id": "x", "sleep": [1.5, 0, 0, 0], "write_in": [1]},
+              "outcome": {"artifact_id": "x"}}]
+    root = make_suite(cases, evaluators=[{"type": "outcome_contract", "clock_slack_s": 5}], system="sysmod:TwoDesks",
+                      system_code=TWO_DESKS, epochs=2 if how == "process" else 4)
+    if how == "process":
+        run = op.run(op.load_suite(root), out=tmp_path / "run", progress=False, workers=2, isolation="process")
+    else:
+        with ProcessPoolExecutor(4) as pool:
+            run = op.run(op.load_suite(root), out=tmp_path / "run", progress=False, executor=pool, chunk_size=1)
+    got = {(r.case_id, r.epoch): r.status for r in run.receipts.itertuples()}
+    epochs = 2 if how == "process" else 4
+    assert got == {**{("y", e): "verified" for e in range(1, epochs + 1)}, ("x", 1): "verified",
+                   **{("x", e): "stale" for e in range(2, epochs + 1)}}
+
+
+def test_a_resumed_epoch_is_stale_on_the_file_an_epoch_before_the_resume_left(make_suite: Any,
+                                                                              tmp_path: Path) -> None:
+    """The versions shown were remembered by the process that ran the cases: after an interruption, a resumed
+    epoch that wrote nothing was ``verified`` on the file the epoch before the interruption left. A resume now
+    notes the receipts of the recorded cases first."""
+    cases = [{"id": "once", "input": {"id": "once", "write_in": [1], "text": ["Q2\n"]},
+              "outcome": {"artifact_id": "once"}}]
+    root = make_suite(cases, evaluators=[{"type": "outcome_contract", "clock_slack_s": 5}], system="sysmod:OwnFiles",
+                      system_code=EPOCH_WRITER, epochs=2)
+    out = tmp_path / "run"
+    op.run(op.load_suite(root), out=out, progress=False)
+    first = (out / "cases.jsonl").read_bytes().split(b"\n")[0]  # as if stopped after epoch 1
+    (out / "cases.jsonl").write_bytes(first + b"\n")
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    del manifest["finished_at"]
+    (out / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    resumed = op.run(op.load_suite(root), out=out, resume=True, progress=False)
+    got = {r.epoch: r.status for r in resumed.receipts.itertuples()}
+    assert got == {1: "verified", 2: "stale"}
