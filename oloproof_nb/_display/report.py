@@ -52,7 +52,8 @@ _CANNOT = ("What this report cannot tell: why the agent acted as it did; anythin
 
 class Plain(str):
     """A line of prose that quotes the run (a finding, a criterion name an agent or a config chose): the
-    Markdown report writes it escaped (:func:`md_cell`), never as markup; the HTML report escapes every line."""
+    Markdown report writes it escaped (:func:`md_cell`), never as markup, and so does the HTML report (its own
+    prose may hold `code` and **bold**; a criterion named with backticks made code of its name)."""
 
 
 @dataclass
@@ -229,7 +230,9 @@ def _write_html(run: Run, sections: list[Section], path: Path) -> None:
                               "table": Markup(html_table(shown, fmt_number, styled=True)),
                               "figure": fig_name or "",
                               "png": base64.b64encode(figures[fig_name]).decode("ascii") if fig_name else ""})
-        items.append({"key": sec.key, "title": sec.title, "text": sec.text, "parts": sec_items})
+        # a line quoting the run is escaped as it is; the report's own prose may use `code` and **bold**
+        text = [(line, isinstance(line, Plain)) for line in sec.text]
+        items.append({"key": sec.key, "title": sec.title, "text": text, "parts": sec_items})
     page = render("report.html", title=title, css=Markup(PAGE_CSS + TABLE_CSS), verdict=verdict,
                   lines=[Markup(line) for line in lines], sections=items, cannot=_CANNOT, version=__version__)
     write_file(path, page + "\n")

@@ -359,3 +359,20 @@ def test_a_report_over_a_named_pipe_replaces_it_and_a_failed_write_leaves_nothin
         write_report(example_run, target)
     assert target.read_bytes() == before  # the earlier report, whole
     assert [p.name for p in tmp_path.rglob(".*")] == []  # no temporary file left
+
+
+def test_a_line_quoting_the_run_is_text_in_the_html_report(make_suite: Any, tmp_path: Path) -> None:
+    """The HTML report ran every line through its prose markup: a criterion named with backticks or ** in a
+    vacuous-check line (quoted from the run) became code and bold. Such a line is now text as written."""
+    import warnings
+
+    name = "keeps `x` **safe**"
+    cases = [{"id": "c1", "input": {}, "initial_state": {"orders": {"o1": 1}}}]
+    root = make_suite(cases, evaluators=[{"type": "state_unchanged", "criterion": name, "paths": ["orders.o9"]}])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the vacuous check is the point
+        run = op.run(op.load_suite(root), out=tmp_path / "run", progress=False)
+        text = write_report(run, tmp_path / "report.html").read_text(encoding="utf-8")
+    page = Page(text)
+    assert "Vacuous check (it cannot fail as configured): " in page.text and name in page.text
+    assert "<code>x</code>" not in text and "<b>safe</b>" not in text
