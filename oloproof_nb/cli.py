@@ -610,12 +610,12 @@ def _cmd_receipt(args: argparse.Namespace) -> int:
         message = str(exc) if isinstance(exc, ContractFileError) else f"{args.contract}: {exc}"
         if args.json:
             print(json.dumps({"error": "contract error", "message": message}))
-        print(f"oloproof: error: contract error: {_one_line(message)}", file=sys.stderr)
+        print(f"oloproof: error: contract error: {terminal_text(message)}", file=sys.stderr)
         return 2
     body = receipt.to_json_dict()
     print(json.dumps({"receipt": body}) if args.json else json.dumps(body, indent=2))
     if receipt.status != "verified":
-        reason = _one_line(str(receipt.reason or "not verified"))
+        reason = terminal_text(str(receipt.reason or "not verified"))
         print(f"oloproof: {reason if reason.startswith(receipt.status + ':') else receipt.status + ': ' + reason}",
               file=sys.stderr)
         return 2
@@ -676,11 +676,6 @@ def _cli_words(text: str) -> str:
     for python, flag in _CLI_WORDS:
         text = text.replace(python, flag)
     return "--" + text if text.startswith("example '") else text
-
-
-def _one_line(text: str) -> str:
-    """``text`` with every unprintable character escaped (a newline or a separator inside a key stays one line)."""
-    return terminal_text(text)
 
 
 def _os_error_line(exc: OSError) -> str:
@@ -745,7 +740,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     shown: set[str] = set()
 
     def _warn(message: Warning | str, category: type[Warning], *_: object, **__: object) -> None:
-        line = _one_line(str(message))
+        line = terminal_text(str(message))
         if line not in shown:  # a finding warned at load_suite and again by the gate prints once
             shown.add(line)
             label = "vacuous check" if issubclass(category, VacuousCheckWarning) else category.__name__
@@ -759,20 +754,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             warnings.showwarning = _warn
             return COMMANDS[args.command](args)
     except OloproofError as exc:
-        print(f"oloproof: error: {_one_line(_cli_words(str(exc)))}", file=sys.stderr)
+        print(f"oloproof: error: {terminal_text(_cli_words(str(exc)))}", file=sys.stderr)
         return 2
     except InternalError as exc:
-        print(f"oloproof: {_one_line(str(exc))}", file=sys.stderr)
+        print(f"oloproof: {terminal_text(str(exc))}", file=sys.stderr)
         return 2
     except OSError as exc:
-        print(f"oloproof: error: {_one_line(_os_error_line(exc))}", file=sys.stderr)
+        print(f"oloproof: error: {terminal_text(_os_error_line(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("oloproof: interrupted", file=sys.stderr)
         return 130
     except Exception as exc:  # noqa: BLE001 - a bug in oloproof: one line, the traceback kept in a file
         path = _save_internal_traceback(traceback.format_exc())
-        print(f"oloproof: internal error: {_one_line(describe_exception(exc))} (a bug in oloproof_nb; the "
+        print(f"oloproof: internal error: {terminal_text(describe_exception(exc))} (a bug in oloproof_nb; the "
               f"traceback is in {path})", file=sys.stderr)
         return 2
     finally:

@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from .._core.receipts import OutcomeContract
 from ..errors import ContractFileError, quote, validation_problem
-from .files import UnreadableFile, _lone_surrogate, read_regular
+from .files import KeyTwice, UnreadableFile, _lone_surrogate, keys_once, read_regular
 
 __all__ = ["COMMAND_VALIDATOR", "CONTRACT_FILE_KEYS", "DEFAULT_MAX_ARTIFACT_BYTES", "DEFAULT_OBSERVE_TIMEOUT_S",
            "MAX_CONTRACT_BYTES", "ContractFile", "load_contract_file"]
@@ -141,25 +141,16 @@ def _read_json_object(path: Path) -> dict[str, Any]:
         raise ContractFileError(f"{path}: cannot read contract file: {exc}") from None
     except UnicodeDecodeError:
         raise ContractFileError(f"{path}: contract file is not UTF-8 text") from None
-
-    def no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        seen: dict[str, Any] = {}
-        for key, value in pairs:
-            if key in seen:
-                raise ContractFileError(f"{path}: key {key!r} appears twice")
-            seen[key] = value
-        return seen
-
     try:
-        data = json.loads(text, object_pairs_hook=no_duplicates)
+        data = json.loads(text, object_pairs_hook=keys_once)
+    except KeyTwice as exc:
+        raise ContractFileError(f"{path}: key {exc.args[0]!r} appears twice") from None
     except json.JSONDecodeError as exc:
         raise ContractFileError(
             f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}"
         ) from None
     except RecursionError:
         raise ContractFileError(f"{path}: not valid JSON: nested too deeply") from None
-    except ContractFileError:
-        raise
     except ValueError as exc:  # a number of more than 4300 digits
         raise ContractFileError(f"{path}: not valid JSON: {str(exc).split(':')[0]}") from None
     if not isinstance(data, dict):

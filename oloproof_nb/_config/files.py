@@ -27,8 +27,8 @@ from ..errors import ConfigError, clip, quote, validation_problem
 if TYPE_CHECKING:
     import yaml
 
-__all__ = ["MAX_YAML_BYTES", "MAX_YAML_VALUES", "UnreadableFile", "config_error", "open_regular", "read_regular",
-           "read_yaml"]
+__all__ = ["MAX_YAML_BYTES", "MAX_YAML_VALUES", "UnreadableFile", "KeyTwice", "config_error", "open_regular",
+           "read_regular", "read_yaml", "keys_once"]
 
 #: Largest oloproof.yaml or release.yaml read (they are read whole): 4 MiB.
 MAX_YAML_BYTES = 4 << 20
@@ -322,6 +322,21 @@ def read_yaml(path: Path) -> dict[str, Any]:
         raise ConfigError(path, None, f"the string {quote(bad)} holds a lone surrogate escape, which is not "
                           "Unicode text")
     return data
+
+
+class KeyTwice(Exception):
+    """A JSON object holding one key twice (``args[0]``: the key); raised by :func:`keys_once`."""
+
+
+def keys_once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json.loads``'s ``object_pairs_hook`` for user files: an object holding a key twice raises
+    :class:`KeyTwice` (the last one would win silently: ``"valid": false, "valid": true`` read as valid)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise KeyTwice(key)
+        out[key] = value
+    return out
 
 
 def _lone_surrogate(data: Any) -> str | None:

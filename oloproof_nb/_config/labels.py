@@ -9,7 +9,7 @@ from typing import Any
 
 from .._core.labels import parse_judgement
 from ..errors import LabelFileError, quote
-from .files import UnreadableFile, read_regular
+from .files import KeyTwice, UnreadableFile, keys_once, read_regular
 
 __all__ = ["MAX_LABEL_BYTES", "load_labels"]
 
@@ -61,9 +61,9 @@ def load_labels(path: str | Path, known_ids: Collection[str] | None = None,
         if not line.strip():
             continue
         try:
-            obj = json.loads(line, object_pairs_hook=_no_key_twice)
+            obj = json.loads(line, object_pairs_hook=keys_once)
             json.dumps(obj, ensure_ascii=False).encode("utf-8")  # an escaped lone surrogate is not text
-        except _KeyTwice as exc:  # {"valid": false, "valid": true} read as valid, the last one winning
+        except KeyTwice as exc:  # {"valid": false, "valid": true} read as valid, the last one winning
             raise LabelFileError(path, lineno, f"key {quote(exc.args[0])} appears twice; give each key once") from None
         except (ValueError, RecursionError) as exc:  # also a number too long to convert
             msg = (exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
@@ -82,15 +82,3 @@ def load_labels(path: str | Path, known_ids: Collection[str] | None = None,
         out.append(judgement)
     return out
 
-
-class _KeyTwice(Exception):
-    """A JSON object of a label line that holds one key twice (``args[0]``: the key)."""
-
-
-def _no_key_twice(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise _KeyTwice(key)
-        out[key] = value
-    return out

@@ -50,7 +50,7 @@ from .._core.records import CaseRecord, ReplayRecord
 from ..errors import OloproofError
 from .case import execute_case, failed_case
 from .context import RunSettings, ShownArtifacts
-from .observe import MAX_WAITING, promised_artifacts, shared_files
+from .observe import HeldBack, promised_artifacts, shared_files
 from .replay_cache import REPLAY_CACHE_DIR, ReplayCache
 from .systems import as_factory, build, code_fingerprint, version_of
 from .timeouts import set_call_watch
@@ -322,11 +322,9 @@ class ProcessWorkers:
         """Run ``pending`` cases on the workers; yield each case's record (its replays already appended)."""
         while len(self._workers) < self._n:
             self._workers.append(self._spawn())
-        items = iter(pending)
         held: tuple[int, Case] | None = None  # a case whose worker was gone before it could be sent
         # cases that observe a file a running case observes too (shared_files) wait for it, in order
-        waiting: list[tuple[tuple[int, Case], frozenset[str]]] = []
-        exhausted = False
+        queue = HeldBack(pending, lambda item: self._keys(item[1]))
         while True:
             for worker in list(self._workers):
                 if worker.state != "idle":
@@ -335,7 +333,8 @@ class ProcessWorkers:
                 if held is not None:
                     item, held = held, None
                 else:
-                    item, exhausted = self._next_free(waiting, items, exhausted)
+                    free = queue.next_free(self._running_keys().__contains__)
+                    item = None if free is None else free[0]
                 if item is None:  # none can start now
                     break
                 try:
@@ -346,7 +345,7 @@ class ProcessWorkers:
                     continue
                 worker.item, worker.started, worker.t0 = item, utc_now(), time.perf_counter()
                 worker.state = "busy"
-            if exhausted and not waiting and held is None and not any(w.state == "busy" for w in self._workers):
+            if queue.done and held is None and not any(w.state == "busy" for w in self._workers):
                 return
             self._wait(self._workers)
             for worker in list(self._workers):
@@ -363,32 +362,9 @@ class ProcessWorkers:
     def _keys(self, case: Case) -> frozenset[str]:
         return shared_files(case, self._evaluators, self._root)
 
-    def _next_free(self, waiting: list[tuple[tuple[int, Case], frozenset[str]]], items: Iterator[tuple[int, Case]],
-                   exhausted: bool) -> tuple[tuple[int, Case] | None, bool]:
-        """The next case no running case shares a file with (:func:`shared_files`), and whether ``items`` is
-        exhausted: a case that waited first, else a new one (one that shares a file waits, in order, with its
-        keys, up to :data:`MAX_WAITING`); None: none can start now."""
-        busy: set[str] = set()
-        for w in self._workers:
-            if w.state == "busy" and w.item is not None:
-                busy |= self._keys(w.item[1])
-        ahead: set[str] = set()  # the keys of the cases still waiting before this one (they go first)
-        for i, (ready, keys) in enumerate(waiting):
-            if keys & busy or keys & ahead:
-                ahead |= keys
-                continue
-            del waiting[i]
-            return ready, exhausted
-        while not exhausted and len(waiting) < MAX_WAITING:
-            item = next(items, None)
-            if item is None:
-                return None, True
-            keys = self._keys(item[1])
-            if not keys & busy and not keys & ahead:
-                return item, False
-            waiting.append((item, keys))
-            ahead |= keys
-        return None, exhausted
+    def _running_keys(self) -> set[str]:
+        """The keys (:func:`shared_files`) of the cases the workers are running."""
+        return {k for w in self._workers if w.state == "busy" and w.item is not None for k in self._keys(w.item[1])}
 
     def _poll_busy(self, worker: _Worker) -> Iterator[CaseRecord]:
         assert worker.item is not None

@@ -31,7 +31,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from pydantic import ValidationError
 
@@ -59,6 +59,7 @@ __all__ = [
     "observe_file",
     "shared_files",
     "promised_artifacts",
+    "HeldBack",
     "MAX_WAITING",
     "verify_contract_file",
 ]
@@ -457,6 +458,8 @@ def locator_path(contract: OutcomeContract, suite_root: Path | None) -> Path | N
     return (suite_root if suite_root is not None else Path.cwd()) / contract.locator
 
 
+T = TypeVar("T")
+
 #: Cases held back at most while the cases they share an artifact with run (the later cases go ahead meanwhile:
 #: with a cap of the workers' number, a case's epochs filled it and the run went nearly serial).
 MAX_WAITING = 1024
@@ -478,6 +481,47 @@ def shared_files(case: Case, evaluators: Sequence[Any], suite_root: Path | None)
         return frozenset([os.path.realpath(path)])
     except (OSError, ValueError):  # a NUL byte in it, say: observing it fails as well, the path is the key
         return frozenset([str(path)])
+
+
+class HeldBack(Generic[T]):
+    """Items in order, each with the keys it holds while it runs (:func:`shared_files`): :meth:`next_free` gives
+    the next one no running item shares a key with. One that does waits, in order, with the items after it that
+    share its keys; the others go ahead meanwhile (at most :data:`MAX_WAITING` wait). The thread, executor and
+    process runners all schedule with it."""
+
+    def __init__(self, items: Iterable[T], keys: Callable[[T], frozenset[str]]) -> None:
+        self._items = iter(items)
+        self._keys = keys
+        self._waiting: list[tuple[T, frozenset[str]]] = []
+        self.exhausted = False  # every item was taken from ``items``
+
+    @property
+    def done(self) -> bool:
+        """Every item was given out."""
+        return self.exhausted and not self._waiting
+
+    def next_free(self, running: Callable[[str], bool]) -> tuple[T, frozenset[str]] | None:
+        """The next item (and its keys) none of whose keys is ``running``: one that waited first, else a new
+        one; None when none can start now."""
+        ahead: set[str] = set()  # the keys of the items still waiting before this one: they go first
+        for i, (item, keys) in enumerate(self._waiting):
+            if keys & ahead or any(running(k) for k in keys):
+                ahead |= keys
+                continue
+            del self._waiting[i]
+            return item, keys
+        while not self.exhausted and len(self._waiting) < MAX_WAITING:
+            try:
+                item = next(self._items)
+            except StopIteration:
+                self.exhausted = True
+                return None
+            keys = self._keys(item)
+            if not keys & ahead and not any(running(k) for k in keys):
+                return item, keys
+            self._waiting.append((item, keys))
+            ahead |= keys
+        return None
 
 
 def promised_artifacts(cases: Iterable[Case]) -> list[str]:

@@ -39,7 +39,7 @@ from ..errors import InternalError, OloproofError, RunDirError, describe_excepti
 from .case import execute_case
 from .context import RunSettings, ShownArtifacts
 from .isolation import ProcessWorkers
-from .observe import MAX_WAITING, promised_artifacts, shared_files
+from .observe import HeldBack, promised_artifacts, shared_files
 from .replay_cache import REPLAY_CACHE_DIR, ReplayCache
 from .store import Fsync, RunStore, new_run_id, read_cases, record_key
 from .systems import as_factory, build, code_fingerprint, version_of
@@ -303,40 +303,16 @@ def _bounded(submit: Callable[[T], Future[R]], items: Iterable[T], limit: int,
     """Submit ``items`` with at most ``limit`` tasks in flight; yield results as they complete.
 
     An item sharing one of its ``keys`` (files it observes, see :func:`shared_files`) with a task in flight
-    waits until that task is done; later items go ahead meanwhile (at most :data:`MAX_WAITING` wait).
+    waits until that task is done; later items go ahead meanwhile (:class:`HeldBack`).
     """
     in_flight: dict[Future[R], frozenset[str]] = {}
     busy: collections.Counter[str] = collections.Counter()
-    waiting: list[tuple[T, frozenset[str]]] = []
-    iterator = iter(items)
-    exhausted = False
-
-    def start(item: T, held: frozenset[str]) -> None:
-        busy.update(held)
-        in_flight[submit(item)] = held
-
+    queue = HeldBack(items, keys)
     while True:
-        ahead: set[str] = set()  # the keys of the items still waiting before this one (they go first)
-        kept: list[tuple[T, frozenset[str]]] = []
-        for entry in waiting:  # first the items that waited, in order, as their keys come free
-            if len(in_flight) >= limit or any(busy[k] for k in entry[1]) or entry[1] & ahead:
-                ahead |= entry[1]
-                kept.append(entry)
-            else:
-                start(*entry)
-        waiting = kept
-        while not exhausted and len(in_flight) < limit and len(waiting) < MAX_WAITING:
-            try:
-                item = next(iterator)
-            except StopIteration:
-                exhausted = True
-                break
-            held = keys(item)
-            if any(busy[k] for k in held) or held & ahead:  # behind a running or a waiting item: keeps the order
-                waiting.append((item, held))
-                ahead |= held
-            else:
-                start(item, held)
+        while len(in_flight) < limit and (free := queue.next_free(lambda k: busy[k] > 0)) is not None:
+            item, held = free
+            busy.update(held)
+            in_flight[submit(item)] = held
         if not in_flight:
             return  # nothing in flight holds a key: nothing waits
         done, _ = wait(in_flight, return_when=FIRST_COMPLETED)

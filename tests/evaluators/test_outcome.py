@@ -494,8 +494,10 @@ OUT = Path(__file__).parent / "out"
 
 
 class OwnFiles:
-    """Places its reports itself (observe): writes input["text"] in the epochs input["write_in"] names and
-    nothing in the others; its reset keeps what earlier cases wrote, times included."""
+    """Places its reports itself (observe): sleeps input["sleep"][epoch - 1] (if given), then writes
+    input["text"][epoch - 1] (default: a text of its epoch, new content each time) in the epochs input["write_in"]
+    names (default: every epoch) and nothing in the others; its reset keeps what earlier cases wrote, times
+    included."""
 
     def reset(self, state):
         OUT.mkdir(exist_ok=True)
@@ -508,8 +510,10 @@ class OwnFiles:
         return path if path.is_file() else None
 
     def run(self, input, epoch=1):
-        if epoch in input["write_in"]:
-            (OUT / input["id"]).write_text(input["text"][epoch - 1], encoding="utf-8")
+        time.sleep(input.get("sleep", [0] * epoch)[epoch - 1])
+        if epoch in input.get("write_in", [epoch]):
+            texts = input.get("text") or [f"{input['id']} epoch {e}" for e in range(1, epoch + 1)]
+            (OUT / input["id"]).write_text(texts[epoch - 1], encoding="utf-8")
         return {"steps": [], "answer": "done", "status": "completed"}
 
 
@@ -626,40 +630,16 @@ def test_require_fresh_is_true_or_false_only(value: Any) -> None:
         op.OutcomeContract.model_validate({"artifact_id": "a", "require_fresh": value})
 
 
-SLOW_OWN_FILES = '''
-import time
-from pathlib import Path
-
-OUT = Path(__file__).parent / "out"
-
-
-class Slow:
-    def reset(self, state):
-        OUT.mkdir(exist_ok=True)
-
-    def snapshot(self):
-        return {}
-
-    def observe(self, artifact_id):
-        path = OUT / artifact_id
-        return path if path.is_file() else None
-
-    def run(self, input, epoch=1):
-        time.sleep(0.05)
-        (OUT / input["id"]).write_text(f"epoch {epoch}", encoding="utf-8")
-        return {"steps": [], "answer": "done", "status": "completed"}
-'''
-
-
 @pytest.mark.parametrize("isolation", ["thread", "process"])
 def test_epochs_of_one_artifact_wait_for_each_other_while_other_cases_go_ahead(make_suite: Any, tmp_path: Path,
                                                                               isolation: str) -> None:
     """Cases sharing an artifact run one after the other, but the queue of those waiting was as long as the
     workers were many: one case's epochs filled it and the run went nearly serial (4 × 10 on 4 workers). Now
     the epochs of each case never overlap and the four cases do."""
-    cases = [{"id": f"c{i}", "input": {"id": f"c{i}"}, "outcome": {"artifact_id": f"c{i}"}} for i in range(4)]
-    root = make_suite(cases, evaluators=[{"type": "outcome_contract"}], system="sysmod:Slow",
-                      system_code=SLOW_OWN_FILES, epochs=10)
+    cases = [{"id": f"c{i}", "input": {"id": f"c{i}", "sleep": [0.05] * 10}, "outcome": {"artifact_id": f"c{i}"}}
+             for i in range(4)]
+    root = make_suite(cases, evaluators=[{"type": "outcome_contract"}], system="sysmod:OwnFiles",
+                      system_code=EPOCH_WRITER, epochs=10)
     run = op.run(op.load_suite(root), out=tmp_path / "run", progress=False, workers=4, isolation=isolation)
     assert (run.receipts["status"] == "verified").all() and len(run.receipts) == 40  # each epoch wrote its own
     frame = run.cases.assign(end=run.cases["started_at"] + pd.to_timedelta(run.cases["duration_s"], unit="s"))
@@ -668,35 +648,6 @@ def test_epochs_of_one_artifact_wait_for_each_other_while_other_cases_go_ahead(m
     assert same == []  # no two epochs of one case at once
     overlapping = max(sum(1 for s in spans if s[1] <= t < s[2]) for _, t, _ in spans)
     assert overlapping >= 3  # the cases themselves ran side by side (4 workers; a full queue allowed 2 at most)
-
-
-TWO_DESKS = '''
-import time
-from pathlib import Path
-
-OUT = Path(__file__).parent / "out"
-
-
-class TwoDesks:
-    """Places its reports itself; sleeps input["sleep"][epoch - 1], then writes in the epochs input["write_in"]
-    names (a text of its epoch: every write is new content)."""
-
-    def reset(self, state):
-        OUT.mkdir(exist_ok=True)
-
-    def snapshot(self):
-        return {}
-
-    def observe(self, artifact_id):
-        path = OUT / artifact_id
-        return path if path.is_file() else None
-
-    def run(self, input, epoch=1):
-        time.sleep(input["sleep"][epoch - 1])
-        if epoch in input["write_in"]:
-            (OUT / input["id"]).write_text(f"{input['id']} epoch {epoch}", encoding="utf-8")
-        return {"steps": [], "answer": "done", "status": "completed"}
-'''
 
 
 @pytest.mark.parametrize("how", ["process", "executor"])
@@ -712,8 +663,8 @@ def test_an_earlier_epoch_on_another_worker_is_stale_too(make_suite: Any, tmp_pa
               "outcome": {"artifact_id": "y"}},
              {"id": "x", "input": {"id": "x", "sleep": [1.5, 0, 0, 0], "write_in": [1]},
               "outcome": {"artifact_id": "x"}}]
-    root = make_suite(cases, evaluators=[{"type": "outcome_contract", "clock_slack_s": 5}], system="sysmod:TwoDesks",
-                      system_code=TWO_DESKS, epochs=2 if how == "process" else 4)
+    root = make_suite(cases, evaluators=[{"type": "outcome_contract", "clock_slack_s": 5}], system="sysmod:OwnFiles",
+                      system_code=EPOCH_WRITER, epochs=2 if how == "process" else 4)
     if how == "process":
         run = op.run(op.load_suite(root), out=tmp_path / "run", progress=False, workers=2, isolation="process")
     else:
