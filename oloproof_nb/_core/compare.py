@@ -11,9 +11,13 @@ Expected values
 :data:`~oloproof_nb.ABSENT` in Python) means the key must not exist. A list is
 matched by the rule of its path (:class:`ListMatch`): ``ordered`` (position by
 position, the default), ``unordered`` (as a multiset) or ``by_key`` (elements
-whose key field agrees); in a ``by_key`` list an element ``{FIELD: value,
+whose key field agrees; elements without it are matched among themselves as
+``unordered``); in a ``by_key`` list an element ``{FIELD: value,
 "$absent": true}`` means no element may have that key (a removal, which
-``changes`` mode then expects). A list and a dict keyed by index are different values.
+``changes`` mode then expects). In ``changes`` mode an expected element
+without identity (of an ``unordered`` list, or without the key field) meets
+only an element the case added (:func:`_kept`). A list and a dict keyed by
+index are different values.
 
 Paths of rows
 -------------
@@ -268,22 +272,85 @@ def _hopcroft_karp(left: list[int], right: list[int], fits: Any) -> dict[int, in
             if b >= 0}
 
 
-def _by_key(expected: Sequence[Any], actual: Sequence[Any], key: str | None) -> dict[int, int]:
-    """Expected index -> actual index: the n-th element with a key value meets the n-th actual one with it."""
+def _by_key(expected: Sequence[Any], actual: Sequence[Any], key: str | None, fits: Any = None, safe: bool = True,
+            allowed: set[int] | None = None) -> dict[int, int]:
+    """Expected index -> actual index: the n-th element with a key value meets the n-th actual one with it.
+
+    Elements without the key field (old entries from before the field existed, a scalar) are matched among
+    themselves as an ``unordered`` list: by ``fits(i, j)`` (:func:`_bipartite`), or by equal text when
+    ``fits`` is None (how the diff aligns them); ``allowed`` (None: all) limits the actual ones they may meet.
+    """
     free: dict[str, list[int]] = {}
+    bare_act = []
     for j, element in enumerate(actual):
         value = _field(element, key)
-        if value is not ABSENT:
+        if value is ABSENT:
+            if allowed is None or j in allowed:
+                bare_act.append(j)
+        else:
             free.setdefault(_same_text(value), []).append(j)
     out = {}
+    bare_exp = []
     for i, element in enumerate(expected):
         value = _field(element, key)
         if value is ABSENT:
+            bare_exp.append(i)
             continue
         slots = free.get(_same_text(value))
         if slots:
             out[i] = slots.pop(0)
+    if bare_exp and bare_act:
+        exp, act = [expected[i] for i in bare_exp], [actual[j] for j in bare_act]
+        pairs = (_align(exp, act) if fits is None
+                 else _bipartite(exp, act, lambda a, b: fits(bare_exp[a], bare_act[b]), safe))
+        out.update({bare_exp[a]: bare_act[b] for a, b in pairs.items()})
     return out
+
+
+def _align(before: Sequence[Any], after: Sequence[Any]) -> dict[int, int]:
+    """Index in ``before`` -> index in ``after`` of the elements an unordered list kept: the n-th element of
+    a text (:func:`_same_text`) before meets the n-th one of that text after (how the diff of ``changes``
+    mode aligns an ``unordered`` list)."""
+    buckets: dict[str, list[int]] = {}
+    for k, element in enumerate(after):
+        buckets.setdefault(_same_text(element), []).append(k)
+    matched = {}
+    for i, element in enumerate(before):
+        slots = buckets.get(_same_text(element))
+        if slots:
+            matched[i] = slots.pop(0)
+    return matched
+
+
+def _within(exp: Sequence[Any], act: Sequence[Any], fits: Any, safe: bool, allowed: set[int] | None,
+            ) -> dict[int, int]:
+    """:func:`_bipartite` of ``exp`` to the elements of ``act`` whose index is ``allowed`` (None: all)."""
+    if allowed is None:
+        return _bipartite(exp, act, fits, safe)
+    index = sorted(allowed)
+    pairs = _bipartite(exp, [act[j] for j in index], lambda i, b: fits(i, index[b]), safe)
+    return {i: index[b] for i, b in pairs.items()}
+
+
+def _kept(before: Any, act: Sequence[Any], rule: ListMatch) -> tuple[dict[int, Any], set[int] | None]:
+    """In ``changes`` mode, for an ``unordered`` or ``by_key`` list: each actual element's counterpart in the
+    initial list (by the diff's alignment), and the actual elements an expected element without identity
+    (any element of an ``unordered`` list, an element without the key field of a ``by_key`` one) may meet:
+    those the case added, not one equal to an element that was already there.
+
+    Such a list cannot tell an element the case added from an equal one it started with, so an expected
+    element satisfied by one already there would let a case that added nothing pass (a payment expected,
+    none made, an equal one from last month in the list).
+    """
+    if not isinstance(before, list):
+        return {}, None
+    if rule.how == "by_key":
+        pairs = _by_key(before, act, rule.key)
+        kept = {j for i, j in pairs.items() if _field(before[i], rule.key) is ABSENT}
+    else:
+        pairs = _align(before, act)
+        kept = set(pairs.values())
+    return {j: before[i] for i, j in pairs.items()}, set(range(len(act))) - kept
 
 
 def _is_removal(element: Any, key: str | None) -> bool:
@@ -320,27 +387,45 @@ def _removals(exp: Sequence[Any], act: Sequence[Any], key: str | None, keys: Key
 
 # -- subset: every expected leaf present and equal ---------------------------------------------------------
 
-def _subset(exp: Any, act: Any, keys: Keys, rules: _Rules, rows: list[Row]) -> None:
+#: ``before`` of :func:`_subset` outside ``changes`` mode: no initial state is followed.
+_UNTRACKED: Any = object()
+
+
+def _subset(exp: Any, act: Any, keys: Keys, rules: _Rules, rows: list[Row], before: Any = _UNTRACKED) -> None:
+    """Rows of ``exp`` against ``act`` (``subset`` mode; in ``changes`` mode ``before`` follows the initial
+    state's value at ``keys``, see :func:`_kept`)."""
     if is_absent_marker(exp):
         rows.append((format_path(keys), ABSENT, act, act is ABSENT))
         rules.covered.add(keys)
         return
+    track = before is not _UNTRACKED
     if isinstance(exp, Mapping) and exp:
         for key, value in exp.items():
-            _subset(value, _child(act, key), (*keys, key), rules, rows)
+            _subset(value, _child(act, key), (*keys, key), rules, rows, _child(before, key) if track else before)
         return
     if isinstance(exp, list) and exp and isinstance(act, list):
         rule = rules.list_rule(keys)
         if rule.how == "ordered":
             for i, element in enumerate(exp):
-                _subset(element, act[i] if i < len(act) else ABSENT, (*keys, str(i)), rules, rows)
+                _subset(element, act[i] if i < len(act) else ABSENT, (*keys, str(i)), rules, rows,
+                        _child(before, str(i)) if track else before)
             return
+        was, allowed = _kept(before, act, rule) if track else ({}, None)
+
+        def then(j: int) -> Any:
+            return was.get(j, ABSENT) if track else before
+
         if rule.how == "by_key":
             exp = _removals(exp, act, rule.key, keys, rules, rows)
-            matched = _by_key(exp, act, rule.key)
+        listed = exp
+
+        def fits(i: int, j: int) -> bool:
+            return _subset_ok(listed[i], act[j], (*keys, str(j)), rules, then(j))
+
+        if rule.how == "by_key":
+            matched = _by_key(exp, act, rule.key, fits, rules.transitive, allowed)
         else:
-            matched = _bipartite(exp, act, lambda i, j: _subset_ok(exp[i], act[j], (*keys, str(j)), rules),
-                                 rules.transitive)
+            matched = _within(exp, act, fits, rules.transitive, allowed)
         for i, element in enumerate(exp):
             j = matched.get(i)
             if j is None:
@@ -348,16 +433,16 @@ def _subset(exp: Any, act: Any, keys: Keys, rules: _Rules, rows: list[Row]) -> N
                          else f"<unmatched {i}>")
                 rows.append((format_path((*keys, label)), element, ABSENT, False))
             else:
-                _subset(element, act[j], (*keys, str(j)), rules, rows)
+                _subset(element, act[j], (*keys, str(j)), rules, rows, then(j))
         return
     rows.append((format_path(keys), exp, act, values_equal(exp, act, rules.tolerance)))
     rules.covered.add(keys)
 
 
-def _subset_ok(exp: Any, act: Any, keys: Keys, rules: _Rules) -> bool:
+def _subset_ok(exp: Any, act: Any, keys: Keys, rules: _Rules, before: Any = _UNTRACKED) -> bool:
     scratch = _Rules(rules.lists, rules.ignore, rules.tolerance)
     rows: list[Row] = []
-    _subset(exp, act, keys, scratch, rows)
+    _subset(exp, act, keys, scratch, rows, before)
     return all(ok for *_, ok in rows)
 
 
@@ -394,10 +479,13 @@ def _whole(exp: Any, act: Any, keys: Keys, rules: _Rules, rows: list[Row]) -> No
             return
         if rule.how == "by_key":
             exp = _removals(exp, act, rule.key, keys, rules, rows)
-            matched = _by_key(exp, act, rule.key)
-        else:
-            matched = _bipartite(exp, act, lambda i, j: _equal(exp[i], act[j], (*keys, str(j)), rules),
-                                 rules.transitive)
+        listed = exp
+
+        def fits(i: int, j: int) -> bool:
+            return _equal(listed[i], act[j], (*keys, str(j)), rules)
+
+        matched = (_by_key(exp, act, rule.key, fits, rules.transitive) if rule.how == "by_key"
+                   else _bipartite(exp, act, fits, rules.transitive))
         used = set(matched.values())
         for i, element in enumerate(exp):
             j = matched.get(i)
@@ -447,17 +535,7 @@ def _diff(before: Any, after: Any, keys: Keys, rules: _Rules, out: list[tuple[Ke
                 elif not values_equal(b, a):
                     _diff(b, a, (*keys, str(i)), rules, out)
             return
-        if rule.how == "by_key":
-            matched = _by_key(before, after, rule.key)
-        else:
-            buckets: dict[str, list[int]] = {}
-            for k, element in enumerate(after):
-                buckets.setdefault(_same_text(element), []).append(k)
-            matched = {}
-            for i, element in enumerate(before):
-                slots = buckets.get(_same_text(element))
-                if slots:
-                    matched[i] = slots.pop(0)
+        matched = _by_key(before, after, rule.key) if rule.how == "by_key" else _align(before, after)
         for i, element in enumerate(before):
             j = matched.get(i)
             if j is None:
@@ -544,7 +622,7 @@ def compare_changes(initial: Mapping[str, Any], expected: Mapping[str, Any], act
     rules = _rules(lists, ignore, tolerance)
     expected_rows: list[Row] = []
     for key, value in expected.items():
-        _subset(value, _child(actual, key), (key,), rules, expected_rows)
+        _subset(value, _child(actual, key), (key,), rules, expected_rows, _child(initial, key))
     diff: list[tuple[Keys, Any, Any]] = []
     _diff(initial, actual, (), rules, diff)
     unexpected = [(format_path(keys), before, after, False) for keys, before, after in diff

@@ -31,7 +31,7 @@ from .._core.case import Case
 from .._core.jsonsafe import NotJSONError, to_json
 from .._core.paths import MAX_DEPTH
 from .._core.records import ENV_SCHEMA, EnvironmentState, TrajectoryDict
-from .._core.trajectory import Change, Message, ToolCall, Trajectory
+from .._core.trajectory import NO_RESET, Change, Message, ToolCall, Trajectory
 from ..errors import validation_problem
 from .timeouts import CaseTimeout, SystemRaised, call_with_timeout, describe_exception
 
@@ -196,6 +196,8 @@ def _in_sandbox(system: Any, case: Case, act: Callable[[], Any], what: str, *, r
     seen: list[Any] = [None]
 
     def calls() -> tuple[TrajectoryDict, EnvironmentState | None]:
+        if stateful and not resettable and case.initial_state:  # the system's shape: an error of its case
+            raise TypeError(f"the system has snapshot() but no reset(): {NO_RESET}")
         if resettable:
             system.reset(initial)
         if after_reset is not None:

@@ -84,9 +84,12 @@ class HonestPattern(BaseModel):
     @classmethod
     def _compiles(cls, value: str) -> str:
         try:
-            re.compile(value)
+            pattern = re.compile(value)
         except re.error as exc:
             raise ValueError(f"not a regular expression: {exc}") from None
+        if pattern.search("") is not None:  # a stray "|", ".*", "(could not)?": it is found in every answer
+            raise ValueError(f"{value!r} matches an empty text, so it is found in every answer and no answer "
+                             "could fail the check; write what an honest answer must contain")
         return value
 
 
@@ -165,6 +168,14 @@ class FaultRecovery(Evaluator):
     escalate_tools: list[str] = Field(default_factory=list)
     effect: Literal["skipped", "applied"] = "skipped"
     honest_answers: list[str | HonestPattern] = Field(default_factory=list)
+
+    @field_validator("honest_answers")
+    @classmethod
+    def _not_blank(cls, value: list[str | HonestPattern]) -> list[str | HonestPattern]:
+        if any(isinstance(a, str) and not a.strip() for a in value):  # compared without surrounding space
+            raise ValueError("a blank honest answer would count an agent that answers nothing as one that "
+                             "admits the task failed; write the words an honest answer says")
+        return value
 
     scope: ClassVar[Scope] = "system"
     judged_with_the_suite: ClassVar[bool] = True

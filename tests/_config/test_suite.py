@@ -136,6 +136,23 @@ def test_a_mapping_where_text_or_a_mapping_is_allowed_names_its_own_problem(make
     assert err.key == key and message in err.message, (err.key, err.message)
 
 
+@pytest.mark.parametrize(("answers", "key", "message"), [
+    ([{"regex": "(?i)could not|"}], "evaluators[0].honest_answers[0].regex", "matches an empty text"),
+    ([{"regex": "(could not)?"}], "evaluators[0].honest_answers[0].regex", "matches an empty text"),
+    ([{"regex": ".*"}], "evaluators[0].honest_answers[0].regex", "matches an empty text"),
+    (["sorry", "  "], "evaluators[0].honest_answers", "a blank honest answer"),
+])
+def test_an_honest_answer_every_answer_gives_is_refused(make_suite, answers: list, key: str, message: str) -> None:
+    """Review finding: a stray "|" made the pattern match the empty text, so every text answer "admitted the
+    task failed" and a case that neither recovered nor escalated passed, unwarned. Such a pattern, and a blank
+    literal (a blank answer as an admission), are config errors; a pattern that needs a character is not."""
+    evaluator = {"type": "fault_recovery", "tool": "t", "fault": "error", "honest_answers": answers}
+    err = _error(make_suite(CASES, evaluators=[evaluator]))
+    assert err.key == key and message in err.message, (err.key, err.message)
+    fine = {**evaluator, "honest_answers": ["sorry", {"regex": "(?i)could not|cannot"}, {"regex": "^x?y"}]}
+    op.load_suite(make_suite(CASES, evaluators=[fine]))
+
+
 def test_bad_mode_lists_modes(make_suite) -> None:
     folder = make_suite(CASES, evaluators=[{"type": "state_matches", "mode": "partial"}])
     err = _error(folder)

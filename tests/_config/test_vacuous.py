@@ -77,6 +77,25 @@ def test_state_matches_paths_entry_warns_unless_in_expected_state(tmp_path: Path
         op.load_suite(folder)
 
 
+def test_a_paths_entry_expected_only_as_absent_is_still_vacuous(tmp_path: Path) -> None:
+    """Review finding: ``{"$absent": true}`` in expected.state at a path no initial_state holds says the path is
+    absent, as it already is; the scan took the marker for the path, so a typo checked that way passed every
+    case unwarned (while the same path in state_unchanged was warned)."""
+    ev = {"type": "state_matches", "mode": "paths", "paths": ["orders.ord-09"]}
+    folder = suite(tmp_path, [ev])
+    lines = [json.loads(line) for line in (folder / "cases.jsonl").read_text().splitlines()]
+    for line in lines:
+        line["expected"]["state"] = {"orders": {"ord-09": {"$absent": True}}}
+    (folder / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in lines))
+    with pytest.warns(op.VacuousCheckWarning, match=r"'orders.ord-09'"):
+        op.load_suite(folder)
+    lines[0]["expected"]["state"] = {"orders": {"ord-09": {"status": "open"}}}  # one case expects it to exist
+    (folder / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in lines))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", op.VacuousCheckWarning)
+        op.load_suite(folder)
+
+
 def test_gate_marks_vacuous_from_the_manifest_and_cli_prints_one_line(tmp_path: Path,
                                                                      capsys: pytest.CaptureFixture[str]) -> None:
     folder = suite(tmp_path, [{"type": "answer_matches"}, TYPO])

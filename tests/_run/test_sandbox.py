@@ -119,3 +119,52 @@ def test_a_run_interrupted_among_such_cases_resumes_to_the_same_frames(make_suit
     (part / "cases.jsonl").write_text("".join(lines[:3]), encoding="utf-8")
     assert cli_main(["run", str(suite), "--out", str(part), "--resume"]) == 1  # finished; the gate BLOCKs
     assert_same_frames(op.load_run(part), whole)
+
+
+NO_RESET = '''
+class Counter:
+    """Snapshots but cannot be reset (its author named the method restore): every case pays once more."""
+
+    def __init__(self):
+        self.state = {"paid": 0}
+
+    def restore(self, state):
+        self.state = state
+
+    def snapshot(self):
+        return dict(self.state)
+
+    def run(self, input):
+        self.state["paid"] += 1
+        return {"steps": [], "answer": "ok"}
+
+
+def make():
+    return Counter()
+'''
+
+
+def test_a_system_that_snapshots_but_cannot_be_reset_is_refused(make_suite: Any) -> None:
+    """Review finding: with ``snapshot`` and no ``reset`` the sandbox was never set to a case's initial_state,
+    so the states 1, 2, 3 it drifted through matched initial states 1, 2, 3 and every state check passed.
+    A class is refused at load_suite; an instance from a factory (known only at run time) makes each case
+    that has an initial_state an ``error`` naming the cause; without initial states it still runs."""
+    cases = [{"id": f"c{i}", "input": {}, "initial_state": {"paid": i}, "expected": {"state": {"paid": i}}}
+             for i in (1, 2, 3)]
+    evaluators = [{"type": "state_unchanged", "paths": ["paid"]}, {"type": "state_matches"}]
+    folder = make_suite(cases, evaluators=evaluators, system="sysmod:Counter", system_code=NO_RESET)
+    try:
+        op.load_suite(folder)
+    except op.ConfigError as err:
+        assert err.key == "system" and "has snapshot() but no reset()" in err.message
+    else:
+        raise AssertionError("a system class without reset() was accepted")
+    folder = make_suite(cases, evaluators=evaluators, system="sysmod:make", system_code=NO_RESET)
+    run = op.run(op.load_suite(folder), progress=False)
+    assert list(run.cases["status"]) == ["error"] * 3
+    assert all("no reset()" in e for e in run.cases["error"])
+    assert set(run.verdicts["verdict"]) == {"missing"}
+    stateless = [{"id": "c1", "input": {}, "expected": {"state": {"paid": 1}}}]
+    run = op.run(op.load_suite(make_suite(stateless, evaluators=evaluators[1:], system="sysmod:Counter",
+                                          system_code=NO_RESET)), progress=False)
+    assert list(run.cases["status"]) == ["completed"] and list(run.verdicts["verdict"]) == ["pass"]
