@@ -196,8 +196,11 @@ class Run:
         if self._members is not None:
             for member in self._members:
                 member.write_columnar()
+            self.manifest = self._members[0].manifest
+            self._forget()  # the pooled frames read before were pooled from the members' old frames
             return
         fingerprint = journal_fingerprint(self.directory)  # before reading: a journal growing meanwhile is newer
+        self._journal = Journal(self.directory, self._states)  # read afresh: an index read before is older than it
         try:
             writer = CopyWriter(self.directory, fingerprint)
         except OSError as exc:
@@ -216,8 +219,15 @@ class Run:
         else:
             self._in_memory = None
             self._source = copy_source(self.directory)  # this copy, or the fresh one a faster process put there
-            for name in FRAMES:
-                self.__dict__.pop(name, None)  # frames read before are read again from the new copy
+            self._forget()
+
+    def _forget(self) -> None:
+        """Read the manifest again and drop the frames and records read before: each is read again, from the
+        copy just written (a resumed run's manifest now says it finished; its cases and verdicts are newer)."""
+        if self._members is None:
+            self.manifest = read_manifest(self.directory)
+        for name in (*FRAMES, "records", "replay_records"):
+            self.__dict__.pop(name, None)
 
     def _keep_in_memory(self, exc: OSError) -> None:
         warnings.warn(f"{self.directory}: cannot write the columnar copy ({exc}); the frames are built from the "
@@ -227,6 +237,7 @@ class Run:
             built[name].append(table)
         self._in_memory = {name: from_arrow(FRAMES[name], pa.concat_tables(tables), self._states.many)
                            for name, tables in built.items()}
+        self._forget()
 
     def _journal_tables(self) -> Iterator[tuple[str, pa.Table]]:
         """Every frame's Arrow rows from the journal, chunk by chunk.

@@ -490,7 +490,10 @@ def rate_interval_from_sums(
     sums computed anywhere — a pandas or Dask ``groupby(["criterion", "cluster"])`` over a run's
     verdicts, Arrow, SQL — give the same interval as `rate_interval` on the rows and as the gate
     (the gate decides "clustered" for the whole run: pass ``method="cluster_t"`` for a clustered run's
-    criterion whose own clusters all hold one row). Clusters with the same (k, m) may come in any order.
+    criterion whose own clusters all hold one row). Two exceptions: the gate decides with ``cluster_t``
+    where the release asks for ``cluster_bootstrap`` (:data:`BOOTSTRAP_MIN_CLUSTERS`), and a criterion with
+    ``reduce: pass^k`` or ``pass@k`` is judged on one reduced value per case, not on sums of its rows.
+    Clusters with the same (k, m) may come in any order.
 
     Examples
     --------

@@ -1029,6 +1029,55 @@ def test_write_columnar_moves_a_run_to_the_newer_copy(tmp_path: Path) -> None:
     assert len(opened.cases) == 6 and len(opened.verdicts) == len(op.load_run(out).verdicts)
 
 
+def test_write_columnar_reads_the_journal_as_it_is_now(tmp_path: Path) -> None:
+    """Found while fixing the two below: a Run built from the journal at load kept that journal's index, so
+    ``write_columnar`` after the journal grew wrote the old 2 cases under the new journal's fingerprint — a
+    copy every later load took as fresh, holding 2 of 6 cases (only another process's copy hid it)."""
+    out, full = _cut_run(tmp_path, keep=2)
+    opened = op.load_run(out)
+    assert len(opened.cases) == 2
+    with (out / "cases.jsonl").open("ab") as handle:  # the run goes on; nobody else converts it
+        handle.write(b"".join(line + b"\n" for line in full[2:]))
+    opened.write_columnar()
+    assert len(opened.cases) == 6 and len(op.load_run(out).cases) == 6
+
+
+def test_write_columnar_reads_the_manifest_again(tmp_path: Path) -> None:
+    """Review finding: after a resume elsewhere, ``write_columnar`` read every frame again but kept the manifest
+    it was opened with, so the finished run still said unfinished ("60 of 60 cases recorded")."""
+    out, full = _cut_run(tmp_path, keep=2)
+    manifest = json.loads((out / "manifest.json").read_text())
+    running = {k: v for k, v in manifest.items() if k != "finished_at"}
+    (out / "manifest.json").write_text(json.dumps(running))
+    opened = op.load_run(out)
+    assert opened.manifest.finished_at is None and op.gate(opened).reason.startswith("unfinished")
+    (out / "manifest.json").write_text(json.dumps(manifest))  # the resumed run finishes
+    _grow(out, full, 6)
+    opened.write_columnar()
+    fresh = op.load_run(out)
+    assert opened.manifest == fresh.manifest and opened.manifest.finished_at is not None
+    assert op.gate(opened).verdict == op.gate(fresh).verdict and op.gate(opened).reason == op.gate(fresh).reason
+    assert len(opened.records) == 6
+
+
+def test_write_columnar_moves_a_pooled_run_to_the_newer_copies(tmp_path: Path) -> None:
+    """Review finding: a pooled Run's write_columnar refreshed its members but kept the pooled frames it had
+    read, so ``cases`` (read before) sat beside ``verdicts`` (read after) of other records: with the failing
+    records gone from the journals, the gate counted the old cases and said PASS where a fresh load blocks."""
+    a, full_a = _cut_run(tmp_path / "a", keep=2)
+    b, full_b = _cut_run(tmp_path / "b", keep=3)
+    pooled = op.load_runs([a, b])
+    assert len(pooled.cases) == 5
+    _grow(a, full_a, 6)
+    _grow(b, full_b, 4)
+    pooled.write_columnar()
+    fresh = op.load_runs([a, b])
+    assert len(pooled.cases) == 10 and len(pooled.verdicts) == len(fresh.verdicts)
+    for name in NAMES:
+        pd.testing.assert_frame_equal(getattr(pooled, name), getattr(fresh, name), obj=name)
+    pd.testing.assert_frame_equal(op.gate(pooled).table, op.gate(fresh).table)
+
+
 def test_a_copy_half_put_in_place_at_load_is_waited_for(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``_source.json`` missing for a moment when the run is opened (another commit between its steps)."""
     out, _ = _cut_run(tmp_path, keep=3)
