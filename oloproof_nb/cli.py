@@ -509,13 +509,14 @@ _OPTIONAL = ("missing", "base_rate", "candidate_rate", "n")
 def _compare_table(table: Any) -> str:
     from ._display.markdown import text_table
     from ._display.terminal import fit
-    from ._display.theme import fmt_number
+    from ._display.theme import fmt_cell
 
     columns = list(_COMPARE_HEADS)
     for drop in (None, *_OPTIONAL):
         if drop is not None:
             columns.remove(drop)
-        rows = [[fmt_number(v) for v in row] for row in table[columns].itertuples(index=False, name=None)]
+        rows = [[fmt_cell(c, v) for c, v in zip(columns, row, strict=True)]
+                for row in table[columns].itertuples(index=False, name=None)]
         text = text_table(rows, [_COMPARE_HEADS[c] for c in columns], tablefmt="narrow")
         excess = max(len(line) for line in text.splitlines()) - _WIDTH
         if excess <= 0:

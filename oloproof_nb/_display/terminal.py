@@ -18,7 +18,7 @@ import pandas as pd
 from .._analysis.gate import Gate
 from .._analysis.run import Run
 from .markdown import terminal_text, text_table
-from .theme import fmt_bound, fmt_number
+from .theme import fmt_bound, fmt_cell, fmt_number
 
 __all__ = ["WIDTH", "gate_table_text", "exit_line", "fit", "reason_lines", "run_size"]
 
@@ -91,7 +91,8 @@ def gate_table_text(g: Gate, *, wide: bool = False, width: int = WIDTH) -> str:
     """
     if wide:
         shown = [c for c in g.table.columns if c != "evaluator"]
-        rows = [[fmt_number(v) for v in row] for row in g.table[shown].itertuples(index=False, name=None)]
+        rows = [[fmt_cell(c, v) for c, v in zip(shown, row, strict=True)]
+                for row in g.table[shown].itertuples(index=False, name=None)]
         return text_table(rows, shown)
     headers, rows = _narrow(g.table, g.release.confidence)
     for name, least in (("criterion", _MIN_CRITERION), ("verdict", _MIN_VERDICT)):

@@ -110,6 +110,14 @@ def fmt_bound(value: Any, side: str, sign: bool = False) -> str:
     return f"{ends / 1000:+.3f}" if sign else f"{ends / 1000:.3f}"
 
 
+def fmt_cell(column: str, value: Any) -> str:
+    """One cell of a table shown as text: ``ci_low`` and ``ci_high`` rounded outward (:func:`fmt_bound`, as every
+    interval shown), anything else by :func:`fmt_number`."""
+    if column in ("ci_low", "ci_high") and not isinstance(value, str):
+        return fmt_bound(value, "low" if column == "ci_low" else "high")
+    return fmt_number(value)
+
+
 def preview(value: Any, limit: int = 160) -> str:
     """A value as short JSON-like text (``<absent>`` for ABSENT), cut to ``limit`` characters.
 

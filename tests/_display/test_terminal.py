@@ -160,3 +160,19 @@ def test_an_interval_is_shown_rounded_outward_everywhere() -> None:
     assert ">0.554<" in cells and ">0.827<" in cells and ">0.555<" in cells
     exact = _gate([{"criterion": "a", "ci_low": 0.555, "ci_high": 0.9}], "PASS")  # a whole thousandth stays
     assert "[0.555, 0.900]" in repr(ShownGate.of(exact))
+    # review finding: ``--wide`` and the ``oloproof compare`` table rounded to nearest (0.555 beside 0.555)
+    wide = gate_table_text(g, wide=True)
+    assert "| 0.554 " in wide and "| 0.827 " in wide and "0.555 " in wide
+
+
+def test_the_compare_table_rounds_its_interval_outward() -> None:
+    """``oloproof compare`` printed ±0.142 for the interval the Comparison repr shows as [-0.143, +0.143]."""
+    import pandas as pd
+
+    from oloproof_nb.cli import _compare_table
+
+    table = pd.DataFrame([{"criterion": "state_matches", "base_rate": 0.7, "candidate_rate": 0.7, "difference": 0.0,
+                           "ci_low": -0.1424744, "ci_high": 0.1424744, "n": 48, "pass_to_fail": 0,
+                           "fail_to_pass": 0, "missing": 0, "verdict": "INSUFFICIENT_EVIDENCE"}])
+    text = _compare_table(table)
+    assert "-0.143" in text and " 0.143" in text and "0.142" not in text
