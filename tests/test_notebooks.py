@@ -114,5 +114,5 @@ def test_statistics_notebook_covers_methods_gate_slices_plots_exports(
     for method in ("clopper_pearson", "wilson", "cluster_t", "cluster_bootstrap"):
         assert method in text, method
     assert "few_clusters" in text
-    assert "Comparison: REGRESSION" in text and "compare: REGRESSION - exit 1" in text
+    assert "Comparison: REGRESSION" in text and "compare: REGRESSION — exit 1" in text
     assert "passes_when_idle" in text and "noop_rate" in text

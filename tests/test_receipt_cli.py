@@ -409,3 +409,13 @@ def test_a_hook_stopped_by_a_signal_exits_2_and_stops_its_validator(tmp_path: Pa
     else:
         os.kill(validator, signal.SIGKILL)
         raise AssertionError("the validator outlived the hook")
+
+
+def test_an_artifact_that_cannot_be_read_says_so_in_words(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """First-hour review: a locator longer than a path may be gave "the artifact cannot read: File name too
+    long" (a file reader's "cannot read: …" joined to "the artifact")."""
+    path = make_contract(tmp_path, write=False, locator=f"{LOCATOR_SENTINEL}/{'r/' * 2500}.json")
+    code, receipt, err = receipt_cli(path, capsys)
+    assert (code, receipt["status"]) == (2, "unverified")
+    assert receipt["reason"] == "unverified: the artifact cannot be read: File name too long"
+    assert_no_leak(json.dumps(receipt), err)

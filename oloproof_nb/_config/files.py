@@ -191,7 +191,8 @@ def _allowed_keys(model: type[BaseModel] | None, loc: tuple[Any, ...]) -> list[s
         current = next((c for c in candidates if isinstance(c, type) and issubclass(c, BaseModel)), None)
     if current is None:
         return []
-    return [name for name, f in current.model_fields.items() if not f.exclude]
+    return [name for name, f in current.model_fields.items()
+            if not f.exclude and not (isinstance(f.json_schema_extra, dict) and f.json_schema_extra.get("internal"))]
 
 
 def config_error(file: str | Path, exc: ValidationError, model: type[BaseModel] | None = None,

@@ -57,20 +57,20 @@ class ReleaseConfig(BaseModel):
     bootstrap : BootstrapConfig
         ``resamples`` and ``seed`` of the cluster bootstrap.
     criteria : dict of str to float
-        Criterion name → minimum rate; every criterion named here blocks.
-    regression : RegressionConfig
-        ``margin`` and ``criteria`` of the regression rule of ``op.compare``.
         Criterion name → minimum rate; every criterion named here blocks. In release.yaml a criterion
         may also be written ``name: {threshold: 0.8, reduce: pass^3}``: its threshold goes here and its
         reduction to ``reductions``.
+    regression : RegressionConfig
+        ``margin`` and ``criteria`` of the regression rule of ``op.compare``.
     reductions : dict of str to str
         Criterion name → how its epochs are reduced: ``mean`` (pass@1, the default for a criterion not
-        named), ``pass^k`` or ``pass@k`` (see :func:`oloproof_nb.reduce_epochs`).
+        named), ``pass^k`` or ``pass@k`` (see :func:`oloproof_nb.reduce_epochs`). Filled from ``criteria``;
+        not a key of release.yaml's own (an error message does not offer it).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    confidence: float = Field(default=0.95, gt=0, lt=1)
+    confidence: float = 0.95  # MIN_CONFIDENCE ≤ confidence < 1 (one message for every value outside)
     allow_approximate_methods: bool = Field(default=False, strict=True)  # "yes", 1: a mistake, not a yes
     min_clusters: int = Field(default=20, ge=2)
     method: Literal["cluster_t", "cluster_bootstrap"] = "cluster_t"
@@ -78,7 +78,7 @@ class ReleaseConfig(BaseModel):
     bootstrap: BootstrapConfig = Field(default_factory=BootstrapConfig)
     criteria: dict[str, float] = Field(default_factory=dict)
     regression: RegressionConfig = Field(default_factory=RegressionConfig)
-    reductions: dict[str, str] = Field(default_factory=dict)
+    reductions: dict[str, str] = Field(default_factory=dict, json_schema_extra={"internal": True})
 
     @model_validator(mode="before")
     @classmethod
@@ -111,9 +111,12 @@ class ReleaseConfig(BaseModel):
     @field_validator("confidence")
     @classmethod
     def _a_confidence_not_an_alpha(cls, value: float) -> float:
+        allowed = f"allowed: {MIN_CONFIDENCE:g} ≤ confidence < 1"
         if value < MIN_CONFIDENCE:  # 0.05 written for 0.95 made a 5% interval, and a BLOCK a PASS
             raise ValueError(f"{value:g} is below {MIN_CONFIDENCE:g}: it is the confidence level of the intervals "
-                             f"(e.g. 0.95), not alpha (0.05); allowed: {MIN_CONFIDENCE:g} ≤ confidence < 1")
+                             f"(e.g. 0.95), not alpha (0.05); {allowed}")
+        if not value < 1:  # also NaN
+            raise ValueError(f"{value:g} is no confidence level an interval can have; {allowed}")
         return value
 
     @field_validator("reductions")

@@ -465,6 +465,8 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
     _refuse_a_broken_link(release_file)  # it was read as no release.yaml: a run gated nothing, exit 1
     release_cfg = load_release(release_file) if (release is not None or release_file.exists()) else None
     cases_file = root / config.cases
+    if not os.path.lexists(cases_file) and "\0" not in str(cases_file):  # a typo in cases: names the key
+        raise ConfigError(suite_file, "cases", f"file {cases_file} not found (the case file: one JSON case a line)")
     stat_before = _stat_case_file(cases_file)
     scan = _VacuityScan(config, suite_file)
     source_ids, n_sources, kept = _validate_cases(cases_file, config, suite_file, scan,

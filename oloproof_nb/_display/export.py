@@ -123,11 +123,20 @@ def write_file(path: Path, data: str | bytes) -> None:
             os.chmod(tmp, mode)
         os.replace(tmp, target)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
+        _remove(tmp)
         raise ExportError(f"{path}: cannot write ({exc.strerror or type(exc).__name__})") from None
     except BaseException:  # Ctrl-C while writing: no temporary file left behind
-        tmp.unlink(missing_ok=True)
+        _remove(tmp)
         raise
+
+
+def _remove(tmp: Path) -> None:
+    """Remove a temporary file if it is there; a folder that refuses even that (a read-only file system answers
+    an unlink with EROFS, not "no such file") must not hide why the write failed behind the temporary name."""
+    try:
+        tmp.unlink(missing_ok=True)
+    except OSError:
+        pass
 
 
 def _csv(df: pd.DataFrame, path: Path) -> str:

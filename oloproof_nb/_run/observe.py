@@ -88,6 +88,14 @@ class UnobservableArtifact(ValueError):
         self.reason = reason
         super().__init__(f"artifact {artifact_id!r} {reason}")
 
+    def of_the_artifact(self) -> str:
+        """The reason as a receipt gives it: ``the artifact is a directory, not a regular file``, ``the artifact
+        cannot be read: File name too long`` (a reason of the file readers starts ``cannot read:``)."""
+        unreadable = "cannot read: "
+        if self.reason.startswith(unreadable):
+            return f"the artifact cannot be read: {self.reason[len(unreadable):]}"
+        return f"the artifact {self.reason}"
+
 
 # --------------------------------------------------------------------------- observing
 
@@ -443,7 +451,7 @@ def verify_contract_file(
             max_artifact_bytes=spec.max_artifact_bytes,
         )
     except UnobservableArtifact as exc:
-        return unobserved_receipt(spec.contract, spec.run_started_at, f"the artifact {exc.reason}")
+        return unobserved_receipt(spec.contract, spec.run_started_at, exc.of_the_artifact())
     return classify_outcome(spec.contract, evidence, run_started_at=spec.run_started_at)
 
 
@@ -594,7 +602,7 @@ def _observe_path(contract: OutcomeContract, path: Path, source: str, validators
     except DigestKeyError as exc:  # names the variable, never its value
         return None, str(exc)
     except UnobservableArtifact as exc:  # its reason never names the path
-        return None, f"the artifact {exc.reason}"
+        return None, exc.of_the_artifact()
     if evidence is None or evidence.evidence_source == source:
         return evidence, None
     return evidence.model_copy(update={"evidence_source": source}), None

@@ -116,3 +116,23 @@ def test_a_confidence_below_one_half_is_refused_as_alpha(run: op.Run, tmp_path: 
     with pytest.raises(ConfigError, match=str(release)):
         op.gate(run, release=release)
     assert op.gate(run, confidence=0.5).release.confidence == 0.5  # the boundary is allowed
+
+
+@pytest.mark.parametrize("confidence", [0, -1, 1, 1.5, float("nan"), float("inf")])
+def test_every_confidence_outside_the_range_names_the_range(run: op.Run, confidence: float) -> None:
+    """First-hour review: ``confidence: 0`` said "greater than 0" and ``1`` "less than 1" (pydantic's bounds), so a
+    user who then tried 0.3 met a second, different refusal. Every value outside says what is allowed."""
+    with pytest.raises(ConfigError, match=r"confidence: .*; allowed: 0\.5 ≤ confidence < 1$"):
+        op.gate(run, confidence=confidence)
+    assert op.gate(run, confidence=0.999).release.confidence == 0.999
+
+
+def test_an_unknown_release_key_offers_only_the_keys_of_release_yaml(tmp_path: Path) -> None:
+    """The list of allowed keys offered ``reductions``, the model's own split of ``criteria``, which no document
+    names."""
+    from oloproof_nb._config.release import parse_release
+
+    with pytest.raises(ConfigError) as info:
+        parse_release({"confidance": 0.9}, tmp_path / "release.yaml")
+    assert "allowed: confidence, allow_approximate_methods" in str(info.value)
+    assert "reductions" not in str(info.value) and "regression" in str(info.value)

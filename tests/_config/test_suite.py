@@ -735,6 +735,17 @@ def test_a_link_to_no_file_is_refused_by_name(make_suite, which: str, kind: str)
                               "file, or remove it"
 
 
+def test_a_typo_in_cases_names_the_suite_file_and_the_key(make_suite) -> None:
+    """First-hour review: ``cases: case.jsonl`` gave "case.jsonl: cannot read the case file: No such file or
+    directory", naming neither oloproof.yaml nor the key to fix."""
+    root = make_suite(CASES, evaluators=[{"type": "answer_matches"}])
+    text = (root / "oloproof.yaml").read_text()
+    (root / "oloproof.yaml").write_text(text.replace("cases: cases.jsonl", "cases: case.jsonl"))
+    err = _error(root)
+    assert err.key == "cases" and str(err).startswith(str(root / "oloproof.yaml"))
+    assert f"file {root / 'case.jsonl'} not found" in str(err) and "\n" not in str(err)
+
+
 def test_a_flag_is_no_number_of_seconds_and_a_word_is_no_flag() -> None:
     """``case_timeout_s: true`` was a timeout of 1 s, and ``allow_approximate_methods: "yes"`` (or 1) turned
     approximate intervals on without a boolean."""

@@ -376,3 +376,22 @@ def test_a_line_quoting_the_run_is_text_in_the_html_report(make_suite: Any, tmp_
     page = Page(text)
     assert "Vacuous check (it cannot fail as configured): " in page.text and name in page.text
     assert "<code>x</code>" not in text and "<b>safe</b>" not in text
+
+
+def test_a_report_a_read_only_folder_refuses_names_the_path_given(example_run: op.Run, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """First-hour review: on a read-only file system the error named ``.r.html.e099a964.tmp``, a file the user
+    never typed: removing the temporary file that was never made failed too (an unlink there answers EROFS, not
+    "no such file"), and that error replaced the first. Simulated here: a mount cannot be made read-only in a test."""
+    import errno
+    import os
+
+    def read_only(*args: Any, **kwargs: Any) -> Any:
+        raise OSError(errno.EROFS, "Read-only file system", str(args[0]))
+
+    monkeypatch.setattr(os, "open", read_only)
+    monkeypatch.setattr(Path, "unlink", read_only)
+    target = tmp_path / "r.html"
+    with pytest.raises(op.OloproofError) as info:
+        write_report(example_run, target)
+    assert str(info.value) == f"{target}: cannot write (Read-only file system)"
