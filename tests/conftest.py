@@ -23,6 +23,25 @@ import yaml
 
 os.environ["MPLBACKEND"] = "Agg"  # the whole session, notebook kernels included, draws headless
 
+
+@pytest.fixture(autouse=True, scope="session")
+def _temporary_files_stay_under_the_session_folder(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """What the code under test leaves in the system's temporary folder — the traceback file of a simulated
+    internal error, the folder of an example system whose process a test killed — goes under pytest's base
+    folder (pruned by pytest), not into /tmp, where a hundred such files had piled up. Child processes too
+    (``TMPDIR``). A short path: sockets of multiprocessing live there."""
+    import tempfile
+
+    folder = tmp_path_factory.mktemp("tmp")
+    before_env, before_dir = os.environ.get("TMPDIR"), tempfile.tempdir
+    os.environ["TMPDIR"], tempfile.tempdir = str(folder), str(folder)
+    yield folder
+    tempfile.tempdir = before_dir
+    if before_env is None:
+        os.environ.pop("TMPDIR", None)
+    else:
+        os.environ["TMPDIR"] = before_env
+
 #: A generic scripted sandbox system. The case input says what to do:
 #: ``{"answer": ..., "writes": [{"path": [k1, k2, ...], "value": v}], "deletes": [[k1, k2, ...]]}``.
 SCRIPTED_SYSTEM = '''
