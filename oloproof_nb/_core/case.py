@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -130,8 +131,9 @@ def case_from_mapping(obj: dict[str, Any], *, digest_value: str | None = None, s
             raise ValueError(f"missing required key {key!r}")
     if not isinstance(obj["id"], str) or not obj["id"]:
         raise ValueError(f"'id' must be a non-empty string, got {obj['id']!r}")
-    if "cluster" in obj and obj["cluster"] is not None and not isinstance(obj["cluster"], (str, int)):
-        raise ValueError(f"'cluster' must be a string, got {type(obj['cluster']).__name__}")
+    cluster = obj.get("cluster")
+    if cluster is not None and (not isinstance(cluster, (str, int)) or isinstance(cluster, bool)):
+        raise ValueError(f"'cluster' must be a string or an integer, got {json.dumps(cluster)[:80]}")
     expected = obj.get("expected")
     if expected is not None and not isinstance(expected, dict):
         raise ValueError(f"'expected' must be an object with keys answer and/or state, got {expected!r}")

@@ -136,6 +136,9 @@ GOOD = json.dumps({"id": "c1", "input": {"q": 1}})
         ('{"id": "c2", "input": {}, "initial_state": [1]}', "initial_state"),
         ('{"id": "c2", "input": {}, "expected": {"state": [1]}}', "state"),
         ('{"id": "c2", "input": {}, "expected": {"has_answer": true}}', "has_answer"),
+        # a flag is no cluster (it became the cluster "True"); the message names integers, which are allowed
+        ('{"id": "c2", "input": {}, "cluster": true}', "'cluster' must be a string or an integer, got true"),
+        ('{"id": "c2", "input": {}, "cluster": [1]}', "'cluster' must be a string or an integer, got [1]"),
     ],
 )
 def test_bad_line_names_file_and_line(tmp_path: Path, bad_line: str, words: str) -> None:
