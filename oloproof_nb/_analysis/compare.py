@@ -29,7 +29,10 @@ applies:
 5. a metamorphic relation whose transform is not checked in both runs → ``INSUFFICIENT_EVIDENCE``
    (``transform_not_checked``);
 6. ``NO_REGRESSION`` when ci_low ≥ −margin, ``REGRESSION`` when ci_high < −margin, otherwise
-   ``INSUFFICIENT_EVIDENCE`` (``interval_includes_minus_margin``).
+   ``INSUFFICIENT_EVIDENCE`` (``interval_includes_minus_margin``);
+7. a ``NO_REGRESSION`` becomes ``INSUFFICIENT_EVIDENCE`` (``unpaired_failures``) when the candidate has rows
+   that do not pass where the base run judged nothing for that case (a fault replay of a tool only the
+   candidate calls): the paired difference cannot see them.
 
 Without ``regression.criteria``, a criterion the base run judges and the candidate run does not gets a row
 of its own, ``INSUFFICIENT_EVIDENCE`` (``not_in_both_runs``): a candidate whose suite dropped the check it
@@ -74,6 +77,8 @@ CHECK_CHANGED = "check_changed"
 NOT_IN_BOTH = "not_in_both_runs"
 #: The overall reason when a case run of the base run is not paired (missing from the candidate, or changed).
 CASES_NOT_IN_BOTH = "cases_not_in_both_runs"
+#: The reason of a criterion whose candidate failed rows the base run never judged (not in the paired difference).
+NEW_FAILURES = "unpaired_failures"
 
 COMPARE = FrameSpec("compare", (
     Column("criterion", TEXT, "The criterion (judged by both runs, or by the base only: ``not_in_both_runs``)."),
@@ -338,8 +343,9 @@ def _pair_cases(base: Run, candidate: Run) -> tuple[pd.DataFrame, pd.DataFrame, 
 
 
 def _pair_rows(base: Run, candidate: Run, paired: pd.DataFrame, keys: list[str],
-               criteria: list[str]) -> tuple[pd.DataFrame, dict[str, int]]:
-    """The paired verdict rows (``case_id, cluster, criterion, base, candidate, …``) and rows judged one-sidedly."""
+               criteria: list[str]) -> tuple[pd.DataFrame, dict[str, int], dict[str, int]]:
+    """The paired verdict rows (``case_id, cluster, criterion, base, candidate, …``), the rows judged
+    one-sidedly and, of those, the candidate's rows that do not pass, per criterion."""
     cols = [*keys, "criterion", "verdict", "reason"]
     bv = base.verdicts[cols][base.verdicts["criterion"].isin(criteria)]
     cv = candidate.verdicts[cols][candidate.verdicts["criterion"].isin(criteria)]
@@ -347,6 +353,8 @@ def _pair_rows(base: Run, candidate: Run, paired: pd.DataFrame, keys: list[str],
     both = both.merge(paired, on=keys, how="inner", sort=False)  # rows of paired cases only
     lone = both[both["_merge"].astype(str) != "both"]
     one_sided = lone["criterion"].value_counts().to_dict()
+    failed = lone[(lone["_merge"].astype(str) == "right_only") & (lone["verdict_c"] != "pass")]
+    new_failures = failed["criterion"].value_counts().to_dict()
     rows = both[both["_merge"].astype(str) == "both"]
     order = {c: i for i, c in enumerate(criteria)}
     rows = rows.assign(_o=rows["criterion"].map(order)).sort_values("_o", kind="stable")
@@ -357,7 +365,7 @@ def _pair_rows(base: Run, candidate: Run, paired: pd.DataFrame, keys: list[str],
     if len(keys) > 1:  # epochs: keep them beside the case id
         for extra in reversed(keys[1:]):
             frame.insert(1, extra, rows[extra].to_numpy())
-    return frame, {str(k): int(v) for k, v in one_sided.items()}
+    return frame, {str(k): int(v) for k, v in one_sided.items()}, {str(k): int(v) for k, v in new_failures.items()}
 
 
 def _flips(rows: pd.DataFrame) -> pd.DataFrame:
@@ -455,7 +463,7 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
                             "epoch of the other run, so compare runs made with the same epochs")
     if "epoch" in keys:
         _same_epochs_per_case(base_run.cases, cand_run.cases)
-    rows, one_sided = _pair_rows(base_run, cand_run, paired, keys, common)
+    rows, one_sided, new_failures = _pair_rows(base_run, cand_run, paired, keys, common)
     clustered = bool(paired["cluster"].duplicated().any())
     sums_b = criterion_sums(rows.assign(verdict=rows["base"]))
     sums_c = criterion_sums(rows.assign(verdict=rows["candidate"]))
@@ -490,6 +498,11 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
             # a reduced criterion has one row per case: clustered when a cluster holds several cases (as in the gate)
             grouped = clustered if reduction.kind == "mean" else bool(row["n_clusters"] < row["n"])
             verdict, why = _decide(row, cfg, grouped, criterion in unchecked, undecided)
+            if verdict == "NO_REGRESSION" and new_failures.get(criterion):  # a case that now reaches the check
+                verdict = "INSUFFICIENT_EVIDENCE"                          # and fails it is in no paired row
+                why = (f"{NEW_FAILURES}: {new_failures[criterion]} row(s) of the candidate do not pass where the "
+                       "base run judged nothing (e.g. a fault replayed only because the candidate now calls the "
+                       "tool); they are not in the paired difference")
         else:
             row["margin"], verdict, why = math.nan, "REPORT_ONLY", ""
         row["verdict"] = verdict

@@ -750,3 +750,55 @@ def test_base_cases_the_candidate_did_not_run_hold_back_no_regression(make_suite
     grown = _run(make_suite([*cases, *_cases(45)[40:]], evaluators=[{"type": "answer_matches"}]), tmp_path / "grown")
     more = op.compare(base, grown, release=release)  # the candidate's five new cases are not the base's
     assert set(more.unpaired["reason"]) == {"only_in_candidate"} and more.verdict == "NO_REGRESSION"
+
+
+class Refunder(op.RecordedAgent):
+    """Refunds the orders of ``refunds`` through the ``refund`` tool; a refund that failed is neither retried nor
+    escalated, and the answer is then wrong (a faulted refund is never recovered from)."""
+
+    def __init__(self, refunds: set[str], version: str) -> None:
+        super().__init__()
+        self.refunds, self.version, self.state = refunds, version, {}
+
+    def reset(self, state: dict[str, Any]) -> None:
+        self.state = copy.deepcopy(state)
+
+    def snapshot(self) -> dict[str, Any]:
+        return copy.deepcopy(self.state)
+
+    def refund(self, order: str) -> dict[str, Any]:
+        self.state[order] = "refunded"
+        return {"ok": True}
+
+    def act(self, input: dict[str, Any], rec: Any) -> str:
+        if input["tag"] in self.refunds and not rec.tool("refund", self.refund, order=input["tag"]).get("ok"):
+            return "gave up"
+        return "ok"
+
+
+def test_failures_only_the_candidate_was_judged_on_hold_back_no_regression(make_suite: Callable[..., Path],
+                                                                          tmp_path: Path) -> None:
+    """Statistics review: a fault replay exists only where the system called the tool. A candidate that now
+    refunds 4 more orders, and fails to recover on each, had those failing rows left out of the paired
+    difference (counted in ``one_sided`` only): NO_REGRESSION. They now hold it back; rows only the base run
+    judged do not (the candidate no longer reaching a check is not a failure of it)."""
+    evaluators = [{"type": "answer_matches"}, {"type": "fault_recovery", "tool": "refund", "fault": "error"}]
+    release = {"criteria": {"answer_matches": 0.5}, "regression": {"margin": 0.3}}
+    root = make_suite(_cases(24), evaluators=evaluators, release=release)
+    some = {f"c{i:02d}" for i in range(20)}
+    more = some | {f"c{i:02d}" for i in range(20, 24)}
+
+    def run(refunds: set[str], version: str, name: str) -> op.Run:
+        return op.run(op.load_suite(root), system=lambda: Refunder(refunds, version), out=tmp_path / name,
+                      progress=False)
+
+    base, cand = run(some, "base", "base"), run(more, "cand", "cand")
+    row = op.compare(base, cand).table.set_index("criterion").loc["recovers_from_error_at_refund"]
+    assert (row["n"], row["one_sided"], row["difference"]) == (20, 4, 0.0)
+    assert row["ci_low"] >= -0.3 and row["verdict"] == "INSUFFICIENT_EVIDENCE"
+    assert row["reason"].startswith("unpaired_failures: 4 row(s) of the candidate do not pass")
+    back = op.compare(cand, base).table.set_index("criterion").loc["recovers_from_error_at_refund"]
+    assert (back["one_sided"], back["verdict"]) == (4, "NO_REGRESSION")  # rows the candidate lost
+    same = run(more, "cand2", "cand2")
+    assert op.compare(cand, same).table.set_index("criterion").loc["recovers_from_error_at_refund",
+                                                                   "verdict"] == "NO_REGRESSION"
