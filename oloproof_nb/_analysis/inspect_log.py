@@ -53,7 +53,7 @@ from .._config.suite import SuiteConfig
 from .._core.canonical import digest, iso
 from .._core.evaluator import CaseContext, Evaluation, Evaluator
 from .._core.records import ENV_SCHEMA, CaseRecord, Manifest, ReplayRecord, StoredSuite
-from .._core.scoremap import ScoreMap, check_score_map, score_verdict
+from .._core.scoremap import ScoreMap, check_score_map, on_default_scale, score_verdict
 from .._run.states import StateReader
 from .._version import __version__
 from ..errors import OloproofError
@@ -398,6 +398,9 @@ class _Reader:
         self.seen: dict[tuple[str, int], Path] = {}
         self.clusters: dict[str, tuple[str, int]] = {}  # per sample id: its cluster, and the epoch it came from
         self.store_keys: set[str] = set()
+        #: per criterion: a number the default table found off [0, 1], and where its in-scale numbers' rows are
+        self.off_scale: dict[str, Any] = {}
+        self.in_scale: dict[str, list[tuple[int, int, Any]]] = {}
         self.unknown_initial: set[tuple[str, int]] = set()
 
     def record(self, file: Path, index: int, sample: Any, run_id: str, model: str, created: str) -> CaseRecord:
@@ -444,6 +447,11 @@ class _Reader:
                 verdicts.append(_row(name, "missing", f"sample error: {error}"))
             else:
                 verdict, reason = score_verdict(score.value, self.score_map, self.pass_threshold)
+                scale = on_default_scale(score.value, self.score_map, self.pass_threshold)
+                if scale is False:
+                    self.off_scale.setdefault(name, score.value)
+                elif scale:
+                    self.in_scale.setdefault(name, []).append((index, len(verdicts), score.value))
                 verdicts.append(_row(name, verdict, reason))
         rec: dict[str, Any] = {"index": index, "case": case, "status": status, "error": error, "started_at": started,
                                "duration_s": _duration(sample), "trajectory": traj, "environment_state": env,
@@ -472,6 +480,15 @@ class _Reader:
                                 f"{first[1]} but {value!r} in epoch {epoch} (a solver set it); cluster on a "
                                 "metadata key that is the same in every epoch of a sample")
         return value
+
+    def one_scale(self, records: list[CaseRecord]) -> None:
+        """Make ``missing`` the numbers in [0, 1] of a criterion whose scorer also gave a number outside it:
+        they are on that other scale (a 1 of a 1–10 rating is its worst, and passed as full marks)."""
+        for name, outside in self.off_scale.items():
+            for index, position, value in self.in_scale.get(name, []):
+                records[index]["verdicts"][position] = _row(
+                    name, "missing", f"score {value!r}: the scorer's scores of this criterion reach {outside!r}, so "
+                    "they are not on a 0–1 scale; say which pass with pass_threshold= (--pass-threshold)")
 
     def missing_rows(self, records: list[CaseRecord], scorers: list[list[str] | None]) -> None:
         """Every scorer of a sample's log gets a row for it: a sample it did not score (it raised) is ``missing``.
@@ -629,6 +646,7 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
     if state_key is not None and not any(rec["environment_state"] is not None for rec in records):
         keys = ", ".join(sorted(reader.store_keys)[:10]) or "(the stores are empty)"
         raise OloproofError(f"{path}: state_key={state_key!r}: no sample's store holds it; store keys: {keys}")
+    reader.one_scale(records)
     reader.missing_rows(records, scorers)
     name = "+".join(tasks)
     config = SuiteConfig(name=name or "inspect", system="inspect_ai:eval", evaluators=[

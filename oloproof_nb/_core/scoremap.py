@@ -12,7 +12,9 @@ score value            verdict       why
 ``"N"`` (NOANSWER)     ``fail``      no answer is the system's failure, not a missing measurement
 ``True`` / ``False``   pass / fail
 a number in [0, 1]      pass when ≥ ``pass_threshold`` (default 1: full marks), else fail; NaN ``missing``
-another number         ``missing`` unless ``pass_threshold`` is given (a rating out of 10 is not a 0–1 score)
+another number         ``missing`` unless ``pass_threshold`` is given (a rating out of 10 is not a 0–1 score);
+                                     then every number of that criterion is ``missing``: a 1 on a 1–10
+                                     scale is its worst rating, not full marks
 ``"yes"``/``"true"``   ``pass``      in any case, as Inspect's ``value_to_float`` reads them
 ``"no"``/``"false"``   ``fail``
 anything else          ``missing``   a dict, a list, another string: map it with ``score_map``
@@ -35,7 +37,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
-__all__ = ["DEFAULT_SCORE_MAP", "ScoreMap", "score_verdict", "check_score_map"]
+__all__ = ["DEFAULT_SCORE_MAP", "ScoreMap", "score_verdict", "check_score_map", "on_default_scale"]
 
 Verdict = Literal["pass", "fail", "missing"]
 #: A user's mapping of score values to verdicts, or a function of the value.
@@ -141,6 +143,29 @@ def score_verdict(value: Any, score_map: ScoreMap | None = None, pass_threshold:
     if verdict == "missing":
         return "missing", f"score {shown}"
     return verdict, "" if verdict == "pass" else f"score {shown}"
+
+
+def on_default_scale(value: Any, score_map: ScoreMap | None = None, pass_threshold: float | None = None,
+                     ) -> bool | None:
+    """Whether a score is a number the default table judges on the [0, 1] scale (True: in it, False: outside
+    it), or None when the scale does not decide its verdict (not a number, a bool or NaN, a ``pass_threshold``
+    given, or ``score_map`` decides it).
+
+    A criterion is one scale: when any of its numbers is off [0, 1], its numbers in [0, 1] are on that other
+    scale too (a 1 of a 1–10 rating is its worst, not full marks), so the caller makes them ``missing``.
+
+    Examples
+    --------
+    >>> on_default_scale(0.5), on_default_scale(7), on_default_scale("C"), on_default_scale(1, pass_threshold=5)
+    (True, False, None, None)
+    """
+    if pass_threshold is not None or callable(score_map):
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
+        return None
+    if score_map and _lookup(score_map, value) is not None:
+        return None
+    return not _off_scale(value)
 
 
 def _off_scale(value: Any) -> bool:
