@@ -451,7 +451,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     idle = None
     if len(final) > 2 and final[2] is not None:  # ("done", directory, baseline directory)
         idle = load_run(Path(final[2]))
-        print(f"baseline {idle.run_id}: {idle.n_cases} cases with a do-nothing agent")
+        print(f"baseline {idle.run_id}: {run_size(idle)} with a do-nothing agent")
         print(f"  -> {idle.directory}")
     return _print_gate(result, wide=args.wide, baseline=idle)
 

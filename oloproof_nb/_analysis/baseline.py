@@ -71,7 +71,9 @@ class Baseline:
     def __repr__(self) -> str:
         parts = [f"{r.criterion}={r.rate:.3f}" if not math.isnan(r.rate) else f"{r.criterion}=n/a"
                  for r in self.rates.itertuples()]
-        return terminal_text(f"Baseline({self.run.run_id!r}, cases={self.run.n_cases}, " + ", ".join(parts) + ")")
+        size = f"cases={self.run.n_cases}" if self.run.epochs == 1 else \
+            f"cases={self.run.n_cases // self.run.epochs}, epochs={self.run.epochs}"
+        return terminal_text(f"Baseline({self.run.run_id!r}, {size}, " + ", ".join(parts) + ")")
 
 
 def check_baseline(run: Run, baseline: Baseline | Run, run_whole: bool = True) -> None:

@@ -46,6 +46,7 @@ import pandas as pd
 from .._config.release import ReleaseConfig, check_reductions, load_release, parse_release
 from .._core.epochs import fractional_interval, parse_reduce
 from .._core.stats import BOOTSTRAP_MIN_CLUSTERS, Interval, rate_interval_from_sums
+from .._run.baseline import NOOP_VERSION
 from ..errors import ConfigError, VacuousCheckWarning
 from .baseline import Baseline, check_baseline, with_idle_columns
 from .columns import GATE
@@ -72,6 +73,10 @@ def no_decision(run: Run) -> str:
     left. A pooled run needs every one of its runs whole. (An Inspect AI log is checked against its own
     sample count when it is read.)
     """
+    idle = [r.run_id for r in run.runs if r.manifest.system_version == NOOP_VERSION]
+    if idle:  # its passes are the checks' own: pooled with the agent's runs it raised their rate
+        return (f"noop_baseline: run {idle[0]} is the do-nothing baseline (system {NOOP_VERSION}): it measures "
+                "what the checks pass without an agent, so it has no release decision")
     if not run.finished and is_inspect_run(run):
         return ("unfinished: the Inspect AI eval did not finish (its log status is not 'success'), "
                 "so it has no release decision")

@@ -33,6 +33,7 @@ from .._config.suite import SuiteConfig, parse_suite_config, release_from_manife
 from .._core.evaluator import Evaluator
 from .._core.pairs import pack_view
 from .._core.records import CaseRecord, Manifest, PairRow, ReplayRecord, RunVerdictRow
+from .._run.baseline import NOOP_VERSION
 from .._run.states import StateReader
 from .._run.store import CASES, MANIFEST, read_manifest
 from ..errors import OloproofError, RunDirError, describe_exception
@@ -154,6 +155,10 @@ class Run:
                 raise OloproofError(f"runs {first.run_id} and {other.run_id} judge different criteria "
                                     f"({', '.join(first.criteria)} / {', '.join(other.criteria)}); "
                                     "pool runs of the same suite configuration")
+            idle = [r.run_id for r in (first, other) if r.manifest.system_version == NOOP_VERSION]
+            if len(idle) == 1:  # the no-op's passes would raise the agent's rate (INSUFFICIENT_EVIDENCE became PASS)
+                raise OloproofError(f"run {idle[0]} is the do-nothing baseline (system {NOOP_VERSION}), not the agent: "
+                                    "pool runs of the agent, and give the baseline as baseline= to op.gate")
             if other.release != first.release:  # the pooled run is gated by one: which, was the order's choice
                 raise OloproofError(f"runs {first.run_id} and {other.run_id} were made with different release.yaml "
                                     "files (the same runs gated BLOCK in one order and PASS in the other); pool runs "

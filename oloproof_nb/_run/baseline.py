@@ -1,9 +1,9 @@
 """The do-nothing baseline: every case of a suite on the user's own sandbox, with an agent that does nothing.
 
-The no-op system wraps an instance of the suite's ``system``: ``reset`` and
-``snapshot`` are the sandbox's own (so the state is reset to ``initial_state``
-and read back exactly as in a real run), ``run`` takes no step and gives no
-answer. It goes through the one sandbox routine and the one runner, so every
+The no-op system wraps an instance of the suite's ``system``: ``reset``,
+``snapshot`` and ``observe`` are the sandbox's own (so the state is reset to
+``initial_state``, read back and its artifacts observed exactly as in a real
+run), ``run`` takes no step and gives no answer. It goes through the one sandbox routine and the one runner, so every
 criterion judges it as it judges the real system. A criterion whose threshold
 this baseline already meets cannot tell a working agent from an idle one.
 """
@@ -28,13 +28,15 @@ NOOP_VERSION = "oloproof-noop"
 #: Folder of the suite where baseline runs go by default (``baselines/<run_id>/``), apart from ``runs/``.
 BASELINE_DIR = "baselines"
 
-_SANDBOX_METHODS = frozenset({"reset", "snapshot"})
+#: What the no-op system takes from the user's: the sandbox, none of the agent. ``observe`` reads the artifacts the
+#: sandbox holds (an outcome check of the baseline judged "nothing can observe" where the sandbox held a valid one).
+_SANDBOX_METHODS = frozenset({"reset", "snapshot", "observe"})
 
 
 class NoOpSystem:
     """The user's sandbox with an agent that does nothing: no step, no answer, status ``completed``.
 
-    ``reset`` and ``snapshot`` are the wrapped system's own, and exist only when it has them;
+    ``reset``, ``snapshot`` and ``observe`` are the wrapped system's own, and exist only when it has them;
     ``replay`` does not exist (fault replays have no call to replace).
     """
 

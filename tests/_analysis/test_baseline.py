@@ -221,3 +221,42 @@ def test_a_baseline_judged_by_other_checks_is_refused(desk: Path, make_suite, tm
                                                r".* \(configured differently\)"):
         op.gate(run, baseline=op.baseline(desk, progress=False))
     assert "noop_rate" in op.gate(run, baseline=op.baseline(other, progress=False)).table.columns
+
+
+def test_the_baseline_observes_artifacts_through_the_users_sandbox(tmp_path: Path) -> None:
+    """Review finding: the no-op system took only reset and snapshot from the user's system, so every outcome row
+    of a baseline read "nothing can observe artifact": an outcome check an idle agent passes (a report from an
+    earlier run counts, require_fresh: false) showed noop 0.000 and was not flagged. ``observe`` reads the
+    sandbox, not the agent: it is the sandbox's own now."""
+    import json
+
+    from oloproof_nb.examples import init_example
+
+    folder = init_example("false-success", tmp_path / "fs")
+    lines = [json.loads(line) for line in (folder / "cases.jsonl").read_text(encoding="utf-8").splitlines()]
+    for case in lines:
+        artifact = case["outcome"]["artifact_id"]
+        case["initial_state"]["earlier_reports"] = {artifact: {"period": case["input"]["period"],
+                                                               "written_at": "2026-01-01T00:00:00Z"}}
+        case["outcome"] = {"artifact_id": artifact, "require_fresh": False}
+    (folder / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in lines), encoding="utf-8")
+    idle = op.baseline(folder, progress=False)
+    rows = idle.run.verdicts[idle.run.verdicts["criterion"] == "outcome_verified"]
+    assert len(rows) == len(lines) and set(rows["verdict"]) == {"pass"}, rows["reason"].tolist()
+    assert not rows["reason"].str.contains("nothing can observe").any()
+    assert idle.rates.set_index("criterion").loc["outcome_verified", "rate"] == 1.0
+
+
+def test_a_do_nothing_run_is_no_release_evidence(desk: Path) -> None:
+    """Review finding: ``oloproof gate baselines/<id>`` passed the no-op run (exit 0) and ``op.load_runs`` pooled it
+    with the agent's run, whose INSUFFICIENT_EVIDENCE became PASS on the idle rows. A no-op run is BLOCKed with
+    its reason, and pooling it with the agent's runs is refused."""
+    idle = op.baseline(desk, progress=False).run
+    release = {"criteria": {"other_kept": 0.3}}  # the idle agent keeps `other` in every case
+    g = op.gate(idle, release=release)
+    assert g.table.set_index("criterion").loc["other_kept", "verdict"] == "PASS"  # the row says what it shows
+    assert g.verdict == "BLOCK" and g.reason.startswith(f"noop_baseline: run {idle.run_id} is the do-nothing baseline")
+    real = op.run(op.load_suite(desk), progress=False)
+    assert op.gate(real, release=release).verdict == "PASS"
+    with pytest.raises(op.OloproofError, match=r"is the do-nothing baseline \(system oloproof-noop\), not the agent"):
+        op.load_runs([real.directory, idle.directory])
