@@ -36,7 +36,7 @@ from .._core.records import CaseRecord, Manifest, PairRow, ReplayRecord, RunVerd
 from .._run.baseline import NOOP_VERSION
 from .._run.states import StateReader
 from .._run.store import CASES, MANIFEST, read_manifest
-from ..errors import OloproofError, RunDirError, describe_exception
+from ..errors import CopyChangedError, OloproofError, RunDirError, describe_exception
 from ..evaluators.fault import replay_judges
 from . import frames
 from .columnar import CopyWriter, copy_source, fresh_source, from_arrow, journal_fingerprint, read_frame, to_arrow
@@ -99,6 +99,7 @@ class Run:
         self._journal = journal if journal is not None else Journal(directory, self._states)
         self._in_memory: dict[str, pd.DataFrame] | None = None  # frames when the copy cannot be written
         self._members: list[Run] | None = None  # set on a pooled run
+        self._pooled_from: list[tuple[str | None, int | None]] | None = None  # the members' copies pooled
         self._held = False  # a Run held in memory (see held()): nothing is ever written for it
         self._source: str | None = None  # the columnar copy this Run reads (see copy_source), once opened
 
@@ -307,11 +308,24 @@ class Run:
 
     def _frame(self, name: str) -> pd.DataFrame:
         if self._members is not None:
+            self._same_members()
             return frames.concat(FRAMES[name], [_with_run_id(m._frame(name), m.run_id) for m in self._members],
                                  run_id=True)
         if self._in_memory is not None:
             return self._in_memory[name]
         return read_frame(self.directory, name, self._states.many, source=self._source)
+
+    def _same_members(self) -> None:
+        """Refuse to pool a frame from members that moved to another copy after this pooled Run read its
+        frames (``write_columnar`` called on a member itself): the frames would be of two moments."""
+        now = [(m._source, id(m._in_memory) if m._in_memory is not None else None) for m in self.runs]
+        if self._pooled_from is None or not any(name in self.__dict__ for name in FRAMES):
+            self._pooled_from = now
+        elif now != self._pooled_from:
+            moved = next(m for m, was, is_ in zip(self.runs, self._pooled_from, now, strict=True) if was != is_)
+            raise CopyChangedError(f"{moved.directory}: this run of the pooled run moved to a newer columnar copy "
+                                   "after the pooled frames were read; pool the runs again (op.load_runs), or "
+                                   "refresh the pooled run itself (write_columnar)")
 
     # -- identity ---------------------------------------------------------------------------
     @property

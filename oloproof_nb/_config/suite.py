@@ -25,7 +25,7 @@ from .._core.paths import (
     pattern_matches,
 )
 from .._core.slicespec import parse_slice_spec
-from .._core.trajectory import NO_RESET, ToolErrorRule, snapshots_without_reset
+from .._core.trajectory import ToolErrorRule
 from ..errors import CaseFileError, ConfigError, SliceSpecError, VacuousCheckWarning, terminal_text
 from .cases import iter_cases
 from .files import config_error, read_yaml
@@ -500,8 +500,6 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
         stale = stale_function(target)
         if stale is not None:  # imported again, Python still gave the old object (a package, another file)
             raise ConfigError(suite_file, "system", _old_system(stale, restart=True))
-        if scan.initial_states and isinstance(target, type) and snapshots_without_reset(target):
-            raise ConfigError(suite_file, "system", f"{config.system} has snapshot() but no reset(): {NO_RESET}")
     code = load_user_code(root, config, suite_file) if import_system_now else UserCode()
     digests.update(code.digests)
     if _stat_case_file(cases_file) != stat_before:
@@ -594,10 +592,8 @@ class _VacuityScan:
             elif patterns:
                 self.ignoring[i] = (ev, [parse_pattern(p) for p in patterns])
         self.any_leaf = False  # some case's initial_state holds a path (else there is nothing to cover)
-        self.initial_states = False  # some case has a non-empty initial_state
 
     def observe(self, case: Case) -> None:
-        self.initial_states = self.initial_states or bool(case.initial_state)
         states = [case.initial_state, case.expected.state or {}]
         for i, (_, patterns) in list(self.ignoring.items()):
             for keys in (k for state in states for k in leaf_keys(state)):

@@ -27,8 +27,10 @@ element no element matched is reported at ``<list>.<FIELD=VALUE>``
 (``by_key``, e.g. ``transactions.<reference=INV-7>``) or ``<list>.<unmatched N>``
 (``unordered``, N its index in the expected list), with ``actual`` absent; an
 element that left an ``unordered`` or ``by_key`` list in ``changes`` mode is
-reported the same way with ``after`` absent. Such a path names no element of
-the state (``get_path`` finds it absent).
+reported the same way with ``after`` absent. In ``changes`` mode an expected
+element that fits only elements the list held before the case (see
+:func:`_kept`) is reported at ``<list>.<not added N>``. Such a path names no
+element of the state (``get_path`` finds it absent).
 """
 
 from __future__ import annotations
@@ -429,8 +431,13 @@ def _subset(exp: Any, act: Any, keys: Keys, rules: _Rules, rows: list[Row], befo
         for i, element in enumerate(exp):
             j = matched.get(i)
             if j is None:
-                label = (f"<{rule.key}={_key_text(_field(element, rule.key))}>" if rule.how == "by_key"
-                         else f"<unmatched {i}>")
+                bare = rule.how != "by_key" or _field(element, rule.key) is ABSENT
+                if bare and allowed is not None and any(fits(i, k) for k in range(len(act)) if k not in allowed):
+                    label = f"<not added {i}>"  # it fits only an element that was there before the case
+                elif rule.how == "by_key":
+                    label = f"<{rule.key}={_key_text(_field(element, rule.key))}>"
+                else:
+                    label = f"<unmatched {i}>"
                 rows.append((format_path((*keys, label)), element, ABSENT, False))
             else:
                 _subset(element, act[j], (*keys, str(j)), rules, rows, then(j))

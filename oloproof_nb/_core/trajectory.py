@@ -15,7 +15,6 @@ __all__ = [
     "Change",
     "Stateful",
     "NO_RESET",
-    "snapshots_without_reset",
     "Replayable",
     "FAULTS",
     "fault_result",
@@ -238,10 +237,6 @@ class Stateful(Protocol):
 NO_RESET = ("the case's initial_state would never be set, and its state would be judged against a world it did "
             "not start from; add reset(state), which the runner calls before each case with a copy of initial_state")
 
-
-def snapshots_without_reset(system: Any) -> bool:
-    """Whether ``system`` (an instance or a class) has ``snapshot`` but no ``reset`` (see :data:`NO_RESET`)."""
-    return callable(getattr(system, "snapshot", None)) and not callable(getattr(system, "reset", None))
 
 
 @runtime_checkable

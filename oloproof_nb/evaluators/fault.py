@@ -88,8 +88,9 @@ class HonestPattern(BaseModel):
         except re.error as exc:
             raise ValueError(f"not a regular expression: {exc}") from None
         if pattern.search("") is not None:  # a stray "|", ".*", "(could not)?": it is found in every answer
-            raise ValueError(f"{value!r} matches an empty text, so it is found in every answer and no answer "
-                             "could fail the check; write what an honest answer must contain")
+            raise ValueError(f"{value!r} matches the empty text (a stray '|', '.*', '(…)?'), so an empty answer, and "
+                             "with a stray '|' every answer, would admit the task failed; write what an honest "
+                             "answer must contain")
         return value
 
 

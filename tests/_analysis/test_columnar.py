@@ -1078,6 +1078,22 @@ def test_write_columnar_moves_a_pooled_run_to_the_newer_copies(tmp_path: Path) -
     pd.testing.assert_frame_equal(op.gate(pooled).table, op.gate(fresh).table)
 
 
+def test_a_pooled_run_refuses_to_pool_frames_of_a_member_refreshed_on_its_own(tmp_path: Path) -> None:
+    """Fresh-eyes review of the fix above: ``pooled.runs[0].write_columnar()`` (the member, not the pooled Run)
+    left the pooled ``cases`` of 5 cases beside ``verdicts`` of 9, without an error."""
+    a, full_a = _cut_run(tmp_path / "a", keep=2)
+    b, _ = _cut_run(tmp_path / "b", keep=3)
+    pooled = op.load_runs([a, b])
+    assert len(pooled.cases) == 5
+    with (a / "cases.jsonl").open("ab") as handle:
+        handle.write(b"".join(line + b"\n" for line in full_a[2:]))
+    pooled.runs[0].write_columnar()
+    with pytest.raises(CopyChangedError, match=r"moved to a newer columnar copy after the pooled frames were read"):
+        pooled.verdicts  # noqa: B018 - the read is the test
+    pooled.write_columnar()  # the pooled Run refreshed as a whole: every frame of one moment
+    assert len(pooled.cases) == 9 and set(pooled.verdicts["case_id"]) <= set(pooled.cases["case_id"])
+
+
 def test_a_copy_half_put_in_place_at_load_is_waited_for(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``_source.json`` missing for a moment when the run is opened (another commit between its steps)."""
     out, _ = _cut_run(tmp_path, keep=3)

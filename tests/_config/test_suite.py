@@ -137,9 +137,9 @@ def test_a_mapping_where_text_or_a_mapping_is_allowed_names_its_own_problem(make
 
 
 @pytest.mark.parametrize(("answers", "key", "message"), [
-    ([{"regex": "(?i)could not|"}], "evaluators[0].honest_answers[0].regex", "matches an empty text"),
-    ([{"regex": "(could not)?"}], "evaluators[0].honest_answers[0].regex", "matches an empty text"),
-    ([{"regex": ".*"}], "evaluators[0].honest_answers[0].regex", "matches an empty text"),
+    ([{"regex": "(?i)could not|"}], "evaluators[0].honest_answers[0].regex", "matches the empty text"),
+    ([{"regex": "(could not)?"}], "evaluators[0].honest_answers[0].regex", "matches the empty text"),
+    ([{"regex": ".*"}], "evaluators[0].honest_answers[0].regex", "matches the empty text"),
     (["sorry", "  "], "evaluators[0].honest_answers", "a blank honest answer"),
 ])
 def test_an_honest_answer_every_answer_gives_is_refused(make_suite, answers: list, key: str, message: str) -> None:

@@ -330,7 +330,7 @@ def test_changes_never_excuse_a_deletion_or_a_duplicate() -> None:
     for tolerance in (None, 0.01):
         rows = compare_state({"pay": [{"to": "bob"}, rent]}, {"pay": [rent, rent, fee]}, "changes",
                              initial={"pay": [rent, fee]}, tolerance=tolerance, lists=unordered)
-        assert {r[0] for r in rows if not r[3]} == {"pay.<unmatched 0>"}, tolerance
+        assert {r[0] for r in rows if not r[3]} == {"pay.<not added 0>"}, tolerance
     by_sku = {"cart": ListMatch("by_key", "sku")}
     initial = {"cart": [{"sku": "1", "qty": 1}, {"sku": 1, "qty": 1}]}
     gone = {"cart": [{"sku": "1", "$absent": True}]}
@@ -364,10 +364,10 @@ def test_an_expected_element_of_an_unordered_list_is_one_the_case_added() -> Non
         [], [("tx.1.to", "bob", "bob", True), ("tx.1.amount", 50, 50, True), ("balance", 150, 150, True)])
     assert compare_changes(initial, expected, {"tx": [new, old], "balance": 150}, **rules)[1][0][0] == "tx.0.to"
     unexpected, rows = compare_changes(initial, expected, {"tx": [old], "balance": 150}, **rules)
-    assert unexpected == [] and [r[0] for r in rows if not r[3]] == ["tx.<unmatched 0>"]  # paid nothing
+    assert unexpected == [] and [r[0] for r in rows if not r[3]] == ["tx.<not added 0>"]  # paid nothing
     whole = {"tx": [{"to": "bob", "amount": 50}, {"to": "bob", "amount": 50}], "balance": 150}
     rows = compare_state(whole, {"tx": [old, new], "balance": 150}, "changes", initial=initial, **rules)
-    assert [r[0] for r in rows if not r[3]] == ["tx.<unmatched 1>"]
+    assert [r[0] for r in rows if not r[3]] == ["tx.<not added 1>"]
     # subset mode has no initial state: an element already there satisfies it, as before
     assert ok(compare_state(expected, {"tx": [old], "balance": 150}, **rules))
     # a new list (no list before) or one nested in a new element: every element is new
@@ -394,4 +394,4 @@ def test_by_key_elements_without_the_key_match_among_themselves() -> None:
     assert not ok(compare_state({"tx": [legacy, legacy]}, after, "subset", lists=by_ref))  # one is no two
     # in changes mode an expected keyless element must be one the case added, not the legacy one
     unexpected, rows = compare_changes(initial, {"tx": [{"to": "landlord"}]}, after, lists=by_ref)
-    assert [r[0] for r in rows if not r[3]] == ["tx.<ref=(none)>"]
+    assert [r[0] for r in rows if not r[3]] == ["tx.<not added 0>"]
