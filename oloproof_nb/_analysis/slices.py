@@ -42,20 +42,25 @@ def _bin_labels(values: pd.Series, spec: SliceSpec) -> np.ndarray:
 
 def _reduced_bins(text: str, criterion: str, cfg: ReleaseConfig, verdicts: pd.DataFrame, row_bins: np.ndarray,
                   bins: list[tuple[str, float, float]], min_clusters: int) -> tuple[list[dict[str, Any]], int]:
-    """The bins of a criterion release.yaml reduces (pass^k, pass@k): each case's epochs in a bin reduced.
+    """The bins of a criterion release.yaml reduces (pass^k, pass@k): a case whose epochs all fall in one bin is
+    reduced there, over all of them.
 
-    ``support`` counts the cases reduced in the bin (those with at least k of their rows there),
-    ``passed`` the cases whose value is 1, ``rate`` the mean of the values. Also returns how many of the
-    criterion's cases the gate reduces (at least k rows in all) were reduced in no bin (fewer than k rows in
-    each: their epochs fell in different bins). A case with fewer than k rows in all is left out here as the
-    gate leaves it out.
+    ``support`` counts the cases reduced in the bin, ``passed`` the cases whose value is 1, ``rate`` the mean
+    of the values. Also returns how many of the criterion's cases the gate reduces (at least k rows in all)
+    were reduced in no bin: their epochs fell in different bins. Reduced in each bin over the epochs there, a
+    case that passed its short tries and failed its long ones counted as a sure pass in one bin (pass^2 1 over
+    2 of 4 epochs, where the gate's value is 1/6). A case with fewer than k rows in all is left out here as
+    the gate leaves it out.
     """
     reduction = parse_reduce(cfg.reduce_of(criterion))
     mine = (verdicts["criterion"] == criterion).to_numpy()
+    cases = verdicts["case_id"].astype(str).to_numpy()
+    spread = pd.Series(row_bins[mine]).groupby(cases[mine]).nunique()
+    whole = mine & ~np.isin(cases, spread.index[spread > 1].to_numpy())  # cases with every epoch in one bin
     rows: list[dict[str, Any]] = []
     reduced: set[str] = set()
     for code, (label, lower, upper) in enumerate(bins):
-        counts = epoch_counts(verdicts[mine & (row_bins == code)])
+        counts = epoch_counts(verdicts[whole & (row_bins == code)])
         reduced.update(counts.loc[counts["epochs"] >= reduction.k, "case_id"].astype(str).tolist())
         rs = reduced_sums(counts, reduction)
         row: dict[str, Any] = {
@@ -118,8 +123,8 @@ def slice_table(run: Run, spec: str | SliceSpec, release: ReleaseLike | None = N
     Warns
     -----
     SliceWarning
-        When a reduced criterion has cases with fewer than k epochs in every bin (their epochs took
-        paths of different lengths: often the cases that fail on some tries), which no bin can reduce.
+        When a reduced criterion has cases whose epochs fall in different bins (their epochs took paths of
+        different lengths: often the cases that fail on some tries), which no bin can reduce over all of them.
 
     Raises
     ------
@@ -175,7 +180,7 @@ def slice_table(run: Run, spec: str | SliceSpec, release: ReleaseLike | None = N
                 reduction = parse_reduce(cfg.reduce_of(criterion))
                 warnings.warn(SliceWarning(
                     f"slice {parsed.text}: {unbinned} case(s) of {criterion} are in no {reduction.text} bin: their "
-                    f"epochs fall in different bins, none holding {reduction.k} of them; the gate counts them "
+                    "epochs fall in different bins, and a case is reduced over all its epochs; the gate counts them "
                     "(op.reduce_epochs(run, by_case=True) lists their values)"), stacklevel=2)
             continue
         for code, (label, lower, upper) in enumerate(bins):

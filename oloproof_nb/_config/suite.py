@@ -230,11 +230,16 @@ def parse_suite_config(raw: dict[str, Any], file: str | Path = SUITE_FILE) -> Su
         for key, message in ev.check_suite({t.name: t for t in config.metamorphic.transforms}):
             raise ConfigError(file, f"evaluators[{i}].{key}", message)
     check_evaluator_validators(config.evaluators, config.validators, file)
+    seen: dict[str, int] = {}
     for i, spec in enumerate(config.slices):
         try:
-            parse_slice_spec(spec)
+            text = parse_slice_spec(spec).text
         except SliceSpecError as exc:
             raise ConfigError(file, f"slices[{i}]", str(exc)) from None
+        if text in seen:  # the report showed the table twice (and wrote one file over the other)
+            raise ConfigError(file, f"slices[{i}]", f"{spec!r} is slices[{seen[text]}] again ({text}); list each "
+                              "slice once")
+        seen[text] = i
     return config
 
 

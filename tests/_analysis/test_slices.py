@@ -124,6 +124,17 @@ def test_suite_slices_are_validated_at_load(make_suite: Any, capsys: pytest.Capt
     assert err.count("\n") == 1 and "slices[1]" in err
 
 
+def test_a_slice_listed_twice_is_refused(make_suite: Any) -> None:
+    """Review finding: ``["tool_calls:1", "tool_calls:01"]`` gave the report the same table twice (one headed
+    ``tool_calls:01``), both written to the same file."""
+    root = make_suite([case("a", 1, True)], evaluators=EVALUATORS, system="sysmod:Counter", system_code=COUNTER,
+                      slices=["tool_calls:1,2", "trajectory_length:1", "tool_calls:01,2"])
+    with pytest.raises(op.ConfigError) as info:
+        op.load_suite(root)
+    assert str(info.value).endswith("slices[2]: 'tool_calls:01,2' is slices[0] again (tool_calls:1,2); list each "
+                                    "slice once")
+
+
 # ----------------------------------------------------------------------------------------- tables
 
 #: calls per case (c5 raises: no trajectory); good = answer "ok"
@@ -290,6 +301,22 @@ def test_a_reduced_slice_names_the_cases_no_bin_can_hold(tmp_path: Path) -> None
     with warnings.catch_warnings():
         warnings.simplefilter("error", SliceWarning)  # a mean criterion bins each epoch's row: nothing left out
         op.slice_table(run, "tool_calls:2", release={"criteria": {"answer_matches": 0.5}})
+
+
+def test_a_reduced_case_is_never_reduced_over_part_of_its_epochs(tmp_path: Path) -> None:
+    """Review finding: under pass^2 a flaky case's 2 passing epochs (1 call) sit in ``<2`` and its failing one
+    (2 calls) in ``≥2``. Each bin reduced the epochs it held, so ``<2`` counted the 4 flaky cases as sure
+    passes (24 of 24, pass^2 1.0; supports adding to 28 for 24 cases) where the gate gives each 1/3, without a
+    warning. A case is reduced over all its epochs: with them in two bins it fits none, and is named."""
+    from oloproof_nb import SliceWarning
+
+    run = flaky_run(tmp_path)
+    release = {"criteria": {"answer_matches": {"threshold": 0.5, "reduce": "pass^2"}}}
+    row = op.gate(run, release=release).table.iloc[0]
+    assert row["rate"] == pytest.approx((20 + 4 / 3) / 24)  # by hand: C(2,2)/C(3,2) = 1/3 for each flaky case
+    with pytest.warns(SliceWarning, match=r"4 case\(s\) of answer_matches are in no pass\^2 bin"):
+        table = op.slice_table(run, "tool_calls:2", release=release).set_index("bin")
+    assert (table.loc["<2", "support"], table.loc["<2", "passed"], table.loc["≥2", "support"]) == (20, 20, 0)
 
 
 def test_cases_the_gate_leaves_out_are_not_counted_as_in_no_bin(tmp_path: Path) -> None:
