@@ -636,7 +636,9 @@ def test_epochs_of_one_artifact_wait_for_each_other_while_other_cases_go_ahead(m
     """Cases sharing an artifact run one after the other, but the queue of those waiting was as long as the
     workers were many: one case's epochs filled it and the run went nearly serial (4 × 10 on 4 workers). Now
     the epochs of each case never overlap and the four cases do."""
-    cases = [{"id": f"c{i}", "input": {"id": f"c{i}", "sleep": [0.05] * 10}, "outcome": {"artifact_id": f"c{i}"}}
+    # epochs of 0.15 s: long beside a worker's own work even on a loaded 2-core machine (0.05 s ones were not);
+    # 10 of them, more than such a queue held, so the test fails with it
+    cases = [{"id": f"c{i}", "input": {"id": f"c{i}", "sleep": [0.15] * 10}, "outcome": {"artifact_id": f"c{i}"}}
              for i in range(4)]
     root = make_suite(cases, evaluators=[{"type": "outcome_contract"}], system="sysmod:OwnFiles",
                       system_code=EPOCH_WRITER, epochs=10)
