@@ -2,7 +2,8 @@
 
 Exit codes: 0 PASS, 1 BLOCK, 2 error (``oloproof receipt``: 0 verified, 2
 anything else, a Ctrl-C, SIGTERM or SIGHUP included; ``oloproof compare``: 0
-NO_REGRESSION, 1 REGRESSION or INSUFFICIENT_EVIDENCE), 130 interrupted by the user. **Exit 0 means the run finished,
+NO_REGRESSION, 1 REGRESSION or INSUFFICIENT_EVIDENCE), 130 interrupted by the user (``oloproof run``: a
+SIGTERM or SIGHUP is exit 2). **Exit 0 means the run finished,
 the gate was computed on it and said PASS — nothing else.** To make that true
 whatever the system under test does, ``oloproof run`` never imports the
 system: a child process loads the suite and runs it into the run directory,
@@ -396,6 +397,9 @@ def _run_in_child(args: argparse.Namespace, params: dict[str, Any],
             if interrupted_at is not None:  # a second Ctrl-C: stop the child now
                 proc.kill()
             interrupted_at = interrupted_at or time.monotonic()
+        except _Stopped as stop:  # SIGTERM or SIGHUP (CI cancelled, docker stop, a closed terminal): stop now;
+            proc.kill()           # the journal keeps every case recorded (a torn last line is cut on resume)
+            final = ("stopped", stop.args[0])
     proc.join(timeout=_STOP_GRACE_S)
     if proc.is_alive():  # it reported, but something of the system's keeps it from exiting
         proc.kill()
@@ -428,7 +432,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
               "progress": update is not None, "baseline": args.baseline,
               "epochs": args.epochs}
     try:
-        final, directory, exitcode = _run_in_child(args, params, update)
+        with _StopOnSignals():
+            final, directory, exitcode = _run_in_child(args, params, update)
     finally:
         if close is not None:
             close()
@@ -438,6 +443,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if final[0] == "interrupted":
         print("oloproof: interrupted" + _resume_hint(args, directory), file=sys.stderr)
         return 130
+    if final[0] == "stopped":  # not the user's Ctrl-C at the terminal: an error exit, saying how to go on
+        raise OloproofError(f"stopped by {final[1]}" + _resume_hint(args, directory))
     if final[0] in ("error", "internal"):
         message = str(final[1]) + (_resume_hint(args, directory) if final[2] else "")
         raise InternalError(message) if final[0] == "internal" else OloproofError(message)
@@ -624,7 +631,7 @@ def _cmd_receipt(args: argparse.Namespace) -> int:
 
 
 class _Stopped(BaseException):
-    """SIGTERM or SIGHUP reached ``oloproof receipt`` (``args[0]``: the signal's name)."""
+    """SIGTERM or SIGHUP reached ``oloproof receipt`` or ``oloproof run`` (``args[0]``: the signal's name)."""
 
 
 class _StopOnSignals:
