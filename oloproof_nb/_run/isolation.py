@@ -284,7 +284,10 @@ class ProcessWorkers:
         while True:
             try:
                 if not worker.conn.poll():
-                    return None
+                    if worker.proc.poll() is None:
+                        return None
+                    if not worker.conn.poll():  # it ended and said nothing more: dead, even while a process it
+                        return ("dead",)        # started holds its end of the pipe open (no end of file comes)
                 message = worker.conn.recv()
             except (EOFError, OSError):
                 return ("dead",)

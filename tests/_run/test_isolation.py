@@ -97,6 +97,20 @@ def test_a_worker_that_ends_itself_fails_only_its_case(tmp_path: Path, released:
                                                                 "(exit code 0)")
 
 
+def test_a_worker_that_dies_leaving_a_helper_process_fails_its_case_at_once(tmp_path: Path, released: Path) -> None:
+    """Review finding: a worker that forked a helper and then died was seen dead only at the end of its pipe,
+    which the helper held open: the case was recorded ``timeout`` after case_timeout_s (300 s by default), not
+    ``error`` with the worker's exit code. The worker's own exit is checked too now."""
+    cases = [make_case(f"c{i}", op="fork_exit" if i == 1 else "ok") for i in range(3)]
+    root = write_suite(tmp_path / "suite", cases, case_timeout_s=60)
+    t0 = time.monotonic()
+    run = op.run(root, out=tmp_path / "run", progress=False, isolation="process")
+    assert time.monotonic() - t0 < 30  # interpreter start-ups; never the minute of the timeout
+    assert list(run.cases["status"]) == ["completed", "error", "completed"]
+    assert run.cases.set_index("case_id").loc["c1", "error"] == ("the worker process died while running the case "
+                                                                "(exit code 7)")
+
+
 def test_the_cli_with_process_isolation_exits_promptly_whatever_the_system_leaves(tmp_path: Path) -> None:
     cases = [make_case("c0", op="leak_thread"), make_case("c1", op="sleep_forever"), make_case("c2", op="keyboard"),
              make_case("c3")]
