@@ -226,6 +226,18 @@ def _cmd_init(args: argparse.Namespace) -> int:
 
 #: Seconds the child gets to stop cleanly after a Ctrl-C before it is killed.
 _STOP_GRACE_S = 5.0
+#: How the parent tells the child that the user pressed Ctrl-C. The child swallows SIGINT itself: one its
+#: system sends (``_thread.interrupt_main()``, ``os.kill(os.getpid(), SIGINT)``) was taken for the user's,
+#: and every ``--resume`` stopped at that case again. (SIGINT where there is no SIGUSR1.)
+_USER_STOP = getattr(signal, "SIGUSR1", signal.SIGINT)
+
+
+def _user_stopped(signum: int, frame: Any) -> None:  # pragma: no cover - runs in the child process
+    raise KeyboardInterrupt
+
+
+def _swallow(signum: int, frame: Any) -> None:  # pragma: no cover - runs in the child process
+    """A SIGINT in the child: the system's own (the user's Ctrl-C reaches the child as :data:`_USER_STOP`)."""
 
 
 def _child_run(conn: Any, params: dict[str, Any]) -> None:  # pragma: no cover - runs in the child process
@@ -240,6 +252,10 @@ def _child_run(conn: Any, params: dict[str, Any]) -> None:  # pragma: no cover -
     """
     started = False
     sending = threading.Lock()  # warnings come from any thread (workers, the system's own): one message at a time
+    if _USER_STOP != signal.SIGINT:
+        signal.signal(_USER_STOP, _user_stopped)
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not when ignored (nohup): keep that
+            signal.signal(signal.SIGINT, _swallow)
 
     def send(*message: Any) -> None:
         with sending:
@@ -365,8 +381,10 @@ def _run_in_child(args: argparse.Namespace, params: dict[str, Any],
         try:
             if interrupted_at is not None:
                 waited = time.monotonic() - interrupted_at
-                if waited > 1.0 and not forwarded and proc.is_alive():
-                    os.kill(proc.pid, signal.SIGINT)  # the Ctrl-C may have reached only this process
+                # the child hears the user's Ctrl-C from here (it swallows SIGINT); without SIGUSR1 it got the
+                # terminal's SIGINT itself, and this one is for when the Ctrl-C reached only this process
+                if (_USER_STOP != signal.SIGINT or waited > 1.0) and not forwarded and proc.is_alive():
+                    os.kill(proc.pid, _USER_STOP)
                     forwarded = True
                 if waited > _STOP_GRACE_S and proc.is_alive():
                     proc.kill()

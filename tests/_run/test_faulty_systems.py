@@ -371,6 +371,22 @@ def test_a_ctrl_c_from_the_user_stops_the_run_and_says_how_to_resume(tmp_path: P
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("how", ["interrupt_main", "sigint_self"])
+def test_a_sigint_the_system_sends_itself_is_not_the_users_ctrl_c(tmp_path: Path, how: str) -> None:
+    """Review finding: a system that called ``_thread.interrupt_main()`` (as some timeout helpers do) or sent
+    itself SIGINT stopped ``oloproof run`` as if the user had pressed Ctrl-C: exit 130, the case not recorded,
+    and every ``--resume`` stopped at it again. The run's process now hears the user's Ctrl-C from the command
+    (the test above) and swallows a SIGINT of its own: the run finishes."""
+    cases = [make_case(f"c{i}", op=how if i == 1 else "ok") for i in range(3)]
+    root = write_suite(tmp_path / "suite", cases)
+    out = tmp_path / "run"
+    done = run_cli("run", str(root), "--out", str(out), "--quiet")
+    assert done.returncode in (0, 1), done.stderr
+    run = op.load_run(out)
+    assert run.finished and list(run.cases["status"]) == ["completed"] * 3
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP"])
 def test_a_terminate_or_hangup_stops_the_run_with_exit_2_and_says_how_to_resume(tmp_path: Path,
                                                                               signame: str) -> None:
