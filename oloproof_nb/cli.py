@@ -418,8 +418,10 @@ def _run_in_child(args: argparse.Namespace, params: dict[str, Any],
         except _Stopped as stop:  # SIGTERM or SIGHUP (CI cancelled, docker stop, a closed terminal): stop now;
             proc.kill()           # the journal keeps every case recorded (a torn last line is cut on resume)
             final = ("stopped", stop.args[0])
-    proc.join(timeout=_STOP_GRACE_S)
-    if proc.is_alive():  # it reported, but something of the system's keeps it from exiting
+    deadline = time.monotonic() + _STOP_GRACE_S
+    while proc.exitcode is None and time.monotonic() < deadline:  # its own exit (waitpid), not the end of its
+        time.sleep(0.01)  # sentinel pipe, which a process the system forked and left running holds open (5 s more)
+    if proc.exitcode is None:  # it reported, but something of the system's keeps it from exiting
         proc.kill()
         proc.join()
     receive.close()

@@ -277,10 +277,13 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def _write_error(path: Path, exc: OSError) -> StoreWriteError:
+def _write_error(path: Path, exc: OSError, started: bool = True) -> StoreWriteError:
+    """The error of a write the run folder refused; ``started`` False: while the run was being created (then
+    there is nothing to resume: the run is started again)."""
     why = exc.strerror or type(exc).__name__
+    then = "resume the run" if started else "run again (the run had not started; the folder is reused)"
     return StoreWriteError(f"{path}: cannot write ({why}); the run stopped and nothing was blamed on the system. "
-                           "Free space (or fix the disk), then resume the run")
+                           f"Free space (or fix the disk), then {then}")
 
 
 #: The descriptors of the run locks this process holds: a process forked from it (a system's helper started with
@@ -445,7 +448,7 @@ class RunStore:
                                   "or pass resume=True to finish that run")
             lock.note_holder()
             store = cls(directory, manifest, lock, fsync)
-            store.write_manifest(durable=True)
+            store.write_manifest(durable=True, creating=True)
         except BaseException:
             lock.release()
             raise
@@ -485,8 +488,9 @@ class RunStore:
             lock.release()
             raise
 
-    def write_manifest(self, durable: bool = False) -> None:
-        """Write manifest.json atomically (temp file, then rename); ``durable``: fsync the file and the folder."""
+    def write_manifest(self, durable: bool = False, creating: bool = False) -> None:
+        """Write manifest.json atomically (temp file, then rename); ``durable``: fsync the file and the folder;
+        ``creating``: the run's first manifest (an error then says to run again, not to resume)."""
         tmp = self.directory / _MANIFEST_TMP
         text = json.dumps(self.manifest.to_json(), indent=2, ensure_ascii=False) + "\n"
         try:
@@ -498,7 +502,7 @@ class RunStore:
             os.replace(tmp, self.directory / MANIFEST)
         except OSError as exc:
             self._failed = True
-            raise _write_error(self.directory / MANIFEST, exc) from None
+            raise _write_error(self.directory / MANIFEST, exc, started=not creating) from None
         if durable:
             _fsync_dir(self.directory)
 

@@ -371,6 +371,29 @@ def test_a_ctrl_c_from_the_user_stops_the_run_and_says_how_to_resume(tmp_path: P
 
 
 @pytest.mark.slow
+def test_a_helper_process_the_system_leaves_does_not_delay_the_exit(tmp_path: Path) -> None:
+    """Review finding: the command waited for the run's process to exit on its sentinel pipe, which a helper the
+    system forked (and left running) holds open: 5 s more on every such run. It waits for the exit itself."""
+    import subprocess
+
+    from _reliability_systems import cli_command
+
+    release = tmp_path / "release"
+    timings = {}
+    try:
+        for how in ("ok", "fork_helper"):
+            root = write_suite(tmp_path / how, [make_case(f"c{i}", op=how if i == 1 else "ok") for i in range(3)])
+            t0 = time.monotonic()  # output to no pipe: the helper holds those it inherited open (as a | tee would)
+            done = subprocess.run(cli_command("run", str(root), "--quiet"), env=cli_env(RELSYS_RELEASE=str(release)),
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120, check=False)
+            timings[how] = time.monotonic() - t0
+            assert done.returncode in (0, 1)
+    finally:
+        release.write_text("done", encoding="utf-8")
+    assert timings["fork_helper"] < timings["ok"] + 3.0, timings  # the wait was 5 s
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["interrupt_main", "sigint_self"])
 def test_a_sigint_the_system_sends_itself_is_not_the_users_ctrl_c(tmp_path: Path, how: str) -> None:
     """Review finding: a system that called ``_thread.interrupt_main()`` (as some timeout helpers do) or sent

@@ -415,6 +415,26 @@ def test_a_failed_write_stops_the_run_blames_nothing_on_the_system_and_resumes(
     assert_same_frames(op.run(root, out=out, resume=True, progress=False), clean_desk)
 
 
+def test_a_full_disk_while_the_run_is_created_says_to_run_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                                                  ) -> None:
+    """Review finding: the disk filling while the first manifest.json was written said "then resume the run",
+    and --resume was then refused (the run was stopped while it was being created). It says to run again."""
+    root = _desk_suite(tmp_path / "suite")
+    out = tmp_path / "run"
+
+    def full(src: object, dst: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(store_module, "os", _Os(replace=full))
+    with pytest.raises(StoreWriteError) as err:
+        op.run(root, out=out, progress=False)
+    assert str(err.value) == (f"{out / 'manifest.json'}: cannot write (No space left on device); the run stopped and "
+                              "nothing was blamed on the system. Free space (or fix the disk), then run again (the "
+                              "run had not started; the folder is reused)")
+    monkeypatch.undo()  # space freed
+    assert op.run(root, out=out, progress=False).finished
+
+
 def test_a_full_disk_in_a_real_process_is_one_line_and_exit_2(tmp_path: Path, clean_desk: op.Run) -> None:
     """RLIMIT_FSIZE makes writes past 12 KB fail with EFBIG, as a full disk fails them with ENOSPC."""
     root = _desk_suite(tmp_path / "suite")
