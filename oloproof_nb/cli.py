@@ -2,8 +2,7 @@
 
 Exit codes: 0 PASS, 1 BLOCK, 2 error (``oloproof receipt``: 0 verified, 2
 anything else, a Ctrl-C, SIGTERM or SIGHUP included; ``oloproof compare``: 0
-NO_REGRESSION, 1 REGRESSION or INSUFFICIENT_EVIDENCE), 130 interrupted by the user (``oloproof run``: a
-SIGTERM or SIGHUP is exit 2). **Exit 0 means the run finished,
+NO_REGRESSION, 1 REGRESSION or INSUFFICIENT_EVIDENCE), 130 interrupted by the user. **Exit 0 means the run finished,
 the gate was computed on it and said PASS — nothing else.** To make that true
 whatever the system under test does, ``oloproof run`` never imports the
 system: a child process loads the suite and runs it into the run directory,
@@ -226,18 +225,6 @@ def _cmd_init(args: argparse.Namespace) -> int:
 
 #: Seconds the child gets to stop cleanly after a Ctrl-C before it is killed.
 _STOP_GRACE_S = 5.0
-#: How the parent tells the child that the user pressed Ctrl-C. The child swallows SIGINT itself: one its
-#: system sends (``_thread.interrupt_main()``, ``os.kill(os.getpid(), SIGINT)``) was taken for the user's,
-#: and every ``--resume`` stopped at that case again. (SIGINT where there is no SIGUSR1.)
-_USER_STOP = getattr(signal, "SIGUSR1", signal.SIGINT)
-
-
-def _user_stopped(signum: int, frame: Any) -> None:  # pragma: no cover - runs in the child process
-    raise KeyboardInterrupt
-
-
-def _swallow(signum: int, frame: Any) -> None:  # pragma: no cover - runs in the child process
-    """A SIGINT in the child: the system's own (the user's Ctrl-C reaches the child as :data:`_USER_STOP`)."""
 
 
 def _child_run(conn: Any, params: dict[str, Any]) -> None:  # pragma: no cover - runs in the child process
@@ -252,10 +239,6 @@ def _child_run(conn: Any, params: dict[str, Any]) -> None:  # pragma: no cover -
     """
     started = False
     sending = threading.Lock()  # warnings come from any thread (workers, the system's own): one message at a time
-    if _USER_STOP != signal.SIGINT:
-        signal.signal(_USER_STOP, _user_stopped)
-        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not when ignored (nohup): keep that
-            signal.signal(signal.SIGINT, _swallow)
 
     def send(*message: Any) -> None:
         with sending:
@@ -381,10 +364,8 @@ def _run_in_child(args: argparse.Namespace, params: dict[str, Any],
         try:
             if interrupted_at is not None:
                 waited = time.monotonic() - interrupted_at
-                # the child hears the user's Ctrl-C from here (it swallows SIGINT); without SIGUSR1 it got the
-                # terminal's SIGINT itself, and this one is for when the Ctrl-C reached only this process
-                if (_USER_STOP != signal.SIGINT or waited > 1.0) and not forwarded and proc.is_alive():
-                    os.kill(proc.pid, _USER_STOP)
+                if waited > 1.0 and not forwarded and proc.is_alive():
+                    os.kill(proc.pid, signal.SIGINT)  # the Ctrl-C may have reached only this process
                     forwarded = True
                 if waited > _STOP_GRACE_S and proc.is_alive():
                     proc.kill()
@@ -415,9 +396,6 @@ def _run_in_child(args: argparse.Namespace, params: dict[str, Any],
             if interrupted_at is not None:  # a second Ctrl-C: stop the child now
                 proc.kill()
             interrupted_at = interrupted_at or time.monotonic()
-        except _Stopped as stop:  # SIGTERM or SIGHUP (CI cancelled, docker stop, a closed terminal): stop now;
-            proc.kill()           # the journal keeps every case recorded (a torn last line is cut on resume)
-            final = ("stopped", stop.args[0])
     deadline = time.monotonic() + _STOP_GRACE_S
     while proc.exitcode is None and time.monotonic() < deadline:  # its own exit (waitpid), not the end of its
         time.sleep(0.01)  # sentinel pipe, which a process the system forked and left running holds open (5 s more)
@@ -452,8 +430,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
               "progress": update is not None, "baseline": args.baseline,
               "epochs": args.epochs}
     try:
-        with _StopOnSignals():
-            final, directory, exitcode = _run_in_child(args, params, update)
+        final, directory, exitcode = _run_in_child(args, params, update)
     finally:
         if close is not None:
             close()
@@ -463,8 +440,6 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if final[0] == "interrupted":
         print("oloproof: interrupted" + _resume_hint(args, directory), file=sys.stderr)
         return 130
-    if final[0] == "stopped":  # not the user's Ctrl-C at the terminal: an error exit, saying how to go on
-        raise OloproofError(f"stopped by {final[1]}" + _resume_hint(args, directory))
     if final[0] in ("error", "internal"):
         message = str(final[1]) + (_resume_hint(args, directory) if final[2] else "")
         raise InternalError(message) if final[0] == "internal" else OloproofError(message)
@@ -651,7 +626,7 @@ def _cmd_receipt(args: argparse.Namespace) -> int:
 
 
 class _Stopped(BaseException):
-    """SIGTERM or SIGHUP reached ``oloproof receipt`` or ``oloproof run`` (``args[0]``: the signal's name)."""
+    """SIGTERM or SIGHUP reached ``oloproof receipt`` (``args[0]``: the signal's name)."""
 
 
 class _StopOnSignals:

@@ -112,13 +112,6 @@ def _misbehave(what):
                     break
                 time.sleep(0.1)
             os._exit(0)
-    if what == "interrupt_main":  # as some timeout helpers do: the process's main thread gets a KeyboardInterrupt
-        import _thread
-        _thread.interrupt_main()
-        time.sleep(0.2)
-    if what == "sigint_self":
-        os.kill(os.getpid(), signal.SIGINT)
-        time.sleep(0.2)
     if what == "keyboard":
         raise KeyboardInterrupt("raised by the system, not by the user")
     if what == "cancelled":

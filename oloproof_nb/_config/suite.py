@@ -230,17 +230,24 @@ def parse_suite_config(raw: dict[str, Any], file: str | Path = SUITE_FILE) -> Su
         for key, message in ev.check_suite({t.name: t for t in config.metamorphic.transforms}):
             raise ConfigError(file, f"evaluators[{i}].{key}", message)
     check_evaluator_validators(config.evaluators, config.validators, file)
-    seen: dict[str, int] = {}
     for i, spec in enumerate(config.slices):
         try:
-            text = parse_slice_spec(spec).text
+            parse_slice_spec(spec)
         except SliceSpecError as exc:
             raise ConfigError(file, f"slices[{i}]", str(exc)) from None
-        if text in seen:  # the report showed the table twice (and wrote one file over the other)
+    return config
+
+
+def _slices_once(config: SuiteConfig, file: str | Path) -> None:
+    """Refuse a slice listed twice (the report showed its table twice and wrote one file over the other). Checked
+    when a suite folder is loaded, not when a stored run's configuration is read: a run made before keeps opening."""
+    seen: dict[str, int] = {}
+    for i, spec in enumerate(config.slices):
+        text = parse_slice_spec(spec).text
+        if text in seen:
             raise ConfigError(file, f"slices[{i}]", f"{spec!r} is slices[{seen[text]}] again ({text}); list each "
                               "slice once")
         seen[text] = i
-    return config
 
 
 @dataclass(frozen=True)
@@ -466,6 +473,7 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
         _refuse_a_broken_link(suite_file)
         raise ConfigError(suite_file, None, "file not found; a suite folder holds oloproof.yaml")
     config = parse_suite_config(read_yaml(suite_file), suite_file)
+    _slices_once(config, suite_file)
     release_file = Path(release) if release is not None else root / RELEASE_FILE
     _refuse_a_broken_link(release_file)  # it was read as no release.yaml: a run gated nothing, exit 1
     release_cfg = load_release(release_file) if (release is not None or release_file.exists()) else None

@@ -15,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
+import yaml
 from _epoch_systems import flaky_run
 from statsmodels.stats.proportion import proportion_confint
 
@@ -133,6 +134,11 @@ def test_a_slice_listed_twice_is_refused(make_suite: Any) -> None:
         op.load_suite(root)
     assert str(info.value).endswith("slices[2]: 'tool_calls:01,2' is slices[0] again (tool_calls:1,2); list each "
                                     "slice once")
+    # fresh-eyes review: a run stored before the rule (its configuration read again) must still open and gate
+    from oloproof_nb._config.suite import parse_suite_config
+
+    text = (root / "oloproof.yaml").read_text(encoding="utf-8")
+    assert parse_suite_config(yaml.safe_load(text), root / "oloproof.yaml").slices[2] == "tool_calls:01,2"
 
 
 # ----------------------------------------------------------------------------------------- tables

@@ -393,56 +393,6 @@ def test_a_helper_process_the_system_leaves_does_not_delay_the_exit(tmp_path: Pa
     assert timings["fork_helper"] < timings["ok"] + 3.0, timings  # the wait was 5 s
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("how", ["interrupt_main", "sigint_self"])
-def test_a_sigint_the_system_sends_itself_is_not_the_users_ctrl_c(tmp_path: Path, how: str) -> None:
-    """Review finding: a system that called ``_thread.interrupt_main()`` (as some timeout helpers do) or sent
-    itself SIGINT stopped ``oloproof run`` as if the user had pressed Ctrl-C: exit 130, the case not recorded,
-    and every ``--resume`` stopped at it again. The run's process now hears the user's Ctrl-C from the command
-    (the test above) and swallows a SIGINT of its own: the run finishes."""
-    cases = [make_case(f"c{i}", op=how if i == 1 else "ok") for i in range(3)]
-    root = write_suite(tmp_path / "suite", cases)
-    out = tmp_path / "run"
-    done = run_cli("run", str(root), "--out", str(out), "--quiet")
-    assert done.returncode in (0, 1), done.stderr
-    run = op.load_run(out)
-    assert run.finished and list(run.cases["status"]) == ["completed"] * 3
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP"])
-def test_a_terminate_or_hangup_stops_the_run_with_exit_2_and_says_how_to_resume(tmp_path: Path,
-                                                                              signame: str) -> None:
-    """Review finding: SIGTERM (a cancelled CI job, docker stop, systemd) or SIGHUP (a closed terminal) killed
-    ``oloproof run`` by the signal: exit 143 or 129, nothing on stderr, no resume command. Now: exit 2, one line
-    with the resume command, and the folder resumes to every case once."""
-    import signal
-    import subprocess
-
-    from _reliability_systems import cli_command, one_error_line
-
-    root = write_suite(tmp_path / "suite", [make_case(f"c{i}") for i in range(20)])
-    out = tmp_path / "run"
-    proc = subprocess.Popen(cli_command("run", str(root), "--out", str(out), "--quiet"),
-                            env=cli_env(RELSYS_SLEEP="0.2"), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
-    deadline = time.monotonic() + 60
-    while not ((out / "cases.jsonl").exists() and (out / "cases.jsonl").read_bytes().count(b"\n") >= 2):
-        assert time.monotonic() < deadline and proc.poll() is None
-        time.sleep(0.02)
-    os.kill(proc.pid, getattr(signal, signame))
-    stdout, stderr = proc.communicate(timeout=60)
-    assert proc.returncode == 2, stderr
-    line = one_error_line(stderr)
-    assert f"stopped by {signame}; the run is in {out} — finish it with: oloproof run {root} --out {out} " \
-           "--resume" in line
-    assert stdout == ""
-    resumed = run_cli("run", str(root), "--out", str(out), "--resume", "--quiet")
-    assert resumed.returncode in (0, 1), resumed.stderr
-    done = op.load_run(out)
-    assert done.finished and sorted(done.cases["case_id"]) == sorted(f"c{i}" for i in range(20))
-
-
 # -- what a system returns runs its code when it is read ------------------------------------------------------
 
 READ_LATER = '''
