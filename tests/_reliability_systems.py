@@ -90,28 +90,26 @@ class Unprintable(Exception):
         raise RuntimeError("this exception cannot be printed")
 
 
+def _fork_helper():
+    """Fork a helper that lives until the test's release file exists (at most a minute)."""
+    if os.fork() == 0:
+        release = os.environ.get("RELSYS_RELEASE")
+        for _ in range(600):
+            if release and os.path.exists(release):
+                break
+            time.sleep(0.1)
+        os._exit(0)
+
+
 def _misbehave(what):
     if what == "sysexit0":
         sys.exit(0)
     if what == "os_exit":
         os._exit(0)
-    if what == "fork_exit":  # a helper process outlives it, holding what it inherited (the worker's pipe)
-        if os.fork() == 0:
-            release = os.environ.get("RELSYS_RELEASE")
-            for _ in range(600):  # at most a minute; the test's end releases it
-                if release and os.path.exists(release):
-                    break
-                time.sleep(0.1)
-            os._exit(0)
-        os._exit(7)
-    if what == "fork_helper":  # a helper process left running, holding what it inherited
-        if os.fork() == 0:
-            release = os.environ.get("RELSYS_RELEASE")
-            for _ in range(600):  # at most a minute; the test's end releases it
-                if release and os.path.exists(release):
-                    break
-                time.sleep(0.1)
-            os._exit(0)
+    if what in ("fork_exit", "fork_helper"):  # a helper process left running, holding what it inherited
+        _fork_helper()
+        if what == "fork_exit":  # and the process dies (a worker: its pipe stays open in the helper)
+            os._exit(7)
     if what == "keyboard":
         raise KeyboardInterrupt("raised by the system, not by the user")
     if what == "cancelled":

@@ -14,7 +14,6 @@ __all__ = [
     "Trajectory",
     "Change",
     "Stateful",
-    "NO_RESET",
     "Replayable",
     "FAULTS",
     "fault_result",
@@ -231,12 +230,6 @@ class Stateful(Protocol):
     def reset(self, state: dict[str, Any]) -> None: ...
 
     def snapshot(self) -> dict[str, Any]: ...
-
-
-#: Why a system with ``snapshot`` and no ``reset`` cannot run a case that has an ``initial_state``.
-NO_RESET = ("the case's initial_state would never be set, and its state would be judged against a world it did "
-            "not start from; add reset(state), which the runner calls before each case with a copy of initial_state")
-
 
 
 @runtime_checkable

@@ -31,7 +31,7 @@ from .._core.case import Case
 from .._core.jsonsafe import NotJSONError, to_json
 from .._core.paths import MAX_DEPTH
 from .._core.records import ENV_SCHEMA, EnvironmentState, TrajectoryDict
-from .._core.trajectory import NO_RESET, Change, Message, ToolCall, Trajectory
+from .._core.trajectory import Change, Message, ToolCall, Trajectory
 from ..errors import validation_problem
 from .timeouts import CaseTimeout, SystemRaised, call_with_timeout, describe_exception
 
@@ -197,7 +197,9 @@ def _in_sandbox(system: Any, case: Case, act: Callable[[], Any], what: str, *, r
 
     def calls() -> tuple[TrajectoryDict, EnvironmentState | None]:
         if stateful and not resettable and case.initial_state:  # the system's shape: an error of its case
-            raise TypeError(f"the system has snapshot() but no reset(): {NO_RESET}")
+            raise TypeError("the system has snapshot() but no reset(): the case's initial_state would never be set, "
+                            "and its state would be judged against a world it did not start from; add "
+                            "reset(state), which the runner calls before each case with a copy of initial_state")
         if resettable:
             system.reset(initial)
         if after_reset is not None:
