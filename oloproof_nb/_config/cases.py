@@ -11,7 +11,7 @@ from typing import IO
 from .._core.case import Case, case_from_mapping
 from .._core.paths import MAX_DEPTH, exceeds_depth
 from ..errors import CaseFileError, quote
-from .files import UnreadableFile, open_regular
+from .files import KeyTwice, UnreadableFile, keys_once, open_regular
 
 __all__ = ["iter_cases", "load_cases"]
 
@@ -87,7 +87,10 @@ def iter_cases(path: str | Path) -> Iterator[tuple[int, Case]]:
             if not line.strip():
                 continue
             try:
-                obj = json.loads(line)
+                obj = json.loads(line, object_pairs_hook=keys_once)
+            except KeyTwice as exc:  # {"expected": {...}, "expected": {...}}: the last one would win silently
+                raise CaseFileError(path, lineno, f"key {quote(exc.args[0])} appears twice in one object; give "
+                                    "each key once") from None
             except (ValueError, RecursionError) as exc:  # JSONDecodeError, or a number too long to convert
                 msg = (exc.msg if isinstance(exc, json.JSONDecodeError) else
                        "nested too deeply" if isinstance(exc, RecursionError) else str(exc).split(":")[0])

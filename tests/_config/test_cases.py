@@ -271,3 +271,25 @@ def test_only_an_escaped_lone_surrogate_is_refused(tmp_path: Path, text: str, ok
     else:
         with pytest.raises(CaseFileError, match="line 1: a string holds .*lone surrogate"):
             list(iter_cases(path))
+
+
+@pytest.mark.parametrize(("line", "key"), [
+    # the expectation written twice: json.loads kept the second (no state check at all) without a word
+    ('{"id": "a", "input": {}, "expected": {"state": {"n": 1}}, "expected": {"answer": "ok"}}', "expected"),
+    ('{"id": "a", "input": {}, "initial_state": {"n": 1, "n": 2}}', "n"),      # nested: the sandbox's start
+    ('{"id": "a", "id": "b", "input": {}}', "id"),                               # which case is this?
+])
+def test_a_key_given_twice_in_one_object_is_refused_with_its_line(tmp_path: Path, line: str, key: str) -> None:
+    path = tmp_path / "cases.jsonl"
+    path.write_text(json.dumps(CASE) + "\n" + line + "\n", encoding="utf-8")
+    before = path.read_bytes()
+    with pytest.raises(CaseFileError) as info:
+        load_cases(path)
+    assert str(info.value) == f"{path}: line 2: key '{key}' appears twice in one object; give each key once"
+    assert path.read_bytes() == before
+
+
+def test_the_same_key_in_two_objects_of_a_line_is_no_duplicate(tmp_path: Path) -> None:
+    """Only a key repeated within one object is refused: ``n`` under two orders is two keys."""
+    line = '{"id": "a", "input": {"n": 1}, "initial_state": {"x": {"n": 1}, "y": {"n": 2}}}'
+    assert _line_case(line, tmp_path).initial_state == {"x": {"n": 1}, "y": {"n": 2}}
