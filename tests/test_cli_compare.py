@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -164,6 +165,14 @@ def test_a_suite_folder_stands_for_its_latest_run(make_suite: Callable[..., Path
     assert main(["compare", str(root), str(worse)]) == 2
     assert capsys.readouterr().err.splitlines()[-1] == (f"oloproof: error: {worse}: the base and the candidate are "
                                                         "the same run; compare two runs")
+    copied = shutil.copytree(worse, root / "elsewhere")  # a CI artifact downloaded twice: one run in two folders
+    assert main(["compare", str(worse), str(copied)]) == 2  # was NO_REGRESSION, exit 0 (review R)
+    run_id = op.load_run(worse).run_id
+    assert capsys.readouterr().err.splitlines()[-1] == (f"oloproof: error: compare: the base and the candidate are "
+                                                        f"the same run {run_id} ({worse} and {copied}); compare "
+                                                        "two runs")
+    with pytest.raises(op.OloproofError, match=f"the same run {run_id}"):
+        op.compare(op.load_run(worse), op.load_run(worse))
 
 
 def test_a_candidate_that_skipped_base_cases_exits_1_saying_so(runs: dict[str, Path], make_suite: Callable[..., Path],

@@ -32,7 +32,9 @@ applies:
    ``INSUFFICIENT_EVIDENCE`` (``interval_includes_minus_margin``);
 7. a ``NO_REGRESSION`` becomes ``INSUFFICIENT_EVIDENCE`` (``unpaired_failures``) when the candidate has rows
    that do not pass where the base run judged nothing for that case (a fault replay of a tool only the
-   candidate calls): the paired difference cannot see them.
+   candidate calls), or (``unpaired_passes``) when rows the base run passed have no row in the candidate (an
+   outcome the candidate left ``waiting``, a replay of a tool it no longer calls): the paired difference
+   cannot see them.
 
 Without ``regression.criteria``, a criterion the base run judges and the candidate run does not gets a row
 of its own, ``INSUFFICIENT_EVIDENCE`` (``not_in_both_runs``): a candidate whose suite dropped the check it
@@ -79,6 +81,7 @@ NOT_IN_BOTH = "not_in_both_runs"
 CASES_NOT_IN_BOTH = "cases_not_in_both_runs"
 #: The reason of a criterion whose candidate failed rows the base run never judged (not in the paired difference).
 NEW_FAILURES = "unpaired_failures"
+LOST_PASSES = "unpaired_passes"
 
 COMPARE = FrameSpec("compare", (
     Column("criterion", TEXT, "The criterion (judged by both runs, or by the base only: ``not_in_both_runs``)."),
@@ -343,9 +346,10 @@ def _pair_cases(base: Run, candidate: Run) -> tuple[pd.DataFrame, pd.DataFrame, 
 
 
 def _pair_rows(base: Run, candidate: Run, paired: pd.DataFrame, keys: list[str],
-               criteria: list[str]) -> tuple[pd.DataFrame, dict[str, int], dict[str, int]]:
+               criteria: list[str]) -> tuple[pd.DataFrame, dict[str, int], dict[str, int], dict[str, int]]:
     """The paired verdict rows (``case_id, cluster, criterion, base, candidate, …``), the rows judged
-    one-sidedly and, of those, the candidate's rows that do not pass, per criterion."""
+    one-sidedly and, of those, the candidate's rows that do not pass and the base run's rows that pass, per
+    criterion."""
     cols = [*keys, "criterion", "verdict", "reason"]
     bv = base.verdicts[cols][base.verdicts["criterion"].isin(criteria)]
     cv = candidate.verdicts[cols][candidate.verdicts["criterion"].isin(criteria)]
@@ -355,6 +359,8 @@ def _pair_rows(base: Run, candidate: Run, paired: pd.DataFrame, keys: list[str],
     one_sided = lone["criterion"].value_counts().to_dict()
     failed = lone[(lone["_merge"].astype(str) == "right_only") & (lone["verdict_c"] != "pass")]
     new_failures = failed["criterion"].value_counts().to_dict()
+    lost = lone[(lone["_merge"].astype(str) == "left_only") & (lone["verdict_b"] == "pass")]
+    lost_passes = lost["criterion"].value_counts().to_dict()
     rows = both[both["_merge"].astype(str) == "both"]
     order = {c: i for i, c in enumerate(criteria)}
     rows = rows.assign(_o=rows["criterion"].map(order)).sort_values("_o", kind="stable")
@@ -365,7 +371,8 @@ def _pair_rows(base: Run, candidate: Run, paired: pd.DataFrame, keys: list[str],
     if len(keys) > 1:  # epochs: keep them beside the case id
         for extra in reversed(keys[1:]):
             frame.insert(1, extra, rows[extra].to_numpy())
-    return frame, {str(k): int(v) for k, v in one_sided.items()}, {str(k): int(v) for k, v in new_failures.items()}
+    return (frame, {str(k): int(v) for k, v in one_sided.items()}, {str(k): int(v) for k, v in new_failures.items()},
+            {str(k): int(v) for k, v in lost_passes.items()})
 
 
 def _flips(rows: pd.DataFrame) -> pd.DataFrame:
@@ -447,6 +454,9 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
     >>> cmp.verdict, cmp.table[["criterion", "difference", "ci_low", "ci_high", "verdict"]]   # doctest: +SKIP
     """
     base_run, cand_run = _as_run(base, "base"), _as_run(candidate, "candidate")
+    if base_run.run_id == cand_run.run_id:  # a copied folder of one run (CI artifacts) is no second version
+        raise OloproofError(f"compare: the base and the candidate are the same run {base_run.run_id} "
+                            f"({base_run.directory} and {cand_run.directory}); compare two runs")
     common = _common_criteria(base_run, cand_run)
     cfg = _release(cand_run, release, common)
     listed = set(cfg.regression.criteria or common)
@@ -463,7 +473,7 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
                             "epoch of the other run, so compare runs made with the same epochs")
     if "epoch" in keys:
         _same_epochs_per_case(base_run.cases, cand_run.cases)
-    rows, one_sided, new_failures = _pair_rows(base_run, cand_run, paired, keys, common)
+    rows, one_sided, new_failures, lost_passes = _pair_rows(base_run, cand_run, paired, keys, common)
     clustered = bool(paired["cluster"].duplicated().any())
     sums_b = criterion_sums(rows.assign(verdict=rows["base"]))
     sums_c = criterion_sums(rows.assign(verdict=rows["candidate"]))
@@ -503,6 +513,11 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
                 why = (f"{NEW_FAILURES}: {new_failures[criterion]} row(s) of the candidate do not pass where the "
                        "base run judged nothing (e.g. a fault replayed only because the candidate now calls the "
                        "tool); they are not in the paired difference")
+            elif verdict == "NO_REGRESSION" and lost_passes.get(criterion):  # a pass that became no row at all
+                verdict = "INSUFFICIENT_EVIDENCE"
+                why = (f"{LOST_PASSES}: {lost_passes[criterion]} row(s) the base run passed have no row in the "
+                       "candidate (e.g. an outcome it left waiting, a fault replay of a tool it no longer calls); "
+                       "they are not in the paired difference")
         else:
             row["margin"], verdict, why = math.nan, "REPORT_ONLY", ""
         row["verdict"] = verdict

@@ -802,3 +802,40 @@ def test_failures_only_the_candidate_was_judged_on_hold_back_no_regression(make_
     same = run(more, "cand2", "cand2")
     assert op.compare(cand, same).table.set_index("criterion").loc["recovers_from_error_at_refund",
                                                                    "verdict"] == "NO_REGRESSION"
+
+
+class Retrier(Refunder):
+    """A Refunder that calls ``refund`` again when the first call failed: it recovers from every fault."""
+
+    def act(self, input: dict[str, Any], rec: Any) -> str:
+        if input["tag"] in self.refunds and not rec.tool("refund", self.refund, order=input["tag"]).get("ok"):
+            rec.tool("refund", self.refund, order=input["tag"])
+        return "ok"
+
+
+def test_passes_the_candidate_has_no_row_for_hold_back_no_regression(make_suite: Callable[..., Path],
+                                                                     tmp_path: Path) -> None:
+    """Review R: rows only the base run judged were counted in ``one_sided`` and dropped. A candidate that
+    stops reaching a check the base passed (it no longer calls the tool whose fault the base recovered from;
+    an outcome it leaves ``waiting``) lost those passes unseen: NO_REGRESSION, exit 0. The base's passing
+    rows without a candidate row now hold it back, as the candidate's failing lone rows do; lone base rows that
+    did not pass still do not (a check the candidate no longer reaches is not one it fails)."""
+    evaluators = [{"type": "answer_matches"}, {"type": "fault_recovery", "tool": "refund", "fault": "error"}]
+    release = {"criteria": {"answer_matches": 0.5}, "regression": {"margin": 0.3}}
+    root = make_suite(_cases(24), evaluators=evaluators, release=release)
+    some = {f"c{i:02d}" for i in range(20)}
+    more = some | {f"c{i:02d}" for i in range(20, 24)}
+
+    def run(agent: type[Refunder], refunds: set[str], name: str) -> op.Run:
+        return op.run(op.load_suite(root), system=lambda: agent(refunds, name), out=tmp_path / name, progress=False)
+
+    base, cand = run(Retrier, more, "base"), run(Retrier, some, "cand")
+    row = op.compare(base, cand).table.set_index("criterion").loc["recovers_from_error_at_refund"]
+    assert (row["n"], row["one_sided"], row["difference"], row["pass_to_fail"]) == (20, 4, 0.0, 0)
+    assert row["ci_low"] >= -0.3 and row["verdict"] == "INSUFFICIENT_EVIDENCE"
+    assert row["reason"].startswith("unpaired_passes: 4 row(s) the base run passed have no row in the candidate")
+    assert op.compare(cand, base).table.set_index("criterion").loc[  # gained passes: nothing lost
+        "recovers_from_error_at_refund", "verdict"] == "NO_REGRESSION"
+    failing = run(Refunder, more, "failing")  # the base's four lone rows fail to recover: nothing lost either
+    assert op.compare(failing, run(Refunder, some, "fewer")).table.set_index("criterion").loc[
+        "recovers_from_error_at_refund", "verdict"] == "NO_REGRESSION"
