@@ -454,7 +454,10 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
     >>> cmp.verdict, cmp.table[["criterion", "difference", "ci_low", "ci_high", "verdict"]]   # doctest: +SKIP
     """
     base_run, cand_run = _as_run(base, "base"), _as_run(candidate, "candidate")
-    if base_run.run_id == cand_run.run_id:  # a copied folder of one run (CI artifacts) is no second version
+    if (base_run.run_id == cand_run.run_id and base_run.manifest == cand_run.manifest
+            and base_run.verdicts.equals(cand_run.verdicts)):
+        # one run given twice, or a copied folder of it (a CI artifact downloaded twice): no second version. A
+        # run re-judged (an Inspect AI log scored with other options) or cut short keeps its id: compared
         raise OloproofError(f"compare: the base and the candidate are the same run {base_run.run_id} "
                             f"({base_run.directory} and {cand_run.directory}); compare two runs")
     common = _common_criteria(base_run, cand_run)

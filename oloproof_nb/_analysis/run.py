@@ -56,6 +56,9 @@ CHUNK = 256
 _OPEN_ATTEMPTS = 5
 #: What making a case record's frame rows raises when the record is not what oloproof_nb writes (a key
 #: missing, a value of the wrong type). Arrow's conversion errors are among them (ValueError, TypeError).
+#: pandas 3 copies a table only when one of its sharers writes to it, so a shallow copy is a copy of its own;
+#: before, a shallow copy shares the values an in-place edit writes to, and the caller gets a deep copy.
+_COPY_ON_WRITE = int(pd.__version__.split(".")[0]) >= 3
 _SHAPE_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError)
 
 
@@ -87,6 +90,7 @@ class Run:
 
     def __init__(self, directory: Path, manifest: Manifest, config: SuiteConfig | None = None,
                  journal: Journal | None = None) -> None:
+        directory = Path(directory).absolute()  # read lazily: a notebook's os.chdir must not change the run read
         self.directory = directory
         self.manifest = manifest
         stored = manifest.suite_config
@@ -102,6 +106,7 @@ class Run:
         self._pooled_from: list[tuple[str | None, int | None]] | None = None  # the members' copies pooled
         self._held = False  # a Run held in memory (see held()): nothing is ever written for it
         self._source: str | None = None  # the columnar copy this Run reads (see copy_source), once opened
+        self._frames: dict[str, pd.DataFrame] = {}  # each frame read once; users get copies (see _shared)
 
     @classmethod
     def load(cls: type[R], directory: str | Path) -> R:
@@ -232,7 +237,8 @@ class Run:
         copy just written (a resumed run's manifest now says it finished; its cases and verdicts are newer)."""
         if self._members is None:
             self.manifest = read_manifest(self.directory)
-        for name in (*FRAMES, "records", "replay_records"):
+        self._frames.clear()
+        for name in ("records", "replay_records"):
             self.__dict__.pop(name, None)
 
     def _keep_in_memory(self, exc: OSError) -> None:
@@ -306,6 +312,15 @@ class Run:
         self._states.release()
         return self._states.many(refs)
 
+    def _shared(self, name: str) -> pd.DataFrame:
+        """Frame ``name``, read on first access and kept; the caller gets its own copy of the table (O(1) with
+        pandas' copy-on-write), so a notebook's scratch edit (``run.verdicts.drop(..., inplace=True)``, a
+        column overwritten) never reaches the gate, slices or comparisons computed on the run afterwards."""
+        frame = self._frames.get(name)
+        if frame is None:
+            frame = self._frames[name] = self._frame(name)
+        return frame.copy(deep=not _COPY_ON_WRITE)
+
     def _frame(self, name: str) -> pd.DataFrame:
         if self._members is not None:
             self._same_members()
@@ -319,7 +334,7 @@ class Run:
         """Refuse to pool a frame from members that moved to another copy after this pooled Run read its
         frames (``write_columnar`` called on a member itself): the frames would be of two moments."""
         now = [(m._source, id(m._in_memory) if m._in_memory is not None else None) for m in self.runs]
-        if self._pooled_from is None or not any(name in self.__dict__ for name in FRAMES):
+        if self._pooled_from is None or not self._frames:
             self._pooled_from = now
         elif now != self._pooled_from:
             moved = next(m for m, was, is_ in zip(self.runs, self._pooled_from, now, strict=True) if was != is_)
@@ -414,7 +429,7 @@ class Run:
         return [rec for r in self.runs for rec in r._journal.replay_records()]
 
     # -- frames -----------------------------------------------------------------------------
-    @cached_property
+    @property
     def cases(self) -> pd.DataFrame:
         """One row per case.
 
@@ -427,18 +442,18 @@ class Run:
         (1..k) of a run with ``epochs: k`` (1 otherwise); ``case_id`` stays the case's, so
         (``case_id``, ``epoch``) identifies one run of a case, and its rows in every frame.
         """
-        return self._frame("cases")
+        return self._shared("cases")
 
-    @cached_property
+    @property
     def steps(self) -> pd.DataFrame:
         """One row per trajectory step.
 
         Columns: ``case_id, step, kind, tool, args, result, is_error, epoch, role, content``;
         ``kind`` is ``tool_call`` or ``message``, tool fields are empty on message rows.
         """
-        return self._frame("steps")
+        return self._shared("steps")
 
-    @cached_property
+    @property
     def snapshots(self) -> pd.DataFrame:
         """One row per recorded state (``environment_state/v1``).
 
@@ -447,17 +462,17 @@ class Run:
         (each distinct state once) when this frame is first read; rows with the
         same state share one object.
         """
-        return self._frame("snapshots")
+        return self._shared("snapshots")
 
-    @cached_property
+    @property
     def changes(self) -> pd.DataFrame:
         """One row per leaf of a recorded state that differs from ``initial_state``.
 
         Columns: ``case_id, path, before, after, epoch`` (ABSENT on the side where the leaf does not exist).
         """
-        return self._frame("changes")
+        return self._shared("changes")
 
-    @cached_property
+    @property
     def verdicts(self) -> pd.DataFrame:
         """One row per case × criterion.
 
@@ -465,17 +480,17 @@ class Run:
         is ``pass``, ``fail`` or ``missing`` (a missing case never passes). Every epoch of a case
         is in the case's cluster.
         """
-        return self._frame("verdicts")
+        return self._shared("verdicts")
 
-    @cached_property
+    @property
     def comparisons(self) -> pd.DataFrame:
         """One row per compared path.
 
         Columns: ``case_id, criterion, path, expected, actual, ok, epoch``.
         """
-        return self._frame("comparisons")
+        return self._shared("comparisons")
 
-    @cached_property
+    @property
     def replays(self) -> pd.DataFrame:
         """One row per fault replay of a case.
 
@@ -483,18 +498,18 @@ class Run:
         recovered, escalated, constraint_broken, verdict, reason, cached, epoch`` (each epoch
         is replayed on its own).
         """
-        return self._frame("replays")
+        return self._shared("replays")
 
-    @cached_property
+    @property
     def pairs(self) -> pd.DataFrame:
         """One row per metamorphic pair and relation.
 
         Columns: ``source_id, derived_id, transform, relation, criterion, holds, label, cluster, epoch``
         (a derived case's epoch is paired with its source's same epoch).
         """
-        return self._frame("pairs")
+        return self._shared("pairs")
 
-    @cached_property
+    @property
     def receipts(self) -> pd.DataFrame:
         """One row per outcome receipt.
 
@@ -502,7 +517,7 @@ class Run:
         expected_sha256, observed_digest, digest_kind, validator, validator_exit_code,
         evidence_source, status, reason, epoch``.
         """
-        return self._frame("receipts")
+        return self._shared("receipts")
 
     def summary(self) -> pd.DataFrame:
         """Per criterion: rows and pass / fail / missing counts (raw counts, unrounded)."""

@@ -116,9 +116,12 @@ def test_run_folders_and_swapped_sides(unclustered: tuple[op.Run, op.Run]) -> No
     assert (back["ci_low"], back["ci_high"]) == pytest.approx((-row["ci_high"], -row["ci_low"]), abs=1e-12)
 
 
-def test_a_run_compared_with_itself(unclustered: tuple[op.Run, op.Run]) -> None:
-    base, _ = unclustered
-    cmp = op.compare(base, base, release={"regression": {"margin": 0.2}, "min_clusters": 20})
+def test_a_run_compared_with_an_identical_one(make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    """The same behaviour run twice (one run given twice is refused: see test_cli_compare)."""
+    root = make_suite(_cases(30), evaluators=[{"type": "answer_matches"}])
+    base = _run(root, tmp_path / "base", broken={"c00", "c01", "c02"})
+    again = _run(root, tmp_path / "again", broken={"c00", "c01", "c02"})
+    cmp = op.compare(base, again, release={"regression": {"margin": 0.2}, "min_clusters": 20})
     row = cmp.table.iloc[0]
     assert row["difference"] == 0 and cmp.flips.empty and cmp.unpaired.empty
     assert row["ci_low"] < 0 < row["ci_high"]  # never zero width: ± the bound of 0 discordant rows in 30
@@ -169,10 +172,11 @@ def test_margin_at_the_interval_end_through_compare(unclustered: tuple[op.Run, o
     base, _ = unclustered
     assert base.suite_root is not None
     cand = _run(base.suite_root, tmp_path / "worse", broken={f"c{i:02d}" for i in range(15)}, version="c")
-    low = op.compare(base, base).table.iloc[0]["ci_low"]
-    at = op.compare(base, base, release={"regression": {"margin": -low}}).table.iloc[0]
+    same = _run(base.suite_root, tmp_path / "same", broken={"c00", "c01", "c02"})  # no change: the base again
+    low = op.compare(base, same).table.iloc[0]["ci_low"]
+    at = op.compare(base, same, release={"regression": {"margin": -low}}).table.iloc[0]
     assert at["verdict"] == "NO_REGRESSION" and at["reason"].startswith("ci_low_at_or_above_minus_margin")
-    below = op.compare(base, base, release={"regression": {"margin": math.nextafter(-low, 0)}}).table.iloc[0]
+    below = op.compare(base, same, release={"regression": {"margin": math.nextafter(-low, 0)}}).table.iloc[0]
     assert below["verdict"] == "INSUFFICIENT_EVIDENCE"
     high = op.compare(base, cand).table.iloc[0]["ci_high"]
     assert high < 0
@@ -404,19 +408,19 @@ def test_a_reduced_criterion_is_compared_on_its_reduced_values(make_suite: Calla
 def test_release_regression_settings(make_suite: Callable[..., Path], tmp_path: Path) -> None:
     root = make_suite(_cases(4), evaluators=[{"type": "answer_matches"}],
                       release={"criteria": {"answer_matches": 0.5}, "regression": {"margin": 0.3}})
-    run = _run(root, tmp_path / "r")
-    assert op.compare(run, run).margin == 0.3  # the candidate's release.yaml
-    assert op.compare(run, run, release={}).margin == 0.02  # the default
+    run, again = _run(root, tmp_path / "r"), _run(root, tmp_path / "again")
+    assert op.compare(run, again).margin == 0.3  # the candidate's release.yaml
+    assert op.compare(run, again, release={}).margin == 0.02  # the default
     with pytest.raises(op.ConfigError, match=r"regression\.criteria.*'nope' is not judged by both runs"):
-        op.compare(run, run, release={"regression": {"criteria": ["nope"]}})
+        op.compare(run, again, release={"regression": {"criteria": ["nope"]}})
     with pytest.raises(op.ConfigError, match=r"regression\.margin"):
-        op.compare(run, run, release={"regression": {"margin": 1.5}})
+        op.compare(run, again, release={"regression": {"margin": 1.5}})
     with pytest.raises(op.ConfigError, match=r"regression.*allowed: margin, criteria"):
-        op.compare(run, run, release={"regression": {"margins": 0.1}})
+        op.compare(run, again, release={"regression": {"margins": 0.1}})
     bad = tmp_path / "release.yaml"
     bad.write_text(yaml.safe_dump({"regression": {"criteria": []}}), encoding="utf-8")
     with pytest.raises(op.ConfigError, match=r"release\.yaml.*regression\.criteria"):
-        op.compare(run, run, release=bad)
+        op.compare(run, again, release=bad)
 
 
 # -- acceptance: the bundled example with a planted regression ------------------------------------------------
@@ -483,13 +487,14 @@ def test_planted_regression_on_the_example(example_runs: dict[str, op.Run]) -> N
     assert (strict.drop(index="answer_matches")["verdict"] == "INSUFFICIENT_EVIDENCE").all()
 
 
-def test_the_example_compared_with_itself_and_with_a_rerun(example_runs: dict[str, op.Run]) -> None:
-    for other in ("base", "again"):
-        cmp = op.compare(example_runs["base"], example_runs[other], release={**ALLOW,
-                                                                              "regression": {"margin": MARGIN}})
-        assert (cmp.table["difference"] == 0).all() and cmp.flips.empty and cmp.unpaired.empty
-        assert (cmp.table["pass_to_fail"] == 0).all() and (cmp.table["fail_to_pass"] == 0).all()
-        assert cmp.n_paired == 48 and cmp.table.set_index("criterion").loc["answer_matches", "n"] == 48
+def test_the_example_compared_with_a_rerun_and_not_with_itself(example_runs: dict[str, op.Run]) -> None:
+    release = {**ALLOW, "regression": {"margin": MARGIN}}
+    cmp = op.compare(example_runs["base"], example_runs["again"], release=release)
+    assert (cmp.table["difference"] == 0).all() and cmp.flips.empty and cmp.unpaired.empty
+    assert (cmp.table["pass_to_fail"] == 0).all() and (cmp.table["fail_to_pass"] == 0).all()
+    assert cmp.n_paired == 48 and cmp.table.set_index("criterion").loc["answer_matches", "n"] == 48
+    with pytest.raises(op.OloproofError, match="the base and the candidate are the same run"):  # review R: a
+        op.compare(example_runs["base"], example_runs["base"], release=release)  # trivial NO_REGRESSION before
 
 
 def test_runs_of_different_epochs_are_refused(make_suite: Callable[..., Path], tmp_path: Path) -> None:
@@ -722,9 +727,9 @@ def test_a_case_whose_epochs_differ_between_the_runs_is_refused(tmp_path: Path) 
     cand = op.run(folder, out=tmp_path / "cand", progress=False, epochs=3)
     assert op.compare(base, cand).n_paired == 18  # as run: every case's three epochs paired
     short = cand.cases["case_id"].eq("fs-02") & cand.cases["epoch"].gt(1)
-    cand.__dict__["cases"] = cand.cases[~short].reset_index(drop=True)  # fs-02 ran epoch 1 only there
+    cand._frames["cases"] = cand.cases[~short].reset_index(drop=True)  # fs-02 ran epoch 1 only there
     vshort = cand.verdicts["case_id"].eq("fs-02") & cand.verdicts["epoch"].gt(1)
-    cand.__dict__["verdicts"] = cand.verdicts[~vshort].reset_index(drop=True)
+    cand._frames["verdicts"] = cand.verdicts[~vshort].reset_index(drop=True)
     with pytest.raises(op.OloproofError, match=r"^compare: case 'fs-02' ran epochs 1–3 in the base run and 1 in the "
                                                r"candidate \(1 such case\(s\)\)"):
         op.compare(base, cand)

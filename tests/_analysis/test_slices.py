@@ -337,7 +337,7 @@ def test_cases_the_gate_leaves_out_are_not_counted_as_in_no_bin(tmp_path: Path) 
     run = flaky_run(tmp_path)
     v = run.verdicts
     short = v["case_id"].isin(["ok00", "ok01", "ok02"]) & (v["epoch"] > 1)
-    run.__dict__["verdicts"] = v[~short].reset_index(drop=True)
+    run._frames["verdicts"] = v[~short].reset_index(drop=True)
     row = op.gate(run).table.iloc[0]
     assert (row["n"], row["passed"]) == (21, 17)  # by hand: 24 − 3 cases, of them 4 flaky fail pass^3
     assert "3 case(s) with fewer than 3 rows left out" in row["reason"]

@@ -1,0 +1,83 @@
+"""The Run a notebook holds: what it reads stays the run it opened, whatever the notebook does meanwhile."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import oloproof_nb as op
+
+
+def _cases(n: int, failing: int) -> list[dict[str, object]]:
+    """``n`` cases expecting "ok"; the first ``failing`` answer "bad"."""
+    return [{"id": f"c{i:02d}", "input": {"answer": "bad" if i < failing else "ok"}, "expected": {"answer": "ok"}}
+            for i in range(n)]
+
+
+@pytest.fixture
+def two_runs(make_suite: Callable[..., Path], tmp_path: Path) -> tuple[Path, Path]:
+    """Two runs of one suite, each in a folder named ``run`` (under ``a/`` and ``b/``): 8 of 30 cases fail in the
+    first, none in the second."""
+    evaluators = [{"type": "answer_matches"}]
+    release = {"criteria": {"answer_matches": 0.9}}
+    dirs = []
+    for name, failing in (("a", 8), ("b", 0)):
+        suite = op.load_suite(make_suite(_cases(30, failing), evaluators=evaluators, release=release))
+        dirs.append(op.run(suite, out=tmp_path / name / "run", progress=False).directory)
+    return dirs[0], dirs[1]
+
+
+def test_a_run_opened_by_a_relative_path_stays_that_run_after_chdir(two_runs: tuple[Path, Path],
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review I: ``op.load_run("run")`` kept the relative path and read frames and records lazily, so after a
+    notebook's ``os.chdir`` (or ``%cd``) to a folder holding another ``run`` it silently read that run's records,
+    and elsewhere raised a false "the run changed after it was loaded"."""
+    first, second = two_runs
+    monkeypatch.chdir(first.parent)
+    run = op.load_run("run")
+    assert run.directory == first
+    monkeypatch.chdir(second.parent)  # another run of the same suite, also named "run"
+    assert run.record("c00")["trajectory"]["answer"] == "bad"  # the first run's (the second's answers "ok")
+    assert int((run.verdicts["verdict"] == "fail").sum()) == 8  # frames read for the first time only now
+    assert op.gate(run).table.loc[0, "passed"] == 22
+    monkeypatch.chdir(first.parent.parent)  # a folder with no "run" in it
+    assert len(op.load_run(first).cases) == len(run.cases) == 30
+
+
+@pytest.mark.filterwarnings("ignore:The inplace keyword")  # pandas 3.1 deprecates it; notebooks still do it
+@pytest.mark.parametrize("edit", ["drop in place", "loc assignment", "column overwritten"])
+def test_editing_a_frame_the_run_returned_does_not_change_what_it_computes(two_runs: tuple[Path, Path],
+                                                                         edit: str) -> None:
+    """Review I: frames were cached and handed out by reference. Dropping the failures from ``run.verdicts`` to
+    look at the rest turned the gate's answer_matches from FAIL (22 of 30) into a criterion without failures;
+    overwriting ``run.cases.n_tool_calls`` moved every case into one slice bin."""
+    run = op.load_run(two_runs[0])
+    before_gate = op.gate(run).table
+    before_slices = op.slice_table(run, "tool_calls:1,2")
+    verdicts, cases = run.verdicts, run.cases
+    failing = verdicts["verdict"] == "fail"
+    if edit == "drop in place":
+        verdicts.drop(verdicts[failing].index, inplace=True)
+        cases.drop(cases.index[:8], inplace=True)
+    elif edit == "loc assignment":
+        verdicts.loc[failing, "verdict"] = "pass"
+        cases.loc[:, "n_tool_calls"] = 5
+    else:
+        verdicts["verdict"] = "pass"
+        cases["n_tool_calls"] = 0
+    assert (before_gate.loc[0, "passed"], before_gate.loc[0, "verdict"]) == (22, "FAIL")
+    pd.testing.assert_frame_equal(op.gate(run).table, before_gate)
+    pd.testing.assert_frame_equal(op.slice_table(run, "tool_calls:1,2"), before_slices)
+    assert int((run.verdicts["verdict"] == "fail").sum()) == 8 and len(run.cases) == 30
+    pd.testing.assert_frame_equal(run.verdicts, op.load_run(two_runs[0]).verdicts)
+
+
+def test_a_copied_run_folder_reads_as_the_folder_it_is_in(two_runs: tuple[Path, Path], tmp_path: Path) -> None:
+    """The path is made absolute, not resolved through the copy: a copy of a run folder is read from the copy."""
+    copy = shutil.copytree(two_runs[0], tmp_path / "copy")
+    run = op.load_run(copy)
+    assert run.directory == copy and len(run.cases) == 30
