@@ -541,6 +541,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     from ._display.compare import compare
     from ._display.notebook import load_run
     from ._display.terminal import reason_lines
+    from ._display.theme import fmt_level
 
     # a suite folder stands for its latest run, as for gate and report
     args.base_run, args.candidate_run = _run_dir(args.base_run, "base:"), _run_dir(args.candidate_run, "candidate:")
@@ -552,8 +553,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     candidate = _whole(load_run(args.candidate_run), args.candidate_run)
     cmp = compare(base, candidate, release=args.release)
     print(f"base {base.run_id} -> candidate {candidate.run_id}")
-    print(f"{cmp.n_paired} paired cases; diff = candidate - base with its {cmp.release.confidence:.0%} interval; "
-          f"margin {cmp.margin:g}")
+    print(f"{cmp.n_paired} paired cases; diff = candidate - base with its {fmt_level(cmp.release.confidence)} "
+          f"interval; margin {cmp.margin:g}")
     print(_compare_table(cmp.table))
     for line in reason_lines(cmp.table, _WIDTH, plain=_COMPARE_PLAIN):  # as the gate prints its reasons
         print(line)

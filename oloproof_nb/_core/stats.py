@@ -7,8 +7,6 @@ over G clusters the rate is the ratio p̂ = Σk/Σm.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -63,6 +61,17 @@ def _as_values(values: ArrayLike) -> np.ndarray:
     return arr.astype(np.int64)
 
 
+def _missing_id(c: object) -> bool:
+    """Whether a cluster id is a missing marker: None, or a value unequal to itself (NaN, NaT) or whose equality
+    has no truth value (pandas' NA, which a nullable ``string`` column holds), found without importing pandas."""
+    if c is None:
+        return True
+    try:
+        return not bool(c == c)
+    except (TypeError, ValueError):
+        return True
+
+
 def _codes(clusters: ArrayLike | None, n: int) -> np.ndarray:
     """Integer codes 0..G-1 for ``clusters`` (each row its own cluster when None)."""
     if clusters is None:
@@ -74,8 +83,8 @@ def _codes(clusters: ArrayLike | None, n: int) -> np.ndarray:
         raise ValueError(f"clusters has {arr.shape[0]} ids but values has {n} rows; give one id per row")
     if arr.dtype.kind == "f" and np.isnan(arr).any():
         raise ValueError("clusters contains NaN; every row needs a cluster id")
-    if arr.dtype.kind == "O" and any(c is None or (isinstance(c, float) and math.isnan(c)) for c in arr):
-        raise ValueError("clusters contains None/NaN; every row needs a cluster id")
+    if arr.dtype.kind == "O" and any(map(_missing_id, arr)):
+        raise ValueError("clusters contains None/NaN/NA; every row needs a cluster id")
     try:
         return np.unique(arr, return_inverse=True)[1].reshape(-1)
     except TypeError:  # mixed, unorderable ids: factorize in order of appearance

@@ -15,7 +15,7 @@ from ..errors import terminal_text
 from .html import html_table, render
 from .notebook import Run
 from .panel import CasePanel
-from .theme import fmt_interval, fmt_number
+from .theme import fmt_interval, fmt_level, fmt_number
 
 __all__ = ["Comparison", "PairedPanel", "compare"]
 
@@ -100,7 +100,7 @@ class Comparison(_compare.Comparison):
                       candidate_id=self.candidate.run_id, base_version=str(self.base.system_version),
                       candidate_version=str(self.candidate.system_version),
                       n_paired=self.n_paired, clustered=self.clustered,
-                      confidence=f"{self.release.confidence:.0%}", margin=f"{self.margin:g}", notes=self.notes,
+                      confidence=fmt_level(self.release.confidence), margin=f"{self.margin:g}", notes=self.notes,
                       table=html_table(shown, fmt_number, styled=True),
                       flips=html_table(flips, fmt_number, styled=True) if len(flips) else "",
                       n_flipped=len(self.flips), more_flips=max(0, len(self.flips) - SHOWN),

@@ -187,6 +187,22 @@ def _json(df: pd.DataFrame, path: Path) -> str:
     return json.dumps(records, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
 
 
+def _index_as_columns(table: pd.DataFrame, path: Path) -> pd.DataFrame:
+    """The named index levels of ``table`` as its first columns; a level that repeats a column of the same name
+    and values (``set_index("criterion", drop=False)``) is left out rather than written twice."""
+    named = [name for name in table.index.names if name is not None]
+    if not named:
+        return table
+    repeats = [name for name in named if name in table.columns]
+    for name in repeats:
+        level = table.index.get_level_values(name)
+        if not pd.Series(level, index=table.index).equals(table[name]):
+            raise ExportError(f"{path}: the index level {name!r} and the column {name!r} hold different values; "
+                              "rename one of them, or reset the index yourself")
+    return table.reset_index(level=[n for n in named if n not in repeats]) if len(repeats) < len(named) \
+        else table.reset_index(drop=True)
+
+
 _WRITERS: dict[str, Callable[[pd.DataFrame, Path], str]] = {
     ".csv": _csv, ".md": _md, ".tex": _latex, ".html": _html, ".json": _json,
 }
@@ -255,8 +271,12 @@ def export_table(df: pd.DataFrame | Any, path: str | Path) -> Path:
     if writer is None:
         raise ExportError(f"{path}: unknown table format {suffix or '(no suffix)'!r}; "
                           f"allowed suffixes: {', '.join(EXPORT_SUFFIXES)}")
-    if any(name is not None for name in table.index.names):
-        table = table.reset_index()
+    table = _index_as_columns(table, path)
+    names = [str(c) for c in table.columns]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:  # a JSON row keeps one of them, a CSV header both: which column a reader gets is a guess
+        raise ExportError(f"{path}: the table has more than one column named {', '.join(map(repr, twice))}; "
+                          "give each column its own name (DataFrame.rename, or loc[:, ~df.columns.duplicated()])")
     path.parent.mkdir(parents=True, exist_ok=True)
     write_file(path, writer(table, path))
     return path

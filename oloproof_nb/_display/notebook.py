@@ -30,7 +30,7 @@ from .._run.store import Fsync
 from ..errors import OloproofError, terminal_text
 from .html import html_table, render
 from .panel import CasePanel
-from .theme import fmt_interval, fmt_number
+from .theme import fmt_interval, fmt_level, fmt_number
 
 __all__ = ["Run", "Gate", "run", "load_run", "load_runs", "from_inspect", "gate", "progress_bar"]
 
@@ -121,7 +121,7 @@ class Gate(_gate.Gate):
     def _repr_html_(self) -> str:
         shown = self.table.drop(columns=["evaluator"]).rename(columns={"n_clusters": "clusters"})
         return render("gate.html", verdict=self.verdict, reason=self.reason, clustered=self.clustered,
-                      n_source_clusters=self.n_source_clusters, confidence=f"{self.release.confidence:.0%}",
+                      n_source_clusters=self.n_source_clusters, confidence=fmt_level(self.release.confidence),
                       findings=self.findings, table=html_table(shown, fmt_number, styled=True))
 
 

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import OloproofError
-from .theme import COLOURS, CRITERION_COLOURS, GRID, INK, MUTED, colour, table_of
+from .theme import COLOURS, CRITERION_COLOURS, GRID, INK, MUTED, colour, fmt_level, table_of
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -116,8 +116,11 @@ def _interval_rows(ax: Axes, table: pd.DataFrame, labels: list[str], colours: li
 
 
 def _legend_below(ax: Axes, handles: list[Any]) -> None:
-    """A one-row legend a fixed distance below the x-axis label."""
+    """A one-row legend a fixed distance below the x-axis label (none without handles: a filtered, empty table)."""
     from matplotlib.transforms import ScaledTranslation
+
+    if not handles:
+        return
 
     below = ax.transAxes + ScaledTranslation(0, -0.62, ax.figure.dpi_scale_trans)
     ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), bbox_transform=below,
@@ -158,7 +161,7 @@ def gate(g: Any, ax: Axes | None = None) -> Axes:
     _rate_axis(ax, "x", float(lows.min()) if lows.notna().any() else 0.0)
     is_gate = not isinstance(g, pd.DataFrame)  # a DataFrame's getattr would find its columns
     release = getattr(g, "release", None) if is_gate else None
-    conf = f"{release.confidence:.0%} " if release is not None else ""
+    conf = f"{fmt_level(release.confidence)} " if release is not None else ""
     ax.set_xlabel(f"pass rate and {conf}interval")
     verdict = getattr(g, "verdict", None) if is_gate else None
     reason = getattr(g, "reason", "") if is_gate else ""
@@ -330,7 +333,7 @@ def compare(cmp: Any, ax: Axes | None = None) -> Axes:
         ax.spines[side].set_visible(False)
     is_cmp = not isinstance(cmp, pd.DataFrame)
     release = getattr(cmp, "release", None) if is_cmp else None
-    conf = f"{release.confidence:.0%} " if release is not None else ""
+    conf = f"{fmt_level(release.confidence)} " if release is not None else ""
     ax.set_xlabel(f"difference in pass rate, candidate − base, with its paired {conf}interval")
     verdict = getattr(cmp, "verdict", None) if is_cmp else None
     reason = getattr(cmp, "reason", "") if is_cmp else ""  # why, when no criterion says (a run that did not finish)

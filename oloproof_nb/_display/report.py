@@ -36,7 +36,7 @@ from .html import html_table, render
 from .markdown import markdown_table, md_cell, md_code, md_link
 from .notebook import gate
 from .terminal import run_size
-from .theme import PAGE_CSS, TABLE_CSS, fmt_interval, fmt_number
+from .theme import PAGE_CSS, TABLE_CSS, fmt_interval, fmt_level, fmt_number
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -88,7 +88,7 @@ def _gate_section(run: Run, release: ReleaseLike | None, baseline: Baseline | Ru
     g = gate(run, release=release, baseline=baseline)
     sec = Section("gate", "Release gate", verdict=g.verdict)
     sec.text.append(f"Verdict **{g.verdict}** ({'clustered' if g.clustered else 'unclustered'} run, "
-                    f"{g.n_source_clusters} source clusters, {g.release.confidence:.0%} intervals). A criterion "
+                    f"{g.n_source_clusters} source clusters, {fmt_level(g.release.confidence)} intervals). A criterion "
                     "passes when its interval's lower end is at or above the threshold and fails when its upper "
                     "end is below; otherwise the evidence is insufficient."
                     + (f" It is BLOCK whatever the table says: {g.reason}." if g.reason else ""))
@@ -100,7 +100,7 @@ def _gate_section(run: Run, release: ReleaseLike | None, baseline: Baseline | Ru
     if (g.table["reduce"] != "mean").any():
         sec.text.append("A criterion marked (pass^k) or (pass@k) is reduced over each case's epochs: its n counts "
                         "cases, passed the cases whose value is 1, and rate is the mean of the cases' values.")
-    shown[f"{g.release.confidence:.0%} CI"] = [fmt_interval(lo, hi) if fmt_number(lo) else ""
+    shown[f"{fmt_level(g.release.confidence)} CI"] = [fmt_interval(lo, hi) if fmt_number(lo) else ""
                                                for lo, hi in zip(g.table["ci_low"], g.table["ci_high"], strict=True)]
     shown = pd.concat([shown, g.table[["method", "threshold", "verdict", "reason", "failing_clusters"]]], axis=1)
     if "noop_rate" in g.table.columns:

@@ -18,7 +18,7 @@ import pandas as pd
 from .._analysis.gate import Gate
 from .._analysis.run import Run
 from .markdown import terminal_text, text_table
-from .theme import fmt_bound, fmt_cell, fmt_number
+from .theme import fmt_bound, fmt_cell, fmt_level, fmt_number
 
 __all__ = ["WIDTH", "gate_table_text", "exit_line", "fit", "reason_lines", "run_size"]
 
@@ -41,7 +41,7 @@ def _interval(low: Any, high: Any) -> str:
 
 
 def _narrow(table: pd.DataFrame, confidence: float) -> tuple[list[str], list[list[str]]]:
-    headers = ["criterion", "n", "pass", "miss", "rate", f"{confidence:.0%} CI", "thr", "verdict"]
+    headers = ["criterion", "n", "pass", "miss", "rate", f"{fmt_level(confidence)} CI", "thr", "verdict"]
     rows = [[terminal_text(r.criterion), fmt_number(r.n), fmt_number(r.passed), fmt_number(r.missing),
              fmt_number(r.rate), _interval(r.ci_low, r.ci_high), fmt_number(r.threshold), r.verdict]
             for r in table.itertuples()]

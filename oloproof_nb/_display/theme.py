@@ -84,6 +84,18 @@ def fmt_number(value: Any) -> str:
     return str(value)
 
 
+def fmt_level(confidence: float) -> str:
+    """A confidence level as a percentage with the digits it has: 0.995 is ``99.5%`` (whole percents showed
+    it as ``100%``, and 0.975 as ``98%``).
+
+    Examples
+    --------
+    >>> fmt_level(0.95), fmt_level(0.995), fmt_level(0.975), fmt_level(0.57)
+    ('95%', '99.5%', '97.5%', '57%')
+    """
+    return f"{round(float(confidence) * 100, 6):g}%"
+
+
 def fmt_interval(low: Any, high: Any, sign: bool = False) -> str:
     """An interval for the eye, ``[low, high]`` to three decimals, rounded outward (the low end down, the high
     end up): the interval shown always holds the one computed, so a low end just under a threshold never shows

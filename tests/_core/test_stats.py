@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 import statsmodels.api as sm
 from hypothesis import given, settings
@@ -425,6 +426,11 @@ def test_is_clustered():
         (lambda: rate_interval([[1, 0]]), "one-dimensional"),
         (lambda: rate_interval([1, 0, 1], ["a", "b"]), "clusters has 2 ids but values has 3 rows"),
         (lambda: rate_interval([1, 0], [None, "a"]), "clusters contains None"),
+        # review I: pandas' NA (a nullable string column) put every NA row into one cluster, silently
+        (lambda: rate_interval([1, 0, 1, 0], pd.Series(["a", pd.NA, "b", pd.NA], dtype="string")),
+         "clusters contains None/NaN/NA"),
+        (lambda: rate_interval([1, 0, 1], np.array(["a", pd.NA, "b"], dtype=object)), "contains None/NaN/NA"),
+        (lambda: rate_interval([1, 0, 1], np.array(["a", pd.NaT, "b"], dtype=object)), "contains None/NaN/NA"),
         (lambda: rate_interval([1, 0], confidence=1.5), r"confidence=1\.5 is outside \(0, 1\)"),
         (lambda: rate_interval([1, 0], confidence=0), r"confidence=0 is outside \(0, 1\)"),
         (lambda: rate_interval([1, 0], confidence="high"), "confidence='high' is not a number"),

@@ -80,6 +80,13 @@ def test_plot(cmp: op.Comparison) -> None:
         op.plots.compare(cmp.table.drop(columns=["difference"]))
 
 
+def test_a_filtered_table_with_no_rows_plots_empty(cmp: op.Comparison) -> None:
+    """Review I: the REGRESSION rows of a comparison without any (no rows, no margin line) raised numpy's
+    "number sections must be larger than 0" from a legend of zero columns."""
+    ax = op.plots.compare(cmp.table[cmp.table["verdict"] == "NO_REGRESSION"])  # none: this one regressed
+    assert ax.get_legend() is None and not [t.get_text() for t in ax.get_yticklabels() if t.get_text()]
+
+
 def test_the_plot_title_says_why_when_no_criterion_does(make_suite: Callable[..., Path], tmp_path: Path) -> None:
     """A candidate that did not finish: every row NO_REGRESSION, the comparison INSUFFICIENT_EVIDENCE.
 

@@ -294,3 +294,28 @@ def test_an_export_over_an_existing_file_keeps_its_permissions_and_links(tmp_pat
     to_pipe.symlink_to(pipe)
     op.export_table(table, to_pipe)
     assert not to_pipe.is_symlink() and to_pipe.is_file() and pipe.is_fifo()
+
+
+@pytest.mark.parametrize("suffix", EXPORT_SUFFIXES)
+def test_two_columns_of_one_name_are_refused(tmp_path: Path, suffix: str) -> None:
+    """Review I: a JSON row kept the second ``rate`` of two (the CSV header both): which one a reader got was a
+    guess. Each format now refuses the table, naming the column; nothing is written."""
+    table = pd.DataFrame([[0.25, 0.75, "a"]], columns=["rate", "rate", "criterion"])
+    with pytest.raises(ExportError) as info:
+        op.export_table(table, tmp_path / f"t{suffix}")
+    assert str(info.value).startswith(f"{tmp_path / f't{suffix}'}: the table has more than one column named 'rate'")
+    assert not (tmp_path / f"t{suffix}").exists()
+
+
+def test_an_index_repeating_a_column_is_written_once(tmp_path: Path) -> None:
+    """Review I: ``set_index("criterion", drop=False)`` failed inside pandas ("cannot insert criterion, already
+    exists"). The level that repeats its column is written once; one that differs from it is refused."""
+    table = pd.DataFrame({"criterion": ["a", "b"], "rate": [0.5, 1.0], "k": [1, 2]})
+    out = op.export_table(table.set_index("criterion", drop=False), tmp_path / "same.csv")
+    assert out.read_text(encoding="utf-8") == "criterion,rate,k\na,0.5,1\nb,1.0,2\n"
+    both = table.set_index(["criterion", "k"], drop=False).drop(columns=["k"])  # k only in the index
+    assert op.export_table(both, tmp_path / "both.csv").read_text(encoding="utf-8") == (
+        "k,criterion,rate\n1,a,0.5\n2,b,1.0\n")
+    other = table.set_index(pd.Index(["x", "y"], name="criterion"))
+    with pytest.raises(ExportError, match="the index level 'criterion' and the column 'criterion' hold different"):
+        op.export_table(other, tmp_path / "other.csv")

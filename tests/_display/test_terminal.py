@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from oloproof_nb._analysis.columns import GATE
 from oloproof_nb._analysis.gate import Gate
@@ -176,3 +177,19 @@ def test_the_compare_table_rounds_its_interval_outward() -> None:
                            "fail_to_pass": 0, "missing": 0, "verdict": "INSUFFICIENT_EVIDENCE"}])
     text = _compare_table(table)
     assert "-0.143" in text and " 0.143" in text and "0.142" not in text
+
+
+def test_a_confidence_level_is_shown_with_its_digits(make_suite: Any) -> None:
+    """Review I: levels were shown to whole percents, so ``confidence: 0.995`` read "100% intervals" in the HTML,
+    the plot and the terminal table, and 0.975 read "98%"."""
+    import oloproof_nb as op
+    from oloproof_nb._display.theme import fmt_level
+
+    assert [fmt_level(c) for c in (0.5, 0.9, 0.95, 0.975, 0.99, 0.995, 0.999)] == [
+        "50%", "90%", "95%", "97.5%", "99%", "99.5%", "99.9%"]
+    cases = [{"id": f"c{i}", "input": {"answer": "ok"}, "expected": {"answer": "ok"}} for i in range(5)]
+    run = op.run(op.load_suite(make_suite(cases, evaluators=[{"type": "answer_matches"}])), progress=False)
+    g = op.gate(run, criteria={"answer_matches": 0.5}, confidence=0.995)
+    assert "99.5% intervals" in g._repr_html_() and "100%" not in g._repr_html_()
+    assert op.plots.gate(g).get_xlabel() == "pass rate and 99.5% interval"
+    assert "99.5% CI" in gate_table_text(g)
