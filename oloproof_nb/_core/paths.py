@@ -14,6 +14,7 @@ import json
 import math
 import re
 from collections.abc import Iterator, Mapping, Sequence
+from fractions import Fraction
 from typing import Any, Final
 
 __all__ = [
@@ -320,6 +321,11 @@ def values_equal(expected: Any, actual: Any, tolerance: float | None = None) -> 
         if isinstance(expected, float) and isinstance(actual, float) and math.isnan(expected) and math.isnan(actual):
             return True
         if tolerance is not None and expected != actual:  # equal infinities: inf - inf is NaN, no distance
+            if (type(expected) is int or type(actual) is int) and not any(
+                    type(x) is float and not math.isfinite(x) for x in (expected, actual)):
+                # exactly: an int beyond 2**53 turned into a float loses its last digits (2**53 + 1 was within
+                # tolerance 0 of 2.0**53, so tolerance: 0 was looser than no tolerance)
+                return abs(Fraction(expected) - Fraction(actual)) <= Fraction(tolerance)
             try:
                 return abs(expected - actual) <= tolerance
             except OverflowError:  # an int beyond float range against a float: farther apart than any tolerance

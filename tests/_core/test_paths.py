@@ -253,6 +253,17 @@ def test_leaf_diff_absent_both_ways() -> None:
         ({"x": 1}, {"x": 1, "y": 2}, None, False),
         ([1, 2], [1, 2, 3], None, False),
         ("refunded", 1, 5, False),
+        # review R: an int was turned into a float before the distance was taken, so 2**53 + 1 was within
+        # tolerance 0 of 2.0**53 (tolerance: 0 looser than no tolerance); the distance is now exact
+        (2**53 + 1, 2.0**53, 0.0, False),
+        (2**53 + 1, 2.0**53, None, False),
+        (2**53 + 1, 2.0**53, 1.0, True),
+        (10**20 + 1, 1e20, 0.5, False),  # 1e20 is exactly 10**20: the int is 1 away
+        (10**20 + 1, 1e20, 1.0, True),
+        (10**400, 10**400 + 1, 1.0, True),  # ints beyond any float
+        (10**400, 90.0, 0.01, False),
+        (3, math.inf, 1e308, False),
+        (3, math.nan, 1.0, False),
     ],
 )
 def test_values_equal(a: object, b: object, tol: float | None, equal: bool) -> None:
