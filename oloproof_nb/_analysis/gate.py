@@ -14,7 +14,11 @@ Rule, per criterion named in release.yaml (DESIGN.md, "Gate rule"), the first th
 5. a metamorphic rule whose transform is not checked →
    ``INSUFFICIENT_EVIDENCE`` (``transform_not_checked``);
 6. ``PASS`` when ci_low ≥ threshold, ``FAIL`` when ci_high < threshold,
-   otherwise ``INSUFFICIENT_EVIDENCE`` (``interval_includes_threshold``). A ``cluster_bootstrap``
+   otherwise ``INSUFFICIENT_EVIDENCE`` (``interval_includes_threshold``); an ``outcome_contract``
+   criterion's ``PASS`` becomes ``INSUFFICIENT_EVIDENCE`` (``outcome_waiting``) while any case of the run
+   declared a wait: a waiting case has no verdict row (never a failure, never a success), so the rate is
+   over the outcomes the agent chose to deliver, and an agent answering ``waiting`` wherever it could not
+   deliver passed. A ``cluster_bootstrap``
    bound exactly equal to the threshold is not a PASS (its bounds are resampled ratios, which tie with
    round thresholds), and below ``BOOTSTRAP_MIN_CLUSTERS`` clusters — so far every G, since the
    simulation found its lower-tail miss above 3% in some cell at every G from 30 to 200 (at G = 20 at most
@@ -63,6 +67,7 @@ GATE_COLUMNS = GATE.names
 ReleaseLike = ReleaseConfig | dict[str, Any] | str | Path
 #: ``Gate.reason`` when release.yaml lists no criterion.
 NO_CRITERIA = "no_criteria: nothing was gated"
+OUTCOME_WAITING = "outcome_waiting"
 
 
 def no_decision(run: Run) -> str:
@@ -376,6 +381,7 @@ def gate(run: Run, release: ReleaseLike | None = None, *, baseline: Baseline | R
     clustered = run_is_clustered(run)
     n_source = int(run.cases["cluster"].nunique())
     checked = checked_transforms(run)
+    waiting = _waiting(run)
     sums = {key[0]: value for key, value in criterion_sums(run.verdicts).items()}
     evaluator_of = {ev.name: ev for ev in run.config.evaluators}
     stored = dict(run.manifest.suite_config.vacuous)
@@ -390,7 +396,7 @@ def gate(run: Run, release: ReleaseLike | None = None, *, baseline: Baseline | R
     for criterion in run.criteria:
         ev = evaluator_of[criterion]
         if criterion in reduced:
-            rows.append(_reduced_row(criterion, ev, reduced[criterion], cfg, checked, stored, late))
+            rows.append(_reduced_row(criterion, ev, reduced[criterion], cfg, checked, stored, late, waiting))
             continue
         s = sums.get(criterion, ClusterSums(np.zeros(0, np.int64), np.zeros(0, np.int64), 0))
         row: dict[str, Any] = {
@@ -406,7 +412,7 @@ def gate(run: Run, release: ReleaseLike | None = None, *, baseline: Baseline | R
             interval, swapped = sums_interval(s, cfg, clustered)
             row.update(rate=interval.estimate, ci_low=interval.low, ci_high=interval.high, method=interval.method)
             notes += [n for n in (swapped, interval.reason) if n]
-        rows.append(_decided(row, notes, cfg, clustered, ev, checked, late))
+        rows.append(_decided(row, notes, cfg, clustered, ev, checked, late, waiting=waiting))
     _check_method_used(method, rows)
     table = GATE.from_columns({c: [row[c] for row in rows] for c in GATE_COLUMNS})
     unwhole = no_decision(run)
@@ -444,7 +450,7 @@ def _reduced(run: Run, cfg: ReleaseConfig) -> dict[str, Any]:
 
 
 def _reduced_row(criterion: str, ev: Any, rs: Any, cfg: ReleaseConfig, checked: dict[str, bool],
-                 stored: dict[str, list[str]], late: dict[str, str]) -> dict[str, Any]:
+                 stored: dict[str, list[str]], late: dict[str, str], waiting: int = 0) -> dict[str, Any]:
     """A gate row of a criterion reduced over epochs: each case one row of value pass^k or pass@k.
 
     ``n`` counts cases, ``passed`` the cases whose value is 1, ``missing`` the cases whose every epoch is
@@ -467,7 +473,7 @@ def _reduced_row(criterion: str, ev: Any, rs: Any, cfg: ReleaseConfig, checked: 
     left_out = 0 if rs is None else rs.left_out
     if left_out:
         notes.append(f"{left_out} case(s) with fewer than {rs.reduction.k} rows left out of {text}")
-    return _decided(row, notes, cfg, clustered, ev, checked, late, left_out)
+    return _decided(row, notes, cfg, clustered, ev, checked, late, left_out, waiting)
 
 
 def _check_method_used(method: str | None, rows: list[dict[str, Any]]) -> None:
@@ -490,22 +496,37 @@ def _check_method_used(method: str | None, rows: list[dict[str, Any]]) -> None:
 
 
 def _decided(row: dict[str, Any], notes: list[str], cfg: ReleaseConfig, clustered: bool, ev: Any,
-             checked: dict[str, bool], late: dict[str, str], left_out: int = 0) -> dict[str, Any]:
+             checked: dict[str, bool], late: dict[str, str], left_out: int = 0, waiting: int = 0) -> dict[str, Any]:
     """``row`` (its counts and interval filled in) with its threshold, verdict and reason (the notes after it).
 
     ``late``: criterion → a vacuous-check finding made by the gate (an idle fault, a threshold of 0);
-    ``left_out``: cases a pass^k or pass@k criterion could not reduce (fewer than k rows).
+    ``left_out``: cases a pass^k or pass@k criterion could not reduce (fewer than k rows); ``waiting``: case
+    runs whose outcome receipt is ``waiting`` (they hold back an ``outcome_contract`` PASS).
     """
     criterion = row["criterion"]
     threshold = cfg.criteria.get(criterion)
     row["threshold"] = math.nan if threshold is None else float(threshold)
     verdict, reason = _decide(row, threshold, cfg, clustered, ev, checked, left_out)
+    if verdict == "PASS" and waiting and ev.type == "outcome_contract":
+        verdict, reason = "INSUFFICIENT_EVIDENCE", (
+            f"{OUTCOME_WAITING}: {waiting} case run(s) declared a wait, so their outcomes are not known (no verdict "
+            f"row: neither a failure nor a success); the rate is over the {row['n']} delivered")
     if criterion in late:
         notes.append(late[criterion])
     row["verdict"] = verdict
     row["reason"] = "; ".join([reason, *notes] if reason else notes)
     row["_clustered"] = clustered  # read by _check_method_used; not a column of the table
     return row
+
+
+def _waiting(run: Run) -> int:
+    """Case runs whose outcome receipt is ``waiting`` (0 without an ``outcome_contract`` evaluator: the
+    receipts are not read)."""
+    if not any(ev.type == "outcome_contract" for ev in run.config.evaluators):
+        return 0
+    receipts = run.receipts
+    keys = [c for c in ("run_id", "case_id", "epoch") if c in receipts.columns]
+    return int(len(receipts.loc[receipts["status"] == "waiting", keys].drop_duplicates()))
 
 
 def _decide(row: dict[str, Any], threshold: float | None, cfg: ReleaseConfig, clustered: bool, ev: Any,

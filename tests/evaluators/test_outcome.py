@@ -314,6 +314,28 @@ def test_waiting_is_neither_a_pass_nor_a_failure(outcome_suite: Callable[..., Pa
     assert summary["verified_share"] == pytest.approx(0.5)
 
 
+@pytest.mark.parametrize("waiting", [0, 1, 6])
+def test_a_wait_holds_back_a_pass_of_the_outcome_criterion(outcome_suite: Callable[..., Path], waiting: int) -> None:
+    """Review R: a waiting case has no verdict row, so an agent that delivered 30 of 60 artifacts and answered
+    "waiting" on the rest passed outcome_verified at 30/30 (exit 0), although DESIGN says a wait is never a
+    success. While any case waits, the criterion's PASS is INSUFFICIENT_EVIDENCE (outcome_waiting); the rows
+    and the interval are those of the delivered outcomes, as before, and the other criteria are untouched."""
+    cases = [case(f"ok{i:02d}", {"artifact_id": "good"}, write=["good"]) for i in range(24)]
+    cases += [case(f"wait{i}", {"artifact_id": "good"}, write=[], status="waiting") for i in range(waiting)]
+    root = outcome_suite(cases,
+                         release={"criteria": {"outcome_verified": 0.8, "answer_matches": 0.8}})
+    table = op.gate(op.run(op.load_suite(root), progress=False)).table.set_index("criterion")
+    row = table.loc["outcome_verified"]
+    assert (row["n"], row["passed"], row["ci_low"]) == (24, 24, pytest.approx(0.025 ** (1 / 24)))  # > 0.8
+    if waiting:
+        assert row["verdict"] == "INSUFFICIENT_EVIDENCE"
+        assert row["reason"].startswith(f"outcome_waiting: {waiting} case run(s) declared a wait, so their outcomes "
+                                        "are not known")
+    else:
+        assert (row["verdict"], row["reason"]) == ("PASS", "ci_low_at_or_above_threshold")
+    assert "outcome_waiting" not in table.loc["answer_matches", "reason"]
+
+
 def test_a_case_that_raised_is_missing_with_an_unverified_receipt(outcome_suite: Callable[..., Path]) -> None:
     boom = case("boom", {"artifact_id": "good", "validator": "schema"}, write=["good"], **{"raise": True})
     root = outcome_suite([boom, case("ok", {"artifact_id": "good"}, write=["good"])])
