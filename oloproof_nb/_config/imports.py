@@ -247,8 +247,9 @@ def code_digests(root: Path | None, spec: str | None, target: Any, classes: Sequ
     if spec is not None:
         module_name = spec.split(":", 1)[0]
         local = module_file(root, module_name) if root is not None else None
-        if local is not None:
+        if local is not None and root is not None:
             files.add(local)
+            files.update(suite_imports(root, local))
         else:
             module = sys.modules.get(module_name)
             found = getattr(module, "__file__", None)
@@ -265,12 +266,32 @@ def code_digests(root: Path | None, spec: str | None, target: Any, classes: Sequ
     return sorted(out)
 
 
+def suite_imports(root: Path, module: Path) -> set[Path]:
+    """The suite folder's modules that ``module`` imports, directly or through one another, found by reading
+    their code (``modulefinder``, searching the suite folder only): ``import helpers``, ``from tools import x``,
+    a package's submodules, an import inside a function. Their edits change what the system (or a check) does,
+    so they belong in its fingerprint: a run resumed after ``agent_policy.py`` changed mixed two versions in one
+    gate. Imports the code does not spell out (``importlib.import_module(name)``) are not found; a system that
+    makes them defines ``fingerprint()``. Empty when the code cannot be read (a syntax error is the import's to
+    report)."""
+    import modulefinder
+
+    finder = modulefinder.ModuleFinder(path=[str(root)])
+    try:
+        finder.run_script(str(module))
+    except Exception:  # noqa: BLE001 - SyntaxError, an unreadable file, a finder limit: the module's file still counts
+        return set()
+    found = {Path(m.__file__) for m in finder.modules.values() if isinstance(m.__file__, str)}
+    return {path for path in found if path.is_relative_to(root)}
+
+
 def function_digest(root: Path, spec: str, target: Any) -> str | None:
     """One digest of the code of a suite's ``module:function`` (a python check or a validator).
 
-    SHA-256 of the sorted :func:`code_digests` of ``spec``: the file of the module it names and the file
-    that defines the function (they differ when the module imports it from another one). What the function
-    calls in other files is not in it. None when no file defines it (a builtin, or a function typed at a prompt).
+    SHA-256 of the sorted :func:`code_digests` of ``spec``: the file of the module it names, the suite folder's
+    modules that one imports (:func:`suite_imports`) and the file that defines the function (they differ when
+    the module imports it from another one). Code in other places (an installed package) is not in it. None
+    when no file defines it (a builtin, or a function typed at a prompt).
     """
     files = code_digests(root, spec, target)
     return hashlib.sha256("\n".join(files).encode()).hexdigest() if files else None
