@@ -281,7 +281,7 @@ def suite_imports(root: Path, module: Path) -> set[Path]:
         finder.run_script(str(module))
     except Exception:  # noqa: BLE001 - SyntaxError, an unreadable file, a finder limit: the module's file still counts
         return set()
-    found = {Path(m.__file__) for m in finder.modules.values() if isinstance(m.__file__, str)}
+    found = {Path(f) for m in finder.modules.values() if isinstance(f := getattr(m, "__file__", None), str)}
     return {path for path in found if path.is_relative_to(root)}
 
 
