@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, ValidationError, field_validator, model_validator
 
 from .._core.case import Case, derive_case
-from .._core.compare import is_absent_marker
+from .._core.compare import compare_state, is_absent_marker
 from .._core.evaluator import EVALUATORS, Evaluator
 from .._core.paths import (
     flatten,
@@ -594,6 +594,7 @@ class _VacuityScan:
         self.seen: set[tuple[int, str]] = set()
         self.candidates: dict[str, set[str]] = {"state_unchanged": set(), "state_matches": set()}
         self.ignore_all: list[tuple[int, Evaluator, str]] = []  # an ignore pattern that matches every path
+        self.checks_of: dict[int, Any] = dict(enumerate(config.evaluators))
         #: state_matches evaluators whose ignore patterns may cover every path the cases' states hold, with the
         #: patterns; an index is dropped once a case holds a path none of them covers.
         self.ignoring: dict[int, tuple[Evaluator, list[tuple[str, ...]]]] = {}
@@ -605,8 +606,14 @@ class _VacuityScan:
             elif patterns:
                 self.ignoring[i] = (ev, [parse_pattern(p) for p in patterns])
         self.any_leaf = False  # some case's initial_state holds a path (else there is nothing to cover)
+        #: state_matches evaluators of ``mode: whole`` with ignore patterns, while every case whose expected.state
+        #: differs from its initial_state is passed by an agent that changes nothing: index → how many such cases
+        self.idle_passes: dict[int, int] = {i: 0 for i in self.ignoring
+                                            if getattr(config.evaluators[i], "mode", "") == "whole"}
 
     def observe(self, case: Case) -> None:
+        if self.idle_passes and case.expected.state is not None:
+            self._observe_idle(case.initial_state, case.expected.state)
         states = [case.initial_state, case.expected.state or {}]
         for i, (_, patterns) in list(self.ignoring.items()):
             for keys in (k for state in states for k in leaf_keys(state)):
@@ -630,9 +637,32 @@ class _VacuityScan:
                 if kind == "state_matches" and case.expected.state is not None:
                     pool |= _node_paths(case.expected.state)
 
+    def _observe_idle(self, initial: dict[str, Any], expected: dict[str, Any]) -> None:
+        """Drop the whole-mode evaluators for which this case's expected change is one an idle agent fails."""
+        for i in list(self.idle_passes):
+            ev = self.checks_of[i]
+            rules = ev.list_rules()
+            if all(ok for *_, ok in compare_state(expected, initial, "whole", tolerance=ev.tolerance, lists=rules)):
+                continue  # the case expects no change: an idle agent may rightly pass it
+            if all(ok for *_, ok in compare_state(expected, initial, "whole", tolerance=ev.tolerance, lists=rules,
+                                                  ignore=ev.ignore)):
+                self.idle_passes[i] += 1  # every change it expects lies under an ignore pattern
+            else:
+                del self.idle_passes[i]
+
     def findings(self) -> dict[str, list[str]]:
         """Criterion → one message per path no case's state contains, and per ``ignore`` that leaves nothing."""
         found: dict[str, list[str]] = {}
+        for i, hidden in self.idle_passes.items():
+            if not hidden or i in self.ignoring:  # no case expects a change; or the finding below says more
+                continue
+            ev = self.checks_of[i]
+            found.setdefault(ev.name, []).append(
+                f"{self.file}: evaluators[{i}] ({ev.type}, criterion {ev.name}): its ignore patterns "
+                f"{', '.join(repr(p) for p in getattr(ev, 'ignore', []))} cover every leaf where expected.state "
+                f"differs from initial_state in each of the {hidden} case(s) that expect a change, so an agent that "
+                "changes nothing passes them all (mode: whole compares no ignored leaf, named in expected.state or "
+                "not; mode: changes still checks the leaves expected.state names)")
         for i, ev, pattern in self.ignore_all:
             what = ("no change can be unexpected: it checks only the changes expected.state names, as mode: subset "
                     "does" if getattr(ev, "mode", "") == "changes" else "nothing is compared and the check cannot fail")

@@ -190,3 +190,52 @@ def test_ignore_patterns_that_leave_a_change_to_see_are_not_named(tmp_path: Path
     with warnings.catch_warnings():
         warnings.simplefilter("error", op.VacuousCheckWarning)
         op.load_suite(suite(tmp_path, [ev]))
+
+
+def _whole_suite(tmp: Path, ignore: list[str], odd_note: bool = False) -> Path:
+    """Four cases that each expect their order refunded (mode: whole); with ``odd_note`` the last one expects its
+    note rewritten instead."""
+    tmp.mkdir(parents=True, exist_ok=True)
+    (tmp / "desk.py").write_text(SYSTEM)
+    cases = []
+    for i in range(4):
+        oid = f"ord-{i:03d}"
+        initial = {"orders": {oid: {"status": "open", "note": "new"}, "ord-999": {"status": "open", "note": "x"}}}
+        after = json.loads(json.dumps(initial))
+        if odd_note and i == 3:
+            after["orders"][oid]["note"] = "checked"
+        else:
+            after["orders"][oid]["status"] = "refunded"
+        cases.append({"id": oid, "input": {"order_id": oid}, "initial_state": initial,
+                      "expected": {"answer": "done", "state": after}})
+    (tmp / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases))
+    ev = {"type": "state_matches", "mode": "whole", "ignore": ignore}
+    (tmp / "oloproof.yaml").write_text(yaml.safe_dump({"name": "v", "system": "desk:Desk", "evaluators": [ev]}))
+    (tmp / "release.yaml").write_text(yaml.safe_dump({"criteria": {"state_matches": 0.5}}))
+    return tmp
+
+
+def test_whole_mode_ignore_patterns_that_hide_every_expected_change_are_named(tmp_path: Path) -> None:
+    """Review R: in mode whole an ignore pattern hides the leaves expected.state names too. ``orders.*.status``,
+    meant for the other orders' statuses, hid the only change the cases expect: an agent that refunded nothing
+    passed every case, unwarned (the pattern matches neither every path nor every leaf below the top)."""
+    root = _whole_suite(tmp_path / "hidden", ["orders.*.status"])
+    with pytest.warns(op.VacuousCheckWarning, match=r"its ignore patterns 'orders\.\*\.status' cover every leaf "
+                                                    r"where expected\.state differs from initial_state in each of "
+                                                    r"the 4 case\(s\) that expect a change"):
+        s = op.load_suite(root)
+    assert list(s.vacuous) == ["state_matches"]
+    gate = op.gate(op.run(s, progress=False))  # the claim: the Desk changes nothing, and passes every case
+    assert (gate.table.loc[0, "passed"], gate.table.loc[0, "n"], bool(gate.table.loc[0, "vacuous"])) == (4, 4, True)
+
+
+@pytest.mark.parametrize(("ignore", "odd_note"), [(["orders.*.note"], False), (["orders.*.status"], True),
+                                                  (["orders.ord-999.*"], False)])
+def test_whole_mode_ignore_patterns_that_leave_an_expected_change_are_not_named(tmp_path: Path, ignore: list[str],
+                                                                                odd_note: bool) -> None:
+    """Not named when some case expects a change an idle agent fails: the refund (the pattern covers notes, or
+    the other order), or the last case's rewritten note."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", op.VacuousCheckWarning)
+        s = op.load_suite(_whole_suite(tmp_path, ignore, odd_note))
+    assert s.vacuous == {}
