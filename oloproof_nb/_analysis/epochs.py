@@ -26,7 +26,7 @@ from ..errors import OloproofError
 from .columns import TEXT
 from .gate import ReleaseLike, criterion_sums, reduced_interval, resolve_release, run_is_clustered, sums_interval
 from .reduce import epoch_counts, reduced_sums
-from .run import Run
+from .run import Run, as_run
 
 __all__ = ["reduce_epochs", "EPOCHS_COLUMNS", "CASE_COLUMNS"]
 
@@ -104,6 +104,7 @@ def reduce_epochs(run: Run, reduce: str | Sequence[str] | None = None, release: 
     >>> run = op.run(suite, epochs=5)                   # doctest: +SKIP
     >>> op.reduce_epochs(run)[["criterion", "reduce", "rate", "ci_low", "ci_high"]]   # doctest: +SKIP
     """
+    run = as_run(run, "reduce_epochs")
     cfg = resolve_release(run, release)
     reductions = _reductions(run, reduce)
     verdicts = run.verdicts

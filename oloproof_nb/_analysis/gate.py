@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import os
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,12 +52,12 @@ from .._config.release import ReleaseConfig, check_reductions, load_release, par
 from .._core.epochs import fractional_interval, parse_reduce
 from .._core.stats import BOOTSTRAP_MIN_CLUSTERS, Interval, rate_interval_from_sums
 from .._run.baseline import NOOP_VERSION
-from ..errors import ConfigError, VacuousCheckWarning
+from ..errors import ConfigError, OloproofError, VacuousCheckWarning
 from .baseline import Baseline, check_baseline, with_idle_columns
 from .columns import GATE
 from .inspect_log import is_inspect_run
 from .reduce import ReducedSums, epoch_counts, reduced_sums
-from .run import Run
+from .run import Run, as_run
 from .validity import checked_transforms
 
 __all__ = ["Gate", "gate", "GATE_COLUMNS", "ClusterSums", "criterion_sums", "sums_interval", "resolve_release",
@@ -236,8 +237,11 @@ def resolve_release(run: Run, release: ReleaseLike | None, *, criteria: dict[str
         file = "release"
     elif isinstance(release, dict):
         cfg, file = parse_release(release, "release"), "release"
-    else:
+    elif isinstance(release, (str, os.PathLike)):
         cfg, file = load_release(release), str(release)
+    else:
+        raise OloproofError(f"release must be a ReleaseConfig, a dict or the path of a release.yaml, got "
+                            f"{type(release).__name__}")
     if (criteria, confidence, method) != (None, None, None):
         cfg, file = _merged(cfg, criteria, confidence, method), "gate(criteria=, confidence=, method=)"
     unknown = [name for name in cfg.criteria if name not in run.criteria]
@@ -377,6 +381,7 @@ def gate(run: Run, release: ReleaseLike | None = None, *, baseline: Baseline | R
     >>> g.verdict, g.table[["criterion", "verdict"]]   # doctest: +SKIP
     >>> op.gate(run, criteria={"state_matches": 0.8}, confidence=0.9)   # doctest: +SKIP
     """
+    run = as_run(run, "gate")
     cfg = resolve_release(run, release, criteria=criteria, confidence=confidence, method=method)
     clustered = run_is_clustered(run)
     n_source = int(run.cases["cluster"].nunique())

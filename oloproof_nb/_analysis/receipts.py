@@ -9,7 +9,7 @@ import pandas as pd
 from pydantic import ValidationError
 
 from .._core.receipts import FAILURE_STATUSES, STATUSES, Receipt
-from ..errors import validation_problem
+from ..errors import OloproofError, validation_problem
 from .columns import RECEIPTS
 
 __all__ = ["RECEIPT_COLUMNS", "SUMMARY_COLUMNS", "outcome_summary", "receipts_frame"]
@@ -130,6 +130,9 @@ def outcome_summary(frame: pd.DataFrame, by: str | None = None) -> pd.DataFrame:
     >>> outcome_summary(f)[["expected", "verified", "waiting", "failed", "verified_share"]].to_dict("records")
     [{'expected': 2, 'verified': 1, 'waiting': 1, 'failed': 1, 'verified_share': 0.5}]
     """
+    if not isinstance(frame, pd.DataFrame):
+        raise OloproofError(f"outcome_summary: frame must be the receipts frame (run.receipts), got "
+                            f"{type(frame).__name__}")
     needed = ["status", "validator"] + ([by] if by is not None else [])
     absent = [column for column in needed if column not in frame.columns]
     if absent:

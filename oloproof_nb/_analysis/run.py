@@ -17,6 +17,7 @@ again) rather than mixing frames of two different moments of the run.
 from __future__ import annotations
 
 import json
+import os
 import warnings
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -43,7 +44,8 @@ from .columnar import CopyWriter, copy_source, fresh_source, from_arrow, journal
 from .columns import FRAMES
 from .journal import Chunk, Journal
 
-__all__ = ["Run", "load_run", "load_runs", "directory_list", "changed_checks", "ColumnarCopyWarning"]
+__all__ = ["Run", "load_run", "load_runs", "directory_list", "as_run", "run_directory", "changed_checks",
+           "ColumnarCopyWarning"]
 
 R = TypeVar("R", bound="Run")
 
@@ -590,14 +592,36 @@ def _with_run_id(frame: pd.DataFrame, run_id: str) -> pd.DataFrame:
 
 def load_run(directory: str | Path) -> Run:
     """Open a run directory as a :class:`Run` (see :meth:`Run.load`)."""
-    return Run.load(directory)
+    return Run.load(run_directory(directory, "load_run"))
+
+
+def run_directory(value: Any, who: str) -> str | Path:
+    """``value`` when it is a path (a ``str`` or an ``os.PathLike``); else a one-line error naming ``who``."""
+    if isinstance(value, (str, os.PathLike)):
+        return Path(value)
+    raise OloproofError(f"{who}: a run directory must be a path (str or pathlib.Path), got {type(value).__name__}")
+
+
+def as_run(value: Any, who: str) -> Run:
+    """``value`` as a Run: a Run, or the directory of a stored run (opened); else a one-line error naming ``who``
+    (a frame of a run, ``run.verdicts``, given where the run is wanted raised AttributeError from pandas)."""
+    if isinstance(value, Run):
+        return value
+    if isinstance(value, (str, os.PathLike)):
+        return Run.load(Path(value))
+    hint = "; give the Run itself, not one of its frames" if isinstance(value, pd.DataFrame) else ""
+    raise OloproofError(f"{who}: run must be a Run (op.run, op.load_run) or a run directory, got "
+                        f"{type(value).__name__}{hint}")
 
 
 def directory_list(directories: Sequence[str | Path]) -> list[str | Path]:
-    """``directories`` as a list, refusing one path given alone (a string is a sequence too)."""
+    """``directories`` as a list, refusing one path given alone (a string is a sequence too) and an item that is
+    no path."""
     if isinstance(directories, (str, Path)):
         raise OloproofError("load_runs takes a list of run directories; for one run use load_run")
-    return list(directories)
+    if not isinstance(directories, Sequence):
+        raise OloproofError(f"load_runs takes a list of run directories, got {type(directories).__name__}")
+    return [run_directory(d, f"load_runs: item {i}") for i, d in enumerate(directories)]
 
 
 def load_runs(directories: Sequence[str | Path]) -> Run:

@@ -23,7 +23,7 @@ from ..errors import SliceWarning
 from .columns import SLICES
 from .gate import ReleaseLike, criterion_sums, reduced_interval, resolve_release, run_is_clustered, sums_interval
 from .reduce import epoch_counts, reduced_sums
-from .run import Run
+from .run import Run, as_run
 
 __all__ = ["SLICE_COLUMNS", "slice_table"]
 
@@ -155,6 +155,7 @@ def slice_table(run: Run, spec: str | SliceSpec, release: ReleaseLike | None = N
     >>> table = op.slice_table(run, "tool_calls:1,2")          # doctest: +SKIP
     >>> table[["bin", "criterion", "support", "rate", "ci_low", "ci_high"]]   # doctest: +SKIP
     """
+    run = as_run(run, "slice_table")
     parsed = parse_slice_spec(spec)
     cfg = resolve_release(run, release)
     min_clusters = cfg.min_clusters  # 20 unless release.yaml says otherwise

@@ -16,7 +16,7 @@ import pandas as pd
 
 from .._core.labels import validity_row
 from .columns import VALIDITY
-from .run import Run
+from .run import Run, as_run
 
 __all__ = ["VALIDITY_COLUMNS", "validity_table", "checked_transforms", "validity"]
 
@@ -129,6 +129,7 @@ def validity(run: Run, confidence: float | None = None) -> pd.DataFrame:
     >>> import oloproof_nb as op                     # doctest: +SKIP
     >>> op.validity(op.load_run("runs/x"))           # doctest: +SKIP
     """
+    run = as_run(run, "validity")
     if confidence is None:
         confidence = run.release.confidence if run.release is not None else 0.95
     transforms = list(run.config.metamorphic.transforms)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,7 @@ from .._analysis.baseline import Baseline
 from .._config.suite import Suite, load_suite
 from .._run.baseline import run_baseline
 from .._run.runner import Progress
+from ..errors import OloproofError
 from .notebook import Run, _in_notebook, _stderr_is_tty, progress_bar
 
 __all__ = ["baseline"]
@@ -56,6 +58,9 @@ def baseline(suite: Suite | str | Path, out: str | Path | None = None, workers: 
     >>> op.gate(run, baseline=idle).table[["criterion", "rate", "noop_rate", "passes_when_idle"]]  # doctest: +SKIP
     """
     if not isinstance(suite, Suite):
+        if not isinstance(suite, (str, os.PathLike)):
+            raise OloproofError(f"baseline: suite must be a Suite (op.load_suite) or a suite folder, got "
+                                f"{type(suite).__name__}")
         suite = load_suite(suite)
     close: Callable[[], None] = lambda: None  # noqa: E731
     callback: Any

@@ -244,7 +244,7 @@ def load_run(directory: str | Path) -> Run:
     A torn last line (the process died mid-write) is ignored; a case recorded
     twice (never written by oloproof) keeps its first record.
     """
-    return Run.load(directory)
+    return Run.load(_run.run_directory(directory, "load_run"))
 
 
 def load_runs(directories: list[str | Path]) -> Run:

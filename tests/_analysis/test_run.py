@@ -81,3 +81,31 @@ def test_a_copied_run_folder_reads_as_the_folder_it_is_in(two_runs: tuple[Path, 
     copy = shutil.copytree(two_runs[0], tmp_path / "copy")
     run = op.load_run(copy)
     assert run.directory == copy and len(run.cases) == 30
+
+
+def test_a_wrong_argument_type_is_one_line_naming_the_call(two_runs: tuple[Path, Path]) -> None:
+    """Review I: a frame or a path where a Run is wanted, a Run where a frame or a suite is wanted, a list as
+    release= raised AttributeError or TypeError from pandas or pathlib, several frames deep."""
+    run = op.load_run(two_runs[0])
+    calls = {
+        "gate: run must be a Run (op.run, op.load_run) or a run directory, got DataFrame; give the Run itself, "
+        "not one of its frames": lambda: op.gate(run.verdicts),
+        "slice_table: run must be a Run": lambda: op.slice_table(run.verdicts, "tool_calls:1,2"),
+        "validity: run must be a Run": lambda: op.validity(run.pairs),
+        "reduce_epochs: run must be a Run": lambda: op.reduce_epochs(run.verdicts),
+        "gate: run must be a Run (op.run, op.load_run) or a run directory, got int": lambda: op.gate(5),
+        "outcome_summary: frame must be the receipts frame (run.receipts), got Run": lambda: op.outcome_summary(run),
+        "baseline: suite must be a Suite (op.load_suite) or a suite folder, got Run": lambda: op.baseline(run),
+        "load_runs: item 0: a run directory must be a path (str or pathlib.Path), got Run":
+            lambda: op.load_runs([run, two_runs[1]]),
+        "load_run: a run directory must be a path (str or pathlib.Path), got NoneType": lambda: op.load_run(None),
+        "release must be a ReleaseConfig, a dict or the path of a release.yaml, got list":
+            lambda: op.gate(run, release=[("answer_matches", 0.5)]),
+    }
+    for message, call in calls.items():
+        with pytest.raises(op.OloproofError) as info:
+            call()
+        assert str(info.value).startswith(message), (message, str(info.value))
+        assert "\n" not in str(info.value)
+    # a run directory is as good as the Run, as op.compare takes it
+    pd.testing.assert_frame_equal(op.gate(str(two_runs[0])).table, op.gate(run).table)
