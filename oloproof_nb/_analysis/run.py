@@ -425,6 +425,13 @@ class Run:
         """
         return [rec for r in self.runs for rec in r._journal.records()]
 
+    def replay_cached(self) -> list[bool]:
+        """Whether each replay record (see :attr:`replay_records`) came from the replay cache, without reading the
+        records' states or keeping the records (those already read are counted as they are)."""
+        if "replay_records" in self.__dict__:
+            return [bool(rec.get("cached")) for rec in self.replay_records]
+        return [flag for r in self.runs for flag in r._journal.replay_cached()]
+
     @cached_property
     def replay_records(self) -> list[ReplayRecord]:
         """Every record of ``replays.jsonl`` (control and faulted replays) of a recorded case."""
@@ -462,7 +469,8 @@ class Run:
         Columns: ``case_id, schema, captured_at, state_digest, state, epoch, case_digest,
         system_version, run_id``. The states are read from the run's state store
         (each distinct state once) when this frame is first read; rows with the
-        same state share one object.
+        same state share one object, and so do :meth:`record` and the case panel:
+        treat a state as read-only (``copy.deepcopy`` it before a what-if edit).
         """
         return self._shared("snapshots")
 

@@ -54,8 +54,8 @@ class Run(_run.Run):
 
     def replay_counts(self) -> tuple[int, int]:
         """``(live, cached)``: replays this run made, and replays it took from the replay cache."""
-        cached = sum(1 for rec in self.replay_records if rec.get("cached"))
-        return len(self.replay_records) - cached, cached
+        flags = self.replay_cached()
+        return len(flags) - sum(flags), sum(flags)
 
     def replay_summary(self) -> str:
         """``"12 live, 64 from the cache"`` (empty when the run made no replays).

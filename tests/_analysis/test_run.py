@@ -109,3 +109,30 @@ def test_a_wrong_argument_type_is_one_line_naming_the_call(two_runs: tuple[Path,
         assert "\n" not in str(info.value)
     # a run directory is as good as the Run, as op.compare takes it
     pd.testing.assert_frame_equal(op.gate(str(two_runs[0])).table, op.gate(run).table)
+
+
+def test_showing_a_run_counts_its_replays_without_keeping_them(example_suite: Path, tmp_path: Path) -> None:
+    """Review I: ``repr(run)`` and its HTML counted cached replays over ``run.replay_records``: every replay
+    record with its trajectory and states was read and kept on the Run (11 MB for a 960-case run). The counts
+    come from a scan that keeps nothing and reads no state; they equal a count over the records."""
+    from oloproof_nb._run.states import StateReader
+
+    op.run(op.load_suite(example_suite), out=tmp_path / "first", progress=False)  # fills the replay cache
+    run = op.load_run(op.run(op.load_suite(example_suite), out=tmp_path / "second", progress=False).directory)
+    reads = []
+    original = StateReader.many
+
+    def counting(self: StateReader, refs: list[str]) -> list[object]:
+        reads.append(len(refs))
+        return original(self, refs)
+
+    StateReader.many = counting  # type: ignore[method-assign]
+    try:
+        text, html = repr(run), run._repr_html_()
+    finally:
+        StateReader.many = original  # type: ignore[method-assign]
+    assert "replay_records" not in run.__dict__ and reads == []
+    flags = [bool(rec.get("cached")) for rec in run.replay_records]  # now read, the long way
+    live, cached = len(flags) - sum(flags), sum(flags)
+    assert cached > 0 and (live, cached) == run.replay_counts()
+    assert f"replay runs: {live} live, {cached} from the cache" in text and f"{cached} from the cache" in html
