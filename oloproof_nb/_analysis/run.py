@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 import pandas as pd
 import pyarrow as pa
 
-from .._config.imports import CODE_KEY
+from .._config.imports import CODE_KEY, IMPORTS_KEY
 from .._config.release import ReleaseConfig
 from .._config.suite import SuiteConfig, parse_suite_config, release_from_manifest
 from .._core.evaluator import Evaluator
@@ -720,10 +720,13 @@ def changed_checks(a: Run, b: Run) -> dict[str, str]:
             continue
         for what, (spec, digest) in mine.items():
             their_spec, their_digest = yours[what]
+            imported, their_imported = (r.manifest.digests.get(IMPORTS_KEY + spec) for r in (a, b))
             if spec != their_spec:
                 out[ev.name] = f"{what} is {their_spec}, not {spec}"
             elif digest is not None and their_digest is not None and digest != their_digest:
                 out[ev.name] = f"the code of {spec} differs"
+            elif imported is not None and their_imported is not None and imported != their_imported:
+                out[ev.name] = f"the suite modules {spec} imports differ"
             else:
                 continue
             break

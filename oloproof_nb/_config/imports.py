@@ -42,13 +42,15 @@ from typing import Any
 
 from ..errors import ConfigError, describe_exception
 
-__all__ = ["CODE_KEY", "import_system", "load_validators", "load_check", "file_digest", "module_file",
-           "code_digests", "code_layers", "function_digest", "stale_function", "defined_elsewhere", "foreign_copy",
-           "class_source", "user_classes"]
+__all__ = ["CODE_KEY", "IMPORTS_KEY", "import_system", "load_validators", "load_check", "file_digest", "module_file",
+           "code_digests", "code_layers", "function_digest", "imports_digest", "suite_imports", "stale_function",
+           "defined_elsewhere", "foreign_copy", "class_source", "user_classes"]
 
 #: Prefix of a ``Suite.digests`` (and ``Manifest.digests``) key that holds the digest of the code of a suite's
 #: python check or registered validator: ``"code:checks:task_done"``.
 CODE_KEY = "code:"
+#: The key prefix of :func:`imports_digest` in a suite's digests: ``imports:<module:attr>``.
+IMPORTS_KEY = "imports:"
 
 _IMPORT_LOCK = threading.Lock()
 #: (suite folder, module) -> (file digest, module): the latest import of each, and nothing older.
@@ -247,9 +249,8 @@ def code_digests(root: Path | None, spec: str | None, target: Any, classes: Sequ
     if spec is not None:
         module_name = spec.split(":", 1)[0]
         local = module_file(root, module_name) if root is not None else None
-        if local is not None and root is not None:
+        if local is not None:
             files.add(local)
-            files.update(suite_imports(root, local))
         else:
             module = sys.modules.get(module_name)
             found = getattr(module, "__file__", None)
@@ -266,32 +267,76 @@ def code_digests(root: Path | None, spec: str | None, target: Any, classes: Sequ
     return sorted(out)
 
 
-def suite_imports(root: Path, module: Path) -> set[Path]:
-    """The suite folder's modules that ``module`` imports, directly or through one another, found by reading
-    their code (``modulefinder``, searching the suite folder only): ``import helpers``, ``from tools import x``,
-    a package's submodules, an import inside a function. Their edits change what the system (or a check) does,
-    so they belong in its fingerprint: a run resumed after ``agent_policy.py`` changed mixed two versions in one
-    gate. Imports the code does not spell out (``importlib.import_module(name)``) are not found; a system that
-    makes them defines ``fingerprint()``. Empty when the code cannot be read (a syntax error is the import's to
-    report)."""
+def suite_imports(root: Path, module_name: str) -> frozenset[Path]:
+    """The files of the suite folder's modules that ``module_name`` imports, directly or through one another,
+    found by reading their code (``modulefinder``, searching the suite folder only), the module's own files
+    left out: ``import helpers``, ``from tools import x``, ``from . import rel`` in a package, an import
+    inside a function. Their edits change what the system (or a check) does: a run resumed after
+    ``agent_policy.py`` changed mixed two versions in one gate. Imports the code does not spell out
+    (``importlib.import_module(name)``) are not found; a system that makes them defines ``fingerprint()``.
+    Empty when the module is not in the suite folder or its code cannot be read (the import reports that).
+
+    A scan is kept per (folder, module) while none of the files it read changed (size and modification
+    time), at most :data:`_SCANS_KEPT` of them: a suite's checks in one module are scanned once per load.
+    """
     import modulefinder
 
+    key = (str(root), module_name)
+    kept = _SCANS.get(key)
+    if kept is not None and all(_stat_key(path) == stat for path, stat in kept[0]):
+        return kept[1]
     finder = modulefinder.ModuleFinder(path=[str(root)])
     try:
-        finder.run_script(str(module))
-    except Exception:  # noqa: BLE001 - SyntaxError, an unreadable file, a finder limit: the module's file still counts
-        return set()
-    found = {Path(f) for m in finder.modules.values() if isinstance(f := getattr(m, "__file__", None), str)}
-    return {path for path in found if path.is_relative_to(root)}
+        finder.import_hook(module_name)
+    except Exception:  # noqa: BLE001 - SyntaxError, not in the folder, a finder limit: nothing found
+        return frozenset()
+    read = {Path(f) for m in finder.modules.values() if isinstance(f := getattr(m, "__file__", None), str)}
+    read = {path for path in read if path.is_relative_to(root)}
+    own = {getattr(m, "__file__", None) for name, m in finder.modules.items() if name == module_name}
+    found = frozenset(path for path in read if str(path) not in own)
+    _SCANS.pop(key, None)
+    while len(_SCANS) >= _SCANS_KEPT:
+        _SCANS.pop(next(iter(_SCANS)))
+    _SCANS[key] = (tuple((path, _stat_key(path)) for path in sorted(read)), found)
+    return found
+
+
+#: The scans :func:`suite_imports` keeps, oldest first: ``(folder, module) → (((file, stat), …), files found)``.
+_SCANS: dict[tuple[str, str], tuple[tuple[tuple[Path, tuple[int, int] | None], ...], frozenset[Path]]] = {}
+_SCANS_KEPT = 64
+
+
+def _stat_key(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
+
+
+def imports_digest(root: Path | None, spec: str | None) -> str | None:
+    """One digest of the suite folder's modules that the module of ``spec`` (``module:attr``) imports
+    (:func:`suite_imports`); None when it imports none of them. Recorded beside the code digests under
+    :data:`IMPORTS_KEY` (a run made before recorded none: nothing to compare, as for a code digest)."""
+    if root is None or spec is None:
+        return None
+    files = sorted(suite_imports(root, spec.split(":", 1)[0]))
+    digests = []
+    for path in files:
+        try:
+            digests.append(f"{path.relative_to(root).as_posix()}:{file_digest(path)}")
+        except OSError:
+            digests.append(f"{path.relative_to(root).as_posix()}:unreadable")
+    return hashlib.sha256("\n".join(digests).encode()).hexdigest() if digests else None
 
 
 def function_digest(root: Path, spec: str, target: Any) -> str | None:
     """One digest of the code of a suite's ``module:function`` (a python check or a validator).
 
-    SHA-256 of the sorted :func:`code_digests` of ``spec``: the file of the module it names, the suite folder's
-    modules that one imports (:func:`suite_imports`) and the file that defines the function (they differ when
-    the module imports it from another one). Code in other places (an installed package) is not in it. None
-    when no file defines it (a builtin, or a function typed at a prompt).
+    SHA-256 of the sorted :func:`code_digests` of ``spec``: the file of the module it names and the file
+    that defines the function (they differ when the module imports it from another one); the suite folder's
+    modules it imports have a digest of their own (:func:`imports_digest`). None when no file defines it (a
+    builtin, or a function typed at a prompt).
     """
     files = code_digests(root, spec, target)
     return hashlib.sha256("\n".join(files).encode()).hexdigest() if files else None

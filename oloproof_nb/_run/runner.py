@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar
 
-from .._config.imports import CODE_KEY
+from .._config.imports import CODE_KEY, IMPORTS_KEY
 from .._config.release import check_reductions
 from .._config.suite import MAX_EPOCHS, RELEASE_FILE, SUITE_FILE, Suite, changed_digests, load_suite
 from .._core.canonical import iso, utc_now
@@ -129,12 +129,14 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
         sink = None
     if sink is not None:
         sink.start(store.directory)
+    imports = None if system is not None else suite.digests.get(IMPORTS_KEY + suite.config.system)
     settings = RunSettings(run_id=store.manifest.run_id, system_version=version, timeout_s=timeout_s,
                            suite_root=suite.root, evaluators=list(suite.config.evaluators),
                            validators={} if pool is not None else suite.validators,
                            checks={} if pool is not None else suite.checks,
                            tool_errors=suite.config.tool_errors,
-                           append_replay=store.append_replay, cache=replay_cache, code_fingerprint=fingerprint)
+                           append_replay=store.append_replay, cache=replay_cache, code_fingerprint=fingerprint,
+                           code_imports=imports)
     if done and any(ev.type == "outcome_contract" for ev in suite.config.evaluators):
         # the versions the recorded cases were shown: a resumed epoch is stale on the file of one run before
         shown = pool.shown if pool is not None else settings.shown
@@ -269,7 +271,8 @@ def _check_resumable(manifest: Manifest, suite: Suite, version: str | None, fing
     if epochs is not None and manifest.epochs != epochs:
         raise RunDirError(f"{directory}: this run has epochs={manifest.epochs}, not {epochs}; resume it with "
                           f"epochs={manifest.epochs} (--epochs {manifest.epochs})")
-    changed = {name: value for name, value in suite.digests.items() if manifest.digests.get(name) != value}
+    changed = {name: value for name, value in suite.digests.items() if manifest.digests.get(name) != value
+               and not (name.startswith(IMPORTS_KEY) and name not in manifest.digests)}  # not recorded: cannot tell
     what = changed_digests({name: manifest.digests.get(name, "") for name in changed}, changed)
     if changed and all(n.startswith(CODE_KEY) for n in changed) and \
             not any(key.startswith(CODE_KEY) for key in manifest.digests):  # written before runs recorded code
@@ -432,7 +435,8 @@ def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[in
                            tool_errors=suite.config.tool_errors,
                            append_replay=replays.append,
                            cache=ReplayCache(suite.root / REPLAY_CACHE_DIR) if cache else None,
-                           code_fingerprint=fingerprint, shown=_shown_on_this_worker(suite_root))
+                           code_fingerprint=fingerprint, shown=_shown_on_this_worker(suite_root),
+                           code_imports=suite.digests.get(IMPORTS_KEY + suite.config.system))
     settings.shown.seed(seen or [])  # the versions other workers' cases of these artifacts were shown
     try:
         for index, case in batch:
