@@ -453,6 +453,10 @@ class Run:
         """
         return self._shared("cases")
 
+    @cases.setter
+    def cases(self, frame: pd.DataFrame) -> None:
+        self._frames["cases"] = frame
+
     @property
     def steps(self) -> pd.DataFrame:
         """One row per trajectory step.
@@ -461,6 +465,10 @@ class Run:
         ``kind`` is ``tool_call`` or ``message``, tool fields are empty on message rows.
         """
         return self._shared("steps")
+
+    @steps.setter
+    def steps(self, frame: pd.DataFrame) -> None:
+        self._frames["steps"] = frame
 
     @property
     def snapshots(self) -> pd.DataFrame:
@@ -474,6 +482,10 @@ class Run:
         """
         return self._shared("snapshots")
 
+    @snapshots.setter
+    def snapshots(self, frame: pd.DataFrame) -> None:
+        self._frames["snapshots"] = frame
+
     @property
     def changes(self) -> pd.DataFrame:
         """One row per leaf of a recorded state that differs from ``initial_state``.
@@ -481,6 +493,10 @@ class Run:
         Columns: ``case_id, path, before, after, epoch`` (ABSENT on the side where the leaf does not exist).
         """
         return self._shared("changes")
+
+    @changes.setter
+    def changes(self, frame: pd.DataFrame) -> None:
+        self._frames["changes"] = frame
 
     @property
     def verdicts(self) -> pd.DataFrame:
@@ -492,6 +508,10 @@ class Run:
         """
         return self._shared("verdicts")
 
+    @verdicts.setter
+    def verdicts(self, frame: pd.DataFrame) -> None:
+        self._frames["verdicts"] = frame
+
     @property
     def comparisons(self) -> pd.DataFrame:
         """One row per compared path.
@@ -499,6 +519,10 @@ class Run:
         Columns: ``case_id, criterion, path, expected, actual, ok, epoch``.
         """
         return self._shared("comparisons")
+
+    @comparisons.setter
+    def comparisons(self, frame: pd.DataFrame) -> None:
+        self._frames["comparisons"] = frame
 
     @property
     def replays(self) -> pd.DataFrame:
@@ -510,6 +534,10 @@ class Run:
         """
         return self._shared("replays")
 
+    @replays.setter
+    def replays(self, frame: pd.DataFrame) -> None:
+        self._frames["replays"] = frame
+
     @property
     def pairs(self) -> pd.DataFrame:
         """One row per metamorphic pair and relation.
@@ -518,6 +546,10 @@ class Run:
         (a derived case's epoch is paired with its source's same epoch).
         """
         return self._shared("pairs")
+
+    @pairs.setter
+    def pairs(self, frame: pd.DataFrame) -> None:
+        self._frames["pairs"] = frame
 
     @property
     def receipts(self) -> pd.DataFrame:
@@ -528,6 +560,10 @@ class Run:
         evidence_source, status, reason, epoch``.
         """
         return self._shared("receipts")
+
+    @receipts.setter
+    def receipts(self, frame: pd.DataFrame) -> None:
+        self._frames["receipts"] = frame
 
     def summary(self) -> pd.DataFrame:
         """Per criterion: rows and pass / fail / missing counts (raw counts, unrounded)."""
@@ -623,13 +659,15 @@ def as_run(value: Any, who: str) -> Run:
 
 
 def directory_list(directories: Sequence[str | Path]) -> list[str | Path]:
-    """``directories`` as a list, refusing one path given alone (a string is a sequence too) and an item that is
-    no path."""
-    if isinstance(directories, (str, Path)):
+    """``directories`` (any iterable) as a list, refusing one path given alone (a string is a sequence too) and an
+    item that is no path."""
+    if isinstance(directories, (str, bytes, os.PathLike)):
         raise OloproofError("load_runs takes a list of run directories; for one run use load_run")
-    if not isinstance(directories, Sequence):
-        raise OloproofError(f"load_runs takes a list of run directories, got {type(directories).__name__}")
-    return [run_directory(d, f"load_runs: item {i}") for i, d in enumerate(directories)]
+    try:
+        items = list(directories)  # a list, a generator (Path.glob), a pandas Series, a set …
+    except TypeError:
+        raise OloproofError(f"load_runs takes a list of run directories, got {type(directories).__name__}") from None
+    return [run_directory(d, f"load_runs: item {i}") for i, d in enumerate(items)]
 
 
 def load_runs(directories: Sequence[str | Path]) -> Run:

@@ -288,6 +288,10 @@ def flatten(state: Any) -> dict[str, Any]:
     return {format_path(keys): value for keys, value in _walk(state, ()) if keys}
 
 
+#: Every int up to this size is exactly a float; beyond it, values_equal measures distances with fractions.
+_EXACT_FLOAT_INTS: Final = 2**53
+
+
 def values_equal(expected: Any, actual: Any, tolerance: float | None = None) -> bool:
     """Compare two leaves the way every state check does.
 
@@ -321,10 +325,11 @@ def values_equal(expected: Any, actual: Any, tolerance: float | None = None) -> 
         if isinstance(expected, float) and isinstance(actual, float) and math.isnan(expected) and math.isnan(actual):
             return True
         if tolerance is not None and expected != actual:  # equal infinities: inf - inf is NaN, no distance
-            if (type(expected) is int or type(actual) is int) and not any(
+            if any(type(x) is int and abs(x) > _EXACT_FLOAT_INTS for x in (expected, actual)) and not any(
                     type(x) is float and not math.isfinite(x) for x in (expected, actual)):
                 # exactly: an int beyond 2**53 turned into a float loses its last digits (2**53 + 1 was within
-                # tolerance 0 of 2.0**53, so tolerance: 0 was looser than no tolerance)
+                # tolerance 0 of 2.0**53, so tolerance: 0 was looser than no tolerance); below, float arithmetic
+                # as for two floats, so 1 and 1.0 are judged alike
                 return abs(Fraction(expected) - Fraction(actual)) <= Fraction(tolerance)
             try:
                 return abs(expected - actual) <= tolerance

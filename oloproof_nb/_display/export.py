@@ -188,19 +188,22 @@ def _json(df: pd.DataFrame, path: Path) -> str:
 
 
 def _index_as_columns(table: pd.DataFrame, path: Path) -> pd.DataFrame:
-    """The named index levels of ``table`` as its first columns; a level that repeats a column of the same name
-    and values (``set_index("criterion", drop=False)``) is left out rather than written twice."""
-    named = [name for name in table.index.names if name is not None]
-    if not named:
+    """The index of ``table`` as its first columns when any level is named (every level, ``level_1`` for an
+    unnamed one, as ``reset_index`` names it); a level that repeats a column of the same name and values
+    (``set_index("criterion", drop=False)``) is left out rather than written twice."""
+    if all(name is None for name in table.index.names):
         return table
-    repeats = [name for name in named if name in table.columns]
+    repeats = [name for name in table.index.names if name is not None and name in table.columns]
     for name in repeats:
         level = table.index.get_level_values(name)
         if not pd.Series(level, index=table.index).equals(table[name]):
             raise ExportError(f"{path}: the index level {name!r} and the column {name!r} hold different values; "
                               "rename one of them, or reset the index yourself")
-    return table.reset_index(level=[n for n in named if n not in repeats]) if len(repeats) < len(named) \
-        else table.reset_index(drop=True)
+    if repeats:
+        table = table.droplevel(repeats) if table.index.nlevels > len(repeats) else table.reset_index(drop=True)
+        if all(name is None for name in table.index.names) and not isinstance(table.index, pd.MultiIndex):
+            return table  # what is left is a plain unnamed index (a row number): not written, as before
+    return table.reset_index()
 
 
 _WRITERS: dict[str, Callable[[pd.DataFrame, Path], str]] = {

@@ -581,6 +581,34 @@ def test_a_case_with_fewer_than_k_rows_leaves_no_verdict(runs: dict[int, op.Run]
     assert enough["n"] == 9 and "too_few_epochs" not in enough["reason"]
 
 
+def test_all_missing_counts_only_cases_whose_every_epoch_is_missing() -> None:
+    """pass@2 over case a (3 epochs: 2 pass, 1 missing) and case b (3 epochs, all 3 missing): only b is all
+    missing (hand count: 1). Counting cases with any missing epoch gave 2, and a gate that withholds its
+    decision when every case is all missing would do so for a run where each case lost one try."""
+    from oloproof_nb._analysis.reduce import reduced_sums
+    from oloproof_nb._core.epochs import parse_reduce
+
+    counts = pd.DataFrame({"cluster": ["a", "b"], "epochs": [3, 3], "passes": [2, 0], "missing": [1, 3]})
+    assert reduced_sums(counts, parse_reduce("pass@2")).all_missing == 1
+
+
+def test_a_design_too_large_to_scale_rounds_the_values_down(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Above MAX_SCALED_ROWS the values go to a coarser D rounded down (a worse data set), so the lower bound
+    only gets lower. Rounding to nearest instead took 0.4 at D=2 up to 0.5 and raised it above the exact one.
+    20 cases, pass^3 over 5 epochs (D = C(5, 3) = 10): 20·10 > 40 rows, so D becomes 40 // 20 = 2."""
+    from oloproof_nb._core import epochs
+    from oloproof_nb._core.epochs import fractional_interval
+
+    values, sizes = np.array([0.4] * 10 + [1.0] * 10), np.ones(20, np.int64)
+    exact = fractional_interval(values, sizes, 0.95, denominator=10)
+    floored = fractional_interval(np.floor(values * 2) / 2, sizes, 0.95, denominator=2)  # 0.4 → 0, 1 → 1
+    monkeypatch.setattr(epochs, "MAX_SCALED_ROWS", 40)
+    coarse = fractional_interval(values, sizes, 0.95, denominator=10)
+    assert coarse.estimate == exact.estimate  # the estimate is the values' mean, never rounded
+    assert coarse.low <= exact.low and coarse.high >= exact.high
+    assert coarse.low == floored.low
+
+
 def test_a_reduction_over_many_epoch_counts_keeps_an_informative_interval():
     # 100 cases with 5-12 epochs each (a fault criterion called in some epochs only), pass^3: the common
     # denominator of the values is lcm C(n, 3) = 9,240, so the monotone bound works on 924,000 scaled rows

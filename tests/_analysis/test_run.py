@@ -136,3 +136,19 @@ def test_showing_a_run_counts_its_replays_without_keeping_them(example_suite: Pa
     live, cached = len(flags) - sum(flags), sum(flags)
     assert cached > 0 and (live, cached) == run.replay_counts()
     assert f"replay runs: {live} live, {cached} from the cache" in text and f"{cached} from the cache" in html
+
+
+def test_load_runs_takes_any_iterable_of_paths_and_a_frame_can_be_replaced(two_runs: tuple[Path, Path]) -> None:
+    """Review K: the argument check took only lists and tuples (a Path.glob generator, a pandas Series, a set
+    worked before); and ``run.verdicts = filtered`` raised once the frames became copies (it replaces the frame,
+    as before)."""
+    first, second = two_runs
+    for given in ((p for p in (first, second)), pd.Series([str(first), str(second)]), {first, second},
+                  map(str, (first, second))):
+        assert len(op.load_runs(given).cases) == 60
+    with pytest.raises(op.OloproofError, match="load_runs takes a list of run directories, got int"):
+        op.load_runs(5)
+    run = op.load_run(first)
+    v = run.verdicts
+    run.verdicts = v[v["verdict"] == "pass"].reset_index(drop=True)
+    assert (op.gate(run).table.loc[0, "n"], op.gate(run).table.loc[0, "passed"]) == (22, 22)

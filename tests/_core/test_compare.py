@@ -85,6 +85,13 @@ def test_subset_ordered_is_positional_and_allows_a_longer_list() -> None:
     assert not ok(compare_state({"t": [{"id": 2}]}, {"t": TX}))  # position 0 holds id 1
 
 
+def test_whole_ordered_sees_an_element_appended_past_the_expected_list() -> None:
+    """In whole mode an ordered list longer than expected fails at the extra position (a second entry in a
+    log); comparing only the first len(expected) positions never saw it."""
+    assert compare_state({"log": ["a"]}, {"log": ["a", "b"]}, "whole") == [("log.0", "a", "a", True),
+                                                                          ("log.1", ABSENT, "b", False)]
+
+
 def test_subset_by_key_finds_the_element_wherever_it_is() -> None:
     rows = compare_state({"t": [{"id": 2, "amt": 7}]}, {"t": TX}, lists=BY_ID)
     assert rows == [("t.1.id", 2, 2, True), ("t.1.amt", 7, 7, True)]  # paths where the element is
@@ -249,6 +256,15 @@ def test_ignored_paths_and_globs() -> None:
     assert [u[0] for u in unexpected] == ["tx.1.at", "clock"]  # in the order of the state
     unexpected, _ = compare_changes(BANK, expected, after, lists=rules, ignore=["clock", "**.at"])
     assert unexpected == []
+
+
+def test_an_ignored_dict_covers_every_leaf_under_it() -> None:
+    """ignore=["o.meta"] names a dict: the changes of o.meta.at and o.meta.by below it are ignored too. Matching
+    a pattern against the exact path only (not within it) reported both as unexpected."""
+    initial = {"o": {"s": "open", "meta": {"at": "t0", "by": "a"}}}
+    after = {"o": {"s": "closed", "meta": {"at": "t1", "by": "b"}}}
+    unexpected, rows = compare_changes(initial, {"o": {"s": "closed"}}, after, ignore=["o.meta"])
+    assert unexpected == [] and rows == [("o.s", "closed", "closed", True)]
 
 
 def test_a_duplicated_change_is_unexpected() -> None:

@@ -103,6 +103,8 @@ def test_receipt_fields_are_exactly_the_design_list() -> None:
         (FULL, {"modified_at": T_OLD}, "stale", "before the run started"),
         (FULL, {"sha256": SHA_OTHER}, "hash_mismatch", "sha256 differs"),
         (FULL, {"validator_exit_code": 2}, "validator_failed", "report_schema_v3 exited 2"),
+        # a negative exit code (a signal) is not 0: a check of "> 0" instead of "!= 0" called it verified
+        (FULL, {"validator_exit_code": -1}, "validator_failed", "report_schema_v3 exited -1"),
         (FULL, {"validator_exit_code": None}, "unverified", "report_schema_v3"),
         (FULL, {}, "verified", "present, fresh, sha256 matches, validator report_schema_v3 exit 0"),
     ],

@@ -35,6 +35,7 @@ from oloproof_nb._core.stats import (
     cluster_t,
     is_clustered,
     rate_interval,
+    rate_interval_from_sums,
     wilson,
 )
 
@@ -301,6 +302,14 @@ def test_cluster_bootstrap_does_not_mutate_input():
     np.testing.assert_array_equal(clusters, c)
 
 
+def test_cluster_bootstrap_low_is_capped_at_the_all_pass_bound():
+    """5 clusters of 10 rows, 49 of 50 passing: n_min = 50² / (5 · 10²) = 5, so the lower bound is capped at
+    (α/2)^(1/n_min) = 0.025^(1/5) ≈ 0.478 (hand count). Without the cap the resamples, nearly all 1, gave 0.92."""
+    iv = cluster_bootstrap([1] * 49 + [0], [i // 10 for i in range(50)], resamples=2000, seed=0)
+    assert iv.method == "cluster_bootstrap"
+    assert iv.low == pytest.approx(0.025 ** (1 / 5), rel=1e-12)
+
+
 # ---------------------------------------------------------------- fallbacks
 
 
@@ -439,6 +448,8 @@ def test_is_clustered():
         (lambda: cluster_bootstrap([1, 0], None, resamples=0), "resamples=0 must be an integer"),
         (lambda: cluster_t([1, 0], None, confidence=1.0), "confidence=1.0 is outside"),
         (lambda: clopper_pearson(5, 4), r"successes=5 must lie in \[0, nobs=4\]"),
+        # more passes than rows in a cluster: without the k > m check the sums came back as a 100% pass rate
+        (lambda: rate_interval_from_sums([3, 1], [2, 2]), "cluster 0 has 3 passes in 2 rows"),
         (lambda: wilson(0, 0), "nobs=0 must be a positive number"),
         (lambda: cluster_se([1, 0], [1]), "clusters has 1 ids but values has 2 rows"),
     ],

@@ -319,3 +319,16 @@ def test_an_index_repeating_a_column_is_written_once(tmp_path: Path) -> None:
     other = table.set_index(pd.Index(["x", "y"], name="criterion"))
     with pytest.raises(ExportError, match="the index level 'criterion' and the column 'criterion' hold different"):
         op.export_table(other, tmp_path / "other.csv")
+
+
+def test_an_unnamed_level_of_a_named_index_is_written_as_reset_index_names_it(tmp_path: Path) -> None:
+    """Review K: ``groupby(...).agg([...]).stack()`` has index names ['criterion', None]; its statistic level was
+    dropped from the file (which value is the mean, which the max, was lost). Every level is written."""
+    rates = pd.DataFrame({"criterion": ["a", "a", "b"], "rate": [0.5, 0.6, 0.7]})
+    stacked = rates.groupby("criterion")["rate"].agg(["mean", "max"]).stack().rename("value").to_frame()
+    assert list(stacked.index.names) == ["criterion", None]
+    text = op.export_table(stacked, tmp_path / "s.csv").read_text(encoding="utf-8")
+    assert text == "criterion,level_1,value\na,mean,0.55\na,max,0.6\nb,mean,0.7\nb,max,0.7\n"
+    both = rates.assign(k=[1, 2, 3]).set_index(["criterion", "k"], drop=False).drop(columns=["k"])
+    assert op.export_table(both, tmp_path / "b.csv").read_text(encoding="utf-8") == (
+        "k,criterion,rate\n1,a,0.5\n2,a,0.6\n3,b,0.7\n")  # criterion repeats its column: written once

@@ -22,7 +22,7 @@ from _reliability_systems import EVALUATORS, FAULT_EVALUATOR, make_case, run_cli
 import oloproof_nb as op
 from oloproof_nb import cli
 from oloproof_nb._run import replays as replays_module
-from oloproof_nb._run.replay_cache import REPLAY_CACHE_DIR
+from oloproof_nb._run.replay_cache import REPLAY_CACHE_DIR, recording_digest, replay_key
 from oloproof_nb.errors import InternalError
 from oloproof_nb.examples import init_example
 
@@ -92,6 +92,19 @@ def test_a_different_recording_before_the_checkpoint_is_replayed_again(tmp_path:
     assert _rows(second) == [("fail", False)] * 4  # replayed live on this path: it claims success, no escalation
     third = op.run(root, out=tmp_path / "third", progress=False)
     assert _rows(third) == [("fail", True)] * 4
+
+
+def test_the_step_just_before_the_checkpoint_is_part_of_the_recording_key() -> None:
+    """Only steps[checkpoint - 1] differs (the result the agent saw last before the faulted call): the recording
+    digest and the replay key change. A digest of steps[:checkpoint - 1] left it out and reused the old replay."""
+    look = {"kind": "tool_call", "tool": "look", "args": {}, "result": 1}
+    pay = {"kind": "tool_call", "tool": "pay", "args": {"k": 1}, "result": {"ok": True}}
+    a = [look, {"kind": "tool_call", "tool": "balance", "args": {}, "result": 100}, pay]
+    b = [look, {"kind": "tool_call", "tool": "balance", "args": {}, "result": 0}, pay]
+    assert recording_digest(a, 2) != recording_digest(b, 2)
+    key = {"system_version": "v1", "code_fingerprint": "f" * 64, "case_digest": "d" * 64, "checkpoint": 2,
+           "change": {"result": {"ok": False}}}
+    assert replay_key(**key, recording=recording_digest(a, 2)) != replay_key(**key, recording=recording_digest(b, 2))
 
 
 def _rows(run: op.Run) -> list[tuple[str, bool]]:

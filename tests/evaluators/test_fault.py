@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -25,8 +26,10 @@ from _fault_systems import (
 )
 
 import oloproof_nb as op
+from oloproof_nb._core.trajectory import ToolCall, Trajectory
 from oloproof_nb._run.replay_cache import ReplayCache, replay_key
-from oloproof_nb.evaluators import FaultRecovery
+from oloproof_nb.evaluators import AnswerMatches, FaultRecovery
+from oloproof_nb.evaluators.fault import judge_replay
 from oloproof_nb.examples import init_example
 
 CRITERION = "recovers_from_error_at_issue_refund"
@@ -113,6 +116,18 @@ def test_neither_recovered_nor_escalated_fails(tmp_path: Path) -> None:
     run = run_suite(tmp_path, GivesUp())
     assert [(r["verdict"], r["reason"], r["constraint_broken"]) for r in rows(run)] == [
         ("fail", "not_recovered_not_escalated", False)] * 2
+
+
+def test_a_replay_answer_must_satisfy_every_answer_check() -> None:
+    """Two answer_matches checks, one exact (normalize=False): "refunded" for "Refunded" passes only the
+    normalising one, so the replay is not recovered. With all→any one accepting check was enough."""
+    ctx = SimpleNamespace(case=SimpleNamespace(expected=SimpleNamespace(has_answer=True, answer="Refunded", state=None),
+                                               initial_state={}), run=None)
+    checks = [AnswerMatches(type="answer_matches"),
+              AnswerMatches(type="answer_matches", normalize=False, criterion="answer_exact")]
+    replay = Trajectory(steps=[ToolCall(tool="refund")], answer="refunded")
+    out = judge_replay(ctx, replay, None, 0, checks, [])  # type: ignore[arg-type]
+    assert (out["recovered"], out["verdict"], out["reason"]) == (False, "fail", "not_recovered_not_escalated")
 
 
 @pytest.mark.parametrize("system", [Nondeterministic, NondeterministicBefore])

@@ -93,6 +93,22 @@ def test_whole_fails_on_a_missing_leaf() -> None:
     assert v == "fail" and ("refunds.o1.amount", 40.0, ABSENT, False) in rows
 
 
+def test_whole_fails_on_an_element_appended_to_a_list() -> None:
+    """StateMatches whole: an actual list with one element more than expected fails (a spurious second
+    refund in a log), even when the expected elements all match."""
+    v, rows = verdict(sm(mode="whole"), {"log": ["a"]}, {"log": ["a", "b"]})
+    assert v == "fail" and ("log.1", ABSENT, "b", False) in rows
+
+
+@pytest.mark.parametrize(("ignore", "expected_verdict"), [(["updated_at"], "pass"), ([], "fail")])
+def test_whole_mode_passes_ignore_on(ignore: list[str], expected_verdict: str) -> None:
+    """StateMatches whole with ignore=["updated_at"]: a state that differs only at updated_at passes, and fails
+    without it. An evaluator that dropped ignore= on its way to compare_state failed the first."""
+    v, _ = verdict(sm(mode="whole", ignore=ignore), {"s": "closed", "updated_at": "t0"},
+                   {"s": "closed", "updated_at": "t1"})
+    assert v == expected_verdict
+
+
 def test_whole_with_dotted_keys() -> None:
     expected = {"files": {"report.csv": {"size": 10}}}
     v, rows = verdict(sm(mode="whole"), expected, {"files": {"report.csv": {"size": 10}}})
@@ -293,6 +309,16 @@ def test_answer_matches_comparison_row() -> None:
     assert result.verdicts[0]["verdict"] == "fail"
     assert result.comparisons == [{"case_id": "c1", "criterion": "answer_matches", "path": "answer",
                                    "expected": "refunded", "actual": "refused", "ok": False}]
+
+
+@pytest.mark.parametrize(("normalize", "expected_verdict"), [(False, "fail"), (True, "pass")])
+def test_answer_matches_applies_its_normalize_option(normalize: bool, expected_verdict: str) -> None:
+    """normalize=False asks for the exact text: "refunded" for "Refunded" fails. An AnswerMatches that did not
+    pass normalize on to answers_equal (so it always normalised) let it pass."""
+    case = _case(expected={"answer": "Refunded"})
+    ctx = CaseContext(case=case, status="completed", trajectory=Trajectory(answer="refunded"), state=None)
+    (row,) = AnswerMatches(type="answer_matches", normalize=normalize).evaluate(ctx).verdicts
+    assert row["verdict"] == expected_verdict
 
 
 # -- changes mode, list matching, $absent (options and verdicts) ----------------------------------------------
