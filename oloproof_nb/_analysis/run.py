@@ -314,6 +314,17 @@ class Run:
         self._states.release()
         return self._states.many(refs)
 
+    def _replace(self, name: str, frame: Any) -> None:
+        """``run.<name> = frame``: the run computes from (a copy of) ``frame`` from now on; it must be a DataFrame
+        holding the frame's columns (a filtered or edited copy of the run's own)."""
+        if not isinstance(frame, pd.DataFrame):
+            raise OloproofError(f"run.{name} = …: must be a pandas DataFrame (a filtered or edited copy of "
+                                f"run.{name}), got {type(frame).__name__}")
+        lacking = [c for c in FRAMES[name].names if c not in frame.columns]
+        if lacking:
+            raise OloproofError(f"run.{name} = …: the frame lacks the column(s) {', '.join(lacking)} of run.{name}")
+        self._frames[name] = frame.copy(deep=not _COPY_ON_WRITE)
+
     def _shared(self, name: str) -> pd.DataFrame:
         """Frame ``name``, read on first access and kept; the caller gets its own copy of the table (O(1) with
         pandas' copy-on-write), so a notebook's scratch edit (``run.verdicts.drop(..., inplace=True)``, a
@@ -455,7 +466,7 @@ class Run:
 
     @cases.setter
     def cases(self, frame: pd.DataFrame) -> None:
-        self._frames["cases"] = frame
+        self._replace("cases", frame)
 
     @property
     def steps(self) -> pd.DataFrame:
@@ -468,7 +479,7 @@ class Run:
 
     @steps.setter
     def steps(self, frame: pd.DataFrame) -> None:
-        self._frames["steps"] = frame
+        self._replace("steps", frame)
 
     @property
     def snapshots(self) -> pd.DataFrame:
@@ -484,7 +495,7 @@ class Run:
 
     @snapshots.setter
     def snapshots(self, frame: pd.DataFrame) -> None:
-        self._frames["snapshots"] = frame
+        self._replace("snapshots", frame)
 
     @property
     def changes(self) -> pd.DataFrame:
@@ -496,7 +507,7 @@ class Run:
 
     @changes.setter
     def changes(self, frame: pd.DataFrame) -> None:
-        self._frames["changes"] = frame
+        self._replace("changes", frame)
 
     @property
     def verdicts(self) -> pd.DataFrame:
@@ -510,7 +521,7 @@ class Run:
 
     @verdicts.setter
     def verdicts(self, frame: pd.DataFrame) -> None:
-        self._frames["verdicts"] = frame
+        self._replace("verdicts", frame)
 
     @property
     def comparisons(self) -> pd.DataFrame:
@@ -522,7 +533,7 @@ class Run:
 
     @comparisons.setter
     def comparisons(self, frame: pd.DataFrame) -> None:
-        self._frames["comparisons"] = frame
+        self._replace("comparisons", frame)
 
     @property
     def replays(self) -> pd.DataFrame:
@@ -536,7 +547,7 @@ class Run:
 
     @replays.setter
     def replays(self, frame: pd.DataFrame) -> None:
-        self._frames["replays"] = frame
+        self._replace("replays", frame)
 
     @property
     def pairs(self) -> pd.DataFrame:
@@ -549,7 +560,7 @@ class Run:
 
     @pairs.setter
     def pairs(self, frame: pd.DataFrame) -> None:
-        self._frames["pairs"] = frame
+        self._replace("pairs", frame)
 
     @property
     def receipts(self) -> pd.DataFrame:
@@ -563,7 +574,7 @@ class Run:
 
     @receipts.setter
     def receipts(self, frame: pd.DataFrame) -> None:
-        self._frames["receipts"] = frame
+        self._replace("receipts", frame)
 
     def summary(self) -> pd.DataFrame:
         """Per criterion: rows and pass / fail / missing counts (raw counts, unrounded)."""
@@ -694,17 +705,18 @@ def _check_one_code(runs: Sequence[Run]) -> None:
     for ev in first.config.evaluators:
         for spec, _ in _code_of(first, ev).values():
             criterion_of.setdefault(spec, ev.name)
-    seen: dict[str, tuple[str, str]] = {}  # spec -> (digest, run id) of the first run that recorded it
+    seen: dict[str, tuple[str, str]] = {}  # key -> (digest, run id) of the first run that recorded it
     for run in runs:
         for spec, criterion in criterion_of.items():
-            digest = run.manifest.digests.get(CODE_KEY + spec)
-            if digest is None:
-                continue
-            earlier = seen.setdefault(spec, (digest, run.run_id))
-            if earlier[0] != digest:
-                raise OloproofError(f"runs {earlier[1]} and {run.run_id} judge {criterion} with different checks "
-                                    f"(the code of {spec} differs); pool runs of the same suite configuration "
-                                    "and code")
+            for key, what in ((CODE_KEY + spec, f"the code of {spec}"),
+                              (IMPORTS_KEY + spec, f"the suite modules {spec} imports")):
+                digest = run.manifest.digests.get(key)
+                if digest is None:
+                    continue
+                earlier = seen.setdefault(key, (digest, run.run_id))
+                if earlier[0] != digest:
+                    raise OloproofError(f"runs {earlier[1]} and {run.run_id} judge {criterion} with different checks "
+                                        f"({what} differs); pool runs of the same suite configuration and code")
 
 
 def _rule_of(run: Run) -> tuple[list[str], ...]:

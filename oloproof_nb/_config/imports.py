@@ -274,34 +274,48 @@ def suite_imports(root: Path, module_name: str) -> frozenset[Path]:
     inside a function. Their edits change what the system (or a check) does: a run resumed after
     ``agent_policy.py`` changed mixed two versions in one gate. Imports the code does not spell out
     (``importlib.import_module(name)``) are not found; a system that makes them defines ``fingerprint()``.
-    Empty when the module is not in the suite folder or its code cannot be read (the import reports that).
+    An import the finder cannot follow (a folder without ``__init__.py``, a data folder named like a library)
+    is skipped, the others kept. Empty when the module is not in the suite folder or its code cannot be read
+    (the import reports that).
 
-    A scan is kept per (folder, module) while none of the files it read changed (size and modification
-    time), at most :data:`_SCANS_KEPT` of them: a suite's checks in one module are scanned once per load.
+    A scan is kept per (folder, module) while none of the files it read and none of the folders it searched
+    changed (size and modification time: a new file changes its folder's), at most :data:`_SCANS_KEPT` of
+    them: a suite's checks in one module are scanned once per load.
     """
     import modulefinder
 
+    class Finder(modulefinder.ModuleFinder):
+        def find_module(self, name: str, path: Any, parent: Any = None) -> Any:
+            try:
+                return super().find_module(name, path, parent)
+            except ImportError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - a namespace folder: not followed, like a module not found
+                raise ImportError(f"{name}: {exc}") from None
+
+    root = root.absolute()  # the finder gives absolute paths: a suite loaded by a relative path found none
     key = (str(root), module_name)
     kept = _SCANS.get(key)
     if kept is not None and all(_stat_key(path) == stat for path, stat in kept[0]):
         return kept[1]
-    finder = modulefinder.ModuleFinder(path=[str(root)])
+    finder = Finder(path=[str(root)])
     try:
         finder.import_hook(module_name)
-    except Exception:  # noqa: BLE001 - SyntaxError, not in the folder, a finder limit: nothing found
+    except Exception:  # noqa: BLE001 - SyntaxError, not in the folder: nothing found
         return frozenset()
     read = {Path(f) for m in finder.modules.values() if isinstance(f := getattr(m, "__file__", None), str)}
     read = {path for path in read if path.is_relative_to(root)}
     own = {getattr(m, "__file__", None) for name, m in finder.modules.items() if name == module_name}
     found = frozenset(path for path in read if str(path) not in own)
+    watched = sorted(read | {root} | {path.parent for path in read})
     _SCANS.pop(key, None)
     while len(_SCANS) >= _SCANS_KEPT:
         _SCANS.pop(next(iter(_SCANS)))
-    _SCANS[key] = (tuple((path, _stat_key(path)) for path in sorted(read)), found)
+    _SCANS[key] = (tuple((path, _stat_key(path)) for path in watched), found)
     return found
 
 
-#: The scans :func:`suite_imports` keeps, oldest first: ``(folder, module) → (((file, stat), …), files found)``.
+#: The scans :func:`suite_imports` keeps, oldest first: ``(folder, module) → (((path, stat), …), files found)``.
 _SCANS: dict[tuple[str, str], tuple[tuple[tuple[Path, tuple[int, int] | None], ...], frozenset[Path]]] = {}
 _SCANS_KEPT = 64
 
@@ -320,6 +334,7 @@ def imports_digest(root: Path | None, spec: str | None) -> str | None:
     :data:`IMPORTS_KEY` (a run made before recorded none: nothing to compare, as for a code digest)."""
     if root is None or spec is None:
         return None
+    root = root.absolute()
     files = sorted(suite_imports(root, spec.split(":", 1)[0]))
     digests = []
     for path in files:

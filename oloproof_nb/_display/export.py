@@ -188,22 +188,39 @@ def _json(df: pd.DataFrame, path: Path) -> str:
 
 
 def _index_as_columns(table: pd.DataFrame, path: Path) -> pd.DataFrame:
-    """The index of ``table`` as its first columns when any level is named (every level, ``level_1`` for an
-    unnamed one, as ``reset_index`` names it); a level that repeats a column of the same name and values
+    """The index of ``table`` as its first columns when any level is named (every level, an unnamed one as
+    ``reset_index`` names it, ``level_1``); a level that repeats a column of the same name and values
     (``set_index("criterion", drop=False)``) is left out rather than written twice."""
-    if all(name is None for name in table.index.names):
+    names = list(table.index.names)
+    if all(name is None for name in names):
         return table
-    repeats = [name for name in table.index.names if name is not None and name in table.columns]
+    twice = sorted({str(n) for n in names if n is not None and names.count(n) > 1})
+    if twice:
+        raise ExportError(f"{path}: the index has more than one level named {', '.join(map(repr, twice))}; rename "
+                          "them, or reset the index yourself")
+    repeats = [name for name in names if name is not None and name in table.columns]
     for name in repeats:
-        level = table.index.get_level_values(name)
-        if not pd.Series(level, index=table.index).equals(table[name]):
+        level = np.asarray(table.index.get_level_values(name), dtype=object)
+        column = np.asarray(table[name], dtype=object)
+        if column.ndim != 1 or not all(_same_cell(a, b) for a, b in zip(level, column, strict=True)):
             raise ExportError(f"{path}: the index level {name!r} and the column {name!r} hold different values; "
                               "rename one of them, or reset the index yourself")
-    if repeats:
-        table = table.droplevel(repeats) if table.index.nlevels > len(repeats) else table.reset_index(drop=True)
-        if all(name is None for name in table.index.names) and not isinstance(table.index, pd.MultiIndex):
-            return table  # what is left is a plain unnamed index (a row number): not written, as before
-    return table.reset_index()
+    if len(repeats) == len(names):
+        return table.reset_index(drop=True)
+    kept = table.droplevel(repeats) if repeats else table
+    try:
+        return kept.reset_index()
+    except ValueError as exc:  # a level's name (or level_1, an unnamed one's) is a column's already
+        raise ExportError(f"{path}: an index level and a column have one name ({exc}); rename one of them, or "
+                          "reset the index yourself") from None
+
+
+def _same_cell(a: object, b: object) -> bool:
+    """Two cells as one value (1 and 1.0, a category and its text; two missing values)."""
+    try:
+        return bool(a == b) or (a != a and b != b)
+    except (TypeError, ValueError):
+        return False
 
 
 _WRITERS: dict[str, Callable[[pd.DataFrame, Path], str]] = {

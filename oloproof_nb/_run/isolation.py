@@ -84,7 +84,7 @@ class _Spec:
     root: str
     config: SuiteConfig
     cache: bool
-    #: The digests of the suite's checks and validators when it loaded (``code:`` keys of ``Suite.digests``).
+    #: The digests of the suite's code when it loaded (the ``code:`` and ``imports:`` keys of ``Suite.digests``).
     code: dict[str, str]
 
 

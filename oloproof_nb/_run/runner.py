@@ -24,7 +24,7 @@ import threading
 import traceback
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar
 
@@ -102,6 +102,9 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
     if suite.release is not None and not resume:  # a reduction the run's epochs cannot give: say so before running
         check_reductions(suite.release, suite.config.epochs if epochs is None else epochs, suite.root / RELEASE_FILE)
     suite = suite.with_user_code()  # the checks the run calls, and the digests of their code it records
+    if system is not None:  # not the suite's system: its module's imports say nothing of this one (resume, cache)
+        theirs = IMPORTS_KEY + suite.config.system
+        suite = replace(suite, digests={k: v for k, v in suite.digests.items() if k != theirs})
     # no more system instances (or worker processes) than case runs: --workers 10000 on 48 cases built 10,000
     workers = max(1, min(workers, suite.n_cases * (suite.config.epochs if epochs is None else epochs)))
     timeout_s = suite.config.case_timeout_s

@@ -152,3 +152,18 @@ def test_load_runs_takes_any_iterable_of_paths_and_a_frame_can_be_replaced(two_r
     v = run.verdicts
     run.verdicts = v[v["verdict"] == "pass"].reset_index(drop=True)
     assert (op.gate(run).table.loc[0, "n"], op.gate(run).table.loc[0, "passed"]) == (22, 22)
+
+
+def test_a_frame_set_on_the_run_is_copied_and_checked(two_runs: tuple[Path, Path]) -> None:
+    """Review M: ``run.verdicts = frame`` stored the caller's object, so its later in-place edits reached the gate,
+    and anything was taken (``None`` read the frame from disk again; a frame without ``verdict`` failed in the
+    gate with a KeyError)."""
+    run = op.load_run(two_runs[0])
+    mine = run.verdicts
+    run.verdicts = mine
+    mine.loc[mine["verdict"] == "fail", "verdict"] = "pass"  # after setting: not the run's
+    assert int((run.verdicts["verdict"] == "fail").sum()) == 8
+    for bad, message in ((None, "must be a pandas DataFrame"), (mine.drop(columns=["verdict"]),
+                                                                r"lacks the column\(s\) verdict of run\.verdicts")):
+        with pytest.raises(op.OloproofError, match=message):
+            run.verdicts = bad

@@ -225,3 +225,118 @@ def test_a_run_recorded_before_imports_were_digested_resumes_and_compares_as_bef
     cmp = op.compare(resumed, full)
     assert cmp.verdict == "INSUFFICIENT_EVIDENCE"  # six cases: no margin can be cleared; but no check changed
     assert not any("check_changed" in reason for reason in cmp.table["reason"])
+
+
+def _helper_suite(make_suite: Any, tmp_path: Path, **config: Any) -> tuple[Path, str, str]:
+    """A suite whose system imports ``agent_policy_<token>`` and whose python check imports ``helpers_<token>``
+    (unique names: Python keeps one module per name in a process)."""
+    token = tmp_path.name.replace("-", "_")[-12:] + os.urandom(4).hex()
+    policy, helpers = f"agent_policy_{token}", f"helpers_{token}"
+    cases = [{"id": f"c{i}", "input": {"n": i}, "expected": {"answer": "ok"}} for i in range(6)]
+    root = make_suite(cases, system="sysmod:Desk", system_code=POLICY_SYSTEM.format(policy=policy),
+                      evaluators=[{"type": "answer_matches"}, {"type": "python", "check": "checks:judge"}], **config)
+    (root / f"{policy}.py").write_text("def answer(n):\n    return 'ok'\n", encoding="utf-8")
+    (root / f"{helpers}.py").write_text("def strict(answer):\n    return answer == 'ok'\n", encoding="utf-8")
+    (root / "checks.py").write_text(f"from {helpers} import strict\n\n\ndef judge(case, initial, final, "
+                                    "trajectory):\n    return strict(trajectory.answer)\n", encoding="utf-8")
+    return root, policy, helpers
+
+
+def test_a_suite_loaded_by_a_relative_path_records_the_same_digests_and_runs_in_processes(
+        make_suite: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review M: the finder gives absolute paths, and a suite loaded as ``op.load_suite("suite0")`` kept none of
+    its helpers; its process workers (which load the suite from its absolute folder) found them, so every run
+    with isolation: process was refused ("changed since the suite was loaded")."""
+    import oloproof_nb as op
+
+    root, _, _ = _helper_suite(make_suite, tmp_path, isolation="process")
+    absolute = {k: v for k, v in op.load_suite(root).digests.items() if k.startswith("imports:")}
+    assert set(absolute) == {"imports:sysmod:Desk", "imports:checks:judge"}
+    monkeypatch.chdir(root.parent)
+    suite = op.load_suite(root.name)
+    assert {k: v for k, v in suite.digests.items() if k.startswith("imports:")} == absolute
+    run = op.run(suite, out=tmp_path / "processes", progress=False)
+    assert run.n_cases == 6 and set(run.verdicts["verdict"]) == {"pass"}
+
+
+def test_an_import_the_finder_cannot_follow_keeps_the_others(tmp_path: Path) -> None:
+    """Review M: a folder without ``__init__.py`` (``from tools.fmt import f``), or a data folder named like a
+    library the code imports (``email/``), made the finder raise, and the whole scan was dropped: the helpers
+    it had found with it went undigested, silently."""
+    from oloproof_nb._config.imports import suite_imports
+
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "email").mkdir()
+    (tmp_path / "tools" / "fmt.py").write_text("def f():\n    return 1\n", encoding="utf-8")
+    (tmp_path / "email" / "notes.txt").write_text("data\n", encoding="utf-8")
+    (tmp_path / "helpers.py").write_text("X = 1\n", encoding="utf-8")
+    (tmp_path / "sysmod.py").write_text("from tools.fmt import f\nimport email\nimport helpers\n", encoding="utf-8")
+    assert {p.name for p in suite_imports(tmp_path, "sysmod")} == {"helpers.py"}
+
+
+def test_a_helper_created_after_the_scan_is_found_by_the_next_one(tmp_path: Path) -> None:
+    """Review M: a kept scan was checked against the files it read only, so a module created afterwards (``try:
+    import local_overrides``) was never digested in that process, while a fresh worker process found it. The
+    folders the scan searched are watched too: a new file changes its folder."""
+    from oloproof_nb._config.imports import suite_imports
+
+    (tmp_path / "sysmod.py").write_text("try:\n    import local_overrides\nexcept ImportError:\n    pass\n",
+                                        encoding="utf-8")
+    assert suite_imports(tmp_path, "sysmod") == frozenset()
+    os.utime(tmp_path, ns=(1, 1))  # the folder's time before the file arrives (a coarse clock cannot hide it)
+    (tmp_path / "local_overrides.py").write_text("X = 1\n", encoding="utf-8")
+    assert {p.name for p in suite_imports(tmp_path, "sysmod")} == {"local_overrides.py"}
+
+
+def test_pooling_compares_the_helpers_of_runs_after_one_that_recorded_none(make_suite: Any, tmp_path: Path) -> None:
+    """Review M: ``load_runs([r0, r1, r2])`` with r0 recorded before (no imports digest) pooled r1 and r2 whose
+    check helpers differ, while ``load_runs([r1, r2])`` refused them."""
+    import json
+
+    import oloproof_nb as op
+
+    root, _, helpers = _helper_suite(make_suite, tmp_path)
+    runs = [op.run(op.load_suite(root), out=tmp_path / f"r{i}", progress=False).directory for i in range(2)]
+    manifest = json.loads((runs[0] / "manifest.json").read_text(encoding="utf-8"))
+    manifest["digests"] = {k: v for k, v in manifest["digests"].items() if not k.startswith("imports:")}
+    (runs[0] / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    (root / f"{helpers}.py").write_text("def strict(answer):\n    return True\n", encoding="utf-8")
+    later = tmp_path / "later"  # the loosened helper, run in a new process (this one keeps the old import)
+    from _reliability_systems import run_cli
+
+    assert run_cli("run", str(root), "--out", str(later), "--quiet").returncode == 1  # no release.yaml: BLOCK
+    with pytest.raises(op.OloproofError, match="the suite modules checks:judge imports differ"):
+        op.load_runs([runs[0], runs[1], later])
+
+
+def test_a_system_given_in_python_is_not_held_to_the_suite_systems_helpers(make_suite: Any, tmp_path: Path) -> None:
+    """Review M: a run made with ``system=`` (a class that never imports the suite system's helper) was refused
+    on resume after that helper changed; its cache key already left the helper out."""
+    import json
+
+    import oloproof_nb as op
+
+    root, policy, _ = _helper_suite(make_suite, tmp_path)
+
+    class Own:
+        version = "own-1"
+
+        def reset(self, state: Any) -> None:
+            self.state = dict(state)
+
+        def snapshot(self) -> Any:
+            return dict(self.state)
+
+        def run(self, input: Any) -> Any:
+            return {"steps": [], "answer": "ok", "status": "completed"}
+
+    full = op.run(op.load_suite(root), system=Own, out=tmp_path / "full", progress=False)
+    assert not any(k.startswith("imports:sysmod") for k in full.manifest.digests)
+    out = tmp_path / "stopped"
+    out.mkdir()
+    manifest = json.loads((full.directory / "manifest.json").read_text(encoding="utf-8"))
+    del manifest["finished_at"]
+    (out / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    (out / "cases.jsonl").write_bytes(b"".join((full.directory / "cases.jsonl").read_bytes().splitlines(True)[:3]))
+    (root / f"{policy}.py").write_text("def answer(n):\n    return 'bad'\n", encoding="utf-8")
+    assert len(op.run(op.load_suite(root), system=Own, out=out, resume=True, progress=False).records) == 6

@@ -332,3 +332,23 @@ def test_an_unnamed_level_of_a_named_index_is_written_as_reset_index_names_it(tm
     both = rates.assign(k=[1, 2, 3]).set_index(["criterion", "k"], drop=False).drop(columns=["k"])
     assert op.export_table(both, tmp_path / "b.csv").read_text(encoding="utf-8") == (
         "k,criterion,rate\n1,a,0.5\n2,a,0.6\n3,b,0.7\n")  # criterion repeats its column: written once
+
+
+def test_index_levels_beside_a_repeated_one_and_name_clashes(tmp_path: Path) -> None:
+    """Review M: the unnamed level of a stacked table was still dropped when its named level repeats a column;
+    a column named like an index level (``level_1``) or two levels of one name failed inside pandas; a categorical
+    index equal to its column was called different."""
+    rates = pd.DataFrame({"criterion": ["a", "a", "b"], "rate": [0.5, 0.6, 0.7]})
+    stacked = rates.groupby("criterion")["rate"].agg(["mean", "max"]).stack().rename("value").to_frame()
+    both = stacked.reset_index(level=0)[["criterion", "value"]].set_index("criterion", append=True, drop=False)
+    both = both.reorder_levels(["criterion", None])
+    assert op.export_table(both, tmp_path / "both.csv").read_text(encoding="utf-8") == (
+        "index,criterion,value\nmean,a,0.55\nmax,a,0.6\nmean,b,0.7\nmax,b,0.7\n")  # the statistic is kept
+    with pytest.raises(ExportError, match="an index level and a column have one name"):
+        op.export_table(stacked.assign(level_1=1), tmp_path / "clash.csv")
+    twice = pd.DataFrame({"v": [1, 2]}, index=pd.MultiIndex.from_tuples([(1, 2), (3, 4)], names=["k", "k"]))
+    with pytest.raises(ExportError, match="more than one level named 'k'"):
+        op.export_table(twice, tmp_path / "twice.csv")
+    cat = pd.DataFrame({"criterion": ["a", "b"], "rate": [1, 2]},
+                       index=pd.CategoricalIndex(["a", "b"], name="criterion"))
+    assert op.export_table(cat, tmp_path / "cat.csv").read_text(encoding="utf-8") == "criterion,rate\na,1\nb,2\n"
