@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 import pandas as pd
 import pyarrow as pa
 
-from .._config.imports import CODE_KEY, IMPORTS_KEY
+from .._config.imports import CODE_KEY
 from .._config.release import ReleaseConfig
 from .._config.suite import SuiteConfig, parse_suite_config, release_from_manifest
 from .._core.evaluator import Evaluator
@@ -705,18 +705,17 @@ def _check_one_code(runs: Sequence[Run]) -> None:
     for ev in first.config.evaluators:
         for spec, _ in _code_of(first, ev).values():
             criterion_of.setdefault(spec, ev.name)
-    seen: dict[str, tuple[str, str]] = {}  # key -> (digest, run id) of the first run that recorded it
+    seen: dict[str, tuple[str, str]] = {}  # spec -> (digest, run id) of the first run that recorded it
     for run in runs:
         for spec, criterion in criterion_of.items():
-            for key, what in ((CODE_KEY + spec, f"the code of {spec}"),
-                              (IMPORTS_KEY + spec, f"the suite modules {spec} imports")):
-                digest = run.manifest.digests.get(key)
-                if digest is None:
-                    continue
-                earlier = seen.setdefault(key, (digest, run.run_id))
-                if earlier[0] != digest:
-                    raise OloproofError(f"runs {earlier[1]} and {run.run_id} judge {criterion} with different checks "
-                                        f"({what} differs); pool runs of the same suite configuration and code")
+            digest = run.manifest.digests.get(CODE_KEY + spec)
+            if digest is None:
+                continue
+            earlier = seen.setdefault(spec, (digest, run.run_id))
+            if earlier[0] != digest:
+                raise OloproofError(f"runs {earlier[1]} and {run.run_id} judge {criterion} with different checks "
+                                    f"(the code of {spec} differs); pool runs of the same suite configuration "
+                                    "and code")
 
 
 def _rule_of(run: Run) -> tuple[list[str], ...]:
@@ -770,13 +769,10 @@ def changed_checks(a: Run, b: Run) -> dict[str, str]:
             continue
         for what, (spec, digest) in mine.items():
             their_spec, their_digest = yours[what]
-            imported, their_imported = (r.manifest.digests.get(IMPORTS_KEY + spec) for r in (a, b))
             if spec != their_spec:
                 out[ev.name] = f"{what} is {their_spec}, not {spec}"
             elif digest is not None and their_digest is not None and digest != their_digest:
                 out[ev.name] = f"the code of {spec} differs"
-            elif imported is not None and their_imported is not None and imported != their_imported:
-                out[ev.name] = f"the suite modules {spec} imports differ"
             else:
                 continue
             break

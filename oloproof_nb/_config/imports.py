@@ -42,15 +42,13 @@ from typing import Any
 
 from ..errors import ConfigError, describe_exception
 
-__all__ = ["CODE_KEY", "IMPORTS_KEY", "import_system", "load_validators", "load_check", "file_digest", "module_file",
-           "code_digests", "code_layers", "function_digest", "imports_digest", "suite_imports", "stale_function",
-           "defined_elsewhere", "foreign_copy", "class_source", "user_classes"]
+__all__ = ["CODE_KEY", "import_system", "load_validators", "load_check", "file_digest", "module_file",
+           "code_digests", "code_layers", "function_digest", "stale_function", "defined_elsewhere", "foreign_copy",
+           "class_source", "user_classes"]
 
 #: Prefix of a ``Suite.digests`` (and ``Manifest.digests``) key that holds the digest of the code of a suite's
 #: python check or registered validator: ``"code:checks:task_done"``.
 CODE_KEY = "code:"
-#: The key prefix of :func:`imports_digest` in a suite's digests: ``imports:<module:attr>``.
-IMPORTS_KEY = "imports:"
 
 _IMPORT_LOCK = threading.Lock()
 #: (suite folder, module) -> (file digest, module): the latest import of each, and nothing older.
@@ -267,91 +265,12 @@ def code_digests(root: Path | None, spec: str | None, target: Any, classes: Sequ
     return sorted(out)
 
 
-def suite_imports(root: Path, module_name: str) -> frozenset[Path]:
-    """The files of the suite folder's modules that ``module_name`` imports, directly or through one another,
-    found by reading their code (``modulefinder``, searching the suite folder only), the module's own files
-    left out: ``import helpers``, ``from tools import x``, ``from . import rel`` in a package, an import
-    inside a function. Their edits change what the system (or a check) does: a run resumed after
-    ``agent_policy.py`` changed mixed two versions in one gate. Imports the code does not spell out
-    (``importlib.import_module(name)``) are not found; a system that makes them defines ``fingerprint()``.
-    An import the finder cannot follow (a folder without ``__init__.py``, a data folder named like a library)
-    is skipped, the others kept. Empty when the module is not in the suite folder or its code cannot be read
-    (the import reports that).
-
-    A scan is kept per (folder, module) while none of the files it read and none of the folders it searched
-    changed (size and modification time: a new file changes its folder's), at most :data:`_SCANS_KEPT` of
-    them: a suite's checks in one module are scanned once per load.
-    """
-    import modulefinder
-
-    class Finder(modulefinder.ModuleFinder):
-        def find_module(self, name: str, path: Any, parent: Any = None) -> Any:
-            try:
-                return super().find_module(name, path, parent)
-            except ImportError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - a namespace folder: not followed, like a module not found
-                raise ImportError(f"{name}: {exc}") from None
-
-    root = root.absolute()  # the finder gives absolute paths: a suite loaded by a relative path found none
-    key = (str(root), module_name)
-    kept = _SCANS.get(key)
-    if kept is not None and all(_stat_key(path) == stat for path, stat in kept[0]):
-        return kept[1]
-    finder = Finder(path=[str(root)])
-    try:
-        finder.import_hook(module_name)
-    except Exception:  # noqa: BLE001 - SyntaxError, not in the folder: nothing found
-        return frozenset()
-    read = {Path(f) for m in finder.modules.values() if isinstance(f := getattr(m, "__file__", None), str)}
-    read = {path for path in read if path.is_relative_to(root)}
-    own = {getattr(m, "__file__", None) for name, m in finder.modules.items() if name == module_name}
-    found = frozenset(path for path in read if str(path) not in own)
-    watched = sorted(read | {root} | {path.parent for path in read})
-    _SCANS.pop(key, None)
-    while len(_SCANS) >= _SCANS_KEPT:
-        _SCANS.pop(next(iter(_SCANS)))
-    _SCANS[key] = (tuple((path, _stat_key(path)) for path in watched), found)
-    return found
-
-
-#: The scans :func:`suite_imports` keeps, oldest first: ``(folder, module) → (((path, stat), …), files found)``.
-_SCANS: dict[tuple[str, str], tuple[tuple[tuple[Path, tuple[int, int] | None], ...], frozenset[Path]]] = {}
-_SCANS_KEPT = 64
-
-
-def _stat_key(path: Path) -> tuple[int, int] | None:
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return st.st_size, st.st_mtime_ns
-
-
-def imports_digest(root: Path | None, spec: str | None) -> str | None:
-    """One digest of the suite folder's modules that the module of ``spec`` (``module:attr``) imports
-    (:func:`suite_imports`); None when it imports none of them. Recorded beside the code digests under
-    :data:`IMPORTS_KEY` (a run made before recorded none: nothing to compare, as for a code digest)."""
-    if root is None or spec is None:
-        return None
-    root = root.absolute()
-    files = sorted(suite_imports(root, spec.split(":", 1)[0]))
-    digests = []
-    for path in files:
-        try:
-            digests.append(f"{path.relative_to(root).as_posix()}:{file_digest(path)}")
-        except OSError:
-            digests.append(f"{path.relative_to(root).as_posix()}:unreadable")
-    return hashlib.sha256("\n".join(digests).encode()).hexdigest() if digests else None
-
-
 def function_digest(root: Path, spec: str, target: Any) -> str | None:
     """One digest of the code of a suite's ``module:function`` (a python check or a validator).
 
     SHA-256 of the sorted :func:`code_digests` of ``spec``: the file of the module it names and the file
-    that defines the function (they differ when the module imports it from another one); the suite folder's
-    modules it imports have a digest of their own (:func:`imports_digest`). None when no file defines it (a
-    builtin, or a function typed at a prompt).
+    that defines the function (they differ when the module imports it from another one). What the function
+    calls in other files is not in it. None when no file defines it (a builtin, or a function typed at a prompt).
     """
     files = code_digests(root, spec, target)
     return hashlib.sha256("\n".join(files).encode()).hexdigest() if files else None

@@ -31,12 +31,10 @@ from .cases import iter_cases
 from .files import config_error, read_yaml
 from .imports import (
     CODE_KEY,
-    IMPORTS_KEY,
     defined_elsewhere,
     file_digest,
     function_digest,
     import_system,
-    imports_digest,
     load_check,
     load_validators,
     stale_function,
@@ -399,9 +397,7 @@ def changed_digests(expected: Mapping[str, str], found: Mapping[str, str]) -> li
     ['the code of checks:done']
     """
     names = sorted(k for k in set(expected) | set(found) if expected.get(k) != found.get(k))
-    return [f"the code of {n.removeprefix(CODE_KEY)}" if n.startswith(CODE_KEY) else
-            f"the suite modules {n.removeprefix(IMPORTS_KEY)} imports" if n.startswith(IMPORTS_KEY) else n
-            for n in names]
+    return [f"the code of {n.removeprefix(CODE_KEY)}" if n.startswith(CODE_KEY) else n for n in names]
 
 
 def load_user_code(root: Path, config: SuiteConfig, suite_file: Path) -> UserCode:
@@ -436,10 +432,6 @@ def load_user_code(root: Path, config: SuiteConfig, suite_file: Path) -> UserCod
         found = function_digest(root, spec, fn)
         if found is not None:
             digests[CODE_KEY + spec] = found
-    for spec in [config.system, *(config.validators[name] for name in validators), *checks]:
-        imported = imports_digest(root, spec)
-        if imported is not None:
-            digests[IMPORTS_KEY + spec] = imported
     return UserCode(validators, checks, digests)
 
 

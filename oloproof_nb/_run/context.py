@@ -21,7 +21,7 @@ from .._core.records import ReplayRecord
 from .._core.trajectory import DEFAULT_TOOL_ERRORS, Change, ToolErrorRule, Trajectory
 from ..errors import ConfigError, storable
 from .observe import Validator, collect_evidence, locator_path
-from .replay_cache import ReplayCache, cache_fingerprint
+from .replay_cache import ReplayCache
 from .replays import make_replay
 from .sandbox import failure_reason
 from .timeouts import CaseTimeout, call_with_timeout
@@ -121,9 +121,6 @@ class RunSettings:
     cache: ReplayCache | None = None
     #: The fingerprint of the system's code (part of every replay's cache key; None: never cached).
     code_fingerprint: str | None = None
-    #: The digest of the suite folder's modules the system's module imports (``imports_digest``; part of the
-    #: cache key with the fingerprint; None: it imports none, or the system was given in Python).
-    code_imports: str | None = None
     #: The artifact versions observed so far (an artifact an earlier case left is ``stale``).
     shown: ShownArtifacts = field(default_factory=ShownArtifacts, compare=False)
 
@@ -181,8 +178,7 @@ class LiveCase:
                record: Mapping[str, Any], reproduce: tuple[Trajectory, dict[str, Any] | None] | None) -> Replay:
         s = self.settings
         return make_replay(self.system, case, recorded, checkpoint, change, record=record, reproduce=reproduce,
-                           run_id=s.run_id, system_version=s.system_version,
-                           code_fingerprint=cache_fingerprint(s.code_fingerprint, s.code_imports),
+                           run_id=s.run_id, system_version=s.system_version, code_fingerprint=s.code_fingerprint,
                            timeout_s=s.timeout_s, cache=s.cache, append=s.append_replay)
 
     def collect_evidence(self, contract: OutcomeContract, system: Any, validators: Sequence[str], *,

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._config.imports import CODE_KEY, IMPORTS_KEY, import_system
+from .._config.imports import CODE_KEY, import_system
 from .._config.suite import SUITE_FILE, Suite, SuiteConfig, changed_digests, load_user_code
 from .._core.canonical import utc_now
 from .._core.case import Case
@@ -84,7 +84,7 @@ class _Spec:
     root: str
     config: SuiteConfig
     cache: bool
-    #: The digests of the suite's code when it loaded (the ``code:`` and ``imports:`` keys of ``Suite.digests``).
+    #: The digests of the suite's checks and validators when it loaded (``code:`` keys of ``Suite.digests``).
     code: dict[str, str]
 
 
@@ -155,8 +155,7 @@ def _worker_main(conn: multiprocessing.connection.Connection, spec: _Spec) -> No
         settings = RunSettings(run_id=run_id, system_version=version, timeout_s=timeout_s, suite_root=root,
                                evaluators=list(config.evaluators), validators=code.validators,
                                checks=code.checks, tool_errors=config.tool_errors, append_replay=replays.append,
-                               cache=cache, code_fingerprint=fingerprint, shown=shown,
-                               code_imports=code.digests.get(IMPORTS_KEY + config.system))
+                               cache=cache, code_fingerprint=fingerprint, shown=shown)
         try:
             outcome = execute_case(case, index, system, settings)
         except BaseException:  # noqa: BLE001 - oloproof's own error: reported to the run's process
@@ -179,7 +178,7 @@ class ProcessWorkers:
 
     def __init__(self, suite: Suite, workers: int, *, cache: bool) -> None:
         self._spec = _Spec(root=str(suite.root), config=suite.config, cache=cache,
-                           code={k: v for k, v in suite.digests.items() if k.startswith((CODE_KEY, IMPORTS_KEY))})
+                           code={k: v for k, v in suite.digests.items() if k.startswith(CODE_KEY)})
         self._suite_file = suite.root / SUITE_FILE
         self._n = workers
         self._timeout_s = suite.config.case_timeout_s

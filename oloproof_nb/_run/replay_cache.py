@@ -35,7 +35,7 @@ from typing import Any
 from .._config.files import UnreadableFile, read_regular
 from .._core.canonical import digest
 
-__all__ = ["ReplayCache", "replay_key", "recording_digest", "cache_fingerprint", "REPLAY_CACHE_DIR", "CACHE_SCHEMA"]
+__all__ = ["ReplayCache", "replay_key", "recording_digest", "REPLAY_CACHE_DIR", "CACHE_SCHEMA"]
 
 #: Where the cache lives, relative to the suite folder.
 REPLAY_CACHE_DIR = Path(".oloproof") / "replays"
@@ -77,23 +77,6 @@ def recording_digest(steps: list[dict[str, Any]], checkpoint: int) -> str:
     """
     call = {k: v for k, v in steps[checkpoint].items() if k != "result"} if checkpoint < len(steps) else None
     return digest({"before": steps[:checkpoint], "call": call})
-
-
-def cache_fingerprint(fingerprint: str | None, imports: str | None) -> str | None:
-    """The system's code as a replay's cache key sees it: its fingerprint, and the digest of the suite folder's
-    modules its module imports when there are any (an edit of ``agent_policy.py`` reused the old policy's
-    replays). None stays None: a system without a fingerprint is never cached.
-
-    Examples
-    --------
-    >>> cache_fingerprint("f", None), cache_fingerprint(None, "i")
-    ('f', None)
-    >>> cache_fingerprint("f", "i") != cache_fingerprint("f", "j")
-    True
-    """
-    if fingerprint is None or imports is None:
-        return fingerprint
-    return digest({"fingerprint": fingerprint, "imports": imports})
 
 
 def replay_key(system_version: str, code_fingerprint: str, case_digest: str, checkpoint: int,

@@ -24,11 +24,11 @@ import threading
 import traceback
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar
 
-from .._config.imports import CODE_KEY, IMPORTS_KEY
+from .._config.imports import CODE_KEY
 from .._config.release import check_reductions
 from .._config.suite import MAX_EPOCHS, RELEASE_FILE, SUITE_FILE, Suite, changed_digests, load_suite
 from .._core.canonical import iso, utc_now
@@ -102,9 +102,6 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
     if suite.release is not None and not resume:  # a reduction the run's epochs cannot give: say so before running
         check_reductions(suite.release, suite.config.epochs if epochs is None else epochs, suite.root / RELEASE_FILE)
     suite = suite.with_user_code()  # the checks the run calls, and the digests of their code it records
-    if system is not None:  # not the suite's system: its module's imports say nothing of this one (resume, cache)
-        theirs = IMPORTS_KEY + suite.config.system
-        suite = replace(suite, digests={k: v for k, v in suite.digests.items() if k != theirs})
     # no more system instances (or worker processes) than case runs: --workers 10000 on 48 cases built 10,000
     workers = max(1, min(workers, suite.n_cases * (suite.config.epochs if epochs is None else epochs)))
     timeout_s = suite.config.case_timeout_s
@@ -132,14 +129,12 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
         sink = None
     if sink is not None:
         sink.start(store.directory)
-    imports = None if system is not None else suite.digests.get(IMPORTS_KEY + suite.config.system)
     settings = RunSettings(run_id=store.manifest.run_id, system_version=version, timeout_s=timeout_s,
                            suite_root=suite.root, evaluators=list(suite.config.evaluators),
                            validators={} if pool is not None else suite.validators,
                            checks={} if pool is not None else suite.checks,
                            tool_errors=suite.config.tool_errors,
-                           append_replay=store.append_replay, cache=replay_cache, code_fingerprint=fingerprint,
-                           code_imports=imports)
+                           append_replay=store.append_replay, cache=replay_cache, code_fingerprint=fingerprint)
     if done and any(ev.type == "outcome_contract" for ev in suite.config.evaluators):
         # the versions the recorded cases were shown: a resumed epoch is stale on the file of one run before
         shown = pool.shown if pool is not None else settings.shown
@@ -274,8 +269,7 @@ def _check_resumable(manifest: Manifest, suite: Suite, version: str | None, fing
     if epochs is not None and manifest.epochs != epochs:
         raise RunDirError(f"{directory}: this run has epochs={manifest.epochs}, not {epochs}; resume it with "
                           f"epochs={manifest.epochs} (--epochs {manifest.epochs})")
-    changed = {name: value for name, value in suite.digests.items() if manifest.digests.get(name) != value
-               and not (name.startswith(IMPORTS_KEY) and name not in manifest.digests)}  # not recorded: cannot tell
+    changed = {name: value for name, value in suite.digests.items() if manifest.digests.get(name) != value}
     what = changed_digests({name: manifest.digests.get(name, "") for name in changed}, changed)
     if changed and all(n.startswith(CODE_KEY) for n in changed) and \
             not any(key.startswith(CODE_KEY) for key in manifest.digests):  # written before runs recorded code
@@ -438,8 +432,7 @@ def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[in
                            tool_errors=suite.config.tool_errors,
                            append_replay=replays.append,
                            cache=ReplayCache(suite.root / REPLAY_CACHE_DIR) if cache else None,
-                           code_fingerprint=fingerprint, shown=_shown_on_this_worker(suite_root),
-                           code_imports=suite.digests.get(IMPORTS_KEY + suite.config.system))
+                           code_fingerprint=fingerprint, shown=_shown_on_this_worker(suite_root))
     settings.shown.seed(seen or [])  # the versions other workers' cases of these artifacts were shown
     try:
         for index, case in batch:

@@ -87,12 +87,9 @@ def code_fingerprint(instance: Any, target: Any, *, root: Path | None, spec: str
 
     Notes
     -----
-    The files are the module ``system:`` names and the files defining the system's classes; the suite
-    folder's modules that module imports have a digest of their own in the suite's digests
-    (:func:`~oloproof_nb._config.imports.imports_digest`), which ``--resume`` and the replay cache key
-    (:func:`~oloproof_nb._run.replay_cache.cache_fingerprint`) take too. A system whose code lies elsewhere
-    (an installed package) defines ``fingerprint()`` to cover it (e.g. a digest of its package folder, or a
-    git commit): the replay cache keys on it, and ``--resume`` refuses a run whose fingerprint changed.
+    A system spread over several files or packages defines ``fingerprint()`` to
+    cover them (e.g. a digest of its package folder, or a git commit): the
+    replay cache keys on it, and ``--resume`` refuses a run whose fingerprint changed.
     """
     try:
         method = getattr(instance, "fingerprint", None)
