@@ -63,7 +63,7 @@ from .._core.paired import mcnemar_exact, paired_difference_from_sums
 from ..errors import ConfigError, OloproofError
 from .columns import TEXT, Column, FrameSpec
 from .gate import ReleaseLike, criterion_sums, no_decision
-from .run import Run, changed_checks
+from .run import Run, as_run, changed_checks
 from .validity import checked_transforms
 
 __all__ = ["Comparison", "compare", "compare_release", "regression_verdict", "COMPARE", "UNPAIRED",
@@ -210,14 +210,6 @@ def regression_verdict(ci_low: float, ci_high: float, margin: float) -> tuple[st
     if ci_high < -margin:
         return "REGRESSION", "ci_high_below_minus_margin"
     return "INSUFFICIENT_EVIDENCE", "interval_includes_minus_margin"
-
-
-def _as_run(run: RunLike, side: str) -> Run:
-    if isinstance(run, Run):
-        return run
-    if isinstance(run, (str, Path)):
-        return Run.load(run)
-    raise OloproofError(f"compare: {side} must be a Run or a run directory, got {type(run).__name__}")
 
 
 def _common_criteria(base: Run, candidate: Run) -> list[str]:
@@ -453,7 +445,7 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
     >>> cmp = op.compare("runs/v1", "runs/v2")                        # doctest: +SKIP
     >>> cmp.verdict, cmp.table[["criterion", "difference", "ci_low", "ci_high", "verdict"]]   # doctest: +SKIP
     """
-    base_run, cand_run = _as_run(base, "base"), _as_run(candidate, "candidate")
+    base_run, cand_run = as_run(base, "compare: base"), as_run(candidate, "compare: candidate")
     if (base_run.run_id == cand_run.run_id and base_run.manifest == cand_run.manifest
             and base_run.verdicts.equals(cand_run.verdicts)):
         # one run given twice, or a copied folder of it (a CI artifact downloaded twice): no second version. A

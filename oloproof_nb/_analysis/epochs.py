@@ -104,7 +104,7 @@ def reduce_epochs(run: Run, reduce: str | Sequence[str] | None = None, release: 
     >>> run = op.run(suite, epochs=5)                   # doctest: +SKIP
     >>> op.reduce_epochs(run)[["criterion", "reduce", "rate", "ci_low", "ci_high"]]   # doctest: +SKIP
     """
-    run = as_run(run, "reduce_epochs")
+    run = as_run(run, "reduce_epochs: run")
     cfg = resolve_release(run, release)
     reductions = _reductions(run, reduce)
     verdicts = run.verdicts

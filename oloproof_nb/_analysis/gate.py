@@ -381,7 +381,7 @@ def gate(run: Run, release: ReleaseLike | None = None, *, baseline: Baseline | R
     >>> g.verdict, g.table[["criterion", "verdict"]]   # doctest: +SKIP
     >>> op.gate(run, criteria={"state_matches": 0.8}, confidence=0.9)   # doctest: +SKIP
     """
-    run = as_run(run, "gate")
+    run = as_run(run, "gate: run")
     cfg = resolve_release(run, release, criteria=criteria, confidence=confidence, method=method)
     clustered = run_is_clustered(run)
     n_source = int(run.cases["cluster"].nunique())

@@ -209,15 +209,16 @@ class Journal:
         """Drop the line indexes (built again on next use)."""
         self._cases = self._replays = None
 
+    def _recorded_replays(self) -> Iterator[dict[str, Any]]:
+        """The replay records of a recorded case as stored (states by address), in file order, one at a time."""
+        recorded = self.case_index()
+        return (rec for rec in read_jsonl(self.directory / REPLAYS) if replay_key_of(rec) in recorded)
+
     def replay_cached(self) -> list[bool]:
         """Whether each replay record of a recorded case came from the replay cache, in file order: each record
         is parsed and let go, no state is read (counting them kept every replay's trajectory and states)."""
-        recorded = self.case_index()
-        return [bool(rec.get("cached")) for rec in read_jsonl(self.directory / REPLAYS)
-                if replay_key_of(rec) in recorded]
+        return [bool(rec.get("cached")) for rec in self._recorded_replays()]
 
     def replay_records(self) -> list[ReplayRecord]:
         """Every replay record of a recorded case, in file order, states put back."""
-        recorded = self.case_index()
-        return [resolve_states(rec, self.states)  # type: ignore[misc]
-                for rec in read_jsonl(self.directory / REPLAYS) if replay_key_of(rec) in recorded]
+        return [resolve_states(rec, self.states) for rec in self._recorded_replays()]  # type: ignore[misc]

@@ -23,7 +23,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 import pandas as pd
 import pyarrow as pa
@@ -58,14 +58,36 @@ CHUNK = 256
 _OPEN_ATTEMPTS = 5
 #: What making a case record's frame rows raises when the record is not what oloproof_nb writes (a key
 #: missing, a value of the wrong type). Arrow's conversion errors are among them (ValueError, TypeError).
+_SHAPE_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError)
 #: pandas 3 copies a table only when one of its sharers writes to it, so a shallow copy is a copy of its own;
 #: before, a shallow copy shares the values an in-place edit writes to, and the caller gets a deep copy.
 _COPY_ON_WRITE = int(pd.__version__.split(".")[0]) >= 3
-_SHAPE_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError)
 
 
 class ColumnarCopyWarning(UserWarning):
     """The columnar copy of a run could not be written (a read-only folder): frames come from the journal."""
+
+
+class _FrameAttribute:
+    """A frame of a :class:`Run` as an attribute (its docstring is the frame's): read on first access and kept,
+    each reader gets its own copy (:meth:`Run._shared`); assigning a frame replaces it (:meth:`Run._replace`)."""
+
+    def __init__(self, doc: str) -> None:
+        self.__doc__ = doc
+        self.name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, run: None, owner: type) -> _FrameAttribute: ...
+    @overload
+    def __get__(self, run: Run, owner: type) -> pd.DataFrame: ...
+    def __get__(self, run: Run | None, owner: type) -> pd.DataFrame | _FrameAttribute:
+        return self if run is None else run._shared(self.name)
+
+    def __set__(self, run: Run, frame: pd.DataFrame) -> None:
+        run._replace(self.name, frame)
 
 
 class Run:
@@ -449,132 +471,61 @@ class Run:
         return [rec for r in self.runs for rec in r._journal.replay_records()]
 
     # -- frames -----------------------------------------------------------------------------
-    @property
-    def cases(self) -> pd.DataFrame:
-        """One row per case.
+    cases = _FrameAttribute("""One row per case.
 
-        Columns: ``case_id, source_id, transform, cluster, digest, status, answer,
-        n_tool_calls, trajectory_length, duration_s, error, has_state, epoch, started_at,
-        metadata`` (see ``oloproof_nb._analysis.columns.CASES`` for each one's
-        dtype and meaning). ``status`` is the trajectory's own (``completed``,
-        ``failed``, ``waiting``) or the harness's (``error``, ``timeout``).
-        A pooled run's frames start with ``run_id``. Every frame carries ``epoch``: the repetition
-        (1..k) of a run with ``epochs: k`` (1 otherwise); ``case_id`` stays the case's, so
-        (``case_id``, ``epoch``) identifies one run of a case, and its rows in every frame.
-        """
-        return self._shared("cases")
+    Columns: ``case_id, source_id, transform, cluster, digest, status, answer,
+    n_tool_calls, trajectory_length, duration_s, error, has_state, epoch, started_at,
+    metadata`` (see ``oloproof_nb._analysis.columns.CASES`` for each one's
+    dtype and meaning). ``status`` is the trajectory's own (``completed``,
+    ``failed``, ``waiting``) or the harness's (``error``, ``timeout``).
+    A pooled run's frames start with ``run_id``. Every frame carries ``epoch``: the repetition
+    (1..k) of a run with ``epochs: k`` (1 otherwise); ``case_id`` stays the case's, so
+    (``case_id``, ``epoch``) identifies one run of a case, and its rows in every frame.
+    """)
+    steps = _FrameAttribute("""One row per trajectory step.
 
-    @cases.setter
-    def cases(self, frame: pd.DataFrame) -> None:
-        self._replace("cases", frame)
+    Columns: ``case_id, step, kind, tool, args, result, is_error, epoch, role, content``;
+    ``kind`` is ``tool_call`` or ``message``, tool fields are empty on message rows.
+    """)
+    snapshots = _FrameAttribute("""One row per recorded state (``environment_state/v1``).
 
-    @property
-    def steps(self) -> pd.DataFrame:
-        """One row per trajectory step.
+    Columns: ``case_id, schema, captured_at, state_digest, state, epoch, case_digest,
+    system_version, run_id``. The states are read from the run's state store
+    (each distinct state once) when this frame is first read; rows with the
+    same state share one object, and so do :meth:`record` and the case panel:
+    treat a state as read-only (``copy.deepcopy`` it before a what-if edit).
+    """)
+    changes = _FrameAttribute("""One row per leaf of a recorded state that differs from ``initial_state``.
 
-        Columns: ``case_id, step, kind, tool, args, result, is_error, epoch, role, content``;
-        ``kind`` is ``tool_call`` or ``message``, tool fields are empty on message rows.
-        """
-        return self._shared("steps")
+    Columns: ``case_id, path, before, after, epoch`` (ABSENT on the side where the leaf does not exist).
+    """)
+    verdicts = _FrameAttribute("""One row per case × criterion.
 
-    @steps.setter
-    def steps(self, frame: pd.DataFrame) -> None:
-        self._replace("steps", frame)
+    Columns: ``case_id, cluster, criterion, evaluator, verdict, reason, epoch``; ``verdict``
+    is ``pass``, ``fail`` or ``missing`` (a missing case never passes). Every epoch of a case
+    is in the case's cluster.
+    """)
+    comparisons = _FrameAttribute("""One row per compared path.
 
-    @property
-    def snapshots(self) -> pd.DataFrame:
-        """One row per recorded state (``environment_state/v1``).
+    Columns: ``case_id, criterion, path, expected, actual, ok, epoch``.
+    """)
+    replays = _FrameAttribute("""One row per fault replay of a case.
 
-        Columns: ``case_id, schema, captured_at, state_digest, state, epoch, case_digest,
-        system_version, run_id``. The states are read from the run's state store
-        (each distinct state once) when this frame is first read; rows with the
-        same state share one object, and so do :meth:`record` and the case panel:
-        treat a state as read-only (``copy.deepcopy`` it before a what-if edit).
-        """
-        return self._shared("snapshots")
+    Columns: ``case_id, criterion, tool, fault, checkpoint, control_reproduced,
+    recovered, escalated, constraint_broken, verdict, reason, cached, epoch`` (each epoch
+    is replayed on its own).
+    """)
+    pairs = _FrameAttribute("""One row per metamorphic pair and relation.
 
-    @snapshots.setter
-    def snapshots(self, frame: pd.DataFrame) -> None:
-        self._replace("snapshots", frame)
+    Columns: ``source_id, derived_id, transform, relation, criterion, holds, label, cluster, epoch``
+    (a derived case's epoch is paired with its source's same epoch).
+    """)
+    receipts = _FrameAttribute("""One row per outcome receipt.
 
-    @property
-    def changes(self) -> pd.DataFrame:
-        """One row per leaf of a recorded state that differs from ``initial_state``.
-
-        Columns: ``case_id, path, before, after, epoch`` (ABSENT on the side where the leaf does not exist).
-        """
-        return self._shared("changes")
-
-    @changes.setter
-    def changes(self, frame: pd.DataFrame) -> None:
-        self._replace("changes", frame)
-
-    @property
-    def verdicts(self) -> pd.DataFrame:
-        """One row per case × criterion.
-
-        Columns: ``case_id, cluster, criterion, evaluator, verdict, reason, epoch``; ``verdict``
-        is ``pass``, ``fail`` or ``missing`` (a missing case never passes). Every epoch of a case
-        is in the case's cluster.
-        """
-        return self._shared("verdicts")
-
-    @verdicts.setter
-    def verdicts(self, frame: pd.DataFrame) -> None:
-        self._replace("verdicts", frame)
-
-    @property
-    def comparisons(self) -> pd.DataFrame:
-        """One row per compared path.
-
-        Columns: ``case_id, criterion, path, expected, actual, ok, epoch``.
-        """
-        return self._shared("comparisons")
-
-    @comparisons.setter
-    def comparisons(self, frame: pd.DataFrame) -> None:
-        self._replace("comparisons", frame)
-
-    @property
-    def replays(self) -> pd.DataFrame:
-        """One row per fault replay of a case.
-
-        Columns: ``case_id, criterion, tool, fault, checkpoint, control_reproduced,
-        recovered, escalated, constraint_broken, verdict, reason, cached, epoch`` (each epoch
-        is replayed on its own).
-        """
-        return self._shared("replays")
-
-    @replays.setter
-    def replays(self, frame: pd.DataFrame) -> None:
-        self._replace("replays", frame)
-
-    @property
-    def pairs(self) -> pd.DataFrame:
-        """One row per metamorphic pair and relation.
-
-        Columns: ``source_id, derived_id, transform, relation, criterion, holds, label, cluster, epoch``
-        (a derived case's epoch is paired with its source's same epoch).
-        """
-        return self._shared("pairs")
-
-    @pairs.setter
-    def pairs(self, frame: pd.DataFrame) -> None:
-        self._replace("pairs", frame)
-
-    @property
-    def receipts(self) -> pd.DataFrame:
-        """One row per outcome receipt.
-
-        Columns: ``case_id, artifact_id, run_started_at, observed_at, modified_at,
-        expected_sha256, observed_digest, digest_kind, validator, validator_exit_code,
-        evidence_source, status, reason, epoch``.
-        """
-        return self._shared("receipts")
-
-    @receipts.setter
-    def receipts(self, frame: pd.DataFrame) -> None:
-        self._replace("receipts", frame)
+    Columns: ``case_id, artifact_id, run_started_at, observed_at, modified_at,
+    expected_sha256, observed_digest, digest_kind, validator, validator_exit_code,
+    evidence_source, status, reason, epoch``.
+    """)
 
     def summary(self) -> pd.DataFrame:
         """Per criterion: rows and pass / fail / missing counts (raw counts, unrounded)."""
@@ -658,14 +609,15 @@ def run_directory(value: Any, who: str) -> str | Path:
 
 
 def as_run(value: Any, who: str) -> Run:
-    """``value`` as a Run: a Run, or the directory of a stored run (opened); else a one-line error naming ``who``
-    (a frame of a run, ``run.verdicts``, given where the run is wanted raised AttributeError from pandas)."""
+    """``value`` as a Run: a Run, or the directory of a stored run (opened); else a one-line error naming the
+    argument, ``who`` (``"gate: run"``, ``"compare: base"``): a frame of a run, ``run.verdicts``, given where the
+    run is wanted raised AttributeError from pandas."""
     if isinstance(value, Run):
         return value
     if isinstance(value, (str, os.PathLike)):
         return Run.load(Path(value))
     hint = "; give the Run itself, not one of its frames" if isinstance(value, pd.DataFrame) else ""
-    raise OloproofError(f"{who}: run must be a Run (op.run, op.load_run) or a run directory, got "
+    raise OloproofError(f"{who} must be a Run (op.run, op.load_run) or a run directory, got "
                         f"{type(value).__name__}{hint}")
 
 

@@ -155,7 +155,7 @@ def slice_table(run: Run, spec: str | SliceSpec, release: ReleaseLike | None = N
     >>> table = op.slice_table(run, "tool_calls:1,2")          # doctest: +SKIP
     >>> table[["bin", "criterion", "support", "rate", "ci_low", "ci_high"]]   # doctest: +SKIP
     """
-    run = as_run(run, "slice_table")
+    run = as_run(run, "slice_table: run")
     parsed = parse_slice_spec(spec)
     cfg = resolve_release(run, release)
     min_clusters = cfg.min_clusters  # 20 unless release.yaml says otherwise

@@ -129,7 +129,7 @@ def validity(run: Run, confidence: float | None = None) -> pd.DataFrame:
     >>> import oloproof_nb as op                     # doctest: +SKIP
     >>> op.validity(op.load_run("runs/x"))           # doctest: +SKIP
     """
-    run = as_run(run, "validity")
+    run = as_run(run, "validity: run")
     if confidence is None:
         confidence = run.release.confidence if run.release is not None else 0.95
     transforms = list(run.config.metamorphic.transforms)

@@ -594,7 +594,7 @@ class _VacuityScan:
         self.seen: set[tuple[int, str]] = set()
         self.candidates: dict[str, set[str]] = {"state_unchanged": set(), "state_matches": set()}
         self.ignore_all: list[tuple[int, Evaluator, str]] = []  # an ignore pattern that matches every path
-        self.checks_of: dict[int, Any] = dict(enumerate(config.evaluators))
+        self.evaluators = config.evaluators
         #: state_matches evaluators whose ignore patterns may cover every path the cases' states hold, with the
         #: patterns; an index is dropped once a case holds a path none of them covers.
         self.ignoring: dict[int, tuple[Evaluator, list[tuple[str, ...]]]] = {}
@@ -640,7 +640,7 @@ class _VacuityScan:
     def _observe_idle(self, initial: dict[str, Any], expected: dict[str, Any]) -> None:
         """Drop the whole-mode evaluators for which this case's expected change is one an idle agent fails."""
         for i in list(self.idle_passes):
-            ev = self.checks_of[i]
+            ev: Any = self.evaluators[i]
             rules = ev.list_rules()
             if all(ok for *_, ok in compare_state(expected, initial, "whole", tolerance=ev.tolerance, lists=rules)):
                 continue  # the case expects no change: an idle agent may rightly pass it
@@ -656,7 +656,7 @@ class _VacuityScan:
         for i, hidden in self.idle_passes.items():
             if not hidden or i in self.ignoring:  # no case expects a change; or the finding below says more
                 continue
-            ev = self.checks_of[i]
+            ev: Any = self.evaluators[i]
             found.setdefault(ev.name, []).append(
                 f"{self.file}: evaluators[{i}] ({ev.type}, criterion {ev.name}): its ignore patterns "
                 f"{', '.join(repr(p) for p in getattr(ev, 'ignore', []))} cover every leaf where expected.state "

@@ -18,7 +18,8 @@ import os
 import stat
 import unicodedata
 import uuid
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -194,7 +195,7 @@ def _index_as_columns(table: pd.DataFrame, path: Path) -> pd.DataFrame:
     names = list(table.index.names)
     if all(name is None for name in names):
         return table
-    twice = sorted({str(n) for n in names if n is not None and names.count(n) > 1})
+    twice = _named_twice([n for n in names if n is not None])
     if twice:
         raise ExportError(f"{path}: the index has more than one level named {', '.join(map(repr, twice))}; rename "
                           "them, or reset the index yourself")
@@ -213,6 +214,12 @@ def _index_as_columns(table: pd.DataFrame, path: Path) -> pd.DataFrame:
     except ValueError as exc:  # a level's name (or level_1, an unnamed one's) is a column's already
         raise ExportError(f"{path}: an index level and a column have one name ({exc}); rename one of them, or "
                           "reset the index yourself") from None
+
+
+def _named_twice(names: Iterable[Any]) -> list[str]:
+    """The names given more than once, as text, sorted."""
+    counts = Counter(str(n) for n in names)
+    return sorted(n for n, k in counts.items() if k > 1)
 
 
 def _same_cell(a: object, b: object) -> bool:
@@ -292,8 +299,7 @@ def export_table(df: pd.DataFrame | Any, path: str | Path) -> Path:
         raise ExportError(f"{path}: unknown table format {suffix or '(no suffix)'!r}; "
                           f"allowed suffixes: {', '.join(EXPORT_SUFFIXES)}")
     table = _index_as_columns(table, path)
-    names = [str(c) for c in table.columns]
-    twice = sorted({n for n in names if names.count(n) > 1})
+    twice = _named_twice(table.columns)
     if twice:  # a JSON row keeps one of them, a CSV header both: which column a reader gets is a guess
         raise ExportError(f"{path}: the table has more than one column named {', '.join(map(repr, twice))}; "
                           "give each column its own name (DataFrame.rename, or loc[:, ~df.columns.duplicated()])")
