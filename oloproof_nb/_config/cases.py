@@ -118,7 +118,41 @@ def iter_cases(path: str | Path) -> Iterator[tuple[int, Case]]:
 
 
 def load_cases(path: str | Path) -> list[Case]:
-    """Load every case of a JSONL file (see :func:`iter_cases`); an empty file is an error."""
+    """Load every case of a JSONL file (one JSON object per line; see :func:`iter_cases`).
+
+    Parameters
+    ----------
+    path : str or Path
+        The case file (``cases.jsonl``). Blank lines are skipped.
+
+    Returns
+    -------
+    list of Case
+        In file order.
+
+    Raises
+    ------
+    CaseFileError
+        One line naming the file, the line and what is allowed: not JSON, not an object, a key written
+        twice, a case id used twice, a field of the wrong type, or no case at all.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = Path(tmp.name) / "cases.jsonl"
+    >>> _ = path.write_text('{"id": "c1", "input": {"request": "refund order 7"}}\\n'
+    ...                     '{"id": "c1", "input": {"request": "refund order 8"}}\\n')
+    >>> op.load_cases(path)
+    Traceback (most recent call last):
+    ...
+    oloproof_nb.errors.CaseFileError: ...cases.jsonl: line 2: duplicate case id 'c1'
+    >>> _ = path.write_text('{"id": "c1", "input": {"request": "refund order 7"}}\\n')
+    >>> [(case.id, case.input) for case in op.load_cases(path)]
+    [('c1', {'request': 'refund order 7'})]
+    >>> tmp.cleanup()
+    """
     cases = [case for _, case in iter_cases(path)]
     if not cases:
         raise CaseFileError(path, None, "holds no cases; write one JSON object per line with 'id' and 'input'")

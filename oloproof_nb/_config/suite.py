@@ -461,6 +461,18 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
         transform's ``validity_labels`` file must exist (an empty file leaves
         every pair unlabeled); its judgements are kept in ``Suite.labels``
         and its digest in ``Suite.digests``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from oloproof_nb.examples import init_example
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> suite = op.load_suite(init_example("false-success", tmp.name + "/suite"))
+    >>> [case.id for case in suite.cases][:3]
+    ['fs-01', 'fs-02', 'fs-03']
+    >>> suite.cases[0].input["request"]
+    'Write the June 2026 revenue report.'
+    >>> tmp.cleanup()
     """
     root = Path(folder)
     if not root.is_dir():

@@ -211,6 +211,22 @@ def run(suite: Suite | str | Path, system: Any = None, workers: int = 1, executo
     -------
     Run
         Rebuilt from the run directory, exactly as :func:`load_run` would.
+
+    Examples
+    --------
+    The bundled ``false-success`` suite: every answer says the report was written, four of the six
+    reports were not (or were stale, or wrong).
+
+    >>> import tempfile
+    >>> from oloproof_nb.examples import init_example
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> suite = op.load_suite(init_example("false-success", tmp.name + "/suite"))
+    >>> run = op.run(suite, progress=False)
+    >>> run.verdicts.groupby("criterion").verdict.value_counts().to_dict()
+    {('answer_matches', 'pass'): 6, ('outcome_verified', 'fail'): 4, ('outcome_verified', 'pass'): 2}
+    >>> run.directory.parent.name  # runs/<run_id>/ in the suite folder
+    'runs'
+    >>> tmp.cleanup()
     """
     if not isinstance(suite, Suite):
         suite = load_suite(suite)
@@ -242,7 +258,37 @@ def load_run(directory: str | Path) -> Run:
     """Rebuild a :class:`Run` from its directory.
 
     A torn last line (the process died mid-write) is ignored; a case recorded
-    twice (never written by oloproof) keeps its first record.
+    twice (never written by oloproof) keeps its first record. Only the manifest
+    is read here; each frame is read on first access, from the run's columnar
+    copy (``frames/``), which is built from the journal first when it is
+    missing or older than the journal.
+
+    Parameters
+    ----------
+    directory : str or Path
+        A run directory (``runs/<run_id>/``), finished or interrupted.
+
+    Returns
+    -------
+    Run
+        Its frames equal those of the :class:`Run` that :func:`run` returned.
+
+    Raises
+    ------
+    RunDirError
+        The folder is not a run directory, or its manifest or journal cannot be read (one line naming
+        the file and what is wrong).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from oloproof_nb.examples import init_example
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> first = op.run(init_example("false-success", tmp.name + "/suite"), progress=False)
+    >>> again = op.load_run(first.directory)
+    >>> again.run_id == first.run_id, again.verdicts.equals(first.verdicts)
+    (True, True)
+    >>> tmp.cleanup()
     """
     return Run.load(_run.run_directory(directory, "load_run"))
 
