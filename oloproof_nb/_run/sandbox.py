@@ -235,12 +235,13 @@ def run_case(system: Any, case: Case, *, run_id: str, system_version: str | None
                        system_version=system_version, timeout_s=timeout_s, after_reset=after_reset)
 
 
-def takes_epoch(system: Any) -> bool:
-    """Whether ``system.run`` declares a parameter named ``epoch`` (then the runner passes the case's epoch)."""
-    run = getattr(system, "run", None)
-    if run is None:
+def takes_epoch(system: Any, method: str = "run") -> bool:
+    """Whether ``system.<method>`` (``run`` or ``replay``) declares a parameter named ``epoch`` (then the
+    runner passes the case's epoch)."""
+    bound = getattr(system, method, None)
+    if bound is None:
         return False
-    func = getattr(run, "__func__", run)  # a bound method: its function (one signature per class, not per call)
+    func = getattr(bound, "__func__", bound)  # a bound method: its function (one signature per class, not per call)
     try:
         return _declares_epoch(func)
     except TypeError:  # unhashable: inspect it every time
@@ -260,7 +261,17 @@ def _declares_epoch(func: Any) -> bool:
 
 def replay_case(system: Any, case: Case, recorded: Trajectory, checkpoint: int, change: Change | None, *,
                 run_id: str, system_version: str | None, timeout_s: float | None) -> SandboxResult:
-    """Reset, ``system.replay(recorded, checkpoint=…, change=…)``, snapshot: one replay."""
+    """Reset, ``system.replay(recorded, checkpoint=…, change=…)``, snapshot: one replay.
+
+    A ``replay`` that declares a parameter named ``epoch`` gets the case's epoch too, as ``run`` does: a
+    system that seeds itself per epoch must seed its replays of that epoch the same way, or its control
+    replay cannot reproduce the recording.
+    """
     given = recorded.model_copy(deep=True)
+    if takes_epoch(system, "replay"):
+        epoch = case.epoch
+        return _in_sandbox(system, case,
+                           lambda: system.replay(given, checkpoint=checkpoint, change=change, epoch=epoch),
+                           "replay()", run_id=run_id, system_version=system_version, timeout_s=timeout_s)
     return _in_sandbox(system, case, lambda: system.replay(given, checkpoint=checkpoint, change=change),
                        "replay()", run_id=run_id, system_version=system_version, timeout_s=timeout_s)

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 
 import oloproof_nb as op
 from oloproof_nb._core.cr2 import bell_mccaffrey_df
@@ -629,3 +630,81 @@ def test_a_reduction_over_many_epoch_counts_keeps_an_informative_interval():
     raw = fractional_interval(sums[used], sizes[used], 0.95)
     assert mono.low <= raw.low + 1e-12 and mono.high >= raw.high - 1e-12  # never narrower than the raw bound
     assert raw.low - mono.low < 0.01 and mono.high - raw.high < 0.01  # and not much wider
+
+
+SEEDED = '''
+import random
+
+import oloproof_nb as op
+
+
+class Seeded(op.RecordedAgent):
+    """Pays one of six payees, chosen at random from a seed of (case, epoch)."""
+
+    version = "seeded-1"
+
+    def reset(self, state):
+        self.state = dict(state)
+
+    def snapshot(self):
+        return dict(self.state)
+
+    def _pay(self, to):
+        self.state["paid"] = to
+        return {"ok": True}
+
+    def act(self, input, rec):
+        result = rec.tool("pay", self._pay, to=self.rng.choice("abcdef"))
+        return "failed" if isinstance(result, dict) and result.get("ok") is False else "paid"
+
+    def run(self, input, epoch):
+        self.rng = random.Random(f"{input['n']}-{epoch}")
+        return super().run(input)
+
+
+class SeededReplays(Seeded):
+    def replay(self, trajectory, *, checkpoint, change, epoch):
+        self.rng = random.Random(f"{trajectory.input['n']}-{epoch}")
+        return super().replay(trajectory, checkpoint=checkpoint, change=change)
+
+
+class SeededRunOnly(Seeded):
+    def replay(self, trajectory, *, checkpoint, change):
+        self.rng = random.Random(f"{trajectory.input['n']}-1")  # the only seed it can know
+        return super().replay(trajectory, checkpoint=checkpoint, change=change)
+'''
+
+
+@pytest.mark.parametrize("system", ["SeededReplays", "SeededRunOnly"])
+def test_a_replay_that_declares_epoch_is_given_the_case_epoch(tmp_path: Path, system: str) -> None:
+    """New-user review: ``replay`` was never given the epoch, so an agent seeded per epoch, as the README
+    suggests for ``run``, could not reproduce its epoch-2 recordings: every fault replay of epoch 2 was
+    ``missing`` (control_replay_diverged). A ``replay`` that declares ``epoch`` now gets it."""
+    root = tmp_path / "suite"
+    root.mkdir()
+    (root / "seeded.py").write_text(SEEDED, encoding="utf-8")
+    cases = [{"id": f"c{n}", "input": {"n": n}, "expected": {"answer": "paid"}} for n in range(8)]
+    (root / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
+    (root / "oloproof.yaml").write_text(yaml.safe_dump({
+        "name": "seeded", "system": f"seeded:{system}", "epochs": 2, "evaluators": [
+            {"type": "answer_matches"},
+            {"type": "fault_recovery", "tool": "pay", "fault": "error", "honest_answers": ["failed"]}]}),
+        encoding="utf-8")
+    (root / "release.yaml").write_text(yaml.safe_dump({"criteria": {"answer_matches": 0.5}}), encoding="utf-8")
+    run = op.run(op.load_suite(root), out=tmp_path / "run", progress=False, cache=False)
+    paid = run.snapshots.assign(paid=[s["paid"] for s in run.snapshots["state"]]).pivot(
+        index="case_id", columns="epoch", values="paid")
+    assert (paid[1] != paid[2]).sum() >= 4  # the seed differs by epoch: most cases pay someone else in epoch 2
+    replays = run.replays.set_index(["case_id", "epoch"]).sort_index()
+    assert len(replays) == 16
+    first = replays.xs(1, level="epoch")
+    assert first["control_reproduced"].all() and (first["verdict"] == "pass").all()
+    second = replays.xs(2, level="epoch")
+    if system == "SeededReplays":
+        assert second["control_reproduced"].all()
+        assert (second["verdict"] == "pass").all() and (second["reason"] == "admitted_failure").all()
+    else:  # seeded for epoch 1 in its replays: the README's warning, as it reads
+        diverged = paid[1] != paid[2]
+        assert (second.loc[diverged[diverged].index, "verdict"] == "missing").all()
+        assert second.loc[diverged[diverged].index, "reason"].str.startswith("control_replay_diverged").all()
+        assert (second.loc[diverged[~diverged].index, "verdict"] == "pass").all()
