@@ -55,7 +55,7 @@ from .._run.baseline import NOOP_VERSION
 from ..errors import ConfigError, OloproofError, VacuousCheckWarning
 from .baseline import Baseline, check_baseline, with_idle_columns
 from .columns import GATE
-from .inspect_log import is_inspect_run
+from .inspect_log import is_inspect_run, unrun_samples
 from .reduce import ReducedSums, epoch_counts, reduced_sums
 from .run import Run, as_run
 from .validity import checked_transforms
@@ -86,6 +86,10 @@ def no_decision(run: Run) -> str:
     if not run.finished and is_inspect_run(run):
         return ("unfinished: the Inspect AI eval did not finish (its log status is not 'success'), "
                 "so it has no release decision")
+    unrun = unrun_samples(run) if is_inspect_run(run) else ""
+    if unrun:  # the samples never run may be the failing ones
+        return (f"unfinished: {unrun}; samples that never ran are no evidence either way (they may be the "
+                "failing ones), so it has no release decision")
     expected = sum(r.manifest.n_cases * r.manifest.epochs for r in run.runs)
     if not run.finished:
         unit = "case runs" if any(r.manifest.epochs > 1 for r in run.runs) else "cases"

@@ -62,7 +62,8 @@ from .columns import FRAMES
 from .journal import Journal
 from .run import Run
 
-__all__ = ["from_inspect", "is_inspect_log", "inspect_log_files", "is_inspect_run", "sample_digest", "dataset_sample",
+__all__ = ["from_inspect", "is_inspect_log", "inspect_log_files", "is_inspect_run", "unrun_samples", "sample_digest",
+           "dataset_sample",
            "InspectScorer", "INSPECT_EXTRA", "DEFAULT_SLICES"]
 
 R = TypeVar("R", bound=Run)
@@ -382,7 +383,8 @@ def _status(sample: Any) -> tuple[str, str | None]:
         return "error", "the sample was invalidated"
     limit = getattr(sample, "limit", None)
     if limit is not None:
-        what = f"{limit.type} limit reached ({limit.limit})"
+        amount = f"{limit.limit:g}" if isinstance(limit.limit, (int, float)) else str(limit.limit)
+        what = f"{limit.type} limit reached ({amount})"
         return ("timeout" if limit.type in ("time", "working") else "failed"), what
     return "completed", None
 
@@ -443,8 +445,8 @@ class _Reader:
         verdicts = []
         for name, score in (sample.scores or {}).items():
             self.criteria.setdefault(name, None)
-            if status == "error":
-                verdicts.append(_row(name, "missing", f"sample error: {error}"))
+            if status in ("error", "timeout"):  # as a run's case that raised or overran: nothing to judge
+                verdicts.append(_row(name, "missing", f"sample {status}: {error}"))
             else:
                 verdict, reason = score_verdict(score.value, self.score_map, self.pass_threshold)
                 scale = on_default_scale(score.value, self.score_map, self.pass_threshold)
@@ -498,7 +500,8 @@ class _Reader:
         """
         for rec, own in zip(records, scorers, strict=True):
             have = {v["criterion"] for v in rec["verdicts"]}
-            why = f"sample error: {rec['error']}" if rec["status"] == "error" else "the scorer gave no score"
+            why = (f"sample {rec['status']}: {rec['error']}" if rec["status"] in ("error", "timeout")
+                   else "the scorer gave no score")
             names = self.criteria if own is None else own
             rec["verdicts"] += [_row(name, "missing", why) for name in names if name not in have]
             order = list(self.criteria)
@@ -568,26 +571,48 @@ def is_inspect_run(run: Run) -> bool:
     return bool(run.manifest.suite_config.config.get("inspect_logs"))
 
 
-def _check_sample_count(file: Path, header: Any, read: int) -> None:
-    """Raise when a finished log holds fewer (or more) samples than its header counts.
+def _check_sample_count(file: Path, header: Any, read: int) -> str | None:
+    """Raise when a finished log holds fewer (or more) samples than its header counts; say when it holds
+    fewer than its eval planned.
 
-    The header of a finished eval counts its samples (dataset samples × epochs: ``results.total_samples``,
-    less the epochs an early-stopping manager skipped, or ``results.logged_samples`` when a drained or
-    cancelled task left some unresolved). A log whose
-    sample entries were lost (a damaged archive), or written with ``log_samples=False``, would otherwise be
-    judged on what is left: its failing samples gone, a PASS.
+    The header of a finished eval counts the samples it holds: ``results.logged_samples`` when a drained
+    or cancelled task left some unresolved, else its plan (dataset samples × epochs: ``results.total_samples``)
+    less the sample epochs an early-stopping manager skipped. A log whose sample entries were lost (a damaged
+    archive), or written with ``log_samples=False``, would otherwise be judged on what is left: its failing
+    samples gone, a PASS.
+
+    Returns
+    -------
+    str or None
+        Why the log holds fewer samples than its eval planned (``inspect ctl task drain``, ``task cancel
+        --action score``, an early-stopping manager), or None. The samples never run are no evidence either
+        way, and may be the failing ones: such a log has no release decision (:func:`unrun_samples`).
     """
     results = getattr(header, "results", None)
     if header.status != "success" or results is None:
-        return
-    logged = getattr(results, "logged_samples", None)
-    expected = int(logged if logged is not None else getattr(results, "total_samples", 0) or 0)
+        return None
+    planned = int(getattr(results, "total_samples", 0) or 0)
     stopping = getattr(results, "early_stopping", None)  # sample epochs an early-stopping manager never ran
-    expected -= len(getattr(stopping, "early_stops", None) or []) if logged is None else 0
+    stops = list(getattr(stopping, "early_stops", None) or [])
+    logged = getattr(results, "logged_samples", None)
+    expected = int(logged) if logged is not None else planned - len(stops)
     if expected and read != expected:
         raise OloproofError(f"{file}: its header counts {expected} samples (dataset samples × epochs) but {read} "
                             "could be read: the log is damaged, or was written without its samples "
                             "(log_samples=False)")
+    if stops:
+        first = stops[0]
+        return (f"{file.name}: an early-stopping manager ({getattr(stopping, 'manager', '?')}) skipped {len(stops)} "
+                f"of its {planned} planned sample epochs (sample {str(first.id)!r} epoch {first.epoch} first)")
+    if logged is not None and int(logged) < planned:
+        return (f"{file.name}: {planned - int(logged)} of its {planned} planned sample epochs never ran "
+                "(the task was drained or cancelled)")
+    return None
+
+
+def unrun_samples(run: Run) -> str:
+    """Why ``run``, read from Inspect AI logs, holds fewer samples than its evals planned ("" when it does not)."""
+    return "; ".join(why for one in run.runs for why in one.manifest.suite_config.config.get("inspect_unrun") or [])
 
 
 def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str | None = None,
@@ -612,12 +637,15 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
     created: list[str] = []
     finished: list[str | None] = []
     options: dict[str, tuple[str, Path]] = {}  # scorer name -> its options, and the first log declaring them
+    unrun: list[str] = []  # per log that holds fewer samples than it planned: why
     for file in files:
         check_log_nesting(file)
         try:
             header = log.read_eval_log(file, header_only=True)
         except Exception as exc:  # noqa: BLE001 - inspect raises many kinds for a damaged log
-            raise OloproofError(f"{file}: cannot read this Inspect AI log ({type(exc).__name__}: {exc})") from None
+            cause = f"; {exc.__cause__}" if exc.__cause__ is not None and str(exc.__cause__) else ""
+            raise OloproofError(f"{file}: cannot read this Inspect AI log ({type(exc).__name__}: {exc}{cause})"
+                                ) from None
         spec = header.eval
         tasks.setdefault(str(spec.task), None)
         models.setdefault(str(spec.model), None)
@@ -636,7 +664,9 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
         for sample in _samples(log, file):
             records.append(reader.record(file, len(records), sample, str(spec.run_id or spec.eval_id),
                                          str(spec.model), start))
-        _check_sample_count(file, header, len(records) - before)
+        short = _check_sample_count(file, header, len(records) - before)
+        if short is not None:
+            unrun.append(short)
         seen = {v["criterion"] for rec in records[before:] for v in rec["verdicts"]}
         own = [name for name in reader.criteria if name in seen or name in declared]
         scorers += [own if declared else None] * (len(records) - before)
@@ -656,7 +686,8 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
         "suite": config.name, "run_id": "+".join(run_ids) or "inspect", "system_version": next(iter(models), None),
         "started_at": min(created), "oloproof_nb": __version__, "n_cases": len(records),
         "finished_at": max(f for f in finished if f is not None) if finished and all(finished) else None,
-        "suite_config": StoredSuite(root=None, config={"name": config.name, "inspect_logs": [str(f) for f in files]}),
+        "suite_config": StoredSuite(root=None, config={"name": config.name, "inspect_logs": [str(f) for f in files],
+                                                      **({"inspect_unrun": unrun} if unrun else {})}),
     }
     if "epochs" in Manifest.model_fields:  # the epochs field of a run's manifest: the most epochs of a sample
         manifest_fields["epochs"] = max((_epoch_of(r) for r in records), default=1)

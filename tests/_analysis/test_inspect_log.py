@@ -229,16 +229,112 @@ def test_the_samples_a_header_counts_leave_out_early_stops_and_unresolved_ones(t
 
     from oloproof_nb._analysis.inspect_log import _check_sample_count
 
-    stops = NS(early_stops=[object()] * 3)
+    stops = NS(manager="m", early_stops=[NS(id=f"s{i}", epoch=2) for i in range(3)])
     header = NS(status="success", results=NS(total_samples=6, logged_samples=None, early_stopping=stops))
-    _check_sample_count(tmp_path / "x.eval", header, 3)
+    assert "skipped 3 of its 6 planned" in str(_check_sample_count(tmp_path / "x.eval", header, 3))
     with pytest.raises(op.OloproofError, match=r"x.eval: its header counts 3 samples .* but 2 could be read"):
         _check_sample_count(tmp_path / "x.eval", header, 2)
     drained = NS(status="success", results=NS(total_samples=6, logged_samples=4, early_stopping=None))
-    _check_sample_count(tmp_path / "x.eval", drained, 4)
+    assert "2 of its 6 planned sample epochs never ran" in str(_check_sample_count(tmp_path / "x.eval", drained, 4))
     with pytest.raises(op.OloproofError, match="counts 4 samples"):
         _check_sample_count(tmp_path / "x.eval", drained, 6)
-    _check_sample_count(tmp_path / "x.eval", NS(status="cancelled", results=drained.results), 1)
+    assert _check_sample_count(tmp_path / "x.eval", NS(status="cancelled", results=drained.results), 1) is None
+    whole = NS(status="success", results=NS(total_samples=6, logged_samples=6, early_stopping=None))
+    assert _check_sample_count(tmp_path / "x.eval", whole, 6) is None  # every planned sample logged
+    plain = NS(status="success", results=NS(total_samples=6, logged_samples=None, early_stopping=None))
+    assert _check_sample_count(tmp_path / "x.eval", plain, 6) is None
+
+
+def _rewritten(logs: dict[str, Path], tmp_path: Path, name: str, edit: Any) -> Path:
+    """The module's real log, read with Inspect, changed by ``edit(log)`` and written by Inspect to its own folder."""
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    log = read_eval_log(logs["eval"])
+    edit(log)
+    folder = tmp_path / name
+    folder.mkdir()
+    write_eval_log(log, folder / f"{name}.eval")
+    return folder
+
+
+def test_a_drained_log_has_no_release_decision(logs: dict[str, Path], tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """Inspect review: ``inspect ctl task drain`` (or ``task cancel --action score``) abandons the queued samples
+    and finishes the log, its header counting the samples it resolved in ``results.logged_samples``. The log
+    was judged on the samples it happened to run: 40 of 80 planned, the 40 that would fail never run, PASS,
+    exit 0. Now the Run reads (for a notebook) but has no release decision: BLOCK ``unfinished``, exit 2."""
+
+    def drain(log: Any) -> None:  # what a drain after s2 leaves: the samples of "3" and s4 never ran
+        log.samples = [s for s in log.samples if s.id in ("s1", "s2")]
+        log.results.logged_samples = len(log.samples)
+
+    folder = _rewritten(logs, tmp_path, "drained", drain)
+    run = op.from_inspect(folder)
+    assert len(run.cases) == 4 and set(run.verdicts["verdict"]) == {"pass", "fail"}
+    gate = op.gate(run, release={"criteria": {"match": 0.5}, **LOOSE})
+    assert gate.verdict == "BLOCK"
+    assert gate.reason.startswith("unfinished: drained.eval: 4 of its 8 planned sample epochs never ran (the task "
+                                  "was drained or cancelled)")
+    release = tmp_path / "release.yaml"
+    release.write_text("criteria: {match: 0.5}\nmin_clusters: 2\nallow_approximate_methods: true\n")
+    assert main(["gate", str(folder), "--release", str(release)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "4 of its 8 planned sample epochs never ran" in err
+
+    def every(log: Any) -> None:  # every planned sample resolved: logged_samples equals the plan
+        log.results.logged_samples = log.results.total_samples
+
+    whole = op.from_inspect(_rewritten(logs, tmp_path, "whole", every))
+    assert not op.gate(whole, release={"criteria": {"match": 0.5}, **LOOSE}).reason.startswith("unfinished")
+
+
+def test_an_early_stopped_log_has_no_release_decision(logs: dict[str, Path], tmp_path: Path) -> None:
+    """Inspect review: an early-stopping manager that skipped every epoch of the samples that would fail left
+    them out of the gate unseen (PASS on 30 of 40 samples). A log with skipped sample epochs now has no
+    release decision, and the reason names the manager and the first sample epoch it skipped."""
+    from inspect_ai.util._early_stopping import EarlyStop, EarlyStoppingSummary
+
+    def stop(log: Any) -> None:
+        log.samples = [s for s in log.samples if not (s.id == "s2" and s.epoch == 2)]
+        log.results.early_stopping = EarlyStoppingSummary(
+            manager="decided", early_stops=[EarlyStop(id="s2", epoch=2, reason="decided")], metadata={})
+
+    run = op.from_inspect(_rewritten(logs, tmp_path, "stopped", stop))
+    assert len(run.cases) == 7  # not refused as damaged: the header's count leaves the early stop out
+    gate = op.gate(run, release={"criteria": {"match": 0.5}, **LOOSE})
+    assert gate.verdict == "BLOCK"
+    assert gate.reason.startswith("unfinished: stopped.eval: an early-stopping manager (decided) skipped 1 of its 8 "
+                                  "planned sample epochs (sample 's2' epoch 2 first)")
+
+
+def test_a_sample_that_hit_its_time_limit_has_every_verdict_missing(logs: dict[str, Path], tmp_path: Path) -> None:
+    """Inspect review: a sample stopped by its time limit kept its score's verdict (an eval whose every sample
+    timed out, with a lenient scorer, passed). As a run's case that overran ``case_timeout_s``, it is now
+    ``timeout`` with every verdict missing; another limit (messages, tokens) is ``failed`` and keeps its score."""
+    from inspect_ai.log import EvalSampleLimit
+
+    def limits(log: Any) -> None:
+        for sample in log.samples:
+            if (sample.id, sample.epoch) == ("s1", 1):
+                sample.limit = EvalSampleLimit(type="time", limit=4)
+            elif (sample.id, sample.epoch) == ("s1", 2):
+                sample.limit = EvalSampleLimit(type="working", limit=4)
+            elif (sample.id, sample.epoch) == ("s2", 1):
+                sample.limit = EvalSampleLimit(type="message", limit=3)
+
+    run = op.from_inspect(_rewritten(logs, tmp_path, "limits", limits))
+    status = _by_case(run.cases, "status")
+    assert (status[("s1", 1)], status[("s1", 2)], status[("s2", 1)]) == ("timeout", "timeout", "failed")
+    v = run.verdicts
+    s1 = v[v["case_id"] == "s1"]
+    assert len(s1) == 4 and set(s1["verdict"]) == {"missing"}
+    assert set(s1["reason"]) == {"sample timeout: time limit reached (4)", "sample timeout: working limit reached (4)"}
+    s2 = v[(v["case_id"] == "s2") & (v["epoch"] == 1)].set_index("criterion")["verdict"].to_dict()
+    assert s2 == {"match": "pass", "world_refunded": "fail"}  # the task table's verdicts, kept
+    counts = v.groupby(["criterion", "verdict"]).size().to_dict()  # the hand count less s1's four rows
+    assert counts == {("match", "pass"): 4, ("match", "missing"): 4,
+                      ("world_refunded", "pass"): 1, ("world_refunded", "fail"): 3,
+                      ("world_refunded", "missing"): 4}
 
 
 def test_a_damaged_log_in_a_folder_is_named_not_skipped(logs: dict[str, Path], tmp_path: Path,
@@ -609,3 +705,19 @@ def test_a_sample_whose_sandbox_start_changed_is_another_case() -> None:
                          files={"db2.json": "{}"}),
                   plain):
         assert sample_digest(a) != sample_digest(other)
+
+
+def test_a_log_inspect_cannot_read_says_inspects_reason(logs: dict[str, Path], tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """Inspect review: a log of a newer format said only "Unable to read log file"; Inspect's reason (the
+    version it cannot read) was in the exception's cause and dropped."""
+    body = json.loads(logs["json"].read_text(encoding="utf-8"))
+    body["version"] = 99
+    newer = tmp_path / "newer.json"
+    newer.write_text(json.dumps(body), encoding="utf-8")
+    with pytest.raises(op.OloproofError, match=r"newer.json: cannot read this Inspect AI log \(.*Unable to read "
+                                               r"version 99 of log format"):
+        op.from_inspect(newer)
+    assert main(["gate", str(newer)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "version 99" in err
