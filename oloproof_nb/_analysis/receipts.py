@@ -95,6 +95,15 @@ def _row(index: int, item: Receipt | Mapping[str, object], case_id: str | None) 
     return {"case_id": case_id if case_id is not None else own_id, **receipt.model_dump()}
 
 
+def _checks_content(frame: pd.DataFrame) -> np.ndarray:
+    """Per row: the contract names a validator or pins the exact bytes (a hash check is the strictest there is:
+    a suite whose every contract pins a digest read as 0% covered)."""
+    named = frame["validator"].notna().to_numpy()
+    if "expected_sha256" in frame.columns:
+        named = named | frame["expected_sha256"].notna().to_numpy()
+    return named
+
+
 def outcome_summary(frame: pd.DataFrame, by: str | None = None) -> pd.DataFrame:
     """Verified outcomes over runs expected to deliver one, beside check coverage.
 
@@ -117,8 +126,10 @@ def outcome_summary(frame: pd.DataFrame, by: str | None = None) -> pd.DataFrame:
           validator_failed)
         - ``unverified`` : rows with status ``unverified``
         - ``verified_share`` : ``verified / expected``; NaN when ``expected`` is 0
-        - ``check_coverage`` : share of the expected rows whose contract names a deterministic
-          validator (``validator`` not missing); NaN when ``expected`` is 0
+        - ``check_coverage`` : share of the expected rows whose contract checks the artifact's content
+          deterministically: it names a validator, or pins the exact bytes (``expected_sha256``, when the
+          frame has that column); NaN when ``expected`` is 0. The rest were checked for existence,
+          identity and freshness only.
 
     Notes
     -----
@@ -129,6 +140,9 @@ def outcome_summary(frame: pd.DataFrame, by: str | None = None) -> pd.DataFrame:
     >>> f = pd.DataFrame({"status": ["verified", "stale", "waiting"], "validator": ["v", None, "v"]})
     >>> outcome_summary(f)[["expected", "verified", "waiting", "failed", "verified_share"]].to_dict("records")
     [{'expected': 2, 'verified': 1, 'waiting': 1, 'failed': 1, 'verified_share': 0.5}]
+    >>> f["expected_sha256"] = [None, "9f86d0…", None]  # the stale one pinned its bytes: both expected rows check content
+    >>> float(outcome_summary(f)["check_coverage"].iloc[0])
+    1.0
     """
     if not isinstance(frame, pd.DataFrame):
         raise OloproofError(f"outcome_summary: frame must be the receipts frame (run.receipts), got "
@@ -150,7 +164,7 @@ def outcome_summary(frame: pd.DataFrame, by: str | None = None) -> pd.DataFrame:
             "waiting": waiting,
             "failed": status.isin(FAILURE_STATUSES).to_numpy(),
             "unverified": status.eq("unverified").to_numpy(),
-            "covered": ~waiting & frame["validator"].notna().to_numpy(),
+            "covered": ~waiting & _checks_content(frame),
         },
         index=frame.index,
     ).astype("int64")
