@@ -98,7 +98,7 @@ def _row(index: int, item: Receipt | Mapping[str, object], case_id: str | None) 
 def _checks_content(frame: pd.DataFrame) -> np.ndarray:
     """Per row: the contract names a validator or pins the exact bytes (a hash check is the strictest there is:
     a suite whose every contract pins a digest read as 0% covered)."""
-    named = frame["validator"].notna().to_numpy()
+    named: np.ndarray = frame["validator"].notna().to_numpy()
     if "expected_sha256" in frame.columns:
         named = named | frame["expected_sha256"].notna().to_numpy()
     return named
@@ -140,7 +140,7 @@ def outcome_summary(frame: pd.DataFrame, by: str | None = None) -> pd.DataFrame:
     >>> f = pd.DataFrame({"status": ["verified", "stale", "waiting"], "validator": ["v", None, "v"]})
     >>> outcome_summary(f)[["expected", "verified", "waiting", "failed", "verified_share"]].to_dict("records")
     [{'expected': 2, 'verified': 1, 'waiting': 1, 'failed': 1, 'verified_share': 0.5}]
-    >>> f["expected_sha256"] = [None, "9f86d0…", None]  # the stale one pinned its bytes: both expected rows check content
+    >>> f["expected_sha256"] = [None, "9f86d0…", None]  # the stale one pinned its bytes
     >>> float(outcome_summary(f)["check_coverage"].iloc[0])
     1.0
     """

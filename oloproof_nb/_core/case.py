@@ -217,6 +217,19 @@ def _absent_to_marker(value: Any) -> Any:
     return value
 
 
+def _json_kind(value: object) -> str:
+    """What a JSON value is, in JSON's words (``null``, not ``NoneType``)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"{str(value).lower()} (a boolean)"
+    if isinstance(value, (int, float)):
+        return f"the number {value!r}"
+    if isinstance(value, dict):
+        return "an object"
+    return "a list" if isinstance(value, list) else type(value).__name__
+
+
 def inject_state(state: dict[str, Any], state_path: str, template: str) -> tuple[dict[str, Any], list[str]]:
     """A copy of ``state`` with every string at a path matching ``state_path`` rewritten by ``template``.
 
@@ -253,7 +266,8 @@ def inject_state(state: dict[str, Any], state_path: str, template: str) -> tuple
         value = get_path(new_state, keys)
         if not isinstance(value, str):
             raise ValueError(f"state_path {state_path!r} matches {format_path(keys)}, which holds "
-                             f"{type(value).__name__}, not text; a state transform rewrites strings")
+                             f"{_json_kind(value)}, not text; a state transform rewrites strings: narrow "
+                             "state_path to text values (or write \"\" where the case has none)")
         parent = get_path(new_state, keys[:-1]) if len(keys) > 1 else new_state
         if isinstance(parent, list):
             parent[int(keys[-1])] = template.replace("{value}", value)

@@ -138,10 +138,24 @@ def _stderr_is_tty() -> bool:
     return bool(isatty()) if callable(isatty) else False
 
 
-def progress_bar(desc: str) -> tuple[Progress, Callable[[], None]]:
-    """A ``tqdm.auto`` bar as a runner callback (a widget in Jupyter, a bar on a terminal), and its closer."""
+def _bar_class() -> Any:
+    """``tqdm.auto``'s bar, except in Jupyter without ipywidgets: there tqdm.auto warns "IProgress not found" on
+    every run and falls back to the text bar anyway, so the text bar is taken directly."""
+    if _in_notebook():
+        try:
+            import ipywidgets  # type: ignore[import-not-found]  # noqa: F401 - tqdm's notebook bar is a widget
+        except ImportError:
+            from tqdm.std import tqdm as text_bar
+
+            return text_bar
     from tqdm.auto import tqdm
 
+    return tqdm
+
+
+def progress_bar(desc: str) -> tuple[Progress, Callable[[], None]]:
+    """A ``tqdm.auto`` bar as a runner callback (a widget in Jupyter, a bar on a terminal), and its closer."""
+    tqdm = _bar_class()
     bar: Any = None
 
     def update(done: int, total: int) -> None:

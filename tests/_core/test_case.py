@@ -34,8 +34,19 @@ def test_inject_state_rewrites_every_matching_string_and_nothing_else() -> None:
 def test_inject_state_refuses_no_match_and_non_text() -> None:
     with pytest.raises(ValueError, match="no path of its initial_state matches"):
         inject_state(STATE, 'files["*.pdf"]', "{value}")
-    with pytest.raises(ValueError, match=r"matches files.n, which holds int, not text"):
+    with pytest.raises(ValueError, match=r"matches files.n, which holds the number 3, not text"):
         inject_state(STATE, "files.*", "{value}")
+
+
+@pytest.mark.parametrize(("value", "said"), [(None, "null"), (True, "true (a boolean)"), (2.5, "the number 2.5"),
+                                             ({"a": "x"}, "an object"), (["x"], "a list")])
+def test_inject_state_names_a_value_that_is_not_text_in_jsons_words(value: object, said: str) -> None:
+    """New-user review: a nullable SQLite column read back as null was reported as "holds NoneType", with no fix."""
+    with pytest.raises(ValueError) as err:
+        inject_state({"users": {"u1": {"notes": "vip"}, "u2": {"notes": value}}}, "users.*.notes", "{value}!")
+    assert str(err.value) == (f"state_path 'users.*.notes' matches users.u2.notes, which holds {said}, not text; a "
+                              'state transform rewrites strings: narrow state_path to text values (or write "" '
+                              "where the case has none)")
 
 
 def test_a_state_path_copy_rewrites_the_environment_and_gets_its_own_digest() -> None:

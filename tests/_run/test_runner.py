@@ -513,3 +513,28 @@ def test_a_suite_copied_with_another_check_records_that_checks_code(make_suite, 
     run = op.run(bare, out=tmp_path / "run", progress=False)
     assert run.manifest.digests["code:checks:done"] == _digest_of(STRICT_CHECK)
     assert list(run.verdicts["verdict"]) == ["fail", "pass"] * 3
+
+
+def test_in_jupyter_without_ipywidgets_the_bar_is_the_text_bar(monkeypatch: pytest.MonkeyPatch) -> None:
+    """New-user review: in a notebook without ipywidgets, tqdm.auto warned "IProgress not found" into every
+    executed notebook (and fell back to the text bar anyway)."""
+    import sys
+    import warnings
+
+    import tqdm.std
+
+    from oloproof_nb._display import notebook
+
+    monkeypatch.setattr(notebook, "_in_notebook", lambda: True)
+    monkeypatch.setitem(sys.modules, "ipywidgets", None)  # import ipywidgets raises ImportError
+    assert notebook._bar_class() is tqdm.std.tqdm
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        update, close = notebook.progress_bar("desk")
+        update(1, 3)
+        update(3, 3)
+        close()
+    monkeypatch.setattr(notebook, "_in_notebook", lambda: False)  # elsewhere: tqdm.auto's choice
+    from tqdm.auto import tqdm as auto
+
+    assert notebook._bar_class() is auto
