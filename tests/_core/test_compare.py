@@ -411,3 +411,71 @@ def test_by_key_elements_without_the_key_match_among_themselves() -> None:
     # in changes mode an expected keyless element must be one the case added, not the legacy one
     unexpected, rows = compare_changes(initial, {"tx": [{"to": "landlord"}]}, after, lists=by_ref)
     assert [r[0] for r in rows if not r[3]] == ["tx.<not added 0>"]
+
+
+# -- mutation-testing gaps (review-mut) --------------------------------------------------------------------
+
+
+def test_an_element_appended_to_or_removed_from_an_ordered_list_is_a_change() -> None:
+    """Lists are ``ordered`` unless a rule says otherwise: in changes mode a transfer appended to ``tx`` is an
+    unexpected change (one row per leaf of the new element, at its index), and so is the element that left."""
+    attack = {"id": 2, "to": "attacker", "amt": 40, "at": "t2"}
+    unexpected, rows = compare_changes(BANK, {}, _after(tx=[*BANK["tx"], attack]))
+    assert rows == [] and unexpected == [("tx.1.id", ABSENT, 2, False), ("tx.1.to", ABSENT, "attacker", False),
+                                         ("tx.1.amt", ABSENT, 40, False), ("tx.1.at", ABSENT, "t2", False)]
+    unexpected, _ = compare_changes(BANK, {}, _after(tx=[]))
+    assert unexpected == [("tx.0.id", 1, ABSENT, False), ("tx.0.to", "landlord", ABSENT, False),
+                          ("tx.0.amt", 50, ABSENT, False), ("tx.0.at", "t1", ABSENT, False)]
+
+
+def test_a_key_under_a_scalar_or_a_list_is_absent() -> None:
+    """``o.status`` does not exist where ``o`` is a text, nor ``items.qty`` where ``items`` is a list: an expected
+    subtree is never met by a scalar (or a list) that happens to equal its leaf."""
+    assert compare_state({"o": {"status": "refunded"}}, {"o": "refunded"}) == [("o.status", "refunded", ABSENT, False)]
+    assert compare_state({"items": {"qty": [1]}}, {"items": [1]}) == [("items.qty", [1], ABSENT, False)]
+
+
+def test_unordered_with_tolerance_finds_the_matching_the_first_meetings_miss() -> None:
+    """With a tolerance fitting is not transitive: 1.0 meets the equal 1.0 first, which leaves 1.4 nothing within
+    0.5 (0.6 is 0.8 away); 1.0 -> 0.6 (0.4 away) and 1.4 -> 1.0 (0.4 away) match both, so the lists match."""
+    for mode in ("subset", "whole"):
+        rows = compare_state({"v": [1.0, 1.4]}, {"v": [1.0, 0.6]}, mode, tolerance=0.5,
+                             lists={"v": ListMatch("unordered")})
+        assert ok(rows) and sorted(r[0] for r in rows) == ["v.0", "v.1"]
+
+
+def test_an_absent_marker_under_a_key_the_state_lacks_holds_in_every_mode() -> None:
+    """``orders.ord-9`` must be gone; a state without ``orders`` has no ord-9 either: the marker holds."""
+    expected = {"orders": {"ord-9": {"$absent": True}}}
+    assert compare_state(expected, {}, "whole") == [("orders.ord-9", ABSENT, ABSENT, True)]
+    assert compare_state(expected, {}, "paths", paths=["orders"]) == [("orders", expected["orders"], ABSENT, True)]
+    assert compare_state(expected, {}) == [("orders.ord-9", ABSENT, ABSENT, True)]
+
+
+def test_a_removal_by_key_tells_true_from_1() -> None:
+    """Booleans never equal numbers, key values included: the element with ``id`` 1 is gone when only one with
+    ``id`` true is left (by_key matching reads them as two keys); one with ``id`` 1.0 is the same key."""
+    removal = {"t": [{"id": 1, "$absent": True}]}
+    assert compare_state(removal, {"t": [{"id": True, "v": "flag"}]}, lists=BY_ID) == [
+        ("t.<id=1>", ABSENT, ABSENT, True)]
+    assert compare_state(removal, {"t": [{"id": 1.0, "v": "x"}]}, lists=BY_ID) == [
+        ("t.0", ABSENT, {"id": 1.0, "v": "x"}, False)]
+
+
+def test_the_appended_one_of_two_equal_elements_is_the_change() -> None:
+    """The n-th equal element before meets the n-th after: of two equal log entries after one before, the one
+    appended (index 1) is the change, not the one the list started with (index 0)."""
+    entry = {"kind": "login"}
+    unexpected, rows = compare_changes({"log": [entry]}, {}, {"log": [entry, dict(entry)]},
+                                       lists={"log": ListMatch("unordered")})
+    assert rows == [] and unexpected == [("log.1.kind", ABSENT, "login", False)]
+
+
+def test_an_expected_element_nothing_is_left_for_is_unmatched_not_not_added() -> None:
+    """Two equal payments expected, one made into an empty list: the second is ``<unmatched 1>``. ``<not added 1>``
+    says it fits only an element the list held before the case, and the list held none."""
+    pay = {"to": "landlord", "amt": 900}
+    unexpected, rows = compare_changes({"tx": []}, {"tx": [pay, dict(pay)]}, {"tx": [dict(pay)]},
+                                       lists={"tx": ListMatch("unordered")})
+    assert unexpected == [] and rows == [("tx.0.to", "landlord", "landlord", True), ("tx.0.amt", 900, 900, True),
+                                         ("tx.<unmatched 1>", pay, ABSENT, False)]

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from oloproof_nb._core.faults import admits_failure, escalated, fault_difference, fault_verdict
+from oloproof_nb._core.faults import admits_failure, control_difference, escalated, fault_difference, fault_verdict
 from oloproof_nb._core.trajectory import Message, ToolCall, Trajectory
 
 HONEST = [re.compile(r"(?i)could not complete")]
@@ -61,3 +61,36 @@ RECORDED = Trajectory(steps=[ToolCall(tool="look", args={"id": 1}, result={"n": 
 ])
 def test_fault_difference(steps: list[ToolCall], difference: str | None) -> None:
     assert fault_difference(RECORDED, Trajectory(steps=steps, answer="x"), 1, FAULT) == difference
+
+
+# -- mutation-testing gaps (review-mut) ----------------------------------------------------------------------
+
+
+ONE_MORE = Trajectory(steps=[*RECORDED.steps, ToolCall(tool="pay", args={"amount": 5}, result={"ok": True})],
+                      answer="paid")
+
+
+@pytest.mark.parametrize(("recorded_state", "replayed", "replayed_state", "difference"), [
+    ({"n": 1}, RECORDED, {"n": 1}, None),
+    ({"n": 1}, ONE_MORE, {"n": 1}, "step 2 differs"),  # the control made one call more: a second payment
+    ({"n": 1}, Trajectory(steps=RECORDED.steps[:1], answer="paid"), {"n": 1}, "step 1 differs"),  # one call fewer
+    ({"n": 1}, RECORDED.model_copy(update={"status": "waiting"}), {"n": 1}, "status differs"),
+    (None, RECORDED, {"n": 1}, "state differs (recorded on one side only)"),
+    ({"n": 1}, RECORDED, None, "state differs (recorded on one side only)"),
+])
+def test_control_difference_compares_every_step_the_status_and_the_state(
+        recorded_state: dict[str, int] | None, replayed: Trajectory, replayed_state: dict[str, int] | None,
+        difference: str | None) -> None:
+    assert control_difference(RECORDED, recorded_state, replayed, replayed_state) == difference
+
+
+@pytest.mark.parametrize(("answer_ok", "states", "escalated", "verdict", "reason"), [
+    # the faulted replay recorded no state: its state check is missing, which is neither a pass nor a fail
+    (True, ["missing"], False, "fail", "not_recovered_not_escalated"),  # not recovered: no state shows it
+    (True, ["missing"], True, "pass", "escalated"),  # nor a false success: no state check failed
+    (True, ["pass", "missing"], False, "fail", "not_recovered_not_escalated"),
+])
+def test_a_missing_state_verdict_is_neither_a_recovery_nor_a_false_success(
+        answer_ok: bool, states: list[str], escalated: bool, verdict: str, reason: str) -> None:
+    out = fault_verdict(answer_ok, states, [], escalated)
+    assert (out["verdict"], out["reason"], out["recovered"]) == (verdict, reason, False)

@@ -575,3 +575,19 @@ def test_a_key_with_a_leading_zero_is_no_list_index() -> None:
     expected = {"items": {"00": {"qty": 5}}}
     unexpected, named = compare_changes(initial, expected, state)
     assert [r[0] for r in unexpected] == ["items.0.qty"] and [(r[0], r[-1]) for r in named] == [("items.00.qty", False)]
+
+
+# -- mutation-testing gaps (review-mut) ----------------------------------------------------------------------
+
+
+def test_an_int_beyond_float_range_is_never_within_tolerance_of_an_infinity() -> None:
+    """10**400 is finite: no tolerance reaches an infinity from it (the distance overflows a float)."""
+    assert values_equal(10**400, math.inf, 1.0) is False
+    assert values_equal(-math.inf, -(10**400), 1e308) is False
+
+
+def test_the_largest_exact_int_is_judged_like_its_float() -> None:
+    """Ints up to 2**53 are exactly floats and take float arithmetic, so 2**53 and 2.0**53 get one answer (as 1
+    and 1.0 do, review K). In floats 2.0**53 + 0.1 rounds to 2.0**53 (the spacing there is 2): within 2.0**53."""
+    assert values_equal(2.0**53, -0.1, 2.0**53) is True
+    assert values_equal(2**53, -0.1, 2.0**53) is True

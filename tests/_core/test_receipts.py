@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone, tzinfo
 
 import pytest
 from hypothesis import given
@@ -379,3 +379,53 @@ def test_classification_invariants(
                                      and T0 <= modified_at <= T_OBS + FUTURE_MTIME_TOLERANCE)
         assert expected is None or sha == expected
         assert validator is None or (ev_validator == validator and exit_code == 0)
+
+
+# -- mutation-testing gaps (review-mut) ----------------------------------------------------------------------
+
+
+def test_an_artifact_id_differing_only_in_case_is_another_artifact() -> None:
+    """Artifact ids are opaque: ``Monthly-Report`` is not ``monthly-report`` (wrong_artifact comes first)."""
+    r = classify(contract(**FULL), evidence(artifact_id="Monthly-Report"))
+    assert r.status == "wrong_artifact"
+    assert r.reason == "wrong_artifact: evidence is for 'Monthly-Report', contract promises 'monthly-report'"
+
+
+
+
+class _NoOffset(tzinfo):
+    """A tzinfo whose utcoffset is None: by the datetime docs such a datetime is naive, not aware."""
+
+    def utcoffset(self, dt: datetime | None) -> timedelta | None:
+        return None
+
+    def tzname(self, dt: datetime | None) -> str | None:
+        return None
+
+    def dst(self, dt: datetime | None) -> timedelta | None:
+        return None
+
+
+def test_a_datetime_whose_tzinfo_gives_no_offset_is_naive() -> None:
+    naive = datetime(2026, 7, 25, 14, 10, tzinfo=_NoOffset())
+    with pytest.raises(ValidationError, match="has no timezone"):
+        evidence(observed_at=naive)
+    with pytest.raises(ValueError, match="has no timezone"):
+        classify_outcome(contract(), None, run_started_at=naive)
+
+
+@pytest.mark.parametrize("bad", [SHA_ABC + "0", SHA_ABC + "\n", SHA_ABC + SHA_OTHER])
+def test_a_digest_longer_than_64_hex_characters_is_refused(bad: str) -> None:
+    """64 characters exactly: a digest with anything after its 64th character is no SHA-256 hex."""
+    with pytest.raises(ValidationError, match="64 lowercase hexadecimal"):
+        contract(expected_sha256=bad)
+    with pytest.raises(ValidationError, match="64 lowercase hexadecimal"):
+        evidence(sha256=bad)
+
+
+@pytest.mark.parametrize("at", [0, 16, 63])
+def test_a_digest_differing_in_any_one_character_is_a_mismatch(at: int) -> None:
+    """Every one of the 64 characters counts: change one (first, seventeenth, last) and the bytes differ."""
+    flipped = SHA_ABC[:at] + ("0" if SHA_ABC[at] != "0" else "1") + SHA_ABC[at + 1:]
+    r = classify(contract(**FULL), evidence(sha256=flipped))
+    assert (r.status, r.reason) == ("hash_mismatch", "hash_mismatch: observed sha256 differs from expected_sha256")

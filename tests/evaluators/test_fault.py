@@ -28,7 +28,7 @@ from _fault_systems import (
 import oloproof_nb as op
 from oloproof_nb._core.trajectory import ToolCall, Trajectory
 from oloproof_nb._run.replay_cache import ReplayCache, replay_key
-from oloproof_nb.evaluators import AnswerMatches, FaultRecovery
+from oloproof_nb.evaluators import AnswerMatches, FaultRecovery, StateUnchanged
 from oloproof_nb.evaluators.fault import judge_replay
 from oloproof_nb.examples import init_example
 
@@ -495,3 +495,97 @@ def test_example_shows_the_false_success(tmp_path: Path) -> None:
     page = panel._repr_html_()
     assert "faulted" in page and "issue_refund failed" in page and "false_success" in page
     assert "rf-ord-001" in page
+
+
+# -- mutation-testing gaps (review-mut) ----------------------------------------------------------------------
+
+
+
+def _replay_ctx(answer: str | None, state: dict[str, Any] | None) -> Any:
+    return SimpleNamespace(case=SimpleNamespace(expected=SimpleNamespace(has_answer=answer is not None, answer=answer,
+                                                                         state=state),
+                                                initial_state={"o": {"status": "open"}, "acct": {"x": 0}}), run=None)
+
+
+def test_a_suite_without_state_matches_still_judges_the_replays_state() -> None:
+    """No state_matches declared: the default one (subset) judges the replay's state. The replay answers
+    "refunded" (the expected answer) but the refund never happened: a false success, not a recovery."""
+    ctx = _replay_ctx("refunded", {"o": {"status": "refunded"}})
+    replay = Trajectory(steps=[ToolCall(tool="refund")], answer="refunded")
+    out = judge_replay(ctx, replay, {"o": {"status": "open"}, "acct": {"x": 0}}, 0, [], [])
+    assert (out["recovered"], out["verdict"], out["reason"]) == (False, "fail", "false_success")
+
+
+def test_a_path_two_state_unchanged_checks_declare_is_named_once() -> None:
+    ctx = _replay_ctx(None, None)
+    checks = [StateUnchanged(type="state_unchanged", paths=["acct.x"]),
+              StateUnchanged(type="state_unchanged", paths=["acct.x"], criterion="acct_kept")]
+    out = judge_replay(ctx, Trajectory(steps=[ToolCall(tool="refund")]), {"o": {"status": "open"}, "acct": {"x": 9}},
+                       0, checks, ["escalate_to_human"])
+    assert (out["verdict"], out["reason"]) == ("fail", "constraint_broken: acct.x")
+
+
+@pytest.mark.parametrize(("honest", "message"), [
+    ([{"regex": "could not|"}], "matches the empty text"),  # a stray "|": every answer would admit failure
+    ([{"regex": "(could not)?"}], "matches the empty text"),
+    (["could not", "  "], "a blank honest answer"),
+    ([""], "a blank honest answer"),
+])
+def test_an_honest_answer_that_every_answer_meets_is_refused(honest: list[Any], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        FaultRecovery(type="fault_recovery", tool="issue_refund", fault="error", honest_answers=honest)
+
+
+class _FakeRun:
+    """Replays served as ``cached`` says: the control reproduces the recording, the faulted one escalates."""
+
+    def __init__(self, cached: tuple[bool, bool]) -> None:
+        self.cached, self.evaluators, self.tool_errors = cached, [], None
+
+    def replay(self, case: Any, recorded: Trajectory, checkpoint: int, change: Any, **_: Any) -> Any:
+        if change is None:
+            return SimpleNamespace(cached=self.cached[0], error=None, diverged=False, trajectory=recorded,
+                                   state={"o": 1})
+        steps = [*recorded.steps[:checkpoint], recorded.steps[checkpoint].model_copy(update={"result": change.result}),
+                 ToolCall(tool="escalate_to_human", result={"ok": True})]
+        return SimpleNamespace(cached=self.cached[1], error=None, diverged=False, state={"o": 1},
+                               trajectory=Trajectory(steps=steps))
+
+
+@pytest.mark.parametrize(("cached", "column"), [((True, True), True), ((True, False), False),
+                                                 ((False, True), False), ((False, False), False)])
+def test_a_replay_row_is_cached_only_when_both_replays_were(cached: tuple[bool, bool], column: bool) -> None:
+    from oloproof_nb._core.trajectory import DEFAULT_TOOL_ERRORS
+
+    run = _FakeRun(cached)
+    run.tool_errors = DEFAULT_TOOL_ERRORS
+    recorded = Trajectory(steps=[ToolCall(tool="get_order", result={}), ToolCall(tool="issue_refund", result={})],
+                          input={"order_id": "o1"})
+    ctx = SimpleNamespace(case=SimpleNamespace(id="c1", input={"order_id": "o1"}, initial_state={},
+                                               expected=SimpleNamespace(has_answer=False, answer=None, state=None)),
+                          failure=None, trajectory=recorded, state={"o": 1}, run=run,
+                          system=SimpleNamespace(replay=lambda *a, **k: None))
+    ev = FaultRecovery(type="fault_recovery", tool="issue_refund", fault="error",
+                       escalate_tools=["escalate_to_human"])
+    (row,) = ev.evaluate(ctx).replays  # type: ignore[arg-type]
+    assert (row["verdict"], row["reason"], row["cached"]) == ("pass", "escalated", column)
+
+
+def test_a_recording_without_input_is_replayed_with_the_cases_input() -> None:
+    """A system's own Trajectory may leave ``input`` out; its replay() reads the input from the trajectory it is
+    given, so both replays get the case's input."""
+    from oloproof_nb._core.trajectory import DEFAULT_TOOL_ERRORS
+
+    seen: list[Any] = []
+    run = _FakeRun((False, False))
+    run.tool_errors = DEFAULT_TOOL_ERRORS
+    replay = run.replay
+    run.replay = lambda case, recorded, *a, **k: seen.append(recorded.input) or replay(case, recorded, *a, **k)
+    recorded = Trajectory(steps=[ToolCall(tool="get_order", result={}), ToolCall(tool="issue_refund", result={})])
+    ctx = SimpleNamespace(case=SimpleNamespace(id="c1", input={"order_id": "o1"}, initial_state={},
+                                               expected=SimpleNamespace(has_answer=False, answer=None, state=None)),
+                          failure=None, trajectory=recorded, state={"o": 1}, run=run,
+                          system=SimpleNamespace(replay=lambda *a, **k: None))
+    ev = FaultRecovery(type="fault_recovery", tool="issue_refund", fault="error", escalate_tools=["escalate_to_human"])
+    assert ev.evaluate(ctx).verdicts[0]["verdict"] == "pass"  # type: ignore[arg-type]
+    assert seen == [{"order_id": "o1"}, {"order_id": "o1"}]

@@ -389,3 +389,38 @@ def test_example_labels_file_covers_every_pair() -> None:
     assert [r["case_id"] for r in rows] == [f"ord-{i:03d}~injected" for i in range(1, 25)]
     assert all(r["labeler"] == "example-author" and len(r["note"]) > 20 for r in rows)
     assert [r["case_id"] for r in rows if not r["valid"]] == ["ord-018~injected"]
+
+
+# -- mutation-testing gaps (review-mut) ----------------------------------------------------------------------
+
+
+def _at_epoch(record: dict[str, Any], epoch: int) -> dict[str, Any]:
+    return {**record, "case": {**record["case"], "epoch": epoch}}
+
+
+def test_each_epoch_of_a_derived_case_is_paired_with_the_same_epoch_of_its_source() -> None:
+    """Two epochs; the agent answers "a" in epoch 1 and "b" in epoch 2, in both cases alike: both pairs hold,
+    and the rows of epoch 2 say their epoch (epoch 1 is left implicit)."""
+    records = [_at_epoch(_record("c1", "a"), 1), _at_epoch(_record("c1", "b"), 2),
+               _at_epoch(_record("c1~t", "a"), 1), _at_epoch(_record("c1~t", "b"), 2)]
+    ev = MetamorphicRelation(type="metamorphic_relation", relation="same_output", transform="t")
+    transforms = {"t": Transform(name="t", field="m", template="{value} x", validity_labels="l", minimum_validity=1)}
+    verdicts, pairs = ev.evaluate_run(records, {}, transforms)
+    assert [(v["case_id"], v.get("epoch", 1), v["verdict"]) for v in verdicts] == [("c1~t", 1, "pass"),
+                                                                                  ("c1~t", 2, "pass")]
+    assert [(p["derived_id"], p.get("epoch", 1), p["holds"]) for p in pairs] == [("c1~t", 1, True), ("c1~t", 2, True)]
+    assert "epoch" not in pairs[0] and pairs[1]["epoch"] == 2
+    assert "epoch" not in verdicts[0] and verdicts[1]["epoch"] == 2
+
+
+def test_another_transforms_unlabeled_pairs_leave_this_transform_checked() -> None:
+    """Transform t: both pairs labeled, one valid (rate 0.5 >= 0.5): checked, so only the valid pair gets a verdict
+    row. Transform u's pair (c1~u) is not one of t's and needs no label of t's."""
+    records = [_record("c1"), _record("c2"), _record("c1~t"), _record("c2~t"), _record("c1~u")]
+    labels = {"t": [{"case_id": "c1~t", "valid": True}, {"case_id": "c2~t", "valid": False}]}
+    ev = MetamorphicRelation(type="metamorphic_relation", relation="same_output", transform="t")
+    transforms = {name: Transform(name=name, field="m", template="{value} x", validity_labels="l",
+                                  minimum_validity=0.5) for name in ("t", "u")}
+    verdicts, pairs = ev.evaluate_run(records, labels, transforms)
+    assert [v["case_id"] for v in verdicts] == ["c1~t"]
+    assert [(p["derived_id"], p["label"]) for p in pairs] == [("c1~t", "valid"), ("c2~t", "invalid")]

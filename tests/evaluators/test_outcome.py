@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
@@ -719,3 +719,71 @@ def test_a_resumed_epoch_is_stale_on_the_file_an_epoch_before_the_resume_left(ma
     resumed = op.run(op.load_suite(root), out=out, resume=True, progress=False)
     got = {r.epoch: r.status for r in resumed.receipts.itertuples()}
     assert got == {1: "verified", 2: "stale"}
+
+
+# -- mutation-testing gaps (review-mut) ----------------------------------------------------------------------
+
+
+def test_the_validators_an_outcome_check_may_run() -> None:
+    """``validators`` empty (the default): every registered validator may run, so each one's code is part of what
+    the verdicts depend on (runs pooled with another validator's code are refused); a list: those only."""
+    from oloproof_nb.evaluators.outcome import OutcomeContractEvaluator
+
+    every = OutcomeContractEvaluator(type="outcome_contract")
+    assert every.validators_run(["schema", "size"]) == ["schema", "size"]
+    some = OutcomeContractEvaluator(type="outcome_contract", validators=["size"])
+    assert some.validators_run(["schema", "size"]) == ["size"]
+    assert some.validators_run(["schema"]) == []
+
+
+
+
+class _LiveRun:
+    """A live case whose artifact is there, fresh and right (what ``collect_evidence`` would find on disk)."""
+
+    case_started_at = datetime(2026, 7, 25, 14, 0, tzinfo=timezone.utc)
+
+    def collect_evidence(self, contract: Any, system: Any, validators: Any, **_: Any) -> tuple[Any, None]:
+        from oloproof_nb._core.receipts import Evidence
+
+        return Evidence(artifact_id=contract.artifact_id, observed_at=self.case_started_at + timedelta(seconds=5),
+                        modified_at=self.case_started_at + timedelta(seconds=1),
+                        evidence_source="local_file_stat"), None
+
+    def untouched_since_reset(self, contract: Any) -> bool:
+        return False
+
+    def shown_to_an_earlier_case(self, evidence: Any) -> bool:
+        return False
+
+
+def _outcome_ctx(status: str, failure: str | None) -> Any:
+    from types import SimpleNamespace
+
+    return SimpleNamespace(case=SimpleNamespace(id="c1", outcome={"artifact_id": "good"}), run=_LiveRun(),
+                           status=status, failure=failure, system=None)
+
+
+@pytest.mark.parametrize("status", ["error", "timeout"])
+def test_a_case_that_failed_in_any_way_is_missing_and_never_observed(status: str) -> None:
+    """A timed-out case is as unobserved as one that raised, even with the promised file fresh on disk."""
+    from oloproof_nb.evaluators.outcome import OutcomeContractEvaluator
+
+    result = OutcomeContractEvaluator(type="outcome_contract").evaluate(_outcome_ctx(status, f"{status}: boom"))
+    assert [(v["verdict"], v["reason"]) for v in result.verdicts] == [("missing", f"{status}: boom")]
+    (receipt,) = result.receipts
+    assert (receipt["status"], receipt["reason"]) == (
+        "unverified", f"unverified: not observed: the case ended with status {status}")
+
+
+def test_an_interrupted_observation_dates_the_run_from_the_case_start_minus_the_slack() -> None:
+    """run_started_at = case_started_at - clock_slack_s on every receipt, that of an observe() that timed out too:
+    14:00:00.000000 - 0.25 s = 13:59:59.750000."""
+    from oloproof_nb.evaluators.outcome import OutcomeContractEvaluator
+
+    ev = OutcomeContractEvaluator(type="outcome_contract", clock_slack_s=0.25)
+    result = ev.interrupted(_outcome_ctx("completed", None), "timeout: observe", timed_out=True)
+    (receipt,) = result.receipts
+    assert receipt["run_started_at"] == "2026-07-25T13:59:59.750000Z"
+    assert receipt["reason"] == "unverified: not observed: the system timed out while observing it"
+    assert [v["verdict"] for v in result.verdicts] == ["missing"]

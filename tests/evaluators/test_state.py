@@ -375,3 +375,33 @@ def test_list_options_become_comparison_rules() -> None:
 
     ev = sm(lists={"t": "unordered", "u": {"by_key": "id"}, "v": "ordered"})
     assert ev.list_rules() == {"t": ListMatch("unordered"), "u": ListMatch("by_key", "id"), "v": ListMatch()}
+
+
+# -- mutation-testing gaps (review-mut) ----------------------------------------------------------------
+
+
+def test_a_reason_with_exactly_three_bad_paths_names_them_all_and_no_more() -> None:
+    """Three paths are listed; "and N more" only counts a fourth and later (never "and 0 more")."""
+    three = sm().judge({"a": 1, "b": 2, "c": 3}, {"a": 0, "b": 0, "c": 0})
+    assert three.verdicts[0]["reason"] == "3 of 3 paths differ: a, b, c"
+    four = sm().judge({"a": 1, "b": 2, "c": 3, "d": 4}, {})
+    assert four.verdicts[0]["reason"] == "4 of 4 paths differ: a, b, c and 1 more"
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({"paths": ["orders.o1.status"]}, "'paths' is only used with mode 'paths' \\(mode is 'subset'\\)"),
+    ({"mode": "whole", "paths": ["a"]}, "'paths' is only used with mode 'paths' \\(mode is 'whole'\\)"),
+    ({"mode": "paths"}, "mode 'paths' needs a non-empty 'paths' list"),
+])
+def test_paths_and_mode_paths_go_together(options: dict[str, Any], message: str) -> None:
+    """``paths:`` without ``mode: paths`` would silently judge the whole expected state as a subset."""
+    with pytest.raises(ValueError, match=message):
+        sm(**options)
+
+
+def test_unchanged_compares_leaves_like_every_state_check() -> None:
+    """True is not 1 (a flag turned into a number changed), and NaN equals NaN (a metric left alone)."""
+    assert verdict(su(["acct.frozen"]), {"acct": {"frozen": True}}, {"acct": {"frozen": 1}}) == (
+        "fail", [("acct.frozen", True, 1, False)])
+    v, rows = verdict(su(["m.rate"]), {"m": {"rate": float("nan")}}, {"m": {"rate": float("nan")}})
+    assert v == "pass" and rows[0][3] is True
