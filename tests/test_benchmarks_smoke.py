@@ -107,3 +107,10 @@ def test_convert_smoke() -> None:
     out = smoke("convert.py")
     assert "500 cases, each with its own state" in out and "convert (process 1, this checkout)" in out and "MiB" in out
     assert "full garbage-collector passes" in out
+
+
+@pytest.mark.skipif(not HAS_INSPECT, reason="inspect_ai is not installed (extra 'bench')")
+def test_inspect_logs_smoke() -> None:
+    out = smoke("inspect_logs.py")
+    rows = [line.split() for line in out.splitlines() if line.strip() and line.split()[0].isdigit()]
+    assert [row[0] for row in rows] == ["20", "80"] and "FAIL" not in out

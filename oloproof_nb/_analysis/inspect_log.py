@@ -533,10 +533,31 @@ def _duration(sample: Any) -> float:
     return float(total) if total is not None else math.nan
 
 
-def _samples(log: ModuleType, file: Path) -> Iterator[Any]:
-    """The samples of one log, streamed (a damaged sample is one error naming the file)."""
+#: Samples of an ``.eval`` archive asked of Inspect's reader at once. Its one-sample reader parses the
+#: archive's central directory again for every sample, so reading a log one sample at a time grew with the
+#: square of its samples (4,000 samples: about 145 s); a batch parses it once, and holds BATCH samples.
+BATCH = 128
+
+
+def _samples(log: ModuleType, file: Path, header: Any) -> Iterator[Any]:
+    """The samples of one log, streamed in Inspect's order (each dataset sample's epochs in turn); a damaged
+    sample is one error naming the file. A sample the archive lacks is left out (the count check names it)."""
     try:
-        yield from log.read_eval_log_samples(file, all_samples_required=False, resolve_attachments=True)
+        ids = getattr(header.eval.dataset, "sample_ids", None)
+        if file.suffix.lower() != ".eval" or ids is None:
+            yield from log.read_eval_log_samples(file, all_samples_required=False, resolve_attachments=True)
+            return
+        wanted = [(sid, epoch) for sid in ids for epoch in range(1, (header.eval.config.epochs or 1) + 1)]
+        for start in range(0, len(wanted), BATCH):
+            batch = wanted[start:start + BATCH]
+            try:
+                yield from log.read_eval_log_samples_by_id(file, batch, resolve_attachments=True)
+            except IndexError:  # a sample missing from the archive: this batch one by one, without it
+                for sid, epoch in batch:
+                    try:
+                        yield log.read_eval_log_sample(file, sid, epoch, resolve_attachments=True)
+                    except IndexError:
+                        continue
     except Exception as exc:  # noqa: BLE001 - inspect raises many kinds for a damaged log
         raise OloproofError(f"{file}: cannot read the samples of this Inspect AI log "
                             f"({type(exc).__name__}: {exc})") from None
@@ -661,7 +682,7 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
         done = _iso(getattr(stats, "completed_at", None), "") if header.status == "success" else None
         finished.append(done or (start if header.status == "success" else None))
         before = len(records)
-        for sample in _samples(log, file):
+        for sample in _samples(log, file, header):
             records.append(reader.record(file, len(records), sample, str(spec.run_id or spec.eval_id),
                                          str(spec.model), start))
         short = _check_sample_count(file, header, len(records) - before)

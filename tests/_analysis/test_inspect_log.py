@@ -129,6 +129,35 @@ def test_json_log_reads_the_same(run: op.Run, logs: dict[str, Path]) -> None:
     assert list(other.cases["digest"]) == list(run.cases["digest"])
 
 
+def test_an_eval_archive_is_read_in_batches_not_one_sample_at_a_time(logs: dict[str, Path], tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Inspect review: Inspect's one-sample reader parses the archive's central directory again for every sample,
+    so reading a log one sample at a time grew with the square of its samples (4,000 samples: about 145 s;
+    ``python benchmarks/inspect_logs.py``). An .eval is read in batches, one directory parse each, in Inspect's
+    order; the frames equal those read one at a time, also with batches smaller than the log."""
+    import inspect_ai.log
+
+    from oloproof_nb._analysis import inspect_log
+
+    def unbatched(*args: Any, **kwargs: Any) -> Any:
+        raise IndexError("as for a sample missing from the archive: every batch is read one sample at a time")
+
+    with monkeypatch.context() as m:
+        m.setattr(inspect_ai.log, "read_eval_log_samples_by_id", unbatched)
+        one_at_a_time = op.from_inspect(logs["eval"], state_key="world")
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("an .eval archive read one sample at a time")
+
+    monkeypatch.setattr(inspect_ai.log, "read_eval_log_samples", refuse)
+    monkeypatch.setattr(inspect_ai.log, "read_eval_log_sample", refuse)
+    for batch in (3, 128):  # 8 sample epochs: batches of 3, 3, 2, and one batch of all
+        monkeypatch.setattr(inspect_log, "BATCH", batch)
+        batched = op.from_inspect(logs["eval"], state_key="world")
+        for name in ("cases", "steps", "verdicts", "snapshots", "changes"):
+            pd.testing.assert_frame_equal(getattr(batched, name), getattr(one_at_a_time, name), obj=name)
+
+
 def test_cluster_from_a_metadata_key(logs: dict[str, Path]) -> None:
     topic = op.from_inspect(logs["eval"], cluster="topic")
     assert _by_case(topic.cases, "cluster") == {("s1", 1): "billing", ("s1", 2): "billing", ("s2", 1): "billing",
