@@ -2,7 +2,7 @@
 
 Exit codes: 0 PASS, 1 BLOCK, 2 error (``oloproof receipt``: 0 verified, 2
 anything else, a Ctrl-C, SIGTERM or SIGHUP included; ``oloproof compare``: 0
-NO_REGRESSION, 1 REGRESSION or INSUFFICIENT_EVIDENCE), 130 interrupted by the user. **Exit 0 means the run finished,
+NO_REGRESSION, 1 REGRESSION or INSUFFICIENT_EVIDENCE); a Ctrl-C is exit 2 too. **Exit 0 means the run finished,
 the gate was computed on it and said PASS — nothing else.** To make that true
 whatever the system under test does, ``oloproof run`` never imports the
 system: a child process loads the suite and runs it into the run directory,
@@ -439,7 +439,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                             f"{_how_it_ended(exitcode)}" + _resume_hint(args, directory))
     if final[0] == "interrupted":
         print("oloproof: interrupted" + _resume_hint(args, directory), file=sys.stderr)
-        return 130
+        return 2
     if final[0] in ("error", "internal"):
         message = str(final[1]) + (_resume_hint(args, directory) if final[2] else "")
         raise InternalError(message) if final[0] == "internal" else OloproofError(message)
@@ -702,13 +702,42 @@ def _save_internal_traceback(text: str) -> str:
         return "(it could not be saved)"
 
 
+#: What the command prints that a stream of another encoding may lack, in ASCII.
+_ASCII = str.maketrans({"–": "-", "—": "--", "≤": "<=", "≥": ">=", "…": "...", "×": "x", "±": "+/-", "→": "->",
+                        "·": "*", "’": "'", "‘": "'", "“": '"', "”": '"'})
+
+
+def _encodable(text: str, encoding: str) -> str:
+    """``text`` as ``encoding`` can write it: the typography in ASCII, anything else as a backslash escape."""
+    return text.translate(_ASCII).encode(encoding, "backslashreplace").decode(encoding)
+
+
+def _say(line: str) -> None:
+    """One line on standard error, if there is one to write to (a completion hook's exit code must not depend
+    on it: with stderr closed or full, the line is lost and the code stays)."""
+    stream = sys.stderr
+    if stream is None:
+        return
+    try:
+        stream.write(line + "\n")
+        stream.flush()
+    except UnicodeEncodeError:
+        try:
+            stream.write(_encodable(line, getattr(stream, "encoding", None) or "ascii") + "\n")
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    except (OSError, ValueError):
+        pass
+
+
 class _ReaderMayLeave:
     """Standard output whose reader may stop reading (``oloproof gate RUN | head``): what is written after that
     goes nowhere and the command still exits with its own code (it was 2, "Broken pipe", whatever the gate said)."""
 
     def __init__(self, stream: Any) -> None:
         self._stream = stream
-        self.gone = False
+        self.gone = stream is None  # standard output closed before the command started: nothing to write to
 
     def write(self, text: str) -> int:
         if not self.gone:
@@ -716,6 +745,10 @@ class _ReaderMayLeave:
                 return int(self._stream.write(text))
             except BrokenPipeError:
                 self._leave()
+            except UnicodeEncodeError:  # a stdout that is not UTF-8 (PYTHONIOENCODING=latin-1): ASCII stand-ins
+                self._stream.write(_encodable(text, getattr(self._stream, "encoding", None) or "ascii"))
+            except OSError as exc:  # a full disk: say which file it was
+                raise OSError(exc.errno, exc.strerror, "standard output") from None
         return len(text)
 
     def flush(self) -> None:
@@ -724,6 +757,13 @@ class _ReaderMayLeave:
                 self._stream.flush()
             except BrokenPipeError:
                 self._leave()
+            except OSError as exc:
+                raise OSError(exc.errno, exc.strerror, "standard output") from None
+
+    def fileno(self) -> int:
+        if self._stream is None:
+            raise OSError("standard output is closed")
+        return int(self._stream.fileno())
 
     def _leave(self) -> None:
         self.gone = True
@@ -748,35 +788,51 @@ def main(argv: Sequence[str] | None = None) -> int:
         if line not in shown:  # a finding warned at load_suite and again by the gate prints once
             shown.add(line)
             label = "vacuous check" if issubclass(category, VacuousCheckWarning) else category.__name__
-            print(f"oloproof: warning: {label}: {line}", file=sys.stderr)
+            _say(f"oloproof: warning: {label}: {line}")
 
-    stdout = sys.stdout
+    stdout, stderr = sys.stdout, sys.stderr
     sys.stdout = _ReaderMayLeave(stdout)  # `oloproof gate RUN | head` keeps its code
+    if stderr is None:  # standard error closed: what the command says on it goes nowhere, its code stays
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - closed below
+    try:
+        code = _dispatch(args, _warn)
+        try:
+            sys.stdout.flush()  # a reader that left is found here at the latest
+        except OSError as exc:  # output lost (a full disk): not the result the code would say
+            _say(f"oloproof: error: {terminal_text(_os_error_line(exc))}")
+            code = 2
+        return code
+    finally:
+        sys.stdout = stdout
+        if stderr is None:
+            sys.stderr.close()
+            sys.stderr = stderr
+
+
+def _dispatch(args: argparse.Namespace, warn: Any) -> int:
+    """The command's exit code; every error one line on standard error."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("always", VacuousCheckWarning)
-            warnings.showwarning = _warn
+            warnings.showwarning = warn
             return COMMANDS[args.command](args)
     except OloproofError as exc:
-        print(f"oloproof: error: {terminal_text(_cli_words(str(exc)))}", file=sys.stderr)
+        _say(f"oloproof: error: {terminal_text(_cli_words(str(exc)))}")
         return 2
     except InternalError as exc:
-        print(f"oloproof: {terminal_text(str(exc))}", file=sys.stderr)
+        _say(f"oloproof: {terminal_text(str(exc))}")
         return 2
     except OSError as exc:
-        print(f"oloproof: error: {terminal_text(_os_error_line(exc))}", file=sys.stderr)
+        _say(f"oloproof: error: {terminal_text(_os_error_line(exc))}")
         return 2
-    except KeyboardInterrupt:
-        print("oloproof: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt:  # 2, not 130: an exit code is 0 PASS, 1 BLOCK or 2 error, nothing else
+        _say("oloproof: interrupted")
+        return 2
     except Exception as exc:  # noqa: BLE001 - a bug in oloproof: one line, the traceback kept in a file
         path = _save_internal_traceback(traceback.format_exc())
-        print(f"oloproof: internal error: {terminal_text(describe_exception(exc))} (a bug in oloproof_nb; the "
-              f"traceback is in {path})", file=sys.stderr)
+        _say(f"oloproof: internal error: {terminal_text(describe_exception(exc))} (a bug in oloproof_nb; the "
+             f"traceback is in {path})")
         return 2
-    finally:
-        sys.stdout.flush()  # a reader that left is found here at the latest
-        sys.stdout = stdout
 
 
 if __name__ == "__main__":  # pragma: no cover

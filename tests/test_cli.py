@@ -127,6 +127,22 @@ def test_run_example_prints_the_table(example_suite: Path, tmp_path: Path,
     assert {c for c in criteria if c} <= set(rows)
 
 
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+def test_a_standard_output_that_is_not_utf8_gets_the_table_in_ascii(example_suite: Path, tmp_path: Path,
+                                                                     encoding: str) -> None:
+    """CLI review: with PYTHONIOENCODING=latin-1 (a latin-1 terminal), the interval's en dash made every gate an
+    "internal error", exit 2 (a PASS too). The table is written with ASCII stand-ins and the gate's code kept."""
+    assert main(["run", str(example_suite), "--out", str(tmp_path / "out"), "--quiet"]) == 1
+    env = {**os.environ, "PYTHONIOENCODING": encoding}
+    done = subprocess.run([sys.executable, "-m", "oloproof_nb.cli", "gate", str(tmp_path / "out")], env=env,
+                          capture_output=True, timeout=300)
+    assert done.returncode == 1, done.stderr
+    assert b"internal error" not in done.stderr and b"Traceback" not in done.stderr
+    table = _table_rows(done.stdout.decode(encoding))
+    assert table["answer_matches"][5] == "0.554-0.826"  # the en dash of 0.554–0.826, in ASCII
+    assert table["answer_matches"][-1] == "FAIL"
+
+
 def test_run_into_an_existing_out_needs_resume(make_suite, tmp_path: Path,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     folder = make_suite(PERFECT_CASES[:2], evaluators=EVALUATORS)

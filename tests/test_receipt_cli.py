@@ -419,3 +419,37 @@ def test_an_artifact_that_cannot_be_read_says_so_in_words(tmp_path: Path, capsys
     assert (code, receipt["status"]) == (2, "unverified")
     assert receipt["reason"] == "unverified: the artifact cannot be read: File name too long"
     assert_no_leak(json.dumps(receipt), err)
+
+
+def _hook(path: Path, **popen: Any) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([PY, "-m", "oloproof_nb.cli", "receipt", str(path)], timeout=120, **popen)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("streams", ["stdout closed", "stderr closed", "both closed", "stdout full", "both full"])
+def test_the_hook_exit_code_does_not_depend_on_its_standard_streams(tmp_path: Path, streams: str) -> None:
+    """CLI review: with standard output closed (`>&-`) an unverified receipt exited 120 with a traceback, and with
+    standard error closed or full it exited 1; a completion hook blocks on 2 only, so the agent could stop. Now
+    an unverified receipt is 2 whatever the streams; a verified one is 0 unless its output was lost (2)."""
+    missing = make_contract(tmp_path / "missing", write=False)
+    verified = make_contract(tmp_path / "verified")
+
+    def close(*fds: int) -> Callable[[], None]:
+        return lambda: [os.close(fd) for fd in fds] and None  # type: ignore[func-returns-value]
+
+    with open("/dev/full", "wb") as full:
+        popen: dict[str, Any] = {
+            "stdout closed": {"preexec_fn": close(1), "stderr": subprocess.PIPE},
+            "stderr closed": {"preexec_fn": close(2), "stdout": subprocess.DEVNULL},
+            "both closed": {"preexec_fn": close(1, 2)},
+            "stdout full": {"stdout": full, "stderr": subprocess.PIPE},
+            "both full": {"stdout": full, "stderr": full},
+        }[streams]
+        unverified = _hook(missing, **popen)
+        assert unverified.returncode == 2, unverified.stderr
+        if unverified.stderr is not None:
+            assert b"Traceback" not in unverified.stderr and unverified.stderr.count(b"\n") == 1
+        done = _hook(verified, **popen)
+    assert done.returncode == (2 if "full" in streams else 0), done.stderr
+    if streams == "stdout full":
+        assert done.stderr == b"oloproof: error: standard output: No space left on device\n"
