@@ -43,6 +43,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import stat
 import sys
 import threading
 import time
@@ -345,11 +346,13 @@ class RunLock:
         """
         if sys.platform == "win32":  # pragma: no cover
             return None
-        try:
-            fd = os.open(directory / LOCK, os.O_RDONLY)
+        try:  # without blocking: a named pipe put there waits for a writer forever (gate and report hung)
+            fd = os.open(directory / LOCK, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
         except OSError:
             return None
         try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):  # not a lock oloproof made: nobody holds it
+                return None
             fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
         except OSError:
             return _describe_holder(fd)

@@ -6,6 +6,7 @@ import hashlib
 import json
 import math
 import shutil
+import stat
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -662,3 +663,18 @@ def test_gate_on_a_run_still_running_says_so_not_resume(tmp_path: Path, clean_de
         lock.release()
     assert main(["gate", str(out)]) == 2
     assert "--resume" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes (POSIX)")
+def test_asking_who_holds_a_lock_that_is_a_named_pipe_does_not_wait(tmp_path: Path) -> None:
+    """CLI review: a named pipe at ``.lock`` of an unfinished run made ``oloproof gate``, ``report`` and
+    ``compare`` wait forever for a writer (the holder probe opened it blocking). Nobody holds such a lock."""
+    import subprocess
+    import sys
+
+    os.mkfifo(tmp_path / ".lock")
+    probe = ("from pathlib import Path; from oloproof_nb._run.store import RunLock; "
+             f"print(RunLock.holder(Path({str(tmp_path)!r})))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (0, "None\n"), done.stderr
+    assert stat.S_ISFIFO(os.stat(tmp_path / ".lock").st_mode)  # left as it was
