@@ -142,6 +142,11 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
             shown.note_receipts(record.get("receipts") or [])
     k = store.manifest.epochs  # a resumed run keeps the epochs it started with
     total, finished = suite.n_cases * k, len(done)
+    if resume and store.manifest.finished_at is not None and finished == total:
+        store.close()  # a finished run has nothing to resume: left as it was (its end was stamped again)
+        if pool is not None:
+            pool.stop()
+        return store.directory
     pending = ((index, case) for index, case in enumerate(with_epochs(suite.iter_cases(), k))
                if (case.id, case.epoch) not in done)
     try:

@@ -161,11 +161,16 @@ def test_resume_of_a_finished_run_runs_nothing(tmp_path: Path, reference: op.Run
     out = tmp_path / "run"
     op.run(root, out=out, progress=False)
     cases_before = (out / "cases.jsonl").read_bytes()
+    manifest_before = (out / "manifest.json").read_bytes()
+    frames_before = {p.name: p.stat().st_mtime_ns for p in (out / "frames").iterdir()}
     log = tmp_path / "resume.log"
     monkeypatch.setenv("RELSYS_LOG", str(log))
     op.run(root, out=out, resume=True, progress=False)
     assert runs_of(read_log(log)) == []
     assert (out / "cases.jsonl").read_bytes() == cases_before
+    # CLI review: the manifest's finished_at was stamped again, and the frames rebuilt: the run is left as it was
+    assert (out / "manifest.json").read_bytes() == manifest_before
+    assert {p.name: p.stat().st_mtime_ns for p in (out / "frames").iterdir()} == frames_before
     _assert_complete(out, reference)
 
 
