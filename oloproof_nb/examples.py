@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -32,13 +33,47 @@ def example_dir(name: str) -> Path:
     return path
 
 
+def _check_overwrite(source: Path, target: Path, labels: list[Path]) -> None:
+    """Refuse, before anything is written, a destination the example cannot be copied over whole: a folder where
+    the example has a file, a file where it has a folder, a named pipe or device, or a symbolic link (written
+    through, it would change a file outside the destination). Copying over it stopped half way, the files
+    before the obstacle already overwritten."""
+    for folder, dirs, files in os.walk(source):
+        here = Path(folder)
+        ignored = _SKIP(folder, dirs + files)
+        dirs[:] = [d for d in dirs if d not in ignored]
+        for entry in [*dirs, *(f for f in files if f not in ignored)]:
+            there = target / (here / entry).relative_to(source)
+            if there.is_symlink():
+                raise OloproofError(f"{there}: is a symbolic link; init --force writes the example's own files "
+                                    "there and never through a link (remove it, or choose another destination)")
+            if not there.exists():
+                continue
+            want_dir = entry in dirs
+            if want_dir and not there.is_dir():
+                raise OloproofError(f"{there}: the example has a folder there, and this is not one; move it away "
+                                    "or choose another destination")
+            if not want_dir and not there.is_file():
+                what = "a folder" if there.is_dir() else "not a regular file"
+                raise OloproofError(f"{there}: the example has a file there, and this is {what}; move it away or "
+                                    "choose another destination")
+    for rel in labels:  # the label files' folders (the files themselves are copied only where there are none)
+        for parent in reversed((target / rel).relative_to(target).parents[:-1]):
+            there = target / parent
+            if there.is_symlink() or (there.exists() and not there.is_dir()):
+                raise OloproofError(f"{there}: the example keeps its labels in a folder there, and this is not one "
+                                    "(or is a link); move it away or choose another destination")
+
+
 def init_example(name: str, dest: str | Path | None = None, *, force: bool = False) -> Path:
     """Copy a bundled example suite to ``dest`` (default ``./<name>``) and return its path.
 
     The label files its transforms declare (``labels/<transform>.jsonl``) are
     copied from the shipped ``labels/`` folder. An existing, non-empty ``dest``
     is an error unless ``force``: then the example's files are written over
-    the copies there (its ``runs/`` and any other file are kept).
+    the copies there (its ``runs/`` and any other file are kept), after checking
+    that every one can be: a folder where the example has a file (or the other
+    way round), a named pipe or a symbolic link there is refused, nothing written.
     """
     source = example_dir(name)
     target = Path(dest) if dest is not None else Path(name)
@@ -50,12 +85,14 @@ def init_example(name: str, dest: str | Path | None = None, *, force: bool = Fal
                                 f"choose another destination, or copy the example over it with force=True")
         raise OloproofError(f"{target}: already exists and is not empty; choose another destination "
                             f"or copy over it with force=True")
-    shutil.copytree(source, target, ignore=_SKIP, dirs_exist_ok=True)
     import yaml  # imported on first use: keeps ``import oloproof_nb`` fast
 
     config = yaml.safe_load((source / "oloproof.yaml").read_text(encoding="utf-8")) or {}
-    for transform in (config.get("metamorphic") or {}).get("transforms") or []:
-        rel = Path(transform["validity_labels"])
+    labels = [Path(t["validity_labels"]) for t in (config.get("metamorphic") or {}).get("transforms") or []]
+    if force and target.exists():
+        _check_overwrite(source, target, labels)
+    shutil.copytree(source, target, ignore=_SKIP, dirs_exist_ok=True)
+    for rel in labels:
         if not (target / rel).exists():
             shipped = _data_root("labels") / rel.name
             (target / rel).parent.mkdir(parents=True, exist_ok=True)

@@ -4,6 +4,8 @@ run on a file, init twice, errors in each face's words, --quiet and progress=Fal
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -162,6 +164,44 @@ def test_init_twice_says_what_to_do_and_force_copies_over(tmp_path: Path, capsys
     assert main(["init", "--example", "stateful-agent", str(dest), "--force"]) == 0
     assert (dest / "cases.jsonl").read_bytes() == original
     assert (dest / "runs" / "keep.txt").read_text(encoding="utf-8") == "mine"
+
+
+@pytest.mark.parametrize("obstacle", ["folder for a file", "file for a folder", "named pipe", "link out"])
+def test_init_force_over_an_obstacle_changes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                     obstacle: str) -> None:
+    """CLI review: --force over a destination it could not copy over whole overwrote oloproof.yaml, release.yaml
+    and checks.py, then stopped (``labels: File exists``, or a raw shutil error for a named pipe); a folder at
+    oloproof.yaml got the file inside it, exit 0; a link to a file outside the destination was written through.
+    Now the obstacle is named in one line, exit 2, and nothing is written."""
+    dest = tmp_path / "demo"
+    assert main(["init", "--example", "stateful-agent", str(dest)]) == 0
+    (dest / "oloproof.yaml").write_text((dest / "oloproof.yaml").read_text(encoding="utf-8") + "# mine\n",
+                                        encoding="utf-8")
+    outside = tmp_path / "precious.txt"
+    outside.write_text("precious", encoding="utf-8")
+    if obstacle == "folder for a file":
+        (dest / "cases.jsonl").unlink()
+        (dest / "cases.jsonl").mkdir()
+        where = dest / "cases.jsonl"
+    elif obstacle == "file for a folder":
+        shutil.rmtree(dest / "labels")
+        (dest / "labels").write_text("mine", encoding="utf-8")
+        where = dest / "labels"
+    elif obstacle == "named pipe":
+        (dest / "cases.jsonl").unlink()
+        os.mkfifo(dest / "cases.jsonl")
+        where = dest / "cases.jsonl"
+    else:
+        (dest / "README.md").unlink()
+        (dest / "README.md").symlink_to(outside)
+        where = dest / "README.md"
+    before = {p: p.read_bytes() for p in dest.rglob("*") if p.is_file() and not p.is_symlink()}
+    capsys.readouterr()
+    assert main(["init", "--example", "stateful-agent", str(dest), "--force"]) == 2
+    _, err = _out(capsys)
+    assert err.startswith(f"oloproof: error: {where}: ") and err.count("\n") == 1, err
+    assert {p: p.read_bytes() for p in dest.rglob("*") if p.is_file() and not p.is_symlink()} == before
+    assert outside.read_text(encoding="utf-8") == "precious"
 
 
 def test_errors_name_python_parameters_in_python_and_flags_on_the_command_line(
