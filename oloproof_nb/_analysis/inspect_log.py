@@ -157,9 +157,29 @@ def json_depth(data: bytes) -> int:
     return int(np.cumsum(steps).max())
 
 
+#: Largest member of an ``.eval`` archive read (uncompressed). A zip of 1 MB can hold a 1 GiB member (a review's
+#: took 2.2 GB of memory); one sample's JSON, attachments included, is far below this.
+MAX_LOG_MEMBER_BYTES = 256 * 1024 * 1024
+
+
+def _member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, file: Path) -> bytes:
+    """One member's bytes, never more than :data:`MAX_LOG_MEMBER_BYTES` (its declared size is not trusted)."""
+    too_big = OloproofError(f"{file}: {info.filename}: more than {MAX_LOG_MEMBER_BYTES // 2**20} MiB uncompressed "
+                            "(a compressed archive can hold far more than it takes on disk); not an Inspect AI log "
+                            "oloproof reads")
+    if info.file_size > MAX_LOG_MEMBER_BYTES:
+        raise too_big
+    with archive.open(info) as handle:
+        data = handle.read(MAX_LOG_MEMBER_BYTES + 1)
+    if len(data) > MAX_LOG_MEMBER_BYTES:
+        raise too_big
+    return data
+
+
 def check_log_nesting(file: Path) -> None:
     """Refuse a log whose JSON (a ``.json`` log, or any member of an ``.eval`` archive) nests deeper than
-    :data:`MAX_LOG_DEPTH`, before inspect-ai reads it (one line naming the file and the member)."""
+    :data:`MAX_LOG_DEPTH`, or an archive member larger than :data:`MAX_LOG_MEMBER_BYTES` uncompressed, before
+    inspect-ai reads it (one line naming the file and the member)."""
     def check(data: bytes, where: str) -> None:
         depth = json_depth(data)
         if depth > MAX_LOG_DEPTH:
@@ -171,7 +191,7 @@ def check_log_nesting(file: Path) -> None:
             with zipfile.ZipFile(file) as archive:
                 for info in archive.infolist():
                     if info.filename.endswith(".json"):
-                        check(archive.read(info), f"{file}: {info.filename}")
+                        check(_member(archive, info, file), f"{file}: {info.filename}")
         else:
             check(file.read_bytes(), str(file))
     except (OSError, zipfile.BadZipFile, RuntimeError) as exc:  # RuntimeError: an encrypted member

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -750,3 +751,23 @@ def test_a_log_inspect_cannot_read_says_inspects_reason(logs: dict[str, Path], t
     assert main(["gate", str(newer)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "version 99" in err
+
+
+def test_an_archive_member_bigger_than_the_cap_is_refused_before_inspect_reads_it(
+        logs: dict[str, Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """CLI review: a 1 MB .eval holding a 1 GiB header.json took 2.2 GB of memory (a bigger one: killed, exit 137).
+    A member larger than MAX_LOG_MEMBER_BYTES uncompressed is refused in one line; one of exactly that size is read."""
+    import inspect_ai.log  # noqa: F401 - on Python < 3.14 it teaches zipfile the Zstandard entries of an .eval
+
+    from oloproof_nb._analysis import inspect_log
+
+    with zipfile.ZipFile(logs["eval"]) as z:
+        largest = max((info for info in z.infolist() if info.filename.endswith(".json")), key=lambda i: i.file_size)
+    monkeypatch.setattr(inspect_log, "MAX_LOG_MEMBER_BYTES", largest.file_size)
+    assert len(op.from_inspect(logs["eval"]).cases) == 8  # at the cap: read
+    monkeypatch.setattr(inspect_log, "MAX_LOG_MEMBER_BYTES", largest.file_size - 1)
+    with pytest.raises(op.OloproofError, match=rf"{logs['eval'].name}: {re.escape(largest.filename)}: more than "):
+        op.from_inspect(logs["eval"])
+    assert main(["gate", str(logs["eval"])]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "uncompressed" in err
