@@ -672,7 +672,8 @@ COMMANDS = {"init": _cmd_init, "run": _cmd_run, "gate": _cmd_gate, "receipt": _c
 #: so a path that happens to hold ``out=`` is never rewritten).
 _CLI_WORDS = (("resume=True needs out= (", "--resume needs --out DIR ("),
               ("choose another out=", "choose another --out"), ("pass resume=True", "pass --resume"),
-              ("without resume=True", "without --resume"), ("with force=True", "with --force"))
+              ("without resume=True", "without --resume"), ("with force=True", "with --force"),
+              ("pass_threshold=", "--pass-threshold "), ("state_key=", "--state-key "))
 
 
 def _cli_words(text: str) -> str:

@@ -48,6 +48,7 @@ from typing import Any, ClassVar, Literal, TypeVar
 
 import numpy as np
 import pandas as pd
+from pydantic import ValidationError
 
 from .._config.suite import SuiteConfig
 from .._core.canonical import digest, iso
@@ -579,8 +580,7 @@ def _samples(log: ModuleType, file: Path, header: Any) -> Iterator[Any]:
                     except IndexError:
                         continue
     except Exception as exc:  # noqa: BLE001 - inspect raises many kinds for a damaged log
-        raise OloproofError(f"{file}: cannot read the samples of this Inspect AI log "
-                            f"({type(exc).__name__}: {exc})") from None
+        raise OloproofError(f"{file}: cannot read the samples of this Inspect AI log ({_why(exc)})") from None
 
 
 def _build_frames(records: list[CaseRecord], config: SuiteConfig, unknown_initial: set[tuple[str, int]],
@@ -610,6 +610,20 @@ def _build_frames(records: list[CaseRecord], config: SuiteConfig, unknown_initia
 def is_inspect_run(run: Run) -> bool:
     """Whether ``run`` was read from Inspect AI logs (by :func:`from_inspect`)."""
     return bool(run.manifest.suite_config.config.get("inspect_logs"))
+
+
+def _why(exc: BaseException) -> str:
+    """Why Inspect could not read a log, in one line: its own reason (kept in the cause of the error it raises),
+    and a pydantic validation error as its first problem, not the whole dump."""
+    if isinstance(exc, ValidationError) and exc.errors():
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first.get("loc", ())) or "(the log)"
+        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        return f"{where}: {first.get('msg', 'invalid')}{more}"
+    cause = exc.__cause__
+    if cause is not None and str(cause) and cause is not exc:
+        return f"{type(exc).__name__}: {exc}; {_why(cause)}"
+    return f"{type(exc).__name__}: {exc}"
 
 
 def _check_sample_count(file: Path, header: Any, read: int) -> str | None:
@@ -684,9 +698,7 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
         try:
             header = log.read_eval_log(file, header_only=True)
         except Exception as exc:  # noqa: BLE001 - inspect raises many kinds for a damaged log
-            cause = f"; {exc.__cause__}" if exc.__cause__ is not None and str(exc.__cause__) else ""
-            raise OloproofError(f"{file}: cannot read this Inspect AI log ({type(exc).__name__}: {exc}{cause})"
-                                ) from None
+            raise OloproofError(f"{file}: cannot read this Inspect AI log ({_why(exc)})") from None
         spec = header.eval
         tasks.setdefault(str(spec.task), None)
         models.setdefault(str(spec.model), None)

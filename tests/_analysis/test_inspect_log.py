@@ -771,3 +771,23 @@ def test_an_archive_member_bigger_than_the_cap_is_refused_before_inspect_reads_i
     assert main(["gate", str(logs["eval"])]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "uncompressed" in err
+
+
+def test_a_header_inspect_refuses_is_one_short_reason_not_a_validation_dump(
+        logs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """CLI review: a header Inspect's model refuses gave pydantic's whole dump (``1 validation error for EvalLog
+    … For further information visit https://errors.pydantic.dev…``) inside the line; now its first problem."""
+    import inspect_ai.log  # noqa: F401 - on Python < 3.14 it teaches zipfile the Zstandard entries of an .eval
+
+    with zipfile.ZipFile(logs["eval"]) as z:
+        entries = {name: z.read(name) for name in z.namelist()}
+    entries["header.json"] = json.dumps({"version": 2, "status": "success", "a": 1}).encode("utf-8")
+    bad = tmp_path / "bad.eval"
+    with zipfile.ZipFile(bad, "w") as z:
+        for name, data in entries.items():
+            z.writestr(name, data)
+    assert main(["gate", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"oloproof: error: {bad}: cannot read this Inspect AI log (eval: Field required)\n"
+    assert main(["gate", str(logs["dir"]), "--pass-threshold", "nan"]) == 2
+    assert capsys.readouterr().err.startswith("oloproof: error: --pass-threshold nan: give a number")
