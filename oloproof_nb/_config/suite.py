@@ -768,6 +768,10 @@ def _validate_cases(cases_file: Path, config: SuiteConfig, suite_file: Path, sca
 
 def _check_release_criteria(release: ReleaseConfig, config: SuiteConfig, file: Path) -> None:
     known = config.criteria
+    for name in release.regression.criteria or []:  # a typo there was found only when two runs were compared
+        if name not in known:
+            raise ConfigError(file, "regression.criteria",
+                              f"{name!r} is no criterion of the suite; its criteria: {', '.join(known) or '(none)'}")
     for name in release.criteria:
         if name not in known:
             raise ConfigError(file, f"criteria.{name}",

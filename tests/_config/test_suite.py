@@ -252,6 +252,18 @@ def test_release_unknown_criterion_lists_suite_criteria(make_suite) -> None:
     assert "answer_matches" in str(err) and "state_matches" in str(err)
 
 
+def test_release_unknown_regression_criterion_is_refused_at_load(make_suite) -> None:
+    """CLI review: ``regression: {criteria: [nope]}`` was accepted by run and gate and refused only when two runs
+    were compared; it is refused at load like an unknown name under ``criteria``."""
+    folder = make_suite(CASES, release={"criteria": {"answer_matches": 0.9},
+                                        "regression": {"criteria": ["answer_matches", "state_matchez"]}})
+    err = _error(folder)
+    assert err.file == str(folder / "release.yaml") and err.key == "regression.criteria"
+    assert "'state_matchez' is no criterion of the suite" in str(err) and "state_matches" in str(err)
+    ok = make_suite(CASES, release={"criteria": {"answer_matches": 0.9}, "regression": {"criteria": ["state_matches"]}})
+    assert load_suite(ok).release.regression.criteria == ["state_matches"]
+
+
 @pytest.mark.parametrize("threshold", [1.5, -0.1, 90])
 def test_release_threshold_outside_unit_interval(make_suite, threshold: float) -> None:
     folder = make_suite(CASES, release={"criteria": {"answer_matches": threshold}})
@@ -427,7 +439,7 @@ STATE_CASES = [{"id": "c1", "input": {"m": "hi"}, "initial_state": {"files": {"b
     ({}, "metamorphic.transforms[0]", "give one"),
     ({"state_path": "files..x"}, "metamorphic.transforms[0].state_path", "empty key"),
     ({"state_path": 'files["*.pdf"]'}, "metamorphic.transforms[0].state_path", "no path of its initial_state"),
-    ({"state_path": "files.n"}, "metamorphic.transforms[0].state_path", "holds int, not text"),
+    ({"state_path": "files.n"}, "metamorphic.transforms[0].state_path", "holds the number 1, not text"),
 ])
 def test_state_path_transform_errors_name_the_key(make_suite, transform: dict[str, str], key: str,
                                                   message: str) -> None:
