@@ -239,8 +239,7 @@ def _write_html(run: Run, sections: list[Section], path: Path) -> None:
 
 
 def _write_md(run: Run, sections: list[Section], path: Path) -> None:
-    files = path.parent / f"{path.stem}_files"
-    files.mkdir(parents=True, exist_ok=True)
+    files = path.parent / f"{path.stem}_files"  # made by write_report
     title, lines = _header(run, md_code, md_cell)
     out = [f"# {md_cell(title)}", ""]
     out += [line + "  " for line in lines] + [""]
@@ -302,6 +301,17 @@ def write_report(run: Run, out: str | Path, release: ReleaseLike | None = None,
     if suffix not in REPORT_SUFFIXES:
         raise OloproofError(f"{path}: a report is .html or .md, not {suffix or '(no suffix)'!r}")
     sections = build_sections(run, release, baseline)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    _folder(path.parent, f"the folder of the report {path.name}")
+    if suffix == ".md":
+        _folder(path.parent / f"{path.stem}_files", f"where the report {path.name} keeps its plots and tables")
     (_write_html if suffix == ".html" else _write_md)(run, sections, path)
     return path
+
+
+def _folder(folder: Path, role: str) -> None:
+    """Make ``folder`` (and its parents); a file in the way is one line saying which and what it is for."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        blocking = next((p for p in (folder, *folder.parents) if p.exists() and not p.is_dir()), folder)
+        raise OloproofError(f"{blocking}: is a file, not a folder ({role}); move it or choose another out=") from None

@@ -96,6 +96,24 @@ def test_report_errors_are_one_line_exit_2(example_run: op.Run, tmp_path: Path,
     assert not (tmp_path / "r.html").exists() and not (tmp_path / "r.pdf").exists()
 
 
+@pytest.mark.parametrize("where", ["folder", "files folder"])
+def test_a_file_where_the_report_needs_a_folder_says_which(example_run: op.Run, tmp_path: Path, where: str,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """CLI review: ``--out f/r.html`` with f a file, or ``--out r.md`` with r_files a file, said only
+    ``f: File exists``."""
+    if where == "folder":
+        (tmp_path / "f").write_text("mine", encoding="utf-8")
+        out, blocking, role = tmp_path / "f" / "r.html", tmp_path / "f", "the folder of the report r.html"
+    else:
+        (tmp_path / "r_files").write_text("mine", encoding="utf-8")
+        out, blocking, role = tmp_path / "r.md", tmp_path / "r_files", "where the report r.md keeps its plots"
+    assert main(["report", str(example_run.directory), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"oloproof: error: {blocking}: is a file, not a folder ({role}")
+    assert err.endswith("; move it or choose another --out\n") and err.count("\n") == 1
+    assert blocking.read_text(encoding="utf-8") == "mine" and not out.exists()
+
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 
 
