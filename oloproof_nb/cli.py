@@ -743,11 +743,12 @@ class _ReaderMayLeave:
     def write(self, text: str) -> int:
         if not self.gone:
             try:
-                return int(self._stream.write(text))
+                try:
+                    self._stream.write(text)
+                except UnicodeEncodeError:  # a stdout that is not UTF-8 (PYTHONIOENCODING=latin-1): ASCII stand-ins
+                    self._stream.write(_encodable(text, getattr(self._stream, "encoding", None) or "ascii"))
             except BrokenPipeError:
                 self._leave()
-            except UnicodeEncodeError:  # a stdout that is not UTF-8 (PYTHONIOENCODING=latin-1): ASCII stand-ins
-                self._stream.write(_encodable(text, getattr(self._stream, "encoding", None) or "ascii"))
             except OSError as exc:  # a full disk: say which file it was
                 raise OSError(exc.errno, exc.strerror, "standard output") from None
         return len(text)

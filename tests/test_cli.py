@@ -141,6 +141,13 @@ def test_a_standard_output_that_is_not_utf8_gets_the_table_in_ascii(example_suit
     table = _table_rows(done.stdout.decode(encoding))
     assert table["answer_matches"][5] == "0.554-0.826"  # the en dash of 0.554–0.826, in ASCII
     assert table["answer_matches"][-1] == "FAIL"
+    # fresh-eyes review: the ASCII write was outside the broken-pipe handling (`| head` gave 2, "Broken pipe")
+    gone = subprocess.Popen([sys.executable, "-m", "oloproof_nb.cli", "gate", str(tmp_path / "out")], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert gone.stdout is not None and gone.stderr is not None
+    gone.stdout.close()  # the reader left before the table was written
+    assert gone.wait(timeout=300) == 1
+    assert b"Broken pipe" not in gone.stderr.read()
 
 
 def test_run_into_an_existing_out_needs_resume(make_suite, tmp_path: Path,

@@ -144,7 +144,7 @@ def _bar_class() -> Any:
     if _in_notebook():
         try:
             import ipywidgets  # type: ignore[import-not-found]  # noqa: F401 - tqdm's notebook bar is a widget
-        except ImportError:
+        except Exception:  # noqa: BLE001 - missing, or broken (a version clash): tqdm.auto falls back the same way
             from tqdm.std import tqdm as text_bar
 
             return text_bar

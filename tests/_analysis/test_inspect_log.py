@@ -254,7 +254,8 @@ def test_a_log_missing_sample_entries_is_refused(logs: dict[str, Path], tmp_path
 def test_the_samples_a_header_counts_leave_out_early_stops_and_unresolved_ones(tmp_path: Path) -> None:
     """An early-stopping manager that skips epoch 2 of 3 samples leaves 3 of total_samples 6 in a finished
     log (Inspect's own reader calls it complete): refused as damaged in a first version of the count. A
-    drained task's logged_samples is the count. A log that finished otherwise is not counted."""
+    drained task's logged_samples counts what it resolved, its cancelled samples' transcripts left out
+    (fresh-eyes review: such a log was refused as damaged). A log that finished otherwise is not counted."""
     from types import SimpleNamespace as NS
 
     from oloproof_nb._analysis.inspect_log import _check_sample_count
@@ -266,8 +267,13 @@ def test_the_samples_a_header_counts_leave_out_early_stops_and_unresolved_ones(t
         _check_sample_count(tmp_path / "x.eval", header, 2)
     drained = NS(status="success", results=NS(total_samples=6, logged_samples=4, early_stopping=None))
     assert "2 of its 6 planned sample epochs never ran" in str(_check_sample_count(tmp_path / "x.eval", drained, 4))
-    with pytest.raises(op.OloproofError, match="counts 4 samples"):
-        _check_sample_count(tmp_path / "x.eval", drained, 6)
+    # the cancelled samples' transcripts are in the log but not in logged_samples: more entries than it counts
+    assert "1 of its 6 planned sample epochs never ran" in str(_check_sample_count(tmp_path / "x.eval", drained, 5))
+    assert _check_sample_count(tmp_path / "x.eval", drained, 6) is None  # every planned sample is there
+    with pytest.raises(op.OloproofError, match="counts 4 samples .* but 3 could be read"):
+        _check_sample_count(tmp_path / "x.eval", drained, 3)  # fewer than it counts: entries lost
+    with pytest.raises(op.OloproofError, match="counts 4 samples .* but 7 could be read"):
+        _check_sample_count(tmp_path / "x.eval", drained, 7)  # more than it planned
     assert _check_sample_count(tmp_path / "x.eval", NS(status="cancelled", results=drained.results), 1) is None
     whole = NS(status="success", results=NS(total_samples=6, logged_samples=6, early_stopping=None))
     assert _check_sample_count(tmp_path / "x.eval", whole, 6) is None  # every planned sample logged
@@ -288,7 +294,8 @@ def _rewritten(logs: dict[str, Path], tmp_path: Path, name: str, edit: Any) -> P
 
 
 def test_a_drained_log_has_no_release_decision(logs: dict[str, Path], tmp_path: Path,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
+                                               capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """Inspect review: ``inspect ctl task drain`` (or ``task cancel --action score``) abandons the queued samples
     and finishes the log, its header counting the samples it resolved in ``results.logged_samples``. The log
     was judged on the samples it happened to run: 40 of 80 planned, the 40 that would fail never run, PASS,
@@ -297,6 +304,8 @@ def test_a_drained_log_has_no_release_decision(logs: dict[str, Path], tmp_path: 
     def drain(log: Any) -> None:  # what a drain after s2 leaves: the samples of "3" and s4 never ran
         log.samples = [s for s in log.samples if s.id in ("s1", "s2")]
         log.results.logged_samples = len(log.samples)
+
+    from inspect_ai.log import EvalError
 
     folder = _rewritten(logs, tmp_path, "drained", drain)
     run = op.from_inspect(folder)
@@ -310,6 +319,24 @@ def test_a_drained_log_has_no_release_decision(logs: dict[str, Path], tmp_path: 
     assert main(["gate", str(folder), "--release", str(release)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "4 of its 8 planned sample epochs never ran" in err
+
+    def drain_with_a_cancelled_sample(log: Any) -> None:  # Inspect leaves a cancelled sample out of the count
+        drain(log)
+        cancelled = log.samples[0]
+        cancelled.error, cancelled.scores = EvalError(message="CancelledError()", traceback="", traceback_ansi=""), {}
+        log.results.logged_samples = len(log.samples) - 1
+
+    import inspect_ai.log
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a drained archive read one sample at a time")
+
+    with monkeypatch.context() as m:  # only the samples it holds are asked for: no batch falls back
+        m.setattr(inspect_ai.log, "read_eval_log_sample", refuse)
+        cancelled = op.from_inspect(_rewritten(logs, tmp_path, "cancelled", drain_with_a_cancelled_sample))
+    assert len(cancelled.cases) == 4 and _by_case(cancelled.cases, "status")[("s1", 1)] == "error"
+    assert op.gate(cancelled, release={"criteria": {"match": 0.5}, **LOOSE}).reason.startswith(
+        "unfinished: cancelled.eval: 4 of its 8 planned sample epochs never ran")  # it was refused as damaged
 
     def every(log: Any) -> None:  # every planned sample resolved: logged_samples equals the plan
         log.results.logged_samples = log.results.total_samples
@@ -337,7 +364,8 @@ def test_an_early_stopped_log_has_no_release_decision(logs: dict[str, Path], tmp
                                   "planned sample epochs (sample 's2' epoch 2 first)")
 
 
-def test_a_sample_that_hit_its_time_limit_has_every_verdict_missing(logs: dict[str, Path], tmp_path: Path) -> None:
+def test_a_sample_stopped_by_time_or_an_operator_has_every_verdict_missing(logs: dict[str, Path],
+                                                                          tmp_path: Path) -> None:
     """Inspect review: a sample stopped by its time limit kept its score's verdict (an eval whose every sample
     timed out, with a lenient scorer, passed). As a run's case that overran ``case_timeout_s``, it is now
     ``timeout`` with every verdict missing; another limit (messages, tokens) is ``failed`` and keeps its score."""
@@ -351,20 +379,27 @@ def test_a_sample_that_hit_its_time_limit_has_every_verdict_missing(logs: dict[s
                 sample.limit = EvalSampleLimit(type="working", limit=4)
             elif (sample.id, sample.epoch) == ("s2", 1):
                 sample.limit = EvalSampleLimit(type="message", limit=3)
+            elif (sample.id, sample.epoch) == ("s2", 2):  # `inspect ctl task cancel --action score` while it ran
+                sample.limit = EvalSampleLimit(type="operator", limit=1)
 
     run = op.from_inspect(_rewritten(logs, tmp_path, "limits", limits))
     status = _by_case(run.cases, "status")
-    assert (status[("s1", 1)], status[("s1", 2)], status[("s2", 1)]) == ("timeout", "timeout", "failed")
+    assert (status[("s1", 1)], status[("s1", 2)], status[("s2", 1)], status[("s2", 2)]) == (
+        "timeout", "timeout", "failed", "error")
+    v_rows = run.verdicts[(run.verdicts["case_id"] == "s2") & (run.verdicts["epoch"] == 2)]
+    # fresh-eyes review: scored on its partial work, a 600-sample log with 300 such samples passed the gate
+    assert set(v_rows["verdict"]) == {"missing"} and len(v_rows) == 2
+    assert set(v_rows["reason"]) == {"sample error: stopped by an operator before it finished (operator limit)"}
     v = run.verdicts
     s1 = v[v["case_id"] == "s1"]
     assert len(s1) == 4 and set(s1["verdict"]) == {"missing"}
     assert set(s1["reason"]) == {"sample timeout: time limit reached (4)", "sample timeout: working limit reached (4)"}
     s2 = v[(v["case_id"] == "s2") & (v["epoch"] == 1)].set_index("criterion")["verdict"].to_dict()
     assert s2 == {"match": "pass", "world_refunded": "fail"}  # the task table's verdicts, kept
-    counts = v.groupby(["criterion", "verdict"]).size().to_dict()  # the hand count less s1's four rows
-    assert counts == {("match", "pass"): 4, ("match", "missing"): 4,
-                      ("world_refunded", "pass"): 1, ("world_refunded", "fail"): 3,
-                      ("world_refunded", "missing"): 4}
+    counts = v.groupby(["criterion", "verdict"]).size().to_dict()  # the hand count less s1's and s2 e2's rows
+    assert counts == {("match", "pass"): 3, ("match", "missing"): 5,
+                      ("world_refunded", "pass"): 1, ("world_refunded", "fail"): 2,
+                      ("world_refunded", "missing"): 5}
 
 
 def test_a_damaged_log_in_a_folder_is_named_not_skipped(logs: dict[str, Path], tmp_path: Path,

@@ -534,6 +534,14 @@ def test_in_jupyter_without_ipywidgets_the_bar_is_the_text_bar(monkeypatch: pyte
         update(1, 3)
         update(3, 3)
         close()
+    class Broken:  # ipywidgets there but broken (a version clash): tqdm.auto falls back to the text bar too
+        def find_spec(self, name: str, *args: Any) -> None:
+            if name == "ipywidgets":
+                raise RuntimeError("ipywidgets 7 with a jupyterlab 4 frontend")
+
+    monkeypatch.delitem(sys.modules, "ipywidgets")
+    monkeypatch.setattr(sys, "meta_path", [Broken(), *sys.meta_path])
+    assert notebook._bar_class() is tqdm.std.tqdm  # fresh-eyes review: op.run raised in such a notebook
     monkeypatch.setattr(notebook, "_in_notebook", lambda: False)  # elsewhere: tqdm.auto's choice
     from tqdm.auto import tqdm as auto
 
