@@ -720,14 +720,11 @@ def _say(line: str) -> None:
     if stream is None:
         return
     try:
-        stream.write(line + "\n")
-        stream.flush()
-    except UnicodeEncodeError:
         try:
+            stream.write(line + "\n")
+        except UnicodeEncodeError:
             stream.write(_encodable(line, getattr(stream, "encoding", None) or "ascii") + "\n")
-            stream.flush()
-        except (OSError, ValueError):
-            pass
+        stream.flush()
     except (OSError, ValueError):
         pass
 
@@ -761,11 +758,6 @@ class _ReaderMayLeave:
                 self._leave()
             except OSError as exc:
                 raise OSError(exc.errno, exc.strerror, "standard output") from None
-
-    def fileno(self) -> int:
-        if self._stream is None:
-            raise OSError("standard output is closed")
-        return int(self._stream.fileno())
 
     def _leave(self) -> None:
         self.gone = True

@@ -86,7 +86,7 @@ def no_decision(run: Run) -> str:
     if not run.finished and is_inspect_run(run):
         return ("unfinished: the Inspect AI eval did not finish (its log status is not 'success'), "
                 "so it has no release decision")
-    unrun = unrun_samples(run) if is_inspect_run(run) else ""
+    unrun = unrun_samples(run)
     if unrun:  # the samples never run may be the failing ones
         return (f"unfinished: {unrun}; samples that never ran are no evidence either way (they may be the "
                 "failing ones), so it has no release decision")

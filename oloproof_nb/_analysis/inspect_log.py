@@ -165,15 +165,14 @@ MAX_LOG_MEMBER_BYTES = 256 * 1024 * 1024
 
 def _member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, file: Path) -> bytes:
     """One member's bytes, never more than :data:`MAX_LOG_MEMBER_BYTES` (its declared size is not trusted)."""
-    too_big = OloproofError(f"{file}: {info.filename}: more than {MAX_LOG_MEMBER_BYTES // 2**20} MiB uncompressed "
+    data = b""
+    if info.file_size <= MAX_LOG_MEMBER_BYTES:
+        with archive.open(info) as handle:
+            data = handle.read(MAX_LOG_MEMBER_BYTES + 1)
+    if info.file_size > MAX_LOG_MEMBER_BYTES or len(data) > MAX_LOG_MEMBER_BYTES:
+        raise OloproofError(f"{file}: {info.filename}: more than {MAX_LOG_MEMBER_BYTES // 2**20} MiB uncompressed "
                             "(a compressed archive can hold far more than it takes on disk); not an Inspect AI log "
                             "oloproof reads")
-    if info.file_size > MAX_LOG_MEMBER_BYTES:
-        raise too_big
-    with archive.open(info) as handle:
-        data = handle.read(MAX_LOG_MEMBER_BYTES + 1)
-    if len(data) > MAX_LOG_MEMBER_BYTES:
-        raise too_big
     return data
 
 
@@ -395,6 +394,11 @@ def _iso(ts: Any, default: str) -> str:
     return default
 
 
+#: Statuses of a sample whose scores are not judged: every verdict is ``missing``, as for a run's case that
+#: raised or overran ``case_timeout_s``.
+UNJUDGED = ("error", "timeout")
+
+
 def _status(sample: Any) -> tuple[str, str | None]:
     error = getattr(sample, "error", None)
     if error is not None:
@@ -468,7 +472,7 @@ class _Reader:
         verdicts = []
         for name, score in (sample.scores or {}).items():
             self.criteria.setdefault(name, None)
-            if status in ("error", "timeout"):  # as a run's case that raised or overran: nothing to judge
+            if status in UNJUDGED:
                 verdicts.append(_row(name, "missing", f"sample {status}: {error}"))
             else:
                 verdict, reason = score_verdict(score.value, self.score_map, self.pass_threshold)
@@ -523,8 +527,7 @@ class _Reader:
         """
         for rec, own in zip(records, scorers, strict=True):
             have = {v["criterion"] for v in rec["verdicts"]}
-            why = (f"sample {rec['status']}: {rec['error']}" if rec["status"] in ("error", "timeout")
-                   else "the scorer gave no score")
+            why = f"sample {rec['status']}: {rec['error']}" if rec["status"] in UNJUDGED else "the scorer gave no score"
             names = self.criteria if own is None else own
             rec["verdicts"] += [_row(name, "missing", why) for name in names if name not in have]
             order = list(self.criteria)

@@ -143,7 +143,7 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
     k = store.manifest.epochs  # a resumed run keeps the epochs it started with
     total, finished = suite.n_cases * k, len(done)
     if resume and store.manifest.finished_at is not None and finished == total:
-        store.close()  # a finished run has nothing to resume: left as it was (its end was stamped again)
+        store.close()  # a finished run has nothing to resume: left as it was (not stamped finished again)
         if pool is not None:
             pool.stop()
         return store.directory

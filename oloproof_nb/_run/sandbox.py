@@ -227,12 +227,14 @@ def run_case(system: Any, case: Case, *, run_id: str, system_version: str | None
     called between the reset and the run (what it returns is the result's ``after_reset``).
     """
     given = copy_json(case.input)
-    if takes_epoch(system):
-        epoch = case.epoch
-        return _in_sandbox(system, case, lambda: system.run(given, epoch=epoch), "run()", run_id=run_id,
-                           system_version=system_version, timeout_s=timeout_s, after_reset=after_reset)
-    return _in_sandbox(system, case, lambda: system.run(given), "run()", run_id=run_id,
+    extra = _epoch_keyword(system, "run", case)
+    return _in_sandbox(system, case, lambda: system.run(given, **extra), "run()", run_id=run_id,
                        system_version=system_version, timeout_s=timeout_s, after_reset=after_reset)
+
+
+def _epoch_keyword(system: Any, method: str, case: Case) -> dict[str, int]:
+    """``{"epoch": e}`` when ``system.<method>`` declares ``epoch`` (see :func:`takes_epoch`), else nothing."""
+    return {"epoch": case.epoch} if takes_epoch(system, method) else {}
 
 
 def takes_epoch(system: Any, method: str = "run") -> bool:
@@ -268,10 +270,6 @@ def replay_case(system: Any, case: Case, recorded: Trajectory, checkpoint: int, 
     replay cannot reproduce the recording.
     """
     given = recorded.model_copy(deep=True)
-    if takes_epoch(system, "replay"):
-        epoch = case.epoch
-        return _in_sandbox(system, case,
-                           lambda: system.replay(given, checkpoint=checkpoint, change=change, epoch=epoch),
-                           "replay()", run_id=run_id, system_version=system_version, timeout_s=timeout_s)
-    return _in_sandbox(system, case, lambda: system.replay(given, checkpoint=checkpoint, change=change),
+    extra = _epoch_keyword(system, "replay", case)
+    return _in_sandbox(system, case, lambda: system.replay(given, checkpoint=checkpoint, change=change, **extra),
                        "replay()", run_id=run_id, system_version=system_version, timeout_s=timeout_s)
