@@ -136,7 +136,7 @@ def _show(value: Any) -> str:
 
 def _read_json_object(path: Path) -> dict[str, Any]:
     try:
-        text = read_regular(path, MAX_CONTRACT_BYTES).decode("utf-8")
+        text = read_regular(path, MAX_CONTRACT_BYTES).decode("utf-8-sig")  # a leading byte-order mark is not content
     except UnreadableFile as exc:
         raise ContractFileError(f"{path}: cannot read contract file: {exc}") from None
     except UnicodeDecodeError:

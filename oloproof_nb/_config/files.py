@@ -285,7 +285,7 @@ def read_yaml(path: Path) -> dict[str, Any]:
     :data:`MAX_YAML_VALUES` values once its aliases are expanded.
     """
     try:
-        text = read_regular(path, MAX_YAML_BYTES).decode("utf-8")
+        text = read_regular(path, MAX_YAML_BYTES).decode("utf-8-sig")  # a leading byte-order mark is not content
     except UnreadableFile as exc:
         raise ConfigError(path, None, str(exc)) from None
     except UnicodeDecodeError as exc:

@@ -47,7 +47,7 @@ def load_labels(path: str | Path, known_ids: Collection[str] | None = None,
     """
     path = Path(path)
     try:
-        text = read_regular(path, MAX_LABEL_BYTES).decode("utf-8")
+        text = read_regular(path, MAX_LABEL_BYTES).decode("utf-8-sig")  # a leading byte-order mark is not content
     except UnreadableFile as exc:
         message = str(exc)
         raise LabelFileError(path, None, "label file not found" if message == "file not found"

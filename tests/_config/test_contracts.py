@@ -112,3 +112,9 @@ def test_a_nul_in_the_locator_is_a_contract_error(tmp_path: Path) -> None:
     """It was an "unverified" receipt ("the artifact cannot read: embedded null byte"): the file's error."""
     text = json.dumps({**MINIMAL, "locator": "out/rep\x00ort.json"})
     assert _error(_write(tmp_path, text)).endswith("key 'locator' holds a NUL character, which no path can hold")
+
+
+def test_a_byte_order_mark_before_the_contract_is_not_content(tmp_path: Path) -> None:
+    spec = load_contract_file(_write(tmp_path, b"\xef\xbb\xbf" + json.dumps(MINIMAL).encode("utf-8")))
+    assert spec.contract.artifact_id == "a"
+    assert "not valid JSON" in _error(_write(tmp_path, b"\xef\xbb\xbf\xef\xbb\xbf" + json.dumps(MINIMAL).encode()))

@@ -197,3 +197,13 @@ def test_a_crlf_label_file_is_one_judgement_per_line(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     path.write_bytes(b'{"case_id": "c1~t", "valid": true}\r\n{"case_id": "c2~t", "valid": false}\r\n')
     assert [j["valid"] for j in load_labels(path, KNOWN)] == [True, False]
+
+
+def test_a_byte_order_mark_starts_a_label_file_as_it_starts_a_case_file(tmp_path: Path) -> None:
+    # Windows editors save UTF-8 with a BOM; cases.jsonl and the YAML files read it, so labels do too.
+    path = tmp_path / "bom.jsonl"
+    path.write_bytes(b'\xef\xbb\xbf{"case_id": "c1~t", "valid": true}\n')
+    assert load_labels(path, KNOWN) == [{"case_id": "c1~t", "valid": True, "labeler": "", "note": ""}]
+    path.write_bytes(b'{"case_id": "c1~t", "valid": true}\n\xef\xbb\xbf{"case_id": "c2~t", "valid": true}\n')
+    with pytest.raises(LabelFileError, match=r"line 2: not valid JSON"):  # only the file's first bytes
+        load_labels(path, KNOWN)
