@@ -118,6 +118,20 @@ def quote(value: Any) -> str:
     return clip(text)
 
 
+def quote_value(value: Any) -> str:
+    """A value read from a user's JSON or YAML file, in the file's words: ``null``, ``true``,
+    ``false`` rather than Python's ``None``, ``True``, ``False``; anything else as :func:`quote`.
+
+    Examples
+    --------
+    >>> quote_value(None), quote_value(False), quote_value("no"), quote_value(1.5)
+    ('null', 'false', "'no'", '1.5')
+    """
+    if value is None or isinstance(value, bool):
+        return "null" if value is None else str(value).lower()
+    return quote(value)
+
+
 class OloproofError(ValueError):
     """Base class of every error caused by user input (files, arguments, configs).
 
@@ -344,5 +358,6 @@ def validation_problem(exc: ValidationError, prefix: str = "") -> tuple[str, str
     if isinstance(got, str) and len(got) > QUOTE_LIMIT:  # a validator's message that quotes the whole value
         msg = msg.replace(repr(got), quote(got))
     msg = clip(msg, QUOTE_LIMIT + 100)  # the net: a few words and one quoted value
-    shown = "" if isinstance(got, (dict, list)) or err["type"].startswith("value_error") else f" (got {quote(got)})"
+    plain = isinstance(got, (dict, list)) or err["type"].startswith("value_error")
+    shown = "" if plain else f" (got {quote_value(got)})"
     return key, f"{msg}{shown}", err

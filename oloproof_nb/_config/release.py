@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .._core.epochs import REDUCE_HELP, parse_reduce
-from ..errors import ConfigError, quote
+from ..errors import ConfigError, quote, quote_value
 from .files import config_error, read_yaml
 
 __all__ = ["ReleaseConfig", "BootstrapConfig", "RegressionConfig", "load_release", "parse_release", "check_reductions"]
@@ -142,7 +142,7 @@ class ReleaseConfig(BaseModel):
             for name, threshold in value.items():
                 if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
                     raise ValueError(f"threshold of {quote(name)} must be a number between 0 and 1, "
-                                     f"got {quote(threshold)}")
+                                     f"got {quote_value(threshold)}")
         return value
 
     @field_validator("criteria")

@@ -281,6 +281,20 @@ def test_release_unknown_key_and_bad_method(make_suite) -> None:
     assert err.key == "method" and "cluster_t" in str(err)
 
 
+@pytest.mark.parametrize(("release", "key", "words"), [
+    ({"criteria": {"answer_matches": None}}, "criteria", "got null"),
+    ({"criteria": {"answer_matches": True}}, "criteria", "got true"),
+    ({"confidence": None}, "confidence", "(got null)"),
+    ({"method": None}, "method", "(got null)"),
+    ({"allow_approximate_methods": "no"}, "allow_approximate_methods", "(got 'no')"),
+])
+def test_release_values_are_shown_in_the_files_words(make_suite, release: dict, key: str, words: str) -> None:
+    # release.yaml says null/true/false; a message saying None/True/False names values the user never wrote
+    err = _error(make_suite(CASES, release=release))
+    assert err.key == key and words in str(err), str(err)
+    assert "None" not in str(err) and "True" not in str(err)
+
+
 # -- importing the system ----------------------------------------------------------------------------
 
 
