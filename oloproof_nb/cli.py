@@ -459,6 +459,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, baseline: Run | None = None) -> int:
+    from ._analysis.gate import NO_CRITERIA
+    from ._config.suite import RELEASE_FILE
     from ._display.notebook import gate
     from ._display.terminal import exit_line, gate_table_text
 
@@ -466,6 +468,13 @@ def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, 
     print(gate_table_text(g, wide=wide))
     for finding in g.findings:  # read from the run: `oloproof gate RUN_DIR` knows them without the suite
         warnings.warn(VacuousCheckWarning(finding), stacklevel=1)
+    if g.reason == NO_CRITERIA:  # an empty or truncated release.yaml: say which file holds no criterion
+        root = result.manifest.suite_config.root  # None: an Inspect AI log, which has no release.yaml of its own
+        if release is None and root is None:
+            print("no criterion to gate: give the thresholds with --release RELEASE_YAML")
+        else:
+            source = release or str(Path(root or ".") / RELEASE_FILE)
+            print(f"{source} names no criterion to gate; list each as `criteria: {{<criterion>: <threshold>}}`")
     print(exit_line(g))  # the last line: why the command exits as it does
     return 0 if g.verdict == "PASS" else 1
 

@@ -219,7 +219,19 @@ def test_bootstrap_tie_with_threshold_is_not_a_pass(tmp_path: Path, monkeypatch:
 def test_cli_gate_prints_reason(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run = run_of(tmp_path, answer_cases(*layout(5, sizes=1)), release={})
     assert main(["gate", str(run.directory)]) == 1
-    assert capsys.readouterr().out.splitlines()[-1] == "gate: BLOCK — exit 1: no_criteria: nothing was gated"
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-1] == "gate: BLOCK — exit 1: no_criteria: nothing was gated"
+    # the line above names the file that lists no criterion: the suite's, or the one given
+    suite_release = Path(run.manifest.suite_config.root or "") / "release.yaml"
+    assert suite_release.is_file() and lines[-2].startswith(f"{suite_release} names no criterion to gate")
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("", encoding="utf-8")
+    assert main(["gate", str(run.directory), "--release", str(empty)]) == 1
+    assert capsys.readouterr().out.splitlines()[-2].startswith(f"{empty} names no criterion to gate")
+    listed = tmp_path / "listed.yaml"
+    listed.write_text("criteria: {answer_matches: 0.1}\n", encoding="utf-8")
+    main(["gate", str(run.directory), "--release", str(listed)])
+    assert "names no criterion" not in capsys.readouterr().out
 
 
 def test_gate_path_never_imports_statsmodels(tmp_path: Path) -> None:

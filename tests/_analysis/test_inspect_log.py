@@ -826,3 +826,12 @@ def test_a_header_inspect_refuses_is_one_short_reason_not_a_validation_dump(
     assert err == f"oloproof: error: {bad}: cannot read this Inspect AI log (eval: Field required)\n"
     assert main(["gate", str(logs["dir"]), "--pass-threshold", "nan"]) == 2
     assert capsys.readouterr().err.startswith("oloproof: error: --pass-threshold nan: give a number")
+
+
+def test_a_log_gated_without_thresholds_says_to_give_them(logs: dict[str, Path],
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """An Inspect log has no release.yaml of its own: the hint asks for --release, not for ./release.yaml."""
+    assert main(["gate", str(logs["eval"])]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-2:] == ["no criterion to gate: give the thresholds with --release RELEASE_YAML",
+                          "gate: BLOCK — exit 1: no_criteria: nothing was gated"]
