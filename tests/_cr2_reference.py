@@ -62,7 +62,9 @@ def raw_logit_t(k: np.ndarray, m: np.ndarray, confidence: float = 0.95) -> float
 
 
 def brute_force_low(k: list[int], m: list[int], confidence: float = 0.95) -> float:
-    """min(p̂, all-pass bound, CR2 logit-t bound over every data set with k ≤ k' ≤ m, k' ≠ all-pass)."""
+    """min(p̂, all-pass bound, the bound of every data set with k ≤ k' ≤ m, k' ≠ all-pass): the CR2 logit-t
+    bound, or, where every cluster has the same rate r (zero spread), Clopper–Pearson on n_min with r·n_min
+    successes, from scipy.stats.beta."""
     k_arr, m_arr = np.asarray(k), np.asarray(m)
     n_min = m_arr.sum() ** 2 / (m_arr.astype(float) ** 2).sum()
     best = min(k_arr.sum() / m_arr.sum(), (0.5 - confidence / 2) ** (1 / n_min))
@@ -70,7 +72,12 @@ def brute_force_low(k: list[int], m: list[int], confidence: float = 0.95) -> flo
         kp_arr = np.asarray(kp)
         if kp_arr.sum() in (0, m_arr.sum()):
             continue
-        low = raw_logit_t(kp_arr, m_arr, confidence)
+        rates = kp_arr / m_arr
+        if np.all(kp_arr * m_arr[0] == kp_arr[0] * m_arr):  # every cluster at one rate, compared exactly
+            x = rates[0] * n_min
+            low = float(stats.beta.ppf(0.5 - confidence / 2, x, n_min - x + 1))
+        else:
+            low = raw_logit_t(kp_arr, m_arr, confidence)
         if not np.isnan(low):
             best = min(best, low)
     return float(best)

@@ -192,6 +192,23 @@ def _worst_lagrangian(jt: np.ndarray, mt: np.ndarray, ct: np.ndarray, total: int
     return result
 
 
+def equal_rate_low(k: np.ndarray, m: np.ndarray, confidence: float) -> float:
+    """The lowest bound of a data set at least as good whose clusters all pass the same share of their rows.
+
+    Such a data set says nothing about how clusters differ (its CR2 spread is zero), so it is judged as a
+    degenerate one is: Clopper–Pearson on n_min = (Σm)²/Σm² with r·n_min successes. A common rate r makes
+    every r·m_c whole exactly when r = j/d, d = gcd(m); the best-but-lowest one is the smallest j with
+    j/d ≥ k_c/m_c for every c, and Clopper–Pearson's lower bound rises with r, so that r gives the minimum.
+    At r = 1 it is the all-pass bound (α/2)^(1/n_min).
+    """
+    d = int(np.gcd.reduce(m))
+    j = int(np.max(-((-k * d) // m)))  # the smallest j with j·m_c ≥ k_c·d for every cluster: ⌈k_c·d/m_c⌉, largest
+    if j >= d:
+        return all_pass_low(m, confidence)
+    size = n_min(m)
+    return clopper_pearson(j / d * size, size, confidence)[0]
+
+
 def monotone_low(k: np.ndarray, m: np.ndarray, confidence: float, df: float | None = None) -> float:
     """The lower bound of `cluster_t_from_sums`: the CR2 logit-t bound made monotone (see Notes there)."""
     from scipy import special  # first use; not scipy.stats (t quantile: special.stdtrit, as stats.t.ppf computes it)
@@ -199,7 +216,7 @@ def monotone_low(k: np.ndarray, m: np.ndarray, confidence: float, df: float | No
     k, m = k[order], m[order]
     total, passed = int(m.sum()), int(k.sum())
     estimate = passed / total
-    top = all_pass_low(m, confidence)
+    top = equal_rate_low(k, m, confidence)  # the all-pass bound when a cluster passes every row
     if passed == total:
         return top
     if passed == 0:
@@ -247,7 +264,9 @@ def cluster_t_from_sums(k: np.ndarray, m: np.ndarray, confidence: float) -> Inte
     low = monotone_low(k, m, confidence, df)
     high = 1.0 - monotone_low(m - k, m, confidence, df)
     low, high = low_confidence_floor(low, high, passed / total, m, confidence)
-    return Interval(passed / total, low, high, "cluster_t", total, g)
+    same = bool((k * total == passed * m).all())  # every cluster at one rate: its bounds are equal_rate_low's
+    why = f"every cluster passes the same share of its rows; at most clopper_pearson on n_min={n_min(m):.4g}"
+    return Interval(passed / total, low, high, "cluster_t", total, g, why if same else "")
 
 
 def low_confidence_floor(low: float, high: float, estimate: float, m: np.ndarray,

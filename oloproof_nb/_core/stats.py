@@ -261,17 +261,23 @@ def cluster_t(values: ArrayLike, clusters: ArrayLike | None, confidence: float =
     reported lower bound is the smallest h over every "better" data set — the same clusters and rows
     with any of the failures turned into passes:
 
-        low(k) = min( p̂,  L_all,  min_{K ≤ K' < N} h(K', S_max(k, K')) ),
+        low(k) = min( p̂,  L_eq(k),  min_{K ≤ K' < N} h(K', S_max(k, K')) ),
 
-    where L_all = (α/2)^(1/n_min) is the all-pass bound (Clopper–Pearson on n_min = (Σm)²/Σm²), and
+    where L_eq(k) is the lowest bound of a better data set whose clusters all pass the same share r of
+    their rows. Such a data set (S = 0) says nothing about how clusters differ, so it is judged as a
+    degenerate one is, by Clopper–Pearson on n_min = (Σm)²/Σm² with r·n_min successes; the smallest
+    such r at or above every cluster's rate gives the minimum (``cr2.equal_rate_low``). When a cluster
+    passes every row, r = 1 and L_eq is the all-pass bound L_all = (α/2)^(1/n_min). Without it, 20
+    cases × 5 epochs that each fail only epoch 2 got [0.788, 0.835] — above the 0.72 of a population
+    where one case in ten always fails, in the 12% of samples that hold no such case; now [0.563,
+    0.943] — and
     S_max(k, K') is the largest S over the data sets with K' passes reachable from k by turning fails
     into passes (computed exactly by a small knapsack over cluster types when N − K' ≤ 64, and bounded
     above by its Lagrangian dual — a fractional knapsack — beyond). Both are maxima over the reachable
     set, or a bound that only grows with it, so they shrink when a fail turns into a pass: the set of
     better data sets of k + e_c is contained in that of k. Hence turning a fail into a pass never lowers
     ``low``, and ``low`` never exceeds L_all (the value for the all-pass data set of the same sizes).
-    A data set with S = 0 (every cluster at the same rate) carries no variance information and is
-    skipped in the minimum. The upper bound is the mirror image: 1 − low of the failures.
+    The upper bound is the mirror image: 1 − low of the failures.
 
     When every row agrees, or G < 2, it returns Clopper–Pearson on n_min with p̂·n_min successes
     (``reason`` says why). Below confidence ``cr2.LOW_CONFIDENCE`` = 0.75, where the two bounds can

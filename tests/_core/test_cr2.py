@@ -249,3 +249,35 @@ def test_lagrangian_by_stretches_equals_the_row_by_row_greedy_fill():
         direct = cr2._lagrangian_rows(jt, mt, ct, int(m.sum()), kept)
         fast = cr2._worst_lagrangian(jt, mt, ct, int(m.sum()), kept)
         assert np.allclose(fast, direct, rtol=1e-12, atol=1e-9 * np.abs(direct).max())
+
+
+def test_clusters_all_at_one_rate_are_judged_as_a_degenerate_run_is() -> None:
+    """20 cases × 5 epochs, each failing epoch 2 only: every cluster at 4/5, no spread between clusters.
+    The interval was [0.788, 0.835] (a PASS at 0.78): above the 0.72 of a population where one case in
+    ten always fails, in the 12% of 20-case samples holding no such case. Such data say nothing about how
+    cases differ, so it is Clopper–Pearson on n_min = 20 with 16 successes (statsmodels: method="beta")."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    k, m = np.full(20, 4), np.full(20, 5)
+    iv = cr2.cluster_t_from_sums(k, m, 0.95)
+    low, high = proportion_confint(16, 20, alpha=0.05, method="beta")
+    assert (iv.low, iv.high) == (pytest.approx(low, abs=1e-12), pytest.approx(high, abs=1e-12))
+    assert iv.low < 0.72 < 0.78  # the planted agent no longer passes a 0.78 threshold
+    # one more pass anywhere makes a cluster perfect: the bounds may only rise (monotone), and do
+    better = k.copy()
+    better[7] = 5
+    up = cr2.cluster_t_from_sums(better, m, 0.95)
+    assert up.low >= iv.low and up.high >= iv.high
+    # one fewer: the equal-rate data set is better than it, so its lower bound is at most that one's
+    worse = k.copy()
+    worse[3] = 3
+    down = cr2.cluster_t_from_sums(worse, m, 0.95)
+    assert down.low <= iv.low and down.high <= iv.high
+    # unequal sizes 4 and 6 (gcd 2) share the rate 1/2; n_min is then fractional
+    mixed_k, mixed_m = np.array([2, 3, 2, 3] * 5), np.array([4, 6, 4, 6] * 5)
+    mixed = cr2.cluster_t_from_sums(mixed_k, mixed_m, 0.95)
+    size = mixed_m.sum() ** 2 / (mixed_m.astype(float) ** 2).sum()
+    assert mixed.low == pytest.approx(sps.beta.ppf(0.025, size / 2, size / 2 + 1), abs=1e-12)
+    assert iv.reason.startswith("every cluster passes the same share") and mixed.reason == iv.reason.replace(
+        "n_min=20", f"n_min={size:.4g}")
+    assert up.reason == down.reason == ""
