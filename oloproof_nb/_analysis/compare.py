@@ -48,6 +48,7 @@ count), else ``NO_REGRESSION``.
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,6 +80,11 @@ CHECK_CHANGED = "check_changed"
 NOT_IN_BOTH = "not_in_both_runs"
 #: The overall reason when a case run of the base run is not paired (missing from the candidate, or changed).
 CASES_NOT_IN_BOTH = "cases_not_in_both_runs"
+#: The overall reason when the candidate's own release.yaml (the default rule) decides differently from the base's.
+RELEASE_CHANGED = "release_changed"
+#: The settings of release.yaml that decide a comparison (a criterion's gate threshold does not).
+_RULE_KEYS = ("regression", "confidence", "min_clusters", "allow_approximate_methods", "method",
+              "unclustered_method", "bootstrap", "reductions")
 #: The reason of a criterion whose candidate failed rows the base run never judged (not in the paired difference).
 NEW_FAILURES = "unpaired_failures"
 LOST_PASSES = "unpaired_passes"
@@ -378,6 +384,23 @@ def _flips(rows: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def _rule_changes(base: Run, candidate: Run) -> list[str]:
+    """The settings deciding a comparison that the candidate's release.yaml gives otherwise than the base's
+    (``regression.margin 0.02 → 0.4``); a run without one has the defaults."""
+    def flat(run: Run) -> dict[str, Any]:
+        data = (run.release if run.release is not None else ReleaseConfig()).model_dump()
+        out: dict[str, Any] = {}
+        for key in _RULE_KEYS:
+            value = data[key]
+            out.update({f"{key}.{k}": v for k, v in value.items()} if key in ("regression", "bootstrap")
+                       else {key: value})
+        return out
+
+    before, after = flat(base), flat(candidate)
+    return [f"{key} {json.dumps(before[key])} → {json.dumps(after[key])}" for key in before
+            if before[key] != after[key]]
+
+
 def _config_notes(base: Run, candidate: Run) -> list[str]:
     notes = []
     b = {ev.name for ev in base.config.evaluators}
@@ -542,6 +565,12 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
         unwhole.append(f"{CASES_NOT_IN_BOTH}: {int(lost.sum())} case run(s) of the base run are not paired ("
                        + ", ".join(f"{k}: {v}" for k, v in lost.items()) + "): the cases the candidate did not "
                        "run, or ran changed, may be the regressions; compare runs of the same cases")
+        if overall == "NO_REGRESSION":
+            overall = "INSUFFICIENT_EVIDENCE"
+    changes = _rule_changes(base_run, cand_run) if release is None else []
+    if changes:  # the candidate's suite may have loosened the rule it is judged by: not the candidate's to decide
+        unwhole.append(f"{RELEASE_CHANGED}: the candidate run's release.yaml, applied by default, differs from the "
+                       f"base run's in {', '.join(changes)}; give the rule with --release (release= in Python)")
         if overall == "NO_REGRESSION":
             overall = "INSUFFICIENT_EVIDENCE"
     notes_all = _config_notes(base_run, cand_run)

@@ -844,3 +844,30 @@ def test_passes_the_candidate_has_no_row_for_hold_back_no_regression(make_suite:
     failing = run(Refunder, more, "failing")  # the base's four lone rows fail to recover: nothing lost either
     assert op.compare(failing, run(Refunder, some, "fewer")).table.set_index("criterion").loc[
         "recovers_from_error_at_refund", "verdict"] == "NO_REGRESSION"
+
+
+def test_a_candidate_whose_release_yaml_loosens_the_rule_gets_no_no_regression(
+        make_suite: Callable[..., Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The candidate's release.yaml is the default rule: a suite that raised regression.margin to 0.4 turned
+    12 cases lost of 60 (difference -0.20, interval [-0.325, -0.096]) into NO_REGRESSION, exit 0, saying nothing."""
+    from oloproof_nb.cli import main
+
+    root = make_suite(_cases(60), evaluators=[{"type": "answer_matches"}],
+                      release={"criteria": {"answer_matches": 0.8}})
+    base = _run(root, tmp_path / "base")
+    (root / "release.yaml").write_text("criteria: {answer_matches: 0.75}\nregression: {margin: 0.4}\n",
+                                       encoding="utf-8")
+    cand = _run(root, tmp_path / "cand", broken={f"c{i:02d}" for i in range(12)}, version="b")
+    loose = op.compare(base, cand)
+    row = loose.table.iloc[0]
+    assert (round(row["difference"], 3), row["verdict"]) == (-0.2, "NO_REGRESSION")  # by the candidate's margin
+    assert loose.verdict == "INSUFFICIENT_EVIDENCE"
+    assert loose.reason.startswith("release_changed: ") and "regression.margin 0.02 → 0.4" in loose.reason
+    assert main(["compare", str(base.directory), str(cand.directory)]) == 1
+    assert "release_changed" in capsys.readouterr().out
+    # the rule given: decided by it, whichever it is (the gate threshold alone does not decide a comparison)
+    assert op.compare(base, cand, release={"regression": {"margin": 0.02}}).verdict == "REGRESSION"
+    assert op.compare(base, cand, release={"regression": {"margin": 0.4}}).verdict == "NO_REGRESSION"
+    (root / "release.yaml").write_text("criteria: {answer_matches: 0.5}\n", encoding="utf-8")
+    same_rule = _run(root, tmp_path / "same", version="c")
+    assert op.compare(base, same_rule).reason == ""  # thresholds differ, the rule does not: no release_changed
