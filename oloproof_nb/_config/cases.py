@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
@@ -55,7 +56,10 @@ def iter_cases(path: str | Path) -> Iterator[tuple[int, Case]]:
     Blank lines are skipped. Raises :class:`CaseFileError` naming the file and
     line for a line that is not UTF-8, not JSON, not an object, nested deeper
     than :data:`~oloproof_nb.paths.MAX_DEPTH` levels, holds an escaped lone
-    surrogate, lacks ``id``/``input``, has an unknown key or repeats an id.
+    surrogate, lacks ``id``/``input``, has an unknown key or repeats an id — also one
+    that reads the same once invisible characters (format and control characters,
+    such as a zero-width space) are dropped and compatibility forms are folded (NFKC):
+    each copy would count as a case of its own, and in a table it looks like the first.
     ``NaN`` and ``Infinity`` tokens are accepted (Python's JSON reads and the
     run store writes them). Memory is bounded by the largest case, not the file.
     The file must be a regular file (a directory, a named pipe or a device is refused
@@ -63,6 +67,7 @@ def iter_cases(path: str | Path) -> Iterator[tuple[int, Case]]:
     """
     path = Path(path)
     seen: set[str] = set()
+    looks: dict[str, int] = {}  # an id as it reads (id_look) -> its line; only ids that read otherwise than written
     try:
         handle, _ = open_regular(path)
     except UnreadableFile as exc:
@@ -113,8 +118,32 @@ def iter_cases(path: str | Path) -> Iterator[tuple[int, Case]]:
                 raise CaseFileError(path, lineno, str(exc) or "nested too deeply") from None
             if case.id in seen:
                 raise CaseFileError(path, lineno, f"duplicate case id {quote(case.id)}")
+            look = id_look(case.id)
+            if look in seen or look in looks:
+                where = f"at line {looks[look]}" if look in looks else "of an earlier line"
+                raise CaseFileError(path, lineno, f"case id {quote(case.id)} reads as {quote(look)}, as the case id "
+                                    f"{where} does, once invisible characters are dropped and look-alike forms "
+                                    "folded (NFKC); give each case an id of its own")
             seen.add(case.id)
+            if look != case.id:
+                looks[look] = lineno
             yield lineno, case
+
+
+def id_look(case_id: str) -> str:
+    """How a case id reads: NFKC-folded, without format (Cf) or control (Cc) characters.
+
+    ``"c00\u200b"`` (a zero-width space after it) and ``"ｃ００"`` (full-width letters) read as ``"c00"``.
+
+    Examples
+    --------
+    >>> id_look("c00\u200b"), id_look("ｃ００"), id_look("ord-7~injected")
+    ('c00', 'c00', 'ord-7~injected')
+    """
+    if case_id.isascii() and case_id.isprintable():
+        return case_id
+    folded = unicodedata.normalize("NFKC", case_id)
+    return "".join(ch for ch in folded if unicodedata.category(ch) not in ("Cf", "Cc"))
 
 
 def load_cases(path: str | Path) -> list[Case]:

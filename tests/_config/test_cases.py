@@ -10,7 +10,7 @@ import pytest
 from _hostile_files import SPECIAL_KINDS, bounded, make_special
 
 import oloproof_nb as op
-from oloproof_nb._config.cases import iter_cases, load_cases
+from oloproof_nb._config.cases import id_look, iter_cases, load_cases
 from oloproof_nb._core.canonical import canonical_json, digest
 from oloproof_nb._core.case import Case, case_digest, derive_case
 from oloproof_nb._core.paths import MAX_DEPTH
@@ -293,3 +293,32 @@ def test_the_same_key_in_two_objects_of_a_line_is_no_duplicate(tmp_path: Path) -
     """Only a key repeated within one object is refused: ``n`` under two orders is two keys."""
     line = '{"id": "a", "input": {"n": 1}, "initial_state": {"x": {"n": 1}, "y": {"n": 2}}}'
     assert _line_case(line, tmp_path).initial_state == {"x": {"n": 1}, "y": {"n": 2}}
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("c00", "c00\u200b"),          # a zero-width space: the same id in every table
+    ("c00\u200b\u200b", "c00"),    # the look-alike first
+    ("c00\u200b", "c00\u2060"),    # two different invisible characters
+    ("c00", "\uff43\uff10\uff10"),  # full-width letters and digits (NFKC)
+    ("ord\u00ad-7", "ord-7"),      # a soft hyphen (Cf)
+    ("a\tb", "ab"),                # a control character
+])
+def test_an_id_that_reads_as_another_is_refused(tmp_path: Path, first: str, second: str) -> None:
+    """The same 20 passing cases written three times as c00, c00+U+200B, c00+U+200B+U+200B were 60 clusters:
+    INSUFFICIENT_EVIDENCE at 0.9 turned into PASS, every copy looking like the first in every table."""
+    path = tmp_path / "cases.jsonl"
+    lines = [{"id": "z", "input": {}}, {"id": first, "input": {}}, {"id": second, "input": {}}]
+    path.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
+    with pytest.raises(CaseFileError) as info:
+        load_cases(path)
+    assert info.value.line == 3 and "give each case an id of its own" in str(info.value)
+    assert ("at line 2" if first != id_look(first) else "of an earlier line") in str(info.value)
+
+
+def test_ids_that_read_differently_are_kept_whatever_their_script(tmp_path: Path) -> None:
+    ids = ["c00", "C00", "c0", "c00~injected", "رزرو\u200cها", "رزروها-2", "ordre-é", "ordre-e", "\u200b"]
+    path = tmp_path / "cases.jsonl"
+    path.write_text("".join(json.dumps({"id": i, "input": {}}, ensure_ascii=False) + "\n" for i in ids),
+                    encoding="utf-8")
+    assert [c.id for c in load_cases(path)] == ids  # case and accents are differences a reader sees
+    assert id_look("رزرو\u200cها") == "رزروها" and id_look("\u200b") == ""
