@@ -612,7 +612,7 @@ def _cmd_receipt(args: argparse.Namespace) -> int:
     try:
         with _StopOnSignals():
             receipt = verify_contract_file(Path(args.contract))
-    except (KeyboardInterrupt, _Stopped) as exc:  # a hook blocks on 2 only: never 130 or death by a signal
+    except KeyboardInterrupt as exc:  # a hook blocks on 2 only: never 130 or death by a signal (_Stopped too)
         name = exc.args[0] if isinstance(exc, _Stopped) else "SIGINT"
         if args.json:
             print(json.dumps({"error": "interrupted", "message": f"stopped by {name}"}))
@@ -635,8 +635,9 @@ def _cmd_receipt(args: argparse.Namespace) -> int:
     return 0
 
 
-class _Stopped(BaseException):
-    """SIGTERM or SIGHUP reached ``oloproof receipt`` (``args[0]``: the signal's name)."""
+class _Stopped(KeyboardInterrupt):
+    """SIGTERM or SIGHUP reached the command (``args[0]``: the signal's name): stopped as a Ctrl-C stops it,
+    exit 2, never death by the signal (143, 129); a run says how to resume."""
 
 
 class _StopOnSignals:
@@ -815,7 +816,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _dispatch(args: argparse.Namespace, warn: Any) -> int:
     """The command's exit code; every error one line on standard error."""
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), _StopOnSignals():
             warnings.simplefilter("always", VacuousCheckWarning)
             warnings.showwarning = warn
             return COMMANDS[args.command](args)
@@ -828,8 +829,8 @@ def _dispatch(args: argparse.Namespace, warn: Any) -> int:
     except OSError as exc:
         _say(f"oloproof: error: {terminal_text(_os_error_line(exc))}")
         return 2
-    except KeyboardInterrupt:  # 2, not 130: an exit code is 0 PASS, 1 BLOCK or 2 error, nothing else
-        _say("oloproof: interrupted")
+    except KeyboardInterrupt as exc:  # 2, not 130 (nor 143 for SIGTERM): an exit code is 0, 1 or 2, nothing else
+        _say("oloproof: interrupted" + (f" by {exc.args[0]}" if isinstance(exc, _Stopped) else ""))
         return 2
     except Exception as exc:  # noqa: BLE001 - a bug in oloproof: one line, the traceback kept in a file
         path = _save_internal_traceback(traceback.format_exc())

@@ -602,3 +602,26 @@ def test_a_reader_that_stops_reading_leaves_the_exit_code_the_gates(tmp_path: Pa
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=60) == 1, err
     assert "Broken pipe" not in err and "Exception ignored" not in err
+
+
+@pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP"])
+def test_sigterm_or_sighup_during_any_command_is_exit_2_with_one_line(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], name: str) -> None:
+    """`timeout`, `docker stop` or a closed terminal ended gate, report or compare by the signal (143, 129)."""
+    import signal
+    import time
+
+    from oloproof_nb import cli
+
+    def slow(args: object) -> int:
+        os.kill(os.getpid(), getattr(signal, name))
+        time.sleep(5)  # pragma: no cover - the signal stops it first
+        return 0
+
+    before = signal.getsignal(signal.SIGTERM)
+    monkeypatch.setitem(cli.COMMANDS, "gate", slow)
+    started = time.monotonic()
+    assert main(["gate", "somewhere"]) == 2
+    assert time.monotonic() - started < 4
+    assert capsys.readouterr().err == f"oloproof: interrupted by {name}\n"
+    assert signal.getsignal(signal.SIGTERM) is before  # the command's handlers are put back

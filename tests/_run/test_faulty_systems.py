@@ -337,9 +337,12 @@ def test_a_hanging_replacement_constructor_stops_the_run_instead_of_hanging_it(t
 
 
 @pytest.mark.slow
-def test_a_ctrl_c_from_the_user_stops_the_run_and_says_how_to_resume(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("sig", "group"), [("SIGINT", True), ("SIGTERM", False), ("SIGHUP", True)])
+def test_a_ctrl_c_from_the_user_stops_the_run_and_says_how_to_resume(tmp_path: Path, sig: str, group: bool) -> None:
     """SIGINT to the command (as a terminal sends it): exit 2 (an exit code is 0 PASS, 1 BLOCK or 2 error; it was
-    130), one line naming the folder and the resume command."""
+    130), one line naming the folder and the resume command. SIGTERM to the command alone (``timeout``, ``docker
+    stop``, a cancelled CI job) and SIGHUP to its group (a closed terminal) the same: they ended it by the signal,
+    143 and 129, with no line and no resume command."""
     import signal
     import subprocess
 
@@ -357,7 +360,10 @@ def test_a_ctrl_c_from_the_user_stops_the_run_and_says_how_to_resume(tmp_path: P
     while not ((out / "cases.jsonl").exists() and (out / "cases.jsonl").read_bytes().count(b"\n") >= 2):
         assert time.monotonic() < deadline and proc.poll() is None
         time.sleep(0.02)
-    os.killpg(proc.pid, signal.SIGINT)  # the whole process group, as Ctrl-C in a terminal
+    if group:
+        os.killpg(proc.pid, getattr(signal, sig))  # the whole process group, as Ctrl-C in a terminal
+    else:
+        os.kill(proc.pid, getattr(signal, sig))  # the command alone: the run's process is told by it
     stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 2, stderr
     line = one_error_line(stderr.replace("oloproof: interrupted", "oloproof: error: interrupted"))
