@@ -199,4 +199,6 @@ def slice_table(run: Run, spec: str | SliceSpec, release: ReleaseLike | None = N
                 iv, _ = sums_interval(group, cfg, clustered)
                 row.update(rate=iv.estimate, ci_low=iv.low, ci_high=iv.high, method=iv.method)
             rows.append(row)
-    return SLICES.from_columns({c: [row[c] for row in rows] for c in SLICE_COLUMNS})
+    table = SLICES.from_columns({c: [row[c] for row in rows] for c in SLICE_COLUMNS})
+    table.attrs["confidence"] = cfg.confidence  # the intervals' level, for a plot's label
+    return table

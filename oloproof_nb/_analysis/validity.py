@@ -88,7 +88,9 @@ def validity_table(transforms: Iterable[Any], labels: Mapping[str, Iterable[Mapp
     for t in transforms:
         row = validity_row(labels.get(t.name, []), derived.get(t.name, []), t.minimum_validity, confidence)
         rows.append({"transform": t.name, **row})
-    return VALIDITY.from_columns({c: [row[c] for row in rows] for c in VALIDITY_COLUMNS})
+    table = VALIDITY.from_columns({c: [row[c] for row in rows] for c in VALIDITY_COLUMNS})
+    table.attrs["confidence"] = confidence  # the Wilson intervals' level, for a plot's label
+    return table
 
 
 def validity(run: Run, confidence: float | None = None) -> pd.DataFrame:

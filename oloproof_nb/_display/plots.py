@@ -17,13 +17,26 @@ Examples
 from __future__ import annotations
 
 import math
+from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from ..errors import OloproofError
-from .theme import COLOURS, CRITERION_COLOURS, GRID, INK, MUTED, colour, fmt_level, table_of
+from .theme import (
+    COLOURS,
+    CRITERION_COLOURS,
+    GRID,
+    INK,
+    MARK_ALPHA,
+    MUTED,
+    colour,
+    fmt_bound,
+    fmt_level,
+    marker,
+    table_of,
+)
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -35,6 +48,10 @@ _MUTED = MUTED
 _GATE_VERDICTS = ("PASS", "FAIL", "INSUFFICIENT_EVIDENCE", "REPORT_ONLY")
 _COMPARE_VERDICTS = ("NO_REGRESSION", "REGRESSION", "INSUFFICIENT_EVIDENCE", "REPORT_ONLY")
 _DIMENSION_LABELS = {"tool_calls": "number of tool calls", "trajectory_length": "trajectory length (steps)"}
+_METHOD_NAMES = {"cluster_t": "cluster t", "cluster_bootstrap": "cluster bootstrap",
+                 "clopper_pearson": "Clopper–Pearson", "wilson": "Wilson"}
+#: A threshold this close to an interval end (in rate) is hard to tell from it by eye: the note prints the end.
+_NEAR = 0.02
 
 
 def _plain(text: Any) -> str:
@@ -70,6 +87,56 @@ def _finite(x: Any) -> bool:
         return False
 
 
+def _level(obj: Any, confidence: float | None = None) -> str:
+    """The interval level as ``"95% "`` from the data: ``confidence`` when given, else the release of a Gate or
+    Comparison, else a table's ``attrs["confidence"]``; ``""`` when none says (never a guessed 95%)."""
+    level: Any = confidence
+    if level is None:
+        release = None if isinstance(obj, pd.DataFrame) else getattr(obj, "release", None)
+        level = getattr(release, "confidence", None)
+    if level is None:
+        table = table_of(obj)
+        level = table.attrs.get("confidence") if isinstance(table, pd.DataFrame) else None
+    return f"{fmt_level(float(level))} " if _finite(level) else ""
+
+
+def _methods(table: pd.DataFrame, names: list[str], unit: str) -> str:
+    """The interval methods of the drawn rows when they differ, for an axis label: ``cluster t; Clopper–Pearson
+    where all rows agree`` / ``… for a, b`` / ``… for 3 <unit>``; ``""`` when every row has the same method (the
+    tables name it) or there is no ``method`` column."""
+    if "method" not in table.columns:
+        return ""
+    rows = [(str(m), n, float(r)) for m, n, r in zip(table["method"], names, table["rate"], strict=True)
+            if isinstance(m, str) and m and _finite(r)]
+    counts = Counter(m for m, _, _ in rows)
+    if len(counts) < 2:
+        return ""
+    # Clopper–Pearson on rows that all agree (rate 0 or 1) is the other methods' fallback, never the main one
+    fallback = "clopper_pearson" in counts and all(
+        r in (0.0, 1.0) for m, _, r in rows if m == "clopper_pearson")
+    main = max((m for m in counts if not (fallback and m == "clopper_pearson")), key=lambda m: counts[m])
+    parts = [_METHOD_NAMES.get(main, main)]  # the most rows; a tie: the first drawn
+    for m in counts:
+        if m == main:
+            continue
+        mine = [(n, r) for mm, n, r in rows if mm == m]
+        word = _METHOD_NAMES.get(m, m)
+        if fallback and m == "clopper_pearson":
+            parts.append(f"{word} where all rows agree")
+        elif len(mine) <= 2:
+            parts.append(f"{word} for {', '.join(n for n, _ in mine)}")
+        else:
+            parts.append(f"{word} for {len(mine)} {unit}")
+    return "; ".join(parts)
+
+
+def _interval_label(head: str, methods: str, width: int = 80) -> str:
+    """``head (methods)``, the parenthesis on a second line when one line would be wider than ``width``."""
+    if not methods:
+        return head
+    return f"{head} ({methods})" if len(head) + len(methods) + 3 <= width else f"{head}\n({methods})"
+
+
 def _rate_axis(ax: Axes, axis: str, low: float) -> None:
     from matplotlib.ticker import MultipleLocator, PercentFormatter
 
@@ -89,9 +156,12 @@ def _rate_axis(ax: Axes, axis: str, low: float) -> None:
         ax.spines[side].set_visible(False)
 
 
-def _interval_rows(ax: Axes, table: pd.DataFrame, labels: list[str], colours: list[str],
+def _interval_rows(ax: Axes, table: pd.DataFrame, labels: list[str], colours: list[str], shapes: list[str],
                    marks: pd.Series, mark_label: str, notes: list[str], empty_note: str) -> None:
-    """Horizontal rows: point + interval per row, a ``|`` mark (threshold or minimum), a note on the right."""
+    """Horizontal rows: point + interval per row, a ``|`` mark (threshold or minimum), a note on the right.
+
+    The mark is thin, translucent and drawn behind the interval, whose caps are on top: an interval end at
+    the mark (a ci_low of 0.857 beside a threshold of 0.85) stays visible."""
     from matplotlib.transforms import blended_transform_factory
 
     n = len(table)
@@ -101,18 +171,55 @@ def _interval_rows(ax: Axes, table: pd.DataFrame, labels: list[str], colours: li
         y, colour = ys[i], colours[i]
         if _finite(r.rate):
             lo, hi = float(r.ci_low), float(r.ci_high)
-            ax.errorbar([float(r.rate)], [y], xerr=[[float(r.rate) - lo], [hi - float(r.rate)]], fmt="o",
-                        color=colour, ecolor=colour, elinewidth=2.2, capsize=4, capthick=1.6, ms=7, zorder=4)
+            ax.errorbar([float(r.rate)], [y], xerr=[[float(r.rate) - lo], [hi - float(r.rate)]], fmt=shapes[i],
+                        color=colour, ecolor=colour, elinewidth=2.2, capsize=5, capthick=2.0, ms=7, zorder=4)
         else:
             ax.text(0.5, y, empty_note, transform=right, ha="center", va="center", color=_MUTED, style="italic")
         ax.text(1.02, y, notes[i], transform=right, ha="left", va="center", fontsize=8.5, color=colour)
     has_mark = marks.map(_finite).to_numpy(dtype=bool)
     if has_mark.any():
-        ax.scatter(marks[has_mark].astype(float), ys[has_mark], marker="|", s=420, linewidths=2.6, color=_INK,
-                   zorder=3, label=mark_label)
+        ax.scatter(marks[has_mark].astype(float), ys[has_mark], marker="|", s=420, linewidths=1.2, color=_INK,
+                   alpha=MARK_ALPHA, zorder=2, label=mark_label)
     ax.set_yticks(ys, labels)
     ax.set_ylim(-0.7, n - 0.3)
     ax.tick_params(axis="y", length=0, labelsize=9.5)
+
+
+def _near_note(low: Any, high: Any, threshold: Any) -> str:
+    """``  ci_low 0.857 ≥ 0.85`` for an interval end within ``_NEAR`` of the threshold (the marks cannot show
+    which side it is on), ends rounded outward as every interval shown; ``""`` otherwise."""
+    if not _finite(threshold):
+        return ""
+    thr = float(threshold)
+    for name, end, side in (("ci_low", low, "low"), ("ci_high", high, "high")):
+        if _finite(end) and abs(float(end) - thr) < _NEAR:
+            sign = "≥" if float(end) >= thr else "<"
+            return f"  {name} {fmt_bound(end, side)} {sign} {thr:g}"
+    return ""
+
+
+def _fitting_locator() -> Any:
+    """Nice ticks at most one per 0.8 inch of the axes as drawn (after the layout gave the notes their room):
+    ``−25 pp`` is wider than ``−25%``, and the default density ran ``−50 pp−25 pp`` together."""
+    from matplotlib.ticker import MaxNLocator
+
+    class Fitting(MaxNLocator):
+        def __call__(self) -> Any:
+            axes = getattr(self.axis, "axes", None)  # None before the locator is set on an axis
+            if axes is not None:
+                self.set_params(nbins=max(2, int(axes.get_window_extent().width / axes.figure.dpi / 0.8)))
+            return super().__call__()
+
+    return Fitting(nbins=4, steps=[1, 2, 2.5, 5, 10])
+
+
+def _points(x: float, _pos: Any = None) -> str:
+    """A difference of two rates as percentage points: ``−25 pp``, ``0 pp``, ``+10 pp`` (a ``%`` read as a
+    relative change)."""
+    value = round(x * 100, 6)
+    if value == 0:
+        return "0 pp"
+    return f"{'+' if value > 0 else '−'}{abs(value):g} pp"
 
 
 def _legend_below(ax: Axes, handles: list[Any]) -> None:
@@ -141,8 +248,11 @@ def gate(g: Any, ax: Axes | None = None) -> Axes:
     Returns
     -------
     matplotlib.axes.Axes
-        One errorbar per criterion with rows (point = rate, bar = interval),
-        a black ``|`` at each threshold, ``passed/n`` and the verdict on the right.
+        One errorbar per criterion with rows (point = rate, bar = interval), coloured and shaped by verdict
+        (pass a disc, fail a cross), a thin ``|`` behind each threshold, ``passed/n`` and the verdict on the
+        right, and the interval end beside the threshold when the two are within 0.02. The x-axis label gives
+        the level (the release's ``confidence``; a bare table's ``attrs["confidence"]``) and, when rows
+        differ, the methods.
     """
     from matplotlib.lines import Line2D
 
@@ -150,54 +260,66 @@ def gate(g: Any, ax: Axes | None = None) -> Axes:
     table = _table(g, cols, "gate", "op.gate(run)")
     ax = _axes(ax, 8.0, 1.5 + 0.5 * max(len(table), 1))
     colours = [colour(v) for v in table["verdict"]]
-    notes = [f"{r.passed}/{r.n}  {r.verdict}" for r in table.itertuples(index=False)]
+    notes = [f"{r.passed}/{r.n}  {r.verdict}{_near_note(r.ci_low, r.ci_high, r.threshold)}"
+             for r in table.itertuples(index=False)]
     reduce = table["reduce"] if "reduce" in table.columns else pd.Series("mean", index=table.index)
     vacuous = table["vacuous"] if "vacuous" in table.columns else pd.Series(False, index=table.index)
     names = [_plain(c if r in ("mean", "") or not isinstance(r, str) else f"{c} ({r})")  # a reduced one says how
              + (" (vacuous)" if isinstance(v, (bool, np.bool_)) and v else "")  # as the report marks it
              for c, r, v in zip(table["criterion"], reduce, vacuous, strict=True)]
-    _interval_rows(ax, table, names, colours, table["threshold"], "threshold", notes, "no rows")
+    _interval_rows(ax, table, names, colours, [marker(v) for v in table["verdict"]], table["threshold"], "threshold",
+                   notes, "no rows")
     lows = pd.concat([table["ci_low"], table["threshold"]]).astype(float)
     _rate_axis(ax, "x", float(lows.min()) if lows.notna().any() else 0.0)
     is_gate = not isinstance(g, pd.DataFrame)  # a DataFrame's getattr would find its columns
-    release = getattr(g, "release", None) if is_gate else None
-    conf = f"{fmt_level(release.confidence)} " if release is not None else ""
-    ax.set_xlabel(f"pass rate and {conf}interval")
+    ax.set_xlabel(_interval_label(f"pass rate and {_level(g)}interval",
+                                  _methods(table, [str(c) for c in table["criterion"]], "rows")))
     verdict = getattr(g, "verdict", None) if is_gate else None
     reason = getattr(g, "reason", "") if is_gate else ""
     title = _plain("Release gate" + (f": {verdict}" if verdict else "") + (f" ({reason})" if reason else ""))
     ax.set_title(title, loc="left", fontweight="bold",
                  color=colour("PASS" if verdict == "PASS" else "FAIL") if verdict else _INK)
-    handles = [Line2D([], [], marker="o", ls="", color=COLOURS[v], label=v.replace("_", " ").lower())
+    handles = [Line2D([], [], marker=marker(v), ls="", color=COLOURS[v], label=v.replace("_", " ").lower())
                for v in _GATE_VERDICTS if v in set(table["verdict"])]
-    handles.append(Line2D([], [], marker="|", ls="", ms=12, mew=2.4, color=_INK, label="threshold"))
+    handles.append(Line2D([], [], marker="|", ls="", ms=12, mew=1.2, alpha=MARK_ALPHA, color=_INK,
+                          label="threshold"))
     _legend_below(ax, handles)
     return ax
 
 
-def slices(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
+def slices(table: pd.DataFrame, ax: Axes | None = None, *, confidence: float | None = None) -> Axes:
     """Per bin and criterion: the pass rate with its interval, support written above it.
 
     Parameters
     ----------
     table : pandas.DataFrame
         ``op.slice_table(run, spec)`` (columns ``slice, bin, criterion,
-        support, rate, ci_low, ci_high``, optionally ``few_clusters``); several
-        slices may be concatenated.
+        support, rate, ci_low, ci_high``, optionally ``few_clusters`` and
+        ``method``); several slices may be concatenated.
     ax : matplotlib Axes, optional
         Where to draw; a new figure when None.
+    confidence : float, optional
+        The intervals' level, for the y-axis label; by default ``table.attrs["confidence"]`` (without
+        either, the label names no level).
 
     Returns
     -------
     matplotlib.axes.Axes
         Bins along x in table order, criteria side by side in each bin: one
         errorbar per non-empty (criterion, bin), hollow when the bin has few
-        clusters, ``n=support`` above it (``n=0`` in grey for an empty bin).
-        The ``n/a`` bin is drawn only when it holds rows. No line joins bins:
-        the table is descriptive, not a trend.
+        clusters. Supports: one ``n=41 each`` above a bin whose criteria all
+        have rows and share their support; otherwise each criterion's own
+        ``n=support`` stands upright above its bar (``n=0`` at the foot of
+        its slot when it has no rows), in the criterion's colour and sized to
+        its slot, so no two labels run into each other. ``no cases`` marks a
+        bin without rows. The ``n/a`` bin is drawn only when it holds rows. No
+        line joins bins: the table is descriptive, not a trend. The y-axis label
+        gives the level, the x-axis label the methods when bins differ.
     """
     from matplotlib.lines import Line2D
+    from matplotlib.ticker import FixedLocator
 
+    level = _level(table, confidence)
     table = _table(table, ["slice", "bin", "criterion", "support", "rate", "ci_low", "ci_high"], "slices",
                    "op.slice_table(run, spec)")
     keep = ~((table["bin"] == "n/a") & (table.groupby(["slice", "bin"])["support"].transform("sum") == 0))
@@ -206,39 +328,60 @@ def slices(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
     criteria = list(dict.fromkeys(table["criterion"]))
     ax = _axes(ax, max(6.0, 1.1 * len(positions) * max(1, len(criteria)) ** 0.5 + 2.5), 4.2)
     palette = CRITERION_COLOURS
-    colour = {c: palette[i % len(palette)] for i, c in enumerate(criteria)}
+    hue = {c: palette[i % len(palette)] for i, c in enumerate(criteria)}
     width = 0.8 / max(len(criteria), 1)
     x_of = {key: i for i, key in enumerate(positions)}
     few = table["few_clusters"] if "few_clusters" in table.columns else pd.Series(False, index=table.index)
     small = 7.5 if len(criteria) > 2 else 8.5
-    totals = table.groupby(["slice", "bin"], sort=False)["support"].sum()
-    empty = {key for key, total in totals.items() if total == 0}
+    upright = _upright_size(ax, width, len(positions), small)
+    in_bin: dict[tuple[Any, Any], list[tuple[Any, bool]]] = {key: [] for key in positions}
     for r, is_few in zip(table.itertuples(index=False), few, strict=True):
-        j = criteria.index(r.criterion)
-        x = x_of[(r.slice, r.bin)] - 0.4 + width * (j + 0.5)
-        if r.support > 0 and _finite(r.rate):
-            rate = float(r.rate)
-            ax.errorbar([x], [rate], yerr=[[rate - float(r.ci_low)], [float(r.ci_high) - rate]], fmt="o",
-                        ls="none", color=colour[r.criterion], ecolor=colour[r.criterion], elinewidth=2,
-                        capsize=3, ms=6.5, mfc="white" if bool(is_few) else colour[r.criterion], mew=1.6, zorder=3)
-            ax.annotate(f"n={r.support}", (x, float(r.ci_high)), xytext=(0, 4), textcoords="offset points",
-                        ha="center", va="bottom", fontsize=small, color=_INK)
-        elif (r.slice, r.bin) not in empty:
-            ax.text(x, 0.02, "n=0", ha="center", va="bottom", fontsize=small, color=_MUTED, style="italic")
-    for key in empty:
-        ax.text(x_of[key], 0.02, "no cases", ha="center", va="bottom", fontsize=8.5, color=_MUTED, style="italic")
+        in_bin[(r.slice, r.bin)].append((r, bool(is_few)))
+    top = 1.13
+    for key, rows in in_bin.items():
+        filled = [r for r, _ in rows if r.support > 0 and _finite(r.rate)]
+        if not filled:
+            ax.text(x_of[key], 0.02, "no cases", ha="center", va="bottom", fontsize=8.5, color=_MUTED,
+                    style="italic")
+            continue
+        slot = {r.criterion: x_of[key] - 0.4 + width * (criteria.index(r.criterion) + 0.5) for r, _ in rows}
+        for r, is_few in rows:
+            if r.support > 0 and _finite(r.rate):
+                rate, c = float(r.rate), hue[r.criterion]
+                ax.errorbar([slot[r.criterion]], [rate], yerr=[[rate - float(r.ci_low)], [float(r.ci_high) - rate]],
+                            fmt="o", ls="none", color=c, ecolor=c, elinewidth=2, capsize=3, ms=6.5,
+                            mfc="white" if is_few else c, mew=1.6, zorder=3)
+        if len(filled) == len(rows) and len({int(r.support) for r in filled}) == 1:  # one label says it for all
+            one = len(filled) == 1
+            ax.annotate(f"n={filled[0].support}" + ("" if one else " each"),
+                        (x_of[key] if not one else slot[filled[0].criterion], max(float(r.ci_high) for r in filled)),
+                        xytext=(0, 4), textcoords="offset points", ha="center", va="bottom", fontsize=small,
+                        color=hue[filled[0].criterion] if one else _INK)
+            continue
+        for r, _ in rows:  # supports differ: each upright in its own slot, which it fits
+            text = f"n={r.support}"
+            if r.support > 0 and _finite(r.rate):
+                ax.annotate(text, (slot[r.criterion], float(r.ci_high)), xytext=(0, 3), textcoords="offset points",
+                            ha="center", va="bottom", rotation=90, fontsize=upright, color=hue[r.criterion])
+                top = max(top, _room_above(ax, float(r.ci_high), 3 + 0.62 * upright * len(text)))
+            else:
+                ax.text(slot[r.criterion], 0.02, text, ha="center", va="bottom", rotation=90, fontsize=upright,
+                        color=hue[r.criterion], style="italic")
     names = list(dict.fromkeys(table["slice"]))
     single = len(names) == 1
     ax.set_xticks(range(len(positions)), [b if single else f"{s.split(':')[0]}\n{b}" for s, b in positions])
     ax.set_xlim(-0.6, len(positions) - 0.4)
-    ax.set_ylim(-0.03, 1.13)
+    ax.set_ylim(-0.03, top)
     _rate_axis(ax, "y", 0.0)
+    ax.yaxis.set_major_locator(FixedLocator(np.linspace(0.0, 1.0, 6).tolist()))  # no 120% above the labels
     ax.tick_params(axis="x", length=0, labelsize=10)
     dimension = names[0].split(":")[0] if single else ""
-    ax.set_xlabel(_DIMENSION_LABELS.get(dimension, "bin") + ("  (bins: lower ≤ x < upper)" if single else ""))
-    ax.set_ylabel("pass rate and interval")
+    methods = _methods(table, [f"{c} {b}" for c, b in zip(table["criterion"], table["bin"], strict=True)], "bins")
+    ax.set_xlabel(_DIMENSION_LABELS.get(dimension, "bin") + ("  (bins: lower ≤ x < upper)" if single else "")
+                  + (f"\nintervals: {methods}" if methods else ""))
+    ax.set_ylabel(f"pass rate and {level}interval")
     ax.set_title(f"Pass rate by bin — {names[0]}" if single else "Pass rate by bin", loc="left", fontweight="bold")
-    handles = [Line2D([], [], marker="o", ls="", color=colour[c], label=_plain(c)) for c in criteria]
+    handles = [Line2D([], [], marker="o", ls="", color=hue[c], label=_plain(c)) for c in criteria]
     if bool(np.asarray(few, dtype=bool).any()):
         handles.append(Line2D([], [], marker="o", ls="", mfc="white", color=_MUTED, mew=1.6,
                               label="hollow: few clusters"))
@@ -246,7 +389,22 @@ def slices(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
     return ax
 
 
-def validity(frame: pd.DataFrame, ax: Axes | None = None) -> Axes:
+def _upright_size(ax: Axes, width: float, bins: int, largest: float) -> float:
+    """The font size (points) of an upright support label that fits a criterion's slot: the slot is ``width`` of
+    the ``bins`` data units across the axes, of which a constrained layout keeps about 60% once the legend and
+    labels take their room; an upright label is about 1.25 font sizes wide."""
+    slot = ax.get_window_extent().width * 72.0 / ax.figure.dpi * width / max(bins, 1) * 0.6
+    return max(4.0, min(largest, slot / 1.25))
+
+
+def _room_above(ax: Axes, y: float, points: float) -> float:
+    """The top of the y-axis (from -0.03) that leaves ``points`` above ``y``, on about 80% of the axes' height
+    (the rest goes to the title and the labels after layout)."""
+    share = points / (ax.get_window_extent().height * 72.0 / ax.figure.dpi * 0.8)
+    return min(1.6, (y + 0.03 * share) / (1.0 - share)) if share < 0.5 else 1.6
+
+
+def validity(frame: pd.DataFrame, ax: Axes | None = None, *, confidence: float | None = None) -> Axes:
     """Per transform: the share of pairs labeled valid, its interval, and the minimum it needs.
 
     Parameters
@@ -256,31 +414,34 @@ def validity(frame: pd.DataFrame, ax: Axes | None = None) -> Axes:
         rate, ci_low, ci_high, minimum_validity, checked``).
     ax : matplotlib Axes, optional
         Where to draw; a new figure when None.
+    confidence : float, optional
+        The Wilson intervals' level, for the x-axis label; by default ``frame.attrs["confidence"]`` (without
+        either, the label names no level).
 
     Returns
     -------
     matplotlib.axes.Axes
-        One errorbar per transform with labels (green when checked, amber when
-        not), a black ``|`` at ``minimum_validity``, and the valid, labeled and
-        derived counts on the right.
+        One errorbar per transform with labels (a green disc when checked, an
+        amber diamond when not), a thin ``|`` behind it at ``minimum_validity``,
+        and the valid, labeled and derived counts on the right.
     """
     from matplotlib.lines import Line2D
 
     cols = ["transform", "derived", "labeled", "valid", "rate", "ci_low", "ci_high", "minimum_validity", "checked"]
+    level = _level(frame, confidence)
     table = _table(frame, cols, "validity", "op.validity(run)")
     ax = _axes(ax, 8.0, 1.5 + 0.5 * max(len(table), 1))
-    ok, no = colour("checked"), colour("not checked")
-    colours = [ok if bool(c) else no for c in table["checked"]]
+    words = ["checked" if bool(c) else "not checked" for c in table["checked"]]
     notes = [f"{r.valid}/{r.labeled} valid, {r.labeled}/{r.derived} labeled" for r in table.itertuples(index=False)]
-    _interval_rows(ax, table, [_plain(t) for t in table["transform"]], colours, table["minimum_validity"], "minimum",
-                   notes, "no labels")
+    _interval_rows(ax, table, [_plain(t) for t in table["transform"]], [colour(w) for w in words],
+                   [marker(w) for w in words], table["minimum_validity"], "minimum", notes, "no labels")
     lows = pd.concat([table["ci_low"], table["minimum_validity"]]).astype(float)
     _rate_axis(ax, "x", float(lows.min()) if lows.notna().any() else 0.0)
-    ax.set_xlabel("share of labeled pairs that kept the meaning (Wilson interval)")
+    ax.set_xlabel(f"share of labeled pairs that kept the meaning ({level}Wilson interval)")
     ax.set_title("Transform validity (human labels)", loc="left", fontweight="bold")
-    handles = [Line2D([], [], marker="o", ls="", color=ok, label="checked"),
-               Line2D([], [], marker="o", ls="", color=no, label="not checked"),
-               Line2D([], [], marker="|", ls="", ms=12, mew=2.4, color=_INK, label="minimum validity")]
+    handles = [Line2D([], [], marker=marker(w), ls="", color=colour(w), label=w) for w in ("checked", "not checked")]
+    handles.append(Line2D([], [], marker="|", ls="", ms=12, mew=1.2, alpha=MARK_ALPHA, color=_INK,
+                          label="minimum validity"))
     _legend_below(ax, handles)
     return ax
 
@@ -299,13 +460,14 @@ def compare(cmp: Any, ax: Axes | None = None) -> Axes:
     Returns
     -------
     matplotlib.axes.Axes
-        One errorbar per criterion with paired rows (point = difference, bar = interval), coloured by
-        verdict; a grey line at 0, a dashed line at −margin (a criterion regressed when its whole bar is
-        left of it, and showed no regression when its whole bar is right of it); the flips and the
-        verdict on the right.
+        One errorbar per criterion with paired rows (point = difference, bar = interval), coloured and
+        shaped by verdict (no regression a disc, regression a cross); a grey line at 0, a thin dashed line
+        behind the bars at −margin (a criterion regressed when its whole bar is left of it, and showed no
+        regression when its whole bar is right of it), its value in the legend; the flips and the verdict
+        on the right. The x-axis is in percentage points (a difference of two rates).
     """
     from matplotlib.lines import Line2D
-    from matplotlib.ticker import PercentFormatter
+    from matplotlib.ticker import FuncFormatter
 
     cols = ["criterion", "difference", "ci_low", "ci_high", "n", "pass_to_fail", "fail_to_pass", "margin", "verdict"]
     table = _table(cmp, cols, "compare", "op.compare(base, candidate)")
@@ -314,34 +476,36 @@ def compare(cmp: Any, ax: Axes | None = None) -> Axes:
     notes = [f"{r.pass_to_fail} pass→fail, {r.fail_to_pass} fail→pass of {r.n}  {r.verdict}"
              for r in table.itertuples(index=False)]
     none = pd.Series([math.nan] * len(table))
-    _interval_rows(ax, table.rename(columns={"difference": "rate"}), [_plain(c) for c in table["criterion"]],
-                   colours, none, "",
-                   notes, "no paired rows")
+    rows = table.rename(columns={"difference": "rate"})
+    _interval_rows(ax, rows, [_plain(c) for c in table["criterion"]], colours, [marker(v) for v in table["verdict"]],
+                   none, "", notes, "no paired rows")
     margins = table["margin"].dropna().astype(float).unique()
     ax.axvline(0.0, color=_MUTED, lw=1.0, zorder=1)
-    for m in margins:
-        ax.axvline(-float(m), color=_INK, lw=1.4, ls="--", zorder=2)
+    for m in margins:  # behind the bars (zorder 4), thin and translucent: a cap at −0.148 stays visible
+        ax.axvline(-float(m), color=_INK, lw=1.0, ls="--", alpha=MARK_ALPHA, zorder=2)
     ends = pd.concat([table["ci_low"], table["ci_high"], pd.Series(-margins)]).astype(float).dropna()
     lo = min(float(ends.min()), 0.0) if len(ends) else -0.1
     hi = max(float(ends.max()), 0.0) if len(ends) else 0.1
     pad = max(0.02, 0.06 * (hi - lo))
     ax.set_xlim(max(-1.0, lo - pad), min(1.0, hi + pad))
-    ax.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+    ax.xaxis.set_major_formatter(FuncFormatter(_points))
+    ax.xaxis.set_major_locator(_fitting_locator())
     ax.grid(axis="x", color=GRID, lw=0.8)
     ax.set_axisbelow(True)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
     is_cmp = not isinstance(cmp, pd.DataFrame)
-    release = getattr(cmp, "release", None) if is_cmp else None
-    conf = f"{fmt_level(release.confidence)} " if release is not None else ""
-    ax.set_xlabel(f"difference in pass rate, candidate − base, with its paired {conf}interval")
+    ax.set_xlabel(_interval_label(f"difference in pass rate (percentage points), candidate − base, with its paired "
+                                  f"{_level(cmp)}interval", _methods(rows, [str(c) for c in table["criterion"]],
+                                                                     "rows"), width=90))
     verdict = getattr(cmp, "verdict", None) if is_cmp else None
     reason = getattr(cmp, "reason", "") if is_cmp else ""  # why, when no criterion says (a run that did not finish)
     title = _plain("Candidate vs base" + (f": {verdict}" if verdict else "") + (f" ({reason})" if reason else ""))
     ax.set_title(title, loc="left", fontweight="bold", color=colour(verdict) if verdict else _INK)
-    handles = [Line2D([], [], marker="o", ls="", color=colour(v), label=v.replace("_", " ").lower())
+    handles = [Line2D([], [], marker=marker(v), ls="", color=colour(v), label=v.replace("_", " ").lower())
                for v in _COMPARE_VERDICTS if v in set(table["verdict"])]
     if len(margins):
-        handles.append(Line2D([], [], ls="--", color=_INK, label="−margin"))
+        values = ", ".join(f"{float(m):g}" for m in margins)
+        handles.append(Line2D([], [], ls="--", lw=1.0, alpha=MARK_ALPHA, color=_INK, label=f"−margin ({values})"))
     _legend_below(ax, handles)
     return ax

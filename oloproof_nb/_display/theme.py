@@ -17,7 +17,8 @@ import pandas as pd
 
 from .._core.paths import Absent
 
-__all__ = ["COLOURS", "INK", "MUTED", "GRID", "HIGHLIGHT", "CRITERION_COLOURS", "colour", "fmt_number", "preview",
+__all__ = ["COLOURS", "INK", "MUTED", "GRID", "HIGHLIGHT", "CRITERION_COLOURS", "MARKERS", "MARK_ALPHA", "colour",
+           "marker", "fmt_number", "preview",
            "cell_text", "json_text", "PAGE_CSS", "TABLE_CSS", "table_of", "fmt_interval", "fmt_bound"]
 
 #: Colour of every verdict word: gate verdicts, row verdicts, pair results, validity.
@@ -35,6 +36,16 @@ GRID = "#d0d7de"
 HIGHLIGHT = "#fff8c5"
 #: Criterion colours in slice plots: tab10 without its red and green, which read as fail / pass.
 CRITERION_COLOURS = ("#1f77b4", "#ff7f0e", "#9467bd", "#17becf", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22")
+#: Plot marker of every verdict word, so a verdict never reads by colour alone (a colour-blind reader tells
+#: a pass from a fail by the shape): a pass is a disc, a fail a cross, an undecided row a diamond.
+MARKERS: dict[str, str] = {
+    "PASS": "o", "FAIL": "X", "INSUFFICIENT_EVIDENCE": "D", "REPORT_ONLY": "s",
+    "NO_REGRESSION": "o", "REGRESSION": "X",
+    "checked": "o", "not checked": "D",
+}
+#: Opacity of a threshold, minimum or −margin mark: drawn thin and behind the intervals, so an interval end
+#: at the mark stays visible (a cap at 0.857 vanished under an opaque threshold bar at 0.85).
+MARK_ALPHA = 0.5
 
 TABLE_CSS = ("table{border-collapse:collapse;font:13px/1.4 system-ui,sans-serif}"
              "th,td{border:1px solid #d0d7de;padding:3px 8px;vertical-align:top}"
@@ -57,6 +68,17 @@ def colour(word: Any) -> str:
     ('#1a7f37', '#cf222e', '#24292f')
     """
     return COLOURS.get(str(word), INK)
+
+
+def marker(word: Any) -> str:
+    """The plot marker of a verdict word (a disc for anything else).
+
+    Examples
+    --------
+    >>> marker("PASS"), marker("FAIL"), marker("other")
+    ('o', 'X', 'o')
+    """
+    return MARKERS.get(str(word), "o")
 
 
 def _missing(value: Any) -> bool:

@@ -189,3 +189,193 @@ def test_modules_below_the_display_layer_never_import_plots(module: str) -> None
         elif isinstance(node, ast.ImportFrom):
             names |= {f"{node.module or ''}:{a.name}" for a in node.names} | {node.module or ""}
     assert not [n for n in names if "matplotlib" in n or n.endswith(":plots") or n == "plots"]
+
+
+# --- readability (review N, section C) ----------------------------------------------------------------------------
+
+def _support_labels(ax: Any) -> list[Any]:
+    return [t for t in ax.texts if t.get_text().startswith("n=")]
+
+
+def _overlaps(texts: list[Any]) -> list[tuple[str, str]]:
+    """Pairs of texts whose rendered boxes overlap (the figure must have been drawn)."""
+    boxes = [(t.get_text(), t.get_window_extent()) for t in texts]
+    return [(a, b) for i, (a, box_a) in enumerate(boxes) for b, box_b in boxes[i + 1:] if box_a.overlaps(box_b)]
+
+
+def one_bin_frame(supports: list[int]) -> pd.DataFrame:
+    """One slice of three bins; criterion j has ``supports[j]`` rows in the middle bin, the same rate everywhere
+    (the labels sit at one height, where they collided), and n=0 in the last bin for the first half."""
+    rows = []
+    k = len(supports)
+    for j, n_mid in enumerate(supports):
+        for label, n in (("<3", 41), ("[3, 6)", n_mid), ("≥6", 0 if j < k // 2 else 9)):
+            rows.append(["x:3,6", label, f"criterion_{j}", n, 0.7 if n else math.nan, 0.55 if n else math.nan,
+                         0.82 if n else math.nan, n < 20, "cluster_t" if n else ""])
+    return pd.DataFrame(rows, columns=["slice", "bin", "criterion", "support", "rate", "ci_low", "ci_high",
+                                       "few_clusters", "method"])
+
+
+@pytest.mark.parametrize("small", [False, True], ids=["own-figure", "small-axes"])
+@pytest.mark.parametrize("first", [12, 100, 1000], ids=["2-digit", "3-digit", "4-digit"])
+@pytest.mark.parametrize("k", [2, 3, 4, 5, 6])
+def test_support_labels_never_overlap(k: int, first: int, small: bool) -> None:
+    """Review N C1: the supports of criteria in one bin ran together ("n=41n=41"; more digits, worse)."""
+    mixed = [first + 7 * j for j in range(k)]  # all different
+    ax = None
+    if small:  # the notebook's smaller figure
+        _, ax = plt.subplots(figsize=(6.4, 4.0), layout="constrained")
+    ax = plots.slices(one_bin_frame(mixed), ax=ax)
+    ax.figure.canvas.draw()
+    labels = _support_labels(ax)
+    assert _overlaps(labels) == []
+    # every support is written: "n=41 each" once for the bin they share, each of the differing ones, the zeros
+    texts = [t.get_text() for t in labels]
+    assert texts.count("n=41 each") == 1
+    assert sorted(t for t in texts if t not in ("n=41 each", "n=0", "n=9")) == sorted(f"n={n}" for n in mixed)
+    assert texts.count("n=0") == k // 2 and texts.count("n=9") == k - k // 2
+    # and no label runs into the title
+    title = ax.title.get_window_extent()
+    assert not [t.get_text() for t in labels if t.get_window_extent().overlaps(title)]
+
+
+def test_a_shared_support_is_written_once_per_bin() -> None:
+    ax = plots.slices(one_bin_frame([41, 41, 41]))
+    texts = [t.get_text() for t in _support_labels(ax)]
+    assert texts.count("n=41 each") == 2 and "n=41" not in texts
+
+
+def test_empty_criteria_are_labeled_in_their_own_colour() -> None:
+    """Review N C2: grey "n=0 n=0" said nothing of whose rows were missing."""
+    ax = plots.slices(slice_frame())  # b has no rows in [1, 2)
+    legend = {t.get_text(): to_hex(h.get_color()) for t, h in zip(ax.get_legend().get_texts(),
+                                                                    ax.get_legend().legend_handles, strict=True)}
+    zeros = [t for t in ax.texts if t.get_text() == "n=0"]
+    assert len(zeros) == 1 and to_hex(zeros[0].get_color()) == legend["b"]
+    # it stands in b's slot of the bin, where b's bar would be
+    bars = errorbars(ax)
+    x_b = [b.lines[0].get_xdata()[0] for b in bars if to_hex(b.lines[0].get_color()) == legend["b"]]
+    x_a = [b.lines[0].get_xdata()[0] for b in bars if to_hex(b.lines[0].get_color()) == legend["a"]]
+    # b's bar in "≥2" (at 2) is in the same slot, one bin to the right; a's slot is left of b's
+    assert zeros[0].get_position()[0] == pytest.approx(x_b[0] - 1) and x_a[0] < x_b[0]
+
+
+def _dark_pixels(ax: Any, x0: float, x1: float, y: float, half_height: float) -> int:
+    """Near-black pixels (ink) between data x0 and x1 on row y, ± half_height pixels, in the drawn figure."""
+    fig = ax.figure
+    fig.canvas.draw()
+    rgba = np.asarray(fig.canvas.buffer_rgba())
+    height = rgba.shape[0]
+    (px0, py), (px1, _) = ax.transData.transform([(x0, y), (x1, y)])
+    rows = slice(int(height - py - half_height), int(height - py + half_height) + 1)
+    cols = slice(int(math.floor(px0)), int(math.ceil(px1)) + 1)
+    patch = rgba[rows, cols, :3].astype(int)
+    return int((patch.max(axis=2) < 100).sum())
+
+
+def test_the_threshold_does_not_hide_a_close_interval_end() -> None:
+    """Review N C3: an opaque black threshold bar at 0.85 swallowed the cap at ci_low 0.857 (the only PASS)."""
+    table = GATE.iloc[[0, 2]].reset_index(drop=True)
+    table.loc[1, ["ci_low", "threshold", "verdict"]] = [0.857, 0.85, "PASS"]
+    fig, ax = plt.subplots(figsize=(8, 2.5), dpi=100, layout="constrained")
+    plots.gate(table, ax=ax)
+    mark = next(c for c in ax.collections if c.get_label() == "threshold")
+    bar = errorbars(ax)[1]
+    caps = bar.lines[1]
+    assert mark.get_zorder() < min(c.get_zorder() for c in caps)  # drawn behind the interval
+    assert mark.get_linewidths()[0] < caps[0].get_markeredgewidth()  # thinner than the cap
+    assert mark.get_alpha() is not None and mark.get_alpha() < 1
+    # the rendered pixels: no ink between the threshold and the cap, the cap in the verdict's colour
+    assert _dark_pixels(ax, 0.845, 0.862, 0.0, 6) == 0
+    fig.canvas.draw()
+    rgba = np.asarray(fig.canvas.buffer_rgba())
+    px, py = ax.transData.transform((0.857, 0.0))
+    assert to_hex(rgba[int(round(rgba.shape[0] - py)), int(round(px)), :3] / 255) == COLOURS["PASS"]
+    # and the note says which side of the threshold the end is on
+    assert "48/48  PASS  ci_low 0.857 ≥ 0.85" in [t.get_text() for t in ax.texts]
+    assert "34/48  FAIL" in [t.get_text() for t in ax.texts]  # far from its threshold: no note
+
+
+def compare_frame(margin: float = 0.15) -> pd.DataFrame:
+    return pd.DataFrame({
+        "criterion": ["answer_matches", "state_matches", "flaky"], "difference": [-0.46, 0.0, 0.0],
+        "ci_low": [-0.66, -0.142, -0.148], "ci_high": [-0.25, 0.14, 0.15], "method": ["cluster_t"] * 3,
+        "n": [48, 48, 38], "pass_to_fail": [22, 0, 0], "fail_to_pass": [0, 0, 0], "margin": [margin] * 3,
+        "verdict": ["REGRESSION", "NO_REGRESSION", "NO_REGRESSION"]})
+
+
+def test_the_margin_line_does_not_hide_a_close_interval_end() -> None:
+    """Review N C3: the dashed −margin line at −0.15 sat on the caps at −0.142 and −0.148."""
+    fig, ax = plt.subplots(figsize=(8, 2.5), dpi=100, layout="constrained")
+    plots.compare(compare_frame(), ax=ax)
+    line = next(line for line in ax.lines if line.get_linestyle() == "--")
+    caps = [cap for bar in errorbars(ax) for cap in bar.lines[1]]
+    assert line.get_zorder() < min(c.get_zorder() for c in caps)
+    assert line.get_alpha() is not None and line.get_alpha() < 1
+    assert line.get_linewidth() < caps[0].get_markeredgewidth()
+    for y in (1.0, 0.0):  # the rows of state_matches and flaky
+        assert _dark_pixels(ax, -0.153, -0.139, y, 6) == 0
+
+
+def test_axis_labels_give_the_level_from_the_data_and_the_methods_where_they_differ() -> None:
+    """Review N C4: the slice plot gave no level, the validity plot no level, the gate plot not its methods."""
+    from types import SimpleNamespace
+
+    g = SimpleNamespace(table=GATE, release=SimpleNamespace(confidence=0.9), verdict="BLOCK", reason="")
+    # the untouched row (all rows pass) is Clopper–Pearson, the others cluster t
+    assert plots.gate(g).get_xlabel() == "pass rate and 90% interval (cluster t; Clopper–Pearson where all rows agree)"
+    table = GATE.copy()
+    table.attrs["confidence"] = 0.8
+    assert plots.gate(table).get_xlabel().startswith("pass rate and 80% interval (")
+    table["method"] = ["cluster_t", "wilson", "cluster_t", "wilson", ""]  # not a fallback: the rows are named
+    assert plots.gate(table).get_xlabel() == "pass rate and 80% interval (cluster t; Wilson for state_matches, extra)"
+    table["method"] = "cluster_t"  # one method: the tables name it, the label only the level
+    assert plots.gate(table).get_xlabel() == "pass rate and 80% interval"
+    # slices: the level on the y-axis, from confidence= or the table's attrs; differing methods below the x-axis
+    frame = slice_frame()
+    frame.loc[frame["support"] == 7, "method"] = "clopper_pearson"
+    frame.loc[frame["support"] == 7, ["rate", "ci_low", "ci_high"]] = [1.0, 0.6, 1.0]
+    ax = plots.slices(frame, confidence=0.9)
+    assert ax.get_ylabel() == "pass rate and 90% interval"
+    assert ax.get_xlabel().endswith("\nintervals: cluster t; Clopper–Pearson where all rows agree")
+    frame.attrs["confidence"] = 0.995
+    assert plots.slices(frame).get_ylabel() == "pass rate and 99.5% interval"
+    # validity: the level of its Wilson interval
+    v = pd.DataFrame({"transform": ["t"], "derived": [4], "labeled": [4], "valid": [4], "rate": [1.0],
+                      "ci_low": [0.5], "ci_high": [1.0], "minimum_validity": [0.85], "checked": [True]})
+    assert plots.validity(v, confidence=0.9).get_xlabel().endswith("(90% Wilson interval)")
+    v.attrs["confidence"] = 0.95
+    assert plots.validity(v).get_xlabel().endswith("(95% Wilson interval)")
+    # never a guessed level: a bare table without one says none
+    assert "%" not in plots.slices(slice_frame()).get_ylabel()
+
+
+def test_the_compare_axis_is_in_percentage_points_and_the_legend_gives_the_margin() -> None:
+    """Review N C5: "−50%" for a difference of rates; "−margin" without its value."""
+    ax = plots.compare(compare_frame(0.15))
+    ax.figure.canvas.draw()
+    ticks = [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
+    assert ticks and all(t.endswith(" pp") for t in ticks) and not [t for t in ticks if "%" in t]
+    assert "0 pp" in ticks and "−50 pp" in ticks
+    assert "percentage points" in ax.get_xlabel()
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "−margin (0.15)" in legend
+    # the tick labels do not run into each other
+    assert _overlaps([t for t in ax.get_xticklabels() if t.get_text()]) == []
+
+
+def test_pass_and_fail_differ_by_shape_too() -> None:
+    """Review N C6: red and green discs told pass from fail by colour alone."""
+    ax = plots.gate(GATE)
+    shape = {v: b.lines[0].get_marker() for v, b in zip(GATE["verdict"], errorbars(ax), strict=False)}
+    assert len({shape["PASS"], shape["FAIL"], shape["INSUFFICIENT_EVIDENCE"], shape["REPORT_ONLY"]}) == 4
+    # the legend shows each verdict with the shape its rows have
+    legend = {t.get_text(): h.get_marker() for t, h in zip(ax.get_legend().get_texts(),
+                                                          ax.get_legend().legend_handles, strict=True)}
+    assert legend["pass"] == shape["PASS"] and legend["fail"] == shape["FAIL"]
+    assert legend["insufficient evidence"] == shape["INSUFFICIENT_EVIDENCE"]
+    assert legend["report only"] == shape["REPORT_ONLY"]
+    # a regression too
+    ax = plots.compare(compare_frame())
+    bars = errorbars(ax)
+    assert bars[0].lines[0].get_marker() != bars[1].lines[0].get_marker()
