@@ -35,6 +35,9 @@ def test_columns_are_pinned() -> None:
     assert {c: str(df[c].dtype) for c in ("derived", "labeled", "valid", "checked")} == {
         "derived": "int64", "labeled": "int64", "valid": "int64", "checked": "bool"}
     assert list(validity_table([], {}, {}).columns) == COLUMNS
+    # the Wilson intervals' level travels with the table (a plot labels its axis with it)
+    assert df.attrs["confidence"] == 0.95
+    assert validity_table([_t("t", 0.5)], {}, {"t": ["a~t"]}, confidence=0.9).attrs["confidence"] == 0.9
 
 
 def test_hand_counted_row_and_wilson_from_statsmodels() -> None:

@@ -142,6 +142,9 @@ def test_slices_plot_keeps_a_filled_na_bin_and_real_table(tmp_path: Path, make_s
     real = op.slice_table(run, "tool_calls:1,2")
     ax = plots.slices(real)
     assert len(errorbars(ax)) == int((real["support"] > 0).sum()) == 6  # 2 criteria × 3 filled bins (0, 1, 2 calls)
+    # the table records its level, so the plot of a real run says it (at the release's confidence)
+    assert ax.get_ylabel() == "pass rate and 95% interval"
+    assert op.slice_table(run, "tool_calls:1,2", release={"confidence": 0.8}).attrs["confidence"] == 0.8
 
 
 def test_validity_plot() -> None:
