@@ -73,3 +73,30 @@ def test_a_mapping_refused_by_a_plain_field_is_still_the_first_problem() -> None
     with pytest.raises(ValidationError) as caught:
         Top.model_validate({"id": {"a": 1}, "sub": {"x": "no"}})
     assert validation_problem(caught.value)[:2] == ("id", "Input should be a valid string")
+
+
+def _longest_run(text: str, ch: str) -> int:
+    import re
+
+    return max((len(m) for m in re.findall(f"{re.escape(ch)}+", text)), default=0)
+
+
+def test_a_huge_name_in_a_config_or_a_contract_is_quoted_short(make_suite, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """An evaluator type of 50,000 characters was quoted whole ({kind!r}; 1,938 of them in the message, cut only by
+    the 2,000-character cap), and a contract's validator name of 100,000 the same."""
+    import json
+
+    from oloproof_nb import load_suite
+    from oloproof_nb._run.observe import verify_contract_file
+    from oloproof_nb.errors import ContractFileError
+
+    folder = make_suite([{"id": "c1", "input": {}}], evaluators=[{"type": "y" * 50_000}])
+    with pytest.raises(ConfigError) as info:
+        load_suite(folder)
+    assert "unknown evaluator type" in str(info.value) and _longest_run(str(info.value), "y") <= QUOTE_LIMIT
+    contract = tmp_path / "contract.json"
+    contract.write_text(json.dumps({"artifact_id": "a", "locator": "out.json", "run_started_at": "2026-01-01T00:00:00Z",
+                                    "validator": "v" * 100_000}), encoding="utf-8")
+    with pytest.raises(ContractFileError) as c_info:
+        verify_contract_file(contract)
+    assert "validator" in str(c_info.value) and _longest_run(str(c_info.value), "v") <= QUOTE_LIMIT

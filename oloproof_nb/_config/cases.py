@@ -84,7 +84,7 @@ def iter_cases(path: str | Path) -> Iterator[tuple[int, Case]]:
             lineno += 1
             if not complete:
                 start = raw[:20].decode("utf-8", errors="replace")
-                raise CaseFileError(path, lineno, f"expected a JSON object, got a line starting {start!r}")
+                raise CaseFileError(path, lineno, f"expected a JSON object, got a line starting {quote(start)}")
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
@@ -110,7 +110,7 @@ def iter_cases(path: str | Path) -> Iterator[tuple[int, Case]]:
                 if "\\u" in line:  # UTF-8 text holds no surrogate: only an escape can make one
                     json.dumps(obj, ensure_ascii=False).encode("utf-8")
             except UnicodeEncodeError as exc:
-                raise CaseFileError(path, lineno, f"a string holds {exc.object[exc.start:exc.end]!r}, a lone "
+                raise CaseFileError(path, lineno, f"a string holds {quote(exc.object[exc.start:exc.end])}, a lone "
                                     "surrogate escape that is not Unicode text") from None
             try:
                 case = case_from_mapping(obj)

@@ -90,13 +90,13 @@ def load_contract_file(path: Path | str) -> ContractFile:
         _fail(path, f"the string {quote(bad)} holds a lone surrogate escape, which is not Unicode text")
     for key in data:
         if key not in CONTRACT_FILE_KEYS:
-            _fail(path, f"unknown key {key!r}; allowed keys: {', '.join(CONTRACT_FILE_KEYS)}")
+            _fail(path, f"unknown key {quote(key)}; allowed keys: {', '.join(CONTRACT_FILE_KEYS)}")
     for key in _REQUIRED_KEYS:
         if key not in data:
-            _fail(path, f"missing required key {key!r}; required: {', '.join(_REQUIRED_KEYS)}")
+            _fail(path, f"missing required key {quote(key)}; required: {', '.join(_REQUIRED_KEYS)}")
     for key in ("artifact_id", "locator"):
         if not isinstance(data[key], str) or not data[key].strip():
-            _fail(path, f"key {key!r} must be a non-empty string, got {_show(data[key])}")
+            _fail(path, f"key {quote(key)} must be a non-empty string, got {_show(data[key])}")
     if "\x00" in data["locator"]:
         _fail(path, "key 'locator' holds a NUL character, which no path can hold")
     started = _parse_timestamp(path, data["run_started_at"])
@@ -104,7 +104,7 @@ def load_contract_file(path: Path | str) -> ContractFile:
         _fail(path, f"key 'require_fresh' must be true or false, got {_show(data['require_fresh'])}")
     for key in ("expected_sha256", "digest_key_env"):
         if data.get(key) is not None and not isinstance(data[key], str):
-            _fail(path, f"key {key!r} must be a string or null, got {_show(data[key])}")
+            _fail(path, f"key {quote(key)} must be a string or null, got {_show(data[key])}")
     timeout_s = data.get("observe_timeout_s", DEFAULT_OBSERVE_TIMEOUT_S)
     if isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float)) or not (
             0 < timeout_s and math.isfinite(timeout_s)):
@@ -144,7 +144,7 @@ def _read_json_object(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(text, object_pairs_hook=keys_once)
     except KeyTwice as exc:
-        raise ContractFileError(f"{path}: key {exc.args[0]!r} appears twice") from None
+        raise ContractFileError(f"{path}: key {quote(exc.args[0])} appears twice") from None
     except json.JSONDecodeError as exc:
         raise ContractFileError(
             f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}"

@@ -40,7 +40,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError, describe_exception
+from ..errors import ConfigError, describe_exception, quote
 
 __all__ = ["CODE_KEY", "import_system", "load_validators", "load_check", "file_digest", "module_file",
            "code_digests", "code_layers", "function_digest", "stale_function", "defined_elsewhere", "foreign_copy",
@@ -88,7 +88,7 @@ def foreign_copy(root: Path, module_name: str, found: str | Path | None) -> str 
                 return None  # a byte-identical copy runs the same code
         except OSError:
             pass
-    return (f"module {module_name!r} is already imported from {found}, not from this suite folder ({root}), and "
+    return (f"module {quote(module_name)} is already imported from {found}, not from this suite folder ({root}), and "
             "Python keeps one module per name: this suite would run that copy's code; restart the process (in a "
             "notebook: the kernel) to load this one")
 
@@ -124,7 +124,7 @@ def import_system(root: Path, spec: str, file: str | Path = "oloproof.yaml") -> 
             module = _load_module(root, module_name, file)
             _MODULES[key] = (content, module)
     if not hasattr(module, attr):
-        raise ConfigError(file, "system", f"module {module_name!r} has no attribute {attr!r}")
+        raise ConfigError(file, "system", f"module {quote(module_name)} has no attribute {quote(attr)}")
     return getattr(module, attr)
 
 
@@ -139,7 +139,7 @@ def _load_module(root: Path, module_name: str, file: str | Path) -> Any:
             unique = f"_oloproof_suite_{hashlib.sha256(added.encode()).hexdigest()[:12]}_{module_name}"
             spec = importlib.util.spec_from_file_location(unique, candidate)
             if spec is None or spec.loader is None:
-                raise ConfigError(file, "system", f"cannot import {module_name!r} from {root}")
+                raise ConfigError(file, "system", f"cannot import {quote(module_name)} from {root}")
             module = importlib.util.module_from_spec(spec)
             previous = sys.modules.get(unique)
             sys.modules[unique] = module
@@ -158,9 +158,9 @@ def _load_module(root: Path, module_name: str, file: str | Path) -> Any:
     except ConfigError:
         raise
     except ModuleNotFoundError as exc:
-        raise ConfigError(file, "system", f"cannot import {module_name!r} from {root}: {exc}") from None
+        raise ConfigError(file, "system", f"cannot import {quote(module_name)} from {root}: {exc}") from None
     except BaseException as exc:  # noqa: BLE001 - SystemExit or KeyboardInterrupt from the module's own code too
-        raise ConfigError(file, "system", f"importing {module_name!r} raised {describe_exception(exc)}") from None
+        raise ConfigError(file, "system", f"importing {quote(module_name)} raised {describe_exception(exc)}") from None
     finally:
         sys.dont_write_bytecode = dont_write_bytecode
         try:
@@ -434,7 +434,7 @@ def load_validators(
         except ConfigError as exc:
             raise ConfigError(file, key, exc.message) from None
         if not callable(target):
-            raise ConfigError(file, key, f"{spec!r} is a {type(target).__name__}, not a function; "
+            raise ConfigError(file, key, f"{quote(spec)} is a {type(target).__name__}, not a function; "
                                          "a validator is a callable taking the artifact's path")
         out[name] = target
     return out
@@ -453,7 +453,7 @@ def load_check(root: Path, spec: str, file: str | Path = "oloproof.yaml", key: s
     except ConfigError as exc:
         raise ConfigError(file, key, exc.message) from None
     if not callable(target):
-        raise ConfigError(file, key, f"{spec!r} is a {type(target).__name__}, not a function; a check is called "
+        raise ConfigError(file, key, f"{quote(spec)} is a {type(target).__name__}, not a function; a check is called "
                                      "with (case, initial_state, final_state, trajectory)")
     try:
         signature = inspect.signature(target)
@@ -462,6 +462,6 @@ def load_check(root: Path, spec: str, file: str | Path = "oloproof.yaml", key: s
     try:
         signature.bind(None, None, None, None)
     except TypeError as exc:
-        raise ConfigError(file, key, f"{spec!r} cannot be called with (case, initial_state, final_state, "
+        raise ConfigError(file, key, f"{quote(spec)} cannot be called with (case, initial_state, final_state, "
                                      f"trajectory): {exc}; its signature is {spec.split(':')[1]}{signature}") from None
     return target  # type: ignore[no-any-return]

@@ -26,7 +26,7 @@ from .._core.paths import (
 )
 from .._core.slicespec import parse_slice_spec
 from .._core.trajectory import ToolErrorRule
-from ..errors import CaseFileError, ConfigError, SliceSpecError, VacuousCheckWarning, terminal_text
+from ..errors import CaseFileError, ConfigError, SliceSpecError, VacuousCheckWarning, quote, terminal_text
 from .cases import iter_cases
 from .files import config_error, read_yaml
 from .imports import (
@@ -199,7 +199,7 @@ def _parse_evaluators(raw: Any, file: str | Path) -> list[Evaluator]:
             raise ConfigError(file, key, f"must be a mapping with a 'type' (one of {allowed})")
         kind = item.get("type")
         if not isinstance(kind, str) or kind not in EVALUATORS:
-            raise ConfigError(file, f"{key}.type", f"unknown evaluator type {kind!r}; allowed: {allowed}")
+            raise ConfigError(file, f"{key}.type", f"unknown evaluator type {quote(kind)}; allowed: {allowed}")
         cls = EVALUATORS[kind]
         try:
             out.append(cls.model_validate(item))
@@ -209,7 +209,7 @@ def _parse_evaluators(raw: Any, file: str | Path) -> list[Evaluator]:
     for i, ev in enumerate(out):
         if ev.name in seen:
             raise ConfigError(file, f"evaluators[{i}].criterion",
-                              f"criterion {ev.name!r} is already used by evaluators[{seen[ev.name]}]; "
+                              f"criterion {quote(ev.name)} is already used by evaluators[{seen[ev.name]}]; "
                               "give one of them another 'criterion' name")
         seen[ev.name] = i
     return out
@@ -225,7 +225,7 @@ def parse_suite_config(raw: dict[str, Any], file: str | Path = SUITE_FILE) -> Su
     names = [t.name for t in config.metamorphic.transforms]
     for i, name in enumerate(names):
         if name in names[:i]:
-            raise ConfigError(file, f"metamorphic.transforms[{i}].name", f"transform {name!r} is declared twice")
+            raise ConfigError(file, f"metamorphic.transforms[{i}].name", f"transform {quote(name)} is declared twice")
     for i, ev in enumerate(config.evaluators):
         for key, message in ev.check_suite({t.name: t for t in config.metamorphic.transforms}):
             raise ConfigError(file, f"evaluators[{i}].{key}", message)
@@ -245,7 +245,7 @@ def _slices_once(config: SuiteConfig, file: str | Path) -> None:
     for i, spec in enumerate(config.slices):
         text = parse_slice_spec(spec).text
         if text in seen:
-            raise ConfigError(file, f"slices[{i}]", f"{spec!r} is slices[{seen[text]}] again ({text}); list each "
+            raise ConfigError(file, f"slices[{i}]", f"{quote(spec)} is slices[{seen[text]}] again ({text}); list each "
                               "slice once")
         seen[text] = i
 
@@ -501,7 +501,7 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
         clash = sorted(did for did in derived_ids[transform.name] if did in source_ids)
         if clash:
             raise ConfigError(suite_file, f"metamorphic.transforms[{i}].name",
-                              f"the derived case id {clash[0]!r} is already a case id in {config.cases}")
+                              f"the derived case id {quote(clash[0])} is already a case id in {config.cases}")
     digests = {SUITE_FILE: file_digest(suite_file), config.cases: file_digest(cases_file)}
     if release_cfg is not None:
         digests[RELEASE_FILE] = file_digest(release_file)
@@ -679,7 +679,7 @@ class _VacuityScan:
             what = ("no change can be unexpected: it checks only the changes expected.state names, as mode: subset "
                     "does" if getattr(ev, "mode", "") == "changes" else "nothing is compared and the check cannot fail")
             found.setdefault(ev.name, []).append(
-                f"{self.file}: evaluators[{i}] ({ev.type}, criterion {ev.name}): ignore pattern {pattern!r} "
+                f"{self.file}: evaluators[{i}] ({ev.type}, criterion {ev.name}): ignore pattern {quote(pattern)} "
                 f"matches every path of the state, so {what}")
         for i, (ev, _) in self.ignoring.items() if self.any_leaf else ():
             found.setdefault(ev.name, []).append(
@@ -694,7 +694,7 @@ class _VacuityScan:
             hint = f"did you mean {near[0]}?" if near else "no similar path exists"
             where = "initial_state" + (" or expected.state" if ev.type == "state_matches" else "")
             found.setdefault(ev.name, []).append(
-                f"{self.file}: evaluators[{i}] ({ev.type}, criterion {ev.name}): path {path!r} is in no case's "
+                f"{self.file}: evaluators[{i}] ({ev.type}, criterion {ev.name}): path {quote(path)} is in no case's "
                 f"{where}, so the check cannot fail; {hint} (absent_ok: true if it must stay absent on purpose)")
         return found
 
@@ -751,14 +751,14 @@ def _validate_cases(cases_file: Path, config: SuiteConfig, suite_file: Path, sca
         for i, transform in enumerate(config.metamorphic.transforms):
             if transform.field is not None and transform.field not in case.input:
                 raise ConfigError(suite_file, f"metamorphic.transforms[{i}].field",
-                                  f"case {case.id!r} has no input field {transform.field!r}")
+                                  f"case {quote(case.id)} has no input field {quote(transform.field)}")
             if transform.state_path is not None:
                 try:  # the rewrite must apply to this case: derive it once to check, then drop it
                     derive_case(case, transform.name, transform.field, transform.template,
                                 state_path=transform.state_path)
                 except ValueError as exc:
                     raise ConfigError(suite_file, f"metamorphic.transforms[{i}].state_path",
-                                      f"case {case.id!r}: {exc}") from None
+                                      f"case {quote(case.id)}: {exc}") from None
         scan.observe(case)
         source_ids.add(case.id)
     if not source_ids:
@@ -771,7 +771,8 @@ def _check_release_criteria(release: ReleaseConfig, config: SuiteConfig, file: P
     for name in release.regression.criteria or []:  # a typo there was found only when two runs were compared
         if name not in known:
             raise ConfigError(file, "regression.criteria",
-                              f"{name!r} is no criterion of the suite; its criteria: {', '.join(known) or '(none)'}")
+                              f"{quote(name)} is no criterion of the suite; its criteria: "
+                              f"{', '.join(known) or '(none)'}")
     for name in release.criteria:
         if name not in known:
             raise ConfigError(file, f"criteria.{name}",

@@ -21,7 +21,7 @@ from pydantic import AfterValidator
 
 from .._core.case import Case
 from .._core.evaluator import Evaluator
-from ..errors import CaseFileError, ConfigError
+from ..errors import CaseFileError, ConfigError, quote
 from .cases import iter_cases
 
 __all__ = [
@@ -52,7 +52,7 @@ def check_import_spec(value: str, shape: str = "module:function", example: str =
     """
     if not _SPEC.fullmatch(value):
         raise ValueError(f"must be '{shape}' (a module importable from the suite folder, a colon, {what}), "
-                         f"e.g. {example}; got {value!r}")
+                         f"e.g. {example}; got {quote(value)}")
     return value
 
 
@@ -76,7 +76,7 @@ def check_validator_name(value: str) -> str:
     'report_schema_v3'
     """
     if not _NAME.fullmatch(value):
-        raise ValueError(f"a validator name must use letters, digits, '_', '.' or '-', got {value!r}")
+        raise ValueError(f"a validator name must use letters, digits, '_', '.' or '-', got {quote(value)}")
     return value
 
 
@@ -103,7 +103,7 @@ def check_evaluator_validators(evaluators: list[Evaluator], registered: Mapping[
         for j, name in enumerate(ev.validator_names()):
             if name not in registered:
                 raise ConfigError(file, f"evaluators[{i}].validators[{j}]",
-                                  f"validator {name!r} is not registered; registered validators: "
+                                  f"validator {quote(name)} is not registered; registered validators: "
                                   f"{_registered(registered)} (register it under 'validators: "
                                   f"{{{name}: module:function}}')")
 
@@ -129,12 +129,12 @@ def check_case_validators(
             continue
         if name not in registered:
             raise CaseFileError(cases_file, _line_of(cases_file, case.id),
-                                f"outcome.validator {name!r} is not registered in oloproof.yaml 'validators' "
+                                f"outcome.validator {quote(name)} is not registered in oloproof.yaml 'validators' "
                                 f"(registered: {_registered(registered)})")
         for i, ev in outcome_evaluators:
             if ev.validator_names() and name not in ev.validator_names():
                 raise CaseFileError(cases_file, _line_of(cases_file, case.id),
-                                    f"outcome.validator {name!r} is not among evaluators[{i}].validators "
+                                    f"outcome.validator {quote(name)} is not among evaluators[{i}].validators "
                                     f"({', '.join(ev.validator_names())}) in oloproof.yaml; add it there, or leave "
                                     "that list empty to allow every registered validator")
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ..errors import quote
 from .canonical import digest
 from .paths import ABSENT, find_paths, format_path, get_path, parse_path, parse_pattern
 from .receipts import OutcomeContract
@@ -125,21 +126,21 @@ def case_from_mapping(obj: dict[str, Any], *, digest_value: str | None = None, s
            transform: str | None = None) -> Case:
     unknown = [k for k in obj if k not in CASE_KEYS and k not in ("digest", "source_id", "transform")]
     if unknown:
-        raise ValueError(f"unknown key {unknown[0]!r}; allowed: {', '.join(CASE_KEYS)}")
+        raise ValueError(f"unknown key {quote(unknown[0])}; allowed: {', '.join(CASE_KEYS)}")
     for key in ("id", "input"):
         if key not in obj:
-            raise ValueError(f"missing required key {key!r}")
+            raise ValueError(f"missing required key {quote(key)}")
     if not isinstance(obj["id"], str) or not obj["id"]:
-        raise ValueError(f"'id' must be a non-empty string, got {obj['id']!r}")
+        raise ValueError(f"'id' must be a non-empty string, got {quote(obj['id'])}")
     cluster = obj.get("cluster")
     if cluster is not None and (not isinstance(cluster, (str, int)) or isinstance(cluster, bool)):
         raise ValueError(f"'cluster' must be a string or an integer, got {json.dumps(cluster)[:80]}")
     expected = obj.get("expected")
     if expected is not None and not isinstance(expected, dict):
-        raise ValueError(f"'expected' must be an object with keys answer and/or state, got {expected!r}")
+        raise ValueError(f"'expected' must be an object with keys answer and/or state, got {quote(expected)}")
     if expected is not None and set(expected) - {"answer", "state"}:
         bad = sorted(set(expected) - {"answer", "state"})[0]
-        raise ValueError(f"unknown key {bad!r} under 'expected'; allowed: answer, state")
+        raise ValueError(f"unknown key {quote(bad)} under 'expected'; allowed: answer, state")
     if expected is not None and _holds_absent(expected.get("state")):  # op.ABSENT written in Python
         expected = {**expected, "state": _absent_to_marker(expected["state"])}
         obj = {**obj, "expected": expected}
@@ -181,10 +182,10 @@ def _check_outcome(outcome: Any) -> None:
         err = exc.errors(include_url=False)[0]
         loc = ".".join(["outcome", *(str(p) for p in err["loc"])])
         if err["type"] == "extra_forbidden":
-            raise ValueError(f"unknown key {loc!r}; allowed under 'outcome': {allowed}") from None
+            raise ValueError(f"unknown key {quote(loc)}; allowed under 'outcome': {allowed}") from None
         if err["type"] == "missing":
-            raise ValueError(f"missing required key {loc!r} (an outcome contract needs artifact_id)") from None
-        raise ValueError(f"{loc!r}: {err['msg'].removeprefix('Value error, ')}") from None
+            raise ValueError(f"missing required key {quote(loc)} (an outcome contract needs artifact_id)") from None
+        raise ValueError(f"{quote(loc)}: {err['msg'].removeprefix('Value error, ')}") from None
 
 
 def _first_error(exc: ValidationError) -> str:
@@ -192,8 +193,8 @@ def _first_error(exc: ValidationError) -> str:
     loc = ".".join(str(p) for p in err["loc"] if p != "has_answer")
     msg = err["msg"]
     if err["type"] == "extra_forbidden":
-        return f"unknown key {loc!r}; allowed under 'expected': answer, state"
-    return f"{loc!r}: {msg}" if loc else msg
+        return f"unknown key {quote(loc)}; allowed under 'expected': answer, state"
+    return f"{quote(loc)}: {msg}" if loc else msg
 
 
 def _holds_absent(value: Any) -> bool:
@@ -224,7 +225,7 @@ def _json_kind(value: object) -> str:
     if isinstance(value, bool):
         return f"{str(value).lower()} (a boolean)"
     if isinstance(value, (int, float)):
-        return f"the number {value!r}"
+        return f"the number {quote(value)}"
     if isinstance(value, dict):
         return "an object"
     return "a list" if isinstance(value, list) else type(value).__name__
@@ -260,12 +261,12 @@ def inject_state(state: dict[str, Any], state_path: str, template: str) -> tuple
     """
     found = find_paths(state, parse_pattern(state_path))
     if not found:
-        raise ValueError(f"no path of its initial_state matches state_path {state_path!r}")
+        raise ValueError(f"no path of its initial_state matches state_path {quote(state_path)}")
     new_state = copy.deepcopy(state)
     for keys in found:
         value = get_path(new_state, keys)
         if not isinstance(value, str):
-            raise ValueError(f"state_path {state_path!r} matches {format_path(keys)}, which holds "
+            raise ValueError(f"state_path {quote(state_path)} matches {format_path(keys)}, which holds "
                              f"{_json_kind(value)}, not text; a state transform rewrites strings: narrow "
                              "state_path to text values (or write \"\" where the case has none)")
         parent = get_path(new_state, keys[:-1]) if len(keys) > 1 else new_state

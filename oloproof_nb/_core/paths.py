@@ -17,6 +17,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, Final
 
+from ..errors import quote
+
 __all__ = [
     "ABSENT",
     "Absent",
@@ -106,7 +108,7 @@ def parse_path(path: str) -> tuple[str, ...]:
     ('items', '0', 'qty')
     """
     if not isinstance(path, str) or path == "":
-        raise ValueError(f"path {path!r} is empty; write keys separated by dots, e.g. orders.ord-1.status")
+        raise ValueError(f"path {quote(path)} is empty; write keys separated by dots, e.g. orders.ord-1.status")
     keys: list[str] = []
     i, n = 0, len(path)
     expect_key = True
@@ -119,30 +121,30 @@ def parse_path(path: str) -> tuple[str, ...]:
                 try:
                     key = json.loads(inner)
                 except json.JSONDecodeError as exc:
-                    raise ValueError(f"path {path!r}: bad quoted key {inner}: {exc.msg}") from None
+                    raise ValueError(f"path {quote(path)}: bad quoted key {inner}: {exc.msg}") from None
             elif list_index(inner) is not None:
                 key = inner
             else:
                 raise ValueError(
-                    f"path {path!r}: a bracket holds a quoted key or a list index (no leading zero), "
+                    f"path {quote(path)}: a bracket holds a quoted key or a list index (no leading zero), "
                     f'e.g. files["report.csv"] or items[0]'
                 )
             keys.append(key)
             i = close + 1
             expect_key = False
             if i < n and path[i] not in ".[":
-                raise ValueError(f"path {path!r}: expected '.' or '[' after ']' at position {i}")
+                raise ValueError(f"path {quote(path)}: expected '.' or '[' after ']' at position {i}")
             if i < n and path[i] == ".":
                 i += 1
                 expect_key = True
                 if i == n:
-                    raise ValueError(f"path {path!r} ends with '.'")
+                    raise ValueError(f"path {quote(path)} ends with '.'")
         elif ch == ".":
-            raise ValueError(f"path {path!r} has an empty key at position {i}")
+            raise ValueError(f"path {quote(path)} has an empty key at position {i}")
         else:
             m = _PLAIN.match(path, i)
             if m is None:
-                raise ValueError(f"path {path!r}: unexpected {ch!r} at position {i}; quote such keys in brackets")
+                raise ValueError(f"path {quote(path)}: unexpected {ch!r} at position {i}; quote such keys in brackets")
             keys.append(m.group(0))
             i = m.end()
             expect_key = False
@@ -150,9 +152,9 @@ def parse_path(path: str) -> tuple[str, ...]:
                 i += 1
                 expect_key = True
                 if i == n:
-                    raise ValueError(f"path {path!r} ends with '.'")
+                    raise ValueError(f"path {quote(path)} ends with '.'")
     if expect_key and not keys:
-        raise ValueError(f"path {path!r} has no keys")
+        raise ValueError(f"path {quote(path)} has no keys")
     return tuple(keys)
 
 
@@ -172,7 +174,7 @@ def _bracket_end(path: str, start: int) -> int:
         elif ch == "]":
             return i
         i += 1
-    raise ValueError(f"path {path!r}: '[' at position {start} is never closed")
+    raise ValueError(f"path {quote(path)}: '[' at position {start} is never closed")
 
 
 def format_path(keys: Sequence[str | int]) -> str:

@@ -38,7 +38,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from ..errors import DigestKeyError
+from ..errors import DigestKeyError, quote
 from .canonical import iso
 
 __all__ = [
@@ -113,7 +113,7 @@ def _utc(value: datetime) -> datetime:
 
 def _hex64(value: str | None) -> str | None:
     if value is not None and not _HEX64.fullmatch(value):
-        raise ValueError(f"must be 64 lowercase hexadecimal characters, got {value!r}")
+        raise ValueError(f"must be 64 lowercase hexadecimal characters, got {quote(value)}")
     return value
 
 
@@ -396,7 +396,7 @@ def _decide(
         return "missing", "missing: no artifact observed"
     if ev.artifact_id != contract.artifact_id:
         return "wrong_artifact", (
-            f"wrong_artifact: evidence is for {ev.artifact_id!r}, contract promises {contract.artifact_id!r}"
+            f"wrong_artifact: evidence is for {quote(ev.artifact_id)}, contract promises {quote(contract.artifact_id)}"
         )
     if contract.require_fresh and untouched:
         return "stale", "stale: unchanged since the sandbox was reset: the file the reset left, not one this case wrote"
@@ -440,7 +440,7 @@ def _decide(
             passed.append(f"{kind} matches")
     if contract.validator is not None:
         if ev.validator != contract.validator:
-            source = f"evidence is from validator {ev.validator!r}" if ev.validator else "evidence names none"
+            source = f"evidence is from validator {quote(ev.validator)}" if ev.validator else "evidence names none"
             lacking.append(f"no result from validator {contract.validator} ({source})")
         elif ev.validator_exit_code is None:
             missing_why = f"validator {contract.validator} did not report an exit code"

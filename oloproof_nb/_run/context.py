@@ -19,7 +19,7 @@ from .._core.evaluator import Evaluator, Replay, UserCall
 from .._core.receipts import Evidence, OutcomeContract
 from .._core.records import ReplayRecord
 from .._core.trajectory import DEFAULT_TOOL_ERRORS, Change, ToolErrorRule, Trajectory
-from ..errors import ConfigError, storable
+from ..errors import ConfigError, quote, storable
 from .observe import Validator, collect_evidence, locator_path
 from .replay_cache import ReplayCache
 from .replays import make_replay
@@ -202,11 +202,11 @@ class LiveCase:
         if fn is None:
             root = self.settings.suite_root
             if root is None:
-                return UserCall(error=f"check {spec!r}: the run has no suite folder to import it from")
+                return UserCall(error=f"check {quote(spec)}: the run has no suite folder to import it from")
             try:
                 fn = load_check(root, spec)
             except ConfigError as exc:
-                return UserCall(error=f"check {spec!r} cannot be loaded: {exc.message}")
+                return UserCall(error=f"check {quote(spec)} cannot be loaded: {exc.message}")
         try:
             return UserCall(value=call_with_timeout(lambda: fn(*args), self.settings.timeout_s))
         except CaseTimeout as exc:

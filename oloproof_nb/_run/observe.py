@@ -45,7 +45,7 @@ from .._config.files import UnreadableFile, open_regular
 from .._core.canonical import utc_now
 from .._core.case import Case
 from .._core.receipts import Evidence, OutcomeContract, Receipt, classify_outcome, digest_key_from_env
-from ..errors import ContractFileError, DigestKeyError, validation_problem
+from ..errors import ContractFileError, DigestKeyError, quote, validation_problem
 from ..evaluators.outcome import unobserved_receipt
 from .timeouts import CaseTimeout, call_with_timeout
 
@@ -86,7 +86,7 @@ class UnobservableArtifact(ValueError):
     def __init__(self, artifact_id: str, reason: str) -> None:
         self.artifact_id = artifact_id
         self.reason = reason
-        super().__init__(f"artifact {artifact_id!r} {reason}")
+        super().__init__(f"artifact {quote(artifact_id)} {reason}")
 
     def of_the_artifact(self) -> str:
         """The reason as a receipt gives it: ``the artifact is a directory, not a regular file``, ``the artifact
@@ -208,9 +208,9 @@ def observe_file(
     """
     for name, value in (("validator_timeout_s", validator_timeout_s), ("observe_timeout_s", observe_timeout_s)):
         if not value > 0:
-            raise ValueError(f"{name} must be a positive number of seconds, got {value!r}")
+            raise ValueError(f"{name} must be a positive number of seconds, got {quote(value)}")
     if isinstance(max_artifact_bytes, bool) or not isinstance(max_artifact_bytes, int) or max_artifact_bytes < 1:
-        raise ValueError(f"max_artifact_bytes must be a positive whole number, got {max_artifact_bytes!r}")
+        raise ValueError(f"max_artifact_bytes must be a positive whole number, got {quote(max_artifact_bytes)}")
     key = digest_key_from_env(contract.digest_key_env, environ) if contract.digest_key_env else None
     path = Path(path)
     stop = threading.Event()
@@ -286,7 +286,7 @@ def _run_named_validator(
         code, error = _run_command(list(spec), path, name, timeout_s, cwd, env)
     else:
         raise TypeError(
-            f"validator {name!r} must be a callable or a non-empty list of argv strings, got {spec!r}"
+            f"validator {quote(name)} must be a callable or a non-empty list of argv strings, got {quote(spec)}"
         )
     return code, error
 
@@ -373,11 +373,11 @@ def _run_command(
             start_new_session=True,
         )
     except FileNotFoundError:
-        return None, f"validator {name}: command {program!r} not found"
+        return None, f"validator {name}: command {quote(program)} not found"
     except PermissionError:
-        return None, f"validator {name}: command {program!r} is not executable"
+        return None, f"validator {name}: command {quote(program)} is not executable"
     except OSError as exc:
-        return None, f"validator {name}: command {program!r} could not start: {exc.strerror}"
+        return None, f"validator {name}: command {quote(program)} could not start: {exc.strerror}"
     try:
         _exited(proc, timeout_s)
     except ChildProcessError:  # SIGCHLD set to be ignored while it ran: its status is gone
@@ -436,7 +436,7 @@ def verify_contract_file(
     name = spec.contract.validator
     if name is not None and name not in registry:  # it could never verify: the file is wrong, not the artifact
         known = ", ".join(sorted(validators or {})) or "none"
-        raise ContractFileError(f"{path}: key 'validator': {name!r} is not a registered validator (registered: "
+        raise ContractFileError(f"{path}: key 'validator': {quote(name)} is not a registered validator (registered: "
                                 f'{known}); give the check as {{"command": ["program", "arg", ...]}}')
     try:
         evidence = observe_file(
@@ -583,7 +583,7 @@ def collect_evidence(contract: OutcomeContract, system: Any, *, call: Callable[[
     if located is not None:
         return _observe_path(contract, located, EVIDENCE_SOURCE, validators, timeout_s, suite_root,
                              observe_timeout_s, max_artifact_bytes)
-    return None, (f"nothing can observe artifact {contract.artifact_id!r}: the system has no "
+    return None, (f"nothing can observe artifact {quote(contract.artifact_id)}: the system has no "
                   "observe(artifact_id) and the contract no locator")
 
 

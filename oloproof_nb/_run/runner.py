@@ -35,7 +35,7 @@ from .._core.canonical import iso, utc_now
 from .._core.case import Case
 from .._core.records import CaseRecord, Manifest, ReplayRecord, StoredSuite
 from .._version import __version__
-from ..errors import InternalError, OloproofError, RunDirError, describe_exception
+from ..errors import InternalError, OloproofError, RunDirError, describe_exception, quote
 from .case import execute_case
 from .context import RunSettings, ShownArtifacts
 from .isolation import ProcessWorkers
@@ -87,16 +87,17 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
     """
     if epochs is not None and (not isinstance(epochs, int) or isinstance(epochs, bool)
                                or not 1 <= epochs <= MAX_EPOCHS):
-        raise OloproofError(f"epochs={epochs!r}: must be an integer from 1 to {MAX_EPOCHS:,} (as in oloproof.yaml)")
+        raise OloproofError(f"epochs={quote(epochs)}: must be an integer from 1 to {MAX_EPOCHS:,} "
+                            "(as in oloproof.yaml)")
     if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
-        raise OloproofError(f"workers={workers!r}: must be an integer of at least 1")
+        raise OloproofError(f"workers={quote(workers)}: must be an integer of at least 1")
     if chunk_size < 1:
-        raise OloproofError(f"chunk_size={chunk_size!r}: must be at least 1")
+        raise OloproofError(f"chunk_size={quote(chunk_size)}: must be at least 1")
     if fsync not in ("finish", "record"):
-        raise OloproofError(f"fsync={fsync!r}: must be 'finish' or 'record'")
+        raise OloproofError(f"fsync={quote(fsync)}: must be 'finish' or 'record'")
     mode = suite.config.isolation if isolation is None else isolation
     if mode not in ("thread", "process"):
-        raise OloproofError(f"isolation={isolation!r}: must be 'thread' or 'process'")
+        raise OloproofError(f"isolation={quote(isolation)}: must be 'thread' or 'process'")
     if resume and out is None:
         raise RunDirError("resume=True needs out= (the directory of the interrupted run)")
     if suite.release is not None and not resume:  # a reduction the run's epochs cannot give: say so before running
@@ -270,7 +271,7 @@ def _open_store(suite: Suite, out: str | Path | None, resume: bool, version: str
 def _check_resumable(manifest: Manifest, suite: Suite, version: str | None, fingerprint: str | None,
                      directory: Path, epochs: int | None) -> None:
     if manifest.suite != suite.name:
-        raise RunDirError(f"{directory}: holds a run of suite {manifest.suite!r}, not {suite.name!r}")
+        raise RunDirError(f"{directory}: holds a run of suite {quote(manifest.suite)}, not {quote(suite.name)}")
     if epochs is not None and manifest.epochs != epochs:
         raise RunDirError(f"{directory}: this run has epochs={manifest.epochs}, not {epochs}; resume it with "
                           f"epochs={manifest.epochs} (--epochs {manifest.epochs})")
@@ -284,8 +285,8 @@ def _check_resumable(manifest: Manifest, suite: Suite, version: str | None, fing
         raise RunDirError(f"{directory}: {', '.join(what)} changed since this run started (its verdicts would mix "
                           "two versions); start a new run instead")
     if manifest.system_version != version:
-        raise RunDirError(f"{directory}: the system version changed ({manifest.system_version!r} → "
-                          f"{version!r}); start a new run instead")
+        raise RunDirError(f"{directory}: the system version changed ({quote(manifest.system_version)} → "
+                          f"{quote(version)}); start a new run instead")
     if manifest.code_fingerprint != fingerprint:
         raise RunDirError(f"{directory}: the system's code changed since this run started (its code fingerprint "
                           "differs; the version alone did not say so); start a new run instead")
@@ -427,7 +428,7 @@ def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[in
         if theirs != (version, fingerprint):
             what = "version" if theirs[0] != version else "code fingerprint"
             raise OloproofError(f"{suite_root}: the system on worker {socket.gethostname()} has another {what} "
-                                f"than the run's ({theirs[0]!r} vs {version!r}); restart the workers after "
+                                f"than the run's ({quote(theirs[0])} vs {quote(version)}); restart the workers after "
                                 "changing the system's code") from None
     replays: list[ReplayRecord] = []
     records = []

@@ -16,7 +16,7 @@ from typing import Any
 
 from .._config.imports import class_source, code_digests, user_classes
 from .._core.canonical import digest
-from ..errors import OloproofError, storable
+from ..errors import OloproofError, quote, storable
 from .sandbox import failure_reason
 from .timeouts import CaseTimeout, call_with_timeout, system_traceback
 
@@ -30,7 +30,7 @@ def as_factory(target: Any) -> tuple[Callable[[], Any], bool]:
     if isinstance(target, type) or (callable(target) and not hasattr(target, "run")):
         return target, True
     if not hasattr(target, "run"):
-        raise OloproofError(f"system {target!r} has no run(input) method; give a system, a class or a factory")
+        raise OloproofError(f"system {quote(target)} has no run(input) method; give a system, a class or a factory")
     return (lambda: target), False
 
 
