@@ -665,8 +665,9 @@ class _StopOnSignals:
 def _cmd_report(args: argparse.Namespace) -> int:
     """Write the report; exit 0 once written, whatever the gate says (``oloproof gate`` gives the 0/1 exit)."""
     from ._display.notebook import load_run
-    from ._display.report import write_report
+    from ._display.report import report_path, write_report
 
+    report_path(args.out)  # before any run folder is opened (opening one may build its columnar copy)
     result = _load(args, "reporting on")  # checks --release and --baseline before it opens either run
     idle = load_run(args.baseline) if args.baseline else None
     path = write_report(result, args.out, release=args.release, baseline=idle)

@@ -296,15 +296,22 @@ def write_report(run: Run, out: str | Path, release: ReleaseLike | None = None,
     anything; one slice table and plot per spec in oloproof.yaml's
     ``slices``. Tables are rounded to three decimals for display.
     """
-    path = Path(out)
+    path = report_path(out)
     suffix = path.suffix.lower()
-    if suffix not in REPORT_SUFFIXES:
-        raise OloproofError(f"{path}: a report is .html or .md, not {suffix or '(no suffix)'!r}")
     sections = build_sections(run, release, baseline)
     _folder(path.parent, f"the folder of the report {path.name}")
     if suffix == ".md":
         _folder(path.parent / f"{path.stem}_files", f"where the report {path.name} keeps its plots and tables")
     (_write_html if suffix == ".html" else _write_md)(run, sections, path)
+    return path
+
+
+def report_path(out: str | Path) -> Path:
+    """``out`` as a path, once its suffix says a report it can be (``.html`` or ``.md``, any case)."""
+    path = Path(out)
+    suffix = path.suffix.lower()
+    if suffix not in REPORT_SUFFIXES:
+        raise OloproofError(f"{path}: a report is .html or .md, not {suffix or '(no suffix)'!r}")
     return path
 
 

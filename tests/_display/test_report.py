@@ -413,3 +413,18 @@ def test_a_report_a_read_only_folder_refuses_names_the_path_given(example_run: o
     with pytest.raises(op.OloproofError) as info:
         write_report(example_run, target)
     assert str(info.value) == f"{target}: cannot write (Read-only file system)"
+
+
+def test_a_bad_report_suffix_is_refused_before_the_run_folder_is_opened(example_run: op.Run, tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """Opening a run folder without its columnar copy builds it: a wrong --out wrote frames/ into the folder
+    and then exited 2, a user's mistake that changed the input (docs review)."""
+    import shutil
+
+    copy = tmp_path / "run"
+    shutil.copytree(example_run.directory, copy)
+    shutil.rmtree(copy / "frames")
+    before = sorted(p.relative_to(copy) for p in copy.rglob("*"))
+    assert main(["report", str(copy), "--out", str(tmp_path / "r.txt")]) == 2
+    assert ".html or .md, not '.txt'" in capsys.readouterr().err
+    assert sorted(p.relative_to(copy) for p in copy.rglob("*")) == before
