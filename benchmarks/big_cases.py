@@ -8,7 +8,8 @@ process touched counts, not only Python objects):
   streamed pass, every case run, its record appended to the run directory) — what "a 200 MB case file runs"
   costs;
 - **gate**: ``op.load_run(dir)`` and ``op.gate(run)`` on the finished run directory (what ``oloproof run``
-  does after the run, in its own process) — reported for completeness; frames are built in memory.
+  does after the run, in its own process): the manifest, then the ``cases`` and ``verdicts`` columns of the
+  run's Parquet copy (the journal is not read again).
 
 Shapes: ``many`` (small refund requests, ~335 bytes a line: about 600,000 cases for 200 MB) and ``wide``
 (each case's ``initial_state`` also holds 300 bystander orders, ~16 KB a line: about 12,800 cases). Run::
@@ -51,7 +52,7 @@ if what == "run":
 else:
     run = op.load_run(out)
     verdict = op.gate(run).verdict
-    extra = {"verdict": verdict, "records": len(run.records)}
+    extra = {"verdict": verdict, "cases": int(run.n_cases)}
 print(json.dumps({"seconds": time.perf_counter() - t0,
                   "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, **extra}))
 '''
