@@ -35,7 +35,7 @@ from .export import export_table, write_file
 from .html import html_table, render
 from .markdown import markdown_table, md_cell, md_code, md_link
 from .notebook import gate
-from .terminal import run_size
+from .terminal import exit_line, run_size
 from .theme import PAGE_CSS, TABLE_CSS, fmt_interval, fmt_level, fmt_number
 
 if TYPE_CHECKING:
@@ -87,11 +87,17 @@ def _reduced_name(criterion: str, reduce: str) -> str:
 def _gate_section(run: Run, release: ReleaseLike | None, baseline: Baseline | Run | None = None) -> Section:
     g = gate(run, release=release, baseline=baseline)
     sec = Section("gate", "Release gate", verdict=g.verdict)
+    why = exit_line(g).split(": ", 2)[-1]  # the sentence `oloproof gate` ends with, without its exit code
+    sizes = (f"{g.n_source_clusters} source clusters" if g.clustered
+             else f"{g.n_source_clusters} independent cases")
     sec.text.append(f"Verdict **{g.verdict}** ({'clustered' if g.clustered else 'unclustered'} run, "
-                    f"{g.n_source_clusters} source clusters, {fmt_level(g.release.confidence)} intervals). A criterion "
+                    f"{sizes}, {fmt_level(g.release.confidence)} intervals): {why}. A criterion "
                     "passes when its interval's lower end is at or above the threshold and fails when its upper "
                     "end is below; otherwise the evidence is insufficient."
                     + (f" It is BLOCK whatever the table says: {g.reason}." if g.reason else ""))
+    sec.text.append(Plain(f"Release settings: {_release_source(release)}; min_clusters {g.release.min_clusters}, "
+                          "approximate methods "
+                          f"{'allowed' if g.release.allow_approximate_methods else 'not allowed'}."))
     for finding in g.findings:
         sec.text.append(Plain(f"Vacuous check (it cannot fail as configured): {finding}"))
     shown = g.table[["criterion", "n", "n_clusters", "passed", "missing", "rate"]].copy()
@@ -118,15 +124,29 @@ def _gate_section(run: Run, release: ReleaseLike | None, baseline: Baseline | Ru
     return sec
 
 
+def _release_source(release: ReleaseLike | None) -> str:
+    """Where the gate's settings came from, for a reader of the report."""
+    if release is None:
+        return "the run's own release.yaml (as recorded in its manifest)"
+    if isinstance(release, (str, Path)):
+        return f"{release} (given for this report)"
+    return "given in code for this report"
+
+
 def _validity_section(run: Run) -> Section | None:
     if not run.config.metamorphic.transforms:
         return None
     table = validity(run)
     sec = Section("validity", "Transform validity")
     sec.text.append("Human labels say whether each metamorphic copy kept the request's meaning. A transform is "
-                    "checked when every pair is labeled and the valid share reaches its minimum; until then the "
-                    "gate reports its relations as insufficient evidence.")
-    sec.tables.append(("validity", table, table))
+                    "checked when every pair is labeled and the valid share (the rate, not its interval) reaches "
+                    "its minimum; until then the gate reports its relations as insufficient evidence. The "
+                    "Wilson interval shows how far the share could be from the labels' own.")
+    shown = table.drop(columns=["ci_low", "ci_high"])
+    shown.insert(shown.columns.get_loc("rate") + 1, f"{fmt_level(table.attrs.get('confidence', 0.95))} CI",
+                 [fmt_interval(lo, hi) if fmt_number(lo) else ""
+                  for lo, hi in zip(table["ci_low"], table["ci_high"], strict=True)])  # rounded outward
+    sec.tables.append(("validity", shown, table))
     sec.figures.append(("validity", _png(plots.validity(table))))
     return sec
 
@@ -151,6 +171,29 @@ def _replays_section(run: Run) -> Section | None:
                     "result replaced by the fault, after a control replay reproduced the recording. Counts are "
                     "replays; see `run.replays` and `run.panel(case_id)` for each one.")
     sec.tables.append(("replays", table, table))
+    return sec
+
+
+def _receipts_section(run: Run) -> Section | None:
+    rec = run.receipts
+    if rec.empty:
+        return None
+    from .._analysis.receipts import outcome_summary
+
+    sec = Section("receipts", "Outcome receipts")
+    sec.text.append("Each promised outcome was looked up after its case: `verified` when the artifact exists, is "
+                    "fresh and passes the contract's digest or validator; `waiting` is neither a failure nor a "
+                    "success. check_coverage is the share whose contract checks the content (a validator or a "
+                    "pinned digest); the rest were checked for existence and freshness only.")
+    summary = outcome_summary(rec)
+    sec.tables.append(("outcome_summary", summary, summary))
+    bad = rec[rec["status"] != "verified"]
+    if len(bad):
+        limit = 50
+        sec.text.append(f"Below the summary, the {len(bad)} receipt(s) not verified"
+                        + (f" (the first {limit})" if len(bad) > limit else "") + "; `run.receipts` has every one.")
+        shown = bad[["case_id", "artifact_id", "status", "reason"]].head(limit).reset_index(drop=True)
+        sec.tables.append(("not_verified", shown, bad.reset_index(drop=True)))
     return sec
 
 
@@ -197,9 +240,9 @@ def _slice_display(table: pd.DataFrame) -> pd.DataFrame:
 
 def build_sections(run: Run, release: ReleaseLike | None = None,
                    baseline: Baseline | Run | None = None) -> list[Section]:
-    """The report's sections, in order: gate, validity (with transforms), replays (if any), slices."""
+    """The report's sections, in order: gate, validity (with transforms), replays and receipts (if any), slices."""
     found = [_gate_section(run, release, baseline), _validity_section(run), _replays_section(run),
-             _slices_section(run, release)]
+             _receipts_section(run), _slices_section(run, release)]
     return [s for s in found if s is not None]
 
 
@@ -242,6 +285,8 @@ def _write_md(run: Run, sections: list[Section], path: Path) -> None:
     files = path.parent / f"{path.stem}_files"  # made by write_report
     title, lines = _header(run, md_code, md_cell)
     out = [f"# {md_cell(title)}", ""]
+    verdict = next((s.verdict for s in sections if s.key == "gate"), "")
+    out += [f"**Gate: {verdict}**", ""] if verdict else []
     out += [line + "  " for line in lines] + [""]
     for sec in sections:
         out += [f"## {sec.title}", ""]
@@ -293,8 +338,10 @@ def write_report(run: Run, out: str | Path, release: ReleaseLike | None = None,
     -----
     Sections: the gate (table and plot); transform validity when the suite
     declares transforms; a fault-replay summary when the run replayed
-    anything; one slice table and plot per spec in oloproof.yaml's
-    ``slices``. Tables are rounded to three decimals for display.
+    anything; the outcome receipts (summary, and each one not verified)
+    when cases promised outcomes; one slice table and plot per spec in
+    oloproof.yaml's ``slices``. Tables are rounded to three decimals for
+    display, intervals outward.
     """
     path = report_path(out)
     suffix = path.suffix.lower()

@@ -428,3 +428,43 @@ def test_a_bad_report_suffix_is_refused_before_the_run_folder_is_opened(example_
     assert main(["report", str(copy), "--out", str(tmp_path / "r.txt")]) == 2
     assert ".html or .md, not '.txt'" in capsys.readouterr().err
     assert sorted(p.relative_to(copy) for p in copy.rglob("*")) == before
+
+
+def test_the_report_says_why_and_by_which_settings(example_run: op.Run, tmp_path: Path) -> None:
+    """Reader review: the verdict had no reason beside it and no word on which release file made it; a report
+    made with another --release looked like the suite's own (a one-criterion release read 'Verdict PASS')."""
+    text = write_report(example_run, tmp_path / "own.md").read_text(encoding="utf-8")
+    assert text.splitlines()[2] == "**Gate: BLOCK**"  # first, as the HTML has it
+    assert "4 criteria FAIL (of 5 gated; PASS needs every one to pass)" in text
+    assert "Release settings: the run's own release.yaml" in text and "min_clusters 20" in text
+    other = tmp_path / "one.yaml"
+    other.write_text("allow_approximate_methods: true\ncriteria: {other_order_untouched: 0.8}\n", encoding="utf-8")
+    text = write_report(example_run, tmp_path / "one.md", release=other).read_text(encoding="utf-8")
+    assert f"Release settings: {other} (given for this report)" in text
+    assert "**PASS** (clustered run, 24 source clusters, 95% intervals): all 1 gated criteria pass" in text
+
+
+def test_the_validity_interval_is_rounded_outward_in_both_formats(example_run: op.Run, tmp_path: Path) -> None:
+    import math
+
+    raw = op.validity(example_run).iloc[0]
+    low, high = math.floor(raw["ci_low"] * 1000) / 1000, math.ceil(raw["ci_high"] * 1000) / 1000
+    assert (low, high) == (0.797, 0.993)  # 0.7976 showed as 0.798 in Markdown: inside the computed interval
+    md = write_report(example_run, tmp_path / "r.md").read_text(encoding="utf-8")
+    html = write_report(example_run, tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "\\[0.797, 0.993\\]" in md and "[0.797, 0.993]" in html
+
+
+def test_a_run_with_receipts_lists_each_one_not_verified(example_run: op.Run, tmp_path: Path) -> None:
+    """Reader review: the false-success report showed only 'outcome_verified 2/6 FAIL'; which artifact was
+    missing, stale, wrong or rejected was nowhere."""
+    root = init_example("false-success", tmp_path / "suite")
+    run = op.run(op.load_suite(root), out=tmp_path / "run", progress=False)
+    text = write_report(run, tmp_path / "r.md").read_text(encoding="utf-8")
+    section = text.split("## Outcome receipts", 1)[1].split("\n## ", 1)[0]
+    expected = run.receipts[run.receipts["status"] != "verified"]
+    assert len(expected) == 4
+    for case_id, status in zip(expected["case_id"], expected["status"], strict=True):
+        assert re.search(rf"\| {re.escape(case_id)} +\| [^|]+\| {status} ", section), (case_id, status)
+    assert "the 4 receipt(s) not verified" in section and "| fs-01 " not in section
+    assert "Outcome receipts" not in write_report(example_run, tmp_path / "x.md").read_text(encoding="utf-8")
