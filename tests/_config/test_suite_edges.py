@@ -1,0 +1,31 @@
+"""Edges the other tests did not pin (found by mutation testing) for oloproof.yaml validation
+(oloproof_nb._config.suite)."""
+
+from __future__ import annotations
+
+import pytest
+
+from oloproof_nb._config.suite import changed_digests, parse_suite_config
+from oloproof_nb.errors import ConfigError
+
+BASE = {"name": "s", "system": "sysmod:System"}
+TRANSFORM = {"field": "request", "template": "{value} please", "validity_labels": "labels.jsonl",
+             "minimum_validity": 0.5}
+
+
+def test_a_case_timeout_of_zero_seconds_is_refused() -> None:
+    # a case may take "0 s": every case would time out before it starts
+    with pytest.raises(ConfigError, match="case_timeout_s"):
+        parse_suite_config({**BASE, "case_timeout_s": 0})
+
+
+def test_the_first_two_transforms_with_one_name_are_refused() -> None:
+    raw = {**BASE, "metamorphic": {"transforms": [{"name": "polite", **TRANSFORM}, {"name": "polite", **TRANSFORM}]}}
+    with pytest.raises(ConfigError, match=r"metamorphic\.transforms\[1\]\.name.*declared twice"):
+        parse_suite_config(raw)
+
+
+def test_a_digest_only_the_new_side_has_is_a_change() -> None:
+    # a python check whose code digest appears only now (e.g. a check added) is named, like one that changed
+    assert changed_digests({"cases.jsonl": "a"}, {"cases.jsonl": "a", "code:checks:done": "c"}) == [
+        "the code of checks:done"]
