@@ -337,8 +337,10 @@ def test_a_hanging_replacement_constructor_stops_the_run_instead_of_hanging_it(t
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("sig", "group"), [("SIGINT", True), ("SIGTERM", False), ("SIGHUP", True)])
-def test_a_ctrl_c_from_the_user_stops_the_run_and_says_how_to_resume(tmp_path: Path, sig: str, group: bool) -> None:
+@pytest.mark.parametrize(("sig", "group", "isolation"), [("SIGINT", True, "thread"), ("SIGTERM", False, "thread"),
+                                                         ("SIGHUP", True, "thread"), ("SIGTERM", True, "process")])
+def test_a_ctrl_c_from_the_user_stops_the_run_and_says_how_to_resume(tmp_path: Path, sig: str, group: bool,
+                                                                     isolation: str) -> None:
     """SIGINT to the command (as a terminal sends it): exit 2 (an exit code is 0 PASS, 1 BLOCK or 2 error; it was
     130), one line naming the folder and the resume command. SIGTERM to the command alone (``timeout``, ``docker
     stop``, a cancelled CI job) and SIGHUP to its group (a closed terminal) the same: they ended it by the signal,
@@ -352,7 +354,7 @@ def test_a_ctrl_c_from_the_user_stops_the_run_and_says_how_to_resume(tmp_path: P
     out = tmp_path / "run"
     # SIGINT as a terminal leaves it: a test run started in the background of a shell inherits it ignored
     # (and the command then rightly ignores Ctrl-C, as under nohup), which is not what is tested here
-    proc = subprocess.Popen(cli_command("run", str(root), "--out", str(out), "--quiet"),
+    proc = subprocess.Popen(cli_command("run", str(root), "--out", str(out), "--quiet", "--isolation", isolation),
                             env=cli_env(RELSYS_SLEEP="0.2"), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, start_new_session=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
