@@ -46,3 +46,91 @@ def test_a_journal_that_is_only_a_torn_line_is_cut_to_nothing(tmp_path: Path) ->
     with path.open("ab") as handle:
         handle.write(b'{"a":1}\n')
     assert list(read_jsonl(path)) == [{"a": 1}]
+
+
+def test_after_a_torn_append_nothing_more_is_appended(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A write that failed half way leaves a torn line; another worker's append after it would put a whole record
+    behind the torn one, a damaged line in the middle of the journal, which resume (cutting the tail) cannot mend."""
+    import errno
+    import os
+
+    from oloproof_nb._core.records import Manifest
+    from oloproof_nb._run import store as store_module
+    from oloproof_nb._run.store import RunStore
+    from oloproof_nb.errors import StoreWriteError
+
+    manifest = Manifest(suite="s", run_id="x", started_at="2026-01-01T00:00:00.000000Z", oloproof_nb="0", n_cases=0)
+    store = RunStore.create(tmp_path / "r", manifest)
+    store.append_case({"case": {"id": "a"}, "n": 1})  # type: ignore[typeddict-item]
+    real_write = os.write
+    calls = {"n": 0}
+
+    def torn(fd: int, data: bytes) -> int:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            real_write(fd, bytes(data)[:5])
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_write(fd, data)
+
+    class FakeOs:
+        def __getattr__(self, name: str) -> object:
+            return torn if name == "write" else getattr(os, name)
+
+    monkeypatch.setattr(store_module, "os", FakeOs())
+    with pytest.raises(StoreWriteError, match="No space left on device"):
+        store.append_case({"case": {"id": "b"}, "n": 2})  # type: ignore[typeddict-item]
+    with pytest.raises(StoreWriteError, match="an earlier write failed; the run stopped"):
+        store.append_case({"case": {"id": "c"}, "n": 3})  # type: ignore[typeddict-item]
+    monkeypatch.undo()
+    text = (tmp_path / "r" / "cases.jsonl").read_text(encoding="utf-8")
+    assert text.count("\n") == 1 and text.endswith('\n{"cas')  # one record, then the torn start: nothing after it
+    store.close()
+
+
+def test_a_failed_manifest_write_stops_the_appends_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+    import os
+
+    from oloproof_nb._core.records import Manifest
+    from oloproof_nb._run import store as store_module
+    from oloproof_nb._run.store import RunStore
+    from oloproof_nb.errors import StoreWriteError
+
+    manifest = Manifest(suite="s", run_id="x", started_at="2026-01-01T00:00:00.000000Z", oloproof_nb="0", n_cases=0)
+    store = RunStore.create(tmp_path / "r", manifest)
+
+    def full(src: object, dst: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    class FakeOs:
+        def __getattr__(self, name: str) -> object:
+            return full if name == "replace" else getattr(os, name)
+
+    monkeypatch.setattr(store_module, "os", FakeOs())
+    with pytest.raises(StoreWriteError):
+        store.write_manifest()
+    monkeypatch.undo()
+    with pytest.raises(StoreWriteError, match="an earlier write failed"):
+        store.append_case({"case": {"id": "a"}, "n": 1})  # type: ignore[typeddict-item]
+    store.close()
+
+
+def test_fsync_per_record_makes_each_new_journal_file_durable_in_its_folder(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """With fsync="record", a journal file created mid-run has its folder entry fsynced too, or a power loss can
+    lose the file though its records were fsynced."""
+    from oloproof_nb._core.records import Manifest
+    from oloproof_nb._run import store as store_module
+    from oloproof_nb._run.store import RunStore
+
+    manifest = Manifest(suite="s", run_id="x", started_at="2026-01-01T00:00:00.000000Z", oloproof_nb="0", n_cases=0)
+    folders: list[Path] = []
+    real = store_module._fsync_dir
+    monkeypatch.setattr(store_module, "_fsync_dir", lambda d: (folders.append(Path(d)), real(d))[1])
+    store = RunStore.create(tmp_path / "r", manifest, fsync="record")
+    before = len(folders)
+    store.append_case({"case": {"id": "a"}, "n": 1})  # type: ignore[typeddict-item]  # creates cases.jsonl
+    created = len(folders) - before
+    store.append_case({"case": {"id": "b"}, "n": 2})  # type: ignore[typeddict-item]  # the file exists now
+    assert created >= 1 and folders[-1] == tmp_path / "r" and len(folders) - before == created
+    store.close()
