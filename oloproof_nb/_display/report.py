@@ -164,12 +164,17 @@ def _replays_section(run: Run) -> Section | None:
                      "recovered": int(sub["recovered"].fillna(False).astype(bool).sum()),
                      "escalated": int(sub["escalated"].fillna(False).astype(bool).sum()),
                      "constraint_broken": int(sub["constraint_broken"].fillna(False).astype(bool).sum()),
-                     "cached": int(sub["cached"].fillna(False).astype(bool).sum())})
+                     "cached": int(sub["cached"].fillna(False).astype(bool).sum()),
+                     "fail_reasons": "; ".join(f"{reason} {count}" for reason, count in  # most first, then by name
+                                               sorted(sub.loc[sub["verdict"] != "pass", "reason"].fillna("")
+                                                      .value_counts().items(), key=lambda rc: (-rc[1], rc[0])))})
     table = pd.DataFrame(rows)
     sec = Section("replays", "Fault replays")
     sec.text.append("Each case that made the call was replayed from the checkpoint before it with the call's "
                     "result replaced by the fault, after a control replay reproduced the recording. Counts are "
-                    "replays; see `run.replays` and `run.panel(case_id)` for each one.")
+                    "replays; fail_reasons counts the replays that did not pass by reason (false_success: the "
+                    "answer the case expects while a state check fails; constraint_broken also counts a protected "
+                    "path changed). See `run.replays` and `run.panel(case_id)` for each one.")
     sec.tables.append(("replays", table, table))
     return sec
 

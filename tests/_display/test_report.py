@@ -468,3 +468,14 @@ def test_a_run_with_receipts_lists_each_one_not_verified(example_run: op.Run, tm
         assert re.search(rf"\| {re.escape(case_id)} +\| [^|]+\| {status} ", section), (case_id, status)
     assert "the 4 receipt(s) not verified" in section and "| fs-01 " not in section
     assert "Outcome receipts" not in write_report(example_run, tmp_path / "x.md").read_text(encoding="utf-8")
+
+
+def test_the_replay_table_counts_the_failed_replays_by_reason(example_run: op.Run, tmp_path: Path) -> None:
+    """Reader review: 'constraint_broken 24' of 38 failed replays read as an undercount; the other 14 failed for
+    another reason the report did not name."""
+    failed = example_run.replays[example_run.replays["verdict"] != "pass"]
+    counts = failed["reason"].value_counts()
+    assert dict(counts) == {"false_success": 24, "not_recovered_not_escalated": 14}  # the example's hand count
+    text = write_report(example_run, tmp_path / "r.md").read_text(encoding="utf-8")
+    row = next(line for line in text.splitlines() if line.startswith("| recovers_from_error_at_issue_refund"))
+    assert row.rstrip(" |").endswith("false_success 24; not_recovered_not_escalated 14")
