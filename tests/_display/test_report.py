@@ -477,5 +477,6 @@ def test_the_replay_table_counts_the_failed_replays_by_reason(example_run: op.Ru
     counts = failed["reason"].value_counts()
     assert dict(counts) == {"false_success": 24, "not_recovered_not_escalated": 14}  # the example's hand count
     text = write_report(example_run, tmp_path / "r.md").read_text(encoding="utf-8")
-    row = next(line for line in text.splitlines() if line.startswith("| recovers_from_error_at_issue_refund"))
+    section = text.split("## Fault replays", 1)[1].split("\n## ", 1)[0]
+    row = next(line for line in section.splitlines() if line.startswith("| recovers_from_error_at_issue_refund"))
     assert row.rstrip(" |").endswith("false_success 24; not_recovered_not_escalated 14")
