@@ -105,3 +105,16 @@ def test_a_run_judged_again_under_its_own_id_is_compared_not_refused(make_suite:
     cmp = op.compare(base, tmp_path / "again")
     row = cmp.table.iloc[0]
     assert (row["n"], row["pass_to_fail"], row["fail_to_pass"]) == (30, 1, 0)
+
+
+def test_a_merged_cluster_is_named_after_its_smallest_base_cluster_whatever_the_hash_order() -> None:
+    """Clusters the candidate joins are merged and named after their first base cluster in sorted order; named
+    after the first one a set yields, the name would change between processes (string hashes are randomised)."""
+    import pandas as pd
+
+    from oloproof_nb._analysis.compare import _merged_clusters
+
+    base = [f"g{i:02d}" for i in range(30, 0, -1)] + ["solo"]  # 30 base clusters, listed largest first
+    candidate = ["joined"] * 30 + ["alone"]  # the candidate puts the 30 in one cluster
+    merged = _merged_clusters(pd.Series(base), pd.Series(candidate))
+    assert list(merged) == ["g01"] * 30 + ["solo"]
