@@ -27,15 +27,15 @@ class Scripted:
 '''
 
 
-def flaky_run(tmp_path: Path) -> op.Run:
-    """20 cases right in all 3 epochs with 1 call; 4 wrong in epoch 2, which takes a second call."""
+def flaky_run(tmp_path: Path, flaky: int = 4) -> op.Run:
+    """20 cases right in all 3 epochs with 1 call; ``flaky`` (4) wrong in epoch 2, which takes a second call."""
     root = tmp_path / "suite"
     root.mkdir()
     (root / "sysmod.py").write_text(SCRIPTED, encoding="utf-8")
     cases = [{"id": f"ok{i:02d}", "input": {"plan": [True] * 3, "calls": [1, 1, 1]}, "expected": {"answer": "yes"}}
              for i in range(20)]
     cases += [{"id": f"flaky{i}", "input": {"plan": [True, False, True], "calls": [1, 2, 1]},
-               "expected": {"answer": "yes"}} for i in range(4)]
+               "expected": {"answer": "yes"}} for i in range(flaky)]
     (root / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
     (root / "oloproof.yaml").write_text(yaml.safe_dump({
         "name": "flaky", "system": "sysmod:Scripted", "epochs": 3, "evaluators": [{"type": "answer_matches"}],

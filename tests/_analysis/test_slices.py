@@ -309,6 +309,15 @@ def test_a_reduced_slice_names_the_cases_no_bin_can_hold(tmp_path: Path) -> None
         op.slice_table(run, "tool_calls:2", release={"criteria": {"answer_matches": 0.5}})
 
 
+def test_a_single_case_no_bin_can_hold_is_named_too(tmp_path: Path) -> None:
+    """The boundary of the warning: one such case (not only several) is left out of every bin and said."""
+    from oloproof_nb import SliceWarning
+
+    with pytest.warns(SliceWarning, match=r"slice tool_calls:2: 1 case\(s\) of answer_matches are in no pass\^3 bin"):
+        table = op.slice_table(flaky_run(tmp_path, flaky=1), "tool_calls:2").set_index("bin")
+    assert table.loc["<2", "support"] == 20 and table.loc["≥2", "support"] == 0
+
+
 def test_a_reduced_case_is_never_reduced_over_part_of_its_epochs(tmp_path: Path) -> None:
     """Review finding: under pass^2 a flaky case's 2 passing epochs (1 call) sit in ``<2`` and its failing one
     (2 calls) in ``≥2``. Each bin reduced the epochs it held, so ``<2`` counted the 4 flaky cases as sure
