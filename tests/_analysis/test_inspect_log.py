@@ -57,6 +57,7 @@ def test_cases_one_row_per_sample_and_epoch(run: op.Run) -> None:
     assert len(cases) == 8 and run.n_cases == 8
     assert sorted(set(cases["case_id"])) == ["3", "s1", "s2", "s4"]  # the int id 3 as text
     assert cases["epoch"].dtype == "int64" and sorted(cases["epoch"]) == [1, 1, 1, 1, 2, 2, 2, 2]
+    assert run.manifest.epochs == run.epochs == 2  # compare refuses runs of different epochs by this count
     status = _by_case(cases, "status")
     assert status[("s4", 1)] == status[("s4", 2)] == "error"
     assert [status[(c, e)] for c in ("s1", "s2", "3") for e in (1, 2)] == ["completed"] * 6
