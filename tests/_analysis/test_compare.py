@@ -871,3 +871,34 @@ def test_a_candidate_whose_release_yaml_loosens_the_rule_gets_no_no_regression(
     (root / "release.yaml").write_text("criteria: {answer_matches: 0.5}\n", encoding="utf-8")
     same_rule = _run(root, tmp_path / "same", version="c")
     assert op.compare(base, same_rule).reason == ""  # thresholds differ, the rule does not: no release_changed
+
+
+def test_a_candidate_row_missing_where_the_base_judged_nothing_holds_back_no_regression(
+        make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    """Only the candidate reaches the refund on 4 cases, and their replays cannot be judged (the control replay
+    does not reproduce the recording: missing). A missing row is not a pass: NO_REGRESSION is held back as for a
+    failing one (unpaired_failures), not only when the row failed."""
+    import itertools
+
+    ticks = itertools.count()
+    new = {f"c{i:02d}" for i in range(20, 24)}
+
+    class Drifting(Refunder):
+        def refund(self, order: str) -> dict[str, Any]:  # the 4 new refunds never come out the same twice
+            self.state[order] = f"refunded-{next(ticks)}" if order in new else "refunded"
+            return {"ok": True}
+
+    evaluators = [{"type": "answer_matches"}, {"type": "fault_recovery", "tool": "refund", "fault": "error"}]
+    release = {"criteria": {"answer_matches": 0.5}, "regression": {"margin": 0.3}}
+    root = make_suite(_cases(24), evaluators=evaluators, release=release)
+    some = {f"c{i:02d}" for i in range(20)}
+    base = op.run(op.load_suite(root), system=lambda: Refunder(some, "base"), out=tmp_path / "base", progress=False)
+    cand = op.run(op.load_suite(root), system=lambda: Drifting(some | new, "cand"), out=tmp_path / "cand",
+                  progress=False)
+    replays = cand.replays[cand.replays["criterion"] == "recovers_from_error_at_refund"].set_index("case_id")
+    assert set(replays.loc[sorted(new), "verdict"]) == {"missing"}  # the candidate's 4 new rows, none judged
+    assert set(replays.loc[sorted(some), "verdict"]) == {"fail"}  # the 20 paired rows fail on both sides
+    row = op.compare(base, cand).table.set_index("criterion").loc["recovers_from_error_at_refund"]
+    assert (row["n"], row["one_sided"], row["difference"]) == (20, 4, 0.0)
+    assert row["verdict"] == "INSUFFICIENT_EVIDENCE"
+    assert row["reason"].startswith("unpaired_failures: 4 row(s) of the candidate do not pass")
