@@ -116,7 +116,8 @@ def _parser() -> argparse.ArgumentParser:
                                           "folder (its latest run)")
     compare.add_argument("candidate_run", help="the candidate run directory (the new version), or a suite folder "
                                                "(its latest run)")
-    compare.add_argument("--release", help="a release.yaml to apply (default: the candidate run's)")
+    compare.add_argument("--release", help="a release.yaml to apply (default: the candidate run's; if it differs from "
+                                              "the base run's in the regression rule, no NO_REGRESSION)")
 
     receipt = sub.add_parser(
         "receipt", help="verify one outcome now; exit 0 verified, 2 otherwise",
