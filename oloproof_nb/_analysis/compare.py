@@ -43,7 +43,9 @@ fails shows no regression otherwise.
 The overall verdict is ``REGRESSION`` when any listed criterion regressed, else ``INSUFFICIENT_EVIDENCE``
 when any could not be decided (or none was listed), or when a case run of the base run is not paired (the
 candidate did not run it, or ran it changed: ``cases_not_in_both_runs``; new cases of the candidate do not
-count), else ``NO_REGRESSION``.
+count), or when no rule was given and the candidate's release.yaml (the default) differs from the base run's in
+a setting that decides a comparison (``release_changed``: a candidate's suite could loosen the rule it is
+judged by), else ``NO_REGRESSION``.
 """
 
 from __future__ import annotations
