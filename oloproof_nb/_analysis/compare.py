@@ -84,9 +84,11 @@ NOT_IN_BOTH = "not_in_both_runs"
 CASES_NOT_IN_BOTH = "cases_not_in_both_runs"
 #: The overall reason when the candidate's own release.yaml (the default rule) decides differently from the base's.
 RELEASE_CHANGED = "release_changed"
-#: The settings of release.yaml that decide a comparison (a criterion's gate threshold does not).
-_RULE_KEYS = ("regression", "confidence", "min_clusters", "allow_approximate_methods", "method",
-              "unclustered_method", "bootstrap", "reductions")
+#: The settings of release.yaml that decide a comparison (a criterion's gate threshold does not; nor does
+#: ``unclustered_method``: the paired interval is always the clustered one). ``method`` and ``bootstrap`` decide
+#: only once the paired bootstrap is validated at some number of clusters (:data:`BOOTSTRAP_MIN_CLUSTERS`).
+_RULE_KEYS = ("regression", "confidence", "min_clusters", "allow_approximate_methods", "reductions") + (
+    ("method", "bootstrap") if math.isfinite(BOOTSTRAP_MIN_CLUSTERS) else ())
 #: The reason of a criterion whose candidate failed rows the base run never judged (not in the paired difference).
 NEW_FAILURES = "unpaired_failures"
 LOST_PASSES = "unpaired_passes"
@@ -391,6 +393,9 @@ def _rule_changes(base: Run, candidate: Run) -> list[str]:
     (``regression.margin 0.02 → 0.4``); a run without one has the defaults."""
     def flat(run: Run) -> dict[str, Any]:
         data = (run.release if run.release is not None else ReleaseConfig()).model_dump()
+        criteria = data["regression"]["criteria"]
+        data["regression"]["criteria"] = None if criteria is None else sorted(set(criteria))  # a set, not a list
+        data["reductions"] = {k: v for k, v in data["reductions"].items() if v != "mean"}  # mean: the default
         out: dict[str, Any] = {}
         for key in _RULE_KEYS:
             value = data[key]

@@ -871,6 +871,25 @@ def test_a_candidate_whose_release_yaml_loosens_the_rule_gets_no_no_regression(
     (root / "release.yaml").write_text("criteria: {answer_matches: 0.5}\n", encoding="utf-8")
     same_rule = _run(root, tmp_path / "same", version="c")
     assert op.compare(base, same_rule).reason == ""  # thresholds differ, the rule does not: no release_changed
+    # settings that do not decide a comparison: the unclustered method (the paired interval is always the
+    # clustered one), the bootstrap (never used by compare so far), a reduce written as the default mean
+    (root / "release.yaml").write_text("criteria: {answer_matches: {threshold: 0.8, reduce: mean}}\n"
+                                       "unclustered_method: wilson\nmethod: cluster_bootstrap\n"
+                                       "bootstrap: {resamples: 500, seed: 3}\n", encoding="utf-8")
+    assert op.compare(base, _run(root, tmp_path / "inert", version="d")).reason == ""
+
+
+def test_the_order_of_regression_criteria_is_no_change_of_rule(make_suite: Callable[..., Path],
+                                                              tmp_path: Path) -> None:
+    evaluators = [{"type": "answer_matches"}, {"type": "answer_matches", "criterion": "again"}]
+    root = make_suite(_cases(30), evaluators=evaluators,
+                      release={"regression": {"criteria": ["answer_matches", "again"]}})
+    base = _run(root, tmp_path / "base")
+    (root / "release.yaml").write_text("regression: {criteria: [again, answer_matches]}\n", encoding="utf-8")
+    assert op.compare(base, _run(root, tmp_path / "cand", version="b")).reason == ""
+    (root / "release.yaml").write_text("regression: {criteria: [again]}\n", encoding="utf-8")
+    fewer = op.compare(base, _run(root, tmp_path / "fewer", version="c"))
+    assert fewer.reason.startswith("release_changed: ") and "regression.criteria" in fewer.reason
 
 
 def test_a_candidate_row_missing_where_the_base_judged_nothing_holds_back_no_regression(
