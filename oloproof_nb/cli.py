@@ -643,7 +643,8 @@ class _Stopped(KeyboardInterrupt):
 
 class _StopOnSignals:
     """While inside, SIGTERM and SIGHUP raise :class:`_Stopped` (so a running validator's process group is
-    killed on the way out, as on Ctrl-C); the handlers before are put back after. Only in the main thread."""
+    killed on the way out, as on Ctrl-C); the handlers before are put back after. Only in the main thread. A
+    signal the process was started ignoring (``nohup``, ``trap '' HUP``) stays ignored: that was asked for."""
 
     def __enter__(self) -> None:
         self._before: dict[signal.Signals, Any] = {}
@@ -655,7 +656,7 @@ class _StopOnSignals:
 
         for name in ("SIGTERM", "SIGHUP"):
             sig = getattr(signal, name, None)
-            if sig is not None:
+            if sig is not None and signal.getsignal(sig) is not signal.SIG_IGN:
                 self._before[sig] = signal.signal(sig, stop)
 
     def __exit__(self, *exc: object) -> None:

@@ -380,6 +380,36 @@ def test_a_ctrl_c_from_the_user_stops_the_run_and_says_how_to_resume(tmp_path: P
 
 
 @pytest.mark.slow
+def test_a_run_under_nohup_goes_on_when_the_terminal_closes(tmp_path: Path) -> None:
+    """Fresh-eyes review: with SIGHUP stopping every command, `nohup oloproof run` stopped when its terminal
+    closed (exit 2). A signal the process was started ignoring stays ignored: the run finishes, with its gate."""
+    import signal
+    import subprocess
+
+    from _reliability_systems import cli_command
+
+    root = write_suite(tmp_path / "suite", [make_case(f"c{i}") for i in range(12)])
+    out = tmp_path / "run"
+
+    def as_nohup() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+
+    proc = subprocess.Popen(cli_command("run", str(root), "--out", str(out), "--quiet"),
+                            env=cli_env(RELSYS_SLEEP="0.1"), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True, preexec_fn=as_nohup)
+    deadline = time.monotonic() + 60
+    while not ((out / "cases.jsonl").exists() and (out / "cases.jsonl").read_bytes().count(b"\n") >= 2):
+        assert time.monotonic() < deadline and proc.poll() is None
+        time.sleep(0.02)
+    os.killpg(proc.pid, signal.SIGHUP)  # the terminal closed
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode in (0, 1), stderr  # the gate's answer, not an interruption
+    assert "interrupted" not in stderr and stdout.splitlines()[-1].startswith("gate: ")
+    assert op.load_run(out).finished and len(op.load_run(out).records) == 12
+
+
+@pytest.mark.slow
 def test_a_helper_process_the_system_leaves_does_not_delay_the_exit(tmp_path: Path) -> None:
     """Review finding: the command waited for the run's process to exit on its sentinel pipe, which a helper the
     system forked (and left running) holds open: 5 s more on every such run. It waits for the exit itself."""
