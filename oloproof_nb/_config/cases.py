@@ -57,9 +57,9 @@ def iter_cases(path: str | Path) -> Iterator[tuple[int, Case]]:
     line for a line that is not UTF-8, not JSON, not an object, nested deeper
     than :data:`~oloproof_nb.paths.MAX_DEPTH` levels, holds an escaped lone
     surrogate, lacks ``id``/``input``, has an unknown key or repeats an id — also one
-    that reads the same once invisible characters (format and control characters,
-    such as a zero-width space) are dropped and compatibility forms are folded (NFKC):
-    each copy would count as a case of its own, and in a table it looks like the first.
+    that reads as an earlier id (:func:`id_look`: the same once invisible characters
+    are dropped and accents composed): each copy would count as a case of its own,
+    and in a table it looks like the first.
     ``NaN`` and ``Infinity`` tokens are accepted (Python's JSON reads and the
     run store writes them). Memory is bounded by the largest case, not the file.
     The file must be a regular file (a directory, a named pipe or a device is refused
@@ -67,7 +67,7 @@ def iter_cases(path: str | Path) -> Iterator[tuple[int, Case]]:
     """
     path = Path(path)
     seen: set[str] = set()
-    looks: dict[str, int] = {}  # an id as it reads (id_look) -> its line; only ids that read otherwise than written
+    looks: dict[str, tuple[int, str]] = {}  # id_look(id) -> (line, id), for ids that read otherwise than written
     try:
         handle, _ = open_regular(path)
     except UnreadableFile as exc:
@@ -120,30 +120,40 @@ def iter_cases(path: str | Path) -> Iterator[tuple[int, Case]]:
                 raise CaseFileError(path, lineno, f"duplicate case id {quote(case.id)}")
             look = id_look(case.id)
             if look in seen or look in looks:
-                where = f"at line {looks[look]}" if look in looks else "of an earlier line"
-                raise CaseFileError(path, lineno, f"case id {quote(case.id)} reads as {quote(look)}, as the case id "
-                                    f"{where} does, once invisible characters are dropped and look-alike forms "
-                                    "folded (NFKC); give each case an id of its own")
+                earlier = f"{quote(looks[look][1])} at line {looks[look][0]}" if look in looks else quote(look)
+                raise CaseFileError(path, lineno, f"case id {quote(case.id)} reads as the case id {earlier}: they "
+                                    f"differ only in {ID_LOOK_HELP}; give each case an id of its own")
             seen.add(case.id)
             if look != case.id:
-                looks[look] = lineno
+                looks[look] = (lineno, case.id)
             yield lineno, case
 
 
-def id_look(case_id: str) -> str:
-    """How a case id reads: NFKC-folded, without format (Cf) or control (Cc) characters.
+#: Characters that show nothing where they stand: zero-width space and word joiners, direction marks and
+#: embeddings, the soft hyphen, the byte-order mark. Joiners that change what a reader sees (U+200C, U+200D
+#: in Persian words or emoji), variation selectors and tag characters (flags) are not among them.
+_INVISIBLE = frozenset([0x00AD, 0x034F, 0x180E, 0x200B, 0x200E, 0x200F, *range(0x202A, 0x202F),
+                        *range(0x2060, 0x2065), *range(0x2066, 0x206A), 0xFEFF])
+ID_LOOK_HELP = ("invisible characters (a zero-width space, a direction mark, a soft hyphen) or in how an accent is "
+                "encoded")
 
-    ``"c00\u200b"`` (a zero-width space after it) and ``"ｃ００"`` (full-width letters) read as ``"c00"``.
+
+def id_look(case_id: str) -> str:
+    """How a case id reads: without invisible or control characters, then composed (NFC).
+
+    ``"c00\u200b"`` (a zero-width space after it) reads as ``"c00"``, and ``"cafe\u0301"`` (an ``e`` and a
+    combining accent) as ``"café"``; ``"ｃ００"`` (full-width) and ``"x²"`` read as themselves: a reader sees
+    them differ.
 
     Examples
     --------
-    >>> id_look("c00\u200b"), id_look("ｃ００"), id_look("ord-7~injected")
-    ('c00', 'c00', 'ord-7~injected')
+    >>> id_look("c00\u200b"), id_look("cafe\u0301") == "café", id_look("ｃ００"), id_look("ord-7~injected")
+    ('c00', True, 'ｃ００', 'ord-7~injected')
     """
     if case_id.isascii() and case_id.isprintable():
         return case_id
-    folded = unicodedata.normalize("NFKC", case_id)
-    return "".join(ch for ch in folded if unicodedata.category(ch) not in ("Cf", "Cc"))
+    kept = "".join(ch for ch in case_id if ord(ch) not in _INVISIBLE and unicodedata.category(ch) != "Cc")
+    return unicodedata.normalize("NFC", kept)
 
 
 def load_cases(path: str | Path) -> list[Case]:

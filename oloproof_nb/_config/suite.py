@@ -27,7 +27,7 @@ from .._core.paths import (
 from .._core.slicespec import parse_slice_spec
 from .._core.trajectory import ToolErrorRule
 from ..errors import CaseFileError, ConfigError, SliceSpecError, VacuousCheckWarning, quote, terminal_text
-from .cases import iter_cases
+from .cases import id_look, iter_cases
 from .files import config_error, read_yaml
 from .imports import (
     CODE_KEY,
@@ -497,11 +497,13 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
     source_ids, n_sources, kept = _validate_cases(cases_file, config, suite_file, scan,
                                                   keep=stat_before[0] <= KEEP_CASES_BYTES)
     derived_ids = {t.name: _DerivedIds(source_ids, t.name) for t in config.metamorphic.transforms}
+    looks = {look: sid for sid in source_ids if (look := id_look(sid)) != sid} if derived_ids else {}
     for i, transform in enumerate(config.metamorphic.transforms):
-        clash = sorted(did for did in derived_ids[transform.name] if did in source_ids)
+        clash = sorted(did for did in derived_ids[transform.name] if did in source_ids or did in looks)
         if clash:
+            shown = quote(clash[0]) if clash[0] in source_ids else f"{quote(clash[0])} (as {quote(looks[clash[0]])})"
             raise ConfigError(suite_file, f"metamorphic.transforms[{i}].name",
-                              f"the derived case id {quote(clash[0])} is already a case id in {config.cases}")
+                              f"the derived case id {shown} is already a case id in {config.cases}")
     digests = {SUITE_FILE: file_digest(suite_file), config.cases: file_digest(cases_file)}
     if release_cfg is not None:
         digests[RELEASE_FILE] = file_digest(release_file)

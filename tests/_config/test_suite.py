@@ -784,3 +784,15 @@ def test_a_flag_is_no_number_of_seconds_and_a_word_is_no_flag() -> None:
         with pytest.raises(ValueError, match="allow_approximate_methods"):
             ReleaseConfig.model_validate({"allow_approximate_methods": word})
     assert ReleaseConfig.model_validate({"allow_approximate_methods": True}).allow_approximate_methods
+
+
+@pytest.mark.parametrize("source_id", ["c1~t", "c1~t\u200b"])
+def test_a_source_id_that_reads_as_a_derived_one_is_refused(make_suite, source_id: str) -> None:
+    """A case written as the copy's id (or as it, with a zero-width space) stood beside the derived copy."""
+    cases = [*CASES, {"id": source_id, "input": {"answer": "ok"}, "expected": {"answer": "ok"}}]
+    root = make_suite(cases, evaluators=[{"type": "answer_matches"}],
+                      metamorphic={"transforms": [{"name": "t", "field": "answer", "template": "{value}!",
+                                                   "validity_labels": "labels/t.jsonl", "minimum_validity": 0.5}]})
+    err = _error(root)
+    assert err.key == "metamorphic.transforms[0].name" and "the derived case id 'c1~t'" in str(err)
+    assert ("(as " in str(err)) == (source_id != "c1~t")
