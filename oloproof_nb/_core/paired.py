@@ -111,7 +111,9 @@ def paired_difference_from_sums(
     x⁻_c = max(−e_c, 0) and a net gain x⁺_c = max(e_c, 0), both in [0, m_c], so d̂ = p̂⁺ − p̂⁻ with p̂± = Σx±/N.
     Each direction's rate gets the gate's `cluster_t` bounds (CR2 logit-t, Bell–McCaffrey ν of the sizes,
     monotone by construction): ℓ(x) the smallest CR2 logit-t bound over every data set with more hits, capped
-    at the all-hit bound (α/2)^(1/n_min) (``cr2.monotone_low``; ℓ(0) = 0), and υ(x) = 1 − ℓ(m − x), so a
+    at the Clopper–Pearson bound of the best-but-lowest data set whose clusters all hit at one rate — the
+    all-hit bound (α/2)^(1/n_min) when a cluster hits on every row (``cr2.monotone_low``,
+    ``cr2.equal_rate_low``; ℓ(0) = 0) — and υ(x) = 1 − ℓ(m − x), so a
     direction's upper end is never below u₀ = 1 − (α/2)^(1/n_min), the Clopper–Pearson bound of 0 discordant
     rows in n_min = (Σm)²/Σm². Newcombe's square-and-add (the MOVER of Zou & Donner 2008) combines them, as if
     uncorrelated:

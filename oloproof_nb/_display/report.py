@@ -91,10 +91,10 @@ def _gate_section(run: Run, release: ReleaseLike | None, baseline: Baseline | Ru
     sizes = (f"{g.n_source_clusters} source clusters" if g.clustered
              else f"{g.n_source_clusters} independent cases")
     sec.text.append(f"Verdict **{g.verdict}** ({'clustered' if g.clustered else 'unclustered'} run, "
-                    f"{sizes}, {fmt_level(g.release.confidence)} intervals): {why}. A criterion "
+                    f"{sizes}, {fmt_level(g.release.confidence)} intervals): {why}"
+                    + (", whatever the table says" if g.reason else "") + ". A criterion "
                     "passes when its interval's lower end is at or above the threshold and fails when its upper "
-                    "end is below; otherwise the evidence is insufficient."
-                    + (f" It is BLOCK whatever the table says: {g.reason}." if g.reason else ""))
+                    "end is below; otherwise the evidence is insufficient.")
     sec.text.append(Plain(f"Release settings: {_release_source(release)}; min_clusters {g.release.min_clusters}, "
                           "approximate methods "
                           f"{'allowed' if g.release.allow_approximate_methods else 'not allowed'}."))

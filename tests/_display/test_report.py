@@ -480,3 +480,11 @@ def test_the_replay_table_counts_the_failed_replays_by_reason(example_run: op.Ru
     section = text.split("## Fault replays", 1)[1].split("\n## ", 1)[0]
     row = next(line for line in section.splitlines() if line.startswith("| recovers_from_error_at_issue_refund"))
     assert row.rstrip(" |").endswith("false_success 24; not_recovered_not_escalated 14")
+
+
+def test_a_reason_that_blocks_whatever_the_table_says_is_said_once(example_run: op.Run, tmp_path: Path) -> None:
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("", encoding="utf-8")
+    text = write_report(example_run, tmp_path / "r.md", release=empty).read_text(encoding="utf-8")
+    assert text.count("no_criteria: nothing was gated") == 1
+    assert "): no_criteria: nothing was gated, whatever the table says. A criterion" in text
