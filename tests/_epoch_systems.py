@@ -27,19 +27,29 @@ class Scripted:
 '''
 
 
-def flaky_run(tmp_path: Path, flaky: int = 4) -> op.Run:
-    """20 cases right in all 3 epochs with 1 call; ``flaky`` (4) wrong in epoch 2, which takes a second call."""
+def scripted_run(tmp_path: Path, name: str, steady: int, wrong: int, wrong_calls: list[int],
+                 release: dict[str, object] | None = None, **config: object) -> op.Run:
+    """A run of 3 epochs of :data:`SCRIPTED`: ``steady`` cases right in every epoch with 1 call, ``wrong`` cases
+    wrong in epoch 2, whose epochs make ``wrong_calls`` calls; ``config`` goes to oloproof.yaml, ``release`` to
+    release.yaml."""
     root = tmp_path / "suite"
     root.mkdir()
     (root / "sysmod.py").write_text(SCRIPTED, encoding="utf-8")
     cases = [{"id": f"ok{i:02d}", "input": {"plan": [True] * 3, "calls": [1, 1, 1]}, "expected": {"answer": "yes"}}
-             for i in range(20)]
-    cases += [{"id": f"flaky{i}", "input": {"plan": [True, False, True], "calls": [1, 2, 1]},
-               "expected": {"answer": "yes"}} for i in range(flaky)]
+             for i in range(steady)]
+    cases += [{"id": f"{name}{i}", "input": {"plan": [True, False, True], "calls": wrong_calls},
+               "expected": {"answer": "yes"}} for i in range(wrong)]
     (root / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
     (root / "oloproof.yaml").write_text(yaml.safe_dump({
-        "name": "flaky", "system": "sysmod:Scripted", "epochs": 3, "evaluators": [{"type": "answer_matches"}],
-        "slices": ["tool_calls:2"]}), encoding="utf-8")
-    (root / "release.yaml").write_text(yaml.safe_dump(
-        {"criteria": {"answer_matches": {"threshold": 0.5, "reduce": "pass^3"}}}), encoding="utf-8")
+        "name": name, "system": "sysmod:Scripted", "epochs": 3, "evaluators": [{"type": "answer_matches"}],
+        **config}), encoding="utf-8")
+    if release is not None:
+        (root / "release.yaml").write_text(yaml.safe_dump(release), encoding="utf-8")
     return op.run(op.load_suite(root), out=tmp_path / "run", progress=False)
+
+
+def flaky_run(tmp_path: Path, flaky: int = 4) -> op.Run:
+    """20 cases right in all 3 epochs with 1 call; ``flaky`` (4) wrong in epoch 2, which takes a second call;
+    release.yaml reduces answer_matches with pass^3."""
+    return scripted_run(tmp_path, "flaky", 20, flaky, [1, 2, 1], slices=["tool_calls:2"],
+                        release={"criteria": {"answer_matches": {"threshold": 0.5, "reduce": "pass^3"}}})

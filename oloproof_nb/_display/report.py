@@ -24,6 +24,7 @@ from markupsafe import Markup, escape
 
 from .._analysis.baseline import Baseline
 from .._analysis.gate import ReleaseLike
+from .._analysis.receipts import outcome_summary
 from .._analysis.run import Run
 from .._analysis.slices import slice_table
 from .._analysis.validity import validity
@@ -79,6 +80,12 @@ def _png(ax: Axes) -> bytes:
     return buf.getvalue()
 
 
+def _intervals(table: pd.DataFrame) -> list[str]:
+    """``[low, high]`` per row of a table with ``ci_low`` and ``ci_high``, rounded outward; ``""`` without one."""
+    return [fmt_interval(lo, hi) if fmt_number(lo) else ""
+            for lo, hi in zip(table["ci_low"], table["ci_high"], strict=True)]
+
+
 def _reduced_name(criterion: str, reduce: str) -> str:
     """``answer_matches (pass^3)`` for a criterion reduced over epochs, the name alone for ``mean``."""
     return criterion if reduce == "mean" else f"{criterion} ({reduce})"
@@ -106,8 +113,7 @@ def _gate_section(run: Run, release: ReleaseLike | None, baseline: Baseline | Ru
     if (g.table["reduce"] != "mean").any():
         sec.text.append("A criterion marked (pass^k) or (pass@k) is reduced over each case's epochs: its n counts "
                         "cases, passed the cases whose value is 1, and rate is the mean of the cases' values.")
-    shown[f"{fmt_level(g.release.confidence)} CI"] = [fmt_interval(lo, hi) if fmt_number(lo) else ""
-                                               for lo, hi in zip(g.table["ci_low"], g.table["ci_high"], strict=True)]
+    shown[f"{fmt_level(g.release.confidence)} CI"] = _intervals(g.table)
     shown = pd.concat([shown, g.table[["method", "threshold", "verdict", "reason", "failing_clusters"]]], axis=1)
     if "noop_rate" in g.table.columns:
         shown = pd.concat([shown, g.table[["noop_rate", "passes_when_idle"]]], axis=1)
@@ -144,8 +150,7 @@ def _validity_section(run: Run) -> Section | None:
                     "Wilson interval shows how far the share could be from the labels' own.")
     shown = table.drop(columns=["ci_low", "ci_high"])
     shown.insert(shown.columns.get_loc("rate") + 1, f"{fmt_level(table.attrs.get('confidence', 0.95))} CI",
-                 [fmt_interval(lo, hi) if fmt_number(lo) else ""
-                  for lo, hi in zip(table["ci_low"], table["ci_high"], strict=True)])  # rounded outward
+                 _intervals(table))
     sec.tables.append(("validity", shown, table))
     sec.figures.append(("validity", _png(plots.validity(table))))
     return sec
@@ -183,8 +188,6 @@ def _receipts_section(run: Run) -> Section | None:
     rec = run.receipts
     if rec.empty:
         return None
-    from .._analysis.receipts import outcome_summary
-
     sec = Section("receipts", "Outcome receipts")
     sec.text.append("Each promised outcome was looked up after its case: `verified` when the artifact exists, is "
                     "fresh and passes the contract's digest or validator; `waiting` is neither a failure nor a "

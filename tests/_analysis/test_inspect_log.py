@@ -836,3 +836,67 @@ def test_a_log_gated_without_thresholds_says_to_give_them(logs: dict[str, Path],
     lines = capsys.readouterr().out.splitlines()
     assert lines[-2:] == ["no criterion to gate: give the thresholds with --release RELEASE_YAML",
                           "gate: BLOCK — exit 1: no_criteria: nothing was gated"]
+
+
+# -- edges found by mutation testing (round 3) ---------------------------------------------------------------
+
+
+def _beside_its_log(logs: dict[str, Path], tmp_path: Path, prefix: str, *, model: str | None = None,
+                    status: str | None = None) -> Path:
+    """A folder holding the JSON log as ``log.json`` and, as ``other.json``, a copy of it whose sample ids start
+    with ``prefix`` (other samples), of another ``model`` or ``status`` when given."""
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    shutil.copy2(logs["json"], folder / "log.json")
+    data = json.loads(logs["json"].read_text(encoding="utf-8"))
+    if model is not None:
+        data["eval"]["model"] = model
+    if status is not None:
+        data["status"] = status
+    for sample in data.get("samples") or []:
+        sample["id"] = f"{prefix}-{sample['id']}"
+    dataset = data["eval"].get("dataset") or {}
+    if dataset.get("sample_ids"):
+        dataset["sample_ids"] = [f"{prefix}-{sid}" for sid in dataset["sample_ids"]]
+    (folder / "other.json").write_text(json.dumps(data), encoding="utf-8")
+    return folder
+
+
+def test_one_log_twice_in_a_folder_is_refused_not_doubled(logs: dict[str, Path], tmp_path: Path) -> None:
+    """The same log copied twice into a folder (a CI artifact downloaded twice) would count each sample twice."""
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    shutil.copy2(logs["eval"], folder / "a.eval")
+    shutil.copy2(logs["eval"], folder / "b.eval")
+    with pytest.raises(op.OloproofError, match=r"sample '.+' epoch 1 is also in .*a\.eval"):
+        op.from_inspect(folder)
+
+
+def test_logs_of_two_models_are_refused(logs: dict[str, Path], tmp_path: Path) -> None:
+    """A folder holding one model's log and another model's (other sample ids) is two systems, not one run."""
+    folder = _beside_its_log(logs, tmp_path, "other", model="mockllm/other")
+    with pytest.raises(op.OloproofError, match=r"logs of different models"):
+        op.from_inspect(folder)
+
+
+def test_a_folder_with_one_unfinished_log_is_an_unfinished_run(logs: dict[str, Path], tmp_path: Path) -> None:
+    """One finished log and one still running (status "started", other samples): the run did not finish, so its
+    manifest has no finished_at (the gate then gives no release decision)."""
+    folder = _beside_its_log(logs, tmp_path, "more", status="started")
+    run = op.from_inspect(folder)
+    assert run.manifest.finished_at is None
+    assert op.from_inspect(folder / "log.json").manifest.finished_at is not None
+
+
+def test_a_sample_whose_sandbox_changed_is_another_case() -> None:
+    """The sandbox a sample starts in is part of its initial state, as setup and files are: another sandbox
+    configuration is another case (the existing test changes setup and files only)."""
+    from inspect_ai.dataset import Sample
+
+    from oloproof_nb._analysis.inspect_log import sample_digest
+
+    a = Sample(input="refund o1", target="refunded", id="s1", sandbox=("docker", "compose-a.yaml"))
+    b = Sample(input="refund o1", target="refunded", id="s1", sandbox=("docker", "compose-b.yaml"))
+    plain = Sample(input="refund o1", target="refunded", id="s1")
+    assert sample_digest(a) != sample_digest(b)
+    assert sample_digest(a) != sample_digest(plain)

@@ -3,30 +3,17 @@ support, bounds, few_clusters."""
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
-import yaml
-from _epoch_systems import SCRIPTED
+from _epoch_systems import scripted_run
 
 import oloproof_nb as op
 
 
 def _run(tmp_path: Path) -> op.Run:
     """3 cases right in all 3 epochs, 2 wrong in epoch 2; every epoch makes 1 tool call (all in bin <2)."""
-    root = tmp_path / "suite"
-    root.mkdir()
-    (root / "sysmod.py").write_text(SCRIPTED, encoding="utf-8")
-    cases = [{"id": f"ok{i}", "input": {"plan": [True] * 3, "calls": [1, 1, 1]}, "expected": {"answer": "yes"}}
-             for i in range(3)]
-    cases += [{"id": f"bad{i}", "input": {"plan": [True, False, True], "calls": [1, 1, 1]},
-               "expected": {"answer": "yes"}} for i in range(2)]
-    (root / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
-    (root / "oloproof.yaml").write_text(yaml.safe_dump({
-        "name": "mixed", "system": "sysmod:Scripted", "epochs": 3, "evaluators": [{"type": "answer_matches"}]}),
-        encoding="utf-8")
-    return op.run(op.load_suite(root), out=tmp_path / "run", progress=False)
+    return scripted_run(tmp_path, "bad", 3, 2, [1, 1, 1])
 
 
 RELEASE = {"min_clusters": 5, "criteria": {"answer_matches": {"threshold": 0.5, "reduce": "pass^3"}}}
