@@ -26,7 +26,6 @@ import shlex
 import signal
 import sys
 import tempfile
-import textwrap
 import threading
 import time
 import traceback
@@ -463,10 +462,10 @@ def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, 
     from ._analysis.gate import NO_CRITERIA
     from ._config.suite import RELEASE_FILE
     from ._display.notebook import gate
-    from ._display.terminal import exit_line, gate_table_text
+    from ._display.terminal import exit_line, gate_table_text, terminal_width
 
     g = gate(result, release=release, baseline=baseline)
-    print(gate_table_text(g, wide=wide))
+    print(gate_table_text(g, wide=wide, width=terminal_width()))
     for finding in g.findings:  # read from the run: `oloproof gate RUN_DIR` knows them without the suite
         warnings.warn(VacuousCheckWarning(finding), stacklevel=1)
     if g.reason == NO_CRITERIA:  # an empty or truncated release.yaml: say which file holds no criterion
@@ -510,17 +509,16 @@ def _whole(run: Run, given: str) -> Run:
     raise OloproofError(text)
 
 
-#: Width the ``oloproof compare`` table fits in: optional columns are dropped, in this order, until it does.
-_WIDTH = 100
 _COMPARE_HEADS = {"criterion": "criterion", "base_rate": "base", "candidate_rate": "cand", "difference": "diff",
                   "ci_low": "ci_low", "ci_high": "ci_high", "n": "n", "pass_to_fail": "p->f",
                   "fail_to_pass": "f->p", "missing": "miss", "verdict": "verdict"}
+#: Columns of the ``oloproof compare`` table dropped, in this order, until it fits the width.
 _OPTIONAL = ("missing", "base_rate", "candidate_rate", "n")
 
 
-def _compare_table(table: Any) -> str:
+def _compare_table(table: Any, width: int = 100) -> str:
     from ._display.markdown import text_table
-    from ._display.terminal import fit
+    from ._display.terminal import cut_names
     from ._display.theme import fmt_cell
 
     columns = list(_COMPARE_HEADS)
@@ -530,17 +528,13 @@ def _compare_table(table: Any) -> str:
         rows = [[fmt_cell(c, v) for c, v in zip(columns, row, strict=True)]
                 for row in table[columns].itertuples(index=False, name=None)]
         text = text_table(rows, [_COMPARE_HEADS[c] for c in columns], tablefmt="narrow")
-        excess = max(len(line) for line in text.splitlines()) - _WIDTH
+        excess = max(len(line) for line in text.splitlines()) - width
         if excess <= 0:
             break
     if excess > 0:  # still too wide: cut the criterion names with …, each cut name given whole under the table
         room = max(max((len(row[0]) for row in rows), default=0) - excess, 16)
-        whole = [row[0] for row in rows if len(row[0]) > room]
-        rows = [[fit(row[0], room), *row[1:]] for row in rows]
-        text = text_table(rows, [_COMPARE_HEADS[c] for c in columns], tablefmt="narrow")
-        for name in whole:
-            text += "\n" + "\n".join(textwrap.wrap(f"{fit(name, room)} = {name}", _WIDTH, subsequent_indent="    ",
-                                                   break_long_words=True, break_on_hyphens=False))
+        whole = cut_names(rows, room, width)
+        text = "\n".join([text_table(rows, [_COMPARE_HEADS[c] for c in columns], tablefmt="narrow"), *whole])
     return text
 
 
@@ -550,7 +544,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     from ._analysis.run import Run
     from ._display.compare import compare
     from ._display.notebook import load_run
-    from ._display.terminal import reason_lines
+    from ._display.terminal import reason_lines, terminal_width
     from ._display.theme import fmt_level
 
     # a suite folder stands for its latest run, as for gate and report
@@ -565,8 +559,9 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     print(f"base {base.run_id} -> candidate {candidate.run_id}")
     print(f"{cmp.n_paired} paired cases; diff = candidate - base with its {fmt_level(cmp.release.confidence)} "
           f"interval; margin {cmp.margin:g}")
-    print(_compare_table(cmp.table))
-    for line in reason_lines(cmp.table, _WIDTH, plain=_COMPARE_PLAIN):  # as the gate prints its reasons
+    width = terminal_width()
+    print(_compare_table(cmp.table, width))
+    for line in reason_lines(cmp.table, width, plain=_COMPARE_PLAIN):  # as the gate prints its reasons
         print(line)
     for note in cmp.notes:
         print(f"note: {note}")

@@ -107,6 +107,34 @@ def test_run_exits_0_when_every_criterion_passes(make_suite, tmp_path: Path,
     assert (out / "manifest.json").is_file()
 
 
+@pytest.mark.parametrize("columns", [None, "250"])
+def test_a_long_criterion_name_fits_a_wide_terminal_and_is_given_whole_on_a_narrow_one(
+        make_suite, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        columns: str | None) -> None:
+    """The table was cut to 100 columns even in a 250-column terminal, and a cut name whose reason only restates
+    PASS appeared nowhere whole: now the table takes the terminal's width (``COLUMNS``), and on 100 columns each
+    cut name is given whole under it."""
+    name = "other_order_untouched_after_a_refund_that_the_payment_provider_times_out"  # 72 characters
+    evaluators = [*EVALUATORS[:2], {**EVALUATORS[2], "criterion": name}]
+    release = {"confidence": 0.95, "criteria": {"answer_matches": 0.5, "state_matches": 0.5, name: 0.5}}
+    folder = make_suite(PERFECT_CASES, evaluators=evaluators, release=release)
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)  # pytest's stdout is no terminal: 100 columns
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert main(["run", str(folder), "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    rows = _table_rows("\n".join(lines))
+    if columns is None:
+        assert max(len(line) for line in lines) <= 100
+        cut = next(c for c in rows if c.endswith("…"))
+        assert name.startswith(cut[:-1]) and f"{cut} = {name}" in " ".join(map(str.strip, lines))  # given whole
+    else:
+        assert name in rows and "10" in rows[name]  # the row holds the whole name
+        assert not any(" = " + name in line for line in lines)
+        assert 100 < max(len(line) for line in lines) <= 250
+
+
 def test_run_exits_1_when_a_criterion_fails(make_suite, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     cases = [{**c, "input": {**c["input"], "answer": "oops"}} for c in PERFECT_CASES]  # every answer wrong
     folder = make_suite(cases, evaluators=EVALUATORS, release=RELEASE)

@@ -3,13 +3,14 @@
 The narrow table keeps what a release decision needs (``n``, ``pass``ed,
 ``miss``ing, rate, interval, ``thr``eshold, verdict, and the baseline's ``noop_rate`` and ``passes_when_idle`` as
 ``noop``/``idle`` when given); reasons follow it, wrapped; long criterion names
-are cut with ``…`` so that no line exceeds :data:`WIDTH` characters. The last
-line printed says why the command exits as it does.
+are cut with ``…`` so that no line exceeds the width (:data:`WIDTH` characters, or the terminal's when wider),
+and each cut name is given whole under the table. The last line printed says why the command exits as it does.
 """
 
 from __future__ import annotations
 
 import math
+import shutil
 import textwrap
 from typing import Any
 
@@ -20,7 +21,7 @@ from .._analysis.run import Run
 from .markdown import terminal_text, text_table
 from .theme import fmt_bound, fmt_cell, fmt_level, fmt_number
 
-__all__ = ["WIDTH", "gate_table_text", "exit_line", "fit", "reason_lines", "run_size"]
+__all__ = ["WIDTH", "cut_names", "gate_table_text", "exit_line", "fit", "reason_lines", "run_size", "terminal_width"]
 
 #: Characters per line of the narrow table.
 WIDTH = 100
@@ -32,6 +33,25 @@ _MIN_VERDICT = 12
 def fit(text: str, width: int) -> str:
     """``text`` cut to ``width`` characters, its last one ``…`` when cut."""
     return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
+
+
+def terminal_width() -> int:
+    """The width a command's tables fit: the terminal's columns (``COLUMNS`` when set), never fewer than
+    :data:`WIDTH`, and :data:`WIDTH` when stdout is no terminal (a CI log)."""
+    return max(WIDTH, shutil.get_terminal_size((WIDTH, 24)).columns)
+
+
+def cut_names(rows: list[list[str]], room: int, width: int) -> list[str]:
+    """Cut the first cell of each of ``rows`` (a criterion name) to ``room`` characters with ``…``, in place, and
+    return the lines that give each cut name whole (``cut… = whole``, wrapped to ``width``): two long names
+    that share their start would otherwise read the same, and one with no reason line would appear nowhere."""
+    lines: list[str] = []
+    for row in rows:
+        if len(row[0]) > room:
+            whole, row[0] = row[0], fit(row[0], room)
+            lines += textwrap.wrap(f"{row[0]} = {whole}", width, subsequent_indent="    ", break_long_words=True,
+                                   break_on_hyphens=False)
+    return lines
 
 
 def _interval(low: Any, high: Any) -> str:
@@ -95,15 +115,19 @@ def gate_table_text(g: Gate, *, wide: bool = False, width: int = WIDTH) -> str:
                 for row in g.table[shown].itertuples(index=False, name=None)]
         return text_table(rows, shown)
     headers, rows = _narrow(g.table, g.release.confidence)
+    whole: list[str] = []
     for name, least in (("criterion", _MIN_CRITERION), ("verdict", _MIN_VERDICT)):
         excess = _widest(text_table(rows, headers)) - width
         if excess <= 0:
             break
         i = headers.index(name)
         room = max(max((len(row[i]) for row in rows), default=0) - excess, least)
-        for row in rows:
-            row[i] = fit(row[i], room)
-    return "\n".join([text_table(rows, headers), *reason_lines(g.table, width)])
+        if name == "criterion":  # the first column
+            whole = cut_names(rows, room, width)
+        else:
+            for row in rows:
+                row[i] = fit(row[i], room)
+    return "\n".join([text_table(rows, headers), *whole, *reason_lines(g.table, width)])
 
 
 def _widest(text: str) -> int:

@@ -5,10 +5,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import pytest
+
 from oloproof_nb._analysis.columns import GATE
 from oloproof_nb._analysis.gate import Gate
 from oloproof_nb._config.release import ReleaseConfig
-from oloproof_nb._display.terminal import exit_line, gate_table_text
+from oloproof_nb._display.terminal import exit_line, gate_table_text, terminal_width
 
 LONG_REASON = ("interval_includes_threshold; cluster_t instead of cluster_bootstrap: the simulation "
                "(benchmarks/coverage.md) shows the bootstrap's lower bound above the true rate more than 3% of "
@@ -47,6 +49,34 @@ def test_every_line_fits_100_columns_and_every_long_reason_is_kept_wrapped() -> 
     assert LONG_REASON in joined and f"{LONG_NAME}: " in joined  # wrapped, every word kept
     assert "same_state: too_few_clusters" in joined
     assert "ci_high_below_threshold" not in joined  # it only restates FAIL
+
+
+def test_long_names_cut_alike_are_each_given_whole_under_the_table() -> None:
+    """Two names that share their first 60 characters read the same once cut; neither says more than PASS, so no
+    reason line named them: each is now given whole under the table, the table still within 100 columns."""
+    names = [LONG_NAME + "_on_the_first_try", LONG_NAME + "_after_a_retry"]
+    lines = gate_table_text(_gate([{"criterion": n} for n in names], "PASS")).splitlines()
+    assert max(len(line) for line in lines) <= 100
+    cells = [line.strip("|").split("|")[0].strip() for line in lines if line.startswith("|")][2:]
+    assert len(cells) == 2 and cells[0] == cells[1] and cells[0].endswith("…")  # the table alone cannot tell
+    under = " ".join(line.strip() for line in lines if not line.startswith("|"))  # wrapped to 100 columns
+    assert under == " ".join(f"{cells[0]} = {n}" for n in names)
+
+
+def test_a_short_name_is_never_given_twice() -> None:
+    lines = gate_table_text(_gate([{"criterion": "answer_matches"}], "PASS")).splitlines()
+    assert not any(" = " in line for line in lines)
+
+
+@pytest.mark.parametrize(("columns", "width"), [("250", 250), ("60", 100), (None, 100)])
+def test_the_width_follows_a_wider_terminal_only(monkeypatch: pytest.MonkeyPatch, columns: str | None,
+                                                 width: int) -> None:
+    """``COLUMNS`` widens the table; a terminal narrower than 100 columns, or none (a CI log), gets 100."""
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert terminal_width() == width
 
 
 def test_wide_shows_every_column_uncut() -> None:
