@@ -100,7 +100,8 @@ COMPARE = FrameSpec("compare", (
     Column("difference", "float64", "candidate_rate − base_rate."),
     Column("ci_low", "float64", "Lower end of the paired, clustered interval of the difference."),
     Column("ci_high", "float64", "Upper end."),
-    Column("method", TEXT, "The method that produced the interval (``cluster_t``)."),
+    Column("method", TEXT, "The method that produced the interval: ``cluster_t``, or ``clopper_pearson`` for "
+                           "d̂ ± the Clopper–Pearson bound when the paired differences do not vary (as the gate)."),
     Column("n", "int64", "Paired rows: the criterion's rows both runs judged on a paired case."),
     Column("n_clusters", "int64", "Clusters among the paired rows."),
     Column("pass_to_fail", "int64", "Rows that pass in the base run and not in the candidate (fail or missing)."),

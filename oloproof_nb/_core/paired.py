@@ -36,7 +36,8 @@ class Difference:
     low, high : float
         Interval bounds, −1 ≤ low ≤ estimate ≤ high ≤ 1, low < high.
     method : str
-        ``"cluster_t"`` or ``"cluster_bootstrap"``.
+        ``"cluster_t"`` or ``"cluster_bootstrap"``; ``"clopper_pearson"`` for d̂ ± u₀ (fewer than two clusters,
+        or paired differences that do not vary: see `reason`), as the gate labels its own fallback.
     n : int
         Paired rows Σm.
     n_clusters : int
@@ -188,23 +189,23 @@ def paired_difference_from_sums(
     est = float(e.sum()) / total
     base, cand = float(b.sum()) / total, float(k.sum()) / total
 
-    def no_spread(why: str, label: str, df: float) -> Difference:
+    def no_spread(why: str, df: float) -> Difference:  # labelled as the gate labels its fallback
         u = 1.0 - all_pass_low(m, confidence)  # u₀, the Clopper–Pearson bound of 0 discordant rows in n_min
-        return Difference(base, cand, est, max(-1.0, est - u), min(1.0, est + u), label, total, g, df,
+        return Difference(base, cand, est, max(-1.0, est - u), min(1.0, est + u), "clopper_pearson", total, g, df,
                           f"{why}: d̂ ± the Clopper–Pearson bound of 0 discordant rows in n_min={n_min(m):.4g}")
 
     if g < 2:
-        return no_spread("too few clusters", method, float("nan"))
+        return no_spread("too few clusters", float("nan"))
     if method == "cluster_bootstrap":
         if float((e - est * m) ** 2 @ (total / (total - m.astype(float)))) <= 1e-24 * total**2:
-            return no_spread("the paired differences do not vary", method, float("nan"))
+            return no_spread("the paired differences do not vary", float("nan"))
         low, high = bca_ratio(e, m, confidence, resamples, seed)
         low, high = min(low, est), max(high, est)
         if low < high:
             return Difference(base, cand, est, low, high, method, total, g, float("nan"))
     df = bell_mccaffrey_df(m)
     if not e.any():  # what _two_directions gives too: ℓ(0) = 0 and υ(0) = u₀ on both sides
-        return no_spread("the paired differences do not vary", "cluster_t", df)
+        return no_spread("the paired differences do not vary", df)
     low, high = _two_directions(e, m, confidence, df)
     return Difference(base, cand, est, low, high, "cluster_t", total, g, df)
 

@@ -48,6 +48,23 @@ def test_difference_of_a_run_with_itself_is_zero_and_not_zero_width():
 
 
 @pytest.mark.parametrize("method", ["cluster_t", "cluster_bootstrap"])
+@pytest.mark.parametrize(("b", "k", "m", "n_min"), [
+    ([2, 1, 3, 0, 2], [2, 1, 3, 0, 2], [2, 2, 3, 1, 3], None),  # nothing changed
+    ([1], [0], [1], 1),  # one cluster of one row
+])
+def test_the_clopper_pearson_fallback_is_labelled_so(method, b, k, m, n_min):
+    """d̂ ± the Clopper–Pearson bound was labelled ``cluster_t`` (or ``cluster_bootstrap``) in the compare table,
+    where the gate labels its own fallback ``clopper_pearson``: a reader took it for a CR2 interval."""
+    d = paired_difference_from_sums(b, k, m, method=method)
+    assert d.method == "clopper_pearson" and d.reason
+    if n_min is not None:  # d̂ = −1 ± u₀, u₀ = statsmodels' upper bound of 0 in n_min = 1 row (0.975)
+        u = proportion_confint(0, n_min, alpha=0.05, method="beta")[1]
+        assert (d.low, d.high) == pytest.approx((-1.0, -1.0 + u), abs=1e-12)
+    changed = paired_difference_from_sums([2, 1, 3, 0, 2], [1, 1, 3, 0, 2], [2, 2, 3, 1, 3], method="cluster_t")
+    assert changed.method == "cluster_t"
+
+
+@pytest.mark.parametrize("method", ["cluster_t", "cluster_bootstrap"])
 def test_swapping_the_runs_negates_the_interval(method):
     rng = np.random.default_rng(4)
     m = rng.integers(1, 6, 30)
