@@ -444,6 +444,9 @@ def reduced_interval(rs: ReducedSums, release: ReleaseConfig) -> tuple[Interval,
     if rs.binary:
         passes = np.rint(rs.sums).astype(np.int64)
         iv, note = sums_interval(ClusterSums(passes, rs.sizes, rs.all_missing), release, clustered)
+        if not clustered:  # the mean of the same rows is clustered (a case's epochs): say why the method differs
+            note = (f"{iv.method} on {iv.n} cases: once reduced, each case is one value of 0 or 1 and each "
+                    "source cluster holds one case")
         return iv, note, clustered
     return fractional_interval(rs.sums, rs.sizes, release.confidence, denominator=rs.denominator), "", True
 

@@ -292,6 +292,13 @@ def test_boundary_n_equals_k_uses_the_gates_interval(runs: dict[int, op.Run]) ->
     ref = op.rate_interval_from_sums([1] * all_pass + [0] * (8 - all_pass), [1] * 8, method="clopper_pearson")
     assert (row["ci_low"], row["ci_high"], row["method"]) == (pytest.approx(ref.low), pytest.approx(ref.high),
                                                              "clopper_pearson")
+    # the mean of the same rows is cluster_t (a case's epochs are one cluster): the reason says why they differ
+    mean = op.reduce_epochs(run, reduce="mean").set_index("criterion").loc["answer_matches"]
+    assert mean["method"] == "cluster_t"
+    why = "clopper_pearson on 8 cases: once reduced, each case is one value of 0 or 1 and each source cluster holds"
+    assert row["reason"].startswith(why)
+    gated = op.gate(run, release={"criteria": {"answer_matches": {"threshold": 0.2, "reduce": "pass^5"}}})
+    assert why in gated.table.set_index("criterion").loc["answer_matches", "reason"]
 
 
 def test_mean_reduction_is_the_gate_on_epoch_rows(runs: dict[int, op.Run]) -> None:
