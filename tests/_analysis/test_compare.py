@@ -1003,3 +1003,64 @@ def test_a_merged_cluster_is_named_after_its_smallest_base_cluster_whatever_the_
     candidate = ["joined"] * 30 + ["alone"]  # the candidate puts the 30 in one cluster
     merged = _merged_clusters(pd.Series(base), pd.Series(candidate))
     assert list(merged) == ["g01"] * 30 + ["solo"]
+
+
+# -- edges found by mutation testing (round 4); expected values are hand counts ---------------------------
+
+
+def test_a_pooled_candidate_is_refused_as_pooled_naming_the_candidate(unclustered: tuple[op.Run, op.Run]) -> None:
+    """A pooled run given as the candidate (each case in it twice) must be refused as what it is, naming the
+    candidate side, as a pooled base is; it was refused only by a later check, for epochs that differ (1 and 1, 1)."""
+    base, cand = unclustered
+    with pytest.raises(op.OloproofError, match=r"compare: case 'c00' is in the candidate run .* more than once \(a "
+                                               r"pooled run\?\); compare one run on each side"):
+        op.compare(base, op.load_runs([base.directory, cand.directory]))
+
+
+class EpochCrasher(Answerer):
+    """Raises on case ``c<i>`` in epoch e when ``crash_at(i, e)``; answers right otherwise."""
+
+    def __init__(self, crash_at: Callable[[int, int], bool], version: str) -> None:
+        super().__init__(version=version)
+        self.crash_at = crash_at
+
+    def run(self, input: dict[str, Any], epoch: int) -> dict[str, Any]:  # type: ignore[override]
+        if self.crash_at(int(input["tag"][1:]), epoch):
+            raise RuntimeError("boom")
+        return {"steps": [], "answer": input["answer"], "status": "completed"}
+
+
+def test_a_reduced_case_missing_in_some_epochs_only_is_not_a_missing_case(make_suite: Callable[..., Path],
+                                                                         tmp_path: Path) -> None:
+    """pass^2 over 2 epochs; the candidate crashed on every case in epoch 1, and on c00 in epoch 2 as well. Only c00
+    has every epoch missing (missing 1), and every case lost its pass^2: REGRESSION. Counted as missing when any
+    epoch was, all 20 cases were missing and the candidate that fails every case read all_missing (no decision)."""
+    release = {"min_clusters": 2, "criteria": {"answer_matches": {"threshold": 0.5, "reduce": "pass^2"}},
+               "regression": {"margin": 0.2}}
+    suite = op.load_suite(make_suite(_cases(20), evaluators=[{"type": "answer_matches"}], release=release, epochs=2))
+    base = op.run(suite, system=lambda: Scheduled(lambda i, e: True, "a"), out=tmp_path / "b", progress=False)
+    cand = op.run(suite, system=lambda: EpochCrasher(lambda i, e: e == 1 or i == 0, "b"), out=tmp_path / "c",
+                  progress=False)
+    assert (cand.verdicts["verdict"] == "missing").sum() == 21  # by hand: 20 rows of epoch 1, c00's of epoch 2
+    row = op.compare(base, cand).table.iloc[0]
+    assert (row["n"], row["missing"], row["pass_to_fail"], row["fail_to_pass"]) == (20, 1, 20, 0)
+    assert row["verdict"] == "REGRESSION"
+
+
+def test_the_paired_bootstrap_decides_from_bootstrap_min_clusters_on(make_suite: Callable[..., Path], tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The boundary of the bootstrap's replacement ("below BOOTSTRAP_MIN_CLUSTERS clusters"), pinned for when a
+    simulation validates some number (it is infinite until then): 24 clusters keep cluster_bootstrap at a minimum
+    of 24, and are replaced by cluster_t, with the note, at a minimum of 25."""
+    from oloproof_nb._analysis import compare as compare_module
+
+    root = make_suite(_cases(48, cluster_size=2), evaluators=[{"type": "answer_matches"}])
+    base, cand = _run(root, tmp_path / "b"), _run(root, tmp_path / "c", broken={f"c{i:02d}" for i in range(12)})
+    release = {**ALLOW, "method": "cluster_bootstrap"}
+    monkeypatch.setattr(compare_module, "BOOTSTRAP_MIN_CLUSTERS", 24)
+    row = op.compare(base, cand, release=release).table.iloc[0]
+    assert row["n_clusters"] == 24
+    assert row["method"] == "cluster_bootstrap" and "instead of cluster_bootstrap" not in row["reason"]
+    monkeypatch.setattr(compare_module, "BOOTSTRAP_MIN_CLUSTERS", 25)
+    row = op.compare(base, cand, release=release).table.iloc[0]
+    assert row["method"] == "cluster_t" and "instead of cluster_bootstrap" in row["reason"]

@@ -900,3 +900,130 @@ def test_a_sample_whose_sandbox_changed_is_another_case() -> None:
     plain = Sample(input="refund o1", target="refunded", id="s1")
     assert sample_digest(a) != sample_digest(b)
     assert sample_digest(a) != sample_digest(plain)
+
+
+# -- edges found by mutation testing (round 4) ---------------------------------------------------------------
+
+
+def _one_sample(log: Any, sid: str, epoch: int) -> Any:
+    """The sample ``sid`` epoch ``epoch`` of a log read with Inspect."""
+    (sample,) = [s for s in log.samples or [] if (s.id, s.epoch) == (sid, epoch)]
+    return sample
+
+
+def test_an_invalidated_sample_is_an_error_with_every_verdict_missing(logs: dict[str, Path], tmp_path: Path) -> None:
+    """A sample invalidated after the eval (``inspect_ai.log.invalidate_samples``: a reviewer found it unsound) was
+    judged on its scores, its pass counted as evidence; it is an ``error`` case with every verdict missing."""
+    from inspect_ai.log import ProvenanceData, invalidate_samples
+
+    def invalidate(log: Any) -> None:
+        uuid = _one_sample(log, "s1", 1).uuid
+        log.samples = invalidate_samples(log, [uuid], ProvenanceData(author="reviewer", reason="leaked")).samples
+        log.invalidated = True
+
+    run = op.from_inspect(_rewritten(logs, tmp_path, "invalidated", invalidate))
+    status, error = _by_case(run.cases, "status"), _by_case(run.cases, "error")
+    assert (status[("s1", 1)], error[("s1", 1)]) == ("error", "the sample was invalidated")
+    assert status[("s1", 2)] == "completed"  # its other epoch is not invalidated
+    v = run.verdicts
+    rows = v[(v["case_id"] == "s1") & (v["epoch"] == 1)]
+    assert len(rows) == 2 and set(rows["verdict"]) == {"missing"}
+    assert set(rows["reason"]) == {"sample error: the sample was invalidated"}
+    counts = v.groupby(["criterion", "verdict"]).size().to_dict()  # the hand count less s1 epoch 1's two passes
+    assert counts == {("match", "pass"): 5, ("match", "missing"): 3,
+                      ("world_refunded", "pass"): 2, ("world_refunded", "fail"): 3,
+                      ("world_refunded", "missing"): 3}
+
+
+def test_a_tool_call_inspect_logged_as_an_error_is_a_failed_result(logs: dict[str, Path], tmp_path: Path) -> None:
+    """A tool call whose result Inspect logged as an error (a ``ToolCallError``: a timeout) must read as a failed
+    call, ``{"ok": false, "error": type, "message": ...}``; it read as ``"ok": true`` with an error beside it."""
+    from inspect_ai.tool import ToolCallError
+
+    def time_out(log: Any) -> None:
+        for message in _one_sample(log, "s1", 1).messages:
+            if message.role == "tool":
+                message.error = ToolCallError(type="timeout", message="issue_refund timed out")
+
+    run = op.from_inspect(_rewritten(logs, tmp_path, "tool_error", time_out))
+    steps = run.steps
+    calls = steps[(steps["kind"] == "tool_call") & (steps["case_id"] == "s1")].set_index("epoch")
+    assert calls.loc[1, "result"] == {"ok": False, "error": "timeout", "message": "issue_refund timed out"}
+    assert bool(calls.loc[1, "is_error"])
+    assert calls.loc[2, "result"] == {"ok": True} and not bool(calls.loc[2, "is_error"])  # the untouched epoch
+
+
+def test_a_timed_out_samples_trajectory_is_failed_as_a_run_records_it(logs: dict[str, Path], tmp_path: Path) -> None:
+    """A sample stopped by its time limit is the case status ``timeout``, but its trajectory's status was stored as
+    ``timeout`` too, which no Trajectory holds (completed, failed or waiting): op.Trajectory refused the record."""
+    from inspect_ai.log import EvalSampleLimit
+
+    def time_limit(log: Any) -> None:
+        _one_sample(log, "s1", 1).limit = EvalSampleLimit(type="time", limit=4)
+
+    run = op.from_inspect(_rewritten(logs, tmp_path, "timed_out", time_limit))
+    assert _by_case(run.cases, "status")[("s1", 1)] == "timeout"
+    stored = run.record("s1", 1)["trajectory"]
+    assert stored is not None and stored["status"] == "failed"
+    assert op.Trajectory.model_validate(stored).answer == "refunded"  # what it did is kept, as a run records it
+
+
+def test_a_log_holding_a_sample_its_early_stop_skipped_is_refused(logs: dict[str, Path], tmp_path: Path) -> None:
+    """The header of a finished log says an early-stopping manager skipped s2's epoch 2 (7 of its 8 sample epochs),
+    yet the log holds all 8: its header and its samples disagree (an edited or merged log); it was read as is."""
+    from inspect_ai.util._early_stopping import EarlyStop, EarlyStoppingSummary
+
+    def stop_but_keep(log: Any) -> None:
+        log.results.early_stopping = EarlyStoppingSummary(
+            manager="decided", early_stops=[EarlyStop(id="s2", epoch=2, reason="decided")], metadata={})
+
+    folder = _rewritten(logs, tmp_path, "kept", stop_but_keep)
+    with pytest.raises(op.OloproofError, match=r"kept.eval: its header counts 7 samples .* but 8 could be read"):
+        op.from_inspect(folder)
+
+
+def test_a_sample_whose_initial_state_is_unknown_has_no_changes_rows(logs: dict[str, Path], tmp_path: Path) -> None:
+    """s1 epoch 1 without its store events (a log written with its events trimmed): its initial state is unknown, so
+    nothing can be said to have changed; its ``changes`` rows were computed against a missing initial state."""
+
+    def trim(log: Any) -> None:
+        sample = _one_sample(log, "s1", 1)
+        sample.events = [e for e in sample.events if e.event != "store"]
+
+    run = op.from_inspect(_rewritten(logs, tmp_path, "trimmed", trim), state_key="world")
+    assert _by_case(run.snapshots, "state")[("s1", 1)] == {"orders": {"ord-001": {"status": "refunded"}}}
+    changes = run.changes  # the hand count of test_snapshots_and_changes_from_the_store less s1 epoch 1
+    assert sorted(zip(changes["case_id"], changes["epoch"], strict=True)) == [("3", 1), ("s1", 2)]
+
+
+def test_a_json_file_beside_the_logs_whose_first_key_is_version_is_not_a_log(logs: dict[str, Path],
+                                                                           tmp_path: Path) -> None:
+    """A folder of logs holding another JSON file whose first key is ``version`` (a fixtures file, a package
+    manifest) but which names no ``eval``: it was taken for a log and the folder refused (cannot read)."""
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    shutil.copy2(logs["json"], folder / "refund_desk.json")
+    (folder / "fixtures.json").write_text(json.dumps({"version": "1.4.2", "orders": ["ord-001"]}), encoding="utf-8")
+    assert len(op.from_inspect(folder).cases) == 8  # the log alone
+    assert not is_inspect_log(folder / "fixtures.json")
+
+
+def test_a_log_nested_one_level_past_the_cap_is_refused(tmp_path: Path) -> None:
+    """The boundary of the nesting cap: a log one level deeper than MAX_LOG_DEPTH is refused by oloproof, naming the
+    depth, before inspect-ai reads it; one exactly at the cap is handed to inspect-ai (which refuses this non-log)."""
+    from oloproof_nb._analysis.inspect_log import MAX_LOG_DEPTH
+
+    def nested(name: str, depth: int) -> Path:  # by hand: the outer object is level 1, each list one more
+        path = tmp_path / name
+        lists = depth - 1
+        path.write_text('{"version": 2, "eval": ' + "[" * lists + "]" * lists + "}", encoding="utf-8")
+        return path
+
+    over = nested("over.json", MAX_LOG_DEPTH + 1)
+    with pytest.raises(op.OloproofError) as info:
+        op.from_inspect(over)
+    assert str(info.value) == (f"{over}: nested {MAX_LOG_DEPTH + 1} levels deep (at most {MAX_LOG_DEPTH}); not an "
+                               "Inspect AI log oloproof reads")
+    at = nested("at.json", MAX_LOG_DEPTH)
+    with pytest.raises(op.OloproofError, match=r"at\.json: cannot read this Inspect AI log"):
+        op.from_inspect(at)

@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 import pytest
 import yaml
-from _epoch_systems import flaky_run
+from _epoch_systems import flaky_run, scripted_run
 from statsmodels.stats.proportion import proportion_confint
 
 import oloproof_nb as op
@@ -356,3 +356,29 @@ def test_cases_the_gate_leaves_out_are_not_counted_as_in_no_bin(tmp_path: Path) 
     said = [str(w.message) for w in caught if issubclass(w.category, SliceWarning)]
     assert len(said) == 1 and re.search(r"\b4 case\(s\) of answer_matches are in no pass\^3 bin", said[0])
     assert table.loc["<2", "support"] == 17 and table.loc["≥2", "support"] == 0
+
+
+def test_rows_of_another_criterion_never_make_a_case_count_as_in_no_bin(tmp_path: Path) -> None:
+    """Beside answer_matches (pass^3), answer_again judges every epoch of every case; three steady cases keep one
+    answer_matches row of three (a check made in one epoch only). Those three are left out of answer_matches as
+    the gate leaves them out, whatever answer_again holds: counted with answer_again's rows, the warning said 7."""
+    import warnings
+
+    from oloproof_nb import SliceWarning
+
+    run = scripted_run(tmp_path, "flaky", 20, 4, [1, 2, 1],
+                       evaluators=[{"type": "answer_matches"}, {"type": "answer_matches", "criterion": "answer_again"}],
+                       release={"criteria": {"answer_matches": {"threshold": 0.5, "reduce": "pass^3"}}})
+    v = run.verdicts
+    short = (v["criterion"] == "answer_matches") & v["case_id"].isin(["ok00", "ok01", "ok02"]) & (v["epoch"] > 1)
+    run._frames["verdicts"] = v[~short].reset_index(drop=True)
+    row = op.gate(run).table.set_index("criterion").loc["answer_matches"]
+    assert (row["n"], row["passed"]) == (21, 17)  # by hand: 24 − 3 cases, of them 4 flaky fail pass^3
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", SliceWarning)
+        table = op.slice_table(run, "tool_calls:2")
+    said = [str(w.message) for w in caught if issubclass(w.category, SliceWarning)]
+    assert [re.findall(r"(\d+) case\(s\) of (\w+) are in no pass\^3 bin", s) for s in said] == [
+        [("4", "answer_matches")]]  # the 4 flaky cases only
+    mine = table[table["criterion"] == "answer_matches"].set_index("bin")
+    assert mine.loc["<2", "support"] == 17 and mine.loc["≥2", "support"] == 0

@@ -134,3 +134,33 @@ def test_fsync_per_record_makes_each_new_journal_file_durable_in_its_folder(tmp_
     store.append_case({"case": {"id": "b"}, "n": 2})  # type: ignore[typeddict-item]  # the file exists now
     assert created >= 1 and folders[-1] == tmp_path / "r" and len(folders) - before == created
     store.close()
+
+
+def test_a_run_another_process_created_while_this_one_waited_for_the_lock_is_never_overwritten(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two processes create the same out= folder: both find it empty, the other takes the lock first and starts its
+    run. The one that gets the lock next must refuse the folder, not write its manifest over the other run's."""
+    from oloproof_nb._core.records import Manifest
+    from oloproof_nb._run.store import RunLock, RunStore
+
+    def manifest(run_id: str) -> Manifest:
+        return Manifest(suite="s", run_id=run_id, started_at="2026-01-01T00:00:00.000000Z", oloproof_nb="0",
+                        n_cases=0)
+
+    acquire = RunLock.acquire
+    raced: list[bool] = []
+
+    def the_other_process_first(directory: Path) -> RunLock:  # between this process's emptiness check and its lock
+        if not raced:
+            raced.append(True)
+            theirs = RunStore.create(directory, manifest("theirs"))
+            theirs.append_case({"case": {"id": "a"}, "n": 1})  # type: ignore[typeddict-item]
+            theirs.close()
+        return acquire(directory)
+
+    monkeypatch.setattr(RunLock, "acquire", the_other_process_first)
+    folder = tmp_path / "r"
+    with pytest.raises(RunDirError, match=r"r: already exists and is not empty; choose another out="):
+        RunStore.create(folder, manifest("ours"))
+    assert raced and json.loads((folder / "manifest.json").read_text(encoding="utf-8"))["run_id"] == "theirs"
+    assert list(read_jsonl(folder / "cases.jsonl")) == [{"case": {"id": "a"}, "n": 1}]
