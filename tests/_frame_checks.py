@@ -11,6 +11,7 @@ import yaml
 import oloproof_nb as op
 from oloproof_nb._analysis import frames
 from oloproof_nb._analysis.columns import FRAMES
+from oloproof_nb._core.labels import invalid_copies
 from oloproof_nb.examples import init_example
 
 __all__ = ["NAMES", "journal_frames", "everything_suite"]
@@ -25,7 +26,8 @@ def journal_frames(run: op.Run) -> dict[str, pd.DataFrame]:
     return {
         "cases": frames.cases_frame(recs), "steps": frames.steps_frame(recs),
         "snapshots": frames.snapshots_frame(recs), "changes": frames.changes_frame(recs),
-        "verdicts": frames.verdicts_frame(recs, rows), "comparisons": frames.comparisons_frame(recs),
+        "verdicts": frames.verdicts_frame(recs, rows, invalid_copies(run.labels)),  # no copy labelled invalid
+        "comparisons": frames.comparisons_frame(recs),
         "replays": frames.replays_frame(recs), "pairs": frames.pairs_frame(pairs),
         "receipts": frames.receipts_frame_from_rows([{**r, "epoch": int(rec["case"].get("epoch", 1))}  # the record's
                                                      for rec in recs for r in rec.get("receipts", [])]),

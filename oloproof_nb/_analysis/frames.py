@@ -9,7 +9,7 @@ columnar copy is written from).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -108,10 +108,13 @@ def changes_items(records: Iterable[CaseRecord], diff: Callable[[Any, Any], list
 
 
 def verdicts_items(records: Iterable[CaseRecord], run_rows: Iterable[RunVerdictRow] = (),
-                   ) -> list[tuple[str, str, Any, int]]:
-    """The items of :data:`~oloproof_nb._analysis.columns.VERDICTS`: ``(case id, cluster, verdict row, epoch)``."""
+                   unscored: Collection[str] = frozenset()) -> list[tuple[str, str, Any, int]]:
+    """The items of :data:`~oloproof_nb._analysis.columns.VERDICTS`: ``(case id, cluster, verdict row, epoch)``;
+    the rows of the cases in ``unscored`` (copies labelled invalid, :func:`~oloproof_nb._core.labels.invalid_copies`)
+    are left out."""
     items: list[tuple[str, str, Any, int]] = [(rec["case"]["id"], rec["case"]["cluster"], v, _epoch(rec))
-                                              for rec in records for v in rec["verdicts"]]
+                                              for rec in records if rec["case"]["id"] not in unscored
+                                              for v in rec["verdicts"]]
     items += [(r["case_id"], r["cluster"], r, int(r.get("epoch", 1))) for r in run_rows]
     return items
 
@@ -161,9 +164,11 @@ def changes_frame(records: Iterable[CaseRecord],
     return CHANGES.build(changes_items(records, diff))
 
 
-def verdicts_frame(records: Iterable[CaseRecord], run_rows: Iterable[RunVerdictRow] = ()) -> pd.DataFrame:
-    """One row per case × criterion; ``run_rows`` are verdicts judged across cases (metamorphic pairs)."""
-    return VERDICTS.build(verdicts_items(records, run_rows))
+def verdicts_frame(records: Iterable[CaseRecord], run_rows: Iterable[RunVerdictRow] = (),
+                   unscored: Collection[str] = frozenset()) -> pd.DataFrame:
+    """One row per case × criterion; ``run_rows`` are verdicts judged across cases (metamorphic pairs); none of
+    the cases in ``unscored`` (copies labelled invalid)."""
+    return VERDICTS.build(verdicts_items(records, run_rows, unscored))
 
 
 def comparisons_frame(records: Iterable[CaseRecord]) -> pd.DataFrame:
@@ -226,15 +231,17 @@ RunScope = Callable[[Sequence[Any]], tuple[list[RunVerdictRow], list[PairRow]]]
 
 def chunk_items(records: Sequence[CaseRecord], refs: Sequence[str | None], tool_errors: ToolErrorRule,
                 diff: Callable[[Any, Any], list[tuple[str, Any, Any]]] = leaf_diff,
+                unscored: Collection[str] = frozenset(),
                 ) -> Iterator[tuple[str, list[Any], list[str | None] | None]]:
-    """The items of every per-case frame of one chunk of case records (see :func:`journal_items`)."""
+    """The items of every per-case frame of one chunk of case records (see :func:`journal_items`); no verdict
+    rows of the cases in ``unscored``."""
     with_state = [(rec["environment_state"], ref) for rec, ref in zip(records, refs, strict=True)
                   if rec.get("environment_state") is not None]
     yield "cases", list(records), None
     yield "steps", steps_items(records, tool_errors), None
     yield "snapshots", [env for env, _ in with_state], [ref for _, ref in with_state]
     yield "changes", changes_items(records, diff), None
-    yield "verdicts", verdicts_items(records), None
+    yield "verdicts", verdicts_items(records, unscored=unscored), None
     yield "comparisons", comparisons_items(records), None
     yield "replays", replays_items(records), None
     yield "receipts", receipts_items(records), None
@@ -254,7 +261,7 @@ def _no_states(refs: list[str]) -> list[Any]:
 
 def journal_items(chunks: Iterable[tuple[Sequence[CaseRecord], Sequence[str | None], Sequence[str | None]]],
                   tool_errors: ToolErrorRule, run_scope: RunScope | None,
-                  states: Callable[[list[str]], list[Any]] = _no_states,
+                  states: Callable[[list[str]], list[Any]] = _no_states, unscored: Collection[str] = frozenset(),
                   ) -> Iterator[tuple[str, list[Any], list[str | None] | None]]:
     """The items of every frame of a run, chunk by chunk from its case records (in case order).
 
@@ -265,12 +272,13 @@ def journal_items(chunks: Iterable[tuple[Sequence[CaseRecord], Sequence[str | No
     record as much of it as pairs read, kept packed meanwhile (:func:`pack_view`: one untracked tuple per
     case, states by address, read back through ``states`` when a pair's states are compared).
     ``state_refs`` (``snapshots`` only) gives each item's state address. Concatenated per frame, the items
-    are those of the frame built from all records at once.
+    are those of the frame built from all records at once. ``unscored``: cases whose verdict rows are left out
+    (copies labelled invalid).
     """
     kept: list[Any] = []
     share = Shared()
     for records, refs, initial_refs in chunks:
-        yield from chunk_items(records, refs, tool_errors, StateDiffs())  # per chunk: holds the chunk's states only
+        yield from chunk_items(records, refs, tool_errors, StateDiffs(), unscored)  # holds the chunk's states only
         if run_scope is not None:
             kept += [pack_view(rec, i, f, share) for rec, i, f in zip(records, initial_refs, refs, strict=True)]
     yield from run_scope_items(run_scope, PairViews(kept, states))

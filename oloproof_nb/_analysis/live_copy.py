@@ -21,6 +21,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from .._core.labels import invalid_copies
 from .._core.pairs import Packed, PairViews, Shared, pack_view
 from .._core.records import CaseRecord
 from .._run.store import read_manifest
@@ -53,6 +54,7 @@ class LiveCopy:
         self._kept: list[Packed] = []  # each record's pair view, packed (run-scope evaluators)
         self._share = Shared()  # one object for the equal texts of the packed views
         self._run_scope = False
+        self._unscored: frozenset[str] = frozenset()
         self._broken = False
 
     @property
@@ -69,6 +71,7 @@ class LiveCopy:
             self._broken = True
             return
         self._run_scope = any(ev.scope == "run" for ev in self._run.config.evaluators)
+        self._unscored = invalid_copies(self._run.labels)  # as the journal's frames: no verdicts of such copies
 
     def add(self, record: CaseRecord, state_ref: str | None, initial_ref: str | None = None) -> None:
         """Take one appended case record and the addresses of its final and initial states (None: not in
@@ -95,7 +98,7 @@ class LiveCopy:
         if self._run_scope:
             self._kept += [pack_view(rec, initial, ref, self._share) for rec, ref, initial in self._chunk]
         self._chunk = []
-        self._write(frames.chunk_items(records, refs, self._run.config.tool_errors))
+        self._write(frames.chunk_items(records, refs, self._run.config.tool_errors, unscored=self._unscored))
 
     def _write(self, parts: Any) -> None:
         assert self._writer is not None

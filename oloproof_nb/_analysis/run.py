@@ -20,7 +20,7 @@ import json
 import os
 import warnings
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import Any, TypeVar, overload
@@ -32,6 +32,7 @@ from .._config.imports import CODE_KEY
 from .._config.release import ReleaseConfig
 from .._config.suite import SuiteConfig, parse_suite_config, release_from_manifest
 from .._core.evaluator import Evaluator
+from .._core.labels import invalid_copies
 from .._core.pairs import pack_view
 from .._core.records import CaseRecord, Manifest, PairRow, ReplayRecord, RunVerdictRow
 from .._run.baseline import NOOP_VERSION
@@ -194,6 +195,11 @@ class Run:
                                     "files (the same runs gated BLOCK in one order and PASS in the other); pool runs "
                                     "of one release.yaml, or gate the pooled runs with op.gate(run, release=...) "
                                     "after pooling runs made with the same one")
+            relabelled = _label_difference(first.labels, other.labels)
+            if relabelled:  # each run judged its pairs, and left out its invalid copies, by the labels it started with
+                raise OloproofError(f"runs {first.run_id} and {other.run_id} were made with different validity labels "
+                                    f"({relabelled}); pool runs made with the same label files, or run the suite "
+                                    "again with the labels as they are now")
             differ = changed_checks(first, other)
             if differ:  # one criterion, two measurements: the pooled rate would mix them (and compare sees one)
                 name, how = next(iter(differ.items()))
@@ -203,7 +209,7 @@ class Run:
         _check_clusters(runs)  # reads each run's cases (the gate of the pooled run reads them anyway)
         pooled = cls(first.directory, first.manifest)
         pooled._members = list(runs)
-        pooled.labels = _pooled_labels([r.labels for r in runs])
+        pooled.labels = first.labels  # the same in every run
         return pooled
 
     @classmethod
@@ -324,7 +330,7 @@ class Run:
         run_scope = self._run_scope if any(ev.scope == "run" for ev in self.config.evaluators) else None
         chunks = self._journal.chunks(CHUNK, keep_states=False)
         return frames.journal_items(chunks if done is None else _counted(chunks, done), self.config.tool_errors,
-                                    run_scope, self._some_states)
+                                    run_scope, self._some_states, invalid_copies(self.labels))
 
     def _run_scope(self, records: Sequence[CaseRecord]) -> tuple[list[RunVerdictRow], list[PairRow]]:
         """Verdicts judged across cases (metamorphic pairs), from every case record."""
@@ -548,21 +554,22 @@ def _criteria(run: Run) -> list[tuple[str, str]]:
     return [(ev.name, ev.type) for ev in run.config.evaluators]
 
 
-def _pooled_labels(all_labels: Sequence[dict[str, list[dict[str, Any]]]]) -> dict[str, list[dict[str, Any]]]:
-    """Every run's judgements by transform: each distinct judgement as many times as the run that holds it
-    most often (runs of one suite share their label files; two equal anonymous lines in one file stay two)."""
-    out: dict[str, list[dict[str, Any]]] = {}
-    kept: Counter[tuple[str, str]] = Counter()
-    for labels in all_labels:
-        here: Counter[tuple[str, str]] = Counter()
-        for transform, judgements in labels.items():
-            for j in judgements:
-                key = (transform, repr(sorted(j.items())))
-                here[key] += 1
-                if here[key] > kept[key]:
-                    kept[key] += 1
-                    out.setdefault(transform, []).append(j)
-    return out
+def _label_difference(a: Mapping[str, Sequence[Mapping[str, Any]]], b: Mapping[str, Sequence[Mapping[str, Any]]],
+                      ) -> str:
+    """How two runs' validity labels differ (``transform injected: ord-024~injected is judged otherwise``), or
+    empty when every transform has the same judgements (in any order)."""
+    def judged(labels: Mapping[str, Sequence[Mapping[str, Any]]], transform: str) -> dict[str, Counter[str]]:
+        out: dict[str, Counter[str]] = {}
+        for j in labels.get(transform, []):
+            out.setdefault(str(j["case_id"]), Counter())[json.dumps(j, sort_keys=True)] += 1
+        return out
+
+    for transform in sorted(set(a) | set(b)):
+        left, right = judged(a, transform), judged(b, transform)
+        if left != right:
+            case_id = min(c for c in set(left) | set(right) if left.get(c) != right.get(c))
+            return f"transform {transform}: {case_id} is judged otherwise"
+    return ""
 
 
 def _counted(chunks: Iterator[Chunk], done: list[int]) -> Iterator[Chunk]:

@@ -20,7 +20,7 @@ from typing import Any, Literal
 from .stats import wilson
 
 __all__ = ["JUDGEMENT_KEYS", "REQUIRED_KEYS", "Label", "parse_judgement", "pair_label", "pair_labels",
-           "validity_row", "transform_checked"]
+           "invalid_copies", "validity_row", "transform_checked"]
 
 #: Keys a judgement line may have; ``case_id`` and ``valid`` are required.
 JUDGEMENT_KEYS: tuple[str, ...] = ("case_id", "valid", "labeler", "note")
@@ -131,6 +131,24 @@ def pair_labels(judgements: Iterable[Mapping[str, Any]]) -> dict[str, Label]:
         case_id = j["case_id"]
         votes[case_id] = votes.get(case_id, 0) + (1 if j["valid"] else -1)
     return {case_id: "valid" if v > 0 else "invalid" for case_id, v in votes.items()}
+
+
+def invalid_copies(labels: Mapping[str, Iterable[Mapping[str, Any]]]) -> frozenset[str]:
+    """The derived case ids whose pair is labelled ``invalid`` (the majority of its judgements; a tie), over
+    every transform's judgements.
+
+    Such a copy's request was judged changed by the transform, so the source's ``expected`` it was given is
+    not its own: no criterion scores it (its verdict rows are left out of the run's ``verdicts``). A copy
+    nobody judged yet is scored as its source is.
+
+    Examples
+    --------
+    >>> sorted(invalid_copies({"t": [{"case_id": "a~t", "valid": False}, {"case_id": "b~t", "valid": True},
+    ...                              {"case_id": "c~t", "valid": True}, {"case_id": "c~t", "valid": False}]}))
+    ['a~t', 'c~t']
+    """
+    return frozenset(case_id for judgements in labels.values()
+                     for case_id, label in pair_labels(judgements).items() if label == "invalid")
 
 
 def validity_row(judgements: Iterable[Mapping[str, Any]], derived: Iterable[str], minimum_validity: float,

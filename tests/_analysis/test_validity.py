@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable
 from pathlib import Path
@@ -152,30 +153,54 @@ def test_example_validity_is_checked(example_suite: Path) -> None:
     assert gate["rate"] == 14 / 23 and gate["rate"] < 0.90 and "transform_not_checked" not in gate["reason"]
 
 
-def test_a_pooled_run_is_checked_only_where_every_run_is(example_suite: Path, tmp_path: Path) -> None:
-    """Run a starts before ord-024~injected is labeled: the transform is not checked there, so its relation
-    rows keep every pair, ord-018~injected (labeled invalid) among them. Run b starts with every label. Pooled,
-    the union of the labels covers every pair; a gate reading that alone judged a's invalid pair."""
+def _relabel(label_file: Path, case_id: str, lines: list[str]) -> None:
+    """The label file with ``case_id``'s judgements replaced by ``lines``."""
+    kept = [line for line in label_file.read_text(encoding="utf-8").splitlines() if f'"{case_id}"' not in line]
+    label_file.write_text("\n".join([*kept, *lines]) + "\n", encoding="utf-8")
+
+
+def _scored(run: op.Run, criterion: str = "answer_matches") -> set[str]:
+    v = run.verdicts
+    return set(v.loc[v["criterion"] == criterion, "case_id"])
+
+
+def test_a_copy_labelled_invalid_is_scored_by_no_criterion(example_suite: Path, tmp_path: Path) -> None:
+    """ord-018~injected is labelled invalid: the injected text makes its ticket malformed, so the source's expected
+    escalation is not its own. It was still scored against it by every criterion (a failing answer_matches row,
+    and a copy that happened to pass could lift a criterion to PASS). Now no criterion scores it; it stays a case
+    of the run, and an unlabelled copy or one labelled valid is scored as before."""
+    run = op.run(op.load_suite(example_suite), out=tmp_path / "labelled", progress=False)
+    copy = "ord-018~injected"
+    assert copy in set(run.cases["case_id"]) and copy in set(run.steps["case_id"])  # it ran and is kept
+    assert copy not in set(run.verdicts["case_id"])  # by no criterion, relations included
+    derived = {c for c in run.cases["case_id"] if c.endswith("~injected")}
+    assert _scored(run) == set(run.cases["case_id"]) - {copy} and len(derived) == 24
+    table = op.gate(run).table.set_index("criterion")
+    assert table.loc["answer_matches", "n"] == 47 and table.loc["other_order_untouched", "n"] == 47  # 48 − 1
     label_file = example_suite / "labels" / "injected.jsonl"
-    full = label_file.read_text(encoding="utf-8")
-    label_file.write_text("".join(line for line in full.splitlines(keepends=True) if "ord-024~injected" not in line),
-                          encoding="utf-8")
+    yes, no = (json.dumps({"case_id": copy, "valid": v, "labeler": who}) for v, who in ((True, "a"), (False, "b")))
+    for lines, scored in [([yes], True), ([yes, no], False),  # valid; a tie: invalid
+                          ([], True)]:  # nobody judged it (the transform is then not checked)
+        _relabel(label_file, copy, lines)
+        again = op.run(op.load_suite(example_suite), progress=False)
+        assert (copy in _scored(again)) is scored and (copy in _scored(again, "state_matches")) is scored
+
+
+def test_runs_made_with_different_labels_are_not_pooled(example_suite: Path, tmp_path: Path) -> None:
+    """Run a starts with ord-020~injected labelled valid; the label is corrected to invalid before run b. Each
+    run judged its pairs, and left out its invalid copies, by its own labels, so pooled, a's rows of the pair b
+    calls invalid were counted, while op.validity of the pooled run called it invalid. Such runs are not pooled."""
+    label_file = example_suite / "labels" / "injected.jsonl"
     a = op.run(op.load_suite(example_suite), out=tmp_path / "a", progress=False)
-    label_file.write_text(full, encoding="utf-8")
+    _relabel(label_file, "ord-020~injected", ['{"case_id": "ord-020~injected", "valid": false, "labeler": "b"}'])
     b = op.run(op.load_suite(example_suite), out=tmp_path / "b", progress=False)
-    assert (checked_transforms(a), checked_transforms(b)) == ({"injected": False}, {"injected": True})
-    criterion = "same_state_under_injected"
-    kept = a.verdicts[(a.verdicts["criterion"] == criterion) & (a.verdicts["case_id"] == "ord-018~injected")]
-    assert len(kept) == 1  # what makes the pooled rows unfit to judge
-    pooled = op.load_runs([a.directory, b.directory])
-    row = op.validity(pooled).iloc[0]
-    assert (row.derived, row.labeled, row.coverage) == (24, 24, 1.0)  # the union of labels covers every pair
-    assert not bool(row.checked) and checked_transforms(pooled) == {"injected": False}
-    gate = op.gate(pooled).table.set_index("criterion").loc[criterion]
-    assert (gate["verdict"], gate["reason"]) == ("INSUFFICIENT_EVIDENCE", "transform_not_checked")
-    both = op.load_runs([b.directory, op.run(op.load_suite(example_suite), out=tmp_path / "c",
-                                             progress=False).directory])
-    assert checked_transforms(both) == {"injected": True}  # every run checked: the pooled run is
+    assert "ord-020~injected" in _scored(a) and "ord-020~injected" not in _scored(b)
+    for order in ([a, b], [b, a]):
+        with pytest.raises(op.OloproofError, match=r"were made with different validity labels \(transform injected: "
+                                                   r"ord-020~injected is judged otherwise\); pool runs made with"):
+            op.load_runs([r.directory for r in order])
+    c = op.run(op.load_suite(example_suite), out=tmp_path / "c", progress=False)
+    assert len(op.load_runs([b.directory, c.directory]).verdicts) == len(b.verdicts) + len(c.verdicts)
 
 
 def test_a_run_pooled_with_its_twin_keeps_its_labels(example_suite: Path, tmp_path: Path) -> None:
