@@ -428,8 +428,9 @@ def test_release_regression_settings(make_suite: Callable[..., Path], tmp_path: 
 #: The planted regression: the candidate answers "done" on these orders (their injected copies too), so
 #: answer_matches fails there; its state, its tool calls and everything else stay the same.
 BROKEN = {f"ord-{i:03d}" for i in range(1, 13)}
-#: 24 source clusters of two rows: with no row changed the interval is ±(1 − 0.025^(1/24)) = ±0.142, so only a
-#: margin of at least 0.142 can be cleared; 0.15 is the honest margin for this suite.
+#: 24 source clusters (23 of two scored rows, ord-018 of one: its copy is labelled invalid): with no row changed
+#: the interval is ±(1 − 0.025^(1/23.75)) = ±0.144, so only a margin of at least that can be cleared; 0.15 is the
+#: honest margin for this suite.
 MARGIN = 0.15
 
 
@@ -462,7 +463,7 @@ def test_planted_regression_on_the_example(example_runs: dict[str, op.Run]) -> N
     for criterion in ("state_matches", "other_order_untouched", "refunds_follow_policy", "same_state_under_injected"):
         assert t.loc[criterion, "verdict"] == "NO_REGRESSION", criterion
         assert t.loc[criterion, "difference"] == 0 and t.loc[criterion, "pass_to_fail"] == 0
-    # 38 fault replays in 24 clusters (n_min 21.9): ±0.155, wider than the margin
+    # 37 scored fault replays in 23 clusters (n_min 21.06): ±0.161, wider than the margin
     assert t.loc["recovers_from_error_at_issue_refund", "verdict"] == "INSUFFICIENT_EVIDENCE"
     assert cmp.verdict == "REGRESSION"
     # the flips by hand: every answer_matches row of a broken order that passed in the base run
@@ -476,11 +477,14 @@ def test_planted_regression_on_the_example(example_runs: dict[str, op.Run]) -> N
     # the difference, directly: (candidate passes − base passes) / rows
     cv = broken.verdicts[broken.verdicts["criterion"] == "answer_matches"]
     direct = ((cv["verdict"] == "pass").sum() - (passed.shape[0])) / len(cv)
-    assert t.loc["answer_matches", "difference"] == pytest.approx(direct, abs=1e-15) == -22 / 48
-    # README §6a's figures: −0.458 [−0.660, −0.222]; the untouched criteria ±0.142, the fault replays ±0.155
-    assert tuple(t.loc["answer_matches", ["difference", "ci_low", "ci_high"]].round(3)) == (-0.458, -0.660, -0.222)
-    assert round(t.loc["state_matches", "ci_high"], 3) == 0.142
-    assert round(t.loc["recovers_from_error_at_issue_refund", "ci_high"], 3) == 0.155
+    assert t.loc["answer_matches", "difference"] == pytest.approx(direct, abs=1e-15) == -22 / 47
+    # README §6a's figures: −0.468 [−0.670, −0.228] (rounded outward); the untouched criteria ±0.1438, the
+    # exact bound of 0 in n_min = 47²/(23·2² + 1) = 23.75 (2209/93); the fault replays ±0.161
+    low, high = t.loc["answer_matches", ["ci_low", "ci_high"]]
+    assert (math.floor(low * 1000) / 1000, math.ceil(high * 1000) / 1000) == (-0.670, -0.228)
+    assert t.loc["state_matches", "ci_high"] == pytest.approx(1 - 0.025 ** (93 / 47**2), abs=1e-12)
+    assert round(t.loc["state_matches", "ci_high"], 4) == 0.1438
+    assert round(t.loc["recovers_from_error_at_issue_refund", "ci_high"], 3) == 0.161
     # with the default margin of 0.02, 24 source cases cannot rule out a small regression: insufficient evidence
     strict = op.compare(base, broken).table.set_index("criterion")
     assert strict.loc["answer_matches", "verdict"] == "REGRESSION"
@@ -492,7 +496,7 @@ def test_the_example_compared_with_a_rerun_and_not_with_itself(example_runs: dic
     cmp = op.compare(example_runs["base"], example_runs["again"], release=release)
     assert (cmp.table["difference"] == 0).all() and cmp.flips.empty and cmp.unpaired.empty
     assert (cmp.table["pass_to_fail"] == 0).all() and (cmp.table["fail_to_pass"] == 0).all()
-    assert cmp.n_paired == 48 and cmp.table.set_index("criterion").loc["answer_matches", "n"] == 48
+    assert cmp.n_paired == 48 and cmp.table.set_index("criterion").loc["answer_matches", "n"] == 47  # ord-018~inj.
     with pytest.raises(op.OloproofError, match="the base and the candidate are the same run"):  # review R: a
         op.compare(example_runs["base"], example_runs["base"], release=release)  # trivial NO_REGRESSION before
 
