@@ -95,8 +95,8 @@ _REPR.maxstring = _REPR.maxother = QUOTE_LIMIT
 _REPR.maxlong = 40
 
 
-def quote(value: Any) -> str:
-    """``repr(value)`` for an error message, at most :data:`QUOTE_LIMIT` characters, at a bounded cost.
+def quote(value: Any, limit: int = QUOTE_LIMIT) -> str:
+    """``repr(value)`` for an error message, at most ``limit`` characters, at a bounded cost.
 
     Unlike ``clip(repr(value))`` it never builds the whole text of a huge value first (a list
     that YAML aliases expand to millions of items, a 10 MB string), and never raises (Python
@@ -115,7 +115,7 @@ def quote(value: Any) -> str:
         text = _REPR.repr(value)
     except Exception:  # noqa: BLE001 - a repr that raises (a huge int) is described instead
         text = f"<int of {value.bit_length()} bits>" if isinstance(value, int) else f"<{type(value).__name__}>"
-    return clip(text)
+    return clip(text, limit)
 
 
 def quote_value(value: Any) -> str:

@@ -37,6 +37,8 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
+from ..errors import quote
+
 __all__ = ["DEFAULT_SCORE_MAP", "ScoreMap", "score_verdict", "check_score_map", "on_default_scale"]
 
 Verdict = Literal["pass", "fail", "missing"]
@@ -123,12 +125,12 @@ def score_verdict(value: Any, score_map: ScoreMap | None = None, pass_threshold:
     >>> score_verdict(7)[0], score_verdict(7, pass_threshold=7)[0]
     ('missing', 'pass')
     """
-    shown = repr(value)
-    shown = shown if len(shown) <= 80 else shown[:79] + "…"
+    shown = quote(value, 80)  # never raises: a scorer may give an int of more than 4300 digits
     if callable(score_map):
-        mapped = _as_verdict(score_map(value))
+        given = score_map(value)  # called once: a user's function may count its calls or be slow
+        mapped = _as_verdict(given)
         if mapped is None:
-            return "missing", f"score_map returned {score_map(value)!r} for score {shown}"
+            return "missing", f"score_map returned {quote(given, 80)} for score {shown}"
         return mapped, "" if mapped == "pass" else f"score {shown}"
     verdict: Verdict | None = None
     if score_map:
@@ -161,7 +163,7 @@ def on_default_scale(value: Any, score_map: ScoreMap | None = None, pass_thresho
     """
     if pass_threshold is not None or callable(score_map):
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or _is_nan(value):
         return None
     if score_map and _lookup(score_map, value) is not None:
         return None
@@ -170,15 +172,20 @@ def on_default_scale(value: Any, score_map: ScoreMap | None = None, pass_thresho
 
 def _off_scale(value: Any) -> bool:
     """A number (not a bool, not NaN) outside [0, 1]."""
-    return (isinstance(value, (int, float)) and not isinstance(value, bool) and not math.isnan(value)
+    return (isinstance(value, (int, float)) and not isinstance(value, bool) and not _is_nan(value)
             and not 0 <= value <= 1)
+
+
+def _is_nan(value: float) -> bool:
+    """NaN; an int never is (``math.isnan`` of an int too large for a float raises OverflowError)."""
+    return isinstance(value, float) and math.isnan(value)
 
 
 def _default(value: Any, pass_threshold: float) -> Verdict | None:
     if isinstance(value, bool):
         return "pass" if value else "fail"
     if isinstance(value, (int, float)):
-        if math.isnan(value):
+        if _is_nan(value):
             return "missing"
         return "pass" if value >= pass_threshold else "fail"
     if isinstance(value, str):  # as value_to_float: the codes as written, the words lower-cased, nothing stripped

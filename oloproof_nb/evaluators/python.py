@@ -19,7 +19,7 @@ from pydantic import field_validator, model_validator
 from .._config.validators import check_import_spec
 from .._core.evaluator import CaseContext, Evaluation, Evaluator, Scope, register
 from .._core.records import VerdictRow
-from ..errors import storable
+from ..errors import quote, storable
 
 __all__ = ["PythonCheck", "interpret_check"]
 
@@ -60,8 +60,7 @@ def interpret_check(value: Any) -> tuple[Literal["pass", "fail", "missing"], str
         return "missing", reason or "check returned None"
     if _is_bool(value):
         return ("pass" if bool(value) else "fail"), reason
-    shown = repr(value)
-    shown = shown if len(shown) <= 80 else shown[:79] + "…"
+    shown = quote(value, 80)  # never raises: a check may return an int of more than 4300 digits
     if isinstance(value, tuple) and len(value) == 2:  # a pair whose reason is not text
         return "missing", (f"check returned {shown}: the second item of a (verdict, reason) pair is its reason, "
                            f"text, not {type(value[1]).__name__} (two conditions? return both and-ed); {_ALLOWED}")

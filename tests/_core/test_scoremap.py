@@ -47,3 +47,23 @@ def test_bad_map_refused() -> None:
         check_score_map({"C": "ok"})
     with pytest.raises(ValueError, match="mapping"):
         check_score_map(3)  # type: ignore[arg-type]
+
+
+def test_a_score_too_long_to_print_is_quoted_not_raised() -> None:
+    """An int score of 5,000 digits: repr raised ValueError (the 4,300-digit limit), math.isnan OverflowError."""
+    huge = 10 ** 5000
+    assert score_verdict(huge) == ("missing", f"score <int of {huge.bit_length()} bits> is not in [0, 1]; say which "
+                                              "scores pass with pass_threshold= (--pass-threshold)")
+    assert score_verdict(huge, pass_threshold=7) == ("pass", "")
+
+
+def test_a_callable_score_map_is_called_once_per_score() -> None:
+    """The reason of a score the map could not place called the user's map a second time to quote it."""
+    calls: list[object] = []
+
+    def unsure(score: object) -> object:
+        calls.append(score)
+        return "maybe"
+
+    assert score_verdict("X", unsure) == ("missing", "score_map returned 'maybe' for score 'X'")
+    assert calls == ["X"]

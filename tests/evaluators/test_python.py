@@ -32,7 +32,7 @@ def judge(case, initial_state, final_state, trajectory):
         time.sleep(3)
         return True
     return {"pass": True, "fail": False, "none": None, "pair": (False, "paid the wrong account"),
-            "pair_pass": (True, "fine"), "yes": "yes", "np": __import__("numpy").bool_(True)}[how]
+            "pair_pass": (True, "fine"), "yes": "yes", "np": __import__("numpy").bool_(True), "huge": 10 ** 5000}[how]
 
 
 def helper_that_fails(case_id):
@@ -76,6 +76,18 @@ def test_what_a_check_returns_is_its_verdict(make_suite: Any, tmp_path: Path, ch
         "c-np": ("pass", ""),
     }
     assert set(run.verdicts[run.verdicts.criterion == "task_done"]["evaluator"]) == {"python"}
+
+
+def test_a_check_returning_an_int_too_long_to_print_is_missing_and_the_run_finishes(make_suite: Any, tmp_path: Path,
+                                                                                 check_log: Path) -> None:
+    """A check returning 10**5000 stopped `oloproof run` with "internal error: ValueError: Exceeds the limit (4300
+    digits) for integer string conversion", the run left unfinished: the reason quoted the value with repr."""
+    folder = _suite(make_suite, [_case("c-huge", "huge"), _case("c-pass", "pass")])
+    run = op.run(folder, out=tmp_path / "run", progress=False)
+    assert run.finished
+    bits = (10 ** 5000).bit_length()  # 16,610
+    assert _verdicts(run) == {"c-huge": ("missing", f"check returned <int of {bits} bits>; return True, False, None "
+                                                    "or a (verdict, reason) pair"), "c-pass": ("pass", "")}
 
 
 def test_a_check_gets_copies_of_the_case_states_and_trajectory(make_suite: Any, tmp_path: Path,
