@@ -107,7 +107,7 @@ def load_contract_file(path: Path | str) -> ContractFile:
             _fail(path, f"key {quote(key)} must be a string or null, got {_show(data[key])}")
     timeout_s = data.get("observe_timeout_s", DEFAULT_OBSERVE_TIMEOUT_S)
     if isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float)) or not (
-            0 < timeout_s and math.isfinite(timeout_s)):
+            0 < timeout_s and _finite(timeout_s)):
         _fail(path, f"key 'observe_timeout_s' must be a positive number of seconds, got {_show(timeout_s)}")
     max_bytes = data.get("max_artifact_bytes", DEFAULT_MAX_ARTIFACT_BYTES)
     if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 1:
@@ -120,6 +120,14 @@ def load_contract_file(path: Path | str) -> ContractFile:
         key, message, _ = validation_problem(exc)
         _fail(path, f"key {key or '?'!r}: {message}")
     return ContractFile(contract, path.parent / data["locator"], started, command, float(timeout_s), max_bytes)
+
+
+def _finite(number: float) -> bool:
+    """A finite number of seconds (an int too large for a float, 10**400, is not: math.isfinite raised on it)."""
+    try:
+        return math.isfinite(number)
+    except OverflowError:
+        return False
 
 
 def _fail(path: Path, message: str) -> NoReturn:

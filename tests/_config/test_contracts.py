@@ -50,7 +50,8 @@ def test_defaults_of_the_observation_limits(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("key", "value"), [
     ("observe_timeout_s", 0), ("observe_timeout_s", -1), ("observe_timeout_s", "5"), ("observe_timeout_s", True),
-    ("observe_timeout_s", 1e999), ("max_artifact_bytes", 0), ("max_artifact_bytes", 1.5),
+    ("observe_timeout_s", 1e999), ("observe_timeout_s", 10**400),  # an int no float holds: an OverflowError before
+    ("max_artifact_bytes", 0), ("max_artifact_bytes", 1.5),
     ("max_artifact_bytes", True), ("max_artifact_bytes", None),
 ])
 def test_bad_observation_limits_name_the_key(tmp_path: Path, key: str, value: object) -> None:
