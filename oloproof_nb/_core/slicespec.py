@@ -10,10 +10,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..errors import SliceSpecError
+from ..errors import SliceSpecError, quote
 
-__all__ = ["DIMENSIONS", "NA_BIN", "SliceSpec", "parse_slice_spec"]
+__all__ = ["DIMENSIONS", "MAX_EDGE_DIGITS", "NA_BIN", "SliceSpec", "parse_slice_spec"]
 
+#: Most digits an edge may have: every edge is below 10**15, so it is exact as a float (bins are compared so).
+MAX_EDGE_DIGITS = 15
 #: Slice dimension → the ``run.cases`` column it bins.
 DIMENSIONS: dict[str, str] = {"tool_calls": "n_tool_calls", "trajectory_length": "trajectory_length"}
 #: The bin of rows whose case recorded no trajectory (status ``error`` or ``timeout``).
@@ -70,8 +72,8 @@ def parse_slice_spec(spec: str | SliceSpec) -> SliceSpec:
     ------
     SliceSpecError
         One line naming the spec and what is allowed: an unknown dimension,
-        no edges, an edge that is not a non-negative integer, edges not
-        strictly ascending.
+        no edges, an edge that is not a non-negative integer (or has more than
+        :data:`MAX_EDGE_DIGITS` digits), edges not strictly ascending.
 
     Examples
     --------
@@ -96,7 +98,9 @@ def parse_slice_spec(spec: str | SliceSpec) -> SliceSpec:
     edges: list[int] = []
     for part in parts:
         if not part.isdigit() or not part.isascii():
-            raise SliceSpecError(spec, f"edge {part!r} is not a non-negative integer")
+            raise SliceSpecError(spec, f"edge {quote(part)} is not a non-negative integer")
+        if len(part.lstrip("0")) > MAX_EDGE_DIGITS:  # a count never is; and bins are compared as floats
+            raise SliceSpecError(spec, f"edge {quote(part)} has more than {MAX_EDGE_DIGITS} digits")
         edges.append(int(part))
     for a, b in zip(edges[:-1], edges[1:], strict=True):
         if b <= a:

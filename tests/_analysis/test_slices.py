@@ -113,6 +113,18 @@ def test_malformed_specs_are_one_line_errors(spec: Any, problem: str) -> None:
     assert "tool_calls:<edges>" in message and "trajectory_length:<edges>" in message
 
 
+def test_an_edge_of_more_than_15_digits_is_refused_and_15_digits_still_bin() -> None:
+    """An edge of 400 digits passed load_suite and `oloproof run`, then slice_table and the report stopped with an
+    internal OverflowError (the edges become floats); one of 5,000 digits raised int's ValueError."""
+    fifteen = "9" * 15
+    spec = parse_slice_spec(f"tool_calls:1,{fifteen}")
+    assert spec.edges == (1, 10**15 - 1) and [label for label, _, _ in spec.bins()][-1] == f"≥{fifteen}"
+    assert parse_slice_spec("tool_calls:" + "0" * 20 + "7").edges == (7,)  # leading zeros are no digits of size
+    for edge in ("1" + "0" * 15, "9" * 400, "9" * 5000):
+        with pytest.raises(SliceSpecError, match=r"has more than 15 digits; allowed: tool_calls:<edges>"):
+            parse_slice_spec(f"tool_calls:1,{edge}")
+
+
 def test_suite_slices_are_validated_at_load(make_suite: Any, capsys: pytest.CaptureFixture[str]) -> None:
     root = make_suite([case("a", 1, True)], evaluators=EVALUATORS, system="sysmod:Counter", system_code=COUNTER,
                       slices=["tool_calls:1,2", "tool_calls:2,1"])
