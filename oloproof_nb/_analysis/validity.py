@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from .._config.release import parse_release
 from .._core.labels import validity_row
 from .columns import VALIDITY
 from .run import Run, as_run
@@ -103,7 +104,7 @@ def validity(run: Run, confidence: float | None = None) -> pd.DataFrame:
         Its pairs are the derived cases it recorded; its labels are the
         judgements the suite's label files held when the run started.
     confidence : float, optional
-        Confidence level of the Wilson interval; default the release's
+        Confidence level of the Wilson interval, at least 0.5 as in release.yaml; default the release's
         ``confidence`` (0.95 without a release.yaml).
 
     Returns
@@ -120,11 +121,9 @@ def validity(run: Run, confidence: float | None = None) -> pd.DataFrame:
     is invalid). ``checked`` is true only when coverage is 1 and rate ≥
     ``minimum_validity``: until then the gate reports the transform's
     relations as ``INSUFFICIENT_EVIDENCE`` (``transform_not_checked``).
-    A pooled run (:func:`oloproof_nb.load_runs`) counts every run's
-    judgements, and a transform is checked only when it is also checked in
-    each run: each run judged its relations on the pairs its own labels held
-    valid, so a run whose labels were incomplete kept pairs labeled invalid
-    since, and the labels of another run cannot take them out.
+    A pooled run (:func:`oloproof_nb.load_runs`) is of runs made with the
+    same labels, and a transform is checked only when it is also checked in
+    each run (each judged its relations on its own derived cases).
 
     Examples
     --------
@@ -134,6 +133,8 @@ def validity(run: Run, confidence: float | None = None) -> pd.DataFrame:
     run = as_run(run, "validity: run")
     if confidence is None:
         confidence = run.release.confidence if run.release is not None else 0.95
+    else:  # the release's rule: 0.05 is alpha written for 0.95, which made a 5% interval look like a tight 95% one
+        confidence = parse_release({"confidence": confidence}, "validity(confidence=)").confidence
     transforms = list(run.config.metamorphic.transforms)
     cases = run.cases
     derived = {t.name: cases.loc[cases["transform"] == t.name, "case_id"].drop_duplicates().tolist()

@@ -151,6 +151,11 @@ def test_example_validity_is_checked(example_suite: Path) -> None:
     assert row.ci_low == pytest.approx(low, abs=1e-12) and row.ci_high == pytest.approx(high, abs=1e-12)
     gate = op.gate(run).table.set_index("criterion").loc["same_state_under_injected"]
     assert gate["rate"] == 14 / 23 and gate["rate"] < 0.90 and "transform_not_checked" not in gate["reason"]
+    # the release's rule for the level: 0.05 (alpha) made a 5% interval that read as a tight 95% one
+    with pytest.raises(op.ConfigError, match=r"validity\(confidence=\).*confidence.*0.05 is below 0.5.*not alpha"):
+        op.validity(run, confidence=0.05)
+    half = op.validity(run, confidence=0.5).iloc[0]  # the boundary is allowed
+    assert (half.ci_low, half.ci_high) == pytest.approx(proportion_confint(23, 24, alpha=0.5, method="wilson"))
 
 
 def _relabel(label_file: Path, case_id: str, lines: list[str]) -> None:
