@@ -450,6 +450,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     print(f"run {result.run_id}: {run_size(result)}"
           + (f"; replay runs (control + faulted): {replays}" if replays else ""))
     print(f"  -> {result.directory}")  # a line of its own: the table above the exit line fits 100 columns
+    _print_case_errors(result)
     idle = None
     if len(final) > 2 and final[2] is not None:  # ("done", directory, baseline directory)
         idle = load_run(Path(final[2]))
@@ -479,11 +480,20 @@ def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, 
     return 0 if g.verdict == "PASS" else 1
 
 
+def _print_case_errors(result: Run) -> None:
+    """How many case runs the system ended in error or by timeout, and why, above the gate's table."""
+    from ._display.terminal import case_error_lines, terminal_width
+
+    for line in case_error_lines(result, terminal_width()):
+        print(line)
+
+
 def _cmd_gate(args: argparse.Namespace) -> int:
     """The gate of a stored run; an unfinished run is never a release decision (exit 2)."""
     from ._display.notebook import load_run
 
     result = _whole(_load(args, "gating"), args.run_dir)
+    _print_case_errors(result)
     idle = load_run(args.baseline) if args.baseline else None
     return _print_gate(result, args.release, wide=args.wide, baseline=idle)
 

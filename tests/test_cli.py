@@ -135,6 +135,54 @@ def test_a_long_criterion_name_fits_a_wide_terminal_and_is_given_whole_on_a_narr
         assert 100 < max(len(line) for line in lines) <= 250
 
 
+FAILING_SYSTEM = """
+class Fails:
+    version = "fails-1"
+
+    def reset(self, state):
+        self.state = state
+
+    def snapshot(self):
+        return self.state
+
+    def run(self, input):
+        if input["how"] == "key":
+            raise KeyError("member")
+        if input["how"] == "type":
+            raise TypeError("act() takes 2 positional arguments but 3 were given")
+        return {"steps": [], "answer": "ok", "status": "completed"}
+"""
+
+
+def test_case_runs_that_ended_in_error_are_counted_and_explained_above_the_table(
+        make_suite, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A system that raised in its cases got `miss 25` and `all_missing` on the terminal and nothing else (user
+    review U): the messages were kept in run.cases.error, which only Python showed. A fault check of a tool no
+    case called blamed the tool's name when the system had failed before any call."""
+    hows = ["key"] * 3 + ["type"] + ["ok"] * 6  # by hand: 4 of 10 end in error, 3 of them by the KeyError
+    cases = [{"id": f"c{i}", "input": {"how": how}, "expected": {"answer": "ok"}} for i, how in enumerate(hows)]
+    evaluators = [{"type": "answer_matches"}, {"type": "fault_recovery", "tool": "lend", "fault": "error",
+                                               "criterion": "recovers"}]
+    folder = make_suite(cases, evaluators=evaluators, system="sysmod:Fails", system_code=FAILING_SYSTEM,
+                        release={"criteria": {"answer_matches": 0.5}})
+    assert main(["run", str(folder), "--out", str(tmp_path / "out"), "--quiet"]) == 1
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
+    start = lines.index("4 of 10 case runs ended in error: their verdicts are missing")
+    assert lines[start + 1:start + 4] == ["  KeyError: 'member' (3 case runs, e.g. c0)",
+                                          "  TypeError: act() takes 2 positional arguments but 3 were given (1 case "
+                                          "run, e.g. c3)",
+                                          '  in Python: run.cases["error"] has each; run.panel(case_id) shows a case']
+    assert start < next(i for i, line in enumerate(lines) if line.startswith("| criterion"))  # above the table
+    assert "no case called any tool (4 of 10 case runs ended in error)" in err
+    assert main(["gate", str(tmp_path / "out")]) == 1  # the stored run says so too
+    assert "4 of 10 case runs ended in error: their verdicts are missing" in capsys.readouterr().out
+    clean = make_suite([{**c, "input": {"how": "ok"}} for c in cases], evaluators=evaluators[:1],
+                       system="sysmod:Fails", system_code=FAILING_SYSTEM, release={"criteria": {"answer_matches": 0.5}})
+    assert main(["run", str(clean), "--out", str(tmp_path / "clean"), "--quiet"]) == 0
+    assert "ended in error" not in capsys.readouterr().out
+
+
 def test_run_exits_1_when_a_criterion_fails(make_suite, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     cases = [{**c, "input": {**c["input"], "answer": "oops"}} for c in PERFECT_CASES]  # every answer wrong
     folder = make_suite(cases, evaluators=EVALUATORS, release=RELEASE)

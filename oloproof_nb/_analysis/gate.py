@@ -308,6 +308,10 @@ def _fault_findings(run: Run, rows: dict[str, int]) -> dict[str, str]:
             continue
         near = difflib.get_close_matches(tool, called, n=1, cutoff=0.6)
         hint = f"did you mean {near[0]}?" if near else f"tools called: {', '.join(called[:5]) or '(none)'}"
+        if not called:  # the tool's name may be right: the system may have failed before any call
+            cases = run.cases
+            ended = int(cases["status"].isin(["error", "timeout"]).sum())
+            hint = "no case called any tool" + (f" ({ended} of {len(cases)} case runs ended in error)" if ended else "")
         out[ev.name] = (f"fault_recovery (criterion {ev.name}): no case called tool {tool!r}, so no fault was "
                         f"replayed; {hint}")
     return out

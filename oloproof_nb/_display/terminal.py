@@ -21,7 +21,8 @@ from .._analysis.run import Run
 from .markdown import terminal_text, text_table
 from .theme import fmt_bound, fmt_cell, fmt_level, fmt_number
 
-__all__ = ["WIDTH", "cut_names", "gate_table_text", "exit_line", "fit", "reason_lines", "run_size", "terminal_width"]
+__all__ = ["WIDTH", "case_error_lines", "cut_names", "gate_table_text", "exit_line", "fit", "reason_lines", "run_size",
+           "terminal_width"]
 
 #: Characters per line of the narrow table.
 WIDTH = 100
@@ -156,3 +157,36 @@ def run_size(run: Run) -> str:
     pooled = f"{len(members)} runs pooled, {epochs} epochs in all" if len(members) > 1 else f"{epochs} epochs"
     return (f"{run.n_cases} cases" if epochs == 1 else
             f"{run.cases['case_id'].nunique()} cases, {run.n_cases} case runs ({pooled})")
+
+
+#: Most distinct error messages :func:`case_error_lines` lists.
+_ERROR_KINDS = 3
+
+
+def case_error_lines(run: Run, width: int = WIDTH) -> list[str]:
+    """Lines saying how many case runs ended in ``error`` or ``timeout`` and why (the commonest messages, each
+    with a case that shows it); none when every case completed.
+
+    Such a case's verdicts are ``missing``: the table shows ``miss`` and ``all_missing``, and without these
+    lines nothing on a terminal said that the system raised (a wrong ``act`` signature, a state holding a set).
+    """
+    cases = run.cases
+    ended = cases[cases["status"].isin(["error", "timeout"])]
+    if ended.empty:
+        return []
+    timeouts = int((ended["status"] == "timeout").sum())
+    head = (f"{len(ended)} of {len(cases)} case runs ended in error"
+            + (f" ({timeouts} by timeout)" if timeouts else "") + ": their verdicts are missing")
+    lines = textwrap.wrap(head, width)
+    room = width - len(" (99,999 case runs, e.g. )") - int(ended["case_id"].str.len().max())
+    # messages that read the same once cut to the line are one kind (a set at loans.b00.tags, at loans.b01.tags …)
+    why = ended["error"].fillna("(no message)").astype(str).map(lambda m: fit(terminal_text("  " + m.split("\n")[0]),
+                                                                           max(room, 40)))
+    counts = why.value_counts(sort=True)
+    for message, n in counts.head(_ERROR_KINDS).items():
+        example = str(ended.loc[why == message, "case_id"].iloc[0])
+        lines.append(f"{message} ({n:,} case run{'s' if n != 1 else ''}, e.g. {example})")
+    if len(counts) > _ERROR_KINDS:
+        lines.append(f"  and {len(counts) - _ERROR_KINDS} other messages")
+    lines.append(fit("  in Python: run.cases[\"error\"] has each; run.panel(case_id) shows a case", width))
+    return lines
