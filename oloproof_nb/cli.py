@@ -26,6 +26,7 @@ import shlex
 import signal
 import sys
 import tempfile
+import textwrap
 import threading
 import time
 import traceback
@@ -476,6 +477,12 @@ def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, 
         else:
             source = release or str(Path(root or ".") / RELEASE_FILE)
             print(f"{source} names no criterion to gate; list each as `criteria: {{<criterion>: <threshold>}}`")
+    if g.table["reason"].str.startswith("approximate_methods_not_allowed").any():  # one key fixes it: say which
+        print("\n".join(textwrap.wrap(
+            f"the run is clustered (a case's epochs, a copy and its source, or cases given one cluster share a "
+            f"cluster), and {release or 'its release.yaml'} does not allow clustered (approximate) intervals: set "
+            "`allow_approximate_methods: true` there to decide them (README section 6)", terminal_width(),
+            break_long_words=False, break_on_hyphens=False)))
     print(exit_line(g))  # the last line: why the command exits as it does
     return 0 if g.verdict == "PASS" else 1
 

@@ -183,6 +183,25 @@ def test_case_runs_that_ended_in_error_are_counted_and_explained_above_the_table
     assert "ended in error" not in capsys.readouterr().out
 
 
+def test_a_clustered_run_not_allowed_approximate_intervals_is_told_which_key_to_set(
+        make_suite, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """With --epochs 3 every case passed, yet every criterion was INSUFFICIENT_EVIDENCE with the reason
+    approximate_methods_not_allowed beside the method clopper_pearson, and nothing named the key to set."""
+    folder = make_suite(PERFECT_CASES, evaluators=EVALUATORS, release=RELEASE)
+    assert main(["run", str(folder), "--out", str(tmp_path / "out"), "--quiet", "--epochs", "3"]) == 1
+    text = " ".join(capsys.readouterr().out.split())  # wrapped to the width
+    assert ("the run is clustered (a case's epochs, a copy and its source, or cases given one cluster share a "
+            "cluster), and its release.yaml does not allow clustered (approximate) intervals: set "
+            "`allow_approximate_methods: true` there") in text
+    allowed = tmp_path / "allowed.yaml"
+    allowed.write_text(yaml.safe_dump({**RELEASE, "allow_approximate_methods": True, "min_clusters": 10}),
+                       encoding="utf-8")
+    assert main(["gate", str(tmp_path / "out"), "--release", str(allowed)]) == 0  # 30 rows in 10 clusters pass
+    assert "allow_approximate_methods" not in capsys.readouterr().out
+    assert main(["run", str(folder), "--out", str(tmp_path / "once"), "--quiet"]) == 0  # unclustered: no word
+    assert "the run is clustered" not in capsys.readouterr().out
+
+
 def test_run_exits_1_when_a_criterion_fails(make_suite, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     cases = [{**c, "input": {**c["input"], "answer": "oops"}} for c in PERFECT_CASES]  # every answer wrong
     folder = make_suite(cases, evaluators=EVALUATORS, release=RELEASE)
