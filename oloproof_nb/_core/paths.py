@@ -386,6 +386,12 @@ def leaf_diff(before: Any, after: Any) -> list[tuple[str, Any, Any]]:
     [('t', [1], {'0': 1})]
     >>> leaf_diff({"o": {"x": {"a": 1}, "y": {"a": 1}}}, {"o": {"y": {"a": 1, "b": 2}, "x": {"a": 1, "b": 3}}})
     [('o.y.b', <absent>, 2), ('o.x.b', <absent>, 3)]
+
+    An empty container is a leaf, so one that gains its first entry is a leaf gone beside the new ones (and
+    one emptied a leaf new): ``after`` is ABSENT there although the key stays.
+
+    >>> leaf_diff({"loans": {}}, {"loans": {"b0": "m0"}}), leaf_diff({"loans": {"b0": "m0"}}, {"loans": {}})
+    ([('loans', {}, <absent>), ('loans.b0', <absent>, 'm0')], [('loans.b0', 'm0', <absent>), ('loans', <absent>, {})])
     """
     rows: list[tuple[str, Any, Any]] = []
     try:
