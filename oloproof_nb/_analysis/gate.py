@@ -38,6 +38,7 @@ vectorised group-by over the verdicts frame (:func:`criterion_sums`).
 from __future__ import annotations
 
 import difflib
+import json
 import math
 import os
 import warnings
@@ -49,6 +50,7 @@ import numpy as np
 import pandas as pd
 
 from .._config.release import ReleaseConfig, check_reductions, load_release, parse_release
+from .._config.suite import RELEASE_FILE
 from .._core.epochs import fractional_interval, parse_reduce
 from .._core.stats import BOOTSTRAP_MIN_CLUSTERS, Interval, rate_interval_from_sums
 from .._run.baseline import NOOP_VERSION
@@ -61,7 +63,7 @@ from .run import Run, as_run
 from .validity import checked_transforms
 
 __all__ = ["Gate", "gate", "GATE_COLUMNS", "ClusterSums", "criterion_sums", "sums_interval", "resolve_release",
-           "ReleaseLike", "NO_CRITERIA", "run_is_clustered", "reduced_interval", "no_decision"]
+           "ReleaseLike", "NO_CRITERIA", "run_is_clustered", "reduced_interval", "no_decision", "release_drift"]
 
 GATE_COLUMNS = GATE.names
 #: What ``release=`` accepts: a model, a mapping like release.yaml, or a path to one.
@@ -360,6 +362,9 @@ def gate(run: Run, release: ReleaseLike | None = None, *, baseline: Baseline | R
 
     Warns
     -----
+    UserWarning
+        Without ``release``, when the suite folder's release.yaml now differs from the settings stored with
+        the run (which decide): the differing keys, and how to gate with the file as it is now.
     VacuousCheckWarning
         For a ``fault_recovery`` criterion whose tool no case called, and for a criterion gated at
         threshold 0, which passes whatever its rows (checks found vacuous by ``load_suite`` were warned
@@ -391,6 +396,12 @@ def gate(run: Run, release: ReleaseLike | None = None, *, baseline: Baseline | R
     """
     run = as_run(run, "gate: run")
     cfg = resolve_release(run, release, criteria=criteria, confidence=confidence, method=method)
+    drift = release_drift(run) if release is None else ""
+    if drift:  # the stored settings decide (the run is the evidence), but the user may think the file does
+        root = run.suite_root or Path(".")
+        warnings.warn(f"{root / RELEASE_FILE} differs from the release settings run {run.run_id} was made with "
+                      f"({drift}); this gate uses the run's; to gate with the file as it is now, give it: "
+                      f"op.gate(run, release=...) or oloproof gate --release", UserWarning, stacklevel=2)
     clustered = run_is_clustered(run)
     n_source = int(run.cases["cluster"].nunique())
     checked = checked_transforms(run)
@@ -437,6 +448,34 @@ def gate(run: Run, release: ReleaseLike | None = None, *, baseline: Baseline | R
     overall = "PASS" if not blocker and bool((listed["verdict"] == "PASS").all()) else "BLOCK"
     return Gate(table=table, verdict=overall, release=cfg, clustered=clustered, n_source_clusters=n_source,
                 reason=blocker, findings=tuple(findings))
+
+
+def release_drift(run: Run) -> str:
+    """How the suite folder's release.yaml now differs from the settings stored with ``run`` (which a gate of the
+    run uses unless given ``release=``), e.g. ``criteria.answer_matches 0.6 → 0.95``; empty when they agree, or
+    when the run has no suite folder or its file cannot be read (an edit in progress is no setting).
+
+    A user who tightened release.yaml and gated the stored run again was told PASS on the thresholds replaced.
+    """
+    root = run.suite_root
+    if root is None or len(run.runs) > 1:
+        return ""
+    path = root / RELEASE_FILE
+    try:
+        now = load_release(path) if path.is_file() else ReleaseConfig()
+    except (OloproofError, OSError):
+        return ""
+
+    def flat(cfg: ReleaseConfig) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in cfg.model_dump().items():
+            out.update({f"{key}.{k}": v for k, v in value.items()} if isinstance(value, dict) else {key: value})
+        return out
+
+    was, is_ = flat(run.release if run.release is not None else ReleaseConfig()), flat(now)
+    keys = [k for k in sorted(set(was) | set(is_)) if was.get(k) != is_.get(k)]
+    changes = [f"{k} {json.dumps(was.get(k))} → {json.dumps(is_.get(k))}" for k in keys[:3]]
+    return ", ".join(changes) + (f" and {len(keys) - 3} more" if len(keys) > 3 else "")
 
 
 def reduced_interval(rs: ReducedSums, release: ReleaseConfig) -> tuple[Interval, str, bool]:

@@ -318,3 +318,31 @@ def test_criterion_sums_take_both_paths(sparse: bool) -> None:
     got = gate_module.criterion_sums(verdicts, by=by)
     expected = _groupby_oracle(verdicts, by)
     assert {k: (v.passes.tolist(), v.rows.tolist(), v.missing) for k, v in got.items()} == expected
+
+
+def test_a_release_yaml_changed_since_the_run_is_named_and_the_stored_one_decides(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Contract review D: the threshold raised from 0.6 to 0.95 in the suite's release.yaml after the run, `oloproof
+    gate` still said PASS on 0.6 and nothing said the file had changed. The run's copy still decides (the run is
+    the evidence); now a warning names the keys that differ and how to gate with the file as it is."""
+    import warnings
+
+    folder = make_suite(tmp_path / "s", [True] * 10, release={"criteria": {"answer_matches": 0.6}})
+    run = run_suite(folder)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # unchanged: no word
+        assert op.gate(run).verdict == "PASS"
+    (folder / "release.yaml").write_text(yaml.safe_dump({"criteria": {"answer_matches": 0.95}}))
+    with pytest.warns(UserWarning, match=r"release\.yaml differs from the release settings run .* was made with "
+                                         r"\(criteria\.answer_matches 0\.6 → 0\.95\); this gate uses the run's"):
+        g = op.gate(run)
+    assert g.verdict == "PASS" and row(g)["threshold"] == 0.6  # 10 of 10: ci_low 0.692 ≥ 0.6
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # given the file, it decides, and there is nothing to warn about
+        assert op.gate(run, release=folder / "release.yaml").verdict == "BLOCK"  # 0.692 < 0.95
+    assert main(["gate", str(run.directory)]) == 0
+    assert "criteria.answer_matches 0.6 → 0.95" in capsys.readouterr().err
+    (folder / "release.yaml").write_text("criteria: {answer_matches: [")  # an edit in progress: no setting
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert op.gate(run).verdict == "PASS"
