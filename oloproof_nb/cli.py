@@ -474,6 +474,9 @@ def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, 
         root = result.manifest.suite_config.root  # None: an Inspect AI log, which has no release.yaml of its own
         if release is None and root is None:
             print("no criterion to gate: give the thresholds with --release RELEASE_YAML")
+        elif release is None and result.release is None:  # no file to blame: the suite had none when the run began
+            print(f"{Path(root or '.') / RELEASE_FILE}: there was none when the run started, so no criterion is "
+                  "gated; write one listing `criteria: {<criterion>: <threshold>}`, or give it with --release")
         else:
             source = release or str(Path(root or ".") / RELEASE_FILE)
             print(f"{source} names no criterion to gate; list each as `criteria: {{<criterion>: <threshold>}}`")

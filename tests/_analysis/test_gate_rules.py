@@ -232,6 +232,13 @@ def test_cli_gate_prints_reason(tmp_path: Path, capsys: pytest.CaptureFixture[st
     listed.write_text("criteria: {answer_matches: 0.1}\n", encoding="utf-8")
     main(["gate", str(run.directory), "--release", str(listed)])
     assert "names no criterion" not in capsys.readouterr().out
+    # first-hour review U: with no release.yaml at all, the line named a file that did not exist as listing none
+    bare = run_of(tmp_path / "bare", answer_cases(*layout(5, sizes=1)))
+    assert main(["gate", str(bare.directory)]) == 1
+    missing = Path(bare.manifest.suite_config.root or "") / "release.yaml"
+    assert not missing.exists() and capsys.readouterr().out.splitlines()[-2] == (
+        f"{missing}: there was none when the run started, so no criterion is gated; write one listing "
+        "`criteria: {<criterion>: <threshold>}`, or give it with --release")
 
 
 def test_gate_path_never_imports_statsmodels(tmp_path: Path) -> None:
