@@ -191,3 +191,27 @@ def test_a_system_that_snapshots_but_cannot_be_reset_is_refused(make_suite: Any)
     run = op.run(op.load_suite(make_suite(stateless, evaluators=evaluators[1:], system="sysmod:Counter",
                                           system_code=NO_RESET)), progress=False)
     assert list(run.cases["status"]) == ["completed"] and list(run.verdicts["verdict"]) == ["pass"]
+
+
+RESET_LOG = """
+class Logs:
+    version = "logs-1"
+
+    def reset(self, state):
+        self.state = dict(state, resets=1)  # what reset was given, plus a mark: the snapshot shows both
+
+    def snapshot(self):
+        return self.state
+
+    def run(self, input):
+        return {"steps": [], "answer": "ok", "status": "completed"}
+"""
+
+
+def test_a_case_without_initial_state_is_reset_to_an_empty_world(make_suite: Any, tmp_path: Path) -> None:
+    """README: a case without ``initial_state`` is reset to ``{}`` (first-hour review U had to read the runner)."""
+    cases = [{"id": "bare", "input": {}}, {"id": "given", "input": {}, "initial_state": {"books": {}}}]
+    run = op.run(make_suite(cases, evaluators=[{"type": "answer_matches"}], system="sysmod:Logs",
+                            system_code=RESET_LOG), out=tmp_path / "run", progress=False)
+    states = dict(zip(run.snapshots["case_id"], run.snapshots["state"], strict=True))
+    assert states == {"bare": {"resets": 1}, "given": {"books": {}, "resets": 1}}
