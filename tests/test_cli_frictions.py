@@ -215,7 +215,12 @@ def test_errors_name_python_parameters_in_python_and_flags_on_the_command_line(
     assert "choose another out=, or pass resume=True" in str(info.value) and "--" not in str(info.value)
     with pytest.raises(RunDirError) as info:
         op.run(folder, resume=True, progress=False)
-    assert str(info.value) == "resume=True needs out= (the directory of the interrupted run)"
+    assert str(info.value) == "resume=True needs out= (the directory of the interrupted run)"  # no run yet
+    latest = op.run(folder, progress=False).directory  # first-hour review U: name the run to finish
+    with pytest.raises(RunDirError) as info:
+        op.run(folder, resume=True, progress=False)
+    assert str(info.value) == ("resume=True needs out= (the directory of the interrupted run); the suite's latest "
+                               f"run is out={str(latest)!r}")
     with pytest.raises(op.OloproofError) as exc:
         op.examples_init = None  # noqa: B010 - nothing: the name is not part of the face
         from oloproof_nb.examples import init_example
