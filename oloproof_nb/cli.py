@@ -425,6 +425,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     if args.epochs is not None and not 1 <= args.epochs <= MAX_EPOCHS:
         raise OloproofError(f"--epochs {args.epochs}: must be 1 to {MAX_EPOCHS:,} (as epochs: in oloproof.yaml)")
+    already = args.resume and _finished_before(Path(args.out))
     update, close = progress_bar(Path(args.suite).name) if not args.quiet and _stderr_is_tty() else (None, None)
     params = {"suite": args.suite, "out": args.out, "workers": args.workers, "resume": args.resume,
               "cache": not args.no_cache, "isolation": args.isolation, "fsync": args.fsync,
@@ -448,6 +449,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if not result.finished:
         raise OloproofError(f"{result.directory}: the run did not finish" + _resume_hint(args, result.directory))
     replays = result.replay_summary()
+    if already:  # --resume of a run that had finished: it was left as it was; say so rather than seem to re-run
+        print(f"{args.out}: the run had already finished; nothing to resume (its gate follows)")
     print(f"run {result.run_id}: {run_size(result)}"
           + (f"; replay runs (control + faulted): {replays}" if replays else ""))
     print(f"  -> {result.directory}")  # a line of its own: the table above the exit line fits 100 columns
@@ -488,6 +491,16 @@ def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, 
             break_long_words=False, break_on_hyphens=False)))
     print(exit_line(g))  # the last line: why the command exits as it does
     return 0 if g.verdict == "PASS" else 1
+
+
+def _finished_before(directory: Path) -> bool:
+    """Whether ``directory`` holds a run that had finished (its manifest says so); False for anything else."""
+    from ._run.store import read_manifest
+
+    try:
+        return read_manifest(directory).finished_at is not None
+    except (OloproofError, OSError, ValueError):
+        return False
 
 
 def _print_case_errors(result: Run) -> None:

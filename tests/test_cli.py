@@ -256,6 +256,21 @@ def test_run_into_an_existing_out_needs_resume(make_suite, tmp_path: Path,
     assert [p.name for p in out.iterdir()] == ["something.txt"]
 
 
+def test_resuming_a_finished_run_says_there_was_nothing_to_resume(make_suite, tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """`--resume` of a finished run printed its gate again as if it had run (first-hour review U)."""
+    folder = make_suite(PERFECT_CASES[:3], evaluators=EVALUATORS, release=RELEASE)
+    out = tmp_path / "out"
+    assert main(["run", str(folder), "--out", str(out), "--quiet"]) == 1  # 3 of 3: ci_low 0.29 < 0.5
+    first = capsys.readouterr().out
+    assert "nothing to resume" not in first
+    journal = (out / "cases.jsonl").read_bytes()
+    assert main(["run", str(folder), "--out", str(out), "--resume", "--quiet"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == f"{out}: the run had already finished; nothing to resume (its gate follows)"
+    assert lines[1:] == first.splitlines() and (out / "cases.jsonl").read_bytes() == journal  # left as it was
+
+
 @pytest.mark.parametrize("argv", [[], ["run"], ["frobnicate"], ["run", "x", "--workers", "many"]])
 def test_usage_errors_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as info:
