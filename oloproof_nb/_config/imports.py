@@ -26,6 +26,7 @@ factory): the run's code fingerprint is built on them.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import hashlib
 import importlib
@@ -124,7 +125,10 @@ def import_system(root: Path, spec: str, file: str | Path = "oloproof.yaml") -> 
             module = _load_module(root, module_name, file)
             _MODULES[key] = (content, module)
     if not hasattr(module, attr):
-        raise ConfigError(file, "system", f"module {quote(module_name)} has no attribute {quote(attr)}")
+        names = [n for n in vars(module) if not n.startswith("_")]
+        near = difflib.get_close_matches(attr, names, n=1, cutoff=0.6)  # LoanDsk for LoanDesk
+        raise ConfigError(file, "system", f"module {quote(module_name)} has no attribute {quote(attr)}"
+                          + (f"; did you mean {quote(near[0])}?" if near else ""))
     return getattr(module, attr)
 
 

@@ -414,6 +414,7 @@ CHECKS = ("def ok(case, initial_state, final_state, trajectory):\n    return Tru
 @pytest.mark.parametrize(("check", "message"), [
     ("nochecks:ok", "cannot import 'nochecks'"),
     ("checks:missing", "has no attribute 'missing'"),
+    ("checks:okk", "has no attribute 'okk'; did you mean 'ok'?"),  # first-hour review U: a typo named its fix
     ("checks:NOT_CALLABLE", "not a function"),
     ("checks:two", "cannot be called with (case, initial_state, final_state, trajectory): too many positional "
                    "arguments; its signature is two(case, final_state)"),
