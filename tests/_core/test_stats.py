@@ -457,3 +457,16 @@ def test_is_clustered():
 def test_input_errors_name_argument_and_allowed_values(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_the_bootstrap_bound_is_not_monotone_as_the_readme_warns() -> None:
+    """README's method table: one more passing row can lower the cluster_bootstrap bound (the reason the gate never
+    decides with it, and why the table says not to rank agents by it); cluster_t's bound never falls."""
+    k = [3, 3, 1, 4, 1, 1, 1, 0, 1, 3, 0, 4]
+    m = [3, 3, 1, 4, 1, 1, 1, 2, 1, 4, 1, 4]
+    better = list(k)
+    better[9] += 1  # one more pass in cluster 10
+    boot = [rate_interval_from_sums(x, m, method="cluster_bootstrap").low for x in (k, better)]
+    assert [round(b, 3) for b in boot] == [0.571, 0.563] and boot[1] < boot[0]
+    t = [rate_interval_from_sums(x, m, method="cluster_t").low for x in (k, better)]
+    assert t[1] >= t[0]
