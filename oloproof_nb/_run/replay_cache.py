@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -177,7 +177,10 @@ class ReplayCache:
         tmp: str | None = None
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=f".{key[:16]}-", suffix=".tmp", dir=self.directory)
+            name = str(self.directory / f".{key[:16]}-{uuid.uuid4().hex[:12]}.tmp")
+            # 0o666 less the umask, as any file the user makes (mkstemp's 0o600 hid the cache from a teammate)
+            fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            tmp = name  # ours from here: removed if the write fails
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 handle.write(text)
             os.replace(tmp, self.path(key))

@@ -372,3 +372,23 @@ def test_a_system_python_keeps_the_old_import_of_is_refused_at_load_saying_resta
     with pytest.raises(op.ConfigError, match=r"Python keeps that import .* restart the process \(in a notebook: "
                                              r"the kernel\) and load the suite again"):
         op.load_suite(root)
+
+
+def test_a_cache_entry_is_made_like_any_file_of_the_user_so_a_teammate_can_read_it(tmp_path: Path) -> None:
+    """Style review Y: entries were made by mkstemp, mode 0o600 whatever the umask, so a teammate sharing the suite
+    folder could not read them and silently replayed everything again; every other file is 0o666 less the umask."""
+    import os
+    import stat
+
+    from oloproof_nb._run.replay_cache import ReplayCache
+
+    cache = ReplayCache(tmp_path / "replays")
+    key = replay_key("v1", "f" * 64, "d" * 64, 0, None, "r" * 64)
+    old = os.umask(0o022)
+    try:
+        cache.put(key, {"trajectory": {"steps": []}, "state": {}})
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(os.stat(cache.path(key)).st_mode) == 0o644
+    assert [p.name for p in (tmp_path / "replays").iterdir() if p.name.endswith(".tmp")] == []
+    assert cache.get(key) == {"trajectory": {"steps": []}, "state": {}}
