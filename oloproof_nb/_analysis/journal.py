@@ -76,8 +76,11 @@ def _case_key(path: Path, line: Line, raw: bytes) -> tuple[int, Key]:
     m = _CASE_HEAD.match(raw)
     if m is not None:
         quoted = m.group(2)
-        cid = quoted[1:-1].decode("utf-8") if b"\\" not in quoted else json.loads(quoted)
-        return int(m.group(1)), (cid, int(m.group(3) or 1))
+        try:
+            cid = quoted[1:-1].decode("utf-8") if b"\\" not in quoted else json.loads(quoted.decode("utf-8"))
+            return int(m.group(1)), (cid, int(m.group(3) or 1))
+        except (UnicodeDecodeError, ValueError):  # not UTF-8: the whole line is read below, and named as damage
+            pass
     rec = _parse(path, line, raw)
     try:
         return int(rec["index"]), (str(rec["case"]["id"]), int(rec["case"].get("epoch", 1)))
@@ -131,7 +134,7 @@ class Journal:
             return []
         raws = _read_lines(path, lines)
         try:
-            records = json.loads(b"[" + b",".join(raws) + b"]")
+            records = json.loads((b"[" + b",".join(raws) + b"]").decode("utf-8"))  # strict: bytes pass surrogates
         except (UnicodeDecodeError, ValueError, RecursionError):
             records = None
         if records is None or len(records) != len(raws) or not all(isinstance(r, dict) for r in records):

@@ -254,7 +254,7 @@ class StateReader:
             values: Any = None
             if all(texts):
                 try:
-                    values = json.loads(b"[" + b",".join(texts) + b"]")
+                    values = json.loads((b"[" + b",".join(texts) + b"]").decode("utf-8"))  # strict, as each line
                 except (UnicodeDecodeError, ValueError, RecursionError):
                     values = None
             if not isinstance(values, list) or len(values) != len(texts):

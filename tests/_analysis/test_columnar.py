@@ -1212,3 +1212,23 @@ def test_an_edited_state_is_refused_when_it_is_read(tmp_path: Path) -> None:
     with pytest.raises(op.OloproofError, match=rf"states\.jsonl: line {at + 1}: the stored state [0-9a-f]{{12}}… is "
                                                r"not the text its address is the SHA-256 of"):
         _ = op.load_run(out).snapshots
+
+
+@pytest.mark.parametrize("where", [b'"c1"', b'"ok"'])  # the case id (read from the line's head), a later value
+def test_a_journal_line_holding_an_encoded_lone_surrogate_is_damage_for_load_run_as_for_resume(
+        tmp_path: Path, where: bytes) -> None:
+    """Style review Y: the bytes ED B3 A9 (a lone surrogate, no UTF-8) in a record were refused by resume's reader
+    and taken by load_run's (json.loads of bytes passes surrogates), giving a string no Parquet file can hold; in
+    the case id they stopped load_run with a UnicodeDecodeError (an internal error)."""
+    root = write_suite(tmp_path / "suite", standard_cases(3), evaluators=EVALUATORS)
+    out = tmp_path / "run"
+    op.run(op.load_suite(root), out=out, progress=False)
+    journal = out / "cases.jsonl"
+    lines = journal.read_bytes().splitlines(keepends=True)
+    assert where in lines[1]
+    lines[1] = lines[1].replace(where, where[:-1] + b'\xed\xb3\xa9"', 1)
+    journal.write_bytes(b"".join(lines))
+    with pytest.raises(op.RunDirError, match=r"line 2: a stored record is not valid JSON \(UnicodeDecodeError\)"):
+        list(read_jsonl(journal))  # resume's reader
+    with pytest.raises(op.RunDirError, match=r"cases\.jsonl: line 2: .*not valid JSON"):
+        op.load_run(out).verdicts  # noqa: B018 - reading the frame is the point
