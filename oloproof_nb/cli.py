@@ -258,6 +258,11 @@ def _child_run(conn: Any, params: dict[str, Any]) -> None:  # pragma: no cover -
         send("warning", category.__name__, str(message))
 
     warnings.showwarning = forward
+    try:  # what the system prints goes to stderr: the command's stdout is the gate's table and its last line
+        sys.stdout.flush()
+        os.dup2(2, 1)  # the descriptor too: worker processes inherit it, and a closed stdout (| head) breaks none
+    except (OSError, ValueError, AttributeError):
+        pass
     parent = multiprocessing.parent_process()
     if parent is not None:  # the run dies with the process that decides the exit code (it was killed)
         threading.Thread(target=_die_with, args=(parent, signal.SIGKILL), daemon=True, name="oloproof-orphan").start()

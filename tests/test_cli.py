@@ -376,6 +376,51 @@ def test_bad_input_exits_2_with_one_line(make_suite, tmp_path: Path, capsys: pyt
     assert not out.exists() and not (folder / "runs").exists()
 
 
+CHATTY_SYSTEM = """
+import sys
+
+
+class Chatty:
+    version = "chatty-1"
+
+    def __init__(self):
+        print("hello from the constructor")
+
+    def reset(self, state):
+        self.state = state
+
+    def snapshot(self):
+        return self.state
+
+    def run(self, input):
+        print("DEBUG acting on", input)
+        sys.stdout.flush()
+        return {"steps": [], "answer": input.get("answer"), "status": "completed"}
+"""
+
+
+@pytest.mark.parametrize("isolation", ["thread", "process"])
+def test_what_the_system_prints_goes_to_stderr_and_a_closed_stdout_changes_no_exit_code(
+        make_suite, tmp_path: Path, isolation: str) -> None:
+    """First-hour review U: a system's prints were mixed into stdout above the gate table (a CI parser of
+    `oloproof run > gate.txt` got them), and with --isolation process and `| head` the system's own print raised
+    BrokenPipeError in the worker: exit 2, "could not build the system". Now they go to stderr."""
+    folder = make_suite(PERFECT_CASES, evaluators=[{"type": "answer_matches"}],
+                        release={"criteria": {"answer_matches": 0.5}}, system="sysmod:Chatty",
+                        system_code=CHATTY_SYSTEM)
+    command = [sys.executable, "-m", "oloproof_nb.cli", "run", str(folder), "--quiet", "--isolation", isolation]
+    done = subprocess.run([*command, "--out", str(tmp_path / "a")], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "DEBUG" not in done.stdout and "hello" not in done.stdout
+    assert done.stdout.splitlines()[-1].startswith("gate: PASS — exit 0")
+    assert "DEBUG acting on" in done.stderr and "hello from the constructor" in done.stderr
+    closed = subprocess.Popen([*command, "--out", str(tmp_path / "b")], stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL)
+    assert closed.stdout is not None
+    closed.stdout.close()  # the reader left at once, as `| head -0` does
+    assert closed.wait(timeout=120) == 0
+
+
 def test_console_script_in_a_subprocess(make_suite, tmp_path: Path) -> None:
     script = Path(sys.executable).with_name("oloproof")
     command = [str(script)] if script.exists() else [sys.executable, "-m", "oloproof_nb.cli"]
