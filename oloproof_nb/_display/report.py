@@ -205,6 +205,31 @@ def _receipts_section(run: Run) -> Section | None:
     return sec
 
 
+def _errors_section(run: Run) -> Section | None:
+    """The case runs the system ended in error or by timeout, by message: their verdicts are missing, and the
+    gate table alone showed only ``missing`` counts."""
+    cases = run.cases
+    ended = cases[cases["status"].isin(["error", "timeout"])]
+    if ended.empty:
+        return None
+    keys = [c for c in ("case_id", "epoch") if c in ended.columns]
+    first = ended["error"].fillna("(no message)").astype(str).str.split("\n").str[0]
+    grouped = (pd.DataFrame({"message": first, "status": ended["status"], "case_id": ended["case_id"]})
+               .groupby(["message", "status"], sort=False)
+               .agg(case_runs=("case_id", "size"), example=("case_id", "first")).reset_index()
+               .sort_values("case_runs", ascending=False, kind="stable").reset_index(drop=True))
+    limit = 20
+    sec = Section("errors", "Case runs that ended in error")
+    sec.text.append(f"{len(ended)} of {len(cases)} case runs ended in error or by timeout: the system raised, "
+                    "returned what a case cannot hold, or overran `case_timeout_s`; their verdicts are `missing`, "
+                    "which counts as not passed. By message"
+                    + (f" (the {limit} commonest)" if len(grouped) > limit else "")
+                    + "; `run.cases` holds each, `run.panel(case_id)` shows the case.")
+    raw = ended[[*keys, "status", "error"]].reset_index(drop=True)
+    sec.tables.append(("errors", grouped.head(limit), raw))
+    return sec
+
+
 def _slices_section(run: Run, release: ReleaseLike | None) -> Section:
     sec = Section("slices", "Slices")
     if not run.config.slices:
@@ -248,9 +273,10 @@ def _slice_display(table: pd.DataFrame) -> pd.DataFrame:
 
 def build_sections(run: Run, release: ReleaseLike | None = None,
                    baseline: Baseline | Run | None = None) -> list[Section]:
-    """The report's sections, in order: gate, validity (with transforms), replays and receipts (if any), slices."""
-    found = [_gate_section(run, release, baseline), _validity_section(run), _replays_section(run),
-             _receipts_section(run), _slices_section(run, release)]
+    """The report's sections, in order: gate, case runs that ended in error, validity (with transforms), replays and
+    receipts (each if any), slices."""
+    found = [_gate_section(run, release, baseline), _errors_section(run), _validity_section(run),
+             _replays_section(run), _receipts_section(run), _slices_section(run, release)]
     return [s for s in found if s is not None]
 
 

@@ -84,6 +84,34 @@ def test_report_without_transforms_replays_or_slices(make_suite: Any, tmp_path: 
     assert ">Release gate</h2>" in text and ">Transform validity</h2>" not in text
     assert ">Fault replays</h2>" not in text and "No slices declared" in text
     assert text.count("data:image/png;base64,") == 1
+    assert "ended in error" not in text  # every case completed: no such section
+
+
+RAISING = """
+class Raising:
+    version = "raising-1"
+
+    def run(self, input):
+        if input["answer"] == "boom":
+            raise KeyError("member")
+        return {"steps": [], "answer": input["answer"], "status": "completed"}
+"""
+
+
+def test_a_report_lists_the_case_runs_that_ended_in_error_by_message(make_suite: Any, tmp_path: Path) -> None:
+    """First-hour review U: a report of a run whose system raised said `25 cases (error: 25)` and named neither an
+    error nor a case; the gate table showed only missing counts."""
+    answers = ["boom", "ok", "boom", "ok", "boom"]  # by hand: 3 of 5 raise the same KeyError, c0 first
+    cases = [{"id": f"c{i}", "input": {"answer": a}, "expected": {"answer": "ok"}} for i, a in enumerate(answers)]
+    root = make_suite(cases, evaluators=[{"type": "answer_matches"}], system="sysmod:Raising", system_code=RAISING)
+    run = op.run(op.load_suite(root), out=tmp_path / "run", progress=False)
+    md = write_report(run, tmp_path / "r.md").read_text(encoding="utf-8")
+    assert "## Case runs that ended in error" in md
+    assert "3 of 5 case runs ended in error or by timeout" in md
+    row = next(line for line in md.splitlines() if line.startswith("| KeyError"))
+    assert [c.strip() for c in row.strip("|").split("|")] == ["KeyError: 'member'", "error", "3", "c0"]
+    raw = (tmp_path / "r_files" / "errors.csv").read_text(encoding="utf-8")
+    assert raw.splitlines()[1:] == [f"c{i},1,error,KeyError: 'member'" for i in (0, 2, 4)]  # each case run
 
 
 def test_report_errors_are_one_line_exit_2(example_run: op.Run, tmp_path: Path,
