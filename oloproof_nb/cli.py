@@ -547,42 +547,13 @@ def _whole(run: Run, given: str) -> Run:
     raise OloproofError(text)
 
 
-_COMPARE_HEADS = {"criterion": "criterion", "base_rate": "base", "candidate_rate": "cand", "difference": "diff",
-                  "ci_low": "ci_low", "ci_high": "ci_high", "n": "n", "pass_to_fail": "p->f",
-                  "fail_to_pass": "f->p", "missing": "miss", "verdict": "verdict"}
-#: Columns of the ``oloproof compare`` table dropped, in this order, until it fits the width.
-_OPTIONAL = ("missing", "base_rate", "candidate_rate", "n")
-
-
-def _compare_table(table: Any, width: int = 100) -> str:
-    from ._display.markdown import text_table
-    from ._display.terminal import cut_names
-    from ._display.theme import fmt_cell
-
-    columns = list(_COMPARE_HEADS)
-    for drop in (None, *_OPTIONAL):
-        if drop is not None:
-            columns.remove(drop)
-        rows = [[fmt_cell(c, v) for c, v in zip(columns, row, strict=True)]
-                for row in table[columns].itertuples(index=False, name=None)]
-        text = text_table(rows, [_COMPARE_HEADS[c] for c in columns], tablefmt="narrow")
-        excess = max(len(line) for line in text.splitlines()) - width
-        if excess <= 0:
-            break
-    if excess > 0:  # still too wide: cut the criterion names with …, each cut name given whole under the table
-        room = max(max((len(row[0]) for row in rows), default=0) - excess, 16)
-        whole = cut_names(rows, room, width)
-        text = "\n".join([text_table(rows, [_COMPARE_HEADS[c] for c in columns], tablefmt="narrow"), *whole])
-    return text
-
-
 def _cmd_compare(args: argparse.Namespace) -> int:
     """Two stored runs compared; exit 0 only on NO_REGRESSION (an unfinished run is an error, exit 2)."""
     from ._analysis.compare import compare_release
     from ._analysis.run import Run
     from ._display.compare import compare
     from ._display.notebook import load_run
-    from ._display.terminal import reason_lines, terminal_width
+    from ._display.terminal import compare_table_text, reason_lines, terminal_width
     from ._display.theme import fmt_level
 
     # a suite folder stands for its latest run, as for gate and report
@@ -598,7 +569,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     print(f"{cmp.n_paired} paired cases; diff = candidate - base with its {fmt_level(cmp.release.confidence)} "
           f"interval; margin {cmp.margin:g}")
     width = terminal_width()
-    print(_compare_table(cmp.table, width))
+    print(compare_table_text(cmp.table, width))
     for line in reason_lines(cmp.table, width, plain=_COMPARE_PLAIN):  # as the gate prints its reasons
         print(line)
     for note in cmp.notes:

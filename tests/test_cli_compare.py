@@ -134,13 +134,13 @@ def test_a_criterion_left_undecided_by_a_rule_has_its_reason_printed(runs: dict[
 def test_a_cut_criterion_name_is_given_whole_under_the_table() -> None:
     """A name too long for 100 columns was cut with … and, with a plain reason (no line under the table), appeared
     nowhere whole; two such names could read the same."""
-    from oloproof_nb.cli import _compare_table
+    from oloproof_nb._display.terminal import compare_table_text
 
     names = ["a_criterion_whose_name_runs_on_and_on_" + "x" * 40 + suffix for suffix in ("_one", "_two")]
     table = pd.DataFrame({"criterion": names, "base_rate": 1.0, "candidate_rate": 1.0, "difference": 0.0,
                           "ci_low": -0.1, "ci_high": 0.1, "n": 24, "pass_to_fail": 0, "fail_to_pass": 0,
                           "missing": 0, "verdict": "INSUFFICIENT_EVIDENCE"})
-    lines = _compare_table(table).splitlines()
+    lines = compare_table_text(table).splitlines()
     assert max(len(line) for line in lines) <= 100
     rows = [line for line in lines if "INSUFFICIENT_EVIDENCE" in line]
     assert len(rows) == 2 and all("…" in row and "_one" not in row and "_two" not in row for row in rows)  # cut

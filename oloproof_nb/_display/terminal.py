@@ -21,8 +21,8 @@ from .._analysis.run import Run
 from .markdown import terminal_text, text_table
 from .theme import fmt_bound, fmt_cell, fmt_level, fmt_number
 
-__all__ = ["WIDTH", "case_error_lines", "cut_names", "gate_table_text", "exit_line", "fit", "reason_lines", "run_size",
-           "terminal_width"]
+__all__ = ["WIDTH", "case_error_lines", "compare_table_text", "cut_names", "gate_table_text", "exit_line", "fit",
+           "reason_lines", "run_size", "terminal_width"]
 
 #: Characters per line of the narrow table.
 WIDTH = 100
@@ -129,6 +129,32 @@ def gate_table_text(g: Gate, *, wide: bool = False, width: int = WIDTH) -> str:
             for row in rows:
                 row[i] = fit(row[i], room)
     return "\n".join([text_table(rows, headers), *whole, *reason_lines(g.table, width)])
+
+
+#: Headers of the compare table's columns (``cmp.table`` names → short heads).
+_COMPARE_HEADS = {"criterion": "criterion", "base_rate": "base", "candidate_rate": "cand", "difference": "diff",
+                  "ci_low": "ci_low", "ci_high": "ci_high", "n": "n", "pass_to_fail": "p->f",
+                  "fail_to_pass": "f->p", "missing": "miss", "verdict": "verdict"}
+#: Columns of the compare table dropped, in this order, until it fits the width.
+_OPTIONAL = ("missing", "base_rate", "candidate_rate", "n")
+
+
+def compare_table_text(table: pd.DataFrame, width: int = WIDTH) -> str:
+    """``oloproof compare``'s table of ``cmp.table`` within ``width`` characters a line: optional columns are
+    dropped (miss, base, cand, n) until it fits, then criterion names are cut (:func:`cut_names`)."""
+    columns = list(_COMPARE_HEADS)
+    for drop in (None, *_OPTIONAL):
+        if drop is not None:
+            columns.remove(drop)
+        rows = [[fmt_cell(c, v) for c, v in zip(columns, row, strict=True)]
+                for row in table[columns].itertuples(index=False, name=None)]
+        text = text_table(rows, [_COMPARE_HEADS[c] for c in columns], tablefmt="narrow")
+        excess = _widest(text) - width
+        if excess <= 0:
+            return text
+    room = max(max((len(row[0]) for row in rows), default=0) - excess, _MIN_CRITERION)
+    whole = cut_names(rows, room, width)  # still too wide: names cut, each given whole under the table
+    return "\n".join([text_table(rows, [_COMPARE_HEADS[c] for c in columns], tablefmt="narrow"), *whole])
 
 
 def _widest(text: str) -> int:

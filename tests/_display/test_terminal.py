@@ -200,12 +200,12 @@ def test_the_compare_table_rounds_its_interval_outward() -> None:
     """``oloproof compare`` printed ±0.142 for the interval the Comparison repr shows as [-0.143, +0.143]."""
     import pandas as pd
 
-    from oloproof_nb.cli import _compare_table
+    from oloproof_nb._display.terminal import compare_table_text
 
     table = pd.DataFrame([{"criterion": "state_matches", "base_rate": 0.7, "candidate_rate": 0.7, "difference": 0.0,
                            "ci_low": -0.1424744, "ci_high": 0.1424744, "n": 48, "pass_to_fail": 0,
                            "fail_to_pass": 0, "missing": 0, "verdict": "INSUFFICIENT_EVIDENCE"}])
-    text = _compare_table(table)
+    text = compare_table_text(table)
     assert "-0.143" in text and " 0.143" in text and "0.142" not in text
 
 
