@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import base64
 import io
+import os
+import stat
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -351,7 +353,9 @@ def write_report(run: Run, out: str | Path, release: ReleaseLike | None = None,
     out : str or Path
         ``*.html`` — one standalone file, plots embedded as base64 PNG; or
         ``*.md`` — Markdown, with the plots (PNG) and raw tables (CSV) in
-        ``<stem>_files/`` beside it. Existing files are overwritten.
+        ``<stem>_files/`` beside it. An earlier report (or an empty file) there is replaced; any other
+        file is kept and the report refused (an ``OloproofError`` naming it), so a typo never replaces a
+        file the user wrote.
     release : ReleaseConfig, dict or path, optional
         Another release.yaml to apply (default: the suite's).
     baseline : Baseline or Run, optional
@@ -393,7 +397,27 @@ def report_path(out: str | Path) -> Path:
     suffix = path.suffix.lower()
     if suffix not in REPORT_SUFFIXES:
         raise OloproofError(f"{path}: a report is .html or .md, not {suffix or '(no suffix)'!r}")
+    if _a_file_of_the_user(path):  # `--out README.md` in the suite folder replaced the suite's README
+        raise OloproofError(f"{path}: exists and is no oloproof report, so it is kept; choose another out=, or "
+                            "remove the file first to put the report there")
     return path
+
+
+#: What the start of a report this module wrote holds (its title, in either format).
+_REPORT_MARK = b"oloproof report \xe2\x80\x94 "  # "oloproof report — "
+
+
+def _a_file_of_the_user(path: Path) -> bool:
+    """Whether ``path`` is a regular file that is not a report written here (one is replaced, as a report of the
+    run again; a named pipe or a device is replaced by :func:`write_file` without being opened)."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False
+        with open(path, "rb") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return False  # nothing there, or nothing to read: the write says what is wrong, if anything
+    return bool(head) and _REPORT_MARK not in head
 
 
 def _folder(folder: Path, role: str) -> None:

@@ -516,3 +516,25 @@ def test_a_reason_that_blocks_whatever_the_table_says_is_said_once(example_run: 
     text = write_report(example_run, tmp_path / "r.md", release=empty).read_text(encoding="utf-8")
     assert text.count("no_criteria: nothing was gated") == 1
     assert "): no_criteria: nothing was gated, whatever the table says. A criterion" in text
+
+
+@pytest.mark.parametrize("name", ["README.md", "index.html"])
+def test_a_file_the_user_wrote_is_never_replaced_by_a_report_but_an_earlier_report_is(
+        example_run: op.Run, tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str) -> None:
+    """Adversary review S: `oloproof report RUN --out suite/README.md` replaced the suite's own README, exit 0."""
+    mine = tmp_path / name
+    mine.write_text("# My suite\n\nNotes I wrote.\n", encoding="utf-8")
+    assert main(["report", str(example_run.directory), "--out", str(mine)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (f"oloproof: error: {mine}: exists and is no oloproof report, so it is kept; choose another --out, "
+                   "or remove the file first to put the report there")  # from Python: out=
+    assert mine.read_text(encoding="utf-8") == "# My suite\n\nNotes I wrote.\n"
+    assert not (tmp_path / f"{mine.stem}_files").exists()  # nothing made beside it either
+    again = tmp_path / f"report{mine.suffix}"
+    assert main(["report", str(example_run.directory), "--out", str(again)]) == 0
+    first = again.read_bytes()
+    assert main(["report", str(example_run.directory), "--out", str(again)]) == 0  # a report of it again: replaced
+    assert again.read_bytes().startswith(first[:40]) and "oloproof report — " in again.read_text(encoding="utf-8")
+    empty = tmp_path / f"empty{mine.suffix}"
+    empty.write_bytes(b"")  # nothing to lose
+    assert main(["report", str(example_run.directory), "--out", str(empty)]) == 0 and empty.stat().st_size > 0
