@@ -211,7 +211,8 @@ CHANGES = FrameSpec("changes", (
 ), documented=4)
 
 VERDICTS = FrameSpec("verdicts", (
-    Column("case_id", TEXT, "The case judged (a metamorphic relation: the derived case).", lambda t: t[0]),
+    Column("case_id", TEXT, "The case judged (a metamorphic relation: the derived case); a copy labelled invalid "
+                            "has no row.", lambda t: t[0]),
     Column("cluster", TEXT, "The case's cluster.", lambda t: t[1]),
     Column("criterion", TEXT, "The criterion (its name in release.yaml).", lambda t: t[2]["criterion"]),
     Column("evaluator", TEXT, "The evaluator type.", lambda t: t[2]["evaluator"]),
