@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..errors import quote
+from ..errors import quote, validation_problem
 from .canonical import digest
 from .paths import ABSENT, find_paths, format_path, get_path, parse_path, parse_pattern
 from .receipts import OutcomeContract
@@ -179,22 +179,20 @@ def _check_outcome(outcome: Any) -> None:
     try:
         OutcomeContract.model_validate(outcome)
     except ValidationError as exc:
-        err = exc.errors(include_url=False)[0]
-        loc = ".".join(["outcome", *(str(p) for p in err["loc"])])
+        loc, message, err = validation_problem(exc, "outcome")
         if err["type"] == "extra_forbidden":
             raise ValueError(f"unknown key {quote(loc)}; allowed under 'outcome': {allowed}") from None
         if err["type"] == "missing":
             raise ValueError(f"missing required key {quote(loc)} (an outcome contract needs artifact_id)") from None
-        raise ValueError(f"{quote(loc)}: {err['msg'].removeprefix('Value error, ')}") from None
+        raise ValueError(f"{quote(loc)}: {message}") from None
 
 
 def _first_error(exc: ValidationError) -> str:
-    err = exc.errors()[0]
-    loc = ".".join(str(p) for p in err["loc"] if p != "has_answer")
-    msg = err["msg"]
+    """The first problem of a case's fields, worded by the one formatter (``errors.validation_problem``)."""
+    key, message, err = validation_problem(exc)
     if err["type"] == "extra_forbidden":
-        return f"unknown key {quote(loc)}; allowed under 'expected': answer, state"
-    return f"{quote(loc)}: {msg}" if loc else msg
+        return f"unknown key {quote(key)}; allowed under 'expected': answer, state"
+    return f"{quote(key)}: {message}" if key else message
 
 
 def _holds_absent(value: Any) -> bool:

@@ -89,3 +89,14 @@ def test_a_field_copy_is_unchanged() -> None:
     assert derived.input == {"m": "refund NOW"} and derived.initial_state == {}
     with pytest.raises(ValueError, match="give one"):
         derive_case(source, "t", None, "{value}")
+
+
+def test_a_case_field_error_is_worded_by_the_one_formatter_and_quotes_a_bounded_value() -> None:
+    """Style review Y: the case reader formatted pydantic errors itself: no `(got …)`, no cut of a long value, and
+    a location style of its own; it now uses errors.validation_problem, as every other file format does."""
+    with pytest.raises(ValueError) as info:
+        case_from_mapping({"id": "a", "input": {}, "outcome": {"artifact_id": "x", "expected_sha256": 5}})
+    assert str(info.value) == "'outcome.expected_sha256': Input should be a valid string (got 5)"
+    with pytest.raises(ValueError) as info:
+        case_from_mapping({"id": "a", "input": {}, "outcome": {"artifact_id": "x", "expected_sha256": 9 ** 9999}})
+    assert str(info.value).endswith(f"(got <int of {(9 ** 9999).bit_length()} bits>)") and len(str(info.value)) < 400
