@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from .._core.receipts import OutcomeContract
 from ..errors import ContractFileError, quote, validation_problem
-from .files import KeyTwice, UnreadableFile, _lone_surrogate, keys_once, read_regular
+from .files import KeyTwice, UnreadableFile, keys_once, lone_surrogate, read_regular
 
 __all__ = ["COMMAND_VALIDATOR", "CONTRACT_FILE_KEYS", "DEFAULT_MAX_ARTIFACT_BYTES", "DEFAULT_OBSERVE_TIMEOUT_S",
            "MAX_CONTRACT_BYTES", "ContractFile", "load_contract_file"]
@@ -85,7 +85,7 @@ def load_contract_file(path: Path | str) -> ContractFile:
     """
     path = Path(path)
     data = _read_json_object(path)
-    bad = _lone_surrogate(data)
+    bad = lone_surrogate(data)
     if bad is not None:  # "\ud800": JSON, but no text (it stopped oloproof receipt as an internal error)
         _fail(path, f"the string {quote(bad)} holds a lone surrogate escape, which is not Unicode text")
     for key in data:

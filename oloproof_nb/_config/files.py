@@ -27,8 +27,8 @@ from ..errors import ConfigError, clip, quote, validation_problem
 if TYPE_CHECKING:
     import yaml
 
-__all__ = ["MAX_YAML_BYTES", "MAX_YAML_VALUES", "UnreadableFile", "KeyTwice", "config_error", "open_regular",
-           "read_regular", "read_yaml", "keys_once"]
+__all__ = ["MAX_YAML_BYTES", "MAX_YAML_VALUES", "UnreadableFile", "KeyTwice", "config_error", "lone_surrogate",
+           "open_regular", "read_regular", "read_yaml", "keys_once"]
 
 #: Largest oloproof.yaml or release.yaml read (they are read whole): 4 MiB.
 MAX_YAML_BYTES = 4 << 20
@@ -318,7 +318,7 @@ def read_yaml(path: Path) -> dict[str, Any]:
         data = {}
     if not isinstance(data, dict):
         raise ConfigError(path, None, f"must be a mapping of keys to values, got {type(data).__name__}")
-    bad = _lone_surrogate(data)
+    bad = lone_surrogate(data)
     if bad is not None:
         raise ConfigError(path, None, f"the string {quote(bad)} holds a lone surrogate escape, which is not "
                           "Unicode text")
@@ -340,7 +340,7 @@ def keys_once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def _lone_surrogate(data: Any) -> str | None:
+def lone_surrogate(data: Any) -> str | None:
     """The first string in ``data`` that cannot be UTF-8 (a ``"\\ud800"`` escape), walked without recursion."""
     seen: set[int] = set()
     stack = [data]

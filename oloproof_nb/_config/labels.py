@@ -9,7 +9,7 @@ from typing import Any
 
 from .._core.labels import parse_judgement
 from ..errors import LabelFileError, quote
-from .files import KeyTwice, UnreadableFile, keys_once, read_regular
+from .files import KeyTwice, UnreadableFile, keys_once, lone_surrogate, read_regular
 
 __all__ = ["MAX_LABEL_BYTES", "load_labels"]
 
@@ -54,15 +54,14 @@ def load_labels(path: str | Path, known_ids: Collection[str] | None = None,
                              else f"cannot read the label file: {message}") from None
     except UnicodeDecodeError as exc:
         raise LabelFileError(path, None, f"not UTF-8 text ({exc.reason})") from None
-    text = text.replace("\r\n", "\n").replace("\r", "\n")  # universal newlines, as text mode reads
     out: list[dict[str, Any]] = []
     seen: dict[tuple[str, str], int] = {}
-    for lineno, line in enumerate(text.split("\n"), start=1):  # JSONL lines end at \n only (U+2028 is text)
+    # JSONL lines end at \n only, as in the case file: a CR before it is JSON whitespace, a lone CR or U+2028 text
+    for lineno, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:
             obj = json.loads(line, object_pairs_hook=keys_once)
-            json.dumps(obj, ensure_ascii=False).encode("utf-8")  # an escaped lone surrogate is not text
         except KeyTwice as exc:  # {"valid": false, "valid": true} read as valid, the last one winning
             raise LabelFileError(path, lineno, f"key {quote(exc.args[0])} appears twice; give each key once") from None
         except (ValueError, RecursionError) as exc:  # also a number too long to convert
@@ -70,6 +69,11 @@ def load_labels(path: str | Path, known_ids: Collection[str] | None = None,
                    if isinstance(exc, RecursionError) else str(exc).split(":")[0])
             raise LabelFileError(path, lineno, f"not valid JSON ({msg}); each line must be one JSON object "
                                  '{"case_id": ..., "valid": true|false, "labeler": ..., "note": ...}') from None
+        bad = lone_surrogate(obj) if "\\u" in line else None  # only an escape can make one in UTF-8 text
+        if bad is not None:  # JSON, but no text: it was reported as "not valid JSON (utf-8 codec can't encode …)"
+            char = next(c for c in bad if 0xD800 <= ord(c) <= 0xDFFF)  # worded as the case file words it
+            raise LabelFileError(path, lineno, f"a string holds {quote(char)}, a lone surrogate escape that is not "
+                                 "Unicode text")
         try:
             judgement = parse_judgement(obj, known_ids, transform)
         except ValueError as exc:

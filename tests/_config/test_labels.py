@@ -199,6 +199,20 @@ def test_a_crlf_label_file_is_one_judgement_per_line(tmp_path: Path) -> None:
     assert [j["valid"] for j in load_labels(path, KNOWN)] == [True, False]
 
 
+def test_lines_and_lone_surrogates_are_read_as_in_the_case_file(tmp_path: Path) -> None:
+    """Style review Y: a lone CR split two judgements into two lines here but not in the case file (one line,
+    `Extra data` there), and a "\\ud800" escape was reported as "not valid JSON ('utf-8' codec can't encode …)"
+    where the case file says what it is."""
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b'{"case_id": "c1~t", "valid": true}\r{"case_id": "c2~t", "valid": false}\n')
+    with pytest.raises(LabelFileError, match=r"line 1: not valid JSON \(Extra data\)"):
+        load_labels(path, KNOWN)
+    path.write_bytes(b'{"case_id": "c1~t", "valid": true, "note": "\\ud800"}\n')
+    with pytest.raises(LabelFileError) as info:
+        load_labels(path, KNOWN)
+    assert str(info.value).endswith("line 1: a string holds '\\ud800', a lone surrogate escape that is not Unicode text")
+
+
 def test_a_byte_order_mark_starts_a_label_file_as_it_starts_a_case_file(tmp_path: Path) -> None:
     # Windows editors save UTF-8 with a BOM; cases.jsonl and the YAML files read it, so labels do too.
     path = tmp_path / "bom.jsonl"
