@@ -281,7 +281,7 @@ def fractional_interval(sums: ArrayLike, sizes: ArrayLike, confidence: float = 0
     if estimate in (0.0, 1.0) or g < 2:
         return on_n_min(f"degenerate: every value is {estimate:g}" if estimate in (0.0, 1.0)
                         else f"too few clusters for cluster_t: G={g}, need at least 2")
-    from scipy import special, stats  # imported on first use: keeps `import oloproof_nb` fast
+    from scipy import special  # first use; not scipy.stats (t quantile: special.stdtrit, as stats.t.ppf does)
 
     top = all_pass_low(m, confidence)
     df = bell_mccaffrey_df(m)
@@ -290,7 +290,7 @@ def fractional_interval(sums: ArrayLike, sizes: ArrayLike, confidence: float = 0
         low, high = min(low, top, estimate), max(high, 1.0 - top, estimate)
     else:
         se = cr2_se(s, m)
-        t = float(stats.t.ppf(0.5 + confidence / 2, df))
+        t = float(special.stdtrit(df, 0.5 + confidence / 2))
         half = t * se / (estimate * (1.0 - estimate))
         centre = float(special.logit(estimate))
         low = min(float(special.expit(centre - half)), top, estimate)

@@ -715,3 +715,21 @@ def test_a_replay_that_declares_epoch_is_given_the_case_epoch(tmp_path: Path, sy
         assert (second.loc[diverged[diverged].index, "verdict"] == "missing").all()
         assert second.loc[diverged[diverged].index, "reason"].str.startswith("control_replay_diverged").all()
         assert (second.loc[diverged[~diverged].index, "verdict"] == "pass").all()
+
+
+def test_a_reduced_gate_imports_neither_statsmodels_nor_scipy_stats(runs: dict[int, op.Run]) -> None:
+    """Style review Y: the fractional interval took its t quantile from scipy.stats (a costly import on the gate's
+    cold path) where the CR2 code uses scipy.special.stdtrit, the routine stats.t.ppf itself calls."""
+    import subprocess
+    import sys
+
+    release = {"allow_approximate_methods": True, "min_clusters": 2,
+               "criteria": {"answer_matches": {"threshold": 0.2, "reduce": "pass^3"}}}
+    code = ("import sys, oloproof_nb as op\n"
+            f"g = op.gate(op.load_run({str(runs[5].directory)!r}), release={release!r})\n"
+            "row = g.table.set_index('criterion').loc['answer_matches']\n"
+            "assert row['reduce'] == 'pass^3' and row['method'] == 'cluster_t', row\n"
+            "print(sorted(m for m in ('scipy.stats', 'statsmodels') if m in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
