@@ -210,7 +210,8 @@ def test_lines_and_lone_surrogates_are_read_as_in_the_case_file(tmp_path: Path) 
     path.write_bytes(b'{"case_id": "c1~t", "valid": true, "note": "\\ud800"}\n')
     with pytest.raises(LabelFileError) as info:
         load_labels(path, KNOWN)
-    assert str(info.value).endswith("line 1: a string holds '\\ud800', a lone surrogate escape that is not Unicode text")
+    assert str(info.value).endswith("line 1: a string holds '\\ud800', a lone surrogate escape that is not "
+                                    "Unicode text")
 
 
 def test_a_byte_order_mark_starts_a_label_file_as_it_starts_a_case_file(tmp_path: Path) -> None:
