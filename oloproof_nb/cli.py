@@ -470,6 +470,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, baseline: Run | None = None) -> int:
     from ._analysis.gate import NO_CRITERIA
+    from ._analysis.validity import unscored_copies
     from ._config.suite import RELEASE_FILE
     from ._display.notebook import gate
     from ._display.terminal import exit_line, gate_table_text, terminal_width
@@ -488,6 +489,12 @@ def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, 
         else:
             source = release or str(Path(root or ".") / RELEASE_FILE)
             print(f"{source} names no criterion to gate; list each as `criteria: {{<criterion>: <threshold>}}`")
+    unscored = unscored_copies(result)
+    if unscored:  # rows left out of every criterion: a release manager reading a PASS should know
+        shown = ", ".join(unscored[:3]) + (f" and {len(unscored) - 3} more" if len(unscored) > 3 else "")
+        print("\n".join(textwrap.wrap(
+            f"{len(unscored)} {'copy' if len(unscored) == 1 else 'copies'} labelled invalid, scored by no "
+            f"criterion: {shown} (see op.validity(run))", terminal_width(), break_long_words=False)))
     if g.table["reason"].str.startswith("approximate_methods_not_allowed").any():  # one key fixes it: say which
         print("\n".join(textwrap.wrap(
             f"the run is clustered (a case's epochs, a copy and its source, or cases given one cluster share a "

@@ -15,11 +15,11 @@ from typing import Any
 import pandas as pd
 
 from .._config.release import parse_release
-from .._core.labels import validity_row
+from .._core.labels import invalid_copies, validity_row
 from .columns import VALIDITY
 from .run import Run, as_run
 
-__all__ = ["VALIDITY_COLUMNS", "validity_table", "checked_transforms", "validity"]
+__all__ = ["VALIDITY_COLUMNS", "validity_table", "checked_transforms", "validity", "unscored_copies"]
 
 VALIDITY_COLUMNS = VALIDITY.names
 
@@ -157,3 +157,12 @@ def checked_transforms(run: Run) -> dict[str, bool]:
     """
     table = validity(run)
     return dict(zip(table["transform"], table["checked"].astype(bool), strict=True))
+
+
+def unscored_copies(run: Run) -> list[str]:
+    """The derived cases of ``run`` labelled invalid, which no criterion scores (their verdict rows are left out
+    of ``run.verdicts``), sorted: a gate that passes without them says so."""
+    unscored = invalid_copies(run.labels)
+    if not unscored:
+        return []
+    return sorted(set(run.cases["case_id"]) & unscored)

@@ -29,7 +29,7 @@ from .._analysis.gate import ReleaseLike
 from .._analysis.receipts import outcome_summary
 from .._analysis.run import Run
 from .._analysis.slices import slice_table
-from .._analysis.validity import validity
+from .._analysis.validity import unscored_copies, validity
 from .._core.slicespec import NA_BIN
 from .._version import __version__
 from ..errors import OloproofError, SliceWarning
@@ -109,6 +109,10 @@ def _gate_section(run: Run, release: ReleaseLike | None, baseline: Baseline | Ru
                           f"{'allowed' if g.release.allow_approximate_methods else 'not allowed'}."))
     for finding in g.findings:
         sec.text.append(Plain(f"Vacuous check (it cannot fail as configured): {finding}"))
+    unscored = unscored_copies(run)
+    if unscored:  # rows no criterion counts: a PASS is read knowing them
+        sec.text.append(Plain(f"Copies labelled invalid, scored by no criterion ({len(unscored)}): "
+                              f"{', '.join(unscored[:20])}" + (" …" if len(unscored) > 20 else "") + "."))
     shown = g.table[["criterion", "n", "n_clusters", "passed", "missing", "rate"]].copy()
     shown["criterion"] = [_reduced_name(c, r) + (" (vacuous)" if v else "")
                           for c, r, v in zip(g.table["criterion"], g.table["reduce"], g.table["vacuous"], strict=True)]

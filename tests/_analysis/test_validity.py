@@ -169,7 +169,8 @@ def _scored(run: op.Run, criterion: str = "answer_matches") -> set[str]:
     return set(v.loc[v["criterion"] == criterion, "case_id"])
 
 
-def test_a_copy_labelled_invalid_is_scored_by_no_criterion(example_suite: Path, tmp_path: Path) -> None:
+def test_a_copy_labelled_invalid_is_scored_by_no_criterion(example_suite: Path, tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
     """ord-018~injected is labelled invalid: the injected text makes its ticket malformed, so the source's expected
     escalation is not its own. It was still scored against it by every criterion (a failing answer_matches row,
     and a copy that happened to pass could lift a criterion to PASS). Now no criterion scores it; it stays a case
@@ -182,6 +183,15 @@ def test_a_copy_labelled_invalid_is_scored_by_no_criterion(example_suite: Path, 
     assert _scored(run) == set(run.cases["case_id"]) - {copy} and len(derived) == 24
     table = op.gate(run).table.set_index("criterion")
     assert table.loc["answer_matches", "n"] == 47 and table.loc["other_order_untouched", "n"] == 47  # 48 − 1
+    # a release manager reading the gate is told which rows no criterion counts
+    from oloproof_nb._display.report import write_report
+    from oloproof_nb.cli import main
+
+    assert main(["gate", str(run.directory)]) == 1
+    assert ("1 copy labelled invalid, scored by no criterion: ord-018~injected (see op.validity(run))"
+            in capsys.readouterr().out.splitlines())
+    report = write_report(run, tmp_path / "r.md").read_text(encoding="utf-8").replace("\\~", "~")  # ~ escaped
+    assert "Copies labelled invalid, scored by no criterion (1): ord-018~injected." in report
     label_file = example_suite / "labels" / "injected.jsonl"
     yes, no = (json.dumps({"case_id": copy, "valid": v, "labeler": who}) for v, who in ((True, "a"), (False, "b")))
     for lines, scored in [([yes], True), ([yes, no], False),  # valid; a tie: invalid
