@@ -235,12 +235,14 @@ def _truncate_torn_tail(path: Path) -> None:
         handle.truncate(0)
 
 
-def _drop_orphan_replays(directory: Path) -> None:
+def _drop_orphan_replays(directory: Path, durable: bool = False) -> None:
     """Remove replay records of cases that have no case record.
 
     A case's replays are appended while it runs, before its own record; a case
     a crash cut short runs again on resume and appends its replays again, so
     the earlier ones go (rewritten atomically: a temporary file, then a rename).
+    ``durable`` (``fsync="record"``): the new file and the rename are forced to the disk, as every append is.
+    A failed rewrite (a full disk, Ctrl-C) leaves the journal as it was and no temporary file.
     """
     path = directory / REPLAYS
     if not path.exists():
@@ -255,13 +257,17 @@ def _drop_orphan_replays(directory: Path) -> None:
                     target.write(raw)
                 else:
                     dropped += 1
-    except RunDirError:
-        tmp.unlink()
+            if dropped and durable:
+                target.flush()
+                os.fsync(target.fileno())
+        if dropped:
+            os.replace(tmp, path)
+            if durable:
+                _fsync_dir(directory)
+    except BaseException:  # a damaged line (RunDirError), ENOSPC, Ctrl-C: the journal as it was, no temporary file
+        tmp.unlink(missing_ok=True)
         raise
-    if dropped:
-        os.replace(tmp, path)
-    else:
-        tmp.unlink()
+    tmp.unlink(missing_ok=True)
 
 
 def _fsync_dir(directory: Path) -> None:
@@ -481,7 +487,7 @@ class RunStore:
             try:
                 for name in (CASES, REPLAYS, STATES):
                     _truncate_torn_tail(directory / name)
-                _drop_orphan_replays(directory)
+                _drop_orphan_replays(directory, durable=fsync == "record")
             except OSError as exc:
                 raise _write_error(Path(exc.filename or directory), exc) from None
             store = cls(directory, manifest, lock, fsync)

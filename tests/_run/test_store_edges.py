@@ -164,3 +164,58 @@ def test_a_run_another_process_created_while_this_one_waited_for_the_lock_is_nev
         RunStore.create(folder, manifest("ours"))
     assert raced and json.loads((folder / "manifest.json").read_text(encoding="utf-8"))["run_id"] == "theirs"
     assert list(read_jsonl(folder / "cases.jsonl")) == [{"case": {"id": "a"}, "n": 1}]
+
+
+def _orphans(directory: Path) -> bytes:
+    """A run folder whose replays.jsonl holds the replays of case b, which has no case record (a crash cut it)."""
+    directory.mkdir()
+    (directory / "cases.jsonl").write_text(json.dumps({"case": {"id": "a"}}) + "\n", encoding="utf-8")
+    replays = b"".join((json.dumps({"case_id": c, "n": i}) + "\n").encode() for i, c in enumerate("aba"))
+    (directory / "replays.jsonl").write_bytes(replays)
+    return replays
+
+
+def test_a_failed_rewrite_of_the_replays_leaves_the_journal_as_it_was_and_no_temporary_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Style review Y: a full disk while resume rewrote replays.jsonl left replays.jsonl.tmp behind (only a damaged
+    line removed it)."""
+    import errno
+
+    from oloproof_nb._run import store as store_module
+
+    before = _orphans(tmp_path / "r")
+
+    def full(*_: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(store_module.os, "replace", full)
+    with pytest.raises(OSError, match="No space left"):
+        store_module._drop_orphan_replays(tmp_path / "r")
+    monkeypatch.undo()
+    assert (tmp_path / "r" / "replays.jsonl").read_bytes() == before
+    assert sorted(p.name for p in (tmp_path / "r").iterdir()) == ["cases.jsonl", "replays.jsonl"]
+    store_module._drop_orphan_replays(tmp_path / "r")  # the next resume does it
+    assert [json.loads(line)["n"] for line in (tmp_path / "r" / "replays.jsonl").read_text().splitlines()] == [0, 2]
+    assert sorted(p.name for p in (tmp_path / "r").iterdir()) == ["cases.jsonl", "replays.jsonl"]
+
+
+def test_with_fsync_per_record_the_rewritten_replays_reach_the_disk(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Style review Y: fsync="record" promises every write to the journal reaches the disk; resume's rewrite of
+    replays.jsonl (a temporary file renamed over it) was never fsynced, nor was the rename."""
+    import os
+
+    from oloproof_nb._run import store as store_module
+
+    _orphans(tmp_path / "r")
+    synced: list[int] = []
+    folders: list[Path] = []
+    real_fsync, real_dir = os.fsync, store_module._fsync_dir
+    monkeypatch.setattr(store_module.os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd))[1])
+    monkeypatch.setattr(store_module, "_fsync_dir", lambda d: (folders.append(Path(d)), real_dir(d))[1])
+    store_module._drop_orphan_replays(tmp_path / "r", durable=True)
+    assert len(synced) == 2 and folders == [tmp_path / "r"]  # the new file, then the folder holding the rename
+    synced.clear()
+    folders.clear()
+    store_module._drop_orphan_replays(tmp_path / "r", durable=False)  # nothing to drop now, nothing to force
+    assert synced == [] and folders == []
