@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .._core.paths import Absent
+from ..errors import quote
 
 __all__ = ["COLOURS", "INK", "MUTED", "GRID", "HIGHLIGHT", "CRITERION_COLOURS", "MARKERS", "MARK_ALPHA", "colour",
            "marker", "fmt_number", "preview",
@@ -153,19 +154,20 @@ def fmt_cell(column: str, value: Any) -> str:
 
 
 def preview(value: Any, limit: int = 160) -> str:
-    """A value as short JSON-like text (``<absent>`` for ABSENT), cut to ``limit`` characters.
+    """A value as short JSON-like text (``<absent>`` for ABSENT), its objects' keys sorted (an object has no order:
+    an expected and an actual value read side by side in one order), cut to ``limit`` characters.
 
     Examples
     --------
-    >>> preview({"a": 1}), preview("x" * 10, limit=5)
-    ('{"a": 1}', '"xxx…')
+    >>> preview({"b": 1, "a": 2}), preview("x" * 10, limit=5), preview(10 ** 5000)
+    ('{"a": 2, "b": 1}', '"xxx…', '<int of 16610 bits>')
     """
     if isinstance(value, Absent):
         return "<absent>"
     try:
-        text = json.dumps(value, ensure_ascii=False, default=str)
-    except (TypeError, ValueError):
-        text = repr(value)
+        text = json.dumps(value, ensure_ascii=False, default=str, sort_keys=True)
+    except (TypeError, ValueError, RecursionError):  # keys that do not sort, an int too long to print, deep nesting
+        text = quote(value, limit + 1)  # repr, bounded, never raising
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
