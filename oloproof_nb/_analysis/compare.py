@@ -60,7 +60,7 @@ import numpy as np
 import pandas as pd
 
 from .._config.release import ReleaseConfig, load_release, parse_release
-from .._core.bootstrap import BOOTSTRAP_MIN_CLUSTERS
+from .._core.bootstrap import PAIRED_BOOTSTRAP_MIN_CLUSTERS
 from .._core.epochs import Reduction, parse_reduce, reduce_counts
 from .._core.paired import mcnemar_exact, paired_difference_from_sums
 from ..errors import ConfigError, OloproofError
@@ -86,9 +86,9 @@ CASES_NOT_IN_BOTH = "cases_not_in_both_runs"
 RELEASE_CHANGED = "release_changed"
 #: The settings of release.yaml that decide a comparison (a criterion's gate threshold does not; nor does
 #: ``unclustered_method``: the paired interval is always the clustered one). ``method`` and ``bootstrap`` decide
-#: only once the paired bootstrap is validated at some number of clusters (:data:`BOOTSTRAP_MIN_CLUSTERS`).
+#: only once the paired bootstrap is validated at some number of clusters (:data:`PAIRED_BOOTSTRAP_MIN_CLUSTERS`).
 _RULE_KEYS = ("regression", "confidence", "min_clusters", "allow_approximate_methods", "reductions") + (
-    ("method", "bootstrap") if math.isfinite(BOOTSTRAP_MIN_CLUSTERS) else ())
+    ("method", "bootstrap") if math.isfinite(PAIRED_BOOTSTRAP_MIN_CLUSTERS) else ())
 #: The reason of a criterion whose candidate failed rows the base run never judged (not in the paired difference).
 NEW_FAILURES = "unpaired_failures"
 LOST_PASSES = "unpaired_passes"
@@ -650,9 +650,9 @@ def _paired_row(row: dict[str, Any], b: np.ndarray, k: np.ndarray, m: np.ndarray
                 cfg: ReleaseConfig, notes: list[str]) -> None:
     """Fill ``row`` with the paired interval of per-cluster sums ``b`` (base passes), ``k`` (candidate passes) and
     ``m`` (rows), and ``counts`` = (pass_to_fail, fail_to_pass, missing); the bootstrap below
-    ``BOOTSTRAP_MIN_CLUSTERS`` clusters is replaced by cluster_t, with a note."""
+    ``PAIRED_BOOTSTRAP_MIN_CLUSTERS`` clusters is replaced by cluster_t, with a note."""
     method = cfg.method
-    if method == "cluster_bootstrap" and m.size < BOOTSTRAP_MIN_CLUSTERS:
+    if method == "cluster_bootstrap" and m.size < PAIRED_BOOTSTRAP_MIN_CLUSTERS:
         method = "cluster_t"
         notes.append("cluster_t instead of cluster_bootstrap: the simulation (benchmarks/paired.md) shows "
                      "the paired bootstrap's one-sided misses above 3% at 20 and 50 clusters")

@@ -1053,7 +1053,7 @@ def test_a_reduced_case_missing_in_some_epochs_only_is_not_a_missing_case(make_s
 
 def test_the_paired_bootstrap_decides_from_bootstrap_min_clusters_on(make_suite: Callable[..., Path], tmp_path: Path,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    """The boundary of the bootstrap's replacement ("below BOOTSTRAP_MIN_CLUSTERS clusters"), pinned for when a
+    """The boundary of the bootstrap's replacement ("below PAIRED_BOOTSTRAP_MIN_CLUSTERS clusters"), pinned for when a
     simulation validates some number (it is infinite until then): 24 clusters keep cluster_bootstrap at a minimum
     of 24, and are replaced by cluster_t, with the note, at a minimum of 25."""
     from oloproof_nb._analysis import compare as compare_module
@@ -1061,10 +1061,10 @@ def test_the_paired_bootstrap_decides_from_bootstrap_min_clusters_on(make_suite:
     root = make_suite(_cases(48, cluster_size=2), evaluators=[{"type": "answer_matches"}])
     base, cand = _run(root, tmp_path / "b"), _run(root, tmp_path / "c", broken={f"c{i:02d}" for i in range(12)})
     release = {**ALLOW, "method": "cluster_bootstrap"}
-    monkeypatch.setattr(compare_module, "BOOTSTRAP_MIN_CLUSTERS", 24)
+    monkeypatch.setattr(compare_module, "PAIRED_BOOTSTRAP_MIN_CLUSTERS", 24)
     row = op.compare(base, cand, release=release).table.iloc[0]
     assert row["n_clusters"] == 24
     assert row["method"] == "cluster_bootstrap" and "instead of cluster_bootstrap" not in row["reason"]
-    monkeypatch.setattr(compare_module, "BOOTSTRAP_MIN_CLUSTERS", 25)
+    monkeypatch.setattr(compare_module, "PAIRED_BOOTSTRAP_MIN_CLUSTERS", 25)
     row = op.compare(base, cand, release=release).table.iloc[0]
     assert row["method"] == "cluster_t" and "instead of cluster_bootstrap" in row["reason"]
