@@ -430,7 +430,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     if args.epochs is not None and not 1 <= args.epochs <= MAX_EPOCHS:
         raise OloproofError(f"--epochs {args.epochs}: must be 1 to {MAX_EPOCHS:,} (as epochs: in oloproof.yaml)")
-    already = args.resume and _finished_before(Path(args.out))
+    already = _finished_journal(Path(args.out)) if args.resume else None  # its size, when it had finished
     update, close = progress_bar(Path(args.suite).name) if not args.quiet and _stderr_is_tty() else (None, None)
     params = {"suite": args.suite, "out": args.out, "workers": args.workers, "resume": args.resume,
               "cache": not args.no_cache, "isolation": args.isolation, "fsync": args.fsync,
@@ -454,7 +454,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if not result.finished:
         raise OloproofError(f"{result.directory}: the run did not finish" + _resume_hint(args, result.directory))
     replays = result.replay_summary()
-    if already:  # --resume of a run that had finished: it was left as it was; say so rather than seem to re-run
+    if already is not None and already == _finished_journal(Path(args.out)):  # left as it was: say so
         print(f"{args.out}: the run had already finished; nothing to resume (its gate follows)")
     print(f"run {result.run_id}: {run_size(result)}"
           + (f"; replay runs (control + faulted): {replays}" if replays else ""))
@@ -496,23 +496,26 @@ def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, 
             f"{len(unscored)} {'copy' if len(unscored) == 1 else 'copies'} labelled invalid, scored by no "
             f"criterion: {shown} (see op.validity(run))", terminal_width(), break_long_words=False)))
     if g.table["reason"].str.startswith("approximate_methods_not_allowed").any():  # one key fixes it: say which
+        where = (f"{release}" if release else "its release.yaml (stored when the run started: give one that does "
+                                              "with --release to gate this run, or set it for the next run)")
         print("\n".join(textwrap.wrap(
             f"the run is clustered (a case's epochs, a copy and its source, or cases given one cluster share a "
-            f"cluster), and {release or 'its release.yaml'} does not allow clustered (approximate) intervals: set "
-            "`allow_approximate_methods: true` there to decide them (README section 6)", terminal_width(),
+            f"cluster), and {where} does not allow clustered (approximate) intervals: "
+            "`allow_approximate_methods: true` decides them (README section 6)", terminal_width(),
             break_long_words=False, break_on_hyphens=False)))
     print(exit_line(g))  # the last line: why the command exits as it does
     return 0 if g.verdict == "PASS" else 1
 
 
-def _finished_before(directory: Path) -> bool:
-    """Whether ``directory`` holds a run that had finished (its manifest says so); False for anything else."""
-    from ._run.store import read_manifest
+def _finished_journal(directory: Path) -> int | None:
+    """The size of the case journal of a run in ``directory`` that had finished (its manifest says so); None for
+    anything else. Unchanged after ``--resume``, nothing was resumed (a finished run that lost records is)."""
+    from ._run.store import CASES, read_manifest
 
     try:
-        return read_manifest(directory).finished_at is not None
+        return (directory / CASES).stat().st_size if read_manifest(directory).finished_at is not None else None
     except (OloproofError, OSError, ValueError):
-        return False
+        return None
 
 
 def _print_case_errors(result: Run) -> None:

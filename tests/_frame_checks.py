@@ -11,7 +11,7 @@ import yaml
 import oloproof_nb as op
 from oloproof_nb._analysis import frames
 from oloproof_nb._analysis.columns import FRAMES
-from oloproof_nb._core.labels import invalid_copies
+from oloproof_nb._core.labels import pair_labels
 from oloproof_nb.examples import init_example
 
 __all__ = ["NAMES", "journal_frames", "everything_suite"]
@@ -26,12 +26,25 @@ def journal_frames(run: op.Run) -> dict[str, pd.DataFrame]:
     return {
         "cases": frames.cases_frame(recs), "steps": frames.steps_frame(recs),
         "snapshots": frames.snapshots_frame(recs), "changes": frames.changes_frame(recs),
-        "verdicts": frames.verdicts_frame(recs, rows, invalid_copies(run.labels)),  # no copy labelled invalid
+        "verdicts": frames.verdicts_frame(recs, rows, _invalid(run)),  # no copy labelled invalid
         "comparisons": frames.comparisons_frame(recs),
         "replays": frames.replays_frame(recs), "pairs": frames.pairs_frame(pairs),
         "receipts": frames.receipts_frame_from_rows([{**r, "epoch": int(rec["case"].get("epoch", 1))}  # the record's
                                                      for rec in recs for r in rec.get("receipts", [])]),
     }
+
+
+def _invalid(run: op.Run) -> set[str]:
+    """The copies labelled invalid by a transform whose labels are checked, counted here from the labels alone."""
+    out: set[str] = set()
+    cases = run.cases
+    sources = int(cases.loc[cases["transform"].isna(), "case_id"].nunique())  # one copy per source and transform
+    for t in run.config.metamorphic.transforms:
+        labels = pair_labels(run.labels.get(t.name, []))
+        valid = sum(1 for v in labels.values() if v == "valid")
+        if len(labels) == sources and valid >= t.minimum_validity * sources:
+            out |= {c for c, v in labels.items() if v == "invalid"}
+    return out
 
 
 def everything_suite(root: Path) -> Path:

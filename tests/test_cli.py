@@ -191,8 +191,9 @@ def test_a_clustered_run_not_allowed_approximate_intervals_is_told_which_key_to_
     assert main(["run", str(folder), "--out", str(tmp_path / "out"), "--quiet", "--epochs", "3"]) == 1
     text = " ".join(capsys.readouterr().out.split())  # wrapped to the width
     assert ("the run is clustered (a case's epochs, a copy and its source, or cases given one cluster share a "
-            "cluster), and its release.yaml does not allow clustered (approximate) intervals: set "
-            "`allow_approximate_methods: true` there") in text
+            "cluster), and its release.yaml (stored when the run started: give one that does with --release to "
+            "gate this run, or set it for the next run) does not allow clustered (approximate) intervals: "
+            "`allow_approximate_methods: true` decides them") in text
     allowed = tmp_path / "allowed.yaml"
     allowed.write_text(yaml.safe_dump({**RELEASE, "allow_approximate_methods": True, "min_clusters": 10}),
                        encoding="utf-8")
@@ -269,6 +270,11 @@ def test_resuming_a_finished_run_says_there_was_nothing_to_resume(make_suite, tm
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == f"{out}: the run had already finished; nothing to resume (its gate follows)"
     assert lines[1:] == first.splitlines() and (out / "cases.jsonl").read_bytes() == journal  # left as it was
+    # fresh-eyes review F2: a finished run that lost a record is resumed, and must not say it was not
+    (out / "cases.jsonl").write_bytes(b"".join(journal.splitlines(keepends=True)[:2]))
+    assert main(["run", str(folder), "--out", str(out), "--resume", "--quiet"]) == 1
+    assert "nothing to resume" not in capsys.readouterr().out
+    assert len((out / "cases.jsonl").read_bytes().splitlines()) == 3
 
 
 @pytest.mark.parametrize("argv", [[], ["run"], ["frobnicate"], ["run", "x", "--workers", "many"]])

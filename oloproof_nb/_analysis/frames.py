@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from .._config.suite import SuiteConfig
+from .._core.labels import invalid_copies
 from .._core.pairs import PairViews, Shared, pack_view
 from .._core.paths import ABSENT, leaf_diff
 from .._core.records import CaseRecord, PairRow, ReceiptRow, RunVerdictRow
@@ -22,6 +23,7 @@ from .._core.trajectory import DEFAULT_TOOL_ERRORS, ToolErrorRule
 from .columns import CASES, CHANGES, COMPARISONS, PAIRS, RECEIPTS, REPLAYS, SNAPSHOTS, STEPS, TEXT, VERDICTS, FrameSpec
 
 __all__ = [
+    "unscored_cases",
     "cases_frame",
     "steps_frame",
     "snapshots_frame",
@@ -107,11 +109,21 @@ def changes_items(records: Iterable[CaseRecord], diff: Callable[[Any, Any], list
     return items
 
 
+def unscored_cases(config: SuiteConfig, labels: Mapping[str, Sequence[Mapping[str, Any]]],
+                   n_cases: int) -> frozenset[str]:
+    """The copies no criterion scores in a run of ``config`` with ``n_cases`` cases an epoch (its manifest's):
+    those labelled invalid by a transform whose labels are checked (:func:`~oloproof_nb._core.labels.invalid_copies`;
+    each source case gains one copy per transform)."""
+    transforms = config.metamorphic.transforms
+    if not transforms:
+        return frozenset()
+    return invalid_copies(labels, {t.name: t.minimum_validity for t in transforms}, n_cases // (1 + len(transforms)))
+
+
 def verdicts_items(records: Iterable[CaseRecord], run_rows: Iterable[RunVerdictRow] = (),
                    unscored: Collection[str] = frozenset()) -> list[tuple[str, str, Any, int]]:
     """The items of :data:`~oloproof_nb._analysis.columns.VERDICTS`: ``(case id, cluster, verdict row, epoch)``;
-    the rows of the cases in ``unscored`` (copies labelled invalid, :func:`~oloproof_nb._core.labels.invalid_copies`)
-    are left out."""
+    the rows of the cases in ``unscored`` (copies labelled invalid, :func:`unscored_cases`) are left out."""
     items: list[tuple[str, str, Any, int]] = [(rec["case"]["id"], rec["case"]["cluster"], v, _epoch(rec))
                                               for rec in records if rec["case"]["id"] not in unscored
                                               for v in rec["verdicts"]]

@@ -461,6 +461,8 @@ def release_drift(run: Run) -> str:
     if root is None or len(run.runs) > 1:
         return ""
     path = root / RELEASE_FILE
+    if run.release is not None and not os.path.lexists(path):  # the folder moved, or a copied run: nothing to
+        return ""  # compare with (a run made with none is compared with a file that appeared since, below)
     try:
         now = load_release(path) if path.is_file() else ReleaseConfig()
     except (OloproofError, OSError):

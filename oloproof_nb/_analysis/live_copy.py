@@ -21,7 +21,6 @@ from typing import Any
 
 import pyarrow as pa
 
-from .._core.labels import invalid_copies
 from .._core.pairs import Packed, PairViews, Shared, pack_view
 from .._core.records import CaseRecord
 from .._run.store import read_manifest
@@ -71,7 +70,8 @@ class LiveCopy:
             self._broken = True
             return
         self._run_scope = any(ev.scope == "run" for ev in self._run.config.evaluators)
-        self._unscored = invalid_copies(self._run.labels)  # as the journal's frames: no verdicts of such copies
+        run = self._run  # as the journal's frames: no verdicts of the copies labelled invalid
+        self._unscored = frames.unscored_cases(run.config, run.labels, run.manifest.n_cases)
 
     def add(self, record: CaseRecord, state_ref: str | None, initial_ref: str | None = None) -> None:
         """Take one appended case record and the addresses of its final and initial states (None: not in

@@ -32,7 +32,6 @@ from .._config.imports import CODE_KEY
 from .._config.release import ReleaseConfig
 from .._config.suite import SuiteConfig, parse_suite_config, release_from_manifest
 from .._core.evaluator import Evaluator
-from .._core.labels import invalid_copies
 from .._core.pairs import pack_view
 from .._core.records import CaseRecord, Manifest, PairRow, ReplayRecord, RunVerdictRow
 from .._run.baseline import NOOP_VERSION
@@ -330,7 +329,8 @@ class Run:
         run_scope = self._run_scope if any(ev.scope == "run" for ev in self.config.evaluators) else None
         chunks = self._journal.chunks(CHUNK, keep_states=False)
         return frames.journal_items(chunks if done is None else _counted(chunks, done), self.config.tool_errors,
-                                    run_scope, self._some_states, invalid_copies(self.labels))
+                                    run_scope, self._some_states,
+                                    frames.unscored_cases(self.config, self.labels, self.manifest.n_cases))
 
     def _run_scope(self, records: Sequence[CaseRecord]) -> tuple[list[RunVerdictRow], list[PairRow]]:
         """Verdicts judged across cases (metamorphic pairs), from every case record."""

@@ -133,22 +133,44 @@ def pair_labels(judgements: Iterable[Mapping[str, Any]]) -> dict[str, Label]:
     return {case_id: "valid" if v > 0 else "invalid" for case_id, v in votes.items()}
 
 
-def invalid_copies(labels: Mapping[str, Iterable[Mapping[str, Any]]]) -> frozenset[str]:
-    """The derived case ids whose pair is labelled ``invalid`` (the majority of its judgements; a tie), over
-    every transform's judgements.
+def invalid_copies(labels: Mapping[str, Iterable[Mapping[str, Any]]], minimum_validity: Mapping[str, float],
+                   n_derived: int) -> frozenset[str]:
+    """The derived case ids whose pair is labelled ``invalid`` (the majority of its judgements; a tie), of the
+    transforms whose labels are **checked**: every one of its ``n_derived`` pairs labeled, and the valid share
+    at least its ``minimum_validity``.
 
     Such a copy's request was judged changed by the transform, so the source's ``expected`` it was given is
-    not its own: no criterion scores it (its verdict rows are left out of the run's ``verdicts``). A copy
-    nobody judged yet is scored as its source is.
+    not its own: no criterion scores it (its verdict rows are left out of the run's ``verdicts``). The labels
+    of a transform that is not checked decide nothing, here as for its relation: its copies are all scored,
+    or labelling every failing copy invalid would make a PASS of it. A copy nobody judged is scored too.
+
+    Parameters
+    ----------
+    labels : mapping of str to iterable of mapping
+        Judgements by transform (ids already checked to be derived cases of the suite, as the suite loads them).
+    minimum_validity : mapping of str to float
+        Each declared transform's ``minimum_validity``; labels of another transform are ignored.
+    n_derived : int
+        Derived cases of each transform (one per source case).
 
     Examples
     --------
-    >>> sorted(invalid_copies({"t": [{"case_id": "a~t", "valid": False}, {"case_id": "b~t", "valid": True},
-    ...                              {"case_id": "c~t", "valid": True}, {"case_id": "c~t", "valid": False}]}))
-    ['a~t', 'c~t']
+    >>> js = [{"case_id": "a~t", "valid": False}, {"case_id": "b~t", "valid": True}, {"case_id": "c~t", "valid": True},
+    ...       {"case_id": "d~t", "valid": True}, {"case_id": "d~t", "valid": False}]
+    >>> sorted(invalid_copies({"t": js}, {"t": 0.5}, 4))   # 2 of 4 valid: checked at 0.5
+    ['a~t', 'd~t']
+    >>> invalid_copies({"t": js}, {"t": 0.6}, 4), invalid_copies({"t": js}, {"t": 0.5}, 5)  # 0.5 < 0.6; 4 of 5 labeled
+    (frozenset(), frozenset())
     """
-    return frozenset(case_id for judgements in labels.values()
-                     for case_id, label in pair_labels(judgements).items() if label == "invalid")
+    out: set[str] = set()
+    for transform, judgements in labels.items():
+        if transform not in minimum_validity:
+            continue
+        pairs = pair_labels(judgements)
+        valid = sum(1 for label in pairs.values() if label == "valid")
+        if n_derived > 0 and len(pairs) == n_derived and valid / n_derived >= minimum_validity[transform]:
+            out.update(case_id for case_id, label in pairs.items() if label == "invalid")
+    return frozenset(out)
 
 
 def validity_row(judgements: Iterable[Mapping[str, Any]], derived: Iterable[str], minimum_validity: float,

@@ -417,10 +417,13 @@ def _a_file_of_the_user(path: Path) -> bool:
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):
             return False
+    except OSError:
+        return False  # nothing there: the write says what is wrong, if anything
+    try:
         with open(path, "rb") as handle:
             head = handle.read(4096)
     except OSError:
-        return False  # nothing there, or nothing to read: the write says what is wrong, if anything
+        return True  # a file that cannot be read (mode 000) cannot be told from the user's: kept
     return bool(head) and _REPORT_MARK not in head
 
 

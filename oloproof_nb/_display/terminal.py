@@ -204,13 +204,13 @@ def case_error_lines(run: Run, width: int = WIDTH) -> list[str]:
     head = (f"{len(ended)} of {len(cases)} case runs ended in error"
             + (f" ({timeouts} by timeout)" if timeouts else "") + ": their verdicts are missing")
     lines = textwrap.wrap(head, width)
-    room = width - len(" (99,999 case runs, e.g. )") - int(ended["case_id"].str.len().max())
+    room = width - len(" (99,999 case runs, e.g. )") - min(int(ended["case_id"].str.len().max()), 40)
     # messages that read the same once cut to the line are one kind (a set at loans.b00.tags, at loans.b01.tags …)
     why = ended["error"].fillna("(no message)").astype(str).map(lambda m: fit(terminal_text("  " + m.split("\n")[0]),
                                                                            max(room, 40)))
     counts = why.value_counts(sort=True)
     for message, n in counts.head(_ERROR_KINDS).items():
-        example = str(ended.loc[why == message, "case_id"].iloc[0])
+        example = fit(terminal_text(str(ended.loc[why == message, "case_id"].iloc[0])), 40)  # an id is the user's
         lines.append(f"{message} ({n:,} case run{'s' if n != 1 else ''}, e.g. {example})")
     if len(counts) > _ERROR_KINDS:
         lines.append(f"  and {len(counts) - _ERROR_KINDS} other messages")

@@ -201,6 +201,31 @@ def test_a_copy_labelled_invalid_is_scored_by_no_criterion(example_suite: Path, 
         assert (copy in _scored(again)) is scored and (copy in _scored(again, "state_matches")) is scored
 
 
+def test_the_labels_of_a_transform_that_is_not_checked_leave_no_copy_out(example_suite: Path, tmp_path: Path) -> None:
+    """Fresh-eyes review F2: labelling every failing copy invalid dropped them all, though validity then fell to
+    0.5 against a minimum of 0.85 (the transform not checked): answer_matches 34 of 36, PASS at 0.6, exit 0. Labels
+    a transform's own rule rejects decide nothing: every copy is scored, as its relation is held back."""
+    first = op.run(op.load_suite(example_suite), out=tmp_path / "first", progress=False)
+    v = first.verdicts
+    failing = sorted(set(v.loc[(v["criterion"] == "answer_matches") & (v["verdict"] != "pass")
+                           & v["case_id"].str.endswith("~injected"), "case_id"]) | {"ord-018~injected"})
+    assert len(failing) == 12  # by the run: 11 failing copies, and the malformed ticket's
+    label_file = example_suite / "labels" / "injected.jsonl"
+    kept = [line for line in label_file.read_text(encoding="utf-8").splitlines()
+            if json.loads(line)["case_id"] not in failing]
+    label_file.write_text("\n".join(kept + [json.dumps({"case_id": c, "valid": False, "labeler": "x"})
+                                            for c in failing]) + "\n", encoding="utf-8")
+    run = op.run(op.load_suite(example_suite), out=tmp_path / "relabelled", progress=False)
+    row = op.validity(run).iloc[0]
+    assert (row.valid, row.labeled, bool(row.checked)) == (12, 24, False)  # 0.5 < 0.85
+    assert set(failing) <= set(run.verdicts["case_id"])  # every copy scored
+    gate = op.gate(run, criteria={"answer_matches": 0.6}).table.set_index("criterion").loc["answer_matches"]
+    assert (gate["n"], gate["passed"]) == (48, 34) and gate["verdict"] != "PASS"
+    from oloproof_nb._analysis.validity import unscored_copies
+
+    assert unscored_copies(run) == [] and unscored_copies(first) == ["ord-018~injected"]
+
+
 def test_runs_made_with_different_labels_are_not_pooled(example_suite: Path, tmp_path: Path) -> None:
     """Run a starts with ord-020~injected labelled valid; the label is corrected to invalid before run b. Each
     run judged its pairs, and left out its invalid copies, by its own labels, so pooled, a's rows of the pair b

@@ -538,3 +538,25 @@ def test_a_file_the_user_wrote_is_never_replaced_by_a_report_but_an_earlier_repo
     empty = tmp_path / f"empty{mine.suffix}"
     empty.write_bytes(b"")  # nothing to lose
     assert main(["report", str(example_run.directory), "--out", str(empty)]) == 0 and empty.stat().st_size > 0
+
+
+def test_a_file_at_out_that_cannot_be_read_is_kept(example_run: op.Run, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fresh-eyes review F2: a file the report could not read (mode 000 for another user) was taken for no file of
+    the user's and replaced. One that cannot be read cannot be told from the user's: it is kept."""
+    import builtins
+
+    from oloproof_nb._display import report as report_module
+
+    mine = tmp_path / "notes.md"
+    mine.write_text("mine\n", encoding="utf-8")
+
+    def unreadable(path: object, *args: object, **kwargs: object) -> object:
+        if Path(str(path)) == mine:
+            raise PermissionError(13, "Permission denied", str(path))
+        return builtins.open(path, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(report_module, "open", unreadable, raising=False)
+    with pytest.raises(op.OloproofError, match="exists and is no oloproof report, so it is kept"):
+        write_report(example_run, mine)
+    assert mine.read_text(encoding="utf-8") == "mine\n"
