@@ -423,7 +423,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
         raise OloproofError(f"{args.suite}: is a file; oloproof run wants a suite folder, the folder holding "
                             f"oloproof.yaml (e.g. oloproof run {shlex.quote(str(folder))})")
     if args.resume and not args.out:
-        raise OloproofError("--resume needs --out DIR (the directory of the interrupted run)")
+        from ._run.locate import latest_hint
+
+        raise OloproofError("--resume needs --out DIR (the directory of the interrupted run)"
+                            + latest_hint(args.suite, flag=True))
     if args.workers < 1:
         raise OloproofError(f"--workers {args.workers}: must be at least 1")
     from ._config.suite import MAX_EPOCHS

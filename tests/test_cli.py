@@ -174,7 +174,7 @@ def test_case_runs_that_ended_in_error_are_counted_and_explained_above_the_table
                                           "run, e.g. c3)",
                                           '  in Python: run.cases["error"] has each; run.panel(case_id) shows a case']
     assert start < next(i for i, line in enumerate(lines) if line.startswith("| criterion"))  # above the table
-    assert "no case called any tool (4 of 10 case runs ended in error)" in err
+    assert "no case called any tool (4 of 10 case runs ended in error or by timeout)" in err
     assert main(["gate", str(tmp_path / "out")]) == 1  # the stored run says so too
     assert "4 of 10 case runs ended in error: their verdicts are missing" in capsys.readouterr().out
     clean = make_suite([{**c, "input": {"how": "ok"}} for c in cases], evaluators=evaluators[:1],

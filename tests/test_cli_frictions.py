@@ -220,7 +220,10 @@ def test_errors_name_python_parameters_in_python_and_flags_on_the_command_line(
     with pytest.raises(RunDirError) as info:
         op.run(folder, resume=True, progress=False)
     assert str(info.value) == ("resume=True needs out= (the directory of the interrupted run); the suite's latest "
-                               f"run is out={str(latest)!r}")
+                               f"run is out={str(latest)!r} (finished)")
+    assert main(["run", str(folder), "--resume"]) == 2  # the command line names it with its flag
+    assert capsys.readouterr().err.strip() == ("oloproof: error: --resume needs --out DIR (the directory of the "
+                                               f"interrupted run); the suite's latest run is --out {latest} (finished)")
     with pytest.raises(op.OloproofError) as exc:
         op.examples_init = None  # noqa: B010 - nothing: the name is not part of the face
         from oloproof_nb.examples import init_example

@@ -313,7 +313,8 @@ def _fault_findings(run: Run, rows: dict[str, int]) -> dict[str, str]:
         if not called:  # the tool's name may be right: the system may have failed before any call
             cases = run.cases
             ended = int(cases["status"].isin(["error", "timeout"]).sum())
-            hint = "no case called any tool" + (f" ({ended} of {len(cases)} case runs ended in error)" if ended else "")
+            hint = "no case called any tool" + (f" ({ended} of {len(cases)} case runs ended in error or by timeout)"
+                                                if ended else "")
         out[ev.name] = (f"fault_recovery (criterion {ev.name}): no case called tool {tool!r}, so no fault was "
                         f"replayed; {hint}")
     return out
@@ -461,8 +462,8 @@ def release_drift(run: Run) -> str:
     if root is None or len(run.runs) > 1:
         return ""
     path = root / RELEASE_FILE
-    if run.release is not None and not os.path.lexists(path):  # the folder moved, or a copied run: nothing to
-        return ""  # compare with (a run made with none is compared with a file that appeared since, below)
+    if run.release is not None and not path.is_file():  # the folder moved, a copied run, a folder in its place:
+        return ""  # nothing to compare with (a run made with none is compared with a file that appeared since)
     try:
         now = load_release(path) if path.is_file() else ReleaseConfig()
     except (OloproofError, OSError):

@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import os
 import warnings
-from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
@@ -32,6 +31,7 @@ from .._config.imports import CODE_KEY
 from .._config.release import ReleaseConfig
 from .._config.suite import SuiteConfig, parse_suite_config, release_from_manifest
 from .._core.evaluator import Evaluator
+from .._core.labels import pair_labels
 from .._core.pairs import pack_view
 from .._core.records import CaseRecord, Manifest, PairRow, ReplayRecord, RunVerdictRow
 from .._run.baseline import NOOP_VERSION
@@ -556,19 +556,14 @@ def _criteria(run: Run) -> list[tuple[str, str]]:
 
 def _label_difference(a: Mapping[str, Sequence[Mapping[str, Any]]], b: Mapping[str, Sequence[Mapping[str, Any]]],
                       ) -> str:
-    """How two runs' validity labels differ (``transform injected: ord-024~injected is judged otherwise``), or
-    empty when every transform has the same judgements (in any order)."""
-    def judged(labels: Mapping[str, Sequence[Mapping[str, Any]]], transform: str) -> dict[str, Counter[str]]:
-        out: dict[str, Counter[str]] = {}
-        for j in labels.get(transform, []):
-            out.setdefault(str(j["case_id"]), Counter())[json.dumps(j, sort_keys=True)] += 1
-        return out
-
+    """How two runs' validity labels differ (``transform injected: ord-024~injected is labelled otherwise``), or
+    empty when every pair has the same label (the majority of its judgements) in both: a reworded note, or one
+    more judgement that changes no majority, is no difference."""
     for transform in sorted(set(a) | set(b)):
-        left, right = judged(a, transform), judged(b, transform)
+        left, right = pair_labels(a.get(transform, [])), pair_labels(b.get(transform, []))
         if left != right:
             case_id = min(c for c in set(left) | set(right) if left.get(c) != right.get(c))
-            return f"transform {transform}: {case_id} is judged otherwise"
+            return f"transform {transform}: {case_id} is labelled otherwise"
     return ""
 
 

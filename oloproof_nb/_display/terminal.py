@@ -37,8 +37,8 @@ def fit(text: str, width: int) -> str:
 
 
 def terminal_width() -> int:
-    """The width a command's tables fit: the terminal's columns (``COLUMNS`` when set), never fewer than
-    :data:`WIDTH`, and :data:`WIDTH` when stdout is no terminal (a CI log)."""
+    """The width a command's tables fit: ``COLUMNS`` when set, else the terminal's columns, never fewer than
+    :data:`WIDTH`; :data:`WIDTH` when stdout is no terminal and ``COLUMNS`` is unset (a CI log, as a rule)."""
     return max(WIDTH, shutil.get_terminal_size((WIDTH, 24)).columns)
 
 

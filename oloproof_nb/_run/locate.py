@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -9,7 +10,7 @@ from .._config.suite import SUITE_FILE
 from ..errors import RunDirError
 from .store import MANIFEST, read_manifest
 
-__all__ = ["is_suite_folder", "latest_run_dir"]
+__all__ = ["is_suite_folder", "latest_run_dir", "latest_hint"]
 
 
 def is_suite_folder(path: str | Path) -> bool:
@@ -71,3 +72,16 @@ def _run_id_time(name: str) -> datetime | None:
         return datetime.strptime(name[:16], "%Y%m%dT%H%M%SZ").replace(tzinfo=timezone.utc)
     except ValueError:
         return None
+
+
+def latest_hint(suite_folder: str | Path, flag: bool = False) -> str:
+    """``; the suite's latest run is out='…' (unfinished)`` (``flag``: ``--out …``, for the command line) for an
+    error that wants the run to resume (after a Ctrl-C it is that one), or empty when the suite has no readable
+    run."""
+    try:
+        latest = latest_run_dir(suite_folder)
+        finished = read_manifest(latest).finished_at is not None
+    except (RunDirError, OSError, ValueError):
+        return ""
+    given = f"--out {shlex.quote(str(latest))}" if flag else f"out={str(latest)!r}"
+    return f"; the suite's latest run is {given} ({'finished' if finished else 'unfinished'})"

@@ -39,7 +39,7 @@ from ..errors import InternalError, OloproofError, RunDirError, describe_excepti
 from .case import execute_case
 from .context import RunSettings, ShownArtifacts
 from .isolation import ProcessWorkers
-from .locate import latest_run_dir
+from .locate import latest_hint
 from .observe import HeldBack, promised_artifacts, shared_files
 from .replay_cache import REPLAY_CACHE_DIR, ReplayCache
 from .store import Fsync, RunStore, new_run_id, read_cases, record_key
@@ -100,12 +100,7 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
     if mode not in ("thread", "process"):
         raise OloproofError(f"isolation={quote(isolation)}: must be 'thread' or 'process'")
     if resume and out is None:
-        hint = ""
-        try:  # name the suite's latest run: after a Ctrl-C it is the one to finish
-            hint = f"; the suite's latest run is out={str(latest_run_dir(suite.root))!r}"
-        except OloproofError:
-            pass
-        raise RunDirError(f"resume=True needs out= (the directory of the interrupted run){hint}")
+        raise RunDirError(f"resume=True needs out= (the directory of the interrupted run){latest_hint(suite.root)}")
     if suite.release is not None and not resume:  # a reduction the run's epochs cannot give: say so before running
         check_reductions(suite.release, suite.config.epochs if epochs is None else epochs, suite.root / RELEASE_FILE)
     suite = suite.with_user_code()  # the checks the run calls, and the digests of their code it records

@@ -237,10 +237,16 @@ def test_runs_made_with_different_labels_are_not_pooled(example_suite: Path, tmp
     assert "ord-020~injected" in _scored(a) and "ord-020~injected" not in _scored(b)
     for order in ([a, b], [b, a]):
         with pytest.raises(op.OloproofError, match=r"were made with different validity labels \(transform injected: "
-                                                   r"ord-020~injected is judged otherwise\); pool runs made with"):
+                                                   r"ord-020~injected is labelled otherwise\); pool runs made with"):
             op.load_runs([r.directory for r in order])
     c = op.run(op.load_suite(example_suite), out=tmp_path / "c", progress=False)
     assert len(op.load_runs([b.directory, c.directory]).verdicts) == len(b.verdicts) + len(c.verdicts)
+    # a reworded note, or one more judgement that moves no majority, labels no pair otherwise: pooled (review F2)
+    _relabel(label_file, "ord-020~injected", ['{"case_id": "ord-020~injected", "valid": false, "labeler": "b", '
+                                              '"note": "reworded"}',
+                                              '{"case_id": "ord-020~injected", "valid": false, "labeler": "c"}'])
+    d = op.run(op.load_suite(example_suite), out=tmp_path / "d", progress=False)
+    assert len(op.load_runs([c.directory, d.directory]).verdicts) == len(c.verdicts) + len(d.verdicts)
 
 
 def test_a_run_pooled_with_its_twin_keeps_its_labels(example_suite: Path, tmp_path: Path) -> None:
