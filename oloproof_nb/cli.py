@@ -479,7 +479,8 @@ def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, 
     from ._display.terminal import exit_line, gate_table_text, terminal_width
 
     g = gate(result, release=release, baseline=baseline)
-    print(gate_table_text(g, wide=wide, width=terminal_width()))
+    width = terminal_width()
+    print(gate_table_text(g, wide=wide, width=width))
     for finding in g.findings:  # read from the run: `oloproof gate RUN_DIR` knows them without the suite
         warnings.warn(VacuousCheckWarning(finding), stacklevel=1)
     if g.reason == NO_CRITERIA:  # an empty or truncated release.yaml: say which file holds no criterion
@@ -497,14 +498,14 @@ def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, 
         shown = ", ".join(unscored[:3]) + (f" and {len(unscored) - 3} more" if len(unscored) > 3 else "")
         print("\n".join(textwrap.wrap(
             f"{len(unscored)} {'copy' if len(unscored) == 1 else 'copies'} labelled invalid, scored by no "
-            f"criterion: {shown} (see op.validity(run))", terminal_width(), break_long_words=False)))
+            f"criterion: {shown} (see op.validity(run))", width, break_long_words=False)))
     if g.table["reason"].str.startswith("approximate_methods_not_allowed").any():  # one key fixes it: say which
         where = (f"{release}" if release else "its release.yaml (stored when the run started: give one that does "
                                               "with --release to gate this run, or set it for the next run)")
         print("\n".join(textwrap.wrap(
             f"the run is clustered (a case's epochs, a copy and its source, or cases given one cluster share a "
             f"cluster), and {where} does not allow clustered (approximate) intervals: "
-            "`allow_approximate_methods: true` decides them (README section 6)", terminal_width(),
+            "`allow_approximate_methods: true` decides them (README section 6)", width,
             break_long_words=False, break_on_hyphens=False)))
     print(exit_line(g))  # the last line: why the command exits as it does
     return 0 if g.verdict == "PASS" else 1

@@ -59,7 +59,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._config.release import ReleaseConfig, load_release, parse_release
+from .._config.release import ReleaseConfig, flat_settings, load_release, parse_release
 from .._core.bootstrap import PAIRED_BOOTSTRAP_MIN_CLUSTERS
 from .._core.epochs import Reduction, parse_reduce, reduce_counts
 from .._core.paired import mcnemar_exact, paired_difference_from_sums
@@ -393,16 +393,11 @@ def _rule_changes(base: Run, candidate: Run) -> list[str]:
     """The settings deciding a comparison that the candidate's release.yaml gives otherwise than the base's
     (``regression.margin 0.02 → 0.4``); a run without one has the defaults."""
     def flat(run: Run) -> dict[str, Any]:
-        data = (run.release if run.release is not None else ReleaseConfig()).model_dump()
-        criteria = data["regression"]["criteria"]
-        data["regression"]["criteria"] = None if criteria is None else sorted(set(criteria))  # a set, not a list
+        data = flat_settings(run.release, nested=("regression", "bootstrap"))
+        criteria = data["regression.criteria"]
+        data["regression.criteria"] = None if criteria is None else sorted(set(criteria))  # a set, not a list
         data["reductions"] = {k: v for k, v in data["reductions"].items() if v != "mean"}  # mean: the default
-        out: dict[str, Any] = {}
-        for key in _RULE_KEYS:
-            value = data[key]
-            out.update({f"{key}.{k}": v for k, v in value.items()} if key in ("regression", "bootstrap")
-                       else {key: value})
-        return out
+        return {k: v for head in _RULE_KEYS for k, v in data.items() if k.split(".", 1)[0] == head}
 
     before, after = flat(base), flat(candidate)
     return [f"{key} {json.dumps(before[key])} → {json.dumps(after[key])}" for key in before

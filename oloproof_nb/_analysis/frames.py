@@ -23,6 +23,7 @@ from .._core.trajectory import DEFAULT_TOOL_ERRORS, ToolErrorRule
 from .columns import CASES, CHANGES, COMPARISONS, PAIRS, RECEIPTS, REPLAYS, SNAPSHOTS, STEPS, TEXT, VERDICTS, FrameSpec
 
 __all__ = [
+    "ended_case_runs",
     "unscored_cases",
     "cases_frame",
     "steps_frame",
@@ -107,6 +108,13 @@ def changes_items(records: Iterable[CaseRecord], diff: Callable[[Any, Any], list
             items += [(cid, path, before, after, epoch)
                       for path, before, after in diff(rec["case"].get("initial_state", {}), env["state"])]
     return items
+
+
+def ended_case_runs(cases: pd.DataFrame) -> pd.DataFrame:
+    """The rows of a ``cases`` frame whose case run ended in ``error`` or ``timeout`` (their verdicts are
+    ``missing``), with ``message``: the first line of ``error``, ``(no message)`` when it has none."""
+    ended = cases[cases["status"].isin(["error", "timeout"])]
+    return ended.assign(message=ended["error"].fillna("(no message)").astype(str).str.split("\n").str[0])
 
 
 def unscored_cases(config: SuiteConfig, labels: Mapping[str, Sequence[Mapping[str, Any]]],

@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._config.release import ReleaseConfig, check_reductions, load_release, parse_release
+from .._config.release import ReleaseConfig, check_reductions, flat_settings, load_release, parse_release
 from .._config.suite import RELEASE_FILE
 from .._core.epochs import fractional_interval, parse_reduce
 from .._core.stats import BOOTSTRAP_MIN_CLUSTERS, Interval, rate_interval_from_sums
@@ -465,17 +465,10 @@ def release_drift(run: Run) -> str:
     if run.release is not None and not path.is_file():  # the folder moved, a copied run, a folder in its place:
         return ""  # nothing to compare with (a run made with none is compared with a file that appeared since)
     try:
-        now = load_release(path) if path.is_file() else ReleaseConfig()
+        now = load_release(path) if path.is_file() else None
     except (OloproofError, OSError):
         return ""
-
-    def flat(cfg: ReleaseConfig) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for key, value in cfg.model_dump().items():
-            out.update({f"{key}.{k}": v for k, v in value.items()} if isinstance(value, dict) else {key: value})
-        return out
-
-    was, is_ = flat(run.release if run.release is not None else ReleaseConfig()), flat(now)
+    was, is_ = flat_settings(run.release), flat_settings(now)
     keys = [k for k in sorted(set(was) | set(is_)) if was.get(k) != is_.get(k)]
     changes = [f"{k} {json.dumps(was.get(k))} → {json.dumps(is_.get(k))}" for k in keys[:3]]
     return ", ".join(changes) + (f" and {len(keys) - 3} more" if len(keys) > 3 else "")

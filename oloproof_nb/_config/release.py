@@ -11,7 +11,8 @@ from .._core.epochs import REDUCE_HELP, parse_reduce
 from ..errors import ConfigError, quote, quote_value
 from .files import config_error, read_yaml
 
-__all__ = ["ReleaseConfig", "BootstrapConfig", "RegressionConfig", "load_release", "parse_release", "check_reductions"]
+__all__ = ["ReleaseConfig", "BootstrapConfig", "RegressionConfig", "load_release", "parse_release", "check_reductions",
+           "flat_settings"]
 
 
 class BootstrapConfig(BaseModel):
@@ -166,6 +167,26 @@ def load_release(path: str | Path) -> ReleaseConfig:
     """Read and validate a release.yaml file."""
     path = Path(path)
     return parse_release(read_yaml(path), path)
+
+
+def flat_settings(cfg: ReleaseConfig | None, nested: tuple[str, ...] | None = None) -> dict[str, Any]:
+    """The settings of ``cfg`` (the defaults for None) one value a key, to tell two release.yaml files apart:
+    each mapping among ``nested`` (every mapping when None) as one key per entry (``regression.margin``,
+    ``criteria.answer_matches``), in the model's order.
+
+    Examples
+    --------
+    >>> flat = flat_settings(ReleaseConfig(criteria={"a": 0.8}))
+    >>> flat["criteria.a"], flat["regression.margin"], "criteria" in flat_settings(None, nested=("regression",))
+    (0.8, 0.02, True)
+    """
+    out: dict[str, Any] = {}
+    for key, value in (cfg if cfg is not None else ReleaseConfig()).model_dump().items():
+        if isinstance(value, dict) and (nested is None or key in nested):
+            out.update({f"{key}.{k}": v for k, v in value.items()})
+        else:
+            out[key] = value
+    return out
 
 
 def check_reductions(cfg: ReleaseConfig, epochs: int, file: str | Path, run_id: str | None = None) -> None:

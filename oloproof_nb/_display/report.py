@@ -25,6 +25,7 @@ import pandas as pd
 from markupsafe import Markup, escape
 
 from .._analysis.baseline import Baseline
+from .._analysis.frames import ended_case_runs
 from .._analysis.gate import ReleaseLike
 from .._analysis.receipts import outcome_summary
 from .._analysis.run import Run
@@ -215,13 +216,11 @@ def _errors_section(run: Run) -> Section | None:
     """The case runs the system ended in error or by timeout, by message: their verdicts are missing, and the
     gate table alone showed only ``missing`` counts."""
     cases = run.cases
-    ended = cases[cases["status"].isin(["error", "timeout"])]
+    ended = ended_case_runs(cases)
     if ended.empty:
         return None
     keys = [c for c in ("case_id", "epoch") if c in ended.columns]
-    first = ended["error"].fillna("(no message)").astype(str).str.split("\n").str[0]
-    grouped = (pd.DataFrame({"message": first, "status": ended["status"], "case_id": ended["case_id"]})
-               .groupby(["message", "status"], sort=False)
+    grouped = (ended.groupby(["message", "status"], sort=False)
                .agg(case_runs=("case_id", "size"), example=("case_id", "first")).reset_index()
                .sort_values("case_runs", ascending=False, kind="stable").reset_index(drop=True))
     limit = 20

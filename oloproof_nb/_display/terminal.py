@@ -16,6 +16,7 @@ from typing import Any
 
 import pandas as pd
 
+from .._analysis.frames import ended_case_runs
 from .._analysis.gate import Gate
 from .._analysis.run import Run
 from .markdown import terminal_text, text_table
@@ -197,7 +198,7 @@ def case_error_lines(run: Run, width: int = WIDTH) -> list[str]:
     lines nothing on a terminal said that the system raised (a wrong ``act`` signature, a state holding a set).
     """
     cases = run.cases
-    ended = cases[cases["status"].isin(["error", "timeout"])]
+    ended = ended_case_runs(cases)
     if ended.empty:
         return []
     timeouts = int((ended["status"] == "timeout").sum())
@@ -206,8 +207,7 @@ def case_error_lines(run: Run, width: int = WIDTH) -> list[str]:
     lines = textwrap.wrap(head, width)
     room = width - len(" (99,999 case runs, e.g. )") - min(int(ended["case_id"].str.len().max()), 40)
     # messages that read the same once cut to the line are one kind (a set at loans.b00.tags, at loans.b01.tags …)
-    why = ended["error"].fillna("(no message)").astype(str).map(lambda m: fit(terminal_text("  " + m.split("\n")[0]),
-                                                                           max(room, 40)))
+    why = ended["message"].map(lambda m: fit(terminal_text("  " + m), max(room, 40)))
     counts = why.value_counts(sort=True)
     for message, n in counts.head(_ERROR_KINDS).items():
         example = fit(terminal_text(str(ended.loc[why == message, "case_id"].iloc[0])), 40)  # an id is the user's
