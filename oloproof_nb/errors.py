@@ -8,6 +8,7 @@ All derive from :class:`OloproofError` (a ``ValueError``).
 from __future__ import annotations
 
 import reprlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -324,7 +325,8 @@ def _union_branch(errors: list[ErrorDetails]) -> ErrorDetails:
     return {**pick, "loc": (*parent, *tuple(pick["loc"])[len(parent) + 1:])}
 
 
-def validation_problem(exc: ValidationError, prefix: str = "") -> tuple[str, str, ErrorDetails]:
+def validation_problem(exc: ValidationError, prefix: str = "",
+                       rank: Callable[[ErrorDetails], Any] | None = None) -> tuple[str, str, ErrorDetails]:
     """The first problem of a pydantic validation error, in words: ``(key, message, error)``.
 
     The one formatter every file format uses: ``key`` is the location as
@@ -332,7 +334,10 @@ def validation_problem(exc: ValidationError, prefix: str = "") -> tuple[str, str
     says what is wrong without pydantic's prefixes and quotes at most
     :data:`QUOTE_LIMIT` characters of the offending value, and ``error`` is
     pydantic's own record (its ``type`` tells ``extra_forbidden`` and
-    ``missing`` apart, for messages that list what is allowed).
+    ``missing`` apart, for messages that list what is allowed). ``rank``,
+    when given, is a sort key over pydantic's error records: the lowest is
+    reported (ties in pydantic's order), for a format whose most telling
+    problem is not the first one pydantic lists.
 
     Examples
     --------
@@ -347,6 +352,8 @@ def validation_problem(exc: ValidationError, prefix: str = "") -> tuple[str, str
     ('n', "Input should be a valid integer, unable to parse string as an integer (got 'x')")
     """
     errors = exc.errors(include_url=False)
+    if rank is not None:  # a format whose most telling problem is not pydantic's first (stable: ties keep its order)
+        errors = sorted(errors, key=rank)
     err = _union_branch(errors)
     key = format_loc(tuple(err["loc"]), prefix)
     if err["type"] == "extra_forbidden":

@@ -1,17 +1,27 @@
-"""Contract files for ``oloproof receipt CONTRACT.json``: read, checked key by key, one-line errors."""
+"""Contract files for ``oloproof receipt CONTRACT.json``: read, checked by a strict model, one-line errors."""
 
 from __future__ import annotations
 
 import json
-import math
 import re
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, NamedTuple, NoReturn
+from typing import Annotated, Any, NamedTuple, NoReturn
 
-from pydantic import ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    ValidatorFunctionWrapHandler,
+    field_validator,
+)
+from pydantic_core import ErrorDetails, PydanticCustomError
 
-from .._core.receipts import OutcomeContract
+from .._core.receipts import EnvName, Hex64, Name, OutcomeContract
 from ..errors import ContractFileError, quote, validation_problem
 from .files import KeyTwice, UnreadableFile, keys_once, lone_surrogate, read_regular
 
@@ -20,25 +30,114 @@ __all__ = ["COMMAND_VALIDATOR", "CONTRACT_FILE_KEYS", "DEFAULT_MAX_ARTIFACT_BYTE
 
 #: Name under which a contract file's ``{"command": [...]}`` validator is registered and reported.
 COMMAND_VALIDATOR = "command"
-#: Keys a contract file may have, required ones first.
-CONTRACT_FILE_KEYS = (
-    "artifact_id",
-    "locator",
-    "run_started_at",
-    "expected_sha256",
-    "validator",
-    "digest_key_env",
-    "require_fresh",
-    "observe_timeout_s",
-    "max_artifact_bytes",
-)
-_REQUIRED_KEYS = CONTRACT_FILE_KEYS[:3]
 #: Largest contract file read (it is read whole): 1 MiB.
 MAX_CONTRACT_BYTES = 1 << 20
 #: Seconds an artifact may take to be read and digested, unless a contract file or evaluator says otherwise.
 DEFAULT_OBSERVE_TIMEOUT_S = 60.0
 #: Largest artifact read and digested (1 GiB), unless a contract file or evaluator says otherwise.
 DEFAULT_MAX_ARTIFACT_BYTES = 1 << 30
+
+#: Type of the errors that say the whole problem in their own words; every other error is reported with
+#: what its key allows (the description of the key's field).
+_WORDED = "contract_file"
+_TIMESTAMP = "an ISO-8601 timestamp with a timezone, e.g. 2026-07-25T14:00:00Z"
+
+
+def _worded(text: str) -> PydanticCustomError:
+    return PydanticCustomError(_WORDED, "{text}", {"text": text})
+
+
+def _utc_timestamp(value: Any) -> Any:
+    """``run_started_at`` in UTC from its ISO-8601 text (``Z`` for UTC); a value not text is left to be refused."""
+    if not isinstance(value, str):
+        return value
+    try:
+        parsed = datetime.fromisoformat(re.sub(r"[zZ]$", "+00:00", value.strip()))
+    except ValueError:
+        raise ValueError("not an ISO-8601 timestamp") from None
+    if parsed.tzinfo is None:
+        raise ValueError("no timezone")
+    try:
+        return parsed.astimezone(timezone.utc)
+    except OverflowError:  # 0001-01-01T00:00+14:00 is before year 1 in UTC
+        raise _worded(f"must be {_TIMESTAMP}, of a year 1–9999 in UTC") from None
+
+
+def _no_nul(locator: str) -> str:
+    if "\x00" in locator:  # it made an "unverified" receipt ("embedded null byte"), not the file's error
+        raise _worded("holds a NUL character, which no path can hold")
+    return locator
+
+
+class _CommandValidator(BaseModel):
+    """``{"command": ["program", "arg", ...]}``: a program that checks the artifact, run in the contract's folder."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    # a NUL stopped the validator's process start ("embedded null byte") as an internal error
+    command: list[Annotated[str, Field(pattern=r"^[^\x00]+$")]] = Field(
+        min_length=1, description="a non-empty list of non-empty strings without a NUL character")
+
+
+def _inside(value: Any, exc: ValidationError) -> str:
+    """What is wrong inside a ``{"command": [...]}`` mapping, for the message of its key (empty otherwise)."""
+    if not isinstance(value, dict):
+        return ""
+    inside = [e for e in exc.errors(include_url=False) if len(e["loc"]) > 1 and e["loc"][0] == "_CommandValidator"]
+    if not inside:
+        return ""
+    inner = min(inside, key=lambda e: e["type"] != "extra_forbidden")  # a misspelt key before the one it misses
+    key = inner["loc"][1]
+    if inner["type"] == "extra_forbidden":
+        return f"; {quote(key)} is not one of its keys"
+    if inner["type"] == "missing":
+        return f"; its {quote(key)} is missing"
+    return f"; its {quote(key)} must be {_CommandValidator.model_fields[str(key)].description}"
+
+
+class _ContractFileModel(BaseModel):
+    """The keys of a contract file, their types and bounds; each field's description says what its key allows.
+
+    Strict: a number written as text (``"5"``), a boolean where a number goes (``true`` as 1 byte) or a
+    whole number written ``1.0`` is a mistake, not a setting. The required keys come first.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    artifact_id: Name = Field(description="a non-empty string")
+    locator: Annotated[Name, AfterValidator(_no_nul)] = Field(description="a non-empty string")
+    run_started_at: Annotated[datetime, BeforeValidator(_utc_timestamp)] = Field(description=_TIMESTAMP)
+    expected_sha256: Hex64 = Field(default=None, description="null or 64 lowercase hexadecimal characters")
+    # the command form first: a mapping's problem is then reported at its own key (validator.command)
+    validator: _CommandValidator | Name | None = Field(
+        default=None, description='null, a registered validator name, or {"command": ["program", "arg", ...]}')
+    digest_key_env: EnvName = Field(
+        default=None, description="null or the name of an environment variable (letters, digits, underscore)")
+    require_fresh: bool = Field(default=True, description="true or false")
+    observe_timeout_s: float = Field(default=DEFAULT_OBSERVE_TIMEOUT_S, gt=0, allow_inf_nan=False,
+                                     description="a positive, finite number of seconds")
+    max_artifact_bytes: int = Field(default=DEFAULT_MAX_ARTIFACT_BYTES, ge=1,
+                                    description="a positive whole number of bytes")
+
+    @field_validator("*", mode="wrap")
+    @classmethod
+    def _in_its_words(cls, value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> Any:
+        """Any value a key refuses is reported with what the key allows (its field's description), unless a
+        check said the problem in its own words; the branches of a union and the keys inside a value are not
+        reported one by one."""
+        try:
+            return handler(value)
+        except ValidationError as exc:
+            worded = next((e for e in exc.errors(include_url=False) if e["type"] == _WORDED), None)
+            if worded is not None:
+                raise _worded(worded["msg"]) from None
+            allowed = cls.model_fields[str(info.field_name)].description
+            raise _worded(f"must be {allowed}{_inside(value, exc)}") from None
+
+
+#: Keys a contract file may have, required ones first.
+CONTRACT_FILE_KEYS: tuple[str, ...] = tuple(_ContractFileModel.model_fields)
+_REQUIRED_KEYS = tuple(key for key, field in _ContractFileModel.model_fields.items() if field.is_required())
 
 
 class ContractFile(NamedTuple):
@@ -70,6 +169,8 @@ def load_contract_file(path: Path | str) -> ContractFile:
         ``{"command": [argv...]}`` or the name of a registered validator; ``observe_timeout_s``
         (a positive number, default :data:`DEFAULT_OBSERVE_TIMEOUT_S`) and ``max_artifact_bytes``
         (a positive integer, default :data:`DEFAULT_MAX_ARTIFACT_BYTES`) bound reading the artifact.
+        Checked by a strict pydantic model: no other key, and no value of another type (``"5"`` or
+        ``true`` for a number, ``1.0`` for a whole number, ``"yes"`` for ``true``).
 
     Returns
     -------
@@ -88,58 +189,46 @@ def load_contract_file(path: Path | str) -> ContractFile:
     bad = lone_surrogate(data)
     if bad is not None:  # "\ud800": JSON, but no text (it stopped oloproof receipt as an internal error)
         _fail(path, f"the string {quote(bad)} holds a lone surrogate escape, which is not Unicode text")
-    for key in data:
-        if key not in CONTRACT_FILE_KEYS:
-            _fail(path, f"unknown key {quote(key)}; allowed keys: {', '.join(CONTRACT_FILE_KEYS)}")
-    for key in _REQUIRED_KEYS:
-        if key not in data:
-            _fail(path, f"missing required key {quote(key)}; required: {', '.join(_REQUIRED_KEYS)}")
-    for key in ("artifact_id", "locator"):
-        if not isinstance(data[key], str) or not data[key].strip():
-            _fail(path, f"key {quote(key)} must be a non-empty string, got {_show(data[key])}")
-    if "\x00" in data["locator"]:
-        _fail(path, "key 'locator' holds a NUL character, which no path can hold")
-    started = _parse_timestamp(path, data["run_started_at"])
-    if not isinstance(data.get("require_fresh", True), bool):
-        _fail(path, f"key 'require_fresh' must be true or false, got {_show(data['require_fresh'])}")
-    for key in ("expected_sha256", "digest_key_env"):
-        if data.get(key) is not None and not isinstance(data[key], str):
-            _fail(path, f"key {quote(key)} must be a string or null, got {_show(data[key])}")
-    timeout_s = data.get("observe_timeout_s", DEFAULT_OBSERVE_TIMEOUT_S)
-    if isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float)) or not (
-            0 < timeout_s and _finite(timeout_s)):
-        _fail(path, f"key 'observe_timeout_s' must be a positive number of seconds, got {_show(timeout_s)}")
-    max_bytes = data.get("max_artifact_bytes", DEFAULT_MAX_ARTIFACT_BYTES)
-    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 1:
-        _fail(path, f"key 'max_artifact_bytes' must be a positive whole number of bytes, got {_show(max_bytes)}")
-    fields = {k: v for k, v in data.items() if k not in ("run_started_at", "observe_timeout_s", "max_artifact_bytes")}
-    fields["validator"], command = _parse_validator(path, data.get("validator"))
     try:
-        contract = OutcomeContract.model_validate(fields)
+        spec = _ContractFileModel.model_validate(data)
     except ValidationError as exc:
-        key, message, _ = validation_problem(exc)
-        _fail(path, f"key {key or '?'!r}: {message}")
-    return ContractFile(contract, path.parent / data["locator"], started, command, float(timeout_s), max_bytes)
+        _fail(path, _problem(exc))
+    validator = spec.validator
+    command: list[str] | None = None
+    if isinstance(validator, _CommandValidator):
+        command = list(validator.command)
+        validator = COMMAND_VALIDATOR
+    contract = OutcomeContract(artifact_id=spec.artifact_id, expected_sha256=spec.expected_sha256, validator=validator,
+                               require_fresh=spec.require_fresh, digest_key_env=spec.digest_key_env,
+                               locator=spec.locator)
+    return ContractFile(contract, path.parent / spec.locator, spec.run_started_at, command, spec.observe_timeout_s,
+                        spec.max_artifact_bytes)
 
 
-def _finite(number: float) -> bool:
-    """A finite number of seconds (an int too large for a float, 10**400, is not: math.isfinite raised on it)."""
-    try:
-        return math.isfinite(number)
-    except OverflowError:
-        return False
+#: Which problem is reported: an unknown key first (often a misspelt one), then a missing key, then the first
+#: key (in the order of :data:`CONTRACT_FILE_KEYS`) whose value is wrong.
+_KIND_ORDER = {"extra_forbidden": 0, "missing": 1}
+
+
+def _rank(err: ErrorDetails) -> tuple[int, int]:
+    """Sort key of the errors of :class:`_ContractFileModel`: unknown keys, missing keys, then the keys in order."""
+    kind = _KIND_ORDER.get(err["type"], 2)
+    return (kind, 0) if kind < 2 else (kind, CONTRACT_FILE_KEYS.index(str(err["loc"][0])))
+
+
+def _problem(exc: ValidationError) -> str:
+    """The problem reported for a contract file (see :data:`_KIND_ORDER`), in the words of
+    :func:`~oloproof_nb.errors.validation_problem`, with the keys allowed or required."""
+    key, message, err = validation_problem(exc, rank=_rank)
+    if err["type"] == "extra_forbidden":
+        return f"unknown key {quote(key)}; allowed keys: {', '.join(CONTRACT_FILE_KEYS)}"
+    if err["type"] == "missing":
+        return f"missing required key {quote(key)}; required: {', '.join(_REQUIRED_KEYS)}"
+    return f"key {quote(key)} {message}"
 
 
 def _fail(path: Path, message: str) -> NoReturn:
     raise ContractFileError(f"{path}: {message}")
-
-
-def _show(value: Any) -> str:
-    try:
-        text = json.dumps(value, ensure_ascii=False)
-    except (ValueError, RecursionError):  # an integer too long to write, a value nested too deeply
-        text = f"a {type(value).__name__}"
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _read_json_object(path: Path) -> dict[str, Any]:
@@ -164,39 +253,3 @@ def _read_json_object(path: Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ContractFileError(f"{path}: a contract file must be a JSON object, got {type(data).__name__}")
     return data
-
-
-def _parse_timestamp(path: Path, value: Any) -> datetime:
-    allowed = "an ISO-8601 timestamp with a timezone, e.g. 2026-07-25T14:00:00Z"
-    if not isinstance(value, str):
-        _fail(path, f"key 'run_started_at' must be {allowed}, got {_show(value)}")
-    try:
-        parsed = datetime.fromisoformat(re.sub(r"[zZ]$", "+00:00", value.strip()))
-    except ValueError:
-        parsed = None
-    if parsed is None or parsed.tzinfo is None:
-        _fail(path, f"key 'run_started_at' must be {allowed}, got {_show(value)}")
-    try:
-        return parsed.astimezone(timezone.utc)
-    except OverflowError:  # 0001-01-01T00:00+14:00 is before year 1 in UTC
-        _fail(path, f"key 'run_started_at' must be {allowed}, of a year 1–9999 in UTC, got {_show(value)}")
-
-
-def _parse_validator(path: Path, value: Any) -> tuple[str | None, list[str] | None]:
-    allowed = 'null, a registered validator name, or {"command": ["program", "arg", ...]}'
-    if value is None:
-        return None, None
-    if isinstance(value, str) and value.strip():
-        return value, None
-    if isinstance(value, dict):
-        unknown = sorted(set(value) - {"command"})
-        if unknown:
-            _fail(path, f"key 'validator.{unknown[0]}' is not allowed; validator must be {allowed}")
-        argv = value.get("command")
-        if isinstance(argv, list) and argv and all(isinstance(arg, str) and arg and "\x00" not in arg for arg in argv):
-            return COMMAND_VALIDATOR, list(argv)
-        _fail(
-            path, f"key 'validator.command' must be a non-empty list of non-empty strings without a NUL character, "
-                  f"got {_show(argv)}"
-        )
-    _fail(path, f"key 'validator' must be {allowed}, got {_show(value)}")

@@ -36,7 +36,7 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta, timezone
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from ..errors import DigestKeyError, quote
 from .canonical import iso
@@ -123,10 +123,17 @@ def _non_empty(value: str | None) -> str | None:
     return value
 
 
+def _env_name(value: str | None) -> str | None:
+    if value is not None and not _ENV_NAME.fullmatch(value):
+        raise ValueError("must be the name of an environment variable (letters, digits, underscore)")
+    return value
+
+
 UtcDatetime = Annotated[datetime, AfterValidator(_utc)]
 Hex64 = Annotated[str | None, AfterValidator(_hex64)]
 Name = Annotated[str, AfterValidator(_non_empty)]
 OptionalName = Annotated[str | None, AfterValidator(_non_empty)]
+EnvName = Annotated[str | None, AfterValidator(_env_name)]
 
 
 # --------------------------------------------------------------------------- models
@@ -159,15 +166,8 @@ class OutcomeContract(BaseModel):
     expected_sha256: Hex64 = None
     validator: OptionalName = None
     require_fresh: bool = Field(default=True, strict=True)  # "no", "off" or 0 do not turn freshness off
-    digest_key_env: str | None = None
+    digest_key_env: EnvName = None
     locator: OptionalName = None
-
-    @field_validator("digest_key_env")
-    @classmethod
-    def _env_name(cls, value: str | None) -> str | None:
-        if value is not None and not _ENV_NAME.fullmatch(value):
-            raise ValueError("must be the name of an environment variable (letters, digits, underscore)")
-        return value
 
     @property
     def digest_kind(self) -> DigestKind:

@@ -69,14 +69,18 @@ def test_a_contract_file_that_is_not_a_regular_file(tmp_path: Path, kind: str) -
 @pytest.mark.parametrize(("text", "words"), [
     ('{"artifact_id": ' * 50_000 + "1" + "}" * 50_000, "not valid JSON: nested too deeply"),
     ('{"artifact_id": ' + "9" * 5000 + "}", "not valid JSON: Exceeds the limit (4300 digits)"),
-    (json.dumps({**MINIMAL, "require_fresh": 10 ** 4000}), "key 'require_fresh' must be true or false, got 1000"),
-    (json.dumps({**MINIMAL, "expected_sha256": "x" * 500_000}), "key 'expected_sha256': "),
-    (json.dumps({**MINIMAL, "locator": ["x"] * 100_000}), "key 'locator' must be a non-empty string, got [\"x\""),
-    (json.dumps({**MINIMAL, "validator": {"command": [[[["x"]]]] * 1000}}), "key 'validator.command'"),
+    (json.dumps({**MINIMAL, "require_fresh": 10 ** 4000}), "key 'require_fresh' must be true or false (got 1000"),
+    (json.dumps({**MINIMAL, "expected_sha256": "x" * 500_000}),
+     "key 'expected_sha256' must be null or 64 lowercase hexadecimal characters (got 'xxx"),
+    (json.dumps({**MINIMAL, "locator": ["x"] * 100_000}), "key 'locator' must be a non-empty string"),
+    (json.dumps({**MINIMAL, "validator": {"command": [[[["x"]]]] * 1000}}),
+     "its 'command' must be a non-empty list of non-empty strings"),
     (json.dumps({**MINIMAL, "run_started_at": 1e308 * 10}), "key 'run_started_at' must be"),
     # valid ISO-8601 whose UTC time is outside years 1-9999: OverflowError, an "internal error" before
-    (json.dumps({**MINIMAL, "run_started_at": "0001-01-01T00:00:00+14:00"}), "of a year 1–9999 in UTC, got"),
-    (json.dumps({**MINIMAL, "run_started_at": "9999-12-31T23:59:59-14:00"}), "of a year 1–9999 in UTC, got"),
+    (json.dumps({**MINIMAL, "run_started_at": "0001-01-01T00:00:00+14:00"}),
+     "of a year 1–9999 in UTC (got '0001-01-01T00:00:00+14:00')"),
+    (json.dumps({**MINIMAL, "run_started_at": "9999-12-31T23:59:59-14:00"}),
+     "of a year 1–9999 in UTC (got '9999-12-31T23:59:59-14:00')"),
 ])
 def test_deep_huge_and_long_contracts_give_one_short_line(tmp_path: Path, text: str, words: str) -> None:
     """Before: deep nesting and long numbers escaped as RecursionError / ValueError tracebacks."""
@@ -96,8 +100,8 @@ def test_a_contract_file_bigger_than_its_cap_is_not_read(tmp_path: Path, monkeyp
 
 
 @pytest.mark.parametrize(("extra", "words"), [
-    ('"validator": {"command": ["python3", "ch\\u0000eck.py"]}', "key 'validator.command' must be a non-empty list "
-                                                                 "of non-empty strings without a NUL character"),
+    ('"validator": {"command": ["python3", "ch\\u0000eck.py"]}', "its 'command' must be a non-empty list of non-empty "
+                                                                 "strings without a NUL character"),
     ('"validator": {"command": ["python3", "\\ud800"]}', "the string '\\ud800' holds a lone surrogate escape"),
     ('"validator": "\\ud800"', "the string '\\ud800' holds a lone surrogate escape"),
     ('"note_\\udc80": 1', "the string 'note_\\udc80' holds a lone surrogate escape"),
@@ -112,10 +116,86 @@ def test_a_nul_or_a_lone_surrogate_is_a_contract_error(tmp_path: Path, extra: st
 def test_a_nul_in_the_locator_is_a_contract_error(tmp_path: Path) -> None:
     """It was an "unverified" receipt ("the artifact cannot read: embedded null byte"): the file's error."""
     text = json.dumps({**MINIMAL, "locator": "out/rep\x00ort.json"})
-    assert _error(_write(tmp_path, text)).endswith("key 'locator' holds a NUL character, which no path can hold")
+    assert _error(_write(tmp_path, text)).endswith("key 'locator' holds a NUL character, which no path can hold "
+                                                    "(got 'out/rep\\x00ort.json')")
 
 
 def test_a_byte_order_mark_before_the_contract_is_not_content(tmp_path: Path) -> None:
     spec = load_contract_file(_write(tmp_path, b"\xef\xbb\xbf" + json.dumps(MINIMAL).encode("utf-8")))
     assert spec.contract.artifact_id == "a"
     assert "not valid JSON" in _error(_write(tmp_path, b"\xef\xbb\xbf\xef\xbb\xbf" + json.dumps(MINIMAL).encode()))
+
+
+# --------------------------------------------------------------------------- the strict model, key by key
+
+#: The keys of a contract file, written out by hand: DESIGN.md's six and the two observation limits.
+ALLOWED_KEYS = ("artifact_id, locator, run_started_at, expected_sha256, validator, digest_key_env, require_fresh, "
+                "observe_timeout_s, max_artifact_bytes")
+VALIDATOR_FORMS = 'null, a registered validator name, or {"command": ["program", "arg", ...]}'
+ARGV = "a non-empty list of non-empty strings without a NUL character"
+
+
+@pytest.mark.parametrize(("data", "problem"), [
+    ({**MINIMAL, "timeout": 5}, f"unknown key 'timeout'; allowed keys: {ALLOWED_KEYS}"),
+    # a misspelt required key is named as unknown, with the keys allowed, rather than the right one as missing
+    ({"artifactid": "a", "locator": "x", "run_started_at": "2026-07-25T14:00:00Z"},
+     f"unknown key 'artifactid'; allowed keys: {ALLOWED_KEYS}"),
+    ({"artifact_id": "a", "locator": "x"},
+     "missing required key 'run_started_at'; required: artifact_id, locator, run_started_at"),
+    ({**MINIMAL, "artifact_id": "  "}, "key 'artifact_id' must be a non-empty string (got '  ')"),
+    ({**MINIMAL, "run_started_at": "2026-07-25"},
+     "key 'run_started_at' must be an ISO-8601 timestamp with a timezone, e.g. 2026-07-25T14:00:00Z "
+     "(got '2026-07-25')"),
+    # the whole digest is shown, so a wrong character can be found
+    ({**MINIMAL, "expected_sha256": "A" * 64},
+     f"key 'expected_sha256' must be null or 64 lowercase hexadecimal characters (got '{'A' * 64}')"),
+    ({**MINIMAL, "expected_sha256": 12},
+     "key 'expected_sha256' must be null or 64 lowercase hexadecimal characters (got 12)"),
+    ({**MINIMAL, "digest_key_env": "REPORT-KEY"},
+     "key 'digest_key_env' must be null or the name of an environment variable (letters, digits, underscore) "
+     "(got 'REPORT-KEY')"),
+    ({**MINIMAL, "validator": ""}, f"key 'validator' must be {VALIDATOR_FORMS} (got '')"),
+    ({**MINIMAL, "validator": {}}, f"key 'validator' must be {VALIDATOR_FORMS}; its 'command' is missing"),
+    ({**MINIMAL, "validator": {"cmd": ["x"]}},
+     f"key 'validator' must be {VALIDATOR_FORMS}; 'cmd' is not one of its keys"),
+    ({**MINIMAL, "validator": {"command": ["python3", 3]}},
+     f"key 'validator' must be {VALIDATOR_FORMS}; its 'command' must be {ARGV}"),
+    ({**MINIMAL, "require_fresh": 0}, "key 'require_fresh' must be true or false (got 0)"),
+    # exactly 0 is not positive; a boolean is not a number of seconds (false is not 0, true not 1)
+    ({**MINIMAL, "observe_timeout_s": 0},
+     "key 'observe_timeout_s' must be a positive, finite number of seconds (got 0)"),
+    ({**MINIMAL, "observe_timeout_s": False},
+     "key 'observe_timeout_s' must be a positive, finite number of seconds (got false)"),
+    # past the largest float (about 1.8e308): no float holds it, and no OverflowError escapes
+    ({**MINIMAL, "observe_timeout_s": 10 ** 309},
+     "key 'observe_timeout_s' must be a positive, finite number of seconds (got 1" + "0" * 17 + "..." + "0" * 19 + ")"),
+    ({**MINIMAL, "max_artifact_bytes": 1.0},
+     "key 'max_artifact_bytes' must be a positive whole number of bytes (got 1.0)"),
+    ({**MINIMAL, "max_artifact_bytes": False},
+     "key 'max_artifact_bytes' must be a positive whole number of bytes (got false)"),
+])
+def test_each_key_refuses_in_one_line_what_it_does_not_allow(tmp_path: Path, data: dict[str, object],
+                                                             problem: str) -> None:
+    """The whole line after the file's name: the key, what it allows and the value given."""
+    path = _write(tmp_path, json.dumps(data))
+    assert _error(path) == f"{path}: {problem}"
+
+
+@pytest.mark.parametrize(("key", "value", "read"), [
+    ("observe_timeout_s", 5e-324, 5e-324),  # the smallest positive float (a subnormal) is positive
+    ("observe_timeout_s", 10 ** 308, 1e308),  # an integer a float holds
+    ("observe_timeout_s", 2, 2.0),
+    ("max_artifact_bytes", 1, 1),
+    ("max_artifact_bytes", 10 ** 55, 10 ** 55),  # no float in between: every byte counts
+])
+def test_the_smallest_and_largest_limits_are_read(tmp_path: Path, key: str, value: float, read: float) -> None:
+    spec = load_contract_file(_write(tmp_path, json.dumps({**MINIMAL, key: value})))
+    got = spec.observe_timeout_s if key == "observe_timeout_s" else spec.max_artifact_bytes
+    assert got == read and type(got) is type(read)
+
+
+def test_a_registered_validator_name_and_a_command_are_told_apart(tmp_path: Path) -> None:
+    by_name = load_contract_file(_write(tmp_path, json.dumps({**MINIMAL, "validator": "report_schema_v3"})))
+    assert (by_name.contract.validator, by_name.command) == ("report_schema_v3", None)
+    by_command = load_contract_file(_write(tmp_path, json.dumps({**MINIMAL, "validator": {"command": ["p", " "]}})))
+    assert (by_command.contract.validator, by_command.command) == ("command", ["p", " "])

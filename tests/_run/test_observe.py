@@ -311,9 +311,10 @@ def test_load_full_contract_file(tmp_path: Path) -> None:
         ({**MINIMAL, "expected_sha256": "ABC"}, "key 'expected_sha256'"),
         ({**MINIMAL, "expected_sha256": 12}, "key 'expected_sha256'"),
         ({**MINIMAL, "digest_key_env": "has space"}, "key 'digest_key_env'"),
-        ({**MINIMAL, "validator": {"command": []}}, "key 'validator.command'"),
-        ({**MINIMAL, "validator": {"command": "python3 check.py"}}, "key 'validator.command'"),
-        ({**MINIMAL, "validator": {"cmd": ["x"]}}, "key 'validator.cmd'"),
+        ({**MINIMAL, "validator": {"command": []}}, "key 'validator' must be null, a registered validator name, or "
+                                                    '{"command": ["program", "arg", ...]}; its \'command\' must be'),
+        ({**MINIMAL, "validator": {"command": "python3 check.py"}}, "its 'command' must be a non-empty list"),
+        ({**MINIMAL, "validator": {"cmd": ["x"]}}, "'cmd' is not one of its keys"),
         ({**MINIMAL, "validator": 7}, "key 'validator'"),
         ('{"artifact_id": "a", "artifact_id": "b"}', "key 'artifact_id' appears twice"),
     ],
