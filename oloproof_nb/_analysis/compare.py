@@ -46,6 +46,14 @@ candidate did not run it, or ran it changed: ``cases_not_in_both_runs``; new cas
 count), or when no rule was given and the candidate's release.yaml (the default) differs from the base run's in
 a setting that decides a comparison (``release_changed``: a candidate's suite could loosen the rule it is
 judged by), else ``NO_REGRESSION``.
+
+Runs made with different validity labels (:func:`~.run.label_difference`, the test ``op.load_runs`` pools by) are
+compared, with a note in ``Comparison.notes`` naming the copies scored in one run only (each run left out the
+copies its own labels held invalid). Such a copy's rows are one-sided, so the rules above already keep a label
+change from hiding a regression: a copy the candidate's labels drop that the base passed holds back
+``NO_REGRESSION`` (``unpaired_passes``), one the base's labels dropped that the candidate fails does too
+(``unpaired_failures``), and a relation whose transform is checked in one run only is ``transform_not_checked``;
+the note says why, where those reasons name other causes.
 """
 
 from __future__ import annotations
@@ -66,8 +74,8 @@ from .._core.paired import mcnemar_exact, paired_difference_from_sums
 from ..errors import ConfigError, OloproofError
 from .columns import TEXT, Column, FrameSpec
 from .gate import ReleaseLike, criterion_sums, no_decision
-from .run import Run, as_run, changed_checks
-from .validity import checked_transforms
+from .run import Run, as_run, changed_checks, label_difference
+from .validity import checked_transforms, unscored_copies
 
 __all__ = ["Comparison", "compare", "compare_release", "regression_verdict", "COMPARE", "UNPAIRED",
            "PAIRED_VERDICTS", "FLIPS", "RunLike", "NO_CRITERIA"]
@@ -178,8 +186,8 @@ class Comparison:
         not paired (then the verdict is never ``NO_REGRESSION``: the cases it lacks may be the regressions; a
         regression proven on the recorded cases stays ``REGRESSION``); empty otherwise.
     notes : tuple of str
-        What the reader should know: criteria judged in one run only or configured differently, unpaired
-        cases.
+        What the reader should know: criteria judged in one run only or configured differently, runs made with
+        different validity labels (their copies labelled invalid differ), unpaired cases.
     """
 
     table: pd.DataFrame
@@ -404,6 +412,21 @@ def _rule_changes(base: Run, candidate: Run) -> list[str]:
             if before[key] != after[key]]
 
 
+def _labels_note(base: Run, candidate: Run, relabelled: str, paired: set[str]) -> str:
+    """What a reader of a comparison of runs made with different validity labels should know (``relabelled``:
+    :func:`~.run.label_difference`): each run left out the copies its own labels held invalid (once its transform
+    was checked), so a paired copy may be scored in one run only; its rows are then left out of the paired
+    difference (``one_sided``), or hold back a ``NO_REGRESSION`` (``unpaired_passes``, ``unpaired_failures``)."""
+    one_run = sorted((set(unscored_copies(base)) ^ set(unscored_copies(candidate))) & paired)
+    head = f"the runs were made with different validity labels ({relabelled})"
+    if not one_run:
+        return f"{head}: every paired copy is scored in both runs or in neither, so the labels change no paired row"
+    shown = ", ".join(one_run[:5]) + (" …" if len(one_run) > 5 else "")
+    copies = "1 paired copy is" if len(one_run) == 1 else f"{len(one_run)} paired copies are"
+    return (f"{head}: {copies} scored in one run only ({shown}), and left out of the paired difference "
+            "(one_sided); to compare on the same copies, run the base again with the candidate's labels")
+
+
 def _config_notes(base: Run, candidate: Run) -> list[str]:
     notes = []
     b = {ev.name for ev in base.config.evaluators}
@@ -577,6 +600,9 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
         if overall == "NO_REGRESSION":
             overall = "INSUFFICIENT_EVIDENCE"
     notes_all = _config_notes(base_run, cand_run)
+    relabelled = label_difference(base_run.labels, cand_run.labels)
+    if relabelled:
+        notes_all.append(_labels_note(base_run, cand_run, relabelled, set(paired["case_id"])))
     if len(unpaired):
         tally = unpaired["reason"].value_counts()
         runs = f" ({len(unpaired)} case runs of {cand_run.epochs} epochs)" if cand_run.epochs > 1 else ""

@@ -217,10 +217,11 @@ class Journal:
         recorded = self.case_index()
         return (rec for rec in read_jsonl(self.directory / REPLAYS) if replay_key_of(rec) in recorded)
 
-    def replay_cached(self) -> list[bool]:
-        """Whether each replay record of a recorded case came from the replay cache, in file order: each record
-        is parsed and let go, no state is read (counting them kept every replay's trajectory and states)."""
-        return [bool(rec.get("cached")) for rec in self._recorded_replays()]
+    def replay_flags(self) -> list[tuple[str, bool]]:
+        """The case id of each replay record of a recorded case and whether it came from the replay cache, in file
+        order: each record is parsed and let go, no state is read (counting them kept every replay's trajectory
+        and states)."""
+        return [(replay_key_of(rec)[0], bool(rec.get("cached"))) for rec in self._recorded_replays()]
 
     def replay_records(self) -> list[ReplayRecord]:
         """Every replay record of a recorded case, in file order, states put back."""

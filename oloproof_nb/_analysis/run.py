@@ -45,7 +45,7 @@ from .columns import FRAMES
 from .journal import Chunk, Journal
 
 __all__ = ["Run", "load_run", "load_runs", "directory_list", "as_run", "run_directory", "changed_checks",
-           "ColumnarCopyWarning"]
+           "label_difference", "ColumnarCopyWarning"]
 
 R = TypeVar("R", bound="Run")
 
@@ -194,7 +194,7 @@ class Run:
                                     "files (the same runs gated BLOCK in one order and PASS in the other); pool runs "
                                     "of one release.yaml, or gate the pooled runs with op.gate(run, release=...) "
                                     "after pooling runs made with the same one")
-            relabelled = _label_difference(first.labels, other.labels)
+            relabelled = label_difference(first.labels, other.labels)
             if relabelled:  # each run judged its pairs, and left out its invalid copies, by the labels it started with
                 raise OloproofError(f"runs {first.run_id} and {other.run_id} were made with different validity labels "
                                     f"({relabelled}); pool runs made with the same label files, or run the suite "
@@ -464,12 +464,22 @@ class Run:
         """
         return [rec for r in self.runs for rec in r._journal.records()]
 
-    def replay_cached(self) -> list[bool]:
-        """Whether each replay record (see :attr:`replay_records`) came from the replay cache, without reading the
-        records' states or keeping the records (those already read are counted as they are)."""
-        if "replay_records" in self.__dict__:
-            return [bool(rec.get("cached")) for rec in self.replay_records]
-        return [flag for r in self.runs for flag in r._journal.replay_cached()]
+    def replay_tally(self) -> tuple[int, int, int]:
+        """``(live, cached, unscored)``: the replay runs (control and faulted, the records of
+        :attr:`replay_records`) made live and taken from the replay cache, and, of all of them, those of a copy
+        no criterion scores (labelled invalid by a checked transform, :func:`~.frames.unscored_cases`: its
+        verdict rows, replays' included, are left out of :attr:`verdicts`). Neither the records' states are
+        read nor the records kept (those already read are counted as they are)."""
+        live = cached = unscored = 0
+        for run in self.runs:  # a pooled run's runs each leave out the copies their own labels hold invalid
+            left_out = frames.unscored_cases(run.config, run.labels, run.manifest.n_cases)
+            flags = ([(str(rec.get("case_id")), bool(rec.get("cached"))) for rec in run.replay_records]
+                     if "replay_records" in run.__dict__ else run._journal.replay_flags())
+            for case_id, from_cache in flags:
+                cached += from_cache
+                live += not from_cache
+                unscored += case_id in left_out
+        return live, cached, unscored
 
     @cached_property
     def replay_records(self) -> list[ReplayRecord]:
@@ -554,11 +564,12 @@ def _criteria(run: Run) -> list[tuple[str, str]]:
     return [(ev.name, ev.type) for ev in run.config.evaluators]
 
 
-def _label_difference(a: Mapping[str, Sequence[Mapping[str, Any]]], b: Mapping[str, Sequence[Mapping[str, Any]]],
-                      ) -> str:
+def label_difference(a: Mapping[str, Sequence[Mapping[str, Any]]], b: Mapping[str, Sequence[Mapping[str, Any]]],
+                     ) -> str:
     """How two runs' validity labels differ (``transform injected: ord-024~injected is labelled otherwise``), or
     empty when every pair has the same label (the majority of its judgements) in both: a reworded note, or one
-    more judgement that changes no majority, is no difference."""
+    more judgement that changes no majority, is no difference. ``op.load_runs`` refuses to pool such runs,
+    ``op.compare`` notes them, and a baseline whose labels leave out other copies than the run's is refused."""
     for transform in sorted(set(a) | set(b)):
         left, right = pair_labels(a.get(transform, [])), pair_labels(b.get(transform, []))
         if left != right:

@@ -54,16 +54,22 @@ class Run(_run.Run):
 
     def replay_counts(self) -> tuple[int, int]:
         """``(live, cached)``: replays this run made, and replays it took from the replay cache."""
-        flags = self.replay_cached()
-        return len(flags) - sum(flags), sum(flags)
+        live, cached, _ = self.replay_tally()
+        return live, cached
 
     def replay_summary(self) -> str:
-        """``"12 live, 64 from the cache"`` (empty when the run made no replays).
+        """``"12 live, 64 from the cache"`` (empty when the run made no replays), and ``"; 2 of copies no criterion
+        scores"`` when some replayed a copy labelled invalid (its rows count in no verdict).
 
         It counts replay *runs*: a fault replay is a control run and a faulted run of the case, two runs for
-        one row of :attr:`replays`."""
-        live, cached = self.replay_counts()
-        return f"{live} live, {cached} from the cache" if live or cached else ""
+        one row of :attr:`replays`. Every run made is counted (each cost a run of the system, or a cache hit);
+        how many of them replayed copies no criterion scores is said apart, as the gate table's ``n`` leaves
+        their rows out."""
+        live, cached, unscored = self.replay_tally()
+        if not live and not cached:
+            return ""
+        of = f"; {unscored} of copies no criterion scores" if unscored else ""
+        return f"{live} live, {cached} from the cache{of}"
 
     def __repr__(self) -> str:
         status = self.cases["status"].value_counts().to_dict()

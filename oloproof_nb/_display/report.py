@@ -164,9 +164,13 @@ def _validity_section(run: Run) -> Section | None:
 
 
 def _replays_section(run: Run) -> Section | None:
+    """The fault replays by criterion, tool and fault, counted over the copies some criterion scores (as the gate
+    table's ``n``): the replays of copies labelled invalid are named below the prose, not counted."""
     rep = run.replays
     if rep.empty:
         return None
+    unscored = rep["case_id"].isin(unscored_copies(run)).to_numpy()
+    left_out, rep = rep[unscored], rep[~unscored]
     rows = []
     for (criterion, tool, fault), sub in rep.groupby(["criterion", "tool", "fault"], sort=False):
         rows.append({"criterion": criterion, "tool": tool, "fault": fault, "replays": len(sub),
@@ -184,10 +188,17 @@ def _replays_section(run: Run) -> Section | None:
     sec = Section("replays", "Fault replays")
     sec.text.append("Each case that made the call was replayed from the checkpoint before it with the call's "
                     "result replaced by the fault, after a control replay reproduced the recording. Counts are "
-                    "replays; fail_reasons counts the replays that did not pass by reason (false_success: the "
-                    "answer the case expects while a state check fails; constraint_broken also counts a protected "
-                    "path changed). See `run.replays` and `run.panel(case_id)` for each one.")
-    sec.tables.append(("replays", table, table))
+                    "replays of the cases some criterion scores (as the gate table's n); fail_reasons counts the "
+                    "replays that did not pass by reason (false_success: the answer the case expects while a state "
+                    "check fails; constraint_broken also counts a protected path changed). See `run.replays` and "
+                    "`run.panel(case_id)` for each one.")
+    if len(left_out):  # their verdict rows are left out of the gate: so are they here
+        copies = list(dict.fromkeys(left_out["case_id"]))
+        sec.text.append(Plain(f"Not counted: {len(left_out)} replay(s) of copies labelled invalid, scored by no "
+                              f"criterion ({', '.join(copies[:20])}" + (" …" if len(copies) > 20 else "")
+                              + "); run.replays keeps them."))
+    if len(table):
+        sec.tables.append(("replays", table, table))
     return sec
 
 

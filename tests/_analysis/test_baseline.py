@@ -260,3 +260,48 @@ def test_a_do_nothing_run_is_no_release_evidence(desk: Path) -> None:
     assert op.gate(real, release=release).verdict == "PASS"
     with pytest.raises(op.OloproofError, match=r"is the do-nothing baseline \(system oloproof-noop\), not the agent"):
         op.load_runs([real.directory, idle.directory])
+
+
+def _relabel(label_file: Path, judgements: dict[str, bool | None]) -> None:
+    """The label file with each named copy's judgements replaced by one judgement (``None``: none at all)."""
+    import json
+
+    kept = [line for line in label_file.read_text(encoding="utf-8").splitlines()
+            if json.loads(line)["case_id"] not in judgements]
+    kept += [json.dumps({"case_id": c, "valid": v, "labeler": "reviewer"}) for c, v in judgements.items()
+             if v is not None]
+    label_file.write_text("\n".join(kept) + "\n", encoding="utf-8")
+
+
+def test_a_baseline_made_with_labels_that_leave_out_other_copies_is_refused(example_suite: Path,
+                                                                            tmp_path: Path) -> None:
+    """Gap left open: a baseline made with other validity labels was accepted silently. The run leaves out
+    ord-018~injected (the example's labels); ord-001~injected is labelled invalid before the baseline, which then
+    leaves out both (22 of 24 valid, still checked at 0.85). By hand its answer_matches rows are 46 of the run's 47
+    cases: the idle agent's rate over other rows. Refused, as a baseline of other cases or checks is; labels that
+    differ but leave out the same copies (no transform checked in either) give the same rows and are accepted."""
+    from _reliability_systems import one_error_line, run_cli
+
+    label_file = example_suite / "labels" / "injected.jsonl"
+    run = op.run(op.load_suite(example_suite), out=tmp_path / "run", progress=False)
+    _relabel(label_file, {"ord-001~injected": False})
+    idle = op.baseline(example_suite, out=tmp_path / "idle", progress=False)
+    assert int(idle.rates.set_index("criterion").loc["answer_matches", "n"]) == 46
+    message = (r"idle: a baseline made with other validity labels than run .* \(transform injected: ord-001~injected "
+               r"is labelled otherwise\), so its rates count other copies \(1 scored in one of the two only, first "
+               r"'ord-001~injected'\); make the baseline with the labels the run was made with")
+    with pytest.raises(op.OloproofError, match=message):
+        op.gate(run, baseline=idle)
+    out = run_cli("gate", str(run.directory), "--baseline", str(idle.run.directory))
+    assert out.returncode == 2 and "a baseline made with other validity labels" in one_error_line(out.stderr)
+    _relabel(label_file, {"ord-001~injected": True})  # the run's labels again: accepted
+    same = op.baseline(example_suite, out=tmp_path / "same", progress=False)
+    assert "noop_rate" in op.gate(run, baseline=same).table.columns
+    # neither checked (ord-024~injected, then ord-023~injected unlabelled too): every copy scored in both
+    _relabel(label_file, {"ord-024~injected": None})
+    unchecked = op.run(op.load_suite(example_suite), out=tmp_path / "unchecked", progress=False)
+    _relabel(label_file, {"ord-023~injected": None})
+    fewer = op.baseline(example_suite, out=tmp_path / "fewer", progress=False)
+    rates = op.gate(unchecked, baseline=fewer).table.set_index("criterion")
+    assert int(fewer.rates.set_index("criterion").loc["answer_matches", "n"]) == 48
+    assert rates.loc["answer_matches", "noop_rate"] == fewer.rates.set_index("criterion").loc["answer_matches", "rate"]

@@ -1068,3 +1068,53 @@ def test_the_paired_bootstrap_decides_from_bootstrap_min_clusters_on(make_suite:
     monkeypatch.setattr(compare_module, "PAIRED_BOOTSTRAP_MIN_CLUSTERS", 25)
     row = op.compare(base, cand, release=release).table.iloc[0]
     assert row["method"] == "cluster_t" and "instead of cluster_bootstrap" in row["reason"]
+
+
+def _relabel(label_file: Path, judgements: dict[str, bool | None]) -> None:
+    """The label file with each named copy's judgements replaced by one judgement (``None``: none at all)."""
+    kept = [line for line in label_file.read_text(encoding="utf-8").splitlines()
+            if json.loads(line)["case_id"] not in judgements]
+    kept += [json.dumps({"case_id": c, "valid": v, "labeler": "reviewer"}) for c, v in judgements.items()
+             if v is not None]
+    label_file.write_text("\n".join(kept) + "\n", encoding="utf-8")
+
+
+def test_runs_made_with_different_labels_are_compared_with_a_note(example_suite: Path, tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """Gap left open: op.compare of runs whose validity labels differ said nothing, though each run left out the
+    copies its own labels held invalid. Run a: the example's labels (ord-018~injected invalid). Before run b,
+    ord-001~injected (passes answer_matches in a) and ord-020~injected (fails it) are labelled invalid too: 21 of 24
+    valid, still checked at 0.85, so b leaves both out. By hand, answer_matches: a judges 47 rows (48 cases less
+    ord-018~injected), b 45; 45 paired, 2 one-sided; the same agent, so no flip; at margin 0.2 the interval clears
+    -margin, and the pass of ord-001~injected that b has no row for holds back NO_REGRESSION (unpaired_passes)."""
+    from oloproof_nb.cli import main
+
+    label_file = example_suite / "labels" / "injected.jsonl"
+    a = op.run(op.load_suite(example_suite), out=tmp_path / "a", progress=False)
+    _relabel(label_file, {"ord-001~injected": False, "ord-020~injected": False})
+    b = op.run(op.load_suite(example_suite), out=tmp_path / "b", progress=False)
+    cmp = op.compare(a, b, release={**ALLOW, "regression": {"margin": 0.2}})
+    note = ("the runs were made with different validity labels (transform injected: ord-001~injected is labelled "
+            "otherwise): 2 paired copies are scored in one run only (ord-001~injected, ord-020~injected), and left "
+            "out of the paired difference (one_sided)")
+    assert sum(n.startswith(note) for n in cmp.notes) == 1
+    row = cmp.table.set_index("criterion").loc["answer_matches"]
+    assert (row["n"], row["one_sided"], row["pass_to_fail"], row["fail_to_pass"]) == (45, 2, 0, 0)
+    assert row["ci_low"] >= -0.2 and row["reason"].startswith("unpaired_passes: 1 row(s)")
+    assert note in repr(cmp) and "different validity labels" in cmp._repr_html_()
+    assert main(["compare", str(a.directory), str(b.directory)]) == 1
+    assert f"note: {note}" in capsys.readouterr().out
+    # the same labels: no note
+    c = op.run(op.load_suite(example_suite), out=tmp_path / "c", progress=False)
+    assert not any("validity labels" in n for n in op.compare(b, c).notes)
+    # labels that differ where no transform is checked leave no copy out in either run: said, with no effect
+    _relabel(label_file, {"ord-001~injected": True, "ord-020~injected": True, "ord-024~injected": None})
+    d = op.run(op.load_suite(example_suite), out=tmp_path / "d", progress=False)
+    _relabel(label_file, {"ord-023~injected": None})
+    e = op.run(op.load_suite(example_suite), out=tmp_path / "e", progress=False)
+    assert not op.validity(d)["checked"].any() and not op.validity(e)["checked"].any()  # 23 and 22 of 24 labeled
+    quiet = op.compare(d, e)
+    assert ("the runs were made with different validity labels (transform injected: ord-023~injected is labelled "
+            "otherwise): every paired copy is scored in both runs or in neither, so the labels change no paired "
+            "row") in quiet.notes
+    assert (quiet.table["one_sided"] == 0).all()

@@ -499,15 +499,44 @@ def test_a_run_with_receipts_lists_each_one_not_verified(example_run: op.Run, tm
 
 
 def test_the_replay_table_counts_the_failed_replays_by_reason(example_run: op.Run, tmp_path: Path) -> None:
-    """Reader review: 'constraint_broken 24' of 38 failed replays read as an undercount; the other 14 failed for
-    another reason the report did not name."""
+    """Reader review: 'constraint_broken 24' of 37 failed replays read as an undercount; the other 13 failed for
+    another reason the report did not name (the 38th replay, of ord-018~injected, is of a copy no criterion
+    scores: not counted, see the test below)."""
     failed = example_run.replays[example_run.replays["verdict"] != "pass"]
     counts = failed["reason"].value_counts()
     assert dict(counts) == {"false_success": 24, "not_recovered_not_escalated": 14}  # the example's hand count
+    assert failed.set_index("case_id").loc["ord-018~injected", "reason"] == "not_recovered_not_escalated"
     text = write_report(example_run, tmp_path / "r.md").read_text(encoding="utf-8")
     section = text.split("## Fault replays", 1)[1].split("\n## ", 1)[0]
     row = next(line for line in section.splitlines() if line.startswith("| recovers_from_error_at_issue_refund"))
-    assert row.rstrip(" |").endswith("false_success 24; not_recovered_not_escalated 14")
+    assert row.rstrip(" |").endswith("false_success 24; not_recovered_not_escalated 13")
+
+
+def test_the_replays_of_copies_no_criterion_scores_are_not_counted(example_run: op.Run, tmp_path: Path) -> None:
+    """Gap left open: the replay table and the run's replay line counted the replays of ord-018~injected, a copy
+    labelled invalid (labels/injected.jsonl) whose rows no criterion scores: 38 replays beside a gate row of n 37.
+    Hand count on the example: 38 case runs called issue_refund (14 sources and all 24 copies, each replayed once), one
+    of them ord-018~injected; so 37 replays in the table, all failed, as the gate's row says, and 2 of the 76
+    replay runs (a control and a faulted run each) named as of that copy."""
+    label_lines = (example_run.suite_root / "labels" / "injected.jsonl").read_text(encoding="utf-8").splitlines()
+    invalid = sorted(j["case_id"] for j in map(json.loads, label_lines) if not j["valid"])
+    assert invalid == ["ord-018~injected"]
+    steps = example_run.steps
+    called = set(steps.loc[steps["tool"] == "issue_refund", "case_id"])
+    assert len(called) == 38 and len({c for c in called if "~" in c}) == 24 and "ord-018~injected" in called
+    gate_row = op.gate(example_run).table.set_index("criterion").loc["recovers_from_error_at_issue_refund"]
+    assert (gate_row["n"], gate_row["passed"]) == (37, 0)
+    text = write_report(example_run, tmp_path / "r.md").read_text(encoding="utf-8")
+    section = text.split("## Fault replays", 1)[1].split("\n## ", 1)[0]
+    row = next(line for line in section.splitlines() if line.startswith("| recovers_from_error_at_issue_refund"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[3:7] == ["37", "0", "37", "0"]  # replays, passed, failed, missing
+    assert "Not counted: 1 replay(s) of copies labelled invalid, scored by no criterion (ord-018\\~injected)" in section
+    line = "76 live, 0 from the cache; 2 of copies no criterion scores"
+    assert line in repr(example_run) and line in example_run._repr_html_()
+    assert example_run.replay_counts() == (76, 0)
+    again = op.run(op.load_suite(example_run.suite_root), out=tmp_path / "again", progress=False)  # from the cache
+    assert op.load_runs([example_run.directory, again.directory]).replay_tally() == (76, 76, 4)  # 2 of each run
 
 
 def test_a_reason_that_blocks_whatever_the_table_says_is_said_once(example_run: op.Run, tmp_path: Path) -> None:
