@@ -71,6 +71,7 @@ from .._config.release import ReleaseConfig, flat_settings, load_release, parse_
 from .._core.bootstrap import PAIRED_BOOTSTRAP_MIN_CLUSTERS
 from .._core.epochs import Reduction, parse_reduce, reduce_counts
 from .._core.paired import mcnemar_exact, paired_difference_from_sums
+from .._core.stats import is_clustered
 from ..errors import ConfigError, OloproofError
 from .columns import TEXT, Column, FrameSpec
 from .gate import ReleaseLike, criterion_sums, no_decision
@@ -518,7 +519,7 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
     if "epoch" in keys:
         _same_epochs_per_case(base_run.cases, cand_run.cases)
     rows, one_sided, new_failures, lost_passes = _pair_rows(base_run, cand_run, paired, keys, common)
-    clustered = bool(paired["cluster"].duplicated().any())
+    clustered = is_clustered(paired["cluster"])  # a cluster holding more than one paired case run
     sums_b = criterion_sums(rows.assign(verdict=rows["base"]))
     sums_c = criterion_sums(rows.assign(verdict=rows["candidate"]))
     is_b, is_c = rows["base"] == "pass", rows["candidate"] == "pass"

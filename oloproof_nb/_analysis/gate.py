@@ -52,7 +52,14 @@ import pandas as pd
 from .._config.release import ReleaseConfig, check_reductions, flat_settings, load_release, parse_release
 from .._config.suite import RELEASE_FILE
 from .._core.epochs import fractional_interval, parse_reduce
-from .._core.stats import BOOTSTRAP_MIN_CLUSTERS, Interval, rate_interval_from_sums
+from .._core.stats import (
+    BOOTSTRAP_MIN_CLUSTERS,
+    CLUSTERED_METHODS,
+    Interval,
+    is_clustered,
+    is_clustered_from_sums,
+    rate_interval_from_sums,
+)
 from .._run.baseline import NOOP_VERSION
 from ..errors import ConfigError, OloproofError, VacuousCheckWarning
 from .baseline import Baseline, check_baseline, with_idle_columns
@@ -63,7 +70,8 @@ from .run import Run, as_run
 from .validity import checked_transforms
 
 __all__ = ["Gate", "gate", "GATE_COLUMNS", "ClusterSums", "criterion_sums", "sums_interval", "resolve_release",
-           "ReleaseLike", "NO_CRITERIA", "run_is_clustered", "reduced_interval", "no_decision", "release_drift"]
+           "ReleaseLike", "NO_CRITERIA", "run_is_clustered", "reduced_is_clustered", "reduced_interval", "no_decision",
+           "release_drift"]
 
 GATE_COLUMNS = GATE.names
 #: What ``release=`` accepts: a model, a mapping like release.yaml, or a path to one.
@@ -275,9 +283,11 @@ def _merged(cfg: ReleaseConfig, criteria: dict[str, float] | None, confidence: f
 
 
 def run_is_clustered(run: Run) -> bool:
-    """Whether any cluster of the run holds more than one case."""
-    cases = run.cases
-    return bool(len(cases)) and bool(cases["cluster"].duplicated().any())
+    """Whether any cluster of the run holds more than one case run (a case's epochs, a copy and its source,
+    cases given one cluster, a case in several pooled runs): :func:`~oloproof_nb._core.stats.is_clustered` of
+    ``run.cases["cluster"]``. The gate, ``slice_table`` and ``reduce_epochs`` decide the interval of every
+    criterion reduced with ``mean`` with it; see :func:`reduced_is_clustered` for pass^k and pass@k."""
+    return is_clustered(run.cases["cluster"])
 
 
 def sums_interval(sums: ClusterSums, release: ReleaseConfig, clustered: bool) -> tuple[Interval, str]:
@@ -421,7 +431,8 @@ def gate(run: Run, release: ReleaseLike | None = None, *, baseline: Baseline | R
     for criterion in run.criteria:
         ev = evaluator_of[criterion]
         if criterion in reduced:
-            rows.append(_reduced_row(criterion, ev, reduced[criterion], cfg, checked, stored, late, waiting))
+            rows.append(_reduced_row(criterion, ev, reduced[criterion], cfg, checked, stored, late, waiting,
+                                     clustered))
             continue
         s = sums.get(criterion, ClusterSums(np.zeros(0, np.int64), np.zeros(0, np.int64), 0))
         row: dict[str, Any] = {
@@ -474,13 +485,26 @@ def release_drift(run: Run) -> str:
     return ", ".join(changes) + (f" and {len(keys) - 3} more" if len(keys) > 3 else "")
 
 
-def reduced_interval(rs: ReducedSums, release: ReleaseConfig) -> tuple[Interval, str, bool]:
+def reduced_is_clustered(rs: ReducedSums) -> bool:
+    """Whether a criterion reduced with pass^k or pass@k gets a clustered (approximate) interval, the question
+    the gate's rules 1 and 4 ask of it: a cluster holding more than one case
+    (:func:`~oloproof_nb._core.stats.is_clustered_from_sums` of its cases per cluster), or values that can be
+    fractional (a case with more than k rows), which get the monotone CR2 logit-t interval of
+    :func:`~oloproof_nb._core.epochs.fractional_interval` whatever the passes. Its case runs always share
+    clusters when k > 1, so :func:`run_is_clustered` is not the question: once reduced, a case is one value."""
+    return is_clustered_from_sums(rs.sizes) or not rs.binary
+
+
+def reduced_interval(rs: ReducedSums, release: ReleaseConfig,
+                     decided_by: ReducedSums | None = None) -> tuple[Interval, str, bool]:
     """The interval of a reduced criterion, a note when the gate's bootstrap was replaced, and whether it
-    counts as clustered (approximate) for the gate's rules: a cluster holding more than one case, or
-    values that can be fractional (a case with more than k rows), which get the monotone CR2 logit-t
-    interval of :func:`~oloproof_nb._core.epochs.fractional_interval` whatever the passes."""
-    clustered = bool((rs.sizes > 1).any()) or not rs.binary
-    if rs.binary:
+    counts as clustered (:func:`reduced_is_clustered`).
+
+    ``decided_by``: the reduced sums of the whole criterion when ``rs`` holds some of its cases (a slice bin),
+    so that the part gets the method the gate gives the criterion; ``rs`` itself when None."""
+    whole = rs if decided_by is None else decided_by
+    clustered = reduced_is_clustered(whole) or reduced_is_clustered(rs)
+    if rs.binary and whole.binary:
         passes = np.rint(rs.sums).astype(np.int64)
         iv, note = sums_interval(ClusterSums(passes, rs.sizes, rs.all_missing), release, clustered)
         if not clustered:  # the mean of the same rows is clustered (a case's epochs): say why the method differs
@@ -501,11 +525,13 @@ def _reduced(run: Run, cfg: ReleaseConfig) -> dict[str, Any]:
 
 
 def _reduced_row(criterion: str, ev: Any, rs: Any, cfg: ReleaseConfig, checked: dict[str, bool],
-                 stored: dict[str, list[str]], late: dict[str, str], waiting: int = 0) -> dict[str, Any]:
+                 stored: dict[str, list[str]], late: dict[str, str], waiting: int = 0,
+                 run_clustered: bool = True) -> dict[str, Any]:
     """A gate row of a criterion reduced over epochs: each case one row of value pass^k or pass@k.
 
     ``n`` counts cases, ``passed`` the cases whose value is 1, ``missing`` the cases whose every epoch is
-    missing; the rate is the mean of the values (see :func:`oloproof_nb.reduce_epochs`).
+    missing; the rate is the mean of the values (see :func:`oloproof_nb.reduce_epochs`). With no case reduced,
+    the row is clustered when the run is (``run_clustered``), as a ``mean`` criterion without rows.
     """
     text = cfg.reduce_of(criterion)
     row: dict[str, Any] = {
@@ -516,7 +542,7 @@ def _reduced_row(criterion: str, ev: Any, rs: Any, cfg: ReleaseConfig, checked: 
         "vacuous": criterion in stored or criterion in late, "reduce": text,
     }
     notes: list[str] = []
-    clustered = True
+    clustered = run_clustered  # no case reduced: no interval, and the rules of the run's other criteria
     if rs is not None and rs.cases:
         interval, swapped, clustered = reduced_interval(rs, cfg)
         row.update(rate=interval.estimate, ci_low=interval.low, ci_high=interval.high, method=interval.method)
@@ -536,7 +562,7 @@ def _check_method_used(method: str | None, rows: list[dict[str, Any]]) -> None:
     """
     if method is None:
         return
-    wants = method in ("cluster_t", "cluster_bootstrap")
+    wants = method in CLUSTERED_METHODS
     used = {bool(row["_clustered"]) for row in rows if row["method"]}
     if used and wants not in used:
         every = ("an unclustered interval (one case per cluster); use clopper_pearson or wilson" if wants else

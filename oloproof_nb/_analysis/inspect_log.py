@@ -57,7 +57,7 @@ from .._core.records import ENV_SCHEMA, CaseRecord, Manifest, ReplayRecord, Stor
 from .._core.scoremap import ScoreMap, check_score_map, on_default_scale, score_verdict
 from .._run.states import StateReader
 from .._version import __version__
-from ..errors import OloproofError
+from ..errors import OloproofError, describe_exception, validation_problem
 from . import frames
 from .columns import FRAMES
 from .journal import Journal
@@ -628,18 +628,19 @@ def is_inspect_run(run: Run) -> bool:
 
 
 def _why(exc: BaseException) -> str:
-    """Why Inspect could not read a log, in one line: its own reason (kept in the cause of the error it raises),
-    and a pydantic validation error as its first problem, not the whole dump."""
-    if isinstance(exc, ValidationError) and exc.errors():
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first.get("loc", ())) or "(the log)"
+    """Why Inspect could not read a log, in one line: its own reason (the first line of its message, and of the
+    cause it keeps the reason in, by :func:`~oloproof_nb.errors.describe_exception`), and a pydantic validation
+    error as its first problem in the words of :func:`~oloproof_nb.errors.validation_problem` (the key, what is
+    wrong), not the whole dump."""
+    if isinstance(exc, ValidationError) and exc.error_count():
+        key, message, _ = validation_problem(exc)
         more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        return f"{where}: {first.get('msg', 'invalid')}{more}"
-    text = (str(exc).strip().splitlines() or [""])[0]  # Inspect's reasons can run over several lines
+        return f"{key or '(the log)'}: {message}{more}"
+    text = describe_exception(exc)  # Inspect's reasons can run over several lines: the first
     cause = exc.__cause__
-    if cause is not None and str(cause) and cause is not exc:
-        return f"{type(exc).__name__}: {text}; {_why(cause)}"
-    return f"{type(exc).__name__}: {text}"
+    if cause is not None and cause is not exc and describe_exception(cause) != type(cause).__name__:
+        return f"{text}; {_why(cause)}"
+    return text
 
 
 def _check_sample_count(file: Path, header: Any, read: int) -> str | None:

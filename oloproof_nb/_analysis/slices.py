@@ -50,10 +50,12 @@ def _reduced_bins(text: str, criterion: str, cfg: ReleaseConfig, verdicts: pd.Da
     were reduced in no bin: their epochs fell in different bins. Reduced in each bin over the epochs there, a
     case that passed its short tries and failed its long ones counted as a sure pass in one bin (pass^2 1 over
     2 of 4 epochs, where the gate's value is 1/6). A case with fewer than k rows in all is left out here as
-    the gate leaves it out.
+    the gate leaves it out. Every bin gets the method the gate gives the criterion (decided on all its cases).
     """
     reduction = parse_reduce(cfg.reduce_of(criterion))
     mine = (verdicts["criterion"] == criterion).to_numpy()
+    all_counts = epoch_counts(verdicts[mine])  # a case with fewer than k rows in all is left out, as by the gate
+    as_gated = reduced_sums(all_counts, reduction)
     cases = verdicts["case_id"].astype(str).to_numpy()
     spread = pd.Series(row_bins[mine]).groupby(cases[mine]).nunique()
     whole = mine & ~np.isin(cases, spread.index[spread > 1].to_numpy())  # cases with every epoch in one bin
@@ -70,11 +72,10 @@ def _reduced_bins(text: str, criterion: str, cfg: ReleaseConfig, verdicts: pd.Da
             "few_clusters": int(rs.sizes.size) < min_clusters, "method": "", "reduce": reduction.text,
         }
         if rs.cases:
-            iv, _, _ = reduced_interval(rs, cfg)
+            iv, _, _ = reduced_interval(rs, cfg, decided_by=as_gated)
             row.update(rate=iv.estimate, ci_low=iv.low, ci_high=iv.high, method=iv.method)
         rows.append(row)
-    counts = epoch_counts(verdicts[mine])  # a case with fewer than k rows in all is left out, as by the gate
-    every = set(counts.loc[counts["epochs"] >= reduction.k, "case_id"].astype(str).tolist())
+    every = set(all_counts.loc[all_counts["epochs"] >= reduction.k, "case_id"].astype(str).tolist())
     return rows, len(every - reduced)
 
 

@@ -7,6 +7,8 @@ over G clusters the rate is the ratio p̂ = Σk/Σm.
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -17,6 +19,7 @@ from .cr2 import bell_mccaffrey_df, cluster_t_from_sums, cr1_se, cr2_se
 __all__ = [
     "METHODS",
     "BOOTSTRAP_MIN_CLUSTERS",
+    "CLUSTERED_METHODS",
     "Interval",
     "bell_mccaffrey_df",
     "clopper_pearson",
@@ -25,13 +28,15 @@ __all__ = [
     "cluster_sums",
     "cluster_t",
     "is_clustered",
+    "is_clustered_from_sums",
     "rate_interval",
     "rate_interval_from_sums",
     "wilson",
 ]
 
 METHODS: tuple[str, ...] = ("clopper_pearson", "wilson", "cluster_t", "cluster_bootstrap")
-_CLUSTERED = ("cluster_t", "cluster_bootstrap")
+#: The methods for clustered rows (the others treat rows as independent).
+CLUSTERED_METHODS: tuple[str, ...] = ("cluster_t", "cluster_bootstrap")
 _check_confidence = check_confidence
 
 
@@ -72,19 +77,25 @@ def _missing_id(c: object) -> bool:
         return True
 
 
-def _codes(clusters: ArrayLike | None, n: int) -> np.ndarray:
-    """Integer codes 0..G-1 for ``clusters`` (each row its own cluster when None)."""
-    if clusters is None:
-        return np.arange(n)
+def _ids(clusters: ArrayLike, n: int | None = None) -> np.ndarray:
+    """``clusters`` as a one-dimensional array of ids, checked: ``n`` of them when given, none missing."""
     arr = np.asarray(clusters)
     if arr.ndim != 1:
         raise ValueError(f"clusters must be one-dimensional; got an array of shape {arr.shape}")
-    if arr.shape[0] != n:
+    if n is not None and arr.shape[0] != n:
         raise ValueError(f"clusters has {arr.shape[0]} ids but values has {n} rows; give one id per row")
     if arr.dtype.kind == "f" and np.isnan(arr).any():
         raise ValueError("clusters contains NaN; every row needs a cluster id")
     if arr.dtype.kind == "O" and any(map(_missing_id, arr)):
         raise ValueError("clusters contains None/NaN/NA; every row needs a cluster id")
+    return arr
+
+
+def _codes(clusters: ArrayLike | None, n: int) -> np.ndarray:
+    """Integer codes 0..G-1 for ``clusters`` (each row its own cluster when None)."""
+    if clusters is None:
+        return np.arange(n)
+    arr = _ids(clusters, n)
     try:
         return np.unique(arr, return_inverse=True)[1].reshape(-1)
     except TypeError:  # mixed, unorderable ids: factorize in order of appearance
@@ -209,7 +220,13 @@ def cluster_se(values: ArrayLike, clusters: ArrayLike, kind: str = "CR1") -> tup
 
 
 def is_clustered(clusters: ArrayLike | None) -> bool:
-    """True when any cluster holds more than one row.
+    """True when any cluster holds more than one row: :func:`is_clustered_from_sums` of the rows per id.
+
+    Parameters
+    ----------
+    clusters : array-like or None
+        One hashable cluster id per row (a run's ``cases["cluster"]``: one per case run); None means
+        independent rows.
 
     Examples
     --------
@@ -218,11 +235,33 @@ def is_clustered(clusters: ArrayLike | None) -> bool:
     """
     if clusters is None:
         return False
-    arr = np.asarray(clusters)
-    if arr.ndim != 1:
-        raise ValueError(f"clusters must be one-dimensional; got an array of shape {arr.shape}")
-    codes = _codes(arr, arr.shape[0])
-    return bool(codes.size and np.bincount(codes).max() > 1)
+    arr = _ids(clusters)
+    if arr.dtype.kind == "O":  # e.g. a pandas string column: count by hash, without sorting Python objects
+        try:
+            return is_clustered_from_sums(np.fromiter(Counter(arr.tolist()).values(), dtype=np.int64))
+        except TypeError:  # unhashable ids: counted by their codes below
+            pass
+    return is_clustered_from_sums(np.bincount(_codes(arr, arr.shape[0])))
+
+
+def is_clustered_from_sums(rows: ArrayLike) -> bool:
+    """True when any cluster holds more than one row, from the rows per cluster m_c.
+
+    The one test of "clustered" (through :func:`is_clustered` for ids): ``method="auto"`` uses it to choose a
+    clustered interval, and the gate, ``slice_table``, ``reduce_epochs`` and ``compare`` ask it of a run's
+    (or the paired) case runs, and of a reduced criterion's cases per cluster.
+
+    Parameters
+    ----------
+    rows : array-like of int
+        Rows per cluster, m_c ≥ 1; empty when there is no cluster (not clustered).
+
+    Examples
+    --------
+    >>> is_clustered_from_sums([1, 1, 1]), is_clustered_from_sums([1, 2, 1]), is_clustered_from_sums([])
+    (False, True, False)
+    """
+    return bool((np.asarray(rows) > 1).any())
 
 
 # ---------------------------------------------------------------- clustered intervals
@@ -381,7 +420,7 @@ def cluster_bootstrap(
 def _interval_from_sums(k: np.ndarray, m: np.ndarray, method: str, confidence: float, clustered_method: str,
                         resamples: int, seed: int | None) -> Interval:
     if method == "auto":
-        method = clustered_method if bool((m > 1).any()) else "clopper_pearson"
+        method = clustered_method if is_clustered_from_sums(m) else "clopper_pearson"
     if method == "cluster_t":
         return cluster_t_from_sums(k, m, confidence)
     if method == "cluster_bootstrap":
@@ -394,8 +433,8 @@ def _interval_from_sums(k: np.ndarray, m: np.ndarray, method: str, confidence: f
 def _check_methods(method: str, clustered_method: str) -> None:
     if method not in ("auto", *METHODS):
         raise ValueError(f"method={method!r} is unknown; use one of {('auto', *METHODS)}")
-    if clustered_method not in _CLUSTERED:
-        raise ValueError(f"clustered_method={clustered_method!r} is unknown; use one of {_CLUSTERED}")
+    if clustered_method not in CLUSTERED_METHODS:
+        raise ValueError(f"clustered_method={clustered_method!r} is unknown; use one of {CLUSTERED_METHODS}")
 
 
 def rate_interval(

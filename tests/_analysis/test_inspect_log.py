@@ -824,9 +824,34 @@ def test_a_header_inspect_refuses_is_one_short_reason_not_a_validation_dump(
             z.writestr(name, data)
     assert main(["gate", str(bad)]) == 2
     err = capsys.readouterr().err
-    assert err == f"oloproof: error: {bad}: cannot read this Inspect AI log (eval: Field required)\n"
+    assert err == f"oloproof: error: {bad}: cannot read this Inspect AI log (eval: is required)\n"
     assert main(["gate", str(logs["dir"]), "--pass-threshold", "nan"]) == 2
     assert capsys.readouterr().err.startswith("oloproof: error: --pass-threshold nan: give a number")
+
+
+def test_a_header_problem_is_worded_by_the_one_validation_formatter(
+        logs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Review: the Inspect reader worded pydantic's problems itself (``results.scores.1.scored_samples: Input
+    should be a valid integer``); now as every other file's, by ``errors.validation_problem``: the key as
+    ``format_loc`` writes it, and the value it got."""
+    import inspect_ai.log  # noqa: F401 - on Python < 3.14 it teaches zipfile the Zstandard entries of an .eval
+
+    with zipfile.ZipFile(logs["eval"]) as z:
+        entries = {name: z.read(name) for name in z.namelist()}
+    header = json.loads(entries["header.json"])
+    header["results"]["scores"][1]["scored_samples"] = "many"  # a count, in the second scorer's results
+    entries["header.json"] = json.dumps(header).encode("utf-8")
+    bad = tmp_path / "damaged.eval"
+    with zipfile.ZipFile(bad, "w") as z:
+        for name, data in entries.items():
+            z.writestr(name, data)
+    expected = (f"{bad}: cannot read this Inspect AI log (results.scores[1].scored_samples: Input should be a "
+                "valid integer, unable to parse string as an integer (got 'many'))")
+    with pytest.raises(op.OloproofError) as info:
+        op.from_inspect(bad)
+    assert str(info.value) == expected
+    assert main(["gate", str(bad)]) == 2
+    assert capsys.readouterr().err == f"oloproof: error: {expected}\n"
 
 
 def test_a_log_gated_without_thresholds_says_to_give_them(logs: dict[str, Path],

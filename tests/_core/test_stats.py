@@ -34,6 +34,7 @@ from oloproof_nb._core.stats import (
     cluster_sums,
     cluster_t,
     is_clustered,
+    is_clustered_from_sums,
     rate_interval,
     rate_interval_from_sums,
     wilson,
@@ -422,6 +423,36 @@ def test_is_clustered():
     assert not is_clustered(["a", "b", "c"])
     assert not is_clustered(None)
     assert not is_clustered([])
+
+
+def test_is_clustered_from_sums_at_the_boundary():
+    # every cluster exactly one row is not clustered; one cluster of two rows is
+    assert not is_clustered_from_sums([1, 1, 1, 1])
+    assert is_clustered_from_sums([1, 2, 1])
+    assert not is_clustered_from_sums([])
+    assert not is_clustered(["a", "b", "c", "d"]) and is_clustered(["a", "b", "a", "d"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(["g1", "g2", "g3", "g4", "g5", "g6"]), max_size=8))
+def test_is_clustered_is_pandas_duplicated(ids):
+    # outside reference: pandas' duplicated(), on the string column a run's cases frame holds, as the run's
+    # clustering was decided before it went through is_clustered
+    column = pd.Series(ids, dtype="string")
+    expected = bool(column.duplicated().any())
+    assert is_clustered(column) is expected
+    assert is_clustered(np.array(ids, dtype=str)) is expected
+    assert is_clustered_from_sums(column.value_counts().to_numpy()) is expected
+
+
+def test_is_clustered_checks_its_ids():
+    unhashable = np.empty(2, dtype=object)
+    unhashable[:] = [[1], [1]]  # counted by their codes (no hash)
+    assert is_clustered(unhashable)
+    with pytest.raises(ValueError, match="clusters contains None/NaN/NA"):
+        is_clustered(pd.Series(["a", pd.NA, "b"], dtype="string"))
+    with pytest.raises(ValueError, match="one-dimensional"):
+        is_clustered([["a", "b"]])
 
 
 @pytest.mark.parametrize(
