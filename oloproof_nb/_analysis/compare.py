@@ -71,7 +71,7 @@ from .._config.release import ReleaseConfig, flat_settings, load_release, parse_
 from .._core.bootstrap import PAIRED_BOOTSTRAP_MIN_CLUSTERS
 from .._core.epochs import Reduction, parse_reduce, reduce_counts
 from .._core.paired import mcnemar_exact, paired_difference_from_sums
-from .._core.stats import is_clustered
+from .._core.stats import is_clustered, is_clustered_from_sums
 from ..errors import ConfigError, OloproofError
 from .columns import TEXT, Column, FrameSpec
 from .gate import ReleaseLike, criterion_sums, no_decision
@@ -683,7 +683,7 @@ def _paired_row(row: dict[str, Any], b: np.ndarray, k: np.ndarray, m: np.ndarray
     ptf, ftp, missing = counts
     row.update(base_rate=d.base, candidate_rate=d.candidate, difference=d.estimate, ci_low=d.low, ci_high=d.high,
                method=d.method, n=d.n, n_clusters=d.n_clusters, pass_to_fail=ptf, fail_to_pass=ftp, missing=missing,
-               mcnemar_p=mcnemar_exact(ptf, ftp) if int(m.max()) == 1 else math.nan)
+               mcnemar_p=math.nan if is_clustered_from_sums(m) else mcnemar_exact(ptf, ftp))
     notes += [d.reason] if d.reason else []
 
 
