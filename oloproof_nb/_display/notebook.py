@@ -58,8 +58,8 @@ class Run(_run.Run):
         return live, cached
 
     def replay_summary(self) -> str:
-        """``"12 live, 64 from the cache"`` (empty when the run made no replays), and ``"; 2 of copies no criterion
-        scores"`` when some replayed a copy labelled invalid (its rows count in no verdict).
+        """``"12 live, 64 from the cache"`` (empty when the run made no replays), and ``" (2 of them replay copies no
+        criterion scores)"`` when some replayed a copy labelled invalid (its rows count in no verdict).
 
         It counts replay *runs*: a fault replay is a control run and a faulted run of the case, two runs for
         one row of :attr:`replays`. Every run made is counted (each cost a run of the system, or a cache hit);
@@ -68,7 +68,7 @@ class Run(_run.Run):
         live, cached, unscored = self.replay_tally()
         if not live and not cached:
             return ""
-        of = f"; {unscored} of copies no criterion scores" if unscored else ""
+        of = f" ({unscored} of them replay copies no criterion scores)" if unscored else ""
         return f"{live} live, {cached} from the cache{of}"
 
     def __repr__(self) -> str:

@@ -532,7 +532,7 @@ def test_the_replays_of_copies_no_criterion_scores_are_not_counted(example_run: 
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[3:7] == ["37", "0", "37", "0"]  # replays, passed, failed, missing
     assert "Not counted: 1 replay(s) of copies labelled invalid, scored by no criterion (ord-018\\~injected)" in section
-    line = "76 live, 0 from the cache; 2 of copies no criterion scores"
+    line = "76 live, 0 from the cache (2 of them replay copies no criterion scores)"
     assert line in repr(example_run) and line in example_run._repr_html_()
     assert example_run.replay_counts() == (76, 0)
     again = op.run(op.load_suite(example_run.suite_root), out=tmp_path / "again", progress=False)  # from the cache
