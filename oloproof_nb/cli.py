@@ -456,11 +456,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
     result = load_run(Path(final[1]))
     if not result.finished:
         raise OloproofError(f"{result.directory}: the run did not finish" + _resume_hint(args, result.directory))
-    replays = result.replay_summary()
+    live, cached, unscored = result.replay_tally()
     if already is not None and already == _finished_journal(Path(args.out)):  # left as it was: say so
         print(f"{args.out}: the run had already finished; nothing to resume (its gate follows)")
     print(f"run {result.run_id}: {run_size(result)}"
-          + (f"; replay runs (control + faulted): {replays}" if replays else ""))
+          + (f"; replay runs (control + faulted): {live} live, {cached} from the cache" if live or cached else ""))
+    if unscored:  # a line of its own: the run line fits 100 columns
+        print(f"  ({unscored} of the replay runs replay copies no criterion scores)")
     print(f"  -> {result.directory}")  # a line of its own: the table above the exit line fits 100 columns
     _print_case_errors(result)
     idle = None

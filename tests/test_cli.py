@@ -150,6 +150,10 @@ class Fails:
             raise KeyError("member")
         if input["how"] == "type":
             raise TypeError("act() takes 2 positional arguments but 3 were given")
+        if input["how"] == "slow":
+            import time
+
+            time.sleep(3)
         return {"steps": [], "answer": "ok", "status": "completed"}
 """
 
@@ -181,6 +185,22 @@ def test_case_runs_that_ended_in_error_are_counted_and_explained_above_the_table
                        system="sysmod:Fails", system_code=FAILING_SYSTEM, release={"criteria": {"answer_matches": 0.5}})
     assert main(["run", str(clean), "--out", str(tmp_path / "clean"), "--quiet"]) == 0
     assert "ended in error" not in capsys.readouterr().out
+
+
+def test_a_case_run_that_overran_its_time_counts_as_ended(make_suite, tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """By hand: c0 raises, c1 overruns case_timeout_s 0.5. Both ended, one by timeout, and the fault check's
+    finding counts both: a timeout is no tool call either."""
+    cases = [{"id": f"c{i}", "input": {"how": how}, "expected": {"answer": "ok"}}
+             for i, how in enumerate(["key", "slow"])]
+    evaluators = [{"type": "answer_matches"}, {"type": "fault_recovery", "tool": "lend", "fault": "error",
+                                               "criterion": "recovers"}]
+    folder = make_suite(cases, evaluators=evaluators, system="sysmod:Fails", system_code=FAILING_SYSTEM,
+                        release={"criteria": {"answer_matches": 0.5}}, case_timeout_s=0.5)
+    assert main(["run", str(folder), "--out", str(tmp_path / "out"), "--quiet"]) == 1
+    out, err = capsys.readouterr()
+    assert "2 of 2 case runs ended in error (1 by timeout): their verdicts are missing" in out.splitlines()
+    assert "no case called any tool (2 of 2 case runs ended in error or by timeout)" in err
 
 
 def test_a_clustered_run_not_allowed_approximate_intervals_is_told_which_key_to_set(

@@ -43,6 +43,8 @@ def test_run_example_fits_100_columns_and_ends_with_the_exit_line(example_suite:
     assert code == 1
     assert all(len(line) <= 100 for line in lines if str(tmp_path) not in line), max(lines, key=len)
     assert [line for line in lines if str(tmp_path) in line] == [f"  -> {tmp_path / 'run'}"]  # the path alone
+    # ord-018~injected, labelled invalid, made one fault replay: a control run and a faulted run
+    assert "  (2 of the replay runs replay copies no criterion scores)" in lines
     # README: answer_matches, state_matches, same_state_under_injected and recovers_from_error… FAIL; 5 gated
     assert lines[-1] == "gate: BLOCK — exit 1: 4 criteria FAIL (of 5 gated; PASS needs every one to pass)"
     assert main(["gate", str(tmp_path / "run"), "--wide"]) == 1

@@ -468,9 +468,11 @@ def release_drift(run: Run) -> str:
     when the run has no suite folder or its file cannot be read (an edit in progress is no setting).
 
     A user who tightened release.yaml and gated the stored run again was told PASS on the thresholds replaced.
+    Pooled runs were made with one release.yaml (``op.load_runs`` refuses others): their settings are compared
+    with the file in the first run's suite folder.
     """
     root = run.suite_root
-    if root is None or len(run.runs) > 1:
+    if root is None:
         return ""
     path = root / RELEASE_FILE
     if run.release is not None and not path.is_file():  # the folder moved, a copied run, a folder in its place:

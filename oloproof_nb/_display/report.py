@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import io
 import os
+import re
 import stat
 import warnings
 from collections.abc import Callable
@@ -307,7 +308,7 @@ def _header(run: Run, code: Callable[[str], str], plain: Callable[[str], str]) -
     started = min(str(r.manifest.started_at) for r in members)
     lines = [f"Run {code(run.run_id)} of suite {code(run.suite_name)}, system version {code(str(run.system_version))}.",
              plain(f"{size} ({counts}); started {started}, {ended}")]
-    return f"oloproof report — {run.suite_name}", lines
+    return f"{_REPORT_TITLE}{run.suite_name}", lines
 
 
 def _write_html(run: Run, sections: list[Section], path: Path) -> None:
@@ -417,8 +418,12 @@ def report_path(out: str | Path) -> Path:
     return path
 
 
-#: What the start of a report this module wrote holds (its title, in either format).
-_REPORT_MARK = b"oloproof report \xe2\x80\x94 "  # "oloproof report — "
+#: How a report this module wrote starts: its title (``oloproof report — <suite>``) as the Markdown heading, or
+#: as the HTML page's ``<title>`` after the doctype. A file that only mentions the words elsewhere is the user's.
+_REPORT_TITLE = "oloproof report — "
+_MD_START = f"# {_REPORT_TITLE}".encode()
+_HTML_START = re.compile(rb"\A<!DOCTYPE html>\s*<html[^>]*>\s*<head>\s*(?:<meta [^>]*>\s*)*<title>"
+                         + re.escape(_REPORT_TITLE.encode()))
 
 
 def _a_file_of_the_user(path: Path) -> bool:
@@ -434,7 +439,7 @@ def _a_file_of_the_user(path: Path) -> bool:
             head = handle.read(4096)
     except OSError:
         return True  # a file that cannot be read (mode 000) cannot be told from the user's: kept
-    return bool(head) and _REPORT_MARK not in head
+    return bool(head) and not (head.startswith(_MD_START) or _HTML_START.match(head))
 
 
 def _folder(folder: Path, role: str) -> None:

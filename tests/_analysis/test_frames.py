@@ -156,6 +156,33 @@ def test_verdicts_and_comparisons_by_hand() -> None:
     assert c["ok"].dtype == bool
 
 
+def test_ended_case_runs_are_the_errors_and_timeouts_with_their_first_line() -> None:
+    """By hand: b raised (a two-line message), c overran its time, e raised without a message; d stopped at an
+    Inspect message limit (``failed``), which is still scored, so it did not end in error."""
+    cases = pd.DataFrame({"case_id": ["a", "b", "c", "d", "e"],
+                          "status": ["completed", "error", "timeout", "failed", "error"],
+                          "error": [None, "KeyError: 'x'\n  raised in act()", "case_timeout_s 5 reached",
+                                    "message limit reached (10)", None]})
+    ended = frames.ended_case_runs(cases)
+    assert ended[["case_id", "status", "message"]].values.tolist() == [
+        ["b", "error", "KeyError: 'x'"], ["c", "timeout", "case_timeout_s 5 reached"], ["e", "error", "(no message)"]]
+
+
+def test_the_unscored_copies_of_each_checked_transform() -> None:
+    """Two sources, two transforms (6 cases an epoch, so 2 copies each). t labels s1~t invalid and u labels s2~u
+    invalid: each 1 of 2 valid, at its minimum 0.5, so checked, and both copies are scored by no criterion."""
+    from types import SimpleNamespace
+
+    from oloproof_nb._config.suite import Transform
+
+    transforms = [Transform(name=name, field="q", template="{value}!", validity_labels=f"{name}.jsonl",
+                            minimum_validity=0.5) for name in ("t", "u")]
+    config = SimpleNamespace(metamorphic=SimpleNamespace(transforms=transforms))
+    labels = {"t": [{"case_id": "s1~t", "valid": False}, {"case_id": "s2~t", "valid": True}],
+              "u": [{"case_id": "s1~u", "valid": True}, {"case_id": "s2~u", "valid": False}]}
+    assert frames.unscored_cases(config, labels, 6) == {"s1~t", "s2~u"}  # type: ignore[arg-type]
+
+
 def test_user_values_keep_their_python_types() -> None:
     # null stays None (never NaN), ints stay ints, whatever the other rows hold
     recs = [{**RECORDS[0], "comparisons": [

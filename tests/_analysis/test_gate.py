@@ -350,3 +350,54 @@ def test_a_release_yaml_changed_since_the_run_is_named_and_the_stored_one_decide
     with warnings.catch_warnings():  # (a CI artifact): no file to compare with, no "differs … → null"
         warnings.simplefilter("error")
         assert op.gate(run).verdict == "PASS"
+    (folder / "release.yaml").mkdir()  # a folder where the file was: no setting either
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert op.gate(run).verdict == "PASS"
+
+
+def test_a_release_yaml_changed_since_pooled_runs_is_named_too(tmp_path: Path) -> None:
+    """Mutation review M4: two runs made with answer_matches 0.6, the file then tightened to 0.95: the single run
+    warned, the pooled runs said PASS on 0.6 without a word. Pooled runs share one stored release (load_runs
+    refuses others), so the file is compared with it the same way."""
+    import warnings
+
+    release = {"allow_approximate_methods": True, "criteria": {"answer_matches": 0.6}}  # a case in both: clustered
+    folder = make_suite(tmp_path / "s", [True] * 25, release=release)
+    a, b = (op.run(op.load_suite(folder), out=folder / "runs" / name) for name in "ab")
+    pooled = op.load_runs([a.directory, b.directory])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # unchanged: no word
+        assert op.gate(pooled).verdict == "PASS"
+    (folder / "release.yaml").write_text(yaml.safe_dump({**release, "criteria": {"answer_matches": 0.95}}))
+    with pytest.warns(UserWarning, match=r"\(criteria\.answer_matches 0\.6 → 0\.95\); this gate uses the run's"):
+        g = op.gate(pooled)
+    assert row(g)["threshold"] == 0.6 and row(g)["n"] == 50  # the stored setting still decides, on both runs
+
+
+def test_a_release_drift_names_the_first_three_keys_in_order_and_counts_the_rest(tmp_path: Path) -> None:
+    """By hand, four settings differ: allow_approximate_methods (default false), confidence (default 0.95), the
+    threshold of answer_matches, and a threshold for `again`, a criterion the stored file did not list (null).
+    Sorted (criteria.again before criteria.answer_matches), the first three are named in the file's words (true,
+    null) and the fourth is counted."""
+    import re
+
+    folder = make_suite(tmp_path / "s", [True] * 10, release={"criteria": {"answer_matches": 0.6}},
+                        extra_evaluators=[{"type": "answer_matches", "criterion": "again"}])
+    run = run_suite(folder)
+    (folder / "release.yaml").write_text(yaml.safe_dump({"allow_approximate_methods": True, "confidence": 0.9,
+                                                         "criteria": {"answer_matches": 0.8, "again": 0.5}}))
+    drift = "allow_approximate_methods false → true, confidence 0.95 → 0.9, criteria.again null → 0.5 and 1 more"
+    with pytest.warns(UserWarning, match=rf"was made with \({re.escape(drift)}\); this gate uses the run's"):
+        op.gate(run)
+
+
+def test_a_release_yaml_written_after_a_run_made_without_one_is_named(tmp_path: Path) -> None:
+    """The run was made with no release.yaml (no criterion gated); one listing answer_matches appeared since. The
+    stored settings (none) still decide, and the warning says what the file would change: null → 0.95."""
+    folder = make_suite(tmp_path / "s", [True] * 10)
+    run = run_suite(folder)
+    (folder / "release.yaml").write_text(yaml.safe_dump({"criteria": {"answer_matches": 0.95}}))
+    with pytest.warns(UserWarning, match=r"was made with \(criteria\.answer_matches null → 0\.95\); this gate"):
+        g = op.gate(run)
+    assert g.reason.startswith("no_criteria")

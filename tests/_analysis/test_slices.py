@@ -101,6 +101,7 @@ def test_bin_edges_and_labels(spec: str, labels: list[str], lowers: list[float],
     ("tool_calls:-1", "'-1' is not a non-negative integer"),
     ("tool_calls:1,,2", "'' is not a non-negative integer"),
     ("tool_calls:one", "'one' is not a non-negative integer"),
+    ("tool_calls:1,\u0663", "'\u0663' is not a non-negative integer"),  # ٣, an Arabic-Indic 3: isdigit, not ASCII
     (3, "must be a string"),
 ])
 def test_malformed_specs_are_one_line_errors(spec: Any, problem: str) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
@@ -183,6 +184,10 @@ def test_a_copy_labelled_invalid_is_scored_by_no_criterion(example_suite: Path, 
     assert _scored(run) == set(run.cases["case_id"]) - {copy} and len(derived) == 24
     table = op.gate(run).table.set_index("criterion")
     assert table.loc["answer_matches", "n"] == 47 and table.loc["other_order_untouched", "n"] == 47  # 48 − 1
+    shutil.rmtree(run.directory / "frames")  # the columnar copy built again from the journal (lost, or outdated)
+    rebuilt = op.load_run(run.directory)
+    assert copy not in set(rebuilt.verdicts["case_id"])
+    assert op.gate(rebuilt).table.set_index("criterion").loc["answer_matches", "n"] == 47
     # a release manager reading the gate is told which rows no criterion counts
     from oloproof_nb._display.report import write_report
     from oloproof_nb.cli import main
@@ -265,3 +270,39 @@ def test_a_run_pooled_with_its_twin_keeps_its_labels(example_suite: Path, tmp_pa
     pooled = op.validity(op.load_runs([a.directory, b.directory])).iloc[0]
     assert (pooled.labeled, pooled.valid, pooled.rate) == (24, 24, single.rate)
     assert len(op.load_runs([a.directory, b.directory]).labels["injected"]) == len(a.labels["injected"]) == 26
+
+
+def test_copies_labelled_invalid_are_named_in_case_order_and_only_those_the_run_holds(
+        example_suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """With the transform's minimum lowered to 0 its labels are checked however many pairs they call invalid: the 22
+    copies ord-001~injected … ord-022~injected labelled invalid are each scored by no criterion, named in case order;
+    the report names the first 20 and says there are more, the command line the first 3. A run stopped after its
+    first 10 case runs (ord-001 … ord-005 and their copies) holds none of the copies the labels leave out of ord-006
+    on, and names only the 5 it holds."""
+    from oloproof_nb._analysis.validity import unscored_copies
+    from oloproof_nb._display.report import write_report
+    from oloproof_nb.cli import main
+
+    config = example_suite / "oloproof.yaml"
+    config.write_text(config.read_text(encoding="utf-8").replace("minimum_validity: 0.85", "minimum_validity: 0.0"),
+                      encoding="utf-8")
+    copies = [f"ord-{i:03d}~injected" for i in range(1, 25)]
+    invalid = copies[:22]
+    (example_suite / "labels" / "injected.jsonl").write_text(
+        "".join(json.dumps({"case_id": c, "valid": c not in invalid}) + "\n" for c in copies), encoding="utf-8")
+    run = op.run(op.load_suite(example_suite), out=tmp_path / "run", progress=False)
+    assert unscored_copies(run) == invalid
+    report = write_report(run, tmp_path / "r.md").read_text(encoding="utf-8").replace("\\~", "~")
+    assert f"Copies labelled invalid, scored by no criterion (22): {', '.join(invalid[:20])} …." in report
+    main(["gate", str(run.directory)])
+    assert ("22 copies labelled invalid, scored by no criterion: ord-001~injected, ord-002~injected, "
+            "ord-003~injected and 19 more (see op.validity(run))") in " ".join(capsys.readouterr().out.split())
+
+    def stop_after_ten(done: int, total: int) -> None:
+        if done >= 10:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        op.run(op.load_suite(example_suite), out=tmp_path / "stopped", progress=stop_after_ten)
+    stopped = op.load_run(tmp_path / "stopped")
+    assert stopped.n_cases == 10 and unscored_copies(stopped) == invalid[:5]

@@ -212,6 +212,11 @@ def test_lines_and_lone_surrogates_are_read_as_in_the_case_file(tmp_path: Path) 
         load_labels(path, KNOWN)
     assert str(info.value).endswith("line 1: a string holds '\\ud800', a lone surrogate escape that is not "
                                     "Unicode text")
+    path.write_bytes(b'{"case_id": "c1~t", "valid": true, "note": "ab\\udfffcd"}\n')  # the last low surrogate
+    with pytest.raises(LabelFileError) as info:
+        load_labels(path, KNOWN)
+    assert str(info.value).endswith("line 1: a string holds '\\udfff', a lone surrogate escape that is not "
+                                    "Unicode text")  # the character, not the whole note
 
 
 def test_a_byte_order_mark_starts_a_label_file_as_it_starts_a_case_file(tmp_path: Path) -> None:

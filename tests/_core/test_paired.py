@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import itertools
+import math
 import sys
 from pathlib import Path
 
@@ -62,6 +63,16 @@ def test_the_clopper_pearson_fallback_is_labelled_so(method, b, k, m, n_min):
         assert (d.low, d.high) == pytest.approx((-1.0, -1.0 + u), abs=1e-12)
     changed = paired_difference_from_sums([2, 1, 3, 0, 2], [1, 1, 3, 0, 2], [2, 2, 3, 1, 3], method="cluster_t")
     assert changed.method == "cluster_t"
+
+
+def test_the_fallback_keeps_the_degrees_of_freedom_cluster_t_has():
+    """Nothing changed in 5 clusters of 2 rows: cluster_t falls back to d̂ ± u₀ and still reports its Bell–McCaffrey
+    df, G − 1 = 4 with equal clusters; the bootstrap has none (NaN), nor has one cluster (t with 0 df is no
+    distribution)."""
+    b = [1, 2, 0, 1, 2]
+    assert paired_difference_from_sums(b, b, [2] * 5).df == pytest.approx(4.0, abs=1e-12)
+    assert math.isnan(paired_difference_from_sums(b, b, [2] * 5, method="cluster_bootstrap").df)
+    assert math.isnan(paired_difference_from_sums([1], [0], [1]).df)
 
 
 @pytest.mark.parametrize("method", ["cluster_t", "cluster_bootstrap"])

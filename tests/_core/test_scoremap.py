@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from oloproof_nb._core.scoremap import check_score_map, score_verdict
+from oloproof_nb._core.scoremap import check_score_map, on_default_scale, score_verdict
 
 
 @pytest.mark.parametrize(("value", "verdict"), [
@@ -67,3 +67,20 @@ def test_a_callable_score_map_is_called_once_per_score() -> None:
 
     assert score_verdict("X", unsure) == ("missing", "score_map returned 'maybe' for score 'X'")
     assert calls == ["X"]
+
+
+def test_nan_is_missing_as_no_score_and_on_no_scale() -> None:
+    """NaN is no score: ``missing`` with its value as the reason, not "not in [0, 1]" (it is on no scale, so it
+    does not make a criterion's other numbers missing either)."""
+    assert score_verdict(math.nan) == ("missing", "score nan")
+    assert on_default_scale(math.nan) is None
+
+
+def test_a_reason_quotes_at_most_80_characters_of_the_score() -> None:
+    """A 100-character string score: its repr cut to 80 characters (79 and …) in the reason."""
+    assert score_verdict("x" * 100) == ("missing", "score '" + "x" * 78 + "… has no verdict; map it with score_map=")
+
+
+def test_a_callable_score_map_that_fails_a_score_says_which() -> None:
+    assert score_verdict("I", lambda v: False) == ("fail", "score 'I'")
+    assert score_verdict("C", lambda v: True) == ("pass", "")

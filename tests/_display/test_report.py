@@ -589,3 +589,24 @@ def test_a_file_at_out_that_cannot_be_read_is_kept(example_run: op.Run, tmp_path
     with pytest.raises(op.OloproofError, match="exists and is no oloproof report, so it is kept"):
         write_report(example_run, mine)
     assert mine.read_text(encoding="utf-8") == "mine\n"
+
+
+@pytest.mark.parametrize(("name", "text"), [
+    ("notes.md", "Notes on the oloproof report\n"),
+    ("notes.md", "x" * 5000 + "\n# oloproof report — pasted\n"),
+    # mutation review M4: the title anywhere in the first 4 KiB made a file a report, so this README was replaced
+    ("README.md", "# My suite\n\nHow to read the oloproof report — start with the gate table.\n"),
+    ("notes.md", "## oloproof report — a second-level heading of mine\n"),
+    ("index.html", "<!DOCTYPE html>\n<html><head><title>My notes</title></head>\n"
+                   "<body><p>oloproof report — what it says</p></body></html>\n"),
+])
+def test_only_a_file_that_starts_as_a_report_is_replaced(example_run: op.Run, tmp_path: Path, name: str,
+                                                        text: str) -> None:
+    """A report is told by where its title, "oloproof report — <suite>", stands: the Markdown file's first line
+    (``# oloproof report — ``), the HTML page's ``<title>`` after the doctype. A user's file naming "the oloproof
+    report", or quoting a report's title anywhere else, is the user's and kept."""
+    mine = tmp_path / name
+    mine.write_text(text, encoding="utf-8")
+    with pytest.raises(op.OloproofError, match="exists and is no oloproof report, so it is kept"):
+        write_report(example_run, mine)
+    assert mine.read_text(encoding="utf-8") == text

@@ -10,7 +10,7 @@ import pytest
 from oloproof_nb._analysis.columns import GATE
 from oloproof_nb._analysis.gate import Gate
 from oloproof_nb._config.release import ReleaseConfig
-from oloproof_nb._display.terminal import exit_line, gate_table_text, terminal_width
+from oloproof_nb._display.terminal import case_error_lines, cut_names, exit_line, gate_table_text, terminal_width
 
 LONG_REASON = ("interval_includes_threshold; cluster_t instead of cluster_bootstrap: the simulation "
                "(benchmarks/coverage.md) shows the bootstrap's lower bound above the true rate more than 3% of "
@@ -66,6 +66,51 @@ def test_long_names_cut_alike_are_each_given_whole_under_the_table() -> None:
 def test_a_short_name_is_never_given_twice() -> None:
     lines = gate_table_text(_gate([{"criterion": "answer_matches"}], "PASS")).splitlines()
     assert not any(" = " in line for line in lines)
+
+
+def test_only_a_name_longer_than_the_room_is_cut_and_its_whole_line_fits_the_width() -> None:
+    rows = [["abcde", "x"], ["abcdefgh", "y"]]
+    assert cut_names(rows, 5, 100) == ["abcd… = abcdefgh"]  # abcde fits its 5 characters: kept, not repeated
+    assert rows == [["abcde", "x"], ["abcd…", "y"]]
+    # a name of 150 characters without a space, at width 60: broken to fill each line, continued 4 spaces in
+    rows = [["n" * 150]]
+    assert cut_names(rows, 20, 60) == ["n" * 19 + "… = " + "n" * 37, "    " + "n" * 56, "    " + "n" * 56, "    n"]
+    assert rows == [["n" * 19 + "…"]]
+
+
+def _ended(rows: list[tuple[str, str, str | None]]) -> Any:
+    """A run whose ``cases`` frame holds ``rows`` of (case id, status, error): all ``case_error_lines`` reads."""
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    return SimpleNamespace(cases=pd.DataFrame(rows, columns=["case_id", "status", "error"]))
+
+
+def test_the_three_commonest_messages_are_listed_by_count_with_their_first_case() -> None:
+    """By hand: 11 of 12 case runs ended, 3 by timeout; messages a ×4, b ×3, c ×2, d and e once, first seen in the
+    order e, d, c, b, a. The three commonest are listed, most first, each with the first case showing it."""
+    timeout = "case_timeout_s 5 reached"
+    rows = [("e0", "error", "OSError: e"), ("d0", "error", "ValueError: d"), ("c0", "error", "TypeError: c"),
+            ("b0", "timeout", timeout), ("a0", "error", "KeyError: 'a'"), ("c1", "error", "TypeError: c"),
+            ("b1", "timeout", timeout), ("a1", "error", "KeyError: 'a'"), ("b2", "timeout", timeout),
+            ("a2", "error", "KeyError: 'a'"), ("a3", "error", "KeyError: 'a'"), ("ok", "completed", None)]
+    python = '  in Python: run.cases["error"] has each; run.panel(case_id) shows a case'
+    assert case_error_lines(_ended(rows)) == [
+        "11 of 12 case runs ended in error (3 by timeout): their verdicts are missing",
+        "  KeyError: 'a' (4 case runs, e.g. a0)", f"  {timeout} (3 case runs, e.g. b0)",
+        "  TypeError: c (2 case runs, e.g. c0)", "  and 2 other messages", python]
+    three = [row for row in rows if row[0][0] in "abc"]  # three messages: all listed, no others
+    assert case_error_lines(_ended(three))[-2:] == ["  TypeError: c (2 case runs, e.g. c0)", python]
+
+
+def test_a_long_message_and_case_id_are_escaped_and_cut_to_fit() -> None:
+    """The id is 68 characters, so 40 are kept for it (an ESC shown as \\x1b) and the message gets 100 − 26 − 40
+    = 34, raised to its floor of 40: both cut with … (the CR shown as \\r)."""
+    case_id = "case\x1b[2J" + "x" * 60
+    lines = case_error_lines(_ended([(case_id, "error", "Boom\r" + "m" * 80)]))
+    assert lines[1] == "  Boom\\r" + "m" * 31 + "… (1 case run, e.g. case\\x1b[2J" + "x" * 28 + "…)"
+    assert lines[0] == "1 of 1 case runs ended in error: their verdicts are missing"
 
 
 @pytest.mark.parametrize(("columns", "width"), [("250", 250), ("60", 100), (None, 100)])
