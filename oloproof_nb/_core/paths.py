@@ -438,7 +438,9 @@ _NUMBERS: Final = frozenset({int, float})
 _STR_ONLY: Final = frozenset({str})
 _NOT_PLAIN: Final = frozenset(".[]\"'")
 #: Two dicts (or lists) longer than this under one key are walked at once, not first compared: a comparison stops at
-#: the first difference, and the walk would compare that part again.
+#: the first difference, and the walk would compare that part again. Shorter ones are walked at once too when
+#: Python's own ``!=`` (in C, many times faster) finds them different (:func:`_differ`); only those it finds
+#: equal are compared with :func:`_same`, which tells a bool from a number as ``!=`` does not.
 _WALK_AT_ONCE: Final = 8
 _Row = tuple[str, Any, Any]
 
@@ -495,6 +497,17 @@ def _same(x: Any, y: Any) -> bool:
     if t is float:
         return bool(x == y or (x != x and y != y))  # NaN equals NaN
     raise _Unusual
+
+
+def _differ(x: Any, y: Any) -> bool:
+    """Whether ``x != y`` in Python's own comparison. True: the walk below finds a row, or only NaN objects
+    (``!=`` there, equal for :func:`values_equal`, so the walk finds none); False: equal but for a bool against
+    a number (``True == 1``), which :func:`_same` tells apart. A comparison that raises (a value of another
+    type) leaves the diff to the general definition, as :func:`_same` does."""
+    try:
+        return bool(x != y)
+    except Exception:
+        raise _Unusual from None
 
 
 def _flatten_into(node: Any, path: str, out: list[_Row], old: bool) -> None:
@@ -564,7 +577,8 @@ def _diff_dicts(b: dict[Any, Any], a: dict[Any, Any], path: str, rows: list[_Row
             if tv is str or tv is int or tv is bool or tv is _NONE:
                 if bv == av:
                     continue
-            elif (tv is dict or tv is list) and len(bv) > _WALK_AT_ONCE and av:
+            elif (tv is dict or tv is list) and bv and av and (
+                    len(bv) > _WALK_AT_ONCE or (type(k) is str and _differ(bv, av))):
                 if type(k) is not str:
                     raise _Unusual
                 n_rows = len(rows)
@@ -623,7 +637,7 @@ def _diff_lists(b: list[Any], a: list[Any], path: str, rows: list[_Row]) -> list
             if tv is str or tv is int or tv is bool or tv is _NONE:
                 if bv == av:
                     continue
-            elif (tv is dict or tv is list) and len(bv) > _WALK_AT_ONCE and av:
+            elif (tv is dict or tv is list) and bv and av and (len(bv) > _WALK_AT_ONCE or _differ(bv, av)):
                 new = (_diff_dicts if tv is dict else _diff_lists)(bv, av, _child(path, i), rows)
                 if new:
                     if out is None:
