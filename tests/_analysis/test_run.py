@@ -172,15 +172,15 @@ def test_a_frame_set_on_the_run_is_copied_and_checked(two_runs: tuple[Path, Path
 def test_two_runs_labels_differ_by_the_majority_of_each_pair() -> None:
     """Pairs are compared by their labels (the majority of their judgements, a tie invalid), so runs pool unless
     a pair's label differs; the difference named is the first case id in order, of a transform either run holds."""
-    from oloproof_nb._analysis.run import _label_difference
+    from oloproof_nb._analysis.run import label_difference
 
     def said(case_id: str, *votes: bool) -> list[dict[str, object]]:
         return [{"case_id": case_id, "valid": v} for v in votes]
 
     # b~t: valid 2 to 1 in one run, valid by its two votes in the other (the last judgement differs, not the label)
-    assert _label_difference({"t": said("b~t", True, True, False)}, {"t": said("b~t", True, True)}) == ""
+    assert label_difference({"t": said("b~t", True, True, False)}, {"t": said("b~t", True, True)}) == ""
     a = {"t": said("a~t", True) + said("b~t", True) + said("c~t", True)}
     b = {"t": said("a~t", True) + said("b~t", False) + said("c~t", False)}
-    assert _label_difference(a, b) == "transform t: b~t is labelled otherwise"  # b~t and c~t differ: b~t first
-    assert _label_difference({}, {"u": said("a~u", True)}) == "transform u: a~u is labelled otherwise"
-    assert _label_difference({"u": said("a~u", True)}, {}) == "transform u: a~u is labelled otherwise"
+    assert label_difference(a, b) == "transform t: b~t is labelled otherwise"  # b~t and c~t differ: b~t first
+    assert label_difference({}, {"u": said("a~u", True)}) == "transform u: a~u is labelled otherwise"
+    assert label_difference({"u": said("a~u", True)}, {}) == "transform u: a~u is labelled otherwise"
