@@ -18,7 +18,7 @@ from .._config.suite import SuiteConfig
 from .._core.labels import invalid_copies
 from .._core.pairs import PairViews, Shared, pack_view
 from .._core.paths import ABSENT, leaf_diff
-from .._core.records import CaseRecord, PairRow, ReceiptRow, RunVerdictRow
+from .._core.records import ENDED, CaseRecord, PairRow, ReceiptRow, RunVerdictRow
 from .._core.trajectory import DEFAULT_TOOL_ERRORS, ToolErrorRule
 from .columns import CASES, CHANGES, COMPARISONS, PAIRS, RECEIPTS, REPLAYS, SNAPSHOTS, STEPS, TEXT, VERDICTS, FrameSpec
 
@@ -113,7 +113,7 @@ def changes_items(records: Iterable[CaseRecord], diff: Callable[[Any, Any], list
 def ended_case_runs(cases: pd.DataFrame) -> pd.DataFrame:
     """The rows of a ``cases`` frame whose case run ended in ``error`` or ``timeout`` (their verdicts are
     ``missing``), with ``message``: the first line of ``error``, ``(no message)`` when it has none."""
-    ended = cases[cases["status"].isin(["error", "timeout"])]
+    ended = cases[cases["status"].isin(ENDED)]
     return ended.assign(message=ended["error"].fillna("(no message)").astype(str).str.split("\n").str[0])
 
 

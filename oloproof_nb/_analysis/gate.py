@@ -64,6 +64,7 @@ from .._run.baseline import NOOP_VERSION
 from ..errors import ConfigError, OloproofError, VacuousCheckWarning
 from .baseline import Baseline, check_baseline, with_idle_columns
 from .columns import GATE
+from .frames import ended_case_runs
 from .inspect_log import is_inspect_run, unrun_samples
 from .reduce import ReducedSums, epoch_counts, reduced_sums
 from .run import Run, as_run
@@ -322,7 +323,7 @@ def _fault_findings(run: Run, rows: dict[str, int]) -> dict[str, str]:
         hint = f"did you mean {near[0]}?" if near else f"tools called: {', '.join(called[:5]) or '(none)'}"
         if not called:  # the tool's name may be right: the system may have failed before any call
             cases = run.cases
-            ended = int(cases["status"].isin(["error", "timeout"]).sum())
+            ended = len(ended_case_runs(cases))
             hint = "no case called any tool" + (f" ({ended} of {len(cases)} case runs ended in error or by timeout)"
                                                 if ended else "")
         out[ev.name] = (f"fault_recovery (criterion {ev.name}): no case called tool {tool!r}, so no fault was "

@@ -53,7 +53,7 @@ from pydantic import ValidationError
 from .._config.suite import SuiteConfig
 from .._core.canonical import digest, iso
 from .._core.evaluator import CaseContext, Evaluation, Evaluator
-from .._core.records import ENV_SCHEMA, CaseRecord, Manifest, ReplayRecord, StoredSuite
+from .._core.records import ENDED, ENV_SCHEMA, CaseRecord, Manifest, ReplayRecord, StoredSuite
 from .._core.scoremap import ScoreMap, check_score_map, on_default_scale, score_verdict
 from .._run.states import StateReader
 from .._version import __version__
@@ -394,11 +394,6 @@ def _iso(ts: Any, default: str) -> str:
     return default
 
 
-#: Statuses of a sample whose scores are not judged: every verdict is ``missing``, as for a run's case that
-#: raised or overran ``case_timeout_s``.
-UNJUDGED = ("error", "timeout")
-
-
 def _status(sample: Any) -> tuple[str, str | None]:
     error = getattr(sample, "error", None)
     if error is not None:
@@ -472,7 +467,7 @@ class _Reader:
         verdicts = []
         for name, score in (sample.scores or {}).items():
             self.criteria.setdefault(name, None)
-            if status in UNJUDGED:
+            if status in ENDED:
                 verdicts.append(_row(name, "missing", f"sample {status}: {error}"))
             else:
                 verdict, reason = score_verdict(score.value, self.score_map, self.pass_threshold)
@@ -527,7 +522,7 @@ class _Reader:
         """
         for rec, own in zip(records, scorers, strict=True):
             have = {v["criterion"] for v in rec["verdicts"]}
-            why = f"sample {rec['status']}: {rec['error']}" if rec["status"] in UNJUDGED else "the scorer gave no score"
+            why = f"sample {rec['status']}: {rec['error']}" if rec["status"] in ENDED else "the scorer gave no score"
             names = self.criteria if own is None else own
             rec["verdicts"] += [_row(name, "missing", why) for name in names if name not in have]
             order = list(self.criteria)

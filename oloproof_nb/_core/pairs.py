@@ -9,11 +9,11 @@ from typing import Any, overload
 
 from .compare import answers_equal
 from .paths import get_path, leaf_diff, values_equal
+from .records import ENDED
 
 __all__ = ["RELATIONS", "compare_pair", "actions", "injected_paths", "Packed", "pack_view", "PairViews", "Shared"]
 
 RELATIONS: tuple[str, ...] = ("same_output", "same_actions", "same_state")
-_HARNESS_FAILURES = ("error", "timeout")
 
 
 def _short(value: Any, limit: int = 80) -> str:
@@ -289,7 +289,7 @@ def _within(path: str, roots: list[str]) -> bool:
 
 def _side_missing(rec: Mapping[str, Any], relation: str) -> str | None:
     cid = rec["case"]["id"]
-    if rec.get("status") in _HARNESS_FAILURES:
+    if rec.get("status") in ENDED:
         return f"{cid} has status {rec['status']}"
     if rec.get("trajectory") is None:
         return f"{cid} has no trajectory"

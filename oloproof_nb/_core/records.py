@@ -35,12 +35,16 @@ __all__ = [
     "ReplayRecord",
     "StateRecord",
     "Verdict",
+    "ENDED",
 ]
 
 RUN_SCHEMA = "oloproof_run/v1"
 ENV_SCHEMA = "environment_state/v1"
 
 Verdict = Literal["pass", "fail", "missing"]
+#: The statuses of a case run that ended before it could be judged: it raised, or overran ``case_timeout_s``
+#: (every verdict of it is ``missing``; an Inspect AI sample that errored or timed out reads the same).
+ENDED: tuple[str, ...] = ("error", "timeout")
 
 
 class StoredSuite(BaseModel):

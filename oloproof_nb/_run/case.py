@@ -19,7 +19,7 @@ from .._core.canonical import iso, utc_now
 from .._core.case import Case
 from .._core.evaluator import CaseContext, Evaluation, Evaluator
 from .._core.receipts import OutcomeContract
-from .._core.records import CaseRecord, EnvironmentState, TrajectoryDict
+from .._core.records import ENDED, CaseRecord, EnvironmentState, TrajectoryDict
 from .._core.trajectory import Trajectory
 from .context import LiveCase, RunSettings, located_file
 from .sandbox import SystemContractError, failure_reason, run_case
@@ -77,7 +77,7 @@ def execute_case(case: Case, index: int, system: Any, settings: RunSettings) -> 
                       state=None if env is None else env["state"], failure=error, system=system, run=live)
     result, system_stuck, abandoned = _evaluate(ctx, settings.evaluators)
     record = _record(case, index, status, error, trace, started, duration, stored, env, result)
-    return CaseOutcome(record=record, needs_fresh_system=system_stuck or status in ("error", "timeout"),
+    return CaseOutcome(record=record, needs_fresh_system=system_stuck or status in ENDED,
                        abandoned_call=abandoned or timed_out)
 
 
