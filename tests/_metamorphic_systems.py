@@ -92,6 +92,15 @@ def write_labels(root: Path, name: str, rows: list[dict[str, Any]] | list[str], 
     return target
 
 
+def relabel(label_file: Path, judgements: dict[str, bool | None]) -> None:
+    """Rewrite ``label_file`` with each named copy's judgements replaced by one judgement (``None``: none at all)."""
+    kept = [line for line in label_file.read_text(encoding="utf-8").splitlines()
+            if json.loads(line)["case_id"] not in judgements]
+    kept += [json.dumps({"case_id": c, "valid": v, "labeler": "reviewer"}) for c, v in judgements.items()
+             if v is not None]
+    label_file.write_text("\n".join(kept) + "\n", encoding="utf-8")
+
+
 def all_valid(ids: list[str], name: str) -> list[dict[str, Any]]:
     """One ``valid`` judgement for ``<id>~<name>`` of every id."""
     return [{"case_id": f"{i}~{name}", "valid": True, "labeler": "t"} for i in ids]

@@ -18,7 +18,6 @@ import pandas as pd
 from .._run.baseline import NOOP_VERSION
 from ..errors import OloproofError, terminal_text
 from .columns import TEXT, Column, FrameSpec
-from .frames import unscored_cases
 from .run import Run, changed_checks, label_difference
 
 __all__ = ["Baseline", "BASELINE_RATES", "IDLE_COLUMNS", "baseline_rates", "check_baseline_config",
@@ -88,7 +87,7 @@ def check_baseline(run: Run, baseline: Baseline | Run, run_whole: bool = True) -
     (cases added, removed or edited since: another (case id, digest) set) gives the rates of other cases, and
     one whose checks differ from the run's (:func:`~.run.changed_checks`) the rates of other checks, and one made
     with other validity labels (:func:`~.run.label_difference`, as ``op.load_runs`` tells them) that leave out
-    other copies (:func:`~.frames.unscored_cases`) the rates of other rows. Labels that differ and leave out the
+    other copies (:attr:`~.run.Run.unscored_ids`) the rates of other rows. Labels that differ and leave out the
     same copies (a transform still not checked in both, say) give the same rows, so the same rates: accepted.
     ``run_whole`` False (the run did not finish, or lost records: the gate says BLOCK for it anyway): its cases
     need only be among the baseline's.
@@ -134,17 +133,12 @@ def check_baseline_config(run: Run, idle: Run) -> None:
                             f"{run.run_id} ({how}), so its rates are another check's; make one with "
                             "op.baseline(suite) on the suite of this run")
     relabelled = label_difference(run.labels, idle.labels)
-    moved = sorted(_left_out(run) ^ _left_out(idle)) if relabelled else []
+    moved = sorted(run.unscored_ids ^ idle.unscored_ids) if relabelled else []
     if moved:  # each run leaves out the copies its own labels hold invalid: the rates would be of other rows
         raise OloproofError(f"{idle.directory}: a baseline made with other validity labels than run {run.run_id} "
                             f"({relabelled}), so its rates count other copies ({len(moved)} scored in one of the "
                             f"two only, first {moved[0]!r}); make the baseline with the labels the run was made "
                             "with, or both again: oloproof run --baseline")
-
-
-def _left_out(run: Run) -> frozenset[str]:
-    """The copies ``run`` leaves out of its verdicts (labelled invalid by a checked transform), from its manifest."""
-    return unscored_cases(run.config, run.labels, run.manifest.n_cases)
 
 
 def with_idle_columns(table: pd.DataFrame, baseline: Baseline | Run) -> pd.DataFrame:

@@ -330,7 +330,7 @@ class Run:
         chunks = self._journal.chunks(CHUNK, keep_states=False)
         return frames.journal_items(chunks if done is None else _counted(chunks, done), self.config.tool_errors,
                                     run_scope, self._some_states,
-                                    frames.unscored_cases(self.config, self.labels, self.manifest.n_cases))
+                                    self.unscored_ids)
 
     def _run_scope(self, records: Sequence[CaseRecord]) -> tuple[list[RunVerdictRow], list[PairRow]]:
         """Verdicts judged across cases (metamorphic pairs), from every case record."""
@@ -464,6 +464,13 @@ class Run:
         """
         return [rec for r in self.runs for rec in r._journal.records()]
 
+    @property
+    def unscored_ids(self) -> frozenset[str]:
+        """The copies this run's verdicts leave out: labelled invalid by a transform whose labels are checked
+        (:func:`~.frames.unscored_cases` of its configuration, its labels and its cases an epoch, from the
+        manifest: no frame is read)."""
+        return frames.unscored_cases(self.config, self.labels, self.manifest.n_cases)
+
     def replay_tally(self) -> tuple[int, int, int]:
         """``(live, cached, unscored)``: the replay runs (control and faulted, the records of
         :attr:`replay_records`) made live and taken from the replay cache, and, of all of them, those of a copy
@@ -472,7 +479,7 @@ class Run:
         read nor the records kept (those already read are counted as they are)."""
         live = cached = unscored = 0
         for run in self.runs:  # a pooled run's runs each leave out the copies their own labels hold invalid
-            left_out = frames.unscored_cases(run.config, run.labels, run.manifest.n_cases)
+            left_out = run.unscored_ids
             flags = ([(str(rec.get("case_id")), bool(rec.get("cached"))) for rec in run.replay_records]
                      if "replay_records" in run.__dict__ else run._journal.replay_flags())
             for case_id, from_cache in flags:

@@ -17,7 +17,6 @@ import pandas as pd
 from .._config.release import parse_release
 from .._core.labels import validity_row
 from .columns import VALIDITY
-from .frames import unscored_cases
 from .run import Run, as_run
 
 __all__ = ["VALIDITY_COLUMNS", "validity_table", "checked_transforms", "validity", "unscored_copies"]
@@ -163,7 +162,7 @@ def checked_transforms(run: Run) -> dict[str, bool]:
 def unscored_copies(run: Run) -> list[str]:
     """The derived cases of ``run`` labelled invalid by a checked transform, which no criterion scores (their
     verdict rows are left out of ``run.verdicts``), sorted: a gate that passes without them says so."""
-    unscored = unscored_cases(run.config, run.labels, run.manifest.n_cases)
+    unscored = run.unscored_ids
     if not unscored:
         return []
     return sorted(set(run.cases["case_id"]) & unscored)

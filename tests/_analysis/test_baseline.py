@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from _metamorphic_systems import relabel
 
 import oloproof_nb as op
 
@@ -262,17 +263,6 @@ def test_a_do_nothing_run_is_no_release_evidence(desk: Path) -> None:
         op.load_runs([real.directory, idle.directory])
 
 
-def _relabel(label_file: Path, judgements: dict[str, bool | None]) -> None:
-    """The label file with each named copy's judgements replaced by one judgement (``None``: none at all)."""
-    import json
-
-    kept = [line for line in label_file.read_text(encoding="utf-8").splitlines()
-            if json.loads(line)["case_id"] not in judgements]
-    kept += [json.dumps({"case_id": c, "valid": v, "labeler": "reviewer"}) for c, v in judgements.items()
-             if v is not None]
-    label_file.write_text("\n".join(kept) + "\n", encoding="utf-8")
-
-
 def test_a_baseline_made_with_labels_that_leave_out_other_copies_is_refused(example_suite: Path,
                                                                             tmp_path: Path) -> None:
     """Gap left open: a baseline made with other validity labels was accepted silently. The run leaves out
@@ -284,7 +274,7 @@ def test_a_baseline_made_with_labels_that_leave_out_other_copies_is_refused(exam
 
     label_file = example_suite / "labels" / "injected.jsonl"
     run = op.run(op.load_suite(example_suite), out=tmp_path / "run", progress=False)
-    _relabel(label_file, {"ord-001~injected": False})
+    relabel(label_file, {"ord-001~injected": False})
     idle = op.baseline(example_suite, out=tmp_path / "idle", progress=False)
     assert int(idle.rates.set_index("criterion").loc["answer_matches", "n"]) == 46
     message = (r"idle: a baseline made with other validity labels than run .* \(transform injected: ord-001~injected "
@@ -294,13 +284,13 @@ def test_a_baseline_made_with_labels_that_leave_out_other_copies_is_refused(exam
         op.gate(run, baseline=idle)
     out = run_cli("gate", str(run.directory), "--baseline", str(idle.run.directory))
     assert out.returncode == 2 and "a baseline made with other validity labels" in one_error_line(out.stderr)
-    _relabel(label_file, {"ord-001~injected": True})  # the run's labels again: accepted
+    relabel(label_file, {"ord-001~injected": True})  # the run's labels again: accepted
     same = op.baseline(example_suite, out=tmp_path / "same", progress=False)
     assert "noop_rate" in op.gate(run, baseline=same).table.columns
     # neither checked (ord-024~injected, then ord-023~injected unlabelled too): every copy scored in both
-    _relabel(label_file, {"ord-024~injected": None})
+    relabel(label_file, {"ord-024~injected": None})
     unchecked = op.run(op.load_suite(example_suite), out=tmp_path / "unchecked", progress=False)
-    _relabel(label_file, {"ord-023~injected": None})
+    relabel(label_file, {"ord-023~injected": None})
     fewer = op.baseline(example_suite, out=tmp_path / "fewer", progress=False)
     rates = op.gate(unchecked, baseline=fewer).table.set_index("criterion")
     assert int(fewer.rates.set_index("criterion").loc["answer_matches", "n"]) == 48

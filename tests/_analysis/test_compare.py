@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from _metamorphic_systems import relabel
 from statsmodels.stats.contingency_tables import mcnemar
 
 import oloproof_nb as op
@@ -1070,15 +1071,6 @@ def test_the_paired_bootstrap_decides_from_bootstrap_min_clusters_on(make_suite:
     assert row["method"] == "cluster_t" and "instead of cluster_bootstrap" in row["reason"]
 
 
-def _relabel(label_file: Path, judgements: dict[str, bool | None]) -> None:
-    """The label file with each named copy's judgements replaced by one judgement (``None``: none at all)."""
-    kept = [line for line in label_file.read_text(encoding="utf-8").splitlines()
-            if json.loads(line)["case_id"] not in judgements]
-    kept += [json.dumps({"case_id": c, "valid": v, "labeler": "reviewer"}) for c, v in judgements.items()
-             if v is not None]
-    label_file.write_text("\n".join(kept) + "\n", encoding="utf-8")
-
-
 def test_runs_made_with_different_labels_are_compared_with_a_note(example_suite: Path, tmp_path: Path,
                                                                    capsys: pytest.CaptureFixture[str]) -> None:
     """Gap left open: op.compare of runs whose validity labels differ said nothing, though each run left out the
@@ -1091,7 +1083,7 @@ def test_runs_made_with_different_labels_are_compared_with_a_note(example_suite:
 
     label_file = example_suite / "labels" / "injected.jsonl"
     a = op.run(op.load_suite(example_suite), out=tmp_path / "a", progress=False)
-    _relabel(label_file, {"ord-001~injected": False, "ord-020~injected": False})
+    relabel(label_file, {"ord-001~injected": False, "ord-020~injected": False})
     b = op.run(op.load_suite(example_suite), out=tmp_path / "b", progress=False)
     cmp = op.compare(a, b, release={**ALLOW, "regression": {"margin": 0.2}})
     note = ("the runs were made with different validity labels (transform injected: ord-001~injected is labelled "
@@ -1108,9 +1100,9 @@ def test_runs_made_with_different_labels_are_compared_with_a_note(example_suite:
     c = op.run(op.load_suite(example_suite), out=tmp_path / "c", progress=False)
     assert not any("validity labels" in n for n in op.compare(b, c).notes)
     # labels that differ where no transform is checked leave no copy out in either run: said, with no effect
-    _relabel(label_file, {"ord-001~injected": True, "ord-020~injected": True, "ord-024~injected": None})
+    relabel(label_file, {"ord-001~injected": True, "ord-020~injected": True, "ord-024~injected": None})
     d = op.run(op.load_suite(example_suite), out=tmp_path / "d", progress=False)
-    _relabel(label_file, {"ord-023~injected": None})
+    relabel(label_file, {"ord-023~injected": None})
     e = op.run(op.load_suite(example_suite), out=tmp_path / "e", progress=False)
     assert not op.validity(d)["checked"].any() and not op.validity(e)["checked"].any()  # 23 and 22 of 24 labeled
     quiet = op.compare(d, e)
