@@ -1,13 +1,17 @@
-"""Every user-facing error, and the one formatter of pydantic validation problems.
+"""Every user-facing error, the one formatter of pydantic validation problems, and the one way to warn.
 
 Every error here renders as one line naming the file (and line or key) and what
 is allowed, so the command line can print it and exit 2 without a traceback.
-All derive from :class:`OloproofError` (a ``ValueError``).
+All derive from :class:`OloproofError` (a ``ValueError``). Every warning of the
+library goes through :func:`warn_at_caller`, which names the user's line.
 """
 
 from __future__ import annotations
 
+import os
 import reprlib
+import sys
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -27,6 +31,7 @@ __all__ = [
     "ExportError",
     "VacuousCheckWarning",
     "SliceWarning",
+    "warn_at_caller",
     "RunLockedError",
     "CopyChangedError",
     "StoreWriteError",
@@ -278,6 +283,36 @@ class SliceWarning(UserWarning):
     paths of different lengths (often one that fails on some tries) may have fewer than k in every bin.
     The gate still counts it; the message says how many such cases each criterion has.
     """
+
+
+#: This package's folder (with its separator): a frame whose file is under it is oloproof_nb's own.
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def warn_at_caller(message: Warning | str, category: type[Warning] = UserWarning) -> None:
+    """Warn as from the first frame outside the oloproof_nb package: the user's line that called into it.
+
+    ``warnings.warn(stacklevel=2)`` names whichever frame of the package called the function that warns (through
+    ``op.gate``, ``oloproof_nb/_display/notebook.py``), and ``skip_file_prefixes`` needs Python 3.12. This walks
+    out of the package's frames and warns at the first other one (the outermost frame when every frame is the
+    package's) as ``warnings.warn`` would at that level: its file, line, module and ``__warningregistry__``,
+    so filters, ``-W`` options and "shown once per line" work as usual.
+
+    Parameters
+    ----------
+    message : Warning or str
+        The warning, or its text (then of ``category``).
+    category : type of Warning, default UserWarning
+        The category of a text ``message``; a Warning instance is of its own class.
+    """
+    frame = sys._getframe(1)
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+    module_globals = frame.f_globals
+    warnings.warn_explicit(message, category, frame.f_code.co_filename, frame.f_lineno,
+                           module=module_globals.get("__name__", "<string>"),
+                           registry=module_globals.setdefault("__warningregistry__", {}),
+                           module_globals=module_globals)
 
 
 def format_loc(loc: tuple[Any, ...], prefix: str = "") -> str:

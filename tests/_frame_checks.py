@@ -22,7 +22,7 @@ NAMES = list(FRAMES)
 def journal_frames(run: op.Run) -> dict[str, pd.DataFrame]:
     """Every frame built from all the journal's records at once (no Parquet involved)."""
     recs = run.records
-    rows, pairs = frames.run_scope_rows(run.config, run.labels, recs)
+    rows, pairs = frames.run_scope_rows(run.config, run.labels, recs, run.manifest.n_cases)
     return {
         "cases": frames.cases_frame(recs), "steps": frames.steps_frame(recs),
         "snapshots": frames.snapshots_frame(recs), "changes": frames.changes_frame(recs),

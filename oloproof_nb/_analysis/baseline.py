@@ -18,7 +18,7 @@ import pandas as pd
 from .._run.baseline import NOOP_VERSION
 from ..errors import OloproofError, terminal_text
 from .columns import TEXT, Column, FrameSpec
-from .run import Run, changed_checks, label_difference
+from .run import Run, changed_checks, label_difference, validity_check_difference
 
 __all__ = ["Baseline", "BASELINE_RATES", "IDLE_COLUMNS", "baseline_rates", "check_baseline_config",
            "with_idle_columns"]
@@ -85,10 +85,11 @@ def check_baseline(run: Run, baseline: Baseline | Run, run_whole: bool = True) -
     finish (or lost records) gives the rates of the cases it holds: stopped before the cases that expect no
     change, its ``state_matches`` rate is 0 and the red flag is gone. A baseline of another version of the suite
     (cases added, removed or edited since: another (case id, digest) set) gives the rates of other cases, and
-    one whose checks differ from the run's (:func:`~.run.changed_checks`) the rates of other checks, and one made
-    with other validity labels (:func:`~.run.label_difference`, as ``op.load_runs`` tells them) that leave out
-    other copies (:attr:`~.run.Run.unscored_ids`) the rates of other rows. Labels that differ and leave out the
-    same copies (a transform still not checked in both, say) give the same rows, so the same rates: accepted.
+    one whose checks differ from the run's (:func:`~.run.changed_checks`) the rates of other checks, and one whose
+    validity labels leave out other copies (:attr:`~.run.Run.unscored_ids`) the rates of other rows: labels made
+    otherwise (:func:`~.run.label_difference`, as ``op.load_runs`` tells them), or the same labels checked against
+    another ``minimum_validity``. Labels that differ and leave out the same copies (a transform still not checked
+    in both, say) give the same rows, so the same rates: accepted.
     ``run_whole`` False (the run did not finish, or lost records: the gate says BLOCK for it anyway): its cases
     need only be among the baseline's.
     """
@@ -132,13 +133,15 @@ def check_baseline_config(run: Run, idle: Run) -> None:
         raise OloproofError(f"{idle.directory}: a baseline that judges {name} with another check than run "
                             f"{run.run_id} ({how}), so its rates are another check's; make one with "
                             "op.baseline(suite) on the suite of this run")
-    relabelled = label_difference(run.labels, idle.labels)
-    moved = sorted(run.unscored_ids ^ idle.unscored_ids) if relabelled else []
+    moved = sorted(run.unscored_ids ^ idle.unscored_ids)
     if moved:  # each run leaves out the copies its own labels hold invalid: the rates would be of other rows
-        raise OloproofError(f"{idle.directory}: a baseline made with other validity labels than run {run.run_id} "
-                            f"({relabelled}), so its rates count other copies ({len(moved)} scored in one of the "
-                            f"two only, first {moved[0]!r}); make the baseline with the labels the run was made "
-                            "with, or both again: oloproof run --baseline")
+        relabelled = label_difference(run.labels, idle.labels)
+        how = (f"made with other validity labels than run {run.run_id} ({relabelled})" if relabelled else
+               f"whose suite checks the validity labels otherwise than run {run.run_id}'s "
+               f"({validity_check_difference(run, idle)})")
+        raise OloproofError(f"{idle.directory}: a baseline {how}, so its rates count other copies ({len(moved)} scored "
+                            f"in one of the two only, first {moved[0]!r}); make the baseline with the labels and "
+                            "suite the run was made with, or both again: oloproof run --baseline")
 
 
 def with_idle_columns(table: pd.DataFrame, baseline: Baseline | Run) -> pd.DataFrame:

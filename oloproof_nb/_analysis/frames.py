@@ -36,6 +36,7 @@ __all__ = [
     "receipts_frame_from_rows",
     "decode_absent",
     "run_scope_rows",
+    "pairs_per_transform",
     "journal_items",
     "chunk_items",
     "run_scope_items",
@@ -117,15 +118,24 @@ def ended_case_runs(cases: pd.DataFrame) -> pd.DataFrame:
     return ended.assign(message=ended["error"].fillna("(no message)").astype(str).str.split("\n").str[0])
 
 
+def pairs_per_transform(config: SuiteConfig, n_cases: int) -> int:
+    """The pairs of each transform in a run of ``config`` with ``n_cases`` cases an epoch (its manifest's): one
+    per source case, as each source case gains one copy per transform. Whether a transform is checked is counted
+    over these, recorded or not (:func:`~oloproof_nb._core.labels.transform_checked`), for the copies left out
+    (:func:`unscored_cases`), the relation (:func:`run_scope_rows`) and ``op.validity`` alike."""
+    return n_cases // (1 + len(config.metamorphic.transforms))
+
+
 def unscored_cases(config: SuiteConfig, labels: Mapping[str, Sequence[Mapping[str, Any]]],
                    n_cases: int) -> frozenset[str]:
     """The copies no criterion scores in a run of ``config`` with ``n_cases`` cases an epoch (its manifest's):
-    those labelled invalid by a transform whose labels are checked (:func:`~oloproof_nb._core.labels.invalid_copies`;
-    each source case gains one copy per transform)."""
+    those labelled invalid by a transform whose labels are checked (:func:`~oloproof_nb._core.labels.invalid_copies`
+    over the :func:`pairs_per_transform`)."""
     transforms = config.metamorphic.transforms
     if not transforms:
         return frozenset()
-    return invalid_copies(labels, {t.name: t.minimum_validity for t in transforms}, n_cases // (1 + len(transforms)))
+    minimum = {t.name: t.minimum_validity for t in transforms}
+    return invalid_copies(labels, minimum, pairs_per_transform(config, n_cases))
 
 
 def verdicts_items(records: Iterable[CaseRecord], run_rows: Iterable[RunVerdictRow] = (),
@@ -212,14 +222,16 @@ def receipts_frame_from_rows(rows: Iterable[ReceiptRow]) -> pd.DataFrame:
 
 
 def run_scope_rows(config: SuiteConfig, labels: Mapping[str, Sequence[Mapping[str, Any]]],
-                   records: Sequence[CaseRecord]) -> tuple[list[RunVerdictRow], list[PairRow]]:
-    """Verdicts judged across cases (metamorphic pairs) and the pair rows, from every case record of a run."""
+                   records: Sequence[CaseRecord], n_cases: int) -> tuple[list[RunVerdictRow], list[PairRow]]:
+    """Verdicts judged across cases (metamorphic pairs) and the pair rows, from every case record of a run of
+    ``n_cases`` cases an epoch (its manifest's: a transform is checked over its :func:`pairs_per_transform`)."""
     verdicts: list[RunVerdictRow] = []
     pairs: list[PairRow] = []
     transforms = {t.name: t for t in config.metamorphic.transforms}
+    n_derived = pairs_per_transform(config, n_cases)
     for ev in config.evaluators:
         if ev.scope == "run":
-            v, p = ev.evaluate_run(records, labels, transforms)
+            v, p = ev.evaluate_run(records, labels, transforms, n_derived)
             verdicts += v
             pairs += p
     return verdicts, pairs

@@ -41,7 +41,6 @@ import difflib
 import json
 import math
 import os
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,6 +48,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._config.labels import load_labels
 from .._config.release import ReleaseConfig, check_reductions, flat_settings, load_release, parse_release
 from .._config.suite import RELEASE_FILE
 from .._core.epochs import fractional_interval, parse_reduce
@@ -61,18 +61,18 @@ from .._core.stats import (
     rate_interval_from_sums,
 )
 from .._run.baseline import NOOP_VERSION
-from ..errors import ConfigError, OloproofError, VacuousCheckWarning
+from ..errors import ConfigError, OloproofError, VacuousCheckWarning, warn_at_caller
 from .baseline import Baseline, check_baseline, with_idle_columns
 from .columns import GATE
 from .frames import ended_case_runs
 from .inspect_log import is_inspect_run, unrun_samples
 from .reduce import ReducedSums, epoch_counts, reduced_sums
-from .run import Run, as_run
+from .run import Run, as_run, label_difference
 from .validity import checked_transforms
 
 __all__ = ["Gate", "gate", "GATE_COLUMNS", "ClusterSums", "criterion_sums", "sums_interval", "resolve_release",
            "ReleaseLike", "NO_CRITERIA", "run_is_clustered", "reduced_is_clustered", "reduced_interval", "no_decision",
-           "release_drift"]
+           "release_drift", "label_drift"]
 
 GATE_COLUMNS = GATE.names
 #: What ``release=`` accepts: a model, a mapping like release.yaml, or a path to one.
@@ -376,7 +376,9 @@ def gate(run: Run, release: ReleaseLike | None = None, *, baseline: Baseline | R
     -----
     UserWarning
         Without ``release``, when the suite folder's release.yaml now differs from the settings stored with
-        the run (which decide): the differing keys, and how to gate with the file as it is now.
+        the run (which decide): the differing keys, and how to gate with the file as it is now. With or without
+        ``release``, when a label file of the suite folder now labels a pair otherwise than the labels stored
+        with the run, which decide (:func:`label_drift`).
     VacuousCheckWarning
         For a ``fault_recovery`` criterion whose tool no case called, and for a criterion gated at
         threshold 0, which passes whatever its rows (checks found vacuous by ``load_suite`` were warned
@@ -411,9 +413,13 @@ def gate(run: Run, release: ReleaseLike | None = None, *, baseline: Baseline | R
     drift = release_drift(run) if release is None else ""
     if drift:  # the stored settings decide (the run is the evidence), but the user may think the file does
         root = run.suite_root or Path(".")
-        warnings.warn(f"{root / RELEASE_FILE} differs from the release settings run {run.run_id} was made with "
-                      f"({drift}); this gate uses the run's; to gate with the file as it is now, give it: "
-                      f"op.gate(run, release=...) or oloproof gate --release", UserWarning, stacklevel=2)
+        warn_at_caller(f"{root / RELEASE_FILE} differs from the release settings run {run.run_id} was made with "
+                       f"({drift}); this gate uses the run's; to gate with the file as it is now, give it: "
+                       f"op.gate(run, release=...) or oloproof gate --release")
+    for path, change in label_drift(run):  # the run's labels decide which copies are scored: say they are old
+        warn_at_caller(f"{path} differs from the validity labels run {run.run_id} was made with ({change}); this "
+                       "gate uses the run's (they decide which copies are scored and whether the transform is "
+                       "checked); to judge the agent by the labels as they are now, run the suite again")
     clustered = run_is_clustered(run)
     n_source = int(run.cases["cluster"].nunique())
     checked = checked_transforms(run)
@@ -425,7 +431,7 @@ def gate(run: Run, release: ReleaseLike | None = None, *, baseline: Baseline | R
     for criterion, message in _zero_thresholds(cfg, run.criteria).items():
         late[criterion] = f"{late[criterion]}; {message}" if criterion in late else message
     for message in late.values():
-        warnings.warn(VacuousCheckWarning(message), stacklevel=2)
+        warn_at_caller(VacuousCheckWarning(message))
     findings = [m for c in run.criteria for m in (stored.get(c, []) + ([late[c]] if c in late else []))]
     rows = []
     reduced = _reduced(run, cfg)
@@ -486,6 +492,32 @@ def release_drift(run: Run) -> str:
     keys = [k for k in sorted(set(was) | set(is_)) if was.get(k) != is_.get(k)]
     changes = [f"{k} {json.dumps(was.get(k))} → {json.dumps(is_.get(k))}" for k in keys[:3]]
     return ", ".join(changes) + (f" and {len(keys) - 3} more" if len(keys) > 3 else "")
+
+
+def label_drift(run: Run) -> list[tuple[Path, str]]:
+    """The label files of the suite folder whose judgements now differ from the validity labels stored with ``run``,
+    each with how (:func:`~.run.label_difference`: ``transform injected: ord-018~injected is labelled otherwise``);
+    empty when every pair keeps its label (a reworded note, one more judgement that changes no majority), or when
+    the run has no suite folder or a file cannot be read (moved, an edit in progress).
+
+    The run's labels decide which copies its verdicts leave out and whether a transform is checked, as its stored
+    release.yaml decides the thresholds (:func:`release_drift`): a copy labelled invalid when the run was made and
+    corrected to valid since stayed out of the gate, its failing row with it, without a word.
+    """
+    root = run.suite_root
+    if root is None:
+        return []
+    out = []
+    for transform in run.config.metamorphic.transforms:
+        path = root / transform.validity_labels
+        try:
+            now = load_labels(path, None, transform.name)
+        except (OloproofError, OSError):
+            continue
+        change = label_difference({transform.name: run.labels.get(transform.name, [])}, {transform.name: now})
+        if change:
+            out.append((path, change))
+    return out
 
 
 def reduced_is_clustered(rs: ReducedSums) -> bool:

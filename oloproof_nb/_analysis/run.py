@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import os
-import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
@@ -37,7 +36,7 @@ from .._core.records import CaseRecord, Manifest, PairRow, ReplayRecord, RunVerd
 from .._run.baseline import NOOP_VERSION
 from .._run.states import StateReader
 from .._run.store import CASES, MANIFEST, read_manifest
-from ..errors import CopyChangedError, OloproofError, RunDirError, describe_exception
+from ..errors import CopyChangedError, OloproofError, RunDirError, describe_exception, warn_at_caller
 from ..evaluators.fault import replay_judges
 from . import frames
 from .columnar import CopyWriter, copy_source, fresh_source, from_arrow, journal_fingerprint, read_frame, to_arrow
@@ -45,7 +44,7 @@ from .columns import FRAMES
 from .journal import Chunk, Journal
 
 __all__ = ["Run", "load_run", "load_runs", "directory_list", "as_run", "run_directory", "changed_checks",
-           "label_difference", "ColumnarCopyWarning"]
+           "label_difference", "validity_check_difference", "ColumnarCopyWarning"]
 
 R = TypeVar("R", bound="Run")
 
@@ -199,6 +198,11 @@ class Run:
                 raise OloproofError(f"runs {first.run_id} and {other.run_id} were made with different validity labels "
                                     f"({relabelled}); pool runs made with the same label files, or run the suite "
                                     "again with the labels as they are now")
+            moved = sorted(first.unscored_ids ^ other.unscored_ids)
+            if moved:  # the same labels checked otherwise: each run's verdicts leave out other copies
+                raise OloproofError(f"runs {first.run_id} and {other.run_id} leave out other copies labelled invalid "
+                                    f"({validity_check_difference(first, other)}: {len(moved)} scored in one of the "
+                                    f"two only, first {moved[0]!r}); pool runs of the same suite configuration")
             differ = changed_checks(first, other)
             if differ:  # one criterion, two measurements: the pooled rate would mix them (and compare sees one)
                 name, how = next(iter(differ.items()))
@@ -271,8 +275,8 @@ class Run:
             self.__dict__.pop(name, None)
 
     def _keep_in_memory(self, exc: OSError) -> None:
-        warnings.warn(f"{self.directory}: cannot write the columnar copy ({exc}); the frames are built from the "
-                      "journal and kept in memory", ColumnarCopyWarning, stacklevel=3)
+        warn_at_caller(f"{self.directory}: cannot write the columnar copy ({exc}); the frames are built from the "
+                       "journal and kept in memory", ColumnarCopyWarning)
         built: dict[str, list[pa.Table]] = {name: [] for name in FRAMES}
         for name, table in self._journal_tables():
             built[name].append(table)
@@ -334,7 +338,7 @@ class Run:
 
     def _run_scope(self, records: Sequence[CaseRecord]) -> tuple[list[RunVerdictRow], list[PairRow]]:
         """Verdicts judged across cases (metamorphic pairs), from every case record."""
-        return frames.run_scope_rows(self.config, self.labels, records)
+        return frames.run_scope_rows(self.config, self.labels, records, self.manifest.n_cases)
 
     def _some_states(self, refs: list[str]) -> list[Any]:
         """The states stored at ``refs``, in one pass: the reader lets go of the states it read before, so
@@ -569,6 +573,18 @@ class Run:
 
 def _criteria(run: Run) -> list[tuple[str, str]]:
     return [(ev.name, ev.type) for ev in run.config.evaluators]
+
+
+def validity_check_difference(a: Run, b: Run) -> str:
+    """How ``b``'s suite checks the validity labels otherwise than ``a``'s, for runs whose labels are the same but
+    whose verdicts leave out other copies (:attr:`Run.unscored_ids`): the first transform both declare whose
+    ``minimum_validity`` differs (``transform injected: minimum_validity 0.99, not 0.85``), else ``other
+    transforms or another case file``. ``op.load_runs`` refuses to pool such runs, and a baseline made so is refused."""
+    mine = {t.name: t.minimum_validity for t in a.config.metamorphic.transforms}
+    for t in b.config.metamorphic.transforms:
+        if t.name in mine and t.minimum_validity != mine[t.name]:
+            return f"transform {t.name}: minimum_validity {t.minimum_validity:g}, not {mine[t.name]:g}"
+    return "other transforms or another case file"
 
 
 def label_difference(a: Mapping[str, Sequence[Mapping[str, Any]]], b: Mapping[str, Sequence[Mapping[str, Any]]],

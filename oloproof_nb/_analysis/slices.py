@@ -10,7 +10,6 @@ error grows with trajectory length.
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any
 
 import numpy as np
@@ -19,7 +18,7 @@ import pandas as pd
 from .._config.release import ReleaseConfig
 from .._core.epochs import parse_reduce
 from .._core.slicespec import NA_BIN, SliceSpec, parse_slice_spec
-from ..errors import SliceWarning
+from ..errors import SliceWarning, warn_at_caller
 from .columns import SLICES
 from .gate import ReleaseLike, criterion_sums, reduced_interval, resolve_release, run_is_clustered, sums_interval
 from .reduce import epoch_counts, reduced_sums
@@ -180,10 +179,10 @@ def slice_table(run: Run, spec: str | SliceSpec, release: ReleaseLike | None = N
             rows += reduced
             if unbinned:  # never silently: these may be the very cases that fail (a failing try takes another path)
                 reduction = parse_reduce(cfg.reduce_of(criterion))
-                warnings.warn(SliceWarning(
+                warn_at_caller(SliceWarning(
                     f"slice {parsed.text}: {unbinned} case(s) of {criterion} are in no {reduction.text} bin: their "
                     "epochs fall in different bins, and a case is reduced over all its epochs; the gate counts them "
-                    "(op.reduce_epochs(run, by_case=True) lists their values)"), stacklevel=2)
+                    "(op.reduce_epochs(run, by_case=True) lists their values)"))
             continue
         for code, (label, lower, upper) in enumerate(bins):
             group = sums.get((criterion, code))

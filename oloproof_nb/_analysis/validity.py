@@ -1,6 +1,6 @@
 """Validity of metamorphic transforms: how many pairs humans labeled, how many kept the meaning.
 
-A transform is **checked** when every derived pair of the run is labeled
+A transform is **checked** when every derived pair of the suite is labeled
 (coverage 1) and the share labeled valid is at least the transform's
 ``minimum_validity``. Until then the gate reports its rules as
 ``INSUFFICIENT_EVIDENCE`` (``transform_not_checked``); once checked, a relation
@@ -16,6 +16,7 @@ import pandas as pd
 
 from .._config.release import parse_release
 from .._core.labels import validity_row
+from . import frames
 from .columns import VALIDITY
 from .run import Run, as_run
 
@@ -25,7 +26,7 @@ VALIDITY_COLUMNS = VALIDITY.names
 
 
 def validity_table(transforms: Iterable[Any], labels: Mapping[str, Iterable[Mapping[str, Any]]],
-                   derived: Mapping[str, Iterable[str]], confidence: float = 0.95) -> pd.DataFrame:
+                   derived: Mapping[str, int], confidence: float = 0.95) -> pd.DataFrame:
     """One row per transform: coverage and validity rate of its human labels.
 
     Parameters
@@ -34,8 +35,9 @@ def validity_table(transforms: Iterable[Any], labels: Mapping[str, Iterable[Mapp
         The declared transforms (objects with ``name`` and ``minimum_validity``), in order.
     labels : mapping of str to judgements
         Judgements by transform name (``Suite.labels`` / ``Run.labels``).
-    derived : mapping of str to ids
-        Derived case ids by transform name.
+    derived : mapping of str to int
+        Pairs of each transform in the suite by transform name (one per source case, recorded or not); the
+        judged ids are among them (the suite checks each label's id when it loads it).
     confidence : float, default 0.95
         Confidence level of the Wilson interval.
 
@@ -82,13 +84,13 @@ def validity_table(transforms: Iterable[Any], labels: Mapping[str, Iterable[Mapp
     >>> from types import SimpleNamespace
     >>> t = SimpleNamespace(name="t", minimum_validity=0.5)
     >>> js = {"t": [{"case_id": "a~t", "valid": True}, {"case_id": "b~t", "valid": False}]}
-    >>> row = validity_table([t], js, {"t": ["a~t", "b~t", "c~t"]}).iloc[0]
+    >>> row = validity_table([t], js, {"t": 3}).iloc[0]
     >>> int(row.labeled), float(row.rate), bool(row.checked)
     (2, 0.5, False)
     """
     rows = []
     for t in transforms:
-        row = validity_row(labels.get(t.name, []), derived.get(t.name, []), t.minimum_validity, confidence)
+        row = validity_row(labels.get(t.name, []), derived.get(t.name, 0), t.minimum_validity, confidence)
         rows.append({"transform": t.name, **row})
     table = VALIDITY.from_columns({c: [row[c] for row in rows] for c in VALIDITY_COLUMNS})
     table.attrs["confidence"] = confidence  # the Wilson intervals' level, for a plot's label
@@ -102,8 +104,11 @@ def validity(run: Run, confidence: float | None = None) -> pd.DataFrame:
     ----------
     run : Run
         A run (from :func:`oloproof_nb.run` or :func:`oloproof_nb.load_run`).
-        Its pairs are the derived cases it recorded; its labels are the
-        judgements the suite's label files held when the run started.
+        Its pairs are its suite's derived cases, one per source case, whether
+        it recorded them or not (the labels judge the suite's pairs, and a
+        run stopped part-way is checked, and leaves out the copies, as its
+        finished run would); its labels are the judgements the suite's label
+        files held when the run started.
     confidence : float, optional
         Confidence level of the Wilson interval, at least 0.5 as in release.yaml; default the release's
         ``confidence`` (0.95 without a release.yaml).
@@ -137,9 +142,12 @@ def validity(run: Run, confidence: float | None = None) -> pd.DataFrame:
     else:  # the release's rule: 0.05 is alpha written for 0.95, which made a 5% interval look like a tight 95% one
         confidence = parse_release({"confidence": confidence}, "validity(confidence=)").confidence
     transforms = list(run.config.metamorphic.transforms)
+    # the suite's pairs (its manifest's), as the copies left out and the relations count them, recorded or not;
+    # pooled runs of case files that differ hold each pair any of them derived (a finished run recorded its suite's)
+    suite_pairs = max(frames.pairs_per_transform(member.config, member.manifest.n_cases) for member in run.runs)
     cases = run.cases
-    derived = {t.name: cases.loc[cases["transform"] == t.name, "case_id"].drop_duplicates().tolist()
-               for t in transforms}  # tolist: one Arrow conversion, not an iteration over the array
+    derived = {t.name: max(suite_pairs, cases.loc[cases["transform"] == t.name, "case_id"].nunique())
+               for t in transforms}
     table = validity_table(transforms, run.labels, derived, confidence)
     if len(run.runs) > 1:  # pooled: checked in every run too (see checked_transforms)
         each = [checked_transforms(member) for member in run.runs]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import difflib
 import os
-import warnings
 from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -26,7 +25,15 @@ from .._core.paths import (
 )
 from .._core.slicespec import parse_slice_spec
 from .._core.trajectory import ToolErrorRule
-from ..errors import CaseFileError, ConfigError, SliceSpecError, VacuousCheckWarning, quote, terminal_text
+from ..errors import (
+    CaseFileError,
+    ConfigError,
+    SliceSpecError,
+    VacuousCheckWarning,
+    quote,
+    terminal_text,
+    warn_at_caller,
+)
 from .cases import id_look, iter_cases
 from .files import config_error, read_yaml
 from .imports import (
@@ -521,7 +528,7 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
     vacuous = scan.findings()
     for messages in vacuous.values():
         for message in messages:
-            warnings.warn(VacuousCheckWarning(message), stacklevel=2)
+            warn_at_caller(VacuousCheckWarning(message))
     target = import_system(root, config.system, suite_file) if import_system_now else None
     if target is not None:  # notes the files its code came from (a run refuses it once they change)
         stale = stale_function(target)

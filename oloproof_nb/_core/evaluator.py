@@ -218,8 +218,9 @@ class Evaluator(BaseModel):
         raise NotImplementedError
 
     def evaluate_run(self, records: Sequence[CaseRecord], labels: Mapping[str, Sequence[Mapping[str, Any]]],
-                     transforms: Mapping[str, Any]) -> tuple[list[RunVerdictRow], list[PairRow]]:
-        """Judge across the run's records (scope ``run``): verdict rows and pair rows."""
+                     transforms: Mapping[str, Any], n_derived: int) -> tuple[list[RunVerdictRow], list[PairRow]]:
+        """Judge across the run's records (scope ``run``): verdict rows and pair rows. ``n_derived``: the pairs
+        of each transform in the suite, recorded or not."""
         return [], []
 
     def check_suite(self, transforms: Mapping[str, Any]) -> list[tuple[str, str]]:

@@ -6,7 +6,7 @@ A label file (``labels/<transform>.jsonl``) holds one judgement per line::
 
 ``valid`` says whether the transform kept the request's meaning, so that the
 pair is a fair test of the relation. A transform is **checked** when every
-derived pair is labeled and the share labeled valid is at least its
+derived pair of the suite is labeled and the share labeled valid is at least its
 ``minimum_validity``. Pure: files are read in ``_config/labels``.
 """
 
@@ -136,8 +136,8 @@ def pair_labels(judgements: Iterable[Mapping[str, Any]]) -> dict[str, Label]:
 def invalid_copies(labels: Mapping[str, Iterable[Mapping[str, Any]]], minimum_validity: Mapping[str, float],
                    n_derived: int) -> frozenset[str]:
     """The derived case ids whose pair is labelled ``invalid`` (the majority of its judgements; a tie), of the
-    transforms whose labels are **checked**: every one of its ``n_derived`` pairs labeled, and the valid share
-    at least its ``minimum_validity``.
+    transforms whose labels are **checked** (:func:`transform_checked`: every one of its ``n_derived`` pairs
+    labeled, and the valid share at least its ``minimum_validity``).
 
     Such a copy's request was judged changed by the transform, so the source's ``expected`` it was given is
     not its own: no criterion scores it (its verdict rows are left out of the run's ``verdicts``). The labels
@@ -151,7 +151,7 @@ def invalid_copies(labels: Mapping[str, Iterable[Mapping[str, Any]]], minimum_va
     minimum_validity : mapping of str to float
         Each declared transform's ``minimum_validity``; labels of another transform are ignored.
     n_derived : int
-        Derived cases of each transform (one per source case).
+        Derived cases of each transform in the suite (one per source case), recorded or not.
 
     Examples
     --------
@@ -164,25 +164,24 @@ def invalid_copies(labels: Mapping[str, Iterable[Mapping[str, Any]]], minimum_va
     """
     out: set[str] = set()
     for transform, judgements in labels.items():
-        if transform not in minimum_validity:
-            continue
-        pairs = pair_labels(judgements)
-        valid = sum(1 for label in pairs.values() if label == "valid")
-        if n_derived > 0 and len(pairs) == n_derived and valid / n_derived >= minimum_validity[transform]:
-            out.update(case_id for case_id, label in pairs.items() if label == "invalid")
+        if transform in minimum_validity and transform_checked(judgements, n_derived, minimum_validity[transform]):
+            out.update(case_id for case_id, label in pair_labels(judgements).items() if label == "invalid")
     return frozenset(out)
 
 
-def validity_row(judgements: Iterable[Mapping[str, Any]], derived: Iterable[str], minimum_validity: float,
+def validity_row(judgements: Iterable[Mapping[str, Any]], n_derived: int, minimum_validity: float,
                  confidence: float = 0.95) -> dict[str, Any]:
-    """The validity numbers of one transform (a row of ``op.validity`` without its name).
+    """The validity numbers of one transform (a row of ``op.validity`` without its name): the one rule that
+    says whether the transform is checked (:func:`transform_checked`, :func:`invalid_copies`, its relation).
 
     Parameters
     ----------
     judgements : iterable of mapping
-        The transform's judgements (``case_id``, boolean ``valid``).
-    derived : iterable of str
-        The derived case ids (pairs) to account for; judgements of other ids are ignored.
+        The transform's judgements (``case_id``, boolean ``valid``), of derived cases of the suite (as the suite
+        loads them): each judged id is one of the ``n_derived`` pairs.
+    n_derived : int
+        The transform's pairs in the suite (one per source case), whether a run recorded them or not: the labels
+        judge the suite's pairs, so a run stopped part-way counts them as its finished run would.
     minimum_validity : float
         The share of valid pairs the transform needs.
     confidence : float, default 0.95
@@ -192,13 +191,19 @@ def validity_row(judgements: Iterable[Mapping[str, Any]], derived: Iterable[str]
     -------
     dict
         ``derived, labeled, valid, coverage, rate, ci_low, ci_high, minimum_validity, checked``
-        (see ``op.validity``).
+        (see ``op.validity``); ``checked`` is ``coverage == 1 and rate >= minimum_validity``.
+
+    Examples
+    --------
+    >>> js = [{"case_id": "a~t", "valid": True}, {"case_id": "b~t", "valid": False}]
+    >>> row = validity_row(js, 3, 0.5)
+    >>> row["derived"], row["labeled"], row["valid"], row["checked"]
+    (3, 2, 1, False)
     """
-    ids = list(dict.fromkeys(derived))
     labels = pair_labels(judgements)
-    labeled = sum(1 for i in ids if labels.get(i, "") != "")
-    valid = sum(1 for i in ids if labels.get(i) == "valid")
-    n = len(ids)
+    labeled = len(labels)
+    valid = sum(1 for label in labels.values() if label == "valid")
+    n = n_derived
     coverage = labeled / n if n else math.nan
     if labeled:
         rate = valid / labeled
@@ -210,17 +215,17 @@ def validity_row(judgements: Iterable[Mapping[str, Any]], derived: Iterable[str]
             "ci_low": ci_low, "ci_high": ci_high, "minimum_validity": float(minimum_validity), "checked": checked}
 
 
-def transform_checked(judgements: Iterable[Mapping[str, Any]], derived: Iterable[str],
-                      minimum_validity: float) -> bool:
-    """True when every derived pair is labeled and the valid share is at least ``minimum_validity``.
+def transform_checked(judgements: Iterable[Mapping[str, Any]], n_derived: int, minimum_validity: float) -> bool:
+    """True when every one of the transform's ``n_derived`` pairs is labeled and the valid share is at least
+    ``minimum_validity`` (:func:`validity_row`'s ``checked``).
 
     Parameters
     ----------
     judgements : iterable of mapping
-        The transform's judgements (``case_id``, boolean ``valid``); a pair's
+        The transform's judgements (``case_id``, boolean ``valid``), of derived cases of the suite; a pair's
         label is the majority of its judgements, a tie is invalid.
-    derived : iterable of str
-        The derived case ids of the transform (the pairs of the run).
+    n_derived : int
+        The transform's pairs in the suite (one per source case), recorded by the run or not.
     minimum_validity : float
         The transform's ``minimum_validity``.
 
@@ -232,7 +237,7 @@ def transform_checked(judgements: Iterable[Mapping[str, Any]], derived: Iterable
     Examples
     --------
     >>> js = [{"case_id": "a~t", "valid": True}, {"case_id": "b~t", "valid": True}]
-    >>> transform_checked(js, ["a~t", "b~t"], 0.9), transform_checked(js, ["a~t", "b~t", "c~t"], 0.5)
+    >>> transform_checked(js, 2, 0.9), transform_checked(js, 3, 0.5)
     (True, False)
     """
-    return bool(validity_row(judgements, derived, minimum_validity)["checked"])
+    return bool(validity_row(judgements, n_derived, minimum_validity)["checked"])

@@ -29,8 +29,8 @@ class MetamorphicRelation(Evaluator):
     row goes on the derived case, in the source's cluster. A pair with a
     missing side is ``missing``.
 
-    Which pairs count: while the transform is not checked (some pair
-    unlabeled, or the validity rate below ``minimum_validity``), every pair
+    Which pairs count: while the transform is not checked (some pair of the
+    suite unlabeled, or the validity rate below ``minimum_validity``), every pair
     gets a verdict row, so the comparisons can be inspected, and the gate
     reports the rule as ``INSUFFICIENT_EVIDENCE`` (``transform_not_checked``).
     Once it is checked, only the pairs labeled valid get verdict rows; pairs
@@ -59,7 +59,7 @@ class MetamorphicRelation(Evaluator):
 
     def evaluate_run(self, records: Sequence[CaseRecord],
                      labels: Mapping[str, Sequence[Mapping[str, Any]]],
-                     transforms: Mapping[str, Any]) -> tuple[list[RunVerdictRow], list[PairRow]]:
+                     transforms: Mapping[str, Any], n_derived: int) -> tuple[list[RunVerdictRow], list[PairRow]]:
         """Judge every pair of the transform among the run's stored records.
 
         Parameters
@@ -70,6 +70,10 @@ class MetamorphicRelation(Evaluator):
             Judgements by transform name (the run's stored labels).
         transforms : mapping
             Declared transforms by name (objects with ``minimum_validity``).
+        n_derived : int
+            The transform's pairs in the suite (one per source case), recorded or not: whether it is checked is
+            counted over these (:func:`~oloproof_nb._core.labels.transform_checked`), as for the copies a run
+            leaves out, so a run stopped part-way judges its pairs as its finished run would.
 
         Returns
         -------
@@ -90,9 +94,7 @@ class MetamorphicRelation(Evaluator):
         keys = [(c["id"], c.get("epoch", 1), c.get("transform"), c.get("source_id"))
                 for c in (rec["case"] for rec in records)]
         position = {(cid, epoch): i for i, (cid, epoch, _, _) in enumerate(keys)}
-        # a pair is labeled once for all its epochs
-        derived = list(dict.fromkeys(cid for cid, _, transform_name, _ in keys if transform_name == self.transform))
-        checked = transform_checked(judgements, derived, transform.minimum_validity)
+        checked = transform_checked(judgements, n_derived, transform.minimum_validity)
         label_of = pair_labels(judgements)
         verdicts: list[RunVerdictRow] = []
         pairs: list[PairRow] = []

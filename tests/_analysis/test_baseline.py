@@ -10,7 +10,10 @@ answer_matches 0/6, state_matches 2/6 (c4, c5), other_kept 6/6.
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
+import numpy as np
+import pandas as pd
 import pytest
 from _metamorphic_systems import relabel
 
@@ -279,7 +282,7 @@ def test_a_baseline_made_with_labels_that_leave_out_other_copies_is_refused(exam
     assert int(idle.rates.set_index("criterion").loc["answer_matches", "n"]) == 46
     message = (r"idle: a baseline made with other validity labels than run .* \(transform injected: ord-001~injected "
                r"is labelled otherwise\), so its rates count other copies \(1 scored in one of the two only, first "
-               r"'ord-001~injected'\); make the baseline with the labels the run was made with")
+               r"'ord-001~injected'\); make the baseline with the labels and suite the run was made with")
     with pytest.raises(op.OloproofError, match=message):
         op.gate(run, baseline=idle)
     out = run_cli("gate", str(run.directory), "--baseline", str(idle.run.directory))
@@ -295,3 +298,104 @@ def test_a_baseline_made_with_labels_that_leave_out_other_copies_is_refused(exam
     rates = op.gate(unchecked, baseline=fewer).table.set_index("criterion")
     assert int(fewer.rates.set_index("criterion").loc["answer_matches", "n"]) == 48
     assert rates.loc["answer_matches", "noop_rate"] == fewer.rates.set_index("criterion").loc["answer_matches", "rate"]
+
+
+# --------------------------------------------------------------------------- round 5 of mutation testing
+
+
+def _stand_in(verdicts: dict[str, list[str]]) -> object:
+    """What ``baseline_rates`` reads of a run: its verdict rows and its criteria (one with no row stays listed)."""
+    rows = [(criterion, verdict) for criterion, column in verdicts.items() for verdict in column]
+    return SimpleNamespace(criteria=list(verdicts), verdicts=pd.DataFrame(rows, columns=["criterion", "verdict"]))
+
+
+def test_the_idle_rate_counts_missing_rows_as_not_passed_and_no_row_as_no_rate() -> None:
+    """By hand: 2 pass, 1 fail and 1 missing is 2/4 (missing is not passed, as in the gate); a criterion with no
+    row has no rate (NaN), and one the baseline does not judge has no noop_rate, not 0."""
+    from oloproof_nb._analysis.baseline import baseline_rates, with_idle_columns
+
+    idle = _stand_in({"kept": ["pass", "pass", "fail", "missing"], "silent": []})
+    rates = baseline_rates(idle).set_index("criterion")  # type: ignore[arg-type]
+    assert rates.loc["kept", ["n", "passed", "missing"]].tolist() == [4, 2, 1]
+    assert rates.loc["kept", "rate"] == 0.5
+    assert (int(rates.loc["silent", "n"]), bool(np.isnan(rates.loc["silent", "rate"]))) == (0, True)
+    table = pd.DataFrame({"criterion": ["kept", "silent", "unjudged"], "threshold": [0.5, 0.0, 0.0]})
+    out = with_idle_columns(table, idle)  # type: ignore[arg-type]
+    assert out["noop_rate"].tolist()[0] == 0.5 and np.isnan(out["noop_rate"].tolist()[1:]).all()
+    assert out["passes_when_idle"].tolist() == [True, False, False]  # threshold 0 is not met without a rate
+
+
+def test_a_baseline_whose_records_are_lost_or_that_never_finished_is_refused(desk: Path, tmp_path: Path) -> None:
+    """Either gives the rates of the case runs it holds: a finished baseline that lost one record (5 of 6), and
+    one that holds all 6 but was stopped before it wrote that it finished."""
+    import json
+
+    run = op.run(desk, out=tmp_path / "run", progress=False)
+    lost = op.baseline(desk, out=tmp_path / "lost", progress=False).run.directory
+    journal = lost / "cases.jsonl"
+    journal.write_text("".join(journal.read_text(encoding="utf-8").splitlines(keepends=True)[:-1]), encoding="utf-8")
+    with pytest.raises(op.OloproofError, match=r"lost: the baseline holds 5 of its 6 case runs"):
+        op.gate(run, baseline=op.load_run(lost))
+    open_ended = op.baseline(desk, out=tmp_path / "open", progress=False).run.directory
+    manifest = json.loads((open_ended / "manifest.json").read_text(encoding="utf-8"))
+    manifest.pop("finished_at")
+    (open_ended / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    idle = op.load_run(open_ended)
+    assert (idle.finished, idle.n_cases) == (False, 6)
+    with pytest.raises(op.OloproofError, match=r"open: the baseline holds 6 of its 6 case runs \(it did not finish"):
+        op.gate(run, baseline=idle)
+
+
+def test_a_run_that_did_not_finish_is_refused_a_baseline_of_other_cases(desk: Path, make_suite,
+                                                                      tmp_path: Path) -> None:
+    """The cases of an unfinished run need only be among the baseline's, but they must be: c0 edited since the
+    baseline (it now expects 99) is one case the baseline never ran."""
+    old_idle = op.baseline(desk, progress=False)
+    edited = [{**CASES[0], "expected": {"answer": "done", "state": {"acct": {"n": 99}}}}, *CASES[1:]]
+    suite = op.load_suite(make_suite(edited, evaluators=EVALUATORS, release=RELEASE))
+
+    def stop_after_three(done: int, total: int) -> None:
+        if done >= 3:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        op.run(suite, out=tmp_path / "run", progress=stop_after_three)
+    partial = op.load_run(tmp_path / "run")
+    assert "c0" in set(partial.cases["case_id"])
+    with pytest.raises(op.OloproofError, match=r"a baseline of other cases than run .*\(1 case\(s\) added, removed "
+                                               r"or edited, first 'c0'\)"):
+        op.gate(partial, baseline=old_idle)
+
+
+def test_a_baseline_that_scores_copies_the_run_left_out_is_refused(example_suite: Path, tmp_path: Path) -> None:
+    """The other direction of the labels test above: the run is made with ord-001~injected labelled invalid (it
+    leaves out ord-001~injected and ord-018~injected), the baseline with the example's labels (ord-018~injected
+    only). By hand the baseline's answer_matches rows are 47, the run's 46."""
+    label_file = example_suite / "labels" / "injected.jsonl"
+    relabel(label_file, {"ord-001~injected": False})
+    run = op.run(op.load_suite(example_suite), out=tmp_path / "run", progress=False)
+    relabel(label_file, {"ord-001~injected": True})
+    idle = op.baseline(example_suite, out=tmp_path / "idle", progress=False)
+    assert int(idle.rates.set_index("criterion").loc["answer_matches", "n"]) == 47
+    with pytest.raises(op.OloproofError, match=r"so its rates count other copies \(1 scored in one of the two only, "
+                                               r"first 'ord-001~injected'\)"):
+        op.gate(run, baseline=idle)
+
+
+def test_a_baseline_whose_suite_checks_the_labels_against_another_minimum_is_refused(example_suite: Path,
+                                                                                   tmp_path: Path) -> None:
+    """Bug found by mutation round 5: the same labels, but the baseline's suite asks 0.99 of transform
+    ``injected`` (23 of 24 valid is below it: not checked, no copy left out) where the run's asked 0.85 (checked:
+    ord-018~injected left out). By hand the baseline's answer_matches rows are 48, the run's 47: the idle rate of
+    other rows, and it was accepted because only a difference in the labels themselves was looked for."""
+    run = op.run(op.load_suite(example_suite), out=tmp_path / "run", progress=False)
+    config = example_suite / "oloproof.yaml"
+    config.write_text(config.read_text(encoding="utf-8").replace("minimum_validity: 0.85", "minimum_validity: 0.99"),
+                      encoding="utf-8")
+    idle = op.baseline(example_suite, out=tmp_path / "idle", progress=False)
+    assert int(idle.rates.set_index("criterion").loc["answer_matches", "n"]) == 48
+    message = (r"idle: a baseline whose suite checks the validity labels otherwise than run .*'s \(transform injected: "
+               r"minimum_validity 0.99, not 0.85\), so its rates count other copies \(1 scored in one of the two "
+               r"only, first 'ord-018~injected'\)")
+    with pytest.raises(op.OloproofError, match=message):
+        op.gate(run, baseline=idle)

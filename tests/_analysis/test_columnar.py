@@ -521,8 +521,9 @@ def test_a_folder_that_cannot_be_written_keeps_the_frames_in_memory(tmp_path: Pa
         raise PermissionError(13, "Permission denied", str(directory))
 
     monkeypatch.setattr(columnar.CopyWriter, "__init__", read_only)
-    with pytest.warns(run_module.ColumnarCopyWarning, match="cannot write the columnar copy"):
+    with pytest.warns(run_module.ColumnarCopyWarning, match="cannot write the columnar copy") as caught:
         run = op.load_run(tmp_path / "run")
+    assert {w.filename for w in caught if issubclass(w.category, run_module.ColumnarCopyWarning)} == {__file__}
     assert not (tmp_path / "run" / "frames").exists()
     for name in NAMES:
         pd.testing.assert_frame_equal(getattr(run, name), reference[name], obj=name)

@@ -1110,3 +1110,23 @@ def test_runs_made_with_different_labels_are_compared_with_a_note(example_suite:
             "otherwise): every paired copy is scored in both runs or in neither, so the labels change no paired "
             "row") in quiet.notes
     assert (quiet.table["one_sided"] == 0).all()
+
+
+def test_the_labels_note_names_only_the_paired_copies_scored_in_one_run(example_suite: Path, tmp_path: Path) -> None:
+    """Round 5 of mutation testing: b leaves out ord-001~injected and ord-020~injected (labelled invalid before
+    it), but ord-020 was also edited before b (its message), so ord-020~injected is not paired at all
+    (digest_changed) and no paired row of it moves. By hand the note names 1 paired copy, ord-001~injected."""
+    label_file = example_suite / "labels" / "injected.jsonl"
+    a = op.run(op.load_suite(example_suite), out=tmp_path / "a", progress=False)
+    relabel(label_file, {"ord-001~injected": False, "ord-020~injected": False})
+    cases = example_suite / "cases.jsonl"
+    text = cases.read_text(encoding="utf-8")
+    assert text.count("the laptop overheats.") == 1
+    cases.write_text(text.replace("the laptop overheats.", "the laptop overheats badly."), encoding="utf-8")
+    b = op.run(op.load_suite(example_suite), out=tmp_path / "b", progress=False)
+    cmp = op.compare(a, b, release=ALLOW)
+    unpaired = cmp.unpaired.set_index("case_id")["reason"].to_dict()
+    assert unpaired == {"ord-020": "digest_changed", "ord-020~injected": "digest_changed"}
+    assert ("the runs were made with different validity labels (transform injected: ord-001~injected is labelled "
+            "otherwise): 1 paired copy is scored in one run only (ord-001~injected), and left out of the paired "
+            "difference (one_sided)") in " ".join(cmp.notes)

@@ -334,8 +334,11 @@ def test_a_release_yaml_changed_since_the_run_is_named_and_the_stored_one_decide
         assert op.gate(run).verdict == "PASS"
     (folder / "release.yaml").write_text(yaml.safe_dump({"criteria": {"answer_matches": 0.95}}))
     with pytest.warns(UserWarning, match=r"release\.yaml differs from the release settings run .* was made with "
-                                         r"\(criteria\.answer_matches 0\.6 → 0\.95\); this gate uses the run's"):
+                                         r"\(criteria\.answer_matches 0\.6 → 0\.95\); this gate uses the run's") \
+            as caught:
         g = op.gate(run)
+    # warned at this line, not at the package's own frame that called the gate (oloproof_nb/_display/notebook.py)
+    assert [w.filename for w in caught if "differs" in str(w.message)] == [__file__]
     assert g.verdict == "PASS" and row(g)["threshold"] == 0.6  # 10 of 10: ci_low 0.692 ≥ 0.6
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # given the file, it decides, and there is nothing to warn about

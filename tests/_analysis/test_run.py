@@ -184,3 +184,21 @@ def test_two_runs_labels_differ_by_the_majority_of_each_pair() -> None:
     assert label_difference(a, b) == "transform t: b~t is labelled otherwise"  # b~t and c~t differ: b~t first
     assert label_difference({}, {"u": said("a~u", True)}) == "transform u: a~u is labelled otherwise"
     assert label_difference({"u": said("a~u", True)}, {}) == "transform u: a~u is labelled otherwise"
+
+
+def test_runs_whose_suites_check_the_same_labels_against_another_minimum_are_not_pooled(example_suite: Path,
+                                                                                       tmp_path: Path) -> None:
+    """Mutation round 5 (found through the baseline check): the same labels, 23 of 24 valid, checked at 0.85 in
+    run a (ord-018~injected left out) and at 0.99 in run b (not checked: nothing left out). They pooled silently:
+    47 + 48 = 95 answer_matches rows, and b's rows of ord-018~injected (one per criterion) counted for a copy the
+    pooled run says it leaves out. Refused, naming the transform and both minimums."""
+    a = op.run(op.load_suite(example_suite), out=tmp_path / "a", progress=False)
+    config = example_suite / "oloproof.yaml"
+    config.write_text(config.read_text(encoding="utf-8").replace("minimum_validity: 0.85", "minimum_validity: 0.99"),
+                      encoding="utf-8")
+    b = op.run(op.load_suite(example_suite), out=tmp_path / "b", progress=False)
+    assert (sorted(a.unscored_ids), sorted(b.unscored_ids)) == (["ord-018~injected"], [])
+    message = (rf"runs {a.run_id} and {b.run_id} leave out other copies labelled invalid \(transform injected: "
+               r"minimum_validity 0.99, not 0.85: 1 scored in one of the two only, first 'ord-018~injected'\)")
+    with pytest.raises(op.OloproofError, match=message):
+        op.load_runs([a.directory, b.directory])

@@ -312,8 +312,16 @@ def test_a_reduced_slice_names_the_cases_no_bin_can_hold(tmp_path: Path) -> None
 
     run = flaky_run(tmp_path)
     assert op.gate(run).table.loc[0, "n"] == 24 and op.gate(run).table.loc[0, "passed"] == 20  # by hand: 20 of 24
-    with pytest.warns(SliceWarning, match=r"slice tool_calls:2: 4 case\(s\) of answer_matches are in no pass\^3 bin"):
+    with pytest.warns(SliceWarning, match=r"slice tool_calls:2: 4 case\(s\) of answer_matches are in no pass\^3 bin") \
+            as caught:
         table = op.slice_table(run, "tool_calls:2").set_index("bin")
+    assert {w.filename for w in caught if issubclass(w.category, SliceWarning)} == {__file__}  # this line's file
+    # called by a frame of the package (as the report calls it), the warning still names the line outside it that
+    # called in: stacklevel=2 named the package's file
+    inside = str(Path(op.__file__).parent / "_display" / "_a_caller.py")
+    with pytest.warns(SliceWarning) as caught:
+        exec(compile("slice_table(run, 'tool_calls:2')", inside, "exec"), {"slice_table": op.slice_table, "run": run})
+    assert {w.filename for w in caught if issubclass(w.category, SliceWarning)} == {__file__}
     assert table.loc["<2", "support"] == 20 and table.loc["<2", "rate"] == 1.0 and table.loc["≥2", "support"] == 0
     import warnings
 

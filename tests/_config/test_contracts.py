@@ -7,6 +7,7 @@ observer in tests/_run/test_observe.py; here: what an adversary would hand over 
 from __future__ import annotations
 
 import json
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -199,3 +200,23 @@ def test_a_registered_validator_name_and_a_command_are_told_apart(tmp_path: Path
     assert (by_name.contract.validator, by_name.command) == ("report_schema_v3", None)
     by_command = load_contract_file(_write(tmp_path, json.dumps({**MINIMAL, "validator": {"command": ["p", " "]}})))
     assert (by_command.contract.validator, by_command.command) == ("command", ["p", " "])
+
+
+# --------------------------------------------------------------------------- round 5 of mutation testing
+
+
+@pytest.mark.parametrize("stamp", ["2026-07-25T14:00:00Z", "2026-07-25T14:00:00z", " 2026-07-25T16:00:00+02:00 "])
+def test_a_start_time_reads_as_the_same_instant_in_utc_however_it_is_written(tmp_path: Path, stamp: str) -> None:
+    """RFC 3339 allows a lowercase ``z`` for UTC, and blanks around the value are no part of it (a hand-edited
+    file). By hand: 16:00 at +02:00 is 14:00 UTC."""
+    spec = load_contract_file(_write(tmp_path, json.dumps({**MINIMAL, "run_started_at": stamp})))
+    assert spec.run_started_at == datetime(2026, 7, 25, 14, tzinfo=timezone.utc)
+    assert spec.run_started_at.utcoffset() == timedelta(0)
+
+
+@pytest.mark.parametrize("command", [[], [""], ["python3", ""]])
+def test_a_command_without_a_program_or_with_an_empty_argument_is_refused(tmp_path: Path,
+                                                                          command: list[str]) -> None:
+    """``[]`` names no program to start, and an empty argument is a slip (a path left blank), not a setting."""
+    path = _write(tmp_path, json.dumps({**MINIMAL, "validator": {"command": command}}))
+    assert _error(path) == f"{path}: key 'validator' must be {VALIDATOR_FORMS}; its 'command' must be {ARGV}"

@@ -51,10 +51,20 @@ def test_state_unchanged_typo_warns_naming_evaluator_path_and_nearest(tmp_path: 
     with pytest.warns(op.VacuousCheckWarning) as caught:
         s = op.load_suite(suite(tmp_path, [{"type": "answer_matches"}, TYPO]))
     message = str(caught[0].message)
+    assert caught[0].filename == __file__  # the user's line, not a frame of oloproof_nb
     assert "evaluators[1] (state_unchanged, criterion other_order_untouched)" in message
     assert "'orders.ord-99'" in message and "did you mean orders.ord-999?" in message
     assert issubclass(op.VacuousCheckWarning, UserWarning)
     assert s.vacuous == {"other_order_untouched": [message]}
+
+
+def test_a_load_warning_names_the_users_line_when_the_package_loads_the_suite(tmp_path: Path) -> None:
+    """Review M4 finding 4: ``stacklevel=2`` named the package's frame that called ``load_suite``: for
+    ``op.run(folder)``, oloproof_nb/_display/notebook.py. The warning names the first frame outside the package."""
+    folder = suite(tmp_path / "s", [{"type": "answer_matches"}, TYPO])
+    with pytest.warns(op.VacuousCheckWarning, match="orders.ord-99") as caught:
+        op.run(folder, out=tmp_path / "run", progress=False)
+    assert {w.filename for w in caught if issubclass(w.category, op.VacuousCheckWarning)} == {__file__}
 
 
 def test_existing_path_and_absent_ok_do_not_warn(tmp_path: Path) -> None:
@@ -130,8 +140,9 @@ def test_fault_recovery_of_a_tool_never_called_is_vacuous_after_the_run(tmp_path
     ev = {"type": "fault_recovery", "tool": "lokup", "fault": "error"}
     run = op.run(op.load_suite(suite(tmp_path, [{"type": "answer_matches"}, ev])), out=tmp_path / "run",
                  progress=False)
-    with pytest.warns(op.VacuousCheckWarning, match=r"no case called tool 'lokup'.*did you mean lookup\?"):
+    with pytest.warns(op.VacuousCheckWarning, match=r"no case called tool 'lokup'.*did you mean lookup\?") as caught:
         g = op.gate(run)
+    assert {w.filename for w in caught if issubclass(w.category, op.VacuousCheckWarning)} == {__file__}
     row = g.table.set_index("criterion").loc["recovers_from_error_at_lokup"]
     assert bool(row["vacuous"]) and row["n"] == 0 and "did you mean lookup?" in row["reason"]
 

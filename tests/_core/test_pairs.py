@@ -207,8 +207,9 @@ def test_metamorphic_verdicts_and_pairs_from_views_equal_those_from_records(tmp_
     run = op.load_run(op.run(init_example("stateful-agent", tmp_path / "suite"), out=tmp_path / "run",
                              progress=False).directory)
     records = run.records
-    whole = frames.run_scope_rows(run.config, run.labels, records)
-    viewed = frames.run_scope_rows(run.config, run.labels, [pair_view(r) for r in records])
+    whole = frames.run_scope_rows(run.config, run.labels, records, run.manifest.n_cases)
+    viewed = frames.run_scope_rows(run.config, run.labels, [pair_view(r) for r in records],
+                                   run.manifest.n_cases)
     assert whole == viewed and len(whole[1]) == 24 and {p["holds"] for p in whole[1]} == {True, False}
 
 

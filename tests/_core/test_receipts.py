@@ -429,3 +429,37 @@ def test_a_digest_differing_in_any_one_character_is_a_mismatch(at: int) -> None:
     flipped = SHA_ABC[:at] + ("0" if SHA_ABC[at] != "0" else "1") + SHA_ABC[at + 1:]
     r = classify(contract(**FULL), evidence(sha256=flipped))
     assert (r.status, r.reason) == ("hash_mismatch", "hash_mismatch: observed sha256 differs from expected_sha256")
+
+
+# --------------------------------------------------------------------------- round 5 of mutation testing
+
+
+def test_an_artifact_an_earlier_case_was_shown_is_stale_only_when_freshness_is_required() -> None:
+    """As ``untouched``: the version an earlier case of the run saw proves nothing about this case, but only a
+    contract that asks for freshness cares."""
+    r = classify(contract(**FULL), evidence(), earlier=True)
+    assert r.status == "stale" and "an earlier case of this run" in r.reason
+    assert classify(contract(**FULL, require_fresh=False), evidence(), earlier=True).status == "verified"
+
+
+def test_a_modification_time_up_to_two_seconds_after_the_observation_is_fresh() -> None:
+    """FAT stamps times in two-second steps and a file server's clock may run a little ahead: 1 s and 2 s after
+    the observation still show freshness, 2.000001 s does not."""
+    assert FUTURE_MTIME_TOLERANCE == timedelta(seconds=2)
+    for ahead, status in ((timedelta(seconds=1), "verified"), (timedelta(seconds=2), "verified"),
+                          (timedelta(seconds=2, microseconds=1), "unverified")):
+        assert classify(contract(**FULL), evidence(modified_at=T_OBS + ahead)).status == status
+
+
+@pytest.mark.parametrize("bad", ["1REPORT_KEY", "REPORT-KEY", "REPORT KEY", ""])
+def test_digest_key_env_must_be_a_name_a_shell_can_set(bad: str) -> None:
+    """POSIX names: letters, digits and underscores, not starting with a digit."""
+    with pytest.raises(ValidationError, match="name of an environment variable"):
+        contract(digest_key_env=bad)
+    assert contract(digest_key_env="_REPORT_KEY_2").digest_kind == "hmac-sha256"
+
+
+def test_a_validator_error_without_the_validators_name_is_refused() -> None:
+    """An error of no named validator cannot be matched to the contract's validator: refused, as an exit code is."""
+    with pytest.raises(ValidationError, match="without the validator's name"):
+        evidence(validator=None, validator_exit_code=None, validator_error="crashed")

@@ -392,3 +392,59 @@ def test_a_cache_entry_is_made_like_any_file_of_the_user_so_a_teammate_can_read_
     assert stat.S_IMODE(os.stat(cache.path(key)).st_mode) == 0o644
     assert [p.name for p in (tmp_path / "replays").iterdir() if p.name.endswith(".tmp")] == []
     assert cache.get(key) == {"trajectory": {"steps": []}, "state": {}}
+
+
+# --------------------------------------------------------------------------- round 5 of mutation testing
+
+
+def test_the_replay_key_is_the_sha256_of_the_canonical_json_of_its_seven_parts() -> None:
+    """The formula of the module's docstring, computed here with hashlib and json: so each part counts (the same
+    recording at another checkpoint, of another case, or under another change is another replay)."""
+    parts = {"schema": "oloproof_replay_cache/v2", "system_version": "v1", "code_fingerprint": "f" * 64,
+             "case_digest": "d" * 64, "checkpoint": 2, "change": {"result": {"ok": False}}, "recording": "r" * 64}
+    text = json.dumps(parts, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    key = replay_key("v1", "f" * 64, "d" * 64, 2, {"result": {"ok": False}}, "r" * 64)
+    assert key == hashlib.sha256(text.encode("utf-8")).hexdigest()
+    others = {replay_key("v1", "f" * 64, "d" * 64, 3, {"result": {"ok": False}}, "r" * 64),
+              replay_key("v1", "f" * 64, "e" * 64, 2, {"result": {"ok": False}}, "r" * 64),
+              replay_key("v1", "f" * 64, "d" * 64, 2, None, "r" * 64)}
+    assert len(others) == 3 and key not in others
+
+
+def test_only_an_entry_of_its_own_key_and_schema_holding_a_trajectory_is_used(tmp_path: Path) -> None:
+    """Each is a miss, never trusted and never a crash: the file of another replay copied under this key (its
+    digest covers the entry, not the key), an entry of another schema, a verified entry without a trajectory
+    (reading it stopped the run with a KeyError), and a file nested deeper than JSON can be read."""
+    from oloproof_nb._run.replay_cache import ReplayCache
+
+    cache = ReplayCache(tmp_path / "replays")
+    mine, other = (replay_key("v1", "f" * 64, "d" * 64, checkpoint, None, "r" * 64) for checkpoint in (0, 1))
+    entry: dict[str, object] = {"trajectory": {"steps": []}, "state": {}}
+    cache.put(other, entry)
+    cache.path(mine).write_bytes(cache.path(other).read_bytes())
+    assert cache.get(other) == entry and cache.get(mine) is None
+    data = json.loads(cache.path(other).read_text(encoding="utf-8"))
+    cache.path(other).write_text(json.dumps({**data, "schema": "oloproof_replay_cache/v1"}), encoding="utf-8")
+    assert cache.get(other) is None
+    cache.put(mine, {"state": {}})
+    assert cache.get(mine) is None
+    cache.path(mine).write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    assert cache.get(mine) is None
+
+
+def test_a_write_that_fails_leaves_no_temporary_file_and_no_entry(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cache is optional: a full disk at the rename is ignored, and the half-made file is removed."""
+    import os
+
+    from oloproof_nb._run.replay_cache import ReplayCache
+
+    def full(src: str, dst: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    cache = ReplayCache(tmp_path / "replays")
+    key = replay_key("v1", "f" * 64, "d" * 64, 0, None, "r" * 64)
+    monkeypatch.setattr(os, "replace", full)
+    cache.put(key, {"trajectory": {"steps": []}, "state": {}})
+    monkeypatch.undo()
+    assert list((tmp_path / "replays").iterdir()) == [] and cache.get(key) is None

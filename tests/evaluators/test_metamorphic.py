@@ -195,7 +195,7 @@ def test_evaluate_run_never_mutates_its_inputs() -> None:
     before = copy.deepcopy((records, labels))
     ev = MetamorphicRelation(type="metamorphic_relation", relation="same_state", transform="t")
     transforms = {"t": Transform(name="t", field="m", template="{value} x", validity_labels="l", minimum_validity=1)}
-    verdicts, pairs = ev.evaluate_run(records, labels, transforms)
+    verdicts, pairs = ev.evaluate_run(records, labels, transforms, 1)
     assert (records, labels) == before
     assert [v["verdict"] for v in verdicts] == ["fail"] and pairs[0]["label"] == "valid"
     assert set(pairs[0]) == set(PAIR_COLUMNS) - {"epoch"}  # a pair row says its epoch only when it is not 1
@@ -405,7 +405,7 @@ def test_each_epoch_of_a_derived_case_is_paired_with_the_same_epoch_of_its_sourc
                _at_epoch(_record("c1~t", "a"), 1), _at_epoch(_record("c1~t", "b"), 2)]
     ev = MetamorphicRelation(type="metamorphic_relation", relation="same_output", transform="t")
     transforms = {"t": Transform(name="t", field="m", template="{value} x", validity_labels="l", minimum_validity=1)}
-    verdicts, pairs = ev.evaluate_run(records, {}, transforms)
+    verdicts, pairs = ev.evaluate_run(records, {}, transforms, 1)
     assert [(v["case_id"], v.get("epoch", 1), v["verdict"]) for v in verdicts] == [("c1~t", 1, "pass"),
                                                                                   ("c1~t", 2, "pass")]
     assert [(p["derived_id"], p.get("epoch", 1), p["holds"]) for p in pairs] == [("c1~t", 1, True), ("c1~t", 2, True)]
@@ -421,6 +421,6 @@ def test_another_transforms_unlabeled_pairs_leave_this_transform_checked() -> No
     ev = MetamorphicRelation(type="metamorphic_relation", relation="same_output", transform="t")
     transforms = {name: Transform(name=name, field="m", template="{value} x", validity_labels="l",
                                   minimum_validity=0.5) for name in ("t", "u")}
-    verdicts, pairs = ev.evaluate_run(records, labels, transforms)
+    verdicts, pairs = ev.evaluate_run(records, labels, transforms, 2)
     assert [v["case_id"] for v in verdicts] == ["c1~t"]
     assert [(p["derived_id"], p["label"]) for p in pairs] == [("c1~t", "valid"), ("c2~t", "invalid")]
