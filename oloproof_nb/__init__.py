@@ -56,6 +56,7 @@ if TYPE_CHECKING:  # what each name is, for type checkers; at run time the names
         ConfigError,
         ContractFileError,
         DigestKeyError,
+        DuplicateCaseWarning,
         LabelFileError,
         OloproofError,
         RunDirError,
@@ -139,6 +140,7 @@ __all__ = [
     "ContractFileError",
     "DigestKeyError",
     "VacuousCheckWarning",
+    "DuplicateCaseWarning",
     "SliceWarning",
 ]
 
@@ -207,6 +209,7 @@ _WHERE: dict[str, str] = {
     "OloproofError": ".errors",
     "RunDirError": ".errors",
     "VacuousCheckWarning": ".errors",
+    "DuplicateCaseWarning": ".errors",
     "SliceWarning": ".errors",
     "FaultRecovery": ".evaluators",
 }

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from ._version import __version__
 from .errors import (
+    DuplicateCaseWarning,
     InternalError,
     OloproofError,
     RunDirError,
@@ -48,6 +49,10 @@ from .errors import (
 
 if TYPE_CHECKING:
     from ._analysis.run import Run
+
+#: How the command names the project's own warnings on standard error (any other: by its class name).
+_WARNING_LABELS: dict[type[Warning], str] = {VacuousCheckWarning: "vacuous check",
+                                             DuplicateCaseWarning: "duplicate cases"}
 
 __all__ = ["main"]
 
@@ -391,8 +396,8 @@ def _run_in_child(args: argparse.Namespace, params: dict[str, Any],
                     if on_progress is not None:
                         on_progress(message[1], message[2])
                 elif message[0] == "warning":  # printed here, where each line is printed once
-                    category = VacuousCheckWarning if message[1] == VacuousCheckWarning.__name__ else \
-                        type(str(message[1]), (UserWarning,), {})
+                    known = {kind.__name__: kind for kind in _WARNING_LABELS}
+                    category = known.get(str(message[1])) or type(str(message[1]), (UserWarning,), {})
                     warnings.showwarning(str(message[2]), category, "", 0)
                 else:
                     final = message
@@ -814,7 +819,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         line = terminal_text(str(message))
         if line not in shown:  # a finding warned at load_suite and again by the gate prints once
             shown.add(line)
-            label = "vacuous check" if issubclass(category, VacuousCheckWarning) else category.__name__
+            label = next((text for kind, text in _WARNING_LABELS.items() if issubclass(category, kind)),
+                         category.__name__)
             _say(f"oloproof: warning: {label}: {line}")
 
     stdout, stderr = sys.stdout, sys.stderr
@@ -840,7 +846,8 @@ def _dispatch(args: argparse.Namespace, warn: Any) -> int:
     """The command's exit code; every error one line on standard error."""
     try:
         with warnings.catch_warnings(), _StopOnSignals():
-            warnings.simplefilter("always", VacuousCheckWarning)
+            for kind in _WARNING_LABELS:  # each line is printed once by ``warn``, not by the filters
+                warnings.simplefilter("always", kind)
             warnings.showwarning = warn
             return COMMANDS[args.command](args)
     except OloproofError as exc:

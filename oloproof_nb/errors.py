@@ -30,6 +30,7 @@ __all__ = [
     "SliceSpecError",
     "ExportError",
     "VacuousCheckWarning",
+    "DuplicateCaseWarning",
     "SliceWarning",
     "warn_at_caller",
     "RunLockedError",
@@ -273,6 +274,20 @@ class VacuousCheckWarning(UserWarning):
     the nearest existing path; the evaluator option ``absent_ok: true`` says the path must stay absent on
     purpose and silences it. A ``fault_recovery`` whose ``tool`` no case called gets the same finding once
     the run is known. The gate marks such a criterion ``vacuous``.
+    """
+
+
+class DuplicateCaseWarning(UserWarning):
+    """Cases of the case file that hold the same content under different ids, found at ``load_suite``.
+
+    Two lines with the same ``input``, ``initial_state``, ``expected`` and ``outcome`` (``cluster`` and
+    ``metadata`` aside) are one case written twice, often by copy-paste or by merging task files: each copy is
+    run, judged and counted as a case of its own (and a cluster, unless they share one), so ``n`` holds more
+    evidence than the suite has and the interval is narrower than it supports. The message names the ids
+    and lines of the first groups and how many cases repeat an earlier one; the gate notes the count in
+    each criterion's reason. Remove the copies, or give each distinct content; ``epochs: k`` repeats a case
+    on purpose (its runs stay in one cluster), and a metamorphic copy is never a repeat. A warning, not an
+    error: a suite may repeat a case deliberately (``warnings.simplefilter("ignore", op.DuplicateCaseWarning)``).
     """
 
 

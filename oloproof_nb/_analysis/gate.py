@@ -48,6 +48,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._config.cases import repeats_note
 from .._config.labels import load_labels
 from .._config.release import ReleaseConfig, check_reductions, flat_settings, load_release, parse_release
 from .._config.suite import RELEASE_FILE
@@ -384,6 +385,10 @@ def gate(run: Run, release: ReleaseLike | None = None, *, baseline: Baseline | R
         threshold 0, which passes whatever its rows (checks found vacuous by ``load_suite`` were warned
         about there, and are read from the run's manifest). Such criteria have ``vacuous`` True.
 
+    Cases of the case file that repeat another's content under another id (``DuplicateCaseWarning`` at
+    ``load_suite``, kept in the run's manifest) are noted in the ``reason`` of every criterion with rows:
+    each copy counts, so the interval is narrower than the evidence supports.
+
     Notes
     -----
     Rows of a criterion are binary: pass = 1; fail and missing = 0. The rate
@@ -456,6 +461,10 @@ def gate(run: Run, release: ReleaseLike | None = None, *, baseline: Baseline | R
             row.update(rate=interval.estimate, ci_low=interval.low, ci_high=interval.high, method=interval.method)
             notes += [n for n in (swapped, interval.reason) if n]
         rows.append(_decided(row, notes, cfg, clustered, ev, checked, late, waiting=waiting))
+    repeated = repeats_note(run.manifest.suite_config.repeated)  # one case under two ids: counted twice
+    for row in rows if repeated else ():
+        if row["n"]:
+            row["reason"] = "; ".join(part for part in (row["reason"], repeated) if part)
     _check_method_used(method, rows)
     table = GATE.from_columns({c: [row[c] for row in rows] for c in GATE_COLUMNS})
     unwhole = no_decision(run)

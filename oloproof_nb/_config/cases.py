@@ -9,12 +9,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-from .._core.case import Case, case_from_mapping
+from .._core.case import Case, case_from_mapping, content_digest
 from .._core.paths import MAX_DEPTH, exceeds_depth
+from .._core.records import RepeatedCases
 from ..errors import CaseFileError, quote
 from .files import KeyTwice, UnreadableFile, keys_once, open_regular
 
-__all__ = ["iter_cases", "load_cases"]
+__all__ = ["iter_cases", "load_cases", "RepeatScan", "repeats_warning", "repeats_note"]
 
 
 #: Bytes read at a time; a line is only held whole once it is known to start like a case (``{``).
@@ -196,3 +197,72 @@ def load_cases(path: str | Path) -> list[Case]:
     if not cases:
         raise CaseFileError(path, None, "holds no cases; write one JSON object per line with 'id' and 'input'")
     return cases
+
+
+#: Groups of equal cases a message names, and ids named of each.
+_SHOWN_GROUPS, _SHOWN_IDS = 3, 3
+#: Longest quoted id in such a message.
+_ID_QUOTE = 60
+
+
+class RepeatScan:
+    """Cases that hold the same content under different ids, found in one pass over the case file.
+
+    Each case is keyed by :func:`~oloproof_nb._core.case.content_digest` (its ``input``, ``initial_state``,
+    ``expected`` and ``outcome``; not its ``id``, ``cluster`` nor ``metadata``): one dictionary look-up per
+    case, so the cost is linear in the file. Only source lines are seen: a metamorphic copy and an epoch
+    are repeats by design and never reach it.
+
+    Examples
+    --------
+    >>> scan = RepeatScan()
+    >>> for line, (case_id, x) in enumerate([("a", 1), ("b", 2), ("c", 1)], start=1):
+    ...     scan.observe(line, case_from_mapping({"id": case_id, "input": {"x": x}}))
+    >>> scan.found()
+    RepeatedCases(count=1, groups=1, shown="'a' = 'c' (lines 1, 3)")
+    """
+
+    def __init__(self) -> None:
+        self._first: dict[str, tuple[int, str]] = {}  # content digest -> (line, id) of its first case
+        self._sizes: dict[str, int] = {}  # content digest -> cases holding it, for contents held more than once
+        self._shown: dict[str, list[tuple[int, str]]] = {}  # the first groups: their first (line, id)s
+
+    def observe(self, line: int, case: Case) -> None:
+        """Note ``case``, read at ``line`` of the case file."""
+        key = content_digest(case)
+        first = self._first.setdefault(key, (line, case.id))
+        if first[0] == line:
+            return
+        self._sizes[key] = self._sizes.get(key, 1) + 1
+        if key in self._shown or len(self._shown) < _SHOWN_GROUPS:
+            ids = self._shown.setdefault(key, [first])
+            if len(ids) < _SHOWN_IDS:
+                ids.append((line, case.id))
+
+    def found(self) -> RepeatedCases:
+        """How many cases repeat an earlier one, in how many groups, and the first groups in words."""
+        parts = []
+        for key, ids in self._shown.items():
+            more = self._sizes[key] - len(ids)
+            names = " = ".join(quote(case_id, _ID_QUOTE) for _, case_id in ids) + (f" = {more} more" if more else "")
+            parts.append(f"{names} (lines {', '.join(str(line) for line, _ in ids)}{', …' if more else ''})")
+        rest = len(self._sizes) - len(self._shown)
+        shown = "; ".join(parts) + (f"; and {rest} more group(s)" if rest else "")
+        return RepeatedCases(count=sum(self._sizes.values()) - len(self._sizes), groups=len(self._sizes), shown=shown)
+
+
+def repeats_warning(file: str | Path, repeated: RepeatedCases) -> str:
+    """The ``DuplicateCaseWarning`` of a case file whose cases ``repeated`` names: which, what it does, the fix."""
+    return (f"{file}: {repeated.count} case(s) hold the same input, initial_state, expected and outcome as an earlier "
+            f"case under another id: {repeated.shown}; each copy is run and counted as a case of its own (and a "
+            "cluster, unless they share one), so n counts the same evidence more than once and the interval is "
+            "narrower than the evidence supports (a regressed agent can pass on it); remove the copies or give each "
+            "distinct content (epochs: k repeats a case on purpose)")
+
+
+def repeats_note(repeated: RepeatedCases) -> str:
+    """The gate's note on a criterion of a run whose case file repeats cases (empty when it does not)."""
+    if not repeated.count:
+        return ""
+    return (f"n counts {repeated.count} case(s) that repeat another's content under another id, so the interval is "
+            f"narrower than the evidence supports: {repeated.shown}")

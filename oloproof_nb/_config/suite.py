@@ -23,18 +23,20 @@ from .._core.paths import (
     parse_pattern,
     pattern_matches,
 )
+from .._core.records import RepeatedCases
 from .._core.slicespec import parse_slice_spec
 from .._core.trajectory import ToolErrorRule
 from ..errors import (
     CaseFileError,
     ConfigError,
+    DuplicateCaseWarning,
     SliceSpecError,
     VacuousCheckWarning,
     quote,
     terminal_text,
     warn_at_caller,
 )
-from .cases import id_look, iter_cases
+from .cases import RepeatScan, id_look, iter_cases, repeats_warning
 from .files import config_error, read_yaml
 from .imports import (
     CODE_KEY,
@@ -287,6 +289,8 @@ class Suite:
     code_loaded: bool = False
     #: Checks that cannot fail (``VacuousCheckWarning``): criterion → one message per finding.
     vacuous: dict[str, list[str]] = field(default_factory=dict)
+    #: Cases that repeat an earlier case's content under another id (``DuplicateCaseWarning``).
+    repeated: RepeatedCases = field(default_factory=RepeatedCases)
     #: ``(size, mtime_ns, inode)`` of the case file when it was validated.
     cases_stat: tuple[int, int, int] = (0, 0, 0)
     #: The source cases, parsed when the suite was loaded (None: a case file too large to keep; streamed).
@@ -377,6 +381,7 @@ class Suite:
             "release": None if self.release is None else self.release.model_dump(mode="json"),
             "labels": self.labels,
             "vacuous": self.vacuous,
+            "repeated": self.repeated.model_dump(),
         }
 
 
@@ -500,8 +505,8 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
     if not os.path.lexists(cases_file) and "\0" not in str(cases_file):  # a typo in cases: names the key
         raise ConfigError(suite_file, "cases", f"file {cases_file} not found (the case file: one JSON case a line)")
     stat_before = _stat_case_file(cases_file)
-    scan = _VacuityScan(config, suite_file)
-    source_ids, n_sources, kept = _validate_cases(cases_file, config, suite_file, scan,
+    scan, repeats = _VacuityScan(config, suite_file), RepeatScan()
+    source_ids, n_sources, kept = _validate_cases(cases_file, config, suite_file, scan, repeats,
                                                   keep=stat_before[0] <= KEEP_CASES_BYTES)
     derived_ids = {t.name: _DerivedIds(source_ids, t.name) for t in config.metamorphic.transforms}
     looks = {look: sid for sid in source_ids if (look := id_look(sid)) != sid} if derived_ids else {}
@@ -529,6 +534,9 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
     for messages in vacuous.values():
         for message in messages:
             warn_at_caller(VacuousCheckWarning(message))
+    repeated = repeats.found()
+    if repeated.count:
+        warn_at_caller(DuplicateCaseWarning(repeats_warning(cases_file, repeated)))
     target = import_system(root, config.system, suite_file) if import_system_now else None
     if target is not None:  # notes the files its code came from (a run refuses it once they change)
         stale = stale_function(target)
@@ -542,7 +550,7 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
                  n_cases=n_sources * (1 + len(config.metamorphic.transforms)), labels=labels, digests=digests,
                  system_target=target, validators=code.validators, checks=code.checks,
                  code_loaded=import_system_now, cases_stat=stat_before,
-                 vacuous=vacuous, kept_cases=kept)
+                 vacuous=vacuous, repeated=repeated, kept_cases=kept)
 
 
 def _node_paths(state: Any) -> set[str]:
@@ -746,14 +754,15 @@ def _stat_case_file(path: Path) -> tuple[int, int, int]:
 
 
 def _validate_cases(cases_file: Path, config: SuiteConfig, suite_file: Path, scan: _VacuityScan,
-                    keep: bool) -> tuple[set[str], int, tuple[Case, ...] | None]:
-    """One streamed pass over the case file: every case is checked, and kept when ``keep``.
+                    repeats: RepeatScan, keep: bool) -> tuple[set[str], int, tuple[Case, ...] | None]:
+    """One streamed pass over the case file: every case is checked, shown to ``scan`` and ``repeats``, and kept
+    when ``keep``.
 
     Returns (source ids, count, the cases or None).
     """
     source_ids: set[str] = set()
     kept: list[Case] | None = [] if keep else None
-    for _, case in iter_cases(cases_file):
+    for line, case in iter_cases(cases_file):
         if kept is not None:
             kept.append(case)
         check_case_validators([case], config.evaluators, config.validators, cases_file)
@@ -769,6 +778,7 @@ def _validate_cases(cases_file: Path, config: SuiteConfig, suite_file: Path, sca
                     raise ConfigError(suite_file, f"metamorphic.transforms[{i}].state_path",
                                       f"case {quote(case.id)}: {exc}") from None
         scan.observe(case)
+        repeats.observe(line, case)
         source_ids.add(case.id)
     if not source_ids:
         raise CaseFileError(cases_file, None, "holds no cases; write one JSON object per line with 'id' and 'input'")

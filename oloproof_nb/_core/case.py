@@ -13,8 +13,8 @@ from .canonical import digest
 from .paths import ABSENT, find_paths, format_path, get_path, parse_path, parse_pattern
 from .receipts import OutcomeContract
 
-__all__ = ["Case", "Expected", "case_digest", "case_from_mapping", "derive_case", "inject_state", "DIGEST_KEYS",
-           "CASE_KEYS"]
+__all__ = ["Case", "Expected", "case_digest", "content_digest", "case_from_mapping", "derive_case", "inject_state",
+           "DIGEST_KEYS", "CASE_KEYS"]
 
 #: Keys of a case line that make up its digest (when the case has them).
 DIGEST_KEYS: tuple[str, ...] = ("id", "input", "initial_state", "expected", "outcome")
@@ -120,6 +120,26 @@ def case_digest(obj: dict[str, Any]) -> str:
     True
     """
     return digest({k: obj[k] for k in DIGEST_KEYS if k in obj})
+
+
+def content_digest(case: Case) -> str:
+    """The digest of what a case asks and expects, without its id: two cases with the same one are the same evidence.
+
+    SHA-256 of the canonical JSON of ``{input, initial_state, expected, outcome}``: what the system is
+    given, the state it starts from, and what every evaluator judges it by. Left out: ``id`` (the
+    point of the comparison), ``cluster`` (how the analysis groups cases, not what a case holds: the same
+    case in two clusters is still counted twice) and ``metadata`` (notes and tags, never given to the system
+    nor judged). An absent ``initial_state``, ``expected`` or ``outcome`` reads as its empty value.
+
+    Examples
+    --------
+    >>> a = case_from_mapping({"id": "c1", "input": {"x": 1}, "metadata": {"source": "a.jsonl"}})
+    >>> b = case_from_mapping({"id": "c9", "input": {"x": 1}, "initial_state": {}, "cluster": "k"})
+    >>> content_digest(a) == content_digest(b), a.digest == b.digest
+    (True, False)
+    """
+    return digest({"input": case.input, "initial_state": case.initial_state,
+                   "expected": case.expected_dict() or {}, "outcome": case.outcome})
 
 
 def case_from_mapping(obj: dict[str, Any], *, digest_value: str | None = None, source_id: str | None = None,

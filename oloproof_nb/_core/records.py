@@ -22,6 +22,7 @@ __all__ = [
     "ENV_SCHEMA",
     "Manifest",
     "StoredSuite",
+    "RepeatedCases",
     "CaseDict",
     "TrajectoryDict",
     "EnvironmentState",
@@ -47,6 +48,19 @@ Verdict = Literal["pass", "fail", "missing"]
 ENDED: tuple[str, ...] = ("error", "timeout")
 
 
+class RepeatedCases(BaseModel):
+    """Cases of a case file that hold an earlier case's content under another id (``DuplicateCaseWarning``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    #: Cases that repeat an earlier one: a group of g equal cases counts g - 1.
+    count: int = Field(default=0, ge=0)
+    #: Groups of equal cases (each of two or more).
+    groups: int = Field(default=0, ge=0)
+    #: The first groups' ids and lines, for a message: ``'c1' = 'c7' (lines 1, 7); …``.
+    shown: str = ""
+
+
 class StoredSuite(BaseModel):
     """What a run keeps of its suite, so frames and the gate rebuild without the suite folder."""
 
@@ -58,6 +72,8 @@ class StoredSuite(BaseModel):
     labels: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)
     #: Checks that cannot fail, found by ``load_suite``: criterion → one message per finding.
     vacuous: dict[str, list[str]] = Field(default_factory=dict)
+    #: Cases that repeat another's content under another id, found by ``load_suite``.
+    repeated: RepeatedCases = Field(default_factory=RepeatedCases)
 
 
 class Manifest(BaseModel):

@@ -40,7 +40,8 @@ def make_suite(tmp: Path, outcomes: list[bool], *, clusters: list[str] | None = 
     (tmp / "echo.py").write_text(SYSTEM)
     lines = []
     for i, ok in enumerate(outcomes):
-        case = {"id": f"c{i:03d}", "input": {"say": "yes" if ok else "no"}, "expected": {"answer": "yes"}}
+        case = {"id": f"c{i:03d}", "input": {"say": "yes" if ok else "no", "case": i},  # each a case of its own
+                "expected": {"answer": "yes"}}
         if clusters is not None:
             case["cluster"] = clusters[i]
         lines.append(json.dumps(case))

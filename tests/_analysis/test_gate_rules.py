@@ -41,7 +41,7 @@ def write_suite(tmp: Path, cases: list[dict], evaluators: list[dict], release: d
 
 
 def answer_cases(outcomes: list[bool], clusters: list[str]) -> list[dict]:
-    return [{"id": f"c{i:03d}", "cluster": cl, "input": {"say": "yes" if ok else "no"},
+    return [{"id": f"c{i:03d}", "cluster": cl, "input": {"say": "yes" if ok else "no", "case": i},  # distinct cases
              "expected": {"answer": "yes"}, "initial_state": {"orders": {"ord-999": {"status": "open"}}}}
             for i, (ok, cl) in enumerate(zip(outcomes, clusters, strict=True))]
 

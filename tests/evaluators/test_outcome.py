@@ -320,8 +320,8 @@ def test_a_wait_holds_back_a_pass_of_the_outcome_criterion(outcome_suite: Callab
     "waiting" on the rest passed outcome_verified at 30/30 (exit 0), although DESIGN says a wait is never a
     success. While any case waits, the criterion's PASS is INSUFFICIENT_EVIDENCE (outcome_waiting); the rows
     and the interval are those of the delivered outcomes, as before, and the other criteria are untouched."""
-    cases = [case(f"ok{i:02d}", {"artifact_id": "good"}, write=["good"]) for i in range(24)]
-    cases += [case(f"wait{i}", {"artifact_id": "good"}, write=[], status="waiting") for i in range(waiting)]
+    cases = [case(f"ok{i:02d}", {"artifact_id": "good"}, write=["good"], n=i) for i in range(24)]  # 24 distinct
+    cases += [case(f"wait{i}", {"artifact_id": "good"}, write=[], status="waiting", n=i) for i in range(waiting)]
     root = outcome_suite(cases,
                          release={"criteria": {"outcome_verified": 0.8, "answer_matches": 0.8}})
     table = op.gate(op.run(op.load_suite(root), progress=False)).table.set_index("criterion")
