@@ -10,11 +10,18 @@
 3. **A call that holds the GIL.** The backtracking expression ``(a+)+$`` on ``"a" * n + "b"`` that
    ``tests/_run/test_isolation.py`` uses: how long one match takes at n = 22 and n = 26, i.e. how late a
    thread timeout can fire (the waiting thread gets the GIL back only when the match ends).
+4. **Long lists matched without order.** One ``state_matches`` check of a ``transactions`` list of N
+   elements (N = 1,000, 4,000, 16,000) on the main thread, where no timeout applies: ``unordered`` and
+   ``by_key`` lists whose elements lack the key field, a failing check with a ``tolerance``, a timestamp left
+   out by ``ignore``, expected elements that name a few fields (``subset``), ``changes`` mode. Side by side:
+   the matching as it is, and the matching as it was (``fits`` asked of every pair, the
+   ``reference_hopcroft_karp`` of ``tests/_core/test_compare_anchors.py``), the latter only where it ends
+   within ``--before-max`` elements (it grows with N²).
 
 Run::
 
     python benchmarks/hostile.py            # 5 rounds each; the 256 MiB file is written once (temporary)
-    python benchmarks/hostile.py --smoke    # 1 round, a 16 MiB file, n = 18 and 20 (CI)
+    python benchmarks/hostile.py --smoke    # 1 round, a 16 MiB file, n = 18 and 20, N = 100 and 200 (CI)
 """
 
 from __future__ import annotations
@@ -23,12 +30,14 @@ import argparse
 import hashlib
 import os
 import platform
+import random
 import re
 import statistics
 import sys
 import tempfile
 import time
 import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -36,10 +45,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from _hostile_files import alias_bomb  # noqa: E402
 
+import oloproof_nb._core.compare as compare  # noqa: E402
 from oloproof_nb._config.release import load_release  # noqa: E402
 from oloproof_nb._core.receipts import OutcomeContract  # noqa: E402
 from oloproof_nb._run.observe import UnobservableArtifact, observe_file  # noqa: E402
 from oloproof_nb.errors import OloproofError  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "_core"))
+from test_compare_anchors import reference_hopcroft_karp  # noqa: E402
 
 
 def bomb(folder: Path, width: int, depth: int, rounds: int) -> None:
@@ -114,9 +127,69 @@ def gil(lengths: tuple[int, int], rounds: int) -> None:
               "a thread timeout cannot fire before it ends")
 
 
+def _transactions(n: int) -> list[dict[str, object]]:
+    rng = random.Random(n)
+    return [{"memo": f"payment {i}", "amount": round(rng.uniform(1, 500), 2), "at": f"2026-12-01T10:{i % 60:02d}"}
+            for i in range(n)]
+
+
+def _checks(n: int) -> dict[str, Callable[[], list[compare.Row]]]:
+    """One ``state_matches`` call per shape (the check of one case), on a list of ``n`` elements."""
+    act = _transactions(n)
+    shuffled = [dict(e) for e in act]
+    random.Random(0).shuffle(shuffled)
+    off = [dict(e) for e in shuffled]
+    off[0]["amount"] = -1.0  # one amount wrong: a failing check
+    stamped = [dict(e, at="2026-12-02T09:00") for e in shuffled]  # every timestamp differs: ignored
+    named = [{"memo": e["memo"], "amount": e["amount"]} for e in shuffled]  # the fields the case names
+    unordered, by_ref = {"t": compare.ListMatch("unordered")}, {"t": compare.ListMatch("by_key", "ref")}
+    added = {"memo": "refund", "amount": 9.99, "at": "2026-12-02T09:00"}
+    return {
+        "whole, unordered, equal (shuffled)": lambda: compare.compare_state({"t": shuffled}, {"t": act}, "whole",
+                                                                            lists=unordered),
+        "whole, unordered, tolerance 0.01, one amount off": lambda: compare.compare_state(
+            {"t": off}, {"t": act}, "whole", tolerance=0.01, lists=unordered),
+        "whole, unordered, ignore t.*.at (every one differs)": lambda: compare.compare_state(
+            {"t": stamped}, {"t": act}, "whole", lists=unordered, ignore=["t.*.at"]),
+        "subset, by_key ref (no element has it), 2 of 3 fields": lambda: compare.compare_state(
+            {"t": named}, {"t": act}, "subset", lists=by_ref),
+        "changes, by_key ref (no element has it), one added": lambda: compare.compare_state(
+            {"t": [{"memo": "refund", "amount": 9.99}]}, {"t": [*act, added]}, "changes", lists=by_ref,
+            ignore=["t.*.at"], initial={"t": act}),
+    }
+
+
+def lists(sizes: tuple[int, ...], before_max: int, rounds: int) -> None:
+    for n in sizes:
+        for name, check in _checks(n).items():
+            rows = check()  # untimed: the first call imports scipy
+            now = statistics.median(_seconds(check) for _ in range(rounds))
+            before = "not run (every pair)"
+            if n <= before_max:
+                kept = compare._hopcroft_karp
+                compare._hopcroft_karp = reference_hopcroft_karp
+                try:
+                    started = time.perf_counter()
+                    rows_before = check()
+                    before = f"{time.perf_counter() - started:.3f} s"
+                finally:
+                    compare._hopcroft_karp = kept
+                if repr(rows) != repr(rows_before):  # pragma: no cover - a correctness check of the benchmark
+                    sys.exit(f"N = {n}, {name}: the rows differ from those of the matching over every pair")
+            print(f"list of {n:,}, {name}: {now:.3f} s a check (median of {rounds}); as it was: {before}")
+
+
+def _seconds(fn: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    fn()
+    return time.perf_counter() - started
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--smoke", action="store_true", help="small sizes, one round (CI)")
+    parser.add_argument("--before-max", type=int, default=1000,
+                        help="longest list also matched as before (over every pair: minutes at 4,000)")
     args = parser.parse_args()
     print(f"platform: {platform.platform()} | cpus: {os.cpu_count()} | python {platform.python_version()}")
     rounds = 1 if args.smoke else 5
@@ -126,6 +199,8 @@ def main() -> int:
         bomb(folder, 9, 6, rounds)
         artifact(folder, 16 if args.smoke else 256, rounds)
     gil((18, 20) if args.smoke else (22, 26), 1 if args.smoke else 3)
+    lists((100, 200) if args.smoke else (1000, 4000, 16000), 100 if args.smoke else args.before_max,
+          1 if args.smoke else 3)
     return 0
 
 

@@ -36,7 +36,7 @@ element of the state (``get_path`` finds it absent).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -208,7 +208,74 @@ def _text(value: Any) -> str | None:
     return None if '"$absent"' in text else text
 
 
-def _bipartite(exp: Sequence[Any], act: Sequence[Any], fits: Any, safe: bool) -> dict[int, int]:
+#: ``hidden(j, path)``: whether ``fits`` leaves the leaf at ``path`` of actual element ``j`` uncompared.
+Hidden = Callable[[int, Keys], bool]
+#: Text leaves of an expected element tried as its anchor; paths an :class:`_Anchors` indexes at most.
+_ANCHOR_TRIES = 4
+_ANCHOR_PATHS = 32
+
+
+def _text_leaves(node: Any, keys: Keys = ()) -> Iterator[tuple[Keys, str]]:
+    """The ``str`` leaves of ``node`` reached through dicts only (no list: its rule may reorder it)."""
+    if type(node) is str:
+        yield keys, node
+    elif isinstance(node, Mapping) and not is_absent_marker(node):
+        for key, value in node.items():
+            yield from _text_leaves(value, (*keys, key))
+
+
+class _Anchors:
+    """The actual elements an expected element may fit, found by one of its text leaves (its anchor).
+
+    Every rule compares a ``str`` leaf of an expected value by equality (no tolerance applies to text, and a
+    ``str`` equals no other type), at the same dict path of the actual element. So an expected element
+    whose leaf at ``path`` is the text ``t`` fits only actual elements whose value there is ``t``, or a
+    ``str`` subclass (its ``==`` is its own), or where ``hidden`` says the leaf is not compared (an ignore
+    pattern of ``whole`` mode). Each path's index is built on first use; of an element's first
+    :data:`_ANCHOR_TRIES` text leaves the one with the fewest candidates is used.
+    """
+
+    def __init__(self, act: Sequence[Any], hidden: Hidden | None) -> None:
+        self._act = act
+        self._hidden = hidden
+        self._index: dict[Keys, tuple[dict[str, list[int]], list[int]]] = {}
+
+    def _at(self, path: Keys) -> tuple[dict[str, list[int]], list[int]] | None:
+        found = self._index.get(path)
+        if found is None and len(self._index) < _ANCHOR_PATHS:
+            exact: dict[str, list[int]] = {}
+            loose: list[int] = []
+            for j, element in enumerate(self._act):
+                value = element
+                for key in path:
+                    value = _child(value, key)
+                if self._hidden is not None and self._hidden(j, path):
+                    loose.append(j)
+                elif type(value) is str:
+                    exact.setdefault(value, []).append(j)
+                elif isinstance(value, str):
+                    loose.append(j)
+            found = self._index[path] = (exact, loose)
+        return found
+
+    def candidates(self, element: Any) -> list[int] | None:
+        """The actual indexes ``element`` may fit, ascending; None when it has no text leaf to go by."""
+        best: list[int] | None = None
+        for n, (path, text) in enumerate(_text_leaves(element)):
+            if n == _ANCHOR_TRIES:
+                break
+            index = self._at(path)
+            if index is None:
+                continue
+            exact, loose = index
+            near = exact.get(text, [])
+            if best is None or len(near) + len(loose) < len(best):  # an ignored leaf: every index, not built
+                best = sorted(near + loose) if loose else near
+        return best
+
+
+def _bipartite(exp: Sequence[Any], act: Sequence[Any], fits: Any, safe: bool, hidden: Hidden | None = None,
+               ) -> dict[int, int]:
     """A maximum matching of ``exp``'s indexes to ``act``'s over ``fits(i, j)``.
 
     First each element meets the first free actual element of the same text (equal values always fit),
@@ -221,6 +288,11 @@ def _bipartite(exp: Sequence[Any], act: Sequence[Any], fits: Any, safe: bool) ->
     list rule naming an index (``safe`` False). Otherwise (equal values, or a subset of a subset) whatever
     another element would have fitted through the actual element taken, it fits through the one left, and
     a failing case (one line of 1,200 missing) costs no pass over every pair.
+
+    Hopcroft–Karp calls ``fits`` only on the pairs :class:`_Anchors` leaves (``hidden`` says which leaves of
+    an actual element ``fits`` does not compare): the same edges, so the same matching, without a call per
+    pair when the elements carry a text field (1,000 elements, one text apart: 13 s before, see
+    benchmarks/README.md).
     """
     out: dict[int, int] = {}
     free: dict[str, list[int]] = {}
@@ -240,9 +312,14 @@ def _bipartite(exp: Sequence[Any], act: Sequence[Any], fits: Any, safe: bool) ->
     if not left:
         return out
     used = set(out.values())
-    out.update(_hopcroft_karp(left, [j for j in range(len(act)) if j not in used], fits))
+    anchors = _Anchors(act, hidden)
+
+    def candidates(i: int) -> list[int] | None:
+        return anchors.candidates(exp[i])
+
+    out.update(_hopcroft_karp(left, [j for j in range(len(act)) if j not in used], fits, candidates))
     if len(out) < len(exp) and not safe:  # the first meetings may have cost a match: match everything at once
-        whole = _hopcroft_karp(list(range(len(exp))), list(range(len(act))), fits)
+        whole = _hopcroft_karp(list(range(len(exp))), list(range(len(act))), fits, candidates)
         if len(whole) > len(out):
             return whole
     return out
@@ -259,9 +336,18 @@ def _absent_free(value: Any) -> bool:
     return True
 
 
-def _hopcroft_karp(left: list[int], right: list[int], fits: Any) -> dict[int, int]:
-    """A maximum matching of the indexes ``left`` to ``right`` over ``fits(i, j)``."""
-    edges = [(a, b) for a, i in enumerate(left) for b, j in enumerate(right) if fits(i, j)]
+def _hopcroft_karp(left: list[int], right: list[int], fits: Any,
+                   candidates: Callable[[int], list[int] | None] = lambda i: None) -> dict[int, int]:
+    """A maximum matching of the indexes ``left`` to ``right`` (both ascending) over ``fits(i, j)``, asked only
+    of the ``j`` in ``candidates(i)`` (ascending; None: every one), which must hold every ``j`` that fits."""
+    edges: list[tuple[int, int]] = []
+    position = {j: b for b, j in enumerate(right)}
+    for a, i in enumerate(left):
+        near = candidates(i)
+        if near is None:
+            edges.extend((a, b) for b, j in enumerate(right) if fits(i, j))
+        else:  # in the same order as above: the graph, and so the matching, is the same
+            edges.extend((a, position[j]) for j in near if j in position and fits(i, j))
     if not edges:
         return {}
     import numpy as np  # first use: lists left over after the first meetings
@@ -275,12 +361,13 @@ def _hopcroft_karp(left: list[int], right: list[int], fits: Any) -> dict[int, in
 
 
 def _by_key(expected: Sequence[Any], actual: Sequence[Any], key: str | None, fits: Any = None, safe: bool = True,
-            allowed: set[int] | None = None) -> dict[int, int]:
+            allowed: set[int] | None = None, hidden: Hidden | None = None) -> dict[int, int]:
     """Expected index -> actual index: the n-th element with a key value meets the n-th actual one with it.
 
     Elements without the key field (old entries from before the field existed, a scalar) are matched among
     themselves as an ``unordered`` list: by ``fits(i, j)`` (:func:`_bipartite`), or by equal text when
-    ``fits`` is None (how the diff aligns them); ``allowed`` (None: all) limits the actual ones they may meet.
+    ``fits`` is None (how the diff aligns them); ``allowed`` (None: all) limits the actual ones they may meet;
+    ``hidden`` is that of :func:`_bipartite`, by index in ``actual``.
     """
     free: dict[str, list[int]] = {}
     bare_act = []
@@ -304,7 +391,8 @@ def _by_key(expected: Sequence[Any], actual: Sequence[Any], key: str | None, fit
     if bare_exp and bare_act:
         exp, act = [expected[i] for i in bare_exp], [actual[j] for j in bare_act]
         pairs = (_align(exp, act) if fits is None
-                 else _bipartite(exp, act, lambda a, b: fits(bare_exp[a], bare_act[b]), safe))
+                 else _bipartite(exp, act, lambda a, b: fits(bare_exp[a], bare_act[b]), safe,
+                                 None if hidden is None else lambda b, path: hidden(bare_act[b], path)))
         out.update({bare_exp[a]: bare_act[b] for a, b in pairs.items()})
     return out
 
@@ -491,8 +579,12 @@ def _whole(exp: Any, act: Any, keys: Keys, rules: _Rules, rows: list[Row]) -> No
         def fits(i: int, j: int) -> bool:
             return _equal(listed[i], act[j], (*keys, str(j)), rules)
 
-        matched = (_by_key(exp, act, rule.key, fits, rules.transitive) if rule.how == "by_key"
-                   else _bipartite(exp, act, fits, rules.transitive))
+        def hidden(j: int, path: Keys) -> bool:
+            return rules.ignored((*keys, str(j), *path))
+
+        unseen = hidden if rules.ignore else None
+        matched = (_by_key(exp, act, rule.key, fits, rules.transitive, hidden=unseen) if rule.how == "by_key"
+                   else _bipartite(exp, act, fits, rules.transitive, unseen))
         used = set(matched.values())
         for i, element in enumerate(exp):
             j = matched.get(i)

@@ -52,7 +52,7 @@ from .case import execute_case, failed_case
 from .context import RunSettings, ShownArtifacts
 from .observe import HeldBack, promised_artifacts, shared_files
 from .replay_cache import REPLAY_CACHE_DIR, ReplayCache
-from .systems import as_factory, build, code_fingerprint, version_of
+from .systems import as_factory, build, code_fingerprint, release, version_of
 from .timeouts import set_call_watch
 
 __all__ = ["ProcessWorkers", "GRACE_S"]
@@ -166,6 +166,8 @@ def _worker_main(conn: multiprocessing.connection.Connection, spec: _Spec) -> No
             return  # a helper thread still runs the timed-out call: the run's process replaces this one
         if outcome.needs_fresh_system:
             try:
+                old, system = [system], None
+                release(old, timeout_s)  # a __del__ that blocks is a call that overran: this worker is replaced
                 system = build(factory, timeout_s)
             except OloproofError as exc:
                 conn.send(("failed", str(exc)))

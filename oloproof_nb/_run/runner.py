@@ -24,7 +24,7 @@ import threading
 import traceback
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar
 
@@ -43,7 +43,7 @@ from .locate import latest_hint
 from .observe import HeldBack, promised_artifacts, shared_files
 from .replay_cache import REPLAY_CACHE_DIR, ReplayCache
 from .store import Fsync, RunStore, new_run_id, read_cases, record_key
-from .systems import as_factory, build, code_fingerprint, version_of
+from .systems import as_factory, build, code_fingerprint, release, version_of
 
 __all__ = ["run_suite", "as_factory", "Progress", "Isolation", "RecordSink", "with_epochs"]
 
@@ -148,6 +148,7 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
         store.close()  # a finished run has nothing to resume: left as it was (not stamped finished again)
         if pool is not None:
             pool.stop()
+        _release_left(systems, timeout_s)
         return store.directory
     pending = ((index, case) for index, case in enumerate(with_epochs(suite.iter_cases(), k))
                if (case.id, case.epoch) not in done)
@@ -161,9 +162,9 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
         else:
             assert systems is not None  # built above for every run that is not process-isolated
             if workers == 1 or systems.rebuild is None:
-                records = _run_serial(pending, systems.first, systems.rebuild, settings)
+                records = _run_serial(pending, systems, settings)
             else:
-                records = _run_threaded(pending, systems.first, systems.rebuild, workers, settings)
+                records = _run_threaded(pending, systems, workers, settings)
         for record in records:
             ref, initial_ref = store.append_case(record)
             if sink is not None:
@@ -193,6 +194,7 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
         if pool is not None:
             pool.stop()
     store.finish(finished_at=utc_now())
+    _release_left(systems, timeout_s)  # after the run is finished: a resume would find it blocking again
     return store.directory
 
 
@@ -205,6 +207,17 @@ class _Systems:
     rebuild: Callable[[], Any] | None
     version: str | None
     fingerprint: str | None
+    #: Instances a finished thread run leaves: released (:func:`_release_left`) once the run is finished.
+    left: list[Any] = field(default_factory=list)
+
+
+def _release_left(systems: _Systems | None, timeout_s: float | None) -> None:
+    """Release the instances a run left, and the first one when no thread run took it (an executor's run)
+    (:func:`~oloproof_nb._run.systems.release`)."""
+    if systems is not None:
+        held = systems.left + ([] if systems.first is None else [systems.first])
+        systems.left, systems.first = [], None
+        release(held, timeout_s)
 
 
 def _thread_systems(suite: Suite, system: Any, workers: int, executor: Executor | None) -> _Systems:
@@ -293,16 +306,22 @@ def _check_resumable(manifest: Manifest, suite: Suite, version: str | None, fing
                           "differs; the version alone did not say so); start a new run instead")
 
 
-def _run_serial(pending: Iterable[tuple[int, Case]], first: Any, rebuild: Callable[[], Any] | None,
-                settings: RunSettings) -> Iterator[CaseRecord]:
-    """One instance at a time; ``rebuild`` makes a fresh one after a failed case (None: one shared instance)."""
-    system, stale = first, False
+def _run_serial(pending: Iterable[tuple[int, Case]], systems: _Systems, settings: RunSettings,
+                ) -> Iterator[CaseRecord]:
+    """One instance at a time; ``systems.rebuild`` makes a fresh one after a failed case (None: one shared
+    instance). The instances are taken from ``systems`` and released under the timeout (:func:`release`)."""
+    rebuild = systems.rebuild
+    held, systems.first = [systems.first], None  # the only reference: released on the helper thread
+    stale = False
     for index, case in pending:
         if stale and rebuild is not None:  # built only when a case needs it, after the failed case was recorded
-            system, stale = rebuild(), False
-        outcome = execute_case(case, index, system, settings)
+            release(held, settings.timeout_s)
+            held.append(rebuild())
+            stale = False
+        outcome = execute_case(case, index, held[0], settings)
         stale = outcome.needs_fresh_system and rebuild is not None
         yield outcome.record
+    systems.left.extend(held)  # released by the run once it is finished
 
 
 def _bounded(submit: Callable[[T], Future[R]], items: Iterable[T], limit: int,
@@ -335,10 +354,13 @@ class _Unbuildable:
         self.error = error
 
 
-def _run_threaded(pending: Iterable[tuple[int, Case]], first: Any, rebuild: Callable[[], Any],
-                  workers: int, settings: RunSettings) -> Iterator[CaseRecord]:
+def _run_threaded(pending: Iterable[tuple[int, Case]], systems: _Systems, workers: int, settings: RunSettings,
+                  ) -> Iterator[CaseRecord]:
+    rebuild = systems.rebuild
+    assert rebuild is not None  # a run shares one instance it was given only serially
     instances: queue.Queue[Any] = queue.Queue()
-    instances.put(first)
+    instances.put(systems.first)
+    systems.first = None  # the queue holds the only references: released on the helper thread
     for _ in range(workers - 1):
         instances.put(rebuild())
 
@@ -349,7 +371,9 @@ def _run_threaded(pending: Iterable[tuple[int, Case]], first: Any, rebuild: Call
                 raise system.error  # an earlier replacement could not be built: the run stops here
             outcome = execute_case(case, index, system, settings)
             if outcome.needs_fresh_system:
+                old, system = [system], None
                 try:
+                    release(old, settings.timeout_s)
                     system = rebuild()
                 except OloproofError as exc:  # this case's record is kept; the next task on this slot stops the run
                     system = _Unbuildable(exc)
@@ -365,6 +389,8 @@ def _run_threaded(pending: Iterable[tuple[int, Case]], first: Any, rebuild: Call
         clean = True
     finally:  # on an error or Ctrl-C, do not wait for cases still running: the run stops now
         pool.shutdown(wait=clean, cancel_futures=True)
+    while not instances.empty():  # released by the run once it is finished
+        systems.left.append(instances.get_nowait())
 
 
 # -- executors (other processes or machines) ---------------------------------------------------
@@ -445,10 +471,13 @@ def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[in
         for index, case in batch:
             outcome = execute_case(case, index, system, settings)
             if outcome.needs_fresh_system:
+                old, system = [system], None
+                release(old, timeout_s)
                 system = build(factory, timeout_s)
             records.append(outcome.record)
     finally:
-        pool.put(system)
+        if system is not None:  # None: released, and no replacement could be built
+            pool.put(system)
     return records, replays
 
 

@@ -4,7 +4,9 @@ The constructor and ``fingerprint()`` are calls into the user's code and go
 through the one timeout mechanism: a constructor that raises (``SystemExit``
 included), or takes longer than ``case_timeout_s``, is an
 :class:`~oloproof_nb.errors.OloproofError` in one line — never a hang, never
-an exit of the run's process.
+an exit of the run's process. So is dropping an instance (:func:`release`): its
+``__del__``, a finaliser or a connection closed with it runs on the helper
+thread, under the same timeout.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from ..errors import OloproofError, quote, storable
 from .sandbox import failure_reason
 from .timeouts import CaseTimeout, call_with_timeout, system_traceback
 
-__all__ = ["as_factory", "build", "version_of", "code_fingerprint", "CODE_SCHEMA"]
+__all__ = ["as_factory", "build", "release", "version_of", "code_fingerprint", "CODE_SCHEMA"]
 
 CODE_SCHEMA = "oloproof_code/v1"
 
@@ -51,6 +53,20 @@ def build(factory: Callable[[], Any], timeout_s: float | None) -> Any:
     if not hasattr(instance, "run"):
         raise OloproofError(f"the system factory returned {type(instance).__name__}, which has no run(input)")
     return instance
+
+
+def release(instances: list[Any], timeout_s: float | None) -> None:
+    """Drop the instances in ``instances`` on the helper thread, under the timeout; one-line error when that hangs.
+
+    The caller hands over its only references (it keeps none of its own), so the
+    last one goes on the helper thread: a ``__del__`` (a weakref finaliser, a
+    connection closed with the instance) that blocks stops the run after
+    ``case_timeout_s``, as a constructor that blocks does, instead of hanging it
+    outside any timeout. Python ignores what a ``__del__`` raises (it prints it to
+    stderr); an instance someone else still holds (the caller's own, a call
+    abandoned on its helper thread) is left to them.
+    """
+    _call(instances.clear, "releasing a system instance (its __del__ or a finaliser)", timeout_s)
 
 
 def version_of(instance: Any) -> str | None:

@@ -197,5 +197,8 @@ def call_with_timeout(fn: Callable[[], T], timeout_s: float | None) -> T:
         raise CaseTimeout(limit if limit is not None else 0.0)
     if "error" in box:
         error: BaseException = box.pop("error")
-        raise error
+        try:
+            raise error
+        finally:  # else this frame (in the error's traceback) keeps the error, and through it the system
+            del error  # instance its frames hold, alive until a garbage collection on whichever thread
     return box["value"]  # type: ignore[no-any-return]

@@ -69,3 +69,32 @@ def test_describe_exception_is_one_bounded_line_whatever_str_does() -> None:
     assert text.startswith("Loud: xxx") and len(text) == len("Loud: ") + 500 and "\n" not in text
     assert describe_exception(Broken()) == "Broken: <str() of the exception raised>"
     assert describe_exception(KeyboardInterrupt()) == "KeyboardInterrupt"
+
+
+def test_an_error_the_call_raised_leaves_no_cycle_holding_what_its_frames_held() -> None:
+    """The error's traceback must not keep the waiting frame, which held the error: that cycle kept the system
+    instance of every raising case alive until a garbage collection, whose ``__del__`` then ran on whichever
+    thread collected (the run's main thread, outside any timeout)."""
+    import gc
+    import weakref
+
+    class Instance:
+        def run(self) -> None:
+            raise RuntimeError("boom")
+
+    instance = Instance()
+    alive = weakref.ref(instance)
+    call = instance.run
+    del instance
+    enabled = gc.isenabled()
+    gc.disable()  # only reference counting: what a cycle holds stays alive
+    try:
+        try:
+            call_with_timeout(call, 10)
+        except RuntimeError:
+            pass
+        del call
+        assert alive() is None
+    finally:
+        if enabled:
+            gc.enable()
