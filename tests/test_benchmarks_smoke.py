@@ -42,6 +42,11 @@ def test_hostile_smoke() -> None:
     assert "more than max_artifact_bytes=1073741824" in out and "a thread timeout cannot fire" in out
 
 
+def test_suite_load_smoke() -> None:
+    out = smoke("suite_load.py")
+    assert "the duplicate-case check adds" in out and "cases repeating another: 0" in out
+
+
 def test_cluster_types_smoke() -> None:
     out = smoke("cluster_types.py")
     assert "failure types" in out and "interval [" in out and "DIFFERENT" not in out

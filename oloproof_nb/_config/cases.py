@@ -9,13 +9,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-from .._core.case import Case, case_from_mapping, content_digest
+from .._core.case import Case, case_and_content, case_from_mapping, content_digest
 from .._core.paths import MAX_DEPTH, exceeds_depth
 from .._core.records import RepeatedCases
 from ..errors import CaseFileError, quote
 from .files import KeyTwice, UnreadableFile, keys_once, open_regular
 
-__all__ = ["iter_cases", "load_cases", "RepeatScan", "repeats_warning", "repeats_note"]
+__all__ = ["iter_cases", "iter_cases_with_content", "load_cases", "RepeatScan", "repeats_warning", "repeats_note"]
 
 
 #: Bytes read at a time; a line is only held whole once it is known to start like a case (``{``).
@@ -66,6 +66,19 @@ def iter_cases(path: str | Path) -> Iterator[tuple[int, Case]]:
     The file must be a regular file (a directory, a named pipe or a device is refused
     before it is opened, so it never blocks).
     """
+    for lineno, case, _ in _iter_lines(path, content=False):
+        yield lineno, case
+
+
+def iter_cases_with_content(path: str | Path) -> Iterator[tuple[int, Case, str]]:
+    """Stream ``(line_number, Case, content digest)`` from a JSONL file (:func:`iter_cases`; the digest is
+    :func:`~oloproof_nb._core.case.content_digest`'s, made with the case's own: :class:`RepeatScan`)."""
+    yield from _iter_lines(path, content=True)
+
+
+def _iter_lines(path: str | Path, content: bool) -> Iterator[tuple[int, Case, str]]:
+    """The cases of a JSONL file, one line at a time (:func:`iter_cases`), with their content digest when
+    ``content`` (else "")."""
     path = Path(path)
     seen: set[str] = set()
     looks: dict[str, tuple[int, str]] = {}  # id_look(id) -> (line, id), for ids that read otherwise than written
@@ -114,7 +127,7 @@ def iter_cases(path: str | Path) -> Iterator[tuple[int, Case]]:
                 raise CaseFileError(path, lineno, f"a string holds {quote(exc.object[exc.start:exc.end])}, a lone "
                                     "surrogate escape that is not Unicode text") from None
             try:
-                case = case_from_mapping(obj)
+                case, key = case_and_content(obj) if content else (case_from_mapping(obj), "")
             except (ValueError, RecursionError) as exc:
                 raise CaseFileError(path, lineno, str(exc) or "nested too deeply") from None
             if case.id in seen:
@@ -127,7 +140,7 @@ def iter_cases(path: str | Path) -> Iterator[tuple[int, Case]]:
             seen.add(case.id)
             if look != case.id:
                 looks[look] = (lineno, case.id)
-            yield lineno, case
+            yield lineno, case, key
 
 
 #: Characters that show nothing where they stand: zero-width space and word joiners, direction marks and
@@ -227,9 +240,9 @@ class RepeatScan:
         self._sizes: dict[str, int] = {}  # content digest -> cases holding it, for contents held more than once
         self._shown: dict[str, list[tuple[int, str]]] = {}  # the first groups: their first (line, id)s
 
-    def observe(self, line: int, case: Case) -> None:
-        """Note ``case``, read at ``line`` of the case file."""
-        key = content_digest(case)
+    def observe(self, line: int, case: Case, content: str = "") -> None:
+        """Note ``case``, read at ``line`` of the case file (``content``: its content digest, when known)."""
+        key = content or content_digest(case)
         first = self._first.setdefault(key, (line, case.id))
         if first[0] == line:
             return

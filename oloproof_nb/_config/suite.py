@@ -36,7 +36,7 @@ from ..errors import (
     terminal_text,
     warn_at_caller,
 )
-from .cases import RepeatScan, id_look, iter_cases, repeats_warning
+from .cases import RepeatScan, id_look, iter_cases, iter_cases_with_content, repeats_warning
 from .files import config_error, read_yaml
 from .imports import (
     CODE_KEY,
@@ -762,7 +762,7 @@ def _validate_cases(cases_file: Path, config: SuiteConfig, suite_file: Path, sca
     """
     source_ids: set[str] = set()
     kept: list[Case] | None = [] if keep else None
-    for line, case in iter_cases(cases_file):
+    for line, case, content in iter_cases_with_content(cases_file):
         if kept is not None:
             kept.append(case)
         check_case_validators([case], config.evaluators, config.validators, cases_file)
@@ -778,7 +778,7 @@ def _validate_cases(cases_file: Path, config: SuiteConfig, suite_file: Path, sca
                     raise ConfigError(suite_file, f"metamorphic.transforms[{i}].state_path",
                                       f"case {quote(case.id)}: {exc}") from None
         scan.observe(case)
-        repeats.observe(line, case)
+        repeats.observe(line, case, content)
         source_ids.add(case.id)
     if not source_ids:
         raise CaseFileError(cases_file, None, "holds no cases; write one JSON object per line with 'id' and 'input'")

@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import quote, validation_problem
-from .canonical import digest
+from .canonical import canonical_json, digest
 from .paths import ABSENT, find_paths, format_path, get_path, parse_path, parse_pattern
 from .receipts import OutcomeContract
 
-__all__ = ["Case", "Expected", "case_digest", "content_digest", "case_from_mapping", "derive_case", "inject_state",
-           "DIGEST_KEYS", "CASE_KEYS"]
+__all__ = ["Case", "Expected", "case_digest", "content_digest", "case_and_content", "case_from_mapping", "derive_case",
+           "inject_state", "DIGEST_KEYS", "CASE_KEYS"]
 
 #: Keys of a case line that make up its digest (when the case has them).
 DIGEST_KEYS: tuple[str, ...] = ("id", "input", "initial_state", "expected", "outcome")
@@ -125,11 +127,12 @@ def case_digest(obj: dict[str, Any]) -> str:
 def content_digest(case: Case) -> str:
     """The digest of what a case asks and expects, without its id: two cases with the same one are the same evidence.
 
-    SHA-256 of the canonical JSON of ``{input, initial_state, expected, outcome}``: what the system is
+    SHA-256 of the canonical JSON of ``{expected, initial_state, input, outcome}``: what the system is
     given, the state it starts from, and what every evaluator judges it by. Left out: ``id`` (the
     point of the comparison), ``cluster`` (how the analysis groups cases, not what a case holds: the same
     case in two clusters is still counted twice) and ``metadata`` (notes and tags, never given to the system
-    nor judged). An absent ``initial_state``, ``expected`` or ``outcome`` reads as its empty value.
+    nor judged). An absent ``initial_state`` or ``expected`` reads as ``{}``, an absent ``outcome`` as null.
+    :func:`case_and_content` gives the same digest of a case line along with its case, at a third of the cost.
 
     Examples
     --------
@@ -138,8 +141,40 @@ def content_digest(case: Case) -> str:
     >>> content_digest(a) == content_digest(b), a.digest == b.digest
     (True, False)
     """
-    return digest({"input": case.input, "initial_state": case.initial_state,
-                   "expected": case.expected_dict() or {}, "outcome": case.outcome})
+    return _digests(case.digest_fields())[1]
+
+
+def case_and_content(obj: dict[str, Any]) -> tuple[Case, str]:
+    """The case of a line read from JSON and its :func:`content_digest`, both digests from one canonical text
+    of each value (the line's digest alone costs nearly as much).
+
+    Examples
+    --------
+    >>> case, content = case_and_content({"id": "c1", "input": {"x": 1}})
+    >>> case == case_from_mapping({"id": "c1", "input": {"x": 1}}), content == content_digest(case)
+    (True, True)
+    """
+    whole, content = _digests(obj)
+    return case_from_mapping(obj, digest_value=whole), content
+
+
+#: What a content digest reads for a digest key the case line leaves out (``id`` is never part of it).
+_CONTENT_ABSENT = {"expected": "{}", "initial_state": "{}", "input": "{}", "outcome": "null"}
+
+
+def _digests(obj: Mapping[str, Any]) -> tuple[str, str]:
+    """``(case digest, content digest)`` of a case line, from one canonical JSON text per digest key.
+
+    The canonical JSON of a mapping is ``{"k1":<text 1>,"k2":<text 2>,...}`` over its sorted keys with each
+    value's own canonical text (the encoder is compositional), so the values' texts are made once and
+    joined twice: with ``id`` for :func:`case_digest`, without it (an absent key read as
+    :data:`_CONTENT_ABSENT`) for :func:`content_digest`.
+    """
+    texts = {key: canonical_json(obj[key]) for key in DIGEST_KEYS if key in obj}
+    whole = ",".join(f'"{key}":{texts[key]}' for key in sorted(texts))  # the keys are plain ASCII names
+    content = ",".join(f'"{key}":{texts.get(key, absent)}' for key, absent in _CONTENT_ABSENT.items())
+    return (hashlib.sha256(("{" + whole + "}").encode("utf-8")).hexdigest(),
+            hashlib.sha256(("{" + content + "}").encode("utf-8")).hexdigest())
 
 
 def case_from_mapping(obj: dict[str, Any], *, digest_value: str | None = None, source_id: str | None = None,

@@ -472,13 +472,15 @@ def _counting_parses(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     from oloproof_nb._config import suite as suite_module
 
     passes: list[int] = []
-    real = suite_module.iter_cases
 
-    def counted(path: Path):  # type: ignore[no-untyped-def]
-        passes.append(1)
-        yield from real(path)
+    def counting(real):  # type: ignore[no-untyped-def]
+        def counted(path: Path):  # type: ignore[no-untyped-def]
+            passes.append(1)
+            yield from real(path)
+        return counted
 
-    monkeypatch.setattr(suite_module, "iter_cases", counted)
+    for name in ("iter_cases", "iter_cases_with_content"):  # a run's pass, and the validation pass of load_suite
+        monkeypatch.setattr(suite_module, name, counting(getattr(suite_module, name)))
     return passes
 
 

@@ -3,11 +3,23 @@
 from __future__ import annotations
 
 import copy
+import hashlib
+import json
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from oloproof_nb._core.canonical import digest
-from oloproof_nb._core.case import case_digest, case_from_mapping, derive_case, inject_state
+from oloproof_nb._core.case import (
+    case_and_content,
+    case_digest,
+    case_from_mapping,
+    content_digest,
+    derive_case,
+    inject_state,
+)
 from oloproof_nb._core.paths import ABSENT
 
 STATE = {"files": {"bill.txt": "Pay 98.20 to UT-1", "notes.txt": "hi", "n": 3},
@@ -100,3 +112,39 @@ def test_a_case_field_error_is_worded_by_the_one_formatter_and_quotes_a_bounded_
     with pytest.raises(ValueError) as info:
         case_from_mapping({"id": "a", "input": {}, "outcome": {"artifact_id": "x", "expected_sha256": 9 ** 9999}})
     assert str(info.value).endswith(f"(got <int of {(9 ** 9999).bit_length()} bits>)") and len(str(info.value)) < 400
+
+
+_JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=4),
+                     lambda inner: st.lists(inner, max_size=3)
+                     | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+                     max_leaves=8)
+_STATE = st.dictionaries(st.text(max_size=4), _JSON, max_size=3)
+
+
+@settings(max_examples=300, deadline=None)
+@given(inp=_STATE, init=st.none() | _STATE, answer=st.none() | _JSON, with_answer=st.booleans(),
+       outcome=st.none() | st.just({"artifact_id": "refund-note"}))
+def test_one_pass_gives_the_line_digest_and_the_content_digest_of_their_definitions(
+        inp: dict[str, Any], init: dict[str, Any] | None, answer: Any, with_answer: bool,
+        outcome: dict[str, Any] | None) -> None:
+    """case_and_content builds both digests from one canonical text per value (for the duplicate-case check):
+    each must equal SHA-256 of json.dumps(sort_keys=True, compact, ensure_ascii=False) of its definition,
+    written out here, and the case must be the one case_from_mapping makes (a join that dropped a comma,
+    put the id in the content or read an absent initial_state otherwise than {} is caught)."""
+    def sha(obj: Any) -> str:
+        text = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    line: dict[str, Any] = {"id": "c-1", "input": inp, "metadata": {"note": "never hashed"}}
+    if init is not None:
+        line["initial_state"] = init
+    if with_answer:
+        line["expected"] = {"answer": answer}
+    if outcome is not None:
+        line["outcome"] = outcome
+    case, content = case_and_content(line)
+    assert case == case_from_mapping(line)
+    keys = ("id", "input", "initial_state", "expected", "outcome")
+    assert case.digest == sha({k: line[k] for k in keys if k in line})
+    assert content == sha({"input": inp, "initial_state": init or {}, "outcome": outcome,
+                           "expected": {"answer": answer} if with_answer else {}}) == content_digest(case)
