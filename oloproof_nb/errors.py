@@ -285,9 +285,10 @@ class DuplicateCaseWarning(UserWarning):
     run, judged and counted as a case of its own (and a cluster, unless they share one), so ``n`` holds more
     evidence than the suite has and the interval is narrower than it supports. The message names the ids
     and lines of the first groups and how many cases repeat an earlier one; the gate notes the count in
-    each criterion's reason. Remove the copies, or give each distinct content; ``epochs: k`` repeats a case
-    on purpose (its runs stay in one cluster), and a metamorphic copy is never a repeat. A warning, not an
-    error: a suite may repeat a case deliberately (``warnings.simplefilter("ignore", op.DuplicateCaseWarning)``).
+    each criterion's reason, and ``op.compare`` in its notes. Remove the copies, or give each distinct
+    content; ``epochs: k`` repeats a case on purpose (its runs stay in one cluster), and a metamorphic copy
+    is never a repeat. A warning, not an error: a suite may repeat a case deliberately
+    (``warnings.simplefilter("ignore", op.DuplicateCaseWarning)``).
     """
 
 

@@ -67,6 +67,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._config.cases import repeats_note
 from .._config.release import ReleaseConfig, flat_settings, load_release, parse_release
 from .._core.bootstrap import PAIRED_BOOTSTRAP_MIN_CLUSTERS
 from .._core.epochs import Reduction, parse_reduce, reduce_counts
@@ -604,6 +605,7 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
     relabelled = label_difference(base_run.labels, cand_run.labels)
     if relabelled:
         notes_all.append(_labels_note(base_run, cand_run, relabelled, set(paired["case_id"])))
+    notes_all += _repeats_notes(base_run, cand_run)
     if len(unpaired):
         tally = unpaired["reason"].value_counts()
         runs = f" ({len(unpaired)} case runs of {cand_run.epochs} epochs)" if cand_run.epochs > 1 else ""
@@ -613,6 +615,17 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
                       flips=_flips(rows), base=base_run, candidate=cand_run, clustered=clustered,
                       n_paired=len(paired), reason="; ".join(unwhole) or ("" if len(decided) else NO_CRITERIA),
                       notes=tuple(notes_all))
+
+
+def _repeats_notes(base: Run, candidate: Run) -> list[str]:
+    """The gate's note on cases that repeat another's content under another id (``DuplicateCaseWarning``), for
+    each run whose case file had such cases (once when both had the same): each copy is a pair of its own, so
+    the paired interval is narrower than the evidence supports."""
+    notes = {side: repeats_note(run.manifest.suite_config.repeated) for side, run in (("base", base),
+                                                                                      ("candidate", candidate))}
+    if notes["base"] and notes["base"] == notes["candidate"]:
+        return [f"both runs: {notes['base']}"]
+    return [f"the {side} run: {note}" for side, note in notes.items() if note]
 
 
 def _unchecked_criteria(base: Run, candidate: Run, criteria: list[str]) -> set[str]:

@@ -147,3 +147,26 @@ def test_a_run_stored_before_the_check_reads_as_repeating_nothing(make_suite: An
     del data["suite_config"]["repeated"]
     manifest.write_text(json.dumps(data))
     assert "repeat" not in op.gate(op.load_run(root / "run")).table.loc[0, "reason"]
+
+
+def test_compare_notes_the_repeats_of_each_run(make_suite: Any) -> None:
+    """op.compare pairs each copy as a case of its own too (3 distinct cases, 4 pairs): its notes say so, once
+    when both runs were made of the same case file, per run when only one was; none when neither repeats."""
+    root = make_suite([{"id": "refund-a", **REFUND}, {"id": "keep", **OTHER}, {"id": "close", **THIRD},
+                       {"id": "refund-b", **REFUND}], release={"criteria": {"answer_matches": 0.1}})
+    with pytest.warns(op.DuplicateCaseWarning):
+        base = op.run(op.load_suite(root), out=root / "base", progress=False)
+        candidate = op.run(op.load_suite(root), out=root / "candidate", progress=False)
+    note = ("n counts 1 case(s) that repeat another's content under another id, so the interval is narrower than "
+            "the evidence supports: 'refund-a' = 'refund-b' (lines 1, 4)")
+    comparison = op.compare(base, candidate)
+    assert comparison.n_paired == 4
+    assert [n for n in comparison.notes if "repeat" in n] == [f"both runs: {note}"]
+    lines = (root / "cases.jsonl").read_text(encoding="utf-8").splitlines()
+    refund_b = json.loads(lines[3])
+    refund_b["input"] = {**refund_b["input"], "note": "now a case of its own"}  # the candidate's file: no repeat
+    (root / "cases.jsonl").write_text("\n".join([*lines[:3], json.dumps(refund_b)]) + "\n", encoding="utf-8")
+    distinct = op.run(no_repeat_warning(root), out=root / "distinct", progress=False)
+    assert [n for n in op.compare(base, distinct).notes if "repeat" in n] == [f"the base run: {note}"]
+    again = op.run(no_repeat_warning(root), out=root / "again", progress=False)
+    assert not [n for n in op.compare(distinct, again).notes if "repeat" in n]
