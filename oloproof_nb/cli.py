@@ -53,6 +53,8 @@ if TYPE_CHECKING:
 #: How the command names the project's own warnings on standard error (any other: by its class name).
 _WARNING_LABELS: dict[type[Warning], str] = {VacuousCheckWarning: "vacuous check",
                                              DuplicateCaseWarning: "duplicate cases"}
+#: The same warnings by class name, as a worker process sends them.
+_WARNING_KINDS: dict[str, type[Warning]] = {kind.__name__: kind for kind in _WARNING_LABELS}
 
 __all__ = ["main"]
 
@@ -396,8 +398,7 @@ def _run_in_child(args: argparse.Namespace, params: dict[str, Any],
                     if on_progress is not None:
                         on_progress(message[1], message[2])
                 elif message[0] == "warning":  # printed here, where each line is printed once
-                    known = {kind.__name__: kind for kind in _WARNING_LABELS}
-                    category = known.get(str(message[1])) or type(str(message[1]), (UserWarning,), {})
+                    category = _WARNING_KINDS.get(str(message[1])) or type(str(message[1]), (UserWarning,), {})
                     warnings.showwarning(str(message[2]), category, "", 0)
                 else:
                     final = message

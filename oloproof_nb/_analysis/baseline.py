@@ -18,7 +18,7 @@ import pandas as pd
 from .._run.baseline import NOOP_VERSION
 from ..errors import OloproofError, terminal_text
 from .columns import TEXT, Column, FrameSpec
-from .run import Run, changed_checks, label_difference, validity_check_difference
+from .run import Run, changed_checks, label_difference, unscored_difference, validity_check_difference
 
 __all__ = ["Baseline", "BASELINE_RATES", "IDLE_COLUMNS", "baseline_rates", "check_baseline_config",
            "with_idle_columns"]
@@ -133,15 +133,15 @@ def check_baseline_config(run: Run, idle: Run) -> None:
         raise OloproofError(f"{idle.directory}: a baseline that judges {name} with another check than run "
                             f"{run.run_id} ({how}), so its rates are another check's; make one with "
                             "op.baseline(suite) on the suite of this run")
-    moved = sorted(run.unscored_ids ^ idle.unscored_ids)
+    moved = unscored_difference(run, idle)
     if moved:  # each run leaves out the copies its own labels hold invalid: the rates would be of other rows
         relabelled = label_difference(run.labels, idle.labels)
         how = (f"made with other validity labels than run {run.run_id} ({relabelled})" if relabelled else
                f"whose suite checks the validity labels otherwise than run {run.run_id}'s "
                f"({validity_check_difference(run, idle)})")
-        raise OloproofError(f"{idle.directory}: a baseline {how}, so its rates count other copies ({len(moved)} scored "
-                            f"in one of the two only, first {moved[0]!r}); make the baseline with the labels and "
-                            "suite the run was made with, or both again: oloproof run --baseline")
+        raise OloproofError(f"{idle.directory}: a baseline {how}, so its rates count other copies ({moved}); make the "
+                            "baseline with the labels and suite the run was made with, or both again: "
+                            "oloproof run --baseline")
 
 
 def with_idle_columns(table: pd.DataFrame, baseline: Baseline | Run) -> pd.DataFrame:

@@ -462,8 +462,8 @@ def gate(run: Run, release: ReleaseLike | None = None, *, baseline: Baseline | R
             notes += [n for n in (swapped, interval.reason) if n]
         rows.append(_decided(row, notes, cfg, clustered, ev, checked, late, waiting=waiting))
     repeated = repeats_note(run.manifest.suite_config.repeated)  # one case under two ids: counted twice
-    for row in rows if repeated else ():
-        if row["n"]:
+    for row in rows:
+        if repeated and row["n"]:
             row["reason"] = "; ".join(part for part in (row["reason"], repeated) if part)
     _check_method_used(method, rows)
     table = GATE.from_columns({c: [row[c] for row in rows] for c in GATE_COLUMNS})

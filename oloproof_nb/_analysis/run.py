@@ -44,7 +44,7 @@ from .columns import FRAMES
 from .journal import Chunk, Journal
 
 __all__ = ["Run", "load_run", "load_runs", "directory_list", "as_run", "run_directory", "changed_checks",
-           "label_difference", "validity_check_difference", "ColumnarCopyWarning"]
+           "label_difference", "unscored_difference", "validity_check_difference", "ColumnarCopyWarning"]
 
 R = TypeVar("R", bound="Run")
 
@@ -198,11 +198,11 @@ class Run:
                 raise OloproofError(f"runs {first.run_id} and {other.run_id} were made with different validity labels "
                                     f"({relabelled}); pool runs made with the same label files, or run the suite "
                                     "again with the labels as they are now")
-            moved = sorted(first.unscored_ids ^ other.unscored_ids)
+            moved = unscored_difference(first, other)
             if moved:  # the same labels checked otherwise: each run's verdicts leave out other copies
                 raise OloproofError(f"runs {first.run_id} and {other.run_id} leave out other copies labelled invalid "
-                                    f"({validity_check_difference(first, other)}: {len(moved)} scored in one of the "
-                                    f"two only, first {moved[0]!r}); pool runs of the same suite configuration")
+                                    f"({validity_check_difference(first, other)}: {moved}); pool runs of the same "
+                                    "suite configuration")
             differ = changed_checks(first, other)
             if differ:  # one criterion, two measurements: the pooled rate would mix them (and compare sees one)
                 name, how = next(iter(differ.items()))
@@ -573,6 +573,13 @@ class Run:
 
 def _criteria(run: Run) -> list[tuple[str, str]]:
     return [(ev.name, ev.type) for ev in run.config.evaluators]
+
+
+def unscored_difference(a: Run, b: Run) -> str:
+    """The copies one run's verdicts leave out and the other's score (:attr:`Run.unscored_ids`), in words
+    (``1 scored in one of the two only, first 'ord-018~injected'``), or "" when both leave out the same."""
+    moved = sorted(a.unscored_ids ^ b.unscored_ids)
+    return f"{len(moved)} scored in one of the two only, first {moved[0]!r}" if moved else ""
 
 
 def validity_check_difference(a: Run, b: Run) -> str:

@@ -180,18 +180,21 @@ def test_an_interrupted_baseline_is_refused(desk: Path, tmp_path: Path) -> None:
     assert bool(whole.loc["state_matches", "passes_when_idle"]) is True
 
 
-def test_a_run_that_did_not_finish_takes_a_whole_baseline(desk: Path, tmp_path: Path) -> None:
-    """A run stopped after c0–c2 holds part of the baseline's cases: the gate is BLOCK (unfinished) with the idle
-    columns, not an error saying the suite changed (the report of a partial run crashed on it)."""
-    suite = op.load_suite(desk)
-
-    def stop_after_three(done: int, total: int) -> None:
-        if done >= 3:
+def _stopped_run(suite: op.Suite, out: Path, after: int) -> op.Run:
+    """The run of ``suite`` into ``out`` as stored once a Ctrl-C stopped it after ``after`` case runs."""
+    def stop(done: int, total: int) -> None:
+        if done >= after:
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        op.run(suite, out=tmp_path / "run", progress=stop_after_three)
-    partial = op.load_run(tmp_path / "run")
+        op.run(suite, out=out, progress=stop)
+    return op.load_run(out)
+
+
+def test_a_run_that_did_not_finish_takes_a_whole_baseline(desk: Path, tmp_path: Path) -> None:
+    """A run stopped after c0–c2 holds part of the baseline's cases: the gate is BLOCK (unfinished) with the idle
+    columns, not an error saying the suite changed (the report of a partial run crashed on it)."""
+    partial = _stopped_run(op.load_suite(desk), tmp_path / "run", after=3)
     g = op.gate(partial, baseline=op.baseline(desk, progress=False))
     assert (g.verdict, g.reason.split(":")[0]) == ("BLOCK", "unfinished") and "noop_rate" in g.table.columns
 
@@ -353,14 +356,7 @@ def test_a_run_that_did_not_finish_is_refused_a_baseline_of_other_cases(desk: Pa
     old_idle = op.baseline(desk, progress=False)
     edited = [{**CASES[0], "expected": {"answer": "done", "state": {"acct": {"n": 99}}}}, *CASES[1:]]
     suite = op.load_suite(make_suite(edited, evaluators=EVALUATORS, release=RELEASE))
-
-    def stop_after_three(done: int, total: int) -> None:
-        if done >= 3:
-            raise KeyboardInterrupt
-
-    with pytest.raises(KeyboardInterrupt):
-        op.run(suite, out=tmp_path / "run", progress=stop_after_three)
-    partial = op.load_run(tmp_path / "run")
+    partial = _stopped_run(suite, tmp_path / "run", after=3)
     assert "c0" in set(partial.cases["case_id"])
     with pytest.raises(op.OloproofError, match=r"a baseline of other cases than run .*\(1 case\(s\) added, removed "
                                                r"or edited, first 'c0'\)"):
