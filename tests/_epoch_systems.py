@@ -35,9 +35,9 @@ def scripted_run(tmp_path: Path, name: str, steady: int, wrong: int, wrong_calls
     root = tmp_path / "suite"
     root.mkdir()
     (root / "sysmod.py").write_text(SCRIPTED, encoding="utf-8")
-    cases = [{"id": f"ok{i:02d}", "input": {"plan": [True] * 3, "calls": [1, 1, 1]}, "expected": {"answer": "yes"}}
-             for i in range(steady)]
-    cases += [{"id": f"{name}{i}", "input": {"plan": [True, False, True], "calls": wrong_calls},
+    cases = [{"id": f"ok{i:02d}", "input": {"plan": [True] * 3, "calls": [1, 1, 1], "n": i},
+              "expected": {"answer": "yes"}} for i in range(steady)]
+    cases += [{"id": f"{name}{i}", "input": {"plan": [True, False, True], "calls": wrong_calls, "n": i},
                "expected": {"answer": "yes"}} for i in range(wrong)]
     (root / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
     (root / "oloproof.yaml").write_text(yaml.safe_dump({

@@ -164,7 +164,8 @@ def test_case_runs_that_ended_in_error_are_counted_and_explained_above_the_table
     review U): the messages were kept in run.cases.error, which only Python showed. A fault check of a tool no
     case called blamed the tool's name when the system had failed before any call."""
     hows = ["key"] * 3 + ["type"] + ["ok"] * 6  # by hand: 4 of 10 end in error, 3 of them by the KeyError
-    cases = [{"id": f"c{i}", "input": {"how": how}, "expected": {"answer": "ok"}} for i, how in enumerate(hows)]
+    cases = [{"id": f"c{i}", "input": {"how": how, "n": i}, "expected": {"answer": "ok"}}
+             for i, how in enumerate(hows)]
     evaluators = [{"type": "answer_matches"}, {"type": "fault_recovery", "tool": "lend", "fault": "error",
                                                "criterion": "recovers"}]
     folder = make_suite(cases, evaluators=evaluators, system="sysmod:Fails", system_code=FAILING_SYSTEM,
@@ -181,7 +182,7 @@ def test_case_runs_that_ended_in_error_are_counted_and_explained_above_the_table
     assert "no case called any tool (4 of 10 case runs ended in error or by timeout)" in err
     assert main(["gate", str(tmp_path / "out")]) == 1  # the stored run says so too
     assert "4 of 10 case runs ended in error: their verdicts are missing" in capsys.readouterr().out
-    clean = make_suite([{**c, "input": {"how": "ok"}} for c in cases], evaluators=evaluators[:1],
+    clean = make_suite([{**c, "input": {"how": "ok", "n": i}} for i, c in enumerate(cases)], evaluators=evaluators[:1],
                        system="sysmod:Fails", system_code=FAILING_SYSTEM, release={"criteria": {"answer_matches": 0.5}})
     assert main(["run", str(clean), "--out", str(tmp_path / "clean"), "--quiet"]) == 0
     assert "ended in error" not in capsys.readouterr().out

@@ -683,7 +683,7 @@ def test_load_runs_refuses_runs_whose_checks_are_configured_differently(tmp_path
 
 def test_load_runs_refuses_runs_whose_check_code_differs(make_suite: Callable[..., Path], tmp_path: Path) -> None:
     """The same oloproof.yaml, checks.py edited between the runs: one criterion, two measurements."""
-    cases = [{"id": f"c{i}", "input": {"answer": "ok"}} for i in range(4)]
+    cases = [{"id": f"c{i}", "input": {"answer": "ok", "n": i}} for i in range(4)]
     root = make_suite(cases, evaluators=[{"type": "python", "check": "checks:done"}])
     check = "def done(case, initial_state, final_state, trajectory):\n    return {}\n"
     (root / "checks.py").write_text(check.format("True"), encoding="utf-8")

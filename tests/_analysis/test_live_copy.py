@@ -140,7 +140,7 @@ def test_the_live_copy_keeps_each_case_for_its_pairs_as_one_untracked_tuple(tmp_
 
 def test_a_run_stopped_by_the_user_leaves_no_partial_copy(make_suite, tmp_path: Path) -> None:
     """Ctrl-C in the middle of a run: the live copy's temporary folder goes; the resumed run's copy is right."""
-    cases = [{"id": f"c{i}", "input": {"answer": "ok"}, "expected": {"answer": "ok"}} for i in range(6)]
+    cases = [{"id": f"c{i}", "input": {"answer": "ok", "n": i}, "expected": {"answer": "ok"}} for i in range(6)]
     folder = make_suite(cases, evaluators=[{"type": "answer_matches"}])
     out = tmp_path / "run"
 

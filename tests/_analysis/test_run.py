@@ -14,8 +14,8 @@ import oloproof_nb as op
 
 def _cases(n: int, failing: int) -> list[dict[str, object]]:
     """``n`` cases expecting "ok"; the first ``failing`` answer "bad"."""
-    return [{"id": f"c{i:02d}", "input": {"answer": "bad" if i < failing else "ok"}, "expected": {"answer": "ok"}}
-            for i in range(n)]
+    return [{"id": f"c{i:02d}", "input": {"answer": "bad" if i < failing else "ok", "n": i},
+             "expected": {"answer": "ok"}} for i in range(n)]
 
 
 @pytest.fixture

@@ -55,7 +55,7 @@ EVALUATORS = [{"type": "answer_matches"}, {"type": "state_unchanged", "criterion
 
 
 def case(cid: str, calls: int, good: bool, cluster: str | None = None, boom: bool = False) -> dict[str, Any]:
-    row: dict[str, Any] = {"id": cid, "input": {"calls": calls, "good": good, "boom": boom},
+    row: dict[str, Any] = {"id": cid, "input": {"calls": calls, "good": good, "boom": boom, "case": cid},
                            "initial_state": {"x": 1}, "expected": {"answer": "ok"}}
     if cluster is not None:
         row["cluster"] = cluster

@@ -489,7 +489,7 @@ def test_a_small_case_file_is_parsed_once_and_a_large_one_streamed(make_suite, m
                                                                   limit: int | None, parses_per_pass: int) -> None:
     from oloproof_nb._config import suite as suite_module
 
-    cases = [{"id": f"c{i}", "input": {"answer": "a"}, "expected": {"answer": "a"}} for i in range(3)]
+    cases = [{"id": f"c{i}", "input": {"answer": "a", "n": i}, "expected": {"answer": "a"}} for i in range(3)]
     folder = make_suite(cases)
     if limit is not None:  # 0 bytes: every case file is "large"
         monkeypatch.setattr(suite_module, "KEEP_CASES_BYTES", limit)

@@ -157,7 +157,7 @@ def test_latex_round_trips(frame: pd.DataFrame, tmp_path: Path) -> None:
 
 
 def test_every_format_round_trips_a_slice_table(make_suite: Any, tmp_path: Path) -> None:
-    cases = [{"id": f"c{i}", "input": {"answer": "ok" if i % 3 else "no"}, "expected": {"answer": "ok"}}
+    cases = [{"id": f"c{i}", "input": {"answer": "ok" if i % 3 else "no", "n": i}, "expected": {"answer": "ok"}}
              for i in range(7)]
     run = op.run(op.load_suite(make_suite(cases, evaluators=[{"type": "answer_matches"}])),
                  out=tmp_path / "run", progress=False)

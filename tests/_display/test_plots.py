@@ -80,7 +80,7 @@ def test_gate_plot_one_errorbar_per_criterion_with_rows() -> None:
 
 
 def test_gate_plot_from_a_gate_draws_on_a_given_axes(tmp_path: Path, make_suite: Any) -> None:
-    cases = [{"id": f"c{i}", "input": {"answer": "ok"}, "expected": {"answer": "ok"}} for i in range(5)]
+    cases = [{"id": f"c{i}", "input": {"answer": "ok", "n": i}, "expected": {"answer": "ok"}} for i in range(5)]
     root = make_suite(cases, evaluators=[{"type": "answer_matches"}], release={"criteria": {"answer_matches": 0.5}})
     g = op.gate(op.run(op.load_suite(root), out=tmp_path / "run", progress=False))
     fig, ax = plt.subplots()
@@ -134,7 +134,7 @@ def test_slices_plot_keeps_a_filled_na_bin_and_real_table(tmp_path: Path, make_s
     ax = plots.slices(table)
     assert [t.get_text() for t in ax.get_xticklabels()][-1] == "n/a"
     assert len(errorbars(ax)) == 4
-    cases = [{"id": f"c{i}", "input": {"answer": "ok", "writes": [{"path": ["k", str(j)], "value": j}
+    cases = [{"id": f"c{i}", "input": {"answer": "ok", "n": i, "writes": [{"path": ["k", str(j)], "value": j}
                                                                   for j in range(i % 3)]},
               "expected": {"answer": "ok"}} for i in range(9)]
     evaluators = [{"type": "answer_matches"}, {"type": "answer_matches", "criterion": "again"}]

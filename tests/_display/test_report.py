@@ -77,7 +77,7 @@ def test_markdown_report_writes_plots_and_raw_tables_beside_it(example_run: op.R
 
 
 def test_report_without_transforms_replays_or_slices(make_suite: Any, tmp_path: Path) -> None:
-    cases = [{"id": f"c{i}", "input": {"answer": "ok"}, "expected": {"answer": "ok"}} for i in range(4)]
+    cases = [{"id": f"c{i}", "input": {"answer": "ok", "n": i}, "expected": {"answer": "ok"}} for i in range(4)]
     root = make_suite(cases, evaluators=[{"type": "answer_matches"}])
     run = op.run(op.load_suite(root), out=tmp_path / "run", progress=False)
     text = write_report(run, tmp_path / "r.html").read_text(encoding="utf-8")
@@ -102,7 +102,8 @@ def test_a_report_lists_the_case_runs_that_ended_in_error_by_message(make_suite:
     """First-hour review U: a report of a run whose system raised said `25 cases (error: 25)` and named neither an
     error nor a case; the gate table showed only missing counts."""
     answers = ["boom", "ok", "boom", "ok", "boom"]  # by hand: 3 of 5 raise the same KeyError, c0 first
-    cases = [{"id": f"c{i}", "input": {"answer": a}, "expected": {"answer": "ok"}} for i, a in enumerate(answers)]
+    cases = [{"id": f"c{i}", "input": {"answer": a, "n": i}, "expected": {"answer": "ok"}}
+             for i, a in enumerate(answers)]
     root = make_suite(cases, evaluators=[{"type": "answer_matches"}], system="sysmod:Raising", system_code=RAISING)
     run = op.run(op.load_suite(root), out=tmp_path / "run", progress=False)
     md = write_report(run, tmp_path / "r.md").read_text(encoding="utf-8")
@@ -328,7 +329,7 @@ def test_markdown_report_shows_findings_as_text(tmp_path: Path) -> None:
     root = tmp_path / "suite"
     root.mkdir()
     (root / "sysmod.py").write_text(FINDING_SYSTEM, encoding="utf-8")
-    cases = [{"id": f"c{i}", "input": {"m": "x"}, "initial_state": {"a": 1}, "expected": {"answer": "ok"}}
+    cases = [{"id": f"c{i}", "input": {"m": "x", "n": i}, "initial_state": {"a": 1}, "expected": {"answer": "ok"}}
              for i in range(3)]
     (root / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
     crit = "<script>alert('crit')</script>"

@@ -262,7 +262,7 @@ def test_a_confidence_level_is_shown_with_its_digits(make_suite: Any) -> None:
 
     assert [fmt_level(c) for c in (0.5, 0.9, 0.95, 0.975, 0.99, 0.995, 0.999)] == [
         "50%", "90%", "95%", "97.5%", "99%", "99.5%", "99.9%"]
-    cases = [{"id": f"c{i}", "input": {"answer": "ok"}, "expected": {"answer": "ok"}} for i in range(5)]
+    cases = [{"id": f"c{i}", "input": {"answer": "ok", "n": i}, "expected": {"answer": "ok"}} for i in range(5)]
     run = op.run(op.load_suite(make_suite(cases, evaluators=[{"type": "answer_matches"}])), progress=False)
     g = op.gate(run, criteria={"answer_matches": 0.5}, confidence=0.995)
     assert "99.5% intervals" in g._repr_html_() and "100%" not in g._repr_html_()

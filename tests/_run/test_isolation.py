@@ -158,7 +158,7 @@ def test_why_it_exists_a_thread_timeout_cannot_stop_a_call_holding_the_gil() -> 
 def test_a_worker_refuses_check_code_edited_after_the_suite_loaded(make_suite, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """A worker process imports the suite's checks again: edited since load_suite, it would judge by code the
     run's digests do not describe. It refuses, as it refuses a system whose code changed."""
-    cases = [{"id": f"c{i}", "input": {"answer": "ok"}} for i in range(3)]
+    cases = [{"id": f"c{i}", "input": {"answer": "ok", "n": i}} for i in range(3)]
     root = make_suite(cases, evaluators=[{"type": "python", "check": "checks:done"}])
     (root / "checks.py").write_text("def done(case, initial_state, final_state, trajectory):\n    return False\n",
                                     encoding="utf-8")

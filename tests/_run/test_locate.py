@@ -36,7 +36,7 @@ def test_the_latest_run_is_named_with_whether_it_finished_and_quoted_for_a_shell
     nothing when there is no run, or when the runs cannot be listed (the error is given without it, no traceback)."""
     import oloproof_nb as op
 
-    cases = [{"id": f"c{i}", "input": {"answer": "ok"}, "expected": {"answer": "ok"}} for i in range(3)]
+    cases = [{"id": f"c{i}", "input": {"answer": "ok", "n": i}, "expected": {"answer": "ok"}} for i in range(3)]
     folder = make_suite(cases, folder="my suite")
     assert locate.latest_hint(folder) == ""
 

@@ -311,7 +311,7 @@ def test_executor_workers_judge_by_the_checks_the_run_loaded(make_suite, tmp_pat
     """A worker loads the suite again: checks.py edited after load_suite is refused by name (it said "every worker
     needs the same suite folder", which it had), and a suite loaded without importing its code runs (its workers'
     code digests were compared with none and refused every time)."""
-    cases = [{"id": f"c{i}", "input": {"answer": "ok"}} for i in range(4)]
+    cases = [{"id": f"c{i}", "input": {"answer": "ok", "n": i}} for i in range(4)]
     root = make_suite(cases, evaluators=[{"type": "python", "check": "checks:done"}])
     (root / "checks.py").write_text("def done(case, initial_state, final_state, trajectory):\n    return True\n",
                                     encoding="utf-8")
@@ -463,7 +463,7 @@ def test_no_more_instances_than_case_runs(make_suite: Any, tmp_path: Path) -> No
         def run(self, input: dict[str, Any]) -> dict[str, Any]:
             return {"steps": [], "answer": "ok", "status": "completed"}
 
-    cases = [{"id": f"c{i}", "input": {}, "expected": {"answer": "ok"}} for i in range(3)]
+    cases = [{"id": f"c{i}", "input": {"n": i}, "expected": {"answer": "ok"}} for i in range(3)]
     suite = op.load_suite(make_suite(cases, evaluators=[{"type": "answer_matches"}]))
     run = op.run(suite, system=Echo, workers=50, epochs=2, out=tmp_path / "run", progress=False)
     assert len(run.cases) == 6 and len(built) == 6  # 6 case runs: 6 workers at most

@@ -52,7 +52,7 @@ def _suite(root: Path, ops: list[str]) -> op.Suite:
     root.mkdir()
     (root / "desk.py").write_text(SYSTEM, encoding="utf-8")
     (root / "cases.jsonl").write_text("".join(
-        json.dumps({"id": f"c{i}", "input": {"op": o}, "initial_state": {"a": 1}, "expected": {"answer": "ok"}})
+        json.dumps({"id": f"c{i}", "input": {"op": o, "n": i}, "initial_state": {"a": 1}, "expected": {"answer": "ok"}})
         + "\n" for i, o in enumerate(ops)), encoding="utf-8")
     (root / "oloproof.yaml").write_text(yaml.safe_dump({
         "name": "release", "system": "desk:Desk", "cases": "cases.jsonl", "case_timeout_s": 0.3,

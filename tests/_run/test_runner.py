@@ -128,7 +128,7 @@ def test_derived_cases_share_nothing_with_their_source(make_suite) -> None:
 
 
 def test_stateless_system_is_missing_for_every_state_evaluator(make_suite) -> None:
-    cases = [{"id": f"c{i}", "input": {"answer": "ok"}, "initial_state": {"a": 1},
+    cases = [{"id": f"c{i}", "input": {"answer": "ok", "n": i}, "initial_state": {"a": 1},
               "expected": {"answer": "ok", "state": {"a": 1}}} for i in range(4)]
     folder = make_suite(cases, evaluators=[
         {"type": "answer_matches"}, {"type": "state_matches", "mode": "whole"},
@@ -234,7 +234,7 @@ class Flaky:
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_error_and_timeout_leave_missing_verdicts_and_a_fresh_system(make_suite, workers: int) -> None:
-    cases = [{"id": f"c{i}", "input": {"do": do}, "expected": {"answer": "ok", "state": {}}}
+    cases = [{"id": f"c{i}", "input": {"do": do, "n": i}, "expected": {"answer": "ok", "state": {}}}
              for i, do in enumerate(["ok", "raise", "ok", "hang", "ok", "garbage", "ok"])]
     folder = make_suite(cases, case_timeout_s=0.5)
     Flaky.built = 0
@@ -372,7 +372,7 @@ def test_cases_are_streamed_to_the_runner_in_bounded_memory(tmp_path: Path) -> N
     blob = {f"k{j}": chr(97 + j) * 3300 for j in range(10)}
     with (root / "cases.jsonl").open("w", encoding="utf-8") as handle:
         for i in range(300):
-            handle.write(json.dumps({"id": f"c{i}", "input": {"answer": "a"}, "initial_state": {"blob": blob},
+            handle.write(json.dumps({"id": f"c{i}", "input": {"answer": "a", "n": i}, "initial_state": {"blob": blob},
                                      "expected": {"answer": "a"}}) + "\n")
     size = (root / "cases.jsonl").stat().st_size
     assert size > 9_000_000
@@ -430,7 +430,7 @@ def test_a_system_that_changes_directory_leaves_a_relative_out_alone(make_suite,
 
 STRICT_CHECK = "def done(case, initial_state, final_state, trajectory):\n    return trajectory.answer == 'ok'\n"
 LOOSE_CHECK = "def done(case, initial_state, final_state, trajectory):\n    return True\n"
-ANSWERS = [{"id": f"c{i}", "input": {"answer": "ok" if i % 2 else "no"}} for i in range(6)]
+ANSWERS = [{"id": f"c{i}", "input": {"answer": "ok" if i % 2 else "no", "n": i}} for i in range(6)]
 
 
 def _check_suite(make_suite, code: str, **config: Any) -> Path:

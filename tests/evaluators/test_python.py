@@ -41,7 +41,8 @@ def helper_that_fails(case_id):
 
 
 def _case(cid: str, check: str, **input_: Any) -> dict[str, Any]:
-    return {"id": cid, "input": {"check": check, "answer": "ok", "writes": [{"path": ["a"], "value": 2}], **input_},
+    return {"id": cid, "input": {"check": check, "case": cid, "answer": "ok", "writes": [{"path": ["a"], "value": 2}],
+                                 **input_},
             "initial_state": {"a": 1}, "expected": {"answer": "ok"}, "metadata": {"m": cid}}
 
 
