@@ -164,9 +164,11 @@ class ReplayCache:
         entry = data.get("entry")
         if not isinstance(entry, dict) or not isinstance(entry.get("trajectory"), dict):
             return None
+        # An edited entry (a NaN written in included) parses, then fails the digest. Parsed JSON always encodes; the
+        # except is a guard, so that an entry the encoder cannot take is a miss too, never trusted.
         try:
             verified = digest(entry) == data.get("digest")
-        except (TypeError, ValueError):  # not canonical JSON (e.g. NaN where none was written)
+        except (TypeError, ValueError, RecursionError):
             return None
         return entry if verified else None
 
