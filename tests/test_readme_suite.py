@@ -71,3 +71,33 @@ def test_the_keys_table_lists_every_key_of_oloproof_yaml() -> None:
     table = table[:table.index("\n\n")]
     keys = {k for row in table.splitlines()[2:] for k in re.findall(r"`(\w+)`", row.split("|")[1])}
     assert keys == set(SuiteConfig.model_fields)
+
+
+def test_the_keys_table_gives_the_models_defaults() -> None:
+    """Each default in the keys table is the model's: ``required`` where the key has none, ``none`` for an empty
+    list or mapping, the value itself otherwise, and for ``tool_errors`` every signal of the default rule."""
+    text = README.read_text(encoding="utf-8")
+    table = text[text.index("| key of oloproof.yaml |"):]
+    table = table[:table.index("\n\n")]
+    shown: dict[str, str] = {}
+    for row in table.splitlines()[2:]:
+        cells = [cell.strip() for cell in row.strip("|").split("|")]
+        for key in re.findall(r"`(\w+)`", cells[0]):
+            shown[key] = cells[1]
+    for key, field in SuiteConfig.model_fields.items():
+        if field.is_required():
+            assert shown[key] == "required", key
+            continue
+        default = field.get_default(call_default_factory=True)
+        if key == "tool_errors":
+            signals = ([f"{k}: false" for k in default.ok_keys] + list(default.error_keys)
+                       + [f"{k}: {v}" for k in default.status_keys for v in default.status_values])
+            assert re.findall(r"`([^`]+)`", shown[key]) == signals
+        elif key == "metamorphic":
+            assert shown[key] == "none" and not default.transforms
+        elif isinstance(default, (list, dict)):
+            assert shown[key] == "none" and not default, key
+        elif isinstance(default, str):
+            assert shown[key] == f"`{default}`", key
+        else:
+            assert float(shown[key]) == default, key

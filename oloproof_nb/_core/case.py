@@ -132,7 +132,8 @@ def content_digest(case: Case) -> str:
     point of the comparison), ``cluster`` (how the analysis groups cases, not what a case holds: the same
     case in two clusters is still counted twice) and ``metadata`` (notes and tags, never given to the system
     nor judged). An absent ``initial_state`` or ``expected`` reads as ``{}``, an absent ``outcome`` as null.
-    :func:`case_and_content` gives the same digest of a case line along with its case, at a third of the cost.
+    :func:`case_and_content` gives the same digest of a case line along with its case, from the canonical texts
+    the case's own digest is made of (what that costs: ``python benchmarks/suite_load.py``).
 
     Examples
     --------
@@ -146,7 +147,7 @@ def content_digest(case: Case) -> str:
 
 def case_and_content(obj: dict[str, Any]) -> tuple[Case, str]:
     """The case of a line read from JSON and its :func:`content_digest`, both digests from one canonical text
-    of each value (the line's digest alone costs nearly as much).
+    of each value (each value is serialised once, not once per digest).
 
     Examples
     --------
