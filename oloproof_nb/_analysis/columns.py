@@ -139,6 +139,16 @@ def _traj(rec: Any) -> Any:
     return rec.get("trajectory")
 
 
+def _cluster(rec: Any) -> str:
+    """The case's cluster, which oloproof_nb always writes as text: a record without one (``null``) would put
+    its verdict rows in no cluster, which the gate cannot count."""
+    cluster = rec["case"]["cluster"]
+    if not isinstance(cluster, str):
+        what = "null" if cluster is None else f"a JSON {type(cluster).__name__}"
+        raise TypeError(f"its case's cluster is {what}, not text")
+    return cluster
+
+
 def _n_tool_calls(rec: Any) -> Any:
     traj = rec.get("trajectory")
     return sum(1 for s in traj["steps"] if s.get("kind") == "tool_call") if traj else pd.NA
@@ -150,7 +160,7 @@ CASES = FrameSpec("cases", (
     Column("transform", TEXT, "The metamorphic transform that derived the case (missing for a source case).",
            lambda r: r["case"].get("transform")),
     Column("cluster", TEXT, "The cluster: the case's ``cluster`` or id; a derived case is in its source's.",
-           lambda r: r["case"]["cluster"]),
+           _cluster),
     Column("digest", TEXT, "SHA-256 of the case's canonical JSON (id, input, initial_state, expected, outcome).",
            lambda r: r["case"]["digest"]),
     Column("status", TEXT, "``completed``, ``failed``, ``waiting`` (the trajectory's) or ``error``, ``timeout``.",

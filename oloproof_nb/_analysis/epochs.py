@@ -123,8 +123,9 @@ def reduce_epochs(run: Run, reduce: str | Sequence[str] | None = None, release: 
         if not parts:
             return pd.DataFrame({c: [] for c in CASE_COLUMNS})
         return pd.concat(parts, ignore_index=True)[CASE_COLUMNS]
-    clustered = run_is_clustered(run)
-    mean_sums = {key[0]: value for key, value in criterion_sums(verdicts).items()}
+    all_sums = criterion_sums(verdicts)
+    clustered = run_is_clustered(run, all_sums)
+    mean_sums = {key[0]: value for key, value in all_sums.items()}
     rows: list[dict[str, Any]] = []
     for r in reductions:
         for criterion in run.criteria:

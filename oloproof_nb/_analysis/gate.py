@@ -187,8 +187,8 @@ def criterion_sums(verdicts: pd.DataFrame, by: list[np.ndarray] | None = None) -
     """
     if not len(verdicts):
         return {}
-    crit_codes, crit_names = pd.factorize(verdicts["criterion"], sort=False)
-    cluster_codes, cluster_names = pd.factorize(verdicts["cluster"], sort=False)
+    crit_codes, crit_names = _key_codes(verdicts, "criterion")
+    cluster_codes, cluster_names = _key_codes(verdicts, "cluster")
     verdict = verdicts["verdict"]
     is_pass = (verdict == "pass").to_numpy(dtype=bool, na_value=False)  # vectorised on the Arrow strings
     is_missing = (verdict == "missing").to_numpy(dtype=bool, na_value=False)
@@ -232,6 +232,26 @@ def criterion_sums(verdicts: pd.DataFrame, by: list[np.ndarray] | None = None) -
         labels[0] = crit_names[labels[0]]
         out[tuple(labels)] = ClusterSums(passes[lo:hi], rows[lo:hi], int(missing_by_group.get(gid, 0)))
     return out
+
+
+def _key_codes(verdicts: pd.DataFrame, column: str) -> tuple[np.ndarray, pd.Index]:
+    """``pd.factorize`` of a key column of ``verdicts``, refusing a row without a value.
+
+    ``factorize`` codes a missing value -1, which the group keys of :func:`criterion_sums` read as another
+    group's (the last cluster of the group before; in the first group the count raised an internal error): a
+    row of one criterion was counted in another, and a criterion whose failing rows had lost their cluster
+    passed on its other rows.
+    """
+    codes, names = pd.factorize(verdicts[column], sort=False)
+    unkeyed = np.flatnonzero(codes < 0)
+    if unkeyed.size:
+        first = verdicts.iloc[int(unkeyed[0])]
+        where = ", ".join(f"{key} {first[key]!r}" for key in ("case_id", "criterion") if key != column
+                          and key in verdicts.columns) or f"row {int(unkeyed[0])}"
+        raise OloproofError(f"verdicts: {unkeyed.size} row(s) have no {column} (the first: {where}); "
+                            f"every verdict row needs its case's {column}: give one to each row of a frame assigned "
+                            "to run.verdicts (a run directory whose case record has none is damaged)")
+    return codes, names
 
 
 def resolve_release(run: Run, release: ReleaseLike | None, *, criteria: dict[str, float] | None = None,
@@ -284,12 +304,15 @@ def _merged(cfg: ReleaseConfig, criteria: dict[str, float] | None, confidence: f
     return parse_release(data, "gate(criteria=, confidence=, method=)")
 
 
-def run_is_clustered(run: Run) -> bool:
+def run_is_clustered(run: Run, sums: dict[tuple[Any, ...], ClusterSums] | None = None) -> bool:
     """Whether any cluster of the run holds more than one case run (a case's epochs, a copy and its source,
     cases given one cluster, a case in several pooled runs): :func:`~oloproof_nb._core.stats.is_clustered` of
-    ``run.cases["cluster"]``. The gate, ``slice_table`` and ``reduce_epochs`` decide the interval of every
-    criterion reduced with ``mean`` with it; see :func:`reduced_is_clustered` for pass^k and pass@k."""
-    return is_clustered(run.cases["cluster"])
+    ``run.cases["cluster"]``, or, given ``sums`` (:func:`criterion_sums` of ``run.verdicts``), a cluster holding
+    more than one row of a criterion — a frame assigned to ``run.verdicts`` that groups cases ``run.cases`` keeps
+    apart: the gate counted its clusters in ``n_clusters`` and still took its rows for independent ones. The
+    gate, ``slice_table`` and ``reduce_epochs`` decide the interval of every criterion reduced with ``mean``
+    with it; see :func:`reduced_is_clustered` for pass^k and pass@k."""
+    return is_clustered(run.cases["cluster"]) or any(is_clustered_from_sums(s.rows) for s in (sums or {}).values())
 
 
 def sums_interval(sums: ClusterSums, release: ReleaseConfig, clustered: bool) -> tuple[Interval, str]:
@@ -425,11 +448,11 @@ def gate(run: Run, release: ReleaseLike | None = None, *, baseline: Baseline | R
         warn_at_caller(f"{path} differs from the validity labels run {run.run_id} was made with ({change}); this "
                        "gate uses the run's (they decide which copies are scored and whether the transform is "
                        "checked); to judge the agent by the labels as they are now, run the suite again")
-    clustered = run_is_clustered(run)
+    sums = {key[0]: value for key, value in criterion_sums(run.verdicts).items()}
+    clustered = run_is_clustered(run, {(c,): s for c, s in sums.items()})
     n_source = int(run.cases["cluster"].nunique())
     checked = checked_transforms(run)
     waiting = _waiting(run)
-    sums = {key[0]: value for key, value in criterion_sums(run.verdicts).items()}
     evaluator_of = {ev.name: ev for ev in run.config.evaluators}
     stored = dict(run.manifest.suite_config.vacuous)
     late = _fault_findings(run, {c: s.n for c, s in sums.items()})  # vacuous checks found only now

@@ -160,11 +160,11 @@ def slice_table(run: Run, spec: str | SliceSpec, release: ReleaseLike | None = N
     cfg = resolve_release(run, release)
     min_clusters = cfg.min_clusters  # 20 unless release.yaml says otherwise
     cases = run.cases
-    clustered = run_is_clustered(run)
+    verdicts = run.verdicts
+    clustered = run_is_clustered(run, criterion_sums(verdicts))  # the gate's choice, from every bin's rows
     bins = [*parsed.bins(), (NA_BIN, math.nan, math.nan)]
     labels = [label for label, _, _ in bins]
     bin_of_case = pd.Categorical(_bin_labels(cases[parsed.column], parsed), categories=labels).codes
-    verdicts = run.verdicts
     # each verdict row is binned by its own case run: (case_id, epoch), and its run in a pooled Run
     keys = [k for k in ("run_id", "case_id", "epoch") if k in cases.columns and k in verdicts.columns]
     where = pd.MultiIndex.from_arrays([cases[k] for k in keys]).get_indexer(

@@ -291,6 +291,32 @@ def test_a_forged_copy_never_turns_a_block_into_a_pass(tmp_path: Path) -> None:
     assert set(pq.read_table(forged_file)["verdict"].to_pylist()) != {"pass"}  # rebuilt from the journal
 
 
+def _record_as_written(directory: Path, name: str) -> None:
+    """Record frame ``name``'s file as it is now in ``frames/_source.json`` (as its copy would have)."""
+    source_path = directory / columnar.FRAMES_DIR / columnar.SOURCE_FILE
+    source = json.loads(source_path.read_text())
+    source["frames"][name] = columnar.frames_fingerprint(directory / columnar.FRAMES_DIR)[name]
+    source_path.write_text(json.dumps(source))
+    assert columnar.is_fresh(directory)
+
+
+def test_a_recorded_copy_whose_column_has_another_type_is_one_line(blocked_run: tuple[Path, op.Gate],
+                                                                   tmp_path: Path) -> None:
+    """verdicts.parquet with its epoch column as text, recorded in _source.json as the copy's own (another
+    writer, or a copy rewritten with its record): turning it into the frame's int64 was an "internal error"
+    on the command line (a bug in oloproof_nb); now one line naming the file and the column, exit 2."""
+    directory = Path(shutil.copytree(blocked_run[0], tmp_path / "run"))
+    path = columnar.frame_path(directory, "verdicts")
+    table = pq.read_table(path)
+    column = table.schema.get_field_index("epoch")
+    pq.write_table(table.set_column(column, "epoch", pa.array(["x"] * table.num_rows)), path)
+    _record_as_written(directory, "verdicts")
+    out = run_cli("gate", str(directory))
+    assert out.returncode == 2
+    assert one_error_line(out.stderr) == (f"oloproof: error: {path}: not what a columnar copy writes (column epoch is "
+                                          f"string, not int64); delete {path.parent} to rebuild it from the journal")
+
+
 @pytest.mark.parametrize("change", ["touched", "new size, old mtime", "copied from another frame"])
 def test_any_change_to_a_frame_file_makes_the_copy_stale(blocked_run: tuple[Path, op.Gate], tmp_path: Path,
                                                          change: str) -> None:
@@ -384,10 +410,12 @@ def _damage(record: dict[str, Any], how: str) -> None:
         record["duration_s"] = "fast"
     elif how == "no cluster":
         del record["case"]["cluster"]
+    elif how == "cluster null":  # its verdict rows were in no cluster: an internal error, or counted in another group
+        record["case"]["cluster"] = None
 
 
 @pytest.mark.parametrize("how", ["no status", "verdicts null", "trajectory a string", "a step not a dict",
-                                 "duration a string", "no cluster"])
+                                 "duration a string", "no cluster", "cluster null"])
 def test_a_case_record_of_the_wrong_shape_is_one_line_naming_its_line(blocked_run: tuple[Path, op.Gate],
                                                                       tmp_path: Path, how: str) -> None:
     """A record edited by hand (valid JSON, wrong shape) stopped the conversion with a KeyError, TypeError,

@@ -405,3 +405,57 @@ def test_a_release_yaml_written_after_a_run_made_without_one_is_named(tmp_path: 
     with pytest.warns(UserWarning, match=r"was made with \(criteria\.answer_matches null → 0\.95\); this gate"):
         g = op.gate(run)
     assert g.reason.startswith("no_criteria")
+
+
+# -- verdict rows without a cluster or criterion: refused, never counted in another group -----------------
+
+
+@pytest.mark.parametrize("column", ["cluster", "criterion"])
+def test_criterion_sums_refuse_a_row_without_its_key(column: str) -> None:
+    """A missing key was coded -1 by pd.factorize and read as the group before's last cluster: b's row counted
+    as a's (a: 2 rows of 1 pass became 3 rows of 2 passes, b lost its row)."""
+    verdicts = pd.DataFrame({"case_id": ["c0", "c1", "c2", "c3"], "criterion": ["a", "a", "b", "b"],
+                             "cluster": ["x", "y", "x", "y"], "verdict": ["fail", "pass", "pass", "pass"]})
+    verdicts.loc[2, column] = None
+    with pytest.raises(op.OloproofError, match=rf"verdicts: 1 row\(s\) have no {column} \(the first: case_id 'c2'"):
+        gate_module.criterion_sums(verdicts)
+
+
+def test_a_failing_row_that_lost_its_cluster_is_no_pass(tmp_path: Path) -> None:
+    """The failing rows of criterion ``again`` without a cluster (a frame edited in a notebook) were counted in
+    the criterion before it: ``again`` passed on its 36 passing rows alone (PASS at 0.85) where its 40 rows hold
+    4 failures (by hand: 36 of 40, exact lower bound 0.76), and answer_matches had 44 rows."""
+    outcomes = [i % 10 != 0 for i in range(40)]  # c000, c010, c020, c030 fail
+    run = run_suite(make_suite(tmp_path, outcomes, extra_evaluators=[{"type": "answer_matches", "criterion": "again"}],
+                               release={"criteria": {"answer_matches": 0.5, "again": 0.85}}))
+    assert row(op.gate(run), "again")["verdict"] == "INSUFFICIENT_EVIDENCE"
+    v = run.verdicts
+    v.loc[(v["criterion"] == "again") & (v["verdict"] != "pass"), "cluster"] = None
+    run.verdicts = v
+    with pytest.raises(op.OloproofError, match=r"verdicts: 4 row\(s\) have no cluster \(the first: case_id 'c000', "
+                                               r"criterion 'again'\)"):
+        op.gate(run)
+
+
+def test_verdict_rows_regrouped_in_a_notebook_get_a_clustered_interval(tmp_path: Path) -> None:
+    """run.verdicts regrouped into 6 topics of 10 cases (run.cases left as it was, each case its own cluster):
+    the gate showed n_clusters 6 and still took the 60 rows for independent ones — Clopper-Pearson, lower bound
+    0.677 (scipy: 48 of 60), PASS at 0.65 — where 6 clusters are too few for any interval (DESIGN: a cluster
+    holding more than one case makes the run clustered; min_clusters 20)."""
+    outcomes = [i >= 12 for i in range(60)]  # the 12 failures fill topics 0 and 1
+    release = {"allow_approximate_methods": True, "min_clusters": 20, "criteria": {"answer_matches": 0.65}}
+    run = run_suite(make_suite(tmp_path, outcomes, release=release))
+    plain = row(op.gate(run))
+    assert plain["method"] == "clopper_pearson" and plain["verdict"] == "PASS"
+    assert plain["ci_low"] == pytest.approx(stats.binomtest(48, 60).proportion_ci(method="exact").low, abs=1e-12)
+    v = run.verdicts
+    v["cluster"] = "topic" + (v["case_id"].str[1:].astype(int) // 10).astype(str)
+    run.verdicts = v
+    g = op.gate(run)
+    r = row(g)
+    assert (r["n_clusters"], r["method"], r["verdict"], r["reason"]) == (6, "cluster_t", "INSUFFICIENT_EVIDENCE",
+                                                                       "too_few_clusters")
+    assert g.clustered and g.verdict == "BLOCK"
+    table = op.slice_table(run, "trajectory_length:1")  # the slices and reduce_epochs take the gate's choice too
+    assert set(table.loc[table["support"] > 0, "method"]) == {"cluster_t"}
+    assert op.reduce_epochs(run, "mean")["method"].tolist() == ["cluster_t"]
