@@ -81,7 +81,7 @@ import pyarrow as pa
 from .._config.files import UnreadableFile, read_regular
 from .._core.paths import ABSENT
 from .._run.store import CASES, MANIFEST, REPLAYS, process_alive
-from ..errors import CopyChangedError, RunDirError
+from ..errors import CopyChangedError, OloproofError, RunDirError
 from .columns import ARROW_TYPES, FRAMES, TIME, Column, FrameSpec
 
 if sys.platform != "win32":
@@ -352,6 +352,8 @@ def _decode_json(column: pa.ChunkedArray) -> np.ndarray:
             chunk = chunk.dictionary_encode()
         texts = chunk.dictionary.to_pylist()
         values = _objects([*json.loads("[" + ",".join(texts) + "]"), ABSENT]) if texts else _objects([ABSENT])
+        if len(values) != len(texts) + 1:  # a cell such as '1,2' (not one the copy writes) would shift the rest
+            raise ValueError(f"{len(texts)} JSON cells hold {len(values) - 1} values")
         codes = chunk.indices.fill_null(len(texts)).to_numpy(zero_copy_only=False)
         parts.append(values.take(codes))
     return np.concatenate(parts) if parts else np.empty(0, dtype=object)
@@ -438,7 +440,31 @@ def read_frame(directory: Path, name: str, states: Callable[[Iterable[str]], lis
                           "it from the journal") from None
     if source is not None:
         _as_loaded(directory, name, source)
-    return from_arrow(spec, table, states)
+    _check_types(path, spec, table)
+    try:
+        return from_arrow(spec, table, states)
+    except OloproofError:  # e.g. a state the store does not hold: its own line
+        raise
+    except (ValueError, RecursionError) as exc:  # a cell no copy writes (the types are checked above)
+        raise RunDirError(f"{path}: not what a columnar copy writes ({type(exc).__name__}: {exc}); delete "
+                          f"{path.parent} to rebuild it from the journal") from None
+
+
+def _check_types(path: Path, spec: FrameSpec, table: pa.Table) -> None:
+    """Raise :class:`RunDirError` for a column whose Arrow type is not the one :func:`to_arrow` writes (text may
+    be read dictionary-encoded): turning it into the frame's dtype failed as an internal error, or gave a frame
+    of another dtype."""
+    expected = spec.arrow_schema()
+    for field in table.schema:
+        want = expected.field(field.name).type if field.name in expected.names else _STATE_REF_FIELD.type
+        got = field.type.value_type if pa.types.is_dictionary(field.type) else field.type
+        if got != want and not (_is_text(got) and _is_text(want)):
+            raise RunDirError(f"{path}: not what a columnar copy writes (column {field.name} is {got}, not {want}); "
+                              f"delete {path.parent} to rebuild it from the journal")
+
+
+def _is_text(kind: pa.DataType) -> bool:
+    return bool(pa.types.is_string(kind) or pa.types.is_large_string(kind))
 
 
 def _refuse_special(path: Path) -> None:

@@ -125,6 +125,10 @@ def _check_sums(passes: ArrayLike, rows: ArrayLike) -> tuple[np.ndarray, np.ndar
     k, m = arrays
     if k.shape != m.shape:
         raise ValueError(f"passes has {k.size} clusters but rows has {m.size}; give one count of each per cluster")
+    labels = [getattr(value, "index", None) for value in (passes, rows)]  # a pandas Series's clusters (duck-typed)
+    if all(hasattr(label, "equals") for label in labels) and not labels[0].equals(labels[1]):  # type: ignore[union-attr]
+        raise ValueError("passes and rows are indexed by other clusters or in another order, and counts are paired by "
+                         "position: take both from one groupby (e.g. .agg(passes=..., rows=...)) or align them first")
     if (m < 1).any():
         raise ValueError(f"rows must be ≥ 1 in every cluster; cluster {int(np.flatnonzero(m < 1)[0])} has {m.min()}")
     bad = (k < 0) | (k > m)
@@ -520,7 +524,8 @@ def rate_interval_from_sums(
     passes : array-like of int
         Passes per cluster, k_c (0 ≤ k_c ≤ m_c).
     rows : array-like of int
-        Rows per cluster, m_c ≥ 1 (the same order as ``passes``).
+        Rows per cluster, m_c ≥ 1, in the same order as ``passes`` (counts are paired by position; two
+        pandas Series must carry the same index, or a ``ValueError`` says so).
     method : {"auto", "clopper_pearson", "wilson", "cluster_t", "cluster_bootstrap"}, default "auto"
         ``"auto"`` uses ``"clopper_pearson"`` on Σk of Σm when every cluster holds one row and
         ``clustered_method`` otherwise.

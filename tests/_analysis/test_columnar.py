@@ -317,6 +317,25 @@ def test_a_recorded_copy_whose_column_has_another_type_is_one_line(blocked_run: 
                                           f"string, not int64); delete {path.parent} to rebuild it from the journal")
 
 
+@pytest.mark.parametrize(("cell", "why"), [("{not json", r"JSONDecodeError: Expecting"),
+                                           ('"a","b"', r"ValueError: (\d+) JSON cells hold (?!\1\))\d+ values")])
+def test_a_recorded_copy_whose_json_cell_is_no_single_value_is_one_line(blocked_run: tuple[Path, op.Gate],
+                                                                         tmp_path: Path, cell: str, why: str) -> None:
+    """steps.parquet whose first ``args`` cell is not one JSON value, recorded in _source.json as the copy's own:
+    text that is no JSON was an internal error, and a cell holding two values shifted every later cell's value
+    by one (the cells of a chunk are parsed as one JSON array); now a RunDirError naming the file."""
+    directory = Path(shutil.copytree(blocked_run[0], tmp_path / "run"))
+    path = columnar.frame_path(directory, "steps")
+    table = pq.read_table(path)
+    column = table.schema.get_field_index("args")
+    cells = table.column("args").to_pylist()
+    table = table.set_column(column, table.schema.field("args"), pa.array([cell, *cells[1:]], type=pa.large_string()))
+    pq.write_table(table, path)
+    _record_as_written(directory, "steps")
+    with pytest.raises(op.OloproofError, match=re.escape(f"{path}: not what a columnar copy writes (") + why):
+        _ = op.load_run(directory).steps
+
+
 @pytest.mark.parametrize("change", ["touched", "new size, old mtime", "copied from another frame"])
 def test_any_change_to_a_frame_file_makes_the_copy_stale(blocked_run: tuple[Path, op.Gate], tmp_path: Path,
                                                          change: str) -> None:

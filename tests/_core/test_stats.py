@@ -501,3 +501,19 @@ def test_the_bootstrap_bound_is_not_monotone_as_the_readme_warns() -> None:
     assert [round(b, 3) for b in boot] == [0.571, 0.563] and boot[1] < boot[0]
     t = [rate_interval_from_sums(x, m, method="cluster_t").low for x in (k, better)]
     assert t[1] >= t[0]
+
+
+def test_sums_from_two_groupbys_in_other_orders_are_refused_not_paired_by_position() -> None:
+    """``passes`` and ``rows`` as two pandas Series (two groupbys of a run's verdicts, or one sorted): they were
+    paired by position, so cluster b's passes met cluster c's rows: the totals stayed right and the clustered
+    SE did not. Aligned Series, or arrays, give the interval of the rows themselves."""
+    rows = pd.DataFrame({"cluster": list("aabbbbcd"), "passed": [1, 1, 0, 0, 1, 0, 1, 1]})
+    by_cluster = rows.groupby("cluster")["passed"]
+    passes, counts = by_cluster.sum(), by_cluster.size()
+    with pytest.raises(ValueError, match="indexed by other clusters or in another order"):
+        rate_interval_from_sums(passes.sort_values(), counts)
+    aligned = rate_interval_from_sums(passes.sort_values(), counts.reindex(passes.sort_values().index))
+    assert aligned.estimate == 5 / 8 and (aligned.n, aligned.n_clusters) == (8, 4)  # a hand count
+    assert aligned == rate_interval_from_sums(passes.to_numpy(), counts.to_numpy())
+    assert aligned == rate_interval(rows["passed"], rows["cluster"])  # the rows' own interval
+    assert rate_interval_from_sums(passes, counts.to_numpy()) == aligned  # an array carries no clusters to check
