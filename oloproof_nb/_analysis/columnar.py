@@ -564,6 +564,8 @@ class CopyWriter:
         source = {"format": FORMAT, "journal": self.fingerprint, "frames": frames_fingerprint(self.tmp)}
         (self.tmp / SOURCE_FILE).write_text(json.dumps(source) + "\n", encoding="utf-8")
         target = self.directory / FRAMES_DIR
+        if target.is_symlink():  # e.g. into another run's folder (copied with its links): never write through it
+            target.unlink(missing_ok=True)
         target.mkdir(exist_ok=True)
         with _one_commit_at_a_time(target):
             _sweep_abandoned(self.directory)

@@ -175,7 +175,9 @@ class Run:
         ids = [r.run_id for r in runs]
         twice = sorted({i for i in ids if ids.count(i) > 1})
         if twice:
-            raise OloproofError(f"run {twice[0]} is given twice; pool each run once")
+            where = [str(r.directory) for r in runs if r.run_id == twice[0]]
+            same = "the same folder" if where[0] == where[1] else f"{where[1]} is a copy of {where[0]}"
+            raise OloproofError(f"run {twice[0]} is given twice ({same}); pool each run once")
         for other in runs[1:]:
             if other.suite_name != first.suite_name:
                 raise OloproofError(f"runs {first.run_id} and {other.run_id} are of different suites "

@@ -336,6 +336,25 @@ def test_a_recorded_copy_whose_json_cell_is_no_single_value_is_one_line(blocked_
         _ = op.load_run(directory).steps
 
 
+def test_a_frames_link_into_another_run_is_replaced_and_that_runs_copy_left_alone(
+        blocked_run: tuple[Path, op.Gate], make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    """A run folder whose ``frames`` is a symbolic link to another run's (a folder copied with its links): the
+    copy it rebuilt was written through the link, over the other run's files, and the two runs then rebuilt
+    over each other at every load. Now the link is replaced by a folder of the run's own."""
+    other = Path(shutil.copytree(blocked_run[0], tmp_path / "other"))
+    source_before = (other / columnar.FRAMES_DIR / columnar.SOURCE_FILE).read_text()
+    cases = [{"id": f"c{i}", "input": {"answer": "ok" if i else "no", "n": i}, "expected": {"answer": "ok"}}
+             for i in range(3)]
+    mine = op.run(make_suite(cases, evaluators=[{"type": "answer_matches"}]), out=tmp_path / "mine",
+                  progress=False).directory
+    shutil.rmtree(mine / columnar.FRAMES_DIR)
+    (mine / columnar.FRAMES_DIR).symlink_to(other / columnar.FRAMES_DIR, target_is_directory=True)
+    assert list(op.load_run(mine).verdicts["verdict"]) == ["fail", "pass", "pass"]  # a hand count
+    assert not (mine / columnar.FRAMES_DIR).is_symlink() and columnar.is_fresh(mine)
+    assert (other / columnar.FRAMES_DIR / columnar.SOURCE_FILE).read_text() == source_before
+    assert columnar.is_fresh(other) and op.gate(op.load_run(other)).table.equals(blocked_run[1].table)
+
+
 @pytest.mark.parametrize("change", ["touched", "new size, old mtime", "copied from another frame"])
 def test_any_change_to_a_frame_file_makes_the_copy_stale(blocked_run: tuple[Path, op.Gate], tmp_path: Path,
                                                          change: str) -> None:
@@ -677,8 +696,12 @@ def test_load_runs_refuses_what_it_cannot_pool(tmp_path: Path) -> None:
     receipts = init_example("false-success", tmp_path / "receipts")
     op.run(agent, out=tmp_path / "a", progress=False)
     op.run(receipts, out=tmp_path / "r", progress=False)
-    with pytest.raises(op.OloproofError, match="given twice"):
+    with pytest.raises(op.OloproofError, match=r"given twice \(the same folder\)"):
         op.load_runs([tmp_path / "a", tmp_path / "a"])
+    shutil.copytree(tmp_path / "a", tmp_path / "a-copy")  # a CI artifact downloaded twice
+    with pytest.raises(op.OloproofError, match=rf"given twice \({re.escape(str(tmp_path / 'a-copy'))} is a copy "
+                                               rf"of {re.escape(str(tmp_path / 'a'))}\); pool each run once"):
+        op.load_runs([tmp_path / "a", tmp_path / "a-copy"])
     with pytest.raises(op.OloproofError, match="different suites"):
         op.load_runs([tmp_path / "a", tmp_path / "r"])
     with pytest.raises(op.OloproofError, match="a list of run directories"):
