@@ -124,7 +124,7 @@ def reduce_epochs(run: Run, reduce: str | Sequence[str] | None = None, release: 
             return pd.DataFrame({c: [] for c in CASE_COLUMNS})
         return pd.concat(parts, ignore_index=True)[CASE_COLUMNS]
     all_sums = criterion_sums(verdicts)
-    clustered = run_is_clustered(run, all_sums)
+    clustered = run_is_clustered(run, all_sums.values())
     mean_sums = {key[0]: value for key, value in all_sums.items()}
     rows: list[dict[str, Any]] = []
     for r in reductions:

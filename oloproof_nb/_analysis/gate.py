@@ -41,6 +41,7 @@ import difflib
 import json
 import math
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -304,15 +305,15 @@ def _merged(cfg: ReleaseConfig, criteria: dict[str, float] | None, confidence: f
     return parse_release(data, "gate(criteria=, confidence=, method=)")
 
 
-def run_is_clustered(run: Run, sums: dict[tuple[Any, ...], ClusterSums] | None = None) -> bool:
+def run_is_clustered(run: Run, sums: Iterable[ClusterSums] = ()) -> bool:
     """Whether any cluster of the run holds more than one case run (a case's epochs, a copy and its source,
     cases given one cluster, a case in several pooled runs): :func:`~oloproof_nb._core.stats.is_clustered` of
-    ``run.cases["cluster"]``, or, given ``sums`` (:func:`criterion_sums` of ``run.verdicts``), a cluster holding
-    more than one row of a criterion — a frame assigned to ``run.verdicts`` that groups cases ``run.cases`` keeps
-    apart: the gate counted its clusters in ``n_clusters`` and still took its rows for independent ones. The
-    gate, ``slice_table`` and ``reduce_epochs`` decide the interval of every criterion reduced with ``mean``
-    with it; see :func:`reduced_is_clustered` for pass^k and pass@k."""
-    return is_clustered(run.cases["cluster"]) or any(is_clustered_from_sums(s.rows) for s in (sums or {}).values())
+    ``run.cases["cluster"]``; or, given ``sums`` (the values of :func:`criterion_sums` of ``run.verdicts``),
+    whether a cluster holds more than one row of a criterion — a frame assigned to ``run.verdicts`` that
+    groups cases ``run.cases`` keeps apart: the gate counted its clusters in ``n_clusters`` and still took its
+    rows for independent ones. The gate, ``slice_table`` and ``reduce_epochs`` decide the interval of every
+    criterion reduced with ``mean`` with it; see :func:`reduced_is_clustered` for pass^k and pass@k."""
+    return is_clustered(run.cases["cluster"]) or any(is_clustered_from_sums(s.rows) for s in sums)
 
 
 def sums_interval(sums: ClusterSums, release: ReleaseConfig, clustered: bool) -> tuple[Interval, str]:
@@ -449,7 +450,7 @@ def gate(run: Run, release: ReleaseLike | None = None, *, baseline: Baseline | R
                        "gate uses the run's (they decide which copies are scored and whether the transform is "
                        "checked); to judge the agent by the labels as they are now, run the suite again")
     sums = {key[0]: value for key, value in criterion_sums(run.verdicts).items()}
-    clustered = run_is_clustered(run, {(c,): s for c, s in sums.items()})
+    clustered = run_is_clustered(run, sums.values())
     n_source = int(run.cases["cluster"].nunique())
     checked = checked_transforms(run)
     waiting = _waiting(run)

@@ -161,7 +161,7 @@ def slice_table(run: Run, spec: str | SliceSpec, release: ReleaseLike | None = N
     min_clusters = cfg.min_clusters  # 20 unless release.yaml says otherwise
     cases = run.cases
     verdicts = run.verdicts
-    clustered = run_is_clustered(run, criterion_sums(verdicts))  # the gate's choice, from every bin's rows
+    clustered = run_is_clustered(run, criterion_sums(verdicts).values())  # the gate's choice, from every bin's rows
     bins = [*parsed.bins(), (NA_BIN, math.nan, math.nan)]
     labels = [label for label, _, _ in bins]
     bin_of_case = pd.Categorical(_bin_labels(cases[parsed.column], parsed), categories=labels).codes
