@@ -30,6 +30,13 @@ every epoch).
 ``python tests/_inspect_task.py --values LOG_DIR``: a task whose scorer ``given`` returns each sample's
 ``metadata["value"]`` as the score value (``VALUES``: letter codes in other cases and with spaces, the
 words, numbers and numeric strings), with Inspect's ``accuracy`` metric.
+
+``python tests/_inspect_task.py --graders LOG_DIR``: into LOG_DIR/graders, a task of five samples (``GRADES``:
+C, P, I, C, P) scored by one scorer function twice, ``graded()`` and ``graded(lenient=True)`` (P passes only
+the lenient one), with ``accuracy``: Inspect scores them as ``graded`` and ``graded1``. Into LOG_DIR/tasks, two
+tasks ``task_a`` and ``task_b`` of one eval whose samples have no ids (Inspect numbers each task's 1, 2, 3).
+Into LOG_DIR/retry, an eval whose sample ``r2`` raised (status ``error``) and its ``eval_retry`` (``success``),
+side by side as Inspect leaves them.
 """
 
 from __future__ import annotations
@@ -39,7 +46,7 @@ import re
 import sys
 from pathlib import Path
 
-from inspect_ai import Task, eval_set
+from inspect_ai import Task, eval_retry, eval_set, task
 from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import Sample
 from inspect_ai.log import read_eval_log, write_eval_log
@@ -184,8 +191,58 @@ def values(log_dir: str) -> None:
     print(logs[0].location, logs[0].status)
 
 
+#: The grade behind each sample of the ``--graders`` task: ``graded`` passes C, ``graded(lenient=True)`` C and P.
+GRADES = ["C", "P", "I", "C", "P"]
+
+
+@scorer(metrics=[accuracy()])
+def graded(lenient: bool = False):  # type: ignore[no-untyped-def]
+    async def score(state: TaskState, target: Target) -> Score:
+        grade = state.metadata["grade"]
+        return Score(value="C" if grade == "C" or (lenient and grade == "P") else "I")
+
+    return score
+
+
+@solver
+def raise_while(flag: str):  # type: ignore[no-untyped-def]
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        if state.sample_id == "r2" and Path(flag).exists():
+            raise RuntimeError("transient")
+        return state
+
+    return solve
+
+
+@task
+def flaky(flag: str) -> Task:
+    """Sample r2 raises while the file ``flag`` exists (no model call, so eval_retry needs no model outputs)."""
+    samples = [Sample(id=f"r{i}", input=f"Question {i}.", target="ok", metadata={"grade": "C"}) for i in range(4)]
+    return Task(dataset=samples, solver=raise_while(flag), scorer=graded(), name="flaky")
+
+
+def graders(log_dir: str) -> None:
+    model = get_model("mockllm/model", custom_outputs=plain_policy)
+    samples = [Sample(id=f"g{i}", input=f"Question {i}.", target="ok", metadata={"grade": grade})
+               for i, grade in enumerate(GRADES)]
+    task_ = Task(dataset=samples, solver=generate(), scorer=[graded(), graded(lenient=True)], name="graders")
+    inspect_eval(task_, model=model, log_dir=f"{log_dir}/graders", display="none", max_samples=8)
+    two = [Task(dataset=[Sample(input=f"Question {i}.", target="ok", metadata={"grade": grade})
+                         for i, grade in enumerate(grades)], solver=generate(), scorer=graded(), name=name)
+           for name, grades in (("task_a", "CCI"), ("task_b", "IIC"))]
+    inspect_eval(two, model=model, log_dir=f"{log_dir}/tasks", display="none", max_samples=8)
+    flag = Path(log_dir) / "raise"
+    flag.write_text("r2 raises while this file exists", encoding="utf-8")
+    first = inspect_eval(flaky(str(flag)), model=model, log_dir=f"{log_dir}/retry", display="none")
+    flag.unlink()
+    again = eval_retry(first[0], log_dir=f"{log_dir}/retry", display="none")
+    print(first[0].status, again[0].status)
+
+
 if __name__ == "__main__":
-    if sys.argv[1] == "--tagged":
+    if sys.argv[1] == "--graders":
+        graders(sys.argv[2])
+    elif sys.argv[1] == "--tagged":
         tagged(sys.argv[2])
     elif sys.argv[1] == "--values":
         values(sys.argv[2])

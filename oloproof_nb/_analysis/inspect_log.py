@@ -19,7 +19,8 @@ apply:
   A tool result is its JSON value when its text parses as JSON or a Python literal (Inspect stores a
   dict result as its ``str()``), else the text; a tool error becomes ``{"ok": false, "error": type,
   "message": ...}``, so ``is_error`` follows the usual rule.
-- ``verdicts``: one criterion per scorer (evaluator ``inspect_scorer``), each score mapped by
+- ``verdicts``: one criterion per scorer (evaluator ``inspect_scorer``), named as the samples' scores name it
+  (a scorer function run twice in one task: ``graded`` and ``graded1``, :func:`scorer_names`), each score mapped by
   :func:`~oloproof_nb._core.scoremap.score_verdict` (see that module for the table and ``score_map``).
   A sample that raised is ``missing`` for every scorer.
 - ``cluster``: the value of a metadata key (``cluster="topic"``; the dataset's value, else the log's, and
@@ -426,12 +427,14 @@ class _Reader:
         self.off_scale: dict[str, Any] = {}
         self.in_scale: dict[str, list[tuple[int, int, Any]]] = {}
         self.unknown_initial: set[tuple[str, int]] = set()
+        #: per log file: its task's name and ``task_id`` (an eval_retry keeps it)
+        self.tasks: dict[Path, tuple[str, str]] = {}
 
     def record(self, file: Path, index: int, sample: Any, run_id: str, model: str, created: str) -> CaseRecord:
         cid, epoch = str(sample.id), int(getattr(sample, "epoch", 1) or 1)
         if (cid, epoch) in self.seen:
-            raise OloproofError(f"{file}: sample {cid!r} epoch {epoch} is also in {self.seen[(cid, epoch)]}; "
-                                "read one log, or a folder whose logs hold different samples")
+            raise OloproofError(f"{file}: sample {cid!r} epoch {epoch} is also in {self.seen[(cid, epoch)]}"
+                                f"{self._why_twice(file, self.seen[(cid, epoch)], cid)}")
         self.seen[(cid, epoch)] = file
         metadata = dict(sample.metadata or {})
         if self.cluster is None:
@@ -482,6 +485,18 @@ class _Reader:
                                "verdicts": verdicts, "comparisons": [], "replays": [], "receipts": []}
         return rec  # type: ignore[return-value]
 
+    def _why_twice(self, file: Path, other: Path, cid: str) -> str:
+        """What to do about two logs holding the sample ``cid``, from their tasks (:attr:`tasks`): a retried eval
+        leaves its earlier log beside the new one, and tasks whose samples have no ids are each numbered 1, 2, …"""
+        (name, task_id), (other_name, other_id) = self.tasks.get(file, ("", "")), self.tasks.get(other, ("", ""))
+        if task_id and task_id == other_id:
+            return (f", a log of the same eval of task {name!r} (task_id {task_id}): a copy, or an attempt that "
+                    "eval_retry ran again (its log holds every sample); read the latest log alone")
+        if name and other_name and name != other_name:
+            return (f", a log of task {other_name!r}: tasks {other_name!r} and {name!r} both have a sample {cid!r} "
+                    "(a case is a sample id); read each task's log on its own")
+        return "; read one log, or a folder whose logs hold different samples"
+
     def _cluster(self, file: Path, cid: str, epoch: int, sample: Any, metadata: dict[str, Any]) -> str:
         """The value of the ``cluster`` metadata key: the dataset's, else the log's (the same in every epoch).
 
@@ -527,6 +542,27 @@ class _Reader:
             rec["verdicts"] += [_row(name, "missing", why) for name in names if name not in have]
             order = list(self.criteria)
             rec["verdicts"].sort(key=lambda v: order.index(v["criterion"]))
+
+
+def scorer_names(declared: list[str]) -> list[str]:
+    """The names a task's scorers score under, from the names its log's header declares, in order.
+
+    The header names each scorer after its function (``graded``, ``graded``), but the samples' ``scores`` and the
+    results key a second scorer of one name as Inspect's ``unique_scorer_name`` makes it: ``graded1`` (then
+    ``graded2`` …), so two settings of one scorer function (a strict and a lenient grader) are two checks.
+
+    Examples
+    --------
+    >>> scorer_names(["graded", "match", "graded", "graded"])
+    ['graded', 'match', 'graded1', 'graded2']
+    """
+    names: list[str] = []
+    for base in declared:
+        name, count = base, 1
+        while name in names:
+            name, count = f"{base}{count}", count + 1
+        names.append(name)
+    return names
 
 
 def _options_text(scorer: Any) -> str:
@@ -713,15 +749,17 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
             raise OloproofError(f"{file}: cannot read this Inspect AI log ({_why(exc)})") from None
         spec = header.eval
         tasks.setdefault(str(spec.task), None)
+        reader.tasks[file] = (str(spec.task), str(getattr(spec, "task_id", None) or ""))
         models.setdefault(str(spec.model), None)
         run_ids.setdefault(str(spec.run_id or spec.eval_id), None)
         start = _iso(spec.created, iso(datetime.fromtimestamp(file.stat().st_mtime).astimezone()))
         created.append(start)
-        declared = [str(scorer.name) for scorer in getattr(spec, "scorers", None) or []]
+        declared_scorers = list(getattr(spec, "scorers", None) or [])
+        declared = scorer_names([str(scorer.name) for scorer in declared_scorers])
         for name in declared:
             reader.criteria.setdefault(name, None)
-        for scorer in getattr(spec, "scorers", None) or []:
-            _same_options(options, str(scorer.name), _options_text(scorer), file)
+        for name, scorer in zip(declared, declared_scorers, strict=True):
+            _same_options(options, name, _options_text(scorer), file)
         stats = getattr(header, "stats", None)
         done = _iso(getattr(stats, "completed_at", None), "") if header.status == "success" else None
         finished.append(done or (start if header.status == "success" else None))

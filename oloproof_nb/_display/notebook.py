@@ -27,7 +27,7 @@ from .._config.suite import Suite, load_suite
 from .._core.scoremap import ScoreMap
 from .._run.runner import Isolation, Progress, run_suite
 from .._run.store import Fsync
-from ..errors import OloproofError, terminal_text
+from ..errors import OloproofError, RunDirError, terminal_text
 from .html import html_table, render
 from .panel import CasePanel
 from .theme import fmt_interval, fmt_level, fmt_number
@@ -310,7 +310,23 @@ def load_run(directory: str | Path) -> Run:
     (True, True)
     >>> tmp.cleanup()
     """
-    return Run.load(_run.run_directory(directory, "load_run"))
+    try:
+        return Run.load(_run.run_directory(directory, "load_run"))
+    except RunDirError as exc:
+        if not _holds_inspect_logs(Path(directory)):
+            raise
+        what = "is an Inspect AI log: read it" if Path(directory).is_file() else "holds Inspect AI logs: read them"
+        raise RunDirError(f"{exc}; it {what} with op.from_inspect({str(directory)!r})") from None
+
+
+def _holds_inspect_logs(path: Path) -> bool:
+    """Whether ``path``, which is no run directory, is an Inspect AI log or a folder of them (where
+    :func:`~oloproof_nb._analysis.inspect_log.log_folder_files` looks)."""
+    try:
+        near = [path] if path.is_file() else _inspect_log.log_folder_files(path) if path.is_dir() else []
+        return any(_inspect_log.is_inspect_log(f) for f in near)
+    except OSError:
+        return False
 
 
 def load_runs(directories: list[str | Path]) -> Run:
