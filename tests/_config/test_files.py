@@ -200,3 +200,32 @@ def test_a_huge_yaml_error_is_clipped(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as info:
         load_release(path)
     assert len(str(info.value)) < 500
+
+
+def test_a_file_that_grew_to_one_byte_past_the_cap_is_refused_not_cut(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stat'ed at 9 bytes, the file holds 11 when read with a cap of 10: the first read takes 10 (the size + 1),
+    exactly the cap, and one more read finds the 11th byte. The file is refused; never its first 10 bytes
+    returned as if they were all of it."""
+    path = tmp_path / "f"
+    path.write_bytes(b"0123456789X")
+    real = files.open_regular
+
+    def stale_size(p: Path) -> tuple[Any, Any]:
+        handle, info = real(p)
+        return handle, SimpleNamespace(st_size=9, st_mode=info.st_mode)
+
+    monkeypatch.setattr(files, "open_regular", stale_size)
+    with pytest.raises(UnreadableFile, match="holds more than 10 bytes"):
+        read_regular(path, 10)
+    assert read_regular(path, 11) == b"0123456789X"
+
+
+def test_an_empty_or_comment_only_release_yaml_is_the_defaults(tmp_path: Path) -> None:
+    """A YAML file with no document (empty, or only a comment) holds no setting: it reads as ``{}``, so a
+    release.yaml kept for its comments gives the default release, not an error."""
+    empty, comments = tmp_path / "empty.yaml", tmp_path / "release.yaml"
+    empty.write_text("")
+    comments.write_text("# thresholds come later\n")
+    assert read_yaml(empty) == {} and read_yaml(comments) == {}
+    assert load_release(comments).criteria == {} and load_release(comments).confidence == 0.95

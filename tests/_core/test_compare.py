@@ -479,3 +479,31 @@ def test_an_expected_element_nothing_is_left_for_is_unmatched_not_not_added() ->
                                        lists={"tx": ListMatch("unordered")})
     assert unexpected == [] and rows == [("tx.0.to", "landlord", "landlord", True), ("tx.0.amt", 900, 900, True),
                                          ("tx.<unmatched 1>", pay, ABSENT, False)]
+
+
+# -- mutation round 6: gaps a mutant showed -----------------------------------------------------------------
+
+
+def test_a_list_rule_applies_to_the_list_at_its_pattern_not_to_lists_inside_its_elements() -> None:
+    """``lists: {t: by_key id}`` matches the list ``t`` by id; the list ``t.0.tags`` inside an element matches no
+    pattern, so it stays ``ordered``: ["b", "a"] for ["a", "b"] differs at both positions. A rule read as
+    covering its subtree (a prefix match) made ``tags`` a by_key list of key-less elements, matched as a set."""
+    rows = compare_state({"t": [{"id": 1, "tags": ["a", "b"]}]}, {"t": [{"id": 1, "tags": ["b", "a"]}]},
+                         lists=BY_ID)
+    assert rows == [("t.0.id", 1, 1, True), ("t.0.tags.0", "a", "b", False), ("t.0.tags.1", "b", "a", False)]
+
+
+def test_whole_mode_of_two_empty_states_compares_no_path() -> None:
+    """Two empty states hold no leaf: no row (a row at the empty path ``""`` names nothing in the state)."""
+    assert compare_state({}, {}, "whole") == []
+    assert compare_state({}, {"a": 1}, "whole") == [("a", ABSENT, 1, False)]
+
+
+def test_changes_mode_sees_a_bool_that_became_a_number() -> None:
+    """``true`` is not ``1`` in every state check, so ``changes`` mode reports a flag rewritten as 1 (at the top
+    and inside a dict) as an unexpected change; Python's ``True == 1`` would hide both."""
+    initial = {"flag": True, "acct": {"frozen": True, "n": 1}}
+    after = {"flag": 1, "acct": {"frozen": 1, "n": 1}}
+    unexpected, rows = compare_changes(initial, {}, after)
+    assert rows == []
+    assert unexpected == [("flag", True, 1, False), ("acct.frozen", True, 1, False)]

@@ -613,3 +613,24 @@ def test_the_largest_exact_int_is_judged_like_its_float() -> None:
     and 1.0 do, review K). In floats 2.0**53 + 0.1 rounds to 2.0**53 (the spacing there is 2): within 2.0**53."""
     assert values_equal(2.0**53, -0.1, 2.0**53) is True
     assert values_equal(2**53, -0.1, 2.0**53) is True
+
+
+# -- mutation round 6: gaps a mutant showed -----------------------------------------------------------------
+
+
+def test_leaf_diff_sees_a_nan_that_became_a_number_and_back() -> None:
+    """NaN equals only NaN: a NaN leaf that became 1.0 (or back) is one changed leaf, also in a short dict the
+    one-pass diff compares before walking it."""
+    nan = float("nan")
+    (row,) = leaf_diff({"x": nan}, {"x": 1.0})
+    assert row[0] == "x" and math.isnan(row[1]) and row[2] == 1.0
+    (row,) = leaf_diff({"o": {"x": 1.0, "y": 2}}, {"o": {"x": nan, "y": 2}})
+    assert row[0] == "o.x" and row[1] == 1.0 and math.isnan(row[2])
+    assert leaf_diff({"o": {"x": nan}}, {"o": {"x": nan}}) == []
+
+
+def test_find_paths_never_returns_the_root() -> None:
+    """``**`` matches any number of keys, none included, but the root is no path of the state: for a state of
+    two text leaves the paths are those two."""
+    assert find_paths({"a": "x", "b": "y"}, ("**",)) == [("a",), ("b",)]
+    assert find_paths({"a": {"b": "y"}}, ("**", "b")) == [("a", "b")]

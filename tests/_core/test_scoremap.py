@@ -84,3 +84,19 @@ def test_a_reason_quotes_at_most_80_characters_of_the_score() -> None:
 def test_a_callable_score_map_that_fails_a_score_says_which() -> None:
     assert score_verdict("I", lambda v: False) == ("fail", "score 'I'")
     assert score_verdict("C", lambda v: True) == ("pass", "")
+
+
+def test_a_score_map_key_meets_a_letter_code_written_with_space_or_in_lower_case() -> None:
+    """A mapping's keys are compared as given and, for a string score, also stripped and upper-cased: {"P": "pass"}
+    makes " p" pass, though the default table reads " p" as no letter code (Inspect counts it 0)."""
+    assert score_verdict(" p", {"P": "pass"}) == ("pass", "")
+    assert score_verdict("p\n", {"P": "pass"}) == ("pass", "")
+    assert score_verdict(" p")[0] == "missing"
+
+
+def test_a_number_the_score_map_decides_is_on_no_scale() -> None:
+    """A score of 7 that ``score_map`` maps is judged by the map, not by the [0, 1] scale: it puts the criterion on
+    no other scale (None), so its scores in [0, 1] keep their verdicts; an unmapped 7 is off the scale (False)."""
+    assert on_default_scale(7, {7: "pass"}) is None
+    assert on_default_scale(7, {8: "pass"}) is False
+    assert on_default_scale(0.5, {7: "pass"}) is True

@@ -11,10 +11,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from _reliability_systems import assert_same_frames
 
 import oloproof_nb as op
 from oloproof_nb._core.canonical import canonical_json
+from oloproof_nb._core.case import Case, case_digest
+from oloproof_nb._core.trajectory import ToolCall, Trajectory
+from oloproof_nb._run.sandbox import SystemContractError, copy_json, failure_reason, replay_case, run_case, takes_epoch
 from oloproof_nb.cli import main as cli_main
 
 SYSTEM = '''
@@ -215,3 +219,114 @@ def test_a_case_without_initial_state_is_reset_to_an_empty_world(make_suite: Any
                             system_code=RESET_LOG), out=tmp_path / "run", progress=False)
     states = dict(zip(run.snapshots["case_id"], run.snapshots["state"], strict=True))
     assert states == {"bare": {"resets": 1}, "given": {"books": {}, "resets": 1}}
+
+
+def test_copy_json_copies_the_dicts_inside_a_list_too() -> None:
+    """The reset gets a copy of ``initial_state`` the system may change in place: a transaction dict inside a list
+    changed through the copy leaves the case's own state as it was (else the next epoch starts from a world
+    the last one changed)."""
+    state = {"tx": [{"id": 1, "amt": 5, "tags": ["a"]}], "rows": [[1, 2]]}
+    twin = copy_json(state)
+    twin["tx"][0]["amt"] = 500
+    twin["tx"][0]["tags"].append("b")
+    twin["rows"][0].append(3)
+    assert state == {"tx": [{"id": 1, "amt": 5, "tags": ["a"]}], "rows": [[1, 2]]}
+
+
+def _case(**kw: Any) -> Case:
+    raw = {"id": "c1", "input": {"q": "x"}, **kw}
+    return Case.model_validate({**raw, "cluster": "c1", "digest": case_digest(raw), "source_id": "c1"})
+
+
+class _World:
+    """A sandbox whose ``run`` and ``replay`` change the world in place (and the trajectory it is given)."""
+
+    def __init__(self) -> None:
+        self.state: dict[str, Any] = {}
+
+    def reset(self, state: dict[str, Any]) -> None:
+        self.state = state
+
+    def snapshot(self) -> dict[str, Any]:
+        return self.state
+
+    def run(self, given: dict[str, Any]) -> Any:
+        self.state["z"], self.state["a"] = 1, 2  # built z first
+        return Trajectory(steps=[ToolCall(tool="pay", args={"amt": 5})], answer="ok")
+
+    def replay(self, recorded: Any, *, checkpoint: int, change: Any) -> Any:
+        recorded.steps[0].args["amt"] = 999  # a replay that edits the trajectory it was handed
+        recorded.steps.clear()
+        return recorded
+
+
+def test_the_stored_state_has_its_keys_in_sorted_order_whatever_order_the_system_built_it_in() -> None:
+    """Two snapshots of one world are stored alike: keys sorted (``a`` before ``z``), at every level."""
+    out = run_case(_World(), _case(initial_state={"o": {"y": 1, "b": 2}}), run_id="r", system_version=None,
+                   timeout_s=None)
+    assert out.state == {"a": 2, "o": {"b": 2, "y": 1}, "z": 1}
+    assert list(out.state) == ["a", "o", "z"] and list(out.state["o"]) == ["b", "y"]
+
+
+def test_a_replay_gets_a_copy_of_the_recorded_trajectory() -> None:
+    """A ``replay`` that edits the trajectory it is handed leaves the recorded one as it was (the next replay of
+    the case starts from the same recording)."""
+    recorded = Trajectory(steps=[ToolCall(tool="pay", args={"amt": 5})], answer="ok")
+    replay_case(_World(), _case(), recorded, 0, None, run_id="r", system_version=None, timeout_s=None)
+    assert recorded.steps == [ToolCall(tool="pay", args={"amt": 5})]
+
+
+def test_after_reset_sees_the_world_the_reset_left() -> None:
+    """``after_reset`` is called between the reset and the run: it sees the case's ``initial_state``, not the
+    world before the reset nor the one the run leaves."""
+    world = _World()
+    world.state = {"left": "by the last case"}
+    out = run_case(world, _case(initial_state={"n": 1}), run_id="r", system_version=None, timeout_s=None,
+                   after_reset=lambda: dict(world.state))
+    assert out.after_reset == {"n": 1}
+
+
+def test_a_run_whose_epoch_is_positional_only_is_not_given_one() -> None:
+    """``epoch`` is passed by keyword, so only a parameter that takes a keyword gets it: Python refuses
+    ``run(x, epoch=1)`` when ``epoch`` is positional-only, and such a run is called with the input alone."""
+    class Positional:
+        def run(self, given: Any, epoch: int = 1, /) -> Any:
+            return epoch
+
+        def replay(self, recorded: Any, *epoch: Any, checkpoint: int, change: Any) -> Any:
+            return recorded
+
+    class Keyword:
+        def run(self, given: Any, *, epoch: int) -> Any:
+            return epoch
+
+    with pytest.raises(TypeError):
+        Positional().run({}, epoch=2)  # type: ignore[call-arg]
+    assert takes_epoch(Positional()) is False and takes_epoch(Positional(), "replay") is False
+    assert takes_epoch(Keyword()) is True
+
+
+def test_a_reset_or_snapshot_attribute_that_is_not_callable_is_no_method() -> None:
+    """A system whose ``reset`` and ``snapshot`` are data (None here) has neither: it is run without a reset and
+    records no state, instead of the case failing on a call of None."""
+    class Plain:
+        reset = None
+        snapshot = None
+
+        def run(self, given: dict[str, Any]) -> Any:
+            return {"answer": "ok"}
+
+    out = run_case(Plain(), _case(initial_state={"n": 1}), run_id="r", system_version=None, timeout_s=None)
+    assert out.env is None and out.trajectory.answer == "ok"
+
+
+def test_a_snapshot_that_is_not_a_dict_breaks_the_contract() -> None:
+    """A state is a mapping of keys (every path starts with a key): a snapshot returning a list is the
+    system's error, named as such, not a state stored and judged."""
+    class Listed(_World):
+        def snapshot(self) -> Any:
+            return [self.state]
+
+    with pytest.raises(SystemContractError) as err:
+        run_case(Listed(), _case(), run_id="r", system_version=None, timeout_s=None)
+    assert failure_reason(err.value) == "snapshot() returned list; expected a dict"

@@ -405,3 +405,31 @@ def test_unchanged_compares_leaves_like_every_state_check() -> None:
         "fail", [("acct.frozen", True, 1, False)])
     v, rows = verdict(su(["m.rate"]), {"m": {"rate": float("nan")}}, {"m": {"rate": float("nan")}})
     assert v == "pass" and rows[0][3] is True
+
+
+def test_changes_mode_with_an_empty_expected_state_judges_that_nothing_changed() -> None:
+    """``"state": {}`` in ``changes`` mode is a check (nothing may change), unlike a case with no
+    ``expected.state``: a case that changed ``a`` fails it, one that changed nothing passes."""
+    case = _case(initial_state={"a": 1}, expected={"state": {}})
+    changed = CaseContext(case=case, status="completed", trajectory=Trajectory(answer="x"), state={"a": 2})
+    (row,) = sm(mode="changes").evaluate(changed).verdicts
+    assert (row["verdict"], row["reason"]) == ("fail", "1 unexpected change: a")
+    kept = CaseContext(case=case, status="completed", trajectory=Trajectory(answer="x"), state={"a": 1})
+    assert [v["verdict"] for v in sm(mode="changes").evaluate(kept).verdicts] == ["pass"]
+
+
+def test_answer_matches_normalizes_by_default() -> None:
+    """``normalize`` defaults to true (DESIGN.md): "Refunded" expected, "  refunded\\n" answered passes."""
+    case = _case(expected={"answer": "Refunded"})
+    ctx = CaseContext(case=case, status="completed", trajectory=Trajectory(answer="  refunded\n"), state=None)
+    assert [v["verdict"] for v in AnswerMatches(type="answer_matches").evaluate(ctx).verdicts] == ["pass"]
+
+
+def test_an_expected_null_answer_is_judged() -> None:
+    """``"answer": null`` in ``expected`` is an expectation (the agent must give no answer), unlike a case
+    without the key: an answer "refunded" fails it, no answer passes."""
+    case = _case(expected={"answer": None})
+    said = CaseContext(case=case, status="completed", trajectory=Trajectory(answer="refunded"), state=None)
+    silent = CaseContext(case=case, status="completed", trajectory=Trajectory(answer=None), state=None)
+    assert [v["verdict"] for v in AnswerMatches(type="answer_matches").evaluate(said).verdicts] == ["fail"]
+    assert [v["verdict"] for v in AnswerMatches(type="answer_matches").evaluate(silent).verdicts] == ["pass"]

@@ -1,0 +1,78 @@
+"""release.yaml edges a mutant showed untested: the bounds of ``min_clusters`` and ``bootstrap.resamples``, and a
+``criteria`` rule without its threshold (one line naming the key, never a traceback)."""
+
+from __future__ import annotations
+
+import pytest
+
+from oloproof_nb._config.release import parse_release
+from oloproof_nb.errors import ConfigError
+
+
+def test_min_clusters_needs_two_clusters() -> None:
+    """One cluster leaves a clustered t interval with no degrees of freedom (G − 1 = 0): ``min_clusters: 1`` is
+    refused, naming the key and the bound; 2 is the least accepted."""
+    with pytest.raises(ConfigError, match=r"release\.yaml: min_clusters: .*greater than or equal to 2 \(got 1\)"):
+        parse_release({"min_clusters": 1})
+    assert parse_release({"min_clusters": 2}).min_clusters == 2
+
+
+def test_bootstrap_resamples_are_at_least_100() -> None:
+    """Fewer than 100 resamples leave a 2.5% tail of under three draws: 99 is refused, naming
+    ``bootstrap.resamples``; 100 is accepted."""
+    with pytest.raises(ConfigError, match=r"bootstrap\.resamples: .*greater than or equal to 100 \(got 99\)"):
+        parse_release({"bootstrap": {"resamples": 99}})
+    assert parse_release({"bootstrap": {"resamples": 100}}).bootstrap.resamples == 100
+
+
+def test_a_criterion_rule_without_a_threshold_names_the_key() -> None:
+    """``name: {reduce: pass^2}`` has no threshold: a ConfigError naming ``criteria.a.threshold`` (read without
+    the check, the missing key was a KeyError, a traceback)."""
+    with pytest.raises(ConfigError, match=r"^release\.yaml: criteria\.a\.threshold: is required"):
+        parse_release({"criteria": {"a": {"reduce": "pass^2"}}})
+
+
+def test_a_regression_margin_of_one_is_refused() -> None:
+    """A paired difference of two rates lies in [−1, 1], so with margin 1 its lower end is always at or above
+    −margin: no compare could ever show REGRESSION. ``margin`` is below 1; 0.99 is accepted."""
+    with pytest.raises(ConfigError, match=r"regression\.margin: .*less than 1 \(got 1\)"):
+        parse_release({"regression": {"margin": 1}})
+    assert parse_release({"regression": {"margin": 0.99}}).regression.margin == 0.99
+
+
+def test_an_empty_list_of_regression_criteria_is_refused() -> None:
+    """``regression.criteria: []`` would check no criterion, a compare that always passes; leave the key out for
+    every criterion both runs judge."""
+    with pytest.raises(ConfigError, match=r"regression\.criteria: "):
+        parse_release({"regression": {"criteria": []}})
+    assert parse_release({"regression": {"criteria": ["a"]}}).regression.criteria == ["a"]
+
+
+def test_a_negative_bootstrap_seed_is_refused_by_name() -> None:
+    """NumPy seeds are non-negative (``default_rng(-1)`` raises): ``seed: -1`` is refused in release.yaml's
+    words, not later by NumPy."""
+    with pytest.raises(ConfigError, match=r"bootstrap\.seed: .*greater than or equal to 0 \(got -1\)"):
+        parse_release({"bootstrap": {"seed": -1}})
+
+
+def test_a_rule_added_to_a_release_keeps_the_reductions_it_had() -> None:
+    """The gate merges its ``criteria=`` into the release's own settings (``model_dump``, then validated again,
+    as ``gate._merged`` does): a ``{threshold, reduce}`` rule added there keeps the release's ``pass^3`` of
+    ``a`` beside its own ``pass^2`` of ``b``; dropping it would judge ``a`` by its mean, another verdict."""
+    data = parse_release({"criteria": {"a": {"threshold": 0.9, "reduce": "pass^3"}}}).model_dump()
+    data["criteria"] = {**data["criteria"], "b": {"threshold": 0.8, "reduce": "pass^2"}}
+    cfg = parse_release(data)
+    assert cfg.criteria == {"a": 0.9, "b": 0.8}
+    assert cfg.reductions == {"a": "pass^3", "b": "pass^2"}
+
+
+def test_an_unknown_key_lists_the_keys_release_yaml_allows_there() -> None:
+    """The message names the key and lists what may be written at that place, in the model's order, without the
+    internal ``reductions`` (a file writes ``name: {threshold, reduce}`` instead); nested keys too."""
+    with pytest.raises(ConfigError) as err:
+        parse_release({"colour": 1})
+    assert str(err.value) == ("release.yaml: colour: unknown key; allowed: confidence, allow_approximate_methods, "
+                              "min_clusters, method, unclustered_method, bootstrap, criteria, regression")
+    with pytest.raises(ConfigError) as err:
+        parse_release({"bootstrap": {"resample": 1}})
+    assert str(err.value) == "release.yaml: bootstrap.resample: unknown key; allowed: resamples, seed"
