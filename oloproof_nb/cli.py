@@ -198,6 +198,7 @@ def _load(args: argparse.Namespace, doing: str) -> Run:
     """The run at ``args.run_dir``: a run directory, Inspect AI logs (--cluster, --state-key, --pass-threshold), or a
     suite folder's latest run (``args.run_dir`` becomes it; stderr says so: ``oloproof: {doing} the latest …``)."""
     from ._display.notebook import from_inspect, load_run
+    from ._run.store import MANIFEST
 
     args.run_dir = _run_dir(args.run_dir, doing)
     path = Path(args.run_dir)
@@ -206,6 +207,9 @@ def _load(args: argparse.Namespace, doing: str) -> Run:
     if (args.cluster, args.state_key, args.pass_threshold) != (None, None, None):
         raise OloproofError(f"{path}: --cluster, --state-key and --pass-threshold apply to Inspect AI logs only; "
                             "this is not one")
+    if path.is_dir() and not (path / MANIFEST).exists():  # say every kind of folder the command reads
+        raise RunDirError(f"{path}: not a run directory (no {MANIFEST}), nor a suite folder (no oloproof.yaml) "
+                          "or Inspect AI logs; give one of these")
     if args.release is not None or getattr(args, "baseline", None):
         # checked before load_run, which may build a columnar copy: an error writes nothing
         from ._analysis.baseline import check_baseline_config
