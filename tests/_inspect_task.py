@@ -36,7 +36,10 @@ C, P, I, C, P) scored by one scorer function twice, ``graded()`` and ``graded(le
 the lenient one), with ``accuracy``: Inspect scores them as ``graded`` and ``graded1``. Into LOG_DIR/tasks, two
 tasks ``task_a`` and ``task_b`` of one eval whose samples have no ids (Inspect numbers each task's 1, 2, 3).
 Into LOG_DIR/retry, an eval whose sample ``r2`` raised (status ``error``) and its ``eval_retry`` (``success``),
-side by side as Inspect leaves them.
+side by side as Inspect leaves them. Into LOG_DIR/dicts, a task of five samples over two epochs (``CHECKS``) with
+two dict-valued scorers, ``checks`` (``{"correct": "C"/"I", "safe": 1/0}``, ``metrics={"correct": [accuracy()],
+"safe": [accuracy()]}``) and ``audit`` (``{"correct": ..., "polite": True/False}``, ``metrics=[{"*":
+[accuracy()]}]``: the key ``correct`` is in both), beside the plain scorer ``graded()`` (``GRADES``).
 """
 
 from __future__ import annotations
@@ -204,6 +207,38 @@ def graded(lenient: bool = False):  # type: ignore[no-untyped-def]
     return score
 
 
+#: The dict-valued scores of the ``--graders`` dicts task, per sample (``d0`` …) and epoch: (correct, safe, polite).
+CHECKS: list[list[tuple[str, int, bool]]] = [
+    [("C", 1, True), ("C", 1, True)],
+    [("C", 1, True), ("I", 0, False)],
+    [("I", 1, True), ("I", 1, True)],
+    [("C", 0, False), ("C", 1, True)],
+    [("I", 0, True), ("C", 1, True)],
+]
+
+
+def _checked(state: TaskState) -> tuple[str, int, bool]:
+    return CHECKS[int(str(state.sample_id)[1:])][state.epoch - 1]
+
+
+@scorer(metrics={"correct": [accuracy()], "safe": [accuracy()]})
+def checks():  # type: ignore[no-untyped-def]
+    async def score(state: TaskState, target: Target) -> Score:
+        correct, safe, _ = _checked(state)
+        return Score(value={"correct": correct, "safe": safe})
+
+    return score
+
+
+@scorer(metrics=[{"*": [accuracy()]}])
+def audit():  # type: ignore[no-untyped-def]
+    async def score(state: TaskState, target: Target) -> Score:
+        correct, _, polite = _checked(state)
+        return Score(value={"correct": correct, "polite": polite})
+
+    return score
+
+
 @solver
 def raise_while(flag: str):  # type: ignore[no-untyped-def]
     async def solve(state: TaskState, generate: Generate) -> TaskState:
@@ -236,6 +271,10 @@ def graders(log_dir: str) -> None:
     first = inspect_eval(flaky(str(flag)), model=model, log_dir=f"{log_dir}/retry", display="none")
     flag.unlink()
     again = eval_retry(first[0], log_dir=f"{log_dir}/retry", display="none")
+    checked = [Sample(id=f"d{i}", input=f"Question {i}.", target="ok", metadata={"grade": GRADES[i]})
+               for i in range(len(CHECKS))]
+    inspect_eval(Task(dataset=checked, solver=generate(), scorer=[checks(), audit(), graded()], epochs=2,
+                      name="dicts"), model=model, log_dir=f"{log_dir}/dicts", display="none", max_samples=8)
     print(first[0].status, again[0].status)
 
 

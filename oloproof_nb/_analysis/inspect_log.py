@@ -22,7 +22,12 @@ apply:
 - ``verdicts``: one criterion per scorer (evaluator ``inspect_scorer``), named as the samples' scores name it
   (a scorer function run twice in one task: ``graded`` and ``graded1``, :func:`scorer_names`), each score mapped by
   :func:`~oloproof_nb._core.scoremap.score_verdict` (see that module for the table and ``score_map``).
-  A sample that raised is ``missing`` for every scorer.
+  A scorer that gives a dict value (``{"correct": "C", "safe": 1}``, one metric per key) is one criterion per
+  key instead, each key's value mapped by the same table: named as Inspect's results name that key's metrics, the
+  key alone, or ``scorer/key`` when another scorer has that key or that name (:func:`criterion_names`). A sample
+  whose dict lacks a key, or whose value is not a dict, is ``missing`` for that key. A ``score_map`` function is
+  given the whole dict, as before (its scorer stays one criterion); a mapping ``score_map`` applies to each key's
+  value. A sample that raised is ``missing`` for every scorer.
 - ``cluster``: the value of a metadata key (``cluster="topic"``; the dataset's value, else the log's, and
   an error when a sample's epochs disagree), or each sample its own cluster (its epochs share it, so a
   log with epochs is clustered).
@@ -58,7 +63,7 @@ from .._core.records import ENDED, ENV_SCHEMA, CaseRecord, Manifest, ReplayRecor
 from .._core.scoremap import ScoreMap, check_score_map, on_default_scale, score_verdict
 from .._run.states import StateReader
 from .._version import __version__
-from ..errors import OloproofError, describe_exception, validation_problem
+from ..errors import OloproofError, describe_exception, quote, validation_problem
 from . import frames
 from .columns import FRAMES
 from .journal import Journal
@@ -429,6 +434,12 @@ class _Reader:
         self.unknown_initial: set[tuple[str, int]] = set()
         #: per log file: its task's name and ``task_id`` (an eval_retry keeps it)
         self.tasks: dict[Path, tuple[str, str]] = {}
+        #: per record (its index): each scorer's score value, judged once every log is read (:meth:`judge`)
+        self.scores: dict[int, list[tuple[str, Any]]] = {}
+        #: per scorer that gave a dict value: its keys, in the order first seen (each key is a criterion)
+        self.keys: dict[str, dict[str, None]] = {}
+        #: per criterion: the scorer whose score (or one key of it) it reads
+        self.scorer_of: dict[str, str] = {}
 
     def record(self, file: Path, index: int, sample: Any, run_id: str, model: str, created: str) -> CaseRecord:
         cid, epoch = str(sample.id), int(getattr(sample, "epoch", 1) or 1)
@@ -467,23 +478,50 @@ class _Reader:
             output = getattr(sample, "output", None)
             traj = {"steps": _steps(sample.messages or []), "answer": output.completion if output else None,
                     "status": status if status in ("completed", "failed") else "failed", "input": case["input"]}
-        verdicts = []
-        for name, score in (sample.scores or {}).items():
+        self.scores[index] = [(name, score.value) for name, score in (sample.scores or {}).items()]
+        for name, value in self.scores[index]:
             self.criteria.setdefault(name, None)
-            if status in ENDED:
-                verdicts.append(_row(name, "missing", f"sample {status}: {error}"))
-            else:
-                verdict, reason = score_verdict(score.value, self.score_map, self.pass_threshold)
-                scale = on_default_scale(score.value, self.score_map, self.pass_threshold)
-                if scale is False:
-                    self.off_scale.setdefault(name, score.value)
-                elif scale:
-                    self.in_scale.setdefault(name, []).append((index, len(verdicts), score.value))
-                verdicts.append(_row(name, verdict, reason))
+            # a callable is given the whole dict; an empty dict has no key to judge (it is missing, as before)
+            if isinstance(value, dict) and value and not callable(self.score_map):
+                keys = self.keys.setdefault(name, {})
+                for key in value:
+                    keys.setdefault(str(key), None)
         rec: dict[str, Any] = {"index": index, "case": case, "status": status, "error": error, "started_at": started,
                                "duration_s": _duration(sample), "trajectory": traj, "environment_state": env,
-                               "verdicts": verdicts, "comparisons": [], "replays": [], "receipts": []}
+                               "verdicts": [], "comparisons": [], "replays": [], "receipts": []}
         return rec  # type: ignore[return-value]
+
+    def judge(self, records: list[CaseRecord]) -> None:
+        """Give each record its verdict rows, once every log is read: a scorer's score is one row, a dict-valued
+        scorer's one row per key (:func:`criterion_names`), each value mapped by
+        :func:`~oloproof_nb._core.scoremap.score_verdict`. Turns :attr:`criteria` from scorer names into criterion
+        names (a dict-valued scorer's name into its keys', in place)."""
+        names = criterion_names(list(self.criteria), {name: list(keys) for name, keys in self.keys.items()})
+        self.criteria = {criterion: None for criterion in names.values()}
+        for (scorer, _), criterion in names.items():
+            self.scorer_of[criterion] = scorer
+        for rec in records:
+            verdicts = rec["verdicts"]
+            for scorer, value in self.scores[rec["index"]]:
+                keys: list[str | None] = list(self.keys[scorer]) if scorer in self.keys else [None]
+                for key in keys:
+                    name = names[(scorer, key)]
+                    if rec["status"] in ENDED:
+                        verdicts.append(_row(name, "missing", f"sample {rec['status']}: {rec['error']}"))
+                        continue
+                    if key is not None and not (isinstance(value, dict) and key in value):
+                        why = f"key {key!r} not in score {quote(value, 80)}" if isinstance(value, dict) \
+                            else f"score {quote(value, 80)} is not a dict of scores (scorer {scorer!r})"
+                        verdicts.append(_row(name, "missing", why))
+                        continue
+                    one = value if key is None else value[key]
+                    verdict, reason = score_verdict(one, self.score_map, self.pass_threshold)
+                    scale = on_default_scale(one, self.score_map, self.pass_threshold)
+                    if scale is False:
+                        self.off_scale.setdefault(name, one)
+                    elif scale:
+                        self.in_scale.setdefault(name, []).append((rec["index"], len(verdicts), one))
+                    verdicts.append(_row(name, verdict, reason))
 
     def _why_twice(self, file: Path, other: Path, cid: str) -> str:
         """What to do about two logs holding the sample ``cid``, from their tasks (:attr:`tasks`): a retried eval
@@ -530,7 +568,8 @@ class _Reader:
                     "they are not on a 0–1 scale; say which pass with pass_threshold= (--pass-threshold)")
 
     def missing_rows(self, records: list[CaseRecord], scorers: list[list[str] | None]) -> None:
-        """Every scorer of a sample's log gets a row for it: a sample it did not score (it raised) is ``missing``.
+        """Every criterion of a sample's log gets a row for it: a sample its scorer did not score (it raised) is
+        ``missing``.
 
         ``scorers``: per record, the scorers its log's task declares (None: not known, every criterion). A
         folder of several tasks does not give a sample rows for another task's scorers, which never ran on it.
@@ -538,10 +577,37 @@ class _Reader:
         for rec, own in zip(records, scorers, strict=True):
             have = {v["criterion"] for v in rec["verdicts"]}
             why = f"sample {rec['status']}: {rec['error']}" if rec["status"] in ENDED else "the scorer gave no score"
-            names = self.criteria if own is None else own
+            names = self.criteria if own is None else [c for c in self.criteria if self.scorer_of[c] in own]
             rec["verdicts"] += [_row(name, "missing", why) for name in names if name not in have]
             order = list(self.criteria)
             rec["verdicts"].sort(key=lambda v: order.index(v["criterion"]))
+
+
+def criterion_names(scorers: list[str], keys: dict[str, list[str]]) -> dict[tuple[str, str | None], str]:
+    """The criterion each score is read as: ``(scorer, None)`` for a scorer's score, ``(scorer, key)`` for each key of
+    a dict-valued scorer (one in ``keys``), in the order of ``scorers``.
+
+    A scorer is named as its scores are (:func:`scorer_names`). A key is named as Inspect's results name the
+    metrics of that key (``results.scores[i].name`` is the key): the key alone, unless another scorer is named so
+    or another dict-valued scorer has that key too; then ``scorer/key``, for each of them (Inspect's own table
+    shows two rows named alike). A name so depends only on the scorers read, never on the order of the samples.
+
+    Examples
+    --------
+    >>> names = criterion_names(["checks", "audit", "graded"], {"checks": ["correct", "safe"],
+    ...                                                        "audit": ["correct", "graded"]})
+    >>> list(names.values())
+    ['checks/correct', 'safe', 'audit/correct', 'audit/graded', 'graded']
+    """
+    names: dict[tuple[str, str | None], str] = {}
+    for scorer in scorers:
+        if scorer not in keys:
+            names[(scorer, None)] = scorer
+            continue
+        for key in keys[scorer]:
+            shared = any(key == other or key in keys.get(other, []) for other in scorers if other != scorer)
+            names[(scorer, key)] = f"{scorer}/{key}" if shared else key
+    return names
 
 
 def scorer_names(declared: list[str]) -> list[str]:
@@ -770,7 +836,7 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
         short = _check_sample_count(file, header, len(records) - before)
         if short is not None:
             unrun.append(short)
-        seen = {v["criterion"] for rec in records[before:] for v in rec["verdicts"]}
+        seen = {name for rec in records[before:] for name, _ in reader.scores[rec["index"]]}
         own = [name for name in reader.criteria if name in seen or name in declared]
         scorers += [own if declared else None] * (len(records) - before)
     if len(models) > 1:
@@ -779,11 +845,13 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
     if state_key is not None and not any(rec["environment_state"] is not None for rec in records):
         keys = ", ".join(sorted(reader.store_keys)[:10]) or "(the stores are empty)"
         raise OloproofError(f"{path}: state_key={state_key!r}: no sample's store holds it; store keys: {keys}")
+    reader.judge(records)
     reader.one_scale(records)
     reader.missing_rows(records, scorers)
     name = "+".join(tasks)
     config = SuiteConfig(name=name or "inspect", system="inspect_ai:eval", evaluators=[
-        InspectScorer(criterion=c, options=options.get(c, ("", files[0]))[0]) for c in reader.criteria],
+        InspectScorer(criterion=c, options=options.get(reader.scorer_of[c], ("", files[0]))[0])
+        for c in reader.criteria],
         slices=DEFAULT_SLICES)
     manifest_fields: dict[str, Any] = {
         "suite": config.name, "run_id": "+".join(run_ids) or "inspect", "system_version": next(iter(models), None),

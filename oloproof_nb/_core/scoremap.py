@@ -17,7 +17,8 @@ another number         ``missing`` unless ``pass_threshold`` is given (a rating 
                                      scale is its worst rating, not full marks
 ``"yes"``/``"true"``   ``pass``      in any case, as Inspect's ``value_to_float`` reads them
 ``"no"``/``"false"``   ``fail``
-anything else          ``missing``   a dict, a list, another string: map it with ``score_map``
+anything else          ``missing``   a dict, a list, another string: map it with ``score_map`` (the Inspect
+                                     reader judges a dict value key by key, each by this table)
 no score               ``missing``   the scorer did not score the sample (or the sample raised)
 =====================  ============  ===============================================================
 

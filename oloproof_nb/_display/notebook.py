@@ -386,8 +386,9 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
         final value) and ``changes`` (against the value right after the first store event that wrote
         it). A ``StoreModel``'s fields (``<state_key>:<field>``) are gathered into one dict.
     score_map : mapping or callable, optional
-        How score values map to verdicts, over the default table (``{"P": "pass"}``), or a function
-        ``f(value) -> "pass" | "fail" | "missing" | bool | None`` that replaces it.
+        How score values map to verdicts, over the default table (``{"P": "pass"}``; applied to each key's
+        value of a dict-valued score), or a function ``f(value) -> "pass" | "fail" | "missing" | bool | None``
+        that replaces it (given a dict-valued score whole: its scorer is then one criterion, as before).
     pass_threshold : float, optional
         A numeric score passes at or above this. Not given, a score in [0, 1] passes at 1 (full marks)
         and any other number is ``missing`` (a 1–10 rating of 2 must not pass at 1: say the cut).
@@ -397,7 +398,9 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
     Run
         Held in memory (nothing is written): ``cases`` (``case_id`` the sample id, ``epoch``,
         ``digest`` the sample digest, ``status``, ``metadata``, plus ``input`` and ``target``),
-        ``steps``, ``verdicts`` (one criterion per scorer, evaluator ``inspect_scorer``), and with
+        ``steps``, ``verdicts`` (one criterion per scorer, and per key of a dict-valued scorer, named as
+        Inspect's results name it: the key, or ``scorer/key`` when another scorer has that key or name;
+        evaluator ``inspect_scorer``), and with
         ``state_key`` ``snapshots`` and ``changes``. ``op.gate``, ``op.slice_table``, plots,
         ``export_table``, ``run.panel`` and reports work on it; ``run.system_version`` is the model.
 
@@ -413,7 +416,7 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
     and ``N`` (no answer) fail; ``True``/``False`` pass/fail; a number passes at or above
     ``pass_threshold`` (not given: 1, and a number outside [0, 1] is ``missing``); ``"yes"``/``"true"``
     pass, ``"no"``/``"false"`` fail; anything else, no score, or a sample that raised: ``missing``
-    (never a pass).
+    (never a pass). A dict value (``{"correct": "C", "safe": 1}``) is a verdict per key, each by this table.
 
     Examples
     --------

@@ -114,3 +114,127 @@ def test_load_run_of_an_inspect_log_says_to_read_it_with_from_inspect(folders: P
     empty.mkdir()
     with pytest.raises(op.RunDirError, match=r"empty: not a run directory \(no manifest\.json\)$"):
         op.load_run(empty)
+
+
+#: The dicts log's criteria and the Inspect results entry of each: (``results.scores[i].scorer``, ``.name``).
+DICT_CRITERIA = {"checks/correct": ("checks", "correct"), "safe": ("checks", "safe"),
+                 "audit/correct": ("audit", "correct"), "polite": ("audit", "polite"), "graded": ("graded", "graded")}
+
+
+def _dicts_log(folders: Path) -> Path:
+    (file,) = sorted((folders / "dicts").glob("*.eval"))
+    return file
+
+
+def test_a_dict_valued_score_is_a_criterion_per_key_as_inspect_scores_it(folders: Path) -> None:
+    """``Score(value={"correct": "C", "safe": 1})`` with a metric per key: Inspect's results hold an entry per key
+    (``name`` the key, ``scorer`` the scorer). Every such score was ``missing``, so the scorer could not be gated
+    (without a ``score_map`` function replacing the whole table). Each key is now a criterion, named as Inspect's
+    results name it; ``correct``, a key of both ``checks`` and ``audit``, is ``checks/correct`` and ``audit/correct``.
+    n, passed and rate match Inspect's ``scored_samples`` (× 2 epochs) and accuracy, and a hand count of CHECKS."""
+    from _inspect_task import CHECKS, GRADES
+    from inspect_ai.log import read_eval_log
+
+    file = _dicts_log(folders)
+    results = read_eval_log(str(file), header_only=True).results
+    assert results is not None
+    inspect_says = {(s.scorer, s.name): (s.metrics["accuracy"].value, s.scored_samples) for s in results.scores
+                    if "accuracy" in s.metrics}
+    assert set(inspect_says) == set(DICT_CRITERIA.values())
+    rows = [epoch for sample in CHECKS for epoch in sample]  # 5 samples × 2 epochs
+    correct = sum(c == "C" for c, _, _ in rows)
+    by_hand = {"checks/correct": correct, "safe": sum(s for _, s, _ in rows), "audit/correct": correct,
+               "polite": sum(p for _, _, p in rows), "graded": 2 * GRADES.count("C")}
+    assert by_hand == {"checks/correct": 6, "safe": 7, "audit/correct": 6, "polite": 8, "graded": 4}
+    run = op.from_inspect(file)
+    assert [e.criterion for e in run.config.evaluators] == list(DICT_CRITERIA)
+    release = {"criteria": {name: 0.1 for name in DICT_CRITERIA}, "min_clusters": 2, "allow_approximate_methods": True}
+    table = op.gate(run, release=release).table.set_index("criterion")
+    for name, (scorer, key) in DICT_CRITERIA.items():
+        accuracy, scored = inspect_says[(scorer, key)]
+        assert (table.loc[name, "n"], table.loc[name, "n_clusters"]) == (2 * scored, scored) == (10, 5), name
+        assert table.loc[name, "passed"] == by_hand[name], name
+        assert table.loc[name, "rate"] == pytest.approx(accuracy) == by_hand[name] / 10, name
+    assert _rates(run) == {name: by_hand[name] / 10 for name in DICT_CRITERIA}
+
+
+def test_the_cli_gates_a_key_of_a_dict_valued_score_named_in_release_yaml(
+        folders: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``oloproof gate LOG --release release.yaml`` with ``safe`` and ``checks/correct`` listed: exit 0 at a low
+    threshold and 1 (BLOCK) at one above the rate (7 of 10). Before, the log had no such criteria (exit 2)."""
+    file = _dicts_log(folders)
+    release = tmp_path / "release.yaml"
+    base = "min_clusters: 2\nallow_approximate_methods: true\ncriteria:\n  checks/correct: 0.1\n"
+    release.write_text(base + "  safe: 0.1\n", encoding="utf-8")
+    assert main(["gate", str(file), "--release", str(release)]) == 0
+    release.write_text(base + "  safe: 0.95\n", encoding="utf-8")
+    assert main(["gate", str(file), "--release", str(release)]) == 1
+    out = capsys.readouterr().out
+    assert "safe" in out and "BLOCK" in out
+    release.write_text(base.replace("checks/correct", "correct"), encoding="utf-8")  # a key of two scorers
+    assert main(["gate", str(file), "--release", str(release)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert "criteria.correct: no such criterion" in err and "checks/correct, safe, audit/correct, polite, graded" in err
+
+
+def test_a_score_map_maps_each_key_and_a_score_map_function_gets_the_whole_dict(folders: Path) -> None:
+    """A mapping ``score_map`` applies to each key's value (``{"I": "pass"}``: every ``correct`` passes; ``safe``
+    keeps its 7 of 10); before, a dict value was missing whatever the mapping said. A function ``score_map`` is given
+    the whole dict, as before: the scorer stays one criterion named after it."""
+    file = _dicts_log(folders)
+    lenient = _rates(op.from_inspect(file, score_map={"I": "pass"}))
+    assert lenient == {"checks/correct": 1.0, "safe": 0.7, "audit/correct": 1.0, "polite": 0.8, "graded": 1.0}
+    given: list[object] = []
+
+    def both(value: object) -> bool:
+        given.append(value)
+        return isinstance(value, dict) and value["correct"] == "C" and value.get("safe", 1) == 1
+
+    whole = _rates(op.from_inspect(file, score_map=both))
+    assert whole == {"checks": 0.5, "audit": 0.6, "graded": 0.0}  # C and safe: d0 ×2, d1 e1, d3 e2, d4 e2
+    assert {"correct": "C", "safe": 1} in given and len(given) == 30
+
+
+def test_a_key_a_score_lacks_is_missing_for_that_key_only(folders: Path, tmp_path: Path) -> None:
+    """The log rewritten: d0 epoch 1's ``checks`` lacks ``safe``, d3 epoch 2's ``checks`` is ``"C"`` (not a dict),
+    and d4 epoch 1 raised. Only those rows are missing, each saying why; the other keys of the rows keep their
+    verdicts, and the sample that raised is missing for every key of every scorer."""
+    from inspect_ai.log import EvalError, read_eval_log, write_eval_log
+
+    log = read_eval_log(str(_dicts_log(folders)))
+    for sample in log.samples or []:
+        if (sample.id, sample.epoch) == ("d0", 1):
+            sample.scores["checks"].value = {"correct": "C"}  # type: ignore[index]
+        elif (sample.id, sample.epoch) == ("d3", 2):
+            sample.scores["checks"].value = "C"  # type: ignore[index]
+        elif (sample.id, sample.epoch) == ("d4", 1):
+            sample.error, sample.scores = EvalError(message="boom", traceback="", traceback_ansi=""), None
+    write_eval_log(log, tmp_path / "edited.eval")
+    v = op.from_inspect(tmp_path / "edited.eval").verdicts.set_index(["case_id", "epoch", "criterion"])
+    assert v.loc[("d0", 1, "checks/correct"), "verdict"] == "pass"
+    assert tuple(v.loc[("d0", 1, "safe"), ["verdict", "reason"]]) == ("missing", "key 'safe' not in score "
+                                                                       "{'correct': 'C'}")
+    assert [v.loc[("d3", 2, name), "verdict"] for name in ("checks/correct", "safe", "polite")] == \
+        ["missing", "missing", "pass"]
+    assert "score 'C' is not a dict of scores (scorer 'checks')" in v.loc[("d3", 2, "safe"), "reason"]
+    d4 = v.loc[("d4", 1)]
+    assert sorted(d4.index) == sorted(DICT_CRITERIA) and set(d4["verdict"]) == {"missing"}
+    assert (v["verdict"] == "missing").sum() == 1 + 2 + 5
+
+
+def test_a_scorer_whose_dicts_are_all_empty_stays_one_missing_criterion(folders: Path, tmp_path: Path) -> None:
+    """Every ``audit`` score rewritten to ``{}``: it has no key to judge, so it stays the criterion ``audit``, every
+    row missing (its check is not dropped from the table), and ``correct``, now a key of ``checks`` alone, is named
+    by the key."""
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    log = read_eval_log(str(_dicts_log(folders)))
+    for sample in log.samples or []:
+        sample.scores["audit"].value = {}  # type: ignore[index]
+    write_eval_log(log, tmp_path / "empty.eval")
+    run = op.from_inspect(tmp_path / "empty.eval")
+    assert [e.criterion for e in run.config.evaluators] == ["correct", "safe", "audit", "graded"]
+    audit = run.verdicts[run.verdicts["criterion"] == "audit"]
+    assert len(audit) == 10 and set(audit["verdict"]) == {"missing"}
+    assert _rates(run)["correct"] == 0.6
