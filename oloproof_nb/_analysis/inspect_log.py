@@ -25,7 +25,8 @@ apply:
   A scorer that gives a dict value (``{"correct": "C", "safe": 1}``, one metric per key) is one criterion per
   key instead, each key's value mapped by the same table: named as Inspect's results name that key's metrics, the
   key alone, or ``scorer/key`` when another scorer has that key or that name (:func:`criterion_names`). A sample
-  whose dict lacks a key, or whose value is not a dict, is ``missing`` for that key. A ``score_map`` function is
+  whose dict lacks a key of its task's scorer, or whose value is not a dict, is ``missing`` for that key (a key
+  only another task's scorer of that name gives is no criterion of its samples). A ``score_map`` function is
   given the whole dict, as before (its scorer stays one criterion); a mapping ``score_map`` applies to each key's
   value. A sample that raised is ``missing`` for every scorer.
 - ``cluster``: the value of a metadata key (``cluster="topic"``; the dataset's value, else the log's, and
@@ -438,6 +439,12 @@ class _Reader:
         self.scores: dict[int, list[tuple[str, Any]]] = {}
         #: per scorer that gave a dict value: its keys, in the order first seen (each key is a criterion)
         self.keys: dict[str, dict[str, None]] = {}
+        #: per (task, scorer): the keys that task's samples gave (another task's scorer of one name may give others)
+        self.task_keys: dict[tuple[str, str], set[str]] = {}
+        #: per record (its index): its log's task
+        self.task_of: dict[int, str] = {}
+        #: per criterion: the key of its scorer's dict it reads (None: the scorer's whole score)
+        self.key_of: dict[str, str | None] = {}
         #: per criterion: the scorer whose score (or one key of it) it reads
         self.scorer_of: dict[str, str] = {}
 
@@ -479,6 +486,7 @@ class _Reader:
             traj = {"steps": _steps(sample.messages or []), "answer": output.completion if output else None,
                     "status": status if status in ("completed", "failed") else "failed", "input": case["input"]}
         self.scores[index] = [(name, score.value) for name, score in (sample.scores or {}).items()]
+        self.task_of[index] = self.tasks[file][0]
         for name, value in self.scores[index]:
             self.criteria.setdefault(name, None)
             # a callable is given the whole dict; an empty dict has no key to judge (it is missing, as before)
@@ -486,6 +494,7 @@ class _Reader:
                 keys = self.keys.setdefault(name, {})
                 for key in value:
                     keys.setdefault(str(key), None)
+                self.task_keys.setdefault((self.task_of[index], name), set()).update(str(key) for key in value)
         rec: dict[str, Any] = {"index": index, "case": case, "status": status, "error": error, "started_at": started,
                                "duration_s": _duration(sample), "trajectory": traj, "environment_state": env,
                                "verdicts": [], "comparisons": [], "replays": [], "receipts": []}
@@ -498,13 +507,12 @@ class _Reader:
         names (a dict-valued scorer's name into its keys', in place)."""
         names = criterion_names(list(self.criteria), {name: list(keys) for name, keys in self.keys.items()})
         self.criteria = {criterion: None for criterion in names.values()}
-        for (scorer, _), criterion in names.items():
-            self.scorer_of[criterion] = scorer
+        for (scorer, key), criterion in names.items():
+            self.scorer_of[criterion], self.key_of[criterion] = scorer, key
         for rec in records:
             verdicts = rec["verdicts"]
             for scorer, value in self.scores[rec["index"]]:
-                keys: list[str | None] = list(self.keys[scorer]) if scorer in self.keys else [None]
-                for key in keys:
+                for key in self._keys_of(rec["index"], scorer):
                     name = names[(scorer, key)]
                     if rec["status"] in ENDED:
                         verdicts.append(_row(name, "missing", f"sample {rec['status']}: {rec['error']}"))
@@ -522,6 +530,16 @@ class _Reader:
                     elif scale:
                         self.in_scale.setdefault(name, []).append((rec["index"], len(verdicts), one))
                     verdicts.append(_row(name, verdict, reason))
+
+    def _keys_of(self, index: int, scorer: str) -> list[str | None]:
+        """The keys of ``scorer`` that are criteria of record ``index``: ``[None]`` (its whole score) for a scorer
+        that gave no dict; else the keys the scorer gave in the record's task, or every key where that task's gave
+        none. A task of a folder has no rows for the keys only another task's scorer of that name gives, as it has
+        none for another task's scorers (Inspect's results for it have no such key)."""
+        if scorer not in self.keys:
+            return [None]
+        own = self.task_keys.get((self.task_of[index], scorer))
+        return [key for key in self.keys[scorer] if own is None or key in own]
 
     def _why_twice(self, file: Path, other: Path, cid: str) -> str:
         """What to do about two logs holding the sample ``cid``, from their tasks (:attr:`tasks`): a retried eval
@@ -572,12 +590,14 @@ class _Reader:
         ``missing``.
 
         ``scorers``: per record, the scorers its log's task declares (None: not known, every criterion). A
-        folder of several tasks does not give a sample rows for another task's scorers, which never ran on it.
+        folder of several tasks does not give a sample rows for another task's scorers, which never ran on it, nor
+        for the keys only another task's dict-valued scorer of the same name gives (:meth:`_keys_of`).
         """
         for rec, own in zip(records, scorers, strict=True):
             have = {v["criterion"] for v in rec["verdicts"]}
             why = f"sample {rec['status']}: {rec['error']}" if rec["status"] in ENDED else "the scorer gave no score"
-            names = self.criteria if own is None else [c for c in self.criteria if self.scorer_of[c] in own]
+            names = [c for c in self.criteria if (own is None or self.scorer_of[c] in own)
+                     and self.key_of[c] in self._keys_of(rec["index"], self.scorer_of[c])]
             rec["verdicts"] += [_row(name, "missing", why) for name in names if name not in have]
             order = list(self.criteria)
             rec["verdicts"].sort(key=lambda v: order.index(v["criterion"]))

@@ -175,8 +175,10 @@ class Run:
         ids = [r.run_id for r in runs]
         twice = sorted({i for i in ids if ids.count(i) > 1})
         if twice:
-            where = [str(r.directory) for r in runs if r.run_id == twice[0]]
-            same = "the same folder" if where[0] == where[1] else f"{where[1]} is a copy of {where[0]}"
+            where = [Path(r.directory) for r in runs if r.run_id == twice[0]]
+            # resolved, as the CLI tells compare's two runs apart: a link to the folder is that folder, not a copy
+            copy = where[0].resolve() != where[1].resolve()
+            same = f"{where[1]} is a copy of {where[0]}" if copy else "the same folder"
             raise OloproofError(f"run {twice[0]} is given twice ({same}); pool each run once")
         for other in runs[1:]:
             if other.suite_name != first.suite_name:

@@ -126,7 +126,8 @@ def _check_sums(passes: ArrayLike, rows: ArrayLike) -> tuple[np.ndarray, np.ndar
     if k.shape != m.shape:
         raise ValueError(f"passes has {k.size} clusters but rows has {m.size}; give one count of each per cluster")
     labels = [getattr(value, "index", None) for value in (passes, rows)]  # a pandas Series's clusters (duck-typed)
-    if all(hasattr(label, "equals") for label in labels) and not labels[0].equals(labels[1]):  # type: ignore[union-attr]
+    # the labels, not their dtype: Index.equals tells int64 from Int64 or int64[pyarrow] labels 1, 2 apart
+    if all(hasattr(label, "tolist") for label in labels) and labels[0].tolist() != labels[1].tolist():  # type: ignore[union-attr]
         raise ValueError("passes and rows are indexed by other clusters or in another order, and counts are paired by "
                          "position: take both from one groupby (e.g. .agg(passes=..., rows=...)) or align them first")
     if (m < 1).any():
@@ -525,7 +526,8 @@ def rate_interval_from_sums(
         Passes per cluster, k_c (0 ≤ k_c ≤ m_c).
     rows : array-like of int
         Rows per cluster, m_c ≥ 1, in the same order as ``passes`` (counts are paired by position; two
-        pandas Series must carry the same index, or a ``ValueError`` says so).
+        pandas Series must carry the same clusters in the same order, whatever their dtype, or a
+        ``ValueError`` says so).
     method : {"auto", "clopper_pearson", "wilson", "cluster_t", "cluster_bootstrap"}, default "auto"
         ``"auto"`` uses ``"clopper_pearson"`` on Σk of Σm when every cluster holds one row and
         ``clustered_method`` otherwise.

@@ -238,3 +238,38 @@ def test_a_scorer_whose_dicts_are_all_empty_stays_one_missing_criterion(folders:
     audit = run.verdicts[run.verdicts["criterion"] == "audit"]
     assert len(audit) == 10 and set(audit["verdict"]) == {"missing"}
     assert _rates(run)["correct"] == 0.6
+
+
+def test_two_tasks_whose_dict_scorer_gives_other_keys_keep_each_key_to_its_task(
+        folders: Path, tmp_path: Path) -> None:
+    """A folder of two tasks whose scorer ``checks`` gives ``{"correct", "safe"}`` in one and ``{"correct", "fast"}``
+    in the other (the dicts log, and a copy as task ``dicts_b`` with ``safe`` renamed ``fast``). Inspect's results
+    of each task have a row for its own keys only: ``safe`` 0.7 over the 5 samples of ``dicts``, ``fast`` 0.7 over
+    those of ``dicts_b``. Before, each task's samples were also given a ``missing`` row for the other task's key, so
+    ``safe`` and ``fast`` read 7 of 20 (0.35) with 10 missing, and their gate rows counted 20 rows, 10 missing."""
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    log = read_eval_log(str(_dicts_log(folders)))
+    folder = tmp_path / "two"
+    folder.mkdir()
+    write_eval_log(log, folder / "a.eval")
+    log.eval.task, log.eval.task_id = "dicts_b", "another-task-id"
+    log.eval.dataset.sample_ids = [f"b{sid}" for sid in log.eval.dataset.sample_ids or []]
+    for sample in log.samples or []:
+        sample.id = f"b{sample.id}"
+        value = sample.scores["checks"].value  # type: ignore[index]
+        sample.scores["checks"].value = {"correct": value["correct"], "fast": value["safe"]}  # type: ignore[index]
+    assert log.results is not None
+    for score in log.results.scores:
+        score.name = "fast" if score.name == "safe" else score.name
+    write_eval_log(log, folder / "b.eval")
+    inspect_says = {s.name: s.metrics["accuracy"].value for s in read_eval_log(str(folder / "b.eval"),
+                                                                                header_only=True).results.scores
+                    if "accuracy" in s.metrics}
+    assert inspect_says["fast"] == 0.7
+    release = {"criteria": {"safe": 0.1, "fast": 0.1}, "min_clusters": 2, "allow_approximate_methods": True}
+    table = op.gate(op.from_inspect(folder), release=release).table.set_index("criterion")
+    for key in ("safe", "fast"):
+        assert tuple(table.loc[key, ["n", "passed", "missing", "n_clusters"]]) == (10, 7, 0, 5), key
+        assert table.loc[key, "rate"] == pytest.approx(inspect_says["fast"]), key
+        assert table.loc[key, "verdict"] == "PASS", key

@@ -517,3 +517,18 @@ def test_sums_from_two_groupbys_in_other_orders_are_refused_not_paired_by_positi
     assert aligned == rate_interval_from_sums(passes.to_numpy(), counts.to_numpy())
     assert aligned == rate_interval(rows["passed"], rows["cluster"])  # the rows' own interval
     assert rate_interval_from_sums(passes, counts.to_numpy()) == aligned  # an array carries no clusters to check
+
+
+def test_sums_whose_clusters_are_the_same_labels_of_another_dtype_are_paired() -> None:
+    """``passes`` indexed by int64 cluster ids, ``rows`` by the same ids in the same order read as nullable Int64 (or
+    Arrow int64, as a frame read with another ``dtype_backend`` has them): the same clusters, so the interval is the
+    rows' own. ``Index.equals`` tells the dtypes apart, and they were refused as clusters in another order."""
+    rows = pd.DataFrame({"cluster": [1, 1, 2, 2, 2, 2, 3, 4], "passed": [1, 1, 0, 0, 1, 0, 1, 1]})
+    by_cluster = rows.groupby("cluster")["passed"]
+    passes, counts = by_cluster.sum(), by_cluster.size()
+    expected = rate_interval(rows["passed"], rows["cluster"])  # the rows' own interval
+    assert (expected.estimate, expected.n, expected.n_clusters) == (5 / 8, 8, 4)  # a hand count
+    for dtype in ("Int64", "int64[pyarrow]"):
+        assert rate_interval_from_sums(passes, counts.set_axis(counts.index.astype(dtype))) == expected, dtype
+    with pytest.raises(ValueError, match="indexed by other clusters"):  # other labels are still refused
+        rate_interval_from_sums(passes, counts.set_axis(counts.index.astype(str)))
