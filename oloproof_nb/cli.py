@@ -171,8 +171,8 @@ def _is_inspect_source(path: Path) -> bool:
     if path.exists() and not path.is_dir():  # a run is a folder: a log's suffix is enough for from_inspect to say
         # what is wrong (a FIFO named x.eval: "not a regular file", never opened)
         return path.suffix in (".eval", ".json") or (path.is_file() and is_inspect_log(path))
-    if not path.is_dir() or (path / "manifest.json").exists():
-        return False
+    if not path.is_dir() or (path / "manifest.json").exists() or (path / "oloproof.yaml").exists():
+        return False  # a run, or a suite folder (its latest run is read, whatever logs it keeps)
     try:
         if any((f / "manifest.json").is_file() or (f / "oloproof.yaml").is_file() for f in path.iterdir()):
             return False
@@ -182,12 +182,19 @@ def _is_inspect_source(path: Path) -> bool:
     return any(f.suffix == ".eval" or (f.suffix == ".json" and is_inspect_log(f)) for f in near)
 
 
-def _run_dir(given: str, doing: str) -> str:
+def _run_dir(given: str, doing: str, logs: bool = False) -> str:
     """``given``, or the latest run of the suite folder ``given`` (stderr says so: ``oloproof: {doing} the latest
-    run of the suite: …``)."""
+    run of the suite: …``). A folder that is none of what the command reads (a run directory, a suite folder, and
+    with ``logs`` Inspect AI logs) is refused in one line naming each."""
     from ._run.locate import is_suite_folder, latest_run_dir
+    from ._run.store import MANIFEST
 
     if not is_suite_folder(given):
+        path = Path(given)
+        if path.is_dir() and not (path / MANIFEST).exists() and not (logs and _is_inspect_source(path)):
+            kinds = (f"a run directory (no {MANIFEST}), a suite folder (no oloproof.yaml) or Inspect AI logs" if logs
+                     else f"a run directory (no {MANIFEST}) or a suite folder (no oloproof.yaml)")
+            raise RunDirError(f"{path}: not {kinds}")
         return given
     latest = str(latest_run_dir(given))
     print(f"oloproof: {doing} the latest run of the suite: {latest}", file=sys.stderr)
@@ -198,18 +205,15 @@ def _load(args: argparse.Namespace, doing: str) -> Run:
     """The run at ``args.run_dir``: a run directory, Inspect AI logs (--cluster, --state-key, --pass-threshold), or a
     suite folder's latest run (``args.run_dir`` becomes it; stderr says so: ``oloproof: {doing} the latest …``)."""
     from ._display.notebook import from_inspect, load_run
-    from ._run.store import MANIFEST
 
-    args.run_dir = _run_dir(args.run_dir, doing)
-    path = Path(args.run_dir)
-    if _is_inspect_source(path):
-        return from_inspect(path, cluster=args.cluster, state_key=args.state_key, pass_threshold=args.pass_threshold)
+    if _is_inspect_source(Path(args.run_dir)):
+        return from_inspect(Path(args.run_dir), cluster=args.cluster, state_key=args.state_key,
+                            pass_threshold=args.pass_threshold)
     if (args.cluster, args.state_key, args.pass_threshold) != (None, None, None):
-        raise OloproofError(f"{path}: --cluster, --state-key and --pass-threshold apply to Inspect AI logs only; "
-                            "this is not one")
-    if path.is_dir() and not (path / MANIFEST).exists():  # say every kind of folder the command reads
-        raise RunDirError(f"{path}: not a run directory (no {MANIFEST}), nor a suite folder (no oloproof.yaml) "
-                          "or Inspect AI logs; give one of these")
+        raise OloproofError(f"{args.run_dir}: --cluster, --state-key and --pass-threshold apply to Inspect AI logs "
+                            "only; this is not one")
+    args.run_dir = _run_dir(args.run_dir, doing, logs=True)
+    path = Path(args.run_dir)
     if args.release is not None or getattr(args, "baseline", None):
         # checked before load_run, which may build a columnar copy: an error writes nothing
         from ._analysis.baseline import check_baseline_config

@@ -715,8 +715,11 @@ def test_a_folder_of_projects_with_a_stray_eval_file_is_not_read_as_inspect_logs
     stray.write_text("hi", encoding="utf-8")
     assert main(["gate", str(proj)]) == 2
     assert one_error_line(capsys.readouterr().err) == (
-        f"oloproof: error: {proj}: not a run directory (no manifest.json), nor a suite folder (no oloproof.yaml) "
-        "or Inspect AI logs; give one of these")
+        f"oloproof: error: {proj}: not a run directory (no manifest.json), a suite folder (no oloproof.yaml) or "
+        "Inspect AI logs")
+    assert main(["compare", str(proj), str(proj / "sub")]) == 2  # compare reads no logs, and says so
+    assert one_error_line(capsys.readouterr().err) == (
+        f"oloproof: error: {proj}: not a run directory (no manifest.json) or a suite folder (no oloproof.yaml)")
     shutil.rmtree(example_suite)  # no suite among its folders: a log two levels down is looked at, and damaged
     (proj / "sub" / "bad.eval").write_text("hi", encoding="utf-8")
     assert main(["gate", str(proj)]) == 2

@@ -97,6 +97,9 @@ def test_gate_on_a_suite_folder_uses_its_latest_run(make_suite, capsys: pytest.C
     assert _out(capsys)[1].strip() == f"oloproof: reporting on the latest run of the suite: {second}"
     assert second.name in (folder / "r.md").read_text(encoding="utf-8")
     assert lines[-1].startswith("gate: BLOCK — exit 1: 1 criterion FAIL")
+    (folder / "old.eval").write_bytes(b"an Inspect AI log kept beside the suite")  # still the suite's latest run
+    assert main(["gate", str(folder)]) == 1
+    assert _out(capsys)[1].strip() == f"oloproof: gating the latest run of the suite: {second}"
 
 
 def test_gate_on_a_suite_folder_refuses_when_a_run_cannot_be_read(make_suite,
