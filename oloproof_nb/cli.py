@@ -794,6 +794,7 @@ class _ReaderMayLeave:
             except BrokenPipeError:
                 self._leave()
             except OSError as exc:  # a full disk: say which file it was
+                self._leave()  # else the interpreter's last flush fails again, and the code becomes 120
                 raise OSError(exc.errno, exc.strerror, "standard output") from None
         return len(text)
 
@@ -804,19 +805,26 @@ class _ReaderMayLeave:
             except BrokenPipeError:
                 self._leave()
             except OSError as exc:
+                self._leave()  # else the interpreter's last flush fails again, and the code becomes 120
                 raise OSError(exc.errno, exc.strerror, "standard output") from None
 
     def _leave(self) -> None:
         self.gone = True
-        try:  # what is still buffered, and the interpreter's last flush, go to /dev/null, not to an error
-            null = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(null, self._stream.fileno())
-            os.close(null)
-        except (OSError, ValueError, AttributeError):
-            pass
+        _to_devnull(self._stream)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
+
+
+def _to_devnull(stream: Any) -> None:
+    """Point the file of ``stream`` at /dev/null: what is still buffered, and the interpreter's last flush, go
+    there, not to an error (a flush that fails at exit turns any exit code into 120)."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, stream.fileno())
+        os.close(null)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -849,6 +857,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if stderr is None:
             sys.stderr.close()
             sys.stderr = stderr
+        else:  # a line that could not be written (stderr full) must not fail again at exit
+            try:
+                stderr.flush()
+            except (OSError, ValueError):
+                _to_devnull(stderr)
 
 
 def _dispatch(args: argparse.Namespace, warn: Any) -> int:

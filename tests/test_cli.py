@@ -812,3 +812,25 @@ def test_sigterm_or_sighup_during_any_command_is_exit_2_with_one_line(
     assert time.monotonic() - started < 4
     assert capsys.readouterr().err == f"oloproof: interrupted by {name}\n"
     assert signal.getsignal(signal.SIGTERM) is before  # the command's handlers are put back
+
+
+def test_run_refuses_zero_workers_in_the_commands_own_words(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    # refused before any child process starts or any suite is read, naming the flag as typed
+    assert main(["run", str(tmp_path / "suite"), "--workers", "0", "--quiet"]) == 2
+    assert capsys.readouterr().err == "oloproof: error: --workers 0: must be at least 1\n"
+
+
+def test_a_run_the_user_interrupted_exits_2_with_how_to_finish_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    # the child reports that the user's Ctrl-C stopped the run: exit 2 (0 PASS, 1 BLOCK, 2 anything else)
+    import oloproof_nb.cli as cli
+
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "manifest.json").write_text("{}", encoding="utf-8")  # the run had started: the hint says how to resume
+    monkeypatch.setattr(cli, "_run_in_child", lambda args, params, update: (("interrupted",), out, 0))
+    assert main(["run", str(tmp_path / "suite"), "--out", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"oloproof: interrupted; the run is in {out} — finish it with: oloproof run {tmp_path / 'suite'} "
+                   f"--out {out} --resume\n")

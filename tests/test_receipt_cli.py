@@ -453,3 +453,29 @@ def test_the_hook_exit_code_does_not_depend_on_its_standard_streams(tmp_path: Pa
     assert done.returncode == (2 if "full" in streams else 0), done.stderr
     if streams == "stdout full":
         assert done.stderr == b"oloproof: error: standard output: No space left on device\n"
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("streams", ["stdout full", "stderr full", "both full"])
+def test_the_hook_exit_code_on_a_full_disk_does_not_depend_on_buffered_streams(tmp_path: Path, streams: str) -> None:
+    """Mutation review M7: the test above runs with PYTHONUNBUFFERED=1 when the test runner sets it; a shell or a
+    hook runner that does not leaves the streams buffered, and then the line that could not be written was
+    flushed once more as the interpreter exited, failed again, and the hook exited 120 (not 2: the agent could
+    stop). Python itself documents 120 as the exit code when flushing the standard streams fails at exit."""
+    missing = make_contract(tmp_path / "missing", write=False)
+    verified = make_contract(tmp_path / "verified")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    with open("/dev/full", "wb") as full:
+        popen: dict[str, Any] = {
+            "stdout full": {"stdout": full, "stderr": subprocess.PIPE},
+            "stderr full": {"stdout": subprocess.DEVNULL, "stderr": full},
+            "both full": {"stdout": full, "stderr": full},
+        }[streams]
+        unverified = _hook(missing, env=env, **popen)
+        done = _hook(verified, env=env, **popen)
+    assert unverified.returncode == 2, unverified.stderr
+    assert done.returncode == (0 if streams == "stderr full" else 2), done.stderr
+    if streams == "stdout full":
+        assert unverified.stderr == (b"oloproof: missing: no artifact observed\n"
+                                     b"oloproof: error: standard output: No space left on device\n")
+        assert done.stderr == b"oloproof: error: standard output: No space left on device\n"

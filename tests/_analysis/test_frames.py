@@ -202,6 +202,36 @@ def test_user_values_keep_their_python_types() -> None:
     assert type(changes.loc[0, "before"]) is int
 
 
+
+def test_a_stored_dict_with_more_than_the_absent_key_is_the_users_value_not_absent() -> None:
+    # only the exact encoding {"$absent": true} stands for ABSENT (store.dumps writes nothing else for it)
+    value = {"$absent": True, "note": "the user's own key"}
+    assert frames.decode_absent(value) == value
+    record = {**RECORDS[0], "comparisons": [{"case_id": "a", "criterion": "s", "path": "o.w", "expected": value,
+                                             "actual": {"$absent": True}, "ok": False}]}
+    c = frames.comparisons_frame([record])
+    assert c.loc[0, "expected"] == value and c.loc[0, "actual"] is ABSENT
+
+
+def test_the_verdicts_of_unscored_copies_are_left_out() -> None:
+    v = frames.verdicts_frame(RECORDS, unscored={"b"})
+    assert v[["case_id", "verdict"]].values.tolist() == [["a", "pass"]]
+
+
+def test_a_verdict_judged_across_cases_keeps_its_epoch() -> None:
+    row = {"case_id": "b", "cluster": "a", "criterion": "mr", "evaluator": "metamorphic", "verdict": "pass",
+           "reason": "", "epoch": 2}
+    items = frames.verdicts_items([], [row])
+    assert [(cid, cluster, epoch) for cid, cluster, _, epoch in items] == [("b", "a", 2)]
+    assert frames.verdicts_frame([], [row])["epoch"].tolist() == [2]
+
+
+def test_concat_of_one_part_has_a_fresh_index() -> None:
+    part = frames.verdicts_frame(RECORDS).set_axis([7, 9])
+    out = frames.concat(columns.VERDICTS, [frames.verdicts_frame([]), part])
+    assert list(out.index) == [0, 1] and out["case_id"].tolist() == ["a", "b"]
+
+
 # -- the case panel --------------------------------------------------------------------------------------
 
 

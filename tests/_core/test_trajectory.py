@@ -81,3 +81,34 @@ _RULES = st.builds(ToolErrorRule, ok_keys=st.lists(_KEYS, max_size=2), error_key
        result=st.dictionaries(_KEYS, _VALUES, max_size=4) | _VALUES)
 def test_is_error_is_the_rule_as_first_written(rule: ToolErrorRule, result: Any) -> None:
     assert rule.is_error(result) is _is_error_as_first_written(rule, result)
+
+
+def test_a_step_without_a_kind_is_a_tool_call_when_it_names_a_tool() -> None:
+    traj = op.Trajectory.model_validate({"steps": [{"tool": "get", "result": {"ok": True}},
+                                                   {"content": "done"}]})
+    assert [type(s).__name__ for s in traj.steps] == ["ToolCall", "Message"]
+    assert traj.steps[0].tool == "get"  # type: ignore[union-attr]
+
+
+def test_a_trajectory_is_completed_unless_it_says_otherwise() -> None:
+    assert op.Trajectory().status == "completed"
+    assert op.Trajectory.model_validate({"answer": 1}).status == "completed"
+
+
+def test_first_call_is_the_index_of_the_first_of_several_calls() -> None:
+    traj = op.Trajectory.model_validate({"steps": [{"content": "plan"}, {"tool": "pay"}, {"tool": "get"},
+                                                   {"tool": "pay"}]})
+    assert (traj.first_call("pay"), traj.first_call("get"), traj.first_call("refund")) == (1, 2, None)
+
+
+def test_the_fault_results_are_the_documented_ones() -> None:
+    # the table in fault_result's docstring
+    assert op.fault_result("error", "pay") == {"ok": False, "error": "error", "message": "pay failed"}
+    assert op.fault_result("timeout", "pay") == {"ok": False, "error": "timeout", "message": "pay timed out"}
+    assert op.fault_result("malformed", "pay") == "<<malformed>>"
+
+
+def test_a_skipped_change_serialises_without_its_effect_and_an_applied_one_with_it() -> None:
+    # replay-cache keys of changes written before `effect` existed stay the same (Change's serializer)
+    assert op.Change(result={"ok": False}).model_dump() == {"result": {"ok": False}}
+    assert op.Change(result=1, effect="applied").model_dump() == {"result": 1, "effect": "applied"}

@@ -352,3 +352,31 @@ def test_index_levels_beside_a_repeated_one_and_name_clashes(tmp_path: Path) -> 
     cat = pd.DataFrame({"criterion": ["a", "b"], "rate": [1, 2]},
                        index=pd.CategoricalIndex(["a", "b"], name="criterion"))
     assert op.export_table(cat, tmp_path / "cat.csv").read_text(encoding="utf-8") == "criterion,rate\na,1\nb,2\n"
+
+
+def test_a_unicode_line_or_paragraph_separator_in_a_latex_cell_is_a_space(tmp_path: Path) -> None:
+    """U+2028 and U+2029 break a line as ``\\n`` does (str.splitlines splits on them): in a ``.tex`` row each is a
+    space, so every row stays on its one source line."""
+    table = pd.DataFrame({"reason": ["one\u2028two", "three\u2029four"], "n": [1, 2]})
+    text = op.export_table(table, tmp_path / "t.tex").read_text(encoding="utf-8")
+    assert "\u2028" not in text and "\u2029" not in text
+    assert "one two & 1 \\\\" in text.splitlines() and "three four & 2 \\\\" in text.splitlines()
+
+
+def test_an_index_repeating_a_column_with_a_missing_value_is_still_written_once(tmp_path: Path) -> None:
+    """A NaN is not equal to itself, yet a level and its column both missing at a row hold one value."""
+    table = pd.DataFrame({"rate": [0.5, math.nan], "k": [1, 2]})
+    out = op.export_table(table.set_index("rate", drop=False), tmp_path / "nan.csv")
+    assert out.read_text(encoding="utf-8") == "rate,k\n0.5,1\n,2\n"
+
+
+def test_a_suffix_in_capitals_names_its_format_too(tmp_path: Path) -> None:
+    table = pd.DataFrame({"criterion": ["a"], "rate": [0.5]})
+    assert op.export_table(table, tmp_path / "T.CSV").read_text(encoding="utf-8") == "criterion,rate\na,0.5\n"
+
+
+def test_an_index_level_that_differs_from_its_column_in_one_row_is_refused(tmp_path: Path) -> None:
+    table = pd.DataFrame({"criterion": ["a", "b"], "rate": [0.5, 1.0]})
+    other = table.set_index(pd.Index(["a", "z"], name="criterion"))  # the first row agrees, the second does not
+    with pytest.raises(ExportError, match="the index level 'criterion' and the column 'criterion' hold different"):
+        op.export_table(other, tmp_path / "other.csv")

@@ -6,6 +6,7 @@ import copy
 import hashlib
 import json
 import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ import pytest
 
 import oloproof_nb as op
 from oloproof_nb._core.case import case_digest
+from oloproof_nb._run.runner import _bounded, _worker_digests, run_suite
 
 # -- purpose-built systems ---------------------------------------------------------------------------
 
@@ -548,3 +550,133 @@ def test_in_jupyter_without_ipywidgets_the_bar_is_the_text_bar(monkeypatch: pyte
     from tqdm.auto import tqdm as auto
 
     assert notebook._bar_class() is auto
+
+
+# -- round 7 of mutation testing: the runner's own rules, one at a time -----------------------------------
+
+
+class _Versioned:
+    """A sandbox whose ``version`` the subclasses below change (and nothing else)."""
+
+    version = "v1"
+
+    def __init__(self) -> None:
+        self.state: dict[str, Any] = {}
+
+    def reset(self, state: dict[str, Any]) -> None:
+        self.state = state
+
+    def snapshot(self) -> dict[str, Any]:
+        return copy.deepcopy(self.state)
+
+    def run(self, input: dict[str, Any]) -> dict[str, Any]:
+        return {"answer": input.get("answer"), "steps": []}
+
+
+class _VersionTwo(_Versioned):
+    version = "v2"
+
+
+def _answers(n: int) -> list[dict[str, Any]]:
+    return [{"id": f"c{i}", "input": {"answer": i}, "expected": {"answer": i}} for i in range(n)]
+
+
+def test_resume_refuses_another_system_version_and_says_which(make_suite, tmp_path: Path) -> None:
+    root = make_suite(_answers(2))
+    out = tmp_path / "run"
+    op.run(root, system=_Versioned, out=out, progress=False)
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    del manifest["finished_at"]  # as if killed after the last record
+    (out / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(op.RunDirError, match=r"the system version changed \('v1' → 'v2'\); start a new run"):
+        op.run(root, system=_VersionTwo, out=out, resume=True, progress=False)
+
+
+def test_a_resumed_run_hands_no_record_to_the_sink(make_suite, tmp_path: Path) -> None:
+    """``run_suite``: the sink "is not used on resume: it would miss the records already there"."""
+    root = make_suite(_answers(3))
+    out = tmp_path / "run"
+    op.run(root, out=out, progress=False)
+    lines = (out / "cases.jsonl").read_bytes().splitlines(keepends=True)
+    (out / "cases.jsonl").write_bytes(b"".join(lines[:1]))  # two case records lost
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    del manifest["finished_at"]
+    (out / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    seen: list[str] = []
+
+    class Spy:
+        def start(self, directory: Path) -> None:
+            seen.append("start")
+
+        def add(self, record: Any, state_ref: str | None, initial_ref: str | None = None) -> None:
+            seen.append(record["case"]["id"])
+
+    run_suite(op.load_suite(root), out=out, resume=True, sink=Spy())
+    assert seen == []
+    assert len((out / "cases.jsonl").read_bytes().splitlines()) == 3  # the resume itself ran the two cases
+
+
+def test_bounded_never_has_more_than_its_limit_in_flight() -> None:
+    in_flight = 0
+    most = 0
+    pending: list[Future[int]] = []
+
+    def submit(item: int) -> Future[int]:
+        nonlocal in_flight, most
+        in_flight += 1
+        most = max(most, in_flight)
+        future: Future[int] = Future()
+        future.set_result(item)
+        pending.append(future)
+        return future
+
+    got = []
+    for item in _bounded(submit, range(10), 3):
+        in_flight -= 1
+        got.append(item)
+    assert sorted(got) == list(range(10))
+    assert most == 3
+
+
+def test_a_worker_checks_every_digest_of_the_suite_but_release_yaml() -> None:
+    # release.yaml matters to the gate only: editing it while workers run must not stop them
+    digests = {"cases.jsonl": "a", "oloproof.yaml": "b", "release.yaml": "c", "code:checks:done": "d"}
+    assert _worker_digests(digests) == (("cases.jsonl", "a"), ("code:checks:done", "d"), ("oloproof.yaml", "b"))
+
+
+POISONED_SYSTEM = '''
+class Poisoned:
+    """Raises when its input says so; an instance that raised once fails every later case too."""
+
+    version = "poisoned-1"
+
+    def __init__(self):
+        self.broken = False
+        self.state = {}
+
+    def reset(self, state):
+        self.state = state
+
+    def snapshot(self):
+        return dict(self.state)
+
+    def run(self, input):
+        if self.broken:
+            raise RuntimeError("this instance is broken")
+        if input.get("explode"):
+            self.broken = True
+            raise RuntimeError("boom")
+        return {"answer": input["n"], "steps": []}
+'''
+
+
+def test_on_an_executor_a_case_after_a_failed_one_runs_on_a_fresh_instance(make_suite, tmp_path: Path) -> None:
+    cases = [{"id": "c0", "input": {"n": 0, "explode": True}, "expected": {"answer": 0}},
+             {"id": "c1", "input": {"n": 1}, "expected": {"answer": 1}},
+             {"id": "c2", "input": {"n": 2}, "expected": {"answer": 2}}]
+    root = make_suite(cases, system="sysmod:Poisoned", system_code=POISONED_SYSTEM,
+                      evaluators=[{"type": "answer_matches"}])
+    with ThreadPoolExecutor(max_workers=1) as pool:  # one batch of 8 on one instance
+        run = op.run(root, executor=pool, out=tmp_path / "run", progress=False)
+    statuses = dict(zip(run.cases["case_id"], run.cases["status"], strict=True))
+    assert statuses == {"c0": "error", "c1": "completed", "c2": "completed"}

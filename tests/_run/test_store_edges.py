@@ -219,3 +219,72 @@ def test_with_fsync_per_record_the_rewritten_replays_reach_the_disk(tmp_path: Pa
     folders.clear()
     store_module._drop_orphan_replays(tmp_path / "r", durable=False)  # nothing to drop now, nothing to force
     assert synced == [] and folders == []
+
+
+def test_a_short_write_goes_on_until_the_whole_record_is_written(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """``os.write`` may write fewer bytes than it was given (a pipe, a signal, a nearly full disk): the rest is
+    written by the next calls, so the line is whole."""
+    import os
+
+    from oloproof_nb._core.records import Manifest
+    from oloproof_nb._run import store as store_module
+    from oloproof_nb._run.store import RunStore
+
+    manifest = Manifest(suite="s", run_id="x", started_at="2026-01-01T00:00:00.000000Z", oloproof_nb="0", n_cases=0)
+    store = RunStore.create(tmp_path / "r", manifest)
+    real_write = os.write
+    sizes: list[int] = []
+
+    def short(fd: int, data: bytes) -> int:
+        sizes.append(real_write(fd, bytes(data)[:7]))  # at most 7 bytes a call
+        return sizes[-1]
+
+    class FakeOs:
+        def __getattr__(self, name: str) -> object:
+            return short if name == "write" else getattr(os, name)
+
+    monkeypatch.setattr(store_module, "os", FakeOs())
+    store.append_case({"case": {"id": "a"}, "n": 1})  # type: ignore[typeddict-item]
+    store.append_case({"case": {"id": "b"}, "n": 2})  # type: ignore[typeddict-item]
+    monkeypatch.undo()
+    store.close()
+    lines = ['{"case":{"id":"a"},"n":1}\n', '{"case":{"id":"b"},"n":2}\n']
+    assert (tmp_path / "r" / "cases.jsonl").read_text(encoding="utf-8") == "".join(lines)
+    assert sum(sizes) == sum(len(line) for line in lines) and max(sizes) == 7
+
+
+def test_a_torn_manifest_tmp_beside_a_whole_manifest_does_not_stop_a_resume(tmp_path: Path) -> None:
+    """A kill while the manifest was being rewritten (e.g. as the run finished) leaves ``manifest.json.tmp``
+    cut short beside the whole ``manifest.json``: the resume reads the manifest and drops nothing of it."""
+    from oloproof_nb._core.records import Manifest
+    from oloproof_nb._run.store import RunStore
+
+    manifest = Manifest(suite="s", run_id="x", started_at="2026-01-01T00:00:00.000000Z", oloproof_nb="0", n_cases=1)
+    store = RunStore.create(tmp_path / "r", manifest)
+    store.close()
+    (tmp_path / "r" / "manifest.json.tmp").write_text('{"suite": "s", "run_id": "x", "sta', encoding="utf-8")
+    resumed = RunStore.resume(tmp_path / "r")
+    try:
+        assert resumed.manifest.run_id == "x" and resumed.manifest.n_cases == 1
+    finally:
+        resumed.close()
+
+
+def test_a_json_object_without_a_run_id_is_no_run_manifest(tmp_path: Path) -> None:
+    # e.g. another tool's manifest.json in the folder: said in those words, not as a list of missing fields
+    from oloproof_nb._run.store import read_manifest
+
+    (tmp_path / "manifest.json").write_text('{"name": "my-package", "version": "1.0"}', encoding="utf-8")
+    with pytest.raises(RunDirError) as err:
+        read_manifest(tmp_path)
+    assert str(err.value) == f"{tmp_path / 'manifest.json'}: not a run manifest (no run_id)"
+
+
+def test_a_manifest_that_is_no_regular_file_is_named_as_such_not_as_missing(tmp_path: Path) -> None:
+    from oloproof_nb._run.store import read_manifest
+
+    (tmp_path / "manifest.json").mkdir()
+    with pytest.raises(RunDirError) as err:
+        read_manifest(tmp_path)
+    assert str(err.value) == f"{tmp_path / 'manifest.json'}: is a directory, not a regular file"

@@ -229,6 +229,19 @@ def test_observe_wins_over_a_locator(outcome_suite: Callable[..., Path]) -> None
     assert (r["status"], r["evidence_source"], r["validator_exit_code"]) == ("verified", "system_observe", 0)
 
 
+
+def test_a_system_that_observes_its_artifacts_is_not_judged_by_the_file_at_the_locator(
+        outcome_suite: Callable[..., Path]) -> None:
+    """The note taken after the reset is of the locator's file, and only for a system without ``observe``
+    (``_run/case.py``): here observe() points at the report the case wrote, while the locator names an old file
+    nobody touches. That old file, unchanged since the reset, must not make the observed report stale."""
+    root = outcome_suite([case("c", {"artifact_id": "good", "locator": "old.json", "validator": "schema"},
+                               write=["good"], observe="path")])
+    (root / "old.json").write_text('{"written": "before the run"}\n', encoding="utf-8")
+    run = op.run(op.load_suite(root), progress=False)
+    r = run.receipts.iloc[0]
+    assert (r["status"], r["evidence_source"]) == ("verified", "system_observe"), r["reason"]
+
 @pytest.mark.parametrize(
     ("observe", "status", "source", "reason"),
     [
