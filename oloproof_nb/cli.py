@@ -163,35 +163,17 @@ def _inspect_options(cmd: argparse.ArgumentParser) -> None:
                           "[0, 1] is missing)")
 
 
-def _is_inspect_source(path: Path) -> bool:
-    """An Inspect AI log, or a folder of logs: one that holds a log where :func:`log_folder_files` looks, and neither
-    a run manifest nor a run or suite folder among its folders (a folder of projects is not a log folder)."""
-    from ._analysis.inspect_log import is_inspect_log, log_folder_files
-
-    if path.exists() and not path.is_dir():  # a run is a folder: a log's suffix is enough for from_inspect to say
-        # what is wrong (a FIFO named x.eval: "not a regular file", never opened)
-        return path.suffix in (".eval", ".json") or (path.is_file() and is_inspect_log(path))
-    if not path.is_dir() or (path / "manifest.json").exists() or (path / "oloproof.yaml").exists():
-        return False  # a run, or a suite folder (its latest run is read, whatever logs it keeps)
-    try:
-        if any((f / "manifest.json").is_file() or (f / "oloproof.yaml").is_file() for f in path.iterdir()):
-            return False
-        near = log_folder_files(path)
-    except OSError:  # an unreadable folder: load_run says what is wrong with it
-        return False
-    return any(f.suffix == ".eval" or (f.suffix == ".json" and is_inspect_log(f)) for f in near)
-
-
 def _run_dir(given: str, doing: str, logs: bool = False) -> str:
     """``given``, or the latest run of the suite folder ``given`` (stderr says so: ``oloproof: {doing} the latest
     run of the suite: …``). A folder that is none of what the command reads (a run directory, a suite folder, and
     with ``logs`` Inspect AI logs) is refused in one line naming each."""
+    from ._analysis.inspect_log import is_inspect_source
     from ._run.locate import is_suite_folder, latest_run_dir
     from ._run.store import MANIFEST
 
     if not is_suite_folder(given):
         path = Path(given)
-        if path.is_dir() and not (path / MANIFEST).exists() and not (logs and _is_inspect_source(path)):
+        if path.is_dir() and not (path / MANIFEST).exists() and not (logs and is_inspect_source(path)):
             kinds = (f"a run directory (no {MANIFEST}), a suite folder (no oloproof.yaml) or Inspect AI logs" if logs
                      else f"a run directory (no {MANIFEST}) or a suite folder (no oloproof.yaml)")
             raise RunDirError(f"{path}: not {kinds}")
@@ -204,9 +186,10 @@ def _run_dir(given: str, doing: str, logs: bool = False) -> str:
 def _load(args: argparse.Namespace, doing: str) -> Run:
     """The run at ``args.run_dir``: a run directory, Inspect AI logs (--cluster, --state-key, --pass-threshold), or a
     suite folder's latest run (``args.run_dir`` becomes it; stderr says so: ``oloproof: {doing} the latest …``)."""
+    from ._analysis.inspect_log import is_inspect_source
     from ._display.notebook import from_inspect, load_run
 
-    if _is_inspect_source(Path(args.run_dir)):
+    if is_inspect_source(Path(args.run_dir)):
         return from_inspect(Path(args.run_dir), cluster=args.cluster, state_key=args.state_key,
                             pass_threshold=args.pass_threshold)
     if (args.cluster, args.state_key, args.pass_threshold) != (None, None, None):

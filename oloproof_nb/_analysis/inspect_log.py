@@ -57,12 +57,13 @@ import numpy as np
 import pandas as pd
 from pydantic import ValidationError
 
-from .._config.suite import SuiteConfig
+from .._config.suite import SUITE_FILE, SuiteConfig
 from .._core.canonical import digest, iso
 from .._core.evaluator import CaseContext, Evaluation, Evaluator
 from .._core.records import ENDED, ENV_SCHEMA, CaseRecord, Manifest, ReplayRecord, StoredSuite
 from .._core.scoremap import ScoreMap, check_score_map, on_default_scale, score_verdict
 from .._run.states import StateReader
+from .._run.store import MANIFEST
 from .._version import __version__
 from ..errors import OloproofError, describe_exception, quote, validation_problem
 from . import frames
@@ -242,6 +243,24 @@ def log_folder_files(folder: Path) -> list[Path]:
         if child.is_dir():
             near += sorted(child.iterdir())
     return [f for f in near if not f.is_dir()]
+
+
+def is_inspect_source(path: Path) -> bool:
+    """Whether ``path`` is read as Inspect AI logs: a log file (by its suffix, so that :func:`inspect_log_files`
+    says what is wrong with a damaged one), or a folder holding a log where :func:`log_folder_files` looks, and
+    neither a run manifest nor a suite file, nor a run or suite folder among its folders (a folder of projects is
+    not a log folder, and a suite folder stands for its latest run, whatever logs it keeps)."""
+    if path.exists() and not path.is_dir():  # a FIFO named x.eval: "not a regular file", never opened
+        return path.suffix in (".eval", ".json") or (path.is_file() and is_inspect_log(path))
+    if not path.is_dir() or (path / MANIFEST).exists() or (path / SUITE_FILE).exists():
+        return False
+    try:
+        if any((f / MANIFEST).is_file() or (f / SUITE_FILE).is_file() for f in path.iterdir()):
+            return False
+        near = log_folder_files(path)
+    except OSError:  # an unreadable folder: the caller says what is wrong with it
+        return False
+    return any(f.suffix == ".eval" or (f.suffix == ".json" and is_inspect_log(f)) for f in near)
 
 
 def inspect_log_files(path: str | Path) -> list[Path]:

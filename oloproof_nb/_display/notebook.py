@@ -313,20 +313,10 @@ def load_run(directory: str | Path) -> Run:
     try:
         return Run.load(_run.run_directory(directory, "load_run"))
     except RunDirError as exc:
-        if not _holds_inspect_logs(Path(directory)):
+        if not _inspect_log.is_inspect_source(Path(directory)):
             raise
         what = "is an Inspect AI log: read it" if Path(directory).is_file() else "holds Inspect AI logs: read them"
         raise RunDirError(f"{exc}; it {what} with op.from_inspect({str(directory)!r})") from None
-
-
-def _holds_inspect_logs(path: Path) -> bool:
-    """Whether ``path``, which is no run directory, is an Inspect AI log or a folder of them (where
-    :func:`~oloproof_nb._analysis.inspect_log.log_folder_files` looks)."""
-    try:
-        near = [path] if path.is_file() else _inspect_log.log_folder_files(path) if path.is_dir() else []
-        return any(_inspect_log.is_inspect_log(f) for f in near)
-    except OSError:
-        return False
 
 
 def load_runs(directories: list[str | Path]) -> Run:
