@@ -170,3 +170,27 @@ def test_outcome_summary_rejects_bad_frames() -> None:
         outcome_summary(pd.DataFrame({"status": ["done"], "validator": [None]}))
     with pytest.raises(ValueError, match="lacks column"):
         outcome_summary(hand_frame(), by="criterion")
+
+
+def test_outcome_summary_keeps_a_group_whose_key_is_missing() -> None:
+    # 3 receipts, one with no case: grouping by case_id gives 2 rows (a, and the missing key), 3 expected in all;
+    # dropping the missing group would lose a failed receipt from the table without a word
+    frame = receipts_frame([receipt("verified", "v"), receipt("missing"), receipt("stale", "v")],
+                           case_ids=["a", None, "a"])
+    out = outcome_summary(frame, by="case_id")
+    assert len(out) == 2 and int(out["expected"].sum()) == 3 and int(out["failed"].sum()) == 2
+    lost = out[out["case_id"].isna()]
+    assert lost[["expected", "verified", "failed"]].to_dict("records") == [{"expected": 1, "verified": 0, "failed": 1}]
+
+
+def test_receipts_frame_refuses_more_case_ids_than_receipts_in_its_own_words() -> None:
+    with pytest.raises(ValueError, match="case_ids has 3 entries for 2 receipts; give one per receipt"):
+        receipts_frame([receipt("stale"), receipt("stale")], case_ids=["a", "b", "c"])
+
+
+def test_outcome_summary_refuses_a_missing_status() -> None:
+    # a row with no status would count as expected but as none of verified, failed or unverified, breaking the
+    # documented expected = verified + failed + unverified (here 2 = 1 + 0 + 0)
+    frame = pd.DataFrame({"status": ["verified", None], "validator": ["v", "v"]})
+    with pytest.raises(ValueError, match="unknown status missing values; allowed: "):
+        outcome_summary(frame)

@@ -94,3 +94,11 @@ def test_a_missing_state_verdict_is_neither_a_recovery_nor_a_false_success(
         answer_ok: bool, states: list[str], escalated: bool, verdict: str, reason: str) -> None:
     out = fault_verdict(answer_ok, states, [], escalated)
     assert (out["verdict"], out["reason"], out["recovered"]) == (verdict, reason, False)
+
+
+def test_a_case_that_expects_no_answer_recovers_on_its_state_checks_alone() -> None:
+    # Notes of fault_verdict: recovered = every *applicable* check passes; answer_ok None is no check, so one
+    # passing state check is a recovery (reading None as a failed answer made every such case not recovered)
+    out = fault_verdict(None, ["pass"], [], False)
+    assert (out["recovered"], out["verdict"], out["reason"]) == (True, "pass", "recovered")
+    assert fault_verdict(None, ["pass", "fail"], [], False)["verdict"] == "fail"

@@ -372,3 +372,67 @@ def test_a_skipped_change_serialises_as_before_and_an_applied_one_says_so() -> N
     assert op.Change(result=1, effect="applied").model_dump(mode="json") == {"result": 1, "effect": "applied"}
     with pytest.raises(ValueError):
         op.Change(result=1, effect="half")  # type: ignore[arg-type]
+
+
+# -- the call at the checkpoint, and what a replay hands back ---------------------------------------------------
+
+
+def _two_steps() -> op.Trajectory:
+    rec = op.Recorder()
+    rec.tool("look", lambda: 1)
+    rec.tool("pay", lambda amount: {"ok": True}, amount=5)
+    return rec.trajectory("paid")
+
+
+def test_a_control_replay_checks_the_call_at_its_checkpoint() -> None:
+    # the control (change=None) must reproduce the recording: the call at the checkpoint runs live, and a
+    # result or a tool other than the recorded one is a divergence, as it is before the checkpoint
+    traj = _two_steps()
+    same = op.Recorder.replaying(traj, checkpoint=1, change=None)
+    same.tool("look", lambda: 1)
+    assert same.tool("pay", lambda amount: {"ok": True}, amount=5) == {"ok": True}
+    other_result = op.Recorder.replaying(traj, checkpoint=1, change=None)
+    other_result.tool("look", lambda: 1)
+    with pytest.raises(ReplayDiverged, match="step 1: pay returned"):
+        other_result.tool("pay", lambda amount: {"ok": False}, amount=5)
+    other_tool = op.Recorder.replaying(traj, checkpoint=1, change=None)
+    other_tool.tool("look", lambda: 1)
+    with pytest.raises(ReplayDiverged, match="step 1"):
+        other_tool.tool("refund", lambda amount: {"ok": True}, amount=5)
+
+
+def test_a_replay_that_stops_just_short_of_its_checkpoint_diverged() -> None:
+    # checkpoint 1 is the second call: a replay of one call (index 0) never reached it
+    traj = _two_steps()
+    short = op.Recorder.replaying(traj, checkpoint=1, change=op.Change(result={"ok": False}))
+    short.tool("look", lambda: 1)
+    with pytest.raises(ReplayDiverged, match="ended after 1 steps, before the checkpoint"):
+        short.trajectory("gave up")
+
+
+def test_the_agent_gets_its_own_copy_of_the_change_result() -> None:
+    # one Change serves every epoch and replay: an agent that edits the result it got must not edit the change
+    change = op.Change(result={"ok": False, "detail": {"code": 1}})
+    again = op.Recorder.replaying(_two_steps(), checkpoint=1, change=change)
+    again.tool("look", lambda: 1)
+    got = again.tool("pay", lambda amount: {"ok": True}, amount=5)
+    got["detail"]["code"] = 99
+    assert change.result == {"ok": False, "detail": {"code": 1}}
+
+
+def test_a_trajectory_taken_is_not_changed_by_later_calls() -> None:
+    rec = op.Recorder()
+    rec.tool("look", lambda: 1)
+    first = rec.trajectory("one")
+    rec.tool("look", lambda: 2)
+    assert len(first.steps) == 1 and len(rec.trajectory("two").steps) == 2
+
+
+def test_a_replayed_model_call_must_be_the_recorded_model() -> None:
+    rec = op.Recorder()
+    rec.model("planner", lambda prompt: "go", prompt="p")
+    rec.tool("look", lambda: 1)
+    traj = rec.trajectory("done")
+    again = op.Recorder.replaying(traj, checkpoint=1, change=op.Change(result=0))
+    with pytest.raises(ReplayDiverged, match="step 0"):
+        again.model("critic", lambda prompt: "go", prompt="p")  # same arguments, another model

@@ -268,3 +268,66 @@ def test_a_confidence_level_is_shown_with_its_digits(make_suite: Any) -> None:
     assert "99.5% intervals" in g._repr_html_() and "100%" not in g._repr_html_()
     assert op.plots.gate(g).get_xlabel() == "pass rate and 99.5% interval"
     assert "99.5% CI" in gate_table_text(g)
+
+
+# -- cells under their own heads, and the edges of the lines around the table ------------------------------------
+
+
+def _cells(text: str) -> list[dict[str, str]]:
+    """The narrow table's body rows as ``{head: cell}``."""
+    rows = [[c.strip() for c in line.strip().strip("|").split("|")] for line in text.splitlines()
+            if line.startswith("|")]
+    return [dict(zip(rows[0], row, strict=True)) for row in rows[2:]]
+
+
+def test_a_text_of_exactly_the_width_is_not_cut() -> None:
+    from oloproof_nb._display.terminal import fit
+
+    assert fit("abcde", 5) == "abcde" and fit("abcdef", 5) == "abcd…" and len(fit("abcdef", 5)) == 5
+
+
+def test_passed_and_missing_counts_stand_under_their_own_heads() -> None:
+    cells = _cells(gate_table_text(_gate([{"criterion": "a", "n": 48, "passed": 40, "missing": 1}], "PASS")))
+    assert (cells[0]["n"], cells[0]["pass"], cells[0]["miss"]) == ("48", "40", "1")
+
+
+def test_idle_says_yes_where_the_baseline_passes_when_idle_not_where_it_has_a_noop_rate() -> None:
+    g = _gate([{"criterion": "a"}, {"criterion": "b"}], "PASS")
+    table = g.table.assign(noop_rate=[0.5, 0.0], passes_when_idle=[False, True])
+    cells = _cells(gate_table_text(Gate(table=table, verdict="PASS", release=g.release, clustered=False,
+                                        n_source_clusters=48)))
+    assert [(c["criterion"], c["idle"]) for c in cells] == [("a", ""), ("b", "yes")]
+
+
+def test_the_reduce_column_appears_when_any_criterion_is_reduced_over_epochs() -> None:
+    text = gate_table_text(_gate([{"criterion": "a"}, {"criterion": "b", "reduce": "pass^3"}], "PASS"))
+    assert [(c["criterion"], c["reduce"]) for c in _cells(text)] == [("a", "mean"), ("b", "pass^3")]
+    assert "reduce" not in _cells(gate_table_text(_gate([{"criterion": "a"}], "PASS")))[0]
+
+
+def test_a_pass_exit_line_counts_only_the_gated_criteria() -> None:
+    # one gated criterion that passes and one REPORT_ONLY: 1 gated criterion, not 2
+    rows: list[dict[str, object]] = [
+        {"criterion": "other_kept", "verdict": "PASS"},
+        {"criterion": "policy", "verdict": "REPORT_ONLY", "reason": "", "threshold": math.nan},
+    ]
+    assert exit_line(_gate(rows, "PASS")) == "gate: PASS — exit 0: all 1 gated criteria pass"
+
+
+def test_a_fourth_message_kind_is_counted_as_one_other() -> None:
+    rows: list[tuple[str, str, str | None]] = [
+        ("a0", "error", "KeyError: 'a'"), ("a1", "error", "KeyError: 'a'"), ("b0", "error", "OSError: b"),
+        ("c0", "error", "TypeError: c"), ("d0", "error", "ValueError: d")]
+    assert case_error_lines(_ended(rows))[-2] == "  and 1 other messages"
+
+
+def test_a_run_of_two_epochs_counts_cases_and_case_runs() -> None:
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from oloproof_nb._display.terminal import run_size
+
+    run = SimpleNamespace(epochs=2, runs=[object()], n_cases=6,
+                          cases=pd.DataFrame({"case_id": ["a", "b", "c", "a", "b", "c"]}))
+    assert run_size(run) == "3 cases, 6 case runs (2 epochs)"  # type: ignore[arg-type]

@@ -9,6 +9,7 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -707,3 +708,81 @@ def test_what_cases_share_is_their_locator_or_else_their_artifact(tmp_path: Path
     assert shared_files(case("c", locator="out/./a.json"), check, tmp_path) == a  # one file, however written
     assert shared_files(case("d"), check, tmp_path) == shared_files(case("e"), check, tmp_path) == {"artifact:report"}
     assert shared_files(case("f", locator="out/a.json"), [], tmp_path) == frozenset()
+
+
+def test_a_file_rewritten_in_place_to_the_same_size_while_its_validator_runs_is_unverified(artifact: Path) -> None:
+    # same device, inode and size, a new modification time: another version of the file than the one digested
+    # (the docstring names all four); the stale bytes' digest must not be paired with the new bytes' validation
+    artifact.write_bytes(b'{"total": 1}')
+    set_mtime(artifact, T0 + timedelta(minutes=5))
+
+    def rewrite_then_check(path: Path) -> bool:
+        path.write_bytes(b'{"total": 2}')  # 12 bytes, as before, into the same inode
+        set_mtime(path, T0 + timedelta(minutes=6))
+        return True
+
+    contract = OutcomeContract(artifact_id="monthly-report", validator="schema")
+    with pytest.raises(UnobservableArtifact, match="replaced or changed while its validator ran"):
+        observe_file(contract, artifact, validators={"schema": rewrite_then_check}, now=fixed_now)
+
+
+def test_a_command_validator_ended_by_the_os_gives_no_exit_code(artifact: Path) -> None:
+    # Evidence: validator_exit_code is None "when it did not run to completion"; a command ended by SIGKILL
+    # (Popen's return code -9) did not, so the receipt is unverified, not validator_failed with exit -9
+    c = OutcomeContract(artifact_id="monthly-report", validator="cmd")
+    code = "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"
+    ev, r = verify(c, artifact, validators={"cmd": [PY, "-c", code]})
+    assert ev is not None and ev.validator_exit_code is None
+    assert ev.validator_error == f"validator cmd ({os.path.basename(PY)}) was killed by signal 9"
+    assert r.status == "unverified"
+
+
+# --------------------------------------------------------------------------- holding back cases that share a file
+
+
+def test_an_item_waits_behind_an_earlier_waiting_item_that_shares_a_key() -> None:
+    from oloproof_nb._run.observe import HeldBack
+
+    # x holds a and b; a is running, so x waits. y (b) and z (b) share b with x: they wait behind it, in order,
+    # though b itself is not running; w (c) shares nothing and goes ahead
+    keys = {"x": frozenset("ab"), "y": frozenset("b"), "z": frozenset("b"), "w": frozenset("c")}
+    held = HeldBack(["x", "y", "z", "w"], keys.__getitem__)
+    busy = {"a"}
+    assert held.next_free(busy.__contains__) == ("w", keys["w"])  # x, y, z read and held back
+    assert held.next_free(busy.__contains__) is None  # y is no freer on a second look: x is still ahead of it
+    busy.clear()
+    assert [held.next_free(busy.__contains__) for _ in range(3)] == [("x", keys["x"]), ("y", keys["y"]),
+                                                                       ("z", keys["z"])]
+    assert held.done
+
+
+def test_at_most_max_waiting_items_are_held_back() -> None:
+    from oloproof_nb._run.observe import MAX_WAITING, HeldBack
+
+    read: list[int] = []
+
+    def items() -> Iterator[int]:  # a generator that counts what was taken from it
+        for i in range(MAX_WAITING + 500):
+            read.append(i)
+            yield i
+
+    held = HeldBack(items(), lambda item: frozenset(["one file"]))
+    assert held.next_free(lambda key: True) is None
+    assert len(read) == MAX_WAITING == 1024 and not held.exhausted
+
+
+def test_a_validator_run_after_a_case_gets_the_case_timeout(artifact: Path) -> None:
+    # collect_evidence: "its validator runs under timeout_s (the case timeout)", not the 60 s default
+    from oloproof_nb._run.observe import collect_evidence
+
+    def slow(path: Path) -> bool:
+        time.sleep(1.5)
+        return True
+
+    contract = OutcomeContract(artifact_id="monthly-report", validator="slow", locator=artifact.name)
+    started = time.monotonic()
+    evidence, why = collect_evidence(contract, object(), call=lambda f: f(), validators={"slow": slow},
+                                     timeout_s=0.2, suite_root=artifact.parent)
+    assert why is None and evidence is not None
+    assert (evidence.validator_exit_code, evidence.validator_error) == (None, "validator slow timed out after 0.2s")
+    assert time.monotonic() - started < 1.4

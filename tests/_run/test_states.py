@@ -6,6 +6,7 @@ import hashlib
 import json
 import math
 import tempfile
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -140,3 +141,86 @@ def test_states_sharing_a_node_share_one_object(tmp_path: Path) -> None:
     a, b = StateReader(tmp_path).many(refs)
     assert a["catalog"]["sku-00700"] is b["catalog"]["sku-00700"]
     assert a["catalog"] is not b["catalog"] and a["catalog"]["sku-00003"] != b["catalog"]["sku-00003"]
+
+
+# -- the thresholds at their exact values (module docstring: "at least NODE_BYTES", "more than CHUNK_MIN") ------
+
+
+def _node(line: str) -> Any:
+    return json.loads(line)["node"]
+
+
+def test_a_container_of_exactly_node_bytes_is_a_node_of_its_own() -> None:
+    assert len(json.dumps(["x" * 1020])) == 1024 == states.NODE_BYTES  # '["' + 1020 + '"]'
+    for size, count in ((1019, 1), (1020, 2)):  # 1023 bytes stays inline in its parent; 1024 is a node
+        ref, nodes = encode_state({"a": ["x" * size]})
+        assert len(nodes) == count, size
+        assert _node(nodes[ref]) == ({"a": ["x" * size]} if count == 1 else {"a": {"$ref": _node_ref(nodes, ref)}})
+
+
+def _node_ref(nodes: dict[str, str], root: str) -> str:
+    (other,) = [r for r in nodes if r != root]
+    return other
+
+
+def test_a_container_of_exactly_chunk_min_children_is_not_chunked() -> None:
+    for n, chunked in ((64, False), (65, True)):
+        value = {f"key-{i:03d}": "v" * 20 for i in range(n)}  # some 1,900 bytes: a node either way
+        ref, nodes = encode_state(value)
+        root = _node(nodes[ref])
+        assert (set(root) == {"$dict"}) is chunked, n
+        if not chunked:  # one node, addressed by the SHA-256 of the state's own compact JSON text
+            assert root == value and len(nodes) == 1
+            text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+            assert ref == hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def test_a_chunk_ends_after_chunk_max_children_at_the_latest() -> None:
+    # 200 list elements none of which ends a chunk by the CRC of its text: the chunks hold 128 (4 << CHUNK_BITS)
+    # and 72 (some 2,000 bytes of text in all, so the list is stored in chunks)
+    items = [s for s in (f"item-{i}" for i in range(2000)) if zlib.crc32(json.dumps(s).encode()) & 31 != 31][:200]
+    ref, nodes = encode_state(items)
+    chunks = [_node(nodes[r]) for r in _node(nodes[ref])["$list"]]
+    assert [len(c) for c in chunks] == [128, 72] and [x for c in chunks for x in c] == items
+
+
+def test_a_last_chunk_of_one_marker_key_reads_back_as_data(tmp_path: Path) -> None:
+    # 70 keys (chunked), the next to last ends a chunk by its CRC, so the last chunk is {"$ref": ...} alone:
+    # stored bare, it would be read as a reference to a node that does not exist
+    ender = next(k for k in (f"end-{i}" for i in range(1000)) if zlib.crc32(k.encode()) & 31 == 31)
+    keys = [k for k in (f"key-{i}" for i in range(200)) if zlib.crc32(k.encode()) & 31 != 31][:68]
+    value: dict[str, Any] = {k: 1 for k in keys}
+    value[ender] = 2
+    value["$ref"] = "0" * 64
+    (ref,) = write(tmp_path, value)
+    back = StateReader(tmp_path)(ref)
+    assert exact(back) == exact(value)
+
+
+def test_a_large_state_with_number_keys_and_tuples_is_stored_as_json_keeps_it(tmp_path: Path) -> None:
+    # encode_state: what storing as JSON keeps of a value, text keys and lists for tuples, also when it is
+    # large enough to be cut into nodes (json.dumps is the outside reference)
+    value = {1: "x" * 1100, "pair": (1, 2), "rows": [{2: "y"}] * 3}
+    (ref,) = write(tmp_path, value)
+    assert exact(StateReader(tmp_path)(ref)) == exact(json.loads(json.dumps(value)))
+
+
+def test_a_reader_finds_a_state_written_after_its_first_use(tmp_path: Path) -> None:
+    # a live run's states.jsonl grows while it is read: a reader that indexed the file once must index it again
+    # for an address it has not seen, not call the run directory incomplete
+    (first,) = write(tmp_path, catalog(300))
+    reader = StateReader(tmp_path)
+    assert exact(reader(first)) == exact(catalog(300))
+    (later,) = write(tmp_path, catalog(300, changed=5))
+    assert reader(later)["catalog"]["sku-00005"]["stock"] == 0
+
+
+def test_a_states_file_written_with_spaces_reads_back(tmp_path: Path) -> None:
+    # lines written by another JSON writer ({"ref": "…", "node": …}, with spaces) miss the fast path and are
+    # parsed one by one: their markers must still be followed, for a state cut into nodes and chunks
+    (ref,) = write(tmp_path, catalog(300))
+    lines = (tmp_path / STATES).read_text(encoding="utf-8").splitlines()
+    assert len(lines) > 2 and any('"$dict"' in line for line in lines)  # chunked, so some nodes hold markers
+    (tmp_path / STATES).write_text("".join(json.dumps(json.loads(line), ensure_ascii=False) + "\n" for line in lines),
+                                   encoding="utf-8")
+    assert exact(StateReader(tmp_path)(ref)) == exact(catalog(300))
