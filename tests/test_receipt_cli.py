@@ -430,9 +430,11 @@ def _hook(path: Path, **popen: Any) -> subprocess.CompletedProcess[bytes]:
 def test_the_hook_exit_code_does_not_depend_on_its_standard_streams(tmp_path: Path, streams: str) -> None:
     """CLI review: with standard output closed (`>&-`) an unverified receipt exited 120 with a traceback, and with
     standard error closed or full it exited 1; a completion hook blocks on 2 only, so the agent could stop. Now
-    an unverified receipt is 2 whatever the streams; a verified one is 0 unless its output was lost (2)."""
+    an unverified receipt is 2 whatever the streams; a verified one is 0 unless its output was lost (2). Streams
+    unbuffered (each line written at once); the next test leaves them buffered, as a hook runner may."""
     missing = make_contract(tmp_path / "missing", write=False)
     verified = make_contract(tmp_path / "verified")
+    unbuffered = {**os.environ, "PYTHONUNBUFFERED": "1"}  # whatever the environment running the tests says
 
     def close(*fds: int) -> Callable[[], None]:
         return lambda: [os.close(fd) for fd in fds] and None  # type: ignore[func-returns-value]
@@ -445,11 +447,11 @@ def test_the_hook_exit_code_does_not_depend_on_its_standard_streams(tmp_path: Pa
             "stdout full": {"stdout": full, "stderr": subprocess.PIPE},
             "both full": {"stdout": full, "stderr": full},
         }[streams]
-        unverified = _hook(missing, **popen)
+        unverified = _hook(missing, env=unbuffered, **popen)
         assert unverified.returncode == 2, unverified.stderr
         if unverified.stderr is not None:
             assert b"Traceback" not in unverified.stderr and unverified.stderr.count(b"\n") == 1
-        done = _hook(verified, **popen)
+        done = _hook(verified, env=unbuffered, **popen)
     assert done.returncode == (2 if "full" in streams else 0), done.stderr
     if streams == "stdout full":
         assert done.stderr == b"oloproof: error: standard output: No space left on device\n"
