@@ -555,22 +555,10 @@ def test_in_jupyter_without_ipywidgets_the_bar_is_the_text_bar(monkeypatch: pyte
 # -- round 7 of mutation testing: the runner's own rules, one at a time -----------------------------------
 
 
-class _Versioned:
-    """A sandbox whose ``version`` the subclasses below change (and nothing else)."""
+class _Versioned(Noop):
+    """The do-nothing sandbox with a ``version``, which the subclasses below change (and nothing else)."""
 
     version = "v1"
-
-    def __init__(self) -> None:
-        self.state: dict[str, Any] = {}
-
-    def reset(self, state: dict[str, Any]) -> None:
-        self.state = state
-
-    def snapshot(self) -> dict[str, Any]:
-        return copy.deepcopy(self.state)
-
-    def run(self, input: dict[str, Any]) -> dict[str, Any]:
-        return {"answer": input.get("answer"), "steps": []}
 
 
 class _VersionTwo(_Versioned):
