@@ -1,0 +1,106 @@
+"""Every third-party module the package imports is a dependency it declares.
+
+A module that arrives only as another package's dependency (``typing_extensions`` through pydantic,
+``markupsafe`` through jinja2) works until that package drops it; then ``import oloproof_nb`` fails on a
+user's machine and nowhere here. The declared requirements are read from the installed metadata, so this
+checks what ``pip install`` of the project really asks for.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.metadata as metadata
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+import oloproof_nb
+
+PACKAGE = Path(oloproof_nb.__file__).parent
+
+#: A declared distribution's own core, which that distribution pins to one exact version (checked below).
+PINNED_BY = {"pydantic_core": "pydantic"}
+
+#: Imported though not declared, each for a reason; never at module level (checked below).
+LAZY_UNDECLARED = {
+    "jsonpatch": "inspect-ai's own dependency, imported only while reading an Inspect AI log",
+    "ipywidgets": "optional: tried only to choose tqdm's notebook bar, and a failed import falls back to text",
+}
+
+
+def _name(requirement: str) -> str:
+    """A distribution's name as PEP 503 normalises it (``typing_extensions`` → ``typing-extensions``)."""
+    return re.sub(r"[-_.]+", "-", re.match(r"[A-Za-z0-9._-]+", requirement).group()).lower()  # type: ignore[union-attr]
+
+
+def _declared() -> tuple[set[str], set[str]]:
+    """(required, extras-only) distribution names of the installed oloproof_nb."""
+    required: set[str] = set()
+    extras: set[str] = set()
+    for requirement in metadata.requires("oloproof_nb") or []:
+        (extras if "extra ==" in requirement else required).add(_name(requirement))
+    return required, extras - required
+
+
+def _imports() -> dict[str, list[tuple[str, bool]]]:
+    """Top-level module name → (file:line, at module level?) of each absolute third-party import."""
+    found: dict[str, list[tuple[str, bool]]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        module_level = {id(node) for node in tree.body}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                if top not in sys.stdlib_module_names and top != "oloproof_nb":
+                    where = f"{path.relative_to(PACKAGE.parent)}:{node.lineno}"
+                    found.setdefault(top, []).append((where, id(node) in module_level))
+    return found
+
+
+def test_the_scan_sees_the_imports_it_must_judge() -> None:
+    """The scan is not empty-handed: it finds the package's known imports, module-level and inside functions."""
+    found = _imports()
+    assert {"pandas", "pydantic", "typing_extensions", "markupsafe"} <= set(found)
+    assert any(level for _, level in found["pandas"])
+    assert not any(level for _, level in found["inspect_ai"])  # read lazily, inside the log reader
+
+
+def test_every_imported_module_comes_from_a_declared_distribution() -> None:
+    required, extras = _declared()
+    assert {"pandas", "pyarrow"} <= required and "inspect-ai" in extras  # the metadata was read
+    providers = metadata.packages_distributions()
+    missing = []
+    for module, places in sorted(_imports().items()):
+        if module in PINNED_BY or module in LAZY_UNDECLARED:
+            continue
+        names = {_name(dist) for dist in providers.get(module, [])}
+        if not names:
+            missing.append(f"{module} ({places[0][0]}): no installed distribution provides it")
+        elif not names & (required | extras):
+            missing.append(f"{module} ({places[0][0]}): from {sorted(names)}, which pyproject.toml does not declare")
+        elif not names & required and any(level for _, level in places):
+            at = next(where for where, level in places if level)
+            missing.append(f"{module} ({at}): an extra's module imported at module level, so every user needs it")
+    assert not missing, "\n".join(missing)
+
+
+@pytest.mark.parametrize("module", sorted(LAZY_UNDECLARED))
+def test_an_undeclared_module_is_never_imported_at_module_level(module: str) -> None:
+    places = _imports().get(module)
+    assert places, f"{module} is no longer imported: drop it from LAZY_UNDECLARED"
+    assert not any(level for _, level in places), places
+
+
+@pytest.mark.parametrize(("module", "parent"), sorted(PINNED_BY.items()))
+def test_a_core_module_is_pinned_by_its_declared_parent(module: str, parent: str) -> None:
+    assert parent in _declared()[0]
+    pins = [r for r in metadata.requires(parent) or [] if "extra ==" not in r and "==" in r]
+    assert any(_name(r) == _name(module) for r in pins), f"{parent} does not pin {module}: declare it"
