@@ -83,7 +83,11 @@ def clopper_pearson(successes: float, nobs: float, confidence: float = 0.95) -> 
     With α = 1 − confidence, low = Beta⁻¹(α/2; k, n − k + 1) and high = Beta⁻¹(1 − α/2; k + 1, n − k),
     with low = 0 when k = 0 and high = 1 when k = n, from ``scipy.special.betaincinv`` (the inverse of
     the regularised incomplete beta function, which ``scipy.stats.beta.ppf`` calls; defined for real k
-    and n). Equal to statsmodels ``proportion_confint(method="beta")`` to 1e-12.
+    and n). At k = n the lower end is the closed form (α/2)^(1/n), the Beta(n, 1) quantile, and at k = 0
+    the upper end is 1 − (α/2)^(1/n): a solver can round those one unit in the last place either way
+    (scipy 1.10 does), and the cluster bounds cap a run with failures at this same all-pass number, so
+    the gate's promise that a perfect run is never judged below one with a failure holds to the last bit.
+    Equal to statsmodels ``proportion_confint(method="beta")`` to 1e-12.
 
     References
     ----------
@@ -99,9 +103,11 @@ def clopper_pearson(successes: float, nobs: float, confidence: float = 0.95) -> 
     from scipy import special  # first use; not scipy.stats, whose import costs ~0.3 s more (the gate's cold path)
     alpha = 1.0 - check_confidence(confidence)
     k, n = _check_counts(successes, nobs)
-    low = 0.0 if k == 0 else float(special.betaincinv(k, n - k + 1, alpha / 2))
-    high = 1.0 if k == n else float(special.betaincinv(k + 1, n - k, 1 - alpha / 2))
-    return low, high
+    if k == n:  # Beta⁻¹(α/2; n, 1) in closed form: the all-pass bound never hangs on the solver's last bit
+        return (alpha / 2) ** (1.0 / n), 1.0
+    if k == 0:
+        return 0.0, 1.0 - (alpha / 2) ** (1.0 / n)
+    return float(special.betaincinv(k, n - k + 1, alpha / 2)), float(special.betaincinv(k + 1, n - k, 1 - alpha / 2))
 
 
 def wilson(successes: float, nobs: float, confidence: float = 0.95) -> tuple[float, float]:
@@ -157,5 +163,7 @@ def n_min(m: np.ndarray) -> float:
 
 
 def all_pass_low(m: np.ndarray, confidence: float) -> float:
-    """The lower bound when every row passes: Clopper–Pearson of n_min successes in n_min, (α/2)^(1/n_min)."""
-    return float((0.5 - confidence / 2) ** (1.0 / n_min(m)))
+    """The lower bound when every row passes: Clopper–Pearson of n_min successes in n_min, (α/2)^(1/n_min)
+    (computed by :func:`clopper_pearson`, so a perfect run and the cap of a run with failures are one number)."""
+    size = n_min(m)
+    return clopper_pearson(size, size, confidence)[0]

@@ -281,3 +281,23 @@ def test_clusters_all_at_one_rate_are_judged_as_a_degenerate_run_is() -> None:
     assert iv.reason.startswith("every cluster passes the same share") and mixed.reason == iv.reason.replace(
         "n_min=20", f"n_min={size:.4g}")
     assert up.reason == down.reason == ""
+
+
+@pytest.mark.parametrize("ulp_toward", [0.0, 1.0])
+def test_a_perfect_run_is_not_below_one_failure_whatever_the_solver_rounds(monkeypatch, ulp_toward):
+    # scipy 1.10's betaincinv(60/3·…, 1, α/2) is one unit in the last place off (α/2)^(1/n): the run with a
+    # failure, capped at the closed form, came out 1 ulp above the perfect run (0.8315665290169147 > …146)
+    from scipy import special
+
+    solve = special.betaincinv
+    monkeypatch.setattr(special, "betaincinv", lambda a, b, y: np.nextafter(solve(a, b, y), ulp_toward))
+    for clusters, size, confidence in [(20, 3, 0.95), (7, 2, 0.9), (33, 4, 0.99), (12, 1, 0.8)]:
+        m = np.full(clusters, size)
+        k = m.copy()
+        k[0] -= 1
+        perfect = rate_interval_from_sums(m, m, "cluster_t", confidence)
+        one_fail = rate_interval_from_sums(k, m, "cluster_t", confidence)
+        assert one_fail.low <= perfect.low, (clusters, size, confidence)
+        assert perfect.low == pytest.approx((0.5 - confidence / 2) ** (1 / clusters), rel=1e-14)  # n_min = G for equal sizes
+        worst = rate_interval_from_sums(m - m, m, "cluster_t", confidence)  # the mirror: no row passes
+        assert worst.high == pytest.approx(1 - (0.5 - confidence / 2) ** (1 / clusters), rel=1e-14)  # n_min = G for equal sizes
