@@ -75,10 +75,11 @@ class Section:
 
 def _png(ax: Axes) -> bytes:
     import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
 
     buf = io.BytesIO()
-    figure = ax.get_figure(root=True)
-    assert figure is not None  # an Axes drawn by plots always belongs to a figure
+    figure = ax.figure  # not get_figure(root=True): matplotlib ≥ 3.10 only, and the dependency is ≥ 3.7
+    assert isinstance(figure, Figure)  # plots draws each Axes on a figure of its own, never on a subfigure
     figure.savefig(buf, format="png", dpi=130, bbox_inches="tight", facecolor="white")
     plt.close(figure)
     return buf.getvalue()

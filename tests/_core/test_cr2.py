@@ -298,6 +298,7 @@ def test_a_perfect_run_is_not_below_one_failure_whatever_the_solver_rounds(monke
         perfect = rate_interval_from_sums(m, m, "cluster_t", confidence)
         one_fail = rate_interval_from_sums(k, m, "cluster_t", confidence)
         assert one_fail.low <= perfect.low, (clusters, size, confidence)
-        assert perfect.low == pytest.approx((0.5 - confidence / 2) ** (1 / clusters), rel=1e-14)  # n_min = G for equal sizes
+        # n_min = G for equal sizes
+        assert perfect.low == pytest.approx((0.5 - confidence / 2) ** (1 / clusters), rel=1e-14)
         worst = rate_interval_from_sums(m - m, m, "cluster_t", confidence)  # the mirror: no row passes
-        assert worst.high == pytest.approx(1 - (0.5 - confidence / 2) ** (1 / clusters), rel=1e-14)  # n_min = G for equal sizes
+        assert worst.high == pytest.approx(1 - (0.5 - confidence / 2) ** (1 / clusters), rel=1e-14)
