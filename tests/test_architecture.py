@@ -98,7 +98,6 @@ def _lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"})
 
 
-@pytest.mark.slow
 def test_the_layers_contract_is_kept_and_an_upward_import_breaks_it(tmp_path: Path) -> None:
     copy = tmp_path / "repo"
     shutil.copytree(PACKAGE, copy / "oloproof_nb", ignore=shutil.ignore_patterns("__pycache__"))

@@ -263,10 +263,18 @@ def test_any_keys_survive_format_then_parse(keys: list[str]) -> None:
     assert parse_path(format_path(keys)) == tuple(keys)
 
 
+def _leaf_count(value: Any) -> int:
+    """Leaves by hand: a non-empty dict or list counts its children's leaves; anything else (an empty one) is one."""
+    if isinstance(value, (dict, list)) and value:
+        return sum(_leaf_count(child) for child in (value.values() if isinstance(value, dict) else value))
+    return 1
+
+
 @SETTINGS
 @given(state=DICTS)
 def test_every_flattened_path_gets_its_value_back(state: dict[str, Any]) -> None:
     flat = flatten(state)
+    assert len(flat) == (_leaf_count(state) if state else 0)  # before: a flatten that dropped leaves passed
     for path, value in flat.items():
         assert values_equal(get_path(state, path), value), path
     assert leaf_diff(state, state) == []  # NaN included: a state never differs from itself
@@ -389,8 +397,11 @@ def test_empty_files(base: Path, which: str) -> None:
                            "cases.jsonl": {"cases": b""}}[which])
     code, err = _run(root)
     message = _holds_contract(root, code, err, [str(root / which)])
-    if which != "release.yaml":  # an empty release.yaml is all defaults
-        assert message is not None
+    if which == "release.yaml":  # an empty release.yaml is all defaults: the run goes on (before, a refusal passed)
+        assert message is None, message
+    else:
+        words = {"oloproof.yaml": "oloproof.yaml: name: is required", "cases.jsonl": "cases.jsonl: holds no cases"}
+        assert message is not None and words[which] in message, message
 
 
 # -- label files --------------------------------------------------------------------------------------------

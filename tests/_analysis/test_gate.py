@@ -1,8 +1,9 @@
 """The release gate: its three outcomes, every INSUFFICIENT_EVIDENCE reason, REPORT_ONLY, the CLI.
 
 Expected intervals come from outside references: scipy's exact binomial interval
-(unclustered runs) and statsmodels' clustered OLS standard error on the logit
-scale (clustered runs).
+(unclustered runs) and, for clustered runs, the CR2 logit-t interval computed from the
+matrices (Bell–McCaffrey degrees of freedom) and the brute-force monotone lower bound
+of tests/_cr2_reference.py, which does not import oloproof_nb.
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from _cr2_reference import brute_force_low, cr2_matrix
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy import stats
+from scipy import special, stats
 
 import oloproof_nb as op
 import oloproof_nb._analysis.gate as gate_module
@@ -110,15 +112,23 @@ def clustered_outcomes(g: int = 24) -> tuple[list[bool], list[str]]:
 
 
 def test_clustered_uses_cluster_t_equal_to_the_public_interval(tmp_path: Path) -> None:
+    """The interval is checked against the matrix definitions (tests/_cr2_reference.py), not against the package's
+    own rate_interval, which the gate calls: before, a wrong CR2 standard error or degrees of freedom passed here."""
     outcomes, clusters = clustered_outcomes()
     release = {"allow_approximate_methods": True, "min_clusters": 20, "criteria": {"answer_matches": 0.5}}
     r = row(op.gate(run_suite(make_suite(tmp_path, outcomes, clusters=clusters, release=release))))
     y = np.array(outcomes, dtype=float)
-    expected = op.rate_interval(y, clusters, method="cluster_t")
-    passes = pd.Series(y).groupby(clusters).sum().to_numpy()
+    p, se, df = cr2_matrix(y, np.array(clusters))  # CR2 and Bell–McCaffrey df from the hat matrix
+    half = stats.t.ppf(0.975, df) * se / (p * (1 - p))
+    passes = pd.Series(y).groupby(clusters).sum().to_numpy().astype(int)
     rows = pd.Series(y).groupby(clusters).size().to_numpy()
+    low = brute_force_low(passes.tolist(), rows.tolist())  # the monotone bound: 16 better data sets searched
+    assert low == pytest.approx(special.expit(special.logit(p) - half), abs=1e-12)  # the envelope does not bind
     assert r["method"] == "cluster_t"
     assert r["rate"] == pytest.approx(y.mean(), abs=1e-12)
+    assert r["ci_low"] == pytest.approx(low, abs=1e-12)
+    assert r["ci_high"] == pytest.approx(special.expit(special.logit(p) + half), abs=1e-12)
+    expected = op.rate_interval(y, clusters, method="cluster_t")  # the public interval gives the gate's numbers
     assert (r["ci_low"], r["ci_high"]) == (expected.low, expected.high)
     assert op.rate_interval_from_sums(passes, rows) == expected
     assert r["n_clusters"] == len(set(clusters)) and r["verdict"] == "PASS"

@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 import pytest
 import yaml
+from _cr2_reference import brute_force_low
 from _epoch_systems import flaky_run, scripted_run
 from statsmodels.stats.proportion import proportion_confint
 
@@ -220,9 +221,14 @@ def test_no_fitted_columns_and_inputs_untouched(unclustered: op.Run) -> None:
 
 
 def _cluster_t_reference(values: list[int], clusters: list[str], confidence: float = 0.95) -> tuple[float, float]:
-    """The public cluster_t interval (its numbers are pinned against clubSandwich in tests/_core/test_cr2.py)."""
-    iv = rate_interval(values, clusters, method="cluster_t", confidence=confidence)
-    return iv.low, iv.high
+    """The monotone CR2 logit-t interval by brute force from the matrix definitions (tests/_cr2_reference.py, which
+    does not import oloproof_nb): the lower bound over every better data set, the upper one over every worse.
+    Before, this "reference" was the package's own rate_interval, the code the slice table calls."""
+    ids = list(dict.fromkeys(clusters))
+    m = [clusters.count(c) for c in ids]
+    k = [sum(v for v, c in zip(values, clusters, strict=True) if c == cid) for cid in ids]
+    mirror = [size - passed for passed, size in zip(k, m, strict=True)]
+    return brute_force_low(k, m, confidence), 1 - brute_force_low(mirror, m, confidence)
 
 
 #: 12 clusters of two cases each (a source and its copy): calls 1 for k00–k05, 3 for k06–k11.
@@ -266,9 +272,9 @@ def test_bootstrap_release_is_used_per_bin(make_suite: Any, tmp_path: Path, monk
     values = [1, 1, 1, 0, 1, 1, 0, 1, 1, 1, 0, 0]
     clusters = [f"k{i:02d}" for i in range(6) for _ in "ab"]
     # 6 clusters: below BOOTSTRAP_MIN_CLUSTERS the bootstrap may not decide, cluster_t stands in
-    expected = rate_interval(values, clusters, method="cluster_t")
+    low, high = _cluster_t_reference(values, clusters)
     assert row["bin"] == "<2" and row["method"] == "cluster_t"
-    assert (row["ci_low"], row["ci_high"]) == (expected.low, expected.high)
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((low, high), abs=1e-12)
     monkeypatch.setattr(gate_module, "BOOTSTRAP_MIN_CLUSTERS", 6)
     row = op.slice_table(run, "tool_calls:2").iloc[0]
     expected = rate_interval(values, clusters, method="cluster_bootstrap", resamples=2000, seed=7)

@@ -185,7 +185,10 @@ def test_issue_example_unequal_sizes_is_wider_than_independent_rows():
     k, m = np.r_[49, np.ones(19, int)], np.r_[50, np.ones(19, int)]
     iv = rate_interval_from_sums(k, m, "cluster_t")
     cp_low = sps.beta.ppf(0.025, 68, 2)
-    assert iv.low < cp_low and iv.high == 1.0 or iv.high > 0.9921
+    # before: `iv.low < cp_low and iv.high == 1.0 or iv.high > 0.9921` read as (… and …) or …; the high bound is
+    # 1 - 3e-16, so only `iv.high > 0.9921` was ever checked and a lower bound of 0.9735 passed
+    assert iv.low < cp_low and iv.high > 0.9921
+    assert iv.low == pytest.approx(brute_force_low(k.tolist(), m.tolist()), abs=1e-12)  # 2 better data sets
 
 
 def test_lagrangian_bound_is_conservative_and_monotone(monkeypatch):

@@ -56,37 +56,42 @@ def test_parse_path(path: str, keys: tuple[str, ...]) -> None:
     assert parse_path(path) == keys
 
 
+BRACKET = "a bracket holds a quoted key or a list index"
+
+
 @pytest.mark.parametrize(
-    "path",
+    ("path", "words"),
     [
-        "",  # empty path
-        ".",  # only a dot
-        "a..b",  # empty key in the middle
-        ".a",  # empty leading key
-        "a.",  # empty trailing key
-        "a[",  # unclosed bracket
-        'a["b"',  # unclosed bracket after a quoted key
-        'a["b]',  # unclosed quote
-        "a[b]",  # bare word in brackets
-        'a["b"]c',  # junk after a bracket
-        'a["b"]x.c',
-        "a[1x]",
-        "a[-1]",
-        "a]",
-        "a'b",
-        'a"b',
-        'a["b"c"]',  # bad quoted key
+        ("", "is empty"),  # empty path
+        (".", "has an empty key at position 0"),  # only a dot
+        ("a..b", "has an empty key at position 2"),  # empty key in the middle
+        (".a", "has an empty key at position 0"),  # empty leading key
+        ("a.", "ends with '.'"),  # empty trailing key
+        ("a[", "'[' at position 1 is never closed"),  # unclosed bracket
+        ('a["b"', "'[' at position 1 is never closed"),  # unclosed bracket after a quoted key
+        ('a["b]', "'[' at position 1 is never closed"),  # unclosed quote
+        ("a[b]", BRACKET),  # bare word in brackets
+        ('a["b"]c', "expected '.' or '[' after ']' at position 6"),  # junk after a bracket
+        ('a["b"]x.c', "expected '.' or '[' after ']' at position 6"),
+        ("a[1x]", BRACKET),
+        ("a[-1]", BRACKET),
+        ("a]", "unexpected ']' at position 1"),
+        ("a'b", "unexpected \"'\" at position 1"),
+        ('a"b', "unexpected '\"' at position 1"),
+        ('a["b"c"]', "'[' at position 1 is never closed"),  # bad quoted key: its third quote opens a string to the end
     ],
 )
-def test_parse_path_rejects(path: str) -> None:
-    with pytest.raises(ValueError):
+def test_parse_path_rejects(path: str, words: str) -> None:
+    """Each refusal is parse_path's own message, not any ValueError (say one raised by int() on the way)."""
+    with pytest.raises(ValueError, match=f"^path {re.escape(repr(path))}.*{re.escape(words)}"):
         parse_path(path)
 
 
 def test_parse_path_rejects_non_ascii_digit_index() -> None:
-    # "²" and "١" satisfy str.isdigit() but are not list indices.
+    # "²" and "١" satisfy str.isdigit() but are not list indices: refused by the bracket rule, not by int() (which
+    # refuses "²" with its own ValueError and reads "١" as 1)
     for bad in ("a[²]", "a[١]"):
-        with pytest.raises(ValueError):
+        with pytest.raises(ValueError, match=re.escape(BRACKET)):
             parse_path(bad)
 
 

@@ -27,7 +27,6 @@ from _reliability_systems import (
 )
 
 import oloproof_nb as op
-from oloproof_nb.evaluators import EVALUATORS as REGISTRY
 
 CRITERIA = ["answer_matches", "state_matches", "bystander_untouched"]
 
@@ -180,12 +179,9 @@ def test_the_cli_exits_promptly_when_every_case_hangs_forever(tmp_path: Path) ->
 
 # -- replays (fault_recovery) ------------------------------------------------------------------------
 
-needs_fault_recovery = pytest.mark.skipif("fault_recovery" not in REGISTRY,
-                                          reason="the fault_recovery evaluator is not registered yet")
 FAULT_CRITERION = "recovers_from_error_at_pay"
 
 
-@needs_fault_recovery
 def test_a_raising_replay_is_missing_and_the_run_goes_on(tmp_path: Path, side_channel: Path) -> None:
     cases = [make_case(f"c{i}", escalate=True, **({"replay_op": "raise", "message": "replay exploded"}
                                                   if i == 1 else {})) for i in range(3)]
@@ -199,7 +195,6 @@ def test_a_raising_replay_is_missing_and_the_run_goes_on(tmp_path: Path, side_ch
         assert _verdicts(run, cid)[FAULT_CRITERION][0] == "pass"
 
 
-@needs_fault_recovery
 def test_a_replay_returning_what_cannot_be_stored_is_missing(tmp_path: Path, side_channel: Path) -> None:
     cases = [make_case(f"c{i}", escalate=True, **({"replay_op": "unserialisable"} if i == 1 else {}))
              for i in range(3)]
@@ -211,7 +206,6 @@ def test_a_replay_returning_what_cannot_be_stored_is_missing(tmp_path: Path, sid
     assert _verdicts(run, "c2")[FAULT_CRITERION][0] == "pass"
 
 
-@needs_fault_recovery
 def test_a_hanging_replay_times_out_and_the_run_goes_on_a_fresh_instance(tmp_path: Path,
                                                                          side_channel: Path) -> None:
     cases = [make_case(f"c{i}", escalate=True, **({"replay_op": "hang"} if i == 1 else {})) for i in range(3)]
@@ -232,7 +226,6 @@ def test_a_hanging_replay_times_out_and_the_run_goes_on_a_fresh_instance(tmp_pat
     assert _verdicts(run, "c2")[FAULT_CRITERION][0] == "pass"
 
 
-@needs_fault_recovery
 def test_the_cli_exits_promptly_when_replays_hang_forever(tmp_path: Path) -> None:
     n, timeout = 3, 0.5
     cases = [make_case(f"c{i}", escalate=True, replay_op="sleep_forever") for i in range(n)]
@@ -287,7 +280,6 @@ def test_a_base_exception_raised_by_the_system_is_an_error_case(tmp_path: Path, 
     assert "oloproof_nb/_run" not in trace  # the harness's own calling frames are left out
 
 
-@needs_fault_recovery
 @pytest.mark.parametrize(("replay_op", "reason"), [("keyboard", "KeyboardInterrupt"), ("base", "Meltdown"),
                                                    ("sysexit0", "SystemExit: 0")])
 def test_a_base_exception_in_a_replay_is_missing_and_keeps_its_traceback(tmp_path: Path, side_channel: Path,

@@ -201,6 +201,7 @@ def test_an_edited_or_corrupted_cache_entry_is_never_trusted(tmp_path: Path) -> 
     second = op.run(root, out=tmp_path / "second", progress=False)
     rows = second.replays.set_index("case_id")
     edited = {json.loads(f.read_text())["entry"]["case_id"] for f in faulted[:2]}
+    assert sorted(rows.index) == ["c0", "c1", "c2"] and len(edited) == 2  # before: no rows at all passed too
     for cid in rows.index:
         assert rows.loc[cid, "verdict"] == "pass"  # the edit never reached a verdict
         assert bool(rows.loc[cid, "cached"]) == (cid not in edited)

@@ -106,7 +106,9 @@ def test_false_success_fails_as_a_broken_constraint(tmp_path: Path) -> None:
 
 def test_damaging_a_bystander_fails_even_when_escalating(tmp_path: Path) -> None:
     run = run_suite(tmp_path, DamagesBystander())
-    for r in rows(run):
+    got = rows(run)
+    assert [r["case_id"] for r in got] == ["ord-001", "ord-002"]  # before: no rows at all passed too
+    for r in got:
         assert r["verdict"] == "fail"
         assert r["reason"] == "constraint_broken: orders.ord-999"
         assert r["escalated"] and r["constraint_broken"]
@@ -156,7 +158,9 @@ def test_system_without_replay_is_not_replayable(tmp_path: Path) -> None:
 
 def test_replay_that_raises_is_missing(tmp_path: Path) -> None:
     run = run_suite(tmp_path, RaisesOnFault())
-    for r in rows(run):
+    got = rows(run)
+    assert [r["case_id"] for r in got] == ["ord-001", "ord-002"]  # before: no rows at all passed too
+    for r in got:
         assert r["verdict"] == "missing"
         assert r["reason"].startswith("replay_raised: KeyError")
         assert r["control_reproduced"]
@@ -398,6 +402,7 @@ def test_second_run_is_served_from_the_cache(tmp_path: Path) -> None:
     assert second.replays[cols].equals(first.replays[cols])
     # cached replays are still stored in the run, so the panel can show them
     faulted = replay_records(second, "fault")
+    assert [r["case_id"] for r in faulted] == ["ord-001", "ord-002"]  # before: none stored passed too
     assert all(r["cached"] and r["trajectory"] and r["environment_state"]["state"] for r in faulted)
     assert "faulted" in repr(second.panel("ord-001"))
     # the suite folder is read-only apart from runs/ and .oloproof/
