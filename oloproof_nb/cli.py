@@ -179,7 +179,7 @@ def _run_dir(given: str, doing: str, logs: bool = False) -> str:
             raise RunDirError(f"{path}: not {kinds}")
         return given
     latest = str(latest_run_dir(given))
-    print(f"oloproof: {doing} the latest run of the suite: {latest}", file=sys.stderr)
+    print(terminal_text(f"oloproof: {doing} the latest run of the suite: {latest}"), file=sys.stderr)
     return latest
 
 
@@ -455,12 +455,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
         raise OloproofError(f"{result.directory}: the run did not finish" + _resume_hint(args, result.directory))
     live, cached, unscored = result.replay_tally()
     if already is not None and already == _finished_journal(Path(args.out)):  # left as it was: say so
-        print(f"{args.out}: the run had already finished; nothing to resume (its gate follows)")
-    print(f"run {result.run_id}: {run_size(result)}"
+        print(terminal_text(f"{args.out}: the run had already finished; nothing to resume (its gate follows)"))
+    print(terminal_text(f"run {result.run_id}: {run_size(result)}")  # a run id --resume read from a manifest
           + (f"; replay runs (control + faulted): {live} live, {cached} from the cache" if live or cached else ""))
     if unscored:  # a line of its own: the run line fits 100 columns
         print(f"  ({unscored} of the replay runs replay copies no criterion scores)")
-    print(f"  -> {result.directory}")  # a line of its own: the table above the exit line fits 100 columns
+    print(terminal_text(f"  -> {result.directory}"))  # its own line: the table above the exit line fits 100 columns
     _print_case_errors(result)
     idle = None
     if len(final) > 2 and final[2] is not None:  # ("done", directory, baseline directory)
@@ -487,17 +487,19 @@ def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, 
         if release is None and root is None:
             print("no criterion to gate: give the thresholds with --release RELEASE_YAML")
         elif release is None and result.release is None:  # no file to blame: the suite had none when the run began
-            print(f"{Path(root or '.') / RELEASE_FILE}: there was none when the run started, so no criterion is "
-                  "gated; write one listing `criteria: {<criterion>: <threshold>}`, or give it with --release")
+            print(terminal_text(f"{Path(root or '.') / RELEASE_FILE}: there was none when the run started, so no "
+                                "criterion is gated; write one listing `criteria: {<criterion>: <threshold>}`, or "
+                                "give it with --release"))
         else:
             source = release or str(Path(root or ".") / RELEASE_FILE)
-            print(f"{source} names no criterion to gate; list each as `criteria: {{<criterion>: <threshold>}}`")
+            print(terminal_text(f"{source} names no criterion to gate; list each as "
+                                "`criteria: {<criterion>: <threshold>}`"))
     unscored = unscored_copies(result)
     if unscored:  # rows left out of every criterion: a release manager reading a PASS should know
         shown = ", ".join(unscored[:3]) + (f" and {len(unscored) - 3} more" if len(unscored) > 3 else "")
-        print("\n".join(textwrap.wrap(
+        print("\n".join(textwrap.wrap(terminal_text(  # copy ids are the suite's: shown as written, never acted on
             f"{len(unscored)} {'copy' if len(unscored) == 1 else 'copies'} labelled invalid, scored by no "
-            f"criterion: {shown} (see op.validity(run))", width, break_long_words=False)))
+            f"criterion: {shown} (see op.validity(run))"), width, break_long_words=False)))
     if g.table["reason"].str.startswith("approximate_methods_not_allowed").any():  # one key fixes it: say which
         where = (f"{release}" if release else "its release.yaml (stored when the run started: give one that does "
                                               "with --release to gate this run, or set it for the next run)")
@@ -578,7 +580,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     base = _whole(load_run(args.base_run), args.base_run)
     candidate = _whole(load_run(args.candidate_run), args.candidate_run)
     cmp = compare(base, candidate, release=args.release)
-    print(f"base {base.run_id} -> candidate {candidate.run_id}")
+    print(terminal_text(f"base {base.run_id} -> candidate {candidate.run_id}"))  # run ids read from manifests
     print(f"{cmp.n_paired} paired cases; diff = candidate - base with its {fmt_level(cmp.release.confidence)} "
           f"interval; margin {cmp.margin:g}")
     width = terminal_width()
@@ -586,7 +588,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     for line in reason_lines(cmp.table, width, plain=_COMPARE_PLAIN):  # as the gate prints its reasons
         print(line)
     for note in cmp.notes:
-        print(f"note: {note}")
+        print(terminal_text(f"note: {note}"))  # notes name criteria and copies
     if len(cmp.flips):
         print(f"flipped (p->f, f->p): {len(cmp.flips)} rows in {cmp.flips['case_id'].nunique()} cases; "
               "in Python: op.compare(base, cand).flips, .panel(case_id)")
@@ -821,7 +823,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             shown.add(line)
             label = next((text for kind, text in _WARNING_LABELS.items() if issubclass(category, kind)),
                          category.__name__)
-            _say(f"oloproof: warning: {label}: {line}")
+            _say(f"oloproof: warning: {terminal_text(label)}: {line}")  # a system's own warning class names it
 
     stdout, stderr = sys.stdout, sys.stderr
     sys.stdout = _ReaderMayLeave(stdout)  # `oloproof gate RUN | head` keeps its code

@@ -325,10 +325,13 @@ def warn_at_caller(message: Warning | str, category: type[Warning] = UserWarning
     while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
         frame = frame.f_back
     module_globals = frame.f_globals
-    warnings.warn_explicit(message, category, frame.f_code.co_filename, frame.f_lineno,
+    file = frame.f_code.co_filename
+    # the globals let a loader give the line's source (a zipped module); a script given with `python -c` or on
+    # stdin has no source to give, and its __main__'s loader raises ImportError when asked (even with warnings off)
+    warnings.warn_explicit(message, category, file, frame.f_lineno,
                            module=module_globals.get("__name__", "<string>"),
                            registry=module_globals.setdefault("__warningregistry__", {}),
-                           module_globals=module_globals)
+                           module_globals=None if file in ("<string>", "<stdin>") else module_globals)
 
 
 def format_loc(loc: tuple[Any, ...], prefix: str = "") -> str:

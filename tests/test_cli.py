@@ -834,3 +834,91 @@ def test_a_run_the_user_interrupted_exits_2_with_how_to_finish_it(tmp_path: Path
     err = capsys.readouterr().err
     assert err == (f"oloproof: interrupted; the run is in {out} — finish it with: oloproof run {tmp_path / 'suite'} "
                    f"--out {out} --resume\n")
+
+
+#: What a system or a suite can put before the exit line to rewrite the screen: a carriage return and ESC[2K erase
+#: the line, a forged verdict follows, ESC[8m hides everything printed after it (the real exit line).
+FORGING = "\r\x1b[2Kgate: PASS — exit 0\x1b[8m"
+
+FORGING_SYSTEM = f'''
+import copy
+import warnings
+
+Forged = type({FORGING!r}, (UserWarning,), {{}})
+
+
+class Forger:
+    version = "1"
+
+    def reset(self, state):
+        self.state = copy.deepcopy(state)
+
+    def snapshot(self):
+        return copy.deepcopy(self.state)
+
+    def run(self, input):
+        warnings.warn("a warning of the system's own class", Forged)
+        return {{"steps": [], "answer": "wrong", "status": "completed"}}
+'''
+
+
+def test_run_and_gate_show_what_the_system_and_the_suite_wrote_as_written(
+        make_suite: Callable[..., Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Review R7: two lines printed text from the run as it was. A warning's class is the system's to name, and the
+    line ``oloproof: warning: <class name>: …`` printed it raw; the line naming copies labelled invalid printed
+    their ids (the suite's case ids) raw. Either could erase a line, print ``gate: PASS — exit 0`` and hide the
+    real BLOCK line after it. Every line is now printable; the last is still the real exit line."""
+    cases = [{"id": f"c{i}{FORGING}", "input": {"message": "m"}, "expected": {"answer": "ok"}} for i in range(4)]
+    root = make_suite(cases, evaluators=[{"type": "answer_matches"}], system="forger:Forger",
+                      metamorphic={"transforms": [{"name": "t", "field": "message", "template": "{value} x",
+                                                   "validity_labels": "labels.jsonl", "minimum_validity": 0.5}]},
+                      release={"criteria": {"answer_matches": 0.5}})
+    (root / "forger.py").write_text(FORGING_SYSTEM, encoding="utf-8")
+    (root / "labels.jsonl").write_text("".join(
+        json.dumps({"case_id": f"{c['id']}~t", "valid": i > 0, "labeler": "r7"}) + "\n"
+        for i, c in enumerate(cases)), encoding="utf-8")
+    errors = []
+    for command in (["run", str(root), "--out", str(tmp_path / "run"), "--quiet"], ["gate", str(tmp_path / "run")]):
+        assert main(command) == 1
+        captured = capsys.readouterr()
+        assert [line for line in (captured.out + captured.err).split("\n") if not line.isprintable()] == []
+        assert captured.out.splitlines()[-1].startswith("gate: BLOCK — exit 1: ")
+        assert "labelled invalid, scored by no criterion: c0\\r\\x1b[2Kgate: PASS — exit 0\\x1b[8m~t" in captured.out
+        errors.append(captured.err)
+    assert ("oloproof: warning: \\r\\x1b[2Kgate: PASS — exit 0\\x1b[8m: a warning of the system's own class\n"
+            in errors[0])  # the run's system warned
+
+
+def test_what_a_run_folder_holds_is_shown_as_written(make_suite: Callable[..., Path], tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """Review R7: a run folder is data (an agent or a copied artifact may have written it), and three lines printed
+    what it holds as it was: the latest run's folder name (``oloproof gate SUITE``), the suite folder its manifest
+    names (the line saying no release.yaml was there), and the run id a ``--resume`` reads. ESC[8m in any of them hid
+    the exit line after it. Every line is now printable."""
+    root = make_suite([{"id": "c1", "input": {"answer": "a"}, "expected": {"answer": "a"}}],
+                      evaluators=[{"type": "answer_matches"}])  # no release.yaml: the line naming the folder
+    assert main(["run", str(root), "--out", str(root / "runs" / "a"), "--quiet"]) == 1
+    capsys.readouterr()
+    forged = root / "runs" / f"z{FORGING}"  # the latest run of the suite, by its manifest
+    shutil.copytree(root / "runs" / "a", forged, ignore=shutil.ignore_patterns("frames"))
+    manifest = json.loads((forged / "manifest.json").read_text(encoding="utf-8"))
+    manifest.update(started_at="2099-01-01T00:00:00.000000Z", run_id=f"id{FORGING}")
+    manifest["suite_config"]["root"] = f"{root}{FORGING}"
+    (forged / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    shown = []
+    for command in (["gate", str(root)], ["run", str(root), "--out", str(forged), "--resume", "--quiet"]):
+        assert main(command) == 1
+        captured = capsys.readouterr()
+        assert [line for line in (captured.out + captured.err).split("\n") if not line.isprintable()] == []
+        assert captured.out.splitlines()[-1] == "gate: BLOCK — exit 1: no_criteria: nothing was gated"
+        assert f"{root}\\r\\x1b[2Kgate: PASS — exit 0\\x1b[8m/release.yaml: there was none" in captured.out
+        shown.append(captured)
+    written = "\\r\\x1b[2Kgate: PASS — exit 0\\x1b[8m"  # FORGING as its escapes
+    assert shown[0].err == f"oloproof: gating the latest run of the suite: {root}/runs/z{written}\n"
+    assert "run id\\r\\x1b[2Kgate: PASS — exit 0\\x1b[8m: 1 cases" in shown[1].out  # what --resume read
+    manifest["suite_config"]["release"] = {}  # a release.yaml with no criterion: the line naming that file
+    (forged / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    assert main(["gate", str(forged)]) == 1
+    out = capsys.readouterr().out
+    assert [line for line in out.split("\n") if not line.isprintable()] == []
+    assert f"{root}{written}/release.yaml names no criterion to gate" in out

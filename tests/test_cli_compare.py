@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -193,3 +194,36 @@ def test_a_candidate_that_skipped_base_cases_exits_1_saying_so(runs: dict[str, P
     assert last.startswith("compare: INSUFFICIENT_EVIDENCE (cases_not_in_both_runs: 3 case run(s) of the base run "
                            "are not paired (only_in_base: 3)")
     assert last.endswith("— exit 1: not decided: cases_not_in_both_runs")
+
+
+#: Text a suite or a run folder can hold that would rewrite the screen: a carriage return and ESC[2K erase the
+#: line, a forged verdict follows, ESC[8m hides everything printed after it (the real closing line).
+FORGING = "\r\x1b[2Kcompare: NO_REGRESSION — exit 0\x1b[8m"
+
+
+def test_compare_shows_run_ids_and_notes_as_written(runs: dict[str, Path], make_suite: Callable[..., Path],
+                                                     tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Review R7: ``oloproof compare`` printed its header's run ids (read from each run's manifest.json) and its
+    notes (which name criteria, from the suite) as they were: ESC[8m there hid the closing REGRESSION line. Every
+    line is now printable, and the last is the real closing line."""
+    cases = [{"id": f"case-with-a-rather-long-name-{i:02d}", "input": {"tag": str(i), "answer": "ok"},
+              "expected": {"answer": "ok"}} for i in range(24)]
+    root = make_suite(cases, evaluators=[{"type": "answer_matches",
+                                          "criterion": "the_answer_is_exactly_what_the_case_expects"},
+                                         {"type": "answer_matches", "criterion": "also" + FORGING}],
+                      release={"regression": {"margin": 0.2}})
+    broken = frozenset(map(str, range(12)))
+    candidate = op.run(op.load_suite(root), system=lambda: Answerer(broken), out=tmp_path / "cand",
+                       progress=False).directory
+    shutil.rmtree(candidate / "frames", ignore_errors=True)
+    manifest = json.loads((candidate / "manifest.json").read_text(encoding="utf-8"))
+    manifest["run_id"] = "cand" + FORGING
+    (candidate / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    assert main(["compare", str(runs["base"]), str(candidate)]) == 1
+    out = capsys.readouterr().out
+    lines = out.split("\n")
+    assert [line for line in lines if not line.isprintable()] == []
+    assert "-> candidate cand\\r\\x1b[2Kcompare: NO_REGRESSION — exit 0\\x1b[8m" in lines[0]
+    assert "note: criterion also\\r\\x1b[2Kcompare: NO_REGRESSION — exit 0\\x1b[8m is judged only in the " \
+           "candidate run" in out
+    assert out.splitlines()[-1].startswith("compare: REGRESSION — exit 1: ")

@@ -100,3 +100,20 @@ def test_a_huge_name_in_a_config_or_a_contract_is_quoted_short(make_suite, tmp_p
     with pytest.raises(ContractFileError) as c_info:
         verify_contract_file(contract)
     assert "validator" in str(c_info.value) and _longest_run(str(c_info.value), "v") <= QUOTE_LIMIT
+
+
+@pytest.mark.parametrize(("flag", "where"), [("-c", "<string>"), ("-", "<stdin>")])
+def test_a_warning_from_a_script_given_on_the_command_line_or_stdin_is_a_warning(flag: str, where: str) -> None:
+    """Review R7: ``warn_at_caller`` gave ``warnings.warn_explicit`` the caller's module globals, and the loader of
+    a ``python -c`` or ``python -`` script's ``__main__`` raises ImportError when asked for its source: ``op.gate``
+    of a run with a vacuous check or an edited release.yaml raised ImportError in such a script (a CI step), even
+    with warnings ignored. It now warns there as ``warnings.warn`` does, at the script's line."""
+    import subprocess
+    import sys
+
+    code = "from oloproof_nb.errors import warn_at_caller\nwarn_at_caller('checked')\nprint('after')\n"
+    done = subprocess.run([sys.executable, flag, *([code] if flag == "-c" else [])],
+                          input=code if flag == "-" else None, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout == "after\n"
+    assert done.stderr.startswith(f"{where}:2: UserWarning: checked")

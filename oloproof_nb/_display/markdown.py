@@ -17,11 +17,14 @@ __all__ = ["md_cell", "md_code", "md_link", "markdown_table", "text_table", "ter
 
 
 _ENTITY = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
+#: Characters a screen acts on, as their escapes: bidirectional controls reorder what a reader sees
+#: (rtl\u202eexe.txt shows as rtltxt.exe), and a control character acts on a terminal showing the file
+#: (``cat report.md``: ``\x1b[2K`` erases a line). A tab, a line break or a carriage return is the writer's to handle.
+_SCREEN = {**{chr(c): f"\\u{c:04x}" for c in (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))},
+           **{chr(c): f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0)) if chr(c) not in "\t\n\r"}}
+_SCREEN_ESCAPE = str.maketrans(_SCREEN)
 _MD_ESCAPE = str.maketrans({"\\": "\\\\", "[": "\\[", "]": "\\]", "|": "\\|", "<": "&lt;", ">": "&gt;",
-                            "`": "\\`", "*": "\\*", "~": "\\~",
-                            # bidirectional controls reorder what a reader sees (rtl\u202eexe.txt shows as rtltxt.exe)
-                            **{chr(c): f"\\u{c:04x}" for c in (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F),
-                                                                *range(0x2066, 0x206A))}})
+                            "`": "\\`", "*": "\\*", "~": "\\~", **_SCREEN})
 #: An underscore that could open or close emphasis: not between two letters or digits (snake_case stays as written).
 _EMPHASIS_UNDERSCORE = re.compile(r"(?<![^\W_])_|_(?![^\W_])")
 
@@ -34,7 +37,8 @@ def md_cell(text: str) -> str:
     would start an entity becomes ``&amp;``; ``|`` is escaped (it would end the cell), and so are
     ``[`` and ``]`` (no link or image — ``![x](https://…)`` would load a remote picture), ``\\``
     (so no escape above can be undone), and the backticks, ``*``, ``~`` and word-edge ``_`` that would
-    make code, emphasis or strikethrough; a bidirectional control (``\\u202e``) is written as its escape.
+    make code, emphasis or strikethrough; a bidirectional control (``\\u202e``) or a control character
+    (``\\x1b``) is written as its escape.
     A CommonMark reader turns every ``\\`` + punctuation back into the punctuation, so the rendered text
     is the original one.
 
@@ -61,14 +65,15 @@ def md_link(label: str, target: str, *, image: bool = False) -> str:
 
 
 def md_code(text: str) -> str:
-    """``text`` as an inline code span that no backtick inside it can end (CommonMark's longer fence).
+    """``text`` as an inline code span that no backtick inside it can end (CommonMark's longer fence), a
+    bidirectional control or a control character written as its escape (as :func:`md_cell` writes them).
 
     Examples
     --------
     >>> md_code("v1"), md_code("a`b")
     ('`v1`', '`` a`b ``')
     """
-    text = " ".join(str(text).replace("\r\n", "\n").replace("\r", "\n").split("\n"))
+    text = " ".join(str(text).replace("\r\n", "\n").replace("\r", "\n").split("\n")).translate(_SCREEN_ESCAPE)
     ticks = 1
     while "`" * ticks in text:  # longer than every run of backticks inside
         ticks += 1

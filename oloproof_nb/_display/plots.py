@@ -17,13 +17,14 @@ Examples
 from __future__ import annotations
 
 import math
+import textwrap
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from ..errors import OloproofError
+from ..errors import OloproofError, terminal_text
 from .theme import (
     COLOURS,
     CRITERION_COLOURS,
@@ -56,8 +57,20 @@ _NEAR = 0.02
 
 def _plain(text: Any) -> str:
     """``text`` drawn as written: matplotlib reads the text between two ``$`` as a formula (a criterion named
-    ``refund_$50_to_$100`` failed to draw), so every ``$`` is escaped."""
-    return str(text).replace("$", r"\$")
+    ``refund_$50_to_$100`` failed to draw), so every ``$`` is escaped; and a line break or a control character is
+    drawn as its escape (:func:`terminal_text`), as the terminal and the reports show it (a name holding line
+    breaks was drawn over its neighbours' rows)."""
+    return terminal_text(str(text)).replace("$", r"\$")
+
+
+#: Characters of a title line: a gate's reason can be a long sentence, and a title wider than the figure
+#: squeezed the axes to nothing ("constrained_layout not applied").
+TITLE_WIDTH = 80
+
+
+def _title(text: str) -> str:
+    """``text`` (:func:`_plain`) in lines of at most :data:`TITLE_WIDTH` characters, words kept whole."""
+    return "\n".join(textwrap.wrap(_plain(text), TITLE_WIDTH, break_long_words=False, break_on_hyphens=False))
 
 
 def _table(obj: Any, columns: list[str], what: str, source: str) -> pd.DataFrame:
@@ -276,7 +289,7 @@ def gate(g: Any, ax: Axes | None = None) -> Axes:
                                   _methods(table, [str(c) for c in table["criterion"]], "rows")))
     verdict = getattr(g, "verdict", None) if is_gate else None
     reason = getattr(g, "reason", "") if is_gate else ""
-    title = _plain("Release gate" + (f": {verdict}" if verdict else "") + (f" ({reason})" if reason else ""))
+    title = _title("Release gate" + (f": {verdict}" if verdict else "") + (f" ({reason})" if reason else ""))
     ax.set_title(title, loc="left", fontweight="bold",
                  color=colour("PASS" if verdict == "PASS" else "FAIL") if verdict else _INK)
     handles = [Line2D([], [], marker=marker(v), ls="", color=COLOURS[v], label=v.replace("_", " ").lower())
@@ -500,7 +513,7 @@ def compare(cmp: Any, ax: Axes | None = None) -> Axes:
                                                                      "rows"), width=90))
     verdict = getattr(cmp, "verdict", None) if is_cmp else None
     reason = getattr(cmp, "reason", "") if is_cmp else ""  # why, when no criterion says (a run that did not finish)
-    title = _plain("Candidate vs base" + (f": {verdict}" if verdict else "") + (f" ({reason})" if reason else ""))
+    title = _title("Candidate vs base" + (f": {verdict}" if verdict else "") + (f" ({reason})" if reason else ""))
     ax.set_title(title, loc="left", fontweight="bold", color=colour(verdict) if verdict else _INK)
     handles = [Line2D([], [], marker=marker(v), ls="", color=colour(v), label=v.replace("_", " ").lower())
                for v in _COMPARE_VERDICTS if v in set(table["verdict"])]

@@ -58,7 +58,19 @@ _CANNOT = ("What this report cannot tell: why the agent acted as it did; anythin
 class Plain(str):
     """A line of prose that quotes the run (a finding, a criterion name an agent or a config chose): the
     Markdown report writes it escaped (:func:`md_cell`), never as markup, and so does the HTML report (its own
-    prose may hold `code` and **bold**; a criterion named with backticks made code of its name)."""
+    prose may hold `code` and **bold**; a criterion named with backticks made code of its name).
+
+    ``Plain.after(lead, text)``: the report's own prose ``lead`` (markup) comes first, in the same paragraph.
+    """
+
+    lead = ""
+
+    @classmethod
+    def after(cls, lead: str, text: str) -> Plain:
+        """``text``, escaped as it quotes the run, after ``lead``, the report's own prose (markup allowed)."""
+        line = cls(text)
+        line.lead = lead
+        return line
 
 
 @dataclass
@@ -102,11 +114,12 @@ def _gate_section(run: Run, release: ReleaseLike | None, baseline: Baseline | Ru
     why = exit_line(g).split(": ", 2)[-1]  # the sentence `oloproof gate` ends with, without its exit code
     sizes = (f"{g.n_source_clusters} source clusters" if g.clustered
              else f"{g.n_source_clusters} independent cases")
-    sec.text.append(f"Verdict **{g.verdict}** ({'clustered' if g.clustered else 'unclustered'} run, "
-                    f"{sizes}, {fmt_level(g.release.confidence)} intervals): {why}"
-                    + (", whatever the table says" if g.reason else "") + ". A criterion "
-                    "passes when its interval's lower end is at or above the threshold and fails when its upper "
-                    "end is below; otherwise the evidence is insufficient.")
+    # the reason may quote a run id or an Inspect AI log (an early-stopping manager's name): escaped, not markup
+    sec.text.append(Plain.after(f"Verdict **{g.verdict}** ({'clustered' if g.clustered else 'unclustered'} run, "
+                                f"{sizes}, {fmt_level(g.release.confidence)} intervals): ",
+                                why + (", whatever the table says" if g.reason else "") + ". A criterion "
+                                "passes when its interval's lower end is at or above the threshold and fails when "
+                                "its upper end is below; otherwise the evidence is insufficient."))
     sec.text.append(Plain(f"Release settings: {_release_source(release)}; min_clusters {g.release.min_clusters}, "
                           "approximate methods "
                           f"{'allowed' if g.release.allow_approximate_methods else 'not allowed'}."))
@@ -326,7 +339,7 @@ def _write_html(run: Run, sections: list[Section], path: Path) -> None:
                               "figure": fig_name or "",
                               "png": base64.b64encode(figures[fig_name]).decode("ascii") if fig_name else ""})
         # a line quoting the run is escaped as it is; the report's own prose may use `code` and **bold**
-        text = [(line, isinstance(line, Plain)) for line in sec.text]
+        text = [(line.lead if isinstance(line, Plain) else "", line, isinstance(line, Plain)) for line in sec.text]
         items.append({"key": sec.key, "title": sec.title, "text": text, "parts": sec_items})
     page = render("report.html", title=title, css=Markup(PAGE_CSS + TABLE_CSS), verdict=verdict,
                   lines=[Markup(line) for line in lines], sections=items, cannot=_CANNOT, version=__version__)
@@ -342,7 +355,7 @@ def _write_md(run: Run, sections: list[Section], path: Path) -> None:
     out += [line + "  " for line in lines] + [""]
     for sec in sections:
         out += [f"## {sec.title}", ""]
-        out += [t for line in sec.text for t in (md_cell(line) if isinstance(line, Plain) else line, "")]
+        out += [t for line in sec.text for t in (line.lead + md_cell(line) if isinstance(line, Plain) else line, "")]
         for i, (name, shown, raw) in enumerate(sec.tables):
             stem = name.replace("slice ", "slice_").replace(":", "_").replace(",", "-")
             csv = export_table(raw, files / f"{stem}.csv")

@@ -147,7 +147,8 @@ def compare_table_text(table: pd.DataFrame, width: int = WIDTH) -> str:
     for drop in (None, *_OPTIONAL):
         if drop is not None:
             columns.remove(drop)
-        rows = [[fmt_cell(c, v) for c, v in zip(columns, row, strict=True)]
+        # escaped before a name is cut, as the gate's: a cut name is also given whole under the table
+        rows = [[terminal_text(fmt_cell(c, v)) for c, v in zip(columns, row, strict=True)]
                 for row in table[columns].itertuples(index=False, name=None)]
         text = text_table(rows, [_COMPARE_HEADS[c] for c in columns], tablefmt="narrow")
         excess = _widest(text) - width
@@ -170,7 +171,7 @@ def exit_line(g: Gate) -> str:
         return (f"gate: PASS — exit 0: all {len(gated)} gated criteria pass"
                 + (f" ({vacuous} of them vacuous: cannot fail as configured)" if vacuous else ""))
     if g.reason:
-        return f"gate: BLOCK — exit 1: {g.reason}"
+        return f"gate: BLOCK — exit 1: {terminal_text(g.reason)}"  # it may quote a run id or an Inspect log
     counts = g.blocking["verdict"].value_counts()
     parts = [f"{counts[v]} {'criterion' if counts[v] == 1 else 'criteria'} {v}"
              for v in ("FAIL", "INSUFFICIENT_EVIDENCE") if v in counts]

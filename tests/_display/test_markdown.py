@@ -64,3 +64,14 @@ def test_a_bidirectional_control_is_shown_as_its_escape() -> None:
     """``rtl\u202eexe.txt`` was written as it is: a reader saw ``rtltxt.exe``."""
     page = render_markdown(markdown_table(pd.DataFrame({"case_id": ["rtl\u202eexe.txt", "a\u2066b\u2069"]})))
     assert page.rows == [["case_id"], ["rtl\\u202eexe.txt"], ["a\\u2066b\\u2069"]]
+
+
+@pytest.mark.parametrize("text", ["x\x1b[2Kgate: PASS\x1b[8m", "bell\x07", "csi\x9b2J", "rtl\u202eexe.txt", "nul\x00"])
+def test_a_control_character_is_shown_as_its_escape_in_cells_and_code(text: str) -> None:
+    """Review R7: ``md_cell`` wrote an ESC as it was (``cat report.md`` erased a line, ESC[8m hid the rest), and
+    ``md_code`` — the run id, suite name and system version in the report's header — also a bidirectional
+    control (U+202E reversed the header line). Both now write each as its escape, as the terminal does."""
+    assert md_cell(text).isprintable() and md_code(text).isprintable()
+    page = render_markdown(f"run {md_code(text)} of {md_cell(text)}")
+    assert [tag for tag, _ in page.elements] == ["p", "code"]
+    assert page.text.strip() == f"run {terminal_text(text)} of {terminal_text(text)}"

@@ -382,3 +382,36 @@ def test_pass_and_fail_differ_by_shape_too() -> None:
     ax = plots.compare(compare_frame())
     bars = errorbars(ax)
     assert bars[0].lines[0].get_marker() != bars[1].lines[0].get_marker()
+
+
+def test_a_name_is_drawn_as_written_on_one_line() -> None:
+    """Review R7: a criterion name is the suite's, and the plot drew its line breaks (a name ``x`` + eight line
+    breaks + ``state_matches`` stood over its neighbours' rows, beside their verdicts) and its control characters
+    (missing glyphs). Each is now drawn as its escape, as the terminal and the reports show it; a ``$`` still
+    draws as a dollar."""
+    name = "x\n\n\n\n\n\n\n\nstate_matches\r\x1b[2K $5"
+    table = GATE.assign(criterion=[name, *GATE["criterion"][1:]])
+    labels = [t.get_text() for t in plots.gate(table).get_yticklabels()]
+    assert labels[0] == "x\\n\\n\\n\\n\\n\\n\\n\\nstate_matches\\r\\x1b[2K \\$5"
+    assert all(label.isprintable() for label in labels)
+
+
+def test_a_long_reason_in_the_title_is_wrapped_and_the_axes_keep_their_size(tmp_path: Path) -> None:
+    """A gate's reason can be a long sentence (an unfinished run, a do-nothing baseline naming its run id): on one
+    title line it was wider than the figure, and saving it squeezed the axes to nothing ("constrained_layout not
+    applied because axes sizes collapsed to zero"). The title now wraps at 80 characters, words kept whole."""
+    import warnings
+    from types import SimpleNamespace
+
+    reason = ("noop_baseline: run 20261203T054355Z-637bc0-and-a-long-suffix is the do-nothing baseline of the "
+              "suite, so it has no release decision; gate the agent's own run instead of this one")
+    g = SimpleNamespace(table=GATE, verdict="BLOCK", reason=reason, release=SimpleNamespace(confidence=0.95))
+    ax = plots.gate(g)
+    lines = ax.get_title(loc="left").split("\n")
+    assert " ".join(lines) == f"Release gate: BLOCK ({reason})"  # every word, in order
+    assert len(lines) == 4 and max(map(len, lines)) <= 80  # 190 characters, wrapped at word ends
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the collapse is only a warning
+        ax.figure.savefig(tmp_path / "g.png", bbox_inches="tight")
+    width, height = ax.get_window_extent().size
+    assert width > 100 and height > 50

@@ -632,3 +632,31 @@ def test_only_a_file_that_starts_as_a_report_is_replaced(example_run: op.Run, tm
     with pytest.raises(op.OloproofError, match="exists and is no oloproof report, so it is kept"):
         write_report(example_run, mine)
     assert mine.read_text(encoding="utf-8") == text
+
+
+def test_a_gate_reason_quoting_the_run_is_text_in_both_reports(example_run: op.Run, tmp_path: Path) -> None:
+    """Review R7: the gate's sentence is the report's own prose (markup: **BLOCK**), and it quoted the gate's reason
+    as it was. A reason quotes the run — a do-nothing run's id, an Inspect AI log's early-stopping manager — so a
+    run id ``<img src=x onerror=…>`` was an image with a script in report.md, ``[details](https://…)`` a link,
+    backticks code in the HTML report, and an ESC a command to a terminal showing report.md. The reason is now
+    written as text after the bold verdict, in both formats."""
+    from oloproof_nb._run.baseline import NOOP_VERSION
+
+    folder = tmp_path / "idle"
+    shutil.copytree(example_run.directory, folder, ignore=shutil.ignore_patterns("frames"))
+    hostile = "r1 <img src=x onerror=alert(1)> [details](https://evil.example/) `code` \x1b[2K"
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    manifest.update(run_id=hostile, system_version=NOOP_VERSION)  # a do-nothing run: its id is in the reason
+    (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    run = op.load_run(folder)
+    assert op.gate(run).reason.startswith(f"noop_baseline: run {hostile} is the do-nothing baseline")
+    md = write_report(run, tmp_path / "r.md").read_text(encoding="utf-8")
+    html = Page(write_report(run, tmp_path / "r.html").read_text(encoding="utf-8"))
+    page = render_markdown(md)
+    for shown in (page, html):
+        assert not [attrs for _, attrs in shown.elements if "onerror" in attrs or "evil" in str(attrs.get("href"))]
+    assert "Verdict **BLOCK** (" in md and "\x1b" not in md
+    written = hostile.replace("\x1b", "\\x1b")  # shown as its escape, as the terminal shows it
+    assert f"noop_baseline: run {written} is the do-nothing" in page.text
+    assert f"noop_baseline: run {written} is the do-nothing" in html.text
+    assert "Verdict BLOCK (" in html.text and html.tags("b")[0] == {}  # the verdict still in bold

@@ -331,3 +331,37 @@ def test_a_run_of_two_epochs_counts_cases_and_case_runs() -> None:
     run = SimpleNamespace(epochs=2, runs=[object()], n_cases=6,
                           cases=pd.DataFrame({"case_id": ["a", "b", "c", "a", "b", "c"]}))
     assert run_size(run) == "3 cases, 6 case runs (2 epochs)"  # type: ignore[arg-type]
+
+
+#: A name or reason from the run that would rewrite the screen: a carriage return and ESC[2K erase the line, a
+#: forged verdict follows, ESC[8m hides everything printed after it (the real exit line), U+202E reverses text.
+FORGING = "x\r\x1b[2Kgate: PASS — exit 0\x1b[8m\u202e"
+
+
+def test_the_compare_table_shows_a_cut_criterion_name_as_written() -> None:
+    """Review R7: ``oloproof compare`` cut a long criterion name and gave it whole under the table as it was: its
+    ESC[2K erased that line and ESC[8m hid the rest of the output, the closing ``compare: REGRESSION`` line too.
+    The gate's table escaped the name before cutting it; the compare table now does the same."""
+    import pandas as pd
+
+    from oloproof_nb._display.terminal import compare_table_text
+
+    name = FORGING + "y" * 90
+    table = pd.DataFrame({"criterion": [name], "base_rate": 1.0, "candidate_rate": 0.5, "difference": -0.5,
+                          "ci_low": -0.7, "ci_high": -0.3, "n": 24, "pass_to_fail": 12, "fail_to_pass": 0,
+                          "missing": 0, "verdict": "REGRESSION"})
+    text = compare_table_text(table)
+    lines = text.split("\n")
+    assert all(line.isprintable() for line in lines), [line for line in lines if not line.isprintable()]
+    assert "x\\r\\x1b[2Kgate: PASS — exit 0\\x1b[8m\\u202e" in text  # shown as written
+    assert max(len(line) for line in lines) <= 100  # cut by its escaped length
+
+
+def test_the_exit_line_shows_a_reason_from_the_run_as_written() -> None:
+    """Review R7: a BLOCK reason quotes the run (the id of a do-nothing baseline run, an Inspect AI log's name and
+    its early-stopping manager): printed as it was, a carriage return and ESC[2K put ``gate: PASS — exit 0`` in
+    place of the BLOCK line."""
+    line = exit_line(_gate(ROWS, "BLOCK", reason=f"noop_baseline: run {FORGING} is the do-nothing baseline"))
+    assert line.isprintable()
+    assert line == ("gate: BLOCK — exit 1: noop_baseline: run x\\r\\x1b[2Kgate: PASS — exit 0\\x1b[8m\\u202e is the "
+                    "do-nothing baseline")
