@@ -146,7 +146,7 @@ exit codes: 0 the outcome is verified; 2 anything else. stderr says which:
 
 a validator command ({"validator": {"command": ["prog", "arg"]}} in the contract) is run
 with the artifact's absolute path appended as its LAST ARGUMENT, its working directory
-the contract file's folder, stdin/stdout/stderr closed, this process's environment
+the contract file's folder, stdin/stdout/stderr on /dev/null, this process's environment
 without the digest_key_env variable; exit 0 accepts.
 
 as a completion hook (Claude Code .claude/settings.json):
@@ -166,13 +166,17 @@ def _inspect_options(cmd: argparse.ArgumentParser) -> None:
 def _run_dir(given: str, doing: str, logs: bool = False) -> str:
     """``given``, or the latest run of the suite folder ``given`` (stderr says so: ``oloproof: {doing} the latest
     run of the suite: …``). A folder that is none of what the command reads (a run directory, a suite folder, and
-    with ``logs`` Inspect AI logs) is refused in one line naming each."""
+    with ``logs`` Inspect AI logs) is refused in one line naming each, and so is a path that does not exist."""
     from ._analysis.inspect_log import is_inspect_source
     from ._run.locate import is_suite_folder, latest_run_dir
     from ._run.store import MANIFEST
 
     if not is_suite_folder(given):
         path = Path(given)
+        if not path.exists():  # a typo: say what may be given here, not only what a run directory holds
+            wanted = ("a run directory, a suite folder or Inspect AI logs" if logs
+                      else "a run directory or a suite folder")
+            raise RunDirError(f"{path}: no such file or folder; give {wanted}")
         if path.is_dir() and not (path / MANIFEST).exists() and not (logs and is_inspect_source(path)):
             kinds = (f"a run directory (no {MANIFEST}), a suite folder (no oloproof.yaml) or Inspect AI logs" if logs
                      else f"a run directory (no {MANIFEST}) or a suite folder (no oloproof.yaml)")

@@ -363,15 +363,23 @@ def _union_branch(errors: list[ErrorDetails]) -> ErrorDetails:
     For a value that may be a text or a mapping (``honest_answers: [{regex: ...}]``, ``lists: {tx: {by_key:
     id}}``), pydantic reports each branch, and the first is "Input should be a valid string" at a key ending
     in the branch's name (``honest_answers[0].str``). The mapping's own problem is in the branch that takes
-    mappings: reported instead, an unknown key first, with the branch's name taken out of the key.
+    mappings: reported instead, an unknown key first, with the branch's name taken out of the key. A value
+    that is neither (``lists: {tx: sorted}``) is reported at its own key, the branch's name taken out too.
     """
     first = errors[0]
     loc = tuple(first["loc"])
     tag = loc[-1] if loc else None  # pydantic names a union's branch in the location: str, literal['a','b']
-    if not (isinstance(tag, str) and (tag in _SCALAR_BRANCHES or tag.startswith("literal["))) \
-            or not isinstance(first.get("input"), dict):
+    if not (isinstance(tag, str) and (tag in _SCALAR_BRANCHES or tag.startswith("literal["))):
         return first
     parent = loc[:-1]
+    if not isinstance(first.get("input"), dict):
+        siblings = [e for e in errors[1:] if len(e["loc"]) == len(loc) and tuple(e["loc"])[:-1] == parent]
+        if not siblings:  # no union: a key that happens to be called ``str``
+            return first
+        # neither branch took the value: name the key the user wrote, not pydantic's name of a branch
+        # (``lists.tx.literal['ordered','unordered']``), and say that a mapping is allowed there too
+        mapping = any(e["type"] in ("model_type", "dict_type", "model_attributes_type") for e in siblings)
+        return {**first, "loc": parent, "msg": f"{first['msg']}, or a mapping" if mapping else first["msg"]}
     deeper = [e for e in errors[1:] if tuple(e["loc"])[: len(parent)] == parent and len(e["loc"]) > len(loc)]
     if not deeper:
         return first

@@ -319,6 +319,23 @@ def test_run_missing_suite_folder(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert str(tmp_path / "nowhere") in _error_line(capsys)
 
 
+@pytest.mark.parametrize(("command", "wanted"), [
+    (["gate", "NOWHERE"], "a run directory, a suite folder or Inspect AI logs"),
+    (["report", "NOWHERE", "--out", "report.html"], "a run directory, a suite folder or Inspect AI logs"),
+    (["compare", "NOWHERE", "SUITE"], "a run directory or a suite folder"),
+])
+def test_a_path_that_does_not_exist_says_what_the_command_reads(
+        example_suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str],
+        wanted: str) -> None:
+    """A typo (`oloproof gate logs/` for `log/`) was "no such run directory (a run directory holds manifest.json
+    and cases.jsonl)": the suite folder and the Inspect AI logs that gate and report also read went unsaid."""
+    nowhere = tmp_path / "nowhere"
+    given = {"NOWHERE": str(nowhere), "SUITE": str(example_suite), "report.html": str(tmp_path / "report.html")}
+    assert main([given.get(word, word) for word in command]) == 2
+    assert _error_line(capsys) == f"oloproof: error: {nowhere}: no such file or folder; give {wanted}"
+    assert not nowhere.exists() and not (tmp_path / "report.html").exists()
+
+
 # -- every bad input: exit 2, one line naming the file (and line), nothing changed --------------------------
 
 Mutation = Callable[[Path], None]

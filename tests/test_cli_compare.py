@@ -73,7 +73,7 @@ def test_insufficient_evidence_exits_1(runs: dict[str, Path], tmp_path: Path,
 
 def test_errors_exit_2(runs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["compare", str(runs["base"]), str(tmp_path / "nowhere")]) == 2
-    assert "no such run directory" in capsys.readouterr().err
+    assert "nowhere: no such file or folder; give a run directory or a suite folder" in capsys.readouterr().err
     release = tmp_path / "bad.yaml"
     release.write_text(yaml.safe_dump({"regression": {"criteria": ["nope"]}}), encoding="utf-8")
     assert main(["compare", str(runs["base"]), str(runs["same"]), "--release", str(release)]) == 2

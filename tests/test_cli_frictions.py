@@ -295,3 +295,6 @@ def test_receipt_help_says_how_a_validator_gets_the_artifact(capsys: pytest.Capt
         main(["receipt", "--help"])
     text = capsys.readouterr().out
     assert "LAST ARGUMENT" in text and "settings.json" in text and "contract error" in text
+    # its streams are /dev/null, as the README says and tests/test_receipt_cli.py checks (stdin reads end of
+    # file at once): the help said "closed", which a validator that prints or reads stdin would take literally
+    assert "stdin/stdout/stderr on /dev/null" in text and "closed" not in text

@@ -75,6 +75,39 @@ def test_a_mapping_refused_by_a_plain_field_is_still_the_first_problem() -> None
     assert validation_problem(caught.value)[:2] == ("id", "Input should be a valid string")
 
 
+def test_a_value_no_branch_of_a_union_takes_is_named_at_its_own_key() -> None:
+    """A text or a mapping, a word or a mapping: a value that is neither was reported at pydantic's name of the
+    first branch (``rule.literal['ordered','unordered']``, ``answers[0].str``), a key the user never wrote, and
+    without the mapping form. A key that is merely called ``str`` keeps its name."""
+    from typing import Literal
+
+    from pydantic import BaseModel, ConfigDict, ValidationError
+
+    from oloproof_nb.errors import validation_problem
+
+    class ByKey(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        by_key: str
+
+    class Rules(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        rule: Literal["ordered", "unordered"] | ByKey = "ordered"
+        answers: list[str | ByKey] = []
+        names: dict[str, int] = {}
+
+    def problem(data: dict) -> tuple[str, str]:
+        with pytest.raises(ValidationError) as caught:
+            Rules.model_validate(data)
+        key, message, _ = validation_problem(caught.value)
+        return key, message
+
+    assert problem({"rule": "sorted"}) == ("rule", "Input should be 'ordered' or 'unordered', or a mapping "
+                                                   "(got 'sorted')")
+    assert problem({"answers": ["ok", 7]}) == ("answers[1]", "Input should be a valid string, or a mapping (got 7)")
+    assert problem({"rule": {"by_kee": "id"}}) == ("rule.by_kee", "unknown key")  # a mapping: its own problem
+    assert problem({"names": {"str": "x"}})[0] == "names.str"  # no union there: the key as written
+
+
 def _longest_run(text: str, ch: str) -> int:
     import re
 
