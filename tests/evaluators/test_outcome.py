@@ -683,8 +683,12 @@ def test_epochs_of_one_artifact_wait_for_each_other_while_other_cases_go_ahead(m
     spans = list(zip(frame["case_id"], frame["started_at"], frame["end"], strict=True))
     same = [(a, b) for a in spans for b in spans if a is not b and a[0] == b[0] and a[1] < b[2] and b[1] < a[2]]
     assert same == []  # no two epochs of one case at once
-    overlapping = max(sum(1 for s in spans if s[1] <= t < s[2]) for _, t, _ in spans)
-    assert overlapping >= 3  # the cases themselves ran side by side (4 workers; a full queue allowed 2 at most)
+    # the cases themselves ran side by side (4 workers; a full queue allowed 2 at most): counted over each case's
+    # span, first epoch to last, not epoch by epoch, whose gaps on a loaded machine made 2 of a run with 4 (review
+    # R7 saw it at load 5-7; with the queue of 4 back, both counts are 2 in 3 runs of 3)
+    cases_at = frame.groupby("case_id").agg(start=("started_at", "min"), end=("end", "max"))
+    overlapping = max(int(((cases_at["start"] <= t) & (t < cases_at["end"])).sum()) for t in cases_at["start"])
+    assert overlapping >= 3
 
 
 @pytest.mark.parametrize("how", ["process", "executor"])
