@@ -109,5 +109,6 @@ def test_the_plot_title_says_why_when_no_criterion_does(make_suite: Callable[...
     assert cmp.verdict == "INSUFFICIENT_EVIDENCE" and list(cmp.table["verdict"]) == ["NO_REGRESSION"]
     assert cmp.reason.startswith(f"the candidate run {cmp.candidate.run_id}: unfinished: ")
     title = op.plots.compare(cmp).get_title(loc="left")
-    assert title == f"Candidate vs base: INSUFFICIENT_EVIDENCE ({cmp.reason})"
+    assert title.replace("\n", " ") == f"Candidate vs base: INSUFFICIENT_EVIDENCE ({cmp.reason})"  # wrapped at 80
+    assert max(len(line) for line in title.split("\n")) <= 80
     assert repr(cmp).startswith(f"Comparison: INSUFFICIENT_EVIDENCE ({cmp.reason})")
