@@ -104,3 +104,26 @@ def test_a_core_module_is_pinned_by_its_declared_parent(module: str, parent: str
     assert parent in _declared()[0]
     pins = [r for r in metadata.requires(parent) or [] if "extra ==" not in r and "==" in r]
     assert any(_name(r) == _name(module) for r in pins), f"{parent} does not pin {module}: declare it"
+
+
+def test_the_oldest_versions_ci_installs_are_the_declared_floors() -> None:
+    """``.ci/oldest`` runs the suite on ``.ci/oldest.txt``: one ``==`` pin per required distribution, equal to its
+    ``>=`` floor, so a floor raised or a dependency added without testing the oldest version shows here."""
+    from packaging.requirements import Requirement
+    from packaging.version import Version
+
+    floors = {}
+    for text in metadata.requires("oloproof_nb") or []:
+        requirement = Requirement(text)
+        if requirement.marker is None:  # a required one, not an extra's
+            (floor,) = [s.version for s in requirement.specifier if s.operator == ">="]
+            floors[_name(requirement.name)] = Version(floor)
+    pins = {}
+    oldest = Path(__file__).resolve().parents[1] / ".ci" / "oldest.txt"
+    for line in oldest.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            requirement = Requirement(line)
+            (pin,) = [s.version for s in requirement.specifier if s.operator == "=="]
+            pins[_name(requirement.name)] = Version(pin)
+    assert {"pandas", "pydantic", "pyarrow"} <= set(floors)
+    assert pins == floors
