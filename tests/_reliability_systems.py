@@ -18,10 +18,13 @@ case input and by environment variables, so one module covers every scenario:
     threads behind); without it a hang lasts an hour.
 ``RELSYS_IMPORT``
     What the module does when it is imported: ``sysexit`` (``sys.exit(0)``),
-    ``keyboard`` (raises ``KeyboardInterrupt``), ``os_exit`` (``os._exit(0)``).
+    ``keyboard`` (raises ``KeyboardInterrupt``), ``os_exit`` (``os._exit(0)``), ``hang``
+    (blocks until the ``RELSYS_RELEASE`` file exists, at most a minute).
 ``RELSYS_INIT``
     What the constructor does: ``sysexit`` (``sys.exit(0)``), ``keyboard``,
-    ``raise``, or ``hang_after:N`` (instances after the N-th of this process hang for an hour).
+    ``raise``, ``gil_hog`` (holds the GIL for minutes), ``hang_after:N`` (instances after
+    the N-th of this process hang for an hour), ``raise_after:N`` (they raise) or
+    ``raise_if:PATH`` (raises while the file PATH exists).
 ``RELSYS_MARK``
     A file the module appends its process id to when it is imported (which process imported the system?).
 
@@ -79,6 +82,11 @@ if _IMPORT == "keyboard":
     raise KeyboardInterrupt("raised by the system's module")
 if _IMPORT == "os_exit":
     os._exit(0)
+if _IMPORT == "hang":
+    for _ in range(600):
+        if os.path.exists(os.environ.get("RELSYS_RELEASE", "")):
+            break
+        time.sleep(0.1)
 
 
 class Meltdown(BaseException):
@@ -172,6 +180,12 @@ class Desk(op.RecordedAgent):
             raise KeyboardInterrupt("raised by the constructor")
         if init == "raise":
             raise RuntimeError("the constructor failed")
+        if init == "gil_hog":
+            _misbehave("gil_hog")
+        if init.startswith("raise_after:") and number >= int(init.split(":")[1]):
+            raise RuntimeError(f"the constructor failed: instance {number} of this process")
+        if init.startswith("raise_if:") and os.path.exists(init.split(":", 1)[1]):
+            raise RuntimeError("the constructor failed: " + os.path.basename(init.split(":", 1)[1]))
         if init.startswith("hang_after:") and number >= int(init.split(":")[1]):
             _block(3600)
 

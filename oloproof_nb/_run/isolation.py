@@ -210,8 +210,8 @@ class ProcessWorkers:
         worker = self._spawn()
         self._workers.append(worker)
         while worker.state == "starting":
-            self._wait([worker])
-            try:
+            try:  # a Ctrl-C while the worker builds the system (it is most likely waiting) ends the worker too
+                self._wait([worker])
                 problem = self._poll_start(worker)
             except BaseException:
                 self.stop()

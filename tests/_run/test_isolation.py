@@ -8,7 +8,11 @@ costs an interpreter start-up (about a second), so the runs here are small.
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
+import threading
 import time
 from pathlib import Path
 
@@ -39,12 +43,43 @@ def released(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[n
     release.write_text("done", encoding="utf-8")
 
 
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` still runs (a zombie nobody has reaped yet has ended)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8").rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return True
+    return state != "Z"
+
+
+def _gone_within(pid: int, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while _running(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return not _running(pid)
+
+
+def _worker_pids(log: Path, event: str = "init") -> set[int]:
+    """The processes that built a system instance (``init`` events of the side-channel log), or ran a case."""
+    return {int(e[2].split("-")[0]) for e in read_log(log) if e[0] == event}
+
+
 def test_process_isolation_gives_the_frames_of_a_thread_run(tmp_path: Path, released: Path) -> None:
     root = write_suite(tmp_path / "suite", standard_cases(8), evaluators=[*EVALUATORS, FAULT_EVALUATOR])
     threads = op.run(root, out=tmp_path / "threads", progress=False)
     processes = op.run(root, out=tmp_path / "processes", progress=False, isolation="process", workers=2)
     assert_same_frames(processes, threads)
     assert processes.manifest.code_fingerprint == threads.manifest.code_fingerprint
+
+    def replays(run: op.Run) -> list[tuple[str, str, str, int]]:  # replays.jsonl: a record per replay made
+        lines = (run.directory / "replays.jsonl").read_text(encoding="utf-8").splitlines()
+        return sorted((r["case_id"], r["criterion"], r["kind"], r["checkpoint"]) for r in map(json.loads, lines))
+
+    assert replays(processes) == replays(threads) and len(replays(threads)) >= 2  # made in workers, kept here
     pids = {int(event[2].split("-")[0]) for event in read_log(released) if event[0] == "run"}
     assert os.getpid() in pids and len(pids - {os.getpid()}) >= 1  # the process run's cases ran elsewhere
 
@@ -61,6 +96,9 @@ def test_a_call_holding_the_gil_is_killed_and_the_run_goes_on(tmp_path: Path, re
     assert run.cases.set_index("case_id").loc["c1", "error"] == ("timeout: exceeded case_timeout_s=1 (the worker "
                                                                 "process was killed)")
     assert set(run.verdicts[run.verdicts["case_id"] == "c1"]["verdict"]) == {"missing"}
+    assert run.cases.set_index("case_id").loc["c1", "duration_s"] >= 2.0  # killed 1 s past its 1 s, not 0 s
+    [hog] = {int(e[2].split("-")[0]) for e in read_log(released) if e[0] == "run" and e[1] == "c1"}
+    assert not _running(hog)  # killed: not left running its regular expression for minutes
 
 
 def test_a_hanging_replacement_constructor_is_killed_and_replaced(tmp_path: Path, released: Path,
@@ -76,9 +114,11 @@ def test_a_hanging_replacement_constructor_is_killed_and_replaced(tmp_path: Path
     assert list(run.cases["status"]) == ["completed", "error", "completed", "completed"]
 
 
+@pytest.mark.parametrize("init", ["hang_after:0", "gil_hog"])  # the worker gives up; the run's process kills it
 def test_a_system_that_can_never_be_built_stops_the_run_in_bounded_time(tmp_path: Path, released: Path,
-                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("RELSYS_INIT", "hang_after:0")
+                                                                        monkeypatch: pytest.MonkeyPatch,
+                                                                        init: str) -> None:
+    monkeypatch.setenv("RELSYS_INIT", init)
     root = write_suite(tmp_path / "suite", [make_case("c0")], case_timeout_s=0.5)
     t0 = time.monotonic()
     with pytest.raises(OloproofError, match=r"oloproof\.yaml: system: building the system took longer than "
@@ -86,6 +126,132 @@ def test_a_system_that_can_never_be_built_stops_the_run_in_bounded_time(tmp_path
         op.run(root, out=tmp_path / "run", progress=False, isolation="process")
     assert time.monotonic() - t0 < 20
     assert not (tmp_path / "run").exists()  # stopped before the run directory was created
+    [worker] = _worker_pids(released)
+    assert not _running(worker)  # ended with the run, not left building for minutes (or an hour)
+
+
+def test_a_system_module_that_hangs_at_import_in_a_worker_stops_the_run(tmp_path: Path, released: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Importing the system's module is a call under case_timeout_s in a worker too: a module that blocks when
+    imported (a lock, a network mount) stops the run in one line, in bounded time, instead of hanging it."""
+    root = write_suite(tmp_path / "suite", [make_case("c0")], case_timeout_s=0.5)
+    suite = op.load_suite(root, import_system_now=False)  # this process never imports it: only the worker does
+    monkeypatch.setenv("RELSYS_IMPORT", "hang")  # a minute (until the release file)
+    t0 = time.monotonic()
+    with pytest.raises(OloproofError, match=r"oloproof\.yaml: system: building the system took longer than "
+                                            r"case_timeout_s=0\.5"):
+        op.run(suite, out=tmp_path / "run", progress=False, isolation="process")
+    assert time.monotonic() - t0 < 20
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_ctrl_c_while_the_first_worker_builds_the_system_ends_that_worker(tmp_path: Path, released: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review M9 (a bug): a Ctrl-C while the first worker built the system reached the run's process while it
+    waited for that worker, and the worker was left building (a hung constructor: for good). A notebook's kernel
+    lives on after a Ctrl-C: the worker stayed, holding whatever the system holds, until the kernel ended."""
+    import _thread
+
+    monkeypatch.setenv("RELSYS_INIT", "hang_after:0")  # the worker's constructor hangs (until the test ends)
+    root = write_suite(tmp_path / "suite", [make_case("c0")], case_timeout_s=600)
+
+    def ctrl_c_once_building() -> None:
+        deadline = time.monotonic() + 60
+        while not _worker_pids(released) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        _thread.interrupt_main()
+
+    threading.Thread(target=ctrl_c_once_building, daemon=True).start()
+    with pytest.raises(KeyboardInterrupt):
+        op.run(root, out=tmp_path / "run", progress=False, isolation="process")
+    [worker] = _worker_pids(released)
+    assert _gone_within(worker, 10)
+
+
+def test_a_worker_never_outlives_a_run_killed_from_outside(tmp_path: Path, released: Path) -> None:
+    """A run's process killed with SIGKILL (the OOM killer, a cancelled CI job) cannot stop its workers: each
+    worker ends itself once its parent is gone, rather than running the system on with nobody recording."""
+    root = write_suite(tmp_path / "suite", [make_case("c0", op="hang")], case_timeout_s=600)
+    script = (f"import oloproof_nb as op; op.run({str(root)!r}, out={str(tmp_path / 'run')!r}, progress=False, "
+              "isolation='process')")
+    proc = subprocess.Popen([sys.executable, "-c", script])
+    deadline = time.monotonic() + 60
+    while not _worker_pids(released, "run"):
+        assert time.monotonic() < deadline and proc.poll() is None
+        time.sleep(0.05)
+    [worker] = _worker_pids(released, "run")
+    assert worker != proc.pid and _running(worker)  # c0 hangs (an hour) in a worker process
+    proc.kill()
+    proc.wait(timeout=30)
+    assert _gone_within(worker, 10)
+
+
+def test_workers_1_is_one_worker_process(tmp_path: Path, released: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """workers=1 runs the cases in one process, one at a time: a system that holds a port, a lock or a GPU is
+    built once (and workers=2, at most twice)."""
+    monkeypatch.setenv("RELSYS_SLEEP", "0.4")  # 3 s of cases: time enough for a second worker to start
+    root = write_suite(tmp_path / "suite", [make_case(f"c{i}") for i in range(8)])
+    run = op.run(root, out=tmp_path / "run", progress=False, isolation="process", workers=1)
+    assert run.finished and len(_worker_pids(released)) == 1 and len(read_log(released)) == 1 + 8
+
+
+def test_a_system_each_worker_builds_once_never_stops_the_run(tmp_path: Path, released: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each process builds the system once; a second build raises. c1 raises, its worker's rebuild fails, a
+    fresh worker builds it; c3 raises and that worker's rebuild fails in turn: one failed build, then a good one,
+    every time. The fresh worker's good build ends its run of failures, so the run never stops."""
+    monkeypatch.setenv("RELSYS_INIT", "raise_after:1")
+    ops = ["ok", "raise", "ok", "raise", "ok"]
+    root = write_suite(tmp_path / "suite", [make_case(f"c{i}", op=o) for i, o in enumerate(ops)])
+    run = op.run(root, out=tmp_path / "run", progress=False, isolation="process")
+    assert run.finished and list(run.cases["status"]) == ["completed", "error", "completed", "error", "completed"]
+    builds = [event[2] for event in read_log(released) if event[0] == "init"]
+    assert len(builds) == 5 and len({b.split("-")[0] for b in builds}) == 3  # 3 processes, 2 failed rebuilds
+
+
+def test_a_system_no_fresh_worker_can_build_any_more_stops_the_run(tmp_path: Path, released: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The system built for c0; then its constructor starts failing (a licence server went away). The worker
+    rebuilding it after c1 raised fails, a fresh worker fails too: the run stops after those 2 failed builds in a
+    row, naming the last, rather than starting worker after worker forever."""
+    broken = tmp_path / "licence-gone"
+    monkeypatch.setenv("RELSYS_INIT", f"raise_if:{broken}")
+    root = write_suite(tmp_path / "suite", [make_case("c0"), make_case("c1", op="raise"), make_case("c2")])
+    done = threading.Event()
+    # bounded if it retries forever: the constructor works again after 30 s, and the run then finishes
+    threading.Thread(target=lambda: done.wait(30) or broken.unlink(missing_ok=True), daemon=True).start()
+
+    def break_after_c0(finished: int, total: int) -> None:
+        if finished == 1:
+            broken.write_text("", encoding="utf-8")
+
+    try:
+        with pytest.raises(OloproofError, match=rf"^{root / 'oloproof.yaml'}: system: a fresh worker process could "
+                                                r"not build the system 2 times in a row \(last: building the system "
+                                                r"raised RuntimeError: the constructor failed: licence-gone\)$"):
+            op.run(root, out=tmp_path / "run", progress=break_after_c0, isolation="process")
+    finally:
+        done.set()
+    builds = [event[2] for event in read_log(released) if event[0] == "init"]
+    assert len(builds) == 3 and len({b.split("-")[0] for b in builds}) == 2  # c0's worker twice, one fresh
+    assert list(op.load_run(tmp_path / "run").cases["status"]) == ["completed", "error"]  # resumable
+
+
+def test_a_system_edited_while_workers_start_stops_the_run(tmp_path: Path, released: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker started after the system's file was edited builds other code than the run records (its code
+    fingerprint): the run stops, rather than judge some cases by the old code and some by the new."""
+    monkeypatch.setenv("RELSYS_SLEEP", "0.5")  # 5 s of cases: the second worker is up long before they are done
+    root = write_suite(tmp_path / "suite", [make_case(f"c{i}") for i in range(10)])
+
+    def edit_the_system(finished: int, total: int) -> None:
+        if finished == 0:  # the first worker is up; the second starts after this
+            with (root / "relsys.py").open("a", encoding="utf-8") as fh:
+                fh.write("\n# edited during the run\n")
+
+    with pytest.raises(OloproofError, match=rf"^{root / 'oloproof.yaml'}: system: a worker process built a system "
+                                            r"with another version or code fingerprint than the run's"):
+        op.run(root, out=tmp_path / "run", progress=edit_the_system, isolation="process", workers=2)
 
 
 def test_a_worker_that_ends_itself_fails_only_its_case(tmp_path: Path, released: Path) -> None:

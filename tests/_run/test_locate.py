@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from oloproof_nb._run import locate
+from oloproof_nb.errors import RunDirError
 
 
 def test_a_folder_that_cannot_be_read_is_no_suite_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -58,3 +60,66 @@ def test_the_latest_run_is_named_with_whether_it_finished_and_quoted_for_a_shell
 
     monkeypatch.setattr(Path, "iterdir", denied)
     assert locate.latest_hint(folder) == ""
+
+
+def _run_folder(runs: Path, name: str, started_at: str | None = None) -> Path:
+    """A run folder whose manifest says it started at ``started_at``; None: a torn manifest (cannot be read)."""
+    folder = runs / name
+    folder.mkdir(parents=True)
+    fields = {"suite": "s", "run_id": name, "started_at": started_at, "oloproof_nb": "0", "n_cases": 1}
+    manifest = json.dumps(fields) if started_at is not None else '{"suite": "s", "run_id'
+    (folder / "manifest.json").write_text(manifest, encoding="utf-8")
+    return folder
+
+
+def test_a_run_directory_holding_a_copy_of_oloproof_yaml_is_a_run_directory(tmp_path: Path) -> None:
+    """A run directory someone keeps the suite's oloproof.yaml in is still the run (its manifest.json says so):
+    `oloproof gate DIR` gates that run, not the latest run of a suite folder that DIR would be."""
+    run = _run_folder(tmp_path, "20261201T100000Z-aaaaaa", "2026-12-01T10:00:00.000000Z")
+    (run / "oloproof.yaml").write_text("name: x\n", encoding="utf-8")
+    assert not locate.is_suite_folder(run)
+
+
+def test_what_else_runs_holds_is_passed_over(tmp_path: Path) -> None:
+    """A folder without manifest.json (notes, an export) and a file in runs/ are no runs: neither refuses."""
+    runs = tmp_path / "runs"
+    latest = _run_folder(runs, "20261201T100000Z-aaaaaa", "2026-12-01T10:00:00.000000Z")
+    (runs / "notes").mkdir()
+    (runs / "notes" / "todo.txt").write_text("compare with last week\n", encoding="utf-8")
+    (runs / ".DS_Store").write_bytes(b"\0")
+    assert locate.latest_run_dir(tmp_path) == latest
+
+
+def test_an_unreadable_run_its_id_dates_before_the_latest_is_passed_over_not_before_the_first(tmp_path: Path) -> None:
+    """Runs of 10:00 and 12:00 (readable) and a torn one of 11:00: the 12:00 run is the latest, whatever the 11:00
+    one says, so the 12:00 run is returned; a torn one of 12:00 (the same second) may be later and refuses."""
+    runs = tmp_path / "runs"
+    _run_folder(runs, "20261201T100000Z-aaaaaa", "2026-12-01T10:00:00.000000Z")
+    latest = _run_folder(runs, "20261201T120000Z-cccccc", "2026-12-01T12:00:00.500000Z")
+    _run_folder(runs, "20261201T110000Z-bbbbbb")
+    assert locate.latest_run_dir(tmp_path) == latest
+    _run_folder(runs, "20261201T120000Z-dddddd")  # started in the same second as the latest readable run
+    with pytest.raises(RunDirError, match="cannot tell which run is the latest"):
+        locate.latest_run_dir(tmp_path)
+
+
+def test_a_suite_whose_only_run_cannot_be_read_gets_one_clear_error(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    torn = _run_folder(runs, "20261201T110000Z-bbbbbb")
+    with pytest.raises(RunDirError, match=rf"^{tmp_path}: cannot tell which run is the latest, as one run folder "
+                                          rf"cannot be read \({torn / 'manifest.json'}: not valid JSON"):
+        locate.latest_run_dir(tmp_path)
+
+
+@pytest.mark.parametrize("started_at", ["not a time", "2026-12-01T12:00:00"])  # no zone: no instant to compare
+def test_a_start_time_that_is_no_utc_instant_says_nothing_of_which_run_is_later(tmp_path: Path,
+                                                                                 started_at: str) -> None:
+    """A manifest edited by hand (or written by another tool) whose started_at is no time, or has no time zone:
+    alone it is the latest run; beside a run that cannot be read nothing dates that one before it, so it refuses
+    in one line, never a ValueError or TypeError."""
+    runs = tmp_path / "runs"
+    only = _run_folder(runs, "20261201T120000Z-cccccc", started_at)
+    assert locate.latest_run_dir(tmp_path) == only
+    _run_folder(runs, "20200101T000000Z-aaaaaa")  # dated long before: passed over only when the latest is known
+    with pytest.raises(RunDirError, match="cannot tell which run is the latest"):
+        locate.latest_run_dir(tmp_path)
