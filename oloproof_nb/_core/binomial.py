@@ -85,7 +85,7 @@ def clopper_pearson(successes: float, nobs: float, confidence: float = 0.95) -> 
     the regularised incomplete beta function, which ``scipy.stats.beta.ppf`` calls; defined for real k
     and n). At k = n the lower end is the closed form (α/2)^(1/n), the Beta(n, 1) quantile, and at k = 0
     the upper end is 1 − (α/2)^(1/n): a solver can round those one unit in the last place either way
-    (scipy 1.10 does), and the cluster bounds cap a run with failures at this same all-pass number, so
+    (scipy 1.10 did), and the cluster bounds cap a run with failures at this same all-pass number, so
     the gate's promise that a perfect run is never judged below one with a failure holds to the last bit.
     Equal to statsmodels ``proportion_confint(method="beta")`` to 1e-12.
 

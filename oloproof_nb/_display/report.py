@@ -90,7 +90,7 @@ def _png(ax: Axes) -> bytes:
     from matplotlib.figure import Figure
 
     buf = io.BytesIO()
-    figure = ax.figure  # not get_figure(root=True): matplotlib ≥ 3.10 only, and the dependency is ≥ 3.7
+    figure = ax.figure  # not get_figure(root=True): matplotlib ≥ 3.10 only, and the dependency is ≥ 3.8.4
     assert isinstance(figure, Figure)  # plots draws each Axes on a figure of its own, never on a subfigure
     figure.savefig(buf, format="png", dpi=130, bbox_inches="tight", facecolor="white")
     plt.close(figure)

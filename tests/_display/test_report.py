@@ -33,7 +33,8 @@ def example_run(tmp_path_factory: pytest.TempPathFactory) -> op.Run:
 
 def test_a_report_draws_on_the_oldest_matplotlib_the_dependency_allows(example_run: op.Run, tmp_path: Path,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    # matplotlib 3.7–3.9 (inside matplotlib>=3.7) has no get_figure(root=...): every report was an internal error
+    # matplotlib 3.7–3.9 (3.8.4–3.9 inside today's matplotlib>=3.8.4) has no get_figure(root=...): every report was
+    # an internal error
     import sys
 
     from matplotlib.artist import Artist
