@@ -160,8 +160,12 @@ def _bar_class() -> Any:
 
 
 def progress_bar(desc: str) -> tuple[Progress, Callable[[], None]]:
-    """A ``tqdm.auto`` bar as a runner callback (a widget in Jupyter, a bar on a terminal), and its closer."""
+    """A ``tqdm.auto`` bar as a runner callback (a widget in Jupyter, a bar on a terminal), and its closer.
+
+    ``desc`` (a suite's name) is shown as written (:func:`terminal_text`): an escape sequence in it would act
+    on the terminal the bar is drawn on."""
     tqdm = _bar_class()
+    desc = terminal_text(desc)
     bar: Any = None
 
     def update(done: int, total: int) -> None:
