@@ -82,6 +82,8 @@ def test_every_imported_module_comes_from_a_declared_distribution() -> None:
         if module in PINNED_BY or module in LAZY_UNDECLARED:
             continue
         names = {_name(dist) for dist in providers.get(module, [])}
+        if not names and _name(module) in extras:  # an extra not installed here (.ci/oldest leaves inspect-ai out)
+            names = {_name(module)}
         if not names:
             missing.append(f"{module} ({places[0][0]}): no installed distribution provides it")
         elif not names & (required | extras):
