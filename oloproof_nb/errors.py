@@ -373,7 +373,10 @@ def _union_branch(errors: list[ErrorDetails]) -> ErrorDetails:
         return first
     parent = loc[:-1]
     if not isinstance(first.get("input"), dict):
-        siblings = [e for e in errors[1:] if len(e["loc"]) == len(loc) and tuple(e["loc"])[:-1] == parent]
+        # a union's other branches were given the same value and refused it otherwise; a mapping's other keys
+        # (``{str: x, b: y}``) hold other values, or the same value refused the same way
+        siblings = [e for e in errors[1:] if len(e["loc"]) == len(loc) and tuple(e["loc"])[:-1] == parent
+                    and e["type"] != first["type"] and e.get("input") == first.get("input")]
         if not siblings:  # no union: a key that happens to be called ``str``
             return first
         # neither branch took the value: name the key the user wrote, not pydantic's name of a branch

@@ -106,6 +106,10 @@ def test_a_value_no_branch_of_a_union_takes_is_named_at_its_own_key() -> None:
     assert problem({"answers": ["ok", 7]}) == ("answers[1]", "Input should be a valid string, or a mapping (got 7)")
     assert problem({"rule": {"by_kee": "id"}}) == ("rule.by_kee", "unknown key")  # a mapping: its own problem
     assert problem({"names": {"str": "x"}})[0] == "names.str"  # no union there: the key as written
+    # other keys refused beside it are no union's branches either (review F4: the key was dropped, "names")
+    assert problem({"names": {"str": "x", "b": "y"}})[0] == "names.str"
+    assert problem({"names": {"str": "x", "b": [1]}})[0] == "names.str"
+    assert problem({"names": {"str": "x", "b": "x"}})[0] == "names.str"
 
 
 def _longest_run(text: str, ch: str) -> int:
