@@ -17,14 +17,24 @@ __all__ = ["md_cell", "md_code", "md_link", "markdown_table", "text_table", "ter
 
 
 _ENTITY = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
-#: Characters a screen acts on, as their escapes: bidirectional controls reorder what a reader sees
-#: (rtl\u202eexe.txt shows as rtltxt.exe), and a control character acts on a terminal showing the file
-#: (``cat report.md``: ``\x1b[2K`` erases a line). A tab, a line break or a carriage return is the writer's to handle.
-_SCREEN = {**{chr(c): f"\\u{c:04x}" for c in (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))},
-           **{chr(c): f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0)) if chr(c) not in "\t\n\r"}}
-_SCREEN_ESCAPE = str.maketrans(_SCREEN)
-_MD_ESCAPE = str.maketrans({"\\": "\\\\", "[": "\\[", "]": "\\]", "|": "\\|", "<": "&lt;", ">": "&gt;",
-                            "`": "\\`", "*": "\\*", "~": "\\~", **_SCREEN})
+
+
+class _Screen(dict[int, str]):
+    """A ``str.translate`` table: every character a screen acts on as its escape, as :func:`terminal_text` writes
+    it (the one rule of what the terminal, the plots and the reports show as an escape): a bidirectional control
+    reorders what a reader sees (rtl\\u202eexe.txt shows as rtltxt.exe), a control character acts on a terminal
+    showing the file (``cat report.md``: ``\\x1b[2K`` erases a line). A tab, a line break or a carriage return is
+    the writer's to handle. Entries are made on first sight of a character, so the table stays small."""
+
+    def __missing__(self, code: int) -> str:
+        ch = chr(code)
+        self[code] = ch if ch.isprintable() or ch in "\t\n\r" else terminal_text(ch)
+        return self[code]
+
+
+_SCREEN_ESCAPE = _Screen()
+_MD_ESCAPE = _Screen(str.maketrans({"\\": "\\\\", "[": "\\[", "]": "\\]", "|": "\\|", "<": "&lt;", ">": "&gt;",
+                                    "`": "\\`", "*": "\\*", "~": "\\~"}))
 #: An underscore that could open or close emphasis: not between two letters or digits (snake_case stays as written).
 _EMPHASIS_UNDERSCORE = re.compile(r"(?<![^\W_])_|_(?![^\W_])")
 

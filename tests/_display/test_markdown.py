@@ -75,3 +75,14 @@ def test_a_control_character_is_shown_as_its_escape_in_cells_and_code(text: str)
     page = render_markdown(f"run {md_code(text)} of {md_cell(text)}")
     assert [tag for tag, _ in page.elements] == ["p", "code"]
     assert page.text.strip() == f"run {terminal_text(text)} of {terminal_text(text)}"
+
+
+@pytest.mark.parametrize("ch", ["\u200b", "\u2028", "\u2029", "\xa0", "\ufeff", "\U000e0001", "\x85", "\u202e", "\x7f"])
+def test_a_report_shows_as_an_escape_every_character_the_terminal_does(ch: str) -> None:
+    """One rule of what is shown as an escape (review F4): the Markdown table listed bidi and C0/C1 controls only,
+    so a zero-width space, a line separator or a no-break space in a case id was an escape on the terminal and
+    an invisible character (or a line break) in report.md."""
+    text = f"id{ch}x"
+    assert not ch.isprintable()
+    for written in (md_cell(text), md_code(text)):
+        assert ch not in written and terminal_text(ch) in written
