@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import ast
 import importlib.metadata as metadata
-import re
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name as _name
+from packaging.version import Version
 
 import oloproof_nb
 
@@ -31,17 +32,15 @@ LAZY_UNDECLARED = {
 }
 
 
-def _name(requirement: str) -> str:
-    """A distribution's name as PEP 503 normalises it (``typing_extensions`` → ``typing-extensions``)."""
-    return re.sub(r"[-_.]+", "-", re.match(r"[A-Za-z0-9._-]+", requirement).group()).lower()  # type: ignore[union-attr]
+def _requires(distribution: str) -> list[Requirement]:
+    """What the installed ``distribution`` declares it needs."""
+    return [Requirement(text) for text in metadata.requires(distribution) or []]
 
 
 def _declared() -> tuple[set[str], set[str]]:
     """(required, extras-only) distribution names of the installed oloproof_nb."""
-    required: set[str] = set()
-    extras: set[str] = set()
-    for requirement in metadata.requires("oloproof_nb") or []:
-        (extras if "extra ==" in requirement else required).add(_name(requirement))
+    required: set[str] = {_name(r.name) for r in _requires("oloproof_nb") if r.marker is None}
+    extras: set[str] = {_name(r.name) for r in _requires("oloproof_nb") if r.marker is not None}
     return required, extras - required
 
 
@@ -105,31 +104,21 @@ def test_an_undeclared_module_is_never_imported_at_module_level(module: str) -> 
 @pytest.mark.parametrize(("module", "parent"), sorted(PINNED_BY.items()))
 def test_a_core_module_is_pinned_by_its_declared_parent(module: str, parent: str) -> None:
     assert parent in _declared()[0]
-    pins = [r for r in metadata.requires(parent) or [] if "extra ==" not in r and "==" in r]
-    assert any(_name(r) == _name(module) for r in pins), f"{parent} does not pin {module}: declare it"
+    pins = [r for r in _requires(parent) if r.marker is None and any(s.operator == "==" for s in r.specifier)]
+    assert any(_name(r.name) == _name(module) for r in pins), f"{parent} does not pin {module}: declare it"
 
 
-def _floor(requirement: Any) -> Any:
-    """The version of a requirement's single ``>=``."""
-    from packaging.version import Version
-
-    (floor,) = [s.version for s in requirement.specifier if s.operator == ">="]
-    return Version(floor)
+def _version(requirement: Requirement, operator: str) -> Version:
+    """The version of a requirement's single ``>=`` (its floor) or ``==`` (its pin)."""
+    (version,) = [s.version for s in requirement.specifier if s.operator == operator]
+    return Version(version)
 
 
-def _oldest_pins() -> dict[str, Any]:
+def _oldest_pins() -> dict[str, Version]:
     """``.ci/oldest.txt``: distribution name → its ``==`` version."""
-    from packaging.requirements import Requirement
-    from packaging.version import Version
-
-    pins = {}
     oldest = Path(__file__).resolve().parents[1] / ".ci" / "oldest.txt"
-    for line in oldest.read_text(encoding="utf-8").splitlines():
-        if line.strip() and not line.startswith("#"):
-            requirement = Requirement(line)
-            (pin,) = [s.version for s in requirement.specifier if s.operator == "=="]
-            pins[_name(requirement.name)] = Version(pin)
-    return pins
+    lines = [line for line in oldest.read_text(encoding="utf-8").splitlines() if line.strip() and line[0] != "#"]
+    return {_name(r.name): _version(r, "==") for r in map(Requirement, lines)}
 
 
 #: Pinned in .ci/oldest.txt beside the floors: the release of another distribution that an extra's floor brings
@@ -141,13 +130,8 @@ def test_the_oldest_versions_ci_installs_are_the_declared_floors() -> None:
     """``.ci/oldest`` runs the suite on ``.ci/oldest.txt``: one ``==`` pin per required distribution, equal to its
     ``>=`` floor, and the dask extra's, so a floor raised or a dependency added without testing the oldest
     version shows here."""
-    from packaging.requirements import Requirement
-
-    floors = {}
-    for text in metadata.requires("oloproof_nb") or []:
-        requirement = Requirement(text)
-        if requirement.marker is None or _name(requirement.name) == "dask":  # inspect-ai: see .ci/oldest
-            floors[_name(requirement.name)] = _floor(requirement)
+    floors = {_name(r.name): _version(r, ">=") for r in _requires("oloproof_nb")
+              if r.marker is None or _name(r.name) == "dask"}  # inspect-ai: see .ci/oldest
     pins = _oldest_pins()
     assert {"pandas", "pydantic", "pyarrow", "dask"} <= set(floors)
     assert {name: pin for name, pin in pins.items() if name not in COMPANIONS} == floors
@@ -158,10 +142,9 @@ def test_the_oldest_pins_follow_pyproject_not_only_the_installed_metadata() -> N
     """The metadata of an editable install is pyproject.toml as it was when installed: a floor raised since then
     (and .ci/oldest.txt forgotten) passes the test above until a reinstall. pyproject.toml read as it is now."""
     tomllib = pytest.importorskip("tomllib")  # Python 3.11+, as CI
-    from packaging.requirements import Requirement
-
     project = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
     declared = [Requirement(text) for text in project["project"]["dependencies"]]
     declared += [Requirement(text) for text in project["project"]["optional-dependencies"]["dask"]]
     pins = _oldest_pins()
-    assert {_name(r.name): _floor(r) for r in declared} == {n: p for n, p in pins.items() if n not in COMPANIONS}
+    floors = {_name(r.name): _version(r, ">=") for r in declared}
+    assert floors == {name: pin for name, pin in pins.items() if name not in COMPANIONS}

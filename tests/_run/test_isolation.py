@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+from _processes import gone_within, running
 from _reliability_systems import (
     EVALUATORS,
     FAULT_EVALUATOR,
@@ -43,29 +44,10 @@ def released(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[n
     release.write_text("done", encoding="utf-8")
 
 
-def _running(pid: int) -> bool:
-    """Whether process ``pid`` still runs (a zombie nobody has reaped yet has ended)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8").rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return True
-    return state != "Z"
-
-
-def _gone_within(pid: int, seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while _running(pid) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    return not _running(pid)
-
-
-def _worker_pids(log: Path, event: str = "init") -> set[int]:
-    """The processes that built a system instance (``init`` events of the side-channel log), or ran a case."""
-    return {int(e[2].split("-")[0]) for e in read_log(log) if e[0] == event}
+def _worker_pids(log: Path, event: str = "init", case: str | None = None) -> set[int]:
+    """The processes that built a system instance (``init`` events of the side-channel log), or ran a case (of
+    id ``case``, or any)."""
+    return {int(e[2].split("-")[0]) for e in read_log(log) if e[0] == event and case in (None, e[1])}
 
 
 def test_process_isolation_gives_the_frames_of_a_thread_run(tmp_path: Path, released: Path) -> None:
@@ -80,7 +62,7 @@ def test_process_isolation_gives_the_frames_of_a_thread_run(tmp_path: Path, rele
         return sorted((r["case_id"], r["criterion"], r["kind"], r["checkpoint"]) for r in map(json.loads, lines))
 
     assert replays(processes) == replays(threads) and len(replays(threads)) >= 2  # made in workers, kept here
-    pids = {int(event[2].split("-")[0]) for event in read_log(released) if event[0] == "run"}
+    pids = _worker_pids(released, "run")
     assert os.getpid() in pids and len(pids - {os.getpid()}) >= 1  # the process run's cases ran elsewhere
 
 
@@ -97,8 +79,8 @@ def test_a_call_holding_the_gil_is_killed_and_the_run_goes_on(tmp_path: Path, re
                                                                 "process was killed)")
     assert set(run.verdicts[run.verdicts["case_id"] == "c1"]["verdict"]) == {"missing"}
     assert run.cases.set_index("case_id").loc["c1", "duration_s"] >= 2.0  # killed 1 s past its 1 s, not 0 s
-    [hog] = {int(e[2].split("-")[0]) for e in read_log(released) if e[0] == "run" and e[1] == "c1"}
-    assert not _running(hog)  # killed: not left running its regular expression for minutes
+    [hog] = _worker_pids(released, "run", "c1")
+    assert not running(hog)  # killed: not left running its regular expression for minutes
 
 
 def test_a_hanging_replacement_constructor_is_killed_and_replaced(tmp_path: Path, released: Path,
@@ -127,7 +109,7 @@ def test_a_system_that_can_never_be_built_stops_the_run_in_bounded_time(tmp_path
     assert time.monotonic() - t0 < 20
     assert not (tmp_path / "run").exists()  # stopped before the run directory was created
     [worker] = _worker_pids(released)
-    assert not _running(worker)  # ended with the run, not left building for minutes (or an hour)
+    assert not running(worker)  # ended with the run, not left building for minutes (or an hour)
 
 
 def test_a_system_module_that_hangs_at_import_in_a_worker_stops_the_run(tmp_path: Path, released: Path,
@@ -165,7 +147,7 @@ def test_a_ctrl_c_while_the_first_worker_builds_the_system_ends_that_worker(tmp_
     with pytest.raises(KeyboardInterrupt):
         op.run(root, out=tmp_path / "run", progress=False, isolation="process")
     [worker] = _worker_pids(released)
-    assert _gone_within(worker, 10)
+    assert gone_within(worker, 10)
 
 
 def test_a_worker_never_outlives_a_run_killed_from_outside(tmp_path: Path, released: Path) -> None:
@@ -180,10 +162,10 @@ def test_a_worker_never_outlives_a_run_killed_from_outside(tmp_path: Path, relea
         assert time.monotonic() < deadline and proc.poll() is None
         time.sleep(0.05)
     [worker] = _worker_pids(released, "run")
-    assert worker != proc.pid and _running(worker)  # c0 hangs (an hour) in a worker process
+    assert worker != proc.pid and running(worker)  # c0 hangs (an hour) in a worker process
     proc.kill()
     proc.wait(timeout=30)
-    assert _gone_within(worker, 10)
+    assert gone_within(worker, 10)
 
 
 def test_workers_1_is_one_worker_process(tmp_path: Path, released: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from _hostile_files import SPECIAL_KINDS, bounded, make_special
+from _processes import gone_within, running
 
 from oloproof_nb._config.contracts import load_contract_file
 from oloproof_nb._core.receipts import OutcomeContract, classify_outcome
@@ -471,23 +472,6 @@ time.sleep(60)
 """
 
 
-def _alive(pid: int) -> bool:
-    """Running (not gone, not a zombie waiting to be reaped)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state != "Z"
-
-
-def _gone_within(pid: int, seconds: float) -> bool:
-    """Whether process ``pid`` is gone (or a zombie) within ``seconds``."""
-    deadline = time.monotonic() + seconds
-    while _alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.02)
-    return not _alive(pid)
-
-
 def test_a_timed_out_validator_is_killed_with_the_children_it_forked(artifact: Path, tmp_path: Path) -> None:
     """Before: only the validator was killed; its child kept running after the receipt was written."""
     set_mtime(artifact, T0 + timedelta(minutes=1))
@@ -498,9 +482,9 @@ def test_a_timed_out_validator_is_killed_with_the_children_it_forked(artifact: P
     assert r.status == "unverified" and "timed out after 1s" in r.reason
     child = int(pid_file.read_text())
     try:
-        assert _gone_within(child, 3.0)
+        assert gone_within(child, 3.0)
     finally:
-        if _alive(child):
+        if running(child):
             os.kill(child, 9)
 
 
@@ -523,11 +507,11 @@ def test_a_validator_that_exits_0_leaves_nothing_running(artifact: Path, tmp_pat
     assert r.status == "verified"
     child = int(pid_file.read_text())
     try:
-        assert _gone_within(child, 3.0)
+        assert gone_within(child, 3.0)
         time.sleep(2)  # past the time the child would have written
         assert artifact.read_bytes() == before
     finally:
-        if _alive(child):
+        if running(child):
             os.kill(child, 9)
 
 
