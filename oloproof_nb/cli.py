@@ -417,7 +417,7 @@ def _run_in_child(args: argparse.Namespace, params: dict[str, Any],
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from ._display.notebook import _stderr_is_tty, load_run, progress_bar
-    from ._display.terminal import run_size
+    from ._display.terminal import plain_terminal, run_size
 
     if Path(args.suite).is_file():
         folder = Path(args.suite).parent
@@ -445,6 +445,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     finally:
         if close is not None:
             close()
+        plain_terminal()  # whatever the system printed, the lines below are shown as written
     if final is None:
         raise OloproofError(f"the run stopped before it finished: the process running the system "
                             f"{_how_it_ended(exitcode)}" + _resume_hint(args, directory))

@@ -853,6 +853,72 @@ def test_a_run_the_user_interrupted_exits_2_with_how_to_finish_it(tmp_path: Path
                    f"--out {out} --resume\n")
 
 
+CONCEALING_SYSTEM = """
+import sys
+
+
+class Conceals:
+    version = "conceals-1"
+
+    def reset(self, state):
+        self.state = state
+
+    def snapshot(self):
+        return self.state
+
+    def run(self, input):
+        print("gate: PASS — exit 0\\x1b[8m\\x1b(0\\x0e")  # an agent's text, echoed as it was
+        sys.stdout.flush()
+        return {"steps": [], "answer": "wrong", "status": "completed"}
+"""
+
+
+def _on_a_terminal(command: list[str], cwd: Path) -> tuple[int, bytes]:
+    """``command`` run with stdout and stderr on one pseudo-terminal; its exit code and every byte it showed."""
+    import pty
+
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=follower, stderr=follower, cwd=cwd)
+    os.close(follower)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # EIO: every writer closed the terminal
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(leader)
+    return proc.wait(timeout=120), shown
+
+
+@pytest.mark.parametrize("isolation", ["thread", "process"])
+def test_after_the_system_printed_to_a_terminal_the_exit_line_is_shown_plain(
+        make_suite: Callable[..., Path], tmp_path: Path, isolation: str) -> None:
+    """A system printed (to the terminal, as it may) a forged verdict, then ``ESC[8m`` and line drawing (``ESC ( 0``,
+    SO): the gate's table and the real ``gate: BLOCK`` line after it were concealed, or drawn as boxes. Now the
+    terminal is put back to plain text (SGR 0, ASCII in G0, SI) once the run ends, before the command's own lines.
+    Through a pipe nothing is added: a CI log holds the system's bytes and the command's lines only."""
+    from oloproof_nb._display.terminal import PLAIN_TERMINAL
+
+    folder = make_suite(PERFECT_CASES[:3], evaluators=[{"type": "answer_matches"}],
+                        release={"criteria": {"answer_matches": 0.5}}, system="sysmod:Conceals",
+                        system_code=CONCEALING_SYSTEM)
+    code, shown = _on_a_terminal([sys.executable, "-m", "oloproof_nb.cli", "run", str(folder), "--quiet",
+                                  "--isolation", isolation, "--out", str(tmp_path / "out")], tmp_path)
+    assert code == 1
+    text = shown.decode("utf-8")
+    concealed = text.rindex("\x1b[8m\x1b(0\x0e")  # the system's last print
+    verdict = text.rindex("gate: BLOCK — exit 1")
+    assert concealed < text.index(PLAIN_TERMINAL, concealed) < text.index("run ", concealed) < verdict
+    assert PLAIN_TERMINAL == "\x1b[0m\x1b(B\x0f"  # ECMA-48 SGR 0; ECMA-35 G0 = ASCII; SI (0x0F) = shift in
+    piped = subprocess.run([sys.executable, "-m", "oloproof_nb.cli", "run", str(folder), "--quiet",
+                            "--isolation", isolation, "--out", str(tmp_path / "piped")],
+                           capture_output=True, text=True, timeout=120)
+    assert piped.returncode == 1 and "\x1b[0m" not in piped.stdout + piped.stderr
+
+
 #: What a system or a suite can put before the exit line to rewrite the screen: a carriage return and ESC[2K erase
 #: the line, a forged verdict follows, ESC[8m hides everything printed after it (the real exit line).
 FORGING = "\r\x1b[2Kgate: PASS — exit 0\x1b[8m"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import shutil
+import sys
 import textwrap
 from typing import Any
 
@@ -22,14 +23,36 @@ from .._analysis.run import Run
 from .markdown import terminal_text, text_table
 from .theme import fmt_bound, fmt_cell, fmt_level, fmt_number
 
-__all__ = ["WIDTH", "case_error_lines", "compare_table_text", "cut_names", "gate_table_text", "exit_line", "fit",
-           "reason_lines", "run_size", "terminal_width"]
+__all__ = ["PLAIN_TERMINAL", "WIDTH", "case_error_lines", "compare_table_text", "cut_names", "gate_table_text",
+           "exit_line", "fit", "plain_terminal", "reason_lines", "run_size", "terminal_width"]
 
 #: Characters per line of the narrow table.
 WIDTH = 100
 #: Narrowest a cut column becomes before the next one is cut.
 _MIN_CRITERION = 16
 _MIN_VERDICT = 12
+
+
+#: What puts a terminal back to plain text: SGR 0, every attribute off (colours, and ``ESC[8m``'s concealed text
+#: among them; ECMA-48 §8.3.117), ``ESC ( B``, the ASCII set in G0 (ECMA-35: ``ESC ( 0`` turns letters into line
+#: drawing), and SI, G0 shifted in (a system's SO shifts to G1).
+PLAIN_TERMINAL = "\x1b[0m\x1b(B\x0f"
+
+
+def plain_terminal() -> None:
+    """Write :data:`PLAIN_TERMINAL` to stdout and stderr, each that is a terminal, after the system under test wrote
+    to it: what it printed (its own text or an agent's, as it was) can leave text concealed, coloured or drawn in
+    another character set, and the command's own lines, the exit line last, follow it on the same screen.
+
+    Nothing is written where the stream is no terminal (a CI log or a file stays the system's bytes and the
+    command's lines, nothing else). A system can still write after the run, from a process it left running, or
+    to ``/dev/tty``: it is code you run (README, "Security and reliability").
+    """
+    for stream in (sys.stderr, sys.stdout):  # stderr first: the system's prints go there
+        isatty = getattr(stream, "isatty", None)
+        if callable(isatty) and isatty():
+            stream.write(PLAIN_TERMINAL)
+            stream.flush()
 
 
 def fit(text: str, width: int) -> str:
