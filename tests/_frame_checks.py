@@ -14,9 +14,12 @@ from oloproof_nb._analysis.columns import FRAMES
 from oloproof_nb._core.labels import pair_labels
 from oloproof_nb.examples import init_example
 
-__all__ = ["NAMES", "journal_frames", "everything_suite"]
+__all__ = ["EXACT_CSV", "NAMES", "journal_frames", "everything_suite"]
 
 NAMES = list(FRAMES)
+#: ``pd.read_csv`` options that read every float bit for bit: pandas 2's default parser can miss the last bit;
+#: pandas 3's is exact (and deprecates the option)
+EXACT_CSV: dict[str, str] = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
 
 
 def journal_frames(run: op.Run) -> dict[str, pd.DataFrame]:

@@ -16,14 +16,12 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from _frame_checks import EXACT_CSV
 from _hostile_files import HOSTILE_TEXTS, Page, render_markdown
 
 import oloproof_nb as op
 from oloproof_nb._display.export import CSV_FORMULA_STARTS, EXPORT_SUFFIXES
 from oloproof_nb.errors import ExportError
-
-#: pandas 2's default CSV float parser can miss the last bit; pandas 3's is exact (and deprecates the option)
-EXACT: dict[str, str] = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
 
 FLOATS = [0.1 + 0.2, 1 / 3, 2**0.5, 1e-300, 123456789.12345679, -0.0, 0.5903836027749967]
 SPECIAL = [math.nan, math.inf, -math.inf]
@@ -59,7 +57,7 @@ def test_suffixes() -> None:
 
 def test_csv_round_trips(frame: pd.DataFrame, tmp_path: Path) -> None:
     path = op.export_table(frame, tmp_path / "t.csv")
-    back = pd.read_csv(path, **EXACT)
+    back = pd.read_csv(path, **EXACT_CSV)
     assert list(back.columns) == list(frame.columns)
     assert all(same(a, b) for a, b in zip(back["x"], frame["x"], strict=True))
     assert list(back["k"]) == list(frame["k"])
@@ -170,7 +168,7 @@ def test_every_format_round_trips_a_slice_table(make_suite: Any, tmp_path: Path)
     for suffix in EXPORT_SUFFIXES:
         path = op.export_table(table, tmp_path / f"slices{suffix}")
         if suffix == ".csv":
-            got = list(pd.read_csv(path, **EXACT)["ci_low"])
+            got = list(pd.read_csv(path, **EXACT_CSV)["ci_low"])
         elif suffix == ".json":
             got = [math.nan if r["ci_low"] is None else r["ci_low"] for r in json.loads(path.read_text())]
         elif suffix == ".html":

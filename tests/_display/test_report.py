@@ -15,6 +15,7 @@ import matplotlib
 matplotlib.use("Agg")
 
 import pytest  # noqa: E402
+from _frame_checks import EXACT_CSV  # noqa: E402
 from _hostile_files import Page, render_markdown  # noqa: E402
 
 import oloproof_nb as op  # noqa: E402
@@ -94,8 +95,7 @@ def test_markdown_report_writes_plots_and_raw_tables_beside_it(example_run: op.R
     # the raw CSV beside it keeps unrounded numbers; the Markdown table shows three decimals
     import pandas as pd
 
-    exact = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}  # pandas 2's misses bits
-    raw = pd.read_csv(out.parent / "report_files" / "gate.csv", **exact)
+    raw = pd.read_csv(out.parent / "report_files" / "gate.csv", **EXACT_CSV)
     assert raw["ci_low"].tolist() == op.gate(example_run).table["ci_low"].tolist()
 
 
