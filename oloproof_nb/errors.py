@@ -38,6 +38,7 @@ __all__ = [
     "StoreWriteError",
     "InternalError",
     "describe_exception",
+    "parse_problem",
     "format_loc",
     "validation_problem",
     "clip",
@@ -123,6 +124,39 @@ def quote(value: Any, limit: int = QUOTE_LIMIT) -> str:
     except Exception:  # noqa: BLE001 - a repr that raises (a huge int) is described instead
         text = f"<int of {value.bit_length()} bits>" if isinstance(value, int) else f"<{type(value).__name__}>"
     return clip(text, limit)
+
+
+def parse_problem(exc: ValueError | RecursionError) -> str:
+    """What is wrong with a text ``json.loads`` (or PyYAML) refused, worded the same on every Python.
+
+    The decoder's own message for a :class:`json.JSONDecodeError`; ``nested too deeply`` for a
+    :class:`RecursionError`; for the :class:`ValueError` of Python's limit on converting a long run of
+    digits to an int (``sys.get_int_max_str_digits()``, 4,300 by default, since CPython 3.10.7 and 3.11),
+    ``a number of more than 4,300 digits``: Python 3.10 words it "Exceeds the limit (4300) for integer
+    string conversion", 3.11 "Exceeds the limit (4300 digits) …", so a message copied from it differed
+    by the Python it ran on. Any other :class:`ValueError` is given by its first clause.
+
+    Examples
+    --------
+    >>> import json
+    >>> parse_problem(RecursionError())
+    'nested too deeply'
+    >>> try:
+    ...     json.loads("9" * 5000)
+    ... except ValueError as exc:
+    ...     parse_problem(exc)
+    'a number of more than 4,300 digits'
+    """
+    import json
+
+    if isinstance(exc, json.JSONDecodeError):
+        return exc.msg
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    limit = getattr(sys, "get_int_max_str_digits", lambda: 0)()
+    if limit and "integer string conversion" in str(exc):
+        return f"a number of more than {limit:,} digits"
+    return str(exc).split(":")[0]
 
 
 def quote_value(value: Any) -> str:

@@ -73,10 +73,38 @@ def test_the_scan_sees_the_imports_it_must_judge() -> None:
     assert not any(level for _, level in found["inspect_ai"])  # read lazily, inside the log reader
 
 
+def _providers() -> dict[str, list[str]]:
+    """Top-level module name → the installed distributions that provide it.
+
+    What ``importlib.metadata.packages_distributions`` gives on Python 3.11 and later: a distribution's
+    ``top_level.txt`` when it has one, else the top level of the ``.py`` files its RECORD lists. Python 3.10's
+    reads ``top_level.txt`` only, which wheels built without setuptools lack (numpy, pandas, pydantic, …),
+    so there every such module came from "no installed distribution".
+    """
+    providers: dict[str, list[str]] = {}
+    for dist in metadata.distributions():
+        declared = (dist.read_text("top_level.txt") or "").split()
+        inferred = {file.parts[0] if len(file.parts) > 1 else file.with_suffix("").name
+                    for file in dist.files or () if file.suffix == ".py"}
+        for module in declared or inferred:
+            providers.setdefault(module, []).append(dist.metadata["Name"])
+    return providers
+
+
+def test_the_providers_are_found_as_python_3_11_finds_them() -> None:
+    """The mapping above is the standard library's where the standard library reads RECORD (3.11 and later)."""
+    ours = {module: sorted(names) for module, names in _providers().items()}
+    assert {"numpy", "pandas", "pydantic", "oloproof_nb"} <= set(ours)
+    assert _name(ours["numpy"][0]) == "numpy" and _name(ours["oloproof_nb"][0]) == "oloproof-nb"
+    if sys.version_info >= (3, 11):
+        theirs = {module: sorted(names) for module, names in metadata.packages_distributions().items()}
+        assert ours == theirs
+
+
 def test_every_imported_module_comes_from_a_declared_distribution() -> None:
     required, extras = _declared()
     assert {"pandas", "pyarrow"} <= required and "inspect-ai" in extras  # the metadata was read
-    providers = metadata.packages_distributions()
+    providers = _providers()
     missing = []
     for module, places in sorted(_imports().items()):
         if module in PINNED_BY or module in LAZY_UNDECLARED:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import time
 
 import pytest
@@ -154,3 +155,35 @@ def test_a_warning_from_a_script_given_on_the_command_line_or_stdin_is_a_warning
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout == "after\n"
     assert done.stderr.startswith(f"{where}:2: UserWarning: checked")
+
+
+def test_a_refused_parse_is_worded_the_same_on_every_python() -> None:
+    """Messages copied the ValueError of Python's limit on int conversion, which 3.10 words "Exceeds the limit (4300)
+    for integer string conversion" and 3.11 "Exceeds the limit (4300 digits) …": the tests of the contract file
+    passed on one Python only. The words are now oloproof's own, with the limit Python applies."""
+    import json
+
+    import yaml
+
+    from oloproof_nb.errors import parse_problem
+
+    with pytest.raises(ValueError) as caught:
+        json.loads("9" * 5000)
+    assert parse_problem(caught.value) == "a number of more than 4,300 digits"
+    with pytest.raises(ValueError) as caught:
+        yaml.safe_load("n: " + "9" * 5000)
+    assert parse_problem(caught.value) == "a number of more than 4,300 digits"
+    as_on_310 = ValueError("Exceeds the limit (4300) for integer string conversion: value has 5000 digits; use "
+                           "sys.set_int_max_str_digits() to increase the limit")
+    assert parse_problem(as_on_310) == "a number of more than 4,300 digits"
+    before = sys.get_int_max_str_digits()
+    try:
+        sys.set_int_max_str_digits(10_000)  # the limit Python applies, not a number written down
+        assert parse_problem(as_on_310) == "a number of more than 10,000 digits"
+    finally:
+        sys.set_int_max_str_digits(before)
+    with pytest.raises(json.JSONDecodeError) as decode:
+        json.loads('{"a": }')
+    assert parse_problem(decode.value) == "Expecting value"
+    assert parse_problem(RecursionError("maximum recursion depth exceeded")) == "nested too deeply"
+    assert parse_problem(ValueError("something else: details")) == "something else"

@@ -124,7 +124,7 @@ def test_bad_contract_file_exits_2_with_one_line(tmp_path: Path, capsys: pytest.
     ("text", "words"),
     [
         ('{"artifact_id": ' * 50_000 + "1" + "}" * 50_000, "not valid JSON: nested too deeply"),
-        ('{"artifact_id": ' + "9" * 5000 + "}", "not valid JSON: Exceeds the limit (4300 digits)"),
+        ('{"artifact_id": ' + "9" * 5000 + "}", "not valid JSON: a number of more than 4,300 digits"),
         ('{"artifact_id": "a", "locator": "x", "run_started_at": ' + "7" * 4000 + "}", "key 'run_started_at'"),
         (json.dumps({"artifact_id": "a", "locator": "x", "run_started_at": STARTED, "expected_sha256": "y" * 10**5}),
          "key 'expected_sha256'"),

@@ -12,7 +12,7 @@ from typing import IO
 from .._core.case import Case, case_and_content, case_from_mapping, content_digest
 from .._core.paths import MAX_DEPTH, exceeds_depth
 from .._core.records import RepeatedCases
-from ..errors import CaseFileError, quote
+from ..errors import CaseFileError, parse_problem, quote
 from .files import KeyTwice, UnreadableFile, keys_once, open_regular
 
 __all__ = ["iter_cases", "iter_cases_with_content", "load_cases", "RepeatScan", "repeats_warning", "repeats_note"]
@@ -111,10 +111,8 @@ def _iter_lines(path: str | Path, content: bool) -> Iterator[tuple[int, Case, st
                 raise CaseFileError(path, lineno, f"key {quote(exc.args[0])} appears twice in one object; give "
                                     "each key once") from None
             except (ValueError, RecursionError) as exc:  # JSONDecodeError, or a number too long to convert
-                msg = (exc.msg if isinstance(exc, json.JSONDecodeError) else
-                       "nested too deeply" if isinstance(exc, RecursionError) else str(exc).split(":")[0])
-                raise CaseFileError(path, lineno,
-                                    f"not valid JSON ({msg}); each line must be one JSON object") from None
+                raise CaseFileError(path, lineno, f"not valid JSON ({parse_problem(exc)}); each line must be one "
+                                    "JSON object") from None
             if not isinstance(obj, dict):
                 raise CaseFileError(path, lineno, f"expected a JSON object, got {type(obj).__name__}")
             # fewer opening brackets than MAX_DEPTH (inside strings or not) cannot nest deeper

@@ -22,7 +22,7 @@ from pydantic import (
 from pydantic_core import ErrorDetails, PydanticCustomError
 
 from .._core.receipts import EnvName, Hex64, Name, OutcomeContract
-from ..errors import ContractFileError, quote, validation_problem
+from ..errors import ContractFileError, parse_problem, quote, validation_problem
 from .files import KeyTwice, UnreadableFile, keys_once, lone_surrogate, read_regular
 
 __all__ = ["COMMAND_VALIDATOR", "CONTRACT_FILE_KEYS", "DEFAULT_MAX_ARTIFACT_BYTES", "DEFAULT_OBSERVE_TIMEOUT_S",
@@ -249,7 +249,7 @@ def _read_json_object(path: Path) -> dict[str, Any]:
     except RecursionError:
         raise ContractFileError(f"{path}: not valid JSON: nested too deeply") from None
     except ValueError as exc:  # a number of more than 4300 digits
-        raise ContractFileError(f"{path}: not valid JSON: {str(exc).split(':')[0]}") from None
+        raise ContractFileError(f"{path}: not valid JSON: {parse_problem(exc)}") from None
     if not isinstance(data, dict):
         raise ContractFileError(f"{path}: a contract file must be a JSON object, got {type(data).__name__}")
     return data

@@ -15,14 +15,14 @@ from __future__ import annotations
 import io
 import os
 import stat
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
-from ..errors import ConfigError, clip, quote, validation_problem
+from ..errors import ConfigError, clip, parse_problem, quote, validation_problem
 
 if TYPE_CHECKING:
     import yaml
@@ -177,18 +177,30 @@ def read_regular(path: str | Path, max_bytes: int) -> bytes:
     return b"".join(pieces)
 
 
+def _models_in(annotation: Any) -> Iterator[type[BaseModel]]:
+    """The pydantic models an annotation can hold: itself, or inside a union, a list, a mapping, ``Annotated``.
+
+    A parametrised generic such as ``list[X]`` is looked into, never passed to ``issubclass``: Python 3.10 takes it
+    for a class (``isinstance(list[X], type)`` is true there) and ``issubclass`` then raises TypeError.
+    """
+    if get_origin(annotation) is not None:
+        for arg in get_args(annotation):
+            yield from _models_in(arg)
+    elif isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        yield annotation
+
+
 def _allowed_keys(model: type[BaseModel] | None, loc: tuple[Any, ...]) -> list[str]:
-    """Field names of the (nested) model that an extra key was found in."""
+    """Field names of the (nested) model that an extra key was found in.
+
+    The path is walked through the models' fields; a part that names no field of the model reached (a list index,
+    a key of a mapping such as ``lists: {tx: …}``, the union branch pydantic adds) is passed over.
+    """
     current: Any = model
     for part in loc[:-1]:
-        if current is None or isinstance(part, int):
-            continue
-        field = getattr(current, "model_fields", {}).get(part)
-        if field is None:
-            return []
-        ann = field.annotation
-        candidates = [ann, *getattr(ann, "__args__", ())]
-        current = next((c for c in candidates if isinstance(c, type) and issubclass(c, BaseModel)), None)
+        field = None if current is None else current.model_fields.get(part)
+        if field is not None:
+            current = next(_models_in(field.annotation), None)
     if current is None:
         return []
     return [name for name, f in current.model_fields.items()
@@ -310,7 +322,7 @@ def read_yaml(path: Path) -> dict[str, Any]:
     except ConfigError:  # a ValueError too: said already
         raise
     except ValueError as exc:  # PyYAML turning a number of more than 4,300 digits into an int
-        raise ConfigError(path, None, f"not valid YAML: {clip(str(exc).split(';')[0])}") from None
+        raise ConfigError(path, None, f"not valid YAML: {clip(parse_problem(exc))}") from None
     finally:
         if loader is not None:
             loader.dispose()

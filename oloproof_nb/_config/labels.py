@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from .._core.labels import parse_judgement
-from ..errors import LabelFileError, quote
+from ..errors import LabelFileError, parse_problem, quote
 from .files import KeyTwice, UnreadableFile, keys_once, lone_surrogate, read_regular
 
 __all__ = ["MAX_LABEL_BYTES", "load_labels"]
@@ -65,10 +65,8 @@ def load_labels(path: str | Path, known_ids: Collection[str] | None = None,
         except KeyTwice as exc:  # {"valid": false, "valid": true} read as valid, the last one winning
             raise LabelFileError(path, lineno, f"key {quote(exc.args[0])} appears twice; give each key once") from None
         except (ValueError, RecursionError) as exc:  # also a number too long to convert
-            msg = (exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
-                   if isinstance(exc, RecursionError) else str(exc).split(":")[0])
-            raise LabelFileError(path, lineno, f"not valid JSON ({msg}); each line must be one JSON object "
-                                 '{"case_id": ..., "valid": true|false, "labeler": ..., "note": ...}') from None
+            raise LabelFileError(path, lineno, f"not valid JSON ({parse_problem(exc)}); each line must be one JSON "
+                                 'object {"case_id": ..., "valid": true|false, "labeler": ..., "note": ...}') from None
         bad = lone_surrogate(obj) if "\\u" in line else None  # only an escape can make one in UTF-8 text
         if bad is not None:  # JSON, but no text: it was reported as "not valid JSON (utf-8 codec can't encode …)"
             char = next(c for c in bad if 0xD800 <= ord(c) <= 0xDFFF)  # worded as the case file words it

@@ -58,7 +58,7 @@ from .._config.files import UnreadableFile, read_regular
 from .._core.canonical import iso, utc_now
 from .._core.paths import ABSENT
 from .._core.records import CaseRecord, Manifest, ReplayRecord
-from ..errors import RunDirError, RunLockedError, StoreWriteError, validation_problem
+from ..errors import RunDirError, RunLockedError, StoreWriteError, parse_problem, validation_problem
 from .lines import open_journal
 from .states import STATES, read_state_refs, split_case_states, split_replay_states
 
@@ -153,7 +153,7 @@ def parse_record(path: Path, lineno: int, raw: bytes) -> dict[str, Any]:
     try:
         record = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        why = exc.msg if isinstance(exc, json.JSONDecodeError) else type(exc).__name__
+        why = exc.reason if isinstance(exc, UnicodeDecodeError) else parse_problem(exc)
         raise RunDirError(f"{path}: line {lineno}: a stored record is not valid JSON ({why}); "
                           "the run directory is damaged") from None
     if not isinstance(record, dict):

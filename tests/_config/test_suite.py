@@ -121,9 +121,9 @@ def test_unknown_evaluator_option_lists_its_options(make_suite) -> None:
     ({"type": "fault_recovery", "tool": "t", "fault": "error", "honest_answers": [{"regex": "("}]},
      "evaluators[0].honest_answers[0].regex", "not a regular expression: missing )"),
     ({"type": "fault_recovery", "tool": "t", "fault": "error", "honest_answers": [{"re": "x"}]},
-     "evaluators[0].honest_answers[0].re", "unknown key"),
+     "evaluators[0].honest_answers[0].re", "unknown key; allowed: regex"),
     ({"type": "state_matches", "mode": "changes", "lists": {"tx": {"by_key": "id", "extra": 1}}},
-     "evaluators[0].lists.tx.extra", "unknown key"),
+     "evaluators[0].lists.tx.extra", "unknown key; allowed: by_key"),
     ({"type": "fault_recovery", "tool": "t", "fault": "error", "honest_answers": [7]},
      "evaluators[0].honest_answers[0]", "Input should be a valid string, or a mapping (got 7)"),
     ({"type": "state_matches", "mode": "changes", "lists": {"tx": "sorted"}},
@@ -134,7 +134,9 @@ def test_a_mapping_where_text_or_a_mapping_is_allowed_names_its_own_problem(make
     """Keys that take a text or a mapping: a bad mapping was reported as the text branch's "Input should be a
     valid string" at ``honest_answers[0].str``. Its own problem is named now; a value that is neither is
     reported at the key the user wrote, with both forms (it was at ``honest_answers[0].str``, and a bad list
-    rule at ``lists.tx.literal['ordered','unordered']``, without the ``{by_key: FIELD}`` form)."""
+    rule at ``lists.tx.literal['ordered','unordered']``, without the ``{by_key: FIELD}`` form). An unknown key in
+    such a mapping lists the keys allowed there: none were listed, and on Python 3.10, which takes
+    ``list[str | HonestPattern]`` for a class, looking for them raised TypeError (a traceback for a typo)."""
     err = _error(make_suite(CASES, evaluators=[evaluator]))
     assert err.key == key and message in err.message, (err.key, err.message)
 
