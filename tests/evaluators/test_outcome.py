@@ -672,8 +672,11 @@ def test_epochs_of_one_artifact_wait_for_each_other_while_other_cases_go_ahead(m
     workers were many: one case's epochs filled it and the run went nearly serial (4 × 10 on 4 workers). Now
     the epochs of each case never overlap and the four cases do."""
     # epochs of 0.15 s: long beside a worker's own work even on a loaded 2-core machine (0.05 s ones were not);
-    # 10 of them, more than such a queue held, so the test fails with it
-    cases = [{"id": f"c{i}", "input": {"id": f"c{i}", "sleep": [0.15] * 10}, "outcome": {"artifact_id": f"c{i}"}}
+    # 0.3 s with process workers, whose start (an interpreter and its imports each) took longer than a case's ten
+    # 0.15 s epochs at load 8 (2 overlapping, on Python 3.10); 10 of them, more than such a queue held, so the
+    # test fails with it
+    sleep = 0.15 if isolation == "thread" else 0.3
+    cases = [{"id": f"c{i}", "input": {"id": f"c{i}", "sleep": [sleep] * 10}, "outcome": {"artifact_id": f"c{i}"}}
              for i in range(4)]
     root = make_suite(cases, evaluators=[{"type": "outcome_contract"}], system="sysmod:OwnFiles",
                       system_code=EPOCH_WRITER, epochs=10)
