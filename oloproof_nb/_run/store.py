@@ -153,7 +153,7 @@ def parse_record(path: Path, lineno: int, raw: bytes) -> dict[str, Any]:
     try:
         record = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        why = exc.reason if isinstance(exc, UnicodeDecodeError) else parse_problem(exc)
+        why = f"not UTF-8: {exc.reason}" if isinstance(exc, UnicodeDecodeError) else parse_problem(exc)
         raise RunDirError(f"{path}: line {lineno}: a stored record is not valid JSON ({why}); "
                           "the run directory is damaged") from None
     if not isinstance(record, dict):

@@ -1,5 +1,7 @@
-"""op.compare: pairing by (case id, digest), flips by hand, the paired difference by direct computation, McNemar
-against statsmodels, the regression rule and its boundaries, and the acceptance test on the bundled example."""
+"""op.compare: pairing by (case id, digest), flips by hand, the paired difference against an independent computation
+(tests/_cr2_reference.py: CR2 and Bell–McCaffrey from the hat matrix, every data set with more hits by brute force,
+Newcombe's square-and-add; or by hand), McNemar against statsmodels, the regression rule and its boundaries, and
+the acceptance test on the bundled example."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from _cr2_reference import paired_interval
 from _metamorphic_systems import relabel
 from statsmodels.stats.contingency_tables import mcnemar
 
@@ -22,7 +25,6 @@ import oloproof_nb as op
 from oloproof_nb._analysis.compare import COMPARE, FLIPS, PAIRED_VERDICTS, UNPAIRED, regression_verdict
 from oloproof_nb._analysis.run import changed_checks
 from oloproof_nb._config.imports import import_system
-from oloproof_nb._core.paired import paired_difference_from_sums
 from oloproof_nb.examples import init_example
 
 
@@ -83,11 +85,10 @@ def test_flips_and_difference_by_hand_unclustered(unclustered: tuple[op.Run, op.
     # every cluster holds one row: the exact McNemar test, equal to statsmodels'
     expected = mcnemar(np.array([[19, 8], [2, 1]]), exact=True).pvalue
     assert row["mcnemar_p"] == pytest.approx(expected, abs=1e-12)
-    # the interval is the paired one on the per-case sums counted here
-    b = np.array([0, 0, 0] + [1] * 27)
-    k = np.array([1, 1, 0] + [0] * 7 + [1] * 19 + [0])
-    direct = paired_difference_from_sums(b, k, np.ones(30, dtype=int))
-    assert (row["ci_low"], row["ci_high"]) == pytest.approx((direct.low, direct.high), abs=1e-15)
+    # the interval is the paired one on the per-case sums counted here, computed from its definition
+    b = [0, 0, 0] + [1] * 27
+    k = [1, 1, 0] + [0] * 7 + [1] * 19 + [0]
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx(paired_interval(b, k, [1] * 30), abs=1e-10)
     assert row["method"] == "cluster_t" and row["n_clusters"] == 30
 
 
@@ -127,7 +128,51 @@ def test_a_run_compared_with_an_identical_one(make_suite: Callable[..., Path], t
     assert row["difference"] == 0 and cmp.flips.empty and cmp.unpaired.empty
     assert row["ci_low"] < 0 < row["ci_high"]  # never zero width: ± the bound of 0 discordant rows in 30
     assert row["ci_high"] == pytest.approx(1 - 0.025 ** (1 / 30), abs=1e-12)
+    assert row["ci_low"] == pytest.approx(-(1 - 0.025 ** (1 / 30)), abs=1e-12)
     assert row["mcnemar_p"] == 1.0 and cmp.verdict == "NO_REGRESSION"
+
+
+def test_a_candidate_that_fails_every_case_the_base_passed(make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    """The other end: 30 singletons, all pass in the base and fail in the candidate. By hand (README §6a): the net
+    loss is 30 of 30 rows, whose lower bound is the all-pass bound (α/2)^(1/30) = 1 − u₀ and whose upper end is 1;
+    the net gain is 0 of 30, bounds 0 and u₀. So low = −1 − √(0² + 0²) = −1 and high = −1 + √(u₀² + u₀²)."""
+    root = make_suite(_cases(30), evaluators=[{"type": "answer_matches"}])
+    base = _run(root, tmp_path / "base")
+    cand = _run(root, tmp_path / "cand", broken={f"c{i:02d}" for i in range(30)}, version="b")
+    cmp = op.compare(base, cand, release={"regression": {"margin": 0.2}, "min_clusters": 20})
+    row = cmp.table.iloc[0]
+    assert (row["base_rate"], row["candidate_rate"], row["difference"]) == (1.0, 0.0, -1.0)
+    assert (row["pass_to_fail"], row["fail_to_pass"], row["n"], row["n_clusters"]) == (30, 0, 30, 30)
+    u0 = 1 - 0.025 ** (1 / 30)
+    assert row["ci_low"] == pytest.approx(-1.0, abs=1e-12)
+    assert row["ci_high"] == pytest.approx(-1.0 + math.sqrt(2) * u0, abs=1e-12)
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx(paired_interval([1] * 30, [0] * 30, [1] * 30), abs=1e-10)
+    assert row["mcnemar_p"] == pytest.approx(mcnemar(np.array([[0, 30], [0, 0]]), exact=True).pvalue, abs=1e-15)
+    assert row["method"] == "cluster_t" and row["verdict"] == cmp.verdict == "REGRESSION"
+
+
+def test_min_clusters_counts_the_paired_clusters(make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    """Each run has 21 clusters of two cases, but one cluster's cases were edited in the candidate's suite, so 20
+    clusters are paired: min_clusters 20 decides on them (the interval is the paired one of those 20 clusters,
+    from its definition), min_clusters 21 is too_few_clusters although each run alone has 21."""
+    cases = _cases(42, cluster_size=2)
+    base = _run(make_suite(cases, evaluators=[{"type": "answer_matches"}]), tmp_path / "base", broken={"c00"})
+    edited = copy.deepcopy(cases)
+    for case in edited[40:]:  # cluster g20
+        case["input"]["answer"] = case["expected"]["answer"] = "new"
+    cand = _run(make_suite(edited, evaluators=[{"type": "answer_matches"}]), tmp_path / "cand",
+                broken={"c02", "c03", "c05"}, version="b")
+    release = {**ALLOW, "regression": {"margin": 0.5}}
+    exact = op.compare(base, cand, release={**release, "min_clusters": 20}).table.iloc[0]
+    # by hand: g00 mended c00 (1 -> 2), g01 lost both (2 -> 0), g02 lost c05 (2 -> 1), 17 more unchanged
+    assert (exact["n"], exact["n_clusters"], exact["pass_to_fail"], exact["fail_to_pass"]) == (40, 20, 3, 1)
+    expected = paired_interval([1, 2, 2] + [2] * 17, [2, 0, 1] + [2] * 17, [2] * 20)
+    assert (exact["ci_low"], exact["ci_high"]) == pytest.approx(expected, abs=1e-10)
+    assert exact["ci_low"] > -0.5 and exact["verdict"] == "NO_REGRESSION"
+    assert exact["reason"] == "ci_low_at_or_above_minus_margin"
+    short = op.compare(base, cand, release={**release, "min_clusters": 21}).table.iloc[0]
+    assert short["verdict"] == "INSUFFICIENT_EVIDENCE" and short["reason"].startswith("too_few_clusters")
+    assert (short["ci_low"], short["ci_high"]) == pytest.approx(expected, abs=1e-10)
 
 
 def test_a_lost_row_never_clears_a_margin_that_no_change_cannot(make_suite: Callable[..., Path],
@@ -218,11 +263,9 @@ def test_clustered_needs_approximate_methods_and_bootstrap_is_replaced(make_suit
     assert row["method"] == "cluster_t" and "instead of cluster_bootstrap" in row["reason"]
     assert math.isnan(row["mcnemar_p"])  # clusters of two rows: McNemar does not apply
     # the cluster sums by hand: clusters g00..g05 lost both rows
-    b, m = np.full(24, 2), np.full(24, 2)
-    k = np.array([0] * 6 + [2] * 18)
-    direct = paired_difference_from_sums(b, k, m)
     assert (row["n_clusters"], row["pass_to_fail"], row["difference"]) == (24, 12, -0.25)
-    assert (row["ci_low"], row["ci_high"]) == pytest.approx((direct.low, direct.high), abs=1e-15)
+    expected = paired_interval([2] * 24, [0] * 6 + [2] * 18, [2] * 24)
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx(expected, abs=1e-10)
     assert cmp.verdict == "REGRESSION"
 
 
@@ -382,9 +425,8 @@ def test_a_reduced_criterion_is_compared_on_its_reduced_values(make_suite: Calla
     row = cmp.table.iloc[0]
     assert (row["base_rate"], row["candidate_rate"], row["difference"]) == (0.5, 0.0, -0.5)
     assert (row["n"], row["n_clusters"], row["pass_to_fail"], row["fail_to_pass"]) == (100, 100, 50, 0)
-    direct = paired_difference_from_sums(np.array([1] * 50 + [0] * 50), np.zeros(100, dtype=int),
-                                         np.ones(100, dtype=int))
-    assert (row["ci_low"], row["ci_high"]) == pytest.approx((direct.low, direct.high), abs=1e-15)
+    expected = paired_interval([1] * 50 + [0] * 50, [0] * 100, [1] * 100)
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx(expected, abs=1e-10)
     assert row["verdict"] == cmp.verdict == "REGRESSION" and "pass^3: n counts cases" in row["reason"]
     assert len(cmp.flips) == 100  # the rows that changed are still listed: epoch 3 of c00–c49, epoch 2 of c50–c99
     # the same runs with the mean: the rows' difference, as before

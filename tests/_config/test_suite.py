@@ -73,17 +73,17 @@ def test_default_criterion_names_and_overrides() -> None:
 
 
 def test_models_are_strict() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"(?s)colour.*Extra inputs are not permitted"):
         SuiteConfig.model_validate({"name": "x", "system": "m:S", "colour": 1})
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"(?s)tolerance.*greater than or equal to 0"):
         StateMatches.model_validate({"type": "state_matches", "tolerance": -1})
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="mode 'paths' needs a non-empty 'paths' list"):
         StateMatches.model_validate({"type": "state_matches", "mode": "paths"})  # paths needed
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"'paths' is only used with mode 'paths' \(mode is 'subset'\)"):
         StateMatches.model_validate({"type": "state_matches", "paths": ["a"]})  # paths only with mode paths
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"path 'a\.\.b' has an empty key at position 2"):
         StateUnchanged.model_validate({"type": "state_unchanged", "paths": ["a..b"]})  # bad path syntax
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"threshold of 'a' must be between 0 and 1, got 1\.01"):
         ReleaseConfig.model_validate({"criteria": {"a": 1.01}})
     assert ReleaseConfig.model_validate({"criteria": {"a": 0, "b": 1}}).criteria == {"a": 0.0, "b": 1.0}
 

@@ -2,7 +2,7 @@
 
 Outside references: statsmodels (McNemar; Clopper–Pearson when no row changed) and the matrix definitions of
 tests/_cr2_reference.py (CR2 and Bell–McCaffrey from the hat matrix, the smallest logit-t bound over every data
-set with more passes found by brute force), assembled here into the square-and-add of the two directions.
+set with more passes found by brute force, and their square-and-add of the two directions, `paired_interval`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from statsmodels.stats.proportion import proportion_confint
 from oloproof_nb._core.paired import mcnemar_exact, paired_difference_from_sums
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
-from _cr2_reference import brute_force_low  # noqa: E402
+from _cr2_reference import paired_interval  # noqa: E402
 
 _PATH = Path(__file__).parents[1] / "reference" / "paired_simulation.py"
 _spec = importlib.util.spec_from_file_location("paired_simulation", _PATH)
@@ -204,24 +204,6 @@ def test_monotone_at_other_confidence_levels(confidence):
 # ---------------------------------------------------------------- the interval against its definition
 
 
-def _brute_difference(b: list[int], k: list[int], m: list[int], confidence: float) -> tuple[float, float]:
-    """The square-and-add of the two directions, each bound by brute force from the matrix definitions."""
-    total = sum(m)
-    down = [max(bc - kc, 0) for bc, kc in zip(b, k, strict=True)]
-    up = [max(kc - bc, 0) for bc, kc in zip(b, k, strict=True)]
-    p_down, p_up = sum(down) / total, sum(up) / total
-
-    def low_of(x: list[int]) -> float:
-        return 0.0 if sum(x) == 0 else brute_force_low(x, m, confidence)
-
-    def high_of(x: list[int]) -> float:
-        return 1.0 - low_of([c - a for c, a in zip(m, x, strict=True)])
-
-    low = p_up - p_down - np.hypot(p_up - low_of(up), high_of(down) - p_down)
-    high = p_up - p_down + np.hypot(high_of(up) - p_up, p_down - low_of(down))
-    return max(-1.0, low), min(1.0, high)
-
-
 @pytest.mark.parametrize(("b", "k", "m"), [
     ([2, 1, 0, 3, 1], [1, 1, 0, 3, 2], [2, 2, 1, 3, 2]),  # one row lost, one gained
     ([2, 2, 1, 3, 1], [1, 2, 0, 3, 1], [2, 2, 1, 3, 2]),  # two rows lost, none gained
@@ -229,9 +211,13 @@ def _brute_difference(b: list[int], k: list[int], m: list[int], confidence: floa
     ([3, 0, 2, 1], [1, 2, 2, 0], [3, 2, 2, 1]),  # large changes both ways
 ])
 def test_interval_equals_its_definition_by_brute_force(b, k, m):
+    """The square-and-add of the two directions, each bound by brute force from the matrix definitions, over every
+    product of cluster values and (as the compare tests use it, for larger G) once per order of alike clusters."""
     for confidence in (0.95, 0.9):
         d = paired_difference_from_sums(b, k, m, confidence=confidence)
-        assert (d.low, d.high) == pytest.approx(_brute_difference(b, k, m, confidence), abs=1e-10)
+        every = paired_interval(b, k, m, confidence, up_to_order=False)
+        assert (d.low, d.high) == pytest.approx(every, abs=1e-10)
+        assert paired_interval(b, k, m, confidence) == pytest.approx(every, abs=1e-12)
 
 
 @pytest.mark.parametrize("clusters", [24, 50])

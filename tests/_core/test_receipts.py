@@ -310,9 +310,9 @@ def test_expected_sha256_must_be_64_lowercase_hex(bad: str) -> None:
 def test_models_are_strict_and_frozen() -> None:
     with pytest.raises(ValidationError, match="path"):
         contract(path="out/report.json")
-    with pytest.raises(ValidationError):
+    with pytest.raises(ValidationError, match="artifact_id"):
         contract(artifact_id="  ")
-    with pytest.raises(ValidationError):
+    with pytest.raises(ValidationError, match="digest_key_env"):
         contract(digest_key_env="not a name")
     c = contract()
     with pytest.raises(ValidationError):

@@ -27,9 +27,9 @@ def test_trajectory_accepts_plain_dicts() -> None:
     assert traj.status == "completed" and traj.input is None
     assert traj.tool_calls() == [(0, traj.steps[0])] and traj.first_call("get_order") == 0
     assert traj.first_call("issue_refund") is None
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"(?s)status.*'completed', 'failed' or 'waiting'"):
         op.Trajectory.model_validate({"status": "done"})  # completed | failed | waiting
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"(?s)argz.*Extra inputs are not permitted"):
         op.ToolCall(tool="x", argz={})  # type: ignore[call-arg]
 
 
@@ -193,7 +193,8 @@ def test_mismatch_before_the_checkpoint_raises() -> None:
     moved = traj.model_copy(update={"input": {**INPUT, "item": "pear"}})
     agent = Agent()
     agent.reset({"stock": {"pear": 5}})
-    with pytest.raises(ReplayDiverged):
+    with pytest.raises(ReplayDiverged,
+                       match=r"step 1: the replay called get\(\{'item': 'pear'\}\) where the recording has .*'apple'"):
         agent.replay(moved, checkpoint=2, change=op.Change(result={"ok": False}))
     # the recording has another tool at the checkpoint than the replay calls
     other_tool = traj.model_copy(update={"steps": [traj.steps[0], op.ToolCall(tool="other", args={}, result=1)]})
@@ -215,7 +216,7 @@ def test_replay_past_the_recording_raises() -> None:
     short = rec.trajectory(3)
     again = op.Recorder.replaying(short, checkpoint=5, change=op.Change(result=0))
     again.tool("add", lambda a, b: a + b, a=1, b=2)
-    with pytest.raises(ReplayDiverged):
+    with pytest.raises(ReplayDiverged, match=r"step 1: the replay made a call the recording does not have \(add\)"):
         again.tool("add", lambda a, b: a + b, a=3, b=4)
 
 
@@ -370,7 +371,7 @@ def test_a_skipped_change_serialises_as_before_and_an_applied_one_says_so() -> N
     # replay-cache keys of existing (skipped) changes do not move
     assert op.Change(result={"ok": False}).model_dump(mode="json") == {"result": {"ok": False}}
     assert op.Change(result=1, effect="applied").model_dump(mode="json") == {"result": 1, "effect": "applied"}
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"(?s)effect.*'skipped' or 'applied'"):
         op.Change(result=1, effect="half")  # type: ignore[arg-type]
 
 

@@ -52,7 +52,7 @@ def test_a_suite_rule_overrides_each_signal() -> None:
 
 
 def test_the_rule_is_strict() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"(?s)error_key.*Extra inputs are not permitted"):
         ToolErrorRule.model_validate({"error_key": ["x"]})
 
 

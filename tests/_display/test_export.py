@@ -193,7 +193,7 @@ def test_unknown_suffix_lists_the_allowed_ones(frame: pd.DataFrame, tmp_path: Pa
         assert isinstance(info.value, op.OloproofError) and "\n" not in message
         assert all(s in message for s in EXPORT_SUFFIXES)
         assert not (tmp_path / name).exists()
-    with pytest.raises(ExportError):
+    with pytest.raises(ExportError, match=r"export_table needs a pandas DataFrame \(or a Gate\), got list"):
         op.export_table([1, 2], tmp_path / "t.csv")
 
 

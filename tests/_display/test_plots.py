@@ -164,7 +164,7 @@ def test_validity_plot() -> None:
 
 
 def test_bad_inputs_are_oloproof_errors() -> None:
-    with pytest.raises(op.OloproofError):
+    with pytest.raises(op.OloproofError, match="plots.gate needs a DataFrame, got int"):
         plots.gate(42)
     with pytest.raises(op.OloproofError, match="ci_low"):
         plots.slices(slice_frame().drop(columns="ci_low"))

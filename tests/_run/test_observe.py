@@ -598,7 +598,7 @@ def test_the_outcome_evaluator_limits_are_strict_and_documented() -> None:
     ev = OutcomeContractEvaluator(type="outcome_contract")
     assert (ev.observe_timeout_s, ev.max_artifact_bytes) == (60.0, 1 << 30)
     for bad in ({"observe_timeout_s": 0}, {"observe_timeout_s": float("inf")}, {"max_artifact_bytes": 0}):
-        with pytest.raises(ValueError):
+        with pytest.raises(ValueError, match=next(iter(bad))):  # the message names the setting
             OutcomeContractEvaluator(type="outcome_contract", **bad)
 
 

@@ -278,7 +278,8 @@ def test_a_held_run_folder_refuses_another_process_naming_the_holder(tmp_path: P
         empty = tmp_path / "empty"
         empty.mkdir()
         held = RunLock.acquire(empty)
-        with pytest.raises(RunLockedError):  # two creations racing for one empty folder: one wins
+        # two creations racing for one empty folder: one wins
+        with pytest.raises(RunLockedError, match="in use by another oloproof process"):
             RunStore.create(empty, MANIFEST)
         held.release()
     finally:

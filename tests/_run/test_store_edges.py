@@ -107,7 +107,7 @@ def test_a_failed_manifest_write_stops_the_appends_too(tmp_path: Path, monkeypat
             return full if name == "replace" else getattr(os, name)
 
     monkeypatch.setattr(store_module, "os", FakeOs())
-    with pytest.raises(StoreWriteError):
+    with pytest.raises(StoreWriteError, match="No space left on device"):
         store.write_manifest()
     monkeypatch.undo()
     with pytest.raises(StoreWriteError, match="an earlier write failed"):
