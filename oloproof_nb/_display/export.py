@@ -11,7 +11,6 @@ row or a ``.tex`` row, no spreadsheet formula in ``.csv``.
 from __future__ import annotations
 
 import datetime as dt
-import html
 import json
 import math
 import os
@@ -28,7 +27,7 @@ import pandas as pd
 
 from .._core.paths import Absent
 from ..errors import ExportError
-from .html import html_table, numeric_column
+from .html import html_table, html_text, numeric_column
 from .markdown import markdown_table
 from .theme import TABLE_CSS, _missing, cell_text, json_text, table_of
 
@@ -177,7 +176,8 @@ def _latex(df: pd.DataFrame, path: Path) -> str:
 
 
 def _html(df: pd.DataFrame, path: Path) -> str:
-    return ('<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>' + html.escape(path.stem) + "</title>\n"
+    title = html_text(path.stem, plain=True)  # a file name is the user's: shown as written
+    return (f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>{title}</title>\n'
             f"<style>{TABLE_CSS}</style></head><body>\n{html_table(df)}\n</body></html>\n")
 
 

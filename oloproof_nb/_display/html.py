@@ -1,7 +1,10 @@
 """HTML through jinja2 templates with autoescaping: one table writer, and the reprs, panel and report pages.
 
 Every value a user wrote (answers, case ids, reasons, tool names) reaches a page
-through a template, and the environment escapes every ``{{ … }}``; markup comes
+through a template, and the environment writes every ``{{ … }}`` with
+:func:`html_text`, the one rule for text in HTML: ``<>&"'`` escaped, and every
+character :func:`~oloproof_nb.errors.terminal_text` writes as an escape (``\\x1b``,
+``\\u202e``, a zero-width space, a line separator) shown as that escape. Markup comes
 only from the templates in ``_display/templates/`` and from :class:`markupsafe.Markup`
 built here.
 """
@@ -15,17 +18,66 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 from markupsafe import Markup, escape
 
-from .theme import cell_text, colour, fmt_bound, fmt_number, preview
+from .theme import ESCAPE, Screen, cell_text, colour, fmt_bound, fmt_number, preview
 
 if TYPE_CHECKING:
     from jinja2 import Environment
 
-__all__ = ["render", "html_table", "numeric_column", "step_text"]
+__all__ = ["render", "html_text", "html_table", "numeric_column", "step_text"]
+
+
+def _marked(escaped: str) -> str:
+    """An escape in a mark of its own, so a reader tells ``\\u202e`` shown from the same six characters typed. Its
+    attributes are unquoted: the mark holds no quote, so even inside an attribute's value it cannot end it."""
+    return f"<span class=oloproof-escape style=color:{ESCAPE}>{escaped}</span>"
+
+
+#: The rule's three tables: text in an element; the lines of a ``<pre>`` (a traceback keeps its line breaks);
+#: the value of an attribute or a ``<title>``, where no element can be (the escape unmarked).
+_TEXT, _LINES, _PLAIN = Screen(shown=_marked), Screen(keep="\n", shown=_marked), Screen()
+
+
+def html_text(text: Any, *, lines: bool = False, plain: bool = False) -> Markup:
+    """``text`` as HTML shows it as written: ``<>&"'`` escaped (markupsafe), and every character
+    :func:`~oloproof_nb.errors.terminal_text` writes as an escape written as that escape (in a mark of its own).
+
+    A right-to-left override (``\\u202e``) reversed the rest of a line in a browser (a FAIL cell read as
+    something else), an ESC or a zero-width space made two different case ids look the same, a line separator
+    broke a cell's line. Every value a template writes goes through here (the environment's ``finalize``), so
+    do the filters that build markup; a number or the library's own text has no such character, and is left as
+    it is.
+
+    Parameters
+    ----------
+    text : any
+        The value (``str()`` of anything but a string).
+    lines : bool
+        Keep line breaks (``\\r\\n`` read as one): the text of a ``<pre>``.
+    plain : bool
+        The escape without its mark: the value of an attribute or the page's ``<title>``.
+
+    Examples
+    --------
+    >>> html_text("ok\\u202e<b>", plain=True)
+    Markup('ok\\\\u202e&lt;b&gt;')
+    """
+    value = str(text)
+    if value.isprintable():  # most values: nothing to show as an escape
+        return escape(value)
+    if lines:
+        value = value.replace("\r\n", "\n")
+    table = _PLAIN if plain else _LINES if lines else _TEXT
+    return Markup(str(escape(value)).translate(table))  # noqa: S704 - escaped first; the table adds only its marks
+
+
+def _finalize(value: Any) -> Any:
+    """Every ``{{ … }}`` of a template: markup built here as it is, anything else by :func:`html_text`."""
+    return value if isinstance(value, Markup) else html_text(value)
 
 
 def _wbr(text: Any) -> Markup:
     """Escaped text with a line-break opportunity after every ``_`` (long snake_case words wrap)."""
-    return Markup("_<wbr>").join(escape(str(text)).split("_"))
+    return Markup("_<wbr>").join(html_text(part) for part in str(text).split("_"))
 
 
 def _inline(text: str) -> Markup:
@@ -33,10 +85,10 @@ def _inline(text: str) -> Markup:
     out = []
     for i, part in enumerate(str(text).split("`")):
         if i % 2:
-            out.append(Markup("<code>{}</code>").format(part))
+            out.append(Markup("<code>{}</code>").format(html_text(part)))
         else:
             bits = str(part).split("**")
-            out.append(Markup("").join(Markup("<b>{}</b>").format(b) if j % 2 else escape(b)
+            out.append(Markup("").join(Markup("<b>{}</b>").format(html_text(b)) if j % 2 else html_text(b)
                                        for j, b in enumerate(bits)))
     return Markup("").join(out)
 
@@ -58,13 +110,15 @@ def _environment() -> Environment:
     from jinja2 import Environment, PackageLoader, StrictUndefined
 
     env = Environment(loader=PackageLoader("oloproof_nb._display", "templates"), autoescape=True,
-                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False)
-    env.filters.update(wbr=_wbr, inline=_inline, preview=preview, colour=colour, num=fmt_number, step_text=step_text)
+                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False,
+                      finalize=_finalize)
+    env.filters.update(wbr=_wbr, inline=_inline, preview=preview, colour=colour, num=fmt_number, step_text=step_text,
+                       lines=lambda text: html_text(text, lines=True), plain=lambda text: html_text(text, plain=True))
     return env
 
 
 def render(template: str, **context: Any) -> str:
-    """Render ``templates/<template>`` with autoescaping."""
+    """Render ``templates/<template>`` with autoescaping, every value written by :func:`html_text`."""
     return _environment().get_template(template).render(**context)
 
 

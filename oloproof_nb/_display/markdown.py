@@ -11,7 +11,7 @@ import pandas as pd
 
 from ..errors import terminal_text
 from .html import numeric_column
-from .theme import cell_text
+from .theme import Screen, cell_text
 
 __all__ = ["md_cell", "md_code", "md_link", "markdown_table", "text_table", "terminal_text"]
 
@@ -19,22 +19,10 @@ __all__ = ["md_cell", "md_code", "md_link", "markdown_table", "text_table", "ter
 _ENTITY = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
 
 
-class _Screen(dict[int, str]):
-    """A ``str.translate`` table: every character a screen acts on as its escape, as :func:`terminal_text` writes
-    it (the one rule of what the terminal, the plots and the reports show as an escape): a bidirectional control
-    reorders what a reader sees (rtl\\u202eexe.txt shows as rtltxt.exe), a control character acts on a terminal
-    showing the file (``cat report.md``: ``\\x1b[2K`` erases a line). A tab, a line break or a carriage return is
-    the writer's to handle. Entries are made on first sight of a character, so the table stays small."""
-
-    def __missing__(self, code: int) -> str:
-        ch = chr(code)
-        self[code] = ch if ch.isprintable() or ch in "\t\n\r" else terminal_text(ch)
-        return self[code]
-
-
-_SCREEN_ESCAPE = _Screen()
-_MD_ESCAPE = _Screen(str.maketrans({"\\": "\\\\", "[": "\\[", "]": "\\]", "|": "\\|", "<": "&lt;", ">": "&gt;",
-                                    "`": "\\`", "*": "\\*", "~": "\\~"}))
+#: A tab, a line break or a carriage return is the writer's to handle (a cell or a code span makes it a space).
+_SCREEN_ESCAPE = Screen(keep="\t\n\r")
+_MD_ESCAPE = Screen(str.maketrans({"\\": "\\\\", "[": "\\[", "]": "\\]", "|": "\\|", "<": "&lt;", ">": "&gt;",
+                                   "`": "\\`", "*": "\\*", "~": "\\~"}), keep="\t\n\r")
 #: An underscore that could open or close emphasis: not between two letters or digits (snake_case stays as written).
 _EMPHASIS_UNDERSCORE = re.compile(r"(?<![^\W_])_|_(?![^\W_])")
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pandas as pd
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from .._analysis.baseline import Baseline
 from .._analysis.frames import ended_case_runs
@@ -37,7 +37,7 @@ from .._version import __version__
 from ..errors import OloproofError, SliceWarning
 from . import plots
 from .export import export_table, write_file
-from .html import html_table, render
+from .html import html_table, html_text, render
 from .markdown import markdown_table, md_cell, md_code, md_link
 from .notebook import gate
 from .terminal import exit_line, run_size
@@ -326,7 +326,7 @@ def _header(run: Run, code: Callable[[str], str], plain: Callable[[str], str]) -
 
 
 def _write_html(run: Run, sections: list[Section], path: Path) -> None:
-    title, lines = _header(run, lambda value: Markup("<code>{}</code>").format(value), lambda text: escape(text))
+    title, lines = _header(run, lambda value: Markup("<code>{}</code>").format(html_text(value)), html_text)
     verdict = next((s.verdict for s in sections if s.key == "gate"), "")
     items = []
     for sec in sections:

@@ -10,16 +10,17 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .._core.paths import Absent
-from ..errors import quote
+from ..errors import quote, terminal_text
 
-__all__ = ["COLOURS", "INK", "MUTED", "GRID", "HIGHLIGHT", "CRITERION_COLOURS", "MARKERS", "MARK_ALPHA", "colour",
-           "marker", "fmt_number", "preview",
+__all__ = ["COLOURS", "INK", "MUTED", "GRID", "HIGHLIGHT", "ESCAPE", "CRITERION_COLOURS", "MARKERS", "MARK_ALPHA",
+           "colour", "marker", "fmt_number", "preview", "Screen",
            "cell_text", "json_text", "PAGE_CSS", "TABLE_CSS", "table_of", "fmt_interval", "fmt_bound"]
 
 #: Colour of every verdict word: gate verdicts, row verdicts, pair results, validity.
@@ -35,6 +36,9 @@ MUTED = "#6e7781"
 GRID = "#d0d7de"
 #: Background of the faulted step in a replay table.
 HIGHLIGHT = "#fff8c5"
+#: Colour of a character an HTML page shows as its escape (``\\u202e``, ``\\x1b``): a reader tells it from the same
+#: text typed out.
+ESCAPE = "#8250df"
 #: Criterion colours in slice plots: tab10 without its red and green, which read as fail / pass.
 CRITERION_COLOURS = ("#1f77b4", "#ff7f0e", "#9467bd", "#17becf", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22")
 #: Plot marker of every verdict word, so a verdict never reads by colour alone (a colour-blind reader tells
@@ -58,6 +62,34 @@ PAGE_CSS = ("body{font:14px/1.5 system-ui,-apple-system,'Segoe UI',sans-serif;co
             "border-bottom:1px solid #d0d7de;padding-bottom:4px;margin-top:32px}h3{font-size:15px}"
             "img{max-width:100%;display:block;margin:12px 0}.verdict{font-size:18px;font-weight:700}"
             ".muted{color:#57606a;font-size:12.5px}.tables{overflow-x:auto}.tables table{font-size:12.5px}")
+
+
+class Screen(dict[int, str]):
+    """A ``str.translate`` table: every character a screen acts on as its escape, as :func:`terminal_text` writes
+    it (the one rule of what the terminal, the plots, the reports and the HTML pages show as an escape): a
+    bidirectional control reorders what a reader sees (rtl\\u202eexe.txt shows as rtltxt.exe), a control character
+    acts on a terminal showing the file (``cat report.md``: ``\\x1b[2K`` erases a line), a zero-width space makes
+    two ids look the same. Entries are made on first sight of a character, so the table stays small.
+
+    Parameters
+    ----------
+    table : mapping, optional
+        Entries of the format's own (Markdown's ``|`` and backticks), looked up first.
+    keep : str
+        Characters the writer handles itself, kept as they are (a line break in a ``<pre>``).
+    shown : callable
+        How an escape is written (HTML marks it as one); by default as it is.
+    """
+
+    def __init__(self, table: Mapping[int, str] | None = None, *, keep: str = "",
+                 shown: Callable[[str], str] = str) -> None:
+        super().__init__(table or {})
+        self.keep, self.shown = keep, shown
+
+    def __missing__(self, code: int) -> str:
+        ch = chr(code)
+        self[code] = ch if ch.isprintable() or ch in self.keep else self.shown(terminal_text(ch))
+        return self[code]
 
 
 def colour(word: Any) -> str:

@@ -21,7 +21,7 @@ from _hostile_files import HOSTILE_TEXTS, Page, render_markdown
 
 import oloproof_nb as op
 from oloproof_nb._display.export import CSV_FORMULA_STARTS, EXPORT_SUFFIXES
-from oloproof_nb.errors import ExportError
+from oloproof_nb.errors import ExportError, terminal_text
 
 FLOATS = [0.1 + 0.2, 1 / 3, 2**0.5, 1e-300, 123456789.12345679, -0.0, 0.5903836027749967]
 SPECIAL = [math.nan, math.inf, -math.inf]
@@ -261,9 +261,8 @@ def test_markup_formats_show_hostile_text_as_text(hostile: pd.DataFrame, tmp_pat
     header, *rows = page.rows
     shown = [[" ".join(str(t).replace("\r\n", "\n").replace("\r", "\n").split("\n")).strip() for t in pair]
              for pair in zip(hostile["case_id"], hostile["answer"], strict=True)]
-    if suffix == ".html":  # HTML keeps line breaks inside a cell's text (an HTML parser reads a CR as a LF)
-        shown = [[str(t).replace("\r\n", "\n").replace("\r", "\n") for t in pair]
-                 for pair in zip(hostile["case_id"], hostile["answer"], strict=True)]
+    if suffix == ".html":  # HTML shows a line break or a tab in a cell as its escape, as the terminal does
+        shown = [[terminal_text(t) for t in pair] for pair in zip(hostile["case_id"], hostile["answer"], strict=True)]
     assert rows == shown
 
 

@@ -21,6 +21,7 @@ from _hostile_files import Page, render_markdown  # noqa: E402
 import oloproof_nb as op  # noqa: E402
 from oloproof_nb._display.report import write_report  # noqa: E402
 from oloproof_nb.cli import main  # noqa: E402
+from oloproof_nb.errors import terminal_text  # noqa: E402
 from oloproof_nb.examples import init_example  # noqa: E402
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -286,10 +287,11 @@ def test_html_report_shows_hostile_values_as_text(hostile_run: op.Run, tmp_path:
     _no_active_markup(page, allowed_images=2)
     assert all(str(a["src"]).startswith("data:image/png;base64,") for a in page.tags("img"))
     assert "suite <script>alert('name')</script>" in page.text
-    assert HOSTILE_CRITERION.replace("\r\n", "\n") in page.text
-    assert "system version v`1``<script>alert('version')</script>\n| x." in page.text  # one code element
+    assert "<script>alert('criterion')</script>|`x`\\r\\n*y*" in page.text  # the line break shown as its escape
+    assert "system version v`1``<script>alert('version')</script>\\r\\n| x." in page.text  # one code element
     assert [c for c in re.findall(r"<code>(.*?)</code>", text, re.S) if "version" in c] == [
-        "v`1``&lt;script&gt;alert(&#39;version&#39;)&lt;/script&gt;\n| x"]  # (read_text turned CRLF into LF)
+        "v`1``&lt;script&gt;alert(&#39;version&#39;)&lt;/script&gt;"
+        + "".join(f"<span class=oloproof-escape style=color:#8250df>{e}</span>" for e in ("\\r", "\\n")) + "| x"]
 
 
 def test_reprs_and_the_case_panel_escape_hostile_values(hostile_run: op.Run) -> None:
@@ -301,7 +303,7 @@ def test_reprs_and_the_case_panel_escape_hostile_values(hostile_run: op.Run) -> 
     for case_id, answer in zip(hostile_run.cases["case_id"], HOSTILE_ANSWERS, strict=True):
         page = Page(hostile_run.panel(case_id)._repr_html_())
         assert page.active() == []
-        assert case_id.replace("\r", "\n") in page.text or case_id.rstrip("\r") in page.text
+        assert terminal_text(case_id) in page.text  # the carriage return shown as its escape
         assert '<img src=x onerror="alert(1)">' in page.text  # the tool name, as text
         assert json.dumps(answer) in page.text  # the panel shows values as JSON
 
