@@ -69,16 +69,20 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"oloproof_nb {__version__}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    init = sub.add_parser("init", help="copy a bundled example suite")
+    init = sub.add_parser("init", help="copy a bundled example suite",
+                          description="Copy a bundled example suite into a folder. Exit 0 when copied; 2 on an "
+                                      "error (a folder that is not empty is left untouched: see --force).")
     init.add_argument("--example", required=True, help="stateful-agent or false-success")
     init.add_argument("dest", nargs="?", help="destination folder (default: ./<example>)")
     init.add_argument("--force", action="store_true",
                       help="copy over an existing destination (its runs/ and other files are kept)")
 
-    run = sub.add_parser("run", help="run a suite; print the gate; exit 0 PASS, 1 BLOCK")
+    run = sub.add_parser("run", help="run a suite; print the gate; exit 0 PASS, 1 BLOCK",
+                         description="Run every case of a suite (reset, run, snapshot) into a new run directory "
+                                     "and print its release gate. Exit 0 PASS; 1 BLOCK; 2 on an error.")
     run.add_argument("suite", help="the suite folder (holds oloproof.yaml)")
     run.add_argument("--out", help="run directory (default: runs/<run_id>/ in the suite folder)")
-    run.add_argument("--workers", type=int, default=1, help="system instances run concurrently")
+    run.add_argument("--workers", type=int, default=1, help="system instances run concurrently (default: 1)")
     run.add_argument("--resume", action="store_true", help="finish the interrupted run in --out")
     run.add_argument("--no-cache", action="store_true", help="run every fault replay live (no replay cache)")
     run.add_argument("--isolation", choices=["thread", "process"],
@@ -93,16 +97,22 @@ def _parser() -> argparse.ArgumentParser:
                           "and show each criterion's noop_rate and whether it passes when idle")
     run.add_argument("--wide", action="store_true", help="every gate column, reasons uncut (lines may exceed 100)")
 
-    gate = sub.add_parser("gate", help="the gate of a stored run or Inspect AI log; exit 0 PASS, 1 BLOCK")
+    gate = sub.add_parser("gate", help="the gate of a stored run or Inspect AI log; exit 0 PASS, 1 BLOCK",
+                          description="Print the release gate of a stored run (or of Inspect AI logs). Exit 0 "
+                                      "PASS; 1 BLOCK; 2 on an error.")
     gate.add_argument("run_dir", help="a run directory (runs/<run_id>/), a suite folder (its latest run), "
                       "or an Inspect AI log or folder of logs")
     gate.add_argument("--release", help="another release.yaml to apply (an Inspect log: the thresholds)")
     gate.add_argument("--baseline", metavar="BASELINE_DIR",
-                      help="a do-nothing baseline run (from `oloproof run --baseline`): adds noop_rate and idle")
+                      help="a do-nothing baseline run (from `oloproof run --baseline`, in baselines/ of the "
+                           "suite): adds the columns noop (noop_rate) and idle (passes_when_idle)")
     gate.add_argument("--wide", action="store_true", help="every gate column, reasons uncut (lines may exceed 100)")
     _inspect_options(gate)
 
-    report = sub.add_parser("report", help="write the gate, validity, replay and slice tables with plots; exit 0")
+    report = sub.add_parser("report", help="write the gate, validity, replay and slice tables with plots; exit 0",
+                            description="Write the gate, validity, replay and slice tables with plots to one "
+                                        "file. Exit 0 when it is written, whatever the gate's verdict (`oloproof "
+                                        "gate` exits on the verdict); 2 on an error.")
     report.add_argument("run_dir", help="a run directory (runs/<run_id>/), a suite folder (its latest run), "
                         "or an Inspect AI log or folder of logs")
     report.add_argument("--out", required=True,
@@ -168,7 +178,7 @@ def _run_dir(given: str, doing: str, logs: bool = False) -> str:
     run of the suite: …``). A folder that is none of what the command reads (a run directory, a suite folder, and
     with ``logs`` Inspect AI logs) is refused in one line naming each, and so is a path that does not exist."""
     from ._analysis.inspect_log import is_inspect_source
-    from ._run.locate import is_suite_folder, latest_run_dir
+    from ._run.locate import is_suite_folder, latest_run_dir, runs_hint
     from ._run.store import MANIFEST
 
     if not is_suite_folder(given):
@@ -180,7 +190,7 @@ def _run_dir(given: str, doing: str, logs: bool = False) -> str:
         if path.is_dir() and not (path / MANIFEST).exists() and not (logs and is_inspect_source(path)):
             kinds = (f"a run directory (no {MANIFEST}), a suite folder (no oloproof.yaml) or Inspect AI logs" if logs
                      else f"a run directory (no {MANIFEST}) or a suite folder (no oloproof.yaml)")
-            raise RunDirError(f"{path}: not {kinds}")
+            raise RunDirError(f"{path}: not {kinds}{runs_hint(path)}")
         return given
     latest = str(latest_run_dir(given))
     print(terminal_text(f"oloproof: {doing} the latest run of the suite: {latest}"), file=sys.stderr)

@@ -433,7 +433,9 @@ def validation_problem(exc: ValidationError, prefix: str = "",
     says what is wrong without pydantic's prefixes and quotes at most
     :data:`QUOTE_LIMIT` characters of the offending value, and ``error`` is
     pydantic's own record (its ``type`` tells ``extra_forbidden`` and
-    ``missing`` apart, for messages that list what is allowed). ``rank``,
+    ``missing`` apart, for messages that list what is allowed; a key that
+    takes a mapping of its own keys, ``bootstrap:``, says ``Input should be
+    a mapping``, not the name of the class that reads it). ``rank``,
     when given, is a sort key over pydantic's error records: the lowest is
     reported (ties in pydantic's order), for a format whose most telling
     problem is not the first one pydantic lists.
@@ -460,6 +462,8 @@ def validation_problem(exc: ValidationError, prefix: str = "",
     if err["type"] == "missing":
         return key, "is required", err
     msg = str(err["msg"]).removeprefix("Value error, ").removeprefix("Assertion failed, ")
+    if err["type"] == "model_type":  # not "a valid dictionary or instance of BootstrapConfig": a class never written
+        msg = "Input should be a mapping"
     got = err.get("input")
     if isinstance(got, str) and len(got) > QUOTE_LIMIT:  # a validator's message that quotes the whole value
         msg = msg.replace(repr(got), quote(got))

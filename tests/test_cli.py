@@ -1005,3 +1005,61 @@ def test_what_a_run_folder_holds_is_shown_as_written(make_suite: Callable[..., P
     out = capsys.readouterr().out
     assert [line for line in out.split("\n") if not line.isprintable()] == []
     assert f"{root}{written}/release.yaml names no criterion to gate" in out
+
+
+def test_the_runs_folder_of_a_suite_given_as_a_run_names_the_run_to_give(
+        make_suite: Callable[..., Path], capsys: pytest.CaptureFixture[str]) -> None:
+    """Round 3 (a new user's first hour): `oloproof gate demo/runs` (the folder `oloproof run demo` printed the run
+    under) said what it is not, not what to give. One line, exit 2, naming the latest run; a suite folder is still
+    gated on its latest run, as before."""
+    suite = make_suite([{"id": "c0", "input": {"answer": "ok"}, "expected": {"answer": "ok"}}],
+                       evaluators=[{"type": "answer_matches"}])
+    assert main(["run", str(suite), "--quiet"]) == 1  # no release.yaml: BLOCK, no_criteria
+    capsys.readouterr()
+    [latest] = (suite / "runs").iterdir()
+    for argv, kinds in ((["gate", str(suite / "runs")], ", a suite folder (no oloproof.yaml) or Inspect AI logs"),
+                        (["report", str(suite / "runs"), "--out", str(suite / "r.md")],
+                         ", a suite folder (no oloproof.yaml) or Inspect AI logs"),
+                        (["compare", str(suite / "runs"), str(suite)], " or a suite folder (no oloproof.yaml)")):
+        assert main(argv) == 2
+        assert one_error_line(capsys.readouterr().err) == (
+            f"oloproof: error: {suite / 'runs'}: not a run directory (no manifest.json){kinds}; it holds one run: "
+            f"give its run, {str(latest)!r}")
+    assert not (suite / "r.md").exists()
+    assert main(["gate", str(suite)]) == 1
+    assert f"the latest run of the suite: {latest}" in capsys.readouterr().err
+
+
+def test_a_release_section_that_is_no_mapping_is_one_line_naming_its_keys(
+        make_suite: Callable[..., Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Round 3 (a new user's first hour): `bootstrap: 10000` in the release.yaml given to `oloproof gate` said
+    "Input should be a valid dictionary or instance of BootstrapConfig". One line naming the file, the key and its
+    keys, exit 2, the file untouched."""
+    suite = make_suite([{"id": "c0", "input": {"answer": "ok"}, "expected": {"answer": "ok"}}],
+                       evaluators=[{"type": "answer_matches"}])
+    assert main(["run", str(suite), "--quiet"]) == 1  # no release.yaml: BLOCK, no_criteria
+    capsys.readouterr()
+    release = tmp_path / "release.yaml"
+    text = "criteria: {answer_matches: 0.5}\nbootstrap: 10000\n"
+    release.write_text(text, encoding="utf-8")
+    assert main(["gate", str(suite), "--release", str(release)]) == 2
+    said, error = capsys.readouterr().err.split("\n", 1)
+    assert said.startswith("oloproof: gating the latest run of the suite: ")
+    assert one_error_line(error) == (
+        f"oloproof: error: {release}: bootstrap: Input should be a mapping (got 10000); allowed keys: resamples, seed")
+    assert release.read_text(encoding="utf-8") == text
+
+
+@pytest.mark.parametrize(("command", "says"), [
+    ("init", "Exit 0 when copied; 2 on an error"),
+    ("run", "Exit 0 PASS; 1 BLOCK; 2 on an error."),
+    ("gate", "Exit 0 PASS; 1 BLOCK; 2 on an error."),
+    ("report", "Exit 0 when it is written, whatever the gate's verdict"),
+])
+def test_each_command_s_help_says_what_its_exit_codes_mean(command: str, says: str,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """Round 3 (a new user's first hour): only `oloproof --help` listed exit codes (and not 2); `oloproof gate
+    --help`, what a user reads when wiring the gate into CI, said nothing of them, as compare's and receipt's do."""
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    assert says in " ".join(capsys.readouterr().out.split())

@@ -76,6 +76,33 @@ def test_a_mapping_refused_by_a_plain_field_is_still_the_first_problem() -> None
     assert validation_problem(caught.value)[:2] == ("id", "Input should be a valid string")
 
 
+def test_a_value_that_should_be_a_mapping_of_keys_names_no_class() -> None:
+    """Round 3 (a new user's first hour): a nested model given a number or a list was worded by pydantic, "Input
+    should be a valid dictionary or instance of Sub": the name of a class the user never wrote. It says "a
+    mapping" (the value quoted as for every other problem; a list is not quoted); a plain dict field keeps its words."""
+    from pydantic import BaseModel, ConfigDict, ValidationError
+
+    from oloproof_nb.errors import validation_problem
+
+    class Sub(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        x: int = 0
+
+    class Top(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        sub: Sub = Sub()
+        plain: dict[str, int] = {}
+
+    for value, message in ((5, "Input should be a mapping (got 5)"), ([1, 2], "Input should be a mapping"),
+                           (None, "Input should be a mapping (got null)")):
+        with pytest.raises(ValidationError) as caught:
+            Top.model_validate({"sub": value})
+        assert validation_problem(caught.value)[:2] == ("sub", message)
+    with pytest.raises(ValidationError) as caught:
+        Top.model_validate({"plain": 5})
+    assert validation_problem(caught.value)[:2] == ("plain", "Input should be a valid dictionary (got 5)")
+
+
 def test_a_value_no_branch_of_a_union_takes_is_named_at_its_own_key() -> None:
     """A text or a mapping, a word or a mapping: a value that is neither was reported at pydantic's name of the
     first branch (``rule.literal['ordered','unordered']``, ``answers[0].str``), a key the user never wrote, and

@@ -34,6 +34,7 @@ from .._core.labels import pair_labels
 from .._core.pairs import pack_view
 from .._core.records import CaseRecord, Manifest, PairRow, ReplayRecord, RunVerdictRow
 from .._run.baseline import NOOP_VERSION
+from .._run.locate import runs_hint
 from .._run.states import StateReader
 from .._run.store import CASES, MANIFEST, read_manifest
 from ..errors import CopyChangedError, OloproofError, RunDirError, describe_exception, warn_at_caller
@@ -153,7 +154,14 @@ class Run:
         if not directory.is_dir():
             what = "not a directory" if directory.exists() else "no such run directory"
             raise RunDirError(f"{directory}: {what} (a run directory holds manifest.json and cases.jsonl)")
-        return cls(directory, read_manifest(directory))
+        try:
+            manifest = read_manifest(directory)
+        except RunDirError as exc:  # a suite folder or its runs/ (op.load_run("demo")): name what to give instead
+            hint = "" if (directory / MANIFEST).exists() else runs_hint(directory)
+            if not hint:
+                raise
+            raise RunDirError(f"{exc}{hint}") from None
+        return cls(directory, manifest)
 
     def _open_copy(self) -> None:
         """Make sure the run has a columnar copy and remember which one: every frame is read from it."""

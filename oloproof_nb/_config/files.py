@@ -211,12 +211,16 @@ def config_error(file: str | Path, exc: ValidationError, model: type[BaseModel] 
                  prefix: str = "") -> ConfigError:
     """The first problem of a validation error as a :class:`ConfigError` naming the file and the key.
 
-    An unknown key lists the keys ``model`` allows at that place.
+    An unknown key lists the keys ``model`` allows at that place, and a value that should be a mapping of keys
+    (``bootstrap: 5``) the keys it may hold.
     """
     key, message, err = validation_problem(exc, prefix)
     if err["type"] == "extra_forbidden":
         allowed = _allowed_keys(model, tuple(err["loc"]))
         message += f"; allowed: {', '.join(allowed)}" if allowed else ""
+    elif err["type"] == "model_type":  # the keys of the mapping at err["loc"]: those of a key one level down
+        allowed = _allowed_keys(model, (*err["loc"], ""))
+        message += f"; allowed keys: {', '.join(allowed)}" if allowed else ""
     return ConfigError(file, key or None, message)
 
 

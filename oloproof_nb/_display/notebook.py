@@ -301,7 +301,7 @@ def load_run(directory: str | Path) -> Run:
     ------
     RunDirError
         The folder is not a run directory, or its manifest or journal cannot be read (one line naming
-        the file and what is wrong).
+        the file and what is wrong; for a suite folder or its ``runs/``, the latest run to give instead).
 
     Examples
     --------

@@ -10,7 +10,7 @@ from .._config.suite import SUITE_FILE
 from ..errors import RunDirError
 from .store import MANIFEST, read_manifest
 
-__all__ = ["is_suite_folder", "latest_run_dir", "latest_hint"]
+__all__ = ["is_suite_folder", "latest_run_dir", "latest_hint", "runs_hint"]
 
 
 def is_suite_folder(path: str | Path) -> bool:
@@ -35,6 +35,16 @@ def latest_run_dir(suite_folder: str | Path) -> Path:
         over.
     """
     runs = Path(suite_folder) / "runs"
+    latest = _newest(runs, suite_folder)
+    if latest is None:
+        raise RunDirError(f"{suite_folder}: a suite folder with no run in {runs} yet; run it first "
+                          f"(oloproof run {suite_folder}) or give a run directory")
+    return latest
+
+
+def _newest(runs: Path, named: str | Path) -> Path | None:
+    """The run of the folder ``runs`` that started last, or None when it holds none (see :func:`latest_run_dir`;
+    its error names ``named``, the folder the user gave)."""
     found: list[tuple[str, str, Path]] = []
     unreadable: list[tuple[Path, RunDirError]] = []
     for child in sorted(runs.iterdir()) if runs.is_dir() else []:
@@ -47,14 +57,39 @@ def latest_run_dir(suite_folder: str | Path) -> Path:
             found.append((str(started), child.name, child))
     latest = _time(max(found)[0]) if found else None
     for child, unread in unreadable:  # one that may be the latest refuses; one whose run id dates it before not
-        named = _run_id_time(child.name)
-        if named is None or latest is None or named >= latest.replace(microsecond=0):
-            raise RunDirError(f"{suite_folder}: cannot tell which run is the latest, as one run folder cannot "
+        named_time = _run_id_time(child.name)
+        if named_time is None or latest is None or named_time >= latest.replace(microsecond=0):
+            raise RunDirError(f"{named}: cannot tell which run is the latest, as one run folder cannot "
                               f"be read ({unread}); give the run directory instead") from unread
-    if not found:
-        raise RunDirError(f"{suite_folder}: a suite folder with no run in {runs} yet; run it first "
-                          f"(oloproof run {suite_folder}) or give a run directory")
-    return max(found)[2]
+    return max(found)[2] if found else None
+
+
+def runs_hint(folder: str | Path) -> str:
+    """What to give instead of ``folder``, a folder without ``manifest.json`` given where a run directory is
+    wanted: ``; it is a suite folder: give one of its 2 runs in demo/runs, the latest is '…'`` for a suite
+    folder (``op.load_run("demo")`` after ``oloproof run demo``) or a folder of runs (``demo/runs``), or empty
+    for any other folder.
+
+    The latest is named, not taken: a notebook that loaded "the latest run" would read another run after
+    the next ``oloproof run``, and nothing in it would say which run its numbers came from.
+    """
+    folder = Path(folder)
+    suite = is_suite_folder(folder)
+    runs = folder / "runs" if suite else folder
+    try:
+        count = sum(1 for child in runs.iterdir() if (child / MANIFEST).is_file()) if runs.is_dir() else 0
+        latest = _newest(runs, folder) if count else None
+    except RunDirError:
+        return f"; it holds {count} run {'directory' if count == 1 else 'directories'} in {runs}: give one of them"
+    except OSError:  # a folder that cannot be listed: the error already names it
+        return ""
+    if latest is None:
+        return f"; it is a suite folder with no run in {runs} yet: run it first" if suite else ""
+    if count == 1:
+        return f"; it {'is a suite folder' if suite else 'holds one run'}: give its run, {str(latest)!r}"
+    held = f"is a suite folder: give one of its {count} runs in {runs}" if suite else \
+        f"holds {count} runs: give one of them"
+    return f"; it {held}, the latest is {str(latest)!r}"
 
 
 def _time(text: str) -> datetime | None:

@@ -202,3 +202,29 @@ def test_runs_whose_suites_check_the_same_labels_against_another_minimum_are_not
                r"minimum_validity 0.99, not 0.85: 1 scored in one of the two only, first 'ord-018~injected'\)")
     with pytest.raises(op.OloproofError, match=message):
         op.load_runs([a.directory, b.directory])
+
+
+def test_loading_a_suite_folder_or_its_runs_names_the_run_directory_to_give(make_suite: Callable[..., Path],
+                                                                           tmp_path: Path) -> None:
+    """Round 3 (a new user's first hour): after ``oloproof run demo`` a user tries ``op.load_run("demo")``, and
+    the error said only "not a run directory (no manifest.json)". It names the run to give now, in one line,
+    and loads none: a notebook that took "the latest" would read another run after the next ``oloproof run``."""
+    suite = make_suite(_cases(3, 0), evaluators=[{"type": "answer_matches"}])
+    with pytest.raises(op.RunDirError) as caught:
+        op.load_run(suite)
+    assert str(caught.value) == (f"{suite}: not a run directory (no manifest.json); it is a suite folder with no "
+                                 f"run in {suite / 'runs'} yet: run it first")
+    first = op.run(op.load_suite(suite), progress=False).directory
+    with pytest.raises(op.RunDirError) as caught:
+        op.load_run(suite)
+    assert str(caught.value) == (f"{suite}: not a run directory (no manifest.json); it is a suite folder: give its "
+                                 f"run, {str(first)!r}")
+    second = op.run(op.load_suite(suite), progress=False).directory
+    for given, hint in ((suite, f"it is a suite folder: give one of its 2 runs in {suite / 'runs'}"),
+                        (suite / "runs", "it holds 2 runs: give one of them")):
+        for load in (op.load_run, lambda d: op.load_runs([d]), op.gate):
+            with pytest.raises(op.RunDirError) as caught:
+                load(given)
+            assert str(caught.value) == (f"{given}: not a run directory (no manifest.json); {hint}, "
+                                         f"the latest is {str(second)!r}")
+    assert op.load_run(second).run_id == second.name

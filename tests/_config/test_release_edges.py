@@ -76,3 +76,16 @@ def test_an_unknown_key_lists_the_keys_release_yaml_allows_there() -> None:
     with pytest.raises(ConfigError) as err:
         parse_release({"bootstrap": {"resample": 1}})
     assert str(err.value) == "release.yaml: bootstrap.resample: unknown key; allowed: resamples, seed"
+
+
+@pytest.mark.parametrize(("raw", "message"), [
+    ({"bootstrap": 5}, "bootstrap: Input should be a mapping (got 5); allowed keys: resamples, seed"),
+    ({"bootstrap": [10000, 0]}, "bootstrap: Input should be a mapping; allowed keys: resamples, seed"),
+    ({"regression": "0.02"}, "regression: Input should be a mapping (got '0.02'); allowed keys: margin, criteria"),
+])
+def test_a_section_given_a_value_that_is_no_mapping_lists_its_keys(raw: dict[str, object], message: str) -> None:
+    """Round 3 (a new user's first hour): ``bootstrap: 5`` was refused in pydantic's words, "Input should be a
+    valid dictionary or instance of BootstrapConfig", a class the user never wrote and no word of what to write."""
+    with pytest.raises(ConfigError) as caught:
+        parse_release(raw)
+    assert str(caught.value) == f"release.yaml: {message}"

@@ -804,3 +804,21 @@ def test_a_source_id_that_reads_as_a_derived_one_is_refused(make_suite, source_i
     err = _error(root)
     assert err.key == "metamorphic.transforms[0].name" and "the derived case id 'c1~t'" in str(err)
     assert ("(as " in str(err)) == (source_id != "c1~t")
+
+
+@pytest.mark.parametrize(("metamorphic", "key", "message"), [
+    ("none", "metamorphic", "Input should be a mapping (got 'none'); allowed keys: transforms"),
+    ({"transforms": ["injected"]}, "metamorphic.transforms[0]",
+     "Input should be a mapping (got 'injected'); allowed keys: name, field, state_path, template, validity_labels, "
+     "minimum_validity"),
+])
+def test_a_section_given_a_value_that_is_no_mapping_lists_its_keys(make_suite, metamorphic: object, key: str,
+                                                                   message: str) -> None:
+    """Round 3 (a new user's first hour): ``metamorphic: none`` and a transform written as its name were refused in
+    pydantic's words ("Input should be a valid dictionary or instance of Metamorphic", "... of Transform"),
+    naming classes the user never wrote and not the keys to write."""
+    folder = make_suite(CASES)
+    _edit_yaml(folder / "oloproof.yaml", metamorphic=metamorphic)
+    err = _error(folder)
+    assert (err.file, err.key) == (str(folder / "oloproof.yaml"), key)
+    assert str(err) == f"{folder / 'oloproof.yaml'}: {key}: {message}"

@@ -123,3 +123,28 @@ def test_a_start_time_that_is_no_utc_instant_says_nothing_of_which_run_is_later(
     _run_folder(runs, "20200101T000000Z-aaaaaa")  # dated long before: passed over only when the latest is known
     with pytest.raises(RunDirError, match="cannot tell which run is the latest"):
         locate.latest_run_dir(tmp_path)
+
+
+def test_a_suite_folder_or_its_runs_given_as_a_run_names_the_run_to_give(tmp_path: Path) -> None:
+    """Round 3 (a new user's first hour): ``op.load_run("demo")`` after ``oloproof run demo`` said only "not a run
+    directory (no manifest.json)". The hint names the folder's runs and the latest (by start time, not by name:
+    the 09:00 run is named ``zz…`` so that the name order would pick it), never picks one; a folder that is
+    neither a suite folder nor holds runs gets no hint."""
+    suite = tmp_path / "demo"
+    suite.mkdir()
+    (suite / "oloproof.yaml").write_text("name: x\n", encoding="utf-8")
+    runs = suite / "runs"
+    assert locate.runs_hint(suite) == f"; it is a suite folder with no run in {runs} yet: run it first"
+    assert locate.runs_hint(runs) == ""  # not there yet: nothing to name
+    first = _run_folder(runs, "20261201T100000Z-aaaaaa", "2026-12-01T10:00:00.000000Z")
+    assert locate.runs_hint(suite) == f"; it is a suite folder: give its run, {str(first)!r}"
+    assert locate.runs_hint(runs) == f"; it holds one run: give its run, {str(first)!r}"
+    latest = _run_folder(runs, "20261201T110000Z-bbbbbb", "2026-12-01T11:00:00.000000Z")
+    _run_folder(runs, "zz-copied-by-hand", "2026-12-01T09:00:00.000000Z")
+    (runs / "notes").mkdir()  # no manifest.json: not counted
+    assert locate.runs_hint(suite) == (f"; it is a suite folder: give one of its 3 runs in {runs}, "
+                                       f"the latest is {str(latest)!r}")
+    assert locate.runs_hint(runs) == f"; it holds 3 runs: give one of them, the latest is {str(latest)!r}"
+    assert locate.runs_hint(runs / "notes") == locate.runs_hint(tmp_path / "missing") == ""
+    _run_folder(runs, "20261201T120000Z-cccccc")  # torn, and may be the latest: none is named
+    assert locate.runs_hint(suite) == f"; it holds 4 run directories in {runs}: give one of them"
