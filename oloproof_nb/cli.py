@@ -109,10 +109,11 @@ def _parser() -> argparse.ArgumentParser:
     gate.add_argument("--wide", action="store_true", help="every gate column, reasons uncut (lines may exceed 100)")
     _inspect_options(gate)
 
-    report = sub.add_parser("report", help="write the gate, validity, replay and slice tables with plots; exit 0",
+    report = sub.add_parser("report", help="write the gate, validity, replay and slice tables with plots; exit 0 "
+                                           "PASS, 1 BLOCK",
                             description="Write the gate, validity, replay and slice tables with plots to one "
-                                        "file. Exit 0 when it is written, whatever the gate's verdict (`oloproof "
-                                        "gate` exits on the verdict); 2 on an error.")
+                                        "file, then exit on its gate: 0 PASS; 1 BLOCK, an unfinished run's "
+                                        "included (the report is written all the same); 2 on an error.")
     report.add_argument("run_dir", help="a run directory (runs/<run_id>/), a suite folder (its latest run), "
                         "or an Inspect AI log or folder of logs")
     report.add_argument("--out", required=True,
@@ -699,16 +700,23 @@ class _StopOnSignals:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    """Write the report; exit 0 once written, whatever the gate says (``oloproof gate`` gives the 0/1 exit)."""
-    from ._display.notebook import load_run
+    """Write the report, then exit on its gate as every command does: 0 PASS, 1 BLOCK (the report of a regressed or
+    unfinished run is written all the same), 2 an error. A CI step that only writes the report cannot pass a
+    release the report says BLOCK."""
+    from ._display.notebook import gate, load_run
     from ._display.report import report_path, write_report
+    from ._display.terminal import exit_line
 
     report_path(args.out)  # before any run folder is opened (opening one may build its columnar copy)
     result = _load(args, "reporting on")  # checks --release and --baseline before it opens either run
     idle = load_run(args.baseline) if args.baseline else None
     path = write_report(result, args.out, release=args.release, baseline=idle)
-    print(f"wrote {path}")
-    return 0
+    print(terminal_text(f"wrote {path}"))
+    with warnings.catch_warnings():  # the report's own gate warned already; this one is the same gate again
+        warnings.simplefilter("ignore")
+        g = gate(result, release=args.release, baseline=idle)
+    print(exit_line(g))  # the last line: why the command exits as it does
+    return 0 if g.verdict == "PASS" else 1
 
 
 COMMANDS = {"init": _cmd_init, "run": _cmd_run, "gate": _cmd_gate, "receipt": _cmd_receipt, "report": _cmd_report,

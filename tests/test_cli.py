@@ -630,7 +630,7 @@ def test_gate_of_an_unfinished_run_is_never_pass(tmp_path: Path, capsys: pytest.
     line = _error_line(capsys)
     assert f"{out}: the run did not finish (4 of 6 cases recorded)" in line
     assert f"--out {out} --resume" in line
-    assert main(["report", str(out), "--out", str(tmp_path / "r.md")]) == 0  # a report is written, never a PASS
+    assert main(["report", str(out), "--out", str(tmp_path / "r.md")]) == 1  # a report is written, never a PASS
     text = (tmp_path / "r.md").read_text(encoding="utf-8")
     assert "Verdict **BLOCK**" in text and "PASS**" not in text and "the run did not finish (4 of 6" in text
 
@@ -1054,7 +1054,7 @@ def test_a_release_section_that_is_no_mapping_is_one_line_naming_its_keys(
     ("init", "Exit 0 when copied; 2 on an error"),
     ("run", "Exit 0 PASS; 1 BLOCK; 2 on an error."),
     ("gate", "Exit 0 PASS; 1 BLOCK; 2 on an error."),
-    ("report", "Exit 0 when it is written, whatever the gate's verdict"),
+    ("report", "then exit on its gate: 0 PASS; 1 BLOCK, an unfinished run's included"),
 ])
 def test_each_command_s_help_says_what_its_exit_codes_mean(command: str, says: str,
                                                            capsys: pytest.CaptureFixture[str]) -> None:

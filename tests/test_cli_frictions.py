@@ -93,7 +93,7 @@ def test_gate_on_a_suite_folder_uses_its_latest_run(make_suite, capsys: pytest.C
     assert main(["gate", str(folder)]) == 1  # the latest (wrong answers) BLOCKs; the first would PASS
     lines, err = _out(capsys)
     assert err.strip() == f"oloproof: gating the latest run of the suite: {second}"
-    assert main(["report", str(folder), "--out", str(folder / "r.md")]) == 0  # as gate does (it said "not a run")
+    assert main(["report", str(folder), "--out", str(folder / "r.md")]) == 1  # as gate does (it said "not a run")
     assert _out(capsys)[1].strip() == f"oloproof: reporting on the latest run of the suite: {second}"
     assert second.name in (folder / "r.md").read_text(encoding="utf-8")
     assert lines[-1].startswith("gate: BLOCK — exit 1: 1 criterion FAIL")

@@ -498,8 +498,11 @@ def test_cli_gate_and_report_accept_inspect_logs(logs: dict[str, Path], tmp_path
     unknown = tmp_path / "unknown.yaml"
     unknown.write_text("criteria: {accuracy: 0.5}\n", encoding="utf-8")
     assert main(["gate", str(logs["eval"]), "--release", str(unknown)]) == 2
-    assert main(["report", str(logs["dir"]), "--out", str(tmp_path / "r.md"), "--cluster", "topic"]) == 0
+    # a report is written whatever the gate says, and the command exits on the gate: no thresholds, BLOCK
+    assert main(["report", str(logs["dir"]), "--out", str(tmp_path / "r.md"), "--cluster", "topic"]) == 1
     assert (tmp_path / "r.md").exists()
+    assert main(["report", str(logs["eval"]), "--release", str(passing), "--out", str(tmp_path / "p.md")]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].startswith("gate: PASS — exit 0")
 
 
 def test_core_import_does_not_load_inspect() -> None:

@@ -129,7 +129,7 @@ def test_the_html_report_shows_every_value_as_written(runs: tuple[op.Run, op.Run
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     base, _, _ = runs
     out = tmp_path / "report.html"
-    assert main(["report", str(base.directory), "--out", str(out)]) == 0
+    assert main(["report", str(base.directory), "--out", str(out)]) in (0, 1)  # written; the exit is its gate's
     text = out.read_text(encoding="utf-8")
     page = _shown_as_written(text)
     assert terminal_text("a" + USER) in page.text and terminal_text("p" + USER) in page.text  # criteria

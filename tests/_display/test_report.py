@@ -20,6 +20,7 @@ from _hostile_files import Page, render_markdown  # noqa: E402
 
 import oloproof_nb as op  # noqa: E402
 from oloproof_nb._display.report import write_report  # noqa: E402
+from oloproof_nb._display.terminal import exit_line  # noqa: E402
 from oloproof_nb.cli import main  # noqa: E402
 from oloproof_nb.errors import terminal_text  # noqa: E402
 from oloproof_nb.examples import init_example  # noqa: E402
@@ -58,9 +59,13 @@ def test_a_report_draws_on_the_oldest_matplotlib_the_dependency_allows(example_r
 def test_html_report_is_standalone_with_tables_and_images(example_run: op.Run, tmp_path: Path,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "report.html"
-    assert main(["report", str(example_run.directory), "--out", str(out)]) == 0  # exit 0 even though BLOCK
+    # the report is written, and the command exits on its gate as every command does: the example BLOCKs (it exited
+    # 0 here, so a CI step that wrote the report passed a release the report said BLOCK)
+    assert main(["report", str(example_run.directory), "--out", str(out)]) == 1
     assert op.gate(example_run).verdict == "BLOCK"
-    assert capsys.readouterr().out.strip() == f"wrote {out}"
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == f"wrote {out}" and lines[-1] == exit_line(op.gate(example_run)) and len(lines) == 2
+    assert lines[-1].startswith("gate: BLOCK — exit 1: ")
     text = out.read_text(encoding="utf-8")
     assert text.startswith("<!DOCTYPE html>") and '<meta charset="utf-8">' in text
     # standalone: every src is a data: URI; no links, scripts or stylesheets from elsewhere
@@ -586,13 +591,13 @@ def test_a_file_the_user_wrote_is_never_replaced_by_a_report_but_an_earlier_repo
     assert mine.read_text(encoding="utf-8") == "# My suite\n\nNotes I wrote.\n"
     assert not (tmp_path / f"{mine.stem}_files").exists()  # nothing made beside it either
     again = tmp_path / f"report{mine.suffix}"
-    assert main(["report", str(example_run.directory), "--out", str(again)]) == 0
+    assert main(["report", str(example_run.directory), "--out", str(again)]) == 1  # written; the example BLOCKs
     first = again.read_bytes()
-    assert main(["report", str(example_run.directory), "--out", str(again)]) == 0  # a report of it again: replaced
+    assert main(["report", str(example_run.directory), "--out", str(again)]) == 1  # a report of it again: replaced
     assert again.read_bytes().startswith(first[:40]) and "oloproof report — " in again.read_text(encoding="utf-8")
     empty = tmp_path / f"empty{mine.suffix}"
     empty.write_bytes(b"")  # nothing to lose
-    assert main(["report", str(example_run.directory), "--out", str(empty)]) == 0 and empty.stat().st_size > 0
+    assert main(["report", str(example_run.directory), "--out", str(empty)]) == 1 and empty.stat().st_size > 0
 
 
 def test_a_file_at_out_that_cannot_be_read_is_kept(example_run: op.Run, tmp_path: Path,
