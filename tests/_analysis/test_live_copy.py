@@ -219,3 +219,57 @@ def _records_of(folder: Path, out: Path) -> tuple[Path, list[Any]]:
             seen.append((record, state_ref))
 
     return run_suite(op.load_suite(folder), out=out, sink=Spy()), seen
+
+
+def test_a_run_of_several_epochs_is_copied_live(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """24 source cases + 24 derived, 2 epochs: 96 case records (counted by hand), each epoch a record of its own;
+    the copy holds them all and is committed (not dropped as "a record missing"), equal to the journal's."""
+    directory, seen = _records_of_epochs(init_example("stateful-agent", tmp_path / "suite"), tmp_path / "run", 2)
+    assert len(seen) == 96 and [rec["index"] for rec, _ in seen] == list(range(96))
+    copy = LiveCopy()
+    copy.start(directory)
+    for record, ref in seen:
+        copy.add(record, ref)
+    assert copy.commit()
+    _no_journal_conversion(monkeypatch)
+    run = _assert_equals_journal(directory)
+    assert sorted(set(run.cases["epoch"])) == [1, 2]
+
+
+def test_a_write_error_drops_the_copy_and_the_journal_is_read_instead(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The disk fills while a chunk is written: the copy could lack that chunk's rows, so it is dropped (nothing
+    left in the run directory) and ``load_run`` builds it from the journal."""
+    directory, seen = _records(tmp_path)
+    monkeypatch.setattr(live_copy, "CHUNK", 5)
+    written: list[str] = []
+    original = columnar.CopyWriter.write
+
+    def full_disk(self: Any, name: str, table: Any) -> None:
+        written.append(name)
+        if len(written) == 3:
+            raise OSError(28, "No space left on device")
+        original(self, name, table)
+
+    monkeypatch.setattr(columnar.CopyWriter, "write", full_disk)
+    copy = LiveCopy()
+    copy.start(directory)
+    for record, ref in seen:
+        copy.add(record, ref)
+    assert copy.commit() is False and not copy.usable
+    assert _leftovers(directory) == [] and not columnar.is_fresh(directory)
+    monkeypatch.setattr(columnar.CopyWriter, "write", original)
+    assert len(_assert_equals_journal(directory).cases) == 48
+
+
+def _records_of_epochs(folder: Path, out: Path, epochs: int) -> tuple[Path, list[Any]]:
+    seen: list[Any] = []
+
+    class Spy:
+        def start(self, directory: Path) -> None:
+            pass
+
+        def add(self, record: Any, state_ref: str | None, initial_ref: str | None = None) -> None:
+            seen.append((record, state_ref))
+
+    return run_suite(op.load_suite(folder), out=out, sink=Spy(), epochs=epochs), seen

@@ -329,3 +329,57 @@ def test_ids_that_read_differently_are_kept_whatever_their_script(tmp_path: Path
                     encoding="utf-8")
     assert [c.id for c in load_cases(path)] == ids  # case and accents are differences a reader sees
     assert id_look("رزرو\u200cها") != "رزروها" and id_look("\u200b") == ""
+
+
+# -- mutation round 10: boundaries the tests above left open ----------------------------------------------------
+
+
+def test_a_line_whose_every_bracket_is_on_its_deepest_path_is_refused_one_above_the_limit(tmp_path: Path) -> None:
+    """The pre-check counts brackets: a line of exactly MAX_DEPTH + 1 brackets, all nested (inside ``input``),
+    nests MAX_DEPTH + 1 levels and must still be walked and refused (the line above has one bracket more)."""
+    lists = MAX_DEPTH - 1  # the line's object is level 1, input level 2, then the lists
+    deep = '{"id": "a", "input": {"p": ' + "[" * lists + "]" * lists + "}}\n"
+    shallow = '{"id": "b", "input": {"p": ' + "[" * (lists - 1) + "]" * (lists - 1) + "}}\n"
+    assert deep.count("{") + deep.count("[") == MAX_DEPTH + 1  # counted by hand: 2 braces + 199 brackets
+    path = tmp_path / "cases.jsonl"
+    path.write_text(shallow, encoding="utf-8")
+    assert [c.id for _, c in iter_cases(path)] == ["b"]  # MAX_DEPTH levels: accepted
+    path.write_text(shallow + deep, encoding="utf-8")
+    with pytest.raises(CaseFileError, match=f"line 2: nested deeper than {MAX_DEPTH} levels"):
+        list(iter_cases(path))
+
+
+@pytest.mark.parametrize(("line", "words"), [
+    (b"[1, 2]", "expected a JSON object, got list"),  # what it is, not the first bytes of the line
+    (b"7", "expected a JSON object, got int"),
+    (b"nope", "not valid JSON (Expecting value)"),
+    (b"\xff\xfe", "not UTF-8 text (invalid start byte)"),
+])
+def test_a_short_line_that_is_no_object_says_what_it_is(tmp_path: Path, line: bytes, words: str) -> None:
+    """Only a line longer than one read piece is refused by its first bytes; a short one is decoded and parsed,
+    so the message says what it holds (a list, a number, not JSON, not UTF-8)."""
+    path = tmp_path / "cases.jsonl"
+    path.write_bytes(GOOD.encode() + b"\n" + line + b"\n")
+    with pytest.raises(CaseFileError) as info:
+        load_cases(path)
+    assert str(info.value).startswith(f"{path}: line 2: {words}")
+
+
+def test_a_byte_order_mark_is_skipped_only_at_the_start_of_the_file(tmp_path: Path) -> None:
+    """A BOM before line 2 (two files concatenated) is content, not an encoding mark: refused naming line 2."""
+    path = tmp_path / "cases.jsonl"
+    second = json.dumps({"id": "c2", "input": {}}).encode()
+    path.write_bytes(b"\xef\xbb\xbf" + GOOD.encode() + b"\n" + b"\xef\xbb\xbf" + second + b"\n")
+    with pytest.raises(CaseFileError, match=r": line 2: not valid JSON \(Unexpected UTF-8 BOM"):
+        load_cases(path)
+
+
+@pytest.mark.parametrize("mark", ["\u202a", "\u202e", "\u2060", "\u2064", "\u2066", "\u2069", "\ufeff", "\u00ad"])
+def test_each_end_of_the_invisible_ranges_is_invisible(tmp_path: Path, mark: str) -> None:
+    """The first and last character of each range of invisible characters (LRE .. RLO, word joiner .. invisible
+    plus, LRI .. PDI), and the lone ones: an id that differs from an earlier one only by it reads as that one."""
+    path = tmp_path / "cases.jsonl"
+    lines = [{"id": "ord-7", "input": {}}, {"id": f"ord{mark}-7", "input": {}}]
+    path.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
+    with pytest.raises(CaseFileError, match="line 2: case id .* reads as the case id 'ord-7'"):
+        load_cases(path)

@@ -220,3 +220,18 @@ def test_a_command_without_a_program_or_with_an_empty_argument_is_refused(tmp_pa
     """``[]`` names no program to start, and an empty argument is a slip (a path left blank), not a setting."""
     path = _write(tmp_path, json.dumps({**MINIMAL, "validator": {"command": command}}))
     assert _error(path) == f"{path}: key 'validator' must be {VALIDATOR_FORMS}; its 'command' must be {ARGV}"
+
+
+def test_a_minimal_contract_requires_a_fresh_artifact_found_beside_the_contract_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The documented defaults of a contract file that gives only the required keys: ``require_fresh`` true, no
+    expected digest, no validator; the artifact is ``locator`` joined to the contract file's folder, not to the
+    working directory."""
+    folder = tmp_path / "job"
+    folder.mkdir()
+    monkeypatch.chdir(tmp_path)  # elsewhere than the contract's folder
+    spec = load_contract_file(_write(folder, json.dumps(MINIMAL)))
+    assert spec.contract.require_fresh is True
+    assert (spec.contract.expected_sha256, spec.contract.validator, spec.command) == (None, None, None)
+    assert spec.artifact == folder / "out" / "report.json"
+    assert spec.run_started_at == datetime(2026, 7, 25, 14, 0, tzinfo=timezone.utc)

@@ -229,3 +229,21 @@ def test_an_empty_or_comment_only_release_yaml_is_the_defaults(tmp_path: Path) -
     comments.write_text("# thresholds come later\n")
     assert read_yaml(empty) == {} and read_yaml(comments) == {}
     assert load_release(comments).criteria == {} and load_release(comments).confidence == 0.95
+
+
+def test_a_fifo_swapped_in_after_the_stat_is_refused_by_the_check_of_the_open_descriptor(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The path's stat said a regular file (the file was swapped for a FIFO between the stat and the open): the
+    descriptor's own stat refuses it, instead of reading the pipe as an empty file."""
+    regular = tmp_path / "was-a-file"
+    regular.write_text("x: 1\n")
+    fifo = make_special(tmp_path / "release.yaml", "fifo")
+    real_stat = files.os.stat
+
+    def stat_before_the_swap(path: Any, *args: Any, **kwargs: Any) -> Any:
+        return real_stat(regular if Path(path) == fifo else path, *args, **kwargs)
+
+    monkeypatch.setattr(files.os, "stat", stat_before_the_swap)
+    with pytest.raises(UnreadableFile) as info:
+        bounded(lambda: read_regular(fifo, 100), 5, unblock=[fifo])
+    assert str(info.value) == KIND_WORDS["fifo"]

@@ -69,3 +69,32 @@ def test_validators_are_imported_the_same_way(tmp_path: Path) -> None:
     assert found["v"](Path("x")) is True and sys.path == before
     with pytest.raises(ConfigError, match=r"validators\.w: 'sysmod:NOT_CALLABLE' is a int, not a function"):
         load_validators(tmp_path / "s", {"w": "sysmod:NOT_CALLABLE"}, "oloproof.yaml")
+
+
+def test_a_dotted_module_name_is_never_a_file_of_the_suite_folder(tmp_path: Path) -> None:
+    """``pkg.mod`` names a module of a package: a file called ``pkg.mod.py`` in the folder is not it."""
+    from oloproof_nb._config.imports import module_file
+
+    (tmp_path / "pkg.mod.py").write_text("X = 1\n", encoding="utf-8")
+    (tmp_path / "mod.py").write_text("X = 1\n", encoding="utf-8")
+    assert module_file(tmp_path, "pkg.mod") is None
+    assert module_file(tmp_path, "mod") == tmp_path / "mod.py"
+
+
+def test_the_files_of_the_classes_given_are_digested_too(tmp_path: Path) -> None:
+    """``code_digests``' ``classes``: a base class defined in another file than the system's module counts (its
+    edit changes what the system runs). The reference: sha256 of each file's bytes."""
+    import hashlib
+
+    from oloproof_nb._config.imports import code_digests
+
+    (tmp_path / "basemod_m10.py").write_text("class Base:\n    def run(self, x):\n        return x\n", encoding="utf-8")
+    _write(tmp_path, "from basemod_m10 import Base\n\nclass Sub(Base):\n    pass\n")
+    sub = import_system(tmp_path, "sysmod:Sub")
+    base = sub.__mro__[1]
+    digests = code_digests(tmp_path, "sysmod:Sub", sub, [sub, base])
+    expected = sorted(hashlib.sha256((tmp_path / name).read_bytes()).hexdigest()
+                      for name in ("sysmod.py", "basemod_m10.py"))
+    assert digests == expected
+    own = hashlib.sha256((tmp_path / "sysmod.py").read_bytes()).hexdigest()
+    assert code_digests(tmp_path, "sysmod:Sub", sub) == [own]  # without the classes: the module's file alone

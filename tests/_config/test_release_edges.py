@@ -89,3 +89,39 @@ def test_a_section_given_a_value_that_is_no_mapping_lists_its_keys(raw: dict[str
     with pytest.raises(ConfigError) as caught:
         parse_release(raw)
     assert str(caught.value) == f"release.yaml: {message}"
+
+
+@pytest.mark.parametrize(("confidence", "ok"), [(0.5, True), (0.4999, False), (0.999, True), (1.0, False),
+                                                (float("nan"), False)])
+def test_confidence_bounds_are_one_half_inclusive_and_one_exclusive(confidence: float, ok: bool) -> None:
+    """The documented range ``0.5 ≤ confidence < 1``, at release.yaml's own parser: its ends, and NaN (which
+    no comparison puts inside it)."""
+    if ok:
+        assert parse_release({"confidence": confidence}).confidence == confidence
+    else:
+        with pytest.raises(ConfigError, match=r"^release\.yaml: confidence: .*; allowed: 0\.5 ≤ confidence < 1$"):
+            parse_release({"confidence": confidence})
+
+
+def test_a_reduction_needs_at_least_k_epochs_and_k_itself_is_enough() -> None:
+    """``pass^3`` over 3 epochs is the smallest run it fits; over 2 it is refused naming ``criteria.a.reduce``."""
+    from oloproof_nb._config.release import check_reductions
+
+    cfg = parse_release({"criteria": {"a": {"threshold": 0.8, "reduce": "pass^3"}}})
+    check_reductions(cfg, 3, "release.yaml")  # k == epochs: allowed
+    with pytest.raises(ConfigError) as info:
+        check_reductions(cfg, 2, "release.yaml")
+    assert info.value.key == "criteria.a.reduce" and "pass^3 needs at least 3 epochs" in info.value.message
+
+
+def test_flat_settings_flattens_every_mapping_unless_told_which() -> None:
+    """One key per entry of each mapping (the defaults written out by hand from the model), and only the mappings
+    named in ``nested`` when it is given."""
+    from oloproof_nb._config.release import ReleaseConfig, flat_settings
+
+    flat = flat_settings(ReleaseConfig(criteria={"a": 0.8}))
+    assert flat["criteria.a"] == 0.8 and "criteria" not in flat
+    assert (flat["regression.margin"], flat["regression.criteria"]) == (0.02, None)
+    assert (flat["bootstrap.resamples"], flat["bootstrap.seed"], flat["confidence"]) == (10_000, 0, 0.95)
+    only = flat_settings(None, nested=("regression",))
+    assert only["criteria"] == {} and only["regression.margin"] == 0.02 and "bootstrap.seed" not in only

@@ -822,3 +822,32 @@ def test_a_section_given_a_value_that_is_no_mapping_lists_its_keys(make_suite, m
     err = _error(folder)
     assert (err.file, err.key) == (str(folder / "oloproof.yaml"), key)
     assert str(err) == f"{folder / 'oloproof.yaml'}: {key}: {message}"
+
+
+def test_a_release_file_given_that_does_not_exist_is_an_error_not_no_release(make_suite, tmp_path: Path) -> None:
+    """``load_suite(folder, release=path)`` with nothing at ``path``: an error naming it (read as no release.yaml,
+    the run would gate nothing)."""
+    folder = make_suite(CASES)
+    missing = tmp_path / "elsewhere" / "release.yaml"
+    with pytest.raises(ConfigError) as info:
+        load_suite(folder, release=missing)
+    assert str(info.value).startswith(f"{missing}: ") and "file not found" in str(info.value)
+    assert load_suite(folder).release is None  # the folder's own, absent: no release (the documented default)
+
+
+def test_a_label_for_a_source_the_case_file_does_not_hold_is_refused_at_its_line(make_suite) -> None:
+    """A label file's ids are ``<source>~<transform>`` of the suite's own sources: ``ghost~inj`` (no source
+    ``ghost``) is refused naming the label file and its line."""
+    from oloproof_nb.errors import LabelFileError
+
+    transform = {"name": "inj", "field": "q", "template": "{value} now", "validity_labels": "inj.jsonl",
+                 "minimum_validity": 0.5}
+    folder = make_suite([{"id": "c1", "input": {"q": "a"}}, {"id": "c2", "input": {"q": "b"}}],
+                        evaluators=[{"type": "answer_matches"}], metamorphic={"transforms": [transform]})
+    (folder / "inj.jsonl").write_text('{"case_id": "c1~inj", "valid": true}\n'
+                                      '{"case_id": "ghost~inj", "valid": true}\n', encoding="utf-8")
+    with pytest.raises(LabelFileError) as info:
+        load_suite(folder)
+    assert str(info.value).startswith(f"{folder / 'inj.jsonl'}: line 2: case id 'ghost~inj' is not a derived case")
+    (folder / "inj.jsonl").write_text('{"case_id": "c2~inj", "valid": false}\n', encoding="utf-8")
+    assert load_suite(folder).labels["inj"][0]["case_id"] == "c2~inj"

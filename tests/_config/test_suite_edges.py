@@ -29,3 +29,25 @@ def test_a_digest_only_the_new_side_has_is_a_change() -> None:
     # a python check whose code digest appears only now (e.g. a check added) is named, like one that changed
     assert changed_digests({"cases.jsonl": "a"}, {"cases.jsonl": "a", "code:checks:done": "c"}) == [
         "the code of checks:done"]
+
+
+@pytest.mark.parametrize("name", ["two words", "a~b", "a.b", "", "ü"])
+def test_a_transform_name_outside_letters_digits_dash_underscore_is_refused(name: str) -> None:
+    """A transform's name goes into derived ids (``<source>~<name>``) and label file names: a ``~``, a space or
+    a dot in it is refused naming the key."""
+    transform = {"name": name, "field": "q", "template": "{value}!", "validity_labels": "l.jsonl",
+                 "minimum_validity": 0.9}
+    with pytest.raises(ConfigError) as info:
+        parse_suite_config({"name": "x", "system": "m:S", "metamorphic": {"transforms": [transform]}})
+    assert info.value.key == "metamorphic.transforms[0].name"
+    transform["name"] = "inject_2-b"
+    parsed = parse_suite_config({"name": "x", "system": "m:S", "metamorphic": {"transforms": [transform]}})
+    assert parsed.metamorphic.transforms[0].name == "inject_2-b"
+
+
+@pytest.mark.parametrize("epochs", [True, "2", 2.0])
+def test_epochs_is_a_whole_number_not_a_flag_a_text_or_a_float(epochs: object) -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_suite_config({"name": "x", "system": "m:S", "epochs": epochs})
+    assert info.value.key == "epochs"
+    assert parse_suite_config({"name": "x", "system": "m:S", "epochs": 2}).epochs == 2

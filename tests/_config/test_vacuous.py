@@ -250,3 +250,24 @@ def test_whole_mode_ignore_patterns_that_leave_an_expected_change_are_not_named(
         warnings.simplefilter("error", op.VacuousCheckWarning)
         s = op.load_suite(_whole_suite(tmp_path, ignore, odd_note))
     assert s.vacuous == {}
+
+
+def test_ignore_patterns_that_hide_everything_below_the_top_are_named_once_in_whole_mode(tmp_path: Path) -> None:
+    """``orders.*`` in mode whole both hides every expected change and every change below the top-level keys:
+    one finding (the wider one), not the same evaluator named twice for one cause."""
+    with pytest.warns(op.VacuousCheckWarning) as caught:
+        s = op.load_suite(_whole_suite(tmp_path, ["orders.*"]))
+    assert len(s.vacuous["state_matches"]) == 1
+    assert "hide every change below the top-level keys" in s.vacuous["state_matches"][0]
+    assert len([w for w in caught if issubclass(w.category, op.VacuousCheckWarning)]) == 1
+
+
+def test_patterns_that_leave_a_whole_order_replaced_to_see_are_not_named(tmp_path: Path) -> None:
+    """``orders.*key`` and ``orders.*.*key`` match only keys ending in "key" (a new order or a new key of one
+    named so), ``orders.*.status`` every status: yet an order replaced whole (``orders.ord-000`` set to a
+    text) is a change at a path none of them covers, so the check can fail: not named."""
+    ev = {"type": "state_matches", "mode": "changes", "ignore": ["orders.*key", "orders.*.*key", "orders.*.status"]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", op.VacuousCheckWarning)
+        s = op.load_suite(suite(tmp_path, [ev]))
+    assert s.vacuous == {}

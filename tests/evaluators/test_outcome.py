@@ -807,3 +807,52 @@ def test_an_interrupted_observation_dates_the_run_from_the_case_start_minus_the_
     assert receipt["run_started_at"] == "2026-07-25T13:59:59.750000Z"
     assert receipt["reason"] == "unverified: not observed: the system timed out while observing it"
     assert [v["verdict"] for v in result.verdicts] == ["missing"]
+
+
+@pytest.mark.parametrize(("option", "value", "ok"), [
+    ("clock_slack_s", -0.001, False), ("clock_slack_s", 0.0, True), ("clock_slack_s", 60.0, True),
+    ("clock_slack_s", 60.5, False), ("observe_timeout_s", 0.0, False), ("observe_timeout_s", 0.001, True),
+    ("max_artifact_bytes", 0, False), ("max_artifact_bytes", 1, True),
+])
+def test_outcome_options_are_refused_outside_their_documented_bounds(option: str, value: Any, ok: bool) -> None:
+    """The documented ranges: a clock slack of 0 to 60 s (a negative one moved the run's start after the case's,
+    so a file the case wrote could be stale), a positive observe timeout, at least one byte read."""
+    raw = {"name": "x", "system": "m:S", "evaluators": [{"type": "outcome_contract", option: value}]}
+    if ok:
+        assert getattr(parse_suite_config(raw).evaluators[0], option) == value
+    else:
+        with pytest.raises(ConfigError) as info:
+            parse_suite_config(raw)
+        assert info.value.key == f"evaluators[0].{option}"
+
+
+def test_the_evaluators_observation_limits_reach_the_observer(outcome_suite: Callable[..., Path], tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """``observe_timeout_s`` and ``max_artifact_bytes`` set on the evaluator are the limits the artifact is
+    observed with (not the defaults, 60 s and 1 GiB), and the receipt keeps the contract's expected digest."""
+    from oloproof_nb._run import context
+
+    seen: list[tuple[Any, Any]] = []
+    real = context.collect_evidence
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        seen.append((kwargs.get("observe_timeout_s"), kwargs.get("max_artifact_bytes")))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(context, "collect_evidence", spy)
+    root = outcome_suite([case("a", {"artifact_id": "good"}, write=["good"])],
+                         evaluators=[{"type": "outcome_contract", "observe_timeout_s": 7.5,
+                                      "max_artifact_bytes": 4096}])
+    op.run(op.load_suite(root), out=tmp_path / "run", progress=False)
+    assert seen == [(7.5, 4096)]
+
+
+def test_an_unobserved_receipt_keeps_what_the_contract_promised() -> None:
+    """Nothing observed, yet the receipt says which digest and validator were expected, and when the run began."""
+    from oloproof_nb.evaluators.outcome import unobserved_receipt
+
+    at = datetime(2026, 7, 25, 14, tzinfo=timezone.utc)
+    contract = op.OutcomeContract(artifact_id="a", expected_sha256="ab" * 32, validator="schema")
+    r = unobserved_receipt(contract, at, "observe() raised OSError")
+    assert (r.artifact_id, r.expected_sha256, r.validator, r.run_started_at) == ("a", "ab" * 32, "schema", at)
+    assert (r.status, r.reason) == ("unverified", "unverified: observe() raised OSError")

@@ -9,7 +9,9 @@ from typing import Any
 import pytest
 
 import oloproof_nb as op
-from oloproof_nb.evaluators.python import interpret_check
+from oloproof_nb._core.case import case_from_mapping
+from oloproof_nb._core.evaluator import CaseContext
+from oloproof_nb.evaluators.python import PythonCheck, interpret_check
 
 CHECKS = '''
 import json
@@ -193,3 +195,33 @@ def test_a_pair_whose_second_item_is_no_text_is_not_a_verdict_and_reason(value: 
     assert verdict == "missing" and reason.startswith(f"check returned {value!r}: the second item of a (verdict, "
                                                       f"reason) pair is its reason, text, not "
                                                       f"{type(value[1]).__name__}")
+
+
+def test_a_reason_that_utf8_cannot_hold_is_stored_as_its_escape() -> None:
+    """A reason built from a file name read from bytes that are not UTF-8 (a lone surrogate) is written as its
+    backslash escape, as every stored text is: the verdict record could not be written otherwise."""
+    verdict, reason = interpret_check((False, "no file report-\udce9.txt"))
+    assert (verdict, reason) == ("fail", "no file report-\\udce9.txt")
+    reason.encode("utf-8")  # storable
+    assert interpret_check((None, "gone \ud800"))[1] == "gone \\ud800"
+
+
+def test_name_and_an_equal_criterion_may_both_be_given_but_not_two_names() -> None:
+    """``name`` is the criterion's other spelling: both given and equal is one name; two different ones refused."""
+    both = PythonCheck.model_validate({"type": "python", "name": "done", "criterion": "done", "check": "checks:f"})
+    assert both.name == "done"
+    with pytest.raises(ValueError, match="give 'name' or 'criterion', not both"):
+        PythonCheck.model_validate({"type": "python", "name": "done", "criterion": "other", "check": "checks:f"})
+
+
+def test_a_case_without_a_trajectory_is_missing_without_calling_the_check() -> None:
+    """No failure recorded, yet no trajectory (nothing to hand the check): ``missing`` with ``no_trajectory``, and
+    the run is never asked to call the check."""
+    class NoCalls:
+        def call_check(self, *args: Any) -> Any:
+            raise AssertionError("the check was called")
+
+    ctx = CaseContext(case=case_from_mapping({"id": "c1", "input": {}}), status="completed", trajectory=None,
+                      state=None, run=NoCalls())
+    rows = PythonCheck(type="python", check="checks:f").evaluate(ctx).verdicts
+    assert [(r["verdict"], r["reason"]) for r in rows] == [("missing", "no_trajectory")]

@@ -1,0 +1,98 @@
+"""The run context of a case (``_run/context.py``): which artifact versions earlier cases were shown, and which file
+the sandbox's reset left (mutation round 10: the edges no other test pinned)."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from oloproof_nb._core.receipts import Evidence, OutcomeContract
+from oloproof_nb._run.context import LiveCase, RunSettings, ShownArtifacts, located_file
+
+NOW = datetime.now(timezone.utc)
+
+
+def _evidence(modified_at: datetime | None, sha: str = "ab" * 32) -> Evidence:
+    return Evidence(artifact_id="report", observed_at=NOW, modified_at=modified_at, sha256=sha, digest_kind="sha256",
+                    evidence_source="system_observe")
+
+
+def test_a_version_without_a_modification_time_is_never_shown_before() -> None:
+    """No time to tell two versions apart: however often it is observed, it is no earlier case's artifact."""
+    shown = ShownArtifacts()
+    later = NOW + timedelta(hours=1)
+    assert shown.shown_before(_evidence(None), later) is False
+    assert shown.shown_before(_evidence(None), later) is False
+    assert shown.entries(["report"]) == []  # and nothing was noted
+
+
+def test_the_earliest_time_a_version_was_observed_is_kept() -> None:
+    """Noted at 12:00:30 by this process, then seeded from another worker that saw it at 12:00:10: a case that
+    started at 12:00:20 was shown it after an earlier case had been (the earlier time wins, whatever the order)."""
+    base = NOW.replace(microsecond=0) - timedelta(seconds=30)
+    modified = base - timedelta(seconds=5)
+    key = ("report", modified, "ab" * 32, "sha256")
+    shown = ShownArtifacts()
+    shown.seed([(key, base + timedelta(seconds=30))])
+    shown.seed([(key, base + timedelta(seconds=10))])
+    assert shown.entries(["report"]) == [(key, base + timedelta(seconds=10))]
+    assert shown.shown_before(_evidence(modified), base + timedelta(seconds=20)) is True
+    assert shown.shown_before(_evidence(modified), base + timedelta(seconds=5)) is False
+
+
+def test_located_file_is_the_files_mtime_size_and_inode(tmp_path: Path) -> None:
+    """The reference: ``os.stat`` of the locator under the suite folder; no file, or no locator: None."""
+    settings = RunSettings(run_id="r", system_version=None, timeout_s=None, suite_root=tmp_path, evaluators=[])
+    contract = OutcomeContract(artifact_id="report", locator="out/report.txt")
+    assert located_file(contract, settings) is None
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "report.txt").write_text("v1\n", encoding="utf-8")
+    st = os.stat(tmp_path / "out" / "report.txt")
+    assert located_file(contract, settings) == (st.st_mtime_ns, st.st_size, st.st_ino)
+    assert located_file(OutcomeContract(artifact_id="report"), settings) is None
+
+
+def test_a_file_replaced_with_the_same_size_and_time_is_not_the_one_the_reset_left(tmp_path: Path) -> None:
+    """The case wrote a new file (same size, its time set back to the old one, as a copy that keeps times does):
+    another inode, so not ``untouched`` (it was judged stale as the reset's file)."""
+    settings = RunSettings(run_id="r", system_version=None, timeout_s=None, suite_root=tmp_path, evaluators=[])
+    contract = OutcomeContract(artifact_id="report", locator="report.txt")
+    path = tmp_path / "report.txt"
+    path.write_text("v1\n", encoding="utf-8")
+    live = LiveCase(settings, system=None, case_started_at=NOW, reset_file=located_file(contract, settings))
+    assert live.untouched_since_reset(contract) is True
+    before = os.stat(path)
+    new = tmp_path / "new.txt"
+    new.write_text("v2\n", encoding="utf-8")
+    os.utime(new, ns=(before.st_atime_ns, before.st_mtime_ns))
+    keep = tmp_path / "keep.txt"
+    os.link(path, keep)  # hold the old inode, so the new file cannot reuse its number
+    os.replace(new, path)
+    after = os.stat(path)
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns) and after.st_ino != before.st_ino
+    assert live.untouched_since_reset(contract) is False
+
+
+def _settings_with(check: object, root: Path | None = None) -> RunSettings:
+    return RunSettings(run_id="r", system_version=None, timeout_s=5.0, suite_root=root, evaluators=[],
+                       checks={"checks:done": check})  # type: ignore[dict-item]
+
+
+def test_a_check_imported_when_the_suite_loaded_is_the_one_called(tmp_path: Path) -> None:
+    """``RunSettings.checks`` holds the function the suite loaded: it is called, not whatever the folder's
+    ``checks.py`` holds by now (here one that would fail)."""
+    (tmp_path / "checks.py").write_text("def done(*args):\n    return False\n", encoding="utf-8")
+    live = LiveCase(_settings_with(lambda *args: (True, f"{len(args)} arguments"), tmp_path), None, NOW)
+    call = live.call_check("checks:done", "case", {}, {}, "trajectory")
+    assert (call.value, call.error) == ((True, "4 arguments"), None)
+
+
+def test_a_check_that_calls_sys_exit_is_that_cases_error_not_the_runs_exit() -> None:
+    """``sys.exit(3)`` inside a check would end the run's process: it is the case's error, with the traceback."""
+    def leaves() -> None:
+        raise SystemExit(3)
+
+    call = LiveCase(_settings_with(lambda *args: leaves()), None, NOW).call_check("checks:done", 1, 2, 3, 4)
+    assert call.value is None and call.error is not None and "SystemExit" in call.error
+    assert call.traceback is not None and "raise SystemExit(3)" in call.traceback

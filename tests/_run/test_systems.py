@@ -1,0 +1,103 @@
+"""The system under test as the run builds it (``_run/systems.py``): factory or shared instance, the check that
+what a factory built can run, its version (mutation round 10: edges no other test pinned)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from oloproof_nb._run.systems import as_factory, build, code_fingerprint, version_of
+from oloproof_nb.errors import OloproofError
+
+
+class CallableSystem:
+    """A system instance that is also callable (a model wrapper, say): shared, never called to build one."""
+
+    def __call__(self) -> str:
+        return "not a system"
+
+    def run(self, input: Any) -> str:
+        return "done"
+
+
+def test_an_instance_with_run_is_shared_even_when_callable() -> None:
+    system = CallableSystem()
+    factory, fresh = as_factory(system)
+    assert fresh is False and factory() is system and factory() is system
+
+
+def test_a_class_and_a_factory_build_fresh_instances() -> None:
+    factory, fresh = as_factory(CallableSystem)
+    assert fresh is True and isinstance(factory(), CallableSystem) and factory() is not factory()
+
+
+@pytest.mark.parametrize(("made", "name"), [(42, "int"), (None, "NoneType"), ("desk", "str")])
+def test_a_factory_that_returns_no_system_is_one_line_naming_what_it_returned(made: object, name: str) -> None:
+    with pytest.raises(OloproofError) as info:
+        build(lambda: made, None)
+    assert str(info.value) == f"the system factory returned {name}, which has no run(input)"
+
+
+@pytest.mark.parametrize(("version", "shown"), [(None, None), (3, "3"), ("v2-\udce9", "v2-\\udce9")])
+def test_the_version_is_text_utf8_can_hold_or_none(version: object, shown: str | None) -> None:
+    """No ``version`` is None (not the text "None"); a number is its text; a lone surrogate (a version read from a
+    file name's bytes) is written as its escape, so the run's records can be stored."""
+    class System:
+        def run(self, input: Any) -> None:
+            return None
+
+    system = System()
+    system.version = version  # type: ignore[attr-defined]
+    assert version_of(system) == shown
+    assert version_of(object()) is None
+
+
+class Versioned:
+    """A system whose ``fingerprint()`` says which code it runs."""
+
+    def __init__(self, mark: Any = "v1") -> None:
+        self.mark = mark
+
+    def run(self, input: Any) -> None:
+        return None
+
+    def fingerprint(self) -> Any:
+        return self.mark
+
+
+def _make_one() -> Versioned:
+    return Versioned()
+
+
+def _make_other() -> Versioned:
+    return Versioned()
+
+
+def test_the_fingerprint_covers_what_fingerprint_returns_and_which_factory_builds() -> None:
+    """Two ``fingerprint()`` values are two codes; two factories of one file are two systems (each may set its
+    system up otherwise), though they build the same class."""
+    def fp(system: Any, target: Any) -> str | None:
+        return code_fingerprint(system, target, root=None, spec=None, timeout_s=None)
+
+    assert fp(Versioned("v1"), Versioned) == fp(Versioned("v1"), Versioned) is not None
+    assert fp(Versioned("v1"), Versioned) != fp(Versioned("v2"), Versioned)
+    assert fp(Versioned(), _make_one) != fp(Versioned(), _make_other)
+
+
+def test_a_fingerprint_that_is_no_text_is_one_line() -> None:
+    with pytest.raises(OloproofError) as info:
+        code_fingerprint(Versioned(3), Versioned, root=None, spec=None, timeout_s=None)
+    assert str(info.value) == "system.fingerprint() returned int; it must return a str"
+
+
+def test_a_class_typed_into_a_notebook_is_fingerprinted_only_by_its_fingerprint() -> None:
+    """A class no file defines (exec'd as a notebook cell is): no file can show its edits, so it is never
+    fingerprinted (None) unless its own ``fingerprint()`` says which code it is."""
+    cell: dict[str, Any] = {"__name__": "__m10_notebook_cell__"}
+    exec("class Cell:\n    def run(self, input):\n        return None\n", cell)  # noqa: S102 - a cell's class
+    exec("class Pinned(Cell):\n    def fingerprint(self):\n        return 'git:abc123'\n", cell)  # noqa: S102
+    plain, pinned = cell["Cell"](), cell["Pinned"]()
+    assert code_fingerprint(plain, cell["Cell"], root=None, spec=None, timeout_s=None) is None
+    found = code_fingerprint(pinned, cell["Pinned"], root=None, spec=None, timeout_s=None)
+    assert isinstance(found, str) and len(found) == 64
