@@ -377,9 +377,16 @@ def format_loc(loc: tuple[Any, ...], prefix: str = "") -> str:
     'evaluators[1].mode'
     >>> format_loc(("state",), prefix="expected")
     'expected.state'
+
+    A mapping's key that is itself wrong is named as written (pydantic adds ``[key]`` after it):
+
+    >>> format_loc(("validators", "-schema", "[key]"))
+    'validators.-schema'
     """
     out = prefix
     for part in loc:
+        if part == "[key]":  # pydantic's mark of a key's own error, after the key
+            continue
         if isinstance(part, int):
             out += f"[{part}]"
         else:
