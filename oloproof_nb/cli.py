@@ -345,8 +345,12 @@ def _die_with(parent: Any, how: int) -> None:  # pragma: no cover - runs in the 
 
 
 def _start_method() -> str:
-    """``fork`` where the platform has it reliably (Linux: the child shares nothing but what is loaded here)."""
-    return "fork" if sys.platform.startswith("linux") else "spawn"
+    """``fork`` on Linux when this process runs one Python thread (the child starts at once, with what is loaded
+    here); ``spawn`` otherwise. A fork copies only the thread that calls it, so a lock another Python thread held
+    (a logging handler's, an import's, a queue's) stays held in the child forever: ``main`` called in a process
+    with threads of its own (a notebook, a test run, a service) spawns. Native thread pools, such as the one
+    OpenBLAS starts when numpy is imported, are not counted: they register their own fork handlers."""
+    return "fork" if sys.platform.startswith("linux") and threading.active_count() == 1 else "spawn"
 
 
 def _resume_hint(args: argparse.Namespace, directory: Path | None) -> str:
@@ -373,7 +377,12 @@ def _run_in_child(args: argparse.Namespace, params: dict[str, Any],
     ctx: Any = multiprocessing.get_context(_start_method())
     receive, send = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_child_run, args=(send, params), name="oloproof-run")
-    proc.start()
+    with warnings.catch_warnings():
+        # Python 3.12+ warns of any fork of a process with more than one OS thread, numpy's native pool included;
+        # this one forks only a process of one Python thread (_start_method)
+        warnings.filterwarnings("ignore", message=r"This process \(pid=\d+\) is multi-threaded, use of fork\(\)",
+                                category=DeprecationWarning)
+        proc.start()
     send.close()
     directory: Path | None = None
     final: tuple[Any, ...] | None = None

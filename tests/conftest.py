@@ -42,6 +42,18 @@ def _temporary_files_stay_under_the_session_folder(tmp_path_factory: pytest.Temp
     else:
         os.environ["TMPDIR"] = before_env
 
+@pytest.fixture(autouse=True)
+def _the_command_forks_as_in_its_own_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``oloproof run`` in its own process runs one Python thread when it starts the run's child, so it forks (see
+    ``cli._start_method``; ``tests/test_cli.py`` checks that, and runs a spawned child too). Tests call ``main``
+    inside pytest's process, which holds threads of its own (helpers of earlier runs, Dask's, Inspect AI's):
+    there it would spawn each child, 0.5 s of imports more each, and a monkeypatched function would not reach
+    the child. They fork as the command does."""
+    from oloproof_nb import cli
+
+    monkeypatch.setattr(cli, "_start_method", lambda: "fork" if cli.sys.platform.startswith("linux") else "spawn")
+
+
 #: A generic scripted sandbox system. The case input says what to do:
 #: ``{"answer": ..., "writes": [{"path": [k1, k2, ...], "value": v}], "deletes": [[k1, k2, ...]]}``.
 SCRIPTED_SYSTEM = '''
