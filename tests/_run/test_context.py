@@ -30,7 +30,9 @@ def test_a_version_without_a_modification_time_is_never_shown_before() -> None:
 def test_the_earliest_time_a_version_was_observed_is_kept() -> None:
     """Noted at 12:00:30 by this process, then seeded from another worker that saw it at 12:00:10: a case that
     started at 12:00:20 was shown it after an earlier case had been (the earlier time wins, whatever the order)."""
-    base = NOW.replace(microsecond=0) - timedelta(seconds=30)
+    # the test's own clock, not the module's: entries older than ShownArtifacts.KEEP are dropped, and NOW, taken
+    # when the file was collected, was that old minutes into a whole run of the suite
+    base = datetime.now(timezone.utc).replace(microsecond=0) - timedelta(seconds=30)
     modified = base - timedelta(seconds=5)
     key = ("report", modified, "ab" * 32, "sha256")
     shown = ShownArtifacts()
