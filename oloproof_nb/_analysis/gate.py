@@ -63,7 +63,7 @@ from .._core.stats import (
     rate_interval_from_sums,
 )
 from .._run.baseline import NOOP_VERSION
-from ..errors import ConfigError, OloproofError, VacuousCheckWarning, warn_at_caller
+from ..errors import ConfigError, OloproofError, VacuousCheckWarning, quote, warn_at_caller
 from .baseline import Baseline, check_baseline, with_idle_columns
 from .columns import GATE
 from .frames import ended_case_runs
@@ -89,13 +89,19 @@ def no_decision(run: Run) -> str:
 
     A partial run's failing cases may be the ones not yet run, and a finished run folder whose
     ``cases.jsonl`` lost records (a truncated copy, an edited artifact) would be judged on the records
-    left. A pooled run needs every one of its runs whole. (An Inspect AI log is checked against its own
-    sample count when it is read.)
+    left. A pooled run needs every one of its runs whole, and made by one system (``mixed_systems``: its runs'
+    ``version`` or code fingerprint differ): pooled with runs of the version before it, a regressed agent's rows
+    were outnumbered and the pool passed. (An Inspect AI log is checked against its own sample count when it is
+    read.)
     """
     idle = [r.run_id for r in run.runs if r.manifest.system_version == NOOP_VERSION]
     if idle:  # its passes are the checks' own: pooled with the agent's runs it raised their rate
         return (f"noop_baseline: run {idle[0]} is the do-nothing baseline (system {NOOP_VERSION}): it measures "
                 "what the checks pass without an agent, so it has no release decision")
+    mixed = _other_system(run)
+    if mixed:  # one rate of two agents: a regressed run pooled with runs of the one before it passed
+        return (f"mixed_systems: {mixed}, so the pooled rate is of no one system and has no release decision; gate "
+                "each run, or op.compare(base, candidate)")
     if not run.finished and is_inspect_run(run):
         return ("unfinished: the Inspect AI eval did not finish (its log status is not 'success'), "
                 "so it has no release decision")
@@ -113,6 +119,23 @@ def no_decision(run: Run) -> str:
         return (f"incomplete: the run finished with {expected} case runs, but its cases.jsonl holds "
                 f"{run.n_cases}: {which} (a truncated or edited copy of the folder?), "
                 "so it has no release decision")
+    return ""
+
+
+def _other_system(run: Run) -> str:
+    """Which runs of a pooled ``run`` another system made (its ``version``, or else its code fingerprint, differs
+    from the first run's), in words; "" when one system made them all."""
+    first = run.runs[0].manifest
+    for other in run.runs[1:]:
+        theirs = other.manifest
+        if theirs.system_version != first.system_version:
+            was, now = (quote(v) if v is not None else "(none)" for v in (first.system_version, theirs.system_version))
+            how = f"system version {was} → {now}"
+        elif theirs.code_fingerprint != first.code_fingerprint:
+            how = "the system's code differs: another code fingerprint"
+        else:
+            continue
+        return f"runs {first.run_id} and {theirs.run_id} were made by different systems ({how})"
     return ""
 
 

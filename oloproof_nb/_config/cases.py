@@ -5,11 +5,11 @@ from __future__ import annotations
 import codecs
 import json
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO
 
-from .._core.case import Case, case_and_content, case_from_mapping, content_digest
+from .._core.case import Case, case_content_and_copies, case_from_mapping, content_digest
 from .._core.paths import MAX_DEPTH, exceeds_depth
 from .._core.records import RepeatedCases
 from ..errors import CaseFileError, parse_problem, quote
@@ -60,28 +60,41 @@ def iter_cases(path: str | Path) -> Iterator[tuple[int, Case]]:
     surrogate, lacks ``id``/``input``, has an unknown key or repeats an id — also one
     that reads as an earlier id (:func:`id_look`: the same once invisible characters
     are dropped and accents composed): each copy would count as a case of its own,
-    and in a table it looks like the first.
+    and in a table it looks like the first; and one whose ``cluster`` reads as an
+    earlier cluster name that differs (the same rule, surrounding spaces dropped too):
+    one cluster would count as two.
     ``NaN`` and ``Infinity`` tokens are accepted (Python's JSON reads and the
     run store writes them). Memory is bounded by the largest case, not the file.
     The file must be a regular file (a directory, a named pipe or a device is refused
     before it is opened, so it never blocks).
     """
-    for lineno, case, _ in _iter_lines(path, content=False):
+    for lineno, case, _, _ in _iter_lines(path, content=False):
         yield lineno, case
 
 
 def iter_cases_with_content(path: str | Path) -> Iterator[tuple[int, Case, str]]:
     """Stream ``(line_number, Case, content digest)`` from a JSONL file (:func:`iter_cases`; the digest is
     :func:`~oloproof_nb._core.case.content_digest`'s, made with the case's own: :class:`RepeatScan`)."""
-    yield from _iter_lines(path, content=True)
+    for lineno, case, key, _ in _iter_lines(path, content=True):
+        yield lineno, case, key
 
 
-def _iter_lines(path: str | Path, content: bool) -> Iterator[tuple[int, Case, str]]:
+def iter_cases_with_copies(path: str | Path, rewrites: Sequence[tuple[str, str]]
+                           ) -> Iterator[tuple[int, Case, str, tuple[str | None, ...]]]:
+    """:func:`iter_cases_with_content`, and the content digests of each case's copies that rewrite an input field
+    (``rewrites``: ``(field, template)`` per such transform; see
+    :func:`~oloproof_nb._core.case.case_content_and_copies`)."""
+    yield from _iter_lines(path, content=True, rewrites=rewrites)
+
+
+def _iter_lines(path: str | Path, content: bool, rewrites: Sequence[tuple[str, str]] = (),
+                ) -> Iterator[tuple[int, Case, str, tuple[str | None, ...]]]:
     """The cases of a JSONL file, one line at a time (:func:`iter_cases`), with their content digest when
-    ``content`` (else "")."""
+    ``content`` (else "") and their copies' (:func:`iter_cases_with_copies`)."""
     path = Path(path)
     seen: set[str] = set()
     looks: dict[str, tuple[int, str]] = {}  # id_look(id) -> (line, id), for ids that read otherwise than written
+    clusters = _ClusterLooks()
     try:
         handle, _ = open_regular(path)
     except UnreadableFile as exc:
@@ -125,7 +138,8 @@ def _iter_lines(path: str | Path, content: bool) -> Iterator[tuple[int, Case, st
                 raise CaseFileError(path, lineno, f"a string holds {quote(exc.object[exc.start:exc.end])}, a lone "
                                     "surrogate escape that is not Unicode text") from None
             try:
-                case, key = case_and_content(obj) if content else (case_from_mapping(obj), "")
+                case, key, copies = (case_content_and_copies(obj, rewrites) if content else
+                                     (case_from_mapping(obj), "", ()))
             except (ValueError, RecursionError) as exc:
                 raise CaseFileError(path, lineno, str(exc) or "nested too deeply") from None
             if case.id in seen:
@@ -138,7 +152,15 @@ def _iter_lines(path: str | Path, content: bool) -> Iterator[tuple[int, Case, st
             seen.add(case.id)
             if look != case.id:
                 looks[look] = (lineno, case.id)
-            yield lineno, case, key
+            written = obj.get("cluster") is not None
+            clash = clusters.clash(lineno, case.cluster, written)
+            if clash:
+                own = "" if written else " (its id: the case gives no cluster)"
+                raise CaseFileError(path, lineno, f"cluster {quote(case.cluster)}{own} reads as the cluster {clash}: "
+                                    f"they differ only in {CLUSTER_LOOK_HELP}, so the rows of one cluster would "
+                                    "count as two independent clusters while every table shows one name; give "
+                                    "the cases of one cluster one name, or names that read apart")
+            yield lineno, case, key, copies
 
 
 #: Characters that show nothing where they stand: zero-width space and word joiners, direction marks and
@@ -166,6 +188,41 @@ def id_look(case_id: str) -> str:
         return case_id
     kept = "".join(ch for ch in case_id if ord(ch) not in _INVISIBLE and unicodedata.category(ch) != "Cc")
     return unicodedata.normalize("NFC", kept)
+
+
+CLUSTER_LOOK_HELP = ("invisible characters (a zero-width space, a direction mark, a soft hyphen), surrounding spaces "
+                     "or in how an accent is encoded")
+
+
+class _ClusterLooks:
+    """Cluster names of a case file that read alike (:func:`id_look`, surrounding spaces stripped) but differ.
+
+    Two such names split one cluster in two: the gate counts two independent clusters (an interval narrower than
+    the evidence supports, ``min_clusters`` met) while every table shows one name. A name written in a case's
+    ``cluster`` is checked against every cluster name before it, a case's id standing in as its cluster
+    against the written ones (two ids are held apart by the rule of ids, :func:`id_look`).
+    """
+
+    def __init__(self) -> None:
+        self._names: set[str] = set()  # every cluster name so far (a written one, or a case's id)
+        self._written: dict[str, int] = {}  # names written in a case's "cluster" -> their first line
+        self._looks: dict[str, str] = {}  # look -> the first name read that way, for names that are not their look
+
+    def clash(self, line: int, name: str, written: bool) -> str:
+        """The earlier cluster name that ``name`` (read at ``line``) reads as, quoted with its line when known, or
+        "" when there is none. ``written``: the case gives ``name`` in its ``cluster`` key (else it is its id)."""
+        look = id_look(name).strip()
+        other = self._looks.get(look, look if look in self._names else None)
+        if other is not None and other != name and (written or other in self._written):
+            where = f" at line {self._written[other]}" if other in self._written else " (a case's id)"
+            return quote(other) + where
+        if name not in self._names:
+            self._names.add(name)
+            if written:
+                self._written[name] = line
+            if look != name:
+                self._looks.setdefault(look, name)
+        return ""
 
 
 def load_cases(path: str | Path) -> list[Case]:
@@ -221,8 +278,11 @@ class RepeatScan:
 
     Each case is keyed by :func:`~oloproof_nb._core.case.content_digest` (its ``input``, ``initial_state``,
     ``expected`` and ``outcome``; not its ``id``, ``cluster`` nor ``metadata``): one dictionary look-up per
-    case, so the cost is linear in the file. Only source lines are seen: a metamorphic copy and an epoch
-    are repeats by design and never reach it.
+    case, so the cost is linear in the file. An epoch is a repeat by design and never reaches it. A
+    metamorphic copy is seen too (:meth:`observe_copy`), and counts when it holds a source case's content —
+    a hand-written variant of another case that a transform also makes, run and counted twice, or a copy no
+    different from its own source — but not for repeating another copy (copies of repeated sources are the
+    sources' repeats).
 
     Examples
     --------
@@ -237,18 +297,35 @@ class RepeatScan:
         self._first: dict[str, tuple[int, str]] = {}  # content digest -> (line, id) of its first case
         self._sizes: dict[str, int] = {}  # content digest -> cases holding it, for contents held more than once
         self._shown: dict[str, list[tuple[int, str]]] = {}  # the first groups: their first (line, id)s
+        self._copies: dict[str, tuple[int, str, int]] = {}  # a copy's content no source held yet -> (line, id, copies)
 
     def observe(self, line: int, case: Case, content: str = "") -> None:
         """Note ``case``, read at ``line`` of the case file (``content``: its content digest, when known)."""
         key = content or content_digest(case)
         first = self._first.setdefault(key, (line, case.id))
-        if first[0] == line:
+        if first[0] != line:
+            self._repeat(key, first, (line, case.id))
             return
-        self._sizes[key] = self._sizes.get(key, 1) + 1
+        copied = self._copies.pop(key, None)
+        if copied is not None:  # copies read before it hold its content
+            self._repeat(key, copied[:2], (line, case.id), copied[2])
+
+    def observe_copy(self, line: int, copy_id: str, content: str) -> None:
+        """Note the metamorphic copy ``copy_id`` of the case read at ``line``, whose content digest is ``content``."""
+        source = self._first.get(content)
+        if source is not None:
+            self._repeat(content, source, (line, copy_id))
+            return
+        held = self._copies.get(content)
+        self._copies[content] = (line, copy_id, 1) if held is None else (held[0], held[1], held[2] + 1)
+
+    def _repeat(self, key: str, first: tuple[int, str], this: tuple[int, str], more: int = 1) -> None:
+        """``this`` (and ``more - 1`` others) hold the content ``first`` holds."""
+        self._sizes[key] = self._sizes.get(key, 1) + more
         if key in self._shown or len(self._shown) < _SHOWN_GROUPS:
             ids = self._shown.setdefault(key, [first])
             if len(ids) < _SHOWN_IDS:
-                ids.append((line, case.id))
+                ids.append(this)
 
     def found(self) -> RepeatedCases:
         """How many cases repeat an earlier one, in how many groups, and the first groups in words."""

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, ValidationError, field_validator, model_validator
 
-from .._core.case import Case, derive_case
+from .._core.case import Case, content_digest, derive_case
 from .._core.compare import compare_state, is_absent_marker
 from .._core.evaluator import EVALUATORS, Evaluator
 from .._core.paths import (
@@ -36,7 +36,7 @@ from ..errors import (
     terminal_text,
     warn_at_caller,
 )
-from .cases import RepeatScan, id_look, iter_cases, iter_cases_with_content, repeats_warning
+from .cases import RepeatScan, id_look, iter_cases, iter_cases_with_copies, repeats_warning
 from .files import config_error, read_yaml
 from .imports import (
     CODE_KEY,
@@ -762,23 +762,31 @@ def _validate_cases(cases_file: Path, config: SuiteConfig, suite_file: Path, sca
     """
     source_ids: set[str] = set()
     kept: list[Case] | None = [] if keep else None
-    for line, case, content in iter_cases_with_content(cases_file):
+    transforms = config.metamorphic.transforms
+    rewrites = [(t.field, t.template) for t in transforms if t.field is not None]
+    for line, case, content, copies in iter_cases_with_copies(cases_file, rewrites):
         if kept is not None:
             kept.append(case)
         check_case_validators([case], config.evaluators, config.validators, cases_file)
-        for i, transform in enumerate(config.metamorphic.transforms):
+        repeats.observe(line, case, content)
+        field_copies = iter(copies)
+        for i, transform in enumerate(transforms):
             if transform.field is not None and transform.field not in case.input:
                 raise ConfigError(suite_file, f"metamorphic.transforms[{i}].field",
                                   f"case {quote(case.id)} has no input field {quote(transform.field)}")
             if transform.state_path is not None:
-                try:  # the rewrite must apply to this case: derive it once to check, then drop it
-                    derive_case(case, transform.name, transform.field, transform.template,
-                                state_path=transform.state_path)
+                try:  # the rewrite must apply to this case: derive it once to check (and for its content)
+                    copy = derive_case(case, transform.name, transform.field, transform.template,
+                                       state_path=transform.state_path)
                 except ValueError as exc:
                     raise ConfigError(suite_file, f"metamorphic.transforms[{i}].state_path",
                                       f"case {quote(case.id)}: {exc}") from None
+                copy_content: str | None = content_digest(copy)
+            else:
+                copy_content = next(field_copies)
+            if copy_content is not None:  # a copy holding a source case's content is that case counted twice
+                repeats.observe_copy(line, f"{case.id}~{transform.name}", copy_content)
         scan.observe(case)
-        repeats.observe(line, case, content)
         source_ids.add(case.id)
     if not source_ids:
         raise CaseFileError(cases_file, None, "holds no cases; write one JSON object per line with 'id' and 'input'")

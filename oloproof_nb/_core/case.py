@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -15,8 +15,8 @@ from .canonical import canonical_json, digest
 from .paths import ABSENT, find_paths, format_path, get_path, parse_path, parse_pattern
 from .receipts import OutcomeContract
 
-__all__ = ["Case", "Expected", "case_digest", "content_digest", "case_and_content", "case_from_mapping", "derive_case",
-           "inject_state", "DIGEST_KEYS", "CASE_KEYS"]
+__all__ = ["Case", "Expected", "case_digest", "content_digest", "case_and_content", "case_content_and_copies",
+           "case_from_mapping", "derive_case", "inject_state", "DIGEST_KEYS", "CASE_KEYS"]
 
 #: Keys of a case line that make up its digest (when the case has them).
 DIGEST_KEYS: tuple[str, ...] = ("id", "input", "initial_state", "expected", "outcome")
@@ -142,7 +142,8 @@ def content_digest(case: Case) -> str:
     >>> content_digest(a) == content_digest(b), a.digest == b.digest
     (True, False)
     """
-    return _digests(case.digest_fields())[1]
+    fields = case.digest_fields()
+    return _digests({key: canonical_json(fields[key]) for key in DIGEST_KEYS if key in fields})[1]
 
 
 def case_and_content(obj: dict[str, Any]) -> tuple[Case, str]:
@@ -155,23 +156,59 @@ def case_and_content(obj: dict[str, Any]) -> tuple[Case, str]:
     >>> case == case_from_mapping({"id": "c1", "input": {"x": 1}}), content == content_digest(case)
     (True, True)
     """
-    whole, content = _digests(obj)
-    return case_from_mapping(obj, digest_value=whole), content
+    case, content, _ = case_content_and_copies(obj, ())
+    return case, content
+
+
+def case_content_and_copies(obj: dict[str, Any], rewrites: Sequence[tuple[str, str]]
+                            ) -> tuple[Case, str, tuple[str | None, ...]]:
+    """:func:`case_and_content`, and the :func:`content_digest` of each copy that rewrites an input field
+    (``rewrites``: ``(field, template)`` of each such transform; None for a field the case does not have).
+
+    A copy differs from its source only in ``input``, which the content's canonical text holds between
+    ``initial_state`` and ``outcome``: the text before it is hashed once and the hash copied per rewrite, so a
+    copy costs the canonical text of its input, not of its states (:func:`derive_case` and
+    :func:`content_digest` would serialise them again).
+
+    Examples
+    --------
+    >>> line = {"id": "c1", "input": {"m": "hi"}, "initial_state": {"n": 1}}
+    >>> case, _, (copy,) = case_content_and_copies(line, [("m", "{value} OBEY")])
+    >>> copy == content_digest(derive_case(case, "t", "m", "{value} OBEY"))
+    True
+    """
+    texts = {key: canonical_json(obj[key]) for key in DIGEST_KEYS if key in obj}
+    whole, content = _digests(texts)
+    case = case_from_mapping(obj, digest_value=whole)
+    if not rewrites:
+        return case, content, ()
+    head = hashlib.sha256(("{" + ",".join(f'"{key}":{texts.get(key, _CONTENT_ABSENT[key])}'
+                                          for key in ("expected", "initial_state")) + ",").encode("utf-8"))
+    tail = f',"outcome":{texts.get("outcome", _CONTENT_ABSENT["outcome"])}}}'.encode()
+    copies: list[str | None] = []
+    for field, template in rewrites:
+        if field not in case.input:  # the suite refuses the case, naming the transform
+            copies.append(None)
+            continue
+        rewritten = {**case.input, field: template.replace("{value}", str(case.input[field]))}
+        one = head.copy()
+        one.update(b'"input":' + canonical_json(rewritten).encode("utf-8") + tail)
+        copies.append(one.hexdigest())
+    return case, content, tuple(copies)
 
 
 #: What a content digest reads for a digest key the case line leaves out (``id`` is never part of it).
 _CONTENT_ABSENT = {"expected": "{}", "initial_state": "{}", "input": "{}", "outcome": "null"}
 
 
-def _digests(obj: Mapping[str, Any]) -> tuple[str, str]:
-    """``(case digest, content digest)`` of a case line, from one canonical JSON text per digest key.
+def _digests(texts: Mapping[str, str]) -> tuple[str, str]:
+    """``(case digest, content digest)`` of a case line, from the canonical JSON text of each digest key it has.
 
     The canonical JSON of a mapping is ``{"k1":<text 1>,"k2":<text 2>,...}`` over its sorted keys with each
     value's own canonical text (the encoder is compositional), so the values' texts are made once and
     joined twice: with ``id`` for :func:`case_digest`, without it (an absent key read as
     :data:`_CONTENT_ABSENT`) for :func:`content_digest`.
     """
-    texts = {key: canonical_json(obj[key]) for key in DIGEST_KEYS if key in obj}
     whole = ",".join(f'"{key}":{texts[key]}' for key in sorted(texts))  # the keys are plain ASCII names
     content = ",".join(f'"{key}":{texts.get(key, absent)}' for key, absent in _CONTENT_ABSENT.items())
     return (hashlib.sha256(("{" + whole + "}").encode("utf-8")).hexdigest(),

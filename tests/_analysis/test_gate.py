@@ -469,3 +469,68 @@ def test_verdict_rows_regrouped_in_a_notebook_get_a_clustered_interval(tmp_path:
     table = op.slice_table(run, "trajectory_length:1")  # the slices and reduce_epochs take the gate's choice too
     assert set(table.loc[table["support"] > 0, "method"]) == {"cluster_t"}
     assert op.reduce_epochs(run, "mean")["method"].tolist() == ["cluster_t"]
+
+
+def test_a_cluster_split_by_an_invisible_character_is_refused_not_passed(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """20 clusters of two cases (g00's two fail together) written with a zero-width space after the second
+    case's cluster name were 40 clusters of one: the gate took them for 40 independent cases, Clopper-Pearson
+    38 of 40 (scipy: 0.8308 >= 0.80), PASS, exit 0, where the 20 clusters are INSUFFICIENT_EVIDENCE."""
+    outcomes = [g != 0 for g in range(20) for _ in range(2)]
+    release = {"allow_approximate_methods": True, "criteria": {"answer_matches": 0.80}}
+    plain = [f"g{g:02d}" for g in range(20) for _ in range(2)]
+    r = row(op.gate(run_suite(make_suite(tmp_path / "plain", outcomes, clusters=plain, release=release))))
+    assert (r["n_clusters"], r["verdict"]) == (20, "INSUFFICIENT_EVIDENCE")
+    assert stats.binomtest(38, 40).proportion_ci(method="exact").low >= 0.80  # what the split run was given
+    split = [name + "\u200b" * (i % 2) for i, name in enumerate(plain)]
+    folder = make_suite(tmp_path / "split", outcomes, clusters=split, release=release)
+    assert main(["run", str(folder)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "cases.jsonl: line 2: cluster 'g00\\u200b' reads as the cluster 'g00'" in err
+    assert not (folder / "runs").exists()
+
+
+class _Steady:
+    """Answers 'yes': every case of make_suite([True] * n) passes."""
+
+    version = "1"
+
+    def run(self, input: dict) -> dict:
+        return {"steps": [], "answer": "yes", "status": "completed"}
+
+
+class _Regressed(_Steady):
+    """Version 2: answers 'no' on every fourth case (30 of 40 pass)."""
+
+    version = "2"
+
+    def run(self, input: dict) -> dict:
+        return {"steps": [], "answer": "no" if input["case"] % 4 == 0 else "yes", "status": "completed"}
+
+
+class _Edited(_Regressed):
+    """The regressed code under the steady version's name."""
+
+    version = "1"
+
+
+def test_a_pool_of_runs_of_different_systems_has_no_release_decision(tmp_path: Path) -> None:
+    """A regressed run pooled with three runs of the version before it: 30 of 40 alone (Clopper-Pearson upper
+    bound 0.873 by scipy, no PASS at 0.8), but 150 of 160 rows pooled, and the pool said PASS. A pool of one
+    system's runs still gates as before."""
+    folder = make_suite(tmp_path / "s", [True] * 40, release={"allow_approximate_methods": True,
+                                                               "criteria": {"answer_matches": 0.80}})
+    suite = op.load_suite(folder)
+
+    def made(system: type, name: str) -> op.Run:
+        return op.run(suite, system=system, out=tmp_path / name, progress=False)
+
+    steady = [made(_Steady, f"steady{i}") for i in range(3)]
+    bad = made(_Regressed, "regressed")
+    assert row(op.gate(bad))["verdict"] != "PASS" and stats.binomtest(30, 40).proportion_ci().high > 0.80
+    assert op.gate(op.load_runs([r.directory for r in steady])).verdict == "PASS"  # one system: pooled as before
+    pooled = op.gate(op.load_runs([bad.directory, *(r.directory for r in steady)]))
+    assert pooled.verdict == "BLOCK" and pooled.reason.startswith("mixed_systems: runs ")
+    assert "system version '2' → '1'" in pooled.reason
+    edited = op.gate(op.load_runs([steady[0].directory, made(_Edited, "edited").directory]))  # one version name
+    assert edited.verdict == "BLOCK" and "the system's code differs" in edited.reason

@@ -383,3 +383,43 @@ def test_each_end_of_the_invisible_ranges_is_invisible(tmp_path: Path, mark: str
     path.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
     with pytest.raises(CaseFileError, match="line 2: case id .* reads as the case id 'ord-7'"):
         load_cases(path)
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ({"cluster": "g00"}, {"cluster": "g00\u200b"}),      # a zero-width space: one name in every table
+    ({"cluster": "g00\u200b"}, {"cluster": "g00"}),      # the look-alike first
+    ({"cluster": "g00"}, {"cluster": "g00 "}),           # a trailing space (a spreadsheet's export)
+    ({"cluster": " 7"}, {"cluster": 7}),                 # a leading space before a number
+    ({"cluster": "g0"}, {"cluster": "g\t0"}),            # a control character
+    ({"cluster": "caf\u00e9"}, {"cluster": "cafe\u0301"}),  # one accent, encoded two ways
+    ({}, {"cluster": "a1\u200b"}),                       # a case's id is its cluster: a written one reading as it
+    ({"cluster": "a2 "}, {}),                            # ... and the other way round
+])
+def test_a_cluster_that_reads_as_another_is_refused(tmp_path: Path, first: dict, second: dict) -> None:
+    """Cases of one account written g00 and g00+U+200B were two clusters: the gate took 20 clusters of two
+    cases (one failing together) for 40 independent cases, INSUFFICIENT_EVIDENCE at 0.8 -> PASS
+    (tests/_analysis/test_gate.py), every table showing one name."""
+    path = tmp_path / "cases.jsonl"
+    lines = [{"id": "z", "input": {}}, {"id": "a1", "input": {"n": 1}, **first},
+             {"id": "a2", "input": {"n": 2}, **second}]
+    path.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
+    with pytest.raises(CaseFileError) as info:
+        load_cases(path)
+    assert info.value.line == 3 and "give the cases of one cluster one name" in str(info.value)
+    earlier = str(first.get("cluster", "a1"))
+    assert f"reads as the cluster {earlier!r}" in str(info.value)  # the earlier name, as written
+
+
+def test_clusters_that_read_apart_or_ids_alone_are_kept(tmp_path: Path) -> None:
+    """Names a reader sees differ are clusters of their own, a name repeated is one cluster, and two ids that
+    differ only in a trailing space (each its own cluster) are left to the rule of ids, as before."""
+    lines = [{"id": "a", "input": {"n": 0}, "cluster": "g0"}, {"id": "b", "input": {"n": 1}, "cluster": "G0"},
+             {"id": "c", "input": {"n": 2}, "cluster": "g0"}, {"id": "d", "input": {"n": 3}, "cluster": "g\u00e9"},
+             {"id": "e", "input": {"n": 4}, "cluster": "ge"}, {"id": "f", "input": {"n": 5}, "cluster": "g\u200b1"},
+             {"id": "g", "input": {"n": 6}, "cluster": "g\u200b1"}, {"id": "x ", "input": {"n": 7}},
+             {"id": "x", "input": {"n": 8}}, {"id": "h", "input": {"n": 9}, "cluster": 1},
+             {"id": "i", "input": {"n": 10}, "cluster": "1"}]
+    path = tmp_path / "cases.jsonl"
+    path.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
+    assert [c.cluster for c in load_cases(path)] == ["g0", "G0", "g0", "g\u00e9", "ge", "g\u200b1", "g\u200b1",
+                                                     "x ", "x", "1", "1"]

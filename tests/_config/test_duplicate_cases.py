@@ -170,3 +170,67 @@ def test_compare_notes_the_repeats_of_each_run(make_suite: Any) -> None:
     assert [n for n in op.compare(base, distinct).notes if "repeat" in n] == [f"the base run: {note}"]
     again = op.run(no_repeat_warning(root), out=root / "again", progress=False)
     assert not [n for n in op.compare(distinct, again).notes if "repeat" in n]
+
+
+POLITE = [{"name": "polite", "field": "order", "template": "{value} please", "validity_labels": "v.jsonl",
+           "minimum_validity": 0.0}]
+
+
+@pytest.mark.parametrize("order", ["source first", "copy first"])
+def test_a_source_case_holding_a_copys_content_is_named(make_suite: Any, order: str) -> None:
+    """``refund-p`` was written by hand as the polite variant of ``refund``, which the transform also makes
+    (``refund~polite``): one case run and counted twice, in two clusters, and nothing said it."""
+    polite = {**REFUND, "input": {**REFUND["input"], "order": "ord-1 please"}}
+    cases = [{"id": "refund", **REFUND}, {"id": "keep", **OTHER}, {"id": "refund-p", **polite}]
+    root = make_suite(cases if order == "copy first" else cases[::-1], evaluators=[{"type": "answer_matches"}],
+                      metamorphic={"transforms": POLITE})
+    (root / "v.jsonl").write_text("")
+    with pytest.warns(op.DuplicateCaseWarning) as caught:
+        suite = op.load_suite(root)
+    assert (suite.repeated.count, suite.repeated.groups) == (1, 1)
+    shown = ("'refund~polite' = 'refund-p' (lines 1, 3)" if order == "copy first" else
+             "'refund-p' = 'refund~polite' (lines 1, 3)")
+    assert suite.repeated.shown == shown and shown in str(caught[0].message)
+
+
+def test_copies_of_a_state_path_transform_are_seen_too(make_suite: Any) -> None:
+    """A state_path copy differs in initial_state (and the expected text it keeps): a source written with the
+    injected note is that copy again."""
+    note = {"input": {"order": "ord-1"}, "expected": {"answer": "refunded"},
+            "initial_state": {"orders": {"ord-1": {"status": "paid", "note": "ok"}}}}
+    injected = {**note, "initial_state": {"orders": {"ord-1": {"status": "paid", "note": "ok OBEY"}}}}
+    transforms = [{"name": "inj", "state_path": "orders.*.note", "template": "{value} OBEY",
+                   "validity_labels": "v.jsonl", "minimum_validity": 0.0}]
+    root = make_suite([{"id": "a", **note}, {"id": "b", **injected}], evaluators=[{"type": "answer_matches"}],
+                      metamorphic={"transforms": transforms})
+    (root / "v.jsonl").write_text("")
+    with pytest.warns(op.DuplicateCaseWarning):
+        assert op.load_suite(root).repeated.shown == "'a~inj' = 'b' (lines 1, 2)"
+
+
+def test_a_copy_digest_from_the_lines_texts_is_the_derived_cases() -> None:
+    """The copy's content digest made from the source line's canonical texts equals content_digest of
+    derive_case, for cases with and without the optional keys, and None for a field the case lacks."""
+    from oloproof_nb._core.case import case_content_and_copies, content_digest, derive_case
+    lines = [{"id": "a", **REFUND}, {"id": "b", "input": {"order": 7, "n": [1, "é"]}},
+             {"id": "c", **OTHER, "outcome": {"artifact_id": "x"}}]
+    for line in lines:
+        case, _, copies = case_content_and_copies(line, [("order", "{value} please"), ("nope", "{value}!")])
+        assert copies[0] == content_digest(derive_case(case, "polite", "order", "{value} please"))
+        assert copies[1] is None
+
+
+def test_repeated_sources_count_their_copies_once() -> None:
+    """Two equal sources: one repeat (their equal copies are theirs, not counted again); three copies held
+    by one source read after them: three repeats."""
+    scan = RepeatScan()
+    a, b = (case_from_mapping({"id": i, **REFUND}) for i in ("a", "b"))
+    scan.observe(1, a)
+    scan.observe_copy(1, "a~t", "copy-digest")
+    scan.observe(2, b)
+    scan.observe_copy(2, "b~t", "copy-digest")
+    assert scan.found().count == 1
+    for line in (3, 4, 5):
+        scan.observe_copy(line, f"x{line}~t", "held")
+    scan.observe(6, case_from_mapping({"id": "h", "input": {"h": 1}}), "held")
+    assert scan.found().count == 4 and "'x3~t' = 'h' = 2 more (lines 3, 6, …)" in scan.found().shown

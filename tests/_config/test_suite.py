@@ -479,12 +479,12 @@ def _counting_parses(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     passes: list[int] = []
 
     def counting(real):  # type: ignore[no-untyped-def]
-        def counted(path: Path):  # type: ignore[no-untyped-def]
+        def counted(path: Path, *args):  # type: ignore[no-untyped-def]
             passes.append(1)
-            yield from real(path)
+            yield from real(path, *args)
         return counted
 
-    for name in ("iter_cases", "iter_cases_with_content"):  # a run's pass, and the validation pass of load_suite
+    for name in ("iter_cases", "iter_cases_with_copies"):  # a run's pass, and the validation pass of load_suite
         monkeypatch.setattr(suite_module, name, counting(getattr(suite_module, name)))
     return passes
 
