@@ -92,13 +92,15 @@ def _providers() -> dict[str, list[str]]:
 
 
 def test_the_providers_are_found_as_python_3_11_finds_them() -> None:
-    """The mapping above is the standard library's where the standard library reads RECORD (3.11 and later)."""
+    """For every module the package imports, the mapping above is the standard library's where the standard library
+    reads RECORD (3.11 and later; 3.13's also lists names that are no module, ``__pycache__``, ``COPYING``)."""
     ours = {module: sorted(names) for module, names in _providers().items()}
     assert {"numpy", "pandas", "pydantic", "oloproof_nb"} <= set(ours)
     assert _name(ours["numpy"][0]) == "numpy" and _name(ours["oloproof_nb"][0]) == "oloproof-nb"
     if sys.version_info >= (3, 11):
         theirs = {module: sorted(names) for module, names in metadata.packages_distributions().items()}
-        assert ours == theirs
+        imported = sorted(_imports())
+        assert len(imported) > 10 and [ours.get(m) for m in imported] == [theirs.get(m) for m in imported]
 
 
 def test_every_imported_module_comes_from_a_declared_distribution() -> None:
