@@ -832,8 +832,9 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
     except ValueError as exc:
         raise OloproofError(str(exc)) from None
     if pass_threshold is not None and (not isinstance(pass_threshold, (int, float)) or isinstance(pass_threshold, bool)
-                                       or math.isnan(pass_threshold)):
-        raise OloproofError(f"pass_threshold={pass_threshold!r}: give a number (a numeric score passes at or above it)")
+                                       or not math.isfinite(pass_threshold)):  # -inf: every score passed
+        raise OloproofError(f"pass_threshold={pass_threshold!r}: give a finite number (a numeric score passes at or "
+                            "above it)")
     files = inspect_log_files(path)
     log = _inspect()
     reader = _Reader(cluster, state_key, score_map, None if pass_threshold is None else float(pass_threshold))

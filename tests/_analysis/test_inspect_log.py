@@ -830,7 +830,10 @@ def test_a_header_inspect_refuses_is_one_short_reason_not_a_validation_dump(
     err = capsys.readouterr().err
     assert err == f"oloproof: error: {bad}: cannot read this Inspect AI log (eval: is required)\n"
     assert main(["gate", str(logs["dir"]), "--pass-threshold", "nan"]) == 2
-    assert capsys.readouterr().err.startswith("oloproof: error: --pass-threshold nan: give a number")
+    assert capsys.readouterr().err.startswith("oloproof: error: --pass-threshold nan: give a finite number")
+    for endless in ("-inf", "inf"):  # review G8: -inf passed every numeric score, a gate that could not fail
+        assert main(["gate", str(logs["dir"]), f"--pass-threshold={endless}"]) == 2
+        assert capsys.readouterr().err.startswith(f"oloproof: error: --pass-threshold {endless}: give a finite number")
 
 
 def test_a_header_problem_is_worded_by_the_one_validation_formatter(
