@@ -94,7 +94,7 @@ def _iter_lines(path: str | Path, content: bool, rewrites: Sequence[tuple[str, s
     path = Path(path)
     seen: set[str] = set()
     looks: dict[str, tuple[int, str]] = {}  # id_look(id) -> (line, id), for ids that read otherwise than written
-    clusters = _ClusterLooks()
+    clusters = ClusterLooks()
     try:
         handle, _ = open_regular(path)
     except UnreadableFile as exc:
@@ -153,7 +153,7 @@ def _iter_lines(path: str | Path, content: bool, rewrites: Sequence[tuple[str, s
             if look != case.id:
                 looks[look] = (lineno, case.id)
             written = obj.get("cluster") is not None
-            clash = clusters.clash(lineno, case.cluster, written)
+            clash = clusters.clash(f"line {lineno}", case.cluster, written)
             if clash:
                 own = "" if written else " (its id: the case gives no cluster)"
                 raise CaseFileError(path, lineno, f"cluster {quote(case.cluster)}{own} reads as the cluster {clash}: "
@@ -194,7 +194,7 @@ CLUSTER_LOOK_HELP = ("invisible characters (a zero-width space, a direction mark
                      "or in how an accent is encoded")
 
 
-class _ClusterLooks:
+class ClusterLooks:
     """Cluster names of a case file that read alike (:func:`id_look`, surrounding spaces stripped) but differ.
 
     Two such names split one cluster in two: the gate counts two independent clusters (an interval narrower than
@@ -205,21 +205,22 @@ class _ClusterLooks:
 
     def __init__(self) -> None:
         self._names: set[str] = set()  # every cluster name so far (a written one, or a case's id)
-        self._written: dict[str, int] = {}  # names written in a case's "cluster" -> their first line
+        self._written: dict[str, str] = {}  # names written in a case's "cluster" -> where first ("line 3")
         self._looks: dict[str, str] = {}  # look -> the first name read that way, for names that are not their look
 
-    def clash(self, line: int, name: str, written: bool) -> str:
-        """The earlier cluster name that ``name`` (read at ``line``) reads as, quoted with its line when known, or
-        "" when there is none. ``written``: the case gives ``name`` in its ``cluster`` key (else it is its id)."""
+    def clash(self, where: str, name: str, written: bool) -> str:
+        """The earlier cluster name that ``name`` (read at ``where``: ``line 3``, ``sample 't4'``) reads as, quoted
+        with where it was first read when known, or "" when there is none. ``written``: the case gives ``name`` in
+        its ``cluster`` key (else it is its id)."""
         look = id_look(name).strip()
         other = self._looks.get(look, look if look in self._names else None)
         if other is not None and other != name and (written or other in self._written):
-            where = f" at line {self._written[other]}" if other in self._written else " (a case's id)"
-            return quote(other) + where
+            first = f" at {self._written[other]}" if other in self._written else " (a case's id)"
+            return quote(other) + first
         if name not in self._names:
             self._names.add(name)
             if written:
-                self._written[name] = line
+                self._written[name] = where
             if look != name:
                 self._looks.setdefault(look, name)
         return ""

@@ -1059,3 +1059,28 @@ def test_a_log_nested_one_level_past_the_cap_is_refused(tmp_path: Path) -> None:
     at = nested("at.json", MAX_LOG_DEPTH)
     with pytest.raises(op.OloproofError, match=r"at\.json: cannot read this Inspect AI log"):
         op.from_inspect(at)
+
+
+@pytest.mark.parametrize("alike", ["billing\u200b", "billing ", "bil\u00adling"])
+def test_cluster_values_that_read_alike_are_refused(alike: str, tmp_path: Path) -> None:
+    """Review G8 refused case-file clusters that read as another (a zero-width space, a trailing space); the
+    values of an Inspect AI log's ``--cluster`` key are the same kind of name: ``billing`` and ``billing`` + U+200B
+    counted as two independent clusters while every table showed one. Values that read apart are kept."""
+    from types import SimpleNamespace
+
+    from oloproof_nb._analysis.inspect_log import _Reader
+
+    reader = _Reader("topic", None, None, None)
+    log = tmp_path / "a.eval"
+
+    def sample(topic: str) -> SimpleNamespace:
+        return SimpleNamespace(events=[], metadata={"topic": topic})
+
+    for epoch in (1, 2):  # a sample's epochs share its value: no clash with itself
+        assert reader._cluster(log, "s1", epoch, sample("billing"), {}) == "billing"
+    assert reader._cluster(log, "s2", 1, sample("Billing"), {}) == "Billing"  # reads apart: kept
+    with pytest.raises(op.OloproofError) as info:
+        reader._cluster(log, "s3", 1, sample(alike), {})
+    message = str(info.value)
+    assert message.startswith(f"{log}: cluster='topic': sample 's3' has topic {alike!r}, which reads as the cluster "
+                              "'billing' at sample 's1': they differ only in invisible characters"), message
