@@ -36,7 +36,15 @@ from ..errors import (
     terminal_text,
     warn_at_caller,
 )
-from .cases import RepeatScan, id_look, iter_cases, iter_cases_with_copies, repeats_warning
+from .cases import (
+    CLUSTER_LOOK_HELP,
+    ClusterLooks,
+    RepeatScan,
+    id_look,
+    iter_cases,
+    iter_cases_with_copies,
+    repeats_warning,
+)
 from .files import config_error, read_yaml
 from .imports import (
     CODE_KEY,
@@ -215,12 +223,19 @@ def _parse_evaluators(raw: Any, file: str | Path) -> list[Evaluator]:
         except ValidationError as exc:
             raise config_error(file, exc, cls, prefix=key) from None
     seen: dict[str, int] = {}
+    looks = ClusterLooks()  # names that read alike: two rows of the gate that every table shows as one name
     for i, ev in enumerate(out):
         if ev.name in seen:
             raise ConfigError(file, f"evaluators[{i}].criterion",
                               f"criterion {quote(ev.name)} is already used by evaluators[{seen[ev.name]}]; "
                               "give one of them another 'criterion' name")
         seen[ev.name] = i
+        clash = looks.clash(f"evaluators[{i}]", ev.name, written=True)
+        if clash:
+            raise ConfigError(file, f"evaluators[{i}].criterion",
+                              f"criterion {quote(ev.name)} reads as the criterion {clash}: they differ only in "
+                              f"{CLUSTER_LOOK_HELP}, so the gate would show two rows of one name; give one of them "
+                              "a name that reads apart")
     return out
 
 

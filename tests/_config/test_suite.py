@@ -851,3 +851,16 @@ def test_a_label_for_a_source_the_case_file_does_not_hold_is_refused_at_its_line
     assert str(info.value).startswith(f"{folder / 'inj.jsonl'}: line 2: case id 'ghost~inj' is not a derived case")
     (folder / "inj.jsonl").write_text('{"case_id": "c2~inj", "valid": false}\n', encoding="utf-8")
     assert load_suite(folder).labels["inj"][0]["case_id"] == "c2~inj"
+
+
+@pytest.mark.parametrize("alike", ["kept ", "kept\u200b", "ke\u00adpt", "kept\u202e"])
+def test_a_criterion_name_that_reads_as_another_is_refused(make_suite, alike: str) -> None:
+    """Review G8 left it open: ``kept`` beside ``kept `` (or ``kept`` + U+200B) made two rows of the gate that read
+    as one name, one of them free to pass. Refused at the second, naming the first; names that read apart stay."""
+    evaluators = [{"type": "answer_matches", "criterion": "kept"}, {"type": "answer_matches", "criterion": alike}]
+    err = _error(make_suite(CASES, evaluators=evaluators))
+    assert err.key == "evaluators[1].criterion", err.key
+    assert err.message.startswith(f"criterion {alike!r} reads as the criterion 'kept' at evaluators[0]: they differ "
+                                  "only in invisible characters"), err.message
+    apart = [{"type": "answer_matches", "criterion": "kept"}, {"type": "answer_matches", "criterion": "Kept"}]
+    assert [ev.name for ev in load_suite(make_suite(CASES, evaluators=apart)).config.evaluators] == ["kept", "Kept"]
