@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+import weakref
 from typing import Any
 
 import oloproof_nb as op
@@ -57,6 +58,9 @@ class Sandbox:
     def __init__(self) -> None:
         self.db = sqlite3.connect(":memory:", check_same_thread=False)
         self.db.executescript(SCHEMA)
+        # closed with the instance: the harness drops a system it is done with (Python 3.13 warns of a
+        # connection that is garbage-collected open)
+        weakref.finalize(self, self.db.close)
 
     def reset(self, state: dict[str, Any]) -> None:
         unknown = set(state) - set(COLUMNS)
