@@ -712,18 +712,15 @@ def _cmd_report(args: argparse.Namespace) -> int:
     """Write the report, then exit on its gate as every command does: 0 PASS, 1 BLOCK (the report of a regressed or
     unfinished run is written all the same), 2 an error. A CI step that only writes the report cannot pass a
     release the report says BLOCK."""
-    from ._display.notebook import gate, load_run
-    from ._display.report import report_path, write_report
+    from ._display.notebook import load_run
+    from ._display.report import report_and_gate, report_path
     from ._display.terminal import exit_line
 
     report_path(args.out)  # before any run folder is opened (opening one may build its columnar copy)
     result = _load(args, "reporting on")  # checks --release and --baseline before it opens either run
     idle = load_run(args.baseline) if args.baseline else None
-    path = write_report(result, args.out, release=args.release, baseline=idle)
+    path, g = report_and_gate(result, args.out, release=args.release, baseline=idle)
     print(terminal_text(f"wrote {path}"))
-    with warnings.catch_warnings():  # the report's own gate warned already; this one is the same gate again
-        warnings.simplefilter("ignore")
-        g = gate(result, release=args.release, baseline=idle)
     print(exit_line(g))  # the last line: why the command exits as it does
     return 0 if g.verdict == "PASS" else 1
 

@@ -57,7 +57,7 @@ import numpy as np
 import pandas as pd
 from pydantic import ValidationError
 
-from .._config.cases import CLUSTER_LOOK_HELP, ClusterLooks
+from .._config.cases import LOOK_ALIKE_HELP, LookAlikes
 from .._config.suite import SUITE_FILE, SuiteConfig
 from .._core.canonical import digest, iso
 from .._core.evaluator import CaseContext, Evaluation, Evaluator
@@ -448,7 +448,7 @@ class _Reader:
         self.criteria: dict[str, None] = {}
         self.seen: dict[tuple[str, int], Path] = {}
         self.clusters: dict[str, tuple[str, int]] = {}  # per sample id: its cluster, and the epoch it came from
-        self.looks = ClusterLooks()  # cluster values that read alike but differ (one cluster counted as two)
+        self.looks = LookAlikes()  # cluster values that read alike but differ (one cluster counted as two)
         self.store_keys: set[str] = set()
         #: per criterion: a number the default table found off [0, 1], and where its in-scale numbers' rows are
         self.off_scale: dict[str, Any] = {}
@@ -594,7 +594,7 @@ class _Reader:
         clash = self.looks.clash(f"sample {cid!r}", value, written=True)
         if clash:
             raise OloproofError(f"{file}: cluster={key!r}: sample {cid!r} has {key} {quote(value)}, which reads as "
-                                f"the cluster {clash}: they differ only in {CLUSTER_LOOK_HELP}, so one cluster "
+                                f"the cluster {clash}: they differ only in {LOOK_ALIKE_HELP}, so one cluster "
                                 "would count as two independent clusters while every table shows one name")
         if first[0] != value:
             raise OloproofError(f"{file}: cluster={key!r}: sample {cid!r} has {key} {first[0]!r} in epoch "

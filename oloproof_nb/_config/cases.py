@@ -94,7 +94,7 @@ def _iter_lines(path: str | Path, content: bool, rewrites: Sequence[tuple[str, s
     path = Path(path)
     seen: set[str] = set()
     looks: dict[str, tuple[int, str]] = {}  # id_look(id) -> (line, id), for ids that read otherwise than written
-    clusters = ClusterLooks()
+    clusters = LookAlikes()
     try:
         handle, _ = open_regular(path)
     except UnreadableFile as exc:
@@ -157,7 +157,7 @@ def _iter_lines(path: str | Path, content: bool, rewrites: Sequence[tuple[str, s
             if clash:
                 own = "" if written else " (its id: the case gives no cluster)"
                 raise CaseFileError(path, lineno, f"cluster {quote(case.cluster)}{own} reads as the cluster {clash}: "
-                                    f"they differ only in {CLUSTER_LOOK_HELP}, so the rows of one cluster would "
+                                    f"they differ only in {LOOK_ALIKE_HELP}, so the rows of one cluster would "
                                     "count as two independent clusters while every table shows one name; give "
                                     "the cases of one cluster one name, or names that read apart")
             yield lineno, case, key, copies
@@ -190,17 +190,19 @@ def id_look(case_id: str) -> str:
     return unicodedata.normalize("NFC", kept)
 
 
-CLUSTER_LOOK_HELP = ("invisible characters (a zero-width space, a direction mark, a soft hyphen), surrounding spaces "
+LOOK_ALIKE_HELP = ("invisible characters (a zero-width space, a direction mark, a soft hyphen), surrounding spaces "
                      "or in how an accent is encoded")
 
 
-class ClusterLooks:
-    """Cluster names of a case file that read alike (:func:`id_look`, surrounding spaces stripped) but differ.
+class LookAlikes:
+    """Names that read alike (:func:`id_look`, surrounding spaces stripped) but differ: cluster names of a case
+    file or of an Inspect AI log's ``--cluster`` key, and criterion names.
 
-    Two such names split one cluster in two: the gate counts two independent clusters (an interval narrower than
-    the evidence supports, ``min_clusters`` met) while every table shows one name. A name written in a case's
-    ``cluster`` is checked against every cluster name before it, a case's id standing in as its cluster
-    against the written ones (two ids are held apart by the rule of ids, :func:`id_look`).
+    Two such cluster names split one cluster in two: the gate counts two independent clusters (an interval narrower
+    than the evidence supports, ``min_clusters`` met) while every table shows one name; two such criteria are two
+    rows of the gate shown as one. In a case file a name written in a case's ``cluster`` is checked against every
+    cluster name before it, a case's id standing in as its cluster against the written ones (two ids are held apart
+    by the rule of ids, :func:`id_look`).
     """
 
     def __init__(self) -> None:

@@ -37,8 +37,8 @@ from ..errors import (
     warn_at_caller,
 )
 from .cases import (
-    CLUSTER_LOOK_HELP,
-    ClusterLooks,
+    LOOK_ALIKE_HELP,
+    LookAlikes,
     RepeatScan,
     id_look,
     iter_cases,
@@ -223,7 +223,7 @@ def _parse_evaluators(raw: Any, file: str | Path) -> list[Evaluator]:
         except ValidationError as exc:
             raise config_error(file, exc, cls, prefix=key) from None
     seen: dict[str, int] = {}
-    looks = ClusterLooks()  # names that read alike: two rows of the gate that every table shows as one name
+    looks = LookAlikes()  # names that read alike: two rows of the gate that every table shows as one name
     for i, ev in enumerate(out):
         if ev.name in seen:
             raise ConfigError(file, f"evaluators[{i}].criterion",
@@ -234,7 +234,7 @@ def _parse_evaluators(raw: Any, file: str | Path) -> list[Evaluator]:
         if clash:
             raise ConfigError(file, f"evaluators[{i}].criterion",
                               f"criterion {quote(ev.name)} reads as the criterion {clash}: they differ only in "
-                              f"{CLUSTER_LOOK_HELP}, so the gate would show two rows of one name; give one of them "
+                              f"{LOOK_ALIKE_HELP}, so the gate would show two rows of one name; give one of them "
                               "a name that reads apart")
     return out
 

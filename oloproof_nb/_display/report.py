@@ -27,7 +27,7 @@ from markupsafe import Markup
 
 from .._analysis.baseline import Baseline
 from .._analysis.frames import ended_case_runs
-from .._analysis.gate import ReleaseLike
+from .._analysis.gate import Gate, ReleaseLike
 from .._analysis.receipts import outcome_summary
 from .._analysis.run import Run
 from .._analysis.slices import slice_table
@@ -46,7 +46,7 @@ from .theme import PAGE_CSS, TABLE_CSS, fmt_interval, fmt_level, fmt_number
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["REPORT_SUFFIXES", "write_report", "build_sections", "Section"]
+__all__ = ["REPORT_SUFFIXES", "write_report", "report_and_gate", "build_sections", "Section"]
 
 REPORT_SUFFIXES: tuple[str, ...] = (".html", ".md")
 _CANNOT = ("What this report cannot tell: why the agent acted as it did; anything about a live system (only the "
@@ -108,8 +108,7 @@ def _reduced_name(criterion: str, reduce: str) -> str:
     return criterion if reduce == "mean" else f"{criterion} ({reduce})"
 
 
-def _gate_section(run: Run, release: ReleaseLike | None, baseline: Baseline | Run | None = None) -> Section:
-    g = gate(run, release=release, baseline=baseline)
+def _gate_section(run: Run, g: Gate, release: ReleaseLike | None) -> Section:
     sec = Section("gate", "Release gate", verdict=g.verdict)
     why = exit_line(g).split(": ", 2)[-1]  # the sentence `oloproof gate` ends with, without its exit code
     sizes = (f"{g.n_source_clusters} source clusters" if g.clustered
@@ -306,7 +305,12 @@ def build_sections(run: Run, release: ReleaseLike | None = None,
                    baseline: Baseline | Run | None = None) -> list[Section]:
     """The report's sections, in order: gate, case runs that ended in error, validity (with transforms), replays and
     receipts (each if any), slices."""
-    found = [_gate_section(run, release, baseline), _errors_section(run), _validity_section(run),
+    return _sections(run, gate(run, release=release, baseline=baseline), release)
+
+
+def _sections(run: Run, g: Gate, release: ReleaseLike | None) -> list[Section]:
+    """:func:`build_sections` with the gate ``g`` already decided."""
+    found = [_gate_section(run, g, release), _errors_section(run), _validity_section(run),
              _replays_section(run), _receipts_section(run), _slices_section(run, release)]
     return [s for s in found if s is not None]
 
@@ -410,14 +414,21 @@ def write_report(run: Run, out: str | Path, release: ReleaseLike | None = None,
     oloproof.yaml's ``slices``. Tables are rounded to three decimals for
     display, intervals outward.
     """
+    return report_and_gate(run, out, release, baseline)[0]
+
+
+def report_and_gate(run: Run, out: str | Path, release: ReleaseLike | None = None,
+                    baseline: Baseline | Run | None = None) -> tuple[Path, Gate]:
+    """:func:`write_report`, and the gate the report shows (``oloproof report`` exits on it; decided once)."""
     path = report_path(out)
     suffix = path.suffix.lower()
-    sections = build_sections(run, release, baseline)
+    g = gate(run, release=release, baseline=baseline)
+    sections = _sections(run, g, release)
     _folder(path.parent, f"the folder of the report {path.name}")
     if suffix == ".md":
         _folder(path.parent / f"{path.stem}_files", f"where the report {path.name} keeps its plots and tables")
     (_write_html if suffix == ".html" else _write_md)(run, sections, path)
-    return path
+    return path, g
 
 
 def report_path(out: str | Path) -> Path:

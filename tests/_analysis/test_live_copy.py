@@ -208,7 +208,7 @@ def test_a_chunk_written_lets_its_records_go(make_suite, tmp_path: Path, monkeyp
     _assert_equals_journal(directory)
 
 
-def _records_of(folder: Path, out: Path) -> tuple[Path, list[Any]]:
+def _records_of(folder: Path, out: Path, epochs: int | None = None) -> tuple[Path, list[Any]]:
     seen: list[Any] = []
 
     class Spy:
@@ -218,13 +218,13 @@ def _records_of(folder: Path, out: Path) -> tuple[Path, list[Any]]:
         def add(self, record: Any, state_ref: str | None, initial_ref: str | None = None) -> None:
             seen.append((record, state_ref))
 
-    return run_suite(op.load_suite(folder), out=out, sink=Spy()), seen
+    return run_suite(op.load_suite(folder), out=out, sink=Spy(), epochs=epochs), seen
 
 
 def test_a_run_of_several_epochs_is_copied_live(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """24 source cases + 24 derived, 2 epochs: 96 case records (counted by hand), each epoch a record of its own;
     the copy holds them all and is committed (not dropped as "a record missing"), equal to the journal's."""
-    directory, seen = _records_of_epochs(init_example("stateful-agent", tmp_path / "suite"), tmp_path / "run", 2)
+    directory, seen = _records_of(init_example("stateful-agent", tmp_path / "suite"), tmp_path / "run", epochs=2)
     assert len(seen) == 96 and [rec["index"] for rec, _ in seen] == list(range(96))
     copy = LiveCopy()
     copy.start(directory)
@@ -261,15 +261,3 @@ def test_a_write_error_drops_the_copy_and_the_journal_is_read_instead(tmp_path: 
     monkeypatch.setattr(columnar.CopyWriter, "write", original)
     assert len(_assert_equals_journal(directory).cases) == 48
 
-
-def _records_of_epochs(folder: Path, out: Path, epochs: int) -> tuple[Path, list[Any]]:
-    seen: list[Any] = []
-
-    class Spy:
-        def start(self, directory: Path) -> None:
-            pass
-
-        def add(self, record: Any, state_ref: str | None, initial_ref: str | None = None) -> None:
-            seen.append((record, state_ref))
-
-    return run_suite(op.load_suite(folder), out=out, sink=Spy(), epochs=epochs), seen
