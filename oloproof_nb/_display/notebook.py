@@ -163,15 +163,20 @@ def progress_bar(desc: str) -> tuple[Progress, Callable[[], None]]:
     """A ``tqdm.auto`` bar as a runner callback (a widget in Jupyter, a bar on a terminal), and its closer.
 
     ``desc`` (a suite's name) is shown as written (:func:`terminal_text`): an escape sequence in it would act
-    on the terminal the bar is drawn on."""
+    on the terminal the bar is drawn on. The widget gets it only through ``set_description``: tqdm's notebook
+    bar shows the label given to its constructor as HTML, unescaped, in its first frame (it escapes every
+    later one), so a name holding ``<img onerror=…>`` would run in the notebook."""
     tqdm = _bar_class()
     desc = terminal_text(desc)
+    widget = any(base.__module__ == "tqdm.notebook" for base in tqdm.__mro__)  # tqdm.auto's bar subclasses it
     bar: Any = None
 
     def update(done: int, total: int) -> None:
         nonlocal bar
         if bar is None:
-            bar = tqdm(total=total, initial=done, unit="case", desc=desc, leave=False)
+            bar = tqdm(total=total, initial=done, unit="case", desc="" if widget else desc, leave=False)
+            if widget:
+                bar.set_description(desc)  # refreshes the bar: the label is escaped as every later frame is
         else:
             bar.update(done - bar.n)
 

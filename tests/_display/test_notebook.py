@@ -19,3 +19,52 @@ def test_the_progress_bar_shows_the_suite_name_as_written(capsys: pytest.Capture
     err = capsys.readouterr().err
     assert "refunds\\x1b[8m\\u202e:   0%" in err and "0/3" in err
     assert "\x1b[8m" not in err and "\u202e" not in err
+
+
+def test_the_notebook_widget_never_shows_the_suite_name_as_html(monkeypatch: pytest.MonkeyPatch) -> None:
+    """tqdm's widget bar put the label given to its constructor into an HTML widget unescaped for its first
+    frame (the frame ``display`` sends to the notebook), and escaped it only from the next frame on: a suite
+    named ``<img src=x onerror=…>`` ran its script once in the notebook. The real tqdm.notebook runs here on
+    stand-in widgets that record every value the notebook would be sent."""
+    import importlib.util
+    import sys
+    import types
+
+    from oloproof_nb._display import notebook
+
+    sent: list[str] = []
+
+    class Widget:
+        def __init__(self, **kwargs: object) -> None:
+            self.layout = types.SimpleNamespace()
+            self.style = types.SimpleNamespace()
+            self.bar_style = ""
+            self.children: list[Widget] = list(kwargs.pop("children", []))  # type: ignore[call-overload]
+            self.__dict__.update(kwargs)
+
+        def close(self) -> None:
+            pass
+
+    class HTML(Widget):
+        def __setattr__(self, name: str, value: object) -> None:
+            if name == "value":
+                sent.append(str(value))
+            super().__setattr__(name, value)
+
+    fake = types.ModuleType("ipywidgets")
+    fake.HTML, fake.FloatProgress, fake.HBox = HTML, Widget, Widget  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "ipywidgets", fake)
+    spec = importlib.util.find_spec("tqdm.notebook")
+    assert spec is not None and spec.loader is not None
+    widgets = importlib.util.module_from_spec(spec)  # tqdm's own module on the stand-ins, kept out of sys.modules
+    spec.loader.exec_module(widgets)
+    monkeypatch.setattr(widgets, "display", lambda *_: sent.append("<displayed>"))
+    monkeypatch.setattr(notebook, "_bar_class", lambda: widgets.tqdm_notebook)
+    update, close = notebook.progress_bar("refunds <img src=x onerror=alert(1)> & co")
+    update(0, 3)
+    update(2, 3)
+    close()
+    shown = sent[sent.index("<displayed>"):]  # from the first frame the notebook shows on
+    labels = [value.replace("\u2007", " ") for value in shown if "refunds" in value]  # tqdm's figure spaces
+    assert labels and all("&lt;img src=x onerror=alert(1)&gt; &amp;" in value for value in labels)
+    assert not any("<img" in value for value in sent)
