@@ -203,11 +203,9 @@ class CasePanel:
         for trace in [self.traceback] + [r.get("traceback") for r in self.replay_records]:
             if trace:
                 lines += ["  traceback:"] + [f"    {line}" for line in trace.rstrip().splitlines()]
-        for s in self.steps.itertuples():
-            if s.kind == "tool_call":
-                lines.append(f"  [{s.step}] {s.tool}({preview(s.args, 80)}) -> {preview(s.result, 80)}")
-            else:
-                lines.append(f"  [{s.step}] {s.role}: {preview(s.content, 100)}")
+        for s in self.steps.to_dict("records"):  # a message's recorded model call is named as the replays name it
+            step = s if s["kind"] == "tool_call" else {**s, "name": s["tool"] if isinstance(s["tool"], str) else None}
+            lines.append(f"  [{s['step']}] {step_text(step)}")
         for v in self.verdicts.itertuples():
             lines.append(f"  {v.verdict.upper():7} {v.criterion} {v.reason}")
         for criterion, text in self.tracebacks:
