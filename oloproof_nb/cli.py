@@ -63,6 +63,17 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # one line on stderr, exit 2, no usage dump
         self.exit(2, f"oloproof: error: {message} (see `{self.prog} --help`)\n")
 
+    def parse_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
+                   namespace: argparse.Namespace | None = None) -> argparse.Namespace:
+        """As argparse's, except that arguments no command knows are refused by the command given, whose
+        ``--help`` lists what it takes (argparse's top-level parser named ``oloproof --help``)."""
+        parsed, extra = self.parse_known_args(args, namespace)
+        if extra:
+            commands = next((a.choices for a in self._actions if isinstance(a, argparse._SubParsersAction)), {})
+            command = commands.get(str(getattr(parsed, "command", "")), self)
+            command.error(f"unrecognized arguments: {' '.join(extra)}")
+        return parsed
+
 
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="oloproof", description="Judge stateful agents by the world they leave behind.")

@@ -306,6 +306,24 @@ def test_usage_errors_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]
     assert "Traceback" not in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(("argv", "line"), [
+    (["gate", "x", "--confidence", "0.9"], "unrecognized arguments: --confidence 0.9 (see `oloproof gate --help`)"),
+    (["run", "x", "--nope"], "unrecognized arguments: --nope (see `oloproof run --help`)"),
+    (["compare", "a", "b", "--json"], "unrecognized arguments: --json (see `oloproof compare --help`)"),
+    (["frobnicate"], "argument command: invalid choice: 'frobnicate'"),
+])
+def test_an_unknown_option_names_the_help_of_the_command_given(argv: list[str], line: str,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """An option no command takes was refused by the top-level parser, which pointed at ``oloproof --help``
+    (a list of commands, not of the options the command given takes). Nothing is read before it is refused:
+    the run folders named here do not exist."""
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and len(err.splitlines()) == 1 and err.startswith("oloproof: error: ")
+    assert line in err
+
+
 def test_resume_without_out_and_bad_workers(make_suite, capsys: pytest.CaptureFixture[str]) -> None:
     folder = make_suite(PERFECT_CASES[:1], evaluators=EVALUATORS)
     assert main(["run", str(folder), "--resume"]) == 2
