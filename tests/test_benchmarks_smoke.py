@@ -48,6 +48,7 @@ def test_hostile_smoke() -> None:
 def test_suite_load_smoke() -> None:
     out = smoke("suite_load.py")
     assert "the duplicate-case check adds" in out and "cases repeating another: 0" in out
+    assert "each field transform adds" in out and "copies repeating a case: 0" in out
 
 
 def test_cluster_types_smoke() -> None:

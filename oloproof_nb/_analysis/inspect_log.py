@@ -704,8 +704,9 @@ def _duration(sample: Any) -> float:
 
 #: Samples of an ``.eval`` archive asked of Inspect's reader at once. Its one-sample reader parses the
 #: archive's central directory again for every sample, so reading a log one sample at a time grew with the
-#: square of its samples (4,000 samples: about 145 s); a batch parses it once, and holds BATCH samples in
-#: memory (128 samples of 1 MB each took 947 MB at peak against 705 MB one at a time).
+#: square of its samples (4,000 samples: about 145 s, a review's one-off timing; ``benchmarks/inspect_logs.py``
+#: times the batches); a batch parses it once, and holds BATCH samples in memory (128 samples of 1 MB each took
+#: 947 MB at peak against 705 MB one at a time: a one-off measurement, no script).
 BATCH = 64
 
 

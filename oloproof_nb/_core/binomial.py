@@ -100,7 +100,9 @@ def clopper_pearson(successes: float, nobs: float, confidence: float = 0.95) -> 
     >>> round(low, 4), round(high, 4)
     (0.555, 0.9975)
     """
-    from scipy import special  # first use; not scipy.stats, whose import costs ~0.3 s more (the gate's cold path)
+    # first use; not scipy.stats, whose import costs far more (the gate's cold path; a one-off measurement, no
+    # script: 1.0-1.9 s against 0.27-0.38 s for scipy.special after numpy, 5 fresh processes each, load average 4)
+    from scipy import special
     alpha = 1.0 - check_confidence(confidence)
     k, n = _check_counts(successes, nobs)
     if k == n:  # Beta⁻¹(α/2; n, 1) in closed form: the all-pass bound never hangs on the solver's last bit

@@ -113,7 +113,8 @@ class _Helper:
 
     Starting a thread per call costs about 100 µs; handing a call to a waiting
     thread costs about 20 µs back to back and 57–79 µs with the caller's own work
-    between calls (``python benchmarks/handoff.py``; benchmarks/README.md section 1).
+    between calls on a quiet machine, several times that under load (``python
+    benchmarks/handoff.py``; benchmarks/README.md section 1).
     A helper whose call timed out is *abandoned*: it finishes that call in the
     background (never keeping the process alive, its result dropped) and exits;
     the caller's next call gets a new helper. An idle helper exits after
