@@ -864,6 +864,32 @@ def test_resuming_a_run_whose_file_is_not_a_file_gives_one_line(finished_run: tu
     assert target.is_symlink() if kind == "device" else (target.is_dir() if kind == "dir" else target.is_fifo())
 
 
+@pytest.mark.parametrize("name", [".lock", "cases.jsonl", "replays.jsonl", "states.jsonl"])
+def test_resuming_a_run_whose_file_is_a_link_changes_nothing_it_points_to(finished_run: tuple[Path, int],
+                                                                          tmp_path: Path, name: str) -> None:
+    """Review R8: --resume wrote through a symbolic link in the run folder (one copied with its links, or an
+    artifact unpacked with them): the lock's note replaced the linked file's text, a torn last line was cut from
+    it, and the records went on into it (another run's journal, written without that run's lock)."""
+    directory = shutil.copytree(finished_run[0], tmp_path / "run")
+    manifest = json.loads((directory / "manifest.json").read_text(encoding="utf-8"))
+    del manifest["finished_at"]  # an interrupted run
+    (directory / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    suite = Path(manifest["suite_config"]["root"])
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    target = outside / name.lstrip(".")
+    link = directory / name
+    before = (link.read_bytes() if name != ".lock" else b"notes of mine\n") + b'{"torn'  # no newline at its end
+    target.write_bytes(before)
+    link.unlink()
+    link.symlink_to(target)
+    code, err = _bounded_cli("run", str(suite), "--out", str(directory), "--resume", "--quiet")
+    assert code == 2, (code, err)
+    message = one_error_line(err)
+    assert message.startswith(f"oloproof: error: {link}: is a symbolic link"), message
+    assert target.read_bytes() == before and link.is_symlink()
+
+
 _KIND_WORDS = {"fifo": "a named pipe (FIFO)", "dir": "a directory", "device": "a character device"}
 
 
@@ -872,7 +898,9 @@ _KIND_WORDS = {"fifo": "a named pipe (FIFO)", "dir": "a directory", "device": "a
 def test_a_lock_file_that_is_not_a_file_never_hangs(finished_run: tuple[Path, int], tmp_path: Path,
                                                     name: str, kind: str) -> None:
     """The run's lock and the copy's commit lock: a pipe or a device still locks (nothing is read from it);
-    a directory there is one line naming it (the run's lock), or frames kept in memory with the warning."""
+    a directory there is one line naming it (the run's lock), or frames kept in memory with the warning. The
+    device is a link to /dev/zero: the run's lock is never opened through a link (review R8: the holder's note
+    was written into whatever it pointed to, a disk's first sector for a link to /dev/sda), so that is one line."""
     directory = shutil.copytree(finished_run[0], tmp_path / "run")
     manifest = json.loads((directory / "manifest.json").read_text(encoding="utf-8"))
     del manifest["finished_at"]  # an interrupted run (all its cases recorded): resuming it finishes it
@@ -887,6 +915,9 @@ def test_a_lock_file_that_is_not_a_file_never_hangs(finished_run: tuple[Path, in
     if kind == "dir" and name == ".lock":
         assert code == 2 and one_error_line(err) == f"oloproof: error: {target}: cannot open the run's lock file " \
                                                     "(Is a directory)"
+        return
+    if kind == "device" and name == ".lock":
+        assert code == 2 and one_error_line(err).startswith(f"oloproof: error: {target}: is a symbolic link; ")
         return
     assert code == finished_run[1], (code, err)
     if kind == "dir":  # the commit lock cannot be opened: the frames are kept in memory, said once

@@ -59,8 +59,8 @@ from .._core.canonical import iso, utc_now
 from .._core.paths import ABSENT
 from .._core.records import CaseRecord, Manifest, ReplayRecord
 from ..errors import RunDirError, RunLockedError, StoreWriteError, parse_problem, validation_problem
-from .lines import open_journal
-from .states import STATES, read_state_refs, split_case_states, split_replay_states
+from .lines import complete_lines, open_journal
+from .states import STATES, read_state_refs, split_case_states, split_replay_states, state_refs_of
 
 if sys.platform != "win32":
     import fcntl
@@ -235,7 +235,7 @@ def _truncate_torn_tail(path: Path) -> None:
         handle.truncate(0)
 
 
-def _drop_orphan_replays(directory: Path, durable: bool = False) -> None:
+def _drop_orphan_replays(directory: Path, durable: bool = False, stored: set[str] | None = None) -> None:
     """Remove replay records of cases that have no case record.
 
     A case's replays are appended while it runs, before its own record; a case
@@ -243,31 +243,58 @@ def _drop_orphan_replays(directory: Path, durable: bool = False) -> None:
     the earlier ones go (rewritten atomically: a temporary file, then a rename).
     ``durable`` (``fsync="record"``): the new file and the rename are forced to the disk, as every append is.
     A failed rewrite (a full disk, Ctrl-C) leaves the journal as it was and no temporary file.
+
+    ``stored`` (the addresses in ``states.jsonl``): first remove the case records that name a state it does not
+    hold, or whose replays do, so those cases run again too. A record's states are appended before it, so a
+    kill never leaves one; but the journals are three files, and with ``fsync="finish"`` a power loss during
+    the run may keep more of ``cases.jsonl`` than of ``states.jsonl`` (the operating system writes files back
+    in no set order). Before, such a record was taken as done: the resume ran nothing and the run, stamped
+    finished, never loaded.
     """
-    path = directory / REPLAYS
+    if stored is None and not (directory / REPLAYS).exists():
+        return
+    recorded: set[tuple[str, int]] = set()
+    if stored is None:
+        recorded.update(record_key(rec) for rec in read_cases(directory))
+    else:
+        lost = {replay_key_of(rec) for rec in read_jsonl(directory / REPLAYS)
+                if not stored.issuperset(state_refs_of(rec))}
+
+        def state_lost(rec: Any) -> bool:
+            key = record_key(rec)
+            if key in lost or not stored.issuperset(state_refs_of(rec)):
+                return True
+            recorded.add(key)
+            return False
+
+        _drop_lines(directory, CASES, state_lost, durable)
+    _drop_lines(directory, REPLAYS, lambda rec: replay_key_of(rec) not in recorded, durable)
+
+
+def _drop_lines(directory: Path, name: str, drop: Callable[[Any], bool], durable: bool) -> None:
+    """Rewrite journal ``name`` without the records ``drop`` picks (read once; copied only when one is dropped)."""
+    path = directory / name
     if not path.exists():
         return
-    recorded = {record_key(rec) for rec in read_cases(directory)}
-    tmp = directory / (REPLAYS + ".tmp")
-    dropped = 0
+    dropped = {lineno for lineno, _, raw in complete_lines(path) if drop(parse_record(path, lineno, raw))}
+    if not dropped:
+        return
+    tmp = directory / (name + ".tmp")
     try:
+        tmp.unlink(missing_ok=True)  # a link left there is replaced, never written through
         with path.open("rb") as source, tmp.open("wb") as target:
             for lineno, raw in enumerate(source, start=1):
-                if replay_key_of(parse_record(path, lineno, raw)) in recorded:
+                if lineno not in dropped:
                     target.write(raw)
-                else:
-                    dropped += 1
-            if dropped and durable:
+            if durable:
                 target.flush()
                 os.fsync(target.fileno())
-        if dropped:
-            os.replace(tmp, path)
-            if durable:
-                _fsync_dir(directory)
+        os.replace(tmp, path)
+        if durable:
+            _fsync_dir(directory)
     except BaseException:  # a damaged line (RunDirError), ENOSPC, Ctrl-C: the journal as it was, no temporary file
         tmp.unlink(missing_ok=True)
         raise
-    tmp.unlink(missing_ok=True)
 
 
 def _fsync_dir(directory: Path) -> None:
@@ -282,6 +309,13 @@ def _fsync_dir(directory: Path) -> None:
         pass  # some filesystems cannot sync a directory
     finally:
         os.close(fd)
+
+
+def _link_refused(path: Path) -> str:
+    """The error for a run folder's file that is a symbolic link (a folder copied or unpacked with its links)."""
+    return (f"{path}: is a symbolic link; a run folder's files are written in place, never through a link (it "
+            "would change the file it points to): remove the link, or copy the folder with its files (cp -rL) and "
+            "use the copy")
 
 
 def _write_error(path: Path, exc: OSError, started: bool = True) -> StoreWriteError:
@@ -327,9 +361,11 @@ class RunLock:
         path = directory / LOCK
         if sys.platform == "win32":  # pragma: no cover - no flock: documented as unlocked there
             return cls(None, path)
-        try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:  # never through a link: the holder's note would replace the text of the file it points to
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
         except OSError as exc:
+            if path.is_symlink():
+                raise RunDirError(_link_refused(path)) from None
             raise RunDirError(f"{path}: cannot open the run's lock file ({exc.strerror})") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -484,14 +520,19 @@ class RunStore:
                 handle = open_journal(directory / name)
                 if handle is not None:
                     handle.close()
+                if (directory / name).is_symlink():  # appended to, cut or replaced: never through a link
+                    raise RunDirError(_link_refused(directory / name))
             try:
                 for name in (CASES, REPLAYS, STATES):
                     _truncate_torn_tail(directory / name)
-                _drop_orphan_replays(directory, durable=fsync == "record")
+                stored = read_state_refs(directory)
+                # a finished run forced its journals to the disk before it was stamped: a state lost is damage
+                _drop_orphan_replays(directory, durable=fsync == "record",
+                                     stored=stored if manifest.finished_at is None else None)
             except OSError as exc:
                 raise _write_error(Path(exc.filename or directory), exc) from None
             store = cls(directory, manifest, lock, fsync)
-            store._state_refs = read_state_refs(directory)
+            store._state_refs = stored
             return store
         except BaseException:
             lock.release()
@@ -503,6 +544,7 @@ class RunStore:
         tmp = self.directory / _MANIFEST_TMP
         text = json.dumps(self.manifest.to_json(), indent=2, ensure_ascii=False) + "\n"
         try:
+            tmp.unlink(missing_ok=True)  # a link left there is replaced, never written through
             with tmp.open("w", encoding="utf-8") as handle:
                 handle.write(text)
                 handle.flush()

@@ -270,6 +270,70 @@ def test_torn_last_line_is_ignored_and_resumed(tmp_path: Path, reference: op.Run
     _assert_complete(out, reference)
 
 
+def test_a_power_loss_that_kept_records_whose_states_it_lost_resumes(tmp_path: Path, reference: op.Run,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review R8: with fsync="finish" the journals are three files the operating system writes back in no set
+    order, so a power loss may keep more of cases.jsonl than of states.jsonl. A record whose state was lost was
+    taken as done: the resume ran nothing, stamped the run finished, and the run never loaded again ('no state
+    ... referred to by a record'). Such a case (and one whose replay lost its state) runs again, as one a crash
+    cut short does."""
+    root = _suite(tmp_path / "suite")
+    full = tmp_path / "full"
+    op.run(root, out=full, progress=False)
+    out = tmp_path / "lost"
+    shutil.copytree(full, out, ignore=shutil.ignore_patterns("frames", ".lock"))
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    del manifest["finished_at"]
+    (out / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    records = {rec["case"]["id"]: rec for rec in _records(out / "cases.jsonl")}
+    replays = _records(out / "replays.jsonl")
+
+    def refs(cid: str) -> set[str]:  # every state address case cid's record and its replays name, read by hand
+        rec = records[cid]
+        named = {rec["case"].get("initial_state_ref"), (rec.get("environment_state") or {}).get("state_ref")}
+        named |= {(r.get("case") or {}).get("initial_state_ref") for r in replays if r["case_id"] == cid}
+        named |= {(r.get("environment_state") or {}).get("state_ref") for r in replays if r["case_id"] == cid}
+        return named - {None}
+
+    states = (out / "states.jsonl").read_bytes().split(b"\n")[:-1]
+    where = {json.loads(line)["ref"]: i for i, line in enumerate(states)}
+    keep = max(where[ref] for cid in IDS[:4] for ref in refs(cid)) + 1  # the states of the first four cases survive
+    (out / "states.jsonl").write_bytes(b"".join(line + b"\n" for line in states[:keep]))
+    kept = {json.loads(line)["ref"] for line in states[:keep]}
+    lost = [cid for cid in IDS if not refs(cid) <= kept]
+    assert lost and lost[0] not in IDS[:4]
+    with pytest.raises(op.OloproofError, match="no state"):
+        op.load_run(out)
+
+    log = tmp_path / "resume.log"
+    monkeypatch.setenv("RELSYS_LOG", str(log))
+    op.run(root, out=out, resume=True, progress=False)
+    assert runs_of(read_log(log)) == lost
+    _assert_complete(out, reference)
+
+
+def test_a_finished_run_that_lost_a_state_is_not_rewritten_by_a_resume(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A finished run forced its journals to the disk before it was stamped finished, so a state missing there is
+    damage, not a power loss: a resume drops no record of it (nothing runs again), and reading the states says
+    what is missing."""
+    root = _suite(tmp_path / "suite")
+    out = tmp_path / "run"
+    op.run(root, out=out, progress=False)
+    last = _records(out / "cases.jsonl")[-1]["environment_state"]["state_ref"]
+    states = (out / "states.jsonl").read_bytes().split(b"\n")[:-1]
+    cut = next(i for i, line in enumerate(states) if json.loads(line)["ref"] == last)
+    (out / "states.jsonl").write_bytes(b"".join(line + b"\n" for line in states[:cut]))  # the last case's state lost
+    cases, replays = (out / "cases.jsonl").read_bytes(), (out / "replays.jsonl").read_bytes()
+    log = tmp_path / "resume.log"
+    monkeypatch.setenv("RELSYS_LOG", str(log))
+    run = op.run(root, out=out, resume=True, progress=False)
+    assert runs_of(read_log(log)) == []
+    with pytest.raises(op.OloproofError, match="no state"):
+        run.snapshots  # noqa: B018 - the states are read here
+    assert (out / "cases.jsonl").read_bytes() == cases and (out / "replays.jsonl").read_bytes() == replays
+
+
 def test_damaged_record_before_the_last_line_is_an_error_not_a_traceback(tmp_path: Path) -> None:
     """Only the last line can be torn by a crash; garbage earlier is reported, with the file, in one line."""
     root = _suite(tmp_path / "suite")

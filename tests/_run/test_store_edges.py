@@ -288,3 +288,60 @@ def test_a_manifest_that_is_no_regular_file_is_named_as_such_not_as_missing(tmp_
     with pytest.raises(RunDirError) as err:
         read_manifest(tmp_path)
     assert str(err.value) == f"{tmp_path / 'manifest.json'}: is a directory, not a regular file"
+
+
+def test_a_record_whose_replay_lost_its_state_is_dropped_with_its_replays(tmp_path: Path) -> None:
+    """Review R8: after a power loss a case's replays may name a state states.jsonl lost while its own record's
+    states survived (a replay's states are appended before its case's); the case runs again, so its record goes,
+    and with it every replay of it. A case whose states all survived is kept byte for byte."""
+    from oloproof_nb._run import store as store_module
+
+    kept_ref, lost_ref = "a" * 64, "b" * 64
+    folder = tmp_path / "r"
+    folder.mkdir()
+    cases = [{"index": 0, "case": {"id": "a", "initial_state_ref": kept_ref}},
+             {"index": 1, "case": {"id": "b", "initial_state_ref": kept_ref}}]
+    replays = [{"case_id": "a", "environment_state": {"state_ref": kept_ref}},
+               {"case_id": "b", "environment_state": {"state_ref": kept_ref}},
+               {"case_id": "b", "environment_state": {"state_ref": lost_ref}}]
+    (folder / "cases.jsonl").write_text("".join(json.dumps(r) + "\n" for r in cases), encoding="utf-8")
+    (folder / "replays.jsonl").write_text("".join(json.dumps(r) + "\n" for r in replays), encoding="utf-8")
+    store_module._drop_orphan_replays(folder, stored={kept_ref})
+    assert list(read_jsonl(folder / "cases.jsonl")) == cases[:1]
+    assert list(read_jsonl(folder / "replays.jsonl")) == replays[:1]
+    before = {p.name: p.stat().st_ino for p in folder.iterdir()}
+    store_module._drop_orphan_replays(folder, stored={kept_ref})  # nothing lost now: no file rewritten
+    assert {p.name: p.stat().st_ino for p in folder.iterdir()} == before
+
+
+def test_a_link_where_the_manifest_is_written_is_replaced_not_written_through(tmp_path: Path) -> None:
+    """Review R8: a folder holding only a killed creation's leftovers is reused by a new run, and the manifest is
+    written as manifest.json.tmp first: a link there had the manifest written into the file it points to."""
+    from oloproof_nb._core.records import Manifest
+    from oloproof_nb._run.store import RunStore
+
+    victim = tmp_path / "mine.txt"
+    victim.write_bytes(b"my own notes\n")
+    folder = tmp_path / "r"
+    folder.mkdir()
+    (folder / "manifest.json.tmp").symlink_to(victim)
+    store = RunStore.create(folder, Manifest(suite="s", run_id="x", started_at="2026-01-01T00:00:00.000000Z",
+                                             oloproof_nb="0", n_cases=0))
+    store.close()
+    assert victim.read_bytes() == b"my own notes\n"
+    assert json.loads((folder / "manifest.json").read_text(encoding="utf-8"))["run_id"] == "x"
+    assert sorted(p.name for p in folder.iterdir()) == [".lock", "manifest.json"]
+
+
+def test_a_link_where_the_replays_are_rewritten_is_replaced_not_written_through(tmp_path: Path) -> None:
+    """Review R8: resume rewrites replays.jsonl through replays.jsonl.tmp; a link left there was written through."""
+    from oloproof_nb._run import store as store_module
+
+    victim = tmp_path / "mine.txt"
+    victim.write_bytes(b"my own notes\n")
+    _orphans(tmp_path / "r")
+    (tmp_path / "r" / "replays.jsonl.tmp").symlink_to(victim)
+    store_module._drop_orphan_replays(tmp_path / "r")
+    assert victim.read_bytes() == b"my own notes\n"
+    assert [json.loads(line)["n"] for line in (tmp_path / "r" / "replays.jsonl").read_text().splitlines()] == [0, 2]
+    assert sorted(p.name for p in (tmp_path / "r").iterdir()) == ["cases.jsonl", "replays.jsonl"]
