@@ -379,6 +379,46 @@ def _fault_findings(run: Run, rows: dict[str, int]) -> dict[str, str]:
     return out
 
 
+def _routine_escalations(run: Run) -> dict[str, str]:
+    """fault_recovery criteria whose escalation tool the recorded case runs call after the faulted tool anyway:
+    criterion → finding (known only after the run).
+
+    In a recording nothing failed, so a call there is routine (a receipt sent after every refund, an order looked
+    up again), not a case handed over. When every recorded case run that calls ``tool`` also calls, after it and
+    without failing, one of ``escalate_tools``, a replay that goes on as recorded counts as escalated whatever the
+    agent did about the fault: the "recovered or escalated" test cannot fail (only a false success or a changed
+    path still can).
+    """
+    faults = [ev for ev in run.config.evaluators if ev.type == "fault_recovery" and getattr(ev, "escalate_tools", [])]
+    if faults:  # only where a replay passed as escalated (its reason says so): the steps are read only then
+        v = run.verdicts
+        passed = v[(v["verdict"] == "pass") & v["criterion"].isin([ev.name for ev in faults])]
+        escalated = set(passed.loc[passed["reason"].astype(str).str.contains("escalated", regex=False), "criterion"])
+        faults = [ev for ev in faults if ev.name in escalated]
+    if not faults:
+        return {}
+    steps = run.steps
+    calls = steps[steps["kind"] == "tool_call"]
+    keys = [c for c in ("run_id", "case_id", "epoch") if c in calls.columns]
+    out = {}
+    for ev in faults:
+        tool, escalate = str(getattr(ev, "tool", "")), list(getattr(ev, "escalate_tools", []))
+        first = calls[calls["tool"] == tool].groupby(keys, sort=False)["step"].min().rename("checkpoint")
+        if not len(first):
+            continue
+        later = calls[calls["tool"].isin(escalate) & ~calls["is_error"].astype(bool)].join(first, on=keys,
+                                                                                          how="inner")
+        later = later[later["step"] > later["checkpoint"]]
+        if len(later.drop_duplicates(keys)) < len(first):
+            continue
+        named = ", ".join(repr(t) for t in escalate if t in set(later["tool"]))
+        out[ev.name] = (f"fault_recovery (criterion {ev.name}): escalate_tools {named} called after {tool!r} in "
+                        f"each of the {len(first)} recorded case runs that call it, where nothing failed: a routine "
+                        "call, not a case handed over, so a replay that goes on as recorded passes as escalated "
+                        "whatever the agent does about the fault; list only tools that hand a case over")
+    return out
+
+
 def _zero_thresholds(cfg: ReleaseConfig, criteria: list[str]) -> dict[str, str]:
     """Criteria gated at threshold 0: criterion → finding. Every lower bound is at least 0, so such a
     criterion passes whatever its rows say (a check that cannot fail)."""
@@ -480,7 +520,7 @@ def gate(run: Run, release: ReleaseLike | None = None, *, baseline: Baseline | R
     evaluator_of = {ev.name: ev for ev in run.config.evaluators}
     stored = dict(run.manifest.suite_config.vacuous)
     late = _fault_findings(run, {c: s.n for c, s in sums.items()})  # vacuous checks found only now
-    for criterion, message in _zero_thresholds(cfg, run.criteria).items():
+    for criterion, message in [*_routine_escalations(run).items(), *_zero_thresholds(cfg, run.criteria).items()]:
         late[criterion] = f"{late[criterion]}; {message}" if criterion in late else message
     for message in late.values():
         warn_at_caller(VacuousCheckWarning(message))

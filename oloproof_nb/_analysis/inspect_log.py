@@ -66,7 +66,7 @@ from .._core.scoremap import ScoreMap, check_score_map, on_default_scale, score_
 from .._run.states import StateReader
 from .._run.store import MANIFEST
 from .._version import __version__
-from ..errors import OloproofError, describe_exception, quote, validation_problem
+from ..errors import OloproofError, VacuousCheckWarning, describe_exception, quote, validation_problem, warn_at_caller
 from . import frames
 from .columns import FRAMES
 from .journal import Journal
@@ -453,6 +453,10 @@ class _Reader:
         #: per criterion: a number the default table found off [0, 1], and where its in-scale numbers' rows are
         self.off_scale: dict[str, Any] = {}
         self.in_scale: dict[str, list[tuple[int, int, Any]]] = {}
+        #: with a pass_threshold ≤ 0, per criterion: how many of its scores are numbers in [0, 1] (each passes), and
+        #: the criteria with a score judged otherwise (a string, a bool, a number below 0 or above 1: it may fail)
+        self.at_floor: dict[str, int] = {}
+        self.judged_otherwise: set[str] = set()
         self.unknown_initial: set[tuple[str, int]] = set()
         #: per log file: its task's name and ``task_id`` (an eval_retry keeps it)
         self.tasks: dict[Path, tuple[str, str]] = {}
@@ -550,7 +554,23 @@ class _Reader:
                         self.off_scale.setdefault(name, one)
                     elif scale:
                         self.in_scale.setdefault(name, []).append((rec["index"], len(verdicts), one))
+                    if self.pass_threshold is not None and self.pass_threshold <= 0:
+                        if on_default_scale(one, self.score_map):
+                            self.at_floor[name] = self.at_floor.get(name, 0) + 1
+                        elif verdict != "missing":
+                            self.judged_otherwise.add(name)
                     verdicts.append(_row(name, verdict, reason))
+
+    def floor_findings(self, path: str | Path) -> dict[str, str]:
+        """Criteria a ``pass_threshold`` ≤ 0 cannot fail: criterion → finding. Every score of such a criterion is
+        a number in [0, 1], where 0 is the worst, and a number passes at or above the threshold, so each passes (a
+        threshold of 0 written for "above 0"); -inf was refused for this, a finite value at or below the scale's
+        floor does the same. A criterion with a score judged otherwise (a string, a bool, a number off [0, 1]) can
+        fail."""
+        return {name: (f"{path}: pass_threshold={self.pass_threshold:g}: each of criterion {name}'s {count} scores is "
+                       "a number in [0, 1], and a number passes at or above the threshold, so a score of 0 passes and "
+                       "the criterion cannot fail; give the score a pass needs (1 for full marks)")
+                for name, count in self.at_floor.items() if name not in self.judged_otherwise}
 
     def _keys_of(self, index: int, scorer: str) -> list[str | None]:
         """The keys of ``scorer`` that are criteria of record ``index``: ``[None]`` (its whole score) for a scorer
@@ -896,6 +916,9 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
     reader.judge(records)
     reader.one_scale(records)
     reader.missing_rows(records, scorers)
+    vacuous = reader.floor_findings(path)
+    for message in vacuous.values():
+        warn_at_caller(VacuousCheckWarning(message))
     name = "+".join(tasks)
     config = SuiteConfig(name=name or "inspect", system="inspect_ai:eval", evaluators=[
         InspectScorer(criterion=c, options=options.get(reader.scorer_of[c], ("", files[0]))[0])
@@ -906,7 +929,8 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
         "started_at": min(created), "oloproof_nb": __version__, "n_cases": len(records),
         "finished_at": max(f for f in finished if f is not None) if finished and all(finished) else None,
         "suite_config": StoredSuite(root=None, config={"name": config.name, "inspect_logs": [str(f) for f in files],
-                                                      **({"inspect_unrun": unrun} if unrun else {})}),
+                                                      **({"inspect_unrun": unrun} if unrun else {})},
+                                    vacuous={name: [message] for name, message in vacuous.items()}),
     }
     if "epochs" in Manifest.model_fields:  # the epochs field of a run's manifest: the most epochs of a sample
         manifest_fields["epochs"] = max((_epoch_of(r) for r in records), default=1)

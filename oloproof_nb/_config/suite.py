@@ -546,6 +546,8 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
         labels[transform.name] = load_labels(labels_file, derived_ids[transform.name], transform.name)
         digests[transform.validity_labels] = file_digest(labels_file)
     vacuous = scan.findings()
+    for criterion, message in _thin_validity(config, n_sources, suite_file).items():
+        vacuous.setdefault(criterion, []).append(message)
     for messages in vacuous.values():
         for message in messages:
             warn_at_caller(VacuousCheckWarning(message))
@@ -729,6 +731,32 @@ class _VacuityScan:
                 f"{self.file}: evaluators[{i}] ({ev.type}, criterion {ev.name}): path {quote(path)} is in no case's "
                 f"{where}, so the check cannot fail; {hint} (absent_ok: true if it must stay absent on purpose)")
         return found
+
+
+def _thin_validity(config: SuiteConfig, pairs: int, file: str | Path = SUITE_FILE) -> dict[str, str]:
+    """Relations whose transform's ``minimum_validity`` is met once one of its ``pairs`` is labelled valid: criterion
+    → finding.
+
+    The minimum is what bounds the copies labels may leave out (a copy labelled invalid is scored by no criterion):
+    at ``minimum_validity × pairs ≤ 1`` (0 among them) the transform is checked however many pairs are labelled
+    invalid, and the only labelling it refuses, none valid, leaves its relations without rows anyway, so the check
+    cannot fail: labelling each failing pair invalid passes the relation (a careless or a motivated labeller).
+    A single pair is never named: labelled valid it is scored, labelled invalid its relation has no rows, so
+    neither labelling passes a failing pair.
+    """
+    found: dict[str, str] = {}
+    for t in config.metamorphic.transforms:
+        if pairs < 2 or t.minimum_validity * pairs > 1:
+            continue
+        for i, ev in enumerate(config.evaluators):
+            if ev.type == "metamorphic_relation" and getattr(ev, "transform", None) == t.name:
+                found[ev.name] = (
+                    f"{file}: evaluators[{i}] ({ev.type}, criterion {ev.name}): transform {t.name}'s "
+                    f"minimum_validity {t.minimum_validity:g} is met once 1 of its {pairs} pairs is labelled valid, "
+                    "so its validity check cannot fail: the labels may leave out any share of its copies, and "
+                    "labelling each failing pair invalid passes the relation; ask for the share of pairs that must "
+                    "keep their meaning (e.g. minimum_validity: 0.85)")
+    return found
 
 
 def find_vacuous_checks(config: SuiteConfig, cases: list[Case], file: str | Path = SUITE_FILE) -> dict[str, list[str]]:

@@ -183,6 +183,36 @@ def test_score_map_and_threshold(logs: dict[str, Path]) -> None:
         op.from_inspect(logs["eval"], score_map={"C": "yes"})
 
 
+@pytest.mark.parametrize("threshold", [0, -1])
+def test_a_pass_threshold_at_or_below_0_on_0_to_1_scores_is_a_vacuous_check(logs: dict[str, Path],
+                                                                           threshold: float) -> None:
+    """world_refunded scores 1.0 three times and 0.0 three times (s4's two epochs raised). pass_threshold=0 (meant as
+    "above 0") or -1 passed the three 0.0 scores too, 6 of 6 scored, as -inf did before it was refused; now that
+    criterion is a vacuous check (warned, kept with the run, marked by the gate). match, scored "C", is judged by
+    the table, not the threshold: no finding."""
+    with pytest.warns(op.VacuousCheckWarning, match=rf"pass_threshold={threshold}: each of criterion "
+                      r"world_refunded's 6 scores is a number in \[0, 1\]") as caught:
+        run = op.from_inspect(logs["eval"], pass_threshold=threshold)
+    assert caught[0].filename == __file__
+    world = run.verdicts[run.verdicts["criterion"] == "world_refunded"]
+    assert world["verdict"].value_counts().to_dict() == {"pass": 6, "missing": 2}
+    assert list(run.manifest.suite_config.vacuous) == ["world_refunded"]
+    table = op.gate(run, release={**LOOSE, "criteria": {"world_refunded": 0.1}}).table.set_index("criterion")
+    assert bool(table.loc["world_refunded", "vacuous"]) and not bool(table.loc["match", "vacuous"])
+
+
+@pytest.mark.parametrize("threshold", [1e-9, 0.5])
+def test_a_pass_threshold_above_0_fails_a_0_score_and_is_no_finding(logs: dict[str, Path], threshold: float) -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", op.VacuousCheckWarning)
+        run = op.from_inspect(logs["eval"], pass_threshold=threshold)
+    world = run.verdicts[run.verdicts["criterion"] == "world_refunded"]
+    assert world["verdict"].value_counts().to_dict() == {"pass": 3, "fail": 3, "missing": 2}
+    assert run.manifest.suite_config.vacuous == {}
+
+
 def test_gate_slice_table_report_and_panel(run: op.Run, tmp_path: Path) -> None:
     """Acceptance: a real Inspect AI log gives a gate, a slice table and a report."""
     g = op.gate(run, release={**LOOSE, "criteria": {"match": 0.0, "world_refunded": 0.99}})

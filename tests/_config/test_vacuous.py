@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -271,3 +272,140 @@ def test_patterns_that_leave_a_whole_order_replaced_to_see_are_not_named(tmp_pat
         warnings.simplefilter("error", op.VacuousCheckWarning)
         s = op.load_suite(suite(tmp_path, [ev]))
     assert s.vacuous == {}
+
+
+def _thin_suite(make_suite: Callable[..., Path], minimum: float) -> Path:
+    """Four sources of the metamorphic test system; the copies of c0 and c1 end '!state' (their pairs fail
+    same_state), those of c2 and c3 do not (theirs hold). The failing pairs are labelled invalid, the others valid."""
+    from tests._metamorphic_systems import case, mm_suite
+
+    cases = [case(f"c{i}", message="mark it !stat" if i < 2 else "mark it") for i in range(4)]
+    t = {"name": "t", "field": "message", "template": "{value}e", "validity_labels": "labels/t.jsonl",
+         "minimum_validity": minimum}
+    labels = [{"case_id": f"c{i}~t", "valid": i >= 2} for i in range(4)]
+    return mm_suite(make_suite, cases, [t], [{"type": "metamorphic_relation", "relation": "same_state",
+                                              "transform": "t"}], {"t": labels},
+                    release={"allow_approximate_methods": True, "min_clusters": 2,
+                             "criteria": {"same_state_under_t": 0.1}})
+
+
+@pytest.mark.parametrize("minimum", [0.0, 0.25])
+def test_a_minimum_validity_met_by_one_valid_pair_is_vacuous(make_suite: Callable[..., Path], minimum: float) -> None:
+    """minimum_validity bounds the copies labels may leave out; at 0, or at 1/4 with 4 pairs (one valid pair of
+    four meets it, and none valid leaves the relation no rows anyway), it bounds nothing: labelling the 2 failing
+    pairs invalid passed same_state_under_t (2 of 2, ci_low 0.158 ≥ 0.1) without a word. Now it is a vacuous check
+    named at load_suite, kept in the manifest and marked by the gate, as a threshold of 0 is."""
+    with pytest.warns(op.VacuousCheckWarning) as caught:
+        s = op.load_suite(_thin_suite(make_suite, minimum))
+    message = str(caught[0].message)
+    assert (f"evaluators[0] (metamorphic_relation, criterion same_state_under_t): transform t's minimum_validity "
+            f"{minimum:g} is met once 1 of its 4 pairs is labelled valid") in message
+    assert caught[0].filename == __file__ and s.vacuous == {"same_state_under_t": [message]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", op.VacuousCheckWarning)
+        run = op.run(s, progress=False)
+    g = op.gate(op.load_run(run.directory))
+    row = g.table.set_index("criterion").loc["same_state_under_t"]
+    assert (row["n"], row["passed"], row["verdict"], bool(row["vacuous"])) == (2, 2, "PASS", True)
+    assert g.findings == (message,)
+
+
+@pytest.mark.parametrize("minimum", [0.0, 0.85])
+def test_the_minimum_validity_of_a_single_pair_is_never_vacuous(make_suite: Callable[..., Path],
+                                                                minimum: float) -> None:
+    """One pair: labelled valid, its failing copy is scored; labelled invalid, the relation has no rows
+    (INSUFFICIENT_EVIDENCE). No labelling passes it, whatever the minimum, so there is no finding (1 × minimum ≤ 1
+    named every one-pair suite before)."""
+    from tests._metamorphic_systems import case, mm_suite
+
+    t = {"name": "t", "field": "message", "template": "{value}e", "validity_labels": "labels/t.jsonl",
+         "minimum_validity": minimum}
+    folder = mm_suite(make_suite, [case("c0", message="mark it !stat")], [t],
+                      [{"type": "metamorphic_relation", "relation": "same_state", "transform": "t"}],
+                      {"t": [{"case_id": "c0~t", "valid": False}]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", op.VacuousCheckWarning)
+        s = op.load_suite(folder)
+    assert s.vacuous == {}
+
+
+@pytest.mark.parametrize("minimum", [0.26, 0.5])
+def test_a_minimum_validity_that_two_valid_pairs_need_is_not_vacuous(make_suite: Callable[..., Path],
+                                                                    minimum: float) -> None:
+    """Above 1/4 with 4 pairs, labelling 3 of them invalid fails the validity check: no finding."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", op.VacuousCheckWarning)
+        s = op.load_suite(_thin_suite(make_suite, minimum))
+    assert s.vacuous == {}
+
+
+RECEIPT_DESK = '''
+from oloproof_nb import RecordedAgent
+
+class Desk(RecordedAgent):
+    version = "receipt-desk-1"
+    def __init__(self):
+        super().__init__()
+        self.state = {}
+    def reset(self, state):
+        self.state = {k: dict(v) for k, v in state.items()}
+    def snapshot(self):
+        return {k: dict(v) for k, v in self.state.items()}
+    def issue_refund(self, order_id):
+        self.state["orders"][order_id] = "refunded"
+        return {"ok": True}
+    def send_receipt(self, order_id):
+        return {"ok": True}
+    def act(self, input, rec):
+        done = rec.tool("issue_refund", self.issue_refund, order_id=input["order_id"])
+        if input["receipt"]:
+            rec.tool("send_receipt", self.send_receipt, order_id=input["order_id"])
+        return "refunded" if done.get("ok") else "sorry, it did not go through"
+'''
+
+
+def _receipt_suite(tmp: Path, escalate: list[str], receipts: list[bool]) -> Path:
+    """A desk that sends a receipt after its refund, failed or not (where the case says so), and never escalates:
+    after a faulted refund it says sorry, neither recovered nor handed over."""
+    tmp.mkdir(parents=True)
+    (tmp / "desk.py").write_text(RECEIPT_DESK)
+    cases = [{"id": f"o{i}", "input": {"order_id": f"o{i}", "receipt": r},
+              "initial_state": {"orders": {f"o{i}": "paid"}},
+              "expected": {"answer": "refunded", "state": {"orders": {f"o{i}": "refunded"}}}}
+             for i, r in enumerate(receipts)]
+    (tmp / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases))
+    fault = {"type": "fault_recovery", "tool": "issue_refund", "fault": "error", "escalate_tools": escalate}
+    (tmp / "oloproof.yaml").write_text(yaml.safe_dump({"name": "r", "system": "desk:Desk", "evaluators": [fault]}))
+    (tmp / "release.yaml").write_text(yaml.safe_dump({"criteria": {"recovers_from_error_at_issue_refund": 0.5}}))
+    return tmp
+
+
+def test_an_escalation_tool_every_recording_calls_after_the_fault_is_vacuous(tmp_path: Path) -> None:
+    """escalate_tools names send_receipt, which the desk calls after every refund: each faulted replay 'escalated'
+    through it and passed (6 of 6, PASS at 0.5, exit 0) though the desk only said sorry; named with escalate_to_human
+    alone, the same replays fail 0 of 6. Now the gate finds the routine call in the recordings (each of the 6 calls
+    send_receipt after issue_refund, where nothing failed) and marks the criterion vacuous."""
+    run = op.run(op.load_suite(_receipt_suite(tmp_path / "a", ["escalate_to_human", "send_receipt"], [True] * 6)),
+                 out=tmp_path / "ra", progress=False)
+    with pytest.warns(op.VacuousCheckWarning, match=r"escalate_tools 'send_receipt' called after 'issue_refund' in "
+                      r"each of the 6 recorded case runs") as caught:
+        g = op.gate(op.load_run(run.directory))
+    assert {w.filename for w in caught if issubclass(w.category, op.VacuousCheckWarning)} == {__file__}
+    row = g.table.set_index("criterion").loc["recovers_from_error_at_issue_refund"]
+    assert (row["passed"], row["n"], row["verdict"], bool(row["vacuous"])) == (6, 6, "PASS", True)
+    assert len(g.findings) == 1 and "send_receipt" in g.findings[0]
+    honest = op.run(op.load_suite(_receipt_suite(tmp_path / "b", ["escalate_to_human"], [True] * 6)),
+                    out=tmp_path / "rb", progress=False)
+    assert op.gate(honest).table["passed"].tolist() == [0]
+
+
+def test_an_escalation_tool_a_recording_does_without_is_not_vacuous(tmp_path: Path) -> None:
+    """One recording (o0) calls no send_receipt after its refund: the call is not routine in every case run, so
+    there is no finding (the 5 replays that send one still pass as escalated)."""
+    run = op.run(op.load_suite(_receipt_suite(tmp_path / "s", ["send_receipt"], [False] + [True] * 5)),
+                 out=tmp_path / "r", progress=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", op.VacuousCheckWarning)
+        g = op.gate(run)
+    row = g.table.iloc[0]
+    assert (row["passed"], row["n"], bool(row["vacuous"]), g.findings) == (5, 6, False, ())
