@@ -727,6 +727,24 @@ def test_a_validator_whose_code_or_function_changed_is_check_changed(make_suite:
     assert changed_checks(base, edited) == {"outcome_verified": "the code of vals:strict differs"}
 
 
+def test_a_code_digest_only_one_run_recorded_does_not_count(make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    """A run written before runs recorded code has no digest of it: it cannot tell, so the check is not changed
+    for that (the code itself differs here; with both digests it is "the code of vals:strict differs")."""
+    from oloproof_nb._config.imports import CODE_KEY
+
+    root = make_suite(_cases(4), folder="base", validators={"file": "vals:strict"},
+                      evaluators=[{"type": "answer_matches"}, {"type": "outcome_contract", "validators": ["file"]}])
+    (root / "vals.py").write_text(VALIDATOR_CODE, encoding="utf-8")
+    base = _run(root, tmp_path / "runs" / "base")
+    edited_root = tmp_path / "edited"
+    shutil.copytree(root, edited_root)
+    (edited_root / "vals.py").write_text(VALIDATOR_CODE.replace("== 'ok'", "!= ''"), encoding="utf-8")
+    edited = _run(edited_root, tmp_path / "runs" / "edited")
+    assert changed_checks(base, edited) == {"outcome_verified": "the code of vals:strict differs"}
+    del edited.manifest.digests[CODE_KEY + "vals:strict"]  # as a run written before runs recorded code
+    assert changed_checks(base, edited) == {} and changed_checks(edited, base) == {}
+
+
 def test_a_fault_check_under_another_tool_errors_rule_is_check_changed(make_suite: Callable[..., Path],
                                                                        tmp_path: Path) -> None:
     """fault_recovery decides with the suite's tool_errors rule whether an escalation failed: two suites that

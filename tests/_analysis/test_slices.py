@@ -23,7 +23,7 @@ from statsmodels.stats.proportion import proportion_confint
 import oloproof_nb as op
 import oloproof_nb._analysis.gate as gate_module
 from oloproof_nb._analysis.slices import SLICE_COLUMNS
-from oloproof_nb._core.slicespec import parse_slice_spec
+from oloproof_nb._core.slicespec import SliceSpec, parse_slice_spec
 from oloproof_nb._core.stats import rate_interval
 from oloproof_nb.cli import main
 from oloproof_nb.errors import SliceSpecError
@@ -113,6 +113,15 @@ def test_malformed_specs_are_one_line_errors(spec: Any, problem: str) -> None:
     assert "\n" not in message
     assert repr(spec) in message and problem in message
     assert "tool_calls:<edges>" in message and "trajectory_length:<edges>" in message
+
+
+def test_a_slice_spec_built_by_hand_is_checked_as_its_text_is() -> None:
+    # slice_table takes a SliceSpec too: one with edges out of order would bin every row wrongly, unchecked
+    assert parse_slice_spec(SliceSpec("tool_calls", (1, 2))) == SliceSpec("tool_calls", (1, 2))
+    with pytest.raises(SliceSpecError, match="strictly ascending, but 1 follows 2"):
+        parse_slice_spec(SliceSpec("tool_calls", (2, 1)))
+    with pytest.raises(SliceSpecError, match="unknown dimension 'calls'"):
+        parse_slice_spec(SliceSpec("calls", (1,)))
 
 
 def test_an_edge_of_more_than_15_digits_is_refused_and_15_digits_still_bin() -> None:

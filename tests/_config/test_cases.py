@@ -128,8 +128,8 @@ GOOD = json.dumps({"id": "c1", "input": {"q": 1}})
         ('{"id": "c2"}', "'input'"),
         ('{"id": "c1", "input": {}}', "duplicate case id 'c1'"),
         ('{"id": "c2", "input": {}, "colour": "red"}', "unknown key 'colour'"),
-        ('{"id": "", "input": {}}', "'id'"),
-        ('{"id": 7, "input": {}}', "'id'"),
+        ('{"id": "", "input": {}}', "'id' must be a non-empty string, got ''"),
+        ('{"id": 7, "input": {}}', "'id' must be a non-empty string, got 7"),
         ('{"id": "c2", "input": "text"}', "input"),
         ('{"id": "c2", "input": {}, "expected": "refunded"}', "expected"),
         ('{"id": "c2", "input": {}, "expected": {"answr": 1}}', "answr"),
@@ -139,6 +139,7 @@ GOOD = json.dumps({"id": "c1", "input": {"q": 1}})
         # a flag is no cluster (it became the cluster "True"); the message names integers, which are allowed
         ('{"id": "c2", "input": {}, "cluster": true}', "'cluster' must be a string or an integer, got true"),
         ('{"id": "c2", "input": {}, "cluster": [1]}', "'cluster' must be a string or an integer, got [1]"),
+        ('{"id": "c2", "input": {}, "outcome": "report"}', "'outcome' must be an object (an outcome contract"),
     ],
 )
 def test_bad_line_names_file_and_line(tmp_path: Path, bad_line: str, words: str) -> None:

@@ -13,7 +13,9 @@ from hypothesis import strategies as st
 
 from oloproof_nb._core.canonical import digest
 from oloproof_nb._core.case import (
+    Case,
     case_and_content,
+    case_content_and_copies,
     case_digest,
     case_from_mapping,
     content_digest,
@@ -148,3 +150,49 @@ def test_one_pass_gives_the_line_digest_and_the_content_digest_of_their_definiti
     assert case.digest == sha({k: line[k] for k in keys if k in line})
     assert content == sha({"input": inp, "initial_state": init or {}, "outcome": outcome,
                            "expected": {"answer": answer} if with_answer else {}}) == content_digest(case)
+
+
+def test_a_copy_of_a_case_with_an_empty_expected_keeps_it_in_its_digest() -> None:
+    # "expected": {} written in the line counts in the digest (test_cases pins the source's); the copy's line is the
+    # source's with its own id and input, so its digest holds "expected":{} too (hashed here by hand)
+    case = case_from_mapping({"id": "c", "input": {"q": "1"}, "expected": {}})
+    copy_ = derive_case(case, "t", "q", "{value}!")
+    assert copy_.digest == hashlib.sha256(b'{"expected":{},"id":"c~t","input":{"q":"1!"}}').hexdigest()
+    assert case.to_record()["expected"] == {}
+
+
+def test_a_stored_record_keeps_the_epoch_and_never_the_outcomes_locator() -> None:
+    line = {"id": "c", "input": {}, "outcome": {"artifact_id": "report", "locator": "out/report.json"}}
+    case = case_from_mapping(line).model_copy(update={"epoch": 3})
+    rec = case.to_record()
+    assert list(rec)[:2] == ["id", "epoch"] and rec["epoch"] == 3  # right after the id, as the journal's index reads
+    assert rec["outcome"] == {"artifact_id": "report"} and "out/report.json" not in json.dumps(rec)
+    again = Case.from_record(json.loads(json.dumps(rec)))
+    assert again.epoch == 3 and again.digest == case.digest and again.outcome == {"artifact_id": "report"}
+    assert "epoch" not in case_from_mapping(line).to_record()  # epoch 1 is not written
+
+
+def test_a_stored_record_keeps_its_stored_digest() -> None:
+    rec = {**case_from_mapping({"id": "c", "input": {}}).to_record(), "digest": "0" * 64}  # e.g. an older run's
+    assert Case.from_record(rec).digest == "0" * 64
+
+
+def test_a_copys_content_digest_rewrites_every_value_placeholder() -> None:
+    # a template naming {value} twice: the copy's input is "hi and hi" (as derive_case writes it), hashed by hand
+    _, _, (copy_,) = case_content_and_copies({"id": "c1", "input": {"m": "hi"}}, [("m", "{value} and {value}")])
+    assert copy_ == hashlib.sha256(
+        b'{"expected":{},"initial_state":{},"input":{"m":"hi and hi"},"outcome":null}').hexdigest()
+
+
+def test_absent_inside_a_list_of_an_expected_state_is_stored_as_its_marker_too() -> None:
+    with_absent = {"id": "c", "input": {}, "expected": {"state": {"tx": [{"memo": ABSENT}]}}}
+    with_marker = {"id": "c", "input": {}, "expected": {"state": {"tx": [{"memo": {"$absent": True}}]}}}
+    case = case_from_mapping(with_absent)
+    assert case.expected.state == {"tx": [{"memo": {"$absent": True}}]}
+    assert case.digest == case_digest(with_marker)
+
+
+def test_a_copy_keeps_the_sources_metadata_and_cluster() -> None:
+    source = case_from_mapping({"id": "c1", "input": {"m": "x"}, "cluster": "k", "metadata": {"tag": "refund"}})
+    derived = derive_case(source, "t", "m", "{value}!")
+    assert derived.metadata == {"tag": "refund"} and derived.cluster == "k" and derived.source_id == "c1"

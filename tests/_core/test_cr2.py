@@ -171,6 +171,20 @@ def test_equal_rates_never_give_a_zero_width_interval(confidence):
             assert iv.high == 1 - cr2.monotone_low(m - k, m, confidence)
 
 
+def test_the_low_confidence_floor_starts_below_0_75_not_at_it():
+    """10 clusters of 5 rows passing 43 of 50: n_min = 10 (equal sizes), so the floor is Clopper–Pearson of 8.6 in
+    10 (statsmodels). Just below 0.75 the interval holds it (here: is it); at 0.75 the bare bounds stand, tighter."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    k, m = np.array([5, 4, 5, 3, 5, 4, 5, 5, 2, 5]), np.full(10, 5)
+    below = rate_interval_from_sums(k, m, "cluster_t", 0.7499)
+    assert (below.low, below.high) == pytest.approx(proportion_confint(8.6, 10, alpha=0.2501, method="beta"),
+                                                    abs=1e-12)
+    at = rate_interval_from_sums(k, m, "cluster_t", 0.75)
+    cp_low, cp_high = proportion_confint(8.6, 10, alpha=0.25, method="beta")
+    assert cp_low < at.low < 0.86 < at.high < cp_high
+
+
 def test_issue_example_perfect_run_is_not_below_one_failure():
     # 20 clusters of 3 rows: 60/60 must not be judged worse than 59/60 (the old code: 0.832 vs 0.875)
     m = np.full(20, 3)
@@ -305,3 +319,10 @@ def test_a_perfect_run_is_not_below_one_failure_whatever_the_solver_rounds(monke
         assert perfect.low == pytest.approx((0.5 - confidence / 2) ** (1 / clusters), rel=1e-14)
         worst = rate_interval_from_sums(m - m, m, "cluster_t", confidence)  # the mirror: no row passes
         assert worst.high == pytest.approx(1 - (0.5 - confidence / 2) ** (1 / clusters), rel=1e-14)
+
+
+def test_the_same_share_reason_needs_every_cluster_at_the_overall_rate():
+    # cluster 1 passes 1 of 2, the overall 3 of 6, the others 0 and 2: no common rate, no reason
+    assert cr2.cluster_t_from_sums(np.array([1, 0, 2]), np.array([2, 2, 2]), 0.95).reason == ""
+    same = cr2.cluster_t_from_sums(np.array([1, 2, 1]), np.array([2, 4, 2]), 0.95)
+    assert same.reason == "every cluster passes the same share of its rows; at most clopper_pearson on n_min=2.667"

@@ -149,3 +149,78 @@ def test_a_model_that_cannot_dump_itself_is_refused_with_the_field_fix() -> None
 def test_nan_and_infinities_are_kept() -> None:
     out = to_json({"a": float("nan"), "b": float("inf")})
     assert out["a"] != out["a"] and out["b"] == float("inf")
+
+
+@pytest.mark.parametrize("container", ["list", "dict"])
+def test_the_depth_limit_is_the_one_of_exceeds_depth(container: str) -> None:
+    # MAX_DEPTH levels of lists or objects pass, one more is refused: the limit exceeds_depth (the case file's
+    # and the sandbox's) draws, so a state to_json stores is one a case file may hold
+    from oloproof_nb._core.paths import exceeds_depth
+
+    def nest(levels: int) -> Any:
+        value: Any = 1
+        for _ in range(levels):
+            value = [value] if container == "list" else {"k": value}
+        return value
+
+    at_limit, over = nest(MAX_DEPTH), nest(MAX_DEPTH + 1)
+    assert not exceeds_depth(at_limit) and exceeds_depth(over)
+    assert to_json(at_limit) == at_limit
+    with pytest.raises(NotJSONError, match="nested deeper than") as info:
+        to_json(over)
+    assert info.value.too_deep
+
+
+def test_a_path_longer_than_120_characters_is_cut_in_the_message_only() -> None:
+    for length, shown in ((120, "A" * 120 + ","), (121, "A" * 119 + "…,")):
+        with pytest.raises(NotJSONError) as info:
+            to_json({"A" * length: b"x"}, what="the state")
+        assert info.value.path == "A" * length  # the attribute keeps the whole path
+        assert f"holds a bytes value at {shown} which" in str(info.value)
+
+
+def test_subclasses_of_str_and_int_become_the_plain_types_keys_too() -> None:
+    class Name(str):
+        pass
+
+    class Cents(int):
+        pass
+
+    class Key(str, enum.Enum):  # enum.StrEnum is 3.11+
+        A = "a"
+
+    out = to_json({Key.A: Name("x"), "n": [Cents(5)], Name("k"): 1})
+    assert out == {"a": "x", "n": [5], "k": 1}
+    assert [type(k) for k in out] == [str, str, str]
+    assert type(out["a"]) is str and type(out["n"][0]) is int
+    assert json.dumps(out) == '{"a": "x", "n": [5], "k": 1}'
+
+
+def test_a_dataclass_class_is_refused_as_a_type_not_read_as_an_instance() -> None:
+    with pytest.raises(NotJSONError) as info:
+        to_json({"k": Point}, what="the answer")
+    assert info.value.path == "k" and info.value.type_name == "type value"
+
+
+def test_a_model_whose_model_dump_takes_no_mode_is_refused_naming_model_dump() -> None:
+    class Legacy(BaseModel):
+        a: int
+
+        def model_dump(self) -> dict[str, Any]:  # type: ignore[override]  # no mode=: a TypeError when called so
+            return {"a": self.a}
+
+    with pytest.raises(NotJSONError, match=r"holds a Legacy model at m.*model_dump\(mode='json'\) failed"):
+        to_json({"m": Legacy(a=1)}, what="the state")
+
+
+def test_the_article_follows_the_type_names_first_letter() -> None:
+    class Upload:
+        pass
+
+    class Blob:
+        pass
+
+    with pytest.raises(NotJSONError, match=r"^the answer is an Upload value,"):
+        to_json(Upload(), what="the answer")
+    with pytest.raises(NotJSONError, match=r"^the answer is a Blob value,"):
+        to_json(Blob(), what="the answer")

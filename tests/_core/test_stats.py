@@ -311,6 +311,14 @@ def test_cluster_bootstrap_low_is_capped_at_the_all_pass_bound():
     assert iv.low == pytest.approx(0.025 ** (1 / 5), rel=1e-12)
 
 
+def test_cluster_bootstrap_high_is_capped_at_the_all_fail_bound():
+    """The mirror of the test above: 1 of 50 rows passing in 5 clusters of 10, so the upper bound is at least
+    1 − (α/2)^(1/n_min) = 1 − 0.025^(1/5) ≈ 0.522 (hand count); the resamples, nearly all 0, sit far below it."""
+    iv = cluster_bootstrap([0] * 49 + [1], [i // 10 for i in range(50)], resamples=2000, seed=0)
+    assert iv.method == "cluster_bootstrap"
+    assert iv.high == pytest.approx(1 - 0.025 ** (1 / 5), rel=1e-12)
+
+
 # ---------------------------------------------------------------- fallbacks
 
 
@@ -460,6 +468,13 @@ def test_is_clustered_checks_its_ids():
     [
         (lambda: rate_interval([]), "values is empty"),
         (lambda: rate_interval([1, 2, 0]), r"values contains 2 at row 1; only 0/1"),
+        (lambda: rate_interval([1, 0.5, 0]), r"values contains 0\.5 at row 1; only 0/1"),  # not read as 0
+        # dates of 1970-01-01 and -02 cast to 0 and 1: refused as dates, never read as a fail and a pass
+        (lambda: rate_interval(np.array(["1970-01-01", "1970-01-02"], dtype="M8[D]")), "not strings or dates"),
+        (lambda: rate_interval([1, 0, 1], [1.0, np.nan, 2.0]), "clusters contains NaN; every row needs a cluster id"),
+        (lambda: rate_interval_from_sums([], []), "passes must be a non-empty one-dimensional array"),
+        (lambda: rate_interval_from_sums([1.5, 1], [2, 2]), r"passes must hold whole numbers \(counts per cluster\)$"),
+        (lambda: rate_interval_from_sums(np.array([True, False]), [1, 1]), "passes must hold whole .*dtype bool"),
         (lambda: rate_interval([1, np.nan]), "values contains NaN"),
         (lambda: rate_interval([1, None]), "values contains NaN"),
         (lambda: rate_interval(["1", "0"]), "values must be 0/1"),
@@ -474,6 +489,7 @@ def test_is_clustered_checks_its_ids():
         (lambda: rate_interval([1, 0], confidence=1.5), r"confidence=1\.5 is outside \(0, 1\)"),
         (lambda: rate_interval([1, 0], confidence=0), r"confidence=0 is outside \(0, 1\)"),
         (lambda: rate_interval([1, 0], confidence="high"), "confidence='high' is not a number"),
+        (lambda: rate_interval([1, 0], confidence=True), "confidence=True is not a number"),  # not 1.0
         (lambda: rate_interval([1, 0], method="bayes"), r"method='bayes' is unknown; use one of .*cluster_t"),
         (lambda: rate_interval([1, 0], clustered_method="wilson"), "clustered_method='wilson' is unknown"),
         (lambda: cluster_bootstrap([1, 0], None, resamples=0), "resamples=0 must be an integer"),
@@ -481,6 +497,7 @@ def test_is_clustered_checks_its_ids():
         (lambda: clopper_pearson(5, 4), r"successes=5 must lie in \[0, nobs=4\]"),
         # more passes than rows in a cluster: without the k > m check the sums came back as a 100% pass rate
         (lambda: rate_interval_from_sums([3, 1], [2, 2]), "cluster 0 has 3 passes in 2 rows"),
+        (lambda: rate_interval_from_sums([1, 0], [2, 0]), "rows must be ≥ 1 in every cluster; cluster 1 has 0"),
         (lambda: wilson(0, 0), "nobs=0 must be a positive number"),
         (lambda: cluster_se([1, 0], [1]), "clusters has 1 ids but values has 2 rows"),
     ],
@@ -488,6 +505,25 @@ def test_is_clustered_checks_its_ids():
 def test_input_errors_name_argument_and_allowed_values(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_auto_on_sums_uses_the_clustered_method_asked_for() -> None:
+    # clusters of 2 rows: clustered, so "auto" takes clustered_method (as rate_interval does on the rows)
+    k, m = [1, 0, 2, 2], [2, 2, 2, 2]
+    boot = rate_interval_from_sums(k, m, clustered_method="cluster_bootstrap", resamples=2000)
+    rows = rate_interval([1, 0, 0, 0, 1, 1, 1, 1], ["a", "a", "b", "b", "c", "c", "d", "d"],
+                         clustered_method="cluster_bootstrap", resamples=2000)
+    assert boot.method == rows.method == "cluster_bootstrap"
+    assert rate_interval_from_sums(k, m).method == "cluster_t"
+
+
+def test_the_bootstrap_falls_back_only_when_every_cluster_has_the_overall_rate() -> None:
+    # cluster 1 passes 1 of 2 rows, the overall rate (3 of 6); the others pass 0 and 2: the rates differ, so the
+    # bootstrap decides (its zero-width fallback is for every cluster at one rate)
+    iv = rate_interval_from_sums([1, 0, 2], [2, 2, 2], method="cluster_bootstrap", resamples=2000)
+    assert iv.method == "cluster_bootstrap" and iv.reason == "" and iv.low < 0.5 < iv.high
+    same = rate_interval_from_sums([1, 2, 1], [2, 4, 2], method="cluster_bootstrap", resamples=2000)
+    assert same.method == "clopper_pearson" and same.reason.startswith("zero-width cluster_bootstrap")
 
 
 def test_the_bootstrap_bound_is_not_monotone_as_the_readme_warns() -> None:

@@ -223,3 +223,23 @@ def test_html_text_shows_what_terminal_text_escapes_and_nothing_else() -> None:
     assert str(html_text("a\r\nb\rc\td\u2028", lines=True)) == "a\nb" + "".join(
         f"{MARK} style=color:{ESCAPE}>{e}</span>" + c for e, c in (("\\r", "c"), ("\\t", "d"), ("\\u2028", "")))
     assert str(html_text(0.125)) == "0.125" and str(html_text("−∞ → …")) == "−∞ → …"  # numbers, our own signs
+
+
+def test_a_checked_column_says_checked_or_no_in_the_colours_of_its_words() -> None:
+    import pandas as pd
+
+    from oloproof_nb._display.html import html_table
+
+    table = str(html_table(pd.DataFrame({"checked": [True, False]}), styled=True))
+    # the theme's colours (oloproof_nb/_display/theme.py COLOURS): checked #1a7f37, not checked #9a6700
+    assert '<b style="color:#1a7f37">checked</b>' in table and '<b style="color:#9a6700">no</b>' in table
+
+
+def test_a_styled_tables_interval_columns_are_rounded_outward() -> None:
+    import pandas as pd
+
+    from oloproof_nb._display.html import html_table
+
+    table = str(html_table(pd.DataFrame({"ci_low": [0.12345], "ci_high": [0.98712]}), styled=True))
+    # to three decimals, away from the estimate: 0.12345 down to 0.123, 0.98712 up to 0.988 (hand count)
+    assert '<td class="num">0.123</td>' in table and '<td class="num">0.988</td>' in table

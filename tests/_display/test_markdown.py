@@ -86,3 +86,11 @@ def test_a_report_shows_as_an_escape_every_character_the_terminal_does(ch: str) 
     assert not ch.isprintable()
     for written in (md_cell(text), md_code(text)):
         assert ch not in written and terminal_text(ch) in written
+
+
+@pytest.mark.parametrize("text", ["&#60;b&#62;x&#60;/b&#62;", "&#x3C;i&#x3E;", "&copy; &amp; &#169;"])
+def test_a_numeric_or_named_character_reference_is_shown_as_written(text: str) -> None:
+    """A reader decodes ``&#60;`` to ``<``: the cell would show another text than the one written."""
+    page = render_markdown(markdown_table(pd.DataFrame({"case_id": [text], "n": [1]})))
+    assert page.active() == [] and page.rows == [["case_id", "n"], [text, "1"]]
+    assert render_markdown(f"Run of suite {md_cell(text)}.").text.strip() == f"Run of suite {text}."
