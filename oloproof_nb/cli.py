@@ -188,7 +188,8 @@ def _inspect_options(cmd: argparse.ArgumentParser) -> None:
 def _run_dir(given: str, doing: str, logs: bool = False) -> str:
     """``given``, or the latest run of the suite folder ``given`` (stderr says so: ``oloproof: {doing} the latest
     run of the suite: …``). A folder that is none of what the command reads (a run directory, a suite folder, and
-    with ``logs`` Inspect AI logs) is refused in one line naming each, and so is a path that does not exist."""
+    with ``logs`` Inspect AI logs) is refused in one line naming each, and so is a path that does not exist; Inspect AI
+    logs given without ``logs`` (``oloproof compare``) are refused saying how Python compares them."""
     from ._analysis.inspect_log import is_inspect_source
     from ._run.locate import is_suite_folder, latest_run_dir, runs_hint
     from ._run.store import MANIFEST
@@ -199,6 +200,10 @@ def _run_dir(given: str, doing: str, logs: bool = False) -> str:
             wanted = ("a run directory, a suite folder or Inspect AI logs" if logs
                       else "a run directory or a suite folder")
             raise RunDirError(f"{path}: no such file or folder; give {wanted}")
+        if not logs and is_inspect_source(path):  # oloproof compare: logs are compared in Python
+            raise RunDirError(f"{path}: Inspect AI logs, which oloproof compare does not read; compare them in "
+                              "Python, op.compare(op.from_inspect(BASE), op.from_inspect(CANDIDATE)), or give a run "
+                              "directory or a suite folder")
         if path.is_dir() and not (path / MANIFEST).exists() and not (logs and is_inspect_source(path)):
             kinds = (f"a run directory (no {MANIFEST}), a suite folder (no oloproof.yaml) or Inspect AI logs" if logs
                      else f"a run directory (no {MANIFEST}) or a suite folder (no oloproof.yaml)")
@@ -228,12 +233,13 @@ def _load(args: argparse.Namespace, doing: str) -> Run:
         from ._analysis.baseline import check_baseline_config
         from ._analysis.gate import resolve_release
         from ._analysis.run import Run
+        from ._run.baseline import BASELINE_DIR
 
         unopened = Run.unopened(path)
         if args.release is not None:
             resolve_release(unopened, args.release)
         if getattr(args, "baseline", None):
-            check_baseline_config(unopened, Run.unopened(args.baseline))
+            check_baseline_config(unopened, Run.unopened(args.baseline, BASELINE_DIR))
     return load_run(path)
 
 
@@ -508,7 +514,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, baseline: Run | None = None) -> int:
     from ._analysis.gate import NO_CRITERIA
-    from ._analysis.validity import unscored_copies
+    from ._analysis.validity import unscored_copies, validity
     from ._config.suite import RELEASE_FILE
     from ._display.notebook import gate
     from ._display.terminal import exit_line, gate_table_text, terminal_width
@@ -544,6 +550,22 @@ def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, 
             f"cluster), and {where} does not allow clustered (approximate) intervals: "
             "`allow_approximate_methods: true` decides them (README section 6)", width,
             break_long_words=False, break_on_hyphens=False)))
+    if g.table["reason"].str.startswith("transform_not_checked").any():  # which labels hold the relation back
+        cases = result.cases
+        for t in validity(result).itertuples():
+            if not t.checked:
+                labelled = {str(j["case_id"]) for j in result.labels.get(str(t.transform), [])}
+                unlabelled = sorted(set(cases.loc[cases["transform"] == t.transform, "case_id"]) - labelled)
+                missing = t.derived - t.labeled
+                why = (f"{missing} of its {t.derived} pairs {'has' if missing == 1 else 'have'} no label ("
+                       + ", ".join(unlabelled[:3]) + (" …" if len(unlabelled) > 3 else "") + ")"
+                       if t.labeled < t.derived else
+                       f"{t.valid} of its {t.derived} pairs are labelled valid, a share below its "
+                       f"minimum_validity {t.minimum_validity:g}")
+                print("\n".join(textwrap.wrap(terminal_text(
+                    f"transform {t.transform} is not checked: {why}; its relations are judged once every pair is "
+                    "labelled and the valid share reaches minimum_validity (see op.validity(run))"), width,
+                    break_long_words=False, break_on_hyphens=False)))
     print(exit_line(g))  # the last line: why the command exits as it does
     return 0 if g.verdict == "PASS" else 1
 

@@ -81,6 +81,21 @@ def test_errors_exit_2(runs: dict[str, Path], tmp_path: Path, capsys: pytest.Cap
     assert err.count("\n") == 1 and "regression.criteria" in err and "Traceback" not in err
 
 
+def test_inspect_logs_are_refused_saying_how_to_compare_them(runs: dict[str, Path], tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """Review U4: README §10 says to compare models' logs with op.compare; `oloproof compare` given a log said
+    "not a directory (a run directory holds manifest.json …)", and given a folder of logs "not a run directory
+    … or a suite folder", neither saying that the command reads no logs nor how to compare them."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "a.eval").write_bytes(b"")  # by its suffix: what gate and report would read as a log
+    for given in (logs / "a.eval", logs):
+        assert main(["compare", str(given), str(runs["base"])]) == 2
+        assert capsys.readouterr().err == (f"oloproof: error: {given}: Inspect AI logs, which oloproof compare does "
+                                           "not read; compare them in Python, op.compare(op.from_inspect(BASE), "
+                                           "op.from_inspect(CANDIDATE)), or give a run directory or a suite folder\n")
+
+
 def test_help_says_what_the_exit_codes_mean(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["compare", "--help"])

@@ -77,6 +77,40 @@ def test_run_with_baseline_shows_noop_and_idle_and_keeps_the_exit(make_suite, tm
     assert main(["report", str(tmp_path / "run"), "--baseline", str(baselines[0]),
                  "--out", str(tmp_path / "r.md")]) == 0
     assert "passes_when_idle" in (tmp_path / "r.md").read_text(encoding="utf-8")
+    # review U4: the suite folder given as --baseline named its runs (the agent's; following the hint was refused)
+    for command in (["gate", str(tmp_path / "run")],
+                    ["report", str(tmp_path / "run"), "--out", str(tmp_path / "s.md")]):
+        assert main([*command, "--baseline", str(folder)]) == 2
+        assert _out(capsys)[1] == (f"oloproof: error: {folder}: not a run directory (no manifest.json); it is a suite "
+                                   f"folder: give its baseline, {str(baselines[0])!r}\n")
+
+
+def test_a_relation_held_back_by_its_labels_says_which_pairs(example_suite: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """Review U4: with a pair's label line deleted (or too few pairs valid), the gate printed only
+    `same_state_under_injected: transform_not_checked`; which label file to fix, and how, was for the user to
+    find. One line under the table now says what holds the transform back."""
+    labels = example_suite / "labels" / "injected.jsonl"
+    lines = labels.read_text(encoding="utf-8").splitlines()
+    kept = [line for line in lines if json.loads(line)["case_id"] not in ("ord-003~injected", "ord-005~injected")]
+    assert len(kept) == 22
+    labels.write_text("\n".join(kept) + "\n", encoding="utf-8")
+    run = op.run(example_suite, progress=False).directory
+    assert main(["gate", str(run)]) == 1
+    out = " ".join(_out(capsys)[0])
+    assert ("transform injected is not checked: 2 of its 24 pairs have no label (ord-003~injected, "
+            "ord-005~injected); its relations are judged once every pair is labelled and the valid share reaches "
+            "minimum_validity (see op.validity(run))") in out
+    # every pair labelled, 3 of 24 valid (0.125 < minimum_validity 0.85 of the example's oloproof.yaml)
+    labels.write_text("".join(json.dumps({"case_id": f"ord-{i:03d}~injected", "valid": i <= 3}) + "\n"
+                              for i in range(1, 25)), encoding="utf-8")
+    run = op.run(example_suite, progress=False).directory
+    assert main(["gate", str(run)]) == 1
+    assert ("transform injected is not checked: 3 of its 24 pairs are labelled valid, a share below its "
+            "minimum_validity 0.85;") in " ".join(_out(capsys)[0])
+    (example_suite / "labels" / "injected.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert main(["gate", str(op.run(example_suite, progress=False).directory)]) == 1
+    assert "is not checked" not in " ".join(_out(capsys)[0])  # the shipped labels check the transform
 
 
 def test_gate_on_a_suite_folder_uses_its_latest_run(make_suite, capsys: pytest.CaptureFixture[str]) -> None:

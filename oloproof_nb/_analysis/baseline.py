@@ -11,16 +11,18 @@ check (e.g. ``state_matches`` on cases that expect no change).
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
+from pathlib import Path
 
 import pandas as pd
 
-from .._run.baseline import NOOP_VERSION
+from .._run.baseline import BASELINE_DIR, NOOP_VERSION
 from ..errors import OloproofError, terminal_text
 from .columns import TEXT, Column, FrameSpec
 from .run import Run, changed_checks, label_difference, unscored_difference, validity_check_difference
 
-__all__ = ["Baseline", "BASELINE_RATES", "IDLE_COLUMNS", "baseline_rates", "check_baseline_config",
+__all__ = ["Baseline", "BASELINE_RATES", "IDLE_COLUMNS", "as_baseline", "baseline_rates", "check_baseline_config",
            "with_idle_columns"]
 
 BASELINE_RATES = FrameSpec("baseline", (
@@ -76,6 +78,15 @@ class Baseline:
         return terminal_text(f"Baseline({self.run.run_id!r}, {size}, " + ", ".join(parts) + ")")
 
 
+def as_baseline(value: Baseline | Run | str | os.PathLike[str]) -> Baseline | Run:
+    """``value``, or the run in the folder it names (``baselines/<run_id>``, as ``oloproof gate --baseline`` takes
+    it); a suite folder is refused naming its latest baseline, not its latest run (the agent's, which
+    :func:`check_baseline` refuses)."""
+    if isinstance(value, (str, os.PathLike)):
+        return Run.load(Path(value), BASELINE_DIR)
+    return value
+
+
 def check_baseline(run: Run, baseline: Baseline | Run, run_whole: bool = True) -> None:
     """Raise unless ``baseline`` is a whole do-nothing run (``system_version`` ``oloproof-noop``) of the cases
     of ``run``.
@@ -95,7 +106,7 @@ def check_baseline(run: Run, baseline: Baseline | Run, run_whole: bool = True) -
     """
     idle = baseline.run if isinstance(baseline, Baseline) else baseline
     if not isinstance(idle, Run):
-        raise OloproofError(f"baseline: give op.baseline(suite) or its run, got {type(baseline).__name__}")
+        raise OloproofError(f"baseline: give op.baseline(suite), its run or its folder, got {type(baseline).__name__}")
     check_baseline_config(run, idle)
     expected = sum(r.manifest.n_cases * r.manifest.epochs for r in idle.runs)
     if not idle.finished or idle.n_cases != expected:

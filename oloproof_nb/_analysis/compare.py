@@ -233,6 +233,19 @@ def regression_verdict(ci_low: float, ci_high: float, margin: float) -> tuple[st
     return "INSUFFICIENT_EVIDENCE", "interval_includes_minus_margin"
 
 
+def _same_run(base: Run, candidate: Run) -> bool:
+    """Whether the two are one run given twice: the same id, manifest, checks and verdicts. A run's manifest
+    keeps where an Inspect AI log was read from, which is not the run: one eval read from two copies of its log
+    (a folder downloaded twice, the ``.eval`` and its ``.json``) was compared with itself (review U4)."""
+    def where_aside(run: Run) -> Any:
+        stored = run.manifest.suite_config
+        config = {k: v for k, v in stored.config.items() if k != "inspect_logs"}
+        return run.manifest.model_copy(update={"suite_config": stored.model_copy(update={"config": config})})
+
+    return (base.run_id == candidate.run_id and where_aside(base) == where_aside(candidate)
+            and base.config == candidate.config and base.verdicts.equals(candidate.verdicts))
+
+
 def _common_criteria(base: Run, candidate: Run) -> list[str]:
     """The criteria both runs judge, in the base run's order."""
     names = set(candidate.criteria)
@@ -497,8 +510,7 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
     >>> cmp.verdict, cmp.table[["criterion", "difference", "ci_low", "ci_high", "verdict"]]   # doctest: +SKIP
     """
     base_run, cand_run = as_run(base, "compare: base"), as_run(candidate, "compare: candidate")
-    if (base_run.run_id == cand_run.run_id and base_run.manifest == cand_run.manifest
-            and base_run.verdicts.equals(cand_run.verdicts)):
+    if _same_run(base_run, cand_run):
         # one run given twice, or a copied folder of it (a CI artifact downloaded twice): no second version. A
         # run re-judged (an Inspect AI log scored with other options) or cut short keeps its id: compared
         raise OloproofError(f"compare: the base and the candidate are the same run {base_run.run_id} "

@@ -64,7 +64,7 @@ from .._core.stats import (
 )
 from .._run.baseline import NOOP_VERSION
 from ..errors import ConfigError, OloproofError, VacuousCheckWarning, quote, warn_at_caller
-from .baseline import Baseline, check_baseline, with_idle_columns
+from .baseline import Baseline, as_baseline, check_baseline, with_idle_columns
 from .columns import GATE
 from .frames import ended_case_runs
 from .inspect_log import is_inspect_run, unrun_samples
@@ -427,7 +427,8 @@ def _zero_thresholds(cfg: ReleaseConfig, criteria: list[str]) -> dict[str, str]:
             for c in criteria if cfg.criteria.get(c) == 0}
 
 
-def gate(run: Run, release: ReleaseLike | None = None, *, baseline: Baseline | Run | None = None,
+def gate(run: Run, release: ReleaseLike | None = None, *,
+         baseline: Baseline | Run | str | os.PathLike[str] | None = None,
          criteria: dict[str, float] | None = None, confidence: float | None = None,
          method: str | None = None) -> Gate:
     """Apply the release gate to a run.
@@ -439,9 +440,9 @@ def gate(run: Run, release: ReleaseLike | None = None, *, baseline: Baseline | R
     release : ReleaseConfig, dict or path, optional
         **Replaces** the settings: the gate uses this release.yaml (keys it leaves out take their
         defaults), not the suite's release.yaml stored with the run (the default).
-    baseline : Baseline or Run, optional
-        The do-nothing baseline (:func:`oloproof_nb.baseline`): the table gains ``noop_rate`` and
-        ``passes_when_idle``. It never changes a verdict.
+    baseline : Baseline, Run or path, optional
+        The do-nothing baseline (:func:`oloproof_nb.baseline`, or its folder ``baselines/<run_id>``): the
+        table gains ``noop_rate`` and ``passes_when_idle``. It never changes a verdict.
     criteria : dict of str to float, optional
         **Merged** into the settings (the run's release.yaml, or ``release``): these thresholds are
         added or replace the same criterion's; the other criteria stay.
@@ -501,6 +502,7 @@ def gate(run: Run, release: ReleaseLike | None = None, *, baseline: Baseline | R
     >>> op.gate(run, criteria={"state_matches": 0.8}, confidence=0.9)   # doctest: +SKIP
     """
     run = as_run(run, "gate: run")
+    baseline = None if baseline is None else as_baseline(baseline)
     cfg = resolve_release(run, release, criteria=criteria, confidence=confidence, method=method)
     drift = release_drift(run) if release is None else ""
     if drift:  # the stored settings decide (the run is the evidence), but the user may think the file does

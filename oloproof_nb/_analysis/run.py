@@ -133,23 +133,24 @@ class Run:
         self._frames: dict[str, pd.DataFrame] = {}  # each frame read once; users get copies (see _shared)
 
     @classmethod
-    def load(cls: type[R], directory: str | Path) -> R:
+    def load(cls: type[R], directory: str | Path, within: str = "runs") -> R:
         """Open a run directory: its manifest now, each frame on first access.
 
         The columnar copy is (re)built first when it is missing or does not
         match the journal. A torn last line (the process died mid-write) is
         ignored; a case recorded twice (never written by oloproof) keeps its
-        first record.
+        first record. ``within``: as for :meth:`unopened`.
         """
-        run = cls.unopened(directory)
+        run = cls.unopened(directory, within)
         run._open_copy()
         return run
 
     @classmethod
-    def unopened(cls: type[R], directory: str | Path) -> R:
+    def unopened(cls: type[R], directory: str | Path, within: str = "runs") -> R:
         """The run in ``directory`` with its manifest read and nothing else: no columnar copy is opened or built
         (that writes ``frames/``), so no frame can be read from it. For what needs the configuration alone,
-        such as checking a release.yaml against the run before the run is opened."""
+        such as checking a release.yaml against the run before the run is opened. A suite folder given instead
+        is refused naming its latest run in ``within`` (``baselines`` where a do-nothing baseline is wanted)."""
         directory = Path(directory)
         if not directory.is_dir():
             what = "not a directory" if directory.exists() else "no such run directory"
@@ -157,7 +158,7 @@ class Run:
         try:
             manifest = read_manifest(directory)
         except RunDirError as exc:  # a suite folder or its runs/ (op.load_run("demo")): name what to give instead
-            hint = "" if (directory / MANIFEST).exists() else runs_hint(directory)
+            hint = "" if (directory / MANIFEST).exists() else runs_hint(directory, within)
             if not hint:
                 raise
             raise RunDirError(f"{exc}{hint}") from None
@@ -442,7 +443,8 @@ class Run:
         holding = [m for m in self._members if (case_id, epoch) in m._journal.case_index()]
         if len(holding) != 1:
             where = ", ".join(m.run_id for m in holding) or "none of the pooled runs"
-            raise OloproofError(f"case {case_id!r} is in {where}; pick one run: run.runs[i].record({case_id!r})")
+            raise OloproofError(f"case {case_id!r} is in {where}; pick one run: run.panel({case_id!r}, run_id=...) "
+                                f"or run.runs[i].record({case_id!r})")
         return holding[0]
 
     def record(self, case_id: str, epoch: int = 1) -> CaseRecord:

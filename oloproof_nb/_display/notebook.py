@@ -10,6 +10,7 @@ a terminal) passed to the runner as a callback.
 from __future__ import annotations
 
 import math
+import os
 import sys
 from collections.abc import Callable
 from concurrent.futures import Executor
@@ -426,7 +427,8 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
                                      pass_threshold=pass_threshold, cls=Run)
 
 
-def gate(run: _run.Run, release: ReleaseLike | None = None, *, baseline: Baseline | _run.Run | None = None,
+def gate(run: _run.Run, release: ReleaseLike | None = None, *,
+         baseline: Baseline | _run.Run | str | os.PathLike[str] | None = None,
          criteria: dict[str, float] | None = None, confidence: float | None = None,
          method: str | None = None) -> Gate:
     """Apply the release gate to a run (see :func:`oloproof_nb._analysis.gate.gate` for the rule)."""

@@ -64,7 +64,7 @@ def _newest(runs: Path, named: str | Path) -> Path | None:
     return max(found)[2] if found else None
 
 
-def runs_hint(folder: str | Path) -> str:
+def runs_hint(folder: str | Path, within: str = "runs") -> str:
     """What to give instead of ``folder``, a folder without ``manifest.json`` given where a run directory is
     wanted: ``; it is a suite folder: give one of its 2 runs in demo/runs, the latest is '…'`` for a suite
     folder (``op.load_run("demo")`` after ``oloproof run demo``) or a folder of runs (``demo/runs``), or empty
@@ -72,10 +72,15 @@ def runs_hint(folder: str | Path) -> str:
 
     The latest is named, not taken: a notebook that loaded "the latest run" would read another run after
     the next ``oloproof run``, and nothing in it would say which run its numbers came from.
+
+    ``within`` is the suite folder's folder of the runs wanted: ``baselines`` where a do-nothing baseline is
+    wanted (``oloproof gate RUN --baseline demo``), whose hint names the suite's baselines, not its runs (the
+    agent's runs, which the baseline check then refuses).
     """
     folder = Path(folder)
     suite = is_suite_folder(folder)
-    runs = folder / "runs" if suite else folder
+    runs = folder / within if suite else folder
+    noun = "run" if within == "runs" else "baseline"
     try:
         count = sum(1 for child in runs.iterdir() if (child / MANIFEST).is_file()) if runs.is_dir() else 0
         latest = _newest(runs, folder) if count else None
@@ -84,10 +89,13 @@ def runs_hint(folder: str | Path) -> str:
     except OSError:  # a folder that cannot be listed: the error already names it
         return ""
     if latest is None:
-        return f"; it is a suite folder with no run in {runs} yet: run it first" if suite else ""
+        if not suite:
+            return ""
+        return f"; it is a suite folder with no run in {runs} yet: run it first" if noun == "run" else \
+            f"; it is a suite folder with no baseline in {runs} yet: make one (oloproof run --baseline)"
     if count == 1:
-        return f"; it {'is a suite folder' if suite else 'holds one run'}: give its run, {str(latest)!r}"
-    held = f"is a suite folder: give one of its {count} runs in {runs}" if suite else \
+        return f"; it {'is a suite folder' if suite else 'holds one run'}: give its {noun}, {str(latest)!r}"
+    held = f"is a suite folder: give one of its {count} {noun}s in {runs}" if suite else \
         f"holds {count} runs: give one of them"
     return f"; it {held}, the latest is {str(latest)!r}"
 

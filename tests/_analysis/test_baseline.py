@@ -83,6 +83,23 @@ def test_gate_gains_noop_rate_and_passes_when_idle_and_keeps_every_verdict(desk:
     assert op.gate(run, baseline=idle.run).table.equals(with_idle.table)  # a baseline Run works as well
 
 
+def test_a_baseline_folder_is_taken_as_oloproof_gate_takes_it(desk: Path) -> None:
+    """Review U4: `oloproof gate RUN --baseline baselines/<id>` takes the folder, and op.gate takes a run as a
+    folder, but op.gate(run, baseline="demo/baselines/<id>") was refused ("got str"). The folder is opened; the
+    suite folder given instead names its baselines — before, its runs, whose run the baseline check refuses."""
+    run = op.run(desk, progress=False)
+    idle = op.baseline(desk, progress=False)
+    by_folder = op.gate(run, baseline=str(idle.run.directory)).table.set_index("criterion")
+    # the hand count of the module docstring: answer 0/6, state_matches 2/6 (c4, c5), other_kept 6/6
+    assert by_folder["noop_rate"].to_dict() == pytest.approx({"answer_matches": 0.0, "state_matches": 2 / 6,
+                                                              "other_kept": 1.0})
+    assert op.gate(run, baseline=idle.run.directory).table.equals(op.gate(run, baseline=idle).table)
+    with pytest.raises(op.OloproofError) as refused:
+        op.gate(run, baseline=desk)
+    assert str(refused.value) == (f"{desk}: not a run directory (no manifest.json); it is a suite folder: give its "
+                                  f"baseline, {str(idle.run.directory)!r}")
+
+
 def test_passes_when_idle_at_the_threshold_boundary(desk: Path) -> None:
     run = op.run(desk, progress=False)
     idle = op.baseline(desk, progress=False)

@@ -786,6 +786,20 @@ def test_a_scorer_run_with_other_options_is_another_check(logs: dict[str, Path],
         op.from_inspect(mixed)
 
 
+def test_one_eval_read_from_two_copies_of_its_log_is_one_run(logs: dict[str, Path], tmp_path: Path) -> None:
+    """Review U4: one run given twice is refused by op.compare (README §6a), but a run read from Inspect AI logs
+    keeps the log's path in its manifest, so the eval read from a second copy of its folder (a CI artifact
+    downloaded twice), or from its .json beside the .eval, was compared with itself: every difference 0, and
+    NO_REGRESSION under a margin the interval clears. Its scorers re-run with other options stay comparable
+    (the test above)."""
+    again = tmp_path / "downloaded-again"
+    shutil.copytree(logs["dir"], again)
+    base = op.from_inspect(logs["dir"])
+    for copy in (again, logs["json"]):
+        with pytest.raises(op.OloproofError, match=r"^compare: the base and the candidate are the same run "):
+            op.compare(base, op.from_inspect(copy), release={**LOOSE, "regression": {"margin": 0.99}})
+
+
 def test_a_sample_whose_sandbox_start_changed_is_another_case() -> None:
     """The digest held {id, input, target, metadata}: a sample whose setup script or files changed (its
     sandbox's initial state) was paired with the old one. A sample without them keeps the old digest (by hand)."""

@@ -154,6 +154,19 @@ def test_load_runs_takes_any_iterable_of_paths_and_a_frame_can_be_replaced(two_r
     assert (op.gate(run).table.loc[0, "n"], op.gate(run).table.loc[0, "passed"]) == (22, 22)
 
 
+def test_a_case_in_several_pooled_runs_is_picked_by_the_panels_run_id(two_runs: tuple[Path, Path]) -> None:
+    """Review U4: README §9 shows a pooled run's case with ``run.panel(case_id, run_id=...)``; ``run.panel(case_id)``
+    without it pointed only at ``run.runs[i].record(...)``, not at the argument of the call just made."""
+    both = op.load_runs(list(two_runs))
+    first, second = (r.run_id for r in both.runs)
+    with pytest.raises(op.OloproofError) as info:
+        both.panel("c00")
+    assert str(info.value) == (f"case 'c00' is in {first}, {second}; pick one run: run.panel('c00', run_id=...) or "
+                               "run.runs[i].record('c00')")
+    assert both.panel("c00", run_id=second).record["trajectory"]["answer"] == "ok"  # the second run: none fails
+    assert both.panel("c00", run_id=first).record["trajectory"]["answer"] == "bad"
+
+
 def test_a_frame_set_on_the_run_is_copied_and_checked(two_runs: tuple[Path, Path]) -> None:
     """Review M: ``run.verdicts = frame`` stored the caller's object, so its later in-place edits reached the gate,
     and anything was taken (``None`` read the frame from disk again; a frame without ``verdict`` failed in the

@@ -148,3 +148,23 @@ def test_a_suite_folder_or_its_runs_given_as_a_run_names_the_run_to_give(tmp_pat
     assert locate.runs_hint(runs / "notes") == locate.runs_hint(tmp_path / "missing") == ""
     _run_folder(runs, "20261201T120000Z-cccccc")  # torn, and may be the latest: none is named
     assert locate.runs_hint(suite) == f"; it holds 4 run directories in {runs}: give one of them"
+
+
+def test_a_suite_folder_given_as_a_baseline_names_its_baselines_not_its_runs(tmp_path: Path) -> None:
+    """Review U4: `oloproof gate RUN --baseline demo` said "it is a suite folder: give its run, 'demo/runs/…'", the
+    agent's run, which the baseline check then refuses ("not a do-nothing baseline"). Where a baseline is wanted
+    the hint names the suite's baselines/ (the latest by start time), or how to make one."""
+    suite = tmp_path / "demo"
+    suite.mkdir()
+    (suite / "oloproof.yaml").write_text("name: x\n", encoding="utf-8")
+    _run_folder(suite / "runs", "20261201T120000Z-rrrrrr", "2026-12-01T12:00:00.000000Z")
+    baselines = suite / "baselines"
+    assert locate.runs_hint(suite, "baselines") == (f"; it is a suite folder with no baseline in {baselines} yet: "
+                                                    "make one (oloproof run --baseline)")
+    first = _run_folder(baselines, "20261201T100000Z-aaaaaa", "2026-12-01T10:00:00.000000Z")
+    assert locate.runs_hint(suite, "baselines") == f"; it is a suite folder: give its baseline, {str(first)!r}"
+    latest = _run_folder(baselines, "20261201T110000Z-bbbbbb", "2026-12-01T11:00:00.000000Z")
+    assert locate.runs_hint(suite, "baselines") == (f"; it is a suite folder: give one of its 2 baselines in "
+                                                    f"{baselines}, the latest is {str(latest)!r}")
+    assert locate.runs_hint(baselines, "baselines") == locate.runs_hint(baselines)  # a folder of runs: as before
+    assert "runs" in locate.runs_hint(suite)  # a run wanted: the suite's runs, as before
