@@ -53,6 +53,8 @@ _CANNOT = ("What this report cannot tell: why the agent acted as it did; anythin
            "sandbox the suite wrote was checked) or whether that sandbox behaves like production; faults and "
            "transforms nobody declared; a trend of errors with trajectory length (slice tables are descriptive: "
            "bins side by side, no fitted curve).")
+_ROUNDING = ("numbers rounded to three decimals for display, an interval's ends outward (the low end down, the high "
+            "end up, so the interval shown holds the one computed)")
 
 
 class Plain(str):
@@ -346,7 +348,8 @@ def _write_html(run: Run, sections: list[Section], path: Path) -> None:
         text = [(line.lead if isinstance(line, Plain) else "", line, isinstance(line, Plain)) for line in sec.text]
         items.append({"key": sec.key, "title": sec.title, "text": text, "parts": sec_items})
     page = render("report.html", title=title, css=Markup(PAGE_CSS + TABLE_CSS), verdict=verdict,
-                  lines=[Markup(line) for line in lines], sections=items, cannot=_CANNOT, version=__version__)
+                  lines=[Markup(line) for line in lines], sections=items, cannot=_CANNOT,
+                  rounding=_ROUNDING[0].upper() + _ROUNDING[1:], version=__version__)
     write_file(path, page + "\n")
 
 
@@ -371,7 +374,7 @@ def _write_md(run: Run, sections: list[Section], path: Path) -> None:
                 fig_name, png = sec.figures[i]
                 write_file(files / f"{fig_name}.png", png)
                 out += [md_link(f"{fig_name} plot", f"{files.name}/{fig_name}.png", image=True), ""]
-    out += [f"_{_CANNOT}_", "", f"_oloproof_nb {__version__}; numbers rounded to three decimals for display._", ""]
+    out += [f"_{_CANNOT}_", "", f"_oloproof_nb {__version__}; {_ROUNDING}._", ""]
     write_file(path, "\n".join(out))
 
 

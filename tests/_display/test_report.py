@@ -105,6 +105,22 @@ def test_markdown_report_writes_plots_and_raw_tables_beside_it(example_run: op.R
     assert raw["ci_low"].tolist() == op.gate(example_run).table["ci_low"].tolist()
 
 
+def test_both_reports_say_intervals_are_rounded_outward(example_run: op.Run, tmp_path: Path) -> None:
+    # a reader checking a report against the notebook's raw table saw 0.470 for a lower end of 0.4708 (nearest:
+    # 0.471) under a footer that said only "rounded to three decimals": the footer says which way the ends go
+    import math
+
+    cell = op.slice_table(example_run, "tool_calls:1,2").set_index(["criterion", "bin"]).loc[("answer_matches", "≥2")]
+    low, high = math.floor(cell["ci_low"] * 1000) / 1000, math.ceil(cell["ci_high"] * 1000) / 1000  # by hand
+    assert (round(cell["ci_low"], 3), round(cell["ci_high"], 3)) != (low, high)  # the nearest rounding differs
+    shown = f"[{low:.3f}, {high:.3f}] n={cell['support']}"
+    md = write_report(example_run, tmp_path / "r.md").read_text(encoding="utf-8")
+    html = write_report(example_run, tmp_path / "r.html").read_text(encoding="utf-8")
+    assert shown.replace("[", "\\[").replace("]", "\\]") in md and shown in html
+    assert "an interval's ends outward (the low end down, the high end up" in md
+    assert "an interval&#39;s ends outward (the low end down, the high end up" in html
+
+
 def test_report_without_transforms_replays_or_slices(make_suite: Any, tmp_path: Path) -> None:
     cases = [{"id": f"c{i}", "input": {"answer": "ok", "n": i}, "expected": {"answer": "ok"}} for i in range(4)]
     root = make_suite(cases, evaluators=[{"type": "answer_matches"}])
