@@ -4,9 +4,10 @@ Cases are paired by (case id, case digest): a case in one run only, or whose dig
 initial state, expected result or outcome contract was edited), is listed in ``unpaired`` and left out —
 never paired silently. The rows of a criterion that both runs judged on a paired case are the paired rows;
 their cluster is the case's cluster (a case's clusters in the two runs are merged if they differ, so a
-cluster never splits). Per criterion the per-cluster sums (b_c base passes, k_c candidate passes, m_c rows)
-come from the gate's own group-by (:func:`~oloproof_nb._analysis.gate.criterion_sums`) and the interval
-from :func:`~oloproof_nb._core.paired.paired_difference_from_sums`. A criterion release.yaml reduces with
+cluster never splits; a join holds back ``NO_REGRESSION``, see below). Per criterion the per-cluster sums
+(b_c base passes, k_c candidate passes, m_c rows) come from the gate's own group-by
+(:func:`~oloproof_nb._analysis.gate.criterion_sums`) and the interval from
+:func:`~oloproof_nb._core.paired.paired_difference_from_sums`. A criterion release.yaml reduces with
 ``pass^k`` or ``pass@k`` is compared on its reduced values, one row per paired case (``n`` counts cases): with
 exactly k epochs they are 0 or 1 and get the same paired interval; a case with fewer than k paired epochs gives
 ``too_few_epochs``, more than k epochs (fractional values, no paired interval) ``reduce_not_paired``, both
@@ -43,9 +44,11 @@ fails shows no regression otherwise.
 The overall verdict is ``REGRESSION`` when any listed criterion regressed, else ``INSUFFICIENT_EVIDENCE``
 when any could not be decided (or none was listed), or when a case run of the base run is not paired (the
 candidate did not run it, or ran it changed: ``cases_not_in_both_runs``; new cases of the candidate do not
-count), or when no rule was given and the candidate's release.yaml (the default) differs from the base run's in
-a setting that decides a comparison (``release_changed``: a candidate's suite could loosen the rule it is
-judged by), else ``NO_REGRESSION``.
+count), or when the candidate's case file joins clusters of the base run (``clusters_changed``: the digest leaves
+the cluster out, and a loss and a gain joined in one cluster cancel, which narrows the interval), or when no rule
+was given and the candidate's release.yaml (the default) differs from the base run's in a setting that decides a
+comparison (``release_changed``: a candidate's suite could loosen the rule it is judged by), else
+``NO_REGRESSION``.
 
 Runs made with different validity labels (:func:`~.run.label_difference`, the test ``op.load_runs`` pools by) are
 compared, with a note in ``Comparison.notes`` naming the copies scored in one run only (each run left out the
@@ -92,6 +95,8 @@ CHECK_CHANGED = "check_changed"
 NOT_IN_BOTH = "not_in_both_runs"
 #: The overall reason when a case run of the base run is not paired (missing from the candidate, or changed).
 CASES_NOT_IN_BOTH = "cases_not_in_both_runs"
+#: The overall reason when the candidate's case file joins clusters of the base run (the digest leaves them out).
+CLUSTERS_JOINED = "clusters_changed"
 #: The overall reason when the candidate's own release.yaml (the default rule) decides differently from the base's.
 RELEASE_CHANGED = "release_changed"
 #: The settings of release.yaml that decide a comparison (a criterion's gate threshold does not; nor does
@@ -367,8 +372,30 @@ def _pair_cases(base: Run, candidate: Run) -> tuple[pd.DataFrame, pd.DataFrame, 
                                       "candidate_digest": list(out["digest_candidate"])})
     paired = merged[same.to_numpy()]
     paired = pd.DataFrame({**{k: paired[k].to_numpy() for k in keys},
-                           "cluster": _merged_clusters(paired["cluster_base"], paired["cluster_candidate"])})
+                           "cluster": _merged_clusters(paired["cluster_base"], paired["cluster_candidate"]),
+                           "base_cluster": paired["cluster_base"].astype(str).to_numpy()})
     return paired, unpaired, keys
+
+
+def _joined_clusters(paired: pd.DataFrame) -> str:
+    """What :data:`CLUSTERS_JOINED` says when the candidate's clusters join clusters of the base run (``""`` when
+    they join none): how many, and the first cluster made of several.
+
+    The case digest leaves the cluster out, so a candidate's case file may group the paired cases otherwise. A
+    split is undone by the merge (a cluster never splits), but a join narrows the interval too: the paired
+    interval splits each cluster's *net* change into a loss and a gain, so a lost case and a gained case put into
+    one cluster cancel (100 singletons, 15 lost and 10 gained, margin 0.12: each gained case joined to a lost
+    one's cluster moved ci_low from −0.147 to −0.117, NO_REGRESSION)."""
+    bases = paired.groupby("cluster", sort=True)["base_cluster"].unique()
+    joined = bases[bases.map(len) > 1]
+    if joined.empty:
+        return ""
+    first = sorted(joined.iloc[0])
+    shown = ", ".join(first[:3]) + (" …" if len(first) > 3 else "")
+    return (f"{CLUSTERS_JOINED}: the candidate's case file puts paired cases of {int(joined.map(len).sum())} "
+            f"clusters of the base run into {len(joined)} (first: {shown}); a loss and a gain in one cluster cancel, "
+            "so the joined clusters' interval may be narrower than the base's clusters give: compare runs whose "
+            "cases have the same clusters")
 
 
 def _pair_rows(base: Run, candidate: Run, paired: pd.DataFrame, keys: list[str],
@@ -605,6 +632,11 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
         unwhole.append(f"{CASES_NOT_IN_BOTH}: {int(lost.sum())} case run(s) of the base run are not paired ("
                        + ", ".join(f"{k}: {v}" for k, v in lost.items()) + "): the cases the candidate did not "
                        "run, or ran changed, may be the regressions; compare runs of the same cases")
+        if overall == "NO_REGRESSION":
+            overall = "INSUFFICIENT_EVIDENCE"
+    joined = _joined_clusters(paired)
+    if joined:  # a loss and a gain joined in one cluster cancel: the interval narrowed by relabelling
+        unwhole.append(joined)
         if overall == "NO_REGRESSION":
             overall = "INSUFFICIENT_EVIDENCE"
     changes = _rule_changes(base_run, cand_run) if release is None else []

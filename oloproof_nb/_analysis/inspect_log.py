@@ -43,7 +43,9 @@ from __future__ import annotations
 
 import ast
 import copy
+import hashlib
 import json
+import marshal
 import math
 import re
 import zipfile
@@ -59,7 +61,7 @@ from pydantic import ValidationError
 
 from .._config.cases import LOOK_ALIKE_HELP, LookAlikes
 from .._config.suite import SUITE_FILE, SuiteConfig
-from .._core.canonical import digest, iso
+from .._core.canonical import canonical_json, digest, iso
 from .._core.evaluator import CaseContext, Evaluation, Evaluator
 from .._core.records import ENDED, ENV_SCHEMA, CaseRecord, Manifest, ReplayRecord, StoredSuite
 from .._core.scoremap import ScoreMap, check_score_map, on_default_scale, score_verdict
@@ -99,6 +101,10 @@ class InspectScorer(Evaluator):
     #: The scorer's arguments as the log declares them (canonical JSON; empty when the log says none): a scorer
     #: run with other arguments (``strict=False``, another grader model) is another check (``check_changed``).
     options: str = ""
+    #: How its scores were read into verdicts when not by the defaults (``pass_threshold``, ``score_map``;
+    #: canonical JSON, empty for the defaults): a log read with a lower threshold, or a map that passes ``P``,
+    #: is judged by another check (``check_changed``), as a scorer run with other arguments is.
+    reading: str = ""
     scope: ClassVar[Literal["case"]] = "case"
 
     def evaluate(self, ctx: CaseContext) -> Evaluation:
@@ -846,6 +852,31 @@ def _check_sample_count(file: Path, header: Any, read: int) -> str | None:
     return None
 
 
+def _reading(score_map: ScoreMap | None, pass_threshold: float | None) -> str:
+    """How scores become verdicts, when not by the defaults: canonical JSON of the ``pass_threshold`` and the
+    ``score_map`` (a mapping as its sorted ``repr`` pairs, so ``1``, ``"1"`` and ``True`` stay apart; a function as
+    its qualified name and a digest of its code); ``""`` for the defaults.
+
+    Examples
+    --------
+    >>> _reading(None, None)
+    ''
+    >>> print(_reading({"P": "pass"}, 0.5))
+    {"pass_threshold":0.5,"score_map":[["'P'","'pass'"]]}
+    """
+    out: dict[str, Any] = {}
+    if pass_threshold is not None:
+        out["pass_threshold"] = float(pass_threshold)
+    if callable(score_map):
+        code = getattr(score_map, "__code__", None)
+        named = score_map if hasattr(score_map, "__qualname__") else type(score_map)
+        out["score_map"] = f"{named.__module__}.{named.__qualname__}" + (
+            f" {hashlib.sha256(marshal.dumps(code)).hexdigest()[:16]}" if code is not None else "")
+    elif score_map is not None:
+        out["score_map"] = sorted([repr(k), repr(v)] for k, v in score_map.items())
+    return canonical_json(out) if out else ""
+
+
 def unrun_samples(run: Run) -> str:
     """Why ``run``, read from Inspect AI logs, holds fewer samples than its evals planned ("" when it does not)."""
     return "; ".join(why for one in run.runs for why in one.manifest.suite_config.config.get("inspect_unrun") or [])
@@ -921,7 +952,8 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
         warn_at_caller(VacuousCheckWarning(message))
     name = "+".join(tasks)
     config = SuiteConfig(name=name or "inspect", system="inspect_ai:eval", evaluators=[
-        InspectScorer(criterion=c, options=options.get(reader.scorer_of[c], ("", files[0]))[0])
+        InspectScorer(criterion=c, options=options.get(reader.scorer_of[c], ("", files[0]))[0],
+                      reading=_reading(score_map, pass_threshold))
         for c in reader.criteria],
         slices=DEFAULT_SLICES)
     manifest_fields: dict[str, Any] = {

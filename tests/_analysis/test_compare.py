@@ -1190,3 +1190,53 @@ def test_the_labels_note_names_only_the_paired_copies_scored_in_one_run(example_
     assert ("the runs were made with different validity labels (transform injected: ord-001~injected is labelled "
             "otherwise): 1 paired copy is scored in one run only (ord-001~injected), and left out of the paired "
             "difference (one_sided)") in " ".join(cmp.notes)
+
+
+def test_a_candidate_whose_cases_join_base_clusters_gets_no_no_regression(
+        make_suite: Callable[..., Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Review G10: the case digest leaves the cluster out, and clusters the candidate joins are merged. A merge is
+    not always wider: the paired interval splits each cluster's net change into a loss and a gain, so a lost case
+    and a gained one put into one cluster cancel. 40 singletons, base passing c00–c19; the candidate loses c00–c07
+    and gains c20–c25 (difference −2/40). Same clusters: ci_low −0.230, INSUFFICIENT_EVIDENCE at margin 0.21; its
+    case file moving c20–c25 into the clusters of c00–c05 (34 clusters): ci_low −0.193, NO_REGRESSION, exit 0.
+    The overall verdict is now held back (clusters_changed); a candidate that only splits a base cluster is not."""
+    from oloproof_nb.cli import main
+
+    release = {"allow_approximate_methods": True, "regression": {"margin": 0.21}}
+    cases = _cases(40)
+    joined = copy.deepcopy(cases)
+    for i in range(6):
+        joined[20 + i]["cluster"] = f"g{i:02d}"
+    base = _run(make_suite(cases, evaluators=[{"type": "answer_matches"}], release=release), tmp_path / "base",
+                broken={f"c{i:02d}" for i in range(20, 40)})
+    worse = {f"c{i:02d}" for i in [*range(8), *range(26, 40)]}
+    same = _run(make_suite(cases, evaluators=[{"type": "answer_matches"}], release=release), tmp_path / "same",
+                broken=worse, version="b")
+    cand = _run(make_suite(joined, evaluators=[{"type": "answer_matches"}], release=release), tmp_path / "cand",
+                broken=worse, version="b")
+    b = [1] * 20 + [0] * 20
+    k = [0] * 8 + [1] * 12 + [1] * 6 + [0] * 14
+    honest = op.compare(base, same)
+    row = honest.table.iloc[0]
+    assert (row["pass_to_fail"], row["fail_to_pass"], row["n_clusters"]) == (8, 6, 40)
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx(paired_interval(b, k, [1] * 40), abs=1e-10)
+    assert row["ci_low"] < -0.21 and honest.verdict == "INSUFFICIENT_EVIDENCE" and honest.reason == ""
+    cmp = op.compare(base, cand)
+    row = cmp.table.iloc[0]
+    # by hand: g00–g05 each hold a lost and a gained case (net 0), c06, c07 lost alone, 26 clusters unchanged
+    merged = paired_interval([1] * 6 + [1] * 14 + [0] * 14, [1] * 6 + [0, 0] + [1] * 12 + [0] * 14,
+                             [2] * 6 + [1] * 28)
+    assert (row["n_clusters"], row["difference"]) == (34, pytest.approx(-2 / 40, abs=1e-15))
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx(merged, abs=1e-10)
+    assert row["ci_low"] > -0.21 and row["verdict"] == "NO_REGRESSION"  # the criterion's row, on joined clusters
+    assert cmp.verdict == "INSUFFICIENT_EVIDENCE"
+    assert cmp.reason.startswith("clusters_changed: the candidate's case file puts paired cases of 12 clusters of "
+                                 "the base run into 6 (first: g00, g20)")
+    assert main(["compare", str(base.directory), str(cand.directory)]) == 1
+    assert "clusters_changed" in capsys.readouterr().out
+    pairs = [{**c, "cluster": f"p{int(c['id'][1:]) // 2:02d}"} for c in cases]  # a base of 20 clusters of 2
+    split_base = _run(make_suite(pairs, evaluators=[{"type": "answer_matches"}], release=release), tmp_path / "pairs")
+    split = op.compare(split_base, _run(make_suite(cases, evaluators=[{"type": "answer_matches"}], release=release),
+                                        tmp_path / "split", version="b"))
+    assert split.table.iloc[0]["n_clusters"] == 20 and not split.reason  # a split is undone, nothing joined
+    assert split.verdict == "NO_REGRESSION"

@@ -786,6 +786,42 @@ def test_a_scorer_run_with_other_options_is_another_check(logs: dict[str, Path],
         op.from_inspect(mixed)
 
 
+def test_a_log_read_with_another_pass_threshold_or_score_map_is_another_check(logs: dict[str, Path],
+                                                                            tmp_path: Path) -> None:
+    """Review G10: how a log's scores become verdicts is part of the check. A worse candidate (``match`` P where
+    the base had C: 6 passes of 8 lost; ``world_refunded`` 0.5 where it had 1.0: 3 of 8 lost) read with
+    ``score_map={"P": "pass"}`` and ``pass_threshold=0.5`` had the base's rates (0.75 and 0.375), no flip, and
+    NO_REGRESSION under a margin its interval cleared, with nothing said. It is now check_changed on both
+    criteria; both logs read the same way are compared as before."""
+    doc = json.loads(logs["json"].read_text(encoding="utf-8"))
+    doc["eval"]["run_id"], doc["eval"]["eval_id"] = "candidate-run", "candidate-eval"
+    for sample in doc["samples"]:
+        scores = sample.get("scores") or {}
+        if scores.get("match", {}).get("value") == "C":
+            scores["match"]["value"] = "P"
+        if scores.get("world_refunded", {}).get("value") == 1.0:
+            scores["world_refunded"]["value"] = 0.5
+    worse = tmp_path / "worse" / "refund_desk.json"
+    worse.parent.mkdir()
+    worse.write_text(json.dumps(doc), encoding="utf-8")
+    rule = {**LOOSE, "regression": {"margin": 0.9}}
+    base = op.from_inspect(logs["json"])
+    honest = op.compare(base, op.from_inspect(worse), release=rule).table.set_index("criterion")
+    assert list(honest["pass_to_fail"]) == [6, 3] and list(honest["candidate_rate"]) == [0.0, 0.0]
+    lenient = op.from_inspect(worse, score_map={"P": "pass"}, pass_threshold=0.5)
+    cmp = op.compare(base, lenient, release=rule)
+    table = cmp.table.set_index("criterion")
+    assert list(table["pass_to_fail"]) == [0, 0] and list(table["base_rate"]) == [0.75, 0.375]  # no flip seen
+    assert set(table["verdict"]) == {"INSUFFICIENT_EVIDENCE"} and cmp.verdict == "INSUFFICIENT_EVIDENCE"
+    assert all(reason.startswith("check_changed") for reason in table["reason"])
+    for threshold, score_map in ((0.5, None), (None, {"P": "pass"}), (None, lambda value: "pass")):
+        one = op.compare(base, op.from_inspect(worse, score_map=score_map, pass_threshold=threshold), release=rule)
+        assert any(reason.startswith("check_changed") for reason in one.table["reason"]), (threshold, score_map)
+    same = op.compare(op.from_inspect(logs["json"], pass_threshold=0.5, score_map={"P": "pass"}), lenient,
+                      release=rule)
+    assert not any("check_changed" in reason for reason in same.table["reason"])  # read alike: one check
+
+
 def test_one_eval_read_from_two_copies_of_its_log_is_one_run(logs: dict[str, Path], tmp_path: Path) -> None:
     """Review U4: one run given twice is refused by op.compare (README §6a), but a run read from Inspect AI logs
     keeps the log's path in its manifest, so the eval read from a second copy of its folder (a CI artifact
