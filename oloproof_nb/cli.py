@@ -514,7 +514,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, baseline: Run | None = None) -> int:
     from ._analysis.gate import NO_CRITERIA
-    from ._analysis.validity import unscored_copies, validity
+    from ._analysis.validity import unchecked_reasons, unscored_copies
     from ._config.suite import RELEASE_FILE
     from ._display.notebook import gate
     from ._display.terminal import exit_line, gate_table_text, terminal_width
@@ -551,21 +551,11 @@ def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, 
             "`allow_approximate_methods: true` decides them (README section 6)", width,
             break_long_words=False, break_on_hyphens=False)))
     if g.table["reason"].str.startswith("transform_not_checked").any():  # which labels hold the relation back
-        cases = result.cases
-        for t in validity(result).itertuples():
-            if not t.checked:
-                labelled = {str(j["case_id"]) for j in result.labels.get(str(t.transform), [])}
-                unlabelled = sorted(set(cases.loc[cases["transform"] == t.transform, "case_id"]) - labelled)
-                missing = t.derived - t.labeled
-                why = (f"{missing} of its {t.derived} pairs {'has' if missing == 1 else 'have'} no label ("
-                       + ", ".join(unlabelled[:3]) + (" …" if len(unlabelled) > 3 else "") + ")"
-                       if t.labeled < t.derived else
-                       f"{t.valid} of its {t.derived} pairs are labelled valid, a share below its "
-                       f"minimum_validity {t.minimum_validity:g}")
-                print("\n".join(textwrap.wrap(terminal_text(
-                    f"transform {t.transform} is not checked: {why}; its relations are judged once every pair is "
-                    "labelled and the valid share reaches minimum_validity (see op.validity(run))"), width,
-                    break_long_words=False, break_on_hyphens=False)))
+        for transform, why in unchecked_reasons(result).items():
+            print("\n".join(textwrap.wrap(terminal_text(
+                f"transform {transform} is not checked: {why}; its relations are judged once every pair is "
+                "labelled and the valid share reaches minimum_validity (see op.validity(run))"), width,
+                break_long_words=False, break_on_hyphens=False)))
     print(exit_line(g))  # the last line: why the command exits as it does
     return 0 if g.verdict == "PASS" else 1
 

@@ -951,9 +951,9 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
     for message in vacuous.values():
         warn_at_caller(VacuousCheckWarning(message))
     name = "+".join(tasks)
+    reading = _reading(score_map, pass_threshold)
     config = SuiteConfig(name=name or "inspect", system="inspect_ai:eval", evaluators=[
-        InspectScorer(criterion=c, options=options.get(reader.scorer_of[c], ("", files[0]))[0],
-                      reading=_reading(score_map, pass_threshold))
+        InspectScorer(criterion=c, options=options.get(reader.scorer_of[c], ("", files[0]))[0], reading=reading)
         for c in reader.criteria],
         slices=DEFAULT_SLICES)
     manifest_fields: dict[str, Any] = {

@@ -20,7 +20,8 @@ from . import frames
 from .columns import VALIDITY
 from .run import Run, as_run
 
-__all__ = ["VALIDITY_COLUMNS", "validity_table", "checked_transforms", "validity", "unscored_copies"]
+__all__ = ["VALIDITY_COLUMNS", "validity_table", "checked_transforms", "unchecked_reasons", "validity",
+           "unscored_copies"]
 
 VALIDITY_COLUMNS = VALIDITY.names
 
@@ -165,6 +166,27 @@ def checked_transforms(run: Run) -> dict[str, bool]:
     """
     table = validity(run)
     return dict(zip(table["transform"], table["checked"].astype(bool), strict=True))
+
+
+def unchecked_reasons(run: Run) -> dict[str, str]:
+    """Transform name → why it is not checked in this run, for each transform that is not: the pairs without a
+    label (the first three named), or the valid share below ``minimum_validity``."""
+    out: dict[str, str] = {}
+    cases = run.cases
+    for t in validity(run).itertuples():
+        if t.checked:
+            continue
+        if t.labeled < t.derived:
+            labelled = {str(j["case_id"]) for j in run.labels.get(str(t.transform), [])}
+            unlabelled = sorted(set(cases.loc[cases["transform"] == t.transform, "case_id"]) - labelled)
+            missing = t.derived - t.labeled
+            out[str(t.transform)] = (f"{missing} of its {t.derived} pairs {'has' if missing == 1 else 'have'} no "
+                                     "label (" + ", ".join(unlabelled[:3]) + (" …" if len(unlabelled) > 3 else "")
+                                     + ")")
+        else:
+            out[str(t.transform)] = (f"{t.valid} of its {t.derived} pairs are labelled valid, a share below its "
+                                     f"minimum_validity {t.minimum_validity:g}")
+    return out
 
 
 def unscored_copies(run: Run) -> list[str]:
