@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from .._core.epochs import REDUCE_HELP, parse_reduce
 from ..errors import ConfigError, quote, quote_value
@@ -108,6 +108,19 @@ class ReleaseConfig(BaseModel):
                     raise ValueError(f"criteria.{name}.reduce: {quote(rule['reduce'])} is not a reduction; "
                                      f"allowed: {REDUCE_HELP}") from None
         return {**data, "criteria": criteria, "reductions": reductions}
+
+    @field_validator("method", "unclustered_method", mode="before")
+    @classmethod
+    def _method_of_the_other_kind(cls, value: Any, info: ValidationInfo) -> Any:
+        """A method written under the other key names the key it belongs to (``method: wilson``)."""
+        methods = {"method": ("cluster_t", "cluster_bootstrap"), "unclustered_method": ("clopper_pearson", "wilson")}
+        here = str(info.field_name)
+        there = "unclustered_method" if here == "method" else "method"
+        if value in methods[there]:
+            kind = "unclustered" if there == "unclustered_method" else "clustered"
+            raise ValueError(f"{value} is a method for {kind} runs: write it as {there}: {value}; "
+                             f"allowed here: {', '.join(methods[here])}")
+        return value
 
     @field_validator("confidence")
     @classmethod

@@ -125,3 +125,21 @@ def test_flat_settings_flattens_every_mapping_unless_told_which() -> None:
     assert (flat["bootstrap.resamples"], flat["bootstrap.seed"], flat["confidence"]) == (10_000, 0, 0.95)
     only = flat_settings(None, nested=("regression",))
     assert only["criteria"] == {} and only["regression.margin"] == 0.02 and "bootstrap.seed" not in only
+
+
+@pytest.mark.parametrize(("raw", "message"), [
+    ({"method": "wilson"}, r"^release\.yaml: method: wilson is a method for unclustered runs: write it as "
+                           r"unclustered_method: wilson; allowed here: cluster_t, cluster_bootstrap$"),
+    ({"method": "clopper_pearson"}, r"^release\.yaml: method: clopper_pearson is a method for unclustered runs"),
+    ({"unclustered_method": "cluster_t"}, r"^release\.yaml: unclustered_method: cluster_t is a method for "
+                                          r"clustered runs: write it as method: cluster_t; allowed here: "
+                                          r"clopper_pearson, wilson$"),
+])
+def test_a_method_under_the_other_key_names_the_key_it_belongs_to(raw: dict[str, str], message: str) -> None:
+    """``method: wilson`` said only which two values ``method`` takes; the user wanted ``unclustered_method``.
+    Each key still takes its own methods, and an unknown method keeps pydantic's list."""
+    with pytest.raises(ConfigError, match=message):
+        parse_release(raw)
+    assert parse_release({"method": "cluster_bootstrap", "unclustered_method": "wilson"}).unclustered_method == "wilson"
+    with pytest.raises(ConfigError, match=r"method: Input should be 'cluster_t' or 'cluster_bootstrap' \(got 'bca'\)"):
+        parse_release({"method": "bca"})
