@@ -514,7 +514,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, baseline: Run | None = None) -> int:
     from ._analysis.gate import NO_CRITERIA
-    from ._analysis.validity import unchecked_reasons, unscored_copies
+    from ._analysis.validity import unchecked_reasons, unscored_note
     from ._config.suite import RELEASE_FILE
     from ._display.notebook import gate
     from ._display.terminal import exit_line, gate_table_text, terminal_width
@@ -536,12 +536,8 @@ def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, 
             source = release or str(Path(root or ".") / RELEASE_FILE)
             print(terminal_text(f"{source} names no criterion to gate; list each as "
                                 "`criteria: {<criterion>: <threshold>}`"))
-    unscored = unscored_copies(result)
-    if unscored:  # rows left out of every criterion: a release manager reading a PASS should know
-        shown = ", ".join(unscored[:3]) + (f" and {len(unscored) - 3} more" if len(unscored) > 3 else "")
-        print("\n".join(textwrap.wrap(terminal_text(  # copy ids are the suite's: shown as written, never acted on
-            f"{len(unscored)} {'copy' if len(unscored) == 1 else 'copies'} labelled invalid, scored by no "
-            f"criterion: {shown} (see op.validity(run))"), width, break_long_words=False)))
+    if g.unscored:  # rows left out of every criterion: a release manager reading a PASS should know
+        print("\n".join(textwrap.wrap(terminal_text(unscored_note(g.unscored)), width, break_long_words=False)))
     if g.table["reason"].str.startswith("approximate_methods_not_allowed").any():  # one key fixes it: say which
         where = (f"{release}" if release else "its release.yaml (stored when the run started: give one that does "
                                               "with --release to gate this run, or set it for the next run)")

@@ -70,7 +70,7 @@ from .frames import ended_case_runs
 from .inspect_log import is_inspect_run, unrun_samples
 from .reduce import ReducedSums, epoch_counts, reduced_sums
 from .run import Run, as_run, label_difference
-from .validity import checked_transforms
+from .validity import checked_transforms, unscored_copies
 
 __all__ = ["Gate", "gate", "GATE_COLUMNS", "ClusterSums", "criterion_sums", "sums_interval", "resolve_release",
            "ReleaseLike", "NO_CRITERIA", "run_is_clustered", "reduced_is_clustered", "reduced_interval", "no_decision",
@@ -168,6 +168,9 @@ class Gate:
     findings : tuple of str
         One line per check that cannot fail (``VacuousCheckWarning`` messages), for the criteria marked
         ``vacuous``.
+    unscored : tuple of str
+        The derived cases labelled invalid by a checked transform, sorted: no criterion scores them (see
+        :func:`oloproof_nb.validity`), so a verdict is read knowing they were left out.
     """
 
     table: pd.DataFrame
@@ -177,6 +180,7 @@ class Gate:
     n_source_clusters: int
     reason: str = ""
     findings: tuple[str, ...] = field(default_factory=tuple)
+    unscored: tuple[str, ...] = field(default_factory=tuple)
 
     @property
     def blocking(self) -> pd.DataFrame:
@@ -564,7 +568,7 @@ def gate(run: Run, release: ReleaseLike | None = None, *,
     blocker = unwhole or ("" if len(listed) else NO_CRITERIA)
     overall = "PASS" if not blocker and bool((listed["verdict"] == "PASS").all()) else "BLOCK"
     return Gate(table=table, verdict=overall, release=cfg, clustered=clustered, n_source_clusters=n_source,
-                reason=blocker, findings=tuple(findings))
+                reason=blocker, findings=tuple(findings), unscored=tuple(unscored_copies(run)))
 
 
 def release_drift(run: Run) -> str:

@@ -9,7 +9,7 @@ is judged only on the pairs labeled valid.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -187,6 +187,25 @@ def unchecked_reasons(run: Run) -> dict[str, str]:
             out[str(t.transform)] = (f"{t.valid} of its {t.derived} pairs are labelled valid, a share below its "
                                      f"minimum_validity {t.minimum_validity:g}")
     return out
+
+
+def unscored_note(unscored: Sequence[str], shown: int = 3) -> str:
+    """The line a gate is read with when copies were left out of every criterion, naming the first ``shown``;
+    empty for none.
+
+    Examples
+    --------
+    >>> unscored_note(["a~t", "b~t", "c~t", "d~t"])
+    '4 copies labelled invalid, scored by no criterion: a~t, b~t, c~t and 1 more (see op.validity(run))'
+    >>> unscored_note([])
+    ''
+    """
+    if not unscored:
+        return ""
+    more = len(unscored) - shown
+    named = ", ".join(unscored[:shown]) + (f" and {more} more" if more > 0 else "")
+    return (f"{len(unscored)} {'copy' if len(unscored) == 1 else 'copies'} labelled invalid, scored by no "
+            f"criterion: {named} (see op.validity(run))")
 
 
 def unscored_copies(run: Run) -> list[str]:

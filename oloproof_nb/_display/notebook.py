@@ -24,6 +24,7 @@ from .._analysis import run as _run
 from .._analysis.baseline import Baseline
 from .._analysis.gate import ReleaseLike
 from .._analysis.live_copy import LiveCopy
+from .._analysis.validity import unscored_note
 from .._config.suite import Suite, load_suite
 from .._core.scoremap import ScoreMap
 from .._run.runner import Isolation, Progress, run_suite
@@ -113,6 +114,7 @@ class Gate(_gate.Gate):
     def __repr__(self) -> str:
         lines = [f"Gate: {self.verdict}" + (f" ({self.reason})" if self.reason else "")]
         lines += [f"  vacuous: {finding}" for finding in self.findings]
+        lines += [f"  {unscored_note(self.unscored)}"] if self.unscored else []
         for r in self.table.itertuples():
             thr = "" if math.isnan(r.threshold) else f" ≥ {r.threshold:g}"
             rate = "n/a" if math.isnan(r.rate) else f"{r.rate:.3f} {fmt_interval(r.ci_low, r.ci_high)}"
@@ -129,7 +131,8 @@ class Gate(_gate.Gate):
         shown = self.table.drop(columns=["evaluator"]).rename(columns={"n_clusters": "clusters"})
         return render("gate.html", verdict=self.verdict, reason=self.reason, clustered=self.clustered,
                       n_source_clusters=self.n_source_clusters, confidence=fmt_level(self.release.confidence),
-                      findings=self.findings, table=html_table(shown, fmt_number, styled=True))
+                      findings=self.findings, unscored=unscored_note(self.unscored, shown=20),
+                      table=html_table(shown, fmt_number, styled=True))
 
 
 def _in_notebook() -> bool:

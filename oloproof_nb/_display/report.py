@@ -126,10 +126,9 @@ def _gate_section(run: Run, g: Gate, release: ReleaseLike | None) -> Section:
                           f"{'allowed' if g.release.allow_approximate_methods else 'not allowed'}."))
     for finding in g.findings:
         sec.text.append(Plain(f"Vacuous check (it cannot fail as configured): {finding}"))
-    unscored = unscored_copies(run)
-    if unscored:  # rows no criterion counts: a PASS is read knowing them
-        sec.text.append(Plain(f"Copies labelled invalid, scored by no criterion ({len(unscored)}): "
-                              f"{', '.join(unscored[:20])}" + (" …" if len(unscored) > 20 else "") + "."))
+    if g.unscored:  # rows no criterion counts: a PASS is read knowing them
+        sec.text.append(Plain(f"Copies labelled invalid, scored by no criterion ({len(g.unscored)}): "
+                              f"{', '.join(g.unscored[:20])}" + (" …" if len(g.unscored) > 20 else "") + "."))
     shown = g.table[["criterion", "n", "n_clusters", "passed", "missing", "rate"]].copy()
     shown["criterion"] = [_reduced_name(c, r) + (" (vacuous)" if v else "")
                           for c, r, v in zip(g.table["criterion"], g.table["reduce"], g.table["vacuous"], strict=True)]

@@ -195,6 +195,11 @@ def test_a_copy_labelled_invalid_is_scored_by_no_criterion(example_suite: Path, 
             in capsys.readouterr().out.splitlines())
     report = write_report(run, tmp_path / "r.md").read_text(encoding="utf-8").replace("\\~", "~")  # ~ escaped
     assert "Copies labelled invalid, scored by no criterion (1): ord-018~injected." in report
+    g = op.gate(run)  # and so is a notebook's reader: the gate's repr and HTML said nothing of it
+    assert g.unscored == (copy,)
+    assert "  1 copy labelled invalid, scored by no criterion: ord-018~injected (see op.validity(run))" in repr(g)
+    assert ('<p class="oloproof-unscored">1 copy labelled invalid, scored by no criterion: ord-018~injected '
+            '(see op.validity(run))</p>') in g._repr_html_()
     label_file = example_suite / "labels" / "injected.jsonl"
     yes, no = (json.dumps({"case_id": copy, "valid": v, "labeler": who}) for v, who in ((True, "a"), (False, "b")))
     for lines, scored in [([yes], True), ([yes, no], False),  # valid; a tie: invalid
@@ -295,6 +300,10 @@ def test_copies_labelled_invalid_are_named_in_case_order_and_only_those_the_run_
     main(["gate", str(run.directory)])
     assert ("22 copies labelled invalid, scored by no criterion: ord-001~injected, ord-002~injected, "
             "ord-003~injected and 19 more (see op.validity(run))") in " ".join(capsys.readouterr().out.split())
+    g = op.gate(run)
+    assert g.unscored == tuple(invalid)
+    assert (f"22 copies labelled invalid, scored by no criterion: {', '.join(invalid[:20])} and 2 more "
+            "(see op.validity(run))") in g._repr_html_()  # a notebook has room for the report's 20
 
     def stop_after_ten(done: int, total: int) -> None:
         if done >= 10:
