@@ -1,4 +1,4 @@
-"""The README's smallest suite runs as written: its two YAML blocks, a system of three tools, a few cases.
+"""The README's smallest suite runs as written: its two YAML blocks, its ``library_desk.py`` and its case line.
 
 The keys table beside it lists every top-level key of oloproof.yaml (checked against the model's fields).
 """
@@ -9,34 +9,14 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 import yaml
+from scipy.stats import beta
 
 import oloproof_nb as op
 from oloproof_nb._config.suite import SuiteConfig
 
 README = Path(__file__).resolve().parent.parent / "README.md"
-
-DESK = '''
-import oloproof_nb as op
-
-
-class LoanDesk(op.RecordedAgent):
-    version = "loan-desk-1"
-
-    def reset(self, state):
-        self.state = state
-
-    def snapshot(self):
-        return self.state
-
-    def lend(self, book, member):
-        self.state["loans"][book] = member
-        return {"ok": True}
-
-    def act(self, input, rec):
-        rec.tool("lend", self.lend, book=input["book"], member=input["member"])
-        return "lent"
-'''
 
 
 def _yaml_block(text: str, first_line: str) -> dict:
@@ -45,24 +25,41 @@ def _yaml_block(text: str, first_line: str) -> dict:
     return yaml.safe_load(block.group(1))
 
 
-def test_the_readmes_smallest_suite_runs_as_written(tmp_path: Path) -> None:
+def _smallest_suite(folder: Path, n_cases: int) -> Path:
+    """The README's smallest suite in ``folder``, its case line repeated for books b00, b01, …"""
     text = README.read_text(encoding="utf-8")
     suite = _yaml_block(text, "# oloproof.yaml — the smallest suite")
     release = _yaml_block(text, "# release.yaml — without it nothing is gated")
     assert suite["system"] == "library_desk:LoanDesk" and set(release["criteria"]) == {"answer_matches",
                                                                                          "state_matches"}
-    folder = tmp_path / "library"
+    desk = re.search(r"```python\n(# library_desk\.py.*?)```", text, re.S)
+    case_line = re.search(r'```json\n(\{"id": "b00".*?)\n```', text, re.S)
+    assert desk is not None and case_line is not None, "the README shows library_desk.py and a case line"
     folder.mkdir()
     (folder / "oloproof.yaml").write_text(yaml.safe_dump(suite), encoding="utf-8")
     (folder / "release.yaml").write_text(yaml.safe_dump(release), encoding="utf-8")
-    (folder / "library_desk.py").write_text(DESK, encoding="utf-8")
-    cases = [{"id": f"b{i:02d}", "input": {"book": f"b{i:02d}", "member": "m1"}, "initial_state": {"loans": {}},
-              "expected": {"answer": "lent", "state": {"loans": {f"b{i:02d}": "m1"}}}} for i in range(12)]
-    (folder / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
+    (folder / "library_desk.py").write_text(desk.group(1), encoding="utf-8")
+    lines = [case_line.group(1).replace("b00", f"b{i:02d}") for i in range(n_cases)]
+    assert [json.loads(line)["id"] for line in lines] == [f"b{i:02d}" for i in range(n_cases)]
+    (folder / "cases.jsonl").write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize(("n_cases", "verdict"), [(12, "INSUFFICIENT_EVIDENCE"), (17, "PASS")])
+def test_the_readmes_smallest_suite_runs_as_written(tmp_path: Path, n_cases: int, verdict: str) -> None:
+    """Review U5: the README gave the two YAML files but not the system they name, so they did not run as
+    written. It now shows library_desk.py and a case line, and says what 12 and 17 such cases give."""
+    folder = _smallest_suite(tmp_path / "library", n_cases)
     gate = op.gate(op.run(op.load_suite(folder), progress=False))
-    # 12 of 12 pass each criterion: the exact lower bound 0.025 ** (1 / 12) = 0.735 is below 0.8, so not yet PASS
-    assert gate.table.set_index("criterion")["passed"].to_dict() == {"answer_matches": 12, "state_matches": 12}
-    assert set(gate.table["verdict"]) == {"INSUFFICIENT_EVIDENCE"}
+    table = gate.table.set_index("criterion")
+    assert table["passed"].to_dict() == {"answer_matches": n_cases, "state_matches": n_cases}
+    assert set(table["verdict"]) == {verdict}
+    assert gate.verdict == ("PASS" if verdict == "PASS" else "BLOCK")
+    # every row passes: the exact (Clopper-Pearson) lower end is the beta quantile, 0.025 ** (1 / n):
+    # 0.735 for 12 cases (below 0.8), 0.805 for 17; the README gives both
+    low = beta.ppf(0.025, n_cases, 1)
+    assert table["ci_low"].tolist() == pytest.approx([low, low], abs=1e-9)
+    assert f"{low:.3f}" in README.read_text(encoding="utf-8")
 
 
 def test_the_keys_table_lists_every_key_of_oloproof_yaml() -> None:
