@@ -133,6 +133,15 @@ def _misbehave(what):
         ctypes.string_at(0)
     if what == "gil_hog":
         re.match(r"(a+)+$", "a" * 30 + "b")  # catastrophic backtracking: minutes, holding the GIL
+    if what == "close_std":  # a system that detaches from the terminal: descriptors 1 and 2 are free numbers
+        os.close(1)
+        os.close(2)
+    if what == "print_std":  # a debugging line, or a C library's, written to whatever 1 and 2 now are
+        for fd in (1, 2):
+            try:
+                os.write(fd, b"a debugging line of the system\n")
+            except OSError:
+                pass
     if what == "leak_thread":
         threading.Thread(target=time.sleep, args=(3600,), daemon=False).start()
 

@@ -80,7 +80,7 @@ import pyarrow as pa
 
 from .._config.files import UnreadableFile, read_regular
 from .._core.paths import ABSENT
-from .._run.store import CASES, MANIFEST, REPLAYS, process_alive
+from .._run.store import CASES, MANIFEST, REPLAYS, open_fd, process_alive
 from ..errors import CopyChangedError, OloproofError, RunDirError
 from .columns import ARROW_TYPES, FRAMES, TIME, Column, FrameSpec
 
@@ -239,7 +239,7 @@ def _one_commit_at_a_time(frames_dir: Path) -> Iterator[None]:
         yield
         return
     path = frames_dir / COMMIT_LOCK
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = open_fd(path, os.O_RDWR | os.O_CREAT)  # never descriptor 1 or 2 (a system may have closed them)
     try:
         deadline = time.monotonic() + COMMIT_WAIT_S
         while True:

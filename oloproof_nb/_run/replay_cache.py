@@ -34,6 +34,7 @@ from typing import Any
 
 from .._config.files import UnreadableFile, read_regular
 from .._core.canonical import digest
+from .store import open_fd
 
 __all__ = ["ReplayCache", "replay_key", "recording_digest", "REPLAY_CACHE_DIR", "CACHE_SCHEMA"]
 
@@ -181,7 +182,7 @@ class ReplayCache:
             self.directory.mkdir(parents=True, exist_ok=True)
             name = str(self.directory / f".{key[:16]}-{uuid.uuid4().hex[:12]}.tmp")
             # 0o666 less the umask, as any file the user makes (mkstemp's 0o600 hid the cache from a teammate)
-            fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            fd = open_fd(Path(name), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # never descriptor 1 or 2
             tmp = name  # ours from here: removed if the write fails
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 handle.write(text)

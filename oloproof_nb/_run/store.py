@@ -66,7 +66,7 @@ if sys.platform != "win32":
     import fcntl
 
 __all__ = ["RunStore", "RunLock", "read_jsonl", "read_manifest", "read_cases", "read_replays", "new_run_id",
-           "record_key", "replay_key_of", "parse_record",
+           "record_key", "replay_key_of", "parse_record", "open_fd",
            "dumps", "Fsync", "MANIFEST", "CASES", "REPLAYS", "STATES", "LOCK", "INTERNAL_ERROR", "process_alive"]
 
 MANIFEST = "manifest.json"
@@ -282,7 +282,8 @@ def _drop_lines(directory: Path, name: str, drop: Callable[[Any], bool], durable
     tmp = directory / (name + ".tmp")
     try:
         tmp.unlink(missing_ok=True)  # a link left there is replaced, never written through
-        with path.open("rb") as source, tmp.open("wb") as target:
+        fd = open_fd(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        with path.open("rb") as source, os.fdopen(fd, "wb") as target:
             for lineno, raw in enumerate(source, start=1):
                 if lineno not in dropped:
                     target.write(raw)
@@ -309,6 +310,29 @@ def _fsync_dir(directory: Path) -> None:
         pass  # some filesystems cannot sync a directory
     finally:
         os.close(fd)
+
+
+#: The descriptors of standard input, output and error: never one of a run folder's files (see :func:`open_fd`).
+_STANDARD_FDS = 3
+
+
+def open_fd(path: Path, flags: int, mode: int = 0o644) -> int:
+    """``os.open(path, flags, mode)``, as a descriptor above standard input, output and error.
+
+    A system that closes its standard output or error (``os.close(1)``, a library that detaches from the
+    terminal) frees that number, and ``os.open`` hands out the lowest free one: the journal opened next then
+    *was* standard output, and every line the system printed (a debugging ``print``, a C library writing to
+    descriptor 2) was appended to ``states.jsonl`` between its records, so the run never loaded again. The
+    file is opened as asked, then moved to the lowest descriptor above 2 (not inherited by programs started
+    with ``exec``, as any descriptor Python opens).
+    """
+    fd = os.open(path, flags, mode)
+    if fd >= _STANDARD_FDS or sys.platform == "win32":
+        return fd
+    try:
+        return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, _STANDARD_FDS)
+    finally:
+        os.close(fd)  # the standard number is free again: a print to it fails, as it did before we opened
 
 
 def _link_refused(path: Path) -> str:
@@ -362,7 +386,7 @@ class RunLock:
         if sys.platform == "win32":  # pragma: no cover - no flock: documented as unlocked there
             return cls(None, path)
         try:  # never through a link: the holder's note would replace the text of the file it points to
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+            fd = open_fd(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0))
         except OSError as exc:
             if path.is_symlink():
                 raise RunDirError(_link_refused(path)) from None
@@ -545,7 +569,8 @@ class RunStore:
         text = json.dumps(self.manifest.to_json(), indent=2, ensure_ascii=False) + "\n"
         try:
             tmp.unlink(missing_ok=True)  # a link left there is replaced, never written through
-            with tmp.open("w", encoding="utf-8") as handle:
+            fd = open_fd(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies, as to any new file
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 handle.write(text)
                 handle.flush()
                 if durable:
@@ -553,6 +578,10 @@ class RunStore:
             os.replace(tmp, self.directory / MANIFEST)
         except OSError as exc:
             self._failed = True
+            try:  # a full disk cut it short: no half manifest is left beside the run (one stayed in runs/ for good)
+                tmp.unlink(missing_ok=True)
+            except OSError:
+                pass
             raise _write_error(self.directory / MANIFEST, exc, started=not creating) from None
         if durable:
             _fsync_dir(self.directory)
@@ -568,7 +597,7 @@ class RunStore:
         try:
             fd = self._fds.get(name)
             if fd is None:
-                fd = os.open(self.directory / name, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+                fd = open_fd(self.directory / name, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
                 self._fds[name] = fd
                 if self.fsync == "record":
                     _fsync_dir(self.directory)  # the new file's entry survives a power loss too

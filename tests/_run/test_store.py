@@ -205,6 +205,7 @@ from _reliability_systems import (  # noqa: E402
     assert_same_frames,
     cli_command,
     cli_env,
+    make_case,
     one_error_line,
     run_cli,
     standard_cases,
@@ -454,6 +455,59 @@ def test_a_full_disk_in_a_real_process_is_one_line_and_exit_2(tmp_path: Path, cl
     done = run_cli("run", str(root), "--out", str(out), "--resume", "--quiet")
     assert done.returncode == 1, done.stderr
     assert_same_frames(op.load_run(out), clean_desk)
+
+
+def test_a_system_that_closes_its_stdout_and_stderr_never_prints_into_the_journal(tmp_path: Path) -> None:
+    """A system closes descriptors 1 and 2 (as a library detaching from the terminal does), then writes debugging
+    lines to them. Before, ``os.open`` gave the run's next journals those free numbers: the lines went into
+    ``replays.jsonl`` between its records, and the run stopped ("not valid JSON; the run directory is damaged")
+    and never loaded. (With ``isolation: process`` the system closes a worker's descriptors, not the run's.)"""
+    cases = [make_case("c0", op="close_std"), *(make_case(f"c{i}", op="print_std") for i in range(1, 6))]
+    root = write_suite(tmp_path / "suite", cases, evaluators=DESK)
+    out = tmp_path / "run"
+    proc = run_cli("run", str(root), "--out", str(out), "--quiet")
+    assert proc.returncode in (0, 1), proc.stderr
+    for name in ("cases.jsonl", "replays.jsonl", "states.jsonl", "manifest.json", ".lock"):
+        if (out / name).exists():
+            assert b"debugging line" not in (out / name).read_bytes(), name
+    run = op.load_run(out)
+    assert run.finished
+    assert sorted(run.cases["case_id"]) == [f"c{i}" for i in range(6)]
+    assert set(run.cases["status"]) == {"completed"}  # the writes to the closed numbers failed quietly
+
+
+def test_a_manifest_cut_short_by_a_file_size_limit_leaves_no_half_written_temporary_file(tmp_path: Path) -> None:
+    """RLIMIT_FSIZE below the first manifest's size (EFBIG, as ENOSPC on a full disk): one line, exit 2, and the
+    folder holds no half-written ``manifest.json.tmp`` (before: its first 2,000 bytes stayed in ``runs/``)."""
+    root = _desk_suite(tmp_path / "suite")
+
+    def small_files() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (2_000, 2_000))
+
+    proc = subprocess.run(cli_command("run", str(root), "--quiet"), env=cli_env(), capture_output=True, text=True,
+                          timeout=120, preexec_fn=small_files, check=False)
+    assert proc.returncode == 2, proc.stderr
+    assert "manifest.json: cannot write (File too large)" in one_error_line(proc.stderr)
+    (folder,) = (root / "runs").iterdir()
+    assert sorted(p.name for p in folder.iterdir()) == [".lock"]
+    done = run_cli("run", str(root), "--quiet")
+    assert done.returncode == 1, done.stderr
+
+
+def test_open_fd_never_hands_out_a_standard_descriptor(tmp_path: Path) -> None:
+    saved = os.dup(0)
+    os.close(0)  # standard input closed, as `oloproof run SUITE <&-` starts
+    try:
+        fd = store_module.open_fd(tmp_path / "journal", os.O_WRONLY | os.O_CREAT)
+    finally:
+        os.dup2(saved, 0)
+        os.close(saved)
+    try:
+        assert fd > 2
+        assert not os.get_inheritable(fd)
+        assert os.fstat(fd).st_ino == (tmp_path / "journal").stat().st_ino
+    finally:
+        os.close(fd)
 
 
 @needs_proc
