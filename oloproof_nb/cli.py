@@ -190,7 +190,7 @@ def _run_dir(given: str, doing: str, logs: bool = False) -> str:
     run of the suite: …``). A folder that is none of what the command reads (a run directory, a suite folder, and
     with ``logs`` Inspect AI logs) is refused in one line naming each, and so is a path that does not exist; Inspect AI
     logs given without ``logs`` (``oloproof compare``) are refused saying how Python compares them."""
-    from ._analysis.inspect_log import is_inspect_source
+    from ._analysis.inspect_log import is_inspect_log, is_inspect_source
     from ._run.locate import is_suite_folder, latest_run_dir, runs_hint
     from ._run.store import MANIFEST
 
@@ -200,7 +200,9 @@ def _run_dir(given: str, doing: str, logs: bool = False) -> str:
             wanted = ("a run directory, a suite folder or Inspect AI logs" if logs
                       else "a run directory or a suite folder")
             raise RunDirError(f"{path}: no such file or folder; give {wanted}")
-        if not logs and is_inspect_source(path):  # oloproof compare: logs are compared in Python
+        # oloproof compare: logs are compared in Python. A .json file is named a log only when it reads as one: a
+        # run's manifest.json (given for its folder) or any other .json is what a run directory is not, as before
+        if not logs and is_inspect_source(path) and (path.is_dir() or path.suffix == ".eval" or is_inspect_log(path)):
             raise RunDirError(f"{path}: Inspect AI logs, which oloproof compare does not read; compare them in "
                               "Python, op.compare(op.from_inspect(BASE), op.from_inspect(CANDIDATE)), or give a run "
                               "directory or a suite folder")

@@ -96,6 +96,19 @@ def test_inspect_logs_are_refused_saying_how_to_compare_them(runs: dict[str, Pat
                                            "op.from_inspect(CANDIDATE)), or give a run directory or a suite folder\n")
 
 
+def test_a_json_file_that_is_no_log_is_not_called_inspect_ai_logs(runs: dict[str, Path], tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """Review F5: the refusal above went by the suffix alone, so a run's own manifest.json (given for its folder)
+    or any .json was called "Inspect AI logs" and the user told to compare it with op.from_inspect. A .json that
+    does not read as a log is refused as before the refusal was added: not a directory."""
+    notes = tmp_path / "notes.json"
+    notes.write_text('{"a": 1}\n', encoding="utf-8")
+    for given in (runs["base"] / "manifest.json", notes):
+        assert main(["compare", str(given), str(runs["base"])]) == 2
+        assert capsys.readouterr().err == (f"oloproof: error: {given}: not a directory (a run directory holds "
+                                           "manifest.json and cases.jsonl)\n")
+
+
 def test_help_says_what_the_exit_codes_mean(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["compare", "--help"])

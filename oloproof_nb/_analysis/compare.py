@@ -241,11 +241,18 @@ def regression_verdict(ci_low: float, ci_high: float, margin: float) -> tuple[st
 def _same_run(base: Run, candidate: Run) -> bool:
     """Whether the two are one run given twice: the same id, manifest, checks and verdicts. A run's manifest
     keeps where an Inspect AI log was read from, which is not the run: one eval read from two copies of its log
-    (a folder downloaded twice, the ``.eval`` and its ``.json``) was compared with itself (review U4)."""
+    (a folder downloaded twice, the ``.eval`` and its ``.json``) was compared with itself (review U4). Its
+    findings name that place too: a vacuous check names the path given to ``from_inspect`` and samples that never
+    ran the log's file name, so they are set aside with it (each is worked out from the reading, in ``config``, and
+    the scores, in the verdicts, both compared): read with ``pass_threshold=0``, the eval was compared with itself
+    again, NO_REGRESSION."""
     def where_aside(run: Run) -> Any:
         stored = run.manifest.suite_config
-        config = {k: v for k, v in stored.config.items() if k != "inspect_logs"}
-        return run.manifest.model_copy(update={"suite_config": stored.model_copy(update={"config": config})})
+        if "inspect_logs" not in stored.config:
+            return run.manifest
+        config = {k: v for k, v in stored.config.items() if k not in ("inspect_logs", "inspect_unrun")}
+        aside = stored.model_copy(update={"config": config, "vacuous": {}})
+        return run.manifest.model_copy(update={"suite_config": aside})
 
     return (base.run_id == candidate.run_id and where_aside(base) == where_aside(candidate)
             and base.config == candidate.config and base.verdicts.equals(candidate.verdicts))

@@ -387,11 +387,13 @@ def _routine_escalations(run: Run) -> dict[str, str]:
     """fault_recovery criteria whose escalation tool the recorded case runs call after the faulted tool anyway:
     criterion → finding (known only after the run).
 
-    In a recording nothing failed, so a call there is routine (a receipt sent after every refund, an order looked
-    up again), not a case handed over. When every recorded case run that calls ``tool`` also calls, after it and
-    without failing, one of ``escalate_tools``, a replay that goes on as recorded counts as escalated whatever the
-    agent did about the fault: the "recovered or escalated" test cannot fail (only a false success or a changed
-    path still can).
+    A call made where nothing had failed is routine (a receipt sent after every refund, an order looked up again),
+    not a case handed over. When every recorded case run that calls ``tool`` also calls, after it and without
+    failing, one of ``escalate_tools``, with no call failing from ``tool``'s on before it, a replay that goes on as
+    recorded counts as escalated whatever the agent did about the fault: the "recovered or escalated" test cannot
+    fail (only a false success or a changed path still can). A recording where ``tool`` itself, or a call after it,
+    failed first escalated for that failure, as the fault asks (a sandbox that declines every refund, an agent
+    that hands each declined one over: named before, though an agent that did not escalate failed 0 of 6).
     """
     faults = [ev for ev in run.config.evaluators if ev.type == "fault_recovery" and getattr(ev, "escalate_tools", [])]
     if faults:  # only where a replay passed as escalated (its reason says so): the steps are read only then
@@ -410,9 +412,12 @@ def _routine_escalations(run: Run) -> dict[str, str]:
         first = calls[calls["tool"] == tool].groupby(keys, sort=False)["step"].min().rename("checkpoint")
         if not len(first):
             continue
+        failed = calls.loc[calls["is_error"].astype(bool), [*keys, "step"]].merge(first.reset_index(), on=keys)
+        failed = failed[failed["step"] >= failed["checkpoint"]].groupby(keys, sort=False)["step"].min()
         later = calls[calls["tool"].isin(escalate) & ~calls["is_error"].astype(bool)].join(first, on=keys,
                                                                                           how="inner")
-        later = later[later["step"] > later["checkpoint"]]
+        later = later.join(failed.rename("failed_at"), on=keys)  # NaN: nothing failed from the checkpoint on
+        later = later[(later["step"] > later["checkpoint"]) & ~(later["failed_at"] < later["step"])]
         if len(later.drop_duplicates(keys)) < len(first):
             continue
         named = ", ".join(repr(t) for t in escalate if t in set(later["tool"]))

@@ -836,6 +836,37 @@ def test_one_eval_read_from_two_copies_of_its_log_is_one_run(logs: dict[str, Pat
             op.compare(base, op.from_inspect(copy), release={**LOOSE, "regression": {"margin": 0.99}})
 
 
+def test_one_eval_read_twice_is_one_run_whatever_its_findings_name(logs: dict[str, Path], tmp_path: Path) -> None:
+    """Review F5: a run's findings name where its logs were read from (a vacuous check the path given to
+    from_inspect, samples that never ran the log's file name), and the manifest keeps them. Read with
+    pass_threshold=0 (world_refunded cannot fail), the eval from a second copy of its folder was compared with
+    itself: NO_REGRESSION, exit 0; a drained log and its copy downloaded as 'refund_desk (1).json' likewise were
+    compared. Both are one run, refused; the eval re-read with another threshold is still compared."""
+    import warnings
+
+    rule = {**LOOSE, "regression": {"margin": 0.99}}
+    again = tmp_path / "downloaded-again"
+    shutil.copytree(logs["dir"], again)
+    doc = json.loads(logs["json"].read_text(encoding="utf-8"))
+    doc["results"]["total_samples"], doc["results"]["logged_samples"] = 10, 8  # 2 sample epochs never ran
+    drained, copy = tmp_path / "a" / "refund_desk.json", tmp_path / "b" / "refund_desk (1).json"
+    for file in (drained, copy):
+        file.parent.mkdir()
+        file.write_text(json.dumps(doc), encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", op.VacuousCheckWarning)
+        base = op.from_inspect(logs["dir"], pass_threshold=0)
+        assert list(base.manifest.suite_config.vacuous) == ["world_refunded"]  # a finding naming logs["dir"]
+        pairs = [(base, op.from_inspect(again, pass_threshold=0)),
+                 (op.from_inspect(drained), op.from_inspect(copy))]
+        for one, other in pairs:
+            with pytest.raises(op.OloproofError, match=r"^compare: the base and the candidate are the same run "):
+                op.compare(one, other, release=rule)
+        rejudged = op.compare(op.from_inspect(logs["dir"], pass_threshold=0.5), pairs[0][1], release=rule)
+    assert rejudged.verdict == "INSUFFICIENT_EVIDENCE"  # another reading of the eval: compared, check_changed
+    assert any(reason.startswith("check_changed") for reason in rejudged.table["reason"])
+
+
 def test_a_sample_whose_sandbox_start_changed_is_another_case() -> None:
     """The digest held {id, input, target, metadata}: a sample whose setup script or files changed (its
     sandbox's initial state) was paired with the old one. A sample without them keeps the old digest (by hand)."""

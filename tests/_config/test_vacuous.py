@@ -409,3 +409,58 @@ def test_an_escalation_tool_a_recording_does_without_is_not_vacuous(tmp_path: Pa
         g = op.gate(run)
     row = g.table.iloc[0]
     assert (row["passed"], row["n"], bool(row["vacuous"]), g.findings) == (5, 6, False, ())
+
+
+DECLINING_DESK = '''
+from oloproof_nb import RecordedAgent
+
+class Desk(RecordedAgent):
+    version = "declining-desk-%(escalates)s"
+    def __init__(self):
+        super().__init__()
+        self.state = {}
+    def reset(self, state):
+        self.state = {k: dict(v) for k, v in state.items()}
+    def snapshot(self):
+        return {k: dict(v) for k, v in self.state.items()}
+    def issue_refund(self, order_id):
+        return {"ok": False, "error": "declined", "message": "the bank declined it"}
+    def escalate_to_human(self, order_id):
+        self.state["tickets"] = {order_id: "open"}
+        return {"ok": True}
+    def act(self, input, rec):
+        done = rec.tool("issue_refund", self.issue_refund, order_id=input["order_id"])
+        if not done.get("ok") and %(escalates)s:
+            rec.tool("escalate_to_human", self.escalate_to_human, order_id=input["order_id"])
+            return "escalated"
+        return "sorry"
+'''
+
+
+@pytest.mark.parametrize("escalates", [True, False])
+def test_an_escalation_that_answers_a_recorded_failure_is_not_routine(tmp_path: Path, escalates: bool) -> None:
+    """Review F5: the sandbox declines every refund (the recorded issue_refund fails), and the desk hands each
+    declined one over: its escalate_to_human came after a failure, as the fault asks, not as a routine call. It was
+    named vacuous ("where nothing failed") and marked so by the gate, though the same suite fails a desk that does
+    not escalate, 0 of 6. Neither desk gets a finding now."""
+    tmp_path.joinpath("s").mkdir()
+    (tmp_path / "s" / "desk.py").write_text(DECLINING_DESK % {"escalates": escalates})
+    cases = [{"id": f"o{i}", "input": {"order_id": f"o{i}"}, "initial_state": {"orders": {f"o{i}": "paid"}},
+              "expected": {"answer": "escalated", "state": {"tickets": {f"o{i}": "open"}}}} for i in range(6)]
+    (tmp_path / "s" / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases))
+    fault = {"type": "fault_recovery", "tool": "issue_refund", "fault": "error",
+             "escalate_tools": ["escalate_to_human"]}
+    (tmp_path / "s" / "oloproof.yaml").write_text(yaml.safe_dump({"name": "d", "system": "desk:Desk",
+                                                                  "evaluators": [fault]}))
+    (tmp_path / "s" / "release.yaml").write_text(yaml.safe_dump({"criteria": {"recovers_from_error_at_issue_refund":
+                                                                              0.5}}))
+    run = op.run(op.load_suite(tmp_path / "s"), out=tmp_path / "r", progress=False)
+    calls = run.steps[run.steps["case_id"] == "o0"]
+    assert list(zip(calls["tool"], calls["is_error"], strict=True)) == (
+        [("issue_refund", True), ("escalate_to_human", False)] if escalates else [("issue_refund", True)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", op.VacuousCheckWarning)
+        g = op.gate(op.load_run(run.directory))
+    row = g.table.iloc[0]
+    assert (row["passed"], row["n"], row["verdict"]) == ((6, 6, "PASS") if escalates else (0, 6, "FAIL"))
+    assert (bool(row["vacuous"]), g.findings) == (False, ())
