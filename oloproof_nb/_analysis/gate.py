@@ -412,11 +412,12 @@ def _routine_escalations(run: Run) -> dict[str, str]:
         first = calls[calls["tool"] == tool].groupby(keys, sort=False)["step"].min().rename("checkpoint")
         if not len(first):
             continue
-        failed = calls.loc[calls["is_error"].astype(bool), [*keys, "step"]].merge(first.reset_index(), on=keys)
-        failed = failed[failed["step"] >= failed["checkpoint"]].groupby(keys, sort=False)["step"].min()
-        later = calls[calls["tool"].isin(escalate) & ~calls["is_error"].astype(bool)].join(first, on=keys,
-                                                                                          how="inner")
-        later = later.join(failed.rename("failed_at"), on=keys)  # NaN: nothing failed from the checkpoint on
+        first_at = first.reset_index()
+        failed = calls.loc[calls["is_error"].astype(bool), [*keys, "step"]].merge(first_at, on=keys)
+        failed = (failed[failed["step"] >= failed["checkpoint"]].groupby(keys, sort=False, as_index=False)["step"]
+                  .min().rename(columns={"step": "failed_at"}))
+        later = calls.loc[calls["tool"].isin(escalate) & ~calls["is_error"].astype(bool), [*keys, "tool", "step"]]
+        later = later.merge(first_at, on=keys).merge(failed, on=keys, how="left")  # NaN: nothing failed from then on
         later = later[(later["step"] > later["checkpoint"]) & ~(later["failed_at"] < later["step"])]
         if len(later.drop_duplicates(keys)) < len(first):
             continue

@@ -464,3 +464,32 @@ def test_an_escalation_that_answers_a_recorded_failure_is_not_routine(tmp_path: 
     row = g.table.iloc[0]
     assert (row["passed"], row["n"], row["verdict"]) == ((6, 6, "PASS") if escalates else (0, 6, "FAIL"))
     assert (bool(row["vacuous"]), g.findings) == (False, ())
+
+
+def test_an_escalation_made_only_under_the_fault_is_no_finding_and_no_crash(tmp_path: Path) -> None:
+    """The plain good desk: its refunds succeed in the recording (no escalation call at all) and it hands the case
+    over when the replay's refund fails. Every replay passes as escalated, no recorded run calls the escalation tool,
+    so the routine-escalation check has no call to look at: the gate PASSes with no finding. (A first version of the
+    F5 check joined an empty frame and crashed here, an internal error on exactly the agent the criterion wants.)"""
+    tmp_path.joinpath("s").mkdir()
+    desk = DECLINING_DESK % {"escalates": True}
+    desk = desk.replace('return {"ok": False, "error": "declined", "message": "the bank declined it"}',
+                        'return {"ok": True}').replace('return "sorry"', 'return "refunded"')
+    (tmp_path / "s" / "desk.py").write_text(desk)
+    cases = [{"id": f"o{i}", "input": {"order_id": f"o{i}"}, "initial_state": {"orders": {f"o{i}": "paid"}},
+              "expected": {"answer": "refunded"}} for i in range(6)]
+    (tmp_path / "s" / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases))
+    fault = {"type": "fault_recovery", "tool": "issue_refund", "fault": "error",
+             "escalate_tools": ["escalate_to_human"]}
+    (tmp_path / "s" / "oloproof.yaml").write_text(yaml.safe_dump({"name": "d", "system": "desk:Desk",
+                                                                  "evaluators": [fault]}))
+    (tmp_path / "s" / "release.yaml").write_text(yaml.safe_dump({"criteria": {"recovers_from_error_at_issue_refund":
+                                                                              0.5}}))
+    run = op.run(op.load_suite(tmp_path / "s"), out=tmp_path / "r", progress=False)
+    assert set(run.steps["tool"]) == {"issue_refund"} and not run.steps["is_error"].astype(bool).any()
+    assert run.replays["reason"].astype(str).str.contains("escalated").all()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", op.VacuousCheckWarning)
+        g = op.gate(op.load_run(run.directory))
+    row = g.table.iloc[0]
+    assert (row["passed"], row["n"], row["verdict"], bool(row["vacuous"]), g.findings) == (6, 6, "PASS", False, ())
