@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -143,9 +144,15 @@ def test_a_ctrl_c_while_the_first_worker_builds_the_system_ends_that_worker(tmp_
             time.sleep(0.05)
         _thread.interrupt_main()
 
-    threading.Thread(target=ctrl_c_once_building, daemon=True).start()
-    with pytest.raises(KeyboardInterrupt):
-        op.run(root, out=tmp_path / "run", progress=False, isolation="process")
+    # a test run started in the background of a shell inherits SIGINT ignored, and interrupt_main then does nothing
+    # (the run waited for good): Python's own handler, as a terminal or a notebook kernel has it
+    handler = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        threading.Thread(target=ctrl_c_once_building, daemon=True).start()
+        with pytest.raises(KeyboardInterrupt):
+            op.run(root, out=tmp_path / "run", progress=False, isolation="process")
+    finally:
+        signal.signal(signal.SIGINT, handler)
     [worker] = _worker_pids(released)
     assert gone_within(worker, 10)
 
