@@ -90,9 +90,10 @@ def no_decision(run: Run) -> str:
     A partial run's failing cases may be the ones not yet run, and a finished run folder whose
     ``cases.jsonl`` lost records (a truncated copy, an edited artifact) would be judged on the records
     left. A pooled run needs every one of its runs whole, and made by one system (``mixed_systems``: its runs'
-    ``version`` or code fingerprint differ): pooled with runs of the version before it, a regressed agent's rows
-    were outnumbered and the pool passed. (An Inspect AI log is checked against its own sample count when it is
-    read.)
+    ``version`` or code fingerprint differ, or none records a code fingerprint): pooled with runs of the version
+    before it, a regressed agent's rows were outnumbered and the pool passed; and every run of the same cases
+    (``mixed_cases``: another set of case ids and digests), or the cases of the runs of an older case file
+    outweigh the others. (An Inspect AI log is checked against its own sample count when it is read.)
     """
     idle = [r.run_id for r in run.runs if r.manifest.system_version == NOOP_VERSION]
     if idle:  # its passes are the checks' own: pooled with the agent's runs it raised their rate
@@ -119,12 +120,49 @@ def no_decision(run: Run) -> str:
         return (f"incomplete: the run finished with {expected} case runs, but its cases.jsonl holds "
                 f"{run.n_cases}: {which} (a truncated or edited copy of the folder?), "
                 "so it has no release decision")
+    mixed = _other_cases(run)
+    if mixed:  # a case counts once per run holding it: the cases of the older case file outweighed the new ones
+        return (f"mixed_cases: {mixed}, so the pooled rate weighs a case by the runs that hold it and is the rate of "
+                "no one case file; it has no release decision: gate each run, or pool runs of one case file")
+    return ""
+
+
+def _other_cases(run: Run) -> str:
+    """Which runs of a pooled ``run`` ran other cases than its first run (another set of case ids and digests: the
+    case file edited, or cases added or removed, between them), in words; "" when they all ran the same.
+
+    Pooled, a case counts once in each run that holds it: three runs of a case file pooled with one run of the
+    file with ten failing cases added put those ten at a quarter of the weight of the others, and a system that
+    FAILs the new file alone (40 of 55) passed the pool (160 of 175) at 0.85 (review G11).
+    """
+    runs = run.runs
+    if len(runs) < 2:
+        return ""
+
+    def held(member: Run) -> set[tuple[str, str]]:
+        cases = member.cases
+        return set(zip(cases["case_id"].astype(str), cases["digest"].astype(str), strict=True))
+
+    first = held(runs[0])
+    for other in runs[1:]:
+        theirs = held(other)
+        if theirs != first:
+            differ = sorted({case_id for case_id, _ in first ^ theirs})
+            return (f"runs {runs[0].run_id} and {other.run_id} ran other cases ({len(differ)} case(s) added, removed "
+                    f"or edited between them, first {differ[0]!r})")
     return ""
 
 
 def _other_system(run: Run) -> str:
     """Which runs of a pooled ``run`` another system made (its ``version``, or else its code fingerprint, differs
-    from the first run's), in words; "" when one system made them all."""
+    from the first run's), or may have made (neither run has a code fingerprint), in words; "" when one system
+    made them all.
+
+    A system whose class is defined in no file (typed into a notebook cell) and has no ``fingerprint()`` records
+    none (:func:`~oloproof_nb._run.systems.code_fingerprint`): an edit of the cell, its ``version`` kept or never
+    set, made another agent that nothing tells apart, and a regressed run pooled with three runs of the cell
+    before it passed (26 of 40 alone, 146 of 160 pooled).
+    """
     first = run.runs[0].manifest
     for other in run.runs[1:]:
         theirs = other.manifest
@@ -133,6 +171,10 @@ def _other_system(run: Run) -> str:
             how = f"system version {was} → {now}"
         elif theirs.code_fingerprint != first.code_fingerprint:
             how = "the system's code differs: another code fingerprint"
+        elif theirs.code_fingerprint is None:
+            return (f"runs {first.run_id} and {theirs.run_id} record no code fingerprint (a system class typed into a "
+                    "notebook cell, without a fingerprint() method: an edited cell keeps its version), so nothing "
+                    "tells whether one system made them (give the system a fingerprint() that changes with its code)")
         else:
             continue
         return f"runs {first.run_id} and {theirs.run_id} were made by different systems ({how})"

@@ -361,7 +361,10 @@ def load_runs(directories: list[str | Path]) -> Run:
     interval is not narrowed by treating repeats of a case as independent. It
     answers "how often does this system pass, over every run"; to compare two
     versions, look at their rows side by side (``groupby("run_id")``) or gate
-    each run.
+    each run. The gate gives no release decision (``BLOCK``, see
+    ``Gate.reason``) on a pool of runs of different systems, of a system that
+    records no code fingerprint (``mixed_systems``), or of other cases
+    (``mixed_cases``: a case counts once per run that holds it).
 
     Examples
     --------

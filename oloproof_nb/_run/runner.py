@@ -304,6 +304,11 @@ def _check_resumable(manifest: Manifest, suite: Suite, version: str | None, fing
     if manifest.code_fingerprint != fingerprint:
         raise RunDirError(f"{directory}: the system's code changed since this run started (its code fingerprint "
                           "differs; the version alone did not say so); start a new run instead")
+    if manifest.code_fingerprint is None:  # and fingerprint is None: a class in no file, whose edits nothing shows
+        raise RunDirError(f"{directory}: the system's class is defined in no file (typed into a notebook cell) and has "
+                          "no fingerprint() method, so a resume cannot tell whether its code changed since this run "
+                          "started (its verdicts would mix two versions); start a new run instead, or give the "
+                          "system a fingerprint() that changes with its code")
 
 
 def _run_serial(pending: Iterable[tuple[int, Case]], systems: _Systems, settings: RunSettings,

@@ -534,3 +534,62 @@ def test_a_pool_of_runs_of_different_systems_has_no_release_decision(tmp_path: P
     assert "system version '2' → '1'" in pooled.reason
     edited = op.gate(op.load_runs([steady[0].directory, made(_Edited, "edited").directory]))  # one version name
     assert edited.verdict == "BLOCK" and "the system's code differs" in edited.reason
+
+
+def test_a_pool_of_runs_of_other_cases_has_no_release_decision(tmp_path: Path) -> None:
+    """Three runs of a 40-case file pooled with one run of the file with 15 failing cases added (the same system):
+    a case counts once per run that holds it, so the new cases weighed a quarter of the others, and the system
+    that FAILs the new file alone (40 of 55) passed the pool, 160 of 175 at 0.85 (review G11). A pool of runs of
+    one case file, here the three, gates as before."""
+    release = {"allow_approximate_methods": True, "criteria": {"answer_matches": 0.85}}
+    folder = make_suite(tmp_path / "s", [True] * 40, release=release)
+    old = [op.run(op.load_suite(folder), out=tmp_path / f"old{i}", progress=False) for i in range(3)]
+    make_suite(tmp_path / "s", [True] * 40 + [False] * 15, release=release)  # 15 cases added, the system the same
+    new = op.run(op.load_suite(folder), out=tmp_path / "new", progress=False)
+    assert new.manifest.code_fingerprint == old[0].manifest.code_fingerprint
+    assert row(op.gate(new))["verdict"] == "FAIL" and stats.binomtest(40, 55).proportion_ci().high < 0.85
+    pooled = op.gate(op.load_runs([*(r.directory for r in old), new.directory]))
+    assert (int(row(pooled)["passed"]), int(row(pooled)["n"]), row(pooled)["verdict"]) == (160, 175, "PASS")
+    assert pooled.verdict == "BLOCK" and pooled.reason.startswith(
+        f"mixed_cases: runs {old[0].run_id} and {new.run_id} ran other cases (15 case(s) added, removed or edited "
+        "between them, first 'c040')")
+    same = op.gate(op.load_runs([r.directory for r in old]))
+    assert same.verdict == "PASS" and same.reason == ""
+
+
+def _cell_class(source: str) -> type:
+    """A class as a notebook cell defines it: its module has no file, so no code fingerprint (review G11)."""
+    namespace: dict[str, Any] = {"__name__": "g11_notebook_cell"}
+    exec(compile(source, "<ipython-input-7-g11>", "exec"), namespace)  # noqa: S102 - a cell's class
+    return namespace["Agent"]
+
+
+_CELL_STEADY = "class Agent:\n    def run(self, input):\n        return {'steps': [], 'answer': 'yes'}\n"
+#: The cell edited: 'no' on every fourth case (30 of 40), the same (absent) version.
+_CELL_EDITED = ("class Agent:\n    def run(self, input):\n"
+                "        return {'steps': [], 'answer': 'no' if input['case'] % 4 == 0 else 'yes'}\n")
+
+
+def test_a_pool_of_runs_whose_system_no_file_defines_has_no_release_decision(tmp_path: Path) -> None:
+    """A class typed into a notebook cell records no code fingerprint, and an edit of the cell keeps its version
+    (here none): the regressed run pooled with three runs of the cell before it read as one system's, 150 of 160,
+    and passed (review G11). Nothing tells the runs apart, so the pool has no release decision; a fingerprint()
+    that names the code tells them apart, and one system's runs pool as before."""
+    folder = make_suite(tmp_path / "s", [True] * 40, release={"allow_approximate_methods": True,
+                                                               "criteria": {"answer_matches": 0.80}})
+    suite = op.load_suite(folder)
+
+    def made(system: type, name: str) -> op.Run:
+        return op.run(suite, system=system, out=tmp_path / name, progress=False)
+
+    steady, edited = _cell_class(_CELL_STEADY), _cell_class(_CELL_EDITED)
+    runs = [made(steady, f"steady{i}") for i in range(3)] + [made(edited, "edited")]
+    assert {r.manifest.code_fingerprint for r in runs} == {None} and {r.system_version for r in runs} == {None}
+    assert row(op.gate(runs[3]))["passed"] == 30 and stats.binomtest(30, 40).proportion_ci().high > 0.80
+    pooled = op.gate(op.load_runs([r.directory for r in runs]))
+    assert int(row(pooled)["passed"]) == 150 and row(pooled)["verdict"] == "PASS"  # the rows alone say PASS
+    assert pooled.verdict == "BLOCK" and pooled.reason.startswith("mixed_systems: runs ")
+    assert "record no code fingerprint" in pooled.reason and "fingerprint()" in pooled.reason
+    pinned = _cell_class(_CELL_STEADY + "    def fingerprint(self):\n        return 'agent@1'\n")
+    named = [made(pinned, f"pinned{i}") for i in range(2)]
+    assert op.gate(op.load_runs([r.directory for r in named])).verdict == "PASS"

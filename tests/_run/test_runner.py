@@ -580,6 +580,40 @@ def test_resume_refuses_another_system_version_and_says_which(make_suite, tmp_pa
         op.run(root, system=_VersionTwo, out=out, resume=True, progress=False)
 
 
+def test_resume_refuses_a_system_class_no_file_defines(make_suite, tmp_path: Path) -> None:
+    """A class typed into a notebook cell has no code fingerprint: an edit of the cell (its version kept) was
+    resumed into the run begun by the cell before it, one gate over two agents (review G11). It is refused as an
+    edited file's class is, and nothing is written; with a fingerprint() the run resumes."""
+    root = make_suite(_answers(4))
+
+    def cell(answer: str, fingerprint: str = "") -> type:
+        namespace: dict[str, Any] = {"__name__": "g11_notebook_cell"}
+        body = (f"class Agent:\n    version = 'v1'\n{fingerprint}    def run(self, input):\n"
+                f"        return {{'steps': [], 'answer': {answer}}}\n")
+        exec(compile(body, "<ipython-input-2-g11>", "exec"), namespace)  # noqa: S102 - a cell's class
+        return namespace["Agent"]
+
+    for name, fingerprint, refused in (("plain", "", True), ("pinned", "    def fingerprint(self):\n"
+                                                                        "        return 'agent@1'\n", False)):
+        out = tmp_path / name
+        op.run(root, system=cell("input['answer']", fingerprint), out=out, progress=False)
+        lines = (out / "cases.jsonl").read_bytes().splitlines(keepends=True)
+        (out / "cases.jsonl").write_bytes(b"".join(lines[:2]))  # stopped after two cases
+        manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+        del manifest["finished_at"]
+        (out / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+        before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+        edited = cell("-1", fingerprint)  # the cell edited: every answer wrong, the version kept
+        if refused:
+            with pytest.raises(op.RunDirError, match=r"the system's class is defined in no file \(typed into a "
+                                                     r"notebook cell\).*start a new run instead"):
+                op.run(root, system=edited, out=out, resume=True, progress=False)
+            assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file() and p.name != ".lock"} == \
+                {k: v for k, v in before.items() if k != ".lock"}
+        else:  # the fingerprint() is the user's word that the code is the same
+            assert op.run(root, system=edited, out=out, resume=True, progress=False).finished
+
+
 def test_a_resumed_run_hands_no_record_to_the_sink(make_suite, tmp_path: Path) -> None:
     """``run_suite``: the sink "is not used on resume: it would miss the records already there"."""
     root = make_suite(_answers(3))
