@@ -6,13 +6,23 @@ The numbers the README states beside those blocks are checked against counts tak
 
 from __future__ import annotations
 
+import itertools
+import math
+import os
 import re
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
+import yaml
+from scipy import stats
 
+import oloproof_nb as op
+from oloproof_nb.cli import main
 from oloproof_nb.examples import init_example
 
 README = Path(__file__).resolve().parent.parent / "README.md"
@@ -25,17 +35,29 @@ def _tour_blocks(first: str, last: str) -> list[str]:
     return re.findall(r"```python\n(.*?)```", region, re.S)
 
 
-def test_sections_1_to_5_run_as_pasted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # before: section 5's last line called op.classify_outcome(contract, evidence, run_started_at=t_start)
-    # with none of the three defined (NameError)
+def _run_blocks(namespace: dict[str, Any], first: str, last: str) -> list[str]:
+    """Run the README's ```python blocks between two headings, in order, in ``namespace``; return them."""
+    blocks = _tour_blocks(first, last)
+    for block in blocks:
+        exec(compile(block, "<README>", "exec"), namespace)  # the README's own snippets, as pasted
+    return blocks
+
+
+def _tour(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """Sections 1 to 5 as pasted, in a folder where the README's commands made ``demo`` and ``fs``."""
     init_example("stateful-agent", tmp_path / "demo")  # oloproof init --example stateful-agent demo
     init_example("false-success", tmp_path / "fs")  # oloproof init --example false-success fs
     monkeypatch.chdir(tmp_path)
-    blocks = _tour_blocks("## A tour", "### 6. The release gate")
-    assert len(blocks) >= 7 and any("classify_outcome" in block for block in blocks)
     namespace: dict[str, Any] = {"__name__": "__main__"}
-    for block in blocks:
-        exec(compile(block, "<README>", "exec"), namespace)  # the README's own snippets, as pasted
+    blocks = _run_blocks(namespace, "## A tour", "### 6. The release gate")
+    assert len(blocks) >= 7 and any("classify_outcome" in block for block in blocks)
+    return namespace
+
+
+def test_sections_1_to_5_run_as_pasted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # before: section 5's last line called op.classify_outcome(contract, evidence, run_started_at=t_start)
+    # with none of the three defined (NameError)
+    namespace = _tour(tmp_path, monkeypatch)
 
     run, fs, receipt = namespace["run"], namespace["fs"], namespace["receipt"]
     verdicts = run.verdicts
@@ -57,3 +79,181 @@ def test_sections_1_to_5_run_as_pasted(tmp_path: Path, monkeypatch: pytest.Monke
     assert receipt.status == "stale"
     assert receipt.reason == ("stale: modified at 2026-07-24T09:00:00.000000Z, before the run started at "
                               "2026-07-25T14:00:00.000000Z")
+
+
+def _readme_table(after: str) -> list[list[str]]:
+    """The cells of the README's Markdown table that follows the line ``after`` (header and rule left out)."""
+    text = README.read_text(encoding="utf-8")
+    lines = text[text.index(after):].splitlines()[1:]
+    rows = [line for line in itertools.takewhile(lambda line: line.strip(), lines[1:]) if line.startswith("|")]
+    return [[cell.strip() for cell in row.strip("|").split("|")] for row in rows[2:]]
+
+
+def _pass_counts(verdicts: pd.DataFrame) -> pd.DataFrame:
+    """Per criterion, by hand: rows and passing rows."""
+    passed = verdicts.assign(ok=verdicts["verdict"] == "pass").groupby("criterion")["ok"]
+    return pd.DataFrame({"n": passed.size(), "passed": passed.sum()})
+
+
+def test_sections_6_to_9_run_as_pasted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sections 6, 6a, 6b, 7 and 9's analysis block, continuing the tour's namespace (review U6). Before: 6a's
+    runs were made with ``op.run(suite, system=Candidate, out="runs/v2")``, a Candidate defined nowhere
+    (NameError), and the figures that close 6a were of a candidate the README only described."""
+    namespace = _tour(tmp_path, monkeypatch)
+    suite = namespace["suite"]
+    release = yaml.safe_load((tmp_path / "demo" / "release.yaml").read_text(encoding="utf-8"))
+    thresholds = release["criteria"]
+
+    # §6: the gate, and the do-nothing baseline beside it
+    assert len(_run_blocks(namespace, "### 6. The release gate", "### 6a.")) == 2
+    run, gate, idle = namespace["run"], namespace["gate"], namespace["idle"]
+    assert gate.verdict == "BLOCK"
+    assert list(gate.table.columns) == ["criterion", "evaluator", "n", "n_clusters", "passed", "missing", "rate",
+                                        "ci_low", "ci_high", "method", "threshold", "verdict", "reason",
+                                        "failing_clusters", "vacuous", "reduce"]
+    counts, noop = _pass_counts(run.verdicts), _pass_counts(idle.run.verdicts)
+    # "recovers... FAILs (0 of 37), same_state_under_injected (14 of 23), answer_matches and state_matches
+    # (34 of 47), refunds_follow_policy (38 of 47)"
+    assert counts.loc["recovers_from_error_at_issue_refund"].tolist() == [37, 0]
+    assert counts.loc["same_state_under_injected"].tolist() == [23, 14]
+    assert counts.loc[["answer_matches", "state_matches", "refunds_follow_policy"], "passed"].tolist() == [34, 34, 38]
+    with_idle = op.gate(run, baseline=idle).table.set_index("criterion")
+    table = _readme_table("On the example (run as above):")
+    assert [row[0] for row in table] == list(with_idle.index)
+    for criterion, rate, threshold, verdict, noop_rate, passes_when_idle in table:
+        n, passed = counts.loc[criterion]
+        assert rate == f"{passed / n:.3f}", criterion
+        assert threshold == (f"{thresholds[criterion]:.2f}" if criterion in thresholds else "—"), criterion
+        assert verdict == with_idle.loc[criterion, "verdict"], criterion
+        idle_n, idle_passed = noop.loc[criterion] if criterion in noop.index else (0, 0)
+        assert noop_rate == (f"{idle_passed / idle_n:.3f}" if idle_n else "n/a"), criterion
+        idle_passes = bool(idle_n) and criterion in thresholds and idle_passed / idle_n >= thresholds[criterion]
+        assert passes_when_idle == str(idle_passes) == str(with_idle.loc[criterion, "passes_when_idle"]), criterion
+    # the one PASS, by the formula: every row passes, so Clopper–Pearson on n_min = 47² / (23·2² + 1) = 23.75
+    assert with_idle.loc["other_order_untouched", "ci_low"] == pytest.approx(stats.beta.ppf(0.025, 2209 / 93, 1))
+    assert stats.beta.ppf(0.025, 2209 / 93, 1) >= 0.85
+    # "the idle desk passes state_matches on 14 of 47 cases: ord-011 … ord-017 and their injected copies"
+    v = idle.run.verdicts
+    idle_passes_state = set(v[(v["criterion"] == "state_matches") & (v["verdict"] == "pass")]["case_id"])
+    assert idle_passes_state == {f"ord-{i:03d}{copy}" for i in range(11, 18) for copy in ("", "~injected")}
+
+    # §6a: the production version and the candidate, compared case by case
+    assert len(_run_blocks(namespace, "### 6a.", "### 6b.")) == 2
+    cmp = namespace["cmp"]
+    base, candidate = op.load_run("runs/v1"), op.load_run("runs/v2")
+    key = ["case_id", "epoch"]
+    answers = [frame[frame["criterion"] == "answer_matches"].set_index(key)["verdict"].eq("pass")
+               for frame in (base.verdicts, candidate.verdicts)]
+    lost = int((answers[0] & ~answers[1]).sum())
+    assert (lost, int((~answers[0] & answers[1]).sum()), len(answers[0])) == (22, 0, 47)  # "22 pass→fail"
+    diffs = cmp.table.set_index("criterion")
+    assert cmp.verdict == "REGRESSION" and diffs.loc["answer_matches", "difference"] == pytest.approx(-22 / 47)
+    low, high = diffs.loc["answer_matches", ["ci_low", "ci_high"]]
+    assert (math.floor(low * 1000) / 1000, math.ceil(high * 1000) / 1000) == (-0.670, -0.228)
+    # an unchanged criterion: ± the exact bound of 0 discordant rows in n_min = 23.75 ("±0.1438 on the example")
+    untouched = ["state_matches", "other_order_untouched", "refunds_follow_policy"]
+    assert diffs.loc[untouched, "ci_high"].tolist() == pytest.approx([1 - 0.025 ** (93 / 2209)] * 3, abs=1e-12)
+    assert round(1 - 0.025 ** (93 / 2209), 4) == 0.1438
+    assert diffs.loc["recovers_from_error_at_issue_refund", "n"] == 37  # "(37 rows, ±0.161)"
+    assert round(diffs.loc["recovers_from_error_at_issue_refund", "ci_high"], 3) == 0.161
+    assert (diffs.drop(index="answer_matches")["verdict"] == "INSUFFICIENT_EVIDENCE").all()  # margin 0.02
+    wide = op.compare("runs/v1", "runs/v2", release={**release, "regression": {"margin": 0.15}})
+    margins = wide.table.set_index("criterion")["verdict"]
+    assert (margins[[*untouched, "same_state_under_injected"]] == "NO_REGRESSION").all()
+    assert margins["recovers_from_error_at_issue_refund"] == "INSUFFICIENT_EVIDENCE"
+
+    # §6b: five epochs of every case
+    assert len(_run_blocks(namespace, "### 6b.", "### 7.")) == 1
+    run = namespace["run"]
+    assert run.epochs == 5 and len(run.cases) == 5 * suite.n_cases
+    assert all(epochs == [1, 2, 3, 4, 5] for epochs in run.cases.groupby("case_id")["epoch"].apply(sorted))
+    reduced = op.reduce_epochs(run)
+    assert list(reduced.columns) == ["criterion", "reduce", "k", "cases", "n_clusters", "rate", "ci_low", "ci_high",
+                                     "method", "left_out", "reason"]
+    assert set(reduced["reduce"]) == {"mean", "pass^5", "pass@5"}
+    by_case = op.reduce_epochs(run, reduce=["pass^3", "pass@2"], by_case=True)
+    by_hand = [math.comb(c, 3) / math.comb(n, 3) if r == "pass^3" else 1 - math.comb(n - c, 2) / math.comb(n, 2)
+               for r, n, c in zip(by_case["reduce"], by_case["epochs"], by_case["passes"], strict=True)]
+    assert set(by_case["reduce"]) == {"pass^3", "pass@2"} and by_case["value"].tolist() == pytest.approx(by_hand)
+
+    # §7: plots and the export, whose floats read back bit for bit
+    assert len(_run_blocks(namespace, "### 7.", "### 8.")) == 1
+    lines = (tmp_path / "gate.md").read_text(encoding="utf-8").splitlines()
+    header = [cell.strip() for cell in lines[0].strip("|").split("|")]
+    cells = [[cell.strip() for cell in line.strip("|").split("|")] for line in lines[2:]]
+    for column in ("rate", "ci_low", "ci_high"):
+        written = [float(row[header.index(column)]) for row in cells]
+        assert written == gate.table[column].tolist(), column  # equal floats, not approximately
+    bins = op.slice_table(run, "tool_calls:1,2")
+    assert list(dict.fromkeys(bins["bin"])) == ["<1", "[1, 2)", "≥2", "n/a"]
+
+    # §9: per-cluster sums with Dask over runs/*, and the gate's interval from them
+    blocks = _tour_blocks("### 9. Scale", "### 10. Inspect")
+    assert len(blocks) == 2 and "executor=" in blocks[1]  # the executor block: test_section_9_executor_block
+    exec(compile(blocks[0], "<README>", "exec"), namespace)
+    sums = namespace["s"]
+    rows = pd.concat([base.verdicts, candidate.verdicts])  # runs/* holds runs/v1 and runs/v2, made in §6a
+    by_hand_sums = rows.assign(sum=rows["verdict"].eq("pass").astype(int)).groupby(["criterion", "cluster"])["sum"]
+    expected = pd.DataFrame({"sum": by_hand_sums.sum(), "count": by_hand_sums.size()})
+    pd.testing.assert_frame_equal(sums.sort_index(), expected.sort_index(), check_dtype=False,
+                                  check_index_type=False)
+    pooled = op.gate(op.load_runs(["runs/v1", "runs/v2"])).table.set_index("criterion").loc["answer_matches"]
+    interval = op.rate_interval_from_sums(sums.loc["answer_matches", "sum"], sums.loc["answer_matches", "count"])
+    assert (interval.low, interval.high) == pytest.approx((pooled["ci_low"], pooled["ci_high"]), abs=1e-12)
+
+
+@pytest.mark.slow
+def test_section_9_executor_block(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Section 9's run on a Dask cluster, with the block's own alternative for one machine (review U6). Two names
+    in it are of an outside resource, and are replaced as the block says: the scheduler ``tcp://scheduler:8786``
+    by its comment's ``Client(LocalCluster(n_workers=4))``, and the shared folder ``/shared/suites/stateful-agent``
+    by the example's folder here. Before, that alternative was a NameError: the block imported ``Client`` only."""
+    init_example("stateful-agent", tmp_path / "demo")
+    monkeypatch.chdir(tmp_path)
+    (block,) = [b for b in _tour_blocks("### 9. Scale", "### 10. Inspect") if "executor=" in b]
+    scheduler, shared = 'Client("tcp://scheduler:8786")', '"/shared/suites/stateful-agent"'
+    assert block.count(scheduler) == block.count(shared) == 1
+    alternative = re.search(r"# or,?(?: on this machine:)? (Client\(LocalCluster\(.*\)\))", block)
+    assert alternative is not None
+    block = block.replace(scheduler, alternative.group(1)).replace(shared, repr(str(tmp_path / "demo")))
+    namespace: dict[str, Any] = {"__name__": "__main__", "op": op}  # the tour's `import oloproof_nb as op`
+    try:
+        exec(compile(block, "<README>", "exec"), namespace)
+    finally:
+        client = namespace.get("client")
+        if client is not None:
+            cluster = client.cluster
+            client.close()
+            cluster.close()
+    # "the frames are the same as a serial run's"
+    serial = op.run(op.load_suite("demo"), progress=False)
+    columns = ["case_id", "criterion", "verdict", "reason", "epoch"]
+    pd.testing.assert_frame_equal(namespace["run"].verdicts[columns], serial.verdicts[columns])
+
+
+@pytest.mark.slow
+def test_section_10_inspect_block(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Section 10 on a real Inspect AI log in ``logs/`` (tests/_inspect_task.py: four samples over two epochs,
+    ``topic`` billing for s1, s2 and shipping for 3, s4; the world kept under ``world``; s4 raises). Before, its
+    last line showed ``run.panel("sample-7")``, a sample no log need hold: 'no case 'sample-7' in run …'."""
+    env = {**os.environ, "INSPECT_DISPLAY": "none", "XDG_DATA_HOME": str(tmp_path / "xdg"),
+           "INSPECT_LOG_DIR": str(tmp_path / "logs"), "NO_PROXY": "*"}
+    task = Path(__file__).resolve().parent / "_inspect_task.py"
+    done = subprocess.run([sys.executable, str(task), str(tmp_path / "logs"), str(tmp_path / "json")], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    monkeypatch.chdir(tmp_path)
+    namespace: dict[str, Any] = {"__name__": "__main__", "op": op}  # the tour's `import oloproof_nb as op`
+    assert len(_run_blocks(namespace, "### 10. Inspect", "## Notebooks")) == 1
+    run = namespace["run"]
+    # by hand from the task's table: match is C on s1, s2 and 3 in both epochs, none on s4 (raised)
+    row = op.gate(run, release={"criteria": {"match": 0.9}, "allow_approximate_methods": True}).table.iloc[0]
+    assert row[["criterion", "n", "passed", "missing", "n_clusters"]].tolist() == ["match", 8, 6, 2, 2]
+    assert row["verdict"] == "INSUFFICIENT_EVIDENCE" and row["reason"] == "too_few_clusters"  # 2 topics < 20
+    # the commands beside it, with the thresholds the block gives written as release.yaml: BLOCK, exit 1
+    (tmp_path / "release.yaml").write_text("criteria: {match: 0.9}\nallow_approximate_methods: true\n",
+                                           encoding="utf-8")
+    assert main(["gate", "logs/", "--release", "release.yaml", "--cluster", "topic", "--state-key", "world"]) == 1
+    (log,) = (tmp_path / "logs").glob("*.eval")
+    assert main(["report", str(log.relative_to(tmp_path)), "--out", "report.html"]) == 1
+    assert (tmp_path / "report.html").stat().st_size > 0
