@@ -641,7 +641,10 @@ class RunStore:
         """Append a traceback of oloproof's own to ``internal-error.txt``; the path, even when it cannot be written."""
         path = self.directory / INTERNAL_ERROR
         try:
-            with path.open("a", encoding="utf-8") as handle:
+            if path.is_symlink():  # a folder copied with its links: replaced, never written through
+                path.unlink()
+            fd = open_fd(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0))
+            with os.fdopen(fd, "a", encoding="utf-8") as handle:
                 handle.write(f"--- {iso(utc_now())}\n{text}\n")
         except OSError:
             pass

@@ -733,3 +733,19 @@ def test_asking_who_holds_a_lock_that_is_a_named_pipe_does_not_wait(tmp_path: Pa
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert (done.returncode, done.stdout) == (0, "None\n"), done.stderr
     assert stat.S_ISFIFO(os.stat(tmp_path / ".lock").st_mode)  # left as it was
+
+
+def test_an_internal_error_is_saved_in_the_run_folder_never_through_a_link(tmp_path: Path) -> None:
+    """A run folder copied with its links (``cp -rs``) may hold ``internal-error.txt`` as a link to another run's
+    file: a traceback is appended to a file of the folder itself, the link replaced, its target untouched (it was
+    appended to through the link)."""
+    store = RunStore.create(tmp_path / "r", MANIFEST)
+    other = tmp_path / "other-internal-error.txt"
+    other.write_text("another run's traceback\n", encoding="utf-8")
+    (tmp_path / "r" / "internal-error.txt").symlink_to(other)
+    path = store.save_internal_error("Traceback: a bug in oloproof")
+    store.close()
+    assert path == tmp_path / "r" / "internal-error.txt" and not path.is_symlink()
+    assert path.read_text(encoding="utf-8").endswith("Traceback: a bug in oloproof\n")
+    assert other.read_text(encoding="utf-8") == "another run's traceback\n"
+    assert path.read_text(encoding="utf-8").startswith("--- ")  # the folder's own file, new
