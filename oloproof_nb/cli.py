@@ -22,6 +22,7 @@ import json
 import multiprocessing
 import multiprocessing.connection
 import os
+import re
 import shlex
 import signal
 import sys
@@ -61,6 +62,9 @@ __all__ = ["main"]
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # one line on stderr, exit 2, no usage dump
+        wanted = re.fullmatch(r"argument (--[\w-]+).*: expected one argument", message)
+        if wanted:  # `--pass-threshold -inf`: argparse takes a value that starts with '-' (and no number) for an option
+            message += f"; a value that starts with '-' is given as {wanted.group(1)}=VALUE"
         self.exit(2, f"oloproof: error: {message} (see `{self.prog} --help`)\n")
 
     def parse_args(self, args: Sequence[str] | None = None,  # type: ignore[override]

@@ -311,6 +311,12 @@ def test_usage_errors_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]
     (["run", "x", "--nope"], "unrecognized arguments: --nope (see `oloproof run --help`)"),
     (["compare", "a", "b", "--json"], "unrecognized arguments: --json (see `oloproof compare --help`)"),
     (["frobnicate"], "argument command: invalid choice: 'frobnicate'"),
+    # a value that starts with '-' and reads as no number is taken for an option: the line says how to give it
+    (["gate", "x", "--pass-threshold", "-inf"], "argument --pass-threshold: expected one argument; a value that "
+                                                "starts with '-' is given as --pass-threshold=VALUE "
+                                                "(see `oloproof gate --help`)"),
+    (["run", "x", "--out", "-runs"], "argument --out: expected one argument; a value that starts with '-' is given "
+                                     "as --out=VALUE (see `oloproof run --help`)"),
 ])
 def test_an_unknown_option_names_the_help_of_the_command_given(argv: list[str], line: str,
                                                                capsys: pytest.CaptureFixture[str]) -> None:
