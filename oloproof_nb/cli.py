@@ -519,7 +519,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, baseline: Run | None = None) -> int:
-    from ._analysis.gate import NO_CRITERIA
+    from ._analysis.gate import NO_CRITERIA, relaxed_note
     from ._analysis.validity import unchecked_reasons, unscored_note
     from ._config.suite import RELEASE_FILE
     from ._display.notebook import gate
@@ -558,6 +558,11 @@ def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, 
                 f"transform {transform} is not checked: {why}; its relations are judged once every pair is "
                 "labelled and the valid share reaches minimum_validity (see op.validity(run))"), width,
                 break_long_words=False, break_on_hyphens=False)))
+    if g.relaxed:  # a weaker gate than the run's own: which settings, above the exit line that says so
+        note = terminal_text(relaxed_note(g.relaxed, f"--release {release}" if release else "", than=g.weaker_than))
+        lines = textwrap.wrap(note.replace(" → ", "\xa0→\xa0"), width,  # each change on one line
+                              break_long_words=False, break_on_hyphens=False)
+        print("\n".join(lines).replace("\xa0", " "))
     print(exit_line(g))  # the last line: why the command exits as it does
     return 0 if g.verdict == "PASS" else 1
 
@@ -614,7 +619,7 @@ def _whole(run: Run, given: str) -> Run:
 
 def _cmd_compare(args: argparse.Namespace) -> int:
     """Two stored runs compared; exit 0 only on NO_REGRESSION (an unfinished run is an error, exit 2)."""
-    from ._analysis.compare import compare_release
+    from ._analysis.compare import BASE_OWN, compare_release
     from ._analysis.run import Run
     from ._display.compare import compare
     from ._display.notebook import load_run
@@ -643,8 +648,11 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         print(f"flipped (p->f, f->p): {len(cmp.flips)} rows in {cmp.flips['case_id'].nunique()} cases; "
               "in Python: op.compare(base, cand).flips, .panel(case_id)")
     code = 0 if cmp.verdict == "NO_REGRESSION" else 1
+    weaker = len(cmp.relaxed) if code == 0 else 0  # named in the first note above
     print(f"compare: {cmp.verdict}" + (f" ({cmp.reason})" if cmp.reason else "") + f" — exit {code}: "
-          + _compare_why(cmp.verdict, cmp.table, cmp.reason))
+          + _compare_why(cmp.verdict, cmp.table, cmp.reason)
+          + (f", by {weaker} {'setting' if weaker == 1 else 'settings'} weaker than {BASE_OWN}" if weaker
+             else ""))
     return code
 
 

@@ -219,7 +219,10 @@ def test_a_clustered_run_not_allowed_approximate_intervals_is_told_which_key_to_
     allowed.write_text(yaml.safe_dump({**RELEASE, "allow_approximate_methods": True, "min_clusters": 10}),
                        encoding="utf-8")
     assert main(["gate", str(tmp_path / "out"), "--release", str(allowed)]) == 0  # 30 rows in 10 clusters pass
-    assert "allow_approximate_methods" not in capsys.readouterr().out
+    out = " ".join(capsys.readouterr().out.split())
+    assert "does not allow clustered (approximate) intervals" not in out
+    assert (f"gated with --release {allowed}: 2 settings weaker than the run's own release settings: "  # review G12
+            "allow_approximate_methods false → true, min_clusters 20 → 10") in out
     assert main(["run", str(folder), "--out", str(tmp_path / "once"), "--quiet"]) == 0  # unclustered: no word
     assert "the run is clustered" not in capsys.readouterr().out
 
@@ -1128,3 +1131,38 @@ def test_each_command_s_help_says_what_its_exit_codes_mean(command: str, says: s
     with pytest.raises(SystemExit):
         main([command, "--help"])
     assert says in " ".join(capsys.readouterr().out.split())
+
+
+def test_a_gate_and_report_weaker_than_the_runs_own_say_so_in_their_last_lines(
+        make_suite, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Red team G12: `oloproof gate RUN --release weak.yaml` (confidence 0.5, a threshold lowered, a criterion left
+    out) passed a run its own release.yaml blocks, and its exit line read as the suite's: 'gate: PASS — exit 0: all
+    2 gated criteria pass'. The verdict stays the one the settings give; the lines above it say how it is weaker.
+    answer_matches is 6 of 10: Clopper–Pearson 95% lower 0.262 < 0.5 (BLOCK); 50% lower 0.49 ≥ 0.4 (PASS)."""
+    from scipy.stats import beta
+
+    monkeypatch.setenv("COLUMNS", "250")
+    cases = [{**c, "input": {**c["input"], "answer": "oops" if i < 4 else "done"}} for i, c in enumerate(PERFECT_CASES)]
+    folder = make_suite(cases, evaluators=EVALUATORS, release=RELEASE)
+    assert main(["run", str(folder), "--out", str(tmp_path / "out"), "--quiet"]) == 1
+    capsys.readouterr()
+    assert beta.ppf(0.025, 6, 5) < 0.5 and beta.ppf(0.25, 6, 5) >= 0.4
+    weak = tmp_path / "weak.yaml"
+    weak.write_text(yaml.safe_dump({"confidence": 0.5, "criteria": {"answer_matches": 0.4, "state_matches": 0.5}}),
+                    encoding="utf-8")
+    assert main(["gate", str(tmp_path / "out"), "--release", str(weak)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-2:] == [
+        f"gated with --release {weak}: 3 settings weaker than the run's own release settings: confidence 0.95 → 0.5, "
+        "criteria.answer_matches 0.5 → 0.4, criteria.other_kept 0.5 → not gated",
+        "gate: PASS — exit 0: all 2 gated criteria pass, by 3 settings weaker than the run's own release settings"]
+    report = tmp_path / "r.md"
+    assert main(["report", str(tmp_path / "out"), "--release", str(weak), "--out", str(report)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == lines[-1]
+    text = report.read_text(encoding="utf-8")
+    assert ("Verdict **PASS** (unclustered run, 10 independent cases, 50% intervals): all 2 gated criteria pass, by 3 "
+            "settings weaker than the run's own release settings.") in text
+    assert (f"Gated with {weak}: 3 settings weaker than the run's own release settings: confidence 0.95 → 0.5, "
+            "criteria.answer_matches 0.5 → 0.4, criteria.other_kept 0.5 → not gated.") in text
+    assert main(["gate", str(tmp_path / "out"), "--release", str(folder / "release.yaml")]) == 1  # its own: no word
+    assert "weaker" not in capsys.readouterr().out

@@ -255,3 +255,21 @@ def test_compare_shows_run_ids_and_notes_as_written(runs: dict[str, Path], make_
     assert "note: criterion also\\r\\x1b[2Kcompare: NO_REGRESSION — exit 0\\x1b[8m is judged only in the " \
            "candidate run" in out
     assert out.splitlines()[-1].startswith("compare: REGRESSION — exit 1: ")
+
+
+def test_a_looser_margin_given_says_so_where_no_regression_is_read(runs: dict[str, Path], tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """Red team G12: --release with a margin of 0.5 where the runs' release.yaml says 0.2 gave a NO_REGRESSION
+    whose exit line read as the runs' own (only the header's 'margin 0.5' told them apart)."""
+    release = tmp_path / "loose.yaml"
+    release.write_text(yaml.safe_dump({"regression": {"margin": 0.5}}), encoding="utf-8")
+    assert main(["compare", str(runs["base"]), str(runs["same"]), "--release", str(release)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert f"note: compared with {release}: 1 setting weaker than the base run's own release settings: " \
+           "regression.margin 0.2 → 0.5" in lines
+    assert lines[-1] == ("compare: NO_REGRESSION — exit 0: every listed criterion's interval lies above -margin, by 1 "
+                         "setting weaker than the base run's own release settings")
+    release.write_text(yaml.safe_dump({"regression": {"margin": 0.1}}), encoding="utf-8")  # tighter: nothing said
+    assert main(["compare", str(runs["base"]), str(runs["same"]), "--release", str(release)]) == 1  # 24 cases
+    out = capsys.readouterr().out
+    assert "weaker" not in out

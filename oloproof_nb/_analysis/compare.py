@@ -61,8 +61,8 @@ the note says why, where those reasons name other causes.
 
 from __future__ import annotations
 
-import json
 import math
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -71,18 +71,25 @@ import numpy as np
 import pandas as pd
 
 from .._config.cases import repeats_note
-from .._config.release import ReleaseConfig, flat_settings, load_release, parse_release
+from .._config.release import (
+    ReleaseConfig,
+    flat_settings,
+    load_release,
+    parse_release,
+    relaxed_settings,
+    setting_change,
+)
 from .._core.bootstrap import PAIRED_BOOTSTRAP_MIN_CLUSTERS
 from .._core.epochs import Reduction, parse_reduce, reduce_counts
 from .._core.paired import mcnemar_exact, paired_difference_from_sums
 from .._core.stats import is_clustered, is_clustered_from_sums
 from ..errors import ConfigError, OloproofError
 from .columns import TEXT, Column, FrameSpec
-from .gate import ReleaseLike, criterion_sums, no_decision
+from .gate import ReleaseLike, criterion_sums, no_decision, relaxed_note
 from .run import Run, as_run, changed_checks, label_difference
 from .validity import checked_transforms, unscored_copies
 
-__all__ = ["Comparison", "compare", "compare_release", "regression_verdict", "COMPARE", "UNPAIRED",
+__all__ = ["Comparison", "compare", "compare_release", "relaxed_rule", "regression_verdict", "COMPARE", "UNPAIRED",
            "PAIRED_VERDICTS", "FLIPS", "RunLike", "NO_CRITERIA"]
 
 #: What ``compare`` accepts for each side: a Run or its directory.
@@ -99,6 +106,8 @@ CASES_NOT_IN_BOTH = "cases_not_in_both_runs"
 CLUSTERS_JOINED = "clusters_changed"
 #: The overall reason when the candidate's own release.yaml (the default rule) decides differently from the base's.
 RELEASE_CHANGED = "release_changed"
+#: What the settings given to a comparison are compared with (:attr:`Comparison.relaxed`).
+BASE_OWN = "the base run's own release settings"
 #: The settings of release.yaml that decide a comparison (a criterion's gate threshold does not; nor does
 #: ``unclustered_method``: the paired interval is always the clustered one). ``method`` and ``bootstrap`` decide
 #: only once the paired bootstrap is validated at some number of clusters (:data:`PAIRED_BOOTSTRAP_MIN_CLUSTERS`).
@@ -193,8 +202,14 @@ class Comparison:
         not paired (then the verdict is never ``NO_REGRESSION``: the cases it lacks may be the regressions; a
         regression proven on the recorded cases stays ``REGRESSION``); empty otherwise.
     notes : tuple of str
-        What the reader should know: criteria judged in one run only or configured differently, runs made with
-        different validity labels (their copies labelled invalid differ), unpaired cases.
+        What the reader should know: the settings given weaker than the base run's own (``relaxed``), criteria
+        judged in one run only or configured differently, runs made with different validity labels (their copies
+        labelled invalid differ), unpaired cases.
+    relaxed : tuple of str
+        The settings given (``release=``, ``oloproof compare --release``) that are weaker than the base run's own
+        release settings, stored with it when it started (the candidate's when the base stored none), and that
+        decide this comparison (:func:`relaxed_rule`), e.g. ``regression.margin 0.02 → 0.99``: a NO_REGRESSION
+        is read knowing the rule was not the runs' own. Empty without ``release``.
     """
 
     table: pd.DataFrame
@@ -209,6 +224,7 @@ class Comparison:
     n_paired: int = 0
     reason: str = ""
     notes: tuple[str, ...] = field(default_factory=tuple)
+    relaxed: tuple[str, ...] = field(default_factory=tuple)
 
     @property
     def margin(self) -> float:
@@ -457,8 +473,7 @@ def _rule_changes(base: Run, candidate: Run) -> list[str]:
         return {k: v for head in _RULE_KEYS for k, v in data.items() if k.split(".", 1)[0] == head}
 
     before, after = flat(base), flat(candidate)
-    return [f"{key} {json.dumps(before[key])} → {json.dumps(after[key])}" for key in before
-            if before[key] != after[key]]
+    return [setting_change(key, before[key], after[key]) for key in before if before[key] != after[key]]
 
 
 def _labels_note(base: Run, candidate: Run, relabelled: str, paired: set[str]) -> str:
@@ -652,7 +667,10 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
                        f"base run's in {', '.join(changes)}; give the rule with --release (release= in Python)")
         if overall == "NO_REGRESSION":
             overall = "INSUFFICIENT_EVIDENCE"
-    notes_all = _config_notes(base_run, cand_run)
+    relaxed = relaxed_rule(base_run, cand_run, cfg, common, clustered) if release is not None else []
+    given = str(release) if isinstance(release, (str, os.PathLike)) else ""
+    notes_all = [relaxed_note(relaxed, given, verb="compared", than=BASE_OWN)] if relaxed else []
+    notes_all += _config_notes(base_run, cand_run)
     relabelled = label_difference(base_run.labels, cand_run.labels)
     if relabelled:
         notes_all.append(_labels_note(base_run, cand_run, relabelled, set(paired["case_id"])))
@@ -665,7 +683,29 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
     return Comparison(table=table, verdict=overall, release=cfg, unpaired=unpaired, verdicts=rows,
                       flips=_flips(rows), base=base_run, candidate=cand_run, clustered=clustered,
                       n_paired=len(paired), reason="; ".join(unwhole) or ("" if len(decided) else NO_CRITERIA),
-                      notes=tuple(notes_all))
+                      notes=tuple(notes_all), relaxed=tuple(relaxed))
+
+
+def relaxed_rule(base: Run, candidate: Run, cfg: ReleaseConfig, common: list[str], clustered: bool) -> list[str]:
+    """The settings of ``cfg`` weaker than the base run's stored release settings (the candidate's when the base
+    stored none; :func:`~oloproof_nb._config.release.relaxed_settings`), among those that decide a comparison
+    (:data:`_RULE_KEYS`; ``allow_approximate_methods`` only when ``clustered``). ``regression.criteria`` left
+    unset stands for ``common``, the criteria both runs judge.
+
+    ``oloproof compare A B --release loose.yaml`` with ``regression: {margin: 0.99}`` said ``NO_REGRESSION — exit 0:
+    every listed criterion's interval lies above -margin``; only the header's ``margin 0.99`` told it from the
+    runs' own 0.02, by which the same runs are INSUFFICIENT_EVIDENCE.
+    """
+    own = base.release if base.release is not None else candidate.release
+    if own is None:
+        return []
+
+    def every(c: ReleaseConfig) -> ReleaseConfig:
+        listed = [name for name in (c.regression.criteria or common) if name in common]
+        return c.model_copy(update={"regression": c.regression.model_copy(update={"criteria": listed})})
+
+    heads = [h for h in _RULE_KEYS if clustered or h != "allow_approximate_methods"]
+    return relaxed_settings(every(own), every(cfg), heads)
 
 
 def _repeats_notes(base: Run, candidate: Run) -> list[str]:

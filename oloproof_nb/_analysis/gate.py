@@ -38,7 +38,6 @@ vectorised group-by over the verdicts frame (:func:`criterion_sums`).
 from __future__ import annotations
 
 import difflib
-import json
 import math
 import os
 from collections.abc import Iterable
@@ -51,7 +50,15 @@ import pandas as pd
 
 from .._config.cases import repeats_note
 from .._config.labels import load_labels
-from .._config.release import ReleaseConfig, check_reductions, flat_settings, load_release, parse_release
+from .._config.release import (
+    ReleaseConfig,
+    check_reductions,
+    flat_settings,
+    load_release,
+    parse_release,
+    relaxed_settings,
+    setting_change,
+)
 from .._config.suite import RELEASE_FILE
 from .._core.epochs import fractional_interval, parse_reduce
 from .._core.stats import (
@@ -74,7 +81,7 @@ from .validity import checked_transforms, unscored_copies
 
 __all__ = ["Gate", "gate", "GATE_COLUMNS", "ClusterSums", "criterion_sums", "sums_interval", "resolve_release",
            "ReleaseLike", "NO_CRITERIA", "run_is_clustered", "reduced_is_clustered", "reduced_interval", "no_decision",
-           "release_drift", "label_drift"]
+           "release_drift", "label_drift", "relaxed_gate_settings", "relaxed_note", "RUN_OWN"]
 
 GATE_COLUMNS = GATE.names
 #: What ``release=`` accepts: a model, a mapping like release.yaml, or a path to one.
@@ -213,6 +220,18 @@ class Gate:
     unscored : tuple of str
         The derived cases labelled invalid by a checked transform, sorted: no criterion scores them (see
         :func:`oloproof_nb.validity`), so a verdict is read knowing they were left out.
+    relaxed : tuple of str
+        The settings of this gate weaker than :attr:`weaker_than`'s, among those that decide a verdict of this
+        run (:func:`relaxed_gate_settings`), e.g. ``criteria.answer_matches 0.9 → 0.5`` or ``criteria.x 0.9 →
+        not gated``: a PASS is read knowing the gate was weaker than the suite's. Settings given
+        (``release=``, ``criteria=``, ``confidence=``, ``method=``; ``oloproof gate --release``) are compared with
+        the run's own, stored with it when it started; the run's own, when none are given, with the suite
+        folder's release.yaml as it is now (a run made while the file was loosened, then gated after it was put
+        back: see :func:`release_drift`). Empty when none is weaker, or with nothing to compare with (an
+        Inspect AI log, a run that stored no settings).
+    weaker_than : str
+        What :attr:`relaxed` is weaker than: ``the run's own release settings`` (:data:`RUN_OWN`), or
+        ``<suite>/release.yaml as it is now``; empty when :attr:`relaxed` is.
     """
 
     table: pd.DataFrame
@@ -223,6 +242,8 @@ class Gate:
     reason: str = ""
     findings: tuple[str, ...] = field(default_factory=tuple)
     unscored: tuple[str, ...] = field(default_factory=tuple)
+    relaxed: tuple[str, ...] = field(default_factory=tuple)
+    weaker_than: str = ""
 
     @property
     def blocking(self) -> pd.DataFrame:
@@ -615,8 +636,89 @@ def gate(run: Run, release: ReleaseLike | None = None, *,
     listed = table[table["verdict"] != "REPORT_ONLY"]
     blocker = unwhole or ("" if len(listed) else NO_CRITERIA)
     overall = "PASS" if not blocker and bool((listed["verdict"] == "PASS").all()) else "BLOCK"
+    relaxed, than = _relaxed(run, cfg, rows, given=(release, criteria, confidence, method) != (None,) * 4)
     return Gate(table=table, verdict=overall, release=cfg, clustered=clustered, n_source_clusters=n_source,
-                reason=blocker, findings=tuple(findings), unscored=tuple(unscored_copies(run)))
+                reason=blocker, findings=tuple(findings), unscored=tuple(unscored_copies(run)),
+                relaxed=tuple(relaxed), weaker_than=than)
+
+
+def relaxed_gate_settings(own: ReleaseConfig | None, cfg: ReleaseConfig, rows: list[dict[str, Any]]) -> list[str]:
+    """The settings of ``cfg`` weaker than ``own`` (:func:`relaxed_settings`), among those that decide a verdict of
+    the gate ``rows``: thresholds, reductions and ``confidence`` always; ``min_clusters`` and
+    ``allow_approximate_methods`` when a row has a clustered interval, ``unclustered_method`` when one has an
+    unclustered one (``method`` and ``bootstrap`` only once the bootstrap may decide: never while
+    ``BOOTSTRAP_MIN_CLUSTERS`` is infinite). Empty when ``own`` is None or the same settings.
+
+    A weaker gate looked like the suite's: ``oloproof gate RUN --release other.yaml`` with thresholds of 0.5,
+    ``confidence: 0.5`` and a criterion left out said ``gate: PASS — exit 0: all 4 gated criteria pass`` of a run
+    its own release.yaml blocks (4 criteria FAIL), the criterion left out shown only as ``REPORT_ONLY``.
+    """
+    if own is None or cfg == own:
+        return []
+    used = {bool(row["_clustered"]) for row in rows if row["method"]}
+    heads = ["criteria", "reductions", "confidence"]
+    if True in used:
+        heads += ["min_clusters", "allow_approximate_methods"]
+        heads += ["method", "bootstrap"] if math.isfinite(BOOTSTRAP_MIN_CLUSTERS) else []
+    if False in used:
+        heads.append("unclustered_method")
+    return relaxed_settings(own, cfg, heads)
+
+
+#: :attr:`Gate.weaker_than` of a gate given settings weaker than those stored with the run.
+RUN_OWN = "the run's own release settings"
+
+
+def _relaxed(run: Run, cfg: ReleaseConfig, rows: list[dict[str, Any]], given: bool) -> tuple[list[str], str]:
+    """:attr:`Gate.relaxed` and :attr:`Gate.weaker_than`: the settings of ``cfg`` weaker than the run's own; or,
+    when the gate uses the run's own (nothing ``given``), those weaker than the suite folder's release.yaml now."""
+    relaxed = relaxed_gate_settings(run.release, cfg, rows)
+    if relaxed:
+        return relaxed, RUN_OWN
+    now = None if given else _release_now(run)
+    if now is None or now[1] is None:
+        return [], ""
+    relaxed = relaxed_gate_settings(now[1], cfg, rows)
+    return relaxed, (f"{now[0]} as it is now" if relaxed else "")
+
+
+def relaxed_note(relaxed: Iterable[str], given: str = "", *, verb: str = "gated", than: str = RUN_OWN) -> str:
+    """The line a verdict is read with when it was given by settings weaker than ``than`` (a :attr:`Gate.relaxed`
+    and its :attr:`Gate.weaker_than`, or a :attr:`~oloproof_nb._analysis.compare.Comparison.relaxed`); empty for
+    none. ``given`` names the settings (default: those given, or the run's stored ones when ``than`` is the
+    suite's release.yaml now).
+
+    Examples
+    --------
+    >>> print(relaxed_note(["criteria.a 0.9 → 0.5", "confidence 0.95 → 0.5"], "--release b.yaml"))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    gated with --release b.yaml: 2 settings weaker than the run's own release settings:
+    criteria.a 0.9 → 0.5, confidence 0.95 → 0.5
+    >>> relaxed_note([])
+    ''
+    """
+    changes = list(relaxed)
+    if not changes:
+        return ""
+    given = given or ("the settings given" if than.startswith(RUN_OWN) else "the settings stored with the run")
+    count = f"{len(changes)} {'setting' if len(changes) == 1 else 'settings'}"
+    return f"{verb} with {given}: {count} weaker than {than}: {', '.join(changes)}"
+
+
+def _release_now(run: Run) -> tuple[Path, ReleaseConfig | None] | None:
+    """The suite folder's release.yaml and its settings now (None: there is none); None when there is nothing to
+    compare with: no suite folder, a run made with settings whose file is gone or no file (a moved folder, a copied
+    run, a folder in its place), a file that cannot be read (an edit in progress is no setting)."""
+    root = run.suite_root
+    if root is None:
+        return None
+    path = root / RELEASE_FILE
+    if run.release is not None and not path.is_file():
+        return None  # a run made with none is compared with a file that appeared since
+    try:
+        return path, (load_release(path) if path.is_file() else None)
+    except (OloproofError, OSError):
+        return None
 
 
 def release_drift(run: Run) -> str:
@@ -628,19 +730,12 @@ def release_drift(run: Run) -> str:
     Pooled runs were made with one release.yaml (``op.load_runs`` refuses others): their settings are compared
     with the file in the first run's suite folder.
     """
-    root = run.suite_root
-    if root is None:
+    found = _release_now(run)
+    if found is None:
         return ""
-    path = root / RELEASE_FILE
-    if run.release is not None and not path.is_file():  # the folder moved, a copied run, a folder in its place:
-        return ""  # nothing to compare with (a run made with none is compared with a file that appeared since)
-    try:
-        now = load_release(path) if path.is_file() else None
-    except (OloproofError, OSError):
-        return ""
-    was, is_ = flat_settings(run.release), flat_settings(now)
+    was, is_ = flat_settings(run.release), flat_settings(found[1])
     keys = [k for k in sorted(set(was) | set(is_)) if was.get(k) != is_.get(k)]
-    changes = [f"{k} {json.dumps(was.get(k))} → {json.dumps(is_.get(k))}" for k in keys[:3]]
+    changes = [setting_change(k, was.get(k), is_.get(k)) for k in keys[:3]]
     return ", ".join(changes) + (f" and {len(keys) - 3} more" if len(keys) > 3 else "")
 
 

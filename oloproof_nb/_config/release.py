@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -12,7 +14,7 @@ from ..errors import ConfigError, quote, quote_value
 from .files import config_error, read_yaml
 
 __all__ = ["ReleaseConfig", "BootstrapConfig", "RegressionConfig", "load_release", "parse_release", "check_reductions",
-           "flat_settings"]
+           "flat_settings", "setting_change", "relaxed_settings"]
 
 
 class BootstrapConfig(BaseModel):
@@ -199,6 +201,79 @@ def flat_settings(cfg: ReleaseConfig | None, nested: tuple[str, ...] | None = No
             out.update({f"{key}.{k}": v for k, v in value.items()})
         else:
             out[key] = value
+    return out
+
+
+def setting_change(key: str, was: Any, now: Any) -> str:
+    """One setting as two release files give it: ``criteria.answer_matches 0.9 → 0.5`` (``null``: not given).
+
+    Examples
+    --------
+    >>> setting_change("confidence", 0.95, 0.5), setting_change("criteria.a", 0.8, None)
+    ('confidence 0.95 → 0.5', 'criteria.a 0.8 → null')
+    """
+    return f"{key} {json.dumps(was)} → {json.dumps(now)}"
+
+
+def _strictness(reduce: str) -> int:
+    """How hard a reduction of a case's epochs is to pass: pass^k ≤ mean ≤ pass@k on the same rows (pass^1 and
+    pass@1 are the mean), so pass^k counts k − 1, the mean 0, pass@k 1 − k."""
+    r = parse_reduce(reduce)
+    return 0 if r.kind == "mean" else (r.k - 1 if r.kind == "pass^" else 1 - r.k)
+
+
+def relaxed_settings(own: ReleaseConfig, given: ReleaseConfig, heads: Iterable[str]) -> list[str]:
+    """The settings among ``heads`` (top-level keys of release.yaml) in which ``given`` is weaker than ``own``,
+    one :func:`setting_change` each, in the order of ``own``'s settings (:func:`flat_settings`).
+
+    Weaker: a threshold lower, or a criterion ``own`` gates left out (``criteria.X 0.9 → not gated``: it is
+    only reported); a reduction easier to pass (``pass^3 → mean``, ``mean → pass@2``) of a criterion both gate;
+    a lower ``confidence`` (a narrower interval) or ``min_clusters``; ``allow_approximate_methods`` turned on;
+    ``wilson`` for ``clopper_pearson`` (not conservative); a larger ``regression.margin``; criteria
+    ``regression.criteria`` leaves out (``regression.criteria leaves out a, b``; a None there stands for every
+    criterion, so give both models the same list). Any other head listed (``method``, ``bootstrap``) counts
+    when it differs at all. A setting tightened is not listed: it cannot turn a BLOCK into a PASS.
+
+    Examples
+    --------
+    >>> own = ReleaseConfig(criteria={"a": 0.9, "b": 0.8})
+    >>> relaxed_settings(own, ReleaseConfig(criteria={"a": 0.5}, confidence=0.99), ("criteria", "confidence"))
+    ['criteria.a 0.9 → 0.5', 'criteria.b 0.8 → not gated']
+    """
+    wanted = set(heads)
+    was, now = flat_settings(own), flat_settings(given)
+    out = []
+    for key in [*was, *(k for k in now if k not in was)]:
+        head, _, name = key.partition(".")
+        if head not in wanted or was.get(key) == now.get(key):
+            continue
+        before, after = was.get(key), now.get(key)
+        if head == "criteria":
+            if before is not None and (after is None or after < before):
+                out.append(f"{key} {json.dumps(before)} → not gated" if after is None
+                           else setting_change(key, before, after))
+        elif head == "reductions":
+            before, after = before or "mean", after or "mean"
+            if name in given.criteria and name in own.criteria and _strictness(after) < _strictness(before):
+                out.append(setting_change(key, before, after))
+        elif key == "regression.criteria":
+            left = [c for c in (before or []) if c not in (after or [])] if after is not None else []
+            if left:
+                out.append(f"regression.criteria leaves out {', '.join(left)}")
+        elif key in ("confidence", "min_clusters"):
+            if now[key] < was[key]:
+                out.append(setting_change(key, before, after))
+        elif key == "regression.margin":
+            if now[key] > was[key]:
+                out.append(setting_change(key, before, after))
+        elif key == "allow_approximate_methods":
+            if after:
+                out.append(setting_change(key, before, after))
+        elif key == "unclustered_method":
+            if after == "wilson":
+                out.append(setting_change(key, before, after))
+        else:
+            out.append(setting_change(key, before, after))
     return out
 
 

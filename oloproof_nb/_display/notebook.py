@@ -115,6 +115,7 @@ class Gate(_gate.Gate):
         lines = [f"Gate: {self.verdict}" + (f" ({self.reason})" if self.reason else "")]
         lines += [f"  vacuous: {finding}" for finding in self.findings]
         lines += [f"  {unscored_note(self.unscored)}"] if self.unscored else []
+        lines += [f"  {_gate.relaxed_note(self.relaxed, than=self.weaker_than)}"] if self.relaxed else []
         for r in self.table.itertuples():
             thr = "" if math.isnan(r.threshold) else f" ≥ {r.threshold:g}"
             rate = "n/a" if math.isnan(r.rate) else f"{r.rate:.3f} {fmt_interval(r.ci_low, r.ci_high)}"
@@ -132,6 +133,7 @@ class Gate(_gate.Gate):
         return render("gate.html", verdict=self.verdict, reason=self.reason, clustered=self.clustered,
                       n_source_clusters=self.n_source_clusters, confidence=fmt_level(self.release.confidence),
                       findings=self.findings, unscored=unscored_note(self.unscored, shown=20),
+                      relaxed=_gate.relaxed_note(self.relaxed, than=self.weaker_than),
                       table=html_table(shown, fmt_number, styled=True))
 
 

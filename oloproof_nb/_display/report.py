@@ -27,7 +27,7 @@ from markupsafe import Markup
 
 from .._analysis.baseline import Baseline
 from .._analysis.frames import ended_case_runs
-from .._analysis.gate import Gate, ReleaseLike
+from .._analysis.gate import Gate, ReleaseLike, relaxed_note
 from .._analysis.receipts import outcome_summary
 from .._analysis.run import Run
 from .._analysis.slices import slice_table
@@ -124,6 +124,10 @@ def _gate_section(run: Run, g: Gate, release: ReleaseLike | None) -> Section:
     sec.text.append(Plain(f"Release settings: {_release_source(release)}; min_clusters {g.release.min_clusters}, "
                           "approximate methods "
                           f"{'allowed' if g.release.allow_approximate_methods else 'not allowed'}."))
+    if g.relaxed:  # the verdict sentence says a PASS was given by weaker settings: here, which
+        given = str(release) if isinstance(release, (str, Path)) else ""
+        note = relaxed_note(g.relaxed, given, than=g.weaker_than)
+        sec.text.append(Plain(note[:1].upper() + note[1:] + "."))
     for finding in g.findings:
         sec.text.append(Plain(f"Vacuous check (it cannot fail as configured): {finding}"))
     if g.unscored:  # rows no criterion counts: a PASS is read knowing them

@@ -191,8 +191,11 @@ def exit_line(g: Gate) -> str:
     if g.verdict == "PASS":
         gated = g.table[g.table["verdict"] != "REPORT_ONLY"]
         vacuous = int(gated["vacuous"].astype(bool).sum()) if "vacuous" in gated.columns else 0
+        weaker = len(g.relaxed)  # a PASS by settings weaker than the run's own: said where the PASS is read
         return (f"gate: PASS — exit 0: all {len(gated)} gated criteria pass"
-                + (f" ({vacuous} of them vacuous: cannot fail as configured)" if vacuous else ""))
+                + (f" ({vacuous} of them vacuous: cannot fail as configured)" if vacuous else "")
+                + (f", by {weaker} {'setting' if weaker == 1 else 'settings'} weaker than {g.weaker_than}"
+                   if weaker else ""))
     if g.reason:
         return f"gate: BLOCK — exit 1: {terminal_text(g.reason)}"  # it may quote a run id or an Inspect log
     counts = g.blocking["verdict"].value_counts()

@@ -136,3 +136,78 @@ def test_an_unknown_release_key_offers_only_the_keys_of_release_yaml(tmp_path: P
         parse_release({"confidance": 0.9}, tmp_path / "release.yaml")
     assert "allowed: confidence, allow_approximate_methods" in str(info.value)
     assert "reductions" not in str(info.value) and "regression" in str(info.value)
+
+
+def test_a_gate_weaker_than_the_runs_own_names_each_weaker_setting(run: op.Run) -> None:
+    """Red team G12: a release given with a lower threshold, a lower confidence and a criterion left out passed a
+    run its own release.yaml blocks, and nothing said the gate was weaker. The verdict stays the one the settings
+    give (the 50% Clopper–Pearson lower bound of 8/10 is 0.69 ≥ 0.4); Gate.relaxed names what was loosened."""
+    from oloproof_nb._display.terminal import exit_line
+
+    assert op.gate(run).verdict == "BLOCK"  # answer_matches 8/10: 0.444 < 0.5 at 95%
+    weak = op.gate(run, release={"confidence": 0.5, "criteria": {"answer_matches": 0.4, "state_matches": 0.5}})
+    row = weak.table.set_index("criterion").loc["answer_matches"]
+    assert row["ci_low"] == pytest.approx(beta.ppf(0.25, 8, 3), abs=1e-12) and row["verdict"] == "PASS"
+    assert weak.verdict == "PASS"
+    assert weak.relaxed == ("confidence 0.95 → 0.5", "criteria.answer_matches 0.5 → 0.4",
+                            "criteria.other_kept 0.5 → not gated")
+    assert weak.weaker_than == "the run's own release settings"
+    assert exit_line(weak) == ("gate: PASS — exit 0: all 2 gated criteria pass, by 3 settings weaker than the run's "
+                               "own release settings")
+    assert "  gated with the settings given: 3 settings weaker than the run's own release settings: confidence " \
+           "0.95 → 0.5, criteria.answer_matches 0.5 → 0.4, criteria.other_kept 0.5 → not gated" \
+           in repr(weak).splitlines()
+    assert "3 settings weaker than the run&#39;s own release settings" in weak._repr_html_()
+    # the keyword overrides too; a method for the kind of run it is
+    assert op.gate(run, method="wilson").relaxed == ('unclustered_method "clopper_pearson" → "wilson"',)
+    assert op.gate(run, criteria={"answer_matches": 0.3}).relaxed == ("criteria.answer_matches 0.5 → 0.3",)
+
+
+def test_settings_tightened_or_deciding_nothing_here_are_not_called_weaker(run: op.Run) -> None:
+    """A stricter gate cannot turn a BLOCK into a PASS; min_clusters and allow_approximate_methods decide nothing
+    on a run of independent cases (they would be noise under a PASS)."""
+    assert op.gate(run).relaxed == () and op.gate(run).weaker_than == ""
+    assert op.gate(run, criteria={"answer_matches": 0.9}, confidence=0.99).relaxed == ()
+    loose_but_idle = {**RELEASE, "min_clusters": 2, "allow_approximate_methods": True}
+    assert op.gate(run, release=loose_but_idle).relaxed == ()
+
+
+def test_a_run_made_with_a_looser_release_yaml_than_the_suites_now_says_so(tmp_path: Path) -> None:
+    """Red team G12: release.yaml loosened, the suite run, the file put back: `op.gate(run)` uses the stored
+    settings (the run is the evidence) and PASSes; the drift warning went to stderr, the PASS read as the suite's.
+    Gate.relaxed now names the stored settings weaker than the file as it is now."""
+    import yaml
+    from conftest import SCRIPTED_SYSTEM, write_jsonl
+
+    (tmp_path / "sysmod.py").write_text(SCRIPTED_SYSTEM, encoding="utf-8")
+    write_jsonl(tmp_path / "cases.jsonl", CASES)
+    (tmp_path / "oloproof.yaml").write_text(yaml.safe_dump({"name": "o", "system": "sysmod:Scripted",
+                                                           "cases": "cases.jsonl", "evaluators": EVALUATORS}))
+    (tmp_path / "release.yaml").write_text(yaml.safe_dump({**RELEASE, "confidence": 0.5,
+                                                           "criteria": {**RELEASE["criteria"], "answer_matches": 0.4}}))
+    made = op.run(tmp_path, progress=False)
+    assert op.gate(made).relaxed == ()  # the file still says what the run was made with
+    (tmp_path / "release.yaml").write_text(yaml.safe_dump(RELEASE))
+    with pytest.warns(UserWarning, match="differs from the release settings run"):
+        g = op.gate(made)
+    assert g.verdict == "PASS"
+    assert g.relaxed == ("confidence 0.95 → 0.5", "criteria.answer_matches 0.5 → 0.4")
+    assert g.weaker_than == f"{tmp_path / 'release.yaml'} as it is now"
+    with pytest.warns(UserWarning):
+        assert f"  gated with the settings stored with the run: 2 settings weaker than {tmp_path / 'release.yaml'} " \
+               "as it is now: confidence 0.95 → 0.5, criteria.answer_matches 0.5 → 0.4" in repr(op.gate(made))
+    assert op.gate(made, release=tmp_path / "release.yaml").relaxed == ()  # the file given: stricter than the run's
+
+
+def test_an_easier_reduction_than_the_runs_own_is_named(tmp_path: Path) -> None:
+    """pass@3 for the run's pass^3 (24 cases, 4 wrong in one epoch of 3): 24 of 24 pass, so a threshold raised to
+    0.85 PASSes (Clopper–Pearson 0.025^(1/24) = 0.858), where pass^3 (20 of 24) gives no PASS."""
+    from _epoch_systems import flaky_run
+
+    run = flaky_run(tmp_path)
+    own = op.gate(run, criteria={"answer_matches": 0.85})
+    assert own.table.loc[0, "verdict"] == "INSUFFICIENT_EVIDENCE" and own.relaxed == ()
+    easier = op.gate(run, release={"criteria": {"answer_matches": {"threshold": 0.85, "reduce": "pass@3"}}})
+    assert easier.table.loc[0, "ci_low"] == pytest.approx(0.025 ** (1 / 24), abs=1e-12)
+    assert easier.verdict == "PASS"
+    assert easier.relaxed == ('reductions.answer_matches "pass^3" → "pass@3"',)

@@ -143,3 +143,32 @@ def test_a_method_under_the_other_key_names_the_key_it_belongs_to(raw: dict[str,
     assert parse_release({"method": "cluster_bootstrap", "unclustered_method": "wilson"}).unclustered_method == "wilson"
     with pytest.raises(ConfigError, match=r"method: Input should be 'cluster_t' or 'cluster_bootstrap' \(got 'bca'\)"):
         parse_release({"method": "bca"})
+
+
+def test_relaxed_settings_lists_only_what_is_weaker_in_the_order_of_the_settings() -> None:
+    """Red team G12: each setting that can turn a BLOCK into a PASS (or a regression into none), loosened, is
+    named; one tightened is not. Expected lines written by hand."""
+    from oloproof_nb._config.release import ReleaseConfig, relaxed_settings
+
+    own = ReleaseConfig.model_validate({
+        "confidence": 0.95, "min_clusters": 20, "criteria": {
+            "a": {"threshold": 0.9, "reduce": "pass^3"}, "b": {"threshold": 0.8, "reduce": "mean"}, "c": 0.7,
+            "d": {"threshold": 0.6, "reduce": "pass@2"}},
+        "regression": {"margin": 0.02, "criteria": ["a", "b", "c"]}})
+    given = ReleaseConfig.model_validate({
+        "confidence": 0.99, "allow_approximate_methods": True, "min_clusters": 2, "unclustered_method": "wilson",
+        "criteria": {"a": {"threshold": 0.95, "reduce": "mean"}, "b": {"threshold": 0.5, "reduce": "pass@2"},
+                     "d": {"threshold": 0.6, "reduce": "pass^2"}},
+        "regression": {"margin": 0.5, "criteria": ["a"]}})
+    every = ("confidence", "allow_approximate_methods", "min_clusters", "unclustered_method", "criteria",
+             "regression", "reductions")
+    assert relaxed_settings(own, given, every) == [
+        'allow_approximate_methods false → true', 'min_clusters 20 → 2',
+        'unclustered_method "clopper_pearson" → "wilson"', 'criteria.b 0.8 → 0.5', 'criteria.c 0.7 → not gated',
+        'regression.margin 0.02 → 0.5', 'regression.criteria leaves out b, c',
+        'reductions.a "pass^3" → "mean"', 'reductions.b "mean" → "pass@2"']
+    assert relaxed_settings(own, given, ("confidence", "criteria")) == ['criteria.b 0.8 → 0.5',
+                                                                        'criteria.c 0.7 → not gated']
+    assert relaxed_settings(given, own, every) == [  # the other way round: what own loosens of given
+        'confidence 0.99 → 0.95', 'criteria.a 0.95 → 0.9', 'reductions.d "pass^2" → "pass@2"']
+    assert relaxed_settings(own, own, every) == []
