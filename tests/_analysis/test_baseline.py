@@ -131,6 +131,11 @@ def test_the_report_shows_the_baseline(desk: Path, tmp_path: Path) -> None:
     assert "noop_rate" in md and "passes_when_idle" in md and "Passes when idle: state_matches, other_kept" in md
     plain = write_report(run, tmp_path / "plain.md").read_text(encoding="utf-8")
     assert "noop_rate" not in plain
+    # idle rates 0/6 and 2/6 (by hand) stay below 0.3 and 0.5: the report says no criterion passes when idle
+    # (mutation round 12, RP04)
+    strict = {"criteria": {"answer_matches": 0.3, "state_matches": 0.5}}
+    none = write_report(run, tmp_path / "none.md", release=strict, baseline=idle).read_text(encoding="utf-8")
+    assert "No gated criterion passes when idle." in none and "Passes when idle:" not in none
 
 
 def test_the_gate_repr_names_the_idle_criteria(desk: Path) -> None:
@@ -151,6 +156,8 @@ def test_the_baseline_runs_the_epochs_a_reduction_needs(make_suite, tmp_path: Pa
     suite = make_suite(CASES, evaluators=EVALUATORS, release=release)
     idle = op.baseline(suite, progress=False)
     assert idle.run.epochs == 3 and len(idle.run.cases) == 3 * len(CASES)
+    # its repr counts cases and epochs apart: 6 cases run 3 times (mutation round 12, AB03)
+    assert repr(idle).startswith(f"Baseline({idle.run.run_id!r}, cases=6, epochs=3, answer_matches=0.000")
     run = op.run(suite, out=tmp_path / "run", epochs=3, progress=False)
     table = op.gate(run, baseline=idle).table.set_index("criterion")
     assert table.loc["answer_matches", "noop_rate"] == 0.0 and table.loc["other_kept", "noop_rate"] == 1.0
@@ -418,3 +425,66 @@ def test_a_baseline_whose_suite_checks_the_labels_against_another_minimum_is_ref
                r"only, first 'ord-018~injected'\)")
     with pytest.raises(op.OloproofError, match=message):
         op.gate(run, baseline=idle)
+
+
+def test_the_baseline_progress_bar_is_shown_as_asked_and_always_closed(desk: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a terminal, progress=False shows no bar; progress=True opens one and closes it once the baseline is
+    made, as op.run does (mutation round 12, DB01/DB02)."""
+    from oloproof_nb._display import baseline as face
+
+    opened: list[str] = []
+    closed: list[str] = []
+
+    def bar(title: str) -> tuple[object, object]:
+        opened.append(title)
+        return (lambda done, total: None), (lambda: closed.append(title))
+
+    monkeypatch.setattr(face, "_stderr_is_tty", lambda: True)
+    monkeypatch.setattr(face, "progress_bar", bar)
+    op.baseline(desk, out=desk / "baselines" / "quiet", progress=False)
+    assert opened == [] and closed == []
+    op.baseline(desk, out=desk / "baselines" / "shown", progress=True)
+    assert len(opened) == 1 and closed == opened
+
+
+def test_the_baseline_uses_the_workers_given(desk: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # op.baseline(workers=2) runs the no-op system on 2 sandboxes, as op.run(workers=2) does (mutation round 12, DB03)
+    from oloproof_nb._display import baseline as face
+
+    given: list[object] = []
+    real = face.run_baseline
+
+    def spy(suite: op.Suite, **kwargs: object) -> Path:
+        given.append(kwargs["workers"])
+        return real(suite, **kwargs)
+
+    monkeypatch.setattr(face, "run_baseline", spy)
+    op.baseline(desk, workers=2, progress=False)
+    assert given == [2]
+
+
+def test_the_no_op_system_lends_the_sandbox_but_never_replay() -> None:
+    """reset, snapshot and observe are the sandbox's own; replay does not exist even when the user's system has one
+    (the no-op made no call to replay; mutation round 12, B02)."""
+    from oloproof_nb._run.baseline import NoOpSystem
+
+    class Box:
+        def reset(self, state: dict) -> None: ...
+        def snapshot(self) -> dict: return {}
+        def observe(self, artifact_id: str) -> None: ...
+        def replay(self, *args: object) -> None: ...
+
+    box = Box()
+    idle = NoOpSystem(box)
+    assert (idle.reset, idle.snapshot, idle.observe) == (box.reset, box.snapshot, box.observe)
+    assert not hasattr(idle, "replay")
+
+
+def test_two_do_nothing_runs_pool_as_one(desk: Path) -> None:
+    """Pooling refuses a do-nothing run beside the agent's (its passes would raise the agent's rate); two of them hold
+    no agent to flatter, so they pool: 6 cases twice, 12 case runs, the no-op's version (mutation round 12, RU09)."""
+    first = op.baseline(desk, out=desk / "baselines" / "one", progress=False).run
+    second = op.baseline(desk, out=desk / "baselines" / "two", progress=False).run
+    pooled = op.load_runs([first.directory, second.directory])
+    assert (len(pooled.cases), pooled.epochs, pooled.system_version) == (12, 2, "oloproof-noop")

@@ -603,6 +603,7 @@ def test_a_check_the_base_gates_and_the_candidate_dropped_is_never_no_regression
     assert table.loc["answer_again", "verdict"] == "INSUFFICIENT_EVIDENCE" and table.loc["answer_again", "n"] == 0
     assert table.loc["answer_again", "reason"].startswith("not_in_both_runs; the base run judges it")
     assert cmp.verdict == "INSUFFICIENT_EVIDENCE"
+    assert " answer_again: n/a n=0 " in repr(cmp)  # no difference to show (mutation round 12, DC05)
     listed = op.compare(base, cand, release={"regression": {"margin": 0.2, "criteria": ["answer_matches"]}})
     assert listed.verdict == "NO_REGRESSION" and list(listed.table["criterion"]) == ["answer_matches"]  # on purpose
 

@@ -294,6 +294,11 @@ def test_boundary_n_equals_k_uses_the_gates_interval(runs: dict[int, op.Run]) ->
     ref = stats.binomtest(all_pass, 8).proportion_ci(0.95, method="exact")  # Clopper–Pearson, outside the package
     assert (row["ci_low"], row["ci_high"], row["method"]) == (pytest.approx(ref.low, abs=1e-12),
                                                              pytest.approx(ref.high, abs=1e-12), "clopper_pearson")
+    # the release given is the one used (mutation round 12, AE12): an 80% Clopper–Pearson interval
+    narrow = op.reduce_epochs(run, reduce="pass^5", release={"confidence": 0.8}).set_index("criterion")
+    ref80 = stats.binomtest(all_pass, 8).proportion_ci(0.8, method="exact")
+    assert (narrow.loc["answer_matches", "ci_low"], narrow.loc["answer_matches", "ci_high"]) == (
+        pytest.approx(ref80.low, abs=1e-12), pytest.approx(ref80.high, abs=1e-12))
     # the mean of the same rows is cluster_t (a case's epochs are one cluster): the reason says why they differ
     mean = op.reduce_epochs(run, reduce="mean").set_index("criterion").loc["answer_matches"]
     assert mean["method"] == "cluster_t"
@@ -301,6 +306,41 @@ def test_boundary_n_equals_k_uses_the_gates_interval(runs: dict[int, op.Run]) ->
     assert row["reason"].startswith(why)
     gated = op.gate(run, release={"criteria": {"answer_matches": {"threshold": 0.2, "reduce": "pass^5"}}})
     assert why in gated.table.set_index("criterion").loc["answer_matches", "reason"]
+
+
+def test_by_case_keeps_the_cases_of_exactly_k_epochs(runs: dict[int, op.Run]) -> None:
+    """pass^3 of 3 epochs: every case has exactly k rows and is reduced; its value is 1 only when all 3 passed
+    (a hand count of the verdict rows; mutation round 12, AE04)."""
+    got = op.reduce_epochs(runs[3], reduce="pass^3", by_case=True)
+    got = got[got["criterion"] == "answer_matches"].set_index("case_id")
+    counts = _hand_counts(runs[3])
+    assert sorted(got.index) == sorted(counts) and len(counts) == 8
+    for case_id, (n, c) in counts.items():
+        assert (got.loc[case_id, "epochs"], got.loc[case_id, "passes"]) == (n, c)
+        assert got.loc[case_id, "value"] == (1.0 if c == n == 3 else 0.0)
+
+
+def test_by_case_of_a_run_without_verdict_rows_is_an_empty_frame(runs: dict[int, op.Run]) -> None:
+    """No rows to reduce (every verdict row dropped in a notebook): the per-case frame is empty with its columns,
+    as the criterion table says no_evidence (mutation round 12, AE06)."""
+    run = op.load_run(runs[3].directory)
+    run.verdicts = run.verdicts.iloc[0:0]
+    by_case = op.reduce_epochs(run, reduce="pass^2", by_case=True)
+    assert list(by_case.columns) == ["case_id", "cluster", "criterion", "epochs", "passes", "missing", "reduce",
+                                     "value"]
+    assert len(by_case) == 0
+    assert set(op.reduce_epochs(run, reduce="pass^2")["reason"]) == {"no_evidence"}
+
+
+def test_a_reduction_counts_cases_and_their_source_clusters_apart(tmp_path: Path) -> None:
+    """8 cases in 4 clusters of 2 (the case file's ``cluster``), 2 epochs: every reduction reduces 8 cases held
+    in 4 clusters, the mean as pass^2 (mutation round 12, AE07)."""
+    cases = [{**c, "cluster": f"k{i // 2}"} for i, c in enumerate(_cases())]
+    run = op.run(op.load_suite(_suite(tmp_path / "suite", cases=cases)), epochs=2, out=tmp_path / "run",
+                 progress=False)
+    table = op.reduce_epochs(run, reduce=["mean", "pass^2"])
+    assert table[["reduce", "cases", "n_clusters"]].drop_duplicates().to_dict("records") == [
+        {"reduce": "mean", "cases": 8, "n_clusters": 4}, {"reduce": "pass^2", "cases": 8, "n_clusters": 4}]
 
 
 def test_mean_reduction_is_the_gate_on_epoch_rows(runs: dict[int, op.Run]) -> None:
@@ -365,6 +405,13 @@ def test_a_reduce_that_is_not_text_names_the_key_written(runs: dict[int, op.Run]
 def test_reduce_epochs_refuses_a_reduce_that_is_not_text(runs: dict[int, op.Run], value: Any) -> None:
     with pytest.raises(op.OloproofError, match="reduce="):  # was TypeError: 'int' object is not iterable
         op.reduce_epochs(runs[3], reduce=value)
+
+
+def test_reduce_epochs_takes_a_tuple_of_reductions_as_a_list(runs: dict[int, op.Run]) -> None:
+    # the docstring allows a list of reductions; a tuple is one too (mutation round 12, AE02)
+    table = op.reduce_epochs(runs[3], reduce=("mean", "pass^2"))
+    assert list(table["reduce"].unique()) == ["mean", "pass^2"]
+    pd.testing.assert_frame_equal(table, op.reduce_epochs(runs[3], reduce=["mean", "pass^2"]))
 
 
 def test_cli_names_the_file_and_key(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -589,6 +636,11 @@ def test_a_case_with_fewer_than_k_rows_leaves_no_verdict(runs: dict[int, op.Run]
     assert left_out["reason"] == "too_few_epochs; 1 case(s) with fewer than 2 rows left out of pass^2"
     enough = row("pass^1")
     assert enough["n"] == 9 and "too_few_epochs" not in enough["reason"]
+    # per case, c8's one row is not reduced under pass^2 either: the 8 others are (mutation round 12, AE05)
+    by_case = op.reduce_epochs(pooled, reduce="pass^2", by_case=True)
+    assert sorted(by_case.loc[by_case["criterion"] == "answer_matches", "case_id"]) == [f"c{i}" for i in range(8)]
+    table = op.reduce_epochs(pooled, reduce="pass^2").set_index("criterion").loc["answer_matches"]
+    assert (table["cases"], table["left_out"]) == (8, 1)  # c8 counted as left out (AE11)
 
 
 def test_all_missing_counts_only_cases_whose_every_epoch_is_missing() -> None:

@@ -174,6 +174,7 @@ def test_report_only_rows_and_missing_counts(tmp_path: Path) -> None:
     assert (r["n"], r["passed"], r["missing"], r["rate"]) == (30, 0, 30, 0.0)
     assert r["ci_high"] > 0  # never a zero-width interval
     assert g.verdict == "PASS"  # REPORT_ONLY rows never block
+    assert g.blocking.empty  # nor are they listed as blocking (mutation round 12, G11)
 
 
 def test_no_listed_criteria_blocks(tmp_path: Path) -> None:

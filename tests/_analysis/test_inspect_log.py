@@ -1029,6 +1029,9 @@ def test_a_folder_with_one_unfinished_log_is_an_unfinished_run(logs: dict[str, P
     run = op.from_inspect(folder)
     assert run.manifest.finished_at is None
     assert op.from_inspect(folder / "log.json").manifest.finished_at is not None
+    # the gate says why in the Inspect AI log's own terms (mutation round 12, G15)
+    assert op.gate(run, release={"criteria": {"match": 0.5}, **LOOSE}).reason.startswith(
+        "unfinished: the Inspect AI eval did not finish (its log status is not 'success')")
 
 
 def test_a_sample_whose_sandbox_changed_is_another_case() -> None:

@@ -194,3 +194,16 @@ def test_outcome_summary_refuses_a_missing_status() -> None:
     frame = pd.DataFrame({"status": ["verified", None], "validator": ["v", "v"]})
     with pytest.raises(ValueError, match="unknown status missing values; allowed: "):
         outcome_summary(frame)
+
+
+def test_outcome_summary_groups_come_sorted_whatever_the_row_order() -> None:
+    # the docstring says one row per group, sorted: criteria met in the order z, a give rows a, z (a hand count:
+    # z holds a verified and a stale receipt, a one missing; mutation round 12, R09)
+    frame = receipts_frame([receipt("verified", "v"), receipt("missing"), receipt("stale", "v")],
+                           case_ids=["c1", "c2", "c3"])
+    frame["criterion"] = ["z", "a", "z"]
+    out = outcome_summary(frame, by="criterion")
+    assert out[["criterion", "expected", "verified", "failed"]].to_dict("records") == [
+        {"criterion": "a", "expected": 1, "verified": 0, "failed": 1},
+        {"criterion": "z", "expected": 2, "verified": 1, "failed": 1},
+    ]

@@ -30,3 +30,20 @@ def test_pass_hat_2_sums_per_cluster_by_hand() -> None:
     assert rs.sums.tolist() == [1.0, 1.0, 0.0] and rs.sizes.tolist() == [1, 2, 1]
     assert (rs.cases_at_one, rs.all_missing, rs.left_out, rs.failing_clusters) == (2, 1, 0, 2)
     assert rs.binary
+
+
+def test_a_part_of_a_clustered_criterion_gets_the_criterions_clustered_interval() -> None:
+    """A slice bin holding a and d (one case per cluster) of a criterion whose cluster B holds two cases: alone the
+    bin would get the unclustered Clopper–Pearson interval; decided by the whole criterion it gets the clustered
+    method the gate gives that criterion (mutation round 12, G18)."""
+    from oloproof_nb._analysis.gate import reduced_interval
+    from oloproof_nb._config.release import ReleaseConfig
+
+    cfg = ReleaseConfig()
+    whole = reduced_sums(epoch_counts(VERDICTS), parse_reduce("pass^2"))
+    part = reduced_sums(epoch_counts(VERDICTS[VERDICTS["case_id"].isin(["a", "d"])]), parse_reduce("pass^2"))
+    assert part.sizes.tolist() == [1, 1] and part.sums.tolist() == [1.0, 0.0]
+    alone, _, alone_clustered = reduced_interval(part, cfg)
+    assert (alone.method, alone_clustered) == ("clopper_pearson", False)
+    decided, _, clustered = reduced_interval(part, cfg, decided_by=whole)
+    assert (decided.method, clustered, decided.estimate) == ("cluster_t", True, 0.5)  # release.yaml's default

@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -146,10 +147,18 @@ def test_load_runs_takes_any_iterable_of_paths_and_a_frame_can_be_replaced(two_r
     for given in ((p for p in (first, second)), pd.Series([str(first), str(second)]), {first, second},
                   map(str, (first, second))):
         assert len(op.load_runs(given).cases) == 60
+    # one system made both: the pooled run names its version once, not once per run (mutation round 12, RU01)
+    version = op.load_run(first).system_version
+    assert version and op.load_run(second).system_version == version
+    assert op.load_runs([first, second]).system_version == version
     with pytest.raises(op.OloproofError, match="load_runs takes a list of run directories, got int"):
         op.load_runs(5)
     run = op.load_run(first)
     v = run.verdicts
+    marked = v.assign(verdict=["missing", "missing", *v["verdict"].iloc[2:]])
+    run.verdicts = marked  # 30 rows, 2 of them now missing: n counts them (mutation round 12, RU03)
+    summary = run.summary().iloc[0]
+    assert (summary["n"], summary["missing"], summary["passed"] + summary["failed"]) == (30, 2, 28)
     run.verdicts = v[v["verdict"] == "pass"].reset_index(drop=True)
     assert (op.gate(run).table.loc[0, "n"], op.gate(run).table.loc[0, "passed"]) == (22, 22)
 
@@ -241,3 +250,31 @@ def test_loading_a_suite_folder_or_its_runs_names_the_run_directory_to_give(make
             assert str(caught.value) == (f"{given}: not a run directory (no manifest.json); {hint}, "
                                          f"the latest is {str(second)!r}")
     assert op.load_run(second).run_id == second.name
+
+
+def test_the_summary_lists_criteria_in_the_suites_order(make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    """Criteria declared zeta, then alpha: the summary keeps that order (not the alphabet), with the counts of each
+    (3 cases, 1 answering "bad": 2 passed, 1 failed; mutation round 12, RU04)."""
+    evaluators = [{"type": "answer_matches", "criterion": "zeta"}, {"type": "answer_matches", "criterion": "alpha"}]
+    run = op.run(op.load_suite(make_suite(_cases(3, 1), evaluators=evaluators)), out=tmp_path / "run",
+                 progress=False)
+    summary = run.summary()
+    assert summary[["criterion", "n", "passed", "failed", "missing"]].to_dict("records") == [
+        {"criterion": "zeta", "n": 3, "passed": 2, "failed": 1, "missing": 0},
+        {"criterion": "alpha", "n": 3, "passed": 2, "failed": 1, "missing": 0}]
+
+
+def test_the_validity_check_difference_names_the_transform_whose_minimum_differs() -> None:
+    """Two transforms in both suites, only the second's minimum_validity changed: the difference names that one,
+    not the first the suites share unchanged (mutation round 12, RU06)."""
+    from types import SimpleNamespace as NS
+
+    from oloproof_nb._analysis.run import validity_check_difference
+
+    def run(*minimums: tuple[str, float]) -> Any:
+        transforms = [NS(name=name, minimum_validity=value) for name, value in minimums]
+        return NS(config=NS(metamorphic=NS(transforms=transforms)))
+
+    a, b = run(("kept", 0.5), ("moved", 0.85)), run(("kept", 0.5), ("moved", 0.99))
+    assert validity_check_difference(a, b) == "transform moved: minimum_validity 0.99, not 0.85"
+    assert validity_check_difference(a, a) == "other transforms or another case file"

@@ -57,6 +57,7 @@ BAD_LINES = [
     ('{"case_id": "c1~t", "valid": 1}', "'valid' must be true or false"),
     ('{"case_id": "c1~t", "valid": null}', "'valid' must be true or false"),
     ('{"case_id": 7, "valid": true}', "'case_id' must be a non-empty string"),
+    ('{"case_id": "", "valid": true}', "'case_id' must be a non-empty string"),
     ('{"case_id": "c1~t", "valid": true, "labeler": 3}', "'labeler' must be a string"),
     ('{"case_id": "c9~t", "valid": true}', "case id 'c9~t' is not a derived case of transform 't'"),
     ('{"case_id": "c1", "valid": true}', "case id 'c1' is not a derived case"),

@@ -84,3 +84,40 @@ def test_sums_a_hair_above_their_sizes_read_as_every_value_one() -> None:
     iv = fractional_interval(np.array([1 + 1e-13, 1 + 1e-13]), [1, 1])
     assert iv.estimate == 1.0
     assert iv.method == "clopper_pearson" and iv.high == 1.0
+
+
+@pytest.mark.parametrize("estimator", [op.pass_hat_k, op.pass_at_k])
+def test_a_case_of_no_epochs_is_refused_at_k_one(estimator) -> None:
+    # n = 0 runs of a case give no value at any k, k = 1 included: c/n would be 0/0 (mutation round 12, E05)
+    with pytest.raises(ValueError, match="case 0 has n=0"):
+        estimator([0, 3], [0, 1], 1)
+
+
+def test_two_clusters_are_enough_for_cluster_t() -> None:
+    # G = 2 is the fewest clusters the CR2 variance takes (the documented fallback is for G < 2 only); p̂ = 1.5/2
+    iv = fractional_interval([0.5, 1.0], [1, 1])
+    assert (iv.method, iv.n_clusters, iv.estimate) == ("cluster_t", 2, 0.75)
+
+
+
+@pytest.mark.parametrize(("values", "end"), [([1.0] * 19 + [0.9], "low"), ([0.0] * 19 + [0.1], "high")])
+def test_raw_bounds_are_capped_at_the_all_pass_bound(values: list[float], end: str) -> None:
+    """19 cases at 1 and one at 0.9, no denominator (the raw CR2 logit-t): its lower end (0.96) lies above the
+    all-pass bound of n_min = 20 independent cases, (α/2)^(1/20) = 0.025^0.05 = 0.8316 by hand, and is capped
+    there, as the docstring says; the mirror image caps the upper end at 1 − 0.8316 (mutation round 12, E20/E21)."""
+    iv = fractional_interval(values, [1] * 20)
+    top = 0.025 ** (1 / 20)
+    assert iv.method == "cluster_t"
+    if end == "low":
+        assert iv.low == pytest.approx(top, abs=1e-12)
+    else:
+        assert iv.high == pytest.approx(1 - top, abs=1e-12)
+
+
+def test_below_confidence_075_the_interval_holds_clopper_pearson_on_n_min() -> None:
+    """Confidence 0.5, values 0.4 and 0.6 alternating over 20 singleton clusters: the CR2 interval alone is
+    narrow (0.484, 0.516); the documented floor widens it to hold Clopper–Pearson of 10 successes in n_min = 20,
+    beta quantiles computed here (mutation round 12, E23)."""
+    iv = fractional_interval([0.4, 0.6] * 10, [1] * 20, confidence=0.5)
+    assert iv.low <= stats.beta.ppf(0.25, 10, 11) + 1e-12
+    assert iv.high >= stats.beta.ppf(0.75, 11, 10) - 1e-12

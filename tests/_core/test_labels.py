@@ -1,8 +1,10 @@
-"""Which derived copies no criterion scores (``invalid_copies``), from hand-counted labels."""
+"""Which derived copies no criterion scores (``invalid_copies``), one judgement line, a validity row: hand counts."""
 
 from __future__ import annotations
 
-from oloproof_nb._core.labels import invalid_copies
+import pytest
+
+from oloproof_nb._core.labels import invalid_copies, parse_judgement, validity_row
 
 
 def test_a_copy_is_left_out_only_when_every_pair_of_its_transform_is_labelled() -> None:
@@ -22,3 +24,34 @@ def test_labels_of_a_transform_not_declared_are_ignored_and_no_copies_check_noth
     labels = {"gone": gone, "t": [{"case_id": "a~t", "valid": False}, {"case_id": "b~t", "valid": True}]}
     assert invalid_copies(labels, {"t": 0.5}, 2) == {"a~t"}  # 1 of 2 valid, at the minimum 0.5; a~gone is no copy
     assert invalid_copies({"t": []}, {"t": 0.0}, 0) == frozenset()
+
+
+def test_a_judgement_is_checked_against_an_empty_set_of_derived_ids() -> None:
+    """known_ids given but empty (a transform with no derived case in the suite): every id is refused, as None
+    accepts every id (mutation round 12, L04)."""
+    with pytest.raises(ValueError, match="case id 'a~t' is not a derived case of transform 't' of this suite"):
+        parse_judgement({"case_id": "a~t", "valid": True}, known_ids=set(), transform="t")
+
+
+def test_a_null_labeler_reads_as_no_labeler() -> None:
+    # "labeler": null is allowed (as "note": null) and stored as "", never None (mutation round 12, L05)
+    assert parse_judgement({"case_id": "a~t", "valid": False, "labeler": None}) == {
+        "case_id": "a~t", "valid": False, "labeler": "", "note": ""}
+
+
+def test_validity_row_defaults_to_a_95_percent_wilson_interval() -> None:
+    """1 of 2 labelled pairs valid: the interval is statsmodels' 95% Wilson interval of 1 in 2 when no confidence is
+    given (mutation round 12, L17)."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    row = validity_row([{"case_id": "a~t", "valid": True}, {"case_id": "b~t", "valid": False}], 2, 0.5)
+    low, high = proportion_confint(1, 2, alpha=0.05, method="wilson")
+    assert (row["ci_low"], row["ci_high"]) == (pytest.approx(low, abs=1e-12), pytest.approx(high, abs=1e-12))
+
+
+def test_invalid_copies_of_every_checked_transform_are_left_out() -> None:
+    """Two checked transforms (each 1 of 2 valid, at the minimum 0.5): the invalid copy of each is left out, not only
+    the last transform's (mutation round 12, L18)."""
+    labels = {"t": [{"case_id": "a~t", "valid": False}, {"case_id": "b~t", "valid": True}],
+              "u": [{"case_id": "a~u", "valid": True}, {"case_id": "b~u", "valid": False}]}
+    assert invalid_copies(labels, {"t": 0.5, "u": 0.5}, 2) == {"a~t", "b~u"}

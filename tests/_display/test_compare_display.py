@@ -47,16 +47,22 @@ def test_repr_and_html(cmp: op.Comparison) -> None:
     assert isinstance(cmp, op.Comparison) and cmp.verdict == "REGRESSION"
     text = repr(cmp)
     assert text.startswith("Comparison: REGRESSION") and "pass->fail=10" in text
+    # base first, then the candidate (mutation round 12, DC06)
+    assert text.splitlines()[0].endswith(f" — {cmp.base.run_id} -> {cmp.candidate.run_id}, margin 0.02")
     assert "flipped: 10 rows in 10 cases, e.g. cmp.panel('c00')" in text
     html = cmp._repr_html_()
     assert "REGRESSION" in html and "Flipped cases" in html and "cmp.panel(&#39;c09&#39;)" in html
     assert "cmp.base.panel(case_id)" in html and "No flipped cases" not in html
+    assert "more rows" not in html  # 10 flipped rows are all shown (mutation round 12, DC03)
 
 
 def test_the_paired_panel_shows_both_runs(cmp: op.Comparison) -> None:
     panel = cmp.panel("c03")
     text = repr(panel)
     assert "answer_matches: pass -> fail  <- flipped" in text
+    # the case's own rows only: one criterion, one row (mutation round 12, DC07)
+    assert panel.rows[["case_id", "criterion", "base", "candidate"]].to_dict("records") == [
+        {"case_id": "c03", "criterion": "answer_matches", "base": "pass", "candidate": "fail"}]
     assert cmp.base.run_id in text and cmp.candidate.run_id in text
     assert '"ok"' in text and '"wrong <b>"' in text
     html = panel._repr_html_()
@@ -112,3 +118,40 @@ def test_the_plot_title_says_why_when_no_criterion_does(make_suite: Callable[...
     assert title.replace("\n", " ") == f"Candidate vs base: INSUFFICIENT_EVIDENCE ({cmp.reason})"  # wrapped at 80
     assert max(len(line) for line in title.split("\n")) <= 80
     assert repr(cmp).startswith(f"Comparison: INSUFFICIENT_EVIDENCE ({cmp.reason})")
+
+
+def test_a_row_that_passes_in_neither_run_is_not_flipped(make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    """c00 fails in the base and is missing in the candidate (its system raised): pass/not-pass is the same in both
+    runs, so the paired panel marks no flip, as ``cmp.flips`` holds none (mutation round 12, DC01)."""
+    class Raiser(Answerer):
+        def run(self, input: dict[str, Any]) -> dict[str, Any]:
+            if input["tag"] in self.broken:
+                raise RuntimeError("down")
+            return super().run(input)
+
+    cases = [{"id": f"c{i:02d}", "input": {"tag": f"c{i:02d}", "answer": "ok"}, "expected": {"answer": "ok"}}
+             for i in range(4)]
+    suite = op.load_suite(make_suite(cases, evaluators=[{"type": "answer_matches"}]))
+    base = op.run(suite, system=lambda: Answerer(frozenset({"c00"})), out=tmp_path / "b", progress=False)
+    cand = op.run(suite, system=lambda: Raiser(frozenset({"c00"})), out=tmp_path / "c", progress=False)
+    cmp = op.compare(base.directory, cand.directory)
+    assert cmp.flips.empty
+    text = repr(cmp.panel("c00"))
+    assert "  answer_matches: fail -> missing\n" in text and "flipped" not in text
+
+
+def test_the_html_says_how_many_unpaired_cases_it_does_not_show(make_suite: Callable[..., Path],
+                                                                  tmp_path: Path) -> None:
+    """31 cases only the candidate's suite has: 30 are shown and the HTML says 1 more (31 − 30, a hand count; the
+    frame holds them all; mutation round 12, DC04)."""
+    def cases(n: int) -> list[dict[str, Any]]:
+        return [{"id": f"c{i:02d}", "input": {"tag": f"c{i:02d}", "answer": "ok"}, "expected": {"answer": "ok"}}
+                for i in range(n)]
+
+    base_root = make_suite(cases(24), evaluators=[{"type": "answer_matches"}])
+    cand_root = make_suite(cases(55), evaluators=[{"type": "answer_matches"}])
+    base = op.run(op.load_suite(base_root), system=lambda: Answerer(), out=tmp_path / "b", progress=False)
+    cand = op.run(op.load_suite(cand_root), system=lambda: Answerer(), out=tmp_path / "c", progress=False)
+    cmp = op.compare(base.directory, cand.directory)
+    assert len(cmp.unpaired) == 31
+    assert "… and 1 more: see <code>cmp.unpaired</code>" in cmp._repr_html_()

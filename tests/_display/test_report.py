@@ -14,6 +14,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 from _frame_checks import EXACT_CSV  # noqa: E402
 from _hostile_files import Page, render_markdown  # noqa: E402
@@ -130,6 +131,7 @@ def test_report_without_transforms_replays_or_slices(make_suite: Any, tmp_path: 
     assert ">Fault replays</h2>" not in text and "No slices declared" in text
     assert text.count("data:image/png;base64,") == 1
     assert "ended in error" not in text  # every case completed: no such section
+    assert "is reduced over each case" not in text  # no pass^k criterion: no note on one (mutation round 12, RP03)
 
 
 RAISING = """
@@ -139,6 +141,8 @@ class Raising:
     def run(self, input):
         if input["answer"] == "boom":
             raise KeyError("member")
+        if input["answer"].startswith("bang"):
+            raise ValueError(input["answer"])
         return {"steps": [], "answer": input["answer"], "status": "completed"}
 """
 
@@ -158,6 +162,23 @@ def test_a_report_lists_the_case_runs_that_ended_in_error_by_message(make_suite:
     assert [c.strip() for c in row.strip("|").split("|")] == ["KeyError: 'member'", "error", "3", "c0"]
     raw = (tmp_path / "r_files" / "errors.csv").read_text(encoding="utf-8")
     assert raw.splitlines()[1:] == [f"c{i},1,error,KeyError: 'member'" for i in (0, 2, 4)]  # each case run
+
+    # the commonest message first: 2 case runs raise ValueError after 1 KeyError (mutation round 12, RP07)
+    cases = [{"id": f"c{i}", "input": {"answer": a, "n": i}, "expected": {"answer": "ok"}}
+             for i, a in enumerate(["boom", "bang", "bang"])]
+    root = make_suite(cases, evaluators=[{"type": "answer_matches"}], system="sysmod:Raising", system_code=RAISING)
+    md = write_report(op.run(op.load_suite(root), out=tmp_path / "run2", progress=False), tmp_path / "r2.md")
+    rows = [line.split("|")[1].strip() for line in md.read_text(encoding="utf-8").splitlines()
+            if line.startswith(("| KeyError", "| ValueError"))]
+    assert rows == ["ValueError: bang", "KeyError: 'member'"]
+    # 20 messages are all shown: the table is cut after the 20 commonest (RP08)
+    cases = [{"id": f"c{i}", "input": {"answer": f"bang{i:02d}", "n": i}, "expected": {"answer": "ok"}}
+             for i in range(20)]
+    root = make_suite(cases, evaluators=[{"type": "answer_matches"}], system="sysmod:Raising", system_code=RAISING)
+    md = write_report(op.run(op.load_suite(root), out=tmp_path / "run3", progress=False), tmp_path / "r3.md")
+    text = md.read_text(encoding="utf-8")
+    assert "20 of 20 case runs ended in error" in text and "commonest" not in text
+    assert sum(line.startswith("| ValueError: bang") for line in text.splitlines()) == 20
 
 
 def test_report_errors_are_one_line_exit_2(example_run: op.Run, tmp_path: Path,
@@ -542,6 +563,18 @@ def test_a_run_with_receipts_lists_each_one_not_verified(example_run: op.Run, tm
     for case_id, status in zip(expected["case_id"], expected["status"], strict=True):
         assert re.search(rf"\| {re.escape(case_id)} +\| [^|]+\| {status} ", section), (case_id, status)
     assert "the 4 receipt(s) not verified" in section and "| fs-01 " not in section
+    # a receipt still waiting is not verified either: it is listed with the 4 (mutation round 12, RP05)
+    receipts = run.receipts
+    receipts.loc[receipts["case_id"] == "fs-01", "status"] = "waiting"
+    run.receipts = receipts
+    waiting = write_report(run, tmp_path / "w.md").read_text(encoding="utf-8")
+    assert "the 5 receipt(s) not verified" in waiting and re.search(r"\| fs-01 +\| [^|]+\| waiting ", waiting)
+    # 50 receipts not verified (the 5 above, 11 × 4 copies of the failed ones and 1 more) are all listed: the cut
+    # is after 50 (RP06)
+    failed = receipts[~receipts["status"].isin(["verified", "waiting"])]
+    run.receipts = pd.concat([receipts, *[failed] * 11, failed.iloc[:1]], ignore_index=True)
+    fifty = write_report(run, tmp_path / "f.md").read_text(encoding="utf-8")
+    assert "the 50 receipt(s) not verified; `run.receipts` has every one." in fifty
     assert "Outcome receipts" not in write_report(example_run, tmp_path / "x.md").read_text(encoding="utf-8")
 
 
@@ -685,3 +718,45 @@ def test_a_gate_reason_quoting_the_run_is_text_in_both_reports(example_run: op.R
     assert f"noop_baseline: run {written} is the do-nothing" in page.text
     assert f"noop_baseline: run {written} is the do-nothing" in html.text
     assert "Verdict BLOCK (" in html.text and html.tags("b")[0] == {}  # the verdict still in bold
+
+
+def test_twenty_copies_left_out_are_listed_whole(make_suite: Any, tmp_path: Path) -> None:
+    """20 copies labelled invalid (a transform checked at minimum_validity 0: every pair labelled): the report
+    lists all 20, with no "…" (it cuts the list after 20; mutation round 12, RP02)."""
+    from _metamorphic_systems import case, mm_suite, transform
+
+    ids = [f"c{i:02d}" for i in range(20)]
+    labels = {"t": [{"case_id": f"{i}~t", "valid": False} for i in ids]}
+    root = mm_suite(make_suite, [case(i) for i in ids], [transform("t", minimum_validity=0.0)],
+                    [{"type": "answer_matches"}], labels)
+    run = op.run(op.load_suite(root), out=tmp_path / "run", progress=False)
+    text = write_report(run, tmp_path / "r.md").read_text(encoding="utf-8")
+    line = next(line for line in text.splitlines() if line.startswith("Copies labelled invalid"))
+    listed = ", ".join(rf"{i}\~t" for i in ids)  # Markdown escapes the tilde
+    assert line == f"Copies labelled invalid, scored by no criterion (20): {listed}."
+
+
+def test_the_slice_table_keeps_the_n_a_bin_when_it_holds_cases() -> None:
+    """Cases the slice cannot place (bin n/a) are a column of the report's slice table when there are any, and
+    left out when there are none (mutation round 12, RP09); an empty bin reads "—", a bin of one case its rate."""
+    from oloproof_nb._display.report import _slice_display
+
+    def table(na_support: int) -> pd.DataFrame:
+        return pd.DataFrame({"bin": ["<2", "n/a"], "criterion": ["a", "a"], "support": [0, na_support],
+                             "rate": [float("nan"), 0.5], "ci_low": [float("nan"), 0.1],
+                             "ci_high": [float("nan"), 0.9], "few_clusters": [False, True],
+                             "reduce": ["mean", "mean"]})
+
+    shown = _slice_display(table(1))  # one case is a bin with support, not an empty one (RP10)
+    assert list(shown.columns) == ["criterion", "<2", "n/a"]
+    assert shown.iloc[0].tolist() == ["a", "—", "0.500 [0.100, 0.900] n=1 †"]
+    assert list(_slice_display(table(0)).columns) == ["criterion", "<2"]
+
+
+def test_a_row_without_an_interval_shows_an_empty_interval_cell() -> None:
+    """A gate row with no interval (no_evidence: no rows) shows an empty cell, never an interval of NaN
+    (mutation round 12, RP13)."""
+    from oloproof_nb._display.report import _intervals
+
+    nan = float("nan")
+    assert _intervals(pd.DataFrame({"ci_low": [0.1, nan], "ci_high": [0.9, nan]})) == ["[0.100, 0.900]", ""]

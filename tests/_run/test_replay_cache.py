@@ -107,6 +107,16 @@ def test_the_step_just_before_the_checkpoint_is_part_of_the_recording_key() -> N
     assert replay_key(**key, recording=recording_digest(a, 2)) != replay_key(**key, recording=recording_digest(b, 2))
 
 
+def test_the_call_at_the_checkpoint_is_part_of_the_recording_key_when_it_is_the_last_step() -> None:
+    """The faulted call is the recording's last step (the agent stopped after it): another argument of that call
+    is another replay, as when steps follow it; its result is not part of the key (mutation round 12, C01)."""
+    look = {"kind": "tool_call", "tool": "look", "args": {}, "result": 1}
+    pay_1 = {"kind": "tool_call", "tool": "pay", "args": {"k": 1}, "result": {"ok": True}}
+    pay_2 = {**pay_1, "args": {"k": 2}}
+    assert recording_digest([look, pay_1], 1) != recording_digest([look, pay_2], 1)
+    assert recording_digest([look, pay_1], 1) == recording_digest([look, {**pay_1, "result": {"ok": False}}], 1)
+
+
 def _rows(run: op.Run) -> list[tuple[str, bool]]:
     df = run.replays
     return [(r.verdict, bool(r.cached)) for r in df.itertuples()]

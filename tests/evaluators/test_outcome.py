@@ -856,3 +856,15 @@ def test_an_unobserved_receipt_keeps_what_the_contract_promised() -> None:
     r = unobserved_receipt(contract, at, "observe() raised OSError")
     assert (r.artifact_id, r.expected_sha256, r.validator, r.run_started_at) == ("a", "ab" * 32, "schema", at)
     assert (r.status, r.reason) == ("unverified", "unverified: observe() raised OSError")
+
+
+def test_a_wait_is_counted_once_per_case_run_whatever_checks_its_outcome(outcome_suite: Callable[..., Path]) -> None:
+    """Two outcome_contract criteria read one contract: each waiting case run has a receipt per criterion, and is
+    one case run that declared a wait (2 by hand), not 4 (mutation round 12, G08)."""
+    cases = [case(f"ok{i:02d}", {"artifact_id": "good"}, write=["good"], n=i) for i in range(24)]
+    cases += [case(f"wait{i}", {"artifact_id": "good"}, write=[], status="waiting", n=i) for i in range(2)]
+    evaluators = [*OUTCOME_EVALUATORS, {"type": "outcome_contract", "criterion": "outcome_again"}]
+    root = outcome_suite(cases, evaluators=evaluators, release={"criteria": {"outcome_verified": 0.8}})
+    run = op.run(op.load_suite(root), progress=False)
+    table = op.gate(run).table.set_index("criterion")
+    assert table.loc["outcome_verified", "reason"].startswith("outcome_waiting: 2 case run(s) declared a wait")
