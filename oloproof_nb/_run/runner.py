@@ -11,7 +11,7 @@ Ctrl-C (``KeyboardInterrupt``), a store write error
 (:class:`~oloproof_nb.errors.OloproofError`), or a bug in oloproof
 (:class:`~oloproof_nb.errors.InternalError`, its traceback saved in the run
 directory). Anything the system does inside a case only fails that case. An
-unfinished run is resumable.
+unfinished run is resumable (unless its system records no code fingerprint).
 """
 
 from __future__ import annotations
@@ -176,8 +176,7 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
         store.close()
         add_note = getattr(exc, "add_note", None)  # Python 3.11+
         if callable(add_note):
-            add_note(f"the run is in {store.directory}; finish it with op.run(suite, out={str(store.directory)!r}, "
-                     "resume=True)")
+            add_note(f"the run is in {store.directory}; {_how_to_finish(store.directory, fingerprint)}")
         raise
     except OloproofError:
         store.close()
@@ -186,7 +185,7 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
         path = store.save_internal_error(traceback.format_exc())
         store.close()
         raise InternalError(f"internal error: {describe_exception(exc)} (a bug in oloproof_nb, not in your system; "
-                            f"the traceback is in {path}; the run is resumable)") from exc
+                            f"the traceback is in {path}; {_how_to_finish(store.directory, fingerprint)})") from exc
     except BaseException:
         store.close()
         raise
@@ -196,6 +195,17 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
     store.finish(finished_at=utc_now())
     _release_left(systems, timeout_s)  # after the run is finished: a resume would find it blocking again
     return store.directory
+
+
+def _how_to_finish(directory: Path, fingerprint: str | None) -> str:
+    """What a stopped run's messages say about finishing it: ``resume=True``, unless its system records no code
+    fingerprint, which :func:`_check_resumable` refuses (the Ctrl-C note sent a notebook cell's run to a resume that
+    was refused)."""
+    if fingerprint is None:
+        return ("it cannot be resumed: its system's class is defined in no file (typed into a notebook cell) and has "
+                "no fingerprint(), so a resume could not tell an edited cell; start a new run, or give the system a "
+                "fingerprint() that changes with its code")
+    return f"finish it with op.run(suite, out={str(directory)!r}, resume=True)"
 
 
 @dataclass

@@ -323,16 +323,22 @@ def open_fd(path: Path, flags: int, mode: int = 0o644) -> int:
     terminal) frees that number, and ``os.open`` hands out the lowest free one: the journal opened next then
     *was* standard output, and every line the system printed (a debugging ``print``, a C library writing to
     descriptor 2) was appended to ``states.jsonl`` between its records, so the run never loaded again. The
-    file is opened as asked, then moved to the lowest descriptor above 2 (not inherited by programs started
-    with ``exec``, as any descriptor Python opens).
+    file is opened as asked, then duplicated until the copy lands above 2 (``os.dup`` takes the lowest free
+    number, so at most three times; each copy is not inherited by programs started with ``exec``, as any
+    descriptor Python opens), and the standard numbers it took are closed again: a print to them fails, as it
+    did before we opened. ``os.dup`` is the same on every platform (Windows hands out the lowest free number
+    too; ``fcntl``'s ``F_DUPFD`` is POSIX only, and on Windows the file had stayed on the freed number).
     """
     fd = os.open(path, flags, mode)
-    if fd >= _STANDARD_FDS or sys.platform == "win32":
-        return fd
+    taken: list[int] = []
     try:
-        return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, _STANDARD_FDS)
+        while fd < _STANDARD_FDS:
+            taken.append(fd)
+            fd = os.dup(fd)
     finally:
-        os.close(fd)  # the standard number is free again: a print to it fails, as it did before we opened
+        for number in taken:
+            os.close(number)
+    return fd
 
 
 def _link_refused(path: Path) -> str:

@@ -614,6 +614,35 @@ def test_resume_refuses_a_system_class_no_file_defines(make_suite, tmp_path: Pat
             assert op.run(root, system=edited, out=out, resume=True, progress=False).finished
 
 
+@pytest.mark.skipif(not hasattr(BaseException, "add_note"), reason="exception notes are Python 3.11+")
+def test_a_ctrl_c_note_offers_no_resume_the_run_would_refuse(make_suite, tmp_path: Path) -> None:
+    """Fresh eyes on G11: a Ctrl-C (a notebook's interrupt) in the run of a class typed into a cell said "finish it
+    with op.run(suite, out=..., resume=True)", and that resume is refused (no code fingerprint). The note says the
+    run cannot be resumed and what to do instead; a class a file defines is still offered the resume."""
+    root = make_suite(_answers(4))
+    namespace: dict[str, Any] = {"__name__": "f6_notebook_cell"}
+    cell = ("class Agent:\n    version = 'v1'\n    def run(self, input):\n"
+            "        return {'steps': [], 'answer': input['answer']}\n")
+    exec(compile(cell, "<ipython-input-3-f6>", "exec"), namespace)  # noqa: S102 - a cell's class
+
+    def ctrl_c(done: int, total: int) -> None:
+        if done == 2:
+            raise KeyboardInterrupt
+
+    for name, system, resumable in (("cell", namespace["Agent"], False), ("file", _VersionTwo, True)):
+        out = tmp_path / name
+        with pytest.raises(KeyboardInterrupt) as stopped:
+            op.run(root, system=system, out=out, progress=ctrl_c)
+        (note,) = stopped.value.__notes__
+        assert ("resume=True" in note) is resumable, note
+        if not resumable:
+            assert note.endswith("start a new run, or give the system a fingerprint() that changes with its code")
+            with pytest.raises(op.RunDirError, match="defined in no file"):  # the refusal the note spares the user
+                op.run(root, system=system, out=out, resume=True, progress=False)
+        else:
+            assert op.run(root, system=system, out=out, resume=True, progress=False).finished
+
+
 def test_a_resumed_run_hands_no_record_to_the_sink(make_suite, tmp_path: Path) -> None:
     """``run_suite``: the sink "is not used on resume: it would miss the records already there"."""
     root = make_suite(_answers(3))

@@ -510,6 +510,46 @@ def test_open_fd_never_hands_out_a_standard_descriptor(tmp_path: Path) -> None:
         os.close(fd)
 
 
+def test_open_fd_keeps_run_files_off_the_standard_descriptors_on_windows_too(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fresh eyes on R9: on ``sys.platform == "win32"`` open_fd returned the descriptor ``os.open`` gave, a freed 0,
+    1 or 2 included (Windows hands out the lowest free number too), so a system that closed its standard output
+    still printed into the journal there. Both freed numbers below the file's are skipped, and fcntl (POSIX only)
+    is never touched."""
+
+    class NoFcntl:
+        def __getattr__(self, name: str) -> Any:
+            raise AssertionError(f"fcntl.{name} used on Windows")
+
+    monkeypatch.setattr(sys, "platform", "win32")
+    monkeypatch.setattr(store_module, "fcntl", NoFcntl(), raising=False)
+    saved = os.dup(0), os.dup(2)
+    os.close(0)
+    os.close(2)  # standard input and error closed: the two lowest free numbers
+    try:
+        fd = store_module.open_fd(tmp_path / "journal", os.O_WRONLY | os.O_CREAT)
+        standard_free = [number for number in (0, 2) if not _is_open(number)]
+    finally:
+        os.dup2(saved[0], 0)
+        os.dup2(saved[1], 2)
+        for number in saved:
+            os.close(number)
+    try:
+        assert fd > 2 and standard_free == [0, 2]  # the numbers it took on the way are free again
+        assert not os.get_inheritable(fd)
+        assert os.fstat(fd).st_ino == (tmp_path / "journal").stat().st_ino
+    finally:
+        os.close(fd)
+
+
+def _is_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True
+
+
 @needs_proc
 @pytest.mark.parametrize("fsync", ["finish", "record"])
 def test_the_journal_and_manifest_are_forced_to_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
