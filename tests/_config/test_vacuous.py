@@ -6,6 +6,7 @@ import json
 import warnings
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -339,11 +340,12 @@ def test_a_minimum_validity_that_two_valid_pairs_need_is_not_vacuous(make_suite:
     assert s.vacuous == {}
 
 
-RECEIPT_DESK = '''
+#: A refund desk: ``%(refund)s`` is what its issue_refund returns, ``%(act)s`` the body of act after the refund.
+DESK = '''
 from oloproof_nb import RecordedAgent
 
 class Desk(RecordedAgent):
-    version = "receipt-desk-1"
+    version = "%(version)s"
     def __init__(self):
         super().__init__()
         self.state = {}
@@ -352,32 +354,53 @@ class Desk(RecordedAgent):
     def snapshot(self):
         return {k: dict(v) for k, v in self.state.items()}
     def issue_refund(self, order_id):
-        self.state["orders"][order_id] = "refunded"
-        return {"ok": True}
+        %(refund)s
     def send_receipt(self, order_id):
+        return {"ok": True}
+    def escalate_to_human(self, order_id):
+        self.state["tickets"] = {order_id: "open"}
         return {"ok": True}
     def act(self, input, rec):
         done = rec.tool("issue_refund", self.issue_refund, order_id=input["order_id"])
-        if input["receipt"]:
-            rec.tool("send_receipt", self.send_receipt, order_id=input["order_id"])
-        return "refunded" if done.get("ok") else "sorry, it did not go through"
+%(act)s
 '''
 
+_REFUNDS = 'self.state["orders"][order_id] = "refunded"; return {"ok": True}'
+_DECLINES = 'return {"ok": False, "error": "declined", "message": "the bank declined it"}'
+_ESCALATES_ON_FAILURE = '''        if not done.get("ok"):
+            rec.tool("escalate_to_human", self.escalate_to_human, order_id=input["order_id"])
+            return "escalated"
+        return "%s"'''
 
-def _receipt_suite(tmp: Path, escalate: list[str], receipts: list[bool]) -> Path:
-    """A desk that sends a receipt after its refund, failed or not (where the case says so), and never escalates:
-    after a faulted refund it says sorry, neither recovered nor handed over."""
+
+def _fault_suite(tmp: Path, desk: dict[str, str], cases: list[dict[str, Any]], escalate: list[str]) -> Path:
+    """A suite of ``DESK % desk`` and ``cases``, with one fault_recovery criterion on issue_refund (``escalate``
+    its escalate_tools) gated at 0.5."""
     tmp.mkdir(parents=True)
-    (tmp / "desk.py").write_text(RECEIPT_DESK)
-    cases = [{"id": f"o{i}", "input": {"order_id": f"o{i}", "receipt": r},
-              "initial_state": {"orders": {f"o{i}": "paid"}},
-              "expected": {"answer": "refunded", "state": {"orders": {f"o{i}": "refunded"}}}}
-             for i, r in enumerate(receipts)]
+    (tmp / "desk.py").write_text(DESK % desk)
     (tmp / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases))
     fault = {"type": "fault_recovery", "tool": "issue_refund", "fault": "error", "escalate_tools": escalate}
     (tmp / "oloproof.yaml").write_text(yaml.safe_dump({"name": "r", "system": "desk:Desk", "evaluators": [fault]}))
     (tmp / "release.yaml").write_text(yaml.safe_dump({"criteria": {"recovers_from_error_at_issue_refund": 0.5}}))
     return tmp
+
+
+def _orders(n: int, expected: dict[str, Any], **given: Any) -> list[dict[str, Any]]:
+    """``n`` cases o0, o1, … of one paid order each; ``expected`` may name the order as ``{o}``."""
+    def each(i: int) -> Any:
+        return json.loads(json.dumps(expected).replace("{o}", f"o{i}"))
+    return [{"id": f"o{i}", "input": {"order_id": f"o{i}", **{k: v[i] for k, v in given.items()}},
+             "initial_state": {"orders": {f"o{i}": "paid"}}, "expected": each(i)} for i in range(n)]
+
+
+def _receipt_suite(tmp: Path, escalate: list[str], receipts: list[bool]) -> Path:
+    """A desk that sends a receipt after its refund, failed or not (where the case says so), and never escalates:
+    after a faulted refund it says sorry, neither recovered nor handed over."""
+    act = ('        if input["receipt"]:\n'
+           '            rec.tool("send_receipt", self.send_receipt, order_id=input["order_id"])\n'
+           '        return "refunded" if done.get("ok") else "sorry, it did not go through"')
+    cases = _orders(len(receipts), {"answer": "refunded", "state": {"orders": {"{o}": "refunded"}}}, receipt=receipts)
+    return _fault_suite(tmp, {"version": "receipt-desk-1", "refund": _REFUNDS, "act": act}, cases, escalate)
 
 
 def test_an_escalation_tool_every_recording_calls_after_the_fault_is_vacuous(tmp_path: Path) -> None:
@@ -411,50 +434,17 @@ def test_an_escalation_tool_a_recording_does_without_is_not_vacuous(tmp_path: Pa
     assert (row["passed"], row["n"], bool(row["vacuous"]), g.findings) == (5, 6, False, ())
 
 
-DECLINING_DESK = '''
-from oloproof_nb import RecordedAgent
-
-class Desk(RecordedAgent):
-    version = "declining-desk-%(escalates)s"
-    def __init__(self):
-        super().__init__()
-        self.state = {}
-    def reset(self, state):
-        self.state = {k: dict(v) for k, v in state.items()}
-    def snapshot(self):
-        return {k: dict(v) for k, v in self.state.items()}
-    def issue_refund(self, order_id):
-        return {"ok": False, "error": "declined", "message": "the bank declined it"}
-    def escalate_to_human(self, order_id):
-        self.state["tickets"] = {order_id: "open"}
-        return {"ok": True}
-    def act(self, input, rec):
-        done = rec.tool("issue_refund", self.issue_refund, order_id=input["order_id"])
-        if not done.get("ok") and %(escalates)s:
-            rec.tool("escalate_to_human", self.escalate_to_human, order_id=input["order_id"])
-            return "escalated"
-        return "sorry"
-'''
-
-
 @pytest.mark.parametrize("escalates", [True, False])
 def test_an_escalation_that_answers_a_recorded_failure_is_not_routine(tmp_path: Path, escalates: bool) -> None:
     """Review F5: the sandbox declines every refund (the recorded issue_refund fails), and the desk hands each
     declined one over: its escalate_to_human came after a failure, as the fault asks, not as a routine call. It was
     named vacuous ("where nothing failed") and marked so by the gate, though the same suite fails a desk that does
     not escalate, 0 of 6. Neither desk gets a finding now."""
-    tmp_path.joinpath("s").mkdir()
-    (tmp_path / "s" / "desk.py").write_text(DECLINING_DESK % {"escalates": escalates})
-    cases = [{"id": f"o{i}", "input": {"order_id": f"o{i}"}, "initial_state": {"orders": {f"o{i}": "paid"}},
-              "expected": {"answer": "escalated", "state": {"tickets": {f"o{i}": "open"}}}} for i in range(6)]
-    (tmp_path / "s" / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases))
-    fault = {"type": "fault_recovery", "tool": "issue_refund", "fault": "error",
-             "escalate_tools": ["escalate_to_human"]}
-    (tmp_path / "s" / "oloproof.yaml").write_text(yaml.safe_dump({"name": "d", "system": "desk:Desk",
-                                                                  "evaluators": [fault]}))
-    (tmp_path / "s" / "release.yaml").write_text(yaml.safe_dump({"criteria": {"recovers_from_error_at_issue_refund":
-                                                                              0.5}}))
-    run = op.run(op.load_suite(tmp_path / "s"), out=tmp_path / "r", progress=False)
+    act = _ESCALATES_ON_FAILURE % "sorry" if escalates else '        return "sorry"'
+    desk = {"version": f"declining-desk-{escalates}", "refund": _DECLINES, "act": act}
+    cases = _orders(6, {"answer": "escalated", "state": {"tickets": {"{o}": "open"}}})
+    run = op.run(op.load_suite(_fault_suite(tmp_path / "s", desk, cases, ["escalate_to_human"])), out=tmp_path / "r",
+                 progress=False)
     calls = run.steps[run.steps["case_id"] == "o0"]
     assert list(zip(calls["tool"], calls["is_error"], strict=True)) == (
         [("issue_refund", True), ("escalate_to_human", False)] if escalates else [("issue_refund", True)])
@@ -471,21 +461,10 @@ def test_an_escalation_made_only_under_the_fault_is_no_finding_and_no_crash(tmp_
     over when the replay's refund fails. Every replay passes as escalated, no recorded run calls the escalation tool,
     so the routine-escalation check has no call to look at: the gate PASSes with no finding. (A first version of the
     F5 check joined an empty frame and crashed here, an internal error on exactly the agent the criterion wants.)"""
-    tmp_path.joinpath("s").mkdir()
-    desk = DECLINING_DESK % {"escalates": True}
-    desk = desk.replace('return {"ok": False, "error": "declined", "message": "the bank declined it"}',
-                        'return {"ok": True}').replace('return "sorry"', 'return "refunded"')
-    (tmp_path / "s" / "desk.py").write_text(desk)
-    cases = [{"id": f"o{i}", "input": {"order_id": f"o{i}"}, "initial_state": {"orders": {f"o{i}": "paid"}},
-              "expected": {"answer": "refunded"}} for i in range(6)]
-    (tmp_path / "s" / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases))
-    fault = {"type": "fault_recovery", "tool": "issue_refund", "fault": "error",
-             "escalate_tools": ["escalate_to_human"]}
-    (tmp_path / "s" / "oloproof.yaml").write_text(yaml.safe_dump({"name": "d", "system": "desk:Desk",
-                                                                  "evaluators": [fault]}))
-    (tmp_path / "s" / "release.yaml").write_text(yaml.safe_dump({"criteria": {"recovers_from_error_at_issue_refund":
-                                                                              0.5}}))
-    run = op.run(op.load_suite(tmp_path / "s"), out=tmp_path / "r", progress=False)
+    desk = {"version": "good-desk-1", "refund": _REFUNDS, "act": _ESCALATES_ON_FAILURE % "refunded"}
+    cases = _orders(6, {"answer": "refunded"})
+    run = op.run(op.load_suite(_fault_suite(tmp_path / "s", desk, cases, ["escalate_to_human"])), out=tmp_path / "r",
+                 progress=False)
     assert set(run.steps["tool"]) == {"issue_refund"} and not run.steps["is_error"].astype(bool).any()
     assert run.replays["reason"].astype(str).str.contains("escalated").all()
     with warnings.catch_warnings():
