@@ -98,9 +98,9 @@ def no_decision(run: Run) -> str:
     ``cases.jsonl`` lost records (a truncated copy, an edited artifact) would be judged on the records
     left. A pooled run needs every one of its runs whole, and made by one system (``mixed_systems``: its runs'
     ``version`` or code fingerprint differ, or none records a code fingerprint): pooled with runs of the version
-    before it, a regressed agent's rows were outnumbered and the pool passed; and every run of the same cases
-    (``mixed_cases``: another set of case ids and digests), or the cases of the runs of an older case file
-    outweigh the others. (An Inspect AI log is checked against its own sample count when it is read.)
+    before it, a regressed agent's rows were outnumbered and the pool passed; and all of them runs of the same
+    cases (``mixed_cases``: another set of case ids and digests), since otherwise the cases of the older case
+    file outweigh the others. (An Inspect AI log is checked against its own sample count when it is read.)
     """
     idle = [r.run_id for r in run.runs if r.manifest.system_version == NOOP_VERSION]
     if idle:  # its passes are the checks' own: pooled with the agent's runs it raised their rate
