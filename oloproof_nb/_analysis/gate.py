@@ -577,7 +577,8 @@ def gate(run: Run, release: ReleaseLike | None = None, *,
     run = as_run(run, "gate: run")
     baseline = None if baseline is None else as_baseline(baseline)
     cfg = resolve_release(run, release, criteria=criteria, confidence=confidence, method=method)
-    drift = release_drift(run) if release is None else ""
+    found = _release_now(run) if release is None else None  # read once: the drift warning and Gate.relaxed
+    drift = _drift(run, found)
     if drift:  # the stored settings decide (the run is the evidence), but the user may think the file does
         root = run.suite_root or Path(".")
         warn_at_caller(f"{root / RELEASE_FILE} differs from the release settings run {run.run_id} was made with "
@@ -636,7 +637,8 @@ def gate(run: Run, release: ReleaseLike | None = None, *,
     listed = table[table["verdict"] != "REPORT_ONLY"]
     blocker = unwhole or ("" if len(listed) else NO_CRITERIA)
     overall = "PASS" if not blocker and bool((listed["verdict"] == "PASS").all()) else "BLOCK"
-    relaxed, than = _relaxed(run, cfg, rows, given=(release, criteria, confidence, method) != (None,) * 4)
+    given = (release, criteria, confidence, method) != (None,) * 4
+    relaxed, than = _relaxed(run, cfg, rows, None if given else found)
     return Gate(table=table, verdict=overall, release=cfg, clustered=clustered, n_source_clusters=n_source,
                 reason=blocker, findings=tuple(findings), unscored=tuple(unscored_copies(run)),
                 relaxed=tuple(relaxed), weaker_than=than)
@@ -644,7 +646,8 @@ def gate(run: Run, release: ReleaseLike | None = None, *,
 
 def relaxed_gate_settings(own: ReleaseConfig | None, cfg: ReleaseConfig, rows: list[dict[str, Any]]) -> list[str]:
     """The settings of ``cfg`` weaker than ``own`` (:func:`relaxed_settings`), among those that decide a verdict of
-    the gate ``rows``: thresholds, reductions and ``confidence`` always; ``min_clusters`` and
+    the gate ``rows``: thresholds and reductions of the criteria the rows judge (a criterion ``own`` gates that the
+    run does not judge, one the suite added since, decides none) and ``confidence`` always; ``min_clusters`` and
     ``allow_approximate_methods`` when a row has a clustered interval, ``unclustered_method`` when one has an
     unclustered one (``method`` and ``bootstrap`` only once the bootstrap may decide: never while
     ``BOOTSTRAP_MIN_CLUSTERS`` is infinite). Empty when ``own`` is None or the same settings.
@@ -655,6 +658,8 @@ def relaxed_gate_settings(own: ReleaseConfig | None, cfg: ReleaseConfig, rows: l
     """
     if own is None or cfg == own:
         return []
+    judged = {row["criterion"] for row in rows}  # a criterion the run does not judge decides none of its verdicts
+    own = own.model_copy(update={"criteria": {c: t for c, t in own.criteria.items() if c in judged}})
     used = {bool(row["_clustered"]) for row in rows if row["method"]}
     heads = ["criteria", "reductions", "confidence"]
     if True in used:
@@ -669,14 +674,17 @@ def relaxed_gate_settings(own: ReleaseConfig | None, cfg: ReleaseConfig, rows: l
 RUN_OWN = "the run's own release settings"
 
 
-def _relaxed(run: Run, cfg: ReleaseConfig, rows: list[dict[str, Any]], given: bool) -> tuple[list[str], str]:
+def _relaxed(run: Run, cfg: ReleaseConfig, rows: list[dict[str, Any]],
+             now: tuple[Path, ReleaseConfig | None] | None) -> tuple[list[str], str]:
     """:attr:`Gate.relaxed` and :attr:`Gate.weaker_than`: the settings of ``cfg`` weaker than the run's own; or,
-    when the gate uses the run's own (nothing ``given``), those weaker than the suite folder's release.yaml now."""
+    when the gate uses the run's own (``now``: the suite folder's release.yaml as :func:`_release_now` read it,
+    None when settings were given), those weaker than that file. A run that stored no settings is compared with
+    nothing: it was gated with the defaults, which gate no criterion (``no_criteria``), not with settings of its
+    own that a file could be weaker or stronger than."""
     relaxed = relaxed_gate_settings(run.release, cfg, rows)
     if relaxed:
         return relaxed, RUN_OWN
-    now = None if given else _release_now(run)
-    if now is None or now[1] is None:
+    if now is None or now[1] is None or run.release is None:
         return [], ""
     relaxed = relaxed_gate_settings(now[1], cfg, rows)
     return relaxed, (f"{now[0]} as it is now" if relaxed else "")
@@ -730,7 +738,11 @@ def release_drift(run: Run) -> str:
     Pooled runs were made with one release.yaml (``op.load_runs`` refuses others): their settings are compared
     with the file in the first run's suite folder.
     """
-    found = _release_now(run)
+    return _drift(run, _release_now(run))
+
+
+def _drift(run: Run, found: tuple[Path, ReleaseConfig | None] | None) -> str:
+    """:func:`release_drift` of ``run`` given the suite folder's release.yaml as :func:`_release_now` read it."""
     if found is None:
         return ""
     was, is_ = flat_settings(run.release), flat_settings(found[1])

@@ -211,3 +211,69 @@ def test_an_easier_reduction_than_the_runs_own_is_named(tmp_path: Path) -> None:
     assert easier.table.loc[0, "ci_low"] == pytest.approx(0.025 ** (1 / 24), abs=1e-12)
     assert easier.verdict == "PASS"
     assert easier.relaxed == ('reductions.answer_matches "pass^3" → "pass@3"',)
+
+
+def _suite(root: Path, release: dict[str, object] | None) -> Path:
+    """The suite of :data:`CASES` in ``root``, with ``release`` as its release.yaml (None: no file)."""
+    import yaml
+    from conftest import SCRIPTED_SYSTEM, write_jsonl
+
+    (root / "sysmod.py").write_text(SCRIPTED_SYSTEM, encoding="utf-8")
+    write_jsonl(root / "cases.jsonl", CASES)
+    (root / "oloproof.yaml").write_text(yaml.safe_dump({"name": "o", "system": "sysmod:Scripted",
+                                                       "cases": "cases.jsonl", "evaluators": EVALUATORS}))
+    if release is not None:
+        (root / "release.yaml").write_text(yaml.safe_dump(release))
+    return root
+
+
+def test_a_run_made_without_release_yaml_is_not_called_weaker_than_a_file_written_since(tmp_path: Path) -> None:
+    """Review F7: a run made with no release.yaml is gated with the defaults (no criterion: BLOCK no_criteria);
+    once a file was written, `oloproof gate RUN` printed 'gated with the settings stored with the run: 3 settings
+    weaker than …/release.yaml as it is now: criteria.answer_matches 0.5 → not gated, …' under the line saying
+    there was none when the run started: the run stored no settings, so nothing is weaker than the file."""
+    import yaml
+
+    made = op.run(_suite(tmp_path, None), progress=False)
+    assert made.release is None
+    (tmp_path / "release.yaml").write_text(yaml.safe_dump(RELEASE))
+    with pytest.warns(UserWarning, match="differs from the release settings run"):  # the drift is still told
+        g = op.gate(made)
+    assert g.verdict == "BLOCK" and g.reason.startswith("no_criteria")
+    assert (g.relaxed, g.weaker_than) == ((), "")
+
+
+def test_a_criterion_the_run_does_not_judge_is_not_called_left_out(tmp_path: Path) -> None:
+    """Review F7: the suite's release.yaml now gating a criterion the run never judged (an evaluator added since)
+    made `op.gate(run)` say the run's settings were weaker ('criteria.new_check 0.9 → not gated'), though no
+    verdict of the run can depend on it (the file given with release= is refused: no such criterion in the run).
+    A threshold lowered in the same file is still named."""
+    import yaml
+
+    made = op.run(_suite(tmp_path, RELEASE), progress=False)
+    now = {**RELEASE, "criteria": {**RELEASE["criteria"], "answer_matches": 0.6, "new_check": 0.9}}
+    (tmp_path / "release.yaml").write_text(yaml.safe_dump(now))
+    with pytest.warns(UserWarning, match="new_check null → 0.9"):
+        g = op.gate(made)
+    assert g.relaxed == ("criteria.answer_matches 0.6 → 0.5",)
+    assert g.weaker_than == f"{tmp_path / 'release.yaml'} as it is now"
+
+
+def test_a_gate_reads_the_suites_release_yaml_once(run: op.Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review F7: `op.gate(run)` read the suite folder's release.yaml twice (the drift warning, then Gate.relaxed);
+    once is enough for both. Given settings, it is not read at all."""
+    import oloproof_nb._config.release as release_module
+
+    read: list[Path] = []
+    real = release_module.read_yaml
+
+    def counted(path: Path) -> object:
+        read.append(Path(path))
+        return real(path)
+
+    monkeypatch.setattr(release_module, "read_yaml", counted)
+    op.gate(run)
+    assert [p.name for p in read] == ["release.yaml"]
+    read.clear()
+    op.gate(run, release=RELEASE)
+    assert read == []
