@@ -198,7 +198,11 @@ def _where(file: str | Path | None, line: int | None = None, key: str | None = N
 
 
 class ConfigError(OloproofError):
-    """A mistake in ``oloproof.yaml`` or ``release.yaml``: names the file and the key."""
+    """A mistake in ``oloproof.yaml`` or ``release.yaml``: names the file and the key.
+
+    Raised when a suite or release settings are loaded (``op.load_suite``, ``op.gate(release=...)``, the
+    command line). Fix the key the message names; ``file``, ``key`` and ``message`` hold its parts.
+    """
 
     def __init__(self, file: str | Path | None, key: str | None, message: str) -> None:
         self.file = None if file is None else str(file)
@@ -212,7 +216,12 @@ class ConfigError(OloproofError):
 
 
 class CaseFileError(OloproofError):
-    """A mistake in a JSONL input (cases, labels): names the file and the line."""
+    """A mistake in a JSONL input (cases, labels): names the file and the line.
+
+    Raised when the case file is read (``op.load_suite``, ``op.load_cases``), or when it changed since the
+    suite was loaded. Fix the line the message names (or load the suite again); ``file``, ``line`` and
+    ``message`` hold its parts.
+    """
 
     def __init__(self, file: str | Path, line: int | None, message: str) -> None:
         self.file = str(file)
@@ -225,11 +234,15 @@ class CaseFileError(OloproofError):
 
 
 class LabelFileError(CaseFileError):
-    """A mistake in a validity-label file: names the file and the line."""
+    """A mistake in a validity-label file: names the file and the line; fix that line."""
 
 
 class RunDirError(OloproofError):
-    """A run directory that cannot be created, resumed or read."""
+    """A run directory that cannot be created, resumed or read.
+
+    Raised by ``op.run``, ``op.load_run`` and the commands that read a run; the message names the folder and
+    what is wrong with it (a suite folder given where a run is wanted names its latest run instead).
+    """
 
 
 class CopyChangedError(RunDirError):
@@ -276,11 +289,18 @@ def describe_exception(exc: BaseException, limit: int = 500) -> str:
 
 
 class ContractFileError(OloproofError):
-    """A contract file (``oloproof receipt``) that cannot be used; one line naming the file and the key."""
+    """A contract file (``oloproof receipt``) that cannot be used; one line naming the file and the key.
+
+    Raised by ``op.verify_contract_file``; fix the key the message names.
+    """
 
 
 class DigestKeyError(OloproofError):
-    """The environment variable that should hold an HMAC key is unset or empty."""
+    """The environment variable that should hold an HMAC key is unset or empty.
+
+    Raised when a contract's ``digest_key_env`` is read (``op.observe_file``, ``op.verify_contract_file``):
+    set that variable to the key, or leave ``digest_key_env`` out for plain SHA-256 digests.
+    """
 
 
 class SliceSpecError(OloproofError):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import doctest
 import importlib
+import inspect
 import pkgutil
 import re
 import shutil
@@ -161,3 +162,39 @@ def test_no_library_module_switches_the_garbage_collector() -> None:
     offenders = [str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py")
                  if re.search(r"gc\.(freeze|unfreeze|disable|enable)\(", p.read_text(encoding="utf-8"))]
     assert offenders == []
+
+
+#: Public names whose docstring needs fewer numpydoc sections than their kind, each with the reason.
+_DOC_EXEMPT: dict[str, tuple[str, str]] = {
+    **{name: ("Examples", "an error: its docstring says when it is raised and what to do; raising it is not shown")
+       for name in ("OloproofError", "ConfigError", "CaseFileError", "LabelFileError", "RunDirError",
+                    "ContractFileError", "DigestKeyError", "ReplayDiverged")},
+    **{name: ("Examples", "a warning: its docstring says when it is warned and what to do")
+       for name in ("VacuousCheckWarning", "DuplicateCaseWarning", "SliceWarning")},
+}
+_DOC_SECTION = re.compile(r"^\s*([A-Z][A-Za-z ]+)\n\s*-{3,}\s*$", re.MULTILINE)
+
+
+def test_every_public_class_and_function_has_its_numpydoc_sections() -> None:
+    """STYLE.md item 10, on what ``help(op.X)`` shows: a function has Parameters, Returns and Examples; a class
+    has Attributes (or Parameters; Methods for a protocol) and Examples; errors and warnings are exempt from
+    Examples (see :data:`_DOC_EXEMPT`). numpydoc is not in the test extras: the section headers are read."""
+    missing = []
+    for name in oloproof_nb.__all__:
+        value = getattr(oloproof_nb, name)
+        if not (inspect.isclass(value) or inspect.isfunction(value)):
+            continue
+        doc = inspect.getdoc(value) or ""
+        sections = set(_DOC_SECTION.findall(doc))
+        exempt = {_DOC_EXEMPT[name][0]} if name in _DOC_EXEMPT else set()
+        if inspect.isclass(value):
+            needed = [] if issubclass(value, (Exception, Warning)) else [("Attributes", "Parameters", "Methods")]
+        else:
+            needed = [("Parameters",), ("Returns",)]
+        needed.append(("Examples",))
+        lacks = [" or ".join(any_of) for any_of in needed if not sections & set(any_of) and not exempt & set(any_of)]
+        if not doc.strip() or lacks:
+            missing.append(f"{name}: {', '.join(lacks) or 'a docstring'}")
+        if name in _DOC_EXEMPT:
+            assert _DOC_EXEMPT[name][0] not in sections, f"{name} is exempt from a section it has"
+    assert missing == []

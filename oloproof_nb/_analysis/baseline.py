@@ -62,6 +62,16 @@ class Baseline:
         The baseline's run (``system_version`` ``oloproof-noop``): every frame, the case panel.
     rates : pandas.DataFrame
         ``criterion, n, passed, missing, rate`` — one row per criterion of the suite.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from oloproof_nb.examples import init_example
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> idle = op.baseline(init_example("false-success", tmp.name + "/suite"))
+    >>> idle.run.system_version, list(idle.rates.columns)
+    ('oloproof-noop', ['criterion', 'n', 'passed', 'missing', 'rate'])
+    >>> tmp.cleanup()
     """
 
     run: Run

@@ -210,6 +210,10 @@ class Comparison:
         release settings, stored with it when it started (the candidate's when the base stored none), and that
         decide this comparison (:func:`relaxed_rule`), e.g. ``regression.margin 0.02 → 0.99``: a NO_REGRESSION
         is read knowing the rule was not the runs' own. Empty without ``release``.
+    margin : float
+        The regression margin (``release.regression.margin``).
+    regressions : pandas.DataFrame
+        The rows of ``table`` whose verdict is ``REGRESSION``.
     """
 
     table: pd.DataFrame

@@ -232,6 +232,9 @@ class Gate:
     weaker_than : str
         What :attr:`relaxed` is weaker than: ``the run's own release settings`` (:data:`RUN_OWN`), or
         ``<suite>/release.yaml as it is now``; empty when :attr:`relaxed` is.
+    blocking : pandas.DataFrame
+        The rows of ``table`` whose verdict is neither ``PASS`` nor ``REPORT_ONLY``: the listed criteria that
+        did not pass.
     """
 
     table: pd.DataFrame

@@ -110,6 +110,22 @@ class Run:
         The suite's release.yaml, if it had one.
     runs : list of Run
         The runs pooled into this one (see :func:`load_runs`); ``[self]`` for one run.
+    run_id, suite_name : str
+        The run's id (a pooled run: its runs' ids joined with ``+``) and its suite's name.
+    system_version : str or None
+        The system's version (a pooled run of several versions: them all, comma-separated).
+    finished : bool
+        Whether the run completed (pooled: every run).
+    criteria : list of str
+        The suite's criteria, one per evaluator.
+    n_cases : int
+        Cases recorded (rows of ``cases``).
+    epochs : int
+        How many times each case ran (pooled: the sum of its runs' epochs).
+    cases, steps, snapshots, changes, verdicts, comparisons, replays, pairs, receipts : pandas.DataFrame
+        The run's frames, one row per case, step, recorded state, changed leaf, case × criterion, compared
+        path, fault replay, metamorphic pair and outcome receipt; each attribute's docstring lists its
+        columns (shared/DESIGN.md pins them). Each read gives a copy of its own.
     """
 
     def __init__(self, directory: Path, manifest: Manifest, config: SuiteConfig | None = None,

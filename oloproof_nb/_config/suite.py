@@ -283,6 +283,38 @@ class Suite:
     :meth:`iter_cases` reads it one case at a time (each source followed by its
     derived copies), so a run's memory does not grow with the file.
     :attr:`cases` builds the whole list (for notebooks and small suites).
+    :func:`load_suite` gives it.
+
+    Attributes
+    ----------
+    root : Path
+        The suite folder.
+    config : SuiteConfig
+        ``oloproof.yaml``, validated.
+    release : ReleaseConfig or None
+        ``release.yaml``, validated; ``None`` when the folder has none.
+    cases_file : Path
+        The case file.
+    n_cases : int
+        Source and derived cases.
+    name : str
+        The suite's name (``config.name``).
+    criteria : list of str
+        The criteria, one per evaluator.
+    cases : list of Case
+        Every case (sources each followed by their derived copies); :meth:`iter_cases` streams them.
+    vacuous : dict of str to list of str
+        Checks that cannot fail (``VacuousCheckWarning``): criterion → one message per finding.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from oloproof_nb.examples import init_example
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> suite = op.load_suite(init_example("false-success", tmp.name + "/suite"))
+    >>> suite.name, suite.n_cases, suite.criteria, suite.release is not None
+    ('false-success', 6, ['answer_matches', 'outcome_verified'], True)
+    >>> tmp.cleanup()
     """
 
     root: Path

@@ -33,6 +33,14 @@ class Interval:
         Number of clusters G (equal to ``n`` when rows are not clustered).
     reason : str
         Why a fallback was used (starts with ``"degenerate"`` when every row agrees); empty otherwise.
+
+    Examples
+    --------
+    >>> iv = op.rate_interval([1, 1, 0, 1])
+    >>> iv.estimate, iv.n, iv.n_clusters
+    (0.75, 4, 4)
+    >>> iv.low < iv.estimate < iv.high
+    True
     """
 
     estimate: float

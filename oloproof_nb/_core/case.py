@@ -24,7 +24,24 @@ CASE_KEYS: tuple[str, ...] = ("id", "input", "initial_state", "expected", "clust
 
 
 class Expected(BaseModel):
-    """What a case expects: a final ``answer`` and/or (part of) the ``state`` after it."""
+    """What a case expects: a final ``answer`` and/or (part of) the ``state`` after it.
+
+    Attributes
+    ----------
+    answer : Any
+        The expected final answer (``None`` when the case gives none: see ``has_answer``).
+    state : dict or None
+        The leaves the state after the case must hold (``None``: the case expects no state).
+    has_answer : bool
+        Whether the case line wrote ``answer`` (an expected answer of ``null`` is one); never stored.
+
+    Examples
+    --------
+    >>> rec = {"id": "c1", "input": {}, "expected": {"answer": None}}
+    >>> exp = Case.from_record({**rec, "digest": case_digest(rec)}).expected
+    >>> exp.answer, exp.has_answer, exp.state
+    (None, True, None)
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -40,6 +57,40 @@ class Case(BaseModel):
     ``{id, input, initial_state, expected, outcome}`` (keys the case does not
     have are left out; ``cluster`` and ``metadata`` never count). Derived cases
     (metamorphic copies) carry ``source_id`` and ``transform``.
+
+    Attributes
+    ----------
+    id : str
+        The case's id (non-empty).
+    input : dict
+        What the system's ``run`` is given.
+    initial_state : dict
+        The state the sandbox is reset to before the case (default ``{}``).
+    expected : Expected
+        What the case expects.
+    cluster : str
+        The case's cluster for the intervals (its id when the line gives none; a derived case: its source's).
+    outcome : dict or None
+        The outcome contract the case promises, if any.
+    metadata : dict
+        Free-form data, never judged (default ``{}``).
+    digest : str
+        The SHA-256 hex described above (:func:`case_digest`).
+    source_id : str
+        The source case's id (its own id for a source case).
+    transform : str or None
+        The metamorphic transform that derived it; ``None`` for a source case.
+    epoch : int
+        Which repetition of the case this is (1-based).
+
+    Examples
+    --------
+    >>> rec = {"id": "ord-1", "input": {"order_id": "ord-1"}, "expected": {"answer": "refunded"}}
+    >>> case = Case.from_record({**rec, "digest": case_digest(rec)})
+    >>> case.cluster, case.source_id, case.transform, case.epoch, case.expected.answer
+    ('ord-1', 'ord-1', None, 1, 'refunded')
+    >>> case.digest == case_digest(rec)
+    True
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)

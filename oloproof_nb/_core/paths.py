@@ -200,6 +200,20 @@ def format_path(keys: Sequence[str | int]) -> str:
 def get_path(state: Any, path: str | Sequence[str]) -> Any:
     """The value at ``path`` in ``state``, or :data:`ABSENT` when it does not exist.
 
+    Parameters
+    ----------
+    state : Any
+        A JSON-like value: mappings and lists, nested.
+    path : str or sequence of str
+        A dotted path as :func:`parse_path` reads it (``items.0.qty``, ``a["c.d"]``), or its keys already
+        split. A key that is a non-negative integer indexes a list.
+
+    Returns
+    -------
+    Any
+        The value there (``None`` when the state holds ``null``), or :data:`ABSENT` when a key is missing, an
+        index is out of range, or the path goes through a leaf.
+
     Examples
     --------
     >>> get_path({"a": {"b": None}}, "a.b") is None
@@ -282,10 +296,23 @@ def flatten(state: Any) -> dict[str, Any]:
     lists (so ``{}`` and ``[]`` stay visible). The root itself is never a leaf
     unless it is empty, in which case the result is empty.
 
+    Parameters
+    ----------
+    state : Any
+        A JSON-like value: mappings and lists, nested.
+
+    Returns
+    -------
+    dict of str to Any
+        Each leaf's path (as :func:`parse_path` reads it back: a key holding a dot is quoted, a list index
+        is its number) mapped to its value, in the order of ``state``.
+
     Examples
     --------
     >>> flatten({"a": {"b": 1, "c.d": [1, 2]}, "e": {}})
     {'a.b': 1, 'a["c.d"].0': 1, 'a["c.d"].1': 2, 'e': {}}
+    >>> flatten({}), flatten(5)
+    ({}, {})
     """
     return {format_path(keys): value for keys, value in _walk(state, ()) if keys}
 

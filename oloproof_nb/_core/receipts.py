@@ -158,6 +158,17 @@ class OutcomeContract(BaseModel):
     locator : str or None
         Where a local-file observer finds the artifact, relative to the contract's folder.
         Used to observe only; never copied into a receipt.
+
+    Attributes
+    ----------
+    digest_kind : {"sha256", "hmac-sha256"}
+        ``"hmac-sha256"`` when ``digest_key_env`` is set, else ``"sha256"``.
+
+    Examples
+    --------
+    >>> c = OutcomeContract(artifact_id="monthly-report", expected_sha256="ab" * 32)
+    >>> c.require_fresh, c.digest_kind
+    (True, 'sha256')
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -202,6 +213,14 @@ class Evidence(BaseModel):
     Notes
     -----
     Naive datetimes are rejected with a ``ValueError`` rather than guessed to be UTC.
+
+    Examples
+    --------
+    >>> from datetime import datetime, timezone
+    >>> ev = Evidence(artifact_id="monthly-report", observed_at=datetime(2026, 7, 25, 14, tzinfo=timezone.utc),
+    ...               sha256="ab" * 32, evidence_source="local_file_stat")
+    >>> ev.digest_kind
+    'sha256'
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -265,6 +284,14 @@ class Receipt(BaseModel):
         One of :data:`STATUSES`.
     reason : str
         Which check decided, in words.
+
+    Examples
+    --------
+    >>> from datetime import datetime, timezone
+    >>> t0 = datetime(2026, 7, 25, 14, tzinfo=timezone.utc)
+    >>> r = classify_outcome(OutcomeContract(artifact_id="monthly-report"), None, run_started_at=t0)
+    >>> r.status, r.observed_at, r.evidence_source
+    ('missing', None, None)
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)

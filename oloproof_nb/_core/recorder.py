@@ -14,7 +14,15 @@ __all__ = ["Recorder", "RecordedAgent", "ReplayDiverged"]
 
 
 class ReplayDiverged(RuntimeError):
-    """A replayed call before the checkpoint did not match the recording."""
+    """A replayed call did not match the recording: raised by a :class:`Recorder` replaying.
+
+    A call up to the checkpoint that differs from the recorded one in its kind, name or arguments, or
+    that the recording does not have; a tool before the checkpoint (or at it, in the control replay)
+    that returns another result than the recorded one (the sandbox was not reset to the recorded
+    state); a replay that ends before reaching the checkpoint. The agent is not deterministic given its
+    recorded calls: send every nondeterministic call (a clock, a random draw, a model) through
+    :meth:`Recorder.tool` or :meth:`Recorder.model`.
+    """
 
 
 class Recorder:
@@ -42,6 +50,15 @@ class Recorder:
     :class:`~oloproof_nb._core.jsonsafe.NotJSONError` naming the call, the path
     inside the value and the fix, and the case ends with status ``error``.
     Replayed model outputs (before the checkpoint) are their recorded JSON form.
+
+    Attributes
+    ----------
+    steps : list of ToolCall or Message
+        The calls made so far, as recorded (JSON copies).
+    status : {"completed", "failed", "waiting"}
+        The status :meth:`trajectory` gives (default ``"completed"``).
+    is_replaying : bool
+        Whether this recorder replays a recording (made by :meth:`replaying`).
 
     Examples
     --------
@@ -171,7 +188,25 @@ class RecordedAgent:
     """Base class: write ``act(input, rec)`` on a :class:`Recorder`; get ``run`` and ``replay``.
 
     Subclasses that also define ``reset`` and ``snapshot`` are :class:`Stateful`
-    and :class:`Replayable` systems.
+    and :class:`Replayable` systems. ``run(input)`` calls ``act`` on a new
+    recorder and returns its trajectory; ``replay(trajectory, checkpoint=,
+    change=)`` calls ``act(trajectory.input, ...)`` on a recorder replaying it
+    (a ``ValueError`` when ``trajectory.input`` is not set; the runner sets it).
+
+    Attributes
+    ----------
+    version : str or None
+        The agent's version, set on the subclass (replays are cached per version); default ``None``.
+
+    Examples
+    --------
+    >>> class Adder(RecordedAgent):
+    ...     version = "adder-1"
+    ...     def act(self, input, rec):
+    ...         return rec.tool("add", lambda a, b: a + b, a=input["a"], b=input["b"])
+    >>> traj = Adder().run({"a": 1, "b": 2})
+    >>> traj.answer, traj.steps[0].tool, traj.steps[0].result
+    (3, 'add', 3)
     """
 
     version: str | None = None

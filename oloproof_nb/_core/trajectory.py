@@ -27,7 +27,25 @@ __all__ = [
 
 
 class ToolCall(BaseModel):
-    """A tool call and the result it returned (``result`` may be any JSON value)."""
+    """A tool call and the result it returned (``result`` may be any JSON value).
+
+    Attributes
+    ----------
+    kind : {"tool_call"}
+        Tells a step that is a tool call from a :class:`Message`.
+    tool : str
+        The tool's name.
+    args : dict
+        The arguments it was called with (default ``{}``).
+    result : Any
+        What it returned (default ``None``).
+
+    Examples
+    --------
+    >>> call = ToolCall(tool="get_order", args={"order_id": "ord-1"}, result={"status": "delivered"})
+    >>> call.tool, call.result["status"]
+    ('get_order', 'delivered')
+    """
 
     model_config = ConfigDict(extra="forbid")
 
@@ -38,7 +56,25 @@ class ToolCall(BaseModel):
 
 
 class Message(BaseModel):
-    """A message or model step; ``name``/``args`` describe a recorded model call."""
+    """A message or model step; ``name``/``args`` describe a recorded model call.
+
+    Attributes
+    ----------
+    kind : {"message"}
+        Tells a step that is a message from a :class:`ToolCall`.
+    role : str
+        Who speaks (default ``"assistant"``).
+    content : Any
+        The message's text, or a model call's output (default ``None``).
+    name, args : str or None, dict or None
+        The model call's name and arguments, for a call recorded by :meth:`Recorder.model`; ``None`` for a
+        plain message.
+
+    Examples
+    --------
+    >>> Message(content="It was delivered.").role
+    'assistant'
+    """
 
     model_config = ConfigDict(extra="forbid")
 
@@ -68,6 +104,27 @@ class Trajectory(BaseModel):
 
     ``status`` is ``completed``, ``failed`` or ``waiting`` (the run declared a
     wait: an approval, a dependency). ``input`` is set by the runner.
+
+    Attributes
+    ----------
+    steps : list of ToolCall or Message
+        The steps in order (a mapping with a ``tool`` key and no ``kind`` is read as a tool call, any other
+        as a message).
+    answer : Any
+        The final answer (default ``None``).
+    status : {"completed", "failed", "waiting"}
+        How the case ended (default ``"completed"``).
+    input : dict or None
+        The case's input, set by the runner (a replay needs it).
+
+    Examples
+    --------
+    >>> t = Trajectory(steps=[{"tool": "get_order", "args": {"order_id": "ord-1"}},
+    ...                       {"role": "assistant", "content": "It was delivered."}], answer="delivered")
+    >>> [type(s).__name__ for s in t.steps], t.status
+    (['ToolCall', 'Message'], 'completed')
+    >>> t.tool_calls()[0][0], t.first_call("get_order"), t.first_call("issue_refund")
+    (0, 0, None)
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -101,6 +158,20 @@ class Change(BaseModel):
     (it runs, with its side effects, and then its result is replaced, as when
     a transfer went out but the response timed out). A Replayable system
     written without the :class:`~oloproof_nb.Recorder` must honour it.
+
+    Attributes
+    ----------
+    result : Any
+        The result the call returns instead of its own.
+    effect : {"skipped", "applied"}
+        Whether the call itself runs (default ``"skipped"``).
+
+    Examples
+    --------
+    >>> Change(result=fault_result("timeout", "issue_refund"), effect="applied").effect
+    'applied'
+    >>> Change(result=None).model_dump()  # the default effect is left out of what is stored
+    {'result': None}
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -125,6 +196,26 @@ MALFORMED_RESULT = "<<malformed>>"
 def fault_result(fault: str, tool: str) -> Any:
     """The fixed result that replaces a call of ``tool`` under ``fault``.
 
+    Parameters
+    ----------
+    fault : {"error", "timeout", "malformed"}
+        The fault (one of :data:`FAULTS`).
+    tool : str
+        The tool whose call it replaces (named in the message).
+
+    Returns
+    -------
+    Any
+        The result below: a mapping for ``error`` and ``timeout``, the string :data:`MALFORMED_RESULT` for
+        ``malformed``.
+
+    Raises
+    ------
+    ValueError
+        For a fault not in :data:`FAULTS`.
+
+    Notes
+    -----
     ============  ==============================================================
     ``error``     ``{"ok": false, "error": "error", "message": "<tool> failed"}``
     ``timeout``   ``{"ok": false, "error": "timeout", "message": "<tool> timed out"}``
@@ -135,6 +226,8 @@ def fault_result(fault: str, tool: str) -> Any:
     --------
     >>> fault_result("error", "issue_refund")
     {'ok': False, 'error': 'error', 'message': 'issue_refund failed'}
+    >>> fault_result("malformed", "issue_refund")
+    '<<malformed>>'
     """
     if fault == "error":
         return {"ok": False, "error": "error", "message": f"{tool} failed"}
@@ -225,7 +318,27 @@ def step_is_error(step: ToolCall | Message, rule: ToolErrorRule = DEFAULT_TOOL_E
 
 @runtime_checkable
 class Stateful(Protocol):
-    """A system with a sandbox: ``reset`` to a state before each case, ``snapshot`` after."""
+    """A system with a sandbox: ``reset`` to a state before each case, ``snapshot`` after.
+
+    A protocol: any object with these two methods is one (``isinstance`` checks them); the runner also calls
+    the system's ``run(input)``, which returns a :class:`Trajectory` (or a mapping of the same shape).
+
+    Methods
+    -------
+    reset(state)
+        Put the sandbox in ``state`` (a deep copy of the case's ``initial_state``; ``{}`` when it has none).
+    snapshot()
+        The sandbox's state now, as a JSON-ready mapping; right after ``reset(s)`` it must give ``s`` back.
+
+    Examples
+    --------
+    >>> class Desk:
+    ...     def reset(self, state): self.state = state
+    ...     def snapshot(self): return self.state
+    ...     def run(self, input): return Trajectory(answer="ok")
+    >>> isinstance(Desk(), Stateful), isinstance(object(), Stateful)
+    (True, False)
+    """
 
     def reset(self, state: dict[str, Any]) -> None: ...
 
@@ -239,6 +352,26 @@ class Replayable(Protocol):
     Calls before ``checkpoint`` must reproduce the recording; the call at it
     returns ``change.result`` (after running, when ``change.effect`` is
     ``applied``); later calls run live. ``change=None`` is the control replay.
+    A :class:`RecordedAgent` is one without writing ``replay``.
+
+    Methods
+    -------
+    replay(trajectory, *, checkpoint, change)
+        The new :class:`Trajectory`: ``trajectory`` (as recorded, ``input`` set) re-run with the step at index
+        ``checkpoint`` of ``trajectory.steps`` given ``change`` (a :class:`Change`, or None).
+
+    Examples
+    --------
+    >>> class Agent(op.RecordedAgent):
+    ...     def act(self, input, rec):
+    ...         return rec.tool("add", lambda a, b: a + b, a=input["a"], b=2)
+    >>> agent = Agent()
+    >>> isinstance(agent, Replayable)
+    True
+    >>> recorded = agent.run({"a": 1})
+    >>> recorded.input = {"a": 1}  # the runner sets it
+    >>> agent.replay(recorded, checkpoint=0, change=Change(result=99)).answer
+    99
     """
 
     def replay(self, trajectory: Trajectory, *, checkpoint: int, change: Change | None) -> Trajectory: ...

@@ -64,7 +64,23 @@ class PairedPanel:
 
 
 class Comparison(_compare.Comparison):
-    """Two runs compared, as a notebook shows them (see the base class for the fields)."""
+    __doc__ = f"""{_compare.Comparison.__doc__}
+    Notes
+    -----
+    As a notebook shows it: its text is the verdict, then one line per criterion (difference, interval,
+    flips); :meth:`panel` shows a case in both runs side by side. :func:`compare` gives it.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from oloproof_nb.examples import init_example
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> suite = op.load_suite(init_example("false-success", tmp.name + "/suite"))
+    >>> cmp = op.compare(op.run(suite, progress=False), op.run(suite, progress=False))
+    >>> cmp.n_paired, len(cmp.flips), cmp.margin
+    (6, 0, 0.02)
+    >>> tmp.cleanup()
+    """
 
     @classmethod
     def of(cls, c: _compare.Comparison) -> Comparison:

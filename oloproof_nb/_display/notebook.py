@@ -38,7 +38,24 @@ __all__ = ["Run", "Gate", "run", "load_run", "load_runs", "from_inspect", "gate"
 
 
 class Run(_run.Run):
-    """A stored run as a notebook shows it: every frame (see the base class), a case panel, an HTML summary."""
+    __doc__ = f"""{_run.Run.__doc__}
+    Notes
+    -----
+    As a notebook shows it: :meth:`panel` opens a case (input, steps, verdicts, every compared path), the
+    HTML summary says where to look next, and :meth:`replay_summary` counts the replays made and cached.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from oloproof_nb.examples import init_example
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> run = op.run(init_example("false-success", tmp.name + "/suite"), progress=False)
+    >>> run.suite_name, run.n_cases, run.criteria, run.finished
+    ('false-success', 6, ['answer_matches', 'outcome_verified'], True)
+    >>> run.verdicts[["case_id", "criterion", "verdict"]].shape
+    (12, 3)
+    >>> tmp.cleanup()
+    """
 
     def panel(self, case_id: str, run_id: str | None = None, epoch: int = 1) -> CasePanel:
         """The case panel: input, steps, verdicts and every compared path (HTML in Jupyter).
@@ -105,7 +122,24 @@ class Run(_run.Run):
 
 
 class Gate(_gate.Gate):
-    """The release decision as a notebook shows it (see the base class for the fields)."""
+    __doc__ = f"""{_gate.Gate.__doc__}
+    Notes
+    -----
+    As a notebook shows it: its text is the verdict, then one line per criterion (rate, interval, ``n``,
+    reason); in Jupyter, a table. :func:`gate` gives it.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from oloproof_nb.examples import init_example
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> g = op.gate(op.run(init_example("false-success", tmp.name + "/suite"), progress=False))
+    >>> g.verdict, list(g.table["criterion"])
+    ('BLOCK', ['answer_matches', 'outcome_verified'])
+    >>> list(g.blocking["criterion"])
+    ['outcome_verified']
+    >>> tmp.cleanup()
+    """
 
     @classmethod
     def of(cls, g: _gate.Gate) -> Gate:

@@ -191,6 +191,22 @@ def observe_file(
         exit code, or ``validator_error`` saying why there is none (not registered, crashed,
         timed out), and ``evidence_source="local_file_stat"``.
 
+    Examples
+    --------
+    >>> import hashlib, tempfile
+    >>> from pathlib import Path
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> report = Path(tmp.name, "report.csv")
+    >>> _ = report.write_bytes(b"month,revenue")
+    >>> digest = hashlib.sha256(b"month,revenue").hexdigest()
+    >>> contract = op.OutcomeContract(artifact_id="report", expected_sha256=digest)
+    >>> ev = op.observe_file(contract, report)
+    >>> ev.sha256 == contract.expected_sha256, ev.evidence_source
+    (True, 'local_file_stat')
+    >>> op.observe_file(contract, Path(tmp.name, "absent.csv")) is None
+    True
+    >>> tmp.cleanup()
+
     Raises
     ------
     DigestKeyError
@@ -428,6 +444,18 @@ def verify_contract_file(
         The contract file is unusable (a ``validator`` named that ``validators`` does not hold included).
     DigestKeyError
         ``digest_key_env`` names an unset or empty variable.
+
+    Examples
+    --------
+    >>> import json, tempfile
+    >>> from pathlib import Path
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> contract = Path(tmp.name, "contract.json")
+    >>> _ = contract.write_text(json.dumps({"artifact_id": "report", "locator": "report.csv",
+    ...                                     "run_started_at": "2026-07-25T14:00:00+00:00"}))
+    >>> op.verify_contract_file(contract).status
+    'missing'
+    >>> tmp.cleanup()
     """
     spec = load_contract_file(path)
     registry: dict[str, Validator] = dict(validators or {})
