@@ -40,6 +40,9 @@ side by side as Inspect leaves them. Into LOG_DIR/dicts, a task of five samples 
 two dict-valued scorers, ``checks`` (``{"correct": "C"/"I", "safe": 1/0}``, ``metrics={"correct": [accuracy()],
 "safe": [accuracy()]}``) and ``audit`` (``{"correct": ..., "polite": True/False}``, ``metrics=[{"*":
 [accuracy()]}]``: the key ``correct`` is in both), beside the plain scorer ``graded()`` (``GRADES``).
+
+``python tests/_inspect_task.py --subset LOG_DIR``: a task of twenty samples (``PICKED``: the last three fail) run
+on a selection of them (:func:`subset`).
 """
 
 from __future__ import annotations
@@ -278,8 +281,31 @@ def graders(log_dir: str) -> None:
     print(first[0].status, again[0].status)
 
 
+#: The grades of the ``--subset`` task's twenty samples (``p0`` …): the last three fail.
+PICKED = ["C"] * 17 + ["I"] * 3
+
+
+def subset(log_dir: str) -> None:
+    """Into LOG_DIR/picked, the ``--subset`` task run on the 17 samples that pass (``sample_id=``); into
+    LOG_DIR/first, run on its first 12 (``limit=12``); into LOG_DIR/shards, run twice, on ``limit=(0, 10)`` and
+    ``limit=(10, 20)`` (together every sample)."""
+    model = get_model("mockllm/model", custom_outputs=plain_policy)
+
+    def picked() -> Task:
+        return Task(dataset=[Sample(id=f"p{i}", input=f"Question {i}.", target="ok", metadata={"grade": grade})
+                             for i, grade in enumerate(PICKED)], solver=generate(), scorer=graded(), name="picked")
+
+    inspect_eval(picked(), model=model, log_dir=f"{log_dir}/picked", display="none", max_samples=8,
+                 sample_id=[f"p{i}" for i in range(17)])
+    inspect_eval(picked(), model=model, log_dir=f"{log_dir}/first", display="none", max_samples=8, limit=12)
+    for shard in ((0, 10), (10, 20)):
+        inspect_eval(picked(), model=model, log_dir=f"{log_dir}/shards", display="none", max_samples=8, limit=shard)
+
+
 if __name__ == "__main__":
-    if sys.argv[1] == "--graders":
+    if sys.argv[1] == "--subset":
+        subset(sys.argv[2])
+    elif sys.argv[1] == "--graders":
         graders(sys.argv[2])
     elif sys.argv[1] == "--tagged":
         tagged(sys.argv[2])

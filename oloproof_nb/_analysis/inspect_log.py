@@ -32,6 +32,9 @@ apply:
 - ``cluster``: the value of a metadata key (``cluster="topic"``; the dataset's value, else the log's, and
   an error when a sample's epochs disagree), or each sample its own cluster (its epochs share it, so a
   log with epochs is clustered).
+- a log of a selection of its dataset (``--sample-id``, ``--limit``: its header's ``dataset.sample_ids`` fewer than
+  ``dataset.samples``, counted over the logs of its task) holds fewer samples than planned, as a drained one:
+  :func:`unrun_samples` says so, and the gate gives no release decision.
 - ``snapshots`` and ``changes``, with ``state_key``: the final state is the sample store's value under
   that key (or, for an Inspect ``StoreModel``, the fields stored as ``<state_key>:<field>``); the
   initial state is that value right after the first store event that wrote it (the solver's set-up),
@@ -852,6 +855,24 @@ def _check_sample_count(file: Path, header: Any, read: int) -> str | None:
     return None
 
 
+def _note_selection(picked: dict[str, tuple[int, set[str], Path]], task: str, dataset: Any, file: Path) -> None:
+    """Add to ``picked`` the dataset size of ``task`` and the ids of the samples its log ``file`` ran (its header's
+    ``dataset.samples`` and ``dataset.sample_ids``; a log without them adds nothing)."""
+    total, ids = getattr(dataset, "samples", None), getattr(dataset, "sample_ids", None)
+    if isinstance(total, int) and ids is not None:
+        size, ran, first = picked.get(task, (0, set(), file))
+        picked[task] = (max(size, total), ran | {str(sid) for sid in ids}, first)
+
+
+def _selections(picked: dict[str, tuple[int, set[str], Path]]) -> list[str]:
+    """Why the logs of a task ran fewer of its dataset's samples than it has (``--limit``, ``--sample-id``), one
+    reason per such task. The logs of one task that together ran every sample (shards of ``limit=(0, 10)`` and
+    ``limit=(10, 20)``) give none. A selection is a plan that left samples out, as a drain does: the samples left
+    out may be the failing ones (17 of 20 picked by ``--sample-id``, the 3 failing left out, gave PASS)."""
+    return [f"{first.name}: task {task!r} ran {len(ran)} of its dataset's {size} samples (a --limit or --sample-id "
+            "selection)" for task, (size, ran, first) in picked.items() if len(ran) < size]
+
+
 def _reading(score_map: ScoreMap | None, pass_threshold: float | None) -> str:
     """How scores become verdicts, when not by the defaults: canonical JSON of the ``pass_threshold`` and the
     ``score_map`` (a mapping as its sorted ``repr`` pairs, so ``1``, ``"1"`` and ``True`` stay apart; a function as
@@ -906,6 +927,7 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
     finished: list[str | None] = []
     options: dict[str, tuple[str, Path]] = {}  # scorer name -> its options, and the first log declaring them
     unrun: list[str] = []  # per log that holds fewer samples than it planned: why
+    picked: dict[str, tuple[int, set[str], Path]] = {}  # per task: its dataset's size, the ids its logs ran, a log
     for file in files:
         check_log_nesting(file)
         try:
@@ -935,9 +957,11 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
         short = _check_sample_count(file, header, len(records) - before)
         if short is not None:
             unrun.append(short)
+        _note_selection(picked, str(spec.task), spec.dataset, file)
         seen = {name for rec in records[before:] for name, _ in reader.scores[rec["index"]]}
         own = [name for name in reader.criteria if name in seen or name in declared]
         scorers += [own if declared else None] * (len(records) - before)
+    unrun += _selections(picked)
     if len(models) > 1:
         raise OloproofError(f"{path}: logs of different models ({', '.join(models)}); read one model's logs at a "
                             "time (one folder per model) and compare the runs with op.compare")

@@ -1198,3 +1198,45 @@ def test_cluster_values_that_read_alike_are_refused(alike: str, tmp_path: Path) 
     message = str(info.value)
     assert message.startswith(f"{log}: cluster='topic': sample 's3' has topic {alike!r}, which reads as the cluster "
                               "'billing' at sample 's1': they differ only in invisible characters"), message
+
+
+@pytest.fixture(scope="module")
+def subsets(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The ``--subset`` logs (tests/_inspect_task.py): one task of 20 samples, 3 failing, run on selections."""
+    root = tmp_path_factory.mktemp("subset")
+    env = {**os.environ, "INSPECT_DISPLAY": "none", "XDG_DATA_HOME": str(root / "xdg"), "NO_PROXY": "*"}
+    done = subprocess.run([sys.executable, str(TASK), "--subset", str(root / "logs")], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return root / "logs"
+
+
+@pytest.mark.parametrize(("folder", "ran"), [("picked", 17), ("first", 12)])
+def test_a_log_of_a_selection_of_its_dataset_has_no_release_decision(subsets: Path, folder: str, ran: int,
+                                                                      tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """Red team G13: ``inspect eval --sample-id`` of the 17 samples of 20 that pass gave PASS, exit 0 (17 of 17,
+    interval 0.804-1.000 at 0.8), the 3 failing never run; ``--limit 12`` ran the first 12 alike. A log whose
+    eval ran fewer of its dataset's samples than it has is read (a notebook can look at it) but has no release
+    decision, as a drained one: BLOCK ``unfinished``, ``oloproof gate`` exits 2."""
+    run = op.from_inspect(subsets / folder)
+    assert len(run.cases) == ran and set(run.verdicts["verdict"]) == {"pass"}  # a hand count: p0-p16 are C
+    gate = op.gate(run, release={"criteria": {"graded": 0.8}, **LOOSE})
+    assert gate.verdict == "BLOCK"
+    assert re.match(rf"unfinished: \S+\.eval: task 'picked' ran {ran} of its dataset's 20 samples \(a --limit or "
+                    r"--sample-id selection\)", gate.reason), gate.reason
+    release = tmp_path / "release.yaml"
+    release.write_text("criteria: {graded: 0.8}\nallow_approximate_methods: true\n")
+    assert main(["gate", str(subsets / folder), "--release", str(release)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"ran {ran} of its dataset's 20 samples" in err
+
+
+def test_shards_of_one_task_that_ran_every_sample_are_gated(subsets: Path) -> None:
+    """Two logs of one task run on ``limit=(0, 10)`` and ``limit=(10, 20)`` together ran all 20 samples: no
+    selection is named, and the gate decides on the 20 (17 pass, by hand from PICKED)."""
+    run = op.from_inspect(subsets / "shards")
+    assert len(run.cases) == 20 and int((run.verdicts["verdict"] == "pass").sum()) == 17
+    gate = op.gate(run, release={"criteria": {"graded": 0.8}, **LOOSE})
+    assert not gate.reason.startswith("unfinished"), gate.reason
+    assert gate.table.set_index("criterion").loc["graded", "n"] == 20
