@@ -284,11 +284,16 @@ def graders(log_dir: str) -> None:
 #: The grades of the ``--subset`` task's twenty samples (``p0`` …): the last three fail.
 PICKED = ["C"] * 17 + ["I"] * 3
 
+#: The grades of the ``--subset`` task ``split``'s smaller dataset (``h0`` …), run on its first two.
+SPLIT = "CCII"
+
 
 def subset(log_dir: str) -> None:
     """Into LOG_DIR/picked, the ``--subset`` task run on the 17 samples that pass (``sample_id=``); into
     LOG_DIR/first, run on its first 12 (``limit=12``); into LOG_DIR/shards, run twice, on ``limit=(0, 10)`` and
-    ``limit=(10, 20)`` (together every sample)."""
+    ``limit=(10, 20)`` (together every sample); into LOG_DIR/splits, a task named ``split`` (as a task argument may
+    pick its dataset) run on all of one dataset of six samples that pass and on the first 2 of another of four
+    (``SPLIT``: the last two, never run, fail)."""
     model = get_model("mockllm/model", custom_outputs=plain_policy)
 
     def picked() -> Task:
@@ -300,6 +305,10 @@ def subset(log_dir: str) -> None:
     inspect_eval(picked(), model=model, log_dir=f"{log_dir}/first", display="none", max_samples=8, limit=12)
     for shard in ((0, 10), (10, 20)):
         inspect_eval(picked(), model=model, log_dir=f"{log_dir}/shards", display="none", max_samples=8, limit=shard)
+    for prefix, grades, limit in (("t", "C" * 6, None), ("h", SPLIT, 2)):
+        split = Task(dataset=[Sample(id=f"{prefix}{i}", input=f"Question {i}.", target="ok", metadata={"grade": grade})
+                              for i, grade in enumerate(grades)], solver=generate(), scorer=graded(), name="split")
+        inspect_eval(split, model=model, log_dir=f"{log_dir}/splits", display="none", max_samples=8, limit=limit)
 
 
 if __name__ == "__main__":

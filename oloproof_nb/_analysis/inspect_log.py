@@ -33,8 +33,8 @@ apply:
   an error when a sample's epochs disagree), or each sample its own cluster (its epochs share it, so a
   log with epochs is clustered).
 - a log of a selection of its dataset (``--sample-id``, ``--limit``: its header's ``dataset.sample_ids`` fewer than
-  ``dataset.samples``, counted over the logs of its task) holds fewer samples than planned, as a drained one:
-  :func:`unrun_samples` says so, and the gate gives no release decision.
+  ``dataset.samples``, counted over the logs of its task and dataset) holds fewer samples than planned, as a
+  drained one: :func:`unrun_samples` says so, and the gate gives no release decision.
 - ``snapshots`` and ``changes``, with ``state_key``: the final state is the sample store's value under
   that key (or, for an Inspect ``StoreModel``, the fields stored as ``<state_key>:<field>``); the
   initial state is that value right after the first store event that wrote it (the solver's set-up),
@@ -855,22 +855,29 @@ def _check_sample_count(file: Path, header: Any, read: int) -> str | None:
     return None
 
 
-def _note_selection(picked: dict[str, tuple[int, set[str], Path]], task: str, dataset: Any, file: Path) -> None:
-    """Add to ``picked`` the dataset size of ``task`` and the ids of the samples its log ``file`` ran (its header's
-    ``dataset.samples`` and ``dataset.sample_ids``; a log without them adds nothing)."""
+def _note_selection(picked: dict[tuple[str, str, int], tuple[set[str], Path]], task: str, dataset: Any,
+                    file: Path) -> None:
+    """Add to ``picked`` the ids of the samples the log ``file`` of ``task`` ran (its header's
+    ``dataset.sample_ids``), under its task and dataset (its name and ``dataset.samples``): a log without them
+    adds nothing. Logs of one task name on different datasets (a task argument picking the dataset) are counted
+    apart: pooled, a complete log of the larger one hid a selection of the smaller one. The dataset's location
+    is not part of it: Inspect writes it relative to the working folder, which shards run elsewhere differ in."""
     total, ids = getattr(dataset, "samples", None), getattr(dataset, "sample_ids", None)
     if isinstance(total, int) and ids is not None:
-        size, ran, first = picked.get(task, (0, set(), file))
-        picked[task] = (max(size, total), ran | {str(sid) for sid in ids}, first)
+        key = (task, str(getattr(dataset, "name", None) or ""), total)
+        ran, first = picked.get(key, (set(), file))
+        picked[key] = (ran | {str(sid) for sid in ids}, first)
 
 
-def _selections(picked: dict[str, tuple[int, set[str], Path]]) -> list[str]:
+def _selections(picked: dict[tuple[str, str, int], tuple[set[str], Path]]) -> list[str]:
     """Why the logs of a task ran fewer of its dataset's samples than it has (``--limit``, ``--sample-id``), one
-    reason per such task. The logs of one task that together ran every sample (shards of ``limit=(0, 10)`` and
-    ``limit=(10, 20)``) give none. A selection is a plan that left samples out, as a drain does: the samples left
-    out may be the failing ones (17 of 20 picked by ``--sample-id``, the 3 failing left out, gave PASS)."""
+    reason per such task and dataset. The logs of one task that together ran every sample (shards of
+    ``limit=(0, 10)`` and ``limit=(10, 20)``) give none. A selection is a plan that left samples out, as a drain
+    does: the samples left out may be the failing ones (17 of 20 picked by ``--sample-id``, the 3 failing left
+    out, gave PASS)."""
     return [f"{first.name}: task {task!r} ran {len(ran)} of its dataset's {size} samples (a --limit or --sample-id "
-            "selection)" for task, (size, ran, first) in picked.items() if len(ran) < size]
+            "selection; to gate it, run every sample, or shards that together cover the dataset, into one folder)"
+            for (task, _, size), (ran, first) in picked.items() if len(ran) < size]
 
 
 def _reading(score_map: ScoreMap | None, pass_threshold: float | None) -> str:
@@ -927,7 +934,7 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
     finished: list[str | None] = []
     options: dict[str, tuple[str, Path]] = {}  # scorer name -> its options, and the first log declaring them
     unrun: list[str] = []  # per log that holds fewer samples than it planned: why
-    picked: dict[str, tuple[int, set[str], Path]] = {}  # per task: its dataset's size, the ids its logs ran, a log
+    picked: dict[tuple[str, str, int], tuple[set[str], Path]] = {}  # per task and dataset: ids run, a log
     for file in files:
         check_log_nesting(file)
         try:

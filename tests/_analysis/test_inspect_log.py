@@ -1224,7 +1224,8 @@ def test_a_log_of_a_selection_of_its_dataset_has_no_release_decision(subsets: Pa
     gate = op.gate(run, release={"criteria": {"graded": 0.8}, **LOOSE})
     assert gate.verdict == "BLOCK"
     assert re.match(rf"unfinished: \S+\.eval: task 'picked' ran {ran} of its dataset's 20 samples \(a --limit or "
-                    r"--sample-id selection\)", gate.reason), gate.reason
+                    r"--sample-id selection; to gate it, run every sample, or shards that together cover the dataset, "
+                    r"into one folder\)", gate.reason), gate.reason
     release = tmp_path / "release.yaml"
     release.write_text("criteria: {graded: 0.8}\nallow_approximate_methods: true\n")
     assert main(["gate", str(subsets / folder), "--release", str(release)]) == 2
@@ -1240,3 +1241,16 @@ def test_shards_of_one_task_that_ran_every_sample_are_gated(subsets: Path) -> No
     gate = op.gate(run, release={"criteria": {"graded": 0.8}, **LOOSE})
     assert not gate.reason.startswith("unfinished"), gate.reason
     assert gate.table.set_index("criterion").loc["graded", "n"] == 20
+
+
+def test_a_selection_of_one_dataset_is_not_hidden_by_another_dataset_of_its_task(subsets: Path) -> None:
+    """Review F8: two datasets under one task name (a task argument picks the dataset), all 6 samples of one run
+    and 2 of the other's 4 (``--limit 2``; its last two, never run, fail): the 8 ids were counted against the
+    larger dataset's 6, no selection was named, and the gate gave PASS (8 of 8). Each dataset is counted apart."""
+    run = op.from_inspect(subsets / "splits")
+    assert len(run.cases) == 8 and set(run.verdicts["verdict"]) == {"pass"}  # by hand: t0-t5, h0, h1 are C
+    gate = op.gate(run, release={"criteria": {"graded": 0.3}, **LOOSE})
+    assert gate.verdict == "BLOCK"
+    assert re.match(r"unfinished: \S+\.eval: task 'split' ran 2 of its dataset's 4 samples \(a --limit or "
+                    r"--sample-id selection; to gate it, run every sample, or shards that together cover the dataset, "
+                    r"into one folder\)", gate.reason), gate.reason
