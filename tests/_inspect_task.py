@@ -43,6 +43,9 @@ two dict-valued scorers, ``checks`` (``{"correct": "C"/"I", "safe": 1/0}``, ``me
 
 ``python tests/_inspect_task.py --subset LOG_DIR``: a task of twenty samples (``PICKED``: the last three fail) run
 on a selection of them (:func:`subset`).
+
+``python tests/_inspect_task.py --settings LOG_DIR``: that task run as two shards that differ in one setting
+(:func:`settings`): ``temperature``, the model's generation config, or ``max_connections``.
 """
 
 from __future__ import annotations
@@ -56,7 +59,7 @@ from inspect_ai import Task, eval_retry, eval_set, task
 from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import Sample
 from inspect_ai.log import read_eval_log, write_eval_log
-from inspect_ai.model import ChatMessageSystem, ChatMessageTool, ModelOutput, ModelUsage, get_model
+from inspect_ai.model import ChatMessageSystem, ChatMessageTool, GenerateConfig, ModelOutput, ModelUsage, get_model
 from inspect_ai.scorer import Score, Target, accuracy, match, mean, scorer
 from inspect_ai.solver import Generate, TaskState, generate, solver, use_tools
 from inspect_ai.tool import tool
@@ -311,9 +314,35 @@ def subset(log_dir: str) -> None:
         inspect_eval(split, model=model, log_dir=f"{log_dir}/splits", display="none", max_samples=8, limit=limit)
 
 
+def settings(log_dir: str) -> None:
+    """The ``--subset`` task run as two shards (``limit=(0, 10)``, ``limit=(10, 20)``) with different settings: into
+    LOG_DIR/temperature, ``temperature=0`` and ``temperature=1`` (an eval argument: the header's ``plan.config``); into
+    LOG_DIR/model_config, a model made with ``GenerateConfig(temperature=0)`` and one with ``temperature=1`` and a
+    ``system_message`` (the header's ``eval.model_generate_config``); into LOG_DIR/connections, ``max_connections=2``
+    and ``max_connections=4`` (how calls reach the model, not the agent)."""
+    def picked() -> Task:
+        return Task(dataset=[Sample(id=f"p{i}", input=f"Question {i}.", target="ok", metadata={"grade": grade})
+                             for i, grade in enumerate(PICKED)], solver=generate(), scorer=graded(), name="picked")
+
+    model = get_model("mockllm/model", custom_outputs=plain_policy)
+    shards = ((0, 10), (10, 20))
+    for shard, temperature in zip(shards, (0.0, 1.0), strict=True):
+        inspect_eval(picked(), model=model, log_dir=f"{log_dir}/temperature", display="none", max_samples=8,
+                     limit=shard, temperature=temperature)
+    for shard, config in zip(shards, (GenerateConfig(temperature=0.0),
+                                      GenerateConfig(temperature=1.0, system_message="Answer briefly.")), strict=True):
+        inspect_eval(picked(), model=get_model("mockllm/model", config=config, custom_outputs=plain_policy),
+                     log_dir=f"{log_dir}/model_config", display="none", max_samples=8, limit=shard)
+    for shard, connections in zip(shards, (2, 4), strict=True):
+        inspect_eval(picked(), model=model, log_dir=f"{log_dir}/connections", display="none", max_samples=8,
+                     limit=shard, max_connections=connections)
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "--subset":
         subset(sys.argv[2])
+    elif sys.argv[1] == "--settings":
+        settings(sys.argv[2])
     elif sys.argv[1] == "--graders":
         graders(sys.argv[2])
     elif sys.argv[1] == "--tagged":

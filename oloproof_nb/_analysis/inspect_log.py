@@ -35,6 +35,9 @@ apply:
 - a log of a selection of its dataset (``--sample-id``, ``--limit``: its header's ``dataset.sample_ids`` fewer than
   ``dataset.samples``, counted over the logs of its task and dataset) holds fewer samples than planned, as a
   drained one: :func:`unrun_samples` says so, and the gate gives no release decision.
+- the logs of a folder are of one agent: one model (``eval.model``), the same generation settings and solver
+  (:func:`agent_settings`: the settings of how calls reach the model, :data:`OPERATIONAL_SETTINGS`, may differ,
+  as in shards and retries), else the folder is refused in one line naming the two logs and the setting.
 - ``snapshots`` and ``changes``, with ``state_key``: the final state is the sample store's value under
   that key (or, for an Inspect ``StoreModel``, the fields stored as ``<state_key>:<field>``); the
   initial state is that value right after the first store event that wrote it (the solver's set-up),
@@ -71,7 +74,15 @@ from .._core.scoremap import ScoreMap, check_score_map, on_default_scale, score_
 from .._run.states import StateReader
 from .._run.store import MANIFEST
 from .._version import __version__
-from ..errors import OloproofError, VacuousCheckWarning, describe_exception, quote, validation_problem, warn_at_caller
+from ..errors import (
+    OloproofError,
+    VacuousCheckWarning,
+    clip,
+    describe_exception,
+    quote,
+    validation_problem,
+    warn_at_caller,
+)
 from . import frames
 from .columns import FRAMES
 from .journal import Journal
@@ -722,6 +733,76 @@ def _same_options(seen: dict[str, tuple[str, Path]], name: str, text: str, file:
                             "runs with op.compare")
 
 
+#: Generation settings that shards and retries of one agent legitimately differ in: how the calls reach the model
+#: (connections, timeouts, retries, batching, caching, tracing headers), not what the model is asked or how it
+#: samples. Every other generation setting (``temperature``, ``top_p``, ``top_k``, ``max_tokens``, ``seed``,
+#: ``system_message``, the reasoning settings, ``stop_seqs`` ...) is part of the agent: :func:`agent_settings`.
+OPERATIONAL_SETTINGS = frozenset({"max_connections", "adaptive_connections", "max_retries", "timeout",
+                                  "attempt_timeout", "stream_idle_timeout", "batch", "cache", "cache_prompt",
+                                  "extra_headers"})
+
+
+def _flat(value: Any, path: str, out: dict[str, str]) -> None:
+    """``value`` as leaves ``path.key`` / ``path[i]`` -> canonical JSON (empty dicts and lists add nothing)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _flat(item, f"{path}.{key}", out)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _flat(item, f"{path}[{i}]", out)
+    elif value is not None:
+        out[path] = json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def agent_settings(header: Any) -> tuple[dict[str, str], dict[str, str]]:
+    """What makes a log's agent besides its model: the settings of its model, and those of its task's solver.
+
+    Returns ``(model, plan)``, each a map from a header field's path (``plan.config.temperature``) to its value as
+    canonical JSON. ``model``: ``eval.model_generate_config``, ``eval.model_args`` and ``eval.model_roles`` (the
+    same in every log of one agent, whatever the task). ``plan``: the solver's steps with their parameters
+    (``plan.steps``, ``plan.finish``; ``eval.solver`` and ``eval.solver_args`` when a solver was given on the
+    command line) and the generation config the eval and the task gave (``plan.config``: ``eval(...,
+    temperature=0)`` is recorded there), the same in every log of one task (another task may use another solver).
+    Generation settings in :data:`OPERATIONAL_SETTINGS` are left out, as are the fields shards and retries of one
+    run differ in (``eval.config``: sample selection, ``max_samples``, log settings; ``eval.dataset``; the model's
+    ``model_base_url``) and ``eval.task_args``, which may pick the dataset (a task argument that changes the
+    solver shows in its steps).
+    """
+    spec, plan = header.eval, getattr(header, "plan", None)
+
+    def config(value: Any) -> dict[str, Any]:
+        given = _plain(value) if value is not None else {}
+        return {k: v for k, v in dict(given).items() if k not in OPERATIONAL_SETTINGS}
+
+    model: dict[str, str] = {}
+    _flat(config(getattr(spec, "model_generate_config", None)), "eval.model_generate_config", model)
+    _flat(_plain(getattr(spec, "model_args", None) or {}), "eval.model_args", model)
+    _flat({k: _plain(v) for k, v in (getattr(spec, "model_roles", None) or {}).items()}, "eval.model_roles", model)
+    solver: dict[str, str] = {}
+    _flat(_plain(getattr(spec, "solver", None)), "eval.solver", solver)
+    _flat(_plain(getattr(spec, "solver_args", None) or {}), "eval.solver_args", solver)
+    if plan is not None:
+        steps = [{"solver": _plain(step.solver), "params": _plain(step.params)} for step in plan.steps or []]
+        _flat(steps, "plan.steps", solver)
+        if plan.finish is not None:
+            _flat({"solver": _plain(plan.finish.solver), "params": _plain(plan.finish.params)}, "plan.finish", solver)
+        _flat(config(plan.config), "plan.config", solver)
+    return model, solver
+
+
+def _same_agent(seen: dict[tuple[str, ...], tuple[dict[str, str], Path]], scope: tuple[str, ...],
+                settings: dict[str, str], file: Path) -> None:
+    """Refuse logs that run one agent with different settings (:func:`agent_settings`): read as one run, the
+    rates of two agents (temperature 0 on half the samples, 1 with a system message on the other) were pooled."""
+    first, other = seen.setdefault(scope, (settings, file))
+    for key in sorted(set(first) | set(settings)):
+        if first.get(key) != settings.get(key):
+            raise OloproofError(f"{file}: {key} is {clip(settings.get(key, 'not set'))}, but {other} has "
+                                f"{clip(first.get(key, 'not set'))}: logs of one task run with different settings "
+                                "are two agents; read one setting's logs at a time (one folder per setting) and "
+                                "compare the runs with op.compare")
+
+
 def _row(criterion: str, verdict: str, reason: str) -> Any:
     return {"criterion": criterion, "evaluator": "inspect_scorer", "verdict": verdict, "reason": reason}
 
@@ -933,6 +1014,7 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
     created: list[str] = []
     finished: list[str | None] = []
     options: dict[str, tuple[str, Path]] = {}  # scorer name -> its options, and the first log declaring them
+    agents: dict[tuple[str, ...], tuple[dict[str, str], Path]] = {}  # model[, task] -> its settings, a log
     unrun: list[str] = []  # per log that holds fewer samples than it planned: why
     picked: dict[tuple[str, str, int], tuple[set[str], Path]] = {}  # per task and dataset: ids run, a log
     for file in files:
@@ -954,6 +1036,9 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
             reader.criteria.setdefault(name, None)
         for name, scorer in zip(declared, declared_scorers, strict=True):
             _same_options(options, name, _options_text(scorer), file)
+        model_settings, plan_settings = agent_settings(header)  # keyed by model: other models are refused below
+        _same_agent(agents, (str(spec.model),), model_settings, file)
+        _same_agent(agents, (str(spec.model), str(spec.task)), plan_settings, file)
         stats = getattr(header, "stats", None)
         done = _iso(getattr(stats, "completed_at", None), "") if header.status == "success" else None
         finished.append(done or (start if header.status == "success" else None))

@@ -1254,3 +1254,62 @@ def test_a_selection_of_one_dataset_is_not_hidden_by_another_dataset_of_its_task
     assert re.match(r"unfinished: \S+\.eval: task 'split' ran 2 of its dataset's 4 samples \(a --limit or "
                     r"--sample-id selection; to gate it, run every sample, or shards that together cover the dataset, "
                     r"into one folder\)", gate.reason), gate.reason
+
+
+@pytest.fixture(scope="module")
+def settings(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The ``--settings`` logs (tests/_inspect_task.py): two shards of one task that differ in one setting."""
+    root = tmp_path_factory.mktemp("settings")
+    env = {**os.environ, "INSPECT_DISPLAY": "none", "XDG_DATA_HOME": str(root / "xdg"), "NO_PROXY": "*"}
+    done = subprocess.run([sys.executable, str(TASK), "--settings", str(root / "logs")], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return root / "logs"
+
+
+def _refusal(first: Path, second: Path, key: str, value: str, before: str) -> str:
+    return (rf"{re.escape(str(second))}: {re.escape(key)} is {re.escape(value)}, but {re.escape(str(first))} has "
+            rf"{re.escape(before)}: logs of one task run with different settings are two agents; read one setting's "
+            r"logs at a time \(one folder per setting\) and compare the runs with op\.compare$")
+
+
+def test_shards_of_one_task_run_at_two_temperatures_are_refused(settings: Path, tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """Review G13: logs of one task, same model, half its samples at temperature 0 and half at 1 (with a system
+    message), were read silently as one run of 20 and gated as one agent, pooling two agents' rates. The generation
+    settings are part of the agent (an eval's ``temperature=``, in the header's ``plan.config``, or the model's
+    ``GenerateConfig``): refused in one line naming both logs and the key. Shards that differ only in
+    ``max_connections`` (how calls reach the model) are one agent, read as one run of 20 (17 pass, by hand)."""
+    from inspect_ai.log import read_eval_log
+
+    first, second = sorted((settings / "temperature").glob("*.eval"))  # read in this order (same-second names: any)
+    was, now = (str(read_eval_log(str(f), header_only=True).plan.config.temperature) for f in (first, second))
+    assert {was, now} == {"0.0", "1.0"}
+    with pytest.raises(op.OloproofError) as info:
+        op.from_inspect(settings / "temperature")
+    assert re.match(_refusal(first, second, "plan.config.temperature", now, was), str(info.value)), info.value
+    release = tmp_path / "release.yaml"
+    release.write_text("criteria: {graded: 0.8}\nallow_approximate_methods: true\n")
+    assert main(["gate", str(settings / "temperature"), "--release", str(release)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"plan.config.temperature is {now}, but {first} has {was}" in err, err
+    with pytest.raises(op.OloproofError, match=r"eval\.model_generate_config\.\w+ is .*two agents"):
+        op.from_inspect(settings / "model_config")
+    run = op.from_inspect(settings / "connections")
+    assert len(run.cases) == 20 and int((run.verdicts["verdict"] == "pass").sum()) == 17
+    gate = op.gate(run, release={"criteria": {"graded": 0.8}, **LOOSE})
+    assert gate.table.set_index("criterion").loc["graded", "n"] == 20
+
+
+def test_the_settings_left_out_of_the_agent_are_inspect_settings_the_readme_names() -> None:
+    """The generation settings shards and retries may differ in are fields of Inspect's own ``GenerateConfig`` (a
+    misspelt name would leave its setting counted as the agent's), and README section 10 names each of them."""
+    from inspect_ai.model import GenerateConfig
+
+    from oloproof_nb._analysis.inspect_log import OPERATIONAL_SETTINGS
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### 10. Inspect AI logs", 1)[1].split("\n## ", 1)[0]
+    assert OPERATIONAL_SETTINGS <= set(GenerateConfig.model_fields)
+    assert {"temperature", "system_message", "seed"}.isdisjoint(OPERATIONAL_SETTINGS)
+    assert all(f"`{name}`" in section for name in OPERATIONAL_SETTINGS), sorted(OPERATIONAL_SETTINGS)
