@@ -45,7 +45,7 @@ two dict-valued scorers, ``checks`` (``{"correct": "C"/"I", "safe": 1/0}``, ``me
 on a selection of them (:func:`subset`).
 
 ``python tests/_inspect_task.py --settings LOG_DIR``: that task run as two shards that differ in one setting
-(:func:`settings`): ``temperature``, the model's generation config, or ``max_connections``.
+(:func:`settings`): ``temperature``, the model's generation config, ``max_connections``, or a role's model.
 """
 
 from __future__ import annotations
@@ -319,7 +319,9 @@ def settings(log_dir: str) -> None:
     LOG_DIR/temperature, ``temperature=0`` and ``temperature=1`` (an eval argument: the header's ``plan.config``); into
     LOG_DIR/model_config, a model made with ``GenerateConfig(temperature=0)`` and one with ``temperature=1`` and a
     ``system_message`` (the header's ``eval.model_generate_config``); into LOG_DIR/connections, ``max_connections=2``
-    and ``max_connections=4`` (how calls reach the model, not the agent)."""
+    and ``max_connections=4`` (how calls reach the model, not the agent); into LOG_DIR/roles, a ``grader`` role's model
+    with ``max_connections=2`` and base URL ``http://one:1``, then ``4`` and ``http://two:2`` (not the agent); into
+    LOG_DIR/role_temperature, a ``grader`` role's model at ``temperature=0`` and at ``1`` (the agent)."""
     def picked() -> Task:
         return Task(dataset=[Sample(id=f"p{i}", input=f"Question {i}.", target="ok", metadata={"grade": grade})
                              for i, grade in enumerate(PICKED)], solver=generate(), scorer=graded(), name="picked")
@@ -336,6 +338,16 @@ def settings(log_dir: str) -> None:
     for shard, connections in zip(shards, (2, 4), strict=True):
         inspect_eval(picked(), model=model, log_dir=f"{log_dir}/connections", display="none", max_samples=8,
                      limit=shard, max_connections=connections)
+    for shard, connections, url in zip(shards, (2, 4), ("http://one:1", "http://two:2"), strict=True):
+        grader = get_model("mockllm/model", config=GenerateConfig(max_connections=connections), base_url=url,
+                           custom_outputs=plain_policy, memoize=False)
+        inspect_eval(picked(), model=model, model_roles={"grader": grader}, log_dir=f"{log_dir}/roles",
+                     display="none", max_samples=8, limit=shard)
+    for shard, temperature in zip(shards, (0.0, 1.0), strict=True):
+        grader = get_model("mockllm/model", config=GenerateConfig(temperature=temperature),
+                           custom_outputs=plain_policy, memoize=False)
+        inspect_eval(picked(), model=model, model_roles={"grader": grader}, log_dir=f"{log_dir}/role_temperature",
+                     display="none", max_samples=8, limit=shard)
 
 
 if __name__ == "__main__":

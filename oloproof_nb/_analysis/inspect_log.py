@@ -763,10 +763,10 @@ def agent_settings(header: Any) -> tuple[dict[str, str], dict[str, str]]:
     (``plan.steps``, ``plan.finish``; ``eval.solver`` and ``eval.solver_args`` when a solver was given on the
     command line) and the generation config the eval and the task gave (``plan.config``: ``eval(...,
     temperature=0)`` is recorded there), the same in every log of one task (another task may use another solver).
-    Generation settings in :data:`OPERATIONAL_SETTINGS` are left out, as are the fields shards and retries of one
-    run differ in (``eval.config``: sample selection, ``max_samples``, log settings; ``eval.dataset``; the model's
-    ``model_base_url``) and ``eval.task_args``, which may pick the dataset (a task argument that changes the
-    solver shows in its steps).
+    Generation settings in :data:`OPERATIONAL_SETTINGS` are left out (of a role's model's ``config`` too), as are the
+    fields shards and retries of one run differ in (``eval.config``: sample selection, ``max_samples``, log settings;
+    ``eval.dataset``; the model's ``model_base_url`` and a role's model's ``base_url``) and ``eval.task_args``, which
+    may pick the dataset (a task argument that changes the solver shows in its steps).
     """
     spec, plan = header.eval, getattr(header, "plan", None)
 
@@ -774,10 +774,16 @@ def agent_settings(header: Any) -> tuple[dict[str, str], dict[str, str]]:
         given = _plain(value) if value is not None else {}
         return {k: v for k, v in dict(given).items() if k not in OPERATIONAL_SETTINGS}
 
+    def role(value: Any) -> Any:  # a role's model as the eval's own: its config less how calls reach it, no base_url
+        if isinstance(value, list):
+            return [role(item) for item in value]
+        given = {k: v for k, v in dict(_plain(value)).items() if k != "base_url"}
+        return {**given, "config": config(given.get("config"))}
+
     model: dict[str, str] = {}
     _flat(config(getattr(spec, "model_generate_config", None)), "eval.model_generate_config", model)
     _flat(_plain(getattr(spec, "model_args", None) or {}), "eval.model_args", model)
-    _flat({k: _plain(v) for k, v in (getattr(spec, "model_roles", None) or {}).items()}, "eval.model_roles", model)
+    _flat({k: role(v) for k, v in (getattr(spec, "model_roles", None) or {}).items()}, "eval.model_roles", model)
     solver: dict[str, str] = {}
     _flat(_plain(getattr(spec, "solver", None)), "eval.solver", solver)
     _flat(_plain(getattr(spec, "solver_args", None) or {}), "eval.solver_args", solver)

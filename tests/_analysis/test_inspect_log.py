@@ -1313,3 +1313,15 @@ def test_the_settings_left_out_of_the_agent_are_inspect_settings_the_readme_name
     assert OPERATIONAL_SETTINGS <= set(GenerateConfig.model_fields)
     assert {"temperature", "system_message", "seed"}.isdisjoint(OPERATIONAL_SETTINGS)
     assert all(f"`{name}`" in section for name in OPERATIONAL_SETTINGS), sorted(OPERATIONAL_SETTINGS)
+
+
+def test_a_role_models_connections_and_base_url_are_not_the_agent(settings: Path) -> None:
+    """Review F9: shards whose ``grader`` role's model differs only in ``max_connections`` and its base URL (how calls
+    reach it, left out of the eval's own model) were refused as two agents (``eval.model_roles.grader.config.
+    max_connections is 4, but ... has 2``). They are one agent, read as one run of 20 (17 pass, by hand); a role's
+    model at another temperature is still refused."""
+    run = op.from_inspect(settings / "roles")
+    assert len(run.cases) == 20 and int((run.verdicts["verdict"] == "pass").sum()) == 17
+    with pytest.raises(op.OloproofError, match=r"eval\.model_roles\.grader\.config\.temperature is 1\.0, but .* has "
+                                               r"0\.0: logs of one task run with different settings are two agents"):
+        op.from_inspect(settings / "role_temperature")
