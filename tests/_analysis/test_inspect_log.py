@@ -18,6 +18,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from _inspect_logs import write_logs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -25,7 +26,6 @@ import oloproof_nb as op
 from oloproof_nb._analysis.inspect_log import is_inspect_log
 from oloproof_nb.cli import main
 
-TASK = Path(__file__).resolve().parents[1] / "_inspect_task.py"
 #: Four samples are few clusters: the gate is allowed to decide on them here.
 LOOSE = {"min_clusters": 2, "allow_approximate_methods": True}
 
@@ -34,11 +34,7 @@ LOOSE = {"min_clusters": 2, "allow_approximate_methods": True}
 def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The log (.eval in its folder, and the same as .json), made once per module in a child process."""
     root = tmp_path_factory.mktemp("inspect")
-    env = {**os.environ, "INSPECT_DISPLAY": "none", "XDG_DATA_HOME": str(root / "xdg"),
-           "INSPECT_LOG_DIR": str(root / "logs"), "NO_PROXY": "*"}
-    done = subprocess.run([sys.executable, str(TASK), str(root / "logs"), str(root / "json")], env=env,
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
+    write_logs(root, str(root / "logs"), str(root / "json"), log_dir=root / "logs")
     (eval_file,) = sorted((root / "logs").glob("*.eval"))
     return {"dir": root / "logs", "eval": eval_file, "json": root / "json" / "refund_desk.json", "root": root}
 
@@ -545,10 +541,7 @@ def test_core_import_does_not_load_inspect() -> None:
 def tagged(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The folder of an ``eval_set`` whose solver rewrites each sample's metadata per epoch (tests/_inspect_task.py)."""
     root = tmp_path_factory.mktemp("tagged")
-    env = {**os.environ, "INSPECT_DISPLAY": "none", "XDG_DATA_HOME": str(root / "xdg"), "NO_PROXY": "*"}
-    done = subprocess.run([sys.executable, str(TASK), "--tagged", str(root / "logs")], env=env,
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
+    write_logs(root, "--tagged", str(root / "logs"))
     return root / "logs"
 
 
@@ -672,10 +665,7 @@ def test_score_strings_read_as_inspect_reads_them(tmp_path: Path, capsys: pytest
     from inspect_ai.log import read_eval_log
     from inspect_ai.scorer import value_to_float
 
-    env = {**os.environ, "INSPECT_DISPLAY": "none", "XDG_DATA_HOME": str(tmp_path / "xdg"), "NO_PROXY": "*"}
-    done = subprocess.run([sys.executable, str(TASK), "--values", str(tmp_path / "logs")], env=env,
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
+    write_logs(tmp_path, "--values", str(tmp_path / "logs"))
     (file,) = sorted((tmp_path / "logs").glob("*.eval"))
     log = read_eval_log(str(file))
     to_float = value_to_float()
@@ -1204,10 +1194,7 @@ def test_cluster_values_that_read_alike_are_refused(alike: str, tmp_path: Path) 
 def subsets(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The ``--subset`` logs (tests/_inspect_task.py): one task of 20 samples, 3 failing, run on selections."""
     root = tmp_path_factory.mktemp("subset")
-    env = {**os.environ, "INSPECT_DISPLAY": "none", "XDG_DATA_HOME": str(root / "xdg"), "NO_PROXY": "*"}
-    done = subprocess.run([sys.executable, str(TASK), "--subset", str(root / "logs")], env=env,
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
+    write_logs(root, "--subset", str(root / "logs"))
     return root / "logs"
 
 
@@ -1257,13 +1244,10 @@ def test_a_selection_of_one_dataset_is_not_hidden_by_another_dataset_of_its_task
 
 
 @pytest.fixture(scope="module")
-def settings(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def shards(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The ``--settings`` logs (tests/_inspect_task.py): two shards of one task that differ in one setting."""
     root = tmp_path_factory.mktemp("settings")
-    env = {**os.environ, "INSPECT_DISPLAY": "none", "XDG_DATA_HOME": str(root / "xdg"), "NO_PROXY": "*"}
-    done = subprocess.run([sys.executable, str(TASK), "--settings", str(root / "logs")], env=env,
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
+    write_logs(root, "--settings", str(root / "logs"))
     return root / "logs"
 
 
@@ -1273,7 +1257,7 @@ def _refusal(first: Path, second: Path, key: str, value: str, before: str) -> st
             r"logs at a time \(one folder per setting\) and compare the runs with op\.compare$")
 
 
-def test_shards_of_one_task_run_at_two_temperatures_are_refused(settings: Path, tmp_path: Path,
+def test_shards_of_one_task_run_at_two_temperatures_are_refused(shards: Path, tmp_path: Path,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
     """Review G13: logs of one task, same model, half its samples at temperature 0 and half at 1 (with a system
     message), were read silently as one run of 20 and gated as one agent, pooling two agents' rates. The generation
@@ -1282,20 +1266,20 @@ def test_shards_of_one_task_run_at_two_temperatures_are_refused(settings: Path, 
     ``max_connections`` (how calls reach the model) are one agent, read as one run of 20 (17 pass, by hand)."""
     from inspect_ai.log import read_eval_log
 
-    first, second = sorted((settings / "temperature").glob("*.eval"))  # read in this order (same-second names: any)
+    first, second = sorted((shards / "temperature").glob("*.eval"))  # read in this order (same-second names: any)
     was, now = (str(read_eval_log(str(f), header_only=True).plan.config.temperature) for f in (first, second))
     assert {was, now} == {"0.0", "1.0"}
     with pytest.raises(op.OloproofError) as info:
-        op.from_inspect(settings / "temperature")
+        op.from_inspect(shards / "temperature")
     assert re.match(_refusal(first, second, "plan.config.temperature", now, was), str(info.value)), info.value
     release = tmp_path / "release.yaml"
     release.write_text("criteria: {graded: 0.8}\nallow_approximate_methods: true\n")
-    assert main(["gate", str(settings / "temperature"), "--release", str(release)]) == 2
+    assert main(["gate", str(shards / "temperature"), "--release", str(release)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"plan.config.temperature is {now}, but {first} has {was}" in err, err
     with pytest.raises(op.OloproofError, match=r"eval\.model_generate_config\.\w+ is .*two agents"):
-        op.from_inspect(settings / "model_config")
-    run = op.from_inspect(settings / "connections")
+        op.from_inspect(shards / "model_config")
+    run = op.from_inspect(shards / "connections")
     assert len(run.cases) == 20 and int((run.verdicts["verdict"] == "pass").sum()) == 17
     gate = op.gate(run, release={"criteria": {"graded": 0.8}, **LOOSE})
     assert gate.table.set_index("criterion").loc["graded", "n"] == 20
@@ -1315,13 +1299,13 @@ def test_the_settings_left_out_of_the_agent_are_inspect_settings_the_readme_name
     assert all(f"`{name}`" in section for name in OPERATIONAL_SETTINGS), sorted(OPERATIONAL_SETTINGS)
 
 
-def test_a_role_models_connections_and_base_url_are_not_the_agent(settings: Path) -> None:
+def test_a_role_models_connections_and_base_url_are_not_the_agent(shards: Path) -> None:
     """Review F9: shards whose ``grader`` role's model differs only in ``max_connections`` and its base URL (how calls
     reach it, left out of the eval's own model) were refused as two agents (``eval.model_roles.grader.config.
     max_connections is 4, but ... has 2``). They are one agent, read as one run of 20 (17 pass, by hand); a role's
     model at another temperature is still refused."""
-    run = op.from_inspect(settings / "roles")
+    run = op.from_inspect(shards / "roles")
     assert len(run.cases) == 20 and int((run.verdicts["verdict"] == "pass").sum()) == 17
     with pytest.raises(op.OloproofError, match=r"eval\.model_roles\.grader\.config\.temperature is 1\.0, but .* has "
                                                r"0\.0: logs of one task run with different settings are two agents"):
-        op.from_inspect(settings / "role_temperature")
+        op.from_inspect(shards / "role_temperature")

@@ -4,29 +4,22 @@ other arguments, two tasks of one eval, an eval retried beside its first attempt
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from _inspect_logs import write_logs
 
 import oloproof_nb as op
 from oloproof_nb.cli import main
 
 pytest.importorskip("inspect_ai")
 
-TASK = Path(__file__).resolve().parents[1] / "_inspect_task.py"
-
 
 @pytest.fixture(scope="module")
 def folders(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The logs of ``_inspect_task.py --graders``, made once per module in a child process."""
     root = tmp_path_factory.mktemp("graders")
-    env = {**os.environ, "INSPECT_DISPLAY": "none", "XDG_DATA_HOME": str(root / "xdg"), "NO_PROXY": "*"}
-    done = subprocess.run([sys.executable, str(TASK), "--graders", str(root / "logs")], env=env,
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
+    write_logs(root, "--graders", str(root / "logs"))
     return root / "logs"
 
 
