@@ -305,6 +305,18 @@ class Suite:
         Every case (sources each followed by their derived copies); :meth:`iter_cases` streams them.
     vacuous : dict of str to list of str
         Checks that cannot fail (``VacuousCheckWarning``): criterion → one message per finding.
+    labels : dict of str to list of dict
+        Each transform's validity labels, as its label file gives them: transform name → one judgement per
+        line (``case_id``, ``valid``, ``labeler``).
+    digests : dict of str to str
+        SHA-256 of what the suite was loaded from: ``oloproof.yaml``, the case file, ``release.yaml`` and each
+        label file by their names in the folder, and each python check's or validator's code under
+        ``code:<module:function>`` (a run stores them; ``--resume`` refuses a run whose files changed).
+    validators, checks : dict of str to callable
+        The registered outcome validators (by name) and the suite's python checks (``module:function``),
+        imported with the system; a run calls these, not whatever the files hold by then.
+    kept_cases : tuple of Case or None
+        The source cases parsed at load; None for a case file too large to keep (streamed).
 
     Examples
     --------
@@ -314,6 +326,8 @@ class Suite:
     >>> suite = op.load_suite(init_example("false-success", tmp.name + "/suite"))
     >>> suite.name, suite.n_cases, suite.criteria, suite.release is not None
     ('false-success', 6, ['answer_matches', 'outcome_verified'], True)
+    >>> sorted(suite.digests), list(suite.validators), suite.labels
+    (['cases.jsonl', 'code:checks:report_schema', 'oloproof.yaml', 'release.yaml'], ['report_schema'], {})
     >>> tmp.cleanup()
     """
 
