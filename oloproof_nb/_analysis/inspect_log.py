@@ -69,6 +69,7 @@ from .._config.cases import LOOK_ALIKE_HELP, LookAlikes
 from .._config.suite import SUITE_FILE, SuiteConfig
 from .._core.canonical import canonical_json, digest, iso
 from .._core.evaluator import CaseContext, Evaluation, Evaluator
+from .._core.paths import flatten
 from .._core.records import ENDED, ENV_SCHEMA, CaseRecord, Manifest, ReplayRecord, StoredSuite
 from .._core.scoremap import ScoreMap, check_score_map, on_default_scale, score_verdict
 from .._run.states import StateReader
@@ -742,16 +743,11 @@ OPERATIONAL_SETTINGS = frozenset({"max_connections", "adaptive_connections", "ma
                                   "extra_headers"})
 
 
-def _flat(value: Any, path: str, out: dict[str, str]) -> None:
-    """``value`` as leaves ``path.key`` / ``path[i]`` -> canonical JSON (empty dicts and lists add nothing)."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            _flat(item, f"{path}.{key}", out)
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            _flat(item, f"{path}[{i}]", out)
-    elif value is not None:
-        out[path] = json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+def _leaves(value: Any, path: str) -> dict[str, str]:
+    """The leaves of ``value`` (:func:`~oloproof_nb._core.paths.flatten`) under ``path``, each as canonical JSON;
+    None and empty mappings and lists add nothing (``model_args`` of None and of ``{}`` are one setting)."""
+    return {path + key[1:]: json.dumps(leaf, sort_keys=True, ensure_ascii=False, default=str)
+            for key, leaf in flatten({"v": value}).items() if leaf is not None and leaf != {} and leaf != []}
 
 
 def agent_settings(header: Any) -> tuple[dict[str, str], dict[str, str]]:
@@ -780,19 +776,16 @@ def agent_settings(header: Any) -> tuple[dict[str, str], dict[str, str]]:
         given = {k: v for k, v in dict(_plain(value)).items() if k != "base_url"}
         return {**given, "config": config(given.get("config"))}
 
-    model: dict[str, str] = {}
-    _flat(config(getattr(spec, "model_generate_config", None)), "eval.model_generate_config", model)
-    _flat(_plain(getattr(spec, "model_args", None) or {}), "eval.model_args", model)
-    _flat({k: role(v) for k, v in (getattr(spec, "model_roles", None) or {}).items()}, "eval.model_roles", model)
-    solver: dict[str, str] = {}
-    _flat(_plain(getattr(spec, "solver", None)), "eval.solver", solver)
-    _flat(_plain(getattr(spec, "solver_args", None) or {}), "eval.solver_args", solver)
+    model = {**_leaves(config(getattr(spec, "model_generate_config", None)), "eval.model_generate_config"),
+             **_leaves(_plain(getattr(spec, "model_args", None)), "eval.model_args"),
+             **_leaves({k: role(v) for k, v in (getattr(spec, "model_roles", None) or {}).items()}, "eval.model_roles")}
+    solver = {**_leaves(_plain(getattr(spec, "solver", None)), "eval.solver"),
+              **_leaves(_plain(getattr(spec, "solver_args", None)), "eval.solver_args")}
     if plan is not None:
         steps = [{"solver": _plain(step.solver), "params": _plain(step.params)} for step in plan.steps or []]
-        _flat(steps, "plan.steps", solver)
-        if plan.finish is not None:
-            _flat({"solver": _plain(plan.finish.solver), "params": _plain(plan.finish.params)}, "plan.finish", solver)
-        _flat(config(plan.config), "plan.config", solver)
+        finish = plan.finish and {"solver": _plain(plan.finish.solver), "params": _plain(plan.finish.params)}
+        solver.update({**_leaves(steps, "plan.steps"), **_leaves(finish, "plan.finish"),
+                       **_leaves(config(plan.config), "plan.config")})
     return model, solver
 
 
