@@ -70,6 +70,7 @@ from .._core.stats import (
     rate_interval_from_sums,
 )
 from .._run.baseline import NOOP_VERSION
+from .._run.systems import GIVE_FINGERPRINT
 from ..errors import ConfigError, OloproofError, VacuousCheckWarning, quote, warn_at_caller
 from .baseline import Baseline, as_baseline, check_baseline, with_idle_columns
 from .columns import GATE
@@ -81,7 +82,7 @@ from .validity import checked_transforms, unscored_copies
 
 __all__ = ["Gate", "gate", "GATE_COLUMNS", "ClusterSums", "criterion_sums", "sums_interval", "resolve_release",
            "ReleaseLike", "NO_CRITERIA", "run_is_clustered", "reduced_is_clustered", "reduced_interval", "no_decision",
-           "release_drift", "label_drift", "relaxed_gate_settings", "relaxed_note", "RUN_OWN"]
+           "release_drift", "label_drift", "relaxed_gate_settings", "relaxed_note", "weaker_count", "RUN_OWN"]
 
 GATE_COLUMNS = GATE.names
 #: What ``release=`` accepts: a model, a mapping like release.yaml, or a path to one.
@@ -181,7 +182,7 @@ def _other_system(run: Run) -> str:
         elif theirs.code_fingerprint is None:
             return (f"runs {first.run_id} and {theirs.run_id} record no code fingerprint (a system class typed into a "
                     "notebook cell, without a fingerprint() method: an edited cell keeps its version), so nothing "
-                    "tells whether one system made them (give the system a fingerprint() that changes with its code)")
+                    f"tells whether one system made them ({GIVE_FINGERPRINT})")
         else:
             continue
         return f"runs {first.run_id} and {theirs.run_id} were made by different systems ({how})"
@@ -712,8 +713,16 @@ def relaxed_note(relaxed: Iterable[str], given: str = "", *, verb: str = "gated"
     if not changes:
         return ""
     given = given or ("the settings given" if than.startswith(RUN_OWN) else "the settings stored with the run")
-    count = f"{len(changes)} {'setting' if len(changes) == 1 else 'settings'}"
-    return f"{verb} with {given}: {count} weaker than {than}: {', '.join(changes)}"
+    return f"{verb} with {given}: {weaker_count(len(changes), than)}: {', '.join(changes)}"
+
+
+def weaker_count(n: int, than: str = RUN_OWN) -> str:
+    """``3 settings weaker than <than>``: how an exit line and :func:`relaxed_note` count the weaker settings.
+
+    >>> weaker_count(1)
+    "1 setting weaker than the run's own release settings"
+    """
+    return f"{n} {'setting' if n == 1 else 'settings'} weaker than {than}"
 
 
 def _release_now(run: Run) -> tuple[Path, ReleaseConfig | None] | None:

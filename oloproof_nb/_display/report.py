@@ -31,7 +31,7 @@ from .._analysis.gate import Gate, ReleaseLike, relaxed_note
 from .._analysis.receipts import outcome_summary
 from .._analysis.run import Run
 from .._analysis.slices import slice_table
-from .._analysis.validity import unscored_copies, validity
+from .._analysis.validity import validity
 from .._core.slicespec import NA_BIN
 from .._version import __version__
 from ..errors import OloproofError, SliceWarning
@@ -188,7 +188,7 @@ def _replays_section(run: Run) -> Section | None:
     rep = run.replays
     if rep.empty:
         return None
-    unscored = rep["case_id"].isin(unscored_copies(run)).to_numpy()
+    unscored = rep["case_id"].isin(run.unscored_ids).to_numpy()
     left_out, rep = rep[unscored], rep[~unscored]
     rows = []
     for (criterion, tool, fault), sub in rep.groupby(["criterion", "tool", "fault"], sort=False):

@@ -18,7 +18,7 @@ from typing import Any
 import pandas as pd
 
 from .._analysis.frames import ended_case_runs
-from .._analysis.gate import Gate
+from .._analysis.gate import Gate, weaker_count
 from .._analysis.run import Run
 from .markdown import terminal_text, text_table
 from .theme import fmt_bound, fmt_cell, fmt_level, fmt_number
@@ -194,8 +194,7 @@ def exit_line(g: Gate) -> str:
         weaker = len(g.relaxed)  # a PASS by settings weaker than the run's own: said where the PASS is read
         return (f"gate: PASS — exit 0: all {len(gated)} gated criteria pass"
                 + (f" ({vacuous} of them vacuous: cannot fail as configured)" if vacuous else "")
-                + (f", by {weaker} {'setting' if weaker == 1 else 'settings'} weaker than {g.weaker_than}"
-                   if weaker else ""))
+                + (f", by {weaker_count(weaker, g.weaker_than)}" if weaker else ""))
     if g.reason:
         return f"gate: BLOCK — exit 1: {terminal_text(g.reason)}"  # it may quote a run id or an Inspect log
     counts = g.blocking["verdict"].value_counts()

@@ -43,7 +43,7 @@ from .locate import latest_hint
 from .observe import HeldBack, promised_artifacts, shared_files
 from .replay_cache import REPLAY_CACHE_DIR, ReplayCache
 from .store import Fsync, RunStore, new_run_id, read_cases, record_key
-from .systems import as_factory, build, code_fingerprint, release, version_of
+from .systems import GIVE_FINGERPRINT, NO_FINGERPRINT, as_factory, build, code_fingerprint, release, version_of
 
 __all__ = ["run_suite", "as_factory", "Progress", "Isolation", "RecordSink", "with_epochs"]
 
@@ -202,9 +202,8 @@ def _how_to_finish(directory: Path, fingerprint: str | None) -> str:
     fingerprint, which :func:`_check_resumable` refuses (the Ctrl-C note sent a notebook cell's run to a resume that
     was refused)."""
     if fingerprint is None:
-        return ("it cannot be resumed: its system's class is defined in no file (typed into a notebook cell) and has "
-                "no fingerprint(), so a resume could not tell an edited cell; start a new run, or give the system a "
-                "fingerprint() that changes with its code")
+        return (f"it cannot be resumed: {NO_FINGERPRINT}, so a resume could not "
+                f"tell an edited cell; start a new run, or {GIVE_FINGERPRINT}")
     return f"finish it with op.run(suite, out={str(directory)!r}, resume=True)"
 
 
@@ -315,10 +314,9 @@ def _check_resumable(manifest: Manifest, suite: Suite, version: str | None, fing
         raise RunDirError(f"{directory}: the system's code changed since this run started (its code fingerprint "
                           "differs; the version alone did not say so); start a new run instead")
     if manifest.code_fingerprint is None:  # and fingerprint is None: a class in no file, whose edits nothing shows
-        raise RunDirError(f"{directory}: the system's class is defined in no file (typed into a notebook cell) and has "
-                          "no fingerprint() method, so a resume cannot tell whether its code changed since this run "
-                          "started (its verdicts would mix two versions); start a new run instead, or give the "
-                          "system a fingerprint() that changes with its code")
+        raise RunDirError(f"{directory}: {NO_FINGERPRINT}, so a resume cannot tell whether its code changed since "
+                          "this run started (its verdicts would mix two versions); start a new run instead, or "
+                          f"{GIVE_FINGERPRINT}")
 
 
 def _run_serial(pending: Iterable[tuple[int, Case]], systems: _Systems, settings: RunSettings,

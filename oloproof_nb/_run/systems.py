@@ -22,9 +22,14 @@ from ..errors import OloproofError, quote, storable
 from .sandbox import failure_reason
 from .timeouts import CaseTimeout, call_with_timeout, system_traceback
 
-__all__ = ["as_factory", "build", "release", "version_of", "code_fingerprint", "CODE_SCHEMA"]
+__all__ = ["as_factory", "build", "release", "version_of", "code_fingerprint", "CODE_SCHEMA", "NO_FINGERPRINT",
+           "GIVE_FINGERPRINT"]
 
 CODE_SCHEMA = "oloproof_code/v1"
+#: Why a system records no code fingerprint (:func:`code_fingerprint` is None), for the messages that refuse it.
+NO_FINGERPRINT = "the system's class is defined in no file (typed into a notebook cell) and has no fingerprint()"
+#: What to do about it: the user's word that two runs ran the same code.
+GIVE_FINGERPRINT = "give the system a fingerprint() that changes with its code"
 
 
 def as_factory(target: Any) -> tuple[Callable[[], Any], bool]:
