@@ -79,6 +79,9 @@ class Observing(Writer):
         if how == "dict":
             return {{"artifact_id": artifact_id, "observed_at": now.isoformat(), "modified_at": now.isoformat(),
                     "validator": "schema", "validator_exit_code": 0}}
+        if how == "dict_false":  # its own check's result as a callable validator gives it: False, "fails"
+            return {{"artifact_id": artifact_id, "observed_at": now.isoformat(), "modified_at": now.isoformat(),
+                    "validator": "schema", "validator_exit_code": False}}
         if how == "evidence":
             import oloproof_nb as op
             return op.Evidence(artifact_id=artifact_id, observed_at=now, modified_at=now,

@@ -36,7 +36,7 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta, timezone
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ..errors import DigestKeyError, quote
 from .canonical import iso
@@ -204,7 +204,8 @@ class Evidence(BaseModel):
     validator : str or None
         Name of the validator that ran (or was asked for).
     validator_exit_code : int or None
-        Its exit code; 0 passes. ``None`` when it did not run to completion.
+        Its exit code; 0 passes. ``None`` when it did not run to completion. A whole number only: a bool,
+        text or a float is refused (``False``, a validator's "fails", would read as exit 0, a pass).
     validator_error : str or None
         Why the validator gave no exit code (crashed, timed out, not registered).
     evidence_source : str
@@ -231,9 +232,18 @@ class Evidence(BaseModel):
     sha256: Hex64 = None
     digest_kind: DigestKind | None = None
     validator: OptionalName = None
-    validator_exit_code: int | None = None
+    # strict: False (a validator's "fails", as a callable validator returns it) is no exit 0, "0" no number
+    validator_exit_code: int | None = Field(default=None, strict=True)
     validator_error: str | None = None
     evidence_source: Name
+
+    @field_validator("validator_exit_code", mode="before")
+    @classmethod
+    def _exit_code_not_bool(cls, value: Any) -> Any:
+        if isinstance(value, bool):
+            raise ValueError(f"must be an exit code (0 passes), got {value}: give 0 for a pass and 1 for a "
+                             "failure (False read as exit 0 would pass a failed check)")
+        return value
 
     @model_validator(mode="before")
     @classmethod

@@ -319,6 +319,17 @@ def test_models_are_strict_and_frozen() -> None:
         c.artifact_id = "x"  # type: ignore[misc]
 
 
+@pytest.mark.parametrize("code", [False, True, "0", 0.0, "1"])
+def test_a_validator_exit_code_is_a_whole_number_only(code: object) -> None:
+    """A callable validator's False means "fails" (exit 1); read as an int it was exit 0 and a system's observe()
+    reporting its own check that way had the failed artifact verified (review G17)."""
+    with pytest.raises(ValidationError, match="validator_exit_code"):
+        evidence(validator_exit_code=code)
+    assert evidence(validator_exit_code=0).validator_exit_code == 0
+    failed = classify(contract(validator="report_schema_v3"), evidence(validator_exit_code=1))
+    assert failed.status == "validator_failed"
+
+
 def test_evidence_digest_kind_defaults_and_consistency() -> None:
     assert evidence().digest_kind == "sha256"
     assert evidence(sha256=None).digest_kind is None

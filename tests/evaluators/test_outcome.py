@@ -246,6 +246,9 @@ def test_a_system_that_observes_its_artifacts_is_not_judged_by_the_file_at_the_l
     ("observe", "status", "source", "reason"),
     [
         ("dict", "verified", "system_observe", "verified: present, fresh, validator schema exit 0"),
+        # False read as exit 0 made a failed check verified (review G17)
+        ("dict_false", "unverified", None, "unverified: observe() returned invalid evidence: validator_exit_code: "
+                                           "must be an exit code (0 passes), got False"),
         ("evidence", "unverified", "bucket_head", "unverified: no result from validator schema"),
         ("none", "missing", None, "missing: no artifact observed"),
         ("invalid", "unverified", None, "unverified: observe() returned invalid evidence: observed_at"),
