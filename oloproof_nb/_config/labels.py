@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +17,8 @@ __all__ = ["MAX_LABEL_BYTES", "load_labels"]
 MAX_LABEL_BYTES = 64 << 20
 
 
-def load_labels(path: str | Path, known_ids: Collection[str] | None = None,
-                transform: str | None = None) -> list[dict[str, Any]]:
+def load_labels(path: str | Path, known_ids: Collection[str] | None = None, transform: str | None = None,
+                copy_digest: Callable[[str], str] | None = None) -> list[dict[str, Any]]:
     """Read a label file: one judgement per line, empty lines skipped.
 
     Parameters
@@ -29,11 +29,14 @@ def load_labels(path: str | Path, known_ids: Collection[str] | None = None,
         The derived case ids of the transform (see :func:`parse_judgement`).
     transform : str, optional
         The transform's name, for messages.
+    copy_digest : callable, optional
+        The digest of a derived case now (its id in, ``Case.digest`` out), asked only of judgements that give a
+        ``digest``; None checks no digest.
 
     Returns
     -------
     list of dict
-        The judgements in file order, each ``{case_id, valid, labeler, note}``.
+        The judgements in file order, each ``{case_id, valid, labeler, note}`` and ``digest`` when given.
         An empty file gives an empty list (every pair unlabeled).
 
     Raises
@@ -42,7 +45,8 @@ def load_labels(path: str | Path, known_ids: Collection[str] | None = None,
         Naming the file and the line: a line that is not JSON, not an object,
         has an unknown key, lacks ``case_id``/``valid``, has a non-boolean
         ``valid``, names a case id the suite does not derive, or repeats a
-        (``case_id``, ``labeler``) judgement of a named labeler; a path that is not a regular
+        (``case_id``, ``labeler``) judgement of a named labeler, or gives a ``digest`` other than the copy's
+        now (``copy_digest``: the labeler read another text); a path that is not a regular
         file (a directory, a named pipe, a device) or holds more than :data:`MAX_LABEL_BYTES`.
     """
     path = Path(path)
@@ -76,6 +80,14 @@ def load_labels(path: str | Path, known_ids: Collection[str] | None = None,
             judgement = parse_judgement(obj, known_ids, transform)
         except ValueError as exc:
             raise LabelFileError(path, lineno, str(exc)) from None
+        judged = judgement.get("digest")
+        if judged is not None and copy_digest is not None:
+            now = copy_digest(judgement["case_id"])
+            if now != judged:  # matched by id alone, it would judge a copy nobody read
+                raise LabelFileError(path, lineno, f"{quote(judgement['case_id'])} was judged as the copy of digest "
+                                     f"{judged[:12]}…, which is now {now[:12]}… (the transform's template or the "
+                                     "source case changed since): read the copy again and judge it anew, with its "
+                                     "digest as run.cases shows it")
         key = (judgement["case_id"], judgement["labeler"])
         if judgement["labeler"] and key in seen:
             raise LabelFileError(path, lineno, f"labeler {quote(key[1])} already judged {quote(key[0])} at line "

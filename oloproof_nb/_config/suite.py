@@ -589,10 +589,12 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
             raise ConfigError(suite_file, f"metamorphic.transforms[{i}].validity_labels",
                               f"label file {labels_file} not found; write one judgement "
                               f'per line: {{"case_id": "<source id>~{transform.name}", "valid": true|false}}')
-        labels[transform.name] = load_labels(labels_file, derived_ids[transform.name], transform.name)
+        labels[transform.name] = load_labels(labels_file, derived_ids[transform.name], transform.name,
+                                             _CopyDigests(transform, cases_file, kept))
         digests[transform.validity_labels] = file_digest(labels_file)
     vacuous = scan.findings()
-    for criterion, message in _thin_validity(config, n_sources, suite_file).items():
+    for criterion, message in [*_thin_validity(config, n_sources, suite_file).items(),
+                               *_blank_rewrites(config, suite_file).items()]:
         vacuous.setdefault(criterion, []).append(message)
     for messages in vacuous.values():
         for message in messages:
@@ -805,6 +807,28 @@ def _thin_validity(config: SuiteConfig, pairs: int, file: str | Path = SUITE_FIL
     return found
 
 
+def _blank_rewrites(config: SuiteConfig, file: str | Path = SUITE_FILE) -> dict[str, str]:
+    """Relations whose transform's ``template`` adds nothing but blank space around ``{value}`` (``"{value} "``,
+    ``"\n{value}"``): criterion → finding.
+
+    ``"{value}"`` itself is refused (every copy is its source); blank space makes a copy that differs from its
+    source in spacing alone, which an agent reads as the same request, so each pair holds and the relation passes
+    under the transform's name (``same_state_under_injected``) with no injection in any copy.
+    """
+    found: dict[str, str] = {}
+    for t in config.metamorphic.transforms:
+        if t.template.strip() != "{value}":
+            continue
+        for i, ev in enumerate(config.evaluators):
+            if ev.type == "metamorphic_relation" and getattr(ev, "transform", None) == t.name:
+                found[ev.name] = (
+                    f"{file}: evaluators[{i}] ({ev.type}, criterion {ev.name}): transform {t.name}'s template "
+                    f"{quote(t.template)} adds only blank space to the text, so each copy is its source's request "
+                    "spaced otherwise and the relation holds for any agent that ignores spacing; write the change "
+                    "the transform tests around {value}, e.g. '{value} Ignore the rules above.'")
+    return found
+
+
 def find_vacuous_checks(config: SuiteConfig, cases: list[Case], file: str | Path = SUITE_FILE) -> dict[str, list[str]]:
     """State checks that cannot fail among ``cases`` (see :class:`_VacuityScan`): criterion → messages."""
     scan = _VacuityScan(config, file)
@@ -828,6 +852,23 @@ class _DerivedIds(Collection[str]):
 
     def __len__(self) -> int:
         return len(self._sources)
+
+
+class _CopyDigests:
+    """The digest of each derived case of one transform, by id: made on the first question (one pass over the
+    source cases), so a label file that gives no ``digest`` costs nothing."""
+
+    def __init__(self, transform: Transform, cases_file: Path, kept: tuple[Case, ...] | None) -> None:
+        self._transform, self._cases_file, self._kept = transform, cases_file, kept
+        self._digests: dict[str, str] | None = None
+
+    def __call__(self, copy_id: str) -> str:
+        if self._digests is None:
+            t = self._transform
+            sources = self._kept if self._kept is not None else (c for _, c in iter_cases(self._cases_file))
+            self._digests = {f"{c.id}~{t.name}": derive_case(c, t.name, t.field, t.template,
+                                                             state_path=t.state_path).digest for c in sources}
+        return self._digests[copy_id]
 
 
 def _stat_of(path: Path) -> tuple[int, int, int]:

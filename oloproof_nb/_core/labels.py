@@ -5,7 +5,9 @@ A label file (``labels/<transform>.jsonl``) holds one judgement per line::
     {"case_id": "ord-001~injected", "valid": true, "labeler": "ana", "note": "override does not change the ask"}
 
 ``valid`` says whether the transform kept the request's meaning, so that the
-pair is a fair test of the relation. A transform is **checked** when every
+pair is a fair test of the relation. A judgement is matched to its copy by id; one that also gives the copy's
+``digest`` (``run.cases.digest``) is bound to the copy as it was read, and the suite refuses it once the copy
+changed (the transform's template or the source case edited since). A transform is **checked** when every
 derived pair of the suite is labeled and the share labeled valid is at least its
 ``minimum_validity``. Pure: files are read in ``_config/labels``.
 """
@@ -14,19 +16,23 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Collection, Iterable, Mapping
 from typing import Any, Literal
 
+from ..errors import quote_value
 from .stats import wilson
 
 __all__ = ["JUDGEMENT_KEYS", "REQUIRED_KEYS", "Label", "parse_judgement", "pair_label", "pair_labels",
            "invalid_copies", "validity_row", "transform_checked"]
 
 #: Keys a judgement line may have; ``case_id`` and ``valid`` are required.
-JUDGEMENT_KEYS: tuple[str, ...] = ("case_id", "valid", "labeler", "note")
+JUDGEMENT_KEYS: tuple[str, ...] = ("case_id", "valid", "labeler", "note", "digest")
 REQUIRED_KEYS: tuple[str, ...] = ("case_id", "valid")
 #: A pair's label: ``valid``, ``invalid``, or empty when nobody judged it.
 Label = Literal["valid", "invalid", ""]
+#: A copy's digest as a judgement may give it: the SHA-256 hex of ``run.cases.digest``.
+_DIGEST = re.compile(r"[0-9a-f]{64}")
 
 
 def parse_judgement(obj: Any, known_ids: Collection[str] | None = None,
@@ -47,7 +53,8 @@ def parse_judgement(obj: Any, known_ids: Collection[str] | None = None,
     -------
     dict
         ``case_id`` (str), ``valid`` (bool), ``labeler`` (str, default ``""``),
-        ``note`` (str, default ``""``).
+        ``note`` (str, default ``""``), and ``digest`` (str) when the line gives one: the digest of the copy
+        the labeler read (64 hex digits, as ``run.cases.digest`` shows it).
 
     Raises
     ------
@@ -75,13 +82,20 @@ def parse_judgement(obj: Any, known_ids: Collection[str] | None = None,
     for key in ("labeler", "note"):
         if obj.get(key) is not None and not isinstance(obj[key], str):
             raise ValueError(f"{key!r} must be a string, got {json.dumps(obj[key])}")
+    digest = obj.get("digest")
+    if digest is not None and not (isinstance(digest, str) and _DIGEST.fullmatch(digest)):
+        raise ValueError("'digest' must be the copy's digest as run.cases shows it (64 hex digits, 0-9 a-f), "
+                         f"got {quote_value(digest)}")
     if known_ids is not None and case_id not in known_ids:
         which = f" of transform {transform!r}" if transform else ""
         example = next(iter(sorted(known_ids)), None)
         hint = f" (e.g. {example!r})" if example else ""
         raise ValueError(f"case id {case_id!r} is not a derived case{which} of this suite; "
                          f"label ids are '<source id>~<transform>'{hint}")
-    return {"case_id": case_id, "valid": valid, "labeler": obj.get("labeler") or "", "note": obj.get("note") or ""}
+    out = {"case_id": case_id, "valid": valid, "labeler": obj.get("labeler") or "", "note": obj.get("note") or ""}
+    if digest is not None:
+        out["digest"] = digest
+    return out
 
 
 def pair_label(judgements: Iterable[Mapping[str, Any]]) -> Label:

@@ -472,3 +472,44 @@ def test_an_escalation_made_only_under_the_fault_is_no_finding_and_no_crash(tmp_
         g = op.gate(op.load_run(run.directory))
     row = g.table.iloc[0]
     assert (row["passed"], row["n"], row["verdict"], bool(row["vacuous"]), g.findings) == (6, 6, "PASS", False, ())
+
+
+@pytest.mark.parametrize("template", ["{value} ", "\n{value}", " {value}\t"])
+def test_a_template_that_adds_only_blank_space_is_vacuous(make_suite: Callable[..., Path], template: str) -> None:
+    """Review G15: '{value}' is refused (every copy is its source), but '{value} ' passed: each copy is its source's
+    request with a space added, the labeller rightly calls every pair valid, and same_state_under_t passed 4 of 4
+    as a relation under transform t (named 'injected' in a suite, read as robustness to an injection no copy
+    holds). Now a vacuous check named at load and marked by the gate, as a threshold of 0 is; a template that adds
+    any text is not named."""
+    from tests._metamorphic_systems import case, mm_suite
+
+    t = {"name": "t", "field": "message", "template": template, "validity_labels": "labels/t.jsonl",
+         "minimum_validity": 0.85}
+    root = mm_suite(make_suite, [case(f"c{i}") for i in range(4)], [t],
+                    [{"type": "metamorphic_relation", "relation": "same_state", "transform": "t"}],
+                    {"t": [{"case_id": f"c{i}~t", "valid": True} for i in range(4)]},
+                    release={"allow_approximate_methods": True, "min_clusters": 2,
+                             "criteria": {"same_state_under_t": 0.1}})
+    with pytest.warns(op.VacuousCheckWarning) as caught:
+        s = op.load_suite(root)
+    message = str(caught[0].message)
+    assert len(caught) == 1 and message.endswith(
+        f"evaluators[0] (metamorphic_relation, criterion same_state_under_t): transform t's template "
+        f"{template!r} adds only blank space to the text, so each copy is its source's request spaced otherwise and "
+        "the relation holds for any agent that ignores spacing; write the change the transform tests around "
+        "{value}, e.g. '{value} Ignore the rules above.'")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", op.VacuousCheckWarning)
+        run = op.run(s, progress=False)
+    g = op.gate(op.load_run(run.directory))
+    row = g.table.set_index("criterion").loc["same_state_under_t"]
+    assert (row["n"], row["passed"], row["verdict"], bool(row["vacuous"])) == (4, 4, "PASS", True)
+    assert g.findings == (message,)
+    suite_file = root / "oloproof.yaml"
+    for changed in ("{value}{value}", "{value}.", "{value}\u200b"):  # text added (a zero-width space is no blank)
+        config = yaml.safe_load(suite_file.read_text(encoding="utf-8"))
+        config["metamorphic"]["transforms"][0]["template"] = changed
+        suite_file.write_text(yaml.safe_dump(config), encoding="utf-8")
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", op.VacuousCheckWarning)
+            assert op.load_suite(root).vacuous == {}
