@@ -45,7 +45,8 @@ two dict-valued scorers, ``checks`` (``{"correct": "C"/"I", "safe": 1/0}``, ``me
 on a selection of them (:func:`subset`).
 
 ``python tests/_inspect_task.py --settings LOG_DIR``: that task run as two shards that differ in one setting
-(:func:`settings`): ``temperature``, the model's generation config, ``max_connections``, or a role's model.
+(:func:`settings`): ``temperature``, the model's generation config, ``max_connections``, a role's model, a sample limit
+(``message_limit``), or how the eval ran (``max_samples``, log settings).
 """
 
 from __future__ import annotations
@@ -321,7 +322,10 @@ def settings(log_dir: str) -> None:
     ``system_message`` (the header's ``eval.model_generate_config``); into LOG_DIR/connections, ``max_connections=2``
     and ``max_connections=4`` (how calls reach the model, not the agent); into LOG_DIR/roles, a ``grader`` role's model
     with ``max_connections=2`` and base URL ``http://one:1``, then ``4`` and ``http://two:2`` (not the agent); into
-    LOG_DIR/role_temperature, a ``grader`` role's model at ``temperature=0`` and at ``1`` (the agent)."""
+    LOG_DIR/role_temperature, a ``grader`` role's model at ``temperature=0`` and at ``1`` (the agent); into
+    LOG_DIR/limits, ``message_limit=50`` and ``message_limit=2`` (the limits a sample runs under: the agent); into
+    LOG_DIR/eval_config, shards that differ in ``max_samples``, ``fail_on_error`` and the log settings (how the eval
+    ran, not the agent)."""
     def picked() -> Task:
         return Task(dataset=[Sample(id=f"p{i}", input=f"Question {i}.", target="ok", metadata={"grade": grade})
                              for i, grade in enumerate(PICKED)], solver=generate(), scorer=graded(), name="picked")
@@ -348,6 +352,12 @@ def settings(log_dir: str) -> None:
                            custom_outputs=plain_policy, memoize=False)
         inspect_eval(picked(), model=model, model_roles={"grader": grader}, log_dir=f"{log_dir}/role_temperature",
                      display="none", max_samples=8, limit=shard)
+    for shard, messages in zip(shards, (50, 2), strict=True):
+        inspect_eval(picked(), model=model, log_dir=f"{log_dir}/limits", display="none", max_samples=8, limit=shard,
+                     message_limit=messages)
+    for shard, ran in zip(shards, ({"max_samples": 2, "fail_on_error": True, "log_images": True, "log_buffer": 5},
+                                   {"max_samples": 8, "fail_on_error": False, "log_images": False}), strict=True):
+        inspect_eval(picked(), model=model, log_dir=f"{log_dir}/eval_config", display="none", limit=shard, **ran)
 
 
 if __name__ == "__main__":

@@ -35,9 +35,9 @@ apply:
 - a log of a selection of its dataset (``--sample-id``, ``--limit``: its header's ``dataset.sample_ids`` fewer than
   ``dataset.samples``, counted over the logs of its task and dataset) holds fewer samples than planned, as a
   drained one: :func:`unrun_samples` says so, and the gate gives no release decision.
-- the logs of a folder are of one agent: one model (``eval.model``), the same generation settings and solver
-  (:func:`agent_settings`: the settings of how calls reach the model, :data:`OPERATIONAL_SETTINGS`, may differ,
-  as in shards and retries), else the folder is refused in one line naming the two logs and the setting.
+- the logs of a folder are of one agent: one model (``eval.model``), the same generation settings, solver and
+  sample limits (:func:`agent_settings`: the settings of how calls reach the model, :data:`OPERATIONAL_SETTINGS`, may
+  differ, as in shards and retries), else the folder is refused in one line naming the two logs and the setting.
 - ``snapshots`` and ``changes``, with ``state_key``: the final state is the sample store's value under
   that key (or, for an Inspect ``StoreModel``, the fields stored as ``<state_key>:<field>``); the
   initial state is that value right after the first store event that wrote it (the solver's set-up),
@@ -742,6 +742,13 @@ OPERATIONAL_SETTINGS = frozenset({"max_connections", "adaptive_connections", "ma
                                   "attempt_timeout", "stream_idle_timeout", "batch", "cache", "cache_prompt",
                                   "extra_headers"})
 
+#: The fields of an eval's own config (``eval.config``, where a task's own limits are recorded too) that are part of
+#: the agent: the limits a sample runs under and the approval policy of its tool calls decide what the agent can do
+#: (a shard at ``message_limit=2`` stopped before it acted). The rest of it is how the eval ran, which shards and
+#: retries differ in: sample selection, ``max_samples``, ``fail_on_error``, log settings (:func:`agent_settings`).
+AGENT_LIMITS = ("message_limit", "token_limit", "token_limit_type", "turn_limit", "time_limit", "working_limit",
+                "cost_limit", "approval")
+
 
 def _leaves(value: Any, path: str) -> dict[str, str]:
     """The leaves of ``value`` (:func:`~oloproof_nb._core.paths.flatten`) under ``path``, each as canonical JSON;
@@ -757,12 +764,14 @@ def agent_settings(header: Any) -> tuple[dict[str, str], dict[str, str]]:
     canonical JSON. ``model``: ``eval.model_generate_config``, ``eval.model_args`` and ``eval.model_roles`` (the
     same in every log of one agent, whatever the task). ``plan``: the solver's steps with their parameters
     (``plan.steps``, ``plan.finish``; ``eval.solver`` and ``eval.solver_args`` when a solver was given on the
-    command line) and the generation config the eval and the task gave (``plan.config``: ``eval(...,
-    temperature=0)`` is recorded there), the same in every log of one task (another task may use another solver).
-    Generation settings in :data:`OPERATIONAL_SETTINGS` are left out (of a role's model's ``config`` too), as are the
-    fields shards and retries of one run differ in (``eval.config``: sample selection, ``max_samples``, log settings;
-    ``eval.dataset``; the model's ``model_base_url`` and a role's model's ``base_url``) and ``eval.task_args``, which
-    may pick the dataset (a task argument that changes the solver shows in its steps).
+    command line), the generation config the eval and the task gave (``plan.config``: ``eval(...,
+    temperature=0)`` is recorded there) and the limits and approval policy its samples ran under (the
+    :data:`AGENT_LIMITS` of ``eval.config``), the same in every log of one task (another task may use another
+    solver). Generation settings in :data:`OPERATIONAL_SETTINGS` are left out (of a role's model's ``config`` too),
+    as are the fields shards and retries of one run differ in (the rest of ``eval.config``: sample selection,
+    ``max_samples``, log settings; ``eval.dataset``; the model's ``model_base_url`` and a role's model's
+    ``base_url``) and ``eval.task_args``, which may pick the dataset (a task argument that changes the solver shows
+    in its steps).
     """
     spec, plan = header.eval, getattr(header, "plan", None)
 
@@ -779,8 +788,10 @@ def agent_settings(header: Any) -> tuple[dict[str, str], dict[str, str]]:
     model = {**_leaves(config(getattr(spec, "model_generate_config", None)), "eval.model_generate_config"),
              **_leaves(_plain(getattr(spec, "model_args", None)), "eval.model_args"),
              **_leaves({k: role(v) for k, v in (getattr(spec, "model_roles", None) or {}).items()}, "eval.model_roles")}
+    ran = getattr(spec, "config", None)
     solver = {**_leaves(_plain(getattr(spec, "solver", None)), "eval.solver"),
-              **_leaves(_plain(getattr(spec, "solver_args", None)), "eval.solver_args")}
+              **_leaves(_plain(getattr(spec, "solver_args", None)), "eval.solver_args"),
+              **_leaves({name: _plain(getattr(ran, name, None)) for name in AGENT_LIMITS}, "eval.config")}
     if plan is not None:
         steps = [{"solver": _plain(step.solver), "params": _plain(step.params)} for step in plan.steps or []]
         finish = plan.finish and {"solver": _plain(plan.finish.solver), "params": _plain(plan.finish.params)}

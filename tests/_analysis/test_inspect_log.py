@@ -1285,18 +1285,39 @@ def test_shards_of_one_task_run_at_two_temperatures_are_refused(shards: Path, tm
     assert gate.table.set_index("criterion").loc["graded", "n"] == 20
 
 
+def test_shards_run_under_other_sample_limits_are_refused(shards: Path) -> None:
+    """Review F10: the limits a sample runs under (``message_limit``, ``token_limit``, ``time_limit`` ..., in the
+    header's ``eval.config``, where a task's own limits are recorded too) and the approval policy of its tool calls
+    decide what the agent can do; shards at ``message_limit=50`` and at ``2`` were read as one run of 20 and gated as
+    one agent. Refused as two agents, naming the key; shards that differ only in how the eval ran (``max_samples``,
+    ``fail_on_error``, log settings) are still one run of 20 (17 pass, by hand)."""
+    with pytest.raises(op.OloproofError) as info:
+        op.from_inspect(shards / "limits")
+    # which log is read first is not fixed: the two are named by the same second and a random suffix
+    found = re.search(r"eval\.config\.message_limit is (\S+), but .* has (\S+): logs of one task run with different "
+                      r"settings are two agents", str(info.value))
+    assert found is not None and {found[1], found[2]} == {"50", "2"}, str(info.value)
+    run = op.from_inspect(shards / "eval_config")
+    assert len(run.cases) == 20 and int((run.verdicts["verdict"] == "pass").sum()) == 17
+
+
 def test_the_settings_left_out_of_the_agent_are_inspect_settings_the_readme_names() -> None:
     """The generation settings shards and retries may differ in are fields of Inspect's own ``GenerateConfig`` (a
-    misspelt name would leave its setting counted as the agent's), and README section 10 names each of them."""
+    misspelt name would leave its setting counted as the agent's), and README section 10 names each of them; so are
+    the ``eval.config`` fields counted as the agent's (``EvalConfig``: a misspelt one would be checked nowhere)."""
+    from inspect_ai.log import EvalConfig
     from inspect_ai.model import GenerateConfig
 
-    from oloproof_nb._analysis.inspect_log import OPERATIONAL_SETTINGS
+    from oloproof_nb._analysis.inspect_log import AGENT_LIMITS, OPERATIONAL_SETTINGS
 
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     section = readme.split("### 10. Inspect AI logs", 1)[1].split("\n## ", 1)[0]
     assert OPERATIONAL_SETTINGS <= set(GenerateConfig.model_fields)
     assert {"temperature", "system_message", "seed"}.isdisjoint(OPERATIONAL_SETTINGS)
     assert all(f"`{name}`" in section for name in OPERATIONAL_SETTINGS), sorted(OPERATIONAL_SETTINGS)
+    # the eval.config fields counted as the agent's are Inspect's own too (F10), and the README names them
+    assert set(AGENT_LIMITS) <= set(EvalConfig.model_fields)
+    assert all(f"`{name}`" in section for name in AGENT_LIMITS), AGENT_LIMITS
 
 
 def test_a_role_models_connections_and_base_url_are_not_the_agent(shards: Path) -> None:
