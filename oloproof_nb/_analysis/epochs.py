@@ -19,13 +19,14 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from .._core.epochs import Reduction, parse_reduce, reduce_counts
 from ..errors import OloproofError
 from .columns import TEXT
 from .gate import ReleaseLike, criterion_sums, reduced_interval, resolve_release, run_is_clustered, sums_interval
-from .reduce import epoch_counts, reduced_sums
+from .reduce import REPEATED_NOTE, epoch_counts, reduced_sums, repeated_rows
 from .run import Run, as_run
 
 __all__ = ["reduce_epochs", "EPOCHS_COLUMNS", "CASE_COLUMNS"]
@@ -97,7 +98,9 @@ def reduce_epochs(run: Run, reduce: str | Sequence[str] | None = None, release: 
     over the verdict rows). For pass^k / pass@k each case is one row of value v ∈ [0, 1] in its
     source's cluster; binary values (every case has exactly k rows) get the gate's interval, values that
     can be fractional the monotone CR2 logit-t interval on per-cluster sums
-    (:func:`oloproof_nb._core.epochs.fractional_interval`).
+    (:func:`oloproof_nb._core.epochs.fractional_interval`). In a pooled run, pass^k and pass@k count a fault
+    replay the replay cache gave several of its runs once (it is one try of the agent; ``reason`` says how many
+    rows were left out), as the gate does.
 
     Examples
     --------
@@ -108,13 +111,18 @@ def reduce_epochs(run: Run, reduce: str | Sequence[str] | None = None, release: 
     cfg = resolve_release(run, release)
     reductions = _reductions(run, reduce)
     verdicts = run.verdicts
+    repeated = (repeated_rows(run, verdicts) if any(r.kind != "mean" for r in reductions)
+                else np.zeros(len(verdicts), dtype=bool))  # pass^k and pass@k count one try once (the replay cache)
     counts = epoch_counts(verdicts)
     by_criterion = {name: group for name, group in counts.groupby("criterion", sort=False)}
+    tries = by_criterion if not repeated.any() else dict(tuple(epoch_counts(verdicts[~repeated]).groupby(
+        "criterion", sort=False)))  # mean stays the gate's: every row
+    left = verdicts.loc[repeated, "criterion"].value_counts()
     if by_case:
         parts = []
         for r in reductions:
             for criterion in run.criteria:
-                group = by_criterion.get(criterion)
+                group = (by_criterion if r.kind == "mean" else tries).get(criterion)
                 if group is None or not len(group):
                     continue
                 group = group[group["epochs"] >= r.k]
@@ -142,13 +150,15 @@ def reduce_epochs(run: Run, reduce: str | Sequence[str] | None = None, release: 
                 iv, note = sums_interval(sums, cfg, clustered)
                 row.update(cases=len(group), n_clusters=int(sums.rows.size))
             else:
-                rs = reduced_sums(group, r)
+                rs = reduced_sums(tries[criterion], r)
                 row.update(cases=rs.cases, n_clusters=int(rs.sizes.size), left_out=rs.left_out)
+                repeats = REPEATED_NOTE.format(n=int(left[criterion])) if criterion in left.index else ""
                 if not rs.cases:
-                    row["reason"] = f"no case has {r.k} rows"
+                    row["reason"] = "; ".join(n for n in (f"no case has {r.k} rows", repeats) if n)
                     rows.append(row)
                     continue
                 iv, note, _ = reduced_interval(rs, cfg)
+                note = "; ".join(n for n in (note, repeats) if n)
             row.update(rate=iv.estimate, ci_low=iv.low, ci_high=iv.high, method=iv.method,
                        reason="; ".join(n for n in (note, iv.reason) if n))
             rows.append(row)

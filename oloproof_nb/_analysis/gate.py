@@ -41,7 +41,7 @@ import difflib
 import math
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -76,7 +76,7 @@ from .baseline import Baseline, as_baseline, check_baseline, with_idle_columns
 from .columns import GATE
 from .frames import ended_case_runs
 from .inspect_log import is_inspect_run, unrun_samples
-from .reduce import ReducedSums, epoch_counts, reduced_sums
+from .reduce import REPEATED_NOTE, ReducedSums, epoch_counts, reduced_sums, repeated_rows
 from .run import Run, as_run, label_difference
 from .validity import checked_transforms, unscored_copies
 
@@ -823,9 +823,13 @@ def _reduced(run: Run, cfg: ReleaseConfig) -> dict[str, Any]:
     wanted = {c: parse_reduce(cfg.reduce_of(c)) for c in run.criteria if cfg.reduce_of(c) != "mean"}
     if not wanted:
         return {}
-    counts = epoch_counts(run.verdicts)
+    verdicts = run.verdicts
+    repeated = repeated_rows(run, verdicts)  # one try of the agent counted once (the replay cache)
+    counts = epoch_counts(verdicts[~repeated])
     groups = dict(tuple(counts.groupby("criterion", sort=False)))
-    return {c: reduced_sums(groups[c], r) if c in groups else None for c, r in wanted.items()}
+    left = verdicts.loc[repeated, "criterion"].value_counts()
+    return {c: replace(reduced_sums(groups[c], r), repeated=int(left.get(c, 0))) if c in groups else None
+            for c, r in wanted.items()}
 
 
 def _reduced_row(criterion: str, ev: Any, rs: Any, cfg: ReleaseConfig, checked: dict[str, bool],
@@ -851,6 +855,8 @@ def _reduced_row(criterion: str, ev: Any, rs: Any, cfg: ReleaseConfig, checked: 
         interval, swapped, clustered = reduced_interval(rs, cfg)
         row.update(rate=interval.estimate, ci_low=interval.low, ci_high=interval.high, method=interval.method)
         notes += [n for n in (swapped, interval.reason) if n]
+    if rs is not None and rs.repeated:
+        notes.append(REPEATED_NOTE.format(n=rs.repeated))
     left_out = 0 if rs is None else rs.left_out
     if left_out:
         notes.append(f"{left_out} case(s) with fewer than {rs.reduction.k} rows left out of {text}")

@@ -223,6 +223,18 @@ class Journal:
         and states)."""
         return [(replay_key_of(rec)[0], bool(rec.get("cached"))) for rec in self._recorded_replays()]
 
+    def fault_replay_times(self) -> list[tuple[str, int, str, str]]:
+        """``(case id, epoch, criterion, captured_at)`` of each faulted replay of a recorded case that left a
+        state, in file order: when the replay was made. A replay taken from the replay cache keeps the time of
+        the replay it copies, so two records with one time are one try of the agent. No state is read."""
+        out = []
+        for rec in self._recorded_replays():
+            env = rec.get("environment_state")
+            if rec.get("kind") == "fault" and isinstance(env, dict) and env.get("captured_at"):
+                case_id, epoch = replay_key_of(rec)
+                out.append((case_id, epoch, str(rec.get("criterion")), str(env["captured_at"])))
+        return out
+
     def replay_records(self) -> list[ReplayRecord]:
         """Every replay record of a recorded case, in file order, states put back."""
         return [resolve_states(rec, self.states) for rec in self._recorded_replays()]  # type: ignore[misc]

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -11,7 +12,33 @@ import pandas as pd
 from .._core.epochs import Reduction, reduce_counts, value_denominator
 from .columns import TEXT
 
-__all__ = ["epoch_counts", "ReducedSums", "reduced_sums"]
+if TYPE_CHECKING:
+    from .run import Run
+
+__all__ = ["epoch_counts", "repeated_rows", "REPEATED_NOTE", "ReducedSums", "reduced_sums"]
+
+#: How a reduced criterion's reason names the rows :func:`repeated_rows` left out (``{n}``: how many).
+REPEATED_NOTE = ("{n} fault replay row(s) repeat a replay an earlier run of the pool made (taken from the replay "
+                 "cache), so they are one try of the agent each and are counted once")
+
+
+def repeated_rows(run: Run, verdicts: pd.DataFrame) -> np.ndarray:
+    """Which rows of ``verdicts`` (``run.verdicts``) repeat a try of the agent another row already counts: the
+    fault replay rows of a pooled run that :meth:`~.run.Run.repeated_replays` names.
+
+    pass^k and pass@k take a case's epochs for independent tries. The replay cache gives a later run the very
+    replay an earlier run made of the same case, epoch and recording, so a pool of two runs of one system held
+    each fault replay twice: a recovery that succeeds half the time got pass^4 over "4 epochs" equal to the
+    pass^2 of 2 (0.165 where 4 tries give about 0.05), a PASS at 0.1. Rows of ``mean`` are left alone (a row
+    repeated within its case's cluster leaves the clustered interval as it was).
+    """
+    repeated = run.repeated_replays()
+    if not repeated or not len(verdicts):
+        return np.zeros(len(verdicts), dtype=bool)
+    epochs = verdicts["epoch"] if "epoch" in verdicts.columns else pd.Series(1, index=verdicts.index)
+    keys = zip(verdicts["run_id"].astype(str), verdicts["case_id"].astype(str), epochs.astype(int),
+               verdicts["criterion"].astype(str), strict=True)
+    return np.fromiter((key in repeated for key in keys), dtype=bool, count=len(verdicts))
 
 
 def epoch_counts(verdicts: pd.DataFrame) -> pd.DataFrame:
@@ -44,7 +71,8 @@ class ReducedSums:
     passes: a run whose values only happen to be 0 or 1 is not binary, or its interval method would
     change with the passes and a worse agent could get the narrower one); ``cases_at_one`` cases whose
     value is 1; ``all_missing`` cases whose every row is missing; ``left_out`` cases with fewer rows than
-    k (not reduced).
+    k (not reduced); ``repeated`` fault replay rows left out before reducing, as repeats of a replay another
+    run of a pooled run made (:func:`repeated_rows`).
     """
 
     reduction: Reduction
@@ -56,6 +84,7 @@ class ReducedSums:
     left_out: int
     failing_clusters: int
     denominator: int = 1
+    repeated: int = 0
 
     @property
     def cases(self) -> int:

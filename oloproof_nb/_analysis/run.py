@@ -523,6 +523,24 @@ class Run:
                 unscored += case_id in left_out
         return live, cached, unscored
 
+    def repeated_replays(self) -> set[tuple[str, str, int, str]]:
+        """``(run_id, case_id, epoch, criterion)`` of each fault replay of a pooled run that repeats a replay an earlier
+        run of the pool holds: the replay cache gave a later run the very replay an earlier one made (the cache
+        key leaves the run out: a case's epoch e replays the same way in every run of an unchanged system), so
+        the two verdict rows are one try of the agent, not two. Empty for a run that is not pooled (its epochs
+        replay on their own) or took no replay from the cache. Told apart by when the replay was made
+        (:meth:`~.journal.Journal.fault_replay_times`)."""
+        if len(self.runs) < 2 or not bool(self.replays["cached"].fillna(False).any()):
+            return set()
+        seen: set[tuple[str, str, str]] = set()
+        repeated: set[tuple[str, str, int, str]] = set()
+        for run in self.runs:
+            for case_id, epoch, criterion, made in run._journal.fault_replay_times():
+                if (case_id, criterion, made) in seen:
+                    repeated.add((run.run_id, case_id, epoch, criterion))
+                seen.add((case_id, criterion, made))
+        return repeated
+
     @cached_property
     def replay_records(self) -> list[ReplayRecord]:
         """Every record of ``replays.jsonl`` (control and faulted replays) of a recorded case."""

@@ -21,7 +21,7 @@ from .._core.slicespec import NA_BIN, SliceSpec, parse_slice_spec
 from ..errors import SliceWarning, warn_at_caller
 from .columns import SLICES
 from .gate import ReleaseLike, criterion_sums, reduced_interval, resolve_release, run_is_clustered, sums_interval
-from .reduce import epoch_counts, reduced_sums
+from .reduce import epoch_counts, reduced_sums, repeated_rows
 from .run import Run, as_run
 
 __all__ = ["SLICE_COLUMNS", "slice_table"]
@@ -172,10 +172,13 @@ def slice_table(run: Run, spec: str | SliceSpec, release: ReleaseLike | None = N
     na_code = len(labels) - 1
     row_bins = np.where(where >= 0, bin_of_case[np.clip(where, 0, None)], na_code).astype(np.int64)
     sums = criterion_sums(verdicts, by=[row_bins]) if len(verdicts) else {}
+    reduced_any = any(cfg.reduce_of(criterion) != "mean" for criterion in run.criteria)
+    once = ~repeated_rows(run, verdicts) if reduced_any else np.ones(len(verdicts), dtype=bool)  # as the gate
     rows: list[dict[str, Any]] = []
     for criterion in run.criteria:
         if cfg.reduce_of(criterion) != "mean":
-            reduced, unbinned = _reduced_bins(parsed.text, criterion, cfg, verdicts, row_bins, bins, min_clusters)
+            reduced, unbinned = _reduced_bins(parsed.text, criterion, cfg, verdicts[once], row_bins[once], bins,
+                                              min_clusters)
             rows += reduced
             if unbinned:  # never silently: these may be the very cases that fail (a failing try takes another path)
                 reduction = parse_reduce(cfg.reduce_of(criterion))

@@ -787,3 +787,115 @@ def test_a_reduced_gate_imports_neither_statsmodels_nor_scipy_stats(runs: dict[i
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+# -- pooled runs and the replay cache ---------------------------------------------------------------------
+
+RECOVERING = '''
+import oloproof_nb as op
+
+
+class Desk(op.RecordedAgent):
+    """Pays a bill; after a failed payment it escalates in epoch e of case n when (n + e) % 3 != 0, else it
+    claims the bill paid (a false success)."""
+
+    version = "desk-1"
+
+    def reset(self, state):
+        self.state = dict(state)
+
+    def snapshot(self):
+        return dict(self.state)
+
+    def _pay(self):
+        self.state["paid"] = True
+        return {"ok": True}
+
+    def _escalate(self):
+        self.state["ticket"] = True
+        return {"ok": True}
+
+    def act(self, input, rec):
+        if rec.tool("pay", self._pay).get("ok"):
+            return "paid"
+        if (input["n"] + self.epoch) % 3:
+            rec.tool("escalate", self._escalate)
+            return "escalated"
+        return "paid"
+
+    def run(self, input, epoch):
+        self.epoch = epoch
+        return super().run(input)
+
+    def replay(self, trajectory, *, checkpoint, change, epoch):
+        self.epoch = epoch
+        return super().replay(trajectory, checkpoint=checkpoint, change=change)
+'''
+RECOVERS = "recovers_from_error_at_pay"
+
+
+def _recovers(n: int, epoch: int) -> bool:
+    """Whether the desk recovers in epoch ``epoch`` of case ``n``, computed here from the rule it follows."""
+    return (n + epoch) % 3 != 0
+
+
+@pytest.fixture(scope="module")
+def desk_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, op.Run]:
+    """Three runs of 2 epochs of 8 cases: ``first`` fills the suite's replay cache, ``cached`` takes every fault
+    replay from it, ``live`` makes its own (cache=False)."""
+    root = tmp_path_factory.mktemp("desk") / "suite"
+    root.mkdir()
+    (root / "desk.py").write_text(RECOVERING, encoding="utf-8")
+    cases = [{"id": f"b{n}", "input": {"n": n}, "initial_state": {},
+              "expected": {"answer": "paid", "state": {"paid": True}}} for n in range(8)]
+    (root / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
+    (root / "oloproof.yaml").write_text(yaml.safe_dump({
+        "name": "desk", "system": "desk:Desk", "epochs": 2, "evaluators": [
+            {"type": "answer_matches"}, {"type": "state_matches", "mode": "subset"},
+            {"type": "fault_recovery", "tool": "pay", "fault": "error", "escalate_tools": ["escalate"]}]}),
+        encoding="utf-8")
+    suite = op.load_suite(root)
+    out = root.parent
+    return {"first": op.run(suite, out=out / "first", progress=False),
+            "cached": op.run(suite, out=out / "cached", progress=False),
+            "live": op.run(suite, out=out / "live", progress=False, cache=False)}
+
+
+def _reduced_row(run: op.Run, reduce: str) -> pd.Series:
+    release = {"allow_approximate_methods": True, "min_clusters": 2,
+               "criteria": {RECOVERS: {"threshold": 0.05, "reduce": reduce}}}
+    return op.gate(run, release=release).table.set_index("criterion").loc[RECOVERS]
+
+
+def test_a_replay_the_cache_gave_two_pooled_runs_is_one_try(desk_runs: dict[str, op.Run]) -> None:
+    """Red team round 16 (review G16): the replay cache gives a later run the very fault replay an earlier run
+    made of a case's epoch, so a pool of the two held each try twice and pass^4 was the pass^2 of 2 tries:
+    here 3 of 8 cases recover in both epochs (b0, b3, b6: (n + e) % 3 != 0 for e = 1, 2), and pass^4 read 3/8
+    with a PASS at 0.05 from 2 tries per case. Each try now counts once: pass^4 has no case of 4 tries
+    (too_few_epochs), pass^2 is the 2 tries' (the hand count), and a pool of runs that replayed live keeps its 4."""
+    assert desk_runs["cached"].replays["cached"].all() and not desk_runs["first"].replays["cached"].any()
+    both = [n for n in range(8) if _recovers(n, 1) and _recovers(n, 2)]
+    assert both == [0, 3, 6]
+    pooled = op.load_runs([desk_runs["first"].directory, desk_runs["cached"].directory])
+
+    four = _reduced_row(pooled, "pass^4")
+    assert (four["verdict"], four["n"]) == ("INSUFFICIENT_EVIDENCE", 0)
+    assert four["reason"].startswith("too_few_epochs; 16 fault replay row(s) repeat a replay an earlier run of")
+    two = _reduced_row(pooled, "pass^2")
+    assert (two["n"], two["passed"], two["rate"]) == (8, 3, 3 / 8)
+    assert "16 fault replay row(s) repeat" in two["reason"]
+    table = op.reduce_epochs(pooled, reduce=["mean", "pass^2"]).set_index(["criterion", "reduce"])
+    assert table.loc[(RECOVERS, "pass^2"), "rate"] == 3 / 8
+    assert "16 fault replay row(s) repeat" in table.loc[(RECOVERS, "pass^2"), "reason"]
+    assert table.loc[(RECOVERS, "mean"), "rate"] == sum(_recovers(n, e) for n in range(8) for e in (1, 2)) / 16
+    by_case = op.reduce_epochs(pooled, reduce="pass^2", by_case=True).set_index(["criterion", "case_id"])
+    assert by_case.loc[RECOVERS, "epochs"].tolist() == [2] * 8
+    bins = op.slice_table(pooled, "tool_calls:2", release={"criteria": {RECOVERS: {"threshold": 0.1,
+                                                                                     "reduce": "pass^2"}}})
+    assert bins.loc[bins["criterion"] == RECOVERS, ["support", "passed"]].sum().tolist() == [8, 3]
+
+    fresh = op.load_runs([desk_runs["first"].directory, desk_runs["live"].directory])
+    assert fresh.repeated_replays() == set()
+    own = _reduced_row(fresh, "pass^4")  # 4 tries of each case, the two runs' own: 3 cases pass all 4
+    assert (own["n"], own["passed"], own["rate"], own["verdict"]) == (8, 3, 3 / 8, "PASS")
+    assert "repeat" not in own["reason"]
