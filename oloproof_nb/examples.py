@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import uuid
 from pathlib import Path
 
 from .errors import OloproofError
@@ -74,6 +75,9 @@ def init_example(name: str, dest: str | Path | None = None, *, force: bool = Fal
     the copies there (its ``runs/`` and any other file are kept), after checking
     that every one can be: a folder where the example has a file (or the other
     way round), a named pipe or a symbolic link there is refused, nothing written.
+    The example is copied whole into a temporary folder first, then moved into
+    place: a copy that fails (a full disk) or is interrupted leaves ``dest`` as
+    it was, and the error names ``dest`` in one line.
     """
     source = example_dir(name)
     target = Path(dest) if dest is not None else Path(name)
@@ -91,10 +95,50 @@ def init_example(name: str, dest: str | Path | None = None, *, force: bool = Fal
     labels = [Path(t["validity_labels"]) for t in (config.get("metamorphic") or {}).get("transforms") or []]
     if force and target.exists():
         _check_overwrite(source, target, labels)
-    shutil.copytree(source, target, ignore=_SKIP, dirs_exist_ok=True)
-    for rel in labels:
-        if not (target / rel).exists():
-            shipped = _data_root("labels") / rel.name
-            (target / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(shipped, target / rel)
+    # copied whole into a folder of its own first, then moved into place: a copy cut short (a full disk, Ctrl-C)
+    # left a suite with a truncated cases.jsonl that the next `oloproof init` called "set up earlier; run it"
+    staging = (target if target.exists() else target.parent) / f".oloproof-init-{uuid.uuid4().hex[:8]}"
+    apart = [rel for rel in labels if not (source / rel).exists()]  # from the shipped labels/ folder
+    try:
+        try:
+            shutil.copytree(source, staging, ignore=_SKIP, copy_function=_copy_or_stop)
+            for rel in apart:
+                (staging / rel).parent.mkdir(parents=True, exist_ok=True)
+                _copy_or_stop(_data_root("labels") / rel.name, staging / rel)
+        except (OSError, _CopyStopped) as exc:
+            cause = exc.args[0] if isinstance(exc, _CopyStopped) else exc
+            raise OloproofError(f"{target}: cannot copy the example there ({cause.strerror or type(cause).__name__}); "
+                                "nothing was written") from None
+        _move_into_place(staging, target, apart)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
     return target
+
+
+class _CopyStopped(Exception):
+    """An OSError met while copying a file, carried out of ``shutil.copytree`` (which would note it and go on)."""
+
+
+def _copy_or_stop(src: str | Path, dst: str | Path) -> None:
+    try:
+        shutil.copy2(src, dst)
+    except OSError as exc:
+        raise _CopyStopped(exc) from None
+
+
+def _move_into_place(staging: Path, target: Path, labels: list[Path]) -> None:
+    """Move the example copied whole into ``staging`` to ``target``: the folder itself when there is none yet,
+    else file by file (one rename each, so a file there is the old one or the example's, never half of one); a
+    file of ``labels`` (the label files copied from the shipped ``labels/`` folder) already in ``target`` is
+    kept."""
+    if not target.exists():
+        os.replace(staging, target)
+        return
+    for folder, _dirs, files in os.walk(staging):
+        there = target / Path(folder).relative_to(staging)
+        there.mkdir(exist_ok=True)
+        for name in files:
+            rel = (there / name).relative_to(target)
+            if rel in labels and (target / rel).exists():
+                continue
+            os.replace(Path(folder) / name, there / name)

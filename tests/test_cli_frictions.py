@@ -243,6 +243,50 @@ def test_init_force_over_an_obstacle_changes_nothing(tmp_path: Path, capsys: pyt
     assert outside.read_text(encoding="utf-8") == "precious"
 
 
+@pytest.mark.parametrize(("where", "cut"), [("new folder", 3), ("new folder", 7), ("empty folder", 2),
+                                            ("--force", 4)])
+def test_init_cut_short_by_a_full_disk_leaves_the_destination_as_it_was(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, where: str,
+        cut: int) -> None:
+    """Reliability review R10: a full disk while the example was copied left a suite with a truncated
+    cases.jsonl (and no labels), and the error was shutil's list of tuples; the next ``oloproof init`` called
+    the half copy a suite "set up earlier" to run as it is. Now the example is copied whole beside it first:
+    the destination is as it was (absent, empty, or the earlier copy under --force) and the error one line."""
+    import errno
+
+    from oloproof_nb.examples import example_dir
+
+    dest = tmp_path / "demo"
+    if where == "empty folder":
+        dest.mkdir()
+    elif where == "--force":
+        assert main(["init", "--example", "stateful-agent", str(dest)]) == 0
+        (dest / "cases.jsonl").write_text('{"id": "mine"}\n', encoding="utf-8")
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    entries = sorted(tmp_path.rglob("*"))  # files and folders: no temporary folder left either
+    real, copied = shutil.copyfile, []
+
+    def full_disk(src: str, dst: str, **kwargs: object) -> str:
+        copied.append(dst)
+        if len(copied) == cut:  # this file's first bytes reach the disk, then the disk is full
+            Path(dst).write_bytes(Path(src).read_bytes()[:100])
+            raise OSError(errno.ENOSPC, "No space left on device", dst)
+        return real(src, dst, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(shutil, "copyfile", full_disk)
+    capsys.readouterr()
+    assert main(["init", "--example", "stateful-agent", str(dest)] + (["--force"] if where == "--force" else [])) == 2
+    _, err = _out(capsys)
+    assert err == (f"oloproof: error: {dest}: cannot copy the example there (No space left on device); nothing was "
+                   "written\n")
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
+    assert sorted(tmp_path.rglob("*")) == entries
+    monkeypatch.setattr(shutil, "copyfile", real)
+    assert main(["init", "--example", "stateful-agent", str(dest), "--force"]) == 0  # once there is space: whole
+    assert (dest / "cases.jsonl").read_bytes() == (example_dir("stateful-agent") / "cases.jsonl").read_bytes()
+    assert (dest / "labels" / "injected.jsonl").stat().st_size > 0
+
+
 def test_errors_name_python_parameters_in_python_and_flags_on_the_command_line(
         make_suite, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     folder = make_suite(CASES[:2], evaluators=EVALUATORS)

@@ -232,14 +232,18 @@ def _one_commit_at_a_time(frames_dir: Path) -> Iterator[None]:
     """Hold the commit lock of a run's ``frames/`` (``flock``), waiting at most :data:`COMMIT_WAIT_S`.
 
     Where the file system has no ``flock`` (and on Windows) the copy is put in place unlocked, as before
-    the lock existed. A holder that does not let go in time raises :class:`OSError` (the caller then keeps
-    the frames in memory, with a warning).
+    the lock existed. A symbolic link at the lock's path is replaced by the lock file, never opened. A holder
+    that does not let go in time raises :class:`OSError` (the caller then keeps the frames in memory, with a
+    warning).
     """
     if sys.platform == "win32":  # pragma: no cover - no flock: copies are put in place unlocked there
         yield
         return
     path = frames_dir / COMMIT_LOCK
-    fd = open_fd(path, os.O_RDWR | os.O_CREAT)  # never descriptor 1 or 2 (a system may have closed them)
+    if path.is_symlink():  # a folder copied with its links: opened through it, the lock made a file where it points
+        path.unlink(missing_ok=True)
+    # never descriptor 1 or 2 (a system may have closed them), never through a link put back meanwhile
+    fd = open_fd(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0))
     try:
         deadline = time.monotonic() + COMMIT_WAIT_S
         while True:

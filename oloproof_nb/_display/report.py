@@ -368,17 +368,26 @@ def _write_md(run: Run, sections: list[Section], path: Path) -> None:
         out += [t for line in sec.text for t in (line.lead + md_cell(line) if isinstance(line, Plain) else line, "")]
         for i, (name, shown, raw) in enumerate(sec.tables):
             stem = name.replace("slice ", "slice_").replace(":", "_").replace(",", "-")
-            csv = export_table(raw, files / f"{stem}.csv")
+            csv = export_table(raw, _own_file(files / f"{stem}.csv"))
             if name.startswith("slice "):
                 out += [f"### {md_code(name[6:])}", ""]
             out += [markdown_table(shown, fmt_number), "",
                     f"Raw numbers: {md_link(f'{files.name}/{csv.name}', f'{files.name}/{csv.name}')}", ""]
             if i < len(sec.figures):
                 fig_name, png = sec.figures[i]
-                write_file(files / f"{fig_name}.png", png)
+                write_file(_own_file(files / f"{fig_name}.png"), png)
                 out += [md_link(f"{fig_name} plot", f"{files.name}/{fig_name}.png", image=True), ""]
     out += [f"_{_CANNOT}_", "", f"_oloproof_nb {__version__}; {_ROUNDING}._", ""]
     write_file(path, "\n".join(out))
+
+
+def _own_file(path: Path) -> Path:
+    """``path``, a file the report names itself in ``<stem>_files/``, with a symbolic link found there removed: the
+    report's plot or table is written in its place, never through the link (into the file it points to, anywhere
+    the user can write)."""
+    if path.is_symlink():
+        path.unlink()
+    return path
 
 
 def write_report(run: Run, out: str | Path, release: ReleaseLike | None = None,
@@ -394,7 +403,8 @@ def write_report(run: Run, out: str | Path, release: ReleaseLike | None = None,
         ``*.md`` — Markdown, with the plots (PNG) and raw tables (CSV) in
         ``<stem>_files/`` beside it. An earlier report (or an empty file) there is replaced; any other
         file is kept and the report refused (an ``OloproofError`` naming it), so a typo never replaces a
-        file the user wrote.
+        file the user wrote. Nothing is written through a symbolic link in ``<stem>_files/`` (a link in
+        place of one of its files is replaced by the file), and a ``<stem>_files`` that is a link is refused.
     release : ReleaseConfig, dict or path, optional
         Another release.yaml to apply (default: the suite's).
     baseline : Baseline or Run, optional
@@ -432,7 +442,11 @@ def report_and_gate(run: Run, out: str | Path, release: ReleaseLike | None = Non
     sections = _sections(run, g, release)
     _folder(path.parent, f"the folder of the report {path.name}")
     if suffix == ".md":
-        _folder(path.parent / f"{path.stem}_files", f"where the report {path.name} keeps its plots and tables")
+        files = path.parent / f"{path.stem}_files"
+        if files.is_symlink():  # its files would be written into the folder it points to, over files of that name
+            raise OloproofError(f"{files}: is a symbolic link; the report {path.name} writes its plots and tables into "
+                                "a folder of its own there, never through a link (remove it, or choose another out=)")
+        _folder(files, f"where the report {path.name} keeps its plots and tables")
     (_write_html if suffix == ".html" else _write_md)(run, sections, path)
     return path, g
 

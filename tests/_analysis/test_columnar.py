@@ -1310,3 +1310,28 @@ def test_a_journal_line_holding_an_encoded_lone_surrogate_is_damage_for_load_run
         list(read_jsonl(journal))  # resume's reader
     with pytest.raises(op.RunDirError, match=r"cases\.jsonl: line 2: .*not valid JSON"):
         op.load_run(out).verdicts  # noqa: B018 - reading the frame is the point
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="copies are put in place unlocked on Windows")
+@pytest.mark.parametrize("points_to", ["a file", "nothing"])
+def test_a_commit_lock_that_is_a_link_is_replaced_never_opened(tmp_path: Path, points_to: str) -> None:
+    """Reliability review R10: a run folder copied or unpacked with its links, ``frames/.commit.lock`` a link, had
+    the lock opened through it: a link to nothing made an empty file where it pointed (anywhere the user can
+    write: as root, an empty ``/etc/nologin`` stops every other login). The link is replaced by the lock."""
+    folder = init_example("stateful-agent", tmp_path / "suite")
+    directory = op.run(folder, out=tmp_path / "run", progress=False).directory
+    shutil.rmtree(directory / "frames")
+    (directory / "frames").mkdir()
+    outside = tmp_path / "outside"
+    if points_to == "a file":
+        outside.write_text("mine\n", encoding="utf-8")
+    (directory / "frames" / columnar.COMMIT_LOCK).symlink_to(outside)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no ColumnarCopyWarning: the copy is put in place
+        op.load_run(directory)
+    assert columnar.is_fresh(directory)
+    assert not (directory / "frames" / columnar.COMMIT_LOCK).is_symlink()
+    if points_to == "a file":
+        assert outside.read_text(encoding="utf-8") == "mine\n"
+    else:
+        assert not outside.exists()

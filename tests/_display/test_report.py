@@ -760,3 +760,33 @@ def test_a_row_without_an_interval_shows_an_empty_interval_cell() -> None:
 
     nan = float("nan")
     assert _intervals(pd.DataFrame({"ci_low": [0.1, nan], "ci_high": [0.9, nan]})) == ["[0.100, 0.900]", ""]
+
+
+def test_a_markdown_report_never_writes_through_a_link_beside_it(example_run: op.Run, tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """Reliability review R10: a link in ``r_files/`` named as one of the report's files (``gate.csv``, a folder
+    copied or unpacked with its links) had the report's table written into the file it pointed to, outside the
+    folder; an ``r_files`` that is a link had every plot and table written into the folder it pointed to. A link
+    in ``r_files/`` is replaced by the report's file; an ``r_files`` link is refused, nothing written."""
+    precious = tmp_path / "precious.txt"
+    precious.write_text("mine\n", encoding="utf-8")
+    files = tmp_path / "r_files"
+    files.mkdir()
+    (files / "gate.csv").symlink_to(precious)
+    (files / "gate.png").symlink_to(tmp_path / "dangling.png")
+    write_report(example_run, tmp_path / "r.md")
+    assert precious.read_text(encoding="utf-8") == "mine\n" and not (tmp_path / "dangling.png").exists()
+    assert not (files / "gate.csv").is_symlink() and (files / "gate.csv").read_text().startswith("criterion,")
+    assert not (files / "gate.png").is_symlink() and (files / "gate.png").read_bytes().startswith(PNG)
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "gate.csv").write_text("mine\n", encoding="utf-8")
+    (tmp_path / "s_files").symlink_to(elsewhere)
+    assert main(["report", str(example_run.directory), "--out", str(tmp_path / "s.md")]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"oloproof: error: {tmp_path / 's_files'}: is a symbolic link; the report s.md writes its plots "
+                   "and tables into a folder of its own there, never through a link (remove it, or choose another "
+                   "--out)\n")
+    assert [p.name for p in elsewhere.iterdir()] == ["gate.csv"] and not (tmp_path / "s.md").exists()
+    assert (elsewhere / "gate.csv").read_text(encoding="utf-8") == "mine\n"
