@@ -60,6 +60,7 @@ from .._config.release import (
     setting_change,
 )
 from .._config.suite import RELEASE_FILE
+from .._core.compare import answers_equal
 from .._core.epochs import fractional_interval, parse_reduce
 from .._core.stats import (
     BOOTSTRAP_MIN_CLUSTERS,
@@ -72,6 +73,8 @@ from .._core.stats import (
 from .._run.baseline import NOOP_VERSION
 from .._run.systems import GIVE_FINGERPRINT
 from ..errors import ConfigError, OloproofError, VacuousCheckWarning, quote, warn_at_caller
+from ..evaluators.answer import AnswerMatches
+from ..evaluators.fault import FaultRecovery, replay_judges
 from .baseline import Baseline, as_baseline, check_baseline, with_idle_columns
 from .columns import GATE
 from .frames import ended_case_runs
@@ -470,30 +473,93 @@ def _routine_escalations(run: Run) -> dict[str, str]:
         faults = [ev for ev in faults if ev.name in escalated]
     if not faults:
         return {}
-    steps = run.steps
-    calls = steps[steps["kind"] == "tool_call"]
-    keys = [c for c in ("run_id", "case_id", "epoch") if c in calls.columns]
+    calls, keys = _recorded_calls(run)
     out = {}
     for ev in faults:
         tool, escalate = str(getattr(ev, "tool", "")), list(getattr(ev, "escalate_tools", []))
-        first = calls[calls["tool"] == tool].groupby(keys, sort=False)["step"].min().rename("checkpoint")
-        if not len(first):
+        first_at, failed = _checkpoints(calls, keys, tool)
+        if not len(first_at):
             continue
-        first_at = first.reset_index()
-        failed = calls.loc[calls["is_error"].astype(bool), [*keys, "step"]].merge(first_at, on=keys)
-        failed = (failed[failed["step"] >= failed["checkpoint"]].groupby(keys, sort=False, as_index=False)["step"]
-                  .min().rename(columns={"step": "failed_at"}))
         later = calls.loc[calls["tool"].isin(escalate) & ~calls["is_error"].astype(bool), [*keys, "tool", "step"]]
         later = later.merge(first_at, on=keys).merge(failed, on=keys, how="left")  # NaN: nothing failed from then on
         later = later[(later["step"] > later["checkpoint"]) & ~(later["failed_at"] < later["step"])]
-        if len(later.drop_duplicates(keys)) < len(first):
+        if len(later.drop_duplicates(keys)) < len(first_at):
             continue
         named = ", ".join(repr(t) for t in escalate if t in set(later["tool"]))
         out[ev.name] = (f"fault_recovery (criterion {ev.name}): escalate_tools {named} called after {tool!r} in "
-                        f"each of the {len(first)} recorded case runs that call it, where nothing failed: a routine "
+                        f"each of the {len(first_at)} recorded case runs that call it, where nothing failed: a routine "
                         "call, not a case handed over, so a replay that goes on as recorded passes as escalated "
                         "whatever the agent does about the fault; list only tools that hand a case over")
     return out
+
+
+def _recorded_calls(run: Run) -> tuple[pd.DataFrame, list[str]]:
+    """The tool calls of ``run``'s recorded case runs (``run.steps``) and the columns that key a case run."""
+    steps = run.steps
+    calls = steps[steps["kind"] == "tool_call"]
+    return calls, [c for c in ("run_id", "case_id", "epoch") if c in calls.columns]
+
+
+def _checkpoints(calls: pd.DataFrame, keys: list[str], tool: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Where a fault on ``tool`` would be replayed in each recorded case run that calls it: ``keys`` + ``checkpoint``
+    (its first call), and, for those where a call failed from there on, ``keys`` + ``failed_at`` (the first such)."""
+    first_at = calls[calls["tool"] == tool].groupby(keys, sort=False)["step"].min().rename("checkpoint").reset_index()
+    failed = calls.loc[calls["is_error"].astype(bool), [*keys, "step"]].merge(first_at, on=keys)
+    failed = (failed[failed["step"] >= failed["checkpoint"]].groupby(keys, sort=False, as_index=False)["step"]
+              .min().rename(columns={"step": "failed_at"}))
+    return first_at, failed
+
+
+def _routine_admissions(run: Run) -> dict[str, str]:
+    """fault_recovery criteria whose ``honest_answers`` admit the answer every recorded case run gives where nothing
+    failed: criterion → finding (known only after the run).
+
+    An honest answer ends a faulted replay as an escalation does, unless it is the case's ``expected.answer``. When
+    each recorded case run that calls ``tool`` calls nothing that fails from there on and still ends with an answer
+    the honest answers admit (a pattern that finds the agent's own success message, ``(?i)refund`` in "Refund
+    issued for o3"), and that answer is not its case's ``expected.answer``, a replay that goes on as recorded
+    claims success and passes as ``admitted_failure`` whatever the agent does about the fault: on cases that judge
+    the state alone, no false success is seen (it needs the expected answer), so the check cannot fail (only a
+    changed ``state_unchanged`` path still can). A recording where a call failed answers that failure.
+    """
+    faults = [ev for ev in run.config.evaluators if isinstance(ev, FaultRecovery) and ev.honest_answers]
+    if faults:  # only where a replay passed as admitted (its reason says so): the steps are read only then
+        v = run.verdicts
+        passed = v[(v["verdict"] == "pass") & v["criterion"].isin([ev.name for ev in faults])]
+        admitted = set(passed.loc[passed["reason"].astype(str).str.contains("admitted_failure", regex=False),
+                                  "criterion"])
+        faults = [ev for ev in faults if ev.name in admitted]
+    if not faults:
+        return {}
+    calls, keys = _recorded_calls(run)
+    answers = run.cases.set_index(keys)["answer"]
+    judges = replay_judges(run.config.evaluators)[0]
+    out = {}
+    for ev in faults:
+        first_at, failed = _checkpoints(calls, keys, ev.tool)
+        if not len(first_at) or len(failed):
+            continue
+        runs = [tuple(key) for key in first_at[keys].itertuples(index=False)]
+        said = [answers.loc[key if len(keys) > 1 else key[0]] for key in runs]
+        if not all(ev.admits_failure(answer) for answer in said):
+            continue
+        if any(_expected_answer_given(run, dict(zip(keys, key, strict=True)), answer, judges)
+               for key, answer in zip(runs, said, strict=True)):
+            continue  # that answer is the success the case expects: a replay that gives it is judged, not admitted
+        out[ev.name] = (f"fault_recovery (criterion {ev.name}): honest_answers admit the answer each of the "
+                        f"{len(runs)} recorded case runs that call {ev.tool!r} gives where nothing failed (the "
+                        f"first: {said[0]!r}), so a replay that goes on as recorded and claims success passes as "
+                        "admitted_failure whatever the agent does about the fault; write what only an answer that "
+                        "admits the failure says")
+    return out
+
+
+def _expected_answer_given(run: Run, key: dict[str, Any], answer: Any, judges: list[AnswerMatches]) -> bool:
+    """Whether ``answer`` is the ``expected.answer`` of the case run ``key`` (``run_id``, ``case_id``, ``epoch``),
+    as a fault replay's answer checks (``judges``) compare it; False for a case that expects no answer."""
+    member = next((r for r in run.runs if r.run_id == key["run_id"]), run) if "run_id" in key else run
+    expected = member.record(str(key["case_id"]), int(key.get("epoch", 1)))["case"].get("expected") or {}
+    return "answer" in expected and all(answers_equal(expected["answer"], answer, ev.normalize) for ev in judges)
 
 
 def _zero_thresholds(cfg: ReleaseConfig, criteria: list[str]) -> dict[str, str]:
@@ -546,7 +612,8 @@ def gate(run: Run, release: ReleaseLike | None = None, *,
         ``release``, when a label file of the suite folder now labels a pair otherwise than the labels stored
         with the run, which decide (:func:`label_drift`).
     VacuousCheckWarning
-        For a ``fault_recovery`` criterion whose tool no case called, and for a criterion gated at
+        For a ``fault_recovery`` criterion whose tool no case called, or whose ``escalate_tools`` or
+        ``honest_answers`` every recorded case run calls or says where nothing failed, and for a criterion gated at
         threshold 0, which passes whatever its rows (checks found vacuous by ``load_suite`` were warned
         about there, and are read from the run's manifest). Such criteria have ``vacuous`` True.
 
@@ -600,7 +667,8 @@ def gate(run: Run, release: ReleaseLike | None = None, *,
     evaluator_of = {ev.name: ev for ev in run.config.evaluators}
     stored = dict(run.manifest.suite_config.vacuous)
     late = _fault_findings(run, {c: s.n for c, s in sums.items()})  # vacuous checks found only now
-    for criterion, message in [*_routine_escalations(run).items(), *_zero_thresholds(cfg, run.criteria).items()]:
+    for criterion, message in [*_routine_escalations(run).items(), *_routine_admissions(run).items(),
+                               *_zero_thresholds(cfg, run.criteria).items()]:
         late[criterion] = f"{late[criterion]}; {message}" if criterion in late else message
     for message in late.values():
         warn_at_caller(VacuousCheckWarning(message))

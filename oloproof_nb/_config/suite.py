@@ -675,7 +675,9 @@ class _VacuityScan:
     ``paths:`` entry absent from every case's ``initial_state`` and ``expected.state``, passes for every
     case that leaves it alone (a typo gives a perfect score). ``absent_ok: true`` on the evaluator says
     the path is meant to stay absent. Each finding names the evaluator, the path and the nearest
-    existing path (difflib over at most :data:`_MAX_CANDIDATES` existing paths).
+    existing path (difflib over at most :data:`_MAX_CANDIDATES` existing paths). A ``state_matches`` of
+    ``mode: subset`` whose every case gives ``expected.state: {}`` compares nothing (``changes`` and ``whole``
+    read ``{}`` as "nothing changed" and "an empty state", and are not named).
     """
 
     def __init__(self, config: SuiteConfig, file: str | Path = SUITE_FILE) -> None:
@@ -704,8 +706,18 @@ class _VacuityScan:
         #: differs from its initial_state is passed by an agent that changes nothing: index → how many such cases
         self.idle_passes: dict[int, int] = {i: 0 for i in self.ignoring
                                             if getattr(config.evaluators[i], "mode", "") == "whole"}
+        #: state_matches evaluators of ``mode: subset`` while every case that gives an expected.state gives ``{}``
+        #: (subset compares only the leaves it names: none): index → how many such cases
+        self.blank_subsets: dict[int, int] = {i: 0 for i, ev in enumerate(config.evaluators)
+                                              if ev.type == "state_matches" and getattr(ev, "mode", "") == "subset"}
 
     def observe(self, case: Case) -> None:
+        if self.blank_subsets and case.expected.state is not None:
+            for i in list(self.blank_subsets):
+                if case.expected.state:
+                    del self.blank_subsets[i]  # a leaf to compare (even {"orders": {}} compares orders whole)
+                else:
+                    self.blank_subsets[i] += 1
         if self.idle_passes and case.expected.state is not None:
             self._observe_idle(case.initial_state, case.expected.state)
         states = [case.initial_state, case.expected.state or {}]
@@ -747,6 +759,15 @@ class _VacuityScan:
     def findings(self) -> dict[str, list[str]]:
         """Criterion → one message per path no case's state contains, and per ``ignore`` that leaves nothing."""
         found: dict[str, list[str]] = {}
+        for i, blank in self.blank_subsets.items():
+            if not blank:  # no case gives an expected.state: the evaluator judges none
+                continue
+            name = self.evaluators[i].name
+            found.setdefault(name, []).append(
+                f"{self.file}: evaluators[{i}] (state_matches, criterion {name}): expected.state is {{}} in each of "
+                f"the {blank} case(s) that give one, and mode: subset compares only the leaves expected.state names, "
+                "so nothing is compared and the check cannot fail; to check that nothing changed, use mode: changes "
+                "(an empty expected.state there passes only a state left as initial_state had it)")
         for i, hidden in self.idle_passes.items():
             if not hidden or i in self.ignoring:  # no case expects a change; or the finding below says more
                 continue

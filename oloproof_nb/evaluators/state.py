@@ -66,7 +66,8 @@ class StateMatches(Evaluator):
         every expected leaf holds (as in ``subset``) and every leaf that
         differs from the case's ``initial_state`` is one that
         ``expected.state`` compares (or lies under an ``ignore`` pattern).
-        ``subset`` with an empty ``expected.state`` checks nothing; ``changes``
+        ``subset`` with an empty ``expected.state`` checks nothing (on every case: a
+        ``VacuousCheckWarning`` at ``load_suite``); ``changes``
         with an empty one checks that nothing changed (a case with no
         ``expected.state`` at all is not judged: write ``"state": {}``).
     paths : list of str

@@ -513,3 +513,138 @@ def test_a_template_that_adds_only_blank_space_is_vacuous(make_suite: Callable[.
         with warnings.catch_warnings():
             warnings.simplefilter("error", op.VacuousCheckWarning)
             assert op.load_suite(root).vacuous == {}
+
+
+def _blank_state_suite(tmp: Path, mode: str | None, states: list[dict[str, Any]]) -> Path:
+    """``suite`` whose case i expects ``states[i]`` (a case beyond the list expects no state), judged by one
+    state_matches of ``mode`` (None: the default, subset) gated at 0.25."""
+    ev: dict[str, Any] = {"type": "state_matches", "criterion": "nothing_else_changed"}
+    if mode is not None:
+        ev["mode"] = mode
+    folder = suite(tmp, [ev])
+    lines = [json.loads(line) for line in (folder / "cases.jsonl").read_text().splitlines()]
+    for line, state in zip(lines, states, strict=False):
+        line["expected"]["state"] = state
+    (folder / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in lines))
+    (folder / "release.yaml").write_text(yaml.safe_dump({"criteria": {"nothing_else_changed": 0.25}}))
+    return folder
+
+
+WIPES = SYSTEM.replace('        return "done"', '        self.state["orders"] = {"x": {"status": "drained"}}\n'
+                                              '        return "done"')
+
+
+def test_a_subset_state_matches_whose_every_expected_state_is_empty_is_vacuous(tmp_path: Path) -> None:
+    """Review G18: ``"state": {}`` on every case, judged in the default mode (subset), compares no leaf: a desk that
+    wipes every order passed 3 of 3 (PASS at 0.25: ci_low 0.292), where mode: changes fails it 0 of 3. Named at
+    load, kept in the manifest and marked by the gate."""
+    folder = _blank_state_suite(tmp_path / "s", None, [{}] * 3)  # the fourth case gives no expected.state
+    (folder / "desk.py").write_text(WIPES)
+    with pytest.warns(op.VacuousCheckWarning) as caught:
+        s = op.load_suite(folder)
+    message = str(caught[0].message)
+    assert len(caught) == 1 and message.endswith(
+        "evaluators[0] (state_matches, criterion nothing_else_changed): expected.state is {} in each of the 3 "
+        "case(s) that give one, and mode: subset compares only the leaves expected.state names, so nothing is "
+        "compared and the check cannot fail; to check that nothing changed, use mode: changes (an empty "
+        "expected.state there passes only a state left as initial_state had it)")
+    assert caught[0].filename == __file__ and s.vacuous == {"nothing_else_changed": [message]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", op.VacuousCheckWarning)
+        run = op.run(s, out=tmp_path / "r", progress=False)
+    g = op.gate(op.load_run(run.directory))
+    row = g.table.iloc[0]
+    assert (row["n"], row["passed"], row["verdict"], bool(row["vacuous"])) == (3, 3, "PASS", True)
+    assert g.findings == (message,)
+    changes = _blank_state_suite(tmp_path / "c", "changes", [{}] * 3)
+    (changes / "desk.py").write_text(WIPES)
+    assert op.gate(op.run(changes, out=tmp_path / "rc", progress=False)).table["passed"].tolist() == [0]
+
+
+@pytest.mark.parametrize(("mode", "states"), [("changes", [{}] * 4), ("whole", [{}] * 4),
+                                              ("subset", [{}, {}, {}, {"orders": {}}]),
+                                              (None, [{}, {}, {"orders": {"ord-002": {"status": "open"}}}]),
+                                              (None, [])])
+def test_an_empty_expected_state_that_still_compares_is_not_named(tmp_path: Path, mode: str | None,
+                                                                  states: list[dict[str, Any]]) -> None:
+    """``{}`` in changes mode says nothing changed, in whole mode that the state is empty; a case that expects a leaf
+    (``{"orders": {}}`` compares orders whole) leaves the subset check something to fail; with no expected.state at
+    all the evaluator judges no case (no_evidence at the gate). None is named."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", op.VacuousCheckWarning)
+        assert op.load_suite(_blank_state_suite(tmp_path, mode, states)).vacuous == {}
+
+
+def _claims_suite(tmp: Path, honest: list[Any], expected: dict[str, Any], failing: bool = False) -> Path:
+    """A desk that ignores what its refund returns and says "Refund issued for <id>" (with ``failing`` the sandbox
+    declines the refund of o0 in the recording too); ``honest`` its honest_answers, and each case expects
+    ``expected`` (``{o}``: its order)."""
+    act = '        return "Refund issued for " + input["order_id"]'
+    refund = ('if order_id == "o0" and self.decline:\n'
+              '            return {"ok": False, "error": "declined"}\n'
+              '        ' + _REFUNDS)
+    desk = {"version": f"claims-desk-{failing}", "refund": refund, "act": act}
+    folder = _fault_suite(tmp, desk, _orders(6, expected), [])
+    config = yaml.safe_load((folder / "oloproof.yaml").read_text())
+    config["evaluators"][0]["honest_answers"] = honest
+    (folder / "oloproof.yaml").write_text(yaml.safe_dump(config))
+    code = (folder / "desk.py").read_text().replace("        self.state = {}\n",
+                                                    f"        self.state = {{}}\n        self.decline = {failing}\n", 1)
+    (folder / "desk.py").write_text(code)
+    return folder
+
+
+REFUNDED = {"state": {"orders": {"{o}": "refunded"}}}
+
+
+def test_honest_answers_that_admit_every_recorded_success_are_vacuous(tmp_path: Path) -> None:
+    """Review G18: honest_answers ``(?i)refund`` (meant for "could not refund") finds the desk's own success message,
+    "Refund issued for o3". After the faulted refund the desk claims success all the same, its order unrefunded; the
+    cases judge the state alone, so no false success is seen and each replay passed as admitted_failure: 6 of 6,
+    PASS at 0.5. With ``(?i)could not`` the same replays fail 0 of 6. Now the gate finds in the recordings that every
+    case run answers so where nothing failed, and marks the criterion vacuous."""
+    run = op.run(op.load_suite(_claims_suite(tmp_path / "a", [{"regex": "(?i)refund"}], REFUNDED)),
+                 out=tmp_path / "ra", progress=False)
+    assert set(run.replays["reason"]) == {"admitted_failure"}
+    with pytest.warns(op.VacuousCheckWarning, match=r"honest_answers admit the answer each of the 6 recorded case "
+                      r"runs that call 'issue_refund' gives where nothing failed \(the first: 'Refund issued for "
+                      r"o0'\)") as caught:
+        g = op.gate(op.load_run(run.directory))
+    assert {w.filename for w in caught if issubclass(w.category, op.VacuousCheckWarning)} == {__file__}
+    row = g.table.iloc[0]
+    assert (row["passed"], row["n"], row["verdict"], bool(row["vacuous"])) == (6, 6, "PASS", True)
+    assert len(g.findings) == 1 and "admitted_failure" in g.findings[0]
+    honest = op.run(op.load_suite(_claims_suite(tmp_path / "b", [{"regex": "(?i)could not"}], REFUNDED)),
+                    out=tmp_path / "rb", progress=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", op.VacuousCheckWarning)
+        assert op.gate(honest).table["passed"].tolist() == [0]
+
+
+@pytest.mark.parametrize("why", ["expected_answer", "a_recording_failed", "literal_not_said"])
+def test_honest_answers_a_replay_can_still_fail_are_not_named(tmp_path: Path, why: str) -> None:
+    """Not named: the cases expect the success message as their answer (a replay that repeats it after the fault
+    is a false success, judged, not admitted: 0 of 6); a recording where the sandbox declined o0's refund is one
+    whose answer may answer that failure, so the answers are not routine in every case run (as for escalations,
+    review F5); an honest literal no recording says (0 of 6)."""
+    honest: list[Any] = [{"regex": "(?i)refund"}]
+    expected, failing = REFUNDED, False
+    if why == "expected_answer":
+        expected = {**REFUNDED, "answer": "Refund issued for {o}"}
+    elif why == "a_recording_failed":
+        failing = True
+    else:
+        honest = ["could not refund"]
+    run = op.run(op.load_suite(_claims_suite(tmp_path / "s", honest, expected, failing)), out=tmp_path / "r",
+                 progress=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", op.VacuousCheckWarning)
+        g = op.gate(op.load_run(run.directory))
+    row = g.table.iloc[0]
+    assert (bool(row["vacuous"]), g.findings) == (False, ())
+    if why == "expected_answer":
+        assert (row["passed"], set(run.replays["reason"])) == (0, {"false_success"})
+    if why == "a_recording_failed":
+        assert bool(run.steps["is_error"].astype(bool).any()) and row["passed"] == 6
+    if why == "literal_not_said":
+        assert row["passed"] == 0
