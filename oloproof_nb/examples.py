@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 from .errors import OloproofError
@@ -34,30 +35,36 @@ def example_dir(name: str) -> Path:
     return path
 
 
+def _example_entries(source: Path) -> Iterator[tuple[Path, bool]]:
+    """The example's folders and files under ``source`` (paths relative to it; ``True`` for a folder), each folder
+    before what it holds, less :data:`_SKIP`."""
+    for folder, dirs, files in os.walk(source):
+        here = Path(folder)
+        ignored = _SKIP(folder, dirs + files)
+        dirs[:] = [d for d in dirs if d not in ignored]
+        yield from (((here / d).relative_to(source), True) for d in dirs)
+        yield from (((here / f).relative_to(source), False) for f in files if f not in ignored)
+
+
 def _check_overwrite(source: Path, target: Path, labels: list[Path]) -> None:
     """Refuse, before anything is written, a destination the example cannot be copied over whole: a folder where
     the example has a file, a file where it has a folder, a named pipe or device, or a symbolic link (written
     through, it would change a file outside the destination). Copying over it stopped half way, the files
     before the obstacle already overwritten."""
-    for folder, dirs, files in os.walk(source):
-        here = Path(folder)
-        ignored = _SKIP(folder, dirs + files)
-        dirs[:] = [d for d in dirs if d not in ignored]
-        for entry in [*dirs, *(f for f in files if f not in ignored)]:
-            there = target / (here / entry).relative_to(source)
-            if there.is_symlink():
-                raise OloproofError(f"{there}: is a symbolic link; init --force writes the example's own files "
-                                    "there and never through a link (remove it, or choose another destination)")
-            if not there.exists():
-                continue
-            want_dir = entry in dirs
-            if want_dir and not there.is_dir():
-                raise OloproofError(f"{there}: the example has a folder there, and this is not one; move it away "
-                                    "or choose another destination")
-            if not want_dir and not there.is_file():
-                what = "a folder" if there.is_dir() else "not a regular file"
-                raise OloproofError(f"{there}: the example has a file there, and this is {what}; move it away or "
-                                    "choose another destination")
+    for rel, want_dir in _example_entries(source):
+        there = target / rel
+        if there.is_symlink():
+            raise OloproofError(f"{there}: is a symbolic link; init --force writes the example's own files "
+                                "there and never through a link (remove it, or choose another destination)")
+        if not there.exists():
+            continue
+        if want_dir and not there.is_dir():
+            raise OloproofError(f"{there}: the example has a folder there, and this is not one; move it away "
+                                "or choose another destination")
+        if not want_dir and not there.is_file():
+            what = "a folder" if there.is_dir() else "not a regular file"
+            raise OloproofError(f"{there}: the example has a file there, and this is {what}; move it away or "
+                                "choose another destination")
     for rel in labels:  # the label files' folders (the files themselves are copied only where there are none)
         for parent in reversed((target / rel).relative_to(target).parents[:-1]):
             there = target / parent
@@ -77,10 +84,16 @@ def init_example(name: str, dest: str | Path | None = None, *, force: bool = Fal
     way round), a named pipe or a symbolic link there is refused, nothing written.
     The example is copied whole into a temporary folder first, then moved into
     place: a copy that fails (a full disk) or is interrupted leaves ``dest`` as
-    it was, and the error names ``dest`` in one line.
+    it was, and the error names ``dest`` in one line; so does a folder there
+    that cannot be written in, or a ``dest`` that is a link to nothing. The
+    files' contents are copied, not the installation's permissions: the copy
+    is its user's to edit, even from a read-only installation.
     """
     source = example_dir(name)
     target = Path(dest) if dest is not None else Path(name)
+    if target.is_symlink() and not target.exists():
+        raise OloproofError(f"{target}: is a symbolic link to nothing; init writes the example into a folder of its "
+                            "own, never through a link (remove it, or choose another destination)")
     if target.exists() and not target.is_dir():
         raise OloproofError(f"{target}: exists and is not a folder; choose another destination")
     if target.exists() and any(target.iterdir()) and not force:
@@ -97,48 +110,58 @@ def init_example(name: str, dest: str | Path | None = None, *, force: bool = Fal
         _check_overwrite(source, target, labels)
     # copied whole into a folder of its own first, then moved into place: a copy cut short (a full disk, Ctrl-C)
     # left a suite with a truncated cases.jsonl that the next `oloproof init` called "set up earlier; run it"
-    staging = (target if target.exists() else target.parent) / f".oloproof-init-{uuid.uuid4().hex[:8]}"
+    existed = target.exists()  # else the copy is put there whole (never merged into a folder made meanwhile)
+    staging = (target if existed else target.parent) / f".oloproof-init-{uuid.uuid4().hex[:8]}"
     apart = [rel for rel in labels if not (source / rel).exists()]  # from the shipped labels/ folder
     try:
         try:
-            shutil.copytree(source, staging, ignore=_SKIP, copy_function=_copy_or_stop)
+            staging.mkdir(parents=True)
+            # the contents only, never the installation's modes: copied from a read-only installation (0555
+            # folders), the copy could not take its labels, its user could not edit it or remove it
+            for rel, is_dir in _example_entries(source):
+                if is_dir:
+                    (staging / rel).mkdir()
+                else:
+                    shutil.copyfile(source / rel, staging / rel)
             for rel in apart:
                 (staging / rel).parent.mkdir(parents=True, exist_ok=True)
-                _copy_or_stop(_data_root("labels") / rel.name, staging / rel)
-        except (OSError, _CopyStopped) as exc:
-            cause = exc.args[0] if isinstance(exc, _CopyStopped) else exc
-            raise OloproofError(f"{target}: cannot copy the example there ({cause.strerror or type(cause).__name__}); "
+                shutil.copyfile(_data_root("labels") / rel.name, staging / rel)
+        except OSError as exc:
+            raise OloproofError(f"{target}: cannot copy the example there ({exc.strerror or type(exc).__name__}); "
                                 "nothing was written") from None
-        _move_into_place(staging, target, apart)
+        _move_into_place(staging, target, apart, whole=not existed)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return target
 
 
-class _CopyStopped(Exception):
-    """An OSError met while copying a file, carried out of ``shutil.copytree`` (which would note it and go on)."""
-
-
-def _copy_or_stop(src: str | Path, dst: str | Path) -> None:
-    try:
-        shutil.copy2(src, dst)
-    except OSError as exc:
-        raise _CopyStopped(exc) from None
-
-
-def _move_into_place(staging: Path, target: Path, labels: list[Path]) -> None:
-    """Move the example copied whole into ``staging`` to ``target``: the folder itself when there is none yet,
-    else file by file (one rename each, so a file there is the old one or the example's, never half of one); a
-    file of ``labels`` (the label files copied from the shipped ``labels/`` folder) already in ``target`` is
-    kept."""
-    if not target.exists():
-        os.replace(staging, target)
+def _move_into_place(staging: Path, target: Path, labels: list[Path], *, whole: bool) -> None:
+    """Move the example copied whole into ``staging`` to ``target``: the folder itself when there was none
+    (``whole``), else file by file (one rename each, so a file there is the old one or the example's, never half
+    of one), once every folder it goes into is found writable; a file of ``labels`` (the label files copied from
+    the shipped ``labels/`` folder) already in ``target`` is kept. An error is one line naming ``target`` or the
+    file the move stopped at."""
+    if whole:
+        try:
+            os.replace(staging, target)
+        except OSError as exc:  # another init made it meanwhile, or a link was put there
+            raise OloproofError(f"{target}: cannot put the example there ({exc.strerror or type(exc).__name__}); "
+                                "nothing was written") from None
         return
-    for folder, _dirs, files in os.walk(staging):
-        there = target / Path(folder).relative_to(staging)
-        there.mkdir(exist_ok=True)
-        for name in files:
-            rel = (there / name).relative_to(target)
-            if rel in labels and (target / rel).exists():
-                continue
-            os.replace(Path(folder) / name, there / name)
+    moves = [(Path(folder) / name, target / Path(folder).relative_to(staging) / name)
+             for folder, _dirs, files in os.walk(staging) for name in files]
+    moves = [(src, dst) for src, dst in moves if not (dst.relative_to(target) in labels and dst.exists())]
+    for _, dst in moves:  # a folder it cannot write in stopped the move half way, the files before it replaced
+        folder = next(p for p in dst.parents if p.exists())
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise OloproofError(f"{folder}: cannot write in this folder, where the example puts "
+                                f"{dst.relative_to(target)}; make it writable or choose another destination "
+                                "(nothing was written)")
+    for src, dst in moves:
+        try:
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(src, dst)
+        except OSError as exc:
+            raise OloproofError(f"{dst}: cannot put the example's file there ({exc.strerror or type(exc).__name__});"
+                                " the files before it are the example's, the rest as they were: run init --force "
+                                "again") from None

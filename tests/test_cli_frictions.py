@@ -287,6 +287,114 @@ def test_init_cut_short_by_a_full_disk_leaves_the_destination_as_it_was(
     assert (dest / "labels" / "injected.jsonl").stat().st_size > 0
 
 
+def test_init_from_a_read_only_installation_gives_a_suite_its_user_can_edit(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review F12: the copy took the installation's modes (shutil.copytree, copy2). From a read-only installation
+    (folders 0555, files 0444: a Nix store, a read-only image) the temporary copy could not take its labels/, init
+    failed and left the temporary folder, which nobody could remove without chmod; a copy that did get through was
+    a suite its user could not edit or run (no runs/ in a 0555 folder)."""
+    from oloproof_nb import examples
+
+    installed = tmp_path / "site"
+    for kind in ("examples", "labels"):
+        shutil.copytree(examples._data_root(kind), installed / kind)
+    monkeypatch.setattr(examples, "_data_root", lambda kind: installed / kind)
+    read_only = [p for p in installed.rglob("*")]
+    for path in [*read_only, installed]:
+        path.chmod(0o555 if path.is_dir() else 0o444)
+    try:
+        assert main(["init", "--example", "stateful-agent", str(tmp_path / "demo")]) == 0
+    finally:
+        for path in [installed, *read_only]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+    dest = tmp_path / "demo"
+    copied = [dest, *dest.rglob("*")]
+    assert {p.relative_to(dest).as_posix() for p in copied if p.is_file()} == {
+        "README.md", "cases.jsonl", "checks.py", "labels/injected.jsonl", "oloproof.yaml", "refund_desk.py",
+        "release.yaml"}
+    assert all(p.stat().st_mode & 0o200 for p in copied), [oct(p.stat().st_mode) for p in copied]
+    assert not list(tmp_path.glob(".oloproof-init-*"))
+
+
+def test_init_into_a_link_to_nothing_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Review F12: the temporary copy was renamed onto the link and the error named the temporary folder, gone
+    by then (``.oloproof-init-1a2b3c4d -> demo: Not a directory``)."""
+    dest = tmp_path / "demo"
+    dest.symlink_to(tmp_path / "nowhere")
+    capsys.readouterr()
+    assert main(["init", "--example", "stateful-agent", str(dest)]) == 2
+    _, err = _out(capsys)
+    assert err == (f"oloproof: error: {dest}: is a symbolic link to nothing; init writes the example into a folder "
+                   "of its own, never through a link (remove it, or choose another destination)\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["demo"] and dest.is_symlink()
+
+
+def test_init_whose_destination_is_made_meanwhile_changes_nothing_there(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review F12: a folder made at the destination while the example was copied (another ``oloproof init``, the
+    user) was an OSError naming the temporary folder, gone by then (``.oloproof-init-1a2b3c4d -> demo: Directory
+    not empty``). Now one line naming the destination, which keeps what was put there."""
+    dest = tmp_path / "demo"
+    real = shutil.copyfile
+
+    def meanwhile(src: str, dst: str, **kwargs: object) -> str:
+        if not dest.exists():
+            dest.mkdir()
+            (dest / "theirs.txt").write_text("theirs", encoding="utf-8")
+        return real(src, dst, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(shutil, "copyfile", meanwhile)
+    capsys.readouterr()
+    assert main(["init", "--example", "stateful-agent", str(dest)]) == 2
+    _, err = _out(capsys)
+    assert err.startswith(f"oloproof: error: {dest}: cannot put the example there (") and err.count("\n") == 1, err
+    assert err.endswith("); nothing was written\n")
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == ["demo", "demo/theirs.txt"]
+
+
+def _without_root_powers() -> list[str] | None:
+    """A prefix that runs a command bound by file modes (as root, in a user namespace of its own: ``unshare -U``);
+    ``None`` when there is none."""
+    if not hasattr(os, "geteuid"):
+        return None
+    if os.geteuid() != 0:
+        return []
+    import subprocess
+
+    unshare = shutil.which("unshare")
+    if unshare is None or subprocess.run([unshare, "-U", "true"], capture_output=True).returncode != 0:
+        return None
+    return [unshare, "-U"]
+
+
+def test_init_force_over_a_folder_it_cannot_write_in_changes_nothing(tmp_path: Path) -> None:
+    """Review F12: --force over a suite whose labels/ (missing its label file) cannot be written in replaced
+    README.md, cases.jsonl, ... then stopped at labels/injected.jsonl with an error naming the temporary folder.
+    Now every folder a file goes into is checked first: one line naming it, nothing written."""
+    import subprocess
+
+    prefix = _without_root_powers()
+    if prefix is None:
+        pytest.skip("no way to run bound by file modes here (root without unshare -U, or Windows)")
+    dest = tmp_path / "demo"
+    assert main(["init", "--example", "stateful-agent", str(dest)]) == 0
+    (dest / "labels" / "injected.jsonl").unlink()
+    (dest / "cases.jsonl").write_text('{"id": "mine"}\n', encoding="utf-8")
+    (dest / "labels").chmod(0o555)
+    try:
+        done = subprocess.run([*prefix, sys.executable, "-m", "oloproof_nb.cli", "init", "--example",
+                               "stateful-agent", str(dest), "--force"], capture_output=True, text=True)
+    finally:
+        (dest / "labels").chmod(0o755)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == (f"oloproof: error: {dest / 'labels'}: cannot write in this folder, where the example "
+                           "puts labels/injected.jsonl; make it writable or choose another destination (nothing "
+                           "was written)\n")
+    assert (dest / "cases.jsonl").read_text(encoding="utf-8") == '{"id": "mine"}\n'
+    assert sorted(p.name for p in dest.iterdir()) == ["README.md", "cases.jsonl", "checks.py", "labels",
+                                                      "oloproof.yaml", "refund_desk.py", "release.yaml"]
+
+
 def test_errors_name_python_parameters_in_python_and_flags_on_the_command_line(
         make_suite, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     folder = make_suite(CASES[:2], evaluators=EVALUATORS)

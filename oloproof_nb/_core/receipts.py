@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import numbers
 import os
 import re
 from collections.abc import Mapping
@@ -204,8 +205,9 @@ class Evidence(BaseModel):
     validator : str or None
         Name of the validator that ran (or was asked for).
     validator_exit_code : int or None
-        Its exit code; 0 passes. ``None`` when it did not run to completion. A whole number only: a bool,
-        text or a float is refused (``False``, a validator's "fails", would read as exit 0, a pass).
+        Its exit code; 0 passes. ``None`` when it did not run to completion. A whole number only (a NumPy
+        integer too): a bool, text or a float is refused (``False``, a validator's "fails", would read as
+        exit 0, a pass).
     validator_error : str or None
         Why the validator gave no exit code (crashed, timed out, not registered).
     evidence_source : str
@@ -243,6 +245,8 @@ class Evidence(BaseModel):
         if isinstance(value, bool):
             raise ValueError(f"must be an exit code (0 passes), got {value}: give 0 for a pass and 1 for a "
                              "failure (False read as exit 0 would pass a failed check)")
+        if isinstance(value, numbers.Integral) and not isinstance(value, int):
+            return int(value)  # a NumPy integer (read from a frame of results): a whole number all the same
         return value
 
     @model_validator(mode="before")

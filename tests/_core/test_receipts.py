@@ -330,6 +330,19 @@ def test_a_validator_exit_code_is_a_whole_number_only(code: object) -> None:
     assert failed.status == "validator_failed"
 
 
+def test_a_numpy_integer_is_a_whole_number_exit_code() -> None:
+    """A system's observe() that reads its check's result from a frame gives a NumPy integer: review G17's strict
+    int refused it, and the artifact its own check passed (or failed) was unverified, whichever it was."""
+    np = pytest.importorskip("numpy")
+    passed = evidence(validator_exit_code=np.int64(0))
+    assert passed.validator_exit_code == 0 and type(passed.validator_exit_code) is int
+    failed = classify(contract(validator="report_schema_v3"), evidence(validator_exit_code=np.int32(3)))
+    assert (failed.status, failed.validator_exit_code) == ("validator_failed", 3)
+    for refused in (np.bool_(False), np.float64(0.0)):  # NumPy's bool and float: no exit code, as Python's
+        with pytest.raises(ValidationError, match="validator_exit_code"):
+            evidence(validator_exit_code=refused)
+
+
 def test_evidence_digest_kind_defaults_and_consistency() -> None:
     assert evidence().digest_kind == "sha256"
     assert evidence(sha256=None).digest_kind is None
