@@ -116,6 +116,8 @@ def test_statistics_notebook_covers_methods_gate_slices_plots_exports(
     assert "few_clusters" in text
     assert "Comparison: REGRESSION" in text and "compare: REGRESSION — exit 1" in text
     assert "passes_when_idle" in text and "noop_rate" in text
+    # min_clusters counts a criterion's own clusters, not the run's source cases: shown, not only stated (review U7)
+    assert "too_few_clusters" in text
 
 
 @pytest.mark.parametrize("name", MINE)
