@@ -223,16 +223,20 @@ class Journal:
         and states)."""
         return [(replay_key_of(rec)[0], bool(rec.get("cached"))) for rec in self._recorded_replays()]
 
-    def fault_replay_times(self) -> list[tuple[str, int, str, str]]:
-        """``(case id, epoch, criterion, captured_at)`` of each faulted replay of a recorded case that left a
-        state, in file order: when the replay was made. A replay taken from the replay cache keeps the time of
-        the replay it copies, so two records with one time are one try of the agent. No state is read."""
+    def fault_replay_times(self) -> list[tuple[str, int, str, str, bool]]:
+        """``(case id, epoch, criterion, captured_at, cached)`` of each faulted replay of a recorded case that left
+        a state, in file order: when the replay was made, and whether it came from the replay cache. A cached
+        replay keeps the time of the replay it copies (of the same case and epoch: the cache key holds both), so
+        a cached record and another of its case, epoch, criterion and time are one try of the agent; two live
+        records are two tries whatever their times (a clock that ticks every 15.6 ms gives a case's epochs one
+        time). No state is read."""
         out = []
         for rec in self._recorded_replays():
             env = rec.get("environment_state")
             if rec.get("kind") == "fault" and isinstance(env, dict) and env.get("captured_at"):
                 case_id, epoch = replay_key_of(rec)
-                out.append((case_id, epoch, str(rec.get("criterion")), str(env["captured_at"])))
+                out.append((case_id, epoch, str(rec.get("criterion")), str(env["captured_at"]),
+                            bool(rec.get("cached"))))
         return out
 
     def replay_records(self) -> list[ReplayRecord]:

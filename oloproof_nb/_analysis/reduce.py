@@ -29,8 +29,10 @@ def repeated_rows(run: Run, verdicts: pd.DataFrame) -> np.ndarray:
     pass^k and pass@k take a case's epochs for independent tries. The replay cache gives a later run the very
     replay an earlier run made of the same case, epoch and recording, so a pool of two runs of one system held
     each fault replay twice: a recovery that succeeds half the time got pass^4 over "4 epochs" equal to the
-    pass^2 of 2 (0.165 where 4 tries give about 0.05), a PASS at 0.1. Rows of ``mean`` are left alone (a row
-    repeated within its case's cluster leaves the clustered interval as it was).
+    pass^2 of 2 (0.165 where 4 tries give about 0.05), a PASS at 0.1. Rows of ``mean`` are left alone: a row
+    repeated within its case's cluster leaves the interval cluster-robust, and where every case's rows repeat
+    alike (each fault replay of the later run from the cache) the rate and interval are as they were; where
+    only some cases' replays came from the cache, those cases weigh more, and the rate and interval move.
     """
     repeated = run.repeated_replays()
     if not repeated or not len(verdicts):

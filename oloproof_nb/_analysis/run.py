@@ -524,21 +524,31 @@ class Run:
         return live, cached, unscored
 
     def repeated_replays(self) -> set[tuple[str, str, int, str]]:
-        """``(run_id, case_id, epoch, criterion)`` of each fault replay of a pooled run that repeats a replay an earlier
+        """``(run_id, case_id, epoch, criterion)`` of each fault replay of a pooled run that repeats a replay another
         run of the pool holds: the replay cache gave a later run the very replay an earlier one made (the cache
         key leaves the run out: a case's epoch e replays the same way in every run of an unchanged system), so
         the two verdict rows are one try of the agent, not two. Empty for a run that is not pooled (its epochs
-        replay on their own) or took no replay from the cache. Told apart by when the replay was made
-        (:meth:`~.journal.Journal.fault_replay_times`)."""
+        replay on their own) or took no replay from the cache. Told apart by the case, epoch and criterion and
+        when the replay was made (:meth:`~.journal.Journal.fault_replay_times`); only a replay taken from the
+        cache repeats another: a live one is a try of its own even where a clock that ticks every 15.6 ms (or
+        two runs made at once) gave it another's time. Of cached copies whose original no run of the pool holds
+        (the cache was filled by a run outside it), the first in the pool's order is kept."""
         if len(self.runs) < 2 or not bool(self.replays["cached"].fillna(False).any()):
             return set()
-        seen: set[tuple[str, str, str]] = set()
-        repeated: set[tuple[str, str, int, str]] = set()
+        live: set[tuple[str, int, str, str]] = set()
+        copies: list[tuple[tuple[str, int, str, str], tuple[str, str, int, str]]] = []
         for run in self.runs:
-            for case_id, epoch, criterion, made in run._journal.fault_replay_times():
-                if (case_id, criterion, made) in seen:
-                    repeated.add((run.run_id, case_id, epoch, criterion))
-                seen.add((case_id, criterion, made))
+            for case_id, epoch, criterion, made, cached in run._journal.fault_replay_times():
+                if cached:
+                    copies.append(((case_id, epoch, criterion, made), (run.run_id, case_id, epoch, criterion)))
+                else:
+                    live.add((case_id, epoch, criterion, made))
+        repeated: set[tuple[str, str, int, str]] = set()
+        for replay, row in copies:
+            if replay in live:
+                repeated.add(row)
+            else:
+                live.add(replay)  # the first copy of a replay made outside the pool counts; later ones repeat it
         return repeated
 
     @cached_property

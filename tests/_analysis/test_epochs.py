@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import random
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -899,3 +900,70 @@ def test_a_replay_the_cache_gave_two_pooled_runs_is_one_try(desk_runs: dict[str,
     own = _reduced_row(fresh, "pass^4")  # 4 tries of each case, the two runs' own: 3 cases pass all 4
     assert (own["n"], own["passed"], own["rate"], own["verdict"]) == (8, 3, 3 / 8, "PASS")
     assert "repeat" not in own["reason"]
+
+
+@pytest.fixture
+def one_time_runs(desk_runs: dict[str, op.Run], tmp_path: Path,
+                  monkeypatch: pytest.MonkeyPatch) -> tuple[op.Run, op.Run]:
+    """Two live runs (cache=False) of the desk suite whose every replay was made at one time: a clock that ticks
+    every 15.6 ms (Windows' timer before Python 3.13) gives a case's back-to-back epochs one time, two runs
+    made at once share it; frozen here so the test does not depend on timing."""
+    import oloproof_nb._run.sandbox as sandbox
+
+    at = datetime(2026, 12, 3, 12, 0, tzinfo=timezone.utc)
+    monkeypatch.setattr(sandbox, "utc_now", lambda: at)
+    suite = op.load_suite(desk_runs["first"].directory.parent / "suite")
+    return (op.run(suite, out=tmp_path / "a", progress=False, cache=False),
+            op.run(suite, out=tmp_path / "b", progress=False, cache=False))
+
+
+def test_a_live_replay_is_never_a_repeat_whatever_its_time(desk_runs: dict[str, op.Run],
+                                                           one_time_runs: tuple[op.Run, op.Run]) -> None:
+    """Review F11: a replay was told apart by (case, criterion, captured_at) alone, so live replays that share a
+    time — a case's two epochs under a coarse clock, two runs made at once — were named repeats of each other,
+    even within one run: pooled with a cached run, the live run's epoch-2 rows were left out and pass^2 read
+    `too_few_epochs` over a pool that holds each case's 2 tries. Only a replay taken from the cache repeats
+    another now, and of the same epoch (the cache key holds it)."""
+    a, b = one_time_runs
+    made = {(rec["environment_state"]["captured_at"], rec["cached"]) for rec in a.replay_records}
+    assert made == {("2026-12-03T12:00:00.000000Z", False)}  # one time, every replay live
+    cached = desk_runs["cached"]
+    pool = op.load_runs([a.directory, desk_runs["first"].directory, cached.directory])
+    copies = {(cached.run_id, f"b{n}", e, RECOVERS) for n in range(8) for e in (1, 2)}
+    assert pool.repeated_replays() == copies  # the cached run's 16 copies of the first run's replays, no more
+    four = _reduced_row(pool, "pass^4")  # each case's 4 tries: a's 2 and first's 2 (cached's are first's again)
+    hand = sum(_recovers(n, 1) and _recovers(n, 2) for n in range(8))
+    assert (four["n"], four["passed"]) == (8, hand)
+    assert "16 fault replay row(s) repeat" in four["reason"]
+
+    apart = op.load_runs([a.directory, b.directory, cached.directory])  # cached's originals are in no run here
+    assert apart.repeated_replays() == set()
+    assert (_reduced_row(apart, "pass^6")["n"], _reduced_row(apart, "pass^6")["passed"]) == (8, hand)
+
+
+def test_copies_of_replays_made_outside_the_pool_count_once_each(desk_runs: dict[str, op.Run], tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review F11: two runs that took every fault replay from a cache a run outside the pool filled hold one try
+    of each (case, epoch) between them, in whichever order they are pooled. The filler's replays share one time
+    (a coarse clock): matched without the epoch, each case's epoch 2 was a repeat of its epoch 1, within one run
+    too, and pass^2 read `too_few_epochs`."""
+    import shutil
+
+    import oloproof_nb._run.sandbox as sandbox
+
+    root = tmp_path / "suite"  # a suite of its own: a replay cache of its own
+    root.mkdir()
+    for name in ("desk.py", "cases.jsonl", "oloproof.yaml"):
+        shutil.copy(desk_runs["first"].directory.parent / "suite" / name, root / name)
+    suite = op.load_suite(root)
+    with monkeypatch.context() as frozen:
+        frozen.setattr(sandbox, "utc_now", lambda: datetime(2026, 12, 3, 12, 0, tzinfo=timezone.utc))
+        op.run(suite, out=tmp_path / "filler", progress=False)
+    x, y = (op.run(suite, out=tmp_path / name, progress=False) for name in ("x", "y"))
+    assert x.replays["cached"].all() and y.replays["cached"].all()
+    hand = sum(_recovers(n, 1) and _recovers(n, 2) for n in range(8))
+    for first, second in ((x, y), (y, x)):
+        pool = op.load_runs([first.directory, second.directory])
+        assert pool.repeated_replays() == {(second.run_id, f"b{n}", e, RECOVERS) for n in range(8) for e in (1, 2)}
+        row = _reduced_row(pool, "pass^2")
+        assert (row["n"], row["passed"]) == (8, hand)
