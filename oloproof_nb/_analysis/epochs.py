@@ -19,7 +19,6 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from .._core.epochs import Reduction, parse_reduce, reduce_counts
@@ -111,8 +110,8 @@ def reduce_epochs(run: Run, reduce: str | Sequence[str] | None = None, release: 
     cfg = resolve_release(run, release)
     reductions = _reductions(run, reduce)
     verdicts = run.verdicts
-    repeated = (repeated_rows(run, verdicts) if any(r.kind != "mean" for r in reductions)
-                else np.zeros(len(verdicts), dtype=bool))  # pass^k and pass@k count one try once (the replay cache)
+    # pass^k and pass@k count one try once (the replay cache)
+    repeated = repeated_rows(run, verdicts, run.criteria if any(r.kind != "mean" for r in reductions) else ())
     counts = epoch_counts(verdicts)
     by_criterion = {name: group for name, group in counts.groupby("criterion", sort=False)}
     tries = by_criterion if not repeated.any() else dict(tuple(epoch_counts(verdicts[~repeated]).groupby(

@@ -892,7 +892,7 @@ def _reduced(run: Run, cfg: ReleaseConfig) -> dict[str, Any]:
     if not wanted:
         return {}
     verdicts = run.verdicts
-    repeated = repeated_rows(run, verdicts)  # one try of the agent counted once (the replay cache)
+    repeated = repeated_rows(run, verdicts, wanted)  # one try of the agent counted once (the replay cache)
     counts = epoch_counts(verdicts[~repeated])
     groups = dict(tuple(counts.groupby("criterion", sort=False)))
     left = verdicts.loc[repeated, "criterion"].value_counts()

@@ -172,8 +172,7 @@ def slice_table(run: Run, spec: str | SliceSpec, release: ReleaseLike | None = N
     na_code = len(labels) - 1
     row_bins = np.where(where >= 0, bin_of_case[np.clip(where, 0, None)], na_code).astype(np.int64)
     sums = criterion_sums(verdicts, by=[row_bins]) if len(verdicts) else {}
-    reduced_any = any(cfg.reduce_of(criterion) != "mean" for criterion in run.criteria)
-    once = ~repeated_rows(run, verdicts) if reduced_any else np.ones(len(verdicts), dtype=bool)  # as the gate
+    once = ~repeated_rows(run, verdicts, [c for c in run.criteria if cfg.reduce_of(c) != "mean"])  # as the gate
     rows: list[dict[str, Any]] = []
     for criterion in run.criteria:
         if cfg.reduce_of(criterion) != "mean":

@@ -967,3 +967,28 @@ def test_copies_of_replays_made_outside_the_pool_count_once_each(desk_runs: dict
         assert pool.repeated_replays() == {(second.run_id, f"b{n}", e, RECOVERS) for n in range(8) for e in (1, 2)}
         row = _reduced_row(pool, "pass^2")
         assert (row["n"], row["passed"]) == (8, hand)
+
+
+def test_the_replay_records_are_read_once_and_only_for_a_reduced_fault_criterion(
+        desk_runs: dict[str, op.Run], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Telling a cached replay from its original reads each run's replays.jsonl whole (about 2.5 s for 50,000 cases'
+    replays): the gate, op.reduce_epochs and op.slice_table each read it again on a pooled run, and a pool whose
+    pass^k criteria hold no fault criterion read it for nothing. Now it is read once per pooled Run, and only when a
+    fault criterion is reduced with pass^k or pass@k; the counts are the same."""
+    from oloproof_nb._analysis.journal import Journal
+
+    reads: list[Path] = []
+    real = Journal.fault_replay_times
+    monkeypatch.setattr(Journal, "fault_replay_times", lambda self: reads.append(self.directory) or real(self))
+    pooled = op.load_runs([desk_runs["first"].directory, desk_runs["cached"].directory])
+    answers = {"allow_approximate_methods": True, "min_clusters": 2,
+               "criteria": {"answer_matches": {"threshold": 0.05, "reduce": "pass^2"}}}
+    assert op.gate(pooled, release=answers).table.set_index("criterion").loc["answer_matches", "n"] == 8
+    assert reads == []  # no fault criterion reduced: no replay record read
+    two = _reduced_row(pooled, "pass^2")
+    assert (two["n"], two["passed"]) == (8, 3) and "16 fault replay row(s) repeat" in two["reason"]
+    assert sorted(reads) == sorted([desk_runs["first"].directory, desk_runs["cached"].directory])
+    table = op.reduce_epochs(pooled, reduce="pass^2").set_index("criterion")
+    assert table.loc[RECOVERS, "rate"] == 3 / 8
+    _reduced_row(pooled, "pass^2")
+    assert len(reads) == 2  # the second gate and reduce_epochs read nothing again
