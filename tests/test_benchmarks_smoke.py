@@ -129,3 +129,8 @@ def test_inspect_logs_smoke() -> None:
     out = smoke("inspect_logs.py")
     rows = [line.split() for line in out.splitlines() if line.strip() and line.split()[0].isdigit()]
     assert [row[0] for row in rows] == ["20", "80"] and "FAIL" not in out
+
+
+def test_pooled_smoke() -> None:
+    out = smoke("pooled.py")
+    assert "first call" in out and "repeat a replay an earlier run of the pool" in out
