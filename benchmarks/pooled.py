@@ -76,8 +76,9 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(child(Path(args.child[0]), Path(args.child[1]), args.repeat)))
         return 0
     cases, repeat = (480, 1) if args.smoke else (args.cases, args.repeat)
-    import oloproof_nb as op
     from frames import machine, write_run
+
+    import oloproof_nb as op
     from oloproof_nb._run.runner import run_suite
     from oloproof_nb.examples import init_example
 
