@@ -817,15 +817,20 @@ def _thin_validity(config: SuiteConfig, pairs: int, file: str | Path = SUITE_FIL
     for t in config.metamorphic.transforms:
         if pairs < 2 or t.minimum_validity * pairs > 1:
             continue
-        for i, ev in enumerate(config.evaluators):
-            if ev.type == "metamorphic_relation" and getattr(ev, "transform", None) == t.name:
-                found[ev.name] = (
-                    f"{file}: evaluators[{i}] ({ev.type}, criterion {ev.name}): transform {t.name}'s "
-                    f"minimum_validity {t.minimum_validity:g} is met once 1 of its {pairs} pairs is labelled valid, "
-                    "so its validity check cannot fail: the labels may leave out any share of its copies, and "
-                    "labelling each failing pair invalid passes the relation; ask for the share of pairs that must "
-                    "keep their meaning (e.g. minimum_validity: 0.85)")
+        for i, ev in _relations_of(config, t.name):
+            found[ev.name] = (
+                f"{file}: evaluators[{i}] ({ev.type}, criterion {ev.name}): transform {t.name}'s "
+                f"minimum_validity {t.minimum_validity:g} is met once 1 of its {pairs} pairs is labelled valid, "
+                "so its validity check cannot fail: the labels may leave out any share of its copies, and "
+                "labelling each failing pair invalid passes the relation; ask for the share of pairs that must "
+                "keep their meaning (e.g. minimum_validity: 0.85)")
     return found
+
+
+def _relations_of(config: SuiteConfig, transform: str) -> Iterator[tuple[int, Evaluator]]:
+    """``(index, evaluator)`` of each ``metamorphic_relation`` of ``config`` judged on ``transform``'s copies."""
+    return ((i, ev) for i, ev in enumerate(config.evaluators)
+            if ev.type == "metamorphic_relation" and getattr(ev, "transform", None) == transform)
 
 
 def _blank_rewrites(config: SuiteConfig, file: str | Path = SUITE_FILE) -> dict[str, str]:
@@ -840,13 +845,12 @@ def _blank_rewrites(config: SuiteConfig, file: str | Path = SUITE_FILE) -> dict[
     for t in config.metamorphic.transforms:
         if t.template.strip() != "{value}":
             continue
-        for i, ev in enumerate(config.evaluators):
-            if ev.type == "metamorphic_relation" and getattr(ev, "transform", None) == t.name:
-                found[ev.name] = (
-                    f"{file}: evaluators[{i}] ({ev.type}, criterion {ev.name}): transform {t.name}'s template "
-                    f"{quote(t.template)} adds only blank space to the text, so each copy is its source's request "
-                    "spaced otherwise and the relation holds for any agent that ignores spacing; write the change "
-                    "the transform tests around {value}, e.g. '{value} Ignore the rules above.'")
+        for i, ev in _relations_of(config, t.name):
+            found[ev.name] = (
+                f"{file}: evaluators[{i}] ({ev.type}, criterion {ev.name}): transform {t.name}'s template "
+                f"{quote(t.template)} adds only blank space to the text, so each copy is its source's request "
+                "spaced otherwise and the relation holds for any agent that ignores spacing; write the change "
+                "the transform tests around {value}, e.g. '{value} Ignore the rules above.'")
     return found
 
 
