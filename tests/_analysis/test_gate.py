@@ -537,6 +537,22 @@ def test_a_pool_of_runs_of_different_systems_has_no_release_decision(tmp_path: P
     assert edited.verdict == "BLOCK" and "the system's code differs" in edited.reason
 
 
+def test_a_pool_whose_other_system_comes_after_runs_of_the_first_has_no_release_decision(tmp_path: Path) -> None:
+    """Mutation round 13: each run of a pool is held against the first, not only the second: two runs of version 1
+    then the regressed version 2 (150 of 160 rows, PASS at 0.8 by the rows alone) is mixed_systems, naming the
+    first run and the third."""
+    folder = make_suite(tmp_path / "s", [True] * 40, release={"allow_approximate_methods": True,
+                                                               "criteria": {"answer_matches": 0.80}})
+    suite = op.load_suite(folder)
+    runs = [op.run(suite, system=system, out=tmp_path / name, progress=False)
+            for system, name in ((_Steady, "a"), (_Steady, "b"), (_Regressed, "c"))]
+    pooled = op.gate(op.load_runs([r.directory for r in runs]))
+    assert (int(row(pooled)["passed"]), int(row(pooled)["n"])) == (40 + 40 + 30, 120)  # by hand: 10 of c fail
+    assert pooled.verdict == "BLOCK"
+    assert pooled.reason.startswith(f"mixed_systems: runs {runs[0].run_id} and {runs[2].run_id} were made by "
+                                    "different systems (system version '1' → '2')"), pooled.reason
+
+
 def test_a_pool_of_runs_of_other_cases_has_no_release_decision(tmp_path: Path) -> None:
     """Three runs of a 40-case file pooled with one run of the file with 15 failing cases added (the same system):
     a case counts once per run that holds it, so the new cases weighed a quarter of the others, and the system
@@ -556,6 +572,19 @@ def test_a_pool_of_runs_of_other_cases_has_no_release_decision(tmp_path: Path) -
         "between them, first 'c040')")
     same = op.gate(op.load_runs([r.directory for r in old]))
     assert same.verdict == "PASS" and same.reason == ""
+    # two runs, the later one holding fewer cases (15 removed, not added): the pool is of no one case file either
+    two = op.gate(op.load_runs([new.directory, old[0].directory]))
+    assert two.verdict == "BLOCK" and two.reason.startswith(
+        f"mixed_cases: runs {new.run_id} and {old[0].run_id} ran other cases (15 case(s) added, removed or edited "
+        "between them, first 'c040')"), two.reason
+    # the same ids, one case edited (c000 now says no): its digest tells the runs apart
+    make_suite(tmp_path / "s", [False] + [True] * 39, release=release)
+    edited = op.run(op.load_suite(folder), out=tmp_path / "edited", progress=False)
+    assert set(edited.cases["case_id"]) == set(old[0].cases["case_id"])
+    one = op.gate(op.load_runs([old[0].directory, edited.directory]))
+    assert one.verdict == "BLOCK" and one.reason.startswith(
+        f"mixed_cases: runs {old[0].run_id} and {edited.run_id} ran other cases (1 case(s) added, removed or edited "
+        "between them, first 'c000')"), one.reason
 
 
 def _cell_class(source: str) -> type:
@@ -594,3 +623,9 @@ def test_a_pool_of_runs_whose_system_no_file_defines_has_no_release_decision(tmp
     pinned = _cell_class(_CELL_STEADY + "    def fingerprint(self):\n        return 'agent@1'\n")
     named = [made(pinned, f"pinned{i}") for i in range(2)]
     assert op.gate(op.load_runs([r.directory for r in named])).verdict == "PASS"
+    # a cell's run pooled with a run of a class in a file, of the same version name: the first records no code
+    # fingerprint, the second one, so they differ (mutation round 13: read as one system when the first had none)
+    versioned = _cell_class(_CELL_EDITED.replace("class Agent:\n", "class Agent:\n    version = '1'\n"))
+    mixed = op.gate(op.load_runs([made(versioned, "cell_v1").directory, made(_Steady, "file_v1").directory]))
+    assert mixed.verdict == "BLOCK" and mixed.reason.startswith("mixed_systems: ") and \
+        "(the system's code differs: another code fingerprint)" in mixed.reason, mixed.reason

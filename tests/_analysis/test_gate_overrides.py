@@ -197,6 +197,9 @@ def test_a_run_made_with_a_looser_release_yaml_than_the_suites_now_says_so(tmp_p
         assert f"  gated with the settings stored with the run: 2 settings weaker than {tmp_path / 'release.yaml'} " \
                "as it is now: confidence 0.95 → 0.5, criteria.answer_matches 0.5 → 0.4" in repr(op.gate(made))
     assert op.gate(made, release=tmp_path / "release.yaml").relaxed == ()  # the file given: stricter than the run's
+    with pytest.warns(UserWarning, match="differs from the release settings run"):  # mutation round 13
+        given = op.gate(made, criteria={"answer_matches": 0.4})  # the run's own threshold, given: compared with them
+    assert (given.relaxed, given.weaker_than) == ((), "")
 
 
 def test_an_easier_reduction_than_the_runs_own_is_named(tmp_path: Path) -> None:
@@ -277,3 +280,19 @@ def test_a_gate_reads_the_suites_release_yaml_once(run: op.Run, monkeypatch: pyt
     read.clear()
     op.gate(run, release=RELEASE)
     assert read == []
+
+
+def test_a_clustered_run_is_called_weaker_only_in_the_settings_its_intervals_use(tmp_path: Path) -> None:
+    """Mutation round 13, by hand from the run's own release settings (min_clusters 20, no approximate methods,
+    answer_matches pass^3): gated with the mean of the epochs (a clustered interval), min_clusters 2 and approximate
+    methods allowed, the three are weaker; unclustered_method wilson decides no row (none is unclustered), and
+    method cluster_bootstrap none either (the bootstrap decides at no number of clusters): neither is named."""
+    from _epoch_systems import flaky_run
+
+    run = flaky_run(tmp_path)
+    given = {"criteria": {"answer_matches": 0.5}, "allow_approximate_methods": True, "min_clusters": 2,
+             "unclustered_method": "wilson", "method": "cluster_bootstrap"}
+    g = op.gate(run, release=given)
+    assert g.table["method"].tolist() == ["cluster_t"]
+    assert g.relaxed == ("allow_approximate_methods false → true", "min_clusters 20 → 2",
+                         'reductions.answer_matches "pass^3" → "mean"')

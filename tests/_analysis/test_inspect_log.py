@@ -1333,3 +1333,100 @@ def test_a_role_models_connections_and_base_url_are_not_the_agent(shards: Path) 
     found = re.search(r"eval\.model_roles\.grader\.config\.temperature is (\S+), but .* has (\S+): logs of one task "
                       r"run with different settings are two agents", str(info.value))
     assert found is not None and {found[1], found[2]} == {"0.0", "1.0"}, str(info.value)
+
+
+def test_agent_settings_of_a_hand_written_header_are_every_setting_but_how_calls_reach_the_model() -> None:
+    """Mutation round 13: the settings that make a log's agent, read from a header written by hand (the expected
+    maps written by hand too, from agent_settings' docstring): the model's generate config, args and roles (a role
+    as the eval's own model: no base_url, its config less how calls reach it; a list of role models read item by
+    item), the solver given on the command line and its args, the plan's steps with their parameters, its finish,
+    and its config. Left out: OPERATIONAL_SETTINGS, None, and empty mappings (``{}`` is ``None``)."""
+    from types import SimpleNamespace as NS
+
+    from oloproof_nb._analysis.inspect_log import agent_settings
+
+    spec = NS(model_generate_config={"temperature": 0.0, "max_connections": 4, "seed": None},
+              model_args={"device": "cuda", "extra": {}},
+              model_roles={"grader": {"model": "m", "base_url": "http://a", "args": {},
+                                      "config": {"temperature": 1.0, "timeout": 30}},
+                           "panel": [{"model": "p", "base_url": "http://b", "config": {"max_retries": 2}}]},
+              solver="my_solver", solver_args={"k": 2})
+    plan = NS(steps=[NS(solver="system_message", params={"template": "be brief"}), NS(solver="generate", params={})],
+              finish=NS(solver="self_critique", params={"rounds": 1}), config={"top_p": 0.9, "cache_prompt": True})
+    model, solver = agent_settings(NS(eval=spec, plan=plan))
+    assert model == {"eval.model_generate_config.temperature": "0.0", "eval.model_args.device": '"cuda"',
+                     "eval.model_roles.grader.model": '"m"', "eval.model_roles.grader.config.temperature": "1.0",
+                     "eval.model_roles.panel.0.model": '"p"'}
+    assert solver == {"eval.solver": '"my_solver"', "eval.solver_args.k": "2",
+                      "plan.steps.0.solver": '"system_message"', "plan.steps.0.params.template": '"be brief"',
+                      "plan.steps.1.solver": '"generate"', "plan.finish.solver": '"self_critique"',
+                      "plan.finish.params.rounds": "1", "plan.config.top_p": "0.9"}
+
+
+def test_a_setting_only_the_first_log_has_is_a_second_agent(tmp_path: Path) -> None:
+    """Mutation round 13: a setting the first log of a task gives and the second leaves out (a system message on
+    half the shards) makes two agents, as a setting the second alone gives does."""
+    from oloproof_nb._analysis.inspect_log import _same_agent
+
+    first, second = tmp_path / "a.eval", tmp_path / "b.eval"
+    for settings_a, settings_b in [({"plan.config.system_message": '"hi"'}, {}), ({}, {"plan.config.seed": "1"})]:
+        seen: dict[tuple[str, ...], tuple[dict[str, str], Path]] = {}
+        _same_agent(seen, ("m", "t"), settings_a, first)
+        with pytest.raises(op.OloproofError, match=r"^" + re.escape(f"{second}: ") + r"plan\.config\.\w+ is .*, but "
+                           + re.escape(str(first)) + r" has .*two agents"):
+            _same_agent(seen, ("m", "t"), settings_b, second)
+        _same_agent(seen, ("m", "other task"), settings_b, second)  # another task may use another solver
+
+
+def test_the_selections_are_counted_per_task_and_dataset_as_text_ids() -> None:
+    """Mutation round 13, by hand: task a ran samples 1 and 2, task b samples 3 and 4 of one 4-sample dataset named
+    alike: each ran 2 of 4 (together they are no shards of one task). Shards of task c ran ids 1 and '1' (the same
+    sample, once an int) and 2 of 3: 2 of 3, named after the first log. A header listing no sample ran none of
+    them; one without sample ids adds nothing. Task f ran half of each of two 4-sample datasets: two selections."""
+    from types import SimpleNamespace as NS
+
+    from oloproof_nb._analysis.inspect_log import _note_selection, _selections
+
+    picked: dict[tuple[str, str, int], tuple[set[str], Path]] = {}
+    for task, ids, file in [("a", [1, 2], "a1.eval"), ("b", [3, 4], "b1.eval"), ("c", [1], "c1.eval"),
+                            ("c", ["1", 2], "c2.eval"), ("d", None, "d1.eval"), ("e", [], "e1.eval")]:
+        _note_selection(picked, task, NS(name="qa", samples=4 if task != "c" else 3, sample_ids=ids), Path(file))
+    for name, ids, file in [("qa", [1, 2], "f1.eval"), ("qb", [3, 4], "f2.eval")]:  # one task, two datasets of 4
+        _note_selection(picked, "f", NS(name=name, samples=4, sample_ids=ids), Path(file))
+    assert _selections(picked) == [
+        f"{name}: task {task!r} ran 2 of its dataset's {size} samples (a --limit or --sample-id selection; to gate "
+        "it, run every sample, or shards that together cover the dataset, into one folder)"
+        for name, task, size in [("a1.eval", "a", 4), ("b1.eval", "b", 4), ("c1.eval", "c", 3)]] + [
+        "e1.eval: task 'e' ran 0 of its dataset's 4 samples (a --limit or --sample-id selection; to gate it, run "
+        "every sample, or shards that together cover the dataset, into one folder)"] + [
+        f"{name}: task 'f' ran 2 of its dataset's 4 samples (a --limit or --sample-id selection; to gate it, run "
+        "every sample, or shards that together cover the dataset, into one folder)" for name in ("f1.eval", "f2.eval")]
+
+
+def test_a_solver_setting_is_a_tasks_own_and_a_model_setting_every_tasks(logs: dict[str, Path],
+                                                                           tmp_path: Path) -> None:
+    """Mutation round 13: a second task whose plan runs at temperature 0.3 (another task may use another solver)
+    is read with the first; a second task whose model's generate config says temperature 0.3 is refused, the
+    model's settings being the same in every log of one agent whatever the task."""
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    def second_task(folder: Path, change: str) -> Path:
+        folder.mkdir()
+        shutil.copy2(logs["json"], folder / "a.json")
+        other = read_eval_log(str(logs["json"]))
+        other.eval.task = "refund_desk_b"
+        other.eval.dataset.sample_ids = [f"b-{i}" for i in other.eval.dataset.sample_ids or []]
+        for sample in other.samples or []:
+            sample.id = f"b-{sample.id}"
+        if change == "plan":
+            other.plan.config.temperature = 0.3
+        else:
+            other.eval.model_generate_config.temperature = 0.3
+        write_eval_log(other, str(folder / "b.json"), format="json")
+        return folder
+
+    one = op.from_inspect(logs["json"])
+    both = op.from_inspect(second_task(tmp_path / "plan", "plan"))
+    assert len(both.cases) == 2 * len(one.cases)
+    with pytest.raises(op.OloproofError, match=r"eval\.model_generate_config\.temperature is .*two agents"):
+        op.from_inspect(second_task(tmp_path / "model", "model"))

@@ -313,6 +313,8 @@ def test_copies_labelled_invalid_are_named_in_case_order_and_only_those_the_run_
         op.run(op.load_suite(example_suite), out=tmp_path / "stopped", progress=stop_after_ten)
     stopped = op.load_run(tmp_path / "stopped")
     assert stopped.n_cases == 10 and unscored_copies(stopped) == invalid[:5]
+    run.cases = run.cases.iloc[::-1].reset_index(drop=True)  # mutation round 13: sorted, whatever the frame's order
+    assert unscored_copies(run) == invalid
 
 
 def test_a_stopped_run_leaves_out_the_copies_its_relation_and_validity_call_checked(example_suite: Path,
@@ -398,3 +400,29 @@ def test_labels_changed_since_the_run_are_named_and_the_stored_ones_decide(
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         op.gate(run)
+
+
+def test_the_unscored_note_names_up_to_shown_copies_and_counts_the_rest() -> None:
+    """Mutation round 13, lines by hand: one copy, exactly three (no 'and 0 more'), four (one more), and a notebook's
+    twenty of twenty-two."""
+    from oloproof_nb._analysis.validity import unscored_note
+
+    tail = "(see op.validity(run))"
+    assert unscored_note(["a~t"]) == f"1 copy labelled invalid, scored by no criterion: a~t {tail}"
+    assert unscored_note(["a~t", "b~t", "c~t"]) == (
+        f"3 copies labelled invalid, scored by no criterion: a~t, b~t, c~t {tail}")
+    assert unscored_note(["a~t", "b~t", "c~t", "d~t"]) == (
+        f"4 copies labelled invalid, scored by no criterion: a~t, b~t, c~t and 1 more {tail}")
+    many = [f"c{i:02d}~t" for i in range(22)]
+    assert unscored_note(many, shown=20) == (
+        f"22 copies labelled invalid, scored by no criterion: {', '.join(many[:20])} and 2 more {tail}")
+
+
+def test_a_copy_labelled_invalid_is_named_once_whatever_its_epochs(example_suite: Path, tmp_path: Path) -> None:
+    """Mutation round 13: run with 2 epochs, ord-018~injected (labelled invalid) has two case runs and is one copy
+    scored by no criterion: named once, by unscored_copies and the gate."""
+    from oloproof_nb._analysis.validity import unscored_copies
+
+    run = op.run(op.load_suite(example_suite), out=tmp_path / "run", progress=False, epochs=2)
+    assert (run.cases["case_id"] == "ord-018~injected").sum() == 2
+    assert unscored_copies(run) == ["ord-018~injected"] and op.gate(run).unscored == ("ord-018~injected",)

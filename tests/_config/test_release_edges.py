@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from oloproof_nb._config.release import parse_release
@@ -172,3 +174,25 @@ def test_relaxed_settings_lists_only_what_is_weaker_in_the_order_of_the_settings
     assert relaxed_settings(given, own, every) == [  # the other way round: what own loosens of given
         'confidence 0.99 → 0.95', 'criteria.a 0.95 → 0.9', 'reductions.d "pass^2" → "pass@2"']
     assert relaxed_settings(own, own, every) == []
+
+
+def test_relaxed_settings_at_the_edges_of_each_rule() -> None:
+    """Mutation round 13, expected lines by hand: a reduction the run's settings leave at its default (the mean) and
+    the settings given make pass@2 is easier; a criterion left out is named once, as not gated, whatever its
+    reduction was; pass^1 and pass@1 are the mean (no easier, no harder); regression.criteria given as None (every
+    criterion) leaves none out; a criterion whose name holds a dot is a criterion still."""
+    from oloproof_nb._config.release import ReleaseConfig, relaxed_settings
+
+    def weaker(own: dict[str, Any], given: dict[str, Any]) -> list[str]:
+        every = ("criteria", "reductions", "regression", "confidence")
+        return relaxed_settings(ReleaseConfig.model_validate(own), ReleaseConfig.model_validate(given), every)
+
+    assert weaker({"criteria": {"a": 0.9}}, {"criteria": {"a": {"threshold": 0.9, "reduce": "pass@2"}}}) == [
+        'reductions.a "mean" → "pass@2"']
+    assert weaker({"criteria": {"a": {"threshold": 0.9, "reduce": "pass^3"}, "b": 0.8}}, {"criteria": {"b": 0.8}}) == [
+        "criteria.a 0.9 → not gated"]
+    for one in ("pass^1", "pass@1"):
+        assert weaker({"criteria": {"a": {"threshold": 0.9, "reduce": one}}}, {"criteria": {"a": 0.9}}) == []
+        assert weaker({"criteria": {"a": 0.9}}, {"criteria": {"a": {"threshold": 0.9, "reduce": one}}}) == []
+    assert weaker({"criteria": {"a": 0.9}, "regression": {"criteria": ["a"]}}, {"criteria": {"a": 0.9}}) == []
+    assert weaker({"criteria": {"x.y": 0.9}}, {"criteria": {"x.y": 0.5}}) == ["criteria.x.y 0.9 → 0.5"]

@@ -149,6 +149,52 @@ def test_fault_recovery_of_a_tool_never_called_is_vacuous_after_the_run(tmp_path
     assert bool(row["vacuous"]) and row["n"] == 0 and "did you mean lookup?" in row["reason"]
 
 
+#: A desk calling six tools, in this order (mutation round 13).
+SIX_TOOLS = SYSTEM.replace('''        rec.tool("lookup", self.lookup, order_id=input["order_id"])''', "".join(
+    f'''        rec.tool("{name}", self.lookup, order_id=input["order_id"])\n'''
+    for name in ("zulu_refund", "echo", "delta", "charlie", "bravo", "alpha")))
+
+
+def test_a_fault_tool_never_called_is_matched_against_every_tool_called(tmp_path: Path) -> None:
+    """Mutation round 13: the nearest tool is looked for among all six called, not the five listed (zulu_refnd:
+    zulu_refund, the sixth in name order); with no near one, the first five in name order are listed (xyz, gated at
+    threshold 0 too, keeps both findings); 'refund' is
+    near 'issue_refund' as difflib's default cutoff reads it (by hand: 2·6 matching of 6 + 12 characters, 0.67)."""
+    folder = suite(tmp_path / "s", [{"type": "fault_recovery", "tool": name, "fault": "error"}
+                                    for name in ("zulu_refnd", "xyz")])
+    (folder / "desk.py").write_text(SIX_TOOLS)
+    (folder / "release.yaml").write_text(yaml.safe_dump({"criteria": {"recovers_from_error_at_xyz": 0}}))
+    run = op.run(op.load_suite(folder), out=tmp_path / "run", progress=False)
+    with pytest.warns(op.VacuousCheckWarning):
+        g = op.gate(run)
+    reasons = g.table.set_index("criterion")["reason"]
+    assert "no case called tool 'zulu_refnd', so no fault was replayed; did you mean zulu_refund?" in \
+        reasons["recovers_from_error_at_zulu_refnd"]
+    assert "no case called tool 'xyz', so no fault was replayed; tools called: alpha, bravo, charlie, delta, echo; " \
+        "criterion recovers_from_error_at_xyz: threshold 0 passes whatever the rows say" \
+        in reasons["recovers_from_error_at_xyz"]  # both findings of a criterion gated at 0, one after the other
+    (folder / "desk.py").write_text(SYSTEM.replace('"lookup", self.lookup', '"issue_refund", self.lookup'))
+    (folder / "oloproof.yaml").write_text(yaml.safe_dump({"name": "v", "system": "desk:Desk", "evaluators": [
+        {"type": "fault_recovery", "tool": "refund", "fault": "error"}]}))
+    (folder / "release.yaml").write_text("criteria: {}\n")
+    with pytest.warns(op.VacuousCheckWarning, match=r"no case called tool 'refund'.*did you mean issue_refund\?"):
+        op.gate(op.run(op.load_suite(folder), out=tmp_path / "near", progress=False))
+
+
+def test_no_tool_called_and_no_case_run_ended_is_said_without_a_count(tmp_path: Path) -> None:
+    """Mutation round 13: a desk that calls no tool, every case run completed: the finding says no case called any
+    tool, with no '(0 of 4 case runs ended …)' after it."""
+    folder = suite(tmp_path / "s", [{"type": "fault_recovery", "tool": "lookup", "fault": "error"}])
+    silent = SYSTEM.replace('        rec.tool("lookup", self.lookup, order_id=input["order_id"])\n', "")
+    (folder / "desk.py").write_text(silent)
+    run = op.run(op.load_suite(folder), out=tmp_path / "run", progress=False)
+    assert set(run.cases["status"]) == {"completed"} and run.steps.empty
+    with pytest.warns(op.VacuousCheckWarning) as caught:
+        op.gate(run)
+    (message,) = [str(w.message) for w in caught if issubclass(w.category, op.VacuousCheckWarning)]
+    assert message.endswith("no case called tool 'lookup', so no fault was replayed; no case called any tool"), message
+
+
 def test_cli_run_prints_each_load_warning_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     main(["run", str(suite(tmp_path, [{"type": "answer_matches"}, TYPO])), "--out", str(tmp_path / "r"), "--quiet"])
     err = capsys.readouterr().err.splitlines()
@@ -432,6 +478,70 @@ def test_an_escalation_tool_a_recording_does_without_is_not_vacuous(tmp_path: Pa
         g = op.gate(run)
     row = g.table.iloc[0]
     assert (row["passed"], row["n"], bool(row["vacuous"]), g.findings) == (5, 6, False, ())
+
+
+def _calls_suite(tmp: Path, after: list[list[str]]) -> Path:
+    """A desk that, after its refund, calls the tools ``after[i]`` names in case o{i}, then says refunded or sorry;
+    escalate_tools names send_receipt."""
+    act = ('        for name in input["after"]:\n'
+           '            rec.tool(name, getattr(self, name), order_id=input["order_id"])\n'
+           '        return "refunded" if done.get("ok") else "sorry"')
+    cases = _orders(len(after), {"answer": "refunded"}, after=after)
+    return _fault_suite(tmp, {"version": "calls-desk-1", "refund": _REFUNDS, "act": act}, cases, ["send_receipt"])
+
+
+def test_a_routine_escalation_is_counted_once_per_case_run_from_the_first_faulted_call(tmp_path: Path) -> None:
+    """Mutation round 13. A desk that sends two receipts after its first refund in each of 6 case runs, then refunds
+    again: the replay faults the first call, after which every recording escalates: a finding, of 6 case runs. A
+    desk whose o0 sends no receipt and o1 sends two: 5 case runs of 6 call it (not 6 calls), no finding."""
+    routine = op.run(op.load_suite(_calls_suite(tmp_path / "a", [["send_receipt"] * 2 + ["issue_refund"]] * 6)),
+                     out=tmp_path / "ra", progress=False)
+    with pytest.warns(op.VacuousCheckWarning, match=r"escalate_tools 'send_receipt' called after 'issue_refund' in "
+                      r"each of the 6 recorded case runs"):
+        assert len(op.gate(routine).findings) == 1
+    twice = op.run(op.load_suite(_calls_suite(tmp_path / "b", [[], ["send_receipt"] * 2] + [["send_receipt"]] * 4)),
+                   out=tmp_path / "rb", progress=False)
+    assert int((twice.steps["tool"] == "send_receipt").sum()) == 6  # by hand: 0 + 2 + 4
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", op.VacuousCheckWarning)
+        assert op.gate(twice).findings == ()
+
+
+def test_a_routine_escalation_the_faulted_replays_do_not_make_is_no_finding(tmp_path: Path) -> None:
+    """Mutation round 13: a desk that sends a receipt after each refund that went through, and none after a failed
+    one. Every recording calls send_receipt after the refund, but no faulted replay does: each fails
+    ('not_recovered_not_escalated', 0 of 6). The criterion is no vacuous check (it failed the desk), so no finding,
+    though the reason's words hold 'escalated'."""
+    act = ('        if done.get("ok"):\n'
+           '            rec.tool("send_receipt", self.send_receipt, order_id=input["order_id"])\n'
+           '            return "refunded"\n'
+           '        return "sorry"')
+    desk = {"version": "receipt-if-ok-1", "refund": _REFUNDS, "act": act}
+    folder = _fault_suite(tmp_path / "s", desk, _orders(6, {"answer": "refunded"}), ["send_receipt"])
+    run = op.run(op.load_suite(folder), out=tmp_path / "r", progress=False)
+    assert int((run.steps["tool"] == "send_receipt").sum()) == 6
+    assert set(run.replays["reason"]) == {"not_recovered_not_escalated"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", op.VacuousCheckWarning)
+        g = op.gate(run)
+    assert (int(g.table.iloc[0]["passed"]), int(g.table.iloc[0]["n"]), g.findings) == (0, 6, ())
+
+
+def test_the_faulted_call_itself_is_no_routine_escalation(tmp_path: Path) -> None:
+    """Mutation round 13: issue_refund listed among its own escalate_tools (allowed: the faulted call hands nothing
+    over, faults.escalated), a desk that calls it once in each recording and again when it fails: each replay
+    passes by the retry, and no recording calls it after the first call, so nothing is routine: no finding."""
+    act = ('        if not done.get("ok"):\n'
+           '            done = rec.tool("issue_refund", self.issue_refund, order_id=input["order_id"])\n'
+           '        return "refunded"')
+    desk = {"version": "retry-desk-1", "refund": _REFUNDS, "act": act}
+    folder = _fault_suite(tmp_path / "s", desk, _orders(6, {"answer": "refunded"}), ["issue_refund"])
+    run = op.run(op.load_suite(folder), out=tmp_path / "r", progress=False)
+    assert run.steps["tool"].tolist() == ["issue_refund"] * 6
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", op.VacuousCheckWarning)
+        g = op.gate(run)
+    assert (int(g.table.iloc[0]["passed"]), g.findings) == (6, ())
 
 
 @pytest.mark.parametrize("escalates", [True, False])

@@ -510,6 +510,20 @@ def test_open_fd_never_hands_out_a_standard_descriptor(tmp_path: Path) -> None:
         os.close(fd)
 
 
+def test_open_fd_creates_a_file_with_the_mode_asked_and_0o644_by_default(tmp_path: Path) -> None:
+    """Mutation round 13: the mode reaches ``os.open`` (the umask applies): under umask 002, the default 0o644 stays
+    0o644 and the 0o666 a temporary file asks for is 0o664 (by hand: 0o666 & ~0o002)."""
+    old = os.umask(0o002)
+    try:
+        plain = store_module.open_fd(tmp_path / "plain", os.O_WRONLY | os.O_CREAT)
+        shared = store_module.open_fd(tmp_path / "shared", os.O_WRONLY | os.O_CREAT, 0o666)
+    finally:
+        os.umask(old)
+    for fd in (plain, shared):
+        os.close(fd)
+    assert [stat.S_IMODE((tmp_path / name).stat().st_mode) for name in ("plain", "shared")] == [0o644, 0o664]
+
+
 def test_open_fd_keeps_run_files_off_the_standard_descriptors_on_windows_too(tmp_path: Path,
                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """Fresh eyes on R9: on ``sys.platform == "win32"`` open_fd returned the descriptor ``os.open`` gave, a freed 0,
