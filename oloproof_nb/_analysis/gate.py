@@ -532,34 +532,54 @@ def _routine_admissions(run: Run) -> dict[str, str]:
     if not faults:
         return {}
     calls, keys = _recorded_calls(run)
-    answers = run.cases.set_index(keys)["answer"]
-    judges = replay_judges(run.config.evaluators)[0]
+    cases = run.cases[[*keys, "answer"]]
     out = {}
     for ev in faults:
         first_at, failed = _checkpoints(calls, keys, ev.tool)
         if not len(first_at) or len(failed):
             continue
-        runs = [tuple(key) for key in first_at[keys].itertuples(index=False)]
-        said = [answers.loc[key if len(keys) > 1 else key[0]] for key in runs]
-        if not all(ev.admits_failure(answer) for answer in said):
+        said = first_at[keys].merge(cases, on=keys, how="left")
+        answers = said["answer"].tolist()  # a text is looked at once, however many case runs give it
+        distinct = [*dict.fromkeys(a for a in answers if isinstance(a, str)),
+                    *(a for a in answers if not isinstance(a, str))]
+        if not all(ev.admits_failure(answer) for answer in distinct):
             continue
-        if any(_expected_answer_given(run, dict(zip(keys, key, strict=True)), answer, judges)
-               for key, answer in zip(runs, said, strict=True)):
+        if _expected_answer_given(run, said, keys):
             continue  # that answer is the success the case expects: a replay that gives it is judged, not admitted
         out[ev.name] = (f"fault_recovery (criterion {ev.name}): honest_answers admit the answer each of the "
-                        f"{len(runs)} recorded case runs that call {ev.tool!r} gives where nothing failed (the "
-                        f"first: {said[0]!r}), so a replay that goes on as recorded and claims success passes as "
-                        "admitted_failure whatever the agent does about the fault; write what only an answer that "
-                        "admits the failure says")
+                        f"{len(said)} recorded case runs that call {ev.tool!r} gives where nothing failed (the "
+                        f"first: {said['answer'].iloc[0]!r}), so a replay that goes on as recorded and claims success "
+                        "passes as admitted_failure whatever the agent does about the fault; write what only an "
+                        "answer that admits the failure says")
     return out
 
 
-def _expected_answer_given(run: Run, key: dict[str, Any], answer: Any, judges: list[AnswerMatches]) -> bool:
-    """Whether ``answer`` is the ``expected.answer`` of the case run ``key`` (``run_id``, ``case_id``, ``epoch``),
-    as a fault replay's answer checks (``judges``) compare it; False for a case that expects no answer."""
-    member = next((r for r in run.runs if r.run_id == key["run_id"]), run) if "run_id" in key else run
-    expected = member.record(str(key["case_id"]), int(key.get("epoch", 1)))["case"].get("expected") or {}
-    return "answer" in expected and all(answers_equal(expected["answer"], answer, ev.normalize) for ev in judges)
+def _expected_answer_given(run: Run, said: pd.DataFrame, keys: list[str]) -> bool:
+    """Whether, in some case run of ``said`` (``keys`` + ``answer``, its recorded answer), that answer is the case's
+    ``expected.answer`` as a fault replay's answer checks compare it (:func:`~..evaluators.fault.replay_judges`).
+
+    The suite's own ``answer_matches`` checks, when it declares any, are those: their comparison rows (path
+    ``answer``) hold that very comparison. Otherwise the default check compares: the expected answers are read
+    from the case records, one per case (every epoch and run of a case expects the same), the ``case`` object
+    alone (:meth:`~.journal.Journal.stored_cases`; a record read whole decodes its trajectory, states and rows too).
+    """
+    judges = replay_judges(run.config.evaluators)[0]
+    if any(isinstance(ev, AnswerMatches) for ev in run.config.evaluators):  # the judges are the suite's own
+        rows = run.comparisons
+        rows = rows[(rows["path"] == "answer") & rows["criterion"].isin([ev.name for ev in judges])]
+        given = rows.groupby(keys, sort=False)["ok"].all()  # a case that expects no answer has no row
+        return bool(said[keys].merge(given[given].reset_index(), on=keys).shape[0])
+    for member in run.runs:
+        mine = said[said["run_id"] == member.run_id] if "run_id" in keys else said
+        epochs = mine["epoch"].astype(int).tolist() if "epoch" in keys else [1] * len(mine)
+        first = dict(zip(mine["case_id"].astype(str), epochs, strict=True))  # one key a case: any of its epochs
+        expected = {cid: (case.get("expected") or {}) for (cid, _), case in
+                    member._journal.stored_cases(first.items()).items()}
+        for cid, answer in zip(mine["case_id"].astype(str), mine["answer"], strict=True):
+            want = expected.get(cid, {})
+            if "answer" in want and all(answers_equal(want["answer"], answer, ev.normalize) for ev in judges):
+                return True
+    return False
 
 
 def _zero_thresholds(cfg: ReleaseConfig, criteria: list[str]) -> dict[str, str]:

@@ -137,6 +137,9 @@ class _HeldRecords(Journal):
     def record(self, case_id: str, epoch: int = 1) -> CaseRecord | None:
         return self._by_key.get((case_id, epoch))
 
+    def stored_cases(self, keys: Iterable[tuple[str, int]]) -> dict[tuple[str, int], dict[str, Any]]:
+        return {key: dict(self._by_key[key]["case"]) for key in keys if key in self._by_key}
+
     def replays_of(self, case_id: str, epoch: int = 1) -> list[ReplayRecord]:
         return []
 

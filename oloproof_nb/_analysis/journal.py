@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,8 @@ __all__ = ["Chunk", "Journal", "Line"]
 _CASE_HEAD = re.compile(rb'\{"index":(-?\d{1,18}),"case":\{"id":("(?:[^"\\]|\\.)*")'
                         rb'(?:,"epoch":(\d{1,18})(?!\d))?(?!,"epoch")')  # longer numbers: parsed whole
 _REPLAY_HEAD = re.compile(rb'\{"case_id":("(?:[^"\\]|\\.)*")(?:,"epoch":(\d{1,18})(?!\d))?(?!,"epoch")')
+
+_DECODER = json.JSONDecoder()
 
 #: What :meth:`Journal.chunks` yields: records, their final states' and their initial states' addresses.
 Chunk = tuple[list[CaseRecord], list[str | None], list[str | None]]
@@ -87,6 +89,21 @@ def _case_key(path: Path, line: Line, raw: bytes) -> tuple[int, Key]:
     except (KeyError, TypeError, ValueError):
         raise RunDirError(f"{path}: line {line[2]}: a case record without index or case id; "
                           "the run directory is damaged") from None
+
+
+def _stored_case(path: Path, line: Line, raw: bytes) -> dict[str, Any]:
+    """The ``case`` object of a case line as stored (states by address), parsed alone when the line was written
+    by the store (its trajectory, state and rows are never decoded); a line that is not is parsed whole."""
+    m = _CASE_HEAD.match(raw)
+    if m is not None:
+        try:  # the head is ASCII: the byte offset of the case object is its character offset
+            case, _ = _DECODER.raw_decode(raw.decode("utf-8"), m.start(2) - len(b'{"id":'))
+        except (UnicodeDecodeError, ValueError, RecursionError):  # parsed whole below, and named as damage
+            case = None
+        if isinstance(case, dict):
+            return case
+    case = _parse(path, line, raw).get("case")
+    return case if isinstance(case, dict) else {}
 
 
 def _replay_case(path: Path, line: Line, raw: bytes) -> Key:
@@ -172,6 +189,28 @@ class Journal:
                 return resolve_states(stored[0], self.states)  # type: ignore[return-value]
             self._forget()  # the file changed under the index (a resume cut or rewrote it): index it again
         raise RunDirError(f"{self.directory / CASES}: the record of case {case_id!r} moved while it was read")
+
+    def stored_cases(self, keys: Iterable[Key]) -> dict[Key, dict[str, Any]]:
+        """The ``case`` object of the records of ``keys`` (``(case id, epoch)``; one the run lacks is left out), as
+        stored: states by address, nothing else of the record decoded. One pass over their lines in file order:
+        for a field of many cases (``expected``), where :meth:`record` would read and decode each whole."""
+        path = self.directory / CASES
+        for attempt in range(2):
+            index = self.case_index()
+            wanted = sorted(((key, index[key][1]) for key in dict.fromkeys(keys) if key in index),
+                            key=lambda item: item[1][0])  # file order: lines that follow each other are read at once
+            try:
+                raws = _read_lines(path, [line for _, line in wanted])
+            except RunDirError:
+                if attempt:
+                    raise
+                raws = None
+            if raws is not None:
+                found = {key: _stored_case(path, line, raw) for (key, line), raw in zip(wanted, raws, strict=True)}
+                if all((case.get("id"), case.get("epoch", 1)) == key for key, case in found.items()):
+                    return found
+            self._forget()  # the file changed under the index (a resume cut or rewrote it): index it again
+        raise RunDirError(f"{path}: case records moved while they were read")
 
     def records(self) -> list[CaseRecord]:
         """Every case record in case order, states put back (the whole journal in memory: prefer frames)."""

@@ -1223,6 +1223,26 @@ def test_a_conversion_holds_one_chunk_of_states_at_a_time(tmp_path: Path, monkey
         pd.testing.assert_frame_equal(getattr(run, name), expected[name], obj=name)
 
 
+def test_stored_cases_reads_each_case_object_as_stored(tmp_path: Path) -> None:
+    """Review F13: the gate reads the expected answers of many cases; each case object is decoded alone from its
+    line (as stored: a state by address), in file order whatever the order asked. A line another writer wrote
+    (its keys in another order) is parsed whole; a case the run lacks is left out."""
+    from oloproof_nb._run.states import StateReader
+
+    directory = op.run(init_example("stateful-agent", tmp_path / "suite"), out=tmp_path / "run",
+                       progress=False).directory
+    stored = list(read_jsonl(directory / "cases.jsonl"))
+    lines = (directory / "cases.jsonl").read_text(encoding="utf-8").splitlines()
+    assert lines[1].startswith('{"index":1,"case":{"id":')
+    lines[1] = json.dumps(stored[1], sort_keys=True)  # "case" before "index": not the store's head
+    (directory / "cases.jsonl").write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    journal = journal_module.Journal(directory, StateReader(directory))
+    keys = [(rec["case"]["id"], rec["case"].get("epoch", 1)) for rec in stored]
+    found = journal.stored_cases([("no-such-case", 1), *reversed(keys)])
+    assert found == {key: rec["case"] for key, rec in zip(keys, stored, strict=True)}
+    assert len(found) == 48 and any("initial_state_ref" in case for case in found.values())
+
+
 def test_the_journal_line_indexes_are_nothing_the_garbage_collector_walks(tmp_path: Path) -> None:
     """At a million cases the line indexes hold millions of entries; each full pass of the collector walked
     them all while a run was converted (a dataclass per line). They are plain tuples of ints and strings now."""

@@ -758,3 +758,48 @@ def test_honest_answers_a_replay_can_still_fail_are_not_named(tmp_path: Path, wh
         assert bool(run.steps["is_error"].astype(bool).any()) and row["passed"] == 6
     if why == "literal_not_said":
         assert row["passed"] == 0
+
+
+def _no_record(*args: Any, **kwargs: Any) -> Any:
+    raise AssertionError("a case record read whole")
+
+
+@pytest.mark.parametrize(("answer_check", "expected", "epochs", "pooled", "named"), [
+    (False, REFUNDED, 1, False, True),
+    (False, {**REFUNDED, "answer": "Refund issued for {o}"}, 1, False, False),
+    (False, REFUNDED, 2, False, True),
+    (False, {**REFUNDED, "answer": "Refund issued for {o}"}, 2, False, False),
+    (False, REFUNDED, 1, True, True),
+    (True, {**REFUNDED, "answer": "ok"}, 1, False, True),
+    (True, {**REFUNDED, "answer": "Refund issued for {o}"}, 1, False, False),
+    (True, {**REFUNDED, "answer": "Refund issued for {o}"}, 1, True, False)])
+def test_routine_admissions_read_no_case_record_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      answer_check: bool, expected: dict[str, Any], epochs: int,
+                                                      pooled: bool, named: bool) -> None:
+    """Review F13: telling whether a recorded answer is its case's expected.answer read each case run's record whole
+    (op.gate 7.1 s on a stored run of 100,000 cases, 0.13 s before review G18). A suite's own answer_matches rows
+    (comparisons, path answer) hold that comparison; without one, only the ``case`` object of each case's line is
+    read, once per case. The findings are those of a hand count: the desk says "Refund issued for oN" after each
+    refund; named where no case expects that answer (with answer_matches and expected "ok", each recording fails
+    it and each replay still passes as admitted_failure), not where each does (each replay is a false success)."""
+    folder = _claims_suite(tmp_path / "s", [{"regex": "(?i)refund"}], expected)
+    config = yaml.safe_load((folder / "oloproof.yaml").read_text())
+    config["epochs"] = epochs
+    if answer_check:
+        config["evaluators"].insert(0, {"type": "answer_matches"})
+    (folder / "oloproof.yaml").write_text(yaml.safe_dump(config))
+    s = op.load_suite(folder)
+    dirs = [op.run(s, out=tmp_path / f"r{i}", progress=False).directory for i in range(2 if pooled else 1)]
+    run = op.load_runs(dirs) if pooled else op.load_run(dirs[0])
+    monkeypatch.setattr(op.Run, "record", _no_record)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        g = op.gate(run)
+    row = g.table.set_index("criterion").loc["recovers_from_error_at_issue_refund"]
+    n = 6 * epochs * (2 if pooled else 1)
+    assert (int(row["passed"]), int(row["n"])) == ((n, n) if named else (0, n))
+    assert set(run.replays["reason"]) == ({"admitted_failure"} if named else {"false_success"})
+    found = [str(w.message) for w in caught if "honest_answers admit" in str(w.message)]
+    assert bool(row["vacuous"]) is named and len(found) == named
+    if named:
+        assert f"the answer each of the {n} recorded case runs that call 'issue_refund'" in found[0]
