@@ -14,7 +14,7 @@ from the cache; then, in a fresh process, ``op.load_runs`` and the frames the ga
 
 Run::
 
-    python benchmarks/pooled.py                # 50,000 cases a run (about 3 minutes to write)
+    python benchmarks/pooled.py                # 50,000 cases a run (about a minute in all)
     python benchmarks/pooled.py --smoke        # 480 cases a run (CI)
 """
 

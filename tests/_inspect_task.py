@@ -36,7 +36,9 @@ C, P, I, C, P) scored by one scorer function twice, ``graded()`` and ``graded(le
 the lenient one), with ``accuracy``: Inspect scores them as ``graded`` and ``graded1``. Into LOG_DIR/tasks, two
 tasks ``task_a`` and ``task_b`` of one eval whose samples have no ids (Inspect numbers each task's 1, 2, 3).
 Into LOG_DIR/retry, an eval whose sample ``r2`` raised (status ``error``) and its ``eval_retry`` (``success``),
-side by side as Inspect leaves them. Into LOG_DIR/dicts, a task of five samples over two epochs (``CHECKS``) with
+side by side as Inspect leaves them. Into LOG_DIR/retried, ``retried``, a task of those four samples run with
+``retry_on_error=1``, whose sample ``r2`` raises on its first attempt only (Inspect runs it again and keeps the
+error in the sample's ``error_retries``). Into LOG_DIR/dicts, a task of five samples over two epochs (``CHECKS``) with
 two dict-valued scorers, ``checks`` (``{"correct": "C"/"I", "safe": 1/0}``, ``metrics={"correct": [accuracy()],
 "safe": [accuracy()]}``) and ``audit`` (``{"correct": ..., "polite": True/False}``, ``metrics=[{"*":
 [accuracy()]}]``: the key ``correct`` is in both), beside the plain scorer ``graded()`` (``GRADES``).
@@ -256,6 +258,17 @@ def raise_while(flag: str):  # type: ignore[no-untyped-def]
     return solve
 
 
+@solver
+def raise_once(flag: str):  # type: ignore[no-untyped-def]
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        if state.sample_id == "r2" and Path(flag).exists():
+            Path(flag).unlink()  # the next attempt of r2 goes through
+            raise RuntimeError("transient")
+        return state
+
+    return solve
+
+
 @task
 def flaky(flag: str) -> Task:
     """Sample r2 raises while the file ``flag`` exists (no model call, so eval_retry needs no model outputs)."""
@@ -278,6 +291,10 @@ def graders(log_dir: str) -> None:
     first = inspect_eval(flaky(str(flag)), model=model, log_dir=f"{log_dir}/retry", display="none")
     flag.unlink()
     again = eval_retry(first[0], log_dir=f"{log_dir}/retry", display="none")
+    flag.write_text("r2 raises once while this file exists", encoding="utf-8")
+    samples = [Sample(id=f"r{i}", input=f"Question {i}.", target="ok", metadata={"grade": "C"}) for i in range(4)]
+    inspect_eval(Task(dataset=samples, solver=raise_once(str(flag)), scorer=graded(), name="retried"), model=model,
+                 log_dir=f"{log_dir}/retried", display="none", retry_on_error=1)
     checked = [Sample(id=f"d{i}", input=f"Question {i}.", target="ok", metadata={"grade": GRADES[i]})
                for i in range(len(CHECKS))]
     inspect_eval(Task(dataset=checked, solver=generate(), scorer=[checks(), audit(), graded()], epochs=2,

@@ -1222,6 +1222,7 @@ def test_a_candidate_whose_cases_join_base_clusters_gets_no_no_regression(
     assert (row["pass_to_fail"], row["fail_to_pass"], row["n_clusters"]) == (8, 6, 40)
     assert (row["ci_low"], row["ci_high"]) == pytest.approx(paired_interval(b, k, [1] * 40), abs=1e-10)
     assert row["ci_low"] < -0.21 and honest.verdict == "INSUFFICIENT_EVIDENCE" and honest.reason == ""
+    assert round(row["ci_low"], 3) == -0.230  # README §6a: "from ci_low −0.230 to −0.193"
     cmp = op.compare(base, cand)
     row = cmp.table.iloc[0]
     # by hand: g00–g05 each hold a lost and a gained case (net 0), c06, c07 lost alone, 26 clusters unchanged
@@ -1230,6 +1231,7 @@ def test_a_candidate_whose_cases_join_base_clusters_gets_no_no_regression(
     assert (row["n_clusters"], row["difference"]) == (34, pytest.approx(-2 / 40, abs=1e-15))
     assert (row["ci_low"], row["ci_high"]) == pytest.approx(merged, abs=1e-10)
     assert row["ci_low"] > -0.21 and row["verdict"] == "NO_REGRESSION"  # the criterion's row, on joined clusters
+    assert round(row["ci_low"], 3) == -0.193
     assert cmp.verdict == "INSUFFICIENT_EVIDENCE"
     assert cmp.reason.startswith("clusters_changed: the candidate's case file puts paired cases of 12 clusters of "
                                  "the base run into 6 (first: g00, g20)")

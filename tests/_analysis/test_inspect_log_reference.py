@@ -1,6 +1,6 @@
 """op.from_inspect checked against Inspect AI's own numbers (``results.scores[...].metrics``) and a hand count, on
 real logs of the shapes teams have (tests/_inspect_task.py ``--graders``): one scorer function run twice with
-other arguments, two tasks of one eval, an eval retried beside its first attempt."""
+other arguments, two tasks of one eval, an eval retried beside its first attempt, a sample retried within its eval."""
 
 from __future__ import annotations
 
@@ -90,6 +90,24 @@ def test_an_eval_retried_beside_its_first_attempt_names_the_retry(
     assert len(op.from_inspect(latest).cases) == 4
     assert main(["gate", str(first)]) == 2
     assert "did not finish" in capsys.readouterr().err
+
+
+def test_a_sample_inspect_ran_again_after_it_raised_is_read_as_its_last_attempt(folders: Path) -> None:
+    """README section 10 (claims audit C4): a sample run again after it raised (``retry_on_error``) is read as its
+    last attempt and the attempt that raised is not counted. Sample ``r2`` of ``retried`` raised once, then passed:
+    Inspect keeps that error in ``error_retries`` and scores 4 of 4 C; read here, 4 cases, none missing, r2 passing
+    (the raise hidden, as the README warns)."""
+    from inspect_ai.log import read_eval_log
+
+    (file,) = sorted((folders / "retried").glob("*.eval"))
+    log = read_eval_log(str(file))
+    assert log.status == "success" and log.samples is not None
+    retries = {str(sample.id): len(sample.error_retries or []) for sample in log.samples}
+    assert retries == {"r0": 0, "r1": 0, "r2": 1, "r3": 0}  # r2's first attempt raised, and Inspect ran it again
+    run = op.from_inspect(file)
+    verdicts = run.verdicts.set_index("case_id")["verdict"].to_dict()
+    assert len(run.cases) == 4 and verdicts == {"r0": "pass", "r1": "pass", "r2": "pass", "r3": "pass"}
+    assert _rates(run) == {"graded": 1.0} == _accuracy(file)
 
 
 def test_load_run_of_an_inspect_log_says_to_read_it_with_from_inspect(folders: Path) -> None:

@@ -285,6 +285,8 @@ def test_clusters_all_at_one_rate_are_judged_as_a_degenerate_run_is() -> None:
     better[7] = 5
     up = cr2.cluster_t_from_sums(better, m, 0.95)
     assert up.low >= iv.low and up.high >= iv.high
+    # README §6: "now [0.563, 0.943]", and "19 cases at 4 of 5 epochs, one at 5 of 5 ... [0.788, 0.943]"
+    assert [round(x, 3) for x in (iv.low, iv.high, up.low, up.high)] == [0.563, 0.943, 0.788, 0.943]
     # one fewer: the equal-rate data set is better than it, so its lower bound is at most that one's
     worse = k.copy()
     worse[3] = 3

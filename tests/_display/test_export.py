@@ -87,6 +87,21 @@ def test_json_round_trips(frame: pd.DataFrame, tmp_path: Path) -> None:
     assert all(same(a, b) for a, b in zip(back["x"][: len(FLOATS)], FLOATS, strict=True))
 
 
+def test_pandas_default_json_reader_misses_the_last_bit_of_most_rates(tmp_path: Path) -> None:
+    """README section 7 (claims audit C4): "pd.read_json's default misses the last bit of most floats", so a .json
+    export is read with json.load or precise_float=True. Every rate k/n for n up to 60, written by export_table: the
+    default reader gets most of them wrong by a bit, precise_float and json.load none."""
+    rates = sorted({k / n for n in range(1, 61) for k in range(n + 1)})
+    path = op.export_table(pd.DataFrame({"rate": rates}), tmp_path / "rates.json")
+    default = pd.read_json(path, orient="records")["rate"].tolist()
+    missed = sum(not same(a, b) for a, b in zip(default, rates, strict=True))
+    assert missed > len(rates) / 2, (missed, len(rates))
+    precise = pd.read_json(path, orient="records", precise_float=True)["rate"].tolist()
+    assert all(same(a, b) for a, b in zip(precise, rates, strict=True))
+    with path.open(encoding="utf-8") as fh:
+        assert [r["rate"] for r in json.load(fh)] == rates
+
+
 def test_json_writes_nested_nan_and_infinities_as_strict_json(tmp_path: Path) -> None:
     """A tool result holding NaN (a run stores it; csv exports it) raised ValueError in the .json export."""
     frame = pd.DataFrame({"result": [{"v": math.nan, "w": [math.inf, -math.inf, 1.5]}, [math.nan], {"ok": 1}]})

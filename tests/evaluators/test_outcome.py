@@ -99,6 +99,27 @@ def test_example_contract_verifies_two_and_names_four_failures(example_run: op.R
             assert reasons[cid].startswith(f"{status}:"), reasons[cid]
 
 
+def test_a_case_outcome_without_an_outcome_contract_check_is_never_judged(tmp_path: Path) -> None:
+    """README section 5 (claims audit C4): "A case's outcome is judged only by an outcome_contract evaluator: in a
+    suite without one it gets no receipt and no verdict, and nothing is counted for it." The example without its
+    outcome_contract line: six cases that each promise a report, four of them defective, and the run holds no
+    receipt, no outcome_verified row, and the gate's table has only answer_matches (6 of 6 pass)."""
+    root = init_example("false-success", tmp_path / "fs")
+    config = root / "oloproof.yaml"
+    text = config.read_text(encoding="utf-8")
+    assert text.count("  - {type: outcome_contract}") == 1
+    config.write_text(text.replace("  - {type: outcome_contract}", ""), encoding="utf-8")
+    (root / "release.yaml").write_text("criteria: {answer_matches: 0.1}\n", encoding="utf-8")  # no outcome_verified
+    suite = op.load_suite(root)
+    assert sum(c.get("outcome") is not None for c in map(json.loads, (root / "cases.jsonl").read_text(
+        encoding="utf-8").splitlines())) == 6
+    run = op.run(suite, progress=False)
+    assert run.receipts.empty
+    assert set(run.verdicts["criterion"]) == {"answer_matches"}
+    table = op.gate(run).table
+    assert table["criterion"].tolist() == ["answer_matches"] and table["passed"].tolist() == [6]
+
+
 RESET_WRITER = '''
 from pathlib import Path
 
