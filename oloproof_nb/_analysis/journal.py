@@ -199,16 +199,15 @@ class Journal:
             index = self.case_index()
             wanted = sorted(((key, index[key][1]) for key in dict.fromkeys(keys) if key in index),
                             key=lambda item: item[1][0])  # file order: lines that follow each other are read at once
-            try:
+            try:  # a line that moved may now start mid-record: not damage on a first attempt, as in _read_checked
                 raws = _read_lines(path, [line for _, line in wanted])
+                found = {key: _stored_case(path, line, raw) for (key, line), raw in zip(wanted, raws, strict=True)}
             except RunDirError:
                 if attempt:
                     raise
-                raws = None
-            if raws is not None:
-                found = {key: _stored_case(path, line, raw) for (key, line), raw in zip(wanted, raws, strict=True)}
-                if all((case.get("id"), case.get("epoch", 1)) == key for key, case in found.items()):
-                    return found
+                found = None
+            if found is not None and all((c.get("id"), c.get("epoch", 1)) == key for key, c in found.items()):
+                return found
             self._forget()  # the file changed under the index (a resume cut or rewrote it): index it again
         raise RunDirError(f"{path}: case records moved while they were read")
 

@@ -1243,6 +1243,44 @@ def test_stored_cases_reads_each_case_object_as_stored(tmp_path: Path) -> None:
     assert len(found) == 48 and any("initial_state_ref" in case for case in found.values())
 
 
+_CASE_IDS = st.text(max_size=8) | st.sampled_from(  # what could end a string or object early, text written raw
+    ['"}', '\\"}', '{"id":"x"}', "é", "日本", "\u2028", "\\", '","epoch":2'])
+_ANSWERS = st.recursive(  # _JSON_VALUES without NaN, which equals nothing, itself decoded again included
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3), max_leaves=8)
+
+
+@given(cases=st.lists(st.tuples(_CASE_IDS, st.integers(1, 3), _ANSWERS, _ANSWERS, st.booleans()),
+                      min_size=2, max_size=6, unique_by=lambda item: (item[0], item[1])))
+@settings(max_examples=150, deadline=None)
+def test_stored_cases_are_the_case_objects_json_loads_reads_after_the_lines_moved(
+        cases: list[tuple[str, int, Any, Any, bool]]) -> None:
+    """Review F14: each case object :meth:`Journal.stored_cases` decodes alone is ``json.loads(line)["case"]``,
+    whatever its id (quotes, braces, backslashes, non-ASCII text written raw) and expected answer, for lines the
+    store wrote and lines another writer wrote (keys sorted), also after a resume rewrote the journal under the
+    index (lines moved: an old offset may now fall inside a record). Before, a moved line that no longer started
+    a record was named damage ("not valid JSON; the run directory is damaged"), where :meth:`Journal.record`
+    indexes the journal again."""
+    import tempfile
+
+    from oloproof_nb._run.states import StateReader
+
+    lines = []
+    for index, (cid, epoch, answer, trajectory, other_writer) in enumerate(cases):
+        case: dict[str, Any] = {"id": cid, **({"epoch": epoch} if epoch != 1 else {}), "input": "q",
+                                "expected": {"answer": answer}, "metadata": {"note": trajectory}}
+        record = {"index": index, "case": case, "status": "ok", "trajectory": {"answer": trajectory}}
+        lines.append((json.dumps(record, sort_keys=True) if other_writer else dumps(record)).encode("utf-8"))
+    want = {(rec["id"], rec.get("epoch", 1)): rec for rec in (json.loads(line)["case"] for line in lines)}
+    with tempfile.TemporaryDirectory() as name:
+        directory = Path(name)
+        (directory / "cases.jsonl").write_bytes(b"".join(line + b"\n" for line in lines))
+        journal = journal_module.Journal(directory, StateReader(directory))
+        assert journal.stored_cases(reversed(list(want))) == want
+        (directory / "cases.jsonl").write_bytes(b"".join(line + b"\n" for line in reversed(lines)))  # moved
+        assert journal.stored_cases(list(want)) == want
+
+
 def test_the_journal_line_indexes_are_nothing_the_garbage_collector_walks(tmp_path: Path) -> None:
     """At a million cases the line indexes hold millions of entries; each full pass of the collector walked
     them all while a run was converted (a dataclass per line). They are plain tuples of ints and strings now."""
