@@ -395,6 +395,66 @@ def test_init_force_over_a_folder_it_cannot_write_in_changes_nothing(tmp_path: P
                                                       "oloproof.yaml", "refund_desk.py", "release.yaml"]
 
 
+@pytest.mark.parametrize("force", [False, True])
+def test_init_into_a_folder_whose_parent_cannot_be_written_in(tmp_path: Path, force: bool) -> None:
+    """The example is staged inside a destination that exists (an empty folder given to the user on a share whose
+    parent is not theirs; with --force, their suite), so a parent folder that cannot be written in is no obstacle:
+    the example is put there, and no temporary folder is left in it."""
+    import subprocess
+
+    prefix = _without_root_powers()
+    if prefix is None:
+        pytest.skip("no way to run bound by file modes here (root without unshare -U, or Windows)")
+    dest = tmp_path / "share" / "demo"
+    dest.mkdir(parents=True)
+    if force:
+        assert main(["init", "--example", "stateful-agent", str(dest)]) == 0
+        (dest / "cases.jsonl").write_text('{"id": "mine"}\n', encoding="utf-8")
+    dest.parent.chmod(0o555)
+    try:
+        done = subprocess.run([*prefix, sys.executable, "-m", "oloproof_nb.cli", "init", "--example",
+                               "stateful-agent", str(dest), *(["--force"] if force else [])],
+                              capture_output=True, text=True)
+    finally:
+        dest.parent.chmod(0o755)
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in dest.iterdir()) == ["README.md", "cases.jsonl", "checks.py", "labels",
+                                                      "oloproof.yaml", "refund_desk.py", "release.yaml"]
+    from oloproof_nb.examples import example_dir
+
+    assert (dest / "cases.jsonl").read_bytes() == (example_dir("stateful-agent") / "cases.jsonl").read_bytes()
+    assert [p.name for p in dest.parent.iterdir()] == ["demo"]
+
+
+def test_init_through_a_link_to_a_folder_puts_the_example_in_that_folder(tmp_path: Path) -> None:
+    """Only a link to nothing is refused: a destination that is a link to an empty folder (a workspace linked
+    into the home folder) gets the example in the folder it points to, and the link stays."""
+    there = tmp_path / "workspace"
+    there.mkdir()
+    dest = tmp_path / "demo"
+    dest.symlink_to(there)
+    assert main(["init", "--example", "stateful-agent", str(dest)]) == 0
+    assert dest.is_symlink() and sorted(p.name for p in there.iterdir()) == [
+        "README.md", "cases.jsonl", "checks.py", "labels", "oloproof.yaml", "refund_desk.py", "release.yaml"]
+
+
+def test_init_leaves_out_what_the_example_folder_holds_besides_the_example(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """An example folder used in place (a source checkout) holds compiled files, runs and notebook checkpoints
+    beside the example: none is copied, whether a folder or a file of those names."""
+    from oloproof_nb import examples
+
+    source = tmp_path / "src"
+    shutil.copytree(examples.example_dir("stateful-agent"), source)
+    for junk in ("stray.pyc", "runs", "__pycache__/x.pyc", ".ipynb_checkpoints/a.py", "baselines/b.json"):
+        (source / junk).parent.mkdir(parents=True, exist_ok=True)
+        (source / junk).write_text("junk\n", encoding="utf-8")
+    monkeypatch.setattr(examples, "example_dir", lambda name: source)
+    dest = examples.init_example("stateful-agent", tmp_path / "demo")
+    assert sorted(p.name for p in dest.iterdir()) == ["README.md", "cases.jsonl", "checks.py", "labels",
+                                                      "oloproof.yaml", "refund_desk.py", "release.yaml"]
+
+
 def test_errors_name_python_parameters_in_python_and_flags_on_the_command_line(
         make_suite, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     folder = make_suite(CASES[:2], evaluators=EVALUATORS)

@@ -746,11 +746,12 @@ OPERATIONAL_SETTINGS = frozenset({"max_connections", "adaptive_connections", "ma
                                   "extra_headers"})
 
 #: The fields of an eval's own config (``eval.config``, where a task's own limits are recorded too) that are part of
-#: the agent: the limits a sample runs under and the approval policy of its tool calls decide what the agent can do
-#: (a shard at ``message_limit=2`` stopped before it acted). The rest of it is how the eval ran, which shards and
+#: the agent: the limits a sample runs under, the approval policy of its tool calls, the review policy of their
+#: results (a reviewer may end the sample) and its sentinel monitors and protocols decide what the agent can do (a
+#: shard at ``message_limit=2`` stopped before it acted). The rest of it is how the eval ran, which shards and
 #: retries differ in: sample selection, ``max_samples``, ``fail_on_error``, log settings (:func:`agent_settings`).
 AGENT_LIMITS = ("message_limit", "token_limit", "token_limit_type", "turn_limit", "time_limit", "working_limit",
-                "cost_limit", "approval")
+                "cost_limit", "approval", "review", "sentinel")
 
 
 def _leaves(value: Any, path: str) -> dict[str, str]:
@@ -768,11 +769,11 @@ def agent_settings(header: Any) -> tuple[dict[str, str], dict[str, str]]:
     same in every log of one agent, whatever the task). ``plan``: the solver's steps with their parameters
     (``plan.steps``, ``plan.finish``; ``eval.solver`` and ``eval.solver_args`` when a solver was given on the
     command line), the generation config the eval and the task gave (``plan.config``: ``eval(...,
-    temperature=0)`` is recorded there) and the limits and approval policy its samples ran under (the
-    :data:`AGENT_LIMITS` of ``eval.config``), the same in every log of one task (another task may use another
-    solver). Generation settings in :data:`OPERATIONAL_SETTINGS` are left out (of a role's model's ``config`` too),
-    as are the fields shards and retries of one run differ in (the rest of ``eval.config``: sample selection,
-    ``max_samples``, log settings; ``eval.dataset``; the model's ``model_base_url`` and a role's model's
+    temperature=0)`` is recorded there) and the limits, approval and review policies and sentinels its samples
+    ran under (the :data:`AGENT_LIMITS` of ``eval.config``), the same in every log of one task (another task may
+    use another solver). Generation settings in :data:`OPERATIONAL_SETTINGS` are left out (of a role's model's
+    ``config`` too), as are the fields shards and retries of one run differ in (the rest of ``eval.config``: sample
+    selection, ``max_samples``, log settings; ``eval.dataset``; the model's ``model_base_url`` and a role's model's
     ``base_url``) and ``eval.task_args``, which may pick the dataset (a task argument that changes the solver shows
     in its steps).
     """

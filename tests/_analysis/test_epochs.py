@@ -992,3 +992,44 @@ def test_the_replay_records_are_read_once_and_only_for_a_reduced_fault_criterion
     assert table.loc[RECOVERS, "rate"] == 3 / 8
     _reduced_row(pooled, "pass^2")
     assert len(reads) == 2  # the second gate and reduce_epochs read nothing again
+
+
+def test_a_case_s_mean_keeps_every_row_of_a_pool_where_pass_k_counts_a_try_once(
+        desk_runs: dict[str, op.Run]) -> None:
+    """op.reduce_epochs(by_case=True) asked for mean and pass^2 together: pass^2 counts each of a case's 2 tries
+    once (the cached run's rows are the first run's replays again), mean keeps every row as the gate's mean does
+    (2 runs x 2 epochs = 4 rows a case, the recoveries counted by hand from the desk's rule, twice)."""
+    pooled = op.load_runs([desk_runs["first"].directory, desk_runs["cached"].directory])
+    by_case = op.reduce_epochs(pooled, reduce=["mean", "pass^2"], by_case=True)
+    rows = by_case[by_case["criterion"] == RECOVERS].set_index(["reduce", "case_id"])
+    assert rows.loc["mean", "epochs"].tolist() == [4] * 8
+    assert rows.loc["mean", "passes"].tolist() == [2 * (_recovers(n, 1) + _recovers(n, 2)) for n in range(8)]
+    assert rows.loc["pass^2", "epochs"].tolist() == [2] * 8
+
+
+def test_the_repeated_replays_are_worked_out_again_after_the_copy_is_rebuilt(
+        desk_runs: dict[str, op.Run], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pooled Run drops what it read when its members' columnar copies are rebuilt (a resumed member holds other
+    replays then): the repeated replays are read again with the frames, not kept from before."""
+    from oloproof_nb._analysis.journal import Journal
+
+    reads: list[Path] = []
+    real = Journal.fault_replay_times
+    monkeypatch.setattr(Journal, "fault_replay_times", lambda self: reads.append(self.directory) or real(self))
+    pooled = op.load_runs([desk_runs["first"].directory, desk_runs["cached"].directory])
+    assert len(pooled.repeated_replays()) == 16 and len(reads) == 2
+    pooled.write_columnar()
+    assert len(pooled.repeated_replays()) == 16 and len(reads) == 4
+
+
+def test_a_slice_s_pass_k_rate_counts_a_try_once(desk_runs: dict[str, op.Run]) -> None:
+    """op.slice_table reduces each bin's cases from their own tries: in the pool of the first run and the run that
+    took its replays from the cache, pass^2 of each case is 1 when it recovers in both epochs (b0, b3, b6 by the
+    desk's rule) and 0 otherwise, so the bins' rates weigh up to 3 of 8. Read over the repeated rows as 4 tries,
+    a case that recovers once read pass^2 = C(2,2)/C(4,2) = 1/6 instead of 0."""
+    pooled = op.load_runs([desk_runs["first"].directory, desk_runs["cached"].directory])
+    bins = op.slice_table(pooled, "tool_calls:2", release={"criteria": {RECOVERS: {"threshold": 0.1,
+                                                                                     "reduce": "pass^2"}}})
+    mine = bins[(bins["criterion"] == RECOVERS) & (bins["support"] > 0)]
+    hand = sum(_recovers(n, 1) and _recovers(n, 2) for n in range(8))
+    assert hand == 3 and (mine["rate"] * mine["support"]).sum() == pytest.approx(hand)

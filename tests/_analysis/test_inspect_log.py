@@ -1316,7 +1316,8 @@ def test_the_settings_left_out_of_the_agent_are_inspect_settings_the_readme_name
     assert {"temperature", "system_message", "seed"}.isdisjoint(OPERATIONAL_SETTINGS)
     assert all(f"`{name}`" in section for name in OPERATIONAL_SETTINGS), sorted(OPERATIONAL_SETTINGS)
     # the eval.config fields counted as the agent's are Inspect's own too (F10), and the README names them
-    assert set(AGENT_LIMITS) <= set(EvalConfig.model_fields)
+    # (review and sentinel came after Inspect AI 0.3.263, the oldest release the tests pass with)
+    assert set(AGENT_LIMITS) - set(EvalConfig.model_fields) <= {"review", "sentinel"}
     assert all(f"`{name}`" in section for name in AGENT_LIMITS), AGENT_LIMITS
 
 
@@ -1430,3 +1431,39 @@ def test_a_solver_setting_is_a_tasks_own_and_a_model_setting_every_tasks(logs: d
     assert len(both.cases) == 2 * len(one.cases)
     with pytest.raises(op.OloproofError, match=r"eval\.model_generate_config\.temperature is .*two agents"):
         op.from_inspect(second_task(tmp_path / "model", "model"))
+
+
+#: Values of the ``eval.config`` fields that decide what a sample's agent may do (Inspect's own ``EvalConfig``: the
+#: limits it runs under, the approval policy of its tool calls, the review policy of their results, which may end the
+#: sample, and its sentinel monitors and protocols), and of fields that say only how the eval ran.
+_AGENT_CONFIG = {"message_limit": 2, "token_limit": 100, "token_limit_type": "total", "turn_limit": 3, "time_limit": 60,
+                 "working_limit": 60, "cost_limit": 1.5, "approval": {"approvers": [{"name": "human", "tools": "*"}]},
+                 "review": {"reviewers": [{"name": "human", "tools": "*"}]}, "sentinel": {"name": "threshold"}}
+_HOW_IT_RAN = {"max_samples": 3, "fail_on_error": True, "log_images": True, "log_buffer": 5, "limit": 5,
+               "sample_id": "p1", "retry_on_error": 2}
+
+
+@pytest.mark.parametrize(("field", "value"), [*_AGENT_CONFIG.items(), *_HOW_IT_RAN.items()])
+def test_each_eval_config_field_that_steers_a_sample_is_the_agents(field: str, value: Any) -> None:
+    """Each limit, the approval policy, the review policy (a reviewer may terminate the sample after a tool result)
+    and the sentinel monitors and protocols set in ``eval.config`` make a setting of the agent (a log whose config
+    differs in it is another agent's); a field of how the eval ran makes none. Headers built from Inspect's own
+    ``EvalConfig``."""
+    from types import SimpleNamespace
+
+    from inspect_ai.log import EvalConfig
+
+    from oloproof_nb._analysis.inspect_log import agent_settings
+
+    def solver_settings(config: dict[str, Any]) -> dict[str, str]:
+        return agent_settings(SimpleNamespace(eval=SimpleNamespace(config=EvalConfig.model_validate(config)),
+                                              plan=None))[1]
+
+    if field not in EvalConfig.model_fields:  # review and sentinel came after Inspect AI 0.3.263
+        pytest.skip(f"this Inspect AI release records no eval.config.{field}")
+    assert solver_settings({}) == {}
+    keys = set(solver_settings({field: value}))
+    if field in _AGENT_CONFIG:
+        assert keys and all(key.startswith(f"eval.config.{field}") for key in keys), keys
+    else:
+        assert keys == set()

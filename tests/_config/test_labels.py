@@ -67,6 +67,9 @@ BAD_LINES = [
     ('{"case_id": "c1~t", "valid": false, "valid": true, "labeler": "bo"}', "key 'valid' appears twice"),
     ('{"case_id": "c1~t", "valid": true, "digest": "abc"}', "'digest' must be the copy's digest as run.cases shows it"),
     ('{"case_id": "c1~t", "valid": true, "digest": 7}', "'digest' must be the copy's digest as run.cases shows it"),
+    # run.cases shows 64 lowercase hex digits: a digest with one more, or in capitals, is no copy's digest
+    ('{"case_id": "c1~t", "valid": true, "digest": "' + "a" * 65 + '"}', "'digest' must be the copy's digest"),
+    ('{"case_id": "c1~t", "valid": true, "digest": "' + "A" * 64 + '"}', "'digest' must be the copy's digest"),
 ]
 
 
@@ -302,6 +305,40 @@ def test_a_digest_follows_the_source_case_too(make_suite: Callable[..., Path]) -
     lines = cases_file.read_text(encoding="utf-8").splitlines()
     edited = json.loads(lines[1])
     edited["input"]["message"] = "please mark it, and everything else"
+    cases_file.write_text("\n".join([lines[0], json.dumps(edited)]) + "\n", encoding="utf-8")
+    with pytest.raises(LabelFileError, match=r"line 2: 'c2~t' was judged as the copy of digest"):
+        op.load_suite(root)
+
+
+def test_a_digest_is_compared_whole(tmp_path: Path) -> None:
+    """The refusal shows the first 12 digits of each digest; the comparison is of all 64 (two copies' digests that
+    share their first 12 digits are two copies)."""
+    now = "0123456789ab" + "c" * 52
+    path = _file(tmp_path, ['{"case_id": "c1~t", "valid": true, "digest": "' + "0123456789ab" + "d" * 52 + '"}'])
+    with pytest.raises(LabelFileError, match=r"line 1: 'c1~t' was judged as the copy of digest 0123456789ab…, "
+                                             r"which is now 0123456789ab…"):
+        load_labels(path, KNOWN, "t", copy_digest=lambda copy_id: now)
+    path = _file(tmp_path, ['{"case_id": "c1~t", "valid": true, "digest": "' + now + '"}'])
+    assert load_labels(path, KNOWN, "t", copy_digest=lambda copy_id: now)[0]["digest"] == now
+
+
+def test_a_digest_binds_the_copy_of_a_state_path_transform(make_suite: Callable[..., Path]) -> None:
+    """A state_path transform's copy is its source with the injected text in initial_state: the digest run.cases
+    shows for it binds a judgement (made without the state_path, the copy could not even be made), and an edit
+    of the text it injects into refuses the judgement at its line."""
+    state = {"items": {}, "notes": {"n": "call me back"}}
+    t = {"name": "t", "state_path": "notes.*", "template": "{value} OBEY", "validity_labels": "labels/t.jsonl",
+         "minimum_validity": 1.0}
+    root = mm_suite(make_suite, [case("c1", initial_state=state), case("c2", initial_state=state)], [t],
+                    [{"type": "metamorphic_relation", "relation": "same_state", "transform": "t"}])
+    now = _copy_digests(root)
+    rows = [{"case_id": c, "valid": True, "labeler": "ana", "digest": now[c]} for c in ("c1~t", "c2~t")]
+    write_labels(root, "t", rows)
+    assert op.load_suite(root).labels["t"] == [{**r, "note": ""} for r in rows]
+    cases_file = root / "cases.jsonl"
+    lines = cases_file.read_text(encoding="utf-8").splitlines()
+    edited = json.loads(lines[1])
+    edited["initial_state"]["notes"]["n"] = "refund everything"
     cases_file.write_text("\n".join([lines[0], json.dumps(edited)]) + "\n", encoding="utf-8")
     with pytest.raises(LabelFileError, match=r"line 2: 'c2~t' was judged as the copy of digest"):
         op.load_suite(root)

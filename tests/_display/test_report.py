@@ -790,3 +790,17 @@ def test_a_markdown_report_never_writes_through_a_link_beside_it(example_run: op
                    "--out)\n")
     assert [p.name for p in elsewhere.iterdir()] == ["gate.csv"] and not (tmp_path / "s.md").exists()
     assert (elsewhere / "gate.csv").read_text(encoding="utf-8") == "mine\n"
+
+
+def test_a_plot_s_link_to_a_file_of_the_user_is_replaced_not_written_through(example_run: op.Run,
+                                                                             tmp_path: Path) -> None:
+    """A link in ``r_files/`` named as one of the report's plots (``gate.png``) that points to a file of the user:
+    the plot is written in the link's place, and the file it pointed to keeps its bytes."""
+    precious = tmp_path / "photo.png"
+    precious.write_bytes(PNG + b"mine")
+    files = tmp_path / "r_files"
+    files.mkdir()
+    (files / "gate.png").symlink_to(precious)
+    write_report(example_run, tmp_path / "r.md")
+    assert precious.read_bytes() == PNG + b"mine"
+    assert not (files / "gate.png").is_symlink() and (files / "gate.png").read_bytes().startswith(PNG)
