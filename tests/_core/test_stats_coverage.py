@@ -11,6 +11,8 @@ few-failing-clusters cells; a raw-scale ±t interval 12% at G = 20).
 from __future__ import annotations
 
 import importlib.util
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -38,3 +40,19 @@ def test_simulation_is_deterministic():
     a = coverage_simulation.cell("betabin", 20, 0.3, 0.9, "cluster_bootstrap", reps=10, seed=1)
     b = coverage_simulation.cell("betabin", 20, 0.3, 0.9, "cluster_bootstrap", reps=10, seed=1)
     assert a == b
+
+
+def test_hard_cells_smoke_prints_its_table():
+    """tests/reference/hard_cells.py (the hard-cell table of benchmarks/coverage.md) runs at smoke size.
+
+    Only that it runs and prints one row per cell: 20 repetitions say nothing about coverage.
+    """
+    script = _PATH.parent / "hard_cells.py"
+    proc = subprocess.run([sys.executable, str(script), "--smoke"], capture_output=True, text=True, timeout=300,
+                          cwd=_PATH.parents[2])
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("| design | G | tries | rho | p | target | mean_m | lower_miss | se |")
+    rows = [line for line in lines[2:] if line.startswith("| ")]
+    assert [row.split(" | ")[0] for row in rows] == ["| near1", "| lognormal10", "| epochs3", "| pass^3", "| pass^3"]
+    assert "5 cells, 20 repetitions each" in proc.stdout
