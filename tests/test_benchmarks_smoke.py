@@ -133,4 +133,4 @@ def test_inspect_logs_smoke() -> None:
 
 def test_pooled_smoke() -> None:
     out = smoke("pooled.py")
-    assert "first call" in out and "repeat a replay an earlier run of the pool" in out
+    assert "first call" in out and "repeat a replay another run of the pool holds" in out

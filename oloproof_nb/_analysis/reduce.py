@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 __all__ = ["epoch_counts", "repeated_rows", "REPEATED_NOTE", "ReducedSums", "reduced_sums"]
 
 #: How a reduced criterion's reason names the rows :func:`repeated_rows` left out (``{n}``: how many).
-REPEATED_NOTE = ("{n} fault replay row(s) repeat a replay an earlier run of the pool made (taken from the replay "
+REPEATED_NOTE = ("{n} fault replay row(s) repeat a replay another run of the pool holds (taken from the replay "
                  "cache), so they are one try of the agent each and are counted once")
 
 
