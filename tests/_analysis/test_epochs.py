@@ -881,7 +881,8 @@ def test_a_replay_the_cache_gave_two_pooled_runs_is_one_try(desk_runs: dict[str,
 
     four = _reduced_row(pooled, "pass^4")
     assert (four["verdict"], four["n"]) == ("INSUFFICIENT_EVIDENCE", 0)
-    assert four["reason"].startswith("too_few_epochs; 16 fault replay row(s) repeat a replay another run of the pool holds")
+    assert four["reason"].startswith(
+        "too_few_epochs; 16 fault replay row(s) repeat a replay another run of the pool holds")
     two = _reduced_row(pooled, "pass^2")
     assert (two["n"], two["passed"], two["rate"]) == (8, 3, 3 / 8)
     assert "16 fault replay row(s) repeat" in two["reason"]
