@@ -556,7 +556,7 @@ def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, 
         for transform, why in unchecked_reasons(result).items():
             print("\n".join(textwrap.wrap(terminal_text(
                 f"transform {transform} is not checked: {why}; its relations are judged once every pair is "
-                "labelled and the valid share reaches minimum_validity (see op.validity(run))"), width,
+                "labeled and the valid share reaches minimum_validity (see op.validity(run))"), width,
                 break_long_words=False, break_on_hyphens=False)))
     if g.relaxed:  # a weaker gate than the run's own: which settings, above the exit line that says so
         note = terminal_text(relaxed_note(g.relaxed, f"--release {release}" if release else "", than=g.weaker_than))

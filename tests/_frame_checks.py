@@ -29,7 +29,7 @@ def journal_frames(run: op.Run) -> dict[str, pd.DataFrame]:
     return {
         "cases": frames.cases_frame(recs), "steps": frames.steps_frame(recs),
         "snapshots": frames.snapshots_frame(recs), "changes": frames.changes_frame(recs),
-        "verdicts": frames.verdicts_frame(recs, rows, _invalid(run)),  # no copy labelled invalid
+        "verdicts": frames.verdicts_frame(recs, rows, _invalid(run)),  # no copy labeled invalid
         "comparisons": frames.comparisons_frame(recs),
         "replays": frames.replays_frame(recs), "pairs": frames.pairs_frame(pairs),
         "receipts": frames.receipts_frame_from_rows([{**r, "epoch": int(rec["case"].get("epoch", 1))}  # the record's
@@ -38,7 +38,7 @@ def journal_frames(run: op.Run) -> dict[str, pd.DataFrame]:
 
 
 def _invalid(run: op.Run) -> set[str]:
-    """The copies labelled invalid by a transform whose labels are checked, counted here from the labels alone."""
+    """The copies labeled invalid by a transform whose labels are checked, counted here from the labels alone."""
     out: set[str] = set()
     cases = run.cases
     sources = int(cases.loc[cases["transform"].isna(), "case_id"].nunique())  # one copy per source and transform

@@ -1016,7 +1016,7 @@ class Forger:
 def test_run_and_gate_show_what_the_system_and_the_suite_wrote_as_written(
         make_suite: Callable[..., Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Review R7: two lines printed text from the run as it was. A warning's class is the system's to name, and the
-    line ``oloproof: warning: <class name>: …`` printed it raw; the line naming copies labelled invalid printed
+    line ``oloproof: warning: <class name>: …`` printed it raw; the line naming copies labeled invalid printed
     their ids (the suite's case ids) raw. Either could erase a line, print ``gate: PASS — exit 0`` and hide the
     real BLOCK line after it. Every line is now printable; the last is still the real exit line."""
     cases = [{"id": f"c{i}{FORGING}", "input": {"message": "m"}, "expected": {"answer": "ok"}} for i in range(4)]
@@ -1034,7 +1034,7 @@ def test_run_and_gate_show_what_the_system_and_the_suite_wrote_as_written(
         captured = capsys.readouterr()
         assert [line for line in (captured.out + captured.err).split("\n") if not line.isprintable()] == []
         assert captured.out.splitlines()[-1].startswith("gate: BLOCK — exit 1: ")
-        assert "labelled invalid, scored by no criterion: c0\\r\\x1b[2Kgate: PASS — exit 0\\x1b[8m~t" in captured.out
+        assert "labeled invalid, scored by no criterion: c0\\r\\x1b[2Kgate: PASS — exit 0\\x1b[8m~t" in captured.out
         errors.append(captured.err)
     assert ("oloproof: warning: \\r\\x1b[2Kgate: PASS — exit 0\\x1b[8m: a warning of the system's own class\n"
             in errors[0])  # the run's system warned

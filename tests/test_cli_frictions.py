@@ -43,7 +43,7 @@ def test_run_example_fits_100_columns_and_ends_with_the_exit_line(example_suite:
     assert code == 1
     assert all(len(line) <= 100 for line in lines if str(tmp_path) not in line), max(lines, key=len)
     assert [line for line in lines if str(tmp_path) in line] == [f"  -> {tmp_path / 'run'}"]  # the path alone
-    # ord-018~injected, labelled invalid, made one fault replay: a control run and a faulted run
+    # ord-018~injected, labeled invalid, made one fault replay: a control run and a faulted run
     assert "  (2 of the replay runs replay copies no criterion scores)" in lines
     # README: answer_matches, state_matches, same_state_under_injected and recovers_from_error… FAIL; 5 gated
     assert lines[-1] == "gate: BLOCK — exit 1: 4 criteria FAIL (of 5 gated; PASS needs every one to pass)"
@@ -99,14 +99,14 @@ def test_a_relation_held_back_by_its_labels_says_which_pairs(example_suite: Path
     assert main(["gate", str(run)]) == 1
     out = " ".join(_out(capsys)[0])
     assert ("transform injected is not checked: 2 of its 24 pairs have no label (ord-003~injected, "
-            "ord-005~injected); its relations are judged once every pair is labelled and the valid share reaches "
+            "ord-005~injected); its relations are judged once every pair is labeled and the valid share reaches "
             "minimum_validity (see op.validity(run))") in out
-    # every pair labelled, 3 of 24 valid (0.125 < minimum_validity 0.85 of the example's oloproof.yaml)
+    # every pair labeled, 3 of 24 valid (0.125 < minimum_validity 0.85 of the example's oloproof.yaml)
     labels.write_text("".join(json.dumps({"case_id": f"ord-{i:03d}~injected", "valid": i <= 3}) + "\n"
                               for i in range(1, 25)), encoding="utf-8")
     run = op.run(example_suite, progress=False).directory
     assert main(["gate", str(run)]) == 1
-    assert ("transform injected is not checked: 3 of its 24 pairs are labelled valid, a share below its "
+    assert ("transform injected is not checked: 3 of its 24 pairs are labeled valid, a share below its "
             "minimum_validity 0.85;") in " ".join(_out(capsys)[0])
     (example_suite / "labels" / "injected.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     assert main(["gate", str(op.run(example_suite, progress=False).directory)]) == 1

@@ -235,7 +235,7 @@ def test_changes_mode_and_the_python_check_on_the_example(example_suite: Path, t
     run = op.run(op.load_suite(example_suite), out=tmp_path / "out", progress=False)
     v = run.verdicts
     policy = v[v["criterion"] == "refunds_follow_policy"]
-    # ord-018~injected is labelled invalid (its ticket line becomes malformed): no criterion scores it
+    # ord-018~injected is labeled invalid (its ticket line becomes malformed): no criterion scores it
     assert len(AGAINST_POLICY) == 10 and len(policy) == 47 and "ord-018~injected" not in set(v["case_id"])
     assert set(policy.loc[policy["verdict"] == "fail", "case_id"]) == AGAINST_POLICY - {"ord-018~injected"}
     assert policy.set_index("case_id").loc["ord-015~injected", "reason"] == "refunded ord-015, which was shipped"

@@ -156,8 +156,8 @@ def check_baseline_config(run: Run, idle: Run) -> None:
                             "op.baseline(suite) on the suite of this run")
     moved = unscored_difference(run, idle)
     if moved:  # each run leaves out the copies its own labels hold invalid: the rates would be of other rows
-        relabelled = label_difference(run.labels, idle.labels)
-        how = (f"made with other validity labels than run {run.run_id} ({relabelled})" if relabelled else
+        relabeled = label_difference(run.labels, idle.labels)
+        how = (f"made with other validity labels than run {run.run_id} ({relabeled})" if relabeled else
                f"whose suite checks the validity labels otherwise than run {run.run_id}'s "
                f"({validity_check_difference(run, idle)})")
         raise OloproofError(f"{idle.directory}: a baseline {how}, so its rates count other copies ({moved}); make the "

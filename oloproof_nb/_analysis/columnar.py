@@ -97,7 +97,7 @@ FRAMES_DIR = "frames"
 SOURCE_FILE = "_source.json"
 #: The layout of the copy; a copy of another format is rebuilt.
 FORMAT = 4  # 2: every frame has ``epoch``; 3: ``_source.json`` records each frame file's size and mtime; 4: no
-#             verdict rows of copies labelled invalid
+#             verdict rows of copies labeled invalid
 #: The journal files a copy depends on. ``states.jsonl`` is not one: it only ever gains states (by
 #: address), and a state added changes no frame; a state changed after it was written is refused when it is
 #: read (its text no longer has its address), so ``snapshots`` never shows a state the copy's ``changes`` were

@@ -221,7 +221,7 @@ CHANGES = FrameSpec("changes", (
 ), documented=4)
 
 VERDICTS = FrameSpec("verdicts", (
-    Column("case_id", TEXT, "The case judged (a metamorphic relation: the derived case); a copy labelled invalid "
+    Column("case_id", TEXT, "The case judged (a metamorphic relation: the derived case); a copy labeled invalid "
                             "has no row.", lambda t: t[0]),
     Column("cluster", TEXT, "The case's cluster.", lambda t: t[1]),
     Column("criterion", TEXT, "The criterion (its name in release.yaml).", lambda t: t[2]["criterion"]),

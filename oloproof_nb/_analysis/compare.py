@@ -204,7 +204,7 @@ class Comparison:
     notes : tuple of str
         What the reader should know: the settings given weaker than the base run's own (``relaxed``), criteria
         judged in one run only or configured differently, runs made with different validity labels (their copies
-        labelled invalid differ), unpaired cases.
+        labeled invalid differ), unpaired cases.
     relaxed : tuple of str
         The settings given (``release=``, ``oloproof compare --release``) that are weaker than the base run's own
         release settings, stored with it when it started (the candidate's when the base stored none), and that
@@ -480,13 +480,13 @@ def _rule_changes(base: Run, candidate: Run) -> list[str]:
     return [setting_change(key, before[key], after[key]) for key in before if before[key] != after[key]]
 
 
-def _labels_note(base: Run, candidate: Run, relabelled: str, paired: set[str]) -> str:
-    """What a reader of a comparison of runs made with different validity labels should know (``relabelled``:
+def _labels_note(base: Run, candidate: Run, relabeled: str, paired: set[str]) -> str:
+    """What a reader of a comparison of runs made with different validity labels should know (``relabeled``:
     :func:`~.run.label_difference`): each run left out the copies its own labels held invalid (once its transform
     was checked), so a paired copy may be scored in one run only; its rows are then left out of the paired
     difference (``one_sided``), or hold back a ``NO_REGRESSION`` (``unpaired_passes``, ``unpaired_failures``)."""
     one_run = sorted((set(unscored_copies(base)) ^ set(unscored_copies(candidate))) & paired)
-    head = f"the runs were made with different validity labels ({relabelled})"
+    head = f"the runs were made with different validity labels ({relabeled})"
     if not one_run:
         return f"{head}: every paired copy is scored in both runs or in neither, so the labels change no paired row"
     shown = ", ".join(one_run[:5]) + (" …" if len(one_run) > 5 else "")
@@ -661,7 +661,7 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
         if overall == "NO_REGRESSION":
             overall = "INSUFFICIENT_EVIDENCE"
     joined = _joined_clusters(paired)
-    if joined:  # a loss and a gain joined in one cluster cancel: the interval narrowed by relabelling
+    if joined:  # a loss and a gain joined in one cluster cancel: the interval narrowed by relabeling
         unwhole.append(joined)
         if overall == "NO_REGRESSION":
             overall = "INSUFFICIENT_EVIDENCE"
@@ -675,9 +675,9 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
     given = str(release) if isinstance(release, (str, os.PathLike)) else ""
     notes_all = [relaxed_note(relaxed, given, verb="compared", than=BASE_OWN)] if relaxed else []
     notes_all += _config_notes(base_run, cand_run)
-    relabelled = label_difference(base_run.labels, cand_run.labels)
-    if relabelled:
-        notes_all.append(_labels_note(base_run, cand_run, relabelled, set(paired["case_id"])))
+    relabeled = label_difference(base_run.labels, cand_run.labels)
+    if relabeled:
+        notes_all.append(_labels_note(base_run, cand_run, relabeled, set(paired["case_id"])))
     notes_all += _repeats_notes(base_run, cand_run)
     if len(unpaired):
         tally = unpaired["reason"].value_counts()

@@ -129,7 +129,7 @@ def pairs_per_transform(config: SuiteConfig, n_cases: int) -> int:
 def unscored_cases(config: SuiteConfig, labels: Mapping[str, Sequence[Mapping[str, Any]]],
                    n_cases: int) -> frozenset[str]:
     """The copies no criterion scores in a run of ``config`` with ``n_cases`` cases an epoch (its manifest's):
-    those labelled invalid by a transform whose labels are checked (:func:`~oloproof_nb._core.labels.invalid_copies`
+    those labeled invalid by a transform whose labels are checked (:func:`~oloproof_nb._core.labels.invalid_copies`
     over the :func:`pairs_per_transform`)."""
     transforms = config.metamorphic.transforms
     if not transforms:
@@ -141,7 +141,7 @@ def unscored_cases(config: SuiteConfig, labels: Mapping[str, Sequence[Mapping[st
 def verdicts_items(records: Iterable[CaseRecord], run_rows: Iterable[RunVerdictRow] = (),
                    unscored: Collection[str] = frozenset()) -> list[tuple[str, str, Any, int]]:
     """The items of :data:`~oloproof_nb._analysis.columns.VERDICTS`: ``(case id, cluster, verdict row, epoch)``;
-    the rows of the cases in ``unscored`` (copies labelled invalid, :func:`unscored_cases`) are left out."""
+    the rows of the cases in ``unscored`` (copies labeled invalid, :func:`unscored_cases`) are left out."""
     items: list[tuple[str, str, Any, int]] = [(rec["case"]["id"], rec["case"]["cluster"], v, _epoch(rec))
                                               for rec in records if rec["case"]["id"] not in unscored
                                               for v in rec["verdicts"]]
@@ -197,7 +197,7 @@ def changes_frame(records: Iterable[CaseRecord],
 def verdicts_frame(records: Iterable[CaseRecord], run_rows: Iterable[RunVerdictRow] = (),
                    unscored: Collection[str] = frozenset()) -> pd.DataFrame:
     """One row per case × criterion; ``run_rows`` are verdicts judged across cases (metamorphic pairs); none of
-    the cases in ``unscored`` (copies labelled invalid)."""
+    the cases in ``unscored`` (copies labeled invalid)."""
     return VERDICTS.build(verdicts_items(records, run_rows, unscored))
 
 
@@ -305,7 +305,7 @@ def journal_items(chunks: Iterable[tuple[Sequence[CaseRecord], Sequence[str | No
     case, states by address, read back through ``states`` when a pair's states are compared).
     ``state_refs`` (``snapshots`` only) gives each item's state address. Concatenated per frame, the items
     are those of the frame built from all records at once. ``unscored``: cases whose verdict rows are left out
-    (copies labelled invalid).
+    (copies labeled invalid).
     """
     kept: list[Any] = []
     share = Shared()

@@ -222,7 +222,7 @@ class Gate:
         One line per check that cannot fail (``VacuousCheckWarning`` messages), for the criteria marked
         ``vacuous``.
     unscored : tuple of str
-        The derived cases labelled invalid by a checked transform, sorted: no criterion scores them (see
+        The derived cases labeled invalid by a checked transform, sorted: no criterion scores them (see
         :func:`oloproof_nb.validity`), so a verdict is read knowing they were left out.
     relaxed : tuple of str
         The settings of this gate weaker than :attr:`weaker_than`'s, among those that decide a verdict of this
@@ -853,12 +853,12 @@ def _drift(run: Run, found: tuple[Path, ReleaseConfig | None] | None) -> str:
 
 def label_drift(run: Run) -> list[tuple[Path, str]]:
     """The label files of the suite folder whose judgements now differ from the validity labels stored with ``run``,
-    each with how (:func:`~.run.label_difference`: ``transform injected: ord-018~injected is labelled otherwise``);
+    each with how (:func:`~.run.label_difference`: ``transform injected: ord-018~injected is labeled otherwise``);
     empty when every pair keeps its label (a reworded note, one more judgement that changes no majority), or when
     the run has no suite folder or a file cannot be read (moved, an edit in progress).
 
     The run's labels decide which copies its verdicts leave out and whether a transform is checked, as its stored
-    release.yaml decides the thresholds (:func:`release_drift`): a copy labelled invalid when the run was made and
+    release.yaml decides the thresholds (:func:`release_drift`): a copy labeled invalid when the run was made and
     corrected to valid since stayed out of the gate, its failing row with it, without a word.
     """
     root = run.suite_root

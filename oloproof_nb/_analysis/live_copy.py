@@ -70,7 +70,7 @@ class LiveCopy:
             self._broken = True
             return
         self._run_scope = any(ev.scope == "run" for ev in self._run.config.evaluators)
-        self._unscored = self._run.unscored_ids  # as the journal's frames: no verdicts of the copies labelled invalid
+        self._unscored = self._run.unscored_ids  # as the journal's frames: no verdicts of the copies labeled invalid
 
     def add(self, record: CaseRecord, state_ref: str | None, initial_ref: str | None = None) -> None:
         """Take one appended case record and the addresses of its final and initial states (None: not in

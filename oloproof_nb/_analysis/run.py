@@ -222,14 +222,14 @@ class Run:
                                     "files (the same runs gated BLOCK in one order and PASS in the other); pool runs "
                                     "of one release.yaml, or gate the pooled runs with op.gate(run, release=...) "
                                     "after pooling runs made with the same one")
-            relabelled = label_difference(first.labels, other.labels)
-            if relabelled:  # each run judged its pairs, and left out its invalid copies, by the labels it started with
+            relabeled = label_difference(first.labels, other.labels)
+            if relabeled:  # each run judged its pairs, and left out its invalid copies, by the labels it started with
                 raise OloproofError(f"runs {first.run_id} and {other.run_id} were made with different validity labels "
-                                    f"({relabelled}); pool runs made with the same label files, or run the suite "
+                                    f"({relabeled}); pool runs made with the same label files, or run the suite "
                                     "again with the labels as they are now")
             moved = unscored_difference(first, other)
             if moved:  # the same labels checked otherwise: each run's verdicts leave out other copies
-                raise OloproofError(f"runs {first.run_id} and {other.run_id} leave out other copies labelled invalid "
+                raise OloproofError(f"runs {first.run_id} and {other.run_id} leave out other copies labeled invalid "
                                     f"({validity_check_difference(first, other)}: {moved}); pool runs of the same "
                                     "suite configuration")
             differ = changed_checks(first, other)
@@ -500,7 +500,7 @@ class Run:
 
     @cached_property
     def unscored_ids(self) -> frozenset[str]:
-        """The copies this run's verdicts leave out: labelled invalid by a transform whose labels are checked
+        """The copies this run's verdicts leave out: labeled invalid by a transform whose labels are checked
         (:func:`~.frames.unscored_cases` of its configuration, its labels and its cases an epoch, from the
         manifest: no frame is read). Worked out once (50,000 labels take about 50 ms), and again after the
         manifest is read again."""
@@ -509,7 +509,7 @@ class Run:
     def replay_tally(self) -> tuple[int, int, int]:
         """``(live, cached, unscored)``: the replay runs (control and faulted, the records of
         :attr:`replay_records`) made live and taken from the replay cache, and, of all of them, those of a copy
-        no criterion scores (labelled invalid by a checked transform, :func:`~.frames.unscored_cases`: its
+        no criterion scores (labeled invalid by a checked transform, :func:`~.frames.unscored_cases`: its
         verdict rows, replays' included, are left out of :attr:`verdicts`). Neither the records' states are
         read nor the records kept (those already read are counted as they are)."""
         live = cached = unscored = 0
@@ -662,7 +662,7 @@ def validity_check_difference(a: Run, b: Run) -> str:
 
 def label_difference(a: Mapping[str, Sequence[Mapping[str, Any]]], b: Mapping[str, Sequence[Mapping[str, Any]]],
                      ) -> str:
-    """How two runs' validity labels differ (``transform injected: ord-024~injected is labelled otherwise``), or
+    """How two runs' validity labels differ (``transform injected: ord-024~injected is labeled otherwise``), or
     empty when every pair has the same label (the majority of its judgements) in both: a reworded note, or one
     more judgement that changes no majority, is no difference. ``op.load_runs`` refuses to pool such runs,
     ``op.compare`` notes them, and a baseline whose labels leave out other copies than the run's is refused."""
@@ -670,7 +670,7 @@ def label_difference(a: Mapping[str, Sequence[Mapping[str, Any]]], b: Mapping[st
         left, right = pair_labels(a.get(transform, [])), pair_labels(b.get(transform, []))
         if left != right:
             case_id = min(c for c in set(left) | set(right) if left.get(c) != right.get(c))
-            return f"transform {transform}: {case_id} is labelled otherwise"
+            return f"transform {transform}: {case_id} is labeled otherwise"
     return ""
 
 

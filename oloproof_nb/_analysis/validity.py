@@ -177,14 +177,14 @@ def unchecked_reasons(run: Run) -> dict[str, str]:
         if t.checked:
             continue
         if t.labeled < t.derived:
-            labelled = {str(j["case_id"]) for j in run.labels.get(str(t.transform), [])}
-            unlabelled = sorted(set(cases.loc[cases["transform"] == t.transform, "case_id"]) - labelled)
+            labeled = {str(j["case_id"]) for j in run.labels.get(str(t.transform), [])}
+            unlabeled = sorted(set(cases.loc[cases["transform"] == t.transform, "case_id"]) - labeled)
             missing = t.derived - t.labeled
             out[str(t.transform)] = (f"{missing} of its {t.derived} pairs {'has' if missing == 1 else 'have'} no "
-                                     "label (" + ", ".join(unlabelled[:3]) + (" …" if len(unlabelled) > 3 else "")
+                                     "label (" + ", ".join(unlabeled[:3]) + (" …" if len(unlabeled) > 3 else "")
                                      + ")")
         else:
-            out[str(t.transform)] = (f"{t.valid} of its {t.derived} pairs are labelled valid, a share below its "
+            out[str(t.transform)] = (f"{t.valid} of its {t.derived} pairs are labeled valid, a share below its "
                                      f"minimum_validity {t.minimum_validity:g}")
     return out
 
@@ -196,7 +196,7 @@ def unscored_note(unscored: Sequence[str], shown: int = 3) -> str:
     Examples
     --------
     >>> unscored_note(["a~t", "b~t", "c~t", "d~t"])
-    '4 copies labelled invalid, scored by no criterion: a~t, b~t, c~t and 1 more (see op.validity(run))'
+    '4 copies labeled invalid, scored by no criterion: a~t, b~t, c~t and 1 more (see op.validity(run))'
     >>> unscored_note([])
     ''
     """
@@ -204,12 +204,12 @@ def unscored_note(unscored: Sequence[str], shown: int = 3) -> str:
         return ""
     more = len(unscored) - shown
     named = ", ".join(unscored[:shown]) + (f" and {more} more" if more > 0 else "")
-    return (f"{len(unscored)} {'copy' if len(unscored) == 1 else 'copies'} labelled invalid, scored by no "
+    return (f"{len(unscored)} {'copy' if len(unscored) == 1 else 'copies'} labeled invalid, scored by no "
             f"criterion: {named} (see op.validity(run))")
 
 
 def unscored_copies(run: Run) -> list[str]:
-    """The derived cases of ``run`` labelled invalid by a checked transform, which no criterion scores (their
+    """The derived cases of ``run`` labeled invalid by a checked transform, which no criterion scores (their
     verdict rows are left out of ``run.verdicts``), sorted: a gate that passes without them says so."""
     unscored = run.unscored_ids
     if not unscored:

@@ -803,15 +803,15 @@ class _VacuityScan:
 
 
 def _thin_validity(config: SuiteConfig, pairs: int, file: str | Path = SUITE_FILE) -> dict[str, str]:
-    """Relations whose transform's ``minimum_validity`` is met once one of its ``pairs`` is labelled valid: criterion
+    """Relations whose transform's ``minimum_validity`` is met once one of its ``pairs`` is labeled valid: criterion
     → finding.
 
-    The minimum is what bounds the copies labels may leave out (a copy labelled invalid is scored by no criterion):
-    at ``minimum_validity × pairs ≤ 1`` (0 among them) the transform is checked however many pairs are labelled
-    invalid, and the only labelling it refuses, none valid, leaves its relations without rows anyway, so the check
-    cannot fail: labelling each failing pair invalid passes the relation (a careless or a motivated labeller).
-    A single pair is never named: labelled valid it is scored, labelled invalid its relation has no rows, so
-    neither labelling passes a failing pair.
+    The minimum is what bounds the copies labels may leave out (a copy labeled invalid is scored by no criterion):
+    at ``minimum_validity × pairs ≤ 1`` (0 among them) the transform is checked however many pairs are labeled
+    invalid, and the only labeling it refuses, none valid, leaves its relations without rows anyway, so the check
+    cannot fail: labeling each failing pair invalid passes the relation (a careless or a motivated labeler).
+    A single pair is never named: labeled valid it is scored, labeled invalid its relation has no rows, so
+    neither labeling passes a failing pair.
     """
     found: dict[str, str] = {}
     for t in config.metamorphic.transforms:
@@ -820,9 +820,9 @@ def _thin_validity(config: SuiteConfig, pairs: int, file: str | Path = SUITE_FIL
         for i, ev in _relations_of(config, t.name):
             found[ev.name] = (
                 f"{file}: evaluators[{i}] ({ev.type}, criterion {ev.name}): transform {t.name}'s "
-                f"minimum_validity {t.minimum_validity:g} is met once 1 of its {pairs} pairs is labelled valid, "
+                f"minimum_validity {t.minimum_validity:g} is met once 1 of its {pairs} pairs is labeled valid, "
                 "so its validity check cannot fail: the labels may leave out any share of its copies, and "
-                "labelling each failing pair invalid passes the relation; ask for the share of pairs that must "
+                "labeling each failing pair invalid passes the relation; ask for the share of pairs that must "
                 "keep their meaning (e.g. minimum_validity: 0.85)")
     return found
 

@@ -173,7 +173,7 @@ def _key_text(value: Any) -> str:
         return value
     if value is ABSENT:
         return "(none)"
-    return json.dumps(_integral(value), ensure_ascii=False, sort_keys=True, default=str)  # 1.0 labelled as 1
+    return json.dumps(_integral(value), ensure_ascii=False, sort_keys=True, default=str)  # 1.0 labeled as 1
 
 
 def _same_text(value: Any) -> str:

@@ -149,14 +149,14 @@ def pair_labels(judgements: Iterable[Mapping[str, Any]]) -> dict[str, Label]:
 
 def invalid_copies(labels: Mapping[str, Iterable[Mapping[str, Any]]], minimum_validity: Mapping[str, float],
                    n_derived: int) -> frozenset[str]:
-    """The derived case ids whose pair is labelled ``invalid`` (the majority of its judgements; a tie), of the
+    """The derived case ids whose pair is labeled ``invalid`` (the majority of its judgements; a tie), of the
     transforms whose labels are **checked** (:func:`transform_checked`: every one of its ``n_derived`` pairs
     labeled, and the valid share at least its ``minimum_validity``).
 
     Such a copy's request was judged changed by the transform, so the source's ``expected`` it was given is
     not its own: no criterion scores it (its verdict rows are left out of the run's ``verdicts``). The labels
     of a transform that is not checked decide nothing, here as for its relation: its copies are all scored,
-    or labelling every failing copy invalid would make a PASS of it. A copy nobody judged is scored too.
+    or labeling every failing copy invalid would make a PASS of it. A copy nobody judged is scored too.
 
     Parameters
     ----------

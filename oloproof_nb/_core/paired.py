@@ -189,7 +189,7 @@ def paired_difference_from_sums(
     est = float(e.sum()) / total
     base, cand = float(b.sum()) / total, float(k.sum()) / total
 
-    def no_spread(why: str, df: float) -> Difference:  # labelled as the gate labels its fallback
+    def no_spread(why: str, df: float) -> Difference:  # labeled as the gate labels its fallback
         u = 1.0 - all_pass_low(m, confidence)  # u₀, the Clopper–Pearson bound of 0 discordant rows in n_min
         return Difference(base, cand, est, max(-1.0, est - u), min(1.0, est + u), "clopper_pearson", total, g, df,
                           f"{why}: d̂ ± the Clopper–Pearson bound of 0 discordant rows in n_min={n_min(m):.4g}")

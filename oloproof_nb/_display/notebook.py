@@ -78,7 +78,7 @@ class Run(_run.Run):
 
     def replay_summary(self) -> str:
         """``"12 live, 64 from the cache"`` (empty when the run made no replays), and ``" (2 of them replay copies no
-        criterion scores)"`` when some replayed a copy labelled invalid (its rows count in no verdict).
+        criterion scores)"`` when some replayed a copy labeled invalid (its rows count in no verdict).
 
         It counts replay *runs*: a fault replay is a control run and a faulted run of the case, two runs for
         one row of :attr:`replays`. Every run made is counted (each cost a run of the system, or a cache hit);

@@ -131,7 +131,7 @@ def _gate_section(run: Run, g: Gate, release: ReleaseLike | None) -> Section:
     for finding in g.findings:
         sec.text.append(Plain(f"Vacuous check (it cannot fail as configured): {finding}"))
     if g.unscored:  # rows no criterion counts: a PASS is read knowing them
-        sec.text.append(Plain(f"Copies labelled invalid, scored by no criterion ({len(g.unscored)}): "
+        sec.text.append(Plain(f"Copies labeled invalid, scored by no criterion ({len(g.unscored)}): "
                               f"{', '.join(g.unscored[:20])}" + (" …" if len(g.unscored) > 20 else "") + "."))
     shown = g.table[["criterion", "n", "n_clusters", "passed", "missing", "rate"]].copy()
     shown["criterion"] = [_reduced_name(c, r) + (" (vacuous)" if v else "")
@@ -184,7 +184,7 @@ def _validity_section(run: Run) -> Section | None:
 
 def _replays_section(run: Run) -> Section | None:
     """The fault replays by criterion, tool and fault, counted over the copies some criterion scores (as the gate
-    table's ``n``): the replays of copies labelled invalid are named below the prose, not counted."""
+    table's ``n``): the replays of copies labeled invalid are named below the prose, not counted."""
     rep = run.replays
     if rep.empty:
         return None
@@ -213,7 +213,7 @@ def _replays_section(run: Run) -> Section | None:
                     "`run.panel(case_id)` for each one.")
     if len(left_out):  # their verdict rows are left out of the gate: so are they here
         copies = list(dict.fromkeys(left_out["case_id"]))
-        sec.text.append(Plain(f"Not counted: {len(left_out)} replay(s) of copies labelled invalid, scored by no "
+        sec.text.append(Plain(f"Not counted: {len(left_out)} replay(s) of copies labeled invalid, scored by no "
                               f"criterion ({', '.join(copies[:20])}" + (" …" if len(copies) > 20 else "")
                               + "); run.replays keeps them."))
     if len(table):

@@ -301,7 +301,7 @@ def test_a_do_nothing_run_is_no_release_evidence(desk: Path) -> None:
 def test_a_baseline_made_with_labels_that_leave_out_other_copies_is_refused(example_suite: Path,
                                                                             tmp_path: Path) -> None:
     """Gap left open: a baseline made with other validity labels was accepted silently. The run leaves out
-    ord-018~injected (the example's labels); ord-001~injected is labelled invalid before the baseline, which then
+    ord-018~injected (the example's labels); ord-001~injected is labeled invalid before the baseline, which then
     leaves out both (22 of 24 valid, still checked at 0.85). By hand its answer_matches rows are 46 of the run's 47
     cases: the idle agent's rate over other rows. Refused, as a baseline of other cases or checks is; labels that
     differ but leave out the same copies (no transform checked in either) give the same rows and are accepted."""
@@ -313,7 +313,7 @@ def test_a_baseline_made_with_labels_that_leave_out_other_copies_is_refused(exam
     idle = op.baseline(example_suite, out=tmp_path / "idle", progress=False)
     assert int(idle.rates.set_index("criterion").loc["answer_matches", "n"]) == 46
     message = (r"idle: a baseline made with other validity labels than run .* \(transform injected: ord-001~injected "
-               r"is labelled otherwise\), so its rates count other copies \(1 scored in one of the two only, first "
+               r"is labeled otherwise\), so its rates count other copies \(1 scored in one of the two only, first "
                r"'ord-001~injected'\); make the baseline with the labels and suite the run was made with")
     with labels_edited(), pytest.raises(op.OloproofError, match=message):
         op.gate(run, baseline=idle)  # the run's own labels decide, and the file as it is now is named
@@ -322,7 +322,7 @@ def test_a_baseline_made_with_labels_that_leave_out_other_copies_is_refused(exam
     relabel(label_file, {"ord-001~injected": True})  # the run's labels again: accepted
     same = op.baseline(example_suite, out=tmp_path / "same", progress=False)
     assert "noop_rate" in op.gate(run, baseline=same).table.columns
-    # neither checked (ord-024~injected, then ord-023~injected unlabelled too): every copy scored in both
+    # neither checked (ord-024~injected, then ord-023~injected unlabeled too): every copy scored in both
     relabel(label_file, {"ord-024~injected": None})
     unchecked = op.run(op.load_suite(example_suite), out=tmp_path / "unchecked", progress=False)
     relabel(label_file, {"ord-023~injected": None})
@@ -394,7 +394,7 @@ def test_a_run_that_did_not_finish_is_refused_a_baseline_of_other_cases(desk: Pa
 
 
 def test_a_baseline_that_scores_copies_the_run_left_out_is_refused(example_suite: Path, tmp_path: Path) -> None:
-    """The other direction of the labels test above: the run is made with ord-001~injected labelled invalid (it
+    """The other direction of the labels test above: the run is made with ord-001~injected labeled invalid (it
     leaves out ord-001~injected and ord-018~injected), the baseline with the example's labels (ord-018~injected
     only). By hand the baseline's answer_matches rows are 47, the run's 46."""
     label_file = example_suite / "labels" / "injected.jsonl"

@@ -471,7 +471,7 @@ def test_release_regression_settings(make_suite: Callable[..., Path], tmp_path: 
 #: The planted regression: the candidate answers "done" on these orders (their injected copies too), so
 #: answer_matches fails there; its state, its tool calls and everything else stay the same.
 BROKEN = {f"ord-{i:03d}" for i in range(1, 13)}
-#: 24 source clusters (23 of two scored rows, ord-018 of one: its copy is labelled invalid): with no row changed
+#: 24 source clusters (23 of two scored rows, ord-018 of one: its copy is labeled invalid): with no row changed
 #: the interval is ±(1 − 0.025^(1/23.75)) = ±0.144, so only a margin of at least that can be cleared; 0.15 is the
 #: honest margin for this suite.
 MARGIN = 0.15
@@ -1136,7 +1136,7 @@ def test_runs_made_with_different_labels_are_compared_with_a_note(example_suite:
                                                                    capsys: pytest.CaptureFixture[str]) -> None:
     """Gap left open: op.compare of runs whose validity labels differ said nothing, though each run left out the
     copies its own labels held invalid. Run a: the example's labels (ord-018~injected invalid). Before run b,
-    ord-001~injected (passes answer_matches in a) and ord-020~injected (fails it) are labelled invalid too: 21 of 24
+    ord-001~injected (passes answer_matches in a) and ord-020~injected (fails it) are labeled invalid too: 21 of 24
     valid, still checked at 0.85, so b leaves both out. By hand, answer_matches: a judges 47 rows (48 cases less
     ord-018~injected), b 45; 45 paired, 2 one-sided; the same agent, so no flip; at margin 0.2 the interval clears
     -margin, and the pass of ord-001~injected that b has no row for holds back NO_REGRESSION (unpaired_passes)."""
@@ -1147,7 +1147,7 @@ def test_runs_made_with_different_labels_are_compared_with_a_note(example_suite:
     relabel(label_file, {"ord-001~injected": False, "ord-020~injected": False})
     b = op.run(op.load_suite(example_suite), out=tmp_path / "b", progress=False)
     cmp = op.compare(a, b, release={**ALLOW, "regression": {"margin": 0.2}})
-    note = ("the runs were made with different validity labels (transform injected: ord-001~injected is labelled "
+    note = ("the runs were made with different validity labels (transform injected: ord-001~injected is labeled "
             "otherwise): 2 paired copies are scored in one run only (ord-001~injected, ord-020~injected), and left "
             "out of the paired difference (one_sided)")
     assert sum(n.startswith(note) for n in cmp.notes) == 1
@@ -1167,14 +1167,14 @@ def test_runs_made_with_different_labels_are_compared_with_a_note(example_suite:
     e = op.run(op.load_suite(example_suite), out=tmp_path / "e", progress=False)
     assert not op.validity(d)["checked"].any() and not op.validity(e)["checked"].any()  # 23 and 22 of 24 labeled
     quiet = op.compare(d, e)
-    assert ("the runs were made with different validity labels (transform injected: ord-023~injected is labelled "
+    assert ("the runs were made with different validity labels (transform injected: ord-023~injected is labeled "
             "otherwise): every paired copy is scored in both runs or in neither, so the labels change no paired "
             "row") in quiet.notes
     assert (quiet.table["one_sided"] == 0).all()
 
 
 def test_the_labels_note_names_only_the_paired_copies_scored_in_one_run(example_suite: Path, tmp_path: Path) -> None:
-    """Round 5 of mutation testing: b leaves out ord-001~injected and ord-020~injected (labelled invalid before
+    """Round 5 of mutation testing: b leaves out ord-001~injected and ord-020~injected (labeled invalid before
     it), but ord-020 was also edited before b (its message), so ord-020~injected is not paired at all
     (digest_changed) and no paired row of it moves. By hand the note names 1 paired copy, ord-001~injected."""
     label_file = example_suite / "labels" / "injected.jsonl"
@@ -1188,7 +1188,7 @@ def test_the_labels_note_names_only_the_paired_copies_scored_in_one_run(example_
     cmp = op.compare(a, b, release=ALLOW)
     unpaired = cmp.unpaired.set_index("case_id")["reason"].to_dict()
     assert unpaired == {"ord-020": "digest_changed", "ord-020~injected": "digest_changed"}
-    assert ("the runs were made with different validity labels (transform injected: ord-001~injected is labelled "
+    assert ("the runs were made with different validity labels (transform injected: ord-001~injected is labeled "
             "otherwise): 1 paired copy is scored in one run only (ord-001~injected), and left out of the paired "
             "difference (one_sided)") in " ".join(cmp.notes)
 

@@ -203,9 +203,9 @@ def test_two_runs_labels_differ_by_the_majority_of_each_pair() -> None:
     assert label_difference({"t": said("b~t", True, True, False)}, {"t": said("b~t", True, True)}) == ""
     a = {"t": said("a~t", True) + said("b~t", True) + said("c~t", True)}
     b = {"t": said("a~t", True) + said("b~t", False) + said("c~t", False)}
-    assert label_difference(a, b) == "transform t: b~t is labelled otherwise"  # b~t and c~t differ: b~t first
-    assert label_difference({}, {"u": said("a~u", True)}) == "transform u: a~u is labelled otherwise"
-    assert label_difference({"u": said("a~u", True)}, {}) == "transform u: a~u is labelled otherwise"
+    assert label_difference(a, b) == "transform t: b~t is labeled otherwise"  # b~t and c~t differ: b~t first
+    assert label_difference({}, {"u": said("a~u", True)}) == "transform u: a~u is labeled otherwise"
+    assert label_difference({"u": said("a~u", True)}, {}) == "transform u: a~u is labeled otherwise"
 
 
 def test_runs_whose_suites_check_the_same_labels_against_another_minimum_are_not_pooled(example_suite: Path,
@@ -220,7 +220,7 @@ def test_runs_whose_suites_check_the_same_labels_against_another_minimum_are_not
                       encoding="utf-8")
     b = op.run(op.load_suite(example_suite), out=tmp_path / "b", progress=False)
     assert (sorted(a.unscored_ids), sorted(b.unscored_ids)) == (["ord-018~injected"], [])
-    message = (rf"runs {a.run_id} and {b.run_id} leave out other copies labelled invalid \(transform injected: "
+    message = (rf"runs {a.run_id} and {b.run_id} leave out other copies labeled invalid \(transform injected: "
                r"minimum_validity 0.99, not 0.85: 1 scored in one of the two only, first 'ord-018~injected'\)")
     with pytest.raises(op.OloproofError, match=message):
         op.load_runs([a.directory, b.directory])

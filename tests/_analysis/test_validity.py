@@ -168,13 +168,13 @@ def _scored(run: op.Run, criterion: str = "answer_matches") -> set[str]:
     return set(v.loc[v["criterion"] == criterion, "case_id"])
 
 
-def test_a_copy_labelled_invalid_is_scored_by_no_criterion(example_suite: Path, tmp_path: Path,
+def test_a_copy_labeled_invalid_is_scored_by_no_criterion(example_suite: Path, tmp_path: Path,
                                                            capsys: pytest.CaptureFixture[str]) -> None:
-    """ord-018~injected is labelled invalid: the injected text makes its ticket malformed, so the source's expected
+    """ord-018~injected is labeled invalid: the injected text makes its ticket malformed, so the source's expected
     escalation is not its own. It was still scored against it by every criterion (a failing answer_matches row,
     and a copy that happened to pass could lift a criterion to PASS). Now no criterion scores it; it stays a case
-    of the run, and an unlabelled copy or one labelled valid is scored as before."""
-    run = op.run(op.load_suite(example_suite), out=tmp_path / "labelled", progress=False)
+    of the run, and an unlabeled copy or one labeled valid is scored as before."""
+    run = op.run(op.load_suite(example_suite), out=tmp_path / "labeled", progress=False)
     copy = "ord-018~injected"
     assert copy in set(run.cases["case_id"]) and copy in set(run.steps["case_id"])  # it ran and is kept
     assert copy not in set(run.verdicts["case_id"])  # by no criterion, relations included
@@ -191,14 +191,14 @@ def test_a_copy_labelled_invalid_is_scored_by_no_criterion(example_suite: Path, 
     from oloproof_nb.cli import main
 
     assert main(["gate", str(run.directory)]) == 1
-    assert ("1 copy labelled invalid, scored by no criterion: ord-018~injected (see op.validity(run))"
+    assert ("1 copy labeled invalid, scored by no criterion: ord-018~injected (see op.validity(run))"
             in capsys.readouterr().out.splitlines())
     report = write_report(run, tmp_path / "r.md").read_text(encoding="utf-8").replace("\\~", "~")  # ~ escaped
-    assert "Copies labelled invalid, scored by no criterion (1): ord-018~injected." in report
+    assert "Copies labeled invalid, scored by no criterion (1): ord-018~injected." in report
     g = op.gate(run)  # and so is a notebook's reader: the gate's repr and HTML said nothing of it
     assert g.unscored == (copy,)
-    assert "  1 copy labelled invalid, scored by no criterion: ord-018~injected (see op.validity(run))" in repr(g)
-    assert ('<p class="oloproof-unscored">1 copy labelled invalid, scored by no criterion: ord-018~injected '
+    assert "  1 copy labeled invalid, scored by no criterion: ord-018~injected (see op.validity(run))" in repr(g)
+    assert ('<p class="oloproof-unscored">1 copy labeled invalid, scored by no criterion: ord-018~injected '
             '(see op.validity(run))</p>') in g._repr_html_()
     label_file = example_suite / "labels" / "injected.jsonl"
     yes, no = (json.dumps({"case_id": copy, "valid": v, "labeler": who}) for v, who in ((True, "a"), (False, "b")))
@@ -210,7 +210,7 @@ def test_a_copy_labelled_invalid_is_scored_by_no_criterion(example_suite: Path, 
 
 
 def test_the_labels_of_a_transform_that_is_not_checked_leave_no_copy_out(example_suite: Path, tmp_path: Path) -> None:
-    """Fresh-eyes review F2: labelling every failing copy invalid dropped them all, though validity then fell to
+    """Fresh-eyes review F2: labeling every failing copy invalid dropped them all, though validity then fell to
     0.5 against a minimum of 0.85 (the transform not checked): answer_matches 34 of 36, PASS at 0.6, exit 0. Labels
     a transform's own rule rejects decide nothing: every copy is scored, as its relation is held back."""
     first = op.run(op.load_suite(example_suite), out=tmp_path / "first", progress=False)
@@ -223,7 +223,7 @@ def test_the_labels_of_a_transform_that_is_not_checked_leave_no_copy_out(example
             if json.loads(line)["case_id"] not in failing]
     label_file.write_text("\n".join(kept + [json.dumps({"case_id": c, "valid": False, "labeler": "x"})
                                             for c in failing]) + "\n", encoding="utf-8")
-    run = op.run(op.load_suite(example_suite), out=tmp_path / "relabelled", progress=False)
+    run = op.run(op.load_suite(example_suite), out=tmp_path / "relabeled", progress=False)
     row = op.validity(run).iloc[0]
     assert (row.valid, row.labeled, bool(row.checked)) == (12, 24, False)  # 0.5 < 0.85
     assert set(failing) <= set(run.verdicts["case_id"])  # every copy scored
@@ -235,7 +235,7 @@ def test_the_labels_of_a_transform_that_is_not_checked_leave_no_copy_out(example
 
 
 def test_runs_made_with_different_labels_are_not_pooled(example_suite: Path, tmp_path: Path) -> None:
-    """Run a starts with ord-020~injected labelled valid; the label is corrected to invalid before run b. Each
+    """Run a starts with ord-020~injected labeled valid; the label is corrected to invalid before run b. Each
     run judged its pairs, and left out its invalid copies, by its own labels, so pooled, a's rows of the pair b
     calls invalid were counted, while op.validity of the pooled run called it invalid. Such runs are not pooled."""
     label_file = example_suite / "labels" / "injected.jsonl"
@@ -245,7 +245,7 @@ def test_runs_made_with_different_labels_are_not_pooled(example_suite: Path, tmp
     assert "ord-020~injected" in _scored(a) and "ord-020~injected" not in _scored(b)
     for order in ([a, b], [b, a]):
         with pytest.raises(op.OloproofError, match=r"were made with different validity labels \(transform injected: "
-                                                   r"ord-020~injected is labelled otherwise\); pool runs made with"):
+                                                   r"ord-020~injected is labeled otherwise\); pool runs made with"):
             op.load_runs([r.directory for r in order])
     c = op.run(op.load_suite(example_suite), out=tmp_path / "c", progress=False)
     assert len(op.load_runs([b.directory, c.directory]).verdicts) == len(b.verdicts) + len(c.verdicts)
@@ -275,10 +275,10 @@ def test_a_run_pooled_with_its_twin_keeps_its_labels(example_suite: Path, tmp_pa
     assert len(op.load_runs([a.directory, b.directory]).labels["injected"]) == len(a.labels["injected"]) == 26
 
 
-def test_copies_labelled_invalid_are_named_in_case_order_and_only_those_the_run_holds(
+def test_copies_labeled_invalid_are_named_in_case_order_and_only_those_the_run_holds(
         example_suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """With the transform's minimum lowered to 0 its labels are checked however many pairs they call invalid: the 22
-    copies ord-001~injected … ord-022~injected labelled invalid are each scored by no criterion, named in case order;
+    copies ord-001~injected … ord-022~injected labeled invalid are each scored by no criterion, named in case order;
     the report names the first 20 and says there are more, the command line the first 3. A run stopped after its
     first 10 case runs (ord-001 … ord-005 and their copies) holds none of the copies the labels leave out of ord-006
     on, and names only the 5 it holds."""
@@ -296,13 +296,13 @@ def test_copies_labelled_invalid_are_named_in_case_order_and_only_those_the_run_
     run = op.run(op.load_suite(example_suite), out=tmp_path / "run", progress=False)
     assert unscored_copies(run) == invalid
     report = write_report(run, tmp_path / "r.md").read_text(encoding="utf-8").replace("\\~", "~")
-    assert f"Copies labelled invalid, scored by no criterion (22): {', '.join(invalid[:20])} …." in report
+    assert f"Copies labeled invalid, scored by no criterion (22): {', '.join(invalid[:20])} …." in report
     main(["gate", str(run.directory)])
-    assert ("22 copies labelled invalid, scored by no criterion: ord-001~injected, ord-002~injected, "
+    assert ("22 copies labeled invalid, scored by no criterion: ord-001~injected, ord-002~injected, "
             "ord-003~injected and 19 more (see op.validity(run))") in " ".join(capsys.readouterr().out.split())
     g = op.gate(run)
     assert g.unscored == tuple(invalid)
-    assert (f"22 copies labelled invalid, scored by no criterion: {', '.join(invalid[:20])} and 2 more "
+    assert (f"22 copies labeled invalid, scored by no criterion: {', '.join(invalid[:20])} and 2 more "
             "(see op.validity(run))") in g._repr_html_()  # a notebook has room for the report's 20
 
     def stop_after_ten(done: int, total: int) -> None:
@@ -319,13 +319,13 @@ def test_copies_labelled_invalid_are_named_in_case_order_and_only_those_the_run_
 
 def test_a_stopped_run_leaves_out_the_copies_its_relation_and_validity_call_checked(example_suite: Path,
                                                                                      tmp_path: Path) -> None:
-    """Review M4 finding 3. ord-002~injected is labelled invalid besides ord-018~injected: 22 of the suite's 24
+    """Review M4 finding 3. ord-002~injected is labeled invalid besides ord-018~injected: 22 of the suite's 24
     pairs valid, 0.92 >= the minimum 0.85, so the transform is checked. The run is stopped after 6 case runs
     (ord-001 … ord-003 and their copies). The copies left out were decided over the suite's 24 pairs, the relation
     and op.validity over the 3 recorded (2 of 3 valid, 0.67: not checked): ord-002~injected lost its answer and
     state rows but kept its same_state row. Now all three count the suite's pairs: a copy is left out exactly when
     its relation treats the transform as checked, as the finished run does. With ord-024~injected (not recorded)
-    unlabelled, the transform is checked nowhere: 23 of 24 labelled, every copy scored and related."""
+    unlabeled, the transform is checked nowhere: 23 of 24 labeled, every copy scored and related."""
     from oloproof_nb._analysis.validity import unscored_copies
 
     label_file = example_suite / "labels" / "injected.jsonl"
@@ -352,7 +352,7 @@ def test_a_stopped_run_leaves_out_the_copies_its_relation_and_validity_call_chec
     assert unscored_copies(run) == ["ord-002~injected"]
     for criterion in ("answer_matches", "state_matches", "same_state_under_injected"):  # left out everywhere
         assert "ord-002~injected" not in _scored(run, criterion)
-    assert related(run) == {"ord-001~injected", "ord-003~injected"}  # checked: only the pairs labelled valid
+    assert related(run) == {"ord-001~injected", "ord-003~injected"}  # checked: only the pairs labeled valid
     left_out = {c for c in recorded if c not in _scored(run)}
     assert left_out == set(recorded) - related(run)  # left out iff the relation drops it as checked
     assert checked_transforms(run) == {"injected": True}  # what the gate reads for transform_not_checked
@@ -367,8 +367,8 @@ def test_a_stopped_run_leaves_out_the_copies_its_relation_and_validity_call_chec
 
 def test_labels_changed_since_the_run_are_named_and_the_stored_ones_decide(
         make_suite: Callable[..., Path], capsys: pytest.CaptureFixture[str]) -> None:
-    """Review R5: c1~t was labelled invalid when the run was made, so its failing answer_matches row was left out;
-    the labeller then corrected it to valid, and `oloproof gate` of the stored run still left the row out without a
+    """Review R5: c1~t was labeled invalid when the run was made, so its failing answer_matches row was left out;
+    the labeler then corrected it to valid, and `oloproof gate` of the stored run still left the row out without a
     word (the run's labels decide, as its release.yaml does). Now a warning names the label file and the pair, as
     for a changed release.yaml; a reworded note (the same majority) and a label file gone say nothing."""
     import warnings
@@ -391,11 +391,11 @@ def test_labels_changed_since_the_run_are_named_and_the_stored_ones_decide(
         op.gate(run)
     _relabel(label_file, "c1~t", [json.dumps({"case_id": "c1~t", "valid": True})])
     with pytest.warns(UserWarning, match=r"t\.jsonl differs from the validity labels run .* was made with \("
-                                         r"transform t: c1~t is labelled otherwise\); this gate uses the run's"):
+                                         r"transform t: c1~t is labeled otherwise\); this gate uses the run's"):
         table = op.gate(run).table.set_index("criterion")
     assert table.loc["answer_matches", "n"] == 9  # the stored labels still decide
     main(["gate", str(run.directory)])
-    assert "transform t: c1~t is labelled otherwise" in capsys.readouterr().err
+    assert "transform t: c1~t is labeled otherwise" in capsys.readouterr().err
     label_file.unlink()  # a moved suite folder, a run copied elsewhere: nothing to compare with
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -408,18 +408,18 @@ def test_the_unscored_note_names_up_to_shown_copies_and_counts_the_rest() -> Non
     from oloproof_nb._analysis.validity import unscored_note
 
     tail = "(see op.validity(run))"
-    assert unscored_note(["a~t"]) == f"1 copy labelled invalid, scored by no criterion: a~t {tail}"
+    assert unscored_note(["a~t"]) == f"1 copy labeled invalid, scored by no criterion: a~t {tail}"
     assert unscored_note(["a~t", "b~t", "c~t"]) == (
-        f"3 copies labelled invalid, scored by no criterion: a~t, b~t, c~t {tail}")
+        f"3 copies labeled invalid, scored by no criterion: a~t, b~t, c~t {tail}")
     assert unscored_note(["a~t", "b~t", "c~t", "d~t"]) == (
-        f"4 copies labelled invalid, scored by no criterion: a~t, b~t, c~t and 1 more {tail}")
+        f"4 copies labeled invalid, scored by no criterion: a~t, b~t, c~t and 1 more {tail}")
     many = [f"c{i:02d}~t" for i in range(22)]
     assert unscored_note(many, shown=20) == (
-        f"22 copies labelled invalid, scored by no criterion: {', '.join(many[:20])} and 2 more {tail}")
+        f"22 copies labeled invalid, scored by no criterion: {', '.join(many[:20])} and 2 more {tail}")
 
 
-def test_a_copy_labelled_invalid_is_named_once_whatever_its_epochs(example_suite: Path, tmp_path: Path) -> None:
-    """Mutation round 13: run with 2 epochs, ord-018~injected (labelled invalid) has two case runs and is one copy
+def test_a_copy_labeled_invalid_is_named_once_whatever_its_epochs(example_suite: Path, tmp_path: Path) -> None:
+    """Mutation round 13: run with 2 epochs, ord-018~injected (labeled invalid) has two case runs and is one copy
     scored by no criterion: named once, by unscored_copies and the gate."""
     from oloproof_nb._analysis.validity import unscored_copies
 

@@ -323,7 +323,7 @@ def test_patterns_that_leave_a_whole_order_replaced_to_see_are_not_named(tmp_pat
 
 def _thin_suite(make_suite: Callable[..., Path], minimum: float) -> Path:
     """Four sources of the metamorphic test system; the copies of c0 and c1 end '!state' (their pairs fail
-    same_state), those of c2 and c3 do not (theirs hold). The failing pairs are labelled invalid, the others valid."""
+    same_state), those of c2 and c3 do not (theirs hold). The failing pairs are labeled invalid, the others valid."""
     from tests._metamorphic_systems import case, mm_suite
 
     cases = [case(f"c{i}", message="mark it !stat" if i < 2 else "mark it") for i in range(4)]
@@ -339,14 +339,14 @@ def _thin_suite(make_suite: Callable[..., Path], minimum: float) -> Path:
 @pytest.mark.parametrize("minimum", [0.0, 0.25])
 def test_a_minimum_validity_met_by_one_valid_pair_is_vacuous(make_suite: Callable[..., Path], minimum: float) -> None:
     """minimum_validity bounds the copies labels may leave out; at 0, or at 1/4 with 4 pairs (one valid pair of
-    four meets it, and none valid leaves the relation no rows anyway), it bounds nothing: labelling the 2 failing
+    four meets it, and none valid leaves the relation no rows anyway), it bounds nothing: labeling the 2 failing
     pairs invalid passed same_state_under_t (2 of 2, ci_low 0.158 ≥ 0.1) without a word. Now it is a vacuous check
     named at load_suite, kept in the manifest and marked by the gate, as a threshold of 0 is."""
     with pytest.warns(op.VacuousCheckWarning) as caught:
         s = op.load_suite(_thin_suite(make_suite, minimum))
     message = str(caught[0].message)
     assert (f"evaluators[0] (metamorphic_relation, criterion same_state_under_t): transform t's minimum_validity "
-            f"{minimum:g} is met once 1 of its 4 pairs is labelled valid") in message
+            f"{minimum:g} is met once 1 of its 4 pairs is labeled valid") in message
     assert caught[0].filename == __file__ and s.vacuous == {"same_state_under_t": [message]}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", op.VacuousCheckWarning)
@@ -360,8 +360,8 @@ def test_a_minimum_validity_met_by_one_valid_pair_is_vacuous(make_suite: Callabl
 @pytest.mark.parametrize("minimum", [0.0, 0.85])
 def test_the_minimum_validity_of_a_single_pair_is_never_vacuous(make_suite: Callable[..., Path],
                                                                 minimum: float) -> None:
-    """One pair: labelled valid, its failing copy is scored; labelled invalid, the relation has no rows
-    (INSUFFICIENT_EVIDENCE). No labelling passes it, whatever the minimum, so there is no finding (1 × minimum ≤ 1
+    """One pair: labeled valid, its failing copy is scored; labeled invalid, the relation has no rows
+    (INSUFFICIENT_EVIDENCE). No labeling passes it, whatever the minimum, so there is no finding (1 × minimum ≤ 1
     named every one-pair suite before)."""
     from tests._metamorphic_systems import case, mm_suite
 
@@ -379,7 +379,7 @@ def test_the_minimum_validity_of_a_single_pair_is_never_vacuous(make_suite: Call
 @pytest.mark.parametrize("minimum", [0.26, 0.5])
 def test_a_minimum_validity_that_two_valid_pairs_need_is_not_vacuous(make_suite: Callable[..., Path],
                                                                     minimum: float) -> None:
-    """Above 1/4 with 4 pairs, labelling 3 of them invalid fails the validity check: no finding."""
+    """Above 1/4 with 4 pairs, labeling 3 of them invalid fails the validity check: no finding."""
     with warnings.catch_warnings():
         warnings.simplefilter("error", op.VacuousCheckWarning)
         s = op.load_suite(_thin_suite(make_suite, minimum))
@@ -587,7 +587,7 @@ def test_an_escalation_made_only_under_the_fault_is_no_finding_and_no_crash(tmp_
 @pytest.mark.parametrize("template", ["{value} ", "\n{value}", " {value}\t"])
 def test_a_template_that_adds_only_blank_space_is_vacuous(make_suite: Callable[..., Path], template: str) -> None:
     """Review G15: '{value}' is refused (every copy is its source), but '{value} ' passed: each copy is its source's
-    request with a space added, the labeller rightly calls every pair valid, and same_state_under_t passed 4 of 4
+    request with a space added, the labeler rightly calls every pair valid, and same_state_under_t passed 4 of 4
     as a relation under transform t (named 'injected' in a suite, read as robustness to an injection no copy
     holds). Now a vacuous check named at load and marked by the gate, as a threshold of 0 is; a template that adds
     any text is not named."""

@@ -53,8 +53,8 @@ def test_difference_of_a_run_with_itself_is_zero_and_not_zero_width():
     ([2, 1, 3, 0, 2], [2, 1, 3, 0, 2], [2, 2, 3, 1, 3], None),  # nothing changed
     ([1], [0], [1], 1),  # one cluster of one row
 ])
-def test_the_clopper_pearson_fallback_is_labelled_so(method, b, k, m, n_min):
-    """d̂ ± the Clopper–Pearson bound was labelled ``cluster_t`` (or ``cluster_bootstrap``) in the compare table,
+def test_the_clopper_pearson_fallback_is_labeled_so(method, b, k, m, n_min):
+    """d̂ ± the Clopper–Pearson bound was labeled ``cluster_t`` (or ``cluster_bootstrap``) in the compare table,
     where the gate labels its own fallback ``clopper_pearson``: a reader took it for a CR2 interval."""
     d = paired_difference_from_sums(b, k, m, method=method)
     assert d.method == "clopper_pearson" and d.reason

@@ -594,7 +594,7 @@ def test_the_replay_table_counts_the_failed_replays_by_reason(example_run: op.Ru
 
 def test_the_replays_of_copies_no_criterion_scores_are_not_counted(example_run: op.Run, tmp_path: Path) -> None:
     """Gap left open: the replay table and the run's replay line counted the replays of ord-018~injected, a copy
-    labelled invalid (labels/injected.jsonl) whose rows no criterion scores: 38 replays beside a gate row of n 37.
+    labeled invalid (labels/injected.jsonl) whose rows no criterion scores: 38 replays beside a gate row of n 37.
     Hand count on the example: 38 case runs called issue_refund (14 sources and all 24 copies, each replayed once), one
     of them ord-018~injected; so 37 replays in the table, all failed, as the gate's row says, and 2 of the 76
     replay runs (a control and a faulted run each) named as of that copy."""
@@ -611,7 +611,7 @@ def test_the_replays_of_copies_no_criterion_scores_are_not_counted(example_run: 
     row = next(line for line in section.splitlines() if line.startswith("| recovers_from_error_at_issue_refund"))
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[3:7] == ["37", "0", "37", "0"]  # replays, passed, failed, missing
-    assert "Not counted: 1 replay(s) of copies labelled invalid, scored by no criterion (ord-018\\~injected)" in section
+    assert "Not counted: 1 replay(s) of copies labeled invalid, scored by no criterion (ord-018\\~injected)" in section
     line = "76 live, 0 from the cache (2 of them replay copies no criterion scores)"
     assert line in repr(example_run) and line in example_run._repr_html_()
     assert example_run.replay_counts() == (76, 0)
@@ -721,7 +721,7 @@ def test_a_gate_reason_quoting_the_run_is_text_in_both_reports(example_run: op.R
 
 
 def test_twenty_copies_left_out_are_listed_whole(make_suite: Any, tmp_path: Path) -> None:
-    """20 copies labelled invalid (a transform checked at minimum_validity 0: every pair labelled): the report
+    """20 copies labeled invalid (a transform checked at minimum_validity 0: every pair labeled): the report
     lists all 20, with no "…" (it cuts the list after 20; mutation round 12, RP02)."""
     from _metamorphic_systems import case, mm_suite, transform
 
@@ -731,9 +731,9 @@ def test_twenty_copies_left_out_are_listed_whole(make_suite: Any, tmp_path: Path
                     [{"type": "answer_matches"}], labels)
     run = op.run(op.load_suite(root), out=tmp_path / "run", progress=False)
     text = write_report(run, tmp_path / "r.md").read_text(encoding="utf-8")
-    line = next(line for line in text.splitlines() if line.startswith("Copies labelled invalid"))
+    line = next(line for line in text.splitlines() if line.startswith("Copies labeled invalid"))
     listed = ", ".join(rf"{i}\~t" for i in ids)  # Markdown escapes the tilde
-    assert line == f"Copies labelled invalid, scored by no criterion (20): {listed}."
+    assert line == f"Copies labeled invalid, scored by no criterion (20): {listed}."
 
 
 def test_the_slice_table_keeps_the_n_a_bin_when_it_holds_cases() -> None:
