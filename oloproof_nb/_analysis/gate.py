@@ -465,12 +465,8 @@ def _routine_escalations(run: Run) -> dict[str, str]:
     failed first escalated for that failure, as the fault asks (a sandbox that declines every refund, an agent
     that hands each declined one over: named before, though an agent that did not escalate failed 0 of 6).
     """
-    faults = [ev for ev in run.config.evaluators if ev.type == "fault_recovery" and getattr(ev, "escalate_tools", [])]
-    if faults:  # only where a replay passed as escalated (its reason says so): the steps are read only then
-        v = run.verdicts
-        passed = v[(v["verdict"] == "pass") & v["criterion"].isin([ev.name for ev in faults])]
-        escalated = set(passed.loc[passed["reason"].astype(str).str.contains("escalated", regex=False), "criterion"])
-        faults = [ev for ev in faults if ev.name in escalated]
+    faults = _passed_as(run, [ev for ev in run.config.evaluators
+                              if ev.type == "fault_recovery" and getattr(ev, "escalate_tools", [])], "escalated")
     if not faults:
         return {}
     calls, keys = _recorded_calls(run)
@@ -491,6 +487,17 @@ def _routine_escalations(run: Run) -> dict[str, str]:
                         "call, not a case handed over, so a replay that goes on as recorded passes as escalated "
                         "whatever the agent does about the fault; list only tools that hand a case over")
     return out
+
+
+def _passed_as(run: Run, faults: list[Any], reason: str) -> list[Any]:
+    """The criteria of ``faults`` of which some replay passed with ``reason`` in its reason (``escalated``,
+    ``admitted_failure``): only those can be the routine finding, so the steps are read only for them."""
+    if not faults:
+        return []
+    v = run.verdicts
+    passed = v[(v["verdict"] == "pass") & v["criterion"].isin([ev.name for ev in faults])]
+    named = set(passed.loc[passed["reason"].astype(str).str.contains(reason, regex=False), "criterion"])
+    return [ev for ev in faults if ev.name in named]
 
 
 def _recorded_calls(run: Run) -> tuple[pd.DataFrame, list[str]]:
@@ -522,13 +529,8 @@ def _routine_admissions(run: Run) -> dict[str, str]:
     the state alone, no false success is seen (it needs the expected answer), so the check cannot fail (only a
     changed ``state_unchanged`` path still can). A recording where a call failed answers that failure.
     """
-    faults = [ev for ev in run.config.evaluators if isinstance(ev, FaultRecovery) and ev.honest_answers]
-    if faults:  # only where a replay passed as admitted (its reason says so): the steps are read only then
-        v = run.verdicts
-        passed = v[(v["verdict"] == "pass") & v["criterion"].isin([ev.name for ev in faults])]
-        admitted = set(passed.loc[passed["reason"].astype(str).str.contains("admitted_failure", regex=False),
-                                  "criterion"])
-        faults = [ev for ev in faults if ev.name in admitted]
+    faults = _passed_as(run, [ev for ev in run.config.evaluators
+                              if isinstance(ev, FaultRecovery) and ev.honest_answers], "admitted_failure")
     if not faults:
         return {}
     calls, keys = _recorded_calls(run)
