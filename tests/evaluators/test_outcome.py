@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -103,14 +104,24 @@ def test_a_case_outcome_without_an_outcome_contract_check_is_never_judged(tmp_pa
     """README section 5 (claims audit C4): "A case's outcome is judged only by an outcome_contract evaluator: in a
     suite without one it gets no receipt and no verdict, and nothing is counted for it." The example without its
     outcome_contract line: six cases that each promise a report, four of them defective, and the run holds no
-    receipt, no outcome_verified row, and the gate's table has only answer_matches (6 of 6 pass)."""
+    receipt, no outcome_verified row, and the gate's table has only answer_matches (6 of 6 pass). ``load_suite``
+    says so: the six promises, the first case's line, and what to add."""
     root = init_example("false-success", tmp_path / "fs")
     config = root / "oloproof.yaml"
     text = config.read_text(encoding="utf-8")
     assert text.count("  - {type: outcome_contract}") == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # with the evaluator, or without outcomes (the refund desk), nothing to say
+        op.load_suite(root)
+        op.load_suite(init_example("stateful-agent", tmp_path / "desk"))
     config.write_text(text.replace("  - {type: outcome_contract}", ""), encoding="utf-8")
     (root / "release.yaml").write_text("criteria: {answer_matches: 0.1}\n", encoding="utf-8")  # no outcome_verified
-    suite = op.load_suite(root)
+    with pytest.warns(UserWarning) as caught:
+        suite = op.load_suite(root)
+    [message] = [str(w.message) for w in caught]
+    assert message.startswith(f"{root / 'cases.jsonl'}: 6 case(s) give an outcome (first: line 1, case 'fs-01') but "
+                              f"{root / 'oloproof.yaml'} has no outcome_contract evaluator"), message
+    assert "add '- {type: outcome_contract}' under evaluators" in message
     assert sum(c.get("outcome") is not None for c in map(json.loads, (root / "cases.jsonl").read_text(
         encoding="utf-8").splitlines())) == 6
     run = op.run(suite, progress=False)
