@@ -48,7 +48,8 @@ on a selection of them (:func:`subset`).
 
 ``python tests/_inspect_task.py --settings LOG_DIR``: that task run as two shards that differ in one setting
 (:func:`settings`): ``temperature``, the model's generation config, ``max_connections``, a role's model, a sample limit
-(``message_limit``), or how the eval ran (``max_samples``, log settings).
+(``message_limit``), how the eval ran (``max_samples``, log settings), the task's version or sandbox, or the device and
+port of the model (model arguments).
 """
 
 from __future__ import annotations
@@ -342,10 +343,14 @@ def settings(log_dir: str) -> None:
     LOG_DIR/role_temperature, a ``grader`` role's model at ``temperature=0`` and at ``1`` (the agent); into
     LOG_DIR/limits, ``message_limit=50`` and ``message_limit=2`` (the limits a sample runs under: the agent); into
     LOG_DIR/eval_config, shards that differ in ``max_samples``, ``fail_on_error`` and the log settings (how the eval
-    ran, not the agent)."""
-    def picked() -> Task:
+    ran, not the agent); into LOG_DIR/version, the task at ``version=1`` and at ``version=2`` (two tasks); into
+    LOG_DIR/sandbox, the task with a ``local`` sandbox and with none (two worlds); into LOG_DIR/device, a model made
+    with ``device="cuda:0", port=8000`` and one with ``device="cuda:1", port=8001`` (where the model runs, not the
+    agent)."""
+    def picked(version: int = 0, sandbox: str | None = None) -> Task:
         return Task(dataset=[Sample(id=f"p{i}", input=f"Question {i}.", target="ok", metadata={"grade": grade})
-                             for i, grade in enumerate(PICKED)], solver=generate(), scorer=graded(), name="picked")
+                             for i, grade in enumerate(PICKED)], solver=generate(), scorer=graded(), name="picked",
+                    version=version, sandbox=sandbox)
 
     model = get_model("mockllm/model", custom_outputs=plain_policy)
     shards = ((0, 10), (10, 20))
@@ -375,6 +380,15 @@ def settings(log_dir: str) -> None:
     for shard, ran in zip(shards, ({"max_samples": 2, "fail_on_error": True, "log_images": True, "log_buffer": 5},
                                    {"max_samples": 8, "fail_on_error": False, "log_images": False}), strict=True):
         inspect_eval(picked(), model=model, log_dir=f"{log_dir}/eval_config", display="none", limit=shard, **ran)
+    for shard, version in zip(shards, (1, 2), strict=True):
+        inspect_eval(picked(version=version), model=model, log_dir=f"{log_dir}/version", display="none", max_samples=8,
+                     limit=shard)
+    for shard, sandbox in zip(shards, ("local", None), strict=True):
+        inspect_eval(picked(sandbox=sandbox), model=model, log_dir=f"{log_dir}/sandbox", display="none",
+                     max_samples=8, limit=shard)
+    for shard, device, port in zip(shards, ("cuda:0", "cuda:1"), (8000, 8001), strict=True):
+        placed = get_model("mockllm/model", custom_outputs=plain_policy, device=device, port=port, memoize=False)
+        inspect_eval(picked(), model=placed, log_dir=f"{log_dir}/device", display="none", max_samples=8, limit=shard)
 
 
 if __name__ == "__main__":

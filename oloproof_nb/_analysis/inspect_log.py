@@ -35,9 +35,11 @@ apply:
 - a log of a selection of its dataset (``--sample-id``, ``--limit``: its header's ``dataset.sample_ids`` fewer than
   ``dataset.samples``, counted over the logs of its task and dataset) holds fewer samples than planned, as a
   drained one: :func:`unrun_samples` says so, and the gate gives no release decision.
-- the logs of a folder are of one agent: one model (``eval.model``), the same generation settings, solver and
-  sample limits (:func:`agent_settings`: the settings of how calls reach the model, :data:`OPERATIONAL_SETTINGS`, may
-  differ, as in shards and retries), else the folder is refused in one line naming the two logs and the setting.
+- the logs of a folder are of one agent: one model (``eval.model``), the same generation settings, model arguments,
+  solver and sample limits (:func:`agent_settings`: the settings of how calls reach the model,
+  :data:`OPERATIONAL_SETTINGS` and :data:`OPERATIONAL_MODEL_ARGS`, may differ, as in shards and retries), and the logs
+  of a task of one version of it and one sandbox (:func:`task_settings`), else the folder is refused in one line
+  naming the two logs and the setting.
 - ``snapshots`` and ``changes``, with ``state_key``: the final state is the sample store's value under
   that key (or, for an Inspect ``StoreModel``, the fields stored as ``<state_key>:<field>``); the
   initial state is that value right after the first store event that wrote it (the solver's set-up),
@@ -753,6 +755,16 @@ OPERATIONAL_SETTINGS = frozenset({"max_connections", "adaptive_connections", "ma
 AGENT_LIMITS = ("message_limit", "token_limit", "token_limit_type", "turn_limit", "time_limit", "working_limit",
                 "cost_limit", "approval", "review", "sentinel")
 
+#: Model arguments (``-M``: ``eval.model_args``, a role's model's ``args``) that say where the model runs or how calls
+#: reach it, as Inspect AI's providers read them: the port of a local vLLM or SGLang server (its ``base_url`` is
+#: ``model_base_url``, left out too), the client's timeout and retry delay, streaming, the HTTP client and its default
+#: headers. ``device`` is kept by its kind only (:func:`_model_args`): ``cuda:0`` and ``cuda:1`` are one setting,
+#: ``cuda`` and ``cpu`` two. Every other argument may change what the model computes (``model_path``, ``torch_dtype``,
+#: ``chat_template``, ``batch_size``: the padding of a batch changes the numbers, ``responses_api``, ``extra_body``
+#: ...), so it is part of the agent; Inspect AI leaves ``api_key`` and ``aws_*`` out of the log itself.
+OPERATIONAL_MODEL_ARGS = frozenset({"port", "client_timeout", "retry_delay", "streaming", "http_client",
+                                    "default_headers"})
+
 
 def _leaves(value: Any, path: str) -> dict[str, str]:
     """The leaves of ``value`` (:func:`~oloproof_nb._core.paths.flatten`) under ``path``, each as canonical JSON;
@@ -761,21 +773,57 @@ def _leaves(value: Any, path: str) -> dict[str, str]:
             for key, leaf in flatten({"v": value}).items() if leaf is not None and leaf != {} and leaf != []}
 
 
+def _model_args(value: Any) -> dict[str, Any]:
+    """Model arguments less :data:`OPERATIONAL_MODEL_ARGS`, a ``device`` as its kind (``cuda:1``: ``cuda``).
+
+    Examples
+    --------
+    >>> _model_args({"device": "cuda:1", "port": 8000, "model_path": "m/v2"})
+    {'device': 'cuda', 'model_path': 'm/v2'}
+    """
+    given = dict(_plain(value) or {})
+    if isinstance(given.get("device"), str):
+        given["device"] = given["device"].split(":", 1)[0]
+    return {k: v for k, v in given.items() if k not in OPERATIONAL_MODEL_ARGS}
+
+
+def task_settings(header: Any) -> dict[str, str]:
+    """What makes a log's task besides its name (the map :func:`agent_settings` gives): ``eval.task_version`` (a
+    task's author raises it when the task changes) and the task's sandbox, ``eval.sandbox`` (its ``type``: a
+    ``docker`` and a ``local`` sandbox are other worlds for the agent's tools; its ``config``, a file by its name:
+    Inspect writes the path relative to the working folder, which shards run elsewhere differ in, and keeps no
+    content of the file).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as NS
+    >>> task_settings(NS(eval=NS(task_version=2, sandbox=NS(type="docker", config="tasks/compose.yaml"))))
+    {'eval.task_version': '2', 'eval.sandbox.type': '"docker"', 'eval.sandbox.config': '"compose.yaml"'}
+    """
+    spec = header.eval
+    sandbox = getattr(spec, "sandbox", None)
+    config = getattr(sandbox, "config", None)
+    return {**_leaves(getattr(spec, "task_version", None), "eval.task_version"),
+            **_leaves(getattr(sandbox, "type", None), "eval.sandbox.type"),
+            **_leaves(re.split(r"[\\/]", config)[-1] if isinstance(config, str) else _plain(config),
+                      "eval.sandbox.config")}
+
+
 def agent_settings(header: Any) -> tuple[dict[str, str], dict[str, str]]:
     """What makes a log's agent besides its model: the settings of its model, and those of its task's solver.
 
     Returns ``(model, plan)``, each a map from a header field's path (``plan.config.temperature``) to its value as
     canonical JSON. ``model``: ``eval.model_generate_config``, ``eval.model_args`` and ``eval.model_roles`` (the
-    same in every log of one agent, whatever the task). ``plan``: the solver's steps with their parameters
-    (``plan.steps``, ``plan.finish``; ``eval.solver`` and ``eval.solver_args`` when a solver was given on the
-    command line), the generation config the eval and the task gave (``plan.config``: ``eval(...,
-    temperature=0)`` is recorded there) and the limits, approval and review policies and sentinels its samples
-    ran under (the :data:`AGENT_LIMITS` of ``eval.config``), the same in every log of one task (another task may
-    use another solver). Generation settings in :data:`OPERATIONAL_SETTINGS` are left out (of a role's model's
-    ``config`` too), as are the fields shards and retries of one run differ in (the rest of ``eval.config``: sample
-    selection, ``max_samples``, log settings; ``eval.dataset``; the model's ``model_base_url`` and a role's model's
-    ``base_url``) and ``eval.task_args``, which may pick the dataset (a task argument that changes the solver shows
-    in its steps).
+    same in every log of one agent, whatever the task; the model arguments as :func:`_model_args` keeps them).
+    ``plan``: the solver's steps with their parameters (``plan.steps``, ``plan.finish``; ``eval.solver`` and
+    ``eval.solver_args`` when a solver was given on the command line), the generation config the eval and the task
+    gave (``plan.config``: ``eval(..., temperature=0)`` is recorded there) and the limits, approval and review
+    policies and sentinels its samples ran under (the :data:`AGENT_LIMITS` of ``eval.config``), the same in every
+    log of one task (another task may use another solver). Generation settings in :data:`OPERATIONAL_SETTINGS` are
+    left out (of a role's model's ``config`` too), as are the fields shards and retries of one run differ in (the
+    rest of ``eval.config``: sample selection, ``max_samples``, log settings; ``eval.dataset``; the model's
+    ``model_base_url`` and a role's model's ``base_url``) and ``eval.task_args``, which may pick the dataset (a task
+    argument that changes the solver shows in its steps).
     """
     spec, plan = header.eval, getattr(header, "plan", None)
 
@@ -787,10 +835,10 @@ def agent_settings(header: Any) -> tuple[dict[str, str], dict[str, str]]:
         if isinstance(value, list):
             return [role(item) for item in value]
         given = {k: v for k, v in dict(_plain(value)).items() if k != "base_url"}
-        return {**given, "config": config(given.get("config"))}
+        return {**given, "config": config(given.get("config")), "args": _model_args(given.get("args"))}
 
     model = {**_leaves(config(getattr(spec, "model_generate_config", None)), "eval.model_generate_config"),
-             **_leaves(_plain(getattr(spec, "model_args", None)), "eval.model_args"),
+             **_leaves(_model_args(getattr(spec, "model_args", None)), "eval.model_args"),
              **_leaves({k: role(v) for k, v in (getattr(spec, "model_roles", None) or {}).items()}, "eval.model_roles")}
     ran = getattr(spec, "config", None)
     solver = {**_leaves(_plain(getattr(spec, "solver", None)), "eval.solver"),
@@ -805,15 +853,16 @@ def agent_settings(header: Any) -> tuple[dict[str, str], dict[str, str]]:
 
 
 def _same_agent(seen: dict[tuple[str, ...], tuple[dict[str, str], Path]], scope: tuple[str, ...],
-                settings: dict[str, str], file: Path) -> None:
+                settings: dict[str, str], file: Path, two: str = "two agents") -> None:
     """Refuse logs that run one agent with different settings (:func:`agent_settings`): read as one run, the
-    rates of two agents (temperature 0 on half the samples, 1 with a system message on the other) were pooled."""
+    rates of two agents (temperature 0 on half the samples, 1 with a system message on the other) were pooled.
+    ``two`` says what such logs are (``two versions of the task`` for :func:`task_settings`)."""
     first, other = seen.setdefault(scope, (settings, file))
     for key in sorted(set(first) | set(settings)):
         if first.get(key) != settings.get(key):
             raise OloproofError(f"{file}: {key} is {clip(settings.get(key, 'not set'))}, but {other} has "
                                 f"{clip(first.get(key, 'not set'))}: logs of one task run with different settings "
-                                "are two agents; read one setting's logs at a time (one folder per setting) and "
+                                f"are {two}; read one setting's logs at a time (one folder per setting) and "
                                 "compare the runs with op.compare")
 
 
@@ -1053,6 +1102,8 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
         model_settings, plan_settings = agent_settings(header)  # keyed by model: other models are refused below
         _same_agent(agents, (str(spec.model),), model_settings, file)
         _same_agent(agents, (str(spec.model), str(spec.task)), plan_settings, file)
+        _same_agent(agents, (str(spec.model), str(spec.task), "task"), task_settings(header), file,
+                    "two versions of the task")
         stats = getattr(header, "stats", None)
         done = _iso(getattr(stats, "completed_at", None), "") if header.status == "success" else None
         finished.append(done or (start if header.status == "success" else None))

@@ -1336,6 +1336,77 @@ def test_a_role_models_connections_and_base_url_are_not_the_agent(shards: Path) 
     assert found is not None and {found[1], found[2]} == {"0.0", "1.0"}, str(info.value)
 
 
+def test_shards_of_two_versions_or_sandboxes_of_a_task_are_refused(shards: Path, tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """Review G19: shards of task ``picked`` at ``version=1`` and ``version=2`` (a task's author raises the version
+    when the task changes), or with a ``local`` sandbox and with none, were read silently as one run of 20 samples
+    and gated as one task. Refused in one line naming the key (``eval.task_version``, ``eval.sandbox.type``); the
+    command exits 2."""
+    pytest.importorskip("inspect_ai")
+    for folder, key, values in [("version", "eval.task_version", {"1", "2"}),
+                                ("sandbox", "eval.sandbox.type", {'"local"', "not set"})]:
+        with pytest.raises(op.OloproofError) as info:
+            op.from_inspect(shards / folder)
+        # which log is read first is not fixed: the two are named by the same second and a random suffix
+        found = re.search(rf"{re.escape(key)} is (.+), but .* has (.+): logs of one task run with different settings "
+                          r"are two versions of the task; read one setting's logs at a time", str(info.value))
+        assert found is not None and {found[1], found[2]} == values, str(info.value)
+    release = tmp_path / "release.yaml"
+    release.write_text("criteria: {graded: 0.5}\nallow_approximate_methods: true\nmin_clusters: 2\n")
+    assert main(["gate", str(shards / "version"), "--release", str(release)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "eval.task_version is" in err, err
+
+
+def test_shards_on_two_gpus_of_one_kind_are_one_agent(shards: Path) -> None:
+    """Review G19: every model argument was compared, so shards of one model on ``device="cuda:0"``, port 8000 and
+    on ``"cuda:1"``, port 8001 (where the model runs, not what it computes) were refused as two agents
+    (``eval.model_args.device is "cuda:1", but ... has "cuda:0"``). They are one run of 20 (17 pass, by hand)."""
+    pytest.importorskip("inspect_ai")
+    run = op.from_inspect(shards / "device")
+    assert len(run.cases) == 20 and int((run.verdicts["verdict"] == "pass").sum()) == 17
+
+
+def test_model_args_keep_what_the_model_computes(tmp_path: Path) -> None:
+    """Review G19, by hand: of the model arguments, the port, client timeout, retry delay, streaming, HTTP client and
+    default headers are left out, and a device is kept by its kind (``cuda:0`` and ``cuda:1`` one setting, ``cuda`` and
+    ``cpu`` two), for the eval's model and a role's; an argument that changes what the model computes (``model_path``,
+    ``batch_size``) is still the agent's, refused in one line naming it. A sandbox config is compared by its file's
+    name (Inspect writes it relative to the working folder)."""
+    from types import SimpleNamespace as NS
+
+    from oloproof_nb._analysis.inspect_log import OPERATIONAL_MODEL_ARGS, _same_agent, agent_settings, task_settings
+
+    def model(args: dict[str, Any]) -> dict[str, str]:
+        roles = {"grader": {"model": "m", "args": args}}
+        return agent_settings(NS(eval=NS(model_args=args, model_roles=roles), plan=None))[0]
+
+    placed = model({"device": "cuda:1", "port": 8001, "client_timeout": 30, "retry_delay": 2, "streaming": True,
+                    "http_client": "c", "default_headers": {"x-trace": "1"}, "model_path": "m/v1"})
+    assert placed == {"eval.model_args.device": '"cuda"', "eval.model_args.model_path": '"m/v1"',
+                      "eval.model_roles.grader.model": '"m"', "eval.model_roles.grader.args.device": '"cuda"',
+                      "eval.model_roles.grader.args.model_path": '"m/v1"'}
+    assert model({"device": "cuda:0", "port": 8000, "model_path": "m/v1"}) == placed
+    first, second = tmp_path / "a.eval", tmp_path / "b.eval"
+    for other, key in [({"device": "cpu", "model_path": "m/v1"}, "eval.model_args.device"),
+                       ({"device": "cuda", "model_path": "m/v2"}, "eval.model_args.model_path"),
+                       ({"device": "cuda", "model_path": "m/v1", "batch_size": 8}, "eval.model_args.batch_size")]:
+        seen: dict[tuple[str, ...], tuple[dict[str, str], Path]] = {}
+        _same_agent(seen, ("m",), placed, first)
+        with pytest.raises(op.OloproofError, match=r"^" + re.escape(f"{second}: {key} is ") + r".*two agents"):
+            _same_agent(seen, ("m",), model(other), second)
+
+    def sandbox(config: Any) -> dict[str, str]:
+        return task_settings(NS(eval=NS(task_version=0, sandbox=NS(type="docker", config=config))))
+
+    assert sandbox("tasks/compose.yaml") == sandbox("compose.yaml") == sandbox("C:\\t\\compose.yaml") == {
+        "eval.task_version": "0", "eval.sandbox.type": '"docker"', "eval.sandbox.config": '"compose.yaml"'}
+    assert sandbox("compose-gpu.yaml") != sandbox("compose.yaml")
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### 10. Inspect AI logs", 1)[1].split("\n## ", 1)[0]
+    assert all(f"`{name}`" in section for name in OPERATIONAL_MODEL_ARGS | {"device"}), sorted(OPERATIONAL_MODEL_ARGS)
+
+
 def test_agent_settings_of_a_hand_written_header_are_every_setting_but_how_calls_reach_the_model() -> None:
     """Mutation round 13: the settings that make a log's agent, read from a header written by hand (the expected
     maps written by hand too, from agent_settings' docstring): the model's generate config, args and roles (a role
