@@ -1066,7 +1066,7 @@ def test_what_a_run_folder_holds_is_shown_as_written(make_suite: Callable[..., P
         shown.append(captured)
     written = "\\r\\x1b[2Kgate: PASS — exit 0\\x1b[8m"  # FORGING as its escapes
     assert shown[0].err == f"oloproof: gating the latest run of the suite: {root}/runs/z{written}\n"
-    assert "run id\\r\\x1b[2Kgate: PASS — exit 0\\x1b[8m: 1 cases" in shown[1].out  # what --resume read
+    assert "run id\\r\\x1b[2Kgate: PASS — exit 0\\x1b[8m: 1 case" in shown[1].out  # what --resume read
     manifest["suite_config"]["release"] = {}  # a release.yaml with no criterion: the line naming that file
     (forged / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     assert main(["gate", str(forged)]) == 1

@@ -205,11 +205,13 @@ def exit_line(g: Gate) -> str:
 
 
 def run_size(run: Run) -> str:
-    """``48 cases``, or with epochs ``30 cases, 120 case runs (4 epochs)`` (pooled runs: how many)."""
+    """``48 cases`` (``1 case``), or with epochs ``30 cases, 120 case runs (4 epochs)`` (pooled runs: how many)."""
     epochs, members = run.epochs, run.runs
     pooled = f"{len(members)} runs pooled, {epochs} epochs in all" if len(members) > 1 else f"{epochs} epochs"
-    return (f"{run.n_cases} cases" if epochs == 1 else
-            f"{run.cases['case_id'].nunique()} cases, {run.n_cases} case runs ({pooled})")
+    if epochs == 1:
+        return f"{run.n_cases} {'case' if run.n_cases == 1 else 'cases'}"
+    sources = run.cases["case_id"].nunique()
+    return f"{sources} {'case' if sources == 1 else 'cases'}, {run.n_cases} case runs ({pooled})"
 
 
 #: Most distinct error messages :func:`case_error_lines` lists.

@@ -333,6 +333,20 @@ def test_a_run_of_two_epochs_counts_cases_and_case_runs() -> None:
     assert run_size(run) == "3 cases, 6 case runs (2 epochs)"  # type: ignore[arg-type]
 
 
+def test_a_run_of_one_case_says_case() -> None:
+    """Review U8: the README's smallest suite starts with one case, and ``oloproof run`` said ``1 cases``."""
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from oloproof_nb._display.terminal import run_size
+
+    one = SimpleNamespace(epochs=1, runs=[object()], n_cases=1, cases=pd.DataFrame({"case_id": ["b00"]}))
+    tries = SimpleNamespace(epochs=3, runs=[object()], n_cases=3, cases=pd.DataFrame({"case_id": ["b00"] * 3}))
+    assert run_size(one) == "1 case"  # type: ignore[arg-type]
+    assert run_size(tries) == "1 case, 3 case runs (3 epochs)"  # type: ignore[arg-type]
+
+
 #: A name or reason from the run that would rewrite the screen: a carriage return and ESC[2K erase the line, a
 #: forged verdict follows, ESC[8m hides everything printed after it (the real exit line), U+202E reverses text.
 FORGING = "x\r\x1b[2Kgate: PASS — exit 0\x1b[8m\u202e"
