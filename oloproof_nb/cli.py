@@ -611,6 +611,8 @@ def _whole(run: Run, given: str) -> Run:
         holder = RunLock.holder(run.directory)
         if holder is not None:  # it is running now: --resume would be refused
             text += f"; it is still running ({holder}): wait until it has finished"
+        elif _finished_journal(run.directory) is not None:  # it finished after it was read: a resume runs nothing
+            text += "; it finished while it was being read: run the command again"
         else:
             root = run.manifest.suite_config.root or "SUITE"
             text += f"; finish it with: oloproof run {shlex.quote(root)} --out {shlex.quote(given)} --resume"

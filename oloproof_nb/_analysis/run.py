@@ -269,15 +269,18 @@ class Run:
         if self._members is not None:
             for member in self._members:
                 member.write_columnar()
-            self.manifest = self._members[0].manifest
-            self._forget()  # the pooled frames read before were pooled from the members' old frames
+            self._forget(self._members[0].manifest)  # the pooled frames read before were pooled from the old copies
             return
         fingerprint = journal_fingerprint(self.directory)  # before reading: a journal growing meanwhile is newer
+        # the manifest before the journal is read: a run it calls finished has all its records in what is read next
+        # (the runner stamps it after the last one). Read after the copy, a run that finished meanwhile was called
+        # finished with the records of a moment before, and its gate blamed a truncated copy of the folder
+        manifest = read_manifest(self.directory)
         self._journal = Journal(self.directory, self._states)  # read afresh: an index read before is older than it
         try:
             writer = CopyWriter(self.directory, fingerprint)
         except OSError as exc:
-            self._keep_in_memory(exc)
+            self._keep_in_memory(exc, manifest)
             return
         try:
             for name, table in self._journal_tables():
@@ -285,25 +288,25 @@ class Run:
             writer.commit()
         except OSError as exc:
             writer.abort()
-            self._keep_in_memory(exc)
+            self._keep_in_memory(exc, manifest)
         except BaseException:
             writer.abort()
             raise
         else:
             self._in_memory = None
             self._source = copy_source(self.directory)  # this copy, or the fresh one a faster process put there
-            self._forget()
+            self._forget(manifest)
 
-    def _forget(self) -> None:
-        """Read the manifest again and drop the frames and records read before: each is read again, from the
-        copy just written (a resumed run's manifest now says it finished; its cases and verdicts are newer)."""
-        if self._members is None:
-            self.manifest = read_manifest(self.directory)
+    def _forget(self, manifest: Manifest) -> None:
+        """Take ``manifest`` (read before the journal the frames come from) and drop the frames and records read
+        before: each is read again, from the copy just written (a resumed run's manifest now says it finished; its
+        cases and verdicts are newer)."""
+        self.manifest = manifest
         self._frames.clear()
         for name in ("records", "replay_records", "unscored_ids", "_repeated_replays"):
             self.__dict__.pop(name, None)
 
-    def _keep_in_memory(self, exc: OSError) -> None:
+    def _keep_in_memory(self, exc: OSError, manifest: Manifest) -> None:
         warn_at_caller(f"{self.directory}: cannot write the columnar copy ({exc}); the frames are built from the "
                        "journal and kept in memory", ColumnarCopyWarning)
         built: dict[str, list[pa.Table]] = {name: [] for name in FRAMES}
@@ -311,7 +314,7 @@ class Run:
             built[name].append(table)
         self._in_memory = {name: from_arrow(FRAMES[name], pa.concat_tables(tables), self._states.many)
                            for name, tables in built.items()}
-        self._forget()
+        self._forget(manifest)
 
     def _journal_tables(self) -> Iterator[tuple[str, pa.Table]]:
         """Every frame's Arrow rows from the journal, chunk by chunk.

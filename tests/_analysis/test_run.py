@@ -278,3 +278,40 @@ def test_the_validity_check_difference_names_the_transform_whose_minimum_differs
     a, b = run(("kept", 0.5), ("moved", 0.85)), run(("kept", 0.5), ("moved", 0.99))
     assert validity_check_difference(a, b) == "transform moved: minimum_validity 0.99, not 0.85"
     assert validity_check_difference(a, a) == "other transforms or another case file"
+
+
+def test_a_run_that_finishes_while_it_is_loaded_is_not_called_finished_with_its_earlier_records(
+        make_suite: Callable[..., Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review G20: the manifest was read again after the columnar copy was built, so a run whose last records and
+    ``finished_at`` were written while ``op.load_run`` (or ``oloproof gate``) read its journal was loaded as
+    finished with the records of a moment before (reproduced 6 times in 6 with a second process loading a run
+    as it finished): ``run.finished`` was True beside 5 of 8 cases, and the gate blamed a truncated copy of the
+    folder ("incomplete: … records are missing") instead of saying the run had not finished when it was read."""
+    from oloproof_nb._analysis import columnar
+    from oloproof_nb._run.runner import run_suite
+
+    suite = op.load_suite(make_suite(_cases(8, 0), evaluators=[{"type": "answer_matches"}],
+                                     release={"criteria": {"answer_matches": 0.5}}))
+    out = tmp_path / "run"
+
+    def stop_after_five(done: int, total: int) -> None:
+        if done == 5:
+            raise KeyboardInterrupt  # the user's Ctrl-C: an unfinished run of 5 records
+    with pytest.raises(KeyboardInterrupt):
+        op.run(suite, out=out, progress=stop_after_five)
+    commit = columnar.CopyWriter.commit
+    finished: list[bool] = []
+
+    def commit_then_the_run_finishes(writer: columnar.CopyWriter) -> None:
+        commit(writer)
+        if not finished:  # the other process appends the last 3 records and stamps the run finished now
+            run_suite(suite, out=out, resume=True)
+            finished.append(True)
+    monkeypatch.setattr(columnar.CopyWriter, "commit", commit_then_the_run_finishes)
+    run = op.load_run(out)
+    assert finished and len(run.cases) == 5
+    assert not run.finished  # as the journal it read: unfinished
+    assert op.gate(run).reason.startswith("unfinished: the run did not finish (5 of 8 cases recorded)")
+    monkeypatch.undo()
+    again = op.load_run(out)
+    assert again.finished and len(again.cases) == 8 and op.gate(again).verdict == "PASS"

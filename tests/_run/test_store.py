@@ -774,6 +774,32 @@ def test_gate_on_a_run_still_running_says_so_not_resume(tmp_path: Path, clean_de
     assert "--resume" in capsys.readouterr().err
 
 
+def test_gate_on_a_run_that_finished_while_it_was_read_says_so_not_resume(tmp_path: Path, clean_desk: op.Run,
+                                                                         monkeypatch: pytest.MonkeyPatch,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """Review G20: ``oloproof gate`` looped on a run as it finished said once "the run did not finish (40 of 40 cases
+    recorded) …; finish it with: oloproof run … --resume": the run was read unfinished, then stamped finished and
+    its lock let go before the holder was asked. It now says the run finished meanwhile (no resume to run)."""
+    from oloproof_nb._run.runner import run_suite
+    from oloproof_nb.cli import main
+
+    root, out = _interrupted(tmp_path, clean_desk, keep=3)
+    holder = RunLock.holder
+
+    def finished_just_before(directory: Path) -> str | None:
+        run_suite(op.load_suite(root), out=out, resume=True)  # the run's own process records the rest and finishes
+        return holder(directory)
+    monkeypatch.setattr(RunLock, "holder", staticmethod(finished_just_before))
+    assert main(["gate", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "the run did not finish (3 of " in err
+    assert "it finished while it was being read: run the command again" in err
+    assert "--resume" not in err and err.count("\n") == 1
+    monkeypatch.undo()
+    assert main(["gate", str(out)]) in (0, 1)  # gated now
+    assert "did not finish" not in capsys.readouterr().err
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes (POSIX)")
 def test_asking_who_holds_a_lock_that_is_a_named_pipe_does_not_wait(tmp_path: Path) -> None:
     """CLI review: a named pipe at ``.lock`` of an unfinished run made ``oloproof gate``, ``report`` and
