@@ -6,6 +6,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, Literal, TypedDict
 
+from ..errors import quote_value
 from .compare import answers_equal
 from .jsonsafe import to_json
 from .paths import leaf_diff, values_equal
@@ -19,6 +20,17 @@ def _json(trajectory: Trajectory) -> dict[str, Any]:
     return trajectory.model_dump(mode="json", exclude={"input"})
 
 
+def _step_text(step: dict[str, Any] | None) -> str:
+    """One recorded step (its JSON form) in a few words, for a divergence message."""
+    if step is None:
+        return "no step"
+    if step.get("kind") == "tool_call":
+        return f"tool {step.get('tool')}({quote_value(step.get('args') or {})}) -> {quote_value(step.get('result'))}"
+    if step.get("name"):
+        return f"model call {step['name']} -> {quote_value(step.get('content'))}"
+    return f"{step.get('role')} message {quote_value(step.get('content'))}"
+
+
 def control_difference(recorded: Trajectory, recorded_state: dict[str, Any] | None, replayed: Trajectory,
                        replayed_state: dict[str, Any] | None) -> str | None:
     """How a control replay differs from the recording, or None when it reproduces it.
@@ -30,7 +42,9 @@ def control_difference(recorded: Trajectory, recorded_state: dict[str, Any] | No
     Returns
     -------
     str or None
-        e.g. ``"step 3 differs"``, ``"answer differs"``, ``"state differs at orders.ord-001.status"``.
+        e.g. ``"step 3 differs: recorded tool pay({'amount': 5}) -> {'ok': True}; replayed no step"``
+        (each side in a few words, values cut to 200 characters), ``"answer differs"``,
+        ``"state differs at orders.ord-001.status"``.
 
     Examples
     --------
@@ -43,7 +57,9 @@ def control_difference(recorded: Trajectory, recorded_state: dict[str, Any] | No
     rec, rep = _json(recorded), _json(replayed)
     for i in range(max(len(rec["steps"]), len(rep["steps"]))):
         if i >= len(rec["steps"]) or i >= len(rep["steps"]) or not values_equal(rec["steps"][i], rep["steps"][i]):
-            return f"step {i} differs"
+            recorded_step = rec["steps"][i] if i < len(rec["steps"]) else None
+            replayed_step = rep["steps"][i] if i < len(rep["steps"]) else None
+            return f"step {i} differs: recorded {_step_text(recorded_step)}; replayed {_step_text(replayed_step)}"
     for key in ("answer", "status"):
         if not values_equal(rec[key], rep[key]):
             return f"{key} differs"

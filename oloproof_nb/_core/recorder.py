@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import threading
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -51,6 +52,16 @@ class Recorder:
     inside the value and the fix, and the case ends with status ``error``.
     Replayed model outputs (before the checkpoint) are their recorded JSON form.
 
+    **A call inside another cannot be replayed.** A call made through the
+    recorder while another runs on the same thread (``rec.model`` inside a tool
+    that ``rec.tool`` runs, to record the tool's random draw) is recorded
+    before the call it belongs to, so a replay can never match the recording
+    there. Recording, it is kept as before (the case's own checks need no
+    replay); replaying, such a call at or before the checkpoint raises
+    :class:`ReplayDiverged` naming both calls and the fix: make the inner call
+    first and pass its result to the tool. Calls an agent makes at the same
+    time from threads of its own are not inside each other.
+
     Attributes
     ----------
     steps : list of ToolCall or Message
@@ -77,6 +88,8 @@ class Recorder:
         self._recording: list[ToolCall | Message] | None = None
         self._checkpoint: int | None = None
         self._change: Change | None = None
+        self._running: dict[int, str] = {}   # thread id -> the call running on it
+        self._refused: str | None = None
 
     @classmethod
     def replaying(cls, trajectory: Trajectory, *, checkpoint: int, change: Change | None) -> Recorder:
@@ -103,6 +116,35 @@ class Recorder:
             raise ReplayDiverged(f"step {idx}: the replay called {name}({args}) where the recording has {step}")
         return step
 
+    def _not_inside(self, what: str, mode: str) -> None:
+        """Refuse, replaying up to the checkpoint, a call made while another runs on this thread (class notes)."""
+        outer = self._running.get(threading.get_ident())
+        if outer is not None and mode != "live":
+            self._refused = (f"{what} was called while {outer} was running: a call inside another is recorded "
+                             f"before the call it belongs to, so no replay can match the recording up to its "
+                             f"checkpoint; make it before {outer} and pass its result in")
+            raise ReplayDiverged(self._refused)
+
+    def _call(self, what: str, fn: Callable[..., Any], args: dict[str, Any]) -> Any:
+        """``fn(**args)``, noting that ``what`` runs on this thread while it does.
+
+        A refusal of a call inside it (:meth:`_not_inside`) is raised again when ``fn`` returns, so a tool
+        that catches every exception (and returns it as an error text) cannot hide it.
+        """
+        thread = threading.get_ident()
+        outer = self._running.get(thread)  # a call this one runs inside of, recording (kept as before)
+        self._running[thread] = what
+        try:
+            out = fn(**args)
+        finally:
+            if outer is None:
+                del self._running[thread]
+            else:
+                self._running[thread] = outer
+        if self._refused is not None:
+            raise ReplayDiverged(self._refused)
+        return out
+
     def _mode(self, idx: int) -> str:
         if self._recording is None or self._checkpoint is None:
             return "live"
@@ -116,16 +158,17 @@ class Recorder:
         """Call tool ``name`` as ``fn(**args)``, record a JSON copy of the call, and return its result."""
         idx = len(self.steps)
         mode = self._mode(idx)
+        self._not_inside(f"tool {name}", mode)
         args_json = to_json(args, what=f"tool {name}'s arguments")
         if mode == "change":
             self._recorded(idx, ToolCall, name, args_json)
             assert self._change is not None
             if self._change.effect == "applied":
-                fn(**args)  # the call took effect; only its result is lost
+                self._call(f"tool {name}", fn, args)  # the call took effect; only its result is lost
             result = copy.deepcopy(self._change.result)
             result_json = to_json(result, what=f"the change at {name}")
         else:
-            result = fn(**args)
+            result = self._call(f"tool {name}", fn, args)
             result_json = to_json(result, what=f"tool {name}'s result")
             if mode in ("before", "live-checked"):
                 recorded = self._recorded(idx, ToolCall, name, args_json)
@@ -142,6 +185,7 @@ class Recorder:
         """
         idx = len(self.steps)
         mode = self._mode(idx)
+        self._not_inside(f"model call {name}", mode)
         args_json = to_json(args, what=f"model call {name}'s arguments")
         if mode == "before":
             recorded = self._recorded(idx, Message, name, args_json)
@@ -150,10 +194,10 @@ class Recorder:
             self._recorded(idx, Message, name, args_json)
             assert self._change is not None
             if self._change.effect == "applied":
-                fn(**args)
+                self._call(f"model call {name}", fn, args)
             content = copy.deepcopy(self._change.result)
         else:
-            content = fn(**args)
+            content = self._call(f"model call {name}", fn, args)
         content_json = to_json(content, what=f"model call {name}'s output")
         self.steps.append(Message.model_construct(kind="message", role="assistant", content=content_json, name=name,
                                                   args=args_json))

@@ -72,8 +72,11 @@ ONE_MORE = Trajectory(steps=[*RECORDED.steps, ToolCall(tool="pay", args={"amount
 
 @pytest.mark.parametrize(("recorded_state", "replayed", "replayed_state", "difference"), [
     ({"n": 1}, RECORDED, {"n": 1}, None),
-    ({"n": 1}, ONE_MORE, {"n": 1}, "step 2 differs"),  # the control made one call more: a second payment
-    ({"n": 1}, Trajectory(steps=RECORDED.steps[:1], answer="paid"), {"n": 1}, "step 1 differs"),  # one call fewer
+    # the control made one call more (a second payment), one fewer: each side of the step is named
+    ({"n": 1}, ONE_MORE, {"n": 1},
+     "step 2 differs: recorded no step; replayed tool pay({'amount': 5}) -> {'ok': True}"),
+    ({"n": 1}, Trajectory(steps=RECORDED.steps[:1], answer="paid"), {"n": 1},
+     "step 1 differs: recorded tool pay({'amount': 5}) -> {'ok': True}; replayed no step"),
     ({"n": 1}, RECORDED.model_copy(update={"status": "waiting"}), {"n": 1}, "status differs"),
     (None, RECORDED, {"n": 1}, "state differs (recorded on one side only)"),
     ({"n": 1}, RECORDED, None, "state differs (recorded on one side only)"),
@@ -82,6 +85,15 @@ def test_control_difference_compares_every_step_the_status_and_the_state(
         recorded_state: dict[str, int] | None, replayed: Trajectory, replayed_state: dict[str, int] | None,
         difference: str | None) -> None:
     assert control_difference(RECORDED, recorded_state, replayed, replayed_state) == difference
+
+
+def test_control_difference_says_what_a_diverging_model_call_gave() -> None:
+    # a flaky service's random draw, made live after the checkpoint of a control replay: before, the reason
+    # was "step 2 differs", which sent the user looking for the difference in the run's frames
+    recorded = Trajectory(steps=[*RECORDED.steps, Message(name="flake", args={}, content=0.1)], answer="paid")
+    replayed = Trajectory(steps=[*RECORDED.steps, Message(name="flake", args={}, content=0.9)], answer="paid")
+    assert control_difference(recorded, {"n": 1}, replayed, {"n": 1}) == (
+        "step 2 differs: recorded model call flake -> 0.1; replayed model call flake -> 0.9")
 
 
 @pytest.mark.parametrize(("answer_ok", "states", "escalated", "verdict", "reason"), [

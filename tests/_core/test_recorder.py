@@ -437,3 +437,32 @@ def test_a_replayed_model_call_must_be_the_recorded_model() -> None:
     again = op.Recorder.replaying(traj, checkpoint=1, change=op.Change(result=0))
     with pytest.raises(ReplayDiverged, match="step 0"):
         again.model("critic", lambda prompt: "go", prompt="p")  # same arguments, another model
+
+
+
+def _flaky_tool(rec: op.Recorder, swallow: bool) -> Any:
+    """A tool that records its own random draw through the recorder (the nested call a user writes first)."""
+    def update() -> str:
+        try:
+            draw = rec.model("flake", lambda: 0.1)
+        except Exception as e:  # noqa: BLE001 - a tau-bench style tool turns every exception into text
+            if swallow:
+                return f"Error: {e}"
+            raise
+        return "Error: timed out" if draw < 0.25 else "ok"
+    return rec.tool("update", update)
+
+
+@pytest.mark.parametrize("swallow", [False, True])
+def test_a_replay_meeting_a_call_inside_another_names_both_and_the_fix(swallow: bool) -> None:
+    # recorded as before (model step 0, then the tool that made it, step 1); before, the replay said
+    # "step 0: the replay called update({}) where the recording has kind='message' ...", which sent the
+    # user looking at the agent; a tool that turns exceptions into text must not hide the reason
+    rec = op.Recorder()
+    assert _flaky_tool(rec, swallow) == "Error: timed out"
+    traj = rec.trajectory("done")
+    assert [getattr(step, "tool", None) or step.name for step in traj.steps] == ["flake", "update"]
+    control = op.Recorder.replaying(traj, checkpoint=1, change=None)
+    refused = r"^model call flake was called while tool update was running: .*make it before tool update"
+    with pytest.raises(ReplayDiverged, match=refused):
+        _flaky_tool(control, swallow)
