@@ -195,14 +195,17 @@ def _run_dir(given: str, doing: str, logs: bool = False) -> str:
     with ``logs`` Inspect AI logs) is refused in one line naming each, and so is a path that does not exist; Inspect AI
     logs given without ``logs`` (``oloproof compare``) are refused saying how Python compares them."""
     from ._analysis.inspect_log import is_inspect_log, is_inspect_source
+    from ._config.files import folder_problem
     from ._run.locate import is_suite_folder, latest_run_dir, runs_hint
     from ._run.store import MANIFEST
 
     if not is_suite_folder(given):
         path = Path(given)
+        wanted = "a run directory, a suite folder or Inspect AI logs" if logs else "a run directory or a suite folder"
+        problem = folder_problem(path)
+        if problem is not None:
+            raise RunDirError(f"{path}: {problem}; give {wanted} you can read")
         if not path.exists():  # a typo: say what may be given here, not only what a run directory holds
-            wanted = ("a run directory, a suite folder or Inspect AI logs" if logs
-                      else "a run directory or a suite folder")
             raise RunDirError(f"{path}: no such file or folder; give {wanted}")
         # oloproof compare: logs are compared in Python. A .json file is named a log only when it reads as one: a
         # run's manifest.json (given for its folder) or any other .json is what a run directory is not, as before
@@ -253,8 +256,8 @@ def _cmd_init(args: argparse.Namespace) -> int:
     from .examples import init_example
 
     target = init_example(args.example, args.dest, force=args.force)
-    print(f"wrote the {args.example} suite to {target}/")
-    print(f"next: oloproof run {target}")
+    print(terminal_text(f"wrote the {args.example} suite to {target}/"))  # a line break in the name: one line
+    print(terminal_text(f"next: oloproof run {target}"))
     return 0
 
 

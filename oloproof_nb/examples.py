@@ -8,6 +8,7 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+from ._config.files import folder_problem
 from .errors import OloproofError
 
 __all__ = ["EXAMPLES", "example_dir", "init_example"]
@@ -84,13 +85,18 @@ def init_example(name: str, dest: str | Path | None = None, *, force: bool = Fal
     way round), a named pipe or a symbolic link there is refused, nothing written.
     The example is copied whole into a temporary folder first, then moved into
     place: a copy that fails (a full disk) or is interrupted leaves ``dest`` as
-    it was, and the error names ``dest`` in one line; so does a folder there
-    that cannot be written in, or a ``dest`` that is a link to nothing. The
+    it was (the missing parent folders it made for ``dest`` are removed again,
+    never one that was there before), and the error names ``dest`` in one
+    line; so does a folder there that cannot be written in, or a ``dest``
+    that is a link to nothing. The
     files' contents are copied, not the installation's permissions: the copy
     is its user's to edit, even from a read-only installation.
     """
     source = example_dir(name)
     target = Path(dest) if dest is not None else Path(name)
+    problem = folder_problem(target)
+    if problem is not None:
+        raise OloproofError(f"{target}: {problem}; choose another destination")
     if target.is_symlink() and not target.exists():
         raise OloproofError(f"{target}: is a symbolic link to nothing; init writes the example into a folder of its "
                             "own, never through a link (remove it, or choose another destination)")
@@ -113,6 +119,7 @@ def init_example(name: str, dest: str | Path | None = None, *, force: bool = Fal
     existed = target.exists()  # else the copy is put there whole (never merged into a folder made meanwhile)
     staging = (target if existed else target.parent) / f".oloproof-init-{uuid.uuid4().hex[:8]}"
     apart = [rel for rel in labels if not (source / rel).exists()]  # from the shipped labels/ folder
+    made = _missing_folders(staging.parent)  # made for the copy: removed again if it fails, never one that was there
     try:
         try:
             staging.mkdir(parents=True)
@@ -130,9 +137,32 @@ def init_example(name: str, dest: str | Path | None = None, *, force: bool = Fal
             raise OloproofError(f"{target}: cannot copy the example there ({exc.strerror or type(exc).__name__}); "
                                 "nothing was written") from None
         _move_into_place(staging, target, apart, whole=not existed)
+        made = []  # they hold the example now
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+        _remove_empty(made)
     return target
+
+
+def _missing_folders(folder: Path) -> list[Path]:
+    """``folder`` and those of its parents that do not exist yet, deepest first: the folders a
+    ``mkdir(parents=True)`` of it would make."""
+    missing: list[Path] = []
+    for path in (folder, *folder.parents):
+        if path.exists() or path.is_symlink():
+            break
+        missing.append(path)
+    return missing
+
+
+def _remove_empty(folders: list[Path]) -> None:
+    """Remove each of ``folders`` (deepest first) that is still an empty folder; one that now holds anything (made
+    meanwhile by someone else, or written into) is left, and so are all above it."""
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
 
 
 def _move_into_place(staging: Path, target: Path, labels: list[Path], *, whole: bool) -> None:

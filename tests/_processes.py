@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 import time
 from pathlib import Path
 
@@ -26,3 +28,16 @@ def gone_within(pid: int, seconds: float) -> bool:
     while running(pid) and time.monotonic() < deadline:
         time.sleep(0.02)
     return not running(pid)
+
+
+def without_root_powers() -> list[str] | None:
+    """A prefix that runs a command bound by file modes (as root, in a user namespace of its own: ``unshare -U``);
+    ``None`` when there is none."""
+    if not hasattr(os, "geteuid"):
+        return None
+    if os.geteuid() != 0:
+        return []
+    unshare = shutil.which("unshare")
+    if unshare is None or subprocess.run([unshare, "-U", "true"], capture_output=True).returncode != 0:
+        return None
+    return [unshare, "-U"]

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from _processes import without_root_powers
 
 import oloproof_nb as op
 from oloproof_nb.cli import main
@@ -244,20 +245,28 @@ def test_init_force_over_an_obstacle_changes_nothing(tmp_path: Path, capsys: pyt
 
 
 @pytest.mark.parametrize(("where", "cut"), [("new folder", 3), ("new folder", 7), ("empty folder", 2),
-                                            ("--force", 4)])
+                                            ("--force", 4), ("new nested folders", 3),
+                                            ("new folder in a new one", 5)])
 def test_init_cut_short_by_a_full_disk_leaves_the_destination_as_it_was(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, where: str,
         cut: int) -> None:
     """Reliability review R10: a full disk while the example was copied left a suite with a truncated
     cases.jsonl (and no labels), and the error was shutil's list of tuples; the next ``oloproof init`` called
     the half copy a suite "set up earlier" to run as it is. Now the example is copied whole beside it first:
-    the destination is as it was (absent, empty, or the earlier copy under --force) and the error one line."""
+    the destination is as it was (absent, empty, or the earlier copy under --force) and the error one line.
+    Reliability review R11: a destination in folders that did not exist left those folders, empty; now the ones
+    init made are removed again, and a folder that was there is kept (``tmp_path/kept``)."""
     import errno
 
     from oloproof_nb.examples import example_dir
 
     dest = tmp_path / "demo"
-    if where == "empty folder":
+    if where == "new nested folders":
+        dest = tmp_path / "new" / "deeper" / "demo"
+    elif where == "new folder in a new one":
+        (tmp_path / "kept").mkdir()
+        dest = tmp_path / "kept" / "new" / "deeper" / "demo"
+    elif where == "empty folder":
         dest.mkdir()
     elif where == "--force":
         assert main(["init", "--example", "stateful-agent", str(dest)]) == 0
@@ -316,6 +325,46 @@ def test_init_from_a_read_only_installation_gives_a_suite_its_user_can_edit(
     assert not list(tmp_path.glob(".oloproof-init-*"))
 
 
+@pytest.mark.parametrize("command", ["gate", "report", "compare"])
+def test_a_run_folder_that_cannot_be_read_is_named_with_what_to_give(tmp_path: Path, command: str) -> None:
+    """Reliability review R11: ``oloproof gate DIR`` with DIR a folder of mode 000 said only
+    ``DIR/manifest.json: Permission denied`` (a file the user never named, and nothing about what to give)."""
+    import subprocess
+
+    prefix = without_root_powers()
+    if prefix is None:
+        pytest.skip("no way to run bound by file modes here (root without unshare -U, or Windows)")
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    argv = {"gate": ["gate", str(locked)], "report": ["report", str(locked), "--out", str(tmp_path / "r.html")],
+            "compare": ["compare", str(locked), str(locked)]}[command]
+    locked.chmod(0)
+    try:
+        done = subprocess.run([*prefix, sys.executable, "-m", "oloproof_nb.cli", *argv], capture_output=True,
+                              text=True, timeout=120)
+    finally:
+        locked.chmod(0o755)
+    wanted = "a run directory or a suite folder" if command == "compare" else (
+        "a run directory, a suite folder or Inspect AI logs")
+    assert (done.returncode, done.stdout) == (2, ""), done.stderr
+    assert done.stderr == f"oloproof: error: {locked}: cannot read this folder (Permission denied); give {wanted} " \
+                          "you can read\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["locked"]
+
+
+def test_init_names_a_destination_with_a_line_break_on_one_line(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """Reliability review R11: ``oloproof init`` printed the destination as it is, so a name holding a line break
+    split "wrote the ... suite to" over two lines (every other line of the command escapes what the user named)."""
+    dest = tmp_path / "de\nmo\x1b[2J"
+    capsys.readouterr()
+    assert main(["init", "--example", "stateful-agent", str(dest)]) == 0
+    out, _ = capsys.readouterr()
+    assert out == (f"wrote the stateful-agent suite to {tmp_path}/de\\nmo\\x1b[2J/\n"
+                   f"next: oloproof run {tmp_path}/de\\nmo\\x1b[2J\n")
+    assert (dest / "oloproof.yaml").is_file()
+
+
 def test_init_into_a_link_to_nothing_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Review F12: the temporary copy was renamed onto the link and the error named the temporary folder, gone
     by then (``.oloproof-init-1a2b3c4d -> demo: Not a directory``)."""
@@ -352,28 +401,13 @@ def test_init_whose_destination_is_made_meanwhile_changes_nothing_there(
     assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == ["demo", "demo/theirs.txt"]
 
 
-def _without_root_powers() -> list[str] | None:
-    """A prefix that runs a command bound by file modes (as root, in a user namespace of its own: ``unshare -U``);
-    ``None`` when there is none."""
-    if not hasattr(os, "geteuid"):
-        return None
-    if os.geteuid() != 0:
-        return []
-    import subprocess
-
-    unshare = shutil.which("unshare")
-    if unshare is None or subprocess.run([unshare, "-U", "true"], capture_output=True).returncode != 0:
-        return None
-    return [unshare, "-U"]
-
-
 def test_init_force_over_a_folder_it_cannot_write_in_changes_nothing(tmp_path: Path) -> None:
     """Review F12: --force over a suite whose labels/ (missing its label file) cannot be written in replaced
     README.md, cases.jsonl, ... then stopped at labels/injected.jsonl with an error naming the temporary folder.
     Now every folder a file goes into is checked first: one line naming it, nothing written."""
     import subprocess
 
-    prefix = _without_root_powers()
+    prefix = without_root_powers()
     if prefix is None:
         pytest.skip("no way to run bound by file modes here (root without unshare -U, or Windows)")
     dest = tmp_path / "demo"
@@ -402,7 +436,7 @@ def test_init_into_a_folder_whose_parent_cannot_be_written_in(tmp_path: Path, fo
     the example is put there, and no temporary folder is left in it."""
     import subprocess
 
-    prefix = _without_root_powers()
+    prefix = without_root_powers()
     if prefix is None:
         pytest.skip("no way to run bound by file modes here (root without unshare -U, or Windows)")
     dest = tmp_path / "share" / "demo"

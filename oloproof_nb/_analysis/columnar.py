@@ -122,6 +122,13 @@ _SOURCE_MAX_BYTES = 1 << 16
 
 
 
+def _local_file(path: Path, mode: str = "rb") -> pa.NativeFile:
+    """``path`` opened by Arrow as a local file, by its bytes: given as text, Arrow reads a path as a URI and
+    encodes it as UTF-8, which a folder name of bytes that are not UTF-8 (``\\udcff`` once decoded) cannot be
+    (``oloproof gate`` of such a run was an internal error)."""
+    return pa.OSFile(os.fsencode(path), mode)
+
+
 def frame_path(directory: Path, name: str) -> Path:
     """The Parquet file of frame ``name`` in run directory ``directory``."""
     return directory / FRAMES_DIR / f"{name}.parquet"
@@ -434,10 +441,12 @@ def read_frame(directory: Path, name: str, states: Callable[[Iterable[str]], lis
     else:
         _refuse_special(path)
     try:
-        if name == "snapshots" and "state" in wanted and STATE_REF in pq.read_schema(path).names:
-            wanted = [*wanted, STATE_REF]
-        table = pq.read_table(path, columns=wanted, read_dictionary=[c for c in wanted if c in spec.json_columns
-                                                                     or c == STATE_REF], use_threads=True)
+        with _local_file(path) as handle:
+            if name == "snapshots" and "state" in wanted and STATE_REF in pq.read_schema(handle).names:
+                wanted = [*wanted, STATE_REF]
+            handle.seek(0)
+            table = pq.read_table(handle, columns=wanted, use_threads=True,
+                                  read_dictionary=[c for c in wanted if c in spec.json_columns or c == STATE_REF])
     except (OSError, pa.ArrowException) as exc:
         if source is not None:
             _as_loaded(directory, name, source)  # a file gone with its copy: say so, not "cannot read"
@@ -530,6 +539,7 @@ class CopyWriter:
         self.tmp = _tmp_folder(directory)
         self.tmp.mkdir()
         self._writers: dict[str, Any] = {}
+        self._sinks: dict[str, pa.NativeFile] = {}  # the writers' files: a writer given one does not close it
         self._buffers: dict[str, list[pa.Table]] = {}
         self._rows: dict[str, int] = {}
 
@@ -555,7 +565,8 @@ class CopyWriter:
             (self.tmp / f"{name}.parquet").write_bytes(sink.getvalue())
             return
         if writer is None:
-            writer = self._pq.ParquetWriter(self.tmp / f"{name}.parquet", table.schema, **LARGE_FILE)
+            self._sinks[name] = _local_file(self.tmp / f"{name}.parquet", "wb")
+            writer = self._pq.ParquetWriter(self._sinks[name], table.schema, **LARGE_FILE)
             self._writers[name] = writer
         writer.write_table(table, row_group_size=max(table.num_rows, 1))
 
@@ -567,6 +578,7 @@ class CopyWriter:
             self._flush(name, last=True)
             if name in self._writers:
                 self._writers[name].close()
+                self._sinks[name].close()
         source = {"format": FORMAT, "journal": self.fingerprint, "frames": frames_fingerprint(self.tmp)}
         (self.tmp / SOURCE_FILE).write_text(json.dumps(source) + "\n", encoding="utf-8")
         target = self.directory / FRAMES_DIR
@@ -586,9 +598,9 @@ class CopyWriter:
 
     def abort(self) -> None:
         """Drop what was written (the journal is untouched)."""
-        for writer in self._writers.values():
+        for closable in [*self._writers.values(), *self._sinks.values()]:
             try:
-                writer.close()
+                closable.close()
             except (OSError, pa.ArrowException):
                 pass
         shutil.rmtree(self.tmp, ignore_errors=True)

@@ -68,6 +68,7 @@ import pandas as pd
 from pydantic import ValidationError
 
 from .._config.cases import LOOK_ALIKE_HELP, LookAlikes
+from .._config.files import folder_problem
 from .._config.suite import SUITE_FILE, SuiteConfig
 from .._core.canonical import canonical_json, digest, iso
 from .._core.evaluator import CaseContext, Evaluation, Evaluator
@@ -277,6 +278,8 @@ def is_inspect_source(path: Path) -> bool:
     says what is wrong with a damaged one), or a folder holding a log where :func:`log_folder_files` looks, and
     neither a run manifest nor a suite file, nor a run or suite folder among its folders (a folder of projects is
     not a log folder, and a suite folder stands for its latest run, whatever logs it keeps)."""
+    if folder_problem(path) is not None:  # an unreadable folder: the caller says what is wrong with it
+        return False
     if path.exists() and not path.is_dir():  # a FIFO named x.eval: "not a regular file", never opened
         return path.suffix in (".eval", ".json") or (path.is_file() and is_inspect_log(path))
     if not path.is_dir() or (path / MANIFEST).exists() or (path / SUITE_FILE).exists():
@@ -300,6 +303,9 @@ def inspect_log_files(path: str | Path) -> list[Path]:
         When ``path`` is neither an Inspect log nor a folder holding one.
     """
     p = Path(path)
+    problem = folder_problem(p)
+    if problem is not None:
+        raise OloproofError(f"{p}: {problem}; give an Inspect AI log or a folder of logs you can read")
     if p.is_file():
         if not is_inspect_log(p):
             raise OloproofError(f"{p}: not an Inspect AI log (an .eval or .json eval log)")

@@ -26,6 +26,7 @@ from typing import Any, TypeVar, overload
 import pandas as pd
 import pyarrow as pa
 
+from .._config.files import folder_problem
 from .._config.imports import CODE_KEY
 from .._config.release import ReleaseConfig
 from .._config.suite import SuiteConfig, parse_suite_config, release_from_manifest
@@ -168,6 +169,9 @@ class Run:
         such as checking a release.yaml against the run before the run is opened. A suite folder given instead
         is refused naming its latest run in ``within`` (``baselines`` where a do-nothing baseline is wanted)."""
         directory = Path(directory)
+        problem = folder_problem(directory)
+        if problem is not None:
+            raise RunDirError(f"{directory}: {problem}; give a run directory you can read")
         if not directory.is_dir():
             what = "not a directory" if directory.exists() else "no such run directory"
             raise RunDirError(f"{directory}: {what} (a run directory holds manifest.json and cases.jsonl)")

@@ -27,8 +27,8 @@ from ..errors import ConfigError, clip, parse_problem, quote, validation_problem
 if TYPE_CHECKING:
     import yaml
 
-__all__ = ["MAX_YAML_BYTES", "MAX_YAML_VALUES", "UnreadableFile", "KeyTwice", "config_error", "lone_surrogate",
-           "open_regular", "read_regular", "read_yaml", "keys_once"]
+__all__ = ["MAX_YAML_BYTES", "MAX_YAML_VALUES", "UnreadableFile", "KeyTwice", "config_error", "folder_problem",
+           "lone_surrogate", "open_regular", "read_regular", "read_yaml", "keys_once"]
 
 #: Largest oloproof.yaml or release.yaml read (they are read whole): 4 MiB.
 MAX_YAML_BYTES = 4 << 20
@@ -64,6 +64,28 @@ def _kind(mode: int) -> str:
 
 def _reason(exc: BaseException) -> str:
     return str(getattr(exc, "strerror", None) or exc)
+
+
+def folder_problem(path: str | Path) -> str | None:
+    """Why the folder ``path`` cannot be read, in words for an error that names it (``cannot read this folder
+    (Permission denied)``); ``None`` when it can be, and when nothing, or no folder, is there (each caller says
+    that in its own words).
+
+    A folder without read or search permission, or one below a folder that cannot be searched, made
+    ``Path.exists()`` and ``Path.is_dir()`` raise a raw :class:`PermissionError` (they answer only "no such
+    file" themselves), which left ``op.load_suite`` and ``op.load_run`` as a traceback.
+    """
+    try:
+        if not stat.S_ISDIR(os.stat(path).st_mode):
+            return None
+        with os.scandir(path):  # read permission: its entries can be listed
+            pass
+        os.stat(os.path.join(path, os.curdir))  # search permission: its entries can be opened
+    except PermissionError as exc:
+        return f"cannot read this folder ({_reason(exc)})"
+    except (OSError, ValueError):  # nothing there, a NUL byte, a loop of links: each caller's own words
+        return None
+    return None
 
 
 class _NonBlockingRaw(io.RawIOBase):

@@ -140,7 +140,7 @@ def _load_module(root: Path, module_name: str, file: str | Path) -> Any:
     dont_write_bytecode, sys.dont_write_bytecode = sys.dont_write_bytecode, True
     try:
         if candidate is not None:
-            unique = f"_oloproof_suite_{hashlib.sha256(added.encode()).hexdigest()[:12]}_{module_name}"
+            unique = f"_oloproof_suite_{hashlib.sha256(os.fsencode(added)).hexdigest()[:12]}_{module_name}"
             spec = importlib.util.spec_from_file_location(unique, candidate)
             if spec is None or spec.loader is None:
                 raise ConfigError(file, "system", f"cannot import {quote(module_name)} from {root}")

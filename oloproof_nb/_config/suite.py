@@ -45,7 +45,7 @@ from .cases import (
     iter_cases_with_copies,
     repeats_warning,
 )
-from .files import config_error, read_yaml
+from .files import config_error, folder_problem, read_yaml
 from .imports import (
     CODE_KEY,
     defined_elsewhere,
@@ -548,6 +548,9 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
     >>> tmp.cleanup()
     """
     root = Path(folder)
+    problem = folder_problem(root)
+    if problem is not None:
+        raise ConfigError(root, None, f"{problem}; give a suite folder you can read")
     if not root.is_dir():
         if root.exists():
             raise ConfigError(root, None, f"is a file, not a suite folder; give the folder holding oloproof.yaml "

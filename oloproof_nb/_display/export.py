@@ -31,7 +31,7 @@ from .html import html_table, html_text, numeric_column
 from .markdown import markdown_table
 from .theme import TABLE_CSS, _missing, cell_text, json_text, table_of
 
-__all__ = ["CSV_FORMULA_STARTS", "EXPORT_SUFFIXES", "csv_text", "export_table", "write_file"]
+__all__ = ["CSV_FORMULA_STARTS", "EXPORT_SUFFIXES", "csv_text", "export_table", "make_folder", "write_file"]
 
 EXPORT_SUFFIXES: tuple[str, ...] = (".csv", ".md", ".tex", ".html", ".json")
 
@@ -128,6 +128,27 @@ def write_file(path: Path, data: str | bytes) -> None:
     except BaseException:  # Ctrl-C while writing: no temporary file left behind
         _remove(tmp)
         raise
+
+
+def make_folder(folder: Path, role: str, instead: str = "choose another path") -> None:
+    """Make ``folder`` (and its parents); a file in the way, or a folder that cannot be made, is one line naming
+    it and what it is for (``role``), then what to do (``instead``).
+    :class:`~oloproof_nb.errors.ExportError`, never a raw FileExistsError or NotADirectoryError.
+    """
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        blocking = next((p for p in (folder, *folder.parents) if _in_the_way(p)), folder)
+        what = "a symbolic link to nothing" if blocking.is_symlink() and not blocking.exists() else "a file"
+        raise ExportError(f"{blocking}: is {what}, not a folder ({role}); move it or {instead}") from None
+    except OSError as exc:  # no permission, a read-only file system, a name too long
+        raise ExportError(f"{folder}: cannot create this folder ({role}): {exc.strerror or type(exc).__name__}; "
+                          f"{instead}") from None
+
+
+def _in_the_way(path: Path) -> bool:
+    """Whether ``path`` is something a folder cannot be made in: a file, or a link to nothing."""
+    return (path.exists() and not path.is_dir()) or (path.is_symlink() and not path.exists())
 
 
 def _remove(tmp: Path) -> None:
@@ -258,7 +279,8 @@ def export_table(df: pd.DataFrame | Any, path: str | Path) -> Path:
     Raises
     ------
     ExportError
-        An unknown suffix (the message lists the allowed ones) or a ``df`` that is not a table.
+        An unknown suffix (the message lists the allowed ones), a ``df`` that is not a table, or a ``path``
+        that cannot be written (a file where a parent folder belongs: the message names it).
 
     Notes
     -----
@@ -303,6 +325,6 @@ def export_table(df: pd.DataFrame | Any, path: str | Path) -> Path:
     if twice:  # a JSON row keeps one of them, a CSV header both: which column a reader gets is a guess
         raise ExportError(f"{path}: the table has more than one column named {', '.join(map(repr, twice))}; "
                           "give each column its own name (DataFrame.rename, or loc[:, ~df.columns.duplicated()])")
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(path.parent, f"the folder of the export {path.name}")
     write_file(path, writer(table, path))
     return path

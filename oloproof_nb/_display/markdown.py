@@ -9,7 +9,7 @@ from urllib.parse import quote
 
 import pandas as pd
 
-from ..errors import terminal_text
+from ..errors import storable, terminal_text
 from .html import numeric_column
 from .theme import Screen, cell_text
 
@@ -54,12 +54,17 @@ def md_cell(text: str) -> str:
 def md_link(label: str, target: str, *, image: bool = False) -> str:
     """A Markdown link (or image) to a relative file: the label escaped, the target percent-encoded.
 
+    A file name of bytes that are not UTF-8 (read as ``\\udcff``) is linked by those bytes (``%FF``) and
+    labeled with their escape: the link finds the file, and the page is UTF-8 text.
+
     Examples
     --------
     >>> md_link("gate plot", "r files/gate (1).png", image=True)
     '![gate plot](r%20files/gate%20%281%29.png)'
+    >>> md_link("r\\udcff.csv", "r\\udcff.csv")
+    '[r\\\\\\\\udcff.csv](r%FF.csv)'
     """
-    return f"{'!' if image else ''}[{md_cell(label)}]({quote(target, safe='/')})"
+    return f"{'!' if image else ''}[{md_cell(storable(label))}]({quote(target, safe='/', errors='surrogateescape')})"
 
 
 def md_code(text: str) -> str:

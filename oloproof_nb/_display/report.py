@@ -36,7 +36,7 @@ from .._core.slicespec import NA_BIN
 from .._version import __version__
 from ..errors import OloproofError, SliceWarning
 from . import plots
-from .export import export_table, write_file
+from .export import export_table, make_folder, write_file
 from .html import html_table, html_text, render
 from .markdown import markdown_table, md_cell, md_code, md_link
 from .notebook import gate
@@ -440,13 +440,13 @@ def report_and_gate(run: Run, out: str | Path, release: ReleaseLike | None = Non
     suffix = path.suffix.lower()
     g = gate(run, release=release, baseline=baseline)
     sections = _sections(run, g, release)
-    _folder(path.parent, f"the folder of the report {path.name}")
+    make_folder(path.parent, f"the folder of the report {path.name}", "choose another out=")
     if suffix == ".md":
         files = path.parent / f"{path.stem}_files"
         if files.is_symlink():  # its files would be written into the folder it points to, over files of that name
             raise OloproofError(f"{files}: is a symbolic link; the report {path.name} writes its plots and tables into "
                                 "a folder of its own there, never through a link (remove it, or choose another out=)")
-        _folder(files, f"where the report {path.name} keeps its plots and tables")
+        make_folder(files, f"where the report {path.name} keeps its plots and tables", "choose another out=")
     (_write_html if suffix == ".html" else _write_md)(run, sections, path)
     return path, g
 
@@ -486,11 +486,3 @@ def _a_file_of_the_user(path: Path) -> bool:
         return True  # a file that cannot be read (mode 000) cannot be told from the user's: kept
     return bool(head) and not (head.startswith(_MD_START) or _HTML_START.match(head))
 
-
-def _folder(folder: Path, role: str) -> None:
-    """Make ``folder`` (and its parents); a file in the way is one line saying which and what it is for."""
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except (FileExistsError, NotADirectoryError):
-        blocking = next((p for p in (folder, *folder.parents) if p.exists() and not p.is_dir()), folder)
-        raise OloproofError(f"{blocking}: is a file, not a folder ({role}); move it or choose another out=") from None

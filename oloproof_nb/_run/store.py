@@ -58,7 +58,7 @@ from .._config.files import UnreadableFile, read_regular
 from .._core.canonical import iso, utc_now
 from .._core.paths import ABSENT
 from .._core.records import CaseRecord, Manifest, ReplayRecord
-from ..errors import RunDirError, RunLockedError, StoreWriteError, parse_problem, validation_problem
+from ..errors import RunDirError, RunLockedError, StoreWriteError, parse_problem, storable, validation_problem
 from .lines import complete_lines, open_journal
 from .states import STATES, read_state_refs, split_case_states, split_replay_states, state_refs_of
 
@@ -572,7 +572,10 @@ class RunStore:
         """Write manifest.json atomically (temp file, then rename); ``durable``: fsync the file and the folder;
         ``creating``: the run's first manifest (an error then says to run again, not to resume)."""
         tmp = self.directory / _MANIFEST_TMP
-        text = json.dumps(self.manifest.to_json(), indent=2, ensure_ascii=False) + "\n"
+        data = self.manifest.to_json()
+        text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        if storable(text) != text:  # a path of bytes that are not UTF-8 (the suite folder's): kept by its escape
+            text = json.dumps(data, indent=2) + "\n"
         try:
             tmp.unlink(missing_ok=True)  # a link left there is replaced, never written through
             fd = open_fd(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies, as to any new file

@@ -90,6 +90,27 @@ def test_parquet_frames_equal_the_journal_frames_with_two_epochs_of_everything(t
         assert set(getattr(run, name)["epoch"]) == {1, 2}, name
 
 
+@pytest.mark.parametrize("small_rows", [columnar.SMALL_ROWS, 0])
+def test_a_run_folder_named_in_bytes_that_are_not_utf8(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       small_rows: int) -> None:
+    """Reliability review R11: Arrow was given the frame files' paths as text, which it encodes as UTF-8: a run
+    folder named in Latin-1 (``r\\xffun``, read as ``r\\udcffun``) made ``oloproof gate`` an internal error
+    (UnicodeEncodeError), and a large frame (written by Arrow's own writer: ``small_rows`` 0) could not be
+    written. The copy is written and read by the file's bytes now."""
+    monkeypatch.setattr(columnar, "SMALL_ROWS", small_rows)
+    folder = init_example("stateful-agent", tmp_path / "suite")
+    out = tmp_path / os.fsdecode(b"r\xffun")
+    try:
+        out.mkdir()
+    except (OSError, UnicodeEncodeError):
+        pytest.skip("this file system keeps only UTF-8 names")
+    out.rmdir()
+    op.run(folder, out=out, progress=False)
+    assert_parquet_equals_journal(out)
+    shutil.rmtree(out / "frames")
+    assert_parquet_equals_journal(out)  # rebuilt from the journal, then read
+
+
 @pytest.mark.parametrize("kept", [256, 0])
 def test_chunked_conversion_equals_one_pass(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kept: int) -> None:
     """A run larger than one chunk is converted chunk by chunk, its pairs judged on packed views whose states
@@ -394,15 +415,15 @@ def test_a_frame_file_changed_between_the_check_and_the_read_is_refused(blocked_
     """The check after the read: the file is forged while Arrow reads it (here: right before)."""
     directory = Path(shutil.copytree(blocked_run[0], tmp_path / "run"))
     run = op.load_run(directory)
-    real, forged = pq.read_table, []
+    real, forged = columnar._local_file, []
 
-    def forge_then_read(path: Any, *args: Any, **kwargs: Any) -> Any:
-        if Path(str(path)).name == "verdicts.parquet" and not forged:
+    def forge_then_read(path: Path, *args: Any, **kwargs: Any) -> Any:  # Arrow reads the file it opens here
+        if Path(path).name == "verdicts.parquet" and not forged:
             forged.append(path)
             _forge_all_pass(directory)
         return real(path, *args, **kwargs)
 
-    monkeypatch.setattr(pq, "read_table", forge_then_read)
+    monkeypatch.setattr(columnar, "_local_file", forge_then_read)
     with pytest.raises(op.RunDirError, match="not the file its columnar copy wrote"):
         _ = run.verdicts
     assert forged  # the forgery happened inside the read, after the check before it

@@ -247,3 +247,46 @@ def test_a_fifo_swapped_in_after_the_stat_is_refused_by_the_check_of_the_open_de
     with pytest.raises(UnreadableFile) as info:
         bounded(lambda: read_regular(fifo, 100), 5, unblock=[fifo])
     assert str(info.value) == KIND_WORDS["fifo"]
+
+
+_UNREADABLE_CALLS = {  # the call, the error class, and what the message says to give instead
+    "load_suite": ("op.load_suite(P)", "ConfigError", "give a suite folder you can read"),
+    "load_run": ("op.load_run(P)", "RunDirError", "give a run directory you can read"),
+    "load_runs": ("op.load_runs([P])", "RunDirError", "give a run directory you can read"),
+    "from_inspect": ("op.from_inspect(P)", "OloproofError",
+                     "give an Inspect AI log or a folder of logs you can read"),
+    "init_example": ("init_example('stateful-agent', P)", "OloproofError", "choose another destination"),
+}
+
+
+@pytest.mark.parametrize("where", ["the folder", "a folder above it"])
+@pytest.mark.parametrize("call", sorted(_UNREADABLE_CALLS))
+def test_a_folder_that_cannot_be_read_is_named_in_one_line(tmp_path: Path, call: str, where: str) -> None:
+    """Reliability review R11: a folder without read permission (mode 000), or one below it, made
+    ``Path.exists()``/``is_dir()`` raise, and ``op.load_suite``, ``op.load_run``, ``op.load_runs``,
+    ``op.from_inspect`` and ``init_example`` ended in a raw PermissionError (``[Errno 13] Permission denied:
+    'locked/oloproof.yaml'``). Now the project's error names the folder; the folder is left as it was."""
+    import subprocess
+    import sys
+
+    from _processes import without_root_powers
+
+    prefix = without_root_powers()
+    if prefix is None:
+        pytest.skip("no way to run bound by file modes here (root without unshare -U, or Windows)")
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    (locked / "oloproof.yaml").write_text("name: x\n", encoding="utf-8")
+    path = locked if where == "the folder" else locked / "inner"
+    expr, error, hint = _UNREADABLE_CALLS[call]
+    script = ("import sys\nimport oloproof_nb as op\nfrom oloproof_nb.examples import init_example\n"
+              f"P = {str(path)!r}\ntry:\n    {expr}\nexcept op.OloproofError as exc:\n"
+              "    print(type(exc).__name__ + ': ' + str(exc))\nexcept BaseException as exc:\n"
+              "    print('raw ' + type(exc).__name__ + ': ' + str(exc))\n")
+    locked.chmod(0)
+    try:
+        done = subprocess.run([*prefix, sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    finally:
+        locked.chmod(0o755)
+    assert done.stdout == f"{error}: {path}: cannot read this folder (Permission denied); {hint}\n", done.stderr
+    assert sorted(p.name for p in locked.iterdir()) == ["oloproof.yaml"]

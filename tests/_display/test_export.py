@@ -395,3 +395,23 @@ def test_an_index_level_that_differs_from_its_column_in_one_row_is_refused(tmp_p
     other = table.set_index(pd.Index(["a", "z"], name="criterion"))  # the first row agrees, the second does not
     with pytest.raises(ExportError, match="the index level 'criterion' and the column 'criterion' hold different"):
         op.export_table(other, tmp_path / "other.csv")
+
+
+@pytest.mark.parametrize("where", ["parent", "grandparent", "link to nothing"])
+def test_a_file_where_the_export_needs_a_folder_says_which(tmp_path: Path, where: str) -> None:
+    """Reliability review R11: ``export_table(df, "f/t.csv")`` with ``f`` a file raised a raw FileExistsError
+    (``f/sub/t.csv``: NotADirectoryError, ``[Errno 20] Not a directory: 'f/sub'``); now the project's error, one
+    line naming the file in the way, and nothing written."""
+    blocking = tmp_path / "f"
+    if where == "link to nothing":
+        blocking.symlink_to(tmp_path / "nowhere")
+    else:
+        blocking.write_text("mine", encoding="utf-8")
+    out = blocking / ("t.csv" if where != "grandparent" else "sub/t.csv")
+    with pytest.raises(ExportError) as info:
+        op.export_table(pd.DataFrame({"rate": [0.5]}), out)
+    what = "a symbolic link to nothing" if where == "link to nothing" else "a file"
+    assert str(info.value) == (f"{blocking}: is {what}, not a folder (the folder of the export t.csv); move it or "
+                               "choose another path")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f"]
+    assert blocking.is_symlink() if where == "link to nothing" else blocking.read_text(encoding="utf-8") == "mine"

@@ -209,6 +209,28 @@ def test_a_file_where_the_report_needs_a_folder_says_which(example_run: op.Run, 
     assert blocking.read_text(encoding="utf-8") == "mine" and not out.exists()
 
 
+def test_a_markdown_report_named_in_bytes_that_are_not_utf8_links_its_files(example_run: op.Run,
+                                                                            tmp_path: Path) -> None:
+    """Reliability review R11: ``--out r\\xff.md`` (a Latin-1 name, read as ``r\\udcff.md``) was an internal
+    error (UnicodeEncodeError in the link's percent-encoding) after its tables and plots were written. The links
+    now name the files by their bytes (``r%FF_files/gate.csv``): each finds its file, and the page is UTF-8."""
+    import os
+    from urllib.parse import unquote_to_bytes
+
+    out = tmp_path / os.fsdecode(b"r\xff.md")
+    try:
+        out.write_bytes(b"")
+    except (OSError, UnicodeEncodeError):
+        pytest.skip("this file system keeps only UTF-8 names")
+    out.unlink()
+    assert main(["report", str(example_run.directory), "--out", str(out)]) == 1
+    text = out.read_bytes().decode("utf-8")  # strict: valid UTF-8
+    targets = [m.group(1) for m in re.finditer(r"\]\(([^)\s]+)\)", text)]
+    assert targets and all(t.startswith("r%FF_files/") for t in targets), targets
+    for target in targets:
+        assert (tmp_path / os.fsdecode(unquote_to_bytes(target))).is_file(), target
+
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 
 

@@ -829,3 +829,25 @@ def test_an_internal_error_is_saved_in_the_run_folder_never_through_a_link(tmp_p
     assert path.read_text(encoding="utf-8").endswith("Traceback: a bug in oloproof\n")
     assert other.read_text(encoding="utf-8") == "another run's traceback\n"
     assert path.read_text(encoding="utf-8").startswith("--- ")  # the folder's own file, new
+
+
+def test_a_suite_folder_named_in_bytes_that_are_not_utf8_runs(tmp_path: Path) -> None:
+    """Reliability review R11: a suite folder named in Latin-1 (``suite\\xff``, read as ``suite\\udcff``) could be
+    neither loaded (the system's module name was built from the folder's UTF-8, which it has none of: "importing
+    'refund_desk' raised UnicodeEncodeError") nor run (manifest.json, which records the folder, could not be
+    written as UTF-8: "the run stopped: UnicodeEncodeError"). The manifest now keeps the name by its JSON escape:
+    valid UTF-8, read back as the same path."""
+    from oloproof_nb.examples import init_example
+
+    folder = tmp_path / os.fsdecode(b"suite\xff")
+    try:
+        folder.mkdir()
+    except (OSError, UnicodeEncodeError):
+        pytest.skip("this file system keeps only UTF-8 names")
+    init_example("stateful-agent", folder)
+    run = op.run(folder, progress=False)
+    text = (run.directory / "manifest.json").read_bytes().decode("utf-8")  # strict: valid UTF-8
+    assert "\\udcff" in text
+    again = op.load_run(run.directory)
+    assert again.suite_root == folder and os.fsencode(again.suite_root.name) == b"suite\xff"
+    assert op.gate(again).verdict == op.gate(run).verdict
