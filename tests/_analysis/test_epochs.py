@@ -342,6 +342,24 @@ def test_a_reduction_counts_cases_and_their_source_clusters_apart(tmp_path: Path
     table = op.reduce_epochs(run, reduce=["mean", "pass^2"])
     assert table[["reduce", "cases", "n_clusters"]].drop_duplicates().to_dict("records") == [
         {"reduce": "mean", "cases": 8, "n_clusters": 4}, {"reduce": "pass^2", "cases": 8, "n_clusters": 4}]
+    release = {"allow_approximate_methods": True, "min_clusters": 2,  # the gate's row counts them apart too (G70)
+               "criteria": {"answer_matches": {"threshold": 0.5, "reduce": "pass^2"}}}
+    row = op.gate(run, release=release).table.set_index("criterion").loc["answer_matches"]
+    assert (row["reduce"], row["n"], row["n_clusters"]) == ("pass^2", 8, 4)
+    counts = _hand_counts(run)  # a cluster fails pass^2 when one of its cases did not pass both epochs (G75)
+    assert row["failing_clusters"] == len({f"k{int(cid[1:]) // 2}" for cid, (n, c) in counts.items() if c < n}) > 0
+
+
+def test_fractional_values_are_clustered_even_one_case_a_cluster(runs: dict[int, op.Run]) -> None:
+    """Every case its own cluster: pass^3 over 5 epochs gives values in steps of 1/10, judged by the clustered
+    (approximate) CR2 interval, so rule 1 holds it back without allow_approximate_methods; over exactly 3 epochs the
+    values are 0 or 1 and Clopper–Pearson decides (reduced_is_clustered; mutation round 15, G64)."""
+    release = {"min_clusters": 2, "criteria": {"answer_matches": {"threshold": 0.2, "reduce": "pass^3"}}}
+    five = op.gate(runs[5], release=release).table.set_index("criterion").loc["answer_matches"]
+    assert (five["n"], five["n_clusters"], five["method"]) == (8, 8, "cluster_t")
+    assert (five["verdict"], five["reason"]) == ("INSUFFICIENT_EVIDENCE", "approximate_methods_not_allowed")
+    three = op.gate(runs[3], release=release).table.set_index("criterion").loc["answer_matches"]
+    assert three["method"] == "clopper_pearson" and not three["reason"].startswith("approximate")
 
 
 def test_mean_reduction_is_the_gate_on_epoch_rows(runs: dict[int, op.Run]) -> None:
@@ -670,6 +688,11 @@ def test_a_design_too_large_to_scale_rounds_the_values_down(monkeypatch: pytest.
     assert coarse.estimate == exact.estimate  # the estimate is the values' mean, never rounded
     assert coarse.low <= exact.low and coarse.high >= exact.high
     assert coarse.low == floored.low
+    # the coarser D is 40 // 20 = 2, not 1: 0.6 rounds down to 0.5 in halves (to 0 in wholes), by hand (E10)
+    sixes = np.array([0.6] * 10 + [1.0] * 10)
+    halves = fractional_interval(np.array([0.5] * 10 + [1.0] * 10), sizes, 0.95, denominator=2)
+    wholes = fractional_interval(np.array([0.0] * 10 + [1.0] * 10), sizes, 0.95, denominator=1)
+    assert fractional_interval(sixes, sizes, 0.95, denominator=10).low == halves.low > wholes.low
 
 
 def test_a_reduction_over_many_epoch_counts_keeps_an_informative_interval():

@@ -205,6 +205,8 @@ def test_bootstrap_same_seed_same_interval(tmp_path: Path, monkeypatch: pytest.M
     assert (a["ci_low"], a["ci_high"]) == (b["ci_low"], b["ci_high"])
     other = row(op.gate(run, release={**release, "bootstrap": {"resamples": 2000, "seed": 8}}))
     assert (other["ci_low"], other["ci_high"]) != (a["ci_low"], a["ci_high"])
+    fewer = row(op.gate(run, release={**release, "bootstrap": {"resamples": 500, "seed": 7}}))  # resamples count (G60)
+    assert (fewer["ci_low"], fewer["ci_high"]) != (a["ci_low"], a["ci_high"])
 
 
 def test_release_argument_unknown_criterion(tmp_path: Path) -> None:

@@ -160,6 +160,73 @@ def test_monotone_holds_for_the_same_rows_and_a_case_added_can_raise_ci_low() ->
     assert op.rate_interval_from_sums([*k, 1], [*m, 1], method="cluster_t").low >= added.low
 
 
+def test_a_criterion_of_one_row_gets_its_interval(tmp_path: Path) -> None:
+    """One case, passing: Clopper–Pearson of 1 in 1 is [(α/2)^(1/1), 1] = [0.025, 1] by hand, a PASS at 0.02 and a
+    FAIL nowhere; a criterion with a single row is evidence, not ``no_evidence`` (mutation round 15, G46)."""
+    run = run_of(tmp_path, answer_cases([True], ["k0"]), release={"criteria": {"answer_matches": 0.02}})
+    r = gate_row(op.gate(run))
+    assert (r["n"], r["passed"], r["method"], r["verdict"]) == (1, 1, "clopper_pearson", "PASS")
+    assert (r["ci_low"], r["ci_high"]) == (pytest.approx(0.025, abs=1e-15), 1.0)
+
+
+def test_a_clustered_interval_is_at_the_release_confidence(tmp_path: Path) -> None:
+    """24 clusters of 2 rows, every row passing: the clustered interval falls back to Clopper–Pearson on
+    n_min = 48²/(24·2²) = 24, whose lower end is (α/2)^(1/24) by hand: 0.05^(1/24) at confidence 0.9, not the
+    0.025^(1/24) of the default 0.95 (mutation round 15, G59)."""
+    run = run_of(tmp_path, answer_cases([True] * 48, [f"k{i // 2:02d}" for i in range(48)]),
+                 release={**CLUSTERED, "confidence": 0.9, "criteria": {"answer_matches": 0.5}})
+    r = gate_row(op.gate(run))
+    assert (r["n"], r["n_clusters"], r["method"]) == (48, 24, "clopper_pearson")
+    assert "degenerate: all 48 rows pass" in r["reason"] and r["ci_low"] == pytest.approx(0.05 ** (1 / 24), abs=1e-15)
+
+
+def test_a_reduced_criterion_without_rows_follows_the_run_s_clustering(tmp_path: Path) -> None:
+    """No case reduced: the row is clustered when the run is, as a mean criterion without rows (the docstring of
+    _reduced_row). A run of 2 epochs is clustered, so without allow_approximate_methods both are held back by
+    rule 1, before no_evidence (mutation round 15, G72)."""
+    folder = write_suite(tmp_path, answer_cases(*layout(4, sizes=1)), [{"type": "answer_matches"},
+                                                                      {"type": "state_matches"}], None)
+    run = op.run(op.load_suite(folder), out=folder / "runs" / "r", epochs=2, progress=False)
+    assert not (run.verdicts["criterion"] == "state_matches").any()  # no case expects a state
+    for reduce in ("mean", "pass^2"):
+        r = gate_row(op.gate(run, release={"criteria": {"state_matches": {"threshold": 0.5, "reduce": reduce}}}),
+                     "state_matches")
+        assert (r["n"], r["verdict"], r["reason"]) == (0, "INSUFFICIENT_EVIDENCE", "approximate_methods_not_allowed")
+    allowed = {"allow_approximate_methods": True, "criteria": {"state_matches": {"threshold": 0.5, "reduce": "pass^2"}}}
+    assert gate_row(op.gate(run, release=allowed), "state_matches")["reason"] == "no_evidence"
+
+
+def test_a_method_given_where_no_criterion_has_an_interval_is_no_error(tmp_path: Path) -> None:
+    """gate(method=) is refused when it names an interval no criterion gets while others get one; with no
+    criterion judged at all there is nothing it would be ignored by, and the row says no_evidence (mutation
+    round 15, G86)."""
+    folder = write_suite(tmp_path, answer_cases(*layout(3, sizes=1)), [{"type": "state_matches"}], None)
+    run = op.run(op.load_suite(folder), out=folder / "runs" / "r", progress=False)
+    for method in ("wilson", "cluster_t"):
+        r = gate_row(op.gate(run, criteria={"state_matches": 0.5}, method=method), "state_matches")
+        assert (r["n"], r["method"], r["reason"]) == (0, "", "no_evidence")
+
+
+def test_a_reduced_criterion_is_marked_vacuous_as_a_mean_one_is(tmp_path: Path) -> None:
+    """A pass^k row carries the vacuous marks a mean row does: the check load_suite found vacuous (kept in the
+    manifest) and the threshold of 0 the gate finds (mutation round 15, G44, G45, G52)."""
+    typo = {"type": "state_unchanged", "criterion": "untouched", "paths": ["orders.ord-99"]}  # ord-999 exists
+    folder = write_suite(tmp_path, answer_cases(*layout(4, sizes=1)), [{"type": "answer_matches"}, typo], None)
+    with pytest.warns(op.VacuousCheckWarning, match="orders.ord-99") as at_load:
+        run = op.run(op.load_suite(folder), out=folder / "runs" / "r", epochs=2, progress=False)
+    release = {"criteria": {"answer_matches": {"threshold": 0, "reduce": "pass^2"},
+                            "untouched": {"threshold": 0.1, "reduce": "pass^2"}}}
+    with pytest.warns(op.VacuousCheckWarning, match="threshold 0 passes whatever") as at_gate:
+        g = op.gate(run, release=release)
+    table = g.table.set_index("criterion")
+    # the findings: each criterion's, in the run's order, the load's warning and the gate's (G52)
+    assert g.findings == (str(at_gate[0].message), str(at_load[0].message))
+    assert table.loc["answer_matches", "reduce"] == table.loc["untouched", "reduce"] == "pass^2"
+    assert bool(table.loc["answer_matches", "vacuous"]) and bool(table.loc["untouched", "vacuous"])
+    plain = op.gate(run, release={"criteria": {"answer_matches": {"threshold": 0.1, "reduce": "pass^2"}}}).table
+    assert not bool(plain.set_index("criterion").loc["answer_matches", "vacuous"])
+
+
 def test_all_missing_is_insufficient_with_its_reason(tmp_path: Path) -> None:
     cases = answer_cases(*layout(5, sizes=1))
     for case in cases:
@@ -170,6 +237,23 @@ def test_all_missing_is_insufficient_with_its_reason(tmp_path: Path) -> None:
     r = gate_row(op.gate(run), "state_matches")
     assert r["missing"] == r["n"] == 5
     assert r["verdict"] == "INSUFFICIENT_EVIDENCE" and r["reason"].startswith("all_missing")
+
+
+def test_a_reduced_criterion_all_missing_is_insufficient_with_its_reason(tmp_path: Path) -> None:
+    """pass^2 over 2 epochs of 5 cases whose every state row is missing (a system without snapshot()): 5 cases all
+    missing by hand, so all_missing, as the mean row of the same rows says; not a FAIL of five values of 0
+    (mutation round 15, G74)."""
+    cases = answer_cases(*layout(5, sizes=1))
+    for case in cases:
+        case["expected"]["state"] = {"orders": {"ord-999": {"status": "open"}}}
+    folder = write_suite(tmp_path, cases, [{"type": "state_matches"}], None)
+    (folder / "desk.py").write_text(SYSTEM.replace("    def snapshot(self):\n        return dict(self.state)\n", ""))
+    run = op.run(op.load_suite(folder), out=folder / "runs" / "r", epochs=2, progress=False)
+    assert set(run.verdicts["verdict"]) == {"missing"}
+    r = gate_row(op.gate(run, release={"criteria": {"state_matches": {"threshold": 0.1, "reduce": "pass^2"}}}),
+                 "state_matches")
+    assert (r["reduce"], r["n"], r["missing"], r["passed"]) == ("pass^2", 5, 5, 0)
+    assert r["verdict"] == "INSUFFICIENT_EVIDENCE" and r["reason"].startswith("all_missing;")
 
 
 def test_a_threshold_of_zero_is_a_vacuous_check(tmp_path: Path) -> None:
@@ -216,6 +300,23 @@ def test_bootstrap_tie_with_threshold_is_not_a_pass(tmp_path: Path, monkeypatch:
     assert below["method"] == "cluster_t" and "cluster_t instead of cluster_bootstrap" in below["reason"]
     monkeypatch.undo()  # as shipped: the bootstrap is validated at no number of clusters, so 24 do not let it decide
     assert gate_row(op.gate(run))["method"] == "cluster_t"
+
+
+def test_a_pass_names_the_rule_it_met(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reason of a PASS is the rule met, as the gate docstring words it: ci_low ≥ threshold for cluster_t
+    (a tie passes, so ``at_or_above``), ci_low > threshold for a bootstrap bound (a tie is no PASS, so
+    ``above``); the two were interchangeable in every test (mutation round 15, G25)."""
+    import oloproof_nb._analysis.gate as gate_module
+
+    run = run_of(tmp_path, answer_cases(*layout(24)), release={**CLUSTERED, "criteria": {"answer_matches": 0.5}})
+    low = float(gate_row(op.gate(run))["ci_low"])
+    tie = gate_row(op.gate(run, release={**CLUSTERED, "criteria": {"answer_matches": low}}))
+    assert (tie["method"], tie["verdict"], tie["reason"]) == ("cluster_t", "PASS", "ci_low_at_or_above_threshold")
+    monkeypatch.setattr(gate_module, "BOOTSTRAP_MIN_CLUSTERS", 2)
+    boot = {**CLUSTERED, "method": "cluster_bootstrap", "bootstrap": {"resamples": 1000, "seed": 1}}
+    below = gate_row(op.gate(run, release={**boot, "criteria": {"answer_matches": 0.5}}))
+    assert below["method"] == "cluster_bootstrap" and below["ci_low"] > 0.5
+    assert (below["verdict"], below["reason"]) == ("PASS", "ci_low_above_threshold")
 
 
 def test_cli_gate_prints_reason(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

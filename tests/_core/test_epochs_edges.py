@@ -21,6 +21,13 @@ def test_negative_passes_are_refused(estimator) -> None:
 
 
 @pytest.mark.parametrize("estimator", [op.pass_hat_k, op.pass_at_k])
+def test_more_passes_than_epochs_are_refused(estimator) -> None:
+    # c = 6 of n = 5 is no count of passes: pass^1 of it would be 6/5 = 1.2, a rate above 1 (mutation round 15, E06)
+    with pytest.raises(ValueError, match="0 ≤ c ≤ n"):
+        estimator([5], [6], 1)
+
+
+@pytest.mark.parametrize("estimator", [op.pass_hat_k, op.pass_at_k])
 def test_k_zero_is_refused(estimator) -> None:
     # pass^0 is no reduction: the empty product would read as a certain pass (1.0) whatever the passes
     with pytest.raises(ValueError, match="k=0"):

@@ -498,6 +498,8 @@ def test_is_clustered_checks_its_ids():
         # more passes than rows in a cluster: without the k > m check the sums came back as a 100% pass rate
         (lambda: rate_interval_from_sums([3, 1], [2, 2]), "cluster 0 has 3 passes in 2 rows"),
         (lambda: rate_interval_from_sums([1, 0], [2, 0]), "rows must be ≥ 1 in every cluster; cluster 1 has 0"),
+        # one count of passes for three clusters broadcast against their rows: an interval of clusters never given
+        (lambda: rate_interval_from_sums([1], [2, 2, 2]), "passes has 1 clusters but rows has 3"),
         (lambda: wilson(0, 0), "nobs=0 must be a positive number"),
         (lambda: cluster_se([1, 0], [1]), "clusters has 1 ids but values has 2 rows"),
     ],
@@ -515,6 +517,19 @@ def test_auto_on_sums_uses_the_clustered_method_asked_for() -> None:
                          clustered_method="cluster_bootstrap", resamples=2000)
     assert boot.method == rows.method == "cluster_bootstrap"
     assert rate_interval_from_sums(k, m).method == "cluster_t"
+
+
+def test_bootstrap_from_sums_uses_the_resamples_and_seed_given() -> None:
+    """rate_interval_from_sums is rate_interval on the rows (its Notes), the bootstrap's resamples and seed included:
+    500 resamples at seed 3 are not the defaults' 10,000 at seed 0 (mutation round 15, S11 and S12)."""
+    k, m = [2, 5, 0, 3, 1, 4, 1, 2, 5, 2, 1, 3], [3, 5, 2, 4, 1, 6, 3, 2, 5, 4, 2, 3]
+    values = [int(j < passes) for passes, rows in zip(k, m, strict=True) for j in range(rows)]
+    clusters = [c for c, rows in enumerate(m) for _ in range(rows)]
+    for resamples, seed in ((500, 3), (500, 0), (10_000, 3)):
+        sums = rate_interval_from_sums(k, m, method="cluster_bootstrap", resamples=resamples, seed=seed)
+        assert sums == rate_interval(values, clusters, method="cluster_bootstrap", resamples=resamples, seed=seed)
+        assert sums.method == "cluster_bootstrap"
+        assert sums != rate_interval(values, clusters, method="cluster_bootstrap")  # 10,000 at seed 0
 
 
 def test_the_bootstrap_falls_back_only_when_every_cluster_has_the_overall_rate() -> None:

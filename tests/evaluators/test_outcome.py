@@ -384,6 +384,34 @@ def test_a_wait_holds_back_a_pass_of_the_outcome_criterion(outcome_suite: Callab
     assert "outcome_waiting" not in table.loc["answer_matches", "reason"]
 
 
+def test_a_wait_leaves_a_fail_a_fail(outcome_suite: Callable[..., Path]) -> None:
+    """A wait holds back a PASS only: 0 of 24 delivered outcomes verified is a FAIL at 0.8 whatever waits (by hand,
+    Clopper–Pearson's upper end 1 − 0.025^(1/24) = 0.1426), not INSUFFICIENT_EVIDENCE (mutation round 15, G31)."""
+    cases = [case(f"gone{i:02d}", {"artifact_id": "bad"}, write=[], n=i) for i in range(24)]
+    cases += [case(f"wait{i}", {"artifact_id": "good"}, write=[], status="waiting", n=i) for i in range(2)]
+    root = outcome_suite(cases, release={"criteria": {"outcome_verified": 0.8}})
+    row = op.gate(op.run(op.load_suite(root), progress=False)).table.set_index("criterion").loc["outcome_verified"]
+    assert (row["n"], row["passed"], row["ci_high"]) == (24, 0, pytest.approx(1 - 0.025 ** (1 / 24), abs=1e-12))
+    assert (row["verdict"], row["reason"]) == ("FAIL", "ci_high_below_threshold")
+
+
+def test_a_wait_holds_back_a_pass_of_a_reduced_outcome_criterion(outcome_suite: Callable[..., Path]) -> None:
+    """outcome_waiting holds for a criterion reduced with pass^k as for a mean one: 24 cases verified in both
+    epochs pass pass^2 (ci_low 0.025^(1/24) = 0.857 > 0.8, by hand) until one case waits, in each of its 2 epochs
+    (mutation round 15, G37)."""
+    cases = [case(f"ok{i:02d}", {"artifact_id": "good"}, write=["good"], n=i) for i in range(24)]
+    release = {"criteria": {"outcome_verified": {"threshold": 0.8, "reduce": "pass^2"}}}
+    for waiting, verdict in ((0, "PASS"), (1, "INSUFFICIENT_EVIDENCE")):
+        extra = [case(f"wait{i}", {"artifact_id": "good"}, write=[], status="waiting", n=i) for i in range(waiting)]
+        root = outcome_suite(cases + extra, release=release)
+        g = op.gate(op.run(op.load_suite(root), epochs=2, progress=False))
+        row = g.table.set_index("criterion").loc["outcome_verified"]
+        assert (row["reduce"], row["n"], row["passed"]) == ("pass^2", 24, 24)
+        assert row["ci_low"] == pytest.approx(0.025 ** (1 / 24), abs=1e-12) and row["verdict"] == verdict
+        if waiting:
+            assert row["reason"].startswith("outcome_waiting: 2 case run(s) declared a wait")
+
+
 def test_a_case_that_raised_is_missing_with_an_unverified_receipt(outcome_suite: Callable[..., Path]) -> None:
     boom = case("boom", {"artifact_id": "good", "validator": "schema"}, write=["good"], **{"raise": True})
     root = outcome_suite([boom, case("ok", {"artifact_id": "good"}, write=["good"])])
