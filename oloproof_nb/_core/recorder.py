@@ -59,8 +59,12 @@ class Recorder:
     there. Recording, it is kept as before (the case's own checks need no
     replay); replaying, such a call at or before the checkpoint raises
     :class:`ReplayDiverged` naming both calls and the fix: make the inner call
-    first and pass its result to the tool. Calls an agent makes at the same
-    time from threads of its own are not inside each other.
+    first and pass its result to the tool. A call the tool makes on a thread
+    it starts and waits for (a thread pool's worker) is named the same way
+    when the tool returns, as the call recorded where the tool's step should
+    be. Calls an agent makes at the same time from threads of its own are not
+    inside each other and are not refused; they replay only when they are
+    recorded in the same order again.
 
     Attributes
     ----------
@@ -120,10 +124,24 @@ class Recorder:
         """Refuse, replaying up to the checkpoint, a call made while another runs on this thread (class notes)."""
         outer = self._running.get(threading.get_ident())
         if outer is not None and mode != "live":
-            self._refused = (f"{what} was called while {outer} was running: a call inside another is recorded "
-                             f"before the call it belongs to, so no replay can match the recording up to its "
-                             f"checkpoint; make it before {outer} and pass its result in")
-            raise ReplayDiverged(self._refused)
+            self._refuse(what, outer)
+
+    def _refuse(self, inner: str, outer: str, where: str = "") -> None:
+        """Raise :class:`ReplayDiverged` for call ``inner`` made inside ``outer``; later calls raise it too."""
+        self._refused = (f"{inner} was called while {outer} was running{where}: a call inside another is recorded "
+                         f"before the call it belongs to, so no replay can match the recording up to its "
+                         f"checkpoint; make it before {outer} and pass its result in")
+        raise ReplayDiverged(self._refused)
+
+    def _recorded_tool(self, idx: int, name: str, args: dict[str, Any]) -> ToolCall | Message:
+        """The recorded step ``idx`` for tool ``name`` that ran replaying; when it differs and calls were recorded
+        while the tool ran (on a thread it started: :meth:`_not_inside` sees only its own), those calls are named."""
+        try:
+            return self._recorded(idx, ToolCall, name, args)
+        except ReplayDiverged:
+            if len(self.steps) > idx:  # steps idx.. were recorded while this tool ran: its own step comes after them
+                self._refuse(_call_name(self.steps[idx]), f"tool {name}", " (on another thread)")
+            raise
 
     def _call(self, what: str, fn: Callable[..., Any], args: dict[str, Any]) -> Any:
         """``fn(**args)``, noting that ``what`` runs on this thread while it does.
@@ -171,7 +189,7 @@ class Recorder:
             result = self._call(f"tool {name}", fn, args)
             result_json = to_json(result, what=f"tool {name}'s result")
             if mode in ("before", "live-checked"):
-                recorded = self._recorded(idx, ToolCall, name, args_json)
+                recorded = self._recorded_tool(idx, name, args_json)
                 if not values_equal(recorded.result, result_json):  # type: ignore[union-attr]
                     raise ReplayDiverged(f"step {idx}: {name} returned {result_json!r}, "
                                          f"recorded {recorded.result!r}")  # type: ignore[union-attr]
@@ -226,6 +244,11 @@ class Recorder:
                                  f"(step {self._checkpoint}) the recording reached")
         return Trajectory.model_construct(steps=list(self.steps), answer=to_json(answer, what="the answer"),
                                           status=self.status, input=None)
+
+
+def _call_name(step: ToolCall | Message) -> str:
+    """A recorded call as the recorder's messages name it (``tool pay``, ``model call flake``)."""
+    return f"tool {step.tool}" if isinstance(step, ToolCall) else f"model call {step.name}"
 
 
 class RecordedAgent:

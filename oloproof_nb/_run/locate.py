@@ -6,6 +6,7 @@ import shlex
 from datetime import datetime, timezone
 from pathlib import Path
 
+from .._config.files import folder_problem
 from .._config.suite import SUITE_FILE
 from ..errors import RunDirError
 from .store import MANIFEST, read_manifest
@@ -30,9 +31,9 @@ def latest_run_dir(suite_folder: str | Path) -> Path:
     RunDirError
         The suite folder holds no run yet, or a run folder's manifest cannot be read and that run may be the
         latest (its start time is in the manifest): gating the latest readable run instead would give a
-        release decision about an older run — a PASS where the latest run would be refused. A folder whose
-        name is a run id (:func:`~.store.new_run_id`) dated before the latest readable run's start is passed
-        over.
+        release decision about an older run — a PASS where the latest run would be refused. So does a folder
+        there that cannot be read at all (it may hold such a run). A folder whose name is a run id
+        (:func:`~.store.new_run_id`) dated before the latest readable run's start is passed over.
     """
     runs = Path(suite_folder) / "runs"
     latest = _newest(runs, suite_folder)
@@ -48,7 +49,10 @@ def _newest(runs: Path, named: str | Path) -> Path | None:
     found: list[tuple[str, str, Path]] = []
     unreadable: list[tuple[Path, RunDirError]] = []
     for child in sorted(runs.iterdir()) if runs.is_dir() else []:
-        if (child / MANIFEST).is_file():
+        locked = folder_problem(child)  # else (child / MANIFEST).is_file() raised PermissionError, whatever its name
+        if locked is not None:
+            unreadable.append((child, RunDirError(f"{child}: {locked}")))
+        elif (child / MANIFEST).is_file():
             try:
                 started = read_manifest(child).started_at
             except RunDirError as problem:

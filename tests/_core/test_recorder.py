@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from decimal import Decimal
 from typing import Any
@@ -466,3 +467,26 @@ def test_a_replay_meeting_a_call_inside_another_names_both_and_the_fix(swallow: 
     refused = r"^model call flake was called while tool update was running: .*make it before tool update"
     with pytest.raises(ReplayDiverged, match=refused):
         _flaky_tool(control, swallow)
+
+
+def _flaky_tool_on_a_thread(rec: op.Recorder) -> Any:
+    """The flaky tool, its draw recorded from a worker thread the tool waits for (not the tool's own thread)."""
+    def update() -> str:
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            draw = pool.submit(rec.model, "flake", lambda: 0.1).result()
+        return "Error: timed out" if draw < 0.25 else "ok"
+    return rec.tool("update", update)
+
+
+def test_a_call_inside_a_tool_made_on_a_thread_it_waits_for_is_named_too() -> None:
+    # the thread is not the tool's, so the call is not seen inside it while it runs; before, the replay said
+    # "step 0: the replay called update({}) where the recording has kind='message' ...", blaming the agent
+    rec = op.Recorder()
+    assert _flaky_tool_on_a_thread(rec) == "Error: timed out"
+    control = op.Recorder.replaying(rec.trajectory("done"), checkpoint=1, change=None)
+    refused = (r"^model call flake was called while tool update was running \(on another thread\): "
+               r".*make it before tool update and pass its result in$")
+    with pytest.raises(ReplayDiverged, match=refused):
+        _flaky_tool_on_a_thread(control)
+    with pytest.raises(ReplayDiverged, match=refused):  # a later call is refused too, as for a call on the same thread
+        control.tool("other", lambda: 1)

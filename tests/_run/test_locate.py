@@ -168,3 +168,39 @@ def test_a_suite_folder_given_as_a_baseline_names_its_baselines_not_its_runs(tmp
                                                     f"{baselines}, the latest is {str(latest)!r}")
     assert locate.runs_hint(baselines, "baselines") == locate.runs_hint(baselines)  # a folder of runs: as before
     assert "runs" in locate.runs_hint(suite)  # a run wanted: the suite's runs, as before
+
+
+def test_a_run_folder_that_cannot_be_read_at_all_is_told_by_its_run_id_as_a_torn_one(tmp_path: Path) -> None:
+    """A run folder without read permission (mode 000) beside the latest run: its manifest could not even be
+    probed (``Path.is_file`` raises PermissionError on Python 3.10 to 3.13), and ``oloproof gate SUITE`` ended in
+    "runs/<it>/manifest.json: Permission denied", whatever its date. Now it is a run that cannot be read: passed
+    over when its run id dates it before the latest readable run, else the latest cannot be told."""
+    import subprocess
+    import sys
+
+    from _processes import without_root_powers
+
+    prefix = without_root_powers()
+    if prefix is None:
+        pytest.skip("no way to run bound by file modes here (root without unshare -U, or Windows)")
+    runs = tmp_path / "runs"
+    latest = _run_folder(runs, "20261201T120000Z-cccccc", "2026-12-01T12:00:00.500000Z")
+    script = ("from oloproof_nb._run import locate\nfrom oloproof_nb.errors import RunDirError\n"
+              f"try:\n    print(locate.latest_run_dir({str(tmp_path)!r}))\n"
+              "except RunDirError as exc:\n    print('RunDirError: ' + str(exc))\n")
+    for name, said in [("20261201T110000Z-bbbbbb", f"{latest}\n"),
+                       ("20261201T130000Z-dddddd", f"RunDirError: {tmp_path}: cannot tell which run is the latest, as "
+                                                   f"one run folder cannot be read ({runs / '20261201T130000Z-dddddd'}"
+                                                   ": cannot read this folder (Permission denied)); give the run "
+                                                   "directory instead\n")]:
+        locked = _run_folder(runs, name, "2026-12-01T00:00:00.000000Z")
+        locked.chmod(0)
+        try:
+            done = subprocess.run([*prefix, sys.executable, "-c", script], capture_output=True, text=True,
+                                  timeout=120)
+        finally:
+            locked.chmod(0o755)
+        assert done.stdout == said, done.stderr
+        for child in locked.iterdir():
+            child.unlink()
+        locked.rmdir()
