@@ -157,8 +157,12 @@ def _missing_folders(folder: Path) -> list[Path]:
 
 def _remove_empty(folders: list[Path]) -> None:
     """Remove each of ``folders`` (deepest first) that is still an empty folder; one that now holds anything (made
-    meanwhile by someone else, or written into) is left, and so are all above it."""
+    meanwhile by someone else, or written into) is left, and so are all above it. One that is no folder (never
+    made: the ``mkdir`` stopped above it, at a name too long) is passed over, not taken for one that holds
+    something."""
     for folder in folders:
+        if not os.path.isdir(folder):
+            continue
         try:
             folder.rmdir()
         except OSError:

@@ -49,7 +49,7 @@ on a selection of them (:func:`subset`).
 ``python tests/_inspect_task.py --settings LOG_DIR``: that task run as two shards that differ in one setting
 (:func:`settings`): ``temperature``, the model's generation config, ``max_connections``, a role's model, a sample limit
 (``message_limit``), how the eval ran (``max_samples``, log settings), the task's version or sandbox, or the device and
-port of the model (model arguments).
+port of the model (model arguments); and two tasks of their own versions and sandboxes.
 """
 
 from __future__ import annotations
@@ -346,10 +346,11 @@ def settings(log_dir: str) -> None:
     ran, not the agent); into LOG_DIR/version, the task at ``version=1`` and at ``version=2`` (two tasks); into
     LOG_DIR/sandbox, the task with a ``local`` sandbox and with none (two worlds); into LOG_DIR/device, a model made
     with ``device="cuda:0", port=8000`` and one with ``device="cuda:1", port=8001`` (where the model runs, not the
-    agent)."""
-    def picked(version: int = 0, sandbox: str | None = None) -> Task:
-        return Task(dataset=[Sample(id=f"p{i}", input=f"Question {i}.", target="ok", metadata={"grade": grade})
-                             for i, grade in enumerate(PICKED)], solver=generate(), scorer=graded(), name="picked",
+    agent); into LOG_DIR/two_tasks, every sample of task ``picked`` at ``version=1`` with a ``local`` sandbox and of
+    task ``other`` at ``version=2`` with none (two tasks, each of one version and sandbox)."""
+    def picked(version: int = 0, sandbox: str | None = None, name: str = "picked") -> Task:  # ids p0, o0: by name
+        return Task(dataset=[Sample(id=f"{name[0]}{i}", input=f"Question {i}.", target="ok", metadata={"grade": grade})
+                             for i, grade in enumerate(PICKED)], solver=generate(), scorer=graded(), name=name,
                     version=version, sandbox=sandbox)
 
     model = get_model("mockllm/model", custom_outputs=plain_policy)
@@ -389,6 +390,9 @@ def settings(log_dir: str) -> None:
     for shard, device, port in zip(shards, ("cuda:0", "cuda:1"), (8000, 8001), strict=True):
         placed = get_model("mockllm/model", custom_outputs=plain_policy, device=device, port=port, memoize=False)
         inspect_eval(picked(), model=placed, log_dir=f"{log_dir}/device", display="none", max_samples=8, limit=shard)
+    for name, version, sandbox in (("picked", 1, "local"), ("other", 2, None)):
+        inspect_eval(picked(version, sandbox, name), model=model, log_dir=f"{log_dir}/two_tasks", display="none",
+                     max_samples=8)
 
 
 if __name__ == "__main__":

@@ -296,6 +296,20 @@ def test_init_cut_short_by_a_full_disk_leaves_the_destination_as_it_was(
     assert (dest / "labels" / "injected.jsonl").stat().st_size > 0
 
 
+def test_init_whose_folders_cannot_all_be_made_removes_those_it_made(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """Mutation round 16: a destination ``new/<300 x>/demo`` (a folder name longer than the file system allows)
+    made ``new``, then failed at the long name; the folders init made were removed deepest first, and the first,
+    never made, stopped the removal: ``new`` was left, empty, beside "nothing was written"."""
+    dest = tmp_path / "new" / ("x" * 300) / "demo"
+    capsys.readouterr()
+    assert main(["init", "--example", "stateful-agent", str(dest)]) == 2
+    _, err = _out(capsys)
+    assert err.startswith(f"oloproof: error: {dest}: cannot copy the example there (") and err.endswith(
+        "); nothing was written\n"), err
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_init_from_a_read_only_installation_gives_a_suite_its_user_can_edit(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     """Review F12: the copy took the installation's modes (shutil.copytree, copy2). From a read-only installation

@@ -1358,6 +1358,16 @@ def test_shards_of_two_versions_or_sandboxes_of_a_task_are_refused(shards: Path,
     assert err.count("\n") == 1 and "eval.task_version is" in err, err
 
 
+def test_two_tasks_of_other_versions_and_sandboxes_are_one_run(shards: Path) -> None:
+    """Mutation round 16: a task's version and sandbox are compared among the logs of that task only. A folder of
+    task ``picked`` at ``version=1`` with a ``local`` sandbox and task ``other`` at ``version=2`` with none (each run
+    whole) is one run of two tasks (40 samples, 17 of each task's 20 pass, by hand), not "two versions of the task":
+    compared across tasks, the second log was refused."""
+    pytest.importorskip("inspect_ai")
+    run = op.from_inspect(shards / "two_tasks")
+    assert len(run.cases) == 40 and int((run.verdicts["verdict"] == "pass").sum()) == 34
+
+
 def test_shards_on_two_gpus_of_one_kind_are_one_agent(shards: Path) -> None:
     """Review G19: every model argument was compared, so shards of one model on ``device="cuda:0"``, port 8000 and
     on ``"cuda:1"``, port 8001 (where the model runs, not what it computes) were refused as two agents

@@ -315,3 +315,93 @@ def test_a_run_that_finishes_while_it_is_loaded_is_not_called_finished_with_its_
     monkeypatch.undo()
     again = op.load_run(out)
     assert again.finished and len(again.cases) == 8 and op.gate(again).verdict == "PASS"
+
+
+def _read_only(self: Any, directory: Path, fingerprint: Any) -> None:
+    """``CopyWriter.__init__`` of a folder that cannot be written in (as root, modes do not stop a write)."""
+    raise PermissionError(13, "Permission denied", str(directory))
+
+
+def _stopped_after_five(make_suite: Callable[..., Path], out: Path) -> op.Suite:
+    """A suite of 8 cases (all pass) whose run in ``out`` was stopped by the user after 5 records."""
+    suite = op.load_suite(make_suite(_cases(8, 0), evaluators=[{"type": "answer_matches"}],
+                                     release={"criteria": {"answer_matches": 0.5}}))
+
+    def stop_after_five(done: int, total: int) -> None:
+        if done == 5:
+            raise KeyboardInterrupt  # the user's Ctrl-C: an unfinished run of 5 records
+    with pytest.raises(KeyboardInterrupt):
+        op.run(suite, out=out, progress=stop_after_five)
+    return suite
+
+
+def test_a_run_that_finishes_while_its_frames_are_kept_in_memory_is_not_called_finished(
+        make_suite: Callable[..., Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mutation round 16 (review G20, the folder that cannot be written in): the frames built in memory take the
+    manifest read before the journal, as the columnar copy does. Read after the journal, a run whose last 3 records
+    and ``finished_at`` were written while its first 5 were read was called finished with 5 of 8 cases."""
+    from oloproof_nb._analysis import columnar
+    from oloproof_nb._analysis import run as run_module
+    from oloproof_nb._run.runner import run_suite
+
+    out = tmp_path / "run"
+    suite = _stopped_after_five(make_suite, out)
+    tables, finished = run_module.Run._journal_tables, list[bool]()
+
+    def read_then_the_run_finishes(self: op.Run) -> Any:
+        yield from tables(self)
+        if not finished:  # the other process appends the last 3 records and stamps the run finished now
+            finished.append(True)
+            run_suite(suite, out=out, resume=True)
+    monkeypatch.setattr(columnar.CopyWriter, "__init__", _read_only)
+    monkeypatch.setattr(run_module.Run, "_journal_tables", read_then_the_run_finishes)
+    with pytest.warns(run_module.ColumnarCopyWarning, match="cannot write the columnar copy"):
+        run = op.load_run(out)
+    assert finished and len(run.cases) == 5
+    assert not run.finished  # as the journal it read: unfinished
+    assert op.gate(run).reason.startswith("unfinished: the run did not finish (5 of 8 cases recorded)")
+
+
+@pytest.mark.parametrize("copy", ["written", "in memory"])
+def test_write_columnar_after_the_run_finished_reads_the_finished_run(
+        make_suite: Callable[..., Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, copy: str) -> None:
+    """Mutation round 16: ``run.write_columnar()`` on a Run opened while its run was unfinished (5 of 8 records
+    read: its cases, records and manifest), called after the run was resumed and finished, reads the finished run:
+    its manifest (finished), 8 cases, 8 records, PASS (8 of 8 answers match, by hand); whether the copy is written
+    or, in a folder that cannot be written in, kept in memory. Each frame, record list and the manifest read
+    before is dropped, never kept beside the new journal."""
+    from oloproof_nb._analysis import columnar
+    from oloproof_nb._analysis import run as run_module
+    from oloproof_nb._run.runner import run_suite
+
+    out = tmp_path / "run"
+    suite = _stopped_after_five(make_suite, out)
+    run = op.load_run(out)
+    assert (run.finished, len(run.cases), len(run.records)) == (False, 5, 5)
+    run_suite(suite, out=out, resume=True)
+    if copy == "in memory":
+        monkeypatch.setattr(columnar.CopyWriter, "__init__", _read_only)
+        with pytest.warns(run_module.ColumnarCopyWarning, match="cannot write the columnar copy"):
+            run.write_columnar()
+    else:
+        run.write_columnar()
+    assert (run.finished, len(run.cases), len(run.records)) == (True, 8, 8)
+    assert op.gate(run).verdict == "PASS"
+
+
+def test_a_pooled_run_refreshed_after_its_first_run_finished_takes_that_runs_manifest(
+        make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    """Mutation round 16: a pooled run (``op.load_runs``) is the manifest of its first run. Refreshed
+    (``write_columnar``) after that run, unfinished when pooled, was resumed and finished, its manifest is the first
+    run's new one (finished, its run id), not the one read before nor the second run's; 16 cases (8 + 8)."""
+    from oloproof_nb._run.runner import run_suite
+
+    first, second = tmp_path / "first", tmp_path / "second"
+    suite = _stopped_after_five(make_suite, first)
+    op.run(suite, out=second, progress=False)
+    pooled = op.load_runs([first, second])
+    assert (pooled.finished, len(pooled.cases)) == (False, 13)
+    run_suite(suite, out=first, resume=True)
+    pooled.write_columnar()
+    assert pooled.manifest.run_id == op.load_run(first).run_id != op.load_run(second).run_id
+    assert pooled.manifest.finished_at is not None and pooled.finished and len(pooled.cases) == 16

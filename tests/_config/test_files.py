@@ -290,3 +290,30 @@ def test_a_folder_that_cannot_be_read_is_named_in_one_line(tmp_path: Path, call:
         locked.chmod(0o755)
     assert done.stdout == f"{error}: {path}: cannot read this folder (Permission denied); {hint}\n", done.stderr
     assert sorted(p.name for p in locked.iterdir()) == ["oloproof.yaml"]
+
+
+@pytest.mark.parametrize("mode", [0o300, 0o600, 0o700], ids=["wx", "rw", "rwx"])
+def test_a_folder_that_can_be_searched_but_not_listed_or_the_other_way_is_a_problem(tmp_path: Path,
+                                                                                      mode: int) -> None:
+    """Mutation round 16: ``folder_problem`` checks both permissions a folder is read by: listing its entries (read,
+    ``r``: mode 0o300 has search and write only) and opening them (search, ``x``: 0o600 has read and write only).
+    Each alone is a problem named in words; a folder with both (0o700) is none."""
+    import subprocess
+    import sys
+
+    from _processes import without_root_powers
+
+    prefix = without_root_powers()
+    if prefix is None:
+        pytest.skip("no way to run bound by file modes here (root without unshare -U, or Windows)")
+    folder = tmp_path / "half"
+    folder.mkdir()
+    (folder / "oloproof.yaml").write_text("name: x\n", encoding="utf-8")
+    script = f"from oloproof_nb._config.files import folder_problem\nprint(folder_problem({str(folder)!r}))\n"
+    folder.chmod(mode)
+    try:
+        done = subprocess.run([*prefix, sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    finally:
+        folder.chmod(0o755)
+    wanted = "None" if mode == 0o700 else "cannot read this folder (Permission denied)"
+    assert done.stdout == wanted + "\n", done.stderr

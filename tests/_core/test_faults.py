@@ -96,6 +96,20 @@ def test_control_difference_says_what_a_diverging_model_call_gave() -> None:
         "step 2 differs: recorded model call flake -> 0.1; replayed model call flake -> 0.9")
 
 
+def test_control_difference_says_what_a_diverging_message_said() -> None:
+    # mutation round 16: a message that is no model call (a hand-written replay()'s Message, no name) is named by
+    # its role and content; a tool call that returned nothing, by null (JSON's word)
+    recorded = Trajectory(steps=[*RECORDED.steps, Message(role="assistant", content="Paid.")], answer="paid")
+    replayed = Trajectory(steps=[*RECORDED.steps, Message(role="user", content=None)], answer="paid")
+    assert control_difference(recorded, {"n": 1}, replayed, {"n": 1}) == (
+        "step 2 differs: recorded assistant message 'Paid.'; replayed user message null")
+    flagged = Trajectory(steps=[RECORDED.steps[0], ToolCall(tool="pay", args={"amount": 5, "urgent": True},
+                                                            result=None)], answer="paid")
+    assert control_difference(RECORDED, {"n": 1}, flagged, {"n": 1}) == (
+        "step 1 differs: recorded tool pay({'amount': 5}) -> {'ok': True}; "
+        "replayed tool pay({'amount': 5, 'urgent': True}) -> null")
+
+
 @pytest.mark.parametrize(("answer_ok", "states", "escalated", "verdict", "reason"), [
     # the faulted replay recorded no state: its state check is missing, which is neither a pass nor a fail
     (True, ["missing"], False, "fail", "not_recovered_not_escalated"),  # not recovered: no state shows it

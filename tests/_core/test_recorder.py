@@ -490,3 +490,73 @@ def test_a_call_inside_a_tool_made_on_a_thread_it_waits_for_is_named_too() -> No
         _flaky_tool_on_a_thread(control)
     with pytest.raises(ReplayDiverged, match=refused):  # a later call is refused too, as for a call on the same thread
         control.tool("other", lambda: 1)
+
+
+def test_a_tool_called_inside_a_model_call_is_refused_at_the_checkpoint() -> None:
+    # mutation round 16: the other way round from a draw inside a tool, a model call whose function searches
+    # through rec.tool; recorded as before (the tool, step 0, then the model call), refused when the control
+    # replay meets it at its checkpoint (the model call runs live there)
+    def agent(rec: op.Recorder) -> Any:
+        return rec.model("planner", lambda: f"plan from {rec.tool('search', lambda q: ['doc'], q='x')}")
+
+    rec = op.Recorder()
+    assert agent(rec) == "plan from ['doc']"
+    traj = rec.trajectory("done")
+    assert [step.tool if isinstance(step, op.ToolCall) else step.name for step in traj.steps] == ["search", "planner"]
+    control = op.Recorder.replaying(traj, checkpoint=0, change=None)
+    with pytest.raises(ReplayDiverged, match=r"^tool search was called while model call planner was running: "):
+        agent(control)
+
+
+@pytest.mark.parametrize("outer", ["tool", "model"])
+def test_a_call_inside_the_applied_change_is_refused_naming_both(outer: str) -> None:
+    # mutation round 16: an applied change runs the call at the checkpoint; a recorder call made inside it there
+    # (a draw the recorded call did not make) is refused naming both calls, never taken for the checkpoint's own
+    # call (step 0 of the recording), even when the call turns every exception into text
+    def agent(rec: op.Recorder, draw: bool) -> Any:
+        def inner() -> str:
+            if not draw:
+                return "ok"
+            try:
+                return "ok" if rec.model("flake", lambda: 0.9) > 0.25 else "Error: timed out"
+            except Exception as e:  # noqa: BLE001 - a tau-bench style tool turns every exception into text
+                return f"Error: {e}"
+        return rec.tool("update", inner) if outer == "tool" else rec.model("update", inner)
+
+    rec = op.Recorder()
+    assert agent(rec, draw=False) == "ok"
+    faulted = op.Recorder.replaying(rec.trajectory("done"), checkpoint=0,
+                                    change=op.Change(result="Error: lost", effect="applied"))
+    what = "tool update" if outer == "tool" else "model call update"
+    with pytest.raises(ReplayDiverged, match=rf"^model call flake was called while {what} was running: "):
+        agent(faulted, draw=True)
+
+
+def test_calls_made_at_the_same_time_from_two_threads_are_not_inside_each_other() -> None:
+    # mutation round 16 (class notes): an agent's own threads call the recorder at the same time; two pings, each
+    # on its own thread, both running at once (a barrier holds each until the other has started), are recorded
+    # and replayed as two steps, never refused as one inside the other
+    import threading
+
+    def agent(rec: op.Recorder) -> list[Any]:
+        both = threading.Barrier(2, timeout=5)
+        out: list[Any] = []
+
+        def ping() -> None:
+            try:
+                out.append(rec.tool("ping", lambda: both.wait() * 0 + 1))
+            except Exception as e:  # noqa: BLE001 - shown by the assertion below, not lost in the thread
+                out.append(e)
+        threads = [threading.Thread(target=ping) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(10)
+        return out
+
+    rec = op.Recorder()
+    assert agent(rec) == [1, 1]
+    traj = rec.trajectory("done")
+    control = op.Recorder.replaying(traj, checkpoint=1, change=None)
+    assert agent(control) == [1, 1]
+    assert control.trajectory("done").steps == traj.steps == [op.ToolCall(tool="ping", args={}, result=1)] * 2

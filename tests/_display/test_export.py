@@ -415,3 +415,39 @@ def test_a_file_where_the_export_needs_a_folder_says_which(tmp_path: Path, where
                                "choose another path")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["f"]
     assert blocking.is_symlink() if where == "link to nothing" else blocking.read_text(encoding="utf-8") == "mine"
+
+
+@pytest.mark.parametrize(("points_to", "what"), [("real", "a file"), ("nowhere", "a symbolic link to nothing")])
+def test_a_link_above_the_exports_folder_is_named_as_what_it_is(tmp_path: Path, points_to: str, what: str) -> None:
+    """Mutation round 16: a symbolic link where a folder belongs, above the export's own folder (``f/sub/t.csv``),
+    is named, not ``f/sub``: a link to a file as what it stands for, a file; a link to nothing as such."""
+    (tmp_path / "real").write_text("mine", encoding="utf-8")
+    blocking = tmp_path / "f"
+    blocking.symlink_to(tmp_path / points_to)
+    with pytest.raises(ExportError) as info:
+        op.export_table(pd.DataFrame({"rate": [0.5]}), blocking / "sub" / "t.csv")
+    assert str(info.value) == (f"{blocking}: is {what}, not a folder (the folder of the export t.csv); move it or "
+                               "choose another path")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f", "real"]
+
+
+def test_a_folder_name_too_long_for_the_export_is_named_in_one_line(tmp_path: Path) -> None:
+    """Mutation round 16: a folder that cannot be made for another reason than a file in the way (here a name longer
+    than the file system allows, ENAMETOOLONG, measured on this file system, not simulated) is the project's error
+    naming the folder, what it is for and the system's words; nothing is written."""
+    import errno
+    import os
+
+    folder = tmp_path / ("x" * 300)
+    try:
+        folder.mkdir()
+    except OSError as exc:
+        if exc.errno != errno.ENAMETOOLONG:
+            raise
+    else:
+        pytest.skip("this file system keeps names of 300 characters")
+    with pytest.raises(ExportError) as info:
+        op.export_table(pd.DataFrame({"rate": [0.5]}), folder / "t.csv")
+    assert str(info.value) == (f"{folder}: cannot create this folder (the folder of the export t.csv): "
+                               f"{os.strerror(errno.ENAMETOOLONG)}; choose another path")
+    assert list(tmp_path.iterdir()) == []

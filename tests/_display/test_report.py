@@ -518,14 +518,24 @@ def test_a_report_a_read_only_folder_refuses_names_the_path_given(example_run: o
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """First-hour review: on a read-only file system the error named ``.r.html.e099a964.tmp``, a file the user
     never typed: removing the temporary file that was never made failed too (an unlink there answers EROFS, not
-    "no such file"), and that error replaced the first. Simulated here: a mount cannot be made read-only in a test."""
+    "no such file"), and that error replaced the first. Simulated here: a mount cannot be made read-only in a test.
+    Only what writes is refused, as on such a mount (mutation round 16: every open was, the run's frames too, so the
+    test passed only after another test had read them, and alone failed with "the run changed after it was
+    loaded")."""
     import errno
     import os
+
+    real_open = os.open
 
     def read_only(*args: Any, **kwargs: Any) -> Any:
         raise OSError(errno.EROFS, "Read-only file system", str(args[0]))
 
-    monkeypatch.setattr(os, "open", read_only)
+    def open_to_read_only(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        if flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND):
+            read_only(path)
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", open_to_read_only)
     monkeypatch.setattr(Path, "unlink", read_only)
     target = tmp_path / "r.html"
     with pytest.raises(op.OloproofError) as info:
