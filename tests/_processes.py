@@ -41,3 +41,18 @@ def without_root_powers() -> list[str] | None:
     if unshare is None or subprocess.run([unshare, "-U", "true"], capture_output=True).returncode != 0:
         return None
     return [unshare, "-U"]
+
+
+def bound_by_modes(argv: list[str], folder: Path, mode: int) -> subprocess.CompletedProcess[str]:
+    """``argv`` run bound by file modes (:func:`without_root_powers`) while ``folder`` has ``mode``, its output
+    captured as text; the folder gets mode 0o755 back after. Skips the test where nothing can run so bound."""
+    import pytest
+
+    prefix = without_root_powers()
+    if prefix is None:
+        pytest.skip("no way to run bound by file modes here (root without unshare -U, or Windows)")
+    folder.chmod(mode)
+    try:
+        return subprocess.run([*prefix, *argv], capture_output=True, text=True, timeout=120)
+    finally:
+        folder.chmod(0o755)

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from _processes import without_root_powers
+from _processes import bound_by_modes
 
 import oloproof_nb as op
 from oloproof_nb.cli import main
@@ -343,21 +343,11 @@ def test_init_from_a_read_only_installation_gives_a_suite_its_user_can_edit(
 def test_a_run_folder_that_cannot_be_read_is_named_with_what_to_give(tmp_path: Path, command: str) -> None:
     """Reliability review R11: ``oloproof gate DIR`` with DIR a folder of mode 000 said only
     ``DIR/manifest.json: Permission denied`` (a file the user never named, and nothing about what to give)."""
-    import subprocess
-
-    prefix = without_root_powers()
-    if prefix is None:
-        pytest.skip("no way to run bound by file modes here (root without unshare -U, or Windows)")
     locked = tmp_path / "locked"
     locked.mkdir()
     argv = {"gate": ["gate", str(locked)], "report": ["report", str(locked), "--out", str(tmp_path / "r.html")],
             "compare": ["compare", str(locked), str(locked)]}[command]
-    locked.chmod(0)
-    try:
-        done = subprocess.run([*prefix, sys.executable, "-m", "oloproof_nb.cli", *argv], capture_output=True,
-                              text=True, timeout=120)
-    finally:
-        locked.chmod(0o755)
+    done = bound_by_modes([sys.executable, "-m", "oloproof_nb.cli", *argv], locked, 0)
     wanted = "a run directory or a suite folder" if command == "compare" else (
         "a run directory, a suite folder or Inspect AI logs")
     assert (done.returncode, done.stdout) == (2, ""), done.stderr
@@ -419,21 +409,12 @@ def test_init_force_over_a_folder_it_cannot_write_in_changes_nothing(tmp_path: P
     """Review F12: --force over a suite whose labels/ (missing its label file) cannot be written in replaced
     README.md, cases.jsonl, ... then stopped at labels/injected.jsonl with an error naming the temporary folder.
     Now every folder a file goes into is checked first: one line naming it, nothing written."""
-    import subprocess
-
-    prefix = without_root_powers()
-    if prefix is None:
-        pytest.skip("no way to run bound by file modes here (root without unshare -U, or Windows)")
     dest = tmp_path / "demo"
     assert main(["init", "--example", "stateful-agent", str(dest)]) == 0
     (dest / "labels" / "injected.jsonl").unlink()
     (dest / "cases.jsonl").write_text('{"id": "mine"}\n', encoding="utf-8")
-    (dest / "labels").chmod(0o555)
-    try:
-        done = subprocess.run([*prefix, sys.executable, "-m", "oloproof_nb.cli", "init", "--example",
-                               "stateful-agent", str(dest), "--force"], capture_output=True, text=True)
-    finally:
-        (dest / "labels").chmod(0o755)
+    done = bound_by_modes([sys.executable, "-m", "oloproof_nb.cli", "init", "--example", "stateful-agent", str(dest),
+                           "--force"], dest / "labels", 0o555)
     assert done.returncode == 2, done.stderr
     assert done.stderr == (f"oloproof: error: {dest / 'labels'}: cannot write in this folder, where the example "
                            "puts labels/injected.jsonl; make it writable or choose another destination (nothing "
@@ -448,23 +429,13 @@ def test_init_into_a_folder_whose_parent_cannot_be_written_in(tmp_path: Path, fo
     """The example is staged inside a destination that exists (an empty folder given to the user on a share whose
     parent is not theirs; with --force, their suite), so a parent folder that cannot be written in is no obstacle:
     the example is put there, and no temporary folder is left in it."""
-    import subprocess
-
-    prefix = without_root_powers()
-    if prefix is None:
-        pytest.skip("no way to run bound by file modes here (root without unshare -U, or Windows)")
     dest = tmp_path / "share" / "demo"
     dest.mkdir(parents=True)
     if force:
         assert main(["init", "--example", "stateful-agent", str(dest)]) == 0
         (dest / "cases.jsonl").write_text('{"id": "mine"}\n', encoding="utf-8")
-    dest.parent.chmod(0o555)
-    try:
-        done = subprocess.run([*prefix, sys.executable, "-m", "oloproof_nb.cli", "init", "--example",
-                               "stateful-agent", str(dest), *(["--force"] if force else [])],
-                              capture_output=True, text=True)
-    finally:
-        dest.parent.chmod(0o755)
+    done = bound_by_modes([sys.executable, "-m", "oloproof_nb.cli", "init", "--example", "stateful-agent", str(dest),
+                           *(["--force"] if force else [])], dest.parent, 0o555)
     assert done.returncode == 0, done.stderr
     assert sorted(p.name for p in dest.iterdir()) == ["README.md", "cases.jsonl", "checks.py", "labels",
                                                       "oloproof.yaml", "refund_desk.py", "release.yaml"]

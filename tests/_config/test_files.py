@@ -266,14 +266,10 @@ def test_a_folder_that_cannot_be_read_is_named_in_one_line(tmp_path: Path, call:
     ``Path.exists()``/``is_dir()`` raise, and ``op.load_suite``, ``op.load_run``, ``op.load_runs``,
     ``op.from_inspect`` and ``init_example`` ended in a raw PermissionError (``[Errno 13] Permission denied:
     'locked/oloproof.yaml'``). Now the project's error names the folder; the folder is left as it was."""
-    import subprocess
     import sys
 
-    from _processes import without_root_powers
+    from _processes import bound_by_modes
 
-    prefix = without_root_powers()
-    if prefix is None:
-        pytest.skip("no way to run bound by file modes here (root without unshare -U, or Windows)")
     locked = tmp_path / "locked"
     locked.mkdir()
     (locked / "oloproof.yaml").write_text("name: x\n", encoding="utf-8")
@@ -283,11 +279,7 @@ def test_a_folder_that_cannot_be_read_is_named_in_one_line(tmp_path: Path, call:
               f"P = {str(path)!r}\ntry:\n    {expr}\nexcept op.OloproofError as exc:\n"
               "    print(type(exc).__name__ + ': ' + str(exc))\nexcept BaseException as exc:\n"
               "    print('raw ' + type(exc).__name__ + ': ' + str(exc))\n")
-    locked.chmod(0)
-    try:
-        done = subprocess.run([*prefix, sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
-    finally:
-        locked.chmod(0o755)
+    done = bound_by_modes([sys.executable, "-c", script], locked, 0)
     assert done.stdout == f"{error}: {path}: cannot read this folder (Permission denied); {hint}\n", done.stderr
     assert sorted(p.name for p in locked.iterdir()) == ["oloproof.yaml"]
 
@@ -298,22 +290,14 @@ def test_a_folder_that_can_be_searched_but_not_listed_or_the_other_way_is_a_prob
     """Mutation round 16: ``folder_problem`` checks both permissions a folder is read by: listing its entries (read,
     ``r``: mode 0o300 has search and write only) and opening them (search, ``x``: 0o600 has read and write only).
     Each alone is a problem named in words; a folder with both (0o700) is none."""
-    import subprocess
     import sys
 
-    from _processes import without_root_powers
+    from _processes import bound_by_modes
 
-    prefix = without_root_powers()
-    if prefix is None:
-        pytest.skip("no way to run bound by file modes here (root without unshare -U, or Windows)")
     folder = tmp_path / "half"
     folder.mkdir()
     (folder / "oloproof.yaml").write_text("name: x\n", encoding="utf-8")
     script = f"from oloproof_nb._config.files import folder_problem\nprint(folder_problem({str(folder)!r}))\n"
-    folder.chmod(mode)
-    try:
-        done = subprocess.run([*prefix, sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
-    finally:
-        folder.chmod(0o755)
+    done = bound_by_modes([sys.executable, "-c", script], folder, mode)
     wanted = "None" if mode == 0o700 else "cannot read this folder (Permission denied)"
     assert done.stdout == wanted + "\n", done.stderr

@@ -175,14 +175,10 @@ def test_a_run_folder_that_cannot_be_read_at_all_is_told_by_its_run_id_as_a_torn
     probed (``Path.is_file`` raises PermissionError on Python 3.10 to 3.13), and ``oloproof gate SUITE`` ended in
     "runs/<it>/manifest.json: Permission denied", whatever its date. Now it is a run that cannot be read: passed
     over when its run id dates it before the latest readable run, else the latest cannot be told."""
-    import subprocess
     import sys
 
-    from _processes import without_root_powers
+    from _processes import bound_by_modes
 
-    prefix = without_root_powers()
-    if prefix is None:
-        pytest.skip("no way to run bound by file modes here (root without unshare -U, or Windows)")
     runs = tmp_path / "runs"
     latest = _run_folder(runs, "20261201T120000Z-cccccc", "2026-12-01T12:00:00.500000Z")
     script = ("from oloproof_nb._run import locate\nfrom oloproof_nb.errors import RunDirError\n"
@@ -194,12 +190,7 @@ def test_a_run_folder_that_cannot_be_read_at_all_is_told_by_its_run_id_as_a_torn
                                                    ": cannot read this folder (Permission denied)); give the run "
                                                    "directory instead\n")]:
         locked = _run_folder(runs, name, "2026-12-01T00:00:00.000000Z")
-        locked.chmod(0)
-        try:
-            done = subprocess.run([*prefix, sys.executable, "-c", script], capture_output=True, text=True,
-                                  timeout=120)
-        finally:
-            locked.chmod(0o755)
+        done = bound_by_modes([sys.executable, "-c", script], locked, 0)
         assert done.stdout == said, done.stderr
         for child in locked.iterdir():
             child.unlink()
