@@ -922,7 +922,7 @@ def _validate_cases(cases_file: Path, config: SuiteConfig, suite_file: Path, sca
     kept: list[Case] | None = [] if keep else None
     transforms = config.metamorphic.transforms
     judged = any(ev.type == "outcome_contract" for ev in config.evaluators)
-    unjudged: list[tuple[int, str]] = []  # (line, id) of cases whose outcome no evaluator reads
+    unjudged, first_unjudged = 0, (0, "")  # cases whose outcome no evaluator reads: how many, the first's line, id
     rewrites = [(t.field, t.template) for t in transforms if t.field is not None]
     for line, case, content, copies in iter_cases_with_copies(cases_file, rewrites):
         if kept is not None:
@@ -949,19 +949,20 @@ def _validate_cases(cases_file: Path, config: SuiteConfig, suite_file: Path, sca
         scan.observe(case)
         source_ids.add(case.id)
         if case.outcome is not None and not judged:
-            unjudged.append((line, case.id))
+            if not unjudged:
+                first_unjudged = (line, case.id)
+            unjudged += 1
     if not source_ids:
         raise CaseFileError(cases_file, None, "holds no cases; write one JSON object per line with 'id' and 'input'")
     if unjudged:
-        warn_at_caller(_unjudged_outcomes(cases_file, suite_file, unjudged))
+        warn_at_caller(_unjudged_outcomes(cases_file, suite_file, unjudged, *first_unjudged))
     return source_ids, len(source_ids), None if kept is None else tuple(kept)
 
 
-def _unjudged_outcomes(cases_file: Path, suite_file: Path, unjudged: list[tuple[int, str]]) -> str:
+def _unjudged_outcomes(cases_file: Path, suite_file: Path, count: int, line: int, case_id: str) -> str:
     """The warning for cases that promise an ``outcome`` in a suite with no ``outcome_contract`` evaluator: no
     receipt is taken and nothing is judged or counted for them, so a run PASSes whatever the agent delivered."""
-    line, case_id = unjudged[0]
-    return (f"{cases_file}: {len(unjudged)} case(s) give an outcome (first: line {line}, case {quote(case_id)}) but "
+    return (f"{cases_file}: {count} case(s) give an outcome (first: line {line}, case {quote(case_id)}) but "
             f"{suite_file} has no outcome_contract evaluator: those outcomes are never observed, judged or counted; "
             f"add '- {{type: outcome_contract}}' under evaluators (and outcome_verified to release.yaml), or remove "
             f"the outcomes")
