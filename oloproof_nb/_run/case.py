@@ -149,6 +149,8 @@ def _evaluate(ctx: CaseContext, evaluators: Sequence[Evaluator]) -> tuple[Evalua
                 raise
             result.extend(ev.interrupted(ctx, failure_reason(exc), timed_out=True))
             system_stuck = abandoned = True
+            if isinstance(ctx.run, LiveCase):  # the call still runs on ctx.system: no later evaluator calls it
+                ctx.run.abandon(exc)
         except BaseException as exc:
             if ev.scope != "system" or (system_traceback(exc) is None and not isinstance(exc, SystemContractError)):
                 raise  # oloproof's own error (or the user's Ctrl-C) is never blamed on the system

@@ -152,6 +152,21 @@ class LiveCase:
     #: The promised artifact's file as the sandbox's reset left it (:func:`located_file`); None: not located,
     #: or no such file then.
     reset_file: tuple[int, int, int] | None = None
+    #: Why the system instance takes no more calls in this case: a call of the case timed out and may still be
+    #: running on it, changing its sandbox (None: none did). Set by the case (``_run/case``).
+    stuck: CaseTimeout | None = None
+
+    def abandon(self, timeout: CaseTimeout) -> None:
+        """A call of this case timed out: later replays and observations of the case are not run on this
+        instance (its abandoned call may still write into their sandbox) but missing, saying why."""
+        if self.stuck is None:
+            self.stuck = CaseTimeout(timeout.seconds, f"timeout: not run: an earlier call of this case exceeded "
+                                     f"case_timeout_s={timeout.seconds:g} and may still be running on this "
+                                     "system instance")
+
+    def _usable(self) -> None:
+        if self.stuck is not None:
+            raise CaseTimeout(self.stuck.seconds, str(self.stuck))
 
     def untouched_since_reset(self, contract: OutcomeContract) -> bool:
         """Whether the artifact at the contract's locator is the file the sandbox's reset left, unchanged."""
@@ -171,11 +186,13 @@ class LiveCase:
         return self.settings.tool_errors
 
     def call(self, fn: Callable[[], T]) -> T:
-        """Call into the system with the run's per-call timeout."""
+        """Call into the system with the run's per-call timeout (:class:`CaseTimeout` once the instance is stuck)."""
+        self._usable()
         return call_with_timeout(fn, self.settings.timeout_s)
 
     def replay(self, case: Case, recorded: Trajectory, checkpoint: int, change: Change | None, *,
                record: Mapping[str, Any], reproduce: tuple[Trajectory, dict[str, Any] | None] | None) -> Replay:
+        self._usable()  # a replay on a stuck instance would share its sandbox with the abandoned call
         s = self.settings
         return make_replay(self.system, case, recorded, checkpoint, change, record=record, reproduce=reproduce,
                            run_id=s.run_id, system_version=s.system_version, code_fingerprint=s.code_fingerprint,

@@ -38,10 +38,10 @@ T = TypeVar("T")
 
 
 class CaseTimeout(Exception):
-    """A call into the system took longer than ``case_timeout_s``."""
+    """A call into the system took longer than ``case_timeout_s`` (``message``: another reason, in its words)."""
 
-    def __init__(self, seconds: float) -> None:
-        super().__init__(f"timeout: exceeded case_timeout_s={seconds:g}")
+    def __init__(self, seconds: float, message: str | None = None) -> None:
+        super().__init__(message or f"timeout: exceeded case_timeout_s={seconds:g}")
         self.seconds = seconds
 
 

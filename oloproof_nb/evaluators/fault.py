@@ -107,7 +107,8 @@ class FaultRecovery(Evaluator):
     (``fault_not_applied: …``); a replay that
     raises is ``missing`` (``replay_raised: …``), and one that exceeds
     ``case_timeout_s`` is ``missing`` (``timeout: …``) and the system instance is
-    replaced.
+    replaced; the case's later replays are not run on it (its call may still be
+    running there) and are ``missing`` (``timeout: not run: …``).
 
     Replays are cached by (system version, code fingerprint, case digest,
     checkpoint, change, recorded steps up to the checkpoint) under

@@ -182,3 +182,58 @@ def test_the_record_keeps_the_status_the_trajectory_declared() -> None:
     outcome = execute_case(_case(), 0, _Waits(), _settings())
     assert outcome.record["status"] == "waiting" and outcome.record["trajectory"]["status"] == "waiting"
     assert outcome.needs_fresh_system is False  # a wait is no failure of the instance
+
+
+class _ReplayHangsOnError:
+    """A stateful, replayable system whose replay blocks when its ``refund`` call is faulted with ``error`` (an
+    agent backing off before it retries), until ``release`` is set; it counts the replays it was asked for."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.world: dict[str, Any] = {}
+        self.replays: list[str] = []
+
+    def reset(self, state: dict[str, Any]) -> None:
+        self.world = dict(state)
+
+    def snapshot(self) -> dict[str, Any]:
+        return dict(self.world)
+
+    def run(self, input: dict[str, Any]) -> dict[str, Any]:
+        self.world["refunded"] = True
+        return {"steps": [{"kind": "tool_call", "tool": "refund", "args": {}, "result": {"ok": True}}],
+                "answer": "refunded"}
+
+    def replay(self, trajectory: Any, *, checkpoint: int, change: Any) -> Any:
+        self.replays.append("control" if change is None else change.result["error"])
+        if change is not None and change.result["error"] == "error":
+            self.release.wait(30)  # still running, on this instance, after the case has gone on
+        self.world["refunded"] = True
+        return trajectory if change is None else trajectory.model_copy(
+            update={"steps": [trajectory.steps[0].model_copy(update={"result": change.result})]})
+
+
+def test_a_replay_that_timed_out_leaves_later_replays_of_the_case_missing_not_run_beside_it() -> None:
+    """Two fault_recovery checks: the first one's faulted replay timed out, and its call went on running on the
+    instance. The second check then reset that same instance and replayed on it, beside the abandoned call:
+    in /tmp/R12-e1 the abandoned retry's refund landed in the second control replay's ledger and the case read
+    ``control_replay_diverged: state differs at ledger.1.amount``, blamed on the agent. Its replays are not run
+    now, and its verdict says why."""
+    checks = [EVALUATORS["fault_recovery"].model_validate({"type": "fault_recovery", "tool": "refund", "fault": f})
+              for f in ("error", "timeout")]
+    case = case_from_mapping({"id": "c0", "input": {"n": 0}, "initial_state": {"refunded": False},
+                              "expected": {"answer": "refunded"}})
+    system = _ReplayHangsOnError()
+    try:
+        outcome = execute_case(case, 0, system, _settings(checks, timeout_s=0.2))
+        asked = list(system.replays)
+    finally:
+        system.release.set()
+    assert asked == ["control", "error"]  # nothing asked of the instance after its call was abandoned
+    assert [(v["criterion"], v["verdict"], v["reason"]) for v in outcome.record["verdicts"]] == [
+        ("recovers_from_error_at_refund", "missing", "timeout: exceeded case_timeout_s=0.2"),
+        ("recovers_from_timeout_at_refund", "missing", "timeout: not run: an earlier call of this case exceeded "
+                                                       "case_timeout_s=0.2 and may still be running on this system "
+                                                       "instance")]
+    assert [row["criterion"] for row in outcome.record["replays"]] == [c.name for c in checks]  # a row each
+    assert outcome.needs_fresh_system and outcome.abandoned_call

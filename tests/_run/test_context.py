@@ -7,8 +7,11 @@ import os
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+import pytest
+
 from oloproof_nb._core.receipts import Evidence, OutcomeContract
 from oloproof_nb._run.context import LiveCase, RunSettings, ShownArtifacts, located_file
+from oloproof_nb._run.timeouts import CaseTimeout
 
 NOW = datetime.now(timezone.utc)
 
@@ -98,3 +101,19 @@ def test_a_check_that_calls_sys_exit_is_that_cases_error_not_the_runs_exit() -> 
     call = LiveCase(_settings_with(lambda *args: leaves()), None, NOW).call_check("checks:done", 1, 2, 3, 4)
     assert call.value is None and call.error is not None and "SystemExit" in call.error
     assert call.traceback is not None and "raise SystemExit(3)" in call.traceback
+
+
+def test_an_instance_whose_call_was_abandoned_is_not_called_again_in_that_case() -> None:
+    """After a call of the case timed out (its call still running on the instance), an observe() asked of the
+    same instance (a second outcome_contract check) is refused with the reason, never run beside it."""
+    live = LiveCase(RunSettings(run_id="r", system_version=None, timeout_s=5.0, suite_root=None, evaluators=[]),
+                    object(), datetime.now(timezone.utc))
+    asked: list[str] = []
+    assert live.call(lambda: asked.append("before")) is None
+    live.abandon(CaseTimeout(0.5))
+    live.abandon(CaseTimeout(9.0))  # the first timeout is the one named
+    for _ in range(2):
+        with pytest.raises(CaseTimeout, match=r"^timeout: not run: an earlier call of this case exceeded "
+                                              r"case_timeout_s=0\.5 and may still be running on this system instance$"):
+            live.call(lambda: asked.append("after"))
+    assert asked == ["before"]
