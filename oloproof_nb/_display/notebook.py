@@ -32,6 +32,7 @@ from .._run.store import Fsync
 from ..errors import OloproofError, RunDirError, terminal_text
 from .html import html_table, render
 from .panel import CasePanel
+from .terminal import gate_size, run_size
 from .theme import fmt_interval, fmt_level, fmt_number
 
 __all__ = ["Run", "Gate", "run", "load_run", "load_runs", "from_inspect", "gate", "progress_bar"]
@@ -98,7 +99,7 @@ class Run(_run.Run):
 
     def _repr_html_(self) -> str:
         status = self.cases["status"].value_counts()
-        return render("run.html", run_id=self.run_id, suite=self.suite_name, n_cases=self.n_cases,
+        return render("run.html", run_id=self.run_id, suite=self.suite_name, size=run_size(self),
                       status=", ".join(f"{k}: {v}" for k, v in status.items()), version=str(self.system_version),
                       finished=self.finished, replays=self.replay_summary(), summary=html_table(self.summary()),
                       next=self._next_steps())
@@ -165,7 +166,7 @@ class Gate(_gate.Gate):
     def _repr_html_(self) -> str:
         shown = self.table.drop(columns=["evaluator"]).rename(columns={"n_clusters": "clusters"})
         return render("gate.html", verdict=self.verdict, reason=self.reason, clustered=self.clustered,
-                      n_source_clusters=self.n_source_clusters, confidence=fmt_level(self.release.confidence),
+                      sizes=gate_size(self), confidence=fmt_level(self.release.confidence),
                       findings=self.findings, unscored=unscored_note(self.unscored, shown=20),
                       relaxed=_gate.relaxed_note(self.relaxed, than=self.weaker_than),
                       table=html_table(shown, fmt_number, styled=True))

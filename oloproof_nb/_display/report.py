@@ -40,7 +40,7 @@ from .export import export_table, make_folder, write_file
 from .html import html_table, html_text, render
 from .markdown import markdown_table, md_cell, md_code, md_link
 from .notebook import gate
-from .terminal import exit_line, run_size
+from .terminal import exit_line, gate_size, run_size
 from .theme import PAGE_CSS, TABLE_CSS, fmt_interval, fmt_level, fmt_number
 
 if TYPE_CHECKING:
@@ -113,8 +113,7 @@ def _reduced_name(criterion: str, reduce: str) -> str:
 def _gate_section(run: Run, g: Gate, release: ReleaseLike | None) -> Section:
     sec = Section("gate", "Release gate", verdict=g.verdict)
     why = exit_line(g).split(": ", 2)[-1]  # the sentence `oloproof gate` ends with, without its exit code
-    sizes = (f"{g.n_source_clusters} source clusters" if g.clustered
-             else f"{g.n_source_clusters} independent cases")
+    sizes = gate_size(g)
     # the reason may quote a run id or an Inspect AI log (an early-stopping manager's name): escaped, not markup
     sec.text.append(Plain.after(f"Verdict **{g.verdict}** ({'clustered' if g.clustered else 'unclustered'} run, "
                                 f"{sizes}, {fmt_level(g.release.confidence)} intervals): ",

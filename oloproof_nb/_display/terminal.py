@@ -24,7 +24,7 @@ from .markdown import terminal_text, text_table
 from .theme import fmt_bound, fmt_cell, fmt_level, fmt_number
 
 __all__ = ["PLAIN_TERMINAL", "WIDTH", "case_error_lines", "compare_table_text", "cut_names", "gate_table_text",
-           "exit_line", "fit", "plain_terminal", "reason_lines", "run_size", "terminal_width"]
+           "exit_line", "fit", "gate_size", "plain_terminal", "reason_lines", "run_size", "terminal_width"]
 
 #: Characters per line of the narrow table.
 WIDTH = 100
@@ -212,6 +212,15 @@ def run_size(run: Run) -> str:
         return f"{run.n_cases} {'case' if run.n_cases == 1 else 'cases'}"
     sources = run.cases["case_id"].nunique()
     return f"{sources} {'case' if sources == 1 else 'cases'}, {run.n_cases} case runs ({pooled})"
+
+
+def gate_size(g: Gate) -> str:
+    """What a gate's intervals rest on: ``24 source clusters`` for a clustered run, ``6 independent cases``
+    otherwise (``1 source cluster``, ``1 independent case``)."""
+    n = g.n_source_clusters
+    if g.clustered:
+        return f"{n} source {'cluster' if n == 1 else 'clusters'}"
+    return f"{n} independent {'case' if n == 1 else 'cases'}"
 
 
 #: Most distinct error messages :func:`case_error_lines` lists.

@@ -34,8 +34,10 @@ COLOURS: dict[str, str] = {
 INK = "#24292f"
 MUTED = "#6e7781"
 GRID = "#d0d7de"
-#: Background of the faulted step in a replay table.
-HIGHLIGHT = "#fff8c5"
+#: Background of the faulted step in a replay table: translucent amber, so the row's text keeps the page's own
+#: colour and stays readable on a dark theme too (an opaque light yellow behind JupyterLab's light-on-dark text
+#: made the faulted step unreadable). The row also says ``← fault``: never told by colour alone.
+HIGHLIGHT = "rgba(212, 167, 44, 0.25)"
 #: Colour of a character an HTML page shows as its escape (``\\u202e``, ``\\x1b``): a reader tells it from the same
 #: text typed out.
 ESCAPE = "#8250df"

@@ -3,6 +3,9 @@ the layers they call)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import pytest
 
 from oloproof_nb._display.notebook import progress_bar
@@ -68,3 +71,24 @@ def test_the_notebook_widget_never_shows_the_suite_name_as_html(monkeypatch: pyt
     labels = [value.replace("\u2007", " ") for value in shown if "refunds" in value]  # tqdm's figure spaces
     assert labels and all("&lt;img src=x onerror=alert(1)&gt; &amp;" in value for value in labels)
     assert not any("<img" in value for value in sent)
+
+
+def test_the_run_and_gate_html_count_cases_as_the_report_does(make_suite: Any, tmp_path: Path) -> None:
+    """Review U9: a one-case run's HTML said ``1 cases`` and its gate ``unclustered run, 1 source clusters``; a run
+    of 24 cases in 3 epochs said ``72 cases``, where ``oloproof run`` and the report say ``24 cases, 72 case runs
+    (3 epochs)``. Both reprs now take the report's words."""
+    import oloproof_nb as op
+
+    one = make_suite([{"id": "c1", "input": {"answer": "yes"}, "initial_state": {}, "expected": {"answer": "yes"}}],
+                     evaluators=[{"type": "answer_matches"}])
+    run = op.run(op.load_suite(one), out=tmp_path / "one", progress=False)
+    assert "<p>1 case (completed: 1);" in run._repr_html_()
+    assert "<p>unclustered run, 1 independent case, 95% intervals</p>" in op.gate(run)._repr_html_()
+
+    three = make_suite([{"id": f"c{i}", "input": {"answer": "yes", "i": i}, "initial_state": {},
+                         "expected": {"answer": "yes"}} for i in range(24)], evaluators=[{"type": "answer_matches"}],
+                       epochs=3)
+    epochs = op.run(op.load_suite(three), out=tmp_path / "three", progress=False)
+    assert len(epochs.cases) == 72  # a hand count: 24 cases × 3 epochs
+    assert "<p>24 cases, 72 case runs (3 epochs) (completed: 72);" in epochs._repr_html_()
+    assert "<p>clustered run, 24 source clusters, 95% intervals</p>" in op.gate(epochs)._repr_html_()

@@ -38,3 +38,50 @@ def test_a_recorded_model_call_is_named_as_its_fault_replay_names_it(make_suite:
     lines = [line.strip() for line in repr(panel).splitlines() if line.strip().startswith("[")]
     assert lines == ['[0] parse_request: {"id": 7}', '[1] lookup({"id": 7}) -> {"ok": true}', '[2] assistant: "done"']
     assert re.findall(r"<td><i>(.*?)</i></td>", panel._repr_html_()) == ["parse_request", "assistant"]
+
+
+RAISES = '''
+class Raises:
+    version = "raises-1"
+
+    def reset(self, state):
+        self.state = state
+
+    def snapshot(self):
+        return dict(self.state)
+
+    def run(self, input):
+        raise RuntimeError("no connection")
+'''
+
+
+def test_a_case_with_no_steps_says_so_instead_of_drawing_empty_tables(make_suite: Callable[..., Path],
+                                                                       tmp_path: Path) -> None:
+    """Review U9: the panel of a case whose system raised drew a steps table and a compared-paths table with a
+    header row and no rows, under no heading (the text ``repr`` leaves both out). The HTML names each section;
+    no steps is said in words, and no compared path leaves the section out."""
+    folder = make_suite([{"id": "c1", "input": {}, "initial_state": {}, "expected": {"answer": "done"}}],
+                        evaluators=[{"type": "answer_matches"}], system="sysmod:Raises", system_code=RAISES)
+    page = op.run(op.load_suite(folder), out=tmp_path / "out", progress=False).panel("c1")._repr_html_()
+    tables = re.findall(r"<table>.*?</table>", page, flags=re.S)
+    assert tables and all(table.count("<tr") >= 2 for table in tables)  # every table has a row under its header
+    assert "<h5>Steps</h5>\n<p><i>No steps recorded.</i></p>" in page
+    assert "<h5>Verdicts</h5>" in page and "no connection" in page
+    assert "Compared paths" not in page
+
+
+def test_a_copy_no_criterion_scores_says_so_in_its_panel(example_suite: Path, tmp_path: Path) -> None:
+    """Review U9: the example's ``ord-018~injected`` (labeled invalid) has no verdict rows; its panel drew an
+    empty verdicts table. It now says no criterion scores the case."""
+    run = op.run(op.load_suite(example_suite), out=tmp_path / "out", progress=False)
+    assert run.panel("ord-018~injected").verdicts.empty
+    page = run.panel("ord-018~injected")._repr_html_()
+    assert "<h5>Verdicts</h5>\n<p><i>No verdicts: no criterion scores this case.</i></p>" in page
+    replay = run.panel("ord-011~injected")._repr_html_()
+    (row,) = [r for r in re.findall(r"<tr[^>]*>.*?</tr>", replay, flags=re.S) if "issue_refund failed" in r]
+    # the faulted step is named in words (a colour-blind reader, a page printed in grey), as `repr` says `<- fault`
+    assert re.match(r'<tr style="background:[^"]*"><td>2 <b>&larr;&nbsp;fault</b></td>', row)
+    # its highlight lets the theme's text colour through: JupyterLab's dark theme writes light text, which an
+    # opaque light-yellow row (#fff8c5) made unreadable
+    alpha = re.match(r'<tr style="background:rgba\(\d+, \d+, \d+, ([\d.]+)\)">', row)
+    assert alpha is not None and float(alpha.group(1)) <= 0.3
