@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -154,7 +155,7 @@ def test_a_criterion_left_undecided_by_a_rule_has_its_reason_printed(runs: dict[
     assert cmp.table["ci_low"].iloc[0] == pytest.approx(-bound, abs=1e-9) and -bound > -0.2
     header = next(line for line in lines if line.startswith("criterion")).split()
     row = next(line for line in lines if line.startswith("the_answer_is_exactly")).split()
-    assert [row[header.index("ci_low")], row[header.index("ci_high")]] == ["-0.143", "0.143"]  # rounded outward
+    assert [row[header.index("ci_low")], row[header.index("ci_high")]] == ["-0.143", "+0.143"]  # outward, signed
     assert any(line.startswith("the_answer_is_exactly_what_the_case_expects: too_few_clusters;") for line in lines)
     assert lines[-1] == "compare: INSUFFICIENT_EVIDENCE — exit 1: not decided: too_few_clusters"
     assert max(len(line) for line in lines) <= 100, [line for line in lines if len(line) > 100]
@@ -273,3 +274,27 @@ def test_a_looser_margin_given_says_so_where_no_regression_is_read(runs: dict[st
     assert main(["compare", str(runs["base"]), str(runs["same"]), "--release", str(release)]) == 1  # 24 cases
     out = capsys.readouterr().out
     assert "weaker" not in out
+
+
+def _row(out: str) -> dict[str, str]:
+    """The criterion's row of a printed compare table, by the table's own header (columns dropped to fit)."""
+    lines = out.splitlines()
+    head = next(line.split() for line in lines if line.split()[:1] == ["criterion"])
+    row = next(line.split() for line in lines if line.startswith("the_answer_is_exactly"))
+    return dict(zip(head, row, strict=True))
+
+
+def test_the_difference_and_its_interval_carry_their_sign_as_the_repr_shows_them(
+        runs: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    """Review U9: the table printed ``0.000 -0.144 0.144`` where ``Comparison``'s repr says ``+0.000 [-0.144,
+    +0.144]``; an upper end without its sign read as a rate beside the rates."""
+    assert main(["compare", str(runs["base"]), str(runs["worse"])]) == 1
+    table = op.compare(op.load_run(runs["base"]), op.load_run(runs["worse"])).table.iloc[0]
+    worse = _row(capsys.readouterr().out)
+    assert worse["diff"] == "-0.500"  # 12 of 24 broken, by hand
+    assert worse["ci_low"] == f"{math.floor(float(table['ci_low']) * 1000) / 1000:+.3f}"  # rounded outward
+    assert worse["ci_high"] == f"{math.ceil(float(table['ci_high']) * 1000) / 1000:+.3f}"
+    assert main(["compare", str(runs["base"]), str(runs["same"])]) == 0
+    same = _row(capsys.readouterr().out)
+    assert same["diff"] == "+0.000" and same["ci_low"].startswith("-") and same["ci_high"].startswith("+")
+    assert float(same["ci_high"]) > 0

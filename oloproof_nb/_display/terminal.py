@@ -165,13 +165,14 @@ _OPTIONAL = ("missing", "base_rate", "candidate_rate", "n")
 
 def compare_table_text(table: pd.DataFrame, width: int = WIDTH) -> str:
     """``oloproof compare``'s table of ``cmp.table`` within ``width`` characters a line: optional columns are
-    dropped (miss, base, cand, n) until it fits, then criterion names are cut (:func:`cut_names`)."""
+    dropped (miss, base, cand, n) until it fits, then criterion names are cut (:func:`cut_names`). The
+    difference and its interval carry their sign, as ``Comparison``'s repr shows them."""
     columns = list(_COMPARE_HEADS)
     for drop in (None, *_OPTIONAL):
         if drop is not None:
             columns.remove(drop)
         # escaped before a name is cut, as the gate's: a cut name is also given whole under the table
-        rows = [[terminal_text(fmt_cell(c, v)) for c, v in zip(columns, row, strict=True)]
+        rows = [[terminal_text(fmt_cell(c, v, sign=True)) for c, v in zip(columns, row, strict=True)]
                 for row in table[columns].itertuples(index=False, name=None)]
         text = text_table(rows, [_COMPARE_HEADS[c] for c in columns], tablefmt="narrow")
         excess = _widest(text) - width

@@ -179,11 +179,20 @@ def fmt_bound(value: Any, side: str, sign: bool = False) -> str:
     return f"{ends / 1000:+.3f}" if sign else f"{ends / 1000:.3f}"
 
 
-def fmt_cell(column: str, value: Any) -> str:
+def fmt_cell(column: str, value: Any, sign: bool = False) -> str:
     """One cell of a table shown as text: ``ci_low`` and ``ci_high`` rounded outward (:func:`fmt_bound`, as every
-    interval shown), anything else by :func:`fmt_number`."""
+    interval shown), anything else by :func:`fmt_number`. ``sign``: a table of differences, whose ``difference``
+    and interval ends carry their sign (``+0.000``, ``[-0.144, +0.144]``, as ``Comparison`` shows them).
+
+    Examples
+    --------
+    >>> fmt_cell("ci_high", 0.1441), fmt_cell("ci_high", 0.1441, sign=True), fmt_cell("difference", 0.0, sign=True)
+    ('0.145', '+0.145', '+0.000')
+    """
     if column in ("ci_low", "ci_high") and not isinstance(value, str):
-        return fmt_bound(value, "low" if column == "ci_low" else "high")
+        return fmt_bound(value, "low" if column == "ci_low" else "high", sign)
+    if sign and column == "difference" and isinstance(value, (float, np.floating)) and math.isfinite(value):
+        return f"{float(value):+.3f}"
     return fmt_number(value)
 
 

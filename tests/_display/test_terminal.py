@@ -251,7 +251,7 @@ def test_the_compare_table_rounds_its_interval_outward() -> None:
                            "ci_low": -0.1424744, "ci_high": 0.1424744, "n": 48, "pass_to_fail": 0,
                            "fail_to_pass": 0, "missing": 0, "verdict": "INSUFFICIENT_EVIDENCE"}])
     text = compare_table_text(table)
-    assert "-0.143" in text and " 0.143" in text and "0.142" not in text
+    assert "-0.143" in text and " +0.143" in text and "0.142" not in text
 
 
 def test_a_confidence_level_is_shown_with_its_digits(make_suite: Any) -> None:
