@@ -48,7 +48,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._config.cases import repeats_note
+from .._config.cases import iter_cases, repeats_note
+from .._config.files import read_yaml
+from .._config.imports import file_digest
 from .._config.labels import load_labels
 from .._config.release import (
     ReleaseConfig,
@@ -59,7 +61,7 @@ from .._config.release import (
     relaxed_settings,
     setting_change,
 )
-from .._config.suite import RELEASE_FILE
+from .._config.suite import RELEASE_FILE, SUITE_FILE, SuiteConfig, parse_suite_config
 from .._core.compare import answers_equal
 from .._core.epochs import fractional_interval, parse_reduce
 from .._core.stats import (
@@ -85,7 +87,8 @@ from .validity import checked_transforms, unscored_copies
 
 __all__ = ["Gate", "gate", "GATE_COLUMNS", "ClusterSums", "criterion_sums", "sums_interval", "resolve_release",
            "ReleaseLike", "NO_CRITERIA", "run_is_clustered", "reduced_is_clustered", "reduced_interval", "no_decision",
-           "release_drift", "label_drift", "relaxed_gate_settings", "relaxed_note", "weaker_count", "RUN_OWN"]
+           "release_drift", "label_drift", "suite_drift", "relaxed_gate_settings", "relaxed_note", "weaker_count",
+           "RUN_OWN"]
 
 GATE_COLUMNS = GATE.names
 #: What ``release=`` accepts: a model, a mapping like release.yaml, or a path to one.
@@ -632,7 +635,9 @@ def gate(run: Run, release: ReleaseLike | None = None, *,
         Without ``release``, when the suite folder's release.yaml now differs from the settings stored with
         the run (which decide): the differing keys, and how to gate with the file as it is now. With or without
         ``release``, when a label file of the suite folder now labels a pair otherwise than the labels stored
-        with the run, which decide (:func:`label_drift`).
+        with the run, which decide (:func:`label_drift`); and when the suite folder's oloproof.yaml or case file
+        now asks for other judgements than the run recorded: a check configured otherwise, a case added, removed
+        or edited (:func:`suite_drift`; the run's verdicts decide).
     VacuousCheckWarning
         For a ``fault_recovery`` criterion whose tool no case called, or whose ``escalate_tools`` or
         ``honest_answers`` every recorded case run calls or says where nothing failed, and for a criterion gated at
@@ -677,6 +682,10 @@ def gate(run: Run, release: ReleaseLike | None = None, *,
         warn_at_caller(f"{root / RELEASE_FILE} differs from the release settings run {run.run_id} was made with "
                        f"({drift}); this gate uses the run's; to gate with the file as it is now, give it: "
                        f"op.gate(run, release=...) or oloproof gate --release")
+    for path, change in suite_drift(run):  # the run's verdicts were judged on its cases, by its checks
+        warn_at_caller(f"{path} differs from the one run {run.run_id} was made with ({change}); this gate judges "
+                       "the cases and checks the run recorded; to judge the agent by the suite as it is now, run the "
+                       "suite again")
     for path, change in label_drift(run):  # the run's labels decide which copies are scored: say they are old
         warn_at_caller(f"{path} differs from the validity labels run {run.run_id} was made with ({change}); this "
                        "gate uses the run's (they decide which copies are scored and whether the transform is "
@@ -877,6 +886,73 @@ def label_drift(run: Run) -> list[tuple[Path, str]]:
         if change:
             out.append((path, change))
     return out
+
+
+def suite_drift(run: Run) -> list[tuple[Path, str]]:
+    """The files of the suite folder that now ask for other judgements than ``run`` recorded, each with how: its
+    ``oloproof.yaml`` (``criterion other_order_untouched configured otherwise``, ``tool_errors``) and the case file
+    it ran (``1 case(s) edited (first 'ord-001')``); empty when both are as the run used them (a file whose bytes
+    changed but not what it says, a comment or the order of its lines, is no difference), or when the run has no
+    suite folder or a file cannot be read (moved, an edit in progress, a named pipe put there).
+
+    The run's verdicts were judged on the cases and by the checks it was made with, as its stored release.yaml
+    decides the thresholds (:func:`release_drift`): every expected answer edited since, a check tightened or a
+    failing case added, the gate of the run kept its PASS without a word. The system's own code is not compared:
+    that needs importing it, and the run records one fingerprint of all of its files, not each file.
+    """
+    root = run.suite_root
+    if root is None:
+        return []
+
+    def config_change(path: Path) -> str:
+        return _config_change(run.config, parse_suite_config(read_yaml(path), path))
+
+    def cases_change(path: Path) -> str:
+        return _cases_change(run, path)
+
+    out = []
+    for name, change_of in ((SUITE_FILE, config_change), (run.config.cases, cases_change)):
+        path = root / name
+        try:  # the same bytes say the same: the file is read again only when they differ
+            change = "" if file_digest(path) == run.manifest.digests.get(name) else change_of(path)
+        except (OloproofError, OSError):
+            continue
+        if change:
+            out.append((path, change))
+    return out
+
+
+#: Keys of oloproof.yaml that decide no verdict: the suite's name, the slice tables a report shows, how workers run.
+_NO_VERDICT = frozenset({"name", "slices", "isolation"})
+
+
+def _config_change(was: SuiteConfig, now: SuiteConfig) -> str:
+    """How ``now`` (oloproof.yaml as it is) differs from ``was`` (a run's), in words: each criterion added, removed
+    or configured otherwise, then each other key that differs but those of :data:`_NO_VERDICT`; the first three,
+    and how many more."""
+    mine = {ev.name: ev.settings() for ev in was.evaluators}
+    theirs = {ev.name: ev.settings() for ev in now.evaluators}
+    changes = [f"criterion {name} " + ("added" if name not in mine else "removed" if name not in theirs
+                                       else "configured otherwise")
+               for name in [*mine, *(n for n in theirs if n not in mine)] if mine.get(name) != theirs.get(name)]
+    a, b = (config.model_dump(exclude={"evaluators", *_NO_VERDICT}) for config in (was, now))
+    changes += [key for key in a if a[key] != b.get(key)]
+    return ", ".join(changes[:3]) + (f" and {len(changes) - 3} more" if len(changes) > 3 else "")
+
+
+def _cases_change(run: Run, path: Path) -> str:
+    """How the case file at ``path`` differs from the source cases ``run`` ran (their ids, digests and clusters), in
+    words: ``1 case(s) added (first 'ord-025'), 1 case(s) edited (first 'ord-001')``; "" when it holds the same."""
+    cases = run.cases
+    ran = cases[cases["transform"].isna()]
+    mine = dict(zip(ran["case_id"].astype(str), zip(ran["digest"].astype(str), ran["cluster"].astype(str),
+                                                    strict=True), strict=True))
+    theirs = {case.id: (case.digest, case.cluster) for _, case in iter_cases(path)}
+    both = [c for c in mine if c in theirs]
+    found = {"added": [c for c in theirs if c not in mine], "removed": [c for c in mine if c not in theirs],
+             "edited": [c for c in both if mine[c][0] != theirs[c][0]],
+             "moved to another cluster": [c for c in both if mine[c][0] == theirs[c][0] and mine[c][1] != theirs[c][1]]}
+    return ", ".join(f"{len(ids)} case(s) {what} (first {min(ids)!r})" for what, ids in found.items() if ids)
 
 
 def reduced_is_clustered(rs: ReducedSums) -> bool:

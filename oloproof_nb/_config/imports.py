@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, describe_exception, quote
+from .files import UnreadableFile, open_regular
 
 __all__ = ["CODE_KEY", "import_system", "load_validators", "load_check", "file_digest", "module_file",
            "code_digests", "code_layers", "function_digest", "stale_function", "defined_elsewhere", "foreign_copy",
@@ -396,9 +397,20 @@ def stale_function(target: Any) -> Path | None:
 
 
 def file_digest(path: Path) -> str:
-    """SHA-256 hex of a file's bytes, read in 1 MiB pieces."""
+    """SHA-256 hex of a regular file's bytes, read in 1 MiB pieces.
+
+    Raises
+    ------
+    OSError
+        For what is not a readable regular file (``FileNotFoundError`` for nothing there): a named pipe or a device
+        put in its place is refused without waiting for a writer (:func:`~.files.open_regular`).
+    """
+    try:
+        handle, _ = open_regular(path)
+    except UnreadableFile as exc:
+        raise (FileNotFoundError if exc.missing else OSError)(f"{path}: {exc}") from None
     h = hashlib.sha256()
-    with path.open("rb") as handle:
+    with handle:
         for chunk in iter(lambda: handle.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()

@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 import yaml
 from _cr2_reference import brute_force_low, cr2_matrix
+from _hostile_files import bounded, make_special
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import special, stats
@@ -418,6 +419,79 @@ def test_a_release_yaml_written_after_a_run_made_without_one_is_named(tmp_path: 
     with pytest.warns(UserWarning, match=r"was made with \(criteria\.answer_matches null → 0\.95\); this gate"):
         g = op.gate(run)
     assert g.reason.startswith("no_criteria")
+
+
+def _cases(folder: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (folder / "cases.jsonl").read_text().splitlines() if line.strip()]
+
+
+def _write_cases(folder: Path, cases: list[dict[str, Any]], end: str = "\n") -> None:
+    (folder / "cases.jsonl").write_text("\n".join(json.dumps(c) for c in cases) + end)
+
+
+def test_a_case_file_changed_since_the_run_is_named_and_the_run_decides(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Review G21: after a run, c000 expected another answer, c009 was removed and c010 added; `oloproof gate` of
+    the stored run still said PASS and nothing said the case file had changed, though the suite as it is now
+    BLOCKs: 9 of its 10 cases pass, and by hand (scipy's beta quantile) the exact lower bound is 0.555 < 0.6.
+    The run's verdicts still decide (it is the evidence, as for release.yaml); a warning names what differs. A
+    file whose bytes changed but not its cases (the lines reordered, a blank line) is no difference."""
+    import warnings
+
+    folder = make_suite(tmp_path / "s", [True] * 10, release={"criteria": {"answer_matches": 0.6}})
+    run = run_suite(folder)
+    cases = _cases(folder)
+    _write_cases(folder, cases[::-1], end="\n\n")  # the same cases, other bytes
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert op.gate(run).verdict == "PASS"
+    cases[0]["expected"]["answer"] = "no"
+    _write_cases(folder, [*cases[:9], {**cases[9], "id": "c010"}])
+    changed = (r"1 case\(s\) added \(first 'c010'\), 1 case\(s\) removed \(first 'c009'\), "
+               r"1 case\(s\) edited \(first 'c000'\)")
+    with pytest.warns(UserWarning, match=rf"cases\.jsonl differs from the one run .* was made with \({changed}\); "
+                                         "this gate judges the cases and checks the run recorded") as caught:
+        g = op.gate(run)
+    assert [w.filename for w in caught if "differs" in str(w.message)] == [__file__]
+    assert g.verdict == "PASS" and row(g)["passed"] == 10  # the run's verdicts decide
+    assert main(["gate", str(run.directory)]) == 0
+    assert "1 case(s) edited (first 'c000')" in capsys.readouterr().err
+    now = op.gate(op.run(op.load_suite(folder), out=folder / "runs" / "now"))  # the suite as it is now
+    assert (row(now)["passed"], row(now)["n"]) == (9, 10) and now.verdict == "BLOCK"
+    assert row(now)["ci_low"] == pytest.approx(stats.beta.ppf(0.025, 9, 2)) and stats.beta.ppf(0.025, 9, 2) < 0.6
+    cluster = _cases(folder)
+    cluster[1]["cluster"] = "c002"  # the same content in another cluster: other statistics
+    _write_cases(folder, cluster)
+    with pytest.warns(UserWarning, match=r"1 case\(s\) moved to another cluster \(first 'c001'\)"):
+        op.gate(op.load_run(folder / "runs" / "now"))
+    for kind in ("fifo", "device"):  # no file to read whole without waiting: not read, no word
+        (folder / "cases.jsonl").unlink()
+        special = make_special(folder / "cases.jsonl", kind)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert bounded(lambda: op.gate(run).verdict, 30, unblock=[special]) == "PASS"
+
+
+def test_an_oloproof_yaml_changed_since_the_run_is_named_but_not_a_comment_or_the_slices(tmp_path: Path) -> None:
+    """Review G21: the answer check made case-sensitive (``normalize: false``) and a criterion added after the run:
+    `oloproof gate` of the run said PASS without a word. A comment, the slices a report shows or the suite's name
+    decide no verdict: no word for them."""
+    import warnings
+
+    folder = make_suite(tmp_path / "s", [True] * 10, release={"criteria": {"answer_matches": 0.6}})
+    run = run_suite(folder)
+    suite = yaml.safe_load((folder / "oloproof.yaml").read_text())
+    (folder / "oloproof.yaml").write_text(yaml.safe_dump({**suite, "name": "renamed", "slices": ["tool_calls:1"]})
+                                          + "# a comment\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert op.gate(run).verdict == "PASS"
+    suite["evaluators"] = [{"type": "answer_matches", "normalize": False},
+                           {"type": "answer_matches", "criterion": "again"}]
+    (folder / "oloproof.yaml").write_text(yaml.safe_dump(suite))
+    with pytest.warns(UserWarning, match=r"oloproof\.yaml differs from the one run .* was made with \(criterion "
+                                         r"answer_matches configured otherwise, criterion again added\); this gate"):
+        assert op.gate(run).verdict == "PASS"
 
 
 # -- verdict rows without a cluster or criterion: refused, never counted in another group -----------------

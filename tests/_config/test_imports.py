@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import gc
+import hashlib
 import sys
 import weakref
 from pathlib import Path
 
 import pytest
+from _hostile_files import bounded, make_special
 
-from oloproof_nb._config.imports import import_system, load_validators
+from oloproof_nb._config.imports import file_digest, import_system, load_validators
 from oloproof_nb.errors import ConfigError
 
 
@@ -98,3 +100,22 @@ def test_the_files_of_the_classes_given_are_digested_too(tmp_path: Path) -> None
     assert digests == expected
     own = hashlib.sha256((tmp_path / "sysmod.py").read_bytes()).hexdigest()
     assert code_digests(tmp_path, "sysmod:Sub", sub) == [own]  # without the classes: the module's file alone
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])  # a folder was refused before too
+def test_file_digest_refuses_what_is_no_regular_file_without_waiting(tmp_path: Path, kind: str) -> None:
+    """Review G21: the gate digests the suite's case file to see whether it changed since a run; a named pipe put
+    there blocked ``file_digest`` (opened for reading, waiting for a writer) and ``/dev/zero`` never ended. Now
+    both are an OSError at once, as a folder was (an IsADirectoryError); a regular file digests as hashlib says."""
+    (tmp_path / "plain").write_bytes(b"x" * 3_000_000)
+    assert file_digest(tmp_path / "plain") == hashlib.sha256(b"x" * 3_000_000).hexdigest()
+    special = make_special(tmp_path / "cases.jsonl", kind)
+
+    def digest() -> str:
+        try:
+            return file_digest(special)
+        except OSError:
+            return "refused"
+    assert bounded(digest, 30, unblock=[special]) == "refused"
+    with pytest.raises(FileNotFoundError):
+        file_digest(tmp_path / "nothing")
