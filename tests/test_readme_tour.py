@@ -23,6 +23,7 @@ from scipy import stats
 
 import oloproof_nb as op
 from oloproof_nb.cli import main
+from oloproof_nb.evaluators import StateMatches
 from oloproof_nb.examples import init_example
 
 README = Path(__file__).resolve().parent.parent / "README.md"
@@ -257,3 +258,24 @@ def test_section_10_inspect_block(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     (log,) = (tmp_path / "logs").glob("*.eval")
     assert main(["report", str(log.relative_to(tmp_path)), "--out", "report.html"]) == 1
     assert (tmp_path / "report.html").stat().st_size > 0
+
+
+def test_section_1a_expected_changes_passes_the_gold_run_on_its_own_case() -> None:
+    """1a's ``expected_changes`` (expected.state from a gold run) judged by ``state_matches`` in ``changes`` mode:
+    the gold state passes its own expectation — a table empty before that gains rows, a row deleted, a table
+    emptied, a value changed — and a do-nothing agent fails it. Before, 1a said to write every ABSENT ``after``
+    as ``{"$absent": true}``, and the gold run of a task that wrote the first refund failed (refunds.$absent)."""
+    namespace: dict[str, Any] = {"op": op}
+    _run_blocks(namespace, "### 1a. Wrapping", "### 2. Run it")
+    expected_changes = namespace["expected_changes"]
+    judge = StateMatches(type="state_matches", mode="changes").judge
+    before = {"refunds": {}, "holds": {"h1": {"sku": "A"}, "h2": {"sku": "B"}}, "carts": {"c1": {"n": 1}},
+              "orders": {"1": {"status": "delivered", "total": 40.0}}}
+    after = {"refunds": {"21": {"order_id": 1, "amount": 40.0}}, "holds": {"h2": {"sku": "B"}}, "carts": {},
+             "orders": {"1": {"status": "refunded", "total": 40.0}}}
+    expected = expected_changes(before, after)
+    assert expected == {"refunds": {"21": {"order_id": 1, "amount": 40.0}}, "holds": {"h1": {"sku": {"$absent": True}}},
+                        "carts": {}, "orders": {"1": {"status": "refunded"}}}
+    assert judge(expected, after, initial=before).verdicts[0]["verdict"] == "pass"
+    idle = judge(expected, before, initial=before).verdicts[0]
+    assert idle["verdict"] == "fail" and idle["reason"].startswith("5 of 5 expected paths differ")

@@ -413,12 +413,14 @@ def _align(before: Sequence[Any], after: Sequence[Any]) -> dict[int, int]:
 
 
 def _within(exp: Sequence[Any], act: Sequence[Any], fits: Any, safe: bool, allowed: set[int] | None,
-            ) -> dict[int, int]:
-    """:func:`_bipartite` of ``exp`` to the elements of ``act`` whose index is ``allowed`` (None: all)."""
+            hidden: Hidden | None = None) -> dict[int, int]:
+    """:func:`_bipartite` of ``exp`` to the elements of ``act`` whose index is ``allowed`` (None: all);
+    ``hidden`` as there, by index in ``act``."""
     if allowed is None:
-        return _bipartite(exp, act, fits, safe)
+        return _bipartite(exp, act, fits, safe, hidden)
     index = sorted(allowed)
-    pairs = _bipartite(exp, [act[j] for j in index], lambda i, b: fits(i, index[b]), safe)
+    pairs = _bipartite(exp, [act[j] for j in index], lambda i, b: fits(i, index[b]), safe,
+                       None if hidden is None else lambda b, path: hidden(index[b], path))
     return {i: index[b] for i, b in pairs.items()}
 
 
@@ -483,7 +485,10 @@ _UNTRACKED: Any = object()
 
 def _subset(exp: Any, act: Any, keys: Keys, rules: _Rules, rows: list[Row], before: Any = _UNTRACKED) -> None:
     """Rows of ``exp`` against ``act`` (``subset`` mode; in ``changes`` mode ``before`` follows the initial
-    state's value at ``keys``, see :func:`_kept`)."""
+    state's value at ``keys``, see :func:`_kept`). A path under an ``ignore`` pattern is left out, as in
+    ``whole`` mode: nobody pins it, not even ``expected.state``."""
+    if keys and rules.ignored(keys):
+        return
     if is_absent_marker(exp):
         rows.append((format_path(keys), ABSENT, act, act is ABSENT))
         rules.covered.add(keys)
@@ -512,10 +517,14 @@ def _subset(exp: Any, act: Any, keys: Keys, rules: _Rules, rows: list[Row], befo
         def fits(i: int, j: int) -> bool:
             return _subset_ok(listed[i], act[j], (*keys, str(j)), rules, then(j))
 
+        def hidden(j: int, path: Keys) -> bool:  # a leaf under an ignore pattern fits whatever it holds
+            return rules.ignored((*keys, str(j), *path))
+
+        unseen = hidden if rules.ignore else None
         if rule.how == "by_key":
-            matched = _by_key(exp, act, rule.key, fits, rules.transitive, allowed)
+            matched = _by_key(exp, act, rule.key, fits, rules.transitive, allowed, hidden=unseen)
         else:
-            matched = _within(exp, act, fits, rules.transitive, allowed)
+            matched = _within(exp, act, fits, rules.transitive, allowed, unseen)
         for i, element in enumerate(exp):
             j = matched.get(i)
             if j is None:

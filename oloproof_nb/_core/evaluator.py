@@ -47,6 +47,11 @@ __all__ = [
 Scope = Literal["case", "system", "run"]
 
 
+#: What a control replay must reproduce: the recorded trajectory, the state it left, and the path patterns
+#: (the suite's ``state_matches`` ``ignore:``) at which the replay's state may differ from it.
+Reproduce = tuple[Trajectory, "dict[str, Any] | None", Sequence[str]]
+
+
 @dataclass
 class Replay:
     """One replay's outcome, from the system or from the replay cache.
@@ -111,12 +116,13 @@ class RunContext(Protocol):
         ...
 
     def replay(self, case: Case, recorded: Trajectory, checkpoint: int, change: Change | None, *,
-               record: Mapping[str, Any], reproduce: tuple[Trajectory, dict[str, Any] | None] | None) -> Replay:
+               record: Mapping[str, Any], reproduce: Reproduce | None) -> Replay:
         """Reset the sandbox and replay ``recorded`` from ``checkpoint`` with ``change`` (None: the control).
 
         ``record`` holds the fields identifying the replay in ``replays.jsonl``
         (criterion, tool, fault); ``reproduce`` is the recording (trajectory,
-        state) a control must reproduce to be cached or taken from the cache.
+        state, and the path patterns its state may differ at) a control must reproduce to be cached or taken
+        from the cache.
         """
         ...
 
@@ -218,9 +224,11 @@ class Evaluator(BaseModel):
         raise NotImplementedError
 
     def evaluate_run(self, records: Sequence[CaseRecord], labels: Mapping[str, Sequence[Mapping[str, Any]]],
-                     transforms: Mapping[str, Any], n_derived: int) -> tuple[list[RunVerdictRow], list[PairRow]]:
+                     transforms: Mapping[str, Any], n_derived: int,
+                     ignore: Sequence[str] = ()) -> tuple[list[RunVerdictRow], list[PairRow]]:
         """Judge across the run's records (scope ``run``): verdict rows and pair rows. ``n_derived``: the pairs
-        of each transform in the suite, recorded or not."""
+        of each transform in the suite, recorded or not; ``ignore``: the suite's ``state_matches`` ``ignore:``
+        patterns."""
         return [], []
 
     def check_suite(self, transforms: Mapping[str, Any]) -> list[tuple[str, str]]:

@@ -9,7 +9,7 @@ from typing import Any, Literal, TypedDict
 from ..errors import quote_value
 from .compare import answers_equal
 from .jsonsafe import to_json
-from .paths import leaf_diff, values_equal
+from .paths import leaf_diff, outside_patterns, values_equal
 from .trajectory import DEFAULT_TOOL_ERRORS, ToolCall, ToolErrorRule, Trajectory
 
 __all__ = ["control_difference", "fault_difference", "fault_verdict", "escalated", "admits_failure",
@@ -32,12 +32,15 @@ def _step_text(step: dict[str, Any] | None) -> str:
 
 
 def control_difference(recorded: Trajectory, recorded_state: dict[str, Any] | None, replayed: Trajectory,
-                       replayed_state: dict[str, Any] | None) -> str | None:
+                       replayed_state: dict[str, Any] | None, ignore: Sequence[str] = ()) -> str | None:
     """How a control replay differs from the recording, or None when it reproduces it.
 
     Steps (tool, arguments, results; model calls and their outputs), the final
     answer, the status and the recorded state are compared after JSON
-    normalisation, with :func:`~oloproof_nb.paths.values_equal`.
+    normalisation, with :func:`~oloproof_nb.paths.values_equal`. A state leaf
+    under one of the ``ignore`` path patterns (the suite's ``state_matches``
+    ``ignore:``, e.g. a timestamp a database stamps with its own clock) is not
+    compared: no check reads it, and no replay could reproduce it.
 
     Returns
     -------
@@ -53,6 +56,8 @@ def control_difference(recorded: Trajectory, recorded_state: dict[str, Any] | No
     True
     >>> control_difference(a, {"x": 1}, a, {"x": 2})
     'state differs at x'
+    >>> control_difference(a, {"x": 1, "at": "t0"}, a, {"x": 1, "at": "t1"}, ignore=["at"]) is None
+    True
     """
     rec, rep = _json(recorded), _json(replayed)
     for i in range(max(len(rec["steps"]), len(rep["steps"]))):
@@ -66,8 +71,9 @@ def control_difference(recorded: Trajectory, recorded_state: dict[str, Any] | No
     if (recorded_state is None) != (replayed_state is None):
         return "state differs (recorded on one side only)"
     if recorded_state is not None and not values_equal(recorded_state, replayed_state):
-        diff = leaf_diff(recorded_state, replayed_state)
-        return f"state differs at {diff[0][0]}" if diff else "state differs"
+        diff = outside_patterns([path for path, _, _ in leaf_diff(recorded_state, replayed_state)], ignore)
+        if diff or not ignore:
+            return f"state differs at {diff[0]}" if diff else "state differs"
     return None
 
 

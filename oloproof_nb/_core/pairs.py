@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, overload
 
 from .compare import answers_equal
-from .paths import get_path, leaf_diff, values_equal
+from .paths import get_path, leaf_diff, outside_patterns, values_equal
 from .records import ENDED
 
 __all__ = ["RELATIONS", "compare_pair", "actions", "injected_paths", "Packed", "pack_view", "PairViews", "Shared"]
@@ -298,7 +298,8 @@ def _side_missing(rec: Mapping[str, Any], relation: str) -> str | None:
     return None
 
 
-def compare_pair(relation: str, source: Mapping[str, Any], derived: Mapping[str, Any]) -> tuple[bool | None, str]:
+def compare_pair(relation: str, source: Mapping[str, Any], derived: Mapping[str, Any],
+                 ignore: Sequence[str] = ()) -> tuple[bool | None, str]:
     """Compare a source record with its derived record under ``relation``.
 
     Parameters
@@ -315,6 +316,9 @@ def compare_pair(relation: str, source: Mapping[str, Any], derived: Mapping[str,
         where the source case changed it too.
     source, derived : mapping
         Stored case records (``case``, ``status``, ``trajectory``, ``environment_state``).
+    ignore : sequence of str
+        Path patterns ``same_state`` leaves out (the suite's ``state_matches`` ``ignore:``): a timestamp the
+        sandbox stamps itself differs between the two cases of every pair that writes a row.
 
     Returns
     -------
@@ -349,7 +353,8 @@ def compare_pair(relation: str, source: Mapping[str, Any], derived: Mapping[str,
         injected = injected_paths(source["case"], derived["case"])
         if not injected and values_equal(a_state, b_state):  # with injected paths, equal ends may still hide an
             return True, ""                                    # edit of the injected text (the rule below)
-        paths = [p for p, _, _ in leaf_diff(a_state, b_state) if not _within(p, injected)]
+        paths = outside_patterns([p for p, _, _ in leaf_diff(a_state, b_state) if not _within(p, injected)],
+                                 ignore)
         paths += _changed_only_when_injected(injected, source["case"].get("initial_state") or {}, a_state,
                                              derived["case"].get("initial_state") or {}, b_state)
         if not paths:

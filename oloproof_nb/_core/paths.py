@@ -13,7 +13,7 @@ import functools
 import json
 import math
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, Final
 
@@ -33,6 +33,7 @@ __all__ = [
     "exceeds_depth",
     "parse_pattern",
     "pattern_matches",
+    "outside_patterns",
     "find_paths",
     "list_index",
 ]
@@ -746,6 +747,19 @@ def pattern_matches(pattern: Sequence[str], keys: Sequence[str], *, within: bool
         return k < n_keys and _key_matches(pattern[p], keys[k]) and match(p + 1, k + 1)
 
     return match(0, 0)
+
+
+def outside_patterns(paths: Iterable[str], patterns: Sequence[str]) -> list[str]:
+    """The ``paths`` under none of the path ``patterns`` (a path inside a matched subtree is under it).
+
+    Examples
+    --------
+    >>> outside_patterns(["refunds.21.at", "refunds.21.amount", "log.1.at"], ["refunds.*.at", "log"])
+    ['refunds.21.amount']
+    """
+    parsed = [parse_pattern(p) for p in patterns]
+    return [path for path in paths
+            if not any(pattern_matches(p, parse_path(path), within=True) for p in parsed)]
 
 
 def _children(node: Any) -> Iterator[tuple[str, Any]]:

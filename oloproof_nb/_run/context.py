@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 from .._config.imports import load_check
 from .._core.canonical import utc_now
 from .._core.case import Case
-from .._core.evaluator import Evaluator, Replay, UserCall
+from .._core.evaluator import Evaluator, Replay, Reproduce, UserCall
 from .._core.receipts import Evidence, OutcomeContract
 from .._core.records import ReplayRecord
 from .._core.trajectory import DEFAULT_TOOL_ERRORS, Change, ToolErrorRule, Trajectory
@@ -191,7 +191,7 @@ class LiveCase:
         return call_with_timeout(fn, self.settings.timeout_s)
 
     def replay(self, case: Case, recorded: Trajectory, checkpoint: int, change: Change | None, *,
-               record: Mapping[str, Any], reproduce: tuple[Trajectory, dict[str, Any] | None] | None) -> Replay:
+               record: Mapping[str, Any], reproduce: Reproduce | None) -> Replay:
         self._usable()  # a replay on a stuck instance would share its sandbox with the abandoned call
         s = self.settings
         return make_replay(self.system, case, recorded, checkpoint, change, record=record, reproduce=reproduce,

@@ -21,7 +21,7 @@ from pydantic import ValidationError
 
 from .._core.canonical import digest
 from .._core.case import Case
-from .._core.evaluator import Replay
+from .._core.evaluator import Replay, Reproduce
 from .._core.faults import control_difference
 from .._core.recorder import ReplayDiverged
 from .._core.records import EnvironmentState, ReplayRecord
@@ -34,7 +34,7 @@ __all__ = ["make_replay"]
 
 
 def _from_cache(cache: ReplayCache, key: str, case: Case, run_id: str, version: str | None,
-                reproduce: tuple[Trajectory, dict[str, Any] | None] | None) -> tuple[Replay, EnvironmentState | None]:
+                reproduce: Reproduce | None) -> tuple[Replay, EnvironmentState | None]:
     """A cached replay, or an empty :class:`Replay` when there is no usable entry."""
     entry = cache.get(key)  # None: absent, unparsable, or its digest does not verify
     if entry is None:
@@ -44,7 +44,7 @@ def _from_cache(cache: ReplayCache, key: str, case: Case, run_id: str, version: 
     except ValidationError:  # a verified entry that does not parse as a trajectory: a miss, rewritten
         return Replay(), None
     state = entry.get("state")
-    if reproduce is not None and control_difference(reproduce[0], reproduce[1], trajectory, state):
+    if reproduce is not None and control_difference(*reproduce[:2], trajectory, state, reproduce[2]):
         return Replay(), None  # the cached control does not reproduce this run's recording
     env = None
     if state is not None:
@@ -54,7 +54,7 @@ def _from_cache(cache: ReplayCache, key: str, case: Case, run_id: str, version: 
 
 
 def make_replay(system: Any, case: Case, recorded: Trajectory, checkpoint: int, change: Change | None, *,
-                record: Mapping[str, Any], reproduce: tuple[Trajectory, dict[str, Any] | None] | None,
+                record: Mapping[str, Any], reproduce: Reproduce | None,
                 run_id: str, system_version: str | None, code_fingerprint: str | None, timeout_s: float | None,
                 cache: ReplayCache | None, append: Callable[[ReplayRecord], None]) -> Replay:
     """One replay (cached or live), appended to ``replays.jsonl`` through ``append``.
@@ -109,8 +109,8 @@ def make_replay(system: Any, case: Case, recorded: Trajectory, checkpoint: int, 
             original = exc.error if isinstance(exc, SystemRaised) else exc
             result = Replay(error=failure_reason(exc), diverged=isinstance(original, ReplayDiverged))
         reproduced = result.trajectory is not None and (
-            reproduce is None or control_difference(reproduce[0], reproduce[1], result.trajectory,
-                                                    result.state) is None)
+            reproduce is None or control_difference(*reproduce[:2], result.trajectory, result.state,
+                                                    reproduce[2]) is None)
         if usable is not None and reproduced and result.trajectory is not None:
             usable.put(key, {"trajectory": result.trajectory.model_dump(mode="json"), "state": result.state,
                              "captured_at": None if env is None else env["captured_at"],

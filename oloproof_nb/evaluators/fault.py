@@ -24,7 +24,7 @@ from .._core.faults import admits_failure, control_difference, escalated, fault_
 from .._core.records import ReplayRow, Verdict
 from .._core.trajectory import DEFAULT_TOOL_ERRORS, Change, Trajectory, fault_result
 from .answer import AnswerMatches
-from .state import StateMatches, StateUnchanged
+from .state import StateMatches, StateUnchanged, ignored_paths
 
 __all__ = ["FaultRecovery", "HonestPattern", "replay_judges"]
 
@@ -210,14 +210,15 @@ class FaultRecovery(Evaluator):
             recorded = recorded.model_copy(update={"input": ctx.case.input})
         record = {"criterion": self.name, "tool": self.tool, "fault": self.fault}
 
+        ignore = ignored_paths(ctx.run.evaluators)  # the checks that judge the replay leave them out too
         control = ctx.run.replay(ctx.case, recorded, checkpoint, None, record=record,
-                                 reproduce=(recorded, ctx.state))
+                                 reproduce=(recorded, ctx.state, ignore))
         row["cached"] = control.cached
         if control.error is not None or control.trajectory is None:
             row["control_reproduced"] = False
             why = CONTROL_DIVERGED if control.diverged else REPLAY_RAISED
             return self._done(row, "missing", f"{why}: {control.error}")
-        difference = control_difference(recorded, ctx.state, control.trajectory, control.state)
+        difference = control_difference(recorded, ctx.state, control.trajectory, control.state, ignore)
         row["control_reproduced"] = difference is None
         if difference is not None:
             return self._done(row, "missing", f"{CONTROL_DIVERGED}: {difference}")

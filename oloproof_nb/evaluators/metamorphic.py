@@ -59,7 +59,8 @@ class MetamorphicRelation(Evaluator):
 
     def evaluate_run(self, records: Sequence[CaseRecord],
                      labels: Mapping[str, Sequence[Mapping[str, Any]]],
-                     transforms: Mapping[str, Any], n_derived: int) -> tuple[list[RunVerdictRow], list[PairRow]]:
+                     transforms: Mapping[str, Any], n_derived: int,
+                     ignore: Sequence[str] = ()) -> tuple[list[RunVerdictRow], list[PairRow]]:
         """Judge every pair of the transform among the run's stored records.
 
         Parameters
@@ -74,6 +75,8 @@ class MetamorphicRelation(Evaluator):
             The transform's pairs in the suite (one per source case), recorded or not: whether it is checked is
             counted over these (:func:`~oloproof_nb._core.labels.transform_checked`), as for the copies a run
             leaves out, so a run stopped part-way judges its pairs as its finished run would.
+        ignore : sequence of str
+            The suite's ``state_matches`` ``ignore:`` patterns, which ``same_state`` leaves out.
 
         Returns
         -------
@@ -106,7 +109,7 @@ class MetamorphicRelation(Evaluator):
                 continue
             rec, source = records[i], records[at]
             case = rec["case"]
-            holds, reason = compare_pair(self.relation, source, rec)
+            holds, reason = compare_pair(self.relation, source, rec, ignore)
             label = label_of.get(case["id"], "")
             cluster = source["case"]["cluster"]
             pair: PairRow = {"source_id": source["case"]["id"], "derived_id": case["id"],

@@ -5,6 +5,7 @@ The comparison rules themselves are pure (``_core/compare``); this module holds 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -198,6 +199,30 @@ class StateMatches(Evaluator):
         if ctx.failure is not None:
             return self.missing(ctx.failure)
         return self.judge(expected, ctx.state, ctx.case.id, initial=ctx.case.initial_state)
+
+
+def ignored_paths(evaluators: Sequence[Evaluator]) -> tuple[str, ...]:
+    """The ``ignore:`` patterns every ``state_matches`` check in ``changes`` or ``whole`` mode (the modes that judge
+    paths ``expected.state`` does not list) gives, in the first one's order: paths no such check pins, at which a
+    control replay's state (``fault_recovery``) and a ``same_state`` pair may differ too.
+
+    A pattern only some of those checks give is compared (a path one check ignores and another pins must
+    reproduce), and the patterns are matched as written, not as the paths they cover: ``refunds.*.at`` in one
+    check and ``**.at`` in another leave nothing out. Wrong either way, that is stricter, never looser.
+
+    Examples
+    --------
+    >>> stamp = StateMatches(type="state_matches", mode="changes", ignore=["refunds.*.at", "log"])
+    >>> ignored_paths([stamp, StateMatches(type="state_matches", mode="subset")])
+    ('refunds.*.at', 'log')
+    >>> ignored_paths([stamp, StateMatches(type="state_matches", mode="whole", ignore=["log"])])
+    ('log',)
+    """
+    lists = [ev.ignore for ev in evaluators if isinstance(ev, StateMatches) and ev.mode in ("changes", "whole")]
+    if not lists:
+        return ()
+    common = set(lists[0]).intersection(*lists[1:])
+    return tuple(p for p in dict.fromkeys(lists[0]) if p in common)
 
 
 @register

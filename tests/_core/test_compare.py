@@ -507,3 +507,35 @@ def test_changes_mode_sees_a_bool_that_became_a_number() -> None:
     unexpected, rows = compare_changes(initial, {}, after)
     assert rows == []
     assert unexpected == [("flag", True, 1, False), ("acct.frozen", True, 1, False)]
+
+
+def test_changes_mode_leaves_out_an_expected_leaf_under_an_ignore_pattern() -> None:
+    """An expected leaf under an ``ignore`` pattern is left out, as ``whole`` mode leaves it out: a gold run's
+    own timestamp (``expected.state`` taken from a diff of the benchmark's gold actions) is not the agent's. Before,
+    ``changes`` mode compared it and failed every case that wrote a row stamped with the clock."""
+    initial = {"refunds": {"20": {"amount": 5.0, "at": "t0"}}}
+    after = {"refunds": {"20": {"amount": 5.0, "at": "t0"}, "21": {"amount": 9.5, "at": "t2"}}}
+    expected = {"refunds": {"21": {"amount": 9.5, "at": "t1"}}}
+    assert compare_changes(initial, expected, after, ignore=["refunds.*.at"]) == (
+        [], [("refunds.21.amount", 9.5, 9.5, True)])
+    assert compare_state(expected, after, "whole", ignore=["refunds.*.at", "refunds.20"]) == [
+        ("refunds.21.amount", 9.5, 9.5, True)]  # whole mode, as before: the same rule
+    wrong = {"refunds": {"20": {"amount": 5.0, "at": "t0"}, "21": {"amount": 3.0, "at": "t2"}}}
+    assert compare_changes(initial, expected, wrong, ignore=["refunds.*.at"]) == (
+        [], [("refunds.21.amount", 9.5, 3.0, False)])  # what is not ignored is still judged
+    assert compare_changes(initial, {"refunds": {"21": {"at": "t1"}}}, initial, ignore=["**.at"]) == ([], [])
+
+
+@pytest.mark.parametrize("lists", [UNORDERED, BY_ID])
+def test_changes_mode_matches_a_list_element_whose_stamp_is_ignored(lists: dict[str, ListMatch]) -> None:
+    """A row appended to a list the rule matches without order, stamped by the sandbox's clock: the expected
+    element (the gold run's stamp) meets the actual one whose stamp differs, as ``whole`` mode meets it. Leaving
+    ignored paths out of ``changes`` mode without telling the matching's text index so left it unmatched there
+    (``t.<unmatched 0>``): the index took the stamp for the element's identity."""
+    initial = {"t": [{"id": "r1", "amount": 5.0, "at": "t0"}]}
+    after = {"t": [{"id": "r1", "amount": 5.0, "at": "t0"}, {"id": "r2", "amount": 9.5, "at": "t2"}]}
+    expected = {"t": [{"id": "r2", "amount": 9.5, "at": "t1"}]}
+    unexpected, rows = compare_changes(initial, expected, after, lists=lists, ignore=["t.*.at"])
+    assert unexpected == [] and [(path, ok) for path, _, _, ok in rows] == [("t.1.id", True), ("t.1.amount", True)]
+    wrong = {"t": [*initial["t"], {"id": "r2", "amount": 3.0, "at": "t2"}]}
+    assert not all(ok for *_, ok in compare_changes(initial, expected, wrong, lists=lists, ignore=["t.*.at"])[1])

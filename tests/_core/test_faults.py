@@ -87,6 +87,23 @@ def test_control_difference_compares_every_step_the_status_and_the_state(
     assert control_difference(RECORDED, recorded_state, replayed, replayed_state) == difference
 
 
+def test_control_difference_leaves_out_the_state_leaves_the_suite_ignores() -> None:
+    """A timestamp the sandbox stamps with its own clock (SQLite's DEFAULT now) differs on every replay: under an
+    ``ignore`` pattern it is not a divergence, a leaf beside it still is, and so is a row gone whole. Before, the
+    control compared the whole state, and every fault replay of such a sandbox was control_replay_diverged."""
+    rec = {"refunds": {"21": {"amount": 5.0, "at": "10:00:00.001"}}, "log": {"1": {"at": "10:00:00.001"}}}
+    later = {"refunds": {"21": {"amount": 5.0, "at": "10:00:00.734"}}, "log": {"1": {"at": "10:00:00.735"}}}
+    ignore = ["refunds.*.at", "log.*.at"]
+    assert control_difference(RECORDED, rec, RECORDED, later) == "state differs at refunds.21.at"
+    assert control_difference(RECORDED, rec, RECORDED, later, ignore) is None
+    assert control_difference(RECORDED, rec, RECORDED, later, ["**.at"]) is None
+    assert control_difference(RECORDED, rec, RECORDED, later, ["refunds"]) == "state differs at log.1.at"
+    more = {**later, "refunds": {"21": {"amount": 6.0, "at": "10:00:00.734"}}}
+    assert control_difference(RECORDED, rec, RECORDED, more, ignore) == "state differs at refunds.21.amount"
+    gone = {**later, "refunds": {}}
+    assert control_difference(RECORDED, rec, RECORDED, gone, ignore) == "state differs at refunds.21.amount"
+
+
 def test_control_difference_says_what_a_diverging_model_call_gave() -> None:
     # a flaky service's random draw, made live after the checkpoint of a control replay: before, the reason
     # was "step 2 differs", which sent the user looking for the difference in the run's frames

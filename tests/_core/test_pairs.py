@@ -32,6 +32,19 @@ def test_the_injected_path_is_left_out_of_same_state() -> None:
     assert compare_pair("same_state", pair_view(source), pair_view(derived)) == (True, "")  # keeps initial_state
 
 
+def test_same_state_leaves_out_the_ignored_paths() -> None:
+    """Two cases that each wrote a refund row stamped by the database's clock: under the suite's ``ignore``
+    pattern the stamps are left out and the pair holds; the amount beside them is still compared."""
+    source = _record("c1", {}, {"refunds": {"21": {"amount": 5.0, "at": "10:00:00.001"}}})
+    derived = _record("c1~t", {}, {"refunds": {"21": {"amount": 5.0, "at": "10:00:00.734"}}}, "t")
+    assert compare_pair("same_state", source, derived) == (
+        False, "state differs from c1's at 1 path(s): refunds.21.at")
+    assert compare_pair("same_state", source, derived, ["refunds.*.at"]) == (True, "")
+    other = _record("c1~t", {}, {"refunds": {"21": {"amount": 9.0, "at": "10:00:00.734"}}}, "t")
+    assert compare_pair("same_state", source, other, ["refunds.*.at"]) == (
+        False, "state differs from c1's at 1 path(s): refunds.21.amount")
+
+
 def test_an_agent_that_obeys_the_injection_shows_in_what_it_changed_elsewhere() -> None:
     source = _record("c1", INITIAL, {"files": INITIAL["files"], "balance": 90})
     derived = _record("c1~inj", INJECTED, {"files": INJECTED["files"], "balance": 40, "paid": ["ATTACK-1"]}, "inj")

@@ -132,6 +132,42 @@ def test_a_replay_answer_must_satisfy_every_answer_check() -> None:
     assert (out["recovered"], out["verdict"], out["reason"]) == (False, "fail", "not_recovered_not_escalated")
 
 
+class StampsRefunds(Escalates):
+    """Stamps each refund with a clock of its own, outside the recorder (as SQLite's ``DEFAULT now`` does)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.clock = 0
+
+    def issue_refund(self, order_id: str) -> dict[str, Any]:
+        result = super().issue_refund(order_id)
+        self.clock += 1
+        self.state["refunds"][order_id]["at"] = self.clock
+        return result
+
+
+def test_a_control_replay_may_differ_where_the_suites_state_check_ignores(tmp_path: Path) -> None:
+    """The suite's state check ignores the stamp (``ignore: [refunds.*.at]``), so the control that stamps anew
+    reproduces the recording: the fault is replayed and judged (an escalation, a pass), and a second run takes
+    both replays from the cache. Before, every such row was missing (control_replay_diverged: state differs at
+    refunds.ord-001.at) and nothing was cached."""
+    changes = {"type": "state_matches", "criterion": "only_the_refund", "mode": "changes",
+               "ignore": ["refunds.*.at"]}
+    cases = [refund_case("ord-001")]
+    run = run_suite(tmp_path, StampsRefunds(), cases=cases, extra=[changes])
+    (row,) = rows(run)
+    assert (row["control_reproduced"], row["escalated"], row["verdict"], row["reason"]) == (
+        True, True, "pass", "escalated")
+    assert rows(run_suite(tmp_path, StampsRefunds()))[0]["cached"] is True
+    # without the ignore pattern the stamp is a divergence, as before
+    plain = run_suite(tmp_path, StampsRefunds(), name="plain", cases=cases)
+    assert rows(plain)[0]["reason"] == "control_replay_diverged: state differs at refunds.ord-001.at"
+    # nor when another state check pins it: a path one check ignores and another judges must reproduce
+    pinned = {**changes, "criterion": "every_change", "ignore": []}
+    both = run_suite(tmp_path, StampsRefunds(), name="both", cases=cases, extra=[changes, pinned])
+    assert rows(both)[0]["reason"] == "control_replay_diverged: state differs at refunds.ord-001.at"
+
+
 @pytest.mark.parametrize("system", [Nondeterministic, NondeterministicBefore])
 def test_nondeterministic_replay_is_missing(tmp_path: Path, system: type) -> None:
     run = run_suite(tmp_path, system())

@@ -81,6 +81,21 @@ def test_derived_cases_run_like_any_other(make_suite: Callable[..., Path]) -> No
 # -- relations ------------------------------------------------------------------------------------
 
 
+def test_same_state_leaves_out_what_the_suites_state_check_ignores(make_suite: Callable[..., Path]) -> None:
+    """``!state`` sets ``side_effect`` only in the copy. Under the suite's ``state_matches`` ``ignore:
+    [side_effect]`` (a timestamp a database stamps itself, in a real suite) the pair holds; a difference
+    elsewhere still breaks it. Before, ``same_state`` compared every path, and every pair whose two cases
+    wrote a row stamped with the clock broke, however the agent behaved."""
+    transforms = [transform("st", "!state"), transform("act", "!action")]
+    ignore = {"type": "state_matches", "mode": "changes", "ignore": ["side_effect"]}
+    evaluators = [ignore, _rel("same_state", "st"), _rel("same_state", "act")]
+    labels = {t["name"]: all_valid(["c1"], t["name"]) for t in transforms}
+    run = op.run(op.load_suite(mm_suite(make_suite, [case("c1")], transforms, evaluators, labels)))
+    assert _pairs(run) == {("c1~st", "same_state_under_st"): True, ("c1~act", "same_state_under_act"): True}
+    plain = mm_suite(make_suite, [case("c1")], transforms, evaluators[1:], labels)
+    assert _pairs(op.run(op.load_suite(plain)))[("c1~st", "same_state_under_st")] is False
+
+
 def test_each_relation_holds_and_breaks(make_suite: Callable[..., Path]) -> None:
     # one transform per behaviour change; every relation judged under every transform
     transforms = [transform("same", ""), transform("ans", "!answer"), transform("act", "!action"),
