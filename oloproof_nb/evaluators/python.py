@@ -10,7 +10,6 @@ module only reads what it returned.
 
 from __future__ import annotations
 
-import copy
 from typing import Any, ClassVar, Literal
 
 import numpy as np
@@ -18,6 +17,7 @@ from pydantic import field_validator, model_validator
 
 from .._config.validators import check_import_spec
 from .._core.evaluator import CaseContext, Evaluation, Evaluator, Scope, register
+from .._core.jsonsafe import copy_json
 from .._core.records import VerdictRow
 from ..errors import quote, storable
 
@@ -134,8 +134,9 @@ class PythonCheck(Evaluator):
             return self.missing(ctx.failure or "no_trajectory")
         if ctx.run is None:
             return self.missing("a python check needs a live run (nothing to call it with)")
-        call = ctx.run.call_check(self.check, ctx.case.model_copy(deep=True), copy.deepcopy(ctx.case.initial_state),
-                                  copy.deepcopy(ctx.state), ctx.trajectory.model_copy(deep=True))
+        case = ctx.case.model_copy(update={name: copy_json(value) for name, value in ctx.case})  # each field its own
+        call = ctx.run.call_check(self.check, case, copy_json(ctx.case.initial_state), copy_json(ctx.state),
+                                  ctx.trajectory.model_copy(deep=True))
         if call.error is not None:
             base = self.verdict("missing", f"{CHECK_RAISED}: {call.error}")
             row: CheckVerdictRow = {"criterion": base["criterion"], "evaluator": base["evaluator"],

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from pydantic import BaseModel
 
-from oloproof_nb._core.jsonsafe import NotJSONError, to_json
+from oloproof_nb._core.jsonsafe import NotJSONError, copy_json, to_json
 from oloproof_nb._core.paths import MAX_DEPTH
 
 
@@ -224,3 +224,15 @@ def test_the_article_follows_the_type_names_first_letter() -> None:
         to_json(Upload(), what="the answer")
     with pytest.raises(NotJSONError, match=r"^the answer is a Blob value,"):
         to_json(Blob(), what="the answer")
+
+
+def test_copy_json_copies_the_dicts_inside_a_list_too() -> None:
+    """The reset gets a copy of ``initial_state`` the system may change in place: a transaction dict inside a list
+    changed through the copy leaves the case's own state as it was (else the next epoch starts from a world
+    the last one changed)."""
+    state = {"tx": [{"id": 1, "amt": 5, "tags": ["a"]}], "rows": [[1, 2]]}
+    twin = copy_json(state)
+    twin["tx"][0]["amt"] = 500
+    twin["tx"][0]["tags"].append("b")
+    twin["rows"][0].append(3)
+    assert state == {"tx": [{"id": 1, "amt": 5, "tags": ["a"]}], "rows": [[1, 2]]}

@@ -18,7 +18,7 @@ import oloproof_nb as op
 from oloproof_nb._core.canonical import canonical_json
 from oloproof_nb._core.case import Case, case_digest
 from oloproof_nb._core.trajectory import ToolCall, Trajectory
-from oloproof_nb._run.sandbox import SystemContractError, copy_json, failure_reason, replay_case, run_case, takes_epoch
+from oloproof_nb._run.sandbox import SystemContractError, failure_reason, replay_case, run_case, takes_epoch
 from oloproof_nb.cli import main as cli_main
 
 SYSTEM = '''
@@ -219,18 +219,6 @@ def test_a_case_without_initial_state_is_reset_to_an_empty_world(make_suite: Any
                             system_code=RESET_LOG), out=tmp_path / "run", progress=False)
     states = dict(zip(run.snapshots["case_id"], run.snapshots["state"], strict=True))
     assert states == {"bare": {"resets": 1}, "given": {"books": {}, "resets": 1}}
-
-
-def test_copy_json_copies_the_dicts_inside_a_list_too() -> None:
-    """The reset gets a copy of ``initial_state`` the system may change in place: a transaction dict inside a list
-    changed through the copy leaves the case's own state as it was (else the next epoch starts from a world
-    the last one changed)."""
-    state = {"tx": [{"id": 1, "amt": 5, "tags": ["a"]}], "rows": [[1, 2]]}
-    twin = copy_json(state)
-    twin["tx"][0]["amt"] = 500
-    twin["tx"][0]["tags"].append("b")
-    twin["rows"][0].append(3)
-    assert state == {"tx": [{"id": 1, "amt": 5, "tags": ["a"]}], "rows": [[1, 2]]}
 
 
 def _case(**kw: Any) -> Case:

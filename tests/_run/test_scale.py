@@ -21,8 +21,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import oloproof_nb as op
+from oloproof_nb._core.jsonsafe import copy_json
 from oloproof_nb._core.paths import ABSENT, format_path, leaf_diff, values_equal
-from oloproof_nb._run.sandbox import copy_json
 from oloproof_nb._run.store import read_jsonl
 from oloproof_nb.errors import RunDirError
 

@@ -115,7 +115,8 @@ def test_a_check_that_edits_the_case_changes_no_other_check_and_nothing_stored(m
                                             {"type": "state_matches"}])
     (folder / "checks.py").write_text("def tidy(case, initial_state, final_state, trajectory):\n"
                                       "    case.expected.state.clear()\n    case.input.clear()\n"
-                                      "    case.metadata['edited'] = True\n    return True\n", encoding="utf-8")
+                                      "    case.metadata['edited'] = True\n    case.initial_state.clear()\n"
+                                      "    return True\n", encoding="utf-8")
     suite = op.load_suite(folder)
     run = op.run(suite, out=tmp_path / "run", progress=False)
     verdicts = run.verdicts.set_index("criterion")["verdict"]
@@ -124,8 +125,10 @@ def test_a_check_that_edits_the_case_changes_no_other_check_and_nothing_stored(m
     stored = run.record("c1")["case"]
     assert (stored["expected"]["state"], stored["input"]["check"], stored["metadata"]) == ({"a": 3}, "pass",
                                                                                            {"m": "c1"})
+    assert stored["initial_state"] == {"a": 1}
     kept = suite.kept_cases[0]
     assert (kept.expected.state, kept.input["check"], kept.metadata) == ({"a": 3}, "pass", {"m": "c1"})
+    assert kept.initial_state == {"a": 1}
 
 
 def test_an_exception_in_a_check_is_that_cases_missing_with_the_traceback_kept(make_suite: Any, tmp_path: Path,
