@@ -539,3 +539,62 @@ def test_changes_mode_matches_a_list_element_whose_stamp_is_ignored(lists: dict[
     assert unexpected == [] and [(path, ok) for path, _, _, ok in rows] == [("t.1.id", True), ("t.1.amount", True)]
     wrong = {"t": [*initial["t"], {"id": "r2", "amount": 3.0, "at": "t2"}]}
     assert not all(ok for *_, ok in compare_changes(initial, expected, wrong, lists=lists, ignore=["t.*.at"])[1])
+
+
+# -- mutation round 17: gaps a mutant showed ----------------------------------------------------------------
+
+
+def test_changes_mode_ignores_a_leaf_a_trailing_double_star_names() -> None:
+    """``ignore: ["notes.**"]`` covers ``notes`` itself (``**`` matches no key too): a text ``notes`` rewritten
+    is no unexpected change, nor is a note below it; without the pattern both are."""
+    initial, after = {"notes": "a", "log": {"n1": "x"}, "n": 1}, {"notes": "b", "log": {"n1": "y"}, "n": 1}
+    assert compare_changes(initial, {}, after, ignore=["notes.**", "log.**"]) == ([], [])
+    assert compare_changes(initial, {}, after) == ([("notes", "a", "b", False), ("log.n1", "x", "y", False)], [])
+
+
+def test_whole_mode_ignores_a_new_subtree_whose_every_leaf_is_ignored() -> None:
+    """``ignore: ["**.updated_at"]``: a ``meta`` the expectation lacks, holding only a timestamp, is no
+    difference; one holding something else too is (that leaf only). Rows written by hand."""
+    ignore = ["**.updated_at"]
+    assert compare_state({"a": 1}, {"a": 1, "meta": {"updated_at": "t1"}}, "whole", ignore=ignore) == [
+        ("a", 1, 1, True)]
+    assert compare_state({"a": 1}, {"a": 1, "meta": {"updated_at": "t1", "by": "x"}}, "whole", ignore=ignore) == [
+        ("a", 1, 1, True), ("meta.by", ABSENT, "x", False)]
+
+
+def test_whole_mode_compares_an_empty_dict_or_list_as_a_leaf() -> None:
+    """An empty container is a leaf (as ``flatten`` has it): each is one row, equal to its like."""
+    assert compare_state({"a": {}, "b": []}, {"a": {}, "b": []}, "whole") == [("a", {}, {}, True),
+                                                                               ("b", [], [], True)]
+
+
+def test_a_text_replaced_by_a_dict_is_not_covered_by_a_key_expected_absent_below_it() -> None:
+    """``memo`` was a text; the case made it a dict. An expectation that ``memo.draft`` is absent compares nothing
+    the new dict holds, so replacing the text is an unexpected change (even with the dict's one leaf ignored);
+    an expectation that compares a key the dict holds covers it."""
+    unexpected, rows = compare_changes({"memo": "text"}, {"memo": {"draft": ABSENT}}, {"memo": {"sent": "x"}},
+                                       ignore=["memo.sent"])
+    assert unexpected == [("memo", "text", ABSENT, False)] and rows == [("memo.draft", ABSENT, ABSENT, True)]
+    unexpected, rows = compare_changes({"memo": "text"}, {"memo": {"draft": ABSENT, "sent": "x"}},
+                                       {"memo": {"sent": "x"}})
+    assert unexpected == []
+
+
+def test_a_changed_element_of_a_by_key_list_is_reported_where_it_sits_after_the_case() -> None:
+    """id 2 moved from index 1 to index 0 and its ``v`` changed: the row's path is ``t.0.v`` (where it sits in
+    the state left, as every row path is), not its index before the case."""
+    initial = {"t": [{"id": 1, "v": "a"}, {"id": 2, "v": "b"}]}
+    unexpected, rows = compare_changes(initial, {}, {"t": [{"id": 2, "v": "c"}, {"id": 1, "v": "a"}]}, lists=BY_ID)
+    assert unexpected == [("t.0.v", "b", "c", False)] and rows == []
+
+
+def test_a_key_less_expected_element_of_a_by_key_list_is_never_not_added_for_a_keyed_one() -> None:
+    """A by_key list's element without the key field meets only key-less elements. The list held a keyed
+    element equal on ``amt``; the unmet expectation is ``<id=(none)>`` — ``<not added 0>`` would say an
+    element the list held before fits it, but a keyed element is never its partner."""
+    keyed = {"id": 1, "amt": 5}
+    unexpected, rows = compare_changes({"t": [keyed]}, {"t": [{"amt": 5}]}, {"t": [dict(keyed)]}, lists=BY_ID)
+    assert unexpected == [] and rows == [("t.<id=(none)>", {"amt": 5}, ABSENT, False)]
+    # a key-less element that was there before is what <not added> is for
+    unexpected, rows = compare_changes({"t": [{"amt": 5}]}, {"t": [{"amt": 5}]}, {"t": [{"amt": 5}]}, lists=BY_ID)
+    assert rows == [("t.<not added 0>", {"amt": 5}, ABSENT, False)]

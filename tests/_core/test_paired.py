@@ -263,3 +263,17 @@ def test_one_lost_and_one_gained_row_narrow_the_interval_only_a_little() -> None
     cand[0], base[1] = 1, 1
     d = paired_difference_from_sums(base, cand, rows)
     assert d.estimate == 0 and (round(d.low, 3), round(d.high, 3)) == (-0.130, 0.130)
+
+
+# -- mutation round 17: gaps a mutant showed ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("base", "candidate", "rows", "message"), [
+    ([1, 2], [3, 0], [2, 2], "0 ≤ passes ≤ rows"),  # the candidate passes 3 of a cluster's 2 rows
+    ([1, 2], [0.5, 1], [2, 2], "whole numbers"),     # half a pass
+    ([1.5, 2], [1, 1], [2, 2], "whole numbers"),
+])
+def test_counts_no_run_could_give_are_refused(base: list[float], candidate: list[float], rows: list[int],
+                                              message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        paired_difference_from_sums(base, candidate, rows)

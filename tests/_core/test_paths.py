@@ -639,3 +639,21 @@ def test_find_paths_never_returns_the_root() -> None:
     two text leaves the paths are those two."""
     assert find_paths({"a": "x", "b": "y"}, ("**",)) == [("a",), ("b",)]
     assert find_paths({"a": {"b": "y"}}, ("**", "b")) == [("a", "b")]
+
+
+# -- mutation round 17: gaps a mutant showed ----------------------------------------------------------------
+
+
+def test_a_trailing_double_star_matches_no_key_too() -> None:
+    """``**`` matches any number of keys, none included: ``notes.**`` matches ``notes`` itself, alone and
+    as a prefix."""
+    pattern = parse_pattern("notes.**")
+    assert pattern_matches(pattern, ("notes",)) and pattern_matches(pattern, ("notes",), within=True)
+    assert pattern_matches(pattern, ("notes", "n1", "at")) and not pattern_matches(pattern, ("note",))
+
+
+def test_leaf_diff_below_a_non_text_key_compares_the_values() -> None:
+    """A dict with an int key takes the general definition; the changed text below it is a row (written by
+    hand), not skipped because both sides are dicts of one size."""
+    assert leaf_diff({1: {"a": "x"}}, {1: {"a": "y"}}) == [("1.a", "x", "y")]
+    assert leaf_diff({"o": {1: {"a": "x", "n": True}}}, {"o": {1: {"a": "x", "n": False}}}) == [("o.1.n", True, False)]
