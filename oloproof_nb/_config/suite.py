@@ -705,10 +705,11 @@ class _VacuityScan:
             elif patterns:
                 self.ignoring[i] = (ev, [parse_pattern(p) for p in patterns])
         self.any_leaf = False  # some case's initial_state holds a path (else there is nothing to cover)
-        #: state_matches evaluators of ``mode: whole`` with ignore patterns, while every case whose expected.state
-        #: differs from its initial_state is passed by an agent that changes nothing: index → how many such cases
+        #: state_matches evaluators of ``mode: whole`` or ``changes`` with ignore patterns (both leave out an ignored
+        #: leaf that expected.state names), while every case whose expected.state asks for a change is passed by an
+        #: agent that changes nothing: index → how many such cases
         self.idle_passes: dict[int, int] = {i: 0 for i in self.ignoring
-                                            if getattr(config.evaluators[i], "mode", "") == "whole"}
+                                            if getattr(config.evaluators[i], "mode", "") in ("whole", "changes")}
         #: state_matches evaluators of ``mode: subset`` while every case that gives an expected.state gives ``{}``
         #: (subset compares only the leaves it names: none): index → how many such cases
         self.blank_subsets: dict[int, int] = {i: 0 for i, ev in enumerate(config.evaluators)
@@ -747,14 +748,16 @@ class _VacuityScan:
                     pool |= _node_paths(case.expected.state)
 
     def _observe_idle(self, initial: dict[str, Any], expected: dict[str, Any]) -> None:
-        """Drop the whole-mode evaluators for which this case's expected change is one an idle agent fails."""
+        """Drop the whole- and changes-mode evaluators for which this case's expected change is one an idle agent
+        fails."""
         for i in list(self.idle_passes):
             ev: Any = self.evaluators[i]
             rules = ev.list_rules()
-            if all(ok for *_, ok in compare_state(expected, initial, "whole", tolerance=ev.tolerance, lists=rules)):
+            if all(ok for *_, ok in compare_state(expected, initial, ev.mode, tolerance=ev.tolerance, lists=rules,
+                                                  initial=initial)):
                 continue  # the case expects no change: an idle agent may rightly pass it
-            if all(ok for *_, ok in compare_state(expected, initial, "whole", tolerance=ev.tolerance, lists=rules,
-                                                  ignore=ev.ignore)):
+            if all(ok for *_, ok in compare_state(expected, initial, ev.mode, tolerance=ev.tolerance, lists=rules,
+                                                  ignore=ev.ignore, initial=initial)):
                 self.idle_passes[i] += 1  # every change it expects lies under an ignore pattern
             else:
                 del self.idle_passes[i]
@@ -779,11 +782,10 @@ class _VacuityScan:
                 f"{self.file}: evaluators[{i}] ({ev.type}, criterion {ev.name}): its ignore patterns "
                 f"{', '.join(repr(p) for p in getattr(ev, 'ignore', []))} cover every leaf where expected.state "
                 f"differs from initial_state in each of the {hidden} case(s) that expect a change, so an agent that "
-                "changes nothing passes them all (mode: whole compares no ignored leaf, named in expected.state or "
-                "not; mode: changes still checks the leaves expected.state names)")
+                "changes nothing passes them all (mode: whole and mode: changes compare no ignored leaf, named in "
+                "expected.state or not)")
         for i, ev, pattern in self.ignore_all:
-            what = ("no change can be unexpected: it checks only the changes expected.state names, as mode: subset "
-                    "does" if getattr(ev, "mode", "") == "changes" else "nothing is compared and the check cannot fail")
+            what = "nothing is compared, not even the leaves expected.state names, and the check cannot fail"
             found.setdefault(ev.name, []).append(
                 f"{self.file}: evaluators[{i}] ({ev.type}, criterion {ev.name}): ignore pattern {quote(pattern)} "
                 f"matches every path of the state, so {what}")

@@ -33,6 +33,7 @@ __all__ = [
     "exceeds_depth",
     "parse_pattern",
     "pattern_matches",
+    "pattern_overlaps",
     "outside_patterns",
     "find_paths",
     "list_index",
@@ -745,6 +746,31 @@ def pattern_matches(pattern: Sequence[str], keys: Sequence[str], *, within: bool
         if pattern[p] == "**":
             return any(match(p + 1, j) for j in range(k, n_keys + 1))
         return k < n_keys and _key_matches(pattern[p], keys[k]) and match(p + 1, k + 1)
+
+    return match(0, 0)
+
+
+def pattern_overlaps(pattern: Sequence[str], keys: Sequence[str]) -> bool:
+    """True when some path is both under ``keys`` (or is it) and under a match of the pattern: the pattern
+    matches ``keys``, a prefix of it (``keys`` lies inside a matched subtree), or a path below it.
+
+    Examples
+    --------
+    >>> pattern_overlaps(("refunds", "*", "at"), ("refunds",)), pattern_overlaps(("refunds",), ("refunds", "21"))
+    (True, True)
+    >>> pattern_overlaps(("**", "at"), ("orders", "o1")), pattern_overlaps(("refunds", "*", "at"), ("orders",))
+    (True, False)
+    >>> pattern_overlaps(("refunds", "*", "at"), ("refunds", "21", "amount"))
+    False
+    """
+    n_pat, n_keys = len(pattern), len(keys)
+
+    def match(p: int, k: int) -> bool:
+        if p == n_pat or k == n_keys:  # inside a matched subtree, or the rest of the pattern matches below keys
+            return True
+        if pattern[p] == "**":
+            return any(match(p + 1, j) for j in range(k, n_keys + 1))
+        return _key_matches(pattern[p], keys[k]) and match(p + 1, k + 1)
 
     return match(0, 0)
 

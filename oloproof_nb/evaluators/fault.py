@@ -210,7 +210,7 @@ class FaultRecovery(Evaluator):
             recorded = recorded.model_copy(update={"input": ctx.case.input})
         record = {"criterion": self.name, "tool": self.tool, "fault": self.fault}
 
-        ignore = ignored_paths(ctx.run.evaluators)  # the checks that judge the replay leave them out too
+        ignore = ignored_paths(ctx.run.evaluators, ctx.case.expected.state)  # the checks judging the replay do too
         control = ctx.run.replay(ctx.case, recorded, checkpoint, None, record=record,
                                  reproduce=(recorded, ctx.state, ignore))
         row["cached"] = control.cached

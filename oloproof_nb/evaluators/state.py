@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from .._core.compare import NO_STATE, ListMatch, Row, compare_changes, compare_state, compare_unchanged
 from .._core.evaluator import CaseContext, Evaluation, Evaluator, register
-from .._core.paths import parse_path, parse_pattern
+from .._core.paths import leaf_keys, parse_path, parse_pattern, pattern_overlaps
 from .._core.records import ComparisonRow
 
 __all__ = ["StateMatches", "StateUnchanged", "ByKey"]
@@ -201,14 +201,18 @@ class StateMatches(Evaluator):
         return self.judge(expected, ctx.state, ctx.case.id, initial=ctx.case.initial_state)
 
 
-def ignored_paths(evaluators: Sequence[Evaluator]) -> tuple[str, ...]:
+def ignored_paths(evaluators: Sequence[Evaluator], expected: dict[str, Any] | None = None) -> tuple[str, ...]:
     """The ``ignore:`` patterns every ``state_matches`` check in ``changes`` or ``whole`` mode (the modes that judge
-    paths ``expected.state`` does not list) gives, in the first one's order: paths no such check pins, at which a
-    control replay's state (``fault_recovery``) and a ``same_state`` pair may differ too.
+    paths ``expected.state`` does not list) gives, in the first one's order, and that reach no path another check
+    pins: paths no check pins, at which a control replay's state (``fault_recovery``) and a ``same_state`` pair
+    may differ too.
 
     A pattern only some of those checks give is compared (a path one check ignores and another pins must
     reproduce), and the patterns are matched as written, not as the paths they cover: ``refunds.*.at`` in one
-    check and ``**.at`` in another leave nothing out. Wrong either way, that is stricter, never looser.
+    check and ``**.at`` in another leave nothing out. So is a pattern that reaches a path a ``state_unchanged``
+    check or a ``paths``-mode ``state_matches`` check names (inside it, or above it), or, given the case's
+    ``expected`` state, a leaf it names when a ``subset``-mode check compares it: those checks judge a replay's
+    state there too. Wrong either way, that is stricter, never looser.
 
     Examples
     --------
@@ -217,12 +221,20 @@ def ignored_paths(evaluators: Sequence[Evaluator]) -> tuple[str, ...]:
     ('refunds.*.at', 'log')
     >>> ignored_paths([stamp, StateMatches(type="state_matches", mode="whole", ignore=["log"])])
     ('log',)
+    >>> ignored_paths([stamp, StateUnchanged(type="state_unchanged", paths=["log.1"])])
+    ('refunds.*.at',)
     """
     lists = [ev.ignore for ev in evaluators if isinstance(ev, StateMatches) and ev.mode in ("changes", "whole")]
     if not lists:
         return ()
     common = set(lists[0]).intersection(*lists[1:])
-    return tuple(p for p in dict.fromkeys(lists[0]) if p in common)
+    pinned = [parse_path(path) for ev in evaluators
+              if isinstance(ev, StateUnchanged) or (isinstance(ev, StateMatches) and ev.mode == "paths")
+              for path in getattr(ev, "paths", ())]
+    if expected and any(isinstance(ev, StateMatches) and ev.mode == "subset" for ev in evaluators):
+        pinned += leaf_keys(expected)
+    return tuple(p for p in dict.fromkeys(lists[0])
+                 if p in common and not any(pattern_overlaps(parse_pattern(p), keys) for keys in pinned))
 
 
 @register

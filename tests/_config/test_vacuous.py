@@ -251,9 +251,9 @@ def test_ignore_patterns_that_leave_a_change_to_see_are_not_named(tmp_path: Path
         op.load_suite(suite(tmp_path, [ev]))
 
 
-def _whole_suite(tmp: Path, ignore: list[str], odd_note: bool = False) -> Path:
-    """Four cases that each expect their order refunded (mode: whole); with ``odd_note`` the last one expects its
-    note rewritten instead."""
+def _whole_suite(tmp: Path, ignore: list[str], odd_note: bool = False, mode: str = "whole") -> Path:
+    """Four cases that each expect their order refunded (mode: whole, or ``mode``); with ``odd_note`` the last one
+    expects its note rewritten instead."""
     tmp.mkdir(parents=True, exist_ok=True)
     (tmp / "desk.py").write_text(SYSTEM)
     cases = []
@@ -268,17 +268,19 @@ def _whole_suite(tmp: Path, ignore: list[str], odd_note: bool = False) -> Path:
         cases.append({"id": oid, "input": {"order_id": oid}, "initial_state": initial,
                       "expected": {"answer": "done", "state": after}})
     (tmp / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases))
-    ev = {"type": "state_matches", "mode": "whole", "ignore": ignore}
+    ev = {"type": "state_matches", "mode": mode, "ignore": ignore}
     (tmp / "oloproof.yaml").write_text(yaml.safe_dump({"name": "v", "system": "desk:Desk", "evaluators": [ev]}))
     (tmp / "release.yaml").write_text(yaml.safe_dump({"criteria": {"state_matches": 0.5}}))
     return tmp
 
 
-def test_whole_mode_ignore_patterns_that_hide_every_expected_change_are_named(tmp_path: Path) -> None:
+@pytest.mark.parametrize("mode", ["whole", "changes"])
+def test_whole_mode_ignore_patterns_that_hide_every_expected_change_are_named(tmp_path: Path, mode: str) -> None:
     """Review R: in mode whole an ignore pattern hides the leaves expected.state names too. ``orders.*.status``,
     meant for the other orders' statuses, hid the only change the cases expect: an agent that refunded nothing
-    passed every case, unwarned (the pattern matches neither every path nor every leaf below the top)."""
-    root = _whole_suite(tmp_path / "hidden", ["orders.*.status"])
+    passed every case, unwarned (the pattern matches neither every path nor every leaf below the top). Since W2
+    mode changes leaves them out as well (review F16: it passed the idle agent 4 of 4, unwarned)."""
+    root = _whole_suite(tmp_path / "hidden", ["orders.*.status"], mode=mode)
     with pytest.warns(op.VacuousCheckWarning, match=r"its ignore patterns 'orders\.\*\.status' cover every leaf "
                                                     r"where expected\.state differs from initial_state in each of "
                                                     r"the 4 case\(s\) that expect a change"):
@@ -288,15 +290,16 @@ def test_whole_mode_ignore_patterns_that_hide_every_expected_change_are_named(tm
     assert (gate.table.loc[0, "passed"], gate.table.loc[0, "n"], bool(gate.table.loc[0, "vacuous"])) == (4, 4, True)
 
 
+@pytest.mark.parametrize("mode", ["whole", "changes"])
 @pytest.mark.parametrize(("ignore", "odd_note"), [(["orders.*.note"], False), (["orders.*.status"], True),
                                                   (["orders.ord-999.*"], False)])
 def test_whole_mode_ignore_patterns_that_leave_an_expected_change_are_not_named(tmp_path: Path, ignore: list[str],
-                                                                                odd_note: bool) -> None:
+                                                                                odd_note: bool, mode: str) -> None:
     """Not named when some case expects a change an idle agent fails: the refund (the pattern covers notes, or
     the other order), or the last case's rewritten note."""
     with warnings.catch_warnings():
         warnings.simplefilter("error", op.VacuousCheckWarning)
-        s = op.load_suite(_whole_suite(tmp_path, ignore, odd_note))
+        s = op.load_suite(_whole_suite(tmp_path, ignore, odd_note, mode))
     assert s.vacuous == {}
 
 

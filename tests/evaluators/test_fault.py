@@ -168,6 +168,26 @@ def test_a_control_replay_may_differ_where_the_suites_state_check_ignores(tmp_pa
     assert rows(both)[0]["reason"] == "control_replay_diverged: state differs at refunds.ord-001.at"
 
 
+@pytest.mark.parametrize("pin", [{"type": "state_unchanged", "paths": ["refunds.ord-001.at"], "absent_ok": True},
+                                 {"type": "state_matches", "criterion": "refunds_kept", "mode": "paths",
+                                  "paths": ["refunds"]},
+                                 {"type": "state_matches", "criterion": "refund_named", "mode": "subset"}])
+def test_a_control_replay_must_reproduce_an_ignored_path_another_check_judges(tmp_path: Path,
+                                                                             pin: dict[str, Any]) -> None:
+    """The changes check ignores the stamp, but a ``state_unchanged`` path, a ``paths``-mode path or (for a
+    ``subset`` check) a leaf ``expected.state`` names lies under it: those checks judge the faulted replay's state
+    there, so the control must reproduce it. Before (review F16) the control was taken as reproduced and the fault
+    judged on a state that differs from the recording's at a path a check reads."""
+    changes = {"type": "state_matches", "criterion": "only_the_refund", "mode": "changes",
+               "ignore": ["refunds.*.at"]}
+    case = refund_case("ord-001")
+    case["expected"]["state"]["refunds"]["ord-001"]["at"] = 1  # the gold run's stamp (the recording's too)
+    run = run_suite(tmp_path, StampsRefunds(), cases=[case], extra=[changes, pin])
+    (row,) = rows(run)
+    assert (row["control_reproduced"], row["reason"]) == (
+        False, "control_replay_diverged: state differs at refunds.ord-001.at")
+
+
 @pytest.mark.parametrize("system", [Nondeterministic, NondeterministicBefore])
 def test_nondeterministic_replay_is_missing(tmp_path: Path, system: type) -> None:
     run = run_suite(tmp_path, system())

@@ -96,6 +96,22 @@ def test_same_state_leaves_out_what_the_suites_state_check_ignores(make_suite: C
     assert _pairs(op.run(op.load_suite(plain)))[("c1~st", "same_state_under_st")] is False
 
 
+def test_same_state_compares_an_ignored_path_another_check_pins(make_suite: Callable[..., Path]) -> None:
+    """The changes check ignores ``side_effect`` but a ``state_unchanged`` check pins it: the copy that sets it
+    (and fails that check) breaks the pair. Before (review F16), the pair held beside the failing check: the
+    ignore patterns were taken from the ``changes``/``whole`` checks alone."""
+    transforms = [transform("st", "!state")]
+    ignore = {"type": "state_matches", "mode": "changes", "ignore": ["side_effect"]}
+    pinned = {"type": "state_unchanged", "paths": ["side_effect"], "absent_ok": True}
+    labels = {"st": all_valid(["c1"], "st")}
+    run = op.run(op.load_suite(mm_suite(make_suite, [case("c1")], transforms,
+                                        [ignore, pinned, _rel("same_state", "st")], labels)))
+    v = run.verdicts
+    assert v[v["criterion"] == "state_unchanged"][["case_id", "verdict"]].values.tolist() == [
+        ["c1", "pass"], ["c1~st", "fail"]]
+    assert _pairs(run) == {("c1~st", "same_state_under_st"): False}
+
+
 def test_each_relation_holds_and_breaks(make_suite: Callable[..., Path]) -> None:
     # one transform per behaviour change; every relation judged under every transform
     transforms = [transform("same", ""), transform("ans", "!answer"), transform("act", "!action"),
