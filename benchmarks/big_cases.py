@@ -10,7 +10,9 @@ process touched counts, not only Python objects):
   streaming promise, which fails the script at 1 GB or more;
 - **gate**: ``op.load_run(dir)`` and ``op.gate(run)`` on the finished run directory (what ``oloproof run``
   does after the run, in its own process): the manifest, then the ``cases`` and ``verdicts`` columns of the
-  run's Parquet copy (the journal is not read again).
+  run's Parquet copy (the journal is not read again). ``suite_drift_s``: the part of the gate that compares
+  the suite folder's ``oloproof.yaml`` and case file with the run's (``suite_drift``: each file hashed, and read
+  again only when it changed), timed once more on its own after the gate; ``edits`` what it found (none here).
 
 Shapes: ``many`` (small refund requests, ~335 bytes a line: about 600,000 cases for 200 MB) and ``wide``
 (each case's ``initial_state`` also holds 300 bystander orders, ~16 KB a line: about 12,800 cases). Run::
@@ -58,6 +60,15 @@ else:
     run = op.load_run(out)
     verdict = op.gate(run).verdict
     extra = {"verdict": verdict, "cases": int(run.n_cases)}
+    try:  # part of the gate: the suite folder's files compared with the run's (a version before has none)
+        from oloproof_nb._analysis.gate import suite_drift
+    except ImportError:
+        pass
+    else:
+        t1 = time.perf_counter()
+        extra["edits"] = [str(change) for _, change in suite_drift(run)]
+        extra["suite_drift_s"] = time.perf_counter() - t1
+        t0 += time.perf_counter() - t1  # seconds: load_run and the gate only, as before
 print(json.dumps({"seconds": time.perf_counter() - t0,
                   "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, **extra}))
 '''

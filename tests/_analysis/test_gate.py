@@ -494,6 +494,29 @@ def test_an_oloproof_yaml_changed_since_the_run_is_named_but_not_a_comment_or_th
         assert op.gate(run).verdict == "PASS"
 
 
+def test_an_oloproof_yaml_changed_in_many_ways_names_the_first_three_and_counts_the_rest(tmp_path: Path) -> None:
+    """suite_drift's promise (review C5): each criterion added, removed or configured otherwise, then each other key
+    that differs (``tool_errors``, ``case_timeout_s``), the first three named and how many more counted (five
+    changes by hand: answer_matches, again and twice added, then the two keys)."""
+    folder = make_suite(tmp_path / "s", [True] * 10, release={"criteria": {"answer_matches": 0.6}})
+    run = run_suite(folder)
+    suite = yaml.safe_load((folder / "oloproof.yaml").read_text())
+    suite["evaluators"] = [{"type": "answer_matches", "normalize": False},
+                           {"type": "answer_matches", "criterion": "again"},
+                           {"type": "answer_matches", "criterion": "twice"}]
+    suite["tool_errors"] = {"status_values": ["error", "failed"]}
+    suite["case_timeout_s"] = 7
+    (folder / "oloproof.yaml").write_text(yaml.safe_dump(suite))
+    with pytest.warns(UserWarning, match=r"oloproof\.yaml differs from the one run .* was made with \(criterion "
+                                         r"answer_matches configured otherwise, criterion again added, criterion "
+                                         r"twice added and 2 more\); this gate"):
+        assert op.gate(run).verdict == "PASS"
+    suite["evaluators"] = [{"type": "answer_matches"}]
+    (folder / "oloproof.yaml").write_text(yaml.safe_dump(suite))
+    with pytest.warns(UserWarning, match=r"was made with \(case_timeout_s, tool_errors\); "):
+        op.gate(run)
+
+
 # -- verdict rows without a cluster or criterion: refused, never counted in another group -----------------
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import re
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from decimal import Decimal
@@ -467,6 +468,59 @@ def test_a_replay_meeting_a_call_inside_another_names_both_and_the_fix(swallow: 
     refused = r"^model call flake was called while tool update was running: .*make it before tool update"
     with pytest.raises(ReplayDiverged, match=refused):
         _flaky_tool(control, swallow)
+
+
+def test_faults_at_the_tools_before_a_call_inside_another_replay_as_usual() -> None:
+    # README 1a: "faults at the tools before it replay as usual" (after their checkpoint every call runs live, the
+    # nested draw too); the fault at the tool holding the draw, or a later one, is the refused one
+    def agent(rec: op.Recorder) -> Any:
+        rec.tool("lookup", lambda: {"ok": True})
+        return _flaky_tool(rec, swallow=False), rec.tool("notify", lambda: "sent")
+
+    rec = op.Recorder()
+    assert agent(rec) == ("Error: timed out", "sent")
+    traj = rec.trajectory("done")
+    assert [getattr(step, "tool", None) or step.name for step in traj.steps] == ["lookup", "flake", "update", "notify"]
+    for change in (None, op.Change(result=fault_result("error", "lookup"), effect="skipped")):
+        again = op.Recorder.replaying(traj, checkpoint=0, change=change)
+        assert agent(again) == ("Error: timed out", "sent")
+        assert [getattr(step, "tool", None) or step.name for step in again.steps] == [
+            "lookup", "flake", "update", "notify"]
+    for checkpoint in (2, 3):  # the tool holding the draw, and the one after it
+        with pytest.raises(ReplayDiverged, match=r"^model call flake was called while tool update was running: "):
+            agent(op.Recorder.replaying(traj, checkpoint=checkpoint, change=None))
+
+
+def test_a_draw_seeded_by_case_and_number_reproduces_in_a_control_replay_and_a_shared_generator_does_not() -> None:
+    # README 1a (review W2's F5, docs only until now): a replay returns the draws before its checkpoint from the
+    # recording without calling the generator and makes the later ones live, so a generator kept by the env is at
+    # another place by then and the control diverges at the first draw after the checkpoint; a draw from a
+    # generator seeded by the case and the draw's number makes the same value again
+    import random
+
+    from oloproof_nb._core.faults import control_difference
+
+    shared = random.Random(7)
+
+    def kept(rec: op.Recorder, n: int) -> Any:
+        return rec.model("flake", shared.random)
+
+    def seeded(rec: op.Recorder, n: int) -> Any:
+        return rec.model("flake", lambda key: random.Random(key).random(), key=f"ord-001#{n}")
+
+    def agent(rec: op.Recorder, draw: Any) -> str:
+        for n in range(3):  # a draw, then the flaky call it decides
+            rec.tool("check_stock", lambda flaky: "Error: timed out" if flaky < 0.2 else "ok", flaky=draw(rec, n))
+        return "done"
+
+    for draw, reproduced in ((seeded, None), (kept, r"^step 4 differs: recorded model call flake -> 0\.\d+…?; "
+                                                     r"replayed model call flake -> 0\.\d+")):
+        rec = op.Recorder()
+        traj = rec.trajectory(agent(rec, draw))
+        control = op.Recorder.replaying(traj, checkpoint=3, change=None)  # the second check_stock
+        again = control.trajectory(agent(control, draw))
+        why = control_difference(traj, None, again, None)
+        assert why is None if reproduced is None else re.match(reproduced, str(why)), why
 
 
 def _flaky_tool_on_a_thread(rec: op.Recorder) -> Any:

@@ -56,3 +56,68 @@ def test_hard_cells_smoke_prints_its_table():
     rows = [line for line in lines[2:] if line.startswith("| ")]
     assert [row.split(" | ")[0] for row in rows] == ["| near1", "| lognormal10", "| epochs3", "| pass^3", "| pass^3"]
     assert "5 cells, 20 repetitions each" in proc.stdout
+
+
+def test_hard_cells_raw_bound_is_the_matrix_reference_and_never_below_the_gates():
+    """``--raw`` backs README §6's "the unmodified bound misses as often": its bound is the CR2 logit-t bound of
+    tests/_cr2_reference.py (hat matrix, scipy's t quantile), and the gate's bound never exceeds it."""
+    import numpy as np
+
+    sys.path.insert(0, str(_PATH.parents[1]))
+    from _cr2_reference import raw_logit_t
+
+    import oloproof_nb as op
+
+    spec = importlib.util.spec_from_file_location("hard_cells", _PATH.parent / "hard_cells.py")
+    assert spec is not None and spec.loader is not None
+    hard_cells = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hard_cells)
+    rng = np.random.default_rng(11)
+    checked = 0
+    for design in ("lognormal3", "geometric5"):
+        for _ in range(10):
+            m = hard_cells._sizes(rng, design, 25)
+            k = rng.binomial(m, rng.beta(*hard_cells._beta(0.9, 0.5), 25))
+            gate_low = op.rate_interval_from_sums(k, m, method="cluster_t").low
+            raw = hard_cells.raw_low(k, m, gate_low)
+            if 0 < k.sum() < m.sum():
+                assert raw == pytest.approx(raw_logit_t(k, m), abs=1e-9)
+                checked += 1
+            assert gate_low <= raw + 1e-12
+    assert checked >= 15
+
+
+def _hard_cells_table() -> list[dict[str, str]]:
+    text = (_PATH.parents[2] / "benchmarks" / "coverage.md").read_text(encoding="utf-8").split("## Hard cells")[1]
+    lines = [line.strip("|").split("|") for line in text.splitlines() if line.startswith("| ")]
+    header = [c.strip() for c in lines[0]]
+    return [dict(zip(header, (c.strip().rstrip(" *") for c in line), strict=True)) for line in lines[1:]]
+
+
+def test_readme_hard_cell_figures_are_the_tables():
+    """README's figures on the hard cells (section 6 and "What it cannot tell you") are the maxima of the hard-cell
+    table in benchmarks/coverage.md, which hard_cells.py makes: a table made again must change the prose with it."""
+    rows = _hard_cells_table()
+    assert len(rows) == 232
+
+    def worst(keep) -> str:  # the largest lower_miss of the rows kept, as the README writes it (5.6%, 3.95%)
+        return f"{100 * max(float(r['lower_miss']) for r in rows if keep(r)):.2f}".rstrip("0").rstrip(".") + "%"
+
+    def long_tail(g: int):
+        return lambda r: r["design"].startswith(("lognormal", "geometric")) and r["rho"] == "0.5" and int(r["G"]) == g
+
+    readme = " ".join((_PATH.parents[2] / "README.md").read_text(encoding="utf-8").split())
+    assert f"no cell misses more than {worst(lambda r: r['G'] == '20')}" in readme
+    assert f"rates of 0.97–0.99 miss {worst(lambda r: r['design'] == 'near1' and int(r['G']) <= 100)} up to G = 100" \
+        in readme
+    assert f"at most {worst(lambda r: r['design'].startswith('epochs'))} up to G = 200" in readme
+    binary = worst(lambda r: r["design"].startswith("pass^") and r["tries"] == r["design"][5:])
+    fractional = worst(lambda r: r["design"].startswith("pass^") and r["tries"] != r["design"][5:])
+    assert f"`pass^k` at most {binary} (with more tries than k, fractional values: {fractional})" in readme
+    assert (f"up to **{worst(long_tail(50))}** at G = 50 (p = 0.8), **{worst(long_tail(100))}** at G = 100 "
+            f"(geometric sizes, p = 0.9) and **{worst(long_tail(200))}** at G = 200") in readme
+    small = worst(lambda r: (r["rho"] == "0.1" or not r["design"].startswith(("lognormal", "geometric")))
+                  and int(r["G"]) <= 200)
+    near1 = worst(lambda r: r["design"] == "near1")
+    assert f"up to {worst(lambda r: True)} of the time (nominal 2.5%)" in readme
+    assert f"it stays at or below {small} up to 200 clusters ({near1} in one cell at 400" in readme

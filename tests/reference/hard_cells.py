@@ -23,6 +23,12 @@ bound README states for the grid of coverage_simulation.py) by more than 2 se.
 
     python tests/reference/hard_cells.py --reps 2000             # the table in benchmarks/coverage.md
     python tests/reference/hard_cells.py --smoke                  # a few cells, 20 repetitions: does it run
+    python tests/reference/hard_cells.py --only lognormal10 --G 200 --raw   # those cells, and the unmodified bound's
+
+``--raw`` adds ``raw_miss`` to the ``cluster_t`` cells: how often the unmodified CR2 logit-t lower bound
+expit(logit p̂ − t_ν·SE/(p̂(1 − p̂))) (SE the CR2 standard error, ν Bell–McCaffrey's) is above the target, in the
+same data sets (the gate's own bound where p̂ is 0 or 1, which has no logit bound). The gate's bound never exceeds
+it, so a ``raw_miss`` as high as ``lower_miss`` says the miss is the logit-t bound's, not the monotone construction's.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
+from scipy import special
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -44,6 +51,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from coverage_simulation import draw  # noqa: E402
 
 import oloproof_nb as op  # noqa: E402
+from oloproof_nb._core.cr2 import bell_mccaffrey_df, cr2_se  # noqa: E402
 from oloproof_nb._core.epochs import fractional_interval, value_denominator  # noqa: E402
 
 LIMIT = 0.0325  # README's bound on cluster_t's lower miss over coverage_simulation.py's grid
@@ -73,8 +81,9 @@ def target(design: str, p: float, rho: float, k: int) -> float:
 
 
 def interval(rng: np.random.Generator, design: str, g: int, p: float, rho: float, k: int,
-             n: int) -> tuple[float, float, float]:
-    """(ci_low, ci_high, mean rows per cluster) of one data set drawn for the cell."""
+             n: int) -> tuple[float, float, float, float]:
+    """(ci_low, ci_high, mean rows per cluster, raw lower bound) of one data set drawn for the cell (the raw
+    bound is NaN for ``pass^k``, whose interval is not ``cluster_t``)."""
     if design == "near1":
         passes, m = draw(rng, "betabin", g, p, rho)
     else:
@@ -87,14 +96,24 @@ def interval(rng: np.random.Generator, design: str, g: int, p: float, rho: float
         passes = rng.binomial(m, rng.beta(*_beta(p, rho), g))
     if not design.startswith("pass^"):
         iv = op.rate_interval_from_sums(passes, m, method="cluster_t")
-        return iv.low, iv.high, float(m.mean())
+        return iv.low, iv.high, float(m.mean()), raw_low(passes, m, iv.low)
     values = op.pass_hat_k(m, passes, k)
     if n == k:  # binary values, one case per cluster: Clopper–Pearson on the G cases
         iv = op.rate_interval_from_sums([int(values.sum())], [g], method="clopper_pearson")
     else:
         iv = fractional_interval(values, np.ones(g, dtype=np.int64), 0.95,
                                  denominator=value_denominator(m, f"pass^{k}"))
-    return iv.low, iv.high, 1.0
+    return iv.low, iv.high, 1.0, math.nan
+
+
+def raw_low(k: np.ndarray, m: np.ndarray, gate_low: float) -> float:
+    """The unmodified CR2 logit-t lower bound at 95% of cluster sums ``k`` of sizes ``m`` (``gate_low`` when
+    p̂ is 0 or 1: no logit bound there)."""
+    p = k.sum() / m.sum()
+    if p in (0.0, 1.0):
+        return gate_low
+    t = float(special.stdtrit(bell_mccaffrey_df(m), 0.975))
+    return float(special.expit(special.logit(p) - t * cr2_se(k, m) / (p * (1 - p))))
 
 
 def cell(design: str, g: int, rho: float, p: float, k: int, n: int, reps: int,
@@ -103,13 +122,15 @@ def cell(design: str, g: int, rho: float, p: float, k: int, n: int, reps: int,
     rng = np.random.default_rng([seed, g, int(rho * 1000), int(p * 1000), k, n, sum(map(ord, design))])
     truth = target(design, p, rho, k)
     out = np.array([interval(rng, design, g, p, rho, k, n) for _ in range(reps)])
-    low, high = out[:, 0], out[:, 1]
+    low, high, raw = out[:, 0], out[:, 1], out[:, 3]
     lower_miss, upper_miss = float(np.mean(low > truth)), float(np.mean(high < truth))
+    raw_miss = float(np.mean(raw > truth)) if not design.startswith("pass^") else math.nan
     se = math.sqrt(lower_miss * (1 - lower_miss) / reps)
     return {"design": design, "G": g, "tries": n if design.startswith(("pass^", "epochs")) else "",
             "rho": rho, "p": p, "target": truth, "mean_m": float(out[:, 2].mean()),
             "reps": reps, "lower_miss": lower_miss, "se": se, "upper_miss": upper_miss,
             "coverage": 1 - lower_miss - upper_miss, "median_width": float(np.median(high - low)),
+            "raw_miss": raw_miss,
             "flag": lower_miss - LIMIT > 2 * se}
 
 
@@ -133,16 +154,18 @@ def _run(args: tuple[str, int, float, float, int, int, int, int]) -> dict[str, f
     return cell(*args)
 
 
-def table(rows: list[dict[str, float | int | str]]) -> str:
-    """The rows as a Markdown table (``*`` marks a flagged cell)."""
+def table(rows: list[dict[str, float | int | str]], raw: bool = False) -> str:
+    """The rows as a Markdown table (``*`` marks a flagged cell; ``raw``: with the ``raw_miss`` column)."""
     lines = ["| design | G | tries | rho | p | target | mean_m | lower_miss | se | upper_miss | coverage "
-             "| median_width |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| median_width |" + (" raw_miss |" if raw else ""),
+             "|---|---|---|---|---|---|---|---|---|---|---|---|" + ("---|" if raw else "")]
     for r in rows:
         flag = " *" if r["flag"] else ""
+        extra = "" if not raw or math.isnan(float(r["raw_miss"])) else f" {r['raw_miss']:.4f} |"
         lines.append(f"| {r['design']} | {r['G']} | {r['tries']} | {r['rho']} | {r['p']} | {r['target']:.4f} | "
                      f"{r['mean_m']:.2f} | "
                      f"{r['lower_miss']:.4f}{flag} | {r['se']:.4f} | {r['upper_miss']:.4f} | {r['coverage']:.4f} | "
-                     f"{r['median_width']:.4f} |")
+                     f"{r['median_width']:.4f} |" + (extra or (" |" if raw else "")))
     return "\n".join(lines) + "\n"
 
 
@@ -153,10 +176,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--only", default="", help="run only the designs starting with this text")
     parser.add_argument("--smoke", action="store_true", help="five cells, 20 repetitions, one process")
+    parser.add_argument("--raw", action="store_true", help="add raw_miss: the unmodified CR2 logit-t bound's miss")
+    parser.add_argument("--G", type=int, default=0, help="run only the cells with this number of clusters")
     args = parser.parse_args(argv)
     reps = 20 if args.smoke else args.reps
     t0 = time.perf_counter()
-    jobs = [(*c, reps, args.seed) for c in cells(args.smoke) if c[0].startswith(args.only)]
+    jobs = [(*c, reps, args.seed) for c in cells(args.smoke) if c[0].startswith(args.only) and args.G in (0, c[1])]
     if args.smoke or args.workers == 1:
         rows = [_run(j) for j in jobs]
     else:
@@ -164,7 +189,7 @@ def main(argv: list[str] | None = None) -> None:
             rows = list(pool.map(_run, jobs))
     flagged = sum(bool(r["flag"]) for r in rows)
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    print(table(rows) + f"\n{len(rows)} cells, {reps} repetitions each, seed {args.seed}; {flagged} flagged "
+    print(table(rows, args.raw) + f"\n{len(rows)} cells, {reps} repetitions each, seed {args.seed}; {flagged} flagged "
           f"(lower_miss > {LIMIT} + 2 se); {time.perf_counter() - t0:.0f} s, {stamp}")
 
 
