@@ -326,13 +326,22 @@ def _run_serial(pending: Iterable[tuple[int, Case]], systems: _Systems, settings
     rebuild = systems.rebuild
     held, systems.first = [systems.first], None  # the only reference: released on the helper thread
     stale = False
+    stuck: OloproofError | None = None
     for index, case in pending:
+        if stuck is not None:  # after the timed-out case was recorded: none runs beside its call
+            raise stuck
         if stale and rebuild is not None:  # built only when a case needs it, after the failed case was recorded
             release(held, settings.timeout_s)
             held.append(rebuild())
             stale = False
         outcome = execute_case(case, index, held[0], settings)
         stale = outcome.needs_fresh_system and rebuild is not None
+        if outcome.abandoned_call and rebuild is None:
+            stuck = OloproofError(
+                f"case {case.id!r}: a call exceeded case_timeout_s={settings.timeout_s:g} and may still be running "
+                "on the one system instance given to the run, which cannot be replaced, so no later case runs "
+                "beside it (its writes would land in their states); give the class or a factory (system=MyDesk, "
+                "or a function that returns a new instance), then resume the run")
         yield outcome.record
     systems.left.extend(held)  # released by the run once it is finished
 

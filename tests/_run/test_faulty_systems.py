@@ -146,6 +146,27 @@ def test_a_hanging_case_times_out_and_the_run_goes_on(tmp_path: Path, side_chann
     assert ran["c4"] == built[2]
 
 
+def test_a_hanging_case_stops_a_run_whose_one_instance_cannot_be_replaced(tmp_path: Path,
+                                                                         side_channel: Path) -> None:
+    """Review F16: given one instance (``system=Desk()``), a run whose call timed out went on with that instance
+    while the abandoned call still ran on it, so its late writes could land in a later case's state, blamed on
+    the agent. The run stops after recording the timed-out case, saying why and what to give instead; resumed
+    with the class, the rest run on fresh instances."""
+    cases = [make_case(f"c{i}", **({"op": "hang"} if i == 1 else {})) for i in range(3)]
+    root = write_suite(tmp_path / "suite", cases, case_timeout_s=0.5)
+    suite = op.load_suite(root)
+    with pytest.raises(op.OloproofError, match=r"^case 'c1': a call exceeded case_timeout_s=0\.5 and may still be "
+                                               r"running on the one system instance given to the run, .* give the "
+                                               r"class or a factory"):
+        op.run(suite, system=suite.resolve_system()(), out=tmp_path / "run", progress=False)
+    _, ran = _events(side_channel)
+    assert sorted(ran) == ["c0", "c1"]  # c2 never ran beside the abandoned call
+    run = op.run(root, out=tmp_path / "run", resume=True, progress=False)
+    assert list(run.cases["status"]) == ["completed", "timeout", "completed"]
+    built, ran = _events(side_channel)
+    assert ran["c2"] not in (ran["c0"], ran["c1"]) and ran["c2"] in built
+
+
 def test_a_hanging_case_with_workers(tmp_path: Path, side_channel: Path) -> None:
     cases = [make_case(f"c{i}", **({"op": "hang"} if i == 2 else {})) for i in range(6)]
     root = write_suite(tmp_path / "suite", cases, case_timeout_s=0.5)
