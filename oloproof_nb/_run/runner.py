@@ -20,10 +20,19 @@ import collections
 import itertools
 import queue
 import socket
+import sys
 import threading
 import traceback
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, ThreadPoolExecutor, wait
+from concurrent.futures import (
+    FIRST_COMPLETED,
+    BrokenExecutor,
+    CancelledError,
+    Executor,
+    Future,
+    ThreadPoolExecutor,
+    wait,
+)
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar
@@ -347,26 +356,41 @@ def _run_serial(pending: Iterable[tuple[int, Case]], systems: _Systems, settings
 
 
 def _bounded(submit: Callable[[T], Future[R]], items: Iterable[T], limit: int,
-             keys: Callable[[T], frozenset[str]] = lambda item: frozenset()) -> Iterator[R]:
+             keys: Callable[[T], frozenset[str]] = lambda item: frozenset(),
+             lost: Callable[[T, Exception], Exception | None] = lambda item, exc: None) -> Iterator[R]:
     """Submit ``items`` with at most ``limit`` tasks in flight; yield results as they complete.
 
     An item sharing one of its ``keys`` (files it observes, see :func:`shared_files`) with a task in flight
-    waits until that task is done; later items go ahead meanwhile (:class:`HeldBack`).
+    waits until that task is done; later items go ahead meanwhile (:class:`HeldBack`). A task that failed is
+    raised as ``lost(item, error)`` says (None: its own error). When the caller stops early (an error, Ctrl-C),
+    the tasks still in flight are cancelled: those not started never run (a Dask cluster ran every queued batch
+    of a stopped run, whose records nobody kept, and a resume ran their cases again).
     """
-    in_flight: dict[Future[R], frozenset[str]] = {}
+    in_flight: dict[Future[R], tuple[T, frozenset[str]]] = {}
     busy: collections.Counter[str] = collections.Counter()
     queue = HeldBack(items, keys)
-    while True:
-        while len(in_flight) < limit and (free := queue.next_free(lambda k: busy[k] > 0)) is not None:
-            item, held = free
-            busy.update(held)
-            in_flight[submit(item)] = held
-        if not in_flight:
-            return  # nothing in flight holds a key: nothing waits
-        done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
-        for future in done:
-            busy.subtract(in_flight.pop(future))
-            yield future.result()
+    try:
+        while True:
+            while len(in_flight) < limit and (free := queue.next_free(lambda k: busy[k] > 0)) is not None:
+                item, held = free
+                busy.update(held)
+                in_flight[submit(item)] = (item, held)
+            if not in_flight:
+                return  # nothing in flight holds a key: nothing waits
+            done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+            for future in done:
+                item, held = in_flight.pop(future)
+                busy.subtract(held)
+                try:
+                    result = future.result()
+                except Exception as exc:
+                    if (instead := lost(item, exc)) is None:
+                        raise
+                    raise instead from exc
+                yield result
+    finally:
+        for future in in_flight:
+            future.cancel()
 
 
 class _Unbuildable:
@@ -510,21 +534,57 @@ def _run_on_executor(executor: Executor, suite: Suite, pending: Iterable[tuple[i
     shown = settings.shown  # noted from every batch's receipts, handed to the batch with the next case of each artifact
 
     def submit(batch: list[tuple[int, Case]]) -> Future[tuple[list[CaseRecord], list[ReplayRecord]]]:
-        return executor.submit(_remote_batch, root, dict(suite.digests), batch, settings.run_id,
-                               settings.system_version, settings.code_fingerprint, settings.cache is not None,
-                               shown.entries(promised_artifacts(case for _, case in batch)))
+        seen = shown.entries(promised_artifacts(case for _, case in batch))
+        try:
+            return executor.submit(_remote_batch, root, dict(suite.digests), batch, settings.run_id,
+                                   settings.system_version, settings.code_fingerprint, settings.cache is not None,
+                                   seen)
+        except BrokenExecutor as exc:  # a worker of a process pool died since the last batch was sent
+            raise _executor_failed(batch, exc, store, settings) from exc
+        except RuntimeError as exc:  # shut down before the run was done with it
+            raise _executor_failed(batch, exc, store, settings, refused=True) from exc
+
+    def lost(batch: list[tuple[int, Case]], exc: Exception) -> Exception | None:
+        return _executor_failed(batch, exc, store, settings) if _lost_by_executor(exc) else None
 
     known = getattr(executor, "_max_workers", None)  # ProcessPoolExecutor / ThreadPoolExecutor; else a cluster
     limit = 2 * known if isinstance(known, int) and known > 0 else _REMOTE_IN_FLIGHT
     def keys(batch: list[tuple[int, Case]]) -> frozenset[str]:
         return frozenset().union(*(shared_files(case, settings.evaluators, settings.suite_root) for _, case in batch))
 
-    for records, replays in _bounded(submit, _batched(pending, chunk_size), limit, keys):
+    for records, replays in _bounded(submit, _batched(pending, chunk_size), limit, keys, lost):
         for replay in replays:
             store.append_replay(replay)
         for record in records:
             shown.note_receipts(record.get("receipts") or [])
         yield from records
+
+
+def _lost_by_executor(exc: Exception) -> bool:
+    """Whether a batch failed because the executor lost it, not by anything it ran: a worker process that died
+    (a broken process pool, Dask's ``KilledWorker``) or a task cancelled (the executor shut down, its client
+    closed). Anything else a batch raises is oloproof's own error, or the user's (an ``OloproofError``)."""
+    scheduler = sys.modules.get("distributed.scheduler")  # imported by then if the executor is Dask's
+    killed = getattr(scheduler, "KilledWorker", None)
+    kinds: tuple[type[BaseException], ...] = (BrokenExecutor, CancelledError)
+    return isinstance(exc, kinds + ((killed,) if isinstance(killed, type) else ()))
+
+
+def _executor_failed(batch: list[tuple[int, Case]], exc: Exception, store: RunStore, settings: RunSettings,
+                     refused: bool = False) -> OloproofError:
+    """The one line that stops a run whose executor lost a batch or refused one (neither is a bug in oloproof
+    nor a verdict on the system: the batch's cases are not recorded, and a resume runs them)."""
+    first, last = batch[0][1], batch[-1][1]
+    cases = (f"case {quote(first.id)}" if len(batch) == 1
+             else f"cases {quote(first.id)} to {quote(last.id)} ({len(batch)} case runs)")
+    why = ("the executor was shut down (or its client closed) before the run was done with it" if refused else
+           "a worker process of the executor died (the system ended its process or crashed, a kill from outside, "
+           "a memory limit), or the executor was shut down or its client closed")
+    return OloproofError(
+        f"executor=: the task running {cases} {'was refused' if refused else 'failed'} "
+        f"({describe_exception(exc, 200)}): {why}; the cases recorded are kept, "
+        f"{_how_to_finish(store.directory, settings.code_fingerprint)} on a running executor "
+        "(isolation='process' records a case whose process died as 'error' and goes on)")
 
 
 #: Batches in flight on an executor whose size is unknown (a Dask cluster).

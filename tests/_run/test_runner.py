@@ -689,6 +689,40 @@ def test_bounded_never_has_more_than_its_limit_in_flight() -> None:
     assert most == 3
 
 
+def test_bounded_cancels_the_tasks_in_flight_when_its_caller_stops() -> None:
+    """Ctrl-C (or an error) while batches wait on an executor: those not started never run. Before, a Dask
+    cluster ran every batch queued (64 in flight) after the run had stopped: cases with side effects that no
+    record kept, run again by the resume."""
+    futures: list[Future[int]] = []
+
+    def submit(item: int) -> Future[int]:
+        futures.append(Future())
+        if item == 0:  # the first task is done; the others wait on the executor
+            futures[-1].set_result(0)
+        return futures[-1]
+
+    results = _bounded(submit, range(10), 3)
+    assert next(results) == 0
+    results.close()  # the caller stops (Ctrl-C, an error)
+    assert len(futures) == 3 and all(f.cancelled() for f in futures[1:])
+
+
+def test_bounded_raises_a_failed_task_as_lost_says() -> None:
+    """A task's own error is raised as it is; one ``lost`` recognises (an executor's) as ``lost`` words it."""
+    def submit(item: int) -> Future[int]:
+        future: Future[int] = Future()
+        future.set_exception(KeyError(item) if item else RuntimeError("gone"))
+        return future
+
+    def lost(item: int, exc: Exception) -> Exception | None:
+        return op.OloproofError(f"lost {item}") if isinstance(exc, RuntimeError) else None
+
+    with pytest.raises(op.OloproofError, match="lost 0"):
+        list(_bounded(submit, [0], 1, lost=lost))
+    with pytest.raises(KeyError):
+        list(_bounded(submit, [1], 1, lost=lost))
+
+
 def test_a_worker_checks_every_digest_of_the_suite_but_release_yaml() -> None:
     # release.yaml matters to the gate only: editing it while workers run must not stop them
     digests = {"cases.jsonl": "a", "oloproof.yaml": "b", "release.yaml": "c", "code:checks:done": "d"}
