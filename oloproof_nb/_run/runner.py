@@ -134,31 +134,37 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
         if pool is not None:
             pool.stop()
         raise
-    if pool is not None:
-        pool.bind(store.manifest.run_id, store.append_replay)
-    if resume:
-        sink = None
-    if sink is not None:
-        sink.start(store.directory)
-    settings = RunSettings(run_id=store.manifest.run_id, system_version=version, timeout_s=timeout_s,
-                           suite_root=suite.root, evaluators=list(suite.config.evaluators),
-                           validators={} if pool is not None else suite.validators,
-                           checks={} if pool is not None else suite.checks,
-                           tool_errors=suite.config.tool_errors,
-                           append_replay=store.append_replay, cache=replay_cache, code_fingerprint=fingerprint)
-    if done and any(ev.type == "outcome_contract" for ev in suite.config.evaluators):
-        # the versions the recorded cases were shown: a resumed epoch is stale on the file of one run before
-        shown = pool.shown if pool is not None else settings.shown
-        for record in read_cases(store.directory):
-            shown.note_receipts(record.get("receipts") or [])
-    k = store.manifest.epochs  # a resumed run keeps the epochs it started with
-    total, finished = suite.n_cases * k, len(done)
-    if resume and store.manifest.finished_at is not None and finished == total:
-        store.close()  # a finished run has nothing to resume: left as it was (not stamped finished again)
+    try:  # the lock is held from here: a Ctrl-C before the run's own try below must not keep it
+        if pool is not None:
+            pool.bind(store.manifest.run_id, store.append_replay)
+        if resume:
+            sink = None
+        if sink is not None:
+            sink.start(store.directory)
+        settings = RunSettings(run_id=store.manifest.run_id, system_version=version, timeout_s=timeout_s,
+                               suite_root=suite.root, evaluators=list(suite.config.evaluators),
+                               validators={} if pool is not None else suite.validators,
+                               checks={} if pool is not None else suite.checks,
+                               tool_errors=suite.config.tool_errors,
+                               append_replay=store.append_replay, cache=replay_cache, code_fingerprint=fingerprint)
+        if done and any(ev.type == "outcome_contract" for ev in suite.config.evaluators):
+            # the versions the recorded cases were shown: a resumed epoch is stale on the file of one run before
+            shown = pool.shown if pool is not None else settings.shown
+            for record in read_cases(store.directory):
+                shown.note_receipts(record.get("receipts") or [])
+        k = store.manifest.epochs  # a resumed run keeps the epochs it started with
+        total, finished = suite.n_cases * k, len(done)
+        if resume and store.manifest.finished_at is not None and finished == total:
+            store.close()  # a finished run has nothing to resume: left as it was (not stamped finished again)
+            if pool is not None:
+                pool.stop()
+            _release_left(systems, timeout_s)
+            return store.directory
+    except BaseException:
+        store.close()
         if pool is not None:
             pool.stop()
-        _release_left(systems, timeout_s)
-        return store.directory
+        raise
     pending = ((index, case) for index, case in enumerate(with_epochs(suite.iter_cases(), k))
                if (case.id, case.epoch) not in done)
     try:

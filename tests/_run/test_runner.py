@@ -765,3 +765,25 @@ def test_on_an_executor_a_case_after_a_failed_one_runs_on_a_fresh_instance(make_
         run = op.run(root, executor=pool, out=tmp_path / "run", progress=False)
     statuses = dict(zip(run.cases["case_id"], run.cases["status"], strict=True))
     assert statuses == {"c0": "error", "c1": "completed", "c2": "completed"}
+
+
+def test_a_ctrl_c_right_after_the_run_folder_is_locked_releases_it(make_suite, tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review R13: between locking the run folder and the run's own ``try``, the runner set up its settings (and,
+    on a resume, read every record for the receipts): a Ctrl-C there kept the lock, and the resume in the same
+    process was refused as "in use by another oloproof process" (its own pid)."""
+    from oloproof_nb._run import runner
+
+    folder = make_suite([{"id": f"c{i}", "input": {"answer": "ok"}, "expected": {"answer": "ok"}} for i in range(2)],
+                        evaluators=[{"type": "answer_matches"}])
+    out = tmp_path / "run"
+
+    def interrupted(**kwargs: Any) -> Any:
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as m:
+        m.setattr(runner, "RunSettings", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            op.run(folder, out=out, progress=False)
+    run = op.run(folder, out=out, resume=True, progress=False)  # refused while the lock was kept
+    assert run.finished and run.cases["case_id"].tolist() == ["c0", "c1"]
