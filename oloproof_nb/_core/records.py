@@ -96,11 +96,16 @@ class Manifest(BaseModel):
     #: None when it cannot be computed. ``--resume`` refuses a system whose fingerprint differs.
     code_fingerprint: str | None = None
     suite_config: StoredSuite = Field(default_factory=StoredSuite)
+    #: The journals (``cases.jsonl``, ``replays.jsonl``) whose bytes were not those the run wrote when it finished:
+    #: something else wrote into the run folder while it ran. Absent when none was; such a run is never loaded.
+    journal_changed: list[str] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """The manifest as written to disk (``finished_at`` left out until the run finishes)."""
+        """The manifest as written to disk (``finished_at`` left out until the run finishes, ``journal_changed``
+        unless a journal changed)."""
         # python mode: a suite's ``case_timeout_s: .inf`` stays a float (JSON mode would write null)
-        return self.model_dump(by_alias=True, exclude={"finished_at"} if self.finished_at is None else set())
+        unset = {name for name in ("finished_at", "journal_changed") if getattr(self, name) is None}
+        return self.model_dump(by_alias=True, exclude=unset)
 
 
 class CaseDict(TypedDict, total=False):

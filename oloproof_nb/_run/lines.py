@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
@@ -9,7 +10,7 @@ from typing import BinaryIO
 from .._config.files import UnreadableFile, open_regular
 from ..errors import RunDirError
 
-__all__ = ["complete_lines", "open_journal"]
+__all__ = ["complete_lines", "open_journal", "journal_sha256"]
 
 
 def open_journal(path: Path) -> BinaryIO | None:
@@ -27,6 +28,28 @@ def open_journal(path: Path) -> BinaryIO | None:
             return None
         raise RunDirError(f"{path}: {exc}; a run directory holds only the files oloproof wrote there") from None
     return handle
+
+
+def journal_sha256(path: Path, digest: hashlib._Hash | None = None) -> hashlib._Hash:
+    """``digest`` (a new SHA-256 when None) updated with the complete lines of journal ``path`` (none when it
+    does not exist): a torn last line is left out, as loading ignores it. A named pipe or a device there is a
+    :class:`~oloproof_nb.errors.RunDirError` (:func:`open_journal`).
+    """
+    digest = hashlib.sha256() if digest is None else digest
+    handle = open_journal(path)
+    if handle is None:
+        return digest
+    with handle:
+        pending = b""  # the bytes after the last newline read so far
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            cut = chunk.rfind(b"\n") + 1
+            if cut:
+                digest.update(pending)
+                digest.update(chunk[:cut])
+                pending = chunk[cut:]
+            else:
+                pending += chunk
+    return digest
 
 
 def complete_lines(path: Path) -> Iterator[tuple[int, int, bytes]]:

@@ -40,6 +40,7 @@ One process at a time: creating, running and resuming a run hold an exclusive
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import socket
@@ -59,7 +60,7 @@ from .._core.canonical import iso, utc_now
 from .._core.paths import ABSENT
 from .._core.records import CaseRecord, Manifest, ReplayRecord
 from ..errors import RunDirError, RunLockedError, StoreWriteError, parse_problem, storable, validation_problem
-from .lines import complete_lines, open_journal
+from .lines import complete_lines, journal_sha256, open_journal
 from .states import STATES, read_state_refs, split_case_states, split_replay_states, state_refs_of
 
 if sys.platform != "win32":
@@ -67,7 +68,8 @@ if sys.platform != "win32":
 
 __all__ = ["RunStore", "RunLock", "read_jsonl", "read_manifest", "read_cases", "read_replays", "new_run_id",
            "record_key", "replay_key_of", "parse_record", "open_fd",
-           "dumps", "Fsync", "MANIFEST", "CASES", "REPLAYS", "STATES", "LOCK", "INTERNAL_ERROR", "process_alive"]
+           "dumps", "Fsync", "MANIFEST", "CASES", "REPLAYS", "STATES", "LOCK", "INTERNAL_ERROR", "process_alive",
+           "DIGESTED", "changed_journal"]
 
 MANIFEST = "manifest.json"
 CASES = "cases.jsonl"
@@ -77,6 +79,11 @@ INTERNAL_ERROR = "internal-error.txt"
 _MANIFEST_TMP = MANIFEST + ".tmp"
 #: Entries a folder may hold and still be taken for a new run: a lock, or a creation killed before its rename.
 _LEFT_BY_A_KILLED_CREATION = frozenset({LOCK, _MANIFEST_TMP})
+
+#: The journals whose bytes a run keeps a SHA-256 of as it writes them, compared with the files when it finishes
+#: (``manifest.json``'s ``journal_changed``): those the frames and the gate are built from. ``states.jsonl`` is
+#: not one: each state is checked against its address when it is read.
+DIGESTED = (CASES, REPLAYS)
 
 #: When the journals are forced to the disk: when the run finishes, or after every record.
 Fsync = Literal["finish", "record"]
@@ -494,6 +501,8 @@ class RunStore:
         self._fds: dict[str, int] = {}
         self._failed = False
         self._state_refs: set[str] = set()  # addresses already in states.jsonl
+        #: SHA-256 of what this run wrote to each journal of DIGESTED (seeded with what a resumed run holds)
+        self._written = {name: hashlib.sha256() for name in DIGESTED}
 
     @classmethod
     def create(cls, directory: Path, manifest: Manifest, fsync: Fsync = "finish") -> RunStore:
@@ -543,6 +552,8 @@ class RunStore:
         lock = RunLock.acquire(directory)
         try:
             manifest = _read_or_recover_manifest(directory)
+            if manifest.journal_changed:
+                raise RunDirError(changed_journal(directory / manifest.journal_changed[0], manifest.run_id))
             if check is not None:
                 check(manifest)
             lock.note_holder()
@@ -563,6 +574,8 @@ class RunStore:
                 raise _write_error(Path(exc.filename or directory), exc) from None
             store = cls(directory, manifest, lock, fsync)
             store._state_refs = stored
+            for name in DIGESTED:  # what the run wrote before: as it is now (torn lines cut, orphans dropped)
+                journal_sha256(directory / name, store._written[name])
             return store
         except BaseException:
             lock.release()
@@ -614,6 +627,8 @@ class RunStore:
             while view:  # a short write (e.g. the disk filled up) continues, or fails with OSError
                 written = os.write(fd, view)
                 view = view[written:]
+            if name in self._written:
+                self._written[name].update(data)
             if self.fsync == "record":
                 os.fsync(fd)
         except OSError as exc:
@@ -659,8 +674,14 @@ class RunStore:
             pass
         return path
 
-    def finish(self, finished_at: datetime) -> None:
-        """Force the journals to the disk, record the end of the run in the manifest, release the folder."""
+    def finish(self, finished_at: datetime) -> list[Path]:
+        """Force the journals to the disk, record the end of the run in the manifest, release the folder.
+
+        Returns the journals of :data:`DIGESTED` whose bytes are not those the run wrote (something else wrote
+        into the run folder during the run: a system that found it). The run is stamped finished all the same,
+        with their names in the manifest's ``journal_changed``, so it is never loaded (:func:`changed_journal`),
+        nor resumed.
+        """
         try:
             with self._lock:
                 try:
@@ -672,10 +693,20 @@ class RunStore:
                             raise _write_error(self.directory / name, exc) from None
                 finally:
                     self._close_files()
-            self.manifest = self.manifest.model_copy(update={"finished_at": iso(finished_at)})
+            ours = {name: digest.hexdigest() for name, digest in self._written.items()}
+            changed = []
+            for name in DIGESTED:
+                try:
+                    if journal_sha256(self.directory / name).hexdigest() != ours[name]:
+                        changed.append(self.directory / name)
+                except (OSError, RunDirError):  # a pipe or a folder put in its place
+                    changed.append(self.directory / name)
+            self.manifest = self.manifest.model_copy(update={"finished_at": iso(finished_at),
+                                                             "journal_changed": [p.name for p in changed] or None})
             self.write_manifest(durable=True)
         finally:
             self.release()
+        return changed
 
     def _close_files(self) -> None:
         for fd in self._fds.values():
@@ -695,6 +726,13 @@ class RunStore:
         if self._run_lock is not None:
             self._run_lock.release()
             self._run_lock = None
+
+
+def changed_journal(path: Path, run_id: str) -> str:
+    """The message for journal ``path`` of run ``run_id`` whose bytes are not those the run wrote."""
+    return (f"{path}: changed while run {run_id} was running by something other than oloproof (it no longer holds "
+            "the records the run wrote): something wrote into the run folder, such as the system under test; its "
+            "verdicts are not used; run the suite again where the system cannot write the run folder")
 
 
 def _reusable(directory: Path) -> bool:

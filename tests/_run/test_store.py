@@ -851,3 +851,92 @@ def test_a_suite_folder_named_in_bytes_that_are_not_utf8_runs(tmp_path: Path) ->
     again = op.load_run(run.directory)
     assert again.suite_root == folder and os.fsencode(again.suite_root.name) == b"suite\xff"
     assert op.gate(again).verdict == op.gate(run).verdict
+
+
+# --- a run folder written into by someone else during the run (red team round 22) ---
+
+_JOURNAL_FORGER = '''
+import json
+from pathlib import Path
+
+
+class Forger:
+    """Does nothing asked; before each case, turns the failing verdicts of its own run's journal into passes."""
+
+    version = "forger-1"
+
+    def __init__(self):
+        self.state = {}
+
+    def reset(self, state):
+        self.state = state
+
+    def snapshot(self):
+        return dict(self.state)
+
+    def run(self, input):
+        for manifest in Path(__file__).resolve().parent.glob("runs/*/manifest.json"):
+            if "finished_at" not in json.loads(manifest.read_text()):
+                journal = manifest.parent / "cases.jsonl"
+                if journal.exists():  # same length, in place
+                    data = journal.read_bytes()
+                    with open(journal, "r+b") as handle:
+                        handle.write(data.replace(b'"verdict":"fail"', b'"verdict":"pass"'))
+        return {"steps": [], "answer": "sorry", "status": "completed"}
+'''
+
+
+def _forged_suite(make_suite) -> Path:
+    cases = [{"id": f"c{i:02d}", "input": {"n": i}, "initial_state": {}, "expected": {"answer": "done"}}
+             for i in range(30)]
+    return make_suite(cases, evaluators=[{"type": "answer_matches"}], system="sysmod:Forger",
+                      system_code=_JOURNAL_FORGER, release={"criteria": {"answer_matches": 0.8}})
+
+
+def test_finish_names_a_journal_someone_else_changed_during_the_run(tmp_path: Path) -> None:
+    store = RunStore.create(tmp_path / "run", MANIFEST)
+    store._append("cases.jsonl", {"verdict": "fail"})
+    kept = (tmp_path / "run" / "cases.jsonl").read_bytes()
+    store._append("cases.jsonl", {"verdict": "fail"})
+    (tmp_path / "run" / "cases.jsonl").write_bytes(kept + b'{"verdict":"pass"}\n')  # same length, rewritten
+    (tmp_path / "run" / "replays.jsonl").write_bytes(b'{"case_id":"a"}\n')  # a journal the run never wrote
+    changed = store.finish(datetime(2026, 1, 1, tzinfo=timezone.utc))
+    assert changed == [tmp_path / "run" / "cases.jsonl", tmp_path / "run" / "replays.jsonl"]
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["journal_changed"] == ["cases.jsonl", "replays.jsonl"] and "finished_at" in manifest
+    with pytest.raises(RunDirError, match=r"cases\.jsonl: changed while run x was running"):
+        op.load_run(tmp_path / "run")
+    with pytest.raises(RunDirError, match=r"cases\.jsonl: changed while run x was running"):
+        RunStore.resume(tmp_path / "run")
+
+
+def test_finish_of_an_untouched_run_names_none(tmp_path: Path) -> None:
+    store = RunStore.create(tmp_path / "run", MANIFEST)
+    store._append("replays.jsonl", {"case_id": "a"})
+    store._append("cases.jsonl", {"index": 0})
+    with (tmp_path / "run" / "cases.jsonl").open("ab") as handle:  # a torn last line is no record: not a change
+        handle.write(b'{"index": 1')
+    assert store.finish(datetime(2026, 1, 1, tzinfo=timezone.utc)) == []
+    assert "journal_changed" not in json.loads((tmp_path / "run" / "manifest.json").read_text(encoding="utf-8"))
+
+
+def test_a_resumed_run_counts_what_it_wrote_before(tmp_path: Path) -> None:
+    store = RunStore.create(tmp_path / "run", MANIFEST)
+    store._append("cases.jsonl", {"index": 0, "case": {"id": "a"}})
+    store.close()
+    store = RunStore.resume(tmp_path / "run")
+    store._append("cases.jsonl", {"index": 1, "case": {"id": "b"}})
+    assert store.finish(datetime(2026, 1, 1, tzinfo=timezone.utc)) == []
+
+
+def test_a_system_that_rewrites_its_run_journal_stops_the_run_and_the_folder_never_gates(make_suite,
+                                                                                          tmp_path: Path) -> None:
+    """Before: the run's own gate (its in-memory copy) said BLOCK, and the same folder copied elsewhere (mtimes
+    not kept: the copy is rebuilt from the journal) said PASS, 29 of 30 — and nothing said anything odd."""
+    folder = _forged_suite(make_suite)
+    with pytest.raises(RunDirError, match=r"cases\.jsonl: changed while run .* was running by something other"):
+        op.run(op.load_suite(folder), progress=False)
+    (run_dir,) = (folder / "runs").iterdir()
+    shutil.copytree(run_dir, tmp_path / "elsewhere")  # as a CI artifact is copied: new mtimes
+    with pytest.raises(RunDirError, match=r"elsewhere/cases\.jsonl: changed while run"):
+        op.gate(op.load_run(tmp_path / "elsewhere"))
