@@ -516,6 +516,81 @@ def test_an_oloproof_yaml_changed_in_many_ways_names_the_first_three_and_counts_
     with pytest.warns(UserWarning, match=r"was made with \(case_timeout_s, tool_errors\); "):
         op.gate(run)
 
+# -- mutation round 18: gaps a mutant showed ----------------------------------------------------------------
+
+
+def _drift(run: op.Run) -> list[str]:
+    """The suite-drift warnings a gate of ``run`` gives (any other warning is let through)."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        op.gate(run)
+    return [str(w.message) for w in caught if "differs from the one run" in str(w.message)]
+
+
+def test_an_oloproof_yaml_change_of_exactly_three_keys_names_them_all_and_not_isolation(tmp_path: Path) -> None:
+    """``isolation`` (how workers run) decides no verdict: no word for it alone, and not counted beside others.
+    Three differences that decide verdicts (a check configured otherwise, the timeout, the epochs) are named, all
+    three, with nothing counted after them (``and 0 more`` would be wrong): written by hand."""
+    folder = make_suite(tmp_path / "s", [True] * 4, release={"criteria": {"answer_matches": 0.5}})
+    run = run_suite(folder)
+    suite = yaml.safe_load((folder / "oloproof.yaml").read_text())
+    (folder / "oloproof.yaml").write_text(yaml.safe_dump({**suite, "isolation": "process"}))
+    assert _drift(run) == []
+    (folder / "oloproof.yaml").write_text(yaml.safe_dump({
+        **suite, "isolation": "process", "case_timeout_s": 5.0, "epochs": 2,
+        "evaluators": [{"type": "answer_matches", "normalize": False}]}))
+    (message,) = _drift(run)
+    assert "was made with (criterion answer_matches configured otherwise, case_timeout_s, epochs); " in message
+
+
+def test_an_oloproof_yaml_or_case_file_caught_mid_edit_is_no_word(tmp_path: Path) -> None:
+    """A file that does not parse now (an edit in progress) is not compared: the gate of the stored run gives its
+    verdict and no drift warning, rather than an error about a file the run does not read. (4 of 4: the exact
+    lower bound 0.025 ** (1/4) = 0.398 clears 0.3.)"""
+    folder = make_suite(tmp_path / "s", [True] * 4, release={"criteria": {"answer_matches": 0.3}})
+    run = run_suite(folder)
+    suite_text = (folder / "oloproof.yaml").read_text()
+    (folder / "oloproof.yaml").write_text("evaluators: [\n")
+    assert _drift(run) == [] and op.gate(run).verdict == "PASS"
+    (folder / "oloproof.yaml").write_text(suite_text)
+    with (folder / "cases.jsonl").open("a") as fh:
+        fh.write('{"id": "c004", "input": {"say": \n')
+    assert _drift(run) == [] and op.gate(run).verdict == "PASS"
+
+
+def test_a_case_file_of_another_name_is_compared_and_counted_by_hand(tmp_path: Path) -> None:
+    """The suite's ``cases:`` is ``tasks.jsonl``. After the run, two cases are added (written c011 before c010),
+    two removed (c008, c009), three edited (c002, c005, and c003, which also moved to another cluster: an
+    edited case is counted as edited only); the counts and the first id of each (the smallest) are written by
+    hand."""
+    folder = make_suite(tmp_path / "s", [True] * 10, release={"criteria": {"answer_matches": 0.5}})
+    (folder / "cases.jsonl").rename(folder / "tasks.jsonl")
+    suite = yaml.safe_load((folder / "oloproof.yaml").read_text())
+    (folder / "oloproof.yaml").write_text(yaml.safe_dump({**suite, "cases": "tasks.jsonl"}))
+    run = run_suite(folder)
+    cases = [json.loads(line) for line in (folder / "tasks.jsonl").read_text().splitlines() if line.strip()]
+    for i in (2, 3, 5):
+        cases[i]["expected"]["answer"] = "no"
+    cases[3]["cluster"] = "elsewhere"
+    cases = [*cases[:8], {**cases[0], "id": "c011"}, {**cases[0], "id": "c010"}]
+    (folder / "tasks.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases))
+    (message,) = _drift(run)
+    assert message.startswith(f"{folder / 'tasks.jsonl'} differs from the one run {run.run_id} was made with "
+                              "(2 case(s) added (first 'c010'), 2 case(s) removed (first 'c008'), 3 case(s) edited "
+                              "(first 'c002')); ")
+
+
+def test_the_copies_a_transform_derives_are_not_read_as_removed_cases(example_suite: Path, tmp_path: Path) -> None:
+    """The example derives copies (``ord-018~injected``) that its case file does not hold: a case file whose bytes
+    changed but not its cases (a blank line added) is no difference, copies and all."""
+    run = op.run(op.load_suite(example_suite), out=tmp_path / "out", progress=False)
+    assert run.cases["transform"].notna().any()
+    with (example_suite / run.config.cases).open("a") as fh:
+        fh.write("\n")
+    assert _drift(run) == []
+
 
 # -- verdict rows without a cluster or criterion: refused, never counted in another group -----------------
 

@@ -598,3 +598,38 @@ def test_a_key_less_expected_element_of_a_by_key_list_is_never_not_added_for_a_k
     # a key-less element that was there before is what <not added> is for
     unexpected, rows = compare_changes({"t": [{"amt": 5}]}, {"t": [{"amt": 5}]}, {"t": [{"amt": 5}]}, lists=BY_ID)
     assert rows == [("t.<not added 0>", {"amt": 5}, ABSENT, False)]
+
+
+# -- mutation round 18: gaps a mutant showed ----------------------------------------------------------------
+
+
+def test_changes_mode_matches_a_stamped_element_of_a_list_the_case_created() -> None:
+    """The list did not exist before the case (every element is the case's own): an unordered list's expected row
+    meets the one whose ignored stamp differs (rows written by hand), as it does in a list that was there; a
+    wrong amount still fails."""
+    after = {"t": [{"id": "r1", "amount": 5.0, "at": "t0"}, {"id": "r2", "amount": 9.5, "at": "t2"}]}
+    expected = {"t": [{"id": "r2", "amount": 9.5, "at": "t1"}, {"id": "r1", "amount": 5.0}]}
+    assert compare_changes({}, expected, after, lists=UNORDERED, ignore=["t.*.at"]) == (
+        [], [("t.1.id", "r2", "r2", True), ("t.1.amount", 9.5, 9.5, True), ("t.0.id", "r1", "r1", True),
+             ("t.0.amount", 5.0, 5.0, True)])
+    wrong = {"t": [after["t"][0], {"id": "r2", "amount": 3.0, "at": "t2"}]}
+    assert not all(ok for *_, ok in compare_changes({}, expected, wrong, lists=UNORDERED, ignore=["t.*.at"])[1])
+
+
+def test_changes_mode_matches_by_the_index_an_ignore_pattern_names() -> None:
+    """An ignore pattern naming the list index (``t.1.at``): the element the case added sits at index 1 of the
+    state left, and its stamp there is ignored, so the expected row meets it (rows written by hand)."""
+    initial = {"t": [{"id": "r1", "amount": 5.0, "at": "t0"}]}
+    after = {"t": [{"id": "r1", "amount": 5.0, "at": "t0"}, {"id": "r2", "amount": 9.5, "at": "t2"}]}
+    expected = {"t": [{"id": "r2", "amount": 9.5, "at": "t1"}]}
+    assert compare_changes(initial, expected, after, lists=UNORDERED, ignore=["t.1.at"]) == (
+        [], [("t.1.id", "r2", "r2", True), ("t.1.amount", 9.5, 9.5, True)])
+
+
+def test_changes_mode_matches_a_key_less_by_key_element_whose_stamp_is_ignored() -> None:
+    """A ``by_key`` list's element without the key field meets key-less elements by content; its ignored stamp
+    is no part of that content, so the row the case added (stamped anew) meets the expected one."""
+    after = {"t": [{"amount": 9.5, "at": "t2"}]}
+    expected = {"t": [{"amount": 9.5, "at": "t1"}]}
+    assert compare_changes({"t": []}, expected, after, lists=BY_ID, ignore=["t.*.at"]) == (
+        [], [("t.0.amount", 9.5, 9.5, True)])

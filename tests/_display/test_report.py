@@ -132,6 +132,7 @@ def test_report_without_transforms_replays_or_slices(make_suite: Any, tmp_path: 
     assert text.count("data:image/png;base64,") == 1
     assert "ended in error" not in text  # every case completed: no such section
     assert "is reduced over each case" not in text  # no pass^k criterion: no note on one (mutation round 12, RP03)
+    assert "(unclustered run, 4 independent cases, 95% intervals)" in text  # 4 cases, one each: mutation round 18
 
 
 RAISING = """

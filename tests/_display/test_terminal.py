@@ -10,7 +10,15 @@ import pytest
 from oloproof_nb._analysis.columns import GATE
 from oloproof_nb._analysis.gate import Gate
 from oloproof_nb._config.release import ReleaseConfig
-from oloproof_nb._display.terminal import case_error_lines, cut_names, exit_line, gate_table_text, terminal_width
+from oloproof_nb._display.terminal import (
+    case_error_lines,
+    cut_names,
+    exit_line,
+    gate_size,
+    gate_table_text,
+    terminal_width,
+)
+from oloproof_nb._display.theme import fmt_cell
 
 LONG_REASON = ("interval_includes_threshold; cluster_t instead of cluster_bootstrap: the simulation "
                "(benchmarks/coverage.md) shows the bootstrap's lower bound above the true rate more than 3% of "
@@ -379,3 +387,30 @@ def test_the_exit_line_shows_a_reason_from_the_run_as_written() -> None:
     assert line.isprintable()
     assert line == ("gate: BLOCK — exit 1: noop_baseline: run x\\r\\x1b[2Kgate: PASS — exit 0\\x1b[8m\\u202e is the "
                     "do-nothing baseline")
+
+
+# -- mutation round 18: gaps a mutant showed ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("clustered", "n", "words"), [
+    (True, 1, "1 source cluster"), (True, 0, "0 source clusters"), (True, 24, "24 source clusters"),
+    (False, 1, "1 independent case"), (False, 0, "0 independent cases"), (False, 6, "6 independent cases"),
+])
+def test_gate_size_counts_in_english(clustered: bool, n: int, words: str) -> None:
+    """One of a thing is singular, none or several plural (written by hand)."""
+    from types import SimpleNamespace
+
+    assert gate_size(SimpleNamespace(clustered=clustered, n_source_clusters=n)) == words  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("column", "value", "sign", "text"), [
+    ("difference", -0.5, True, "-0.500"), ("difference", 0.0, True, "+0.000"),
+    ("difference", 0.5, False, "0.500"),       # no sign asked: as any number
+    ("difference", float("nan"), True, ""),   # no difference (a criterion one run lacks): blank, as any NaN
+    ("difference", float("inf"), True, "∞"),
+    ("base_rate", 0.5, True, "0.500"),        # a rate beside the difference keeps no sign
+    ("ci_high", 0.1441, True, "+0.145"), ("ci_low", -0.1441, True, "-0.145"),
+])
+def test_fmt_cell_signs_only_a_finite_difference_and_its_interval(column: str, value: float, sign: bool,
+                                                                   text: str) -> None:
+    assert fmt_cell(column, value, sign=sign) == text

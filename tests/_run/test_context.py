@@ -117,3 +117,15 @@ def test_an_instance_whose_call_was_abandoned_is_not_called_again_in_that_case()
                                               r"case_timeout_s=0\.5 and may still be running on this system instance$"):
             live.call(lambda: asked.append("after"))
     assert asked == ["before"]
+
+
+def test_the_abandoned_calls_timeout_is_written_as_the_timeout_itself_is() -> None:
+    """The "not run" reason gives the limit as the timeout's own message does (``case_timeout_s=2``, not
+    ``2.0``): one spelling of the setting in a case's verdicts. Mutation round 18."""
+    live = LiveCase(RunSettings(run_id="r", system_version=None, timeout_s=2.0, suite_root=None, evaluators=[]),
+                    object(), datetime.now(timezone.utc))
+    assert str(CaseTimeout(2.0)) == "timeout: exceeded case_timeout_s=2"
+    live.abandon(CaseTimeout(2.0))
+    with pytest.raises(CaseTimeout, match=r"^timeout: not run: an earlier call of this case exceeded "
+                                          r"case_timeout_s=2 and may"):
+        live.call(lambda: None)

@@ -131,6 +131,18 @@ def test_a_check_that_edits_the_case_changes_no_other_check_and_nothing_stored(m
     assert kept.initial_state == {"a": 1}
 
 
+def test_a_checks_initial_state_is_its_own_copy_not_the_cases(make_suite: Any, tmp_path: Path) -> None:
+    """Each argument is its own copy, as with ``copy.deepcopy`` before: a check that empties its ``initial_state``
+    (to build what it expects) still reads the case's ``initial_state`` as the case gives it. Mutation round 18:
+    handing the check the case copy's own ``initial_state`` passed every other test."""
+    folder = make_suite([_case("c1", "pass")], evaluators=[{"type": "python", "name": "own", "check": "checks:own"}])
+    (folder / "checks.py").write_text("def own(case, initial_state, final_state, trajectory):\n"
+                                      "    initial_state.clear()\n"
+                                      "    return case.initial_state == {'a': 1}\n", encoding="utf-8")
+    run = op.run(op.load_suite(folder), out=tmp_path / "run", progress=False)
+    assert run.verdicts.set_index("criterion")["verdict"]["own"] == "pass"
+
+
 def test_an_exception_in_a_check_is_that_cases_missing_with_the_traceback_kept(make_suite: Any, tmp_path: Path,
                                                                              check_log: Path) -> None:
     folder = _suite(make_suite, [_case("c1", "raise"), _case("c2", "pass")])

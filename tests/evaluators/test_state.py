@@ -433,3 +433,20 @@ def test_an_expected_null_answer_is_judged() -> None:
     silent = CaseContext(case=case, status="completed", trajectory=Trajectory(answer=None), state=None)
     assert [v["verdict"] for v in AnswerMatches(type="answer_matches").evaluate(said).verdicts] == ["fail"]
     assert [v["verdict"] for v in AnswerMatches(type="answer_matches").evaluate(silent).verdicts] == ["pass"]
+
+
+def test_ignored_paths_keeps_only_what_every_changes_or_whole_check_ignores() -> None:
+    """Three checks; the middle one does not ignore ``y``, so ``y`` is compared (a path one check pins must
+    reproduce) however the first and last agree; a ``subset`` check given no expected state takes no part, and
+    without a ``changes`` or ``whole`` check nothing is left out. Written by hand. Mutation round 18: the patterns
+    of the first and last check alone passed every other test."""
+    from oloproof_nb.evaluators.state import ignored_paths
+
+    def check(mode: str, ignore: list[str] | None = None) -> StateMatches:
+        paths = ["a"] if mode == "paths" else []
+        return StateMatches(type="state_matches", mode=mode, ignore=ignore or [], paths=paths)
+
+    first, middle, last = check("changes", ["x", "y"]), check("whole", ["x"]), check("changes", ["y", "x"])
+    assert ignored_paths([first, middle, last]) == ("x",)
+    assert ignored_paths([first, last, check("subset")]) == ("x", "y")  # the first one's order
+    assert ignored_paths([check("subset"), check("paths")]) == ()
