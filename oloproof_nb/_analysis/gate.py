@@ -949,7 +949,9 @@ def _cases_change(run: Run, path: Path) -> str:
                                                     strict=True), strict=True))
     theirs = {case.id: (case.digest, case.cluster) for _, case in iter_cases(path)}
     both = [c for c in mine if c in theirs]
-    found = {"added": [c for c in theirs if c not in mine], "removed": [c for c in mine if c not in theirs],
+    # an unfinished run has not reached every case yet: those it has not recorded are no cases added since
+    added = [c for c in theirs if c not in mine] if run.finished else []
+    found = {"added": added, "removed": [c for c in mine if c not in theirs],
              "edited": [c for c in both if mine[c][0] != theirs[c][0]],
              "moved to another cluster": [c for c in both if mine[c][0] == theirs[c][0] and mine[c][1] != theirs[c][1]]}
     return ", ".join(f"{len(ids)} case(s) {what} (first {min(ids)!r})" for what, ids in found.items() if ids)

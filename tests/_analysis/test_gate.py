@@ -803,3 +803,29 @@ def test_a_pool_of_runs_whose_system_no_file_defines_has_no_release_decision(tmp
     mixed = op.gate(op.load_runs([made(versioned, "cell_v1").directory, made(_Steady, "file_v1").directory]))
     assert mixed.verdict == "BLOCK" and mixed.reason.startswith("mixed_systems: ") and \
         "(the system's code differs: another code fingerprint)" in mixed.reason, mixed.reason
+
+
+def test_an_unfinished_run_names_no_case_it_has_not_reached_as_added(tmp_path: Path) -> None:
+    """Review M18: a run stopped after 6 of its 10 cases, whose case file then gained a blank line (other bytes,
+    the same cases), was said to differ by "4 case(s) added": the cases it had not reached yet. An edit to a
+    case it recorded is still named."""
+    import warnings
+
+    folder = make_suite(tmp_path / "s", [True] * 10)
+    run = run_suite(folder)
+    journal = run.directory / "cases.jsonl"
+    journal.write_text("".join(journal.read_text().splitlines(keepends=True)[:6]))
+    manifest = json.loads((run.directory / "manifest.json").read_text())
+    del manifest["finished_at"]
+    (run.directory / "manifest.json").write_text(json.dumps(manifest))
+    cases = _cases(folder)
+    _write_cases(folder, cases, end="\n\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        stopped = op.gate(op.load_run(run.directory))
+    assert stopped.verdict == "BLOCK" and stopped.reason.startswith("unfinished")
+    cases[2]["expected"]["answer"] = "no"
+    _write_cases(folder, cases)
+    with pytest.warns(UserWarning, match=r"differs from the one run .* was made with \(1 case\(s\) edited "
+                                         r"\(first 'c002'\)\)"):
+        op.gate(op.load_run(run.directory))
