@@ -701,7 +701,8 @@ def compare_changes(initial: Mapping[str, Any], expected: Mapping[str, Any], act
     lists : mapping of str to ListMatch, optional
         List rules by path pattern (first match wins; default ``ordered``).
     ignore : sequence of str, optional
-        Path patterns whose changes nobody pins (free text, timestamps).
+        Path patterns whose changes nobody pins (free text, timestamps): not
+        compared, expected leaves included.
     tolerance : float, optional
         Absolute tolerance for numeric expected leaves.
 
@@ -712,7 +713,8 @@ def compare_changes(initial: Mapping[str, Any], expected: Mapping[str, Any], act
         differs from ``initial`` where no expected leaf (nor an ancestor of it)
         is compared and no ``ignore`` pattern applies — the value it should
         have kept is in the ``expected`` column. ``expected_rows``: one row per
-        leaf of ``expected`` (as in ``subset`` mode): every expected change
+        leaf of ``expected`` (as in ``subset`` mode) but those under an
+        ``ignore`` pattern, which are left out: every other expected change
         must have happened.
 
     Notes

@@ -48,7 +48,8 @@ Scope = Literal["case", "system", "run"]
 
 
 #: What a control replay must reproduce: the recorded trajectory, the state it left, and the path patterns
-#: (the suite's ``state_matches`` ``ignore:``) at which the replay's state may differ from it.
+#: at which the replay's state may differ from it (the ``state_matches`` ``ignore:`` patterns every ``changes`` or
+#: ``whole`` check gives and no other check pins: ``evaluators.state.ignored_paths``).
 Reproduce = tuple[Trajectory, "dict[str, Any] | None", Sequence[str]]
 
 
@@ -227,8 +228,8 @@ class Evaluator(BaseModel):
                      transforms: Mapping[str, Any], n_derived: int,
                      ignore: Sequence[str] = ()) -> tuple[list[RunVerdictRow], list[PairRow]]:
         """Judge across the run's records (scope ``run``): verdict rows and pair rows. ``n_derived``: the pairs
-        of each transform in the suite, recorded or not; ``ignore``: the suite's ``state_matches`` ``ignore:``
-        patterns."""
+        of each transform in the suite, recorded or not; ``ignore``: the ``state_matches`` ``ignore:`` patterns
+        no check judges (``evaluators.state.ignored_paths``)."""
         return [], []
 
     def check_suite(self, transforms: Mapping[str, Any]) -> list[tuple[str, str]]:

@@ -38,9 +38,10 @@ def control_difference(recorded: Trajectory, recorded_state: dict[str, Any] | No
     Steps (tool, arguments, results; model calls and their outputs), the final
     answer, the status and the recorded state are compared after JSON
     normalisation, with :func:`~oloproof_nb.paths.values_equal`. A state leaf
-    under one of the ``ignore`` path patterns (the suite's ``state_matches``
-    ``ignore:``, e.g. a timestamp a database stamps with its own clock) is not
-    compared: no check reads it, and no replay could reproduce it.
+    under one of the ``ignore`` path patterns (the ``state_matches`` ``ignore:``
+    patterns no check judges, ``evaluators.state.ignored_paths``; e.g. a
+    timestamp a database stamps with its own clock) is not compared: no check
+    reads it, and no replay could reproduce it.
 
     Returns
     -------

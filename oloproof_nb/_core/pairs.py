@@ -317,8 +317,9 @@ def compare_pair(relation: str, source: Mapping[str, Any], derived: Mapping[str,
     source, derived : mapping
         Stored case records (``case``, ``status``, ``trajectory``, ``environment_state``).
     ignore : sequence of str
-        Path patterns ``same_state`` leaves out (the suite's ``state_matches`` ``ignore:``): a timestamp the
-        sandbox stamps itself differs between the two cases of every pair that writes a row.
+        Path patterns ``same_state`` leaves out (the ``state_matches`` ``ignore:`` patterns no check judges,
+        ``evaluators.state.ignored_paths``): a timestamp the sandbox stamps itself differs between the two cases
+        of every pair that writes a row.
 
     Returns
     -------

@@ -117,7 +117,7 @@ class Comparison(_compare.Comparison):
                       candidate_version=str(self.candidate.system_version),
                       n_paired=self.n_paired, clustered=self.clustered,
                       confidence=fmt_level(self.release.confidence), margin=f"{self.margin:g}", notes=self.notes,
-                      table=html_table(shown, fmt_number, styled=True),
+                      table=html_table(shown, fmt_number, styled=True, signed=True),
                       flips=html_table(flips, fmt_number, styled=True) if len(flips) else "",
                       n_flipped=len(self.flips), more_flips=max(0, len(self.flips) - SHOWN),
                       unpaired=html_table(unpaired, fmt_number) if len(unpaired) else "",

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 from markupsafe import Markup, escape
 
-from .theme import ESCAPE, Screen, cell_text, colour, fmt_bound, fmt_number, preview
+from .theme import ESCAPE, Screen, cell_text, colour, fmt_cell, fmt_number, preview
 
 if TYPE_CHECKING:
     from jinja2 import Environment
@@ -127,7 +127,8 @@ def numeric_column(series: pd.Series) -> bool:
     return bool(pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series))
 
 
-def html_table(df: pd.DataFrame, text: Callable[[Any], str] = cell_text, *, styled: bool = False) -> Markup:
+def html_table(df: pd.DataFrame, text: Callable[[Any], str] = cell_text, *, styled: bool = False,
+               signed: bool = False) -> Markup:
     """The one HTML table writer: a ``<table>`` of ``df``, every cell escaped, numbers right-aligned.
 
     Returns :class:`markupsafe.Markup` (safe HTML: every value in it was escaped), so a template
@@ -142,6 +143,9 @@ def html_table(df: pd.DataFrame, text: Callable[[Any], str] = cell_text, *, styl
     styled : bool
         Colour verdict words, show ``checked`` as a coloured word, wrap ``reason`` cells and
         snake_case headers (reports and reprs).
+    signed : bool
+        A table of differences (``Comparison``): with ``styled``, ``difference`` and its interval ends carry their
+        sign (``+0.000``, ``-0.144``, ``+0.144``), as the text repr and ``oloproof compare`` show them.
     """
     numeric = [numeric_column(df[c]) for c in df.columns]
     rows = []
@@ -158,8 +162,8 @@ def html_table(df: pd.DataFrame, text: Callable[[Any], str] = cell_text, *, styl
                 cell.update(cls="wrap", wbr=True)
             elif styled and str(col).endswith(" CI"):
                 cell.update(cls="ci")
-            elif styled and col in ("ci_low", "ci_high") and num:  # rounded outward, as every interval shown
-                cell.update(text=fmt_bound(value, "low" if col == "ci_low" else "high"))
+            elif styled and num and (col in ("ci_low", "ci_high") or (signed and col == "difference")):
+                cell.update(text=fmt_cell(col, value, sign=signed))  # rounded outward, as every interval shown
             cells.append(cell)
         rows.append(cells)
     return Markup(render("table.html", headers=[str(c) for c in df.columns], rows=rows, styled=styled))

@@ -94,7 +94,10 @@ class Run(_run.Run):
     def __repr__(self) -> str:
         status = self.cases["status"].value_counts().to_dict()
         replays = self.replay_summary()
-        return (f"Run({self.run_id!r}, suite={self.suite_name!r}, cases={self.n_cases}, "
+        # cases counted as the HTML and the CLI count them: with epochs, each case once (its runs are epochs)
+        size = (f"cases={self.n_cases}" if self.epochs == 1
+                else f"cases={self.cases['case_id'].nunique()}, epochs={self.epochs}")
+        return (f"Run({self.run_id!r}, suite={self.suite_name!r}, {size}, "
                 f"status={status}, criteria={self.criteria}" + (f", replay runs: {replays})" if replays else ")"))
 
     def _repr_html_(self) -> str:
@@ -246,12 +249,17 @@ def run(suite: Suite | str | Path, system: Any = None, workers: int = 1, executo
         A loaded suite, or its folder.
     system : object, class or callable, optional
         Use this system (an instance, or a factory of instances) instead of the suite's ``system``.
+        One instance cannot be replaced: its cases run one at a time, and after a call that exceeded
+        ``case_timeout_s`` (it may still be running on the instance) the run stops, naming the case;
+        give the class or a factory, then resume.
     workers : int
         Number of system instances run concurrently (threads). Cases sharing an
         instance never overlap; the frames equal a serial run's.
     executor : concurrent.futures.Executor, optional
         Run cases on this executor instead (e.g. ``dask.distributed.Client.get_executor()``):
-        each worker imports the suite from its folder and builds its own systems.
+        each worker imports the suite from its folder and builds its own systems. A batch the
+        executor loses (its worker process died, the executor shut down) stops the run with one
+        line naming the batch's cases; ``resume=True`` runs them.
     out : path, optional
         The run directory (default ``runs/<run_id>/`` in the suite folder). It must
         not exist or be empty, unless ``resume``.
@@ -268,7 +276,9 @@ def run(suite: Suite | str | Path, system: Any = None, workers: int = 1, executo
     isolation : {"thread", "process"}, optional
         Default: the suite's ``isolation`` (``thread`` unless oloproof.yaml says otherwise).
         ``process`` runs each worker in its own process, killed and replaced when a call
-        overruns ``case_timeout_s`` (see the README's thread model).
+        overruns ``case_timeout_s`` (see the README's thread model). It guards against a
+        system that hangs or crashes, not one that games its evaluation: a worker also runs
+        the checks of its cases, so it is no security boundary.
     fsync : {"finish", "record"}
         When the run's journals are forced to the disk: when the run finishes (default), or
         after every record (survives a power loss at any moment; one disk flush per record).
@@ -281,6 +291,17 @@ def run(suite: Suite | str | Path, system: Any = None, workers: int = 1, executo
     -------
     Run
         Rebuilt from the run directory, exactly as :func:`load_run` would.
+
+    Raises
+    ------
+    RunDirError
+        ``cases.jsonl`` or ``replays.jsonl`` no longer holds the bytes the run wrote when it finishes
+        (something else, such as the system under test, wrote into the run folder): the run is
+        recorded as ``journal_changed`` and never loaded, gated or resumed.
+    OloproofError
+        Anything else that stops a run, in one line: a system that cannot be built, the one instance
+        of ``system=`` after a timed-out call, a batch the ``executor`` lost, a failed write (the
+        run folder and the command to resume it are named).
 
     Examples
     --------
@@ -347,7 +368,9 @@ def load_run(directory: str | Path) -> Run:
     ------
     RunDirError
         The folder is not a run directory, or its manifest or journal cannot be read (one line naming
-        the file and what is wrong; for a suite folder or its ``runs/``, the latest run to give instead).
+        the file and what is wrong; for a suite folder or its ``runs/``, the latest run to give instead),
+        or its journal was changed while it ran (``journal_changed`` in the manifest: not the records
+        the run wrote).
 
     Examples
     --------

@@ -21,6 +21,10 @@ isolation none of that can hang the run:
 - a system that cannot be built twice in a row in a fresh worker stops the run
   (one line), rather than retrying forever.
 
+It is no security boundary: a worker runs the checks of the cases it is sent and
+sends back their verdicts, so a system that patches oloproof_nb in its worker
+forges them as it could in a thread run.
+
 Workers ignore SIGINT: the user's Ctrl-C reaches this process, which stops and
 kills them. The frames of a process run equal a thread run's, except for a
 case whose worker had to be killed (recorded as a whole ``timeout``, where a

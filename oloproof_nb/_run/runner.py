@@ -7,11 +7,15 @@ chooses (a notebook widget, a terminal bar, nothing).
 Cases are streamed from the case file to the workers (a bounded number in
 flight), so memory does not grow with the suite. What stops a run: the user's
 Ctrl-C (``KeyboardInterrupt``), a store write error
-(:class:`~oloproof_nb.errors.StoreWriteError`), a system that cannot be built
-(:class:`~oloproof_nb.errors.OloproofError`), or a bug in oloproof
-(:class:`~oloproof_nb.errors.InternalError`, its traceback saved in the run
-directory). Anything the system does inside a case only fails that case. An
-unfinished run is resumable (unless its system records no code fingerprint).
+(:class:`~oloproof_nb.errors.StoreWriteError`), a system that cannot be built,
+a call that timed out on the one instance a run was given (it cannot be
+replaced), a batch an executor lost (each an
+:class:`~oloproof_nb.errors.OloproofError`, one line), a journal something else
+wrote into during the run (:class:`~oloproof_nb.errors.RunDirError`, once it
+finishes), or a bug in oloproof (:class:`~oloproof_nb.errors.InternalError`,
+its traceback saved in the run directory). Anything else the system does
+inside a case only fails that case. An unfinished run is resumable (unless its
+system records no code fingerprint, or its journal was changed).
 """
 
 from __future__ import annotations

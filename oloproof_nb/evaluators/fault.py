@@ -101,14 +101,18 @@ class FaultRecovery(Evaluator):
     Applies to every case (source or derived) whose trajectory called ``tool``;
     a case that never called it has no row. A system without ``replay`` is
     ``missing`` (``not_replayable``); a control replay that does not reproduce
-    the recording is ``missing`` (``control_replay_diverged``); a faulted
+    the recording is ``missing`` (``control_replay_diverged``): its state may
+    differ only under the ``ignore`` patterns every ``state_matches`` check in
+    ``changes`` or ``whole`` mode gives and no other check pins
+    (:func:`~oloproof_nb.evaluators.state.ignored_paths`); a faulted
     replay that is not the recording up to the checkpoint with the fault result
     there (a ``replay()`` that ignores ``change``) is ``missing``
     (``fault_not_applied: …``); a replay that
     raises is ``missing`` (``replay_raised: …``), and one that exceeds
     ``case_timeout_s`` is ``missing`` (``timeout: …``) and the system instance is
     replaced; the case's later replays are not run on it (its call may still be
-    running there) and are ``missing`` (``timeout: not run: …``).
+    running there) and are ``missing`` (``timeout: not run: …``). A run given one
+    instance (``system=Desk()``), which cannot be replaced, stops after that case.
 
     Replays are cached by (system version, code fingerprint, case digest,
     checkpoint, change, recorded steps up to the checkpoint) under

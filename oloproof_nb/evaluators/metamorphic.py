@@ -24,7 +24,10 @@ class MetamorphicRelation(Evaluator):
     ``relation`` is ``same_output`` (final answers), ``same_actions`` (the
     sequence of tool name + args) or ``same_state`` (the recorded states,
     except at the paths a ``state_path`` transform rewrote in the derived
-    case's ``initial_state``: those differ by construction);
+    case's ``initial_state``, which differ by construction, and under the
+    ``ignore`` patterns every ``state_matches`` check in ``changes`` or
+    ``whole`` mode gives and no ``state_unchanged`` or ``paths``-mode check
+    names: a timestamp the sandbox stamps itself);
     ``transform`` names a transform of ``metamorphic.transforms``. The verdict
     row goes on the derived case, in the source's cluster. A pair with a
     missing side is ``missing``.
@@ -76,7 +79,8 @@ class MetamorphicRelation(Evaluator):
             counted over these (:func:`~oloproof_nb._core.labels.transform_checked`), as for the copies a run
             leaves out, so a run stopped part-way judges its pairs as its finished run would.
         ignore : sequence of str
-            The suite's ``state_matches`` ``ignore:`` patterns, which ``same_state`` leaves out.
+            The ``state_matches`` ``ignore:`` patterns ``same_state`` leaves out: those every ``changes`` or
+            ``whole`` check gives and no other check pins (:func:`~oloproof_nb.evaluators.state.ignored_paths`).
 
         Returns
         -------

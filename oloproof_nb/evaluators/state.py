@@ -64,8 +64,9 @@ class StateMatches(Evaluator):
         and equal (keys of an expected dict are read as path keys, so ``"5"``
         may index a list). ``whole``: equal entirely. ``paths``: equal on the
         declared ``paths``. ``changes``: **this and nothing else changed** —
-        every expected leaf holds (as in ``subset``) and every leaf that
-        differs from the case's ``initial_state`` is one that
+        every expected leaf holds (as in ``subset``, but for one under an
+        ``ignore`` pattern, which is left out as in ``whole``) and every leaf
+        that differs from the case's ``initial_state`` is one that
         ``expected.state`` compares (or lies under an ``ignore`` pattern).
         ``subset`` with an empty ``expected.state`` checks nothing (on every case: a
         ``VacuousCheckWarning`` at ``load_suite``); ``changes``
@@ -86,7 +87,11 @@ class StateMatches(Evaluator):
     ignore : list of str
         Path patterns (``*`` within a key, ``**`` for any number of keys)
         whose changes nobody pins — free-text subjects, timestamps (``changes``
-        and ``whole`` modes).
+        and ``whole`` modes). A leaf under one is not compared, even where
+        ``expected.state`` names it. A pattern every ``changes`` or ``whole``
+        check gives, and that reaches no path another check pins, is also left
+        out of a control replay's state (``fault_recovery``) and of
+        ``same_state`` pairs (:func:`ignored_paths`).
     absent_ok : bool
         A ``paths:`` entry that no case's initial or expected state contains is
         meant (no ``VacuousCheckWarning`` at ``load_suite``).

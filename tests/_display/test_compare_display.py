@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import copy
+import math
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -155,3 +157,25 @@ def test_the_html_says_how_many_unpaired_cases_it_does_not_show(make_suite: Call
     cmp = op.compare(base.directory, cand.directory)
     assert len(cmp.unpaired) == 31
     assert "… and 1 more: see <code>cmp.unpaired</code>" in cmp._repr_html_()
+
+
+def test_the_html_table_signs_the_difference_and_its_interval(make_suite: Callable[..., Path],
+                                                              tmp_path: Path) -> None:
+    """The notebook's table of a comparison showed the upper end of a difference unsigned (``0.145``), read as a
+    rate beside the two rates, where the text repr and ``oloproof compare`` sign it (``+0.145``, review U9); every
+    difference and end now carries its sign in the HTML too, rounded outward as before."""
+    cases = [{"id": f"c{i:02d}", "input": {"tag": f"c{i:02d}", "answer": "ok"}, "expected": {"answer": "ok"}}
+             for i in range(24)]
+    suite = op.load_suite(make_suite(cases, evaluators=[{"type": "answer_matches"}]))
+    base, cand = (op.run(suite, system=lambda: Answerer(), out=tmp_path / name, progress=False) for name in "bc")
+    cmp = op.compare(base, cand)
+    row = cmp.table.iloc[0]
+    # nothing changed: 0 [-(1 - 0.025^(1/24)), +(1 - 0.025^(1/24))], the exact bound of 0 discordant rows in 24
+    bound = 1 - 0.025 ** (1 / 24)
+    assert row.difference == 0 and row.ci_high == pytest.approx(bound) and row.ci_low == pytest.approx(-bound)
+    high = f"{math.ceil(bound * 1000) / 1000:.3f}"  # 0.143: rounded outward
+    cells = re.findall(r"<td[^>]*>([^<]*)</td>", cmp._repr_html_())
+    assert ["+0.000", f"-{high}", f"+{high}"] == [c for c in cells if c in ("+0.000", f"-{high}", f"+{high}")]
+    assert high not in cells and "0.000" not in cells  # no unsigned end or difference beside the rates
+    assert "1.000" in cells  # the rates stay unsigned
+    assert f"+0.000 [-{high}, +{high}]" in repr(cmp)  # as the text repr shows them

@@ -92,3 +92,18 @@ def test_the_run_and_gate_html_count_cases_as_the_report_does(make_suite: Any, t
     assert len(epochs.cases) == 72  # a hand count: 24 cases × 3 epochs
     assert "<p>24 cases, 72 case runs (3 epochs) (completed: 72);" in epochs._repr_html_()
     assert "<p>clustered run, 24 source clusters, 95% intervals</p>" in op.gate(epochs)._repr_html_()
+
+
+def test_the_run_text_repr_counts_cases_as_its_html_does(make_suite: Any, tmp_path: Path) -> None:
+    """The HTML of a run of 4 cases in 3 epochs said ``4 cases, 12 case runs (3 epochs)`` and the Baseline's repr
+    ``cases=4, epochs=3``, while ``repr(run)`` said ``cases=12``; it now counts each case once and the epochs
+    apart."""
+    import oloproof_nb as op
+
+    root = make_suite([{"id": f"c{i}", "input": {"answer": "yes", "i": i}, "initial_state": {},
+                        "expected": {"answer": "yes"}} for i in range(4)], evaluators=[{"type": "answer_matches"}],
+                      epochs=3)
+    run = op.run(op.load_suite(root), out=tmp_path / "three", progress=False)
+    assert len(run.cases) == 12  # a hand count: 4 cases × 3 epochs
+    assert ", cases=4, epochs=3, status={'completed': 12}," in repr(run)
+    assert "<p>4 cases, 12 case runs (3 epochs) (completed: 12);" in run._repr_html_()
