@@ -295,8 +295,8 @@ def run(suite: Suite | str | Path, system: Any = None, workers: int = 1, executo
     Raises
     ------
     RunDirError
-        ``cases.jsonl`` or ``replays.jsonl`` no longer holds the bytes the run wrote when it finishes
-        (something else, such as the system under test, wrote into the run folder): the run is
+        ``cases.jsonl`` or ``replays.jsonl`` no longer holds the bytes the run wrote when it finishes, or
+        is a symbolic link (something else, such as the system under test, wrote into the run folder): the run is
         recorded as ``journal_changed`` and never loaded, gated or resumed.
     OloproofError
         Anything else that stops a run, in one line: a system that cannot be built, the one instance

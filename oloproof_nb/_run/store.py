@@ -82,7 +82,8 @@ _LEFT_BY_A_KILLED_CREATION = frozenset({LOCK, _MANIFEST_TMP})
 
 #: The journals whose bytes a run keeps a SHA-256 of as it writes them, compared with the files when it finishes
 #: (``manifest.json``'s ``journal_changed``): those the frames and the gate are built from. ``states.jsonl`` is
-#: not one: each state is checked against its address when it is read.
+#: not one: each state is checked against its address when it is read. One that is a symbolic link when the run
+#: finishes counts as changed too, whatever it holds (see :meth:`RunStore.finish`).
 DIGESTED = (CASES, REPLAYS)
 
 #: When the journals are forced to the disk: when the run finishes, or after every record.
@@ -500,6 +501,9 @@ class RunStore:
         self._run_lock = lock
         self._fds: dict[str, int] = {}
         self._failed = False
+        #: Closed (:meth:`close`, :meth:`finish`): nothing more is written, not even by a case still running on a
+        #: worker thread of a run that stopped (see :meth:`_write`)
+        self._closed = False
         self._state_refs: set[str] = set()  # addresses already in states.jsonl
         #: SHA-256 of what this run wrote to each journal of DIGESTED (seeded with what a resumed run holds)
         self._written = {name: hashlib.sha256() for name in DIGESTED}
@@ -616,6 +620,11 @@ class RunStore:
         """Append ``data`` to ``name`` (the caller holds the lock): one write, fsynced per record when asked."""
         if self._failed:
             raise StoreWriteError(f"{self.directory}: an earlier write failed; the run stopped")
+        if self._closed:  # a case a stopped run left running on a worker thread: its replays go nowhere
+            # (before, the journal was opened again and they were appended, into the run resumed meanwhile: its
+            # digests never saw them, and the honest run was refused as written into by something else)
+            raise RunDirError(f"{self.directory}: the run stopped; a case still running then records nothing "
+                              "(a resume runs it again)")
         try:
             fd = self._fds.get(name)
             if fd is None:
@@ -678,9 +687,12 @@ class RunStore:
         """Force the journals to the disk, record the end of the run in the manifest, release the folder.
 
         Returns the journals of :data:`DIGESTED` whose bytes are not those the run wrote (something else wrote
-        into the run folder during the run: a system that found it). The run is stamped finished all the same,
-        with their names in the manifest's ``journal_changed``, so it is never loaded (:func:`changed_journal`),
-        nor resumed.
+        into the run folder during the run: a system that found it), or that are a symbolic link: the run never
+        makes one, and one put there (before the first record, or after renaming the journal out of the folder)
+        holds the bytes the run wrote, but in a file outside the folder that whoever put it there can rewrite
+        once the run is done, and that a copy of the folder (``cp -r``) still points to. The run is stamped
+        finished all the same, with their names in the manifest's ``journal_changed``, so it is never loaded
+        (:func:`changed_journal`), nor resumed.
         """
         try:
             with self._lock:
@@ -696,11 +708,12 @@ class RunStore:
             ours = {name: digest.hexdigest() for name, digest in self._written.items()}
             changed = []
             for name in DIGESTED:
+                path = self.directory / name
                 try:
-                    if journal_sha256(self.directory / name).hexdigest() != ours[name]:
-                        changed.append(self.directory / name)
+                    if path.is_symlink() or journal_sha256(path).hexdigest() != ours[name]:
+                        changed.append(path)
                 except (OSError, RunDirError):  # a pipe or a folder put in its place
-                    changed.append(self.directory / name)
+                    changed.append(path)
             self.manifest = self.manifest.model_copy(update={"finished_at": iso(finished_at),
                                                              "journal_changed": [p.name for p in changed] or None})
             self.write_manifest(durable=True)
@@ -709,6 +722,7 @@ class RunStore:
         return changed
 
     def _close_files(self) -> None:
+        self._closed = True
         for fd in self._fds.values():
             try:
                 os.close(fd)
@@ -731,8 +745,9 @@ class RunStore:
 def changed_journal(path: Path, run_id: str) -> str:
     """The message for journal ``path`` of run ``run_id`` whose bytes are not those the run wrote."""
     return (f"{path}: changed while run {run_id} was running by something other than oloproof (it no longer holds "
-            "the records the run wrote): something wrote into the run folder, such as the system under test; its "
-            "verdicts are not used; run the suite again where the system cannot write the run folder")
+            "the records the run wrote, or is a symbolic link to another file): something wrote into the "
+            "run folder, such as the system under test; its verdicts are not used; run the suite again where the "
+            "system cannot write the run folder")
 
 
 def _reusable(directory: Path) -> bool:

@@ -940,3 +940,97 @@ def test_a_system_that_rewrites_its_run_journal_stops_the_run_and_the_folder_nev
     shutil.copytree(run_dir, tmp_path / "elsewhere")  # as a CI artifact is copied: new mtimes
     with pytest.raises(RunDirError, match=r"elsewhere/cases\.jsonl: changed while run"):
         op.gate(op.load_run(tmp_path / "elsewhere"))
+
+
+def test_finish_names_a_journal_replaced_by_a_link_to_a_file_outside_the_run_folder(tmp_path: Path) -> None:
+    """Review F17: a journal moved out of the run folder and replaced by a symbolic link to it holds the very
+    bytes the run wrote (the run keeps appending through its descriptor, into the moved file), so the digests
+    agreed and the run finished clean; the file outside can be rewritten once the run is done, and a copy of
+    the folder made with ``cp -r`` still points to it."""
+    store = RunStore.create(tmp_path / "run", MANIFEST)
+    store._append("cases.jsonl", {"verdict": "fail"})
+    outside = tmp_path / "outside.jsonl"
+    (tmp_path / "run" / "cases.jsonl").rename(outside)
+    (tmp_path / "run" / "cases.jsonl").symlink_to(outside)
+    store._append("cases.jsonl", {"verdict": "fail"})
+    assert outside.read_bytes() == b'{"verdict":"fail"}\n' * 2  # what the run wrote, all of it
+    assert store.finish(datetime(2026, 1, 1, tzinfo=timezone.utc)) == [tmp_path / "run" / "cases.jsonl"]
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["journal_changed"] == ["cases.jsonl"]
+    with pytest.raises(RunDirError, match=r"cases\.jsonl: changed while run x was running .* or is a symbolic "
+                                          r"link to another file\)"):
+        op.load_run(tmp_path / "run")
+
+
+_JOURNAL_LINKER = '''
+import os
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+class Linker:
+    """Does nothing asked; before its run's first record, points the run's cases.jsonl at a file of its own."""
+
+    version = "linker-1"
+
+    def reset(self, state):
+        self.state = state
+
+    def snapshot(self):
+        return dict(self.state)
+
+    def run(self, input):
+        for manifest in HERE.glob("runs/*/manifest.json"):
+            journal = manifest.parent / "cases.jsonl"
+            if not journal.exists() and not journal.is_symlink():
+                os.symlink(HERE.parent / "mine.jsonl", journal)
+        return {"steps": [], "answer": "sorry", "status": "completed"}
+'''
+
+
+def test_a_system_that_links_its_run_journal_elsewhere_stops_the_run(make_suite, tmp_path: Path) -> None:
+    """Review F17: the run wrote its records through the link into the system's own file, its digests agreed,
+    and the run finished clean (gate BLOCK); the system's file, rewritten once the run was done, then gated the
+    folder PASS, and a ``cp -r`` copy of it too."""
+    cases = [{"id": f"c{i:02d}", "input": {"n": i}, "initial_state": {}, "expected": {"answer": "done"}}
+             for i in range(5)]
+    folder = make_suite(cases, evaluators=[{"type": "answer_matches"}], system="sysmod:Linker",
+                        system_code=_JOURNAL_LINKER, release={"criteria": {"answer_matches": 0.8}})
+    with pytest.raises(RunDirError, match=r"cases\.jsonl: changed while run .* or is a symbolic link to another"):
+        op.run(op.load_suite(folder), progress=False)
+    assert (folder.parent / "mine.jsonl").read_bytes().count(b"\n") == 5  # the records went through the link
+    (run_dir,) = (folder / "runs").iterdir()
+    with pytest.raises(RunDirError, match=r"changed while run"):
+        op.load_run(run_dir)
+
+
+def test_a_journal_edited_before_a_crash_is_taken_as_it_reads_by_the_resume(tmp_path: Path) -> None:
+    """A limitation pinned, not a fix (README, "A run folder is evidence as written"): the digests live in the
+    process that wrote the journal, so an edit followed by the end of that process (a system that rewrites its
+    verdicts, then kills the process running it) is what the resume starts from, and the finished run gates it."""
+    store = RunStore.create(tmp_path / "run", MANIFEST)
+    store._append("cases.jsonl", {"index": 0, "case": {"id": "a"}, "verdict": "fail"})
+    journal = tmp_path / "run" / "cases.jsonl"
+    journal.write_bytes(journal.read_bytes().replace(b'"fail"', b'"pass"'))
+    store.close()  # as a kill leaves it: never finished
+    store = RunStore.resume(tmp_path / "run")
+    store._append("cases.jsonl", {"index": 1, "case": {"id": "b"}, "verdict": "fail"})
+    assert store.finish(datetime(2026, 1, 1, tzinfo=timezone.utc)) == []
+    assert [rec["verdict"] for rec in read_jsonl(journal)] == ["pass", "fail"]
+
+
+def test_a_stopped_run_takes_no_record_from_a_case_it_left_running(tmp_path: Path) -> None:
+    """Review F17: on Ctrl-C or an error a threaded run stops without waiting for the cases still running on its
+    worker threads (``_run_threaded``); their replays were appended after the store was closed (the journal was
+    opened again), into the run resumed meanwhile in the same process (a notebook), whose digests never saw them:
+    the resumed honest run was refused as written into by something else, for good."""
+    stopped = RunStore.create(tmp_path / "run", MANIFEST)
+    stopped.append_replay({"case_id": "a", "environment_state": None})
+    stopped.close()
+    resumed = RunStore.resume(tmp_path / "run")
+    with pytest.raises(RunDirError, match=r"the run stopped; a case still running then records nothing"):
+        stopped.append_replay({"case_id": "b", "environment_state": None})  # the worker thread's late replay
+    resumed.append_replay({"case_id": "b", "environment_state": None})
+    assert resumed.finish(datetime(2026, 1, 1, tzinfo=timezone.utc)) == []
+    assert [rec["case_id"] for rec in read_jsonl(tmp_path / "run" / "replays.jsonl")] == ["b"]  # 'a': an orphan
