@@ -37,7 +37,7 @@ from .._core.records import CaseRecord, Manifest, PairRow, ReplayRecord, RunVerd
 from .._run.baseline import NOOP_VERSION
 from .._run.locate import runs_hint
 from .._run.states import StateReader
-from .._run.store import CASES, MANIFEST, changed_journal, read_manifest
+from .._run.store import CASES, MANIFEST, read_manifest, refuse_changed_journal
 from ..errors import CopyChangedError, OloproofError, RunDirError, describe_exception, warn_at_caller
 from ..evaluators.fault import replay_judges
 from . import frames
@@ -182,7 +182,7 @@ class Run:
             if not hint:
                 raise
             raise RunDirError(f"{exc}{hint}") from None
-        _check_journals(directory, manifest)
+        refuse_changed_journal(directory, manifest)
         return cls(directory, manifest)
 
     def _open_copy(self) -> None:
@@ -281,7 +281,7 @@ class Run:
         # (the runner stamps it after the last one). Read after the copy, a run that finished meanwhile was called
         # finished with the records of a moment before, and its gate blamed a truncated copy of the folder
         manifest = read_manifest(self.directory)
-        _check_journals(self.directory, manifest)
+        refuse_changed_journal(self.directory, manifest)
         self._journal = Journal(self.directory, self._states)  # read afresh: an index read before is older than it
         try:
             writer = CopyWriter(self.directory, fingerprint)
@@ -712,14 +712,6 @@ def _with_run_id(frame: pd.DataFrame, run_id: str) -> pd.DataFrame:
     out = frame.copy(deep=False)
     out.insert(0, "run_id", pd.Series([run_id] * len(frame), dtype=frames.TEXT))
     return out
-
-
-def _check_journals(directory: Path, manifest: Manifest) -> None:
-    """Refuse a run whose journal changed while it ran (``journal_changed``, found when it finished): its
-    frames are never built from records something else wrote (a system that found its run folder rewrote its
-    failing verdicts: the folder gated BLOCK where it ran and PASS once copied elsewhere)."""
-    if manifest.journal_changed:
-        raise RunDirError(changed_journal(directory / manifest.journal_changed[0], manifest.run_id))
 
 
 def load_run(directory: str | Path) -> Run:

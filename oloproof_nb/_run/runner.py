@@ -55,7 +55,7 @@ from .isolation import ProcessWorkers
 from .locate import latest_hint
 from .observe import HeldBack, promised_artifacts, shared_files
 from .replay_cache import REPLAY_CACHE_DIR, ReplayCache
-from .store import Fsync, RunStore, changed_journal, new_run_id, read_cases, record_key
+from .store import Fsync, RunStore, new_run_id, read_cases, record_key, refuse_changed_journal
 from .systems import GIVE_FINGERPRINT, NO_FINGERPRINT, as_factory, build, code_fingerprint, release, version_of
 
 __all__ = ["run_suite", "as_factory", "Progress", "Isolation", "RecordSink", "with_epochs"]
@@ -211,10 +211,9 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
     finally:
         if pool is not None:
             pool.stop()
-    changed = store.finish(finished_at=utc_now())
+    store.finish(finished_at=utc_now())
     _release_left(systems, timeout_s)  # after the run is finished: a resume would find it blocking again
-    if changed:  # the records are not what the run wrote: never gated (the manifest keeps the digests of those)
-        raise RunDirError(changed_journal(changed[0], store.manifest.run_id))
+    refuse_changed_journal(store.directory, store.manifest)  # records not the run's: never gated
     return store.directory
 
 

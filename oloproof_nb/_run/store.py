@@ -69,7 +69,7 @@ if sys.platform != "win32":
 __all__ = ["RunStore", "RunLock", "read_jsonl", "read_manifest", "read_cases", "read_replays", "new_run_id",
            "record_key", "replay_key_of", "parse_record", "open_fd",
            "dumps", "Fsync", "MANIFEST", "CASES", "REPLAYS", "STATES", "LOCK", "INTERNAL_ERROR", "process_alive",
-           "DIGESTED", "changed_journal"]
+           "DIGESTED", "refuse_changed_journal"]
 
 MANIFEST = "manifest.json"
 CASES = "cases.jsonl"
@@ -556,8 +556,7 @@ class RunStore:
         lock = RunLock.acquire(directory)
         try:
             manifest = _read_or_recover_manifest(directory)
-            if manifest.journal_changed:
-                raise RunDirError(changed_journal(directory / manifest.journal_changed[0], manifest.run_id))
+            refuse_changed_journal(directory, manifest)
             if check is not None:
                 check(manifest)
             lock.note_holder()
@@ -692,7 +691,7 @@ class RunStore:
         holds the bytes the run wrote, but in a file outside the folder that whoever put it there can rewrite
         once the run is done, and that a copy of the folder (``cp -r``) still points to. The run is stamped
         finished all the same, with their names in the manifest's ``journal_changed``, so it is never loaded
-        (:func:`changed_journal`), nor resumed.
+        (:func:`refuse_changed_journal`), nor resumed.
         """
         try:
             with self._lock:
@@ -742,12 +741,16 @@ class RunStore:
             self._run_lock = None
 
 
-def changed_journal(path: Path, run_id: str) -> str:
-    """The message for journal ``path`` of run ``run_id`` whose bytes are not those the run wrote."""
-    return (f"{path}: changed while run {run_id} was running by something other than oloproof (it no longer holds "
-            "the records the run wrote, or is a symbolic link to another file): something wrote into the "
-            "run folder, such as the system under test; its verdicts are not used; run the suite again where the "
-            "system cannot write the run folder")
+def refuse_changed_journal(directory: Path, manifest: Manifest) -> None:
+    """Raise :class:`~oloproof_nb.errors.RunDirError` for a run whose journal changed while it ran (``journal_changed``
+    in its manifest, set by :meth:`RunStore.finish`): its records are not those the run wrote, so it is never
+    loaded, gated or resumed."""
+    if manifest.journal_changed:
+        raise RunDirError(
+            f"{directory / manifest.journal_changed[0]}: changed while run {manifest.run_id} was running by something "
+            "other than oloproof (it no longer holds the records the run wrote, or is a symbolic link to another "
+            "file): something wrote into the run folder, such as the system under test; its verdicts are not used; "
+            "run the suite again where the system cannot write the run folder")
 
 
 def _reusable(directory: Path) -> bool:
