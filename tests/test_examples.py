@@ -201,6 +201,14 @@ def test_example_case_file() -> None:
             if line["initial_state"]["orders"][line["id"]].get("payment") == "card_expired"} == FAILING
 
 
+def test_the_examples_same_state_pair_leaves_out_only_an_escalations_reason(example_suite: Path) -> None:
+    """The example's README: the pair compares the whole state "but for an escalation's ``reason``, which the
+    ``changes`` check ignores, so the pair leaves it out too" (its ``state_unchanged`` path pins none of it)."""
+    from oloproof_nb.evaluators.state import ignored_paths
+
+    assert ignored_paths(op.load_suite(example_suite).config.evaluators) == ("escalations.*.reason",)
+
+
 def test_example_run_counts(example_suite: Path, tmp_path: Path) -> None:
     run = op.run(op.load_suite(example_suite), out=tmp_path / "out")
     sources = set(run.cases.loc[run.cases["transform"].isna(), "case_id"])

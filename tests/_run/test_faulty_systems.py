@@ -167,6 +167,17 @@ def test_a_hanging_case_stops_a_run_whose_one_instance_cannot_be_replaced(tmp_pa
     assert ran["c2"] not in (ran["c0"], ran["c1"]) and ran["c2"] in built
 
 
+def test_a_hanging_last_case_of_a_run_given_one_instance_finishes_it(tmp_path: Path, side_channel: Path) -> None:
+    """What README sections 8 and 9 say of a run given one instance: it stops after a timed-out case "unless it
+    was the last" — no case is left to run beside the abandoned call, so the run finishes and gates as usual."""
+    cases = [make_case(f"c{i}", **({"op": "hang"} if i == 2 else {})) for i in range(3)]
+    root = write_suite(tmp_path / "suite", cases, case_timeout_s=0.5)
+    suite = op.load_suite(root)
+    run = op.run(suite, system=suite.resolve_system()(), out=tmp_path / "run", progress=False)
+    assert list(run.cases["status"]) == ["completed", "completed", "timeout"]
+    assert run.manifest.finished_at is not None
+
+
 def test_a_hanging_case_with_workers(tmp_path: Path, side_channel: Path) -> None:
     cases = [make_case(f"c{i}", **({"op": "hang"} if i == 2 else {})) for i in range(6)]
     root = write_suite(tmp_path / "suite", cases, case_timeout_s=0.5)

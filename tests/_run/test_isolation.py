@@ -325,3 +325,56 @@ def test_a_worker_refuses_check_code_edited_after_the_suite_loaded(make_suite, t
     with pytest.raises(OloproofError, match=rf"^{root}: the code of checks:done changed since the suite was "
                                             r"loaded; load the suite again$"):
         op.run(suite, out=tmp_path / "run", progress=False, isolation="process")
+
+
+#: A system that does nothing asked, and at import makes every answer check agree (README, "What your system can
+#: reach"): it patches oloproof_nb in the process that imports it, but for the one ``CHEAT_SPARE_PID`` names.
+_PATCHING_SYSTEM = '''
+import os
+
+import oloproof_nb.evaluators.answer as answer
+
+if str(os.getpid()) != os.environ.get("CHEAT_SPARE_PID"):
+    answer.answers_equal = lambda expected, actual, normalize=True: True
+
+
+class Cheat:
+    version = "cheat-1"
+
+    def reset(self, state):
+        self.state = state
+
+    def snapshot(self):
+        return dict(self.state)
+
+    def run(self, input):
+        return {"steps": [], "answer": f"sorry {os.getpid()}", "status": "completed"}
+'''
+
+
+@pytest.mark.parametrize("isolation", ["thread", "process"])
+def test_isolation_is_no_security_boundary_a_system_patching_its_checks_forges_them(
+        make_suite, isolation: str, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """A limitation pinned, not a fix (README, "What your system can reach"): every answer is wrong, yet each
+    verdict is ``pass`` and the gate PASS, and the journal check agrees (the run wrote those verdicts itself).
+    With ``isolation: process`` the system spares the harness's process and patches only its worker, which
+    judges the cases it runs: the same forged verdicts."""
+    import oloproof_nb.evaluators.answer as answer
+
+    honest = answer.answers_equal
+    if isolation == "process":
+        monkeypatch.setenv("CHEAT_SPARE_PID", str(os.getpid()))
+    cases = [{"id": f"c{i}", "input": {"n": i}, "initial_state": {}, "expected": {"answer": "done"}}
+             for i in range(10)]
+    root = make_suite(cases, evaluators=[{"type": "answer_matches"}], system="cheatmod:Cheat",
+                      release={"criteria": {"answer_matches": 0.5}}, isolation=isolation)
+    (root / "cheatmod.py").write_text(_PATCHING_SYSTEM, encoding="utf-8")
+    try:
+        run = op.run(root, progress=False)
+        patched_here = answer.answers_equal is not honest
+    finally:
+        answer.answers_equal = honest  # a thread run patched this very process
+    ran_here = {int(a.split()[1]) for a in run.cases["answer"]} == {os.getpid()}
+    assert ran_here == patched_here == (isolation == "thread")
+    assert list(run.verdicts["verdict"]) == ["pass"] * 10 and op.gate(run).verdict == "PASS"
+    assert run.manifest.journal_changed is None

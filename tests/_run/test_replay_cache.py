@@ -220,6 +220,25 @@ def test_an_edited_or_corrupted_cache_entry_is_never_trusted(tmp_path: Path) -> 
                                                         ensure_ascii=False).encode()).hexdigest()
 
 
+def test_an_entry_edited_with_its_digest_is_a_forgery_the_next_run_takes(tmp_path: Path) -> None:
+    """What README section 3 says the digest is not: a signature. Whoever can write ``.oloproof/`` (the system
+    under test included) rewrites a faulted replay and its SHA-256, and the next run takes it as the agent's
+    (cached, its verdict turned from pass to fail), with no word. A limitation pinned, not a fix: the README's
+    advice is ``--no-cache`` for a cache from somewhere you do not trust
+    (``test_cache_false_runs_every_replay_live…``)."""
+    root = write_suite(tmp_path / "suite", [make_case("c0", escalate=True)],
+                       evaluators=[*EVALUATORS, FAULT_EVALUATOR], system="relsys:VersionedDesk")
+    assert _rows(op.run(root, out=tmp_path / "first", progress=False)) == [("pass", False)]
+    (faulted,) = [f for f in _cache_files(root) if json.loads(f.read_text())["entry"]["change"] is not None]
+    data = json.loads(faulted.read_text())
+    data["entry"]["trajectory"]["steps"] = data["entry"]["trajectory"]["steps"][:2]  # never escalated
+    data["entry"]["trajectory"]["answer"] = "done"
+    data["digest"] = hashlib.sha256(json.dumps(data["entry"], sort_keys=True, separators=(",", ":"),
+                                               ensure_ascii=False).encode()).hexdigest()
+    faulted.write_text(json.dumps(data), encoding="utf-8")
+    assert _rows(op.run(root, out=tmp_path / "second", progress=False)) == [("fail", True)]
+
+
 @pytest.mark.parametrize("kind", SPECIAL_KINDS)
 def test_a_cache_entry_that_is_not_a_file_is_a_miss_never_a_hang(tmp_path: Path, kind: str) -> None:
     """A named pipe, a directory or a device (``/dev/zero``) at an entry's path: before, a pipe hung the run

@@ -942,6 +942,24 @@ def test_a_system_that_rewrites_its_run_journal_stops_the_run_and_the_folder_nev
         op.gate(op.load_run(tmp_path / "elsewhere"))
 
 
+def test_the_cli_run_gate_and_resume_of_a_rewritten_journal_exit_2_with_one_line(
+        make_suite, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+    """README's table of what a system can do: a system that rewrites its own run's ``cases.jsonl`` gets exit 2
+    and one line naming the file, from ``oloproof run``, then ``oloproof gate`` and ``--resume`` of that folder
+    (the tests above call op.run and op.load_run)."""
+    from oloproof_nb.cli import main
+
+    folder = _forged_suite(make_suite)
+    assert main(["run", str(folder)]) == 2
+    (run_dir,) = (folder / "runs").iterdir()
+    line = f"oloproof: error: {run_dir / 'cases.jsonl'}: changed while run {run_dir.name} was running by something"
+    for argv in ([], ["gate", str(run_dir)], ["run", str(folder), "--out", str(run_dir), "--resume"]):
+        if argv:
+            assert main(argv) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err.startswith(line) and err.count("\n") == 1, argv
+
+
 def test_finish_names_a_journal_replaced_by_a_link_to_a_file_outside_the_run_folder(tmp_path: Path) -> None:
     """Review F17: a journal moved out of the run folder and replaced by a symbolic link to it holds the very
     bytes the run wrote (the run keeps appending through its descriptor, into the moved file), so the digests

@@ -112,6 +112,25 @@ def test_same_state_compares_an_ignored_path_another_check_pins(make_suite: Call
     assert _pairs(run) == {("c1~st", "same_state_under_st"): False}
 
 
+def test_same_state_leaves_out_an_ignored_path_only_a_subset_check_compares(make_suite: Callable[..., Path]) -> None:
+    """What README sections 1a, 2 and 4 say: a ``subset`` check's expected leaf keeps an ignore pattern in a
+    control replay's state (``evaluators.state.ignored_paths`` given the case's expected state), not in a
+    ``same_state`` pair: the copy that sets ``side_effect`` fails the subset check, and its pair holds. Only a
+    ``state_unchanged`` or ``paths``-mode check keeps it in a pair (the test above)."""
+    transforms = [transform("st", "!state")]
+    ignore = {"type": "state_matches", "mode": "changes", "ignore": ["side_effect"]}
+    subset = {"type": "state_matches", "mode": "subset", "criterion": "subset_state"}
+    source = case("c1", initial_state={"items": {}, "side_effect": False},
+                  expected={"answer": "done", "state": {"side_effect": False}})
+    labels = {"st": all_valid(["c1"], "st")}
+    run = op.run(op.load_suite(mm_suite(make_suite, [source], transforms,
+                                        [ignore, subset, _rel("same_state", "st")], labels)))
+    v = run.verdicts
+    assert v[v["criterion"] == "subset_state"][["case_id", "verdict"]].values.tolist() == [
+        ["c1", "pass"], ["c1~st", "fail"]]
+    assert _pairs(run) == {("c1~st", "same_state_under_st"): True}
+
+
 def test_each_relation_holds_and_breaks(make_suite: Callable[..., Path]) -> None:
     # one transform per behaviour change; every relation judged under every transform
     transforms = [transform("same", ""), transform("ans", "!answer"), transform("act", "!action"),
