@@ -188,16 +188,55 @@ def _stderr_is_tty() -> bool:
     return bool(isatty()) if callable(isatty) else False
 
 
+class _DisplayLine:
+    """Where the text bar writes in Jupyter without ipywidgets: one display output, each frame replacing the last.
+
+    Written to the kernel's stderr, every frame of the bar was a stream message of its own, and the notebook kept
+    them all: a saved notebook (or one run headless, ``jupyter execute``) showed ``0/48 0%`` under a run that had
+    finished, and the bar cleared at the end left an empty stderr box of spaces. Here a frame updates one display
+    in place (``update_display_data``); the cleared bar leaves it empty.
+    """
+
+    encoding = "utf-8"  # tqdm draws its bar in Unicode blocks when the file says it can take them
+
+    def __init__(self) -> None:
+        self._handle: Any = None
+        self._frame = ""  # the text after the last carriage return: what a terminal would show
+        self._shown = ""
+
+    def write(self, text: str) -> int:
+        self._frame = (self._frame + text).rsplit("\r", 1)[-1]
+        line = self._frame.rstrip()
+        if line != self._shown:
+            from IPython.display import display  # in a kernel, IPython is there
+
+            data = {"text/plain": line}
+            if self._handle is None:
+                self._handle = display(data, raw=True, display_id=True)  # type: ignore[no-untyped-call]
+            else:
+                self._handle.update(data, raw=True)
+            self._shown = line
+        return len(text)
+
+    def flush(self) -> None:
+        """Nothing to flush: each frame is sent as it is written."""
+
+
 def _bar_class() -> Any:
     """``tqdm.auto``'s bar, except in Jupyter without ipywidgets: there tqdm.auto warns "IProgress not found" on
-    every run and falls back to the text bar anyway, so the text bar is taken directly."""
+    every run and falls back to the text bar on stderr, so the text bar is taken directly, drawn into one display
+    output (:class:`_DisplayLine`)."""
     if _in_notebook():
         try:
             import ipywidgets  # type: ignore[import-not-found]  # noqa: F401 - tqdm's notebook bar is a widget
         except Exception:  # noqa: BLE001 - missing, or broken (a version clash): tqdm.auto falls back the same way
             from tqdm.std import tqdm as text_bar
 
-            return text_bar
+            class _TextBar(text_bar):  # type: ignore[misc]
+                def __init__(self, *args: Any, **kwargs: Any) -> None:
+                    super().__init__(*args, file=_DisplayLine(), **kwargs)
+
+            return _TextBar
     from tqdm.auto import tqdm
 
     return tqdm

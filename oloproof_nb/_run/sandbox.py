@@ -154,6 +154,26 @@ class SandboxResult:
         return None if self.env is None else self.env["state"]
 
 
+def _not_awaitable(value: Any, what: str) -> Any:
+    """``value``, unless the method that returned it is ``async def``: :class:`SystemContractError` then.
+
+    The runner calls the system's methods as plain functions and never awaits what they return: an ``async def
+    reset`` was never run (every case judged on the world the one before left, with no error), and an ``async def
+    run`` gave a coroutine, refused only as "not a trajectory". The coroutine is closed unstarted, so Python does
+    not warn later that it was never awaited, pointing at oloproof's line instead of the system's.
+    """
+    if not inspect.isawaitable(value):
+        return value
+    close = getattr(value, "close", None)
+    if callable(close):
+        close()
+    raise SystemContractError(
+        f"{what} returned a {type(value).__name__} (an async def method?): the runner calls reset, run, replay and "
+        "snapshot as plain functions and never awaits what they return; make it a plain def that runs the coroutine, "
+        "e.g. def run(self, input): return asyncio.run(self.arun(input)) (called on a thread of its own, where "
+        "asyncio.run works, in Jupyter too)")
+
+
 def _in_sandbox(system: Any, case: Case, act: Callable[[], Any], what: str, *, run_id: str,
                 system_version: str | None, timeout_s: float | None,
                 after_reset: Callable[[], Any] | None = None) -> SandboxResult:
@@ -168,11 +188,11 @@ def _in_sandbox(system: Any, case: Case, act: Callable[[], Any], what: str, *, r
                             "and its state would be judged against a world it did not start from; add "
                             "reset(state), which the runner calls before each case with a copy of initial_state")
         if resettable:
-            system.reset(initial)
+            _not_awaitable(system.reset(initial), "reset()")
         if after_reset is not None:
             seen[0] = after_reset()
-        out = act()
-        state = system.snapshot() if stateful else None
+        out = _not_awaitable(act(), what)
+        state = _not_awaitable(system.snapshot(), "snapshot()") if stateful else None
         # turned into JSON copies here, under the timeout and as the system's own doing: reading what it returned
         # runs its code (a Mapping that fetches rows, a model's serializer, a dict its thread still changes)
         trajectory = to_trajectory(out, what).model_copy(update={"input": case.input})

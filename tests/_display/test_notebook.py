@@ -107,3 +107,62 @@ def test_the_run_text_repr_counts_cases_as_its_html_does(make_suite: Any, tmp_pa
     assert len(run.cases) == 12  # a hand count: 4 cases × 3 epochs
     assert ", cases=4, epochs=3, status={'completed': 12}," in repr(run)
     assert "<p>4 cases, 12 case runs (3 epochs) (completed: 12);" in run._repr_html_()
+
+
+def test_the_text_bar_in_jupyter_is_one_display_updated_in_place(monkeypatch: pytest.MonkeyPatch,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """Review U10 (a live kernel): in Jupyter without ipywidgets the text bar wrote each frame to the kernel's
+    stderr as a stream message of its own, and the notebook kept them all: a notebook saved (or run headless)
+    showed ``stateful-agent: 0%| | 0/48`` under a run that had finished, then a stderr box of spaces left by the
+    bar clearing itself. The frames now update one display output in place, which the cleared bar leaves empty;
+    nothing goes to stderr. IPython's ``display`` is stood in for by a recorder of what the kernel would send."""
+    import sys
+
+    import IPython.display
+
+    from oloproof_nb._display import notebook
+
+    sent: list[tuple[str, str]] = []
+
+    class Handle:
+        def update(self, data: dict[str, str], raw: bool = False) -> None:
+            assert raw
+            sent.append(("update_display_data", data["text/plain"]))
+
+    def display(data: dict[str, str], raw: bool = False, display_id: bool = False) -> Handle:
+        assert raw and display_id
+        sent.append(("display_data", data["text/plain"]))
+        return Handle()
+
+    monkeypatch.setattr(notebook, "_in_notebook", lambda: True)
+    monkeypatch.setitem(sys.modules, "ipywidgets", None)  # not installed: importing it raises ImportError
+    monkeypatch.setattr(IPython.display, "display", display)
+    update, close = notebook.progress_bar("refunds")
+    update(0, 3)
+    update(3, 3)
+    close()
+    assert capsys.readouterr().err == ""
+    kinds = [kind for kind, _ in sent]
+    assert kinds[0] == "display_data" and set(kinds[1:]) == {"update_display_data"}  # one output, updated
+    assert sent[0][1].startswith("refunds:   0%") and "0/3" in sent[0][1]
+    assert sent[-1] == ("update_display_data", "")  # the cleared bar: an empty output, no frame left behind
+    assert all("\r" not in text for _, text in sent)
+
+
+@pytest.mark.slow  # starts a kernel, as the notebook tests do
+def test_a_run_in_a_live_kernel_leaves_no_progress_frames_in_the_saved_notebook(tmp_path: Path) -> None:
+    """The same in a real kernel (nbclient, as ``jupyter execute`` runs a notebook): the cell of ``op.run`` with its
+    default progress kept ``\\r<suite>:   0%|          | 0/6`` and the spaces that cleared it as stderr outputs."""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("import oloproof_nb as op\nfrom oloproof_nb.examples import init_example\n"
+                                          "suite = op.load_suite(init_example('false-success', 'suite'))"),
+                nbformat.v4.new_code_cell("run = op.run(suite)"),
+                nbformat.v4.new_code_cell("print(run.n_cases)")]
+    nbclient.NotebookClient(nb, timeout=120, kernel_name="python3",
+                            resources={"metadata": {"path": str(tmp_path)}}).execute()
+    outputs = nb.cells[1].outputs
+    assert not [o for o in outputs if o.output_type in ("stream", "error")], outputs
+    assert [o.data["text/plain"] for o in outputs] == [""]  # the bar's one display, left empty
+    assert nb.cells[2].outputs[0].text == "6\n"

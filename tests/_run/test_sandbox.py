@@ -318,3 +318,74 @@ def test_a_snapshot_that_is_not_a_dict_breaks_the_contract() -> None:
     with pytest.raises(SystemContractError) as err:
         run_case(Listed(), _case(), run_id="r", system_version=None, timeout_s=None)
     assert failure_reason(err.value) == "snapshot() returned list; expected a dict"
+
+
+ASYNC_METHODS = """
+import asyncio
+
+
+class Desk:
+    version = "async-1"
+
+    def __init__(self):
+        self.state = {"left": "by the constructor"}
+
+    def reset(self, state):
+        self.state = dict(state)
+
+    def snapshot(self):
+        return dict(self.state)
+
+    def run(self, input):
+        self.state["paid"] = self.state.get("paid", 0) + 1
+        return {"steps": [], "answer": "ok", "status": "completed"}
+
+
+class AsyncReset(Desk):
+    async def reset(self, state):
+        self.state = dict(state)
+
+
+class AsyncRun(Desk):
+    async def run(self, input):
+        return Desk.run(self, input)
+
+
+class AsyncSnapshot(Desk):
+    async def snapshot(self):
+        return dict(self.state)
+
+
+class Wrapped(Desk):
+    async def arun(self, input):
+        await asyncio.sleep(0)
+        return Desk.run(self, input)
+
+    def run(self, input):  # what the error says to write: a plain def that runs the coroutine
+        return asyncio.run(self.arun(input))
+"""
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")  # "coroutine ... was never awaited" fails the test
+def test_an_async_method_is_an_error_of_its_case_naming_it(make_suite: Any, tmp_path: Path) -> None:
+    """Review U10 (a system driven from Jupyter): the runner calls ``reset``, ``run`` and ``snapshot`` as plain
+    functions. An ``async def reset`` returned a coroutine nobody awaited, so the sandbox was never reset: every
+    case completed, judged on the world the constructor and the case before left (``{"left": …, "paid": 3}`` for
+    the third case), and the only sign was a RuntimeWarning pointing at oloproof's line. An ``async def run`` was an
+    error saying only "run() returned coroutine", with the same warning. Each is now an error of its case naming the
+    method and the fix; the coroutine is closed, so nothing warns; a plain def that runs the coroutine works."""
+    cases = [{"id": f"c{i}", "input": {"n": i}, "initial_state": {"paid": 0}, "expected": {"state": {"paid": 1}}}
+             for i in (1, 2, 3)]
+    evaluators = [{"type": "state_matches"}]
+    for shape, method in (("AsyncReset", "reset()"), ("AsyncRun", "run()"), ("AsyncSnapshot", "snapshot()")):
+        folder = make_suite(cases, evaluators=evaluators, system=f"sysmod:{shape}", system_code=ASYNC_METHODS)
+        run = op.run(op.load_suite(folder), out=tmp_path / shape, progress=False)
+        assert list(run.cases["status"]) == ["error"] * 3, shape
+        assert all(e.startswith(f"{method} returned a coroutine (an async def method?)") and "asyncio.run(" in e
+                   for e in run.cases["error"]), shape
+        assert set(run.verdicts["verdict"]) == {"missing"}, shape
+    folder = make_suite(cases, evaluators=evaluators, system="sysmod:Wrapped", system_code=ASYNC_METHODS)
+    run = op.run(op.load_suite(folder), out=tmp_path / "wrapped", progress=False)
+    assert list(run.cases["status"]) == ["completed"] * 3
+    assert [s for s in run.snapshots["state"]] == [{"paid": 1}] * 3
+    assert set(run.verdicts["verdict"]) == {"pass"}
