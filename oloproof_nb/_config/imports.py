@@ -126,7 +126,8 @@ def import_system(root: Path, spec: str, file: str | Path = "oloproof.yaml") -> 
             module = _load_module(root, module_name, file)
             _MODULES[key] = (content, module)
     if not hasattr(module, attr):
-        names = [n for n in vars(module) if not n.startswith("_")]
+        # only what could be named here: a system, check or validator is callable (never `np`, `annotations`)
+        names = [n for n, v in vars(module).items() if not n.startswith("_") and callable(v)]
         near = difflib.get_close_matches(attr, names, n=1, cutoff=0.6)  # LoanDsk for LoanDesk
         raise ConfigError(file, "system", f"module {quote(module_name)} has no attribute {quote(attr)}"
                           + (f"; did you mean {quote(near[0])}?" if near else ""))

@@ -434,6 +434,23 @@ def test_a_python_check_that_cannot_be_imported_fails_when_the_suite_loads(make_
     assert err.key == "evaluators[1].check" and message in err.message
 
 
+@pytest.mark.parametrize(("check", "message"), [
+    ("checks:nope", "has no attribute 'nope'"),        # before: "; did you mean 'np'?", the numpy module
+    ("checks:annotation", "has no attribute 'annotation'"),  # before: "; did you mean 'annotations'?"
+    ("checks:utilty", "has no attribute 'utilty'; did you mean 'utility'?"),
+])
+def test_a_misspelt_check_is_only_offered_what_could_be_called(make_suite, check: str, message: str) -> None:
+    """Review W3: a benchmark's checks.py imports numpy as ``np`` and ``annotations``; a typo named either as
+    the fix, which load_suite then refused as no function. A system, check or validator is callable, so only
+    callables are offered."""
+    folder = make_suite(CASES, evaluators=[{"type": "python", "check": check}])
+    (folder / "checks.py").write_text("from __future__ import annotations\nimport numpy as np\n\n"
+                                      "def utility(case, initial_state, final_state, trajectory):\n"
+                                      "    return bool(np.True_)\n", encoding="utf-8")
+    err = _error(folder)
+    assert err.key == "evaluators[0].check" and err.message.endswith(message), err.message
+
+
 def test_a_python_check_with_any_signature_that_takes_the_four_arguments_loads(make_suite) -> None:
     """Found at load, not as a `missing` row per case: a check whose signature cannot take the four
     arguments. One that can (``*rest``, a defaulted keyword) loads."""
