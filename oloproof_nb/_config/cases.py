@@ -4,18 +4,21 @@ from __future__ import annotations
 
 import codecs
 import json
+import re
 import unicodedata
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from .._core.case import Case, case_content_and_copies, case_from_mapping, content_digest
-from .._core.paths import MAX_DEPTH, exceeds_depth
+from .._core.compare import is_absent_marker
+from .._core.paths import MAX_DEPTH, exceeds_depth, format_path
 from .._core.records import RepeatedCases
 from ..errors import CaseFileError, parse_problem, quote
 from .files import KeyTwice, UnreadableFile, keys_once, open_regular
 
-__all__ = ["iter_cases", "iter_cases_with_content", "load_cases", "RepeatScan", "repeats_warning", "repeats_note"]
+__all__ = ["iter_cases", "iter_cases_with_content", "load_cases", "RepeatScan", "repeats_warning", "repeats_note",
+           "reads_as_written", "respelt_key"]
 
 
 #: Bytes read at a time; a line is only held whole once it is known to start like a case (``{``).
@@ -142,6 +145,16 @@ def _iter_lines(path: str | Path, content: bool, rewrites: Sequence[tuple[str, s
                                      (case_from_mapping(obj), "", ()))
             except (ValueError, RecursionError) as exc:
                 raise CaseFileError(path, lineno, str(exc) or "nested too deeply") from None
+            if case.expected.state and not reads_as_written(line.strip()):  # else every key reads as written
+                respelt = respelt_key(case.initial_state, case.expected.state)
+                if respelt is not None:
+                    keys, held = respelt
+                    raise CaseFileError(path, lineno, f"expected.state names {format_path(keys)}, whose key "
+                                        f"{quote(keys[-1])} reads as the key {quote(held)} initial_state holds there: "
+                                        f"they differ only in {ID_LOOK_HELP}, so the check looks at a key the state "
+                                        "does not hold (a removal written {\"$absent\": true} passes an agent that "
+                                        "does nothing); write the key as initial_state does (or name both keys if "
+                                        "the case expects the key respelt)")
             if case.id in seen:
                 raise CaseFileError(path, lineno, f"duplicate case id {quote(case.id)}")
             look = id_look(case.id)
@@ -188,6 +201,68 @@ def id_look(case_id: str) -> str:
         return case_id
     kept = "".join(ch for ch in case_id if ord(ch) not in _INVISIBLE and unicodedata.category(ch) != "Cc")
     return unicodedata.normalize("NFC", kept)
+
+
+def respelt_key(initial: Any, expected: Any) -> tuple[tuple[str, ...], str] | None:
+    """The first key of ``expected`` (a case's ``expected.state``) that ``initial`` (its ``initial_state``) does not
+    hold at that place while it holds a key that reads the same (:func:`id_look`) and that ``expected`` does not
+    name: ``(path of the key in expected, the key initial holds)``, or None. Mappings are followed, lists are not.
+
+    ``expected`` naming ``"josé"`` with a combining accent where the state holds ``"josé"`` composed compares a key
+    the state never holds: a removal asked with ``{"$absent": true}`` passes an agent that does nothing, and a
+    value asked there fails whatever the agent does, on a row that shows the same name on both sides.
+
+    Examples
+    --------
+    >>> keys, held = respelt_key({"users": {"jos\u00e9": {}}}, {"users": {"jose\u0301": {"$absent": True}}})
+    >>> keys == ("users", "jose\u0301"), held == "jos\u00e9"
+    (True, True)
+    >>> respelt_key({"users": {"a": 1}}, {"users": {"b": 2}}) is None
+    True
+    """
+    stack: list[tuple[tuple[str, ...], Any, Any]] = [((), initial, expected)]
+    while stack:
+        keys, before, want = stack.pop()
+        if not (isinstance(before, dict) and isinstance(want, dict)) or is_absent_marker(want):
+            continue
+        odd: dict[str, str] | None = None  # look -> key, of the keys of `before` that read otherwise than written
+        for key, value in want.items():
+            if key in before:
+                stack.append(((*keys, key), before[key], value))
+                continue
+            look = id_look(key)
+            if look != key and look in before and look not in want:
+                return (*keys, key), look
+            if odd is None:  # built once a level, only where expected names a key the level does not hold
+                odd = {}
+                for other in before:
+                    if not reads_as_written(other) and other not in want:
+                        odd.setdefault(id_look(other), other)
+            held = odd.get(look)
+            if held is not None:
+                return (*keys, key), held
+    return None
+
+
+#: Characters :func:`id_look` drops: the invisible ones and the control characters (Unicode category Cc).
+_DROPPED = re.compile("[\x00-\x1f\x7f-\x9f" + "".join(f"\\u{c:04x}" for c in sorted(_INVISIBLE)) + "]")
+
+
+def reads_as_written(text: str) -> bool:
+    """Whether every string a JSON text holds (or ``text`` itself) reads as written (:func:`id_look` keeps it):
+    no escape, nothing :func:`id_look` drops, composed (NFC). One pass in C, so a case line whose strings all read
+    as written is not walked.
+
+    Examples
+    --------
+    >>> reads_as_written('{"users": {"jos\u00e9": 1}}'), reads_as_written('{"users": {"jose\u0301": 1}}')
+    (True, False)
+    >>> reads_as_written('{"a": "x\\\\u200b"}'), reads_as_written("ord-7\u00ad")
+    (False, False)
+    """
+    if text.isascii():
+        return "\\" not in text and text.isprintable()
+    return "\\" not in text and not _DROPPED.search(text) and unicodedata.is_normalized("NFC", text)
 
 
 LOOK_ALIKE_HELP = ("invisible characters (a zero-width space, a direction mark, a soft hyphen), surrounding spaces "

@@ -20,7 +20,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, get_args, get_origin
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, BeforeValidator, ValidationError
 
 from ..errors import ConfigError, clip, parse_problem, quote, validation_problem
 
@@ -268,7 +268,55 @@ def _unique_key_loader() -> type[yaml.SafeLoader]:
                     seen.add(key)
             return super().construct_mapping(node, deep=deep)
 
+        def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
+            value: int = super().construct_yaml_int(node)
+            _refuse_yaml11_number(str(node.value), value, node.start_mark.line + 1)
+            return value
+
+        def construct_yaml_float(self, node: yaml.ScalarNode) -> float:
+            value: float = super().construct_yaml_float(node)
+            _refuse_yaml11_number(str(node.value), value, node.start_mark.line + 1)
+            return value
+
+    UniqueKeyLoader.add_constructor("tag:yaml.org,2002:int", UniqueKeyLoader.construct_yaml_int)
+    UniqueKeyLoader.add_constructor("tag:yaml.org,2002:float", UniqueKeyLoader.construct_yaml_float)
     return UniqueKeyLoader
+
+
+class YamlNumberProblem(Exception):
+    """A number YAML 1.1 (PyYAML) reads otherwise than it is written: ``args[0]`` says how, ``line`` where."""
+
+    def __init__(self, message: str, line: int) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+def _refuse_yaml11_number(text: str, value: float, line: int) -> None:
+    """Raise :class:`YamlNumberProblem` for a number PyYAML (YAML 1.1) reads as another number than a reader does.
+
+    ``012`` is the octal number 10 to YAML 1.1 (``min_clusters: 012`` asked for 10 clusters), and ``1:30`` the
+    base-60 number 90; YAML 1.2 (and JSON, and most other tools) read the first as 12 and the second as text.
+    A leading zero that changes nothing (``007``, ``00``) and ``0x``/``0b`` numbers are kept as written.
+
+    Examples
+    --------
+    >>> _refuse_yaml11_number("007", 7, 1)
+    >>> _refuse_yaml11_number("012", 10, 3)
+    Traceback (most recent call last):
+    ...
+    oloproof_nb._config.files.YamlNumberProblem: 012 is the octal number 10 to YAML 1.1 (a leading 0 means octal), ...
+    """
+    digits = text.replace("_", "").lstrip("+-")
+    if ":" in digits:
+        shown = f"{value:g}" if isinstance(value, float) else str(value)
+        raise YamlNumberProblem(f"{text} is the base-60 number {shown} to YAML 1.1 (and text to YAML 1.2); write "
+                                "the number itself (e.g. seconds), or quote it for text", line)
+    if (len(digits) > 1 and digits[0] == "0" and digits.isdigit() and isinstance(value, int)
+            and abs(value) != int(digits)):
+        decimal = int(text.replace("_", ""))
+        raise YamlNumberProblem(f"{text} is the octal number {value} to YAML 1.1 (a leading 0 means octal), not "
+                                f"{decimal}; write {value} or {decimal} without the leading zero (or quote it for "
+                                "text)", line)
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:
@@ -345,6 +393,8 @@ def read_yaml(path: Path) -> dict[str, Any]:
         raise ConfigError(path, None, f"not valid YAML{where}: {clip(what)}") from None
     except RecursionError:
         raise ConfigError(path, None, "not valid YAML: nested too deeply") from None
+    except YamlNumberProblem as exc:
+        raise ConfigError(path, None, f"line {exc.line}: {exc}") from None
     except ConfigError:  # a ValueError too: said already
         raise
     except ValueError as exc:  # PyYAML turning a number of more than 4,300 digits into an int
@@ -361,6 +411,33 @@ def read_yaml(path: Path) -> dict[str, Any]:
         raise ConfigError(path, None, f"the string {quote(bad)} holds a lone surrogate escape, which is not "
                           "Unicode text")
     return data
+
+
+def not_a_flag(what: str) -> BeforeValidator:
+    """A pydantic ``BeforeValidator`` for a number setting that refuses a boolean, ``what`` naming the number.
+
+    pydantic reads ``true`` as 1 and ``false`` as 0 where a number goes, and YAML 1.1 reads ``yes``, ``on``,
+    ``no`` and ``off`` as booleans: ``tolerance: yes`` was an absolute tolerance of 1 (an amount off by 0.99
+    passed) and ``minimum_validity: no`` a floor of 0.
+
+    Examples
+    --------
+    >>> check = not_a_flag("an absolute tolerance").func
+    >>> check(0.5)
+    0.5
+    >>> check(True)
+    Traceback (most recent call last):
+    ...
+    ValueError: must be an absolute tolerance, not true (YAML reads yes, no, on and off as true or false)
+    """
+
+    def refuse(value: Any) -> Any:
+        if isinstance(value, bool):
+            raise ValueError(f"must be {what}, not {str(value).lower()} (YAML reads yes, no, on and off as true or "
+                             "false)")
+        return value
+
+    return BeforeValidator(refuse)
 
 
 class KeyTwice(Exception):

@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from .._core.epochs import REDUCE_HELP, parse_reduce
 from ..errors import ConfigError, quote, quote_value
-from .files import config_error, read_yaml
+from .files import config_error, not_a_flag, read_yaml
 
 __all__ = ["ReleaseConfig", "BootstrapConfig", "RegressionConfig", "load_release", "parse_release", "check_reductions",
            "flat_settings", "setting_change", "relaxed_settings"]
@@ -22,8 +22,9 @@ class BootstrapConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    resamples: int = Field(default=10_000, ge=100, le=1_000_000)  # bounded: the draws are held in memory
-    seed: int = Field(default=0, ge=0)  # numpy seeds are non-negative
+    # bounded: the draws are held in memory
+    resamples: Annotated[int, not_a_flag("a whole number of resamples")] = Field(default=10_000, ge=100, le=1_000_000)
+    seed: Annotated[int, not_a_flag("a whole number")] = Field(default=0, ge=0)  # numpy seeds are non-negative
 
 
 class RegressionConfig(BaseModel):
@@ -33,7 +34,7 @@ class RegressionConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    margin: float = Field(default=0.02, ge=0, lt=1)
+    margin: Annotated[float, not_a_flag("a number between 0 and 1")] = Field(default=0.02, ge=0, lt=1)
     criteria: list[str] | None = Field(default=None, min_length=1)
 
 
@@ -73,9 +74,10 @@ class ReleaseConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    confidence: float = 0.95  # MIN_CONFIDENCE ≤ confidence < 1 (one message for every value outside)
+    # MIN_CONFIDENCE ≤ confidence < 1 (one message for every value outside)
+    confidence: Annotated[float, not_a_flag("a confidence level, e.g. 0.95")] = 0.95
     allow_approximate_methods: bool = Field(default=False, strict=True)  # "yes", 1: a mistake, not a yes
-    min_clusters: int = Field(default=20, ge=2)
+    min_clusters: Annotated[int, not_a_flag("a whole number of clusters")] = Field(default=20, ge=2)
     method: Literal["cluster_t", "cluster_bootstrap"] = "cluster_t"
     unclustered_method: Literal["clopper_pearson", "wilson"] = "clopper_pearson"
     bootstrap: BootstrapConfig = Field(default_factory=BootstrapConfig)
@@ -158,7 +160,7 @@ class ReleaseConfig(BaseModel):
             for name, threshold in value.items():
                 if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
                     raise ValueError(f"threshold of {quote(name)} must be a number between 0 and 1, "
-                                     f"got {quote_value(threshold)}")
+                                     f"got {quote_value(threshold)}{_text_number(threshold)}")
         return value
 
     @field_validator("criteria")
@@ -168,6 +170,19 @@ class ReleaseConfig(BaseModel):
             if not 0.0 <= threshold <= 1.0:
                 raise ValueError(f"threshold of {quote(name)} must be between 0 and 1, got {threshold!r}")
         return value
+
+
+def _text_number(value: Any) -> str:
+    """Why a number reached a threshold as text: YAML 1.1 reads a number with an exponent as a string unless it has
+    a dot and a signed exponent (``9e-1`` and ``0.9e0`` are text, ``9.0e-1`` a number)."""
+    if isinstance(value, str) and "e" in value.lower():
+        try:
+            number = float(value)
+        except ValueError:
+            return ""
+        return (f" (YAML 1.1 reads a number with an exponent as text unless it has a dot and a signed exponent; "
+                f"write {number:g})")
+    return ""
 
 
 def parse_release(raw: dict[str, Any], file: str | Path = "release.yaml") -> ReleaseConfig:

@@ -7,7 +7,7 @@ import os
 from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, ValidationError, field_validator, model_validator
 
@@ -45,7 +45,7 @@ from .cases import (
     iter_cases_with_copies,
     repeats_warning,
 )
-from .files import config_error, folder_problem, read_yaml
+from .files import config_error, folder_problem, not_a_flag, read_yaml
 from .imports import (
     CODE_KEY,
     defined_elsewhere,
@@ -94,7 +94,7 @@ class Transform(BaseModel):
     state_path: str | None = Field(default=None, min_length=1)
     template: str
     validity_labels: str
-    minimum_validity: float = Field(ge=0, le=1)
+    minimum_validity: Annotated[float, not_a_flag("a share between 0 and 1")] = Field(ge=0, le=1)
 
     @field_validator("template")
     @classmethod
@@ -172,17 +172,10 @@ class SuiteConfig(BaseModel):
     metamorphic: Metamorphic = Field(default_factory=Metamorphic)
     slices: list[str] = Field(default_factory=list)
     validators: dict[ValidatorName, ValidatorSpec] = Field(default_factory=dict)
-    case_timeout_s: float = Field(default=300.0, gt=0)
+    case_timeout_s: Annotated[float, not_a_flag("a number of seconds")] = Field(default=300.0, gt=0)
     tool_errors: ToolErrorRule = Field(default_factory=ToolErrorRule)
     isolation: Literal["thread", "process"] = "thread"
     epochs: int = Field(default=1, ge=1, le=MAX_EPOCHS, strict=True)
-
-    @field_validator("case_timeout_s", mode="before")
-    @classmethod
-    def _seconds_not_a_flag(cls, value: Any) -> Any:
-        if isinstance(value, bool):  # true was read as 1 second
-            raise ValueError(f"must be a number of seconds, not {str(value).lower()}")
-        return value
 
     @field_validator("system")
     @classmethod

@@ -36,6 +36,7 @@ element of the state (``get_path`` finds it absent).
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -64,15 +65,24 @@ Row = tuple[str, Any, Any, bool]
 
 
 def _norm(value: Any) -> Any:
-    return value.strip().casefold() if isinstance(value, str) else value
+    """A text without surrounding space, in the form of Unicode's canonical caseless match (NFD of the casefolded
+    NFD): ``"Café"`` with a composed ``é`` and ``"cafe\u0301"`` (an ``e`` and a combining accent) read alike."""
+    if not isinstance(value, str):
+        return value
+    if value.isascii():
+        return value.strip().casefold()
+    return unicodedata.normalize("NFD", unicodedata.normalize("NFD", value).casefold()).strip()
 
 
 def answers_equal(expected: Any, actual: Any, normalize: bool = True) -> bool:
-    """True when ``actual`` equals ``expected``; strings compared without case and surrounding space.
+    """True when ``actual`` equals ``expected``; with ``normalize``, strings compared without case and surrounding
+    space, and an accent composed or written as a combining mark alike (Unicode's canonical caseless match).
 
     Examples
     --------
     >>> answers_equal("Refunded", "  refunded\\n"), answers_equal("refunded", "refused")
+    (True, False)
+    >>> answers_equal("Annulé", "annule\u0301"), answers_equal("Annulé", "annule\u0301", normalize=False)
     (True, False)
     """
     if normalize:

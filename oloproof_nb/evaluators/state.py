@@ -6,10 +6,11 @@ The comparison rules themselves are pure (``_core/compare``); this module holds 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from .._config.files import not_a_flag
 from .._core.compare import NO_STATE, ListMatch, Row, compare_changes, compare_state, compare_unchanged
 from .._core.evaluator import CaseContext, Evaluation, Evaluator, register
 from .._core.paths import leaf_keys, parse_path, parse_pattern, pattern_overlaps
@@ -124,7 +125,8 @@ class StateMatches(Evaluator):
     type: Literal["state_matches"]
     mode: Literal["whole", "paths", "subset", "changes"] = "subset"
     paths: list[str] = Field(default_factory=list)
-    tolerance: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    tolerance: Annotated[float | None, not_a_flag("an absolute tolerance (a number)")] = Field(default=None, ge=0,
+                                                                                          allow_inf_nan=False)
     lists: dict[str, Literal["ordered", "unordered"] | ByKey] = Field(default_factory=dict)
     ignore: list[str] = Field(default_factory=list)
     #: A ``paths:`` entry absent from every case's initial and expected state is on purpose (no warning).

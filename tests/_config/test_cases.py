@@ -15,6 +15,7 @@ from oloproof_nb._core.canonical import canonical_json, digest
 from oloproof_nb._core.case import Case, case_digest, derive_case
 from oloproof_nb._core.paths import MAX_DEPTH
 from oloproof_nb.errors import CaseFileError
+from oloproof_nb.evaluators import StateMatches
 
 CASE = {
     "id": "ord-001",
@@ -424,3 +425,38 @@ def test_clusters_that_read_apart_or_ids_alone_are_kept(tmp_path: Path) -> None:
     path.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
     assert [c.cluster for c in load_cases(path)] == ["g0", "G0", "g0", "g\u00e9", "ge", "g\u200b1", "g\u200b1",
                                                      "x ", "x", "1", "1"]
+
+
+# -- expected.state keys that read as a key of initial_state but differ (red team round 23) ------------------
+
+_NFC, _NFD = "jos\u00e9", "jose\u0301"
+
+
+@pytest.mark.parametrize(("held", "named"), [(_NFC, _NFD), (_NFD, _NFC), ("ord-7", "ord-7\u200b"),
+                                             ("ord-7\u00ad", "ord-7")])
+def test_an_expected_key_that_only_reads_as_the_initial_key_is_refused_by_line(tmp_path: Path, held: str,
+                                                                               named: str) -> None:
+    """A removal asked for a key written with a combining accent (or a zero-width space, a soft hyphen) where
+    initial_state holds it composed (or without) compared a key the state never holds: ``{"$absent": true}`` there
+    passed an agent that deleted nothing. The case is refused, naming its line and the two spellings."""
+    good = {"id": "c0", "input": {}}
+    case = {"id": "c1", "input": {}, "initial_state": {"users": {held: {"plan": "pro"}, "ana": {}}},
+            "expected": {"state": {"users": {named: {"$absent": True}}}}}
+    path = tmp_path / "cases.jsonl"
+    text = json.dumps(case, ensure_ascii=held.startswith("ord"))  # escaped \\u200b, \\u00ad: an ASCII line
+    path.write_text(json.dumps(good) + "\n" + text + "\n", encoding="utf-8")
+    with pytest.raises(CaseFileError) as err:
+        load_cases(path)
+    message = str(err.value)
+    assert message.startswith(f"{path}: line 2: expected.state names ") and "\n" not in message
+    assert f"whose key {named!r} reads as the key {held!r} initial_state holds there" in message
+    # the key written as initial_state writes it, a new key, or both spellings named (the key respelt) load
+    rows = [{"id": "c1", "input": {}, "initial_state": {"users": {held: {}}},
+             "expected": {"state": {"users": {held: {"$absent": True}, "bo": {"plan": "pro"}}}}},
+            {"id": "c2", "input": {}, "initial_state": {"users": {held: {}}},
+             "expected": {"state": {"users": {held: {"$absent": True}, named: {}}}}}]
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    first, second = load_cases(path)
+    assert first.expected.state == rows[0]["expected"]["state"] and second.id == "c2"
+    ev = StateMatches(type="state_matches")  # an agent that did nothing: the key is still there, the removal fails
+    assert ev.judge(first.expected.state, first.initial_state).verdicts[0]["verdict"] == "fail"

@@ -301,3 +301,30 @@ def test_a_folder_that_can_be_searched_but_not_listed_or_the_other_way_is_a_prob
     done = bound_by_modes([sys.executable, "-c", script], folder, mode)
     wanted = "None" if mode == 0o700 else "cannot read this folder (Permission denied)"
     assert done.stdout == wanted + "\n", done.stderr
+
+
+# -- numbers YAML 1.1 reads otherwise than they are written (red team round 23) ------------------------------
+
+
+@pytest.mark.parametrize(("line", "shown"), [
+    ("min_clusters: 012", "012 is the octal number 10 to YAML 1.1 (a leading 0 means octal), not 12"),
+    ("min_clusters: 020", "020 is the octal number 16 to YAML 1.1 (a leading 0 means octal), not 20"),
+    ("bootstrap: {seed: -010}", "-010 is the octal number -8 to YAML 1.1 (a leading 0 means octal), not -10"),
+    ("min_clusters: 1:30", "1:30 is the base-60 number 90 to YAML 1.1 (and text to YAML 1.2)"),
+    ("confidence: 0:57.5", "0:57.5 is the base-60 number 57.5 to YAML 1.1 (and text to YAML 1.2)"),
+])
+def test_a_number_yaml_1_1_reads_otherwise_than_written_is_refused_by_line(tmp_path: Path, line: str,
+                                                                          shown: str) -> None:
+    """``min_clusters: 012`` was 10 clusters (PyYAML reads a leading 0 as octal; YAML 1.2, JSON and a reader read
+    12), and ``1:30`` was 90: the gate ran on a setting nobody wrote, without a word. Counted by hand:
+    0o12 = 10, 0o20 = 16, 1·60 + 30 = 90, 0·60 + 57.5 = 57.5."""
+    path = tmp_path / "release.yaml"
+    path.write_text(f"allow_approximate_methods: true\n{line}\ncriteria: {{a: 0.9}}\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as err:
+        load_release(path)
+    assert str(err.value).startswith(f"{path}: line 2: {shown}")
+    assert "\n" not in str(err.value)
+    # a leading zero that changes nothing (007 is 7 either way), hexadecimal, binary and digit groups read as written
+    for kept, value in [("007", 7), ("0x14", 20), ("0b10100", 20), ("2_0", 20), ("20", 20)]:
+        path.write_text(f"min_clusters: {kept}\n", encoding="utf-8")
+        assert load_release(path).min_clusters == value

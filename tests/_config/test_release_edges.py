@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from oloproof_nb._config.release import parse_release
+from oloproof_nb._config.release import load_release, parse_release
 from oloproof_nb.errors import ConfigError
 
 
@@ -196,3 +197,25 @@ def test_relaxed_settings_at_the_edges_of_each_rule() -> None:
         assert weaker({"criteria": {"a": 0.9}}, {"criteria": {"a": {"threshold": 0.9, "reduce": one}}}) == []
     assert weaker({"criteria": {"a": 0.9}, "regression": {"criteria": ["a"]}}, {"criteria": {"a": 0.9}}) == []
     assert weaker({"criteria": {"x.y": 0.9}}, {"criteria": {"x.y": 0.5}}) == ["criteria.x.y 0.9 → 0.5"]
+
+
+@pytest.mark.parametrize(("raw", "key"), [
+    ({"regression": {"margin": False}}, "regression.margin"),
+    ({"bootstrap": {"seed": True}}, "bootstrap.seed"),
+])
+def test_a_yaml_boolean_is_no_number_of_release_yaml(raw: dict[str, object], key: str) -> None:
+    """Red team round 23: ``margin: no`` (YAML 1.1 reads no, off as false) was a margin of 0, ``seed: yes`` seed 1;
+    each number of release.yaml now refuses a boolean by name."""
+    with pytest.raises(ConfigError, match=rf"release.yaml: {key}: must be .*, not (true|false) \(YAML reads yes"):
+        parse_release(raw)
+
+
+@pytest.mark.parametrize("text", ["9e-1", "0.9e0", "1e0"])
+def test_a_threshold_yaml_1_1_reads_as_text_says_why(tmp_path: Path, text: str) -> None:
+    """PyYAML reads ``9e-1`` (no dot) and ``0.9e0`` (no sign) as strings: the threshold's message said "must be a
+    number ..., got '9e-1'" to a user who wrote a number; it now says why and what to write."""
+    path = tmp_path / "release.yaml"
+    path.write_text(f"criteria: {{a: {text}}}\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"YAML 1.1 reads a number with an exponent as text unless it has a dot "
+                                          rf"and a signed exponent; write {float(text):g}\)"):
+        load_release(path)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -881,3 +883,15 @@ def test_a_criterion_name_that_reads_as_another_is_refused(make_suite, alike: st
                                   "only in invisible characters"), err.message
     apart = [{"type": "answer_matches", "criterion": "kept"}, {"type": "answer_matches", "criterion": "Kept"}]
     assert [ev.name for ev in load_suite(make_suite(CASES, evaluators=apart)).config.evaluators] == ["kept", "Kept"]
+
+
+@pytest.mark.parametrize(("settings", "key"), [
+    ({"evaluators": [{"type": "state_matches", "tolerance": True}]}, "evaluators[0].tolerance"),
+    ({"metamorphic": {"transforms": [{"name": "t", "field": "m", "template": "{value}!", "validity_labels": "l.jsonl",
+                                      "minimum_validity": False}]}}, "metamorphic.transforms[0].minimum_validity"),
+])
+def test_a_yaml_boolean_is_no_tolerance_and_no_minimum_validity(settings: dict[str, Any], key: str) -> None:
+    """Red team round 23: ``tolerance: yes`` (YAML 1.1 reads yes and on as true) was an absolute tolerance of 1.0,
+    so a refund off by 0.99 passed ``state_matches``; ``minimum_validity: no`` was a floor of 0."""
+    with pytest.raises(op.ConfigError, match=rf"{re.escape(key)}: must be .*, not (true|false) \(YAML reads yes"):
+        parse_suite_config({"name": "x", "system": "m:S", **settings})

@@ -450,3 +450,16 @@ def test_ignored_paths_keeps_only_what_every_changes_or_whole_check_ignores() ->
     assert ignored_paths([first, middle, last]) == ("x",)
     assert ignored_paths([first, last, check("subset")]) == ("x", "y")  # the first one's order
     assert ignored_paths([check("subset"), check("paths")]) == ()
+
+
+def test_an_answer_written_with_a_combining_accent_matches_the_composed_one() -> None:
+    """Red team round 23: ``normalize`` ignored case and surrounding space but not how an accent is encoded, so an
+    agent answering ``Annulé`` (é composed, U+00E9) failed a case that expects ``annulé`` written ``e`` + U+0301 (a
+    macOS editor's NFD), on a row that showed the same text on both sides. Unicode's canonical caseless match
+    (NFD of the casefolded NFD, Unicode 15 §3.13 D145) makes them equal; without ``normalize`` they still differ."""
+    nfd, nfc = "annule\u0301", "Annul\u00e9"
+    ctx = CaseContext(case=_case(expected={"answer": nfd}), status="completed", trajectory=Trajectory(answer=nfc),
+                      state=None)
+    assert AnswerMatches(type="answer_matches").evaluate(ctx).verdicts[0]["verdict"] == "pass"
+    assert AnswerMatches(type="answer_matches", normalize=False).evaluate(ctx).verdicts[0]["verdict"] == "fail"
+    assert answers_equal("\u212b", "\u00e5") and not answers_equal("annule", nfc)  # Angstrom sign ≡ å; no accent ≠
