@@ -525,13 +525,15 @@ def test_in_jupyter_without_ipywidgets_the_bar_is_the_text_bar(monkeypatch: pyte
     import sys
     import warnings
 
+    import tqdm.notebook
     import tqdm.std
 
     from oloproof_nb._display import notebook
 
     monkeypatch.setattr(notebook, "_in_notebook", lambda: True)
     monkeypatch.setitem(sys.modules, "ipywidgets", None)  # import ipywidgets raises ImportError
-    assert notebook._bar_class() is tqdm.std.tqdm
+    bar = notebook._bar_class()
+    assert issubclass(bar, tqdm.std.tqdm) and not issubclass(bar, tqdm.notebook.tqdm)  # the text bar, not the widget
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         update, close = notebook.progress_bar("desk")
@@ -545,7 +547,8 @@ def test_in_jupyter_without_ipywidgets_the_bar_is_the_text_bar(monkeypatch: pyte
 
     monkeypatch.delitem(sys.modules, "ipywidgets")
     monkeypatch.setattr(sys, "meta_path", [Broken(), *sys.meta_path])
-    assert notebook._bar_class() is tqdm.std.tqdm  # fresh-eyes review: op.run raised in such a notebook
+    bar = notebook._bar_class()  # fresh-eyes review: op.run raised in such a notebook
+    assert issubclass(bar, tqdm.std.tqdm) and not issubclass(bar, tqdm.notebook.tqdm)
     monkeypatch.setattr(notebook, "_in_notebook", lambda: False)  # elsewhere: tqdm.auto's choice
     from tqdm.auto import tqdm as auto
 
