@@ -58,7 +58,7 @@ import math
 import re
 import zipfile
 from collections.abc import Iterable, Iterator
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from types import ModuleType
 from typing import Any, ClassVar, Literal, TypeVar
@@ -451,6 +451,16 @@ def _iso(ts: Any, default: str) -> str:
     if isinstance(ts, str) and ts:
         return iso(datetime.fromisoformat(ts.replace("Z", "+00:00")))
     return default
+
+
+def _modified_at(file: Path) -> str:
+    """When a log that records no creation time was last modified: its start time instead. One whose modification
+    time ``datetime`` cannot hold (the years 1–9999; a file system may hold more) is refused, naming the file."""
+    try:
+        return iso(datetime.fromtimestamp(file.stat().st_mtime, timezone.utc))
+    except (ValueError, OverflowError, OSError):
+        raise OloproofError(f"{file}: records no creation time, and its modification time is outside the years "
+                            "1–9999; give a log that records when it was created") from None
 
 
 def _status(sample: Any) -> tuple[str, str | None]:
@@ -1097,7 +1107,7 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
         reader.tasks[file] = (str(spec.task), str(getattr(spec, "task_id", None) or ""))
         models.setdefault(str(spec.model), None)
         run_ids.setdefault(str(spec.run_id or spec.eval_id), None)
-        start = _iso(spec.created, iso(datetime.fromtimestamp(file.stat().st_mtime).astimezone()))
+        start = _iso(spec.created, "") or _modified_at(file)
         created.append(start)
         declared_scorers = list(getattr(spec, "scorers", None) or [])
         declared = scorer_names([str(scorer.name) for scorer in declared_scorers])

@@ -99,12 +99,17 @@ class Manifest(BaseModel):
     #: The journals (``cases.jsonl``, ``replays.jsonl``) whose bytes were not those the run wrote when it finished:
     #: something else wrote into the run folder while it ran. Absent when none was; such a run is never loaded.
     journal_changed: list[str] | None = None
+    #: The run id of the run that was the latest of the folder this run was created in, when that run started
+    #: at this run's start time or later by its manifest (the clock was set back between the two, or that run
+    #: came from a machine whose clock ran ahead): this run is the later of the two for ``oloproof gate SUITE``.
+    #: Absent otherwise.
+    follows: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The manifest as written to disk (``finished_at`` left out until the run finishes, ``journal_changed``
-        unless a journal changed)."""
+        unless a journal changed, ``follows`` unless the clock read an earlier time than a run before)."""
         # python mode: a suite's ``case_timeout_s: .inf`` stays a float (JSON mode would write null)
-        unset = {name for name in ("finished_at", "journal_changed") if getattr(self, name) is None}
+        unset = {name for name in ("finished_at", "journal_changed", "follows") if getattr(self, name) is None}
         return self.model_dump(by_alias=True, exclude=unset)
 
 

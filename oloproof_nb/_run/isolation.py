@@ -33,6 +33,7 @@ thread run may keep the parts that finished).
 
 from __future__ import annotations
 
+import errno
 import multiprocessing.connection
 import os
 import signal
@@ -200,14 +201,32 @@ class ProcessWorkers:
 
     # -- lifecycle ---------------------------------------------------------------------------------------
     def _spawn(self, failures: int = 0) -> _Worker:
-        parent, child = multiprocessing.Pipe()
+        """Start a worker process. The machine's limits (open files, processes, memory) refusing one are no bug
+        of oloproof_nb and no failure of the system: :class:`OloproofError`, one line saying which limit."""
+        try:
+            parent, child = multiprocessing.Pipe()
+        except OSError as exc:
+            raise self._cannot_start(exc) from None
         package_dir = str(Path(__file__).resolve().parents[2])  # the folder holding oloproof_nb/
         code = (f"import sys; sys.path.insert(0, {package_dir!r}); "
                 f"from oloproof_nb._run.isolation import _worker_entry; _worker_entry({child.fileno()})")
-        proc = subprocess.Popen([sys.executable, "-c", code], pass_fds=(child.fileno(),), stdin=subprocess.DEVNULL)
+        try:
+            proc = subprocess.Popen([sys.executable, "-c", code], pass_fds=(child.fileno(),),
+                                    stdin=subprocess.DEVNULL)
+        except OSError as exc:
+            parent.close()
+            child.close()
+            raise self._cannot_start(exc) from None
         child.close()
         parent.send(self._spec)
         return _Worker(proc=proc, conn=parent, start_failures=failures)
+
+    def _cannot_start(self, exc: OSError) -> OloproofError:
+        limit = ("raise the limit on open files (ulimit -n) or run fewer workers"
+                 if exc.errno in (errno.EMFILE, errno.ENFILE) else
+                 "free memory or processes (ulimit -u, ulimit -v) or run fewer workers")
+        return OloproofError(f"cannot start a worker process for isolation: process "
+                             f"({exc.strerror or type(exc).__name__}); {limit}")
 
     def start(self) -> tuple[str | None, str | None]:
         """Start the first worker and return the system's ``(version, code fingerprint)`` it reports."""

@@ -11,7 +11,7 @@ from .._config.suite import SUITE_FILE
 from ..errors import RunDirError
 from .store import MANIFEST, read_manifest
 
-__all__ = ["is_suite_folder", "latest_run_dir", "latest_hint", "runs_hint"]
+__all__ = ["follows", "is_suite_folder", "latest_run_dir", "latest_hint", "runs_hint"]
 
 
 def is_suite_folder(path: str | Path) -> bool:
@@ -34,6 +34,13 @@ def latest_run_dir(suite_folder: str | Path) -> Path:
         release decision about an older run — a PASS where the latest run would be refused. So does a folder
         there that cannot be read at all (it may hold such a run). A folder whose name is a run id
         (:func:`~.store.new_run_id`) dated before the latest readable run's start is passed over.
+
+    Notes
+    -----
+    A run created while the folder held a run that started later by its manifest (the clock was set back
+    between the two, an NTP correction, or that run was copied from a machine whose clock ran ahead) records
+    that it follows it (:func:`follows`), and is the later of the two: ``oloproof gate SUITE`` after such a
+    run gates it, never the older run.
     """
     runs = Path(suite_folder) / "runs"
     latest = _newest(runs, suite_folder)
@@ -46,7 +53,25 @@ def latest_run_dir(suite_folder: str | Path) -> Path:
 def _newest(runs: Path, named: str | Path) -> Path | None:
     """The run of the folder ``runs`` that started last, or None when it holds none (see :func:`latest_run_dir`;
     its error names ``named``, the folder the user gave)."""
-    found: list[tuple[str, str, Path]] = []
+    found, unreadable = _scan(runs)
+    pick = _pick(found)
+    latest = _time(pick[0]) if pick else None
+    for child, unread in unreadable:  # one that may be the latest refuses; one whose run id dates it before not
+        named_time = _run_id_time(child.name)
+        if named_time is None or latest is None or named_time >= latest.replace(microsecond=0):
+            raise RunDirError(f"{named}: cannot tell which run is the latest, as one run folder cannot "
+                              f"be read ({unread}); give the run directory instead") from unread
+    return pick[2] if pick else None
+
+
+#: A readable run of a folder of runs: its manifest's ``started_at``, its folder's name, the folder, its run id
+#: and the run id it ``follows`` (:attr:`~oloproof_nb._core.records.Manifest.follows`).
+_Found = tuple[str, str, Path, str, str | None]
+
+
+def _scan(runs: Path) -> tuple[list[_Found], list[tuple[Path, RunDirError]]]:
+    """The readable runs of the folder ``runs``, and the folders there that may hold a run but cannot be read."""
+    found: list[_Found] = []
     unreadable: list[tuple[Path, RunDirError]] = []
     for child in sorted(runs.iterdir()) if runs.is_dir() else []:
         locked = folder_problem(child)  # else (child / MANIFEST).is_file() raised PermissionError, whatever its name
@@ -54,18 +79,41 @@ def _newest(runs: Path, named: str | Path) -> Path | None:
             unreadable.append((child, RunDirError(f"{child}: {locked}")))
         elif (child / MANIFEST).is_file():
             try:
-                started = read_manifest(child).started_at
+                manifest = read_manifest(child)
             except RunDirError as problem:
                 unreadable.append((child, problem))
                 continue
-            found.append((str(started), child.name, child))
-    latest = _time(max(found)[0]) if found else None
-    for child, unread in unreadable:  # one that may be the latest refuses; one whose run id dates it before not
-        named_time = _run_id_time(child.name)
-        if named_time is None or latest is None or named_time >= latest.replace(microsecond=0):
-            raise RunDirError(f"{named}: cannot tell which run is the latest, as one run folder cannot "
-                              f"be read ({unread}); give the run directory instead") from unread
-    return max(found)[2] if found else None
+            found.append((str(manifest.started_at), child.name, child, manifest.run_id, manifest.follows))
+    return found, unreadable
+
+
+def _pick(found: list[_Found]) -> _Found | None:
+    """The run of ``found`` that started last by its start time, then its name — unless a run records that it
+    :attr:`~oloproof_nb._core.records.Manifest.follows` that one (it was created after it, by a clock that read an
+    earlier time): then the run that follows it, and so on."""
+    if not found:
+        return None
+    pick, seen = max(found), set()
+    while pick[3] not in seen:
+        seen.add(pick[3])
+        later = [entry for entry in found if entry[4] == pick[3] and entry[3] not in seen]
+        pick = max(later) if later else pick
+    return pick
+
+
+def follows(runs: Path, started: datetime) -> str | None:
+    """The run id a run created in the folder ``runs`` at ``started`` records that it
+    :attr:`~oloproof_nb._core.records.Manifest.follows`: the folder's latest run, when a run of the folder started
+    at ``started`` or later by its manifest (the clock was set back since, or that run came from a machine whose
+    clock ran ahead), so that the new run would not be taken as the latest by its start time; else None (and when
+    the folder or a start time cannot be read: nothing is taken as later than the new run then)."""
+    try:
+        found, _ = _scan(runs)
+    except OSError:
+        return None
+    pick = _pick(found)
+    ahead = [when for when in (_time(entry[0]) for entry in found) if when is not None and when >= started]
+    return pick[3] if pick is not None and ahead else None
 
 
 def runs_hint(folder: str | Path, within: str = "runs") -> str:

@@ -52,7 +52,7 @@ from ..errors import InternalError, OloproofError, RunDirError, describe_excepti
 from .case import execute_case
 from .context import RunSettings, ShownArtifacts
 from .isolation import ProcessWorkers
-from .locate import latest_hint
+from .locate import follows, latest_hint
 from .observe import HeldBack, promised_artifacts, shared_files
 from .replay_cache import REPLAY_CACHE_DIR, ReplayCache
 from .store import Fsync, RunStore, new_run_id, read_cases, record_key, refuse_changed_journal
@@ -304,7 +304,9 @@ def _open_store(suite: Suite, out: str | Path | None, resume: bool, version: str
     started = utc_now()
     run_id = run_id or new_run_id(started)
     directory = Path(out).absolute() if out is not None else suite.root / "runs" / run_id
-    manifest = Manifest(suite=suite.name, run_id=run_id, system_version=version, started_at=iso(started),
+    # a folder of the suite's runs (runs/, baselines/), whose latest run `oloproof gate SUITE` picks by start time
+    after = follows(directory.parent, started) if directory.parent.parent == suite.root.absolute() else None
+    manifest = Manifest(suite=suite.name, run_id=run_id, system_version=version, started_at=iso(started), follows=after,
                         oloproof_nb=__version__, n_cases=suite.n_cases,
                         epochs=suite.config.epochs if epochs is None else epochs, digests=suite.digests,
                         code_fingerprint=fingerprint, suite_config=StoredSuite.model_validate(suite.manifest_config()))

@@ -4,7 +4,8 @@
 
     runs/<run_id>/
       manifest.json    suite name, run_id, system_version, code_fingerprint, started_at, finished_at (absent
-                       while running), config digests, and what the frames and the gate need of the suite
+                       while running), config digests, and what the frames and the gate need of the suite;
+                       ``follows`` when the clock read an earlier time than a run of the folder before it
       cases.jsonl      one record per finished case
       replays.jsonl    one record per replay
       .lock            who holds the folder (pid, host, since): an OS lock, released when that process ends
@@ -40,6 +41,7 @@ One process at a time: creating, running and resuming a run hold an exclusive
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -361,8 +363,15 @@ def _write_error(path: Path, exc: OSError, started: bool = True) -> StoreWriteEr
     there is nothing to resume: the run is started again)."""
     why = exc.strerror or type(exc).__name__
     then = "resume the run" if started else "run again (the run had not started; the folder is reused)"
+    fix = _LIMITS.get(exc.errno or 0, "Free space (or fix the disk)")
     return StoreWriteError(f"{path}: cannot write ({why}); the run stopped and nothing was blamed on the system. "
-                           f"Free space (or fix the disk), then {then}")
+                           f"{fix}, then {then}")
+
+
+#: What to do when a write failed on a limit of the process rather than the disk: free space would not help.
+_LIMITS = {errno.EFBIG: "Raise the limit on file size (ulimit -f)",
+           errno.EMFILE: "Raise the limit on open files (ulimit -n)",
+           errno.ENFILE: "Close files other programs hold open (the system's table of open files is full)"}
 
 
 #: The descriptors of the run locks this process holds: a process forked from it (a system's helper started with

@@ -1548,3 +1548,29 @@ def test_each_eval_config_field_that_steers_a_sample_is_the_agents(field: str, v
         assert keys and all(key.startswith(f"eval.config.{field}") for key in keys), keys
     else:
         assert keys == set()
+
+
+def test_a_log_modified_outside_the_years_datetime_holds_is_read_by_its_creation_time(
+        logs: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review R14: a log whose file carries a modification time past the year 9999 (tmpfs holds one: ``touch -d
+    @253402300800``, a clock far ahead) stopped ``oloproof gate LOG`` with "internal error: ValueError: year 10000
+    is out of range", though the log records when it was created: its modification time was turned into a date
+    for every log, needed or not. It is read only for a log without a creation time (simulated: the file's stat
+    says year 10000); the run starts when the log says it was created."""
+    from datetime import datetime, timezone
+
+    log = tmp_path / "refund_desk.json"
+    shutil.copy2(logs["json"], log)
+    real = Path.stat
+
+    def far_ahead(self: Path, **kwargs: Any) -> os.stat_result:
+        st = real(self, **kwargs)
+        if self != log:
+            return st
+        return os.stat_result((*st[:8], 253402300800, st[9]))  # st_mtime: 10000-01-01
+
+    monkeypatch.setattr(Path, "stat", far_ahead)
+    run = op.from_inspect(log)
+    created = json.loads(log.read_text(encoding="utf-8"))["eval"]["created"]
+    assert run.manifest.started_at == datetime.fromisoformat(created).astimezone(timezone.utc).strftime(
+        "%Y-%m-%dT%H:%M:%S.%fZ")

@@ -378,3 +378,29 @@ def test_isolation_is_no_security_boundary_a_system_patching_its_checks_forges_t
     assert ran_here == patched_here == (isolation == "thread")
     assert list(run.verdicts["verdict"]) == ["pass"] * 10 and op.gate(run).verdict == "PASS"
     assert run.manifest.journal_changed is None
+
+
+@pytest.mark.parametrize("spawned_before", [0, 1])
+def test_a_worker_the_open_file_limit_refuses_stops_the_run_in_one_line_not_as_a_bug(
+        tmp_path: Path, released: Path, monkeypatch: pytest.MonkeyPatch, spawned_before: int) -> None:
+    """Review R14: under a low ``ulimit -n`` (16 here, 4 workers) starting a worker process failed with EMFILE: the
+    first worker gave a bare ``oloproof: error: Too many open files``, a later one ``internal error: OSError … (a
+    bug in oloproof_nb, not in your system)``. Either is one line naming the limit and what to do now (simulated:
+    ``Popen`` refuses the first or the second worker), and the run started is kept for a resume."""
+    from oloproof_nb._run import isolation
+
+    real, calls = subprocess.Popen, []
+
+    def popen(*args: object, **kwargs: object) -> object:
+        calls.append(args)
+        if len(calls) > spawned_before:
+            raise OSError(24, "Too many open files")
+        return real(*args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(isolation.subprocess, "Popen", popen)
+    root = write_suite(tmp_path / "suite", [make_case("c0"), make_case("c1")])
+    with pytest.raises(OloproofError, match=r"^cannot start a worker process for isolation: process \(Too many "
+                                            r"open files\); raise the limit on open files \(ulimit -n\) or run "
+                                            r"fewer workers$"):
+        op.run(root, out=tmp_path / "run", progress=False, isolation="process", workers=2)
+    assert (tmp_path / "run" / "manifest.json").is_file() == bool(spawned_before)

@@ -195,3 +195,66 @@ def test_a_run_folder_that_cannot_be_read_at_all_is_told_by_its_run_id_as_a_torn
         for child in locked.iterdir():
             child.unlink()
         locked.rmdir()
+
+
+def test_a_run_made_after_the_clock_was_set_back_is_the_latest_not_the_run_before(
+        make_suite: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review R14: a run at 12:00 that passed, then the clock set back an hour (an NTP correction), then a run at
+    11:00 that blocked: ``oloproof gate SUITE`` picked the 12:00 run by its start time and said PASS, exit 0, about
+    the older run. The run made second records that it follows the first and is the latest; one made later still
+    with the clock behind follows it in turn; once the clock passes the first run's start, start times decide
+    again."""
+    from datetime import datetime, timedelta, timezone
+
+    import oloproof_nb as op
+    from oloproof_nb._run import runner
+    from oloproof_nb._run.store import read_manifest
+
+    cases = [{"id": f"c{i}", "input": {"answer": "ok", "n": i}, "expected": {"answer": "ok"}} for i in range(2)]
+    suite = op.load_suite(make_suite(cases))
+    noon = datetime(2026, 12, 1, 12, tzinfo=timezone.utc)
+    made = []
+    for clock in (noon, noon - timedelta(hours=1), noon - timedelta(minutes=30), noon + timedelta(minutes=1)):
+        monkeypatch.setattr(runner, "utc_now", lambda clock=clock: clock)
+        made.append(Path(op.run(suite, progress=False).directory))
+        assert locate.latest_run_dir(suite.root) == made[-1]
+    assert [read_manifest(run).follows for run in made] == [None, made[0].name, made[1].name, None]
+
+
+def test_a_run_that_follows_another_is_later_and_dates_the_unreadable_ones_from_its_own_start(tmp_path: Path) -> None:
+    """The rule by itself: the 11:00 run follows the 12:00 run, so it is the latest, and a torn run dated 11:30 (made
+    after it, the clock still behind) may be later than it: the latest cannot be told. A run that follows a run
+    not in the folder, or follows itself, changes nothing."""
+    runs = tmp_path / "runs"
+    _run_folder(runs, "20261201T120000Z-aaaaaa", "2026-12-01T12:00:00.000000Z")
+    behind = _run_folder(runs, "20261201T110000Z-bbbbbb", "2026-12-01T11:00:00.000000Z")
+    manifest = json.loads((behind / "manifest.json").read_text(encoding="utf-8"))
+    (behind / "manifest.json").write_text(json.dumps({**manifest, "follows": "20261201T120000Z-aaaaaa"}),
+                                          encoding="utf-8")
+    assert locate.latest_run_dir(tmp_path) == behind
+    _run_folder(runs, "20261201T113000Z-cccccc")  # torn
+    with pytest.raises(RunDirError, match="cannot tell which run is the latest"):
+        locate.latest_run_dir(tmp_path)
+    other = tmp_path / "other" / "runs"
+    latest = _run_folder(other, "20261201T120000Z-aaaaaa", "2026-12-01T12:00:00.000000Z")
+    for name, follows in [("20261201T100000Z-dddddd", "gone"), ("20261201T110000Z-eeeeee", "20261201T110000Z-eeeeee")]:
+        folder = _run_folder(other, name, f"2026-12-01T{name[9:11]}:00:00.000000Z")
+        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        manifest["follows"] = follows
+        (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    assert locate.latest_run_dir(tmp_path / "other") == latest
+
+
+def test_a_run_made_at_the_same_instant_as_the_latest_follows_it_one_a_microsecond_later_does_not(
+        tmp_path: Path) -> None:
+    """The boundary: two runs started within one tick of a coarse clock have equal start times, and their names
+    (a random suffix) ordered them by chance; the one made second follows the first. A microsecond later, start
+    times decide alone. A folder that is not there follows nothing."""
+    from datetime import datetime, timedelta, timezone
+
+    runs = tmp_path / "runs"
+    _run_folder(runs, "20261201T120000Z-ffffff", "2026-12-01T12:00:00.000000Z")
+    noon = datetime(2026, 12, 1, 12, tzinfo=timezone.utc)
+    assert locate.follows(runs, noon) == "20261201T120000Z-ffffff"
+    assert locate.follows(runs, noon + timedelta(microseconds=1)) is None
+    assert locate.follows(tmp_path / "missing", noon) is None

@@ -450,7 +450,9 @@ def test_a_full_disk_in_a_real_process_is_one_line_and_exit_2(tmp_path: Path, cl
                           capture_output=True, text=True, timeout=120, preexec_fn=small_files, check=False)
     assert proc.returncode == 2, proc.stderr
     line = one_error_line(proc.stderr)
-    assert ": cannot write (File too large); the run stopped and nothing was blamed on the system" in line
+    # review R14: it said "Free space (or fix the disk)", which does not help: the limit is the process's
+    assert ": cannot write (File too large); the run stopped and nothing was blamed on the system. Raise the limit " \
+           "on file size (ulimit -f), then resume the run" in line
     assert line.endswith(f"finish it with: oloproof run {root} --out {out} --resume")
     done = run_cli("run", str(root), "--out", str(out), "--resume", "--quiet")
     assert done.returncode == 1, done.stderr
