@@ -936,11 +936,28 @@ def _dispatch(args: argparse.Namespace, warn: Any) -> int:
     except KeyboardInterrupt as exc:  # 2, not 130 (nor 143 for SIGTERM): an exit code is 0, 1 or 2, nothing else
         _say("oloproof: interrupted" + (f" by {exc.args[0]}" if isinstance(exc, _Stopped) else ""))
         return 2
+    except (MemoryError, ImportError) as exc:
+        if isinstance(exc, MemoryError) or _MEMORY_REFUSED in str(exc):
+            # the machine's memory (or the process's limit, ulimit -v) refused an allocation, or the mapping of a
+            # compiled module imported on first use: no bug of oloproof_nb, and nothing to look for in a traceback
+            _say("oloproof: error: out of memory (" + terminal_text(describe_exception(exc)) + "); free memory or "
+                 "raise the process's limit on memory (ulimit -v), then run the command again")
+            return 2
+        return _internal_error(exc)
     except Exception as exc:  # noqa: BLE001 - a bug in oloproof: one line, the traceback kept in a file
-        path = _save_internal_traceback(traceback.format_exc())
-        _say(f"oloproof: internal error: {terminal_text(describe_exception(exc))} (a bug in oloproof_nb; the "
-             f"traceback is in {path})")
-        return 2
+        return _internal_error(exc)
+
+
+#: What the dynamic loader says when the memory limit refuses to map a compiled module (numpy, scipy, pyarrow)
+_MEMORY_REFUSED = "failed to map segment from shared object"
+
+
+def _internal_error(exc: BaseException) -> int:
+    """A bug in oloproof: one line naming the exception and the file that keeps its traceback; exit code 2."""
+    path = _save_internal_traceback(traceback.format_exc())
+    _say(f"oloproof: internal error: {terminal_text(describe_exception(exc))} (a bug in oloproof_nb; the "
+         f"traceback is in {path})")
+    return 2
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1166,3 +1166,35 @@ def test_a_gate_and_report_weaker_than_the_runs_own_say_so_in_their_last_lines(
             "criteria.answer_matches 0.5 → 0.4, criteria.other_kept 0.5 → not gated.") in text
     assert main(["gate", str(tmp_path / "out"), "--release", str(folder / "release.yaml")]) == 1  # its own: no word
     assert "weaker" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("raised", [
+    MemoryError(),
+    ImportError("libscipy_openblas.so: failed to map segment from shared object"),
+])
+def test_a_memory_limit_reaching_the_cli_is_one_line_naming_it_not_a_bug(
+        example_suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        raised: BaseException) -> None:
+    """Review R14: under ``ulimit -v`` the gate's first import of scipy failed to map its shared library and the
+    CLI said "internal error … (a bug in oloproof_nb)", with a traceback file to send; a MemoryError the same.
+    Another ImportError is still a bug of oloproof's."""
+    from oloproof_nb import cli
+
+    def gate(args: object) -> int:
+        raise raised
+
+    saved: list[str] = []
+    monkeypatch.setattr(cli, "_save_internal_traceback", lambda text: saved.append(text) or "saved.txt")
+    monkeypatch.setitem(cli.COMMANDS, "gate", gate)
+    assert main(["gate", str(example_suite)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1, err
+    assert err.startswith("oloproof: error: out of memory (") and "ulimit -v" in err and "bug" not in err
+    assert saved == []  # no traceback kept for a bug report
+
+    def other(args: object) -> int:
+        raise ImportError("No module named 'pyarrow'")
+
+    monkeypatch.setitem(cli.COMMANDS, "gate", other)
+    assert main(["gate", str(example_suite)]) == 2
+    assert "internal error: ImportError" in capsys.readouterr().err and len(saved) == 1
