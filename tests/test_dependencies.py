@@ -29,6 +29,7 @@ PINNED_BY = {"pydantic_core": "pydantic"}
 LAZY_UNDECLARED = {
     "jsonpatch": "inspect-ai's own dependency, imported only while reading an Inspect AI log",
     "ipywidgets": "optional: tried only to choose tqdm's notebook bar, and a failed import falls back to text",
+    "IPython": "the kernel's own: imported only inside a Jupyter kernel (found running) to draw the text bar there",
 }
 
 
