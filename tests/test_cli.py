@@ -1198,3 +1198,21 @@ def test_a_memory_limit_reaching_the_cli_is_one_line_naming_it_not_a_bug(
     monkeypatch.setitem(cli.COMMANDS, "gate", other)
     assert main(["gate", str(example_suite)]) == 2
     assert "internal error: ImportError" in capsys.readouterr().err and len(saved) == 1
+
+
+def test_an_out_of_memory_line_shows_the_loaders_message_escaped_as_written(
+        example_suite: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mutation round 20: the loader's message names a file path, which may hold a direction override or an ANSI
+    sequence (a library unpacked under a hostile name): it is shown escaped, one line, as every CLI error is."""
+    from oloproof_nb import cli
+
+    def gate(args: object) -> int:
+        raise ImportError("/opt/\x1b[2Jlib\u202ePASS.so: failed to map segment from shared object")
+
+    monkeypatch.setattr(cli, "_save_internal_traceback", lambda text: pytest.fail("no traceback for a memory limit"))
+    monkeypatch.setitem(cli.COMMANDS, "gate", gate)
+    assert main(["gate", str(example_suite)]) == 2
+    err = capsys.readouterr().err
+    assert err == ("oloproof: error: out of memory (ImportError: /opt/\\x1b[2Jlib\\u202ePASS.so: failed to map segment "
+                   "from shared object); free memory or raise the process's limit on memory (ulimit -v), then run "
+                   "the command again\n")

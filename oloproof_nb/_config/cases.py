@@ -204,7 +204,7 @@ def id_look(case_id: str) -> str:
 
 
 def respelt_key(initial: Any, expected: Any) -> tuple[tuple[str, ...], str] | None:
-    """The first key of ``expected`` (a case's ``expected.state``) that ``initial`` (its ``initial_state``) does not
+    """A key of ``expected`` (a case's ``expected.state``) that ``initial`` (its ``initial_state``) does not
     hold at that place while it holds a key that reads the same (:func:`id_look`) and that ``expected`` does not
     name: ``(path of the key in expected, the key initial holds)``, or None. Mappings are followed, lists are not.
 

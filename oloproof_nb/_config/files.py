@@ -16,6 +16,7 @@ import io
 import os
 import stat
 from collections.abc import Callable, Iterator, Sequence
+from decimal import Decimal
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, get_args, get_origin
@@ -308,7 +309,7 @@ def _refuse_yaml11_number(text: str, value: float, line: int) -> None:
     """
     digits = text.replace("_", "").lstrip("+-")
     if ":" in digits:
-        shown = f"{value:g}" if isinstance(value, float) else str(value)
+        shown = yaml_number(value) if isinstance(value, float) else str(value)
         raise YamlNumberProblem(f"{text} is the base-60 number {shown} to YAML 1.1 (and text to YAML 1.2); write "
                                 "the number itself (e.g. seconds), or quote it for text", line)
     if (len(digits) > 1 and digits[0] == "0" and digits.isdigit() and isinstance(value, int)
@@ -317,6 +318,20 @@ def _refuse_yaml11_number(text: str, value: float, line: int) -> None:
         raise YamlNumberProblem(f"{text} is the octal number {value} to YAML 1.1 (a leading 0 means octal), not "
                                 f"{decimal}; write {value} or {decimal} without the leading zero (or quote it for "
                                 "text)", line)
+
+
+def yaml_number(value: float) -> str:
+    """A finite ``value`` written as YAML 1.1 reads it back as the same number: every digit it holds, no exponent,
+    no ``.0`` on a whole number. ``f"{value:g}"`` kept six significant digits (0.9999995 was shown as 1, 223384.5
+    as 223384) and wrote ``1e-05``, which YAML 1.1 reads as text (an exponent needs a dot before it).
+
+    Examples
+    --------
+    >>> yaml_number(0.9999995), yaml_number(1e-05), yaml_number(90.0), yaml_number(223384.5)
+    ('0.9999995', '0.00001', '90', '223384.5')
+    """
+    text = format(Decimal(repr(float(value))), "f")  # repr: the shortest text that reads back as value
+    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -11,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 
 from .._core.epochs import REDUCE_HELP, parse_reduce
 from ..errors import ConfigError, quote, quote_value
-from .files import config_error, not_a_flag, read_yaml
+from .files import config_error, not_a_flag, read_yaml, yaml_number
 
 __all__ = ["ReleaseConfig", "BootstrapConfig", "RegressionConfig", "load_release", "parse_release", "check_reductions",
            "flat_settings", "setting_change", "relaxed_settings"]
@@ -180,8 +181,10 @@ def _text_number(value: Any) -> str:
             number = float(value)
         except ValueError:
             return ""
+        if not math.isfinite(number):  # 1e999: no number to write
+            return ""
         return (f" (YAML 1.1 reads a number with an exponent as text unless it has a dot and a signed exponent; "
-                f"write {number:g})")
+                f"write {yaml_number(number)})")
     return ""
 
 

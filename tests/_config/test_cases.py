@@ -460,3 +460,44 @@ def test_an_expected_key_that_only_reads_as_the_initial_key_is_refused_by_line(t
     assert first.expected.state == rows[0]["expected"]["state"] and second.id == "c2"
     ev = StateMatches(type="state_matches")  # an agent that did nothing: the key is still there, the removal fails
     assert ev.judge(first.expected.state, first.initial_state).verdicts[0]["verdict"] == "fail"
+
+
+# -- mutation round 20: which lines are walked for a respelt key, and the walk at its edges -----------------------
+
+
+@pytest.mark.parametrize(("named", "raw"), [
+    ("ord-7\x7f", True),          # a raw DEL: an ASCII line, though one id_look reads without it
+    ("ord-7\u200b", True),        # a raw zero-width space on a line that is not ASCII
+    ("ord-7\x9f", True),          # a raw C1 control character (category Cc)
+    ("ord-7\u200b", False),       # escaped (\\u200b) on a line that holds a raw é elsewhere
+])
+def test_a_respelt_key_is_found_however_the_line_writes_it(tmp_path: Path, named: str, raw: bool) -> None:
+    """The line is walked only when one of its strings may read otherwise than written; each way of writing the
+    odd character (raw, in ASCII or not, or as a JSON escape beside a raw accent) must still be walked. The key
+    ``named`` reads as ``ord-7`` to id_look (by hand: U+007F and U+009F are Unicode category Cc, U+200B is a
+    zero-width space), so ``$absent`` on it would pass an agent that deleted nothing."""
+    ascii_line = named.endswith("\x7f")  # else a raw é beside it makes the line non-ASCII
+    state = {"users": {"ord-7": {}, "ana" if ascii_line else "jos\u00e9": {}}}
+    expected = '{"users": {"' + (named if raw else named.encode("unicode_escape").decode("ascii")) + \
+        '": {"$absent": true}}}'
+    line = '{"id": "c1", "input": {}, "initial_state": ' + json.dumps(state, ensure_ascii=False) + \
+        ', "expected": {"state": ' + expected + "}}"
+    assert line.isascii() == ascii_line and ("\\" in line) == (not raw)
+    assert json.loads(line)["expected"]["state"]["users"] == {named: {"$absent": True}}
+    path = tmp_path / "cases.jsonl"
+    path.write_text(line + "\n", encoding="utf-8")
+    with pytest.raises(CaseFileError, match=r"line 1: expected.state names .*reads as the key 'ord-7' initial_state"):
+        load_cases(path)
+
+
+def test_respelt_key_at_the_edges_of_its_walk() -> None:
+    """An ``$absent`` marker is a request, not a mapping of keys; a list where expected holds a mapping is not
+    walked; of two keys of initial_state that read alike, the first written is named; a level expected names
+    alike in every key is walked below it."""
+    from oloproof_nb._config.cases import respelt_key
+
+    assert respelt_key({"u": {"$absent\u200b": 1}}, {"u": {"$absent": True}}) is None
+    assert respelt_key({"u": [1, 2]}, {"u": {"x": 1}}) is None
+    assert respelt_key({"u": {"a\u200b": 1, "a\u00ad": 2}}, {"u": {"a": 3}}) == (("u", "a"), "a\u200b")
+    assert respelt_key({"a": {"b": {"jos\u00e9": 1}}}, {"a": {"b": {"jose\u0301": 2}}}) == (("a", "b", "jose\u0301"),
+                                                                                              "jos\u00e9")

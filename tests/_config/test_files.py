@@ -328,3 +328,53 @@ def test_a_number_yaml_1_1_reads_otherwise_than_written_is_refused_by_line(tmp_p
     for kept, value in [("007", 7), ("0x14", 20), ("0b10100", 20), ("2_0", 20), ("20", 20)]:
         path.write_text(f"min_clusters: {kept}\n", encoding="utf-8")
         assert load_release(path).min_clusters == value
+
+
+# -- mutation round 20: the YAML 1.1 number rule at its edges ------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "read", "written"), [("+012", 10, 12), ("0_12", 10, 12), ("-0_10", -8, -10)])
+def test_an_octal_number_with_a_plus_or_digit_groups_is_refused_too(tmp_path: Path, text: str, read: int,
+                                                                     written: int) -> None:
+    """PyYAML's int pattern takes a sign and ``_`` digit groups before reading a leading 0 as octal: ``+012`` and
+    ``0_12`` are 10 to it (0o12), ``-0_10`` is -8, each refused like ``012``. Values by hand: 1·8 + 2 = 10,
+    -(1·8 + 0) = -8; PyYAML's own SafeLoader (no refusal) is the outside reference for what YAML 1.1 reads."""
+    assert yaml.safe_load(f"x: {text}") == {"x": read}
+    path = tmp_path / "settings.yaml"
+    path.write_text(f"a: 1\nx: {text}\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as err:
+        read_yaml(path)
+    assert str(err.value) == (f"{path}: line 2: {text} is the octal number {read} to YAML 1.1 (a leading 0 means "
+                              f"octal), not {written}; write {read} or {written} without the leading zero (or quote "
+                              "it for text)")
+
+
+@pytest.mark.parametrize(("text", "value"), [("-007", -7), ("+007", 7), ("-0", 0), ("00", 0), ("0.5", 0.5),
+                                             ("012.5", 12.5)])
+def test_a_leading_zero_or_sign_that_changes_nothing_reads_as_written(tmp_path: Path, text: str,
+                                                                      value: float) -> None:
+    """``-007`` is -7 to YAML 1.1 and 1.2 alike (0o7 = 7), ``012.5`` a float both read as 12.5: kept, not refused."""
+    path = tmp_path / "settings.yaml"
+    path.write_text(f"x: {text}\n", encoding="utf-8")
+    assert read_yaml(path) == {"x": value} == yaml.safe_load(f"x: {text}")
+
+
+@pytest.mark.parametrize(("text", "shown"), [("1:30.0", "90"), ("1:02:03:04.5", "223384.5"), ("-0:00:00.25", "-0.25")])
+def test_a_base_60_float_is_shown_with_every_digit_yaml_read(tmp_path: Path, text: str, shown: str) -> None:
+    """The base-60 message said what YAML 1.1 read with six significant digits: ``1:02:03:04.5`` was "the base-60
+    number 223384", which YAML read as 223384.5 (by hand: 1·60³ + 2·60² + 3·60 + 4.5 = 223384.5), and a
+    whole float showed as ``90`` only by luck of ``:g``."""
+    assert yaml.safe_load(f"x: {text}") == {"x": float(shown)}
+    path = tmp_path / "settings.yaml"
+    path.write_text(f"x: {text}\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=rf"^{path}: line 1: {text} is the base-60 number {shown} to YAML 1\.1 "):
+        read_yaml(path)
+
+
+@pytest.mark.parametrize("value", [0.9999995, 1e-05, 0.123456789, 90.0, 223384.5, 1e-12, 0.1])
+def test_yaml_number_reads_back_as_the_same_number_in_yaml_1_1(value: float) -> None:
+    """What a message tells the user to write must be the number: PyYAML's SafeLoader (the outside reference) reads
+    the text back as ``value`` exactly, and as a number, not as text."""
+    text = files.yaml_number(value)
+    read = yaml.safe_load(f"x: {text}")["x"]
+    assert isinstance(read, (int, float)) and read == value, text

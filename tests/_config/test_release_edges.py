@@ -219,3 +219,42 @@ def test_a_threshold_yaml_1_1_reads_as_text_says_why(tmp_path: Path, text: str) 
     with pytest.raises(ConfigError, match=r"YAML 1.1 reads a number with an exponent as text unless it has a dot "
                                           rf"and a signed exponent; write {float(text):g}\)"):
         load_release(path)
+
+
+@pytest.mark.parametrize(("raw", "key"), [
+    ({"confidence": True}, "confidence"),
+    ({"min_clusters": False}, "min_clusters"),
+    ({"bootstrap": {"resamples": True}}, "bootstrap.resamples"),
+])
+def test_a_yaml_boolean_is_no_confidence_cluster_count_or_resample_count(raw: dict[str, object], key: str) -> None:
+    """Mutation round 20: ``confidence: yes`` was read as 1 (then refused as "must be < 1"), ``min_clusters: no`` as
+    0 clusters and ``resamples: on`` as 1 resample, each refused for its size instead of for being a flag."""
+    with pytest.raises(ConfigError, match=rf"release.yaml: {key}: must be .*, not (true|false) \(YAML reads yes"):
+        parse_release(raw)
+
+
+@pytest.mark.parametrize(("text", "write"), [("9E-1", "0.9"), ("1e-5", "0.00001"), ("9999995e-7", "0.9999995")])
+def test_a_threshold_read_as_text_is_told_a_number_yaml_reads_as_the_same(tmp_path: Path, text: str,
+                                                                          write: str) -> None:
+    """Mutation round 20: an upper-case ``E`` is text to YAML 1.1 too, and the number to write was printed with
+    ``:g``: ``1e-5`` was told to write ``1e-05`` (text to YAML 1.1 again: no dot) and ``9999995e-7`` to write ``1``
+    (a threshold of 100%). The reference: PyYAML reads ``text`` as a string and ``write`` as the number."""
+    import yaml
+
+    assert yaml.safe_load(f"a: {text}") == {"a": text} and yaml.safe_load(f"a: {write}") == {"a": float(text)}
+    path = tmp_path / "release.yaml"
+    path.write_text(f"criteria: {{a: {text}}}\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as err:
+        load_release(path)
+    assert str(err.value).endswith(f"got '{text}' (YAML 1.1 reads a number with an exponent as text unless it has a "
+                                   f"dot and a signed exponent; write {write})")
+
+
+@pytest.mark.parametrize(("value", "shown"), [("fine", "'fine'"), ("1e999", "'1e999'"), ("none", "'none'"),
+                                            (["1e0"], "['1e0']")])
+def test_a_threshold_of_text_that_is_no_finite_number_gets_no_advice(value: object, shown: str) -> None:
+    """Text holding an ``e`` that ``float`` refuses, or reads as infinity, has no number to suggest, nor has a list
+    holding such text: the message ends at the value."""
+    with pytest.raises(ConfigError) as err:
+        parse_release({"criteria": {"a": value}})
+    assert str(err.value).endswith(f"threshold of 'a' must be a number between 0 and 1, got {shown}")

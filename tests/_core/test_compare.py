@@ -11,7 +11,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from oloproof_nb._core.canonical import canonical_json
-from oloproof_nb._core.compare import ListMatch, compare_changes, compare_state, is_absent_marker
+from oloproof_nb._core.compare import ListMatch, answers_equal, compare_changes, compare_state, is_absent_marker
 from oloproof_nb._core.paths import ABSENT
 
 BY_ID = {"t": ListMatch("by_key", "id")}
@@ -633,3 +633,18 @@ def test_changes_mode_matches_a_key_less_by_key_element_whose_stamp_is_ignored()
     expected = {"t": [{"amount": 9.5, "at": "t1"}]}
     assert compare_changes({"t": []}, expected, after, lists=BY_ID, ignore=["t.*.at"]) == (
         [], [("t.0.amount", 9.5, 9.5, True)])
+
+
+# -- mutation round 20: Unicode's canonical caseless match, checked by hand against the standard ------------------
+
+
+def test_answers_match_by_full_case_folding_around_space_and_in_any_canonical_order() -> None:
+    """``normalize`` compares by Unicode's canonical caseless match, NFD(toCasefold(NFD(X))) (Unicode 15 §3.13
+    D145), without surrounding space. By hand from the Unicode data files: ``ß`` folds to ``ss`` (CaseFolding.txt
+    00DF; F; 0073 0073), which lower-casing does not do; ``ᾀ̖`` (U+1F80, U+0316) decomposes to α U+0313 U+0345 then
+    U+0316, which NFD orders by combining class (U+0316: 220, U+0313: 230, U+0345: 240), and U+0345 folds to ι:
+    α U+0316 U+0313 ι. Space around a non-ASCII answer is ignored as around an ASCII one."""
+    assert answers_equal("Stra\u00dfe", "STRASSE") and answers_equal("STRASSE", "stra\u00dfe")
+    assert answers_equal("\u1f80\u0316", "\u03b1\u0316\u0313\u03b9")
+    assert answers_equal(" Annul\u00e9\n", "annule\u0301") and answers_equal("annule\u0301", "\tANNUL\u00c9 ")
+    assert not answers_equal("Stra\u00dfe", "STRASSE", normalize=False)

@@ -166,3 +166,40 @@ def test_a_run_in_a_live_kernel_leaves_no_progress_frames_in_the_saved_notebook(
     assert not [o for o in outputs if o.output_type in ("stream", "error")], outputs
     assert [o.data["text/plain"] for o in outputs] == [""]  # the bar's one display, left empty
     assert nb.cells[2].outputs[0].text == "6\n"
+
+
+def test_the_display_line_shows_what_a_terminal_would_and_sends_only_changes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mutation round 20, ``_DisplayLine`` as a file: text written in pieces joins up to the next carriage return
+    (what a terminal shows is the text after the last ``\\r``), the spaces a bar pads a shorter frame with are not
+    sent, the same line twice is sent once, and ``write`` returns the number of characters written (io's
+    contract). tqdm draws the full bar in Unicode blocks (U+2588) into it, as in a terminal, not in ``#``."""
+    import IPython.display
+
+    from oloproof_nb._display import notebook
+
+    sent: list[str] = []
+
+    class Handle:
+        def update(self, data: dict[str, str], raw: bool = False) -> None:
+            sent.append(data["text/plain"])
+
+    def display(data: dict[str, str], raw: bool = False, display_id: bool = False) -> Handle:
+        sent.append(data["text/plain"])
+        return Handle()
+
+    monkeypatch.setattr(IPython.display, "display", display)
+    line = notebook._DisplayLine()
+    assert line.write("\r1/3") == 4
+    assert line.write(" done") == 5
+    line.write("\r1/3 done   ")  # the same frame, padded: nothing sent
+    line.write("\r2/3 ")
+    line.write("\r")
+    assert sent == ["1/3", "1/3 done", "2/3", ""]
+
+    from tqdm.std import tqdm
+
+    sent.clear()
+    bar = tqdm(total=2, file=notebook._DisplayLine(), ncols=8, bar_format="{bar}", mininterval=0)
+    bar.update(2)
+    bar.close()
+    assert sent[-1] == "\u2588" * 8, sent  # 8 columns of full blocks; an ASCII bar would be ########

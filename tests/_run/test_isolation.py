@@ -16,6 +16,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from _processes import gone_within, running
@@ -404,3 +405,46 @@ def test_a_worker_the_open_file_limit_refuses_stops_the_run_in_one_line_not_as_a
                                             r"fewer workers$"):
         op.run(root, out=tmp_path / "run", progress=False, isolation="process", workers=2)
     assert (tmp_path / "run" / "manifest.json").is_file() == bool(spawned_before)
+
+
+@pytest.mark.parametrize(("where", "code", "why", "limit"), [
+    ("Popen", 23, "Too many open files in system", "raise the limit on open files (ulimit -n) or run fewer workers"),
+    ("Popen", 11, "Resource temporarily unavailable",
+     "free memory or processes (ulimit -u, ulimit -v) or run fewer workers"),
+    ("Popen", 12, "Cannot allocate memory", "free memory or processes (ulimit -u, ulimit -v) or run fewer workers"),
+    ("Pipe", 24, "Too many open files", "raise the limit on open files (ulimit -n) or run fewer workers"),
+])
+def test_each_limit_that_refuses_a_worker_is_named_and_its_pipe_closed(
+        tmp_path: Path, released: Path, monkeypatch: pytest.MonkeyPatch, where: str, code: int, why: str,
+        limit: str) -> None:
+    """Mutation round 20: the system's table of open files (ENFILE, 23) is an open-file limit like EMFILE; fork
+    refused for processes (EAGAIN, 11) or memory (ENOMEM, 12) names those limits; the pipe to the worker failing
+    to open is the same one line. Both ends of a pipe opened for a worker that could not start are closed (each
+    an open file, under the very limit that refused it)."""
+    import errno
+    import multiprocessing
+
+    from oloproof_nb._run import isolation
+
+    assert (errno.ENFILE, errno.EAGAIN, errno.ENOMEM, errno.EMFILE) == (23, 11, 12, 24)  # Linux's numbers
+    opened: list[Any] = []
+    real_pipe = multiprocessing.Pipe
+
+    def refuse(*args: object, **kwargs: object) -> object:
+        raise OSError(code, why)
+
+    def pipe(*args: Any, **kwargs: Any) -> Any:
+        ends = real_pipe(*args, **kwargs)
+        opened.extend(ends)
+        return ends
+
+    if where == "Popen":
+        monkeypatch.setattr(isolation.subprocess, "Popen", refuse)
+        monkeypatch.setattr(isolation.multiprocessing, "Pipe", pipe)
+    else:
+        monkeypatch.setattr(isolation.multiprocessing, "Pipe", refuse)
+    root = write_suite(tmp_path / "suite", [make_case("c0")])
+    with pytest.raises(OloproofError) as err:
+        op.run(root, out=tmp_path / "run", progress=False, isolation="process", workers=1)
+    assert str(err.value) == f"cannot start a worker process for isolation: process ({why}); {limit}"
+    assert len(opened) == (2 if where == "Popen" else 0) and all(end.closed for end in opened)

@@ -258,3 +258,84 @@ def test_a_run_made_at_the_same_instant_as_the_latest_follows_it_one_a_microseco
     assert locate.follows(runs, noon) == "20261201T120000Z-ffffff"
     assert locate.follows(runs, noon + timedelta(microseconds=1)) is None
     assert locate.follows(tmp_path / "missing", noon) is None
+
+
+# -- mutation round 20: the follows chain at its edges --------------------------------------------------------
+
+
+def _following(runs: Path, name: str, started_at: str, follows: str) -> Path:
+    folder = _run_folder(runs, name, started_at)
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    (folder / "manifest.json").write_text(json.dumps({**manifest, "follows": follows}), encoding="utf-8")
+    return folder
+
+
+def test_of_two_runs_that_follow_one_run_the_later_started_is_the_latest(tmp_path: Path) -> None:
+    """Two runs made while the clock was behind the 12:00 run, each recording that it follows it (made at once, by
+    two processes): the one that started later of the two (11:30, then 11:00 by hand) is the latest, whichever
+    folder name sorts first."""
+    runs = tmp_path / "runs"
+    _run_folder(runs, "20261201T120000Z-aaaaaa", "2026-12-01T12:00:00.000000Z")
+    later = _following(runs, "20261201T113000Z-bbbbbb", "2026-12-01T11:30:00.000000Z", "20261201T120000Z-aaaaaa")
+    _following(runs, "20261201T110000Z-cccccc", "2026-12-01T11:00:00.000000Z", "20261201T120000Z-aaaaaa")
+    _following(runs, "20261201T100000Z-dddddd", "2026-12-01T10:00:00.000000Z", "20261201T120000Z-aaaaaa")
+    assert locate.latest_run_dir(tmp_path) == later
+
+
+def test_two_runs_that_follow_each_other_end_the_walk_at_the_run_reached_second(tmp_path: Path) -> None:
+    """Manifests that follow each other (edited, or copied between two folders) cannot both be later: the walk
+    starts at the later start time (12:00), takes the run that follows it (11:00) and stops there, as every run
+    is visited once; it never loops back to the 12:00 run."""
+    runs = tmp_path / "runs"
+    _following(runs, "20261201T120000Z-aaaaaa", "2026-12-01T12:00:00.000000Z", "20261201T110000Z-bbbbbb")
+    second = _following(runs, "20261201T110000Z-bbbbbb", "2026-12-01T11:00:00.000000Z", "20261201T120000Z-aaaaaa")
+    assert locate.latest_run_dir(tmp_path) == second
+
+
+def test_a_folder_of_runs_that_cannot_be_listed_is_followed_by_nothing(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """``follows`` is asked while a run is created: a runs folder whose listing is refused (permission, I/O) does
+    not stop the run; the run records that it follows nothing."""
+    from datetime import datetime, timezone
+
+    runs = tmp_path / "runs"
+    _run_folder(runs, "20261201T120000Z-aaaaaa", "2026-12-01T12:00:00.000000Z")
+    noon = datetime(2026, 12, 1, 11, tzinfo=timezone.utc)
+    assert locate.follows(runs, noon) == "20261201T120000Z-aaaaaa"
+    real = Path.iterdir
+
+    def refused(self: Path) -> Any:
+        if self == runs:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self)
+
+    monkeypatch.setattr(Path, "iterdir", refused)
+    assert locate.follows(runs, noon) is None
+
+
+def test_a_run_written_outside_the_suite_folder_follows_nothing(make_suite: Any, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only a folder of the suite's own runs (runs/, baselines/) is ordered by start time for ``oloproof gate
+    SUITE``; a run given ``out`` elsewhere, beside a run that started later, records that it follows nothing. In
+    runs/, the run it follows is named by its run id (from its manifest), whatever its folder is called."""
+    from datetime import datetime, timezone
+
+    import oloproof_nb as op
+    from oloproof_nb._run import runner
+    from oloproof_nb._run.store import read_manifest
+
+    suite = op.load_suite(make_suite([{"id": "c0", "input": {"answer": "ok"}, "expected": {"answer": "ok"}}]))
+    elsewhere = tmp_path / "elsewhere"
+    _run_folder(elsewhere, "20261201T120000Z-aaaaaa", "2026-12-01T12:00:00.000000Z")
+    monkeypatch.setattr(runner, "utc_now", lambda: datetime(2026, 12, 1, 11, tzinfo=timezone.utc))
+    run = op.run(suite, out=elsewhere / "mine", progress=False)
+    assert read_manifest(Path(run.directory)).follows is None
+    inside = op.run(suite, out=suite.root / "runs" / "mine", progress=False)  # the same clock, in runs/
+    assert read_manifest(Path(inside.directory)).follows is None  # runs/ holds no later run
+    copied = _run_folder(suite.root / "runs", "copied", "2026-12-01T12:00:00.000000Z")  # a folder renamed
+    manifest = json.loads((copied / "manifest.json").read_text(encoding="utf-8"))
+    (copied / "manifest.json").write_text(json.dumps({**manifest, "run_id": "20261201T120000Z-aaaaaa"}),
+                                          encoding="utf-8")
+    again = op.run(suite, out=suite.root / "runs" / "again", progress=False)
+    assert read_manifest(Path(again.directory)).follows == "20261201T120000Z-aaaaaa"  # a run id, not a folder name
+    assert locate.latest_run_dir(suite.root) == Path(again.directory)

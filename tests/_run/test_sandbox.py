@@ -389,3 +389,47 @@ def test_an_async_method_is_an_error_of_its_case_naming_it(make_suite: Any, tmp_
     assert list(run.cases["status"]) == ["completed"] * 3
     assert [s for s in run.snapshots["state"]] == [{"paid": 1}] * 3
     assert set(run.verdicts["verdict"]) == {"pass"}
+
+
+class _Pending:
+    """An awaitable that is no coroutine and has no ``close`` (an ``asyncio``-style future of a system's own)."""
+
+    def __await__(self) -> Any:
+        yield
+        return {"steps": [], "answer": "ok", "status": "completed"}
+
+
+class _AwaitingDesk:
+    """``run`` returns an awaitable that is no coroutine; ``replay`` is ``async def``."""
+
+    def reset(self, state: dict[str, Any]) -> None:
+        self.state = dict(state)
+
+    def snapshot(self) -> dict[str, Any]:
+        return dict(self.state)
+
+    def run(self, input: dict[str, Any]) -> _Pending:
+        return _Pending()
+
+    async def replay(self, trajectory: Trajectory, checkpoint: int, change: Any) -> dict[str, Any]:
+        return {"steps": [], "answer": "ok", "status": "completed"}
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")  # "coroutine ... was never awaited" fails the test
+def test_any_awaitable_a_method_returns_is_refused_by_its_type_and_method() -> None:
+    """Mutation round 20: not only a coroutine: any awaitable (an object with ``__await__``, a future) returned by
+    a method is refused, named by its type, though it has no ``close``; an ``async def replay`` is refused naming
+    ``replay()``, its coroutine closed so nothing warns that it was never awaited."""
+    import gc
+
+    case = _case(initial_state={"paid": 0})
+    with pytest.raises(SystemContractError) as err:
+        run_case(_AwaitingDesk(), case, run_id="r", system_version=None, timeout_s=None)
+    assert str(err.value).startswith("run() returned a _Pending (an async def method?): the runner calls reset, run, "
+                                     "replay and snapshot as plain functions")
+    with pytest.raises(SystemContractError) as err:
+        replay_case(_AwaitingDesk(), case, Trajectory(answer="ok"), 0, None, run_id="r", system_version=None,
+                    timeout_s=None)
+    assert str(err.value).startswith("replay() returned a coroutine (an async def method?)")
+    del err
+    gc.collect()  # a coroutine left unclosed would warn here, when collected

@@ -1054,3 +1054,27 @@ def test_a_stopped_run_takes_no_record_from_a_case_it_left_running(tmp_path: Pat
     resumed.append_replay({"case_id": "b", "environment_state": None})
     assert resumed.finish(datetime(2026, 1, 1, tzinfo=timezone.utc)) == []
     assert [rec["case_id"] for rec in read_jsonl(tmp_path / "run" / "replays.jsonl")] == ["b"]  # 'a': an orphan
+
+
+@pytest.mark.parametrize(("code", "why", "fix"), [
+    (errno.EMFILE, "Too many open files", "Raise the limit on open files (ulimit -n)"),
+    (errno.ENFILE, "Too many open files in system",
+     "Close files other programs hold open (the system's table of open files is full)"),
+    (errno.EIO, "Input/output error", "Free space (or fix the disk)"),
+])
+def test_a_write_refused_by_the_open_file_limits_names_them_not_free_space(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: int, why: str, fix: str) -> None:
+    """Mutation round 20: a write refused by the process's open-file limit (EMFILE, ``ulimit -n``) or the system's
+    table of open files (ENFILE) said "Free space", which frees nothing that matters; other errors keep it."""
+    root = _desk_suite(tmp_path / "suite")
+    out = tmp_path / "run"
+
+    def refused(src: object, dst: object) -> None:
+        raise OSError(code, why)
+
+    monkeypatch.setattr(store_module, "os", _Os(replace=refused))
+    with pytest.raises(StoreWriteError) as err:
+        op.run(root, out=out, progress=False)
+    assert str(err.value) == (f"{out / 'manifest.json'}: cannot write ({why}); the run stopped and nothing was "
+                              f"blamed on the system. {fix}, then run again (the run had not started; the folder is "
+                              "reused)")
