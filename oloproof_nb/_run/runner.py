@@ -305,7 +305,7 @@ def _open_store(suite: Suite, out: str | Path | None, resume: bool, version: str
     run_id = run_id or new_run_id(started)
     directory = Path(out).absolute() if out is not None else suite.root / "runs" / run_id
     # a folder of the suite's runs (runs/, baselines/), whose latest run `oloproof gate SUITE` picks by start time
-    after = follows(directory.parent, started) if directory.parent.parent == suite.root.absolute() else None
+    after = follows(directory.parent, started) if directory.parent.parent.resolve() == suite.root else None
     manifest = Manifest(suite=suite.name, run_id=run_id, system_version=version, started_at=iso(started), follows=after,
                         oloproof_nb=__version__, n_cases=suite.n_cases,
                         epochs=suite.config.epochs if epochs is None else epochs, digests=suite.digests,

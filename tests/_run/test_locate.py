@@ -221,6 +221,30 @@ def test_a_run_made_after_the_clock_was_set_back_is_the_latest_not_the_run_befor
     assert [read_manifest(run).follows for run in made] == [None, made[0].name, made[1].name, None]
 
 
+def test_a_run_given_out_in_runs_through_a_symbolic_link_records_what_it_follows(
+        make_suite: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Review M20: ``out=`` naming the suite's ``runs/`` through a symbolic link (macOS's ``/tmp``, a linked work
+    folder) recorded no ``follows`` (the folder was compared unresolved with the suite's resolved root), so the run
+    made after the clock was set back lost to the run before in ``oloproof gate SUITE``."""
+    from datetime import datetime, timedelta, timezone
+
+    import oloproof_nb as op
+    from oloproof_nb._run import runner
+    from oloproof_nb._run.store import read_manifest
+
+    cases = [{"id": "c0", "input": {"answer": "ok", "n": 0}, "expected": {"answer": "ok"}}]
+    suite = op.load_suite(make_suite(cases))
+    link = tmp_path / "linked-suite"
+    link.symlink_to(suite.root, target_is_directory=True)
+    noon = datetime(2026, 12, 1, 12, tzinfo=timezone.utc)
+    monkeypatch.setattr(runner, "utc_now", lambda: noon)
+    first = Path(op.run(suite, progress=False).directory)
+    monkeypatch.setattr(runner, "utc_now", lambda: noon - timedelta(hours=1))
+    second = Path(op.run(suite, out=link / "runs" / "behind", progress=False).directory)
+    assert read_manifest(second).follows == first.name
+    assert locate.latest_run_dir(suite.root).name == "behind"
+
+
 def test_a_run_that_follows_another_is_later_and_dates_the_unreadable_ones_from_its_own_start(tmp_path: Path) -> None:
     """The rule by itself: the 11:00 run follows the 12:00 run, so it is the latest, and a torn run dated 11:30 (made
     after it, the clock still behind) may be later than it: the latest cannot be told. A run that follows a run
