@@ -305,12 +305,22 @@ def _open_store(suite: Suite, out: str | Path | None, resume: bool, version: str
     run_id = run_id or new_run_id(started)
     directory = Path(out).absolute() if out is not None else suite.root / "runs" / run_id
     # a folder of the suite's runs (runs/, baselines/), whose latest run `oloproof gate SUITE` picks by start time
-    after = follows(directory.parent, started) if directory.parent.parent.resolve() == suite.root else None
+    after = follows(directory.parent, started) if _of_the_suite(directory, suite.root) else None
     manifest = Manifest(suite=suite.name, run_id=run_id, system_version=version, started_at=iso(started), follows=after,
                         oloproof_nb=__version__, n_cases=suite.n_cases,
                         epochs=suite.config.epochs if epochs is None else epochs, digests=suite.digests,
                         code_fingerprint=fingerprint, suite_config=StoredSuite.model_validate(suite.manifest_config()))
     return RunStore.create(directory, manifest, fsync=fsync), set()
+
+
+def _of_the_suite(directory: Path, root: Path) -> bool:
+    """Whether the run folder ``directory`` is in a folder of the suite at ``root`` (``runs/<run_id>``), compared
+    resolved as the root is (``out=`` may reach the suite through a link). A loop of links on the way is no folder
+    of the suite: creating the run folder says so (resolving raised RuntimeError before Python 3.13)."""
+    try:
+        return directory.parent.parent.resolve() == root
+    except (OSError, RuntimeError):
+        return False
 
 
 def _check_resumable(manifest: Manifest, suite: Suite, version: str | None, fingerprint: str | None,

@@ -160,9 +160,11 @@ def _not_awaitable(value: Any, what: str) -> Any:
     The runner calls the system's methods as plain functions and never awaits what they return: an ``async def
     reset`` was never run (every case judged on the world the one before left, with no error), and an ``async def
     run`` gave a coroutine, refused only as "not a trajectory". The coroutine is closed unstarted, so Python does
-    not warn later that it was never awaited, pointing at oloproof's line instead of the system's.
+    not warn later that it was never awaited, pointing at oloproof's line instead of the system's. A
+    :class:`Trajectory` or a dict is what the contract asks for and is taken as it is, even one that can also be
+    awaited (a result type made for both sync and async callers, which ``await`` in async code only).
     """
-    if not inspect.isawaitable(value):
+    if not inspect.isawaitable(value) or isinstance(value, (Trajectory, dict)):
         return value
     close = getattr(value, "close", None)
     if callable(close):

@@ -790,3 +790,18 @@ def test_a_ctrl_c_right_after_the_run_folder_is_locked_releases_it(make_suite, t
             op.run(folder, out=out, progress=False)
     run = op.run(folder, out=out, resume=True, progress=False)  # refused while the lock was kept
     assert run.finished and run.cases["case_id"].tolist() == ["c0", "c1"]
+
+
+def test_out_through_a_loop_of_links_is_the_one_line_about_creating_the_run_directory(
+        make_suite: Any, tmp_path: Path) -> None:
+    """Review F18: the check whether ``out=`` is a folder of the suite's runs (for ``follows``) resolves the path,
+    and on Python before 3.13 a loop of symbolic links there raised RuntimeError ("the run stopped: RuntimeError:
+    Symlink loop from …") before the run directory was made; it is the error creating the directory gives."""
+    from oloproof_nb.errors import RunDirError
+
+    suite = op.load_suite(make_suite(_scripted_cases(1)))
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    for out in (loop / "runs" / "x", loop / "x"):
+        with pytest.raises(RunDirError, match=r"cannot create the run directory \(Too many levels of symbolic links"):
+            op.run(suite, out=out, progress=False)

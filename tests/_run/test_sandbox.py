@@ -433,3 +433,47 @@ def test_any_awaitable_a_method_returns_is_refused_by_its_type_and_method() -> N
     assert str(err.value).startswith("replay() returned a coroutine (an async def method?)")
     del err
     gc.collect()  # a coroutine left unclosed would warn here, when collected
+
+
+class _Awaitable:
+    """A result type made for sync and async callers alike: usable as it is, or awaited in async code."""
+
+    def __await__(self) -> Any:
+        return iter(())
+
+
+class _AwaitableTrajectory(_Awaitable, Trajectory):
+    pass
+
+
+class _AwaitableDict(_Awaitable, dict):  # type: ignore[type-arg]
+    pass
+
+
+def test_a_trajectory_or_a_dict_that_can_also_be_awaited_is_taken_as_it_is() -> None:
+    """Review F18: the refusal of an awaitable (an ``async def`` method) refused a Trajectory subclass, or a dict,
+    that also defines ``__await__`` (a dual-use result type), which the runner took before: it is what the
+    contract asks for, so it is judged (a coroutine is still refused: the test above)."""
+
+    class Desk:
+        def __init__(self, shape: str) -> None:
+            self.shape, self.state = shape, {}
+
+        def reset(self, state: dict[str, Any]) -> None:
+            self.state = dict(state)
+
+        def snapshot(self) -> dict[str, Any]:
+            return _AwaitableDict(self.state) if self.shape == "snapshot" else dict(self.state)
+
+        def run(self, input: Any) -> Any:
+            self.state["paid"] = 1
+            if self.shape == "trajectory":
+                return _AwaitableTrajectory(steps=[], answer="ok", status="completed")
+            if self.shape == "dict":
+                return _AwaitableDict(steps=[], answer="ok", status="completed")
+            return {"steps": [], "answer": "ok", "status": "completed"}
+
+    for shape in ("trajectory", "dict", "snapshot"):
+        result = run_case(Desk(shape), _case(initial_state={"paid": 0}), run_id="r", system_version=None,
+                          timeout_s=None)
+        assert (result.trajectory.answer, result.state) == ("ok", {"paid": 1}), shape
