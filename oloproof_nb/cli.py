@@ -937,7 +937,7 @@ def _dispatch(args: argparse.Namespace, warn: Any) -> int:
         _say("oloproof: interrupted" + (f" by {exc.args[0]}" if isinstance(exc, _Stopped) else ""))
         return 2
     except (MemoryError, ImportError) as exc:
-        if isinstance(exc, MemoryError) or _MEMORY_REFUSED in str(exc):
+        if isinstance(exc, MemoryError) or (_MEMORY_REFUSED in str(exc) and "not permitted" not in str(exc)):
             # the machine's memory (or the process's limit, ulimit -v) refused an allocation, or the mapping of a
             # compiled module imported on first use: no bug of oloproof_nb, and nothing to look for in a traceback
             _say("oloproof: error: out of memory (" + terminal_text(describe_exception(exc)) + "); free memory or "
@@ -948,7 +948,8 @@ def _dispatch(args: argparse.Namespace, warn: Any) -> int:
         return _internal_error(exc)
 
 
-#: What the dynamic loader says when the memory limit refuses to map a compiled module (numpy, scipy, pyarrow)
+#: What the dynamic loader says when the memory limit refuses to map a compiled module (numpy, scipy, pyarrow);
+#: followed by "Operation not permitted" it is a file system mounted noexec instead, not memory
 _MEMORY_REFUSED = "failed to map segment from shared object"
 
 

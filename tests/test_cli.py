@@ -1199,6 +1199,13 @@ def test_a_memory_limit_reaching_the_cli_is_one_line_naming_it_not_a_bug(
     assert main(["gate", str(example_suite)]) == 2
     assert "internal error: ImportError" in capsys.readouterr().err and len(saved) == 1
 
+    def noexec(args: object) -> int:  # the loader's words for a file system mounted noexec: not memory
+        raise ImportError("_ufuncs.so: failed to map segment from shared object: Operation not permitted")
+
+    monkeypatch.setitem(cli.COMMANDS, "gate", noexec)
+    assert main(["gate", str(example_suite)]) == 2
+    assert "out of memory" not in capsys.readouterr().err and len(saved) == 2
+
 
 def test_an_out_of_memory_line_shows_the_loaders_message_escaped_as_written(
         example_suite: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
