@@ -378,6 +378,12 @@ def _run_serial(pending: Iterable[tuple[int, Case]], systems: _Systems, settings
     systems.left.extend(held)  # released by the run once it is finished
 
 
+#: How often the wait for the tasks in flight looks for one the executor cancelled: ``Future.cancel()``, which an
+#: executor shut down with ``cancel_futures=True`` calls on each task still in its queue, wakes no
+#: ``concurrent.futures.wait``, and the run waited for such a task for ever.
+_CANCELLED_POLL_S = 0.5
+
+
 def _bounded(submit: Callable[[T], Future[R]], items: Iterable[T], limit: int,
              keys: Callable[[T], frozenset[str]] = lambda item: frozenset(),
              lost: Callable[[T, Exception], Exception | None] = lambda item, exc: None) -> Iterator[R]:
@@ -387,7 +393,8 @@ def _bounded(submit: Callable[[T], Future[R]], items: Iterable[T], limit: int,
     waits until that task is done; later items go ahead meanwhile (:class:`HeldBack`). A task that failed is
     raised as ``lost(item, error)`` says (None: its own error). When the caller stops early (an error, Ctrl-C),
     the tasks still in flight are cancelled: those not started never run (a Dask cluster ran every queued batch
-    of a stopped run, whose records nobody kept, and a resume ran their cases again).
+    of a stopped run, whose records nobody kept, and a resume ran their cases again). A task the executor
+    cancelled is failed with ``CancelledError``, though no ``wait`` sees it end (:data:`_CANCELLED_POLL_S`).
     """
     in_flight: dict[Future[R], tuple[T, frozenset[str]]] = {}
     busy: collections.Counter[str] = collections.Counter()
@@ -400,7 +407,8 @@ def _bounded(submit: Callable[[T], Future[R]], items: Iterable[T], limit: int,
                 in_flight[submit(item)] = (item, held)
             if not in_flight:
                 return  # nothing in flight holds a key: nothing waits
-            done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+            done, _ = wait(in_flight, timeout=_CANCELLED_POLL_S, return_when=FIRST_COMPLETED)
+            done |= {future for future in in_flight if future.cancelled()}  # no wait() sees them end
             for future in done:
                 item, held = in_flight.pop(future)
                 busy.subtract(held)

@@ -533,3 +533,28 @@ def test_a_message_quoting_a_name_that_is_not_utf8_is_stored_escaped(make_suite:
     record = next(r for r in run.records if r["case"]["id"] == "boom")
     assert "attachment-\\udce9.txt" in record["traceback"]
     assert run.verdicts.set_index("case_id").loc["fine", "reason"] == "reason \\udce9"
+
+
+def test_the_timed_out_case_of_a_run_on_one_instance_is_recorded_before_it_stops(tmp_path: Path,
+                                                                                  side_channel: Path) -> None:
+    """The run that stops after a timed-out call on its one instance keeps that case's record (status timeout)
+    beside the cases before it: the resume runs only the cases after it (mutation round 19: stopping before the
+    record was kept passed, since the resumed case timed out again)."""
+    cases = [make_case(f"c{i}", **({"op": "hang"} if i == 1 else {})) for i in range(3)]
+    root = write_suite(tmp_path / "suite", cases, case_timeout_s=0.5)
+    suite = op.load_suite(root)
+    with pytest.raises(op.OloproofError, match=r"^case 'c1': a call exceeded case_timeout_s=0\.5"):
+        op.run(suite, system=suite.resolve_system()(), out=tmp_path / "run", progress=False)
+    lines = (tmp_path / "run" / "cases.jsonl").read_text(encoding="utf-8").splitlines()
+    assert [(r["case"]["id"], r["status"]) for r in map(json.loads, lines)] == [("c0", "completed"),
+                                                                                ("c1", "timeout")]
+
+
+def test_a_run_on_one_instance_whose_last_case_timed_out_finishes(tmp_path: Path, side_channel: Path) -> None:
+    """No case is left to run beside the abandoned call of the last case: the run finishes as any other (mutation
+    round 19: a run that raised after its last case too passed every test)."""
+    cases = [make_case(f"c{i}", **({"op": "hang"} if i == 1 else {})) for i in range(2)]
+    root = write_suite(tmp_path / "suite", cases, case_timeout_s=0.5)
+    suite = op.load_suite(root)
+    run = op.run(suite, system=suite.resolve_system()(), out=tmp_path / "run", progress=False)
+    assert run.finished and list(run.cases["status"]) == ["completed", "timeout"]

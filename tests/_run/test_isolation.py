@@ -448,3 +448,38 @@ def test_each_limit_that_refuses_a_worker_is_named_and_its_pipe_closed(
         op.run(root, out=tmp_path / "run", progress=False, isolation="process", workers=1)
     assert str(err.value) == f"cannot start a worker process for isolation: process ({why}); {limit}"
     assert len(opened) == (2 if where == "Popen" else 0) and all(end.closed for end in opened)
+
+
+def test_a_run_folder_refused_stops_the_worker_processes(tmp_path: Path, released: Path) -> None:
+    """The workers start before the run folder is made: one refused (here, a folder that is not empty) stops them.
+    The error is kept, as a notebook keeps the last traceback (``sys.last_traceback``), whose frames hold the pool:
+    mutation round 19 (no stop there) passed every test, as the pool, let go, closed its pipes and the worker
+    ended; held, the worker ran on with the system it built."""
+    root = write_suite(tmp_path / "suite", [make_case("c0")], isolation="process")
+    out = tmp_path / "taken"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine", encoding="utf-8")
+    with pytest.raises(op.RunDirError, match="already exists and is not empty") as refused:
+        op.run(root, out=out, progress=False)
+    (pid,) = _worker_pids(released)
+    assert not running(pid) and refused.tb is not None  # stopped while the traceback still holds the pool
+
+
+def test_a_ctrl_c_right_after_the_run_folder_is_locked_stops_the_worker_processes(
+        tmp_path: Path, released: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review R13's stretch between locking the run folder and the run's own ``try``, with worker processes: a
+    Ctrl-C there releases the folder and stops the workers while the traceback still holds the pool (mutation
+    round 19: without that stop every test passed; see the test above)."""
+    from oloproof_nb._run import runner
+
+    root = write_suite(tmp_path / "suite", [make_case("c0")], isolation="process")
+
+    def interrupted(**kwargs: object) -> object:
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as m:
+        m.setattr(runner, "RunSettings", interrupted)
+        with pytest.raises(KeyboardInterrupt) as stopped:
+            op.run(root, out=tmp_path / "run", progress=False)
+    (pid,) = _worker_pids(released)
+    assert not running(pid) and stopped.tb is not None

@@ -14,7 +14,8 @@ import subprocess
 import sys
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
@@ -579,3 +580,113 @@ def test_no_more_instances_than_case_runs(make_suite: Any, tmp_path: Path) -> No
     suite = op.load_suite(make_suite(cases, evaluators=[{"type": "answer_matches"}]))
     run = op.run(suite, system=Echo, workers=50, epochs=2, out=tmp_path / "run", progress=False)
     assert len(run.cases) == 6 and len(built) == 6  # 6 case runs: 6 workers at most
+
+
+class _LosingExecutor(Executor):
+    """An executor that loses every batch: ``cancelled`` ends each task cancelled before it started (an executor
+    shut down with ``cancel_futures``, a Dask client closed), ``broken`` refuses it with ``BrokenProcessPool`` (a
+    process pool whose worker died since the last batch was sent)."""
+
+    def __init__(self, how: str) -> None:
+        self.how = how
+
+    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Future[Any]:
+        if self.how == "broken":
+            raise BrokenProcessPool("A child process terminated abruptly, the process pool is not usable anymore")
+        future: Future[Any] = Future()
+        future.cancel()
+        future.set_running_or_notify_cancel()  # as an executor does with a task cancelled before it started
+        return future
+
+
+@pytest.mark.parametrize("how", ["cancelled", "broken"])
+def test_a_batch_the_executor_cancelled_or_broke_is_one_line(make_suite: Any, tmp_path: Path, how: str) -> None:
+    """A batch cancelled by the executor, or refused by a broken process pool, stops the run with the one line of a
+    lost batch ('failed', the worker that died or the executor shut down, how to resume), never an internal error
+    and never 'was refused' (that is an executor shut down by its user: ``RuntimeError``, of which
+    ``BrokenExecutor`` is a subclass). Mutation round 19: without ``CancelledError`` among the losses, or with the
+    broken pool taken for a refusal, every test passed."""
+    root = dying_suite(make_suite, "never", n=3)
+    with pytest.raises(OloproofError) as err:
+        op.run(root, executor=_LosingExecutor(how), out=tmp_path / "run", progress=False)
+    message = str(err.value)
+    kind = "CancelledError" if how == "cancelled" else "BrokenProcessPool"
+    assert "\n" not in message and message.startswith("executor=: the task running cases 'c0' to 'c2' (3 case runs) "
+                                                      f"failed ({kind}")
+    assert "a worker process of the executor died" in message and "resume=True" in message
+    assert not (tmp_path / "run" / "internal-error.txt").exists()
+
+
+#: A desk whose case ``c0`` waits for ``go`` beside it (at most a minute).
+WAITING = """
+import pathlib
+import time
+
+HERE = pathlib.Path(__file__).parent
+
+
+class Desk:
+    version = "waiting-1"
+
+    def reset(self, state):
+        self.state = state
+
+    def snapshot(self):
+        return dict(self.state)
+
+    def run(self, input):
+        if input["n"] == 0:
+            deadline = time.monotonic() + 60
+            while not (HERE / "go").exists() and time.monotonic() < deadline:
+                time.sleep(0.01)
+        return {"steps": [], "answer": input["n"]}
+"""
+
+
+def test_an_executor_shut_down_with_its_queued_batches_cancelled_during_the_run_is_one_line(
+        make_suite: Any, tmp_path: Path) -> None:
+    """Mutation round 19: ``shutdown(cancel_futures=True)`` while a batch waits in the executor's queue cancels it
+    with ``Future.cancel()``, which wakes no ``concurrent.futures.wait`` (only an executor's own
+    ``set_running_or_notify_cancel`` does): the run waited for that batch for ever. It is now the one line of a
+    lost batch, naming it and how to resume. ``c0`` holds the only worker until the batch of ``c1`` is cancelled."""
+    cases = [{"id": f"c{i}", "input": {"n": i}, "expected": {"answer": i}} for i in range(2)]
+    root = make_suite(cases, system="sysmod:Desk", system_code=WAITING, evaluators=[{"type": "answer_matches"}])
+    class Noting(ThreadPoolExecutor):
+        """One worker; ``queued`` is set once the second batch is handed to it (it waits behind ``c0``)."""
+
+        def __init__(self) -> None:
+            super().__init__(max_workers=1)
+            self.submitted = 0
+            self.queued = threading.Event()
+
+        def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Future[Any]:
+            future = super().submit(fn, *args, **kwargs)
+            self.submitted += 1
+            if self.submitted == 2:
+                self.queued.set()
+            return future
+
+    pool = Noting()
+    outcome: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            op.run(root, executor=pool, chunk_size=1, out=tmp_path / "run", progress=False)
+        except BaseException as exc:  # noqa: BLE001 - handed to the test's thread
+            outcome.append(exc)
+
+    runner = threading.Thread(target=run, daemon=True)
+    runner.start()
+    assert pool.queued.wait(60) and runner.is_alive()  # c1's batch is in the queue, behind c0 (which waits)
+    pool.shutdown(wait=False, cancel_futures=True)  # c1's batch waits in the queue: cancelled
+    (root / "go").touch()
+    runner.join(timeout=60)  # a guard against the old hang, not a measure: the run stops at once
+    assert not runner.is_alive(), "the run still waits for the cancelled batch"
+    (error,) = outcome
+    assert isinstance(error, OloproofError), repr(error)
+    message = str(error)
+    assert "\n" not in message and message.startswith("executor=: the task running case 'c1' failed (CancelledError")
+    assert "resume=True" in message
+    journal = tmp_path / "run" / "cases.jsonl"  # c0's record is kept if it came in before the loss was seen
+    assert "c1" not in [json.loads(line)["case"]["id"] for line in (journal.read_text().splitlines()
+                                                                     if journal.exists() else [])]

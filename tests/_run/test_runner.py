@@ -805,3 +805,60 @@ def test_out_through_a_loop_of_links_is_the_one_line_about_creating_the_run_dire
     for out in (loop / "runs" / "x", loop / "x"):
         with pytest.raises(RunDirError, match=r"cannot create the run directory \(Too many levels of symbolic links"):
             op.run(suite, out=out, progress=False)
+
+
+# -- resuming a run that is (nearly) done (mutation round 19) ----------------------------------------------
+
+#: The inputs :class:`_Counted` ran, in order: a hand count of what a resume runs again.
+_COUNTED: list[Any] = []
+
+
+class _Counted:
+    """Answers its input and notes it in ``_COUNTED``."""
+
+    version = "counted-1"
+
+    def run(self, input: dict[str, Any]) -> dict[str, Any]:
+        _COUNTED.append(input["answer"])
+        return {"answer": input["answer"], "steps": []}
+
+
+def test_resuming_a_finished_run_that_lacks_a_record_runs_that_case_only(make_suite, tmp_path: Path) -> None:
+    """A finished run whose last case record is gone is not taken as done: the resume runs that one case (mutation
+    round 19: a count off by one left it out)."""
+    root = make_suite(_answers(3))
+    out = tmp_path / "run"
+    op.run(root, system=_Counted, out=out, progress=False)
+    journal = out / "cases.jsonl"
+    journal.write_bytes(b"".join(journal.read_bytes().splitlines(keepends=True)[:2]))  # c2's record gone
+    _COUNTED.clear()
+    run = op.run(root, system=_Counted, out=out, resume=True, progress=False)
+    assert _COUNTED == [2] and sorted(run.cases["case_id"]) == ["c0", "c1", "c2"]
+
+
+def test_resuming_a_finished_run_twice_in_one_process_leaves_the_folder_free(make_suite, tmp_path: Path) -> None:
+    """A resume of a finished run has nothing to do and returns at once: it releases the folder, so a second one in
+    the same process (a notebook cell run again) is not refused as in use by its own pid (mutation round 19)."""
+    from oloproof_nb._run.store import RunLock
+
+    root = make_suite(_answers(2))
+    out = tmp_path / "run"
+    op.run(root, out=out, progress=False)
+    for _ in range(2):
+        assert op.run(root, out=out, resume=True, progress=False).finished
+    assert RunLock.holder(out) is None
+
+
+def test_a_resume_refused_for_a_damaged_record_leaves_the_folder_free(make_suite, tmp_path: Path) -> None:
+    """Reading the records of the run to resume fails on a damaged line (a finished run without replays.jsonl, where
+    the store's own checks read no record): the folder is released, so asking again names the damage again, not
+    this process as the folder's holder (mutation round 19)."""
+    root = make_suite(_answers(2))
+    out = tmp_path / "run"
+    op.run(root, out=out, progress=False)
+    assert not (out / "replays.jsonl").exists()
+    journal = out / "cases.jsonl"
+    journal.write_bytes(journal.read_bytes() + b"{not json\n")  # line 3, after the two records
+    for _ in range(2):
+        with pytest.raises(op.RunDirError, match=r"cases\.jsonl: line 3: a stored record is not valid JSON"):
+            op.run(root, out=out, resume=True, progress=False)

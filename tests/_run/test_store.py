@@ -1078,3 +1078,121 @@ def test_a_write_refused_by_the_open_file_limits_names_them_not_free_space(
     assert str(err.value) == (f"{out / 'manifest.json'}: cannot write ({why}); the run stopped and nothing was "
                               f"blamed on the system. {fix}, then run again (the run had not started; the folder is "
                               "reused)")
+
+
+# --- mutation round 19: the journal digests and the store's lifetime ---
+
+
+def test_states_jsonl_is_no_journal_finish_compares(tmp_path: Path) -> None:
+    """``DIGESTED`` is ``cases.jsonl`` and ``replays.jsonl``: each state in ``states.jsonl`` is checked against its
+    address when it is read, so a node stored there twice changes no record and no verdict, and the run is not
+    refused for it (mutation round 19: a run that compared ``states.jsonl`` too passed every test)."""
+    store = RunStore.create(tmp_path / "run", MANIFEST)
+    store.append_replay({"case_id": "a", "environment_state": {"state": {"n": 1}}})
+    states = tmp_path / "run" / STATES
+    with states.open("ab") as handle:  # the same node again, by something other than the run
+        handle.write(states.read_bytes().splitlines(keepends=True)[-1])
+    assert store.finish(datetime(2026, 1, 1, tzinfo=timezone.utc)) == []
+    assert "journal_changed" not in json.loads((tmp_path / "run" / "manifest.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+@pytest.mark.parametrize("kind", ["folder", "pipe"])
+def test_finish_names_a_journal_replaced_by_a_folder_or_a_pipe(tmp_path: Path, kind: str) -> None:
+    """Something put a folder or a named pipe where ``cases.jsonl`` was: it is named as changed and the run is stamped
+    finished with it (the pipe is never waited on). Mutation round 19: finish raised the reader's error instead, and
+    the run was left unfinished, its manifest silent."""
+    store = RunStore.create(tmp_path / "run", MANIFEST)
+    store._append("cases.jsonl", {"verdict": "fail"})
+    journal = tmp_path / "run" / "cases.jsonl"
+    journal.unlink()
+    if kind == "folder":
+        journal.mkdir()
+    else:
+        os.mkfifo(journal)
+    assert store.finish(datetime(2026, 1, 1, tzinfo=timezone.utc)) == [journal]
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["journal_changed"] == ["cases.jsonl"] and manifest["finished_at"]
+
+
+def test_finish_names_a_journal_it_cannot_read_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An I/O error while ``cases.jsonl`` is read back to compare it: the run cannot show the journal holds what it
+    wrote, so it is named as changed, as an unreadable file in its place is (mutation round 19: the error escaped
+    finish, and the run was left unfinished)."""
+    import io
+
+    from oloproof_nb._run import lines
+
+    class Unreadable(io.BytesIO):
+        def read(self, size: int | None = -1) -> bytes:
+            raise OSError(errno.EIO, "Input/output error")
+
+    store = RunStore.create(tmp_path / "run", MANIFEST)
+    store._append("cases.jsonl", {"verdict": "fail"})
+    store._append("replays.jsonl", {"case_id": "a"})
+    real = lines.open_journal
+    monkeypatch.setattr(lines, "open_journal", lambda path: Unreadable() if path.name == "cases.jsonl" else real(path))
+    assert store.finish(datetime(2026, 1, 1, tzinfo=timezone.utc)) == [tmp_path / "run" / "cases.jsonl"]
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["journal_changed"] == ["cases.jsonl"]
+
+
+@pytest.mark.parametrize("name", ["cases.jsonl", "replays.jsonl", STATES])
+def test_resume_refuses_a_journal_that_is_a_link_and_cuts_nothing_through_it(tmp_path: Path, name: str) -> None:
+    """A run folder copied with its links (``cp -r`` of a folder whose journal is a link): the resume refuses it
+    before it cuts a torn last line or appends a record, either of which would change the file outside the folder
+    (mutation round 19: without the refusal every test passed, and the outside file lost its last line)."""
+    RunStore.create(tmp_path / "run", MANIFEST).close()
+    outside = tmp_path / "outside.jsonl"
+    outside.write_bytes(b'{"torn')  # a torn last line, which a resume cuts
+    (tmp_path / "run" / name).symlink_to(outside)
+    with pytest.raises(RunDirError, match=rf"{name}: is a symbolic link; a run folder's files are written in place"):
+        RunStore.resume(tmp_path / "run")
+    assert outside.read_bytes() == b'{"torn'
+
+
+def test_a_finished_run_takes_no_record_from_a_case_still_running(tmp_path: Path) -> None:
+    """``finish`` closes the store as ``close`` does: a replay a worker thread hands in afterwards is refused and the
+    journal stays as it was compared (mutation round 19: a finish that left the journals open appended it, after
+    the digests were compared)."""
+    store = RunStore.create(tmp_path / "run", MANIFEST)
+    store.append_replay({"case_id": "a", "environment_state": None})
+    assert store.finish(datetime(2026, 1, 1, tzinfo=timezone.utc)) == []
+    journal = tmp_path / "run" / "replays.jsonl"
+    with pytest.raises(RunDirError, match=r"the run stopped; a case still running then records nothing"):
+        store.append_replay({"case_id": "b", "environment_state": None})
+    assert journal.read_bytes() == b'{"case_id":"a","environment_state":null}\n'
+
+
+def test_closing_a_store_twice_closes_no_descriptor_opened_since(tmp_path: Path) -> None:
+    """The runner may close a store twice (a failure after the early close of a finished run's resume): the second
+    close touches no descriptor, though the journal's old number now belongs to another file (mutation round 19:
+    a close that kept the numbers closed that file)."""
+    store = RunStore.create(tmp_path / "run", MANIFEST)
+    store._append("cases.jsonl", {"index": 0})
+    (number,) = store._fds.values()
+    store.close()
+    other = tmp_path / "other.txt"
+    other.write_bytes(b"someone else's file\n")
+    fd = os.open(other, os.O_RDONLY)
+    try:
+        os.dup2(fd, number)  # the journal's old number, now another file's
+        store.close()
+        assert os.fstat(number).st_ino == other.stat().st_ino
+    finally:
+        os.close(fd)
+        try:
+            os.close(number)
+        except OSError:
+            pass
+
+
+def test_run_suite_itself_refuses_a_run_whose_journal_changed(make_suite) -> None:
+    """The runner raises once the run is finished, not only ``op.run``'s load of it: ``oloproof run``, whose child
+    process calls ``run_suite``, reports the changed journal at once, before a ``--baseline`` run or the columnar
+    copy (mutation round 19: without the runner's own check only the load refused it, and every test passed)."""
+    from oloproof_nb._run.runner import run_suite
+
+    folder = _forged_suite(make_suite)
+    with pytest.raises(RunDirError, match=r"cases\.jsonl: changed while run .* was running by something other"):
+        run_suite(op.load_suite(folder))

@@ -345,3 +345,26 @@ def test_a_link_where_the_replays_are_rewritten_is_replaced_not_written_through(
     assert victim.read_bytes() == b"my own notes\n"
     assert [json.loads(line)["n"] for line in (tmp_path / "r" / "replays.jsonl").read_text().splitlines()] == [0, 2]
     assert sorted(p.name for p in (tmp_path / "r").iterdir()) == ["cases.jsonl", "replays.jsonl"]
+
+
+@pytest.mark.parametrize(("fsync", "forced"), [("record", True), ("finish", False)])
+def test_resume_forces_its_rewrite_of_the_replays_to_disk_only_with_fsync_per_record(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fsync: str, forced: bool) -> None:
+    """``RunStore.resume(fsync=...)`` hands its own setting to the rewrite of replays.jsonl: forced to the disk with
+    ``fsync="record"`` (as every append is), not with ``"finish"`` (mutation round 19: the setting read the wrong way
+    round passed every test)."""
+    import os
+
+    from oloproof_nb._core.records import Manifest
+    from oloproof_nb._run import store as store_module
+
+    replays = _orphans(tmp_path / "r")
+    manifest = Manifest(suite="s", run_id="x", started_at="2026-01-01T00:00:00.000000Z", oloproof_nb="0", n_cases=0)
+    (tmp_path / "r" / "manifest.json").write_text(json.dumps(manifest.to_json()), encoding="utf-8")
+    synced: list[int] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(store_module.os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd))[1])
+    store_module.RunStore.resume(tmp_path / "r", fsync=fsync).close()  # type: ignore[arg-type]
+    kept = [line for line in replays.splitlines(keepends=True) if b'"b"' not in line]  # case b has no record
+    assert (tmp_path / "r" / "replays.jsonl").read_bytes() == b"".join(kept)
+    assert bool(synced) is forced
