@@ -553,9 +553,10 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
 
     References
     ----------
-    .. [1] Newcombe, R. G. (1998). Statistics in Medicine 17(22), 2635–2650.
-    .. [2] Bell, R. M. & McCaffrey, D. F. (2002). Survey Methodology 28(2), 169–181.
-    .. [3] McNemar, Q. (1947). Psychometrika 12(2), 153–157.
+    .. [1] Newcombe, R. G. (1998a). Statistics in Medicine 17(8), 873–890 (square-and-add, independent rates).
+    .. [2] Newcombe, R. G. (1998b). Statistics in Medicine 17(22), 2635–2650 (paired rates).
+    .. [3] Bell, R. M. & McCaffrey, D. F. (2002). Survey Methodology 28(2), 169–181.
+    .. [4] McNemar, Q. (1947). Psychometrika 12(2), 153–157.
 
     Examples
     --------

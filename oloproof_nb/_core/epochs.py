@@ -151,7 +151,9 @@ def pass_at_k(n: ArrayLike, c: ArrayLike, k: int) -> np.ndarray:
     Notes
     -----
     The complement of "all k picked epochs fail": C(n − c, k) of the C(n, k) picks hold only failures.
-    Unbiased for 1 − (1 − p)^k (Chen et al. 2021, eq. 1, computed there as the same product).
+    Unbiased for 1 − (1 − p)^k (Chen et al. 2021, eq. 1). Chen et al. compute it as
+    1 − Π_{i=n−c+1}^{n} (1 − k/i), a product over the c passes; the product here runs over the k picks,
+    and the two are equal (both are C(n − c, k)/C(n, k) written as a ratio of falling factorials).
 
     References
     ----------

@@ -117,7 +117,8 @@ def paired_difference_from_sums(
     ``cr2.equal_rate_low``; ℓ(0) = 0) — and υ(x) = 1 − ℓ(m − x), so a
     direction's upper end is never below u₀ = 1 − (α/2)^(1/n_min), the Clopper–Pearson bound of 0 discordant
     rows in n_min = (Σm)²/Σm². Newcombe's square-and-add (the MOVER of Zou & Donner 2008) combines them, as if
-    uncorrelated:
+    uncorrelated — the form of Newcombe's method 10 for independent rates (Newcombe 1998a), without the
+    correlation term his paired method 10 (Newcombe 1998b) adds (see "Why these choices"):
 
         low  = d̂ − √((p̂⁺ − ℓ(x⁺))² + (υ(x⁻) − p̂⁻)²),
         high = d̂ + √((υ(x⁺) − p̂⁺)² + (p̂⁻ − ℓ(x⁻))²),
@@ -157,7 +158,9 @@ def paired_difference_from_sums(
 
     References
     ----------
-    Newcombe, R. G. (1998). Improved confidence intervals for the difference between binomial proportions
+    Newcombe, R. G. (1998a). Interval estimation for the difference between independent proportions:
+    comparison of eleven methods. Statistics in Medicine 17(8), 873–890.
+    Newcombe, R. G. (1998b). Improved confidence intervals for the difference between binomial proportions
     based on paired data. Statistics in Medicine 17(22), 2635–2650.
     Zou, G. Y. & Donner, A. (2008). Construction of confidence limits about effect measures: a general
     approach. Statistics in Medicine 27(10), 1693–1702.

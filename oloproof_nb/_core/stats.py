@@ -390,7 +390,8 @@ def cluster_bootstrap(
     on how many clusters of each distinct (k, m) type are drawn, so with type counts c_t a resample is one
     Multinomial(G, c_t/G) draw over the T types: the work is B × T, never B × G.
 
-    BCa (Efron 1987): z₀ = Φ⁻¹(#{θ* < p̂}/B + ½·#{θ* = p̂}/B); from the leave-one-cluster-out jackknife
+    BCa (Efron 1987): z₀ = Φ⁻¹(#{θ* < p̂}/B + ½·#{θ* = p̂}/B), the share clipped to [1/(2B), 1 − 1/(2B)] so
+    that z₀ stays finite when every θ* lies on one side of p̂; from the leave-one-cluster-out jackknife
     θ₍c₎ = (Σk − k_c)/(Σm − m_c) with mean θ̄ and d_c = θ̄ − θ₍c₎, acceleration a = Σd_c³ / (6 (Σd_c²)^{3/2});
     the bounds are the θ* quantiles (linear interpolation) at Φ(z₀ + (z₀ + z_q)/(1 − a(z₀ + z_q))) for
     z_q = Φ⁻¹(α/2), Φ⁻¹(1 − α/2). The lower bound is capped at the all-pass bound (α/2)^(1/n_min) and at

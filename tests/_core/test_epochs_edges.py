@@ -128,3 +128,118 @@ def test_below_confidence_075_the_interval_holds_clopper_pearson_on_n_min() -> N
     iv = fractional_interval([0.4, 0.6] * 10, [1] * 20, confidence=0.5)
     assert iv.low <= stats.beta.ppf(0.25, 10, 11) + 1e-12
     assert iv.high >= stats.beta.ppf(0.75, 11, 10) - 1e-12
+
+
+# ---------------------------------------------------------------- stated properties, against outside references
+# (audit S4: each docstring property below had no test; the references are scipy, math.comb, fractions and the
+# matrix definitions of tests/_cr2_reference.py, never the package's own output)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 8])
+@pytest.mark.parametrize("p", [0.0, 0.17, 0.5, 0.93, 1.0])
+def test_pass_hat_k_and_pass_at_k_are_unbiased_under_independent_epochs(n: int, p: float) -> None:
+    """The docstrings' "unbiased for p^k" and "for 1 − (1 − p)^k": the exact expectation over the binomial number
+    of passes c ~ Binomial(n, p) (scipy's pmf) of each estimator, for every k ≤ n."""
+    c = np.arange(n + 1)
+    weights = stats.binom.pmf(c, n, p)
+    for k in range(1, n + 1):
+        assert weights @ op.pass_hat_k(np.full(n + 1, n), c, k) == pytest.approx(p**k, abs=1e-12)
+        assert weights @ op.pass_at_k(np.full(n + 1, n), c, k) == pytest.approx(1 - (1 - p) ** k, abs=1e-12)
+
+
+def test_pass_at_k_equals_the_product_chen_et_al_compute() -> None:
+    """Chen et al. (2021) compute pass@k as 1 − Π_{i=n−c+1}^{n} (1 − k/i) (their numerically stable numpy
+    estimator, 1 when n − c < k), and define it as 1 − C(n − c, k)/C(n, k): both agree with ``pass_at_k``."""
+    import math
+
+    def chen(n: int, c: int, k: int) -> float:
+        if n - c < k:
+            return 1.0
+        return float(1.0 - np.prod(1.0 - k / np.arange(n - c + 1, n + 1)))
+
+    for n in range(1, 11):
+        for k in range(1, n + 1):
+            got = op.pass_at_k(np.full(n + 1, n), np.arange(n + 1), k)
+            for c in range(n + 1):
+                assert got[c] == pytest.approx(chen(n, c, k), abs=1e-12)
+                assert got[c] == pytest.approx(1 - math.comb(n - c, k) / math.comb(n, k), abs=1e-12)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "pass^1", "pass^2", "pass^3", "pass@2", "pass@3"])
+def test_value_denominator_makes_every_possible_value_a_whole_number(reduction: str) -> None:
+    """The docstring: every value times D is a whole number, whatever the passes (exact fractions of math.comb)."""
+    import math
+    from fractions import Fraction
+
+    r = parse_reduce(reduction)
+    for epochs in ([3, 3], [3, 4, 5], [4, 6], [7], [5, 5, 9]):
+        d = value_denominator(epochs, reduction)
+        for n in epochs:
+            for c in range(n + 1):
+                if r.kind == "mean":
+                    value = Fraction(c, n)
+                elif r.kind == "pass^":
+                    value = Fraction(math.comb(c, r.k), math.comb(n, r.k))
+                else:
+                    value = 1 - Fraction(math.comb(n - c, r.k), math.comb(n, r.k))
+                assert (value * d).denominator == 1, (reduction, epochs, n, c, d)
+
+
+def _cr2_reference():  # the matrix definitions, written without the package (tests/_cr2_reference.py)
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parents[1]))
+    import _cr2_reference
+
+    return _cr2_reference
+
+
+@pytest.mark.parametrize(("values", "clusters"), [
+    ([0.5, 0.1, 1.0, 0.7, 0.3, 0.9, 0.2, 1.0], [0, 0, 1, 2, 2, 2, 3, 4]),  # unequal sizes 2, 1, 3, 1, 1
+    ([1.0, 0.6, 0.0, 0.8, 0.9, 1.0, 0.4, 0.7, 1.0, 0.3], [0, 1, 1, 2, 2, 3, 3, 3, 3, 4]),
+])
+def test_raw_fractional_interval_is_the_matrix_cr2_logit_t_with_clusters_of_several_cases(
+        values: list[float], clusters: list[int]) -> None:
+    """No ``denominator``: the docstring's expit(logit p̂ ± t_ν·SE/(p̂(1 − p̂))) with the CR2 SE and Bell–McCaffrey
+    ν of the regression of the case values on a constant, from the hat matrix (tests/_cr2_reference.py) and
+    scipy's t quantile, where neither cap binds. The other tests check it with one case a cluster only."""
+    from scipy import special
+
+    ref = _cr2_reference()
+    y, cl = np.asarray(values), np.asarray(clusters)
+    p, se, df = ref.cr2_matrix(y, cl)
+    half = stats.t.ppf(0.975, df) * se / (p * (1 - p))
+    low, high = special.expit(special.logit(p) - half), special.expit(special.logit(p) + half)
+    sizes = np.bincount(cl)
+    top = 0.025 ** (1 / (sizes.sum() ** 2 / (sizes**2).sum()))
+    assert low < min(top, p) and high > max(1 - top, p)  # the caps do not bind: the formula alone decides
+    iv = fractional_interval(np.bincount(cl, weights=y), sizes)
+    assert iv.method == "cluster_t"
+    assert (iv.low, iv.high) == pytest.approx((low, high), abs=1e-12)
+
+
+@pytest.mark.parametrize(("passes", "epochs", "clusters"), [
+    ([1, 2, 0, 2], [2, 2, 2, 2], [0, 0, 1, 2]),  # mean of 2 epochs, D = 2: rows 4, 2, 2 per cluster
+    ([1, 1, 2, 0, 2], [2, 2, 2, 2, 2], [0, 1, 1, 2, 3]),
+    ([2, 1, 3], [3, 3, 3], [0, 1, 1]),  # mean of 3 epochs, D = 3: rows 3, 6
+])
+def test_fractional_bounds_with_a_denominator_are_the_brute_force_minimum_over_the_scaled_rows(
+        passes: list[int], epochs: list[int], clusters: list[int]) -> None:
+    """With ``denominator`` D the docstring says the bounds are the gate's monotone ``cluster_t`` bounds of the data
+    set where each case is D rows, v·D of them passing: the smallest CR2 logit-t bound (or Clopper–Pearson on n_min
+    where every cluster has one rate) over every data set with more passing rows, capped at the all-pass bound
+    and p̂. Here that minimum is found by brute force from the matrix definitions (tests/_cr2_reference.py), on
+    clusters of several cases."""
+    ref = _cr2_reference()
+    n, c, cl = np.asarray(epochs), np.asarray(passes), np.asarray(clusters)
+    d = value_denominator(n, "mean")
+    values = c / n
+    sums, sizes = np.bincount(cl, weights=values), np.bincount(cl)
+    rows = (sizes * d).tolist()
+    hits = np.rint(sums * d).astype(int).tolist()
+    iv = fractional_interval(sums, sizes, denominator=d)
+    assert iv.method == "cluster_t"
+    assert iv.low == pytest.approx(ref.brute_force_low(hits, rows), abs=1e-12)
+    assert iv.high == pytest.approx(1 - ref.brute_force_low([r - h for r, h in zip(rows, hits, strict=True)], rows),
+                                    abs=1e-12)

@@ -277,3 +277,33 @@ def test_counts_no_run_could_give_are_refused(base: list[float], candidate: list
                                               message: str) -> None:
     with pytest.raises(ValueError, match=message):
         paired_difference_from_sums(base, candidate, rows)
+
+
+def test_the_documented_coverage_figures_are_the_tables() -> None:
+    """``paired_difference_from_sums``'s Coverage paragraph quotes benchmarks/paired.md (made by
+    tests/reference/paired_simulation.py): each figure is the largest one-sided miss of its cells (audit S4: stated
+    coverage, pinned by no test), so a table made again must change the prose with it."""
+    from collections.abc import Callable
+
+    text = (_PATH.parents[2] / "benchmarks" / "paired.md").read_text(encoding="utf-8")
+    lines = [line.strip("|").split("|") for line in text.splitlines() if line.startswith("| ")]
+    header = [c.strip() for c in lines[0]]
+    rows = [dict(zip(header, (c.strip() for c in line), strict=True)) for line in lines[1:]]
+
+    def worst(keep: Callable[[dict[str, str]], bool], sides: tuple[str, ...] = ("lower_miss", "upper_miss")) -> str:
+        x = max(float(r[s]) for r in rows if keep(r) for s in sides)
+        return f"{100 * x:.2f}".rstrip("0").rstrip(".") + "%"
+
+    def cells(design: str, method: str, taus: tuple[str, ...] = (), g: str = "") -> Callable[[dict[str, str]], bool]:
+        return lambda r: (r["design"] == design and r["method"] == method and (not g or r["G"] == g)
+                          and (not taus or r["change"].split(",")[0] in taus))
+
+    notes = " ".join((paired_difference_from_sums.__doc__ or "").split())
+    assert f"each one-sided miss is at most {worst(cells('repeat', 'cluster_t', ('tau=0.7',)))} at the nominal" in notes
+    rare = max(worst(cells("repeat", "cluster_t", ("tau=0.95", "tau=0.99"))), worst(cells("row_flips", "cluster_t")),
+               key=lambda s: float(s[:-1]))
+    assert f"(τ = 0.95 and 0.99, row-by-row flips) each miss is at most {rare}" in notes
+    assert (f"the lower miss reaches {worst(cells('cluster_flips', 'cluster_t', g='50'), ('lower_miss',))} at G = 50"
+            in notes)
+    assert (f"misses up to {worst(cells('repeat', 'cluster_bootstrap', g='20'))} (G = 20) and "
+            f"{worst(cells('repeat', 'cluster_bootstrap', g='50'))} (G = 50)") in notes

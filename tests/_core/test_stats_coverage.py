@@ -121,3 +121,39 @@ def test_readme_hard_cell_figures_are_the_tables():
     near1 = worst(lambda r: r["design"] == "near1")
     assert f"up to {worst(lambda r: True)} of the time (nominal 2.5%)" in readme
     assert f"it stays at or below {small} up to 200 clusters ({near1} in one cell at 400" in readme
+
+
+def _main_table() -> list[dict[str, str]]:
+    """The first table of benchmarks/coverage.md (coverage_simulation.py's): its rows up to the first blank line."""
+    text = (_PATH.parents[2] / "benchmarks" / "coverage.md").read_text(encoding="utf-8").split("\n| design")[1]
+    text = "| design" + text.split("\n\n")[0]
+    lines = [line.strip("|").split("|") for line in text.splitlines() if line.startswith("| ")]
+    header = [c.strip() for c in lines[0]]
+    return [dict(zip(header, (c.strip() for c in line), strict=True)) for line in lines[1:]]
+
+
+def test_the_bootstraps_documented_misses_are_the_tables():
+    """The figures the docstrings give for the cluster bootstrap (``cluster_bootstrap``'s Notes, the comment on
+    ``BOOTSTRAP_MIN_CLUSTERS``, the gate's module docstring) are the lower_miss maxima per G of the simulated table
+    (audit S4: stated coverage, pinned by no test): a table made again must change the prose with it."""
+    import inspect
+
+    import oloproof_nb._analysis.gate as gate_module
+    import oloproof_nb._core.bootstrap as bootstrap_module
+    from oloproof_nb._core.stats import cluster_bootstrap
+
+    rows = [r for r in _main_table() if r["method"] == "cluster_bootstrap"]
+    worst = {g: max(float(r["lower_miss"]) for r in rows if int(r["G"]) == g) for g in {int(r["G"]) for r in rows}}
+    assert sorted(worst) == [20, 30, 50, 100, 200]
+    assert all(worst[g] > 0.03 for g in (30, 50, 100, 200)) and worst[20] <= 0.03  # "more than 3% … from 30 to 200"
+
+    def pct(x: float) -> str:
+        return f"{100 * x:.2f}".rstrip("0").rstrip(".") + "%"
+
+    top = max(worst.values())
+    notes = " ".join((cluster_bootstrap.__doc__ or "").split())
+    assert f"every G simulated from 30 to 200 (up to {pct(top)}; at G = 20 at most {pct(worst[20])};" in notes
+    comment = " ".join(inspect.getsource(bootstrap_module).replace("#:", " ").split())
+    assert (f"every G from 30 to 200 (up to {pct(worst[50])} at G = 50 and {pct(worst[100])} at G = 100; at G = 20 "
+            f"at most {pct(worst[20])})") in comment
+    assert f"from 30 to 200 (at G = 20 at most {pct(worst[20])})" in " ".join((gate_module.__doc__ or "").split())
