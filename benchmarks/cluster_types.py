@@ -19,6 +19,11 @@ the minimum over ``--rounds`` processes per checkout; the intervals of every che
 monotone bound on Σm·D scaled rows (at most 2,000,000), beside the raw CR2 logit-t interval.
 
     python benchmarks/cluster_types.py --reduced
+
+``--layout CLUSTERS,LARGEST,P`` (repeatable) times these layouts instead of the four, e.g. the gate's interval
+at scale, 500,000 clusters of 1–3 rows (about 1,000,000 rows):
+
+    python benchmarks/cluster_types.py --layout 500000,3,0.9
 """
 
 from __future__ import annotations
@@ -85,8 +90,22 @@ def child(layouts: list[tuple[int, int, float]]) -> list[dict[str, object]]:
         iv = cluster_t_from_sums(k, m, 0.95)
         spent = time.thread_time() - t
         out.append({"layout": [g, largest, p], "types": int(_types(m - k, m)[0].shape[0]),
-                    "failures": int((m - k).sum()), "seconds": spent, "low": iv.low, "high": iv.high})
+                    "failures": int((m - k).sum()), "rows": int(m.sum()), "seconds": spent,
+                    "low": iv.low, "high": iv.high})
     return out
+
+
+def layout(text: str) -> tuple[int, int, float]:
+    """``CLUSTERS,LARGEST,P`` of ``--layout``: positive whole numbers of clusters and rows, 0 < P < 1."""
+    try:
+        g, largest, p = text.split(",")
+        parsed = (int(g), int(largest), float(p))
+    except ValueError:
+        parsed = (0, 0, 0.0)
+    if parsed[0] < 1 or parsed[1] < 1 or not 0 < parsed[2] < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: write CLUSTERS,LARGEST,P, e.g. 500000,3,0.9 "
+                                         "(whole numbers of at least 1, 0 < P < 1)")
+    return parsed
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -97,6 +116,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--smoke", action="store_true", help="one small layout, one round (CI)")
     parser.add_argument("--reduced", action="store_true",
                         help="time a pass^k / pass@k criterion's monotone interval instead")
+    parser.add_argument("--layout", action="append", default=[], type=layout, metavar="CLUSTERS,LARGEST,P",
+                        help="time this layout instead of the four (repeatable): clusters, largest size, pass "
+                             "probability")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--reduced-child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -108,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.reduced:
         return reduced_main(REDUCED_SMOKE if args.smoke else REDUCED)
-    layouts = SMOKE if args.smoke else LAYOUTS
+    layouts = args.layout or (SMOKE if args.smoke else LAYOUTS)
     rounds = 1 if args.smoke else args.rounds
     checkouts = [HERE, *[c.resolve() for c in args.checkout]]
     import numpy
@@ -125,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     ok = True
     for i, (g, largest, p) in enumerate(layouts):
         first = results[HERE][0][i]
-        print(f"{g:,} clusters of 1–{largest} rows, p={p}: {first['types']} failure types, "
+        print(f"{g:,} clusters of 1–{largest} rows, p={p}: {first['rows']:,} rows, {first['types']} failure types, "
               f"{first['failures']:,} failures")
         for c in checkouts:
             best = min(r[i]["seconds"] for r in results[c])  # type: ignore[type-var]

@@ -20,6 +20,8 @@ the medians. Run::
     pip install -e ".[bench]"                 # Inspect AI (extra 'bench')
     python benchmarks/runner.py               # 2,000 cases, both harnesses, 3 fresh processes each
     python benchmarks/runner.py --profile     # also a cProfile of one oloproof process (top functions)
+    python benchmarks/runner.py --no-inspect --copy-parts   # also where the columnar copy's time goes, and
+                                                            # the garbage collections it makes a run pay
     python benchmarks/runner.py --smoke       # 50 cases, 1 process each (CI); Inspect part skipped if not installed
     python benchmarks/runner.py --inspect-python /other/venv/bin/python   # Inspect AI in another interpreter
 """
@@ -106,13 +108,13 @@ def oloproof_child(folder: Path, out: Path) -> dict[str, Any]:
     suite = op.load_suite(folder)
     copy = timed_copy()
     t = time.perf_counter()
-    with full_collections() as collected:
+    with gc_passes() as collected:
         run_suite(suite, out=again, sink=copy)
         if not copy.commit():
             raise SystemExit("the live columnar copy was not written")
     total = time.perf_counter() - t
     result["copy"], result["harness"] = copy.spent, total - copy.spent
-    result["full_gc"] = collected[0]
+    result["full_gc"] = collected[2][1]
     shutil.rmtree(out / "frames")  # for comparison: the same copy built by reading the journal back
     t = time.perf_counter()
     Run.load(out)
@@ -135,21 +137,23 @@ def floor_child() -> dict[str, Any]:
 
 
 @contextlib.contextmanager
-def full_collections() -> Iterator[list[float]]:
-    """Seconds the garbage collector spends in full (generation 2) collections inside the block."""
-    spent, started = [0.0], [0.0]
+def gc_passes() -> Iterator[dict[int, list[float]]]:
+    """The garbage collector's passes inside the block: per generation (0 young, 1 middle, 2 full), how many
+    and the seconds they took, as ``[count, seconds]``."""
+    seen: dict[int, list[float]] = {0: [0, 0.0], 1: [0, 0.0], 2: [0, 0.0]}
+    started = [0.0]
 
     def watch(phase: str, info: dict[str, Any]) -> None:
-        if info["generation"] != 2:
-            return
         if phase == "start":
             started[0] = time.perf_counter()
         else:
-            spent[0] += time.perf_counter() - started[0]
+            passes = seen.setdefault(info["generation"], [0, 0.0])
+            passes[0] += 1
+            passes[1] += time.perf_counter() - started[0]
 
     gc.callbacks.append(watch)
     try:
-        yield spent
+        yield seen
     finally:
         gc.callbacks.remove(watch)
 
@@ -226,6 +230,119 @@ def parquet_floor(run_dir: Path, repeat: int) -> list[float]:
         writer.commit()
         seconds.append(time.perf_counter() - t)
     return seconds
+
+
+class KeptRecords:
+    """A record sink that keeps what the runner hands it: each case record and its states' addresses."""
+
+    def __init__(self) -> None:
+        self.added: list[tuple[Any, str | None, str | None]] = []
+
+    def start(self, directory: Path) -> None:
+        self.added = []
+
+    def add(self, record: Any, state_ref: str | None, initial_ref: str | None = None) -> None:
+        self.added.append((record, state_ref, initial_ref))
+
+
+def copy_parts_child(folder: Path, out: Path, copies: int, runs: int) -> dict[str, Any]:
+    """Where the live columnar copy's time goes, in one warm process, and the collections it makes a run pay.
+
+    The parts: the copy's own steps as ``LiveCopy`` takes them, done again on one run's records — each chunk
+    of ``CHUNK`` cases turned into every frame's items (``frames.chunk_items``; ``changes`` is ``leaf_diff``),
+    the items into Arrow tables (``to_arrow``), the tables into the nine files (``CopyWriter``, its commit
+    included). CPU time of this thread with the garbage collector paused, medians of ``copies`` copies after
+    an untimed one. The collections: counted per generation in ``run_suite`` (the copy committed) with the
+    live copy and without any sink, ``runs`` runs each, alternating, after one untimed run of each.
+    """
+    import oloproof_nb as op
+    from oloproof_nb._analysis import frames
+    from oloproof_nb._analysis.columnar import CopyWriter, journal_fingerprint, to_arrow
+    from oloproof_nb._analysis.columns import FRAMES
+    from oloproof_nb._analysis.live_copy import CHUNK, LiveCopy
+    from oloproof_nb._analysis.run import Run
+    from oloproof_nb._run.runner import run_suite
+    from oloproof_nb._run.store import read_manifest
+
+    suite = op.load_suite(folder)
+    kept = KeptRecords()
+    run_suite(suite, out=out, sink=kept)
+    run = Run(out, read_manifest(out))
+    if any(ev.scope == "run" for ev in run.config.evaluators):
+        raise SystemExit("--copy-parts takes a suite without evaluators judged across cases (pairs)")
+    parts: dict[str, list[float]] = {}
+    cells = json_cells = 0
+    for i in range(copies + 1):  # the first: first-use costs, not counted
+        spent = {"arrow": 0.0, "files": 0.0}
+        writer = CopyWriter(out, {})
+        gc.disable()
+        try:
+            for start in range(0, len(kept.added), CHUNK):
+                chunk = kept.added[start:start + CHUNK]
+                items = frames.chunk_items([rec for rec, _, _ in chunk], [ref for _, ref, _ in chunk],
+                                           run.config.tool_errors, unscored=run.unscored_ids)
+                while True:
+                    t = time.thread_time()
+                    part = next(items, None)
+                    took = time.thread_time() - t
+                    if part is None:
+                        break
+                    name, rows, state_refs = part
+                    spent[name] = spent.get(name, 0.0) + took
+                    t = time.thread_time()
+                    table = to_arrow(FRAMES[name], rows, state_refs)
+                    spent["arrow"] += time.thread_time() - t
+                    t = time.thread_time()
+                    writer.write(name, table)
+                    spent["files"] += time.thread_time() - t
+                    if i == 0:
+                        cells += table.num_rows * table.num_columns
+                        json_cells += table.num_rows * sum(col.is_json for col in FRAMES[name].columns)
+            writer.fingerprint = journal_fingerprint(out)
+            t = time.thread_time()
+            writer.commit()
+            spent["files"] += time.thread_time() - t
+        finally:
+            gc.enable()
+        if i:
+            for name, seconds in spent.items():
+                parts.setdefault(name, []).append(seconds)
+    passes: dict[str, list[dict[int, list[float]]]] = {"copy": [], "none": []}
+    for i in range(runs + 1):
+        for label, seen in passes.items():
+            sink = LiveCopy() if label == "copy" else None
+            gc.collect()
+            with gc_passes() as counted:
+                run_suite(suite, out=out.parent / f"{out.name}-{label}-{i}", sink=sink)
+                if sink is not None and not sink.commit():
+                    raise SystemExit("the live columnar copy was not written")
+            if i:  # the first of each: untimed
+                seen.append(counted)
+    return {"cases": len(kept.added), "cells": cells, "json_cells": json_cells,
+            "parts": {name: statistics.median(s) for name, s in parts.items()},
+            "gc": {label: {str(gen): [statistics.median(r[gen][k] for r in rows) for k in (0, 1)] for gen in (0, 1, 2)}
+                   for label, rows in passes.items()}}
+
+
+def copy_parts_lines(parts: dict[str, Any], copies: int, runs: int) -> str:
+    """The lines ``--copy-parts`` prints of :func:`copy_parts_child`'s result."""
+    ms = {name: 1e3 * s for name, s in parts["parts"].items()}
+    items = [name for name in ms if name not in ("arrow", "files")]
+    per_cell = 1e6 * ms["arrow"] / max(parts["cells"], 1)
+    gc_line = "; ".join(
+        f"{'with the copy' if label == 'copy' else 'without a copy'}: "
+        + " / ".join(f"{young_middle_full[0]:.0f}" for young_middle_full in gens.values())
+        + f" passes, {1e3 * sum(passes[1] for passes in gens.values()):.1f} ms"
+        for label, gens in parts["gc"].items())
+    return (f"    where the copy of {parts['cases']:,} cases goes (one warm process, CPU time, collector paused, "
+            f"medians of {copies} copies): records into items {sum(ms[n] for n in items):.1f} ms ("
+            + ", ".join(f"{'changes (leaf_diff)' if n == 'changes' else n} {ms[n]:.1f}"
+                        for n in sorted(items, key=lambda n: -ms[n]))
+            + f"), Arrow tables {ms['arrow']:.1f} ms ({parts['cells']:,} cells, {per_cell:.0f} ns a cell; "
+            f"{parts['json_cells']:,} of them JSON texts), the nine files {ms['files']:.1f} ms; "
+            f"in all {sum(ms.values()):.1f} ms\n"
+            f"    garbage collections of one run_suite (young / middle / full passes and their time, medians of "
+            f"{runs} runs each, alternating): {gc_line}")
 
 
 def profile_oloproof(folder: Path, out: Path, top: int = 30) -> str:
@@ -315,10 +432,10 @@ def inspect_available() -> bool:
     return True
 
 
-def child(flag: str, python: str, folder: Path, out: Path) -> dict[str, Any]:
+def child(flag: str, python: str, folder: Path, out: Path, *extra: str) -> dict[str, Any]:
     """Run one measurement in a fresh process of ``python``; its JSON result."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE.parent), os.environ.get("PYTHONPATH")]))}
-    proc = subprocess.run([python, str(Path(__file__).resolve()), flag, str(folder), str(out)],
+    proc = subprocess.run([python, str(Path(__file__).resolve()), flag, str(folder), str(out), *extra],
                           capture_output=True, text=True, check=False, env=env)
     if proc.returncode != 0:
         raise SystemExit(f"{flag} failed:\n{proc.stderr[-3000:]}")
@@ -349,11 +466,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-inspect", action="store_true", help="time oloproof_nb only")
     parser.add_argument("--examples", action="store_true",
                         help="also the columnar copy's share of the harness's time on the bundled examples")
+    parser.add_argument("--copy-parts", action="store_true",
+                        help="also where the columnar copy's time goes, step by step, and the garbage "
+                             "collections it makes a run pay (one more fresh process)")
     parser.add_argument("--inspect-python", help="run the Inspect AI part with this interpreter")
     parser.add_argument("--oloproof-child", nargs=2, metavar=("SUITE", "OUT"), help=argparse.SUPPRESS)
     parser.add_argument("--inspect-child", nargs=2, metavar=("SUITE", "LOGS"), help=argparse.SUPPRESS)
     parser.add_argument("--floor-child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--copy-parts-child", nargs=4, metavar=("SUITE", "OUT", "COPIES", "RUNS"),
+                        help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.copy_parts_child:
+        suite_dir, out_dir, copies, runs = args.copy_parts_child
+        print(json.dumps(copy_parts_child(Path(suite_dir), Path(out_dir), int(copies), int(runs))))
+        return 0
     if args.floor_child:
         print(json.dumps(floor_child()))
         return 0
@@ -398,6 +524,11 @@ def main(argv: list[str] | None = None) -> int:
               f"import oloproof_nb): {statistics.median(floors):.3f} s (processes "
               + ", ".join(f"{f:.3f}" for f in floors) + ")")
         ok = all((r["answer_passed"], r["state_passed"]) == hand for r in ours)
+        if args.copy_parts:
+            copies = 1 if args.smoke else 5
+            parts = child("--copy-parts-child", sys.executable, folder, tmp / "runs" / "parts", str(copies),
+                          str(args.repeat))
+            print(copy_parts_lines(parts, copies, args.repeat))
         if args.examples:
             print("    the copy on the bundled examples (5 runs each, warm, replays live):")
             print(copy_share_on_examples(tmp / "examples"))

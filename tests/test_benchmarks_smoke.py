@@ -56,13 +56,17 @@ def test_cluster_types_smoke() -> None:
     assert "failure types" in out and "interval [" in out and "DIFFERENT" not in out
     out = smoke("cluster_types.py", "--reduced")
     assert "scaled rows" in out and "monotone [" in out and "NARROWER" not in out
+    out = smoke("cluster_types.py", "--layout", "1000,3,0.9")
+    assert "1,000 clusters of 1–3 rows, p=0.9: " in out and "interval [" in out and "200 clusters" not in out
 
 
 def test_runner_smoke_oloproof() -> None:
-    out = smoke("runner.py", "--no-inspect", "--examples")
+    out = smoke("runner.py", "--no-inspect", "--examples", "--copy-parts")
     assert "(a) oloproof_nb" in out and "cases/s" in out and "FAIL" not in out
     assert "imports the calls cannot avoid" in out and "skipped (--no-inspect)" in out
     assert "stateful-agent (48 cases): copy" in out and "writing the nine Parquet files" in out
+    assert "where the copy of 50 cases goes" in out and "changes (leaf_diff)" in out and "the nine files" in out
+    assert "garbage collections of one run_suite" in out and "without a copy: " in out
 
 
 @pytest.mark.skipif(not HAS_INSPECT, reason="inspect_ai is not installed (extra 'bench')")

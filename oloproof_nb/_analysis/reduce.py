@@ -27,13 +27,14 @@ def repeated_rows(run: Run, verdicts: pd.DataFrame, criteria: Collection[str]) -
     """Which rows of ``verdicts`` (``run.verdicts``) of ``criteria`` (those reduced with pass^k or pass@k) repeat a
     try of the agent another row already counts: the fault replay rows of a pooled run that
     :meth:`~.run.Run.repeated_replays` names. The replay records are read only when one of ``criteria`` is a
-    fault criterion of a pooled run that took a replay from the cache (about 2.5 s for 50,000 cases' replays),
-    and once per run.
+    fault criterion of a pooled run that took a replay from the cache, and once per run (``python
+    benchmarks/pooled.py``: two pooled runs of 50,000 cases, the first such gate 3.9–4.3 s, 0.66–0.68 s after).
 
     pass^k and pass@k take a case's epochs for independent tries. The replay cache gives a later run the very
     replay an earlier run made of the same case, epoch and recording, so a pool of two runs of one system held
-    each fault replay twice: a recovery that succeeds half the time got pass^4 over "4 epochs" equal to the
-    pass^2 of 2 (0.165 where 4 tries give about 0.05), a PASS at 0.1. Rows of ``mean`` are left alone: a row
+    each fault replay twice: a recovery that succeeds half the time, whose pass^4 is 0.5⁴ ≈ 0.06, got over
+    "4 epochs" the pass^2 of its 2 tries, 0.5² = 0.25 expected, which a threshold of 0.1 can PASS (the
+    pooled desk of ``tests/_analysis/test_epochs.py`` read 3 of 8 cases so). Rows of ``mean`` are left alone: a row
     repeated within its case's cluster leaves the interval cluster-robust, and where every case's rows repeat
     alike (each fault replay of the later run from the cache) the rate and interval are as they were; where
     only some cases' replays came from the cache, those cases weigh more, and the rate and interval move.
