@@ -8,6 +8,7 @@ pairs; the next free number does neither.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import sys
@@ -179,3 +180,97 @@ def test_an_id_a_tool_makes_up_diverges_the_control_replay_whatever_ignore_says(
     assert numbered.replays["control_reproduced"].all() and numbered.pairs["holds"].all()
     sees = numbered.verdicts[numbered.verdicts["criterion"] == "sees_its_case"]
     assert len(sees) == 6 and set(sees["verdict"]) == {"pass"}
+
+
+FILES_API = '''import oloproof_nb as op
+
+
+class Directory:
+    def __init__(self, name, parent=None):
+        self.name, self._parent, self.contents = name, parent, {}
+
+
+class FileSystem:
+    def __init__(self):
+        self.root, self.long_context = Directory("/"), False
+        self._current_dir = self.root
+
+    @classmethod
+    def from_state(cls, state):
+        fs = cls()
+        fs.long_context = state["long_context"]
+        fs.root = fs._build(state["root"], None)
+        fs._current_dir = fs.root
+        return fs
+
+    def _build(self, node, parent):
+        d = Directory(node["name"], parent)
+        d.contents = {k: self._build(v, d) for k, v in node["contents"].items()}
+        return d
+
+    def mkdir(self, dir_name):
+        self._current_dir.contents[dir_name] = Directory(dir_name, self._current_dir)
+        return {}
+
+
+'''
+
+
+def _objects_block() -> str:
+    """Section 1a's ``public_state`` and ``FileDesk``."""
+    text = README.read_text(encoding="utf-8")
+    bullet = text.split("- **State kept in objects, turn by turn**", 1)[1]
+    block = re.search(r"\n```python\n(.*?)\n```\n", bullet, re.S)
+    assert block is not None, "section 1a shows how to snapshot state kept in objects"
+    return block.group(1)
+
+
+def test_state_kept_in_objects_round_trips_and_its_errors_read_as_the_readme_quotes(tmp_path: Path) -> None:
+    """Section 1a's BFCL bullet (review W4): ``public_state`` leaves private attributes (the parent pointer, the
+    current directory) out, so the snapshot of a reset is the state given (no change by itself, counted by the
+    idle baseline); each user turn starts at a ``user`` message; the errors it quotes are the ones given."""
+    code = FILES_API + _objects_block().replace("          ...                           # the agent's calls",
+                                                 "          rec.tool('mkdir', self.fs.mkdir, dir_name=turn)  #")
+    state = {"FileSystem": {"long_context": False, "root": {"name": "/", "contents": {
+        "docs": {"name": "docs", "contents": {}}}}}}
+    cases = [{"id": f"c{n}", "input": {"turns": ["a", "b"], "n": n}, "initial_state": state,
+              "expected": {"state": {"FileSystem": {"root": {"contents": {
+                  d: {"name": d, "contents": {}} for d in "ab"}}}}}} for n in range(2)]
+    folder = _suite(tmp_path / "files", code, cases, [{"type": "state_matches", "mode": "changes"}], {})
+    (folder / "oloproof.yaml").write_text((folder / "oloproof.yaml").read_text().replace("sysmod:MadeUpIds",
+                                                                                         "sysmod:FileDesk"))
+    suite = op.load_suite(folder)
+    run = op.run(suite, progress=False)
+    assert (run.verdicts["verdict"] == "pass").all(), run.verdicts["reason"].tolist()
+    users = run.steps[(run.steps["kind"] == "message") & (run.steps["role"] == "user")]
+    assert users.groupby("case_id")["content"].apply(list).tolist() == [["a", "b"], ["a", "b"]]
+    assert op.baseline(suite).run.changes.empty          # the round trip: no leaf changed by itself
+    classes = _classes(suite)
+    desk = classes["FileDesk"]()
+    desk.reset(state)
+    assert desk.snapshot() == state
+    from oloproof_nb._run.sandbox import SystemContractError, environment_state
+    case = suite.cases[0]
+    with pytest.raises(SystemContractError, match="the state holds a FileSystem value at FileSystem, which has no "
+                                                  "exact JSON form: "):
+        environment_state({"FileSystem": desk.fs}, run_id="r", case=case, system_version=None)
+    @dataclasses.dataclass
+    class Directory:                                      # the same tree as dataclasses, the pointer public
+        name: str
+        parent: object = None
+        contents: dict = dataclasses.field(default_factory=dict)
+
+    root = Directory("/")
+    root.contents["docs"] = Directory("docs", parent=root)
+    with pytest.raises(SystemContractError, match=re.escape(
+            "a Directory value at FileSystem.root.contents.docs.parent, which has no exact JSON form: it refers to "
+            "itself (it is the object at FileSystem.root)")):
+        environment_state({"FileSystem": {"root": root}}, run_id="r", case=case, system_version=None)
+    deep: dict = {"name": "d", "contents": {}}
+    for _ in range(100):                                  # 100 directories: 201 levels with the state's own
+        deep = {"name": "d", "contents": {"d": deep}}
+    (folder / "cases.jsonl").write_text(json.dumps({"id": "deep", "input": {"turns": []}, "initial_state": {
+        "FileSystem": {"long_context": False, "root": deep}}}) + "\n")
+    with pytest.raises(op.CaseFileError) as info:
+        op.load_suite(folder)
+    assert str(info.value).endswith("cases.jsonl: line 1: nested deeper than 200 levels of objects and lists")

@@ -250,7 +250,7 @@ def test_section_10_inspect_block(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     # by hand from the task's table: match is C on s1, s2 and 3 in both epochs, none on s4 (raised)
     row = op.gate(run, release={"criteria": {"match": 0.9}, "allow_approximate_methods": True}).table.iloc[0]
     assert row[["criterion", "n", "passed", "missing", "n_clusters"]].tolist() == ["match", 8, 6, 2, 2]
-    assert row["verdict"] == "INSUFFICIENT_EVIDENCE" and row["reason"] == "too_few_clusters"  # 2 topics < 20
+    assert row["verdict"] == "INSUFFICIENT_EVIDENCE" and row["reason"].startswith("too_few_clusters")  # 2 topics < 20
     # the commands beside it, with the thresholds the block gives written as release.yaml: BLOCK, exit 1
     (tmp_path / "release.yaml").write_text("criteria: {match: 0.9}\nallow_approximate_methods: true\n",
                                            encoding="utf-8")

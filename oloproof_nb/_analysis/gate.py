@@ -1096,8 +1096,9 @@ def _decide(row: dict[str, Any], threshold: float | None, cfg: ReleaseConfig, cl
         return "INSUFFICIENT_EVIDENCE", "all_missing"
     if left_out:  # a case not reduced may be the one that fails: the interval leaves it out, so no verdict
         return "INSUFFICIENT_EVIDENCE", "too_few_epochs"
-    if clustered and row["n_clusters"] < cfg.min_clusters:
-        return "INSUFFICIENT_EVIDENCE", "too_few_clusters"
+    if clustered and row["n_clusters"] < cfg.min_clusters:  # the numbers too: "too few" for a suite of 16 cases
+        return "INSUFFICIENT_EVIDENCE", (f"too_few_clusters: its rows fall in {row['n_clusters']} clusters, "
+                                         f"min_clusters is {cfg.min_clusters}")
     transform = getattr(ev, "transform", None)
     if ev.type == "metamorphic_relation" and not checked.get(str(transform), False):
         return "INSUFFICIENT_EVIDENCE", "transform_not_checked"

@@ -27,8 +27,8 @@ dataclass instance                         an object of its fields
 
 Refused (:class:`NotJSONError`): ``bytes`` (decode or base64-encode them), sets
 (no order: return a sorted list), mapping keys that are not strings, values
-nested deeper than :data:`~oloproof_nb._core.paths.MAX_DEPTH` (or cyclic), and
-every other type.
+nested deeper than :data:`~oloproof_nb._core.paths.MAX_DEPTH`, values that refer to themselves (named with
+the object they point back to), and every other type.
 """
 
 from __future__ import annotations
@@ -92,7 +92,8 @@ class NotJSONError(TypeError):
     type_name : str
         The refused type.
     too_deep : bool
-        Refused for its nesting (deeper than ``MAX_DEPTH``, or cyclic), not for its type.
+        Refused for its nesting (deeper than ``MAX_DEPTH``), not for its type. A value that refers to itself
+        (a parent pointer) is not too deep: its message names the object it points back to.
     """
 
     def __init__(self, what: str, path: str, type_name: str, fix: str, too_deep: bool = False) -> None:
@@ -164,7 +165,50 @@ def to_json(value: Any, *, what: str = "the value") -> Any:
     try:
         return _convert(value, 0)
     except _Refused as exc:
-        raise NotJSONError(what, format_path(exc.keys[::-1]), exc.type_name, exc.fix, exc.too_deep) from None
+        keys = exc.keys[::-1]
+        cycle = _cycle_on(value, keys) if exc.too_deep else None
+        if cycle is not None:
+            first, again, type_name = cycle
+            keys = keys[:again]
+            where = f"the object at {format_path(keys[:first])}" if first else f"{what} itself"
+            raise NotJSONError(what, format_path(keys), type_name,
+                               f"it refers to itself (it is {where}), so it never ends; leave the back-reference "
+                               "out of what you return (a parent pointer: keep it in an attribute you leave out, "
+                               "or return the key it points to)") from None
+        raise NotJSONError(what, format_path(keys), exc.type_name, exc.fix, exc.too_deep) from None
+
+
+def _cycle_on(value: Any, keys: list[str]) -> tuple[int, int, str] | None:
+    """Where the walk down ``keys`` meets an object it passed already: ``(first, again, type name)``.
+
+    ``first`` and ``again`` count the keys taken to reach the object the first and the second time. ``None``
+    when the path is only deep (or cannot be followed again). Called on the error path only.
+    """
+    seen: dict[int, int] = {}
+    taken = 0
+    while type(value) not in _ATOMS:
+        if id(value) in seen:
+            return seen[id(value)], taken, f"{type(value).__name__} value"
+        seen[id(value)] = taken
+        if isinstance(value, enum.Enum):  # converted through its value, which takes no key
+            value = value.value
+            continue
+        if taken == len(keys):
+            return None
+        key = keys[taken]
+        try:
+            if isinstance(value, Mapping):
+                value = value[key]
+            elif isinstance(value, (list, tuple)):
+                value = value[int(key)]
+            elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+                value = getattr(value, key)
+            else:
+                return None
+        except (LookupError, ValueError, AttributeError, TypeError):
+            return None
+        taken += 1
+    return None
 
 
 def _convert(value: Any, depth: int) -> Any:

@@ -149,7 +149,8 @@ def test_too_few_clusters(tmp_path: Path) -> None:
     outcomes, clusters = clustered_outcomes(g=8)
     release = {"allow_approximate_methods": True, "min_clusters": 20, "criteria": {"answer_matches": 0.5}}
     g = op.gate(run_suite(make_suite(tmp_path, outcomes, clusters=clusters, release=release)))
-    assert (row(g)["verdict"], row(g)["reason"]) == ("INSUFFICIENT_EVIDENCE", "too_few_clusters")
+    assert (row(g)["verdict"], row(g)["reason"]) == (
+        "INSUFFICIENT_EVIDENCE", "too_few_clusters: its rows fall in 8 clusters, min_clusters is 20")
     assert g.n_source_clusters == 8
 
 
@@ -639,7 +640,8 @@ def test_verdict_rows_regrouped_in_a_notebook_get_a_clustered_interval(tmp_path:
     g = op.gate(run)
     r = row(g)
     assert (r["n_clusters"], r["method"], r["verdict"], r["reason"]) == (6, "cluster_t", "INSUFFICIENT_EVIDENCE",
-                                                                       "too_few_clusters")
+                                                                       "too_few_clusters: its rows fall in 6 clusters, "
+                                                                       "min_clusters is 20")
     assert g.clustered and g.verdict == "BLOCK"
     table = op.slice_table(run, "trajectory_length:1")  # the slices and reduce_epochs take the gate's choice too
     assert set(table.loc[table["support"] > 0, "method"]) == {"cluster_t"}

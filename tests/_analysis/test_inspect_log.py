@@ -601,7 +601,7 @@ def test_cluster_and_digest_are_the_datasets_whatever_a_solver_wrote(tagged: Pat
     g = op.gate(run, release=release)
     row = g.table.set_index("criterion").loc["tagged_ok"]
     assert row["n_clusters"] == 2 and row["passed"] == 15 and row["n"] == 18
-    assert g.verdict == "BLOCK" and row["reason"] == "too_few_clusters"
+    assert g.verdict == "BLOCK" and row["reason"].startswith("too_few_clusters")
     path = tmp_path / "release.yaml"
     path.write_text("min_clusters: 3\nallow_approximate_methods: true\ncriteria: {tagged_ok: 0.5}\n",
                     encoding="utf-8")

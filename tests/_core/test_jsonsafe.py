@@ -125,8 +125,10 @@ def test_a_refused_value_at_the_root_is_named_without_a_path() -> None:
 def test_cycles_and_deep_values_are_refused_not_recursed_forever() -> None:
     loop: dict[str, Any] = {}
     loop["me"] = loop
-    with pytest.raises(NotJSONError, match="nested deeper than"):
+    with pytest.raises(NotJSONError, match=r"holds a dict value at me, .*it refers to itself \(it is the value "
+                       r"itself\)") as info:
         to_json(loop)
+    assert not info.value.too_deep
     deep: Any = 1
     for _ in range(MAX_DEPTH + 5):
         deep = [deep]
@@ -144,6 +146,28 @@ def test_a_model_that_cannot_dump_itself_is_refused_with_the_field_fix() -> None
 
     with pytest.raises(NotJSONError, match=r"holds an Opaque model at h.*model_dump"):
         to_json({"h": Opaque(handle=object())}, what="the state")
+
+
+def test_a_back_reference_is_named_with_the_object_it_points_to() -> None:
+    """Objects holding a pointer to their parent (a tree of dataclasses, as a file system keeps it) are refused
+    at the pointer, naming the object it points back to, through lists, tuples and dataclasses alike;
+    before, the message was a path of 200 keys cut at 120 characters and "nested deeper than 200 levels (or
+    refers to itself)"."""
+    @dataclasses.dataclass
+    class Node:
+        name: str
+        up: Any = None
+        kids: list[Any] = dataclasses.field(default_factory=list)
+
+    root = Node("/")
+    child = Node("a", up=("parent", root))
+    root.kids.append(child)
+    with pytest.raises(NotJSONError) as info:
+        to_json({"fs": {"root": root}}, what="the state")
+    assert str(info.value).startswith("the state holds a Node value at fs.root.kids.0.up.1, which has no exact JSON "
+                                      "form: it refers to itself (it is the object at fs.root)")
+    assert info.value.path == "fs.root.kids.0.up.1" and info.value.type_name == "Node value"
+    assert not info.value.too_deep
 
 
 def test_nan_and_infinities_are_kept() -> None:

@@ -6,6 +6,7 @@ way): the evaluators saw the live objects and the store could not write them.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from pathlib import Path
@@ -318,6 +319,31 @@ def test_a_snapshot_that_is_not_a_dict_breaks_the_contract() -> None:
     with pytest.raises(SystemContractError) as err:
         run_case(Listed(), _case(), run_id="r", system_version=None, timeout_s=None)
     assert failure_reason(err.value) == "snapshot() returned list; expected a dict"
+
+
+def test_a_snapshot_with_a_parent_pointer_names_the_back_reference_not_the_depth() -> None:
+    """A state kept in objects (BFCL's file system: each directory a dataclass with a pointer to its parent)
+    refers to itself through that pointer. Before, the case's error said ``snapshot() returned a state nested
+    deeper than 200 levels`` of a tree two levels deep; now it names the pointer and the object it points to."""
+    @dataclasses.dataclass
+    class Directory:
+        name: str
+        parent: Any = None
+        contents: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    class Files(_World):
+        def snapshot(self) -> Any:
+            root = Directory("/")
+            root.contents["docs"] = Directory("docs", parent=root)
+            return {"root": root}
+
+    with pytest.raises(SystemContractError) as err:
+        run_case(Files(), _case(), run_id="r", system_version=None, timeout_s=None)
+    reason = failure_reason(err.value)
+    assert reason.startswith("snapshot() returned a state that is not JSON: the state holds a Directory value at "
+                             "root.contents.docs.parent, which has no exact JSON form: it refers to itself (it is "
+                             "the object at root)"), reason
+    assert "nested deeper" not in reason
 
 
 ASYNC_METHODS = """
