@@ -80,7 +80,7 @@ import pyarrow as pa
 
 from .._config.files import UnreadableFile, read_regular
 from .._core.paths import ABSENT
-from .._run.store import CASES, MANIFEST, REPLAYS, open_fd, process_alive
+from .._run.store import CASES, MANIFEST, REPLAYS, open_fd, process_alive, read_manifest
 from ..errors import CopyChangedError, OloproofError, RunDirError
 from .columns import ARROW_TYPES, FRAMES, TIME, Column, FrameSpec
 
@@ -89,7 +89,7 @@ if sys.platform != "win32":
 
 __all__ = ["FRAMES_DIR", "SOURCE_FILE", "FORMAT", "STATE_REF", "journal_fingerprint", "frames_fingerprint",
            "is_fresh", "fresh_source",
-           "copy_source",
+           "copy_source", "same_copy", "copied_size", "copy_changed",
            "CopyWriter", "read_frame",
            "to_arrow", "from_arrow", "frame_path"]
 
@@ -494,14 +494,57 @@ def _built_from(source: dict[str, Any] | None) -> Any:
     return None if source is None else (source.get("format"), source.get("journal"))
 
 
+def _same_copy(directory: Path, source: str) -> dict[str, Any] | None:
+    """The parsed ``_source.json`` of the copy in place in ``directory`` when it is built from the journal the
+    loaded copy (``source``, its :func:`copy_source`) was; None when it is not (or there is no copy)."""
+    current = _source_data(copy_source(directory))
+    return current if current is not None and _built_from(current) == _built_from(_source_data(source)) else None
+
+
+def same_copy(directory: Path, source: str) -> bool:
+    """Whether the copy in place in ``directory`` is built from the journal the loaded copy (``source``, its
+    :func:`copy_source`) was: what a Run read from ``source`` and what it reads now are of one moment of the run."""
+    return _same_copy(directory, source) is not None
+
+
+def copied_size(source: str, name: str) -> int:
+    """The size in bytes journal file ``name`` had when the copy ``source`` (its :func:`copy_source`) was built
+    from it (0: it had none)."""
+    journal = (_source_data(source) or {}).get("journal")
+    pair = journal.get(name) if isinstance(journal, dict) else None
+    return pair[0] if isinstance(pair, list) and pair and isinstance(pair[0], int) else 0
+
+
+def copy_changed(directory: Path, run_id: str | None = None) -> CopyChangedError:
+    """The one line for a run whose folder no longer holds the copy it was loaded with: the folder is gone
+    (moved, renamed or deleted), holds another run than ``run_id`` (the run loaded: the folder was replaced),
+    or the run went on (it was resumed, or a live run finished)."""
+    if not directory.is_dir():
+        return CopyChangedError(f"{directory}: the run folder is gone since the run was loaded (moved, renamed or "
+                                "deleted), so nothing more can be read from it; load the run from where it is now "
+                                "with op.load_run")
+    again = f"op.load_run({str(directory)!r})"
+    now = run_id
+    if run_id is not None:
+        try:
+            now = read_manifest(directory).run_id
+        except OloproofError:  # no manifest (a new run being created there), or a damaged one
+            now = None
+    if now != run_id:
+        holds = f"now holds run {now}" if now is not None else "no longer holds a readable run"
+        return CopyChangedError(f"{directory}: {holds}, not run {run_id} that was loaded (the folder was replaced), "
+                                f"so nothing more is read from it for run {run_id}; to use what it holds now, load "
+                                f"it again: {again}")
+    return CopyChangedError(f"{directory}: the run changed after it was loaded (it went on, or was resumed), so its "
+                            f"frames would no longer match one another; load it again: {again}")
+
+
 def _as_loaded(directory: Path, name: str, source: str) -> None:
     """Raise unless the run's copy in place is built from the journal the loaded copy (``source``) was, and
     frame ``name``'s file is the one that copy wrote (its size and mtime as :func:`frames_fingerprint`)."""
-    current = _source_data(copy_source(directory))
-    if current is None or _built_from(current) != _built_from(_source_data(source)):
-        raise CopyChangedError(f"{directory}: the run changed after it was loaded (it went on, or was resumed), "
-                               "so its frames would no longer match one another; load it again: "
-                               f"op.load_run({str(directory)!r})")
+    current = _same_copy(directory, source)
+    if current is None:
+        raise copy_changed(directory)
     path = frame_path(directory, name)
     _refuse_special(path)
     written = current.get("frames")

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator, Sequence
+import weakref
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -122,25 +123,67 @@ class Journal:
         The run directory.
     states : StateReader
         Where the records' states are read (shared with the frames, so each state is parsed once).
+    guard : bound method, optional
+        Called before and after each read; raises when the journal is no longer the one the reader pinned (see
+        :attr:`end`). Held weakly: a Run whose journal held it strongly was a reference cycle, freed (with its
+        frames) only by a full garbage collection.
+
+    Attributes
+    ----------
+    end : int or None
+        The byte of ``cases.jsonl`` where the records read end: the case records are those of the lines that end
+        at or before it. Set when the cases are first indexed (to where the complete lines ended then), or before,
+        to the size the run's columnar copy was built from; a record appended later (the run resumed, or going
+        on) is never read, so the records are of the moment the frames are (``Run`` pins both).
     """
 
-    def __init__(self, directory: Path, states: StateReader) -> None:
+    def __init__(self, directory: Path, states: StateReader, guard: Callable[[], None] | None = None) -> None:
         self.directory = directory
         self.states = states
+        self._guard: weakref.WeakMethod[Callable[[], None]] | None = None
+        self.guard = guard
+        self.end: int | None = None
         self._cases: dict[Key, tuple[int, Line]] | None = None
         self._replays: dict[Key, tuple[Line, ...]] | None = None
+
+    @property
+    def guard(self) -> Callable[[], None] | None:
+        """What checks the journal is still the one pinned (None: nothing pinned)."""
+        return self._guard() if self._guard is not None else None
+
+    @guard.setter
+    def guard(self, method: Callable[[], None] | None) -> None:
+        self._guard = weakref.WeakMethod(method) if method is not None else None
+
+    def pin(self, end: int) -> None:
+        """Read no case record past byte ``end`` of ``cases.jsonl`` (unless the cases are indexed already: their
+        end is pinned then)."""
+        if self._cases is None:
+            self.end = end
+
+    def _check(self) -> None:
+        guard = self.guard
+        if guard is not None:
+            guard()
 
     # -- cases --------------------------------------------------------------------------------
     def case_index(self) -> dict[Key, tuple[int, Line]]:
         """``(case id, epoch)`` -> ``(index, line)`` of its record, in case order (a record written twice keeps
         its first)."""
+        self._check()
         if self._cases is None:
             path = self.directory / CASES
             first: dict[Key, tuple[int, Line]] = {}
+            end = 0
             for line, raw in _complete_lines(path):
+                if self.end is not None and line[0] + line[1] > self.end:
+                    break  # appended after the moment pinned
+                end = line[0] + line[1]
                 index, cid = _case_key(path, line, raw)
                 if cid not in first:
                     first[cid] = (index, line)
+            self._check()  # the lines indexed are the pinned journal's
+            self.end = end if self.end is None else self.end
             self._cases = dict(sorted(first.items(), key=lambda item: item[1][0]))
         return self._cases
 
@@ -150,6 +193,7 @@ class Journal:
         if not lines:
             return []
         raws = _read_lines(path, lines)
+        self._check()
         try:
             records = json.loads((b"[" + b",".join(raws) + b"]").decode("utf-8"))  # strict: bytes pass surrogates
         except (UnicodeDecodeError, ValueError, RecursionError):
@@ -201,6 +245,7 @@ class Journal:
                             key=lambda item: item[1][0])  # file order: lines that follow each other are read at once
             try:  # a line that moved may now start mid-record: not damage on a first attempt, as in _read_checked
                 raws = _read_lines(path, [line for _, line in wanted])
+                self._check()
                 found = {key: _stored_case(path, line, raw) for (key, line), raw in zip(wanted, raws, strict=True)}
             except RunDirError:
                 if attempt:
@@ -253,7 +298,8 @@ class Journal:
     def _recorded_replays(self) -> Iterator[dict[str, Any]]:
         """The replay records of a recorded case as stored (states by address), in file order, one at a time."""
         recorded = self.case_index()
-        return (rec for rec in read_jsonl(self.directory / REPLAYS) if replay_key_of(rec) in recorded)
+        yield from (rec for rec in read_jsonl(self.directory / REPLAYS) if replay_key_of(rec) in recorded)
+        self._check()
 
     def replay_flags(self) -> list[tuple[str, bool]]:
         """The case id of each replay record of a recorded case and whether it came from the replay cache, in file

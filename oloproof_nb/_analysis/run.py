@@ -8,10 +8,14 @@ read from its Parquet file on first access, and the states of ``snapshots``
 from the run's state store only when that frame is read. Case records (for the
 case panel) are read one case at a time from the journal.
 
-A Run reads every frame from the copy it was loaded with. When another process
-has since put a newer copy in place (the run went on, or was resumed), reading
-a frame not read yet raises :class:`~oloproof_nb.errors.CopyChangedError` (load the run
-again) rather than mixing frames of two different moments of the run.
+A Run reads every frame from the copy it was loaded with, and its case records
+(``records``, ``record``, the case panel, the replay counts) from the lines of the
+journal that copy was built from: a record appended since (the run resumed, or
+still going) is not the Run's. When another process has since put a newer copy
+in place (the run went on, or was resumed), or moved, deleted or replaced the
+folder, reading a frame not read yet or a record raises
+:class:`~oloproof_nb.errors.CopyChangedError` saying which (load the run again)
+rather than mixing two moments of the run, or two runs.
 """
 
 from __future__ import annotations
@@ -41,7 +45,18 @@ from .._run.store import CASES, MANIFEST, read_manifest, refuse_changed_journal
 from ..errors import CopyChangedError, OloproofError, RunDirError, describe_exception, warn_at_caller
 from ..evaluators.fault import replay_judges
 from . import frames
-from .columnar import CopyWriter, copy_source, fresh_source, from_arrow, journal_fingerprint, read_frame, to_arrow
+from .columnar import (
+    CopyWriter,
+    copied_size,
+    copy_changed,
+    copy_source,
+    fresh_source,
+    from_arrow,
+    journal_fingerprint,
+    read_frame,
+    same_copy,
+    to_arrow,
+)
 from .columns import FRAMES
 from .journal import Chunk, Journal
 
@@ -141,7 +156,7 @@ class Run:
         self.labels: dict[str, list[dict[str, Any]]] = stored.labels
         self.suite_root = Path(stored.root) if stored.root else None
         self._states = StateReader(directory)
-        self._journal = journal if journal is not None else Journal(directory, self._states)
+        self._journal = journal if journal is not None else Journal(directory, self._states, self._same_copy)
         self._in_memory: dict[str, pd.DataFrame] | None = None  # frames when the copy cannot be written
         self._members: list[Run] | None = None  # set on a pooled run
         self._pooled_from: list[tuple[str | None, int | None]] | None = None  # the members' copies pooled
@@ -191,6 +206,8 @@ class Run:
             self._source = fresh_source(self.directory)
             if self._source is None:
                 self.write_columnar()  # None after it: another copy is being put in place right now
+            else:  # its records: those of the journal the copy was built from
+                self._journal.pin(copied_size(self._source, CASES))
             if self._in_memory is not None or self._source is not None:
                 return
         raise RunDirError(f"{self.directory}: its columnar copy kept being replaced while it was opened; "
@@ -282,7 +299,19 @@ class Run:
         # finished with the records of a moment before, and its gate blamed a truncated copy of the folder
         manifest = read_manifest(self.directory)
         refuse_changed_journal(self.directory, manifest)
-        self._journal = Journal(self.directory, self._states)  # read afresh: an index read before is older than it
+        # the journal read afresh (an index read before is older than it), checked against the copy only once the
+        # copy is in place (the copy it replaces would refuse every read); a failure keeps the frames' records
+        previous, self._journal = self._journal, Journal(self.directory, self._states)
+        try:
+            self._convert(fingerprint, manifest)
+        except BaseException:
+            self._journal = previous
+            raise
+        self._journal.guard = self._same_copy
+
+    def _convert(self, fingerprint: dict[str, list[int] | None], manifest: Manifest) -> None:
+        """Build the columnar copy from :attr:`_journal` (its ``fingerprint`` taken and ``manifest`` read before),
+        or the frames in memory where it cannot be written, and read every frame from it from now on."""
         try:
             writer = CopyWriter(self.directory, fingerprint)
         except OSError as exc:
@@ -302,6 +331,13 @@ class Run:
             self._in_memory = None
             self._source = copy_source(self.directory)  # this copy, or the fresh one a faster process put there
             self._forget(manifest)
+
+    def _same_copy(self) -> None:
+        """Raise :class:`~oloproof_nb.errors.CopyChangedError` when the run folder no longer holds the columnar copy
+        this Run reads (the run went on, or the folder was moved or replaced): a record read now from the journal
+        could be of another moment, or another run, than the frames. Called by the journal around each read."""
+        if self._in_memory is None and self._source is not None and not same_copy(self.directory, self._source):
+            raise copy_changed(self.directory, self.manifest.run_id)
 
     def _forget(self, manifest: Manifest) -> None:
         """Take ``manifest`` (read before the journal the frames come from) and drop the frames and records read
@@ -411,7 +447,10 @@ class Run:
                                  run_id=True)
         if self._in_memory is not None:
             return self._in_memory[name]
-        return read_frame(self.directory, name, self._states.many, source=self._source)
+        try:
+            return read_frame(self.directory, name, self._states.many, source=self._source)
+        except CopyChangedError:  # said again knowing which run was loaded: the folder may hold another one now
+            raise copy_changed(self.directory, self.manifest.run_id) from None
 
     def _same_members(self) -> None:
         """Refuse to pool a frame from members that moved to another copy after this pooled Run read its

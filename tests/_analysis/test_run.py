@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import shutil
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -11,6 +13,7 @@ import pandas as pd
 import pytest
 
 import oloproof_nb as op
+from oloproof_nb.errors import CopyChangedError
 
 
 def _cases(n: int, failing: int) -> list[dict[str, object]]:
@@ -405,3 +408,108 @@ def test_a_pooled_run_refreshed_after_its_first_run_finished_takes_that_runs_man
     pooled.write_columnar()
     assert pooled.manifest.run_id == op.load_run(first).run_id != op.load_run(second).run_id
     assert pooled.manifest.finished_at is not None and pooled.finished and len(pooled.cases) == 16
+
+
+# -- a Run held while another process changes its folder (review R15) --------------------------------------------
+
+def _resumed_by_another_process(suite: op.Suite, out: Path, *, copy_rebuilt: bool) -> None:
+    """The other process: resumes the run in ``out`` to its end (8 records) and, where ``copy_rebuilt``, loads it,
+    which puts the copy of 8 records in place; else the copy stays the one of 5 records (as in a frames/ that
+    process may not write in)."""
+    from oloproof_nb._run.runner import run_suite
+
+    run_suite(suite, out=out, resume=True)  # the runner alone: it writes no columnar copy
+    if copy_rebuilt:
+        op.load_run(out)
+
+
+def test_a_run_resumed_after_it_was_loaded_gives_the_records_of_its_frames(
+        make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    """Review R15: a Run loaded from a fresh copy read its journal (``records``, ``record``, the case panel) as it was
+    when first asked, not as the copy was. Loaded at 5 of 8 records and read after another process resumed the run
+    (its copy left as it was: a frames/ that process could not write), ``run.cases`` had 5 rows and ``run.records``
+    8; ``run.record("c06")`` gave a case the run's frames, and gate, do not hold."""
+    out = tmp_path / "run"
+    suite = _stopped_after_five(make_suite, out)
+    op.load_run(out)  # another notebook opened it first: this one finds a fresh copy
+    run = op.load_run(out)
+    _resumed_by_another_process(suite, out, copy_rebuilt=False)
+    assert len(run.cases) == 5 and len(run.verdicts) == 5  # the copy loaded, as before
+    assert [r["case"]["id"] for r in run.records] == [f"c{i:02d}" for i in range(5)]  # 8 before
+    with pytest.raises(op.OloproofError, match="no case 'c06' in run"):
+        run.record("c06")
+    assert run.record("c04")["trajectory"]["answer"] == "ok"
+    assert len(op.load_run(out).records) == 8  # loaded again: the run as it is now
+    held = weakref.ref(run)
+    gc.disable()  # the journal's check holds the Run weakly: no cycle keeps a dropped Run's frames alive
+    try:
+        del run
+        assert held() is None
+    finally:
+        gc.enable()
+
+
+def test_a_run_whose_copy_was_replaced_after_it_was_loaded_reads_no_record(
+        make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    """Review R15: the frames not read yet of a Run whose copy was replaced (the run resumed) were refused, its
+    records were not: ``run.records`` gave 8 records beside ``run.cases``' 5. Both are refused now, in one line."""
+    out = tmp_path / "run"
+    suite = _stopped_after_five(make_suite, out)
+    op.load_run(out)
+    run = op.load_run(out)
+    assert len(run.cases) == 5
+    _resumed_by_another_process(suite, out, copy_rebuilt=True)
+    for read in (lambda: run.records, lambda: run.record("c00"), lambda: run.panel("c00"), run.replay_tally):
+        with pytest.raises(CopyChangedError, match=r"changed after it was loaded.*load it again") as caught:
+            read()
+        assert str(out) in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_a_run_folder_replaced_by_another_run_says_so(two_runs: tuple[Path, Path]) -> None:
+    """Review R15: a run folder deleted and run again into (``out=`` the same folder) by another process. The Run
+    held gave the new run's records as its own — ``run.record("c00")`` answered "ok" where the run loaded, whose
+    verdicts and gate (22 of 30) it still showed, answered "bad" — and refused a frame not read yet saying the run
+    "went on, or was resumed". Now every read names the run the folder holds instead."""
+    first, second = two_runs
+    run = op.load_run(first)
+    loaded = run.run_id
+    assert len(run.cases) == 30 and run.record("c01")["trajectory"]["answer"] == "bad"
+    shutil.rmtree(first)
+    shutil.copytree(second, first)  # another run (every answer "ok") now in the folder
+    replaced = op.load_run(first).run_id
+    assert replaced != loaded
+    for read in (lambda: run.verdicts, lambda: run.record("c00"), lambda: run.records, lambda: op.gate(run)):
+        with pytest.raises(CopyChangedError) as caught:
+            read()
+        message = str(caught.value)
+        assert message.startswith(f"{first}: now holds run {replaced}, not run {loaded} that was loaded")
+        assert "load it again" in message and "\n" not in message
+
+
+def test_a_run_folder_moved_after_it_was_loaded_says_it_is_gone(two_runs: tuple[Path, Path], tmp_path: Path) -> None:
+    """Review R15: a frame not read yet of a run whose folder was moved said the run "went on, or was resumed" and to
+    load it again from where it no longer is."""
+    first = two_runs[0]
+    run = op.load_run(first)
+    _ = run.cases
+    first.rename(tmp_path / "moved")
+    for read in (lambda: run.verdicts, lambda: run.record("c00")):
+        with pytest.raises(CopyChangedError, match=rf"^{first}: the run folder is gone since the run was loaded "
+                                                   r"\(moved, renamed or deleted\)"):
+            read()
+    assert len(op.load_run(tmp_path / "moved").verdicts) == 30
+
+
+def test_a_pooled_run_gives_the_records_of_its_runs_copies(make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    """Review R15, ``op.load_runs``: each pooled run's records are those of its copy (5 + 8 = 13, as ``cases``), not
+    of its journal grown since (16), and once a run's copy was replaced no record is looked for in it."""
+    first, second = tmp_path / "first", tmp_path / "second"
+    suite = _stopped_after_five(make_suite, first)
+    op.run(suite, out=second, progress=False)
+    op.load_run(first)
+    pooled = op.load_runs([first, second])
+    _resumed_by_another_process(suite, first, copy_rebuilt=False)
+    assert len(pooled.cases) == len(pooled.records) == 13
+    op.load_run(first)  # another notebook: the copy of the resumed run put in place
+    with pytest.raises(CopyChangedError, match=rf"^{first}: the run changed after it was loaded"):
+        pooled.record("c06")  # in the second run only, when pooled
