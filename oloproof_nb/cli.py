@@ -219,7 +219,7 @@ def _run_dir(given: str, doing: str, logs: bool = False) -> str:
             raise RunDirError(f"{path}: not {kinds}{runs_hint(path)}")
         return given
     latest = str(latest_run_dir(given))
-    print(terminal_text(f"oloproof: {doing} the latest run of the suite: {latest}"), file=sys.stderr)
+    _say(terminal_text(f"oloproof: {doing} the latest run of the suite: {latest}"))  # a reader gone keeps the code
     return latest
 
 
@@ -496,7 +496,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         raise OloproofError(f"the run stopped before it finished: the process running the system "
                             f"{_how_it_ended(exitcode)}" + _resume_hint(args, directory))
     if final[0] == "interrupted":
-        print("oloproof: interrupted" + _resume_hint(args, directory), file=sys.stderr)
+        _say("oloproof: interrupted" + _resume_hint(args, directory))
         return 2
     if final[0] in ("error", "internal"):
         message = str(final[1]) + (_resume_hint(args, directory) if final[2] else "")
@@ -699,21 +699,20 @@ def _cmd_receipt(args: argparse.Namespace) -> int:
         name = exc.args[0] if isinstance(exc, _Stopped) else "SIGINT"
         if args.json:
             print(json.dumps({"error": "interrupted", "message": f"stopped by {name}"}))
-        print(f"oloproof: not verified: stopped by {name} (the validator it ran was stopped too)", file=sys.stderr)
+        _say(f"oloproof: not verified: stopped by {name} (the validator it ran was stopped too)")
         return 2
     except (ContractFileError, DigestKeyError) as exc:
         # a contract file error names the file already; a missing key names the variable, so name the file too
         message = str(exc) if isinstance(exc, ContractFileError) else f"{args.contract}: {exc}"
         if args.json:
             print(json.dumps({"error": "contract error", "message": message}))
-        print(f"oloproof: error: contract error: {terminal_text(message)}", file=sys.stderr)
+        _say(f"oloproof: error: contract error: {terminal_text(message)}")
         return 2
     body = receipt.to_json_dict()
     print(json.dumps({"receipt": body}) if args.json else json.dumps(body, indent=2))
     if receipt.status != "verified":
         reason = terminal_text(str(receipt.reason or "not verified"))
-        print(f"oloproof: {reason if reason.startswith(receipt.status + ':') else receipt.status + ': ' + reason}",
-              file=sys.stderr)
+        _say(f"oloproof: {reason if reason.startswith(receipt.status + ':') else receipt.status + ': ' + reason}")
         return 2
     return 0
 
@@ -787,6 +786,11 @@ def _os_error_line(exc: OSError) -> str:
     what = exc.strerror or describe_exception(exc)
     where = exc.filename if exc.filename is not None else None
     if where is None:
+        try:
+            os.getcwd()
+        except OSError:  # a relative path was made absolute: the line named no file ("No such file or directory")
+            return (f"the current folder no longer exists (deleted after the shell entered it: {what}); cd to a "
+                    "folder that exists and run the command again, or give absolute paths")
         return what
     other = f" -> {exc.filename2}" if exc.filename2 is not None else ""
     return f"{os.fsdecode(where)}{other}: {what}"
@@ -916,6 +920,37 @@ def main(argv: Sequence[str] | None = None) -> int:
                 _to_devnull(stderr)
 
 
+#: The commands that make files and folders to be read back: a suite, a run folder, a report, and (opening a run
+#: folder) its columnar copy, ``frames/``. ``receipt`` makes none.
+_WRITERS = frozenset({"init", "run", "gate", "report", "compare"})
+
+
+def _umask() -> int:
+    """The process's umask: read where Linux shows it (``/proc/self/status``), else set and put back."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _refuse_a_blinding_umask() -> None:
+    """Refuse, before anything is made, a umask that takes any of its owner's permissions from what the command
+    makes (``umask 777``: folders the run could not enter again, files it could not reopen; before, one line
+    ``…/.lock: Permission denied`` and an empty folder left of mode 0)."""
+    mask = _umask()
+    if mask & 0o700:
+        raise OloproofError(f"umask {mask:04o}: the files and folders this command makes would be mode "
+                            f"{0o666 & ~mask:04o} and {0o777 & ~mask:04o}, which their owner cannot read back; set a "
+                            "umask that leaves the owner read, write and search (umask 022, or 077 to keep them "
+                            "private), then run the command again")
+
+
 def _dispatch(args: argparse.Namespace, warn: Any) -> int:
     """The command's exit code; every error one line on standard error."""
     try:
@@ -923,6 +958,8 @@ def _dispatch(args: argparse.Namespace, warn: Any) -> int:
             for kind in _WARNING_LABELS:  # each line is printed once by ``warn``, not by the filters
                 warnings.simplefilter("always", kind)
             warnings.showwarning = warn
+            if args.command in _WRITERS:
+                _refuse_a_blinding_umask()
             return COMMANDS[args.command](args)
     except OloproofError as exc:
         _say(f"oloproof: error: {terminal_text(_cli_words(str(exc)))}")

@@ -1,0 +1,108 @@
+"""The ``oloproof`` command under a hostile process environment: a standard error whose reader left, a current
+folder deleted under the shell, a umask that takes the owner's own permissions (review E1)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from oloproof_nb.cli import main
+from oloproof_nb.examples import init_example
+
+COMMAND = [sys.executable, "-m", "oloproof_nb.cli"]
+
+
+@pytest.fixture
+def suite_with_a_run(tmp_path: Path) -> tuple[Path, Path]:
+    """The false-success example (its gate BLOCKs: exit 1) and one finished run of it in its runs/."""
+    folder = init_example("false-success", tmp_path / "suite")
+    run = folder / "runs" / "first"
+    assert main(["run", str(folder), "--out", str(run), "--quiet"]) == 1
+    return folder, run
+
+
+def _tree(folder: Path) -> set[str]:
+    return {str(path.relative_to(folder)) for path in folder.rglob("*")}
+
+
+@pytest.mark.parametrize("argv", [["gate", "{suite}"], ["report", "{suite}", "--out", "{tmp}/report.html"]])
+def test_a_reader_of_standard_error_that_left_keeps_the_exit_code(suite_with_a_run: tuple[Path, Path],
+                                                                   tmp_path: Path, argv: list[str]) -> None:
+    """``oloproof gate SUITE`` whose stderr reader had gone (``2> >(head -0)``, a hook runner that closed it) exited 2,
+    "Broken pipe", for a BLOCK: the line naming the latest run was printed past the one writer that loses a line and
+    keeps the code. README: a closed stream, or one whose reader left, changes no exit code."""
+    suite, run = suite_with_a_run
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before a line is written
+    try:
+        done = subprocess.run([*COMMAND, *(a.format(suite=suite, run=run, tmp=tmp_path) for a in argv)],
+                              stdout=subprocess.DEVNULL, stderr=write, timeout=120)
+    finally:
+        os.close(write)
+    assert done.returncode == 1  # the example's gate BLOCKs
+
+
+def test_a_current_folder_deleted_under_the_shell_is_named_with_what_to_do(suite_with_a_run: tuple[Path, Path],
+                                                                            tmp_path: Path) -> None:
+    """``mkdir d; cd d; rmdir ../d; oloproof gate ../suite``: the path is made absolute against a folder that is
+    gone and the line was ``oloproof: error: No such file or directory``, naming nothing and saying nothing to do."""
+    suite, run = suite_with_a_run
+    script = 'mkdir gone && cd gone && rmdir ../gone && exec "$@"'
+    for argv in (["gate", "../suite"], ["run", "../suite", "--quiet", "--out", "../again"]):
+        done = subprocess.run(["sh", "-c", script, "sh", *COMMAND, *argv], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=120)
+        assert done.returncode == 2
+        last = done.stderr.splitlines()[-1]
+        assert last.startswith("oloproof: error: the current folder no longer exists (deleted"), done.stderr
+        assert "cd to a folder that exists" in last and "Traceback" not in done.stderr
+    assert not (tmp_path / "again").exists()
+    assert sorted(p.name for p in (suite / "runs").iterdir()) == [run.name]
+
+
+@pytest.mark.parametrize("argv", [["init", "--example", "false-success", "{tmp}/new"],
+                                  ["run", "{suite}", "--quiet"], ["run", "{suite}", "--quiet", "--out", "{tmp}/out"],
+                                  ["report", "{run}", "--out", "{tmp}/report.md"], ["gate", "{run}"]])
+def test_a_umask_that_takes_the_owners_permissions_is_refused_before_anything_is_made(
+        suite_with_a_run: tuple[Path, Path], tmp_path: Path, argv: list[str]) -> None:
+    """Under ``umask 777`` a run made a folder of mode 0 and stopped on ``…/.lock: Permission denied`` (as a user
+    bound by file modes), leaving the empty folder; ``init`` left a ``.oloproof-init-…`` folder while saying
+    "nothing was written"; ``gate`` left a ``frames.tmp-…`` folder in the run folder each time. As root each made
+    files of mode 0 that no one else can read. Now: one line naming the umask and what to set, exit 2, nothing
+    made."""
+    suite, run = suite_with_a_run
+    (run / "frames").rename(tmp_path / "frames-aside")  # gate would build the columnar copy again
+    before = _tree(tmp_path)
+    done = subprocess.run([*COMMAND, *(a.format(suite=suite, run=run, tmp=tmp_path) for a in argv)],
+                          capture_output=True, text=True, timeout=120, umask=0o777)
+    assert done.returncode == 2
+    assert done.stderr == ("oloproof: error: umask 0777: the files and folders this command makes would be mode 0000 "
+                           "and 0000, which their owner cannot read back; set a umask that leaves the owner read, "
+                           "write and search (umask 022, or 077 to keep them private), then run the command again\n")
+    assert _tree(tmp_path) == before
+
+
+def test_the_umask_is_refused_exactly_when_it_takes_one_of_the_owners_permissions(
+        suite_with_a_run: tuple[Path, Path], tmp_path: Path) -> None:
+    """Boundary: umask 077 (private files; the owner keeps read, write and search) runs as usual and its files
+    are 0o600; each of the owner's three bits is refused. ``receipt`` (a completion hook) makes no file, so the
+    umask is none of its business."""
+    suite, _ = suite_with_a_run
+    for mask, code in [(0o077, 1), (0o100, 2), (0o200, 2), (0o400, 2)]:
+        out = tmp_path / f"out-{mask:o}"
+        done = subprocess.run([*COMMAND, "run", str(suite), "--quiet", "--out", str(out)],
+                              capture_output=True, text=True, timeout=120, umask=mask)
+        assert done.returncode == code, (mask, done.stderr)
+        assert (f"oloproof: error: umask {mask:04o}:" in done.stderr) == (code == 2)
+        assert out.exists() == (code == 1)
+    assert (tmp_path / "out-77" / "manifest.json").stat().st_mode & 0o777 == 0o600  # 0o666 less the umask
+    (tmp_path / "report.json").write_text("{}\n", encoding="utf-8")
+    contract = tmp_path / "contract.json"
+    contract.write_text('{"artifact_id": "r", "locator": "report.json", "run_started_at": "2020-01-01T00:00:00Z"}',
+                        encoding="utf-8")
+    done = subprocess.run([*COMMAND, "receipt", str(contract)], capture_output=True, text=True, timeout=120,
+                          umask=0o777)
+    assert done.returncode == 0, done.stderr
