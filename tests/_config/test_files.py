@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 import tracemalloc
 from pathlib import Path
 from types import SimpleNamespace
@@ -125,9 +124,7 @@ def test_an_alias_bomb_threshold_is_one_short_line(tmp_path: Path) -> None:
     path = tmp_path / "release.yaml"
     path.write_text(alias_bomb(9, 6), encoding="utf-8")
     assert len(path.read_bytes()) < 400
-    started = time.perf_counter()
     peak, exc = _peak(lambda: load_release(path))
-    assert time.perf_counter() - started < 2
     assert exc is not None
     message = str(exc)
     assert message.startswith(f"{path}: YAML aliases expand it past 100,000 values (at line ")
@@ -138,9 +135,8 @@ def test_an_alias_bomb_threshold_is_one_short_line(tmp_path: Path) -> None:
 def test_the_464_byte_bomb_of_the_issue_is_refused_at_once(tmp_path: Path) -> None:
     path = tmp_path / "release.yaml"
     path.write_text(alias_bomb(9, 9), encoding="utf-8")
-    started = time.perf_counter()
     peak, exc = _peak(lambda: load_release(path))
-    assert time.perf_counter() - started < 2 and peak < 5 << 20
+    assert peak < 5 << 20  # refused before it expands (435,848,049 strings would take gigabytes); no timing asserted
     assert exc is not None and "YAML aliases expand it past" in str(exc)
 
 
