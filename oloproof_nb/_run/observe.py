@@ -26,6 +26,7 @@ import hmac
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -164,7 +165,8 @@ def observe_file(
         The artifact's file.
     validators : Mapping[str, Validator], optional
         Registered validators by name: a callable ``f(path) -> bool | int | None`` (``True``,
-        ``0`` or ``None`` pass as exit 0, ``False`` is exit 1, an int is that exit code), or a
+        ``0`` or ``None`` pass as exit 0, ``False`` is exit 1, an int is that exit code; NumPy's
+        bools and integers count as bools and ints), or a
         command (list of argv strings) run with the artifact's absolute path appended.
     validator_timeout_s : float
         Seconds a validator may run. A timed-out callable keeps running in a daemon thread
@@ -321,11 +323,10 @@ def _run_callable(
     except BaseException as exc:  # noqa: B036 - report any crash as evidence
         # the type only: its message could quote the artifact's content
         return None, f"validator {name} raised {type(exc).__name__}"
-    if result is None or result is True:
-        return 0, None
-    if result is False:
-        return 1, None
-    if isinstance(result, int):
+    np = sys.modules.get("numpy")  # a NumPy value comes from a process that imported NumPy: the hook's path does not
+    if result is None or isinstance(result, bool) or (np is not None and isinstance(result, np.bool_)):
+        return (0 if result is None or bool(result) else 1), None  # NumPy's bool: what ``(df.x > 0).all()`` returns
+    if isinstance(result, int) or (np is not None and isinstance(result, np.integer)):
         return int(result), None
     return None, f"validator {name} returned {type(result).__name__}; expected bool, int or None"
 

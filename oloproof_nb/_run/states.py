@@ -190,8 +190,9 @@ def _damaged(path: Path, lineno: int, why: str) -> RunDirError:
 
 
 def _line_ref(path: Path, lineno: int, raw: bytes) -> str:
-    if raw.startswith(_HEAD) and raw[_AT - len(_MID):_AT] == _MID:
-        return raw[len(_HEAD):len(_HEAD) + 64].decode("ascii")
+    ref = raw[len(_HEAD):len(_HEAD) + 64]
+    if raw.startswith(_HEAD) and raw[_AT - len(_MID):_AT] == _MID and ref.isascii():  # else: read as JSON
+        return ref.decode("ascii")
     try:
         record = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):

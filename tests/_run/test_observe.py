@@ -14,6 +14,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from _hostile_files import SPECIAL_KINDS, bounded, make_special
 from _processes import gone_within, running
@@ -770,3 +771,73 @@ def test_a_validator_run_after_a_case_gets_the_case_timeout(artifact: Path) -> N
     assert why is None and evidence is not None
     assert (evidence.validator_exit_code, evidence.validator_error) == (None, "validator slow timed out after 0.2s")
     assert time.monotonic() - started < 1.4
+
+
+# --------------------------------------------------------------------------- mutation round 22
+
+
+@pytest.mark.parametrize(
+    ("returned", "status", "code"),
+    [
+        (np.array([1, 2]).all(), "verified", 0),  # np.True_: what ``(df.x > 0).all()`` returns
+        (np.array([1, 0]).all(), "validator_failed", 1),
+        (np.int64(3), "validator_failed", 3),
+        (np.int32(0), "verified", 0),
+    ],
+)
+def test_m22_a_validator_returning_numpy_bools_or_ints_is_read_like_python_ones(
+        artifact: Path, returned: object, status: str, code: int) -> None:
+    # before: "validator v returned bool; expected bool, int or None" and an unverified receipt
+    set_mtime(artifact, T0 + timedelta(minutes=1))
+    assert type(returned).__module__ == "numpy"
+    c = OutcomeContract(artifact_id="monthly-report", validator="v")
+    ev, r = verify(c, artifact, validators={"v": lambda p: returned})
+    assert (r.status, ev.validator_exit_code, ev.validator_error) == (status, code, None)
+
+
+def test_m22_a_file_removed_while_its_validator_runs_is_unverified(artifact: Path) -> None:
+    """A validator (or a racing process) that removes the artifact after it was digested: what was digested is no
+    longer there, so the receipt cannot say the validator's result and the digest are of one file."""
+    set_mtime(artifact, T0 + timedelta(minutes=5))
+    contract = OutcomeContract(artifact_id="monthly-report", validator="schema")
+
+    def check_then_remove(path: Path) -> bool:
+        ok = "total" in json.loads(path.read_text(encoding="utf-8"))
+        path.unlink()
+        return ok
+
+    with pytest.raises(UnobservableArtifact, match="replaced or changed while its validator ran"):
+        observe_file(contract, artifact, validators={"schema": check_then_remove}, now=fixed_now)
+    assert not artifact.exists()
+
+
+@pytest.mark.parametrize(
+    ("code", "status", "exit_code", "error"),
+    [
+        (None, "verified", 0, None),  # sys.exit(): a process exits 0
+        (True, "validator_failed", 1, None),  # sys.exit(True): exit status 1, as Python's own
+        ("not a report", "unverified", None, "validator v raised SystemExit"),  # text: no exit code to read
+    ],
+)
+def test_m22_a_callable_validator_calling_sys_exit_without_a_number(artifact: Path, code: object, status: str,
+                                                                    exit_code: int | None, error: str | None) -> None:
+    set_mtime(artifact, T0 + timedelta(minutes=1))
+    c = OutcomeContract(artifact_id="monthly-report", validator="v")
+    ev, r = verify(c, artifact, validators={"v": lambda p: sys.exit(code)})
+    assert (r.status, ev.validator_exit_code, ev.validator_error) == (status, exit_code, error)
+
+
+@pytest.mark.parametrize(("given", "source"), [({}, "system_observe"),
+                                               ({"evidence_source": "vendor_api"}, "vendor_api")])
+def test_m22_an_observe_dict_keeps_its_own_evidence_source_and_defaults_to_system_observe(
+        given: dict[str, str], source: str) -> None:
+    from oloproof_nb._run.observe import collect_evidence
+
+    class Reports:
+        def observe(self, artifact_id: str) -> dict[str, Any]:
+            return {"artifact_id": artifact_id, "observed_at": fixed_now(), "sha256": "ab" * 32, **given}
+
+    evidence, why = collect_evidence(OutcomeContract(artifact_id="monthly-report"), Reports(), call=lambda f: f(),
+                                     validators={}, timeout_s=None, suite_root=None)
+    assert why is None and evidence is not None
+    assert (evidence.artifact_id, evidence.evidence_source) == ("monthly-report", source)

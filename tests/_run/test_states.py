@@ -224,3 +224,48 @@ def test_a_states_file_written_with_spaces_reads_back(tmp_path: Path) -> None:
     (tmp_path / STATES).write_text("".join(json.dumps(json.loads(line), ensure_ascii=False) + "\n" for line in lines),
                                    encoding="utf-8")
     assert exact(StateReader(tmp_path)(ref)) == exact(catalog(300))
+
+
+# -- mutation round 22 --------------------------------------------------------------------------------------
+
+
+def test_m22_a_line_whose_address_is_not_ascii_is_damage_named_by_its_line_not_a_decode_error(tmp_path: Path) -> None:
+    """A line shaped like a node but with 64 non-ASCII bytes where the address goes gave UnicodeDecodeError (from
+    ``op.load_run(...)`` and ``oloproof run --resume``) instead of the damaged-run line the other bad lines give."""
+    [ref] = write(tmp_path, catalog(3))
+    with (tmp_path / STATES).open("ab") as handle:
+        handle.write(b'{"ref":"' + b"\xff" * 64 + b'","node":{}}\n')  # line 2: not UTF-8
+    damaged = r"states\.jsonl: line 2: a stored state is not valid JSON; the run directory is damaged"
+    with pytest.raises(RunDirError, match=damaged):
+        read_state_refs(tmp_path)
+    with pytest.raises(RunDirError, match=damaged):
+        StateReader(tmp_path)(ref)
+    lines = (tmp_path / STATES).read_bytes().splitlines(keepends=True)
+    accented = "\u00e9" * 32  # 64 bytes of UTF-8: valid JSON, a ref no record refers to
+    (tmp_path / STATES).write_bytes(lines[0] + b'{"ref":"' + accented.encode("utf-8") + b'","node":{}}\n')
+    assert read_state_refs(tmp_path) == {ref, accented}
+    assert exact(StateReader(tmp_path)(ref)) == exact(catalog(3))
+
+
+def test_m22_a_line_whose_address_is_not_64_characters_is_indexed_by_its_json_ref(tmp_path: Path) -> None:
+    """Only a line of the store's own shape (``{"ref":"`` + 64 characters + ``","node":``) is indexed from its first
+    bytes; another (a short ref written by hand) is read as JSON, so its ref is the one it says, and reading it
+    names the line whose text is not what its address says (not a state that is missing)."""
+    [ref] = write(tmp_path, catalog(3))
+    with (tmp_path / STATES).open("a", encoding="utf-8") as handle:
+        handle.write('{"ref":"abc","node":{"n":1}}\n')
+    assert read_state_refs(tmp_path) == {ref, "abc"}
+    with pytest.raises(RunDirError, match=r"line 2: the stored state abc… is not the text its address"):
+        StateReader(tmp_path)("abc")
+
+
+def test_m22_a_node_holding_two_values_is_damage_named_by_its_line(tmp_path: Path) -> None:
+    """``"node":1,2``: read in one batch with the other nodes it gave one value too many; the line is named as
+    damaged (not a ValueError from pairing the values with their lines)."""
+    [ref] = write(tmp_path, catalog(3))
+    forged = "0" * 64
+    with (tmp_path / STATES).open("a", encoding="utf-8") as handle:
+        handle.write('{"ref":"' + forged + '","node":1,2}\n')
+    with pytest.raises(RunDirError, match=r"states\.jsonl: line 2: a stored state is not valid JSON; the run "
+                                          r"directory is damaged"):
+        StateReader(tmp_path).many([ref, forged])

@@ -650,3 +650,53 @@ def test_a_recording_without_input_is_replayed_with_the_cases_input() -> None:
     ev = FaultRecovery(type="fault_recovery", tool="issue_refund", fault="error", escalate_tools=["escalate_to_human"])
     assert ev.evaluate(ctx).verdicts[0]["verdict"] == "pass"  # type: ignore[arg-type]
     assert seen == [{"order_id": "o1"}, {"order_id": "o1"}]
+
+
+# -- mutation round 22 --------------------------------------------------------------------------------------
+
+
+class _EndsWith(_FakeRun):
+    """The control reproduces the recording; the faulted replay ends with ``answer`` and calls nothing after."""
+
+    def __init__(self, answer: str) -> None:
+        from oloproof_nb._core.trajectory import DEFAULT_TOOL_ERRORS
+
+        super().__init__((False, False))
+        self.answer, self.tool_errors = answer, DEFAULT_TOOL_ERRORS
+
+    def replay(self, case: Any, recorded: Trajectory, checkpoint: int, change: Any, **kw: Any) -> Any:
+        out = super().replay(case, recorded, checkpoint, change, **kw)
+        if change is not None:
+            out.trajectory = Trajectory(steps=out.trajectory.steps[:checkpoint + 1], answer=self.answer)
+        return out
+
+
+@pytest.mark.parametrize(("recorded_answer", "faulted_answer", "verdict"), [
+    ("refunded", "I could not issue the refund", "pass"),  # the replay admits the failure
+    ("I could not issue the refund", "refunded", "fail"),  # the replay claims success (the recording admitted)
+])
+def test_m22_the_honest_answer_is_looked_for_in_the_faulted_replay_not_the_recording(
+        recorded_answer: str, faulted_answer: str, verdict: str) -> None:
+    recorded = Trajectory(steps=[ToolCall(tool="get_order", result={}), ToolCall(tool="issue_refund", result={})],
+                          input={"order_id": "o1"}, answer=recorded_answer)
+    ctx = SimpleNamespace(case=SimpleNamespace(id="c1", input={"order_id": "o1"}, initial_state={},
+                                               expected=SimpleNamespace(has_answer=False, answer=None, state=None)),
+                          failure=None, trajectory=recorded, state={"o": 1}, run=_EndsWith(faulted_answer),
+                          system=SimpleNamespace(replay=lambda *a, **k: None))
+    ev = FaultRecovery(type="fault_recovery", tool="issue_refund", fault="error",
+                       honest_answers=["I could not issue the refund"])
+    (row,) = ev.evaluate(ctx).replays  # type: ignore[arg-type]
+    assert (row["verdict"], row["escalated"]) == (verdict, False)
+
+
+@pytest.mark.parametrize("trajectory", [None, Trajectory(steps=[ToolCall(tool="get_order", result={})])])
+def test_m22_an_interrupted_case_that_never_reached_the_tool_is_missing_with_no_replay_row(
+        trajectory: Trajectory | None) -> None:
+    """Interrupted (a timeout, a crash past the system's code) before a checkpoint exists: the verdict is still
+    ``missing`` with the reason, never no row (which would leave the case out of the gate)."""
+    ev = FaultRecovery(type="fault_recovery", tool="issue_refund", fault="error")
+    ctx = SimpleNamespace(case=SimpleNamespace(id="c1"), trajectory=trajectory)
+    result = ev.interrupted(ctx, "timeout: the case took longer than 5s", timed_out=True)  # type: ignore[arg-type]
+    assert result.verdicts == [{"criterion": CRITERION, "evaluator": "fault_recovery", "verdict": "missing",
+                                "reason": "timeout: the case took longer than 5s"}]
+    assert result.replays == []

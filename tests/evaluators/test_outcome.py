@@ -25,9 +25,10 @@ from _outcome_systems import (
 
 import oloproof_nb as op
 from oloproof_nb._config.suite import parse_suite_config
-from oloproof_nb._core.case import case_digest
+from oloproof_nb._core.case import case_digest, case_from_mapping
+from oloproof_nb._core.trajectory import Trajectory
 from oloproof_nb.errors import CaseFileError, ConfigError
-from oloproof_nb.evaluators import CaseContext, Evaluation, Evaluator, register
+from oloproof_nb.evaluators import CaseContext, Evaluation, Evaluator, OutcomeContractEvaluator, register
 from oloproof_nb.examples import init_example
 
 # sha256sum of the "good" artifact's bytes, computed outside the toolkit:
@@ -931,3 +932,17 @@ def test_a_wait_is_counted_once_per_case_run_whatever_checks_its_outcome(outcome
     run = op.run(op.load_suite(root), progress=False)
     table = op.gate(run).table.set_index("criterion")
     assert table.loc["outcome_verified", "reason"].startswith("outcome_waiting: 2 case run(s) declared a wait")
+
+
+# -- mutation round 22 --------------------------------------------------------------------------------------
+
+
+def test_m22_an_outcome_judged_without_a_live_run_is_missing_not_left_out() -> None:
+    """A case promising an outcome, judged with no run to observe with (a stored record judged again): ``missing``
+    with the reason, never no row (which would leave the promise out of the summary and the gate)."""
+    case = case_from_mapping({"id": "c1", "input": {}, "outcome": {"artifact_id": "report"}})
+    ctx = CaseContext(case=case, status="completed", trajectory=Trajectory(answer="done"), state=None, run=None)
+    result = OutcomeContractEvaluator(type="outcome_contract").evaluate(ctx)
+    assert [(v["verdict"], v["reason"]) for v in result.verdicts] == [
+        ("missing", "outcome_contract needs a live run (nothing to observe with)")]
+    assert result.receipts == []

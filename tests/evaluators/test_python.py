@@ -240,3 +240,24 @@ def test_a_case_without_a_trajectory_is_missing_without_calling_the_check() -> N
                       state=None, run=NoCalls())
     rows = PythonCheck(type="python", check="checks:f").evaluate(ctx).verdicts
     assert [(r["verdict"], r["reason"]) for r in rows] == [("missing", "no_trajectory")]
+
+
+# -- mutation round 22 --------------------------------------------------------------------------------------
+
+
+def test_m22_a_check_that_edits_its_trajectory_changes_no_other_check_and_nothing_stored(make_suite: Any,
+                                                                                        tmp_path: Path) -> None:
+    """The trajectory handed to a check is its own deep copy, like the case and the states: a check that clears
+    the steps and rewrites the answer leaves ``answer_matches`` after it, and the stored record, as the agent left
+    them (the agent answers "ok" in two steps: the log of the copies test above)."""
+    case = {**_case("c1", "pass"), "expected": {"answer": "ok"}}
+    folder = make_suite([case], evaluators=[{"type": "python", "name": "scrub", "check": "checks:scrub"},
+                                            {"type": "answer_matches"}])
+    (folder / "checks.py").write_text("def scrub(case, initial_state, final_state, trajectory):\n"
+                                      "    trajectory.steps.clear()\n    trajectory.answer = 'tampered'\n"
+                                      "    return True\n", encoding="utf-8")
+    run = op.run(op.load_suite(folder), out=tmp_path / "run", progress=False)
+    verdicts = run.verdicts.set_index("criterion")["verdict"]
+    assert (verdicts["scrub"], verdicts["answer_matches"]) == ("pass", "pass")
+    stored = run.record("c1")["trajectory"]
+    assert (len(stored["steps"]), stored["answer"]) == (2, "ok")
