@@ -18,6 +18,7 @@ behind keep nothing waiting (the child ends with ``os._exit``).
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import multiprocessing
 import multiprocessing.connection
@@ -785,12 +786,13 @@ def _os_error_line(exc: OSError) -> str:
     """An OSError as ``file: what happened`` (the file first, as every other error names its file)."""
     what = exc.strerror or describe_exception(exc)
     where = exc.filename if exc.filename is not None else None
-    if where is None:
+    if where is None and exc.errno == errno.ENOENT:  # of a relative path made absolute, when the cwd is gone
         try:
             os.getcwd()
-        except OSError:  # a relative path was made absolute: the line named no file ("No such file or directory")
+        except OSError:  # the line named no file ("No such file or directory")
             return (f"the current folder no longer exists (deleted after the shell entered it: {what}); cd to a "
                     "folder that exists and run the command again, or give absolute paths")
+    if where is None:  # an error of no file (a full disk, a socket): said as it is, wherever the cwd is
         return what
     other = f" -> {exc.filename2}" if exc.filename2 is not None else ""
     return f"{os.fsdecode(where)}{other}: {what}"

@@ -106,3 +106,28 @@ def test_the_umask_is_refused_exactly_when_it_takes_one_of_the_owners_permission
     done = subprocess.run([*COMMAND, "receipt", str(contract)], capture_output=True, text=True, timeout=120,
                           umask=0o777)
     assert done.returncode == 0, done.stderr
+
+
+def test_an_error_of_no_file_in_a_deleted_current_folder_is_not_blamed_on_the_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Review F19 (of E1): with the current folder deleted, every OSError naming no file was said to be the folder's
+    ("the current folder no longer exists (deleted …: No space left on device)"), a full disk or a refused
+    connection included. Only "No such file or directory" is (a relative path made absolute against the folder)."""
+    import errno
+
+    from oloproof_nb import cli
+
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    for exc in (OSError(errno.ENOSPC, "No space left on device"),
+                ConnectionRefusedError(errno.ECONNREFUSED, "Connection refused")):
+        def fails(_: object, exc: OSError = exc) -> int:
+            raise exc
+        monkeypatch.setitem(cli.COMMANDS, "receipt", fails)  # receipt: no umask check before it
+        assert main(["receipt", str(tmp_path / "contract.json")]) == 2
+        assert capsys.readouterr().err == f"oloproof: error: {exc.strerror}\n"
+    monkeypatch.setitem(cli.COMMANDS, "receipt", lambda _: os.getcwd())  # the folder's own error still says so
+    assert main(["receipt", str(tmp_path / "contract.json")]) == 2
+    assert capsys.readouterr().err.startswith("oloproof: error: the current folder no longer exists (deleted")

@@ -585,6 +585,7 @@ class CopyWriter:
         self._sinks: dict[str, pa.NativeFile] = {}  # the writers' files: a writer given one does not close it
         self._buffers: dict[str, list[pa.Table]] = {}
         self._rows: dict[str, int] = {}
+        self.written: str | None = None  # the copy's _source.json, once committed (see copy_source)
 
     def write(self, name: str, table: pa.Table) -> None:
         """Append the rows of ``table`` (from :func:`to_arrow`) to frame ``name``."""
@@ -623,7 +624,8 @@ class CopyWriter:
                 self._writers[name].close()
                 self._sinks[name].close()
         source = {"format": FORMAT, "journal": self.fingerprint, "frames": frames_fingerprint(self.tmp)}
-        (self.tmp / SOURCE_FILE).write_text(json.dumps(source) + "\n", encoding="utf-8")
+        self.written = json.dumps(source) + "\n"
+        (self.tmp / SOURCE_FILE).write_text(self.written, encoding="utf-8")
         target = self.directory / FRAMES_DIR
         if target.is_symlink():  # e.g. into another run's folder (copied with its links): never write through it
             target.unlink(missing_ok=True)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .._core.records import CaseRecord, ReplayRecord
-from .._run.lines import complete_lines, open_journal
+from .._run.lines import complete_end, complete_lines, open_journal
 from .._run.states import StateReader, resolve_states, state_refs_of
 from .._run.store import CASES, REPLAYS, parse_record, read_jsonl, replay_key_of
 from ..errors import RunDirError
@@ -132,9 +132,10 @@ class Journal:
     ----------
     end : int or None
         The byte of ``cases.jsonl`` where the records read end: the case records are those of the lines that end
-        at or before it. Set when the cases are first indexed (to where the complete lines ended then), or before,
-        to the size the run's columnar copy was built from; a record appended later (the run resumed, or going
-        on) is never read, so the records are of the moment the frames are (``Run`` pins both).
+        at or before it. Set when the cases are first indexed (to where the complete lines ended then), or by
+        :meth:`pin` to where they ended in the journal the run's columnar copy was built from; a record appended
+        later (the run resumed, or going on) is never read, so the records are of the moment the frames are
+        (``Run`` pins both).
     """
 
     def __init__(self, directory: Path, states: StateReader, guard: Callable[[], None] | None = None) -> None:
@@ -155,11 +156,14 @@ class Journal:
     def guard(self, method: Callable[[], None] | None) -> None:
         self._guard = weakref.WeakMethod(method) if method is not None else None
 
-    def pin(self, end: int) -> None:
-        """Read no case record past byte ``end`` of ``cases.jsonl`` (unless the cases are indexed already: their
-        end is pinned then)."""
-        if self._cases is None:
-            self.end = end
+    def pin(self, size: int) -> None:
+        """Read the case records of the complete lines ``cases.jsonl`` had when it was ``size`` bytes long (a
+        torn last line's bytes left out: a resume writes other records over them); cases indexed to another end
+        are indexed again."""
+        end = complete_end(self.directory / CASES, size)
+        if self._cases is not None and end != self.end:
+            self._forget()
+        self.end = end
 
     def _check(self) -> None:
         guard = self.guard

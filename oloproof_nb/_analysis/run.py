@@ -330,6 +330,8 @@ class Run:
         else:
             self._in_memory = None
             self._source = copy_source(self.directory)  # this copy, or the fresh one a faster process put there
+            if self._source is not None and self._source != writer.written:  # the faster one's: its records
+                self._journal.pin(copied_size(self._source, CASES))
             self._forget(manifest)
 
     def _same_copy(self) -> None:

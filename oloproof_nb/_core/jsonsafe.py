@@ -185,11 +185,13 @@ def _cycle_on(value: Any, keys: list[str]) -> tuple[int, int, str] | None:
     when the path is only deep (or cannot be followed again). Called on the error path only.
     """
     seen: dict[int, int] = {}
+    walked: list[Any] = []  # kept alive: a mapping that makes its values on access frees them, and ids are reused
     taken = 0
     while type(value) not in _ATOMS:
         if id(value) in seen:
             return seen[id(value)], taken, f"{type(value).__name__} value"
         seen[id(value)] = taken
+        walked.append(value)
         if isinstance(value, enum.Enum):  # converted through its value, which takes no key
             value = value.value
             continue

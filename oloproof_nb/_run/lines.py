@@ -10,7 +10,7 @@ from typing import BinaryIO
 from .._config.files import UnreadableFile, open_regular
 from ..errors import RunDirError
 
-__all__ = ["complete_lines", "open_journal", "journal_sha256"]
+__all__ = ["complete_lines", "complete_end", "open_journal", "journal_sha256"]
 
 
 def open_journal(path: Path) -> BinaryIO | None:
@@ -76,3 +76,32 @@ def complete_lines(path: Path) -> Iterator[tuple[int, int, bytes]]:
                 break
             yield lineno, offset, raw
             offset += len(raw)
+
+
+def complete_end(path: Path, size: int) -> int:
+    """The byte where the complete lines of the first ``size`` bytes of ``path`` end (0: none, or no file).
+
+    What a reader of the file when it was ``size`` bytes long took: its lines, not a torn last line's bytes,
+    which a resume cuts and writes other lines over (so a line ending within ``size`` may be newer).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "j.jsonl"
+    >>> _ = path.write_bytes(b'{"a":1}\\n{"b":2}\\n{"c"')
+    >>> complete_end(path, 20), complete_end(path, 16), complete_end(path, 7)
+    (16, 16, 0)
+    """
+    handle = open_journal(path)
+    if handle is None:
+        return 0
+    with handle:
+        end = size
+        while end > 0:
+            start = max(0, end - (1 << 16))
+            handle.seek(start)
+            cut = handle.read(end - start).rfind(b"\n")
+            if cut >= 0:
+                return start + cut + 1
+            end = start
+    return 0

@@ -513,3 +513,51 @@ def test_a_pooled_run_gives_the_records_of_its_runs_copies(make_suite: Callable[
     op.load_run(first)  # another notebook: the copy of the resumed run put in place
     with pytest.raises(CopyChangedError, match=rf"^{first}: the run changed after it was loaded"):
         pooled.record("c06")  # in the second run only, when pooled
+
+
+def test_a_run_whose_copy_lost_to_a_faster_process_gives_the_records_of_that_copy(
+        make_suite: Callable[..., Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review F19 (of R15): a Run that builds its copy while another process resumes the run and puts the fresh copy
+    of 8 records in place drops its own copy of 5 and reads its frames from that one; its records stayed those of
+    the 5 lines it had read: ``run.cases`` had 8 rows, ``run.records`` 5, and ``run.record("c07")`` said there is no
+    case c07 in the run."""
+    from oloproof_nb._analysis import run as run_module
+    from oloproof_nb._run.runner import run_suite
+
+    out = tmp_path / "run"
+    suite = _stopped_after_five(make_suite, out)
+    tables, done = run_module.Run._journal_tables, list[bool]()
+
+    def read_then_another_process_finishes(self: op.Run) -> Any:
+        yield from tables(self)
+        if not done:  # this Run has read 5 records; the other process resumes the run and loads it
+            done.append(True)
+            run_suite(suite, out=out, resume=True)
+            op.load_run(out)
+    monkeypatch.setattr(run_module.Run, "_journal_tables", read_then_another_process_finishes)
+    run = op.load_run(out)
+    assert done and len(run.cases) == 8
+    assert [r["case"]["id"] for r in run.records] == [f"c{i:02d}" for i in range(8)]  # 5 before
+    assert run.record("c07")["case"]["id"] == "c07"
+
+
+def test_a_run_loaded_beside_a_torn_line_gives_no_record_a_resume_wrote_over_it(
+        make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    """Review F19 (of R15): a copy built while ``cases.jsonl`` ended in a torn line (the process died writing a
+    record) records the file's size with the torn bytes; a Run that loaded that copy read every complete line ending
+    within that size. A resume cuts the torn line and writes the rest of the run over its bytes: the Run held gave 8
+    records (c05, c06, c07 of the resume, about 1,200 bytes each, within the torn line's 4,040 bytes) beside 5
+    ``cases``."""
+    from oloproof_nb._run.runner import run_suite
+
+    out = tmp_path / "run"
+    suite = _stopped_after_five(make_suite, out)
+    with (out / "cases.jsonl").open("ab") as journal:  # the record of c05 as far as it was written
+        journal.write(b'{"index":5,"case":{"id":"c05","input":"' + b"x" * 4000)
+    op.load_run(out)  # another notebook opened it first: this one finds a fresh copy
+    run = op.load_run(out)
+    assert len(run.cases) == 5
+    run_suite(suite, out=out, resume=True)  # the runner alone: the copy stays the one of 5 records
+    assert [r["case"]["id"] for r in run.records] == [f"c{i:02d}" for i in range(5)]
+    with pytest.raises(op.OloproofError, match="no case 'c05' in run"):
+        run.record("c05")

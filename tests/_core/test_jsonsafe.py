@@ -8,6 +8,7 @@ import enum
 import json
 import uuid
 from collections import OrderedDict
+from collections.abc import Iterator, Mapping
 from decimal import Decimal
 from typing import Any
 
@@ -260,3 +261,29 @@ def test_copy_json_copies_the_dicts_inside_a_list_too() -> None:
     twin["tx"][0]["tags"].append("b")
     twin["rows"][0].append(3)
     assert state == {"tx": [{"id": 1, "amt": 5, "tags": ["a"]}], "rows": [[1, 2]]}
+
+
+def test_a_deep_value_made_on_access_is_not_called_a_back_reference() -> None:
+    """Review F19 (of W4): a mapping that wraps each value when it is read (a read-only view of nested dicts) made a
+    new object at each step of the walk looking for the back-reference; a step's object, freed, gave its id to the
+    next, and 250 levels with no cycle at all were refused as "it refers to itself (it is the object at d)"."""
+    class View(Mapping[str, Any]):
+        def __init__(self, data: dict[str, Any]) -> None:
+            self._data = data
+
+        def __getitem__(self, key: str) -> Any:
+            item = self._data[key]
+            return View(item) if isinstance(item, dict) else item
+
+        def __iter__(self) -> Iterator[str]:
+            return iter(self._data)
+
+        def __len__(self) -> int:
+            return len(self._data)
+
+    deep: dict[str, Any] = {"leaf": 1}
+    for _ in range(MAX_DEPTH + 50):
+        deep = {"d": deep}
+    with pytest.raises(NotJSONError, match="nested deeper than") as info:
+        to_json(View(deep))
+    assert info.value.too_deep and "refers to itself (it is" not in str(info.value)

@@ -29,3 +29,20 @@ def test_a_missing_journal_leaves_the_digest_it_was_given(tmp_path: Path) -> Non
     assert journal_sha256(tmp_path / "replays.jsonl", before).hexdigest() == \
         hashlib.sha256(b"written before\n").hexdigest()
     assert journal_sha256(tmp_path / "replays.jsonl").hexdigest() == hashlib.sha256(b"").hexdigest()
+
+
+def test_the_complete_lines_of_a_journal_end_at_its_last_newline_within_a_size(tmp_path: Path) -> None:
+    """Review F19: where the complete lines of the first ``size`` bytes end, counted by hand, including a last line
+    longer than one 64 KiB read and a size past the file's end (a file cut since)."""
+    from oloproof_nb._run.lines import complete_end
+
+    path = tmp_path / "cases.jsonl"
+    first, second = b'{"n":1}\n', b'{"pad":"' + b"x" * 200_000 + b'"}\n'
+    path.write_bytes(first + second + b'{"torn":')
+    whole = len(first) + len(second)
+    assert complete_end(path, whole + 8) == whole  # the torn line's 8 bytes left out
+    assert complete_end(path, whole) == whole
+    assert complete_end(path, whole - 1) == len(first) == 8  # 200,011 bytes back to the first newline
+    assert complete_end(path, 7) == 0
+    assert complete_end(path, whole + 1000) == whole
+    assert complete_end(tmp_path / "none.jsonl", 100) == 0
