@@ -292,8 +292,11 @@ _quote = json.encoder.encode_basestring  # the text the encoder writes for a str
 
 
 def _json_array(values: Sequence[Any]) -> pa.Array:
-    """JSON text of each value (ABSENT: null); a string is quoted directly (most cells are strings or small)."""
-    return pa.array([_quote(v) if type(v) is str else None if v is ABSENT else _encode(v) for v in values],
+    """JSON text of each value (ABSENT: null). The commonest cells are written without a call into the encoder,
+    whose set-up is most of a small value's time: a string is quoted directly, None is ``null`` (the rows a
+    column does not apply to) and an empty dict ``{}`` (a case without ``metadata``)."""
+    return pa.array([_quote(v) if type(v) is str else "null" if v is None else None if v is ABSENT
+                     else "{}" if type(v) is dict and not v else _encode(v) for v in values],
                     type=pa.large_string())
 
 

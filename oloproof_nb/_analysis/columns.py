@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -135,8 +136,14 @@ EPOCH_DOC = ("The epoch (1-based repetition of the case; 1..k with ``epochs: k``
              "stays the case's; (case_id, epoch) identifies a row's case run.")
 
 
-def _traj(rec: Any) -> Any:
-    return rec.get("trajectory")
+def _answer(rec: Any) -> Any:
+    traj = rec.get("trajectory")
+    return traj.get("answer") if traj else None
+
+
+def _trajectory_length(rec: Any) -> Any:
+    traj = rec.get("trajectory")
+    return len(traj["steps"]) if traj else pd.NA
 
 
 def _cluster(rec: Any) -> str:
@@ -151,7 +158,13 @@ def _cluster(rec: Any) -> str:
 
 def _n_tool_calls(rec: Any) -> Any:
     traj = rec.get("trajectory")
-    return sum(1 for s in traj["steps"] if s.get("kind") == "tool_call") if traj else pd.NA
+    if not traj:
+        return pd.NA
+    n = 0
+    for step in traj["steps"]:  # a plain loop: a comprehension costs a frame per case, which is most of the time
+        if step.get("kind") == "tool_call":
+            n += 1
+    return n
 
 
 CASES = FrameSpec("cases", (
@@ -164,26 +177,26 @@ CASES = FrameSpec("cases", (
     Column("digest", TEXT, "SHA-256 of the case's canonical JSON (id, input, initial_state, expected, outcome).",
            lambda r: r["case"]["digest"]),
     Column("status", TEXT, "``completed``, ``failed``, ``waiting`` (the trajectory's) or ``error``, ``timeout``.",
-           lambda r: r["status"]),
+           itemgetter("status")),
     Column("answer", JSON, "The final answer (None without a trajectory).",
-           lambda r: _traj(r).get("answer") if _traj(r) else None),
+           _answer),
     Column("n_tool_calls", "Int64", "Tool calls in the trajectory (missing without one).", _n_tool_calls),
     Column("trajectory_length", "Int64", "Steps in the trajectory (missing without one).",
-           lambda r: len(_traj(r)["steps"]) if _traj(r) else pd.NA),
-    Column("duration_s", "float64", "Seconds the case took (reset, run, snapshot).", lambda r: r["duration_s"]),
+           _trajectory_length),
+    Column("duration_s", "float64", "Seconds the case took (reset, run, snapshot).", itemgetter("duration_s")),
     Column("error", TEXT, "Why the case has status ``error`` or ``timeout`` (missing otherwise).",
            lambda r: r.get("error")),
     Column("has_state", "bool", "Whether a state (``environment_state/v1``) was recorded.",
            lambda r: r.get("environment_state") is not None),
     Column("epoch", "int64", EPOCH_DOC, lambda r: r["case"].get("epoch", 1)),
-    Column("started_at", TIME, "When the case started (UTC).", lambda r: r["started_at"]),
+    Column("started_at", TIME, "When the case started (UTC).", itemgetter("started_at")),
     Column("metadata", JSON, "The case's ``metadata`` (a dict, empty when none).",
            lambda r: r["case"].get("metadata") or {}),
 ), documented=12)
 
 STEPS = FrameSpec("steps", (
-    Column("case_id", TEXT, "The case.", lambda t: t[0]),
-    Column("step", "int64", "Index of the step in the trajectory.", lambda t: t[1]),
+    Column("case_id", TEXT, "The case.", itemgetter(0)),
+    Column("step", "int64", "Index of the step in the trajectory.", itemgetter(1)),
     Column("kind", TEXT, "``tool_call`` or ``message``.", lambda t: "tool_call" if t[2].get("kind") == "tool_call"
            else "message"),
     Column("tool", TEXT, "The tool called (a message: the recorded model call's name, if any).",
@@ -191,8 +204,8 @@ STEPS = FrameSpec("steps", (
     Column("args", JSON, "The call's arguments.", lambda t: t[2].get("args")),
     Column("result", JSON, "What the tool returned (None on message rows).",
            lambda t: t[2].get("result") if t[2].get("kind") == "tool_call" else None),
-    Column("is_error", "bool", "Whether the tool result reports a failure (``result_is_error``).", lambda t: t[3]),
-    Column("epoch", "int64", EPOCH_DOC, lambda t: t[4]),
+    Column("is_error", "bool", "Whether the tool result reports a failure (``result_is_error``).", itemgetter(3)),
+    Column("epoch", "int64", EPOCH_DOC, itemgetter(4)),
     Column("role", TEXT, "A message's role (missing on tool rows).",
            lambda t: None if t[2].get("kind") == "tool_call" else t[2].get("role")),
     Column("content", JSON, "A message's content (None on tool rows).",
@@ -200,85 +213,85 @@ STEPS = FrameSpec("steps", (
 ), documented=7)
 
 SNAPSHOTS = FrameSpec("snapshots", (
-    Column("case_id", TEXT, "The case.", lambda e: e["case_id"]),
-    Column("schema", TEXT, "``environment_state/v1``.", lambda e: e["schema"]),
-    Column("captured_at", TIME, "When ``snapshot()`` returned (UTC).", lambda e: e["captured_at"]),
-    Column("state_digest", TEXT, "SHA-256 of the state's canonical JSON.", lambda e: e["state_digest"]),
-    Column("state", JSON, "The state the case left.", lambda e: e["state"]),
+    Column("case_id", TEXT, "The case.", itemgetter("case_id")),
+    Column("schema", TEXT, "``environment_state/v1``.", itemgetter("schema")),
+    Column("captured_at", TIME, "When ``snapshot()`` returned (UTC).", itemgetter("captured_at")),
+    Column("state_digest", TEXT, "SHA-256 of the state's canonical JSON.", itemgetter("state_digest")),
+    Column("state", JSON, "The state the case left.", itemgetter("state")),
     Column("epoch", "int64", EPOCH_DOC, lambda e: e.get("epoch", 1)),
-    Column("case_digest", TEXT, "The case's digest.", lambda e: e["case_digest"]),
+    Column("case_digest", TEXT, "The case's digest.", itemgetter("case_digest")),
     Column("system_version", TEXT, "The system's ``version`` (missing when it has none).",
            lambda e: e.get("system_version")),
-    Column("run_id", TEXT, "The run.", lambda e: e["run_id"]),
+    Column("run_id", TEXT, "The run.", itemgetter("run_id")),
 ), documented=5)
 
 CHANGES = FrameSpec("changes", (
-    Column("case_id", TEXT, "The case.", lambda t: t[0]),
-    Column("path", TEXT, "A leaf path whose value differs from ``initial_state``.", lambda t: t[1]),
-    Column("before", JSON, "Its value in ``initial_state`` (ABSENT when it appeared).", lambda t: t[2]),
-    Column("after", JSON, "Its value after the case (ABSENT when it disappeared).", lambda t: t[3]),
-    Column("epoch", "int64", EPOCH_DOC, lambda t: t[4]),
+    Column("case_id", TEXT, "The case.", itemgetter(0)),
+    Column("path", TEXT, "A leaf path whose value differs from ``initial_state``.", itemgetter(1)),
+    Column("before", JSON, "Its value in ``initial_state`` (ABSENT when it appeared).", itemgetter(2)),
+    Column("after", JSON, "Its value after the case (ABSENT when it disappeared).", itemgetter(3)),
+    Column("epoch", "int64", EPOCH_DOC, itemgetter(4)),
 ), documented=4)
 
 VERDICTS = FrameSpec("verdicts", (
     Column("case_id", TEXT, "The case judged (a metamorphic relation: the derived case); a copy labeled invalid "
-                            "has no row.", lambda t: t[0]),
-    Column("cluster", TEXT, "The case's cluster.", lambda t: t[1]),
+                            "has no row.", itemgetter(0)),
+    Column("cluster", TEXT, "The case's cluster.", itemgetter(1)),
     Column("criterion", TEXT, "The criterion (its name in release.yaml).", lambda t: t[2]["criterion"]),
     Column("evaluator", TEXT, "The evaluator type.", lambda t: t[2]["evaluator"]),
     Column("verdict", TEXT, "``pass``, ``fail`` or ``missing`` (a missing case never passes).",
            lambda t: t[2]["verdict"]),
     Column("reason", TEXT, "Why (empty for a pass).", lambda t: t[2]["reason"]),
-    Column("epoch", "int64", EPOCH_DOC, lambda t: t[3]),
+    Column("epoch", "int64", EPOCH_DOC, itemgetter(3)),
 ), documented=6)
 
 COMPARISONS = FrameSpec("comparisons", (
-    Column("case_id", TEXT, "The case.", lambda c: c["case_id"]),
-    Column("criterion", TEXT, "The criterion that compared.", lambda c: c["criterion"]),
-    Column("path", TEXT, "The compared path (``answer`` for the final answer).", lambda c: c["path"]),
-    Column("expected", JSON, "The expected value (ABSENT: must not exist).", lambda c: c["expected"]),
-    Column("actual", JSON, "The value found (ABSENT: does not exist).", lambda c: c["actual"]),
+    Column("case_id", TEXT, "The case.", itemgetter("case_id")),
+    Column("criterion", TEXT, "The criterion that compared.", itemgetter("criterion")),
+    Column("path", TEXT, "The compared path (``answer`` for the final answer).", itemgetter("path")),
+    Column("expected", JSON, "The expected value (ABSENT: must not exist).", itemgetter("expected")),
+    Column("actual", JSON, "The value found (ABSENT: does not exist).", itemgetter("actual")),
     Column("ok", "bool", "Whether they are equal under the criterion's rule.", lambda c: bool(c["ok"])),
     Column("epoch", "int64", EPOCH_DOC, lambda c: c.get("epoch", 1)),
 ), documented=6)
 
 REPLAYS = FrameSpec("replays", (
-    Column("case_id", TEXT, "The case replayed.", lambda r: r["case_id"]),
-    Column("criterion", TEXT, "The ``fault_recovery`` criterion.", lambda r: r["criterion"]),
-    Column("tool", TEXT, "The tool whose first call was faulted.", lambda r: r["tool"]),
-    Column("fault", TEXT, "``error``, ``timeout`` or ``malformed``.", lambda r: r["fault"]),
-    Column("checkpoint", "Int64", "Index of the faulted call in the recorded steps.", lambda r: r["checkpoint"]),
+    Column("case_id", TEXT, "The case replayed.", itemgetter("case_id")),
+    Column("criterion", TEXT, "The ``fault_recovery`` criterion.", itemgetter("criterion")),
+    Column("tool", TEXT, "The tool whose first call was faulted.", itemgetter("tool")),
+    Column("fault", TEXT, "``error``, ``timeout`` or ``malformed``.", itemgetter("fault")),
+    Column("checkpoint", "Int64", "Index of the faulted call in the recorded steps.", itemgetter("checkpoint")),
     Column("control_reproduced", "boolean", "Whether the control replay reproduced the recording.",
-           lambda r: r["control_reproduced"]),
+           itemgetter("control_reproduced")),
     Column("recovered", "boolean", "Whether the case's own answer and state checks pass on the faulted replay.",
-           lambda r: r["recovered"]),
+           itemgetter("recovered")),
     Column("escalated", "boolean", "Whether an escalation tool was called at or after the checkpoint.",
-           lambda r: r["escalated"]),
+           itemgetter("escalated")),
     Column("constraint_broken", "boolean", "A false success or a changed ``state_unchanged`` path.",
-           lambda r: r["constraint_broken"]),
-    Column("verdict", TEXT, "``pass``, ``fail`` or ``missing``.", lambda r: r["verdict"]),
-    Column("reason", TEXT, "Why.", lambda r: r["reason"]),
-    Column("cached", "boolean", "Whether both replays came from the replay cache.", lambda r: r["cached"]),
+           itemgetter("constraint_broken")),
+    Column("verdict", TEXT, "``pass``, ``fail`` or ``missing``.", itemgetter("verdict")),
+    Column("reason", TEXT, "Why.", itemgetter("reason")),
+    Column("cached", "boolean", "Whether both replays came from the replay cache.", itemgetter("cached")),
     Column("epoch", "int64", EPOCH_DOC, lambda r: r.get("epoch", 1)),
 ), documented=12)
 
 PAIRS = FrameSpec("pairs", (
-    Column("source_id", TEXT, "The source case.", lambda p: p["source_id"]),
-    Column("derived_id", TEXT, "The derived case.", lambda p: p["derived_id"]),
-    Column("transform", TEXT, "The transform.", lambda p: p["transform"]),
-    Column("relation", TEXT, "``same_output``, ``same_actions`` or ``same_state``.", lambda p: p["relation"]),
-    Column("criterion", TEXT, "The ``metamorphic_relation`` criterion.", lambda p: p["criterion"]),
+    Column("source_id", TEXT, "The source case.", itemgetter("source_id")),
+    Column("derived_id", TEXT, "The derived case.", itemgetter("derived_id")),
+    Column("transform", TEXT, "The transform.", itemgetter("transform")),
+    Column("relation", TEXT, "``same_output``, ``same_actions`` or ``same_state``.", itemgetter("relation")),
+    Column("criterion", TEXT, "The ``metamorphic_relation`` criterion.", itemgetter("criterion")),
     Column("holds", "boolean", "Whether the relation holds (missing when either side is missing).",
-           lambda p: p["holds"]),
-    Column("label", TEXT, "The pair's human label: ``valid``, ``invalid`` or empty.", lambda p: p["label"]),
-    Column("cluster", TEXT, "The source's cluster.", lambda p: p["cluster"]),
+           itemgetter("holds")),
+    Column("label", TEXT, "The pair's human label: ``valid``, ``invalid`` or empty.", itemgetter("label")),
+    Column("cluster", TEXT, "The source's cluster.", itemgetter("cluster")),
     Column("epoch", "int64", EPOCH_DOC, lambda p: p.get("epoch", 1)),
 ), documented=8)
 
 RECEIPTS = FrameSpec("receipts", (
     Column("case_id", TEXT, "The case (missing when unknown).", lambda r: r.get("case_id")),
-    Column("artifact_id", TEXT, "The contract's artifact id.", lambda r: r["artifact_id"]),
-    Column("run_started_at", TIME, "When the run (case) started.", lambda r: r["run_started_at"]),
+    Column("artifact_id", TEXT, "The contract's artifact id.", itemgetter("artifact_id")),
+    Column("run_started_at", TIME, "When the run (case) started.", itemgetter("run_started_at")),
     Column("observed_at", TIME, "When the artifact was observed.", lambda r: r.get("observed_at")),
     Column("modified_at", TIME, "When the artifact was last modified.", lambda r: r.get("modified_at")),
     Column("expected_sha256", TEXT, "The contract's expected digest.", lambda r: r.get("expected_sha256")),
@@ -289,8 +302,8 @@ RECEIPTS = FrameSpec("receipts", (
            lambda r: r.get("validator")),
     Column("validator_exit_code", "Int64", "Its exit code.", lambda r: r.get("validator_exit_code")),
     Column("evidence_source", TEXT, "Who observed.", lambda r: r.get("evidence_source")),
-    Column("status", TEXT, "``missing`` … ``verified``, or ``waiting``.", lambda r: r["status"]),
-    Column("reason", TEXT, "The check that decided.", lambda r: r["reason"]),
+    Column("status", TEXT, "``missing`` … ``verified``, or ``waiting``.", itemgetter("status")),
+    Column("reason", TEXT, "The check that decided.", itemgetter("reason")),
     Column("epoch", "int64", EPOCH_DOC, lambda r: r.get("epoch", 1)),
 ), documented=13)
 

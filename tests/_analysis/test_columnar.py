@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import warnings
+from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -880,6 +881,25 @@ def test_json_cells_are_exactly_what_json_dumps_writes(values: list[Any]) -> Non
     """The reference: ``json.dumps(value, ensure_ascii=False, separators=(",", ":"))`` per cell (ABSENT: null)."""
     cells = columnar._json_array([*values, ABSENT]).to_pylist()
     assert cells == [json.dumps(v, ensure_ascii=False, separators=(",", ":")) for v in values] + [None]
+
+
+class _Text(str):
+    pass
+
+
+_EDGE_VALUES = [None, {}, [], "", "é ü 中 🙂", "\x00\n\"\\\u2028", float("nan"), float("inf"), float("-inf"), 2 ** 70,
+                -(2 ** 70), True, False, 0, 1.0, -0.0, {"a": None}, {"": {}}, [None, {}, ""], {"k": [1, {"x": "ü"}]},
+                OrderedDict(), OrderedDict(a=None), _Text("sub"), _Text("")]
+
+
+def test_json_cells_written_without_the_encoder_are_what_json_dumps_writes() -> None:
+    """The cells written without a call into the encoder (a str, None, an empty dict) against ``json.dumps``, beside
+    the values next to them that still go through it (an empty dict subclass, a str subclass, nested, NaN, huge)."""
+    values = [v for value in _EDGE_VALUES for v in (value, ABSENT)]
+    cells = columnar._json_array(values).to_pylist()
+    assert cells == [c for v in _EDGE_VALUES for c in (json.dumps(v, ensure_ascii=False, separators=(",", ":")),
+                                                       None)]
+    assert cells[:4] == ["null", None, "{}", None]
 
 
 def _verdict_items(n: int) -> list[Any]:
