@@ -100,3 +100,20 @@ def test_the_keys_table_gives_the_models_defaults() -> None:
             assert shown[key] == f"`{default}`", key
         else:
             assert float(shown[key]) == default, key
+
+
+def test_the_smallest_suites_reset_gets_a_copy_it_may_change(tmp_path: Path) -> None:
+    """Review U11: ``LoanDesk.reset`` keeps the dict it is given and ``lend`` changes it in place; a newcomer asked
+    whether that changes the case itself. The README's comment says it is a copy: after a run of two epochs on one
+    instance, the case's own ``initial_state`` is as the file wrote it, and the second epoch, reset from it, passes."""
+    text = README.read_text(encoding="utf-8")
+    desk = re.search(r"```python\n(# library_desk\.py.*?)```", text, re.S)
+    assert desk is not None and "def reset(self, state): self.state = state" in desk.group(1)
+    assert "a copy of its initial_state" in desk.group(1)
+    suite = op.load_suite(_smallest_suite(tmp_path / "library", 2))
+    run = op.run(suite, epochs=2, workers=1, progress=False)
+    assert [case.initial_state for case in suite.cases] == [{"loans": {}}, {"loans": {}}]
+    verdicts = run.verdicts
+    assert len(verdicts) == 8 and set(verdicts["verdict"]) == {"pass"}
+    changes = run.changes
+    assert sorted(changes.loc[changes["path"] == "loans.b00", "epoch"]) == [1, 2]
