@@ -3,7 +3,8 @@
 A module that arrives only as another package's dependency (``typing_extensions`` through pydantic,
 ``markupsafe`` through jinja2) works until that package drops it; then ``import oloproof_nb`` fails on a
 user's machine and nowhere here. The declared requirements are read from the installed metadata, so this
-checks what ``pip install`` of the project really asks for.
+checks what ``pip install`` of the project really asks for. And a deprecation a dependency reports against the
+package's own code fails the test that meets it (pyproject.toml's ``filterwarnings``).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import ast
 import importlib.metadata as metadata
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -179,3 +181,23 @@ def test_the_oldest_pins_follow_pyproject_not_only_the_installed_metadata() -> N
     pins = _oldest_pins()
     floors = {_name(r.name): _version(r, ">=") for r in declared}
     assert floors == {name: pin for name, pin in pins.items() if name not in COMPANIONS}
+
+
+def _deprecated_api() -> None:
+    """Stands in for a library's deprecated function: it blames its caller, as pandas, numpy and the standard
+    library do (``stacklevel=2``)."""
+    warnings.warn("this API goes away in the next major release", DeprecationWarning, stacklevel=2)
+
+
+@pytest.mark.parametrize("module", ["oloproof_nb", "oloproof_nb._run.runner"])
+@pytest.mark.parametrize("category", [DeprecationWarning, PendingDeprecationWarning, FutureWarning])
+def test_a_deprecation_our_code_runs_into_fails_the_test(module: str, category: type[Warning]) -> None:
+    """pyproject.toml's ``filterwarnings`` turns a deprecation warning blamed on any oloproof_nb module into an
+    error, so a deprecated pandas/numpy/stdlib call in the package fails the test that reaches it, on CI's
+    Python, instead of scrolling by in the warnings summary until the release that removes the API. The call
+    is made from code whose module is ``module`` (the warnings machinery reads the caller frame's
+    ``__name__``), as the package's own code would make it."""
+    source = "_deprecated_api()" if category is DeprecationWarning else f"_warnings.warn('old', {category.__name__})"
+    caller = {"__name__": module, "_deprecated_api": _deprecated_api, "_warnings": warnings}
+    with pytest.raises(category):
+        exec(compile(source, f"<{module}>", "exec"), caller)
