@@ -1058,3 +1058,19 @@ def test_a_slice_s_pass_k_rate_counts_a_try_once(desk_runs: dict[str, op.Run]) -
     mine = bins[(bins["criterion"] == RECOVERS) & (bins["support"] > 0)]
     hand = sum(_recovers(n, 1) and _recovers(n, 2) for n in range(8))
     assert hand == 3 and (mine["rate"] * mine["support"]).sum() == pytest.approx(hand)
+
+
+def test_m21_the_mean_of_a_run_of_one_epoch_is_the_gates_unclustered_interval(runs: dict[int, op.Run]) -> None:
+    """epochs=1, one row per case and criterion: no clusters, so the gate takes Clopper–Pearson on the rows, and
+    the mean reduction is the gate's (its Notes): the bounds are statsmodels' on the hand-counted passes."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    run = runs[1]
+    mean = op.reduce_epochs(run, reduce="mean").set_index("criterion")
+    assert not op.gate(run).clustered
+    for c in ("answer_matches", "state_matches"):
+        counts = _hand_counts(run, c)
+        n, passed = len(counts), sum(p for _, p in counts.values())
+        assert mean.loc[c, "method"] == "clopper_pearson" and mean.loc[c, "rate"] == passed / n
+        assert (mean.loc[c, "ci_low"], mean.loc[c, "ci_high"]) == pytest.approx(
+            proportion_confint(passed, n, alpha=0.05, method="beta"), abs=1e-12)

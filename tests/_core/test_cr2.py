@@ -328,3 +328,72 @@ def test_the_same_share_reason_needs_every_cluster_at_the_overall_rate():
     assert cr2.cluster_t_from_sums(np.array([1, 0, 2]), np.array([2, 2, 2]), 0.95).reason == ""
     same = cr2.cluster_t_from_sums(np.array([1, 2, 1]), np.array([2, 4, 2]), 0.95)
     assert same.reason == "every cluster passes the same share of its rows; at most clopper_pearson on n_min=2.667"
+
+
+# ---------------------------------------------------------------- mutation round 21 (helper M21)
+
+
+def test_m21_cr2_of_one_cluster_is_nan_without_a_numpy_warning():
+    """cr2_se's "NaN when G < 2" is the guard's, not a 0/0 of the formula: one cluster of N rows has 1 − m/N = 0,
+    which divides by zero (a RuntimeWarning for whoever calls ``op.cluster_se(kind="CR2")``) on the way to NaN."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rate, se = cluster_se([1, 0, 1], ["a", "a", "a"], kind="CR2")
+    assert rate == 2 / 3 and np.isnan(se)  # hand count; no standard error from one cluster
+
+
+def test_m21_a_cluster_that_passes_every_row_raises_no_numpy_warning():
+    """A cluster with no failure is no "type" of the knapsack over failing clusters: j = 0 would divide by zero
+    (numpy's floor_divide warning on every gate with a perfect cluster). The bound is the brute-force minimum."""
+    import warnings
+
+    k, m = np.array([3, 1, 2]), np.array([3, 2, 4])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        iv = cr2.cluster_t_from_sums(k, m, 0.95)
+    assert iv.low == pytest.approx(brute_force_low(k.tolist(), m.tolist()), abs=1e-12)
+
+
+def test_m21_the_interval_does_not_depend_on_the_order_of_the_clusters_to_the_last_bit():
+    """Sizes 1, 6, 5, 6, 1: summed in other orders, Σm²/(N−m)² and its kin differ in the last bits, and so did the
+    Bell–McCaffrey degrees of freedom the bounds use. Every one of the 120 orders gives one interval, bit for bit,
+    and its ends are the brute-force minimum over better data sets (tests/_cr2_reference.py)."""
+    import itertools
+
+    k, m = np.array([1, 4, 4, 1, 1]), np.array([1, 6, 5, 6, 1])
+    seen = {cr2.cluster_t_from_sums(k[list(p)], m[list(p)], 0.95) for p in itertools.permutations(range(5))}
+    assert len(seen) == 1
+    iv = seen.pop()
+    assert iv.low == pytest.approx(brute_force_low(k.tolist(), m.tolist()), abs=1e-12)
+    assert iv.high == pytest.approx(1 - brute_force_low((m - k).tolist(), m.tolist()), abs=1e-12)
+    y, cl = rows_of(k.tolist(), m.tolist())
+    assert cr2.bell_mccaffrey_df(m) == pytest.approx(cr2_matrix(y, cl)[2], rel=1e-12)
+
+
+def test_m21_up_to_64_failures_kept_the_worst_spread_is_the_exact_knapsack(monkeypatch):
+    """README §6: the worst case over better data sets is "found exactly by a small knapsack over cluster types up
+    to 64 failures, bounded by its Lagrangian dual beyond". A run with 66 failures: J' = 1..64 go to the knapsack,
+    65 and 66 to the dual; at J' = 64 the dual is looser here (measured: the bound 0.24250 instead of 0.24280)."""
+    m = np.array([2, 7, 7, 5, 6, 5, 2, 1, 3, 2, 7, 5, 2, 1, 4, 4, 6, 3, 7, 6, 1, 7, 3, 3])
+    k = np.array([1, 1, 2, 1, 2, 1, 0, 1, 0, 0, 3, 1, 1, 0, 4, 1, 2, 1, 2, 1, 1, 4, 1, 2])
+    assert int((m - k).sum()) == 66  # hand count
+    calls: dict[str, list[float]] = {"exact": [], "dual": []}
+    exact, dual = cr2._worst_exact, cr2._worst_lagrangian
+
+    def spy(name, fn):
+        def wrapped(jt, mt, ct, total, kept):
+            calls[name] += kept.tolist()
+            return fn(jt, mt, ct, total, kept)
+        return wrapped
+
+    monkeypatch.setattr(cr2, "_worst_exact", spy("exact", exact))
+    monkeypatch.setattr(cr2, "_worst_lagrangian", spy("dual", dual))
+    low = cr2.monotone_low(k, m, 0.95)
+    assert calls == {"exact": [float(j) for j in range(1, 65)], "dual": [65.0, 66.0]}
+    # the knapsack at J' = 64 is an exact maximum, so the dual (an upper bound of it) can only lower the bound
+    jt, mt, ct = cr2._types(m - k, m)
+    at_64 = np.array([64.0])
+    assert dual(jt, mt, ct, int(m.sum()), at_64)[0] > exact(jt, mt, ct, int(m.sum()), at_64)[0]
+    assert 0 < low < k.sum() / m.sum()

@@ -243,3 +243,62 @@ def test_fractional_bounds_with_a_denominator_are_the_brute_force_minimum_over_t
     assert iv.low == pytest.approx(ref.brute_force_low(hits, rows), abs=1e-12)
     assert iv.high == pytest.approx(1 - ref.brute_force_low([r - h for r, h in zip(rows, hits, strict=True)], rows),
                                     abs=1e-12)
+
+def test_m21_parse_reduce_takes_k_up_to_the_largest_number_of_epochs() -> None:
+    """A suite may run up to MAX_EPOCHS = 10,000 epochs (five digits), so pass^10000 and pass@10000 are reductions."""
+    from oloproof_nb._config.suite import MAX_EPOCHS
+
+    assert MAX_EPOCHS == 10_000
+    assert parse_reduce("pass^10000") == parse_reduce(" pass^10000 ")
+    assert (parse_reduce("pass^10000").k, parse_reduce("pass@10000").text) == (10_000, "pass@10000")
+
+
+@pytest.mark.parametrize("estimator", [op.pass_hat_k, op.pass_at_k])
+def test_m21_k_true_is_refused_not_read_as_one(estimator) -> None:
+    """bool is an int in Python; k=True is a slip, not pass^1 (the docstring: k a whole number ≥ 1)."""
+    with pytest.raises(ValueError, match=r"k=True must be a whole number ≥ 1"):
+        estimator([3], [2], True)
+
+
+def test_m21_values_are_scaled_exactly_up_to_2_000_000_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """README §6: "Above 2,000,000 scaled rows D is made smaller and the values rounded down" — at 2,000,000 the
+    rows are the values' own (Σm·D), above it D becomes ⌊2,000,000/Σm⌋ (hand counts), and at least 1 when Σm
+    alone exceeds 2,000,000 (0 would leave no row). The bound's solver is replaced by a recorder: the rows it is
+    given are the point here, and 3,000,000 rows would take it seconds."""
+    from oloproof_nb._core import epochs
+
+    given: list[tuple[list[int], list[int]]] = []
+
+    def record(k: np.ndarray, m: np.ndarray, confidence: float, df: float | None = None) -> float:
+        given.append((k.tolist(), m.tolist()))
+        return 0.0
+
+    monkeypatch.setattr(epochs, "monotone_low", record)
+    fractional_interval([0.5, 0.25], [1, 1], 0.95, denominator=1_000_000)  # 2 · 10⁶ rows: not above
+    assert given[0] == ([500_000, 250_000], [1_000_000, 1_000_000])
+    given.clear()
+    fractional_interval([0.5, 0.25], [1, 1], 0.95, denominator=1_000_004)  # 2,000,008 rows: D = 1,000,000
+    assert given[0] == ([500_000, 250_000], [1_000_000, 1_000_000])
+    given.clear()
+    fractional_interval([1.5, 1.0], [1_500_000, 1_500_000], 0.95, denominator=2)  # Σm = 3 · 10⁶: D = 1
+    assert given[0] == ([1, 1], [1_500_000, 1_500_000])
+
+
+def test_m21_a_value_of_zero_is_zero_not_minus_zero() -> None:
+    """C(0, 2)/C(5, 2) and C(1, 2)/C(5, 2) are 0 (hand count); the product Π(c − i)/(n − i) passes through a
+    negative factor there ((0 − 1)/4), which without the clip at 0 gave −0.0, shown as "-0.0" in by-case frames."""
+    values = op.pass_hat_k([5, 5, 3], [0, 1, 0], 2)
+    assert values.tolist() == [0.0, 0.0, 0.0] and not np.signbit(values).any()
+
+
+def test_m21_a_negative_sum_is_refused_even_a_small_one() -> None:
+    """The docstring: 0 ≤ sums ≤ sizes; only rounding noise (1e-12) is let through, not −0.25."""
+    with pytest.raises(ValueError, match="0 ≤ sums ≤ sizes"):
+        fractional_interval([-0.25, 1.0, 0.5], [1, 1, 1])
+
+
+def test_m21_the_mean_reduction_is_the_share_of_passing_epochs() -> None:
+    """mean = c/n per case (hand counts 3/4, 5/5, 0/2, 1/3), not a whole-number division."""
+    from oloproof_nb._core.epochs import reduce_counts
+
+    assert reduce_counts([4, 5, 2, 3], [3, 5, 0, 1], "mean").tolist() == [0.75, 1.0, 0.0, 1 / 3]
