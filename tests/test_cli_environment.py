@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -131,3 +132,73 @@ def test_an_error_of_no_file_in_a_deleted_current_folder_is_not_blamed_on_the_fo
     monkeypatch.setitem(cli.COMMANDS, "receipt", lambda _: os.getcwd())  # the folder's own error still says so
     assert main(["receipt", str(tmp_path / "contract.json")]) == 2
     assert capsys.readouterr().err.startswith("oloproof: error: the current folder no longer exists (deleted")
+
+
+@pytest.fixture
+def umask_kept() -> Iterator[None]:
+    """The process's umask put back after a test that sets its own."""
+    old = os.umask(0o022)
+    os.umask(old)
+    try:
+        yield
+    finally:
+        os.umask(old)
+
+
+def test_m23_the_umask_line_gives_the_modes_the_command_would_make(
+        umask_kept: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Mutation round 23: under umask 0230 (the owner's write bit taken) the line gives the modes of files and of
+    folders, by hand: 0o666 & ~0o230 = 0o446 and 0o777 & ~0o230 = 0o547 (under umask 777 both were 0000)."""
+    assert 0o666 & ~0o230 == 0o446 and 0o777 & ~0o230 == 0o547
+    os.umask(0o230)
+    assert main(["gate", str(tmp_path / "no-run")]) == 2
+    assert capsys.readouterr().err.startswith("oloproof: error: umask 0230: the files and folders this command "
+                                              "makes would be mode 0446 and 0547, which their owner cannot read back")
+
+
+@pytest.mark.parametrize("argv", [["init", "--example", "false-success", "{tmp}/new"], ["run", "{tmp}/no-suite"],
+                                  ["gate", "{tmp}/no-run"], ["report", "{tmp}/no-run", "--out", "{tmp}/r.md"],
+                                  ["compare", "{tmp}/no-base", "{tmp}/no-candidate"]])
+def test_m23_every_command_that_makes_files_is_refused_under_a_blinding_umask(
+        umask_kept: None, tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    """Mutation round 23: each of the five commands that make files (``compare`` opens two run folders, which
+    builds their columnar copies) is refused before it looks at its arguments; ``receipt`` is not."""
+    os.umask(0o700)
+    assert main([a.format(tmp=tmp_path) for a in argv]) == 2
+    assert capsys.readouterr().err.startswith("oloproof: error: umask 0700:")
+    assert list(tmp_path.iterdir()) == []
+    assert main(["receipt", str(tmp_path / "no-contract.json")]) == 2
+    assert "contract error" in capsys.readouterr().err
+
+
+def test_m23_the_umask_is_read_and_left_as_it_was_where_proc_cannot_be_read(
+        umask_kept: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mutation round 23: without ``/proc/self/status`` (macOS, a container that hides it) the umask is read by
+    setting it and putting it back: 0o027 read, and 0o027 still the process's afterwards."""
+    import oloproof_nb.cli as cli
+
+    def no_proc(*_: object, **__: object) -> None:
+        raise FileNotFoundError(2, "No such file or directory", "/proc/self/status")
+    monkeypatch.setattr(cli, "open", no_proc, raising=False)
+    os.umask(0o027)
+    assert cli._umask() == 0o027
+    assert os.umask(0o022) == 0o027
+
+
+def test_m23_an_os_error_naming_no_file_is_blamed_on_the_current_folder_only_when_it_is_gone(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mutation round 23: an OSError without a file name (a full disk when the output is flushed) is its own words
+    while the current folder exists; once ``os.getcwd`` fails the line says the folder is gone, with the error's
+    words and what to do."""
+    from oloproof_nb.cli import _os_error_line
+
+    full = OSError(28, "No space left on device")
+    assert _os_error_line(full) == "No space left on device"
+
+    def gone() -> str:
+        raise FileNotFoundError(2, "No such file or directory")
+    monkeypatch.setattr(os, "getcwd", gone)
+    assert _os_error_line(FileNotFoundError(2, "No such file or directory")) == (
+        "the current folder no longer exists (deleted after the shell entered it: No such file or directory); cd to "
+        "a folder that exists and run the command again, or give absolute paths")
+    assert _os_error_line(OSError(13, "Permission denied", "/x/y")) == "/x/y: Permission denied"  # a file named

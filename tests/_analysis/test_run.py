@@ -561,3 +561,94 @@ def test_a_run_loaded_beside_a_torn_line_gives_no_record_a_resume_wrote_over_it(
     assert [r["case"]["id"] for r in run.records] == [f"c{i:02d}" for i in range(5)]
     with pytest.raises(op.OloproofError, match="no case 'c05' in run"):
         run.record("c05")
+
+
+# -- mutation round 23: the Run's records of one moment, whoever wrote its copy ------------------------------------
+
+def test_m23_a_failed_write_columnar_keeps_the_records_of_the_frames(
+        make_suite: Callable[..., Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mutation round 23: ``run.write_columnar()`` stopped (Ctrl-C while the copy was written) keeps the frames
+    read before, so it keeps their records: the 5 of the copy loaded, not the 8 of the journal it was reading."""
+    from oloproof_nb._analysis import columnar
+    from oloproof_nb._run.runner import run_suite
+
+    out = tmp_path / "run"
+    suite = _stopped_after_five(make_suite, out)
+    op.load_run(out)
+    run = op.load_run(out)
+    assert len(run.cases) == 5
+    run_suite(suite, out=out, resume=True)
+
+    def interrupted(*_: object) -> None:
+        raise KeyboardInterrupt
+    monkeypatch.setattr(columnar.CopyWriter, "write", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        run.write_columnar()
+    assert len(run.cases) == 5 and len(run.records) == 5
+
+
+def test_m23_a_run_that_wrote_its_own_copy_reads_no_record_once_it_was_replaced(
+        make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    """Mutation round 23: the check around each record read holds for a Run that built its copy itself (the first
+    to load the run), not only for one that found a fresh copy: once the run was resumed and its new copy put in
+    place, a record is refused as a frame not read yet is."""
+    out = tmp_path / "run"
+    suite = _stopped_after_five(make_suite, out)
+    run = op.load_run(out)  # no copy yet: this Run writes it
+    assert len(run.cases) == 5
+    _resumed_by_another_process(suite, out, copy_rebuilt=True)
+    for read in (lambda: run.records, lambda: run.record("c00"), lambda: run.verdicts):
+        with pytest.raises(CopyChangedError, match=rf"^{out}: the run changed after it was loaded"):
+            read()
+
+
+def test_m23_frames_kept_in_memory_are_checked_against_no_copy(
+        make_suite: Callable[..., Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mutation round 23: a Run whose ``write_columnar`` could not write (its frames and records now both of the
+    journal it read into memory) is not refused when another process puts a copy in place: the copy it was loaded
+    with is not what it reads any more."""
+    from oloproof_nb._analysis import columnar
+    from oloproof_nb._analysis import run as run_module
+
+    out = tmp_path / "run"
+    suite = _stopped_after_five(make_suite, out)
+    run = op.load_run(out)  # a copy of 5 records
+    _resumed_by_another_process(suite, out, copy_rebuilt=False)
+    with monkeypatch.context() as patched:
+        patched.setattr(columnar.CopyWriter, "__init__", _read_only)
+        with pytest.warns(run_module.ColumnarCopyWarning, match="cannot write the columnar copy"):
+            run.write_columnar()  # 8 records, in memory
+    op.load_run(out)  # another notebook: the copy of 8 records put in place
+    assert len(run.cases) == len(run.records) == 8
+    assert run.record("c07")["case"]["id"] == "c07"
+
+
+def test_m23_an_unopened_run_reads_its_records_from_the_journal(two_runs: tuple[Path, Path]) -> None:
+    """Mutation round 23: a Run opened without its copy (``Run.unopened``) pins nothing, so nothing refuses its
+    records: 30 of them, c01 answering "bad" as the fixture wrote it."""
+    run = op.Run.unopened(two_runs[0])
+    assert len(run.records) == 30 and run.record("c01")["trajectory"]["answer"] == "bad"
+
+
+@pytest.mark.parametrize("now", ["a file", "an empty folder", "a damaged manifest"])
+def test_m23_a_run_folder_replaced_by_no_run_says_which(two_runs: tuple[Path, Path], tmp_path: Path,
+                                                         now: str) -> None:
+    """Mutation round 23 (review R15's three lines): a run folder replaced by a file is gone; replaced by a
+    folder holding no readable run (a new run being created there: no manifest yet, or one cut short) it "no
+    longer holds a readable run" — neither is a run that "went on, or was resumed"."""
+    first = two_runs[0]
+    run = op.load_run(first)
+    loaded = run.run_id
+    _ = run.cases
+    first.rename(tmp_path / "moved")
+    if now == "a file":
+        first.write_text("not a run\n", encoding="utf-8")
+        expected = rf"^{first}: the run folder is gone since the run was loaded \(moved, renamed or deleted\)"
+    else:
+        first.mkdir()
+        if now == "a damaged manifest":
+            (first / "manifest.json").write_text('{"run_id": ', encoding="utf-8")
+        expected = rf"^{first}: no longer holds a readable run, not run {loaded} that was loaded"
+    for read in (lambda: run.verdicts, lambda: run.record("c00"), lambda: run.records):
+        with pytest.raises(CopyChangedError, match=expected):
+            read()

@@ -287,3 +287,31 @@ def test_a_deep_value_made_on_access_is_not_called_a_back_reference() -> None:
     with pytest.raises(NotJSONError, match="nested deeper than") as info:
         to_json(View(deep))
     assert info.value.too_deep and "refers to itself (it is" not in str(info.value)
+
+
+def test_m23_a_back_reference_through_an_enum_member_is_named_too() -> None:
+    """Mutation round 23: an enum member is converted through its value, which takes no key, so the walk back
+    down the path steps through it too: the member whose value holds the member itself is named at ``x.self``,
+    pointing back to the object at ``x`` (hand count: the member is reached after 1 key and again after 2)."""
+    class Box(enum.Enum):
+        A = {}  # noqa: RUF012 - the member's value is filled in below
+
+    Box.A.value["self"] = Box.A
+    with pytest.raises(NotJSONError) as info:
+        to_json({"x": Box.A}, what="the state")
+    assert str(info.value).startswith("the state holds a Box value at x.self, which has no exact JSON form: it "
+                                      "refers to itself (it is the object at x)")
+    assert not info.value.too_deep
+
+
+def test_m23_a_back_reference_through_a_mapping_that_is_no_dict_is_named_too() -> None:
+    """Mutation round 23: the walk back down the path follows any Mapping, as the conversion does: a
+    ``UserDict`` holding itself is named at ``u.me``, pointing back to the object at ``u``."""
+    from collections import UserDict
+
+    box: UserDict[str, Any] = UserDict()
+    box["me"] = box
+    with pytest.raises(NotJSONError) as info:
+        to_json({"u": box}, what="the state")
+    assert "UserDict value at u.me, which has no exact JSON form: it refers to itself (it is the object at u)" in \
+        str(info.value)

@@ -269,3 +269,14 @@ def test_m22_a_node_holding_two_values_is_damage_named_by_its_line(tmp_path: Pat
     with pytest.raises(RunDirError, match=r"states\.jsonl: line 2: a stored state is not valid JSON; the run "
                                           r"directory is damaged"):
         StateReader(tmp_path).many([ref, forged])
+
+
+def test_m23_a_line_of_the_stores_length_under_another_key_is_no_address(tmp_path: Path) -> None:
+    """Mutation round 23: the fast read needs the line to start ``{"ref":"``; a line with another key of the same
+    length in its place (``{"rex":"`` + 64 characters + ``","node":``) has no ref, and is damage named by its
+    line, not an address taken from where the ref would be."""
+    write(tmp_path, catalog(3))
+    with (tmp_path / STATES).open("a", encoding="utf-8") as handle:
+        handle.write('{"rex":"' + "0" * 64 + '","node":{"n":1}}\n')
+    with pytest.raises(RunDirError, match=r"states\.jsonl: line 2: a stored state has no ref or node"):
+        read_state_refs(tmp_path)

@@ -1,0 +1,87 @@
+"""The journal of a run directory read lazily, one case at a time (oloproof_nb._analysis.journal)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from oloproof_nb._analysis import journal as journal_module
+from oloproof_nb._analysis.journal import Journal
+from oloproof_nb._run.states import StateReader
+from oloproof_nb._run.store import dumps
+from oloproof_nb.errors import CopyChangedError
+
+
+def _line(index: int, case_id: str) -> bytes:
+    record = {"index": index, "case": {"id": case_id, "input": "q"}, "status": "ok", "trajectory": {"answer": "ok"}}
+    return dumps(record).encode("utf-8") + b"\n"
+
+
+def _journal(directory: Path, lines: list[bytes], guard: Any = None) -> Journal:
+    (directory / "cases.jsonl").write_bytes(b"".join(lines))
+    return Journal(directory, StateReader(directory), guard)
+
+
+class _Copy:
+    """A stand-in for the Run's check: the copy in place is replaced once ``replaced`` is set."""
+
+    def __init__(self) -> None:
+        self.replaced = False
+        self.calls = 0
+
+    def check(self) -> None:
+        self.calls += 1
+        if self.replaced:
+            raise CopyChangedError("the copy was replaced")
+
+
+def test_m23_cases_indexed_again_keep_the_end_they_were_first_indexed_to(tmp_path: Path) -> None:
+    """Mutation round 23: a journal indexed at 3 records (none pinned) whose lines moved under it (``record``
+    finds another case where its line was, and indexes the file again) reads the 3 records of its moment, not
+    the fourth appended since: the first index pins its end."""
+    lines = [_line(i, f"case-{'x' * i}") for i in range(3)]  # lines of different lengths: a moved line is seen
+    journal = _journal(tmp_path, lines)
+    assert list(journal.case_index()) == [(f"case-{'x' * i}", 1) for i in range(3)]
+    (tmp_path / "cases.jsonl").write_bytes(lines[1] + lines[0] + lines[2] + _line(3, "later"))
+    assert journal.record("case-x")["case"]["id"] == "case-x"  # type: ignore[index]
+    assert sorted(journal.case_index()) == sorted((f"case-{'x' * i}", 1) for i in range(3))
+    assert journal.record("later") is None
+
+
+def _replaced_during(monkeypatch: pytest.MonkeyPatch, name: str, copy: _Copy) -> None:
+    """Journal's ``name`` (a reader) does its read, then the copy is replaced: only a check after it sees that."""
+    original = getattr(journal_module, name)
+
+    def read_then_replace(*args: Any) -> Any:
+        result = original(*args)
+        if isinstance(result, Iterator):
+            result = list(result)
+        copy.replaced = True
+        return result
+    monkeypatch.setattr(journal_module, name, read_then_replace)
+
+
+@pytest.mark.parametrize("reader, read", [
+    ("_complete_lines", lambda journal: journal.case_index()),
+    ("_read_lines", lambda journal: journal.record("c1")),
+    ("_read_lines", lambda journal: journal.stored_cases([("c0", 1), ("c1", 1)])),
+    ("_read_lines", lambda journal: journal.records()),
+    ("read_jsonl", lambda journal: journal.replay_flags()),
+])
+def test_m23_a_copy_replaced_while_the_journal_is_read_is_caught_after_the_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reader: str, read: Any) -> None:
+    """Mutation round 23 (review R15: "checked before and after each read"): a copy put in place while the
+    lines were read (the check before passed) refuses what was read, for the index, a record, the stored cases,
+    every record and the replay records."""
+    copy = _Copy()
+    journal = _journal(tmp_path, [_line(0, "c0"), _line(1, "c1")], copy.check)
+    (tmp_path / "replays.jsonl").write_bytes(b"")
+    if reader != "_complete_lines":
+        journal.case_index()
+    _replaced_during(monkeypatch, reader, copy)
+    with pytest.raises(CopyChangedError, match="the copy was replaced"):
+        read(journal)
+    assert copy.calls >= 2
