@@ -423,7 +423,8 @@ _NULLABLE: dict[pa.DataType, Any] = {pa.int64(): pd.Int64Dtype(), pa.bool_(): pd
 
 
 def read_frame(directory: Path, name: str, states: Callable[[Iterable[str]], list[Any]] | None = None,
-               columns: Sequence[str] | None = None, source: str | None = None) -> pd.DataFrame:
+               columns: Sequence[str] | None = None, source: str | None = None,
+               run_id: str | None = None) -> pd.DataFrame:
     """Frame ``name`` from the columnar copy of ``directory`` (only ``columns``, if given).
 
     ``source``: the copy's :func:`copy_source` when the caller loaded it; the frame is then read from that
@@ -432,7 +433,8 @@ def read_frame(directory: Path, name: str, states: Callable[[Iterable[str]], lis
     and put back last, one copy at a time, so a file read between two matching checks belongs to a copy
     built from the same journal. The file itself must be the one its copy wrote (its size and mtime as
     ``_source.json`` records them), before and after the read; else :class:`RunDirError`, and loading the
-    run again rebuilds the copy from the journal.
+    run again rebuilds the copy from the journal. ``run_id``: the run loaded, which the error names when the
+    folder now holds another (:func:`copy_changed`).
     """
     import pyarrow.parquet as pq  # imported on first read: keeps ``import oloproof_nb`` fast
 
@@ -440,7 +442,7 @@ def read_frame(directory: Path, name: str, states: Callable[[Iterable[str]], lis
     wanted = spec.names if columns is None else [c for c in spec.names if c in columns]
     path = frame_path(directory, name)
     if source is not None:
-        _as_loaded(directory, name, source)  # refuses a special file too
+        _as_loaded(directory, name, source, run_id)  # refuses a special file too
     else:
         _refuse_special(path)
     try:
@@ -452,12 +454,12 @@ def read_frame(directory: Path, name: str, states: Callable[[Iterable[str]], lis
                                   read_dictionary=[c for c in wanted if c in spec.json_columns or c == STATE_REF])
     except (OSError, pa.ArrowException) as exc:
         if source is not None:
-            _as_loaded(directory, name, source)  # a file gone with its copy: say so, not "cannot read"
+            _as_loaded(directory, name, source, run_id)  # a file gone with its copy: say so, not "cannot read"
         reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]  # Arrow's can run over many lines
         raise RunDirError(f"{path}: cannot read the columnar copy ({reason}); delete {path.parent} to rebuild "
                           "it from the journal") from None
     if source is not None:
-        _as_loaded(directory, name, source)
+        _as_loaded(directory, name, source, run_id)
     _check_types(path, spec, table)
     try:
         return from_arrow(spec, table, states)
@@ -542,12 +544,12 @@ def copy_changed(directory: Path, run_id: str | None = None) -> CopyChangedError
                             f"frames would no longer match one another; load it again: {again}")
 
 
-def _as_loaded(directory: Path, name: str, source: str) -> None:
+def _as_loaded(directory: Path, name: str, source: str, run_id: str | None = None) -> None:
     """Raise unless the run's copy in place is built from the journal the loaded copy (``source``) was, and
     frame ``name``'s file is the one that copy wrote (its size and mtime as :func:`frames_fingerprint`)."""
     current = _same_copy(directory, source)
     if current is None:
-        raise copy_changed(directory)
+        raise copy_changed(directory, run_id)
     path = frame_path(directory, name)
     _refuse_special(path)
     written = current.get("frames")

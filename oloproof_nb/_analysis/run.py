@@ -449,10 +449,7 @@ class Run:
                                  run_id=True)
         if self._in_memory is not None:
             return self._in_memory[name]
-        try:
-            return read_frame(self.directory, name, self._states.many, source=self._source)
-        except CopyChangedError:  # said again knowing which run was loaded: the folder may hold another one now
-            raise copy_changed(self.directory, self.manifest.run_id) from None
+        return read_frame(self.directory, name, self._states.many, source=self._source, run_id=self.manifest.run_id)
 
     def _same_members(self) -> None:
         """Refuse to pool a frame from members that moved to another copy after this pooled Run read its
