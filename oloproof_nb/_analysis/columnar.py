@@ -80,7 +80,7 @@ import pyarrow as pa
 
 from .._config.files import UnreadableFile, read_regular
 from .._core.paths import ABSENT
-from .._run.store import CASES, MANIFEST, REPLAYS, open_fd, process_alive, read_manifest
+from .._run.store import CASES, MANIFEST, REPLAYS, make_folders, open_fd, process_alive, read_manifest
 from ..errors import CopyChangedError, OloproofError, RunDirError
 from .columns import ARROW_TYPES, FRAMES, TIME, Column, FrameSpec
 
@@ -225,7 +225,10 @@ def _sweep_abandoned(directory: Path) -> None:
     for folder in directory.glob(f"{_TMP}*"):
         owner, _, pid = folder.name[len(_TMP):].rpartition("-")[0].rpartition("-")
         if owner == host and pid.isdigit() and not process_alive(int(pid)):
-            shutil.rmtree(folder, ignore_errors=True)
+            try:  # an empty one first: of mode 0 (made under umask 777 before make_folders), rmtree cannot open it
+                folder.rmdir()
+            except OSError:
+                shutil.rmtree(folder, ignore_errors=True)
 
 
 #: The lock file (inside ``frames/``) that puts the copies of one run in place one at a time.
@@ -585,7 +588,7 @@ class CopyWriter:
         self.directory = directory
         self.fingerprint = fingerprint
         self.tmp = _tmp_folder(directory)
-        self.tmp.mkdir()
+        make_folders(self.tmp, parents=False)  # one its owner cannot write into (umask 777) is removed, never left
         self._writers: dict[str, Any] = {}
         self._sinks: dict[str, pa.NativeFile] = {}  # the writers' files: a writer given one does not close it
         self._buffers: dict[str, list[pa.Table]] = {}

@@ -34,7 +34,7 @@ from typing import Any
 
 from .._config.files import UnreadableFile, read_regular
 from .._core.canonical import digest
-from .store import open_fd
+from .store import make_folders, open_fd
 
 __all__ = ["ReplayCache", "replay_key", "recording_digest", "REPLAY_CACHE_DIR", "CACHE_SCHEMA"]
 
@@ -179,7 +179,7 @@ class ReplayCache:
                           ensure_ascii=False, separators=(",", ":"))
         tmp: str | None = None
         try:
-            self.directory.mkdir(parents=True, exist_ok=True)
+            make_folders(self.directory)  # under umask 777 no folder of mode 0 is left in the suite
             name = str(self.directory / f".{key[:16]}-{uuid.uuid4().hex[:12]}.tmp")
             # 0o666 less the umask, as any file the user makes (mkstemp's 0o600 hid the cache from a teammate)
             fd = open_fd(Path(name), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # never descriptor 1 or 2

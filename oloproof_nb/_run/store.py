@@ -69,7 +69,7 @@ if sys.platform != "win32":
     import fcntl
 
 __all__ = ["RunStore", "RunLock", "read_jsonl", "read_manifest", "read_cases", "read_replays", "new_run_id",
-           "record_key", "replay_key_of", "parse_record", "open_fd",
+           "record_key", "replay_key_of", "parse_record", "open_fd", "make_folders",
            "dumps", "Fsync", "MANIFEST", "CASES", "REPLAYS", "STATES", "LOCK", "INTERNAL_ERROR", "process_alive",
            "DIGESTED", "refuse_changed_journal"]
 
@@ -351,6 +351,48 @@ def open_fd(path: Path, flags: int, mode: int = 0o644) -> int:
     return fd
 
 
+def make_folders(folder: Path, parents: bool = True) -> None:
+    """``folder.mkdir(parents=True, exist_ok=True)`` (``parents`` False: ``folder.mkdir()``), never leaving a folder
+    its owner cannot use.
+
+    Under a umask that takes the owner's read, write or search permission (``os.umask(0o777)`` in a notebook;
+    the CLI refuses one up front) a folder is made mode 0 (or lacking that permission): nothing could be written
+    into it, and it stayed behind, one per call, a folder no one could remove without ``chmod``. Each folder is
+    made in turn and checked; one its owner cannot read, write and search raises :class:`PermissionError`
+    naming the umask, and the folders this call made are removed again (deepest first).
+    """
+    missing = [folder]
+    if parents:
+        missing = []
+        for path in (folder, *folder.parents):
+            if path.is_dir():
+                break
+            missing.append(path)
+    made: list[Path] = []
+    try:
+        for path in reversed(missing):
+            try:
+                path.mkdir()
+            except FileExistsError:  # made meanwhile by another process: its folder, kept
+                if not parents or not path.is_dir():
+                    raise
+                continue
+            made.append(path)
+            mode = stat.S_IMODE(path.lstat().st_mode)
+            if mode & 0o700 != 0o700:  # made 0o777 less the umask: the umask is what the mode lacks
+                raise PermissionError(errno.EACCES, f"umask {0o777 & ~mode:04o}: the folders made here are mode "
+                                      f"{mode:04o}, which their owner cannot read, write and search; set a umask that "
+                                      "leaves the owner all three (umask 022, or 077 to keep them private)",
+                                      str(path))
+    except OSError:
+        for path in reversed(made):
+            try:
+                path.rmdir()
+            except OSError:
+                break
+        raise
+
+
 def _link_refused(path: Path) -> str:
     """The error for a run folder's file that is a symbolic link (a folder copied or unpacked with its links)."""
     return (f"{path}: is a symbolic link; a run folder's files are written in place, never through a link (it "
@@ -535,7 +577,7 @@ class RunStore:
             raise RunDirError(f"{directory}: already exists and is not empty; choose another out=, "
                               "or pass resume=True to finish that run")
         try:
-            directory.mkdir(parents=True, exist_ok=True)
+            make_folders(directory)
         except OSError as exc:
             raise RunDirError(f"{directory}: cannot create the run directory ({exc.strerror})") from None
         lock = RunLock.acquire(directory)

@@ -617,6 +617,38 @@ def test_a_folder_that_cannot_be_written_keeps_the_frames_in_memory(tmp_path: Pa
         pd.testing.assert_frame_equal(getattr(run, name), reference[name], obj=name)
 
 
+def test_a_copy_under_a_umask_that_takes_the_owners_permissions_leaves_no_folder(tmp_path: Path) -> None:
+    """Review L1: ``os.umask(0o777); op.load_run(run)`` (the CLI refuses that umask, the library did not) on a run
+    without a fresh copy made ``frames.tmp-<host>-<pid>-<random>`` of mode 0, could write nothing into it, kept the
+    frames in memory, and left the folder: one more per load, which not even the sweep of a later copy could remove.
+    Now the folder is removed at once, and the warning names the umask."""
+    from _processes import without_root_powers
+
+    prefix = without_root_powers()
+    if prefix is None:
+        pytest.skip("no way to run bound by file modes here (root without unshare -U, or Windows)")
+    folder = init_example("stateful-agent", tmp_path / "suite")
+    op.run(folder, out=tmp_path / "run", progress=False)
+    reference = op.load_run(tmp_path / "run").cases
+    shutil.rmtree(tmp_path / "run" / "frames")
+    before = sorted(p.name for p in (tmp_path / "run").iterdir())
+    script = ("import os, sys, warnings\nimport oloproof_nb as op\nos.umask(0o777)\n"
+              "with warnings.catch_warnings(record=True) as caught:\n    warnings.simplefilter('always')\n"
+              "    for _ in range(2):\n        print(op.load_run(sys.argv[1]).cases.case_id.tolist())\n"
+              "for w in caught:\n    print(w.category.__name__, w.message)\n")
+    done = subprocess.run([*prefix, sys.executable, "-c", script, str(tmp_path / "run")], capture_output=True,
+                          text=True, timeout=120)
+    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == before, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[:2] == [str(reference.case_id.tolist())] * 2, done.stderr
+    assert len(lines) == 4
+    for line in lines[2:]:
+        assert line.startswith(f"ColumnarCopyWarning {tmp_path / 'run'}: cannot write the columnar copy ([Errno 13] "
+                               "umask 0777: the folders made here are mode 0000, which their owner cannot read, write "
+                               "and search;"), line
+        assert line.endswith("the frames are built from the journal and kept in memory"), line
+
+
 def test_a_failed_conversion_leaves_no_partial_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     folder = init_example("stateful-agent", tmp_path / "suite")
     op.run(folder, out=tmp_path / "run", progress=False)

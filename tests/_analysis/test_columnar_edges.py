@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from oloproof_nb._analysis.columnar import (
     FRAMES_DIR,
     CopyWriter,
@@ -66,6 +68,35 @@ def test_another_hosts_temporary_folder_is_never_swept(tmp_path: Path) -> None:
     _sweep_abandoned(tmp_path)
     assert not mine.exists()  # this host's, its process dead: swept
     assert theirs.exists()
+
+
+def test_an_abandoned_temporary_folder_of_mode_0_is_swept(tmp_path: Path) -> None:
+    """Review L1: a copy under ``umask 777`` left an empty ``frames.tmp-…`` of mode 0 (one per load); once its
+    process had ended, the sweep's ``rmtree`` could not open it, so it stayed for good. An empty one is removed
+    whatever its mode (``rmdir`` needs only the run folder's permissions); one of another host still stays."""
+    from _processes import without_root_powers
+
+    prefix = without_root_powers()
+    if prefix is None:
+        pytest.skip("no way to run bound by file modes here (root without unshare -U, or Windows)")
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    mine = tmp_path / f"{FRAMES_DIR}.tmp-{_host()}-{dead.pid}-0000abcd"
+    theirs = tmp_path / f"{FRAMES_DIR}.tmp-another-{_host()}-{dead.pid}-0000abcd"
+    for folder in (mine, theirs):
+        folder.mkdir(mode=0)
+    try:
+        script = ("import sys\nfrom pathlib import Path\nfrom oloproof_nb._analysis.columnar import _sweep_abandoned\n"
+                  "_sweep_abandoned(Path(sys.argv[1]))\n")
+        done = subprocess.run([*prefix, sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True,
+                              timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert not mine.exists()
+        assert theirs.exists()
+    finally:
+        for folder in (mine, theirs):
+            if folder.exists():
+                folder.chmod(0o755)
 
 
 def test_a_named_pipe_where_a_frame_file_goes_is_refused_not_waited_on(tmp_path: Path) -> None:

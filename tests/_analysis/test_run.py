@@ -602,6 +602,36 @@ def test_m23_a_run_that_wrote_its_own_copy_reads_no_record_once_it_was_replaced(
             read()
 
 
+def test_a_run_resumed_just_after_its_fresh_copy_was_found_gives_the_records_of_that_copy(
+        make_suite: Callable[..., Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review L1 (of mutation round 23): a Run that finds a fresh copy pins its records to where ``cases.jsonl`` ended
+    when that copy was built (``copied_size`` of the copy's ``_source.json``), not where the file ends when the pin
+    is set: another process that resumes the run between the two (the copy left as it was) appends 3 records the
+    copy's 5 frames rows do not hold. Pinned to the file's size then (or not pinned), ``run.records`` gave 8 records
+    beside 5 ``cases`` and ``run.record("c07")`` a case of no frame."""
+    from oloproof_nb._analysis import run as run_module
+
+    out = tmp_path / "run"
+    suite = _stopped_after_five(make_suite, out)
+    op.load_run(out)  # another notebook opened it first: the copy of 5 records is fresh
+    found, resumed = run_module.fresh_source, list[bool]()
+
+    def found_then_another_process_resumes(directory: Path) -> str | None:
+        source = found(directory)
+        if source is not None and not resumed:
+            resumed.append(True)
+            _resumed_by_another_process(suite, out, copy_rebuilt=False)  # 8 records; the copy still the one of 5
+        return source
+    monkeypatch.setattr(run_module, "fresh_source", found_then_another_process_resumes)
+    run = op.load_run(out)
+    assert resumed
+    assert len([line for line in (out / "cases.jsonl").read_bytes().splitlines() if line]) == 8
+    assert run.cases["case_id"].tolist() == [f"c{i:02d}" for i in range(5)]
+    assert [r["case"]["id"] for r in run.records] == [f"c{i:02d}" for i in range(5)]
+    with pytest.raises(op.OloproofError, match="no case 'c07' in run"):
+        run.record("c07")
+
+
 def test_m23_frames_kept_in_memory_are_checked_against_no_copy(
         make_suite: Callable[..., Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Mutation round 23: a Run whose ``write_columnar`` could not write (its frames and records now both of the

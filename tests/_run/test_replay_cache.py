@@ -478,3 +478,29 @@ def test_a_write_that_fails_leaves_no_temporary_file_and_no_entry(tmp_path: Path
     cache.put(key, {"trajectory": {"steps": []}, "state": {}})
     monkeypatch.undo()
     assert list((tmp_path / "replays").iterdir()) == [] and cache.get(key) is None
+
+
+def test_a_cache_put_under_a_umask_that_takes_the_owners_permissions_leaves_no_folder(tmp_path: Path) -> None:
+    """Review L1: a replay cached under ``os.umask(0o777)`` (the CLI refuses it, the library did not) made the suite's
+    ``.oloproof`` of mode 0 and failed (silently: the cache is optional); the folder stayed, and every put after it,
+    under any umask, failed too: the suite was never cached again until someone ran ``chmod``. Now nothing is
+    left, and the next put under a usual umask is cached."""
+    import subprocess
+    import sys
+
+    from _processes import without_root_powers
+
+    prefix = without_root_powers()
+    if prefix is None:
+        pytest.skip("no way to run bound by file modes here (root without unshare -U, or Windows)")
+    key = replay_key("v1", "f" * 64, "d" * 64, 0, None, "r" * 64)
+    script = ("import os, sys\nfrom pathlib import Path\nfrom oloproof_nb._run.replay_cache import ReplayCache\n"
+              "cache = ReplayCache(Path(sys.argv[1]))\nentry = {'trajectory': {'steps': []}, 'state': {}}\n"
+              "os.umask(0o777)\ncache.put(sys.argv[2], entry)\n"
+              "print(sorted(os.listdir(sys.argv[3])))\n"
+              "os.umask(0o022)\ncache.put(sys.argv[2], entry)\nprint(cache.get(sys.argv[2]) == entry)\n")
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    done = subprocess.run([*prefix, sys.executable, "-c", script, str(suite / REPLAY_CACHE_DIR), key, str(suite)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.stdout == "[]\nTrue\n", done.stderr

@@ -1196,3 +1196,62 @@ def test_run_suite_itself_refuses_a_run_whose_journal_changed(make_suite) -> Non
     folder = _forged_suite(make_suite)
     with pytest.raises(RunDirError, match=r"cases\.jsonl: changed while run .* was running by something other"):
         run_suite(op.load_suite(folder))
+
+
+def test_a_run_under_a_umask_that_takes_the_owners_permissions_leaves_no_folder(tmp_path: Path) -> None:
+    """Review L1: the CLI refuses ``umask 777`` up front, the library did not. ``op.run(suite, out=.../runs/r)``
+    under it made ``runs`` of mode 0, could not make ``r`` in it, and stopped on "Permission denied", leaving
+    ``runs`` of mode 0 in the suite (one run folder of mode 0 per call where ``runs`` existed), and then
+    ``oloproof gate SUITE`` refused: "one run folder cannot be read". Now the folders it made are removed and the
+    line names the umask."""
+    import subprocess
+    import sys
+
+    from _processes import without_root_powers
+
+    from oloproof_nb.examples import init_example
+
+    prefix = without_root_powers()
+    if prefix is None:
+        pytest.skip("no way to run bound by file modes here (root without unshare -U, or Windows)")
+    suite = init_example("stateful-agent", tmp_path / "suite")
+    script = ("import os, sys\nimport oloproof_nb as op\nos.umask(0o777)\n"
+              "for out in (sys.argv[1] + '/runs/r', None):\n"
+              "    try:\n        op.run(sys.argv[1], out=out, progress=False)\n"
+              "    except op.OloproofError as exc:\n        print(type(exc).__name__, exc)\n")
+    done = subprocess.run([*prefix, sys.executable, "-c", script, str(suite)], capture_output=True, text=True,
+                          timeout=120)
+    said = ("cannot create the run directory (umask 0777: the folders made here are mode 0000, which their owner "
+            "cannot read, write and search; set a umask that leaves the owner all three (umask 022, or 077 to keep "
+            "them private))\n")
+    lines = done.stdout.splitlines(keepends=True)
+    assert len(lines) == 2, done.stderr
+    assert lines[0] == f"RunDirError {suite / 'runs' / 'r'}: {said}"
+    assert lines[1].startswith(f"RunDirError {suite / 'runs'}/") and lines[1].endswith(said)
+    assert not (suite / "runs").exists()
+
+
+def test_make_folders_removes_what_it_made_when_the_umask_takes_an_owners_permission(tmp_path: Path) -> None:
+    """Review L1: each umask that takes one of the owner's permissions (0o100, 0o200, 0o400) is refused by the mode of
+    the folder made (0o777 less the umask, by hand: 0o677, 0o577, 0o377), whoever runs it; 0o077 (private) is not.
+    An existing folder is kept (as ``mkdir(parents=True, exist_ok=True)``), and with ``parents`` False a missing
+    parent or an existing folder is an error (as ``mkdir()``)."""
+    (tmp_path / "kept").mkdir()
+    old = os.umask(0o022)
+    try:
+        for mask, mode in [(0o100, 0o677), (0o200, 0o577), (0o400, 0o377), (0o777, 0)]:
+            os.umask(mask)
+            with pytest.raises(PermissionError, match=rf"^\[Errno 13\] umask {mask:04o}: the folders made here are "
+                                                      rf"mode {mode:04o}, which"):
+                store_module.make_folders(tmp_path / "kept" / "a" / "b")
+            assert list((tmp_path / "kept").iterdir()) == []
+        os.umask(0o077)
+        store_module.make_folders(tmp_path / "kept" / "a" / "b")
+        store_module.make_folders(tmp_path / "kept" / "a" / "b")  # there: kept
+        assert stat.S_IMODE((tmp_path / "kept" / "a" / "b").stat().st_mode) == 0o700
+        with pytest.raises(FileNotFoundError):
+            store_module.make_folders(tmp_path / "none" / "c", parents=False)
+        with pytest.raises(FileExistsError):
+            store_module.make_folders(tmp_path / "kept" / "a", parents=False)
+    finally:
+        os.umask(old)
