@@ -87,8 +87,8 @@ from .validity import checked_transforms, unscored_copies
 
 __all__ = ["Gate", "gate", "GATE_COLUMNS", "ClusterSums", "criterion_sums", "sums_interval", "resolve_release",
            "ReleaseLike", "NO_CRITERIA", "run_is_clustered", "reduced_is_clustered", "reduced_interval", "no_decision",
-           "release_drift", "label_drift", "suite_drift", "relaxed_gate_settings", "relaxed_note", "weaker_count",
-           "RUN_OWN"]
+           "release_drift", "label_drift", "suite_drift", "suite_folder", "relaxed_gate_settings", "relaxed_note",
+           "weaker_count", "RUN_OWN"]
 
 GATE_COLUMNS = GATE.names
 #: What ``release=`` accepts: a model, a mapping like release.yaml, or a path to one.
@@ -637,7 +637,8 @@ def gate(run: Run, release: ReleaseLike | None = None, *,
         ``release``, when a label file of the suite folder now labels a pair otherwise than the labels stored
         with the run, which decide (:func:`label_drift`); and when the suite folder's oloproof.yaml or case file
         now asks for other judgements than the run recorded: a check configured otherwise, a case added, removed
-        or edited (:func:`suite_drift`; the run's verdicts decide).
+        or edited (:func:`suite_drift`; the run's verdicts decide). The suite folder is the one the run folder sits
+        in, else the one it was made from (:func:`suite_folder`).
     VacuousCheckWarning
         For a ``fault_recovery`` criterion whose tool no case called, or whose ``escalate_tools`` or
         ``honest_answers`` every recorded case run calls or says where nothing failed, and for a criterion gated at
@@ -678,7 +679,7 @@ def gate(run: Run, release: ReleaseLike | None = None, *,
     found = _release_now(run) if release is None else None  # read once: the drift warning and Gate.relaxed
     drift = _drift(run, found)
     if drift:  # the stored settings decide (the run is the evidence), but the user may think the file does
-        root = run.suite_root or Path(".")
+        root = found[0].parent if found is not None else Path(".")
         warn_at_caller(f"{root / RELEASE_FILE} differs from the release settings run {run.run_id} was made with "
                        f"({drift}); this gate uses the run's; to gate with the file as it is now, give it: "
                        f"op.gate(run, release=...) or oloproof gate --release")
@@ -824,11 +825,35 @@ def weaker_count(n: int, than: str = RUN_OWN) -> str:
     return f"{n} {'setting' if n == 1 else 'settings'} weaker than {than}"
 
 
+def suite_folder(run: Run) -> Path | None:
+    """The suite folder whose files a gate of ``run`` compares with what the run recorded (release.yaml, the labels,
+    oloproof.yaml and the case file): the one the run folder sits in (``<suite>/runs/<run_id>``: it holds the suite
+    file), else the one the run was made from (its manifest's ``root``); None for a run of no suite folder (an
+    Inspect AI log).
+
+    A run folder moves with its suite: a suite made at one path and gated at another (another checkout, a CI job's
+    workspace, the folder renamed) has its manifest's root pointing where nothing is, or at another copy of the
+    suite. Compared with that path, a run made while release.yaml was loosened, gated after the file was put back
+    and the folder moved, said ``gate: PASS — exit 0`` without the word it gets where it was made (review G24).
+    """
+    made = run.suite_root
+    if made is None:
+        return None
+    here = run.directory.parent.parent
+    try:
+        if here.resolve() == made.resolve() or not (here / SUITE_FILE).is_file():
+            return made  # the folder it was made in (as the manifest names it), or a run folder kept outside a suite
+    except (OSError, RuntimeError):  # a folder that cannot be read, a loop of links (RuntimeError before 3.13)
+        return made
+    return here
+
+
 def _release_now(run: Run) -> tuple[Path, ReleaseConfig | None] | None:
-    """The suite folder's release.yaml and its settings now (None: there is none); None when there is nothing to
-    compare with: no suite folder, a run made with settings whose file is gone or no file (a moved folder, a copied
-    run, a folder in its place), a file that cannot be read (an edit in progress is no setting)."""
-    root = run.suite_root
+    """The suite folder's release.yaml (:func:`suite_folder`) and its settings now (None: there is none); None when
+    there is nothing to compare with: no suite folder, a run made with settings whose file is gone or no file (a
+    run folder copied out of its suite whose suite moved, a folder in its place), a file that cannot be read (an
+    edit in progress is no setting)."""
+    root = suite_folder(run)
     if root is None:
         return None
     path = root / RELEASE_FILE
@@ -870,9 +895,10 @@ def label_drift(run: Run) -> list[tuple[Path, str]]:
 
     The run's labels decide which copies its verdicts leave out and whether a transform is checked, as its stored
     release.yaml decides the thresholds (:func:`release_drift`): a copy labeled invalid when the run was made and
-    corrected to valid since stayed out of the gate, its failing row with it, without a word.
+    corrected to valid since stayed out of the gate, its failing row with it, without a word. The suite folder is
+    :func:`suite_folder`'s.
     """
-    root = run.suite_root
+    root = suite_folder(run)
     if root is None:
         return []
     out = []
@@ -898,9 +924,10 @@ def suite_drift(run: Run) -> list[tuple[Path, str]]:
     The run's verdicts were judged on the cases and by the checks it was made with, as its stored release.yaml
     decides the thresholds (:func:`release_drift`): every expected answer edited since, a check tightened or a
     failing case added, the gate of the run kept its PASS without a word. The system's own code is not compared:
-    that needs importing it, and the run records one fingerprint of all of its files, not each file.
+    that needs importing it, and the run records one fingerprint of all of its files, not each file. The suite
+    folder is :func:`suite_folder`'s.
     """
-    root = run.suite_root
+    root = suite_folder(run)
     if root is None:
         return []
 

@@ -473,6 +473,52 @@ def test_a_case_file_changed_since_the_run_is_named_and_the_run_decides(
             assert bounded(lambda: op.gate(run).verdict, 30, unblock=[special]) == "PASS"
 
 
+def test_a_suite_moved_since_the_run_is_compared_where_its_run_folder_is_now(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Review G24: the gate compared a run with the suite files at its manifest's root, the path the suite had when
+    the run was made. release.yaml loosened to 0.5, the suite run (9 of 10 pass: the exact lower bound, scipy's beta
+    quantile, 0.555 clears 0.5 but not 0.6), the suite moved to another path (another checkout, a CI job's
+    workspace) where release.yaml is back at 0.6 and c000 expects another answer: `oloproof gate` of the run said
+    `gate: PASS — exit 0: all 1 gated criteria pass` without a word — with the old folder left at the old path (a
+    stale checkout) it was compared with that, and with no folder there with nothing. The run's settings still
+    decide; the suite the run folder sits in is named as an unmoved one is. A run folder kept outside any suite is
+    compared with the suite it was made from, as before."""
+    import shutil
+    import warnings
+
+    old = make_suite(tmp_path / "s", [True] * 9 + [False], release={"criteria": {"answer_matches": 0.5}})
+    run_suite(old)
+    moved = Path(shutil.copytree(old, tmp_path / "moved"))
+    (moved / "release.yaml").write_text(yaml.safe_dump({"criteria": {"answer_matches": 0.6}}))
+    cases = _cases(moved)
+    cases[0]["expected"]["answer"] = "no"
+    _write_cases(moved, cases)
+    assert stats.beta.ppf(0.025, 9, 2) == pytest.approx(0.555, abs=5e-4)
+    for stale in (True, False):  # the run's suite at the old path as the run was made, then no folder there
+        if not stale:
+            shutil.rmtree(old)
+        with pytest.warns(UserWarning) as caught:
+            g = op.gate(op.load_run(moved / "runs" / "r"))
+        said = [str(w.message) for w in caught]
+        assert any(m.startswith(f"{moved / 'release.yaml'} differs from the release settings run ") for m in said)
+        assert any(m.startswith(f"{moved / 'cases.jsonl'} differs from the one run ")
+                   and "(1 case(s) edited (first 'c000'))" in m for m in said)
+        assert g.verdict == "PASS" and row(g)["ci_low"] == pytest.approx(stats.beta.ppf(0.025, 9, 2))
+        assert g.relaxed == ("criteria.answer_matches 0.6 → 0.5",)
+        assert g.weaker_than == f"{moved / 'release.yaml'} as it is now"
+        assert main(["gate", str(moved / "runs" / "r")]) == 0
+        assert capsys.readouterr().out.splitlines()[-1] == (
+            "gate: PASS — exit 0: all 1 gated criteria pass, by 1 setting weaker than "
+            f"{moved / 'release.yaml'} as it is now")
+    kept = op.run(op.load_suite(moved), out=tmp_path / "kept" / "r")  # no suite folder around it: its own suite's
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert op.gate(kept).relaxed == ()
+    (moved / "release.yaml").write_text(yaml.safe_dump({"criteria": {"answer_matches": 0.7}}))
+    with pytest.warns(UserWarning, match="differs from the release settings run"):
+        assert op.gate(kept).weaker_than == f"{moved / 'release.yaml'} as it is now"
+
+
 def test_an_oloproof_yaml_changed_since_the_run_is_named_but_not_a_comment_or_the_slices(tmp_path: Path) -> None:
     """Review G21: the answer check made case-sensitive (``normalize: false``) and a criterion added after the run:
     `oloproof gate` of the run said PASS without a word. A comment, the slices a report shows or the suite's name
