@@ -1,4 +1,5 @@
-"""A report of one stored run: the gate, validity, replays and slice tables, with their plots.
+"""A report of one stored run: the gate and the cases that did not pass, validity, replays and slice tables, with
+their plots.
 
 ``write_report(run, "report.html")`` writes one standalone HTML file (plots
 embedded as base64 PNG, no external references); ``write_report(run,
@@ -22,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pandas as pd
 from markupsafe import Markup
 
@@ -29,9 +31,11 @@ from .._analysis.baseline import Baseline
 from .._analysis.frames import ended_case_runs
 from .._analysis.gate import Gate, ReleaseLike, relaxed_note
 from .._analysis.receipts import outcome_summary
+from .._analysis.reduce import epoch_counts, repeated_rows
 from .._analysis.run import Run
 from .._analysis.slices import slice_table
 from .._analysis.validity import validity
+from .._core.epochs import parse_reduce, reduce_counts
 from .._core.slicespec import NA_BIN
 from .._version import __version__
 from ..errors import OloproofError, SliceWarning
@@ -77,7 +81,11 @@ class Plain(str):
 
 @dataclass
 class Section:
-    """One part of a report: a heading, prose, tables (display frame, raw frame, name) and figures."""
+    """One part of a report: a heading, prose, tables (display frame, raw frame, name) and figures.
+
+    ``headings`` and ``notes``, by a table's name: the heading above it (a name from the run, shown as code) and a
+    line of prose between that heading and the table.
+    """
 
     key: str
     title: str
@@ -85,6 +93,8 @@ class Section:
     tables: list[tuple[str, pd.DataFrame, pd.DataFrame]] = field(default_factory=list)
     figures: list[tuple[str, bytes]] = field(default_factory=list)
     verdict: str = ""
+    headings: dict[str, str] = field(default_factory=dict)
+    notes: dict[str, str] = field(default_factory=dict)
 
 
 def _png(ax: Axes) -> bytes:
@@ -162,6 +172,98 @@ def _release_source(release: ReleaseLike | None) -> str:
     if isinstance(release, (str, Path)):
         return f"{release} (given for this report)"
     return "given in code for this report"
+
+
+#: Cases listed per criterion in the report's section of cases that did not pass; the rest are counted.
+FAILING_LIMIT = 20
+
+
+def _failing_section(run: Run, g: Gate) -> Section | None:
+    """The cases that did not pass, by criterion in the gate table's order: every criterion gated that did not
+    ``PASS``, and any other with a row that did not pass (``REPORT_ONLY``, or a ``PASS`` over a few failures).
+    ``None`` when there is none (a run whose every row passed)."""
+    verdicts = run.verdicts
+    not_passed = verdicts[(verdicts["verdict"] != "pass").to_numpy(dtype=bool, na_value=True)]
+    by_criterion = dict(tuple(not_passed.groupby("criterion", sort=False)))
+    epochs = max(member.manifest.epochs for member in run.runs) > 1  # a pooled run's epochs are its runs' sum
+    pooled = "run_id" in verdicts.columns
+    sec = Section("failing", "Cases that did not pass")
+    for position, row in enumerate(g.table.itertuples(index=False), 1):
+        criterion, reduce = str(row.criterion), str(row.reduce)
+        gated_not_passing = row.verdict not in ("PASS", "REPORT_ONLY")
+        rows = by_criterion.get(criterion, not_passed.iloc[:0])
+        if reduce != "mean":
+            raw, what = _reduced_failing(run, verdicts, rows, criterion, reduce), "cases"
+        else:
+            raw, what = _in_clusters(rows), "rows" if epochs or pooled else "cases"
+            keep = [c for c in ("cluster", "case_id", "run_id", "epoch", "verdict", "reason") if c in raw.columns
+                    and (c != "epoch" or epochs)]
+            raw = raw[keep].reset_index(drop=True)
+        if not len(raw) and not gated_not_passing:
+            continue
+        name = f"failing_{position}"
+        sec.headings[name] = _reduced_name(criterion, reduce)
+        if not len(raw):  # an interval too wide, a transform not checked, no evidence: no case to name
+            sec.notes[name] = Plain.after(f"**{row.verdict}**, with no {what} that did not pass: ",
+                                          f"{row.reason or 'see the gate table'}.")
+            sec.tables.append((name, pd.DataFrame(), raw))  # no columns: the heading and the note, no table
+            continue
+        clusters = raw["cluster"].nunique()
+        more = len(raw) - FAILING_LIMIT
+        cut = f"; the first {FAILING_LIMIT} below, and {more} more (`run.verdicts` holds them)" if more > 0 else ""
+        sec.notes[name] = (f"**{row.verdict}**: {len(raw)} of {int(row.n)} {what} did not pass, in {clusters} "
+                           f"cluster(s){cut}.")
+        sec.tables.append((name, raw.head(FAILING_LIMIT), raw))
+    if not sec.tables:
+        return None
+    sec.text.append(f"Each criterion that did not pass, and any other with rows that did not pass (`fail`, or "
+                    f"`missing`, which counts as not passed), in the gate table's order: its cases grouped by "
+                    f"cluster, at most {FAILING_LIMIT} per criterion. `run.verdicts` holds every row, "
+                    "`run.panel(case_id)` shows a case; copies labeled invalid have no row (the gate names them)."
+                    + (" `run_id`: which of the pooled runs." if pooled else "")
+                    + (" `epoch`: which run of the case." if epochs else ""))
+    if (g.table["reduce"] != "mean").any():
+        sec.text.append("A criterion reduced over epochs (pass^k, pass@k) lists each case whose value is below 1 "
+                        "once, as the gate counts it: its value, and the epochs that did not pass.")
+    return sec
+
+
+def _in_clusters(rows: pd.DataFrame) -> pd.DataFrame:
+    """``rows`` with each cluster's rows together and, within a cluster, each case's: clusters and cases in the order
+    they first appear (the case file's: a case, then its copies), a case's rows by pooled run and epoch."""
+    keys = [pd.factorize(rows[c])[0] for c in ("cluster", "case_id", "run_id") if c in rows.columns]
+    if "epoch" in rows.columns:
+        keys.append(rows["epoch"].to_numpy())
+    return rows.iloc[np.lexsort(keys[::-1])]
+
+
+def _reduced_failing(run: Run, verdicts: pd.DataFrame, rows: pd.DataFrame, criterion: str,
+                     reduce: str) -> pd.DataFrame:
+    """Each case of ``criterion`` whose value under ``reduce`` (pass^k, pass@k) is below 1, as the gate counts it
+    (cases with fewer than k rows left out; in a pooled run, a replay the cache repeated counted once), with the
+    epochs that did not pass (``rows``), their verdicts and reasons."""
+    r = parse_reduce(reduce)
+    mine = verdicts[(verdicts["criterion"] == criterion).to_numpy(dtype=bool, na_value=False)]
+    counts = epoch_counts(mine[~repeated_rows(run, mine, [criterion])])
+    counts = counts[counts["epochs"] >= r.k]
+    values = reduce_counts(counts["epochs"].to_numpy(), counts["passes"].to_numpy(), r)
+    below = _in_clusters(counts.assign(value=values)[values < 1])
+    # a case below 1 has a row that did not pass: its epochs, verdicts and reasons, in one pass over those rows
+    seen: dict[str, tuple[list[str], set[str], dict[str, None]]] = {}
+    ordered = rows.sort_values("epoch", kind="stable")
+    for case, epoch, verdict, reason in zip(ordered["case_id"], ordered["epoch"], ordered["verdict"],
+                                            ordered["reason"].fillna(""), strict=True):
+        epochs, verdicts_, reasons = seen.setdefault(case, ([], set(), {}))
+        epochs.append(str(epoch))
+        verdicts_.add(verdict)
+        if reason:
+            reasons[str(reason)] = None
+    out = []
+    for case in below.itertuples(index=False):
+        epochs, verdicts_, reasons = seen.get(case.case_id, ([], set(), {}))
+        out.append((case.cluster, case.case_id, float(case.value), f"{', '.join(epochs)} of {case.epochs}",
+                    ", ".join(v for v in ("fail", "missing") if v in verdicts_), "; ".join(reasons)))
+    return pd.DataFrame(out, columns=["cluster", "case_id", reduce, "epochs not passed", "verdict", "reason"])
 
 
 def _validity_section(run: Run) -> Section | None:
@@ -285,6 +387,7 @@ def _slices_section(run: Run, release: ReleaseLike | None) -> Section:
         shown = _slice_display(table)
         name = spec.replace(":", "_").replace(",", "-")
         sec.tables.append((f"slice {spec}", shown, table))
+        sec.headings[f"slice {spec}"] = spec
         sec.figures.append((f"slice_{name}", _png(plots.slices(table))))
     return sec
 
@@ -307,14 +410,14 @@ def _slice_display(table: pd.DataFrame) -> pd.DataFrame:
 
 def build_sections(run: Run, release: ReleaseLike | None = None,
                    baseline: Baseline | Run | None = None) -> list[Section]:
-    """The report's sections, in order: gate, case runs that ended in error, validity (with transforms), replays and
-    receipts (each if any), slices."""
+    """The report's sections, in order: gate, the cases that did not pass, case runs that ended in error, validity
+    (with transforms), replays and receipts (each if any), slices."""
     return _sections(run, gate(run, release=release, baseline=baseline), release)
 
 
 def _sections(run: Run, g: Gate, release: ReleaseLike | None) -> list[Section]:
     """:func:`build_sections` with the gate ``g`` already decided."""
-    found = [_gate_section(run, g, release), _errors_section(run), _validity_section(run),
+    found = [_gate_section(run, g, release), _failing_section(run, g), _errors_section(run), _validity_section(run),
              _replays_section(run), _receipts_section(run), _slices_section(run, release)]
     return [s for s in found if s is not None]
 
@@ -333,6 +436,17 @@ def _header(run: Run, code: Callable[[str], str], plain: Callable[[str], str]) -
     return f"{_REPORT_TITLE}{run.suite_name}", lines
 
 
+def _html_line(line: str) -> tuple[str, str, bool]:
+    """A line of prose for the HTML template: (the report's own lead, the line, whether it quotes the run). A line
+    quoting the run is escaped as it is; the report's own prose may use `code` and **bold**."""
+    return (line.lead if isinstance(line, Plain) else "", line, isinstance(line, Plain))
+
+
+def _md_line(line: str) -> str:
+    """A line of prose for the Markdown report: one quoting the run escaped (:func:`md_cell`), after its lead."""
+    return line.lead + md_cell(line) if isinstance(line, Plain) else line
+
+
 def _write_html(run: Run, sections: list[Section], path: Path) -> None:
     title, lines = _header(run, lambda value: Markup("<code>{}</code>").format(html_text(value)), html_text)
     verdict = next((s.verdict for s in sections if s.key == "gate"), "")
@@ -342,13 +456,14 @@ def _write_html(run: Run, sections: list[Section], path: Path) -> None:
         sec_items = []
         for i, (name, shown, _raw) in enumerate(sec.tables):
             fig_name = sec.figures[i][0] if i < len(sec.figures) else None
-            sec_items.append({"heading": name[6:] if name.startswith("slice ") else "",
-                              "table": Markup(html_table(shown, fmt_number, styled=True)),
+            note = sec.notes.get(name)
+            sec_items.append({"heading": sec.headings.get(name, ""), "note": [_html_line(note)] if note else [],
+                              "table": Markup(html_table(shown, fmt_number, styled=True)) if len(shown.columns)
+                              else "",
                               "figure": fig_name or "",
                               "png": base64.b64encode(figures[fig_name]).decode("ascii") if fig_name else ""})
-        # a line quoting the run is escaped as it is; the report's own prose may use `code` and **bold**
-        text = [(line.lead if isinstance(line, Plain) else "", line, isinstance(line, Plain)) for line in sec.text]
-        items.append({"key": sec.key, "title": sec.title, "text": text, "parts": sec_items})
+        items.append({"key": sec.key, "title": sec.title, "text": [_html_line(line) for line in sec.text],
+                      "parts": sec_items})
     page = render("report.html", title=title, css=Markup(PAGE_CSS + TABLE_CSS), verdict=verdict,
                   lines=[Markup(line) for line in lines], sections=items, cannot=_CANNOT,
                   rounding=_ROUNDING[0].upper() + _ROUNDING[1:], version=__version__)
@@ -364,12 +479,16 @@ def _write_md(run: Run, sections: list[Section], path: Path) -> None:
     out += [line + "  " for line in lines] + [""]
     for sec in sections:
         out += [f"## {sec.title}", ""]
-        out += [t for line in sec.text for t in (line.lead + md_cell(line) if isinstance(line, Plain) else line, "")]
+        out += [t for line in sec.text for t in (_md_line(line), "")]
         for i, (name, shown, raw) in enumerate(sec.tables):
+            if name in sec.headings:
+                out += [f"### {md_code(sec.headings[name])}", ""]
+            if name in sec.notes:
+                out += [_md_line(sec.notes[name]), ""]
+            if not len(shown.columns):  # a heading and its note, no table
+                continue
             stem = name.replace("slice ", "slice_").replace(":", "_").replace(",", "-")
             csv = export_table(raw, _own_file(files / f"{stem}.csv"))
-            if name.startswith("slice "):
-                out += [f"### {md_code(name[6:])}", ""]
             out += [markdown_table(shown, fmt_number), "",
                     f"Raw numbers: {md_link(f'{files.name}/{csv.name}', f'{files.name}/{csv.name}')}", ""]
             if i < len(sec.figures):
@@ -391,7 +510,7 @@ def _own_file(path: Path) -> Path:
 
 def write_report(run: Run, out: str | Path, release: ReleaseLike | None = None,
                  baseline: Baseline | Run | None = None) -> Path:
-    """Write a report of ``run``: gate, validity, replays, slice tables and their plots.
+    """Write a report of ``run``: gate, the cases that did not pass, validity, replays, slice tables and their plots.
 
     Parameters
     ----------
@@ -422,10 +541,14 @@ def write_report(run: Run, out: str | Path, release: ReleaseLike | None = None,
 
     Notes
     -----
-    Sections: the gate (table and plot); transform validity when the suite
-    declares transforms; a fault-replay summary when the run replayed
-    anything; the outcome receipts (summary, and each one not verified)
-    when cases promised outcomes; one slice table and plot per spec in
+    Sections: the gate (table and plot); the cases that did not pass, by
+    criterion in the gate table's order (each criterion that did not pass, and
+    any other with a row that did not pass; at most ``FAILING_LIMIT`` (20)
+    cases each, the rest counted; none when every row passed); the case runs
+    that ended in error; transform validity when the suite declares
+    transforms; a fault-replay summary when the run replayed anything; the
+    outcome receipts (summary, and each one not verified) when cases promised
+    outcomes; one slice table and plot per spec in
     oloproof.yaml's ``slices``. Tables are rounded to three decimals for
     display, intervals outward.
     """

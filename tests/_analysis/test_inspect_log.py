@@ -236,6 +236,29 @@ def test_gate_slice_table_report_and_panel(run: op.Run, tmp_path: Path) -> None:
     assert panel.status == "completed" and "Please refund" in panel._repr_html_()
 
 
+def test_the_report_of_a_log_names_the_samples_that_did_not_pass(logs: dict[str, Path], tmp_path: Path) -> None:
+    """`oloproof report LOG` lists the samples by criterion, grouped by the --cluster key, each epoch a row (by hand
+    from the task's table: world_refunded fails s2 in both epochs and 3 in epoch 2, s4 errored in both: missing;
+    match is missing for s4 only, and passes at threshold 0, so it is listed for its rows)."""
+    from markdown_it import MarkdownIt
+
+    passing = tmp_path / "loose.yaml"
+    passing.write_text("min_clusters: 2\nallow_approximate_methods: true\n"
+                       "criteria: {match: 0.0, world_refunded: 0.99}\n", encoding="utf-8")
+    out = tmp_path / "r.md"
+    assert main(["report", str(logs["dir"]), "--out", str(out), "--cluster", "topic", "--state-key", "world",
+                 "--release", str(passing)]) == 1
+    page = MarkdownIt("commonmark").enable("table").render(out.read_text(encoding="utf-8"))
+    section = page.split("<h2>Cases that did not pass</h2>")[1].split("<h2>")[0]
+    tables = {name: re.findall(r"<tr>\s*<td>(.*?)</td>\s*<td>(.*?)</td>\s*<td>(.*?)</td>\s*<td>(.*?)</td>", body)
+              for name, body in re.findall(r"<h3><code>(.*?)</code></h3>(.*?)(?=<h3>|$)", section, re.S)}
+    assert list(tables) == ["match", "world_refunded"]
+    assert tables["match"] == [("shipping", "s4", "1", "missing"), ("shipping", "s4", "2", "missing")]
+    assert tables["world_refunded"] == [
+        ("billing", "s2", "1", "fail"), ("billing", "s2", "2", "fail"),
+        ("shipping", "3", "2", "fail"), ("shipping", "s4", "1", "missing"), ("shipping", "s4", "2", "missing")]
+
+
 def test_detection(logs: dict[str, Path], tmp_path: Path) -> None:
     assert is_inspect_log(logs["eval"]) and is_inspect_log(logs["json"])
     other = tmp_path / "x.json"

@@ -7,6 +7,7 @@ import json
 import re
 import shutil
 import subprocess
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -327,7 +328,8 @@ def test_markdown_report_shows_hostile_values_as_text(hostile_run: op.Run, tmp_p
     text = out.read_text(encoding="utf-8")
     page = render_markdown(text)
     _no_active_markup(page, allowed_images=2)  # the gate plot and the one slice plot
-    assert [a["href"] for a in page.tags("a")] == ["report_files/gate.csv", "report_files/slice_tool_calls_1.csv"]
+    assert [a["href"] for a in page.tags("a")] == ["report_files/gate.csv", "report_files/failing_1.csv",
+                                                   "report_files/failing_2.csv", "report_files/slice_tool_calls_1.csv"]
     shown = page.text
     assert "suite <script>alert('name')</script>" in shown
     # the version's backticks did not end its code span: the code element holds the whole version
@@ -837,3 +839,225 @@ def test_a_plot_s_link_to_a_file_of_the_user_is_replaced_not_written_through(exa
     write_report(example_run, tmp_path / "r.md")
     assert precious.read_bytes() == PNG + b"mine"
     assert not (files / "gate.png").is_symlink() and (files / "gate.png").read_bytes().startswith(PNG)
+
+
+class _Blocks(HTMLParser):
+    """A page's headings, paragraphs and table rows (each a list of its cells), in order, as text."""
+
+    def __init__(self, html: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.blocks: list[tuple[str, Any]] = []
+        self._open: str | None = None
+        self._text: list[str] = []
+        self._row: list[str] = []
+        self._cell: list[str] | None = None
+        self.feed(html)
+        self.close()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in ("h2", "h3", "p"):
+            self._open, self._text = tag, []
+        elif tag == "tr":
+            self._row = []
+        elif tag in ("td", "th"):
+            self._cell = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == self._open:
+            self.blocks.append((tag, "".join(self._text)))
+            self._open = None
+        elif tag in ("td", "th") and self._cell is not None:
+            self._row.append("".join(self._cell))
+            self._cell = None
+        elif tag == "tr":
+            self.blocks.append(("tr", self._row))
+
+    def handle_data(self, data: str) -> None:
+        if self._open:
+            self._text.append(data)
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def _failing_listed(html: str) -> dict[str, tuple[str, list[dict[str, str]]]]:
+    """The report's section of cases that did not pass, read off the page: per heading (a criterion), in order, the
+    note under it and its table's rows (column → cell). A Markdown report is read once rendered (CommonMark)."""
+    out: dict[str, tuple[str, list[dict[str, str]]]] = {}
+    inside, current, header = False, "", None
+    for tag, value in _Blocks(html).blocks:
+        if tag == "h2":
+            inside, current = value == "Cases that did not pass", ""
+        elif not inside or tag == "h2":
+            continue
+        elif tag == "h3":
+            current, header = value, None
+            out[current] = ("", [])
+        elif current and tag == "p" and not out[current][0]:
+            out[current] = (value, out[current][1])
+        elif current and tag == "tr":
+            if header is None:
+                header = value
+            else:
+                out[current][1].append(dict(zip(header, value, strict=True)))
+    return out
+
+
+def _both_reports(run: op.Run, tmp_path: Path, **keywords: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The section of cases that did not pass, read off the Markdown report (rendered) and off the HTML report."""
+    from markdown_it import MarkdownIt
+
+    md = write_report(run, tmp_path / "r.md", **keywords).read_text(encoding="utf-8")
+    html = write_report(run, tmp_path / "r.html", **keywords).read_text(encoding="utf-8")
+    return _failing_listed(MarkdownIt("commonmark").enable("table").render(md)), _failing_listed(html)
+
+
+def _grouped_by_cluster(clusters: list[str]) -> bool:
+    """Whether each cluster's rows are together (no cluster comes back after another)."""
+    runs = [c for i, c in enumerate(clusters) if i == 0 or clusters[i - 1] != c]
+    return len(runs) == len(set(runs))
+
+
+def test_the_report_names_the_cases_that_did_not_pass_by_criterion(example_run: op.Run, tmp_path: Path) -> None:
+    """A release manager reading the report of a BLOCK learned how many cases failed each criterion, not which: the
+    README sent them to a notebook. Each criterion that did not pass, and any other with rows that did not pass,
+    now lists its cases, counted here from run.verdicts by a pandas filter."""
+    v = example_run.verdicts
+    bad = v[v["verdict"] != "pass"]
+    # the example's planted defects (README section 6: answer_matches and state_matches 34 of 47,
+    # refunds_follow_policy 38 of 47; every fault replay a false success)
+    assert bad.groupby("criterion").size().to_dict() == {
+        "answer_matches": 13, "state_matches": 13, "refunds_follow_policy": 9, "same_state_under_injected": 9,
+        "recovers_from_error_at_issue_refund": 37}
+    table = op.gate(example_run).table
+    wanted = [c for c, verdict in zip(table["criterion"], table["verdict"], strict=True)
+              if verdict not in ("PASS", "REPORT_ONLY") or c in set(bad["criterion"])]
+    assert "other_order_untouched" not in wanted and "refunds_follow_policy" in wanted  # REPORT_ONLY, 9 fail
+    md, html = _both_reports(example_run, tmp_path)
+    assert md == html  # the two reports list the same cases, with the same notes
+    assert list(md) == wanted  # in the gate table's order
+    for criterion, (note, rows) in md.items():
+        mine = bad[bad["criterion"] == criterion]
+        listed = [r["case_id"] for r in rows]
+        assert _grouped_by_cluster([r["cluster"] for r in rows])
+        assert all(r["verdict"] == "fail" for r in rows) and list(rows[0]) == ["cluster", "case_id", "verdict",
+                                                                               "reason"]
+        if len(mine) <= 20:
+            assert sorted(listed) == sorted(mine["case_id"]) and "more" not in note
+            assert {r["case_id"]: r["reason"] for r in rows} == dict(zip(mine["case_id"], mine["reason"], strict=True))
+        else:  # the first 20 in the clusters' order, and how many more
+            assert len(listed) == 20 and set(listed) <= set(mine["case_id"])
+            assert f"the first 20 below, and {len(mine) - 20} more" in note
+        verdict = table.loc[table["criterion"] == criterion, "verdict"].item()
+        judged = int((v["criterion"] == criterion).sum())
+        assert note.startswith(f"{verdict}: {len(mine)} of {judged} cases did not pass, in "
+                               f"{mine['cluster'].nunique()} cluster(s)")
+    recovery = md["recovers_from_error_at_issue_refund"][1]
+    # 37 rows in 23 clusters (ord-001 … ord-024 but ord-018~injected, labeled invalid): the first 20 are
+    # ord-001 … ord-010 and their copies
+    assert [r["case_id"] for r in recovery] == [f"ord-{i:03d}{s}" for i in range(1, 11) for s in ("", "~injected")]
+    assert md["refunds_follow_policy"][0].startswith("REPORT_ONLY: 9 of 47 cases did not pass")
+    # the Markdown report's raw table beside it holds every row, the 17 not shown too
+    raw = pd.read_csv(tmp_path / "r_files" / "failing_6.csv", dtype=str)
+    mine = bad[bad["criterion"] == "recovers_from_error_at_issue_refund"]
+    assert sorted(raw["case_id"]) == sorted(mine["case_id"]) and len(raw) == 37
+
+
+def test_a_hostile_case_id_in_the_list_of_failing_cases_is_text(make_suite: Any, tmp_path: Path) -> None:
+    """A case id, a cluster and a reason are the user's text: escaped in both reports (HTML; in Markdown `|` and a
+    line break too), never markup, and a row keeps its cells."""
+    ids = ["<script>alert(1)</script>", "a|b", "line\nbreak"]
+    cases = [{"id": i, "input": {"answer": "<b>no</b>|x", "n": n}, "expected": {"answer": "ok"}}
+             for n, i in enumerate(ids)]
+    root = make_suite(cases, evaluators=[{"type": "answer_matches"}], release={"criteria": {"answer_matches": 0.5}})
+    run = op.run(op.load_suite(root), out=tmp_path / "run", progress=False)
+    md_text = write_report(run, tmp_path / "r.md").read_text(encoding="utf-8")
+    html_text = write_report(run, tmp_path / "r.html").read_text(encoding="utf-8")
+    _no_active_markup(render_markdown(md_text), allowed_images=1)  # the gate plot
+    _no_active_markup(Page(html_text), allowed_images=1)
+    assert "<script>alert(1)" not in html_text and "&lt;script&gt;alert(1)&lt;/script&gt;" in html_text
+    md, html = _both_reports(run, tmp_path)
+    # Markdown writes a line break as a space, HTML shows it as its escape
+    assert [r["case_id"] for r in md["answer_matches"][1]] == ["<script>alert(1)</script>", "a|b", "line break"]
+    assert [r["case_id"] for r in html["answer_matches"][1]] == ["<script>alert(1)</script>", "a|b", "line\\nbreak"]
+    for rows in (md["answer_matches"][1], html["answer_matches"][1]):
+        assert [r["cluster"] for r in rows] == [r["case_id"] for r in rows]
+        assert all(r["verdict"] == "fail" and "<b>no</b>|x" in r["reason"] for r in rows)
+
+
+def test_a_criterion_lists_twenty_cases_and_counts_the_rest(make_suite: Any, tmp_path: Path) -> None:
+    """23 cases fail (by hand: c00 … c22, each its own cluster; c23 and c24 pass): the first 20 listed, "and 3
+    more", and the Markdown report's raw table holds all 23."""
+    cases = [{"id": f"c{i:02d}", "input": {"answer": "no" if i < 23 else "ok", "n": i}, "expected": {"answer": "ok"}}
+             for i in range(25)]
+    root = make_suite(cases, evaluators=[{"type": "answer_matches"}], release={"criteria": {"answer_matches": 0.9}})
+    run = op.run(op.load_suite(root), out=tmp_path / "run", progress=False)
+    md, html = _both_reports(run, tmp_path)
+    assert md == html
+    note, rows = md["answer_matches"]
+    assert [r["case_id"] for r in rows] == [f"c{i:02d}" for i in range(20)]
+    assert note == ("FAIL: 23 of 25 cases did not pass, in 23 cluster(s); the first 20 below, and 3 more "
+                    "(run.verdicts holds them).")
+    raw = pd.read_csv(tmp_path / "r_files" / "failing_1.csv", dtype=str)
+    assert list(raw["case_id"]) == [f"c{i:02d}" for i in range(23)]
+
+
+def test_a_run_whose_every_row_passed_has_no_list_but_an_undecided_criterion_says_why(make_suite: Any,
+                                                                                    tmp_path: Path) -> None:
+    """4 cases that all pass: gated at 0.3 the criterion passes (the exact lower bound is 0.025^(1/4) = 0.398), and
+    the report has no section of cases that did not pass; gated at 0.9 it is INSUFFICIENT_EVIDENCE with no case
+    to name, and the section says so under its name."""
+    cases = [{"id": f"c{i}", "input": {"answer": "ok", "n": i}, "expected": {"answer": "ok"}} for i in range(4)]
+    root = make_suite(cases, evaluators=[{"type": "answer_matches"}], release={"criteria": {"answer_matches": 0.3}})
+    run = op.run(op.load_suite(root), out=tmp_path / "run", progress=False)
+    assert op.gate(run).verdict == "PASS"
+    for suffix in (".md", ".html"):
+        assert "Cases that did not pass" not in write_report(run, tmp_path / f"p{suffix}").read_text(encoding="utf-8")
+    strict = {"criteria": {"answer_matches": 0.9}}
+    reason = op.gate(run, release=strict).table["reason"].item()
+    md, html = _both_reports(run, tmp_path, release=strict)
+    assert md == html == {"answer_matches": (f"INSUFFICIENT_EVIDENCE, with no cases that did not pass: {reason}.",
+                                             [])}
+
+
+def test_a_criterion_reduced_over_epochs_lists_each_case_once(tmp_path: Path) -> None:
+    """pass^3: a case counts once, as the gate counts it (flaky0 … flaky3 wrong in epoch 2, by hand); a criterion of
+    the mean over epochs lists each epoch that did not pass, with its epoch."""
+    from _epoch_systems import flaky_run, scripted_run
+
+    (tmp_path / "flaky").mkdir()
+    (tmp_path / "mean").mkdir()
+    run = flaky_run(tmp_path / "flaky")
+    v = run.verdicts
+    bad = v[v["verdict"] != "pass"]
+    md, html = _both_reports(run, tmp_path / "flaky")
+    assert md == html and list(md) == ["answer_matches (pass^3)"]
+    note, rows = md["answer_matches (pass^3)"]
+    assert sorted(r["case_id"] for r in rows) == sorted(set(bad["case_id"])) == [f"flaky{i}" for i in range(4)]
+    assert {r["pass^3"] for r in rows} == {"0.000"} and {r["epochs not passed"] for r in rows} == {"2 of 3"}
+    assert note.startswith("PASS: 4 of 24 cases did not pass")  # 20 steady cases, 4 flaky
+    run = scripted_run(tmp_path / "mean", "mix", 3, 2, [1, 1, 1], release={"criteria": {"answer_matches": 0.5}})
+    bad = run.verdicts[run.verdicts["verdict"] != "pass"]
+    md, html = _both_reports(run, tmp_path / "mean")
+    assert md == html
+    rows = md["answer_matches"][1]
+    assert [(r["case_id"], r["epoch"]) for r in rows] == [(c, str(e)) for c, e in zip(bad["case_id"], bad["epoch"],
+                                                                                      strict=True)]
+    assert [(r["case_id"], r["epoch"]) for r in rows] == [("mix0", "2"), ("mix1", "2")]  # by hand: epoch 2 is wrong
+    assert md["answer_matches"][0].startswith("INSUFFICIENT_EVIDENCE: 2 of 15 rows did not pass")
+
+
+def test_a_pooled_run_lists_a_case_once_per_run(make_suite: Any, tmp_path: Path) -> None:
+    """Two runs of one suite pooled (op.load_runs): c0 and c3 fail in each (by hand: every third case answers no);
+    a row names its run, and no epoch column says 1 twice for two different tries."""
+    cases = [{"id": f"c{i}", "input": {"answer": "ok" if i % 3 else "no", "n": i}, "expected": {"answer": "ok"}}
+             for i in range(6)]
+    root = make_suite(cases, evaluators=[{"type": "answer_matches"}], release={"criteria": {"answer_matches": 0.9}})
+    suite = op.load_suite(root)
+    a, b = (op.run(suite, out=tmp_path / name, progress=False) for name in ("a", "b"))
+    md, html = _both_reports(op.load_runs([a.directory, b.directory]), tmp_path)
+    assert md == html
+    note, rows = md["answer_matches"]
+    assert note.startswith("INSUFFICIENT_EVIDENCE: 4 of 12 rows did not pass, in 2 cluster(s)")
+    assert [(r["case_id"], r["run_id"]) for r in rows] == [("c0", a.run_id), ("c0", b.run_id), ("c3", a.run_id),
+                                                           ("c3", b.run_id)]
+    assert "epoch" not in rows[0]
