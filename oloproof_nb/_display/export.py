@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from .._core.paths import Absent
+from .._run.store import make_folders
 from ..errors import ExportError
 from .html import html_table, html_text, numeric_column
 from .markdown import markdown_table
@@ -136,7 +137,7 @@ def make_folder(folder: Path, role: str, instead: str = "choose another path") -
     :class:`~oloproof_nb.errors.ExportError`, never a raw FileExistsError or NotADirectoryError.
     """
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        make_folders(folder)  # under umask 777 a folder its owner cannot use is removed again, never left
     except (FileExistsError, NotADirectoryError):
         blocking = next((p for p in (folder, *folder.parents) if _in_the_way(p)), folder)
         what = "a symbolic link to nothing" if blocking.is_symlink() and not blocking.exists() else "a file"

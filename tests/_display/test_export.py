@@ -451,3 +451,22 @@ def test_a_folder_name_too_long_for_the_export_is_named_in_one_line(tmp_path: Pa
     assert str(info.value) == (f"{folder}: cannot create this folder (the folder of the export t.csv): "
                                f"{os.strerror(errno.ENAMETOOLONG)}; choose another path")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_an_export_under_a_umask_that_takes_the_owners_permissions_leaves_no_folder(tmp_path: Path) -> None:
+    """Under ``os.umask(0o777)`` (a notebook; the CLI refuses it up front) the folder of an export is made mode 0:
+    ``export_table(df, "new/sub/t.csv")`` left ``new`` and ``sub`` of mode 0 behind (for root, the table written
+    into them). Now it is one line naming the folder, what it is for and the umask, and nothing is left."""
+    import os
+
+    old = os.umask(0o777)
+    try:
+        with pytest.raises(ExportError) as info:
+            op.export_table(pd.DataFrame({"rate": [0.5]}), tmp_path / "new" / "sub" / "t.csv")
+    finally:
+        os.umask(old)
+    assert str(info.value) == (
+        f"{tmp_path / 'new' / 'sub'}: cannot create this folder (the folder of the export t.csv): umask 0777: the "
+        "folders made here are mode 0000, which their owner cannot read, write and search; set a umask that leaves "
+        "the owner all three (umask 022, or 077 to keep them private); choose another path")
+    assert list(tmp_path.iterdir()) == []
