@@ -19,7 +19,7 @@ from .._core.records import CaseRecord, ReplayRecord
 from .._run.lines import complete_end, complete_lines, open_journal
 from .._run.states import StateReader, resolve_states, state_refs_of
 from .._run.store import CASES, REPLAYS, parse_record, read_jsonl, replay_key_of
-from ..errors import RunDirError
+from ..errors import CopyChangedError, RunDirError
 
 __all__ = ["Chunk", "Journal", "Line"]
 
@@ -135,7 +135,8 @@ class Journal:
         at or before it. Set when the cases are first indexed (to where the complete lines ended then), or by
         :meth:`pin` to where they ended in the journal the run's columnar copy was built from; a record appended
         later (the run resumed, or going on) is never read, so the records are of the moment the frames are
-        (``Run`` pins both).
+        (``Run`` pins both). A ``cases.jsonl`` whose lines no longer reach it (cut or rewritten since) is refused
+        with :class:`~oloproof_nb.errors.CopyChangedError`.
     """
 
     def __init__(self, directory: Path, states: StateReader, guard: Callable[[], None] | None = None) -> None:
@@ -155,6 +156,19 @@ class Journal:
     @guard.setter
     def guard(self, method: Callable[[], None] | None) -> None:
         self._guard = weakref.WeakMethod(method) if method is not None else None
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What ``pickle`` and ``copy.deepcopy`` keep: the guard itself (a weak reference is neither pickled nor
+        deep-copied: ``pickle.dumps(run)`` and ``copy.deepcopy(run)`` raised ``TypeError``), held weakly again by
+        :meth:`__setstate__`."""
+        state = self.__dict__.copy()
+        state["_guard"] = self.guard
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        guard = state.pop("_guard")
+        self.__dict__.update(state)
+        self.guard = guard
 
     def pin(self, size: int) -> None:
         """Read the case records of the complete lines ``cases.jsonl`` had when it was ``size`` bytes long (a
@@ -187,7 +201,11 @@ class Journal:
                 if cid not in first:
                     first[cid] = (index, line)
             self._check()  # the lines indexed are the pinned journal's
-            self.end = end if self.end is None else self.end
+            if self.end is not None and end != self.end:  # its lines stop short of the end pinned: cut since
+                raise CopyChangedError(f"{path}: its records end at byte {end}, not at byte {self.end} as when the "
+                                       "run was loaded (the file was cut or rewritten since), so the run's records "
+                                       f"cannot be read from it; load it again: op.load_run({str(self.directory)!r})")
+            self.end = end
             self._cases = dict(sorted(first.items(), key=lambda item: item[1][0]))
         return self._cases
 

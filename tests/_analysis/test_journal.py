@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -85,3 +86,39 @@ def test_m23_a_copy_replaced_while_the_journal_is_read_is_caught_after_the_read(
     with pytest.raises(CopyChangedError, match="the copy was replaced"):
         read(journal)
     assert copy.calls >= 2
+
+
+def test_a_deep_copied_journal_keeps_its_guard_on_the_copied_owner(tmp_path: Path) -> None:
+    """Review F20: a journal's guard is a weak reference, which ``copy.deepcopy`` (and ``pickle``) refused; the copy
+    of a journal (with its owner, as in a deep-copied Run) is guarded by the owner's copy, held weakly again."""
+    owner = _Copy()
+    journal = _journal(tmp_path, [_line(0, "c0")], owner.check)
+    owner2, journal2 = copy.deepcopy((owner, journal))
+    assert journal2.guard is not None and journal2.guard.__self__ is owner2  # type: ignore[attr-defined]
+    assert list(journal2.case_index()) == [("c0", 1)] and owner2.calls >= 2 and owner.calls == 0
+    owner2.replaced = True
+    with pytest.raises(CopyChangedError):
+        journal2.record("c0")
+    del owner2
+    assert journal2.guard is None  # held weakly again
+
+
+@pytest.mark.parametrize("indexed_first", [False, True])
+def test_a_journal_cut_below_its_pinned_end_refuses_its_records(tmp_path: Path, indexed_first: bool) -> None:
+    """Review F20 (of R15): a loaded Run's journal pinned to the lines its copy was built from and then cut (half of
+    ``cases.jsonl`` left) indexed the lines left: 24 records beside the 48 rows of ``run.cases``, and
+    ``run.record`` said a case of its frames was "no case … in run". It is refused now, in one line; a journal
+    that only grew since (a record appended, a torn line) is read to its pin, as before."""
+    lines = [_line(i, f"c{i}") for i in range(4)]
+    journal = _journal(tmp_path, lines)
+    journal.pin(len(b"".join(lines)))
+    (tmp_path / "cases.jsonl").write_bytes(b"".join(lines) + _line(4, "c4") + b'{"torn')
+    assert list(journal.case_index()) == [(f"c{i}", 1) for i in range(4)]
+    if not indexed_first:
+        journal._forget()
+    (tmp_path / "cases.jsonl").write_bytes(lines[0] + lines[3] + lines[2])  # cut, and a line moved
+    read = journal.case_index if not indexed_first else (lambda: journal.record("c1"))
+    with pytest.raises(CopyChangedError, match=r"cases\.jsonl: its records end at byte \d+, not at byte \d+ as when "
+                                               r"the run was loaded .*load it again") as caught:
+        read()
+    assert "\n" not in str(caught.value)

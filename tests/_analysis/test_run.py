@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 import gc
+import pickle
 import shutil
 import weakref
 from collections.abc import Callable
@@ -484,6 +486,22 @@ def test_a_run_folder_replaced_by_another_run_says_so(two_runs: tuple[Path, Path
         message = str(caught.value)
         assert message.startswith(f"{first}: now holds run {replaced}, not run {loaded} that was loaded")
         assert "load it again" in message and "\n" not in message
+
+
+@pytest.mark.parametrize("duplicate", [lambda run: pickle.loads(pickle.dumps(run)), copy.deepcopy],
+                         ids=["pickle", "deepcopy"])
+def test_a_pickled_or_deep_copied_run_reads_and_is_checked_as_the_run(two_runs: tuple[Path, Path],
+                                                                      duplicate: Callable[[Any], Any]) -> None:
+    """Review F20 (of R15): the journal's check, held by a weak reference, made ``pickle.dumps(run)`` and
+    ``copy.deepcopy(run)`` raise ``TypeError: cannot pickle 'WeakMethod' object`` (both worked before R15). The
+    duplicate reads the run's records and refuses them, as the run does, once the folder holds another run."""
+    first, second = two_runs
+    run = duplicate(op.load_run(first))
+    assert len(run.cases) == len(run.records) == 30 and run.record("c01")["trajectory"]["answer"] == "bad"
+    shutil.rmtree(first)
+    shutil.copytree(second, first)
+    with pytest.raises(CopyChangedError, match=rf"^{first}: now holds run "):
+        run.record("c00")
 
 
 def test_a_run_folder_moved_after_it_was_loaded_says_it_is_gone(two_runs: tuple[Path, Path], tmp_path: Path) -> None:
