@@ -44,7 +44,7 @@ from hypothesis.control import currently_in_test_context
 import oloproof_nb as op
 from oloproof_nb import cli
 from oloproof_nb._analysis import columnar
-from oloproof_nb._config.cases import id_look, iter_cases
+from oloproof_nb._config.cases import id_look, iter_cases, respelt_key
 from oloproof_nb._core.paths import MAX_DEPTH, flatten, format_path, get_path, leaf_diff, parse_path, values_equal
 
 SETTINGS = settings(max_examples=30, deadline=None, derandomize=True,
@@ -168,7 +168,10 @@ VALID_CASES = st.fixed_dictionaries({
     "input": DICTS,
     "initial_state": DICTS,
 }, optional={"expected": st.fixed_dictionaries({}, optional={"answer": JSON, "state": DICTS}),
-             "metadata": DICTS, "cluster": st.text(max_size=5)})
+             "metadata": DICTS, "cluster": st.text(max_size=5)}).filter(
+    # not valid: an expected.state key that reads as another initial_state holds there ('' and '\x1f'), refused at
+    # its line since 7bc3dd0 (tests/_config/test_cases.py pins that rule); hypothesis 6.170 draws one for this test
+    lambda c: not c.get("expected", {}).get("state") or respelt_key(c["initial_state"], c["expected"]["state"]) is None)
 
 
 # -- cases.jsonl -------------------------------------------------------------------------------------------
