@@ -176,13 +176,16 @@ def quote_value(value: Any) -> str:
 class OloproofError(ValueError):
     """Base class of every error caused by user input (files, arguments, configs).
 
-    A message longer than :data:`MESSAGE_LIMIT` characters is cut (the values it quotes are
-    already cut to :data:`QUOTE_LIMIT`; this is the net under every message).
+    A message longer than :data:`MESSAGE_LIMIT` characters is cut in the middle (the values it quotes are
+    already cut to :data:`QUOTE_LIMIT`; this is the net under every message): its head names the file and the
+    key, its tail what is allowed, and a path of the user's making between them (``cases: <5,000 characters>``)
+    no longer cuts the reason off.
     """
 
     def __init__(self, *args: object) -> None:
-        if len(args) == 1 and isinstance(args[0], str):
-            args = (clip(args[0], MESSAGE_LIMIT),)
+        if len(args) == 1 and isinstance(args[0], str) and len(args[0]) > MESSAGE_LIMIT:
+            half = MESSAGE_LIMIT // 2
+            args = (args[0][: half - 1] + "…" + args[0][-half:],)
         super().__init__(*args)
 
 
@@ -402,6 +405,12 @@ def format_loc(loc: tuple[Any, ...], prefix: str = "") -> str:
 
     >>> format_loc(("validators", "-schema", "[key]"))
     'validators.-schema'
+
+    A key that is empty or begins or ends with a space is quoted, so the line still names it (a criterion
+    ``"state_matches "`` read as ``criteria.state_matches : no such criterion``, the name it lists):
+
+    >>> format_loc(("criteria", "state_matches ")), format_loc(("",))
+    ("criteria.'state_matches '", "''")
     """
     out = prefix
     for part in loc:
@@ -410,7 +419,9 @@ def format_loc(loc: tuple[Any, ...], prefix: str = "") -> str:
         if isinstance(part, int):
             out += f"[{part}]"
         else:
-            out = f"{out}.{part}" if out else str(part)
+            text = str(part)
+            text = text if text and text == text.strip() else quote(text)
+            out = f"{out}.{text}" if out else text
     return out
 
 

@@ -8,7 +8,15 @@ import time
 import pytest
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
-from oloproof_nb.errors import MESSAGE_LIMIT, QUOTE_LIMIT, ConfigError, OloproofError, quote, validation_problem
+from oloproof_nb.errors import (
+    MESSAGE_LIMIT,
+    QUOTE_LIMIT,
+    ConfigError,
+    OloproofError,
+    format_loc,
+    quote,
+    validation_problem,
+)
 
 
 @pytest.mark.parametrize("value", ["x" * 10**6, ["y" * 1000] * 10**5, {"k" * 500: [[[[1]]]]}, 10**5000, b"z" * 10**6,
@@ -32,6 +40,30 @@ def test_every_message_is_capped() -> None:
     assert len(str(OloproofError("m" * 10**6))) == MESSAGE_LIMIT
     assert len(str(ConfigError("f.yaml", "key", "m" * 10**6))) == MESSAGE_LIMIT
     assert str(OloproofError("short")) == "short"
+
+
+@pytest.mark.parametrize(("loc", "key"), [
+    (("",), "''"),
+    (("criteria", ""), "criteria.''"),
+    (("criteria", "state_matches "), "criteria.'state_matches '"),
+    (("evaluators", 0, " mode"), "evaluators[0].' mode'"),
+    (("evaluators", 0, "mode"), "evaluators[0].mode"),
+])
+def test_a_key_that_is_empty_or_padded_is_quoted(loc: tuple[object, ...], key: str) -> None:
+    """An empty key left the line without one (``oloproof.yaml: unknown key; allowed: …``), a padded one looked
+    like a name the message then listed as known (found by a mutation fuzz of the bundled examples)."""
+    assert format_loc(loc) == key
+
+
+def test_a_message_cut_to_the_limit_keeps_its_file_and_what_is_allowed() -> None:
+    """The net cut a message at its end: a path of the user's making in the middle (``cases: <5,000 x>``, found
+    by a mutation fuzz of the bundled examples) left the line without what was wrong or what to do."""
+    message = str(ConfigError("suite/oloproof.yaml", "cases",
+                              f"file suite/{'x' * 5000} not found (the case file: one JSON case a line)"))
+    assert len(message) == MESSAGE_LIMIT
+    assert message.startswith("suite/oloproof.yaml: cases: file suite/xxx")
+    assert message.endswith("xxx not found (the case file: one JSON case a line)")
+    assert message.count("…") == 1
 
 
 class _Model(BaseModel):

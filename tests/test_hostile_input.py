@@ -929,6 +929,60 @@ def test_a_lock_file_that_is_not_a_file_never_hangs(finished_run: tuple[Path, in
         assert err == "" and columnar.is_fresh(directory)
 
 
+def test_a_case_file_path_longer_than_a_message_still_says_what_is_wrong(base: Path) -> None:
+    """``cases: <3,000 characters>`` (a mutation fuzz of the bundled examples): the line was cut at 2,000
+    characters inside the path, before "not found" and what the key must name."""
+    root = _suite(base, config={**BASE_CONFIG, "cases": "x" * 3000})
+    code, err = _run(root)
+    line = one_error_line(err)
+    assert code == 2 and line.startswith(f"oloproof: error: {root / 'oloproof.yaml'}: cases: file "), err
+    assert line.endswith("x not found (the case file: one JSON case a line)"), line
+
+
+def test_an_empty_or_padded_key_is_named_quoted(base: Path) -> None:
+    """``"answer_matches "`` in release.yaml read ``criteria.answer_matches : no such criterion in the suite; its
+    criteria: answer_matches, …``; an empty key in oloproof.yaml named no key at all."""
+    root = _suite(base, release='criteria: {"answer_matches ": 0.5}\n')
+    code, err = _run(root)
+    assert code == 2 and one_error_line(err) == (f"oloproof: error: {root / 'release.yaml'}: criteria.'answer_matches "
+                                                  "': no such criterion in the suite; its criteria: answer_matches, "
+                                                  "state_matches"), err
+    root = _suite(base, release="criteria: {answer_matches: 0.5}\n")
+    assert _run(root)[0] in (0, 1)
+    (root / "other.yaml").write_text('criteria: {"": 0.5}\n', encoding="utf-8")
+    code, err = _cli("gate", str(root / "runs" / "r"), "--release", str(root / "other.yaml"))
+    assert code == 2 and one_error_line(err).startswith(f"oloproof: error: {root / 'other.yaml'}: criteria.'': no "
+                                                        "such criterion in the run"), err
+    root = _suite(base, config={**BASE_CONFIG, "": 1})
+    code, err = _run(root)
+    assert code == 2 and one_error_line(err).startswith(f"oloproof: error: {root / 'oloproof.yaml'}: '': unknown "
+                                                        "key; allowed: name, system, cases"), err
+
+
+@pytest.mark.parametrize(("command", "damage"), [("gate", "no case_id"), ("compare", "no case_id"),
+                                                ("gate", "valid 'false'"), ("gate", "valid -0.5")])
+def test_a_stored_judgement_without_its_copy_or_a_true_or_false_is_one_line(finished_run: tuple[Path, int],
+                                                                            tmp_path: Path, command: str,
+                                                                            damage: str) -> None:
+    """The manifest keeps the suite's validity labels; one without ``case_id`` was "internal error: KeyError:
+    'case_id'" from gate and compare, and ``"valid": "false"`` (or -0.5) counted as valid (a mutation fuzz of a
+    finished run of the bundled example)."""
+    directory = shutil.copytree(finished_run[0], tmp_path / "run")
+    path = directory / "manifest.json"
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    judgement = manifest["suite_config"]["labels"]["injected"][18]
+    if damage == "no case_id":
+        del judgement["case_id"]
+    else:
+        judgement["valid"] = "false" if damage == "valid 'false'" else -0.5
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+    args = [command, str(directory)] if command == "gate" else [command, str(finished_run[0]), str(directory)]
+    code, err = _cli(*args)
+    assert code == 2 and one_error_line(err) == (f"oloproof: error: {path}: suite_config.labels: judgement 18 of "
+                                                  "'injected' needs case_id (text) and valid (true or false); the "
+                                                  "run directory is damaged"), err
+
+
 def test_a_number_of_more_than_4300_digits_is_one_line_naming_the_file(finished_run: tuple[Path, int],
                                                                        tmp_path: Path) -> None:
     """Python refuses to turn more than 4,300 digits into an int with a ValueError that PyYAML, the manifest's

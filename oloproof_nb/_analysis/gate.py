@@ -74,7 +74,7 @@ from .._core.stats import (
 )
 from .._run.baseline import NOOP_VERSION
 from .._run.systems import GIVE_FINGERPRINT
-from ..errors import ConfigError, OloproofError, VacuousCheckWarning, quote, warn_at_caller
+from ..errors import ConfigError, OloproofError, VacuousCheckWarning, format_loc, quote, warn_at_caller
 from ..evaluators.answer import AnswerMatches
 from ..evaluators.fault import FaultRecovery, replay_judges
 from .baseline import Baseline, as_baseline, check_baseline, with_idle_columns
@@ -383,7 +383,7 @@ def resolve_release(run: Run, release: ReleaseLike | None, *, criteria: dict[str
         cfg, file = _merged(cfg, criteria, confidence, method), "gate(criteria=, confidence=, method=)"
     unknown = [name for name in cfg.criteria if name not in run.criteria]
     if unknown:
-        raise ConfigError(file, f"criteria.{unknown[0]}",
+        raise ConfigError(file, format_loc(("criteria", unknown[0])),
                           f"no such criterion in the run; its criteria: {', '.join(run.criteria) or '(none)'}")
     check_reductions(cfg, run.epochs, file, run.run_id)
     return cfg

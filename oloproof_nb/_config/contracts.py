@@ -51,8 +51,11 @@ def _utc_timestamp(value: Any) -> Any:
     """``run_started_at`` in UTC from its ISO-8601 text (``Z`` for UTC); a value not text is left to be refused."""
     if not isinstance(value, str):
         return value
+    text = value.strip()
+    if not (text.isascii() and text.isprintable()):  # CPython 3.11's parser stops at a NUL: "…Z\x00junk" was a time
+        raise ValueError("not an ISO-8601 timestamp")
     try:
-        parsed = datetime.fromisoformat(re.sub(r"[zZ]$", "+00:00", value.strip()))
+        parsed = datetime.fromisoformat(re.sub(r"[zZ]$", "+00:00", text))
     except ValueError:
         raise ValueError("not an ISO-8601 timestamp") from None
     if parsed.tzinfo is None:

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from .._core.epochs import REDUCE_HELP, parse_reduce
-from ..errors import ConfigError, quote, quote_value
+from ..errors import ConfigError, format_loc, quote, quote_value
 from .files import config_error, not_a_flag, read_yaml, yaml_number
 
 __all__ = ["ReleaseConfig", "BootstrapConfig", "RegressionConfig", "load_release", "parse_release", "check_reductions",
@@ -102,16 +102,18 @@ class ReleaseConfig(BaseModel):
                 continue
             unknown = sorted(set(rule) - {"threshold", "reduce"})
             if unknown:
-                raise ValueError(f"criteria.{name}.{unknown[0]}: unknown key; allowed: threshold, reduce")
+                raise ValueError(f"{format_loc(('criteria', name, unknown[0]))}: unknown key; allowed: threshold, "
+                                 "reduce")
             if "threshold" not in rule:
-                raise ValueError(f"criteria.{name}.threshold: is required (a number between 0 and 1)")
+                raise ValueError(f"{format_loc(('criteria', name, 'threshold'))}: is required (a number between 0 "
+                                 "and 1)")
             criteria[name] = rule["threshold"]
             if "reduce" in rule:  # checked here, so the message names the key the user wrote
                 try:
                     reductions[name] = parse_reduce(rule["reduce"]).text
                 except ValueError:
-                    raise ValueError(f"criteria.{name}.reduce: {quote(rule['reduce'])} is not a reduction; "
-                                     f"allowed: {REDUCE_HELP}") from None
+                    raise ValueError(f"{format_loc(('criteria', name, 'reduce'))}: {quote(rule['reduce'])} is not "
+                                     f"a reduction; allowed: {REDUCE_HELP}") from None
         return {**data, "criteria": criteria, "reductions": reductions}
 
     @field_validator("method", "unclustered_method", mode="before")
@@ -146,8 +148,8 @@ class ReleaseConfig(BaseModel):
             try:
                 out[name] = parse_reduce(text).text
             except ValueError:
-                raise ValueError(f"criteria.{name}.reduce: {quote(text)} is not a reduction; allowed: "
-                                 f"{REDUCE_HELP}") from None
+                raise ValueError(f"{format_loc(('criteria', name, 'reduce'))}: {quote(text)} is not a reduction; "
+                                 f"allowed: {REDUCE_HELP}") from None
         return out
 
     def reduce_of(self, criterion: str) -> str:
@@ -301,6 +303,6 @@ def check_reductions(cfg: ReleaseConfig, epochs: int, file: str | Path, run_id: 
         k = parse_reduce(text).k
         if k > epochs:
             what = f"run {run_id} has" if run_id else "the run has"
-            raise ConfigError(file, f"criteria.{name}.reduce",
+            raise ConfigError(file, format_loc(("criteria", name, "reduce")),
                               f"{text} needs at least {k} epochs; {what} epochs={epochs} "
                               f"(run with --epochs {k} or more, or reduce with k ≤ {epochs})")

@@ -32,6 +32,7 @@ from ..errors import (
     DuplicateCaseWarning,
     SliceSpecError,
     VacuousCheckWarning,
+    format_loc,
     quote,
     terminal_text,
     warn_at_caller,
@@ -972,7 +973,7 @@ def _check_release_criteria(release: ReleaseConfig, config: SuiteConfig, file: P
                               f"{', '.join(known) or '(none)'}")
     for name in release.criteria:
         if name not in known:
-            raise ConfigError(file, f"criteria.{name}",
+            raise ConfigError(file, format_loc(("criteria", name)),
                               f"no such criterion in the suite; its criteria: {', '.join(known) or '(none)'}")
 
 

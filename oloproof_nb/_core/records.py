@@ -14,8 +14,10 @@ from __future__ import annotations
 
 from typing import Any, Literal, TypedDict
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from typing_extensions import NotRequired
+
+from ..errors import quote
 
 __all__ = [
     "RUN_SCHEMA",
@@ -70,6 +72,19 @@ class StoredSuite(BaseModel):
     config: dict[str, Any] = Field(default_factory=dict)
     release: dict[str, Any] | None = None
     labels: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)
+
+    @field_validator("labels")
+    @classmethod
+    def _judgements(cls, value: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+        """Each stored judgement names its copy and says true or false, as its label file had to (a damaged
+        manifest's ``"valid": "false"`` counted as valid, and one without ``case_id`` was an internal error)."""
+        for transform, judgements in value.items():
+            for i, judgement in enumerate(judgements):
+                if not (isinstance(judgement.get("case_id"), str) and isinstance(judgement.get("valid"), bool)):
+                    raise ValueError(f"judgement {i} of {quote(transform)} needs case_id (text) and valid (true or "
+                                     "false); the run directory is damaged")
+        return value
+
     #: Checks that cannot fail, found by ``load_suite``: criterion → one message per finding.
     vacuous: dict[str, list[str]] = Field(default_factory=dict)
     #: Cases that repeat another's content under another id, found by ``load_suite``.

@@ -147,6 +147,10 @@ ARGV = "a non-empty list of non-empty strings without a NUL character"
     ({**MINIMAL, "run_started_at": "2026-07-25"},
      "key 'run_started_at' must be an ISO-8601 timestamp with a timezone, e.g. 2026-07-25T14:00:00Z "
      "(got '2026-07-25')"),
+    # CPython 3.11's parser stops at a NUL: this read as 14:00 UTC there (and was refused on 3.10)
+    ({**MINIMAL, "run_started_at": "2026-07-25T14:00:00Z\x00junk"},
+     "key 'run_started_at' must be an ISO-8601 timestamp with a timezone, e.g. 2026-07-25T14:00:00Z "
+     "(got '2026-07-25T14:00:00Z\\x00junk')"),
     # the whole digest is shown, so a wrong character can be found
     ({**MINIMAL, "expected_sha256": "A" * 64},
      f"key 'expected_sha256' must be null or 64 lowercase hexadecimal characters (got '{'A' * 64}')"),
