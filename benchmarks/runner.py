@@ -114,6 +114,7 @@ def oloproof_child(folder: Path, out: Path) -> dict[str, Any]:
             raise SystemExit("the live columnar copy was not written")
     total = time.perf_counter() - t
     result["copy"], result["harness"] = copy.spent, total - copy.spent
+    result["end"] = copy.end
     result["full_gc"] = collected[2][1]
     shutil.rmtree(out / "frames")  # for comparison: the same copy built by reading the journal back
     t = time.perf_counter()
@@ -159,11 +160,16 @@ def gc_passes() -> Iterator[dict[int, list[float]]]:
 
 
 def timed_copy() -> Any:
-    """A ``LiveCopy`` (the columnar copy op.run builds as records are appended) counting its own seconds."""
+    """A ``LiveCopy`` (the columnar copy op.run builds as records are appended) counting its own seconds
+    (``spent``: in its calls, in the caller's thread), and ``end``: the wall seconds from the last record's
+    ``add`` to the end of ``commit`` (the runner finishing the run in between, while the copy's thread
+    completes the files)."""
     from oloproof_nb._analysis.live_copy import LiveCopy
 
     class TimedCopy(LiveCopy):
         spent = 0.0
+        end = 0.0
+        _last_add = 0.0
 
         def start(self, directory: Path) -> None:
             t = time.perf_counter()
@@ -171,7 +177,7 @@ def timed_copy() -> Any:
             self.spent += time.perf_counter() - t
 
         def add(self, record: Any, state_ref: str | None, initial_ref: str | None = None) -> None:
-            t = time.perf_counter()
+            t = self._last_add = time.perf_counter()
             super().add(record, state_ref, initial_ref)
             self.spent += time.perf_counter() - t
 
@@ -179,6 +185,7 @@ def timed_copy() -> Any:
             t = time.perf_counter()
             written = super().commit()
             self.spent += time.perf_counter() - t
+            self.end = time.perf_counter() - self._last_add
             return written
 
     return TimedCopy()
@@ -308,18 +315,22 @@ def copy_parts_child(folder: Path, out: Path, copies: int, runs: int) -> dict[st
             for name, seconds in spent.items():
                 parts.setdefault(name, []).append(seconds)
     passes: dict[str, list[dict[int, list[float]]]] = {"copy": [], "none": []}
+    walls: dict[str, list[float]] = {"copy": [], "none": []}
     for i in range(runs + 1):
         for label, seen in passes.items():
             sink = LiveCopy() if label == "copy" else None
             gc.collect()
+            t = time.perf_counter()
             with gc_passes() as counted:
                 run_suite(suite, out=out.parent / f"{out.name}-{label}-{i}", sink=sink)
                 if sink is not None and not sink.commit():
                     raise SystemExit("the live columnar copy was not written")
             if i:  # the first of each: untimed
                 seen.append(counted)
+                walls[label].append(time.perf_counter() - t)
     return {"cases": len(kept.added), "cells": cells, "json_cells": json_cells,
             "parts": {name: statistics.median(s) for name, s in parts.items()},
+            "walls": {label: statistics.median(w) for label, w in walls.items()},
             "gc": {label: {str(gen): [statistics.median(r[gen][k] for r in rows) for k in (0, 1)] for gen in (0, 1, 2)}
                    for label, rows in passes.items()}}
 
@@ -342,7 +353,8 @@ def copy_parts_lines(parts: dict[str, Any], copies: int, runs: int) -> str:
             f"{parts['json_cells']:,} of them JSON texts), the nine files {ms['files']:.1f} ms; "
             f"in all {sum(ms.values()):.1f} ms\n"
             f"    garbage collections of one run_suite (young / middle / full passes and their time, medians of "
-            f"{runs} runs each, alternating): {gc_line}")
+            f"{runs} runs each, alternating): {gc_line}; the same runs' wall time: with the copy (committed) "
+            f"{1e3 * parts['walls']['copy']:.0f} ms, without {1e3 * parts['walls']['none']:.0f} ms")
 
 
 def profile_oloproof(folder: Path, out: Path, top: int = 30) -> str:
@@ -518,7 +530,9 @@ def main(argv: list[str] | None = None) -> int:
               f"shares process by process: "
               + ", ".join(f"{100 * r['copy'] / r['harness']:.0f}%" for r in ours)
               + f"); built from the journal instead: {median(ours, 'convert'):.3f} s; full garbage collections "
-              f"during that run: " + ", ".join(f"{r['full_gc']:.3f}" for r in ours) + " s")
+              f"during that run: " + ", ".join(f"{r['full_gc']:.3f}" for r in ours) + " s; the end of that run "
+              f"(the last record's add to the copy in place, wall): {1e3 * median(ours, 'end'):.0f} ms (processes "
+              + ", ".join(f"{1e3 * r['end']:.0f}" for r in ours) + ")")
         floors = [floor(sys.executable) for _ in range(args.repeat)]
         print(f"    imports the calls cannot avoid (pandas, pyarrow.parquet, scipy.special; fresh process after "
               f"import oloproof_nb): {statistics.median(floors):.3f} s (processes "

@@ -67,6 +67,8 @@ def test_runner_smoke_oloproof() -> None:
     assert "stateful-agent (48 cases): copy" in out and "writing the nine Parquet files" in out
     assert "where the copy of 50 cases goes" in out and "changes (leaf_diff)" in out and "the nine files" in out
     assert "garbage collections of one run_suite" in out and "without a copy: " in out
+    assert "the end of that run (the last record's add to the copy in place, wall)" in out
+    assert "the same runs' wall time: with the copy (committed)" in out
 
 
 @pytest.mark.skipif(not HAS_INSPECT, reason="inspect_ai is not installed (extra 'bench')")
