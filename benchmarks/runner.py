@@ -51,7 +51,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.append(str(HERE.parent))  # the checkout, unless oloproof_nb is installed (or on PYTHONPATH)
 
-from _workload import answer_ok, load_desk, make_cases, state_ok, write_suite  # noqa: E402
+from _workload import answer_ok, child_env, compile_caches, load_desk, make_cases, state_ok, write_suite  # noqa: E402
 
 
 def machine() -> str:
@@ -446,7 +446,7 @@ def inspect_available() -> bool:
 
 def child(flag: str, python: str, folder: Path, out: Path, *extra: str) -> dict[str, Any]:
     """Run one measurement in a fresh process of ``python``; its JSON result."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE.parent), os.environ.get("PYTHONPATH")]))}
+    env = child_env(HERE.parent)  # every module read from bytecode, as an installed package's (compile_caches)
     proc = subprocess.run([python, str(Path(__file__).resolve()), flag, str(folder), str(out), *extra],
                           capture_output=True, text=True, check=False, env=env)
     if proc.returncode != 0:
@@ -456,7 +456,7 @@ def child(flag: str, python: str, folder: Path, out: Path, *extra: str) -> dict[
 
 def floor(python: str) -> float:
     """:func:`floor_child` in a fresh process of ``python``: its seconds."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE.parent), os.environ.get("PYTHONPATH")]))}
+    env = child_env(HERE.parent)
     proc = subprocess.run([python, str(Path(__file__).resolve()), "--floor-child"],
                           capture_output=True, text=True, check=True, env=env)
     return float(json.loads(proc.stdout.strip().splitlines()[-1])["seconds"])
@@ -511,6 +511,10 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="oloproof-bench-") as tmp_name:
         tmp = Path(tmp_name)
         folder = write_suite(tmp / "suite", args.cases)
+        # every module either harness imports read from bytecode, as an installed package's (see child_env)
+        compile_caches(sys.executable, HERE.parent / "oloproof_nb", HERE, folder)
+        if with_inspect and inspect_python != sys.executable:
+            compile_caches(str(inspect_python), HERE, folder)
         print(f"workload: {args.cases:,} cases (refund desk, answer_matches + state_matches), "
               f"{args.repeat} fresh process(es) per harness; hand count of passes (answer/state): {hand[0]}/{hand[1]}")
         ours: list[dict[str, Any]] = []
