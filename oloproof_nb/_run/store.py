@@ -375,6 +375,8 @@ def make_folders(folder: Path, parents: bool = True) -> None:
                 path.mkdir()
             except FileExistsError:  # made meanwhile by another process: its folder, kept
                 if not parents or not path.is_dir():
+                    if parents:  # something else in the way (a file, a loop of links): pathlib's own error for it
+                        folder.mkdir(parents=True, exist_ok=True)
                     raise
                 continue
             made.append(path)
