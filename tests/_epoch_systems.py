@@ -53,3 +53,46 @@ def flaky_run(tmp_path: Path, flaky: int = 4) -> op.Run:
     release.yaml reduces answer_matches with pass^3."""
     return scripted_run(tmp_path, "flaky", 20, flaky, [1, 2, 1], slices=["tool_calls:2"],
                         release={"criteria": {"answer_matches": {"threshold": 0.5, "reduce": "pass^3"}}})
+
+
+#: A desk whose fault replays recover in some epochs (see its docstring), for pooled runs and the replay cache.
+RECOVERING = '''
+import oloproof_nb as op
+
+
+class Desk(op.RecordedAgent):
+    """Pays a bill; after a failed payment it escalates in epoch e of case n when (n + e) % 3 != 0, else it
+    claims the bill paid (a false success)."""
+
+    version = "desk-1"
+
+    def reset(self, state):
+        self.state = dict(state)
+
+    def snapshot(self):
+        return dict(self.state)
+
+    def _pay(self):
+        self.state["paid"] = True
+        return {"ok": True}
+
+    def _escalate(self):
+        self.state["ticket"] = True
+        return {"ok": True}
+
+    def act(self, input, rec):
+        if rec.tool("pay", self._pay).get("ok"):
+            return "paid"
+        if (input["n"] + self.epoch) % 3:
+            rec.tool("escalate", self._escalate)
+            return "escalated"
+        return "paid"
+
+    def run(self, input, epoch):
+        self.epoch = epoch
+        return super().run(input)
+
+    def replay(self, trajectory, *, checkpoint, change, epoch):
+        self.epoch = epoch
+        return super().replay(trajectory, checkpoint=checkpoint, change=change)
+'''

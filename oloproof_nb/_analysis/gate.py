@@ -841,9 +841,13 @@ def suite_folder(run: Run) -> Path | None:
         return None
     here = run.directory.parent.parent
     try:
-        if here.resolve() == made.resolve() or not (here / SUITE_FILE).is_file():
+        same = here.resolve() == made.resolve()
+    except (OSError, RuntimeError):  # a loop of links where it was made: not this folder (as 3.13 resolves it)
+        same = False
+    try:
+        if same or not (here / SUITE_FILE).is_file():
             return made  # the folder it was made in (as the manifest names it), or a run folder kept outside a suite
-    except (OSError, RuntimeError):  # a folder that cannot be read, a loop of links (RuntimeError before 3.13)
+    except OSError:  # a folder that cannot be read
         return made
     return here
 

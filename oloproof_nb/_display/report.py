@@ -244,7 +244,9 @@ def _reduced_failing(run: Run, verdicts: pd.DataFrame, rows: pd.DataFrame, crite
     epochs that did not pass (``rows``), their verdicts and reasons."""
     r = parse_reduce(reduce)
     mine = verdicts[(verdicts["criterion"] == criterion).to_numpy(dtype=bool, na_value=False)]
-    counts = epoch_counts(mine[~repeated_rows(run, mine, [criterion])])
+    mine = mine[~repeated_rows(run, mine, [criterion])]
+    rows = rows[rows.index.isin(mine.index)]  # a repeated replay's row is no epoch of its own either
+    counts = epoch_counts(mine)
     counts = counts[counts["epochs"] >= r.k]
     values = reduce_counts(counts["epochs"].to_numpy(), counts["passes"].to_numpy(), r)
     below = _in_clusters(counts.assign(value=values)[values < 1])

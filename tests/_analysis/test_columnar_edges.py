@@ -99,6 +99,16 @@ def test_an_abandoned_temporary_folder_of_mode_0_is_swept(tmp_path: Path) -> Non
                 folder.chmod(0o755)
 
 
+def test_m24_a_copy_of_a_run_folder_removed_meanwhile_makes_no_folder(tmp_path: Path) -> None:
+    """Mutation round 24: a copy's temporary folder is made in the run folder as it is (``parents=False``); a run
+    folder removed since it was read (another process deleted it) is an error, never made again to hold a copy
+    of frames."""
+    gone = tmp_path / "run"
+    with pytest.raises(FileNotFoundError):
+        CopyWriter(gone, {})
+    assert not gone.exists()
+
+
 def test_a_named_pipe_where_a_frame_file_goes_is_refused_not_waited_on(tmp_path: Path) -> None:
     # Arrow opening a FIFO waits for a writer for ever; read_frame must refuse it by name (a thread bounds the wait)
     import os

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from _epoch_systems import RECOVERING
 
 import oloproof_nb as op
 from oloproof_nb._core.cr2 import bell_mccaffrey_df
@@ -816,46 +817,6 @@ def test_a_reduced_gate_imports_neither_statsmodels_nor_scipy_stats(runs: dict[i
 
 # -- pooled runs and the replay cache ---------------------------------------------------------------------
 
-RECOVERING = '''
-import oloproof_nb as op
-
-
-class Desk(op.RecordedAgent):
-    """Pays a bill; after a failed payment it escalates in epoch e of case n when (n + e) % 3 != 0, else it
-    claims the bill paid (a false success)."""
-
-    version = "desk-1"
-
-    def reset(self, state):
-        self.state = dict(state)
-
-    def snapshot(self):
-        return dict(self.state)
-
-    def _pay(self):
-        self.state["paid"] = True
-        return {"ok": True}
-
-    def _escalate(self):
-        self.state["ticket"] = True
-        return {"ok": True}
-
-    def act(self, input, rec):
-        if rec.tool("pay", self._pay).get("ok"):
-            return "paid"
-        if (input["n"] + self.epoch) % 3:
-            rec.tool("escalate", self._escalate)
-            return "escalated"
-        return "paid"
-
-    def run(self, input, epoch):
-        self.epoch = epoch
-        return super().run(input)
-
-    def replay(self, trajectory, *, checkpoint, change, epoch):
-        self.epoch = epoch
-        return super().replay(trajectory, checkpoint=checkpoint, change=change)
-'''
 RECOVERS = "recovers_from_error_at_pay"
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -517,6 +518,97 @@ def test_a_suite_moved_since_the_run_is_compared_where_its_run_folder_is_now(
     (moved / "release.yaml").write_text(yaml.safe_dump({"criteria": {"answer_matches": 0.7}}))
     with pytest.warns(UserWarning, match="differs from the release settings run"):
         assert op.gate(kept).weaker_than == f"{moved / 'release.yaml'} as it is now"
+
+
+def test_m24_a_moved_suite_s_label_file_is_compared_where_the_run_folder_is_now(tmp_path: Path) -> None:
+    """Mutation round 24 (review G24's label check): c1~t labeled invalid when the run was made, the suite copied
+    to another path (the old one left as it was) and c1~t relabeled valid there: the gate of the run in the copy
+    names the copy's label file, not the unchanged one where the run was made."""
+    import shutil
+
+    from _metamorphic_systems import DIRECTED, case, relabel, transform, write_labels
+
+    root = tmp_path / "s"
+    root.mkdir()
+    (root / "sysmod.py").write_text(DIRECTED, encoding="utf-8")
+    ids = ["c1", "c2", "c3", "c4", "c5"]
+    (root / "cases.jsonl").write_text("".join(json.dumps(case(i)) + "\n" for i in ids), encoding="utf-8")
+    (root / "oloproof.yaml").write_text(yaml.safe_dump({
+        "name": "labels", "system": "sysmod:Directed", "evaluators": [{"type": "answer_matches"}],
+        "metamorphic": {"transforms": [transform("t", "!answer", minimum_validity=0.5)]}}), encoding="utf-8")
+    (root / "release.yaml").write_text(yaml.safe_dump({"criteria": {"answer_matches": 0.1}}), encoding="utf-8")
+    write_labels(root, "t", [{"case_id": f"{i}~t", "valid": i != "c1"} for i in ids])
+    run_suite(root)
+    moved = Path(shutil.copytree(root, tmp_path / "moved"))
+    relabel(moved / "labels" / "t.jsonl", {"c1~t": True})
+    with pytest.warns(UserWarning) as caught:
+        op.gate(op.load_run(moved / "runs" / "r"))
+    said = [str(w.message) for w in caught if "differs from the validity labels" in str(w.message)]
+    assert len(said) == 1, said
+    assert said[0].startswith(f"{moved / 'labels' / 't.jsonl'} differs from the validity labels run ")
+    assert "(transform t: c1~t is labeled otherwise)" in said[0]
+
+
+def test_m24_a_moved_suite_of_no_release_yaml_is_compared_where_its_run_folder_is(tmp_path: Path) -> None:
+    """Mutation round 24: the suite file (oloproof.yaml) makes the folder around a run folder a suite, not a
+    release.yaml: a suite that has none, moved and its case file edited there, is named."""
+    import shutil
+
+    old = make_suite(tmp_path / "s", [True] * 4)
+    run_suite(old)
+    moved = Path(shutil.copytree(old, tmp_path / "moved"))
+    cases = _cases(moved)
+    cases[0]["expected"]["answer"] = "no"
+    _write_cases(moved, cases)
+    with pytest.warns(UserWarning, match=f"^{re.escape(str(moved / 'cases.jsonl'))} differs from the one run "):
+        op.gate(op.load_run(moved / "runs" / "r"), release={"criteria": {"answer_matches": 0.1}})
+
+
+def test_m24_a_run_folder_beside_a_folder_named_like_the_suite_file_is_compared_with_its_own_suite(
+        tmp_path: Path) -> None:
+    """Mutation round 24: a run folder kept at ``x/runs/r`` where ``x/oloproof.yaml`` is a folder, not a suite file:
+    ``x`` is no suite, and the gate compares the run with the suite it was made from (release.yaml tightened there
+    since), as for any run folder kept outside a suite."""
+    suite = make_suite(tmp_path / "s", [True] * 9 + [False], release={"criteria": {"answer_matches": 0.5}})
+    (tmp_path / "x" / "oloproof.yaml").mkdir(parents=True)
+    kept = op.run(op.load_suite(suite), out=tmp_path / "x" / "runs" / "r")
+    (suite / "release.yaml").write_text(yaml.safe_dump({"criteria": {"answer_matches": 0.6}}))
+    with pytest.warns(UserWarning, match=f"^{re.escape(str(suite / 'release.yaml'))} differs from the release"):
+        assert op.gate(op.load_run(kept.directory)).relaxed == ("criteria.answer_matches 0.6 → 0.5",)
+
+
+def test_m24_a_suite_reached_through_a_link_is_named_as_its_run_names_it(tmp_path: Path) -> None:
+    """Mutation round 24: the run folder read through a link to its suite (``l`` → ``s``) sits in the very folder
+    the run was made in: the gate names that folder's release.yaml as the manifest names it (``s``), once."""
+    suite = make_suite(tmp_path / "s", [True] * 9 + [False], release={"criteria": {"answer_matches": 0.5}})
+    run_suite(suite)
+    (tmp_path / "l").symlink_to(suite, target_is_directory=True)
+    (suite / "release.yaml").write_text(yaml.safe_dump({"criteria": {"answer_matches": 0.6}}))
+    run = op.load_run(tmp_path / "l" / "runs" / "r")
+    assert run.directory.parent.parent != suite  # read through the link
+    with pytest.warns(UserWarning, match="differs from the release") as caught:
+        g = op.gate(run)
+    assert [str(w.message).split(" differs")[0] for w in caught] == [str(suite / "release.yaml")]
+    assert g.weaker_than == f"{suite / 'release.yaml'} as it is now"
+
+
+def test_m24_a_suite_moved_whose_old_path_is_a_loop_of_links_is_compared_where_its_run_folder_is(
+        tmp_path: Path) -> None:
+    """Mutation round 24 (a bug): the suite moved, its release.yaml tightened there, and where it was made a link
+    to itself. ``resolve`` of that path raised RuntimeError before Python 3.13 (3.13 resolves a loop as it is),
+    and the gate compared the run with the loop, that is with nothing: PASS without a word on 3.11 and 3.12, the
+    warning and the 'weaker than' line on 3.13. The loop is not the folder the run sits in: compared with that."""
+    import shutil
+
+    old = make_suite(tmp_path / "s", [True] * 9 + [False], release={"criteria": {"answer_matches": 0.5}})
+    run_suite(old)
+    moved = Path(shutil.copytree(old, tmp_path / "moved"))
+    shutil.rmtree(old)
+    old.symlink_to(old)
+    (moved / "release.yaml").write_text(yaml.safe_dump({"criteria": {"answer_matches": 0.6}}))
+    with pytest.warns(UserWarning, match=f"^{re.escape(str(moved / 'release.yaml'))} differs from the release"):
+        g = op.gate(op.load_run(moved / "runs" / "r"))
+    assert g.verdict == "PASS" and g.weaker_than == f"{moved / 'release.yaml'} as it is now"
 
 
 def test_an_oloproof_yaml_changed_since_the_run_is_named_but_not_a_comment_or_the_slices(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ matplotlib.use("Agg")
 
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
+import yaml  # noqa: E402
 from _frame_checks import EXACT_CSV  # noqa: E402
 from _hostile_files import Page, render_markdown  # noqa: E402
 
@@ -1061,3 +1062,199 @@ def test_a_pooled_run_lists_a_case_once_per_run(make_suite: Any, tmp_path: Path)
     assert [(r["case_id"], r["run_id"]) for r in rows] == [("c0", a.run_id), ("c0", b.run_id), ("c3", a.run_id),
                                                            ("c3", b.run_id)]
     assert "epoch" not in rows[0]
+
+
+#: Epoch e of a case answers ``input["plan"][e - 1]`` ("boom": the case run raises, so its rows are ``missing``).
+PLANNED = '''
+class Planned:
+    version = "planned-1"
+
+    def reset(self, state):
+        self.state = dict(state)
+
+    def snapshot(self):
+        return dict(self.state)
+
+    def run(self, input, epoch=1):
+        said = input["plan"][epoch - 1]
+        if said == "boom":
+            raise RuntimeError("boom in epoch %d" % epoch)
+        return {"steps": [], "answer": said, "status": "completed"}
+'''
+
+#: Two clusters out of alphabetical order (K before B), K's cases too (zeta before alpha), B's case between them;
+#: by hand, over 3 epochs: zeta fails epoch 1 and is missing in 2, alpha fails 1 and 2 (two reasons), mid fails
+#: 3, good passes all.
+PLANNED_CASES = [
+    {"id": "zeta", "cluster": "K", "input": {"plan": ["no", "boom", "yes"]}, "expected": {"answer": "yes"}},
+    {"id": "mid", "cluster": "B", "input": {"plan": ["yes", "yes", "no"]}, "expected": {"answer": "yes"}},
+    {"id": "alpha", "cluster": "K", "input": {"plan": ["no", "maybe", "yes"]}, "expected": {"answer": "yes"}},
+    {"id": "good", "input": {"plan": ["yes", "yes", "yes"]}, "expected": {"answer": "yes"}}]
+NO, MAYBE = "answer 'no' != expected 'yes'", "answer 'maybe' != expected 'yes'"
+BOOM = "RuntimeError: boom in epoch 2"
+
+
+def _planned_root(make_suite: Any, epochs: int = 3) -> Path:
+    return make_suite(PLANNED_CASES, system="sysmod:Planned", system_code=PLANNED, epochs=epochs,
+                      evaluators=[{"type": "answer_matches"}, {"type": "answer_matches", "criterion": "again"}])
+
+
+def _failing_prose(md_path: Path) -> str:
+    """The Markdown report's prose above the first criterion of its section of cases that did not pass."""
+    return md_path.read_text(encoding="utf-8").split("## Cases that did not pass")[1].split("\n### ")[0]
+
+
+def test_m24_cases_are_listed_in_the_case_file_s_order_and_a_reduced_case_with_its_epochs(make_suite: Any,
+                                                                                        tmp_path: Path) -> None:
+    """Mutation round 24: clusters and cases in the order they first appear, not sorted (K before B, zeta before
+    alpha), each cluster's cases and each case's rows together (alpha after zeta, though mid comes between);
+    pass^2 of a case (by hand: 0 for zeta and alpha, 1 pass of 3 epochs, and 1/3 for mid, C(2,2)/C(3,2)) names
+    its epochs, its verdicts (fail, then missing) and each reason once; the prose says what the epoch column is,
+    and explains pass^k only when a criterion is reduced so."""
+    run = op.run(op.load_suite(_planned_root(make_suite)), out=tmp_path / "run", progress=False)
+    loose = {"allow_approximate_methods": True, "min_clusters": 2}
+    mean = {**loose, "criteria": {"answer_matches": 0.5}}
+    md, html = _both_reports(run, tmp_path, release=mean)
+    assert md == html and list(md) == ["answer_matches", "again"]
+    note, rows = md["answer_matches"]
+    assert note == "INSUFFICIENT_EVIDENCE: 5 of 12 rows did not pass, in 2 cluster(s)."
+    assert [list(r.values()) for r in rows] == [
+        ["K", "zeta", "1", "fail", NO], ["K", "zeta", "2", "missing", BOOM], ["K", "alpha", "1", "fail", NO],
+        ["K", "alpha", "2", "fail", MAYBE], ["B", "mid", "3", "fail", NO]]
+    assert list(rows[0]) == ["cluster", "case_id", "epoch", "verdict", "reason"]
+    prose = _failing_prose(tmp_path / "r.md")
+    assert "`epoch`: which run of the case." in prose and "`run_id`" not in prose and "pass^k" not in prose
+    # right under the gate, before the case runs that ended in error (zeta's epoch 2)
+    titles = re.findall(r"^## (.*)$", (tmp_path / "r.md").read_text(encoding="utf-8"), re.M)
+    assert titles[1:3] == ["Cases that did not pass", "Case runs that ended in error"]
+    mixed = {**loose, "criteria": {"answer_matches": {"threshold": 0.5, "reduce": "pass^2"}, "again": 0.5}}
+    md, html = _both_reports(run, tmp_path, release=mixed)
+    assert md == html and list(md) == ["answer_matches (pass^2)", "again"]
+    note, rows = md["answer_matches (pass^2)"]
+    assert note == "INSUFFICIENT_EVIDENCE: 3 of 4 cases did not pass, in 2 cluster(s)."
+    assert [list(r.values()) for r in rows] == [
+        ["K", "zeta", "0.000", "1, 2 of 3", "fail, missing", f"{NO}; {BOOM}"],
+        ["K", "alpha", "0.000", "1, 2 of 3", "fail", f"{NO}; {MAYBE}"],
+        ["B", "mid", "0.333", "3 of 3", "fail", NO]]
+    assert len(md["again"][1]) == 5
+    assert "lists each case whose value is below 1 once" in _failing_prose(tmp_path / "r.md")
+    # pass@2, 1 - C(3-p,2)/C(3,2): 2/3 for zeta and alpha (1 pass of 3); 1 for mid (2 passes), so not listed
+    md, _ = _both_reports(run, tmp_path, release={**loose, "criteria": {
+        "answer_matches": {"threshold": 0.5, "reduce": "pass@2"}}})
+    assert [(r["case_id"], r["pass@2"]) for r in md["answer_matches (pass@2)"][1]] == [("zeta", "0.667"),
+                                                                                      ("alpha", "0.667")]
+
+
+def test_m24_a_pool_of_runs_with_epochs_lists_each_case_s_rows_by_run_then_epoch(make_suite: Any,
+                                                                               tmp_path: Path) -> None:
+    """Mutation round 24: two runs of 3 epochs pooled: a case's rows by run, then epoch, with both columns (run_id
+    before epoch) and both explained; a run of 1 epoch pooled with one of 3 still shows the epoch column."""
+    root = _planned_root(make_suite)
+    suite = op.load_suite(root)
+    a, b = (op.run(suite, out=tmp_path / name, progress=False) for name in ("a", "b"))
+    release = {"allow_approximate_methods": True, "min_clusters": 2, "criteria": {"answer_matches": 0.5}}
+    md, html = _both_reports(op.load_runs([a.directory, b.directory]), tmp_path, release=release)
+    assert md == html
+    note, rows = md["answer_matches"]
+    assert note == "INSUFFICIENT_EVIDENCE: 10 of 24 rows did not pass, in 2 cluster(s)."
+    assert list(rows[0]) == ["cluster", "case_id", "run_id", "epoch", "verdict", "reason"]
+    assert [(r["case_id"], r["run_id"], r["epoch"]) for r in rows] == [
+        ("zeta", a.run_id, "1"), ("zeta", a.run_id, "2"), ("zeta", b.run_id, "1"), ("zeta", b.run_id, "2"),
+        ("alpha", a.run_id, "1"), ("alpha", a.run_id, "2"), ("alpha", b.run_id, "1"), ("alpha", b.run_id, "2"),
+        ("mid", a.run_id, "3"), ("mid", b.run_id, "3")]
+    prose = _failing_prose(tmp_path / "r.md")
+    assert "`run_id`: which of the pooled runs." in prose and "`epoch`: which run of the case." in prose
+    once = yaml.safe_load((root / "oloproof.yaml").read_text(encoding="utf-8"))
+    (root / "oloproof.yaml").write_text(yaml.safe_dump({**once, "epochs": 1}), encoding="utf-8")
+    c = op.run(op.load_suite(root), out=tmp_path / "c", progress=False)
+    (tmp_path / "mixed").mkdir()
+    md, _ = _both_reports(op.load_runs([c.directory, a.directory]), tmp_path / "mixed", release=release)
+    assert [(r["case_id"], r["run_id"], r["epoch"]) for r in md["answer_matches"][1]] == [
+        ("zeta", c.run_id, "1"), ("zeta", a.run_id, "1"), ("zeta", a.run_id, "2"), ("alpha", c.run_id, "1"),
+        ("alpha", a.run_id, "1"), ("alpha", a.run_id, "2"), ("mid", a.run_id, "3")]
+
+
+@pytest.mark.parametrize("failing", [20, 21])
+def test_m24_twenty_failing_cases_are_all_listed_and_twenty_one_say_one_more(make_suite: Any, tmp_path: Path,
+                                                                           failing: int) -> None:
+    """Mutation round 24, the cap of 20: 20 failing cases (of 22, by hand) are all listed with no "more"; 21 list
+    the first 20 "and 1 more"."""
+    cases = [{"id": f"c{i:02d}", "input": {"answer": "no" if i < failing else "ok", "n": i},
+              "expected": {"answer": "ok"}} for i in range(22)]
+    root = make_suite(cases, evaluators=[{"type": "answer_matches"}], release={"criteria": {"answer_matches": 0.9}})
+    run = op.run(op.load_suite(root), out=tmp_path / "run", progress=False)
+    md, html = _both_reports(run, tmp_path)
+    assert md == html
+    note, rows = md["answer_matches"]
+    assert [r["case_id"] for r in rows] == [f"c{i:02d}" for i in range(20)]
+    more = "" if failing == 20 else "; the first 20 below, and 1 more (run.verdicts holds them)"
+    assert note == f"FAIL: {failing} of 22 cases did not pass, in {failing} cluster(s){more}."
+    prose = _failing_prose(tmp_path / "r.md")  # one run of one epoch: neither column, nor pass^k, is explained
+    assert "at most 20 per criterion" in prose and "`epoch`" not in prose and "`run_id`" not in prose
+    assert "pass^k" not in prose
+
+
+def test_m24_a_replay_the_cache_repeated_is_not_an_epoch_of_its_own(tmp_path: Path) -> None:
+    """Mutation round 24 (a bug): two runs of 2 epochs pooled, the second taking every fault replay from the
+    replay cache. The gate counts each repeated replay once (pass^2 of 2 tries a case); the report listed its
+    epochs twice, ``2, 2 of 2``. By hand (the desk recovers in epoch e of case n when (n + e) % 3 != 0): b1, b4
+    and b7 fail epoch 2, b2 and b5 epoch 1. pass^4 reduces no case (2 tries each), and lists none."""
+    from _epoch_systems import RECOVERING
+
+    root = tmp_path / "suite"
+    root.mkdir()
+    (root / "desk.py").write_text(RECOVERING, encoding="utf-8")
+    cases = [{"id": f"b{n}", "input": {"n": n}, "initial_state": {},
+              "expected": {"answer": "paid", "state": {"paid": True}}} for n in range(8)]
+    (root / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
+    (root / "oloproof.yaml").write_text(yaml.safe_dump({
+        "name": "desk", "system": "desk:Desk", "epochs": 2, "evaluators": [
+            {"type": "answer_matches"}, {"type": "state_matches", "mode": "subset"},
+            {"type": "fault_recovery", "tool": "pay", "fault": "error", "escalate_tools": ["escalate"]}]}),
+        encoding="utf-8")
+    suite = op.load_suite(root)
+    first, cached = (op.run(suite, out=tmp_path / name, progress=False) for name in ("first", "cached"))
+    assert cached.replays["cached"].all()
+    criterion = "recovers_from_error_at_pay"
+    release = {"allow_approximate_methods": True, "min_clusters": 2,
+               "criteria": {criterion: {"threshold": 0.05, "reduce": "pass^2"}}}
+    md, html = _both_reports(op.load_runs([first.directory, cached.directory]), tmp_path, release=release)
+    assert md == html
+    note, rows = md[f"{criterion} (pass^2)"]
+    assert note.startswith("PASS: 5 of 8 cases did not pass, in 5 cluster(s)")
+    assert [(r["case_id"], r["pass^2"], r["epochs not passed"]) for r in rows] == [
+        ("b1", "0.000", "2 of 2"), ("b2", "0.000", "1 of 2"), ("b4", "0.000", "2 of 2"), ("b5", "0.000", "1 of 2"),
+        ("b7", "0.000", "2 of 2")]
+    # pass^4 of the pool: each case has 2 tries of its own, fewer than 4, so none is reduced or listed
+    release["criteria"][criterion]["reduce"] = "pass^4"
+    md, _ = _both_reports(op.load_runs([first.directory, cached.directory]), tmp_path, release=release)
+    note, rows = md[f"{criterion} (pass^4)"]
+    assert rows == [] and note.startswith("INSUFFICIENT_EVIDENCE, with no cases that did not pass: too_few_epochs")
+
+
+def test_m24_the_note_of_a_criterion_with_no_case_to_name_quotes_the_run_as_text(make_suite: Any,
+                                                                                tmp_path: Path) -> None:
+    """Mutation round 24: a gated criterion with no row (a fault_recovery whose tool no case called) gets a note
+    and no table; its reason quotes the tool's name, the user's text (`**`, `<i>`, `|`, backticks), shown as it is
+    in both reports, never as markup, and no empty table or raw file stands under it. A criterion passed (gated,
+    or REPORT_ONLY) with no row that did not pass is not listed."""
+    tool = "**pay**_<i>x</i>|`y`"
+    criterion = f"recovers_from_error_at_{tool}"
+    cases = [{"id": f"c{i}", "input": {"answer": "ok", "n": i}, "expected": {"answer": "ok"}} for i in range(3)]
+    root = make_suite(cases, evaluators=[{"type": "answer_matches"},
+                                         {"type": "fault_recovery", "tool": tool, "fault": "error"},
+                                         {"type": "answer_matches", "criterion": "not_gated"}],
+                      release={"criteria": {"answer_matches": 0.1, criterion: 0.5}})
+    run = op.run(op.load_suite(root), out=tmp_path / "run", progress=False)
+    with pytest.warns(UserWarning, match="no case called tool"):
+        md, html = _both_reports(run, tmp_path)
+    assert md == html
+    said = (f"INSUFFICIENT_EVIDENCE, with no cases that did not pass: no_evidence; fault_recovery (criterion "
+            f"{criterion}): no case called tool '{tool}', so no fault was replayed; no case called any tool.")
+    assert md == {criterion: (said, [])}
+    with pytest.warns(UserWarning, match="no case called tool"):
+        page = write_report(run, tmp_path / "r.html").read_text(encoding="utf-8")
+    _no_active_markup(Page(page), allowed_images=1)  # the gate plot
+    section = page.split("Cases that did not pass</h2>")[1].split("<h2")[0]
+    assert "<table" not in section and 'class="tables"' not in section and "<i>" not in section
+    assert not (tmp_path / "r_files" / "failing_2.csv").exists()

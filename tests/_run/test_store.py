@@ -1255,3 +1255,58 @@ def test_make_folders_removes_what_it_made_when_the_umask_takes_an_owners_permis
             store_module.make_folders(tmp_path / "kept" / "a", parents=False)
     finally:
         os.umask(old)
+
+
+def test_m24_make_folders_refuses_a_file_where_the_folder_goes_and_cleans_up_after_any_error(tmp_path: Path) -> None:
+    """Mutation round 24: a file where the folder (or one of its parents) goes is an error, as for
+    ``mkdir(parents=True, exist_ok=True)``, never a folder taken as made; an error other than the umask's (a name
+    too long for the file system, made after its parents) removes the parents this call made; the umask's error
+    names the first folder made that its owner cannot use."""
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(FileExistsError):
+        store_module.make_folders(tmp_path / "file")
+    with pytest.raises(OSError):
+        store_module.make_folders(tmp_path / "file" / "a")
+    assert (tmp_path / "file").read_text() == "x"
+    with pytest.raises(OSError) as caught:
+        store_module.make_folders(tmp_path / "a" / "b" / ("x" * 300))  # NAME_MAX is 255 on Linux and macOS
+    assert caught.value.errno == errno.ENAMETOOLONG
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
+    old = os.umask(0o022)
+    try:
+        (tmp_path / "kept").mkdir()
+        os.umask(0o200)
+        with pytest.raises(PermissionError) as denied:
+            store_module.make_folders(tmp_path / "kept" / "a" / "b")
+        assert denied.value.filename == str(tmp_path / "kept" / "a")
+    finally:
+        os.umask(old)
+
+
+def test_m24_a_folder_another_process_makes_meanwhile_is_used_and_never_removed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mutation round 24: ``make_folders`` finds ``a`` missing, and another process makes it before this call does
+    (``mkdir`` raises FileExistsError): it is used as it is; and when this call then fails (a umask that takes
+    the owner's write permission), it removes the folder it made (``b``), never ``a``, which is not its own."""
+    real = Path.mkdir
+
+    def another_process_first(self: Path, *args: Any, **kwargs: Any) -> None:
+        if self.name == "a" and not self.exists():
+            old = os.umask(0o022)
+            try:
+                real(self)
+            finally:
+                os.umask(old)
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "mkdir", another_process_first)
+    store_module.make_folders(tmp_path / "one" / "a" / "b")
+    assert (tmp_path / "one" / "a" / "b").is_dir()
+    (tmp_path / "two").mkdir()
+    old = os.umask(0o200)
+    try:
+        with pytest.raises(PermissionError, match="umask 0200"):
+            store_module.make_folders(tmp_path / "two" / "a" / "b")
+    finally:
+        os.umask(old)
+    assert [p.name for p in (tmp_path / "two").iterdir()] == ["a"] and list((tmp_path / "two" / "a").iterdir()) == []
