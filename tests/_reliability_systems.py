@@ -25,13 +25,17 @@ case input and by environment variables, so one module covers every scenario:
     ``raise``, ``gil_hog`` (holds the GIL for minutes), ``hang_after:N`` (instances after
     the N-th of this process hang for an hour), ``raise_after:N`` (they raise) or
     ``raise_if:PATH`` (raises while the file PATH exists).
+``RELSYS_ONCE``
+    A folder: a case of op ``exit_once`` (``os._exit(3)``) or ``segfault_once`` ends the process the first time
+    it runs (it leaves ``<case id>.crashed`` there), and runs normally after.
 ``RELSYS_MARK``
     A file the module appends its process id to when it is imported (which process imported the system?).
 
 The case input: ``{"cid": id, "op": ..., "answer": ..., "pay": bool, "message": ...,
 "replay_op": ...}``. ``op`` is ``ok`` (default), ``raise``, ``hang``, ``sleep_forever``,
 ``sysexit``, ``garbage``, ``unserialisable``, ``surrogate``, ``deep_answer``, or one of the
-misbehaviours of issue 14: ``sysexit0`` (``sys.exit(0)``), ``os_exit`` (``os._exit(0)``),
+misbehaviours of issue 14: ``sysexit0`` (``sys.exit(0)``), ``os_exit`` (``os._exit(0)``), ``exit_once`` and
+``segfault_once`` (see ``RELSYS_ONCE``),
 ``keyboard`` (raises ``KeyboardInterrupt``), ``cancelled`` (``asyncio.CancelledError``),
 ``base`` (a ``BaseException`` subclass of its own), ``generator_exit``, ``bad_str`` (an exception
 whose ``__str__`` raises), ``segfault`` (reads address 0 through ctypes), ``gil_hog`` (a regular
@@ -114,6 +118,8 @@ def _misbehave(what):
         sys.exit(0)
     if what == "os_exit":
         os._exit(0)
+    if what == "exit3":
+        os._exit(3)
     if what in ("fork_exit", "fork_helper"):  # a helper process left running, holding what it inherited
         _fork_helper()
         if what == "fork_exit":  # and the process dies (a worker: its pipe stays open in the helper)
@@ -265,6 +271,11 @@ class Desk(op.RecordedAgent):
             return {"steps": [{"tool": "lookup", "args": {}, "result": object()}], "answer": "x"}
         if op_ == "surrogate":
             return {"steps": [], "answer": "\ud800"}
+        if op_ in ("exit_once", "segfault_once"):  # ends the process the first time it runs this case
+            mark = os.path.join(os.environ["RELSYS_ONCE"], f"{cid}.crashed")
+            if not os.path.exists(mark):
+                open(mark, "w").close()
+                _misbehave("segfault" if op_ == "segfault_once" else "exit3")
         if op_ == "deep_answer":
             x = 1
             for _ in range(5000):

@@ -531,7 +531,15 @@ def test_json_in_the_error_is_never_a_traceback_for_odd_files(make_suite, tmp_pa
 # The scripted system (tests/_reliability_systems.py) misbehaves on request; `oloproof run` decides its exit code
 # in a process that never imports it. Routes that end the process (os._exit, a segfault) run in a subprocess.
 
-from _reliability_systems import cli_env, make_case, one_error_line, run_cli, write_suite  # noqa: E402
+from _reliability_systems import (  # noqa: E402
+    cli_env,
+    make_case,
+    one_error_line,
+    read_log,
+    run_cli,
+    runs_of,
+    write_suite,
+)
 
 import oloproof_nb as op  # noqa: E402
 from oloproof_nb.evaluators import fault as fault_module  # noqa: E402
@@ -605,6 +613,89 @@ def test_os_exit_or_a_segfault_during_a_case_is_exit_2(tmp_path: Path, op_: str,
     assert f"the process running the system {words}" in line and "--resume" in line
     assert proc.stdout == ""
     assert not op.load_run(out).finished
+
+
+def _run_until_finished(root: Path, out: Path, env: dict[str, str], *extra: str,
+                        tries: int = 4) -> tuple[subprocess.CompletedProcess[str], list[str]]:
+    """``oloproof run``, then ``--resume`` while it exits 2 (as a script looping on the printed command would); the
+    last command's result and the error line of each run that stopped."""
+    stops: list[str] = []
+    proc = run_cli("run", str(root), "--out", str(out), "--quiet", *extra, env=env)
+    for _ in range(tries):
+        if proc.returncode != 2:
+            break
+        stops.append(one_error_line(proc.stderr))
+        proc = run_cli("run", str(root), "--out", str(out), "--quiet", "--resume", *extra, env=env)
+    return proc, stops
+
+
+def _statuses(out: Path) -> dict[str, tuple[str, str | None]]:
+    cases = op.load_run(out).cases.set_index("case_id")
+    return {cid: (row["status"], row["error"] if isinstance(row["error"], str) else None)
+            for cid, row in cases.iterrows()}
+
+
+EXIT_3 = "the process running the system died while running the case (exit code 3)"
+SEGV = "the process running the system died while running the case (killed by signal SIGSEGV)"
+
+
+def test_a_case_that_ends_the_process_is_that_cases_error_after_resume_not_another_try(tmp_path: Path) -> None:
+    """Review G24: a system that ends the process on its hard cases (os._exit, a segfault) got them run again by
+    --resume until they passed (6 of 6, PASS, exit 0), while one that failed them gracefully was judged on its first
+    try. Now the case run in flight is recorded as error, as isolation: process records it: 4 of 6, BLOCK, exit 1.
+    The second crash happens during the first resume, so the resume after it settles an end of a resumed run."""
+    (tmp_path / "once").mkdir()
+    root = _desk(tmp_path, ["ok", "exit_once", "ok", "ok", "segfault_once", "ok"])
+    out = tmp_path / "run"
+    log = tmp_path / "log"
+    proc, stops = _run_until_finished(root, out, cli_env(RELSYS_ONCE=str(tmp_path / "once"), RELSYS_LOG=str(log)))
+    assert len(stops) == 2, stops
+    assert "exited with code 3 while running case 'c1', which --resume records as error" in stops[0]
+    assert "was killed by signal SIGSEGV while running case 'c4', which --resume records as error" in stops[1]
+    assert proc.returncode == 1, (proc.stdout, proc.stderr)  # 4 of 6: lower bound 0.222 < 0.3
+    assert "gate: BLOCK" in proc.stdout and "2 of 6 case runs ended in error" in proc.stdout
+    assert "resumed after" not in proc.stdout  # both ends were the system's: no case ran again
+    assert _statuses(out) == {"c0": ("completed", None), "c1": ("error", EXIT_3), "c2": ("completed", None),
+                              "c3": ("completed", None), "c4": ("error", SEGV), "c5": ("completed", None)}
+    assert runs_of(read_log(log)) == ["c0", "c1", "c2", "c3", "c4", "c5"]  # neither crashed case ran twice
+    assert not (out / "started.jsonl").exists()
+    assert "abrupt_ends" not in json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert run_cli("gate", str(out)).returncode == 1
+
+
+def test_a_crash_on_the_last_case_is_recorded_by_a_resume_that_runs_nothing(tmp_path: Path) -> None:
+    (tmp_path / "once").mkdir()
+    root = _desk(tmp_path, ["ok", "ok", "ok", "ok", "ok", "exit_once"])
+    out, log = tmp_path / "run", tmp_path / "log"
+    proc, stops = _run_until_finished(root, out, cli_env(RELSYS_ONCE=str(tmp_path / "once"), RELSYS_LOG=str(log)))
+    assert len(stops) == 1 and "while running case 'c5'" in stops[0]
+    assert proc.returncode == 0, proc.stderr  # 5 of 6: lower bound 0.359 >= 0.3; the crash counted as a failure
+    assert _statuses(out)["c5"] == ("error", EXIT_3)
+    assert runs_of(read_log(log)) == ["c0", "c1", "c2", "c3", "c4", "c5"]
+    assert op.load_run(out).finished
+
+
+def test_a_crash_with_two_workers_makes_every_case_run_in_flight_error(tmp_path: Path) -> None:
+    """Which of the case runs in flight in the process ended it is not known: each is error (the conservative
+    choice: never another try for the one that crashed), and none ran twice; a case run another worker had
+    finished, its record not yet appended, ran again (the manifest says so) rather than be blamed."""
+    (tmp_path / "once").mkdir()
+    root = _desk(tmp_path, ["ok", "ok", "exit_once", "ok", "ok", "ok"])
+    out, log = tmp_path / "run", tmp_path / "log"
+    env = cli_env(RELSYS_ONCE=str(tmp_path / "once"), RELSYS_SLEEP="0.2", RELSYS_LOG=str(log))
+    proc, stops = _run_until_finished(root, out, env, "--workers", "2")
+    assert len(stops) == 1 and "which --resume records as error" in stops[0]
+    statuses = _statuses(out)
+    errors = {cid for cid, (status, _) in statuses.items() if status == "error"}
+    assert proc.returncode == (1 if len(errors) > 1 else 0), (proc.stdout, proc.stderr)  # 5 of 6 PASS, 4 of 6 not
+    assert "c2" in errors and all(status == "completed" for cid, (status, _) in statuses.items() if cid not in errors)
+    reason = EXIT_3[:-1] + f"; {len(errors)} case runs were in flight in it)" if len(errors) > 1 else EXIT_3
+    assert {statuses[cid][1] for cid in errors} == {reason}
+    ran = runs_of(read_log(log))
+    assert all(ran.count(cid) == 1 for cid in errors), ran  # an error case run never ran again
+    ends = json.loads((out / "manifest.json").read_text(encoding="utf-8")).get("abrupt_ends") or []
+    again = {cid for end in ends for cid, _ in end["rerun"]}
+    assert {cid for cid in set(ran) if ran.count(cid) > 1} == again and not again & errors
 
 
 @pytest.mark.parametrize(("op_", "reason"), [

@@ -23,6 +23,7 @@ __all__ = [
     "RUN_SCHEMA",
     "ENV_SCHEMA",
     "Manifest",
+    "AbruptEnd",
     "StoredSuite",
     "RepeatedCases",
     "CaseDict",
@@ -91,6 +92,21 @@ class StoredSuite(BaseModel):
     repeated: RepeatedCases = Field(default_factory=RepeatedCases)
 
 
+class AbruptEnd(BaseModel):
+    """An end of the run's process after which a resume ran case runs again: those in flight when it could not
+    blame the end on the system (a kill from outside, SIGKILL or SIGTERM; a notebook kernel killed; a power loss),
+    and those another worker thread had finished but not yet recorded. An end the command saw the system cause
+    (an exit, a segfault) makes each case run in flight ``error`` instead."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    #: How the process ended, as the command saw it (``killed by signal SIGKILL``); None when nothing saw it end
+    #: (``op.run``, or the command was killed too).
+    how: str | None = None
+    #: The ``(case id, epoch)`` of each case run in flight, run again by the resume.
+    rerun: list[tuple[str, int]] = Field(default_factory=list)
+
+
 class Manifest(BaseModel):
     """``manifest.json``: who ran what, when, with which files; ``finished_at`` is absent while running."""
 
@@ -119,12 +135,17 @@ class Manifest(BaseModel):
     #: came from a machine whose clock ran ahead): this run is the later of the two for ``oloproof gate SUITE``.
     #: Absent otherwise.
     follows: str | None = None
+    #: The ends of the run's process that a resume could not blame on the system, each with the case runs in
+    #: flight that ran again (:class:`AbruptEnd`), in the order they happened. Absent when there was none.
+    abrupt_ends: list[AbruptEnd] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The manifest as written to disk (``finished_at`` left out until the run finishes, ``journal_changed``
-        unless a journal changed, ``follows`` unless the clock read an earlier time than a run before)."""
+        unless a journal changed, ``follows`` unless the clock read an earlier time than a run before,
+        ``abrupt_ends`` unless there was one)."""
         # python mode: a suite's ``case_timeout_s: .inf`` stays a float (JSON mode would write null)
-        unset = {name for name in ("finished_at", "journal_changed", "follows") if getattr(self, name) is None}
+        unset = {name for name in ("finished_at", "journal_changed", "follows", "abrupt_ends")
+                 if getattr(self, name) is None}
         return self.model_dump(by_alias=True, exclude=unset)
 
 

@@ -303,7 +303,10 @@ def run(suite: Suite | str | Path, system: Any = None, workers: int = 1, executo
         The run directory (default ``runs/<run_id>/`` in the suite folder). It must
         not exist or be empty, unless ``resume``.
     resume : bool
-        Finish the interrupted run in ``out``: recorded cases are not run again.
+        Finish the interrupted run in ``out``: recorded cases are not run again. A case run in flight when
+        the run's process ended is recorded ``error`` when ``oloproof run`` saw the system end it (an exit, a
+        segfault); otherwise (a kernel killed, a SIGKILL: nothing here can tell who ended it) it runs again, and
+        the manifest's ``abrupt_ends`` keeps that it did (``oloproof gate`` prints it under its table).
     progress : bool or callable, optional
         ``True``/``False`` shows/hides a progress bar; a callable ``progress(done, total)`` is called
         instead. Default: a bar in Jupyter and when stderr is a terminal.

@@ -25,7 +25,7 @@ from .context import LiveCase, RunSettings, located_file
 from .sandbox import SystemContractError, failure_reason, run_case
 from .timeouts import CaseTimeout, system_traceback
 
-__all__ = ["execute_case", "failed_case", "CaseOutcome"]
+__all__ = ["execute_case", "failed_case", "died_reason", "CaseOutcome"]
 
 
 @dataclass
@@ -49,6 +49,7 @@ def execute_case(case: Case, index: int, system: Any, settings: RunSettings) -> 
     ``timeout``; either way every verdict is ``missing`` with the reason, and
     the caller continues on a fresh system instance.
     """
+    settings.note_case(case.id, case.epoch, False)
     started = utc_now()
     t0 = time.perf_counter()
     status, error, trace = "completed", None, None
@@ -104,6 +105,12 @@ def failed_case(case: Case, index: int, status: str, error: str, settings: RunSe
                       run=LiveCase(settings, None, started))
     result, _, _ = _evaluate(ctx, settings.evaluators)
     return _record(case, index, status, error, None, started, duration, None, None, result)
+
+
+def died_reason(process: str, how: str) -> str:
+    """The reason of a case whose process ended while it ran: ``the worker process died while running the case
+    (exit code 3)`` (``process``: which process; ``how``: :func:`~oloproof_nb._run.store.how_it_ended`)."""
+    return f"the {process} died while running the case ({how})"
 
 
 def _record(case: Case, index: int, status: str, error: str | None, trace: str | None, started: datetime,

@@ -123,6 +123,10 @@ class RunSettings:
     code_fingerprint: str | None = None
     #: The artifact versions observed so far (an artifact an earlier case left is ``stale``).
     shown: ShownArtifacts = field(default_factory=ShownArtifacts, compare=False)
+    #: Called with ``(case id, epoch, False)`` as each case run starts on a system of this process, and with
+    #: ``True`` when it has finished but its record waits for another thread to append it (``RunStore.note_case``:
+    #: what was in flight when the process ended).
+    note_case: Callable[[str, int, bool], None] = lambda case_id, epoch, finished: None
 
 
 def located_file(contract: OutcomeContract, settings: RunSettings) -> tuple[int, int, int] | None:

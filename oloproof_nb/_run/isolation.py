@@ -53,10 +53,11 @@ from .._core.canonical import utc_now
 from .._core.case import Case
 from .._core.records import CaseRecord, ReplayRecord
 from ..errors import OloproofError
-from .case import execute_case, failed_case
+from .case import died_reason, execute_case, failed_case
 from .context import RunSettings, ShownArtifacts
 from .observe import HeldBack, promised_artifacts, shared_files
 from .replay_cache import REPLAY_CACHE_DIR, ReplayCache
+from .store import how_it_ended
 from .systems import as_factory, build, code_fingerprint, release, version_of
 from .timeouts import set_call_watch
 
@@ -294,15 +295,9 @@ class ProcessWorkers:
     @staticmethod
     def _how(proc: subprocess.Popen[bytes]) -> str:
         try:
-            code = proc.wait(timeout=5)
+            return how_it_ended(proc.wait(timeout=5))
         except subprocess.TimeoutExpired:
             return "it stopped answering"
-        if code < 0:
-            try:
-                return f"killed by signal {signal.Signals(-code).name}"
-            except ValueError:
-                return f"killed by signal {-code}"
-        return f"exit code {code}"
 
     def _recv(self, worker: _Worker) -> Any:
         """The worker's next message other than a call notice; None when there is none yet, ``("dead",)`` at EOF."""
@@ -422,8 +417,7 @@ class ProcessWorkers:
             raise RuntimeError(f"a worker process failed:\n{message[1]}")
         # the worker died during the case (os._exit, a segfault, killed from outside)
         self._retire(worker)
-        yield self._failed(worker, "error", f"the worker process died while running the case "
-                                            f"({self._how(worker.proc)})")
+        yield self._failed(worker, "error", died_reason("worker process", self._how(worker.proc)))
         self._replace(worker)
 
     def _failed(self, worker: _Worker, status: str, reason: str) -> CaseRecord:

@@ -38,6 +38,7 @@ from concurrent.futures import (
     wait,
 )
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar
 
@@ -49,13 +50,22 @@ from .._core.case import Case
 from .._core.records import CaseRecord, Manifest, ReplayRecord, StoredSuite
 from .._version import __version__
 from ..errors import InternalError, OloproofError, RunDirError, describe_exception, quote
-from .case import execute_case
+from .case import died_reason, execute_case, failed_case
 from .context import RunSettings, ShownArtifacts
 from .isolation import ProcessWorkers
 from .locate import follows, latest_hint
 from .observe import HeldBack, promised_artifacts, shared_files
 from .replay_cache import REPLAY_CACHE_DIR, ReplayCache
-from .store import Fsync, RunStore, new_run_id, read_cases, record_key, refuse_changed_journal
+from .store import (
+    Fsync,
+    InFlight,
+    RunStore,
+    new_run_id,
+    read_cases,
+    read_in_flight,
+    record_key,
+    refuse_changed_journal,
+)
 from .systems import GIVE_FINGERPRINT, NO_FINGERPRINT, as_factory, build, code_fingerprint, release, version_of
 
 __all__ = ["run_suite", "as_factory", "Progress", "Isolation", "RecordSink", "with_epochs"]
@@ -150,13 +160,16 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
                                validators={} if pool is not None else suite.validators,
                                checks={} if pool is not None else suite.checks,
                                tool_errors=suite.config.tool_errors,
-                               append_replay=store.append_replay, cache=replay_cache, code_fingerprint=fingerprint)
+                               append_replay=store.append_replay, cache=replay_cache, code_fingerprint=fingerprint,
+                               note_case=store.note_case if pool is None and executor is None else _unnoted)
         if done and any(ev.type == "outcome_contract" for ev in suite.config.evaluators):
             # the versions the recorded cases were shown: a resumed epoch is stale on the file of one run before
             shown = pool.shown if pool is not None else settings.shown
             for record in read_cases(store.directory):
                 shown.note_receipts(record.get("receipts") or [])
         k = store.manifest.epochs  # a resumed run keeps the epochs it started with
+        if resume:
+            _settle_in_flight(store, suite, k, done)
         total, finished = suite.n_cases * k, len(done)
         if resume and store.manifest.finished_at is not None and finished == total:
             store.close()  # a finished run has nothing to resume: left as it was (not stamped finished again)
@@ -215,6 +228,45 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
     _release_left(systems, timeout_s)  # after the run is finished: a resume would find it blocking again
     refuse_changed_journal(store.directory, store.manifest)  # records not the run's: never gated
     return store.directory
+
+
+def _unnoted(case_id: str, epoch: int, finished: bool) -> None:
+    """No note of a case run's start: its system runs in another process (a worker's, an executor's)."""
+
+
+def _settle_in_flight(store: RunStore, suite: Suite, epochs: int, done: set[tuple[str, int]]) -> None:
+    """Before a resume runs anything: the case runs in flight when the run's process ended (``started.jsonl``).
+
+    When ``oloproof run`` saw the system end the process (an exit, a fatal signal), each is recorded ``error``,
+    all its verdicts ``missing``, as ``isolation: process`` records a case whose worker died (before, the resume
+    ran it again: a system that crashed on its hard cases got tries until it passed). Otherwise (a kill from
+    outside, a kernel killed, ``op.run``'s own run) they run again as before, and the manifest keeps the end
+    (``abrupt_ends``), which ``oloproof gate`` prints under its table. ``done`` gains the keys recorded.
+    """
+    in_flight = read_in_flight(store.directory)
+    rerun = None
+    if in_flight is not None and in_flight.by_system:
+        settings = RunSettings(run_id=store.manifest.run_id, system_version=None, timeout_s=suite.config.case_timeout_s,
+                               suite_root=None, evaluators=list(suite.config.evaluators))
+        ended_at = in_flight.ended_at or 0.0
+        n = len(in_flight.started)  # workers > 1: which of them ended it is not known
+        reason = died_reason("process running the system",
+                             str(in_flight.how) + (f"; {n} case runs were in flight in it" if n > 1 else ""))
+        for index, case in enumerate(with_epochs(suite.iter_cases(), epochs) if in_flight.started else ()):
+            key = (case.id, case.epoch)
+            if key in in_flight.started and key not in done:
+                at = in_flight.started[key]
+                record = failed_case(case, index, "error", reason, settings, datetime.fromtimestamp(at, timezone.utc),
+                                     max(0.0, ended_at - at))
+                store.append_case(record)
+                done.add(key)
+                if done.issuperset(in_flight.started):
+                    break
+        if in_flight.lost:  # finished on another worker, their records lost with the process: they run again
+            rerun = InFlight(dict.fromkeys(in_flight.lost, 0.0), in_flight.how)
+    elif in_flight is not None:
+        rerun = InFlight({**in_flight.started, **dict.fromkeys(in_flight.lost, 0.0)}, in_flight.how)
+    store.settle_in_flight(rerun)
 
 
 def _how_to_finish(directory: Path, fingerprint: str | None) -> str:
@@ -447,6 +499,9 @@ def _run_threaded(pending: Iterable[tuple[int, Case]], systems: _Systems, worker
             if isinstance(system, _Unbuildable):
                 raise system.error  # an earlier replacement could not be built: the run stops here
             outcome = execute_case(case, index, system, settings)
+            # its record is appended by the thread that runs the loop: a crash on another worker before then does
+            # not make this case run error (it finished; a resume runs it again)
+            settings.note_case(case.id, case.epoch, True)
             if outcome.needs_fresh_system:
                 old, system = [system], None
                 try:

@@ -11,6 +11,9 @@
       .lock            who holds the folder (pid, host, since): an OS lock, released when that process ends
       internal-error.txt   only after a bug in oloproof stopped the run: its traceback
       states.jsonl     each distinct state once (initial and final states of cases and replays), by address
+      started.jsonl    only while a run is unfinished: each case run's (case id, epoch) as it starts on a system in
+                       this process (not with isolation: process), and how the process ended when
+                       ``oloproof run`` saw it end (:func:`note_end`); a resume settles it (see below) and removes it
 
 Records are appended one ``write`` per line to a file opened for appending, so
 a process killed at any moment leaves at most one torn last line, which
@@ -34,6 +37,14 @@ record whose state is lost. Readers (``states.resolve_states`` with a
 ``states.StateReader``) put the states back; records written before states were
 stored by address, with their states inline, read the same.
 
+A case run in flight when the run's process ended abruptly: ``started.jsonl``
+names it (one unbuffered ``write`` per case run, so it survives ``os._exit`` and a
+kill). When ``oloproof run`` saw the system end the process (an exit, a fatal
+signal: :func:`ended_by_system`), a resume records each such case run ``error``
+with all its verdicts ``missing``, as ``isolation: process`` does; otherwise (a
+kill from outside, a notebook's ``op.run``) it runs them again and the manifest
+keeps the end (``abrupt_ends``), which the gate's command prints under its table.
+
 One process at a time: creating, running and resuming a run hold an exclusive
 ``fcntl.flock`` on ``.lock``; a second process gets
 :class:`~oloproof_nb.errors.RunLockedError` naming the holder.
@@ -45,12 +56,14 @@ import errno
 import hashlib
 import json
 import os
+import signal
 import socket
 import stat
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -60,7 +73,7 @@ from pydantic import ValidationError
 from .._config.files import UnreadableFile, read_regular
 from .._core.canonical import iso, utc_now
 from .._core.paths import ABSENT
-from .._core.records import CaseRecord, Manifest, ReplayRecord
+from .._core.records import AbruptEnd, CaseRecord, Manifest, ReplayRecord
 from ..errors import RunDirError, RunLockedError, StoreWriteError, parse_problem, storable, validation_problem
 from .lines import complete_lines, journal_sha256, open_journal
 from .states import STATES, read_state_refs, split_case_states, split_replay_states, state_refs_of
@@ -71,13 +84,16 @@ if sys.platform != "win32":
 __all__ = ["RunStore", "RunLock", "read_jsonl", "read_manifest", "read_cases", "read_replays", "new_run_id",
            "record_key", "replay_key_of", "parse_record", "open_fd", "make_folders",
            "dumps", "Fsync", "MANIFEST", "CASES", "REPLAYS", "STATES", "LOCK", "INTERNAL_ERROR", "process_alive",
-           "DIGESTED", "refuse_changed_journal"]
+           "DIGESTED", "refuse_changed_journal", "STARTED", "InFlight", "read_in_flight", "note_end",
+           "ended_by_system", "how_it_ended"]
 
 MANIFEST = "manifest.json"
 CASES = "cases.jsonl"
 REPLAYS = "replays.jsonl"
 LOCK = ".lock"
 INTERNAL_ERROR = "internal-error.txt"
+#: The case runs started by the run's process, and how it ended (see the module's docstring).
+STARTED = "started.jsonl"
 _MANIFEST_TMP = MANIFEST + ".tmp"
 #: Entries a folder may hold and still be taken for a new run: a lock, or a creation killed before its rename.
 _LEFT_BY_A_KILLED_CREATION = frozenset({LOCK, _MANIFEST_TMP})
@@ -560,6 +576,8 @@ class RunStore:
         self._state_refs: set[str] = set()  # addresses already in states.jsonl
         #: SHA-256 of what this run wrote to each journal of DIGESTED (seeded with what a resumed run holds)
         self._written = {name: hashlib.sha256() for name in DIGESTED}
+        #: ``started.jsonl``, once this process started a case run (None before)
+        self._started_fd: int | None = None
 
     @classmethod
     def create(cls, directory: Path, manifest: Manifest, fsync: Fsync = "finish") -> RunStore:
@@ -722,6 +740,47 @@ class RunStore:
                 self._write(STATES, "".join(new.values()).encode("utf-8"))
                 self._state_refs.update(new)
 
+    def note_case(self, case_id: str, epoch: int, finished: bool = False) -> None:
+        """Append ``(case_id, epoch)`` to ``started.jsonl`` as the case run starts on a system in this process
+        (``finished``: as it finished, its record not yet appended): one unbuffered ``write`` (no ``fsync``),
+        which a process ended by ``os._exit``, a signal or a kill keeps."""
+        note = {"case": case_id, "epoch": epoch, "at": time.time(), **({"finished": True} if finished else {})}
+        line = (dumps(note) + "\n").encode("utf-8")
+        with self._lock:
+            if self._closed or self._failed:  # a case still running on a worker thread of a stopped run
+                return
+            try:
+                if self._started_fd is None:
+                    self._started_fd = open_fd(self.directory / STARTED, os.O_WRONLY | os.O_APPEND | os.O_CREAT
+                                               | getattr(os, "O_NOFOLLOW", 0))
+                os.write(self._started_fd, line)
+            except OSError as exc:
+                self._failed = True
+                raise _write_error(self.directory / STARTED, exc) from None
+
+    def settle_in_flight(self, rerun: InFlight | None) -> None:
+        """Forget ``started.jsonl`` once a resume has recorded its case runs ``error`` or is to run them again;
+        ``rerun``: the end whose case runs run again, kept in the manifest's ``abrupt_ends`` first (a kill in
+        between counts it twice, never not at all)."""
+        if rerun is not None and rerun.started:
+            end = AbruptEnd(how=rerun.how, rerun=list(rerun.started))
+            self.manifest = self.manifest.model_copy(update={"abrupt_ends": [*(self.manifest.abrupt_ends or []), end]})
+            self.write_manifest(durable=self.fsync == "record")
+        self._forget_started()
+
+    def _forget_started(self) -> None:
+        """Close and remove ``started.jsonl``: the run stopped cleanly or finished, so nothing is in flight."""
+        if self._started_fd is not None:
+            try:
+                os.close(self._started_fd)
+            except OSError:
+                pass
+            self._started_fd = None
+        try:
+            (self.directory / STARTED).unlink(missing_ok=True)
+        except OSError:
+            pass
+
     def save_internal_error(self, text: str) -> Path:
         """Append a traceback of oloproof's own to ``internal-error.txt``; the path, even when it cannot be written."""
         path = self.directory / INTERNAL_ERROR
@@ -757,6 +816,7 @@ class RunStore:
                             raise _write_error(self.directory / name, exc) from None
                 finally:
                     self._close_files()
+                    self._forget_started()
             ours = {name: digest.hexdigest() for name, digest in self._written.items()}
             changed = []
             for name in DIGESTED:
@@ -783,9 +843,14 @@ class RunStore:
         self._fds.clear()
 
     def close(self) -> None:
-        """Close the journals and release the folder (an unfinished run stays resumable)."""
+        """Close the journals and release the folder (an unfinished run stays resumable). A stop this process
+        saw (Ctrl-C, an error) is no abrupt end: the case runs it started and did not record run again on a
+        resume, as they always did, with no note (``started.jsonl`` is kept only when this process started none:
+        a resume stopped before it settled an earlier end)."""
         with self._lock:
             self._close_files()
+            if self._started_fd is not None:
+                self._forget_started()
         self.release()
 
     def release(self) -> None:
@@ -804,6 +869,105 @@ def refuse_changed_journal(directory: Path, manifest: Manifest) -> None:
             "other than oloproof (it no longer holds the records the run wrote, or is a symbolic link to another "
             "file): something wrote into the run folder, such as the system under test; its verdicts are not used; "
             "run the suite again where the system cannot write the run folder")
+
+
+#: The signals a process gets for what it did itself (a bad memory access, ``abort()``, an illegal instruction, a
+#: division by zero): the system ended the run's process, which oloproof ends only with ``os._exit(0)`` after its
+#: last message. SIGKILL, SIGTERM, SIGINT and SIGHUP come from outside (or from the command's own Ctrl-C handling).
+_FATAL_SIGNALS = frozenset(getattr(signal, name) for name in ("SIGSEGV", "SIGABRT", "SIGBUS", "SIGILL", "SIGFPE")
+                           if hasattr(signal, name))
+
+
+def how_it_ended(exitcode: int) -> str:
+    """How a process ended, in a case's reason: ``exit code 3`` or ``killed by signal SIGSEGV``."""
+    if exitcode >= 0:
+        return f"exit code {exitcode}"
+    try:
+        return f"killed by signal {signal.Signals(-exitcode).name}"
+    except ValueError:
+        return f"killed by signal {-exitcode}"
+
+
+def ended_by_system(exitcode: int) -> bool:
+    """Whether the run's process, ended with ``exitcode`` before its last message, was ended by what it ran: an
+    exit of any code (oloproof's child exits only after that message) or a signal of :data:`_FATAL_SIGNALS`."""
+    return exitcode >= 0 or -exitcode in _FATAL_SIGNALS
+
+
+@dataclass(frozen=True)
+class InFlight:
+    """What ``started.jsonl`` says of the process that ran the run last (:func:`read_in_flight`)."""
+
+    #: ``(case id, epoch)`` of each case run it started and did not finish (nor record), in the order they
+    #: started, with when it started (seconds since the epoch).
+    started: dict[tuple[str, int], float] = field(default_factory=dict)
+    #: How the process ended as ``oloproof run`` saw it (:func:`how_it_ended`); None when nothing saw it end.
+    how: str | None = None
+    #: ``oloproof run`` saw the system end it (:func:`ended_by_system`).
+    by_system: bool = False
+    #: When it was seen to end (seconds since the epoch); None when nothing saw it end.
+    ended_at: float | None = None
+    #: Case runs that finished on a worker thread but whose records were not appended yet (``workers`` > 1).
+    lost: list[tuple[str, int]] = field(default_factory=list)
+
+
+def read_in_flight(directory: Path) -> InFlight | None:
+    """The case runs in flight when the run's process last ended (started, never recorded), and how it ended;
+    None when ``started.jsonl`` names none (it is absent after a clean stop, a finish or a settled resume)."""
+    if (directory / STARTED).is_symlink():
+        raise RunDirError(_link_refused(directory / STARTED))
+    started: dict[tuple[str, int], float] = {}
+    finished: dict[tuple[str, int], None] = {}
+    how, by_system, ended_at = None, False, None
+    for line in read_jsonl(directory / STARTED):
+        try:
+            if isinstance(line.get("case"), str):
+                key = (line["case"], int(line.get("epoch") or 1))
+                if line.get("finished"):
+                    finished[key] = None
+                else:
+                    started.setdefault(key, float(line.get("at") or 0.0))
+            elif isinstance(line.get("ended"), str):
+                how, by_system, ended_at = line["ended"], bool(line.get("by_system")), float(line.get("at") or 0.0)
+        except (TypeError, ValueError):  # not a line oloproof wrote: it names no case run
+            continue
+    if not started:
+        return None
+    for record in read_cases(directory):
+        started.pop(record_key(record), None)
+        finished.pop(record_key(record), None)
+    lost = [key for key in finished if started.pop(key, None) is not None]
+    return InFlight(started, how, by_system, ended_at, lost) if started or lost else None
+
+
+def note_end(directory: Path, exitcode: int) -> InFlight | None:
+    """Append to ``started.jsonl`` how the run's process ended (``oloproof run`` calls it once that process is
+    dead, before any resume); what was in flight then. Nothing is written when no case run was in flight, or the
+    folder is held by another process or cannot be written (a resume then runs those case runs again)."""
+    if not (directory / STARTED).is_file():  # no case run started (nor a folder made, perhaps): nothing to note
+        return None
+    try:
+        lock = RunLock.acquire(directory)
+    except RunDirError:
+        return None
+    try:
+        in_flight = read_in_flight(directory)
+        if in_flight is None:
+            return None
+        ended = InFlight(in_flight.started, how_it_ended(exitcode), ended_by_system(exitcode), time.time(),
+                         in_flight.lost)
+        line = dumps({"ended": ended.how, "by_system": ended.by_system, "at": ended.ended_at}) + "\n"
+        _truncate_torn_tail(directory / STARTED)  # a line the kill cut would swallow this one
+        fd = open_fd(directory / STARTED, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0))
+        try:
+            os.write(fd, line.encode("utf-8"))
+        finally:
+            os.close(fd)
+        return ended
+    except (OSError, RunDirError):
+        return None
+    finally:
+        lock.release()
 
 
 def _reusable(directory: Path) -> bool:

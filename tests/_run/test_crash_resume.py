@@ -13,6 +13,7 @@ import json
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -135,6 +136,17 @@ def test_sigkill_then_resume_equals_clean_run(tmp_path: Path, reference: op.Run,
     replayed = [cid for event, cid, _, _ in read_log(resume_log) if event == "replay"]
     assert not set(replayed) & set(IDS[:k]), "a finished case was replayed again"
     _assert_complete(out, reference)
+    # a SIGKILL may come from outside: the case run in flight ran again, and the run keeps that it did
+    assert _abrupt_ends(out) == [{"how": "killed by signal SIGKILL", "rerun": [[victim, 1]]}]
+    if how == "cli":
+        assert "resumed after 1 abrupt end of the run's process (killed by signal SIGKILL); the 1 case run in " \
+               f"flight was run again: case '{victim}'" in " ".join(done.stdout.split())
+
+
+def _abrupt_ends(directory: Path) -> list[dict] | None:
+    manifest = json.loads((directory / "manifest.json").read_text(encoding="utf-8"))
+    assert not (directory / "started.jsonl").exists()  # settled by the resume, gone when it finished
+    return manifest.get("abrupt_ends")
 
 
 def test_resume_after_every_case_recorded_but_manifest_unfinished(tmp_path: Path, reference: op.Run,
@@ -214,6 +226,31 @@ def test_kill_a_real_run_from_outside_mid_run(tmp_path: Path, reference: op.Run)
     assert done.returncode in (0, 1), done.stderr
     assert runs_of(read_log(resume_log)) == IDS[len(finished_before):]
     _assert_complete(out, reference)
+    # the command was killed with its child: nothing saw how the run's process ended; the case in flight ran again
+    victim = IDS[len(finished_before)]
+    assert _abrupt_ends(out) == [{"how": None, "rerun": [[victim, 1]]}]
+    assert f"resumed after 1 abrupt end of the run's process (not seen by oloproof run); the 1 case run in flight " \
+           f"was run again: case '{victim}'" in " ".join(done.stdout.split())
+
+
+@pytest.mark.slow
+def test_a_notebook_run_killed_mid_case_reruns_it_on_resume_and_says_so(tmp_path: Path, reference: op.Run,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """``op.run`` has no parent process to see how it ended (a kernel killed, an os._exit of the system): a resume
+    runs what was in flight again, as before, and the manifest keeps the end; ``oloproof gate`` prints it."""
+    root = _suite(tmp_path / "suite")
+    out = tmp_path / "run"
+    code = f"import oloproof_nb as op; op.run({str(root)!r}, out={str(out)!r}, progress=False)"
+    killed = subprocess.run([sys.executable, "-c", code], env=cli_env(RELSYS_KILL="run:c4"), timeout=120)
+    assert killed.returncode == -signal.SIGKILL
+    monkeypatch.delenv("RELSYS_KILL", raising=False)
+    op.run(root, out=out, resume=True, progress=False)
+    _assert_complete(out, reference)
+    assert _abrupt_ends(out) == [{"how": None, "rerun": [["c4", 1]]}]
+    gated = run_cli("gate", str(out))
+    assert gated.returncode in (0, 1)
+    note = "resumed after 1 abrupt end of the run's process (not seen by oloproof run)"
+    assert note in " ".join(gated.stdout.split())
 
 
 # -- torn records ------------------------------------------------------------------------------------

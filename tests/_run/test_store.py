@@ -1310,3 +1310,60 @@ def test_m24_a_folder_another_process_makes_meanwhile_is_used_and_never_removed(
     finally:
         os.umask(old)
     assert [p.name for p in (tmp_path / "two").iterdir()] == ["a"] and list((tmp_path / "two" / "a").iterdir()) == []
+
+# -- started.jsonl: the case runs in flight when the run's process ended (review G24) -----------------------
+
+def test_the_ends_of_a_process_the_system_caused_are_told_from_kills_from_outside() -> None:
+    import signal
+
+    from oloproof_nb._run.store import ended_by_system, how_it_ended
+
+    # an exit of any code before the child's last message, or a signal of what the process did itself
+    by_system = {0: "exit code 0", 3: "exit code 3", -signal.SIGSEGV: "killed by signal SIGSEGV",
+                 -signal.SIGABRT: "killed by signal SIGABRT", -signal.SIGBUS: "killed by signal SIGBUS",
+                 -signal.SIGILL: "killed by signal SIGILL", -signal.SIGFPE: "killed by signal SIGFPE"}
+    outside = {-signal.SIGKILL: "killed by signal SIGKILL", -signal.SIGTERM: "killed by signal SIGTERM",
+               -signal.SIGINT: "killed by signal SIGINT", -signal.SIGHUP: "killed by signal SIGHUP"}
+    assert {code: how_it_ended(code) for code in by_system} == by_system
+    assert {code: how_it_ended(code) for code in outside} == outside
+    assert all(ended_by_system(code) for code in by_system)
+    assert not any(ended_by_system(code) for code in outside)
+
+
+def test_a_clean_stop_forgets_the_case_runs_in_flight_and_a_crash_keeps_them(tmp_path: Path) -> None:
+    from oloproof_nb._run.store import STARTED, note_end, read_in_flight
+
+    store = RunStore.create(tmp_path / "run", MANIFEST)
+    store.note_case("a", 1)
+    store.note_case("b", 2)
+    store.close()  # a Ctrl-C or an error the process saw: nothing in flight is an abrupt end
+    assert not (tmp_path / "run" / STARTED).exists() and read_in_flight(tmp_path / "run") is None
+
+    crashed = RunStore.create(tmp_path / "crashed", MANIFEST)
+    crashed.note_case("a", 1)
+    crashed.note_case("b", 2)
+    assert note_end(tmp_path / "crashed", 3) is None  # the run's own process still holds the folder: nothing noted
+    crashed._run_lock.release()  # type: ignore[union-attr]  # as the process's death releases it, files left open
+    with (tmp_path / "crashed" / STARTED).open("ab") as handle:
+        handle.write(b'{"case":"c","ep')  # a line the death cut short
+    seen = read_in_flight(tmp_path / "crashed")
+    assert seen is not None and list(seen.started) == [("a", 1), ("b", 2)] and seen.how is None
+    ended = note_end(tmp_path / "crashed", -11)
+    assert ended is not None and (ended.how, ended.by_system) == ("killed by signal SIGSEGV", True)
+    again = read_in_flight(tmp_path / "crashed")
+    assert again is not None and list(again.started) == [("a", 1), ("b", 2)]
+    assert (again.how, again.by_system) == ("killed by signal SIGSEGV", True)
+
+
+def test_a_case_run_finished_on_another_worker_but_not_recorded_is_lost_not_in_flight(tmp_path: Path) -> None:
+    """workers > 1: a case run that finished while its record waited for the loop's thread did not end the process;
+    a resume runs it again instead of recording it error with the one that did."""
+    from oloproof_nb._run.store import read_in_flight
+
+    store = RunStore.create(tmp_path / "run", MANIFEST)
+    store.note_case("a", 1)
+    store.note_case("b", 1)
+    store.note_case("a", 1, finished=True)
+    store._run_lock.release()  # type: ignore[union-attr]  # as the process's death releases it
+    seen = read_in_flight(tmp_path / "run")
+    assert seen is not None and list(seen.started) == [("b", 1)] and seen.lost == [("a", 1)]
