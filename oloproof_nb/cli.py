@@ -48,7 +48,6 @@ from .errors import (
     StoreWriteError,
     VacuousCheckWarning,
     describe_exception,
-    quote,
     terminal_text,
 )
 
@@ -405,25 +404,19 @@ def _in_flight(directory: Path | None, exitcode: int) -> str:
     """Note in the run folder how its process ended (``started.jsonl``: the child is dead, its lock released), and
     say what a resume does with the case runs that were in flight: ``error`` when the system ended the process
     (an exit, a fatal signal), run again otherwise (a kill from outside); nothing when none was."""
+    from ._analysis.gate import case_runs
     from ._run.store import note_end
 
     ended = None if directory is None else note_end(directory, exitcode)
     if ended is None or not ended.started:
         return ""
     keys = list(ended.started)
-    runs = _case_runs(keys)
+    runs = case_runs(keys)
     if ended.by_system:
         return (f" while running {runs}, which --resume records as error (all verdicts missing), as isolation: "
                 "process records a case whose process died")
     return (f" while running {runs}, which --resume runs again: an end by this signal may come from outside, so "
             "it is not blamed on the system (the gate notes it)")
-
-
-def _case_runs(keys: Sequence[tuple[str, int]], most: int = 5) -> str:
-    """``case 'c1'``, ``cases 'c1', 'c2' (epoch 2) and 3 more``: the case runs ``keys`` in a line."""
-    named = [quote(case_id) + (f" (epoch {epoch})" if epoch != 1 else "") for case_id, epoch in keys[:most]]
-    more = f" and {len(keys) - most:,} more" if len(keys) > most else ""
-    return ("case " if len(keys) == 1 else "cases ") + ", ".join(named) + more
 
 
 def _run_in_child(args: argparse.Namespace, params: dict[str, Any],
@@ -552,7 +545,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, baseline: Run | None = None) -> int:
-    from ._analysis.gate import NO_CRITERIA, relaxed_note
+    from ._analysis.gate import NO_CRITERIA, abrupt_ends, abrupt_ends_note, relaxed_note
     from ._analysis.validity import unchecked_reasons, unscored_note
     from ._config.suite import RELEASE_FILE
     from ._display.notebook import gate
@@ -563,9 +556,9 @@ def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, 
     print(gate_table_text(g, wide=wide, width=width))
     for finding in g.findings:  # read from the run: `oloproof gate RUN_DIR` knows them without the suite
         warnings.warn(VacuousCheckWarning(finding), stacklevel=1)
-    ends = result.manifest.abrupt_ends
+    ends = abrupt_ends(result)
     if ends:  # case runs a crash cut short that ran again: a run resumed so is not an uninterrupted one
-        print("\n".join(textwrap.wrap(terminal_text(_abrupt_ends_note(ends)), width, break_long_words=False)))
+        print("\n".join(textwrap.wrap(terminal_text(abrupt_ends_note(ends)), width, break_long_words=False)))
     if g.reason == NO_CRITERIA:  # an empty or truncated release.yaml: say which file holds no criterion
         root = result.manifest.suite_config.root  # None: an Inspect AI log, which has no release.yaml of its own
         if release is None and root is None:
@@ -601,17 +594,6 @@ def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, 
         print("\n".join(lines).replace("\xa0", " "))
     print(exit_line(g))  # the last line: why the command exits as it does
     return 0 if g.verdict == "PASS" else 1
-
-
-def _abrupt_ends_note(ends: Sequence[Any]) -> str:
-    """The line under the gate's table of a run resumed after abrupt ends of its process that were not blamed on
-    the system (``abrupt_ends`` in its manifest), whose case runs in flight ran again."""
-    hows = sorted({end.how or "not seen by oloproof run" for end in ends})
-    rerun = [key for end in ends for key in end.rerun]
-    n = len(ends)
-    return (f"resumed after {n} abrupt end{'s' if n != 1 else ''} of the run's process ({'; '.join(hows)}); the "
-            f"{len(rerun)} case run{'s' if len(rerun) != 1 else ''} in flight {'were' if len(rerun) != 1 else 'was'} "
-            f"run again: {_case_runs(rerun)}; isolation: process judges a crash as the case's error")
 
 
 def _finished_journal(directory: Path) -> int | None:

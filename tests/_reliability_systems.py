@@ -52,6 +52,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -398,6 +399,19 @@ def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 120)
     """Run the command line in a subprocess and capture its output."""
     return subprocess.run(cli_command(*args), env=env or cli_env(), capture_output=True, text=True,
                           timeout=timeout, check=False)
+
+
+def killed_then_resumed(root: Path, out: Path, victim: str) -> Any:
+    """The run of the suite in ``root`` into ``out``, made by ``op.run`` in a Python process of its own (a notebook
+    kernel) that SIGKILLs itself as it starts case ``victim``, then resumed here (``op.run(resume=True)``): the
+    case run in flight ran again, and the manifest's ``abrupt_ends`` keeps the end (how it ended: not seen)."""
+    code = f"import oloproof_nb as op; op.run({str(root)!r}, out={str(out)!r}, progress=False)"
+    killed = subprocess.run([sys.executable, "-c", code], env=cli_env(RELSYS_KILL=f"run:{victim}"), timeout=120,
+                            check=False)
+    assert killed.returncode == -signal.SIGKILL
+    import oloproof_nb as op
+
+    return op.run(root, out=out, resume=True, progress=False)
 
 
 def comparable_frames(run: Any) -> dict[str, pd.DataFrame]:

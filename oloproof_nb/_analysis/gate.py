@@ -40,7 +40,7 @@ from __future__ import annotations
 import difflib
 import math
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -64,6 +64,7 @@ from .._config.release import (
 from .._config.suite import RELEASE_FILE, SUITE_FILE, SuiteConfig, parse_suite_config
 from .._core.compare import answers_equal
 from .._core.epochs import fractional_interval, parse_reduce
+from .._core.records import AbruptEnd
 from .._core.stats import (
     BOOTSTRAP_MIN_CLUSTERS,
     CLUSTERED_METHODS,
@@ -88,7 +89,7 @@ from .validity import checked_transforms, unscored_copies
 __all__ = ["Gate", "gate", "GATE_COLUMNS", "ClusterSums", "criterion_sums", "sums_interval", "resolve_release",
            "ReleaseLike", "NO_CRITERIA", "run_is_clustered", "reduced_is_clustered", "reduced_interval", "no_decision",
            "release_drift", "label_drift", "suite_drift", "suite_folder", "relaxed_gate_settings", "relaxed_note",
-           "weaker_count", "RUN_OWN"]
+           "weaker_count", "RUN_OWN", "abrupt_ends", "abrupt_ends_note", "case_runs"]
 
 GATE_COLUMNS = GATE.names
 #: What ``release=`` accepts: a model, a mapping like release.yaml, or a path to one.
@@ -814,6 +815,46 @@ def relaxed_note(relaxed: Iterable[str], given: str = "", *, verb: str = "gated"
         return ""
     given = given or ("the settings given" if than.startswith(RUN_OWN) else "the settings stored with the run")
     return f"{verb} with {given}: {weaker_count(len(changes), than)}: {', '.join(changes)}"
+
+
+def abrupt_ends(run: Run) -> list[AbruptEnd]:
+    """The ends of ``run``'s process that a resume could not blame on the system, whose case runs in flight ran
+    again: its manifest's ``abrupt_ends`` (a pooled run: each of its runs', in their order); empty for none."""
+    return [end for member in run.runs for end in (member.manifest.abrupt_ends or [])]
+
+
+def abrupt_ends_note(ends: Sequence[AbruptEnd]) -> str:
+    """The line a gate is read with when its run was resumed after abrupt ends of its process (:func:`abrupt_ends`):
+    the case runs in flight ran again, a second chance a run that never stopped gave none of them; empty for none.
+
+    Examples
+    --------
+    >>> print(abrupt_ends_note([AbruptEnd(how="killed by signal SIGKILL", rerun=[("c4", 1)])]))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    resumed after 1 abrupt end of the run's process (killed by signal SIGKILL); the 1 case run in flight was run
+    again: case 'c4'; isolation: process judges a crash as the case's error
+    >>> abrupt_ends_note([])
+    ''
+    """
+    if not ends:
+        return ""
+    hows = sorted({end.how or "not seen by oloproof run" for end in ends})
+    rerun = [key for end in ends for key in end.rerun]
+    n = len(ends)
+    return (f"resumed after {n} abrupt end{'s' if n != 1 else ''} of the run's process ({'; '.join(hows)}); the "
+            f"{len(rerun)} case run{'s' if len(rerun) != 1 else ''} in flight {'were' if len(rerun) != 1 else 'was'} "
+            f"run again: {case_runs(rerun)}; isolation: process judges a crash as the case's error")
+
+
+def case_runs(keys: Sequence[tuple[str, int]], most: int = 5) -> str:
+    """``case 'c1'``, ``cases 'c1', 'c2' (epoch 2) and 3 more``: the case runs ``keys`` in a line.
+
+    >>> case_runs([("c1", 1), ("c2", 2)])
+    "cases 'c1', 'c2' (epoch 2)"
+    """
+    named = [quote(case_id) + (f" (epoch {epoch})" if epoch != 1 else "") for case_id, epoch in keys[:most]]
+    more = f" and {len(keys) - most:,} more" if len(keys) > most else ""
+    return ("case " if len(keys) == 1 else "cases ") + ", ".join(named) + more
 
 
 def weaker_count(n: int, than: str = RUN_OWN) -> str:

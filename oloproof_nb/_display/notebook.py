@@ -14,7 +14,7 @@ import os
 import sys
 from collections.abc import Callable
 from concurrent.futures import Executor
-from dataclasses import fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ from .._analysis.gate import ReleaseLike
 from .._analysis.live_copy import LiveCopy
 from .._analysis.validity import unscored_note
 from .._config.suite import Suite, load_suite
+from .._core.records import AbruptEnd
 from .._core.scoremap import ScoreMap
 from .._run.runner import Isolation, Progress, run_suite
 from .._run.store import Fsync
@@ -105,7 +106,7 @@ class Run(_run.Run):
         return render("run.html", run_id=self.run_id, suite=self.suite_name, size=run_size(self),
                       status=", ".join(f"{k}: {v}" for k, v in status.items()), version=str(self.system_version),
                       finished=self.finished, replays=self.replay_summary(), summary=html_table(self.summary()),
-                      next=self._next_steps())
+                      resumed=_gate.abrupt_ends_note(_gate.abrupt_ends(self)), next=self._next_steps())
 
     def _next_steps(self) -> list[str]:
         """'Where to look next': the gate, a failing case per criterion, replays, validity, slices."""
@@ -125,6 +126,7 @@ class Run(_run.Run):
         return items
 
 
+@dataclass(frozen=True, repr=False, eq=False)
 class Gate(_gate.Gate):
     __doc__ = f"""{_gate.Gate.__doc__}
     Notes
@@ -145,13 +147,18 @@ class Gate(_gate.Gate):
     >>> tmp.cleanup()
     """
 
+    #: The abrupt ends of the gated run's process (:func:`~oloproof_nb._analysis.gate.abrupt_ends`), read from its
+    #: manifest by :func:`gate`: shown as the CLI shows them under its table, not a field of the decision.
+    _abrupt_ends: tuple[AbruptEnd, ...] = field(default=(), kw_only=True)
+
     @classmethod
-    def of(cls, g: _gate.Gate) -> Gate:
-        return cls(**{f.name: getattr(g, f.name) for f in fields(g)})
+    def of(cls, g: _gate.Gate, abrupt_ends: tuple[AbruptEnd, ...] = ()) -> Gate:
+        return cls(**{f.name: getattr(g, f.name) for f in fields(g)}, _abrupt_ends=abrupt_ends)
 
     def __repr__(self) -> str:
         lines = [f"Gate: {self.verdict}" + (f" ({self.reason})" if self.reason else "")]
         lines += [f"  vacuous: {finding}" for finding in self.findings]
+        lines += [f"  {_gate.abrupt_ends_note(self._abrupt_ends)}"] if self._abrupt_ends else []
         lines += [f"  {unscored_note(self.unscored)}"] if self.unscored else []
         lines += [f"  {_gate.relaxed_note(self.relaxed, than=self.weaker_than)}"] if self.relaxed else []
         for r in self.table.itertuples():
@@ -170,7 +177,8 @@ class Gate(_gate.Gate):
         shown = self.table.drop(columns=["evaluator"]).rename(columns={"n_clusters": "clusters"})
         return render("gate.html", verdict=self.verdict, reason=self.reason, clustered=self.clustered,
                       sizes=gate_size(self), confidence=fmt_level(self.release.confidence),
-                      findings=self.findings, unscored=unscored_note(self.unscored, shown=20),
+                      findings=self.findings, resumed=_gate.abrupt_ends_note(self._abrupt_ends),
+                      unscored=unscored_note(self.unscored, shown=20),
                       relaxed=_gate.relaxed_note(self.relaxed, than=self.weaker_than),
                       table=html_table(shown, fmt_number, styled=True))
 
@@ -306,7 +314,7 @@ def run(suite: Suite | str | Path, system: Any = None, workers: int = 1, executo
         Finish the interrupted run in ``out``: recorded cases are not run again. A case run in flight when
         the run's process ended is recorded ``error`` when ``oloproof run`` saw the system end it (an exit, a
         segfault); otherwise (a kernel killed, a SIGKILL: nothing here can tell who ended it) it runs again, and
-        the manifest's ``abrupt_ends`` keeps that it did (``oloproof gate`` prints it under its table).
+        the manifest's ``abrupt_ends`` keeps that it did (the gate, the report and the run's view say so).
     progress : bool or callable, optional
         ``True``/``False`` shows/hides a progress bar; a callable ``progress(done, total)`` is called
         instead. Default: a bar in Jupyter and when stderr is a terminal.
@@ -540,8 +548,9 @@ def gate(run: _run.Run, release: ReleaseLike | None = None, *,
          criteria: dict[str, float] | None = None, confidence: float | None = None,
          method: str | None = None) -> Gate:
     """Apply the release gate to a run (see :func:`oloproof_nb._analysis.gate.gate` for the rule)."""
+    run = _run.as_run(run, "gate: run")
     return Gate.of(_gate.gate(run, release, baseline=baseline, criteria=criteria, confidence=confidence,
-                              method=method))
+                              method=method), abrupt_ends=tuple(_gate.abrupt_ends(run)))
 
 
 gate.__doc__ = _gate.gate.__doc__

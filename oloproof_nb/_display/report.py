@@ -29,7 +29,7 @@ from markupsafe import Markup
 
 from .._analysis.baseline import Baseline
 from .._analysis.frames import ended_case_runs
-from .._analysis.gate import Gate, ReleaseLike, relaxed_note
+from .._analysis.gate import Gate, ReleaseLike, abrupt_ends, abrupt_ends_note, relaxed_note
 from .._analysis.receipts import outcome_summary
 from .._analysis.reduce import epoch_counts, repeated_rows
 from .._analysis.run import Run
@@ -139,6 +139,9 @@ def _gate_section(run: Run, g: Gate, release: ReleaseLike | None) -> Section:
         sec.text.append(Plain(note[:1].upper() + note[1:] + "."))
     for finding in g.findings:
         sec.text.append(Plain(f"Vacuous check (it cannot fail as configured): {finding}"))
+    resumed = abrupt_ends_note(abrupt_ends(run))
+    if resumed:  # case runs a crash cut short ran again: a PASS is read knowing they had a second chance
+        sec.text.append(Plain(resumed[:1].upper() + resumed[1:] + "."))
     if g.unscored:  # rows no criterion counts: a PASS is read knowing them
         sec.text.append(Plain(f"Copies labeled invalid, scored by no criterion ({len(g.unscored)}): "
                               f"{', '.join(g.unscored[:20])}" + (" …" if len(g.unscored) > 20 else "") + "."))

@@ -3,6 +3,8 @@ the layers they call)."""
 
 from __future__ import annotations
 
+import html
+import re
 from pathlib import Path
 from typing import Any
 
@@ -203,3 +205,59 @@ def test_the_display_line_shows_what_a_terminal_would_and_sends_only_changes(mon
     bar.update(2)
     bar.close()
     assert sent[-1] == "\u2588" * 8, sent  # 8 columns of full blocks; an ASCII bar would be ########
+
+
+#: What a gate of a run killed as it started c4 and then resumed says under its verdict, counted by hand: one end,
+#: no parent process to see how, the one case run in flight (c4, epoch 1) run again.
+RESUMED = ("resumed after 1 abrupt end of the run's process (not seen by oloproof run); the 1 case run in flight was "
+           "run again: case 'c4'; isolation: process judges a crash as the case's error")
+
+
+@pytest.fixture(scope="module")
+def resumed_and_clean(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, Any]:
+    """A run SIGKILLed as it started c4 and resumed in Python, and an uninterrupted run of the same suite."""
+    from _reliability_systems import EVALUATORS, killed_then_resumed, standard_cases, write_suite
+
+    import oloproof_nb as op
+
+    base = tmp_path_factory.mktemp("resumed")
+    # answer_matches 4 of 6 (c3 raises, c5 expects another answer): its interval's low end clears 0.2, a PASS
+    root = write_suite(base / "suite", standard_cases(6), evaluators=EVALUATORS,
+                       release={"criteria": {"answer_matches": 0.2}})
+    return killed_then_resumed(root, base / "resumed", "c4"), op.run(root, out=base / "clean", progress=False)
+
+
+def _resumed_lines(page: str) -> list[str]:
+    """The text of each line a gate or run view shows of the abrupt ends of the run's process."""
+    return [html.unescape(p) for p in re.findall(r'<p class="oloproof-resumed">(.*?)</p>', page, re.S)]
+
+
+def test_a_gate_of_a_run_resumed_after_a_kill_says_its_case_run_in_flight_ran_again(
+        resumed_and_clean: tuple[Any, Any]) -> None:
+    """Review G26: ``oloproof gate`` printed the line under its table, but ``op.gate(run)`` in a notebook showed a
+    PASS of a run whose case run in flight had a second chance without a word, in its HTML and its text."""
+    import oloproof_nb as op
+
+    resumed, clean = resumed_and_clean
+    g = op.gate(resumed)
+    assert g.verdict == "PASS"
+    assert _resumed_lines(g._repr_html_()) == [RESUMED]
+    assert f"\n  {RESUMED}\n" in repr(g)
+    assert op.gate(resumed.directory)._repr_html_() == g._repr_html_()  # gated by its folder, the same
+    plain = op.gate(clean)
+    assert plain.verdict == "PASS"
+    assert _resumed_lines(plain._repr_html_()) == [] and "abrupt" not in plain._repr_html_()
+    assert "abrupt" not in repr(plain)
+
+
+def test_the_view_of_a_run_resumed_after_a_kill_says_its_case_run_in_flight_ran_again(
+        resumed_and_clean: tuple[Any, Any]) -> None:
+    import oloproof_nb as op
+
+    resumed, clean = resumed_and_clean
+    assert _resumed_lines(resumed._repr_html_()) == [RESUMED]
+    assert _resumed_lines(op.load_run(resumed.directory)._repr_html_()) == [RESUMED]
+    pooled = op.load_runs([clean.directory, resumed.directory])  # a pool holds the end of its resumed run
+    assert _resumed_lines(pooled._repr_html_()) == [RESUMED]
+    assert _resumed_lines(op.gate(pooled)._repr_html_()) == [RESUMED]
+    assert "abrupt" not in clean._repr_html_()

@@ -1258,3 +1258,25 @@ def test_m24_the_note_of_a_criterion_with_no_case_to_name_quotes_the_run_as_text
     section = page.split("Cases that did not pass</h2>")[1].split("<h2")[0]
     assert "<table" not in section and 'class="tables"' not in section and "<i>" not in section
     assert not (tmp_path / "r_files" / "failing_2.csv").exists()
+
+
+def test_a_report_of_a_run_resumed_after_a_kill_says_its_case_run_in_flight_ran_again(tmp_path: Path) -> None:
+    """Review G26: only ``oloproof gate`` said a run's case run in flight ran again after a kill; a report of its
+    PASS said nothing. Both formats now say it in the gate's section, and a report of a run never stopped does
+    not."""
+    from _reliability_systems import EVALUATORS, killed_then_resumed, standard_cases, write_suite
+
+    root = write_suite(tmp_path / "suite", standard_cases(6), evaluators=EVALUATORS,
+                       release={"criteria": {"answer_matches": 0.2}})
+    resumed = killed_then_resumed(root, tmp_path / "resumed", "c4")
+    # counted by hand: one end, no parent process to see it, c4 (epoch 1) run again
+    line = ("Resumed after 1 abrupt end of the run's process (not seen by oloproof run); the 1 case run in flight "
+            "was run again: case 'c4'; isolation: process judges a crash as the case's error.")
+    html = write_report(resumed, tmp_path / "r.html").read_text(encoding="utf-8")
+    md = write_report(resumed, tmp_path / "r.md").read_text(encoding="utf-8")
+    assert f"<p>{line.replace(chr(39), '&#39;')}</p>" in html
+    gate_section = md[md.index("## Release gate"):]
+    assert line in render_markdown(gate_section[:gate_section.index("\n## ")]).text  # as shown, in its section
+    clean = op.run(op.load_suite(root), out=tmp_path / "clean", progress=False)
+    assert "abrupt" not in write_report(clean, tmp_path / "c.html").read_text(encoding="utf-8")
+    assert "abrupt" not in write_report(clean, tmp_path / "c.md").read_text(encoding="utf-8")
