@@ -400,14 +400,15 @@ def _how_it_ended(exitcode: int | None) -> str:
     return f"exited with code {exitcode}"
 
 
-def _in_flight(directory: Path | None, exitcode: int) -> str:
+def _in_flight(directory: Path | None, exitcode: int, how: str | None = None) -> str:
     """Note in the run folder how its process ended (``started.jsonl``: the child is dead, its lock released), and
     say what a resume does with the case runs that were in flight: ``error`` when the system ended the process
-    (an exit, a fatal signal), run again otherwise (a kill from outside); nothing when none was."""
+    (an exit, a fatal signal), run again otherwise (a kill from outside; ``how``: an end the exit code does not
+    tell, :func:`~oloproof_nb._run.store.note_end`); nothing when none was."""
     from ._analysis.gate import case_runs
     from ._run.store import note_end
 
-    ended = None if directory is None else note_end(directory, exitcode)
+    ended = None if directory is None else note_end(directory, exitcode, how)
     if ended is None or not ended.started:
         return ""
     keys = list(ended.started)
@@ -417,6 +418,11 @@ def _in_flight(directory: Path | None, exitcode: int) -> str:
                 "process records a case whose process died")
     return (f" while running {runs}, which --resume runs again: an end by this signal may come from outside, so "
             "it is not blamed on the system (the gate notes it)")
+
+
+#: How the run's process ended when it stopped as on a Ctrl-C that this command neither got nor sent: a SIGINT or
+#: SIGTERM sent to that process alone (by the system: a shell tool's ``kill $PPID``; or from outside).
+_STOPPED_ALONE = "stopped by a SIGINT or SIGTERM sent to it alone"
 
 
 def _run_in_child(args: argparse.Namespace, params: dict[str, Any],
@@ -480,6 +486,8 @@ def _run_in_child(args: argparse.Namespace, params: dict[str, Any],
     receive.close()
     if final is None and interrupted_at is not None:
         final = ("interrupted",)
+    elif final == ("interrupted",) and interrupted_at is None:  # the child stopped on a signal this process never got
+        final = ("interrupted", _STOPPED_ALONE)
     return final, directory, proc.exitcode if proc.exitcode is not None else -9
 
 
@@ -517,6 +525,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if final is None:
         raise OloproofError(f"the run stopped before it finished: the process running the system "
                             f"{_how_it_ended(exitcode)}" + _in_flight(directory, exitcode)
+                            + _resume_hint(args, directory))
+    if final[0] == "interrupted" and len(final) > 1:  # not the user's Ctrl-C (review F21: a silent second try)
+        raise OloproofError(f"the run stopped before it finished: the process running the system was {final[1]} "
+                            "(this command got none)" + _in_flight(directory, exitcode, final[1])
                             + _resume_hint(args, directory))
     if final[0] == "interrupted":
         _say("oloproof: interrupted" + _resume_hint(args, directory))

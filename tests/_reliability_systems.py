@@ -23,11 +23,13 @@ case input and by environment variables, so one module covers every scenario:
 ``RELSYS_INIT``
     What the constructor does: ``sysexit`` (``sys.exit(0)``), ``keyboard``,
     ``raise``, ``gil_hog`` (holds the GIL for minutes), ``hang_after:N`` (instances after
-    the N-th of this process hang for an hour), ``raise_after:N`` (they raise) or
+    the N-th of this process hang for an hour), ``exit_after:N`` (they end the process: ``os._exit(3)``),
+    ``raise_after:N`` (they raise) or
     ``raise_if:PATH`` (raises while the file PATH exists).
 ``RELSYS_ONCE``
     A folder: a case of op ``exit_once`` (``os._exit(3)``) or ``segfault_once`` ends the process the first time
-    it runs (it leaves ``<case id>.crashed`` there), and runs normally after.
+    it runs (it leaves ``<case id>.crashed`` there), and runs normally after; ``sigint_once`` and ``sigterm_once``
+    send that signal to the process (and to it alone) instead.
 ``RELSYS_MARK``
     A file the module appends its process id to when it is imported (which process imported the system?).
 
@@ -198,6 +200,8 @@ class Desk(op.RecordedAgent):
             raise RuntimeError("the constructor failed")
         if init == "gil_hog":
             _misbehave("gil_hog")
+        if init.startswith("exit_after:") and number >= int(init.split(":")[1]):
+            os._exit(3)
         if init.startswith("raise_after:") and number >= int(init.split(":")[1]):
             raise RuntimeError(f"the constructor failed: instance {number} of this process")
         if init.startswith("raise_if:") and os.path.exists(init.split(":", 1)[1]):
@@ -277,6 +281,12 @@ class Desk(op.RecordedAgent):
             if not os.path.exists(mark):
                 open(mark, "w").close()
                 _misbehave("segfault" if op_ == "segfault_once" else "exit3")
+        if op_ in ("sigint_once", "sigterm_once"):  # the first time, a SIGINT or SIGTERM to its own process alone
+            mark = os.path.join(os.environ["RELSYS_ONCE"], f"{cid}.crashed")  # (a shell tool's kill $PPID)
+            if not os.path.exists(mark):
+                open(mark, "w").close()
+                os.kill(os.getpid(), signal.SIGINT if op_ == "sigint_once" else signal.SIGTERM)
+                _block(10)  # the process stops meanwhile: its main thread waits for this call
         if op_ == "deep_answer":
             x = 1
             for _ in range(5000):

@@ -698,6 +698,53 @@ def test_a_crash_with_two_workers_makes_every_case_run_in_flight_error(tmp_path:
     assert {cid for cid in set(ran) if ran.count(cid) > 1} == again and not again & errors
 
 
+def test_a_timed_out_case_whose_replacement_system_ends_the_process_is_not_run_again(tmp_path: Path) -> None:
+    """Review F21: with workers > 1 a case that timed out marked itself finished before its worker released the
+    instance and built a new one; a constructor that ended the process there (exit code 3) lost the case's record,
+    and the resume ran it again (noted as an abrupt end) where a serial run had recorded it first. It is in flight
+    until its slot holds a system again: the resume records it error, as the crash it was part of."""
+    root = _desk(tmp_path, ["ok", "hang", "ok", "ok"], case_timeout_s=1)
+    out, log, release = tmp_path / "run", tmp_path / "log", tmp_path / "release"
+    try:  # instances 0 and 1 start the two workers; instance 2, the replacement after 'c1' timed out, exits
+        first = run_cli("run", str(root), "--out", str(out), "--quiet", "--workers", "2",
+                        env=cli_env(RELSYS_INIT="exit_after:2", RELSYS_SLEEP="0.5", RELSYS_LOG=str(log),
+                                    RELSYS_RELEASE=str(release)))
+    finally:
+        release.touch()  # ends the abandoned call's wait, if anything still waits
+    assert first.returncode == 2 and "exited with code 3" in one_error_line(first.stderr)
+    done = run_cli("run", str(root), "--out", str(out), "--quiet", "--resume",
+                   env=cli_env(RELSYS_LOG=str(log), RELSYS_RELEASE=str(release)))
+    assert done.returncode in (0, 1), done.stderr
+    assert runs_of(read_log(log)).count("c1") == 1  # the timed-out case never ran again
+    assert _statuses(out)["c1"][0] == "error"
+    ends = json.loads((out / "manifest.json").read_text(encoding="utf-8")).get("abrupt_ends") or []
+    assert all(cid != "c1" for end in ends for cid, _ in end["rerun"]), ends
+
+
+@pytest.mark.parametrize("op_", ["sigint_once", "sigterm_once"])
+def test_a_stop_by_a_signal_the_command_never_got_is_an_abrupt_end_not_a_silent_second_try(
+        tmp_path: Path, op_: str) -> None:
+    """Review F21: a system that sends SIGINT or SIGTERM to its own process during a case (a shell tool running
+    ``kill $PPID``) stopped the run as a Ctrl-C does: 'oloproof: interrupted', started.jsonl forgotten, and the
+    resume ran the case again with no note anywhere (PASS, exit 0, as if nothing happened). The command got no
+    stop, so it says the run stopped, which case run was in flight and that --resume runs it again, and the
+    manifest's abrupt_ends keeps it, as for a kill from outside."""
+    (tmp_path / "once").mkdir()
+    root = _desk(tmp_path, ["ok", op_, "ok", "ok"])
+    out, log = tmp_path / "run", tmp_path / "log"
+    proc, stops = _run_until_finished(root, out, cli_env(RELSYS_ONCE=str(tmp_path / "once"), RELSYS_LOG=str(log)))
+    how = "stopped by a SIGINT or SIGTERM sent to it alone"
+    assert len(stops) == 1, stops
+    assert f"the process running the system was {how} (this command got none) while running case 'c1', which " \
+           "--resume runs again" in stops[0]
+    assert proc.returncode == 0, (proc.stdout, proc.stderr)
+    assert runs_of(read_log(log)).count("c1") == 2
+    ends = json.loads((out / "manifest.json").read_text(encoding="utf-8")).get("abrupt_ends")
+    assert ends == [{"how": how, "rerun": [["c1", 1]]}]
+    assert f"resumed after 1 abrupt end of the run's process ({how}); the 1 case run in flight was run again: " \
+           "case 'c1'" in " ".join(proc.stdout.split())
+
+
 @pytest.mark.parametrize(("op_", "reason"), [
     ("sysexit0", "SystemExit: 0"),
     ("keyboard", "KeyboardInterrupt: raised by the system, not by the user"),

@@ -205,7 +205,7 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
             if progress is not None:
                 progress(finished, total)
     except KeyboardInterrupt as exc:  # the user's Ctrl-C: stop, and say how to finish the run
-        store.close()
+        store.close(stopped=True)  # a clean stop, unless oloproof run got no Ctrl-C (then it notes an end after it)
         add_note = getattr(exc, "add_note", None)  # Python 3.11+
         if callable(add_note):
             add_note(f"the run is in {store.directory}; {_how_to_finish(store.directory, fingerprint)}")
@@ -241,7 +241,8 @@ def _settle_in_flight(store: RunStore, suite: Suite, epochs: int, done: set[tupl
     all its verdicts ``missing``, as ``isolation: process`` records a case whose worker died (before, the resume
     ran it again: a system that crashed on its hard cases got tries until it passed). Otherwise (a kill from
     outside, a kernel killed, ``op.run``'s own run) they run again as before, and the manifest keeps the end
-    (``abrupt_ends``), which ``oloproof gate`` prints under its table. ``done`` gains the keys recorded.
+    (``abrupt_ends``), which ``oloproof gate`` prints under its table; after a Ctrl-C the process saw (a stop
+    with no end noted after it) they run again with no note. ``done`` gains the keys recorded.
     """
     in_flight = read_in_flight(store.directory)
     rerun = None
@@ -264,7 +265,7 @@ def _settle_in_flight(store: RunStore, suite: Suite, epochs: int, done: set[tupl
                     break
         if in_flight.lost:  # finished on another worker, their records lost with the process: they run again
             rerun = InFlight(dict.fromkeys(in_flight.lost, 0.0), in_flight.how)
-    elif in_flight is not None:
+    elif in_flight is not None and not (in_flight.stopped and in_flight.how is None):  # a Ctrl-C: run again, unnoted
         rerun = InFlight({**in_flight.started, **dict.fromkeys(in_flight.lost, 0.0)}, in_flight.how)
     store.settle_in_flight(rerun)
 
@@ -499,9 +500,6 @@ def _run_threaded(pending: Iterable[tuple[int, Case]], systems: _Systems, worker
             if isinstance(system, _Unbuildable):
                 raise system.error  # an earlier replacement could not be built: the run stops here
             outcome = execute_case(case, index, system, settings)
-            # its record is appended by the thread that runs the loop: a crash on another worker before then does
-            # not make this case run error (it finished; a resume runs it again)
-            settings.note_case(case.id, case.epoch, True)
             if outcome.needs_fresh_system:
                 old, system = [system], None
                 try:
@@ -509,6 +507,11 @@ def _run_threaded(pending: Iterable[tuple[int, Case]], systems: _Systems, worker
                     system = rebuild()
                 except OloproofError as exc:  # this case's record is kept; the next task on this slot stops the run
                     system = _Unbuildable(exc)
+            # its record is appended by the thread that runs the loop: a crash on another worker before then does
+            # not make this case run error (it finished; a resume runs it again). Noted only once its slot holds a
+            # system again: an end of the process while the instance it left is released or replaced is this case
+            # run's (review F21: a serial run records it first; here a timed-out case lost its record and ran again)
+            settings.note_case(case.id, case.epoch, True)
             return outcome.record
         finally:
             instances.put(system)

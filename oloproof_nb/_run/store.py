@@ -13,7 +13,8 @@
       states.jsonl     each distinct state once (initial and final states of cases and replays), by address
       started.jsonl    only while a run is unfinished: each case run's (case id, epoch) as it starts on a system in
                        this process (not with isolation: process), and how the process ended when
-                       ``oloproof run`` saw it end (:func:`note_end`); a resume settles it (see below) and removes it
+                       ``oloproof run`` saw it end (:func:`note_end`) or that a Ctrl-C stopped it; a resume settles
+                       it (see below) and removes it
 
 Records are appended one ``write`` per line to a file opened for appending, so
 a process killed at any moment leaves at most one torn last line, which
@@ -842,16 +843,36 @@ class RunStore:
                 pass
         self._fds.clear()
 
-    def close(self) -> None:
+    def close(self, stopped: bool = False) -> None:
         """Close the journals and release the folder (an unfinished run stays resumable). A stop this process
         saw (Ctrl-C, an error) is no abrupt end: the case runs it started and did not record run again on a
         resume, as they always did, with no note (``started.jsonl`` is kept only when this process started none:
-        a resume stopped before it settled an earlier end)."""
+        a resume stopped before it settled an earlier end). ``stopped``: a Ctrl-C (``KeyboardInterrupt``);
+        ``started.jsonl`` is kept with a stop after the case runs in flight, which a resume treats as a clean
+        stop unless ``oloproof run`` notes an end after it (:func:`note_end`: the signal reached this process
+        alone, not the command, review F21)."""
         with self._lock:
             self._close_files()
             if self._started_fd is not None:
-                self._forget_started()
+                if stopped:
+                    self._note_stop()
+                else:
+                    self._forget_started()
         self.release()
+
+    def _note_stop(self) -> None:
+        """Append a stop to ``started.jsonl`` and close it (as :meth:`_forget_started` when it cannot be written)."""
+        assert self._started_fd is not None
+        try:
+            os.write(self._started_fd, (dumps({"stopped": True, "at": time.time()}) + "\n").encode("utf-8"))
+        except OSError:
+            self._forget_started()
+            return
+        try:
+            os.close(self._started_fd)
+        except OSError:
+            pass
+        self._started_fd = None
 
     def release(self) -> None:
         if self._run_lock is not None:
@@ -909,16 +930,23 @@ class InFlight:
     ended_at: float | None = None
     #: Case runs that finished on a worker thread but whose records were not appended yet (``workers`` > 1).
     lost: list[tuple[str, int]] = field(default_factory=list)
+    #: The process stopped on a Ctrl-C (``RunStore.close``); a clean stop when no end is noted after it.
+    stopped: bool = False
 
 
 def read_in_flight(directory: Path) -> InFlight | None:
     """The case runs in flight when the run's process last ended (started, never recorded), and how it ended;
-    None when ``started.jsonl`` names none (it is absent after a clean stop, a finish or a settled resume)."""
+    None when ``started.jsonl`` names none (it is absent after a clean stop, a finish or a settled resume).
+
+    How it ended is the first end noted after the last case run started: that end cut them short. A later one is
+    of a process that started none (a resume killed before it settled them), and an end before a case run's
+    start is of an earlier process (review F21: the last end read won, and a resume killed from outside while it
+    built the system turned the system's own crash into a kill, so the case that crashed ran again)."""
     if (directory / STARTED).is_symlink():
         raise RunDirError(_link_refused(directory / STARTED))
     started: dict[tuple[str, int], float] = {}
     finished: dict[tuple[str, int], None] = {}
-    how, by_system, ended_at = None, False, None
+    how, by_system, ended_at, stopped = None, False, None, False
     for line in read_jsonl(directory / STARTED):
         try:
             if isinstance(line.get("case"), str):
@@ -927,8 +955,11 @@ def read_in_flight(directory: Path) -> InFlight | None:
                     finished[key] = None
                 else:
                     started.setdefault(key, float(line.get("at") or 0.0))
-            elif isinstance(line.get("ended"), str):
+                how, by_system, ended_at, stopped = None, False, None, False  # a process ran after any end before
+            elif isinstance(line.get("ended"), str) and how is None:
                 how, by_system, ended_at = line["ended"], bool(line.get("by_system")), float(line.get("at") or 0.0)
+            elif line.get("stopped") is True:
+                stopped = True
         except (TypeError, ValueError):  # not a line oloproof wrote: it names no case run
             continue
     if not started:
@@ -937,13 +968,16 @@ def read_in_flight(directory: Path) -> InFlight | None:
         started.pop(record_key(record), None)
         finished.pop(record_key(record), None)
     lost = [key for key in finished if started.pop(key, None) is not None]
-    return InFlight(started, how, by_system, ended_at, lost) if started or lost else None
+    return InFlight(started, how, by_system, ended_at, lost, stopped) if started or lost else None
 
 
-def note_end(directory: Path, exitcode: int) -> InFlight | None:
+def note_end(directory: Path, exitcode: int, how: str | None = None) -> InFlight | None:
     """Append to ``started.jsonl`` how the run's process ended (``oloproof run`` calls it once that process is
-    dead, before any resume); what was in flight then. Nothing is written when no case run was in flight, or the
-    folder is held by another process or cannot be written (a resume then runs those case runs again)."""
+    dead, before any resume); what was in flight then. Nothing is written when no case run was in flight, when an
+    end is already noted after them (this process started none: :func:`read_in_flight`), or when the folder is
+    held by another process or cannot be written (a resume then runs those case runs again). ``how``: an end
+    :func:`how_it_ended` cannot tell from ``exitcode``, not blamed on the system (a stop that reached the run's
+    process alone), which alone replaces a stop noted after the case runs in flight."""
     if not (directory / STARTED).is_file():  # no case run started (nor a folder made, perhaps): nothing to note
         return None
     try:
@@ -952,10 +986,10 @@ def note_end(directory: Path, exitcode: int) -> InFlight | None:
         return None
     try:
         in_flight = read_in_flight(directory)
-        if in_flight is None:
-            return None
-        ended = InFlight(in_flight.started, how_it_ended(exitcode), ended_by_system(exitcode), time.time(),
-                         in_flight.lost)
+        if in_flight is None or in_flight.how is not None or (in_flight.stopped and how is None):
+            return None  # no case run in flight, or an end (or a stop) noted after them: this process started none
+        ended = InFlight(in_flight.started, how or how_it_ended(exitcode), how is None and ended_by_system(exitcode),
+                         time.time(), in_flight.lost)
         line = dumps({"ended": ended.how, "by_system": ended.by_system, "at": ended.ended_at}) + "\n"
         _truncate_torn_tail(directory / STARTED)  # a line the kill cut would swallow this one
         fd = open_fd(directory / STARTED, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0))

@@ -1367,3 +1367,58 @@ def test_a_case_run_finished_on_another_worker_but_not_recorded_is_lost_not_in_f
     store._run_lock.release()  # type: ignore[union-attr]  # as the process's death releases it
     seen = read_in_flight(tmp_path / "run")
     assert seen is not None and list(seen.started) == [("b", 1)] and seen.lost == [("a", 1)]
+
+
+def test_a_later_end_of_a_process_that_ran_no_case_does_not_replace_the_end_that_cut_the_case_runs_short(
+        tmp_path: Path) -> None:
+    """Review F21: the system ended the run's process (exit code 3) while case 'a' ran; the resume after it was
+    killed from outside (SIGKILL) before it settled anything (while it built the system). The second end appended
+    'killed by signal SIGKILL' after the first, the last one read won, and the next resume ran 'a' again (a
+    PASS, exit 0) instead of recording it error. The case runs in flight were ended by the first end after them;
+    a process that started no case run notes nothing more (nor says they were running in it)."""
+    from oloproof_nb._run.store import note_end, read_in_flight
+
+    crashed = RunStore.create(tmp_path / "run", MANIFEST)
+    crashed.note_case("a", 1)
+    crashed._run_lock.release()  # type: ignore[union-attr]  # as the process's death releases it
+    first = note_end(tmp_path / "run", 3)
+    assert first is not None and (first.how, first.by_system) == ("exit code 3", True)
+    assert note_end(tmp_path / "run", -9) is None  # the resume killed before it settled: 'a' was not running in it
+    seen = read_in_flight(tmp_path / "run")
+    assert seen is not None and list(seen.started) == [("a", 1)]
+    assert (seen.how, seen.by_system) == ("exit code 3", True)
+
+
+def test_an_end_before_the_case_runs_of_a_later_process_is_not_theirs(tmp_path: Path) -> None:
+    """A started.jsonl a resume could not remove (its settle ignores the error): the case runs noted after an end
+    were started by a later process, which that end did not stop; with no end of their own nothing blames them."""
+    from oloproof_nb._run.store import STARTED, read_in_flight
+
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / STARTED).write_text('{"case":"a","epoch":1,"at":1}\n{"ended":"exit code 3","by_system":true,'
+                                            '"at":2}\n{"case":"b","epoch":1,"at":3}\n', encoding="utf-8")
+    seen = read_in_flight(tmp_path / "run")
+    assert seen is not None and list(seen.started) == [("a", 1), ("b", 1)]
+    assert (seen.how, seen.by_system) == (None, False)
+
+
+def test_a_ctrl_c_keeps_the_case_runs_in_flight_as_stopped_and_an_end_noted_after_it_replaces_the_stop(
+        tmp_path: Path) -> None:
+    """Review F21: a Ctrl-C forgot started.jsonl, so when the stop had reached the run's process alone (not the
+    command: the system's own SIGINT) nothing was left to say which case run was cut short. A stop is kept; a
+    resume treats it as clean unless ``oloproof run`` notes an end after it."""
+    from oloproof_nb._run.store import STARTED, note_end, read_in_flight
+
+    store = RunStore.create(tmp_path / "run", MANIFEST)
+    store.note_case("a", 1)
+    store.close(stopped=True)
+    seen = read_in_flight(tmp_path / "run")
+    assert seen is not None and list(seen.started) == [("a", 1)]
+    assert (seen.stopped, seen.how, seen.by_system) == (True, None, False)
+    assert note_end(tmp_path / "run", -9) is None  # a resume killed before it settled: the stop stays a clean one
+    ended = note_end(tmp_path / "run", 0, "stopped by a signal sent to it alone")
+    assert ended is not None and (ended.how, ended.by_system) == ("stopped by a signal sent to it alone", False)
+    again = read_in_flight(tmp_path / "run")
+    assert again is not None and (again.how, again.by_system) == ("stopped by a signal sent to it alone", False)
+    store.close()  # closed already: the file stays for the resume to settle
+    assert (tmp_path / "run" / STARTED).is_file()
