@@ -600,11 +600,13 @@ def test_the_process_ending_at_import_or_mid_run_is_exit_2_never_0(tmp_path: Pat
         assert done.returncode == 0 and "gate: PASS" in done.stdout, done.stderr
 
 
-@pytest.mark.parametrize(("op_", "words"), [
-    ("os_exit", "exited with code 0"),
-    ("segfault", "was killed by signal SIGSEGV"),
+@pytest.mark.parametrize(("op_", "words", "how"), [
+    ("os_exit", "exited with code 0", "exit code 0"),
+    ("segfault", "was killed by signal SIGSEGV", "killed by signal SIGSEGV"),
 ])
-def test_os_exit_or_a_segfault_during_a_case_is_exit_2(tmp_path: Path, op_: str, words: str) -> None:
+def test_os_exit_or_a_segfault_during_a_case_is_exit_2(tmp_path: Path, op_: str, words: str, how: str) -> None:
+    """The README's row of this table quotes the reason the resume records, as these runs give it (review C8: it
+    quoted ``(exit code 3)`` beside ``os._exit(0)``, whose reason says ``exit code 0``)."""
     root = _desk(tmp_path, ["ok", op_, "ok", "ok"])
     out = tmp_path / "run"
     proc = run_cli("run", str(root), "--out", str(out), "--quiet")
@@ -613,6 +615,13 @@ def test_os_exit_or_a_segfault_during_a_case_is_exit_2(tmp_path: Path, op_: str,
     assert f"the process running the system {words}" in line and "--resume" in line
     assert proc.stdout == ""
     assert not op.load_run(out).finished
+    done = run_cli("run", str(root), "--out", str(out), "--quiet", "--resume")
+    assert done.returncode == 1, done.stderr  # 3 of 4: BLOCK; the crashed case is not run again
+    reason = f"the process running the system died while running the case ({how})"
+    assert _statuses(out)["c1"] == ("error", reason)
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    row = next(row for row in readme.splitlines() if row.startswith("| calls `os._exit(0)` or segfaults"))
+    assert (f"`{reason}`" if op_ == "os_exit" else f"`({how})`") in row
 
 
 def _run_until_finished(root: Path, out: Path, env: dict[str, str], *extra: str,

@@ -237,11 +237,21 @@ class Journal:
         for start in range(0, len(lines), size):
             if not keep_states:
                 self.states.release()
-            stored = self._read(CASES, lines[start : start + size])
+            stored = self._read_indexed(lines[start : start + size])
             self.states.many(r for rec in stored for r in state_refs_of(rec))  # the chunk's states in one pass
             refs = [(rec.get("environment_state") or {}).get("state_ref") for rec in stored]
             initial_refs = [(rec.get("case") or {}).get("initial_state_ref") for rec in stored]
             yield [resolve_states(rec, self.states) for rec in stored], refs, initial_refs  # type: ignore[misc]
+
+    def _read_indexed(self, lines: Sequence[Line]) -> list[dict[str, Any]]:
+        """The case records at ``lines`` of the index; a ``cases.jsonl`` cut below them since it was indexed is
+        refused as :meth:`case_index` refuses it (it said a line the file no longer has was damaged)."""
+        try:
+            return self._read(CASES, lines)
+        except RunDirError:
+            self._forget()
+            self.case_index()  # cut since: CopyChangedError, "load it again"
+            raise
 
     def record(self, case_id: str, epoch: int = 1) -> CaseRecord | None:
         """The record of one case's epoch (states put back), or None when the run has no such record."""

@@ -972,3 +972,22 @@ def test_an_unfinished_run_names_no_case_it_has_not_reached_as_added(tmp_path: P
     with pytest.warns(UserWarning, match=r"differs from the one run .* was made with \(1 case\(s\) edited "
                                          r"\(first 'c002'\)\)"):
         op.gate(op.load_run(run.directory))
+
+
+def test_the_readmes_abrupt_ends_line_is_the_one_the_gate_prints() -> None:
+    """README's table of what a system may do quotes the line under the gate's table after a resume ran case runs
+    in flight again (``resumed after N abrupt ends of the run's process (…); the M case runs in flight were run
+    again: …``); with N and M above one it is the plural line ``abrupt_ends_note`` makes (review C8: a quoted line
+    no test read)."""
+    from oloproof_nb._analysis.gate import abrupt_ends_note
+    from oloproof_nb._core.records import AbruptEnd
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    quoted = re.search(r"the gate prints under its table `(resumed after N [^`]*)`", readme)
+    assert quoted is not None
+    pattern = re.escape(quoted.group(1)).replace("N", r"\d+").replace("M", r"\d+").replace("…", ".+")
+    line = abrupt_ends_note([AbruptEnd(how="killed by signal SIGKILL", rerun=[("c1", 1), ("c2", 1)]),
+                             AbruptEnd(how=None, rerun=[("c3", 2)])])
+    assert re.fullmatch(pattern + r".*", line), (pattern, line)
+    assert line.startswith("resumed after 2 abrupt ends of the run's process (killed by signal SIGKILL; not seen by "
+                           "oloproof run); the 3 case runs in flight were run again: cases 'c1', 'c2', 'c3' (epoch 2)")

@@ -122,3 +122,21 @@ def test_a_journal_cut_below_its_pinned_end_refuses_its_records(tmp_path: Path, 
                                                r"the run was loaded .*load it again") as caught:
         read()
     assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("size", [4096, 1])
+def test_every_record_of_a_journal_cut_after_it_was_indexed_is_refused_saying_so(tmp_path: Path, size: int) -> None:
+    """Review C8 (the README's "once cases.jsonl is cut below those lines they stop too, saying so"): ``run.records``
+    of a loaded Run, its journal indexed, whose ``cases.jsonl`` was then cut read the lines indexed past the file's
+    end: 'line 3: a stored record is not valid JSON (Expecting value); the run directory is damaged', naming a line
+    the file no longer has. It says what ``record`` says: cut since, load it again (by chunks of one too, where the
+    first two chunks are still in the file)."""
+    lines = [_line(i, f"c{i}") for i in range(4)]
+    journal = _journal(tmp_path, lines)
+    journal.pin(len(b"".join(lines)))
+    assert len(journal.case_index()) == 4
+    (tmp_path / "cases.jsonl").write_bytes(lines[0] + lines[1])  # half of it left
+    with pytest.raises(CopyChangedError, match=r"cases\.jsonl: its records end at byte \d+, not at byte \d+ as when "
+                                               r"the run was loaded .*load it again") as caught:
+        [record for chunk, _, _ in journal.chunks(size) for record in chunk]
+    assert "\n" not in str(caught.value)
