@@ -1288,7 +1288,7 @@ def test_a_gate_and_report_weaker_than_the_runs_own_say_so_in_their_last_lines(
     answer_matches is 6 of 10: Clopper–Pearson 95% lower 0.262 < 0.5 (BLOCK); 50% lower 0.49 ≥ 0.4 (PASS)."""
     from scipy.stats import beta
 
-    monkeypatch.setenv("COLUMNS", "250")
+    monkeypatch.setenv("COLUMNS", "1000")  # each note on one line, however long pytest's temporary path is
     cases = [{**c, "input": {**c["input"], "answer": "oops" if i < 4 else "done"}} for i, c in enumerate(PERFECT_CASES)]
     folder = make_suite(cases, evaluators=EVALUATORS, release=RELEASE)
     assert main(["run", str(folder), "--out", str(tmp_path / "out"), "--quiet"]) == 1
