@@ -947,8 +947,9 @@ def read_in_flight(directory: Path) -> InFlight | None:
     started: dict[tuple[str, int], float] = {}
     finished: dict[tuple[str, int], None] = {}
     how, by_system, ended_at, stopped = None, False, None, False
-    for line in read_jsonl(directory / STARTED):
+    for lineno, _, raw in complete_lines(directory / STARTED):
         try:
+            line = parse_record(directory / STARTED, lineno, raw)
             if isinstance(line.get("case"), str):
                 key = (line["case"], int(line.get("epoch") or 1))
                 if line.get("finished"):
@@ -960,8 +961,8 @@ def read_in_flight(directory: Path) -> InFlight | None:
                 how, by_system, ended_at = line["ended"], bool(line.get("by_system")), float(line.get("at") or 0.0)
             elif line.get("stopped") is True:
                 stopped = True
-        except (TypeError, ValueError):  # not a line oloproof wrote: it names no case run
-            continue
+        except (RunDirError, TypeError, ValueError):  # not a line oloproof wrote (a power loss's zeros): it names
+            continue  # no case run; a note is never a reason to refuse the resume, as a damaged journal is
     if not started:
         return None
     for record in read_cases(directory):

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -552,3 +553,133 @@ def test_the_example_suite_cut_mid_record_resumes_to_the_clean_frames(tmp_path: 
     keys = [(r["case_id"], r["criterion"], r["kind"]) for r in _records(out / "replays.jsonl")]
     assert len(keys) == len(set(keys))
     assert_same_frames(resumed, clean)
+
+
+# -- mutation round 25: what a resume does with started.jsonl ---------------------------------------------------
+
+def _stop_at(n: int):  # noqa: ANN202 - a progress callback that stops the run as a Ctrl-C does
+    def progress(done: int, total: int) -> None:
+        if done >= n:
+            raise KeyboardInterrupt
+    return progress
+
+
+def _stopped_run(tmp_path: Path, **kw: object) -> tuple[Path, Path]:
+    """A run of the suite stopped (Ctrl-C) after 3 recorded case runs: nothing in flight (started.jsonl names none)."""
+    from oloproof_nb._run.store import read_in_flight
+
+    root = _suite(tmp_path / "suite")
+    out = tmp_path / "run"
+    with pytest.raises(KeyboardInterrupt):
+        op.run(root, out=out, progress=_stop_at(3), **kw)  # type: ignore[arg-type]
+    assert len(_records(out / "cases.jsonl")) == 3 and read_in_flight(out) is None
+    return root, out
+
+
+def _as_if_killed(out: Path, *notes: dict) -> None:
+    """started.jsonl as a process that died with these case runs in flight left it."""
+    with (out / "started.jsonl").open("a", encoding="utf-8") as handle:
+        handle.writelines(json.dumps(note) + "\n" for note in notes)
+
+
+def test_a_crash_the_system_caused_makes_each_case_run_in_flight_error_where_and_when_it_ran(
+        tmp_path: Path) -> None:
+    """Two case runs in flight (epoch 2 of c4, c5) when the system segfaulted the process, and one that had
+    finished but was not recorded (c6): the two are error from when they started to when the process was seen
+    to end, at their place in the run; c6 runs again, and the manifest says so."""
+    from oloproof_nb._run.store import note_end
+
+    root, out = _stopped_run(tmp_path, epochs=2)  # recorded: (c0, 1), (c0, 2), (c1, 1)
+    at = time.time() - 100
+    _as_if_killed(out, {"case": "c4", "epoch": 2, "at": at}, {"case": "c5", "epoch": 1, "at": at + 1},
+                  {"case": "c6", "epoch": 1, "at": at + 2}, {"case": "c6", "epoch": 1, "at": at + 3, "finished": True})
+    assert note_end(out, -signal.SIGSEGV) is not None
+    with pytest.raises(KeyboardInterrupt):  # stopped as soon as it has settled the end
+        op.run(root, out=out, resume=True, progress=_stop_at(0))
+    assert not (out / "started.jsonl").exists()  # settled: a later kill from outside is not taken for this crash
+    records = {(r["case"]["id"], r["case"].get("epoch", 1)): r for r in _records(out / "cases.jsonl")[3:]}
+    assert sorted(records) == [("c4", 2), ("c5", 1)]
+    reason = ("the process running the system died while running the case (killed by signal SIGSEGV; 2 case runs "
+              "were in flight in it)")
+    # each case's epochs in a row: (c4, 2) is the 10th case run, (c5, 1) the 11th
+    for key, index, started in ((("c4", 2), 9, at), (("c5", 1), 10, at + 1)):
+        record = records[key]
+        assert (record["status"], record["error"], record["index"]) == ("error", reason, index)
+        assert record["started_at"] == datetime.fromtimestamp(started, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        assert record["duration_s"] >= 100 - (started - at)  # to the end note_end saw, 100 s after (c4, 2) started
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["abrupt_ends"] == [{"how": "killed by signal SIGSEGV", "rerun": [["c6", 1]]}]
+    op.run(root, out=out, resume=True, progress=False)
+    cases = op.load_run(out).cases
+    errors = cases[cases["status"] == "error"]
+    assert sorted(zip(errors["case_id"], errors["epoch"], strict=True)) == [("c3", 1), ("c3", 2), ("c4", 2), ("c5", 1)]
+
+
+def test_ends_not_blamed_on_the_system_rerun_and_are_kept_in_the_order_they_happened(
+        tmp_path: Path, reference: op.Run) -> None:
+    """A kill nobody saw (op.run's process), then a SIGKILL the command saw, each settled by a resume: both in the
+    manifest in that order, the case run that had finished unrecorded among those run again, and the gate's
+    line counts them all."""
+    from oloproof_nb._run.store import note_end
+
+    root, out = _stopped_run(tmp_path)
+    _as_if_killed(out, {"case": "c4", "epoch": 1, "at": time.time()})  # no end noted: nobody saw it
+    with pytest.raises(KeyboardInterrupt):
+        op.run(root, out=out, resume=True, progress=_stop_at(0))
+    assert not (out / "started.jsonl").exists()
+    _as_if_killed(out, {"case": "c7", "epoch": 1, "at": time.time()}, {"case": "c5", "epoch": 1, "at": time.time()},
+                  {"case": "c5", "epoch": 1, "at": time.time(), "finished": True})
+    assert note_end(out, -signal.SIGKILL) is not None
+    with pytest.raises(KeyboardInterrupt):
+        op.run(root, out=out, resume=True, progress=_stop_at(0))
+    assert len(_records(out / "cases.jsonl")) == 3  # nothing recorded error: every one of them runs again
+    op.run(root, out=out, resume=True, progress=False)
+    _assert_complete(out, reference)
+    ends = [{"how": None, "rerun": [["c4", 1]]}, {"how": "killed by signal SIGKILL", "rerun": [["c7", 1], ["c5", 1]]}]
+    assert _abrupt_ends(out) == ends
+    gated = run_cli("gate", str(out))
+    assert ("resumed after 2 abrupt ends of the run's process (killed by signal SIGKILL; not seen by oloproof run); "
+            "the 3 case runs in flight were run again: cases 'c4', 'c7', 'c5'; isolation: process judges a crash as "
+            "the case's error") in " ".join(gated.stdout.split())
+
+
+def test_each_case_run_is_noted_as_it_starts_and_as_it_finishes_on_a_worker_thread(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With workers > 1 a case run's record is appended by another thread: it is noted finished first, so a crash
+    before then does not make it error (it runs again); every epoch is noted as itself."""
+    from oloproof_nb._run.store import RunStore
+
+    notes: list[tuple[str, int, bool]] = []
+    real = RunStore.note_case
+
+    def spy(self: RunStore, case_id: str, epoch: int, finished: bool = False) -> None:
+        notes.append((case_id, epoch, finished))
+        real(self, case_id, epoch, finished)
+
+    monkeypatch.setattr(RunStore, "note_case", spy)
+    root = write_suite(tmp_path / "suite", standard_cases(3), evaluators=EVALUATORS)
+    op.run(root, out=tmp_path / "run", workers=2, epochs=2, progress=False)
+    keys = [(f"c{i}", epoch) for i in range(3) for epoch in (1, 2)]
+    assert sorted(notes) == sorted([(*key, False) for key in keys] + [(*key, True) for key in keys])
+    assert all(notes.index((*key, False)) < notes.index((*key, True)) for key in keys)
+    notes.clear()
+    op.run(root, out=tmp_path / "serial", epochs=2, progress=False)  # one thread: the record is appended at once
+    assert notes == [(*key, False) for key in keys]
+
+
+def test_an_end_settled_as_the_systems_is_not_taken_for_a_later_kill(tmp_path: Path) -> None:
+    """The resume that records the case run in flight error forgets started.jsonl, even when nothing is to run
+    again: a kill of its own process that nobody saw (op.run) must not be read as the system's earlier exit."""
+    from oloproof_nb._run.store import note_end
+
+    root, out = _stopped_run(tmp_path)
+    _as_if_killed(out, {"case": "c4", "epoch": 1, "at": time.time()})
+    assert note_end(out, 3) is not None
+    with pytest.raises(KeyboardInterrupt):  # stopped as soon as it has settled the end
+        op.run(root, out=out, resume=True, progress=_stop_at(0))
+    assert not (out / "started.jsonl").exists()
+    _as_if_killed(out, {"case": "c5", "epoch": 1, "at": time.time()})  # the next process killed, unseen, in c5
+    op.run(root, out=out, resume=True, progress=False)
+    statuses = dict(zip(*(op.load_run(out).cases[c] for c in ("case_id", "status")), strict=True))
+    assert (statuses["c4"], statuses["c5"]) == ("error", "completed")
+    assert _abrupt_ends(out) == [{"how": None, "rerun": [["c5", 1]]}]

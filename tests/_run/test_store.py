@@ -1422,3 +1422,128 @@ def test_a_ctrl_c_keeps_the_case_runs_in_flight_as_stopped_and_an_end_noted_afte
     assert again is not None and (again.how, again.by_system) == ("stopped by a signal sent to it alone", False)
     store.close()  # closed already: the file stays for the resume to settle
     assert (tmp_path / "run" / STARTED).is_file()
+
+
+# -- mutation round 25: started.jsonl and the manifest's abrupt_ends ---------------------------------------------
+
+def test_a_signal_with_no_name_is_told_by_its_number_and_not_blamed_on_the_system() -> None:
+    import signal
+
+    from oloproof_nb._run.store import ended_by_system, how_it_ended
+
+    assert 99 not in {s.value for s in signal.Signals}  # no name for it: its number, as the kernel gave it
+    assert how_it_ended(-99) == "killed by signal 99"
+    assert not ended_by_system(-99)
+
+
+def test_a_case_run_noted_after_the_store_closed_leaves_no_note(tmp_path: Path) -> None:
+    """A worker thread of a stopped run may still finish (or start) a case run: its note would make a later resume
+    take a clean stop for an abrupt end."""
+    from oloproof_nb._run.store import STARTED
+
+    store = RunStore.create(tmp_path / "run", MANIFEST)
+    store.close()
+    store.note_case("a", 1)
+    store.note_case("b", 1, finished=True)
+    assert not (tmp_path / "run" / STARTED).exists()
+
+
+def test_a_note_that_cannot_be_written_stops_the_run_naming_started_jsonl(tmp_path: Path) -> None:
+    from oloproof_nb._run.store import STARTED
+    from oloproof_nb.errors import StoreWriteError
+
+    store = RunStore.create(tmp_path / "run", MANIFEST)
+    (tmp_path / "run" / STARTED).mkdir()  # opened for writing: EISDIR
+    with pytest.raises(StoreWriteError, match=r"started\.jsonl: cannot write"):
+        store.note_case("a", 1)
+    store.note_case("b", 1)  # the run has failed: no second error from a later case run
+    store.close()
+
+
+def test_each_abrupt_end_a_resume_settles_is_added_to_the_manifest_in_order(tmp_path: Path) -> None:
+    from oloproof_nb._run.store import STARTED, InFlight
+
+    store = RunStore.create(tmp_path / "run", MANIFEST)
+    store.note_case("a", 1)
+    store.settle_in_flight(InFlight({("a", 1): 1.0}, "killed by signal SIGKILL"))
+    assert not (tmp_path / "run" / STARTED).exists()
+    store.settle_in_flight(None)  # an end recorded as error: nothing ran again
+    store.settle_in_flight(InFlight({}, "killed by signal SIGTERM"))  # nothing in flight ran again
+    store.settle_in_flight(InFlight({("c", 2): 1.0, ("a", 1): 2.0}))  # a second end, not seen: kept in its order
+    ends = [{"how": "killed by signal SIGKILL", "rerun": [["a", 1]]}, {"how": None, "rerun": [["c", 2], ["a", 1]]}]
+    on_disk = json.loads((tmp_path / "run" / "manifest.json").read_text(encoding="utf-8"))
+    assert on_disk["abrupt_ends"] == ends
+    store.close()
+
+
+def test_a_resume_that_stops_before_it_settles_keeps_the_case_runs_in_flight(tmp_path: Path) -> None:
+    """close() removes started.jsonl only when this process started a case run: a resume that stopped before it
+    settled the earlier end (a full disk while recording its case runs error) leaves it for the next resume."""
+    from oloproof_nb._run.store import STARTED, note_end, read_in_flight
+
+    store = RunStore.create(tmp_path / "run", MANIFEST)
+    store.note_case("a", 1)
+    store._run_lock.release()  # type: ignore[union-attr]  # as the process's death releases it
+    assert note_end(tmp_path / "run", 3) is not None
+    resumed = RunStore.resume(tmp_path / "run")
+    resumed.close()
+    assert (tmp_path / "run" / STARTED).exists()
+    seen = read_in_flight(tmp_path / "run")
+    assert seen is not None and list(seen.started) == [("a", 1)] and (seen.how, seen.by_system) == ("exit code 3", True)
+
+
+def test_a_process_that_ended_with_only_a_finished_case_run_unrecorded_is_noted(tmp_path: Path) -> None:
+    """workers > 1: a system's constructor that ends the process while it replaces an instance, after the case run it
+    had finished: nothing was in flight, but that case run's record was lost and a resume runs it again."""
+    from oloproof_nb._run.store import note_end, read_in_flight
+
+    store = RunStore.create(tmp_path / "run", MANIFEST)
+    store.note_case("a", 1)
+    store.note_case("a", 1, finished=True)
+    store._run_lock.release()  # type: ignore[union-attr]  # as the process's death releases it
+    seen = read_in_flight(tmp_path / "run")
+    assert seen is not None and seen.started == {} and seen.lost == [("a", 1)]
+    ended = note_end(tmp_path / "run", 3)
+    assert ended is not None and ended.by_system and ended.lost == [("a", 1)]
+    again = read_in_flight(tmp_path / "run")
+    assert again is not None and (again.how, again.by_system, again.lost) == ("exit code 3", True, [("a", 1)])
+
+
+def test_a_line_of_started_jsonl_that_oloproof_did_not_write_names_no_case_run(tmp_path: Path) -> None:
+    from oloproof_nb._run.store import STARTED, read_in_flight
+
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / STARTED).write_bytes(
+        b'{"case": "a", "epoch": "two", "at": 1}\n{"case": "b", "epoch": [1], "at": 1}\n'
+        b'{"case": "c", "epoch": 1, "at": "noon"}\n{"ended": "exit code 3", "by_system": true, "at": "later"}\n'
+        b'{"case": "d", "epoch": 2, "at": 5.5}\n')
+    seen = read_in_flight(tmp_path / "run")
+    assert seen is not None and seen.started == {("d", 2): 5.5} and (seen.how, seen.by_system) == (None, False)
+
+
+def test_started_jsonl_as_a_link_is_refused(tmp_path: Path) -> None:
+    from oloproof_nb._run.store import STARTED, read_in_flight
+
+    (tmp_path / "run").mkdir()
+    (tmp_path / "elsewhere.jsonl").write_text('{"case": "a", "epoch": 1, "at": 1.0}\n', encoding="utf-8")
+    (tmp_path / "run" / STARTED).symlink_to(tmp_path / "elsewhere.jsonl")
+    with pytest.raises(RunDirError, match=r"started\.jsonl"):
+        read_in_flight(tmp_path / "run")
+
+
+def test_a_damaged_line_of_started_jsonl_does_not_refuse_the_resume(tmp_path: Path) -> None:
+    """started.jsonl is written with no fsync: a power loss may leave zeros or garbage before lines it kept. Such a
+    line names no case run (as one of the wrong shape); it made read_in_flight raise 'the run directory is damaged',
+    and every resume of the run was refused, with nothing to say how to go on."""
+    from oloproof_nb._run.store import STARTED, note_end, read_in_flight
+
+    store = RunStore.create(tmp_path / "run", MANIFEST)
+    store.note_case("a", 1)
+    store._run_lock.release()  # type: ignore[union-attr]  # as the process's death releases it
+    with (tmp_path / "run" / STARTED).open("ab") as handle:
+        handle.write(b"\x00\x00\x00\x00\n[1, 2]\nnot json\n\xff\xfe\n")
+    store.note_case("b", 2)
+    seen = read_in_flight(tmp_path / "run")  # what a resume reads first
+    assert seen is not None and list(seen.started) == [("a", 1), ("b", 2)]
+    ended = note_end(tmp_path / "run", 3)  # what oloproof run notes when the system ended the process
+    assert ended is not None and list(ended.started) == [("a", 1), ("b", 2)] and ended.by_system
