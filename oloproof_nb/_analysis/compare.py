@@ -85,7 +85,7 @@ from .._core.paired import mcnemar_exact, paired_difference_from_sums
 from .._core.stats import is_clustered, is_clustered_from_sums
 from ..errors import ConfigError, OloproofError
 from .columns import TEXT, Column, FrameSpec
-from .gate import ReleaseLike, criterion_sums, no_decision, relaxed_note
+from .gate import ReleaseLike, abrupt_ends, abrupt_ends_note, criterion_sums, no_decision, relaxed_note
 from .run import Run, as_run, changed_checks, label_difference
 from .validity import checked_transforms, unscored_copies
 
@@ -204,7 +204,8 @@ class Comparison:
     notes : tuple of str
         What the reader should know: the settings given weaker than the base run's own (``relaxed``), criteria
         judged in one run only or configured differently, runs made with different validity labels (their copies
-        labeled invalid differ), unpaired cases.
+        labeled invalid differ), a run resumed after abrupt ends of its process (the case runs in flight ran again,
+        as its gate says), unpaired cases.
     relaxed : tuple of str
         The settings given (``release=``, ``oloproof compare --release``) that are weaker than the base run's own
         release settings, stored with it when it started (the candidate's when the base stored none), and that
@@ -265,7 +266,8 @@ def _same_run(base: Run, candidate: Run) -> bool:
     findings name that place too: a vacuous check names the path given to ``from_inspect`` and samples that never
     ran the log's file name, so they are set aside with it (each is worked out from the reading, in ``config``, and
     the scores, in the verdicts, both compared): read with ``pass_threshold=0``, the eval was compared with itself
-    again, NO_REGRESSION."""
+    again, NO_REGRESSION. A pool of one run (``op.load_runs([dir])``) is that run: its frames only add the
+    ``run_id`` column (review F22: compared with the run itself, NO_REGRESSION)."""
     def where_aside(run: Run) -> Any:
         stored = run.manifest.suite_config
         if "inspect_logs" not in stored.config:
@@ -274,8 +276,11 @@ def _same_run(base: Run, candidate: Run) -> bool:
         aside = stored.model_copy(update={"config": config, "vacuous": {}})
         return run.manifest.model_copy(update={"suite_config": aside})
 
+    def verdicts(run: Run) -> pd.DataFrame:  # a pool of this one run (op.load_runs([dir])) adds its id to each row
+        return run.verdicts.drop(columns="run_id") if len(run.runs) == 1 and "run_id" in run.verdicts else run.verdicts
+
     return (base.run_id == candidate.run_id and where_aside(base) == where_aside(candidate)
-            and base.config == candidate.config and base.verdicts.equals(candidate.verdicts))
+            and base.config == candidate.config and verdicts(base).equals(verdicts(candidate)))
 
 
 def _common_criteria(base: Run, candidate: Run) -> list[str]:
@@ -680,6 +685,8 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
     if relabeled:
         notes_all.append(_labels_note(base_run, cand_run, relabeled, set(paired["case_id"])))
     notes_all += _repeats_notes(base_run, cand_run)
+    notes_all += [f"the {side} run {r.run_id} was {note}" for side, r in (("base", base_run), ("candidate", cand_run))
+                  if (note := abrupt_ends_note(abrupt_ends(r)))]  # as its gate says: a second try the other never had
     if len(unpaired):
         tally = unpaired["reason"].value_counts()
         runs = f" ({len(unpaired)} case runs of {cand_run.epochs} epochs)" if cand_run.epochs > 1 else ""

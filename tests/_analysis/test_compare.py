@@ -349,6 +349,20 @@ def test_a_pooled_run_is_refused(unclustered: tuple[op.Run, op.Run]) -> None:
         op.compare(op.load_runs([base.directory, cand.directory]), cand)
 
 
+def test_a_pool_of_one_run_is_that_run(unclustered: tuple[op.Run, op.Run]) -> None:
+    """Review F22: ``op.load_runs([dir])`` of the candidate's own folder, given as the base, was compared with the
+    candidate (its frames carry a ``run_id`` column the run's own lack): every difference 0, NO_REGRESSION at a
+    margin the ±bound clears. One run given twice is refused, pooled or not, on either side."""
+    base, cand = unclustered
+    release = {"regression": {"margin": 0.2}}
+    for pair in ((op.load_runs([cand.directory]), cand), (cand, op.load_runs([cand.directory])),
+                 (op.load_runs([cand.directory]), op.load_runs([cand.directory]))):
+        with pytest.raises(op.OloproofError, match=f"the same run {cand.run_id}"):
+            op.compare(*pair, release=release)
+    pooled = op.compare(op.load_runs([base.directory]), cand, release=release)  # another run, pooled: compared
+    assert pooled.table.equals(op.compare(base, cand, release=release).table)
+
+
 class EpochAnswerer(Answerer):
     """An Answerer that answers wrong on every case in the epochs of ``wrong_epochs``."""
 
@@ -443,6 +457,50 @@ def test_a_reduced_criterion_is_compared_on_its_reduced_values(make_suite: Calla
     strict = {key: value for key, value in release.items() if key != "allow_approximate_methods"}
     assert op.gate(cand, release=strict).table.iloc[0]["method"] == "clopper_pearson"
     assert op.compare(base, cand, release=strict).table.iloc[0]["verdict"] == "REGRESSION"
+
+
+def test_a_rule_given_without_the_runs_reduction_says_it_is_weaker(make_suite: Callable[..., Path],
+                                                                  tmp_path: Path) -> None:
+    """Review F22: the runs of the test above (pass^3 0.5 → 0, the mean 2/3 in both) compared with a rule given
+    as ``oloproof compare --release rule.yaml`` holding only ``regression`` and ``allow_approximate_methods``, as a
+    file written for comparing does: the reduction fell back to the mean, NO_REGRESSION, exit 0, and neither
+    ``relaxed`` nor a note said the runs' own release.yaml reduced by pass^3 (its margin and allow_approximate_methods
+    are the runs' own). The verdict stays the one the rule given decides; the weaker setting is named."""
+    release = {**ALLOW, "criteria": {"answer_matches": {"threshold": 0.4, "reduce": "pass^3"}},
+               "regression": {"margin": 0.15}}
+    root = make_suite(_cases(100), evaluators=[{"type": "answer_matches"}], release=release, epochs=3)
+    suite = op.load_suite(root)
+    base = op.run(suite, system=lambda: Scheduled(lambda i, e: i < 50 or e == 1, "a"), out=tmp_path / "b",
+                  progress=False)
+    cand = op.run(suite, system=lambda: Scheduled(lambda i, e: e < 3, "b"), out=tmp_path / "c", progress=False)
+    rule = tmp_path / "rule.yaml"
+    rule.write_text(yaml.safe_dump({**ALLOW, "regression": {"margin": 0.15}}), encoding="utf-8")
+    cmp = op.compare(base, cand, release=rule)
+    assert (cmp.verdict, cmp.table.iloc[0]["difference"], cmp.table.iloc[0]["n"]) == ("NO_REGRESSION", 0.0, 300)
+    assert cmp.relaxed == ('reductions.answer_matches "pass^3" → "mean"',)
+    assert cmp.notes[0] == (f"compared with {rule}: 1 setting weaker than the base run's own release settings: "
+                            'reductions.answer_matches "pass^3" → "mean"')
+    assert op.compare(base, cand, release=release).relaxed == ()  # the runs' own rule: REGRESSION, nothing weaker
+
+
+def test_a_run_resumed_after_an_abrupt_end_says_so_in_the_comparison(tmp_path: Path) -> None:
+    """Review F22: a candidate whose process was killed as it started c4 (a kill from outside, or the system's own
+    shell tool: not blamed on it) ran c4 again on --resume; its gate says so under the table, but ``oloproof
+    compare`` of it with an uninterrupted run said NO_REGRESSION, exit 0, without a word of the second try. The
+    comparison's notes carry the gate's line, naming the side; an uninterrupted pair has none."""
+    from _reliability_systems import EVALUATORS, killed_then_resumed, standard_cases, write_suite
+
+    root = write_suite(tmp_path / "suite", standard_cases(6), evaluators=EVALUATORS,
+                       release={"criteria": {"answer_matches": 0.2}})
+    clean = op.run(root, out=tmp_path / "clean", progress=False)
+    resumed = killed_then_resumed(root, tmp_path / "resumed", "c4")
+    line = ("was resumed after 1 abrupt end of the run's process (not seen by oloproof run); the 1 case run in "
+            "flight was run again: case 'c4'; isolation: process judges a crash as the case's error")
+    notes = op.compare(clean, resumed).notes
+    assert [n for n in notes if "abrupt" in n] == [f"the candidate run {resumed.run_id} {line}"]
+    assert [n for n in op.compare(resumed, clean).notes if "abrupt" in n] == [f"the base run {resumed.run_id} {line}"]
+    again = op.run(root, out=tmp_path / "again", progress=False)
+    assert not [n for n in op.compare(clean, again).notes if "abrupt" in n]
 
 
 # -- release.yaml: regression ---------------------------------------------------------------------------------

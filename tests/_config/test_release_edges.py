@@ -199,6 +199,26 @@ def test_relaxed_settings_at_the_edges_of_each_rule() -> None:
     assert weaker({"criteria": {"x.y": 0.9}}, {"criteria": {"x.y": 0.5}}) == ["criteria.x.y 0.9 → 0.5"]
 
 
+def test_a_reduction_the_settings_given_leave_out_is_weaker_in_a_comparison() -> None:
+    """Review F22: compare judges no threshold, so its heads leave ``criteria`` out, and a release file given to
+    ``oloproof compare --release`` with only ``regression:`` in it reduces a criterion the run's release.yaml gates
+    with ``pass^3`` by the mean: the candidate whose pass^3 fell from 0.5 to 0 read NO_REGRESSION, exit 0, with no
+    note. Named now, as the gate names that criterion ``not gated``; a reduction made harder is not named."""
+    from oloproof_nb._config.release import ReleaseConfig, relaxed_settings
+
+    own = ReleaseConfig.model_validate({"criteria": {"a": {"threshold": 0.4, "reduce": "pass^3"}, "b": 0.5},
+                                        "regression": {"margin": 0.15}})
+    given = ReleaseConfig.model_validate({"regression": {"margin": 0.15}})
+    compared = ("regression", "confidence", "min_clusters", "allow_approximate_methods", "reductions")
+    assert relaxed_settings(own, given, compared) == ['reductions.a "pass^3" → "mean"']
+    assert relaxed_settings(own, given, (*compared, "criteria")) == [  # the gate: named once, as not gated
+        "criteria.a 0.4 → not gated", "criteria.b 0.5 → not gated"]
+    easier = ReleaseConfig.model_validate({"criteria": {"b": {"threshold": 0.5, "reduce": "pass@2"}}})
+    assert relaxed_settings(ReleaseConfig.model_validate({"criteria": {"b": 0.5}}), easier, compared) == [
+        'reductions.b "mean" → "pass@2"']
+    assert relaxed_settings(easier, ReleaseConfig(), compared) == []  # pass@2 → mean: harder
+
+
 @pytest.mark.parametrize(("raw", "key"), [
     ({"regression": {"margin": False}}, "regression.margin"),
     ({"bootstrap": {"seed": True}}, "bootstrap.seed"),
