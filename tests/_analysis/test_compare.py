@@ -418,13 +418,10 @@ class Scheduled(Answerer):
         return {"steps": [], "answer": input["answer"] if ok else "wrong", "status": "completed"}
 
 
-def test_a_reduced_criterion_is_compared_on_its_reduced_values(make_suite: Callable[..., Path],
-                                                               tmp_path: Path) -> None:
-    """release.yaml gates answer_matches with pass^3 over 3 epochs. The base passes c00–c49 in every epoch and
-    c50–c99 in epoch 1 only (by hand: mean 200/300, pass^3 50/100); the candidate passes every case in epochs
-    1 and 2 only (mean 200/300, pass^3 0/100). The rows were compared, not the reduced values: difference 0,
-    NO_REGRESSION at margin 0.15 (exit 0) while the gated pass^3 fell from 0.5 to 0 (its gate FAILs). Now
-    each case is one row of its pass^3 value: −0.5, 50 cases pass to fail, REGRESSION."""
+def _pass3_runs(make_suite: Callable[..., Path], tmp_path: Path) -> tuple[op.Run, op.Run, dict[str, Any]]:
+    """Two runs of 100 cases × 3 epochs gated by pass^3: the base passes c00–c49 in every epoch and c50–c99 in
+    epoch 1 only (by hand: mean 200/300, pass^3 50/100), the candidate every case in epochs 1 and 2 only (mean
+    200/300, pass^3 0/100); and their release settings."""
     release = {**ALLOW, "criteria": {"answer_matches": {"threshold": 0.4, "reduce": "pass^3"}},
                "regression": {"margin": 0.15}}
     root = make_suite(_cases(100), evaluators=[{"type": "answer_matches"}], release=release, epochs=3)
@@ -432,6 +429,17 @@ def test_a_reduced_criterion_is_compared_on_its_reduced_values(make_suite: Calla
     base = op.run(suite, system=lambda: Scheduled(lambda i, e: i < 50 or e == 1, "a"), out=tmp_path / "b",
                   progress=False)
     cand = op.run(suite, system=lambda: Scheduled(lambda i, e: e < 3, "b"), out=tmp_path / "c", progress=False)
+    return base, cand, release
+
+
+def test_a_reduced_criterion_is_compared_on_its_reduced_values(make_suite: Callable[..., Path],
+                                                               tmp_path: Path) -> None:
+    """release.yaml gates answer_matches with pass^3 over 3 epochs. The base passes c00–c49 in every epoch and
+    c50–c99 in epoch 1 only (by hand: mean 200/300, pass^3 50/100); the candidate passes every case in epochs
+    1 and 2 only (mean 200/300, pass^3 0/100). The rows were compared, not the reduced values: difference 0,
+    NO_REGRESSION at margin 0.15 (exit 0) while the gated pass^3 fell from 0.5 to 0 (its gate FAILs). Now
+    each case is one row of its pass^3 value: −0.5, 50 cases pass to fail, REGRESSION."""
+    base, cand, release = _pass3_runs(make_suite, tmp_path)
     for run, passed in ((base, 200), (cand, 200)):
         assert ((run.verdicts["verdict"] == "pass").sum(), len(run.verdicts)) == (passed, 300)
     assert op.gate(cand).table.iloc[0]["verdict"] == "FAIL"
@@ -466,13 +474,7 @@ def test_a_rule_given_without_the_runs_reduction_says_it_is_weaker(make_suite: C
     file written for comparing does: the reduction fell back to the mean, NO_REGRESSION, exit 0, and neither
     ``relaxed`` nor a note said the runs' own release.yaml reduced by pass^3 (its margin and allow_approximate_methods
     are the runs' own). The verdict stays the one the rule given decides; the weaker setting is named."""
-    release = {**ALLOW, "criteria": {"answer_matches": {"threshold": 0.4, "reduce": "pass^3"}},
-               "regression": {"margin": 0.15}}
-    root = make_suite(_cases(100), evaluators=[{"type": "answer_matches"}], release=release, epochs=3)
-    suite = op.load_suite(root)
-    base = op.run(suite, system=lambda: Scheduled(lambda i, e: i < 50 or e == 1, "a"), out=tmp_path / "b",
-                  progress=False)
-    cand = op.run(suite, system=lambda: Scheduled(lambda i, e: e < 3, "b"), out=tmp_path / "c", progress=False)
+    base, cand, release = _pass3_runs(make_suite, tmp_path)
     rule = tmp_path / "rule.yaml"
     rule.write_text(yaml.safe_dump({**ALLOW, "regression": {"margin": 0.15}}), encoding="utf-8")
     cmp = op.compare(base, cand, release=rule)
