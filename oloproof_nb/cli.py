@@ -486,6 +486,10 @@ def _run_in_child(args: argparse.Namespace, params: dict[str, Any],
     receive.close()
     if final is None and interrupted_at is not None:
         final = ("interrupted",)
+        if directory is not None:  # ended before it noted the stop (a second Ctrl-C killed it): the user's stop
+            from ._run.store import note_stop
+
+            note_stop(directory)
     elif final == ("interrupted",) and interrupted_at is None:  # the child stopped on a signal this process never got
         final = ("interrupted", _STOPPED_ALONE)
     return final, directory, proc.exitcode if proc.exitcode is not None else -9

@@ -797,6 +797,45 @@ def test_an_end_with_only_a_finished_case_run_unrecorded_names_no_case_run_in_fl
     assert seen is not None and (seen.how, seen.by_system, seen.lost) == ("exit code 3", True, [("c0", 1)])
 
 
+@pytest.mark.parametrize("presses", [1, 2])
+def test_a_ctrl_c_pressed_once_or_twice_is_the_users_stop_not_an_end_nobody_saw(tmp_path: Path, presses: int) -> None:
+    """Review M25 (from reading), reproduced by M26: a second Ctrl-C makes oloproof run kill the run's process
+    (SIGKILL) before that process notes its stop; started.jsonl named the case run in flight with no stop after it,
+    and the resume said 'resumed after 1 abrupt end of the run's process (not seen by oloproof run)' and kept it in
+    abrupt_ends, though the user stopped the run. The command notes the stop it made: the resume runs that case
+    again with no note, as after one Ctrl-C (which the command passes on: 'oloproof: interrupted', no error line
+    saying it got none)."""
+    import signal
+    import time
+
+    from _reliability_systems import cli_command
+
+    root = _desk(tmp_path, ["ok"] * 6)
+    out = tmp_path / "run"
+    # SIGINT as a terminal leaves it (a test run started in the background of a shell inherits it ignored)
+    proc = subprocess.Popen(cli_command("run", str(root), "--out", str(out), "--quiet"), env=cli_env(RELSYS_SLEEP="1"),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + 60
+    while not ((out / "cases.jsonl").is_file() and (out / "cases.jsonl").read_bytes().count(b"\n") >= 1
+               and (out / "started.jsonl").read_bytes().count(b'"case"') >= 2):  # c1 in flight: it sleeps 1 s
+        assert time.monotonic() < deadline and proc.poll() is None
+        time.sleep(0.02)
+    os.kill(proc.pid, signal.SIGINT)  # to the command alone: it passes a Ctrl-C on to the run after 1 s
+    if presses == 2:
+        time.sleep(0.3)
+        os.kill(proc.pid, signal.SIGINT)  # the second Ctrl-C: the run's process is killed at once
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 2 and stderr.startswith("oloproof: interrupted"), stderr
+    notes = [json.loads(line) for line in (out / "started.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert notes[-1].get("stopped") is True and not any("ended" in note for note in notes), notes
+    done = run_cli("run", str(root), "--out", str(out), "--quiet", "--resume")
+    assert done.returncode == 0, done.stderr
+    assert "abrupt end" not in done.stdout and "not seen by oloproof run" not in done.stdout
+    assert "abrupt_ends" not in json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert len(op.load_run(out).records) == 6
+
+
 @pytest.mark.parametrize(("op_", "reason"), [
     ("sysexit0", "SystemExit: 0"),
     ("keyboard", "KeyboardInterrupt: raised by the system, not by the user"),

@@ -991,18 +991,44 @@ def note_end(directory: Path, exitcode: int, how: str | None = None) -> InFlight
             return None  # no case run in flight, or an end (or a stop) noted after them: this process started none
         ended = InFlight(in_flight.started, how or how_it_ended(exitcode), how is None and ended_by_system(exitcode),
                          time.time(), in_flight.lost)
-        line = dumps({"ended": ended.how, "by_system": ended.by_system, "at": ended.ended_at}) + "\n"
-        _truncate_torn_tail(directory / STARTED)  # a line the kill cut would swallow this one
-        fd = open_fd(directory / STARTED, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0))
-        try:
-            os.write(fd, line.encode("utf-8"))
-        finally:
-            os.close(fd)
+        _append_note(directory, {"ended": ended.how, "by_system": ended.by_system, "at": ended.ended_at})
         return ended
     except (OSError, RunDirError):
         return None
     finally:
         lock.release()
+
+
+def note_stop(directory: Path) -> None:
+    """Append a stop to ``started.jsonl``, as :meth:`RunStore.close` does on a Ctrl-C, for a run's process that
+    ended after the user's stop before it noted it (``oloproof run`` kills it on a second Ctrl-C, or when it does
+    not stop within the grace time): a resume runs the case runs in flight again with no note (review M26: it
+    said 'not seen by oloproof run'). Nothing is written when none was in flight, when an end or a stop is noted
+    after them, or when the folder is held by another process or cannot be written (as :func:`note_end`)."""
+    if not (directory / STARTED).is_file():
+        return
+    try:
+        lock = RunLock.acquire(directory)
+    except RunDirError:
+        return
+    try:
+        in_flight = read_in_flight(directory)
+        if in_flight is not None and in_flight.how is None and not in_flight.stopped:
+            _append_note(directory, {"stopped": True, "at": time.time()})
+    except (OSError, RunDirError):
+        return
+    finally:
+        lock.release()
+
+
+def _append_note(directory: Path, note: dict[str, Any]) -> None:
+    """Append ``note`` to ``started.jsonl`` (the caller holds the folder's lock; the run's process is dead)."""
+    _truncate_torn_tail(directory / STARTED)  # a line the kill cut would swallow this one
+    fd = open_fd(directory / STARTED, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0))
+    try:
+        os.write(fd, (dumps(note) + "\n").encode("utf-8"))
+    finally:
+        os.close(fd)
 
 
 def _reusable(directory: Path) -> bool:

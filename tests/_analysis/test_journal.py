@@ -140,3 +140,19 @@ def test_every_record_of_a_journal_cut_after_it_was_indexed_is_refused_saying_so
                                                r"the run was loaded .*load it again") as caught:
         [record for chunk, _, _ in journal.chunks(size) for record in chunk]
     assert "\n" not in str(caught.value)
+
+
+def test_a_damaged_record_of_a_journal_not_cut_is_named_as_damage_not_left_out(tmp_path: Path) -> None:
+    """Mutation round 26: a record whose first bytes index it but whose end is damaged (the file as long as when it
+    was indexed: not cut) is refused as the damage it is, naming its line; its chunk was never left out."""
+    from oloproof_nb.errors import RunDirError
+
+    lines = [_line(i, f"c{i}") for i in range(4)]
+    journal = _journal(tmp_path, lines)
+    journal.pin(len(b"".join(lines)))
+    assert len(journal.case_index()) == 4
+    damaged = lines[1][:-2] + b"]\n"  # the same length, its last brace gone
+    (tmp_path / "cases.jsonl").write_bytes(lines[0] + damaged + lines[2] + lines[3])
+    with pytest.raises(RunDirError, match=r"cases\.jsonl: line 2: a stored record is not valid JSON .*damaged") as c:
+        [record for chunk, _, _ in journal.chunks(1) for record in chunk]
+    assert not isinstance(c.value, CopyChangedError)

@@ -1547,3 +1547,107 @@ def test_a_damaged_line_of_started_jsonl_does_not_refuse_the_resume(tmp_path: Pa
     assert seen is not None and list(seen.started) == [("a", 1), ("b", 2)]
     ended = note_end(tmp_path / "run", 3)  # what oloproof run notes when the system ended the process
     assert ended is not None and list(ended.started) == [("a", 1), ("b", 2)] and ended.by_system
+
+
+# -- mutation round 26: the first end after the case runs in flight, stops, note_stop --------------------------------
+
+def test_of_two_ends_noted_after_the_case_runs_in_flight_the_first_is_theirs(tmp_path: Path) -> None:
+    """The system's exit cut case 'a' short; a later end (a resume killed before it started a case run, noted by a
+    command older than note_end's refusal) is of a process 'a' was not running in: 'a' stays the system's."""
+    from oloproof_nb._run.store import STARTED, read_in_flight
+
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / STARTED).write_text(
+        '{"case":"a","epoch":1,"at":1}\n{"ended":"exit code 3","by_system":true,"at":2}\n'
+        '{"ended":"killed by signal SIGKILL","by_system":false,"at":3}\n', encoding="utf-8")
+    seen = read_in_flight(tmp_path / "run")
+    assert seen is not None and list(seen.started) == [("a", 1)]
+    assert (seen.how, seen.by_system, seen.ended_at) == ("exit code 3", True, 2.0)
+
+
+def test_a_stop_before_the_case_runs_of_a_later_process_is_not_theirs(tmp_path: Path) -> None:
+    """A Ctrl-C stopped the process that ran 'a'; a later process (its resume could not remove started.jsonl) ran
+    'b' and was killed unseen: that end is not a clean stop, so a resume notes it (abrupt_ends)."""
+    from oloproof_nb._run.store import STARTED, read_in_flight
+
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / STARTED).write_text(
+        '{"case":"a","epoch":1,"at":1}\n{"stopped":true,"at":2}\n{"case":"b","epoch":1,"at":3}\n', encoding="utf-8")
+    seen = read_in_flight(tmp_path / "run")
+    assert seen is not None and list(seen.started) == [("a", 1), ("b", 1)]
+    assert (seen.stopped, seen.how) == (False, None)
+
+
+def test_a_stop_by_a_signal_sent_to_a_resume_that_ran_no_case_leaves_the_systems_crash_noted(tmp_path: Path) -> None:
+    """The system ended the process while 'a' ran (exit code 3, noted); the resume that followed was stopped by a
+    SIGINT sent to its process alone before it started a case run. 'a' was not running in it: nothing is noted, and
+    oloproof run does not say 'a' runs again (the next resume records it error)."""
+    from oloproof_nb._run.store import note_end, read_in_flight
+
+    crashed = RunStore.create(tmp_path / "run", MANIFEST)
+    crashed.note_case("a", 1)
+    crashed._run_lock.release()  # type: ignore[union-attr]  # as the process's death releases it
+    assert note_end(tmp_path / "run", 3) is not None
+    assert note_end(tmp_path / "run", 0, "stopped by a SIGINT or SIGTERM sent to it alone") is None
+    seen = read_in_flight(tmp_path / "run")
+    assert seen is not None and (seen.how, seen.by_system) == ("exit code 3", True)
+
+
+def test_a_stop_that_cannot_be_written_forgets_the_case_runs_in_flight(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A full disk when a Ctrl-C's stop is written: started.jsonl is removed, as a clean stop always removed it,
+    rather than kept naming case runs in flight with no stop (a resume would note an end nobody saw)."""
+    from oloproof_nb._run.store import STARTED, read_in_flight
+
+    store = RunStore.create(tmp_path / "run", MANIFEST)
+    store.note_case("a", 1)
+    real = os.write
+
+    def full_disk(fd: int, data: bytes) -> int:
+        if b'"stopped"' in data:
+            raise OSError(28, "No space left on device")
+        return real(fd, data)
+
+    monkeypatch.setattr(os, "write", full_disk)
+    store.close(stopped=True)
+    monkeypatch.undo()
+    assert not (tmp_path / "run" / STARTED).exists() and read_in_flight(tmp_path / "run") is None
+
+
+def test_a_stop_the_command_notes_for_a_process_it_killed_is_noted_once_and_only_after_case_runs_in_flight(
+        tmp_path: Path) -> None:
+    """oloproof run kills the run's process on a second Ctrl-C (or when it does not stop in time) before that process
+    noted its stop: the command notes it, so a resume runs the case runs in flight again with no note. Nothing is
+    written when none was in flight, when a stop or an end is noted after them, or while the folder is held."""
+    from oloproof_nb._run.store import STARTED, note_end, note_stop, read_in_flight
+
+    store = RunStore.create(tmp_path / "run", MANIFEST)
+    store.note_case("a", 1)
+    note_stop(tmp_path / "run")  # the run's own process still holds the folder: nothing noted
+    store._run_lock.release()  # type: ignore[union-attr]  # as the process's death releases it
+    before = (tmp_path / "run" / STARTED).read_bytes()
+    assert b"stopped" not in before
+    note_stop(tmp_path / "run")
+    seen = read_in_flight(tmp_path / "run")
+    assert seen is not None and list(seen.started) == [("a", 1)] and (seen.stopped, seen.how) == (True, None)
+    stopped = (tmp_path / "run" / STARTED).read_bytes()
+    note_stop(tmp_path / "run")  # noted already
+    assert note_end(tmp_path / "run", -9) is None  # a stop, not a kill nobody saw
+    assert (tmp_path / "run" / STARTED).read_bytes() == stopped and stopped.count(b"\n") == before.count(b"\n") + 1
+
+    crashed = RunStore.create(tmp_path / "crashed", MANIFEST)
+    crashed.note_case("a", 1)
+    crashed._run_lock.release()  # type: ignore[union-attr]
+    assert note_end(tmp_path / "crashed", 3) is not None
+    ended = (tmp_path / "crashed" / STARTED).read_bytes()
+    note_stop(tmp_path / "crashed")  # an end is noted after them: it stays the system's
+    assert (tmp_path / "crashed" / STARTED).read_bytes() == ended
+
+    done = RunStore.create(tmp_path / "done", MANIFEST)
+    done.note_case("a", 1)
+    done.note_case("a", 1, finished=True)
+    done.append_case({"case": {"id": "a"}, "n": 1})  # type: ignore[typeddict-item]  # recorded: nothing in flight
+    done._run_lock.release()  # type: ignore[union-attr]
+    recorded = (tmp_path / "done" / STARTED).read_bytes()
+    note_stop(tmp_path / "done")
+    assert (tmp_path / "done" / STARTED).read_bytes() == recorded
