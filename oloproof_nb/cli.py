@@ -390,14 +390,12 @@ def _resume_hint(args: argparse.Namespace, directory: Path | None) -> str:
 
 
 def _how_it_ended(exitcode: int | None) -> str:
+    """``exited with code 3``, ``was killed by signal SIGSEGV`` (:func:`~oloproof_nb._run.store.how_it_ended`)."""
+    from ._run.store import how_it_ended
+
     if exitcode is None:
         return "did not stop"
-    if exitcode < 0:
-        try:
-            return f"was killed by signal {signal.Signals(-exitcode).name}"
-        except ValueError:
-            return f"was killed by signal {-exitcode}"
-    return f"exited with code {exitcode}"
+    return f"exited with code {exitcode}" if exitcode >= 0 else f"was {how_it_ended(exitcode)}"
 
 
 def _in_flight(directory: Path | None, exitcode: int, how: str | None = None) -> str:

@@ -96,3 +96,19 @@ class Desk(op.RecordedAgent):
         self.epoch = epoch
         return super().replay(trajectory, checkpoint=checkpoint, change=change)
 '''
+
+
+def recovering_desk_suite(root: Path) -> Path:
+    """A suite at ``root`` of 8 cases ``b0`` … ``b7`` of 2 epochs run by :data:`RECOVERING`, with
+    answer_matches, state_matches (subset) and a fault replay of ``pay`` (error; ``escalate`` counts as recovery)."""
+    root.mkdir()
+    (root / "desk.py").write_text(RECOVERING, encoding="utf-8")
+    cases = [{"id": f"b{n}", "input": {"n": n}, "initial_state": {},
+              "expected": {"answer": "paid", "state": {"paid": True}}} for n in range(8)]
+    (root / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
+    (root / "oloproof.yaml").write_text(yaml.safe_dump({
+        "name": "desk", "system": "desk:Desk", "epochs": 2, "evaluators": [
+            {"type": "answer_matches"}, {"type": "state_matches", "mode": "subset"},
+            {"type": "fault_recovery", "tool": "pay", "fault": "error", "escalate_tools": ["escalate"]}]}),
+        encoding="utf-8")
+    return root

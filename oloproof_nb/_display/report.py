@@ -120,6 +120,11 @@ def _reduced_name(criterion: str, reduce: str) -> str:
     return criterion if reduce == "mean" else f"{criterion} ({reduce})"
 
 
+def _sentence(note: str) -> str:
+    """A gate's note (``resumed after …``) as a sentence of the report: capitalised, with its full stop."""
+    return note[:1].upper() + note[1:] + "."
+
+
 def _gate_section(run: Run, g: Gate, release: ReleaseLike | None) -> Section:
     sec = Section("gate", "Release gate", verdict=g.verdict)
     why = exit_line(g).split(": ", 2)[-1]  # the sentence `oloproof gate` ends with, without its exit code
@@ -136,12 +141,12 @@ def _gate_section(run: Run, g: Gate, release: ReleaseLike | None) -> Section:
     if g.relaxed:  # the verdict sentence says a PASS was given by weaker settings: here, which
         given = str(release) if isinstance(release, (str, Path)) else ""
         note = relaxed_note(g.relaxed, given, than=g.weaker_than)
-        sec.text.append(Plain(note[:1].upper() + note[1:] + "."))
+        sec.text.append(Plain(_sentence(note)))
     for finding in g.findings:
         sec.text.append(Plain(f"Vacuous check (it cannot fail as configured): {finding}"))
     resumed = abrupt_ends_note(abrupt_ends(run))
     if resumed:  # case runs a crash cut short ran again: a PASS is read knowing they had a second chance
-        sec.text.append(Plain(resumed[:1].upper() + resumed[1:] + "."))
+        sec.text.append(Plain(_sentence(resumed)))
     if g.unscored:  # rows no criterion counts: a PASS is read knowing them
         sec.text.append(Plain(f"Copies labeled invalid, scored by no criterion ({len(g.unscored)}): "
                               f"{', '.join(g.unscored[:20])}" + (" …" if len(g.unscored) > 20 else "") + "."))

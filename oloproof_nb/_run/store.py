@@ -67,7 +67,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import ValidationError
 
@@ -95,6 +95,7 @@ LOCK = ".lock"
 INTERNAL_ERROR = "internal-error.txt"
 #: The case runs started by the run's process, and how it ended (see the module's docstring).
 STARTED = "started.jsonl"
+_T = TypeVar("_T")
 _MANIFEST_TMP = MANIFEST + ".tmp"
 #: Entries a folder may hold and still be taken for a new run: a lock, or a creation killed before its rename.
 _LEFT_BY_A_KILLED_CREATION = frozenset({LOCK, _MANIFEST_TMP})
@@ -771,16 +772,20 @@ class RunStore:
 
     def _forget_started(self) -> None:
         """Close and remove ``started.jsonl``: the run stopped cleanly or finished, so nothing is in flight."""
+        self._close_started()
+        try:
+            (self.directory / STARTED).unlink(missing_ok=True)
+        except OSError:
+            pass
+
+    def _close_started(self) -> None:
+        """Close this process's handle of ``started.jsonl``, if it has one."""
         if self._started_fd is not None:
             try:
                 os.close(self._started_fd)
             except OSError:
                 pass
             self._started_fd = None
-        try:
-            (self.directory / STARTED).unlink(missing_ok=True)
-        except OSError:
-            pass
 
     def save_internal_error(self, text: str) -> Path:
         """Append a traceback of oloproof's own to ``internal-error.txt``; the path, even when it cannot be written."""
@@ -868,11 +873,7 @@ class RunStore:
         except OSError:
             self._forget_started()
             return
-        try:
-            os.close(self._started_fd)
-        except OSError:
-            pass
-        self._started_fd = None
+        self._close_started()
 
     def release(self) -> None:
         if self._run_lock is not None:
@@ -979,24 +980,14 @@ def note_end(directory: Path, exitcode: int, how: str | None = None) -> InFlight
     held by another process or cannot be written (a resume then runs those case runs again). ``how``: an end
     :func:`how_it_ended` cannot tell from ``exitcode``, not blamed on the system (a stop that reached the run's
     process alone), which alone replaces a stop noted after the case runs in flight."""
-    if not (directory / STARTED).is_file():  # no case run started (nor a folder made, perhaps): nothing to note
-        return None
-    try:
-        lock = RunLock.acquire(directory)
-    except RunDirError:
-        return None
-    try:
-        in_flight = read_in_flight(directory)
+    def ended(in_flight: InFlight | None) -> tuple[dict[str, Any], InFlight] | None:
         if in_flight is None or in_flight.how is not None or (in_flight.stopped and how is None):
             return None  # no case run in flight, or an end (or a stop) noted after them: this process started none
-        ended = InFlight(in_flight.started, how or how_it_ended(exitcode), how is None and ended_by_system(exitcode),
-                         time.time(), in_flight.lost)
-        _append_note(directory, {"ended": ended.how, "by_system": ended.by_system, "at": ended.ended_at})
-        return ended
-    except (OSError, RunDirError):
-        return None
-    finally:
-        lock.release()
+        end = InFlight(in_flight.started, how or how_it_ended(exitcode), how is None and ended_by_system(exitcode),
+                       time.time(), in_flight.lost)
+        return {"ended": end.how, "by_system": end.by_system, "at": end.ended_at}, end
+
+    return _note_in_flight(directory, ended)
 
 
 def note_stop(directory: Path) -> None:
@@ -1005,30 +996,42 @@ def note_stop(directory: Path) -> None:
     not stop within the grace time): a resume runs the case runs in flight again with no note (review M26: it
     said 'not seen by oloproof run'). Nothing is written when none was in flight, when an end or a stop is noted
     after them, or when the folder is held by another process or cannot be written (as :func:`note_end`)."""
+    def stop(in_flight: InFlight | None) -> tuple[dict[str, Any], bool] | None:
+        if in_flight is None or in_flight.how is not None or in_flight.stopped:
+            return None
+        return {"stopped": True, "at": time.time()}, True
+
+    _note_in_flight(directory, stop)
+
+
+def _note_in_flight(directory: Path, note_of: Callable[[InFlight | None], tuple[dict[str, Any], _T] | None]
+                    ) -> _T | None:
+    """Under the folder's lock, append to ``started.jsonl`` the note ``note_of`` makes of what it says is in flight
+    (:func:`read_in_flight`; the run's process is dead), and return what came with it. Nothing is written, and None
+    returned, when it makes none, when ``started.jsonl`` is absent (no case run started, nor a folder made,
+    perhaps), or when the folder is held by another process or cannot be written."""
     if not (directory / STARTED).is_file():
-        return
+        return None
     try:
         lock = RunLock.acquire(directory)
     except RunDirError:
-        return
+        return None
     try:
-        in_flight = read_in_flight(directory)
-        if in_flight is not None and in_flight.how is None and not in_flight.stopped:
-            _append_note(directory, {"stopped": True, "at": time.time()})
+        made = note_of(read_in_flight(directory))
+        if made is None:
+            return None
+        note, result = made
+        _truncate_torn_tail(directory / STARTED)  # a line the kill cut would swallow this one
+        fd = open_fd(directory / STARTED, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0))
+        try:
+            os.write(fd, (dumps(note) + "\n").encode("utf-8"))
+        finally:
+            os.close(fd)
+        return result
     except (OSError, RunDirError):
-        return
+        return None
     finally:
         lock.release()
-
-
-def _append_note(directory: Path, note: dict[str, Any]) -> None:
-    """Append ``note`` to ``started.jsonl`` (the caller holds the folder's lock; the run's process is dead)."""
-    _truncate_torn_tail(directory / STARTED)  # a line the kill cut would swallow this one
-    fd = open_fd(directory / STARTED, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0))
-    try:
-        os.write(fd, (dumps(note) + "\n").encode("utf-8"))
-    finally:
-        os.close(fd)
 
 
 def _reusable(directory: Path) -> bool:

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from _epoch_systems import RECOVERING
+from _epoch_systems import recovering_desk_suite
 
 import oloproof_nb as op
 from oloproof_nb._core.cr2 import bell_mccaffrey_df
@@ -829,17 +829,7 @@ def _recovers(n: int, epoch: int) -> bool:
 def desk_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, op.Run]:
     """Three runs of 2 epochs of 8 cases: ``first`` fills the suite's replay cache, ``cached`` takes every fault
     replay from it, ``live`` makes its own (cache=False)."""
-    root = tmp_path_factory.mktemp("desk") / "suite"
-    root.mkdir()
-    (root / "desk.py").write_text(RECOVERING, encoding="utf-8")
-    cases = [{"id": f"b{n}", "input": {"n": n}, "initial_state": {},
-              "expected": {"answer": "paid", "state": {"paid": True}}} for n in range(8)]
-    (root / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
-    (root / "oloproof.yaml").write_text(yaml.safe_dump({
-        "name": "desk", "system": "desk:Desk", "epochs": 2, "evaluators": [
-            {"type": "answer_matches"}, {"type": "state_matches", "mode": "subset"},
-            {"type": "fault_recovery", "tool": "pay", "fault": "error", "escalate_tools": ["escalate"]}]}),
-        encoding="utf-8")
+    root = recovering_desk_suite(tmp_path_factory.mktemp("desk") / "suite")
     suite = op.load_suite(root)
     out = root.parent
     return {"first": op.run(suite, out=out / "first", progress=False),

@@ -1199,20 +1199,9 @@ def test_m24_a_replay_the_cache_repeated_is_not_an_epoch_of_its_own(tmp_path: Pa
     replay cache. The gate counts each repeated replay once (pass^2 of 2 tries a case); the report listed its
     epochs twice, ``2, 2 of 2``. By hand (the desk recovers in epoch e of case n when (n + e) % 3 != 0): b1, b4
     and b7 fail epoch 2, b2 and b5 epoch 1. pass^4 reduces no case (2 tries each), and lists none."""
-    from _epoch_systems import RECOVERING
+    from _epoch_systems import recovering_desk_suite
 
-    root = tmp_path / "suite"
-    root.mkdir()
-    (root / "desk.py").write_text(RECOVERING, encoding="utf-8")
-    cases = [{"id": f"b{n}", "input": {"n": n}, "initial_state": {},
-              "expected": {"answer": "paid", "state": {"paid": True}}} for n in range(8)]
-    (root / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
-    (root / "oloproof.yaml").write_text(yaml.safe_dump({
-        "name": "desk", "system": "desk:Desk", "epochs": 2, "evaluators": [
-            {"type": "answer_matches"}, {"type": "state_matches", "mode": "subset"},
-            {"type": "fault_recovery", "tool": "pay", "fault": "error", "escalate_tools": ["escalate"]}]}),
-        encoding="utf-8")
-    suite = op.load_suite(root)
+    suite = op.load_suite(recovering_desk_suite(tmp_path / "suite"))
     first, cached = (op.run(suite, out=tmp_path / name, progress=False) for name in ("first", "cached"))
     assert cached.replays["cached"].all()
     criterion = "recovers_from_error_at_pay"
