@@ -6,6 +6,7 @@ The numbers the README states beside those blocks are checked against counts tak
 
 from __future__ import annotations
 
+import glob
 import itertools
 import math
 import os
@@ -188,19 +189,65 @@ def test_sections_6_to_9_run_as_pasted(tmp_path: Path, monkeypatch: pytest.Monke
     bins = op.slice_table(run, "tool_calls:1,2")
     assert list(dict.fromkeys(bins["bin"])) == ["<1", "[1, 2)", "≥2", "n/a"]
 
-    # §9: per-cluster sums with Dask over runs/*, and the gate's interval from them
+    # §9: per-cluster sums with Dask over the runs named in `pool`, and the gate's interval from them
     blocks = _tour_blocks("### 9. Scale", "### 10. Inspect")
     assert len(blocks) == 2 and "executor=" in blocks[1]  # the executor block: test_section_9_executor_block
     exec(compile(blocks[0], "<README>", "exec"), namespace)
+    assert namespace["pool"] == ["runs/v1"]
     sums = namespace["s"]
-    rows = pd.concat([base.verdicts, candidate.verdicts])  # runs/* holds runs/v1 and runs/v2, made in §6a
+    rows = base.verdicts
     by_hand_sums = rows.assign(sum=rows["verdict"].eq("pass").astype(int)).groupby(["criterion", "cluster"])["sum"]
     expected = pd.DataFrame({"sum": by_hand_sums.sum(), "count": by_hand_sums.size()})
     pd.testing.assert_frame_equal(sums.sort_index(), expected.sort_index(), check_dtype=False,
                                   check_index_type=False)
-    pooled = op.gate(op.load_runs(["runs/v1", "runs/v2"])).table.set_index("criterion").loc["answer_matches"]
+    own = op.gate(op.load_runs(["runs/v1"]))
+    assert own.reason == ""
+    table = own.table.set_index("criterion")
     interval = op.rate_interval_from_sums(sums.loc["answer_matches", "sum"], sums.loc["answer_matches", "count"])
-    assert (interval.low, interval.high) == pytest.approx((pooled["ci_low"], pooled["ci_high"]), abs=1e-12)
+    assert (interval.low, interval.high) == pytest.approx(tuple(table.loc["answer_matches", ["ci_low", "ci_high"]]),
+                                                          abs=1e-12)
+    # "Name the runs": a glob of runs/* pools v1 with the regressed v2 (46 of 94, 0.393–0.587; v2 alone 12 of 47,
+    # 0.138–0.423), the interval the pooled gate shows beside BLOCK mixed_systems
+    globbed = op.rate_interval_from_sums(*_recipe_sums("runs/*/frames/verdicts.parquet", "answer_matches"))
+    mixed = op.gate(op.load_runs(["runs/v1", "runs/v2"]))
+    assert mixed.verdict == "BLOCK" and mixed.reason.startswith("mixed_systems:")
+    pooled = mixed.table.set_index("criterion").loc["answer_matches"]
+    assert (globbed.n, int(pooled["passed"])) == (94, 46)
+    assert (globbed.low, globbed.high) == pytest.approx((pooled["ci_low"], pooled["ci_high"]), abs=1e-12)
+    assert (_floor3(globbed.low), _ceil3(globbed.high)) == (0.393, 0.587)
+    alone = op.gate(candidate).table.set_index("criterion").loc["answer_matches"]
+    assert (int(alone["passed"]), int(alone["n"])) == (12, 47)
+    assert (_floor3(alone["ci_low"]), _ceil3(alone["ci_high"])) == (0.138, 0.423)
+    # "The method": auto on a clustered run's criterion whose clusters hold one row each is Clopper–Pearson
+    k, m = _recipe_sums("runs/v1/frames/verdicts.parquet", "same_state_under_injected")
+    auto, gated = op.rate_interval_from_sums(k, m), table.loc["same_state_under_injected"]
+    assert auto.method == "clopper_pearson" and gated["method"] == "cluster_t"
+    assert (_floor3(auto.low), _ceil3(auto.high)) == (0.385, 0.803)
+    assert (_floor3(gated["ci_low"]), _ceil3(gated["ci_high"])) == (0.386, 0.794)
+    # ... and the release's method on an unclustered run: 35 of 50 independent rows
+    passes, ones = [1] * 35 + [0] * 15, [1] * 50
+    t_iv = op.rate_interval_from_sums(passes, ones, method="cluster_t")
+    cp = (stats.beta.ppf(0.025, 35, 16), stats.beta.ppf(0.975, 36, 15))
+    exact = op.rate_interval_from_sums(passes, ones)
+    assert exact.method == "clopper_pearson"
+    assert (exact.low, exact.high) == pytest.approx(cp, abs=1e-12)
+    assert (_floor3(t_iv.low), _ceil3(t_iv.high)) == (0.554, 0.814)
+    assert t_iv.low > cp[0] and (_floor3(cp[0]), _ceil3(cp[1])) == (0.553, 0.822)
+
+
+def _recipe_sums(pattern: str, criterion: str) -> tuple[Any, Any]:
+    """Per-cluster (passes, rows) of ``criterion`` summed over the verdicts files ``pattern`` matches, with pandas."""
+    v = pd.concat([pd.read_parquet(f, columns=["criterion", "cluster", "verdict"]) for f in sorted(glob.glob(pattern))])
+    s = v.assign(k=v["verdict"].eq("pass").astype(int)).groupby(["criterion", "cluster"])["k"].agg(["sum", "count"])
+    return s.loc[criterion, "sum"], s.loc[criterion, "count"]
+
+
+def _floor3(x: float) -> float:
+    return math.floor(x * 1000) / 1000
+
+
+def _ceil3(x: float) -> float:
+    return math.ceil(x * 1000) / 1000
 
 
 @pytest.mark.slow
