@@ -20,7 +20,7 @@ from .._core.pairs import PairViews, Shared, pack_view
 from .._core.paths import ABSENT, leaf_diff
 from .._core.records import ENDED, CaseRecord, PairRow, ReceiptRow, RunVerdictRow
 from .._core.trajectory import DEFAULT_TOOL_ERRORS, ToolErrorRule
-from ..evaluators.state import ignored_paths
+from ..evaluators.state import ignored_paths, pinned_paths
 from .columns import CASES, CHANGES, COMPARISONS, PAIRS, RECEIPTS, REPLAYS, SNAPSHOTS, STEPS, TEXT, VERDICTS, FrameSpec
 
 __all__ = [
@@ -230,10 +230,10 @@ def run_scope_rows(config: SuiteConfig, labels: Mapping[str, Sequence[Mapping[st
     pairs: list[PairRow] = []
     transforms = {t.name: t for t in config.metamorphic.transforms}
     n_derived = pairs_per_transform(config, n_cases)
-    ignore = ignored_paths(config.evaluators)
+    ignore, keep = ignored_paths(config.evaluators), pinned_paths(config.evaluators)
     for ev in config.evaluators:
         if ev.scope == "run":
-            v, p = ev.evaluate_run(records, labels, transforms, n_derived, ignore)
+            v, p = ev.evaluate_run(records, labels, transforms, n_derived, ignore, keep)
             verdicts += v
             pairs += p
     return verdicts, pairs

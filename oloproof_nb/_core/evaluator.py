@@ -47,10 +47,11 @@ __all__ = [
 Scope = Literal["case", "system", "run"]
 
 
-#: What a control replay must reproduce: the recorded trajectory, the state it left, and the path patterns
-#: at which the replay's state may differ from it (the ``state_matches`` ``ignore:`` patterns every ``changes`` or
-#: ``whole`` check gives and no other check pins: ``evaluators.state.ignored_paths``).
-Reproduce = tuple[Trajectory, "dict[str, Any] | None", Sequence[str]]
+#: What a control replay must reproduce: the recorded trajectory, the state it left, the path patterns at which
+#: the replay's state may differ from it (the ``state_matches`` ``ignore:`` patterns every ``changes`` or ``whole``
+#: check gives: ``evaluators.state.ignored_paths``), and the paths another check judges, which must reproduce
+#: under those patterns too (``evaluators.state.pinned_paths``).
+Reproduce = tuple[Trajectory, "dict[str, Any] | None", Sequence[str], Sequence[str]]
 
 
 @dataclass
@@ -226,10 +227,11 @@ class Evaluator(BaseModel):
 
     def evaluate_run(self, records: Sequence[CaseRecord], labels: Mapping[str, Sequence[Mapping[str, Any]]],
                      transforms: Mapping[str, Any], n_derived: int,
-                     ignore: Sequence[str] = ()) -> tuple[list[RunVerdictRow], list[PairRow]]:
+                     ignore: Sequence[str] = (), keep: Sequence[str] = ()) -> tuple[list[RunVerdictRow], list[PairRow]]:
         """Judge across the run's records (scope ``run``): verdict rows and pair rows. ``n_derived``: the pairs
         of each transform in the suite, recorded or not; ``ignore``: the ``state_matches`` ``ignore:`` patterns
-        no check judges (``evaluators.state.ignored_paths``)."""
+        of every ``changes`` or ``whole`` check (``evaluators.state.ignored_paths``); ``keep``: the paths another
+        check judges, compared under those patterns too (``evaluators.state.pinned_paths``)."""
         return [], []
 
     def check_suite(self, transforms: Mapping[str, Any]) -> list[tuple[str, str]]:

@@ -32,7 +32,8 @@ def _step_text(step: dict[str, Any] | None) -> str:
 
 
 def control_difference(recorded: Trajectory, recorded_state: dict[str, Any] | None, replayed: Trajectory,
-                       replayed_state: dict[str, Any] | None, ignore: Sequence[str] = ()) -> str | None:
+                       replayed_state: dict[str, Any] | None, ignore: Sequence[str] = (),
+                       keep: Sequence[str] = ()) -> str | None:
     """How a control replay differs from the recording, or None when it reproduces it.
 
     Steps (tool, arguments, results; model calls and their outputs), the final
@@ -41,7 +42,9 @@ def control_difference(recorded: Trajectory, recorded_state: dict[str, Any] | No
     under one of the ``ignore`` path patterns (the ``state_matches`` ``ignore:``
     patterns no check judges, ``evaluators.state.ignored_paths``; e.g. a
     timestamp a database stamps with its own clock) is not compared: no check
-    reads it, and no replay could reproduce it.
+    reads it, and no replay could reproduce it; unless it lies at, inside or
+    above one of the ``keep`` paths (``evaluators.state.pinned_paths``: a
+    path another check judges), which must reproduce.
 
     Returns
     -------
@@ -72,7 +75,7 @@ def control_difference(recorded: Trajectory, recorded_state: dict[str, Any] | No
     if (recorded_state is None) != (replayed_state is None):
         return "state differs (recorded on one side only)"
     if recorded_state is not None and not values_equal(recorded_state, replayed_state):
-        diff = outside_patterns([path for path, _, _ in leaf_diff(recorded_state, replayed_state)], ignore)
+        diff = outside_patterns([path for path, _, _ in leaf_diff(recorded_state, replayed_state)], ignore, keep)
         if diff or not ignore:
             return f"state differs at {diff[0]}" if diff else "state differs"
     return None

@@ -299,7 +299,7 @@ def _side_missing(rec: Mapping[str, Any], relation: str) -> str | None:
 
 
 def compare_pair(relation: str, source: Mapping[str, Any], derived: Mapping[str, Any],
-                 ignore: Sequence[str] = ()) -> tuple[bool | None, str]:
+                 ignore: Sequence[str] = (), keep: Sequence[str] = ()) -> tuple[bool | None, str]:
     """Compare a source record with its derived record under ``relation``.
 
     Parameters
@@ -320,6 +320,9 @@ def compare_pair(relation: str, source: Mapping[str, Any], derived: Mapping[str,
         Path patterns ``same_state`` leaves out (the ``state_matches`` ``ignore:`` patterns no check judges,
         ``evaluators.state.ignored_paths``): a timestamp the sandbox stamps itself differs between the two cases
         of every pair that writes a row.
+    keep : sequence of str
+        Paths compared whatever ``ignore`` says (``evaluators.state.pinned_paths``: paths a ``state_unchanged`` or
+        ``paths``-mode check judges).
 
     Returns
     -------
@@ -355,7 +358,7 @@ def compare_pair(relation: str, source: Mapping[str, Any], derived: Mapping[str,
         if not injected and values_equal(a_state, b_state):  # with injected paths, equal ends may still hide an
             return True, ""                                    # edit of the injected text (the rule below)
         paths = outside_patterns([p for p, _, _ in leaf_diff(a_state, b_state) if not _within(p, injected)],
-                                 ignore)
+                                 ignore, keep)
         paths += _changed_only_when_injected(injected, source["case"].get("initial_state") or {}, a_state,
                                              derived["case"].get("initial_state") or {}, b_state)
         if not paths:

@@ -33,7 +33,6 @@ __all__ = [
     "exceeds_depth",
     "parse_pattern",
     "pattern_matches",
-    "pattern_overlaps",
     "outside_patterns",
     "find_paths",
     "list_index",
@@ -750,42 +749,30 @@ def pattern_matches(pattern: Sequence[str], keys: Sequence[str], *, within: bool
     return match(0, 0)
 
 
-def pattern_overlaps(pattern: Sequence[str], keys: Sequence[str]) -> bool:
-    """True when some path is both under ``keys`` (or is it) and under a match of the pattern: the pattern
-    matches ``keys``, a prefix of it (``keys`` lies inside a matched subtree), or a path below it.
-
-    Examples
-    --------
-    >>> pattern_overlaps(("refunds", "*", "at"), ("refunds",)), pattern_overlaps(("refunds",), ("refunds", "21"))
-    (True, True)
-    >>> pattern_overlaps(("**", "at"), ("orders", "o1")), pattern_overlaps(("refunds", "*", "at"), ("orders",))
-    (True, False)
-    >>> pattern_overlaps(("refunds", "*", "at"), ("refunds", "21", "amount"))
-    False
-    """
-    n_pat, n_keys = len(pattern), len(keys)
-
-    def match(p: int, k: int) -> bool:
-        if p == n_pat or k == n_keys:  # inside a matched subtree, or the rest of the pattern matches below keys
-            return True
-        if pattern[p] == "**":
-            return any(match(p + 1, j) for j in range(k, n_keys + 1))
-        return _key_matches(pattern[p], keys[k]) and match(p + 1, k + 1)
-
-    return match(0, 0)
-
-
-def outside_patterns(paths: Iterable[str], patterns: Sequence[str]) -> list[str]:
-    """The ``paths`` under none of the path ``patterns`` (a path inside a matched subtree is under it).
+def outside_patterns(paths: Iterable[str], patterns: Sequence[str], keep: Sequence[str] = ()) -> list[str]:
+    """The ``paths`` under none of the path ``patterns`` (a path inside a matched subtree is under it), and those
+    at, inside or above one of the ``keep`` paths whatever the patterns (a path another check judges).
 
     Examples
     --------
     >>> outside_patterns(["refunds.21.at", "refunds.21.amount", "log.1.at"], ["refunds.*.at", "log"])
     ['refunds.21.amount']
+    >>> outside_patterns(["refunds.21.at", "refunds.7.at"], ["refunds.*.at"], keep=["refunds.7"])
+    ['refunds.7.at']
     """
     parsed = [parse_pattern(p) for p in patterns]
-    return [path for path in paths
-            if not any(pattern_matches(p, parse_path(path), within=True) for p in parsed)]
+    kept = {parse_path(k) for k in keep}
+    above = {k[:i] for k in kept for i in range(len(k))}  # the paths a kept path lies inside
+
+    def judged(keys: tuple[str, ...]) -> bool:
+        return keys in above or any(keys[:i] in kept for i in range(len(keys) + 1))
+
+    out = []
+    for path in paths:
+        keys = parse_path(path)
+        if not any(pattern_matches(p, keys, within=True) for p in parsed) or (kept and judged(keys)):
+            out.append(path)
+    return out
 
 
 def _children(node: Any) -> Iterator[tuple[str, Any]]:

@@ -44,7 +44,7 @@ def _from_cache(cache: ReplayCache, key: str, case: Case, run_id: str, version: 
     except ValidationError:  # a verified entry that does not parse as a trajectory: a miss, rewritten
         return Replay(), None
     state = entry.get("state")
-    if reproduce is not None and control_difference(*reproduce[:2], trajectory, state, reproduce[2]):
+    if reproduce is not None and control_difference(*reproduce[:2], trajectory, state, *reproduce[2:]):
         return Replay(), None  # the cached control does not reproduce this run's recording
     env = None
     if state is not None:
@@ -110,7 +110,7 @@ def make_replay(system: Any, case: Case, recorded: Trajectory, checkpoint: int, 
             result = Replay(error=failure_reason(exc), diverged=isinstance(original, ReplayDiverged))
         reproduced = result.trajectory is not None and (
             reproduce is None or control_difference(*reproduce[:2], result.trajectory, result.state,
-                                                    reproduce[2]) is None)
+                                                    *reproduce[2:]) is None)
         if usable is not None and reproduced and result.trajectory is not None:
             usable.put(key, {"trajectory": result.trajectory.model_dump(mode="json"), "state": result.state,
                              "captured_at": None if env is None else env["captured_at"],

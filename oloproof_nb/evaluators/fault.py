@@ -24,7 +24,7 @@ from .._core.faults import admits_failure, control_difference, escalated, fault_
 from .._core.records import ReplayRow, Verdict
 from .._core.trajectory import DEFAULT_TOOL_ERRORS, Change, Trajectory, fault_result
 from .answer import AnswerMatches
-from .state import StateMatches, StateUnchanged, ignored_paths
+from .state import StateMatches, StateUnchanged, ignored_paths, pinned_paths
 
 __all__ = ["FaultRecovery", "HonestPattern", "replay_judges"]
 
@@ -103,8 +103,8 @@ class FaultRecovery(Evaluator):
     ``missing`` (``not_replayable``); a control replay that does not reproduce
     the recording is ``missing`` (``control_replay_diverged``): its state may
     differ only under the ``ignore`` patterns every ``state_matches`` check in
-    ``changes`` or ``whole`` mode gives and no other check pins
-    (:func:`~oloproof_nb.evaluators.state.ignored_paths`); a faulted
+    ``changes`` or ``whole`` mode gives, outside the paths other checks judge
+    (:func:`~oloproof_nb.evaluators.state.ignored_paths`, :func:`~oloproof_nb.evaluators.state.pinned_paths`); a faulted
     replay that is not the recording up to the checkpoint with the fault result
     there (a ``replay()`` that ignores ``change``) is ``missing``
     (``fault_not_applied: …``); a replay that
@@ -214,15 +214,16 @@ class FaultRecovery(Evaluator):
             recorded = recorded.model_copy(update={"input": ctx.case.input})
         record = {"criterion": self.name, "tool": self.tool, "fault": self.fault}
 
-        ignore = ignored_paths(ctx.run.evaluators, ctx.case.expected.state)  # the checks judging the replay do too
+        ignore = ignored_paths(ctx.run.evaluators)  # the checks judging the replay leave them out too ...
+        keep = pinned_paths(ctx.run.evaluators, ctx.case.expected.state)  # ... but for the paths others judge
         control = ctx.run.replay(ctx.case, recorded, checkpoint, None, record=record,
-                                 reproduce=(recorded, ctx.state, ignore))
+                                 reproduce=(recorded, ctx.state, ignore, keep))
         row["cached"] = control.cached
         if control.error is not None or control.trajectory is None:
             row["control_reproduced"] = False
             why = CONTROL_DIVERGED if control.diverged else REPLAY_RAISED
             return self._done(row, "missing", f"{why}: {control.error}")
-        difference = control_difference(recorded, ctx.state, control.trajectory, control.state, ignore)
+        difference = control_difference(recorded, ctx.state, control.trajectory, control.state, ignore, keep)
         row["control_reproduced"] = difference is None
         if difference is not None:
             return self._done(row, "missing", f"{CONTROL_DIVERGED}: {difference}")

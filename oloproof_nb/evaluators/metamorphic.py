@@ -63,7 +63,7 @@ class MetamorphicRelation(Evaluator):
     def evaluate_run(self, records: Sequence[CaseRecord],
                      labels: Mapping[str, Sequence[Mapping[str, Any]]],
                      transforms: Mapping[str, Any], n_derived: int,
-                     ignore: Sequence[str] = ()) -> tuple[list[RunVerdictRow], list[PairRow]]:
+                     ignore: Sequence[str] = (), keep: Sequence[str] = ()) -> tuple[list[RunVerdictRow], list[PairRow]]:
         """Judge every pair of the transform among the run's stored records.
 
         Parameters
@@ -80,7 +80,10 @@ class MetamorphicRelation(Evaluator):
             leaves out, so a run stopped part-way judges its pairs as its finished run would.
         ignore : sequence of str
             The ``state_matches`` ``ignore:`` patterns ``same_state`` leaves out: those every ``changes`` or
-            ``whole`` check gives and no other check pins (:func:`~oloproof_nb.evaluators.state.ignored_paths`).
+            ``whole`` check gives (:func:`~oloproof_nb.evaluators.state.ignored_paths`).
+        keep : sequence of str
+            Paths a ``state_unchanged`` or ``paths``-mode check judges: compared under those patterns too
+            (:func:`~oloproof_nb.evaluators.state.pinned_paths`).
 
         Returns
         -------
@@ -113,7 +116,7 @@ class MetamorphicRelation(Evaluator):
                 continue
             rec, source = records[i], records[at]
             case = rec["case"]
-            holds, reason = compare_pair(self.relation, source, rec, ignore)
+            holds, reason = compare_pair(self.relation, source, rec, ignore, keep)
             label = label_of.get(case["id"], "")
             cluster = source["case"]["cluster"]
             pair: PairRow = {"source_id": source["case"]["id"], "derived_id": case["id"],

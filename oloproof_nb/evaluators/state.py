@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from .._config.files import not_a_flag
 from .._core.compare import NO_STATE, ListMatch, Row, compare_changes, compare_state, compare_unchanged
 from .._core.evaluator import CaseContext, Evaluation, Evaluator, register
-from .._core.paths import leaf_keys, parse_path, parse_pattern, pattern_overlaps
+from .._core.paths import format_path, leaf_keys, parse_path, parse_pattern
 from .._core.records import ComparisonRow
 
 __all__ = ["StateMatches", "StateUnchanged", "ByKey"]
@@ -90,9 +90,9 @@ class StateMatches(Evaluator):
         whose changes nobody pins — free-text subjects, timestamps (``changes``
         and ``whole`` modes). A leaf under one is not compared, even where
         ``expected.state`` names it. A pattern every ``changes`` or ``whole``
-        check gives, and that reaches no path another check pins, is also left
-        out of a control replay's state (``fault_recovery``) and of
-        ``same_state`` pairs (:func:`ignored_paths`).
+        check gives is also left out of a control replay's state
+        (``fault_recovery``) and of ``same_state`` pairs (:func:`ignored_paths`),
+        except at the paths another check judges (:func:`pinned_paths`).
     absent_ok : bool
         A ``paths:`` entry that no case's initial or expected state contains is
         meant (no ``VacuousCheckWarning`` at ``load_suite``).
@@ -208,18 +208,15 @@ class StateMatches(Evaluator):
         return self.judge(expected, ctx.state, ctx.case.id, initial=ctx.case.initial_state)
 
 
-def ignored_paths(evaluators: Sequence[Evaluator], expected: dict[str, Any] | None = None) -> tuple[str, ...]:
+def ignored_paths(evaluators: Sequence[Evaluator]) -> tuple[str, ...]:
     """The ``ignore:`` patterns every ``state_matches`` check in ``changes`` or ``whole`` mode (the modes that judge
-    paths ``expected.state`` does not list) gives, in the first one's order, and that reach no path another check
-    pins: paths no check pins, at which a control replay's state (``fault_recovery``) and a ``same_state`` pair
-    may differ too.
+    paths ``expected.state`` does not list) gives, in the first one's order: where a control replay's state
+    (``fault_recovery``) and a ``same_state`` pair may differ too — outside the paths another check judges
+    (:func:`pinned_paths`), which are compared under these patterns as everywhere else.
 
-    A pattern only some of those checks give is compared (a path one check ignores and another pins must
+    A pattern only some of those checks give is compared (a path one check ignores and another judges must
     reproduce), and the patterns are matched as written, not as the paths they cover: ``refunds.*.at`` in one
-    check and ``**.at`` in another leave nothing out. So is a pattern that reaches a path a ``state_unchanged``
-    check or a ``paths``-mode ``state_matches`` check names (inside it, or above it), or, given the case's
-    ``expected`` state, a leaf it names when a ``subset``-mode check compares it: those checks judge a replay's
-    state there too. Wrong either way, that is stricter, never looser.
+    check and ``**.at`` in another leave nothing out. Wrong either way, that is stricter, never looser.
 
     Examples
     --------
@@ -228,20 +225,38 @@ def ignored_paths(evaluators: Sequence[Evaluator], expected: dict[str, Any] | No
     ('refunds.*.at', 'log')
     >>> ignored_paths([stamp, StateMatches(type="state_matches", mode="whole", ignore=["log"])])
     ('log',)
-    >>> ignored_paths([stamp, StateUnchanged(type="state_unchanged", paths=["log.1"])])
-    ('refunds.*.at',)
+    >>> ignored_paths([stamp, StateUnchanged(type="state_unchanged", paths=["log.1"])])  # log.1: pinned_paths
+    ('refunds.*.at', 'log')
     """
     lists = [ev.ignore for ev in evaluators if isinstance(ev, StateMatches) and ev.mode in ("changes", "whole")]
     if not lists:
         return ()
     common = set(lists[0]).intersection(*lists[1:])
-    pinned = [parse_path(path) for ev in evaluators
+    return tuple(p for p in dict.fromkeys(lists[0]) if p in common)
+
+
+def pinned_paths(evaluators: Sequence[Evaluator], expected: dict[str, Any] | None = None) -> tuple[str, ...]:
+    """The paths other checks judge a replay's or a pair's state at, which :func:`ignored_paths` does not excuse:
+    every ``state_unchanged`` path and ``paths``-mode path, and, given the case's ``expected`` state, each leaf it
+    names when a ``subset``-mode check compares it (a control replay's state; a pair is given none).
+
+    Before, an ``ignore:`` pattern that reached one of them was dropped whole: a ``state_unchanged`` check on one
+    earlier row made the stamp of every new row a divergence, and every fault replay ``missing``.
+
+    Examples
+    --------
+    >>> stamp = StateMatches(type="state_matches", mode="changes", ignore=["refunds.*.at"])
+    >>> pinned_paths([stamp, StateUnchanged(type="state_unchanged", paths=["refunds.r0"])])
+    ('refunds.r0',)
+    >>> pinned_paths([StateMatches(type="state_matches", mode="subset")], {"refunds": {"r1": {"at": 3}}})
+    ('refunds.r1.at',)
+    """
+    pinned = [path for ev in evaluators
               if isinstance(ev, StateUnchanged) or (isinstance(ev, StateMatches) and ev.mode == "paths")
               for path in getattr(ev, "paths", ())]
     if expected and any(isinstance(ev, StateMatches) and ev.mode == "subset" for ev in evaluators):
-        pinned += leaf_keys(expected)
-    return tuple(p for p in dict.fromkeys(lists[0])
-                 if p in common and not any(pattern_overlaps(parse_pattern(p), keys) for keys in pinned))
+        pinned += [format_path(keys) for keys in leaf_keys(expected)]
+    return tuple(dict.fromkeys(pinned))
 
 
 @register

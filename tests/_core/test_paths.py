@@ -657,3 +657,17 @@ def test_leaf_diff_below_a_non_text_key_compares_the_values() -> None:
     hand), not skipped because both sides are dicts of one size."""
     assert leaf_diff({1: {"a": "x"}}, {1: {"a": "y"}}) == [("1.a", "x", "y")]
     assert leaf_diff({"o": {1: {"a": "x", "n": True}}}, {"o": {1: {"a": "x", "n": False}}}) == [("o.1.n", True, False)]
+
+
+def test_outside_patterns_keeps_the_paths_another_check_judges() -> None:
+    """Under ``refunds.*.at`` only the stamps of rows no check pins are left out: a path at, inside or above a kept
+    path stays (written by hand). Before, the pin dropped the pattern whole (``evaluators.state.ignored_paths``), and
+    the new row's stamp ``refunds.21.at`` was compared too."""
+    from oloproof_nb._core.paths import outside_patterns
+
+    paths = ["refunds.21.at", "refunds.21.amount", "refunds.7.at", "refunds", "log.1.at"]
+    assert outside_patterns(paths, ["refunds.*.at", "log"], keep=["refunds.7"]) == [
+        "refunds.21.amount", "refunds.7.at", "refunds"]
+    assert outside_patterns(paths, ["refunds.*.at", "log"], keep=["refunds.7.at.x"]) == [
+        "refunds.21.amount", "refunds.7.at", "refunds"]  # a kept path below the leaf: the leaf is judged
+    assert outside_patterns(paths, ["refunds.*.at", "log"]) == ["refunds.21.amount", "refunds"]

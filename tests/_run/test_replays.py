@@ -60,7 +60,7 @@ def _replay(system: Scripted, cache: ReplayCache | None, lines: list[dict[str, A
             fingerprint: str | None = FINGERPRINT) -> Replay:
     return make_replay(system, _case(epoch), RECORDED, 1, change,
                        record={"criterion": "recovers", "tool": "pay", "fault": "error"},
-                       reproduce=(RECORDED, STATE, ()) if reproduce else None, run_id="r1", system_version=version,
+                       reproduce=(RECORDED, STATE, (), ()) if reproduce else None, run_id="r1", system_version=version,
                        code_fingerprint=fingerprint, timeout_s=None, cache=cache,
                        append=lines.append)  # type: ignore[arg-type]  # a record is a dict
 

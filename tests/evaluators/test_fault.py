@@ -188,6 +188,22 @@ def test_a_control_replay_must_reproduce_an_ignored_path_another_check_judges(tm
         False, "control_replay_diverged: state differs at refunds.ord-001.at")
 
 
+def test_a_pin_on_one_row_keeps_the_ignore_pattern_on_the_other_rows(tmp_path: Path) -> None:
+    """A ``state_unchanged`` check pins an earlier refund (``refunds.ord-000``, its stamp included) beside the
+    changes check's ``ignore: [refunds.*.at]``: the control must reproduce that row, and may still differ at the
+    stamp of the refund the case writes, which no check reads. Before, the pin dropped the whole pattern: the
+    control diverged at the new row's stamp and the fault replay was missing (review W5: a SQLite bank whose
+    ``state_unchanged`` on one old transfer made all 32 fault replays missing)."""
+    changes = {"type": "state_matches", "criterion": "only_the_refund", "mode": "changes",
+               "ignore": ["refunds.*.at"]}
+    pin = {"type": "state_unchanged", "criterion": "old_refund_kept", "paths": ["refunds.ord-000"]}
+    case = refund_case("ord-001")
+    case["initial_state"]["refunds"] = {"ord-000": {"amount": 10.0, "at": 0}}
+    run = run_suite(tmp_path, StampsRefunds(), cases=[case], extra=[changes, pin])
+    (row,) = rows(run)
+    assert (row["control_reproduced"], row["verdict"], row["reason"]) == (True, "pass", "escalated")
+
+
 @pytest.mark.parametrize("system", [Nondeterministic, NondeterministicBefore])
 def test_nondeterministic_replay_is_missing(tmp_path: Path, system: type) -> None:
     run = run_suite(tmp_path, system())

@@ -112,9 +112,25 @@ def test_same_state_compares_an_ignored_path_another_check_pins(make_suite: Call
     assert _pairs(run) == {("c1~st", "same_state_under_st"): False}
 
 
+def test_same_state_keeps_an_ignore_pattern_outside_the_path_another_check_pins(
+        make_suite: Callable[..., Path]) -> None:
+    """The changes check ignores ``side_*``; a ``state_unchanged`` check pins ``side_kept``, which the pattern
+    also matches. The copy sets ``side_effect`` (under the pattern, pinned by no check) and leaves ``side_kept``
+    alone: the pair holds. Before, the pin dropped the whole pattern from ``same_state``, and every pair whose
+    copy wrote a row the database stamps broke (review W5: a SQLite bank, 13 of 30 pairs)."""
+    transforms = [transform("st", "!state")]
+    ignore = {"type": "state_matches", "mode": "changes", "ignore": ["side_*"]}
+    pinned = {"type": "state_unchanged", "paths": ["side_kept"]}
+    source = case("c1", initial_state={"items": {}, "side_kept": 1})
+    labels = {"st": all_valid(["c1"], "st")}
+    run = op.run(op.load_suite(mm_suite(make_suite, [source], transforms,
+                                        [ignore, pinned, _rel("same_state", "st")], labels)))
+    assert _pairs(run) == {("c1~st", "same_state_under_st"): True}
+
+
 def test_same_state_leaves_out_an_ignored_path_only_a_subset_check_compares(make_suite: Callable[..., Path]) -> None:
     """What README sections 1a, 2 and 4 say: a ``subset`` check's expected leaf keeps an ignore pattern in a
-    control replay's state (``evaluators.state.ignored_paths`` given the case's expected state), not in a
+    control replay's state (``evaluators.state.pinned_paths`` given the case's expected state), not in a
     ``same_state`` pair: the copy that sets ``side_effect`` fails the subset check, and its pair holds. Only a
     ``state_unchanged`` or ``paths``-mode check keeps it in a pair (the test above)."""
     transforms = [transform("st", "!state")]
