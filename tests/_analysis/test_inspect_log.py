@@ -1018,6 +1018,21 @@ def _beside_its_log(logs: dict[str, Path], tmp_path: Path, prefix: str, *, model
     return folder
 
 
+def test_one_eval_read_with_two_thresholds_that_judge_alike_is_compared_not_refused(logs: dict[str, Path]) -> None:
+    """The eval read with pass_threshold 0.5 and 0.9 gives the same verdicts (no score lies between) under the same
+    id and manifest; only the reading, in ``config``, differs. It is a re-judged run, compared (check_changed), not
+    one run given twice."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", op.VacuousCheckWarning)
+        half, most = op.from_inspect(logs["dir"], pass_threshold=0.5), op.from_inspect(logs["dir"], pass_threshold=0.9)
+        assert half.verdicts.equals(most.verdicts) and half.run_id == most.run_id
+        cmp = op.compare(half, most, release={**LOOSE, "regression": {"margin": 0.99}})
+    assert cmp.verdict == "INSUFFICIENT_EVIDENCE"
+    assert any(reason.startswith("check_changed") for reason in cmp.table["reason"])
+
+
 def test_one_log_twice_in_a_folder_is_refused_not_doubled(logs: dict[str, Path], tmp_path: Path) -> None:
     """The same log copied twice into a folder (a CI artifact downloaded twice) would count each sample twice."""
     folder = tmp_path / "logs"

@@ -219,6 +219,18 @@ def test_a_reduction_the_settings_given_leave_out_is_weaker_in_a_comparison() ->
     assert relaxed_settings(easier, ReleaseConfig(), compared) == []  # pass@2 → mean: harder
 
 
+def test_the_reduction_of_a_criterion_only_the_settings_given_gate_is_not_weaker_in_a_gate() -> None:
+    """A gate's settings that add a criterion the run's own do not gate (with pass@2, easier than the mean) only add
+    a way to BLOCK: nothing is weaker. In a comparison (no ``criteria`` among the heads) the reduction decides by
+    itself, and mean → pass@2 is named."""
+    from oloproof_nb._config.release import ReleaseConfig, relaxed_settings
+
+    own = ReleaseConfig.model_validate({"criteria": {"b": 0.5}})
+    given = ReleaseConfig.model_validate({"criteria": {"a": {"threshold": 0.4, "reduce": "pass@2"}, "b": 0.5}})
+    assert relaxed_settings(own, given, ("criteria", "reductions")) == []
+    assert relaxed_settings(own, given, ("reductions",)) == ['reductions.a "mean" → "pass@2"']
+
+
 @pytest.mark.parametrize(("raw", "key"), [
     ({"regression": {"margin": False}}, "regression.margin"),
     ({"bootstrap": {"seed": True}}, "bootstrap.seed"),

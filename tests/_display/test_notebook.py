@@ -247,7 +247,7 @@ def test_a_gate_of_a_run_resumed_after_a_kill_says_its_case_run_in_flight_ran_ag
     plain = op.gate(clean)
     assert plain.verdict == "PASS"
     assert _resumed_lines(plain._repr_html_()) == [] and "abrupt" not in plain._repr_html_()
-    assert "abrupt" not in repr(plain)
+    assert "abrupt" not in repr(plain) and all(line.strip() for line in repr(plain).splitlines())  # no blank line
 
 
 def test_the_view_of_a_run_resumed_after_a_kill_says_its_case_run_in_flight_ran_again(
@@ -257,7 +257,8 @@ def test_the_view_of_a_run_resumed_after_a_kill_says_its_case_run_in_flight_ran_
     resumed, clean = resumed_and_clean
     assert _resumed_lines(resumed._repr_html_()) == [RESUMED]
     assert _resumed_lines(op.load_run(resumed.directory)._repr_html_()) == [RESUMED]
-    pooled = op.load_runs([clean.directory, resumed.directory])  # a pool holds the end of its resumed run
-    assert _resumed_lines(pooled._repr_html_()) == [RESUMED]
-    assert _resumed_lines(op.gate(pooled)._repr_html_()) == [RESUMED]
-    assert "abrupt" not in clean._repr_html_()
+    for pooled in (op.load_runs([clean.directory, resumed.directory]),  # a pool holds the end of its resumed run,
+                   op.load_runs([resumed.directory, clean.directory])):  # whichever place that run has in it
+        assert _resumed_lines(pooled._repr_html_()) == [RESUMED]
+        assert _resumed_lines(op.gate(pooled)._repr_html_()) == [RESUMED]
+    assert "abrupt" not in clean._repr_html_() and _resumed_lines(clean._repr_html_()) == []  # not an empty line

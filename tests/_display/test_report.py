@@ -1267,5 +1267,9 @@ def test_a_report_of_a_run_resumed_after_a_kill_says_its_case_run_in_flight_ran_
     gate_section = md[md.index("## Release gate"):]
     assert line in render_markdown(gate_section[:gate_section.index("\n## ")]).text  # as shown, in its section
     clean = op.run(op.load_suite(root), out=tmp_path / "clean", progress=False)
-    assert "abrupt" not in write_report(clean, tmp_path / "c.html").read_text(encoding="utf-8")
-    assert "abrupt" not in write_report(clean, tmp_path / "c.md").read_text(encoding="utf-8")
+    for name in ("c.html", "c.md"):  # no line, nor an empty sentence ('.') where it would be
+        text = write_report(clean, tmp_path / name).read_text(encoding="utf-8")
+        assert "abrupt" not in text and "<p>.</p>" not in text and "\n.\n" not in text
+    pooled = op.load_runs([clean.directory, resumed.directory])  # a pool: the end of each of its runs
+    assert f"<p>{line.replace(chr(39), '&#39;')}</p>" in write_report(pooled, tmp_path / "p.html").read_text(
+        encoding="utf-8")

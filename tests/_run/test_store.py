@@ -1651,3 +1651,68 @@ def test_a_stop_the_command_notes_for_a_process_it_killed_is_noted_once_and_only
     recorded = (tmp_path / "done" / STARTED).read_bytes()
     note_stop(tmp_path / "done")
     assert (tmp_path / "done" / STARTED).read_bytes() == recorded
+
+
+# -- mutation round 27: the note of a dead process is made under the folder's lock ------------------------------
+
+@pytest.mark.parametrize("note", ["stop", "end"])
+def test_a_note_of_a_dead_process_reads_and_appends_under_the_folders_lock(tmp_path: Path, note: str,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """oloproof run notes the stop or end of a run's process once it is dead; a resume started meanwhile (a script
+    looping on the printed command) takes the folder's lock and settles started.jsonl. The note reads what was in
+    flight and appends to it holding that lock, so no resume can take the folder between the read and the write."""
+    from oloproof_nb._run import store as store_module
+    from oloproof_nb._run.store import RunLock, note_end, note_stop
+
+    store = RunStore.create(tmp_path / "run", MANIFEST)
+    store.note_case("a", 1)
+    store._run_lock.release()  # type: ignore[union-attr]  # as the process's death releases it
+    held: list[bool] = []
+    real = store_module.read_in_flight
+
+    def read_while_a_resume_tries(directory: Path) -> Any:
+        try:
+            RunLock.acquire(directory).release()
+            held.append(False)
+        except RunDirError:
+            held.append(True)
+        return real(directory)
+
+    monkeypatch.setattr(store_module, "read_in_flight", read_while_a_resume_tries)
+    if note == "stop":
+        note_stop(tmp_path / "run")
+    else:
+        assert note_end(tmp_path / "run", -9) is not None
+    assert held == [True]
+    RunLock.acquire(tmp_path / "run").release()  # released after the note
+
+
+def test_a_note_on_a_started_jsonl_that_is_a_link_is_not_made_nor_raised(tmp_path: Path) -> None:
+    """A run folder copied with its links, whose started.jsonl points elsewhere: oloproof run's note of how the
+    process ended (or of the user's stop) reads it refused as a link, writes nothing through it and raises nothing
+    (the command's stop line stays one line; the resume names the link)."""
+    from oloproof_nb._run.store import STARTED, note_end, note_stop
+
+    (tmp_path / "run").mkdir()
+    elsewhere = tmp_path / "elsewhere.jsonl"
+    elsewhere.write_text('{"case": "a", "epoch": 1, "at": 1.0}\n', encoding="utf-8")
+    (tmp_path / "run" / STARTED).symlink_to(elsewhere)
+    assert note_end(tmp_path / "run", -9) is None
+    note_stop(tmp_path / "run")
+    assert elsewhere.read_text(encoding="utf-8") == '{"case": "a", "epoch": 1, "at": 1.0}\n'
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="counts this process's open files in /proc")
+def test_a_run_that_finishes_or_is_stopped_leaves_no_handle_of_started_jsonl_open(tmp_path: Path) -> None:
+    """A notebook runs many runs in one process: each close (finished, or stopped by a Ctrl-C) closes the handle of
+    started.jsonl it opened for its case runs, which would otherwise stay open for the life of the kernel."""
+    def open_files() -> set[str]:
+        return {os.readlink(f"/proc/self/fd/{fd}") for fd in os.listdir("/proc/self/fd")
+                if os.path.exists(f"/proc/self/fd/{fd}")}
+
+    before = open_files()
+    for name, stopped in (("done", False), ("stopped", True)):
+        store = RunStore.create(tmp_path / name, MANIFEST)
+        store.note_case("a", 1)
+        store.close(stopped=stopped)
+    assert not {path for path in open_files() - before if "started.jsonl" in path}
