@@ -106,6 +106,16 @@ def test_confidence_bounds_are_one_half_inclusive_and_one_exclusive(confidence: 
             parse_release({"confidence": confidence})
 
 
+@pytest.mark.parametrize(("confidence", "shown"), [(0.4999999, "0.4999999"), (0.05, "0.05"), (0, "0"),
+                                                   (0.49999995, "0.49999995")])
+def test_a_confidence_refused_below_one_half_is_named_with_every_digit(confidence: float, shown: str) -> None:
+    """Review G27: ``confidence: 0.4999999`` was refused as "0.5 is below 0.5" (six significant digits), a message
+    that contradicts itself and names no value the file holds; the value is shown as written."""
+    with pytest.raises(ConfigError) as caught:
+        parse_release({"confidence": confidence})
+    assert str(caught.value).startswith(f"release.yaml: confidence: {shown} is below 0.5: it is the confidence level")
+
+
 def test_a_reduction_needs_at_least_k_epochs_and_k_itself_is_enough() -> None:
     """``pass^3`` over 3 epochs is the smallest run it fits; over 2 it is refused naming ``criteria.a.reduce``."""
     from oloproof_nb._config.release import check_reductions
