@@ -87,13 +87,15 @@ def _every_data_set_up_to_order(k: list[int], m: list[int]) -> Iterator[tuple[np
 
 
 def brute_force_low(k: list[int], m: list[int], confidence: float = 0.95, *, up_to_order: bool = False) -> float:
-    """min(p̂, all-pass bound, the bound of every data set with k ≤ k' ≤ m, k' ≠ all-pass): the CR2 logit-t
+    """min(all-pass bound × p̂, the bound of every data set with k ≤ k' ≤ m, k' ≠ all-pass): the CR2 logit-t
     bound, or, where every cluster has the same rate r (zero spread), Clopper–Pearson on n_min with r·n_min
-    successes, from scipy.stats.beta. ``up_to_order`` visits each data set once up to the order of alike
-    clusters (see `_every_data_set_up_to_order`) instead of every product."""
+    successes, from scipy.stats.beta. The all-pass bound (α/2)^(1/n_min) times p̂ is what n_min clusters can vouch
+    for (clusters never drawn that pass nothing, beside the others: review G27); it is below p̂. ``up_to_order``
+    visits each data set once up to the order of alike clusters (see `_every_data_set_up_to_order`) instead of
+    every product."""
     k_arr, m_arr = np.asarray(k), np.asarray(m)
     n_min = m_arr.sum() ** 2 / (m_arr.astype(float) ** 2).sum()
-    best = min(k_arr.sum() / m_arr.sum(), (0.5 - confidence / 2) ** (1 / n_min))
+    best = k_arr.sum() / m_arr.sum() * (0.5 - confidence / 2) ** (1 / n_min)
     data_sets = _every_data_set_up_to_order if up_to_order else _every_data_set_with_more_hits
     for kp_arr, sizes in data_sets(k, m):
         if kp_arr.sum() in (0, sizes.sum()):

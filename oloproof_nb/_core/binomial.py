@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Interval", "check_confidence", "clopper_pearson", "wilson", "all_pass_low", "n_min"]
+__all__ = ["Interval", "check_confidence", "clopper_pearson", "wilson", "all_pass_low", "unseen_cap", "n_min"]
 
 
 @dataclass(frozen=True)
@@ -177,3 +177,26 @@ def all_pass_low(m: np.ndarray, confidence: float) -> float:
     (computed by :func:`clopper_pearson`, so a perfect run and the cap of a run with failures are one number)."""
     size = n_min(m)
     return clopper_pearson(size, size, confidence)[0]
+
+
+def unseen_cap(m: np.ndarray, estimate: float, confidence: float) -> float:
+    """The highest lower bound clusters of sizes ``m`` that pass a share ``estimate`` of their rows can vouch for:
+    L_all·p̂, with L_all = (α/2)^(1/n_min) the all-pass bound (:func:`all_pass_low`).
+
+    A sample of n_min clusters, all of them passing, cannot rule out a share 1 − L_all of clusters it did not
+    draw that pass nothing; nor can a sample whose clusters pass a share p̂ of their rows rule out such clusters
+    beside others at p̂: the rate L_all·p̂. At p̂ = 1 it is L_all itself, and it rises with p̂, so a bound capped
+    at it stays monotone. Epochs (many rows a cluster) make the spread between the clusters drawn small, so the
+    CR2 logit-t bound alone vouched for more: where one case in ten never passes and the others pass 9 tries in
+    10 (rate 0.81), 20 cases × 10 epochs put it above 0.81 in 11.55% of samples, nominal 2.5% (mostly the
+    0.9^20 = 12% that drew no such case; ``python tests/reference/hard_cells.py --only mixture`` on the code
+    before this cap, review G27). The argument makes the cap necessary, not sufficient: p̂ stands in for the rate
+    of the kinds drawn, and what the capped bound misses is measured, not proven (the ``mixture`` cells of
+    benchmarks/coverage.md: at most 1.35% up to G = 30, 5% at G = 100, where samples hold a few such cases).
+
+    Examples
+    --------
+    >>> round(unseen_cap(np.full(20, 10), 185 / 200, 0.95), 4)  # (0.025)^(1/20) · 0.925
+    0.7692
+    """
+    return all_pass_low(m, confidence) * estimate

@@ -127,7 +127,7 @@ def paired_difference_from_sums(
     width; with G < 2 clusters (no Bell–McCaffrey ν) the interval is d̂ ± u₀ too.
 
     **Monotone by construction.** ℓ and υ are non-decreasing in every x_c (the gate's bound is a minimum over
-    the data sets with more hits, a set that only shrinks when x_c rises, and the cap is a constant). A
+    the data sets with more hits, a set that only shrinks when x_c rises, capped at L_all·p̂, which rises). A
     candidate fail turned into a pass, or a base pass turned into a fail, raises one e_c by 1 and d̂ by 1/N.
     Either x⁻_c falls by 1: p̂⁻ falls by 1/N and υ(x⁻) does not rise, so B = υ(x⁻) − p̂⁻ rises by at most 1/N;
     or x⁺_c rises by 1: ℓ(x⁺) does not fall, so A = p̂⁺ − ℓ(x⁺) rises by at most 1/N. √(A² + B²) is

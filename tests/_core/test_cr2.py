@@ -115,6 +115,22 @@ def test_low_equals_brute_force_minimum_over_better_data_sets(layout, confidence
     assert iv.high == pytest.approx(1 - mirror, abs=1e-12)
 
 
+@settings(max_examples=150, deadline=None)
+@given(sizes=st.lists(st.integers(1, 12), min_size=2, max_size=30), data=st.data(),
+       confidence=st.sampled_from([0.8, 0.9, 0.95, 0.99]))
+def test_no_clustered_bound_is_above_what_its_clusters_can_vouch_for(sizes: list[int], data: st.DataObject,
+                                                                      confidence: float) -> None:
+    """ci_low ≤ (α/2)^(1/n_min)·p̂ and ci_high ≥ 1 − (α/2)^(1/n_min)·(1 − p̂), n_min = (Σm)²/Σm², for any cluster
+    sums (the formula by hand, not the package's all_pass_low)."""
+    m = np.asarray(sizes)
+    k = np.asarray([data.draw(st.integers(0, int(size))) for size in sizes])
+    iv = rate_interval_from_sums(k, m, "cluster_t", confidence)
+    top = ((1 - confidence) / 2) ** (1 / (m.sum() ** 2 / (m.astype(float) ** 2).sum()))
+    p = k.sum() / m.sum()
+    assert iv.low <= top * p + 1e-12
+    assert iv.high >= 1 - top * (1 - p) - 1e-12
+
+
 def _flip_monotone(k: list[int], m: list[int], confidence: float = 0.95) -> None:
     ks, ms = np.asarray(k), np.asarray(m)
     before = rate_interval_from_sums(ks, ms, "cluster_t", confidence)
@@ -285,8 +301,10 @@ def test_clusters_all_at_one_rate_are_judged_as_a_degenerate_run_is() -> None:
     better[7] = 5
     up = cr2.cluster_t_from_sums(better, m, 0.95)
     assert up.low >= iv.low and up.high >= iv.high
-    # README §6: "now [0.563, 0.943]", and "19 cases at 4 of 5 epochs, one at 5 of 5 ... [0.788, 0.943]"
-    assert [round(x, 3) for x in (iv.low, iv.high, up.low, up.high)] == [0.563, 0.943, 0.788, 0.943]
+    # README §6: "now [0.563, 0.943]", and "19 cases at 4 of 5 epochs, one at 5 of 5 ... [0.674, 0.943]" (it was
+    # [0.788, 0.943] before the bound was capped at what 20 clusters can vouch for: (α/2)^(1/20)·0.81, by hand)
+    assert [round(x, 3) for x in (iv.low, iv.high, up.low, up.high)] == [0.563, 0.943, 0.674, 0.943]
+    assert up.low == pytest.approx(0.025 ** (1 / 20) * 81 / 100, abs=1e-12)
     # one fewer: the equal-rate data set is better than it, so its lower bound is at most that one's
     worse = k.copy()
     worse[3] = 3
@@ -397,3 +415,15 @@ def test_m21_up_to_64_failures_kept_the_worst_spread_is_the_exact_knapsack(monke
     at_64 = np.array([64.0])
     assert dual(jt, mt, ct, int(m.sum()), at_64)[0] > exact(jt, mt, ct, int(m.sum()), at_64)[0]
     assert 0 < low < k.sum() / m.sum()
+
+
+def test_a_threshold_of_090_needs_more_clusters_the_more_rows_fail() -> None:
+    """README §6 "How big must a suite be?": no clustered bound is above (α/2)^(1/n_min)·p̂, so a PASS at 0.90 needs
+    36 clusters with every row passing, 50 at a rate of 0.97 and 69 at 0.95 (equal sizes: n_min = G), by hand."""
+    from oloproof_nb._core.binomial import unseen_cap
+
+    for rate, g in ((1.0, 36), (0.97, 50), (0.95, 69)):
+        assert 0.025 ** (1 / (g - 1)) * rate < 0.90 <= 0.025 ** (1 / g) * rate
+        assert unseen_cap(np.full(g - 1, 4), rate, 0.95) < 0.90 <= unseen_cap(np.full(g, 4), rate, 0.95)
+    k = np.r_[np.full(9, 3), np.full(60, 4)]  # 69 clusters of 4 rows, 9 of them failing one: p̂ = 267/276 = 0.967
+    assert rate_interval_from_sums(k, np.full(69, 4), "cluster_t").low <= 0.025 ** (1 / 69) * 267 / 276

@@ -121,6 +121,18 @@ def test_raw_bounds_are_capped_at_the_all_pass_bound(values: list[float], end: s
         assert iv.high == pytest.approx(1 - top, abs=1e-12)
 
 
+def test_a_fractional_bound_is_capped_at_what_its_cases_can_vouch_for() -> None:
+    """pass^3 of 6 epochs on 20 cases (review G27's cap, checked in review S5): 18 cases pass all 6 (value 1) and
+    2 pass 5 (C(5,3)/C(6,3) = 10/20 = 0.5), p̂ = 0.95. 20 cases cannot rule out a share 1 − (α/2)^(1/20) of cases
+    never drawn that never pass, so ci_low is at most (α/2)^(1/20)·0.95 = 0.7900 (scipy's beta.ppf(0.025, 20, 1),
+    the Clopper–Pearson bound of 20 in 20, times p̂); the monotone CR2 logit-t bound alone gave 0.807."""
+    values = op.pass_hat_k([6] * 20, [6] * 18 + [5] * 2, 3)
+    assert values.tolist() == [1.0] * 18 + [0.5] * 2
+    iv = fractional_interval(values, [1] * 20, 0.95, denominator=value_denominator([6] * 20, "pass^3"))
+    assert iv.method == "cluster_t" and iv.estimate == pytest.approx(0.95)
+    assert iv.low == pytest.approx(stats.beta.ppf(0.025, 20, 1) * 0.95, abs=1e-12)
+
+
 def test_below_confidence_075_the_interval_holds_clopper_pearson_on_n_min() -> None:
     """Confidence 0.5, values 0.4 and 0.6 alternating over 20 singleton clusters: the CR2 interval alone is
     narrow (0.484, 0.516); the documented floor widens it to hold Clopper–Pearson of 10 successes in n_min = 20,

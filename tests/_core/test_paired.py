@@ -257,12 +257,36 @@ def test_ruling_out_a_two_point_drop_takes_about_180_source_cases() -> None:
 
 
 def test_one_lost_and_one_gained_row_narrow_the_interval_only_a_little() -> None:
-    """README §6a: 24 clusters of two rows, one row lost in one cluster and one gained in another: ±0.130."""
+    """README §6a: 24 clusters of two rows, one row lost in one cluster and one gained in another: ±0.141 against
+    ±0.1425 with no change (±0.130 before each direction's bound was capped at what its clusters can vouch for,
+    review G27); on the example's 47 rows (23 clusters of two, one of one) ±0.1420 against ±0.1438."""
     rows = np.full(24, 2)
     base, cand = rows.copy(), rows.copy()
     cand[0], base[1] = 1, 1
     d = paired_difference_from_sums(base, cand, rows)
-    assert d.estimate == 0 and (round(d.low, 3), round(d.high, 3)) == (-0.130, 0.130)
+    assert d.estimate == 0 and (round(d.low, 3), round(d.high, 3)) == (-0.141, 0.141)
+    rows = np.r_[np.full(23, 2), 1]
+    base, cand = rows.copy(), rows.copy()
+    cand[0], base[1] = 1, 1
+    example = paired_difference_from_sums(base, cand, rows)
+    unchanged = paired_difference_from_sums(rows, rows, rows)
+    assert (round(example.high, 4), round(unchanged.high, 4)) == (0.142, 0.1438)
+
+
+def test_a_candidate_that_lost_a_few_tries_is_not_held_closer_than_its_cases_can_vouch_for() -> None:
+    """20 cases × 10 epochs, the candidate lost one try in each of 3 cases and gained none (d̂ = −0.015; review
+    G27's cap, checked in review S5). 20 cases cannot rule out a share 1 − (α/2)^(1/20) of cases never drawn on
+    which the candidate lost every try, so the net-loss rate's upper end is at least 1 − (α/2)^(1/20)·(1 − 3/200)
+    and, with no gain, low = −(1 − 0.025^(1/20)·0.985) = −0.1809 by hand; before the cap it was −u₀ = −0.1684, the
+    bound of no change at all."""
+    m = np.full(20, 10)
+    k = m.copy()
+    k[:3] = 9
+    d = paired_difference_from_sums(m, k, m)
+    top = 0.025 ** (1 / 20)
+    assert d.estimate == pytest.approx(-0.015)
+    assert d.low == pytest.approx(-(1 - top * (1 - 3 / 200)), abs=1e-12)
+    assert d.low < -(1 - top)  # wider on the loss side than no change at all
 
 
 # -- mutation round 17: gaps a mutant showed ----------------------------------------------------------------

@@ -13,6 +13,7 @@ ci_low > p (the gate could PASS a threshold above the truth); nominal two-sided 
 Width is the median of ci_high − ci_low.
 
     python tests/reference/coverage_simulation.py --reps 2000 --out benchmarks/coverage.md   # the full table
+    python tests/reference/coverage_simulation.py --reps 2000 --method cluster_t    # only the gate's method's rows
 """
 
 from __future__ import annotations
@@ -113,12 +114,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=2024)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--method", default="", help="run only the cells of this method (cluster_t, cluster_bootstrap)")
     args = parser.parse_args(argv)
     t0 = time.perf_counter()
-    jobs = [(*c, args.seed) for c in cells(args.reps)]
+    jobs = [(*c, args.seed) for c in cells(args.reps) if args.method in ("", c[4])]
     with ProcessPoolExecutor(args.workers) as pool:
         rows = list(pool.map(_run, jobs))
-    command = f"python tests/reference/coverage_simulation.py --reps {args.reps} --seed {args.seed}"
+    command = (f"python tests/reference/coverage_simulation.py --reps {args.reps} --seed {args.seed}"
+               + (f" --method {args.method}" if args.method else ""))
     text = table(rows, command) + f"\n({time.perf_counter() - t0:.0f} s on this machine, {args.workers} processes)\n"
     if args.out:
         args.out.write_text(text)
