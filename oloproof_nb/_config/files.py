@@ -28,8 +28,8 @@ from ..errors import ConfigError, clip, parse_problem, quote, validation_problem
 if TYPE_CHECKING:
     import yaml
 
-__all__ = ["MAX_YAML_BYTES", "MAX_YAML_VALUES", "UnreadableFile", "KeyTwice", "config_error", "folder_problem",
-           "lone_surrogate", "open_regular", "read_regular", "read_yaml", "keys_once"]
+__all__ = ["MAX_YAML_BYTES", "MAX_YAML_VALUES", "UnreadableFile", "KeyTwice", "config_error", "refuse_internal_keys",
+           "folder_problem", "lone_surrogate", "open_regular", "read_regular", "read_yaml", "keys_once"]
 
 #: Largest oloproof.yaml or release.yaml read (they are read whole): 4 MiB.
 MAX_YAML_BYTES = 4 << 20
@@ -228,6 +228,21 @@ def _allowed_keys(model: type[BaseModel] | None, loc: tuple[Any, ...]) -> list[s
         return []
     return [name for name, f in current.model_fields.items()
             if not f.exclude and not (isinstance(f.json_schema_extra, dict) and f.json_schema_extra.get("internal"))]
+
+
+def refuse_internal_keys(raw: Any, model: type[BaseModel], file: str | Path) -> None:
+    """Refuse a top-level key of a user's mapping that names an internal field of ``model``.
+
+    An internal field (``json_schema_extra={"internal": True}``) is filled by the model from what the user
+    writes elsewhere and kept in the files the toolkit writes (a run's manifest); written by hand it would be
+    obeyed while no message offers it, so it is refused as any unknown key is, with the keys allowed there.
+    """
+    if not isinstance(raw, dict):
+        return
+    for key in raw:
+        field = model.model_fields.get(key) if isinstance(key, str) else None
+        if field is not None and isinstance(field.json_schema_extra, dict) and field.json_schema_extra.get("internal"):
+            raise ConfigError(file, key, f"unknown key; allowed: {', '.join(_allowed_keys(model, (key,)))}")
 
 
 def config_error(file: str | Path, exc: ValidationError, model: type[BaseModel] | None = None,

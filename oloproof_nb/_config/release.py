@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 
 from .._core.epochs import REDUCE_HELP, parse_reduce
 from ..errors import ConfigError, format_loc, quote, quote_value
-from .files import config_error, not_a_flag, read_yaml, yaml_number
+from .files import config_error, not_a_flag, read_yaml, refuse_internal_keys, yaml_number
 
 __all__ = ["ReleaseConfig", "BootstrapConfig", "RegressionConfig", "load_release", "parse_release", "check_reductions",
            "flat_settings", "setting_change", "relaxed_settings"]
@@ -192,8 +192,16 @@ def _text_number(value: Any) -> str:
     return ""
 
 
-def parse_release(raw: dict[str, Any], file: str | Path = "release.yaml") -> ReleaseConfig:
-    """Validate a release mapping; errors name the file and the key."""
+def parse_release(raw: dict[str, Any], file: str | Path = "release.yaml", *, stored: bool = False) -> ReleaseConfig:
+    """Validate a release mapping; errors name the file and the key.
+
+    ``stored``: a release the toolkit wrote (a run's manifest), which keeps each criterion's reduction under
+    ``reductions``. A user's release.yaml (or mapping) writes it under ``criteria`` (``name: {threshold: 0.9,
+    reduce: pass^3}``) and may not give ``reductions`` itself: obeyed while no message offered it, a hand-written
+    ``reductions: {answer_matches: pass@3}`` made a gate of pass@3 whose errors named a key nobody wrote.
+    """
+    if not stored:
+        refuse_internal_keys(raw, ReleaseConfig, file)
     try:
         return ReleaseConfig.model_validate(raw)
     except ValidationError as exc:
