@@ -162,8 +162,8 @@ def html_table(df: pd.DataFrame, text: Callable[[Any], str] = cell_text, *, styl
                 cell.update(cls="wrap", wbr=True)
             elif styled and str(col).endswith(" CI"):
                 cell.update(cls="ci")
-            elif styled and num and (col in ("ci_low", "ci_high") or (signed and col == "difference")):
-                cell.update(text=fmt_cell(col, value, sign=signed))  # rounded outward, as every interval shown
+            elif styled and num and (col in ("ci_low", "ci_high", "threshold") or (signed and col == "difference")):
+                cell.update(text=fmt_cell(col, value, sign=signed))  # rounded outward; a threshold with its digits
             cells.append(cell)
         rows.append(cells)
     return Markup(render("table.html", headers=[str(c) for c in df.columns], rows=rows, styled=styled))

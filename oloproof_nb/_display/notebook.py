@@ -25,6 +25,7 @@ from .._analysis.baseline import Baseline
 from .._analysis.gate import ReleaseLike
 from .._analysis.live_copy import LiveCopy
 from .._analysis.validity import unscored_note
+from .._config.files import yaml_number
 from .._config.suite import Suite, load_suite
 from .._core.records import AbruptEnd
 from .._core.scoremap import ScoreMap
@@ -162,7 +163,7 @@ class Gate(_gate.Gate):
         lines += [f"  {unscored_note(self.unscored)}"] if self.unscored else []
         lines += [f"  {_gate.relaxed_note(self.relaxed, than=self.weaker_than)}"] if self.relaxed else []
         for r in self.table.itertuples():
-            thr = "" if math.isnan(r.threshold) else f" ≥ {r.threshold:g}"
+            thr = "" if math.isnan(r.threshold) else f" ≥ {yaml_number(r.threshold)}"  # every digit: 0.9999999 is not 1
             rate = "n/a" if math.isnan(r.rate) else f"{r.rate:.3f} {fmt_interval(r.ci_low, r.ci_high)}"
             idle = ""
             if hasattr(r, "noop_rate"):  # given a baseline

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from .._config.files import yaml_number
 from ..errors import OloproofError, terminal_text
 from .theme import (
     COLOURS,
@@ -207,7 +208,7 @@ def _near_note(low: Any, high: Any, threshold: Any) -> str:
     for name, end, side in (("ci_low", low, "low"), ("ci_high", high, "high")):
         if _finite(end) and abs(float(end) - thr) < _NEAR:
             sign = "≥" if float(end) >= thr else "<"
-            return f"  {name} {fmt_bound(end, side)} {sign} {thr:g}"
+            return f"  {name} {fmt_bound(end, side)} {sign} {yaml_number(thr)}"  # every digit: 0.9999999 is not 1
     return ""
 
 

@@ -21,7 +21,7 @@ from .._analysis.frames import ended_case_runs
 from .._analysis.gate import Gate, weaker_count
 from .._analysis.run import Run
 from .markdown import terminal_text, text_table
-from .theme import fmt_bound, fmt_cell, fmt_level, fmt_number
+from .theme import fmt_bound, fmt_cell, fmt_level, fmt_number, fmt_threshold
 
 __all__ = ["PLAIN_TERMINAL", "WIDTH", "case_error_lines", "compare_table_text", "cut_names", "gate_table_text",
            "exit_line", "fit", "gate_size", "plain_terminal", "reason_lines", "run_size", "terminal_width"]
@@ -88,7 +88,7 @@ def _interval(low: Any, high: Any) -> str:
 def _narrow(table: pd.DataFrame, confidence: float) -> tuple[list[str], list[list[str]]]:
     headers = ["criterion", "n", "pass", "miss", "rate", f"{fmt_level(confidence)} CI", "thr", "verdict"]
     rows = [[terminal_text(r.criterion), fmt_number(r.n), fmt_number(r.passed), fmt_number(r.missing),
-             fmt_number(r.rate), _interval(r.ci_low, r.ci_high), fmt_number(r.threshold), r.verdict]
+             fmt_number(r.rate), _interval(r.ci_low, r.ci_high), fmt_threshold(r.threshold), r.verdict]
             for r in table.itertuples()]
     if "noop_rate" in table.columns:
         headers += ["noop", "idle"]

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._config.files import yaml_number
 from .._core.paths import Absent
 from ..errors import quote, terminal_text
 
@@ -179,10 +180,29 @@ def fmt_bound(value: Any, side: str, sign: bool = False) -> str:
     return f"{ends / 1000:+.3f}" if sign else f"{ends / 1000:.3f}"
 
 
+def fmt_threshold(value: Any) -> str:
+    """A threshold to three decimals when that is every digit it has, else with every digit it has: a threshold
+    is the user's number, and 0.9999999 shown as ``1.000`` beside a low end of ``0.999`` and a FAIL read as "it
+    needs 1"; 0.8995 shown as ``0.900`` beside a low end of ``0.899`` and a PASS read as a PASS below it.
+
+    Examples
+    --------
+    >>> fmt_threshold(0.9), fmt_threshold(0.9999999), fmt_threshold(0.8995), fmt_threshold(None)
+    ('0.900', '0.9999999', '0.8995', '')
+    """
+    if _missing(value) or isinstance(value, (bool, np.bool_)) or not isinstance(value, (float, int, np.number)):
+        return fmt_number(value)
+    x = float(value)
+    if not math.isfinite(x) or abs(x * 1000 - round(x * 1000)) < 1e-9:
+        return fmt_number(x)
+    return yaml_number(x)
+
+
 def fmt_cell(column: str, value: Any, sign: bool = False) -> str:
     """One cell of a table shown as text: ``ci_low`` and ``ci_high`` rounded outward (:func:`fmt_bound`, as every
-    interval shown), anything else by :func:`fmt_number`. ``sign``: a table of differences, whose ``difference``
-    and interval ends carry their sign (``+0.000``, ``[-0.144, +0.144]``, as ``Comparison`` shows them).
+    interval shown), ``threshold`` by :func:`fmt_threshold`, anything else by :func:`fmt_number`. ``sign``: a
+    table of differences, whose ``difference`` and interval ends carry their sign (``+0.000``, ``[-0.144,
+    +0.144]``, as ``Comparison`` shows them).
 
     Examples
     --------
@@ -191,6 +211,8 @@ def fmt_cell(column: str, value: Any, sign: bool = False) -> str:
     """
     if column in ("ci_low", "ci_high") and not isinstance(value, str):
         return fmt_bound(value, "low" if column == "ci_low" else "high", sign)
+    if column == "threshold":
+        return fmt_threshold(value)
     if sign and column == "difference" and isinstance(value, (float, np.floating)) and math.isfinite(value):
         return f"{float(value):+.3f}"
     return fmt_number(value)

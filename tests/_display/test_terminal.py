@@ -414,3 +414,25 @@ def test_gate_size_counts_in_english(clustered: bool, n: int, words: str) -> Non
 def test_fmt_cell_signs_only_a_finite_difference_and_its_interval(column: str, value: float, sign: bool,
                                                                    text: str) -> None:
     assert fmt_cell(column, value, sign=sign) == text
+
+
+def test_a_threshold_is_shown_with_every_digit_it_has_everywhere() -> None:
+    """A threshold of 0.9999999 was shown as ``1.000`` beside a low end of ``0.999`` and a FAIL (read as "it needs
+    1"), and 0.8995 as ``0.900`` beside a low end of ``0.899`` and a PASS (a PASS below its threshold, to the eye):
+    three decimals rounded the user's own number. It is shown with every digit it has in the repr, the terminal
+    table (narrow and ``--wide``), the HTML table and the plot's note; a whole thousandth keeps three decimals."""
+    from oloproof_nb._display.html import html_table
+    from oloproof_nb._display.notebook import Gate as ShownGate
+    from oloproof_nb._display.plots import _near_note
+    from oloproof_nb._display.theme import fmt_number
+
+    g = _gate([{"criterion": "a", "ci_low": 0.99904, "ci_high": 1.0, "threshold": 0.9999999, "verdict": "FAIL",
+                "reason": "interval_includes_threshold"},
+               {"criterion": "b", "ci_low": 0.8996, "ci_high": 0.95, "threshold": 0.8995}], "BLOCK")
+    for text in (repr(ShownGate.of(g)), gate_table_text(g), gate_table_text(g, wide=True)):
+        assert "0.9999999" in text and "0.8995" in text, text
+    cells = str(html_table(g.table[["ci_low", "ci_high", "threshold"]], fmt_number, styled=True))
+    assert ">0.9999999<" in cells and ">0.8995<" in cells and ">0.999<" in cells
+    assert _near_note(0.99904, 1.0, 0.9999999) == "  ci_low 0.999 < 0.9999999"
+    whole = _gate([{"criterion": "a", "threshold": 0.9}], "PASS")
+    assert "| 0.900 " in gate_table_text(whole) and "0.9000" not in gate_table_text(whole)
