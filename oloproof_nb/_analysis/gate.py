@@ -403,7 +403,7 @@ def _merged(cfg: ReleaseConfig, criteria: dict[str, float] | None, confidence: f
     if method is not None:
         unclustered = ("clopper_pearson", "wilson")
         data["unclustered_method" if method in unclustered else "method"] = method
-    return parse_release(data, "gate(criteria=, confidence=, method=)", stored=True)  # the release as stored, plus them
+    return parse_release(data, "gate(criteria=, confidence=, method=)")
 
 
 def run_is_clustered(run: Run, sums: Iterable[ClusterSums] = ()) -> bool:

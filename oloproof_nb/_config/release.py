@@ -192,16 +192,8 @@ def _text_number(value: Any) -> str:
     return ""
 
 
-def parse_release(raw: dict[str, Any], file: str | Path = "release.yaml", *, stored: bool = False) -> ReleaseConfig:
-    """Validate a release mapping; errors name the file and the key.
-
-    ``stored``: a release the toolkit wrote (a run's manifest), which keeps each criterion's reduction under
-    ``reductions``. A user's release.yaml (or mapping) writes it under ``criteria`` (``name: {threshold: 0.9,
-    reduce: pass^3}``) and may not give ``reductions`` itself: obeyed while no message offered it, a hand-written
-    ``reductions: {answer_matches: pass@3}`` made a gate of pass@3 whose errors named a key nobody wrote.
-    """
-    if not stored:
-        refuse_internal_keys(raw, ReleaseConfig, file)
+def parse_release(raw: dict[str, Any], file: str | Path = "release.yaml") -> ReleaseConfig:
+    """Validate a release mapping; errors name the file and the key."""
     try:
         return ReleaseConfig.model_validate(raw)
     except ValidationError as exc:
@@ -209,9 +201,18 @@ def parse_release(raw: dict[str, Any], file: str | Path = "release.yaml", *, sto
 
 
 def load_release(path: str | Path) -> ReleaseConfig:
-    """Read and validate a release.yaml file."""
+    """Read and validate a release.yaml file.
+
+    The file writes a criterion's reduction under ``criteria`` (``name: {threshold: 0.9, reduce: pass^3}``) and
+    may not give the model's ``reductions`` itself: obeyed while no message offered it, a hand-written
+    ``reductions: {answer_matches: pass@3}`` made a gate of pass@3 whose errors named a key nobody wrote. A
+    mapping given in Python (``op.gate(run, release={**g.release.model_dump(), …})``, a run's manifest) holds
+    what the model dumps, ``reductions`` included.
+    """
     path = Path(path)
-    return parse_release(read_yaml(path), path)
+    raw = read_yaml(path)
+    refuse_internal_keys(raw, ReleaseConfig, path)
+    return parse_release(raw, path)
 
 
 def flat_settings(cfg: ReleaseConfig | None, nested: tuple[str, ...] | None = None) -> dict[str, Any]:

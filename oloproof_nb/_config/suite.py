@@ -979,4 +979,4 @@ def _check_release_criteria(release: ReleaseConfig, config: SuiteConfig, file: P
 
 def release_from_manifest(data: dict[str, Any] | None) -> ReleaseConfig | None:
     """The release stored in a run manifest (None when the suite had none)."""
-    return None if data is None else parse_release(data, "manifest.json", stored=True)
+    return None if data is None else parse_release(data, "manifest.json")
