@@ -665,6 +665,19 @@ def _refuse_a_broken_link(path: Path) -> None:
                                       "or remove it")
 
 
+def _glob_hint(path: str) -> str:
+    """What to give instead of a ``paths`` entry holding a ``*`` or ``**`` key ('' for one without): such an entry
+    names a key called '*' (these paths are exact, unlike ``ignore`` and ``lists``), so no case holds it; the
+    subtree above the first such key covers every path under it."""
+    keys = parse_path(path)
+    star = next((i for i, key in enumerate(keys) if key in ("*", "**")), None)
+    if star is None:
+        return ""
+    instead = (f"give {format_path(keys[:star])} to cover every path under it, or list each path" if star
+               else "list each path, or judge the whole state with state_matches mode: changes")
+    return f"paths are exact paths, not patterns ('*' is read as a key named '*'); {instead}"
+
+
 class _VacuityScan:
     """State checks that cannot fail, found in one streamed pass over the cases.
 
@@ -792,8 +805,10 @@ class _VacuityScan:
         for i, ev, path in self.checks:
             if (i, path) in self.seen:
                 continue
-            near = difflib.get_close_matches(path, sorted(self.candidates[ev.type]), n=1, cutoff=0.6)
-            hint = f"did you mean {near[0]}?" if near else "no similar path exists"
+            hint = _glob_hint(path)
+            if not hint:
+                near = difflib.get_close_matches(path, sorted(self.candidates[ev.type]), n=1, cutoff=0.6)
+                hint = f"did you mean {near[0]}?" if near else "no similar path exists"
             where = "initial_state" + (" or expected.state" if ev.type == "state_matches" else "")
             found.setdefault(ev.name, []).append(
                 f"{self.file}: evaluators[{i}] ({ev.type}, criterion {ev.name}): path {quote(path)} is in no case's "

@@ -60,6 +60,22 @@ def test_state_unchanged_typo_warns_naming_evaluator_path_and_nearest(tmp_path: 
     assert s.vacuous == {"other_order_untouched": [message]}
 
 
+@pytest.mark.parametrize("ev", [
+    {"type": "state_unchanged", "criterion": "orders_untouched", "paths": ["orders.*.status"]},
+    {"type": "state_matches", "mode": "paths", "paths": ["orders.*.status"]},
+])
+def test_a_glob_in_exact_paths_is_named_as_no_pattern(tmp_path: Path, ev: dict[str, Any]) -> None:
+    """Review W6: a ToolSandbox-style minefield written ``orders.*.status`` (no order's status may change) is a
+    path with a key named '*', which no case holds, so the check passed every case; the warning said "did you mean
+    orders.ord-999.status?", which reads as if one order were the fix. It now says the paths are exact and names
+    the subtree to give instead."""
+    with pytest.warns(op.VacuousCheckWarning) as caught:
+        op.load_suite(suite(tmp_path, [ev]))
+    message = str(caught[0].message)
+    assert "'orders.*.status'" in message and "did you mean" not in message
+    assert "exact paths, not patterns" in message and "give orders to cover every path under it" in message
+
+
 def test_a_load_warning_names_the_users_line_when_the_package_loads_the_suite(tmp_path: Path) -> None:
     """Review M4 finding 4: ``stacklevel=2`` named the package's frame that called ``load_suite``: for
     ``op.run(folder)``, oloproof_nb/_display/notebook.py. The warning names the first frame outside the package."""
