@@ -133,8 +133,9 @@ class ReleaseConfig(BaseModel):
     @classmethod
     def _a_confidence_not_an_alpha(cls, value: float) -> float:
         allowed = f"allowed: {MIN_CONFIDENCE:g} ≤ confidence < 1"
-        # ``:g`` keeps six digits, and 0.4999999 was refused as "0.5 is below 0.5": every digit when it rounded
-        shown = yaml_number(value) if math.isfinite(value) and float(f"{value:g}") != value else f"{value:g}"
+        # ``:g`` keeps six digits (0.4999999 was refused as "0.5 is below 0.5") and writes exponents YAML 1.1 reads
+        # as text (1e-07): every digit, as release.yaml holds the number; NaN and infinity have no digits
+        shown = yaml_number(value) if math.isfinite(value) else f"{value:g}"
         if value < MIN_CONFIDENCE:  # 0.05 written for 0.95 made a 5% interval, and a BLOCK a PASS
             raise ValueError(f"{shown} is below {MIN_CONFIDENCE:g}: it is the confidence level of the intervals "
                              f"(e.g. 0.95), not alpha (0.05); {allowed}")

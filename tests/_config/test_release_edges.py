@@ -321,3 +321,24 @@ def test_a_threshold_of_text_that_is_no_finite_number_gets_no_advice(value: obje
     with pytest.raises(ConfigError) as err:
         parse_release({"criteria": {"a": value}})
     assert str(err.value).endswith(f"threshold of 'a' must be a number between 0 and 1, got {shown}")
+
+
+@pytest.mark.parametrize(("confidence", "shown"), [(1.0000001, "1.0000001"), (1.0, "1"),
+                                                   (1e20, "100000000000000000000"), (float("nan"), "nan"),
+                                                   (float("inf"), "inf")])
+def test_a_confidence_refused_at_or_above_one_is_named_with_every_digit(confidence: float, shown: str) -> None:
+    """The other refusal names the value as written too: ``confidence: 1.0000001`` is not "1 is no confidence
+    level" (six significant digits), and 1e20 not ``1e+20`` (text to YAML 1.1); NaN and infinity (``.nan``,
+    ``.inf``), which have no digits, as Python writes them (by hand)."""
+    with pytest.raises(ConfigError) as caught:
+        parse_release({"confidence": confidence})
+    assert str(caught.value).startswith(f"release.yaml: confidence: {shown} is no confidence level an interval can")
+
+
+@pytest.mark.parametrize(("confidence", "shown"), [(0.000012345678, "0.000012345678"), (1e-07, "0.0000001")])
+def test_a_tiny_confidence_is_named_without_an_exponent(confidence: float, shown: str) -> None:
+    """``1e-07`` (``:g``) or ``1.2345678e-05`` (repr) is text to YAML 1.1, which needs a dot before an exponent,
+    and no spelling a release.yaml holding the number has: the value is written out in digits (by hand)."""
+    with pytest.raises(ConfigError) as caught:
+        parse_release({"confidence": confidence})
+    assert str(caught.value).startswith(f"release.yaml: confidence: {shown} is below 0.5: it is the confidence level")

@@ -296,6 +296,27 @@ def test_m21_values_are_scaled_exactly_up_to_2_000_000_rows(monkeypatch: pytest.
     assert given[0] == ([1, 1], [1_500_000, 1_500_000])
 
 
+def test_values_rounded_to_a_smaller_denominator_take_the_upper_bound_from_the_values_rounded_up(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Above MAX_SCALED_ROWS the values are put on a coarser grid: the lower bound from the values rounded down,
+    the upper one from the values rounded up, so neither bound is narrowed by the rounding. Values 1/3 and 2/3
+    (D = 3) with the limit at 4 rows get D = ⌊4/2⌋ = 2 (hand counts): rows 2 and 2, passes rounded down 0 and 1,
+    rounded up 1 and 2, so the upper bound is 1 − the lower bound of the failures 2 − 1 = 1 and 2 − 2 = 0 (not
+    of 2 − 0 and 2 − 1, the failures left by the values rounded down)."""
+    from oloproof_nb._core import epochs
+
+    given: list[tuple[list[int], list[int]]] = []
+
+    def record(k: np.ndarray, m: np.ndarray, confidence: float, df: float | None = None) -> float:
+        given.append((k.tolist(), m.tolist()))
+        return 0.0
+
+    monkeypatch.setattr(epochs, "monotone_low", record)
+    monkeypatch.setattr(epochs, "MAX_SCALED_ROWS", 4)
+    fractional_interval([1 / 3, 2 / 3], [1, 1], 0.95, denominator=3)
+    assert given == [([0, 1], [2, 2]), ([1, 0], [2, 2])]
+
+
 def test_m21_a_value_of_zero_is_zero_not_minus_zero() -> None:
     """C(0, 2)/C(5, 2) and C(1, 2)/C(5, 2) are 0 (hand count); the product Π(c − i)/(n − i) passes through a
     negative factor there ((0 − 1)/4), which without the clip at 0 gave −0.0, shown as "-0.0" in by-case frames."""

@@ -671,3 +671,15 @@ def test_outside_patterns_keeps_the_paths_another_check_judges() -> None:
     assert outside_patterns(paths, ["refunds.*.at", "log"], keep=["refunds.7.at.x"]) == [
         "refunds.21.amount", "refunds.7.at", "refunds"]  # a kept path below the leaf: the leaf is judged
     assert outside_patterns(paths, ["refunds.*.at", "log"]) == ["refunds.21.amount", "refunds"]
+
+
+def test_outside_patterns_keeps_a_kept_leaf_itself_and_not_a_row_whose_key_only_starts_like_it() -> None:
+    """A kept path is compared at itself, and its rows are matched key by key, not as text: ``refunds.7`` keeps
+    ``refunds.7.at`` but not ``refunds.70.at`` or ``refunds.7x.at``, stamps of other rows the pattern still leaves
+    out (written by hand)."""
+    from oloproof_nb._core.paths import outside_patterns
+
+    paths = ["refunds.7.at", "refunds.70.at", "refunds.7x.at"]
+    assert outside_patterns(paths, ["refunds.*.at"], keep=["refunds.7.at"]) == ["refunds.7.at"]
+    assert outside_patterns(paths, ["refunds.*.at"], keep=["refunds.7"]) == ["refunds.7.at"]
+    assert outside_patterns(paths, ["refunds.*.at"], keep=["refunds.70.at.x"]) == ["refunds.70.at"]

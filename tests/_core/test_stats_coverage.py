@@ -209,3 +209,47 @@ def test_readme_main_grid_figures_are_the_table():
     epochs = [r for r in _hard_cells_table()
               if (r["design"], r["G"], r["rho"], r["p"]) == ("epochs5", "20", "0.1", "0.9")]
     assert len(epochs) == 1 and f"width grows from 0.155 to {float(epochs[0]['median_width']):.3f} at G = 20" in readme
+
+
+def test_hard_cells_mixture_draws_the_share_of_cases_that_never_pass() -> None:
+    """``mixture0.1``: a share 0.1 of the cases never passes; the others pass 10 tries at 0.9, so a case of theirs
+    passes none with probability 0.1^10 (by hand). Over 50 samples of 20 cases the cases with no pass are near
+    10% (± 4 standard errors of 1,000 draws: 0.06 to 0.14), each case is 10 tries, and the row says so."""
+    import numpy as np
+
+    seen: list[np.ndarray] = []
+    sizes: set[int] = set()
+
+    class Spy:
+        @staticmethod
+        def rate_interval_from_sums(k: np.ndarray, m: np.ndarray, method: str):  # noqa: ANN205
+            import oloproof_nb as op
+
+            seen.append(k)
+            sizes.update(m.tolist())
+            return op.rate_interval_from_sums(k, m, method=method)
+
+    rng = np.random.default_rng(3)
+    real = hard_cells.op
+    hard_cells.op = Spy
+    try:
+        for _ in range(50):
+            hard_cells.interval(rng, "mixture0.1", 20, 0.9, 0.0, 10, 10)
+    finally:
+        hard_cells.op = real
+    assert 0.06 <= float(np.mean(np.concatenate(seen) == 0)) <= 0.14
+    assert sizes == {10}
+    assert hard_cells.cell("mixture0.1", 20, 0.0, 0.9, 10, 10, reps=5, seed=1)["tries"] == 10
+
+
+def test_coverage_simulation_method_runs_only_that_methods_cells_and_says_so(tmp_path: Path) -> None:
+    """``--method cluster_bootstrap`` writes only the bootstrap's rows, and the command line it was made by names
+    the option, so the table can be made again from its own header."""
+    out = tmp_path / "coverage.md"
+    proc = subprocess.run([sys.executable, str(_PATH), "--reps", "2", "--method", "cluster_bootstrap", "--workers", "1",
+                           "--out", str(out)], capture_output=True, text=True, timeout=300, cwd=_PATH.parents[2])
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    text = out.read_text(encoding="utf-8")
+    methods = {line.split(" | ")[1] for line in text.splitlines() if line.startswith("| betabin")}
+    assert methods == {"cluster_bootstrap"}
+    assert "coverage_simulation.py --reps 2 --seed 2024 --method cluster_bootstrap`" in text

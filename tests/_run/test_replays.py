@@ -183,3 +183,30 @@ def test_a_divergence_the_system_raised_is_marked_diverged_even_when_carried(
     assert replay.diverged is True and replay.error is not None and "step 1" in replay.error
     direct = _replay(Scripted(ReplayDiverged("step 0: called pay, recorded look")), None, [])
     assert direct.diverged is True
+
+
+def test_a_control_that_differs_at_a_kept_path_under_an_ignore_pattern_is_never_cached_nor_taken_from_the_cache(
+        tmp_path: Path) -> None:
+    """``at.*`` is ignored but ``at.old`` is judged by another check (``evaluators.state.pinned_paths``): a control
+    whose state differs there does not reproduce the recording, so it is not stored, and a stored entry with that
+    state is not used; one that differs only at ``at.new`` reproduces and is stored (by hand)."""
+    recorded = {"paid": True, "at": {"old": 1, "new": 1}}
+    reproduce = (RECORDED, recorded, ("at.*",), ("at.old",))
+
+    def replay(system: Scripted, cache: ReplayCache, check: bool = True) -> Replay:
+        return make_replay(system, _case(), RECORDED, 1, None,
+                           record={"criterion": "recovers", "tool": "pay", "fault": "error"},
+                           reproduce=reproduce if check else None, run_id="r1", system_version="v1",
+                           code_fingerprint=FINGERPRINT, timeout_s=None, cache=cache,
+                           append=[].append)  # type: ignore[arg-type]  # a record is a dict
+
+    old_moved = {"paid": True, "at": {"old": 2, "new": 1}}
+    cache = ReplayCache(tmp_path / "moved")
+    replay(Scripted(RECORDED, state=old_moved), cache)
+    assert _entries(cache) == []
+    replay(Scripted(RECORDED, state={"paid": True, "at": {"old": 1, "new": 2}}), ReplayCache(tmp_path / "new"))
+    assert len(_entries(ReplayCache(tmp_path / "new"))) == 1
+    replay(Scripted(RECORDED, state=old_moved), cache, check=False)  # stored: nothing to reproduce
+    assert len(_entries(cache)) == 1
+    system = Scripted(RECORDED, state=recorded)
+    assert (replay(system, cache).cached, system.calls) == (False, 1)

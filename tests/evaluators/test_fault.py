@@ -204,6 +204,21 @@ def test_a_pin_on_one_row_keeps_the_ignore_pattern_on_the_other_rows(tmp_path: P
     assert (row["control_reproduced"], row["verdict"], row["reason"]) == (True, "pass", "escalated")
 
 
+def test_a_control_that_differs_at_a_pinned_stamp_is_not_cached_for_the_next_run(tmp_path: Path) -> None:
+    """The stamp ``refunds.ord-001.at`` lies under the changes check's ``ignore:`` and a ``state_unchanged``
+    check pins it: the control that stamps anew does not reproduce the recording, in this run and the next, so
+    the next run replays it again rather than taking it from the replay cache (the cache's rule: a control that
+    does not reproduce is never stored)."""
+    changes = {"type": "state_matches", "criterion": "only_the_refund", "mode": "changes",
+               "ignore": ["refunds.*.at"]}
+    pin = {"type": "state_unchanged", "paths": ["refunds.ord-001.at"], "absent_ok": True}
+    cases = [refund_case("ord-001")]
+    for _ in range(2):
+        (row,) = rows(run_suite(tmp_path, StampsRefunds(), cases=cases, extra=[changes, pin]))
+        assert (row["control_reproduced"], row["cached"], row["reason"]) == (
+            False, False, "control_replay_diverged: state differs at refunds.ord-001.at")
+
+
 @pytest.mark.parametrize("system", [Nondeterministic, NondeterministicBefore])
 def test_nondeterministic_replay_is_missing(tmp_path: Path, system: type) -> None:
     run = run_suite(tmp_path, system())

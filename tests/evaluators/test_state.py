@@ -463,3 +463,50 @@ def test_an_answer_written_with_a_combining_accent_matches_the_composed_one() ->
     assert AnswerMatches(type="answer_matches").evaluate(ctx).verdicts[0]["verdict"] == "pass"
     assert AnswerMatches(type="answer_matches", normalize=False).evaluate(ctx).verdicts[0]["verdict"] == "fail"
     assert answers_equal("\u212b", "\u00e5") and not answers_equal("annule", nfc)  # Angstrom sign ≡ å; no accent ≠
+
+
+def test_pinned_paths_writes_a_subset_leaf_whose_key_holds_a_dot_as_one_key() -> None:
+    """A subset check's expected leaf ``files → report.csv → at`` is one path of three keys, written
+    ``files["report.csv"].at`` (format_path's brackets, by hand), so a control replay keeps comparing it under
+    ``files.*.at``; joined with dots it became ``files.report.csv.at``, a path of four keys no state holds."""
+    from oloproof_nb._core.paths import outside_patterns
+    from oloproof_nb.evaluators.state import StateMatches, pinned_paths
+
+    subset = StateMatches(type="state_matches", mode="subset")
+    keep = pinned_paths([subset], {"files": {"report.csv": {"at": 1}}})
+    assert keep == ('files["report.csv"].at',)
+    assert outside_patterns(['files["report.csv"].at', 'files["b.csv"].at'], ["files.*.at"], keep) == [
+        'files["report.csv"].at']
+
+
+def test_pinned_paths_names_expected_leaves_only_when_a_subset_check_compares_them() -> None:
+    """A ``changes`` check leaves a leaf under its ``ignore:`` out even where ``expected.state`` names it, so the
+    expected stamp is pinned only when a ``subset`` check compares it (by hand, the docstring's rule)."""
+    from oloproof_nb.evaluators.state import StateMatches, pinned_paths
+
+    changes = StateMatches(type="state_matches", mode="changes", ignore=["refunds.*.at"])
+    expected = {"refunds": {"r1": {"at": 3}}}
+    assert pinned_paths([changes], expected) == ()
+    assert pinned_paths([changes, StateMatches(type="state_matches", mode="whole")], expected) == ()
+    assert pinned_paths([changes, StateMatches(type="state_matches", mode="subset")], expected) == ("refunds.r1.at",)
+
+
+def test_pinned_paths_names_every_path_a_state_unchanged_or_paths_mode_check_judges() -> None:
+    """Both kinds of check that name paths pin them, whatever else the suite holds (by hand): without a
+    ``subset`` check beside them, a ``paths``-mode check's ``refunds`` is what keeps the stamps under it compared."""
+    from oloproof_nb.evaluators.state import StateMatches, StateUnchanged, pinned_paths
+
+    changes = StateMatches(type="state_matches", mode="changes", ignore=["refunds.*.at"])
+    kept = StateMatches(type="state_matches", mode="paths", paths=["refunds"])
+    old = StateUnchanged(type="state_unchanged", paths=["orders.o1"])
+    assert pinned_paths([changes, kept]) == ("refunds",)
+    assert pinned_paths([changes, old, kept], {"refunds": {"r1": {"at": 3}}}) == ("orders.o1", "refunds")
+
+
+def test_ignored_paths_keeps_the_first_checks_order_not_a_sorted_one() -> None:
+    """The docstring's "in the first one's order": ``[log, at]`` stays ``(log, at)`` (by hand), as written."""
+    from oloproof_nb.evaluators.state import StateMatches, ignored_paths
+
+    first = StateMatches(type="state_matches", mode="changes", ignore=["log", "at", "x"])
+    second = StateMatches(type="state_matches", mode="whole", ignore=["at", "log"])
+    assert ignored_paths([first, second]) == ("log", "at")
