@@ -134,8 +134,10 @@ class ReleaseConfig(BaseModel):
     def _a_confidence_not_an_alpha(cls, value: float) -> float:
         allowed = f"allowed: {MIN_CONFIDENCE:g} ≤ confidence < 1"
         # ``:g`` keeps six digits (0.4999999 was refused as "0.5 is below 0.5") and writes exponents YAML 1.1 reads
-        # as text (1e-07): every digit, as release.yaml holds the number; NaN and infinity have no digits
-        shown = yaml_number(value) if math.isfinite(value) else f"{value:g}"
+        # as text (1e-07): every digit, as release.yaml holds the number; NaN and infinity have no digits, and a
+        # number of more than 24 of them (1e-300, given in Python) keeps its exponent: the message is one line
+        digits = yaml_number(value) if math.isfinite(value) else ""
+        shown = digits if 0 < len(digits) <= 24 else f"{value:g}"
         if value < MIN_CONFIDENCE:  # 0.05 written for 0.95 made a 5% interval, and a BLOCK a PASS
             raise ValueError(f"{shown} is below {MIN_CONFIDENCE:g}: it is the confidence level of the intervals "
                              f"(e.g. 0.95), not alpha (0.05); {allowed}")
