@@ -86,16 +86,42 @@ def _every_data_set_up_to_order(k: list[int], m: list[int]) -> Iterator[tuple[np
         yield np.concatenate([np.asarray(values, dtype=int) for values in combo]), sizes
 
 
-def brute_force_low(k: list[int], m: list[int], confidence: float = 0.95, *, up_to_order: bool = False) -> float:
-    """min(all-pass bound × p̂, the bound of every data set with k ≤ k' ≤ m, k' ≠ all-pass): the CR2 logit-t
-    bound, or, where every cluster has the same rate r (zero spread), Clopper–Pearson on n_min with r·n_min
-    successes, from scipy.stats.beta. The all-pass bound (α/2)^(1/n_min) times p̂ is what n_min clusters can vouch
-    for (clusters never drawn that pass nothing, beside the others: review G27); it is below p̂. ``up_to_order``
-    visits each data set once up to the order of alike clusters (see `_every_data_set_up_to_order`) instead of
-    every product."""
+def never_pass_share_low(zero_rows: float, k: np.ndarray, m: np.ndarray, confidence: float = 0.95) -> float:
+    """1 − the Clopper–Pearson upper bound (scipy.stats.beta) of the share of rows in clusters that pass nothing,
+    from n_min·zero_rows/N successes in n_min = (Σm)²/Σm² (j of G with equal sizes)."""
+    n_min = m.sum() ** 2 / (m.astype(float) ** 2).sum()
+    x = n_min * zero_rows / m.sum()
+    return 1.0 - float(stats.beta.ppf(0.5 + confidence / 2, x + 1, n_min - x))
+
+
+def never_pass_cap_by_hand(k: list[int] | np.ndarray, m: list[int] | np.ndarray, confidence: float = 0.95) -> float:
+    """``binomial.never_pass_cap`` by its formula, in plain loops: the minimum over c = 0..j (j the clusters that
+    pass nothing, of Z rows) of (1 − s_U(Z − S_c))·(K + c)/(N − Z + B_c), S_c the rows of the c smallest of them
+    and B_c of the c largest; 0 when nothing passes."""
     k_arr, m_arr = np.asarray(k), np.asarray(m)
+    total, passed = float(m_arr.sum()), float(k_arr.sum())
+    if passed == 0:
+        return 0.0
+    zero = sorted(float(size) for size, hits in zip(m_arr, k_arr, strict=True) if hits == 0)
+    best = float("inf")
+    for c in range(len(zero) + 1):
+        left = sum(zero) - sum(zero[:c])
+        turned = sum(zero[::-1][:c])
+        share = never_pass_share_low(left, k_arr, m_arr, confidence)
+        best = min(best, share * (passed + c) / (total - sum(zero) + turned))
+    return best
+
+
+def brute_force_low(k: list[int], m: list[int], confidence: float = 0.95, *, up_to_order: bool = False) -> float:
+    """min(the cap of what the clusters can vouch for, the bound of every data set with k ≤ k' ≤ m, k' ≠
+    all-pass): the CR2 logit-t bound, or, where every cluster has the same rate r (zero spread), Clopper–Pearson
+    on n_min with r·n_min successes, from scipy.stats.beta. The cap (:func:`never_pass_cap_by_hand`; with no
+    cluster that passes nothing, the all-pass bound (α/2)^(1/n_min) times p̂, review G27) is below p̂.
+    ``up_to_order`` visits each data set once up to the order of alike clusters (see
+    `_every_data_set_up_to_order`) instead of every product."""
+    k_arr, m_arr = np.asarray(k), np.asarray(m)
+    best = never_pass_cap_by_hand(k_arr, m_arr, confidence)
     n_min = m_arr.sum() ** 2 / (m_arr.astype(float) ** 2).sum()
-    best = k_arr.sum() / m_arr.sum() * (0.5 - confidence / 2) ** (1 / n_min)
     data_sets = _every_data_set_up_to_order if up_to_order else _every_data_set_with_more_hits
     for kp_arr, sizes in data_sets(k, m):
         if kp_arr.sum() in (0, sizes.sum()):

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Interval", "check_confidence", "clopper_pearson", "wilson", "all_pass_low", "unseen_cap", "n_min"]
+__all__ = ["Interval", "check_confidence", "clopper_pearson", "wilson", "all_pass_low", "never_pass_cap", "n_min"]
 
 
 @dataclass(frozen=True)
@@ -179,24 +179,65 @@ def all_pass_low(m: np.ndarray, confidence: float) -> float:
     return clopper_pearson(size, size, confidence)[0]
 
 
-def unseen_cap(m: np.ndarray, estimate: float, confidence: float) -> float:
-    """The highest lower bound clusters of sizes ``m`` that pass a share ``estimate`` of their rows can vouch for:
-    L_all·p̂, with L_all = (α/2)^(1/n_min) the all-pass bound (:func:`all_pass_low`).
+#: Values of c at most for :func:`never_pass_cap`'s minimum; beyond, blocks of c bounded from below.
+CAP_STEPS = 2048
 
-    A sample of n_min clusters, all of them passing, cannot rule out a share 1 − L_all of clusters it did not
-    draw that pass nothing; nor can a sample whose clusters pass a share p̂ of their rows rule out such clusters
-    beside others at p̂: the rate L_all·p̂. At p̂ = 1 it is L_all itself, and it rises with p̂, so a bound capped
-    at it stays monotone. Epochs (many rows a cluster) make the spread between the clusters drawn small, so the
-    CR2 logit-t bound alone vouched for more: where one case in ten never passes and the others pass 9 tries in
-    10 (rate 0.81), 20 cases × 10 epochs put it above 0.81 in 11.55% of samples, nominal 2.5% (mostly the
-    0.9^20 = 12% that drew no such case; ``python tests/reference/hard_cells.py --only mixture`` on the code
-    before this cap, review G27). The argument makes the cap necessary, not sufficient: p̂ stands in for the rate
-    of the kinds drawn, and what the capped bound misses is measured, not proven (the ``mixture`` cells of
-    benchmarks/coverage.md: at most 1.35% up to G = 30, 5% at G = 100, where samples hold a few such cases).
+
+def never_pass_cap(k: np.ndarray, m: np.ndarray, confidence: float) -> float:
+    """The highest lower bound clusters of sizes ``m`` passing ``k`` of their rows can vouch for, given how many of
+    them pass nothing.
+
+    Let N = Σm rows, K = Σk passes, and Z the rows of the j clusters that pass no row. The data cannot rule out
+    that a share s_U(Z) of the population's rows lies in clusters that pass nothing, with s_U(Z) the
+    Clopper–Pearson upper bound of n_min·Z/N successes in n_min (:func:`n_min`; j of G when the sizes are
+    equal), beside the others at the rate the clusters drawn show, K/(N − Z): the cap
+    f(0) = (1 − s_U(Z))·K/(N − Z). With no such cluster it is L_all·p̂, L_all = (α/2)^(1/n_min) the all-pass
+    bound (:func:`all_pass_low`): a sample cannot vouch for kinds of case it never drew.
+
+    Why: the CR2 logit-t bound reads the share of never-passing cases from its spread, which is too small in the
+    samples that drew fewer such cases than the population holds (the sampling of that count is skewed). Where one
+    case in ten never passes and the others pass 9 tries in 10 (rate 0.81), 20 cases × 10 epochs put the bound
+    alone above 0.81 in 11.55% of samples (nominal 2.5%; review G27), and where one case in twenty never passes,
+    100 cases × 10 epochs in 4.45–5% (``python tests/reference/hard_cells.py --only mixture``; the cap with
+    j = 0 alone, review S5). The cap is necessary, not sufficient: K/(N − Z) stands in for the rate of the others,
+    and what the capped bound misses is measured, not proven (benchmarks/coverage.md, the ``mixture`` cells).
+
+    Made monotone: a data set at least as good turns some of the j clusters into ones that pass a row or more,
+    so the cap is the minimum over c = 0..j of f(c) = (1 − s_U(Z − S_c))·(K + c)/(N − Z + B_c), S_c the rows of
+    the c smallest such clusters and B_c of the c largest (the most zero rows left, the lowest rate, for c
+    turned). Every better data set's own terms are each at least one of these (its c' turned clusters and those it
+    turned itself are c of this set), so one more pass never lowers the cap. Beyond :data:`CAP_STEPS` values of c,
+    each block [c₀, c₁] of c counts as (1 − s_U(Z − S_c₀))·(K + c₁)/(N − Z + B_c₁), below every f in it (the first
+    factor rises with c, the second falls), which keeps the argument.
 
     Examples
     --------
-    >>> round(unseen_cap(np.full(20, 10), 185 / 200, 0.95), 4)  # (0.025)^(1/20) · 0.925
+    >>> round(never_pass_cap(np.r_[np.full(15, 9), np.full(5, 10)], np.full(20, 10), 0.95), 4)  # 0.025^(1/20)·0.925
     0.7692
+    >>> k = np.r_[0, np.full(19, 9)]  # one case of 20 never passes: 1 − s_U(1 of 20) = 0.75127, times 171/190
+    >>> round(never_pass_cap(k, np.full(20, 10), 0.95), 4)
+    0.6761
     """
-    return all_pass_low(m, confidence) * estimate
+    from scipy import special  # first use; not scipy.stats (see clopper_pearson)
+    alpha = 1.0 - check_confidence(confidence)
+    k, m = np.asarray(k, dtype=float), np.asarray(m, dtype=float)
+    total, passed = float(m.sum()), float(k.sum())
+    if passed <= 0:
+        return 0.0
+    size = n_min(m)
+    zero = np.sort(m[k <= 0])  # the sizes of the clusters that pass nothing, smallest first
+    rest = total - float(zero.sum())
+    smallest = np.concatenate(([0.0], np.cumsum(zero)))  # S_c
+    largest = np.concatenate(([0.0], np.cumsum(zero[::-1])))  # B_c
+    c = np.arange(zero.size + 1)
+    if c.size > CAP_STEPS:  # blocks [c₀, c₁]: the first factor at c₀, the second at c₁
+        ends = np.unique(np.linspace(0, zero.size, CAP_STEPS).round().astype(np.int64))
+        first, second = ends[:-1], ends[1:]
+        first, second = np.append(first, zero.size), np.append(second, zero.size)
+    else:
+        first = second = c
+    left = size * (zero.sum() - smallest[first]) / total  # n_min·(Z − S_c): the zero rows left, as successes
+    with np.errstate(invalid="ignore"):
+        share = np.where(left > 0, special.betaincinv(size - left, left + 1, alpha / 2), (alpha / 2) ** (1.0 / size))
+    rate = (passed + second) / (rest + largest[second])
+    return float(np.min(share * rate))

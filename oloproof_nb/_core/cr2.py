@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from .binomial import Interval, all_pass_low, clopper_pearson, n_min, unseen_cap
+from .binomial import Interval, all_pass_low, clopper_pearson, n_min, never_pass_cap
 
 __all__ = ["cr2_se", "cr1_se", "bell_mccaffrey_df", "monotone_low", "cluster_t_from_sums", "EXACT_FAILURES",
            "LOW_CONFIDENCE", "cp_on_n_min", "low_confidence_floor"]
@@ -217,7 +217,7 @@ def monotone_low(k: np.ndarray, m: np.ndarray, confidence: float, df: float | No
     total, passed = int(m.sum()), int(k.sum())
     estimate = passed / total
     # the all-pass bound when a cluster passes every row, and never above what the clusters can vouch for
-    top = min(equal_rate_low(k, m, confidence), unseen_cap(m, estimate, confidence))
+    top = min(equal_rate_low(k, m, confidence), never_pass_cap(k, m, confidence))
     if passed == total:
         return top
     if passed == 0:

@@ -305,7 +305,7 @@ def cluster_t(values: ArrayLike, clusters: ArrayLike | None, confidence: float =
     reported lower bound is the smallest h over every "better" data set — the same clusters and rows
     with any of the failures turned into passes:
 
-        low(k) = min( L_all·p̂,  L_eq(k),  min_{K ≤ K' < N} h(K', S_max(k, K')) ),
+        low(k) = min( C(k),  L_eq(k),  min_{K ≤ K' < N} h(K', S_max(k, K')) ),
 
     where L_eq(k) is the lowest bound of a better data set whose clusters all pass the same share r of
     their rows. Such a data set (S = 0) says nothing about how clusters differ, so it is judged as a
@@ -321,11 +321,14 @@ def cluster_t(values: ArrayLike, clusters: ArrayLike | None, confidence: float =
     set, or a bound that only grows with it, so they shrink when a fail turns into a pass: the set of
     better data sets of k + e_c is contained in that of k. Hence turning a fail into a pass never lowers
     ``low``, and ``low`` never exceeds L_all (the value for the all-pass data set of the same sizes).
-    L_all·p̂ (``binomial.unseen_cap``) is what n_min clusters can vouch for: they cannot rule out a share 1 − L_all
-    of clusters never drawn that pass nothing, beside others at p̂; it rises with p̂, so the minimum stays monotone.
-    Without it, where one case in ten never passes and the others pass 9 tries in 10 (rate 0.81), 20 cases × 10
-    epochs put the bound above 0.81 in 11.55% of samples — those that drew no such case, whose clusters differ
-    only by their tries (review G27; ``tests/reference/hard_cells.py``'s ``mixture`` cells).
+    C(k) (``binomial.never_pass_cap``) is what the clusters can vouch for given the j of them that pass nothing,
+    of Z rows: (1 − s_U)·K/(N − Z), s_U the Clopper–Pearson upper bound of their share (n_min·Z/N successes in
+    n_min), made monotone by a minimum over those clusters turned into ones that pass; with j = 0 it is L_all·p̂
+    (n_min clusters cannot rule out a share 1 − L_all of clusters never drawn that pass nothing), and with one
+    row a cluster it is Clopper–Pearson's lower end. Without it, where one case in ten never passes and the
+    others pass 9 tries in 10 (rate 0.81), 20 cases × 10 epochs put the bound above 0.81 in 11.55% of samples
+    — those that drew no such case, whose clusters differ only by their tries (review G27) — and with j = 0 alone,
+    one case in twenty at 100 cases × 10 epochs in 5% (``tests/reference/hard_cells.py``'s ``mixture`` cells).
     The upper bound is the mirror image: 1 − low of the failures.
 
     When every row agrees, or G < 2, it returns Clopper–Pearson on n_min with p̂·n_min successes

@@ -716,7 +716,9 @@ def test_a_reduction_over_many_epoch_counts_keeps_an_informative_interval():
     mono = fractional_interval(sums[used], sizes[used], 0.95, denominator=denominator)
     raw = fractional_interval(sums[used], sizes[used], 0.95)
     assert mono.low <= raw.low + 1e-12 and mono.high >= raw.high - 1e-12  # never narrower than the raw bound
-    assert raw.low - mono.low < 0.01 and mono.high - raw.high < 0.01  # and not much wider
+    # and not much wider: the raw interval (no denominator) keeps the plain all-pass cap, the monotone one the cap
+    # on clusters that pass nothing (binomial.never_pass_cap), here 0.012 lower
+    assert raw.low - mono.low < 0.02 and mono.high - raw.high < 0.01
 
 
 SEEDED = '''

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from _cr2_reference import brute_force_low, cr2_matrix
+from _cr2_reference import brute_force_low, cr2_matrix, never_pass_cap_by_hand
 from _hostile_files import bounded, make_special
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -125,14 +125,20 @@ def test_clustered_uses_cluster_t_equal_to_the_public_interval(tmp_path: Path) -
     passes = pd.Series(y).groupby(clusters).sum().to_numpy().astype(int)
     rows = pd.Series(y).groupby(clusters).size().to_numpy()
     low = brute_force_low(passes.tolist(), rows.tolist())  # the monotone bound: 16 better data sets searched
-    # the better data sets do not bind; what the clusters can vouch for, (α/2)^(1/n_min)·p̂, does (review G27)
-    vouched = 0.025 ** (1 / (rows.sum() ** 2 / (rows.astype(float) ** 2).sum())) * p
+    # the better data sets do not bind; what the clusters can vouch for does (review G27): some clusters pass
+    # nothing, and the cap on their share is below (α/2)^(1/n_min)·p̂, the cap when none does
+    vouched = never_pass_cap_by_hand(passes, rows)
+    assert (passes == 0).any()
+    assert vouched < 0.025 ** (1 / (rows.sum() ** 2 / (rows.astype(float) ** 2).sum())) * p
     assert vouched < special.expit(special.logit(p) - half)
     assert low == pytest.approx(vouched, abs=1e-12)
     assert r["method"] == "cluster_t"
     assert r["rate"] == pytest.approx(y.mean(), abs=1e-12)
     assert r["ci_low"] == pytest.approx(low, abs=1e-12)
-    assert r["ci_high"] == pytest.approx(special.expit(special.logit(p) + half), abs=1e-12)
+    # the upper end, the mirror image: the clusters that pass every row cap what the failures' lower end can be
+    mirror = 1 - never_pass_cap_by_hand(rows - passes, rows)
+    assert mirror > special.expit(special.logit(p) + half)
+    assert r["ci_high"] == pytest.approx(mirror, abs=1e-12)
     expected = op.rate_interval(y, clusters, method="cluster_t")  # the public interval gives the gate's numbers
     assert (r["ci_low"], r["ci_high"]) == (expected.low, expected.high)
     assert op.rate_interval_from_sums(passes, rows) == expected
@@ -888,9 +894,13 @@ def test_a_pool_of_runs_of_other_cases_has_no_release_decision(tmp_path: Path) -
     assert row(op.gate(new))["verdict"] == "FAIL" and stats.binomtest(40, 55).proportion_ci().high < 0.85
     pooled = op.gate(op.load_runs([*(r.directory for r in old), new.directory]))
     assert (int(row(pooled)["passed"]), int(row(pooled)["n"])) == (160, 175)
-    # its row no longer PASSes either (review G27): 40 clusters of 4 rows and 15 of one vouch for no more than
-    # (α/2)^(1/n_min)·160/175 = 0.845 < 0.85, n_min = 175²/(40·4² + 15) = 46.76, by hand
-    assert row(pooled)["ci_low"] == pytest.approx(0.025 ** (655 / 175**2) * 160 / 175, abs=1e-12)
+    # its row no longer PASSes either (review G27): 40 clusters of 4 rows that pass every row and 15 of one that
+    # pass none vouch for no more than 1 − the Clopper–Pearson upper bound of the 15 rows' share in n_min =
+    # 175²/(40·4² + 15) = 46.76 effective clusters (n_min·15/175 successes), times the others' rate 160/160:
+    # 0.795 < 0.85, by hand (0.845 before the cap counted the clusters that pass nothing)
+    n_min = 175**2 / (40 * 4**2 + 15)
+    assert row(pooled)["ci_low"] == pytest.approx(1 - stats.beta.ppf(0.975, n_min * 15 / 175 + 1,
+                                                                      n_min - n_min * 15 / 175), abs=1e-12)
     assert row(pooled)["verdict"] == "INSUFFICIENT_EVIDENCE"
     assert pooled.verdict == "BLOCK" and pooled.reason.startswith(
         f"mixed_cases: runs {old[0].run_id} and {new.run_id} ran other cases (15 case(s) added, removed or edited "

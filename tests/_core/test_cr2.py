@@ -23,7 +23,7 @@ import oloproof_nb._core.cr2 as cr2
 from oloproof_nb._core.stats import cluster_se, cluster_sums, cluster_t, rate_interval_from_sums
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
-from _cr2_reference import brute_force_low, cr2_matrix  # noqa: E402
+from _cr2_reference import brute_force_low, cr2_matrix, never_pass_cap_by_hand, never_pass_share_low  # noqa: E402
 
 CLUB = json.loads((Path(__file__).parents[1] / "reference" / "cr2_clubsandwich.json").read_text())
 CLUB_SETS = sorted(k for k, v in CLUB.items() if isinstance(v, dict))
@@ -93,13 +93,20 @@ def test_cluster_se_kind_is_checked():
 
 
 def test_low_equals_raw_cr2_logit_t_from_clubsandwich_where_the_envelope_does_not_bind():
+    """The lower end is clubSandwich's CR2 logit-t bound. The upper end is the mirror image of the cap on what the
+    clusters can vouch for: 20 of the 30 clusters pass every row, and 30 clusters cannot rule out a larger share of
+    cases that never fail than the CR2 spread says (0.9033 against the raw 0.8917)."""
     ref = CLUB["random_int_ids"]
     p, se, df = ref["estimate"], ref["se_cr2"], ref["df_cr2"]
     half = sps.t.ppf(0.975, df) * se / (p * (1 - p))
     iv = cluster_t(ref["values"], ref["clusters"])
     assert iv.method == "cluster_t" and iv.reason == ""
     assert iv.low == pytest.approx(special.expit(special.logit(p) - half), abs=1e-12)
-    assert iv.high == pytest.approx(special.expit(special.logit(p) + half), abs=1e-12)
+    ids = np.unique(np.asarray(ref["clusters"]), return_inverse=True)[1].reshape(-1)
+    k, m = np.bincount(ids, weights=ref["values"]).astype(int), np.bincount(ids)
+    assert (k == m).sum() == 20 and m.size == 30
+    assert special.expit(special.logit(p) + half) < iv.high == pytest.approx(1 - never_pass_cap_by_hand(m - k, m),
+                                                                                abs=1e-12)
 
 
 @settings(max_examples=200, deadline=None)
@@ -417,13 +424,90 @@ def test_m21_up_to_64_failures_kept_the_worst_spread_is_the_exact_knapsack(monke
     assert 0 < low < k.sum() / m.sum()
 
 
+def test_the_never_pass_cap_by_hand_one_case_of_twenty_never_passing() -> None:
+    """20 cases × 10 tries, one case passing none and the others 9 of 10: 1 − the Clopper–Pearson upper bound of
+    1 in 20 (statsmodels ``proportion_confint(1, 20, method="beta")``: 0.24873) times the others' rate 171/190;
+    turning that case into one pass gives the all-pass bound 0.025^(1/20) times 172/200, which is higher."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    from oloproof_nb._core.binomial import never_pass_cap
+
+    k, m = np.r_[0, np.full(19, 9)], np.full(20, 10)
+    upper = proportion_confint(1, 20, alpha=0.05, method="beta")[1]
+    assert never_pass_cap(k, m, 0.95) == pytest.approx((1 - upper) * 171 / 190, rel=1e-12)
+    assert (1 - upper) * 171 / 190 < 0.025 ** (1 / 20) * 172 / 200
+    assert rate_interval_from_sums(k, m, "cluster_t").low <= (1 - upper) * 171 / 190 + 1e-15
+
+
+@settings(max_examples=150, deadline=None)
+@given(layout=layouts(max_clusters=6, max_size=3), confidence=st.sampled_from([0.8, 0.95]))
+def test_the_never_pass_cap_is_below_that_of_every_better_data_set(layout, confidence) -> None:
+    """The cap's argument by brute force: for every data set at least as good (every cluster passing at least as
+    many rows), (1 − s_U(its rows in clusters that pass nothing))·(its passes)/(its other rows) is at least the cap,
+    and equal to it for the best of them when every cluster has the same size (scipy.stats.beta, every data set)."""
+    import itertools
+
+    from oloproof_nb._core.binomial import never_pass_cap
+
+    k, m = (np.asarray(v) for v in layout)
+    if k.sum() == 0:
+        return
+    cap = never_pass_cap(k, m, confidence)
+    assert cap == pytest.approx(never_pass_cap_by_hand(k, m, confidence), abs=1e-12)
+    each = []
+    for kp in itertools.product(*[range(a, b + 1) for a, b in zip(k, m, strict=True)]):
+        kp_arr = np.asarray(kp)
+        zero_rows = float(m[kp_arr == 0].sum())
+        each.append(never_pass_share_low(zero_rows, kp_arr, m, confidence) * kp_arr.sum() / (m.sum() - zero_rows))
+    assert cap <= min(each) + 1e-12
+    if (m == m[0]).all():
+        assert cap == pytest.approx(min(each), abs=1e-12)
+
+
+@settings(max_examples=100, deadline=None)
+@given(g=st.integers(2, 80), data=st.data(), confidence=st.sampled_from([0.8, 0.9, 0.95, 0.99]))
+def test_cluster_t_on_one_row_clusters_is_never_narrower_than_clopper_pearson(g: int, data: st.DataObject,
+                                                                              confidence: float) -> None:
+    """With one row a cluster, the clusters that pass nothing are the failing rows, so the cap is Clopper–Pearson's
+    lower end (statsmodels ``proportion_confint(method="beta")``), and the mirror its upper end: ``cluster_t``
+    holds the exact binomial interval (35 of 50 independent rows: 0.5539–0.8214 either way; before the cap
+    ``cluster_t`` gave 0.554–0.814, narrower)."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    passed = data.draw(st.integers(1, g - 1))
+    iv = rate_interval_from_sums(np.r_[np.ones(passed), np.zeros(g - passed)], np.ones(g), "cluster_t", confidence)
+    low, high = proportion_confint(passed, g, alpha=1 - confidence, method="beta")
+    assert iv.method == "cluster_t"
+    assert iv.low <= low + 1e-12 and iv.high >= high - 1e-12
+
+
+def test_the_never_pass_cap_in_blocks_stays_below_and_monotone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Beyond CAP_STEPS values of c the cap is taken over blocks of c, each bounded from below: never above the
+    exact minimum, and one more pass never lowers it (300 clusters of 3 rows, 120 passing nothing, blocks of ~6)."""
+    from oloproof_nb._core import binomial
+
+    rng = np.random.default_rng(5)
+    m = np.full(300, 3)
+    k = np.where(np.arange(300) < 120, 0, rng.integers(1, 4, 300))
+    exact = binomial.never_pass_cap(k, m, 0.95)
+    monkeypatch.setattr(binomial, "CAP_STEPS", 20)
+    blocked = binomial.never_pass_cap(k, m, 0.95)
+    assert blocked <= exact and blocked > 0.95 * exact
+    for c in (0, 1, 60, 119, 200):
+        more = k.copy()
+        more[c] += 1
+        assert binomial.never_pass_cap(more, m, 0.95) >= blocked - 1e-15, c
+
+
 def test_a_threshold_of_090_needs_more_clusters_the_more_rows_fail() -> None:
     """README §6 "How big must a suite be?": no clustered bound is above (α/2)^(1/n_min)·p̂, so a PASS at 0.90 needs
     36 clusters with every row passing, 50 at a rate of 0.97 and 69 at 0.95 (equal sizes: n_min = G), by hand."""
-    from oloproof_nb._core.binomial import unseen_cap
+    from oloproof_nb._core.binomial import never_pass_cap
 
     for rate, g in ((1.0, 36), (0.97, 50), (0.95, 69)):
         assert 0.025 ** (1 / (g - 1)) * rate < 0.90 <= 0.025 ** (1 / g) * rate
-        assert unseen_cap(np.full(g - 1, 4), rate, 0.95) < 0.90 <= unseen_cap(np.full(g, 4), rate, 0.95)
+        caps = [never_pass_cap(np.full(n, round(rate * 100)), np.full(n, 100), 0.95) for n in (g - 1, g)]
+        assert caps[0] < 0.90 <= caps[1]  # no cluster passes nothing: the cap is 0.025^(1/G)·p̂
+        assert caps[1] == pytest.approx(0.025 ** (1 / g) * rate, rel=1e-12)
     k = np.r_[np.full(9, 3), np.full(60, 4)]  # 69 clusters of 4 rows, 9 of them failing one: p̂ = 267/276 = 0.967
     assert rate_interval_from_sums(k, np.full(69, 4), "cluster_t").low <= 0.025 ** (1 / 69) * 267 / 276

@@ -113,9 +113,12 @@ def test_both_reports_say_intervals_are_rounded_outward(example_run: op.Run, tmp
     # 0.471) under a footer that said only "rounded to three decimals": the footer says which way the ends go
     import math
 
-    cell = op.slice_table(example_run, "tool_calls:1,2").set_index(["criterion", "bin"]).loc[("answer_matches", "≥2")]
-    low, high = math.floor(cell["ci_low"] * 1000) / 1000, math.ceil(cell["ci_high"] * 1000) / 1000  # by hand
-    assert (round(cell["ci_low"], 3), round(cell["ci_high"], 3)) != (low, high)  # the nearest rounding differs
+    table = op.slice_table(example_run, "tool_calls:1,2").dropna(subset=["ci_low", "ci_high"])
+    ends = [(math.floor(r.ci_low * 1000) / 1000, math.ceil(r.ci_high * 1000) / 1000) for r in table.itertuples()]
+    differ = [i for i, (r, e) in enumerate(zip(table.itertuples(), ends, strict=True))  # by hand: outward ≠ nearest
+              if (round(r.ci_low, 3), round(r.ci_high, 3)) != e]
+    assert differ, "no cell of the example's slice table rounds differently to the nearest"
+    cell, (low, high) = table.iloc[differ[0]], ends[differ[0]]
     shown = f"[{low:.3f}, {high:.3f}] n={cell['support']}"
     md = write_report(example_run, tmp_path / "r.md").read_text(encoding="utf-8")
     html = write_report(example_run, tmp_path / "r.html").read_text(encoding="utf-8")
