@@ -16,7 +16,8 @@ as there, mean p, intra-cluster correlation ρ):
   every such case at p). Target (1 − s)·p. The population README §6 names ("one case in ten always fails"); in
   the (1 − s)^G of samples that draw none of the failing cases, the clusters differ only by their tries, and
   the CR2 interval alone vouched for a rate those cases pull down (11.55% lower misses at G = 20, 10 tries,
-  s = 0.1, p = 0.9, before the bound was capped at (α/2)^(1/n_min)·p̂: ``binomial.unseen_cap``).
+  s = 0.1, p = 0.9, before the bound was capped at (α/2)^(1/n_min)·p̂ where no case passes nothing, and 5% at
+  G = 100, s = 0.05, where a few do, before the cap counted them: ``binomial.never_pass_cap``).
 - ``pass^<k>`` (``tries`` n): G cases (each its own source cluster) of n tries each, reduced with ``pass^k``. With
   n = k the values are 0/1 and the gate uses Clopper–Pearson on the G cases; with n > k they are the unbiased
   C(c, k)/C(n, k) (fractional) and the gate uses ``fractional_interval`` with the common denominator
