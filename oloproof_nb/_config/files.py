@@ -226,8 +226,13 @@ def _allowed_keys(model: type[BaseModel] | None, loc: tuple[Any, ...]) -> list[s
             current = next(_models_in(field.annotation), None)
     if current is None:
         return []
-    return [name for name, f in current.model_fields.items()
-            if not f.exclude and not (isinstance(f.json_schema_extra, dict) and f.json_schema_extra.get("internal"))]
+    return [name for name, f in current.model_fields.items() if not f.exclude and not _internal(f)]
+
+
+def _internal(field: Any) -> bool:
+    """Whether a model field is internal (``json_schema_extra={"internal": True}``): the model fills it,
+    the user never writes it."""
+    return isinstance(field.json_schema_extra, dict) and bool(field.json_schema_extra.get("internal"))
 
 
 def refuse_internal_keys(raw: Any, model: type[BaseModel], file: str | Path) -> None:
@@ -241,7 +246,7 @@ def refuse_internal_keys(raw: Any, model: type[BaseModel], file: str | Path) -> 
         return
     for key in raw:
         field = model.model_fields.get(key) if isinstance(key, str) else None
-        if field is not None and isinstance(field.json_schema_extra, dict) and field.json_schema_extra.get("internal"):
+        if field is not None and _internal(field):
             raise ConfigError(file, key, f"unknown key; allowed: {', '.join(_allowed_keys(model, (key,)))}")
 
 
