@@ -65,3 +65,16 @@ def everything_suite(root: Path) -> Path:
     config["evaluators"].append({"type": "outcome_contract"})
     (folder / "oloproof.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
     return folder
+
+
+def rename_run(folder: Path, run_id: str) -> dict[str, object]:
+    """Give the run in ``folder`` another run id, as another run would have it: its manifest and the run id each
+    of its case records' states names (a folder whose manifest alone says another run is refused as holding two
+    runs' files). Returns the manifest written, for a test to change more of."""
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    was, manifest["run_id"] = manifest["run_id"], run_id
+    (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    journal = folder / "cases.jsonl"
+    text = journal.read_text(encoding="utf-8")
+    journal.write_text(text.replace(f'"run_id":{json.dumps(was)}', f'"run_id":{json.dumps(run_id)}'), encoding="utf-8")
+    return manifest

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from _frame_checks import rename_run
 
 from oloproof_nb.cli import main
 
@@ -1281,8 +1282,8 @@ def test_what_a_run_folder_holds_is_shown_as_written(make_suite: Callable[..., P
     capsys.readouterr()
     forged = root / "runs" / f"z{FORGING}"  # the latest run of the suite, by its manifest
     shutil.copytree(root / "runs" / "a", forged, ignore=shutil.ignore_patterns("frames"))
-    manifest = json.loads((forged / "manifest.json").read_text(encoding="utf-8"))
-    manifest.update(started_at="2099-01-01T00:00:00.000000Z", run_id=f"id{FORGING}")
+    manifest = rename_run(forged, f"id{FORGING}")
+    manifest.update(started_at="2099-01-01T00:00:00.000000Z")
     manifest["suite_config"]["root"] = f"{root}{FORGING}"
     (forged / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     shown = []

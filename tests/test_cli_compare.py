@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import json
 import math
 import shutil
 from collections.abc import Callable
@@ -13,6 +12,7 @@ from typing import Any
 import pandas as pd
 import pytest
 import yaml
+from _frame_checks import rename_run
 
 import oloproof_nb as op
 from oloproof_nb.cli import main
@@ -245,9 +245,7 @@ def test_compare_shows_run_ids_and_notes_as_written(runs: dict[str, Path], make_
     candidate = op.run(op.load_suite(root), system=lambda: Answerer(broken), out=tmp_path / "cand",
                        progress=False).directory
     shutil.rmtree(candidate / "frames", ignore_errors=True)
-    manifest = json.loads((candidate / "manifest.json").read_text(encoding="utf-8"))
-    manifest["run_id"] = "cand" + FORGING
-    (candidate / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    rename_run(candidate, "cand" + FORGING)
     assert main(["compare", str(runs["base"]), str(candidate)]) == 1
     out = capsys.readouterr().out
     lines = out.split("\n")

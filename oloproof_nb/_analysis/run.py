@@ -407,7 +407,7 @@ class Run:
         state reader holds one chunk's states at a time. ``done[0]`` counts the records of the chunks whose
         items were all taken."""
         run_scope = self._run_scope if any(ev.scope == "run" for ev in self.config.evaluators) else None
-        chunks = self._journal.chunks(CHUNK, keep_states=False)
+        chunks = _of_the_run(self._journal.chunks(CHUNK, keep_states=False), self.directory, self.manifest.run_id)
         return frames.journal_items(chunks if done is None else _counted(chunks, done), self.config.tool_errors,
                                     run_scope, self._some_states,
                                     self.unscored_ids)
@@ -719,6 +719,23 @@ def label_difference(a: Mapping[str, Sequence[Mapping[str, Any]]], b: Mapping[st
             case_id = min(c for c in set(left) | set(right) if left.get(c) != right.get(c))
             return f"transform {transform}: {case_id} is labeled otherwise"
     return ""
+
+
+def _of_the_run(chunks: Iterator[Chunk], directory: Path, run_id: str) -> Iterator[Chunk]:
+    """``chunks`` as they are, refusing a case record whose state another run wrote (its ``environment_state``
+    names that run): a folder holding one run's manifest and another's journal (two runs' files merged into one
+    folder) was gated on the other run's records under the manifest's name, system and settings (review R16: a
+    regressed run's folder holding an earlier run's journal gated PASS). A record without a state names no run."""
+    for chunk in chunks:
+        for rec in chunk[0]:
+            env = rec.get("environment_state")
+            writer = env.get("run_id") if isinstance(env, dict) else run_id
+            if writer != run_id:
+                case = rec.get("case") or {}
+                raise RunDirError(f"{directory / CASES}: the record of case {case.get('id')!r} was written by run "
+                                  f"{writer}, not run {run_id} that manifest.json names (files of two runs in one "
+                                  "folder?); the run directory is damaged")
+        yield chunk
 
 
 def _counted(chunks: Iterator[Chunk], done: list[int]) -> Iterator[Chunk]:

@@ -25,7 +25,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from _frame_checks import NAMES, everything_suite, journal_frames
+from _frame_checks import NAMES, everything_suite, journal_frames, rename_run
 from _reliability_systems import (
     EVALUATORS,
     FAULT_EVALUATOR,
@@ -825,8 +825,7 @@ def test_load_runs_refuses_runs_whose_check_code_differs(make_suite: Callable[..
     # a first run that recorded no code (written before runs did) cannot vouch for the others: every pair counts
     old = tmp_path / "old"
     shutil.copytree(tmp_path / "b", old)
-    manifest = json.loads((old / "manifest.json").read_text(encoding="utf-8"))
-    manifest["run_id"] += "-old"
+    manifest = rename_run(old, op.load_run(old).run_id + "-old")
     manifest["digests"] = {k: v for k, v in manifest["digests"].items() if not k.startswith("code:")}
     (old / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     assert len(op.load_runs([old, tmp_path / "a"]).runs) == 2

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 import oloproof_nb as op
-from oloproof_nb.errors import CopyChangedError
+from oloproof_nb.errors import CopyChangedError, RunDirError
 
 
 def _cases(n: int, failing: int) -> list[dict[str, object]]:
@@ -486,6 +486,27 @@ def test_a_run_folder_replaced_by_another_run_says_so(two_runs: tuple[Path, Path
         message = str(caught.value)
         assert message.startswith(f"{first}: now holds run {replaced}, not run {loaded} that was loaded")
         assert "load it again" in message and "\n" not in message
+
+
+def test_a_run_folder_holding_another_runs_journal_has_no_verdicts(two_runs: tuple[Path, Path],
+                                                                   tmp_path: Path) -> None:
+    """Review R16: a folder whose manifest is one run's and whose journal (``cases.jsonl``, ``states.jsonl``)
+    another's — two runs' files merged into one folder, as two CI jobs' artifacts downloaded to one path — was
+    gated on the other run's records under the first run's name: run ``a`` (22 of 30) with run ``b``'s journal
+    (30 of 30) gated PASS at 0.85 (``oloproof gate``: exit 0). Every case record's state names the run that wrote
+    it; one that names another run is refused, naming both."""
+    first, second = two_runs
+    mixed = shutil.copytree(first, tmp_path / "mixed")
+    shutil.rmtree(mixed / "frames")
+    for name in ("cases.jsonl", "states.jsonl"):
+        shutil.copy2(second / name, mixed / name)
+    own, other = op.load_run(first).run_id, op.load_run(second).run_id
+    with pytest.raises(RunDirError) as caught:
+        op.gate(op.load_run(mixed), criteria={"answer_matches": 0.85})
+    message = str(caught.value)
+    assert message.startswith(f"{mixed / 'cases.jsonl'}: the record of case 'c00' was written by run {other}, "
+                               f"not run {own} that manifest.json names")
+    assert "\n" not in message
 
 
 @pytest.mark.parametrize("duplicate", [lambda run: pickle.loads(pickle.dumps(run)), copy.deepcopy],

@@ -18,7 +18,7 @@ matplotlib.use("Agg")
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 import yaml  # noqa: E402
-from _frame_checks import EXACT_CSV  # noqa: E402
+from _frame_checks import EXACT_CSV, rename_run  # noqa: E402
 from _hostile_files import Page, render_markdown  # noqa: E402
 
 import oloproof_nb as op  # noqa: E402
@@ -742,8 +742,8 @@ def test_a_gate_reason_quoting_the_run_is_text_in_both_reports(example_run: op.R
     folder = tmp_path / "idle"
     shutil.copytree(example_run.directory, folder, ignore=shutil.ignore_patterns("frames"))
     hostile = "r1 <img src=x onerror=alert(1)> [details](https://evil.example/) `code` \x1b[2K"
-    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-    manifest.update(run_id=hostile, system_version=NOOP_VERSION)  # a do-nothing run: its id is in the reason
+    manifest = rename_run(folder, hostile)
+    manifest.update(system_version=NOOP_VERSION)  # a do-nothing run: its id is in the reason
     (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     run = op.load_run(folder)
     assert op.gate(run).reason.startswith(f"noop_baseline: run {hostile} is the do-nothing baseline")
