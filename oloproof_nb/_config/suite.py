@@ -666,16 +666,17 @@ def _refuse_a_broken_link(path: Path) -> None:
 
 
 def _glob_hint(path: str) -> str:
-    """What to give instead of a ``paths`` entry holding a ``*`` or ``**`` key ('' for one without): such an entry
-    names a key called '*' (these paths are exact, unlike ``ignore`` and ``lists``), so no case holds it; the
-    subtree above the first such key covers every path under it."""
+    """What to give instead of a ``paths`` entry with a ``*`` in a key ('' for one without): such an entry names
+    a key called '*' or 'ord-*' (these paths are exact, unlike ``ignore`` and ``lists``, where ``*`` in a key
+    matches any characters), so no case holds it; the subtree above the first such key covers every path under it.
+    """
     keys = parse_path(path)
-    star = next((i for i, key in enumerate(keys) if key in ("*", "**")), None)
+    star = next((i for i, key in enumerate(keys) if "*" in key), None)
     if star is None:
         return ""
     instead = (f"give {format_path(keys[:star])} to cover every path under it, or list each path" if star
                else "list each path, or judge the whole state with state_matches mode: changes")
-    return f"paths are exact paths, not patterns ('*' is read as a key named '*'); {instead}"
+    return f"paths are exact paths, not patterns ({quote(keys[star])} is read as a key of that name); {instead}"
 
 
 class _VacuityScan:

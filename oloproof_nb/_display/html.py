@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 from markupsafe import Markup, escape
 
-from .theme import ESCAPE, Screen, cell_text, colour, fmt_cell, fmt_number, preview
+from .theme import ESCAPE, SHAPED_COLUMNS, Screen, cell_text, colour, fmt_cell, fmt_number, preview
 
 if TYPE_CHECKING:
     from jinja2 import Environment
@@ -162,7 +162,7 @@ def html_table(df: pd.DataFrame, text: Callable[[Any], str] = cell_text, *, styl
                 cell.update(cls="wrap", wbr=True)
             elif styled and str(col).endswith(" CI"):
                 cell.update(cls="ci")
-            elif styled and num and (col in ("ci_low", "ci_high", "threshold") or (signed and col == "difference")):
+            elif styled and num and (col in SHAPED_COLUMNS or (signed and col == "difference")):
                 cell.update(text=fmt_cell(col, value, sign=signed))  # rounded outward; a threshold with its digits
             cells.append(cell)
         rows.append(cells)

@@ -11,7 +11,7 @@ import pandas as pd
 
 from ..errors import storable, terminal_text
 from .html import numeric_column
-from .theme import Screen, cell_text
+from .theme import SHAPED_COLUMNS, Screen, cell_text, fmt_cell
 
 __all__ = ["md_cell", "md_code", "md_link", "markdown_table", "text_table", "terminal_text"]
 
@@ -87,10 +87,20 @@ def md_code(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
-def markdown_table(df: pd.DataFrame, text: Callable[[Any], str] = cell_text) -> str:
-    """A GitHub Markdown table of ``df``: cells from ``text``, escaped with :func:`md_cell`, numbers right-aligned."""
-    rows = [[md_cell(text(v)) for v in row] for row in df.itertuples(index=False, name=None)]
-    align = ["right" if numeric_column(df[c]) else "left" for c in df.columns]
+def markdown_table(df: pd.DataFrame, text: Callable[[Any], str] = cell_text, *, styled: bool = False) -> str:
+    """A GitHub Markdown table of ``df``: cells from ``text``, escaped with :func:`md_cell`, numbers right-aligned.
+
+    ``styled``: numeric ``ci_low``, ``ci_high`` and ``threshold`` columns as the styled HTML table shows them
+    (:func:`~.theme.fmt_cell`: interval ends rounded outward, a threshold with every digit it has; a report's
+    Markdown gate table showed a threshold of 0.9999999 as ``1.000``).
+    """
+    numeric = [numeric_column(df[c]) for c in df.columns]
+    by_column = [styled and num and c in SHAPED_COLUMNS for c, num in zip(df.columns, numeric,
+                                                                                               strict=True)]
+    rows = [[md_cell(fmt_cell(str(c), v) if shaped else text(v)) for c, v, shaped in zip(df.columns, row, by_column,
+                                                                                          strict=True)]
+            for row in df.itertuples(index=False, name=None)]
+    align = ["right" if num else "left" for num in numeric]
     from tabulate import tabulate  # imported on first use: keeps ``import oloproof_nb`` fast
 
     return str(tabulate(rows, headers=[md_cell(str(c)) for c in df.columns], tablefmt="github",

@@ -499,7 +499,7 @@ def _write_md(run: Run, sections: list[Section], path: Path) -> None:
                 continue
             stem = name.replace("slice ", "slice_").replace(":", "_").replace(",", "-")
             csv = export_table(raw, _own_file(files / f"{stem}.csv"))
-            out += [markdown_table(shown, fmt_number), "",
+            out += [markdown_table(shown, fmt_number, styled=True), "",
                     f"Raw numbers: {md_link(f'{files.name}/{csv.name}', f'{files.name}/{csv.name}')}", ""]
             if i < len(sec.figures):
                 fig_name, png = sec.figures[i]

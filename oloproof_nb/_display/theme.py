@@ -198,6 +198,10 @@ def fmt_threshold(value: Any) -> str:
     return yaml_number(x)
 
 
+#: The numeric columns a table shown as text writes by :func:`fmt_cell` (the HTML and Markdown tables alike).
+SHAPED_COLUMNS = ("ci_low", "ci_high", "threshold")
+
+
 def fmt_cell(column: str, value: Any, sign: bool = False) -> str:
     """One cell of a table shown as text: ``ci_low`` and ``ci_high`` rounded outward (:func:`fmt_bound`, as every
     interval shown), ``threshold`` by :func:`fmt_threshold`, anything else by :func:`fmt_number`. ``sign``: a

@@ -76,6 +76,28 @@ def test_a_glob_in_exact_paths_is_named_as_no_pattern(tmp_path: Path, ev: dict[s
     assert "exact paths, not patterns" in message and "give orders to cover every path under it" in message
 
 
+@pytest.mark.parametrize(("path", "key", "instead"), [
+    ("orders.ord-*.status", "ord-*", "give orders to cover every path under it"),
+    ('orders["ord-*"].status', "ord-*", "give orders to cover every path under it"),
+    ("**.status", "**", "judge the whole state with state_matches mode: changes"),
+    ("orders.*", "*", "give orders to cover every path under it"),
+])
+def test_a_wildcard_anywhere_in_a_key_of_exact_paths_is_named_as_no_pattern(tmp_path: Path, path: str, key: str,
+                                                                           instead: str) -> None:
+    """``*`` inside a key is a wildcard in ``ignore`` (``orders.ord-*.status`` matches every order's status there),
+    so a minefield written that way in ``state_unchanged`` names a key called 'ord-*', which no case holds: the check
+    passed every case and the warning said "did you mean orders.ord-999.status?" (one order as the fix), as review
+    W6 found for a whole-key ``*``; a ``**`` key, and a ``*`` as the last key, are named too."""
+    from oloproof_nb._core.paths import parse_pattern, pattern_matches
+
+    assert pattern_matches(parse_pattern("orders.ord-*.status"), ("orders", "ord-001", "status"))  # a pattern there
+    with pytest.warns(op.VacuousCheckWarning) as caught:
+        op.load_suite(suite(tmp_path, [{"type": "state_unchanged", "criterion": "untouched", "paths": [path]}]))
+    message = str(caught[0].message)
+    assert f"path {path!r} is in no case's initial_state" in message and "did you mean" not in message
+    assert f"exact paths, not patterns ('{key}' is read as a key of that name)" in message and instead in message
+
+
 def test_a_load_warning_names_the_users_line_when_the_package_loads_the_suite(tmp_path: Path) -> None:
     """Review M4 finding 4: ``stacklevel=2`` named the package's frame that called ``load_suite``: for
     ``op.run(folder)``, oloproof_nb/_display/notebook.py. The warning names the first frame outside the package."""

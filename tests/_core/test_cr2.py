@@ -424,6 +424,16 @@ def test_m21_up_to_64_failures_kept_the_worst_spread_is_the_exact_knapsack(monke
     assert 0 < low < k.sum() / m.sum()
 
 
+def test_clusters_that_pass_nothing_have_a_lower_bound_of_0_and_no_warning() -> None:
+    """The paired and pass^k intervals ask for the lower bound of a side nothing lands on (no case changed that
+    way): it is 0, and computing it divides by no zero (a RuntimeWarning in the user's notebook otherwise)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert cr2.monotone_low(np.zeros(5, dtype=int), np.array([1, 2, 3, 3, 4]), 0.95) == 0.0
+
+
 def test_the_never_pass_cap_by_hand_one_case_of_twenty_never_passing() -> None:
     """20 cases × 10 tries, one case passing none and the others 9 of 10: 1 − the Clopper–Pearson upper bound of
     1 in 20 (statsmodels ``proportion_confint(1, 20, method="beta")``: 0.24873) times the others' rate 171/190;
@@ -481,20 +491,21 @@ def test_cluster_t_on_one_row_clusters_is_never_narrower_than_clopper_pearson(g:
     assert iv.low <= low + 1e-12 and iv.high >= high - 1e-12
 
 
-def test_the_never_pass_cap_in_blocks_stays_below_and_monotone(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_never_pass_cap_in_blocks_stays_below_and_monotone() -> None:
     """Past CAP_STEPS never-passing clusters left, the counts run in fixed blocks, each bounded from below: the cap
-    is never above the exact minimum, and one more pass anywhere — a never-passing cluster turned included, which
-    shifts every count — never lowers it (300 clusters of 1–4 rows, 150 passing nothing, blocks past 16; before
-    the blocks were fixed, a block of counts taken from the data's own j could)."""
+    is never above the exact minimum (``never_pass_cap_by_hand``, every count), and one more pass anywhere — a
+    never-passing cluster turned included, which shifts every count — never lowers it (1,200 clusters of 1–4 rows,
+    700 passing nothing: blocks from 512 clusters left; before the blocks were fixed, a block of counts taken from
+    the data's own j could). With 150 passing nothing and CAP_STEPS set to 16, as this test had it, the blocks below
+    512 still held one count each (a 256th of fewer than 512 is under one), so no block was ever formed."""
     from oloproof_nb._core import binomial
 
     rng = np.random.default_rng(5)
-    m = rng.integers(1, 5, 300)
-    k = np.where(np.arange(300) < 150, 0, rng.binomial(m, 0.5))
-    exact = binomial.never_pass_cap(k, m, 0.95)
-    monkeypatch.setattr(binomial, "CAP_STEPS", 16)
+    m = rng.integers(1, 5, 1200)
+    k = np.where(np.arange(1200) < 700, 0, rng.binomial(m, 0.5))
+    exact = never_pass_cap_by_hand(k, m, 0.95)
     blocked = binomial.never_pass_cap(k, m, 0.95)
-    assert blocked <= exact + 1e-15 and blocked > 0.9 * exact
+    assert blocked <= exact + 1e-15 and blocked > 0.99 * exact
     for _ in range(200):
         c = int(rng.choice(np.flatnonzero(k < m)))
         more = k.copy()
@@ -502,6 +513,45 @@ def test_the_never_pass_cap_in_blocks_stays_below_and_monotone(monkeypatch: pyte
         after = binomial.never_pass_cap(more, m, 0.95)
         assert after >= blocked - 1e-15, c
         k, blocked = more, after
+
+
+@pytest.mark.parametrize(("k", "m"), [
+    (np.r_[np.zeros(600), np.full(1400, 9)], np.full(2000, 10)),  # 600 of 2,000 cases never pass, the others 9 of 10
+    (np.r_[np.zeros(1100), np.full(900, 10)], np.full(2000, 10)),
+    (np.r_[np.zeros(700), np.ones(300)], np.r_[np.full(350, 3), np.full(350, 1), np.full(300, 2)]),
+    (np.r_[np.zeros(1_100_000), np.full(400_000, 9)], np.full(1_500_000, 10)),  # past 2²⁰ left: the blocks go on
+])
+def test_the_never_pass_cap_counts_each_block_past_512_left_at_its_lowest_terms(k: np.ndarray, m: np.ndarray) -> None:
+    """The blocks as documented, by hand: one by one up to 512 never-passing clusters left (0..511), then blocks
+    growing by a 256th (a block from s holds max(1, s // 256) counts), each counted as 1 − s_U at its largest count
+    left (scipy.stats.beta) times the lowest rate of its counts. Where turning a cluster of 10 rows with one pass
+    lowers the rate (9 of 10 passing), the block holding j counts its rate at its start, so the cap is below the
+    exact minimum (which is at j), by less than 1% (0.05–0.25% here). The blocks go on past 2²⁰ counts left (1.1
+    million never-passing clusters: cut at 2²⁰, the last block would reach j and count 0.214 for 0.237)."""
+    from oloproof_nb._core.binomial import never_pass_cap
+
+    total, passed = m.sum(), k.sum()
+    zero = np.sort(m[k == 0])[::-1]
+    j = zero.size
+    left_rows = np.concatenate(([0], np.cumsum(zero)))  # the rows of the r largest never-passing clusters
+
+    r = np.arange(j + 1)  # r left, the j − r largest others turned with one pass each
+    rate = (passed + j - r) / (total - zero.sum() + left_rows[j - r])
+    starts = list(range(512))
+    while starts[-1] < j:
+        starts.append(starts[-1] + max(1, starts[-1] // 256))
+    blocks = [(a, min(b - 1, j)) for a, b in zip(starts, starts[1:], strict=False) if a <= j]
+    tops = np.array([top for _, top in blocks])
+    n_min = total**2 / (m.astype(float) ** 2).sum()
+    x = n_min * left_rows[tops] / total  # 1 − s_U at each block's largest count, as never_pass_share_low has it
+    share = 1.0 - sps.beta.ppf(0.975, x + 1, n_min - x)
+    terms = share * np.array([rate[a:top + 1].min() for a, top in blocks])
+    assert len(blocks) < j + 1  # blocks were formed
+    cap = never_pass_cap(k, m, 0.95)
+    assert cap == pytest.approx(min(terms), rel=1e-12)
+    if j < 5000:  # the exact minimum by plain loops
+        exact = never_pass_cap_by_hand(k, m)
+        assert cap <= exact + 1e-15 and cap > 0.99 * exact
 
 
 def test_a_threshold_of_090_needs_more_clusters_the_more_rows_fail() -> None:

@@ -579,6 +579,23 @@ def test_the_report_says_why_and_by_which_settings(example_run: op.Run, tmp_path
     assert "**PASS** (clustered run, 24 source clusters, 95% intervals): all 1 gated criteria pass" in text
 
 
+def test_a_threshold_is_shown_with_every_digit_it_has_in_both_reports(example_run: op.Run, tmp_path: Path) -> None:
+    """The Markdown report's gate table wrote every number with three decimals: a threshold of 0.9999999 showed as
+    ``1.000`` beside an interval ending at 1.000 (read as "it needs 1"), where the HTML report, the terminal
+    table and the repr show 0.9999999; a whole thousandth keeps its three decimals in both."""
+    for threshold, shown in (("0.9999999", "0.9999999"), ("0.8995", "0.8995"), ("0.9", "0.900")):
+        release = tmp_path / f"{threshold}.yaml"
+        release.write_text(f"allow_approximate_methods: true\ncriteria: {{other_order_untouched: {threshold}}}\n",
+                           encoding="utf-8")
+        md = write_report(example_run, tmp_path / f"{threshold}.md", release=release).read_text(encoding="utf-8")
+        html = write_report(example_run, tmp_path / f"{threshold}.html", release=release).read_text(encoding="utf-8")
+        header = next(line for line in md.splitlines() if line.startswith("| criterion ") and "threshold" in line)
+        cells = [c.strip() for c in header.split("|")]
+        row = next(line for line in md.splitlines() if line.startswith("| other_order_untouched ") and "|" in line)
+        assert [c.strip() for c in row.split("|")][cells.index("threshold")] == shown, row
+        assert f">{shown}<" in html
+
+
 def test_the_validity_interval_is_rounded_outward_in_both_formats(example_run: op.Run, tmp_path: Path) -> None:
     import math
 

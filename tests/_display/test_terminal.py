@@ -436,3 +436,17 @@ def test_a_threshold_is_shown_with_every_digit_it_has_everywhere() -> None:
     assert _near_note(0.99904, 1.0, 0.9999999) == "  ci_low 0.999 < 0.9999999"
     whole = _gate([{"criterion": "a", "threshold": 0.9}], "PASS")
     assert "| 0.900 " in gate_table_text(whole) and "0.9000" not in gate_table_text(whole)
+
+
+def test_a_small_threshold_is_shown_as_written_not_in_an_exponent() -> None:
+    """A threshold of 0.00005 (a criterion gated on a rare event's rate) is shown as the file writes it, in every
+    place the threshold appears: Python's repr writes ``5e-05``, a text the reader has to decode and YAML 1.1
+    reads as a string."""
+    from oloproof_nb._display.html import html_table
+    from oloproof_nb._display.notebook import Gate as ShownGate
+    from oloproof_nb._display.theme import fmt_number
+
+    g = _gate([{"criterion": "a", "ci_low": 0.0, "ci_high": 0.0004, "threshold": 0.00005}], "BLOCK")
+    for text in (repr(ShownGate.of(g)), gate_table_text(g), gate_table_text(g, wide=True)):
+        assert "0.00005" in text and "e-05" not in text, text
+    assert ">0.00005<" in str(html_table(g.table[["ci_low", "ci_high", "threshold"]], fmt_number, styled=True))
