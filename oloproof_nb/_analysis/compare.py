@@ -18,7 +18,8 @@ applies:
 
 0. a reduced criterion that cannot be paired case by case (``too_few_epochs``, ``reduce_not_paired``), or a
    criterion whose check differs in the two runs (``check_changed``: its evaluator configured differently, or
-   the code of its python check or validators edited, see :func:`~.run.changed_checks`; a loosened check
+   the code of its python check or validators edited, see :func:`~.run.changed_checks`, or the ``metadata`` of a
+   paired case edited where a python check is given it, see :func:`_metadata_changes`; a loosened check
    would read as a system that held up) → ``INSUFFICIENT_EVIDENCE``;
 1. no paired rows → ``INSUFFICIENT_EVIDENCE`` (``no_evidence``);
 2. every paired row missing on a side → ``INSUFFICIENT_EVIDENCE`` (``all_missing``);
@@ -80,6 +81,7 @@ from .._config.release import (
     setting_change,
 )
 from .._core.bootstrap import PAIRED_BOOTSTRAP_MIN_CLUSTERS
+from .._core.canonical import canonical_json
 from .._core.epochs import Reduction, parse_reduce, reduce_counts
 from .._core.paired import mcnemar_exact, paired_difference_from_sums
 from .._core.stats import is_clustered, is_clustered_from_sums
@@ -208,9 +210,9 @@ class Comparison:
         as its gate says), unpaired cases.
     relaxed : tuple of str
         The settings given (``release=``, ``oloproof compare --release``) that are weaker than the base run's own
-        release settings, stored with it when it started (the candidate's when the base stored none), and that
-        decide this comparison (:func:`relaxed_rule`), e.g. ``regression.margin 0.02 → 0.99``: a NO_REGRESSION
-        is read knowing the rule was not the runs' own. Empty without ``release``.
+        release settings, stored with it when it started (the defaults when it had no release.yaml, as the default
+        rule reads it), and that decide this comparison (:func:`relaxed_rule`), e.g. ``regression.margin 0.02 →
+        0.99``: a NO_REGRESSION is read knowing the rule was not the runs' own. Empty without ``release``.
     margin : float
         The regression margin (``release.regression.margin``).
     regressions : pandas.DataFrame
@@ -500,11 +502,36 @@ def _labels_note(base: Run, candidate: Run, relabeled: str, paired: set[str]) ->
             "(one_sided); to compare on the same copies, run the base again with the candidate's labels")
 
 
-def _config_notes(base: Run, candidate: Run) -> list[str]:
+def _metadata_changes(base: Run, candidate: Run, paired: pd.DataFrame, changed: dict[str, str]) -> dict[str, str]:
+    """The ``python`` checks both runs judge (and ``changed`` does not name) that were given another ``metadata``
+    for a paired case, each with how: a check is called with the whole case, and its ``metadata`` is where a
+    suite keeps what a check compares with (the outputs a reply must mention, a benchmark's ground truth), but the
+    case digest leaves ``metadata`` out, so the case stays paired. A candidate's case file that wrote its own
+    wrong answers into the metadata of the cases it now fails read NO_REGRESSION (review R17). Other checks are
+    never given the metadata: an edited tag changes nothing they judge."""
+    judged = {ev.name for ev in base.config.evaluators}
+    checks = [ev.name for ev in candidate.config.evaluators
+              if ev.type == "python" and ev.name in judged and ev.name not in changed]
+    if not checks or paired.empty:
+        return {}
+    ids = set(paired["case_id"])
+
+    def metadata(run: Run) -> dict[str, str]:
+        cases = run.cases[run.cases["case_id"].isin(ids)].drop_duplicates("case_id")
+        return dict(zip(cases["case_id"], map(canonical_json, cases["metadata"]), strict=True))
+
+    before, after = metadata(base), metadata(candidate)
+    differ = sorted(cid for cid, text in before.items() if after.get(cid) != text)
+    if not differ:
+        return {}
+    how = f"the metadata it is given differs in {len(differ)} paired case(s), first {differ[0]!r}"
+    return dict.fromkeys(checks, how)
+
+
+def _config_notes(base: Run, candidate: Run, changed: dict[str, str]) -> list[str]:
     notes = []
     b = {ev.name for ev in base.config.evaluators}
     c = {ev.name for ev in candidate.config.evaluators}
-    changed = changed_checks(base, candidate)
     for name in (ev.name for ev in base.config.evaluators):
         if name not in c:
             notes.append(f"criterion {name} is judged only in the base run")
@@ -546,15 +573,16 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
     loss and a net gain, gives each of the two rates the gate's monotone CR2 logit-t interval and adds them by
     Newcombe's square-and-add; it is monotone by construction: a candidate that passes one more row, or a base that
     passes one fewer, never gets a lower ci_low or ci_high, so one lost row is never judged better than no change.
-    In the simulation of benchmarks/paired.md (G = 20 and 50, 2,000 repetitions per cell) each one-sided miss is at
-    most 0.45% in the paired beta-binomial cells and 1.35% where changes are rare, at the nominal 2.5%; the price is
-    width (in the beta-binomial cells the median interval is 1.2–1.9 times as wide as the previous, non-monotone
-    one's). ``method: cluster_bootstrap`` in release.yaml is replaced by ``cluster_t`` as in the gate (the paired
-    bootstrap missed up to 7.05%; the reason says so). When no row changed between the runs, the interval is d̂ ±
-    the Clopper–Pearson bound of 0 discordant rows in n_min = (Σm)²/Σm², never zero width: with 24 clusters of two
-    rows that is ±0.142, so no margin below 0.142 can be cleared by 24 source cases, and a candidate that only lost
-    rows has ci_low ≤ −0.142 too. The exact McNemar test (McNemar 1947) of pass_to_fail against fail_to_pass is
-    given when every cluster holds one paired row.
+    In the simulation of benchmarks/paired.md (G = 20 and 50, 2,000 repetitions per cell) no one-sided miss occurs
+    in the paired beta-binomial cells, at most 0.8% where changes are rare and 1.05% where whole clusters flip (a
+    stress design), at the nominal 2.5%; the price is width (in the beta-binomial cells the median interval is
+    1.2–1.9 times as wide as the previous, non-monotone one's, and the cap on what the clusters can vouch for makes
+    it 1.04–1.50 times as wide again). ``method: cluster_bootstrap`` in release.yaml is replaced by ``cluster_t``
+    as in the gate (the paired bootstrap missed up to 7.05%; the reason says so). When no row changed between the
+    runs, the interval is d̂ ± the Clopper–Pearson bound of 0 discordant rows in n_min = (Σm)²/Σm², never zero
+    width: with 24 clusters of two rows that is ±0.142, so no margin below 0.142 can be cleared by 24 source cases,
+    and a candidate that only lost rows has ci_low ≤ −0.142 too. The exact McNemar test (McNemar 1947) of
+    pass_to_fail against fail_to_pass is given when every cluster holds one paired row.
 
     References
     ----------
@@ -600,6 +628,7 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
                            "missing": either_missing}).groupby("criterion", sort=False).sum()
     unchecked = _unchecked_criteria(base_run, cand_run, common)
     changed = changed_checks(base_run, cand_run)
+    changed.update(_metadata_changes(base_run, cand_run, paired, changed))
     out: list[dict[str, Any]] = []
     for criterion in common:
         row: dict[str, Any] = {"criterion": criterion, "base_rate": math.nan, "candidate_rate": math.nan,
@@ -680,7 +709,7 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
     relaxed = relaxed_rule(base_run, cand_run, cfg, common, clustered) if release is not None else []
     given = str(release) if isinstance(release, (str, os.PathLike)) else ""
     notes_all = [relaxed_note(relaxed, given, verb="compared", than=BASE_OWN)] if relaxed else []
-    notes_all += _config_notes(base_run, cand_run)
+    notes_all += _config_notes(base_run, cand_run, changed)
     relabeled = label_difference(base_run.labels, cand_run.labels)
     if relabeled:
         notes_all.append(_labels_note(base_run, cand_run, relabeled, set(paired["case_id"])))
@@ -699,18 +728,18 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
 
 
 def relaxed_rule(base: Run, candidate: Run, cfg: ReleaseConfig, common: list[str], clustered: bool) -> list[str]:
-    """The settings of ``cfg`` weaker than the base run's stored release settings (the candidate's when the base
-    stored none; :func:`~oloproof_nb._config.release.relaxed_settings`), among those that decide a comparison
-    (:data:`_RULE_KEYS`; ``allow_approximate_methods`` only when ``clustered``). ``regression.criteria`` left
-    unset stands for ``common``, the criteria both runs judge.
+    """The settings of ``cfg`` weaker than the base run's stored release settings (the defaults when the base had
+    no release.yaml, as :func:`_rule_changes` reads it; :func:`~oloproof_nb._config.release.relaxed_settings`),
+    among those that decide a comparison (:data:`_RULE_KEYS`; ``allow_approximate_methods`` only when
+    ``clustered``). ``regression.criteria`` left unset stands for ``common``, the criteria both runs judge.
 
     ``oloproof compare A B --release loose.yaml`` with ``regression: {margin: 0.99}`` said ``NO_REGRESSION — exit 0:
     every listed criterion's interval lies above -margin``; only the header's ``margin 0.99`` told it from the
-    runs' own 0.02, by which the same runs are INSUFFICIENT_EVIDENCE.
+    runs' own 0.02, by which the same runs are INSUFFICIENT_EVIDENCE. A base run without release.yaml was measured
+    against the candidate's instead: the candidate's own file, margin 0.9, given with ``--release`` read
+    NO_REGRESSION with no word of it, where the default rule says ``release_changed`` (review R17).
     """
-    own = base.release if base.release is not None else candidate.release
-    if own is None:
-        return []
+    own = base.release if base.release is not None else ReleaseConfig()
 
     def every(c: ReleaseConfig) -> ReleaseConfig:
         listed = [name for name in (c.regression.criteria or common) if name in common]

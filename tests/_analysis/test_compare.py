@@ -485,6 +485,22 @@ def test_a_rule_given_without_the_runs_reduction_says_it_is_weaker(make_suite: C
     assert op.compare(base, cand, release=release).relaxed == ()  # the runs' own rule: REGRESSION, nothing weaker
 
 
+
+def test_a_rule_given_is_weighed_against_the_defaults_when_the_base_had_no_release(make_suite: Callable[..., Path],
+                                                                                    tmp_path: Path) -> None:
+    """Review R17: a base run made without release.yaml and a candidate whose suite added one with margin 0.9. By
+    default that is release_changed (the base's rule is the defaults); given with --release, the candidate's own
+    file was taken as the base's own rule, so its NO_REGRESSION (12 of 24 cases lost) named nothing weaker."""
+    loose = {"regression": {"margin": 0.9}}
+    base = _run(make_suite(_cases(24), evaluators=[{"type": "answer_matches"}]), tmp_path / "b")
+    root = make_suite(_cases(24), evaluators=[{"type": "answer_matches"}], release=loose)
+    cand = _run(root, tmp_path / "c", broken={f"c{i:02d}" for i in range(12)}, version="b")
+    assert op.compare(base, cand).reason.startswith("release_changed: ")
+    cmp = op.compare(base, cand, release=root / "release.yaml")
+    assert cmp.verdict == "NO_REGRESSION"  # the rule given decides
+    assert cmp.relaxed == ("regression.margin 0.02 → 0.9",)
+    assert op.compare(base, cand, release={"regression": {"margin": 0.02}}).relaxed == ()
+
 def test_a_run_resumed_after_an_abrupt_end_says_so_in_the_comparison(tmp_path: Path) -> None:
     """Review F22: a candidate whose process was killed as it started c4 (a kill from outside, or the system's own
     shell tool: not blamed on it) ran c4 again on --resume; its gate says so under the table, but ``oloproof
@@ -731,6 +747,46 @@ def test_a_python_check_whose_code_was_edited_is_check_changed(make_suite: Calla
     assert cmp.verdict == "INSUFFICIENT_EVIDENCE"
     assert "checks:done" in changed_checks(base, cand)["done"]
 
+
+
+METADATA_CHECK = ("def done(case, initial_state, final_state, trajectory):\n"
+                  "    return trajectory.answer == case.metadata['want']\n")
+
+
+def test_a_python_check_given_other_metadata_is_check_changed(make_suite: Callable[..., Path],
+                                                              tmp_path: Path) -> None:
+    """A python check compares with what the case's metadata holds (the README's way to check a reply's required
+    outputs); the digest leaves metadata out. The candidate's case file wrote its own wrong answer into the
+    metadata of the 12 cases it breaks: every case stayed paired, the check passed them all, NO_REGRESSION (review
+    R17). A check never given the metadata (answer_matches) still shows the regression; a rerun with the same
+    metadata is comparable."""
+    cases = [{**case, "metadata": {"want": "ok", "tag": "t"}} for case in _cases(24)]
+    evaluators = [{"type": "python", "check": "checks:done"}, {"type": "answer_matches"}]
+    release = {"criteria": {"done": 0.5}, "regression": {"margin": 0.2, "criteria": ["done"]}}
+    root = make_suite(cases, evaluators=evaluators, release=release, folder="b")
+    (root / "checks.py").write_text(METADATA_CHECK, encoding="utf-8")
+    base, again = _run(root, tmp_path / "base"), _run(root, tmp_path / "again")
+    assert op.compare(base, again).verdict == "NO_REGRESSION"
+    broken = {f"c{i:02d}" for i in range(12)}
+    edited = [{**case, "metadata": {"want": "wrong" if case["id"] in broken else "ok", "tag": "t"}} for case in cases]
+    other = make_suite(edited, evaluators=evaluators, release=release, folder="c")
+    (other / "checks.py").write_text(METADATA_CHECK, encoding="utf-8")
+    cand = _run(other, tmp_path / "cand", broken=broken)
+    assert cand.verdicts.query("criterion == 'done'")["verdict"].eq("pass").all()
+    cmp = op.compare(base, cand)
+    assert cmp.n_paired == 24 and cmp.unpaired.empty  # the digest cannot see the metadata
+    table = cmp.table.set_index("criterion")
+    assert (table.loc["done", "verdict"], table.loc["done", "reason"].split(";")[0]) == ("INSUFFICIENT_EVIDENCE",
+                                                                                         "check_changed")
+    assert "metadata" in table.loc["done", "reason"] and "'c00'" in table.loc["done", "reason"]
+    assert cmp.verdict == "INSUFFICIENT_EVIDENCE"
+    assert table.loc["answer_matches", "pass_to_fail"] == 12 and "check_changed" not in table.loc["answer_matches",
+                                                                                                   "reason"]
+    tagged = [{**case, "metadata": {"want": "ok", "tag": "u"}} for case in cases]  # no check is given it: comparable
+    plain = {"regression": {"margin": 0.2}}
+    runs = [_run(make_suite(c, evaluators=[{"type": "answer_matches"}], release=plain, folder=f), tmp_path / f"r{f}")
+            for c, f in ((cases, "e"), (tagged, "f"))]
+    assert op.compare(*runs).verdict == "NO_REGRESSION"
 
 def test_a_run_without_recorded_code_is_not_called_changed(make_suite: Callable[..., Path], tmp_path: Path) -> None:
     """A run written before runs recorded their checks' code cannot tell; it is compared on its settings alone
