@@ -426,6 +426,10 @@ BAD_INPUTS: list[tuple[str, Mutation, str, int | None, list[str]]] = [
      "release.yaml", None, ["line 3", "answer_matches", "twice"]),
     ("release-threshold-below-0", _yaml(lambda d: d.update(criteria={"state_matches": -0.5}), "release.yaml"),
      "release.yaml", None, ["criteria", "-0.5", "between 0 and 1"]),
+    ("release-confidence-quoted", _yaml(lambda d: d.update(confidence="0.95"), "release.yaml"),  # review R16
+     "release.yaml", None, ["confidence: must be a confidence level, e.g. 0.95, not the text '0.95'"]),
+    ("yaml-timeout-quoted", _yaml(lambda d: d.update(case_timeout_s="30")), "oloproof.yaml", None,
+     ["case_timeout_s: must be a number of seconds, not the text '30'"]),
 ]
 
 

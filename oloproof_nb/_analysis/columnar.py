@@ -81,7 +81,7 @@ import pyarrow as pa
 from .._config.files import UnreadableFile, read_regular
 from .._core.paths import ABSENT
 from .._run.store import CASES, MANIFEST, REPLAYS, make_folders, open_fd, process_alive, read_manifest
-from ..errors import CopyChangedError, OloproofError, RunDirError
+from ..errors import CopyChangedError, OloproofError, RunDirError, quote_value
 from .columns import ARROW_TYPES, FRAMES, TIME, Column, FrameSpec
 
 if sys.platform != "win32":
@@ -324,6 +324,17 @@ def _column(col: Column, values: list[Any]) -> pa.Array:
         return pa.array(series, type=ARROW_TYPES[col.dtype], from_pandas=True)
 
 
+def _only_words(col: Column, array: pa.Array) -> None:
+    """A :class:`ValueError` naming the first value of ``array`` that is none of ``col.words`` (a null is none):
+    a verdict row reading ``"FAIL"`` or ``"skip"`` counted as not passed, silently. One vectorised pass."""
+    import pyarrow.compute as pc  # imported by pandas with pyarrow already: nothing to load
+
+    known = pc.is_in(array, value_set=pa.array(col.words, type=array.type))
+    if not pc.all(known).as_py():
+        bad = array.filter(pc.invert(known))[0].as_py()
+        raise ValueError(f"{col.name} {quote_value(bad)} is not one of the words allowed: {', '.join(col.words)}")
+
+
 def to_arrow(spec: FrameSpec, items: Sequence[Any], state_refs: Sequence[str | None] | None = None) -> pa.Table:
     """The Arrow table of a frame's items (what :meth:`FrameSpec.build` makes a DataFrame of), with the
     spec's schema; :func:`from_arrow` turns it into the same DataFrame.
@@ -343,6 +354,8 @@ def to_arrow(spec: FrameSpec, items: Sequence[Any], state_refs: Sequence[str | N
         if state_refs is not None and col.name == "state":
             values = [ABSENT if ref is not None else v for v, ref in zip(values, state_refs, strict=True)]
         arrays.append(_column(col, values))
+        if col.words:
+            _only_words(col, arrays[-1])
     if state_refs is not None:
         arrays.append(pa.array(list(state_refs), type=pa.large_string()))
         schema = schema.append(_STATE_REF_FIELD)

@@ -19,6 +19,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa  # already imported by pandas; pyarrow.parquet is imported only where files are read
 
+from .._core.records import VERDICT_WORDS
+
 __all__ = ["Column", "FrameSpec", "TEXT", "TIME", "JSON", "ARROW_TYPES", "FRAMES", "CASES", "STEPS", "SNAPSHOTS",
            "CHANGES", "VERDICTS",
            "COMPARISONS", "REPLAYS", "PAIRS", "RECEIPTS", "GATE", "VALIDITY", "SLICES"]
@@ -58,6 +60,8 @@ class Column:
     dtype: str
     doc: str
     get: Callable[[Any], Any] | None = None
+    #: The only values the column may hold when it is read from a journal (empty: any value of its dtype).
+    words: tuple[str, ...] = ()
 
     @property
     def is_json(self) -> bool:
@@ -240,7 +244,7 @@ VERDICTS = FrameSpec("verdicts", (
     Column("criterion", TEXT, "The criterion (its name in release.yaml).", lambda t: t[2]["criterion"]),
     Column("evaluator", TEXT, "The evaluator type.", lambda t: t[2]["evaluator"]),
     Column("verdict", TEXT, "``pass``, ``fail`` or ``missing`` (a missing case never passes).",
-           lambda t: t[2]["verdict"]),
+           lambda t: t[2]["verdict"], VERDICT_WORDS),
     Column("reason", TEXT, "Why (empty for a pass).", lambda t: t[2]["reason"]),
     Column("epoch", "int64", EPOCH_DOC, itemgetter(3)),
 ), documented=6)
@@ -269,7 +273,7 @@ REPLAYS = FrameSpec("replays", (
            itemgetter("escalated")),
     Column("constraint_broken", "boolean", "A false success or a changed ``state_unchanged`` path.",
            itemgetter("constraint_broken")),
-    Column("verdict", TEXT, "``pass``, ``fail`` or ``missing``.", itemgetter("verdict")),
+    Column("verdict", TEXT, "``pass``, ``fail`` or ``missing``.", itemgetter("verdict"), VERDICT_WORDS),
     Column("reason", TEXT, "Why.", itemgetter("reason")),
     Column("cached", "boolean", "Whether both replays came from the replay cache.", itemgetter("cached")),
     Column("epoch", "int64", EPOCH_DOC, lambda r: r.get("epoch", 1)),

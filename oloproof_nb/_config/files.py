@@ -13,6 +13,7 @@ that refer to themselves and aliases that expand a document past
 from __future__ import annotations
 
 import io
+import math
 import os
 import stat
 from collections.abc import Callable, Iterator, Sequence
@@ -29,7 +30,8 @@ if TYPE_CHECKING:
     import yaml
 
 __all__ = ["MAX_YAML_BYTES", "MAX_YAML_VALUES", "UnreadableFile", "KeyTwice", "config_error", "refuse_internal_keys",
-           "folder_problem", "lone_surrogate", "open_regular", "read_regular", "read_yaml", "keys_once"]
+           "folder_problem", "lone_surrogate", "open_regular", "read_regular", "read_yaml", "keys_once", "a_number",
+           "text_number"]
 
 #: Largest oloproof.yaml or release.yaml read (they are read whole): 4 MiB.
 MAX_YAML_BYTES = 4 << 20
@@ -448,31 +450,62 @@ def read_yaml(path: Path) -> dict[str, Any]:
     return data
 
 
-def not_a_flag(what: str) -> BeforeValidator:
-    """A pydantic ``BeforeValidator`` for a number setting that refuses a boolean, ``what`` naming the number.
+def a_number(what: str) -> BeforeValidator:
+    """A pydantic ``BeforeValidator`` for a number setting that refuses a boolean and text, ``what`` naming the number.
 
     pydantic reads ``true`` as 1 and ``false`` as 0 where a number goes, and YAML 1.1 reads ``yes``, ``on``,
     ``no`` and ``off`` as booleans: ``tolerance: yes`` was an absolute tolerance of 1 (an amount off by 0.99
-    passed) and ``minimum_validity: no`` a floor of 0.
+    passed) and ``minimum_validity: no`` a floor of 0. pydantic also reads the text ``"0.95"`` as a number, so
+    ``confidence: "0.95"`` was taken while a quoted threshold was refused: every number of a file is strict.
 
     Examples
     --------
-    >>> check = not_a_flag("an absolute tolerance").func
+    >>> check = a_number("an absolute tolerance").func
     >>> check(0.5)
     0.5
     >>> check(True)
     Traceback (most recent call last):
     ...
     ValueError: must be an absolute tolerance, not true (YAML reads yes, no, on and off as true or false)
+    >>> check("0.5")
+    Traceback (most recent call last):
+    ...
+    ValueError: must be an absolute tolerance, not the text '0.5' (write the number without quotes)
     """
 
     def refuse(value: Any) -> Any:
         if isinstance(value, bool):
             raise ValueError(f"must be {what}, not {str(value).lower()} (YAML reads yes, no, on and off as true or "
                              "false)")
+        if isinstance(value, (str, bytes, bytearray)):
+            raise ValueError(f"must be {what}, not the text {quote(value)}"
+                             f"{text_number(value) or ' (write the number without quotes)'}")
         return value
 
     return BeforeValidator(refuse)
+
+
+def text_number(value: Any) -> str:
+    """Why a number reached a setting as text, or ``""``: YAML 1.1 reads a number with an exponent as a string
+    unless it has a dot and a signed exponent (``9e-1`` and ``0.9e0`` are text, ``9.0e-1`` a number).
+
+    Examples
+    --------
+    >>> text_number("9e-1")
+    ' (YAML 1.1 reads a number with an exponent as text unless it has a dot and a signed exponent; write 0.9)'
+    >>> text_number("0.9"), text_number("1e999"), text_number(0.9)
+    ('', '', '')
+    """
+    if isinstance(value, str) and "e" in value.lower():
+        try:
+            number = float(value)
+        except ValueError:
+            return ""
+        if not math.isfinite(number):  # 1e999: no number to write
+            return ""
+        return (f" (YAML 1.1 reads a number with an exponent as text unless it has a dot and a signed exponent; "
+                f"write {yaml_number(number)})")
+    return ""
 
 
 class KeyTwice(Exception):

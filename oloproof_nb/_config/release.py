@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 
 from .._core.epochs import REDUCE_HELP, parse_reduce
 from ..errors import ConfigError, format_loc, quote, quote_value
-from .files import config_error, not_a_flag, read_yaml, refuse_internal_keys, yaml_number
+from .files import a_number, config_error, read_yaml, refuse_internal_keys, text_number, yaml_number
 
 __all__ = ["ReleaseConfig", "BootstrapConfig", "RegressionConfig", "load_release", "parse_release", "check_reductions",
            "flat_settings", "setting_change", "relaxed_settings"]
@@ -24,8 +24,8 @@ class BootstrapConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     # bounded: the draws are held in memory
-    resamples: Annotated[int, not_a_flag("a whole number of resamples")] = Field(default=10_000, ge=100, le=1_000_000)
-    seed: Annotated[int, not_a_flag("a whole number")] = Field(default=0, ge=0)  # numpy seeds are non-negative
+    resamples: Annotated[int, a_number("a whole number of resamples")] = Field(default=10_000, ge=100, le=1_000_000)
+    seed: Annotated[int, a_number("a whole number")] = Field(default=0, ge=0)  # numpy seeds are non-negative
 
 
 class RegressionConfig(BaseModel):
@@ -35,7 +35,7 @@ class RegressionConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    margin: Annotated[float, not_a_flag("a number between 0 and 1")] = Field(default=0.02, ge=0, lt=1)
+    margin: Annotated[float, a_number("a number between 0 and 1")] = Field(default=0.02, ge=0, lt=1)
     criteria: list[str] | None = Field(default=None, min_length=1)
 
 
@@ -76,9 +76,9 @@ class ReleaseConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     # MIN_CONFIDENCE ≤ confidence < 1 (one message for every value outside)
-    confidence: Annotated[float, not_a_flag("a confidence level, e.g. 0.95")] = 0.95
+    confidence: Annotated[float, a_number("a confidence level, e.g. 0.95")] = 0.95
     allow_approximate_methods: bool = Field(default=False, strict=True)  # "yes", 1: a mistake, not a yes
-    min_clusters: Annotated[int, not_a_flag("a whole number of clusters")] = Field(default=20, ge=2)
+    min_clusters: Annotated[int, a_number("a whole number of clusters")] = Field(default=20, ge=2)
     method: Literal["cluster_t", "cluster_bootstrap"] = "cluster_t"
     unclustered_method: Literal["clopper_pearson", "wilson"] = "clopper_pearson"
     bootstrap: BootstrapConfig = Field(default_factory=BootstrapConfig)
@@ -168,7 +168,7 @@ class ReleaseConfig(BaseModel):
             for name, threshold in value.items():
                 if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
                     raise ValueError(f"threshold of {quote(name)} must be a number between 0 and 1, "
-                                     f"got {quote_value(threshold)}{_text_number(threshold)}")
+                                     f"got {quote_value(threshold)}{text_number(threshold)}")
         return value
 
     @field_validator("criteria")
@@ -177,22 +177,8 @@ class ReleaseConfig(BaseModel):
         for name, threshold in value.items():
             if not 0.0 <= threshold <= 1.0:
                 raise ValueError(f"threshold of {quote(name)} must be between 0 and 1, got {threshold!r}")
-        return value
-
-
-def _text_number(value: Any) -> str:
-    """Why a number reached a threshold as text: YAML 1.1 reads a number with an exponent as a string unless it has
-    a dot and a signed exponent (``9e-1`` and ``0.9e0`` are text, ``9.0e-1`` a number)."""
-    if isinstance(value, str) and "e" in value.lower():
-        try:
-            number = float(value)
-        except ValueError:
-            return ""
-        if not math.isfinite(number):  # 1e999: no number to write
-            return ""
-        return (f" (YAML 1.1 reads a number with an exponent as text unless it has a dot and a signed exponent; "
-                f"write {yaml_number(number)})")
-    return ""
+        # + 0.0 turns -0.0 (within the bounds) into 0.0: every table and export showed the threshold as -0.0
+        return {name: threshold + 0.0 for name, threshold in value.items()}
 
 
 def parse_release(raw: dict[str, Any], file: str | Path = "release.yaml") -> ReleaseConfig:

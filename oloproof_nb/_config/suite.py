@@ -46,7 +46,7 @@ from .cases import (
     iter_cases_with_copies,
     repeats_warning,
 )
-from .files import config_error, folder_problem, not_a_flag, read_yaml
+from .files import a_number, config_error, folder_problem, read_yaml
 from .imports import (
     CODE_KEY,
     defined_elsewhere,
@@ -95,7 +95,7 @@ class Transform(BaseModel):
     state_path: str | None = Field(default=None, min_length=1)
     template: str
     validity_labels: str
-    minimum_validity: Annotated[float, not_a_flag("a share between 0 and 1")] = Field(ge=0, le=1)
+    minimum_validity: Annotated[float, a_number("a share between 0 and 1")] = Field(ge=0, le=1)
 
     @field_validator("template")
     @classmethod
@@ -173,10 +173,11 @@ class SuiteConfig(BaseModel):
     metamorphic: Metamorphic = Field(default_factory=Metamorphic)
     slices: list[str] = Field(default_factory=list)
     validators: dict[ValidatorName, ValidatorSpec] = Field(default_factory=dict)
-    case_timeout_s: Annotated[float, not_a_flag("a number of seconds")] = Field(default=300.0, gt=0)
+    case_timeout_s: Annotated[float, a_number("a number of seconds")] = Field(default=300.0, gt=0)
     tool_errors: ToolErrorRule = Field(default_factory=ToolErrorRule)
     isolation: Literal["thread", "process"] = "thread"
-    epochs: int = Field(default=1, ge=1, le=MAX_EPOCHS, strict=True)
+    # strict as well: 2.0 is refused, as a whole number of epochs is what was meant
+    epochs: Annotated[int, a_number("a whole number of epochs")] = Field(default=1, ge=1, le=MAX_EPOCHS, strict=True)
 
     @field_validator("system")
     @classmethod

@@ -12,7 +12,7 @@ validation cost when 100,000 of them are read back.
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, TypedDict, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from typing_extensions import NotRequired
@@ -39,6 +39,7 @@ __all__ = [
     "ReplayRecord",
     "StateRecord",
     "Verdict",
+    "VERDICT_WORDS",
     "ENDED",
 ]
 
@@ -46,6 +47,8 @@ RUN_SCHEMA = "oloproof_run/v1"
 ENV_SCHEMA = "environment_state/v1"
 
 Verdict = Literal["pass", "fail", "missing"]
+#: The words a verdict row may hold (every one the runner ever wrote): a journal's row holding another is damage.
+VERDICT_WORDS: tuple[str, ...] = get_args(Verdict)
 #: The statuses of a case run that ended before it could be judged: it raised, or overran ``case_timeout_s``
 #: (every verdict of it is ``missing``; an Inspect AI sample that errored or timed out reads the same).
 ENDED: tuple[str, ...] = ("error", "timeout")

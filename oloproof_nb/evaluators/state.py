@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from .._config.files import not_a_flag
+from .._config.files import a_number
 from .._core.compare import NO_STATE, ListMatch, Row, compare_changes, compare_state, compare_unchanged
 from .._core.evaluator import CaseContext, Evaluation, Evaluator, register
 from .._core.paths import format_path, leaf_keys, parse_path, parse_pattern
@@ -125,7 +125,7 @@ class StateMatches(Evaluator):
     type: Literal["state_matches"]
     mode: Literal["whole", "paths", "subset", "changes"] = "subset"
     paths: list[str] = Field(default_factory=list)
-    tolerance: Annotated[float | None, not_a_flag("an absolute tolerance (a number)")] = Field(default=None, ge=0,
+    tolerance: Annotated[float | None, a_number("an absolute tolerance (a number)")] = Field(default=None, ge=0,
                                                                                           allow_inf_nan=False)
     lists: dict[str, Literal["ordered", "unordered"] | ByKey] = Field(default_factory=dict)
     ignore: list[str] = Field(default_factory=list)

@@ -500,6 +500,32 @@ def test_a_case_record_of_the_wrong_shape_is_one_line_naming_its_line(blocked_ru
     assert sorted(p.name for p in directory.iterdir() if p.name.startswith("frames.tmp")) == []
 
 
+@pytest.mark.parametrize(("where", "word", "shown"), [("verdicts", "FAIL", "'FAIL'"), ("verdicts", "skip", "'skip'"),
+                                                     ("verdicts", None, "null"), ("replays", "Pass", "'Pass'")])
+def test_a_verdict_word_the_runner_never_writes_is_damage(blocked_run: tuple[Path, op.Gate], tmp_path: Path,
+                                                         where: str, word: str | None, shown: str) -> None:
+    """Review R16: a verdict row (or a replay row) reading ``"FAIL"``, ``"skip"`` or null was read silently as not
+    passed, where any other field of the wrong shape is refused as damage. The runner only ever wrote ``pass``,
+    ``fail`` and ``missing`` (``git log -S'"verdict"'``): another word is refused naming the file, the line and the
+    words allowed; exit 2, the journal untouched."""
+    directory = Path(shutil.copytree(blocked_run[0], tmp_path / "run"))
+    journal = directory / "cases.jsonl"
+    lines = journal.read_text(encoding="utf-8").splitlines(keepends=True)
+    record = json.loads(lines[2])
+    record[where][-1]["verdict"] = word
+    lines[2] = json.dumps(record, ensure_ascii=False) + "\n"
+    journal.write_text("".join(lines), encoding="utf-8")
+    before = journal.read_bytes()
+    out = run_cli("gate", str(directory))
+    assert out.returncode == 2
+    assert one_error_line(out.stderr) == (
+        f"oloproof: error: {journal}: line 3: not a case record as oloproof_nb writes it (ValueError: verdict {shown} "
+        "is not one of the words allowed: pass, fail, missing); the run directory is damaged")
+    with pytest.raises(op.RunDirError, match=f"{re.escape(str(journal))}: line 3: "):
+        op.load_run(directory)
+    assert journal.read_bytes() == before
+
+
 def test_a_damaged_record_is_looked_for_from_the_chunk_that_failed(blocked_run: tuple[Path, op.Gate], tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """Chunks of 5, record 12 (line 13) damaged: the records are read one by one from the failed chunk's first

@@ -85,6 +85,17 @@ def test_bad_overrides_are_config_errors_naming_the_key(run: op.Run, kwargs: dic
     assert words in str(info.value) and str(info.value).startswith("gate(")
 
 
+def test_a_confidence_given_as_text_is_refused_as_a_threshold_given_as_text_is(run: op.Run) -> None:
+    """Review R16: ``op.gate(run, confidence="0.95")`` was taken as 0.95 while ``criteria={"a": "0.9"}`` was
+    refused; both are refused now, in one line naming the arguments and the key."""
+    with pytest.raises(ConfigError) as info:
+        op.gate(run, confidence="0.95")  # type: ignore[arg-type]
+    assert str(info.value) == ("gate(criteria=, confidence=, method=): confidence: must be a confidence level, e.g. "
+                               "0.95, not the text '0.95' (write the number without quotes)")
+    with pytest.raises(ConfigError, match=r"threshold of 'answer_matches' must be a number between 0 and 1, got "):
+        op.gate(run, criteria={"answer_matches": "0.9"})  # type: ignore[dict-item]
+
+
 def test_with_epochs_a_method_counts_where_a_criterion_uses_it(tmp_path: Path) -> None:
     """24 one-case clusters, 3 epochs: a pass^3 criterion is unclustered (one value per case, one case per
     cluster) and gets Clopper–Pearson or Wilson, while a mean over the epochs is clustered. The check took the run

@@ -342,3 +342,67 @@ def test_a_tiny_confidence_is_named_without_an_exponent(confidence: float, shown
     with pytest.raises(ConfigError) as caught:
         parse_release({"confidence": confidence})
     assert str(caught.value).startswith(f"release.yaml: confidence: {shown} is below 0.5: it is the confidence level")
+
+
+@pytest.mark.parametrize(("yaml_text", "key", "what", "text"), [
+    ('confidence: "0.95"', "confidence", "a confidence level, e.g. 0.95", "0.95"),
+    ("min_clusters: '20'", "min_clusters", "a whole number of clusters", "20"),
+    ('regression: {margin: "0.02"}', "regression.margin", "a number between 0 and 1", "0.02"),
+    ('bootstrap: {resamples: "1000"}', "bootstrap.resamples", "a whole number of resamples", "1000"),
+    ('bootstrap: {seed: "3"}', "bootstrap.seed", "a whole number", "3"),
+])
+def test_a_quoted_number_of_release_yaml_is_refused_as_a_quoted_threshold_is(tmp_path: Path, yaml_text: str,
+                                                                             key: str, what: str, text: str) -> None:
+    """Review R16: ``confidence: "0.95"`` (and every other number but a threshold) was taken as the number while a
+    quoted threshold was refused; every number of release.yaml is now strict: one line naming the file and the
+    key, and what goes there."""
+    path = tmp_path / "release.yaml"
+    path.write_text(yaml_text + "\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as err:
+        load_release(path)
+    assert str(err.value) == f"{path}: {key}: must be {what}, not the text '{text}' (write the number without quotes)"
+    assert "\n" not in str(err.value)
+
+
+def test_a_number_yaml_1_1_reads_as_text_says_why_wherever_it_goes(tmp_path: Path) -> None:
+    """``confidence: 95e-2`` is text to YAML 1.1 (no dot): refused as a threshold written so is, with the number to
+    write. The reference: PyYAML reads it as a string and 0.95 as the number."""
+    import yaml
+
+    assert yaml.safe_load("a: 95e-2") == {"a": "95e-2"}
+    path = tmp_path / "release.yaml"
+    path.write_text("confidence: 95e-2\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as err:
+        load_release(path)
+    assert str(err.value).endswith("confidence: must be a confidence level, e.g. 0.95, not the text '95e-2' (YAML 1.1 "
+                                   "reads a number with an exponent as text unless it has a dot and a signed "
+                                   "exponent; write 0.95)")
+
+
+def test_whole_numbers_stay_numbers_and_booleans_stay_refused(tmp_path: Path) -> None:
+    """Strict about text, not about YAML's ints: ``min_clusters: 20`` and ``threshold: 1`` are taken, ``confidence:
+    1`` is refused for its value (no interval has confidence 1), not for being written without a dot; a boolean is
+    no number."""
+    path = tmp_path / "release.yaml"
+    path.write_text("min_clusters: 20\ncriteria: {a: 1, b: {threshold: 1}}\n", encoding="utf-8")
+    cfg = load_release(path)
+    assert (cfg.min_clusters, cfg.criteria) == (20, {"a": 1.0, "b": 1.0})
+    path.write_text("confidence: 1\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"confidence: 1 is no confidence level an interval can have; allowed: "):
+        load_release(path)
+    path.write_text("confidence: yes\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"confidence: must be a confidence level, e\.g\. 0\.95, not true \(YAML"):
+        load_release(path)
+
+
+@pytest.mark.parametrize("written", ["a: -0.0", "a: {threshold: -0.0, reduce: mean}", "a: -0"])
+def test_a_threshold_of_minus_zero_is_zero(tmp_path: Path, written: str) -> None:
+    """Review R16: ``threshold: -0.0`` was kept as -0.0, and every table showed ``-0.000``; it is 0.0 (the sign
+    read with ``math.copysign``, as ``-0.0 == 0.0``)."""
+    import math
+
+    path = tmp_path / "release.yaml"
+    path.write_text(f"criteria: {{{written}}}\n", encoding="utf-8")
+    threshold = load_release(path).criteria["a"]
+    assert threshold == 0 and math.copysign(1, threshold) == 1
+    assert math.copysign(1, parse_release({"criteria": {"a": -0.0}}).criteria["a"]) == 1

@@ -895,3 +895,24 @@ def test_a_yaml_boolean_is_no_tolerance_and_no_minimum_validity(settings: dict[s
     so a refund off by 0.99 passed ``state_matches``; ``minimum_validity: no`` was a floor of 0."""
     with pytest.raises(op.ConfigError, match=rf"{re.escape(key)}: must be .*, not (true|false) \(YAML reads yes"):
         parse_suite_config({"name": "x", "system": "m:S", **settings})
+
+
+@pytest.mark.parametrize(("settings", "key", "what", "text"), [
+    ({"case_timeout_s": "30"}, "case_timeout_s", "a number of seconds", "30"),
+    ({"epochs": "2"}, "epochs", "a whole number of epochs", "2"),  # refused before, as "a valid integer"
+    ({"evaluators": [{"type": "state_matches", "tolerance": "0.5"}]}, "evaluators[0].tolerance",
+     "an absolute tolerance (a number)", "0.5"),
+    ({"metamorphic": {"transforms": [{"name": "t", "field": "m", "template": "{value}!", "validity_labels": "l.jsonl",
+                                      "minimum_validity": "0.9"}]}}, "metamorphic.transforms[0].minimum_validity",
+     "a share between 0 and 1", "0.9"),
+])
+def test_a_quoted_number_of_oloproof_yaml_is_refused(settings: dict[str, Any], key: str, what: str,
+                                                     text: str) -> None:
+    """Review R16: a quoted number (``case_timeout_s: "30"``, ``tolerance: "0.5"``) was taken as the number, while
+    ``epochs: "2"`` and a quoted threshold of release.yaml were refused: every number of oloproof.yaml is strict,
+    refused in one line naming the file and the key, and what goes there."""
+    with pytest.raises(op.ConfigError) as err:
+        parse_suite_config({"name": "x", "system": "m:S", **settings})
+    assert str(err.value) == (f"oloproof.yaml: {key}: must be {what}, not the text '{text}' (write the number "
+                              "without quotes)")
+    assert parse_suite_config({"name": "x", "system": "m:S", "case_timeout_s": 30}).case_timeout_s == 30.0

@@ -596,6 +596,30 @@ def test_a_threshold_is_shown_with_every_digit_it_has_in_both_reports(example_ru
         assert f">{shown}<" in html
 
 
+def test_a_threshold_of_minus_zero_is_shown_and_exported_as_zero(example_run: op.Run, tmp_path: Path) -> None:
+    """Review R16: ``threshold: -0.0`` in release.yaml was shown as ``-0.000`` in the gate table and both reports and
+    written as ``-0.0`` to CSV and JSON; the release file's threshold is 0, so each shows 0."""
+    import math
+    import warnings
+
+    from oloproof_nb._display.terminal import gate_table_text
+
+    release = tmp_path / "release.yaml"
+    release.write_text("allow_approximate_methods: true\ncriteria: {other_order_untouched: -0.0}\n", encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", op.VacuousCheckWarning)  # a threshold of 0 cannot fail: said, not tested here
+        g = op.gate(example_run, release=release)
+        md = write_report(example_run, tmp_path / "r.md", release=release).read_text(encoding="utf-8")
+        html = write_report(example_run, tmp_path / "r.html", release=release).read_text(encoding="utf-8")
+    csv = op.export_table(g, tmp_path / "g.csv").read_text(encoding="utf-8")
+    exported = op.export_table(g, tmp_path / "g.json").read_text(encoding="utf-8")
+    for text in (gate_table_text(g), gate_table_text(g, wide=True), repr(g), md, html, csv, exported):
+        assert "-0.0" not in text and "-0," not in text, text
+    thresholds = [row["threshold"] for row in json.loads(exported) if row["criterion"] == "other_order_untouched"]
+    assert thresholds == [0] and math.copysign(1, thresholds[0]) == 1  # -0.0 == 0: the sign read apart
+    assert ",0.0," in next(line for line in csv.splitlines() if line.startswith("other_order_untouched,"))
+
+
 def test_the_validity_interval_is_rounded_outward_in_both_formats(example_run: op.Run, tmp_path: Path) -> None:
     import math
 
