@@ -10,7 +10,8 @@ Written from the matrix definitions, not from the package's closed forms:
   fails into passes (same clusters and rows), the all-pass bound and p̂, minimum taken.
 - The paired interval of two runs (README §6a): each cluster's change e_c = k_c − b_c splits into a net loss
   max(−e_c, 0) and a net gain max(e_c, 0); each of the two rates gets the brute-force bounds above (ℓ(0) = 0,
-  upper end υ(x) = 1 − ℓ(m − x)), and Newcombe's square-and-add combines them.
+  upper end υ(x) = 1 − ℓ(m − x)), and the MOVER combines them with correlation −c, c = min(1, υ/(1 − υ)) of
+  the net-loss rate for the lower end and of the net-gain rate for the upper end (0 when that rate's count is 0).
 """
 
 from __future__ import annotations
@@ -140,8 +141,10 @@ def brute_force_low(k: list[int], m: list[int], confidence: float = 0.95, *, up_
 def paired_interval(b: list[int], k: list[int], m: list[int], confidence: float = 0.95,
                     *, up_to_order: bool = True) -> tuple[float, float]:
     """(low, high) of candidate rate − base rate from per-cluster sums (b base passes, k candidate passes, m
-    rows): the square-and-add of the net-loss and net-gain rates, each bounded by `brute_force_low`, clipped to
-    [−1, 1]. With no change (e = 0) it is d̂ ± u₀, u₀ = 1 − (α/2)^(1/n_min); G ≥ 2 clusters."""
+    rows): the MOVER of the net-loss and net-gain rates, each bounded by `brute_force_low`, with correlation −c
+    (c = min(1, υ/(1 − υ)), υ the upper end of the net-loss rate for ``low``, of the net-gain rate for ``high``;
+    c = 0 when that direction has no row), clipped to [−1, 1]. With no change (e = 0) it is d̂ ± u₀,
+    u₀ = 1 − (α/2)^(1/n_min); G ≥ 2 clusters."""
     total = sum(m)
     down = [max(bc - kc, 0) for bc, kc in zip(b, k, strict=True)]
     up = [max(kc - bc, 0) for bc, kc in zip(b, k, strict=True)]
@@ -158,6 +161,11 @@ def paired_interval(b: list[int], k: list[int], m: list[int], confidence: float 
     def high_of(x: list[int]) -> float:
         return 1.0 - low_of([c - a for c, a in zip(m, x, strict=True)])
 
-    low = p_up - p_down - float(np.hypot(p_up - low_of(up), high_of(down) - p_down))
-    high = p_up - p_down + float(np.hypot(high_of(up) - p_up, p_down - low_of(down)))
+    def half(a: float, b: float, x: list[int]) -> float:  # √(a² + b² + 2cab), c of direction x, by definition
+        upper = high_of(x)
+        c = 0.0 if sum(x) == 0 else min(1.0, upper / (1.0 - upper)) if upper < 1.0 else 1.0
+        return float(np.sqrt(a * a + b * b + 2.0 * c * a * b))
+
+    low = p_up - p_down - half(p_up - low_of(up), high_of(down) - p_down, down)
+    high = p_up - p_down + half(high_of(up) - p_up, p_down - low_of(down), up)
     return max(-1.0, low), min(1.0, high)

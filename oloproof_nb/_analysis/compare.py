@@ -570,9 +570,10 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
     are binary (pass = 1; fail and missing = 0, as in the gate). With per-cluster sums b_c (base passes), k_c
     (candidate passes) and m_c (rows), the difference is d̂ = (Σk − Σb)/Σm = (fail_to_pass − pass_to_fail)/n. Its
     interval (:func:`oloproof_nb._core.paired.paired_difference_from_sums`) splits each cluster's change into a net
-    loss and a net gain, gives each of the two rates the gate's monotone CR2 logit-t interval and adds them by
-    Newcombe's square-and-add; it is monotone by construction: a candidate that passes one more row, or a base that
-    passes one fewer, never gets a lower ci_low or ci_high, so one lost row is never judged better than no change.
+    loss and a net gain, gives each of the two rates the gate's monotone CR2 logit-t interval and combines them by
+    the MOVER with a bound on their negative correlation that grows with one direction's count only; it is
+    monotone by construction: a candidate that passes one more row, or a base that passes one fewer, never gets a
+    lower ci_low or ci_high, so one lost row is never judged better than no change.
     In the simulation of benchmarks/paired.md (G = 20 and 50, 2,000 repetitions per cell) no one-sided miss occurs
     in the paired beta-binomial cells, at most 0.8% where changes are rare and 1.05% where whole clusters flip (a
     stress design), at the nominal 2.5%; the price is width (in the beta-binomial cells the median interval is
@@ -590,6 +591,7 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
     .. [2] Newcombe, R. G. (1998b). Statistics in Medicine 17(22), 2635–2650 (paired rates).
     .. [3] Bell, R. M. & McCaffrey, D. F. (2002). Survey Methodology 28(2), 169–181.
     .. [4] McNemar, Q. (1947). Psychometrika 12(2), 153–157.
+    .. [5] Zou, G. Y. & Donner, A. (2008). Statistics in Medicine 27(10), 1693–1702 (MOVER).
 
     Examples
     --------

@@ -3,9 +3,9 @@
 From cluster-level paired sums: per cluster c, m_c rows judged in both runs, b_c passes in the base run and
 k_c in the candidate. The row differences y_i = candidate_i − base_i ∈ {−1, 0, 1} have cluster sums
 e_c = k_c − b_c, and the difference of rates is d̂ = Σe/Σm. Each cluster's net loss max(−e_c, 0) and net gain
-max(e_c, 0) are two rates on the same clusters; each gets the gate's monotone CR2 logit-t bound, and the two
-are added in quadrature, so the interval only moves up when the candidate gets better (see
-`paired_difference_from_sums`).
+max(e_c, 0) are two rates on the same clusters; each gets the gate's monotone CR2 logit-t bound, and the MOVER
+combines them with a bound on their (negative) correlation that grows with one direction's count only, so the
+interval only moves up when the candidate gets better (see `paired_difference_from_sums`).
 """
 
 from __future__ import annotations
@@ -91,9 +91,9 @@ def paired_difference_from_sums(
     rows : array-like of int
         Rows judged in both runs per cluster, m_c ≥ 1.
     method : {"cluster_t", "cluster_bootstrap"}, default "cluster_t"
-        ``cluster_t``: Newcombe's square-and-add of the net-loss and net-gain rates' monotone CR2 logit-t
-        intervals (Bell–McCaffrey degrees of freedom), monotone by construction; ``cluster_bootstrap``: BCa
-        over resampled clusters of Σe*/Σm* (not monotone; it does not decide).
+        ``cluster_t``: the MOVER of the net-loss and net-gain rates' monotone CR2 logit-t intervals
+        (Bell–McCaffrey degrees of freedom) with a bound on their correlation, monotone by construction;
+        ``cluster_bootstrap``: BCa over resampled clusters of Σe*/Σm* (not monotone; it does not decide).
     confidence : float, default 0.95
         Two-sided confidence level in (0, 1).
     resamples : int, default 10_000
@@ -116,36 +116,50 @@ def paired_difference_from_sums(
     all-hit bound (α/2)^(1/n_min) when a cluster hits on every row (``cr2.monotone_low``,
     ``cr2.equal_rate_low``; ℓ(0) = 0) — and υ(x) = 1 − ℓ(m − x), so a
     direction's upper end is never below u₀ = 1 − (α/2)^(1/n_min), the Clopper–Pearson bound of 0 discordant
-    rows in n_min = (Σm)²/Σm². Newcombe's square-and-add (the MOVER of Zou & Donner 2008) combines them, as if
-    uncorrelated — the form of Newcombe's method 10 for independent rates (Newcombe 1998a), without the
-    correlation term his paired method 10 (Newcombe 1998b) adds (see "Why these choices"):
+    rows in n_min = (Σm)²/Σm². The MOVER (Zou & Donner 2008) combines them with a bound c on the correlation
+    of p̂⁺ and p̂⁻, which is ≤ 0 (a cluster has a net loss or a net gain, not both):
 
-        low  = d̂ − √((p̂⁺ − ℓ(x⁺))² + (υ(x⁻) − p̂⁻)²),
-        high = d̂ + √((υ(x⁺) − p̂⁺)² + (p̂⁻ − ℓ(x⁻))²),
+        low  = d̂ − √(A² + B² + 2·c⁻·A·B),     A = p̂⁺ − ℓ(x⁺),   B = υ(x⁻) − p̂⁻,
+        high = d̂ + √(A'² + B'² + 2·c⁺·A'·B'),  A' = υ(x⁺) − p̂⁺,  B' = p̂⁻ − ℓ(x⁻),
+        c⁻ = min(1, υ(x⁻)/(1 − υ(x⁻))),        c⁺ = min(1, υ(x⁺)/(1 − υ(x⁺))),   c± = 0 when x± = 0,
 
-    clipped to [−1, 1]. When no cluster changed (e = 0) this is d̂ ± u₀ (``reason`` says so), never zero
-    width; with G < 2 clusters (no Bell–McCaffrey ν) the interval is d̂ ± u₀ too.
+    clipped to [−1, 1]; c = 0 is Newcombe's square-and-add for independent rates (method 10 of Newcombe 1998a),
+    c = 1 adds the two half-widths. For n independent rows (one per cluster) the counts are multinomial and
+    corr(p̂⁺, p̂⁻) = −√(p⁺p⁻/((1 − p⁺)(1 − p⁻))), at most p⁻/(1 − p⁻) in size where p⁺ ≤ p⁻: the truths
+    d ≤ 0 at which a ``low`` above −margin is a wrong NO_REGRESSION. c⁻ puts the net-loss rate's upper end in
+    place of p⁻ (a plug-in, not a proof: see Coverage); ``high`` mirrors it, for the truths d ≥ 0. With no net
+    loss (or no net gain) at all the estimate p̂⁺p̂⁻ of the covariance is 0 and so is c, which keeps the
+    interval of a candidate that only lost (or only gained) rows as it was before the correlation. When no
+    cluster changed (e = 0) this is d̂ ± u₀ (``reason`` says so), never zero width; with G < 2 clusters (no
+    Bell–McCaffrey ν) the interval is d̂ ± u₀ too.
 
-    **Monotone by construction.** ℓ and υ are non-decreasing in every x_c (the gate's bound is a minimum over
-    the data sets with more hits, a set that only shrinks when x_c rises, capped at L_all·p̂, which rises). A
-    candidate fail turned into a pass, or a base pass turned into a fail, raises one e_c by 1 and d̂ by 1/N.
-    Either x⁻_c falls by 1: p̂⁻ falls by 1/N and υ(x⁻) does not rise, so B = υ(x⁻) − p̂⁻ rises by at most 1/N;
-    or x⁺_c rises by 1: ℓ(x⁺) does not fall, so A = p̂⁺ − ℓ(x⁺) rises by at most 1/N. √(A² + B²) is
-    non-decreasing and 1-Lipschitz in each of A, B ≥ 0, so it rises by at most 1/N and ``low`` does not fall;
-    ``high`` is the mirror image. So a candidate that gets better never gets a lower ``low`` or ``high``, a
-    base that gets better never a higher one, and a candidate that only lost rows has low ≤ −u₀, the bound of
-    no change. Swapping the runs swaps x⁺ and x⁻ and negates the interval.
+    **Monotone by construction.** ℓ and υ are non-decreasing in every x_c (the gate's bound is a minimum over the
+    data sets with more hits, a set that only shrinks when x_c rises, capped at L_all·p̂, which rises). A candidate
+    fail turned into a pass, or a base pass turned into a fail, raises one e_c by 1 and d̂ by 1/N. Either x⁻_c falls
+    by 1: p̂⁻ falls by 1/N and υ(x⁻) does not rise, so B = υ(x⁻) − p̂⁻ rises by at most 1/N and c⁻ does not rise (c⁻
+    is 0 at x⁻ = 0 and ≥ 0 above it, non-decreasing); or x⁺_c rises by 1: ℓ(x⁺) does not fall, so A = p̂⁺ − ℓ(x⁺)
+    rises by at most 1/N, and c⁻ (of x⁻ only) stays. For A, B ≥ 0 and 0 ≤ c ≤ 1, √(A² + B² + 2cAB) is non-decreasing
+    in c, A and B and 1-Lipschitz in each of A, B (its slope in A is (A + cB)/√(A² + B² + 2cAB) ≤ 1, as
+    (A + cB)² = A² + 2cAB + c²B²), so it rises by at most 1/N and ``low`` does not fall; ``high`` is the mirror
+    image (c⁺ is of x⁺ only and does not fall when x⁺ rises). So a candidate that gets better never gets a lower
+    ``low`` or ``high``, a base that gets better never a higher one, and a candidate that only lost rows has A = 0,
+    so low = d̂ − B ≤ −u₀, the bound of no change. Swapping the runs swaps x⁺ and x⁻ and negates the interval.
 
-    **Why these choices.** The correlation of p̂⁺ and p̂⁻ (≤ 0: a cluster has a net loss or a net gain, not
-    both) is left out: it would widen the interval, but a correlation estimated from the data would break the
-    argument above. The cap on n_min keeps a direction in which nothing (or little) changed as uncertain as no
-    change at all, which monotonicity requires once no change is d̂ ± u₀ and the ICC of the changes is
-    unknown. A cap on N (independent rows) gave narrower intervals, but then one gained row moved ``low`` from
-    −u₀ to about −2.7/N, and in the simulation run with that cap the lower bound was above the truth 6.25% of
-    the time when whole clusters change together (``cluster_flips``, G = 20, p10 = p01 = 0.05). The previous
-    interval — Newcombe's method 10 on the two runs' rates with their CR2 correlation, and d̂ ± u₀ when no
-    cluster changed — was not monotone: with 21 clusters of 1–3 rows, a candidate that lost one row got
-    low = −0.075 and an unchanged one −0.191.
+    **Why these choices.** The correlation bound of ``low`` depends on the net-loss count alone (that of ``high`` on
+    the net-gain count): a correlation estimated from both counts, such as the plug-in
+    −√(p̂⁺p̂⁻/((1 − p̂⁺)(1 − p̂⁻))), rises in size when the candidate gains a row and would break the argument
+    above. Leaving the correlation out (c = 0, this interval before review S6) made it too narrow where many rows
+    change both ways (two runs of a stochastic agent): on n independent cases the exact chance of NO_REGRESSION at a
+    true drop equal to the margin reached 5.4–8.9% (n = 20–100, margins 0–0.2), against 1.1–2.4% with c
+    (``tests/reference/paired_exact.py --worst``). c = 1 is valid too but wider: at n = 50 and p⁺ = p⁻ = 0.1 the median
+    width is 0.282 with c = 0, 0.314 with c and 0.379 with c = 1. The cap on n_min keeps a direction in which
+    nothing (or little) changed as uncertain as no change at all, which monotonicity requires once no change is
+    d̂ ± u₀ and the ICC of the changes is unknown. A cap on N (independent rows) gave narrower intervals, but then
+    one gained row moved ``low`` from −u₀ to about −2.7/N, and in the simulation run with that cap the lower bound
+    was above the truth 6.25% of the time when whole clusters change together (``cluster_flips``, G = 20,
+    p10 = p01 = 0.05). The previous interval — Newcombe's method 10 on the two runs' rates with their CR2
+    correlation, and d̂ ± u₀ when no cluster changed — was not monotone: with 21 clusters of 1–3 rows, a candidate
+    that lost one row got low = −0.075 and an unchanged one −0.191.
 
     **Coverage** (benchmarks/paired.md: ``python tests/reference/paired_simulation.py --reps 2000``, 2,000
     repetitions per cell). In the original cells (τ = 0.7, G = 20 and 50) each one-sided miss is at most
@@ -157,9 +171,15 @@ def paired_difference_from_sums(
     stress design) the lower miss reaches 1.05% at G = 50 (3.3% before the cap; 6.25% at G = 20 with the cap on
     N above, before it). The ``cluster_bootstrap`` option is unchanged and misses up to 7.05% (G = 20) and 5.3%
     (G = 50), so a regression rule should decide with ``cluster_t``. Where many rows change both ways (two
-    independent runs of an agent that passes each case 50–70% of the time) the left-out correlation shows: counted
-    exactly on independent cases (``python tests/reference/paired_exact.py``), low > truth in 2.6–3.3% (n = 50) and
-    3.3–3.7% (n = 100) of samples, up to 8.9% for cases that flip almost every run (review R17).
+    independent runs of an agent that passes each case 50–70% of the time), counted exactly on independent cases
+    (``python tests/reference/paired_exact.py``), low > truth in 1.2–1.5% (n = 50) and 1.6–1.8% (n = 100) of
+    samples (2.6–3.3% and 3.3–3.7% before the correlation was counted, review R17). Over every truth (``--worst``:
+    n = 20–100, margins 0–0.2) a wrong NO_REGRESSION at a true drop equal to the margin is at most 2.35% (8.9%
+    before); a wrong REGRESSION just inside the margin is at most 2.07% with p10 ≤ 0.35 and passes 2.5% only where
+    90% or more of the cases change (2.72% at n = 100, margin 0.1, p10 = 0.55, p01 = 0.45; 2.87% at margin 0.2).
+    In the simulated ``two_runs`` cells (clusters drawn independently in the two runs) each miss is at most 1.45%
+    (3.3% before), at 1.09–1.30 times the width; the earlier cells' misses are unchanged and their widths 1.00–1.05
+    times as wide.
 
     References
     ----------
@@ -219,16 +239,29 @@ def paired_difference_from_sums(
 
 
 def _two_directions(e: np.ndarray, m: np.ndarray, confidence: float, df: float) -> tuple[float, float]:
-    """(low, high): square-and-add of the gate's monotone intervals of the net-loss and net-gain rates (G ≥ 2,
-    ``df`` the Bell–McCaffrey degrees of freedom of the sizes; see `paired_difference_from_sums`)."""
+    """(low, high): the MOVER of the gate's monotone intervals of the net-loss and net-gain rates with the
+    correlation bound c (G ≥ 2, ``df`` the Bell–McCaffrey degrees of freedom of the sizes; see
+    `paired_difference_from_sums`)."""
     total = int(m.sum())
     down, up = np.maximum(-e, 0), np.maximum(e, 0)
     p_down, p_up = float(down.sum()) / total, float(up.sum()) / total
     low_down, high_down = monotone_low(down, m, confidence, df), 1.0 - monotone_low(m - down, m, confidence, df)
     low_up, high_up = monotone_low(up, m, confidence, df), 1.0 - monotone_low(m - up, m, confidence, df)
-    low = p_up - p_down - math.hypot(p_up - low_up, high_down - p_down)
-    high = p_up - p_down + math.hypot(high_up - p_up, p_down - low_down)
+    low = p_up - p_down - _mover(p_up - low_up, high_down - p_down, _correlation_bound(down, high_down))
+    high = p_up - p_down + _mover(high_up - p_up, p_down - low_down, _correlation_bound(up, high_up))
     return max(-1.0, low), min(1.0, high)
+
+
+def _correlation_bound(hits: np.ndarray, upper: float) -> float:
+    """c = min(1, υ/(1 − υ)) of one direction's rate with upper end υ, or 0 when no cluster changed that way."""
+    if not hits.any():
+        return 0.0
+    return 1.0 if upper >= 0.5 else upper / (1.0 - upper)
+
+
+def _mover(a: float, b: float, c: float) -> float:
+    """√(a² + b² + 2·c·a·b): the half-width of a difference whose two estimates have correlation −c."""
+    return math.sqrt(max(0.0, a * a + b * b + 2.0 * c * a * b))
 
 
 def mcnemar_exact(pass_to_fail: int, fail_to_pass: int) -> float:

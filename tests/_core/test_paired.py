@@ -15,6 +15,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.proportion import proportion_confint
 
@@ -201,6 +204,35 @@ def test_monotone_at_other_confidence_levels(confidence):
             assert low2 >= low - 1e-12 and high2 >= high - 1e-12
 
 
+@st.composite
+def _paired_sums_and_a_step(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, bool, float]:
+    """Clustered paired sums (G 2–12, 1–6 rows a cluster, any b and k), a cluster and which side gets better."""
+    g = draw(st.integers(2, 12))
+    m = np.array(draw(st.lists(st.integers(1, 6), min_size=g, max_size=g)))
+    b = np.array([draw(st.integers(0, int(mc))) for mc in m])
+    k = np.array([draw(st.integers(0, int(mc))) for mc in m])
+    return m, b, k, draw(st.integers(0, g - 1)), draw(st.booleans()), draw(st.sampled_from([0.8, 0.9, 0.95, 0.99]))
+
+
+@settings(max_examples=400, deadline=None)
+@given(_paired_sums_and_a_step())
+def test_monotone_and_symmetric_for_any_counts(case):
+    """Review S6 (the two directions' correlation bound): a candidate fail turned into a pass, or a base pass into
+    a fail, never lowers ``low`` or ``high``; swapping the runs negates the interval. Many rows change both ways
+    here, where the correlation term is large (the searches above mostly change a few rows)."""
+    m, b, k, c, candidate_side, confidence = case
+    low, high = _bounds(b, k, m, confidence)
+    swapped = _bounds(k, b, m, confidence)
+    assert swapped == pytest.approx((-high, -low), abs=1e-12)
+    b2, k2 = b.copy(), k.copy()
+    if candidate_side and k[c] < m[c]:
+        k2[c] += 1
+    elif not candidate_side and b[c] > 0:
+        b2[c] -= 1
+    low2, high2 = _bounds(b2, k2, m, confidence)
+    assert low2 >= low - 1e-12 and high2 >= high - 1e-12
+
+
 # ---------------------------------------------------------------- the interval against its definition
 
 
@@ -256,21 +288,22 @@ def test_ruling_out_a_two_point_drop_takes_about_180_source_cases() -> None:
     assert [paired_difference_from_sums(*[np.full(g, 2)] * 3).high > 0.02 for g in (182, 183)] == [True, False]
 
 
-def test_one_lost_and_one_gained_row_narrow_the_interval_only_a_little() -> None:
-    """README §6a: 24 clusters of two rows, one row lost in one cluster and one gained in another: ±0.141 against
-    ±0.1425 with no change (±0.130 before each direction's bound was capped at what its clusters can vouch for,
-    review G27); on the example's 47 rows (23 clusters of two, one of one) ±0.1423 against ±0.1438."""
+def test_one_lost_and_one_gained_row_widen_the_interval_only_a_little() -> None:
+    """README §6a: 24 clusters of two rows, one row lost in one cluster and one gained in another: ±0.145 against
+    ±0.1425 with no change (±0.141 before the two directions' correlation was counted, review S6; ±0.130 before
+    each direction's bound was capped at what its clusters can vouch for, review G27); on the example's 47 rows
+    (23 clusters of two, one of one) ±0.1462 against ±0.1438."""
     rows = np.full(24, 2)
     base, cand = rows.copy(), rows.copy()
     cand[0], base[1] = 1, 1
     d = paired_difference_from_sums(base, cand, rows)
-    assert d.estimate == 0 and (round(d.low, 3), round(d.high, 3)) == (-0.141, 0.141)
+    assert d.estimate == 0 and (round(d.low, 3), round(d.high, 3)) == (-0.145, 0.145)
     rows = np.r_[np.full(23, 2), 1]
     base, cand = rows.copy(), rows.copy()
     cand[0], base[1] = 1, 1
     example = paired_difference_from_sums(base, cand, rows)
     unchanged = paired_difference_from_sums(rows, rows, rows)
-    assert (round(example.high, 4), round(unchanged.high, 4)) == (0.1423, 0.1438)
+    assert (round(example.high, 4), round(unchanged.high, 4)) == (0.1462, 0.1438)
 
 
 def test_a_candidate_that_lost_a_few_tries_is_not_held_closer_than_its_cases_can_vouch_for() -> None:
@@ -287,6 +320,46 @@ def test_a_candidate_that_lost_a_few_tries_is_not_held_closer_than_its_cases_can
     assert d.estimate == pytest.approx(-0.015)
     assert d.low == pytest.approx(-(1 - top * (1 - 3 / 200)), abs=1e-12)
     assert d.low < -(1 - top)  # wider on the loss side than no change at all
+
+
+# ---------------------------------------------------------------- exact error rates on independent cases
+
+
+@pytest.fixture(scope="module")
+def twenty_independent_cases() -> dict[tuple[int, int], tuple[float, float]]:
+    """(low, high) for every outcome of 20 cases of one row: b pass→fail and c fail→pass rows."""
+    n = 20
+    out = {}
+    for b in range(n + 1):
+        for c in range(n + 1 - b):
+            base, cand = [1] * b + [0] * c + [1] * (n - b - c), [0] * b + [1] * c + [1] * (n - b - c)
+            out[b, c] = _bounds(base, cand, [1] * n)
+    return out
+
+
+@pytest.mark.parametrize(("p10", "margin", "before"), [
+    (0.5, 0.0, (0.0577, 0.0577)),    # two 50% agents disagreeing on every case (R17's example)
+    (0.35, 0.0, (0.0404, 0.0404)),   # 35% of cases change each way
+    (0.51, 0.02, (0.0480, 0.0688)),
+    (0.525, 0.05, (0.0894, 0.0346)),
+    (0.55, 0.1, (0.0580, 0.0553)),
+])
+def test_a_true_drop_equal_to_the_margin_gets_a_wrong_verdict_at_most_2_5_percent_of_the_time(
+        twenty_independent_cases, p10, margin, before):
+    """Review R17 Finding 3 / S6: 20 independent cases, (pass→fail, fail→pass, unchanged) ~ Multinomial(20; p10,
+    p10 − margin, ·), true difference −margin. Summing scipy's multinomial probabilities of the outcomes whose
+    interval gives NO_REGRESSION (low ≥ −margin) gives the exact chance of that wrong verdict, and of those whose
+    interval gives REGRESSION (high < −margin) the chance of a wrong REGRESSION just inside the margin; each is
+    promised at most 2.5%. Without the two directions' correlation they were ``before``."""
+    p01 = p10 - margin
+    probs = [p10, p01, max(0.0, 1.0 - p10 - p01)]
+    wrong_pass = wrong_block = 0.0
+    for (b, c), (low, high) in twenty_independent_cases.items():
+        chance = float(stats.multinomial.pmf([b, c, 20 - b - c], 20, probs))
+        wrong_pass += chance if low >= -margin else 0.0
+        wrong_block += chance if high < -margin else 0.0
+    assert wrong_pass <= 0.025 and wrong_block <= 0.025
+    assert wrong_pass <= before[0] and wrong_block <= before[1]
 
 
 # -- mutation round 17: gaps a mutant showed ----------------------------------------------------------------

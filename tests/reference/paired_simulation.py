@@ -1,6 +1,6 @@
 """Coverage of the paired, clustered difference interval by simulation: the table in benchmarks/paired.md.
 
-Three designs, each with G clusters (``sizes``: 1..6 rows, or one row each); a cluster's base pass probability
+Four designs, each with G clusters (``sizes``: 1..6 rows, or one row each); a cluster's base pass probability
 u_c ~ Beta(p(1−ρ)/ρ, (1−p)(1−ρ)/ρ) and a base row ~ Bernoulli(u_c).
 
 - ``repeat``: a candidate row repeats the base row with probability τ and is otherwise a fresh
@@ -11,6 +11,9 @@ u_c ~ Beta(p(1−ρ)/ρ, (1−p)(1−ρ)/ρ) and a base row ~ Bernoulli(u_c).
 - ``cluster_flips``: the same, but a whole cluster flips at once (every base pass of the cluster fails with
   probability p10; every fail passes with probability p01): changes as correlated within a cluster as they
   can be. A stress design: the interval treats a direction in which nothing changed as independent rows.
+- ``two_runs``: two independent runs of a stochastic agent (review S6): a candidate row is a fresh
+  Bernoulli(u_c (1 + δ/p)), drawn independently of the base row, so many rows change both ways (about 2p(1 − p)
+  of them at δ = 0); the true difference is δ.
 
 A lower miss is low > truth, an upper miss high < truth; nominal 2.5% each.
 
@@ -64,6 +67,14 @@ def draw_flips(rng: np.random.Generator, g: int, p: float, rho: float, p10: floa
             np.bincount(cl, weights=cand, minlength=g).astype(int), m)
 
 
+def draw_two_runs(rng: np.random.Generator, g: int, p: float, rho: float, delta: float, largest: int):
+    """``two_runs`` design: (base passes, candidate passes, rows) per cluster."""
+    m, u, cl, base = _base(rng, g, p, rho, largest)
+    cand = rng.random(cl.size) < (u * (1 + delta / p))[cl]
+    return (np.bincount(cl, weights=base, minlength=g).astype(int),
+            np.bincount(cl, weights=cand, minlength=g).astype(int), m)
+
+
 def _summary(low: np.ndarray, high: np.ndarray, truth: float) -> dict:
     lo, hi = float(np.mean(low > truth)), float(np.mean(high < truth))
     return {"lower_miss": lo, "upper_miss": hi, "coverage": 1 - lo - hi, "median_width": float(np.median(high - low))}
@@ -98,6 +109,18 @@ def flip_cell(g: int, largest: int, p10: float, p01: float, whole: bool, reps: i
             "delta": truth, "reps": reps, **_summary(low, high, truth)}
 
 
+def two_runs_cell(g: int, largest: int, rho: float, p: float, delta: float, reps: int, seed: int) -> dict:
+    """One ``two_runs`` cell (``cluster_t``)."""
+    rng = np.random.default_rng([seed, g, largest, int(rho * 1000), int(p * 1000), int(-delta * 1000), 11])
+    low, high = np.empty(reps), np.empty(reps)
+    for r in range(reps):
+        d = paired_difference_from_sums(*draw_two_runs(rng, g, p, rho, delta, largest))
+        low[r], high[r] = d.low, d.high
+    return {"design": "two_runs", "method": "cluster_t", "G": g, "sizes": "1" if largest == 1 else f"1-{largest}",
+            "rho": rho, "p": p, "change": f"delta={delta}", "delta": delta, "reps": reps,
+            **_summary(low, high, delta)}
+
+
 def rows(reps: int, seed: int) -> list[dict]:
     out = [cell(g, rho, p, delta, method, reps, seed)
            for method, g, rho, p, delta in itertools.product(("cluster_t", "cluster_bootstrap"), (20, 50),
@@ -109,6 +132,8 @@ def rows(reps: int, seed: int) -> list[dict]:
                                                              ((0.02, 0.0), (0.05, 0.0), (0.1, 0.0), (0.05, 0.05)))]
     out += [flip_cell(g, 6, p10, p01, True, reps, seed)
             for g, (p10, p01) in itertools.product((20, 50), ((0.1, 0.0), (0.2, 0.0), (0.1, 0.05), (0.05, 0.05)))]
+    out += [two_runs_cell(g, largest, rho, p, delta, reps, seed)
+            for g, largest, rho, p, delta in itertools.product((20, 50), (1, 6), (0.1, 0.3), (0.7, 0.5), (0.0, -0.1))]
     return out
 
 
