@@ -95,10 +95,9 @@ def markdown_table(df: pd.DataFrame, text: Callable[[Any], str] = cell_text, *, 
     Markdown gate table showed a threshold of 0.9999999 as ``1.000``).
     """
     numeric = [numeric_column(df[c]) for c in df.columns]
-    by_column = [styled and num and c in SHAPED_COLUMNS for c, num in zip(df.columns, numeric,
-                                                                                               strict=True)]
-    rows = [[md_cell(fmt_cell(str(c), v) if shaped else text(v)) for c, v, shaped in zip(df.columns, row, by_column,
-                                                                                          strict=True)]
+    shaped = [styled and num and c in SHAPED_COLUMNS for c, num in zip(df.columns, numeric, strict=True)]
+    rows = [[md_cell(fmt_cell(str(c), v) if shape else text(v)) for c, v, shape in zip(df.columns, row, shaped,
+                                                                                        strict=True)]
             for row in df.itertuples(index=False, name=None)]
     align = ["right" if num else "left" for num in numeric]
     from tabulate import tabulate  # imported on first use: keeps ``import oloproof_nb`` fast
