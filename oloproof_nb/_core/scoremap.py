@@ -36,20 +36,19 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from typing import Any, Literal
+from typing import Any
 
 from ..errors import quote
+from .records import VERDICT_WORDS, Verdict
 
 __all__ = ["DEFAULT_SCORE_MAP", "ScoreMap", "score_verdict", "check_score_map", "on_default_scale"]
 
-Verdict = Literal["pass", "fail", "missing"]
 #: A user's mapping of score values to verdicts, or a function of the value.
 ScoreMap = Mapping[Any, Any] | Callable[[Any], Any]
 
 #: Inspect's letter codes (``inspect_ai.scorer``: CORRECT, INCORRECT, PARTIAL, NOANSWER).
 DEFAULT_SCORE_MAP: dict[str, Verdict] = {"C": "pass", "I": "fail", "P": "fail", "N": "fail"}
 _WORDS: dict[str, Verdict] = {"yes": "pass", "true": "pass", "no": "fail", "false": "fail"}
-_VERDICTS = ("pass", "fail", "missing")
 
 
 def check_score_map(score_map: ScoreMap | None) -> None:
@@ -77,7 +76,7 @@ def _as_verdict(value: Any) -> Verdict | None:
         return "missing"
     if isinstance(value, bool):
         return "pass" if value else "fail"
-    if isinstance(value, str) and value in _VERDICTS:
+    if isinstance(value, str) and value in VERDICT_WORDS:
         return value  # type: ignore[return-value]
     return None
 
