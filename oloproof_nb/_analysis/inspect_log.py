@@ -107,6 +107,8 @@ _HEAD_BYTES = 65536
 #: ``logs.json`` (the listing an ``eval_set`` writes beside its logs) holds ``"version"`` and ``"eval"``
 #: one level down, under each log's name: it is not a log.
 _JSON_LOG_START = re.compile(rb'\{\s*"version"\s*:')
+#: A string (a key when a ``:`` follows it) or a bracket of JSON text, for :func:`_top_keys`.
+_JSON_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"\s*:?|[\[\]{}]')
 
 
 class InspectScorer(Evaluator):
@@ -239,7 +241,8 @@ def is_inspect_log(path: str | Path) -> bool:
 
     An ``.eval`` log is a zip archive holding ``header.json`` or ``_journal/start.json``; a ``.json``
     log is a JSON object whose first key is ``"version"`` and whose first bytes name ``"eval"`` (the
-    ``logs.json`` listing an ``eval_set`` writes is not one).
+    ``logs.json`` listing an ``eval_set`` writes is not one), or, its keys in another order, one whose first
+    bytes hold its key ``"eval"`` and name ``"run_id"`` and ``"task"``.
     """
     p = Path(path)
     if not p.is_file():
@@ -257,8 +260,33 @@ def is_inspect_log(path: str | Path) -> bool:
                 head = handle.read(_HEAD_BYTES).lstrip()
         except OSError:
             return False
-        return _JSON_LOG_START.match(head) is not None and b'"eval"' in head
+        if _JSON_LOG_START.match(head) is not None:
+            return b'"eval"' in head
+        # a log another tool wrote again with its keys sorted (``jq -S``, ``json.dump(sort_keys=True)``) starts with
+        # another key: it was skipped, and its folder judged on its other logs (8 samples of 16), silently; a log
+        # now, it is read, or refused naming it (inspect-ai cannot read such a log's header alone)
+        return head.startswith(b"{") and b'"eval"' in _top_keys(head) and b'"run_id"' in head and b'"task"' in head
     return False
+
+
+def _top_keys(head: bytes) -> set[bytes]:
+    """The keys of the outermost JSON object among the first bytes ``head`` (each with its quotes).
+
+    Examples
+    --------
+    >>> sorted(_top_keys(b'{"error": null, "eval": {"task": "x", "s": "{\\"a\\": 1"}, "plan": [{"eval": 1}]'))
+    [b'"error"', b'"eval"', b'"plan"']
+    """
+    keys: set[bytes] = set()
+    depth = 0
+    for token in _JSON_TOKEN.findall(head):
+        if token in (b"{", b"["):
+            depth += 1
+        elif token in (b"}", b"]"):
+            depth -= 1
+        elif depth == 1 and token.endswith(b":"):
+            keys.add(token[:token.rindex(b'"') + 1])
+    return keys
 
 
 def log_folder_files(folder: Path) -> list[Path]:

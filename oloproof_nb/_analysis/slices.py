@@ -101,8 +101,10 @@ def slice_table(run: Run, spec: str | SliceSpec, release: ReleaseLike | None = N
 
         - ``slice`` : the canonical spec, e.g. ``tool_calls:1,2``.
         - ``bin`` : ``<e1``, ``[e1, e2)``, …, ``≥ek``, and ``n/a`` for rows whose
-          case recorded no trajectory (status ``error`` or ``timeout``). Every
-          bin is present, also when empty.
+          case recorded no trajectory (a run's case that ended in ``error`` or
+          ``timeout``; a sample of an Inspect AI log that raised or reached a limit
+          keeps the messages it had, and is binned by them, its verdicts
+          ``missing``). Every bin is present, also when empty.
         - ``lower``, ``upper`` : the bin is ``lower ≤ x < upper``; ``-inf``/``inf``
           at the open ends, NaN for ``n/a``.
         - ``criterion`` : the criterion name.

@@ -305,7 +305,9 @@ def export_table(df: pd.DataFrame | Any, path: str | Path) -> Path:
     itself; numbers are never changed, so ``-0.5`` stays a number. To read the raw text back,
     drop one leading ``'`` from every text cell that has one (pandas:
     ``df[col].str.replace(r"^'", "", regex=True)``), or use the ``.json`` export, which is
-    always raw.
+    always raw. ``pd.read_csv`` reads some texts as missing by default (``n/a``, ``NA``, ``null``,
+    ``None``, ``nan`` ...): a slice table's ``n/a`` bin, or such a case id, comes back NaN and a
+    ``groupby`` drops its rows; read with ``keep_default_na=False, na_values=[""]`` to keep them.
 
     Examples
     --------

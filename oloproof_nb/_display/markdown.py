@@ -87,8 +87,18 @@ def md_code(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
+#: Widest cell a Markdown table pads its column to. A wider one (an agent's long answer) is written as it is, its
+#: row's line longer than the others: padded to, it widened every row of its column (5,000 rows beside one answer
+#: of 20,000 characters made a 100 MB file of a 64 KB CSV's table). Markdown needs no padding; it is for the eye.
+MD_PAD_LIMIT = 200
+_HELD = re.compile("\x00([0-9]+)\x00")
+
+
 def markdown_table(df: pd.DataFrame, text: Callable[[Any], str] = cell_text, *, styled: bool = False) -> str:
     """A GitHub Markdown table of ``df``: cells from ``text``, escaped with :func:`md_cell`, numbers right-aligned.
+
+    Each column is padded to its widest cell of at most :data:`MD_PAD_LIMIT` characters; a wider cell is
+    written unpadded, so one long value does not widen every line.
 
     ``styled``: numeric ``ci_low``, ``ci_high`` and ``threshold`` columns as the styled HTML table shows them
     (:func:`~.theme.fmt_cell`: interval ends rounded outward, a threshold with every digit it has; a report's
@@ -96,14 +106,23 @@ def markdown_table(df: pd.DataFrame, text: Callable[[Any], str] = cell_text, *, 
     """
     numeric = [numeric_column(df[c]) for c in df.columns]
     shaped = [styled and num and c in SHAPED_COLUMNS for c, num in zip(df.columns, numeric, strict=True)]
-    rows = [[md_cell(fmt_cell(str(c), v) if shape else text(v)) for c, v, shape in zip(df.columns, row, shaped,
-                                                                                        strict=True)]
+    long: list[str] = []  # cells wider than MD_PAD_LIMIT, held out of the padding
+
+    def padded(cell: str) -> str:
+        if len(cell) <= MD_PAD_LIMIT:
+            return cell
+        long.append(cell.strip())  # as tabulate writes a cell
+        return f"\x00{len(long) - 1}\x00"  # md_cell writes a NUL as its escape: no cell holds one
+
+    rows = [[padded(md_cell(fmt_cell(str(c), v) if shape else text(v)))
+             for c, v, shape in zip(df.columns, row, shaped, strict=True)]
             for row in df.itertuples(index=False, name=None)]
     align = ["right" if num else "left" for num in numeric]
     from tabulate import tabulate  # imported on first use: keeps ``import oloproof_nb`` fast
 
-    return str(tabulate(rows, headers=[md_cell(str(c)) for c in df.columns], tablefmt="github",
-                        disable_numparse=True, colalign=align if len(df.columns) else None))
+    table = str(tabulate(rows, headers=[padded(md_cell(str(c))) for c in df.columns], tablefmt="github",
+                         disable_numparse=True, colalign=align if len(df.columns) else None))
+    return _HELD.sub(lambda m: long[int(m.group(1))], table) if long else table
 
 
 def text_table(rows: Sequence[Sequence[str]], headers: Sequence[str], tablefmt: str = "github") -> str:

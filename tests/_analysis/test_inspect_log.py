@@ -1612,3 +1612,29 @@ def test_a_log_modified_outside_the_years_datetime_holds_is_read_by_its_creation
     created = json.loads(log.read_text(encoding="utf-8"))["eval"]["created"]
     assert run.manifest.started_at == datetime.fromisoformat(created).astimezone(timezone.utc).strftime(
         "%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def test_a_json_log_whose_keys_another_tool_sorted_is_never_left_out_of_its_folder(logs: dict[str, Path],
+                                                                                 tmp_path: Path) -> None:
+    """Review R20: a ``.json`` log written again with its keys sorted (``jq -S``, ``json.dump(sort_keys=True)``)
+    does not start with ``"version"``. It was not taken for a log, so a folder holding it beside another log was
+    judged on the other alone, silently (8 samples of 16). Inspect's ``read_eval_log`` reads it, but not its header
+    alone (``header_only``), so it is refused, naming the file, as a log that cannot be read is."""
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    shutil.copy2(logs["eval"], folder / logs["eval"].name)
+    body = json.loads(logs["json"].read_text(encoding="utf-8"))
+    for sample in body["samples"]:  # other samples than the .eval's, so the two are not one log twice
+        sample["id"] = f"b{sample['id']}"
+    body["eval"]["dataset"]["sample_ids"] = [f"b{sid}" for sid in body["eval"]["dataset"]["sample_ids"]]
+    again = folder / "again.json"
+    again.write_text(json.dumps(body, sort_keys=True), encoding="utf-8")
+    assert not again.read_text(encoding="utf-8").startswith('{"version"')
+    assert is_inspect_log(again)
+    with pytest.raises(op.OloproofError, match=r"again\.json: cannot read this Inspect AI log"):
+        op.from_inspect(folder)
+    assert main(["gate", str(folder)]) == 2
+    listing = tmp_path / "logs.json"  # an eval_set's listing, its keys sorted too: each log's header one level down
+    listing.write_text(json.dumps({logs["eval"].name: {"eval": body["eval"], "version": 2}}, sort_keys=True),
+                       encoding="utf-8")
+    assert not is_inspect_log(listing)

@@ -94,3 +94,33 @@ def test_a_numeric_or_named_character_reference_is_shown_as_written(text: str) -
     page = render_markdown(markdown_table(pd.DataFrame({"case_id": [text], "n": [1]})))
     assert page.active() == [] and page.rows == [["case_id", "n"], [text, "1"]]
     assert render_markdown(f"Run of suite {md_cell(text)}.").text.strip() == f"Run of suite {text}."
+
+
+def test_one_long_cell_does_not_widen_every_line_of_its_column() -> None:
+    """Review R20: each column was padded to its widest cell, so one long answer widened every line: 5,000 rows
+    beside one answer of 20,000 characters exported to ``.md`` made a 100 MB file (its CSV: 64 KB). A cell wider
+    than MD_PAD_LIMIT is now written unpadded, and the other lines stay as narrow as their cells."""
+    long = "y" * 5000
+    df = pd.DataFrame({"case_id": [f"c{i:02d}" for i in range(50)], "answer": ["ok"] * 24 + [long] + ["ok"] * 25})
+    text = markdown_table(df)
+    lines = text.splitlines()
+    assert len(lines) == 52 and long in lines[26]
+    assert max(len(line) for i, line in enumerate(lines) if i != 26) < 30  # "| c00       | ok       |"
+    page = render_markdown(text)
+    assert page.rows == [["case_id", "answer"], *([f"c{i:02d}", long if i == 24 else "ok"] for i in range(50))]
+
+
+def test_a_cell_at_the_pad_limit_is_padded_and_a_long_one_keeps_its_text() -> None:
+    """The cells around the limit, and long cells whose text looks like the placeholder a long cell is held by
+    while the table is laid out (a NUL is written as its escape, so no cell can be taken for one)."""
+    from oloproof_nb._display.markdown import MD_PAD_LIMIT
+
+    at, over = "a" * MD_PAD_LIMIT, "b" * (MD_PAD_LIMIT + 1)
+    lines = markdown_table(pd.DataFrame({"x": [at, "s"]})).splitlines()
+    assert len(lines[2]) == len(lines[3]) == MD_PAD_LIMIT + 4  # "| " + cell + " |": padded to the widest
+    tricky = ["\x000\x00", " " + over + " ", "\x001\x00" + over, "n"]
+    page = render_markdown(markdown_table(pd.DataFrame({"x": tricky, "n": [1, 2, 3, 4]})))
+    assert page.rows == [["x", "n"], [terminal_text("\x000\x00"), "1"], [over, "2"],
+                         [terminal_text("\x001\x00") + over, "3"], ["n", "4"]]
+    lines = markdown_table(pd.DataFrame({"x": ["s", over]})).splitlines()
+    assert len(lines[2]) < 10 and over in lines[3]
