@@ -18,7 +18,9 @@ Rule, per criterion named in release.yaml (DESIGN.md, "Gate rule"), the first th
    criterion's ``PASS`` becomes ``INSUFFICIENT_EVIDENCE`` (``outcome_waiting``) while any case of the run
    declared a wait: a waiting case has no verdict row (never a failure, never a success), so the rate is
    over the outcomes the agent chose to deliver, and an agent answering ``waiting`` wherever it could not
-   deliver passed. A ``cluster_bootstrap``
+   deliver passed. An ``outcome_contract`` ``PASS`` whose expected outcomes' contracts check no content
+   (``check_coverage`` 0: no validator, no ``expected_sha256``) stays ``PASS`` and says so in its reason
+   (``outcome_content_unchecked``): any fresh file, an empty one included, was verified. A ``cluster_bootstrap``
    bound exactly equal to the threshold is not a PASS (its bounds are resampled ratios, which tie with
    round thresholds), and below ``BOOTSTRAP_MIN_CLUSTERS`` clusters — so far every G, since the
    simulation found its lower-tail miss above 3% in some cell at every G from 30 to 200 (at G = 20 at most
@@ -82,6 +84,7 @@ from .baseline import Baseline, as_baseline, check_baseline, with_idle_columns
 from .columns import GATE
 from .frames import ended_case_runs
 from .inspect_log import is_inspect_run, unrun_samples
+from .receipts import outcome_summary
 from .reduce import REPEATED_NOTE, ReducedSums, epoch_counts, reduced_sums, repeated_rows
 from .run import Run, as_run, label_difference
 from .validity import checked_transforms, unscored_copies
@@ -97,6 +100,8 @@ ReleaseLike = ReleaseConfig | dict[str, Any] | str | Path
 #: ``Gate.reason`` when release.yaml lists no criterion.
 NO_CRITERIA = "no_criteria: nothing was gated"
 OUTCOME_WAITING = "outcome_waiting"
+#: Reason note of an ``outcome_contract`` PASS on contracts none of which checks the artifact's content.
+OUTCOME_CONTENT_UNCHECKED = "outcome_content_unchecked"
 
 
 def no_decision(run: Run) -> str:
@@ -730,9 +735,12 @@ def gate(run: Run, release: ReleaseLike | None = None, *,
             notes += [n for n in (swapped, interval.reason) if n]
         rows.append(_decided(row, notes, cfg, clustered, ev, checked, late, waiting=waiting))
     repeated = repeats_note(run.manifest.suite_config.repeated)  # one case under two ids: counted twice
+    unchecked = _content_unchecked(run)
     for row in rows:
         if repeated and row["n"]:
             row["reason"] = "; ".join(part for part in (row["reason"], repeated) if part)
+        if unchecked and row["verdict"] == "PASS" and evaluator_of[row["criterion"]].type == "outcome_contract":
+            row["reason"] = "; ".join(part for part in (row["reason"], unchecked) if part)
     _check_method_used(method, rows)
     table = GATE.from_columns({c: [row[c] for row in rows] for c in GATE_COLUMNS})
     unwhole = no_decision(run)
@@ -1154,6 +1162,25 @@ def _waiting(run: Run) -> int:
     receipts = run.receipts
     keys = [c for c in ("run_id", "case_id", "epoch") if c in receipts.columns]
     return int(len(receipts.loc[receipts["status"] == "waiting", keys].drop_duplicates()))
+
+
+def _content_unchecked(run: Run) -> str:
+    """The note for an ``outcome_contract`` PASS when no contract of the run's expected outcomes checks the
+    artifact's content (``check_coverage`` 0), else ``""`` (also without an ``outcome_contract`` evaluator).
+
+    Such a PASS says every promised file was there and fresh, nothing of what it holds: before, it read as any
+    other PASS (review R18: 40 empty files, ``gate: PASS``)."""
+    if not any(ev.type == "outcome_contract" for ev in run.config.evaluators):
+        return ""
+    receipts = run.receipts
+    if receipts.empty:
+        return ""
+    summary = outcome_summary(receipts).iloc[0]
+    if not summary["expected"] or summary["check_coverage"] > 0:
+        return ""
+    return (f"{OUTCOME_CONTENT_UNCHECKED}: no contract of the {int(summary['expected'])} expected outcomes checks "
+            "the artifact's content (check_coverage 0: no validator, no expected_sha256), so any fresh file, an "
+            "empty one included, was verified")
 
 
 def _decide(row: dict[str, Any], threshold: float | None, cfg: ReleaseConfig, clustered: bool, ev: Any,

@@ -37,12 +37,17 @@ class ShownArtifacts:
     A version is an artifact id with the modification time and digest observed. A case shown a version
     that an earlier case was shown before this case started gets the earlier case's artifact: the
     freshness margin (``clock_slack_s``) cannot tell it from a new one when the earlier case ended a few
-    milliseconds before (epochs of a case and a source's metamorphic copies run back to back). Entries
-    older than :data:`KEEP` are dropped: a version that old is stale by its time already.
+    milliseconds before (epochs of a case and a source's metamorphic copies run back to back). Once more
+    than :data:`LIMIT` versions are held, those noted more than :data:`KEEP` ago are dropped, oldest first.
+    Age alone does not make a version useless: a case that started right after the version was written, and
+    is observed minutes later (an agent that thinks for minutes), must still find it; dropped by age at any
+    note, another worker's case observed meanwhile made the case before's row ``verified`` in the next.
     """
 
-    #: How long a version is remembered: more than ``clock_slack_s`` can be (60 s).
+    #: How long a version is remembered at least: more than ``clock_slack_s`` can be (60 s).
     KEEP = timedelta(seconds=120)
+    #: How many versions are held before any is dropped (a few tens of MB at most).
+    LIMIT = 100_000
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -90,7 +95,7 @@ class ShownArtifacts:
                 versions[key] = first = at
                 self._order.append((at, key))
             cutoff = utc_now() - self.KEEP
-            while self._order and self._order[0][0] < cutoff:
+            while len(self._order) > self.LIMIT and self._order[0][0] < cutoff:
                 when, old = self._order.popleft()
                 kept = self._by_artifact.get(old[0])
                 if kept is not None and kept.get(old) == when:

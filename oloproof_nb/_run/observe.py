@@ -43,9 +43,16 @@ from .._config.contracts import (
     load_contract_file,
 )
 from .._config.files import UnreadableFile, open_regular
-from .._core.canonical import utc_now
+from .._core.canonical import iso, utc_now
 from .._core.case import Case
-from .._core.receipts import Evidence, OutcomeContract, Receipt, classify_outcome, digest_key_from_env
+from .._core.receipts import (
+    FUTURE_MTIME_TOLERANCE,
+    Evidence,
+    OutcomeContract,
+    Receipt,
+    classify_outcome,
+    digest_key_from_env,
+)
 from ..errors import ContractFileError, DigestKeyError, quote, validation_problem
 from ..evaluators.outcome import unobserved_receipt
 from .timeouts import CaseTimeout, call_with_timeout
@@ -581,7 +588,9 @@ def collect_evidence(contract: OutcomeContract, system: Any, *, call: Callable[[
     1. a system with ``observe(artifact_id)`` is asked (through ``call``, under the
        case timeout; a :class:`CaseTimeout` propagates): it may return ``None``, an
        :class:`~oloproof_nb.Evidence` or a dict of its fields (``evidence_source``
-       defaults to ``system_observe``), or a :class:`os.PathLike` to observe as a local file;
+       defaults to ``system_observe``), or a :class:`os.PathLike` to observe as a local file; evidence whose
+       ``observed_at`` lies more than ``FUTURE_MTIME_TOLERANCE`` after this machine's clock is refused (a clock
+       ahead of this one's shows no freshness);
     2. otherwise a contract with a ``locator`` is observed at ``locator`` relative
        to the suite folder;
     3. otherwise nothing can observe it.
@@ -595,17 +604,20 @@ def collect_evidence(contract: OutcomeContract, system: Any, *, call: Callable[[
         except Exception as exc:  # noqa: BLE001 - a broken observer leaves the outcome unverified
             # the type only: a message could quote a path or the content
             return None, f"observe() raised {type(exc).__name__}"
-        if result is None or isinstance(result, Evidence):
-            return result, None
+        if result is None:
+            return None, None
+        if isinstance(result, Evidence):
+            return _in_step(result)
         if isinstance(result, os.PathLike):
             return _observe_path(contract, Path(os.fspath(result)), SYSTEM_OBSERVE, validators, timeout_s,
                                  suite_root, observe_timeout_s, max_artifact_bytes)
         if isinstance(result, Mapping):
             try:
-                return Evidence.model_validate({"evidence_source": SYSTEM_OBSERVE, **result}), None
+                evidence = Evidence.model_validate({"evidence_source": SYSTEM_OBSERVE, **result})
             except ValidationError as exc:
                 key, message, _ = validation_problem(exc)
                 return None, f"observe() returned invalid evidence: {key or 'evidence'}: {message}"
+            return _in_step(evidence)
         return None, (f"observe() returned {type(result).__name__}; expected Evidence, a dict of its fields, "
                       "a path or None")
     located = locator_path(contract, suite_root)
@@ -614,6 +626,18 @@ def collect_evidence(contract: OutcomeContract, system: Any, *, call: Callable[[
                              observe_timeout_s, max_artifact_bytes)
     return None, (f"nothing can observe artifact {quote(contract.artifact_id)}: the system has no "
                   "observe(artifact_id) and the contract no locator")
+
+
+def _in_step(evidence: Evidence) -> tuple[Evidence | None, str | None]:
+    """A system's own evidence, unless it was observed by a clock ahead of this machine's: its ``observed_at`` more
+    than :data:`FUTURE_MTIME_TOLERANCE` after now. Such a clock (a database server's) stamps the row an earlier run
+    wrote after this run's start, and the observation it reports after that row: freshness is not shown, as for a
+    file whose time lies ahead of this machine's clock (before, such a row was ``verified``)."""
+    now = utc_now()
+    if evidence.observed_at > now + FUTURE_MTIME_TOLERANCE:
+        return None, (f"observe() reported an observation at {iso(evidence.observed_at)}, after this machine's clock "
+                      f"({iso(now)}): a clock ahead of this one's shows no freshness")
+    return evidence, None
 
 
 #: Seconds a validator may run when the run sets no case timeout.

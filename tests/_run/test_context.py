@@ -129,3 +129,24 @@ def test_the_abandoned_calls_timeout_is_written_as_the_timeout_itself_is() -> No
     with pytest.raises(CaseTimeout, match=r"^timeout: not run: an earlier call of this case exceeded "
                                           r"case_timeout_s=2 and may"):
         live.call(lambda: None)
+
+
+def test_a_case_longer_than_keep_still_finds_the_version_the_case_before_it_left(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review R18: epoch 1 of a case writes its row (``clock_slack_s: 1``, as README §5 suggests for SQLite
+    stamps) and is observed; epoch 2 starts 0.6 s after that write, writes nothing and is observed 130 s later,
+    while a case of another artifact was observed in between (another worker). Entries were dropped when older
+    than ``KEEP`` at any note, so epoch 2 found nothing and was ``verified`` on epoch 1's row."""
+    t0 = datetime(2026, 7, 25, 14, tzinfo=timezone.utc)
+    clock = [t0]
+    monkeypatch.setattr("oloproof_nb._run.context.utc_now", lambda: clock[0])
+    shown = ShownArtifacts()
+    row = t0 - timedelta(seconds=0.5)
+    assert shown.shown_before(_evidence(row), t0 - timedelta(seconds=10)) is False  # epoch 1: its own row
+    epoch_2_started = t0 + timedelta(seconds=0.1)
+    clock[0] = t0 + timedelta(seconds=125)
+    other = Evidence(artifact_id="other", observed_at=clock[0], modified_at=clock[0], sha256="cd" * 32,
+                     evidence_source="system_observe")
+    assert shown.shown_before(other, clock[0] - timedelta(seconds=5)) is False
+    clock[0] = t0 + timedelta(seconds=130)
+    assert shown.shown_before(_evidence(row), epoch_2_started) is True

@@ -841,3 +841,26 @@ def test_m22_an_observe_dict_keeps_its_own_evidence_source_and_defaults_to_syste
                                      validators={}, timeout_s=None, suite_root=None)
     assert why is None and evidence is not None
     assert (evidence.artifact_id, evidence.evidence_source) == ("monthly-report", source)
+
+
+@pytest.mark.parametrize("ahead_s", [3600.0, 3.0])
+def test_evidence_observed_by_a_clock_ahead_of_this_machines_shows_no_freshness(ahead_s: float) -> None:
+    """Review R18: a system's ``observe()`` reads a row's time and its own ``now`` from a database whose clock runs
+    ahead of this machine's (an hour; 3 s). A row an earlier run wrote before this run started reads, by that
+    clock, as written after the start and no later than the observation the system reports: it was ``verified``
+    (an hour ahead, end to end: 3 of 3 cases whose agent wrote nothing). A file's time is checked against this
+    machine's clock (more than 2 s ahead: ``unverified``); an observation reported more than 2 s after this
+    machine's clock gets the same."""
+    from oloproof_nb._run.observe import collect_evidence
+
+    class Refunds:
+        def observe(self, artifact_id: str) -> dict[str, Any]:
+            db_now = datetime.now(timezone.utc) + timedelta(seconds=ahead_s)
+            return {"artifact_id": artifact_id, "observed_at": db_now, "modified_at": db_now - timedelta(seconds=1),
+                    "sha256": "ab" * 32, "evidence_source": "sqlite_refunds"}
+
+    evidence, why = collect_evidence(OutcomeContract(artifact_id="refund-57"), Refunds(), call=lambda f: f(),
+                                     validators={}, timeout_s=None, suite_root=None)
+    assert evidence is None
+    assert why is not None and why.startswith("observe() reported an observation at ")
+    assert "after this machine's clock" in why
