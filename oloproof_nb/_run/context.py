@@ -124,7 +124,8 @@ class RunSettings:
     append_replay: Callable[[ReplayRecord], None] = lambda record: None
     #: The replay cache; None: replays are not cached.
     cache: ReplayCache | None = None
-    #: The fingerprint of the system's code (part of every replay's cache key; None: never cached).
+    #: The fingerprint of the system's code and settings (``systems.replay_fingerprint``; part of every replay's
+    #: cache key; None: never cached).
     code_fingerprint: str | None = None
     #: The artifact versions observed so far (an artifact an earlier case left is ``stale``).
     shown: ShownArtifacts = field(default_factory=ShownArtifacts, compare=False)

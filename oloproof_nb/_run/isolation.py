@@ -58,7 +58,7 @@ from .context import RunSettings, ShownArtifacts
 from .observe import HeldBack, promised_artifacts, shared_files
 from .replay_cache import REPLAY_CACHE_DIR, ReplayCache
 from .store import how_it_ended
-from .systems import as_factory, build, code_fingerprint, release, version_of
+from .systems import as_factory, build, code_fingerprint, release, replay_fingerprint, version_of
 from .timeouts import set_call_watch
 
 __all__ = ["ProcessWorkers", "GRACE_S"]
@@ -142,6 +142,7 @@ def _worker_main(conn: multiprocessing.connection.Connection, spec: _Spec) -> No
         system = build(factory, timeout_s)
         version = version_of(system)
         fingerprint = code_fingerprint(system, target, root=root, spec=config.system, timeout_s=timeout_s)
+        replay_print = replay_fingerprint(system, target, fingerprint)  # how it was set up keys the cache too
     except OloproofError as exc:
         conn.send(("failed", str(exc)))
         return
@@ -161,7 +162,7 @@ def _worker_main(conn: multiprocessing.connection.Connection, spec: _Spec) -> No
         settings = RunSettings(run_id=run_id, system_version=version, timeout_s=timeout_s, suite_root=root,
                                evaluators=list(config.evaluators), validators=code.validators,
                                checks=code.checks, tool_errors=config.tool_errors, append_replay=replays.append,
-                               cache=cache, code_fingerprint=fingerprint, shown=shown)
+                               cache=cache, code_fingerprint=replay_print, shown=shown)
         try:
             outcome = execute_case(case, index, system, settings)
         except BaseException:  # noqa: BLE001 - oloproof's own error: reported to the run's process

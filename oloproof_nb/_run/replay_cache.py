@@ -7,7 +7,7 @@
 A cached replay holds what the replay produced (its trajectory and the state it
 left), so a second run of an unchanged suite and system makes no new replays.
 The key (:func:`replay_key`) covers the system's ``version`` **and the
-fingerprint of its code**, the case, the checkpoint, the change, and **the
+fingerprint of its code** (and of the settings it was built with), the case, the checkpoint, the change, and **the
 recorded steps up to the checkpoint** — so neither an edited system that kept
 its ``version`` nor a recording that took another path before the checkpoint
 (an LLM answered differently) can reuse another replay. A system without a
@@ -89,7 +89,8 @@ def replay_key(system_version: str, code_fingerprint: str, case_digest: str, che
     system_version : str
         The system's ``version``.
     code_fingerprint : str
-        The fingerprint of the system's code (see ``Manifest.code_fingerprint``).
+        The fingerprint of the system's code (``Manifest.code_fingerprint``) and of the settings it was built
+        with (``_run.systems.replay_fingerprint``).
     case_digest : str
         The case's digest (it covers the input, ``initial_state`` and ``expected``).
     checkpoint : int

@@ -66,7 +66,16 @@ from .store import (
     record_key,
     refuse_changed_journal,
 )
-from .systems import GIVE_FINGERPRINT, NO_FINGERPRINT, as_factory, build, code_fingerprint, release, version_of
+from .systems import (
+    GIVE_FINGERPRINT,
+    NO_FINGERPRINT,
+    as_factory,
+    build,
+    code_fingerprint,
+    release,
+    replay_fingerprint,
+    version_of,
+)
 
 __all__ = ["run_suite", "as_factory", "Progress", "Isolation", "RecordSink", "with_epochs"]
 
@@ -139,9 +148,12 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
                                 "processes; do not pass system= or executor=")
         pool = ProcessWorkers(suite, workers, cache=cache)
         version, fingerprint = pool.start()
+        replay_print = fingerprint
     else:
         systems = _thread_systems(suite, system, workers, executor)
         version, fingerprint = systems.version, systems.fingerprint
+        # an executor's workers check the run's code fingerprint against their own, and key their replays themselves
+        replay_print = fingerprint if executor is not None else systems.replay_fingerprint
     try:
         store, done = _open_store(suite, out, resume, version, fingerprint, fsync, run_id, epochs)
     except BaseException:
@@ -160,7 +172,7 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
                                validators={} if pool is not None else suite.validators,
                                checks={} if pool is not None else suite.checks,
                                tool_errors=suite.config.tool_errors,
-                               append_replay=store.append_replay, cache=replay_cache, code_fingerprint=fingerprint,
+                               append_replay=store.append_replay, cache=replay_cache, code_fingerprint=replay_print,
                                note_case=store.note_case if pool is None and executor is None else _unnoted)
         if done and any(ev.type == "outcome_contract" for ev in suite.config.evaluators):
             # the versions the recorded cases were shown: a resumed epoch is stale on the file of one run before
@@ -289,6 +301,8 @@ class _Systems:
     rebuild: Callable[[], Any] | None
     version: str | None
     fingerprint: str | None
+    #: What keys the replay cache: the fingerprint and the settings the system was built with (None: not cached).
+    replay_fingerprint: str | None
     #: Instances a finished thread run leaves: released (:func:`_release_left`) once the run is finished.
     left: list[Any] = field(default_factory=list)
 
@@ -328,7 +342,8 @@ def _thread_systems(suite: Suite, system: Any, workers: int, executor: Executor 
     fingerprint = named(lambda: code_fingerprint(first, target, root=suite.root,
                                                  spec=suite.config.system if system is None else None,
                                                  timeout_s=timeout_s))
-    return _Systems(first, rebuild if fresh else None, version, fingerprint)
+    replay = named(lambda: replay_fingerprint(first, target, fingerprint))
+    return _Systems(first, rebuild if fresh else None, version, fingerprint, replay)
 
 
 def with_epochs(cases: Iterable[Case], epochs: int) -> Iterator[Case]:
@@ -600,7 +615,8 @@ def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[in
                            tool_errors=suite.config.tool_errors,
                            append_replay=replays.append,
                            cache=ReplayCache(suite.root / REPLAY_CACHE_DIR) if cache else None,
-                           code_fingerprint=fingerprint, shown=_shown_on_this_worker(suite_root))
+                           code_fingerprint=replay_fingerprint(system, target, fingerprint),
+                           shown=_shown_on_this_worker(suite_root))
     settings.shown.seed(seen or [])  # the versions other workers' cases of these artifacts were shown
     try:
         for index, case in batch:

@@ -12,18 +12,19 @@ thread, under the same timeout.
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .._config.imports import class_source, code_digests, user_classes
+from .._config.imports import class_source, code_digests, code_layers, user_classes
 from .._core.canonical import digest
 from ..errors import OloproofError, quote, storable
 from .sandbox import failure_reason
 from .timeouts import CaseTimeout, call_with_timeout, system_traceback
 
-__all__ = ["as_factory", "build", "release", "version_of", "code_fingerprint", "CODE_SCHEMA", "NO_FINGERPRINT",
-           "GIVE_FINGERPRINT"]
+__all__ = ["as_factory", "build", "release", "version_of", "code_fingerprint", "replay_fingerprint", "CODE_SCHEMA",
+           "NO_FINGERPRINT", "GIVE_FINGERPRINT"]
 
 CODE_SCHEMA = "oloproof_code/v1"
 #: Why a system records no code fingerprint (:func:`code_fingerprint` is None), for the messages that refuse it.
@@ -131,6 +132,118 @@ def code_fingerprint(instance: Any, target: Any, *, root: Path | None, spec: str
     # subclass that escalates was judged by its parent's cached replays)
     names = sorted({_qualified(target), *(_qualified(c) for c in classes)})
     return digest({"schema": CODE_SCHEMA, "files": files, "fingerprint": extra, "system": names})
+
+
+def replay_fingerprint(instance: Any, target: Any, fingerprint: str | None) -> str | None:
+    """What keys the replay cache: the system's code fingerprint and the settings it was built with, or None
+    (never cached) when the system has no code fingerprint.
+
+    The code fingerprint covers files, not the values a system is built with: ``system=Desk(careful=False)``
+    after ``system=Desk(careful=True)`` (or the suite's factory ``Desk(careful=os.environ[...])``) took the
+    careful desk's cached fault replays — both PASS, the careless one FAILs live. So the key adds the built
+    instance's attributes named as its constructor's parameters (``self.careful`` or ``self._careful`` for
+    ``careful``; what they hold, :func:`_settings`) and the arguments of a ``functools.partial`` it was built by.
+    Other attributes are left out: an id or a clock a system stamps on each instance would make every replay
+    live. A system that defines ``fingerprint()`` is keyed by that alone: the user's word that it changes with
+    the code and its settings.
+
+    Parameters
+    ----------
+    instance : object
+        A system just built from ``target`` (its ``__dict__`` is read; no method or property of it is called).
+    target : object
+        What the run builds systems from: a class, a factory or an instance.
+    fingerprint : str or None
+        The system's :func:`code_fingerprint`.
+
+    Returns
+    -------
+    str or None
+        ``fingerprint`` itself when the system defines ``fingerprint()`` or has neither such an attribute nor a
+        partial (the key it had before, so existing entries stay valid); else sha256(canonical_json({"code":
+        fingerprint, "settings": [[name, value] of each such attribute], "partial": [{"args", "keywords"} of
+        each partial]})).
+
+    Notes
+    -----
+    A setting kept under another name (``self.policy = Policy(strict)``, ``self.options = kwargs``), or read
+    from an environment variable or a file into another attribute, is not seen: define ``fingerprint()``.
+
+    Examples
+    --------
+    >>> class Desk:
+    ...     def __init__(self, careful=True):
+    ...         self.careful, self.session = careful, object()
+    >>> replay_fingerprint(Desk(), Desk, "f" * 64) == replay_fingerprint(Desk(), Desk, "f" * 64)   # session left out
+    True
+    >>> replay_fingerprint(Desk(), Desk, "f" * 64) == replay_fingerprint(Desk(careful=False), Desk, "f" * 64)
+    False
+    """
+    if fingerprint is None:
+        return None
+    try:
+        vouched = callable(getattr(instance, "fingerprint", None))
+    except Exception:  # noqa: BLE001 - a property of the user's that raises: not vouched for
+        vouched = False
+    if vouched:
+        return fingerprint
+    budget = [_SETTINGS_NODES]
+    partials = [{"args": _settings(list(layer.args), budget), "keywords": _settings(dict(layer.keywords), budget)}
+                for layer in code_layers(target) if isinstance(layer, functools.partial)]
+    attributes = sorted(_constructor_attributes(instance), key=lambda kv: not isinstance(kv[1], _PLAIN))  # plain first
+    settings = [[name, _settings(value, budget)] for name, value in attributes]
+    if not settings and not partials:  # built with no settings: the key it had, so existing entries stay valid
+        return fingerprint
+    return digest({"code": fingerprint, "settings": settings, "partial": partials})
+
+
+def _constructor_attributes(instance: Any) -> list[tuple[str, Any]]:
+    """The instance's attributes named as a parameter of its class's ``__init__`` (``name`` or ``_name``)."""
+    attributes = getattr(instance, "__dict__", None)
+    if not isinstance(attributes, dict):
+        return []
+    try:
+        parameters = inspect.signature(type(instance).__init__).parameters
+    except (TypeError, ValueError):  # a constructor written in C, or one inspect cannot read
+        return []
+    found = []
+    for name, parameter in parameters.items():
+        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD) or name == "self":
+            continue
+        found += [(attr, attributes[attr]) for attr in (name, f"_{name}") if attr in attributes]
+    return found
+
+
+#: How many values :func:`_settings` reads at most (a system holding a large table is not read whole).
+_SETTINGS_NODES = 10_000
+_SETTINGS_DEPTH = 6
+_PLAIN = (str, int, float, type(None))
+
+
+def _settings(value: Any, budget: list[int], depth: int = 0) -> Any:
+    """A JSON picture of ``value`` for the replay key: text, integers, booleans and None as they are, a float by
+    its ``repr``, lists, tuples and dicts item by item (a dict's plain values first), a set sorted, an object with a
+    ``__dict__`` by its class and attributes, anything else by its type; cut at :data:`_SETTINGS_DEPTH` levels
+    and :data:`_SETTINGS_NODES` values."""
+    budget[0] -= 1
+    if budget[0] < 0 or depth > _SETTINGS_DEPTH:
+        return "…"
+    if value is None or isinstance(value, (str, bool, int)):
+        return value if not isinstance(value, int) or isinstance(value, bool) or abs(value) < 2**53 else str(value)
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        return [_settings(v, budget, depth + 1) for v in value]
+    if isinstance(value, (set, frozenset)):  # in an order of their own: a set's is not the same from run to run
+        return sorted((_settings(v, budget, depth + 1) for v in value), key=repr)
+    if isinstance(value, dict):  # plain values first: a setting after a large table is read before the table
+        items = sorted(value.items(), key=lambda kv: not isinstance(kv[1], _PLAIN))
+        return [[_settings(k, budget, depth + 1), _settings(v, budget, depth + 1)] for k, v in items]
+    attributes = getattr(value, "__dict__", None)
+    kind = f"{type(value).__module__}.{type(value).__qualname__}"
+    if isinstance(attributes, dict) and not callable(value):
+        return {"class": kind, "attributes": _settings(attributes, budget, depth + 1)}
+    return {"class": kind}
 
 
 def _qualified(obj: Any) -> str:

@@ -10,6 +10,7 @@ run says how many replays ran live and how many came from the cache.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import threading
@@ -17,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from _hostile_files import SPECIAL_KINDS, bounded, make_special
-from _reliability_systems import EVALUATORS, FAULT_EVALUATOR, make_case, run_cli, write_suite
+from _reliability_systems import EVALUATORS, FAULT_EVALUATOR, cli_env, make_case, run_cli, write_suite
 
 import oloproof_nb as op
 from oloproof_nb import cli
@@ -364,6 +365,63 @@ def test_another_class_of_the_same_file_never_gets_the_first_ones_replays(tmp_pa
     assert _fault_rows(checked) == [("pass", False)] * 38  # live: nothing of the other class's replays
     assert first.manifest.code_fingerprint != checked.manifest.code_fingerprint
     assert first.system_version == checked.system_version
+
+
+def test_a_system_given_with_other_arguments_never_gets_the_first_ones_replays(tmp_path: Path) -> None:
+    """``system=Desk(careful=False)`` after ``system=Desk(careful=True)``: one file, one class, one ``version``, so
+    one code fingerprint, and the careless desk was judged by the careful one's cached replays (38/38 pass,
+    cached; 0/38 live). What the built instance holds (``careful``) and a partial's arguments are now part of
+    the key."""
+    folder = init_example("stateful-agent", tmp_path / "desk")
+    source = folder / "refund_desk.py"
+    text = source.read_text(encoding="utf-8")
+    careful = FIXED.replace("if not result.get", "if self.careful and not result.get")
+    text = text.replace(BROKEN, careful).replace(
+        "    def __init__(self) -> None:\n", "    def __init__(self, careful: bool = True) -> None:\n"
+        "        self.careful = careful\n")
+    source.write_text(text, encoding="utf-8")
+    suite = op.load_suite(folder)
+    desk = suite.resolve_system()
+
+    first = op.run(suite, system=functools.partial(desk, careful=True), out=tmp_path / "p1", progress=False)
+    assert _fault_rows(first) == [("pass", False)] * 38
+    again = op.run(suite, system=functools.partial(desk, careful=True), out=tmp_path / "p2", progress=False)
+    assert _fault_rows(again) == [("pass", True)] * 38  # the same arguments: served from the cache
+    careless = op.run(suite, system=functools.partial(desk, careful=False), out=tmp_path / "p3", progress=False)
+    assert _fault_rows(careless) == [("fail", False)] * 38  # was [("pass", True)] * 38
+    assert op.gate(careless).table.set_index("criterion").loc[CRITERION, "passed"] == 0
+
+    for name, cached in (("i1", False), ("i2", True)):  # an instance: what it holds keys its replays
+        instance = op.run(suite, system=desk(careful=True), out=tmp_path / name, progress=False)
+        assert _fault_rows(instance) == [("pass", cached)] * 38
+    instance = op.run(suite, system=desk(careful=False), out=tmp_path / "i3", progress=False)
+    assert _fault_rows(instance) == [("fail", False)] * 38  # was [("pass", True)] * 38
+    assert instance.manifest.code_fingerprint == careless.manifest.code_fingerprint  # resume and pools: unchanged
+
+
+@pytest.mark.parametrize("isolation", ["thread", "process"])
+def test_a_setting_the_suites_factory_reads_from_the_environment_keys_the_replays(tmp_path: Path,
+                                                                                  isolation: str) -> None:
+    """``system: refund_desk:make`` builds ``RefundDesk(careful=os.environ[...])``: same file, same version, so
+    ``oloproof run`` with the setting off took the careful run's cached replays and exited 0 (38/38 pass, cached;
+    0/38 live). The instance's ``careful`` now keys them."""
+    folder = init_example("stateful-agent", tmp_path / "desk")
+    source = folder / "refund_desk.py"
+    text = source.read_text(encoding="utf-8").replace(
+        BROKEN, FIXED.replace("if not result.get", "if self.careful and not result.get")).replace(
+        "    def __init__(self) -> None:\n", "    def __init__(self, careful: bool = True) -> None:\n"
+        "        self.careful = careful\n")
+    source.write_text(text + '\n\ndef make():\n    import os\n\n'
+                      '    return RefundDesk(careful=os.environ.get("DESK_CAREFUL") == "1")\n', encoding="utf-8")
+    suite_file = folder / "oloproof.yaml"
+    suite_file.write_text(suite_file.read_text(encoding="utf-8").replace("refund_desk:RefundDesk", "refund_desk:make"),
+                          encoding="utf-8")
+    for name, careful, rows in (("a", "1", [("pass", False)]), ("b", "1", [("pass", True)]),
+                                ("c", "0", [("fail", False)])):  # c was [("pass", True)] * 38
+        done = run_cli("run", str(folder), "--out", str(tmp_path / name), "--isolation", isolation, "--quiet",
+                       env=cli_env(DESK_CAREFUL=careful))
+        assert done.returncode == 1, done.stderr  # the example's other criteria block
+        assert _fault_rows(op.load_run(tmp_path / name)) == rows * 38
 
 
 def test_a_suite_whose_system_file_changed_since_it_was_loaded_does_not_run(tmp_path: Path) -> None:

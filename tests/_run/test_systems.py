@@ -3,11 +3,12 @@ what a factory built can run, its version (mutation round 10: edges no other tes
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import pytest
 
-from oloproof_nb._run.systems import as_factory, build, code_fingerprint, version_of
+from oloproof_nb._run.systems import as_factory, build, code_fingerprint, replay_fingerprint, version_of
 from oloproof_nb.errors import OloproofError
 
 
@@ -101,3 +102,57 @@ def test_a_class_typed_into_a_notebook_is_fingerprinted_only_by_its_fingerprint(
     assert code_fingerprint(plain, cell["Cell"], root=None, spec=None, timeout_s=None) is None
     found = code_fingerprint(pinned, cell["Pinned"], root=None, spec=None, timeout_s=None)
     assert isinstance(found, str) and len(found) == 64
+
+
+class Configured:
+    """A system whose behaviour is set by its constructor's arguments, and with no ``fingerprint()``."""
+
+    def __init__(self, careful: Any = True) -> None:
+        self.careful = careful
+
+    def run(self, input: Any) -> None:
+        return None
+
+
+class Tabled:
+    """A large table and a setting among its constructor's parameters, and an id stamped on each instance."""
+
+    _built = 0
+
+    def __init__(self, table: list[int], careful: bool = True) -> None:
+        Tabled._built += 1
+        self.table, self._careful, self.instance = table, careful, f"desk-{Tabled._built}"
+
+    def run(self, input: Any) -> None:
+        return None
+
+
+def test_the_replay_key_covers_the_settings_the_instance_was_built_with() -> None:
+    """The code fingerprint covers files, not the values a system is built with: ``Configured(careful=False)``
+    and ``Configured()`` share it, so keying the replay cache on it alone handed the careful desk's replays to
+    the careless one. The key now adds the attributes named as the constructor's parameters (through plain
+    objects they hold) and a partial's arguments, not an id stamped on each instance; a ``fingerprint()`` is the
+    user's word and keys it alone."""
+    code = "f" * 64
+
+    def key(instance: Any, target: Any = Configured) -> str | None:
+        return replay_fingerprint(instance, target, code)
+
+    careful = key(Configured())
+    assert careful is not None and careful != code and careful == key(Configured(careful=True))
+    assert len({careful, key(Configured(careful=False)), key(Configured(careful=0.5)), key(Configured("x"))}) == 4
+    assert key(Configured(careful=Configured(True))) != key(Configured(careful=Configured(False)))  # held deeper
+    assert key(Configured(careful={"retries": 0})) != key(Configured(careful={"retries": 3}))
+    assert key(Configured(careful={"refund", "escalate"})) != key(Configured(careful={"refund"}))  # a set's members
+    assert key(Configured(careful=frozenset(["b", "a"]))) == key(Configured(careful=frozenset(["a", "b"])))
+    # a partial's arguments count (a non-JSON one by its type), whatever the instance holds
+    made = Configured()
+    assert key(made, functools.partial(Configured, True)) != key(made, functools.partial(Configured, False))
+    assert key(made, functools.partial(Configured, careful=object())) == key(made, functools.partial(
+        Configured, careful=object()))
+    # ``self._careful`` for ``careful``, read before a table too large to read whole; the stamped id left out
+    table = list(range(20_000))
+    assert key(Tabled(table), Tabled) == key(Tabled(table), Tabled) != key(Tabled(table, careful=False), Tabled)
+    assert key(Versioned("v1"), Versioned) == code  # its fingerprint() is the user's word for it
+    assert key(CallableSystem(), CallableSystem) == code  # no settings: the key it had, existing entries stay valid
+    assert replay_fingerprint(Configured(), Configured, None) is None  # no code fingerprint: never cached
