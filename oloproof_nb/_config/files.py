@@ -471,6 +471,8 @@ def a_number(what: str) -> BeforeValidator:
     Traceback (most recent call last):
     ...
     ValueError: must be an absolute tolerance, not the text '0.5' (write the number without quotes)
+    >>> check(-0.0)  # -0.0 is 0: a margin of -0.0 was shown as "margin -0"
+    0.0
     """
 
     def refuse(value: Any) -> Any:
@@ -480,7 +482,7 @@ def a_number(what: str) -> BeforeValidator:
         if isinstance(value, (str, bytes, bytearray)):
             raise ValueError(f"must be {what}, not the text {quote(value)}"
                              f"{text_number(value) or ' (write the number without quotes)'}")
-        return value
+        return value + 0.0 if isinstance(value, float) else value  # + 0.0 turns -0.0 into 0.0
 
     return BeforeValidator(refuse)
 

@@ -526,6 +526,25 @@ def test_a_verdict_word_the_runner_never_writes_is_damage(blocked_run: tuple[Pat
     assert journal.read_bytes() == before
 
 
+def test_a_record_with_two_unknown_verdict_words_names_the_first(blocked_run: tuple[Path, op.Gate],
+                                                                 tmp_path: Path) -> None:
+    """Mutation round 30: the error names the first row of the record whose word is not allowed (``FAIL`` in its
+    first verdict row, ``skip`` in its last), as the line named is the first damaged record."""
+    directory = Path(shutil.copytree(blocked_run[0], tmp_path / "run"))
+    journal = directory / "cases.jsonl"
+    lines = journal.read_text(encoding="utf-8").splitlines(keepends=True)
+    record = json.loads(lines[2])
+    assert len(record["verdicts"]) >= 2
+    record["verdicts"][0]["verdict"], record["verdicts"][-1]["verdict"] = "FAIL", "skip"
+    lines[2] = json.dumps(record, ensure_ascii=False) + "\n"
+    journal.write_text("".join(lines), encoding="utf-8")
+    with pytest.raises(op.RunDirError) as caught:
+        op.load_run(directory)
+    assert str(caught.value) == (
+        f"{journal}: line 3: not a case record as oloproof_nb writes it (ValueError: verdict 'FAIL' is not one of the "
+        "words allowed: pass, fail, missing); the run directory is damaged")
+
+
 def test_a_damaged_record_is_looked_for_from_the_chunk_that_failed(blocked_run: tuple[Path, op.Gate], tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """Chunks of 5, record 12 (line 13) damaged: the records are read one by one from the failed chunk's first

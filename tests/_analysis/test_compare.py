@@ -788,6 +788,41 @@ def test_a_python_check_given_other_metadata_is_check_changed(make_suite: Callab
             for c, f in ((cases, "e"), (tagged, "f"))]
     assert op.compare(*runs).verdict == "NO_REGRESSION"
 
+def test_only_a_paired_case_whose_metadata_says_something_else_makes_a_python_check_changed(
+        make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    """Review R17's metadata rule at its edges (mutation round 30). The base ran 25 cases; a candidate that left c24
+    out and wrote each case's metadata keys in another order gives its python check the same metadata for every
+    paired case: comparable (an unpaired case's metadata belongs to no pair, and key order is no content). A
+    candidate that retagged c11, c03 and c07 is check_changed, the reason counting them (3, by hand) and naming the
+    first in order (c03); one whose check's code was edited as well keeps the code's reason, said first."""
+    def with_metadata(n: int, metadata: Callable[[str], dict[str, str]]) -> list[dict[str, Any]]:
+        return [{**case, "metadata": metadata(case["id"])} for case in _cases(n)]
+
+    retag = {"c11", "c03", "c07"}
+    release = {"criteria": {"done": 0.5}, "regression": {"margin": 0.2}}
+
+    def run(cases: list[dict[str, Any]], name: str, check: str = METADATA_CHECK) -> op.Run:
+        root = make_suite(cases, evaluators=[{"type": "python", "check": "checks:done"}], release=release,
+                          folder=name)
+        (root / "checks.py").write_text(check, encoding="utf-8")
+        return _run(root, tmp_path / f"run-{name}")
+
+    def reason(candidate: op.Run) -> str:
+        return str(op.compare(base, candidate).table.set_index("criterion").loc["done", "reason"])
+
+    base = run(with_metadata(25, lambda cid: {"want": "ok", "tag": "t"}), "base")
+    fewer = run(with_metadata(24, lambda cid: {"tag": "t", "want": "ok"}), "fewer")
+    retagged = with_metadata(25, lambda cid: {"want": "ok", "tag": "u" if cid in retag else "t"})
+    cmp = op.compare(base, fewer)
+    assert cmp.n_paired == 24 and "check_changed" not in reason(fewer)
+    retagged_reason = reason(run(retagged, "retagged"))
+    assert retagged_reason.startswith("check_changed;")
+    assert "(the metadata it is given differs in 3 paired case(s), first 'c03')" in retagged_reason
+    edited = reason(run(retagged, "edited", METADATA_CHECK.replace("return ", "return True and ")))
+    assert edited.startswith("check_changed;") and "the code of checks:done differs" in edited
+    assert "metadata" not in edited
+
+
 def test_a_run_without_recorded_code_is_not_called_changed(make_suite: Callable[..., Path], tmp_path: Path) -> None:
     """A run written before runs recorded their checks' code cannot tell; it is compared on its settings alone
     (a digest on one side only is not a difference), but a digest that differs on both sides is."""

@@ -509,6 +509,33 @@ def test_a_run_folder_holding_another_runs_journal_has_no_verdicts(two_runs: tup
     assert "\n" not in message
 
 
+def test_one_record_of_another_run_anywhere_in_the_journal_is_refused(two_runs: tuple[Path, Path], tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mutation round 30 (review R16's check): every case record is checked, in every chunk, not the first of
+    each: run ``a``'s journal with only its last record's state marked as run ``b``'s is refused, naming that case,
+    with the journal read 4 records at a time (8 chunks, the forged record in the last)."""
+    import json
+
+    from oloproof_nb._analysis import run as run_module
+
+    first, second = two_runs
+    forged = shutil.copytree(first, tmp_path / "forged")
+    shutil.rmtree(forged / "frames")
+    journal = forged / "cases.jsonl"
+    lines = journal.read_text(encoding="utf-8").splitlines(keepends=True)
+    record = json.loads(lines[-1])
+    own, other = op.load_run(first).run_id, op.load_run(second).run_id
+    assert (len(lines), record["environment_state"]["run_id"]) == (30, own)
+    record["environment_state"]["run_id"] = other
+    lines[-1] = json.dumps(record, ensure_ascii=False) + "\n"
+    journal.write_text("".join(lines), encoding="utf-8")
+    monkeypatch.setattr(run_module, "CHUNK", 4)
+    with pytest.raises(RunDirError) as caught:
+        op.gate(op.load_run(forged), criteria={"answer_matches": 0.5})
+    assert str(caught.value).startswith(f"{journal}: the record of case {record['case']['id']!r} was written by run "
+                                        f"{other}, not run {own} that manifest.json names")
+
+
 @pytest.mark.parametrize("duplicate", [lambda run: pickle.loads(pickle.dumps(run)), copy.deepcopy],
                          ids=["pickle", "deepcopy"])
 def test_a_pickled_or_deep_copied_run_reads_and_is_checked_as_the_run(two_runs: tuple[Path, Path],

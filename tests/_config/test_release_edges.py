@@ -406,3 +406,37 @@ def test_a_threshold_of_minus_zero_is_zero(tmp_path: Path, written: str) -> None
     threshold = load_release(path).criteria["a"]
     assert threshold == 0 and math.copysign(1, threshold) == 1
     assert math.copysign(1, parse_release({"criteria": {"a": -0.0}}).criteria["a"]) == 1
+
+
+
+def test_a_number_that_reaches_release_yaml_as_bytes_is_refused_as_text(tmp_path: Path) -> None:
+    """Mutation round 30: ``a_number`` refuses bytes as it refuses text. ``!!binary`` gives bytes (PyYAML, the
+    reference: base64 of ``0.95``), which pydantic alone reads as the number 0.95."""
+    import base64
+
+    import yaml
+    from pydantic import TypeAdapter
+
+    written = "confidence: !!binary " + base64.b64encode(b"0.95").decode()
+    assert yaml.safe_load(written) == {"confidence": b"0.95"}
+    assert TypeAdapter(float).validate_python(b"0.95") == 0.95  # what a_number stands in front of
+    path = tmp_path / "release.yaml"
+    path.write_text(written + "\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as err:
+        load_release(path)
+    assert str(err.value) == (f"{path}: confidence: must be a confidence level, e.g. 0.95, not the text b'0.95' "
+                              "(write the number without quotes)")
+
+
+def test_a_margin_of_minus_zero_is_zero(tmp_path: Path) -> None:
+    """Mutation round 30: ``regression: {margin: -0.0}`` was kept as -0.0 (within ``ge=0``), and ``oloproof compare``
+    headed its table ``margin -0`` (``f"{-0.0:g}"``) as a threshold of -0.0 was shown ``-0.000`` (review R16): every
+    number of a file goes through ``a_number``, which makes -0.0 0. The sign is read with ``math.copysign``, as
+    ``-0.0 == 0.0``."""
+    import math
+
+    path = tmp_path / "release.yaml"
+    path.write_text("regression: {margin: -0.0}\n", encoding="utf-8")
+    margin = load_release(path).regression.margin
+    assert margin == 0 and math.copysign(1, margin) == 1 and f"{margin:g}" == "0"
+    assert math.copysign(1, parse_release({"regression": {"margin": -0.0}}).regression.margin) == 1

@@ -243,8 +243,9 @@ def test_monotone_and_symmetric_for_any_counts(case):
     ([3, 0, 2, 1], [1, 2, 2, 0], [3, 2, 2, 1]),  # large changes both ways
 ])
 def test_interval_equals_its_definition_by_brute_force(b, k, m):
-    """The square-and-add of the two directions, each bound by brute force from the matrix definitions, over every
-    product of cluster values and (as the compare tests use it, for larger G) once per order of alike clusters."""
+    """The MOVER of the two directions (with the correlation bound c), each bound by brute force from the matrix
+    definitions, over every product of cluster values and (as the compare tests use it, for larger G) once per
+    order of alike clusters."""
     for confidence in (0.95, 0.9):
         d = paired_difference_from_sums(b, k, m, confidence=confidence)
         every = paired_interval(b, k, m, confidence, up_to_order=False)
