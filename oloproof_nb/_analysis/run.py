@@ -725,11 +725,15 @@ def _of_the_run(chunks: Iterator[Chunk], directory: Path, run_id: str) -> Iterat
     """``chunks`` as they are, refusing a case record whose state another run wrote (its ``environment_state``
     names that run): a folder holding one run's manifest and another's journal (two runs' files merged into one
     folder) was gated on the other run's records under the manifest's name, system and settings (review R16: a
-    regressed run's folder holding an earlier run's journal gated PASS). A record without a state names no run."""
+    regressed run's folder holding an earlier run's journal gated PASS). A record names its run itself (``run_id``)
+    since this version, so a record without a state (a system without ``snapshot()``, a case that raised) is
+    checked too; one written before names no run unless its state does."""
     for chunk in chunks:
         for rec in chunk[0]:
             env = rec.get("environment_state")
-            writer = env.get("run_id") if isinstance(env, dict) else run_id
+            writer = rec.get("run_id", run_id)
+            if writer == run_id and isinstance(env, dict):
+                writer = env.get("run_id")
             if writer != run_id:
                 case = rec.get("case") or {}
                 raise RunDirError(f"{directory / CASES}: the record of case {case.get('id')!r} was written by run "

@@ -290,6 +290,9 @@ class PairRow(TypedDict):
 class CaseRecord(TypedDict):
     """One line of ``cases.jsonl``: a finished case, its trajectory, state and verdicts."""
 
+    #: The run that wrote the record (absent in journals of versions before it, and in records read from an
+    #: Inspect AI log): a folder holding another run's journal is refused by it, also where no record has a state.
+    run_id: NotRequired[str]
     index: int
     case: CaseDict
     status: str

@@ -77,7 +77,7 @@ def execute_case(case: Case, index: int, system: Any, settings: RunSettings) -> 
     ctx = CaseContext(case=case, status=status, trajectory=trajectory,
                       state=None if env is None else env["state"], failure=error, system=system, run=live)
     result, system_stuck, abandoned = _evaluate(ctx, settings.evaluators)
-    record = _record(case, index, status, error, trace, started, duration, stored, env, result)
+    record = _record(case, index, status, error, trace, started, duration, stored, env, result, settings.run_id)
     return CaseOutcome(record=record, needs_fresh_system=system_stuck or status in ENDED,
                        abandoned_call=abandoned or timed_out)
 
@@ -104,7 +104,7 @@ def failed_case(case: Case, index: int, status: str, error: str, settings: RunSe
     ctx = CaseContext(case=case, status=status, trajectory=None, state=None, failure=error,
                       run=LiveCase(settings, None, started))
     result, _, _ = _evaluate(ctx, settings.evaluators)
-    return _record(case, index, status, error, None, started, duration, None, None, result)
+    return _record(case, index, status, error, None, started, duration, None, None, result, settings.run_id)
 
 
 def died_reason(process: str, how: str) -> str:
@@ -115,7 +115,7 @@ def died_reason(process: str, how: str) -> str:
 
 def _record(case: Case, index: int, status: str, error: str | None, trace: str | None, started: datetime,
             duration: float, stored: TrajectoryDict | None, env: EnvironmentState | None,
-            result: Evaluation) -> CaseRecord:
+            result: Evaluation, run_id: str) -> CaseRecord:
     record: CaseRecord = {
         "index": index,
         "case": case.to_record(),  # type: ignore[typeddict-item]
@@ -132,6 +132,7 @@ def _record(case: Case, index: int, status: str, error: str | None, trace: str |
     }
     if trace is not None:
         record["traceback"] = trace
+    record["run_id"] = run_id  # last: a reader takes a case object from the head of its line ("index", "case")
     return record
 
 

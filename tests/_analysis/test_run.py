@@ -509,6 +509,28 @@ def test_a_run_folder_holding_another_runs_journal_has_no_verdicts(two_runs: tup
     assert "\n" not in message
 
 
+def test_a_stateless_systems_run_folder_holding_another_runs_journal_has_no_verdicts(
+        make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    """Mutation round 30: a system without ``snapshot()`` records no state, so its records named no run and a
+    folder holding run ``a``'s manifest (22 of 30) with run ``b``'s journal (30 of 30) gated PASS at 0.85. Every
+    record now names the run that wrote it."""
+    runs = []
+    for name, failing in (("a", 8), ("b", 0)):
+        suite = op.load_suite(make_suite(_cases(30, failing), evaluators=[{"type": "answer_matches"}],
+                                         system="sysmod:Stateless"))
+        runs.append(op.run(suite, out=tmp_path / name / "run", progress=False))
+    first, second = runs
+    assert first.record("c00")["environment_state"] is None  # no state names the run
+    assert op.gate(first, criteria={"answer_matches": 0.85}).verdict == "BLOCK"
+    mixed = shutil.copytree(first.directory, tmp_path / "mixed")
+    shutil.rmtree(mixed / "frames")
+    shutil.copy2(second.directory / "cases.jsonl", mixed / "cases.jsonl")
+    with pytest.raises(RunDirError) as caught:
+        op.gate(op.load_run(mixed), criteria={"answer_matches": 0.85})
+    assert str(caught.value).startswith(f"{mixed / 'cases.jsonl'}: the record of case 'c00' was written by run "
+                                        f"{second.run_id}, not run {first.run_id} that manifest.json names")
+
+
 def test_one_record_of_another_run_anywhere_in_the_journal_is_refused(two_runs: tuple[Path, Path], tmp_path: Path,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """Mutation round 30 (review R16's check): every case record is checked, in every chunk, not the first of
