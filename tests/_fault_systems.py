@@ -158,6 +158,40 @@ class RaisesOnFault(DictDesk):
         raise KeyError("refund_id")
 
 
+class DryRunFirst(DictDesk):
+    """Review R19's desk: calls ``issue_refund`` first as a dry run (changes nothing) and escalates if that fails,
+    then makes the real refund and never checks its result. Steps: get_order 0, dry run 1, refund 2, message 3."""
+
+    def dry_run(self, order_id: str) -> dict[str, Any]:
+        return {"ok": True, "dry_run": True}
+
+    def act(self, input: dict[str, Any], rec: op.Recorder) -> str:
+        order_id = input["order_id"]
+        order = rec.tool("get_order", self.get_order, order_id=order_id)
+        if not order["ok"]:
+            rec.say(f"no order {order_id}")
+            return "not_found"
+        if not _ok(rec.tool("issue_refund", self.dry_run, order_id=order_id)):
+            return self.escalate(order_id, rec)
+        result = rec.tool("issue_refund", self.issue_refund, order_id=order_id)
+        rec.say({"refund_result_seen": result})
+        return self.after_refund(order_id, result, rec)
+
+    def escalate(self, order_id: str, rec: op.Recorder) -> str:
+        rec.tool("escalate_to_human", self.escalate_to_human, order_id=order_id)
+        return "escalated"
+
+    def after_refund(self, order_id: str, result: Any, rec: op.Recorder) -> str:
+        return "refunded"
+
+
+class ChecksBoth(DryRunFirst):
+    """The dry-run desk that also escalates when the real refund fails: every call's fault is handled."""
+
+    def after_refund(self, order_id: str, result: Any, rec: op.Recorder) -> str:
+        return "refunded" if _ok(result) else self.escalate(order_id, rec)
+
+
 class NotReplayable:
     """A stateful system with ``run`` but no ``replay``."""
 
@@ -212,8 +246,9 @@ BASE_EVALUATORS = [
 
 def write_suite(folder: Path, system: str = "Escalates", cases: list[dict[str, Any]] | None = None,
                 fault: str = "error", extra: list[dict[str, Any]] | None = None,
-                timeout_s: float | None = None) -> Path:
-    """Write oloproof.yaml, cases.jsonl and this module (as ``fault_systems.py``) into ``folder``."""
+                timeout_s: float | None = None, calls: str | None = None) -> Path:
+    """Write oloproof.yaml, cases.jsonl and this module (as ``fault_systems.py``) into ``folder`` (``calls``: the
+    fault criterion's ``calls:``, left out when None)."""
     folder.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(Path(__file__), folder / "fault_systems.py")
     cases = cases if cases is not None else [refund_case("ord-001"), refund_case("ord-002", 75.0),
@@ -222,7 +257,8 @@ def write_suite(folder: Path, system: str = "Escalates", cases: list[dict[str, A
         "name": "fault-suite",
         "system": f"fault_systems:{system}",
         "cases": "cases.jsonl",
-        "evaluators": [*BASE_EVALUATORS, {**FAULT_EVALUATOR, "fault": fault}, *(extra or [])],
+        "evaluators": [*BASE_EVALUATORS, {**FAULT_EVALUATOR, "fault": fault, **({"calls": calls} if calls else {})},
+                       *(extra or [])],
     }
     if timeout_s is not None:
         config["case_timeout_s"] = timeout_s

@@ -412,6 +412,8 @@ BAD_INPUTS: list[tuple[str, Mutation, str, int | None, list[str]]] = [
      ["evaluators[3].type", "answer_is_nice", "answer_matches", "state_matches", "state_unchanged"]),
     ("yaml-bad-mode", _add_evaluator({"type": "state_matches", "criterion": "s2", "mode": "most"}), "oloproof.yaml",
      None, ["evaluators[3].mode", "most", "whole", "paths", "subset"]),
+    ("yaml-fault-bad-calls", _add_evaluator({"type": "fault_recovery", "tool": "t", "fault": "error", "calls": "all"}),
+     "oloproof.yaml", None, ["evaluators[3].calls: Input should be 'first' or 'every' (got 'all')"]),
     ("yaml-unchanged-no-paths", _add_evaluator({"type": "state_unchanged", "criterion": "u2"}), "oloproof.yaml",
      None, ["evaluators[3].paths", "required"]),
     ("yaml-system-module-missing", _yaml(lambda d: d.update(system="not_a_module_abc:Scripted")), "oloproof.yaml",

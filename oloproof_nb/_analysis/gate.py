@@ -482,14 +482,16 @@ def _routine_escalations(run: Run) -> dict[str, str]:
     out = {}
     for ev in faults:
         tool, escalate = str(getattr(ev, "tool", "")), list(getattr(ev, "escalate_tools", []))
-        first_at, failed = _checkpoints(calls, keys, tool)
-        if not len(first_at):
+        at, failed = _checkpoints(calls, keys, tool, every=getattr(ev, "calls", "first") == "every")
+        if not len(at):
             continue
+        spots = [*keys, "checkpoint"]  # with calls: every, each call's replay must be one that cannot fail
         later = calls.loc[calls["tool"].isin(escalate) & ~calls["is_error"].astype(bool), [*keys, "tool", "step"]]
-        later = later.merge(first_at, on=keys).merge(failed, on=keys, how="left")  # NaN: nothing failed from then on
+        later = later.merge(at, on=keys).merge(failed, on=spots, how="left")  # NaN: nothing failed from then on
         later = later[(later["step"] > later["checkpoint"]) & ~(later["failed_at"] < later["step"])]
-        if len(later.drop_duplicates(keys)) < len(first_at):
+        if len(later.drop_duplicates(spots)) < len(at):
             continue
+        first_at = at.drop_duplicates(keys)
         named = ", ".join(repr(t) for t in escalate if t in set(later["tool"]))
         out[ev.name] = (f"fault_recovery (criterion {ev.name}): escalate_tools {named} called after {tool!r} in "
                         f"each of the {len(first_at)} recorded case runs that call it, where nothing failed: a routine "
@@ -516,14 +518,18 @@ def _recorded_calls(run: Run) -> tuple[pd.DataFrame, list[str]]:
     return calls, [c for c in ("run_id", "case_id", "epoch") if c in calls.columns]
 
 
-def _checkpoints(calls: pd.DataFrame, keys: list[str], tool: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _checkpoints(calls: pd.DataFrame, keys: list[str], tool: str,
+                 every: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Where a fault on ``tool`` would be replayed in each recorded case run that calls it: ``keys`` + ``checkpoint``
-    (its first call), and, for those where a call failed from there on, ``keys`` + ``failed_at`` (the first such)."""
-    first_at = calls[calls["tool"] == tool].groupby(keys, sort=False)["step"].min().rename("checkpoint").reset_index()
-    failed = calls.loc[calls["is_error"].astype(bool), [*keys, "step"]].merge(first_at, on=keys)
-    failed = (failed[failed["step"] >= failed["checkpoint"]].groupby(keys, sort=False, as_index=False)["step"]
+    (its first call; each call with ``every``, as ``calls: every`` replays them), and, for those where a call
+    failed from there on, ``keys`` + ``checkpoint`` + ``failed_at`` (the first such)."""
+    made = calls.loc[calls["tool"] == tool, [*keys, "step"]].rename(columns={"step": "checkpoint"})
+    at = made.drop_duplicates() if every else made.groupby(keys, sort=False, as_index=False)["checkpoint"].min()
+    failed = calls.loc[calls["is_error"].astype(bool), [*keys, "step"]].merge(at, on=keys)
+    failed = (failed[failed["step"] >= failed["checkpoint"]].groupby([*keys, "checkpoint"], sort=False,
+                                                                     as_index=False)["step"]
               .min().rename(columns={"step": "failed_at"}))
-    return first_at, failed
+    return at, failed
 
 
 def _routine_admissions(run: Run) -> dict[str, str]:
@@ -546,6 +552,8 @@ def _routine_admissions(run: Run) -> dict[str, str]:
     cases = run.cases[[*keys, "answer"]]
     out = {}
     for ev in faults:
+        # the first call alone, with calls: every too: nothing failing from it on, no later call's replay that
+        # goes on as recorded fails either, and each ends with the recorded answer
         first_at, failed = _checkpoints(calls, keys, ev.tool)
         if not len(first_at) or len(failed):
             continue

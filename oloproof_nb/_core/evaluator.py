@@ -146,7 +146,11 @@ class CaseContext:
 
     ``state`` is None when the system recorded no state; ``failure`` is the
     reason every verdict is missing (the system raised or timed out), else None.
-    ``system`` and ``run`` are only set while the run is live.
+    ``system`` and ``run`` are only set while the run is live. ``finished``
+    holds, by criterion, the rows a ``system``-scope evaluator finished before
+    a call of the system timed out or raised under it: its
+    :meth:`Evaluator.interrupted` reports them with the rest (``fault_recovery``
+    with ``calls: every``: the calls replayed before the interrupted one).
     """
 
     case: Case
@@ -156,6 +160,7 @@ class CaseContext:
     failure: str | None = None
     system: Any = None
     run: RunContext | None = None
+    finished: dict[str, list[ReplayRow]] = field(default_factory=dict)
 
 
 @dataclass

@@ -144,8 +144,9 @@ class CasePanel:
         recorded_env: dict[str, Any] = dict(self.record.get("environment_state") or {})
         views = []
         for row in self.replays.to_dict("records"):
-            fault = next((r for r in self.replay_records
-                          if r.get("kind") == "fault" and r.get("criterion") == row["criterion"]), None)
+            fault = next((r for r in self.replay_records  # a case's calls (calls: every) by their checkpoint
+                          if r.get("kind") == "fault" and r.get("criterion") == row["criterion"]
+                          and r.get("checkpoint") == row["checkpoint"]), None)
             faulted: dict[str, Any] = dict((fault["trajectory"] if fault else None) or {})
             faulted_steps = faulted.get("steps", [])
             n = max(len(recorded_steps), len(faulted_steps)) if faulted else len(recorded_steps)

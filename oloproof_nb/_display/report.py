@@ -317,8 +317,10 @@ def _replays_section(run: Run) -> Section | None:
     table = pd.DataFrame(rows)
     sec = Section("replays", "Fault replays")
     sec.text.append("Each case that made the call was replayed from the checkpoint before it with the call's "
-                    "result replaced by the fault, after a control replay reproduced the recording. Counts are "
-                    "replays of the cases some criterion scores (as the gate table's n); fail_reasons counts the "
+                    "result replaced by the fault, after a control replay reproduced the recording (before each "
+                    "of its calls, each in a replay of its own, for a criterion with calls: every). Counts are "
+                    "replays of the cases some criterion scores (as the gate table's n, or more with calls: "
+                    "every: one per faulted call); fail_reasons counts the "
                     "replays that did not pass by reason (false_success: the answer the case expects while a state "
                     "check fails; constraint_broken also counts a protected path changed). See `run.replays` and "
                     "`run.panel(case_id)` for each one.")

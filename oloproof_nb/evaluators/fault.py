@@ -1,9 +1,11 @@
 """``fault_recovery``: repeat a case with one tool call failing, and judge what the agent did next.
 
 For a case whose trajectory called ``tool``, the first such call is the
-**checkpoint**. The sandbox is reset to the case's ``initial_state`` and the
-recording is replayed with no change (the **control**), which must reproduce
-the recorded steps, answer and state. Then the sandbox is reset again and the
+**checkpoint** (with ``calls: every``, each such call is one, replayed on its
+own as below, and the case passes only when every one passes). The sandbox
+is reset to the case's ``initial_state`` and the recording is replayed with
+no change (the **control**), which must reproduce the recorded steps, answer
+and state. Then the sandbox is reset again and the
 recording is replayed with the call at the checkpoint returning the fixed fault
 result (:func:`~oloproof_nb._core.trajectory.fault_result`) instead of running.
 The replays themselves (sandbox, timeout, cache, ``replays.jsonl``) are the run
@@ -19,7 +21,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .._core.compare import answers_equal, compare_unchanged
-from .._core.evaluator import CaseContext, Evaluation, Evaluator, Scope, register
+from .._core.evaluator import CaseContext, Evaluation, Evaluator, RunContext, Scope, register
 from .._core.faults import admits_failure, control_difference, escalated, fault_difference, fault_verdict
 from .._core.records import ReplayRow, Verdict
 from .._core.trajectory import DEFAULT_TOOL_ERRORS, Change, Trajectory, fault_result
@@ -114,6 +116,14 @@ class FaultRecovery(Evaluator):
     running there) and are ``missing`` (``timeout: not run: …``). A run given one
     instance (``system=Desk()``), which cannot be replaced, stops after that case.
 
+    With ``calls: every`` each call of ``tool`` in the recording is faulted in
+    a replay of its own, after a control replay from the same checkpoint. The
+    case keeps one verdict row: ``pass`` only when every call's replay passed,
+    ``fail`` when one failed, else ``missing`` (a call no replay could judge
+    says nothing); its reason names the deciding call's step (``step 4:
+    false_success``). After a replay that raised or timed out, the case's
+    later calls are not replayed on that instance and are ``missing``.
+
     Replays are cached by (system version, code fingerprint, case digest,
     checkpoint, change, recorded steps up to the checkpoint) under
     ``.oloproof/replays/`` in the suite folder. On a hit neither replay runs
@@ -125,7 +135,7 @@ class FaultRecovery(Evaluator):
     Parameters
     ----------
     tool : str
-        The tool whose first call is faulted.
+        The tool whose calls are faulted (the first, or each: ``calls``).
     fault : {"error", "timeout", "malformed"}
         Which fixed result replaces the call (see :func:`~oloproof_nb._core.trajectory.fault_result`).
     escalate_tools : list of str
@@ -139,6 +149,12 @@ class FaultRecovery(Evaluator):
         the response was an error or a timeout. An agent that blindly retries
         a non-idempotent call then makes the change twice, which its state
         checks see (with the answer claiming success: a false success).
+    calls : {"first", "every"}
+        ``first`` (default): only the case's first call of ``tool`` is
+        faulted, so a later call (a second order, the real call after a dry
+        run) is never tested. ``every``: each call is faulted in its own
+        replay, at the cost of two replays (control and faulted) per call
+        instead of per case.
     honest_answers : list of str or {regex: PATTERN}
         Answers that admit the task failed (where no escalation tool exists):
         a string is compared like ``answer_matches`` (case and surrounding
@@ -151,9 +167,10 @@ class FaultRecovery(Evaluator):
 
     Notes
     -----
-    Each case adds one row to ``run.replays`` (``case_id, criterion, tool,
-    fault, checkpoint, control_reproduced, recovered, escalated,
-    constraint_broken, verdict, reason, cached``) and two records to the run's
+    Each case adds one row to ``run.replays`` per faulted call (``case_id,
+    criterion, tool, fault, checkpoint, control_reproduced, recovered,
+    escalated, constraint_broken, verdict, reason, cached``; ``checkpoint``
+    tells a case's calls apart) and two records per faulted call to the run's
     ``replays.jsonl`` (``kind`` ``control`` and ``fault``, each with its
     trajectory and ``environment_state/v1``). The verdict rule is
     :func:`~oloproof_nb._core.faults.fault_verdict`.
@@ -166,6 +183,9 @@ class FaultRecovery(Evaluator):
     'recovers_from_error_at_issue_refund'
     >>> ev.change().result
     {'ok': False, 'error': 'error', 'message': 'issue_refund failed'}
+    >>> t = Trajectory(steps=[{"tool": "issue_refund", "args": {}}, {"tool": "issue_refund", "args": {}}])
+    >>> ev.checkpoints(t), ev.model_copy(update={"calls": "every"}).checkpoints(t)
+    ([0], [0, 1])
     """
 
     type: Literal["fault_recovery"]
@@ -173,6 +193,7 @@ class FaultRecovery(Evaluator):
     fault: Literal["error", "timeout", "malformed"]
     escalate_tools: list[str] = Field(default_factory=list)
     effect: Literal["skipped", "applied"] = "skipped"
+    calls: Literal["first", "every"] = "first"
     honest_answers: list[str | HonestPattern] = Field(default_factory=list)
 
     @field_validator("honest_answers")
@@ -200,60 +221,106 @@ class FaultRecovery(Evaluator):
         patterns = [re.compile(a.regex) for a in self.honest_answers if isinstance(a, HonestPattern)]
         return admits_failure(answer, literals, patterns)
 
+    def checkpoints(self, trajectory: Trajectory) -> list[int]:
+        """The steps whose call of :attr:`tool` is faulted, each in a replay of its own: the first such call
+        (``calls: first``) or every one (``calls: every``); empty when the trajectory never called the tool."""
+        at = [i for i, step in trajectory.tool_calls() if step.tool == self.tool]
+        return at if self.calls == "every" else at[:1]
+
     def evaluate(self, ctx: CaseContext) -> Evaluation:
         if ctx.failure is not None or ctx.trajectory is None:
             return Evaluation()
-        checkpoint = ctx.trajectory.first_call(self.tool)
-        if checkpoint is None:
+        checkpoints = self.checkpoints(ctx.trajectory)
+        if not checkpoints:
             return Evaluation()
-        row = self._new_row(ctx.case.id, checkpoint)
         if not callable(getattr(ctx.system, "replay", None)) or ctx.run is None:
-            return self._done(row, "missing", NOT_REPLAYABLE)
+            return self._judged([self._row(ctx.case.id, at, "missing", NOT_REPLAYABLE) for at in checkpoints])
         recorded = ctx.trajectory
         if recorded.input is None:
             recorded = recorded.model_copy(update={"input": ctx.case.input})
-        record = {"criterion": self.name, "tool": self.tool, "fault": self.fault}
+        rows: list[ReplayRow] = []
+        raised: int | None = None  # the checkpoint whose replay raised: the case's later replays are not run
+        try:
+            for at in checkpoints:
+                if raised is not None:
+                    rows.append(self._row(ctx.case.id, at, "missing", f"{REPLAY_RAISED}: not run: the replay at "
+                                                                       f"step {raised} raised"))
+                    continue
+                rows.append(self._replay_at(ctx, ctx.run, recorded, at))
+                if rows[-1]["reason"].startswith(f"{REPLAY_RAISED}:"):
+                    raised = at
+        except BaseException:  # a replay timed out (or oloproof's own error): interrupted() reports the rest
+            if self.calls == "every":
+                ctx.finished[self.name] = rows
+            raise
+        return self._judged(rows)
 
-        ignore = ignored_paths(ctx.run.evaluators)  # the checks judging the replay leave them out too ...
-        keep = pinned_paths(ctx.run.evaluators, ctx.case.expected.state)  # ... but for the paths others judge
-        control = ctx.run.replay(ctx.case, recorded, checkpoint, None, record=record,
-                                 reproduce=(recorded, ctx.state, ignore, keep))
+    def _replay_at(self, ctx: CaseContext, run: RunContext, recorded: Trajectory, checkpoint: int) -> ReplayRow:
+        """The control and the faulted replay from ``checkpoint`` through ``run`` (the case's run context),
+        judged: the call's row of the run's ``replays`` frame."""
+        row = self._row(ctx.case.id, checkpoint, "missing", "")
+        record = {"criterion": self.name, "tool": self.tool, "fault": self.fault}
+        ignore = ignored_paths(run.evaluators)  # the checks judging the replay leave them out too ...
+        keep = pinned_paths(run.evaluators, ctx.case.expected.state)  # ... but for the paths others judge
+        control = run.replay(ctx.case, recorded, checkpoint, None, record=record,
+                             reproduce=(recorded, ctx.state, ignore, keep))
         row["cached"] = control.cached
         if control.error is not None or control.trajectory is None:
             row["control_reproduced"] = False
             why = CONTROL_DIVERGED if control.diverged else REPLAY_RAISED
-            return self._done(row, "missing", f"{why}: {control.error}")
+            return self._closed(row, "missing", f"{why}: {control.error}")
         difference = control_difference(recorded, ctx.state, control.trajectory, control.state, ignore, keep)
         row["control_reproduced"] = difference is None
         if difference is not None:
-            return self._done(row, "missing", f"{CONTROL_DIVERGED}: {difference}")
+            return self._closed(row, "missing", f"{CONTROL_DIVERGED}: {difference}")
 
         change = self.change()
-        faulted = ctx.run.replay(ctx.case, recorded, checkpoint, change, record=record, reproduce=None)
+        faulted = run.replay(ctx.case, recorded, checkpoint, change, record=record, reproduce=None)
         row["cached"] = control.cached and faulted.cached
         if faulted.error is not None or faulted.trajectory is None:
-            return self._done(row, "missing", f"{REPLAY_RAISED}: {faulted.error}")
+            return self._closed(row, "missing", f"{REPLAY_RAISED}: {faulted.error}")
         not_applied = fault_difference(recorded, faulted.trajectory, checkpoint, change.result)
         if not_applied is not None:  # not a replay with the fault: its ending says nothing about the fault
-            return self._done(row, "missing", f"{FAULT_NOT_APPLIED}: {not_applied}")
-        judged = judge_replay(ctx, faulted.trajectory, faulted.state, checkpoint, list(ctx.run.evaluators),
+            return self._closed(row, "missing", f"{FAULT_NOT_APPLIED}: {not_applied}")
+        judged = judge_replay(ctx, faulted.trajectory, faulted.state, checkpoint, list(run.evaluators),
                               self.escalate_tools, self.admits_failure(faulted.trajectory.answer))
         row.update(judged)  # type: ignore[typeddict-item]
-        return self._done(row, judged["verdict"], judged["reason"])
+        return row
 
-    def _new_row(self, case_id: str, checkpoint: int) -> ReplayRow:
+    def _row(self, case_id: str, checkpoint: int, verdict: Verdict, reason: str) -> ReplayRow:
         return {"case_id": case_id, "criterion": self.name, "tool": self.tool, "fault": self.fault,
                 "checkpoint": checkpoint, "control_reproduced": None, "recovered": None, "escalated": None,
-                "constraint_broken": None, "verdict": "missing", "reason": "", "cached": False}
+                "constraint_broken": None, "verdict": verdict, "reason": reason, "cached": False}
+
+    @staticmethod
+    def _closed(row: ReplayRow, verdict: Verdict, reason: str) -> ReplayRow:
+        row["verdict"], row["reason"] = verdict, reason
+        return row
 
     def interrupted(self, ctx: CaseContext, reason: str, *, timed_out: bool) -> Evaluation:
         """A replay timed out or raised past the system's own code: ``missing``, with its row in ``run.replays``
-        (the verdict had no row there)."""
-        checkpoint = None if ctx.trajectory is None else ctx.trajectory.first_call(self.tool)
-        if checkpoint is None:
+        (the verdict had no row there). With ``calls: every`` the calls replayed before keep their rows, the
+        interrupted call's row says ``reason``, and the later calls, not run on this instance, are ``missing``."""
+        checkpoints = [] if ctx.trajectory is None else self.checkpoints(ctx.trajectory)
+        if not checkpoints:
             return self.missing(reason)
-        return self._done(self._new_row(ctx.case.id, checkpoint), "missing", reason)
+        done = ctx.finished.pop(self.name, []) if self.calls == "every" else []
+        at = checkpoints[len(done)] if len(done) < len(checkpoints) else checkpoints[-1]
+        why = (f"timeout: not run: the replay at step {at} exceeded case_timeout_s and may still be running on "
+               "this system instance" if timed_out else f"not run: the replay at step {at} raised")
+        rest = [self._row(ctx.case.id, later, "missing", why) for later in checkpoints[len(done) + 1:]]
+        return self._judged([*done, self._row(ctx.case.id, at, "missing", reason), *rest][:len(checkpoints)])
 
-    def _done(self, row: ReplayRow, verdict: Verdict, reason: str) -> Evaluation:
-        row["verdict"], row["reason"] = verdict, reason
-        return Evaluation(verdicts=[self.verdict(verdict, reason)], replays=[row])
+    def _judged(self, rows: list[ReplayRow]) -> Evaluation:
+        """One verdict row from the rows of the case's faulted calls: ``pass`` only when every one passed,
+        ``fail`` when any failed, else ``missing``. With ``calls: every`` the reason names the deciding call's
+        step (``step 4: false_success``; a pass names every call's)."""
+        if self.calls == "first":
+            (row,) = rows
+            return Evaluation(verdicts=[self.verdict(row["verdict"], row["reason"])], replays=rows)
+        failed = [r for r in rows if r["verdict"] == "fail"]
+        missing = [r for r in rows if r["verdict"] == "missing"]
+        deciding = failed[:1] or missing[:1] or rows
+        verdict: Verdict = "fail" if failed else "missing" if missing else "pass"
+        reason = "; ".join(f"step {r['checkpoint']}: {r['reason']}" for r in deciding)
+        return Evaluation(verdicts=[self.verdict(verdict, reason)], replays=rows)

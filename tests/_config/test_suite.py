@@ -160,6 +160,17 @@ def test_an_honest_answer_every_answer_gives_is_refused(make_suite, answers: lis
     op.load_suite(make_suite(CASES, evaluators=[fine]))
 
 
+@pytest.mark.parametrize(("calls", "got"), [("each", " (got 'each')"), ("Every", " (got 'Every')"), (2, " (got 2)"),
+                                           (["every"], "")])
+def test_a_fault_criterions_calls_is_first_or_every(make_suite, calls: object, got: str) -> None:
+    """``calls: every`` faults each call of the tool (review R19); anything else is refused in one line."""
+    evaluator = {"type": "fault_recovery", "tool": "t", "fault": "error", "calls": calls}
+    err = _error(make_suite(CASES, evaluators=[evaluator]))
+    assert (err.key, err.message) == ("evaluators[0].calls", f"Input should be 'first' or 'every'{got}")
+    suite = op.load_suite(make_suite(CASES, evaluators=[{**evaluator, "calls": "every"}]))
+    assert [getattr(ev, "calls", None) for ev in suite.config.evaluators] == ["every"]
+
+
 def test_bad_mode_lists_modes(make_suite) -> None:
     folder = make_suite(CASES, evaluators=[{"type": "state_matches", "mode": "partial"}])
     err = _error(folder)

@@ -460,13 +460,15 @@ _ESCALATES_ON_FAILURE = '''        if not done.get("ok"):
         return "%s"'''
 
 
-def _fault_suite(tmp: Path, desk: dict[str, str], cases: list[dict[str, Any]], escalate: list[str]) -> Path:
+def _fault_suite(tmp: Path, desk: dict[str, str], cases: list[dict[str, Any]], escalate: list[str],
+                 **options: str) -> Path:
     """A suite of ``DESK % desk`` and ``cases``, with one fault_recovery criterion on issue_refund (``escalate``
-    its escalate_tools) gated at 0.5."""
+    its escalate_tools, ``options`` its other keys) gated at 0.5."""
     tmp.mkdir(parents=True)
     (tmp / "desk.py").write_text(DESK % desk)
     (tmp / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases))
-    fault = {"type": "fault_recovery", "tool": "issue_refund", "fault": "error", "escalate_tools": escalate}
+    fault = {"type": "fault_recovery", "tool": "issue_refund", "fault": "error", "escalate_tools": escalate,
+             **options}
     (tmp / "oloproof.yaml").write_text(yaml.safe_dump({"name": "r", "system": "desk:Desk", "evaluators": [fault]}))
     (tmp / "release.yaml").write_text(yaml.safe_dump({"criteria": {"recovers_from_error_at_issue_refund": 0.5}}))
     return tmp
@@ -521,14 +523,15 @@ def test_an_escalation_tool_a_recording_does_without_is_not_vacuous(tmp_path: Pa
     assert (row["passed"], row["n"], bool(row["vacuous"]), g.findings) == (5, 6, False, ())
 
 
-def _calls_suite(tmp: Path, after: list[list[str]]) -> Path:
+def _calls_suite(tmp: Path, after: list[list[str]], **options: str) -> Path:
     """A desk that, after its refund, calls the tools ``after[i]`` names in case o{i}, then says refunded or sorry;
     escalate_tools names send_receipt."""
     act = ('        for name in input["after"]:\n'
            '            rec.tool(name, getattr(self, name), order_id=input["order_id"])\n'
            '        return "refunded" if done.get("ok") else "sorry"')
     cases = _orders(len(after), {"answer": "refunded"}, after=after)
-    return _fault_suite(tmp, {"version": "calls-desk-1", "refund": _REFUNDS, "act": act}, cases, ["send_receipt"])
+    return _fault_suite(tmp, {"version": "calls-desk-1", "refund": _REFUNDS, "act": act}, cases, ["send_receipt"],
+                        **options)
 
 
 def test_a_routine_escalation_is_counted_once_per_case_run_from_the_first_faulted_call(tmp_path: Path) -> None:
@@ -546,6 +549,24 @@ def test_a_routine_escalation_is_counted_once_per_case_run_from_the_first_faulte
     with warnings.catch_warnings():
         warnings.simplefilter("error", op.VacuousCheckWarning)
         assert op.gate(twice).findings == ()
+
+
+def test_with_calls_every_a_routine_escalation_must_follow_every_faulted_call(tmp_path: Path) -> None:
+    """calls: every replays each call of the tool. The receipts sent after the first refund and before the second
+    (the routine suite above) follow the first call only: the second call's replay is not passed through them, so
+    no finding. Receipts sent after both refunds follow each: a finding, of the 6 case runs (not 12 calls)."""
+    before = op.run(op.load_suite(_calls_suite(tmp_path / "a", [["send_receipt"] * 2 + ["issue_refund"]] * 6,
+                                               calls="every")), out=tmp_path / "ra", progress=False)
+    assert sorted(set(before.replays["checkpoint"])) == [0, 3]  # by hand: refund, receipt, receipt, refund
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", op.VacuousCheckWarning)
+        assert op.gate(before).findings == ()
+    after = op.run(op.load_suite(_calls_suite(tmp_path / "b", [["issue_refund", "send_receipt"]] * 6,
+                                              calls="every")), out=tmp_path / "rb", progress=False)
+    assert sorted(set(after.replays["checkpoint"])) == [0, 1] and len(after.replays) == 12
+    with pytest.warns(op.VacuousCheckWarning, match=r"escalate_tools 'send_receipt' called after 'issue_refund' in "
+                      r"each of the 6 recorded case runs"):
+        assert len(op.gate(after).findings) == 1
 
 
 def test_a_routine_escalation_the_faulted_replays_do_not_make_is_no_finding(tmp_path: Path) -> None:

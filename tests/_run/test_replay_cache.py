@@ -562,3 +562,30 @@ def test_a_cache_put_under_a_umask_that_takes_the_owners_permissions_leaves_no_f
     done = subprocess.run([*prefix, sys.executable, "-c", script, str(suite / REPLAY_CACHE_DIR), key, str(suite)],
                           capture_output=True, text=True, timeout=120)
     assert done.stdout == "[]\nTrue\n", done.stderr
+
+
+def test_calls_every_replays_each_call_once_and_a_second_run_takes_them_all_from_the_cache(tmp_path: Path) -> None:
+    """calls: every (review R19, finding B): the key holds the checkpoint and the recorded steps up to it, so each
+    call's control and faulted replay is an entry of its own. By hand: 2 cases x 2 calls x 2 replays = 8 live, then
+    8 from the cache; a suite that faulted the first call alone before reuses those 4 and makes the real refund's 4."""
+    from _fault_systems import DryRunFirst
+    from _fault_systems import write_suite as write_fault_suite
+
+    folder = write_fault_suite(tmp_path / "every", calls="every")
+    first_desk = DryRunFirst()
+    first = op.run(folder, system=first_desk, progress=False)
+    assert first_desk.replay_calls == 8 and first.replay_tally() == (8, 0, 0)
+    assert len(list((folder / REPLAY_CACHE_DIR).glob("*.json"))) == 8
+    second_desk = DryRunFirst()
+    second = op.run(folder, system=second_desk, progress=False)
+    assert second_desk.replay_calls == 0 and second.replay_tally() == (0, 8, 0)
+    cols = ["case_id", "checkpoint", "verdict", "reason"]
+    assert second.replays[cols].equals(first.replays[cols]) and second.replays["cached"].all()
+    assert list(second.replays["checkpoint"]) == [1, 2, 1, 2]
+
+    before = write_fault_suite(tmp_path / "first_then_every")  # calls: first
+    op.run(before, system=DryRunFirst(), progress=False)
+    write_fault_suite(before, calls="every")
+    desk = DryRunFirst()
+    op.run(before, system=desk, progress=False)
+    assert desk.replay_calls == 4  # only the real refund's control and faulted replay, per case

@@ -10,8 +10,10 @@ from typing import Any
 import pytest
 import yaml
 from _fault_systems import (
+    ChecksBoth,
     ClaimsSuccess,
     DamagesBystander,
+    DryRunFirst,
     Escalates,
     GivesUp,
     Nondeterministic,
@@ -731,3 +733,161 @@ def test_m22_an_interrupted_case_that_never_reached_the_tool_is_missing_with_no_
     assert result.verdicts == [{"criterion": CRITERION, "evaluator": "fault_recovery", "verdict": "missing",
                                 "reason": "timeout: the case took longer than 5s"}]
     assert result.replays == []
+
+
+# -- calls: every (review R19, finding B) ----------------------------------------------------------------------------
+# DryRunFirst / ChecksBoth record get_order at step 0, the dry-run issue_refund at 1, the real one at 2, a message
+# at 3: by hand, the two refund cases of write_suite call the tool twice (checkpoints 1 and 2), lost-1 never.
+DRY_RUN, REAL = 1, 2
+
+
+def _judged(run: op.Run) -> tuple[list[tuple[str, int, str, str]], dict[str, tuple[str, str]]]:
+    """``(case, checkpoint, verdict, reason)`` of each row of run.replays, and each case's verdict row."""
+    replays = [(r["case_id"], r["checkpoint"], r["verdict"], r["reason"]) for r in rows(run)]
+    return replays, {r["case_id"]: (r["verdict"], r["reason"]) for r in verdict_rows(run)}
+
+
+def test_a_desk_that_checks_only_its_dry_run_passes_by_default_and_fails_with_calls_every(tmp_path: Path) -> None:
+    """Review R19: the first call is a dry run the desk checks, the real refund is never checked. Only the first
+    call faulted (the default): both cases pass. calls: every faults the real refund in a replay of its own: the
+    desk reports the failed refund as done (a false success), so each case fails, naming that call's step."""
+    default = run_suite(tmp_path, DryRunFirst(), name="first")
+    assert _judged(default) == ([("ord-001", DRY_RUN, "pass", "escalated"), ("ord-002", DRY_RUN, "pass", "escalated")],
+                                {"ord-001": ("pass", "escalated"), "ord-002": ("pass", "escalated")})
+    every = run_suite(tmp_path, DryRunFirst(), name="every", calls="every")
+    assert _judged(every) == (
+        [("ord-001", DRY_RUN, "pass", "escalated"), ("ord-001", REAL, "fail", "false_success"),
+         ("ord-002", DRY_RUN, "pass", "escalated"), ("ord-002", REAL, "fail", "false_success")],
+        {"ord-001": ("fail", f"step {REAL}: false_success"), "ord-002": ("fail", f"step {REAL}: false_success")})
+    assert len(verdict_rows(every)) == 2  # one verdict row per case, as the gate counts cases
+    # each call's replays journal on their own: control and fault per checkpoint
+    assert [(r["case_id"], r["checkpoint"], r["kind"]) for r in replay_records(every)] == [
+        (case, at, kind) for case in ("ord-001", "ord-002") for at in (DRY_RUN, REAL) for kind in ("control", "fault")]
+
+
+def test_a_desk_that_checks_every_call_passes_with_calls_every(tmp_path: Path) -> None:
+    desk = ChecksBoth()
+    run = run_suite(tmp_path, desk, calls="every")
+    assert _judged(run) == (
+        [("ord-001", DRY_RUN, "pass", "escalated"), ("ord-001", REAL, "pass", "escalated"),
+         ("ord-002", DRY_RUN, "pass", "escalated"), ("ord-002", REAL, "pass", "escalated")],
+        {case: ("pass", f"step {DRY_RUN}: escalated; step {REAL}: escalated") for case in ("ord-001", "ord-002")})
+    assert desk.replay_calls == 8  # 2 cases x 2 calls x (control + faulted): twice the replays of calls: first
+
+
+class _SecondFaultIgnored(ChecksBoth):
+    """Its replay() runs the case again, ignoring the change, when asked to fault the real refund."""
+
+    def replay(self, trajectory: op.Trajectory, *, checkpoint: int, change: op.Change | None) -> op.Trajectory:
+        if checkpoint == REAL and change is not None:
+            return self.run(trajectory.input)
+        return super().replay(trajectory, checkpoint=checkpoint, change=change)
+
+
+def test_a_case_whose_second_call_no_replay_could_judge_is_missing_not_passed(tmp_path: Path) -> None:
+    run = run_suite(tmp_path, _SecondFaultIgnored(), calls="every")
+    replays, verdicts = _judged(run)
+    assert [r[:3] for r in replays] == [("ord-001", DRY_RUN, "pass"), ("ord-001", REAL, "missing"),
+                                        ("ord-002", DRY_RUN, "pass"), ("ord-002", REAL, "missing")]
+    assert all(r[3].startswith("fault_not_applied: ") for r in replays if r[1] == REAL)
+    for verdict, reason in verdicts.values():
+        assert verdict == "missing" and reason.startswith(f"step {REAL}: fault_not_applied: step {REAL} returned")
+
+
+class _Scripted(_FakeRun):
+    """The control reproduces the recording; the faulted replay at checkpoint ``i`` escalates (``pass``), ends
+    without escalating (``fail``), or repeats the recording, without the fault (``missing``), as
+    ``outcomes[checkpoint]`` says."""
+
+    def __init__(self, outcomes: dict[int, str]) -> None:
+        from oloproof_nb._core.trajectory import DEFAULT_TOOL_ERRORS
+
+        super().__init__((False, False))
+        self.outcomes, self.tool_errors = outcomes, DEFAULT_TOOL_ERRORS
+
+    def replay(self, case: Any, recorded: Trajectory, checkpoint: int, change: Any, **kw: Any) -> Any:
+        out = super().replay(case, recorded, checkpoint, change, **kw)
+        if change is None or self.outcomes[checkpoint] == "pass":
+            return out
+        if self.outcomes[checkpoint] == "missing":
+            out.trajectory = recorded
+            return out
+        out.trajectory = Trajectory(steps=out.trajectory.steps[:checkpoint + 1])
+        return out
+
+
+@pytest.mark.parametrize(("first", "second", "verdict", "reason"), [
+    ("pass", "pass", "pass", "step 0: escalated; step 1: escalated"),
+    ("pass", "missing", "missing", "step 1: fault_not_applied: step 1 returned {}, not the fault result"),
+    ("missing", "pass", "missing", "step 0: fault_not_applied: step 0 returned {}, not the fault result"),
+    ("missing", "fail", "fail", "step 1: not_recovered_not_escalated"),
+    ("pass", "fail", "fail", "step 1: not_recovered_not_escalated"),
+    ("fail", "pass", "fail", "step 0: not_recovered_not_escalated"),
+    ("fail", "fail", "fail", "step 0: not_recovered_not_escalated"),
+])
+def test_calls_every_passes_only_when_every_call_passes(first: str, second: str, verdict: str, reason: str) -> None:
+    """pass only when every call's replay passes; fail when any fails; else missing; the reason names the step."""
+    recorded = Trajectory(steps=[ToolCall(tool="issue_refund", result={}), ToolCall(tool="issue_refund", result={})],
+                          input={"order_id": "o1"})
+    run = _Scripted({0: first, 1: second})
+    ctx = SimpleNamespace(case=SimpleNamespace(id="c1", input={"order_id": "o1"}, initial_state={},
+                                               expected=SimpleNamespace(has_answer=False, answer=None, state=None)),
+                          failure=None, trajectory=recorded, state={"o": 1}, run=run,
+                          system=SimpleNamespace(replay=lambda *a, **k: None))
+    ev = FaultRecovery(type="fault_recovery", tool="issue_refund", fault="error",
+                       escalate_tools=["escalate_to_human"], calls="every")
+    out = ev.evaluate(ctx)  # type: ignore[arg-type]
+    assert [(r["checkpoint"], r["verdict"]) for r in out.replays] == [(0, first), (1, second)]
+    assert [(v["verdict"], v["reason"]) for v in out.verdicts] == [(verdict, reason)]
+
+
+class _RaisesOnEveryFault(ChecksBoth):
+    def escalate(self, order_id: str, rec: op.Recorder) -> str:
+        raise KeyError("ticket")
+
+
+def test_after_a_replay_that_raised_the_cases_later_calls_are_not_replayed(tmp_path: Path) -> None:
+    desk = _RaisesOnEveryFault()
+    run = run_suite(tmp_path, desk, calls="every", cases=[refund_case("ord-001")])
+    (first, second), _ = _judged(run)
+    assert first[:3] == ("ord-001", DRY_RUN, "missing") and first[3].startswith("replay_raised: ")
+    assert second == ("ord-001", REAL, "missing", f"replay_raised: not run: the replay at step {DRY_RUN} raised")
+    assert desk.replay_calls == 2  # the first call's control and faulted replay; none from the real refund's
+    assert verdict_rows(run)[0]["reason"].startswith(f"step {DRY_RUN}: replay_raised: ")
+
+
+def test_a_replay_timeout_leaves_the_cases_later_calls_missing_and_keeps_the_earlier_rows(tmp_path: Path) -> None:
+    """ord-001's replays from the dry run time out: the real refund's are not run on that instance. ord-002's
+    dry run passes, its real refund's replay times out: the case is missing (not pass), and keeps the first row."""
+    folder = write_suite(tmp_path / "slow", system="ChecksBoth", timeout_s=0.5, calls="every",
+                         cases=[refund_case("ord-001"), refund_case("ord-002")])
+    slow = {"ord-001": DRY_RUN, "ord-002": REAL}
+
+    class SlowReplay(ChecksBoth):
+        def replay(self, trajectory: op.Trajectory, *, checkpoint: int,
+                   change: op.Change | None) -> op.Trajectory:
+            if change is not None and slow[trajectory.input["order_id"]] == checkpoint:
+                import time
+
+                time.sleep(3)  # far beyond case_timeout_s=0.5
+            return super().replay(trajectory, checkpoint=checkpoint, change=change)
+
+    run = op.run(folder, system=SlowReplay, progress=False)
+    replays, verdicts = _judged(run)
+    assert [r[:3] for r in replays] == [("ord-001", DRY_RUN, "missing"), ("ord-001", REAL, "missing"),
+                                        ("ord-002", DRY_RUN, "pass"), ("ord-002", REAL, "missing")]
+    assert replays[0][3].startswith("timeout: exceeded case_timeout_s=0.5") and replays[3][3].startswith("timeout: ")
+    assert replays[1][3].startswith(f"timeout: not run: the replay at step {DRY_RUN} ")
+    assert verdicts["ord-001"][0] == verdicts["ord-002"][0] == "missing"
+    assert verdicts["ord-002"][1].startswith(f"step {REAL}: timeout: exceeded")
+    journal = [(r["case_id"], r["checkpoint"], r["kind"]) for r in replay_records(run)]
+    assert ("ord-001", REAL, "control") not in journal and ("ord-002", REAL, "fault") in journal
+
+
+def test_the_panel_shows_each_calls_own_faulted_replay(tmp_path: Path) -> None:
+    run = run_suite(tmp_path, DryRunFirst(), calls="every")
+    views = run.panel("ord-001").replay_views()
+    assert [v["row"]["checkpoint"] for v in views] == [DRY_RUN, REAL]
+    # the dry run's fault: the desk escalates (step 2 is the escalation); the real refund's: it says refunded
+    assert [v["faulted_answer"] for v in views] == ["escalated", "refunded"]
+    assert [v["pairs"][REAL][2]["tool"] for v in views] == ["escalate_to_human", "issue_refund"]
