@@ -75,9 +75,7 @@ class DictDesk(op.RecordedAgent):
     # -- the agent --------------------------------------------------------------------------
     def act(self, input: dict[str, Any], rec: op.Recorder) -> str:
         order_id = input["order_id"]
-        order = rec.tool("get_order", self.get_order, order_id=order_id)
-        if not order["ok"]:
-            rec.say(f"no order {order_id}")
+        if not self.looked_up(order_id, rec):
             return "not_found"
         result = rec.tool("issue_refund", self.issue_refund, order_id=order_id)
         self.seen.append(copy.deepcopy(result))
@@ -85,6 +83,13 @@ class DictDesk(op.RecordedAgent):
         if _ok(result):
             return "refunded"
         return self.after_failure(order_id, rec)
+
+    def looked_up(self, order_id: str, rec: op.Recorder) -> bool:
+        """The agent's first step: ``get_order``; False (and a message said) when there is no such order."""
+        if rec.tool("get_order", self.get_order, order_id=order_id)["ok"]:
+            return True
+        rec.say(f"no order {order_id}")
+        return False
 
     def after_failure(self, order_id: str, rec: op.Recorder) -> str:
         return "failed"
@@ -167,9 +172,7 @@ class DryRunFirst(DictDesk):
 
     def act(self, input: dict[str, Any], rec: op.Recorder) -> str:
         order_id = input["order_id"]
-        order = rec.tool("get_order", self.get_order, order_id=order_id)
-        if not order["ok"]:
-            rec.say(f"no order {order_id}")
+        if not self.looked_up(order_id, rec):
             return "not_found"
         if not _ok(rec.tool("issue_refund", self.dry_run, order_id=order_id)):
             return self.escalate(order_id, rec)
