@@ -33,6 +33,7 @@ import importlib
 import importlib.util
 import inspect
 import os
+import re
 import sys
 import threading
 import types
@@ -46,7 +47,7 @@ from .files import UnreadableFile, open_regular
 
 __all__ = ["CODE_KEY", "import_system", "load_validators", "load_check", "file_digest", "module_file",
            "code_digests", "code_layers", "function_digest", "stale_function", "defined_elsewhere", "foreign_copy",
-           "class_source", "user_classes"]
+           "class_source", "user_classes", "portable_name"]
 
 #: Prefix of a ``Suite.digests`` (and ``Manifest.digests``) key that holds the digest of the code of a suite's
 #: python check or registered validator: ``"code:checks:task_done"``.
@@ -132,6 +133,23 @@ def import_system(root: Path, spec: str, file: str | Path = "oloproof.yaml") -> 
         raise ConfigError(file, "system", f"module {quote(module_name)} has no attribute {quote(attr)}"
                           + (f"; did you mean {quote(near[0])}?" if near else ""))
     return getattr(module, attr)
+
+
+#: How the name a suite folder's module is imported under begins (``_oloproof_suite_<hash>_``, :func:`_load_module`).
+_SUITE_MODULE = re.compile(r"_oloproof_suite_[0-9a-f]{12}_")
+
+
+def portable_name(obj: Any) -> str:
+    """``module.qualname`` of a class or function, a suite folder's module named by its file (``refund_desk``)
+    rather than by the name unique to the folder it was imported from: the same in a moved or copied suite.
+
+    Examples
+    --------
+    >>> portable_name(functools.partial)
+    'functools.partial'
+    """
+    module = _SUITE_MODULE.sub("", str(getattr(obj, "__module__", None) or "?"), count=1)
+    return f"{module}.{getattr(obj, '__qualname__', '?')}"
 
 
 def _load_module(root: Path, module_name: str, file: str | Path) -> Any:

@@ -11,13 +11,20 @@ thread, under the same timeout.
 
 from __future__ import annotations
 
+import datetime
+import decimal
+import fractions
 import functools
+import hashlib
 import inspect
+import pathlib
+import sys
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .._config.imports import class_source, code_digests, code_layers, user_classes
+from .._config.imports import class_source, code_digests, code_layers, portable_name, user_classes
 from .._core.canonical import digest
 from ..errors import OloproofError, quote, storable
 from .sandbox import failure_reason
@@ -199,8 +206,8 @@ def replay_fingerprint(instance: Any, target: Any, fingerprint: str | None) -> s
 
 def _constructor_attributes(instance: Any) -> list[tuple[str, Any]]:
     """The instance's attributes named as a parameter of its class's ``__init__`` (``name`` or ``_name``)."""
-    attributes = getattr(instance, "__dict__", None)
-    if not isinstance(attributes, dict):
+    attributes = _attributes(instance)
+    if not attributes:
         return []
     try:
         parameters = inspect.signature(type(instance).__init__).parameters
@@ -218,16 +225,25 @@ def _constructor_attributes(instance: Any) -> list[tuple[str, Any]]:
 _SETTINGS_NODES = 10_000
 _SETTINGS_DEPTH = 6
 _PLAIN = (str, int, float, type(None))
+#: Values without attributes of their own that their ``repr`` gives whole (a number, a path, a date, an id).
+_BY_REPR = (complex, decimal.Decimal, fractions.Fraction, pathlib.PurePath, datetime.date, datetime.time,
+            datetime.timedelta, uuid.UUID, range)
 
 
 def _settings(value: Any, budget: list[int], depth: int = 0) -> Any:
     """A JSON picture of ``value`` for the replay key: text, integers, booleans and None as they are, a float by
-    its ``repr``, lists, tuples and dicts item by item (a dict's plain values first), a set sorted, an object with a
-    ``__dict__`` by its class and attributes, anything else by its type; cut at :data:`_SETTINGS_DEPTH` levels
-    and :data:`_SETTINGS_NODES` values."""
+    its ``repr``, lists, tuples and dicts item by item (a dict's plain values first), a set sorted, bytes and a
+    NumPy array or pandas object by the digest of their content, a class or function by its name (a function with
+    its line, defaults and closure), a bound method or partial by what it binds, a number, path, date or UUID by
+    its ``repr``, an object by its class and attributes (``__dict__`` or ``__slots__``), anything else by its type;
+    read item by item to :data:`_SETTINGS_DEPTH` levels and :data:`_SETTINGS_NODES` values, what lies beyond by
+    the digest of its text (:func:`_beyond`). A class is named by :func:`~.._config.imports.portable_name` (a
+    suite's module by its file), so a moved suite keeps its keys."""
     budget[0] -= 1
     if budget[0] < 0 or depth > _SETTINGS_DEPTH:
-        return "…"
+        return _beyond(value)
+    if isinstance(value, (list, tuple, set, frozenset, dict)) and len(value) > budget[0]:
+        return _beyond(value)
     if value is None or isinstance(value, (str, bool, int)):
         return value if not isinstance(value, int) or isinstance(value, bool) or abs(value) < 2**53 else str(value)
     if isinstance(value, float):
@@ -239,11 +255,97 @@ def _settings(value: Any, budget: list[int], depth: int = 0) -> Any:
     if isinstance(value, dict):  # plain values first: a setting after a large table is read before the table
         items = sorted(value.items(), key=lambda kv: not isinstance(kv[1], _PLAIN))
         return [[_settings(k, budget, depth + 1), _settings(v, budget, depth + 1)] for k, v in items]
-    attributes = getattr(value, "__dict__", None)
-    kind = f"{type(value).__module__}.{type(value).__qualname__}"
-    if isinstance(attributes, dict) and not callable(value):
+    kind = portable_name(type(value))
+    if isinstance(value, (bytes, bytearray)):
+        return {"class": kind, "sha256": hashlib.sha256(value).hexdigest()}
+    if isinstance(value, type):  # a class given as a setting (a policy class): which one
+        return {"class": kind, "name": portable_name(value)}
+    if isinstance(value, _BY_REPR):
+        return {"class": kind, "repr": repr(value)}
+    table = _table_content(value)
+    if table is not None:
+        return {"class": kind, **table}
+    if callable(value):
+        called = _callable_settings(value, budget, depth)
+        if called is not None:
+            return {"class": kind, **called}
+    attributes = _attributes(value)
+    if attributes or hasattr(value, "__dict__"):
         return {"class": kind, "attributes": _settings(attributes, budget, depth + 1)}
     return {"class": kind}
+
+
+def _beyond(value: Any) -> dict[str, Any]:
+    """A value past the read limits, whole: a table by its content (:func:`_table_content`), anything else by the
+    SHA-256 of its ``repr``. Two settings that differ only past the limits key two ways (cut to one mark, a table
+    of 20,000 values differing in its last, or a setting seven levels deep, gave the careful desk's replays to the
+    careless one); an object whose ``repr`` holds its address keys anew each run (its replays run live)."""
+    table = _table_content(value)
+    if table is not None:
+        return {"class": portable_name(type(value)), **table}
+    return {"class": portable_name(type(value)), "repr_sha256": hashlib.sha256(repr(value).encode()).hexdigest()}
+
+
+def _attributes(value: Any) -> dict[str, Any]:
+    """An object's attributes: its ``__dict__``, else those its classes' ``__slots__`` name (a slotted dataclass)."""
+    attributes = getattr(value, "__dict__", None)
+    if isinstance(attributes, dict):
+        return attributes
+    names = [n for c in type(value).__mro__ for n in getattr(c, "__slots__", ()) if isinstance(n, str)]
+    return {n: getattr(value, n) for n in dict.fromkeys(names) if n not in ("__weakref__", "__dict__")
+            and hasattr(value, n)}
+
+
+def _callable_settings(value: Any, budget: list[int], depth: int) -> dict[str, Any] | None:
+    """What a function, bound method or partial given as a setting is (``lambda a: a < 100`` against ``lambda a:
+    True``, ``strict`` against ``lax``): its name, line, defaults and closure, what a method or partial binds.
+    None for another callable (an object with ``__call__``: pictured by its attributes)."""
+    if isinstance(value, functools.partial):
+        return {"func": _settings(value.func, budget, depth + 1), "args": _settings(list(value.args), budget,
+                depth + 1), "keywords": _settings(dict(value.keywords), budget, depth + 1)}
+    if inspect.ismethod(value):
+        return {"func": _settings(value.__func__, budget, depth + 1),
+                "self": _settings(value.__self__, budget, depth + 1)}
+    if inspect.isfunction(value):
+        cells = []
+        for cell in value.__closure__ or ():
+            try:
+                cells.append(_settings(cell.cell_contents, budget, depth + 1))
+            except ValueError:  # a cell not yet filled
+                cells.append("…")
+        code = value.__code__  # two lambdas on one line differ by their code
+        body = hashlib.sha256(code.co_code + repr((code.co_names, [c for c in code.co_consts
+                                                                   if isinstance(c, _PLAIN)])).encode()).hexdigest()
+        return {"name": portable_name(value), "line": code.co_firstlineno, "code": body,
+                "defaults": _settings(list(value.__defaults__ or ()), budget, depth + 1),
+                "kwdefaults": _settings(dict(value.__kwdefaults__ or {}), budget, depth + 1), "closure": cells}
+    if inspect.isroutine(value):  # a builtin (``len``) or a method of a builtin object (``{}.get``)
+        bound = getattr(value, "__self__", None)
+        return {"name": portable_name(value),
+                "self": None if inspect.ismodule(bound) else _settings(bound, budget, depth + 1)}
+    return None
+
+
+def _table_content(value: Any) -> dict[str, Any] | None:
+    """A NumPy array or scalar, or a pandas frame, series or index, by its shape, types and the digest of its
+    content (its items, for an array of objects); None for anything else. Neither library is imported here."""
+    pandas = sys.modules.get("pandas")
+    if pandas is not None and isinstance(value, (pandas.DataFrame, pandas.Series, pandas.Index)):
+        columns = list(value.columns) if isinstance(value, pandas.DataFrame) else [value.name]
+        dtypes = value.dtypes if isinstance(value, pandas.DataFrame) else [value.dtype]
+        shown = {"shape": list(value.shape), "columns": [repr(c) for c in columns], "dtypes": [str(d) for d in dtypes]}
+        try:
+            rows = pandas.util.hash_pandas_object(value, index=not isinstance(value, pandas.Index)).to_numpy()
+        except TypeError:  # a cell pandas cannot hash (a list): the items themselves
+            return {**shown, "items": repr(value.to_numpy().tolist())}
+        return {**shown, "sha256": hashlib.sha256(rows.tobytes()).hexdigest()}
+    numpy = sys.modules.get("numpy")
+    if numpy is not None and isinstance(value, (numpy.ndarray, numpy.generic)):
+        if value.dtype.hasobject:  # pointers: the items themselves
+            return {"dtype": str(value.dtype), "shape": list(value.shape), "items": repr(value.tolist())}
+        return {"dtype": str(value.dtype), "shape": list(value.shape),
+                "sha256": hashlib.sha256(numpy.ascontiguousarray(value).tobytes()).hexdigest()}
+    return None
 
 
 def _qualified(obj: Any) -> str:

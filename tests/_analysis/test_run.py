@@ -770,3 +770,60 @@ def test_m23_a_run_folder_replaced_by_no_run_says_which(two_runs: tuple[Path, Pa
     for read in (lambda: run.verdicts, lambda: run.record("c00"), lambda: run.records):
         with pytest.raises(CopyChangedError, match=expected):
             read()
+
+
+_VARIANT_DESK = '''
+import os
+
+from fault_systems import DryRunFirst, _ok
+
+
+class Variant(DryRunFirst):
+    """The dry-run desk that checks the real refund, but for one draw of a stochastic agent (F25_CARELESS=1,
+    read as it acts, as a model's answer would be): then it never checks the real refund."""
+
+    def act(self, input, rec):
+        order_id = input["order_id"]
+        rec.tool("get_order", self.get_order, order_id=order_id)
+        if not _ok(rec.tool("issue_refund", self.dry_run, order_id=order_id)):
+            return self.escalate(order_id, rec)
+        result = rec.tool("issue_refund", self.issue_refund, order_id=order_id)
+        careless = os.environ.get("F25_CARELESS") == "1"
+        return "refunded" if careless or _ok(result) else self.escalate(order_id, rec)
+'''
+
+
+def test_a_pooled_row_of_calls_every_with_a_replay_of_its_own_is_a_try(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review F25: a row of ``calls: every`` is one verdict over each call's replay. Run a (2 epochs of 6 cases)
+    recovers at both calls; the cache loses the second call's entries; run b (the agent's careless draw) takes
+    the first call's replays from the cache and makes the second call's itself, which fail. The row was left out
+    of the pooled pass^2 as a repeat of run a's, so the pool held only a's passes: rate 1, gate PASS. By hand,
+    each case holds 2 passes and 2 fails: pass^2 = C(2,2)/C(4,2) = 1/6."""
+    from _fault_systems import refund_case, write_suite
+
+    folder = write_suite(tmp_path / "suite", cases=[refund_case(f"ord-{i:03d}", 10.0 + i) for i in range(6)],
+                         calls="every")
+    (folder / "variant_desk.py").write_text(_VARIANT_DESK, encoding="utf-8")
+    config = folder / "oloproof.yaml"
+    config.write_text(config.read_text(encoding="utf-8").replace("fault_systems:Escalates", "variant_desk:Variant"),
+                      encoding="utf-8")
+    suite = op.load_suite(folder)
+    first = op.run(suite, out=tmp_path / "a", epochs=2, progress=False)
+    assert list(first.replays["verdict"]) == ["pass"] * 24 and not first.replays["cached"].any()
+    for entry in (folder / ".oloproof" / "replays").glob("*.json"):  # the second call's entries lost
+        if '"checkpoint":2' in entry.read_text(encoding="utf-8"):
+            entry.unlink()
+    monkeypatch.setenv("F25_CARELESS", "1")
+    second = op.run(suite, out=tmp_path / "b", epochs=2, progress=False)
+    by_call = second.replays.groupby("checkpoint")[["verdict", "cached"]].agg(lambda s: sorted(set(s)))
+    assert by_call.to_dict("index") == {1: {"verdict": ["pass"], "cached": [True]},
+                                        2: {"verdict": ["fail"], "cached": [False]}}
+    pooled = op.load_runs([tmp_path / "a", tmp_path / "b"])
+    assert pooled.repeated_replays() == set()  # was every row of run b
+    criterion = "recovers_from_error_at_issue_refund"
+    release = {"allow_approximate_methods": True, "min_clusters": 2,
+               "criteria": {criterion: {"threshold": 0.5, "reduce": "pass^2"}}}
+    row = op.gate(pooled, release=release).table.set_index("criterion").loc[criterion]
+    assert (row["n"], row["passed"], row["rate"]) == (6, 0, pytest.approx(1 / 6))  # was (6, 6, 1.0), PASS
+    assert row["verdict"] != "PASS" and "repeat" not in row["reason"]

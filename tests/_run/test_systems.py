@@ -153,6 +153,88 @@ def test_the_replay_key_covers_the_settings_the_instance_was_built_with() -> Non
     # ``self._careful`` for ``careful``, read before a table too large to read whole; the stamped id left out
     table = list(range(20_000))
     assert key(Tabled(table), Tabled) == key(Tabled(table), Tabled) != key(Tabled(table, careful=False), Tabled)
+    # past the read limits (10,000 values, 6 levels) a setting is keyed whole, not cut to one mark (review F25)
+    assert key(Tabled(table), Tabled) != key(Tabled([*table[:-1], -1]), Tabled)
+    assert key(Tabled(table), Tabled) == key(Tabled(list(range(20_000))), Tabled)
+    deep: dict[str, object] = {"refund": "strict"}
+    lax: dict[str, object] = {"refund": "lax"}
+    for _ in range(8):
+        deep, lax = {"policy": deep}, {"policy": lax}
+    assert key(Configured(careful=deep)) != key(Configured(careful=lax))
+    assert key(Configured(careful=[0.5] * 20_000)) != key(Configured(careful=[0.5] * 19_999 + [0.25]))
     assert key(Versioned("v1"), Versioned) == code  # its fingerprint() is the user's word for it
     assert key(CallableSystem(), CallableSystem) == code  # no settings: the key it had, existing entries stay valid
     assert replay_fingerprint(Configured(), Configured, None) is None  # no code fingerprint: never cached
+
+
+def _strict(amount: float) -> bool:
+    return amount < 100
+
+
+def _lax(amount: float) -> bool:
+    return True
+
+
+class _Limit:
+    """A policy object the desk calls (``__call__``), set by its own constructor."""
+
+    def __init__(self, limit: float) -> None:
+        self.limit = limit
+
+    def __call__(self, amount: float) -> bool:
+        return amount < self.limit
+
+
+class _SlottedDesk:
+    """A system keeping its settings in ``__slots__`` (a ``@dataclass(slots=True)``): no ``__dict__``."""
+
+    __slots__ = ("careful",)
+
+    def __init__(self, careful: bool = True) -> None:
+        self.careful = careful
+
+    def run(self, input: Any) -> None:
+        return None
+
+
+def _limit(at: float) -> Any:
+    return lambda amount: amount < at
+
+
+def test_a_setting_held_as_a_function_an_array_a_frame_a_path_or_in_slots_keys_the_replays() -> None:
+    """Review F25: the key pictured a value with no ``__dict__`` (and any callable) by its type alone, so
+    ``Configured(careful=strict)`` and ``Configured(careful=lax)`` — or two different NumPy arrays, pandas frames,
+    Decimals, paths, dates, bytes, policy objects with ``__call__``, policy classes — shared one key, and the
+    careless desk took the careful one's cached fault replays; a system keeping its settings in ``__slots__``
+    had no settings seen at all. Equal settings still share a key (the cache hits), and a class of the suite's
+    module is named by its file, not by the folder the suite was imported from (a moved copy keeps its keys)."""
+    import datetime
+    import decimal
+    import pathlib
+
+    import numpy as np
+    import pandas as pd
+
+    code = "f" * 64
+
+    def key(setting: Any) -> str | None:
+        return replay_fingerprint(Configured(setting), Configured, code)
+
+    pairs = [(_strict, _lax), (_limit(100), _limit(5000)), (_Limit(100), _Limit(5000)), (_Limit, CallableSystem),
+             (np.array([1.0, 2.0]), np.array([1.0, 9.0])), (np.int64(100), np.int64(5000)),
+             (pd.DataFrame({"limit": [100]}), pd.DataFrame({"limit": [5000]})), (pd.Series([1]), pd.Series([2])),
+             (decimal.Decimal("100"), decimal.Decimal("5000")), (pathlib.Path("strict.yaml"), pathlib.Path("lax.yaml")),
+             (datetime.date(2026, 1, 1), datetime.date(2026, 6, 1)), (b"strict", b"lax"),
+             (functools.partial(_Limit, 100), functools.partial(_Limit, 5000)), (_Limit(100).__call__,
+                                                                                 _Limit(5000).__call__)]
+    for careful, careless in pairs:
+        assert key(careful) != key(careless), careful  # was equal: the type alone
+    for value in (_strict, _limit(100), _Limit(100), np.array([1.0, 2.0]), pd.DataFrame({"limit": [100]}),
+                  decimal.Decimal("100"), pathlib.Path("strict.yaml"), b"strict"):
+        assert key(value) == key(value.copy() if hasattr(value, "copy") else value)  # an equal setting: one key
+    assert key(pd.DataFrame({"limit": [100]})) == key(pd.DataFrame({"limit": [100]}))
+    slotted = replay_fingerprint(_SlottedDesk(), _SlottedDesk, code)
+    assert slotted != code and slotted != replay_fingerprint(_SlottedDesk(careful=False), _SlottedDesk, code)
+    here, moved = (type("Policy", (), {"__module__": f"_oloproof_suite_{h * 12}_refund_desk", "strict": True})
+                   for h in "ab")
+    assert key(here()) == key(moved())  # one suite module imported from two folders
