@@ -231,23 +231,22 @@ _BY_REPR = (complex, decimal.Decimal, fractions.Fraction, pathlib.PurePath, date
 
 
 def _settings(value: Any, budget: list[int], depth: int = 0) -> Any:
-    """A JSON picture of ``value`` for the replay key: text, integers, booleans and None as they are, a float by
-    its ``repr``, lists, tuples and dicts item by item (a dict's plain values first), a set sorted, bytes and a
-    NumPy array or pandas object by the digest of their content, a class or function by its name (a function with
-    its line, defaults and closure), a bound method or partial by what it binds, a number, path, date or UUID by
-    its ``repr``, an object by its class and attributes (``__dict__`` or ``__slots__``), anything else by its type;
-    read item by item to :data:`_SETTINGS_DEPTH` levels and :data:`_SETTINGS_NODES` values, what lies beyond by
-    the digest of its text (:func:`_beyond`). A class is named by :func:`~.._config.imports.portable_name` (a
-    suite's module by its file), so a moved suite keeps its keys."""
+    """A JSON picture of ``value`` for the replay key: text, numbers, booleans and None as they are (JSON writes a
+    float by its ``repr``; as text, ``0.5`` and ``"0.5"`` shared their replays), lists, tuples and dicts item by item
+    (a dict's plain values first), a set sorted, bytes and a NumPy array or pandas object by the digest of their
+    content, a class or function by its name (a function with its line, defaults and closure), a bound method or
+    partial by what it binds, a number, path, date or UUID by its ``repr``, an object by its class and attributes
+    (``__dict__`` or ``__slots__``), anything else by its type; read item by item to :data:`_SETTINGS_DEPTH` levels
+    and :data:`_SETTINGS_NODES` values, what lies beyond by the digest of its text (:func:`_beyond`). A class is
+    named by :func:`~.._config.imports.portable_name` (a suite's module by its file), so a moved suite keeps its
+    keys."""
     budget[0] -= 1
     if budget[0] < 0 or depth > _SETTINGS_DEPTH:
         return _beyond(value)
     if isinstance(value, (list, tuple, set, frozenset, dict)) and len(value) > budget[0]:
         return _beyond(value)
-    if value is None or isinstance(value, (str, bool, int)):
-        return value if not isinstance(value, int) or isinstance(value, bool) or abs(value) < 2**53 else str(value)
-    if isinstance(value, float):
-        return repr(value)
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value  # never as text: 0.5 (JSON writes its repr) and "0.5" from the environment are two settings
     if isinstance(value, (list, tuple)):
         return [_settings(v, budget, depth + 1) for v in value]
     if isinstance(value, (set, frozenset)):  # in an order of their own: a set's is not the same from run to run

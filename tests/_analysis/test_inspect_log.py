@@ -743,6 +743,17 @@ def test_json_depth_counts_brackets_outside_strings_as_a_hand_count(value: Any) 
         assert json_depth(text.encode("utf-8")) == _depth(value)
 
 
+@given(st.dictionaries(_tricky, _json, max_size=4))
+@settings(max_examples=300, deadline=None)
+def test_top_keys_are_the_keys_json_reads_at_the_top_of_the_object(value: dict[str, Any]) -> None:
+    """Mutation round 31: the keys ``_top_keys`` finds in a whole JSON object are those ``json.loads`` reads at its
+    top, as written (quoted, escapes kept), with lists and objects of any nesting before and after them."""
+    from oloproof_nb._analysis.inspect_log import _top_keys
+
+    for text in (json.dumps(value), json.dumps(value, indent=2, ensure_ascii=False)):
+        assert _top_keys(text.encode("utf-8")) == {json.dumps(k).encode("utf-8") for k in json.loads(text)}
+
+
 @pytest.mark.parametrize("kind", ["json", "eval"])
 def test_a_log_nested_too_deeply_is_refused_before_inspect_reads_it(logs: dict[str, Path], tmp_path: Path,
                                                                     kind: str) -> None:
@@ -1638,3 +1649,22 @@ def test_a_json_log_whose_keys_another_tool_sorted_is_never_left_out_of_its_fold
     listing.write_text(json.dumps({logs["eval"].name: {"eval": body["eval"], "version": 2}}, sort_keys=True),
                        encoding="utf-8")
     assert not is_inspect_log(listing)
+
+
+_HEADER = json.dumps({"eval": {"run_id": "r1", "task": "refunds"}, "plan": {}}, sort_keys=True)
+
+
+@pytest.mark.parametrize(("text", "is_log"), [
+    (_HEADER, True),
+    (_HEADER.replace('"run_id"', '"run"'), False),  # no "run_id": a JSON file of another tool
+    (_HEADER.replace('"task"', '"tasks"'), False),  # no "task"
+    ("// settings\n" + _HEADER, False),  # not a JSON object from its first byte (JSON with a comment)
+    (json.dumps({"runs": {"eval": {"run_id": "r1", "task": "refunds"}}}, sort_keys=True), False),  # one level down
+], ids=["log", "no-run_id", "no-task", "comment-first", "nested"])
+def test_a_json_file_with_sorted_keys_is_a_log_only_with_eval_at_its_top_naming_run_id_and_task(
+        tmp_path: Path, text: str, is_log: bool) -> None:
+    """Mutation round 31: the rule ``is_inspect_log``'s docstring gives for a log whose keys are in another order,
+    each part of it on its own."""
+    path = tmp_path / "log.json"
+    path.write_text(text, encoding="utf-8")
+    assert is_inspect_log(path) is is_log

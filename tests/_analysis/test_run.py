@@ -558,6 +558,30 @@ def test_one_record_of_another_run_anywhere_in_the_journal_is_refused(two_runs: 
                                         f"{other}, not run {own} that manifest.json names")
 
 
+def test_a_record_naming_another_run_is_refused_though_its_state_names_this_one(two_runs: tuple[Path, Path],
+                                                                                 tmp_path: Path) -> None:
+    """Mutation round 31: a record names its writer itself (``run_id``); its state naming the manifest's run does
+    not make up for that (either naming another run is refused). The record's own ``run_id`` was passed over
+    whenever the record held a state."""
+    import json
+
+    first, second = two_runs
+    forged = shutil.copytree(first, tmp_path / "forged")
+    shutil.rmtree(forged / "frames")
+    journal = forged / "cases.jsonl"
+    lines = journal.read_text(encoding="utf-8").splitlines(keepends=True)
+    record = json.loads(lines[3])
+    own, other = op.load_run(first).run_id, op.load_run(second).run_id
+    assert record["run_id"] == record["environment_state"]["run_id"] == own
+    record["run_id"] = other
+    lines[3] = json.dumps(record, ensure_ascii=False) + "\n"
+    journal.write_text("".join(lines), encoding="utf-8")
+    with pytest.raises(RunDirError) as caught:
+        op.gate(op.load_run(forged), criteria={"answer_matches": 0.5})
+    assert str(caught.value).startswith(f"{journal}: the record of case {record['case']['id']!r} was written by run "
+                                        f"{other}, not run {own} that manifest.json names")
+
+
 @pytest.mark.parametrize("duplicate", [lambda run: pickle.loads(pickle.dumps(run)), copy.deepcopy],
                          ids=["pickle", "deepcopy"])
 def test_a_pickled_or_deep_copied_run_reads_and_is_checked_as_the_run(two_runs: tuple[Path, Path],

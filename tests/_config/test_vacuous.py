@@ -6,6 +6,7 @@ import json
 import warnings
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -567,6 +568,30 @@ def test_with_calls_every_a_routine_escalation_must_follow_every_faulted_call(tm
     with pytest.warns(op.VacuousCheckWarning, match=r"escalate_tools 'send_receipt' called after 'issue_refund' in "
                       r"each of the 6 recorded case runs"):
         assert len(op.gate(after).findings) == 1
+
+
+def test_with_calls_every_a_failure_before_a_later_call_does_not_excuse_that_calls_routine_escalation() -> None:
+    """Mutation round 31, by hand on one recorded case run: refund (step 0), receipt (1), a lookup that failed (2),
+    refund (3), receipt (4). calls: every replays from 0 and from 3. From 0, the receipt at 1 came before anything
+    failed: routine. From 3 nothing failed, and the receipt at 4 follows: routine too, so the finding is made. The
+    failure at 2 lies before the second call: it was taken for the second call's too (keyed on the case run
+    alone), and the finding was lost."""
+    import pandas as pd
+
+    from oloproof_nb._analysis.gate import _routine_escalations
+
+    tools = ["issue_refund", "send_receipt", "lookup_order", "issue_refund", "send_receipt"]
+    steps = pd.DataFrame({"run_id": "r1", "case_id": "o0", "kind": "tool_call", "tool": tools,
+                          "step": range(5), "is_error": [False, False, True, False, False]})
+    ev = SimpleNamespace(type="fault_recovery", name="recovers", tool="issue_refund",
+                         escalate_tools=["send_receipt"], calls="every")
+    verdicts = pd.DataFrame({"criterion": ["recovers"], "verdict": ["pass"], "reason": ["step 0: escalated"]})
+    run = SimpleNamespace(config=SimpleNamespace(evaluators=[ev]), verdicts=verdicts, steps=steps)
+    found = _routine_escalations(run)  # type: ignore[arg-type]
+    assert list(found) == ["recovers"] and "each of the 1 recorded case runs" in found["recovers"]
+    assert _routine_escalations(SimpleNamespace(  # type: ignore[arg-type]
+        config=SimpleNamespace(evaluators=[ev]), verdicts=verdicts,
+        steps=steps.assign(is_error=[False, False, False, False, True]))) == {}  # the last receipt failed
 
 
 def test_a_routine_escalation_the_faulted_replays_do_not_make_is_no_finding(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ allowed, as GitHub and most previewers render) and the standard library's HTML p
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 import pandas as pd
@@ -124,3 +125,18 @@ def test_a_cell_at_the_pad_limit_is_padded_and_a_long_one_keeps_its_text() -> No
                          [terminal_text("\x001\x00") + over, "3"], ["n", "4"]]
     lines = markdown_table(pd.DataFrame({"x": ["s", over]})).splitlines()
     assert len(lines[2]) < 10 and over in lines[3]
+
+
+def test_a_long_cell_is_written_as_a_short_one_without_its_spaces_and_a_long_header_widens_no_line() -> None:
+    """Mutation round 31: tabulate writes a short cell without the spaces around it (``"  s  "`` as ``| s   |``);
+    a long cell, held out of the padding, is written without them too. A header over MD_PAD_LIMIT is held out too:
+    the lines below it stay as narrow as their cells."""
+    from oloproof_nb._display.markdown import MD_PAD_LIMIT
+
+    over = "b" * (MD_PAD_LIMIT + 1)
+    assert markdown_table(pd.DataFrame({"x": ["  s  "]})).splitlines()[2] == "| s   |"
+    line = markdown_table(pd.DataFrame({"x": ["  " + over + "  "]})).splitlines()[2]
+    assert re.fullmatch(r"\| " + over + r" +\|", line)  # no space before it; after it, the column's padding
+    head = "h" * (MD_PAD_LIMIT + 1)
+    lines = markdown_table(pd.DataFrame({head: ["s", "t"]})).splitlines()
+    assert re.fullmatch(r"\| " + head + r" +\|", lines[0]) and [len(line) for line in lines[1:]] == [7, 7, 7]

@@ -150,3 +150,51 @@ def test_a_case_longer_than_keep_still_finds_the_version_the_case_before_it_left
     assert shown.shown_before(other, clock[0] - timedelta(seconds=5)) is False
     clock[0] = t0 + timedelta(seconds=130)
     assert shown.shown_before(_evidence(row), epoch_2_started) is True
+
+
+def _version(artifact_id: str) -> tuple[str, datetime, str, str]:
+    return (artifact_id, datetime(2026, 7, 25, 13, tzinfo=timezone.utc), "ab" * 32, "sha256")
+
+
+def test_only_versions_beyond_the_limit_and_noted_more_than_keep_ago_are_dropped_oldest_first(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mutation round 31, by hand counts over a small LIMIT: a young version is never dropped, however many are
+    held; once more than LIMIT are held, the oldest of those noted more than KEEP ago go until LIMIT are left; one
+    noted exactly KEEP ago is not more than KEEP ago; and a version noted again at an earlier time is dropped by
+    that time, not by the later note's."""
+    t0 = datetime(2026, 7, 25, 14, tzinfo=timezone.utc)
+    clock = [t0]
+    monkeypatch.setattr("oloproof_nb._run.context.utc_now", lambda: clock[0])
+    keep, tick = ShownArtifacts.KEEP, timedelta(seconds=1)
+    ids = [f"a{i}" for i in range(1, 6)]
+
+    def held(shown: ShownArtifacts) -> dict[str, datetime]:
+        return {key[0]: at for key, at in shown.entries(ids)}
+
+    shown = ShownArtifacts()
+    shown.LIMIT = 3
+    shown.seed([(_version(a), t0) for a in ids[:3]])
+    clock[0] = t0 + tick
+    shown.seed([(_version("a4"), t0 + tick)])
+    assert sorted(held(shown)) == ["a1", "a2", "a3", "a4"]  # 4 > LIMIT, but none is older than KEEP
+    clock[0] = t0 + keep + tick  # a1, a2, a3 are now more than KEEP old; a4 exactly KEEP
+    shown.seed([(_version("a5"), clock[0])])
+    assert sorted(held(shown)) == ["a3", "a4", "a5"]  # 5 held: a1 and a2 go, and LIMIT = 3 are left
+
+    edge = ShownArtifacts()
+    edge.LIMIT = 1
+    edge.seed([(_version("a1"), t0)])
+    clock[0] = t0 + keep
+    edge.seed([(_version("a2"), clock[0])])
+    assert sorted(held(edge)) == ["a1", "a2"]  # a1 noted exactly KEEP ago: kept
+    clock[0] = t0 + keep + timedelta(microseconds=1)
+    edge.seed([(_version("a3"), clock[0])])
+    assert sorted(held(edge)) == ["a2", "a3"]
+
+    again = ShownArtifacts()
+    again.LIMIT = 2
+    clock[0] = t0
+    again.seed([(_version("a1"), t0 + 10 * tick), (_version("a1"), t0)])  # the earliest time is kept
+    clock[0] = t0 + 200 * tick
+    again.seed([(_version("a2"), clock[0])])
+    assert held(again) == {"a1": t0, "a2": clock[0]}  # the note at t0 + 10 s went; a1's note at t0 is its own

@@ -864,3 +864,31 @@ def test_evidence_observed_by_a_clock_ahead_of_this_machines_shows_no_freshness(
     assert evidence is None
     assert why is not None and why.startswith("observe() reported an observation at ")
     assert "after this machine's clock" in why
+
+
+@pytest.mark.parametrize("as_evidence", [False, True])
+@pytest.mark.parametrize(("after_s", "refused"), [(-3600.0, False), (0.0, False), (2.0, False), (2.000001, True)])
+def test_a_systems_observation_is_refused_only_when_more_than_two_seconds_after_this_machines_clock(
+        monkeypatch: pytest.MonkeyPatch, as_evidence: bool, after_s: float, refused: bool) -> None:
+    """Mutation round 31, on a frozen clock: an observation an hour before now, at now, or exactly
+    FUTURE_MTIME_TOLERANCE (2 s) after now is the system's own evidence; one a microsecond later is refused; the
+    same whether ``observe()`` returns an Evidence or a dict of its fields."""
+    from oloproof_nb._core.receipts import FUTURE_MTIME_TOLERANCE, Evidence
+    from oloproof_nb._run.observe import collect_evidence
+
+    assert FUTURE_MTIME_TOLERANCE == timedelta(seconds=2)
+    monkeypatch.setattr("oloproof_nb._run.observe.utc_now", lambda: T0)
+    seen = T0 + timedelta(seconds=after_s)
+    fields = {"artifact_id": "refund-57", "observed_at": seen, "modified_at": T0 - timedelta(hours=2),
+              "sha256": "ab" * 32, "evidence_source": "sqlite_refunds"}
+
+    class Refunds:
+        def observe(self, artifact_id: str) -> Any:
+            return Evidence(**fields) if as_evidence else fields
+
+    evidence, why = collect_evidence(OutcomeContract(artifact_id="refund-57"), Refunds(), call=lambda f: f(),
+                                     validators={}, timeout_s=None, suite_root=None)
+    if refused:
+        assert evidence is None and why is not None and "after this machine's clock" in why
+    else:
+        assert why is None and evidence is not None and evidence.observed_at == seen

@@ -4,6 +4,10 @@ what a factory built can run, its version (mutation round 10: edges no other tes
 from __future__ import annotations
 
 import functools
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -238,3 +242,68 @@ def test_a_setting_held_as_a_function_an_array_a_frame_a_path_or_in_slots_keys_t
     here, moved = (type("Policy", (), {"__module__": f"_oloproof_suite_{h * 12}_refund_desk", "strict": True})
                    for h in "ab")
     assert key(here()) == key(moved())  # one suite module imported from two folders
+
+
+def _built(careful: bool) -> CallableSystem:
+    return CallableSystem()
+
+
+def _nested(levels: int, value: Any) -> Any:
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+def test_the_replay_key_reads_a_partials_keywords_six_levels_and_ten_thousand_values() -> None:
+    """Mutation round 31, by hand counts. A partial's keyword counts whatever the instance keeps (here the same
+    instance for both), also for a system with no constructor settings of its own. A value inside six lists is
+    read (the attribute's value is level 0; ``_SETTINGS_DEPTH`` levels below it are read). ``_SETTINGS_NODES``
+    values are read: a list of 9,999 items is 10,000 values with itself, so its last item still counts. A dict's
+    plain values are read before a table it holds, and a bool is not the integer it equals (``str(True)`` is not
+    ``str(1)``: a prompt built from it differs)."""
+    from oloproof_nb._run.systems import _SETTINGS_DEPTH, _SETTINGS_NODES
+
+    code = "f" * 64
+
+    def key(instance: Any, target: Any = Configured) -> str | None:
+        return replay_fingerprint(instance, target, code)
+
+    made = Configured()
+    assert key(made, functools.partial(Configured, careful=True)) != key(made, functools.partial(Configured,
+                                                                                                 careful=False))
+    plain = CallableSystem()  # no constructor settings of its own: the partial's alone make its key
+    assert key(plain, functools.partial(_built, True)) != key(plain, functools.partial(_built, False))
+    assert (_SETTINGS_DEPTH, _SETTINGS_NODES) == (6, 10_000)
+    assert key(Configured(_nested(6, 1))) != key(Configured(_nested(6, 2)))
+    assert key(Configured([0] * 9_998 + [1])) != key(Configured([0] * 9_998 + [2]))
+    table = list(range(20_000))
+    assert key(Configured({"table": table, "retries": 0})) != key(Configured({"table": table, "retries": 3}))
+    assert key(Configured(True)) != key(Configured(1)) and key(Configured(False)) != key(Configured(0))
+
+
+def test_the_replay_key_of_a_set_is_the_same_in_every_process() -> None:
+    """A set's order changes with ``PYTHONHASHSEED`` from one process to the next: its members are sorted, so four
+    processes with four seeds give one key (mutation round 31: unsorted, a set setting made every replay live)."""
+    script = ("from oloproof_nb._run.systems import replay_fingerprint\n"
+              "class Desk:\n"
+              "    def __init__(self, tools):\n"
+              "        self.tools = tools\n"
+              "tools = {'refund', 'escalate', 'lookup', 'cancel', 'notify', 'audit', 'hold', 'ship'}\n"
+              "print(replay_fingerprint(Desk(tools), Desk, 'f' * 64))\n")
+    keys = {subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                           cwd=Path(__file__).resolve().parents[2], env={**os.environ, "PYTHONHASHSEED": seed}
+                           ).stdout.strip() for seed in ("0", "1", "2", "3")}
+    assert len(keys) == 1 and len(next(iter(keys))) == 64
+
+
+def test_a_float_or_a_large_integer_setting_is_not_the_text_that_spells_it() -> None:
+    """Mutation round 31: a float was keyed by its ``repr`` and an integer from 2**53 by ``str``, as text, so
+    ``Desk(threshold=0.5)`` and ``Desk(threshold="0.5")`` (a factory reading it from the environment) shared
+    their replays, though ``0.7 > "0.5"`` raises where ``0.7 > 0.5`` does not."""
+    code = "f" * 64
+
+    def key(value: Any) -> str | None:
+        return replay_fingerprint(Configured(value), Configured, code)
+
+    assert key(0.5) != key("0.5") and key(2**60) != key(str(2**60)) and key(1.0) != key(1)
+    assert key(float("nan")) == key(float("nan")) != key("nan")

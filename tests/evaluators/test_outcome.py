@@ -406,6 +406,17 @@ def test_a_pass_on_contracts_that_check_no_content_says_so(outcome_suite: Callab
             "file, an empty one included, was verified"))
 
 
+def test_only_the_outcome_criterions_pass_says_its_content_is_unchecked(outcome_suite: Callable[..., Path]) -> None:
+    """Mutation round 31: the note is about the contracts, so it goes to the outcome criterion's PASS alone; the
+    answer criterion of the same run (24 of 24 answers ``done`` as expected) passes with the plain reason."""
+    cases = [case(f"ok{i:02d}", {"artifact_id": "good"}, write=["good"], n=i) for i in range(24)]
+    root = outcome_suite(cases, release={"criteria": {"outcome_verified": 0.8, "answer_matches": 0.8}})
+    table = op.gate(op.run(op.load_suite(root), progress=False)).table.set_index("criterion")
+    assert table.loc["outcome_verified", "reason"].startswith("ci_low_at_or_above_threshold; outcome_content_unchecked")
+    assert (table.loc["answer_matches", "verdict"], table.loc["answer_matches", "reason"]) == (
+        "PASS", "ci_low_at_or_above_threshold")
+
+
 def test_a_wait_leaves_a_fail_a_fail(outcome_suite: Callable[..., Path]) -> None:
     """A wait holds back a PASS only: 0 of 24 delivered outcomes verified is a FAIL at 0.8 whatever waits (by hand,
     Clopper–Pearson's upper end 1 − 0.025^(1/24) = 0.1426), not INSUFFICIENT_EVIDENCE (mutation round 15, G31)."""
