@@ -168,8 +168,8 @@ def replay_fingerprint(instance: Any, target: Any, fingerprint: str | None) -> s
     str or None
         ``fingerprint`` itself when the system defines ``fingerprint()`` or has neither such an attribute nor a
         partial (the key it had before, so existing entries stay valid); else sha256(canonical_json({"code":
-        fingerprint, "settings": [[name, value] of each such attribute], "partial": [{"args", "keywords"} of
-        each partial]})).
+        fingerprint, "settings": [[name, value] of each such attribute], "partial": [each partial's function,
+        args and keywords]})).
 
     Notes
     -----
@@ -195,8 +195,7 @@ def replay_fingerprint(instance: Any, target: Any, fingerprint: str | None) -> s
     if vouched:
         return fingerprint
     budget = [_SETTINGS_NODES]
-    partials = [{"args": _settings(list(layer.args), budget), "keywords": _settings(dict(layer.keywords), budget)}
-                for layer in code_layers(target) if isinstance(layer, functools.partial)]
+    partials = [_settings(layer, budget) for layer in code_layers(target) if isinstance(layer, functools.partial)]
     attributes = sorted(_constructor_attributes(instance), key=lambda kv: not isinstance(kv[1], _PLAIN))  # plain first
     settings = [[name, _settings(value, budget)] for name, value in attributes]
     if not settings and not partials:  # built with no settings: the key it had, so existing entries stay valid
