@@ -34,7 +34,7 @@ from .._run.store import Fsync
 from ..errors import OloproofError, RunDirError, terminal_text
 from .html import html_table, render
 from .panel import CasePanel
-from .terminal import gate_size, run_size
+from .terminal import gate_size, pooled_note, run_size
 from .theme import fmt_interval, fmt_level, fmt_number
 
 __all__ = ["Run", "Gate", "run", "load_run", "load_runs", "from_inspect", "gate", "progress_bar"]
@@ -151,13 +151,17 @@ class Gate(_gate.Gate):
     #: The abrupt ends of the gated run's process (:func:`~oloproof_nb._analysis.gate.abrupt_ends`), read from its
     #: manifest by :func:`gate`: shown as the CLI shows them under its table, not a field of the decision.
     _abrupt_ends: tuple[AbruptEnd, ...] = field(default=(), kw_only=True)
+    #: The ids of the runs a pooled run was made of (:func:`load_runs`), in their order; empty for one run. Shown
+    #: under the verdict: ``n=36`` of a 9-case suite read as 36 cases of one run without it.
+    _pooled: tuple[str, ...] = field(default=(), kw_only=True)
 
     @classmethod
-    def of(cls, g: _gate.Gate, abrupt_ends: tuple[AbruptEnd, ...] = ()) -> Gate:
-        return cls(**{f.name: getattr(g, f.name) for f in fields(g)}, _abrupt_ends=abrupt_ends)
+    def of(cls, g: _gate.Gate, abrupt_ends: tuple[AbruptEnd, ...] = (), pooled: tuple[str, ...] = ()) -> Gate:
+        return cls(**{f.name: getattr(g, f.name) for f in fields(g)}, _abrupt_ends=abrupt_ends, _pooled=pooled)
 
     def __repr__(self) -> str:
         lines = [f"Gate: {self.verdict}" + (f" ({self.reason})" if self.reason else "")]
+        lines += [f"  {pooled_note(self._pooled)}"] if self._pooled else []
         lines += [f"  vacuous: {finding}" for finding in self.findings]
         lines += [f"  {_gate.abrupt_ends_note(self._abrupt_ends)}"] if self._abrupt_ends else []
         lines += [f"  {unscored_note(self.unscored)}"] if self.unscored else []
@@ -179,6 +183,7 @@ class Gate(_gate.Gate):
         return render("gate.html", verdict=self.verdict, reason=self.reason, clustered=self.clustered,
                       sizes=gate_size(self), confidence=fmt_level(self.release.confidence),
                       findings=self.findings, resumed=_gate.abrupt_ends_note(self._abrupt_ends),
+                      pooled=pooled_note(self._pooled) if self._pooled else "",
                       unscored=unscored_note(self.unscored, shown=20),
                       relaxed=_gate.relaxed_note(self.relaxed, than=self.weaker_than),
                       table=html_table(shown, fmt_number, styled=True))
@@ -551,7 +556,8 @@ def gate(run: _run.Run, release: ReleaseLike | None = None, *,
     """Apply the release gate to a run (see :func:`oloproof_nb._analysis.gate.gate` for the rule)."""
     run = _run.as_run(run, "gate: run")
     return Gate.of(_gate.gate(run, release, baseline=baseline, criteria=criteria, confidence=confidence,
-                              method=method), abrupt_ends=tuple(_gate.abrupt_ends(run)))
+                              method=method), abrupt_ends=tuple(_gate.abrupt_ends(run)),
+                   pooled=tuple(r.run_id for r in run.runs) if len(run.runs) > 1 else ())
 
 
 gate.__doc__ = _gate.gate.__doc__

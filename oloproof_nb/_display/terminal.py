@@ -13,6 +13,7 @@ import math
 import shutil
 import sys
 import textwrap
+from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
@@ -213,6 +214,16 @@ def run_size(run: Run) -> str:
         return f"{run.n_cases} {'case' if run.n_cases == 1 else 'cases'}"
     sources = run.cases["case_id"].nunique()
     return f"{sources} {'case' if sources == 1 else 'cases'}, {run.n_cases} case runs ({pooled})"
+
+
+def pooled_note(run_ids: Sequence[str]) -> str:
+    """``pooled: 2 runs (a, b); …``: what a pooled run's ``n`` counts, said under its gate's verdict.
+
+    Without it ``n=36`` of a 9-case suite pooled from four runs read as 36 cases of one run; a case's rows in
+    every run are one cluster (the interval rests on the suite's cases, not on the runs' rows).
+    """
+    return (f"pooled: {len(run_ids)} runs ({', '.join(run_ids)}); n counts a case once in each run that holds "
+            f"it, and its rows in all of them are one cluster")
 
 
 def gate_size(g: Gate) -> str:

@@ -262,3 +262,21 @@ def test_the_view_of_a_run_resumed_after_a_kill_says_its_case_run_in_flight_ran_
         assert _resumed_lines(pooled._repr_html_()) == [RESUMED]
         assert _resumed_lines(op.gate(pooled)._repr_html_()) == [RESUMED]
     assert "abrupt" not in clean._repr_html_() and _resumed_lines(clean._repr_html_()) == []  # not an empty line
+
+
+def test_a_gate_of_a_pooled_run_says_which_runs_it_pooled(resumed_and_clean: tuple[Any, Any]) -> None:
+    """Review R20: ``print(op.gate(pool))`` of two 6-case runs showed ``n=12`` and no word that two runs were
+    pooled, so it read as 12 cases of one run. The text and the HTML now name the runs, in the pool's order; a
+    gate of one run says nothing of pooling."""
+    import oloproof_nb as op
+
+    resumed, clean = resumed_and_clean
+    pooled = op.gate(op.load_runs([clean.directory, resumed.directory]))
+    note = (f"pooled: 2 runs ({clean.run_id}, {resumed.run_id}); n counts a case once in each run that holds it, "
+            "and its rows in all of them are one cluster")
+    assert repr(pooled).splitlines()[1] == f"  {note}"  # right under the verdict
+    assert set(pooled.table["n"]) == {12} and set(pooled.table["n_clusters"]) == {6}  # 6 cases twice, by hand
+    found = re.findall(r'<p class="oloproof-pooled">(.*?)</p>', pooled._repr_html_(), re.S)
+    assert [html.unescape(p) for p in found] == [note]
+    for one in (op.gate(clean), op.gate(resumed)):
+        assert "pooled" not in repr(one) and 'class="oloproof-pooled"' not in one._repr_html_()
