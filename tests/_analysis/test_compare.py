@@ -714,6 +714,25 @@ def test_a_check_written_differently_but_the_same_is_not_changed(make_suite: Cal
     assert "check_changed" not in " ".join(cmp.table["reason"]) and cmp.verdict == "NO_REGRESSION"
 
 
+def test_a_fault_criterion_with_calls_every_against_calls_first_is_check_changed(tmp_path: Path) -> None:
+    """README §3 (audit C10): runs with ``calls: first`` and with ``calls: every`` judge the fault criterion
+    differently, so ``op.compare`` calls it ``check_changed``; ``calls: first`` written out is the default: no
+    change."""
+    from _fault_systems import write_suite as write_fault_suite
+
+    runs = {calls: op.run(write_fault_suite(tmp_path / str(calls), calls=calls), out=tmp_path / f"run-{calls}",
+                          progress=False) for calls in (None, "first", "every")}
+
+    def reasons(candidate: str) -> dict[str, str]:
+        table = op.compare(runs[None], runs[candidate]).table
+        return {c: r.split(";")[0] for c, r in zip(table["criterion"], table["reason"], strict=True)}
+
+    fault = "recovers_from_error_at_issue_refund"
+    every = reasons("every")
+    assert every[fault] == "check_changed" and [c for c, r in every.items() if r == "check_changed"] == [fault]
+    assert "check_changed" not in reasons("first").values()
+
+
 # -- the code of a check: python checks and registered validators ---------------------------------------------
 
 STRICT_CHECK = "def done(case, initial_state, final_state, trajectory):\n    return trajectory.answer == 'ok'\n"

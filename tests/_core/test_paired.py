@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import math
+import re
 import sys
 from pathlib import Path
 
@@ -412,3 +413,45 @@ def test_the_documented_coverage_figures_are_the_tables() -> None:
     at_50, at_100 = (sorted(float(r[f"n = {n}"].rstrip("%")) for r in stochastic) for n in (50, 100))
     assert (f"low > truth in {at_50[0]:.1f}–{at_50[-1]:.1f}% (n = 50) and {at_100[0]:.1f}–{at_100[-1]:.1f}% "
             "(n = 100)") in notes
+
+
+def test_the_readmes_paired_coverage_figures_are_the_tables() -> None:
+    """README §6a's "Coverage, measured" and "Two runs of a stochastic agent" quote benchmarks/paired.md: the
+    simulated table's largest misses per design, the exact table's row of agents passing 70% and 60% of the time,
+    and the worst truth its prose gives per n (audit C10: checked by hand only). A table made again must change the
+    README with it."""
+    from collections.abc import Callable
+
+    text = (_PATH.parents[2] / "benchmarks" / "paired.md").read_text(encoding="utf-8")
+    tables = [[line.strip("|").split("|") for line in block.splitlines() if line.startswith("| ")]
+              for block in text.split("\n\n")]
+    simulated, exact = [[dict(zip([c.strip() for c in t[0]], (c.strip() for c in line), strict=True))
+                         for line in t[1:]] for t in tables if t]
+    readme = " ".join((_PATH.parents[2] / "README.md").read_text(encoding="utf-8").split())
+
+    def worst(keep: Callable[[dict[str, str]], bool], sides: tuple[str, ...] = ("lower_miss", "upper_miss")) -> float:
+        return max(float(r[s]) for r in simulated if keep(r) for s in sides)
+
+    def pct(x: float) -> str:
+        return f"{100 * x:.2f}".rstrip("0").rstrip(".") + "%"
+
+    def cells(design: str, method: str = "cluster_t", taus: tuple[str, ...] = (), g: str = "") -> Callable[..., bool]:
+        return lambda r: (r["design"] == design and r["method"] == method and (not g or r["G"] == g)
+                          and (not taus or r["change"].split(",")[0] in taus))
+
+    assert worst(cells("repeat", taus=("tau=0.7",))) == 0
+    assert "true difference 0 and −0.03) no one-sided miss of the interval at all (nominal 2.5%)" in readme
+    rare = max(worst(cells("repeat", taus=("tau=0.95", "tau=0.99"))), worst(cells("row_flips")))
+    assert f"one by one with probability 0.02–0.1) at most **{pct(rare)}**" in readme
+    flips = worst(cells("cluster_flips", g="50"), ("lower_miss",))
+    assert f"a stress design, the lower miss reaches {pct(flips)} at G = 50" in readme
+    boot = [pct(worst(cells("repeat", "cluster_bootstrap", g=g))) for g in ("20", "50")]
+    assert f"bootstrap misses up to {boot[0]} at G = 20 and {boot[1]} at G = 50 (one side)" in readme
+    assert f"`two_runs` cells (G = 20 and 50, clusters of 1 or 1–6 rows) each miss is at most " \
+           f"{pct(worst(cells('two_runs')))}" in readme
+    (row,) = [r for r in exact if (r["p_b"], r["p_c"]) == ("0.7", "0.6")]
+    now = [f"{float(row[f'n = {n}'].rstrip('%')):.1f}%" for n in (50, 100)]
+    assert f"Now **{now[0]} and {now[1]}**" in readme
+    prose = " ".join(text.split()).split("a wrong NO_REGRESSION at most")[1].split("before)")[0]
+    per_n = [float(x) for x in re.findall(r"(\d+\.\d+)% at n = \d+", prose)]
+    assert len(per_n) == 4 and f"and at most **{max(per_n):.2f}%** over every truth (n = 20–100" in readme

@@ -357,6 +357,25 @@ def test_changes_mode_reads_initial_state_from_the_case() -> None:
     assert sm(mode="changes").evaluate(ctx).verdicts[0]["reason"] == "1 unexpected change: acct.attacker"
 
 
+def test_a_list_row_written_by_position_pins_it_there_and_one_written_with_its_key_does_not() -> None:
+    """README 1a (review W6, audit C10): ``op.leaf_diff`` gives a list row its position, so an ``expected.state`` built
+    from it (``{"messages": {"1": {...}}}``) pins the new message at position 1 even under a ``by_key`` rule, and an
+    agent that puts it at the head of the list fails; written as a list, each element with its key field
+    (``{"messages": [{"message_id": "m-2", ...}]}``), the message is matched wherever it stands. By hand."""
+    before = {"messages": [{"message_id": "m-1", "text": "hi"}], "cellular": False}
+    sent = {"message_id": "m-2", "text": "on my way"}
+    gold = {"messages": [before["messages"][0], sent], "cellular": True}
+    head = {"messages": [sent, before["messages"][0]], "cellular": True}  # the same message, put first
+    assert op.leaf_diff(before, gold) == [("cellular", False, True), ("messages.1.message_id", ABSENT, "m-2"),
+                                          ("messages.1.text", ABSENT, "on my way")]
+    ev = sm(mode="changes", lists={"messages": {"by_key": "message_id"}})
+    by_position = {"cellular": True, "messages": {"1": sent}}
+    with_key = {"cellular": True, "messages": [sent]}
+    assert ev.judge(by_position, gold, initial=before).verdicts[0]["verdict"] == "pass"
+    assert ev.judge(by_position, head, initial=before).verdicts[0]["verdict"] == "fail"
+    assert [ev.judge(with_key, after, initial=before).verdicts[0]["verdict"] for after in (gold, head)] == ["pass"] * 2
+
+
 @pytest.mark.parametrize(("options", "message"), [
     ({"mode": "subset", "ignore": ["a"]}, "'ignore' is used with mode 'changes' or 'whole'"),
     ({"mode": "changes", "ignore": ["a..b"]}, "empty key"),
