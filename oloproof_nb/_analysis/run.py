@@ -407,7 +407,8 @@ class Run:
         state reader holds one chunk's states at a time. ``done[0]`` counts the records of the chunks whose
         items were all taken."""
         run_scope = self._run_scope if any(ev.scope == "run" for ev in self.config.evaluators) else None
-        chunks = _of_the_run(self._journal.chunks(CHUNK, keep_states=False), self.directory, self.manifest.run_id)
+        chunks = _of_the_run(self._journal.chunks(CHUNK, keep_states=False), self.directory, self.manifest.run_id,
+                             self.manifest.epochs)
         return frames.journal_items(chunks if done is None else _counted(chunks, done), self.config.tool_errors,
                                     run_scope, self._some_states,
                                     self.unscored_ids)
@@ -728,15 +729,24 @@ def label_difference(a: Mapping[str, Sequence[Mapping[str, Any]]], b: Mapping[st
     return ""
 
 
-def _of_the_run(chunks: Iterator[Chunk], directory: Path, run_id: str) -> Iterator[Chunk]:
+def _of_the_run(chunks: Iterator[Chunk], directory: Path, run_id: str, epochs: int = 1) -> Iterator[Chunk]:
     """``chunks`` as they are, refusing a case record whose state another run wrote (its ``environment_state``
     names that run): a folder holding one run's manifest and another's journal (two runs' files merged into one
     folder) was gated on the other run's records under the manifest's name, system and settings (review R16: a
     regressed run's folder holding an earlier run's journal gated PASS). A record names its run itself (``run_id``)
     since this version, so a record without a state (a system without ``snapshot()``, a case that raised) is
-    checked too; one written before names no run unless its state does."""
+    checked too; one written before names no run unless its state does.
+
+    A record of an epoch the run does not have (not 1..``epochs``, the manifest's) is refused too: the completeness
+    check counts records, so a journal whose failing epoch-2 record was replaced by a passing one marked epoch 4
+    held 90 records for a run of 30 cases × 3 epochs and gated PASS on pass^3 (review R22)."""
     for chunk in chunks:
         for rec in chunk[0]:
+            epoch = (rec.get("case") or {}).get("epoch", 1)
+            if type(epoch) is not int or not 1 <= epoch <= epochs:  # bool is no epoch
+                raise RunDirError(f"{directory / CASES}: the record of case {(rec.get('case') or {}).get('id')!r} is "
+                                  f"of epoch {epoch!r}, but run {run_id} has epochs 1 to {epochs} (manifest.json); "
+                                  "the run directory is damaged")
             env = rec.get("environment_state")
             writer = rec.get("run_id", run_id)
             if writer == run_id and isinstance(env, dict):

@@ -582,6 +582,42 @@ def test_a_record_naming_another_run_is_refused_though_its_state_names_this_one(
                                         f"{other}, not run {own} that manifest.json names")
 
 
+def test_a_record_of_an_epoch_the_run_does_not_have_is_refused(make_suite: Callable[..., Path],
+                                                                tmp_path: Path) -> None:
+    """Review R22: the completeness check counts records, so a run of 30 cases × 3 epochs whose 3 failing epoch-2
+    records were replaced by their cases' passing epoch-1 records marked epoch 4 still held 90 records, and pass^3
+    read 30 of 30 (``oloproof gate``: PASS, exit 0) where the run gives 27 of 30 (BLOCK). A record of an epoch
+    outside 1..epochs (the manifest's) is refused as damage, naming the case, its epoch and the run's epochs."""
+    import json
+
+    from _epoch_systems import SCRIPTED
+
+    cases = [{"id": f"c{i:02d}", "input": {"plan": [True, i >= 3, True], "calls": [1, 1, 1], "n": i},
+              "expected": {"answer": "yes"}} for i in range(30)]
+    release = {"criteria": {"answer_matches": {"threshold": 0.8, "reduce": "pass^3"}}}
+    suite = op.load_suite(make_suite(cases, evaluators=[{"type": "answer_matches"}], system_code=SCRIPTED,
+                                     release=release, epochs=3))
+    run = op.run(suite, out=tmp_path / "run", progress=False)
+    assert op.gate(run).table.loc[0, ["n", "passed"]].tolist() == [30, 27]
+    forged = shutil.copytree(run.directory, tmp_path / "forged")
+    shutil.rmtree(forged / "frames")
+    journal = forged / "cases.jsonl"
+    records = [json.loads(line) for line in journal.read_text(encoding="utf-8").splitlines()]
+    lines = []
+    for record in records:
+        case = record["case"]
+        if case["id"] < "c03" and case.get("epoch") == 2:  # the failing try, replaced by epoch 1's as "epoch 4"
+            record = next(r for r in records if r["case"]["id"] == case["id"] and "epoch" not in r["case"])
+            record = {**record, "index": record["index"] + 90,
+                      "case": {"id": case["id"], "epoch": 4, **{k: v for k, v in record["case"].items() if k != "id"}}}
+        lines.append(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+    journal.write_text("".join(lines), encoding="utf-8")
+    with pytest.raises(RunDirError) as caught:
+        op.gate(op.load_run(forged))
+    assert str(caught.value) == (f"{journal}: the record of case 'c00' is of epoch 4, but run {run.run_id} has "
+                                 "epochs 1 to 3 (manifest.json); the run directory is damaged")
+
+
 @pytest.mark.parametrize("duplicate", [lambda run: pickle.loads(pickle.dumps(run)), copy.deepcopy],
                          ids=["pickle", "deepcopy"])
 def test_a_pickled_or_deep_copied_run_reads_and_is_checked_as_the_run(two_runs: tuple[Path, Path],
