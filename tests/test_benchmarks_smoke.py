@@ -139,4 +139,4 @@ def test_inspect_logs_smoke() -> None:
 
 def test_pooled_smoke() -> None:
     out = smoke("pooled.py")
-    assert "first call" in out and "repeat a replay another run of the pool holds" in out
+    assert "first call" in out and "repeat a try another run of the pool holds" in out

@@ -19,8 +19,9 @@ if TYPE_CHECKING:
 __all__ = ["epoch_counts", "repeated_rows", "REPEATED_NOTE", "ReducedSums", "reduced_sums"]
 
 #: How a reduced criterion's reason names the rows :func:`repeated_rows` left out (``{n}``: how many).
-REPEATED_NOTE = ("{n} fault replay row(s) repeat a replay another run of the pool holds (taken from the replay "
-                 "cache), so they are one try of the agent each and are counted once")
+REPEATED_NOTE = ("{n} row(s) repeat a try another run of the pool holds (a fault replay taken from the replay cache, "
+                 "or a case's epoch run by a system given its epoch), so they are one try of the agent each and are "
+                 "counted once")
 
 
 def repeated_rows(run: Run, verdicts: pd.DataFrame, criteria: Collection[str]) -> np.ndarray:
@@ -39,7 +40,7 @@ def repeated_rows(run: Run, verdicts: pd.DataFrame, criteria: Collection[str]) -
     alike (each fault replay of the later run from the cache) the rate and interval are as they were; where
     only some cases' replays came from the cache, those cases weigh more, and the rate and interval move.
     """
-    out = np.zeros(len(verdicts), dtype=bool)
+    out = _given_epoch_repeats(run, verdicts, criteria)
     faulted = set(criteria) & set(run.replays["criterion"].astype(str)) if len(run.runs) > 1 else set()
     repeated = run.repeated_replays() if faulted and len(verdicts) else set()
     if not repeated:
@@ -49,7 +50,36 @@ def repeated_rows(run: Run, verdicts: pd.DataFrame, criteria: Collection[str]) -
     epochs = part["epoch"] if "epoch" in part.columns else pd.Series(1, index=part.index)
     keys = zip(part["run_id"].astype(str), part["case_id"].astype(str), epochs.astype(int),
                part["criterion"].astype(str), strict=True)
-    out[rows] = np.fromiter((key in repeated for key in keys), dtype=bool, count=len(part))
+    out[rows] |= np.fromiter((key in repeated for key in keys), dtype=bool, count=len(part))
+    return out
+
+
+def _given_epoch_repeats(run: Run, verdicts: pd.DataFrame, criteria: Collection[str]) -> np.ndarray:
+    """Rows of ``criteria`` in a pooled run whose (case, epoch, criterion) an earlier run of the pool (in the pool's
+    order) holds, where the row's own run gave the system its epoch (``manifest.epoch_given``).
+
+    A system that declares ``epoch`` is given it so that it can seed itself per (case, epoch) (README §6b), and
+    such a system makes the same tries in every run: two 1-epoch runs of one that fails 6 of 30 cases in epoch 2
+    only, pooled, read pass^2 30 of 30 (a PASS at 0.7), where one run of 2 epochs reads 24 of 30 (review R22).
+    Nothing in the rows tells a seeded try from an agent that always acts the same way, but the runner knows
+    which systems it gave the epoch, so each repeat counts once: the pool holds fewer tries, and a case left
+    with fewer than k is ``too_few_epochs``. A system given its epoch that draws afresh anyway loses tries it
+    had; run it without the ``epoch`` parameter, or with more epochs in one run.
+    """
+    out = np.zeros(len(verdicts), dtype=bool)
+    given = [r.run_id for r in run.runs if r.manifest.epoch_given] if len(run.runs) > 1 else []
+    if not given or not len(verdicts) or not criteria:
+        return out
+    order = {r.run_id: i for i, r in enumerate(run.runs)}
+    rows = np.flatnonzero(verdicts["criterion"].astype(str).isin(set(criteria)).to_numpy())
+    part = verdicts.iloc[rows]
+    keys = pd.DataFrame({"place": part["run_id"].astype(str).map(order).to_numpy(),
+                         "case_id": part["case_id"].astype(str).to_numpy(),
+                         "epoch": part["epoch"].astype(int).to_numpy() if "epoch" in part.columns else 1,
+                         "criterion": part["criterion"].astype(str).to_numpy()})
+    first = keys.sort_values("place", kind="stable").duplicated(["case_id", "epoch", "criterion"]).sort_index()
+    mine = part["run_id"].astype(str).isin(given).to_numpy()
+    out[rows] = first.to_numpy() & mine
     return out
 
 

@@ -141,13 +141,18 @@ class Manifest(BaseModel):
     #: The ends of the run's process that a resume could not blame on the system, each with the case runs in
     #: flight that ran again (:class:`AbruptEnd`), in the order they happened. Absent when there was none.
     abrupt_ends: list[AbruptEnd] | None = None
+    #: The system's methods (``run``, ``replay``) that declare ``epoch``, so the runner gave them the case's epoch:
+    #: a system seeded by it makes the same tries in every run, and runs of it pooled hold epoch e once per run
+    #: (pass^k and pass@k count such a repeat once). Absent when none does, and in runs made before this version.
+    epoch_given: list[str] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The manifest as written to disk (``finished_at`` left out until the run finishes, ``journal_changed``
         unless a journal changed, ``follows`` unless the clock read an earlier time than a run before,
-        ``abrupt_ends`` unless there was one)."""
+        ``abrupt_ends`` unless there was one, ``epoch_given`` unless the system takes the epoch)."""
         # python mode: a suite's ``case_timeout_s: .inf`` stays a float (JSON mode would write null)
-        unset = {name for name in ("finished_at", "journal_changed", "follows", "abrupt_ends")
+        unset = {name for name in ("finished_at", "journal_changed", "follows", "abrupt_ends",
+                                           "epoch_given")
                  if getattr(self, name) is None}
         return self.model_dump(by_alias=True, exclude=unset)
 

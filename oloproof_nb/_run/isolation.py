@@ -57,6 +57,7 @@ from .case import died_reason, execute_case, failed_case
 from .context import RunSettings, ShownArtifacts
 from .observe import HeldBack, promised_artifacts, shared_files
 from .replay_cache import REPLAY_CACHE_DIR, ReplayCache
+from .sandbox import epoch_given
 from .store import how_it_ended
 from .systems import as_factory, build, code_fingerprint, release, replay_fingerprint, version_of
 from .timeouts import set_call_watch
@@ -149,7 +150,7 @@ def _worker_main(conn: multiprocessing.connection.Connection, spec: _Spec) -> No
     except BaseException:  # noqa: BLE001 - oloproof's own error: reported to the run's process
         conn.send(("internal", traceback.format_exc()))
         return
-    conn.send(("ready", version, fingerprint))
+    conn.send(("ready", version, fingerprint, epoch_given(system)))
     cache = ReplayCache(root / REPLAY_CACHE_DIR) if spec.cache else None
     shown = ShownArtifacts()  # every case this worker runs: an earlier case's artifact is stale in the next
     while True:
@@ -179,7 +180,7 @@ def _worker_main(conn: multiprocessing.connection.Connection, spec: _Spec) -> No
             except OloproofError as exc:
                 conn.send(("failed", str(exc)))
                 return
-            conn.send(("ready", version_of(system), fingerprint))
+            conn.send(("ready", version_of(system), fingerprint, epoch_given(system)))
 
 
 class ProcessWorkers:
@@ -198,6 +199,8 @@ class ProcessWorkers:
         self.shown = ShownArtifacts()
         self._workers: list[_Worker] = []
         self._identity: tuple[str | None, str | None] | None = None
+        #: The methods of the workers' system given the case's epoch (:func:`~.sandbox.epoch_given`).
+        self.epoch_given: list[str] | None = None
         self._run_id = ""
         self._append_replay: Callable[[ReplayRecord], None] = lambda record: None
 
@@ -327,7 +330,7 @@ class ProcessWorkers:
         if kind == "ready":
             identity = (message[1], message[2])
             if self._identity is None:
-                self._identity = identity
+                self._identity, self.epoch_given = identity, message[3]
             elif identity != self._identity:
                 raise OloproofError(f"{self._suite_file}: system: a worker process built a system with another "
                                     "version or code fingerprint than the run's; do not edit the system's code "

@@ -56,6 +56,7 @@ from .isolation import ProcessWorkers
 from .locate import follows, latest_hint
 from .observe import HeldBack, promised_artifacts, shared_files
 from .replay_cache import REPLAY_CACHE_DIR, ReplayCache
+from .sandbox import epoch_given
 from .store import (
     Fsync,
     InFlight,
@@ -148,14 +149,14 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
                                 "processes; do not pass system= or executor=")
         pool = ProcessWorkers(suite, workers, cache=cache)
         version, fingerprint = pool.start()
-        replay_print = fingerprint
+        replay_print, given = fingerprint, pool.epoch_given
     else:
         systems = _thread_systems(suite, system, workers, executor)
-        version, fingerprint = systems.version, systems.fingerprint
+        version, fingerprint, given = systems.version, systems.fingerprint, systems.epoch_given
         # an executor's workers check the run's code fingerprint against their own, and key their replays themselves
         replay_print = fingerprint if executor is not None else systems.replay_fingerprint
     try:
-        store, done = _open_store(suite, out, resume, version, fingerprint, fsync, run_id, epochs)
+        store, done = _open_store(suite, out, resume, version, fingerprint, fsync, run_id, epochs, given)
     except BaseException:
         if pool is not None:
             pool.stop()
@@ -303,6 +304,8 @@ class _Systems:
     fingerprint: str | None
     #: What keys the replay cache: the fingerprint and the settings the system was built with (None: not cached).
     replay_fingerprint: str | None
+    #: The methods of the system given the case's epoch (:func:`~.sandbox.epoch_given`), as the manifest records them.
+    epoch_given: list[str] | None = None
     #: Instances a finished thread run leaves: released (:func:`_release_left`) once the run is finished.
     left: list[Any] = field(default_factory=list)
 
@@ -343,7 +346,7 @@ def _thread_systems(suite: Suite, system: Any, workers: int, executor: Executor 
                                                  spec=suite.config.system if system is None else None,
                                                  timeout_s=timeout_s))
     replay = named(lambda: replay_fingerprint(first, target, fingerprint))
-    return _Systems(first, rebuild if fresh else None, version, fingerprint, replay)
+    return _Systems(first, rebuild if fresh else None, version, fingerprint, replay, epoch_given(first))
 
 
 def with_epochs(cases: Iterable[Case], epochs: int) -> Iterator[Case]:
@@ -355,7 +358,8 @@ def with_epochs(cases: Iterable[Case], epochs: int) -> Iterator[Case]:
 
 
 def _open_store(suite: Suite, out: str | Path | None, resume: bool, version: str | None, fingerprint: str | None,
-                fsync: Fsync, run_id: str | None, epochs: int | None) -> tuple[RunStore, set[tuple[str, int]]]:
+                fsync: Fsync, run_id: str | None, epochs: int | None,
+                given: list[str] | None = None) -> tuple[RunStore, set[tuple[str, int]]]:
     """Create (or lock and reopen) the run directory; the (case id, epoch) of the records it already holds."""
     # absolute: the journal's files are opened again by this path on every write, and a system may chdir
     if resume:
@@ -377,7 +381,8 @@ def _open_store(suite: Suite, out: str | Path | None, resume: bool, version: str
     manifest = Manifest(suite=suite.name, run_id=run_id, system_version=version, started_at=iso(started), follows=after,
                         oloproof_nb=__version__, n_cases=suite.n_cases,
                         epochs=suite.config.epochs if epochs is None else epochs, digests=suite.digests,
-                        code_fingerprint=fingerprint, suite_config=StoredSuite.model_validate(suite.manifest_config()))
+                        code_fingerprint=fingerprint, suite_config=StoredSuite.model_validate(suite.manifest_config()),
+                        epoch_given=given)
     return RunStore.create(directory, manifest, fsync=fsync), set()
 
 

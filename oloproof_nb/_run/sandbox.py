@@ -35,7 +35,8 @@ from ..errors import validation_problem
 from .timeouts import CaseTimeout, SystemRaised, call_with_timeout, describe_exception
 
 __all__ = ["SandboxResult", "SystemContractError", "run_case", "replay_case", "failure_reason",
-           "environment_state", "stored_trajectory", "trajectory_from_stored", "takes_epoch"]
+           "environment_state", "stored_trajectory", "trajectory_from_stored", "takes_epoch",
+           "epoch_given"]
 
 
 class SystemContractError(Exception):
@@ -224,6 +225,12 @@ def run_case(system: Any, case: Case, *, run_id: str, system_version: str | None
 def _epoch_keyword(system: Any, method: str, case: Case) -> dict[str, int]:
     """``{"epoch": e}`` when ``system.<method>`` declares ``epoch`` (see :func:`takes_epoch`), else nothing."""
     return {"epoch": case.epoch} if takes_epoch(system, method) else {}
+
+
+def epoch_given(system: Any) -> list[str] | None:
+    """The methods of ``system`` (``run``, ``replay``) the runner gives the case's epoch (:func:`takes_epoch`), as
+    the manifest records them (``epoch_given``); None for none."""
+    return [method for method in ("run", "replay") if takes_epoch(system, method)] or None
 
 
 def takes_epoch(system: Any, method: str = "run") -> bool:

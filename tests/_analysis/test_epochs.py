@@ -6,9 +6,11 @@ is computed again in the test from the verdict rows with ``math.comb`` (and a fe
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import random
+from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -627,13 +629,86 @@ def test_resume_drops_the_replays_of_epochs_not_recorded(tmp_path: Path) -> None
     assert len(keys) == len(set(keys))  # each (case, epoch) replayed once in the final journal
 
 
-def test_pooled_runs_count_as_epochs(runs: dict[int, op.Run]) -> None:
+def test_pooled_runs_of_a_system_given_its_epoch_count_each_epoch_once(runs: dict[int, op.Run]) -> None:
+    """Review R22: the coin is given its epoch and seeds itself by (case, epoch), so the 1-epoch run's epoch 1 is
+    the 3-epoch run's epoch 1 again, the same try. Pooled, the frames hold 4 rows a case, and pass^4 read the
+    4 rows as 4 tries (each case's pass^4 its pass^3). Now each (case, epoch) counts once: pass^4 has no case of
+    4 tries, and pass^3 of the pool is the 3-epoch run's own, counted here from the seeding rule by hand."""
     pooled = op.load_runs([runs[1].directory, runs[3].directory])
-    assert pooled.epochs == 4
+    assert pooled.epochs == 4 and {n for n, _ in _hand_counts(pooled).values()} == {4}  # the frames keep every row
+    assert [r.manifest.epoch_given for r in pooled.runs] == [["run"], ["run"]]
+    four = op.reduce_epochs(pooled, reduce="pass^4").set_index("criterion").loc["answer_matches"]
+    assert math.isnan(four["rate"]) and (four["cases"], four["left_out"]) == (0, 8)
+    assert four["reason"].startswith("no case has 4 rows; 8 row(s) repeat a try another run of the pool holds")
+    three = op.reduce_epochs(pooled, reduce="pass^3").set_index("criterion").loc["answer_matches"]
+    by_hand = [all(_coin(f"c{i}", P[i], e) for e in (1, 2, 3)) for i in range(8)]
+    assert three["rate"] == pytest.approx(np.mean(by_hand))
+    release = {"allow_approximate_methods": True, "min_clusters": 2,
+               "criteria": {"answer_matches": {"threshold": 0.01, "reduce": "pass^4"}}}
+    gated = op.gate(pooled, release=release).table.set_index("criterion").loc["answer_matches"]
+    assert (gated["verdict"], gated["n"]) == ("INSUFFICIENT_EVIDENCE", 0) and "too_few_epochs" in gated["reason"]
+
+
+EPOCH_TWO = '''
+class Desk:
+    """Answers wrong in epoch 2 of cases 0-5, right otherwise: seeded by its epoch, as README 6b advises."""
+    version = "desk-1"
+
+    def reset(self, state):
+        self.state = dict(state)
+
+    def snapshot(self):
+        return dict(self.state)
+
+    def run(self, input, epoch):
+        return {"answer": "no" if epoch == 2 and input["n"] < 6 else "ok", "status": "completed"}
+'''
+
+
+def test_two_one_epoch_runs_of_a_desk_seeded_by_epoch_are_not_pass_2(tmp_path: Path) -> None:
+    """README 6b's figures (review R22): a desk that fails 6 of 30 cases in epoch 2 only. Two 1-epoch runs pooled
+    read pass^2 30 of 30, a PASS at 0.7 (each run's epoch 1 is the same try); one 2-epoch run reads 24 of 30 (by
+    hand: cases 0-5 fail epoch 2), no PASS. The pool now holds one try a case: too_few_epochs, BLOCK."""
+    root = tmp_path / "suite"
+    root.mkdir()
+    (root / "desk.py").write_text(EPOCH_TWO, encoding="utf-8")
+    (root / "cases.jsonl").write_text("".join(json.dumps({"id": f"c{n:02d}", "input": {"n": n}, "initial_state": {},
+                                                          "expected": {"answer": "ok"}}) + "\n" for n in range(30)),
+                                      encoding="utf-8")
+    (root / "oloproof.yaml").write_text("name: desk\nsystem: desk:Desk\nevaluators:\n  - type: answer_matches\n",
+                                        encoding="utf-8")
+    suite = op.load_suite(root)
+    a, b = (op.run(suite, out=tmp_path / name, progress=False) for name in ("a", "b"))
+    two = op.run(suite, out=tmp_path / "two", epochs=2, progress=False)
+    release = {"criteria": {"answer_matches": {"threshold": 0.7, "reduce": "pass^2"}}}
+    alone = op.gate(two, release=release)
+    assert alone.table.loc[0, ["n", "passed"]].tolist() == [30, 24] and alone.verdict == "BLOCK"
+    pooled = op.gate(op.load_runs([a.directory, b.directory]), release=release)
+    row = pooled.table.set_index("criterion").loc["answer_matches"]
+    assert pooled.verdict == "BLOCK" and (row["n"], row["passed"]) == (0, 0)
+    assert "30 row(s) repeat a try another run of the pool holds" in row["reason"]
+    assert "30 case(s) with fewer than 2 rows left out of pass^2" in row["reason"]
+
+
+UNSEEDED = STOCHASTIC.replace("def run(self, input, epoch):", "def run(self, input):").replace(
+    'f"{input[\'id\']}/{epoch}"', 'f"{input[\'id\']}/{self.draw}"').replace(
+    "    def reset(self, state):", "    draw = 0\n\n    def reset(self, state):\n        type(self).draw += 1")
+
+
+def test_pooled_runs_of_a_system_not_given_its_epoch_keep_every_row(tmp_path: Path) -> None:
+    """A system whose ``run`` takes no ``epoch`` draws afresh at every reset (here a counter of the class): the
+    manifest records no ``epoch_given`` and a pool of its runs counts each of its rows as a try (hand count)."""
+    root = _suite(tmp_path / "suite")
+    (root / "sysmod.py").write_text(UNSEEDED, encoding="utf-8")
+    suite = op.load_suite(root)
+    one, three = (op.run(suite, epochs=k, out=tmp_path / f"run{k}", progress=False) for k in (1, 3))
+    assert "epoch_given" not in json.loads((one.directory / "manifest.json").read_text())
+    pooled = op.load_runs([one.directory, three.directory])
     counts = _hand_counts(pooled)
-    assert {n for n, _ in counts.values()} == {4}
-    got = op.reduce_epochs(pooled, reduce="pass^4").set_index("criterion").loc["answer_matches", "rate"]
-    assert got == pytest.approx(np.mean([math.comb(c, 4) for _, c in counts.values()]))
+    assert {n for n, _ in counts.values()} == {4} and len({c for _, c in counts.values()}) > 1
+    got = op.reduce_epochs(pooled, reduce="pass^4").set_index("criterion").loc["answer_matches"]
+    assert got["rate"] == pytest.approx(np.mean([math.comb(c, 4) for _, c in counts.values()]))
+    assert "repeat" not in got["reason"]
 
 
 def test_a_case_with_fewer_than_k_rows_leaves_no_verdict(runs: dict[int, op.Run], tmp_path: Path) -> None:
@@ -654,7 +729,11 @@ def test_a_case_with_fewer_than_k_rows_leaves_no_verdict(runs: dict[int, op.Run]
     left_out = row("pass^2")
     assert left_out["n"] == 8 and left_out["ci_low"] > 0.01  # the interval of the 8 others alone would PASS
     assert left_out["verdict"] == "INSUFFICIENT_EVIDENCE"
-    assert left_out["reason"] == "too_few_epochs; 1 case(s) with fewer than 2 rows left out of pass^2"
+    # grown's epoch 1 of c0–c7 is the 3-epoch run's epoch 1 again (the coin is seeded by it): one try each
+    assert left_out["reason"] == ("too_few_epochs; 8 row(s) repeat a try another run of the pool holds (a fault "
+                                  "replay taken from the replay cache, or a case's epoch run by a system given its "
+                                  "epoch), so they are one try of the agent each and are counted once; 1 case(s) "
+                                  "with fewer than 2 rows left out of pass^2")
     enough = row("pass^1")
     assert enough["n"] == 9 and "too_few_epochs" not in enough["reason"]
     # per case, c8's one row is not reduced under pass^2 either: the 8 others are (mutation round 12, AE05)
@@ -827,6 +906,19 @@ def _recovers(n: int, epoch: int) -> bool:
     return (n + epoch) % 3 != 0
 
 
+@contextlib.contextmanager
+def _epoch_given_unrecorded() -> Iterator[None]:
+    """Runs made inside record no ``epoch_given`` in their manifest, as runs made before it was recorded: the desk
+    is given its epoch and recovers by it, which keeps the hand counts simple, but what these tests pin is the
+    replay cache's repeats alone (a pool of runs that record it counts each (case, epoch) once whatever made its
+    replays: tested above)."""
+    import oloproof_nb._run.runner as runner
+
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(runner, "epoch_given", lambda system: None)
+        yield
+
+
 @pytest.fixture(scope="module")
 def desk_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, op.Run]:
     """Three runs of 2 epochs of 8 cases: ``first`` fills the suite's replay cache, ``cached`` takes every fault
@@ -834,9 +926,10 @@ def desk_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, op.Run]:
     root = recovering_desk_suite(tmp_path_factory.mktemp("desk") / "suite")
     suite = op.load_suite(root)
     out = root.parent
-    return {"first": op.run(suite, out=out / "first", progress=False),
-            "cached": op.run(suite, out=out / "cached", progress=False),
-            "live": op.run(suite, out=out / "live", progress=False, cache=False)}
+    with _epoch_given_unrecorded():
+        return {"first": op.run(suite, out=out / "first", progress=False),
+                "cached": op.run(suite, out=out / "cached", progress=False),
+                "live": op.run(suite, out=out / "live", progress=False, cache=False)}
 
 
 def _reduced_row(run: op.Run, reduce: str) -> pd.Series:
@@ -859,13 +952,13 @@ def test_a_replay_the_cache_gave_two_pooled_runs_is_one_try(desk_runs: dict[str,
     four = _reduced_row(pooled, "pass^4")
     assert (four["verdict"], four["n"]) == ("INSUFFICIENT_EVIDENCE", 0)
     assert four["reason"].startswith(
-        "too_few_epochs; 16 fault replay row(s) repeat a replay another run of the pool holds")
+        "too_few_epochs; 16 row(s) repeat a try another run of the pool holds")
     two = _reduced_row(pooled, "pass^2")
     assert (two["n"], two["passed"], two["rate"]) == (8, 3, 3 / 8)
-    assert "16 fault replay row(s) repeat" in two["reason"]
+    assert "16 row(s) repeat a try" in two["reason"]
     table = op.reduce_epochs(pooled, reduce=["mean", "pass^2"]).set_index(["criterion", "reduce"])
     assert table.loc[(RECOVERS, "pass^2"), "rate"] == 3 / 8
-    assert "16 fault replay row(s) repeat" in table.loc[(RECOVERS, "pass^2"), "reason"]
+    assert "16 row(s) repeat a try" in table.loc[(RECOVERS, "pass^2"), "reason"]
     assert table.loc[(RECOVERS, "mean"), "rate"] == sum(_recovers(n, e) for n in range(8) for e in (1, 2)) / 16
     by_case = op.reduce_epochs(pooled, reduce="pass^2", by_case=True).set_index(["criterion", "case_id"])
     assert by_case.loc[RECOVERS, "epochs"].tolist() == [2] * 8
@@ -891,8 +984,9 @@ def one_time_runs(desk_runs: dict[str, op.Run], tmp_path: Path,
     at = datetime(2026, 12, 3, 12, 0, tzinfo=timezone.utc)
     monkeypatch.setattr(sandbox, "utc_now", lambda: at)
     suite = op.load_suite(desk_runs["first"].directory.parent / "suite")
-    return (op.run(suite, out=tmp_path / "a", progress=False, cache=False),
-            op.run(suite, out=tmp_path / "b", progress=False, cache=False))
+    with _epoch_given_unrecorded():
+        return (op.run(suite, out=tmp_path / "a", progress=False, cache=False),
+                op.run(suite, out=tmp_path / "b", progress=False, cache=False))
 
 
 def test_a_live_replay_is_never_a_repeat_whatever_its_time(desk_runs: dict[str, op.Run],
@@ -912,7 +1006,7 @@ def test_a_live_replay_is_never_a_repeat_whatever_its_time(desk_runs: dict[str, 
     four = _reduced_row(pool, "pass^4")  # each case's 4 tries: a's 2 and first's 2 (cached's are first's again)
     hand = sum(_recovers(n, 1) and _recovers(n, 2) for n in range(8))
     assert (four["n"], four["passed"]) == (8, hand)
-    assert "16 fault replay row(s) repeat" in four["reason"]
+    assert "16 row(s) repeat a try" in four["reason"]
 
     apart = op.load_runs([a.directory, b.directory, cached.directory])  # cached's originals are in no run here
     assert apart.repeated_replays() == set()
@@ -937,7 +1031,8 @@ def test_copies_of_replays_made_outside_the_pool_count_once_each(desk_runs: dict
     with monkeypatch.context() as frozen:
         frozen.setattr(sandbox, "utc_now", lambda: datetime(2026, 12, 3, 12, 0, tzinfo=timezone.utc))
         op.run(suite, out=tmp_path / "filler", progress=False)
-    x, y = (op.run(suite, out=tmp_path / name, progress=False) for name in ("x", "y"))
+    with _epoch_given_unrecorded():
+        x, y = (op.run(suite, out=tmp_path / name, progress=False) for name in ("x", "y"))
     assert x.replays["cached"].all() and y.replays["cached"].all()
     hand = sum(_recovers(n, 1) and _recovers(n, 2) for n in range(8))
     for first, second in ((x, y), (y, x)):
@@ -964,7 +1059,7 @@ def test_the_replay_records_are_read_once_and_only_for_a_reduced_fault_criterion
     assert op.gate(pooled, release=answers).table.set_index("criterion").loc["answer_matches", "n"] == 8
     assert reads == []  # no fault criterion reduced: no replay record read
     two = _reduced_row(pooled, "pass^2")
-    assert (two["n"], two["passed"]) == (8, 3) and "16 fault replay row(s) repeat" in two["reason"]
+    assert (two["n"], two["passed"]) == (8, 3) and "16 row(s) repeat a try" in two["reason"]
     assert sorted(reads) == sorted([desk_runs["first"].directory, desk_runs["cached"].directory])
     table = op.reduce_epochs(pooled, reduce="pass^2").set_index("criterion")
     assert table.loc[RECOVERS, "rate"] == 3 / 8

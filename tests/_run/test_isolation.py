@@ -483,3 +483,35 @@ def test_a_ctrl_c_right_after_the_run_folder_is_locked_stops_the_worker_processe
             op.run(root, out=tmp_path / "run", progress=False)
     (pid,) = _worker_pids(released)
     assert not running(pid) and stopped.tb is not None
+
+
+GIVEN_EPOCH = '''
+class Seeded:
+    version = "seeded-1"
+
+    def reset(self, state):
+        self.state = dict(state)
+
+    def snapshot(self):
+        return dict(self.state)
+
+    def run(self, input, epoch):
+        self.state["epoch"] = epoch
+        return {"answer": "ok", "status": "completed"}
+'''
+
+
+def test_a_process_run_records_the_methods_given_the_epoch_as_a_thread_run_does(tmp_path: Path) -> None:
+    """Review R22: the manifest's ``epoch_given`` tells a pool which runs' (case, epoch) are the same tries. In a
+    process run the system is built in the workers, which report it with the version and fingerprint."""
+    root = tmp_path / "suite"
+    root.mkdir()
+    (root / "seeded.py").write_text(GIVEN_EPOCH, encoding="utf-8")
+    (root / "cases.jsonl").write_text(json.dumps({"id": "a", "input": {}, "initial_state": {},
+                                                  "expected": {"answer": "ok"}}) + "\n", encoding="utf-8")
+    (root / "oloproof.yaml").write_text("name: seeded\nsystem: seeded:Seeded\nevaluators:\n"
+                                        "  - type: answer_matches\n", encoding="utf-8")
+    threads = op.run(root, out=tmp_path / "threads", progress=False)
+    processes = op.run(root, out=tmp_path / "processes", progress=False, isolation="process")
+    for run in (threads, processes):
+        assert json.loads((run.directory / "manifest.json").read_text())["epoch_given"] == ["run"]
