@@ -327,3 +327,13 @@ def test_section_1a_expected_changes_passes_the_gold_run_on_its_own_case() -> No
     assert judge(expected, after, initial=before).verdicts[0]["verdict"] == "pass"
     idle = judge(expected, before, initial=before).verdicts[0]
     assert idle["verdict"] == "fail" and idle["reason"].startswith("5 of 5 expected paths differ")
+    # review R21: a null that became a record, and a deleted record holding an empty list; the recipe skipped an
+    # ABSENT ``after`` only where the old value was {} or [], so it wrote refund.$absent beside the new amount and
+    # left the deleted record's items unexpected: the gold run failed its own case (3,270 of 20,000 random pairs)
+    before = {"o": {"o1": {"refund": None}, "o2": {"status": "open", "items": []}}}
+    after = {"o": {"o1": {"refund": {"amount": 40.0}}}}
+    expected = expected_changes(before, after)
+    assert expected == {"o": {"o1": {"refund": {"amount": 40.0}},
+                              "o2": {"status": {"$absent": True}, "items": {"$absent": True}}}}
+    assert judge(expected, after, initial=before).verdicts[0]["verdict"] == "pass"
+    assert judge(expected, before, initial=before).verdicts[0]["verdict"] == "fail"

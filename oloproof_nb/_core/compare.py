@@ -136,13 +136,19 @@ class _Rules:
 
     @property
     def transitive(self) -> bool:
-        """Whether fitting list elements is transitive: no tolerance, and no pattern names a list index (then
-        whether an element fits depends on where it sits)."""
-        return self.tolerance is None and not any(key.isdigit() for pattern, _ in self.lists for key in pattern) \
-            and not any(key.isdigit() for pattern in self.ignore for key in pattern)
+        """Whether fitting list elements is transitive: no tolerance, and no pattern names a list index, ``1`` or
+        as a wildcard of digits, ``1*`` (then whether an element fits depends on where it sits)."""
+        return self.tolerance is None and not any(_names_indexes(key) for pattern, _ in self.lists for key in pattern) \
+            and not any(_names_indexes(key) for pattern in self.ignore for key in pattern)
 
     def ignored(self, keys: Keys) -> bool:
         return any(pattern_matches(pattern, keys, within=True) for pattern in self.ignore)
+
+
+def _names_indexes(key: str) -> bool:
+    """Whether a pattern key matches some list indexes but not every one: ``1``, ``1*``, ``*0`` (``*`` matches
+    every index, ``a*`` none)."""
+    return key.replace("*", "").isdigit()
 
 
 def _rules(lists: Mapping[str, ListMatch] | None, ignore: Sequence[str] | None, tolerance: float | None) -> _Rules:
@@ -669,9 +675,10 @@ def _diff(before: Any, after: Any, keys: Keys, rules: _Rules, out: list[tuple[Ke
         return
     if values_equal(before, after):
         return
-    both_containers = isinstance(before, (Mapping, list)) and isinstance(after, (Mapping, list))
-    if both_containers or (_leaf_like(before) and _leaf_like(after)):
-        out.append((keys, before, after))  # a changed leaf, or a list that became a dict (or back)
+    # a changed leaf, or a list that became a dict (or back); an empty one is a leaf, so one filled as the other
+    # kind ([] became {"k": "v"}) is a leaf replaced by a subtree, as null replaced by it is
+    if _leaf_like(before) == _leaf_like(after):
+        out.append((keys, before, after))
         return
     out.extend((sub, v, ABSENT) for sub, v in _leaves(before, keys))
     out.extend((sub, ABSENT, v) for sub, v in _leaves(after, keys))

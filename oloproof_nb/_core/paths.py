@@ -328,12 +328,17 @@ def values_equal(expected: Any, actual: Any, tolerance: float | None = None) -> 
     Booleans never equal numbers (``True`` is not ``1``), ``NaN`` equals
     ``NaN``, :data:`ABSENT` equals only itself, and with ``tolerance`` two
     numbers are also equal when ``|expected - actual| <= tolerance`` (equal
-    infinities are equal, though their difference is NaN).
+    infinities are equal, though their difference is NaN), as binary floats
+    or as the numbers are written (a float's shortest decimal form, what a
+    state file and the panel show): ``39.9`` is within ``0.1`` of ``40.0``,
+    though the floats are 0.10000000000000142 apart.
 
     Examples
     --------
     >>> values_equal(1, 1.0), values_equal(True, 1), values_equal(0.5, 0.51, tolerance=0.02)
     (True, False, True)
+    >>> values_equal(40.0, 39.9, tolerance=0.1), values_equal(40.0, 39.89, tolerance=0.1)
+    (True, False)
     >>> values_equal(float("inf"), float("inf"), tolerance=0.01), values_equal(float("inf"), 1e308, tolerance=1e308)
     (True, False)
     >>> values_equal(90.0, 10**400, tolerance=0.01)   # no float holds the distance: not equal (it raised)
@@ -362,9 +367,16 @@ def values_equal(expected: Any, actual: Any, tolerance: float | None = None) -> 
                 # as for two floats, so 1 and 1.0 are judged alike
                 return abs(Fraction(expected) - Fraction(actual)) <= Fraction(tolerance)
             try:
-                return abs(expected - actual) <= tolerance
+                distance = abs(expected - actual)
             except OverflowError:  # an int beyond float range against a float: farther apart than any tolerance
                 return False
+            if distance <= tolerance:
+                return True
+            # at the boundary (past it by the rounding of floats at most), measured as written: 39.9 and 40.0 are
+            # 0.1 apart, as tolerance 0.1 says, while their floats are 0.10000000000000142 apart
+            slack = 1e-15 * (abs(expected) + abs(actual) + tolerance)  # more than the floats and their difference round
+            return (math.isfinite(distance) and distance <= tolerance + slack
+                    and abs(_as_written(expected) - _as_written(actual)) <= _as_written(tolerance))
         return expected == actual
     if isinstance(expected, Mapping) and isinstance(actual, Mapping):
         return expected.keys() == actual.keys() and all(
@@ -377,6 +389,12 @@ def values_equal(expected: Any, actual: Any, tolerance: float | None = None) -> 
     if type(expected) is not type(actual) and not (isinstance(expected, str) and isinstance(actual, str)):
         return False
     return bool(expected == actual)
+
+
+def _as_written(number: float) -> Fraction:
+    """An int exactly; a float as its shortest decimal form (``float.__repr__``: 0.1 is 1/10, not the binary
+    0.1000000000000000055…), the number a JSON file or a panel writes."""
+    return Fraction(number) if isinstance(number, int) else Fraction(float.__repr__(number))
 
 
 def leaf_diff(before: Any, after: Any) -> list[tuple[str, Any, Any]]:

@@ -620,6 +620,22 @@ def test_the_largest_exact_int_is_judged_like_its_float() -> None:
     assert values_equal(2**53, -0.1, 2.0**53) is True
 
 
+def test_a_distance_equal_to_the_tolerance_as_the_numbers_are_written_is_within_it() -> None:
+    """review R21: the boundary is inclusive, but as binary floats 39.9 is 0.10000000000000142 from 40.0, so a
+    refund of 39.9 against 40.0 failed tolerance 0.1 while 10.4 against 10.3 passed (63,601 of 100,000 pairs of
+    amounts written 0.1 apart failed, 18,448 of 100,000 a cent apart at tolerance 0.01). The numbers as written
+    (a float's shortest decimal form, what the state file and the panel show) are measured too."""
+    assert values_equal(40.0, 39.9, 0.1) and values_equal(0.3, 0.4, 0.1) and values_equal(1, 1.1, 0.1)
+    cents = [float(f"{c / 100:.2f}") for c in range(20_001)]
+    assert all(values_equal(a, b, 0.01) and values_equal(b, a, 0.01) for a, b in zip(cents, cents[1:], strict=False))
+    assert all(values_equal(a, b, 0.1) for a, b in zip(cents, cents[10:], strict=False))
+    assert values_equal(1e9, 1000000000.01, 0.01) and values_equal(-2.5, -2.4, 0.1)
+    # just past it, as written, is still outside
+    assert not values_equal(0.3, 0.4000000000000001, 0.1) and not values_equal(40.0, 39.89, 0.1)
+    assert not values_equal(1e9, 1000000000.0100001, 0.01) and not values_equal(0.3, 0.4, 0.0)
+    assert not values_equal(1.0, 1.0000000000000002, 0.0)
+
+
 # -- mutation round 6: gaps a mutant showed -----------------------------------------------------------------
 
 
