@@ -495,7 +495,7 @@ def _run_in_child(args: argparse.Namespace, params: dict[str, Any],
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from ._display.notebook import _stderr_is_tty, load_run, progress_bar
-    from ._display.terminal import plain_terminal, run_size
+    from ._display.terminal import plain_terminal, run_size, uncached_note
 
     if Path(args.suite).is_file():
         folder = Path(args.suite).parent
@@ -548,6 +548,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
           + (f"; replay runs (control + faulted): {live} live, {cached} from the cache" if live or cached else ""))
     if unscored:  # a line of its own: the run line fits 100 columns
         print(f"  ({unscored} of the replay runs replay copies no criterion scores)")
+    uncached = uncached_note(result, live, cached)
+    if uncached:  # a second run all live says why, where it can tell (no `version`: never cached)
+        print(f"  ({uncached})")
     print(terminal_text(f"  -> {result.directory}"))  # its own line: the table above the exit line fits 100 columns
     _print_case_errors(result)
     idle = None

@@ -563,3 +563,51 @@ def test_receipt_help_says_how_a_validator_gets_the_artifact(capsys: pytest.Capt
     # its streams are /dev/null, as the README says and tests/test_receipt_cli.py checks (stdin reads end of
     # file at once): the help said "closed", which a validator that prints or reads stdin would take literally
     assert "stdin/stdout/stderr on /dev/null" in text and "closed" not in text
+
+
+_BOOKING_DESK = '''
+import oloproof_nb as op
+
+
+class Desk(op.RecordedAgent):
+    {version}
+
+    def reset(self, state):
+        self.state = state
+
+    def snapshot(self):
+        return self.state
+
+    def book(self, slot):
+        self.state["bookings"][slot] = "ann"
+        return {{"ok": True}}
+
+    def act(self, input, rec):
+        out = rec.tool("book", self.book, slot=input["slot"])
+        return "booked" if out.get("ok") else "no room"
+'''
+
+
+@pytest.mark.parametrize("version", ['version = "desk-1"', "pass"])
+def test_a_second_run_says_why_nothing_came_from_the_cache(make_suite, tmp_path: Path, version: str,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """Review U13: a newcomer's desk without ``version`` ran its fault replays live on every run, and the second
+    run said ``44 live, 0 from the cache`` with no word of why (README section 3: a system without ``version`` is
+    never cached). The run command and the notebook's summary now say so; a desk with a version is cached."""
+    cases = [{"id": f"c{n}", "input": {"slot": f"s{n}"}, "initial_state": {"bookings": {}},
+              "expected": {"answer": "booked", "state": {"bookings": {f"s{n}": "ann"}}}} for n in range(3)]
+    folder = make_suite(cases, system="sysmod:Desk", system_code=_BOOKING_DESK.format(version=version),
+                        evaluators=[{"type": "answer_matches"},
+                                    {"type": "fault_recovery", "tool": "book", "fault": "error"}])
+    note = "none from the cache: the system has no `version`, and is never cached without one"
+    for out in ("first", "second"):
+        main(["run", str(folder), "--out", str(tmp_path / out), "--quiet"])
+        lines, _ = _out(capsys)
+    summary = op.load_run(tmp_path / "second").replay_summary()
+    if version == "pass":
+        assert lines[0].endswith("; replay runs (control + faulted): 6 live, 0 from the cache")
+        assert f"  ({note})" in lines
+        assert summary == f"6 live, 0 from the cache; {note}"
+    else:
+        assert lines[0].endswith("; replay runs (control + faulted): 0 live, 6 from the cache")
+        assert f"  ({note})" not in lines and summary == "0 live, 6 from the cache"

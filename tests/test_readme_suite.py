@@ -117,3 +117,65 @@ def test_the_smallest_suites_reset_gets_a_copy_it_may_change(tmp_path: Path) -> 
     assert len(verdicts) == 8 and set(verdicts["verdict"]) == {"pass"}
     changes = run.changes
     assert sorted(changes.loc[changes["path"] == "loans.b00", "epoch"]) == [1, 2]
+
+
+def _release_table() -> dict[str, str]:
+    text = README.read_text(encoding="utf-8")
+    assert "| key of release.yaml |" in text, "section 1 tabulates release.yaml's keys beside oloproof.yaml's"
+    table = text[text.index("| key of release.yaml |"):]
+    table = table[:table.index("\n\n")]
+    shown: dict[str, str] = {}
+    for row in table.splitlines()[2:]:
+        cells = [cell.strip() for cell in row.strip("|").split("|")]
+        (key,) = re.findall(r"`(\w+)`", cells[0])
+        shown[key] = cells[1]
+    return shown
+
+
+def test_the_release_keys_table_lists_every_key_of_release_yaml_with_its_default() -> None:
+    """Review U13: a newcomer whose 12-case suite with copies stayed ``too_few_clusters`` found ``min_clusters``'s
+    default of 20 only in a coverage paragraph of section 6; section 1 tabulated oloproof.yaml's keys but not
+    release.yaml's. The table lists every key a release.yaml may hold (``reductions`` is filled from ``criteria``,
+    not written) with the model's default."""
+    from oloproof_nb._config.release import ReleaseConfig
+
+    shown = _release_table()
+    assert set(shown) == set(ReleaseConfig.model_fields) - {"reductions"}
+    default = ReleaseConfig()
+    assert shown["criteria"] == "none" and default.criteria == {}
+    for key in ("confidence", "min_clusters"):
+        assert float(shown[key]) == getattr(default, key), key
+    assert shown["allow_approximate_methods"] == str(default.allow_approximate_methods).lower()
+    for key in ("method", "unclustered_method"):
+        assert shown[key] == f"`{getattr(default, key)}`", key
+    assert shown["bootstrap"] == (f"`resamples: {default.bootstrap.resamples}, seed: {default.bootstrap.seed}`")
+    assert default.regression.criteria is None
+    assert shown["regression"] == f"`margin: {default.regression.margin}`, every criterion"
+
+
+def test_an_empty_object_in_expected_state_is_a_value_and_an_empty_state_means_nothing_changed(
+        tmp_path: Path) -> None:
+    """Review U13: section 1 now says a case that must change nothing gives ``"state": {}`` under ``mode: changes``
+    and that ``{"bookings": {}}`` says bookings is left empty. A desk that changes nothing passes the first and
+    fails the second on a case that starts with a booking (``1 of 1 expected paths differ: bookings``)."""
+    text = README.read_text(encoding="utf-8")
+    assert 'A case that must change nothing gives `"state": {}` under `mode: changes`' in text
+    folder = _smallest_suite(tmp_path / "library", 1)
+    start = {"loans": {}, "bookings": {"mon": {"r1": "ann"}}}
+    cases = [{"id": "empty-state", "input": {}, "initial_state": start,
+              "expected": {"answer": "no room", "state": {}}},
+             {"id": "empty-object", "input": {}, "initial_state": start,
+              "expected": {"answer": "no room", "state": {"bookings": {}}}}]
+    (folder / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
+    (folder / "idle_desk.py").write_text(
+        "import oloproof_nb as op\n\nclass IdleDesk(op.RecordedAgent):\n    version = 'idle-1'\n"
+        "    def reset(self, state): self.state = state\n    def snapshot(self): return self.state\n"
+        "    def act(self, input, rec): return 'no room'\n", encoding="utf-8")
+    config = yaml.safe_load((folder / "oloproof.yaml").read_text(encoding="utf-8"))
+    (folder / "oloproof.yaml").write_text(yaml.safe_dump({**config, "system": "idle_desk:IdleDesk"}),
+                                          encoding="utf-8")
+    verdicts = op.run(op.load_suite(folder), progress=False).verdicts
+    state = verdicts[verdicts["criterion"] == "state_matches"].set_index("case_id")
+    assert state.loc["empty-state", "verdict"] == "pass"
+    assert state.loc["empty-object", "verdict"] == "fail"
+    assert state.loc["empty-object", "reason"] == "1 of 1 expected paths differ: bookings"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import glob
 import itertools
+import json
 import math
 import os
 import re
@@ -337,3 +338,82 @@ def test_section_1a_expected_changes_passes_the_gold_run_on_its_own_case() -> No
                               "o2": {"status": {"$absent": True}, "items": {"$absent": True}}}}
     assert judge(expected, after, initial=before).verdicts[0]["verdict"] == "pass"
     assert judge(expected, before, initial=before).verdicts[0]["verdict"] == "fail"
+
+
+_DRAWING_DESKS = '''
+import random
+
+import oloproof_nb as op
+
+
+class Unseeded(op.RecordedAgent):          # a draw through rec.model after the tool the fault replaces
+    version = "draws-1"
+
+    def reset(self, state):
+        self.state = state
+
+    def snapshot(self):
+        return self.state
+
+    def book(self, slot):
+        self.state["bookings"][slot] = "ann"
+        return {"ok": True}
+
+    def draw(self, rec, input):
+        return rec.model("give_up", random.random)
+
+    def act(self, input, rec):
+        out = rec.tool("book", self.book, slot=input["slot"])
+        self.draw(rec, input)
+        return "booked" if out.get("ok") else "no room"
+
+
+class Seeded(Unseeded):                    # section 6b's recipe: seeded by the input, the draw and the epoch
+    epoch = 1
+
+    def run(self, input, epoch=1):
+        self.epoch = epoch
+        return super().run(input)
+
+    def replay(self, trajectory, *, checkpoint, change, epoch=1):
+        self.epoch = epoch
+        return super().replay(trajectory, checkpoint=checkpoint, change=change)
+
+    def draw(self, rec, input):
+        n = 0
+        return rec.model("give_up", lambda key: random.Random(key).random(), key=f"{input['slot']}#{n}#{self.epoch}")
+'''
+
+
+@pytest.mark.parametrize("system", ["Unseeded", "Seeded"])
+def test_section_6b_a_draw_through_rec_model_after_the_checkpoint_is_live(tmp_path: Path, system: str) -> None:
+    """Review U13: section 6b said a ``RecordedAgent`` routing its random choices through ``rec.model`` needed no
+    seed, "model calls are recorded and replayed"; a newcomer's calendar desk drawing ``rec.model("give_up",
+    random.random)`` after its booking tool had 21 of 66 fault replays ``missing`` (control_replay_diverged),
+    as section 1a says of calls after the checkpoint. 6b now says so, and gives the seeded draw, which reproduces."""
+    text = README.read_text(encoding="utf-8")
+    section = " ".join(text[text.index("### 6b. Epochs"):text.index("### 7. Slices")].split())
+    assert "needs neither: model calls are recorded and replayed" not in section
+    assert "its control replay makes every call after the checkpoint live" in section
+    assert "lambda key: random.Random(key).random()" in section
+    root = tmp_path / "suite"
+    root.mkdir()
+    (root / "desks.py").write_text(_DRAWING_DESKS, encoding="utf-8")
+    cases = [{"id": f"c{n}", "input": {"slot": f"s{n}"}, "initial_state": {"bookings": {}},
+              "expected": {"answer": "booked", "state": {"bookings": {f"s{n}": "ann"}}}} for n in range(4)]
+    (root / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
+    (root / "oloproof.yaml").write_text(yaml.safe_dump({
+        "name": "draws", "system": f"desks:{system}", "epochs": 2, "evaluators": [
+            {"type": "answer_matches"}, {"type": "state_matches", "mode": "changes"},
+            {"type": "fault_recovery", "tool": "book", "fault": "error", "honest_answers": ["no room"]}]}),
+        encoding="utf-8")
+    run = op.run(op.load_suite(root), out=tmp_path / "run", progress=False, cache=False)
+    replays = run.replays
+    assert len(replays) == 8  # 4 cases x 2 epochs, each calling book once
+    if system == "Unseeded":
+        assert not replays["control_reproduced"].any() and (replays["verdict"] == "missing").all()
+        assert replays["reason"].str.contains(r"^control_replay_diverged: step 1 differs: recorded model call "
+                                              r"give_up -> .*; replayed model call give_up -> ").all()
+    else:
+        assert replays["control_reproduced"].all()
+        assert (replays["verdict"] == "pass").all() and (replays["reason"] == "admitted_failure").all()

@@ -34,7 +34,7 @@ from .._run.store import Fsync
 from ..errors import OloproofError, RunDirError, terminal_text
 from .html import html_table, render
 from .panel import CasePanel
-from .terminal import gate_size, pooled_note, run_size
+from .terminal import gate_size, pooled_note, run_size, uncached_note
 from .theme import fmt_interval, fmt_level, fmt_number
 
 __all__ = ["Run", "Gate", "run", "load_run", "load_runs", "from_inspect", "gate", "progress_bar"]
@@ -81,7 +81,8 @@ class Run(_run.Run):
 
     def replay_summary(self) -> str:
         """``"12 live, 64 from the cache"`` (empty when the run made no replays), and ``" (2 of them replay copies no
-        criterion scores)"`` when some replayed a copy labeled invalid (its rows count in no verdict).
+        criterion scores)"`` when some replayed a copy labeled invalid (its rows count in no verdict), and
+        ``"; none from the cache: the system has no `version`, …"`` when it could take none (:func:`.uncached_note`).
 
         It counts replay *runs*: a fault replay is a control run and a faulted run of the case, two runs for
         one row of :attr:`replays`. Every run made is counted (each cost a run of the system, or a cache hit);
@@ -91,7 +92,8 @@ class Run(_run.Run):
         if not live and not cached:
             return ""
         of = f" ({unscored} of them replay copies no criterion scores)" if unscored else ""
-        return f"{live} live, {cached} from the cache{of}"
+        uncached = uncached_note(self, live, cached)
+        return f"{live} live, {cached} from the cache{of}" + (f"; {uncached}" if uncached else "")
 
     def __repr__(self) -> str:
         status = self.cases["status"].value_counts().to_dict()

@@ -25,7 +25,8 @@ from .markdown import terminal_text, text_table
 from .theme import fmt_bound, fmt_cell, fmt_level, fmt_number, fmt_threshold
 
 __all__ = ["PLAIN_TERMINAL", "WIDTH", "case_error_lines", "compare_table_text", "cut_names", "gate_table_text",
-           "exit_line", "fit", "gate_size", "plain_terminal", "reason_lines", "run_size", "terminal_width"]
+           "exit_line", "fit", "gate_size", "plain_terminal", "reason_lines", "run_size", "terminal_width",
+           "uncached_note"]
 
 #: Characters per line of the narrow table.
 WIDTH = 100
@@ -224,6 +225,20 @@ def pooled_note(run_ids: Sequence[str]) -> str:
     """
     return (f"pooled: {len(run_ids)} runs ({', '.join(run_ids)}); n counts a case once in each run that holds "
             f"it, and its rows in all of them are one cluster")
+
+
+def uncached_note(run: Run, live: int, cached: int) -> str:
+    """Why a run whose ``live`` replay runs came with none ``cached`` could take nothing from the replay cache, when
+    its manifest says: the system has no ``version``, or its code no fingerprint (README section 3: such a system
+    is never cached); ``""`` otherwise (no replays, some cached, or a cache the run could use: a first run,
+    ``--no-cache``, an edited system)."""
+    if not live or cached:
+        return ""
+    if not any(member.manifest.system_version for member in run.runs):
+        return "none from the cache: the system has no `version`, and is never cached without one"
+    if not any(member.manifest.code_fingerprint for member in run.runs):
+        return "none from the cache: the system's code has no fingerprint; define fingerprint()"
+    return ""
 
 
 def gate_size(g: Gate) -> str:
