@@ -29,7 +29,8 @@ case input and by environment variables, so one module covers every scenario:
 ``RELSYS_ONCE``
     A folder: a case of op ``exit_once`` (``os._exit(3)``) or ``segfault_once`` ends the process the first time
     it runs (it leaves ``<case id>.crashed`` there), and runs normally after; ``sigint_once`` and ``sigterm_once``
-    send that signal to the process (and to it alone) instead.
+    send that signal to the process (and to it alone) instead, ``group_sigint_once`` a SIGINT to its whole process
+    group, as a terminal's Ctrl-C does (run the command with ``start_new_session=True``: the group is then its own).
 ``RELSYS_MARK``
     A file the module appends its process id to when it is imported (which process imported the system?).
 
@@ -287,6 +288,12 @@ class Desk(op.RecordedAgent):
                 open(mark, "w").close()
                 os.kill(os.getpid(), signal.SIGINT if op_ == "sigint_once" else signal.SIGTERM)
                 _block(10)  # the process stops meanwhile: its main thread waits for this call
+        if op_ == "group_sigint_once":  # the first time, a SIGINT to its process group: the user's Ctrl-C, forged
+            mark = os.path.join(os.environ["RELSYS_ONCE"], f"{cid}.crashed")
+            if not os.path.exists(mark):
+                open(mark, "w").close()
+                os.killpg(os.getpgrp(), signal.SIGINT)
+                _block(10)
         if op_ == "deep_answer":
             x = 1
             for _ in range(5000):

@@ -539,6 +539,7 @@ def test_json_in_the_error_is_never_a_traceback_for_odd_files(make_suite, tmp_pa
 # in a process that never imports it. Routes that end the process (os._exit, a segfault) run in a subprocess.
 
 from _reliability_systems import (  # noqa: E402
+    cli_command,
     cli_env,
     make_case,
     one_error_line,
@@ -763,6 +764,33 @@ def test_a_stop_by_a_signal_the_command_never_got_is_an_abrupt_end_not_a_silent_
            "case 'c1'" in " ".join(proc.stdout.split())
 
 
+@pytest.mark.skipif(not hasattr(os, "killpg"), reason="process groups (POSIX)")
+def test_a_ctrl_c_a_system_sends_its_process_group_is_kept_as_a_stop(tmp_path: Path) -> None:
+    """Review R22: a terminal's Ctrl-C is a SIGINT to the foreground process group, and a system can send the same
+    with ``os.killpg(os.getpgrp(), signal.SIGINT)``: the run stopped as on the user's Ctrl-C, and --resume (the
+    command the stop prints) ran the case again with no note, a fresh try of a stochastic agent each time, PASS,
+    exit 0. The stop is now kept in abrupt_ends, and the gate prints it under its table."""
+    import signal
+
+    from oloproof_nb._run.runner import STOPPED
+
+    (tmp_path / "once").mkdir()
+    root = _desk(tmp_path, ["ok", "group_sigint_once", "ok", "ok"])
+    out, log = tmp_path / "run", tmp_path / "log"
+    env = cli_env(RELSYS_ONCE=str(tmp_path / "once"), RELSYS_LOG=str(log))
+    stopped = subprocess.run(cli_command("run", str(root), "--out", str(out), "--quiet"), env=env,
+                             capture_output=True, text=True, timeout=120, start_new_session=True,  # its own group
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL), check=False)
+    assert stopped.returncode == 2 and "oloproof: interrupted" in stopped.stderr, stopped.stderr
+    resumed = run_cli("run", str(root), "--out", str(out), "--quiet", "--resume", env=env)
+    assert resumed.returncode == 0, (resumed.stdout, resumed.stderr)
+    assert runs_of(read_log(log)).count("c1") == 2
+    ends = json.loads((out / "manifest.json").read_text(encoding="utf-8")).get("abrupt_ends")
+    assert ends == [{"how": STOPPED, "rerun": [["c1", 1]]}]
+    assert f"resumed after 1 abrupt end of the run's process ({STOPPED}); the 1 case run in flight was run again: " \
+           "case 'c1'" in " ".join(resumed.stdout.split())
+
+
 def _with_abrupt_ends(out: Path, ends: list[dict[str, object]]) -> None:
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     (out / "manifest.json").write_text(json.dumps({**manifest, "abrupt_ends": ends}), encoding="utf-8")
@@ -810,8 +838,8 @@ def test_a_ctrl_c_pressed_once_or_twice_is_the_users_stop_not_an_end_nobody_saw(
     (SIGKILL) before that process notes its stop; started.jsonl named the case run in flight with no stop after it,
     and the resume said 'resumed after 1 abrupt end of the run's process (not seen by oloproof run)' and kept it in
     abrupt_ends, though the user stopped the run. The command notes the stop it made: the resume runs that case
-    again with no note, as after one Ctrl-C (which the command passes on: 'oloproof: interrupted', no error line
-    saying it got none)."""
+    again and keeps it as a stop, as after one Ctrl-C (which the command passes on: 'oloproof: interrupted', no
+    error line saying it got none; review R22: no longer with no note, since a system can send the same signal)."""
     import signal
     import time
 
@@ -838,8 +866,11 @@ def test_a_ctrl_c_pressed_once_or_twice_is_the_users_stop_not_an_end_nobody_saw(
     assert notes[-1].get("stopped") is True and not any("ended" in note for note in notes), notes
     done = run_cli("run", str(root), "--out", str(out), "--quiet", "--resume")
     assert done.returncode == 0, done.stderr
-    assert "abrupt end" not in done.stdout and "not seen by oloproof run" not in done.stdout
-    assert "abrupt_ends" not in json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    from oloproof_nb._run.runner import STOPPED
+
+    assert "not seen by oloproof run" not in done.stdout and f"({STOPPED})" in " ".join(done.stdout.split())
+    ends = json.loads((out / "manifest.json").read_text(encoding="utf-8"))["abrupt_ends"]
+    assert [end["how"] for end in ends] == [STOPPED] and len(ends[0]["rerun"]) == 1  # c1, or c2 if c1 had ended
     assert len(op.load_run(out).records) == 6
 
 

@@ -255,7 +255,9 @@ def _settle_in_flight(store: RunStore, suite: Suite, epochs: int, done: set[tupl
     ran it again: a system that crashed on its hard cases got tries until it passed). Otherwise (a kill from
     outside, a kernel killed, ``op.run``'s own run) they run again as before, and the manifest keeps the end
     (``abrupt_ends``), which ``oloproof gate`` prints under its table; after a Ctrl-C the process saw (a stop
-    with no end noted after it) they run again with no note. ``done`` gains the keys recorded.
+    with no end noted after it) they run again too, and the end is kept as :data:`STOPPED`: a system that sends
+    SIGINT to its own process group stops the run as the user's Ctrl-C does, and each resume gave the case run in
+    flight a fresh try with no note (review R22; before, such a stop was unnoted). ``done`` gains the keys recorded.
     """
     in_flight = read_in_flight(store.directory)
     rerun = None
@@ -278,9 +280,15 @@ def _settle_in_flight(store: RunStore, suite: Suite, epochs: int, done: set[tupl
                     break
         if in_flight.lost:  # finished on another worker, their records lost with the process: they run again
             rerun = InFlight(dict.fromkeys(in_flight.lost, 0.0), in_flight.how)
-    elif in_flight is not None and not (in_flight.stopped and in_flight.how is None):  # a Ctrl-C: run again, unnoted
-        rerun = InFlight({**in_flight.started, **dict.fromkeys(in_flight.lost, 0.0)}, in_flight.how)
+    elif in_flight is not None:  # a stop the process saw is noted too: the system may have sent it (review R22)
+        how = STOPPED if in_flight.stopped and in_flight.how is None else in_flight.how
+        rerun = InFlight({**in_flight.started, **dict.fromkeys(in_flight.lost, 0.0)}, how)
     store.settle_in_flight(rerun)
+
+
+#: How ``abrupt_ends`` names a stop the run's process saw (a ``KeyboardInterrupt``) with case runs in flight: the
+#: user's Ctrl-C, or the same signal from elsewhere (a system's ``os.killpg(os.getpgrp(), signal.SIGINT)``).
+STOPPED = "stopped by a Ctrl-C or a signal to the run's process group"
 
 
 def _how_to_finish(directory: Path, fingerprint: str | None) -> str:

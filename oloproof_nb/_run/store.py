@@ -850,12 +850,12 @@ class RunStore:
 
     def close(self, stopped: bool = False) -> None:
         """Close the journals and release the folder (an unfinished run stays resumable). A stop this process
-        saw (Ctrl-C, an error) is no abrupt end: the case runs it started and did not record run again on a
-        resume, as they always did, with no note (``started.jsonl`` is kept only when this process started none:
-        a resume stopped before it settled an earlier end). ``stopped``: a Ctrl-C (``KeyboardInterrupt``);
-        ``started.jsonl`` is kept with a stop after the case runs in flight, which a resume treats as a clean
-        stop unless ``oloproof run`` notes an end after it (:func:`note_end`: the signal reached this process
-        alone, not the command, review F21)."""
+        saw after an error is no abrupt end: the case runs it started and did not record run again on a resume with
+        no note (``started.jsonl`` is kept only when this process started none: a resume stopped before it settled
+        an earlier end). ``stopped``: a Ctrl-C (``KeyboardInterrupt``); ``started.jsonl`` is kept with a stop after
+        the case runs in flight, which a resume keeps in ``abrupt_ends`` as a stop (``runner.STOPPED``), or as the
+        end ``oloproof run`` notes after it (:func:`note_end`: the signal reached this process alone, not the
+        command, review F21)."""
         with self._lock:
             self._close_files()
             if self._started_fd is not None:

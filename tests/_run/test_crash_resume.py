@@ -685,22 +685,26 @@ def test_an_end_settled_as_the_systems_is_not_taken_for_a_later_kill(tmp_path: P
     assert _abrupt_ends(out) == [{"how": None, "rerun": [["c5", 1]]}]
 
 
-def test_a_ctrl_c_with_a_case_run_in_flight_reruns_it_unnoted_unless_an_end_is_noted_after_the_stop(
+def test_a_ctrl_c_with_a_case_run_in_flight_reruns_it_and_keeps_the_stop_or_the_end_noted_after_it(
         tmp_path: Path) -> None:
-    """Mutation round 26: a stop the run's process noted (a Ctrl-C) runs the case run in flight again with no note in
-    abrupt_ends; a stop followed by an end oloproof run noted (the signal reached the run's process alone) is an
-    abrupt end, kept with how it ended."""
+    """A stop the run's process noted (a Ctrl-C) runs the case run in flight again, and abrupt_ends keeps it as a
+    stop (review R22: a system that sends SIGINT to its own process group stops the run as a Ctrl-C does, and each
+    resume gave the case a fresh try with no note; mutation round 26 had pinned the silence); a stop followed by an
+    end oloproof run noted (the signal reached the run's process alone) is kept with how it ended."""
+    from oloproof_nb._run.runner import STOPPED
+
     root, out = _stopped_run(tmp_path)
     _as_if_killed(out, {"case": "c4", "epoch": 1, "at": time.time()}, {"stopped": True, "at": time.time()})
     with pytest.raises(KeyboardInterrupt):  # stopped as soon as it has settled the stop
         op.run(root, out=out, resume=True, progress=_stop_at(0))
-    assert not (out / "started.jsonl").exists() and _abrupt_ends(out) is None
+    assert not (out / "started.jsonl").exists()
+    assert _abrupt_ends(out) == [{"how": STOPPED, "rerun": [["c4", 1]]}]
     alone = "stopped by a SIGINT or SIGTERM sent to it alone"
     _as_if_killed(out, {"case": "c5", "epoch": 1, "at": time.time()}, {"stopped": True, "at": time.time()},
                   {"ended": alone, "by_system": False, "at": time.time()})
     with pytest.raises(KeyboardInterrupt):
         op.run(root, out=out, resume=True, progress=_stop_at(0))
-    assert _abrupt_ends(out) == [{"how": alone, "rerun": [["c5", 1]]}]
+    assert _abrupt_ends(out) == [{"how": STOPPED, "rerun": [["c4", 1]]}, {"how": alone, "rerun": [["c5", 1]]}]
     op.run(root, out=out, resume=True, progress=False)
     statuses = dict(zip(*(op.load_run(out).cases[c] for c in ("case_id", "status")), strict=True))
     assert (statuses["c4"], statuses["c5"]) == ("completed", "completed")
