@@ -108,12 +108,24 @@ _ROW_GROUP = 1 << 19
 #: A frame with fewer rows at :meth:`CopyWriter.commit` is a *small file*: encoded in memory in one piece
 #: with :data:`SMALL_FILE` and written with one call. The fixed costs of a Parquet file (Zstandard's set-up
 #: per column chunk, dictionary pages, statistics) are most of the time a small frame takes to write, and
-#: buy nothing at that size; a larger frame is streamed with :data:`LARGE_FILE` (at 2,000 cases Zstandard
+#: buy nothing at that size; a larger frame is streamed with :func:`large_file` (at 2,000 cases Zstandard
 #: takes 1.2× Snappy's time and half its disk). See ``benchmarks/README.md`` section 1 and ``benchmarks/codecs.py``.
 SMALL_ROWS = 1024
 SMALL_FILE: dict[str, Any] = {"compression": "snappy", "use_dictionary": False, "write_statistics": False}
 LARGE_FILE: dict[str, Any] = {"compression": "zstd", "compression_level": 1}
+#: Columns whose every row holds a value of its own (digests, times, durations): in a large file they are written
+#: without a dictionary page, which would hold every value once more (and the reader never asks for them
+#: dictionary-encoded). See ``benchmarks/README.md`` section 1.
+ONE_PER_ROW = frozenset({"digest", "case_digest", "state_digest", "started_at", "captured_at", "duration_s"})
 _ENCODING = "oloproof.encoding"
+
+
+def large_file(columns: Sequence[str]) -> dict[str, Any]:
+    """The writer options of a large file of ``columns``: :data:`LARGE_FILE`, dictionary pages but for the
+    :data:`ONE_PER_ROW` columns."""
+    return {**LARGE_FILE, "use_dictionary": [name for name in columns if name not in ONE_PER_ROW]}
+
+
 #: The extra column of ``snapshots.parquet``: each row's state address in ``states.jsonl``.
 STATE_REF = "state_ref"
 _STATE_REF_FIELD = pa.field(STATE_REF, pa.large_string(), metadata={_ENCODING: "state_ref"})
@@ -631,7 +643,7 @@ class CopyWriter:
             return
         if writer is None:
             self._sinks[name] = _local_file(self.tmp / f"{name}.parquet", "wb")
-            writer = self._pq.ParquetWriter(self._sinks[name], table.schema, **LARGE_FILE)
+            writer = self._pq.ParquetWriter(self._sinks[name], table.schema, **large_file(table.schema.names))
             self._writers[name] = writer
         writer.write_table(table, row_group_size=max(table.num_rows, 1))
 

@@ -201,19 +201,17 @@ CASES = FrameSpec("cases", (
 STEPS = FrameSpec("steps", (
     Column("case_id", TEXT, "The case.", itemgetter(0)),
     Column("step", "int64", "Index of the step in the trajectory.", itemgetter(1)),
-    Column("kind", TEXT, "``tool_call`` or ``message``.", lambda t: "tool_call" if t[2].get("kind") == "tool_call"
-           else "message"),
+    Column("kind", TEXT, "``tool_call`` or ``message``.", lambda t: "tool_call" if t[5] else "message"),
     Column("tool", TEXT, "The tool called (a message: the recorded model call's name, if any).",
-           lambda t: t[2]["tool"] if t[2].get("kind") == "tool_call" else t[2].get("name")),
+           lambda t: t[2]["tool"] if t[5] else t[2].get("name")),
     Column("args", JSON, "The call's arguments.", lambda t: t[2].get("args")),
     Column("result", JSON, "What the tool returned (None on message rows).",
-           lambda t: t[2].get("result") if t[2].get("kind") == "tool_call" else None),
+           lambda t: t[2].get("result") if t[5] else None),
     Column("is_error", "bool", "Whether the tool result reports a failure (``result_is_error``).", itemgetter(3)),
     Column("epoch", "int64", EPOCH_DOC, itemgetter(4)),
-    Column("role", TEXT, "A message's role (missing on tool rows).",
-           lambda t: None if t[2].get("kind") == "tool_call" else t[2].get("role")),
+    Column("role", TEXT, "A message's role (missing on tool rows).", lambda t: None if t[5] else t[2].get("role")),
     Column("content", JSON, "A message's content (None on tool rows).",
-           lambda t: None if t[2].get("kind") == "tool_call" else t[2].get("content")),
+           lambda t: None if t[5] else t[2].get("content")),
 ), documented=7)
 
 SNAPSHOTS = FrameSpec("snapshots", (

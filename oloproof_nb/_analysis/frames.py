@@ -79,17 +79,20 @@ def _with_epoch(row: Any, epoch: int) -> Any:
 
 
 def steps_items(records: Iterable[CaseRecord], tool_errors: ToolErrorRule = DEFAULT_TOOL_ERRORS,
-                ) -> list[tuple[str, int, Any, bool, int]]:
-    """The items of :data:`~oloproof_nb._analysis.columns.STEPS`: ``(case id, index, step, is_error, epoch)``.
+                ) -> list[tuple[str, int, Any, bool, int, bool]]:
+    """The items of :data:`~oloproof_nb._analysis.columns.STEPS`: ``(case id, index, step, is_error, epoch,
+    is_tool_call)``.
 
-    ``is_error`` follows the suite's ``tool_errors`` rule.
+    ``is_error`` follows the suite's ``tool_errors`` rule. ``is_tool_call``: the step's ``kind`` is
+    ``tool_call`` (read once per step here, not once per column that depends on it).
     """
     items = []
+    is_error = tool_errors.is_error
     for rec in records:
         traj = rec.get("trajectory")
         if traj:
             cid, epoch = rec["case"]["id"], _epoch(rec)
-            items += [(cid, i, s, s.get("kind") == "tool_call" and tool_errors.is_error(s.get("result")), epoch)
+            items += [(cid, i, s, (tool := s.get("kind") == "tool_call") and is_error(s.get("result")), epoch, tool)
                       for i, s in enumerate(traj["steps"])]
     return items
 

@@ -442,6 +442,9 @@ def leaf_diff(before: Any, after: Any) -> list[tuple[str, Any, Any]]:
     rows: list[tuple[str, Any, Any]] = []
     try:
         if type(before) is dict and type(after) is dict:
+            # nothing changed (900 of the benchmark desk's 2,000 states): answered without a walk that finds nothing
+            if not _differ(before, after) and _same(before, after):
+                return rows
             new = _diff_dicts(before, after, "", rows)
         elif type(before) is list and type(after) is list:
             new = _diff_lists(before, after, "", rows)
