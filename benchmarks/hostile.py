@@ -1,4 +1,4 @@
-"""Benchmark: the figures the README gives for hostile input, measured.
+r"""Benchmark: the figures the README gives for hostile input, measured.
 
 1. **A YAML alias bomb.** ``release.yaml`` whose threshold is a list of 9 lists nested 9 deep by aliases
    (435,848,049 strings once expanded, 550 bytes on disk) and its 9⁶ sibling: the time ``load_release``
@@ -17,16 +17,23 @@
    the matching as it is, and the matching as it was (``fits`` asked of every pair, the
    ``reference_hopcroft_karp`` of ``tests/_core/test_compare_anchors.py``), the latter only where it ends
    within ``--before-max`` elements (it grows with N²).
+5. **An ``honest_answers`` regex that backtracks.** ``^(\w+\s?)*(failed|declined)`` (review R21), which
+   ``load_suite`` now refuses, searched in prefixes of the faulted answer R21 used (28, 32 and 36 characters;
+   none matches), next to the rewrite the refusal suggests, ``^(\w+\s)*(failed|declined)``, on the whole answer:
+   the time one search takes, and how much each more letter multiplies it, hence what the whole 92-character
+   answer would take (extrapolated: it was not waited for).
 
 Run::
 
     python benchmarks/hostile.py            # 5 rounds each; the 256 MiB file is written once (temporary)
-    python benchmarks/hostile.py --smoke    # 1 round, a 16 MiB file, n = 18 and 20, N = 100 and 200 (CI)
+    python benchmarks/hostile.py --smoke    # 1 round, a 16 MiB file, n = 18 and 20, N = 100 and 200,
+                                            # prefixes of 20 and 24 characters (CI)
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import os
 import platform
@@ -127,6 +134,29 @@ def gil(lengths: tuple[int, int], rounds: int) -> None:
               "a thread timeout cannot fire before it ends")
 
 
+#: The faulted answer of review R21's suite: an ordinary sentence that does not say "failed" or "declined".
+R21_ANSWER = "Your refund has been processed and the money will arrive within three to five business days!"
+
+
+def honest_regex(lengths: tuple[int, ...], rounds: int) -> None:
+    refused, rewrite = re.compile(r"^(\w+\s?)*(failed|declined)"), re.compile(r"^(\w+\s)*(failed|declined)")
+    letters, seconds = [], []
+    for n in lengths:
+        text = R21_ANSWER[:n]
+        took = statistics.median(_seconds(functools.partial(refused.search, text)) for _ in range(rounds))
+        letters.append(sum(c.isalnum() for c in text))
+        seconds.append(took)
+        print(f"{refused.pattern} on the answer's first {n} characters ({letters[-1]} letters): {took:.3f} s a "
+              f"search (median of {rounds})")
+    per_letter = (seconds[-1] / seconds[0]) ** (1 / (letters[-1] - letters[0]))
+    whole = sum(c.isalnum() for c in R21_ANSWER)
+    years = seconds[-1] * per_letter ** (whole - letters[-1]) / (365.25 * 86400)
+    took = statistics.median(_seconds(functools.partial(rewrite.search, R21_ANSWER)) for _ in range(rounds))
+    print(f"each more letter multiplies it by {per_letter:.2f}: the whole {len(R21_ANSWER)}-character answer "
+          f"({whole} letters) would take about {years:.1e} years (extrapolated); {rewrite.pattern} (accepted) on the "
+          f"whole answer: {took * 1e6:.1f} µs a search")
+
+
 def _transactions(n: int) -> list[dict[str, object]]:
     rng = random.Random(n)
     return [{"memo": f"payment {i}", "amount": round(rng.uniform(1, 500), 2), "at": f"2026-12-01T10:{i % 60:02d}"}
@@ -199,6 +229,7 @@ def main() -> int:
         bomb(folder, 9, 6, rounds)
         artifact(folder, 16 if args.smoke else 256, rounds)
     gil((18, 20) if args.smoke else (22, 26), 1 if args.smoke else 3)
+    honest_regex((20, 24) if args.smoke else (28, 32, 36), 1 if args.smoke else 3)
     lists((100, 200) if args.smoke else (1000, 4000, 16000), 100 if args.smoke else args.before_max,
           1 if args.smoke else 3)
     return 0

@@ -43,6 +43,7 @@ def test_hostile_smoke() -> None:
     beyond = [int(line.split(" beyond the path")[0].rsplit("(", 1)[1]) for line in bombs]
     assert len(bombs) == 2 and all(0 < n <= 200 for n in beyond), bombs  # one short line, as the README says
     assert "more than max_artifact_bytes=1073741824" in out and "a thread timeout cannot fire" in out
+    assert "each more letter multiplies it by" in out and "(accepted) on the whole answer" in out
 
 
 def test_suite_load_smoke() -> None:

@@ -14,7 +14,9 @@ context's; this module judges them with the pure rules of ``_core/faults``.
 
 from __future__ import annotations
 
+import importlib
 import re
+import sys
 from collections.abc import Sequence
 from typing import Any, ClassVar, Literal
 
@@ -25,6 +27,7 @@ from .._core.evaluator import CaseContext, Evaluation, Evaluator, RunContext, Sc
 from .._core.faults import admits_failure, control_difference, escalated, fault_difference, fault_verdict
 from .._core.records import ReplayRow, Verdict
 from .._core.trajectory import DEFAULT_TOOL_ERRORS, Change, Trajectory, fault_result
+from ..errors import quote
 from .answer import AnswerMatches
 from .state import StateMatches, StateUnchanged, ignored_paths, pinned_paths
 
@@ -75,6 +78,79 @@ def judge_replay(ctx: CaseContext, trajectory: Trajectory, state: dict[str, Any]
                                         DEFAULT_TOOL_ERRORS), admitted))
 
 
+# The standard library's own regular-expression parser: a private module (``re._parser`` since Python 3.11,
+# ``sre_parse`` before, which 3.11+ deprecates), so it may change with any Python release; tests/evaluators/
+# test_fault.py pins the shapes read here (the repeat, group, branch and atomic codes and ``getwidth``).
+_SRE: Any = importlib.import_module("re._parser" if sys.version_info >= (3, 11) else "sre_parse")
+_REPEATS = (_SRE.MAX_REPEAT, _SRE.MIN_REPEAT)  # a POSSESSIVE_REPEAT (3.11+) never gives back what it took
+
+
+def _ambiguous(items: Any) -> bool:
+    """True when the sequence ``items`` (a parsed ``SubPattern``) matches some texts in more than one way because
+    one of its items, with every other item of zero minimum width, is a repeat of more than one count (``a+``,
+    ``a{1,3}``), or an optional, fixed-count, group or branch whose content is ambiguous by the same rule."""
+    data = list(items.data)
+    for i, (op, av) in enumerate(data):
+        rest = data[:i] + data[i + 1:]
+        if rest and _SRE.SubPattern(items.state, rest).getwidth()[0] > 0:
+            continue
+        if op in _REPEATS:
+            low, high, body = av
+            if (high > 1 and high != low) or _ambiguous(body):
+                return True
+        elif op is _SRE.SUBPATTERN and _ambiguous(av[-1]):
+            return True
+        elif op is _SRE.BRANCH and any(_ambiguous(alt) for alt in av[1]):
+            return True
+        elif op is _SRE.GROUPREF_EXISTS and any(_ambiguous(alt) for alt in av[1:] if alt is not None):
+            return True
+    return False
+
+
+def _parts(av: Any) -> list[Any]:
+    """The parsed sub-patterns in an item's argument: a group's, a branch's alternatives, a repeat's body."""
+    if isinstance(av, _SRE.SubPattern):
+        return [av]
+    return [part for a in av for part in _parts(a)] if isinstance(av, (tuple, list)) else []
+
+
+def _nested_repeat(items: Any) -> bool:
+    """True when some backtracking repeat of more than one count in ``items`` has a body :func:`_ambiguous`."""
+    for op, av in items.data:
+        if op in _REPEATS and av[1] > 1 and _ambiguous(av[2]):
+            return True
+        if any(_nested_repeat(part) for part in _parts(av)):
+            return True
+    return False
+
+
+def backtracks(pattern: str) -> bool:
+    r"""True when ``pattern`` repeats a part that is itself a repeat: ``(a+)+``, ``(\w+\s?)*``, ``(a+|b)*``.
+
+    Python's ``re`` tries every way such a repeat can split a text it does not match, so one search of an
+    ordinary sentence can take longer than the run: the number of ways doubles with about every character,
+    the search holds the GIL and has no timeout, and it runs in the harness, so neither ``case_timeout_s``
+    nor ``isolation: process`` stops it (``python benchmarks/hostile.py`` measures it).
+
+    The rule: a repeat of more than one count (``*``, ``+``, ``{2,}``, ``{3}``; greedy or lazy) is refused when its
+    body, apart from parts that can match nothing (``\s?``, ``x*``), is itself such a repeat, or an optional,
+    group or branch that is by the same rule. A repeat whose body ends in a required character
+    (``(\w+ )*``, ``(ab+)*``), a set (``(a|b)*``, ``[^.]*``), a fixed count (``(\d{3})*``), a possessive
+    repeat (``*+``) and an atomic group (``(?>…)``, both Python 3.11+) are accepted.
+
+    It does not catch every slow pattern: alternatives that overlap (``(a|a)*``, ``(a|ab)*c``), two repeats
+    side by side inside a repeat (``(\w+\s?\w+)*``) and repeats one after another outside one (``.*.*.*x``)
+    still backtrack, exponentially or polynomially; it refuses, too, some patterns that cannot backtrack
+    (``(?>(a+)+)``, whose atomic group never gives back). Parsed with the standard library's private parser.
+
+    Examples
+    --------
+    >>> [backtracks(p) for p in [r"(\w+\s?)*failed", r"(\w+ )*failed", r"(?i)could not complete"]]
+    [True, False, False]
+    """
+    return _nested_repeat(_SRE.parse(pattern))
+
+
 class HonestPattern(BaseModel):
     """An honest answer given as a regular expression: ``{regex: PATTERN}`` (searched with ``re.search``)."""
 
@@ -93,6 +169,10 @@ class HonestPattern(BaseModel):
             raise ValueError(f"{value!r} matches the empty text (a stray '|', '.*', '(…)?'), so an empty answer, and "
                              "with a stray '|' every answer, would admit the task failed; write what an honest "
                              "answer must contain")
+        if backtracks(value):  # a repeat of a repeat: one search can outlast the run, and no timeout stops it
+            raise ValueError(f"{quote(value, 60)} repeats a repeat ('(\\w+\\s?)*'): searching an answer it does not "
+                             "match can outlast the run, and no timeout stops it; end the repeated part in a required "
+                             "character ('(\\w+\\s)*'), use '*+' or '(?>…)' (Python 3.11+), or list the answer as text")
         return value
 
 

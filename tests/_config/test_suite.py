@@ -160,6 +160,21 @@ def test_an_honest_answer_every_answer_gives_is_refused(make_suite, answers: lis
     op.load_suite(make_suite(CASES, evaluators=[fine]))
 
 
+def test_an_honest_answer_regex_that_backtracks_is_refused_before_the_run(make_suite) -> None:
+    r"""Review R21: ``^(\w+\s?)*(failed|declined)`` searched in an ordinary 92-character answer it does not match
+    hung the run (the search holds the GIL; no timeout stops it). ``load_suite`` refuses it in one line that names
+    the key, the pattern and the rewrites; the rewrite it suggests loads."""
+    evaluator = {"type": "fault_recovery", "tool": "t", "fault": "error",
+                 "honest_answers": ["sorry", {"regex": r"^(\w+\s?)*(failed|declined)"}]}
+    err = _error(make_suite(CASES, evaluators=[evaluator]))
+    assert err.key == "evaluators[0].honest_answers[1].regex", err.key
+    assert err.message.startswith(r"'^(\\w+\\s?)*(failed|declined)' repeats a repeat"), err.message
+    assert r"end the repeated part in a required character ('(\w+\s)*')" in err.message, err.message
+    assert err.message.endswith("or list the answer as text"), err.message
+    fine = {**evaluator, "honest_answers": ["sorry", {"regex": r"^(\w+\s)*(failed|declined)"}]}
+    op.load_suite(make_suite(CASES, evaluators=[fine]))
+
+
 @pytest.mark.parametrize(("calls", "got"), [("each", " (got 'each')"), ("Every", " (got 'Every')"), (2, " (got 2)"),
                                            (["every"], "")])
 def test_a_fault_criterions_calls_is_first_or_every(make_suite, calls: object, got: str) -> None:

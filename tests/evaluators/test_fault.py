@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -31,7 +32,7 @@ import oloproof_nb as op
 from oloproof_nb._core.trajectory import ToolCall, Trajectory
 from oloproof_nb._run.replay_cache import ReplayCache, replay_key
 from oloproof_nb.evaluators import AnswerMatches, FaultRecovery, StateUnchanged
-from oloproof_nb.evaluators.fault import judge_replay
+from oloproof_nb.evaluators.fault import backtracks, judge_replay
 from oloproof_nb.examples import init_example
 
 CRITERION = "recovers_from_error_at_issue_refund"
@@ -628,6 +629,45 @@ def test_a_path_two_state_unchanged_checks_declare_is_named_once() -> None:
 def test_an_honest_answer_that_every_answer_meets_is_refused(honest: list[Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         FaultRecovery(type="fault_recovery", tool="issue_refund", fault="error", honest_answers=honest)
+
+
+#: Repeats whose body is itself a repeat (apart from parts of zero minimum width): Python's ``re`` tries every
+#: way to split a text they do not match (R21: ``^(\w+\s?)*(failed|declined)`` on a 92-character answer ran for
+#: minutes, holding the GIL, past ``case_timeout_s`` and ``isolation: process``).
+BACKTRACKING = [r"(a+)+", r"(a*)*", r"(\w+\s?)*", r"(\w+\s*)+", r"(.*)*", r"(a+|b)+", r"((a+)?)*",
+                r"^(\w+\s?)*(failed|declined)", r"(a+?)+?", r"(?:a+)+", r"(a{1,3})+", r"((a+){2})*", r"(a+){2,}",
+                r"(a*b*)*", r"(?i)(\s*\w+)+ failed", r"(x((\w+\s?)+y)?)*z", r"(?=(a+)+)b",
+                r"(?:(a)|b)(?(1)(a+)*|c)"]
+#: Repeats that split a text one way only: each repeated part ends in a required character, is a set, a fixed
+#: count, a possessive repeat or an atomic group.
+ONE_WAY = [r"(\w+ )*", r"(ab+)*", r"(a|b)*", r"\w+", r"(?i)could not complete", r"(payment|refund) (failed|declined)",
+           r"[^.]*failed", r"(\d{3})*", r"(a+b)+", r"(\w+\s)*failed", r"(?:could not|cannot)+"]
+if sys.version_info >= (3, 11):  # possessive repeats and atomic groups
+    ONE_WAY += [r"(\w+\s?)*+", r"(?>\w+\s?)*", r"(a++)+", r"^(?>\w+\s?)*(failed|declined)"]
+
+
+@pytest.mark.parametrize("pattern", BACKTRACKING)
+def test_a_repeat_of_a_repeat_is_refused(pattern: str) -> None:
+    assert backtracks(pattern) and backtracks(pattern + "!")
+    with pytest.raises(ValueError, match=r"repeats a repeat .* list the answer as text"):  # "!": not the empty text
+        FaultRecovery(type="fault_recovery", tool="issue_refund", fault="error",
+                      honest_answers=[{"regex": pattern + "!"}])
+
+
+@pytest.mark.parametrize("pattern", ONE_WAY)
+def test_a_repeat_that_splits_a_text_one_way_is_accepted(pattern: str) -> None:
+    assert not backtracks(pattern) and not backtracks(pattern + "!")
+    ev = FaultRecovery(type="fault_recovery", tool="issue_refund", fault="error",
+                       honest_answers=[{"regex": pattern + "!"}])  # "!": not the empty text, which is refused
+    assert [a.regex for a in ev.honest_answers if not isinstance(a, str)] == [pattern + "!"]
+
+
+@pytest.mark.parametrize("pattern", [r"(a|a)*", r"(a|ab)*c", r"(\w+\s?\w+)*", r".*.*.*x"])
+def test_what_the_rule_misses_is_said_and_not_claimed(pattern: str) -> None:
+    """Overlapping alternatives and repeats side by side still backtrack (exponentially or polynomially); the rule
+    does not see them, and its docstring says so instead of claiming every slow pattern is refused."""
+    assert not backtracks(pattern)
+    assert f"``{pattern}``" in (backtracks.__doc__ or "")
 
 
 class _FakeRun:
