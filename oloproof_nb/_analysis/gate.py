@@ -191,6 +191,8 @@ def _other_system(run: Run) -> str:
             how = f"system version {was} → {now}"
         elif theirs.code_fingerprint != first.code_fingerprint:
             how = "the system's code differs: another code fingerprint"
+        elif theirs.settings_fingerprint != first.settings_fingerprint:  # Desk(careful=False) beside careful=True
+            how = "the system was built with other settings: its constructor's parameters or a partial's arguments"
         elif theirs.code_fingerprint is None:
             return (f"runs {first.run_id} and {theirs.run_id} record no code fingerprint (a system class typed into a "
                     "notebook cell, without a fingerprint() method: an edited cell keeps its version), so nothing "

@@ -145,14 +145,20 @@ class Manifest(BaseModel):
     #: a system seeded by it makes the same tries in every run, and runs of it pooled hold epoch e once per run
     #: (pass^k and pass@k count such a repeat once). Absent when none does, and in runs made before this version.
     epoch_given: list[str] | None = None
+    #: The digest of the system's code and the settings it was built with (its constructor's parameters kept as
+    #: attributes, a ``functools.partial``'s arguments: ``_run/systems.replay_fingerprint``) when it has such
+    #: settings: ``Desk(careful=False)`` and ``Desk(careful=True)`` share a code fingerprint, so ``--resume`` and
+    #: a pooled gate compare this too. Absent for a system without settings, and in runs made before this version.
+    settings_fingerprint: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The manifest as written to disk (``finished_at`` left out until the run finishes, ``journal_changed``
         unless a journal changed, ``follows`` unless the clock read an earlier time than a run before,
-        ``abrupt_ends`` unless there was one, ``epoch_given`` unless the system takes the epoch)."""
+        ``abrupt_ends`` unless there was one, ``epoch_given`` unless the system takes the epoch,
+        ``settings_fingerprint`` unless it has settings)."""
         # python mode: a suite's ``case_timeout_s: .inf`` stays a float (JSON mode would write null)
-        unset = {name for name in ("finished_at", "journal_changed", "follows", "abrupt_ends",
-                                           "epoch_given")
+        unset = {name for name in ("finished_at", "journal_changed", "follows", "abrupt_ends", "epoch_given",
+                                   "settings_fingerprint")
                  if getattr(self, name) is None}
         return self.model_dump(by_alias=True, exclude=unset)
 

@@ -150,7 +150,7 @@ def _worker_main(conn: multiprocessing.connection.Connection, spec: _Spec) -> No
     except BaseException:  # noqa: BLE001 - oloproof's own error: reported to the run's process
         conn.send(("internal", traceback.format_exc()))
         return
-    conn.send(("ready", version, fingerprint, epoch_given(system)))
+    conn.send(("ready", version, fingerprint, epoch_given(system), replay_print))
     cache = ReplayCache(root / REPLAY_CACHE_DIR) if spec.cache else None
     shown = ShownArtifacts()  # every case this worker runs: an earlier case's artifact is stale in the next
     while True:
@@ -180,7 +180,7 @@ def _worker_main(conn: multiprocessing.connection.Connection, spec: _Spec) -> No
             except OloproofError as exc:
                 conn.send(("failed", str(exc)))
                 return
-            conn.send(("ready", version_of(system), fingerprint, epoch_given(system)))
+            conn.send(("ready", version_of(system), fingerprint, epoch_given(system), replay_print))
 
 
 class ProcessWorkers:
@@ -199,8 +199,10 @@ class ProcessWorkers:
         self.shown = ShownArtifacts()
         self._workers: list[_Worker] = []
         self._identity: tuple[str | None, str | None] | None = None
-        #: The methods of the workers' system given the case's epoch (:func:`~.sandbox.epoch_given`).
+        #: The methods of the workers' system given the case's epoch (:func:`~.sandbox.epoch_given`), and what
+        #: keys its replays (:func:`~.systems.replay_fingerprint`: its code and the settings it was built with).
         self.epoch_given: list[str] | None = None
+        self.replay_fingerprint: str | None = None
         self._run_id = ""
         self._append_replay: Callable[[ReplayRecord], None] = lambda record: None
 
@@ -330,7 +332,7 @@ class ProcessWorkers:
         if kind == "ready":
             identity = (message[1], message[2])
             if self._identity is None:
-                self._identity, self.epoch_given = identity, message[3]
+                self._identity, self.epoch_given, self.replay_fingerprint = identity, message[3], message[4]
             elif identity != self._identity:
                 raise OloproofError(f"{self._suite_file}: system: a worker process built a system with another "
                                     "version or code fingerprint than the run's; do not edit the system's code "

@@ -149,14 +149,16 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
                                 "processes; do not pass system= or executor=")
         pool = ProcessWorkers(suite, workers, cache=cache)
         version, fingerprint = pool.start()
-        replay_print, given = fingerprint, pool.epoch_given
+        replay_print, given, keyed = fingerprint, pool.epoch_given, pool.replay_fingerprint
     else:
         systems = _thread_systems(suite, system, workers, executor)
         version, fingerprint, given = systems.version, systems.fingerprint, systems.epoch_given
+        keyed = systems.replay_fingerprint
         # an executor's workers check the run's code fingerprint against their own, and key their replays themselves
         replay_print = fingerprint if executor is not None else systems.replay_fingerprint
+    built_with = keyed if keyed != fingerprint else None  # its settings beside its code (None: it has none)
     try:
-        store, done = _open_store(suite, out, resume, version, fingerprint, fsync, run_id, epochs, given)
+        store, done = _open_store(suite, out, resume, version, fingerprint, fsync, run_id, epochs, given, built_with)
     except BaseException:
         if pool is not None:
             pool.stop()
@@ -367,13 +369,14 @@ def with_epochs(cases: Iterable[Case], epochs: int) -> Iterator[Case]:
 
 def _open_store(suite: Suite, out: str | Path | None, resume: bool, version: str | None, fingerprint: str | None,
                 fsync: Fsync, run_id: str | None, epochs: int | None,
-                given: list[str] | None = None) -> tuple[RunStore, set[tuple[str, int]]]:
+                given: list[str] | None = None, settings: str | None = None,
+                ) -> tuple[RunStore, set[tuple[str, int]]]:
     """Create (or lock and reopen) the run directory; the (case id, epoch) of the records it already holds."""
     # absolute: the journal's files are opened again by this path on every write, and a system may chdir
     if resume:
         directory = Path(str(out)).absolute()
         store = RunStore.resume(directory,
-                                lambda m: _check_resumable(m, suite, version, fingerprint, directory, epochs),
+                                lambda m: _check_resumable(m, suite, version, fingerprint, directory, epochs, settings),
                                 fsync=fsync)
         try:
             done = {record_key(rec) for rec in read_cases(directory)}
@@ -390,7 +393,7 @@ def _open_store(suite: Suite, out: str | Path | None, resume: bool, version: str
                         oloproof_nb=__version__, n_cases=suite.n_cases,
                         epochs=suite.config.epochs if epochs is None else epochs, digests=suite.digests,
                         code_fingerprint=fingerprint, suite_config=StoredSuite.model_validate(suite.manifest_config()),
-                        epoch_given=given)
+                        epoch_given=given, settings_fingerprint=settings)
     return RunStore.create(directory, manifest, fsync=fsync), set()
 
 
@@ -405,7 +408,7 @@ def _of_the_suite(directory: Path, root: Path) -> bool:
 
 
 def _check_resumable(manifest: Manifest, suite: Suite, version: str | None, fingerprint: str | None,
-                     directory: Path, epochs: int | None) -> None:
+                     directory: Path, epochs: int | None, settings: str | None = None) -> None:
     if manifest.suite != suite.name:
         raise RunDirError(f"{directory}: holds a run of suite {quote(manifest.suite)}, not {quote(suite.name)}")
     if epochs is not None and manifest.epochs != epochs:
@@ -426,6 +429,10 @@ def _check_resumable(manifest: Manifest, suite: Suite, version: str | None, fing
     if manifest.code_fingerprint != fingerprint:
         raise RunDirError(f"{directory}: the system's code changed since this run started (its code fingerprint "
                           "differs; the version alone did not say so); start a new run instead")
+    if manifest.settings_fingerprint != settings:  # Desk(careful=False) resuming a run of Desk(careful=True)
+        raise RunDirError(f"{directory}: the system was built with other settings than this run's (its constructor's "
+                          "parameters or a partial's arguments differ; the code did not change), so its verdicts "
+                          "would mix two systems; resume with the system built as before, or start a new run")
     if manifest.code_fingerprint is None:  # and fingerprint is None: a class in no file, whose edits nothing shows
         raise RunDirError(f"{directory}: {NO_FINGERPRINT}, so a resume cannot tell whether its code changed since "
                           "this run started (its verdicts would mix two versions); start a new run instead, or "

@@ -863,6 +863,45 @@ def test_a_pool_of_runs_of_different_systems_has_no_release_decision(tmp_path: P
     assert edited.verdict == "BLOCK" and "the system's code differs" in edited.reason
 
 
+class _Careful:
+    """Answers 'yes' when careful, else 'no' on every fourth case (30 of 40 pass): one code, two settings."""
+
+    version = "1"
+
+    def __init__(self, careful: bool = True) -> None:
+        self.careful = careful
+
+    def run(self, input: dict) -> dict:
+        sloppy = not self.careful and input["case"] % 4 == 0
+        return {"steps": [], "answer": "no" if sloppy else "yes", "status": "completed"}
+
+
+def test_a_pool_of_runs_of_one_system_built_with_other_settings_has_no_release_decision(tmp_path: Path) -> None:
+    """The code fingerprint covers files, not the values a system is built with: a run of
+    ``partial(Desk, careful=False)`` (30 of 40, no PASS alone) pooled with three of ``careful=True`` was one system
+    to the gate, 150 of 160, PASS. The manifest records the settings' fingerprint; the pool is mixed_systems. Runs
+    of one setting still pool."""
+    import functools
+
+    folder = make_suite(tmp_path / "s", [True] * 40, release={"allow_approximate_methods": True,
+                                                               "criteria": {"answer_matches": 0.80}})
+    suite = op.load_suite(folder)
+
+    def made(careful: bool, name: str) -> op.Run:
+        return op.run(suite, system=functools.partial(_Careful, careful=careful), out=tmp_path / name, progress=False)
+
+    careful = [made(True, f"careful{i}") for i in range(3)]
+    sloppy = made(False, "sloppy")
+    assert row(op.gate(sloppy))["passed"] == 30 and row(op.gate(sloppy))["verdict"] != "PASS"
+    prints = {r.manifest.settings_fingerprint for r in careful}
+    assert len(prints) == 1 and None not in prints and sloppy.manifest.settings_fingerprint not in prints
+    assert {r.manifest.code_fingerprint for r in [*careful, sloppy]} == {sloppy.manifest.code_fingerprint}
+    assert op.gate(op.load_runs([r.directory for r in careful])).verdict == "PASS"  # one setting: pooled as before
+    pooled = op.gate(op.load_runs([*(r.directory for r in careful), sloppy.directory]))
+    assert pooled.verdict == "BLOCK" and pooled.reason.startswith("mixed_systems: runs ")
+    assert "built with other settings" in pooled.reason
+
+
 def test_a_pool_whose_other_system_comes_after_runs_of_the_first_has_no_release_decision(tmp_path: Path) -> None:
     """Mutation round 13: each run of a pool is held against the first, not only the second: two runs of version 1
     then the regressed version 2 (150 of 160 rows, PASS at 0.8 by the rows alone) is mixed_systems, naming the

@@ -489,6 +489,9 @@ GIVEN_EPOCH = '''
 class Seeded:
     version = "seeded-1"
 
+    def __init__(self, careful=True):
+        self.careful = careful
+
     def reset(self, state):
         self.state = dict(state)
 
@@ -501,9 +504,11 @@ class Seeded:
 '''
 
 
-def test_a_process_run_records_the_methods_given_the_epoch_as_a_thread_run_does(tmp_path: Path) -> None:
-    """Review R22: the manifest's ``epoch_given`` tells a pool which runs' (case, epoch) are the same tries. In a
-    process run the system is built in the workers, which report it with the version and fingerprint."""
+def test_a_process_run_records_the_methods_given_the_epoch_and_the_settings_as_a_thread_run_does(
+        tmp_path: Path) -> None:
+    """Review R22: the manifest's ``epoch_given`` tells a pool which runs' (case, epoch) are the same tries, and its
+    ``settings_fingerprint`` what the system was built with (``careful``), which a resume and a pooled gate compare.
+    In a process run the system is built in the workers, which report both with the version and fingerprint."""
     root = tmp_path / "suite"
     root.mkdir()
     (root / "seeded.py").write_text(GIVEN_EPOCH, encoding="utf-8")
@@ -513,5 +518,8 @@ def test_a_process_run_records_the_methods_given_the_epoch_as_a_thread_run_does(
                                         "  - type: answer_matches\n", encoding="utf-8")
     threads = op.run(root, out=tmp_path / "threads", progress=False)
     processes = op.run(root, out=tmp_path / "processes", progress=False, isolation="process")
-    for run in (threads, processes):
-        assert json.loads((run.directory / "manifest.json").read_text())["epoch_given"] == ["run"]
+    manifests = [json.loads((run.directory / "manifest.json").read_text()) for run in (threads, processes)]
+    assert [m["epoch_given"] for m in manifests] == [["run"], ["run"]]
+    assert manifests[0]["settings_fingerprint"] == manifests[1]["settings_fingerprint"]
+    assert len(manifests[0]["settings_fingerprint"]) == 64
+    assert manifests[0]["settings_fingerprint"] != manifests[0]["code_fingerprint"]

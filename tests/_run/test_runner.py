@@ -583,6 +583,40 @@ def test_resume_refuses_another_system_version_and_says_which(make_suite, tmp_pa
         op.run(root, system=_VersionTwo, out=out, resume=True, progress=False)
 
 
+class _Careful:
+    version = "v1"
+
+    def __init__(self, careful: bool = True) -> None:
+        self.careful = careful
+
+    def run(self, input: dict) -> dict:
+        return {"steps": [], "answer": input["answer"] if self.careful else None}
+
+
+def test_resume_refuses_the_system_built_with_other_settings(make_suite, tmp_path: Path) -> None:
+    """One code, two settings: a run of ``partial(Desk, careful=True)`` stopped after 2 cases was resumed by
+    ``careful=False`` (the code fingerprint covers files, not the values a system is built with), one run of two
+    systems. It is refused, and nothing is written; the same settings resume it."""
+    import functools
+
+    root = make_suite(_answers(4))
+    out = tmp_path / "run"
+
+    def stop(done: int, total: int) -> None:
+        if done >= 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        op.run(root, system=functools.partial(_Careful, careful=True), out=out, progress=stop)
+    before = (out / "cases.jsonl").read_bytes()
+    with pytest.raises(op.RunDirError, match="built with other settings than this run's"):
+        op.run(root, system=functools.partial(_Careful, careful=False), out=out, resume=True, progress=False)
+    assert (out / "cases.jsonl").read_bytes() == before
+    done = op.run(root, system=functools.partial(_Careful, careful=True), out=out, resume=True, progress=False)
+    assert done.finished and list(done.verdicts["verdict"]) == ["pass"] * 4
+    assert done.manifest.settings_fingerprint is not None
+
+
 def test_resume_refuses_a_system_class_no_file_defines(make_suite, tmp_path: Path) -> None:
     """A class typed into a notebook cell has no code fingerprint: an edit of the cell (its version kept) was
     resumed into the run begun by the cell before it, one gate over two agents (review G11). It is refused as an
