@@ -20,6 +20,7 @@ import pandas as pd
 from .._run.baseline import BASELINE_DIR, NOOP_VERSION
 from ..errors import OloproofError, terminal_text
 from .columns import TEXT, Column, FrameSpec
+from .frames import ended_case_runs
 from .run import Run, changed_checks, label_difference, unscored_difference, validity_check_difference
 
 __all__ = ["Baseline", "BASELINE_RATES", "IDLE_COLUMNS", "as_baseline", "baseline_rates", "check_baseline_config",
@@ -110,7 +111,10 @@ def check_baseline(run: Run, baseline: Baseline | Run, run_whole: bool = True) -
     validity labels leave out other copies (:attr:`~.run.Run.unscored_ids`) the rates of other rows: labels made
     otherwise (:func:`~.run.label_difference`, as ``op.load_runs`` tells them), or the same labels checked against
     another ``minimum_validity``. Labels that differ and leave out the same copies (a transform still not checked
-    in both, say) give the same rows, so the same rates: accepted.
+    in both, say) give the same rows, so the same rates: accepted. A baseline whose sandbox raised or timed out in
+    a case run (its ``reset``, ``snapshot`` or ``observe``: a database down) counts that run's rows as not passed,
+    though nothing was measured: with half its cases in error, a ``state_matches`` every case of which the idle
+    agent passes read 0.5, below the threshold, and the red flag was gone (review R23); refused too.
     ``run_whole`` False (the run did not finish, or lost records: the gate says BLOCK for it anyway): its cases
     need only be among the baseline's.
     """
@@ -123,6 +127,14 @@ def check_baseline(run: Run, baseline: Baseline | Run, run_whole: bool = True) -
         raise OloproofError(f"{idle.directory}: the baseline holds {idle.n_cases} of its {expected} case runs (it did "
                             "not finish, or records are lost), so its rates are those of the cases it holds; make "
                             "a new one with op.baseline(suite) or oloproof run --baseline")
+    ended = ended_case_runs(idle.cases)
+    if len(ended):  # the sandbox failed there: nothing was measured, yet the rows count as not passed
+        first = ended.iloc[0]
+        raise OloproofError(f"{idle.directory}: {len(ended)} of the baseline's {idle.n_cases} case runs ended in "
+                            f"{first['status']} (the first, case {first['case_id']!r}: {first['message']}), so "
+                            "its rates count them as not passed though the sandbox measured nothing there, and a "
+                            "criterion the idle agent passes may look as if it did not; make a new one once the "
+                            "sandbox runs every case: op.baseline(suite) or oloproof run --baseline")
     theirs = set(zip(idle.cases["case_id"], idle.cases["digest"], strict=True))
     ours = set(zip(run.cases["case_id"], run.cases["digest"], strict=True))
     if theirs != ours and (run_whole or not ours <= theirs):  # a run that did not finish holds part of its cases

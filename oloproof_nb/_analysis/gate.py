@@ -240,10 +240,10 @@ class Gate:
         run (:func:`relaxed_gate_settings`), e.g. ``criteria.answer_matches 0.9 → 0.5`` or ``criteria.x 0.9 →
         not gated``: a PASS is read knowing the gate was weaker than the suite's. Settings given
         (``release=``, ``criteria=``, ``confidence=``, ``method=``; ``oloproof gate --release``) are compared with
-        the run's own, stored with it when it started; the run's own, when none are given, with the suite
-        folder's release.yaml as it is now (a run made while the file was loosened, then gated after it was put
-        back: see :func:`release_drift`). Empty when none is weaker, or with nothing to compare with (an
-        Inspect AI log, a run that stored no settings).
+        the run's own, stored with it when it started; when none is weaker than those, the settings used (given,
+        or the run's own) with the suite folder's release.yaml as it is now (a run made while the file was
+        loosened, then gated after it was put back: see :func:`release_drift`). Empty when none is weaker, or with
+        nothing to compare with (an Inspect AI log, a run that stored no settings).
     weaker_than : str
         What :attr:`relaxed` is weaker than: ``the run's own release settings`` (:data:`RUN_OWN`), or
         ``<suite>/release.yaml as it is now``; empty when :attr:`relaxed` is.
@@ -692,8 +692,8 @@ def gate(run: Run, release: ReleaseLike | None = None, *,
     run = as_run(run, "gate: run")
     baseline = None if baseline is None else as_baseline(baseline)
     cfg = resolve_release(run, release, criteria=criteria, confidence=confidence, method=method)
-    found = _release_now(run) if release is None else None  # read once: the drift warning and Gate.relaxed
-    drift = _drift(run, found)
+    found = _release_now(run)  # read once: the drift warning and Gate.relaxed
+    drift = _drift(run, found) if release is None else ""
     if drift:  # the stored settings decide (the run is the evidence), but the user may think the file does
         root = found[0].parent if found is not None else Path(".")
         warn_at_caller(f"{root / RELEASE_FILE} differs from the release settings run {run.run_id} was made with "
@@ -760,8 +760,7 @@ def gate(run: Run, release: ReleaseLike | None = None, *,
     listed = table[table["verdict"] != "REPORT_ONLY"]
     blocker = unwhole or ("" if len(listed) else NO_CRITERIA)
     overall = "PASS" if not blocker and bool((listed["verdict"] == "PASS").all()) else "BLOCK"
-    given = (release, criteria, confidence, method) != (None,) * 4
-    relaxed, than = _relaxed(run, cfg, rows, None if given else found)
+    relaxed, than = _relaxed(run, cfg, rows, found)
     return Gate(table=table, verdict=overall, release=cfg, clustered=clustered, n_source_clusters=n_source,
                 reason=blocker, findings=tuple(findings), unscored=tuple(unscored_copies(run)),
                 relaxed=tuple(relaxed), weaker_than=than)
@@ -800,8 +799,10 @@ RUN_OWN = "the run's own release settings"
 def _relaxed(run: Run, cfg: ReleaseConfig, rows: list[dict[str, Any]],
              now: tuple[Path, ReleaseConfig | None] | None) -> tuple[list[str], str]:
     """:attr:`Gate.relaxed` and :attr:`Gate.weaker_than`: the settings of ``cfg`` weaker than the run's own; or,
-    when the gate uses the run's own (``now``: the suite folder's release.yaml as :func:`_release_now` read it,
-    None when settings were given), those weaker than that file. A run that stored no settings is compared with
+    when none is, those weaker than the suite folder's release.yaml as it is now (``now``, as :func:`_release_now`
+    read it): the run's own, used when none are given, and settings given alike. Given settings equal to a run's
+    own that were loosened while it ran (the file put back since) said nothing, where the run's own, used
+    without them, were called weaker than the file (review R23). A run that stored no settings is compared with
     nothing: it was gated with the defaults, which gate no criterion (``no_criteria``), not with settings of its
     own that a file could be weaker or stronger than."""
     relaxed = relaxed_gate_settings(run.release, cfg, rows)

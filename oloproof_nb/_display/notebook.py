@@ -156,10 +156,18 @@ class Gate(_gate.Gate):
     #: The ids of the runs a pooled run was made of (:func:`load_runs`), in their order; empty for one run. Shown
     #: under the verdict: ``n=36`` of a 9-case suite read as 36 cases of one run without it.
     _pooled: tuple[str, ...] = field(default=(), kw_only=True)
+    #: Whether the settings were given (``release=``, ``criteria=``, ``confidence=``, ``method=``), not the run's own:
+    #: the note of :attr:`relaxed` names them so, also when they are weaker than release.yaml as it is now.
+    _given: bool = field(default=False, kw_only=True)
 
     @classmethod
-    def of(cls, g: _gate.Gate, abrupt_ends: tuple[AbruptEnd, ...] = (), pooled: tuple[str, ...] = ()) -> Gate:
-        return cls(**{f.name: getattr(g, f.name) for f in fields(g)}, _abrupt_ends=abrupt_ends, _pooled=pooled)
+    def of(cls, g: _gate.Gate, abrupt_ends: tuple[AbruptEnd, ...] = (), pooled: tuple[str, ...] = (),
+           given: bool = False) -> Gate:
+        return cls(**{f.name: getattr(g, f.name) for f in fields(g)}, _abrupt_ends=abrupt_ends, _pooled=pooled,
+                   _given=given)
+
+    def _relaxed_note(self) -> str:
+        return _gate.relaxed_note(self.relaxed, "the settings given" if self._given else "", than=self.weaker_than)
 
     def __repr__(self) -> str:
         lines = [f"Gate: {self.verdict}" + (f" ({self.reason})" if self.reason else "")]
@@ -167,7 +175,7 @@ class Gate(_gate.Gate):
         lines += [f"  vacuous: {finding}" for finding in self.findings]
         lines += [f"  {_gate.abrupt_ends_note(self._abrupt_ends)}"] if self._abrupt_ends else []
         lines += [f"  {unscored_note(self.unscored)}"] if self.unscored else []
-        lines += [f"  {_gate.relaxed_note(self.relaxed, than=self.weaker_than)}"] if self.relaxed else []
+        lines += [f"  {self._relaxed_note()}"] if self.relaxed else []
         for r in self.table.itertuples():
             thr = "" if math.isnan(r.threshold) else f" ≥ {yaml_number(r.threshold)}"  # every digit: 0.9999999 is not 1
             rate = "n/a" if math.isnan(r.rate) else f"{r.rate:.3f} {fmt_interval(r.ci_low, r.ci_high)}"
@@ -187,7 +195,7 @@ class Gate(_gate.Gate):
                       findings=self.findings, resumed=_gate.abrupt_ends_note(self._abrupt_ends),
                       pooled=pooled_note(self._pooled) if self._pooled else "",
                       unscored=unscored_note(self.unscored, shown=20),
-                      relaxed=_gate.relaxed_note(self.relaxed, than=self.weaker_than),
+                      relaxed=self._relaxed_note(),
                       table=html_table(shown, fmt_number, styled=True))
 
 
@@ -559,7 +567,8 @@ def gate(run: _run.Run, release: ReleaseLike | None = None, *,
     run = _run.as_run(run, "gate: run")
     return Gate.of(_gate.gate(run, release, baseline=baseline, criteria=criteria, confidence=confidence,
                               method=method), abrupt_ends=tuple(_gate.abrupt_ends(run)),
-                   pooled=tuple(r.run_id for r in run.runs) if len(run.runs) > 1 else ())
+                   pooled=tuple(r.run_id for r in run.runs) if len(run.runs) > 1 else (),
+                   given=(release, criteria, confidence, method) != (None,) * 4)
 
 
 gate.__doc__ = _gate.gate.__doc__

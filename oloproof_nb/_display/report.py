@@ -139,7 +139,8 @@ def _gate_section(run: Run, g: Gate, release: ReleaseLike | None) -> Section:
                           "approximate methods "
                           f"{'allowed' if g.release.allow_approximate_methods else 'not allowed'}."))
     if g.relaxed:  # the verdict sentence says a PASS was given by weaker settings: here, which
-        given = str(release) if isinstance(release, (str, Path)) else ""
+        given = (str(release) if isinstance(release, (str, Path)) else
+                 "the settings given" if release is not None else "")  # "": the run's own, stored with it
         note = relaxed_note(g.relaxed, given, than=g.weaker_than)
         sec.text.append(Plain(_sentence(note)))
     for finding in g.findings:

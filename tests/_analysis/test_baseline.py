@@ -379,6 +379,39 @@ def test_a_baseline_whose_records_are_lost_or_that_never_finished_is_refused(des
         op.gate(run, baseline=idle)
 
 
+def test_a_baseline_whose_sandbox_failed_on_some_cases_is_refused(make_suite, tmp_path: Path) -> None:
+    """Review R23: the sandbox's reset raised on c4 and c5 while the baseline ran (a database down): their rows
+    are missing, counted as not passed, so the idle state_matches read 0/6 (by hand the whole baseline passes 2/6,
+    c4 and c5), passes_when_idle False at threshold 0.3, and `oloproof gate --baseline` said PASS, exit 0, with the
+    red flag gone. Now it is one line naming the folder, the count and the first case's error."""
+    from conftest import SCRIPTED_SYSTEM
+
+    flaky = SCRIPTED_SYSTEM.replace("    def reset(self, state):\n        self.state = state", (
+        "    def reset(self, state):\n"
+        "        import pathlib\n"
+        "        if pathlib.Path(__file__).with_name('down').exists() and state['other']['k'] >= 4:\n"
+        "            raise ConnectionError('sandbox database unavailable')\n"
+        "        self.state = state"))
+    assert flaky != SCRIPTED_SYSTEM
+    desk = make_suite(CASES, evaluators=EVALUATORS, release=RELEASE, system_code=flaky)
+    run = op.run(desk, out=tmp_path / "run", progress=False)
+    (desk / "down").touch()
+    failed = op.baseline(desk, out=tmp_path / "failed", progress=False)
+    assert failed.run.cases.set_index("case_id")["status"].to_dict() == {
+        "c0": "completed", "c1": "completed", "c2": "completed", "c3": "completed", "c4": "error", "c5": "error"}
+    with pytest.raises(op.OloproofError, match=r"failed: 2 of the baseline's 6 case runs ended in error \(the first, "
+                                               r"case 'c4': ConnectionError: sandbox database unavailable\)"):
+        op.gate(run, baseline=failed)
+    from _reliability_systems import one_error_line, run_cli
+
+    out = run_cli("gate", str(run.directory), "--baseline", str(failed.run.directory))
+    assert out.returncode == 2 and "2 of the baseline's 6 case runs ended in error" in one_error_line(out.stderr)
+    (desk / "down").unlink()
+    whole = op.gate(run, baseline=op.baseline(desk, progress=False)).table.set_index("criterion")
+    assert whole.loc["state_matches", "noop_rate"] == pytest.approx(2 / 6)
+    assert bool(whole.loc["state_matches", "passes_when_idle"]) is True
+
+
 def test_a_run_that_did_not_finish_is_refused_a_baseline_of_other_cases(desk: Path, make_suite,
                                                                       tmp_path: Path) -> None:
     """The cases of an unfinished run need only be among the baseline's, but they must be: c0 edited since the

@@ -209,8 +209,43 @@ def test_a_run_made_with_a_looser_release_yaml_than_the_suites_now_says_so(tmp_p
                "as it is now: confidence 0.95 → 0.5, criteria.answer_matches 0.5 → 0.4" in repr(op.gate(made))
     assert op.gate(made, release=tmp_path / "release.yaml").relaxed == ()  # the file given: stricter than the run's
     with pytest.warns(UserWarning, match="differs from the release settings run"):  # mutation round 13
-        given = op.gate(made, criteria={"answer_matches": 0.4})  # the run's own threshold, given: compared with them
-    assert (given.relaxed, given.weaker_than) == ((), "")
+        given = op.gate(made, criteria={"answer_matches": 0.4})  # the run's own threshold, given: none weaker than
+    # them, so compared with the file as it is now, as the run's own are (review R23)
+    assert given.relaxed == ("confidence 0.95 → 0.5", "criteria.answer_matches 0.5 → 0.4")
+    assert given.weaker_than == f"{tmp_path / 'release.yaml'} as it is now"
+
+
+def test_settings_given_as_loose_as_a_runs_loosened_own_are_weaker_than_the_file_now(tmp_path: Path) -> None:
+    """Review R23: release.yaml loosened (confidence 0.5, answer_matches 0.4), the suite run, the file put back.
+    `oloproof gate RUN` says the run's own settings are weaker than the file as it is now; given the loosened file
+    (`--release loose.yaml`, a dict, or the keywords), the gate compared it with the run's own only, found them
+    equal, and said `gate: PASS — exit 0: all 3 gated criteria pass` with no word and no drift warning. 8 of 10
+    answers pass: the 50% Clopper–Pearson lower bound is 0.69 ≥ 0.4 (PASS); at 95% it is 0.44 < 0.5 (BLOCK)."""
+    import warnings
+
+    import yaml
+
+    from oloproof_nb._display.terminal import exit_line
+
+    loose = {**RELEASE, "confidence": 0.5, "criteria": {**RELEASE["criteria"], "answer_matches": 0.4}}
+    made = op.run(_suite(tmp_path, loose), progress=False)
+    (tmp_path / "release.yaml").write_text(yaml.safe_dump(RELEASE))
+    (tmp_path / "loose.yaml").write_text(yaml.safe_dump(loose))
+    assert op.gate(made, release=tmp_path / "release.yaml").verdict == "BLOCK"
+    now = f"{tmp_path / 'release.yaml'} as it is now"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # given settings: no drift warning, so the note is all the reader gets
+        for given in (op.gate(made, release=tmp_path / "loose.yaml"), op.gate(made, release=loose)):
+            assert given.verdict == "PASS"
+            assert given.table.set_index("criterion").loc["answer_matches", "ci_low"] == pytest.approx(
+                beta.ppf(0.25, 8, 3), abs=1e-12)
+            assert given.relaxed == ("confidence 0.95 → 0.5", "criteria.answer_matches 0.5 → 0.4")
+            assert given.weaker_than == now
+            assert exit_line(given) == ("gate: PASS — exit 0: all 3 gated criteria pass, by 2 settings weaker "
+                                        f"than {now}")
+            assert f"  gated with the settings given: 2 settings weaker than {now}: confidence 0.95 → 0.5, " \
+                   "criteria.answer_matches 0.5 → 0.4" in repr(given).splitlines()
+            assert "gated with the settings given: 2 settings weaker than" in given._repr_html_()
 
 
 def test_an_easier_reduction_than_the_runs_own_is_named(tmp_path: Path) -> None:
@@ -275,7 +310,7 @@ def test_a_criterion_the_run_does_not_judge_is_not_called_left_out(tmp_path: Pat
 
 def test_a_gate_reads_the_suites_release_yaml_once(run: op.Run, monkeypatch: pytest.MonkeyPatch) -> None:
     """Review F7: `op.gate(run)` read the suite folder's release.yaml twice (the drift warning, then Gate.relaxed);
-    once is enough for both. Given settings, it is not read at all."""
+    once is enough for both. Given settings, it is read once too (Gate.relaxed compares them with it)."""
     import oloproof_nb._config.release as release_module
 
     read: list[Path] = []
@@ -289,8 +324,8 @@ def test_a_gate_reads_the_suites_release_yaml_once(run: op.Run, monkeypatch: pyt
     op.gate(run)
     assert [p.name for p in read] == ["release.yaml"]
     read.clear()
-    op.gate(run, release=RELEASE)
-    assert read == []
+    op.gate(run, release=RELEASE)  # given settings are compared with the file too (review R23)
+    assert [p.name for p in read] == ["release.yaml"]
 
 
 def test_a_clustered_run_is_called_weaker_only_in_the_settings_its_intervals_use(tmp_path: Path) -> None:

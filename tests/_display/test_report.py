@@ -1317,3 +1317,20 @@ def test_a_report_of_a_run_resumed_after_a_kill_says_its_case_run_in_flight_ran_
     pooled = op.load_runs([clean.directory, resumed.directory])  # a pool: the end of each of its runs
     assert f"<p>{line.replace(chr(39), '&#39;')}</p>" in write_report(pooled, tmp_path / "p.html").read_text(
         encoding="utf-8")
+
+
+def test_a_report_given_settings_weaker_than_release_yaml_now_says_they_were_given(make_suite: Any,
+                                                                                  tmp_path: Path) -> None:
+    """Review R23: a run made while release.yaml was loosened (answer_matches 0.1), the file put back (0.9): a
+    report given the loosened settings in code said nothing of them (they equal the run's own); now it says they
+    were given, and weaker than the file as it is now, not that they were the run's stored ones."""
+    cases = [{"id": f"c{i}", "input": {"answer": "done" if i < 8 else "oops", "n": i}, "expected": {"answer": "done"}}
+             for i in range(10)]
+    loose = {"criteria": {"answer_matches": 0.1}}
+    root = make_suite(cases, evaluators=[{"type": "answer_matches"}], release=loose)
+    run = op.run(root, progress=False)
+    (root / "release.yaml").write_text(yaml.safe_dump({"criteria": {"answer_matches": 0.9}}), encoding="utf-8")
+    text = write_report(run, tmp_path / "r.md", release=loose).read_text(encoding="utf-8")
+    assert "all 1 gated criteria pass, by 1 setting weaker than" in text
+    assert (f"Gated with the settings given: 1 setting weaker than {root / 'release.yaml'} as it is now: "
+            "criteria.answer_matches 0.9 → 0.1.") in text
