@@ -711,6 +711,44 @@ def test_pooled_runs_of_a_system_not_given_its_epoch_keep_every_row(tmp_path: Pa
     assert "repeat" not in got["reason"]
 
 
+def test_the_repeat_of_a_given_epoch_is_the_row_of_the_run_later_in_the_pools_order(runs: dict[int, op.Run]) -> None:
+    """Mutation round 32: of two runs given their epoch, the row left out is the one of the run placed later in the
+    pool (``load_runs``' order), whatever the run ids and the order of the frame's rows; only the criteria asked
+    for are marked. The pool is put in the order opposite to its run ids, and the rows are counted by hand: the
+    later run's epoch-1 rows of answer_matches, one a case (8), and none of state_matches."""
+    from oloproof_nb._analysis.reduce import repeated_rows
+
+    first, second = sorted((runs[1], runs[3]), key=lambda r: r.run_id, reverse=True)
+    pooled = op.load_runs([first.directory, second.directory])
+    assert [r.run_id for r in pooled.runs] == [first.run_id, second.run_id]
+    by_hand = {(second.run_id, f"c{i}", 1, "answer_matches") for i in range(8)}
+    for verdicts in (pooled.verdicts, pooled.verdicts.sort_values("case_id", kind="stable"), pooled.verdicts[::-1]):
+        marked = verdicts[repeated_rows(pooled, verdicts, ["answer_matches"])]  # rows in any order: a frame set
+        assert set(zip(marked["run_id"], marked["case_id"], marked["epoch"], marked["criterion"],
+                       strict=True)) == by_hand
+        assert len(marked) == 8
+
+
+def test_a_run_not_given_its_epoch_pooled_after_one_given_it_keeps_every_row(runs: dict[int, op.Run],
+                                                                              tmp_path: Path) -> None:
+    """Mutation round 32: a run whose system takes no ``epoch`` draws afresh, so its epoch-1 rows are tries of their
+    own even after a run given the epoch holds epoch 1; and the earlier, given run keeps its rows too. Nothing is
+    left out of the pool (pass^2: each of the 8 cases has its 2 rows, the passes counted by hand)."""
+    from oloproof_nb._analysis.reduce import repeated_rows
+
+    root = _suite(tmp_path / "suite")
+    (root / "sysmod.py").write_text(UNSEEDED, encoding="utf-8")
+    fresh = op.run(op.load_suite(root), out=tmp_path / "fresh", progress=False)
+    assert runs[1].manifest.epoch_given == ["run"] and fresh.manifest.epoch_given is None
+    pooled = op.load_runs([runs[1].directory, fresh.directory])
+    assert not repeated_rows(pooled, pooled.verdicts, pooled.criteria).any()
+    counts = _hand_counts(pooled)
+    assert {n for n, _ in counts.values()} == {2}
+    got = op.reduce_epochs(pooled, reduce="pass^2").set_index("criterion").loc["answer_matches"]
+    assert got["rate"] == pytest.approx(np.mean([c == 2 for _, c in counts.values()]))
+    assert "repeat" not in got["reason"]
+
+
 def test_a_case_with_fewer_than_k_rows_leaves_no_verdict(runs: dict[int, op.Run], tmp_path: Path) -> None:
     """Pooled: the 3-epoch run of 8 cases and a 1-epoch run whose suite gained c8, which always fails. Under
     pass^2, c8 (one row) cannot be reduced and was left out, so the gate passed on the 8 others with only a
@@ -987,6 +1025,24 @@ def one_time_runs(desk_runs: dict[str, op.Run], tmp_path: Path,
     with _epoch_given_unrecorded():
         return (op.run(suite, out=tmp_path / "a", progress=False, cache=False),
                 op.run(suite, out=tmp_path / "b", progress=False, cache=False))
+
+
+def test_a_pool_of_runs_given_their_epoch_counts_a_live_replay_once_beside_one_the_cache_gave(
+        tmp_path: Path) -> None:
+    """Mutation round 32: three runs of the desk, which is given its epoch and recorded so (``epoch_given``): the
+    first fills the replay cache, the second replays live (cache=False), the third takes its replays from the
+    cache. Both later runs repeat the first's tries, the live one as much as the cached one, so by hand 2 runs ×
+    8 cases × 2 epochs = 32 rows of the fault criterion are left out; the cache's repeats alone (16) must not
+    replace the epoch's."""
+    suite = op.load_suite(recovering_desk_suite(tmp_path / "suite"))
+    made = [op.run(suite, out=tmp_path / name, progress=False, cache=name != "live")
+            for name in ("first", "live", "cached")]
+    assert [r.manifest.epoch_given for r in made] == [["run", "replay"]] * 3
+    assert made[2].replays["cached"].all() and not made[1].replays["cached"].any()
+    pooled = op.load_runs([r.directory for r in made])
+    row = _reduced_row(pooled, "pass^2")
+    assert (row["n"], row["passed"]) == (8, sum(_recovers(n, 1) and _recovers(n, 2) for n in range(8)))
+    assert "32 row(s) repeat a try another run of the pool holds" in row["reason"]
 
 
 def test_a_live_replay_is_never_a_repeat_whatever_its_time(desk_runs: dict[str, op.Run],

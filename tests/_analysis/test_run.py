@@ -887,3 +887,32 @@ def test_a_pooled_row_of_calls_every_with_a_replay_of_its_own_is_a_try(tmp_path:
     row = op.gate(pooled, release=release).table.set_index("criterion").loc[criterion]
     assert (row["n"], row["passed"], row["rate"]) == (6, 0, pytest.approx(1 / 6))  # was (6, 6, 1.0), PASS
     assert row["verdict"] != "PASS" and "repeat" not in row["reason"]
+
+
+@pytest.mark.parametrize(("epoch", "of"), [(0, 2), (-1, 2), (3, 2), (2.0, 2), ("2", 2), (True, 1)],
+                         ids=["0", "-1", "3", "2.0", "text-2", "true"])
+def test_a_record_whose_epoch_is_not_an_integer_from_1_to_the_runs_epochs_is_refused(
+        make_suite: Callable[..., Path], tmp_path: Path, epoch: object, of: int) -> None:
+    """The record's epoch is read as written: 0, a negative, one past the run's epochs, ``2.0``, ``"2"`` and
+    ``true`` (JSON's bool, which ``1 <= True <= 2`` takes for 1) are no epoch of a 2-epoch run. The record of case
+    c00 epoch ``of`` forged to hold one is refused as damage, naming the value as the journal holds it (``true``
+    is forged on the epoch-1 record, which writes no epoch: on the epoch-2 one it would be a second record of
+    epoch 1, which the journal keeps once, and the run is incomplete)."""
+    import json
+
+    suite = op.load_suite(make_suite(_cases(3, 1), evaluators=[{"type": "answer_matches"}], epochs=2))
+    run = op.run(suite, out=tmp_path / "run", progress=False)
+    forged = shutil.copytree(run.directory, tmp_path / "forged")
+    shutil.rmtree(forged / "frames")
+    journal = forged / "cases.jsonl"
+    records = [json.loads(line) for line in journal.read_text(encoding="utf-8").splitlines()]
+    assert sorted((r["case"]["id"], r["case"].get("epoch", 1)) for r in records) == [
+        (f"c{i:02d}", e) for i in range(3) for e in (1, 2)]  # 3 cases × 2 epochs, by hand
+    for record in records:
+        if record["case"]["id"] == "c00" and record["case"].get("epoch", 1) == of:
+            record["case"]["epoch"] = epoch
+    journal.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    with pytest.raises(RunDirError) as caught:
+        op.gate(op.load_run(forged))
+    assert str(caught.value) == (f"{journal}: the record of case 'c00' is of epoch {epoch!r}, but run {run.run_id} "
+                                 "has epochs 1 to 2 (manifest.json); the run directory is damaged")

@@ -676,3 +676,17 @@ def test_answers_match_by_full_case_folding_around_space_and_in_any_canonical_or
     assert answers_equal("\u1f80\u0316", "\u03b1\u0316\u0313\u03b9")
     assert answers_equal(" Annul\u00e9\n", "annule\u0301") and answers_equal("annule\u0301", "\tANNUL\u00c9 ")
     assert not answers_equal("Stra\u00dfe", "STRASSE", normalize=False)
+
+
+def test_a_list_rule_whose_pattern_names_some_indexes_by_a_wildcard_fits_by_position() -> None:
+    """Mutation round 32: a ``lists`` pattern key such as ``0*`` (index 0 alone here) makes an element's fit depend
+    on where it sits, as an ignore pattern's does. Only the list at index 0 of the world is unordered, so by hand
+    the expected ``[2, 1]`` can meet only the world's element 0 and ``[1, 2]`` its element 1: the world passes.
+    Taken for transitive, the first meeting by equal text paired ``[1, 2]`` with element 0 and failed it."""
+    act = {"l": [{"s": [1, 2]}, {"s": [1, 2]}]}
+    exp = {"l": [{"s": [1, 2]}, {"s": [2, 1]}]}
+    for key in ("0", "0*", "*0"):
+        lists = {"l": ListMatch("unordered"), f"l.{key}.s": ListMatch("unordered")}
+        assert ok(compare_state(exp, act, "whole", lists=lists)), key
+        unexpected, rows = compare_changes({}, exp, act, lists=lists)
+        assert unexpected == [] and ok(rows), key

@@ -699,3 +699,18 @@ def test_outside_patterns_keeps_a_kept_leaf_itself_and_not_a_row_whose_key_only_
     assert outside_patterns(paths, ["refunds.*.at"], keep=["refunds.7.at"]) == ["refunds.7.at"]
     assert outside_patterns(paths, ["refunds.*.at"], keep=["refunds.7"]) == ["refunds.7.at"]
     assert outside_patterns(paths, ["refunds.*.at"], keep=["refunds.70.at.x"]) == ["refunds.70.at"]
+
+
+def test_the_tolerance_is_measured_as_written_too_whichever_way_its_float_rounds() -> None:
+    """Mutation round 32: every pair of tenths from -10 to 10 at tolerances whose floats lie above their decimal
+    (0.1, 0.7) and below it (0.3, 1.1), against Decimal arithmetic on the numbers as written (brute force). A
+    tolerance read as its binary float (0.3 is 0.29999999999999998889…) left 0.1 and 0.4 outside 0.3."""
+    from decimal import Decimal
+    from fractions import Fraction
+
+    tenths = [k / 10 for k in range(-100, 101)]
+    for tol in (0.1, 0.3, 0.7, 1.1):
+        wrong = [(a, b) for a in tenths for b in tenths
+                 if values_equal(a, b, tol) != (abs(Decimal(repr(a)) - Decimal(repr(b))) <= Decimal(repr(tol)))]
+        assert wrong == [], (tol, wrong[:5])
+    assert values_equal(0.1, 0.4, 0.3) and Fraction(0.3) < Fraction(3, 10) < Fraction(abs(0.1 - 0.4))

@@ -450,3 +450,33 @@ def test_a_small_threshold_is_shown_as_written_not_in_an_exponent() -> None:
     for text in (repr(ShownGate.of(g)), gate_table_text(g), gate_table_text(g, wide=True)):
         assert "0.00005" in text and "e-05" not in text, text
     assert ">0.00005<" in str(html_table(g.table[["ci_low", "ci_high", "threshold"]], fmt_number, styled=True))
+
+
+@pytest.mark.parametrize(("members", "live", "cached", "said"), [
+    ([(None, "f1")], 6, 0, "version"),
+    ([("v1", None)], 6, 0, "fingerprint"),
+    ([(None, "f1"), ("v1", "f1")], 12, 0, ""),  # the second run could use the cache (a first run, --no-cache)
+    ([("v1", None), ("v1", "f1")], 12, 0, ""),
+    ([(None, "f1"), (None, "f2")], 12, 0, "version"),
+    ([("v1", None), ("v2", None)], 12, 0, "fingerprint"),
+    ([(None, "f1")], 0, 0, ""),  # no replays: nothing to explain
+    ([(None, None)], 0, 0, ""),
+    ([("v1", "f1")], 6, 0, ""),
+    ([("v1", "f1")], 3, 3, ""),
+], ids=["no-version", "no-fingerprint", "one-of-two-has-a-version", "one-of-two-has-a-fingerprint",
+        "neither-has-a-version", "neither-has-a-fingerprint", "no-replays", "no-replays-bare", "cacheable", "cached"])
+def test_the_uncached_note_is_said_only_when_no_run_of_the_pool_could_use_the_cache(
+        members: list[tuple[str | None, str | None]], live: int, cached: int, said: str) -> None:
+    """Mutation round 32: the note says why none of a run's replays came from the cache only where that is so of
+    every run it holds (a pool with one run of a versioned, fingerprinted system could have used the cache), and
+    never for a run that made no replays (``oloproof run`` prints it whatever the replays). The runs here are
+    stand-ins holding only what the note reads: each manifest's version and code fingerprint."""
+    from types import SimpleNamespace
+
+    from oloproof_nb._display.terminal import uncached_note
+
+    run = SimpleNamespace(runs=[SimpleNamespace(manifest=SimpleNamespace(system_version=v, code_fingerprint=f))
+                                for v, f in members])
+    expected = {"": "", "version": "none from the cache: the system has no `version`, and is never cached without one",
+                "fingerprint": "none from the cache: the system's code has no fingerprint; define fingerprint()"}
+    assert uncached_note(run, live, cached) == expected[said]
