@@ -71,15 +71,17 @@ def _given_epoch_repeats(run: Run, verdicts: pd.DataFrame, criteria: Collection[
     if not given or not len(verdicts) or not criteria:
         return out
     order = {r.run_id: i for i, r in enumerate(run.runs)}
-    rows = np.flatnonzero(verdicts["criterion"].astype(str).isin(set(criteria)).to_numpy())
+    # the rows of the criteria asked for, of runs given the epoch: a run whose system drew afresh repeats no one's
+    # try, and none of its rows is another's try again
+    rows = np.flatnonzero((verdicts["criterion"].astype(str).isin(set(criteria))
+                           & verdicts["run_id"].astype(str).isin(given)).to_numpy())
     part = verdicts.iloc[rows]
     keys = pd.DataFrame({"place": part["run_id"].astype(str).map(order).to_numpy(),
                          "case_id": part["case_id"].astype(str).to_numpy(),
                          "epoch": part["epoch"].astype(int).to_numpy() if "epoch" in part.columns else 1,
                          "criterion": part["criterion"].astype(str).to_numpy()})
-    first = keys.sort_values("place", kind="stable").duplicated(["case_id", "epoch", "criterion"]).sort_index()
-    mine = part["run_id"].astype(str).isin(given).to_numpy()
-    out[rows] = first.to_numpy() & mine
+    later = keys.sort_values("place", kind="stable").duplicated(["case_id", "epoch", "criterion"]).sort_index()
+    out[rows] = later.to_numpy()
     return out
 
 

@@ -729,18 +729,21 @@ def test_the_repeat_of_a_given_epoch_is_the_row_of_the_run_later_in_the_pools_or
         assert len(marked) == 8
 
 
-def test_a_run_not_given_its_epoch_pooled_after_one_given_it_keeps_every_row(runs: dict[int, op.Run],
-                                                                              tmp_path: Path) -> None:
+@pytest.mark.parametrize("given_first", [True, False])
+def test_a_run_not_given_its_epoch_pooled_with_one_given_it_keeps_every_row(runs: dict[int, op.Run],
+                                                                            tmp_path: Path, given_first: bool) -> None:
     """Mutation round 32: a run whose system takes no ``epoch`` draws afresh, so its epoch-1 rows are tries of their
-    own even after a run given the epoch holds epoch 1; and the earlier, given run keeps its rows too. Nothing is
-    left out of the pool (pass^2: each of the 8 cases has its 2 rows, the passes counted by hand)."""
+    own beside a run given the epoch, and the given run's rows are not its tries again, whichever comes first in
+    the pool (review M32: placed second, the given run's rows were left out). Nothing is left out of the pool
+    (pass^2: each of the 8 cases has its 2 rows, the passes counted by hand)."""
     from oloproof_nb._analysis.reduce import repeated_rows
 
     root = _suite(tmp_path / "suite")
     (root / "sysmod.py").write_text(UNSEEDED, encoding="utf-8")
     fresh = op.run(op.load_suite(root), out=tmp_path / "fresh", progress=False)
     assert runs[1].manifest.epoch_given == ["run"] and fresh.manifest.epoch_given is None
-    pooled = op.load_runs([runs[1].directory, fresh.directory])
+    order = [runs[1].directory, fresh.directory]
+    pooled = op.load_runs(order if given_first else order[::-1])
     assert not repeated_rows(pooled, pooled.verdicts, pooled.criteria).any()
     counts = _hand_counts(pooled)
     assert {n for n, _ in counts.values()} == {2}
