@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, ValidationError, field_validator, model_validator
 
-from .._core.case import Case, content_digest, derive_case
+from .._core.case import Case, content_digest, derive_case, field_not_text
 from .._core.compare import compare_state, is_absent_marker
 from .._core.evaluator import EVALUATORS, Evaluator
 from .._core.paths import (
@@ -947,6 +947,8 @@ def _validate_cases(cases_file: Path, config: SuiteConfig, suite_file: Path, sca
             if transform.field is not None and transform.field not in case.input:
                 raise ConfigError(suite_file, f"metamorphic.transforms[{i}].field",
                                   f"case {quote(case.id)} has no input field {quote(transform.field)}")
+            if transform.field is not None and (problem := field_not_text(case, transform.field)) is not None:
+                raise ConfigError(suite_file, f"metamorphic.transforms[{i}].field", f"case {quote(case.id)}: {problem}")
             if transform.state_path is not None:
                 try:  # the rewrite must apply to this case: derive it once to check (and for its content)
                     copy = derive_case(case, transform.name, transform.field, transform.template,

@@ -238,10 +238,10 @@ def case_content_and_copies(obj: dict[str, Any], rewrites: Sequence[tuple[str, s
     tail = f',"outcome":{texts.get("outcome", _CONTENT_ABSENT["outcome"])}}}'.encode()
     copies: list[str | None] = []
     for field, template in rewrites:
-        if field not in case.input:  # the suite refuses the case, naming the transform
+        if field_not_text(case, field) is not None:  # the suite refuses the case, naming the transform
             copies.append(None)
             continue
-        rewritten = {**case.input, field: template.replace("{value}", str(case.input[field]))}
+        rewritten = {**case.input, field: template.replace("{value}", case.input[field])}
         one = head.copy()
         one.update(b'"input":' + canonical_json(rewritten).encode("utf-8") + tail)
         copies.append(one.hexdigest())
@@ -360,6 +360,31 @@ def _absent_to_marker(value: Any) -> Any:
     return value
 
 
+def field_not_text(case: Case, field: str) -> str | None:
+    """Why a transform cannot rewrite ``case.input[field]`` (None: it holds text and can).
+
+    A template rewrites text; a copy given ``str()`` of an object, a boolean or a number got Python's text of
+    it (``"{'language': 'en'} again"``, ``"again (was False)"``, which is true), never the value the system
+    reads (review W7). A nested text (tau2-bench's ``user_scenario.reason_for_call``) cannot be named: the
+    field is a key of ``input``.
+
+    Examples
+    --------
+    >>> case = case_from_mapping({"id": "c1", "input": {"m": "hi", "user": {"lang": "en"}}})
+    >>> field_not_text(case, "m") is None
+    True
+    >>> field_not_text(case, "user")[:46]
+    "input field 'user' holds an object, not text; "
+    """
+    if field not in case.input:
+        return f"has no input field {quote(field)}"
+    value = case.input[field]
+    if isinstance(value, str):
+        return None
+    return (f"input field {quote(field)} holds {_json_kind(value)}, not text; a transform rewrites text: give the "
+            "text it should rewrite an input field of its own")
+
+
 def _json_kind(value: object) -> str:
     """What a JSON value is, in JSON's words (``null``, not ``NoneType``)."""
     if value is None:
@@ -455,7 +480,8 @@ def derive_case(case: Case, transform: str, field: str | None, template: str, *,
     Raises
     ------
     ValueError
-        ``state_path`` matches nothing in the case, or a non-string value.
+        ``state_path`` matches nothing in the case, or a non-string value; ``field`` is not a text of
+        ``input`` (:func:`field_not_text`).
     """
     raw = case.digest_fields()
     raw["id"] = f"{case.id}~{transform}"
@@ -467,8 +493,11 @@ def derive_case(case: Case, transform: str, field: str | None, template: str, *,
     else:
         if field is None:
             raise ValueError("a transform rewrites an input field or a state_path; give one")
+        problem = field_not_text(case, field)
+        if problem is not None:
+            raise ValueError(problem)
         new_input = dict(case.input)
-        new_input[field] = template.replace("{value}", str(case.input[field]))
+        new_input[field] = template.replace("{value}", case.input[field])
         raw["input"] = new_input
     raw["cluster"] = case.cluster
     raw["metadata"] = case.metadata

@@ -13,6 +13,7 @@ from _hostile_files import SPECIAL_KINDS, bounded, make_special
 import oloproof_nb as op
 from oloproof_nb._config.release import ReleaseConfig
 from oloproof_nb._config.suite import SuiteConfig, load_suite, parse_suite_config
+from oloproof_nb.cli import main
 from oloproof_nb.errors import CaseFileError, ConfigError
 from oloproof_nb.evaluators import EVALUATORS, AnswerMatches, PythonCheck, StateMatches, StateUnchanged
 
@@ -514,6 +515,31 @@ def test_state_path_transform_errors_name_the_key(make_suite, transform: dict[st
     (folder / "labels.jsonl").write_text("", encoding="utf-8")
     err = _error(folder)
     assert err.key is not None and err.key.startswith(key) and message in str(err)
+
+
+@pytest.mark.parametrize(("value", "kind"), [
+    ({"reason_for_call": "no service", "language": "en"}, "an object"),
+    (True, "true (a boolean)"),
+    (3, "the number 3"),
+])
+def test_a_field_transform_of_a_value_that_is_not_text_is_refused(make_suite, capsys: pytest.CaptureFixture[str],
+                                                                 value: object, kind: str) -> None:
+    """Review W7: tau2-bench keeps the user's instructions in an object (``user_scenario``); ``field:
+    user_scenario`` loaded, and every copy was given Python's text of it inside the template (``"Hi. {'reason_for_call':
+    ..."``), so the agent raised on each (64 of 128 cases ``error``, the gate BLOCKed on the agent); a boolean
+    became ``"again (was False)"``, which is true. Refused at load, as a state_path match that is not text is."""
+    cases = [{"id": "c1", "input": {"m": "hi", "user": "text"}},
+             {"id": "c2", "input": {"m": "hi", "user": value}}]
+    folder = make_suite(cases, metamorphic={"transforms": [
+        {"name": "again", "field": "user", "template": "{value} again", "validity_labels": "labels.jsonl",
+         "minimum_validity": 0.5}]})
+    (folder / "labels.jsonl").write_text("", encoding="utf-8")
+    err = _error(folder)
+    assert err.key == "metamorphic.transforms[0].field"
+    assert f"case 'c2': input field 'user' holds {kind}, not text" in err.message, err.message
+    assert main(["run", str(folder), "--quiet"]) == 2
+    out = capsys.readouterr().err
+    assert out.count("\n") == 1 and "Traceback" not in out
 
 
 # -- a small case file is parsed once; a large one is streamed ---------------------------------------------------
