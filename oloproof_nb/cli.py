@@ -667,7 +667,7 @@ def _whole(run: Run, given: str) -> Run:
 
 def _cmd_compare(args: argparse.Namespace) -> int:
     """Two stored runs compared; exit 0 only on NO_REGRESSION (an unfinished run is an error, exit 2)."""
-    from ._analysis.compare import BASE_OWN, compare_release
+    from ._analysis.compare import compare_release
     from ._analysis.gate import weaker_count
     from ._analysis.run import Run
     from ._display.compare import compare
@@ -700,7 +700,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     weaker = len(cmp.relaxed) if code == 0 else 0  # named in the first note above
     print(f"compare: {cmp.verdict}" + (f" ({cmp.reason})" if cmp.reason else "") + f" — exit {code}: "
           + _compare_why(cmp.verdict, cmp.table, cmp.reason)
-          + (f", by {weaker_count(weaker, BASE_OWN)}" if weaker else ""))
+          + (f", by {weaker_count(weaker, cmp.weaker_than)}" if weaker else ""))
     return code
 
 

@@ -274,6 +274,37 @@ def test_a_looser_margin_given_says_so_where_no_regression_is_read(runs: dict[st
     assert "weaker" not in out
 
 
+def test_runs_made_with_a_looser_margin_than_release_yaml_now_say_so_on_the_exit_line(
+        make_suite: Callable[..., Path], capsys: pytest.CaptureFixture[str]) -> None:
+    """Review R23 (finding 3): both runs made while regression.margin was 0.5, the file put back to 0.2. The runs'
+    own rule decides (NO_REGRESSION, exit 0, as before), but the exit line hard-coded "weaker than the base run's
+    own release settings" and counted nothing, so it read as the suite's rule: it now names the file as it is now,
+    as `oloproof gate` does; stderr has the drift warning. Put back to 0.5, nothing is said."""
+    cases = [{"id": f"c{i:02d}", "input": {"tag": str(i), "answer": "ok"}, "expected": {"answer": "ok"}}
+             for i in range(24)]
+    root = make_suite(cases, evaluators=[{"type": "answer_matches"}], release={"regression": {"margin": 0.5}})
+    suite = op.load_suite(root)
+    base = op.run(suite, system=Answerer, progress=False).directory
+    worse = op.run(suite, system=lambda: Answerer(frozenset(map(str, range(4)))), progress=False).directory
+    (root / "release.yaml").write_text("regression: {margin: 0.2}\n", encoding="utf-8")
+    now = f"{root / 'release.yaml'} as it is now"
+    assert main(["compare", str(base), str(worse)]) == 0
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines()
+    assert f"note: compared with the settings stored with the runs: 1 setting weaker than {now}: " \
+           "regression.margin 0.2 → 0.5" in lines
+    assert lines[-1] == ("compare: NO_REGRESSION — exit 0: every listed criterion's interval lies above -margin, by 1 "
+                         f"setting weaker than {now}")
+    assert "release.yaml differs from the release settings run" in captured.err
+    assert "oloproof compare --release" in captured.err
+    (root / "release.yaml").write_text("regression: {margin: 0.5}\n", encoding="utf-8")  # the runs' own again
+    assert main(["compare", str(base), str(worse)]) == 0
+    captured = capsys.readouterr()
+    assert "weaker" not in captured.out and captured.err == ""
+    assert captured.out.splitlines()[-1] == ("compare: NO_REGRESSION — exit 0: every listed criterion's interval "
+                                             "lies above -margin")
+
+
 def _row(out: str) -> dict[str, str]:
     """The criterion's row of a printed compare table, by the table's own header (columns dropped to fit)."""
     lines = out.splitlines()

@@ -49,7 +49,10 @@ count), or when the candidate's case file joins clusters of the base run (``clus
 the cluster out, and a loss and a gain joined in one cluster cancel, which narrows the interval), or when no rule
 was given and the candidate's release.yaml (the default) differs from the base run's in a setting that decides a
 comparison (``release_changed``: a candidate's suite could loosen the rule it is judged by), else
-``NO_REGRESSION``.
+``NO_REGRESSION``. Two runs made while release.yaml was loosened agree, so that cannot catch them: the rule used
+(theirs, or one given) is also weighed against the candidate's suite folder's release.yaml as it is now, as the
+gate's settings are, and a weaker one is named (``Comparison.relaxed``, ``weaker_than``); the verdict stays the
+rule's (review R23).
 
 Runs made with different validity labels (:func:`~.run.label_difference`, the test ``op.load_runs`` pools by) are
 compared, with a note in ``Comparison.notes`` naming the copies scored in one run only (each run left out the
@@ -87,7 +90,17 @@ from .._core.paired import mcnemar_exact, paired_difference_from_sums
 from .._core.stats import is_clustered, is_clustered_from_sums
 from ..errors import ConfigError, OloproofError
 from .columns import TEXT, Column, FrameSpec
-from .gate import ReleaseLike, abrupt_ends, abrupt_ends_note, criterion_sums, no_decision, relaxed_note
+from .gate import (
+    ReleaseLike,
+    abrupt_ends,
+    abrupt_ends_note,
+    criterion_sums,
+    no_decision,
+    relaxed_note,
+    relaxed_or_now,
+    release_now,
+    warn_release_drift,
+)
 from .run import Run, as_run, changed_checks, label_difference
 from .validity import checked_transforms, unscored_copies
 
@@ -204,15 +217,21 @@ class Comparison:
         not paired (then the verdict is never ``NO_REGRESSION``: the cases it lacks may be the regressions; a
         regression proven on the recorded cases stays ``REGRESSION``); empty otherwise.
     notes : tuple of str
-        What the reader should know: the settings given weaker than the base run's own (``relaxed``), criteria
+        What the reader should know: the settings used weaker than :attr:`weaker_than`'s (``relaxed``), criteria
         judged in one run only or configured differently, runs made with different validity labels (their copies
         labeled invalid differ), a run resumed after abrupt ends of its process (the case runs in flight ran again,
         as its gate says), unpaired cases.
     relaxed : tuple of str
-        The settings given (``release=``, ``oloproof compare --release``) that are weaker than the base run's own
-        release settings, stored with it when it started (the defaults when it had no release.yaml, as the default
-        rule reads it), and that decide this comparison (:func:`relaxed_rule`), e.g. ``regression.margin 0.02 →
-        0.99``: a NO_REGRESSION is read knowing the rule was not the runs' own. Empty without ``release``.
+        The settings of the rule used weaker than :attr:`weaker_than`'s that decide this comparison
+        (:func:`relaxed_rule`), e.g. ``regression.margin 0.02 → 0.99``: a NO_REGRESSION is read knowing the rule
+        was weaker. Settings given (``release=``, ``oloproof compare --release``) are compared with the base run's
+        own release settings, stored with it when it started (the defaults when it had no release.yaml, as the
+        default rule reads it); when none is weaker than those, the rule used (given, or the candidate run's own)
+        with the candidate's suite folder's release.yaml as it is now (runs made while the file was loosened,
+        compared after it was put back; as :attr:`~oloproof_nb._analysis.gate.Gate.relaxed`). Empty when none is weaker.
+    weaker_than : str
+        What :attr:`relaxed` is weaker than: ``the base run's own release settings`` (:data:`BASE_OWN`), or
+        ``<suite>/release.yaml as it is now``; empty when :attr:`relaxed` is.
     margin : float
         The regression margin (``release.regression.margin``).
     regressions : pandas.DataFrame
@@ -232,6 +251,7 @@ class Comparison:
     reason: str = ""
     notes: tuple[str, ...] = field(default_factory=tuple)
     relaxed: tuple[str, ...] = field(default_factory=tuple)
+    weaker_than: str = ""
 
     @property
     def margin(self) -> float:
@@ -473,11 +493,12 @@ def _flips(rows: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def _rule_changes(base: Run, candidate: Run) -> list[str]:
-    """The settings deciding a comparison that the candidate's release.yaml gives otherwise than the base's
-    (``regression.margin 0.02 → 0.4``); a run without one has the defaults."""
-    def flat(run: Run) -> dict[str, Any]:
-        data = flat_settings(run.release, nested=("regression", "bootstrap"))
+def _rule_changes(base: ReleaseConfig | None, candidate: ReleaseConfig | None) -> list[str]:
+    """The settings deciding a comparison that ``candidate`` (the candidate run's release.yaml, or the suite's as it
+    is now) gives otherwise than ``base`` (``regression.margin 0.02 → 0.4``); None stands for the defaults (a run
+    made without release.yaml)."""
+    def flat(cfg: ReleaseConfig | None) -> dict[str, Any]:
+        data = flat_settings(cfg, nested=("regression", "bootstrap"))
         criteria = data["regression.criteria"]
         data["regression.criteria"] = None if criteria is None else sorted(set(criteria))  # a set, not a list
         data["reductions"] = {k: v for k, v in data["reductions"].items() if v != "mean"}  # mean: the default
@@ -562,7 +583,16 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
     Comparison
         ``.table`` (per criterion: ``criterion, base_rate, candidate_rate, difference, ci_low, ci_high,
         method, n, n_clusters, pass_to_fail, fail_to_pass, missing, mcnemar_p, margin, verdict, reason,
-        one_sided``), ``.verdict``, ``.unpaired``, ``.verdicts``, ``.flips``, ``.notes``.
+        one_sided``), ``.verdict``, ``.unpaired``, ``.verdicts``, ``.flips``, ``.notes``, ``.relaxed`` and
+        ``.weaker_than``.
+
+    Warns
+    -----
+    UserWarning
+        Without ``release``, when the candidate's suite folder's release.yaml now differs from the settings stored
+        with the candidate run (which decide) in a setting that decides a comparison, as ``op.gate`` warns for
+        its own: the differing settings, and how to compare with the file as it is now. A rule weaker than the
+        file is also named in ``.relaxed`` (``.weaker_than``: ``<suite>/release.yaml as it is now``).
 
     Notes
     -----
@@ -606,6 +636,11 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
                             f"({base_run.directory} and {cand_run.directory}); compare two runs")
     common = _common_criteria(base_run, cand_run)
     cfg = _release(cand_run, release, common)
+    found = release_now(cand_run)  # read once: the drift warning and Comparison.relaxed
+    if release is None:  # the candidate's stored rule decides (the runs are the evidence); the user may think the file
+        warn_release_drift(cand_run, found, "this comparison uses the candidate run's; to compare with the file as "
+                                            "it is now, give it: op.compare(base, candidate, release=...) or "
+                                            "oloproof compare --release", changes=_rule_changes)
     listed = set(cfg.regression.criteria or common)
     paired, unpaired, keys = _pair_cases(base_run, cand_run)
     if paired.empty and not (unpaired["reason"] == "digest_changed").any() and not (
@@ -702,15 +737,18 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
         unwhole.append(joined)
         if overall == "NO_REGRESSION":
             overall = "INSUFFICIENT_EVIDENCE"
-    changes = _rule_changes(base_run, cand_run) if release is None else []
+    changes = _rule_changes(base_run.release, cand_run.release) if release is None else []
     if changes:  # the candidate's suite may have loosened the rule it is judged by: not the candidate's to decide
         unwhole.append(f"{RELEASE_CHANGED}: the candidate run's release.yaml, applied by default, differs from the "
                        f"base run's in {', '.join(changes)}; give the rule with --release (release= in Python)")
         if overall == "NO_REGRESSION":
             overall = "INSUFFICIENT_EVIDENCE"
-    relaxed = relaxed_rule(base_run, cand_run, cfg, common, clustered) if release is not None else []
-    given = str(release) if isinstance(release, (str, os.PathLike)) else ""
-    notes_all = [relaxed_note(relaxed, given, verb="compared", than=BASE_OWN)] if relaxed else []
+    relaxed, than = relaxed_or_now(relaxed_rule(base_run, cand_run, cfg, common, clustered) if release is not None
+                                   else [], BASE_OWN, found,
+                                   lambda now: relaxed_rule(base_run, cand_run, cfg, common, clustered, own=now))
+    given = (str(release) if isinstance(release, (str, os.PathLike)) else "the settings given" if release is not None
+             else "the settings stored with the runs")
+    notes_all = [relaxed_note(relaxed, given, verb="compared", than=than)] if relaxed else []
     notes_all += _config_notes(base_run, cand_run, changed)
     relabeled = label_difference(base_run.labels, cand_run.labels)
     if relabeled:
@@ -726,12 +764,14 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
     return Comparison(table=table, verdict=overall, release=cfg, unpaired=unpaired, verdicts=rows,
                       flips=_flips(rows), base=base_run, candidate=cand_run, clustered=clustered,
                       n_paired=len(paired), reason="; ".join(unwhole) or ("" if len(decided) else NO_CRITERIA),
-                      notes=tuple(notes_all), relaxed=tuple(relaxed))
+                      notes=tuple(notes_all), relaxed=tuple(relaxed), weaker_than=than)
 
 
-def relaxed_rule(base: Run, candidate: Run, cfg: ReleaseConfig, common: list[str], clustered: bool) -> list[str]:
-    """The settings of ``cfg`` weaker than the base run's stored release settings (the defaults when the base had
-    no release.yaml, as :func:`_rule_changes` reads it; :func:`~oloproof_nb._config.release.relaxed_settings`),
+def relaxed_rule(base: Run, candidate: Run, cfg: ReleaseConfig, common: list[str], clustered: bool, *,
+                 own: ReleaseConfig | None = None) -> list[str]:
+    """The settings of ``cfg`` weaker than ``own`` (default: the base run's stored release settings, the defaults
+    when the base had no release.yaml, as :func:`_rule_changes` reads it; the suite's release.yaml as it is now for
+    :attr:`Comparison.relaxed`'s second look; :func:`~oloproof_nb._config.release.relaxed_settings`),
     among those that decide a comparison (:data:`_RULE_KEYS`; ``allow_approximate_methods`` only when
     ``clustered``). ``regression.criteria`` left unset stands for ``common``, the criteria both runs judge.
 
@@ -741,7 +781,8 @@ def relaxed_rule(base: Run, candidate: Run, cfg: ReleaseConfig, common: list[str
     against the candidate's instead: the candidate's own file, margin 0.9, given with ``--release`` read
     NO_REGRESSION with no word of it, where the default rule says ``release_changed`` (review R17).
     """
-    own = base.release if base.release is not None else ReleaseConfig()
+    if own is None:
+        own = base.release if base.release is not None else ReleaseConfig()
 
     def every(c: ReleaseConfig) -> ReleaseConfig:
         listed = [name for name in (c.regression.criteria or common) if name in common]

@@ -42,7 +42,7 @@ from __future__ import annotations
 import difflib
 import math
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -92,7 +92,8 @@ from .validity import checked_transforms, unscored_copies
 __all__ = ["Gate", "gate", "GATE_COLUMNS", "ClusterSums", "criterion_sums", "sums_interval", "resolve_release",
            "ReleaseLike", "NO_CRITERIA", "run_is_clustered", "reduced_is_clustered", "reduced_interval", "no_decision",
            "release_drift", "label_drift", "suite_drift", "suite_folder", "relaxed_gate_settings", "relaxed_note",
-           "weaker_count", "RUN_OWN", "abrupt_ends", "abrupt_ends_note", "case_runs"]
+           "weaker_count", "RUN_OWN", "abrupt_ends", "abrupt_ends_note", "case_runs", "release_now",
+           "warn_release_drift", "relaxed_or_now"]
 
 GATE_COLUMNS = GATE.names
 #: What ``release=`` accepts: a model, a mapping like release.yaml, or a path to one.
@@ -692,13 +693,10 @@ def gate(run: Run, release: ReleaseLike | None = None, *,
     run = as_run(run, "gate: run")
     baseline = None if baseline is None else as_baseline(baseline)
     cfg = resolve_release(run, release, criteria=criteria, confidence=confidence, method=method)
-    found = _release_now(run)  # read once: the drift warning and Gate.relaxed
-    drift = _drift(run, found) if release is None else ""
-    if drift:  # the stored settings decide (the run is the evidence), but the user may think the file does
-        root = found[0].parent if found is not None else Path(".")
-        warn_at_caller(f"{root / RELEASE_FILE} differs from the release settings run {run.run_id} was made with "
-                       f"({drift}); this gate uses the run's; to gate with the file as it is now, give it: "
-                       f"op.gate(run, release=...) or oloproof gate --release")
+    found = release_now(run)  # read once: the drift warning and Gate.relaxed
+    if release is None:  # the stored settings decide (the run is the evidence), but the user may think the file does
+        warn_release_drift(run, found, "this gate uses the run's; to gate with the file as it is now, give it: "
+                                       "op.gate(run, release=...) or oloproof gate --release")
     for path, change in suite_drift(run):  # the run's verdicts were judged on its cases, by its checks
         warn_at_caller(f"{path} differs from the one run {run.run_id} was made with ({change}); this gate judges "
                        "the cases and checks the run recorded; to judge the agent by the suite as it is now, run the "
@@ -799,18 +797,28 @@ RUN_OWN = "the run's own release settings"
 def _relaxed(run: Run, cfg: ReleaseConfig, rows: list[dict[str, Any]],
              now: tuple[Path, ReleaseConfig | None] | None) -> tuple[list[str], str]:
     """:attr:`Gate.relaxed` and :attr:`Gate.weaker_than`: the settings of ``cfg`` weaker than the run's own; or,
-    when none is, those weaker than the suite folder's release.yaml as it is now (``now``, as :func:`_release_now`
+    when none is, those weaker than the suite folder's release.yaml as it is now (``now``, as :func:`release_now`
     read it): the run's own, used when none are given, and settings given alike. Given settings equal to a run's
     own that were loosened while it ran (the file put back since) said nothing, where the run's own, used
     without them, were called weaker than the file (review R23). A run that stored no settings is compared with
     nothing: it was gated with the defaults, which gate no criterion (``no_criteria``), not with settings of its
     own that a file could be weaker or stronger than."""
-    relaxed = relaxed_gate_settings(run.release, cfg, rows)
+    return relaxed_or_now(relaxed_gate_settings(run.release, cfg, rows), RUN_OWN,
+                          None if run.release is None else now, lambda file: relaxed_gate_settings(file, cfg, rows))
+
+
+def relaxed_or_now(relaxed: list[str], than: str, now: tuple[Path, ReleaseConfig | None] | None,
+                   weigh: Callable[[ReleaseConfig], list[str]]) -> tuple[list[str], str]:
+    """``relaxed`` and what it is weaker than (``than``: the settings the run, or the base run, was made with) when
+    any; else the settings ``weigh`` finds weaker than the suite folder's release.yaml as it is now (``now``, as
+    :func:`release_now` read it; None or no file: nothing to compare with), and ``<path> as it is now``; ``([],
+    "")`` for none. One rule for :attr:`Gate.relaxed` and ``Comparison.relaxed`` with their ``weaker_than``: a
+    verdict given by settings loosened while the runs were made, read after the file was put back, says so."""
     if relaxed:
-        return relaxed, RUN_OWN
-    if now is None or now[1] is None or run.release is None:
+        return relaxed, than
+    if now is None or now[1] is None:
         return [], ""
-    relaxed = relaxed_gate_settings(now[1], cfg, rows)
+    relaxed = weigh(now[1])
     return relaxed, (f"{now[0]} as it is now" if relaxed else "")
 
 
@@ -912,7 +920,11 @@ def suite_folder(run: Run) -> Path | None:
     return here
 
 
-def _release_now(run: Run) -> tuple[Path, ReleaseConfig | None] | None:
+#: How two release settings differ in the settings that matter (stored, now; None: the defaults): one line each.
+SettingChanges = Callable[[ReleaseConfig | None, ReleaseConfig | None], list[str]]
+
+
+def release_now(run: Run) -> tuple[Path, ReleaseConfig | None] | None:
     """The suite folder's release.yaml (:func:`suite_folder`) and its settings now (None: there is none); None when
     there is nothing to compare with: no suite folder, a run made with settings whose file is gone or no file (a
     run folder copied out of its suite whose suite moved, a folder in its place), a file that cannot be read (an
@@ -938,17 +950,37 @@ def release_drift(run: Run) -> str:
     Pooled runs were made with one release.yaml (``op.load_runs`` refuses others): their settings are compared
     with the file in the first run's suite folder.
     """
-    return _drift(run, _release_now(run))
+    return _drift(run, release_now(run))
 
 
-def _drift(run: Run, found: tuple[Path, ReleaseConfig | None] | None) -> str:
-    """:func:`release_drift` of ``run`` given the suite folder's release.yaml as :func:`_release_now` read it."""
+def warn_release_drift(run: Run, found: tuple[Path, ReleaseConfig | None] | None, uses: str,
+                       changes: SettingChanges | None = None) -> None:
+    """Warn (UserWarning, at the caller's line) when the suite folder's release.yaml (``found``, as
+    :func:`release_now` read it) now differs from the settings stored with ``run``, which decide: the first
+    differing settings, as ``changes(stored, now)`` lists those that matter (default: every setting), then ``uses``
+    (what decides, and how to use the file instead)."""
+    drift = _drift(run, found, changes or _setting_changes)
+    if drift and found is not None:
+        warn_at_caller(f"{found[0]} differs from the release settings run {run.run_id} was made with ({drift}); "
+                       f"{uses}")
+
+
+def _setting_changes(was: ReleaseConfig | None, now: ReleaseConfig | None) -> list[str]:
+    """Every setting ``now`` gives otherwise than ``was`` (None: the defaults), one :func:`setting_change` each, in
+    the order of their keys."""
+    before, after = flat_settings(was), flat_settings(now)
+    return [setting_change(k, before.get(k), after.get(k)) for k in sorted(set(before) | set(after))
+            if before.get(k) != after.get(k)]
+
+
+def _drift(run: Run, found: tuple[Path, ReleaseConfig | None] | None,
+           changes: SettingChanges = _setting_changes) -> str:
+    """:func:`release_drift` of ``run`` given the suite folder's release.yaml as :func:`release_now` read it, with
+    the settings ``changes`` lists."""
     if found is None:
         return ""
-    was, is_ = flat_settings(run.release), flat_settings(found[1])
-    keys = [k for k in sorted(set(was) | set(is_)) if was.get(k) != is_.get(k)]
-    changes = [setting_change(k, was.get(k), is_.get(k)) for k in keys[:3]]
-    return ", ".join(changes) + (f" and {len(keys) - 3} more" if len(keys) > 3 else "")
+    listed = changes(run.release, found[1])
+    return ", ".join(listed[:3]) + (f" and {len(listed) - 3} more" if len(listed) > 3 else "")
 
 
 def label_drift(run: Run) -> list[tuple[Path, str]]:

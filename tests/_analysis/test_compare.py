@@ -1414,3 +1414,76 @@ def test_a_candidate_whose_cases_join_base_clusters_gets_no_no_regression(
                                         tmp_path / "split", version="b"))
     assert split.table.iloc[0]["n_clusters"] == 20 and not split.reason  # a split is undone, nothing joined
     assert split.verdict == "NO_REGRESSION"
+
+
+def test_runs_made_while_the_margin_was_loosened_are_told_against_release_yaml_as_it_is_now(
+        make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    """Review R23 (finding 3): regression.margin set to 0.5, both runs made, the file put back to 0.02. The runs
+    agree (no release_changed) and the default rule is theirs, so 15 of 60 cases lost (−0.25, interval −0.379 to
+    −0.131, REGRESSION by the file's 0.02) read NO_REGRESSION with no word but the header's "margin 0.5". The
+    verdict stays the runs' (the runs are the evidence); the drift is warned of, as the gate's, and the rule used
+    is named weaker than the file as it is now, in ``relaxed``, ``weaker_than`` and a note."""
+    import warnings
+
+    root = make_suite(_cases(60), evaluators=[{"type": "answer_matches"}], release={"regression": {"margin": 0.5}})
+    base = _run(root, tmp_path / "base")
+    cand = _run(root, tmp_path / "cand", broken={f"c{i:02d}" for i in range(15)}, version="b")
+    (root / "release.yaml").write_text("regression: {margin: 0.02}\n", encoding="utf-8")
+    now = f"{root / 'release.yaml'} as it is now"
+    with pytest.warns(UserWarning, match=r"release\.yaml differs from the release settings run .* was made with "
+                                         r"\(regression\.margin 0\.5 → 0\.02\); this comparison uses the candidate"):
+        cmp = op.compare(base, cand)
+    row = cmp.table.iloc[0]
+    assert (row["pass_to_fail"], row["fail_to_pass"], row["n"], row["difference"]) == (15, 0, 60, -0.25)
+    # by definition (tests/_cr2_reference.py), and R23's printed figures
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx(
+        paired_interval([1] * 60, [0] * 15 + [1] * 45, [1] * 60), abs=1e-10)
+    assert (round(row["ci_low"], 3), round(row["ci_high"], 3)) == (-0.379, -0.131)
+    assert (cmp.verdict, cmp.reason, cmp.margin) == ("NO_REGRESSION", "", 0.5)  # the runs' own rule decides
+    assert cmp.relaxed == ("regression.margin 0.02 → 0.5",)
+    assert cmp.weaker_than == now
+    note = f"compared with the settings stored with the runs: 1 setting weaker than {now}: regression.margin 0.02 → 0.5"
+    assert cmp.notes[0] == note
+    assert f"  note: {note}" in repr(cmp).splitlines() and "1 setting weaker than" in cmp._repr_html_()
+    # the file as it is now, given, decides: ci_high −0.131 < −0.02
+    assert op.compare(base, cand, release=root / "release.yaml").verdict == "REGRESSION"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # settings given: no drift warning, so the note is all the reader gets
+        given = op.compare(base, cand, release={"regression": {"margin": 0.5}})  # the runs' own, given back
+        assert given.verdict == "NO_REGRESSION"
+        assert (given.relaxed, given.weaker_than) == (("regression.margin 0.02 → 0.5",), now)
+        assert given.notes[0] == f"compared with the settings given: 1 setting weaker than {now}: " \
+                                 "regression.margin 0.02 → 0.5"
+        # weaker than the base run's own still comes first, and is named so
+        looser = op.compare(base, cand, release={"regression": {"margin": 0.9}})
+        assert (looser.relaxed, looser.weaker_than) == (("regression.margin 0.5 → 0.9",),
+                                                        "the base run's own release settings")
+        assert looser.notes[0].startswith("compared with the settings given: 1 setting weaker than the base run's")
+        # given tighter than the file: nothing weaker
+        assert op.compare(base, cand, release={"regression": {"margin": 0.01}}).relaxed == ()
+        (root / "release.yaml").write_text("regression: {margin: 0.5}\n", encoding="utf-8")  # put back: the runs'
+        same = op.compare(base, cand)
+        assert (same.relaxed, same.weaker_than, same.verdict) == ((), "", "NO_REGRESSION")
+        assert not any("weaker" in n for n in same.notes)
+    (root / "release.yaml").write_text("regression: {margin: 0.9}\n", encoding="utf-8")  # the runs' rule is tighter
+    with pytest.warns(UserWarning, match=r"regression\.margin 0\.5 → 0\.9"):  # the drift is told, as the gate's
+        tighter = op.compare(base, cand)
+    assert (tighter.relaxed, tighter.weaker_than) == ((), "")
+    assert not any("weaker" in n for n in tighter.notes)
+
+
+def test_a_gate_threshold_changed_since_is_no_drift_of_the_comparison_rule(make_suite: Callable[..., Path],
+                                                                          tmp_path: Path) -> None:
+    """A threshold decides no comparison: edited in release.yaml after the runs, compare neither warns nor names
+    it (the gate does, for its thresholds)."""
+    import warnings
+
+    root = make_suite(_cases(30), evaluators=[{"type": "answer_matches"}],
+                      release={"criteria": {"answer_matches": 0.9}})
+    base = _run(root, tmp_path / "base")
+    cand = _run(root, tmp_path / "cand", version="b")
+    (root / "release.yaml").write_text("criteria: {answer_matches: 0.95}\n", encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        cmp = op.compare(base, cand)
+    assert (cmp.relaxed, cmp.weaker_than) == ((), "")
