@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from _booking_desk import booking_desk
 from _processes import bound_by_modes
 
 import oloproof_nb as op
@@ -565,29 +566,6 @@ def test_receipt_help_says_how_a_validator_gets_the_artifact(capsys: pytest.Capt
     assert "stdin/stdout/stderr on /dev/null" in text and "closed" not in text
 
 
-_BOOKING_DESK = '''
-import oloproof_nb as op
-
-
-class Desk(op.RecordedAgent):
-    {version}
-
-    def reset(self, state):
-        self.state = state
-
-    def snapshot(self):
-        return self.state
-
-    def book(self, slot):
-        self.state["bookings"][slot] = "ann"
-        return {{"ok": True}}
-
-    def act(self, input, rec):
-        out = rec.tool("book", self.book, slot=input["slot"])
-        return "booked" if out.get("ok") else "no room"
-'''
-
-
 @pytest.mark.parametrize("version", ['version = "desk-1"', "pass"])
 def test_a_second_run_says_why_nothing_came_from_the_cache(make_suite, tmp_path: Path, version: str,
                                                            capsys: pytest.CaptureFixture[str]) -> None:
@@ -596,7 +574,7 @@ def test_a_second_run_says_why_nothing_came_from_the_cache(make_suite, tmp_path:
     never cached). The run command and the notebook's summary now say so; a desk with a version is cached."""
     cases = [{"id": f"c{n}", "input": {"slot": f"s{n}"}, "initial_state": {"bookings": {}},
               "expected": {"answer": "booked", "state": {"bookings": {f"s{n}": "ann"}}}} for n in range(3)]
-    folder = make_suite(cases, system="sysmod:Desk", system_code=_BOOKING_DESK.format(version=version),
+    folder = make_suite(cases, system="sysmod:Desk", system_code=booking_desk(version),
                         evaluators=[{"type": "answer_matches"},
                                     {"type": "fault_recovery", "tool": "book", "fault": "error"}])
     note = "none from the cache: the system has no `version`, and is never cached without one"

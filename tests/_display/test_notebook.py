@@ -282,34 +282,13 @@ def test_a_gate_of_a_pooled_run_says_which_runs_it_pooled(resumed_and_clean: tup
         assert "pooled" not in repr(one) and 'class="oloproof-pooled"' not in one._repr_html_()
 
 
-_CELL_DESK = '''
-import oloproof_nb as op
-
-
-class Desk(op.RecordedAgent):              # typed into a notebook cell: defined in no file
-    version = "desk-1"
-
-    def reset(self, state):
-        self.state = state
-
-    def snapshot(self):
-        return self.state
-
-    def book(self, slot):
-        self.state["bookings"][slot] = "ann"
-        return {"ok": True}
-
-    def act(self, input, rec):
-        out = rec.tool("book", self.book, slot=input["slot"])
-        return "booked" if out.get("ok") else "no room"
-'''
-
-
 def test_a_second_run_of_a_class_typed_in_a_cell_says_why_nothing_came_from_the_cache(make_suite: Any,
                                                                                       tmp_path: Path) -> None:
     """Review U13: a class defined in no file has no code fingerprint and is never cached (README section 3), so
     each run replays live; the run's summary (its repr and HTML) now says why, as the run command does for a
     system without ``version`` (tests/test_cli_frictions.py)."""
+    from _booking_desk import booking_desk
+
     import oloproof_nb as op
 
     cases = [{"id": f"c{n}", "input": {"slot": f"s{n}"}, "initial_state": {"bookings": {}},
@@ -317,7 +296,7 @@ def test_a_second_run_of_a_class_typed_in_a_cell_says_why_nothing_came_from_the_
     folder = make_suite(cases, evaluators=[{"type": "answer_matches"},
                                            {"type": "fault_recovery", "tool": "book", "fault": "error"}])
     cell: dict[str, Any] = {"__name__": "cell_module_without_a_file"}  # as tests/_run/test_replay_cache.py types one
-    exec(compile(_CELL_DESK, "<ipython-input-1-0f3a>", "exec"), cell)  # noqa: S102 - a notebook cell, as typed
+    exec(compile(booking_desk(), "<ipython-input-1-0f3a>", "exec"), cell)  # noqa: S102 - a notebook cell, as typed
     suite = op.load_suite(folder)
     runs = [op.run(suite, system=cell["Desk"], out=tmp_path / out, progress=False) for out in ("one", "two")]
     note = "none from the cache: the system's code has no fingerprint; define fingerprint()"
