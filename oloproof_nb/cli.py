@@ -717,8 +717,13 @@ def _compare_why(verdict: str, table: Any, reason: str = "") -> str:
     ``transform_not_checked``, ``no_evidence``, ``all_missing``) is named instead, as its interval may well lie
     above -margin.
     """
-    if verdict == "NO_REGRESSION":
-        return "every listed criterion's interval lies above -margin"
+    if verdict == "NO_REGRESSION":  # as the gate's PASS counts its vacuous criteria: they cannot regress
+        from ._analysis.gate import VACUOUS
+
+        listed = table[table["verdict"] != "REPORT_ONLY"]
+        vacuous = int(listed["reason"].str.contains(VACUOUS, regex=False).sum())
+        return ("every listed criterion's interval lies above -margin"
+                + (f" ({vacuous} of them vacuous: cannot fail as configured)" if vacuous else ""))
     if verdict == "REGRESSION":
         return "a listed criterion's interval lies below -margin"
     undecided = table.loc[table["verdict"] == "INSUFFICIENT_EVIDENCE", "reason"]

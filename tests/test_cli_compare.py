@@ -55,6 +55,26 @@ def test_no_regression_exits_0(runs: dict[str, Path], capsys: pytest.CaptureFixt
     assert lines[-1] == "compare: NO_REGRESSION — exit 0: every listed criterion's interval lies above -margin"
 
 
+def test_a_vacuous_criterion_is_counted_in_the_exit_line(make_suite: Callable[..., Path], tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """As ``oloproof gate`` counts a PASS's vacuous criteria in its last line, so does a NO_REGRESSION (review R24:
+    ``compare: NO_REGRESSION — exit 0`` on a check that cannot fail, with no word of it)."""
+    cases = [{"id": f"c{i:02d}", "input": {"tag": str(i), "answer": "ok"}, "expected": {"answer": "ok"},
+              "initial_state": {"orders": {"o1": {"status": "open"}}}} for i in range(24)]
+    root = make_suite(cases, evaluators=[{"type": "answer_matches"},
+                                         {"type": "state_unchanged", "criterion": "kept", "paths": ["orders.o2"]}],
+                      release={"regression": {"margin": 0.2}})
+    with pytest.warns(op.VacuousCheckWarning):
+        suite = op.load_suite(root)
+    base, again = (op.run(suite, system=Answerer, out=tmp_path / name, progress=False).directory
+                   for name in ("base", "again"))
+    assert main(["compare", str(base), str(again)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert any(line.startswith("note: vacuous check (both runs): ") and "'orders.o2'" in line for line in lines)
+    assert lines[-1] == ("compare: NO_REGRESSION — exit 0: every listed criterion's interval lies above -margin "
+                         "(1 of them vacuous: cannot fail as configured)")
+
+
 def test_regression_exits_1(runs: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["compare", str(runs["base"]), str(runs["worse"])]) == 1
     out = capsys.readouterr().out

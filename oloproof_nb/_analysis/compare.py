@@ -91,6 +91,7 @@ from .._core.stats import is_clustered, is_clustered_from_sums
 from ..errors import ConfigError, OloproofError
 from .columns import TEXT, Column, FrameSpec
 from .gate import (
+    VACUOUS,
     ReleaseLike,
     abrupt_ends,
     abrupt_ends_note,
@@ -99,10 +100,11 @@ from .gate import (
     relaxed_note,
     relaxed_or_now,
     release_now,
+    vacuous_findings,
     warn_release_drift,
 )
 from .run import Run, as_run, changed_checks, label_difference
-from .validity import checked_transforms, unscored_copies
+from .validity import checked_transforms, unscored_copies, unscored_note
 
 __all__ = ["Comparison", "compare", "compare_release", "relaxed_rule", "regression_verdict", "COMPARE", "UNPAIRED",
            "PAIRED_VERDICTS", "FLIPS", "RunLike", "NO_CRITERIA"]
@@ -666,6 +668,7 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
     unchecked = _unchecked_criteria(base_run, cand_run, common)
     changed = changed_checks(base_run, cand_run)
     changed.update(_metadata_changes(base_run, cand_run, paired, changed))
+    vacuous = {side: vacuous_findings(r) for side, r in (("base", base_run), ("candidate", cand_run))}
     out: list[dict[str, Any]] = []
     for criterion in common:
         row: dict[str, Any] = {"criterion": criterion, "base_rate": math.nan, "candidate_rate": math.nan,
@@ -686,6 +689,9 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
             undecided = CHECK_CHANGED
             notes.append(f"its check differs in the two runs ({changed[criterion]}), so a flip may be the check's, "
                          "not the system's: run the base again on the candidate's suite")
+        sides = [side for side, found in vacuous.items() if criterion in found]
+        if sides:  # as the gate marks it: no row of such a check can fail, so no row of it can regress
+            notes.append(f"{VACUOUS} in {'both runs' if len(sides) == 2 else f'the {sides[0]} run'}")
         if criterion in listed:
             row["margin"] = cfg.regression.margin
             # a reduced criterion has one row per case: clustered when a cluster holds several cases (as in the gate)
@@ -753,7 +759,10 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
     relabeled = label_difference(base_run.labels, cand_run.labels)
     if relabeled:
         notes_all.append(_labels_note(base_run, cand_run, relabeled, set(paired["case_id"])))
+    else:  # as the gate of each run says under its table: rows no criterion counts
+        notes_all += _unscored_notes(base_run, cand_run)
     notes_all += _repeats_notes(base_run, cand_run)
+    notes_all += _vacuous_notes(vacuous, common)
     notes_all += [f"the {side} run {r.run_id} was {note}" for side, r in (("base", base_run), ("candidate", cand_run))
                   if (note := abrupt_ends_note(abrupt_ends(r)))]  # as its gate says: a second try the other never had
     if len(unpaired):
@@ -790,6 +799,34 @@ def relaxed_rule(base: Run, candidate: Run, cfg: ReleaseConfig, common: list[str
 
     heads = [h for h in _RULE_KEYS if clustered or h != "allow_approximate_methods"]
     return relaxed_settings(every(own), every(cfg), heads)
+
+
+def _unscored_notes(base: Run, candidate: Run) -> list[str]:
+    """``both runs: 1 copy labeled invalid, scored by no criterion: …``, the gate's line for each run whose checked
+    transforms left copies out of every criterion (once when both left out the same), for runs made with the same
+    labels (:func:`_labels_note` speaks of runs made with others)."""
+    copies = {side: unscored_copies(run) for side, run in (("base", base), ("candidate", candidate))}
+    if copies["base"] and copies["base"] == copies["candidate"]:
+        return [f"both runs: {unscored_note(copies['base'])}"]
+    return [f"the {side} run: {unscored_note(held)}" for side, held in copies.items() if held]
+
+
+def _vacuous_notes(found: dict[str, dict[str, list[str]]], criteria: list[str]) -> list[str]:
+    """``vacuous check (both runs): …``: the gate's finding for each compared criterion whose check cannot fail as
+    configured in a run (``found``: :func:`~.gate.vacuous_findings` of each side), once when both runs have it.
+
+    ``oloproof gate`` of either run marks such a criterion; a comparison of the two read ``NO_REGRESSION — exit 0``
+    on it with no word (a ``state_unchanged`` path that no case's state holds passes every row of both runs).
+    """
+    notes = []
+    for criterion in criteria:
+        base, candidate = found["base"].get(criterion, []), found["candidate"].get(criterion, [])
+        if base and base == candidate:
+            notes += [f"vacuous check (both runs): {finding}" for finding in base]
+            continue
+        notes += [f"vacuous check (the {side} run): {finding}"
+                  for side, held in (("base", base), ("candidate", candidate)) for finding in held]
+    return notes
 
 
 def _repeats_notes(base: Run, candidate: Run) -> list[str]:

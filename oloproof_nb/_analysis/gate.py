@@ -93,9 +93,12 @@ __all__ = ["Gate", "gate", "GATE_COLUMNS", "ClusterSums", "criterion_sums", "sum
            "ReleaseLike", "NO_CRITERIA", "run_is_clustered", "reduced_is_clustered", "reduced_interval", "no_decision",
            "release_drift", "label_drift", "suite_drift", "suite_folder", "relaxed_gate_settings", "relaxed_note",
            "weaker_count", "RUN_OWN", "abrupt_ends", "abrupt_ends_note", "case_runs", "release_now",
-           "warn_release_drift", "relaxed_or_now"]
+           "warn_release_drift", "relaxed_or_now", "late_findings", "vacuous_findings", "VACUOUS"]
 
 GATE_COLUMNS = GATE.names
+#: What the reason of a criterion whose check cannot fail as configured starts with, where a table has no ``vacuous``
+#: column to mark it (the command line's reason lines, a comparison's rows): its PASS says nothing about the agent.
+VACUOUS = "vacuous: it cannot fail as configured"
 #: What ``release=`` accepts: a model, a mapping like release.yaml, or a path to one.
 ReleaseLike = ReleaseConfig | dict[str, Any] | str | Path
 #: ``Gate.reason`` when release.yaml lists no criterion.
@@ -248,6 +251,10 @@ class Gate:
     weaker_than : str
         What :attr:`relaxed` is weaker than: ``the run's own release settings`` (:data:`RUN_OWN`), or
         ``<suite>/release.yaml as it is now``; empty when :attr:`relaxed` is.
+    drift : tuple of str
+        What the suite folder holds now that differs from what the run recorded, one line each (the warnings
+        :func:`gate` gave: release.yaml, a label file, oloproof.yaml or the case file changed since the run);
+        the run's records decide, and a report of the gate says so beside its verdict.
     blocking : pandas.DataFrame
         The rows of ``table`` whose verdict is neither ``PASS`` nor ``REPORT_ONLY``: the listed criteria that
         did not pass.
@@ -263,6 +270,7 @@ class Gate:
     unscored: tuple[str, ...] = field(default_factory=tuple)
     relaxed: tuple[str, ...] = field(default_factory=tuple)
     weaker_than: str = ""
+    drift: tuple[str, ...] = field(default_factory=tuple)
 
     @property
     def blocking(self) -> pd.DataFrame:
@@ -604,6 +612,27 @@ def _expected_answer_given(run: Run, said: pd.DataFrame, keys: list[str]) -> boo
     return False
 
 
+def late_findings(run: Run, rows: dict[str, int]) -> dict[str, str]:
+    """The checks of ``run`` that cannot fail as configured, found only from what the run recorded (``load_suite``
+    finds the others, kept in the manifest's ``suite_config.vacuous``): criterion → finding. A ``fault_recovery``
+    whose tool no case called (``rows``: each criterion's number of rows), or whose ``escalate_tools`` or
+    ``honest_answers`` every recorded case run calls or says where nothing failed. Settings of a gate (a threshold
+    of 0) are not read: :func:`gate` adds those."""
+    late = _fault_findings(run, rows)
+    for criterion, message in [*_routine_escalations(run).items(), *_routine_admissions(run).items()]:
+        late[criterion] = f"{late[criterion]}; {message}" if criterion in late else message
+    return late
+
+
+def vacuous_findings(run: Run) -> dict[str, list[str]]:
+    """Every check of ``run`` that cannot fail as configured, whatever the release settings: criterion → its
+    findings (the manifest's, then :func:`late_findings`), as :attr:`Gate.findings` gives them; empty for none."""
+    rows = {key[0]: value.n for key, value in criterion_sums(run.verdicts).items()}
+    late = late_findings(run, rows)
+    stored = dict(run.manifest.suite_config.vacuous)
+    return {c: found for c in run.criteria if (found := stored.get(c, []) + ([late[c]] if c in late else []))}
+
+
 def _zero_thresholds(cfg: ReleaseConfig, criteria: list[str]) -> dict[str, str]:
     """Criteria gated at threshold 0: criterion → finding. Every lower bound is at least 0, so such a
     criterion passes whatever its rows say (a check that cannot fail)."""
@@ -694,17 +723,23 @@ def gate(run: Run, release: ReleaseLike | None = None, *,
     baseline = None if baseline is None else as_baseline(baseline)
     cfg = resolve_release(run, release, criteria=criteria, confidence=confidence, method=method)
     found = release_now(run)  # read once: the drift warning and Gate.relaxed
+    drifted: list[str] = []  # warned now, and kept for a report of this gate (a file read later)
     if release is None:  # the stored settings decide (the run is the evidence), but the user may think the file does
-        warn_release_drift(run, found, "this gate uses the run's; to gate with the file as it is now, give it: "
-                                       "op.gate(run, release=...) or oloproof gate --release")
+        said = warn_release_drift(run, found, "this gate uses the run's; to gate with the file as it is now, give "
+                                              "it: op.gate(run, release=...) or oloproof gate --release")
+        drifted += [said] if said else []
+    changed: list[str] = []
     for path, change in suite_drift(run):  # the run's verdicts were judged on its cases, by its checks
-        warn_at_caller(f"{path} differs from the one run {run.run_id} was made with ({change}); this gate judges "
+        changed.append(f"{path} differs from the one run {run.run_id} was made with ({change}); this gate judges "
                        "the cases and checks the run recorded; to judge the agent by the suite as it is now, run the "
                        "suite again")
     for path, change in label_drift(run):  # the run's labels decide which copies are scored: say they are old
-        warn_at_caller(f"{path} differs from the validity labels run {run.run_id} was made with ({change}); this "
+        changed.append(f"{path} differs from the validity labels run {run.run_id} was made with ({change}); this "
                        "gate uses the run's (they decide which copies are scored and whether the transform is "
                        "checked); to judge the agent by the labels as they are now, run the suite again")
+    for message in changed:
+        warn_at_caller(message)
+    drifted += changed
     sums = {key[0]: value for key, value in criterion_sums(run.verdicts).items()}
     clustered = run_is_clustered(run, sums.values())
     n_source = int(run.cases["cluster"].nunique())
@@ -712,9 +747,8 @@ def gate(run: Run, release: ReleaseLike | None = None, *,
     waiting = _waiting(run)
     evaluator_of = {ev.name: ev for ev in run.config.evaluators}
     stored = dict(run.manifest.suite_config.vacuous)
-    late = _fault_findings(run, {c: s.n for c, s in sums.items()})  # vacuous checks found only now
-    for criterion, message in [*_routine_escalations(run).items(), *_routine_admissions(run).items(),
-                               *_zero_thresholds(cfg, run.criteria).items()]:
+    late = late_findings(run, {c: s.n for c, s in sums.items()})  # vacuous checks found only now
+    for criterion, message in _zero_thresholds(cfg, run.criteria).items():
         late[criterion] = f"{late[criterion]}; {message}" if criterion in late else message
     for message in late.values():
         warn_at_caller(VacuousCheckWarning(message))
@@ -761,7 +795,7 @@ def gate(run: Run, release: ReleaseLike | None = None, *,
     relaxed, than = _relaxed(run, cfg, rows, found)
     return Gate(table=table, verdict=overall, release=cfg, clustered=clustered, n_source_clusters=n_source,
                 reason=blocker, findings=tuple(findings), unscored=tuple(unscored_copies(run)),
-                relaxed=tuple(relaxed), weaker_than=than)
+                relaxed=tuple(relaxed), weaker_than=than, drift=tuple(drifted))
 
 
 def relaxed_gate_settings(own: ReleaseConfig | None, cfg: ReleaseConfig, rows: list[dict[str, Any]]) -> list[str]:
@@ -954,15 +988,18 @@ def release_drift(run: Run) -> str:
 
 
 def warn_release_drift(run: Run, found: tuple[Path, ReleaseConfig | None] | None, uses: str,
-                       changes: SettingChanges | None = None) -> None:
+                       changes: SettingChanges | None = None) -> str:
     """Warn (UserWarning, at the caller's line) when the suite folder's release.yaml (``found``, as
     :func:`release_now` read it) now differs from the settings stored with ``run``, which decide: the first
     differing settings, as ``changes(stored, now)`` lists those that matter (default: every setting), then ``uses``
-    (what decides, and how to use the file instead)."""
+    (what decides, and how to use the file instead). Returns the warning's text, empty when none was given (a
+    report of the gate writes it beside the verdict: :attr:`Gate.drift`)."""
     drift = _drift(run, found, changes or _setting_changes)
-    if drift and found is not None:
-        warn_at_caller(f"{found[0]} differs from the release settings run {run.run_id} was made with ({drift}); "
-                       f"{uses}")
+    if not drift or found is None:
+        return ""
+    said = f"{found[0]} differs from the release settings run {run.run_id} was made with ({drift}); {uses}"
+    warn_at_caller(said)
+    return said
 
 
 def _setting_changes(was: ReleaseConfig | None, now: ReleaseConfig | None) -> list[str]:

@@ -143,6 +143,8 @@ def _gate_section(run: Run, g: Gate, release: ReleaseLike | None) -> Section:
                  "the settings given" if release is not None else "")  # "": the run's own, stored with it
         note = relaxed_note(g.relaxed, given, than=g.weaker_than)
         sec.text.append(Plain(_sentence(note)))
+    for changed in g.drift:  # the suite folder changed since the run (`oloproof report` warned on stderr): a
+        sec.text.append(Plain(f"Changed since the run: {changed}."))  # reader of the file is told the same
     for finding in g.findings:
         sec.text.append(Plain(f"Vacuous check (it cannot fail as configured): {finding}"))
     resumed = abrupt_ends_note(abrupt_ends(run))

@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 
 from .._analysis.frames import ended_case_runs
-from .._analysis.gate import Gate, weaker_count
+from .._analysis.gate import VACUOUS, Gate, weaker_count
 from .._analysis.run import Run
 from .markdown import terminal_text, text_table
 from .theme import fmt_bound, fmt_cell, fmt_level, fmt_number, fmt_threshold
@@ -105,10 +105,6 @@ def _narrow(table: pd.DataFrame, confidence: float) -> tuple[list[str], list[lis
 
 #: Reasons that only restate the verdict: not repeated under the narrow table.
 _PLAIN = frozenset({"ci_low_at_or_above_threshold", "ci_low_above_threshold", "ci_high_below_threshold"})
-
-
-#: What a vacuous criterion's reason line starts with (the finding itself is the warning on stderr).
-VACUOUS = "vacuous: it cannot fail as configured"
 
 
 def reason_lines(table: pd.DataFrame, width: int, plain: frozenset[str] = _PLAIN) -> list[str]:

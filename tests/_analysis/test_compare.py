@@ -1487,3 +1487,36 @@ def test_a_gate_threshold_changed_since_is_no_drift_of_the_comparison_rule(make_
         warnings.simplefilter("error")
         cmp = op.compare(base, cand)
     assert (cmp.relaxed, cmp.weaker_than) == ((), "")
+
+
+def test_a_vacuous_check_is_marked_as_the_gate_marks_it(make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    """A check that cannot fail (a ``state_unchanged`` path no case's state holds) is ``vacuous`` in the gate of
+    either run; compared, its NO_REGRESSION said nothing of it (review R24): its reason and a note now do."""
+    cases = [{**case, "initial_state": {"orders": {"o1": {"status": "open"}}}} for case in _cases(30)]
+    evaluators = [{"type": "answer_matches"},
+                  {"type": "state_unchanged", "criterion": "other_order_kept", "paths": ["orders.o2"]}]
+    root = make_suite(cases, evaluators=evaluators)
+    with pytest.warns(op.VacuousCheckWarning, match="orders.o2"):
+        suite = op.load_suite(root)
+    base = op.run(suite, system=lambda: Answerer(), out=tmp_path / "base", progress=False)
+    again = op.run(suite, system=lambda: Answerer(), out=tmp_path / "again", progress=False)
+    assert bool(op.gate(base).table.set_index("criterion").loc["other_order_kept", "vacuous"])
+    cmp = op.compare(base, again, release={"regression": {"margin": 0.2}, "min_clusters": 20})
+    rows = cmp.table.set_index("criterion")
+    assert rows.loc["other_order_kept", "verdict"] == "NO_REGRESSION"
+    assert "vacuous: it cannot fail as configured in both runs" in rows.loc["other_order_kept", "reason"]
+    assert "vacuous" not in rows.loc["answer_matches", "reason"]
+    vacuous = [note for note in cmp.notes if note.startswith("vacuous check (both runs): ")]
+    assert len(vacuous) == 1 and "'orders.o2'" in vacuous[0] and "other_order_kept" in vacuous[0]
+
+
+def test_copies_no_criterion_scores_are_named_as_the_gate_names_them(example_runs: dict[str, op.Run]) -> None:
+    """``oloproof gate`` of either example run says ``1 copy labeled invalid, scored by no criterion:
+    ord-018~injected``; a comparison of the two left the copy out of every row (n 47 of 48 paired cases) with no
+    word of it (review R24). Runs made with the same labels now get the gate's line, once."""
+    base, again = example_runs["base"], example_runs["again"]
+    line = "1 copy labeled invalid, scored by no criterion: ord-018~injected (see op.validity(run))"
+    assert line in repr(op.gate(base))
+    cmp = op.compare(base, again, release={**ALLOW, "regression": {"margin": MARGIN}})
+    assert cmp.table.set_index("criterion").loc["answer_matches", "n"] == 47
+    assert [note for note in cmp.notes if "scored by no criterion" in note] == [f"both runs: {line}"]

@@ -1334,3 +1334,22 @@ def test_a_report_given_settings_weaker_than_release_yaml_now_says_they_were_giv
     assert "all 1 gated criteria pass, by 1 setting weaker than" in text
     assert (f"Gated with the settings given: 1 setting weaker than {root / 'release.yaml'} as it is now: "
             "criteria.answer_matches 0.9 → 0.1.") in text
+
+
+def test_a_report_says_what_changed_in_the_suite_since_the_run(tmp_path: Path) -> None:
+    """``oloproof gate`` warns on stderr, and ``op.gate`` in a notebook, when a label file (or release.yaml, the case
+    file) of the suite changed since the run; the report file said nothing of it (review R24): a copy the labels
+    now call valid, whose failing rows the run leaves out, read as an ordinary 'Copies labeled invalid' line."""
+    root = init_example("stateful-agent", tmp_path / "suite")
+    run = op.run(op.load_suite(root), out=tmp_path / "run", progress=False)
+    labels = root / "labels" / "injected.jsonl"
+    lines = [json.loads(line) for line in labels.read_text(encoding="utf-8").splitlines()]
+    for label in lines:
+        label["valid"] = label["valid"] or label["case_id"] == "ord-018~injected"
+    labels.write_text("".join(json.dumps(label) + "\n" for label in lines), encoding="utf-8")
+    for suffix in ("md", "html"):
+        with pytest.warns(UserWarning, match="differs from the validity labels"):
+            text = write_report(run, tmp_path / f"report.{suffix}").read_text(encoding="utf-8")
+        said = [line for line in text.splitlines() if "Changed since the run: " in line]
+        assert len(said) == 1 and str(labels) in said[0], suffix
+        assert re.search(r"transform injected: ord-018\\?~injected is labeled otherwise", said[0]), suffix
