@@ -228,9 +228,11 @@ class Comparison:
         (:func:`relaxed_rule`), e.g. ``regression.margin 0.02 → 0.99``: a NO_REGRESSION is read knowing the rule
         was weaker. Settings given (``release=``, ``oloproof compare --release``) are compared with the base run's
         own release settings, stored with it when it started (the defaults when it had no release.yaml, as the
-        default rule reads it); when none is weaker than those, the rule used (given, or the candidate run's own)
-        with the candidate's suite folder's release.yaml as it is now (runs made while the file was loosened,
-        compared after it was put back; as :attr:`~oloproof_nb._analysis.gate.Gate.relaxed`). Empty when none is weaker.
+        default rule reads it); when none is weaker than those, the rule used (given, the candidate run's own, or the
+        defaults when the runs were made without release.yaml) with the candidate's suite folder's release.yaml as it
+        is now (runs made while the file was loosened, compared after it was put back; as
+        :attr:`~oloproof_nb._analysis.gate.Gate.relaxed`, which leaves out a run made without release.yaml: the
+        defaults gate no criterion, but they do decide a comparison). Empty when none is weaker.
     weaker_than : str
         What :attr:`relaxed` is weaker than: ``the base run's own release settings`` (:data:`BASE_OWN`), or
         ``<suite>/release.yaml as it is now``; empty when :attr:`relaxed` is.
@@ -689,7 +691,7 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
             undecided = CHECK_CHANGED
             notes.append(f"its check differs in the two runs ({changed[criterion]}), so a flip may be the check's, "
                          "not the system's: run the base again on the candidate's suite")
-        sides = [side for side, found in vacuous.items() if criterion in found]
+        sides = [side for side, findings in vacuous.items() if criterion in findings]
         if sides:  # as the gate marks it: no row of such a check can fail, so no row of it can regress
             notes.append(f"{VACUOUS} in {'both runs' if len(sides) == 2 else f'the {sides[0]} run'}")
         if criterion in listed:
@@ -753,7 +755,8 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
                                    else [], BASE_OWN, found,
                                    lambda now: relaxed_rule(base_run, cand_run, cfg, common, clustered, own=now))
     given = (str(release) if isinstance(release, (str, os.PathLike)) else "the settings given" if release is not None
-             else "the settings stored with the runs")
+             else "the settings stored with the runs" if cand_run.release is not None
+             else "the default settings (the runs were made without release.yaml)")
     notes_all = [relaxed_note(relaxed, given, verb="compared", than=than)] if relaxed else []
     notes_all += _config_notes(base_run, cand_run, changed)
     relabeled = label_difference(base_run.labels, cand_run.labels)

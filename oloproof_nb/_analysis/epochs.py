@@ -110,7 +110,7 @@ def reduce_epochs(run: Run, reduce: str | Sequence[str] | None = None, release: 
     cfg = resolve_release(run, release)
     reductions = _reductions(run, reduce)
     verdicts = run.verdicts
-    # pass^k and pass@k count one try once (the replay cache)
+    # pass^k and pass@k count one try once (a replay from the cache, an epoch a system was given in two runs)
     repeated = repeated_rows(run, verdicts, run.criteria if any(r.kind != "mean" for r in reductions) else ())
     counts = epoch_counts(verdicts)
     by_criterion = {name: group for name, group in counts.groupby("criterion", sort=False)}

@@ -76,7 +76,7 @@ from .._core.stats import (
     rate_interval_from_sums,
 )
 from .._run.baseline import NOOP_VERSION
-from .._run.systems import GIVE_FINGERPRINT
+from .._run.systems import GIVE_FINGERPRINT, NO_SETTINGS_FINGERPRINT
 from ..errors import ConfigError, OloproofError, VacuousCheckWarning, format_loc, quote, warn_at_caller
 from ..evaluators.answer import AnswerMatches
 from ..evaluators.fault import FaultRecovery, replay_judges
@@ -114,10 +114,11 @@ def no_decision(run: Run) -> str:
     A partial run's failing cases may be the ones not yet run, and a finished run folder whose
     ``cases.jsonl`` lost records (a truncated copy, an edited artifact) would be judged on the records
     left. A pooled run needs every one of its runs whole, and made by one system (``mixed_systems``: its runs'
-    ``version`` or code fingerprint differ, or none records a code fingerprint): pooled with runs of the version
-    before it, a regressed agent's rows were outnumbered and the pool passed; and all of them runs of the same
-    cases (``mixed_cases``: another set of case ids and digests), since otherwise the cases of the older case
-    file outweigh the others. (An Inspect AI log is checked against its own sample count when it is read.)
+    ``version``, code fingerprint or settings fingerprint differ, or none records a code fingerprint): pooled with
+    runs of the version before it, a regressed agent's rows were outnumbered and the pool passed; and all of them
+    runs of the same cases (``mixed_cases``: another set of case ids and digests), since otherwise the cases of
+    the older case file outweigh the others. (An Inspect AI log is checked against its own sample count when it
+    is read.)
     """
     idle = [r.run_id for r in run.runs if r.manifest.system_version == NOOP_VERSION]
     if idle:  # its passes are the checks' own: pooled with the agent's runs it raised their rate
@@ -178,9 +179,10 @@ def _other_cases(run: Run) -> str:
 
 
 def _other_system(run: Run) -> str:
-    """Which runs of a pooled ``run`` another system made (its ``version``, or else its code fingerprint, differs
-    from the first run's), or may have made (neither run has a code fingerprint), in words; "" when one system
-    made them all.
+    """Which runs of a pooled ``run`` another system made (its ``version``, else its code fingerprint, else the
+    fingerprint of the settings it was built with differs from the first run's), or may have made (neither run has
+    a code fingerprint, or one of them records no settings fingerprint where the other does), in words; "" when
+    one system made them all.
 
     A system whose class is defined in no file (typed into a notebook cell) and has no ``fingerprint()`` records
     none (:func:`~oloproof_nb._run.systems.code_fingerprint`): an edit of the cell, its ``version`` kept or never
@@ -196,6 +198,10 @@ def _other_system(run: Run) -> str:
         elif theirs.code_fingerprint != first.code_fingerprint:
             how = "the system's code differs: another code fingerprint"
         elif theirs.settings_fingerprint != first.settings_fingerprint:  # Desk(careful=False) beside careful=True
+            unrecorded = next((m.run_id for m in (first, theirs) if m.settings_fingerprint is None), None)
+            if unrecorded is not None:  # a run older than the field: its settings are not known to differ
+                return (f"runs {first.run_id} and {theirs.run_id}: run {unrecorded} {NO_SETTINGS_FINGERPRINT}, so "
+                        "nothing tells whether one system made them")
             how = "the system was built with other settings: its constructor's parameters or a partial's arguments"
         elif theirs.code_fingerprint is None:
             return (f"runs {first.run_id} and {theirs.run_id} record no code fingerprint (a system class typed into a "
@@ -1152,7 +1158,7 @@ def _reduced(run: Run, cfg: ReleaseConfig) -> dict[str, Any]:
     if not wanted:
         return {}
     verdicts = run.verdicts
-    repeated = repeated_rows(run, verdicts, wanted)  # one try of the agent counted once (the replay cache)
+    repeated = repeated_rows(run, verdicts, wanted)  # one try of the agent counted once (a cache, a given epoch)
     counts = epoch_counts(verdicts[~repeated])
     groups = dict(tuple(counts.groupby("criterion", sort=False)))
     left = verdicts.loc[repeated, "criterion"].value_counts()

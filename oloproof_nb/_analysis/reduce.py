@@ -26,9 +26,10 @@ REPEATED_NOTE = ("{n} row(s) repeat a try another run of the pool holds (a fault
 
 def repeated_rows(run: Run, verdicts: pd.DataFrame, criteria: Collection[str]) -> np.ndarray:
     """Which rows of ``verdicts`` (``run.verdicts``) of ``criteria`` (those reduced with pass^k or pass@k) repeat a
-    try of the agent another row already counts: the fault replay rows of a pooled run that
-    :meth:`~.run.Run.repeated_replays` names. The replay records are read only when one of ``criteria`` is a
-    fault criterion of a pooled run that took a replay from the cache, and once per run (``python
+    try of the agent another row already counts, in a pooled run: the fault replay rows that
+    :meth:`~.run.Run.repeated_replays` names, and the rows of a run given its epoch whose (case, epoch, criterion)
+    an earlier run of the pool holds (:func:`_given_epoch_repeats`). The replay records are read only when one of
+    ``criteria`` is a fault criterion of a pooled run that took a replay from the cache, and once per run (``python
     benchmarks/pooled.py``: two pooled runs of 50,000 cases, the first such gate 3.9–4.3 s, 0.66–0.68 s after).
 
     pass^k and pass@k take a case's epochs for independent tries. The replay cache gives a later run the very
@@ -56,7 +57,7 @@ def repeated_rows(run: Run, verdicts: pd.DataFrame, criteria: Collection[str]) -
 
 def _given_epoch_repeats(run: Run, verdicts: pd.DataFrame, criteria: Collection[str]) -> np.ndarray:
     """Rows of ``criteria`` in a pooled run whose (case, epoch, criterion) an earlier run of the pool (in the pool's
-    order) holds, where the row's own run gave the system its epoch (``manifest.epoch_given``).
+    order) holds, where the row's own run gave the system's ``run`` its epoch (``manifest.epoch_given``).
 
     A system that declares ``epoch`` is given it so that it can seed itself per (case, epoch) (README §6b), and
     such a system makes the same tries in every run: two 1-epoch runs of one that fails 6 of 30 cases in epoch 2
@@ -67,7 +68,9 @@ def _given_epoch_repeats(run: Run, verdicts: pd.DataFrame, criteria: Collection[
     had; run it without the ``epoch`` parameter, or with more epochs in one run.
     """
     out = np.zeros(len(verdicts), dtype=bool)
-    given = [r.run_id for r in run.runs if r.manifest.epoch_given] if len(run.runs) > 1 else []
+    # ``run`` given the epoch: the case's trajectory, which every row of the case judges, is the seeded one (a
+    # system given it in ``replay`` alone draws its case runs afresh)
+    given = [r.run_id for r in run.runs if "run" in (r.manifest.epoch_given or ())] if len(run.runs) > 1 else []
     if not given or not len(verdicts) or not criteria:
         return out
     order = {r.run_id: i for i, r in enumerate(run.runs)}

@@ -251,8 +251,8 @@ def _in_clusters(rows: pd.DataFrame) -> pd.DataFrame:
 def _reduced_failing(run: Run, verdicts: pd.DataFrame, rows: pd.DataFrame, criterion: str,
                      reduce: str) -> pd.DataFrame:
     """Each case of ``criterion`` whose value under ``reduce`` (pass^k, pass@k) is below 1, as the gate counts it
-    (cases with fewer than k rows left out; in a pooled run, a replay the cache repeated counted once), with the
-    epochs that did not pass (``rows``), their verdicts and reasons."""
+    (cases with fewer than k rows left out; in a pooled run, a try repeated counted once: :func:`repeated_rows`),
+    with the epochs that did not pass (``rows``), their verdicts and reasons."""
     r = parse_reduce(reduce)
     mine = verdicts[(verdicts["criterion"] == criterion).to_numpy(dtype=bool, na_value=False)]
     mine = mine[~repeated_rows(run, mine, [criterion])]

@@ -70,6 +70,7 @@ from .store import (
 from .systems import (
     GIVE_FINGERPRINT,
     NO_FINGERPRINT,
+    NO_SETTINGS_FINGERPRINT,
     as_factory,
     build,
     code_fingerprint,
@@ -429,6 +430,9 @@ def _check_resumable(manifest: Manifest, suite: Suite, version: str | None, fing
     if manifest.code_fingerprint != fingerprint:
         raise RunDirError(f"{directory}: the system's code changed since this run started (its code fingerprint "
                           "differs; the version alone did not say so); start a new run instead")
+    if manifest.settings_fingerprint is None and settings is not None:  # the run is older than the field
+        raise RunDirError(f"{directory}: this run {NO_SETTINGS_FINGERPRINT}, so a resume cannot tell whether the "
+                          "system is built as it was (its verdicts could mix two systems); start a new run instead")
     if manifest.settings_fingerprint != settings:  # Desk(careful=False) resuming a run of Desk(careful=True)
         raise RunDirError(f"{directory}: the system was built with other settings than this run's (its constructor's "
                           "parameters or a partial's arguments differ; the code did not change), so its verdicts "

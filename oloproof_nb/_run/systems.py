@@ -31,11 +31,15 @@ from .sandbox import failure_reason
 from .timeouts import CaseTimeout, call_with_timeout, system_traceback
 
 __all__ = ["as_factory", "build", "release", "version_of", "code_fingerprint", "replay_fingerprint", "CODE_SCHEMA",
-           "NO_FINGERPRINT", "GIVE_FINGERPRINT"]
+           "NO_FINGERPRINT", "NO_SETTINGS_FINGERPRINT", "GIVE_FINGERPRINT"]
 
 CODE_SCHEMA = "oloproof_code/v1"
 #: Why a system records no code fingerprint (:func:`code_fingerprint` is None), for the messages that refuse it.
 NO_FINGERPRINT = "the system's class is defined in no file (typed into a notebook cell) and has no fingerprint()"
+#: Why a run's manifest holds no ``settings_fingerprint`` where another run's, or its system now, has one: made
+#: before manifests recorded it, or by a system built without settings; nothing tells which.
+NO_SETTINGS_FINGERPRINT = ("records no settings fingerprint (made before runs recorded the settings a system is "
+                           "built with, or by a system built without any)")
 #: What to do about it: the user's word that two runs ran the same code.
 GIVE_FINGERPRINT = "give the system a fingerprint() that changes with its code"
 

@@ -1472,6 +1472,26 @@ def test_runs_made_while_the_margin_was_loosened_are_told_against_release_yaml_a
     assert not any("weaker" in n for n in tighter.notes)
 
 
+def test_runs_made_without_release_yaml_are_not_said_to_have_stored_settings(make_suite: Callable[..., Path],
+                                                                             tmp_path: Path) -> None:
+    """Review F28: two runs made with no release.yaml (the defaults decide, margin 0.02), compared after a file with
+    margin 0.01 appeared, are told against it, but the note read 'compared with the settings stored with the runs',
+    which stored none. It names the defaults."""
+    import warnings
+
+    root = make_suite(_cases(30), evaluators=[{"type": "answer_matches"}])
+    base, cand = _run(root, tmp_path / "base"), _run(root, tmp_path / "cand", version="b")
+    assert base.release is None and cand.release is None
+    (root / "release.yaml").write_text("regression: {margin: 0.01}\n", encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # the drift warning (tested above)
+        cmp = op.compare(base, cand)
+    now = f"{root / 'release.yaml'} as it is now"
+    assert (cmp.relaxed, cmp.weaker_than) == (("regression.margin 0.01 → 0.02",), now)
+    assert cmp.notes[0].startswith("compared with the default settings (the runs were made without release.yaml): "
+                                   "1 setting weaker than ")
+
+
 def test_a_gate_threshold_changed_since_is_no_drift_of_the_comparison_rule(make_suite: Callable[..., Path],
                                                                           tmp_path: Path) -> None:
     """A threshold decides no comparison: edited in release.yaml after the runs, compare neither warns nor names

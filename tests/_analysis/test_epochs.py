@@ -690,6 +690,38 @@ def test_two_one_epoch_runs_of_a_desk_seeded_by_epoch_are_not_pass_2(tmp_path: P
     assert "30 case(s) with fewer than 2 rows left out of pass^2" in row["reason"]
 
 
+REPLAY_ONLY = EPOCH_TWO.replace("def run(self, input, epoch):", """made = 0
+
+    def replay(self, trajectory, *, checkpoint, change, epoch):
+        return trajectory
+
+    def run(self, input):
+        type(self).made += 1  # draws afresh: the second run's case runs (31-60) answer cases 0-5 wrong""").replace(
+    "epoch == 2 and input", "type(self).made > 30 and input")
+
+
+def test_a_pool_of_runs_whose_replay_alone_is_given_the_epoch_keeps_every_case_run(tmp_path: Path) -> None:
+    """Review F28: ``epoch_given: [replay]`` (a system whose ``run`` takes no epoch, so draws afresh) made every row
+    of the second run read as a repeat of the first's: pooled pass^2 read no case of 2 rows (too_few_epochs), where
+    the rows are two tries a case. By hand: cases 0-5 pass in the first run and fail in the second, so pass^2 is
+    24 of 30."""
+    root = tmp_path / "suite"
+    root.mkdir()
+    (root / "desk.py").write_text(REPLAY_ONLY, encoding="utf-8")
+    (root / "cases.jsonl").write_text("".join(json.dumps({"id": f"c{n:02d}", "input": {"n": n}, "initial_state": {},
+                                                          "expected": {"answer": "ok"}}) + "\n" for n in range(30)),
+                                      encoding="utf-8")
+    (root / "oloproof.yaml").write_text("name: desk\nsystem: desk:Desk\nevaluators:\n  - type: answer_matches\n",
+                                        encoding="utf-8")
+    suite = op.load_suite(root)
+    a, b = (op.run(suite, out=tmp_path / name, progress=False) for name in ("a", "b"))
+    assert a.manifest.epoch_given == b.manifest.epoch_given == ["replay"]
+    assert int((b.verdicts["verdict"] == "pass").sum()) == 24 and int((a.verdicts["verdict"] == "pass").sum()) == 30
+    pooled = op.reduce_epochs(op.load_runs([a.directory, b.directory]), reduce="pass^2")
+    row = pooled.set_index("criterion").loc["answer_matches"]
+    assert (row["cases"], row["left_out"]) == (30, 0) and row["rate"] == pytest.approx(24 / 30)
+
+
 UNSEEDED = STOCHASTIC.replace("def run(self, input, epoch):", "def run(self, input):").replace(
     'f"{input[\'id\']}/{epoch}"', 'f"{input[\'id\']}/{self.draw}"').replace(
     "    def reset(self, state):", "    draw = 0\n\n    def reset(self, state):\n        type(self).draw += 1")

@@ -902,6 +902,26 @@ def test_a_pool_of_runs_of_one_system_built_with_other_settings_has_no_release_d
     assert "built with other settings" in pooled.reason
 
 
+def test_a_pool_with_a_run_that_records_no_settings_fingerprint_says_so(tmp_path: Path) -> None:
+    """A run made before manifests recorded ``settings_fingerprint`` (review F28) pooled with a run of the same
+    system built the same way was 'made by different systems (the system was built with other settings …)'. Nothing
+    tells its settings, so the pool still has no release decision, and the reason says why instead."""
+    import functools
+    import json
+
+    folder = make_suite(tmp_path / "s", [True] * 8, release={"criteria": {"answer_matches": 0.5}})
+    suite = op.load_suite(folder)
+    runs = [op.run(suite, system=functools.partial(_Careful, careful=True), out=tmp_path / f"r{i}", progress=False)
+            for i in range(2)]
+    path = runs[0].directory / "manifest.json"
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    del manifest["settings_fingerprint"]  # as a run made before the field
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+    pooled = op.gate(op.load_runs([r.directory for r in runs]))
+    assert pooled.verdict == "BLOCK" and pooled.reason.startswith("mixed_systems: ")
+    assert "records no settings fingerprint" in pooled.reason and "other settings" not in pooled.reason
+
+
 def test_a_pool_whose_other_system_comes_after_runs_of_the_first_has_no_release_decision(tmp_path: Path) -> None:
     """Mutation round 13: each run of a pool is held against the first, not only the second: two runs of version 1
     then the regressed version 2 (150 of 160 rows, PASS at 0.8 by the rows alone) is mixed_systems, naming the

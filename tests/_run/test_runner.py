@@ -617,6 +617,24 @@ def test_resume_refuses_the_system_built_with_other_settings(make_suite, tmp_pat
     assert done.manifest.settings_fingerprint is not None
 
 
+def test_resume_of_a_run_that_records_no_settings_fingerprint_does_not_blame_other_settings(
+        make_suite, tmp_path: Path) -> None:
+    """A run made before manifests recorded ``settings_fingerprint`` (review F28), resumed by the very system that
+    made it, was refused as 'built with other settings than this run's (… differ)', and told to 'resume with the
+    system built as before', which it was. Nothing tells the settings apart, so it is still refused, saying why."""
+    import functools
+
+    root = make_suite(_answers(2))
+    out = tmp_path / "run"
+    op.run(root, system=functools.partial(_Careful, careful=True), out=out, progress=False)
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    del manifest["finished_at"], manifest["settings_fingerprint"]  # as a run made before the field, killed
+    (out / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(op.RunDirError, match="records no settings fingerprint") as refused:
+        op.run(root, system=functools.partial(_Careful, careful=True), out=out, resume=True, progress=False)
+    assert "other settings" not in str(refused.value)
+
+
 def test_resume_refuses_a_system_class_no_file_defines(make_suite, tmp_path: Path) -> None:
     """A class typed into a notebook cell has no code fingerprint: an edit of the cell (its version kept) was
     resumed into the run begun by the cell before it, one gate over two agents (review G11). It is refused as an
