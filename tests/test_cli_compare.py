@@ -73,6 +73,14 @@ def test_a_vacuous_criterion_is_counted_in_the_exit_line(make_suite: Callable[..
     assert any(line.startswith("note: vacuous check (both runs): ") and "'orders.o2'" in line for line in lines)
     assert lines[-1] == ("compare: NO_REGRESSION — exit 0: every listed criterion's interval lies above -margin "
                          "(1 of them vacuous: cannot fail as configured)")
+    # a vacuous criterion the rule does not list (REPORT_ONLY) is no listed criterion of the line (mutation round 33)
+    (tmp_path / "listed.yaml").write_text(yaml.safe_dump({"regression": {"margin": 0.2,
+                                                                         "criteria": ["answer_matches"]}}))
+    assert main(["compare", str(base), str(again), "--release", str(tmp_path / "listed.yaml")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert any(line.startswith("note: vacuous check (both runs): ") for line in lines)
+    assert lines[-1].startswith("compare: NO_REGRESSION — exit 0: every listed criterion's interval lies above "
+                                "-margin") and "vacuous" not in lines[-1]
 
 
 def test_regression_exits_1(runs: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:

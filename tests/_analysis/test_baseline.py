@@ -412,6 +412,31 @@ def test_a_baseline_whose_sandbox_failed_on_some_cases_is_refused(make_suite, tm
     assert bool(whole.loc["state_matches", "passes_when_idle"]) is True
 
 
+def test_a_baseline_whose_sandbox_timed_out_on_one_case_is_refused(make_suite, tmp_path: Path) -> None:
+    """Mutation round 33: a timeout ends a case run as an error does (its rows missing, counted as not passed), and
+    one such case run is enough: the sandbox's reset of c5 outlasts ``case_timeout_s`` while the baseline runs (by
+    hand, 1 of the 6 case runs, status ``timeout``), and the baseline is refused, naming it."""
+    from conftest import SCRIPTED_SYSTEM
+
+    slow = SCRIPTED_SYSTEM.replace("    def reset(self, state):\n        self.state = state", (
+        "    def reset(self, state):\n"
+        "        import pathlib, time\n"
+        "        if pathlib.Path(__file__).with_name('slow').exists() and state['other']['k'] == 5:\n"
+        "            time.sleep(5)\n"
+        "        self.state = state"))
+    assert slow != SCRIPTED_SYSTEM
+    desk = make_suite(CASES, evaluators=EVALUATORS, release=RELEASE, system_code=slow, case_timeout_s=0.2)
+    run = op.run(desk, out=tmp_path / "run", progress=False)
+    (desk / "slow").touch()
+    timed = op.baseline(desk, out=tmp_path / "timed", progress=False)
+    assert timed.run.cases.set_index("case_id")["status"].to_dict() == {
+        "c0": "completed", "c1": "completed", "c2": "completed", "c3": "completed", "c4": "completed",
+        "c5": "timeout"}
+    with pytest.raises(op.OloproofError, match=r"timed: 1 of the baseline's 6 case runs ended in timeout \(the "
+                                               r"first, case 'c5'"):
+        op.gate(run, baseline=timed)
+
+
 def test_a_run_that_did_not_finish_is_refused_a_baseline_of_other_cases(desk: Path, make_suite,
                                                                       tmp_path: Path) -> None:
     """The cases of an unfinished run need only be among the baseline's, but they must be: c0 edited since the

@@ -1530,6 +1530,44 @@ def test_a_vacuous_check_is_marked_as_the_gate_marks_it(make_suite: Callable[...
     assert len(vacuous) == 1 and "'orders.o2'" in vacuous[0] and "other_order_kept" in vacuous[0]
 
 
+@pytest.mark.parametrize(("base", "candidate", "expected"), [
+    ({"c": ["f1"]}, {"c": ["f1"]}, ["vacuous check (both runs): f1"]),
+    ({"c": ["f1"]}, {"c": ["f2"]}, ["vacuous check (the base run): f1", "vacuous check (the candidate run): f2"]),
+    ({"c": ["f1", "f2"]}, {}, ["vacuous check (the base run): f1", "vacuous check (the base run): f2"]),
+    ({}, {"c": ["f2"]}, ["vacuous check (the candidate run): f2"]),
+    ({"c": ["f1"], "d": ["g"]}, {"c": ["f1"]}, ["vacuous check (both runs): f1"]),  # d is not compared
+], ids=["same", "differ", "two-in-base", "candidate-only", "uncompared"])
+def test_a_vacuous_finding_is_said_once_for_both_runs_only_when_both_have_it(
+        base: dict[str, list[str]], candidate: dict[str, list[str]], expected: list[str]) -> None:
+    """Mutation round 33: the finding of one run only is said for that run, each of its findings, and 'both runs'
+    only when the two runs' findings are equal (the end-to-end test has the same finding on both sides only)."""
+    from oloproof_nb._analysis.compare import _vacuous_notes
+
+    assert _vacuous_notes({"base": base, "candidate": candidate}, ["c"]) == expected
+
+
+@pytest.mark.parametrize(("base", "candidate", "expected"), [
+    (["a~t"], ["a~t"], ["both runs: 1 copy labeled invalid, scored by no criterion: a~t (see op.validity(run))"]),
+    (["a~t"], ["b~t"], ["the base run: 1 copy labeled invalid, scored by no criterion: a~t (see op.validity(run))",
+                        "the candidate run: 1 copy labeled invalid, scored by no criterion: b~t (see "
+                        "op.validity(run))"]),
+    (["a~t"], [], ["the base run: 1 copy labeled invalid, scored by no criterion: a~t (see op.validity(run))"]),
+    ([], ["b~t"], ["the candidate run: 1 copy labeled invalid, scored by no criterion: b~t (see op.validity(run))"]),
+    ([], [], []),
+], ids=["same", "differ", "base-only", "candidate-only", "none"])
+def test_copies_no_criterion_scores_are_said_once_for_both_runs_only_when_both_left_out_the_same(
+        monkeypatch: pytest.MonkeyPatch, base: list[str], candidate: list[str], expected: list[str]) -> None:
+    """Mutation round 33: the copies of one run only are named for that run; 'both runs' only for the same copies
+    (the example runs leave out the same copy in both). Stand-in runs hold the copies each run's labels leave out."""
+    from types import SimpleNamespace
+
+    from oloproof_nb._analysis import compare
+
+    monkeypatch.setattr(compare, "unscored_copies", lambda run: run.left_out)
+    runs = SimpleNamespace(left_out=base), SimpleNamespace(left_out=candidate)
+    assert compare._unscored_notes(*runs) == expected  # type: ignore[arg-type]
+
+
 def test_copies_no_criterion_scores_are_named_as_the_gate_names_them(example_runs: dict[str, op.Run]) -> None:
     """``oloproof gate`` of either example run says ``1 copy labeled invalid, scored by no criterion:
     ord-018~injected``; a comparison of the two left the copy out of every row (n 47 of 48 paired cases) with no

@@ -922,6 +922,26 @@ def test_a_pool_with_a_run_that_records_no_settings_fingerprint_says_so(tmp_path
     assert "records no settings fingerprint" in pooled.reason and "other settings" not in pooled.reason
 
 
+def test_a_pool_whose_code_changed_says_the_code_though_the_settings_digest_changed_with_it(tmp_path: Path) -> None:
+    """Mutation round 33: the settings fingerprint digests the code with the settings, so an edit of a class built
+    with settings changes both; the pool's reason names the code (the settings may be the same), not the settings.
+    The second run's manifest is given another code and settings fingerprint, as an edit of the file would."""
+    import functools
+
+    folder = make_suite(tmp_path / "s", [True] * 4)
+    suite = op.load_suite(folder)
+    runs = [op.run(suite, system=functools.partial(_Careful, careful=True), out=tmp_path / f"r{i}", progress=False)
+            for i in range(2)]
+    path = runs[1].directory / "manifest.json"
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    assert manifest["settings_fingerprint"] not in (None, manifest["code_fingerprint"])
+    manifest.update(code_fingerprint="0" * 64, settings_fingerprint="1" * 64)
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+    pooled = op.gate(op.load_runs([r.directory for r in runs]))
+    assert pooled.verdict == "BLOCK" and "the system's code differs" in pooled.reason
+    assert "built with other settings" not in pooled.reason
+
+
 def test_a_pool_whose_other_system_comes_after_runs_of_the_first_has_no_release_decision(tmp_path: Path) -> None:
     """Mutation round 13: each run of a pool is held against the first, not only the second: two runs of version 1
     then the regressed version 2 (150 of 160 rows, PASS at 0.8 by the rows alone) is mixed_systems, naming the

@@ -203,11 +203,17 @@ def test_a_run_made_with_a_looser_release_yaml_than_the_suites_now_says_so(tmp_p
         g = op.gate(made)
     assert g.verdict == "PASS"
     assert g.relaxed == ("confidence 0.95 → 0.5", "criteria.answer_matches 0.5 → 0.4")
+    # the warning is kept for a report of the gate, the one line it said (mutation round 33)
+    assert g.drift == (f"{tmp_path / 'release.yaml'} differs from the release settings run {made.run_id} was made "
+                       "with (confidence 0.5 → 0.95, criteria.answer_matches 0.4 → 0.5); this gate uses the run's; "
+                       "to gate with the file as it is now, give it: op.gate(run, release=...) or oloproof gate "
+                       "--release",)
     assert g.weaker_than == f"{tmp_path / 'release.yaml'} as it is now"
     with pytest.warns(UserWarning):
         assert f"  gated with the settings stored with the run: 2 settings weaker than {tmp_path / 'release.yaml'} " \
                "as it is now: confidence 0.95 → 0.5, criteria.answer_matches 0.5 → 0.4" in repr(op.gate(made))
-    assert op.gate(made, release=tmp_path / "release.yaml").relaxed == ()  # the file given: stricter than the run's
+    given_file = op.gate(made, release=tmp_path / "release.yaml")
+    assert given_file.relaxed == () and given_file.drift == ()  # the file given: stricter than the run's, no drift
     with pytest.warns(UserWarning, match="differs from the release settings run"):  # mutation round 13
         given = op.gate(made, criteria={"answer_matches": 0.4})  # the run's own threshold, given: none weaker than
     # them, so compared with the file as it is now, as the run's own are (review R23)
@@ -246,6 +252,13 @@ def test_settings_given_as_loose_as_a_runs_loosened_own_are_weaker_than_the_file
             assert f"  gated with the settings given: 2 settings weaker than {now}: confidence 0.95 → 0.5, " \
                    "criteria.answer_matches 0.5 → 0.4" in repr(given).splitlines()
             assert "gated with the settings given: 2 settings weaker than" in given._repr_html_()
+    # the keywords alone (mutation round 33): the run's own settings changed by them are given ones too (the drift
+    # warning is said, as the run's own decide what the keywords leave)
+    with pytest.warns(UserWarning, match="differs from the release settings run"):
+        keywords = op.gate(made, confidence=0.5, criteria=loose["criteria"])
+    assert keywords.verdict == "PASS" and keywords.weaker_than == now
+    assert f"  gated with the settings given: 2 settings weaker than {now}: confidence 0.95 → 0.5, " \
+           "criteria.answer_matches 0.5 → 0.4" in repr(keywords).splitlines()
 
 
 def test_an_easier_reduction_than_the_runs_own_is_named(tmp_path: Path) -> None:

@@ -507,6 +507,10 @@ def test_an_escalation_tool_every_recording_calls_after_the_fault_is_vacuous(tmp
     row = g.table.set_index("criterion").loc["recovers_from_error_at_issue_refund"]
     assert (row["passed"], row["n"], row["verdict"], bool(row["vacuous"])) == (6, 6, "PASS", True)
     assert len(g.findings) == 1 and "send_receipt" in g.findings[0]
+    # found from the recordings only, as a comparison's note reads it (mutation round 33: vacuous_findings)
+    from oloproof_nb._analysis.gate import vacuous_findings
+
+    assert vacuous_findings(run) == {"recovers_from_error_at_issue_refund": [g.findings[0]]}
     honest = op.run(op.load_suite(_receipt_suite(tmp_path / "b", ["escalate_to_human"], [True] * 6)),
                     out=tmp_path / "rb", progress=False)
     assert op.gate(honest).table["passed"].tolist() == [0]

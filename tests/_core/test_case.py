@@ -105,6 +105,18 @@ def test_a_field_copy_is_unchanged() -> None:
         derive_case(source, "t", None, "{value}")
 
 
+@pytest.mark.parametrize(("value", "kind"), [({"lang": "en"}, "an object"), (False, r"false \(a boolean\)"),
+                                             (3, "the number 3"), (None, "null"), (["a"], "a list")])
+def test_a_field_copy_of_a_value_that_is_not_text_raises_the_documented_error(value: Any, kind: str) -> None:
+    """Mutation round 33: derive_case's Raises promises a ValueError naming the field (field_not_text), not the
+    TypeError of str.replace on a non-text value, nor a KeyError for a field the input lacks."""
+    source = case_from_mapping({"id": "c1", "input": {"m": "refund", "user": value}})
+    with pytest.raises(ValueError, match=f"input field 'user' holds {kind}, not text"):
+        derive_case(source, "t", "user", "{value} again")
+    with pytest.raises(ValueError, match="has no input field 'who'"):
+        derive_case(source, "t", "who", "{value} again")
+
+
 def test_a_case_field_error_is_worded_by_the_one_formatter_and_quotes_a_bounded_value() -> None:
     """Style review Y: the case reader formatted pydantic errors itself: no `(got …)`, no cut of a long value, and
     a location style of its own; it now uses errors.validation_problem, as every other file format does."""

@@ -635,6 +635,47 @@ def test_resume_of_a_run_that_records_no_settings_fingerprint_does_not_blame_oth
     assert "other settings" not in str(refused.value)
 
 
+class _Policy:
+    """Keeps its setting under another name: only a partial's arguments tell two settings apart."""
+
+    version = "v1"
+
+    def __init__(self, strict: bool = True) -> None:
+        self.policy = "strict" if strict else "lax"
+
+    def run(self, input: dict) -> dict:
+        return {"steps": [], "answer": input["answer"] if self.policy == "strict" else None}
+
+
+@pytest.mark.parametrize(("first_strict", "why"), [(True, "this run records no settings fingerprint"),
+                                                   (False, "built with other settings than this run's")],
+                         ids=["bare-then-partial", "partial-then-bare"])
+def test_resume_refuses_settings_recorded_on_one_side_only(make_suite, tmp_path: Path, first_strict: bool,
+                                                           why: str) -> None:
+    """Mutation round 33: a run of the bare class records no settings (no attribute is named as a parameter, no
+    partial) and one of ``partial(_Policy, strict=False)`` records some; either resumed by the other is two
+    systems in one run, refused with nothing written."""
+    import functools
+
+    bare, lax = _Policy, functools.partial(_Policy, strict=False)
+    first, second = (bare, lax) if first_strict else (lax, bare)
+    root = make_suite(_answers(4))
+    out = tmp_path / "run"
+
+    def stop(done: int, total: int) -> None:
+        if done >= 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        op.run(root, system=first, out=out, progress=stop)
+    stored = json.loads((out / "manifest.json").read_text(encoding="utf-8")).get("settings_fingerprint")
+    assert (stored is None) is first_strict
+    before = (out / "cases.jsonl").read_bytes()
+    with pytest.raises(op.RunDirError, match=why):
+        op.run(root, system=second, out=out, resume=True, progress=False)
+    assert (out / "cases.jsonl").read_bytes() == before
+
+
 def test_resume_refuses_a_system_class_no_file_defines(make_suite, tmp_path: Path) -> None:
     """A class typed into a notebook cell has no code fingerprint: an edit of the cell (its version kept) was
     resumed into the run begun by the cell before it, one gate over two agents (review G11). It is refused as an

@@ -670,6 +670,42 @@ def test_what_the_rule_misses_is_said_and_not_claimed(pattern: str) -> None:
     assert f"``{pattern}``" in (backtracks.__doc__ or "")
 
 
+def _splits(text: str, body: str, most: float) -> int:
+    """Brute force, without ``re``'s parser: the ways to cut ``text`` into 1 to ``most`` non-empty pieces that
+    each match ``body`` whole (what a repeat of ``body`` tries, one by one, on a text it then fails to match)."""
+    import functools
+    import re
+
+    @functools.cache
+    def ways(start: int, left: float) -> int:
+        if start == len(text):
+            return 1
+        if left == 0:
+            return 0
+        return sum(ways(end, left - 1) for end in range(start + 1, len(text) + 1)
+                   if re.fullmatch(body, text[start:end]))
+
+    return ways(0, most)
+
+
+@pytest.mark.parametrize(("pattern", "body", "most"), [
+    (r"(a?)*", "a?", float("inf")),  # an optional repeated: each piece is one 'a', so one way
+    (r"(a?)+", "a?", float("inf")),
+    (r"(a+)?failed", "a+", 1),  # a repeat taken at most once: one piece, one way
+    (r"(\w+\s?)?failed", r"\w+\s?", 1),
+    (r"ok|(a+)+", "a+", float("inf")),  # an alternative of a branch holds the repeat of a repeat
+    (r"(?:ok|(\w+\s?)*)failed", r"\w+\s?", float("inf")),
+    (r"(a)?((?(1)a+|b))*", "a+", float("inf")),  # with group 1 matched, the repeated conditional is 'a+'
+])
+def test_a_repeat_is_refused_exactly_when_it_splits_a_text_more_than_one_way(pattern: str, body: str,
+                                                                             most: float) -> None:
+    """Mutation round 33: the rule's edges, each against a brute-force count of the ways the repeated part splits
+    eight letters (one way: accepted; 2**7 = 128 ways: refused), not against the parser the rule reads."""
+    many = _splits("a" * 8, body, most) > 1
+    assert backtracks(pattern) is many
+    assert _splits("a" * 8, body, most) in (1, 2 ** 7)
+
+
 class _FakeRun:
     """Replays served as ``cached`` says: the control reproduces the recording, the faulted one escalates."""
 
