@@ -583,6 +583,12 @@ def test_resume_refuses_another_system_version_and_says_which(make_suite, tmp_pa
         op.run(root, system=_VersionTwo, out=out, resume=True, progress=False)
 
 
+def _stop_after_two(done: int, total: int) -> None:
+    """A progress callback that stops a run as a Ctrl-C does once 2 case runs are recorded."""
+    if done >= 2:
+        raise KeyboardInterrupt
+
+
 class _Careful:
     version = "v1"
 
@@ -602,12 +608,8 @@ def test_resume_refuses_the_system_built_with_other_settings(make_suite, tmp_pat
     root = make_suite(_answers(4))
     out = tmp_path / "run"
 
-    def stop(done: int, total: int) -> None:
-        if done >= 2:
-            raise KeyboardInterrupt
-
     with pytest.raises(KeyboardInterrupt):
-        op.run(root, system=functools.partial(_Careful, careful=True), out=out, progress=stop)
+        op.run(root, system=functools.partial(_Careful, careful=True), out=out, progress=_stop_after_two)
     before = (out / "cases.jsonl").read_bytes()
     with pytest.raises(op.RunDirError, match="built with other settings than this run's"):
         op.run(root, system=functools.partial(_Careful, careful=False), out=out, resume=True, progress=False)
@@ -662,12 +664,8 @@ def test_resume_refuses_settings_recorded_on_one_side_only(make_suite, tmp_path:
     root = make_suite(_answers(4))
     out = tmp_path / "run"
 
-    def stop(done: int, total: int) -> None:
-        if done >= 2:
-            raise KeyboardInterrupt
-
     with pytest.raises(KeyboardInterrupt):
-        op.run(root, system=first, out=out, progress=stop)
+        op.run(root, system=first, out=out, progress=_stop_after_two)
     stored = json.loads((out / "manifest.json").read_text(encoding="utf-8")).get("settings_fingerprint")
     assert (stored is None) is first_strict
     before = (out / "cases.jsonl").read_bytes()
