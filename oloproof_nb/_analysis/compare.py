@@ -67,6 +67,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -808,10 +809,7 @@ def _unscored_notes(base: Run, candidate: Run) -> list[str]:
     """``both runs: 1 copy labeled invalid, scored by no criterion: …``, the gate's line for each run whose checked
     transforms left copies out of every criterion (once when both left out the same), for runs made with the same
     labels (:func:`_labels_note` speaks of runs made with others)."""
-    copies = {side: unscored_copies(run) for side, run in (("base", base), ("candidate", candidate))}
-    if copies["base"] and copies["base"] == copies["candidate"]:
-        return [f"both runs: {unscored_note(copies['base'])}"]
-    return [f"the {side} run: {unscored_note(held)}" for side, held in copies.items() if held]
+    return _of_each_run({"base": unscored_copies(base), "candidate": unscored_copies(candidate)}, unscored_note)
 
 
 def _vacuous_notes(found: dict[str, dict[str, list[str]]], criteria: list[str]) -> list[str]:
@@ -836,11 +834,16 @@ def _repeats_notes(base: Run, candidate: Run) -> list[str]:
     """The gate's note on cases that repeat another's content under another id (``DuplicateCaseWarning``), for
     each run whose case file had such cases (once when both had the same): each copy is a pair of its own, so
     the paired interval is narrower than the evidence supports."""
-    notes = {side: repeats_note(run.manifest.suite_config.repeated) for side, run in (("base", base),
-                                                                                      ("candidate", candidate))}
-    if notes["base"] and notes["base"] == notes["candidate"]:
-        return [f"both runs: {notes['base']}"]
-    return [f"the {side} run: {note}" for side, note in notes.items() if note]
+    return _of_each_run({side: repeats_note(run.manifest.suite_config.repeated)
+                         for side, run in (("base", base), ("candidate", candidate))}, str)
+
+
+def _of_each_run(held: dict[str, Any], say: Callable[[Any], str]) -> list[str]:
+    """``both runs: <say>`` when the base and the candidate hold the same (non-empty) ``held``, else ``the <side>
+    run: <say>`` for each side that holds any."""
+    if held["base"] and held["base"] == held["candidate"]:
+        return [f"both runs: {say(held['base'])}"]
+    return [f"the {side} run: {say(value)}" for side, value in held.items() if value]
 
 
 def _unchecked_criteria(base: Run, candidate: Run, criteria: list[str]) -> set[str]:

@@ -624,19 +624,28 @@ def late_findings(run: Run, rows: dict[str, int]) -> dict[str, str]:
     whose tool no case called (``rows``: each criterion's number of rows), or whose ``escalate_tools`` or
     ``honest_answers`` every recorded case run calls or says where nothing failed. Settings of a gate (a threshold
     of 0) are not read: :func:`gate` adds those."""
-    late = _fault_findings(run, rows)
-    for criterion, message in [*_routine_escalations(run).items(), *_routine_admissions(run).items()]:
-        late[criterion] = f"{late[criterion]}; {message}" if criterion in late else message
+    return _with_findings(_fault_findings(run, rows), _routine_escalations(run), _routine_admissions(run))
+
+
+def _with_findings(late: dict[str, str], *more: dict[str, str]) -> dict[str, str]:
+    """``late`` (criterion → finding) with each of ``more``'s findings joined to its criterion's (``; ``)."""
+    for found in more:
+        for criterion, message in found.items():
+            late[criterion] = f"{late[criterion]}; {message}" if criterion in late else message
     return late
+
+
+def _by_criterion(run: Run, late: dict[str, str]) -> dict[str, list[str]]:
+    """Each criterion's findings, in the run's order: the manifest's (found by ``load_suite``), then ``late``'s."""
+    stored = dict(run.manifest.suite_config.vacuous)
+    return {c: found for c in run.criteria if (found := stored.get(c, []) + ([late[c]] if c in late else []))}
 
 
 def vacuous_findings(run: Run) -> dict[str, list[str]]:
     """Every check of ``run`` that cannot fail as configured, whatever the release settings: criterion → its
     findings (the manifest's, then :func:`late_findings`), as :attr:`Gate.findings` gives them; empty for none."""
     rows = {key[0]: value.n for key, value in criterion_sums(run.verdicts).items()}
-    late = late_findings(run, rows)
-    stored = dict(run.manifest.suite_config.vacuous)
-    return {c: found for c in run.criteria if (found := stored.get(c, []) + ([late[c]] if c in late else []))}
+    return _by_criterion(run, late_findings(run, rows))
 
 
 def _zero_thresholds(cfg: ReleaseConfig, criteria: list[str]) -> dict[str, str]:
@@ -753,12 +762,11 @@ def gate(run: Run, release: ReleaseLike | None = None, *,
     waiting = _waiting(run)
     evaluator_of = {ev.name: ev for ev in run.config.evaluators}
     stored = dict(run.manifest.suite_config.vacuous)
-    late = late_findings(run, {c: s.n for c, s in sums.items()})  # vacuous checks found only now
-    for criterion, message in _zero_thresholds(cfg, run.criteria).items():
-        late[criterion] = f"{late[criterion]}; {message}" if criterion in late else message
+    late = _with_findings(late_findings(run, {c: s.n for c, s in sums.items()}),  # vacuous checks found only now
+                          _zero_thresholds(cfg, run.criteria))
     for message in late.values():
         warn_at_caller(VacuousCheckWarning(message))
-    findings = [m for c in run.criteria for m in (stored.get(c, []) + ([late[c]] if c in late else []))]
+    findings = [m for found in _by_criterion(run, late).values() for m in found]
     rows = []
     reduced = _reduced(run, cfg)
     for criterion in run.criteria:
