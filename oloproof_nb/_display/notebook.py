@@ -101,6 +101,7 @@ class Run(_run.Run):
         # cases counted as the HTML and the CLI count them: with epochs, each case once (its runs are epochs)
         size = (f"cases={self.n_cases}" if self.epochs == 1
                 else f"cases={self.cases['case_id'].nunique()}, epochs={self.epochs}")
+        size += f" ({len(self.runs)} runs pooled)" if len(self.runs) > 1 else ""  # as run_size says it in the HTML
         return (f"Run({self.run_id!r}, suite={self.suite_name!r}, {size}, "
                 f"status={status}, criteria={self.criteria}" + (f", replay runs: {replays})" if replays else ")"))
 

@@ -111,6 +111,23 @@ def test_the_run_text_repr_counts_cases_as_its_html_does(make_suite: Any, tmp_pa
     assert "<p>4 cases, 12 case runs (3 epochs) (completed: 12);" in run._repr_html_()
 
 
+def test_the_run_text_repr_of_a_pool_says_it_is_pooled_as_its_html_does(make_suite: Any, tmp_path: Path) -> None:
+    """Review U14: two 1-epoch runs of 4 cases pooled (``op.load_runs``) read ``cases=4, epochs=2`` in
+    ``print(pool)``, as if each case had run twice in one run, while the HTML of the same object says ``4 cases, 8
+    case runs (2 runs pooled, 2 epochs in all)``. The text now says the runs were pooled too; a run of its own
+    does not."""
+    import oloproof_nb as op
+
+    root = make_suite([{"id": f"c{i}", "input": {"answer": "yes", "i": i}, "initial_state": {},
+                        "expected": {"answer": "yes"}} for i in range(4)], evaluators=[{"type": "answer_matches"}])
+    a, b = (op.run(op.load_suite(root), out=tmp_path / name, progress=False) for name in ("a", "b"))
+    pool = op.load_runs([a.directory, b.directory])
+    assert len(pool.cases) == 8  # a hand count: 4 cases in each of 2 runs
+    assert "<p>4 cases, 8 case runs (2 runs pooled, 2 epochs in all) (completed: 8);" in pool._repr_html_()
+    assert ", cases=4, epochs=2 (2 runs pooled), status={'completed': 8}," in repr(pool)
+    assert ", cases=4, status={'completed': 4}," in repr(a) and "pooled" not in repr(a)
+
+
 def test_the_text_bar_in_jupyter_is_one_display_updated_in_place(monkeypatch: pytest.MonkeyPatch,
                                                                  capsys: pytest.CaptureFixture[str]) -> None:
     """Review U10 (a live kernel): in Jupyter without ipywidgets the text bar wrote each frame to the kernel's

@@ -468,6 +468,28 @@ def test_the_header_of_a_pooled_run_says_it_is_pooled(make_suite: Any, tmp_path:
     assert f"started {a.manifest.started_at}, finished {b.manifest.finished_at}." in text
 
 
+def test_the_gate_section_of_a_pooled_run_says_what_its_n_counts(make_suite: Any, tmp_path: Path) -> None:
+    """Review U14: the report of two runs of a 3-case suite pooled showed ``n`` 6 in its gate table and no word,
+    under the verdict, of what n counts, where ``print(op.gate(pool))`` and its HTML say it (review R20): a
+    reader of the report took 6 for six cases. Both reports now say it in the gate section, before the table; the
+    report of one run says nothing of pooling."""
+    root = make_suite([{"id": f"c{i}", "input": {"tag": str(i)}, "expected": {"answer": "ok"}} for i in range(3)],
+                      evaluators=[{"type": "answer_matches"}], release={"criteria": {"answer_matches": 0.5}})
+    a, b = (op.run(op.load_suite(root), out=tmp_path / name, progress=False) for name in ("a", "b"))
+    pool = op.load_runs([a.directory, b.directory])
+    note = (f"Pooled: 2 runs ({a.run_id}, {b.run_id}); n counts a case once in each run that holds it, and its rows "
+            "in all of them are one cluster.")
+    md = write_report(pool, tmp_path / "r.md").read_text(encoding="utf-8")
+    gate_md = md.split("## Release gate", 1)[1].split("\n## ", 1)[0]
+    assert re.search(r"^\| answer_matches +\| +6 \| +3 \|", gate_md, re.M)  # n 6, 3 clusters: 3 cases twice
+    assert gate_md.index(note) < gate_md.index("| criterion")
+    page = write_report(pool, tmp_path / "r.html").read_text(encoding="utf-8")
+    gate_html = page.split("Release gate</h2>", 1)[1].split("<h2", 1)[0]
+    assert f"<p>{note}</p>" in gate_html and gate_html.index(note) < gate_html.index("<table")
+    for one in ("md", "html"):
+        assert "pooled" not in write_report(a, tmp_path / f"one.{one}").read_text(encoding="utf-8").lower()
+
+
 @pytest.mark.parametrize("suffix", [".md", ".html"])
 def test_a_report_over_a_named_pipe_replaces_it_and_a_failed_write_leaves_nothing(
         example_run: op.Run, tmp_path: Path, suffix: str, monkeypatch: pytest.MonkeyPatch) -> None:
