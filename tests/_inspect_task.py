@@ -46,6 +46,9 @@ two dict-valued scorers, ``checks`` (``{"correct": "C"/"I", "safe": 1/0}``, ``me
 ``python tests/_inspect_task.py --subset LOG_DIR``: a task of twenty samples (``PICKED``: the last three fail) run
 on a selection of them (:func:`subset`).
 
+``python tests/_inspect_task.py --source LOG_DIR``: two tasks whose dataset is an Inspect ``SampleSource``
+(:func:`source`), which add samples and epochs as they run, beyond the header's ``dataset.sample_ids`` and ``epochs``.
+
 ``python tests/_inspect_task.py --settings LOG_DIR``: that task run as two shards that differ in one setting
 (:func:`settings`): ``temperature``, the model's generation config, ``max_connections``, a role's model, a sample limit
 (``message_limit``), how the eval ran (``max_samples``, log settings), the task's version or sandbox, or the device and
@@ -333,6 +336,45 @@ def subset(log_dir: str) -> None:
         inspect_eval(split, model=model, log_dir=f"{log_dir}/splits", display="none", max_samples=8, limit=limit)
 
 
+#: The (sample, epoch) runs the ``--source`` tasks' scorer ``listed`` fails (I); every other run passes (C).
+SOURCE_FAILS = {("f1", 1), ("f2", 1), ("b1", 1), ("b2", 1), ("b2", 2)}
+
+
+@scorer(metrics=[accuracy()])
+def listed():  # type: ignore[no-untyped-def]
+    async def score(state: TaskState, target: Target) -> Score:
+        return Score(value="I" if (str(state.sample_id), state.epoch) in SOURCE_FAILS else "C")
+
+    return score
+
+
+def source(log_dir: str) -> None:
+    """Into LOG_DIR/added, task ``added``: a ``SampleSource`` seeded with ``a0`` … ``a3`` (its header's
+    ``dataset.sample_ids``) whose ``a0``, once complete, adds ``f0`` … ``f3`` (f1 and f2 fail): 8 samples, 6 pass.
+    Into LOG_DIR/epochs, task ``epochs``: seeded with ``b0`` … ``b3`` (one epoch), a sample that fails runs again as
+    its next epoch (``enqueue_sample(..., epoch=e + 1)``), at most to epoch 3: b1 fails then passes, b2 fails twice
+    then passes; 7 runs, 4 pass."""
+    from inspect_ai import SampleSource, enqueue_sample
+
+    model = get_model("mockllm/model", custom_outputs=plain_policy)
+
+    def one(sid: str) -> Sample:
+        return Sample(id=sid, input=f"Question {sid}.", target="ok")
+
+    async def follow_up(done: object) -> list[Sample] | None:
+        return [one(f"f{i}") for i in range(4)] if getattr(done, "id", None) == "a0" else None
+
+    async def again(done: object) -> None:
+        epoch, scores = int(getattr(done, "epoch", 1)), getattr(done, "scores", None) or {}
+        if scores["listed"].value == "I" and epoch < 3:
+            enqueue_sample(one(str(getattr(done, "id", ""))), epoch=epoch + 1)
+
+    for name, seed, complete in (("added", "a", follow_up), ("epochs", "b", again)):
+        dataset = SampleSource.from_samples([one(f"{seed}{i}") for i in range(4)], sample_complete=complete)
+        inspect_eval(Task(dataset=dataset, solver=generate(), scorer=listed(), name=name), model=model,
+                     log_dir=f"{log_dir}/{name}", display="none", max_samples=1)
+
+
 def settings(log_dir: str) -> None:
     """The ``--subset`` task run as two shards (``limit=(0, 10)``, ``limit=(10, 20)``) with different settings: into
     LOG_DIR/temperature, ``temperature=0`` and ``temperature=1`` (an eval argument: the header's ``plan.config``); into
@@ -396,7 +438,9 @@ def settings(log_dir: str) -> None:
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "--subset":
+    if sys.argv[1] == "--source":
+        source(sys.argv[2])
+    elif sys.argv[1] == "--subset":
         subset(sys.argv[2])
     elif sys.argv[1] == "--settings":
         settings(sys.argv[2])

@@ -928,33 +928,51 @@ BATCH = 64
 
 
 def _samples(log: ModuleType, file: Path, header: Any) -> Iterator[Any]:
-    """The samples of one log, streamed in Inspect's order (each dataset sample's epochs in turn); a damaged
-    sample is one error naming the file. A sample the archive lacks is left out (the count check names it)."""
+    """The samples of one log, streamed in Inspect's order (each dataset sample's epochs in turn, then those its
+    ``SampleSource`` added); a damaged sample is one error naming the file. A sample the log lacks is left out (the
+    count check names it).
+
+    The plan is the header's ``dataset.sample_ids`` × ``epochs``. A log short of it (unfinished, drained) is asked
+    only for what its summaries say it holds; so is one whose header counts other samples than the plan: a task whose
+    dataset is a ``SampleSource`` adds samples and epochs (``enqueue_sample(..., epoch=2)``) as it runs, which the
+    plan leaves out (Inspect's ``read_eval_log_samples`` reads only the plan: such a valid log was refused as
+    damaged, 4 of its 8 samples read).
+    """
     try:
         ids = getattr(header.eval.dataset, "sample_ids", None)
-        batched = getattr(log, "read_eval_log_samples_by_id", None)  # inspect-ai releases before it: one at a time
-        if file.suffix.lower() != ".eval" or ids is None or batched is None:
+        if ids is None:  # Inspect's reader says what is wrong (a log without sample_ids)
             yield from log.read_eval_log_samples(file, all_samples_required=False, resolve_attachments=True)
             return
         wanted = [(sid, epoch) for sid in ids for epoch in range(1, (header.eval.config.epochs or 1) + 1)]
-        if header.status != "success" or getattr(header.results, "logged_samples", None) is not None:
-            # a log short of its plan: ask only for what it holds (a batch lacking one is read one by one)
+        total = getattr(header.results, "total_samples", None)
+        if header.status != "success" or getattr(header.results, "logged_samples", None) is not None \
+                or (isinstance(total, int) and total != len(wanted)):
             try:
-                held = {(str(s.id), int(s.epoch)) for s in log.read_eval_log_sample_summaries(file)}
+                held = list(dict.fromkeys((s.id, int(s.epoch)) for s in log.read_eval_log_sample_summaries(file)))
             except Exception:  # noqa: BLE001 - no readable summaries: ask for the plan, batch by batch
                 held = None
             if held is not None:
-                wanted = [(sid, epoch) for sid, epoch in wanted if (str(sid), epoch) in held]
-        for start in range(0, len(wanted), BATCH):
-            batch = wanted[start:start + BATCH]
-            try:
-                yield from batched(file, batch, resolve_attachments=True)
-            except IndexError:  # a sample missing from the archive: this batch one by one, without it
-                for sid, epoch in batch:
-                    try:
-                        yield log.read_eval_log_sample(file, sid, epoch, resolve_attachments=True)
-                    except IndexError:
-                        continue
+                keys = {(str(sid), epoch) for sid, epoch in held}
+                planned = {(str(sid), epoch) for sid, epoch in wanted}
+                wanted = [(sid, epoch) for sid, epoch in wanted if (str(sid), epoch) in keys] + [
+                    (sid, epoch) for sid, epoch in held if (str(sid), epoch) not in planned]
+        batched = getattr(log, "read_eval_log_samples_by_id", None)  # inspect-ai releases before it: one at a time
+        if file.suffix.lower() != ".eval":  # a .json log is read whole for each sample, by Inspect as by this
+            batched = None
+        size = BATCH if batched is not None else 1
+        for start in range(0, len(wanted), size):
+            batch = wanted[start:start + size]
+            if batched is not None:
+                try:
+                    yield from batched(file, batch, resolve_attachments=True)
+                    continue
+                except IndexError:  # a sample missing from the archive: this batch one by one, without it
+                    pass
+            for sid, epoch in batch:
+                try:
+                    yield log.read_eval_log_sample(file, sid, epoch, resolve_attachments=True)
+                except IndexError:
+                    continue
     except Exception as exc:  # noqa: BLE001 - inspect raises many kinds for a damaged log
         raise OloproofError(f"{file}: cannot read the samples of this Inspect AI log ({_why(exc)})") from None
 

@@ -57,7 +57,8 @@ class CasePanel:
         The epoch shown in detail (1 unless asked for; a run without ``epochs`` has only 1).
     epochs : pandas.DataFrame
         The case's epochs side by side, one row each: ``epoch, status, answer, n_tool_calls``, then one
-        column per criterion holding its verdict (empty for a run without ``epochs``).
+        column per criterion holding its verdict (empty for a run without ``epochs``); read the verdicts by
+        position (``.iloc[:, 4:]``) where a criterion is named like one of the first four.
     """
 
     def __init__(self, run: Run, case_id: str, epoch: int = 1) -> None:
@@ -104,15 +105,18 @@ class CasePanel:
         mine = cases[cases["case_id"] == self.case_id]
         if len(mine) < 2:
             return pd.DataFrame()
-        out = mine[["epoch", "status", "answer", "n_tool_calls"]].reset_index(drop=True)
+        out = mine[["epoch", "status", "answer", "n_tool_calls"]].sort_values("epoch").reset_index(drop=True)
         v = self.run.verdicts
         v = v[v["case_id"] == self.case_id]
         if len(v):
             wide = v.pivot_table(index="epoch", columns="criterion", values="verdict", aggfunc="first")
             order = [c for c in self.run.criteria if c in wide.columns]
-            out = out.merge(wide[order].reset_index(), on="epoch", how="left")
+            # joined by position: a criterion may be named like a column (Inspect's built-in scorer ``answer``, one
+            # named ``epoch``), which a merge on ``epoch`` suffixed or refused (KeyError, ValueError: review R25)
+            verdicts = wide[order].reindex(out["epoch"].to_numpy())
+            out = pd.concat([out, verdicts.set_axis(out.index)], axis=1)
         out.columns.name = None
-        return out.sort_values("epoch").reset_index(drop=True)
+        return out
 
     def _unexpected_changes(self) -> list[dict[str, Any]]:
         """The changes ``changes``-mode state checks did not expect, recomputed from the stored record."""
@@ -191,9 +195,10 @@ class CasePanel:
                  f"  input: {preview(self.input)}"]
         if len(self.epochs):
             lines.append("  epochs:")
-            for r in self.epochs.to_dict("records"):
-                verdicts = ", ".join(f"{c} {r[c]}" for c in self.epochs.columns[4:])
-                lines.append(f"    [{r['epoch']}] {r['status']}, answer {preview(r['answer'], 40)}: {verdicts}")
+            names = list(self.epochs.columns[4:])
+            for epoch, status, answer, _, *marks in self.epochs.itertuples(index=False):  # by position, as built
+                verdicts = ", ".join(f"{c} {mark}" for c, mark in zip(names, marks, strict=True))
+                lines.append(f"    [{epoch}] {status}, answer {preview(answer, 40)}: {verdicts}")
         if self.error:
             lines.append(f"  error: {self.error}")
         if self.unexpected:

@@ -1293,6 +1293,49 @@ def test_a_selection_of_one_dataset_is_not_hidden_by_another_dataset_of_its_task
 
 
 @pytest.fixture(scope="module")
+def sourced(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The ``--source`` logs (tests/_inspect_task.py): two tasks driven by an Inspect ``SampleSource``."""
+    pytest.importorskip("inspect_ai", minversion="0.3.285")  # SampleSource and enqueue_sample
+    root = tmp_path_factory.mktemp("source")
+    write_logs(root, "--source", str(root / "logs"))
+    return root / "logs"
+
+
+def test_a_log_whose_sample_source_added_samples_and_epochs_reads_every_sample(sourced: Path, tmp_path: Path,
+                                                                             capsys: pytest.CaptureFixture[str]
+                                                                             ) -> None:
+    """Review R25: a task whose dataset is a ``SampleSource`` adds samples (and epochs, ``enqueue_sample(...,
+    epoch=2)``) as it runs; its header's ``dataset.sample_ids`` and ``epochs`` name only the seed, and the .eval was
+    read by them: 4 of its 8 samples, refused as damaged ("its header counts 8 samples ... but 4 could be read"). By
+    hand (SOURCE_FAILS): ``added`` 8 runs, f1 and f2 fail; ``epochs`` 7 runs, b1 epoch 1 and b2 epochs 1-2 fail. The
+    .json copy, which Inspect reads whole, reads the same."""
+    from inspect_ai.log import read_eval_log, write_eval_log
+    from scipy.stats import binomtest
+
+    added = op.from_inspect(sourced / "added")
+    verdicts = added.verdicts
+    assert sorted(verdicts.loc[verdicts["verdict"] == "fail", "case_id"]) == ["f1", "f2"] and len(verdicts) == 8
+    again = op.from_inspect(sourced / "epochs")
+    rows = sorted(zip(again.verdicts["case_id"], again.verdicts["epoch"], again.verdicts["verdict"], strict=True))
+    assert rows == [("b0", 1, "pass"), ("b1", 1, "fail"), ("b1", 2, "pass"), ("b2", 1, "fail"), ("b2", 2, "fail"),
+                    ("b2", 3, "pass"), ("b3", 1, "pass")]
+    assert again.epochs == 3
+    (log,) = sorted((sourced / "epochs").glob("*.eval"))
+    whole = tmp_path / "epochs.json"
+    write_eval_log(read_eval_log(str(log)), str(whole), format="json")
+    cols = ["case_id", "epoch", "verdict"]
+    assert op.from_inspect(whole).verdicts[cols].equals(again.verdicts[cols])
+    # 6 of 8 unclustered: Clopper-Pearson's lower bound 0.349 is above 0.3, so the gate decides PASS
+    low = binomtest(6, 8).proportion_ci(method="exact").low
+    gate = op.gate(added, release={"criteria": {"listed": 0.3}})
+    assert gate.verdict == "PASS" and gate.table["ci_low"].iloc[0] == pytest.approx(low)
+    release = tmp_path / "release.yaml"
+    release.write_text("criteria: {listed: 0.3}\n")
+    assert main(["gate", str(sourced / "added"), "--release", str(release)]) == 0
+    capsys.readouterr()
+
+
+@pytest.fixture(scope="module")
 def shards(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The ``--settings`` logs (tests/_inspect_task.py): two shards of one task that differ in one setting."""
     root = tmp_path_factory.mktemp("settings")

@@ -85,3 +85,41 @@ def test_a_copy_no_criterion_scores_says_so_in_its_panel(example_suite: Path, tm
     # opaque light-yellow row (#fff8c5) made unreadable
     alpha = re.match(r'<tr style="background:rgba\(\d+, \d+, \d+, ([\d.]+)\)">', row)
     assert alpha is not None and float(alpha.group(1)) <= 0.3
+
+
+BY_EPOCH = '''
+class ByEpoch:
+    version = "by-epoch-1"
+
+    def reset(self, state):
+        self.state = state
+
+    def snapshot(self):
+        return dict(self.state)
+
+    def run(self, input, epoch):
+        answer = "done" if epoch == 1 else "nope"
+        return {"steps": [{"kind": "message", "role": "assistant", "content": answer}], "answer": answer,
+                "status": "completed"}
+'''
+
+
+def test_criteria_named_like_the_epoch_tables_columns_keep_their_verdicts(make_suite: Callable[..., Path],
+                                                                          tmp_path: Path) -> None:
+    """Review R25: the epochs table joined the verdicts on ``epoch`` by name, so a criterion named ``answer``
+    (Inspect AI's built-in scorer ``answer()``), ``status`` or ``epoch`` broke the panel of any case with epochs:
+    KeyError 'answer' from its text, ValueError "cannot insert epoch, already exists" from both views. By hand:
+    the system answers "done" in epoch 1 and "nope" in epoch 2, so every criterion passes then fails."""
+    folder = make_suite([{"id": "c1", "input": {}, "initial_state": {}, "expected": {"answer": "done"}}],
+                        evaluators=[{"type": "answer_matches", "criterion": name}
+                                    for name in ("answer", "status", "epoch")],
+                        system="sysmod:ByEpoch", system_code=BY_EPOCH, epochs=2)
+    panel = op.run(op.load_suite(folder), out=tmp_path / "out", progress=False).panel("c1")
+    assert list(panel.epochs.columns) == ["epoch", "status", "answer", "n_tool_calls", "answer", "status", "epoch"]
+    assert panel.epochs.iloc[:, 4:].to_numpy().tolist() == [["pass"] * 3, ["fail"] * 3]
+    lines = [line.strip() for line in repr(panel).splitlines() if line.strip()[:3] in ("[1]", "[2]")]
+    assert lines == ['[1] completed, answer "done": answer pass, status pass, epoch pass',
+                     '[2] completed, answer "nope": answer fail, status fail, epoch fail']
+    cells = re.findall(r"<td(?: style=\"[^\"]*\")?>(?:<b>|<code>)?(.*?)(?:</b>|</code>)?</td>", panel._repr_html_())
+    assert cells[:14] == ["1", "completed", "&#34;done&#34;", "0", "pass", "pass", "pass",
+                          "2", "completed", "&#34;nope&#34;", "0", "fail", "fail", "fail"]
