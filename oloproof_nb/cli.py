@@ -495,7 +495,7 @@ def _run_in_child(args: argparse.Namespace, params: dict[str, Any],
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from ._display.notebook import _stderr_is_tty, load_run, progress_bar
-    from ._display.terminal import plain_terminal, run_size, uncached_note
+    from ._display.terminal import plain_terminal, run_size, terminal_width, uncached_note
 
     if Path(args.suite).is_file():
         folder = Path(args.suite).parent
@@ -550,7 +550,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print(f"  ({unscored} of the replay runs replay copies no criterion scores)")
     uncached = uncached_note(result, live, cached)
     if uncached:  # a second run all live says why, where it can tell (no `version`: never cached)
-        print(f"  ({uncached})")
+        _print_wrapped(f"({uncached})", terminal_width(), indent="  ")
     print(terminal_text(f"  -> {result.directory}"))  # its own line: the table above the exit line fits 100 columns
     _print_case_errors(result)
     idle = None
@@ -575,7 +575,7 @@ def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, 
         warnings.warn(VacuousCheckWarning(finding), stacklevel=1)
     ends = abrupt_ends(result)
     if ends:  # case runs a crash cut short that ran again: a run resumed so is not an uninterrupted one
-        print("\n".join(textwrap.wrap(terminal_text(abrupt_ends_note(ends)), width, break_long_words=False)))
+        _print_wrapped(abrupt_ends_note(ends), width)
     if g.reason == NO_CRITERIA:  # an empty or truncated release.yaml: say which file holds no criterion
         root = result.manifest.suite_config.root  # None: an Inspect AI log, which has no release.yaml of its own
         if release is None and root is None:
@@ -589,28 +589,30 @@ def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, 
             print(terminal_text(f"{source} names no criterion to gate; list each as "
                                 "`criteria: {<criterion>: <threshold>}`"))
     if g.unscored:  # rows left out of every criterion: a release manager reading a PASS should know
-        print("\n".join(textwrap.wrap(terminal_text(unscored_note(g.unscored)), width, break_long_words=False)))
+        _print_wrapped(unscored_note(g.unscored), width)
     if g.table["reason"].str.startswith("approximate_methods_not_allowed").any():  # one key fixes it: say which
         where = (f"{release}" if release else "its release.yaml (stored when the run started: give one that does "
                                               "with --release to gate this run, or set it for the next run)")
-        print("\n".join(textwrap.wrap(
-            f"the run is clustered (a case's epochs, a copy and its source, or cases given one cluster share a "
-            f"cluster), and {where} does not allow clustered (approximate) intervals: "
-            "`allow_approximate_methods: true` decides them (README section 6)", width,
-            break_long_words=False, break_on_hyphens=False)))
+        _print_wrapped(f"the run is clustered (a case's epochs, a copy and its source, or cases given one cluster "
+                       f"share a cluster), and {where} does not allow clustered (approximate) intervals: "
+                       "`allow_approximate_methods: true` decides them (README section 6)", width)
     if g.table["reason"].str.startswith("transform_not_checked").any():  # which labels hold the relation back
         for transform, why in unchecked_reasons(result).items():
-            print("\n".join(textwrap.wrap(terminal_text(
-                f"transform {transform} is not checked: {why}; its relations are judged once every pair is "
-                "labeled and the valid share reaches minimum_validity (see op.validity(run))"), width,
-                break_long_words=False, break_on_hyphens=False)))
+            _print_wrapped(f"transform {transform} is not checked: {why}; its relations are judged once every pair "
+                           "is labeled and the valid share reaches minimum_validity (see op.validity(run))", width)
     if g.relaxed:  # a weaker gate than the run's own: which settings, above the exit line that says so
-        note = terminal_text(relaxed_note(g.relaxed, f"--release {release}" if release else "", than=g.weaker_than))
-        lines = textwrap.wrap(note.replace(" → ", "\xa0→\xa0"), width,  # each change on one line
-                              break_long_words=False, break_on_hyphens=False)
-        print("\n".join(lines).replace("\xa0", " "))
+        _print_wrapped(relaxed_note(g.relaxed, f"--release {release}" if release else "", than=g.weaker_than), width)
     print(exit_line(g))  # the last line: why the command exits as it does
     return 0 if g.verdict == "PASS" else 1
+
+
+def _print_wrapped(note: str, width: int, indent: str = "") -> None:
+    """Print a command's ``note`` wrapped to ``width``, each line after ``indent``: at spaces only, never inside a
+    path, a run id or a hyphenated name, nor inside a change ``a → b``. It may quote a run or a suite: shown as
+    written (:func:`~oloproof_nb.errors.terminal_text`), never acted on."""
+    lines = textwrap.wrap(terminal_text(note).replace(" → ", "\xa0→\xa0"), width, initial_indent=indent,
+                          subsequent_indent=indent, break_long_words=False, break_on_hyphens=False)
+    print("\n".join(lines).replace("\xa0", " "))
 
 
 def _finished_journal(directory: Path) -> int | None:
@@ -691,8 +693,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     print(compare_table_text(cmp.table, width))
     for line in reason_lines(cmp.table, width, plain=_COMPARE_PLAIN):  # as the gate prints its reasons
         print(line)
-    for note in cmp.notes:
-        print(terminal_text(f"note: {note}"))  # notes name criteria and copies
+    for note in cmp.notes:  # notes name criteria and copies
+        _print_wrapped(f"note: {note}", width)
     if len(cmp.flips):
         print(f"flipped (p->f, f->p): {len(cmp.flips)} rows in {cmp.flips['case_id'].nunique()} cases; "
               "in Python: op.compare(base, cand).flips, .panel(case_id)")

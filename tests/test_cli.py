@@ -1365,6 +1365,33 @@ def test_the_runs_folder_of_a_suite_given_as_a_run_names_the_run_to_give(
     assert f"the latest run of the suite: {latest}" in capsys.readouterr().err
 
 
+def test_a_suite_whose_latest_run_is_a_link_to_another_suite_s_run_is_not_gated_on_it(
+        make_suite: Callable[..., Path], capsys: pytest.CaptureFixture[str]) -> None:
+    """Review F29: a link in a suite's runs/ to a later run of another suite was gated as the suite's latest run
+    (`oloproof gate SUITE`: its table, a BLOCK, drift warnings comparing it with this suite's files) and no line
+    said it was another suite's. Gate, report and compare now refuse it in one line naming both suites, exit 2,
+    as --resume refuses a run of another suite; given its run directory, it is read as before."""
+    case = [{"id": "c0", "input": {"answer": "ok"}, "expected": {"answer": "ok"}}]
+    own = make_suite(case, evaluators=[{"type": "answer_matches"}], name="tiny")
+    other = make_suite(case, evaluators=[{"type": "answer_matches"}], name="other")
+    for suite in (own, other):  # the other suite's run is the later
+        assert main(["run", str(suite), "--quiet"]) == 1  # no release.yaml: BLOCK, no_criteria
+    [theirs] = (other / "runs").iterdir()
+    link = own / "runs" / "latest"
+    link.symlink_to(theirs)
+    capsys.readouterr()
+    said = (f"oloproof: error: {link}: the latest run in {own / 'runs'} is a run of suite 'other', not of this suite "
+            f"'tiny' ({own / 'oloproof.yaml'}); give the run directory you mean, or take that one out of "
+            f"{own / 'runs'}")
+    for argv in (["gate", str(own)], ["report", str(own), "--out", str(own / "r.md")],
+                 ["compare", str(own), str(other)]):
+        assert main(argv) == 2
+        captured = capsys.readouterr()
+        assert captured.out == "" and one_error_line(captured.err) == said
+    assert not (own / "r.md").exists()
+    assert main(["gate", str(link)]) == 1  # the run directory given: its gate, as before
+
+
 def test_a_release_section_that_is_no_mapping_is_one_line_naming_its_keys(
         make_suite: Callable[..., Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Round 3 (a new user's first hour): `bootstrap: 10000` in the release.yaml given to `oloproof gate` said

@@ -70,7 +70,8 @@ def test_a_vacuous_criterion_is_counted_in_the_exit_line(make_suite: Callable[..
                    for name in ("base", "again"))
     assert main(["compare", str(base), str(again)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert any(line.startswith("note: vacuous check (both runs): ") and "'orders.o2'" in line for line in lines)
+    said = " ".join(lines)  # notes wrapped to the width
+    assert any(line.startswith("note: vacuous check (both runs):") for line in lines) and "'orders.o2'" in said
     assert lines[-1] == ("compare: NO_REGRESSION — exit 0: every listed criterion's interval lies above -margin "
                          "(1 of them vacuous: cannot fail as configured)")
     # a vacuous criterion the rule does not list (REPORT_ONLY) is no listed criterion of the line (mutation round 33)
@@ -78,7 +79,7 @@ def test_a_vacuous_criterion_is_counted_in_the_exit_line(make_suite: Callable[..
                                                                          "criteria": ["answer_matches"]}}))
     assert main(["compare", str(base), str(again), "--release", str(tmp_path / "listed.yaml")]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert any(line.startswith("note: vacuous check (both runs): ") for line in lines)
+    assert any(line.startswith("note: vacuous check (both runs):") for line in lines)
     assert lines[-1].startswith("compare: NO_REGRESSION — exit 0: every listed criterion's interval lies above "
                                 "-margin") and "vacuous" not in lines[-1]
 
@@ -280,7 +281,7 @@ def test_compare_shows_run_ids_and_notes_as_written(runs: dict[str, Path], make_
     assert [line for line in lines if not line.isprintable()] == []
     assert "-> candidate cand\\r\\x1b[2Kcompare: NO_REGRESSION — exit 0\\x1b[8m" in lines[0]
     assert "note: criterion also\\r\\x1b[2Kcompare: NO_REGRESSION — exit 0\\x1b[8m is judged only in the " \
-           "candidate run" in out
+           "candidate run" in " ".join(lines)  # a note wrapped to the width
     assert out.splitlines()[-1].startswith("compare: REGRESSION — exit 1: ")
 
 
@@ -293,7 +294,7 @@ def test_a_looser_margin_given_says_so_where_no_regression_is_read(runs: dict[st
     assert main(["compare", str(runs["base"]), str(runs["same"]), "--release", str(release)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert f"note: compared with {release}: 1 setting weaker than the base run's own release settings: " \
-           "regression.margin 0.2 → 0.5" in lines
+           "regression.margin 0.2 → 0.5" in " ".join(lines)  # a note wrapped to the width
     assert lines[-1] == ("compare: NO_REGRESSION — exit 0: every listed criterion's interval lies above -margin, by 1 "
                          "setting weaker than the base run's own release settings")
     release.write_text(yaml.safe_dump({"regression": {"margin": 0.1}}), encoding="utf-8")  # tighter: nothing said
@@ -320,7 +321,7 @@ def test_runs_made_with_a_looser_margin_than_release_yaml_now_say_so_on_the_exit
     captured = capsys.readouterr()
     lines = captured.out.splitlines()
     assert f"note: compared with the settings stored with the runs: 1 setting weaker than {now}: " \
-           "regression.margin 0.2 → 0.5" in lines
+           "regression.margin 0.2 → 0.5" in " ".join(lines)  # a note wrapped to the width
     assert lines[-1] == ("compare: NO_REGRESSION — exit 0: every listed criterion's interval lies above -margin, by 1 "
                          f"setting weaker than {now}")
     assert "release.yaml differs from the release settings run" in captured.err
@@ -355,3 +356,21 @@ def test_the_difference_and_its_interval_carry_their_sign_as_the_repr_shows_them
     same = _row(capsys.readouterr().out)
     assert same["diff"] == "+0.000" and same["ci_low"].startswith("-") and same["ci_high"].startswith("+")
     assert float(same["ci_high"]) > 0
+
+
+def test_compare_notes_are_wrapped_to_the_width_as_the_gate_s_notes(runs: dict[str, Path], tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str],
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review F29: ``oloproof gate`` wraps its notes to the terminal's width, but ``oloproof compare`` printed each
+    note on one line, past 100 columns (here the note naming a --release file). Each note is now wrapped as the
+    gate's are: never inside a path, nor inside a change ``0.2 → 0.5``."""
+    monkeypatch.setenv("COLUMNS", "100")
+    release = tmp_path / "loose-release.yaml"
+    release.write_text(yaml.safe_dump({"regression": {"margin": 0.5}}), encoding="utf-8")
+    assert main(["compare", str(runs["base"]), str(runs["same"]), "--release", str(release)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert max(len(line) for line in lines[:-1]) <= 100  # the exit line is one line, whatever its length
+    note = (f"note: compared with {release}: 1 setting weaker than the base run's own release settings: "
+            "regression.margin 0.2 → 0.5")
+    assert len(note) > 100 and note in " ".join(lines)  # wrapped at spaces only: nothing lost
+    assert any(str(release) in line for line in lines) and any("0.2 → 0.5" in line for line in lines)

@@ -951,6 +951,8 @@ def suite_folder(run: Run) -> Path | None:
     workspace, the folder renamed) has its manifest's root pointing where nothing is, or at another copy of the
     suite. Compared with that path, a run made while release.yaml was loosened, gated after the file was put back
     and the folder moved, said ``gate: PASS — exit 0`` without the word it gets where it was made (review G24).
+    A run folder sitting in a suite of another name (a link or a copy put in its ``runs/``) is another suite's run:
+    it is compared with the one it was made from.
     """
     made = run.suite_root
     if made is None:
@@ -965,7 +967,11 @@ def suite_folder(run: Run) -> Path | None:
             return made  # the folder it was made in (as the manifest names it), or a run folder kept outside a suite
     except OSError:  # a folder that cannot be read
         return made
-    return here
+    try:
+        name = read_yaml(here / SUITE_FILE).get("name")
+    except (OloproofError, OSError):  # a suite file being edited: its files are compared as they can be read
+        return here
+    return made if isinstance(name, str) and name != run.suite_name else here  # another suite's: linked, copied in
 
 
 #: How two release settings differ in the settings that matter (stored, now; None: the defaults): one line each.

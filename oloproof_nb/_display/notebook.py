@@ -102,8 +102,10 @@ class Run(_run.Run):
         size = (f"cases={self.n_cases}" if self.epochs == 1
                 else f"cases={self.cases['case_id'].nunique()}, epochs={self.epochs}")
         size += f" ({len(self.runs)} runs pooled)" if len(self.runs) > 1 else ""  # as run_size says it in the HTML
+        resumed = _gate.abrupt_ends_note(_gate.abrupt_ends(self))  # as its HTML, its gate and `oloproof gate` say
         return (f"Run({self.run_id!r}, suite={self.suite_name!r}, {size}, "
-                f"status={status}, criteria={self.criteria}" + (f", replay runs: {replays})" if replays else ")"))
+                f"status={status}, criteria={self.criteria}" + (f", replay runs: {replays})" if replays else ")")
+                + (f"\n  {terminal_text(resumed)}" if resumed else ""))
 
     def _repr_html_(self) -> str:
         status = self.cases["status"].value_counts()

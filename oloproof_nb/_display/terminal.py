@@ -225,16 +225,21 @@ def pooled_note(run_ids: Sequence[str]) -> str:
 
 def uncached_note(run: Run, live: int, cached: int) -> str:
     """Why a run whose ``live`` replay runs came with none ``cached`` could take nothing from the replay cache, when
-    its manifest says: the system has no ``version``, or its code no fingerprint (README section 3: such a system
-    is never cached); ``""`` otherwise (no replays, some cached, or a cache the run could use: a first run,
-    ``--no-cache``, an edited system)."""
+    its manifest says: the system has no ``version``, or its code no fingerprint, or both, each said (README
+    section 3: such a system is never cached); ``""`` otherwise (no replays, some cached, or a run of the pool
+    that could use the cache: a first run, ``--no-cache``, an edited system)."""
     if not live or cached:
         return ""
-    if not any(member.manifest.system_version for member in run.runs):
+    lacks = [(not member.manifest.system_version, not member.manifest.code_fingerprint) for member in run.runs]
+    if not all(version or fingerprint for version, fingerprint in lacks):
+        return ""  # a run that could have taken from the cache
+    version, fingerprint = (any(lack[i] for lack in lacks) for i in (0, 1))
+    if version and fingerprint:  # given a version alone it would still be never cached: both are said
+        return ("none from the cache: the system has no `version` and its code no fingerprint (define "
+                "fingerprint()), and is never cached without both")
+    if version:
         return "none from the cache: the system has no `version`, and is never cached without one"
-    if not any(member.manifest.code_fingerprint for member in run.runs):
-        return "none from the cache: the system's code has no fingerprint; define fingerprint()"
-    return ""
+    return "none from the cache: the system's code has no fingerprint; define fingerprint()"
 
 
 def gate_size(g: Gate) -> str:

@@ -6,9 +6,9 @@ import shlex
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .._config.files import folder_problem
+from .._config.files import folder_problem, read_yaml
 from .._config.suite import SUITE_FILE
-from ..errors import RunDirError
+from ..errors import OloproofError, RunDirError, quote
 from .store import MANIFEST, read_manifest
 
 __all__ = ["follows", "is_suite_folder", "latest_run_dir", "latest_hint", "runs_hint"]
@@ -33,7 +33,10 @@ def latest_run_dir(suite_folder: str | Path) -> Path:
         latest (its start time is in the manifest): gating the latest readable run instead would give a
         release decision about an older run — a PASS where the latest run would be refused. So does a folder
         there that cannot be read at all (it may hold such a run). A folder whose name is a run id
-        (:func:`~.store.new_run_id`) dated before the latest readable run's start is passed over.
+        (:func:`~.store.new_run_id`) dated before the latest readable run's start is passed over. So does a
+        latest run of another suite (a link or a copy put in ``runs/``: its manifest names another suite than
+        the folder's oloproof.yaml, and another folder it was made in), as a resume refuses one: it is no run of
+        this suite to gate.
 
     Notes
     -----
@@ -47,6 +50,17 @@ def latest_run_dir(suite_folder: str | Path) -> Path:
     if latest is None:
         raise RunDirError(f"{suite_folder}: a suite folder with no run in {runs} yet; run it first "
                           f"(oloproof run {suite_folder}) or give a run directory")
+    suite_file = Path(suite_folder) / SUITE_FILE
+    try:
+        name, manifest = read_yaml(suite_file).get("name"), read_manifest(latest)
+        here = manifest.suite_config.root is not None and Path(manifest.suite_config.root).resolve() == \
+            Path(suite_folder).resolve()  # made in this folder: a suite renamed since (the gate's drift says so)
+    except (OloproofError, OSError, RuntimeError):  # a suite file being edited, a loop of links: nothing to compare
+        return latest
+    if isinstance(name, str) and manifest.suite != name and not here:
+        raise RunDirError(f"{latest}: the latest run in {runs} is a run of suite {quote(manifest.suite)}, not of "
+                          f"this suite {quote(name)} ({suite_file}); give the run directory you mean, or take that "
+                          f"one out of {runs}")
     return latest
 
 

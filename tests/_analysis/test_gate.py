@@ -529,6 +529,29 @@ def test_a_suite_moved_since_the_run_is_compared_where_its_run_folder_is_now(
         assert op.gate(kept).weaker_than == f"{moved / 'release.yaml'} as it is now"
 
 
+def test_a_run_of_another_suite_linked_into_a_suite_s_runs_is_compared_with_its_own_suite(tmp_path: Path) -> None:
+    """Review F29: a link in suite b's runs/ to a run of suite a (another name) was compared with b's files, as a
+    moved suite is (review G24): b's release.yaml (0.6, where a's is 0.5) made its gate say it was by settings
+    weaker than b's file, and warn that b's files differ from those the run was made with. A run folder sitting in
+    a suite of another name is compared with the suite it was made from, as one kept outside any suite is."""
+    import warnings
+
+    made = make_suite(tmp_path / "a", [True] * 9 + [False], release={"criteria": {"answer_matches": 0.5}})
+    run = run_suite(made)
+    other = make_suite(tmp_path / "b", [True] * 3, release={"criteria": {"answer_matches": 0.6}})
+    config = yaml.safe_load((other / "oloproof.yaml").read_text())
+    (other / "oloproof.yaml").write_text(yaml.safe_dump({**config, "name": f"not-{config['name']}"}))
+    (other / "runs").mkdir()
+    (other / "runs" / "linked").symlink_to(run.directory)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        g = op.gate(op.load_run(other / "runs" / "linked"))
+    assert g.relaxed == () and g.drift == ()
+    (made / "release.yaml").write_text(yaml.safe_dump({"criteria": {"answer_matches": 0.6}}))  # its own suite's
+    with pytest.warns(UserWarning, match=f"^{made / 'release.yaml'} differs from the release settings run "):
+        assert op.gate(op.load_run(other / "runs" / "linked")).relaxed == ("criteria.answer_matches 0.6 → 0.5",)
+
+
 def test_m24_a_moved_suite_s_label_file_is_compared_where_the_run_folder_is_now(tmp_path: Path) -> None:
     """Mutation round 24 (review G24's label check): c1~t labeled invalid when the run was made, the suite copied
     to another path (the old one left as it was) and c1~t relabeled valid there: the gate of the run in the copy

@@ -281,6 +281,20 @@ def test_the_view_of_a_run_resumed_after_a_kill_says_its_case_run_in_flight_ran_
     assert "abrupt" not in clean._repr_html_() and _resumed_lines(clean._repr_html_()) == []  # not an empty line
 
 
+def test_the_text_of_a_run_resumed_after_a_kill_says_its_case_run_in_flight_ran_again(
+        resumed_and_clean: tuple[Any, Any]) -> None:
+    """Review F29: the run's HTML, its gate and ``oloproof gate`` said the case run in flight ran again, but
+    ``print(run)`` (and a notebook's plain-text output) said nothing of it. Its text now gives the same line under
+    the run's own; a run never stopped, and a pool without such a run, show one line as before."""
+    import oloproof_nb as op
+
+    resumed, clean = resumed_and_clean
+    assert repr(resumed).splitlines()[1:] == [f"  {RESUMED}"]
+    assert repr(resumed).splitlines()[0].startswith(f"Run({resumed.run_id!r}, ")
+    assert repr(op.load_runs([clean.directory, resumed.directory])).splitlines()[1:] == [f"  {RESUMED}"]
+    assert len(repr(clean).splitlines()) == 1 and "abrupt" not in repr(clean)
+
+
 def test_a_gate_of_a_pooled_run_says_which_runs_it_pooled(resumed_and_clean: tuple[Any, Any]) -> None:
     """Review R20: ``print(op.gate(pool))`` of two 6-case runs showed ``n=12`` and no word that two runs were
     pooled, so it read as 12 cases of one run. The text and the HTML now name the runs, in the pool's order; a

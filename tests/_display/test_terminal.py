@@ -463,8 +463,11 @@ def test_a_small_threshold_is_shown_as_written_not_in_an_exponent() -> None:
     ([(None, None)], 0, 0, ""),
     ([("v1", "f1")], 6, 0, ""),
     ([("v1", "f1")], 3, 3, ""),
+    ([(None, None)], 6, 0, "both"),  # review F29: it named the version alone, and adding one still cached nothing
+    ([(None, "f1"), ("v1", None)], 12, 0, "both"),  # neither run could use the cache, each for its own reason
 ], ids=["no-version", "no-fingerprint", "one-of-two-has-a-version", "one-of-two-has-a-fingerprint",
-        "neither-has-a-version", "neither-has-a-fingerprint", "no-replays", "no-replays-bare", "cacheable", "cached"])
+        "neither-has-a-version", "neither-has-a-fingerprint", "no-replays", "no-replays-bare", "cacheable", "cached",
+        "no-version-and-no-fingerprint", "one-lacks-a-version-the-other-a-fingerprint"])
 def test_the_uncached_note_is_said_only_when_no_run_of_the_pool_could_use_the_cache(
         members: list[tuple[str | None, str | None]], live: int, cached: int, said: str) -> None:
     """Mutation round 32: the note says why none of a run's replays came from the cache only where that is so of
@@ -478,5 +481,7 @@ def test_the_uncached_note_is_said_only_when_no_run_of_the_pool_could_use_the_ca
     run = SimpleNamespace(runs=[SimpleNamespace(manifest=SimpleNamespace(system_version=v, code_fingerprint=f))
                                 for v, f in members])
     expected = {"": "", "version": "none from the cache: the system has no `version`, and is never cached without one",
-                "fingerprint": "none from the cache: the system's code has no fingerprint; define fingerprint()"}
+                "fingerprint": "none from the cache: the system's code has no fingerprint; define fingerprint()",
+                "both": "none from the cache: the system has no `version` and its code no fingerprint (define "
+                        "fingerprint()), and is never cached without both"}
     assert uncached_note(run, live, cached) == expected[said]

@@ -363,3 +363,31 @@ def test_a_run_written_outside_the_suite_folder_follows_nothing(make_suite: Any,
     again = op.run(suite, out=suite.root / "runs" / "again", progress=False)
     assert read_manifest(Path(again.directory)).follows == "20261201T120000Z-aaaaaa"  # a run id, not a folder name
     assert locate.latest_run_dir(suite.root) == Path(again.directory)
+
+
+def test_a_latest_run_of_another_suite_is_refused_naming_both_suites(tmp_path: Path) -> None:
+    """Review F29: a link (or a copy) in a suite's runs/ to a run of another suite that started later was taken as
+    the suite's latest run: ``oloproof gate SUITE`` gated the other suite's run, its drift warnings compared it with
+    this suite's files, and no line said whose run it was. It is refused in one line naming both suites (as
+    ``--resume`` refuses a run of another suite); an older one is passed over as any run that is not the latest."""
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "oloproof.yaml").write_text("name: s\nsystem: desk:Desk\n", encoding="utf-8")
+    own = _run_folder(suite / "runs", "20261201T100000Z-aaaaaa", "2026-12-01T10:00:00.000000Z")
+    other = _run_folder(tmp_path / "other" / "runs", "20261201T120000Z-bbbbbb", "2026-12-01T12:00:00.000000Z")
+    manifest = json.loads((other / "manifest.json").read_text(encoding="utf-8"))
+    (other / "manifest.json").write_text(json.dumps({**manifest, "suite": "other"}), encoding="utf-8")
+    older = _run_folder(tmp_path / "older" / "runs", "20261201T090000Z-cccccc", "2026-12-01T09:00:00.000000Z")
+    (older / "manifest.json").write_text(json.dumps({**manifest, "run_id": older.name, "suite": "other",
+                                                     "started_at": "2026-12-01T09:00:00.000000Z"}), encoding="utf-8")
+    (suite / "runs" / older.name).symlink_to(older)
+    assert locate.latest_run_dir(suite) == own  # an older run of another suite is not the latest: nothing said
+    (suite / "runs" / "latest").symlink_to(other)
+    with pytest.raises(RunDirError) as caught:
+        locate.latest_run_dir(suite)
+    assert str(caught.value) == (f"{suite / 'runs' / 'latest'}: the latest run in {suite / 'runs'} is a run of suite "
+                                 f"'other', not of this suite 's' ({suite / 'oloproof.yaml'}); give the run directory "
+                                 f"you mean, or take that one out of {suite / 'runs'}")
+    renamed = {**manifest, "suite": "old-name", "suite_config": {"root": str(suite)}}  # made here, renamed since
+    (other / "manifest.json").write_text(json.dumps(renamed), encoding="utf-8")
+    assert locate.latest_run_dir(suite) == suite / "runs" / "latest"
