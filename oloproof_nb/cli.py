@@ -63,7 +63,30 @@ _WARNING_KINDS: dict[str, type[Warning]] = {kind.__name__: kind for kind in _WAR
 __all__ = ["main"]
 
 
+class _Once(argparse.Action):
+    """An option's value, refused when the option comes again (``--release strict.yaml --release lax.yaml``:
+    argparse kept the last without a word, so an option appended to a command quietly replaced one in it)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        given: set[str] = namespace.__dict__.setdefault(_GIVEN, set())
+        if self.dest in given:
+            raise argparse.ArgumentError(self, "given twice; give it once")
+        given.add(self.dest)
+        setattr(namespace, self.dest, values)
+
+
+#: The namespace attribute in which :class:`_Once` notes the options given (removed before the command sees it).
+_GIVEN = "_oloproof_given"
+
+
 class _Parser(argparse.ArgumentParser):
+    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+        """As argparse's; an option that stores one value (``--out DIR``) may be given once (:class:`_Once`)."""
+        if args and str(args[0]).startswith("-") and kwargs.get("action", "store") == "store":
+            kwargs["action"] = _Once
+        return super().add_argument(*args, **kwargs)
+
     def error(self, message: str) -> NoReturn:  # one line on stderr, exit 2, no usage dump
         wanted = re.fullmatch(r"argument (--[\w-]+).*: expected one argument", message)
         if wanted:  # `--pass-threshold -inf`: argparse takes a value that starts with '-' (and no number) for an option
@@ -79,7 +102,18 @@ class _Parser(argparse.ArgumentParser):
             commands = next((a.choices for a in self._actions if isinstance(a, argparse._SubParsersAction)), {})
             command = commands.get(str(getattr(parsed, "command", "")), self)
             command.error(f"unrecognized arguments: {' '.join(extra)}")
+        parsed.__dict__.pop(_GIVEN, None)
         return parsed
+
+
+def _path(text: str) -> str:
+    """A path argument as given; an empty one is refused. It is what ``--out "$DIR"`` passes when the variable is
+    unset, and Python reads it as the current folder: `gate ""` gated the suite the shell stood in, `run SUITE --out
+    ""` wrote the run into the current folder, and `--baseline ""` was dropped without a word."""
+    if not text:
+        raise argparse.ArgumentTypeError("an empty path names no file or folder (an unset shell variable?); "
+                                         "give a path")
+    return text
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -91,15 +125,15 @@ def _parser() -> argparse.ArgumentParser:
                           description="Copy a bundled example suite into a folder. Exit 0 when copied; 2 on an "
                                       "error (a folder that is not empty is left untouched: see --force).")
     init.add_argument("--example", required=True, help="stateful-agent or false-success")
-    init.add_argument("dest", nargs="?", help="destination folder (default: ./<example>)")
+    init.add_argument("dest", nargs="?", type=_path, help="destination folder (default: ./<example>)")
     init.add_argument("--force", action="store_true",
                       help="copy over an existing destination (its runs/ and other files are kept)")
 
     run = sub.add_parser("run", help="run a suite; print the gate; exit 0 PASS, 1 BLOCK",
                          description="Run every case of a suite (reset, run, snapshot) into a new run directory "
                                      "and print its release gate. Exit 0 PASS; 1 BLOCK; 2 on an error.")
-    run.add_argument("suite", help="the suite folder (holds oloproof.yaml)")
-    run.add_argument("--out", help="run directory (default: runs/<run_id>/ in the suite folder)")
+    run.add_argument("suite", type=_path, help="the suite folder (holds oloproof.yaml)")
+    run.add_argument("--out", type=_path, help="run directory (default: runs/<run_id>/ in the suite folder)")
     run.add_argument("--workers", type=int, default=1, help="system instances run concurrently (default: 1)")
     run.add_argument("--resume", action="store_true", help="finish the interrupted run in --out")
     run.add_argument("--no-cache", action="store_true", help="run every fault replay live (no replay cache)")
@@ -118,10 +152,10 @@ def _parser() -> argparse.ArgumentParser:
     gate = sub.add_parser("gate", help="the gate of a stored run or Inspect AI log; exit 0 PASS, 1 BLOCK",
                           description="Print the release gate of a stored run (or of Inspect AI logs). Exit 0 "
                                       "PASS; 1 BLOCK; 2 on an error.")
-    gate.add_argument("run_dir", help="a run directory (runs/<run_id>/), a suite folder (its latest run), "
+    gate.add_argument("run_dir", type=_path, help="a run directory (runs/<run_id>/), a suite folder (its latest run), "
                       "or an Inspect AI log or folder of logs")
-    gate.add_argument("--release", help="another release.yaml to apply (an Inspect log: the thresholds)")
-    gate.add_argument("--baseline", metavar="BASELINE_DIR",
+    gate.add_argument("--release", type=_path, help="another release.yaml to apply (an Inspect log: the thresholds)")
+    gate.add_argument("--baseline", type=_path, metavar="BASELINE_DIR",
                       help="a do-nothing baseline run (from `oloproof run --baseline`, in baselines/ of the "
                            "suite): adds the columns noop (noop_rate) and idle (passes_when_idle)")
     gate.add_argument("--wide", action="store_true", help="every gate column, reasons uncut (lines may exceed 100)")
@@ -133,11 +167,11 @@ def _parser() -> argparse.ArgumentParser:
                                         "file, then exit on its gate: 0 PASS; 1 BLOCK, an unfinished run's "
                                         "included (the report is written all the same); 2 on an error.")
     report.add_argument("run_dir", help="a run directory (runs/<run_id>/), a suite folder (its latest run), "
-                        "or an Inspect AI log or folder of logs")
-    report.add_argument("--out", required=True,
+                        "or an Inspect AI log or folder of logs", type=_path)
+    report.add_argument("--out", required=True, type=_path,
                         help="report.html (standalone, plots embedded) or report.md (plots in <stem>_files/)")
-    report.add_argument("--release", help="another release.yaml to apply")
-    report.add_argument("--baseline", metavar="BASELINE_DIR",
+    report.add_argument("--release", type=_path, help="another release.yaml to apply")
+    report.add_argument("--baseline", type=_path, metavar="BASELINE_DIR",
                         help="a do-nothing baseline run: the gate table shows noop_rate and passes_when_idle")
     _inspect_options(report)
 
@@ -149,18 +183,18 @@ def _parser() -> argparse.ArgumentParser:
                     "NO_REGRESSION; 1 on REGRESSION or INSUFFICIENT_EVIDENCE (no regression was ruled out, as "
                     "the gate passes only what is proven); 2 on an error.")
     compare.add_argument("base_run", help="the base run directory (e.g. the version in production), or a suite "
-                                          "folder (its latest run)")
+                                          "folder (its latest run)", type=_path)
     compare.add_argument("candidate_run", help="the candidate run directory (the new version), or a suite folder "
-                                               "(its latest run)")
+                                               "(its latest run)", type=_path)
     compare.add_argument("--release", help="a release.yaml to apply (default: the candidate run's; if it differs from "
-                                              "the base run's in the regression rule, no NO_REGRESSION)")
+                                              "the base run's in the regression rule, no NO_REGRESSION)", type=_path)
 
     receipt = sub.add_parser(
         "receipt", help="verify one outcome now; exit 0 verified, 2 otherwise",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Verify one promised outcome now (a completion hook: exit 0 verified, 2 blocks).",
         epilog=_RECEIPT_EPILOG)
-    receipt.add_argument("contract", help="CONTRACT.json (its locator is relative to this file)")
+    receipt.add_argument("contract", type=_path, help="CONTRACT.json (its locator is relative to this file)")
     receipt.add_argument("--json", action="store_true",
                          help="print the receipt, or the error, as one JSON object on one line of stdout")
     return p

@@ -589,3 +589,80 @@ def test_a_second_run_says_why_nothing_came_from_the_cache(make_suite, tmp_path:
     else:
         assert lines[0].endswith("; replay runs (control + faulted): 0 live, 6 from the cache")
         assert f"  ({note})" not in lines and summary == "0 live, 6 from the cache"
+
+
+#: Each path the command line takes, given empty (review R26): what ``--out "$DIR"`` passes when DIR is unset. Python
+#: reads an empty path as the current folder, so before, `gate ""` gated the suite the shell stood in (exit 0 on its
+#: latest run), `run SUITE --out ""` and `init --example X ""` wrote into the current folder, and `--baseline ""` was
+#: dropped without a word (its columns missing); the others were refused naming `.`, not the argument.
+EMPTY_PATHS = [
+    (["run", "", "--quiet"], "suite"),
+    (["run", "{suite}", "--out", "", "--quiet"], "--out"),
+    (["gate", ""], "run_dir"),
+    (["gate", "{run}", "--baseline", ""], "--baseline"),
+    (["gate", "{run}", "--release", ""], "--release"),
+    (["report", "{run}", "--out", ""], "--out"),
+    (["compare", "", "{run}"], "base_run"),
+    (["compare", "{run}", ""], "candidate_run"),
+    (["receipt", ""], "contract"),
+    (["init", "--example", "false-success", ""], "dest"),
+]
+
+
+@pytest.mark.parametrize(("argv", "named"), EMPTY_PATHS, ids=[" ".join(a) for a, _ in EMPTY_PATHS])
+def test_an_empty_path_is_refused_naming_its_argument_and_writes_nothing(
+        make_suite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        argv: list[str], named: str) -> None:
+    folder = make_suite(CASES, evaluators=EVALUATORS, release=RELEASE)
+    run = op.run(folder, out=tmp_path / "run", progress=False).directory
+    where = folder if argv[0] in ("run", "gate", "compare") and "{suite}" not in argv else tmp_path / "empty"
+    where.mkdir(exist_ok=True)
+    before = sorted(p.name for p in where.iterdir())
+    monkeypatch.chdir(where)
+    capsys.readouterr()
+    try:  # a usage error leaves through argparse (SystemExit) before any command starts
+        code = main([a.format(suite=folder, run=run) for a in argv])
+    except SystemExit as exc:
+        code = exc.code
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.splitlines() == [f"oloproof: error: argument {named}: an empty path names no file or folder (an unset "
+                                f"shell variable?); give a path (see `oloproof {argv[0]} --help`)"]
+    assert sorted(p.name for p in where.iterdir()) == before
+
+
+#: An option that takes a value, given twice (review R26): argparse kept the last without a word, so
+#: `oloproof gate RUN --release strict.yaml $EXTRA` with EXTRA holding `--release lax.yaml` gated on the lax file.
+TWICE = [
+    (["gate", "{run}", "--release", "{strict}", "--release", "{lax}"], "--release", 0),
+    (["gate", "{run}", "--release={strict}", "--rel", "{lax}"], "--release", 0),  # other spellings of it too
+    (["report", "{run}", "--out", "{tmp}/a.md", "--out", "{tmp}/b.md"], "--out", None),
+    (["compare", "{run}", "{run2}", "--release", "{strict}", "--release", "{lax}"], "--release", None),
+    (["run", "{suite}", "--quiet", "--out", "{tmp}/o1", "--out", "{tmp}/o2"], "--out", None),
+    (["run", "{suite}", "--quiet", "--out", "{tmp}/o3", "--epochs", "2", "--epochs", "1"], "--epochs", None),
+    (["init", "--example", "stateful-agent", "--example", "false-success", "{tmp}/i"], "--example", None),
+]
+
+
+@pytest.mark.parametrize(("argv", "named", "last"), TWICE, ids=[" ".join(a[:1] + [n]) + str(i)
+                                                                 for i, (a, n, _) in enumerate(TWICE)])
+def test_an_option_given_twice_is_refused_not_the_last_one_kept(
+        make_suite, tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], named: str,
+        last: int | None) -> None:
+    folder = make_suite(CASES, evaluators=EVALUATORS, release=RELEASE)
+    run = op.run(folder, out=tmp_path / "run", progress=False).directory
+    run2 = op.run(folder, out=tmp_path / "run2", progress=False).directory
+    strict, lax = tmp_path / "strict.yaml", tmp_path / "lax.yaml"
+    strict.write_text("criteria: {answer_matches: 0.99}\n", encoding="utf-8")  # 10 of 10: lower bound 0.69, FAIL
+    lax.write_text("criteria: {answer_matches: 0.5}\n", encoding="utf-8")
+    before = sorted(p.name for p in tmp_path.iterdir())
+    given = [a.format(suite=folder, run=run, run2=run2, strict=strict, lax=lax, tmp=tmp_path) for a in argv]
+    if last is not None:  # the one kept before: PASS on the lax file alone
+        assert main([given[0], given[1], "--release", str(lax)]) == last
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as info:
+        main(given)
+    assert info.value.code == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"oloproof: error: argument {named}: given twice; give it once (see `oloproof {argv[0]} --help`)"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == before

@@ -56,6 +56,7 @@ import json
 import marshal
 import math
 import re
+import sys
 import zipfile
 from collections.abc import Iterable, Iterator
 from datetime import datetime, timezone
@@ -188,7 +189,12 @@ def json_depth(data: bytes) -> int:
     >>> json_depth(b'{"a": [1, {"b": "[[[["}]}'), json_depth(b"3")
     (3, 0)
     """
-    brackets = _JSON_STRING.sub(b"", data).translate(None, _NOT_BRACKETS)
+    return _bracket_depth(_JSON_STRING.sub(b"", data))
+
+
+def _bracket_depth(outside: bytes) -> int:
+    """:func:`json_depth` of JSON text whose strings are already dropped."""
+    brackets = outside.translate(None, _NOT_BRACKETS)
     if not brackets:
         return 0
     codes = np.frombuffer(brackets, dtype=np.uint8)
@@ -214,15 +220,30 @@ def _member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, file: Path) -> byte
     return data
 
 
+#: ``bytes.translate`` table: every digit to ``0``, anything else to a space (a long run of digits is then found by a
+#: substring search, 40 times faster than the regular expression that tells an integer from a fraction).
+_DIGITS_AS_ZEROS = bytes(ord("0") if ord("0") <= code <= ord("9") else ord(" ") for code in range(256))
+
+
 def check_log_nesting(file: Path) -> None:
     """Refuse a log whose JSON (a ``.json`` log, or any member of an ``.eval`` archive) nests deeper than
-    :data:`MAX_LOG_DEPTH`, or an archive member larger than :data:`MAX_LOG_MEMBER_BYTES` uncompressed, before
-    inspect-ai reads it (one line naming the file and the member)."""
+    :data:`MAX_LOG_DEPTH`, holds an integer of more digits than Python converts (``sys.get_int_max_str_digits()``,
+    4,300: ijson 3.6's C parser, which inspect-ai reads with, then crashed the process with SIGSEGV, exit 139), or an
+    archive member larger than :data:`MAX_LOG_MEMBER_BYTES` uncompressed, before inspect-ai reads it (one line
+    naming the file and the member)."""
+    limit = getattr(sys, "get_int_max_str_digits", lambda: 0)()
+
     def check(data: bytes, where: str) -> None:
-        depth = json_depth(data)
+        outside = _JSON_STRING.sub(b"", data)
+        depth = _bracket_depth(outside)
         if depth > MAX_LOG_DEPTH:
             raise OloproofError(f"{where}: nested {depth} levels deep (at most {MAX_LOG_DEPTH}); not an Inspect AI "
                                 "log oloproof reads")
+        if limit and b"0" * (limit + 1) in outside.translate(_DIGITS_AS_ZEROS) and re.search(
+                rb"(?<![\d.eE+])(?<![eE]-)\d{%d}" % (limit + 1), outside):  # the regex only when digits run that long
+            # inspect-ai reads logs with ijson, whose C parser crashes the process (SIGSEGV) on such a number
+            raise OloproofError(f"{where}: holds a number of more than {limit:,} digits, which Python reads as no "
+                                "integer; not an Inspect AI log oloproof reads")
 
     try:
         if file.suffix == ".eval":

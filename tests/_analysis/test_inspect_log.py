@@ -787,6 +787,30 @@ def test_a_log_nested_too_deeply_is_refused_before_inspect_reads_it(logs: dict[s
                                "log oloproof reads") if kind == "json" else str(info.value).startswith(where)
 
 
+@pytest.mark.parametrize("where", ["header", "sample"])
+def test_a_log_holding_a_number_too_long_for_python_is_refused_not_a_crash(logs: dict[str, Path], tmp_path: Path,
+                                                                           where: str) -> None:
+    """A ``.json`` log with a 5,001-digit integer (review R26), in its header or in one sample: inspect-ai reads it
+    with ijson, whose C parser crashed the whole process on it (SIGSEGV: exit 139, no line; in Python, a notebook's
+    kernel died). Now one line, exit 2. A subprocess: before the fix the crash would have taken the test run too."""
+    from _reliability_systems import run_cli
+
+    doc = json.loads(logs["json"].read_text(encoding="utf-8"))
+    (doc["eval"] if where == "header" else doc["samples"][0])["metadata"] = {"blob": "PLACEHOLDER"}
+    bad = tmp_path / "huge.json"
+    bad.write_text(json.dumps(doc).replace('"PLACEHOLDER"', "1" + "0" * 5000), encoding="utf-8")
+    done = run_cli("gate", str(bad))
+    assert (done.returncode, done.stderr.splitlines()) == (2, [
+        f"oloproof: error: {bad}: holds a number of more than 4,300 digits, which Python reads as no integer; not an "
+        "Inspect AI log oloproof reads"])
+    with pytest.raises(op.OloproofError):  # the library refuses it the same way, before inspect-ai reads it
+        op.from_inspect(bad)
+    fine = tmp_path / "fine.json"  # the same digits in a string, or a long fraction, are no such number
+    fine.write_text(json.dumps(doc).replace('"PLACEHOLDER"', json.dumps("1" * 5001) + ', "f": 0.' + "1" * 5001),
+                    encoding="utf-8")
+    assert len(op.from_inspect(fine).cases) == len(op.from_inspect(logs["json"]).cases)
+
+
 def test_a_scorer_run_with_other_options_is_another_check(logs: dict[str, Path], tmp_path: Path) -> None:
     """Logs record each scorer's arguments. A candidate scored by ``match`` with other options (a lenient
     setting) compared as the same check (NO_REGRESSION for a worse agent), and a folder mixing the two settings
