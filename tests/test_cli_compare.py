@@ -303,6 +303,21 @@ def test_a_looser_margin_given_says_so_where_no_regression_is_read(runs: dict[st
     assert "weaker" not in out
 
 
+def test_a_looser_margin_given_is_not_put_on_the_exit_line_of_a_regression(runs: dict[str, Path], tmp_path: Path,
+                                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """Mutation round 34: the weaker rule explains a NO_REGRESSION, so only that exit line counts the weaker settings;
+    under a looser margin given, a candidate with 12 of its 24 cases broken (exit 1 whatever the interval says) has
+    the weaker setting named in the note, and an exit line that says why it is not NO_REGRESSION and nothing of it."""
+    release = tmp_path / "loose.yaml"
+    release.write_text(yaml.safe_dump({"regression": {"margin": 0.25}}), encoding="utf-8")
+    assert main(["compare", str(runs["base"]), str(runs["worse"]), "--release", str(release)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert f"note: compared with {release}: 1 setting weaker than the base run's own release settings: " \
+           "regression.margin 0.2 → 0.25" in " ".join(lines)  # a note wrapped to the width
+    assert lines[-1].startswith(("compare: REGRESSION — exit 1: ", "compare: INSUFFICIENT_EVIDENCE — exit 1: "))
+    assert "weaker" not in lines[-1]
+
+
 def test_runs_made_with_a_looser_margin_than_release_yaml_now_say_so_on_the_exit_line(
         make_suite: Callable[..., Path], capsys: pytest.CaptureFixture[str]) -> None:
     """Review R23 (finding 3): both runs made while regression.margin was 0.5, the file put back to 0.2. The runs'

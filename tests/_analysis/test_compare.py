@@ -1326,7 +1326,7 @@ def test_runs_made_with_different_labels_are_compared_with_a_note(example_suite:
     assert row["ci_low"] >= -0.2 and row["reason"].startswith("unpaired_passes: 1 row(s)")
     assert note in repr(cmp) and "different validity labels" in cmp._repr_html_()
     assert main(["compare", str(a.directory), str(b.directory)]) == 1
-    assert f"note: {note}" in capsys.readouterr().out
+    assert f"note: {note}" in " ".join(capsys.readouterr().out.splitlines())  # a note wrapped to the width
     # the same labels: no note
     c = op.run(op.load_suite(example_suite), out=tmp_path / "c", progress=False)
     assert not any("validity labels" in n for n in op.compare(b, c).notes)
@@ -1530,13 +1530,35 @@ def test_a_vacuous_check_is_marked_as_the_gate_marks_it(make_suite: Callable[...
     assert len(vacuous) == 1 and "'orders.o2'" in vacuous[0] and "other_order_kept" in vacuous[0]
 
 
+@pytest.mark.parametrize("side", ["base", "candidate"])
+def test_a_row_vacuous_in_one_run_only_names_that_run(example_runs: dict[str, op.Run], monkeypatch: pytest.MonkeyPatch,
+                                                      side: str) -> None:
+    """Mutation round 34: a criterion whose check cannot fail in one of the two runs only (a suite edited between
+    them) is marked on its row for that run, not for 'both runs', which the end-to-end test above alone exercised.
+    Stand-in findings: ``answer_matches`` is vacuous in the ``side`` run, nothing in the other."""
+    from oloproof_nb._analysis import compare
+
+    base, again = example_runs["base"], example_runs["again"]
+    held = (base if side == "base" else again).run_id
+    monkeypatch.setattr(compare, "vacuous_findings",
+                        lambda run: {"answer_matches": ["stand-in finding"]} if run.run_id == held else {})
+    cmp = op.compare(base, again, release={**ALLOW, "regression": {"margin": MARGIN}})
+    reasons = cmp.table.set_index("criterion")["reason"]
+    assert f"vacuous: it cannot fail as configured in the {side} run" in reasons["answer_matches"]
+    assert "both runs" not in reasons["answer_matches"]
+    assert not reasons.drop("answer_matches").str.contains("vacuous").any()
+    assert [n for n in cmp.notes if n.startswith("vacuous check")] == [f"vacuous check (the {side} run): stand-in "
+                                                                       "finding"]
+
+
 @pytest.mark.parametrize(("base", "candidate", "expected"), [
     ({"c": ["f1"]}, {"c": ["f1"]}, ["vacuous check (both runs): f1"]),
     ({"c": ["f1"]}, {"c": ["f2"]}, ["vacuous check (the base run): f1", "vacuous check (the candidate run): f2"]),
     ({"c": ["f1", "f2"]}, {}, ["vacuous check (the base run): f1", "vacuous check (the base run): f2"]),
     ({}, {"c": ["f2"]}, ["vacuous check (the candidate run): f2"]),
     ({"c": ["f1"], "d": ["g"]}, {"c": ["f1"]}, ["vacuous check (both runs): f1"]),  # d is not compared
-], ids=["same", "differ", "two-in-base", "candidate-only", "uncompared"])
+    ({"c": ["f1", "f2"]}, {"c": ["f1", "f2"]}, ["vacuous check (both runs): f1", "vacuous check (both runs): f2"]),
+], ids=["same", "differ", "two-in-base", "candidate-only", "uncompared", "two-in-both"])
 def test_a_vacuous_finding_is_said_once_for_both_runs_only_when_both_have_it(
         base: dict[str, list[str]], candidate: dict[str, list[str]], expected: list[str]) -> None:
     """Mutation round 33: the finding of one run only is said for that run, each of its findings, and 'both runs'

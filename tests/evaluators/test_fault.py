@@ -706,6 +706,21 @@ def test_a_repeat_is_refused_exactly_when_it_splits_a_text_more_than_one_way(pat
     assert _splits("a" * 8, body, most) in (1, 2 ** 7)
 
 
+@pytest.mark.parametrize(("pattern", "body", "most", "ways"), [
+    (r"(a+){1,2}", "a+", 2, 8),  # a repeat of at most two counts: one piece (1 way) or two (7 ways)
+    (r"(a{1,2})*", "a{1,2}", float("inf"), 34),  # a body of one or two letters: Fibonacci F(9) ways
+    (r"(a{2})*", "a{2}", float("inf"), 1),  # a fixed count: four pieces of two, one way
+])
+def test_a_repeat_of_two_counts_at_most_splits_a_text_more_than_one_way(pattern: str, body: str, most: float,
+                                                                        ways: int) -> None:
+    """Mutation round 34: "more than one count" includes two. A repeat of at most two counts whose body is a repeat
+    (``(a+){1,2}``), and a repeat whose body is a repeat of one or two counts (``(a{1,2})*``), split a text more
+    than one way, and are refused; the brute-force count of ways (by hand: 1 + 7 = 8; tilings of 8 by 1s and 2s,
+    F(9) = 34) says so, not the parser the rule reads. A fixed count (``{2}``) splits one way and is accepted."""
+    assert _splits("a" * 8, body, most) == ways
+    assert backtracks(pattern) is (ways > 1)
+
+
 class _FakeRun:
     """Replays served as ``cached`` says: the control reproduces the recording, the faulted one escalates."""
 
