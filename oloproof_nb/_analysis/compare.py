@@ -752,9 +752,9 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
                        f"base run's in {', '.join(changes)}; give the rule with --release (release= in Python)")
         if overall == "NO_REGRESSION":
             overall = "INSUFFICIENT_EVIDENCE"
-    relaxed, than = relaxed_or_now(relaxed_rule(base_run, cand_run, cfg, common, clustered) if release is not None
+    relaxed, than = relaxed_or_now(relaxed_rule(base_run, cand_run, cfg, clustered) if release is not None
                                    else [], BASE_OWN, found,
-                                   lambda now: relaxed_rule(base_run, cand_run, cfg, common, clustered, own=now))
+                                   lambda now: relaxed_rule(base_run, cand_run, cfg, clustered, own=now))
     given = (str(release) if isinstance(release, (str, os.PathLike)) else "the settings given" if release is not None
              else "the settings stored with the runs" if cand_run.release is not None
              else "the default settings (the runs were made without release.yaml)")
@@ -780,25 +780,30 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
                       notes=tuple(notes_all), relaxed=tuple(relaxed), weaker_than=than)
 
 
-def relaxed_rule(base: Run, candidate: Run, cfg: ReleaseConfig, common: list[str], clustered: bool, *,
+def relaxed_rule(base: Run, candidate: Run, cfg: ReleaseConfig, clustered: bool, *,
                  own: ReleaseConfig | None = None) -> list[str]:
     """The settings of ``cfg`` weaker than ``own`` (default: the base run's stored release settings, the defaults
     when the base had no release.yaml, as :func:`_rule_changes` reads it; the suite's release.yaml as it is now for
     :attr:`Comparison.relaxed`'s second look; :func:`~oloproof_nb._config.release.relaxed_settings`),
     among those that decide a comparison (:data:`_RULE_KEYS`; ``allow_approximate_methods`` only when
-    ``clustered``). ``regression.criteria`` left unset stands for ``common``, the criteria both runs judge.
+    ``clustered``). ``regression.criteria`` is read among the criteria the base run judges, and left unset stands
+    for all of them (``cfg`` unset compares those both runs judge and holds back the others, ``not_in_both_runs``).
 
     ``oloproof compare A B --release loose.yaml`` with ``regression: {margin: 0.99}`` said ``NO_REGRESSION — exit 0:
     every listed criterion's interval lies above -margin``; only the header's ``margin 0.99`` told it from the
     runs' own 0.02, by which the same runs are INSUFFICIENT_EVIDENCE. A base run without release.yaml was measured
     against the candidate's instead: the candidate's own file, margin 0.9, given with ``--release`` read
-    NO_REGRESSION with no word of it, where the default rule says ``release_changed`` (review R17).
+    NO_REGRESSION with no word of it, where the default rule says ``release_changed`` (review R17). And ``own``'s
+    criteria were read among those both runs judge: a check the candidate's suite dropped (the one its system now
+    fails) fell out of the base run's own list, so the candidate's file, listing the rest, given with ``--release``
+    read NO_REGRESSION, exit 0, as no weaker rule (review R28).
     """
     if own is None:
         own = base.release if base.release is not None else ReleaseConfig()
 
     def every(c: ReleaseConfig) -> ReleaseConfig:
-        listed = [name for name in (c.regression.criteria or common) if name in common]
+        judged = base.criteria
+        listed = [name for name in (c.regression.criteria or judged) if name in judged]
         return c.model_copy(update={"regression": c.regression.model_copy(update={"criteria": listed})})
 
     heads = [h for h in _RULE_KEYS if clustered or h != "allow_approximate_methods"]

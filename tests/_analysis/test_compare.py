@@ -334,6 +334,56 @@ def test_a_run_that_recorded_nothing_yet_is_unfinished_not_another_suite(make_su
     assert "unfinished: the run did not finish (0 of 4 cases recorded)" in cmp.reason
 
 
+class Shouter(Answerer):
+    """Answers in capitals for the tags in ``broken``: ``answer_matches`` (normalized) passes, an exact check fails."""
+
+    def run(self, input: dict[str, Any]) -> dict[str, Any]:
+        answer = input["answer"].upper() if input["tag"] in self.broken else input["answer"]
+        return {"steps": [], "answer": answer, "status": "completed"}
+
+
+EXACT = {"type": "answer_matches", "criterion": "answer_exact", "normalize": False}
+
+
+def test_a_rule_given_without_a_check_the_candidate_dropped_says_it_is_weaker(
+        make_suite: Callable[..., Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Review R28: the base run's release.yaml lists answer_exact in regression.criteria; the candidate's suite
+    dropped that check (its system now fails it on 12 of 60 cases: by hand 48/60 − 60/60 = −0.2) and its own
+    release.yaml lists answer_matches alone. By default that is release_changed; given with --release (as that
+    reason says to), the rule decided NO_REGRESSION, exit 0 (answer_matches unchanged: 0 ± u₀, u₀ = 1 − 0.025^(1/60)
+    = 0.0597 < margin 0.1), and nothing said it was weaker than the base run's own: the comparison weighed the
+    base's criteria among those both runs judge only, which the dropped check is not. The verdict stays the rule
+    given's; the criterion it leaves out is named, as a margin loosened is."""
+    from oloproof_nb.cli import main
+
+    listed = {"regression": {"margin": 0.1, "criteria": ["answer_matches", "answer_exact"]}}
+    base = op.run(op.load_suite(make_suite(_cases(60), evaluators=[{"type": "answer_matches"}, EXACT],
+                                           release=listed)), system=Answerer, out=tmp_path / "base", progress=False)
+    cand_root = make_suite(_cases(60), evaluators=[{"type": "answer_matches"}],
+                           release={"regression": {"margin": 0.1, "criteria": ["answer_matches"]}})
+    cand = op.run(op.load_suite(cand_root), system=lambda: Shouter(broken={f"c{i:02d}" for i in range(12)}),
+                  out=tmp_path / "cand", progress=False)
+    assert op.compare(base, cand).reason.startswith("release_changed: ")
+    given = op.compare(base, cand, release=cand_root / "release.yaml")
+    row = given.table.iloc[0]
+    assert (row["criterion"], row["difference"], given.verdict) == ("answer_matches", 0.0, "NO_REGRESSION")
+    assert row["ci_low"] == pytest.approx(-(1 - 0.025 ** (1 / 60)), abs=1e-12)
+    assert given.relaxed == ("regression.criteria leaves out answer_exact",)
+    assert given.notes[0] == (f"compared with {cand_root / 'release.yaml'}: 1 setting weaker than the base run's own "
+                              "release settings: regression.criteria leaves out answer_exact")
+    assert main(["compare", str(base.directory), str(cand.directory), "--release",
+                 str(cand_root / "release.yaml")]) == 0
+    assert capsys.readouterr().out.rstrip().endswith(", by 1 setting weaker than the base run's own release settings")
+    # a base run made without release.yaml gates every criterion it judges (the defaults), the dropped one included
+    bare = op.run(op.load_suite(make_suite(_cases(60), evaluators=[{"type": "answer_matches"}, EXACT])),
+                  system=Answerer, out=tmp_path / "bare", progress=False)
+    assert op.compare(bare, cand, release=cand_root / "release.yaml").relaxed == (
+        "regression.margin 0.02 → 0.1", "regression.criteria leaves out answer_exact")
+    # no regression.criteria given: the dropped check gets its own row (not_in_both_runs), so nothing is weaker
+    every = op.compare(base, cand, release={"regression": {"margin": 0.1}})
+    assert every.relaxed == () and every.verdict == "INSUFFICIENT_EVIDENCE"
+
+
 def test_criteria_in_one_run_only(make_suite: Callable[..., Path], tmp_path: Path) -> None:
     a = make_suite(_cases(4), evaluators=[{"type": "answer_matches"}])
     b = make_suite(_cases(4), evaluators=[{"type": "state_matches", "mode": "subset"}])
