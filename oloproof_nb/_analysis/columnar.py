@@ -254,9 +254,9 @@ def _one_commit_at_a_time(frames_dir: Path) -> Iterator[None]:
     """Hold the commit lock of a run's ``frames/`` (``flock``), waiting at most :data:`COMMIT_WAIT_S`.
 
     Where the file system has no ``flock`` (and on Windows) the copy is put in place unlocked, as before
-    the lock existed. A symbolic link at the lock's path is replaced by the lock file, never opened. A holder
-    that does not let go in time raises :class:`OSError` (the caller then keeps the frames in memory, with a
-    warning).
+    the lock existed. A symbolic link at the lock's path is replaced by the lock file, never opened, and a folder
+    there is removed. A holder that does not let go in time raises :class:`OSError` (the caller then keeps the
+    frames in memory, with a warning).
     """
     if sys.platform == "win32":  # pragma: no cover - no flock: copies are put in place unlocked there
         yield
@@ -264,6 +264,8 @@ def _one_commit_at_a_time(frames_dir: Path) -> Iterator[None]:
     path = frames_dir / COMMIT_LOCK
     if path.is_symlink():  # a folder copied with its links: opened through it, the lock made a file where it points
         path.unlink(missing_ok=True)
+    elif path.is_dir():  # no lock's: opening it failed ("Is a directory") and every load kept its frames in memory
+        shutil.rmtree(path, ignore_errors=True)
     # never descriptor 1 or 2 (a system may have closed them), never through a link put back meanwhile
     fd = open_fd(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0))
     try:
@@ -660,7 +662,9 @@ class CopyWriter:
         self.written = json.dumps(source) + "\n"
         (self.tmp / SOURCE_FILE).write_text(self.written, encoding="utf-8")
         target = self.directory / FRAMES_DIR
-        if target.is_symlink():  # e.g. into another run's folder (copied with its links): never write through it
+        # a link (e.g. into another run's folder, copied with its links): never written through; a file or a named
+        # pipe: no copy's, and mkdir failed ("File exists") at every load, which kept its frames in memory
+        if target.is_symlink() or (target.exists() and not target.is_dir()):
             target.unlink(missing_ok=True)
         target.mkdir(exist_ok=True)
         with _one_commit_at_a_time(target):

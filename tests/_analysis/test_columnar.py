@@ -1510,3 +1510,31 @@ def test_a_commit_lock_that_is_a_link_is_replaced_never_opened(tmp_path: Path, p
         assert outside.read_text(encoding="utf-8") == "mine\n"
     else:
         assert not outside.exists()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="no named pipes there; the lock is not taken on Windows")
+@pytest.mark.parametrize("what", ["frames: a file", "frames: a named pipe", "frames/.commit.lock: a folder"])
+def test_no_copy_ever_blocked_for_good_by_something_standing_where_it_goes(blocked_run: tuple[Path, op.Gate],
+                                                                         tmp_path: Path, what: str) -> None:
+    """Red team R27: a file or a named pipe at ``frames`` (a folder copied or unpacked oddly), or a folder at
+    ``frames/.commit.lock``, made every load fail to write the copy ("File exists", "Is a directory"): each one
+    built every frame from the journal again, in memory, with a ColumnarCopyWarning, for ever. What stands
+    there is no copy's and is replaced, as a link there already was."""
+    directory = Path(shutil.copytree(blocked_run[0], tmp_path / "run"))
+    frames_dir = directory / columnar.FRAMES_DIR
+    if what.startswith("frames/"):
+        os.utime(frames_dir / "verdicts.parquet", ns=(1, 1))  # stale: the next load rebuilds the copy
+        (frames_dir / columnar.COMMIT_LOCK).unlink()
+        (frames_dir / columnar.COMMIT_LOCK / "inside").mkdir(parents=True)
+    else:
+        shutil.rmtree(frames_dir)
+        if what.endswith("pipe"):
+            os.mkfifo(frames_dir)
+        else:
+            frames_dir.write_text("not a copy\n", encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no ColumnarCopyWarning: the copy is put in place
+        run = op.load_run(directory)
+    assert columnar.is_fresh(directory)
+    assert (frames_dir / columnar.COMMIT_LOCK).is_file()
+    assert op.gate(run).table.equals(blocked_run[1].table)
