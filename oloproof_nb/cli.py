@@ -106,13 +106,16 @@ class _Parser(argparse.ArgumentParser):
         return parsed
 
 
+#: Why an empty path argument is refused (:func:`_path`; ``oloproof receipt`` says it as a contract error).
+_EMPTY_PATH = "an empty path names no file or folder (an unset shell variable?); give a path"
+
+
 def _path(text: str) -> str:
     """A path argument as given; an empty one is refused. It is what ``--out "$DIR"`` passes when the variable is
     unset, and Python reads it as the current folder: `gate ""` gated the suite the shell stood in, `run SUITE --out
     ""` wrote the run into the current folder, and `--baseline ""` was dropped without a word."""
     if not text:
-        raise argparse.ArgumentTypeError("an empty path names no file or folder (an unset shell variable?); "
-                                         "give a path")
+        raise argparse.ArgumentTypeError(_EMPTY_PATH)
     return text
 
 
@@ -194,7 +197,7 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Verify one promised outcome now (a completion hook: exit 0 verified, 2 blocks).",
         epilog=_RECEIPT_EPILOG)
-    receipt.add_argument("contract", type=_path, help="CONTRACT.json (its locator is relative to this file)")
+    receipt.add_argument("contract", help="CONTRACT.json (its locator is relative to this file)")  # "": _cmd_receipt
     receipt.add_argument("--json", action="store_true",
                          help="print the receipt, or the error, as one JSON object on one line of stdout")
     return p
@@ -777,6 +780,8 @@ def _cmd_receipt(args: argparse.Namespace) -> int:
     from .errors import ContractFileError, DigestKeyError
 
     try:
+        if not args.contract:  # an unset `$CONTRACT`: a contract error, as a hook reading --json expects one
+            raise ContractFileError(f"argument contract: {_EMPTY_PATH}")
         with _StopOnSignals():
             receipt = verify_contract_file(Path(args.contract))
     except KeyboardInterrupt as exc:  # a hook blocks on 2 only: never 130 or death by a signal (_Stopped too)

@@ -120,6 +120,24 @@ def test_bad_contract_file_exits_2_with_one_line(tmp_path: Path, capsys: pytest.
     assert "Traceback" not in err
 
 
+def test_an_empty_contract_path_is_a_contract_error_and_json_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """Review F30: ``oloproof receipt "$CONTRACT" --json`` with the variable unset gave ``{"error": "contract error",
+    ...}`` on stdout (naming ``.``); review R26 refused the empty path in argparse, which printed nothing on stdout
+    and a third kind of error line, where the hook's reader expects one JSON line. It is a contract error naming the
+    argument, in both forms."""
+    monkeypatch.chdir(tmp_path)
+    said = "argument contract: an empty path names no file or folder (an unset shell variable?); give a path"
+    assert main(["receipt", "", "--json"]) == 2
+    out, err = capsys.readouterr()
+    assert out.splitlines() == [json.dumps({"error": "contract error", "message": said})]
+    assert one_error_line(err) == f"oloproof: error: contract error: {said}"
+    assert main(["receipt", ""]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and one_error_line(err) == f"oloproof: error: contract error: {said}"
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize(
     ("text", "words"),
     [

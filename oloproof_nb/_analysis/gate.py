@@ -952,7 +952,9 @@ def suite_folder(run: Run) -> Path | None:
     suite. Compared with that path, a run made while release.yaml was loosened, gated after the file was put back
     and the folder moved, said ``gate: PASS — exit 0`` without the word it gets where it was made (review G24).
     A run folder sitting in a suite of another name (a link or a copy put in its ``runs/``) is another suite's run:
-    it is compared with the one it was made from.
+    it is compared with the one it was made from, while that folder holds a suite. Where it holds none, the suite was
+    moved and renamed since (or the run copied from another machine): compared with nothing, a run made while
+    release.yaml was loosened gated PASS with no word (review F30), so it is compared where it sits.
     """
     made = run.suite_root
     if made is None:
@@ -971,7 +973,12 @@ def suite_folder(run: Run) -> Path | None:
         name = read_yaml(here / SUITE_FILE).get("name")
     except (OloproofError, OSError):  # a suite file being edited: its files are compared as they can be read
         return here
-    return made if isinstance(name, str) and name != run.suite_name else here  # another suite's: linked, copied in
+    if isinstance(name, str) and name != run.suite_name:  # another suite's (linked, copied in), or this one renamed
+        try:
+            return made if (made / SUITE_FILE).is_file() else here  # where it was made holds no suite: moved too
+        except OSError:
+            return here
+    return here
 
 
 #: How two release settings differ in the settings that matter (stored, now; None: the defaults): one line each.

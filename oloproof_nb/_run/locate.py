@@ -35,8 +35,8 @@ def latest_run_dir(suite_folder: str | Path) -> Path:
         there that cannot be read at all (it may hold such a run). A folder whose name is a run id
         (:func:`~.store.new_run_id`) dated before the latest readable run's start is passed over. So does a
         latest run of another suite (a link or a copy put in ``runs/``: its manifest names another suite than
-        the folder's oloproof.yaml, and another folder it was made in), as a resume refuses one: it is no run of
-        this suite to gate.
+        the folder's oloproof.yaml, and another folder it was made in that still holds a suite), as a resume refuses
+        one: it is no run of this suite to gate.
 
     Notes
     -----
@@ -53,11 +53,14 @@ def latest_run_dir(suite_folder: str | Path) -> Path:
     suite_file = Path(suite_folder) / SUITE_FILE
     try:
         name, manifest = read_yaml(suite_file).get("name"), read_manifest(latest)
-        here = manifest.suite_config.root is not None and Path(manifest.suite_config.root).resolve() == \
-            Path(suite_folder).resolve()  # made in this folder: a suite renamed since (the gate's drift says so)
+        made = manifest.suite_config.root
+        # another suite's only while the folder it was made in holds a suite and is not this one; else this suite
+        # renamed (and perhaps moved) since, which the gate's drift says (as the gate's suite_folder decides it)
+        other = made is None or (Path(made).resolve() != Path(suite_folder).resolve()
+                                 and (Path(made) / SUITE_FILE).is_file())
     except (OloproofError, OSError, RuntimeError):  # a suite file being edited, a loop of links: nothing to compare
         return latest
-    if isinstance(name, str) and manifest.suite != name and not here:
+    if isinstance(name, str) and manifest.suite != name and other:
         raise RunDirError(f"{latest}: the latest run in {runs} is a run of suite {quote(manifest.suite)}, not of "
                           f"this suite {quote(name)} ({suite_file}); give the run directory you mean, or take that "
                           f"one out of {runs}")

@@ -552,6 +552,25 @@ def test_a_run_of_another_suite_linked_into_a_suite_s_runs_is_compared_with_its_
         assert op.gate(op.load_run(other / "runs" / "linked")).relaxed == ("criteria.answer_matches 0.6 → 0.5",)
 
 
+def test_a_suite_moved_and_renamed_since_the_run_is_compared_where_its_run_folder_is_now(tmp_path: Path) -> None:
+    """Review F30: the rule of review F29 (a run folder in a suite of another name is compared with the suite it was
+    made from) also took a suite moved and renamed since its run (review G24, and a new ``name``) for another suite,
+    and compared the run with the folder it was made in, where nothing is any more: the run made while release.yaml
+    was loosened (0.5), the file put back (0.6), gated ``PASS`` with no word (before F29 it was named). A run is
+    compared with the suite it was made from only while that folder holds a suite."""
+    import shutil
+
+    old = make_suite(tmp_path / "s", [True] * 9 + [False], release={"criteria": {"answer_matches": 0.5}})
+    run_suite(old)
+    moved = Path(shutil.move(old, tmp_path / "moved"))
+    (moved / "release.yaml").write_text(yaml.safe_dump({"criteria": {"answer_matches": 0.6}}))
+    config = yaml.safe_load((moved / "oloproof.yaml").read_text())
+    (moved / "oloproof.yaml").write_text(yaml.safe_dump({**config, "name": f"{config['name']}-v2"}))
+    with pytest.warns(UserWarning, match=f"^{moved / 'release.yaml'} differs from the release settings run "):
+        g = op.gate(op.load_run(moved / "runs" / "r"))
+    assert g.verdict == "PASS" and g.relaxed == ("criteria.answer_matches 0.6 → 0.5",)
+
+
 def test_m24_a_moved_suite_s_label_file_is_compared_where_the_run_folder_is_now(tmp_path: Path) -> None:
     """Mutation round 24 (review G24's label check): c1~t labeled invalid when the run was made, the suite copied
     to another path (the old one left as it was) and c1~t relabeled valid there: the gate of the run in the copy

@@ -391,3 +391,12 @@ def test_a_latest_run_of_another_suite_is_refused_naming_both_suites(tmp_path: P
     renamed = {**manifest, "suite": "old-name", "suite_config": {"root": str(suite)}}  # made here, renamed since
     (other / "manifest.json").write_text(json.dumps(renamed), encoding="utf-8")
     assert locate.latest_run_dir(suite) == suite / "runs" / "latest"
+    # made in a folder that holds another suite: refused; in one that holds none (this suite, moved and renamed
+    # since, as the gate's suite_folder reads it: review F30): the latest run
+    elsewhere = tmp_path / "other"
+    made = {**manifest, "suite": "old-name", "suite_config": {"root": str(elsewhere)}}
+    (other / "manifest.json").write_text(json.dumps(made), encoding="utf-8")
+    assert locate.latest_run_dir(suite) == suite / "runs" / "latest"
+    (elsewhere / "oloproof.yaml").write_text("name: old-name\nsystem: desk:Desk\n", encoding="utf-8")
+    with pytest.raises(RunDirError, match="is a run of suite 'old-name', not of this suite 's'"):
+        locate.latest_run_dir(suite)
