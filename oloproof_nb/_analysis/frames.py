@@ -14,13 +14,13 @@ from typing import Any
 
 import pandas as pd
 
-from .._config.suite import SuiteConfig
+from .._config.suite import SuiteConfig, ignored_paths
 from .._core.labels import invalid_copies
 from .._core.pairs import PairViews, Shared, pack_view
 from .._core.paths import ABSENT, leaf_diff
 from .._core.records import ENDED, CaseRecord, PairRow, ReceiptRow, RunVerdictRow
 from .._core.trajectory import DEFAULT_TOOL_ERRORS, ToolErrorRule
-from ..evaluators.state import ignored_paths, pinned_paths
+from ..evaluators.state import pinned_paths
 from .columns import CASES, CHANGES, COMPARISONS, PAIRS, RECEIPTS, REPLAYS, SNAPSHOTS, STEPS, TEXT, VERDICTS, FrameSpec
 
 __all__ = [

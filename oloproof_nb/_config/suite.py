@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import os
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -680,6 +680,44 @@ def _glob_hint(path: str) -> str:
     return f"paths are exact paths, not patterns ({quote(keys[star])} is read as a key of that name); {instead}"
 
 
+def ignored_paths(evaluators: Sequence[Evaluator]) -> tuple[str, ...]:
+    """The ``ignore:`` patterns every ``state_matches`` check in ``changes`` or ``whole`` mode (the modes that judge
+    paths ``expected.state`` does not list) gives, in the first one's order: where a control replay's state
+    (``fault_recovery``) and a ``same_state`` pair may differ too — outside the paths another check judges
+    (``evaluators.state.pinned_paths``), which are compared under these patterns as everywhere else. Read by type
+    and attribute, so this layer, which finds the checks that cannot fail at load, does not import the evaluators.
+
+    A pattern only some of those checks give is compared (a path one check ignores and another judges must
+    reproduce), and the patterns are matched as written, not as the paths they cover: ``refunds.*.at`` in one
+    check and ``**.at`` in another leave nothing out. Wrong either way, that is stricter, never looser.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as Check
+    >>> stamp = Check(type="state_matches", mode="changes", ignore=["refunds.*.at", "log"])
+    >>> ignored_paths([stamp, Check(type="state_matches", mode="subset", ignore=[])])
+    ('refunds.*.at', 'log')
+    >>> ignored_paths([stamp, Check(type="state_matches", mode="whole", ignore=["log"])])
+    ('log',)
+    """
+    lists = [list(getattr(ev, "ignore", None) or []) for ev in evaluators
+             if ev.type == "state_matches" and getattr(ev, "mode", "") in ("changes", "whole")]
+    if not lists:
+        return ()
+    common = set(lists[0]).intersection(*lists[1:])
+    return tuple(p for p in dict.fromkeys(lists[0]) if p in common)
+
+
+def _pair_ignores(evaluators: Sequence[Evaluator]) -> tuple[str, ...]:
+    """The ignore patterns a ``same_state`` pair is compared outside (:func:`ignored_paths`), or none when a
+    ``state_unchanged`` or ``paths``-mode check names a path (``evaluators.state.pinned_paths``: compared whatever
+    the patterns say, so the pair can still differ there)."""
+    if any(ev.type == "state_unchanged" or (ev.type == "state_matches" and getattr(ev, "mode", "") == "paths"
+                                             and getattr(ev, "paths", None)) for ev in evaluators):
+        return ()
+    return ignored_paths(evaluators)
+
+
 class _VacuityScan:
     """State checks that cannot fail, found in one streamed pass over the cases.
 
@@ -723,6 +761,15 @@ class _VacuityScan:
         #: (subset compares only the leaves it names: none): index → how many such cases
         self.blank_subsets: dict[int, int] = {i: 0 for i, ev in enumerate(config.evaluators)
                                               if ev.type == "state_matches" and getattr(ev, "mode", "") == "subset"}
+        #: ``same_state`` relations, and the ignore patterns they compare a pair outside (:func:`_pair_ignores`):
+        #: the first that matches every path, else the patterns, kept while they hide every change a case shows
+        self.same_state = [(i, ev) for i, ev in enumerate(config.evaluators)
+                           if ev.type == "metamorphic_relation" and getattr(ev, "relation", "") == "same_state"]
+        self.pair_patterns = _pair_ignores(config.evaluators) if self.same_state else ()
+        self.pair_every = next((p for p in self.pair_patterns
+                                if pattern_matches(parse_pattern(p), (_ANY_KEY,), within=True)), None)
+        self.pair_hiding: list[tuple[str, ...]] | None = (
+            [parse_pattern(p) for p in self.pair_patterns] if self.pair_patterns and self.pair_every is None else None)
 
     def observe(self, case: Case) -> None:
         if self.blank_subsets and case.expected.state is not None:
@@ -739,6 +786,12 @@ class _VacuityScan:
                 self.any_leaf = True
                 if not _hidden_below(keys, patterns):
                     del self.ignoring[i]  # a change at or beside a path of this case would be seen
+                    break
+        if self.pair_hiding is not None:
+            for keys in (k for state in states for k in leaf_keys(state)):
+                self.any_leaf = True
+                if not _hidden_below(keys, self.pair_hiding):
+                    self.pair_hiding = None  # a pair may differ at or beside a path of this case
                     break
         if not self.checks:
             return
@@ -804,6 +857,16 @@ class _VacuityScan:
                 f"{', '.join(repr(p) for p in getattr(ev, 'ignore', []))} hide every change below the top-level "
                 "keys of every case's state, new keys included (only a top-level value replaced whole, or a new "
                 "top-level key, would be seen)")
+        if self.pair_every is not None or (self.pair_hiding is not None and self.any_leaf):
+            shown = ", ".join(repr(p) for p in self.pair_patterns)
+            what = ("match every path of the state" if self.pair_every is not None else
+                    "hide every change below the top-level keys of every case's state, new keys included")
+            for i, ev in self.same_state:
+                found.setdefault(ev.name, []).append(
+                    f"{self.file}: evaluators[{i}] ({ev.type}, criterion {ev.name}): same_state compares each pair "
+                    f"outside the ignore patterns {shown} that every changes or whole state_matches check gives, "
+                    f"and they {what}, so the relation holds for any pair; judge the pairs with same_actions or "
+                    "same_output, or give the check narrower patterns (refunds.*.at, not refunds)")
         for i, ev, path in self.checks:
             if (i, path) in self.seen:
                 continue

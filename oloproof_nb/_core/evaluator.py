@@ -49,7 +49,7 @@ Scope = Literal["case", "system", "run"]
 
 #: What a control replay must reproduce: the recorded trajectory, the state it left, the path patterns at which
 #: the replay's state may differ from it (the ``state_matches`` ``ignore:`` patterns every ``changes`` or ``whole``
-#: check gives: ``evaluators.state.ignored_paths``), and the paths another check judges, which must reproduce
+#: check gives: ``_config.suite.ignored_paths``), and the paths another check judges, which must reproduce
 #: under those patterns too (``evaluators.state.pinned_paths``).
 Reproduce = tuple[Trajectory, "dict[str, Any] | None", Sequence[str], Sequence[str]]
 
@@ -235,7 +235,7 @@ class Evaluator(BaseModel):
                      ignore: Sequence[str] = (), keep: Sequence[str] = ()) -> tuple[list[RunVerdictRow], list[PairRow]]:
         """Judge across the run's records (scope ``run``): verdict rows and pair rows. ``n_derived``: the pairs
         of each transform in the suite, recorded or not; ``ignore``: the ``state_matches`` ``ignore:`` patterns
-        of every ``changes`` or ``whole`` check (``evaluators.state.ignored_paths``); ``keep``: the paths another
+        of every ``changes`` or ``whole`` check (``_config.suite.ignored_paths``); ``keep``: the paths another
         check judges, compared under those patterns too (``evaluators.state.pinned_paths``)."""
         return [], []
 

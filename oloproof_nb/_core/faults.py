@@ -40,7 +40,7 @@ def control_difference(recorded: Trajectory, recorded_state: dict[str, Any] | No
     answer, the status and the recorded state are compared after JSON
     normalisation, with :func:`~oloproof_nb.paths.values_equal`. A state leaf
     under one of the ``ignore`` path patterns (the ``state_matches`` ``ignore:``
-    patterns no check judges, ``evaluators.state.ignored_paths``; e.g. a
+    patterns no check judges, ``_config.suite.ignored_paths``; e.g. a
     timestamp a database stamps with its own clock) is not compared: no check
     reads it, and no replay could reproduce it; unless it lies at, inside or
     above one of the ``keep`` paths (``evaluators.state.pinned_paths``: a

@@ -318,7 +318,7 @@ def compare_pair(relation: str, source: Mapping[str, Any], derived: Mapping[str,
         Stored case records (``case``, ``status``, ``trajectory``, ``environment_state``).
     ignore : sequence of str
         Path patterns ``same_state`` leaves out (the ``state_matches`` ``ignore:`` patterns no check judges,
-        ``evaluators.state.ignored_paths``): a timestamp the sandbox stamps itself differs between the two cases
+        ``_config.suite.ignored_paths``): a timestamp the sandbox stamps itself differs between the two cases
         of every pair that writes a row.
     keep : sequence of str
         Paths compared whatever ``ignore`` says (``evaluators.state.pinned_paths``: paths a ``state_unchanged`` or

@@ -22,6 +22,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from .._config.suite import ignored_paths
 from .._core.compare import answers_equal, compare_unchanged
 from .._core.evaluator import CaseContext, Evaluation, Evaluator, RunContext, Scope, register
 from .._core.faults import admits_failure, control_difference, escalated, fault_difference, fault_verdict
@@ -29,7 +30,7 @@ from .._core.records import ReplayRow, Verdict
 from .._core.trajectory import DEFAULT_TOOL_ERRORS, Change, Trajectory, fault_result
 from ..errors import quote
 from .answer import AnswerMatches
-from .state import StateMatches, StateUnchanged, ignored_paths, pinned_paths
+from .state import StateMatches, StateUnchanged, pinned_paths
 
 __all__ = ["FaultRecovery", "HonestPattern", "replay_judges"]
 
@@ -186,7 +187,7 @@ class FaultRecovery(Evaluator):
     the recording is ``missing`` (``control_replay_diverged``): its state may
     differ only under the ``ignore`` patterns every ``state_matches`` check in
     ``changes`` or ``whole`` mode gives, outside the paths other checks judge
-    (:func:`~oloproof_nb.evaluators.state.ignored_paths`, :func:`~oloproof_nb.evaluators.state.pinned_paths`); a faulted
+    (:func:`~oloproof_nb._config.suite.ignored_paths`, :func:`~oloproof_nb.evaluators.state.pinned_paths`); a faulted
     replay that is not the recording up to the checkpoint with the fault result
     there (a ``replay()`` that ignores ``change``) is ``missing``
     (``fault_not_applied: …``); a replay that

@@ -91,7 +91,7 @@ class StateMatches(Evaluator):
         and ``whole`` modes). A leaf under one is not compared, even where
         ``expected.state`` names it. A pattern every ``changes`` or ``whole``
         check gives is also left out of a control replay's state
-        (``fault_recovery``) and of ``same_state`` pairs (:func:`ignored_paths`),
+        (``fault_recovery``) and of ``same_state`` pairs (:func:`~oloproof_nb._config.suite.ignored_paths`),
         except at the paths another check judges (:func:`pinned_paths`).
     absent_ok : bool
         A ``paths:`` entry that no case's initial or expected state contains is
@@ -208,37 +208,11 @@ class StateMatches(Evaluator):
         return self.judge(expected, ctx.state, ctx.case.id, initial=ctx.case.initial_state)
 
 
-def ignored_paths(evaluators: Sequence[Evaluator]) -> tuple[str, ...]:
-    """The ``ignore:`` patterns every ``state_matches`` check in ``changes`` or ``whole`` mode (the modes that judge
-    paths ``expected.state`` does not list) gives, in the first one's order: where a control replay's state
-    (``fault_recovery``) and a ``same_state`` pair may differ too — outside the paths another check judges
-    (:func:`pinned_paths`), which are compared under these patterns as everywhere else.
-
-    A pattern only some of those checks give is compared (a path one check ignores and another judges must
-    reproduce), and the patterns are matched as written, not as the paths they cover: ``refunds.*.at`` in one
-    check and ``**.at`` in another leave nothing out. Wrong either way, that is stricter, never looser.
-
-    Examples
-    --------
-    >>> stamp = StateMatches(type="state_matches", mode="changes", ignore=["refunds.*.at", "log"])
-    >>> ignored_paths([stamp, StateMatches(type="state_matches", mode="subset")])
-    ('refunds.*.at', 'log')
-    >>> ignored_paths([stamp, StateMatches(type="state_matches", mode="whole", ignore=["log"])])
-    ('log',)
-    >>> ignored_paths([stamp, StateUnchanged(type="state_unchanged", paths=["log.1"])])  # log.1: pinned_paths
-    ('refunds.*.at', 'log')
-    """
-    lists = [ev.ignore for ev in evaluators if isinstance(ev, StateMatches) and ev.mode in ("changes", "whole")]
-    if not lists:
-        return ()
-    common = set(lists[0]).intersection(*lists[1:])
-    return tuple(p for p in dict.fromkeys(lists[0]) if p in common)
-
-
 def pinned_paths(evaluators: Sequence[Evaluator], expected: dict[str, Any] | None = None) -> tuple[str, ...]:
-    """The paths other checks judge a replay's or a pair's state at, which :func:`ignored_paths` does not excuse:
-    every ``state_unchanged`` path and ``paths``-mode path, and, given the case's ``expected`` state, each leaf it
-    names when a ``subset``-mode check compares it (a control replay's state; a pair is given none).
+    """The paths other checks judge a replay's or a pair's state at, which
+    :func:`~oloproof_nb._config.suite.ignored_paths` does not excuse: every ``state_unchanged`` path and
+    ``paths``-mode path, and, given the case's ``expected`` state, each leaf it names when a ``subset``-mode check
+    compares it (a control replay's state; a pair is given none).
 
     Before, an ``ignore:`` pattern that reached one of them was dropped whole: a ``state_unchanged`` check on one
     earlier row made the stamp of every new row a divergence, and every fault replay ``missing``.

@@ -716,6 +716,70 @@ def test_a_template_that_adds_only_blank_space_is_vacuous(make_suite: Callable[.
             assert op.load_suite(root).vacuous == {}
 
 
+def _ignoring_pair_suite(make_suite: Callable[..., Path], ignore: list[str],
+                         more: list[dict[str, Any]] | None = None) -> Path:
+    """Four sources of the metamorphic test system whose copies end '!state' (each copy also sets a top-level
+    ``side_effect``: every pair breaks ``same_state`` as compared in full), one ``changes`` check with ``ignore``
+    (plus ``more`` evaluators), ``same_state_under_t`` gated at 0.3, every pair labeled valid."""
+    from tests._metamorphic_systems import case, mm_suite
+
+    cases = [{**case(f"c{i}"), "expected": {"answer": "done", "state": {"items": {f"c{i}": "marked"}}}}
+             for i in range(4)]
+    t = {"name": "t", "field": "message", "template": "{value} !state", "validity_labels": "labels/t.jsonl",
+         "minimum_validity": 0.85}
+    evaluators = [{"type": "state_matches", "mode": "changes", "ignore": ignore}, *(more or []),
+                  {"type": "metamorphic_relation", "relation": "same_state", "transform": "t"}]
+    return mm_suite(make_suite, cases, [t], evaluators, {"t": [{"case_id": f"c{i}~t", "valid": True}
+                                                               for i in range(4)]},
+                    release={"allow_approximate_methods": True, "min_clusters": 2,
+                             "criteria": {"same_state_under_t": 0.3}})
+
+
+@pytest.mark.parametrize("ignore", [["**"], ["items", "side_effect"]])
+def test_a_same_state_relation_under_ignore_patterns_that_hide_every_change_is_vacuous(
+        make_suite: Callable[..., Path], ignore: list[str]) -> None:
+    """Review R29: same_state compares a pair outside the ignore patterns every changes or whole check gives. When
+    those patterns match every path ('**'), or hide every change below the top-level keys of every case's state,
+    the state check was named at load and marked vacuous, but the relation, judged under the same patterns, was
+    not: each copy set a top-level key its source did not (4 of 4 pairs differ), yet same_state_under_t passed
+    4 of 4 (degenerate Clopper–Pearson on n_min = 4: ci_low 0.025^(1/4) = 0.398 ≥ 0.3) as a relation no one
+    was told cannot fail. Now named at load and marked by the gate. The relation is not named while it still
+    compares a path: a narrower pattern, a path another check pins, or a changes check without the pattern
+    (only the patterns every such check gives are left out) — each of these breaks all 4 pairs."""
+    root = _ignoring_pair_suite(make_suite, ignore)
+    with pytest.warns(op.VacuousCheckWarning) as caught:
+        s = op.load_suite(root)
+    relation = [str(w.message) for w in caught if "criterion same_state_under_t" in str(w.message)]
+    assert len(relation) == 1 and relation[0].endswith(
+        f"evaluators[1] (metamorphic_relation, criterion same_state_under_t): same_state compares each pair "
+        f"outside the ignore patterns {', '.join(repr(p) for p in ignore)} that every changes or whole "
+        "state_matches check gives, and they "
+        + ("match every path of the state" if ignore == ["**"] else
+           "hide every change below the top-level keys of every case's state, new keys included")
+        + ", so the relation holds for any pair; judge the pairs with same_actions or same_output, or give "
+          "the check narrower patterns (refunds.*.at, not refunds)")
+    assert s.vacuous["same_state_under_t"] == relation
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", op.VacuousCheckWarning)
+        run = op.run(s, progress=False)
+    assert run.pairs["holds"].tolist() == [True] * 4  # hand count: each copy set side_effect, hidden by ignore
+    row = op.gate(op.load_run(run.directory)).table.set_index("criterion").loc["same_state_under_t"]
+    assert (row["n"], row["passed"], row["verdict"], bool(row["vacuous"])) == (4, 4, "PASS", True)
+    from oloproof_nb._config.suite import _pair_ignores, ignored_paths
+    from oloproof_nb.evaluators.state import pinned_paths
+
+    for narrower, more in [(["items.*.at"], []),  # a stamp: the copy's side_effect is compared
+                           (ignore, [{"type": "state_unchanged", "paths": ["side_effect"]}]),  # pinned: compared
+                           (ignore, [{"type": "state_matches", "mode": "changes", "criterion": "strict"}])]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", op.VacuousCheckWarning)
+            s = op.load_suite(_ignoring_pair_suite(make_suite, narrower, more))
+            run = op.run(s, progress=False)
+        assert "same_state_under_t" not in s.vacuous and run.pairs["holds"].tolist() == [False] * 4
+        evaluators = s.config.evaluators  # the scan reads the patterns compare_pair is given, by the same rule
+        assert _pair_ignores(evaluators) == (() if pinned_paths(evaluators) else ignored_paths(evaluators))
+
+
 def _blank_state_suite(tmp: Path, mode: str | None, states: list[dict[str, Any]]) -> Path:
     """``suite`` whose case i expects ``states[i]`` (a case beyond the list expects no state), judged by one
     state_matches of ``mode`` (None: the default, subset) gated at 0.25."""
