@@ -588,7 +588,8 @@ def collect_evidence(contract: OutcomeContract, system: Any, *, call: Callable[[
     1. a system with ``observe(artifact_id)`` is asked (through ``call``, under the
        case timeout; a :class:`CaseTimeout` propagates): it may return ``None``, an
        :class:`~oloproof_nb.Evidence` or a dict of its fields (``evidence_source``
-       defaults to ``system_observe``), or a :class:`os.PathLike` to observe as a local file; evidence whose
+       defaults to ``system_observe``, which also replaces a ``local_file_stat`` it names: the toolkit's own
+       observer's), or a :class:`os.PathLike` to observe as a local file; evidence whose
        ``observed_at`` lies more than ``FUTURE_MTIME_TOLERANCE`` after this machine's clock is refused (a clock
        ahead of this one's shows no freshness);
     2. otherwise a contract with a ``locator`` is observed at ``locator`` relative
@@ -632,11 +633,16 @@ def _in_step(evidence: Evidence) -> tuple[Evidence | None, str | None]:
     """A system's own evidence, unless it was observed by a clock ahead of this machine's: its ``observed_at`` more
     than :data:`FUTURE_MTIME_TOLERANCE` after now. Such a clock (a database server's) stamps the row an earlier run
     wrote after this run's start, and the observation it reports after that row: freshness is not shown, as for a
-    file whose time lies ahead of this machine's clock (before, such a row was ``verified``)."""
+    file whose time lies ahead of this machine's clock (before, such a row was ``verified``).
+
+    Evidence the system names :data:`EVIDENCE_SOURCE` reads :data:`SYSTEM_OBSERVE`: that name says the toolkit
+    stat'ed, digested and validated a file itself, which it did not (any other name the system gives is kept)."""
     now = utc_now()
     if evidence.observed_at > now + FUTURE_MTIME_TOLERANCE:
         return None, (f"observe() reported an observation at {iso(evidence.observed_at)}, after this machine's clock "
                       f"({iso(now)}): a clock ahead of this one's shows no freshness")
+    if evidence.evidence_source == EVIDENCE_SOURCE:
+        return evidence.model_copy(update={"evidence_source": SYSTEM_OBSERVE}), None
     return evidence, None
 
 

@@ -843,6 +843,28 @@ def test_m22_an_observe_dict_keeps_its_own_evidence_source_and_defaults_to_syste
     assert (evidence.artifact_id, evidence.evidence_source) == ("monthly-report", source)
 
 
+@pytest.mark.parametrize("as_evidence", [False, True])
+def test_a_systems_own_evidence_never_reads_as_the_toolkits_file_observer(as_evidence: bool) -> None:
+    """Review R30: a system's ``observe()`` that names its evidence ``local_file_stat`` (no file there at all, its
+    own digest and validator result) gave a receipt that read as one the toolkit stat'ed, digested and validated
+    itself. That name is the toolkit's own observer's: a system's evidence keeping it reads ``system_observe``, as
+    the evidence of a path the system returns does; any other name it gives is kept."""
+    from oloproof_nb._core.receipts import Evidence
+    from oloproof_nb._run.observe import collect_evidence
+
+    fields = {"artifact_id": "monthly-report", "observed_at": datetime.now(timezone.utc), "sha256": "ab" * 32,
+              "evidence_source": "local_file_stat"}
+
+    class Reports:
+        def observe(self, artifact_id: str) -> Any:
+            return Evidence(**fields) if as_evidence else fields
+
+    evidence, why = collect_evidence(OutcomeContract(artifact_id="monthly-report"), Reports(), call=lambda f: f(),
+                                     validators={}, timeout_s=None, suite_root=None)
+    assert why is None and evidence is not None
+    assert (evidence.evidence_source, evidence.sha256) == ("system_observe", "ab" * 32)
+
+
 @pytest.mark.parametrize("ahead_s", [3600.0, 3.0])
 def test_evidence_observed_by_a_clock_ahead_of_this_machines_shows_no_freshness(ahead_s: float) -> None:
     """Review R18: a system's ``observe()`` reads a row's time and its own ``now`` from a database whose clock runs
