@@ -242,8 +242,8 @@ def check_log_nesting(file: Path) -> None:
         if limit and b"0" * (limit + 1) in outside.translate(_DIGITS_AS_ZEROS) and re.search(
                 rb"(?<![\d.eE+])(?<![eE]-)\d{%d}" % (limit + 1), outside):  # the regex only when digits run that long
             # inspect-ai reads logs with ijson, whose C parser crashes the process (SIGSEGV) on such a number
-            raise OloproofError(f"{where}: holds a number of more than {limit:,} digits, which Python reads as no "
-                                "integer; not an Inspect AI log oloproof reads")
+            raise OloproofError(f"{where}: holds a number whose integer part runs past {limit:,} digits (Python's "
+                                "limit for reading text as an integer); not an Inspect AI log oloproof reads")
 
     try:
         if file.suffix == ".eval":

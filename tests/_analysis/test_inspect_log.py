@@ -801,8 +801,8 @@ def test_a_log_holding_a_number_too_long_for_python_is_refused_not_a_crash(logs:
     bad.write_text(json.dumps(doc).replace('"PLACEHOLDER"', "1" + "0" * 5000), encoding="utf-8")
     done = run_cli("gate", str(bad))
     assert (done.returncode, done.stderr.splitlines()) == (2, [
-        f"oloproof: error: {bad}: holds a number of more than 4,300 digits, which Python reads as no integer; not an "
-        "Inspect AI log oloproof reads"])
+        f"oloproof: error: {bad}: holds a number whose integer part runs past 4,300 digits (Python's limit for "
+        "reading text as an integer); not an Inspect AI log oloproof reads"])
     with pytest.raises(op.OloproofError):  # the library refuses it the same way, before inspect-ai reads it
         op.from_inspect(bad)
     fine = tmp_path / "fine.json"  # the same digits in a string, or a long fraction, are no such number
