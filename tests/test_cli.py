@@ -1517,3 +1517,15 @@ def test_an_out_of_memory_line_shows_the_loaders_message_escaped_as_written(
     assert err == ("oloproof: error: out of memory (ImportError: /opt/\\x1b[2Jlib\\u202ePASS.so: failed to map segment "
                    "from shared object); free memory or raise the process's limit on memory (ulimit -v), then run "
                    "the command again\n")
+
+
+def test_a_note_is_wrapped_at_spaces_but_never_inside_a_change(capsys: pytest.CaptureFixture[str]) -> None:
+    """Mutation round 35: a note is cut at a space, but a change ``0.9 → 0.5`` stays on one line. By hand, at width
+    100: 93 letters, then ``0.9 →`` would reach column 99, so cut between words the change was split after its
+    arrow; it goes whole to the next line. Each line gets the indent, the first one too."""
+    from oloproof_nb.cli import _print_wrapped
+
+    _print_wrapped("a" * 93 + " 0.9 → 0.5, min_clusters 10 → 2", 100)
+    assert capsys.readouterr().out.splitlines() == ["a" * 93, "0.9 → 0.5, min_clusters 10 → 2"]
+    _print_wrapped("a" * 91 + " 0.9 → 0.5", 100, indent="  ")
+    assert capsys.readouterr().out.splitlines() == ["  " + "a" * 91, "  0.9 → 0.5"]

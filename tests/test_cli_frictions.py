@@ -591,6 +591,33 @@ def test_a_second_run_says_why_nothing_came_from_the_cache(make_suite, tmp_path:
         assert f"  ({note})" not in lines and summary == "0 live, 6 from the cache"
 
 
+def test_both_reasons_nothing_came_from_the_cache_are_wrapped_under_the_summary(  # type: ignore[no-untyped-def]
+        make_suite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Mutation round 35: a system with neither ``version`` nor a code fingerprint (as a class typed in a notebook
+    cell has none) gets the longer note naming both (review F29), wrapped as the command's other notes are: each
+    line indented under the summary and within 100 columns (``run`` printed it as one line of 136)."""
+    import oloproof_nb._run.runner as runner
+
+    monkeypatch.setattr(runner, "code_fingerprint", lambda *args, **kwargs: None)  # a code with no fingerprint
+    monkeypatch.setenv("COLUMNS", "80")  # narrower than the least width: 100
+    cases = [{"id": f"c{n}", "input": {"slot": f"s{n}"}, "initial_state": {"bookings": {}},
+              "expected": {"answer": "booked", "state": {"bookings": {f"s{n}": "ann"}}}} for n in range(3)]
+    folder = make_suite(cases, system="sysmod:Desk", system_code=booking_desk("pass"),
+                        evaluators=[{"type": "answer_matches"},
+                                    {"type": "fault_recovery", "tool": "book", "fault": "error"}])
+    for out in ("first", "second"):
+        main(["run", str(folder), "--out", str(tmp_path / out), "--quiet"])
+        lines, _ = _out(capsys)
+    note = ("(none from the cache: the system has no `version` and its code no fingerprint (define fingerprint()), and "
+            "is never cached without both)")
+    first = next(i for i, line in enumerate(lines) if line.startswith("  (none from the cache"))
+    last = next(i for i, line in enumerate(lines) if i >= first and line.endswith("without both)"))
+    assert " ".join(line.strip() for line in lines[first:last + 1]) == note and last > first
+    assert all(line.startswith("  ") and not line.startswith("   ") and len(line) <= 100
+               for line in lines[first:last + 1])
+
+
 #: Each path the command line takes, given empty (review R26): what ``--out "$DIR"`` passes when DIR is unset. Python
 #: reads an empty path as the current folder, so before, `gate ""` gated the suite the shell stood in (exit 0 on its
 #: latest run), `run SUITE --out ""` and `init --example X ""` wrote into the current folder, and `--baseline ""` was
@@ -605,6 +632,9 @@ EMPTY_PATHS = [
     (["report", "{run}", "--out", ""], "--out"),
     (["compare", "", "{run}"], "base_run"),
     (["compare", "{run}", ""], "candidate_run"),
+    (["compare", "{run}", "{run}", "--release", ""], "--release"),  # mutation round 35: each path option is refused
+    (["report", "{run}", "--out", "r.md", "--release", ""], "--release"),
+    (["report", "{run}", "--out", "r.md", "--baseline", ""], "--baseline"),
     (["init", "--example", "false-success", ""], "dest"),
 ]
 

@@ -1006,6 +1006,22 @@ def test_small_frames_are_written_in_one_light_piece(tmp_path: Path, monkeypatch
                                                                                         else 0)
 
 
+def test_a_large_file_gives_dictionary_pages_to_repeated_columns_only(tmp_path: Path) -> None:
+    """Mutation round 35: a large file is Zstandard, with dictionary pages for its columns but those that hold a
+    value of their own in each row (a digest, a start time), as Parquet's own metadata says of the file written."""
+    n = columnar.SMALL_ROWS
+    table = pa.table({"case_id": [f"c{i % 3}" for i in range(n)], "digest": [f"{i:064x}" for i in range(n)],
+                      "started_at": [f"2026-12-01T10:00:{i % 60:02d}.{i:06d}Z" for i in range(n)]})
+    path = tmp_path / "large.parquet"
+    with pq.ParquetWriter(path, table.schema, **columnar.large_file(table.schema.names)) as writer:
+        writer.write_table(table)
+    group = pq.ParquetFile(path).metadata.row_group(0)
+    chunks = {group.column(i).path_in_schema: group.column(i) for i in range(group.num_columns)}
+    assert {name: chunk.dictionary_page_offset is not None for name, chunk in chunks.items()} == {
+        "case_id": True, "digest": False, "started_at": False}
+    assert {chunk.compression for chunk in chunks.values()} == {"ZSTD"}
+
+
 # -- copies put in place while others read or convert --------------------------------------------------------
 
 def _stale(directory: Path) -> None:

@@ -571,6 +571,25 @@ def test_a_suite_moved_and_renamed_since_the_run_is_compared_where_its_run_folde
     assert g.verdict == "PASS" and g.relaxed == ("criteria.answer_matches 0.6 → 0.5",)
 
 
+@pytest.mark.parametrize("suite_file", ["name: [unclosed\n", "system: sysmod:System\n"], ids=["torn", "no-name"])
+def test_a_moved_suite_whose_suite_file_names_no_suite_is_still_the_one_compared(tmp_path: Path,
+                                                                                suite_file: str) -> None:
+    """Mutation round 35: a moved suite (review G24) whose oloproof.yaml is being edited (torn YAML, or no ``name``
+    yet) names no other suite, so the run folder's suite is still the one its files are compared with, not the
+    folder the run was made in."""
+    import shutil
+
+    from oloproof_nb._analysis.gate import suite_folder
+
+    old = make_suite(tmp_path / "s", [True] * 3)
+    run_suite(old)
+    moved = Path(shutil.copytree(old, tmp_path / "moved"))
+    run = op.load_run(moved / "runs" / "r")
+    assert suite_folder(run) == moved and Path(str(run.suite_root)).resolve() == old.resolve()
+    (moved / "oloproof.yaml").write_text(suite_file, encoding="utf-8")
+    assert suite_folder(run) == moved
+
+
 def test_m24_a_moved_suite_s_label_file_is_compared_where_the_run_folder_is_now(tmp_path: Path) -> None:
     """Mutation round 24 (review G24's label check): c1~t labeled invalid when the run was made, the suite copied
     to another path (the old one left as it was) and c1~t relabeled valid there: the gate of the run in the copy

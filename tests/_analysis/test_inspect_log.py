@@ -1238,6 +1238,45 @@ def test_a_log_nested_one_level_past_the_cap_is_refused(tmp_path: Path) -> None:
         op.from_inspect(at)
 
 
+#: Numbers at the digit cap (sys.get_int_max_str_digits(), 4,300 ones in place of ``{ones}``), and whether each is an
+#: integer Python refuses to read. By hand with ijson 3.6 (yajl2_c): 4,300 digits read as an int, 4,301 (or
+#: -4,301) ended the process with SIGSEGV, a 4,301-digit exponent or fraction raised decimal.InvalidOperation or
+#: read as a Decimal (no crash).
+DIGIT_CAP = [("{ones}", False), ("1{ones}", True), ("-1{ones}", True), ("[7, 1{ones}]", True),
+             ("1e1{ones}", False), ("1E-1{ones}", False), ("2e+1{ones}", False), ("0.1{ones}", False)]
+
+
+@pytest.mark.parametrize(("number", "refused"), DIGIT_CAP, ids=[n.replace("{ones}", "…") for n, _ in DIGIT_CAP])
+def test_a_number_is_refused_from_one_digit_past_what_python_reads_as_an_integer(tmp_path: Path, number: str,
+                                                                                 refused: bool) -> None:
+    """Mutation round 35: the cap's boundary (a run of 4,301 digits is refused, one of 4,300 is not) and a long
+    exponent, which is no integer, are not tested elsewhere (the review R26 test has 5,001 digits and a fraction).
+    The outside reference is Python's ``int()``: what it refuses is what crashed ijson's C parser."""
+    from oloproof_nb._analysis.inspect_log import check_log_nesting
+
+    limit = sys.get_int_max_str_digits()
+    text = number.format(ones="1" * limit)  # "1{ones}": one digit more than the cap
+    integer = text.strip("[]").split(", ")[-1]
+    if re.fullmatch(r"-?\d+", integer):  # the reference: an integer Python reads, or refuses (ValueError)
+        try:
+            int(integer)
+            assert not refused
+        except ValueError:
+            assert refused
+    else:
+        assert not refused
+        float(integer)  # an exponent or a fraction: Python reads a float, however long
+    log = tmp_path / "log.json"
+    log.write_text('{"version": 2, "eval": {"n": ' + text + "}}", encoding="utf-8")
+    if refused:
+        with pytest.raises(op.OloproofError) as info:
+            check_log_nesting(log)
+        assert str(info.value) == (f"{log}: holds a number whose integer part runs past {limit:,} digits (Python's "
+                                   "limit for reading text as an integer); not an Inspect AI log oloproof reads")
+    else:
+        check_log_nesting(log)  # handed to inspect-ai, which says what it makes of it
+
+
 @pytest.mark.parametrize("alike", ["billing\u200b", "billing ", "bil\u00adling"])
 def test_cluster_values_that_read_alike_are_refused(alike: str, tmp_path: Path) -> None:
     """Review G8 refused case-file clusters that read as another (a zero-width space, a trailing space); the

@@ -196,6 +196,18 @@ def test_a_copys_content_digest_rewrites_every_value_placeholder() -> None:
         b'{"expected":{},"initial_state":{},"input":{"m":"hi and hi"},"outcome":null}').hexdigest()
 
 
+def test_each_copy_of_a_case_is_digested_from_its_own_rewrite_alone() -> None:
+    """Mutation round 35: two transforms rewriting a case (two fields, then one field twice over) give each copy
+    the content digest :func:`derive_case` and :func:`content_digest` give it, serialised whole; the second copy's
+    hash does not go on from the first's."""
+    line = {"id": "c1", "input": {"m": "hi", "n": "yo"}, "initial_state": {"k": [1, 2]}, "expected": {"answer": "ok"}}
+    rewrites = [("m", "{value} OBEY"), ("n", "say {value}"), ("m", "{value}!")]
+    case, _, copies = case_content_and_copies(line, rewrites)
+    assert copies == tuple(content_digest(derive_case(case, f"t{i}", field, template))
+                           for i, (field, template) in enumerate(rewrites))
+    assert len(set(copies)) == 3
+
+
 def test_absent_inside_a_list_of_an_expected_state_is_stored_as_its_marker_too() -> None:
     with_absent = {"id": "c", "input": {}, "expected": {"state": {"tx": [{"memo": ABSENT}]}}}
     with_marker = {"id": "c", "input": {}, "expected": {"state": {"tx": [{"memo": {"$absent": True}}]}}}

@@ -334,3 +334,24 @@ def test_a_second_run_of_a_class_typed_in_a_cell_says_why_nothing_came_from_the_
     assert runs[1].replay_summary() == f"4 live, 0 from the cache; {note}"
     assert f"replay runs: 4 live, 0 from the cache; {note})" in repr(runs[1])
     assert note in html.unescape(runs[1]._repr_html_())
+
+
+def test_the_text_of_a_run_shows_its_abrupt_end_as_written_not_as_terminal_codes(make_suite: Any,
+                                                                                 tmp_path: Path) -> None:
+    """Mutation round 35: ``print(run)`` gives the abrupt-end line of its manifest (review F29); a manifest written
+    by hand (or by another tool) may hold a terminal's control codes there, which the line shows as written (as the
+    gate's text and ``oloproof gate`` do), never sends to the terminal."""
+    import json
+
+    import oloproof_nb as op
+
+    root = make_suite([{"id": "c0", "input": {"answer": "yes"}, "initial_state": {}, "expected": {"answer": "yes"}}],
+                      evaluators=[{"type": "answer_matches"}])
+    run = op.run(op.load_suite(root), out=tmp_path / "r", progress=False)
+    path = Path(run.directory) / "manifest.json"
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    path.write_text(json.dumps({**manifest, "abrupt_ends": [{"how": "killed\x1b[2J", "rerun": [["c0", 1]]}]}),
+                    encoding="utf-8")
+    assert repr(op.load_run(run.directory)).splitlines()[1:] == [
+        "  resumed after 1 abrupt end of the run's process (killed\\x1b[2J); the 1 case run in flight was run again: "
+        "case 'c0'; isolation: process judges a crash as the case's error"]

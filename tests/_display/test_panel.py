@@ -7,6 +7,8 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from _epoch_systems import SCRIPTED
+
 import oloproof_nb as op
 
 NAMED = '''
@@ -32,7 +34,8 @@ def test_a_recorded_model_call_is_named_as_its_fault_replay_names_it(make_suite:
     """Review U3: the panel listed the example's recorded ``parse_request`` call as ``assistant:`` while the
     fault-replay view beside it (and the steps frame's ``tool`` column) named it ``parse_request``. A message
     without a recorded call keeps its role."""
-    folder = make_suite([{"id": "c1", "input": {}, "initial_state": {}, "expected": {"answer": "done"}}],
+    folder = make_suite([{"id": "c1", "input": {"plan": [True, False], "calls": [0, 0]}, "initial_state": {},
+                          "expected": {"answer": "yes"}}],
                         evaluators=[{"type": "answer_matches"}], system="sysmod:Desk", system_code=NAMED)
     panel = op.run(op.load_suite(folder), out=tmp_path / "out", progress=False).panel("c1")
     lines = [line.strip() for line in repr(panel).splitlines() if line.strip().startswith("[")]
@@ -60,7 +63,8 @@ def test_a_case_with_no_steps_says_so_instead_of_drawing_empty_tables(make_suite
     """Review U9: the panel of a case whose system raised drew a steps table and a compared-paths table with a
     header row and no rows, under no heading (the text ``repr`` leaves both out). The HTML names each section;
     no steps is said in words, and no compared path leaves the section out."""
-    folder = make_suite([{"id": "c1", "input": {}, "initial_state": {}, "expected": {"answer": "done"}}],
+    folder = make_suite([{"id": "c1", "input": {"plan": [True, False], "calls": [0, 0]}, "initial_state": {},
+                          "expected": {"answer": "yes"}}],
                         evaluators=[{"type": "answer_matches"}], system="sysmod:Raises", system_code=RAISES)
     page = op.run(op.load_suite(folder), out=tmp_path / "out", progress=False).panel("c1")._repr_html_()
     tables = re.findall(r"<table>.*?</table>", page, flags=re.S)
@@ -87,39 +91,45 @@ def test_a_copy_no_criterion_scores_says_so_in_its_panel(example_suite: Path, tm
     assert alpha is not None and float(alpha.group(1)) <= 0.3
 
 
-BY_EPOCH = '''
-class ByEpoch:
-    version = "by-epoch-1"
-
-    def reset(self, state):
-        self.state = state
-
-    def snapshot(self):
-        return dict(self.state)
-
-    def run(self, input, epoch):
-        answer = "done" if epoch == 1 else "nope"
-        return {"steps": [{"kind": "message", "role": "assistant", "content": answer}], "answer": answer,
-                "status": "completed"}
-'''
-
-
 def test_criteria_named_like_the_epoch_tables_columns_keep_their_verdicts(make_suite: Callable[..., Path],
                                                                           tmp_path: Path) -> None:
     """Review R25: the epochs table joined the verdicts on ``epoch`` by name, so a criterion named ``answer``
     (Inspect AI's built-in scorer ``answer()``), ``status`` or ``epoch`` broke the panel of any case with epochs:
     KeyError 'answer' from its text, ValueError "cannot insert epoch, already exists" from both views. By hand:
-    the system answers "done" in epoch 1 and "nope" in epoch 2, so every criterion passes then fails."""
-    folder = make_suite([{"id": "c1", "input": {}, "initial_state": {}, "expected": {"answer": "done"}}],
+    the system answers "yes" in epoch 1 and "no" in epoch 2, so every criterion passes then fails."""
+    folder = make_suite([{"id": "c1", "input": {"plan": [True, False], "calls": [0, 0]}, "initial_state": {},
+                          "expected": {"answer": "yes"}}],
                         evaluators=[{"type": "answer_matches", "criterion": name}
                                     for name in ("answer", "status", "epoch")],
-                        system="sysmod:ByEpoch", system_code=BY_EPOCH, epochs=2)
+                        system="sysmod:Scripted", system_code=SCRIPTED, epochs=2)
     panel = op.run(op.load_suite(folder), out=tmp_path / "out", progress=False).panel("c1")
     assert list(panel.epochs.columns) == ["epoch", "status", "answer", "n_tool_calls", "answer", "status", "epoch"]
     assert panel.epochs.iloc[:, 4:].to_numpy().tolist() == [["pass"] * 3, ["fail"] * 3]
     lines = [line.strip() for line in repr(panel).splitlines() if line.strip()[:3] in ("[1]", "[2]")]
-    assert lines == ['[1] completed, answer "done": answer pass, status pass, epoch pass',
-                     '[2] completed, answer "nope": answer fail, status fail, epoch fail']
+    assert lines == ['[1] completed, answer "yes": answer pass, status pass, epoch pass',
+                     '[2] completed, answer "no": answer fail, status fail, epoch fail']
     cells = re.findall(r"<td(?: style=\"[^\"]*\")?>(?:<b>|<code>)?(.*?)(?:</b>|</code>)?</td>", panel._repr_html_())
-    assert cells[:14] == ["1", "completed", "&#34;done&#34;", "0", "pass", "pass", "pass",
-                          "2", "completed", "&#34;nope&#34;", "0", "fail", "fail", "fail"]
+    assert cells[:14] == ["1", "completed", "&#34;yes&#34;", "0", "pass", "pass", "pass",
+                          "2", "completed", "&#34;no&#34;", "0", "fail", "fail", "fail"]
+
+
+def test_the_epochs_table_is_in_epoch_order_and_colours_only_the_verdicts(make_suite: Callable[..., Path],
+                                                                          tmp_path: Path) -> None:
+    """Mutation round 35: the epochs side by side are listed by epoch whatever order the run's rows come in (a
+    resumed run records an epoch run again after later ones), each with its own verdicts; in the HTML only the
+    verdict cells are coloured, not the tool-call count before them. By hand: the scripted system answers "yes" in
+    epoch 1 (passes) and "no" in epochs 2 and 3 (fails), with no tool call."""
+    folder = make_suite([{"id": "c1", "input": {"plan": [True, False, False], "calls": [0, 0, 0]},
+                          "initial_state": {}, "expected": {"answer": "yes"}}],
+                        evaluators=[{"type": "answer_matches"}], system="sysmod:Scripted", system_code=SCRIPTED,
+                        epochs=3)
+    run = op.run(op.load_suite(folder), out=tmp_path / "out", progress=False)
+    run.cases = run.cases.iloc[::-1].reset_index(drop=True)  # epochs 3, 2, 1
+    run.verdicts = run.verdicts.iloc[::-1].reset_index(drop=True)
+    panel = run.panel("c1")
+    rows = panel.epochs.to_numpy().tolist()
+    assert rows == [[1, "completed", "yes", 0, "pass"], [2, "completed", "no", 0, "fail"],
+                    [3, "completed", "no", 0, "fail"]]
+    cells = re.findall(r"<td( style=\"[^\"]*\")?>(?:<b>|<code>)?(.*?)(?:</b>|</code>)?</td>", panel._repr_html_())
+    assert [(bool(style), text) for style, text in cells[:5]] == [
+        (False, "1"), (False, "completed"), (False, "&#34;yes&#34;"), (False, "0"), (True, "pass")]

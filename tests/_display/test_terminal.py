@@ -322,6 +322,26 @@ def test_a_pass_exit_line_counts_only_the_gated_criteria() -> None:
     assert exit_line(_gate(rows, "PASS")) == "gate: PASS — exit 0: all 1 gated criteria pass"
 
 
+def test_a_pass_exit_line_counts_the_vacuous_gated_criteria_and_says_weaker_settings() -> None:
+    """Mutation round 35: a vacuous REPORT_ONLY criterion is no gated one, so the exit line leaves it out of its
+    vacuous count (by hand: 1 gated vacuous, not 2); a PASS by settings weaker than the run's own says so at its end
+    (two settings: "2 settings weaker than ...")."""
+    import dataclasses
+
+    rows: list[dict[str, object]] = [
+        {"criterion": "other_order_untouched", "vacuous": True},
+        {"criterion": "answer_matches"},
+        {"criterion": "policy", "verdict": "REPORT_ONLY", "reason": "", "threshold": math.nan, "vacuous": True},
+    ]
+    g = _gate(rows, "PASS")
+    assert exit_line(g) == ("gate: PASS — exit 0: all 2 gated criteria pass (1 of them vacuous: cannot fail as "
+                            "configured)")
+    weaker = dataclasses.replace(g, relaxed=("criteria.answer_matches 0.9 → 0.5", "min_clusters 10 → 2"),
+                                 weaker_than="the run's own release.yaml")
+    assert exit_line(weaker) == ("gate: PASS — exit 0: all 2 gated criteria pass (1 of them vacuous: cannot fail as "
+                                 "configured), by 2 settings weaker than the run's own release.yaml")
+
+
 def test_a_fourth_message_kind_is_counted_as_one_other() -> None:
     rows: list[tuple[str, str, str | None]] = [
         ("a0", "error", "KeyError: 'a'"), ("a1", "error", "KeyError: 'a'"), ("b0", "error", "OSError: b"),

@@ -400,3 +400,18 @@ def test_a_latest_run_of_another_suite_is_refused_naming_both_suites(tmp_path: P
     (elsewhere / "oloproof.yaml").write_text("name: old-name\nsystem: desk:Desk\n", encoding="utf-8")
     with pytest.raises(RunDirError, match="is a run of suite 'old-name', not of this suite 's'"):
         locate.latest_run_dir(suite)
+
+
+def test_a_latest_run_is_not_refused_as_another_suite_s_while_the_suite_file_names_no_suite(tmp_path: Path) -> None:
+    """Mutation round 35: the refusal of another suite's latest run (review F29) compares the names the manifest and
+    oloproof.yaml give; an oloproof.yaml that gives none (being edited: no ``name`` yet, or not a text) has nothing
+    to compare, and the latest run is returned as before."""
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    latest = _run_folder(suite / "runs", "20261201T100000Z-aaaaaa", "2026-12-01T10:00:00.000000Z")
+    for text in ("system: desk:Desk\n", "name: [1, 2]\nsystem: desk:Desk\n"):
+        (suite / "oloproof.yaml").write_text(text, encoding="utf-8")
+        assert locate.latest_run_dir(suite) == latest
+    (suite / "oloproof.yaml").write_text("name: t\nsystem: desk:Desk\n", encoding="utf-8")  # a name: compared
+    with pytest.raises(RunDirError, match="is a run of suite 's', not of this suite 't'"):
+        locate.latest_run_dir(suite)
