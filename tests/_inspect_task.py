@@ -353,7 +353,8 @@ def source(log_dir: str) -> None:
     ``dataset.sample_ids``) whose ``a0``, once complete, adds ``f0`` … ``f3`` (f1 and f2 fail): 8 samples, 6 pass.
     Into LOG_DIR/epochs, task ``epochs``: seeded with ``b0`` … ``b3`` (one epoch), a sample that fails runs again as
     its next epoch (``enqueue_sample(..., epoch=e + 1)``), at most to epoch 3: b1 fails then passes, b2 fails twice
-    then passes; 7 runs, 4 pass."""
+    then passes; 7 runs, 4 pass. Into LOG_DIR/limited, task ``added`` again run with ``limit=4``: Inspect drops the
+    samples ``a0`` adds past the limit, and its header reads as a whole run of the seed (4 runs, all pass)."""
     from inspect_ai import SampleSource, enqueue_sample
 
     model = get_model("mockllm/model", custom_outputs=plain_policy)
@@ -369,10 +370,12 @@ def source(log_dir: str) -> None:
         if scores["listed"].value == "I" and epoch < 3:
             enqueue_sample(one(str(getattr(done, "id", ""))), epoch=epoch + 1)
 
-    for name, seed, complete in (("added", "a", follow_up), ("epochs", "b", again)):
+    for folder, name, seed, complete, limit in (("added", "added", "a", follow_up, None),
+                                                ("epochs", "epochs", "b", again, None),
+                                                ("limited", "added", "a", follow_up, 4)):
         dataset = SampleSource.from_samples([one(f"{seed}{i}") for i in range(4)], sample_complete=complete)
         inspect_eval(Task(dataset=dataset, solver=generate(), scorer=listed(), name=name), model=model,
-                     log_dir=f"{log_dir}/{name}", display="none", max_samples=1)
+                     log_dir=f"{log_dir}/{folder}", display="none", max_samples=1, limit=limit)
 
 
 def settings(log_dir: str) -> None:

@@ -221,16 +221,17 @@ def _member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, file: Path) -> byte
 
 
 #: ``bytes.translate`` table: every digit to ``0``, anything else to a space (a long run of digits is then found by a
-#: substring search, 40 times faster than the regular expression that tells an integer from a fraction).
+#: substring search, and the slower regular expression that reads where the run starts only runs when there is one).
 _DIGITS_AS_ZEROS = bytes(ord("0") if ord("0") <= code <= ord("9") else ord(" ") for code in range(256))
 
 
 def check_log_nesting(file: Path) -> None:
     """Refuse a log whose JSON (a ``.json`` log, or any member of an ``.eval`` archive) nests deeper than
-    :data:`MAX_LOG_DEPTH`, holds an integer of more digits than Python converts (``sys.get_int_max_str_digits()``,
-    4,300: ijson 3.6's C parser, which inspect-ai reads with, then crashed the process with SIGSEGV, exit 139), or an
-    archive member larger than :data:`MAX_LOG_MEMBER_BYTES` uncompressed, before inspect-ai reads it (one line
-    naming the file and the member)."""
+    :data:`MAX_LOG_DEPTH`, holds a number whose integer part has more digits than Python converts
+    (``sys.get_int_max_str_digits()``, 4,300 by default: ijson 3.6's C parser, which inspect-ai reads with, then
+    crashed the process with SIGSEGV, exit 139, on such an integer; one followed by a fraction or an exponent, which
+    it reads, is refused too), or an archive member larger than :data:`MAX_LOG_MEMBER_BYTES` uncompressed, before
+    inspect-ai reads it (one line naming the file and the member)."""
     limit = getattr(sys, "get_int_max_str_digits", lambda: 0)()
 
     def check(data: bytes, where: str) -> None:

@@ -811,6 +811,25 @@ def test_a_log_holding_a_number_too_long_for_python_is_refused_not_a_crash(logs:
     assert len(op.from_inspect(fine).cases) == len(op.from_inspect(logs["json"]).cases)
 
 
+@pytest.mark.parametrize("sign", ["", "-"])
+def test_the_digits_a_log_may_hold_are_the_ones_python_converts(tmp_path: Path, sign: str) -> None:
+    """The docstring's and the error line's 4,300: an integer of as many digits as ``int()`` converts (Python's own
+    limit, 4,300 by default) is read; one digit more, which ``int()`` refuses and ijson's C parser crashed on
+    (SIGSEGV), is refused; so is its negative."""
+    from oloproof_nb._analysis.inspect_log import check_log_nesting
+
+    limit = sys.get_int_max_str_digits()
+    assert int("9" * limit) > 0
+    with pytest.raises(ValueError):
+        int("9" * (limit + 1))
+    fine, huge = tmp_path / "fine.json", tmp_path / "huge.json"
+    fine.write_text('{"a": ' + sign + "9" * limit + "}", encoding="utf-8")
+    huge.write_text('{"a": ' + sign + "9" * (limit + 1) + "}", encoding="utf-8")
+    check_log_nesting(fine)
+    with pytest.raises(op.OloproofError, match=rf"holds a number whose integer part runs past {limit:,} digits"):
+        check_log_nesting(huge)
+
+
 def test_a_scorer_run_with_other_options_is_another_check(logs: dict[str, Path], tmp_path: Path) -> None:
     """Logs record each scorer's arguments. A candidate scored by ``match`` with other options (a lenient
     setting) compared as the same check (NO_REGRESSION for a worse agent), and a folder mixing the two settings
@@ -1395,6 +1414,33 @@ def test_a_log_whose_sample_source_added_samples_and_epochs_reads_every_sample(s
     release = tmp_path / "release.yaml"
     release.write_text("criteria: {listed: 0.3}\n")
     assert main(["gate", str(sourced / "added"), "--release", str(release)]) == 0
+    capsys.readouterr()
+
+
+def test_a_sample_source_eval_run_with_a_limit_reads_as_a_whole_run_of_its_seed(sourced: Path, tmp_path: Path,
+                                                                                 capsys: pytest.CaptureFixture[str]
+                                                                                 ) -> None:
+    """README (Inspect AI logs): Inspect drops the samples a ``SampleSource`` adds past ``--limit`` with no trace in
+    the log's header, so the ``added`` task run with ``limit=4`` reads as a whole run of its seed: a0 … a3, all
+    passing (f1 and f2, which fail, never ran). At a threshold of 0.35, between the Clopper-Pearson lower bounds of
+    6 of 8 (0.349) and 4 of 4 (0.398), the limited eval gates PASS, exit 0, and the whole eval INSUFFICIENT_EVIDENCE,
+    BLOCK, exit 1: the sentence the README states, pinned (no code change: this is Inspect's behaviour)."""
+    from scipy.stats import binomtest
+
+    whole, limited = op.from_inspect(sourced / "added"), op.from_inspect(sourced / "limited")
+    assert sorted(limited.verdicts["case_id"]) == ["a0", "a1", "a2", "a3"]
+    assert set(limited.verdicts["verdict"]) == {"pass"}
+    assert (len(whole.verdicts), int((whole.verdicts["verdict"] == "pass").sum())) == (8, 6)
+    low_whole, low_limited = (binomtest(k, n).proportion_ci(method="exact").low for k, n in ((6, 8), (4, 4)))
+    assert low_whole < 0.35 <= low_limited
+    release = tmp_path / "release.yaml"
+    release.write_text("criteria: {listed: 0.35}\n")
+    by_limit = op.gate(limited, release=release)
+    assert by_limit.verdict == "PASS" and by_limit.table["ci_low"].iloc[0] == pytest.approx(low_limited)
+    row = op.gate(whole, release=release).table.iloc[0]
+    assert (row["verdict"], row["reason"]) == ("INSUFFICIENT_EVIDENCE", "interval_includes_threshold")
+    assert main(["gate", str(sourced / "limited"), "--release", str(release)]) == 0
+    assert main(["gate", str(sourced / "added"), "--release", str(release)]) == 1
     capsys.readouterr()
 
 
