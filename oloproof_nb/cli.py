@@ -247,6 +247,9 @@ def _run_dir(given: str, doing: str, logs: bool = False) -> str:
             raise RunDirError(f"{path}: {problem}; give {wanted} you can read")
         if not path.exists():  # a typo: say what may be given here, not only what a run directory holds
             raise RunDirError(f"{path}: no such file or folder; give {wanted}")
+        if path.is_file() and not is_inspect_source(path) and is_suite_folder(path.parent):  # demo/oloproof.yaml
+            raise RunDirError(f"{path}: is a file of the suite in {path.parent}; give {wanted} ({path.parent} gives "
+                              "the suite's latest run)")
         # oloproof compare: logs are compared in Python. A .json file is named a log only when it reads as one: a
         # run's manifest.json (given for its folder) or any other .json is what a run directory is not, as before
         if not logs and is_inspect_source(path) and (path.is_dir() or path.suffix == ".eval" or is_inspect_log(path)):

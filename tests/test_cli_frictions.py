@@ -189,6 +189,25 @@ def test_run_on_a_file_says_it_wants_a_suite_folder(make_suite, capsys: pytest.C
                    f"the folder holding oloproof.yaml (e.g. oloproof run {folder})\n")
 
 
+@pytest.mark.parametrize("command", ["gate", "report", "compare"])
+def test_gate_report_compare_on_a_suite_file_name_its_folder(make_suite, command: str,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """Review U15: `oloproof gate demo/oloproof.yaml` said only "not a directory (a run directory holds
+    manifest.json and cases.jsonl)", though gate, report and compare take the suite folder holding it (its latest
+    run); `oloproof run` on the same file already names the folder. Nothing is run or written."""
+    folder = make_suite(CASES, evaluators=EVALUATORS)
+    given = folder / "oloproof.yaml"
+    argv = {"gate": ["gate", str(given)], "report": ["report", str(given), "--out", str(folder / "r.md")],
+            "compare": ["compare", str(given), str(given)]}[command]
+    assert main(argv) == 2
+    _, err = _out(capsys)
+    wanted = "a run directory or a suite folder" if command == "compare" else \
+        "a run directory, a suite folder or Inspect AI logs"
+    assert err == (f"oloproof: error: {given}: is a file of the suite in {folder}; give {wanted} "
+                   f"({folder} gives the suite's latest run)\n")
+    assert not (folder / "runs").exists() and not (folder / "r.md").exists()
+
+
 def test_init_twice_says_what_to_do_and_force_copies_over(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     dest = tmp_path / "demo"
     assert main(["init", "--example", "stateful-agent", str(dest)]) == 0
