@@ -458,9 +458,10 @@ def _in_flight(directory: Path | None, exitcode: int, how: str | None = None) ->
             "it is not blamed on the system (the gate notes it)")
 
 
-#: How the run's process ended when it stopped as on a Ctrl-C that this command neither got nor sent: a SIGINT or
-#: SIGTERM sent to that process alone (by the system: a shell tool's ``kill $PPID``; or from outside).
-_STOPPED_ALONE = "stopped by a SIGINT or SIGTERM sent to it alone"
+#: How the run's process ended when it stopped as on a Ctrl-C that this command neither got nor sent: a SIGINT,
+#: SIGTERM or SIGHUP (each stops it: :class:`_StopOnSignals`) sent to that process alone (by the system: a shell
+#: tool's ``kill $PPID``; or from outside).
+_STOPPED_ALONE = "stopped by a SIGINT, SIGTERM or SIGHUP sent to it alone"
 
 
 def _run_in_child(args: argparse.Namespace, params: dict[str, Any],

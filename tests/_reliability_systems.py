@@ -28,9 +28,10 @@ case input and by environment variables, so one module covers every scenario:
     ``raise_if:PATH`` (raises while the file PATH exists).
 ``RELSYS_ONCE``
     A folder: a case of op ``exit_once`` (``os._exit(3)``) or ``segfault_once`` ends the process the first time
-    it runs (it leaves ``<case id>.crashed`` there), and runs normally after; ``sigint_once`` and ``sigterm_once``
-    send that signal to the process (and to it alone) instead, ``group_sigint_once`` a SIGINT to its whole process
-    group, as a terminal's Ctrl-C does (run the command with ``start_new_session=True``: the group is then its own).
+    it runs (it leaves ``<case id>.crashed`` there), and runs normally after; ``sigint_once``, ``sigterm_once`` and
+    ``sighup_once`` send that signal to the process (and to it alone) instead, ``group_sigint_once`` a SIGINT to its
+    whole process group, as a terminal's Ctrl-C does (run the command with ``start_new_session=True``: the group is
+    then its own).
 ``RELSYS_MARK``
     A file the module appends its process id to when it is imported (which process imported the system?).
 
@@ -282,11 +283,11 @@ class Desk(op.RecordedAgent):
             if not os.path.exists(mark):
                 open(mark, "w").close()
                 _misbehave("segfault" if op_ == "segfault_once" else "exit3")
-        if op_ in ("sigint_once", "sigterm_once"):  # the first time, a SIGINT or SIGTERM to its own process alone
+        if op_ in ("sigint_once", "sigterm_once", "sighup_once"):  # the first time, that signal to its process alone
             mark = os.path.join(os.environ["RELSYS_ONCE"], f"{cid}.crashed")  # (a shell tool's kill $PPID)
             if not os.path.exists(mark):
                 open(mark, "w").close()
-                os.kill(os.getpid(), signal.SIGINT if op_ == "sigint_once" else signal.SIGTERM)
+                os.kill(os.getpid(), getattr(signal, op_.split("_")[0].upper()))
                 _block(10)  # the process stops meanwhile: its main thread waits for this call
         if op_ == "group_sigint_once":  # the first time, a SIGINT to its process group: the user's Ctrl-C, forged
             mark = os.path.join(os.environ["RELSYS_ONCE"], f"{cid}.crashed")

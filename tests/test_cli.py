@@ -740,19 +740,20 @@ def test_a_timed_out_case_whose_replacement_system_ends_the_process_is_not_run_a
     assert all(cid != "c1" for end in ends for cid, _ in end["rerun"]), ends
 
 
-@pytest.mark.parametrize("op_", ["sigint_once", "sigterm_once"])
+@pytest.mark.parametrize("op_", ["sigint_once", "sigterm_once", "sighup_once"])
 def test_a_stop_by_a_signal_the_command_never_got_is_an_abrupt_end_not_a_silent_second_try(
         tmp_path: Path, op_: str) -> None:
     """Review F21: a system that sends SIGINT or SIGTERM to its own process during a case (a shell tool running
     ``kill $PPID``) stopped the run as a Ctrl-C does: 'oloproof: interrupted', started.jsonl forgotten, and the
     resume ran the case again with no note anywhere (PASS, exit 0, as if nothing happened). The command got no
     stop, so it says the run stopped, which case run was in flight and that --resume runs it again, and the
-    manifest's abrupt_ends keeps it, as for a kill from outside."""
+    manifest's abrupt_ends keeps it, as for a kill from outside. Review R31: a SIGHUP stops the run's process as
+    SIGTERM does, and the line named only SIGINT or SIGTERM; it names each signal that stops it."""
     (tmp_path / "once").mkdir()
     root = _desk(tmp_path, ["ok", op_, "ok", "ok"])
     out, log = tmp_path / "run", tmp_path / "log"
     proc, stops = _run_until_finished(root, out, cli_env(RELSYS_ONCE=str(tmp_path / "once"), RELSYS_LOG=str(log)))
-    how = "stopped by a SIGINT or SIGTERM sent to it alone"
+    how = "stopped by a SIGINT, SIGTERM or SIGHUP sent to it alone"
     assert len(stops) == 1, stops
     assert f"the process running the system was {how} (this command got none) while running case 'c1', which " \
            "--resume runs again" in stops[0]

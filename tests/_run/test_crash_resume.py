@@ -699,7 +699,7 @@ def test_a_ctrl_c_with_a_case_run_in_flight_reruns_it_and_keeps_the_stop_or_the_
         op.run(root, out=out, resume=True, progress=_stop_at(0))
     assert not (out / "started.jsonl").exists()
     assert _abrupt_ends(out) == [{"how": STOPPED, "rerun": [["c4", 1]]}]
-    alone = "stopped by a SIGINT or SIGTERM sent to it alone"
+    alone = "stopped by a SIGINT, SIGTERM or SIGHUP sent to it alone"
     _as_if_killed(out, {"case": "c5", "epoch": 1, "at": time.time()}, {"stopped": True, "at": time.time()},
                   {"ended": alone, "by_system": False, "at": time.time()})
     with pytest.raises(KeyboardInterrupt):

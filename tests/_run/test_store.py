@@ -1588,7 +1588,7 @@ def test_a_stop_by_a_signal_sent_to_a_resume_that_ran_no_case_leaves_the_systems
     crashed.note_case("a", 1)
     crashed._run_lock.release()  # type: ignore[union-attr]  # as the process's death releases it
     assert note_end(tmp_path / "run", 3) is not None
-    assert note_end(tmp_path / "run", 0, "stopped by a SIGINT or SIGTERM sent to it alone") is None
+    assert note_end(tmp_path / "run", 0, "stopped by a SIGINT, SIGTERM or SIGHUP sent to it alone") is None
     seen = read_in_flight(tmp_path / "run")
     assert seen is not None and (seen.how, seen.by_system) == ("exit code 3", True)
 
