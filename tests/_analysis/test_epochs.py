@@ -665,19 +665,25 @@ class Desk:
 '''
 
 
-def test_two_one_epoch_runs_of_a_desk_seeded_by_epoch_are_not_pass_2(tmp_path: Path) -> None:
-    """README 6b's figures (review R22): a desk that fails 6 of 30 cases in epoch 2 only. Two 1-epoch runs pooled
-    read pass^2 30 of 30, a PASS at 0.7 (each run's epoch 1 is the same try); one 2-epoch run reads 24 of 30 (by
-    hand: cases 0-5 fail epoch 2), no PASS. The pool now holds one try a case: too_few_epochs, BLOCK."""
+def _desk_suite(tmp_path: Path, code: str) -> op.Suite:
+    """The suite of a desk (``code``, class ``Desk``) over 30 cases ``c00`` … ``c29`` expecting the answer ``ok``,
+    judged by ``answer_matches``."""
     root = tmp_path / "suite"
     root.mkdir()
-    (root / "desk.py").write_text(EPOCH_TWO, encoding="utf-8")
+    (root / "desk.py").write_text(code, encoding="utf-8")
     (root / "cases.jsonl").write_text("".join(json.dumps({"id": f"c{n:02d}", "input": {"n": n}, "initial_state": {},
                                                           "expected": {"answer": "ok"}}) + "\n" for n in range(30)),
                                       encoding="utf-8")
     (root / "oloproof.yaml").write_text("name: desk\nsystem: desk:Desk\nevaluators:\n  - type: answer_matches\n",
                                         encoding="utf-8")
-    suite = op.load_suite(root)
+    return op.load_suite(root)
+
+
+def test_two_one_epoch_runs_of_a_desk_seeded_by_epoch_are_not_pass_2(tmp_path: Path) -> None:
+    """README 6b's figures (review R22): a desk that fails 6 of 30 cases in epoch 2 only. Two 1-epoch runs pooled
+    read pass^2 30 of 30, a PASS at 0.7 (each run's epoch 1 is the same try); one 2-epoch run reads 24 of 30 (by
+    hand: cases 0-5 fail epoch 2), no PASS. The pool now holds one try a case: too_few_epochs, BLOCK."""
+    suite = _desk_suite(tmp_path, EPOCH_TWO)
     a, b = (op.run(suite, out=tmp_path / name, progress=False) for name in ("a", "b"))
     two = op.run(suite, out=tmp_path / "two", epochs=2, progress=False)
     release = {"criteria": {"answer_matches": {"threshold": 0.7, "reduce": "pass^2"}}}
@@ -705,15 +711,7 @@ def test_a_pool_of_runs_whose_replay_alone_is_given_the_epoch_keeps_every_case_r
     of the second run read as a repeat of the first's: pooled pass^2 read no case of 2 rows (too_few_epochs), where
     the rows are two tries a case. By hand: cases 0-5 pass in the first run and fail in the second, so pass^2 is
     24 of 30."""
-    root = tmp_path / "suite"
-    root.mkdir()
-    (root / "desk.py").write_text(REPLAY_ONLY, encoding="utf-8")
-    (root / "cases.jsonl").write_text("".join(json.dumps({"id": f"c{n:02d}", "input": {"n": n}, "initial_state": {},
-                                                          "expected": {"answer": "ok"}}) + "\n" for n in range(30)),
-                                      encoding="utf-8")
-    (root / "oloproof.yaml").write_text("name: desk\nsystem: desk:Desk\nevaluators:\n  - type: answer_matches\n",
-                                        encoding="utf-8")
-    suite = op.load_suite(root)
+    suite = _desk_suite(tmp_path, REPLAY_ONLY)
     a, b = (op.run(suite, out=tmp_path / name, progress=False) for name in ("a", "b"))
     assert a.manifest.epoch_given == b.manifest.epoch_given == ["replay"]
     assert int((b.verdicts["verdict"] == "pass").sum()) == 24 and int((a.verdicts["verdict"] == "pass").sum()) == 30
