@@ -207,6 +207,14 @@ def test_sections_6_to_9_run_as_pasted(tmp_path: Path, monkeypatch: pytest.Monke
     interval = op.rate_interval_from_sums(sums.loc["answer_matches", "sum"], sums.loc["answer_matches", "count"])
     assert (interval.low, interval.high) == pytest.approx(tuple(table.loc["answer_matches", ["ci_low", "ci_high"]]),
                                                           abs=1e-12)
+    # the block's method is the gate's for every criterion, the one-row-per-cluster same_state_under_injected of
+    # this clustered run included (review R33: the block used method="auto", Clopper–Pearson there)
+    assert namespace["method"] == "cluster_t"
+    for criterion, row in table.iterrows():
+        recipe = op.rate_interval_from_sums(sums.loc[criterion, "sum"], sums.loc[criterion, "count"],
+                                            method=namespace["method"])
+        assert recipe.method == row["method"], criterion
+        assert (recipe.low, recipe.high) == pytest.approx((row["ci_low"], row["ci_high"]), abs=1e-12), criterion
     # "Name the runs": a glob of runs/* pools v1 with the regressed v2 (46 of 94, 0.388–0.601; v2 alone 12 of 47,
     # 0.132–0.423), the interval the pooled gate shows beside BLOCK mixed_systems
     globbed = op.rate_interval_from_sums(*_recipe_sums("runs/*/frames/verdicts.parquet", "answer_matches"))
@@ -226,6 +234,20 @@ def test_sections_6_to_9_run_as_pasted(tmp_path: Path, monkeypatch: pytest.Monke
     assert auto.method == "clopper_pearson" and gated["method"] == "cluster_t"
     assert (_floor3(auto.low), _ceil3(auto.high)) == (0.385, 0.803)
     assert (gated["ci_low"], gated["ci_high"]) == pytest.approx((auto.low, auto.high), abs=1e-12)
+    # "22 of its 23 rows passing get 0.780–0.999 from auto (scipy's beta.ppf) and 0.715–0.999 from the gate": the
+    # gate's lower end is the monotone CR2 logit-t bound of the matrix reference (tests/_cr2_reference.py, by
+    # brute force over every data set with more passes: here the bound of these rows themselves)
+    from _cr2_reference import brute_force_low
+
+    k22, m23 = [1] * 22 + [0], [1] * 23
+    auto22, gate22 = op.rate_interval_from_sums(k22, m23), op.rate_interval_from_sums(k22, m23, method="cluster_t")
+    assert (auto22.low, auto22.high) == pytest.approx((stats.beta.ppf(0.025, 22, 2), stats.beta.ppf(0.975, 23, 1)),
+                                                      abs=1e-12)
+    assert gate22.low == pytest.approx(brute_force_low(k22, m23, up_to_order=True), abs=1e-9)
+    assert gate22.high == pytest.approx(auto22.high, abs=1e-12)  # capped at Clopper–Pearson's
+    assert [_floor3(auto22.low), _ceil3(auto22.high), _floor3(gate22.low), _ceil3(gate22.high)] == [
+        0.780, 0.999, 0.715, 0.999]
+    assert round(auto22.low - gate22.low, 3) == 0.065
     # ... and on an unclustered run: 35 of 50 independent rows, cluster_t equal to Clopper–Pearson
     passes, ones = [1] * 35 + [0] * 15, [1] * 50
     t_iv = op.rate_interval_from_sums(passes, ones, method="cluster_t")

@@ -626,8 +626,8 @@ class Run:
     metadata`` (see ``oloproof_nb._analysis.columns.CASES`` for each one's
     dtype and meaning). ``status`` is the trajectory's own (``completed``,
     ``failed``, ``waiting``) or the harness's (``error``, ``timeout``).
-    A pooled run's frames start with ``run_id``. Every frame carries ``epoch``: the repetition
-    (1..k) of a run with ``epochs: k`` (1 otherwise); ``case_id`` stays the case's, so
+    A pooled run's frames start with ``run_id`` (``snapshots`` keeps its own, last). Every frame carries
+    ``epoch``: the repetition (1..k) of a run with ``epochs: k`` (1 otherwise); ``case_id`` stays the case's, so
     (``case_id``, ``epoch``) identifies one run of a case, and its rows in every frame.
     """)
     steps = _FrameAttribute("""One row per trajectory step.

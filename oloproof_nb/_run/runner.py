@@ -126,8 +126,15 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
                             "(as in oloproof.yaml)")
     if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
         raise OloproofError(f"workers={quote(workers)}: must be an integer of at least 1")
-    if chunk_size < 1:
-        raise OloproofError(f"chunk_size={quote(chunk_size)}: must be at least 1")
+    if not isinstance(chunk_size, int) or isinstance(chunk_size, bool) or chunk_size < 1:
+        # before the run folder is made: 2.5 stopped the run with an "internal error", "8" with a TypeError
+        raise OloproofError(f"chunk_size={quote(chunk_size)}: must be an integer of at least 1")
+    if executor is not None and not isinstance(executor, Executor):
+        # before the run folder is made: a Dask Client given itself ran into an "internal error … a bug in
+        # oloproof_nb" (its futures are not concurrent.futures ones) and left a stopped run behind
+        hint = "; for Dask, give client.get_executor()" if callable(getattr(executor, "get_executor", None)) else ""
+        raise OloproofError(f"executor={quote(executor)}: must be a concurrent.futures.Executor "
+                            f"(a ProcessPoolExecutor, say){hint}")
     if fsync not in ("finish", "record"):
         raise OloproofError(f"fsync={quote(fsync)}: must be 'finish' or 'record'")
     mode = suite.config.isolation if isolation is None else isolation
@@ -226,8 +233,13 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
         if callable(add_note):
             add_note(f"the run is in {store.directory}; {_how_to_finish(store.directory, fingerprint)}")
         raise
-    except OloproofError:
+    except OloproofError as exc:
         store.close()
+        add_note = getattr(exc, "add_note", None)  # Python 3.11+; oloproof run says where in its own words
+        if callable(add_note) and str(store.directory) not in str(exc):
+            # a system that could not be built for a worker, or rebuilt after a timeout, named no folder: the run
+            # left in it (a manifest, the cases recorded) was found only by listing runs/ (review R33)
+            add_note(f"the run is in {store.directory}; {_how_to_finish(store.directory, fingerprint)}")
         raise
     except Exception as exc:  # a bug in oloproof: stop with its traceback saved in the run folder
         path = store.save_internal_error(traceback.format_exc())

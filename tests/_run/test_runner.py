@@ -308,6 +308,37 @@ def test_workers_need_a_factory(make_suite) -> None:
         op.run(op.load_suite(folder), workers=0, out=folder / "o2")
 
 
+@pytest.mark.parametrize("chunk_size", [0, 2.5, "8", None, True])
+def test_a_chunk_size_that_is_no_positive_integer_is_refused_before_the_run(make_suite, chunk_size: Any) -> None:
+    """2.5 stopped a run it had begun with an "internal error … a bug in oloproof_nb", "8" and None with a bare
+    TypeError, and True ran as 1 (review R33)."""
+    folder = make_suite(_scripted_cases(2))
+    with ThreadPoolExecutor(1) as pool, pytest.raises(op.OloproofError, match=r"chunk_size=.*integer of at least 1"):
+        op.run(op.load_suite(folder), executor=pool, chunk_size=chunk_size, out=folder / "o", progress=False)
+    assert not (folder / "o").exists()
+
+
+class _ClientLike:
+    """The shape of a Dask ``Client``: ``submit`` returns futures that are not concurrent.futures ones."""
+
+    def submit(self, fn: Any, *args: Any) -> object:
+        return object()
+
+    def get_executor(self) -> ThreadPoolExecutor:
+        return ThreadPoolExecutor(1)
+
+
+@pytest.mark.parametrize("executor", [_ClientLike(), 4])
+def test_an_executor_that_is_no_executor_is_refused_before_the_run(make_suite, executor: Any) -> None:
+    """A Dask Client given as ``executor=`` (not ``client.get_executor()``), or 4, stopped a run it had begun with
+    an "internal error … a bug in oloproof_nb" (review R33)."""
+    folder = make_suite(_scripted_cases(2))
+    hint = r"; for Dask, give client\.get_executor\(\)" if isinstance(executor, _ClientLike) else r"\)$"
+    with pytest.raises(op.OloproofError, match=r"^executor=.*must be a concurrent\.futures\.Executor.*" + hint):
+        op.run(op.load_suite(folder), executor=executor, out=folder / "o", progress=False)
+    assert not (folder / "o").exists()
+
+
 @pytest.mark.parametrize("progress", [True, None, False])
 def test_progress_bar_does_not_break_non_tty_runs(make_suite, capsys: pytest.CaptureFixture[str],
                                                   progress: bool | None) -> None:
@@ -706,6 +737,29 @@ def test_resume_refuses_a_system_class_no_file_defines(make_suite, tmp_path: Pat
                 {k: v for k, v in before.items() if k != ".lock"}
         else:  # the fingerprint() is the user's word that the code is the same
             assert op.run(root, system=edited, out=out, resume=True, progress=False).finished
+
+
+@pytest.mark.skipif(not hasattr(BaseException, "add_note"), reason="exception notes are Python 3.11+")
+def test_a_worker_system_that_cannot_be_built_names_the_run_it_stopped(make_suite, tmp_path: Path) -> None:
+    """op.run(..., workers=3) whose factory fails on its third instance stopped with "building the system raised
+    RuntimeError: no more licences" and nothing else, though the run folder (its manifest) was already written:
+    op.run's Raises promise that the folder and the way to finish the run are named (review R33)."""
+    root = make_suite(_scripted_cases(6))
+    built: list[int] = []
+
+    def factory() -> Any:
+        built.append(1)
+        if len(built) == 3:
+            raise RuntimeError("no more licences")
+        return op.load_suite(root).resolve_system()()
+
+    out = tmp_path / "stopped"
+    with pytest.raises(op.OloproofError, match="no more licences") as stopped:
+        op.run(root, system=factory, workers=3, out=out, progress=False)
+    assert (out / "manifest.json").is_file()
+    assert stopped.value.__notes__ == [f"the run is in {out}; finish it with op.run(suite, out={str(out)!r}, "
+                                       "resume=True)"]
+    assert op.run(root, system=factory, workers=2, out=out, resume=True, progress=False).finished  # as it says
 
 
 @pytest.mark.skipif(not hasattr(BaseException, "add_note"), reason="exception notes are Python 3.11+")
