@@ -325,7 +325,8 @@ def run(suite: Suite | str | Path, system: Any = None, workers: int = 1, executo
         Run cases on this executor instead (e.g. ``dask.distributed.Client.get_executor()``):
         each worker imports the suite from its folder and builds its own systems. A batch the
         executor loses (its worker process died, the executor shut down) stops the run with one
-        line naming the batch's cases; ``resume=True`` runs them.
+        line naming the batch's cases; ``resume=True`` runs them. The executor sets how many batches run
+        at once: ``workers`` other than 1 beside it is refused.
     out : path, optional
         The run directory (default ``runs/<run_id>/`` in the suite folder). It must
         not exist or be empty, unless ``resume``.

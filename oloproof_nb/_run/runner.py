@@ -135,6 +135,10 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
         hint = "; for Dask, give client.get_executor()" if callable(getattr(executor, "get_executor", None)) else ""
         raise OloproofError(f"executor={quote(executor)}: must be a concurrent.futures.Executor "
                             f"(a ProcessPoolExecutor, say){hint}")
+    if executor is not None and workers != 1:
+        # the executor decides how many batches run at once: workers=8 beside it was dropped without a word
+        raise OloproofError(f"workers={workers} and executor= together: the executor sets how many cases run at "
+                            "once (its own max_workers, or the cluster's); give one of the two")
     if fsync not in ("finish", "record"):
         raise OloproofError(f"fsync={quote(fsync)}: must be 'finish' or 'record'")
     mode = suite.config.isolation if isolation is None else isolation

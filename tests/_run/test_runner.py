@@ -339,6 +339,18 @@ def test_an_executor_that_is_no_executor_is_refused_before_the_run(make_suite, e
     assert not (folder / "o").exists()
 
 
+@pytest.mark.parametrize("workers", [2, 8])
+def test_workers_beside_an_executor_are_refused_before_the_run(make_suite, workers: int) -> None:
+    """workers=8 beside executor= was dropped without a word (the executor sizes itself; review R33's leftover):
+    the run would not be what was asked. workers=1, the default, is the executor's own size and runs."""
+    folder = make_suite(_scripted_cases(2))
+    with ThreadPoolExecutor(1) as pool:
+        with pytest.raises(op.OloproofError, match=rf"^workers={workers} and executor= together: .*give one of"):
+            op.run(op.load_suite(folder), executor=pool, workers=workers, out=folder / "o", progress=False)
+        assert not (folder / "o").exists()
+        assert op.run(op.load_suite(folder), executor=pool, workers=1, out=folder / "o", progress=False).finished
+
+
 @pytest.mark.parametrize("progress", [True, None, False])
 def test_progress_bar_does_not_break_non_tty_runs(make_suite, capsys: pytest.CaptureFixture[str],
                                                   progress: bool | None) -> None:
