@@ -101,7 +101,12 @@ def write_file(path: Path, data: str | bytes) -> None:
     file gets the new content; a link to anything else is replaced), and a file there keeps its permissions.
     :class:`~oloproof_nb.errors.ExportError` names the file.
     """
-    payload = data.encode("utf-8") if isinstance(data, str) else data
+    try:
+        payload = data.encode("utf-8") if isinstance(data, str) else data
+    except UnicodeEncodeError as exc:  # a text cell made by surrogateescape (an undecodable file name, say)
+        raise ExportError(f"{path}: the text holds {ascii(exc.object[exc.start:exc.end])}, a lone surrogate, which "
+                          "is not Unicode text and cannot be written as UTF-8; replace it in the table first (.md "
+                          "and .html exports show it as an escape)") from None
     target = path
     if path.is_symlink():  # the link stays: its file gets the new content (not a device or a pipe it points at)
         resolved = Path(os.path.realpath(path))
@@ -281,7 +286,8 @@ def export_table(df: pd.DataFrame | Any, path: str | Path) -> Path:
     ------
     ExportError
         An unknown suffix (the message lists the allowed ones), a ``df`` that is not a table, or a ``path``
-        that cannot be written (a file where a parent folder belongs: the message names it).
+        that cannot be written (a file where a parent folder belongs: the message names it); in ``.csv``,
+        ``.tex`` and ``.json``, a text cell holding a lone surrogate (not Unicode text), which it names.
 
     Notes
     -----
@@ -299,7 +305,7 @@ def export_table(df: pd.DataFrame | Any, path: str | Path) -> Path:
 
     Text cells are escaped for their format. In ``.md`` every cell goes through
     :func:`~oloproof_nb._display.markdown.md_cell` (line breaks become spaces; ``<``, ``>``,
-    ``|``, ``[``, ``]`` and ``\\`` cannot make markup). In ``.csv``, a text cell that starts
+    ``|``, ``[``, ``]``, ``$`` and ``\\`` cannot make markup). In ``.csv``, a text cell that starts
     with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return — which a spreadsheet would run
     as a formula — is written with a ``'`` in front, and so is one that starts with ``'``
     itself; numbers are never changed, so ``-0.5`` stays a number. To read the raw text back,

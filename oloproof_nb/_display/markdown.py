@@ -22,7 +22,7 @@ _ENTITY = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
 #: A tab, a line break or a carriage return is the writer's to handle (a cell or a code span makes it a space).
 _SCREEN_ESCAPE = Screen(keep="\t\n\r")
 _MD_ESCAPE = Screen(str.maketrans({"\\": "\\\\", "[": "\\[", "]": "\\]", "|": "\\|", "<": "&lt;", ">": "&gt;",
-                                   "`": "\\`", "*": "\\*", "~": "\\~"}), keep="\t\n\r")
+                                   "`": "\\`", "*": "\\*", "~": "\\~", "$": "\\$"}), keep="\t\n\r")
 #: An underscore that could open or close emphasis: not between two letters or digits (snake_case stays as written).
 _EMPHASIS_UNDERSCORE = re.compile(r"(?<![^\W_])_|_(?![^\W_])")
 
@@ -35,7 +35,8 @@ def md_cell(text: str) -> str:
     would start an entity becomes ``&amp;``; ``|`` is escaped (it would end the cell), and so are
     ``[`` and ``]`` (no link or image — ``![x](https://…)`` would load a remote picture), ``\\``
     (so no escape above can be undone), and the backticks, ``*``, ``~`` and word-edge ``_`` that would
-    make code, emphasis or strikethrough; a bidirectional control (``\\u202e``) or a control character
+    make code, emphasis or strikethrough, and ``$`` (GitHub reads the text between two as a formula:
+    ``refund_$50_to_$100``); a bidirectional control (``\\u202e``) or a control character
     (``\\x1b``) is written as its escape.
     A CommonMark reader turns every ``\\`` + punctuation back into the punctuation, so the rendered text
     is the original one.
@@ -100,9 +101,10 @@ def markdown_table(df: pd.DataFrame, text: Callable[[Any], str] = cell_text, *, 
     Each column is padded to its widest cell of at most :data:`MD_PAD_LIMIT` characters; a wider cell is
     written unpadded, so one long value does not widen every line.
 
-    ``styled``: numeric ``ci_low``, ``ci_high`` and ``threshold`` columns as the styled HTML table shows them
-    (:func:`~.theme.fmt_cell`: interval ends rounded outward, a threshold with every digit it has; a report's
-    Markdown gate table showed a threshold of 0.9999999 as ``1.000``).
+    ``styled``: numeric ``ci_low``, ``ci_high``, ``threshold`` and ``minimum_validity`` columns as the styled HTML
+    table shows them (:func:`~.theme.fmt_cell`: interval ends rounded outward, a threshold with every digit it has;
+    a report's Markdown gate table showed a threshold of 0.9999999 as ``1.000``), and ``checked`` as ``checked`` or
+    ``no`` (an unchecked transform was an empty cell, where the HTML report says ``no``).
     """
     numeric = [numeric_column(df[c]) for c in df.columns]
     shaped = [styled and num and c in SHAPED_COLUMNS for c, num in zip(df.columns, numeric, strict=True)]
@@ -114,8 +116,12 @@ def markdown_table(df: pd.DataFrame, text: Callable[[Any], str] = cell_text, *, 
         long.append(cell.strip())  # as tabulate writes a cell
         return f"\x00{len(long) - 1}\x00"  # md_cell writes a NUL as its escape: no cell holds one
 
-    rows = [[padded(md_cell(fmt_cell(str(c), v) if shape else text(v)))
-             for c, v, shape in zip(df.columns, row, shaped, strict=True)]
+    def cell(column: Any, value: Any, shape: bool) -> str:
+        if styled and column == "checked":
+            return "checked" if bool(value) else "no"  # as html_table writes it
+        return fmt_cell(str(column), value) if shape else text(value)
+
+    rows = [[padded(md_cell(cell(c, v, shape))) for c, v, shape in zip(df.columns, row, shaped, strict=True)]
             for row in df.itertuples(index=False, name=None)]
     align = ["right" if num else "left" for num in numeric]
     from tabulate import tabulate  # imported on first use: keeps ``import oloproof_nb`` fast

@@ -52,6 +52,8 @@ _COMPARE_VERDICTS = ("NO_REGRESSION", "REGRESSION", "INSUFFICIENT_EVIDENCE", "RE
 _DIMENSION_LABELS = {"tool_calls": "number of tool calls", "trajectory_length": "trajectory length (steps)"}
 _METHOD_NAMES = {"cluster_t": "cluster t", "cluster_bootstrap": "cluster bootstrap",
                  "clopper_pearson": "Clopper–Pearson", "wilson": "Wilson"}
+#: Marker of a slice plot's criteria, one per round of :data:`CRITERION_COLOURS` (a disc for the first 8).
+_SLICE_SHAPES = ("o", "s", "^", "D", "v")
 #: A threshold this close to an interval end (in rate) is hard to tell from it by eye: the note prints the end.
 _NEAR = 0.02
 
@@ -321,11 +323,13 @@ def slices(table: pd.DataFrame, ax: Axes | None = None, *, confidence: float | N
     matplotlib.axes.Axes
         Bins along x in table order, criteria side by side in each bin: one
         errorbar per non-empty (criterion, bin), hollow when the bin has few
-        clusters. Supports: one ``n=41 each`` above a bin whose criteria all
-        have rows and share their support; otherwise each criterion's own
-        ``n=support`` stands upright above its bar (``n=0`` at the foot of
-        its slot when it has no rows), in the criterion's colour and sized to
-        its slot, so no two labels run into each other. ``no cases`` marks a
+        clusters. Each criterion has its colour and, past the 8 colours, a
+        shape of its own (a disc, then a square, a triangle, …). Supports:
+        one ``n=41 each`` above a bin whose criteria all have rows and share
+        their support; otherwise each criterion's own ``n=support`` stands
+        upright above its bar (``n=0`` at the foot of its slot when it has no
+        rows), in the criterion's colour and sized to its slot, so no two
+        labels run into each other. ``no cases`` marks a
         bin without rows. The ``n/a`` bin is drawn only when it holds rows. No
         line joins bins: the table is descriptive, not a trend. The y-axis label
         gives the level, the x-axis label the methods when bins differ.
@@ -343,6 +347,8 @@ def slices(table: pd.DataFrame, ax: Axes | None = None, *, confidence: float | N
     ax = _axes(ax, max(6.0, 1.1 * len(positions) * max(1, len(criteria)) ** 0.5 + 2.5), 4.2)
     palette = CRITERION_COLOURS
     hue = {c: palette[i % len(palette)] for i, c in enumerate(criteria)}
+    # past the palette a colour comes round again: a shape of its own keeps the 9th criterion from reading as the 1st
+    shape = {c: _SLICE_SHAPES[i // len(palette) % len(_SLICE_SHAPES)] for i, c in enumerate(criteria)}
     width = 0.8 / max(len(criteria), 1)
     x_of = {key: i for i, key in enumerate(positions)}
     few = table["few_clusters"] if "few_clusters" in table.columns else pd.Series(False, index=table.index)
@@ -363,7 +369,7 @@ def slices(table: pd.DataFrame, ax: Axes | None = None, *, confidence: float | N
             if r.support > 0 and _finite(r.rate):
                 rate, c = float(r.rate), hue[r.criterion]
                 ax.errorbar([slot[r.criterion]], [rate], yerr=[[rate - float(r.ci_low)], [float(r.ci_high) - rate]],
-                            fmt="o", ls="none", color=c, ecolor=c, elinewidth=2, capsize=3, ms=6.5,
+                            fmt=shape[r.criterion], ls="none", color=c, ecolor=c, elinewidth=2, capsize=3, ms=6.5,
                             mfc="white" if is_few else c, mew=1.6, zorder=3)
         if len(filled) == len(rows) and len({int(r.support) for r in filled}) == 1:  # one label says it for all
             one = len(filled) == 1
@@ -395,7 +401,7 @@ def slices(table: pd.DataFrame, ax: Axes | None = None, *, confidence: float | N
                   + (f"\nintervals: {methods}" if methods else ""))
     ax.set_ylabel(f"pass rate and {level}interval")
     ax.set_title(f"Pass rate by bin — {names[0]}" if single else "Pass rate by bin", loc="left", fontweight="bold")
-    handles = [Line2D([], [], marker="o", ls="", color=hue[c], label=_plain(c)) for c in criteria]
+    handles = [Line2D([], [], marker=shape[c], ls="", color=hue[c], label=_plain(c)) for c in criteria]
     if bool(np.asarray(few, dtype=bool).any()):
         handles.append(Line2D([], [], marker="o", ls="", mfc="white", color=_MUTED, mew=1.6,
                               label="hollow: few clusters"))

@@ -36,7 +36,7 @@ from .._analysis.run import Run
 from .._analysis.slices import slice_table
 from .._analysis.validity import validity
 from .._core.epochs import parse_reduce, reduce_counts
-from .._core.slicespec import NA_BIN
+from .._core.slicespec import NA_BIN, parse_slice_spec
 from .._version import __version__
 from ..errors import OloproofError, SliceWarning
 from . import plots
@@ -388,12 +388,18 @@ def _slices_section(run: Run, release: ReleaseLike | None) -> Section:
     if not run.config.slices:
         sec.text.append("No slices declared: add e.g. `slices: [\"tool_calls:1,2\"]` to oloproof.yaml.")
         return sec
+    if not run.criteria:  # no evaluator: every slice table is empty (the report stopped on an internal error)
+        sec.text.append(Plain(f"The suite has no criterion, so the slices it declares "
+                              f"({', '.join(parse_slice_spec(s).text for s in run.config.slices)}) have no pass "
+                              "rate to show."))
+        return sec
     sec.text.append("Pass rate per bin of a trajectory measure, with the interval the gate would use: each cell "
                     "is `rate [ci_low, ci_high] n=support`; † marks a bin with fewer clusters than `min_clusters` "
                     "(read its interval with care), — an empty bin, and `n/a` cases that recorded no trajectory. "
                     "Descriptive only: compare bins with their intervals and supports; no trend is fitted.")
-    for spec in run.config.slices:
-        with warnings.catch_warnings(record=True) as caught:
+    for written in run.config.slices:
+        spec = parse_slice_spec(written).text  # as the table and its plot name it: `tool_calls: 1, 2` made file names
+        with warnings.catch_warnings(record=True) as caught:  # with spaces and a heading the plot did not repeat
             warnings.simplefilter("always", SliceWarning)
             table = slice_table(run, spec, release=release)
         for w in caught:
@@ -554,7 +560,7 @@ def write_report(run: Run, out: str | Path, release: ReleaseLike | None = None,
     Raises
     ------
     OloproofError
-        When ``out`` ends in anything but ``.html`` or ``.md``.
+        When ``out`` ends in anything but ``.html`` or ``.md``, or is a folder.
 
     Notes
     -----
@@ -596,6 +602,9 @@ def report_path(out: str | Path) -> Path:
     suffix = path.suffix.lower()
     if suffix not in REPORT_SUFFIXES:
         raise OloproofError(f"{path}: a report is .html or .md, not {suffix or '(no suffix)'!r}")
+    if path.is_dir():  # refused only once the report was made, and a Markdown one had filled <stem>_files/ by then
+        raise OloproofError(f"{path}: is a folder, not a report's file; choose another out=, e.g. "
+                            f"{path / f'report{path.suffix}'}")
     if _a_file_of_the_user(path):  # `--out README.md` in the suite folder replaced the suite's README
         raise OloproofError(f"{path}: exists and is no oloproof report, so it is kept; choose another out=, or "
                             "remove the file first to put the report there")

@@ -199,14 +199,14 @@ def fmt_threshold(value: Any) -> str:
 
 
 #: The numeric columns a table shown as text writes by :func:`fmt_cell` (the HTML and Markdown tables alike).
-SHAPED_COLUMNS = ("ci_low", "ci_high", "threshold")
+SHAPED_COLUMNS = ("ci_low", "ci_high", "threshold", "minimum_validity")
 
 
 def fmt_cell(column: str, value: Any, sign: bool = False) -> str:
     """One cell of a table shown as text: ``ci_low`` and ``ci_high`` rounded outward (:func:`fmt_bound`, as every
-    interval shown), ``threshold`` by :func:`fmt_threshold`, anything else by :func:`fmt_number`. ``sign``: a
-    table of differences, whose ``difference`` and interval ends carry their sign (``+0.000``, ``[-0.144,
-    +0.144]``, as ``Comparison`` shows them).
+    interval shown), ``threshold`` and ``minimum_validity`` (the user's numbers) by :func:`fmt_threshold`, anything
+    else by :func:`fmt_number`. ``sign``: a table of differences, whose ``difference`` and interval ends carry their
+    sign (``+0.000``, ``[-0.144, +0.144]``, as ``Comparison`` shows them).
 
     Examples
     --------
@@ -215,7 +215,7 @@ def fmt_cell(column: str, value: Any, sign: bool = False) -> str:
     """
     if column in ("ci_low", "ci_high") and not isinstance(value, str):
         return fmt_bound(value, "low" if column == "ci_low" else "high", sign)
-    if column == "threshold":
+    if column in ("threshold", "minimum_validity"):  # a minimum of 0.9584 shown as 0.958 beside a rate of 0.958
         return fmt_threshold(value)
     if sign and column == "difference" and isinstance(value, (float, np.floating)) and math.isfinite(value):
         return f"{float(value):+.3f}"

@@ -322,6 +322,23 @@ def test_two_columns_of_one_name_are_refused(tmp_path: Path, suffix: str) -> Non
     assert not (tmp_path / f"t{suffix}").exists()
 
 
+@pytest.mark.parametrize("suffix", [".csv", ".tex", ".json"])
+def test_a_lone_surrogate_in_a_text_cell_is_one_export_error_and_the_file_is_kept(tmp_path: Path,
+                                                                                 suffix: str) -> None:
+    """Review R32: a cell made by surrogateescape (``b"caf\\xe9".decode("utf-8", "surrogateescape")``, an
+    undecodable file name) stopped these three exports on a raw UnicodeEncodeError; .md and .html show it as an
+    escape. Now one ExportError names the file and the character, and a file already there is left as it was."""
+    name = b"caf\xe9.txt".decode("utf-8", "surrogateescape")
+    table = pd.DataFrame({"file": pd.Series([name], dtype=object), "rate": [0.5]})
+    out = tmp_path / f"t{suffix}"
+    out.write_text("mine\n", encoding="utf-8")
+    with pytest.raises(ExportError) as info:
+        op.export_table(table, out)
+    assert str(info.value).startswith(f"{out}: the text holds '\\udce9', a lone surrogate")
+    assert "\n" not in str(info.value)
+    assert out.read_text(encoding="utf-8") == "mine\n" and sorted(p.name for p in tmp_path.iterdir()) == [out.name]
+
+
 def test_an_index_repeating_a_column_is_written_once(tmp_path: Path) -> None:
     """Review I: ``set_index("criterion", drop=False)`` failed inside pandas ("cannot insert criterion, already
     exists"). The level that repeats its column is written once; one that differs from it is refused."""

@@ -11,7 +11,7 @@ import unicodedata
 
 import pandas as pd
 import pytest
-from _hostile_files import HOSTILE_TEXTS, render_markdown
+from _hostile_files import HOSTILE_TEXTS, Page, render_markdown
 
 from oloproof_nb._display.markdown import markdown_table, md_cell, md_code, md_link, terminal_text, text_table
 
@@ -34,6 +34,22 @@ def test_prose_renders_as_its_text(text: str) -> None:
     page = render_markdown(f"Run of suite {md_cell(text)}.")
     assert page.active() == [] and [tag for tag, _ in page.elements] == ["p"]
     assert page.text.strip() == f"Run of suite {_shown(text)}."
+
+
+@pytest.mark.parametrize("text", ["refund_$50_to_$100", "answer 'refund $50' != expected '$100'", "$$x$$", "\\$a$"])
+def test_dollars_are_never_a_formula(text: str) -> None:
+    """Review R32: GitHub renders the text between two ``$`` as a formula (a criterion ``refund_$50_to_$100``
+    showed as ``refund_`` + math + ``100``); md_cell escapes every ``$``. Read as GitHub does, with the dollar-math
+    extension: the cell and the line are their text, no math element."""
+    from markdown_it import MarkdownIt
+
+    dollarmath = pytest.importorskip("mdit_py_plugins.dollarmath")
+    reader = MarkdownIt("commonmark", {"html": True}).use(dollarmath.dollarmath_plugin).enable(["table"])
+    line = reader.render(f"Run of suite {md_cell(text)}.")
+    table = reader.render(markdown_table(pd.DataFrame({"criterion": [text]})))
+    assert "math" not in line and "math" not in table, (line, table)
+    assert Page(line).text.strip() == f"Run of suite {text}."
+    assert Page(table).rows == [["criterion"], [text]]
 
 
 @pytest.mark.parametrize("text", ["v1", "a`b", "``", "`x", "x`", "v1\r\n2", "<script>alert(1)</script>", "a ` `` b",

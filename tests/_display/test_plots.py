@@ -248,6 +248,18 @@ def test_a_shared_support_is_written_once_per_bin() -> None:
     assert texts.count("n=41 each") == 2 and "n=41" not in texts
 
 
+def test_every_criterion_of_a_slice_plot_is_told_apart_past_the_eight_colours() -> None:
+    """Review R32: with 10 criteria the 9th and 10th were drawn and listed in the legend as the 1st and 2nd (the
+    same colour, the same disc), so no reader could tell whose bars they were."""
+    ax = plots.slices(one_bin_frame([41] * 10))
+    legend = [(to_hex(h.get_color()), h.get_marker()) for h in ax.get_legend().legend_handles[:10]]
+    assert [t.get_text() for t in ax.get_legend().get_texts()[:10]] == [f"criterion_{j}" for j in range(10)]
+    assert len(set(legend)) == 10
+    # each bar is drawn as its legend entry shows it: in the first bin the criteria in order, one bar each
+    first = [(to_hex(b.lines[0].get_color()), b.lines[0].get_marker()) for b in errorbars(ax)[:10]]
+    assert first == legend
+
+
 def test_empty_criteria_are_labeled_in_their_own_colour() -> None:
     """Review N C2: grey "n=0 n=0" said nothing of whose rows were missing."""
     ax = plots.slices(slice_frame())  # b has no rows in [1, 2)

@@ -140,6 +140,38 @@ def test_report_without_transforms_replays_or_slices(make_suite: Any, tmp_path: 
     assert "(unclustered run, 4 independent cases, 95% intervals)" in text  # 4 cases, one each: mutation round 18
 
 
+def test_a_suite_with_slices_and_no_criterion_gets_its_report(make_suite: Any, tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """Review R32: a suite with `evaluators: []` and `slices` declared stopped `oloproof report` on `oloproof:
+    internal error: ValueError: list.remove(x)` (exit 2, no report): its slice tables have no row, so no `n/a` bin
+    to drop. The report is written, says why the slices show nothing, and exits on its gate (no_criteria: 1)."""
+    cases = [{"id": f"c{i}", "input": {"answer": "ok", "n": i}, "expected": {"answer": "ok"}} for i in range(2)]
+    root = make_suite(cases, evaluators=[], slices=["tool_calls:1", "trajectory_length:2,3"])
+    run = op.run(op.load_suite(root), out=tmp_path / "run", progress=False)
+    sentence = ("The suite has no criterion, so the slices it declares (tool_calls:1, trajectory_length:2,3) have "
+                "no pass rate to show.")
+    for name in ("r.html", "r.md"):
+        assert main(["report", str(run.directory), "--out", str(tmp_path / name)]) == 1
+        out, err = capsys.readouterr()
+        assert out.splitlines()[-1] == "gate: BLOCK — exit 1: no_criteria: nothing was gated" and err == ""
+        assert sentence in (tmp_path / name).read_text(encoding="utf-8")
+
+
+def test_a_slice_written_with_spaces_is_named_as_its_table_and_plot_name_it(make_suite: Any, tmp_path: Path) -> None:
+    """Review R32: `slices: ["tool_calls: 1, 2"]` was headed as written, while its table and plot say
+    `tool_calls:1,2`, and its Markdown report files were named `slice_tool_calls_ 1- 2.csv` (spaces in a link)."""
+    cases = [{"id": f"c{i}", "input": {"answer": "ok", "n": i}, "expected": {"answer": "ok"}} for i in range(2)]
+    root = make_suite(cases, evaluators=[{"type": "answer_matches"}], slices=["tool_calls: 1, 2"])
+    run = op.run(op.load_suite(root), out=tmp_path / "run", progress=False)
+    md = write_report(run, tmp_path / "r.md").read_text(encoding="utf-8")
+    assert "### `tool_calls:1,2`" in md and "tool_calls: 1, 2" not in md
+    assert sorted(p.name for p in (tmp_path / "r_files").iterdir() if p.name.startswith("slice")) == [
+        "slice_tool_calls_1-2.csv", "slice_tool_calls_1-2.png"]
+    assert "](r_files/slice_tool_calls_1-2.png)" in md
+    html = write_report(run, tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "tool_calls:1,2" in html and "tool_calls: 1, 2" not in html
+
+
 RAISING = """
 class Raising:
     version = "raising-1"
@@ -585,6 +617,16 @@ def test_a_bad_report_suffix_is_refused_before_the_run_folder_is_opened(example_
     assert main(["report", str(copy), "--out", str(tmp_path / "r.txt")]) == 2
     assert ".html or .md, not '.txt'" in capsys.readouterr().err
     assert sorted(p.relative_to(copy) for p in copy.rglob("*")) == before
+    # Review R32: a folder at --out was refused only after the report was made, a Markdown one's plots and tables
+    # left in <stem>_files/ beside it and the run's frames/ built; now refused first, in one line, nothing made
+    for name in ("folder.md", "folder.html"):
+        (tmp_path / name).mkdir()
+        assert main(["report", str(copy), "--out", str(tmp_path / name)]) == 2
+        err = capsys.readouterr().err
+        assert err == (f"oloproof: error: {tmp_path / name}: is a folder, not a report's file; choose another --out, "
+                       f"e.g. {tmp_path / name / ('report' + Path(name).suffix)}\n")
+        assert not (tmp_path / "folder_files").exists() and not any((tmp_path / name).iterdir())
+    assert sorted(p.relative_to(copy) for p in copy.rglob("*")) == before
 
 
 def test_the_report_says_why_and_by_which_settings(example_run: op.Run, tmp_path: Path) -> None:
@@ -616,6 +658,26 @@ def test_a_threshold_is_shown_with_every_digit_it_has_in_both_reports(example_ru
         row = next(line for line in md.splitlines() if line.startswith("| other_order_untouched ") and "|" in line)
         assert [c.strip() for c in row.split("|")][cells.index("threshold")] == shown, row
         assert f">{shown}<" in html
+
+
+def test_a_minimum_validity_is_shown_with_every_digit_it_has_in_both_reports() -> None:
+    """Review R32: `minimum_validity: 0.9584` was shown as 0.958 in the report's validity table, beside 23 of 24
+    labels valid (0.958) and `checked` empty: the share looked equal to its minimum and the transform unchecked
+    for no reason shown. It is the user's number, shown as a threshold is (0.85 keeps its three decimals). And
+    `checked` reads `checked` or `no` in both reports (the Markdown one left an unchecked transform's cell empty)."""
+    from oloproof_nb._display.html import html_table
+    from oloproof_nb._display.markdown import markdown_table
+    from oloproof_nb._display.theme import fmt_number
+
+    table = pd.DataFrame({"transform": ["injected", "reworded"], "valid": [23, 23], "labeled": [24, 24],
+                          "rate": [23 / 24, 23 / 24], "minimum_validity": [0.9584, 0.85], "checked": [False, True]})
+    md = markdown_table(table, fmt_number, styled=True).splitlines()
+    cells = [[c.strip() for c in line.strip("|").split("|")] for line in md[2:]]
+    assert [row[3:] for row in cells] == [["0.958", "0.9584", "no"], ["0.958", "0.850", "checked"]]
+    html = str(html_table(table, fmt_number, styled=True))
+    assert ">0.9584<" in html and ">0.850<" in html and ">0.958<" not in html.split("0.9584")[1].split("</tr>")[0]
+    assert [re.sub(r"<[^>]+>", "", row.split("</td>")[-2]).strip() for row in html.split("<tr>")[2:]] == [
+        "no", "checked"]
 
 
 def test_a_threshold_of_minus_zero_is_shown_and_exported_as_zero(example_run: op.Run, tmp_path: Path) -> None:
