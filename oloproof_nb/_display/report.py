@@ -544,8 +544,10 @@ def write_report(run: Run, out: str | Path, release: ReleaseLike | None = None,
         ``*.md`` — Markdown, with the plots (PNG) and raw tables (CSV) in
         ``<stem>_files/`` beside it. An earlier report (or an empty file) there is replaced; any other
         file is kept and the report refused (an ``OloproofError`` naming it), so a typo never replaces a
-        file the user wrote. Nothing is written through a symbolic link in ``<stem>_files/`` (a link in
-        place of one of its files is replaced by the file), and a ``<stem>_files`` that is a link is refused.
+        file the user wrote. A ``<stem>_files/`` that holds anything is written into only when an earlier
+        Markdown report stands at ``out`` (else refused the same way: it may be the user's own folder).
+        Nothing is written through a symbolic link in ``<stem>_files/`` (a link in place of one of its files
+        is replaced by the file), and a ``<stem>_files`` that is a link is refused.
     release : ReleaseConfig, dict or path, optional
         Another release.yaml to apply (default: the suite's).
     baseline : Baseline or Run, optional
@@ -608,6 +610,12 @@ def report_path(out: str | Path) -> Path:
     if _a_file_of_the_user(path):  # `--out README.md` in the suite folder replaced the suite's README
         raise OloproofError(f"{path}: exists and is no oloproof report, so it is kept; choose another out=, or "
                             "remove the file first to put the report there")
+    files = path.parent / f"{path.stem}_files"
+    if suffix == ".md" and _holds_files(files) and not _an_earlier_report(path):
+        # `--out notes.md` beside the user's own notes_files/ replaced its gate.csv and gate.png: only an earlier
+        # report at `out` says the folder is a report's (review R32)
+        raise OloproofError(f"{files}: holds files and no earlier oloproof report stands at {path} to own them, so "
+                            f"they are kept; choose another out=, or empty or remove {files.name}/ first")
     return path
 
 
@@ -617,6 +625,26 @@ _REPORT_TITLE = "oloproof report — "
 _MD_START = f"# {_REPORT_TITLE}".encode()
 _HTML_START = re.compile(rb"\A<!DOCTYPE html>\s*<html[^>]*>\s*<head>\s*(?:<meta [^>]*>\s*)*<title>"
                          + re.escape(_REPORT_TITLE.encode()))
+
+
+def _holds_files(folder: Path) -> bool:
+    """Whether ``folder`` is a folder (not a link to one) with anything in it."""
+    try:
+        return not folder.is_symlink() and folder.is_dir() and any(folder.iterdir())
+    except OSError:
+        return False  # unreadable: make_folder or the write says what is wrong
+
+
+def _an_earlier_report(path: Path) -> bool:
+    """Whether ``path`` is a regular file holding a Markdown report written here (not an empty file: it owns no
+    ``<stem>_files/``)."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False
+        with open(path, "rb") as handle:
+            return handle.read(len(_MD_START)) == _MD_START
+    except OSError:
+        return False
 
 
 def _a_file_of_the_user(path: Path) -> bool:

@@ -926,6 +926,38 @@ def test_a_row_without_an_interval_shows_an_empty_interval_cell() -> None:
     assert _intervals(pd.DataFrame({"ci_low": [0.1, nan], "ci_high": [0.9, nan]})) == ["[0.100, 0.900]", ""]
 
 
+def test_a_folder_of_the_user_beside_a_markdown_report_is_kept(example_run: op.Run, tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """Review R32: `--out notes.md` beside the user's own notes_files/ (a folder of notes and their tables) replaced
+    its gate.csv, exit 1. A <stem>_files/ that holds anything is the report's only when an earlier report stands
+    at --out; else refused in one line, exit 2, nothing written. An empty one, or one an earlier report owns, is
+    written into."""
+    notes = tmp_path / "notes_files"
+    notes.mkdir()
+    (notes / "gate.csv").write_text("my data\n", encoding="utf-8")
+    for given in (None, b"", b"# My notes\n"):  # no file at --out, an empty one, the user's own (refused anyway)
+        if given is not None:
+            (tmp_path / "notes.md").write_bytes(given)
+        assert main(["report", str(example_run.directory), "--out", str(tmp_path / "notes.md")]) == 2
+        err = capsys.readouterr().err
+        if given == b"# My notes\n":
+            assert "exists and is no oloproof report, so it is kept" in err
+        else:
+            assert err == (f"oloproof: error: {notes}: holds files and no earlier oloproof report stands at "
+                           f"{tmp_path / 'notes.md'} to own them, so they are kept; choose another --out, or empty "
+                           "or remove notes_files/ first\n")
+        assert [p.name for p in notes.iterdir()] == ["gate.csv"]
+        assert (notes / "gate.csv").read_text(encoding="utf-8") == "my data\n"
+    (tmp_path / "notes.md").unlink()
+    (notes / "gate.csv").unlink()  # emptied: the report may use it
+    assert main(["report", str(example_run.directory), "--out", str(tmp_path / "notes.md")]) == 1
+    assert (notes / "gate.csv").read_text(encoding="utf-8").startswith("criterion,")
+    (notes / "mine.txt").write_text("kept\n", encoding="utf-8")  # beside an earlier report: its folder, written again
+    assert main(["report", str(example_run.directory), "--out", str(tmp_path / "notes.md")]) == 1
+    assert (notes / "mine.txt").read_text(encoding="utf-8") == "kept\n"
+    capsys.readouterr()
+
+
 def test_a_markdown_report_never_writes_through_a_link_beside_it(example_run: op.Run, tmp_path: Path,
                                                                  capsys: pytest.CaptureFixture[str]) -> None:
     """Reliability review R10: a link in ``r_files/`` named as one of the report's files (``gate.csv``, a folder
@@ -935,7 +967,9 @@ def test_a_markdown_report_never_writes_through_a_link_beside_it(example_run: op
     precious = tmp_path / "precious.txt"
     precious.write_text("mine\n", encoding="utf-8")
     files = tmp_path / "r_files"
-    files.mkdir()
+    write_report(example_run, tmp_path / "r.md")  # an earlier report owns r_files/ (else it is refused: below)
+    for name in ("gate.csv", "gate.png"):
+        (files / name).unlink()
     (files / "gate.csv").symlink_to(precious)
     (files / "gate.png").symlink_to(tmp_path / "dangling.png")
     write_report(example_run, tmp_path / "r.md")
@@ -963,7 +997,8 @@ def test_a_plot_s_link_to_a_file_of_the_user_is_replaced_not_written_through(exa
     precious = tmp_path / "photo.png"
     precious.write_bytes(PNG + b"mine")
     files = tmp_path / "r_files"
-    files.mkdir()
+    write_report(example_run, tmp_path / "r.md")  # an earlier report owns r_files/
+    (files / "gate.png").unlink()
     (files / "gate.png").symlink_to(precious)
     write_report(example_run, tmp_path / "r.md")
     assert precious.read_bytes() == PNG + b"mine"
