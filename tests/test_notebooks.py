@@ -108,9 +108,15 @@ def test_statistics_notebook_covers_methods_gate_slices_plots_exports(
     sources = "\n".join(cell.source for cell in nb.cells if cell.cell_type == "code")
     for name in ("op.rate_interval", "op.cluster_se", "op.gate", "op.slice_table", "op.plots.gate",
                  "op.plots.slices", "op.plots.validity", "op.export_table", "op.compare", "op.plots.compare",
-                 "op.baseline", "op.reduce_epochs"):
+                 "op.baseline", "op.reduce_epochs", "op.rate_interval_from_sums", "op.load_runs"):
         assert name in sources, name
+    # a setting op.gate takes as a keyword is shown as one, not as a release rebuilt by hand (review U16)
+    assert 'op.gate(run, method="cluster_bootstrap")' in sources and '"method": "cluster_bootstrap"' not in sources
     text = _text(nb)
+    # cluster_t's lower bound rebuilt from the CR2 SE and Bell–McCaffrey df, beside its mirrored upper (review U16)
+    assert "raw logit-t" in text
+    # two versions pooled by op.load_runs: BLOCK with mixed_systems, shown, not only stated in §4 (review U16)
+    assert "mixed_systems: runs" in text
     for method in ("clopper_pearson", "wilson", "cluster_t", "cluster_bootstrap"):
         assert method in text, method
     assert "few_clusters" in text
