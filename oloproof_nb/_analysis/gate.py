@@ -222,11 +222,12 @@ class Gate:
     table : pandas.DataFrame
         One row per criterion: ``criterion, evaluator, n, n_clusters, passed,
         missing, rate, ci_low, ci_high, method, threshold, verdict, reason,
-        failing_clusters, vacuous``. ``n`` counts rows (cases judged), ``passed``
+        failing_clusters, vacuous, reduce``. ``n`` counts rows (cases judged), ``passed``
         those that passed, ``missing`` those without a usable result (they count
         as not passed), ``failing_clusters`` the clusters holding a row that did
-        not pass, ``vacuous`` whether the check cannot fail as configured.
-        Numbers are unrounded.
+        not pass, ``vacuous`` whether the check cannot fail as configured,
+        ``reduce`` how its epochs are reduced (``mean``, ``pass^k``, ``pass@k``;
+        a reduced criterion's ``n`` counts cases). Numbers are unrounded.
     verdict : str
         ``PASS`` when every criterion listed in release.yaml passes, else ``BLOCK``.
     release : ReleaseConfig
@@ -687,7 +688,7 @@ def gate(run: Run, release: ReleaseLike | None = None, *,
     Gate
         ``.table`` (columns ``criterion, evaluator, n, n_clusters, passed,
         missing, rate, ci_low, ci_high, method, threshold, verdict, reason,
-        failing_clusters, vacuous``, and ``noop_rate, passes_when_idle`` with a
+        failing_clusters, vacuous, reduce``, and ``noop_rate, passes_when_idle`` with a
         ``baseline``), ``.verdict`` (``PASS`` or ``BLOCK``), ``.reason`` and ``.findings``.
 
     Warns
