@@ -26,7 +26,8 @@ apply:
   key instead, each key's value mapped by the same table: named as Inspect's results name that key's metrics, the
   key alone, or ``scorer/key`` when another scorer has that key or that name (:func:`criterion_names`). A sample
   whose dict lacks a key of its task's scorer, or whose value is not a dict, is ``missing`` for that key (a key
-  only another task's scorer of that name gives is no criterion of its samples). A ``score_map`` function is
+  only another task's scorer of that name gives is no criterion of its samples; a task whose scorer of that name
+  gives no dict but plain scores has the scorer's own criterion, named by it). A ``score_map`` function is
   given the whole dict, as before (its scorer stays one criterion); a mapping ``score_map`` applies to each key's
   value. A sample that raised is ``missing`` for every scorer.
 - ``cluster``: the value of a metadata key (``cluster="topic"``; the dataset's value, else the log's, and
@@ -545,8 +546,9 @@ class _Reader:
         #: per criterion: a number the default table found off [0, 1], and where its in-scale numbers' rows are
         self.off_scale: dict[str, Any] = {}
         self.in_scale: dict[str, list[tuple[int, int, Any]]] = {}
-        #: with a pass_threshold ≤ 0, per criterion: how many of its scores are numbers in [0, 1] (each passes), and
-        #: the criteria with a score judged otherwise (a string, a bool, a number below 0 or above 1: it may fail)
+        #: with a pass_threshold ≤ 0 (or above 1), per criterion: how many of its scores are numbers in [0, 1] (each
+        #: passes; above 1: none does), and the criteria with a score judged otherwise (a string, a bool, a number
+        #: below 0 or above 1: it may fail, or pass)
         self.at_floor: dict[str, int] = {}
         self.judged_otherwise: set[str] = set()
         self.unknown_initial: set[tuple[str, int]] = set()
@@ -558,6 +560,8 @@ class _Reader:
         self.keys: dict[str, dict[str, None]] = {}
         #: per (task, scorer): the keys that task's samples gave (another task's scorer of one name may give others)
         self.task_keys: dict[tuple[str, str], set[str]] = {}
+        #: the (task, scorer) pairs whose samples gave a score that is not a dict (``"C"``, ``1.0``)
+        self.plain: set[tuple[str, str]] = set()
         #: per record (its index): its log's task
         self.task_of: dict[int, str] = {}
         #: per criterion: the key of its scorer's dict it reads (None: the scorer's whole score)
@@ -612,6 +616,8 @@ class _Reader:
                 for key in value:
                     keys.setdefault(str(key), None)
                 self.task_keys.setdefault((self.task_of[index], name), set()).update(str(key) for key in value)
+            elif not isinstance(value, dict):
+                self.plain.add((self.task_of[index], name))
         rec: dict[str, Any] = {"index": index, "case": case, "status": status, "error": error, "started_at": started,
                                "duration_s": _duration(sample), "trajectory": traj, "environment_state": env,
                                "verdicts": [], "comparisons": [], "replays": [], "receipts": []}
@@ -622,7 +628,8 @@ class _Reader:
         scorer's one row per key (:func:`criterion_names`), each value mapped by
         :func:`~oloproof_nb._core.scoremap.score_verdict`. Turns :attr:`criteria` from scorer names into criterion
         names (a dict-valued scorer's name into its keys', in place)."""
-        names = criterion_names(list(self.criteria), {name: list(keys) for name, keys in self.keys.items()})
+        plain = {scorer for task, scorer in self.plain if scorer in self.keys and (task, scorer) not in self.task_keys}
+        names = criterion_names(list(self.criteria), {name: list(keys) for name, keys in self.keys.items()}, plain)
         self.criteria = {criterion: None for criterion in names.values()}
         for (scorer, key), criterion in names.items():
             self.scorer_of[criterion], self.key_of[criterion] = scorer, key
@@ -646,7 +653,7 @@ class _Reader:
                         self.off_scale.setdefault(name, one)
                     elif scale:
                         self.in_scale.setdefault(name, []).append((rec["index"], len(verdicts), one))
-                    if self.pass_threshold is not None and self.pass_threshold <= 0:
+                    if self.pass_threshold is not None and not 0 < self.pass_threshold <= 1:
                         if on_default_scale(one, self.score_map):
                             self.at_floor[name] = self.at_floor.get(name, 0) + 1
                         elif verdict != "missing":
@@ -662,16 +669,33 @@ class _Reader:
         return {name: (f"{path}: pass_threshold={self.pass_threshold:g}: each of criterion {name}'s {count} scores is "
                        "a number in [0, 1], and a number passes at or above the threshold, so a score of 0 passes and "
                        "the criterion cannot fail; give the score a pass needs (1 for full marks)")
-                for name, count in self.at_floor.items() if name not in self.judged_otherwise}
+                for name, count in self.at_floor.items()
+                if name not in self.judged_otherwise and self.pass_threshold is not None and self.pass_threshold <= 0}
+
+    def ceiling_findings(self, path: str | Path) -> dict[str, str]:
+        """Criteria a ``pass_threshold`` above 1 cannot pass: criterion → finding. ``pass_threshold`` is every
+        criterion's: given for a 1–10 rating (as it must be), it also judged a 0–1 scorer read beside it, whose
+        every score, full marks included, then silently failed. A criterion with a score judged otherwise (a
+        string, a bool, a number off [0, 1]) can pass, and is on the threshold's scale."""
+        return {name: (f"{path}: pass_threshold={self.pass_threshold:g}: each of criterion {name}'s {count} scores is "
+                       "a number in [0, 1], below the threshold, so the criterion cannot pass (pass_threshold applies "
+                       "to every criterion); read a 0–1 scorer without pass_threshold, in a from_inspect of its own")
+                for name, count in self.at_floor.items()
+                if name not in self.judged_otherwise and self.pass_threshold is not None and self.pass_threshold > 1}
 
     def _keys_of(self, index: int, scorer: str) -> list[str | None]:
         """The keys of ``scorer`` that are criteria of record ``index``: ``[None]`` (its whole score) for a scorer
-        that gave no dict; else the keys the scorer gave in the record's task, or every key where that task's gave
-        none. A task of a folder has no rows for the keys only another task's scorer of that name gives, as it has
-        none for another task's scorers (Inspect's results for it have no such key)."""
+        that gave no dict, in the record's task or at all; else the keys the scorer gave in the record's task, or
+        every key where that task's samples gave none (only empty dicts, or no score: they raised). A task of a
+        folder has no rows for the keys only another task's scorer of that name gives, as it has none for another
+        task's scorers (Inspect's results for it have no such key); a task whose scorer of that name gives plain
+        scores (``"C"``) is judged on them, not ``missing`` for another task's keys."""
         if scorer not in self.keys:
             return [None]
-        own = self.task_keys.get((self.task_of[index], scorer))
+        task = self.task_of[index]
+        own = self.task_keys.get((task, scorer))
+        if own is None and (task, scorer) in self.plain:
+            return [None]
         return [key for key in self.keys[scorer] if own is None or key in own]
 
     def _why_twice(self, file: Path, other: Path, cid: str) -> str:
@@ -741,9 +765,12 @@ class _Reader:
             rec["verdicts"].sort(key=lambda v: order.index(v["criterion"]))
 
 
-def criterion_names(scorers: list[str], keys: dict[str, list[str]]) -> dict[tuple[str, str | None], str]:
+def criterion_names(scorers: list[str], keys: dict[str, list[str]], plain: Iterable[str] = ()
+                    ) -> dict[tuple[str, str | None], str]:
     """The criterion each score is read as: ``(scorer, None)`` for a scorer's score, ``(scorer, key)`` for each key of
-    a dict-valued scorer (one in ``keys``), in the order of ``scorers``.
+    a dict-valued scorer (one in ``keys``), in the order of ``scorers``. A dict-valued scorer in ``plain`` (another
+    task's scorer of that name gives plain scores) has its ``(scorer, None)`` too, named by the scorer, and a key
+    of it named as the scorer is ``scorer/key``.
 
     A scorer is named as its scores are (:func:`scorer_names`). A key is named as Inspect's results name the
     metrics of that key (``results.scores[i].name`` is the key): the key alone, unless another scorer is named so
@@ -756,15 +783,19 @@ def criterion_names(scorers: list[str], keys: dict[str, list[str]]) -> dict[tupl
     ...                                                        "audit": ["correct", "graded"]})
     >>> list(names.values())
     ['checks/correct', 'safe', 'audit/correct', 'audit/graded', 'graded']
+    >>> list(criterion_names(["judge"], {"judge": ["correct", "judge"]}, plain={"judge"}).values())
+    ['judge', 'correct', 'judge/judge']
     """
     names: dict[tuple[str, str | None], str] = {}
+    also = set(plain)
     for scorer in scorers:
-        if scorer not in keys:
+        if scorer not in keys or scorer in also:
             names[(scorer, None)] = scorer
+        if scorer not in keys:
             continue
         for key in keys[scorer]:
             shared = any(key == other or key in keys.get(other, []) for other in scorers if other != scorer)
-            names[(scorer, key)] = f"{scorer}/{key}" if shared else key
+            names[(scorer, key)] = f"{scorer}/{key}" if shared or (scorer in also and key == scorer) else key
     return names
 
 
@@ -795,14 +826,20 @@ def _options_text(scorer: Any) -> str:
     return json.dumps(opts, sort_keys=True, ensure_ascii=False, default=str) if opts else ""
 
 
-def _same_options(seen: dict[str, tuple[str, Path]], name: str, text: str, file: Path) -> None:
+def _same_options(seen: dict[str, tuple[str, Path, str]], name: str, text: str, file: Path, task: str) -> None:
     """Refuse logs that run one scorer with different arguments (they were pooled into one criterion: a lenient
-    half and a strict half read as one check)."""
-    first = seen.setdefault(name, (text, file))
-    if first[0] != text:
-        raise OloproofError(f"{file}: scorer {name!r} runs with options {text or '{}'}, but {first[1]} ran it with "
-                            f"{first[0] or '{}'}; read the logs of one scorer setting at a time and compare the "
-                            "runs with op.compare")
+    half and a strict half read as one check). Logs of two tasks that do (``match()`` in one, ``match(location=
+    "any")`` in the other) are read each on its own: they are no two settings of one agent to compare."""
+    first = seen.setdefault(name, (text, file, task))
+    if first[0] == text:
+        return
+    if first[2] != task:
+        raise OloproofError(f"{file}: task {task!r} runs scorer {name!r} with options {text or '{}'}, but task "
+                            f"{first[2]!r} ({first[1]}) runs it with {first[0] or '{}'}: a criterion is one scorer "
+                            "setting; read each task's logs on its own (op.from_inspect of that task's log)")
+    raise OloproofError(f"{file}: scorer {name!r} runs with options {text or '{}'}, but {first[1]} ran it with "
+                        f"{first[0] or '{}'}; read the logs of one scorer setting at a time and compare the "
+                        "runs with op.compare")
 
 
 #: Generation settings that shards and retries of one agent legitimately differ in: how the calls reach the model
@@ -1160,7 +1197,7 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
     run_ids: dict[str, None] = {}
     created: list[str] = []
     finished: list[str | None] = []
-    options: dict[str, tuple[str, Path]] = {}  # scorer name -> its options, and the first log declaring them
+    options: dict[str, tuple[str, Path, str]] = {}  # scorer name -> its options, the first log with them, its task
     agents: dict[tuple[str, ...], tuple[dict[str, str], Path]] = {}  # model[, task] -> its settings, a log
     unrun: list[str] = []  # per log that holds fewer samples than it planned: why
     picked: dict[tuple[str, str, int], tuple[set[str], Path]] = {}  # per task and dataset: ids run, a log
@@ -1182,7 +1219,7 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
         for name in declared:
             reader.criteria.setdefault(name, None)
         for name, scorer in zip(declared, declared_scorers, strict=True):
-            _same_options(options, name, _options_text(scorer), file)
+            _same_options(options, name, _options_text(scorer), file, str(spec.task))
         model_settings, plan_settings = agent_settings(header)  # keyed by model: other models are refused below
         _same_agent(agents, (str(spec.model),), model_settings, file)
         _same_agent(agents, (str(spec.model), str(spec.task)), plan_settings, file)
@@ -1215,10 +1252,12 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
     vacuous = reader.floor_findings(path)
     for message in vacuous.values():
         warn_at_caller(VacuousCheckWarning(message))
+    for message in reader.ceiling_findings(path).values():  # not vacuous (it cannot pass): the gate never PASSes it
+        warn_at_caller(message)
     name = "+".join(tasks)
     reading = _reading(score_map, pass_threshold)
     config = SuiteConfig(name=name or "inspect", system="inspect_ai:eval", evaluators=[
-        InspectScorer(criterion=c, options=options.get(reader.scorer_of[c], ("", files[0]))[0], reading=reading)
+        InspectScorer(criterion=c, options=options.get(reader.scorer_of[c], ("", files[0], ""))[0], reading=reading)
         for c in reader.criteria],
         slices=DEFAULT_SLICES)
     manifest_fields: dict[str, Any] = {

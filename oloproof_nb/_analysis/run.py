@@ -516,6 +516,9 @@ class Run:
 
         ``epoch``: which repetition, 1..k, of a run with ``epochs`` (see :attr:`epochs`).
         """
+        if not isinstance(case_id, str):  # an Inspect AI sample numbered 3 is case "3": "no case 3" read as absent
+            raise OloproofError(f"case id {case_id!r} is not text ({type(case_id).__name__}): case ids are text "
+                                f"(an Inspect AI sample numbered 3 is case '3'); give {str(case_id)!r}")
         member = self._member_of(case_id, epoch)
         rec = member._journal.record(case_id, epoch)
         if rec is None:

@@ -527,7 +527,8 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
         that replaces it (given a dict-valued score whole: its scorer is then one criterion, as before).
     pass_threshold : float, optional
         A numeric score passes at or above this. Not given, a score in [0, 1] passes at 1 (full marks)
-        and any other number is ``missing`` (a 1–10 rating of 2 must not pass at 1: say the cut).
+        and any other number is ``missing`` (a 1–10 rating of 2 must not pass at 1: say the cut). It is every
+        criterion's: above 1, a criterion whose every score is in [0, 1] cannot pass (warned).
 
     Returns
     -------

@@ -169,7 +169,9 @@ def test_cluster_from_a_metadata_key(logs: dict[str, Path]) -> None:
 
 
 def test_score_map_and_threshold(logs: dict[str, Path]) -> None:
-    strict = op.from_inspect(logs["eval"], score_map={"C": "fail"}, pass_threshold=2)
+    with pytest.warns(UserWarning, match="criterion world_refunded's 6 scores .* cannot pass") as caught:
+        strict = op.from_inspect(logs["eval"], score_map={"C": "fail"}, pass_threshold=2)
+    assert not any(issubclass(w.category, op.VacuousCheckWarning) for w in caught)  # it cannot pass, not fail
     counts = strict.verdicts.groupby(["criterion", "verdict"]).size().to_dict()
     assert counts[("match", "fail")] == 6 and counts[("world_refunded", "fail")] == 6
     lenient = op.from_inspect(logs["eval"], score_map=lambda value: True)
@@ -197,7 +199,26 @@ def test_a_pass_threshold_at_or_below_0_on_0_to_1_scores_is_a_vacuous_check(logs
     assert bool(table.loc["world_refunded", "vacuous"]) and not bool(table.loc["match", "vacuous"])
 
 
-@pytest.mark.parametrize("threshold", [1e-9, 0.5])
+@pytest.mark.parametrize("threshold", [7, 1.5])
+def test_a_pass_threshold_above_1_on_0_to_1_scores_is_a_criterion_that_cannot_pass(logs: dict[str, Path],
+                                                                                 threshold: float) -> None:
+    """pass_threshold is every criterion's: given for a 1-10 rating, it judged world_refunded (1.0 three times, 0.0
+    three times) too, and its three full marks failed, 0 of 6, with no word. Now that criterion is warned as one
+    that cannot pass (a UserWarning: a vacuous check is one that cannot fail); the gate, which cannot PASS it, does
+    not mark it vacuous. match ("C") is no finding."""
+    with pytest.warns(UserWarning) as caught:
+        run = op.from_inspect(logs["eval"], pass_threshold=threshold)
+    assert not any(issubclass(w.category, op.VacuousCheckWarning) for w in caught)
+    messages = [str(w.message) for w in caught if "cannot pass" in str(w.message)]
+    assert len(messages) == 1 and caught[0].filename == __file__
+    assert f"pass_threshold={threshold:g}: each of criterion world_refunded's 6 scores is a number in [0, 1], below " \
+        "the threshold, so the criterion cannot pass" in messages[0]
+    world = run.verdicts[run.verdicts["criterion"] == "world_refunded"]
+    assert world["verdict"].value_counts().to_dict() == {"fail": 6, "missing": 2}
+    assert run.manifest.suite_config.vacuous == {}
+
+
+@pytest.mark.parametrize("threshold", [1e-9, 0.5, 1])
 def test_a_pass_threshold_above_0_fails_a_0_score_and_is_no_finding(logs: dict[str, Path], threshold: float) -> None:
     import warnings
 
@@ -234,6 +255,16 @@ def test_gate_slice_table_report_and_panel(run: op.Run, tmp_path: Path) -> None:
     assert op.plots.gate(g) is not None
     panel = run.panel("s2")
     assert panel.status == "completed" and "Please refund" in panel._repr_html_()
+
+
+def test_a_sample_numbered_3_is_case_3_and_a_panel_of_the_number_says_so(run: op.Run) -> None:
+    """The log's third sample has the id 3 (an int); its case is "3", as the cases table shows it. run.panel(3) said
+    "no case 3 in run …", read as a sample the log lacks; it now says that case ids are text and which to give."""
+    assert "3" in set(run.cases["case_id"]) and run.panel("3", epoch=2).status == "completed"
+    with pytest.raises(op.OloproofError, match=r"^case id 3 is not text \(int\): case ids are text .*; give '3'$"):
+        run.panel(3)  # type: ignore[arg-type]
+    with pytest.raises(op.OloproofError, match=r"give '3'$"):
+        run.record(3, epoch=2)  # type: ignore[arg-type]
 
 
 def test_the_report_of_a_log_names_the_samples_that_did_not_pass(logs: dict[str, Path], tmp_path: Path) -> None:
@@ -851,6 +882,29 @@ def test_a_scorer_run_with_other_options_is_another_check(logs: dict[str, Path],
     with pytest.raises(op.OloproofError, match=r"scorer 'match' runs with options \{\"ignore_case\": true, "
                                                r"\"location\": \"any\"\}, but .* ran it with \{\}"):
         op.from_inspect(mixed)
+
+
+def test_two_tasks_running_one_scorer_with_other_options_are_named_as_tasks(logs: dict[str, Path],
+                                                                            tmp_path: Path) -> None:
+    """An eval of two tasks, ``match()`` in one and ``match(location="any")`` in the other: the folder is still
+    refused (one criterion, one setting), but the error named no task and said to compare the runs with
+    op.compare, which pairs samples of one task; it now names both tasks and says to read each on its own."""
+    doc = json.loads(logs["json"].read_text(encoding="utf-8"))
+    doc["eval"]["task"] = "refund_desk_b"
+    doc["eval"]["scorers"][0]["options"] = {"location": "any"}
+    doc["eval"]["dataset"]["sample_ids"] = [f"b-{i}" for i in doc["eval"]["dataset"]["sample_ids"]]
+    for sample in doc["samples"]:
+        sample["id"] = f"b-{sample['id']}"
+    folder = tmp_path / "two_tasks"
+    folder.mkdir()
+    shutil.copy(logs["json"], folder / "a.json")
+    (folder / "b.json").write_text(json.dumps(doc), encoding="utf-8")
+    with pytest.raises(op.OloproofError) as raised:
+        op.from_inspect(folder)
+    message = str(raised.value)
+    assert "task 'refund_desk_b' runs scorer 'match' with options {\"location\": \"any\"}" in message
+    assert "but task 'refund_desk' (" in message and "read each task's logs on its own" in message
+    assert "op.compare" not in message
 
 
 def test_a_log_read_with_another_pass_threshold_or_score_map_is_another_check(logs: dict[str, Path],

@@ -284,3 +284,40 @@ def test_two_tasks_whose_dict_scorer_gives_other_keys_keep_each_key_to_its_task(
         assert tuple(table.loc[key, ["n", "passed", "missing", "n_clusters"]]) == (10, 7, 0, 5), key
         assert table.loc[key, "rate"] == pytest.approx(inspect_says["fast"]), key
         assert table.loc[key, "verdict"] == "PASS", key
+
+
+def test_a_task_whose_scorer_of_a_dict_scorers_name_gives_plain_scores_is_judged_on_them(
+        folders: Path, tmp_path: Path) -> None:
+    """A folder of two tasks whose scorer ``checks`` gives ``{"correct": ..., "safe": ...}`` in one (the dicts log) and
+    a plain ``"C"``/``"I"`` in the other (a copy as task ``plain_b``, each value its dict's ``correct``). Before, the
+    plain task's 10 scores were all ``missing`` under the other task's keys (``score 'C' is not a dict of scores``)
+    and ``checks`` was no criterion at all: the task's check vanished, and ``safe`` read 7 of 20. Now ``checks`` is
+    the plain task's criterion, 6 of 10 by a hand count of CHECKS, and the keys keep the dict task's samples."""
+    from _inspect_task import CHECKS
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    log = read_eval_log(str(_dicts_log(folders)))
+    folder = tmp_path / "two"
+    folder.mkdir()
+    write_eval_log(log, folder / "a.eval")
+    log.eval.task, log.eval.task_id = "plain_b", "another-task-id"
+    log.eval.dataset.sample_ids = [f"b{sid}" for sid in log.eval.dataset.sample_ids or []]
+    for sample in log.samples or []:
+        sample.id = f"b{sample.id}"
+        sample.scores["checks"].value = sample.scores["checks"].value["correct"]  # type: ignore[index]
+    write_eval_log(log, folder / "b.eval")
+    rows = [epoch for sample in CHECKS for epoch in sample]  # 5 samples × 2 epochs
+    correct, safe = sum(c == "C" for c, _, _ in rows), sum(s for _, s, _ in rows)
+    assert (correct, safe) == (6, 7)
+    run = op.from_inspect(folder)
+    verdicts = run.verdicts
+    plain = verdicts[verdicts["criterion"] == "checks"]
+    assert set(plain["case_id"]) == {f"b{sid}" for sid in ("d0", "d1", "d2", "d3", "d4")}
+    assert plain["verdict"].value_counts().to_dict() == {"pass": correct, "fail": 10 - correct}
+    for key, passed in (("checks/correct", correct), ("safe", safe)):
+        rows_of_key = verdicts[verdicts["criterion"] == key]
+        assert not rows_of_key["case_id"].str.startswith("b").any(), key
+        assert (len(rows_of_key), int((rows_of_key["verdict"] == "pass").sum())) == (10, passed), key
+    release = {"criteria": {"checks": 0.1}, "min_clusters": 2, "allow_approximate_methods": True}
+    table = op.gate(run, release=release).table.set_index("criterion")
+    assert tuple(table.loc["checks", ["n", "passed", "missing", "n_clusters"]]) == (10, correct, 0, 5)
