@@ -213,7 +213,7 @@ class CasePanel:
             step = s if s["kind"] == "tool_call" else {**s, "name": s["tool"] if isinstance(s["tool"], str) else None}
             lines.append(f"  [{s['step']}] {step_text(step)}")
         for v in self.verdicts.itertuples():
-            lines.append(f"  {v.verdict.upper():7} {v.criterion} {v.reason}")
+            lines.append(f"  {v.verdict.upper():7} {v.criterion} {v.reason}".rstrip())  # no reason: no space
         for criterion, text in self.tracebacks:
             lines.append(f"  traceback of {criterion}:")
             lines += [f"    {line}" for line in text.rstrip().splitlines()]
@@ -245,7 +245,7 @@ class CasePanel:
             extra = f" ({', '.join(notes)})" if notes else ""
             lines.append(f"    replay {row['criterion']}: {row['tool']} -> {row['fault']} "
                          f"at step {row['checkpoint']} — "
-                         f"{str(row['verdict']).upper()} {row['reason']}{extra}")
+                         f"{str(row['verdict']).upper()} {row['reason']}".rstrip() + extra)
             if not view["has_fault"]:
                 continue
             for i, rec, fau in view["pairs"]:

@@ -133,3 +133,20 @@ def test_the_epochs_table_is_in_epoch_order_and_colours_only_the_verdicts(make_s
     cells = re.findall(r"<td( style=\"[^\"]*\")?>(?:<b>|<code>)?(.*?)(?:</b>|</code>)?</td>", panel._repr_html_())
     assert [(bool(style), text) for style, text in cells[:5]] == [
         (False, "1"), (False, "completed"), (False, "&#34;yes&#34;"), (False, "0"), (True, "pass")]
+
+
+def test_a_verdict_line_without_a_reason_ends_at_its_criterion(make_suite: Callable[..., Path],
+                                                               tmp_path: Path) -> None:
+    """Review U16: a passing criterion with no reason was printed ``PASS    answer_matches `` (a trailing space, which
+    a copied line or a diff of two panels carries along). A line with a reason keeps it after one space."""
+    folder = make_suite([{"id": "c1", "input": {"plan": [True, False], "calls": [0, 0]}, "initial_state": {},
+                          "expected": {"answer": "done"}},
+                         {"id": "c2", "input": {"plan": [True, False], "calls": [0, 0]}, "initial_state": {},
+                          "expected": {"answer": "other"}}],
+                        evaluators=[{"type": "answer_matches"}], system="sysmod:Desk", system_code=NAMED)
+    run = op.run(op.load_suite(folder), out=tmp_path / "out", progress=False)
+    passed = [line for line in repr(run.panel("c1")).splitlines() if line.startswith("  PASS")]
+    assert passed == ["  PASS    answer_matches"]
+    failed = [line for line in repr(run.panel("c2")).splitlines() if line.startswith("  FAIL")]
+    assert len(failed) == 1 and failed[0].startswith("  FAIL    answer_matches ") and failed[0] == failed[0].rstrip()
+    assert "'done'" in failed[0] and "'other'" in failed[0]
