@@ -126,6 +126,21 @@ def test_inspect_logs_are_refused_saying_how_to_compare_them(runs: dict[str, Pat
                                            "op.from_inspect(CANDIDATE)), or give a run directory or a suite folder\n")
 
 
+def test_a_log_kept_in_a_suite_folder_is_refused_as_a_log_not_as_a_file_of_the_suite(
+        runs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Mutation round 36: a file of a suite folder given as a run (``demo/oloproof.yaml``) is refused naming the
+    folder (review U15), but an Inspect AI log kept in a suite folder is a log: refused saying how to compare logs,
+    as the same log is anywhere else (the line of the test above), not sent to the suite's latest run."""
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "oloproof.yaml").write_text("name: s\nsystem: desk:Desk\n", encoding="utf-8")
+    (suite / "a.eval").write_bytes(b"")
+    assert main(["compare", str(suite / "a.eval"), str(runs["base"])]) == 2
+    assert capsys.readouterr().err == (f"oloproof: error: {suite / 'a.eval'}: Inspect AI logs, which oloproof compare "
+                                       "does not read; compare them in Python, op.compare(op.from_inspect(BASE), "
+                                       "op.from_inspect(CANDIDATE)), or give a run directory or a suite folder\n")
+
+
 def test_a_json_file_that_is_no_log_is_not_called_inspect_ai_logs(runs: dict[str, Path], tmp_path: Path,
                                                                   capsys: pytest.CaptureFixture[str]) -> None:
     """Review F5: the refusal above went by the suffix alone, so a run's own manifest.json (given for its folder)

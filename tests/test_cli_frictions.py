@@ -208,6 +208,20 @@ def test_gate_report_compare_on_a_suite_file_name_its_folder(make_suite, command
     assert not (folder / "runs").exists() and not (folder / "r.md").exists()
 
 
+@pytest.mark.parametrize("command", ["gate", "compare"])
+def test_a_file_outside_any_suite_folder_is_not_called_a_file_of_a_suite(tmp_path: Path, command: str,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """Mutation round 36: the U15 line above names the suite folder a file sits in; a file in a folder that holds
+    no oloproof.yaml belongs to no suite, and is refused as before: not a directory."""
+    notes, other = tmp_path / "notes.txt", tmp_path / "other.txt"
+    for path in (notes, other):
+        path.write_text("hello\n", encoding="utf-8")
+    assert not (tmp_path / "oloproof.yaml").exists()
+    assert main([command, str(notes)] + ([str(other)] if command == "compare" else [])) == 2
+    _, err = _out(capsys)
+    assert err == f"oloproof: error: {notes}: not a directory (a run directory holds manifest.json and cases.jsonl)\n"
+
+
 def test_init_twice_says_what_to_do_and_force_copies_over(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     dest = tmp_path / "demo"
     assert main(["init", "--example", "stateful-agent", str(dest)]) == 0

@@ -1149,6 +1149,9 @@ def test_a_candidate_whose_release_yaml_loosens_the_rule_gets_no_no_regression(
     assert (round(row["difference"], 3), row["verdict"]) == (-0.2, "NO_REGRESSION")  # by the candidate's margin
     assert loose.verdict == "INSUFFICIENT_EVIDENCE"
     assert loose.reason.startswith("release_changed: ") and "regression.margin 0.02 → 0.4" in loose.reason
+    # no rule given: the rule used is the candidate's, which release.yaml still gives, so nothing is called weaker
+    # (release_changed says how it differs from the base's; mutation round 36)
+    assert (loose.relaxed, loose.weaker_than) == ((), "")
     assert main(["compare", str(base.directory), str(cand.directory)]) == 1
     assert "release_changed" in capsys.readouterr().out
     # the rule given: decided by it, whichever it is (the gate threshold alone does not decide a comparison)
@@ -1540,6 +1543,70 @@ def test_runs_made_without_release_yaml_are_not_said_to_have_stored_settings(mak
     assert (cmp.relaxed, cmp.weaker_than) == (("regression.margin 0.01 → 0.02",), now)
     assert cmp.notes[0].startswith("compared with the default settings (the runs were made without release.yaml): "
                                    "1 setting weaker than ")
+
+
+def test_no_rule_is_called_weaker_than_a_release_yaml_that_is_gone(make_suite: Callable[..., Path],
+                                                                    tmp_path: Path) -> None:
+    """Mutation round 36: a base run made with release.yaml (margin 0.01), the file then deleted and the candidate
+    made without one (the defaults, margin 0.02). The candidate's rule differs from the base's (release_changed, no
+    NO_REGRESSION), but no file is there now, so nothing is weaker than "<suite>/release.yaml as it is now" (a second
+    look weighing the rule against no file named the deleted file)."""
+    import warnings
+
+    root = make_suite(_cases(30), evaluators=[{"type": "answer_matches"}], release={"regression": {"margin": 0.01}})
+    base = _run(root, tmp_path / "base")
+    (root / "release.yaml").unlink()
+    cand = _run(root, tmp_path / "cand", version="b")
+    assert base.release is not None and cand.release is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        cmp = op.compare(base, cand)
+    assert cmp.reason.startswith("release_changed") and cmp.verdict == "INSUFFICIENT_EVIDENCE"
+    assert (cmp.relaxed, cmp.weaker_than) == ((), "")
+    assert not any("weaker than" in note for note in cmp.notes)
+
+
+def test_the_note_names_the_candidate_s_stored_rule_when_only_the_base_had_no_release_yaml(
+        make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    """Mutation round 36: the rule used without ``release`` is the candidate run's. A base made without
+    release.yaml, a candidate made with margin 0.5, the file then set to 0.02: the candidate's stored 0.5 is weaker
+    than the file as it is now, and the note says the settings stored with the runs, not the defaults (which the
+    base alone had)."""
+    import warnings
+
+    root = make_suite(_cases(30), evaluators=[{"type": "answer_matches"}])
+    base = _run(root, tmp_path / "base")
+    (root / "release.yaml").write_text("regression: {margin: 0.5}\n", encoding="utf-8")
+    cand = _run(root, tmp_path / "cand", version="b")
+    (root / "release.yaml").write_text("regression: {margin: 0.02}\n", encoding="utf-8")
+    assert base.release is None and cand.release is not None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # the drift warning
+        cmp = op.compare(base, cand)
+    now = f"{root / 'release.yaml'} as it is now"
+    assert cmp.reason.startswith("release_changed")  # the candidate's rule is not the base's (the defaults)
+    assert (cmp.relaxed, cmp.weaker_than) == (("regression.margin 0.02 → 0.5",), now)
+    assert cmp.notes[0] == f"compared with the settings stored with the runs: 1 setting weaker than {now}: " \
+                           "regression.margin 0.02 → 0.5"
+
+
+def test_a_criterion_no_run_judges_listed_in_release_yaml_now_is_no_weaker_rule(make_suite: Callable[..., Path],
+                                                                                  tmp_path: Path) -> None:
+    """Mutation round 36: ``regression.criteria`` is weighed among the criteria the base run judges. release.yaml
+    now lists ``later`` besides ``answer_matches`` (a check the suite has not got yet): neither run judges it, so
+    the runs' rule, which lists ``answer_matches`` alone, decides every row the file's would and is not weaker
+    than the file (counting ``later`` named a weaker rule that decides nothing)."""
+    import warnings
+
+    root = make_suite(_cases(30), evaluators=[{"type": "answer_matches"}],
+                      release={"regression": {"criteria": ["answer_matches"]}})
+    base, cand = _run(root, tmp_path / "base"), _run(root, tmp_path / "cand", version="b")
+    assert base.criteria == cand.criteria == ["answer_matches"]
+    (root / "release.yaml").write_text("regression: {criteria: [answer_matches, later]}\n", encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # the drift warning
+        cmp = op.compare(base, cand)
+    assert (cmp.relaxed, cmp.weaker_than) == ((), "")
 
 
 def test_a_gate_threshold_changed_since_is_no_drift_of_the_comparison_rule(make_suite: Callable[..., Path],

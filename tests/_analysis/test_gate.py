@@ -421,6 +421,18 @@ def test_a_release_drift_names_the_first_three_keys_in_order_and_counts_the_rest
         op.gate(run)
 
 
+@pytest.mark.parametrize(("n", "said"), [(0, ""), (1, "s1"), (3, "s1, s2, s3"), (4, "s1, s2, s3 and 1 more"),
+                                         (6, "s1, s2, s3 and 3 more")])
+def test_a_release_drift_of_exactly_three_settings_names_them_all(n: int, said: str) -> None:
+    """Mutation round 36: the test above has four settings; with exactly three, all three are named and nothing is
+    counted ("and 0 more" was not caught). Stand-in changes, counted by hand."""
+    from types import SimpleNamespace
+
+    listed = [f"s{i}" for i in range(1, n + 1)]
+    run = SimpleNamespace(release=None)
+    assert gate_module._drift(run, (Path("release.yaml"), None), lambda was, now: listed) == said  # type: ignore[arg-type]
+
+
 def test_a_release_yaml_written_after_a_run_made_without_one_is_named(tmp_path: Path) -> None:
     """The run was made with no release.yaml (no criterion gated); one listing answer_matches appeared since. The
     stored settings (none) still decide, and the warning says what the file would change: null → 0.95."""
@@ -1130,6 +1142,22 @@ def test_an_unfinished_run_names_no_case_it_has_not_reached_as_added(tmp_path: P
     with pytest.warns(UserWarning, match=r"differs from the one run .* was made with \(1 case\(s\) edited "
                                          r"\(first 'c002'\)\)"):
         op.gate(op.load_run(run.directory))
+
+
+@pytest.mark.parametrize(("ends", "reruns", "said"), [
+    (1, 1, "resumed after 1 abrupt end of the run's process (killed); the 1 case run in flight was run again: "),
+    (1, 2, "resumed after 1 abrupt end of the run's process (killed); the 2 case runs in flight were run again: "),
+    (2, 2, "resumed after 2 abrupt ends of the run's process (killed); the 2 case runs in flight were run again: "),
+])
+def test_the_abrupt_ends_line_counts_ends_and_case_runs_in_english(ends: int, reruns: int, said: str) -> None:
+    """Mutation round 36: the line's singular and plural at one and two (the README test has 2 ends and 3 case
+    runs, so a plural that began at three was not caught). By hand: one case run 'was', two 'were'."""
+    from oloproof_nb._analysis.gate import abrupt_ends_note
+    from oloproof_nb._core.records import AbruptEnd
+
+    keys = [(f"c{i}", 1) for i in range(reruns)]
+    split = [keys] if ends == 1 else [keys[:1], keys[1:]]
+    assert abrupt_ends_note([AbruptEnd(how="killed", rerun=part) for part in split]).startswith(said)
 
 
 def test_the_readmes_abrupt_ends_line_is_the_one_the_gate_prints() -> None:

@@ -1350,6 +1350,21 @@ def test_a_number_is_refused_from_one_digit_past_what_python_reads_as_an_integer
         check_log_nesting(log)  # handed to inspect-ai, which says what it makes of it
 
 
+def test_an_integer_at_the_cap_beside_a_longer_run_of_fraction_digits_is_read(tmp_path: Path) -> None:
+    """Mutation round 36: a log is refused for a run of digits longer than the cap only when that run is an
+    integer's. Here the longest run (4,301 digits) is a fraction's, and the only integer has 4,300 digits, which
+    ``int()`` reads: nothing to refuse (a refusal keyed to 4,300 digits once a longer run was found anywhere refused
+    it). The reference is Python's own ``int()`` and ``float()``."""
+    from oloproof_nb._analysis.inspect_log import check_log_nesting
+
+    limit = sys.get_int_max_str_digits()
+    integer, fraction = "9" * limit, "0." + "1" * (limit + 1)
+    assert int(integer) > 0 and 0 < float(fraction) < 1  # both read by Python: no integer past the cap
+    log = tmp_path / "log.json"
+    log.write_text('{"version": 2, "eval": {"n": ' + integer + ', "f": ' + fraction + "}}", encoding="utf-8")
+    check_log_nesting(log)  # handed to inspect-ai
+
+
 @pytest.mark.parametrize("alike", ["billing\u200b", "billing ", "bil\u00adling"])
 def test_cluster_values_that_read_alike_are_refused(alike: str, tmp_path: Path) -> None:
     """Review G8 refused case-file clusters that read as another (a zero-width space, a trailing space); the

@@ -780,6 +780,33 @@ def test_a_same_state_relation_under_ignore_patterns_that_hide_every_change_is_v
         assert _pair_ignores(evaluators) == (() if pinned_paths(evaluators) else ignored_paths(evaluators))
 
 
+def test_a_same_state_relation_is_not_vacuous_while_no_case_s_state_holds_a_path(
+        make_suite: Callable[..., Path]) -> None:
+    """Mutation round 36: the relation is named only when the ignore patterns hide every change below the top-level
+    keys of the cases' states *and* some state holds a key. With every ``initial_state`` empty and no
+    ``expected.state``, there is no key to hide changes below: a copy that writes a new top-level key differs from
+    its source. By hand: each copy ('!state') sets ``side_effect``, which ``items`` does not cover, so 4 of 4 pairs
+    break same_state; the relation can fail and is not named (dropping the "a case holds a path" condition named it,
+    with every pair failing)."""
+    from tests._metamorphic_systems import case, mm_suite
+
+    cases = [{**case(f"c{i}"), "initial_state": {}} for i in range(4)]
+    assert all("state" not in c["expected"] for c in cases)
+    t = {"name": "t", "field": "message", "template": "{value} !state", "validity_labels": "labels/t.jsonl",
+         "minimum_validity": 0.85}
+    root = mm_suite(make_suite, cases, [t], [{"type": "state_matches", "mode": "changes", "ignore": ["items"]},
+                                             {"type": "metamorphic_relation", "relation": "same_state",
+                                              "transform": "t"}],
+                    {"t": [{"case_id": f"c{i}~t", "valid": True} for i in range(4)]})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        s = op.load_suite(root)
+    assert not [w for w in caught if "same_state_under_t" in str(w.message)]
+    assert "same_state_under_t" not in s.vacuous
+    run = op.run(s, progress=False)
+    assert run.pairs["holds"].tolist() == [False] * 4  # side_effect set by each copy, not by its source
+
+
 def _blank_state_suite(tmp: Path, mode: str | None, states: list[dict[str, Any]]) -> Path:
     """``suite`` whose case i expects ``states[i]`` (a case beyond the list expects no state), judged by one
     state_matches of ``mode`` (None: the default, subset) gated at 0.25."""

@@ -1472,3 +1472,23 @@ def test_a_report_says_what_changed_in_the_suite_since_the_run(tmp_path: Path) -
         said = [line for line in text.splitlines() if "Changed since the run: " in line]
         assert len(said) == 1 and str(labels) in said[0], suffix
         assert re.search(r"transform injected: ord-018\\?~injected is labeled otherwise", said[0]), suffix
+
+
+def test_a_report_says_each_change_in_the_suite_since_the_run(make_suite: Any, tmp_path: Path) -> None:
+    """Mutation round 36: the test above changes one file; a gate may hold several changes (``Gate.drift``), and the
+    report writes each on a line of its own. release.yaml (a threshold) and the case file (a case added) both
+    changed after the run: two lines, one naming each file."""
+    cases = [{"id": f"c{i}", "input": {"answer": "done", "n": i}, "expected": {"answer": "done"}} for i in range(6)]
+    root = make_suite(cases, evaluators=[{"type": "answer_matches"}], release={"criteria": {"answer_matches": 0.1}})
+    run = op.run(root, progress=False)
+    (root / "release.yaml").write_text(yaml.safe_dump({"criteria": {"answer_matches": 0.2}}), encoding="utf-8")
+    case_file = root / "cases.jsonl"
+    extra = {"id": "c6", "input": {"answer": "done", "n": 6}, "expected": {"answer": "done"}}
+    case_file.write_text(case_file.read_text(encoding="utf-8") + json.dumps(extra) + "\n", encoding="utf-8")
+    with pytest.warns(UserWarning) as warned:  # the same changes, warned of as the report is written
+        text = write_report(run, tmp_path / "r.md").read_text(encoding="utf-8")
+    assert sum("differs from" in str(w.message) for w in warned) == 2
+    said = [line for line in text.splitlines() if "Changed since the run: " in line]
+    assert len(said) == 2
+    assert sum(str(root / "release.yaml") in line for line in said) == 1
+    assert sum(str(case_file) in line for line in said) == 1
