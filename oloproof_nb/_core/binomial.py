@@ -1,4 +1,5 @@
-"""The interval record and the binomial intervals (Clopper–Pearson, Wilson) from SciPy alone.
+"""The interval record, the binomial intervals (Clopper–Pearson, Wilson) from SciPy alone, and the bounds every
+clustered interval is capped at: the effective size n_min, the all-pass bound and the never-pass cap.
 
 Pure NumPy/SciPy: importing this module does not import statsmodels (the gate's cold path stays light);
 the tests check both intervals against statsmodels ``proportion_confint`` to 1e-12.
@@ -169,7 +170,7 @@ def wilson(successes: float, nobs: float, confidence: float = 0.95) -> tuple[flo
 
 def n_min(m: np.ndarray) -> float:
     """The effective size n_min = (Σm)²/Σm² of clusters of sizes ``m`` (the size if every cluster were one row)."""
-    mf = np.sort(m.astype(float))
+    mf = np.sort(m.astype(float))  # sorted: the same sizes in any order give the same float sums
     return float(mf.sum() ** 2 / (mf**2).sum())
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .binomial import Interval, all_pass_low
-from .cr2 import cp_on_n_min
+from .cr2 import cp_on_n_min, fallback_reason
 
 __all__ = ["cluster_bootstrap_from_sums", "bca_ratio", "BOOTSTRAP_MIN_CLUSTERS", "PAIRED_BOOTSTRAP_MIN_CLUSTERS"]
 
@@ -59,12 +59,10 @@ def bca_ratio(k: np.ndarray, m: np.ndarray, confidence: float, resamples: int, s
 def cluster_bootstrap_from_sums(k: np.ndarray, m: np.ndarray, confidence: float, resamples: int,
                                 seed: int | None) -> Interval:
     """The ``cluster_bootstrap`` interval from cluster sums (validated by the caller); see ``cluster_bootstrap``."""
-    g, big_k, big_m = k.shape[0], int(k.sum()), int(m.sum())
-    if big_k in (0, big_m):
-        why = f"degenerate: all {big_m} rows pass" if big_k else f"degenerate: none of the {big_m} rows passes"
+    why = fallback_reason(k, m, "cluster_bootstrap")
+    if why is not None:
         return cp_on_n_min(k, m, confidence, why)
-    if g < 2:
-        return cp_on_n_min(k, m, confidence, f"too few clusters for cluster_bootstrap: G={g}, need at least 2")
+    g, big_k, big_m = k.shape[0], int(k.sum()), int(m.sum())
     if (k * big_m == big_k * m).all():
         return cp_on_n_min(k, m, confidence, "zero-width cluster_bootstrap: every cluster has the same pass rate")
     p = big_k / big_m

@@ -20,6 +20,7 @@ __all__ = ["Case", "Expected", "case_digest", "content_digest", "case_and_conten
 
 #: Keys of a case line that make up its digest (when the case has them).
 DIGEST_KEYS: tuple[str, ...] = ("id", "input", "initial_state", "expected", "outcome")
+#: Keys a case line may have (``id`` and ``input`` are required).
 CASE_KEYS: tuple[str, ...] = ("id", "input", "initial_state", "expected", "cluster", "outcome", "metadata")
 
 
@@ -267,7 +268,43 @@ def _digests(texts: Mapping[str, str]) -> tuple[str, str]:
 
 
 def case_from_mapping(obj: dict[str, Any], *, digest_value: str | None = None, source_id: str | None = None,
-           transform: str | None = None) -> Case:
+                      transform: str | None = None) -> Case:
+    """Build a :class:`Case` from a case line (a mapping read from JSON), checking its keys and types.
+
+    Parameters
+    ----------
+    obj : dict
+        The case as written in ``cases.jsonl``: keys of :data:`CASE_KEYS` (``id`` and ``input`` required),
+        plus ``digest``, ``source_id`` and ``transform`` in a stored record. Not modified.
+    digest_value : str, optional
+        The digest to keep (a stored record's, or one computed already); None computes :func:`case_digest`.
+    source_id : str, optional
+        The source case's id for a derived case; None: the case's own id.
+    transform : str, optional
+        The transform that derived the case; None for a source case.
+
+    Returns
+    -------
+    Case
+        ``cluster`` is the line's (as text) or else its id; an ``op.ABSENT`` in ``expected.state`` is stored as
+        its JSON form ``{"$absent": true}``.
+
+    Raises
+    ------
+    ValueError
+        One line naming the key and what is allowed: an unknown or missing key, an empty ``id``, a
+        ``cluster`` that is neither text nor an integer, an ``expected`` or ``outcome`` of the wrong shape.
+
+    Examples
+    --------
+    >>> case = case_from_mapping({"id": "c1", "input": {"q": "hi"}, "cluster": 7})
+    >>> case.cluster, case.source_id, case.digest == case_digest({"id": "c1", "input": {"q": "hi"}})
+    ('7', 'c1', True)
+    >>> case_from_mapping({"id": "c1", "input": {}, "expect": {}})
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown key 'expect'; allowed: id, input, initial_state, expected, cluster, outcome, metadata
+    """
     unknown = [k for k in obj if k not in CASE_KEYS and k not in ("digest", "source_id", "transform")]
     if unknown:
         raise ValueError(f"unknown key {quote(unknown[0])}; allowed: {', '.join(CASE_KEYS)}")
@@ -436,12 +473,17 @@ def inject_state(state: dict[str, Any], state_path: str, template: str) -> tuple
             raise ValueError(f"state_path {quote(state_path)} matches {format_path(keys)}, which holds "
                              f"{_json_kind(value)}, not text; a state transform rewrites strings: narrow "
                              "state_path to text values (or write \"\" where the case has none)")
-        parent = get_path(new_state, keys[:-1]) if len(keys) > 1 else new_state
-        if isinstance(parent, list):
-            parent[int(keys[-1])] = template.replace("{value}", value)
-        else:
-            parent[keys[-1]] = template.replace("{value}", value)
+        _set_leaf(new_state, keys, template.replace("{value}", value))
     return new_state, [format_path(keys) for keys in found]
+
+
+def _set_leaf(root: dict[str, Any], keys: Sequence[str], value: Any) -> None:
+    """Put ``value`` at ``keys`` of ``root`` in place; the path exists (a digit key of a list is its index)."""
+    parent = get_path(root, keys[:-1]) if len(keys) > 1 else root
+    if isinstance(parent, list):
+        parent[int(keys[-1])] = value
+    else:
+        parent[keys[-1]] = value
 
 
 def _kept_as_injected(expected: dict[str, Any], before: dict[str, Any], after: dict[str, Any],
@@ -455,11 +497,7 @@ def _kept_as_injected(expected: dict[str, Any], before: dict[str, Any], after: d
             continue
         if out is expected:
             out = copy.deepcopy(expected)
-        parent = get_path(out, keys[:-1]) if len(keys) > 1 else out
-        if isinstance(parent, list):
-            parent[int(keys[-1])] = get_path(after, keys)
-        else:
-            parent[keys[-1]] = get_path(after, keys)
+        _set_leaf(out, keys, get_path(after, keys))
     return out
 
 

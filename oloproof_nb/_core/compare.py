@@ -299,16 +299,17 @@ def _bipartite(exp: Sequence[Any], act: Sequence[Any], fits: Any, safe: bool, hi
     (scipy's ``maximum_bipartite_matching``; Hopcroft & Karp 1973; no recursion, whatever the length). A
     1,000-element list of equal elements is matched without a million ``fits`` calls. When that leaves an
     element unmatched, and a first meeting may have taken the one partner another element needed, the whole
-    lists are matched by Hopcroft–Karp instead, so the matching is always a maximum one. It may only where
-    fitting is not transitive: an element that asks for a key to be gone, a tolerance, an ignore pattern or
-    list rule naming an index (``safe`` False). Otherwise (equal values, or a subset of a subset) whatever
-    another element would have fitted through the actual element taken, it fits through the one left, and
-    a failing case (one line of 1,200 missing) costs no pass over every pair.
+    lists are matched by Hopcroft–Karp instead, so the matching is always a maximum one. A first meeting can
+    cost a match only where fitting is not transitive: an element that asks for a key to be gone, a
+    tolerance, an ignore pattern or list rule naming an index (``safe`` False). Otherwise (equal values, or a
+    subset of a subset) whatever another element would have fitted through the actual element taken, it fits
+    through the one left, and a failing case (one line of 1,200 missing) costs no pass over every pair.
 
     Hopcroft–Karp calls ``fits`` only on the pairs :class:`_Anchors` leaves (``hidden`` says which leaves of
     an actual element ``fits`` does not compare): the same edges, so the same matching, without a call per
-    pair when the elements carry a text field (1,000 elements, each with a text of its own: 7.4–16.0 s a
-    check before, 0.03–0.08 s now; ``python benchmarks/hostile.py``, benchmarks/README.md).
+    pair when the elements carry a text field (1,000 elements, each with a text of its own: 0.03–0.08 s a
+    check, against 7.4–16.0 s with a ``fits`` call per pair; ``python benchmarks/hostile.py``,
+    benchmarks/README.md).
     """
     out: dict[int, int] = {}
     free: dict[str, list[int]] = {}
@@ -426,6 +427,12 @@ def _align(before: Sequence[Any], after: Sequence[Any]) -> dict[int, int]:
         if slots:
             matched[i] = slots.pop(0)
     return matched
+
+
+def _unmatched(element: Any, rule: ListMatch, i: int) -> str:
+    """The path key of expected element ``i`` that met no element of an ``unordered`` or ``by_key`` list:
+    ``<FIELD=VALUE>`` (``by_key``) or ``<unmatched i>`` (see the module's Paths of rows)."""
+    return f"<{rule.key}={_key_text(_field(element, rule.key))}>" if rule.how == "by_key" else f"<unmatched {i}>"
 
 
 def _within(exp: Sequence[Any], act: Sequence[Any], fits: Any, safe: bool, allowed: set[int] | None,
@@ -547,10 +554,8 @@ def _subset(exp: Any, act: Any, keys: Keys, rules: _Rules, rows: list[Row], befo
                 bare = rule.how != "by_key" or _field(element, rule.key) is ABSENT
                 if bare and allowed is not None and any(fits(i, k) for k in range(len(act)) if k not in allowed):
                     label = f"<not added {i}>"  # it fits only an element that was there before the case
-                elif rule.how == "by_key":
-                    label = f"<{rule.key}={_key_text(_field(element, rule.key))}>"
                 else:
-                    label = f"<unmatched {i}>"
+                    label = _unmatched(element, rule, i)
                 rows.append((format_path((*keys, label)), element, ABSENT, False))
             else:
                 _subset(element, act[j], (*keys, str(j)), rules, rows, then(j))
@@ -614,9 +619,7 @@ def _whole(exp: Any, act: Any, keys: Keys, rules: _Rules, rows: list[Row]) -> No
         for i, element in enumerate(exp):
             j = matched.get(i)
             if j is None:
-                label = (f"<{rule.key}={_key_text(_field(element, rule.key))}>" if rule.how == "by_key"
-                         else f"<unmatched {i}>")
-                rows.append((format_path((*keys, label)), element, ABSENT, False))
+                rows.append((format_path((*keys, _unmatched(element, rule, i))), element, ABSENT, False))
             else:
                 _whole(element, act[j], (*keys, str(j)), rules, rows)
         for j, element in enumerate(act):
@@ -663,9 +666,7 @@ def _diff(before: Any, after: Any, keys: Keys, rules: _Rules, out: list[tuple[Ke
         for i, element in enumerate(before):
             j = matched.get(i)
             if j is None:
-                label = (f"<{rule.key}={_key_text(_field(element, rule.key))}>" if rule.how == "by_key"
-                         else f"<unmatched {i}>")
-                out.append(((*keys, label), element, ABSENT))
+                out.append(((*keys, _unmatched(element, rule, i)), element, ABSENT))
             elif not values_equal(element, after[j]):
                 _diff(element, after[j], (*keys, str(j)), rules, out)
         used = set(matched.values())
@@ -774,6 +775,9 @@ def compare_state(expected: Mapping[str, Any], actual: Mapping[str, Any], mode: 
         be present and equal; ``changes``: ``subset``, and every leaf that
         differs from ``initial`` must be one ``expected`` compares (see
         :func:`compare_changes`; its unexpected changes come first).
+    paths : sequence of str, optional
+        The paths ``paths`` mode compares, in order (one row each, under the path as given); ignored by the
+        other modes.
     tolerance : float, optional
         Absolute tolerance for numeric leaves.
     lists : mapping of str to ListMatch, optional

@@ -24,7 +24,7 @@ import numpy as np
 from .binomial import Interval, all_pass_low, clopper_pearson, n_min, never_pass_cap
 
 __all__ = ["cr2_se", "cr1_se", "bell_mccaffrey_df", "monotone_low", "cluster_t_from_sums", "EXACT_FAILURES",
-           "LOW_CONFIDENCE", "cp_on_n_min", "low_confidence_floor"]
+           "LOW_CONFIDENCE", "cp_on_n_min", "cp_on_n_min_at", "fallback_reason", "low_confidence_floor"]
 
 #: Up to this many failures the worst-case variance of a "better" data set is found exactly (dynamic
 #: programming); above it, by the Lagrangian (fractional-knapsack) bound. A constant: it must not depend
@@ -243,24 +243,37 @@ def monotone_low(k: np.ndarray, m: np.ndarray, confidence: float, df: float | No
     return float(min(bound.min(initial=np.inf), top, estimate))
 
 
-def cp_on_n_min(k: np.ndarray, m: np.ndarray, confidence: float, reason: str) -> Interval:
-    """Clopper–Pearson on the effective size n_min = (Σm)²/Σm² with p̂·n_min successes."""
-    total, passed = int(m.sum()), int(k.sum())
-    p = passed / total
+def cp_on_n_min_at(estimate: float, m: np.ndarray, confidence: float, reason: str) -> Interval:
+    """The fallback of every clustered interval: Clopper–Pearson on the effective size n_min = (Σm)²/Σm² with
+    ``estimate``·n_min successes, labeled ``clopper_pearson`` with ``reason`` (``n`` = Σm, ``n_clusters`` = G)."""
     size = n_min(m)
-    low, high = clopper_pearson(p * size, size, confidence)
-    return Interval(p, low, high, "clopper_pearson", total, k.shape[0],
+    low, high = clopper_pearson(estimate * size, size, confidence)
+    return Interval(estimate, low, high, "clopper_pearson", int(m.sum()), m.shape[0],
                     f"{reason}; clopper_pearson on n_min={size:.4g}")
+
+
+def cp_on_n_min(k: np.ndarray, m: np.ndarray, confidence: float, reason: str) -> Interval:
+    """Clopper–Pearson on the effective size n_min = (Σm)²/Σm² with p̂·n_min successes, p̂ = Σk/Σm
+    (:func:`cp_on_n_min_at`)."""
+    return cp_on_n_min_at(int(k.sum()) / int(m.sum()), m, confidence, reason)
+
+
+def fallback_reason(k: np.ndarray, m: np.ndarray, method: str) -> str | None:
+    """Why a clustered ``method`` cannot be computed on these sums (every row agrees, or G < 2), or None."""
+    total, passed, g = int(m.sum()), int(k.sum()), k.shape[0]
+    if passed in (0, total):
+        return f"degenerate: all {total} rows pass" if passed else f"degenerate: none of the {total} rows passes"
+    if g < 2:
+        return f"too few clusters for {method}: G={g}, need at least 2"
+    return None
 
 
 def cluster_t_from_sums(k: np.ndarray, m: np.ndarray, confidence: float) -> Interval:
     """The ``cluster_t`` interval from cluster sums (validated by the caller); see :func:`cluster_t`."""
-    total, passed, g = int(m.sum()), int(k.sum()), k.shape[0]
-    if passed in (0, total):
-        why = f"degenerate: all {total} rows pass" if passed else f"degenerate: none of the {total} rows passes"
+    why = fallback_reason(k, m, "cluster_t")
+    if why is not None:
         return cp_on_n_min(k, m, confidence, why)
-    if g < 2:
-        return cp_on_n_min(k, m, confidence, f"too few clusters for cluster_t: G={g}, need at least 2")
+    total, passed, g = int(m.sum()), int(k.sum()), k.shape[0]
     df = bell_mccaffrey_df(m)
     low = monotone_low(k, m, confidence, df)
     high = 1.0 - monotone_low(m - k, m, confidence, df)

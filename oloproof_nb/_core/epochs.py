@@ -23,8 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .binomial import Interval, all_pass_low, check_confidence, clopper_pearson, n_min
-from .cr2 import bell_mccaffrey_df, cr2_se, low_confidence_floor, monotone_low
+from .binomial import Interval, all_pass_low, check_confidence
+from .cr2 import bell_mccaffrey_df, cp_on_n_min_at, cr2_se, low_confidence_floor, monotone_low
 
 __all__ = ["Reduction", "parse_reduce", "pass_hat_k", "pass_at_k", "reduce_counts", "value_denominator",
            "fractional_interval", "REDUCE_HELP", "MAX_SCALED_ROWS"]
@@ -274,15 +274,10 @@ def fractional_interval(sums: ArrayLike, sizes: ArrayLike, confidence: float = 0
     total = int(m.sum())
     estimate = float(min(max(s.sum() / total, 0.0), 1.0))
     g = s.shape[0]
-    size = n_min(m)
-
-    def on_n_min(why: str) -> Interval:
-        low, high = clopper_pearson(estimate * size, size, confidence)
-        return Interval(estimate, low, high, "clopper_pearson", total, g, f"{why}; clopper_pearson on n_min={size:.4g}")
-
     if estimate in (0.0, 1.0) or g < 2:
-        return on_n_min(f"degenerate: every value is {estimate:g}" if estimate in (0.0, 1.0)
-                        else f"too few clusters for cluster_t: G={g}, need at least 2")
+        why = (f"degenerate: every value is {estimate:g}" if estimate in (0.0, 1.0)
+               else f"too few clusters for cluster_t: G={g}, need at least 2")
+        return cp_on_n_min_at(estimate, m, confidence, why)
     from scipy import special  # first use; not scipy.stats (t quantile: special.stdtrit, as stats.t.ppf does)
 
     top = all_pass_low(m, confidence)
@@ -301,7 +296,7 @@ def fractional_interval(sums: ArrayLike, sizes: ArrayLike, confidence: float = 0
         raise ValueError("the interval is not finite")
     low, high = low_confidence_floor(low, high, estimate, m, confidence)  # as the gate's cluster_t
     if not low < high:  # the raw bound when every cluster has the same mean (SE = 0); never the monotone one
-        return on_n_min("zero-width cluster_t")
+        return cp_on_n_min_at(estimate, m, confidence, "zero-width cluster_t")
     return Interval(estimate, low, high, "cluster_t", total, g)
 
 

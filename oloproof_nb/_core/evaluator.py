@@ -173,6 +173,7 @@ class Evaluation:
     receipts: list[ReceiptRow] = field(default_factory=list)
 
     def extend(self, other: Evaluation) -> None:
+        """Append ``other``'s rows to this one's, list by list (in place)."""
         self.verdicts += other.verdicts
         self.comparisons += other.comparisons
         self.replays += other.replays
@@ -197,6 +198,7 @@ class Evaluator(BaseModel):
         return self.criterion or self.default_criterion()
 
     def default_criterion(self) -> str:
+        """The criterion name when the suite gives none: the evaluator's ``type`` (a family may derive its own)."""
         return self.type
 
     def settings(self) -> dict[str, Any]:
@@ -219,6 +221,7 @@ class Evaluator(BaseModel):
         return {"criterion": self.name, "evaluator": self.type, "verdict": verdict, "reason": reason}
 
     def missing(self, reason: str) -> Evaluation:
+        """An Evaluation holding one ``missing`` verdict for this criterion, with ``reason``."""
         return Evaluation(verdicts=[self.verdict("missing", reason)])
 
     def interrupted(self, ctx: CaseContext, reason: str, *, timed_out: bool) -> Evaluation:

@@ -38,7 +38,7 @@ def control_difference(recorded: Trajectory, recorded_state: dict[str, Any] | No
 
     Steps (tool, arguments, results; model calls and their outputs), the final
     answer, the status and the recorded state are compared after JSON
-    normalisation, with :func:`~oloproof_nb.paths.values_equal`. A state leaf
+    normalisation, with :func:`~oloproof_nb._core.paths.values_equal`. A state leaf
     under one of the ``ignore`` path patterns (the ``state_matches`` ``ignore:``
     patterns no check judges, ``_config.suite.ignored_paths``; e.g. a
     timestamp a database stamps with its own clock) is not compared: no check
@@ -98,7 +98,7 @@ def fault_difference(recorded: Trajectory, faulted: Trajectory, checkpoint: int,
     checkpoint : int
         Index of the faulted call in ``recorded.steps``.
     result : Any
-        The change's result (compared as JSON, with :func:`~oloproof_nb.paths.values_equal`).
+        The change's result (compared as JSON, with :func:`~oloproof_nb._core.paths.values_equal`).
 
     Returns
     -------
@@ -196,7 +196,7 @@ def fault_verdict(answer_ok: bool | None, state_verdicts: Sequence[str], broken:
     broken : sequence of str
         ``state_unchanged`` paths the replay changed.
     escalated : bool
-        A call of an escalation tool at or after the checkpoint.
+        A call of an escalation tool after the checkpoint whose result reports no failure (:func:`escalated`).
     admitted : bool
         The replay's answer is one of ``fault_recovery``'s ``honest_answers``
         (it admits the task failed; see :func:`admits_failure`).

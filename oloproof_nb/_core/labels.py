@@ -21,7 +21,7 @@ from collections.abc import Collection, Iterable, Mapping
 from typing import Any, Literal
 
 from ..errors import quote_value
-from .stats import wilson
+from .binomial import wilson
 
 __all__ = ["JUDGEMENT_KEYS", "REQUIRED_KEYS", "Label", "parse_judgement", "pair_label", "pair_labels",
            "invalid_copies", "validity_row", "transform_checked"]
@@ -120,15 +120,14 @@ def pair_label(judgements: Iterable[Mapping[str, Any]]) -> Label:
     >>> pair_label([{"valid": True}, {"valid": False}]), pair_label([])
     ('invalid', '')
     """
-    yes = no = 0
-    for j in judgements:
-        if j["valid"]:
-            yes += 1
-        else:
-            no += 1
-    if yes + no == 0:
-        return ""
-    return "valid" if yes > no else "invalid"
+    votes = [1 if j["valid"] else -1 for j in judgements]
+    return _majority(sum(votes)) if votes else ""
+
+
+def _majority(votes: int) -> Label:
+    """The label of a judged pair from its (valid − invalid) judgements: ``valid`` when positive; a tie is
+    ``invalid``."""
+    return "valid" if votes > 0 else "invalid"
 
 
 def pair_labels(judgements: Iterable[Mapping[str, Any]]) -> dict[str, Label]:
@@ -144,7 +143,7 @@ def pair_labels(judgements: Iterable[Mapping[str, Any]]) -> dict[str, Label]:
     for j in judgements:
         case_id = j["case_id"]
         votes[case_id] = votes.get(case_id, 0) + (1 if j["valid"] else -1)
-    return {case_id: "valid" if v > 0 else "invalid" for case_id, v in votes.items()}
+    return {case_id: _majority(v) for case_id, v in votes.items()}
 
 
 def invalid_copies(labels: Mapping[str, Iterable[Mapping[str, Any]]], minimum_validity: Mapping[str, float],

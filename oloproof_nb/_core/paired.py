@@ -93,7 +93,8 @@ def paired_difference_from_sums(
     method : {"cluster_t", "cluster_bootstrap"}, default "cluster_t"
         ``cluster_t``: the MOVER of the net-loss and net-gain rates' monotone CR2 logit-t intervals
         (Bell–McCaffrey degrees of freedom) with a bound on their correlation, monotone by construction;
-        ``cluster_bootstrap``: BCa over resampled clusters of Σe*/Σm* (not monotone; it does not decide).
+        ``cluster_bootstrap``: BCa over resampled clusters of Σe*/Σm* (not monotone; it does not decide); a BCa
+        interval of zero width gives the ``cluster_t`` one instead, labeled ``cluster_t``.
     confidence : float, default 0.95
         Two-sided confidence level in (0, 1).
     resamples : int, default 10_000
@@ -148,38 +149,38 @@ def paired_difference_from_sums(
     **Why these choices.** The correlation bound of ``low`` depends on the net-loss count alone (that of ``high`` on
     the net-gain count): a correlation estimated from both counts, such as the plug-in
     −√(p̂⁺p̂⁻/((1 − p̂⁺)(1 − p̂⁻))), rises in size when the candidate gains a row and would break the argument
-    above. Leaving the correlation out (c = 0, this interval before review S6) made it too narrow where many rows
-    change both ways (two runs of a stochastic agent): on n independent cases the exact chance of NO_REGRESSION at a
-    true drop equal to the margin reached 5.4–8.9% (n = 20–100, margins 0–0.2), against 1.1–2.4% with c
+    above. Leaving the correlation out (c = 0) makes it too narrow where many rows change both ways (two runs of a
+    stochastic agent): on n independent cases the exact chance of NO_REGRESSION at a true drop equal to the margin
+    reaches 5.4–8.9% (n = 20–100, margins 0–0.2), against 1.1–2.4% with c
     (``tests/reference/paired_exact.py --worst``). c = 1 is valid too but wider: at n = 50 and p⁺ = p⁻ = 0.1 the median
     width is 0.282 with c = 0, 0.314 with c and 0.379 with c = 1. The cap on n_min keeps a direction in which
     nothing (or little) changed as uncertain as no change at all, which monotonicity requires once no change is
-    d̂ ± u₀ and the ICC of the changes is unknown. A cap on N (independent rows) gave narrower intervals, but then
-    one gained row moved ``low`` from −u₀ to about −2.7/N, and in the simulation run with that cap the lower bound
+    d̂ ± u₀ and the ICC of the changes is unknown. A cap on N (independent rows) gives narrower intervals, but then
+    one gained row moves ``low`` from −u₀ to about −2.7/N, and in a simulation with that cap the lower bound
     was above the truth 6.25% of the time when whole clusters change together (``cluster_flips``, G = 20,
-    p10 = p01 = 0.05). The previous interval — Newcombe's method 10 on the two runs' rates with their CR2
-    correlation, and d̂ ± u₀ when no cluster changed — was not monotone: with 21 clusters of 1–3 rows, a candidate
-    that lost one row got low = −0.075 and an unchanged one −0.191.
+    p10 = p01 = 0.05). Newcombe's method 10 on the two runs' rates with their CR2 correlation (d̂ ± u₀ when no
+    cluster changed) is not monotone: with 21 clusters of 1–3 rows, a candidate that lost one row gets
+    low = −0.075 and an unchanged one −0.191.
 
     **Coverage** (benchmarks/paired.md: ``python tests/reference/paired_simulation.py --reps 2000``, 2,000
-    repetitions per cell). In the original cells (τ = 0.7, G = 20 and 50) each one-sided miss is at most
-    0% at the nominal 2.5% (2.4% with the previous interval), at a price in width: before the cap on what the
+    repetitions per cell). In the ``repeat`` cells (τ = 0.7, G = 20 and 50) each one-sided miss is at most
+    0% at the nominal 2.5% (2.4% with that Newcombe interval), at a price in width: without the cap on what the
     clusters can vouch for (``binomial.never_pass_cap``) the median interval was 1.22–1.94 times as wide as the
-    previous one at G = 20 and 1.18–1.65 times at G = 50, because a direction's upper end never falls below u₀,
+    Newcombe one at G = 20 and 1.18–1.65 times at G = 50, because a direction's upper end never falls below u₀,
     and the cap makes it 1.04–1.21 (G = 20) and 1.14–1.50 (G = 50) times as wide again. Where changes are rare
     (τ = 0.95 and 0.99, row-by-row flips) each miss is at most 0.8%; where whole clusters change together (a
-    stress design) the lower miss reaches 1.05% at G = 50 (3.3% before the cap; 6.25% at G = 20 with the cap on
-    N above, before it). The ``cluster_bootstrap`` option is unchanged and misses up to 7.05% (G = 20) and 5.3%
+    stress design) the lower miss reaches 1.05% at G = 50 (3.3% without the cap; 6.25% at G = 20 with the cap on
+    N above and without it). The ``cluster_bootstrap`` option misses up to 7.05% (G = 20) and 5.3%
     (G = 50), so a regression rule should decide with ``cluster_t``. Where many rows change both ways (two
     independent runs of an agent that passes each case 50–70% of the time), counted exactly on independent cases
     (``python tests/reference/paired_exact.py``), low > truth in 1.2–1.5% (n = 50) and 1.6–1.8% (n = 100) of
-    samples (2.6–3.3% and 3.3–3.7% before the correlation was counted, review R17). Over every truth (``--worst``:
+    samples (2.6–3.3% and 3.3–3.7% with c = 0, review R17). Over every truth (``--worst``:
     n = 20–100, margins 0–0.2) a wrong NO_REGRESSION at a true drop equal to the margin is at most 2.35% (8.9%
-    before); a wrong REGRESSION just inside the margin is at most 2.07% with p10 ≤ 0.35 and passes 2.5% only where
+    with c = 0); a wrong REGRESSION just inside the margin is at most 2.07% with p10 ≤ 0.35 and passes 2.5% only where
     90% or more of the cases change (2.72% at n = 100, margin 0.1, p10 = 0.55, p01 = 0.45; 2.87% at margin 0.2).
     In the simulated ``two_runs`` cells (clusters drawn independently in the two runs) each miss is at most 1.45%
-    (3.3% before), at 1.09–1.30 times the width; the earlier cells' misses are unchanged and their widths 1.00–1.05
-    times as wide.
+    (3.3% with c = 0), at 1.09–1.30 times the width of c = 0; in the other cells c changes no miss and widens the
+    interval 1.00–1.05 times.
 
     References
     ----------

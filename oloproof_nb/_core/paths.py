@@ -494,7 +494,7 @@ _WALK_AT_ONCE: Final = 8
 _Row = tuple[str, Any, Any]
 
 
-def _child(prefix: str, key: str | int) -> str:
+def _child_path(prefix: str, key: str | int) -> str:
     """``format_path((*keys, key))`` given ``prefix == format_path(keys)``; an int key is a list index."""
     if isinstance(key, int):
         return f"{prefix}.{key}" if prefix else str(key)
@@ -566,7 +566,7 @@ def _flatten_into(node: Any, path: str, out: list[_Row], old: bool) -> None:
         for k, v in node.items():
             if type(k) is not str:
                 raise _Unusual
-            _flatten_into(v, _child(path, k), out, old)
+            _flatten_into(v, _child_path(path, k), out, old)
     elif t is list and node:
         for i, v in enumerate(node):
             _flatten_into(v, f"{path}.{i}", out, old)
@@ -631,7 +631,7 @@ def _diff_dicts(b: dict[Any, Any], a: dict[Any, Any], path: str, rows: list[_Row
                 if type(k) is not str:
                     raise _Unusual
                 n_rows = len(rows)
-                new = (_diff_dicts if tv is dict else _diff_lists)(bv, av, _child(path, k), rows)
+                new = (_diff_dicts if tv is dict else _diff_lists)(bv, av, _child_path(path, k), rows)
                 if new:
                     if pending is None:
                         pending = {}
@@ -643,14 +643,14 @@ def _diff_dicts(b: dict[Any, Any], a: dict[Any, Any], path: str, rows: list[_Row
         elif av is _MISSING:
             if type(k) is not str:
                 raise _Unusual
-            _flatten_into(bv, _child(path, k), rows, True)
+            _flatten_into(bv, _child_path(path, k), rows, True)
             continue
         elif _same(bv, av):
             continue
         if type(k) is not str:
             raise _Unusual
         touched = True
-        new = _diff_pair(bv, av, _child(path, k), rows)
+        new = _diff_pair(bv, av, _child_path(path, k), rows)
         if new:
             if pending is None:
                 pending = {}
@@ -668,7 +668,7 @@ def _diff_dicts(b: dict[Any, Any], a: dict[Any, Any], path: str, rows: list[_Row
         if pending is not None and k in pending:
             out += pending[k]
         elif k not in b:
-            _flatten_into(av, _child(path, k), out, False)
+            _flatten_into(av, _child_path(path, k), out, False)
     return out
 
 
@@ -678,7 +678,7 @@ def _diff_lists(b: list[Any], a: list[Any], path: str, rows: list[_Row]) -> list
     n_a = len(a)
     for i, bv in enumerate(b):
         if i >= n_a:
-            _flatten_into(bv, _child(path, i), rows, True)
+            _flatten_into(bv, _child_path(path, i), rows, True)
             continue
         av = a[i]
         tv = type(bv)
@@ -687,7 +687,7 @@ def _diff_lists(b: list[Any], a: list[Any], path: str, rows: list[_Row]) -> list
                 if bv == av:
                     continue
             elif (tv is dict or tv is list) and bv and av and (len(bv) > _WALK_AT_ONCE or _differ(bv, av)):
-                new = (_diff_dicts if tv is dict else _diff_lists)(bv, av, _child(path, i), rows)
+                new = (_diff_dicts if tv is dict else _diff_lists)(bv, av, _child_path(path, i), rows)
                 if new:
                     if out is None:
                         out = new
@@ -698,7 +698,7 @@ def _diff_lists(b: list[Any], a: list[Any], path: str, rows: list[_Row]) -> list
                 continue
         elif _same(bv, av):
             continue
-        new = _diff_pair(bv, av, _child(path, i), rows)
+        new = _diff_pair(bv, av, _child_path(path, i), rows)
         if new:
             if out is None:
                 out = new
@@ -707,7 +707,7 @@ def _diff_lists(b: list[Any], a: list[Any], path: str, rows: list[_Row]) -> list
     for i in range(len(b), n_a):
         if out is None:
             out = []
-        _flatten_into(a[i], _child(path, i), out, False)
+        _flatten_into(a[i], _child_path(path, i), out, False)
     return out
 
 

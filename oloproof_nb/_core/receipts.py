@@ -35,7 +35,7 @@ import os
 import re
 from collections.abc import Mapping
 from datetime import datetime, timedelta, timezone
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -70,16 +70,7 @@ ReceiptStatus = Literal[
 DigestKind = Literal["sha256", "hmac-sha256"]
 
 #: Every receipt status, in the order the checks run (``waiting`` last: it is decided before all others).
-STATUSES: tuple[str, ...] = (
-    "missing",
-    "wrong_artifact",
-    "stale",
-    "hash_mismatch",
-    "validator_failed",
-    "unverified",
-    "verified",
-    "waiting",
-)
+STATUSES: tuple[str, ...] = get_args(ReceiptStatus)
 #: Statuses that mean the promised outcome was not delivered.
 FAILURE_STATUSES: tuple[str, ...] = (
     "missing",

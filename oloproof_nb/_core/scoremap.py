@@ -11,10 +11,10 @@ score value            verdict       why
 ``"P"`` (PARTIAL)      ``fail``      partly right is not right: a release criterion counts full passes
 ``"N"`` (NOANSWER)     ``fail``      no answer is the system's failure, not a missing measurement
 ``True`` / ``False``   pass / fail
-a number in [0, 1]      pass when ≥ ``pass_threshold`` (default 1: full marks), else fail; NaN ``missing``
-another number         ``missing`` unless ``pass_threshold`` is given (a rating out of 10 is not a 0–1 score);
-                                     then every number of that criterion is ``missing``: a 1 on a 1–10
-                                     scale is its worst rating, not full marks
+a number in [0, 1]     pass / fail   pass when ≥ ``pass_threshold`` (default 1: full marks); NaN ``missing``
+another number         ``missing``   unless ``pass_threshold`` is given (a rating out of 10 is not a 0–1
+                                     score); without it, every number of a criterion holding one is
+                                     ``missing``: a 1 on a 1–10 scale is its worst rating, not full marks
 ``"yes"``/``"true"``   ``pass``      in any case, as Inspect's ``value_to_float`` reads them
 ``"no"``/``"false"``   ``fail``
 anything else          ``missing``   a dict, a list, another string: map it with ``score_map`` (the Inspect

@@ -20,6 +20,8 @@ MAX_EDGE_DIGITS = 15
 DIMENSIONS: dict[str, str] = {"tool_calls": "n_tool_calls", "trajectory_length": "trajectory_length"}
 #: The bin of rows whose case recorded no trajectory (status ``error`` or ``timeout``).
 NA_BIN = "n/a"
+
+
 @dataclass(frozen=True)
 class SliceSpec:
     """A parsed slice spec.

@@ -37,7 +37,6 @@ __all__ = [
 METHODS: tuple[str, ...] = ("clopper_pearson", "wilson", "cluster_t", "cluster_bootstrap")
 #: The methods for clustered rows (the others treat rows as independent).
 CLUSTERED_METHODS: tuple[str, ...] = ("cluster_t", "cluster_bootstrap")
-_check_confidence = check_confidence
 
 
 # ---------------------------------------------------------------- validation
@@ -311,10 +310,8 @@ def cluster_t(values: ArrayLike, clusters: ArrayLike | None, confidence: float =
     their rows. Such a data set (S = 0) says nothing about how clusters differ, so it is judged as a
     degenerate one is, by Clopper–Pearson on n_min = (Σm)²/Σm² with r·n_min successes; the smallest
     such r at or above every cluster's rate gives the minimum (``cr2.equal_rate_low``). When a cluster
-    passes every row, r = 1 and L_eq is the all-pass bound L_all = (α/2)^(1/n_min). Without it, 20
-    cases × 5 epochs that each fail only epoch 2 got [0.788, 0.835] — above the 0.72 of a population
-    where one case in ten always fails, in the 12% of samples that hold no such case; now [0.563,
-    0.943] — and
+    passes every row, r = 1 and L_eq is the all-pass bound L_all = (α/2)^(1/n_min). (20 cases × 5 epochs
+    that each fail only epoch 2: L_eq = 0.563, where the other two terms alone give 0.665.)
     S_max(k, K') is the largest S over the data sets with K' passes reachable from k by turning fails
     into passes (computed exactly by a small knapsack over cluster types when N − K' ≤ 64, and bounded
     above by its Lagrangian dual — a fractional knapsack — beyond). Both are maxima over the reachable
@@ -511,8 +508,6 @@ def rate_interval(
     _check_methods(method, clustered_method)
     confidence = check_confidence(confidence)
     resamples = _check_resamples(resamples)
-    if method == "auto":
-        method = clustered_method if is_clustered(clusters) else "clopper_pearson"
     k, m = _sums(values, clusters)
     return _interval_from_sums(k, m, method, confidence, clustered_method, resamples, seed)
 

@@ -22,7 +22,6 @@ __all__ = [
     "step_is_error",
     "ToolErrorRule",
     "DEFAULT_TOOL_ERRORS",
-    "EFFECTS",
 ]
 
 
@@ -144,10 +143,6 @@ class Trajectory(BaseModel):
             if isinstance(step, ToolCall) and step.tool == tool:
                 return i
         return None
-
-
-#: What happens to the call at a replay's checkpoint: ``skipped`` (it does not run) or ``applied`` (it runs).
-EFFECTS: tuple[str, ...] = ("skipped", "applied")
 
 
 class Change(BaseModel):

@@ -20,6 +20,7 @@ from scipy import special
 from scipy import stats as sps
 
 import oloproof_nb._core.cr2 as cr2
+from oloproof_nb._core.epochs import fractional_interval
 from oloproof_nb._core.stats import cluster_se, cluster_sums, cluster_t, rate_interval_from_sums
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
@@ -566,3 +567,29 @@ def test_a_threshold_of_090_needs_more_clusters_the_more_rows_fail() -> None:
         assert caps[1] == pytest.approx(0.025 ** (1 / g) * rate, rel=1e-12)
     k = np.r_[np.full(9, 3), np.full(60, 4)]  # 69 clusters of 4 rows, 9 of them failing one: p̂ = 267/276 = 0.967
     assert rate_interval_from_sums(k, np.full(69, 4), "cluster_t").low <= 0.025 ** (1 / 69) * 267 / 276
+
+
+@pytest.mark.parametrize(("k", "m", "why"), [
+    ([2, 3, 1], [2, 3, 1], "degenerate: all 6 rows pass"),
+    ([0, 0], [4, 2], "degenerate: none of the 6 rows passes"),
+    ([3], [5], "too few clusters for {method}: G=1, need at least 2"),
+])
+def test_the_clustered_methods_fall_back_alike(k: list[int], m: list[int], why: str) -> None:
+    """cluster_t, cluster_bootstrap and the reduced (fractional) interval fall back through one routine
+    (``cr2.fallback_reason``, ``cr2.cp_on_n_min_at``, review S7): the same reason but for the method's name, and
+    the bounds of statsmodels' Clopper–Pearson on n_min = (Σm)²/Σm² with p̂·n_min successes."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    size = sum(m) ** 2 / sum(x * x for x in m)  # by hand: 36/14 = 2.571... for [4, 2]
+    p = sum(k) / sum(m)
+    low, high = proportion_confint(p * size, size, alpha=0.05, method="beta")
+    low, high = (0.0 if p == 0 else low), (1.0 if p == 1 else high)
+    for method in ("cluster_t", "cluster_bootstrap"):
+        iv = rate_interval_from_sums(k, m, method=method)
+        assert iv.method == "clopper_pearson"
+        assert iv.reason == f"{why.format(method=method)}; clopper_pearson on n_min={size:.4g}"
+        assert (iv.low, iv.high) == pytest.approx((low, high), abs=1e-12)
+        assert (iv.n, iv.n_clusters) == (sum(m), len(m))
+    reduced = fractional_interval(k, m)  # per-cluster sums of values in [0, 1]: here whole ones
+    assert (reduced.method, reduced.low, reduced.high) == ("clopper_pearson", iv.low, iv.high)
+    assert reduced.reason.endswith(f"; clopper_pearson on n_min={size:.4g}")

@@ -55,3 +55,17 @@ def test_invalid_copies_of_every_checked_transform_are_left_out() -> None:
     labels = {"t": [{"case_id": "a~t", "valid": False}, {"case_id": "b~t", "valid": True}],
               "u": [{"case_id": "a~u", "valid": True}, {"case_id": "b~u", "valid": False}]}
     assert invalid_copies(labels, {"t": 0.5, "u": 0.5}, 2) == {"a~t", "b~u"}
+
+
+@pytest.mark.parametrize("votes", [(), (True,), (False,), (True, False), (False, True), (True, True, False),
+                                   (True, False, False), (True, True, False, False), (True, True, True, False, False)])
+def test_one_pair_and_many_pairs_take_one_majority(votes: tuple[bool, ...]) -> None:
+    """``pair_label`` (one pair) and ``pair_labels`` (by id) apply one rule (review S7): valid with more valid
+    than invalid judgements, invalid with at least as many invalid (a tie), nothing without judgements."""
+    from oloproof_nb._core.labels import pair_label, pair_labels
+
+    yes, no = sum(votes), len(votes) - sum(votes)  # by hand
+    expected = "" if not votes else ("valid" if yes > no else "invalid")
+    judgements = [{"case_id": "a~t", "valid": v} for v in votes]
+    assert pair_label(judgements) == expected
+    assert pair_labels(judgements) == ({"a~t": expected} if votes else {})

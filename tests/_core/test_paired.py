@@ -455,3 +455,12 @@ def test_the_readmes_paired_coverage_figures_are_the_tables() -> None:
     prose = " ".join(text.split()).split("a wrong NO_REGRESSION at most")[1].split("before)")[0]
     per_n = [float(x) for x in re.findall(r"(\d+\.\d+)% at n = \d+", prose)]
     assert len(per_n) == 4 and f"and at most **{max(per_n):.2f}%** over every truth (n = 20–100" in readme
+
+
+def test_a_zero_width_bootstrap_gives_the_cluster_t_interval() -> None:
+    """What the ``method`` parameter says (review S7): one resample whose Σe*/Σm* is d̂ itself (seed 0 here: the
+    four clusters drawn give 2/8) makes a BCa interval of zero width, and the result is the ``cluster_t`` one."""
+    b, k, m = [1, 1, 0, 0], [2, 1, 1, 0], [2, 2, 2, 2]
+    boot = paired_difference_from_sums(b, k, m, method="cluster_bootstrap", resamples=1, seed=0)
+    assert boot == paired_difference_from_sums(b, k, m, method="cluster_t")
+    assert boot.method == "cluster_t" and boot.low < boot.estimate == 0.25 < boot.high

@@ -583,3 +583,27 @@ def test_sums_whose_clusters_are_the_same_labels_of_another_dtype_are_paired() -
         assert rate_interval_from_sums(passes, counts.set_axis(counts.index.astype(dtype))) == expected, dtype
     with pytest.raises(ValueError, match="indexed by other clusters"):  # other labels are still refused
         rate_interval_from_sums(passes, counts.set_axis(counts.index.astype(str)))
+
+
+def _mixed_ids() -> np.ndarray:
+    ids = np.empty(4, dtype=object)
+    ids[:] = ["a", 1, "b", 1.0]  # unorderable; 1 == 1.0 is one cluster
+    return ids
+
+
+@pytest.mark.parametrize(("ids", "clustered"), [
+    (["a", "b", "c", "d"], False),
+    (["a", "b", "a", "d"], True),
+    (pd.Series(["x", "y", "z", "y"], dtype="string"), True),
+    (pd.Series(["x", "y", "z", "w"], dtype="string"), False),
+    (_mixed_ids(), True),
+    ([3, 1, 2, 0], False),
+])
+def test_auto_on_rows_decides_from_the_sums_it_computes(ids: object, clustered: bool) -> None:
+    """``rate_interval``'s ``"auto"`` is decided from the rows per cluster its sums hold, as on sums (review S7):
+    a hand count of repeated ids says which method runs, and the interval is that of the sums."""
+    values = [1, 0, 1, 1]
+    iv = rate_interval(values, ids)
+    assert iv.method == ("cluster_t" if clustered else "clopper_pearson")
+    k, m = cluster_sums(values, ids)
+    assert iv == rate_interval_from_sums(k, m)
