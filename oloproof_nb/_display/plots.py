@@ -344,7 +344,8 @@ def slices(table: pd.DataFrame, ax: Axes | None = None, *, confidence: float | N
     table = table[keep].reset_index(drop=True)
     positions = list(dict.fromkeys(zip(table["slice"], table["bin"], strict=True)))
     criteria = list(dict.fromkeys(table["criterion"]))
-    ax = _axes(ax, max(6.0, 1.1 * len(positions) * max(1, len(criteria)) ** 0.5 + 2.5), 4.2)
+    # as wide as its bins need, up to 40 inches (51 bins of 10 criteria asked for 180)
+    ax = _axes(ax, min(40.0, max(6.0, 1.1 * len(positions) * max(1, len(criteria)) ** 0.5 + 2.5)), 4.2)
     palette = CRITERION_COLOURS
     hue = {c: palette[i % len(palette)] for i, c in enumerate(criteria)}
     # past the palette a colour comes round again: a shape of its own keeps the 9th criterion from reading as the 1st

@@ -136,6 +136,18 @@ def test_an_edge_of_more_than_15_digits_is_refused_and_15_digits_still_bin() -> 
             parse_slice_spec(f"tool_calls:1,{edge}")
 
 
+def test_a_slice_of_more_than_50_edges_is_refused_and_50_still_bin() -> None:
+    """Review R32: 1,000 edges passed, and the report took 16 s to embed a plot 143,480 pixels wide (51 bins is
+    already more than a reader compares). 50 edges give 51 bins; 51 edges are refused in one line."""
+    fifty = ",".join(str(i) for i in range(1, 51))
+    assert len(parse_slice_spec(f"trajectory_length:{fifty}").bins()) == 51
+    for count in (51, 1000):
+        edges = ",".join(str(i) for i in range(1, count + 1))
+        with pytest.raises(SliceSpecError, match=rf": {count} edges; a slice has at most 50 \(51 bins\), as a table or "
+                                                 r"plot of more cannot be read: give fewer edges; allowed: "):
+            parse_slice_spec(f"tool_calls:{edges}")
+
+
 def test_suite_slices_are_validated_at_load(make_suite: Any, capsys: pytest.CaptureFixture[str]) -> None:
     root = make_suite([case("a", 1, True)], evaluators=EVALUATORS, system="sysmod:Counter", system_code=COUNTER,
                       slices=["tool_calls:1,2", "tool_calls:2,1"])

@@ -260,6 +260,18 @@ def test_every_criterion_of_a_slice_plot_is_told_apart_past_the_eight_colours() 
     assert first == legend
 
 
+@pytest.mark.parametrize(("bins", "criteria", "width"),
+                         [(3, 1, 6.0), (51, 1, 40.0), (51, 10, 40.0), (8, 2, 1.1 * 8 * 2**0.5 + 2.5)])
+def test_a_slice_plot_is_as_wide_as_its_bins_need_up_to_40_inches(bins: int, criteria: int, width: float) -> None:
+    """Review R32: the width grew with the bins without end (1,000 edges: a picture 143,480 pixels wide). By hand:
+    1.1 · bins · √criteria + 2.5 inches, at least 6, at most 40 (51 bins of 10 criteria: 180 asked)."""
+    rows = [["x", f"bin {b}", f"criterion_{j}", 30, 0.7, 0.55, 0.82, False, "cluster_t"]
+            for b in range(bins) for j in range(criteria)]
+    table = pd.DataFrame(rows, columns=["slice", "bin", "criterion", "support", "rate", "ci_low", "ci_high",
+                                        "few_clusters", "method"])
+    assert plots.slices(table).figure.get_size_inches()[0] == pytest.approx(width, abs=1e-9)
+
+
 def test_empty_criteria_are_labeled_in_their_own_colour() -> None:
     """Review N C2: grey "n=0 n=0" said nothing of whose rows were missing."""
     ax = plots.slices(slice_frame())  # b has no rows in [1, 2)
