@@ -5,6 +5,7 @@ other arguments, two tasks of one eval, an eval retried beside its first attempt
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from _inspect_logs import write_logs
@@ -260,16 +261,8 @@ def test_two_tasks_whose_dict_scorer_gives_other_keys_keep_each_key_to_its_task(
     ``safe`` and ``fast`` read 7 of 20 (0.35) with 10 missing, and their gate rows counted 20 rows, 10 missing."""
     from inspect_ai.log import read_eval_log, write_eval_log
 
-    log = read_eval_log(str(_dicts_log(folders)))
-    folder = tmp_path / "two"
-    folder.mkdir()
-    write_eval_log(log, folder / "a.eval")
-    log.eval.task, log.eval.task_id = "dicts_b", "another-task-id"
-    log.eval.dataset.sample_ids = [f"b{sid}" for sid in log.eval.dataset.sample_ids or []]
-    for sample in log.samples or []:
-        sample.id = f"b{sample.id}"
-        value = sample.scores["checks"].value  # type: ignore[index]
-        sample.scores["checks"].value = {"correct": value["correct"], "fast": value["safe"]}  # type: ignore[index]
+    folder, log = _two_tasks(folders, tmp_path, "dicts_b",
+                             lambda value: {"correct": value["correct"], "fast": value["safe"]}, write=False)
     assert log.results is not None
     for score in log.results.scores:
         score.name = "fast" if score.name == "safe" else score.name
@@ -286,6 +279,26 @@ def test_two_tasks_whose_dict_scorer_gives_other_keys_keep_each_key_to_its_task(
         assert table.loc[key, "verdict"] == "PASS", key
 
 
+def _two_tasks(folders: Path, tmp_path: Path, task: str, rescore: Any, write: bool = True) -> tuple[Path, Any]:
+    """A folder ``two`` holding the dicts log as ``a.eval`` and a copy of it as task ``task`` (its sample ids
+    prefixed ``b``, each ``checks`` score replaced by ``rescore(score)``), written as ``b.eval`` when ``write``;
+    the folder and the copy's log."""
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    log = read_eval_log(str(_dicts_log(folders)))
+    folder = tmp_path / "two"
+    folder.mkdir()
+    write_eval_log(log, folder / "a.eval")
+    log.eval.task, log.eval.task_id = task, "another-task-id"
+    log.eval.dataset.sample_ids = [f"b{sid}" for sid in log.eval.dataset.sample_ids or []]
+    for sample in log.samples or []:
+        sample.id = f"b{sample.id}"
+        sample.scores["checks"].value = rescore(sample.scores["checks"].value)  # type: ignore[index]
+    if write:
+        write_eval_log(log, folder / "b.eval")
+    return folder, log
+
+
 def test_a_task_whose_scorer_of_a_dict_scorers_name_gives_plain_scores_is_judged_on_them(
         folders: Path, tmp_path: Path) -> None:
     """A folder of two tasks whose scorer ``checks`` gives ``{"correct": ..., "safe": ...}`` in one (the dicts log) and
@@ -294,18 +307,8 @@ def test_a_task_whose_scorer_of_a_dict_scorers_name_gives_plain_scores_is_judged
     and ``checks`` was no criterion at all: the task's check vanished, and ``safe`` read 7 of 20. Now ``checks`` is
     the plain task's criterion, 6 of 10 by a hand count of CHECKS, and the keys keep the dict task's samples."""
     from _inspect_task import CHECKS
-    from inspect_ai.log import read_eval_log, write_eval_log
 
-    log = read_eval_log(str(_dicts_log(folders)))
-    folder = tmp_path / "two"
-    folder.mkdir()
-    write_eval_log(log, folder / "a.eval")
-    log.eval.task, log.eval.task_id = "plain_b", "another-task-id"
-    log.eval.dataset.sample_ids = [f"b{sid}" for sid in log.eval.dataset.sample_ids or []]
-    for sample in log.samples or []:
-        sample.id = f"b{sample.id}"
-        sample.scores["checks"].value = sample.scores["checks"].value["correct"]  # type: ignore[index]
-    write_eval_log(log, folder / "b.eval")
+    folder, _ = _two_tasks(folders, tmp_path, "plain_b", lambda value: value["correct"])
     rows = [epoch for sample in CHECKS for epoch in sample]  # 5 samples × 2 epochs
     correct, safe = sum(c == "C" for c, _, _ in rows), sum(s for _, s, _ in rows)
     assert (correct, safe) == (6, 7)
