@@ -74,6 +74,10 @@ def test_init_default_destination(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     monkeypatch.chdir(tmp_path)
     assert main(["init", "--example", "stateful-agent"]) == 0
     assert (tmp_path / "stateful-agent" / "oloproof.yaml").is_file()
+    # every file of the committed example, byte for byte, in ./stateful-agent (a partial or stale copy passed)
+    committed = Path(__file__).resolve().parents[1] / "examples" / "stateful-agent"
+    for name in ("README.md", "cases.jsonl", "checks.py", "oloproof.yaml", "refund_desk.py", "release.yaml"):
+        assert (tmp_path / "stateful-agent" / name).read_bytes() == (committed / name).read_bytes(), name
 
 
 def test_init_into_a_non_empty_destination_changes_nothing(tmp_path: Path,

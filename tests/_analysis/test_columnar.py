@@ -928,7 +928,13 @@ def test_no_warning_on_a_normal_load(tmp_path: Path) -> None:
     op.run(folder, out=tmp_path / "run", progress=False)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert len(op.load_run(tmp_path / "run").snapshots)
+        run = op.load_run(tmp_path / "run")
+        snapshots, cases = run.snapshots, run.cases
+    # by hand: the example's 24 cases and the injected copy the suite derives of each, one snapshot per case run
+    lines = (folder / "cases.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 24 and len(snapshots) == len(cases) == 2 * 24
+    assert sorted(snapshots["case_id"]) == sorted(cases["case_id"])
+    assert snapshots["case_id"].str.endswith("~injected").sum() == 24
 
 
 def test_a_record_is_read_right_after_the_journal_was_rewritten_under_its_index(tmp_path: Path) -> None:

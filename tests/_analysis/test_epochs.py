@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from _cr2_reference import cr2_matrix
 from _epoch_systems import recovering_desk_suite
 
 import oloproof_nb as op
@@ -180,7 +181,9 @@ def test_fractional_interval_is_the_monotone_cr2_logit_t(runs: dict[int, op.Run]
     p = v.mean()
     g = len(v)
     se = math.sqrt(np.sum((v - p) ** 2 / (1 - 1 / g))) / g  # CR2 with singleton clusters
-    t = stats.t.ppf(0.975, bell_mccaffrey_df(np.ones(g, np.int64)))
+    df = g - 1  # Bell–McCaffrey df of g singleton clusters, by hand (it was the package's own bell_mccaffrey_df)
+    assert cr2_matrix(v, np.arange(g)) == pytest.approx((p, se, df))  # the same three from the matrix definitions
+    t = stats.t.ppf(0.975, df)
     low = special.expit(special.logit(p) - t * se / (p * (1 - p)))
     high = special.expit(special.logit(p) + t * se / (p * (1 - p)))
     top = 0.025 ** (1 / g)
@@ -188,7 +191,7 @@ def test_fractional_interval_is_the_monotone_cr2_logit_t(runs: dict[int, op.Run]
     assert row["method"] == "cluster_t"
     assert row["ci_low"] <= min(low, top, p) + 1e-12 and row["ci_high"] >= max(high, 1 - top, p) - 1e-12
     scaled = op.rate_interval_from_sums([math.comb(c, 3) for _, c in counts.values()], [10] * g, method="cluster_t")
-    assert bell_mccaffrey_df(np.full(g, 10)) == pytest.approx(bell_mccaffrey_df(np.ones(g, np.int64)))
+    assert bell_mccaffrey_df(np.full(g, 10)) == pytest.approx(df)  # balanced clusters of 10 rows: g − 1 too
     assert row["ci_low"] == pytest.approx(min(scaled.low, top, p), abs=1e-12)
     assert row["ci_high"] == pytest.approx(max(scaled.high, 1 - top, p), abs=1e-12)
 

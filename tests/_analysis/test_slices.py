@@ -210,6 +210,7 @@ def test_supports_add_up_to_each_criterions_rows(unclustered: op.Run) -> None:
     v = unclustered.verdicts
     for spec in ("tool_calls:1,2,4,8", "trajectory_length:2,3", "tool_calls:100"):
         t = op.slice_table(unclustered, spec)
+        assert sorted(t["criterion"].unique()) == ["answer_matches", "untouched"]  # an empty table added up too
         for criterion, sub in t.groupby("criterion"):
             assert sub["support"].sum() == (v["criterion"] == criterion).sum() == 7
             assert sub["passed"].sum() == ((v["criterion"] == criterion) & (v["verdict"] == "pass")).sum()

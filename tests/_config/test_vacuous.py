@@ -111,8 +111,11 @@ def test_a_load_warning_names_the_users_line_when_the_package_loads_the_suite(tm
 def test_existing_path_and_absent_ok_do_not_warn(tmp_path: Path) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error", op.VacuousCheckWarning)
-        op.load_suite(suite(tmp_path / "a", [{"type": "state_unchanged", "paths": ["orders.ord-999"]}]))
-        op.load_suite(suite(tmp_path / "b", [{**TYPO, "absent_ok": True}]))
+        existing = op.load_suite(suite(tmp_path / "a", [{"type": "state_unchanged", "paths": ["orders.ord-999"]}]))
+        absent_ok = op.load_suite(suite(tmp_path / "b", [{**TYPO, "absent_ok": True}]))
+    assert existing.vacuous == {} and absent_ok.vacuous == {}  # nor are they listed as vacuous without a warning
+    with pytest.warns(op.VacuousCheckWarning, match="orders.ord-99"):  # the same suite without absent_ok: it warns
+        assert list(op.load_suite(suite(tmp_path / "c", [TYPO])).vacuous) == ["other_order_untouched"]
 
 
 def test_state_matches_paths_entry_warns_unless_in_expected_state(tmp_path: Path) -> None:
@@ -287,7 +290,9 @@ def test_ignore_patterns_that_leave_a_change_to_see_are_not_named(tmp_path: Path
     ev = {"type": "state_matches", "mode": "changes", "ignore": patterns}
     with warnings.catch_warnings():
         warnings.simplefilter("error", op.VacuousCheckWarning)
-        op.load_suite(suite(tmp_path, [ev]))
+        s = op.load_suite(suite(tmp_path, [ev]))
+    assert s.vacuous == {}
+    assert [type(e).__name__ for e in s.config.evaluators] == ["StateMatches"]  # the check was read, not dropped
 
 
 def _whole_suite(tmp: Path, ignore: list[str], odd_note: bool = False, mode: str = "whole") -> Path:

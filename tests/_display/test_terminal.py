@@ -74,6 +74,9 @@ def test_long_names_cut_alike_are_each_given_whole_under_the_table() -> None:
 def test_a_short_name_is_never_given_twice() -> None:
     lines = gate_table_text(_gate([{"criterion": "answer_matches"}], "PASS")).splitlines()
     assert not any(" = " in line for line in lines)
+    # the table alone, header, rule and one row, the name whole in its cell (an empty text passed the line above)
+    assert len(lines) == 3 and all(line.startswith("|") for line in lines)
+    assert lines[2].split("|")[1].strip() == "answer_matches"
 
 
 def test_only_a_name_longer_than_the_room_is_cut_and_its_whole_line_fits_the_width() -> None:

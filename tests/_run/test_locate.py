@@ -78,6 +78,8 @@ def test_a_run_directory_holding_a_copy_of_oloproof_yaml_is_a_run_directory(tmp_
     run = _run_folder(tmp_path, "20261201T100000Z-aaaaaa", "2026-12-01T10:00:00.000000Z")
     (run / "oloproof.yaml").write_text("name: x\n", encoding="utf-8")
     assert not locate.is_suite_folder(run)
+    (run / "manifest.json").unlink()  # the manifest alone makes it a run: without it, the folder is a suite's
+    assert locate.is_suite_folder(run)
 
 
 def test_what_else_runs_holds_is_passed_over(tmp_path: Path) -> None:

@@ -1446,6 +1446,13 @@ def test_a_case_run_noted_after_the_store_closed_leaves_no_note(tmp_path: Path) 
     store.note_case("a", 1)
     store.note_case("b", 1, finished=True)
     assert not (tmp_path / "run" / STARTED).exists()
+    # the same notes on a store still open are written, one line each (a note_case that wrote nothing passed above)
+    open_store = RunStore.create(tmp_path / "open", MANIFEST)
+    open_store.note_case("a", 1)
+    open_store.note_case("b", 1, finished=True)
+    notes = [json.loads(line) for line in (tmp_path / "open" / STARTED).read_text(encoding="utf-8").splitlines()]
+    assert [(n["case"], n["epoch"], n.get("finished", False)) for n in notes] == [("a", 1, False), ("b", 1, True)]
+    open_store.close()
 
 
 def test_a_note_that_cannot_be_written_stops_the_run_naming_started_jsonl(tmp_path: Path) -> None:

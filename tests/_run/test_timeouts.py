@@ -44,7 +44,9 @@ def test_base_exceptions_from_the_call_come_back_marked(exc_type: type[BaseExcep
 
     with pytest.raises(exc_type) as err:
         call_with_timeout(raise_it, None)  # no limit: still on the helper thread, still marked
-    assert system_traceback(err.value) is not None
+    trace = system_traceback(err.value)
+    assert trace is not None and "in raise_it" in trace and f"{exc_type.__name__}: from the system" in trace
+    assert "oloproof_nb/_run" not in trace  # the system's frames only, as for an Exception
 
 
 def test_an_exception_that_refuses_the_mark_is_carried() -> None:

@@ -204,6 +204,7 @@ def test_example_evidence_digests_and_sources(example_run: op.Run) -> None:
 
 def test_example_run_started_at_is_case_start_minus_slack(example_run: op.Run) -> None:
     r = example_run.receipts.set_index("case_id")
+    assert len(example_run.records) == len(r) == len(EXAMPLE_STATUS)  # one receipt per case run, each checked below
     for record in example_run.records:
         started = pd.Timestamp(record["started_at"])
         assert r.loc[record["case"]["id"], "run_started_at"] == started - pd.Timedelta(milliseconds=10)
@@ -213,6 +214,9 @@ def test_example_run_directory_holds_no_path_or_content(example_run: op.Run) -> 
     # a line only the ledger artifact of fs-05 contains, and the prefix of the system's private folder
     assert grep_tree(example_run.directory, "2026-05-06,south,310.4") == []
     assert grep_tree(example_run.directory, "oloproof-report-writer-") == []
+    # the search does read the run's files: the case id of that case is there (an empty or unread folder passed)
+    found = {Path(p).name for p in grep_tree(example_run.directory, "fs-05")}
+    assert "cases.jsonl" in found
 
 
 def test_example_with_two_workers_gives_the_same_receipts(example_run: op.Run, tmp_path: Path) -> None:
