@@ -69,6 +69,8 @@ def test_runner_smoke_oloproof() -> None:
     assert "where the copy of 50 cases goes" in out and "changes (leaf_diff)" in out and "the nine files" in out
     assert "garbage collections of one run_suite" in out and "without a copy: " in out
     assert "the end of that run (the last record's add to the copy in place, wall)" in out
+    # the live copy's CPU time in the run, which benchmarks/README's 5 Dec pass quotes (93.5 ms)
+    assert "the CPU time of the copy's calls in the runner's thread: " in out and ", collector on)" in out
     assert "the same runs' wall time: with the copy (committed)" in out
 
 
