@@ -32,7 +32,9 @@ def test_quote_of_an_aliased_million_item_list_is_cheap() -> None:
         inner = [inner] * 9
     started = time.perf_counter()
     assert len(quote(inner)) <= QUOTE_LIMIT
-    assert time.perf_counter() - started < 0.1
+    # a hang guard, not a timing: quoting the 387,420,489 strings expanded takes minutes; 0.1 s here was a bound a
+    # loaded 2-core machine could miss (test audit T2)
+    assert time.perf_counter() - started < 5
     assert quote(10**5000) == "<int of 16610 bits>"
 
 
