@@ -867,10 +867,18 @@ _CLI_WORDS = (("resume=True needs out= (", "--resume needs --out DIR ("),
               ("pass_threshold=", "--pass-threshold "), ("state_key=", "--state-key "))
 
 
-def _cli_words(text: str) -> str:
-    """A library error in the command's words: ``out=`` → ``--out``, ``resume=True`` → ``--resume``, …"""
+def _cli_phrases(text: str) -> str:
+    """A library message's phrases in the command's words: ``out=`` → ``--out``, ``resume=True`` → ``--resume``,
+    ``pass_threshold=7`` → ``--pass-threshold 7`` (a warning's too: the reading of an Inspect AI log warns of its
+    ``pass_threshold``)."""
     for python, flag in _CLI_WORDS:
         text = text.replace(python, flag)
+    return text
+
+
+def _cli_words(text: str) -> str:
+    """A library error in the command's words (:func:`_cli_phrases`; ``example 'x'`` → ``--example 'x'``)."""
+    text = _cli_phrases(text)
     return "--" + text if text.startswith("example '") else text
 
 
@@ -983,7 +991,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     shown: set[str] = set()
 
     def _warn(message: Warning | str, category: type[Warning], *_: object, **__: object) -> None:
-        line = terminal_text(str(message))
+        line = terminal_text(_cli_phrases(str(message)))  # `--pass-threshold 7`, as the command was given
         if line not in shown:  # a finding warned at load_suite and again by the gate prints once
             shown.add(line)
             label = next((text for kind, text in _WARNING_LABELS.items() if issubclass(category, kind)),

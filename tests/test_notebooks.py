@@ -190,3 +190,18 @@ def test_statistics_notebook_coverage_figures_are_the_tables() -> None:
 
     assert f"each run for 10 epochs) up to {mixture('100')} at G = 100" in prose
     assert f"such cells miss at most {mixture('20')} at G = 20 and {mixture('30')} at G = 30" in prose
+
+
+def test_every_sentence_on_a_pooled_runs_first_column_says_snapshots_keeps_its_own() -> None:
+    """A pooled run's frames start with ``run_id``, but ``snapshots`` keeps its own last (an environment state
+    records its run: ``op.load_runs(...).snapshots.columns[-1] == "run_id"``, as notebook 02 asserts beside the
+    sentence). Review U16 added notebook 02's "every frame with a first column `run_id`" after R33 had made README
+    §9 say so for snapshots: each sentence on that first column, in the notebooks and the README, names the
+    exception."""
+    texts = [cell.source for path in sorted(NOTEBOOKS.glob("*.ipynb"))
+             for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "markdown"]
+    texts.append((ROOT / "README.md").read_text(encoding="utf-8"))
+    sentences = [s for text in texts for s in " ".join(text.split()).split(". ") if "first column `run_id`" in s]
+    assert len(sentences) >= 2  # README §9 and notebook 02
+    for sentence in sentences:
+        assert "`snapshots` keeps its own, last" in sentence, sentence

@@ -678,8 +678,8 @@ class _Reader:
         every score, full marks included, then silently failed. A criterion with a score judged otherwise (a
         string, a bool, a number off [0, 1]) can pass, and is on the threshold's scale."""
         return {name: (f"{path}: pass_threshold={self.pass_threshold:g}: each of criterion {name}'s {count} scores is "
-                       "a number in [0, 1], below the threshold, so the criterion cannot pass (pass_threshold applies "
-                       "to every criterion); read a 0–1 scorer without pass_threshold, in a from_inspect of its own")
+                       "a number in [0, 1], below the threshold, so the criterion cannot pass (the threshold applies "
+                       "to every criterion); judge it from a second reading of the log, without the threshold")
                 for name, count in self.at_floor.items()
                 if name not in self.judged_otherwise and self.pass_threshold is not None and self.pass_threshold > 1}
 
@@ -836,7 +836,7 @@ def _same_options(seen: dict[str, tuple[str, Path, str]], name: str, text: str, 
     if first[2] != task:
         raise OloproofError(f"{file}: task {task!r} runs scorer {name!r} with options {text or '{}'}, but task "
                             f"{first[2]!r} ({first[1]}) runs it with {first[0] or '{}'}: a criterion is one scorer "
-                            "setting; read each task's logs on its own (op.from_inspect of that task's log)")
+                            "setting; read each task's logs on its own, not in one folder with the other's")
     raise OloproofError(f"{file}: scorer {name!r} runs with options {text or '{}'}, but {first[1]} ran it with "
                         f"{first[0] or '{}'}; read the logs of one scorer setting at a time and compare the "
                         "runs with op.compare")

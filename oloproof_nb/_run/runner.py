@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import collections
 import itertools
+import numbers
 import queue
 import socket
 import sys
@@ -126,9 +127,11 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
                             "(as in oloproof.yaml)")
     if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
         raise OloproofError(f"workers={quote(workers)}: must be an integer of at least 1")
-    if not isinstance(chunk_size, int) or isinstance(chunk_size, bool) or chunk_size < 1:
+    if not isinstance(chunk_size, numbers.Integral) or isinstance(chunk_size, bool) or chunk_size < 1:
         # before the run folder is made: 2.5 stopped the run with an "internal error", "8" with a TypeError
+        # (a NumPy integer, len(cases) // 4 of an array, ran before and still does)
         raise OloproofError(f"chunk_size={quote(chunk_size)}: must be an integer of at least 1")
+    chunk_size = int(chunk_size)
     if executor is not None and not isinstance(executor, Executor):
         # before the run folder is made: a Dask Client given itself ran into an "internal error … a bug in
         # oloproof_nb" (its futures are not concurrent.futures ones) and left a stopped run behind

@@ -218,6 +218,25 @@ def test_a_pass_threshold_above_1_on_0_to_1_scores_is_a_criterion_that_cannot_pa
     assert run.manifest.suite_config.vacuous == {}
 
 
+@pytest.mark.parametrize(("threshold", "finding"), [
+    ("7", "below the threshold, so the criterion cannot pass (the threshold applies to every criterion); judge it "
+          "from a second reading of the log, without the threshold"),
+    ("0", "and a number passes at or above the threshold, so a score of 0 passes and the criterion cannot fail")])
+def test_the_command_warns_of_a_pass_threshold_in_its_own_words(logs: dict[str, Path], threshold: str, finding: str,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """``oloproof gate LOG --pass-threshold 7`` warned "pass_threshold=7: …; read a 0–1 scorer without pass_threshold,
+    in a from_inspect of its own": the Python call's words, where the command was given a flag (review F31; its
+    errors were already said in the command's words). world_refunded's six scores are 1.0 three times and 0.0
+    three times (the table of test_a_pass_threshold_above_1_…): each line names the flag as given, once."""
+    assert main(["gate", str(logs["eval"]), "--pass-threshold", threshold]) == 1  # no criterion gated: BLOCK
+    err = capsys.readouterr().err
+    said = [line for line in err.splitlines() if "world_refunded's 6 scores" in line]
+    assert len(said) == 1, err
+    assert f": --pass-threshold {threshold}: each of criterion world_refunded's 6 scores is a number in [0, 1], " \
+        f"{finding}" in said[0]
+    assert "pass_threshold" not in err and "from_inspect" not in err
+
+
 @pytest.mark.parametrize("threshold", [1e-9, 0.5, 1])
 def test_a_pass_threshold_above_0_fails_a_0_score_and_is_no_finding(logs: dict[str, Path], threshold: float) -> None:
     import warnings
@@ -884,8 +903,8 @@ def test_a_scorer_run_with_other_options_is_another_check(logs: dict[str, Path],
         op.from_inspect(mixed)
 
 
-def test_two_tasks_running_one_scorer_with_other_options_are_named_as_tasks(logs: dict[str, Path],
-                                                                            tmp_path: Path) -> None:
+def test_two_tasks_running_one_scorer_with_other_options_are_named_as_tasks(
+        logs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """An eval of two tasks, ``match()`` in one and ``match(location="any")`` in the other: the folder is still
     refused (one criterion, one setting), but the error named no task and said to compare the runs with
     op.compare, which pairs samples of one task; it now names both tasks and says to read each on its own."""
@@ -905,6 +924,11 @@ def test_two_tasks_running_one_scorer_with_other_options_are_named_as_tasks(logs
     assert "task 'refund_desk_b' runs scorer 'match' with options {\"location\": \"any\"}" in message
     assert "but task 'refund_desk' (" in message and "read each task's logs on its own" in message
     assert "op.compare" not in message
+    # the command says it in the same words: no Python call it cannot make (it said "(op.from_inspect of that
+    # task's log)"; review F31)
+    assert message.endswith("read each task's logs on its own, not in one folder with the other's")
+    assert main(["gate", str(folder)]) == 2
+    assert capsys.readouterr().err == f"oloproof: error: {message}\n"
 
 
 def test_a_log_read_with_another_pass_threshold_or_score_map_is_another_check(logs: dict[str, Path],

@@ -318,6 +318,18 @@ def test_a_chunk_size_that_is_no_positive_integer_is_refused_before_the_run(make
     assert not (folder / "o").exists()
 
 
+def test_a_numpy_integer_chunk_size_runs_as_before(make_suite) -> None:
+    """Review R33 refused a chunk_size that is no ``int`` before the run, which also refused ``numpy.int64(2)``
+    (a size computed from an array), a chunk size that ran before (review F31). Four cases in chunks of two: the
+    four records, as a serial run's."""
+    import numpy as np
+
+    folder = make_suite(_scripted_cases(4))
+    with ThreadPoolExecutor(2) as pool:
+        run = op.run(op.load_suite(folder), executor=pool, chunk_size=np.int64(2), out=folder / "o", progress=False)
+    assert run.finished and sorted(run.cases["case_id"]) == sorted(c["id"] for c in _scripted_cases(4))
+
+
 class _ClientLike:
     """The shape of a Dask ``Client``: ``submit`` returns futures that are not concurrent.futures ones."""
 
@@ -349,6 +361,14 @@ def test_workers_beside_an_executor_are_refused_before_the_run(make_suite, worke
             op.run(op.load_suite(folder), executor=pool, workers=workers, out=folder / "o", progress=False)
         assert not (folder / "o").exists()
         assert op.run(op.load_suite(folder), executor=pool, workers=1, out=folder / "o", progress=False).finished
+
+
+def test_the_readme_says_which_workers_beside_an_executor_are_refused() -> None:
+    """README §9 said "`workers=` beside it is refused", but workers=1 (the default, and a value written out) runs
+    beside an executor, as the test above shows: the sentence names the values refused (review F31)."""
+    readme = " ".join((Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8").split())
+    said = readme.split("The executor decides how many batches run at once: ", 1)[1].split(".")[0]
+    assert said == "`workers=` other than 1 (the default) beside it is refused rather than dropped"
 
 
 @pytest.mark.parametrize("progress", [True, None, False])
