@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 from markupsafe import Markup, escape
 
-from .theme import ESCAPE, SHAPED_COLUMNS, Screen, cell_text, colour, fmt_cell, fmt_number, preview
+from .theme import ESCAPE, SHAPED_COLUMNS, Screen, cell_text, colour, fmt_cell, fmt_checked, fmt_number, preview
 
 if TYPE_CHECKING:
     from jinja2 import Environment
@@ -157,7 +157,7 @@ def html_table(df: pd.DataFrame, text: Callable[[Any], str] = cell_text, *, styl
                 cell.update(colour=colour(value), wbr=True)
             elif styled and col == "checked":
                 word = "checked" if bool(value) else "not checked"
-                cell.update(text="checked" if bool(value) else "no", colour=colour(word))
+                cell.update(text=fmt_checked(value), colour=colour(word))
             elif styled and col == "reason":
                 cell.update(cls="wrap", wbr=True)
             elif styled and str(col).endswith(" CI"):

@@ -11,7 +11,7 @@ import pandas as pd
 
 from ..errors import storable, terminal_text
 from .html import numeric_column
-from .theme import SHAPED_COLUMNS, Screen, cell_text, fmt_cell
+from .theme import SHAPED_COLUMNS, Screen, cell_text, fmt_cell, fmt_checked
 
 __all__ = ["md_cell", "md_code", "md_link", "markdown_table", "text_table", "terminal_text"]
 
@@ -118,7 +118,7 @@ def markdown_table(df: pd.DataFrame, text: Callable[[Any], str] = cell_text, *, 
 
     def cell(column: Any, value: Any, shape: bool) -> str:
         if styled and column == "checked":
-            return "checked" if bool(value) else "no"  # as html_table writes it
+            return fmt_checked(value)
         return fmt_cell(str(column), value) if shape else text(value)
 
     rows = [[padded(md_cell(cell(c, v, shape))) for c, v, shape in zip(df.columns, row, shaped, strict=True)]

@@ -198,6 +198,12 @@ def fmt_threshold(value: Any) -> str:
     return yaml_number(x)
 
 
+def fmt_checked(value: Any) -> str:
+    """A validity table's ``checked`` cell as a table shown as text writes it: ``checked``, or ``no`` (the HTML and
+    Markdown tables alike)."""
+    return "checked" if bool(value) else "no"
+
+
 #: The numeric columns a table shown as text writes by :func:`fmt_cell` (the HTML and Markdown tables alike).
 SHAPED_COLUMNS = ("ci_low", "ci_high", "threshold", "minimum_validity")
 
