@@ -31,6 +31,7 @@ from _reliability_systems import (
     standard_cases,
     write_suite,
 )
+from _stopped_runs import finish_note, stopped_run_note
 
 import oloproof_nb as op
 from oloproof_nb.errors import ConfigError, OloproofError
@@ -216,12 +217,14 @@ def test_a_system_no_fresh_worker_can_build_any_more_stops_the_run(tmp_path: Pat
             broken.write_text("", encoding="utf-8")
 
     try:
-        with pytest.raises(OloproofError, match=rf"^{root / 'oloproof.yaml'}: system: a fresh worker process could "
-                                                r"not build the system 2 times in a row \(last: building the system "
-                                                r"raised RuntimeError: the constructor failed: licence-gone\)$"):
+        with pytest.raises(OloproofError) as stopped:
             op.run(root, out=tmp_path / "run", progress=break_after_c0, isolation="process")
     finally:
         done.set()
+    assert str(stopped.value) == (f"{root / 'oloproof.yaml'}: system: a fresh worker process could not build the "
+                                  "system 2 times in a row (last: building the system raised RuntimeError: the "
+                                  "constructor failed: licence-gone)")
+    assert finish_note(stopped.value) == stopped_run_note(tmp_path / "run")  # where the run stopped (review R33)
     builds = [event[2] for event in read_log(released) if event[0] == "init"]
     assert len(builds) == 3 and len({b.split("-")[0] for b in builds}) == 2  # c0's worker twice, one fresh
     assert list(op.load_run(tmp_path / "run").cases["status"]) == ["completed", "error"]  # resumable
@@ -400,11 +403,13 @@ def test_a_worker_the_open_file_limit_refuses_stops_the_run_in_one_line_not_as_a
 
     monkeypatch.setattr(isolation.subprocess, "Popen", popen)
     root = write_suite(tmp_path / "suite", [make_case("c0"), make_case("c1")])
-    with pytest.raises(OloproofError, match=r"^cannot start a worker process for isolation: process \(Too many "
-                                            r"open files\); raise the limit on open files \(ulimit -n\) or run "
-                                            r"fewer workers$"):
+    with pytest.raises(OloproofError) as stopped:
         op.run(root, out=tmp_path / "run", progress=False, isolation="process", workers=2)
+    assert str(stopped.value) == ("cannot start a worker process for isolation: process (Too many open files); raise "
+                                  "the limit on open files (ulimit -n) or run fewer workers")
     assert (tmp_path / "run" / "manifest.json").is_file() == bool(spawned_before)
+    # a run folder made is named with the way to finish it (review R33); none is named before one exists
+    assert finish_note(stopped.value) == (stopped_run_note(tmp_path / "run") if spawned_before else [])
 
 
 @pytest.mark.parametrize(("where", "code", "why", "limit"), [
