@@ -259,6 +259,30 @@ def test_sections_6_to_9_run_as_pasted(tmp_path: Path, monkeypatch: pytest.Monke
     assert (_floor3(cp[0]), _ceil3(cp[1])) == (0.553, 0.822)
 
 
+def test_section_9_dask_sums_of_an_unclustered_run_take_the_gate_s_unclustered_method(
+        make_suite: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mutation round 37: the tour's run is clustered, so the block's ``cluster_t`` branch alone was run; a block
+    that chose ``cluster_t`` for every run (``>= 1``) passed. Here ``runs/v1`` is 6 cases, one per cluster, 4
+    answering right: the block picks ``clopper_pearson``, as the gate does, and its interval is scipy's
+    ``beta.ppf`` for 4 of 6."""
+    cases = [{"id": f"c{i}", "input": {"answer": "done" if i < 4 else "no", "n": i}, "expected": {"answer": "done"}}
+             for i in range(6)]
+    root = make_suite(cases, evaluators=[{"type": "answer_matches"}])
+    monkeypatch.chdir(tmp_path)
+    run = op.run(root, out=tmp_path / "runs" / "v1", progress=False)
+    (block, _executor) = _tour_blocks("### 9. Scale", "### 10. Inspect")
+    namespace: dict[str, Any] = {"__name__": "__main__", "op": op}
+    exec(compile(block, "<README>", "exec"), namespace)
+    assert namespace["method"] == "clopper_pearson"
+    interval = op.rate_interval_from_sums(namespace["crit"]["sum"], namespace["crit"]["count"],
+                                          method=namespace["method"])
+    assert (interval.low, interval.high) == pytest.approx((stats.beta.ppf(0.025, 4, 3), stats.beta.ppf(0.975, 5, 2)),
+                                                          abs=1e-12)
+    row = op.gate(run).table.set_index("criterion").loc["answer_matches"]
+    assert row["method"] == "clopper_pearson"
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((interval.low, interval.high), abs=1e-12)
+
+
 def _recipe_sums(pattern: str, criterion: str) -> tuple[Any, Any]:
     """Per-cluster (passes, rows) of ``criterion`` summed over the verdicts files ``pattern`` matches, with pandas."""
     v = pd.concat([pd.read_parquet(f, columns=["criterion", "cluster", "verdict"]) for f in sorted(glob.glob(pattern))])

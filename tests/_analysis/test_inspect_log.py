@@ -249,6 +249,50 @@ def test_a_pass_threshold_above_0_fails_a_0_score_and_is_no_finding(logs: dict[s
     assert run.manifest.suite_config.vacuous == {}
 
 
+@pytest.mark.parametrize("threshold", [-1, 0, 1e-9, 0.5, 1, 1.000001])
+def test_only_a_pass_threshold_above_1_says_a_criterion_cannot_pass(logs: dict[str, Path], threshold: float) -> None:
+    """Mutation round 37: the tests above check each threshold for its own finding, not for the other one. By hand
+    on world_refunded (1.0 three times, 0.0 three times): at -1 or 0 every score passes (vacuous, never "cannot
+    pass"); in (0, 1] the 1.0s pass and the 0.0s fail (no finding); at 1.000001 even 1.0 fails (cannot pass, never
+    vacuous)."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        run = op.from_inspect(logs["eval"], pass_threshold=threshold)
+    cannot_pass = [str(w.message) for w in caught if "cannot pass" in str(w.message)]
+    vacuous = [w for w in caught if issubclass(w.category, op.VacuousCheckWarning)]
+    passed = int(((run.verdicts["criterion"] == "world_refunded") & (run.verdicts["verdict"] == "pass")).sum())
+    if threshold <= 0:
+        assert (len(vacuous), cannot_pass, passed) == (1, [], 6)
+    elif threshold <= 1:
+        assert (vacuous, cannot_pass, passed) == ([], [], 3)
+    else:
+        assert (vacuous, len(cannot_pass), passed) == ([], 1, 0)
+        assert "criterion world_refunded's 6 scores" in cannot_pass[0]
+
+
+def test_a_criterion_with_a_score_off_0_to_1_can_pass_above_1_and_is_no_finding(logs: dict[str, Path],
+                                                                                 tmp_path: Path) -> None:
+    """Mutation round 37: "cannot pass" is said only of a criterion whose every score is in [0, 1]. The log with
+    sample s1's first world_refunded score 1.0 rewritten as 8 (a rating's score): at pass_threshold=7 that 8 passes
+    and the other five (1.0 twice, 0.0 three times) fail, by hand 1 of 6, so no warning says it cannot pass."""
+    import warnings
+
+    doc = json.loads(logs["json"].read_text(encoding="utf-8"))
+    (first,) = [s for s in doc["samples"] if (s["id"], s["epoch"]) == ("s1", 1)]
+    assert first["scores"]["world_refunded"]["value"] == 1.0
+    first["scores"]["world_refunded"]["value"] = 8
+    edited = tmp_path / "rated.json"
+    edited.write_text(json.dumps(doc), encoding="utf-8")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        run = op.from_inspect(edited, pass_threshold=7)
+    assert [str(w.message) for w in caught if "cannot pass" in str(w.message)] == []
+    world = run.verdicts[run.verdicts["criterion"] == "world_refunded"]
+    assert world["verdict"].value_counts().to_dict() == {"fail": 5, "pass": 1, "missing": 2}
+
+
 def test_gate_slice_table_report_and_panel(run: op.Run, tmp_path: Path) -> None:
     """Acceptance: a real Inspect AI log gives a gate, a slice table and a report."""
     g = op.gate(run, release={**LOOSE, "criteria": {"match": 0.0, "world_refunded": 0.99}})

@@ -324,3 +324,48 @@ def test_a_task_whose_scorer_of_a_dict_scorers_name_gives_plain_scores_is_judged
     release = {"criteria": {"checks": 0.1}, "min_clusters": 2, "allow_approximate_methods": True}
     table = op.gate(run, release=release).table.set_index("criterion")
     assert tuple(table.loc["checks", ["n", "passed", "missing", "n_clusters"]]) == (10, correct, 0, 5)
+
+
+def test_a_task_whose_dict_scorer_gives_only_empty_dicts_is_missing_under_each_key_not_a_plain_criterion(
+        folders: Path, tmp_path: Path) -> None:
+    """Mutation round 37: beside the dicts log, a copy as task ``empty_b`` whose every ``checks`` score is ``{}`` (no
+    key to judge). An empty dict is no plain score: ``empty_b`` has no criterion ``checks`` of its own (read as
+    plain, it got one, every row missing, beside the keys); its samples are ``missing`` under each key of the other
+    task's ``checks`` (``_keys_of``: every key where the task's samples gave none), 10 rows each. The dict task's
+    rows keep their verdicts: 6 and 7 of 10 by a hand count of CHECKS. And one task whose ``checks`` gives a dict
+    in every sample but one ``"C"`` has the keys' criteria only, as Inspect's results name them."""
+    from _inspect_task import CHECKS
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    log = read_eval_log(str(_dicts_log(folders)))
+    folder = tmp_path / "two"
+    folder.mkdir()
+    write_eval_log(log, folder / "a.eval")
+    log.eval.task, log.eval.task_id = "empty_b", "another-task-id"
+    log.eval.dataset.sample_ids = [f"b{sid}" for sid in log.eval.dataset.sample_ids or []]
+    for sample in log.samples or []:
+        sample.id = f"b{sample.id}"
+        sample.scores["checks"].value = {}  # type: ignore[index]
+    write_eval_log(log, folder / "b.eval")
+    rows = [epoch for sample in CHECKS for epoch in sample]  # 5 samples × 2 epochs
+    correct, safe = sum(c == "C" for c, _, _ in rows), sum(s for _, s, _ in rows)
+    assert (correct, safe) == (6, 7)
+    run = op.from_inspect(folder)
+    assert [e.criterion for e in run.config.evaluators] == list(DICT_CRITERIA)
+    verdicts = run.verdicts
+    for key, passed in (("checks/correct", correct), ("safe", safe)):
+        rows_of_key = verdicts[verdicts["criterion"] == key]
+        of_b = rows_of_key[rows_of_key["case_id"].str.startswith("b")]
+        assert len(of_b) == 10 and set(of_b["verdict"]) == {"missing"}, key
+        assert set(of_b["reason"]) == {f"key {key.split('/')[-1]!r} not in score {{}}"}, key
+        of_a = rows_of_key[~rows_of_key["case_id"].str.startswith("b")]
+        assert (len(of_a), int((of_a["verdict"] == "pass").sum())) == (10, passed), key
+
+    one = read_eval_log(str(_dicts_log(folders)))
+    for sample in one.samples or []:
+        if (sample.id, sample.epoch) == ("d3", 2):
+            sample.scores["checks"].value = "C"  # type: ignore[index]
+    write_eval_log(one, tmp_path / "mixed.eval")
+    mixed = op.from_inspect(tmp_path / "mixed.eval")
+    assert [e.criterion for e in mixed.config.evaluators] == list(DICT_CRITERIA)
+    assert sorted(mixed.verdicts["criterion"].unique()) == sorted(DICT_CRITERIA)

@@ -52,6 +52,23 @@ def test_dollars_are_never_a_formula(text: str) -> None:
     assert Page(table).rows == [["criterion"], [text]]
 
 
+def test_only_a_styled_table_writes_checked_and_minimum_validity_as_the_report_shows_them() -> None:
+    """Mutation round 37: ``checked`` as ``checked``/``no`` and ``minimum_validity`` with every digit are the report's
+    (``styled=True``); an unstyled table, as ``.md`` exports write it, keeps the raw values as CSV has them: the
+    booleans ``False``/``True`` and 0.9584 (with ``checked`` rewritten in every table, an export said ``no``)."""
+    from oloproof_nb._display.theme import fmt_number
+
+    table = pd.DataFrame({"transform": ["injected", "reworded"], "minimum_validity": [0.9584, 0.85],
+                          "checked": [False, True]})
+
+    def cells(text: str) -> list[list[str]]:
+        return [[c.strip() for c in line.strip("|").split("|")] for line in text.splitlines()[2:]]
+
+    assert cells(markdown_table(table)) == [["injected", "0.9584", "False"], ["reworded", "0.85", "True"]]
+    assert cells(markdown_table(table, fmt_number, styled=True)) == [["injected", "0.9584", "no"],
+                                                                     ["reworded", "0.850", "checked"]]
+
+
 @pytest.mark.parametrize("text", ["v1", "a`b", "``", "`x", "x`", "v1\r\n2", "<script>alert(1)</script>", "a ` `` b",
                                   " padded ", "  "])
 def test_a_code_span_holds_any_backticks(text: str) -> None:

@@ -272,6 +272,20 @@ def test_a_slice_plot_is_as_wide_as_its_bins_need_up_to_40_inches(bins: int, cri
     assert plots.slices(table).figure.get_size_inches()[0] == pytest.approx(width, abs=1e-9)
 
 
+def test_a_slice_plot_s_markers_go_round_by_eights_and_start_again_past_forty_criteria() -> None:
+    """Mutation round 37: the 8-colour test tells 10 criteria apart, which a shape changed one criterion early, or a
+    square for the first round, also did. By hand: criteria 1-8 discs (the legend's "few clusters" disc too), 9-16
+    squares, 17-24 triangles, 25-32 diamonds, 33-40 downward triangles, and the 41st a disc again (five rounds of 8
+    colours; before the wrap it raised IndexError)."""
+    ax = plots.slices(one_bin_frame([41] * 41))
+    handles = ax.get_legend().legend_handles
+    assert [t.get_text() for t in ax.get_legend().get_texts()[:41]] == [f"criterion_{j}" for j in range(41)]
+    assert [h.get_marker() for h in handles[:41]] == ["o"] * 8 + ["s"] * 8 + ["^"] * 8 + ["D"] * 8 + ["v"] * 8 + ["o"]
+    assert to_hex(handles[40].get_color()) == to_hex(handles[0].get_color())  # the 41st: the first's colour again
+    assert [b.lines[0].get_marker() for b in errorbars(ax)[:41]] == [h.get_marker() for h in handles[:41]]
+    plt.close(ax.figure)
+
+
 def test_empty_criteria_are_labeled_in_their_own_colour() -> None:
     """Review N C2: grey "n=0 n=0" said nothing of whose rows were missing."""
     ax = plots.slices(slice_frame())  # b has no rows in [1, 2)

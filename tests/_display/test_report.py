@@ -958,6 +958,40 @@ def test_a_folder_of_the_user_beside_a_markdown_report_is_kept(example_run: op.R
     capsys.readouterr()
 
 
+def test_an_html_report_beside_a_folder_of_its_stem_is_written_and_leaves_the_folder_alone(
+        example_run: op.Run, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Mutation round 37: only a Markdown report writes into ``<stem>_files/``; an HTML one embeds its plots. So
+    ``--out notes.html`` beside the user's ``notes_files/`` (no earlier report there) is written, exit 1 on the
+    example's BLOCK, and the folder keeps just its file: checked for HTML too, it was refused (exit 2)."""
+    notes = tmp_path / "notes_files"
+    notes.mkdir()
+    (notes / "gate.csv").write_text("my data\n", encoding="utf-8")
+    assert main(["report", str(example_run.directory), "--out", str(tmp_path / "notes.html")]) == 1
+    assert capsys.readouterr().err == ""
+    assert (tmp_path / "notes.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    assert [p.name for p in notes.iterdir()] == ["gate.csv"]
+    assert (notes / "gate.csv").read_text(encoding="utf-8") == "my data\n"
+
+
+def test_a_named_pipe_at_out_owns_no_folder_of_files_and_is_never_opened_to_ask(tmp_path: Path) -> None:
+    """Mutation round 37: whether an earlier report stands at ``--out`` is read from the file only when it is a
+    regular file. A named pipe at ``r.md`` beside an ``r_files/`` holding the user's file is no earlier report:
+    refused in one line, the pipe never opened (opened to read, it waits for a writer for ever)."""
+    import os
+
+    from _hostile_files import bounded
+
+    from oloproof_nb._display.report import report_path
+
+    target = tmp_path / "r.md"
+    os.mkfifo(target)
+    (tmp_path / "r_files").mkdir()
+    (tmp_path / "r_files" / "mine.txt").write_text("kept\n", encoding="utf-8")
+    with pytest.raises(op.OloproofError, match=r"r_files: holds files and no earlier oloproof report stands at "):
+        bounded(lambda: report_path(target), 30, unblock=[target])
+    assert (tmp_path / "r_files" / "mine.txt").read_text(encoding="utf-8") == "kept\n"
+
+
 def test_a_markdown_report_never_writes_through_a_link_beside_it(example_run: op.Run, tmp_path: Path,
                                                                  capsys: pytest.CaptureFixture[str]) -> None:
     """Reliability review R10: a link in ``r_files/`` named as one of the report's files (``gate.csv``, a folder

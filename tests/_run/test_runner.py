@@ -351,6 +351,20 @@ def test_an_executor_that_is_no_executor_is_refused_before_the_run(make_suite, e
     assert not (folder / "o").exists()
 
 
+@pytest.mark.parametrize("executor", [4, "dask", ThreadPoolExecutor])
+def test_an_executor_without_get_executor_is_given_no_dask_hint(make_suite, executor: Any) -> None:
+    """Mutation round 37: the test above ends 4's message at ``)``, which the Dask hint (``client.get_executor()``)
+    ends with too: a hint given to every refused executor passed it. 4, a string, or the executor class itself
+    (not an instance) have no ``get_executor``: the line names the type wanted and nothing of Dask."""
+    folder = make_suite(_scripted_cases(2))
+    with pytest.raises(op.OloproofError) as refused:
+        op.run(op.load_suite(folder), executor=executor, out=folder / "o", progress=False)
+    message = str(refused.value)
+    assert message.endswith("must be a concurrent.futures.Executor (a ProcessPoolExecutor, say)"), message
+    assert "Dask" not in message and "get_executor" not in message
+    assert not (folder / "o").exists()
+
+
 @pytest.mark.parametrize("workers", [2, 8])
 def test_workers_beside_an_executor_are_refused_before_the_run(make_suite, workers: int) -> None:
     """workers=8 beside executor= was dropped without a word (the executor sizes itself; review R33's leftover):
@@ -792,6 +806,22 @@ def test_a_worker_system_that_cannot_be_built_names_the_run_it_stopped(make_suit
     assert stopped.value.__notes__ == [f"the run is in {out}; finish it with op.run(suite, out={str(out)!r}, "
                                        "resume=True)"]
     assert op.run(root, system=factory, workers=2, out=out, resume=True, progress=False).finished  # as it says
+
+
+@pytest.mark.skipif(not hasattr(BaseException, "add_note"), reason="exception notes are Python 3.11+")
+def test_a_stop_that_names_its_run_folder_gets_no_second_note(make_suite, tmp_path: Path) -> None:
+    """Mutation round 37: the note naming a stopped run's folder is added only where the error names none. An
+    executor shut down before its first batch stops the run with one line that already says where the run is and
+    how to finish it; with the note added regardless, the folder and the resume were said twice."""
+    root = make_suite(_scripted_cases(2))
+    out = tmp_path / "refused"
+    pool = ThreadPoolExecutor(1)
+    pool.shutdown()
+    with pytest.raises(op.OloproofError, match="was refused") as stopped:
+        op.run(root, executor=pool, out=out, progress=False)
+    assert (out / "manifest.json").is_file()
+    assert str(out) in str(stopped.value) and "resume=True" in str(stopped.value)
+    assert getattr(stopped.value, "__notes__", []) == []
 
 
 @pytest.mark.skipif(not hasattr(BaseException, "add_note"), reason="exception notes are Python 3.11+")
