@@ -20,8 +20,9 @@ Whatever the module raises while it is imported — an exception, or
 code — is a :class:`~oloproof_nb.errors.ConfigError` naming ``system``.
 
 :func:`code_digests` gives the content digests of the files that define a
-system (the module ``system:`` names, and the file defining the class or
-factory): the run's code fingerprint is built on them.
+system (the module ``system:`` names, the file defining the class or
+factory, and the suite folder's own modules they import, :func:`suite_imports`):
+the run's code fingerprint is built on them.
 """
 
 from __future__ import annotations
@@ -46,8 +47,8 @@ from ..errors import ConfigError, describe_exception, quote
 from .files import UnreadableFile, open_regular
 
 __all__ = ["CODE_KEY", "import_system", "load_validators", "load_check", "file_digest", "module_file",
-           "code_digests", "code_layers", "function_digest", "stale_function", "defined_elsewhere", "foreign_copy",
-           "class_source", "user_classes", "portable_name"]
+           "code_digests", "code_layers", "suite_imports", "function_digest", "stale_function", "defined_elsewhere",
+           "foreign_copy", "class_source", "user_classes", "portable_name"]
 
 #: Prefix of a ``Suite.digests`` (and ``Manifest.digests``) key that holds the digest of the code of a suite's
 #: python check or registered validator: ``"code:checks:task_done"``.
@@ -265,7 +266,8 @@ def code_digests(root: Path | None, spec: str | None, target: Any, classes: Sequ
     -------
     list of str
         One digest per distinct file found; empty when no file can be found (e.g. a class typed
-        into an interactive prompt).
+        into an interactive prompt). With ``root``, the suite folder's own modules that code imports count
+        too (:func:`suite_imports`): an edited helper beside the system's module is an edited system.
     """
     files: set[Path] = set()
     if spec is not None:
@@ -278,15 +280,101 @@ def code_digests(root: Path | None, spec: str | None, target: Any, classes: Sequ
             found = getattr(module, "__file__", None)
             if isinstance(found, str):
                 files.add(Path(found))
-    files.update(source for source in map(_source_of, code_layers(target)) if source is not None)
+    layers = code_layers(target)
+    files.update(source for source in map(_source_of, layers) if source is not None)
     files.update(path for path in map(class_source, classes) if path is not None)
-    out = set()
+    out: set[str] = set()
+    if root is not None:
+        imported = suite_imports(root, [*layers, *classes])
+        files -= set(imported)
+        out.update(imported.values())
     for path in files:
         try:
             out.add(file_digest(path))
         except OSError:
             continue
     return sorted(out)
+
+
+#: Most modules :func:`suite_imports` follows (a suite folder's own helpers; a runaway import graph stops there).
+_MAX_SUITE_MODULES = 256
+
+
+def suite_imports(root: Path, objects: Sequence[Any]) -> dict[Path, str]:
+    """The files of the suite folder's own modules that the code of ``objects`` imports, followed through what
+    those modules import in turn: a ``recovery.py`` beside ``refund_desk.py`` that the desk calls after a refund.
+
+    A module counts when its file lies in ``root`` (as reached or as resolved) and outside the standard library
+    and installed packages (a virtual environment kept in the suite folder); oloproof_nb's own never do. The
+    modules looked at are those of each object (a function's globals, a class's module), and in each the modules,
+    functions and classes it names. At most :data:`_MAX_SUITE_MODULES` modules are followed.
+
+    Parameters
+    ----------
+    root : Path
+        The suite folder.
+    objects : sequence of object
+        The functions and classes that run (:func:`code_layers`, :func:`user_classes`).
+
+    Returns
+    -------
+    dict of Path to str
+        Each file found (the modules of ``objects`` themselves included when they lie in ``root``) with the
+        digest of the code this process runs from it: the file's when the process first looked at the module
+        here, for Python keeps a module it imported (a helper edited in a notebook after its first run still runs
+        its old code, and stored replays must be keyed by that code, not by the file's new text).
+    """
+    folders = {root.absolute(), root.resolve()}
+    libraries = _library_dirs()
+    seen: set[str] = set()
+    found: dict[Path, str] = {}
+    queue: list[Any] = []
+
+    def visit(module: Any) -> None:
+        name = getattr(module, "__name__", None)
+        file = getattr(module, "__file__", None)
+        if not isinstance(module, types.ModuleType) or not isinstance(name, str) or name in seen:
+            return
+        seen.add(name)
+        if not isinstance(file, str) or name.split(".", 1)[0] == "oloproof_nb":
+            return
+        path = Path(os.path.abspath(file))
+        places = {path, path.resolve()}
+        if not any(folder in p.parents for p in places for folder in folders):
+            return
+        if any(lib in p.parents for p in places for lib in libraries):
+            return
+        try:
+            found[path] = _running_digest(module, path)
+        except OSError:
+            return
+        queue.append(module)
+
+    def module_of(value: Any) -> Any:
+        if inspect.isfunction(value):
+            return sys.modules.get(str(value.__globals__.get("__name__")))
+        if inspect.isclass(value):
+            return sys.modules.get(str(value.__module__))
+        return value if isinstance(value, types.ModuleType) else None
+
+    for obj in objects:
+        visit(module_of(obj))
+    while queue and len(found) < _MAX_SUITE_MODULES:
+        for value in list(vars(queue.pop()).values()):
+            if isinstance(value, types.ModuleType) or inspect.isfunction(value) or inspect.isclass(value):
+                visit(module_of(value))
+    return found
+
+
+def _running_digest(module: types.ModuleType, path: Path) -> str:
+    """The digest of ``path`` when this process first asked it of ``module`` (:data:`_FIRST_DIGEST`): the code the
+    module runs, whatever the file holds now."""
+    seen = _FIRST_DIGEST.get(id(module))
+    if seen is not None and seen[0]() is module:
+        return seen[1]
+    digest = file_digest(path)
+    _FIRST_DIGEST[id(module)] = (weakref.ref(module, _forget(id(module))), digest)
+    return digest
 
 
 def function_digest(root: Path, spec: str, target: Any) -> str | None:

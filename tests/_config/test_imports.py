@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import json
+import os
+import subprocess
 import sys
 import weakref
 from pathlib import Path
@@ -98,8 +101,52 @@ def test_the_files_of_the_classes_given_are_digested_too(tmp_path: Path) -> None
     expected = sorted(hashlib.sha256((tmp_path / name).read_bytes()).hexdigest()
                       for name in ("sysmod.py", "basemod_m10.py"))
     assert digests == expected
-    own = hashlib.sha256((tmp_path / "sysmod.py").read_bytes()).hexdigest()
-    assert code_digests(tmp_path, "sysmod:Sub", sub) == [own]  # without the classes: the module's file alone
+    # without the classes too: sysmod.py imports Base from a module of the suite folder (review R35)
+    assert code_digests(tmp_path, "sysmod:Sub", sub) == expected
+    assert code_digests(None, "sysmod:Sub", sub) == [hashlib.sha256((tmp_path / "sysmod.py").read_bytes()).hexdigest()]
+
+
+def test_suite_imports_follows_the_suite_folders_own_modules_only(tmp_path: Path) -> None:
+    """``suite_imports``: the modules of the suite folder the system's code imports, through what they import in
+    turn (a function, a class or the module itself), and nothing from outside the folder. The reference: the
+    files written, listed by hand."""
+    from oloproof_nb._config.imports import code_digests, suite_imports
+
+    suite, outside = tmp_path / "suite_r35", tmp_path / "elsewhere_r35"
+    outside.mkdir()
+    (outside / "outer_r35.py").write_text("FACTOR = 2\n", encoding="utf-8")
+    suite.mkdir()
+    (suite / "leaf_r35.py").write_text("LIMIT = 500\n", encoding="utf-8")
+    (suite / "mid_r35.py").write_text("import leaf_r35\n\n\ndef allowed(x):\n    return x <= leaf_r35.LIMIT\n",
+                                      encoding="utf-8")
+    (suite / "unused_r35.py").write_text("X = 1\n", encoding="utf-8")
+    _write(suite, "import json\nimport outer_r35\nfrom mid_r35 import allowed\n\nclass S:\n"
+                  "    def run(self, x):\n        return allowed(x * outer_r35.FACTOR)\n")
+    sys.path.insert(0, str(outside))
+    try:
+        cls = import_system(suite, "sysmod:S")
+    finally:
+        sys.path.remove(str(outside))
+    found = suite_imports(suite, [cls])
+    assert sorted(p.name for p in found) == ["leaf_r35.py", "mid_r35.py", "sysmod.py"]
+    before = code_digests(suite, "sysmod:S", cls)
+    assert len(before) == 3
+    by_hand = sorted(hashlib.sha256((suite / n).read_bytes()).hexdigest()
+                     for n in ("leaf_r35.py", "mid_r35.py", "sysmod.py"))
+    assert before == by_hand
+    (suite / "leaf_r35.py").write_text("LIMIT = 5000\n", encoding="utf-8")  # an edit two imports away
+    # this process keeps the leaf it imported (LIMIT 500): the digest is of the code that runs, not of the file
+    assert sys.modules["leaf_r35"].LIMIT == 500 and code_digests(suite, "sysmod:S", cls) == before
+    fresh = subprocess.run([sys.executable, "-c", "import sys; from pathlib import Path; "
+                            "from oloproof_nb._config.imports import code_digests, import_system; "
+                            "cls = import_system(Path(sys.argv[1]), 'sysmod:S'); "
+                            "print(' '.join(code_digests(Path(sys.argv[1]), 'sysmod:S', cls)))", str(suite)],
+                           capture_output=True, text=True, timeout=60, check=False,
+                           env={**os.environ, "PYTHONPATH": str(outside)})
+    now = sorted(hashlib.sha256((suite / n).read_bytes()).hexdigest()
+                 for n in ("leaf_r35.py", "mid_r35.py", "sysmod.py"))
+    assert fresh.stdout.split() == now != before, fresh.stderr  # a new process runs, and names, the edited leaf
+    assert suite_imports(suite, [json.dumps]) == {}  # the standard library is no helper of the suite
 
 
 @pytest.mark.parametrize("kind", ["fifo", "device"])  # a folder was refused before too

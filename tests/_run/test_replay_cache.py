@@ -175,20 +175,34 @@ def _split_suite(root: Path, split: str, system: str = "split:Desk") -> Path:
 
 
 @pytest.mark.parametrize("declares_fingerprint", [True, False])
-def test_a_system_over_several_files_declares_them_with_fingerprint(tmp_path: Path,
-                                                                    declares_fingerprint: bool) -> None:
+def test_a_system_over_several_files_of_its_suite_folder_is_fingerprinted_whole(tmp_path: Path,
+                                                                                declares_fingerprint: bool) -> None:
     root = _split_suite(tmp_path / "split", HELPER_SYSTEM + (FINGERPRINT if declares_fingerprint else ""))
     # each run in a new process, as a user runs it (a process keeps the helper module it imported)
     assert run_cli("run", str(root), "--out", str(tmp_path / "a"), "--quiet").returncode == 1
     assert _rows(op.load_run(tmp_path / "a")) == [("pass", False)]
     (root / "policy.py").write_text("def escalates():\n    return False\n", encoding="utf-8")
-    # policy.py is imported by the system's module, not named by `system:`; only fingerprint() covers it
+    # policy.py is imported by the system's module, not named by `system:`: a module of the suite folder the
+    # system's code imports is part of its fingerprint (review R35: before, without fingerprint() the edited
+    # desk took the old one's cached replay, ("pass", True), and the gate passed an agent that never escalates)
     assert run_cli("run", str(root), "--out", str(tmp_path / "b"), "--quiet").returncode == 1
     second = op.load_run(tmp_path / "b")
-    if declares_fingerprint:
-        assert _rows(second) == [("fail", False)]
-    else:  # what the fingerprint() hook is for: without it, an edit in another file is not seen
-        assert _rows(second) == [("pass", True)]
+    assert _rows(second) == [("fail", False)]
+    if not declares_fingerprint:
+        assert second.manifest.code_fingerprint != op.load_run(tmp_path / "a").manifest.code_fingerprint
+
+
+def test_a_helper_the_helper_imports_is_fingerprinted_too(tmp_path: Path) -> None:
+    """``split.py`` imports ``policy``, which imports ``rules``: an edit two imports away is still the system's."""
+    root = _split_suite(tmp_path / "split", HELPER_SYSTEM)
+    (root / "rules.py").write_text("ESCALATE = True\n", encoding="utf-8")
+    (root / "policy.py").write_text("import rules\n\n\ndef escalates():\n    return rules.ESCALATE\n",
+                                    encoding="utf-8")
+    assert run_cli("run", str(root), "--out", str(tmp_path / "a"), "--quiet").returncode == 1
+    assert _rows(op.load_run(tmp_path / "a")) == [("pass", False)]
+    (root / "rules.py").write_text("ESCALATE = False\n", encoding="utf-8")
+    assert run_cli("run", str(root), "--out", str(tmp_path / "b"), "--quiet").returncode == 1
+    assert _rows(op.load_run(tmp_path / "b")) == [("fail", False)]  # before: ("pass", True), from the cache
 
 
 def _cache_files(root: Path) -> list[Path]:
