@@ -24,7 +24,7 @@ from .._core.paths import (
     pattern_matches,
 )
 from .._core.records import RepeatedCases
-from .._core.slicespec import parse_slice_spec
+from .._core.slicespec import MAX_EDGES, parse_slice_spec
 from .._core.trajectory import ToolErrorRule
 from ..errors import (
     CaseFileError,
@@ -258,11 +258,17 @@ def parse_suite_config(raw: dict[str, Any], file: str | Path = SUITE_FILE) -> Su
 
 
 def _slices_once(config: SuiteConfig, file: str | Path) -> None:
-    """Refuse a slice listed twice (the report showed its table twice and wrote one file over the other). Checked
-    when a suite folder is loaded, not when a stored run's configuration is read: a run made before keeps opening."""
+    """Refuse a slice listed twice (the report showed its table twice and wrote one file over the other), or one of
+    more than :data:`~oloproof_nb._core.slicespec.MAX_EDGES` edges. Checked when a suite folder is loaded, not when a
+    stored run's configuration is read: a run made before keeps opening."""
     seen: dict[str, int] = {}
     for i, spec in enumerate(config.slices):
-        text = parse_slice_spec(spec).text
+        parsed = parse_slice_spec(spec)
+        if len(parsed.edges) > MAX_EDGES:
+            raise ConfigError(file, f"slices[{i}]", f"{quote(spec)} has {len(parsed.edges)} edges; a slice has at most "
+                              f"{MAX_EDGES} ({MAX_EDGES + 1} bins), as a table or plot of more cannot be read: give "
+                              "fewer edges")
+        text = parsed.text
         if text in seen:
             raise ConfigError(file, f"slices[{i}]", f"{quote(spec)} is slices[{seen[text]}] again ({text}); list each "
                               "slice once")

@@ -136,16 +136,32 @@ def test_an_edge_of_more_than_15_digits_is_refused_and_15_digits_still_bin() -> 
             parse_slice_spec(f"tool_calls:1,{edge}")
 
 
-def test_a_slice_of_more_than_50_edges_is_refused_and_50_still_bin() -> None:
-    """Review R32: 1,000 edges passed, and the report took 16 s to embed a plot 143,480 pixels wide (51 bins is
-    already more than a reader compares). 50 edges give 51 bins; 51 edges are refused in one line."""
-    fifty = ",".join(str(i) for i in range(1, 51))
-    assert len(parse_slice_spec(f"trajectory_length:{fifty}").bins()) == 51
+def test_a_declared_slice_of_more_than_50_edges_is_refused_and_50_still_bin(make_suite: Any,
+                                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """Review R32: 1,000 edges in oloproof.yaml passed, and the report took 16 s to embed a plot 143,480 pixels wide
+    (51 bins is already more than a reader compares). At load_suite, 50 edges give 51 bins; 51 are refused in one
+    line, exit 2. A run stored before the rule still opens (its configuration read again), and a table asked for
+    in Python is not refused."""
+    fifty = "tool_calls:" + ",".join(str(i) for i in range(1, 51))
+    root = make_suite([case("a", 1, True)], evaluators=EVALUATORS, system="sysmod:Counter", system_code=COUNTER,
+                      slices=[fifty])
+    assert op.load_suite(root).config.slices == [fifty] and len(parse_slice_spec(fifty).bins()) == 51
     for count in (51, 1000):
-        edges = ",".join(str(i) for i in range(1, count + 1))
-        with pytest.raises(SliceSpecError, match=rf": {count} edges; a slice has at most 50 \(51 bins\), as a table or "
-                                                 r"plot of more cannot be read: give fewer edges; allowed: "):
-            parse_slice_spec(f"tool_calls:{edges}")
+        spec = "trajectory_length:" + ",".join(str(i) for i in range(1, count + 1))
+        (root / "oloproof.yaml").write_text(yaml.safe_dump({**yaml.safe_load((root / "oloproof.yaml").read_text(
+            encoding="utf-8")), "slices": ["tool_calls:1", spec]}), encoding="utf-8")
+        with pytest.raises(op.ConfigError, match=rf"slices\[1\]: .* has {count} edges; a slice has at most 50 \(51 "
+                                                 r"bins\), as a table or plot of more cannot be read: give fewer "
+                                                 r"edges$"):
+            op.load_suite(root)
+        assert main(["run", str(root), "--quiet"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and f"has {count} edges" in err
+    from oloproof_nb._config.suite import parse_suite_config
+
+    text = (root / "oloproof.yaml").read_text(encoding="utf-8")
+    assert len(parse_slice_spec(parse_suite_config(yaml.safe_load(text), root / "oloproof.yaml").slices[1]).edges) \
+        == 1000
 
 
 def test_suite_slices_are_validated_at_load(make_suite: Any, capsys: pytest.CaptureFixture[str]) -> None:
