@@ -127,7 +127,9 @@ def markdown_table(df: pd.DataFrame, text: Callable[[Any], str] = cell_text, *, 
     from tabulate import tabulate  # imported on first use: keeps ``import oloproof_nb`` fast
 
     table = str(tabulate(rows, headers=[padded(md_cell(str(c))) for c in df.columns], tablefmt="github",
-                         disable_numparse=True, colalign=align if len(df.columns) else None))
+                         disable_numparse=True, colalign=align if len(df.columns) and rows else None))
+    # no colalign on a table without rows: tabulate 0.9 (the oldest supported) raised IndexError on it (a suite with
+    # no criterion's report), and 0.10 writes the same header without it
     return _HELD.sub(lambda m: long[int(m.group(1))], table) if long else table
 
 

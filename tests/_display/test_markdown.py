@@ -173,3 +173,12 @@ def test_a_long_cell_is_written_as_a_short_one_without_its_spaces_and_a_long_hea
     head = "h" * (MD_PAD_LIMIT + 1)
     lines = markdown_table(pd.DataFrame({head: ["s", "t"]})).splitlines()
     assert re.fullmatch(r"\| " + head + r" +\|", lines[0]) and [len(line) for line in lines[1:]] == [7, 7, 7]
+
+
+def test_a_table_without_rows_is_its_header() -> None:
+    """.ci/oldest: tabulate 0.9 (the oldest declared) raised IndexError on column alignments given for a table
+    without rows, so `oloproof report` of a suite with no criterion stopped on an internal error there. By hand: the
+    header and its rule, whatever the columns' kinds."""
+    empty = pd.DataFrame({"criterion": pd.Series([], dtype=object), "rate": pd.Series([], dtype=float)})
+    assert markdown_table(empty) == "| criterion   | rate   |\n|-------------|--------|"
+    assert markdown_table(empty, styled=True) == "| criterion   | rate   |\n|-------------|--------|"
