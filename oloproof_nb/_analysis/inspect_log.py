@@ -549,7 +549,7 @@ class _Reader:
         #: with a pass_threshold ≤ 0 (or above 1), per criterion: how many of its scores are numbers in [0, 1] (each
         #: passes; above 1: none does), and the criteria with a score judged otherwise (a string, a bool, a number
         #: below 0 or above 1: it may fail, or pass)
-        self.at_floor: dict[str, int] = {}
+        self.unit_scores: dict[str, int] = {}
         self.judged_otherwise: set[str] = set()
         self.unknown_initial: set[tuple[str, int]] = set()
         #: per log file: its task's name and ``task_id`` (an eval_retry keeps it)
@@ -655,7 +655,7 @@ class _Reader:
                         self.in_scale.setdefault(name, []).append((rec["index"], len(verdicts), one))
                     if self.pass_threshold is not None and not 0 < self.pass_threshold <= 1:
                         if on_default_scale(one, self.score_map):
-                            self.at_floor[name] = self.at_floor.get(name, 0) + 1
+                            self.unit_scores[name] = self.unit_scores.get(name, 0) + 1
                         elif verdict != "missing":
                             self.judged_otherwise.add(name)
                     verdicts.append(_row(name, verdict, reason))
@@ -666,22 +666,29 @@ class _Reader:
         threshold of 0 written for "above 0"); -inf was refused for this, a finite value at or below the scale's
         floor does the same. A criterion with a score judged otherwise (a string, a bool, a number off [0, 1]) can
         fail."""
+        if self.pass_threshold is None or self.pass_threshold > 0:
+            return {}
         return {name: (f"{path}: pass_threshold={self.pass_threshold:g}: each of criterion {name}'s {count} scores is "
                        "a number in [0, 1], and a number passes at or above the threshold, so a score of 0 passes and "
                        "the criterion cannot fail; give the score a pass needs (1 for full marks)")
-                for name, count in self.at_floor.items()
-                if name not in self.judged_otherwise and self.pass_threshold is not None and self.pass_threshold <= 0}
+                for name, count in self._unit_only().items()}
 
     def ceiling_findings(self, path: str | Path) -> dict[str, str]:
         """Criteria a ``pass_threshold`` above 1 cannot pass: criterion → finding. ``pass_threshold`` is every
         criterion's: given for a 1–10 rating (as it must be), it also judged a 0–1 scorer read beside it, whose
         every score, full marks included, then silently failed. A criterion with a score judged otherwise (a
         string, a bool, a number off [0, 1]) can pass, and is on the threshold's scale."""
+        if self.pass_threshold is None or self.pass_threshold <= 1:
+            return {}
         return {name: (f"{path}: pass_threshold={self.pass_threshold:g}: each of criterion {name}'s {count} scores is "
                        "a number in [0, 1], below the threshold, so the criterion cannot pass (the threshold applies "
                        "to every criterion); judge it from a second reading of the log, without the threshold")
-                for name, count in self.at_floor.items()
-                if name not in self.judged_otherwise and self.pass_threshold is not None and self.pass_threshold > 1}
+                for name, count in self._unit_only().items()}
+
+    def _unit_only(self) -> dict[str, int]:
+        """The criteria whose every score is a number in [0, 1] (counted only under a ``pass_threshold`` off
+        (0, 1]): criterion → how many."""
+        return {name: count for name, count in self.unit_scores.items() if name not in self.judged_otherwise}
 
     def _keys_of(self, index: int, scorer: str) -> list[str | None]:
         """The keys of ``scorer`` that are criteria of record ``index``: ``[None]`` (its whole score) for a scorer

@@ -639,26 +639,30 @@ def _an_earlier_report(path: Path) -> bool:
     """Whether ``path`` is a regular file holding a Markdown report written here (not an empty file: it owns no
     ``<stem>_files/``)."""
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            return False
-        with open(path, "rb") as handle:
-            return handle.read(len(_MD_START)) == _MD_START
+        head = _head(path)
     except OSError:
         return False
+    return head is not None and head.startswith(_MD_START)
+
+
+def _head(path: Path) -> bytes | None:
+    """The first 4 KiB of ``path`` when it is a regular file (None: nothing there, or not a regular file: a named
+    pipe or a device is never opened); an ``OSError`` when it cannot be read (mode 000)."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+    except OSError:
+        return None
+    with open(path, "rb") as handle:
+        return handle.read(4096)
 
 
 def _a_file_of_the_user(path: Path) -> bool:
     """Whether ``path`` is a regular file that is not a report written here (one is replaced, as a report of the
     run again; a named pipe or a device is replaced by :func:`write_file` without being opened)."""
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            return False
-    except OSError:
-        return False  # nothing there: the write says what is wrong, if anything
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(4096)
+        head = _head(path)  # None: nothing there (the write says what is wrong, if anything), or a pipe
     except OSError:
         return True  # a file that cannot be read (mode 000) cannot be told from the user's: kept
-    return bool(head) and not (head.startswith(_MD_START) or _HTML_START.match(head))
+    return head is not None and head != b"" and not (head.startswith(_MD_START) or _HTML_START.match(head))
 

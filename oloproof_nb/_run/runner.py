@@ -236,17 +236,14 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
                 progress(finished, total)
     except KeyboardInterrupt as exc:  # the user's Ctrl-C: stop, and say how to finish the run
         store.close(stopped=True)  # a clean stop, unless oloproof run got no Ctrl-C (then it notes an end after it)
-        add_note = getattr(exc, "add_note", None)  # Python 3.11+
-        if callable(add_note):
-            add_note(f"the run is in {store.directory}; {_how_to_finish(store.directory, fingerprint)}")
+        _note_where(exc, store.directory, fingerprint)
         raise
     except OloproofError as exc:
         store.close()
-        add_note = getattr(exc, "add_note", None)  # Python 3.11+; oloproof run says where in its own words
-        if callable(add_note) and str(store.directory) not in str(exc):
+        if str(store.directory) not in str(exc):
             # a system that could not be built for a worker, or rebuilt after a timeout, named no folder: the run
             # left in it (a manifest, the cases recorded) was found only by listing runs/ (review R33)
-            add_note(f"the run is in {store.directory}; {_how_to_finish(store.directory, fingerprint)}")
+            _note_where(exc, store.directory, fingerprint)
         raise
     except Exception as exc:  # a bug in oloproof: stop with its traceback saved in the run folder
         path = store.save_internal_error(traceback.format_exc())
@@ -311,6 +308,14 @@ def _settle_in_flight(store: RunStore, suite: Suite, epochs: int, done: set[tupl
 #: How ``abrupt_ends`` names a stop the run's process saw (a ``KeyboardInterrupt``) with case runs in flight: the
 #: user's Ctrl-C, or the same signal from elsewhere (a system's ``os.killpg(os.getpgrp(), signal.SIGINT)``).
 STOPPED = "stopped by a Ctrl-C or a signal to the run's process group"
+
+
+def _note_where(exc: BaseException, directory: Path, fingerprint: str | None) -> None:
+    """Note on ``exc`` the folder of the run it stopped and how to finish it (Python 3.11+'s ``add_note``; oloproof
+    run says where in its own words)."""
+    add_note = getattr(exc, "add_note", None)
+    if callable(add_note):
+        add_note(f"the run is in {directory}; {_how_to_finish(directory, fingerprint)}")
 
 
 def _how_to_finish(directory: Path, fingerprint: str | None) -> str:
