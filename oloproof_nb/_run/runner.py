@@ -121,17 +121,16 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
     ``sink`` sees every record appended (not used on ``resume``: it would miss
     the records already there).
     """
-    if epochs is not None and (not isinstance(epochs, int) or isinstance(epochs, bool)
-                               or not 1 <= epochs <= MAX_EPOCHS):
+    # a NumPy integer (len(cases) // 4 of an array) counts as the integer it is, for all three
+    if epochs is not None and not (_whole(epochs) and 1 <= epochs <= MAX_EPOCHS):
         raise OloproofError(f"epochs={quote(epochs)}: must be an integer from 1 to {MAX_EPOCHS:,} "
                             "(as in oloproof.yaml)")
-    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
+    if not (_whole(workers) and workers >= 1):
         raise OloproofError(f"workers={quote(workers)}: must be an integer of at least 1")
-    if not isinstance(chunk_size, numbers.Integral) or isinstance(chunk_size, bool) or chunk_size < 1:
+    if not (_whole(chunk_size) and chunk_size >= 1):
         # before the run folder is made: 2.5 stopped the run with an "internal error", "8" with a TypeError
-        # (a NumPy integer, len(cases) // 4 of an array, ran before and still does)
         raise OloproofError(f"chunk_size={quote(chunk_size)}: must be an integer of at least 1")
-    chunk_size = int(chunk_size)
+    epochs, workers, chunk_size = (None if epochs is None else int(epochs)), int(workers), int(chunk_size)
     if executor is not None and not isinstance(executor, Executor):
         # before the run folder is made: a Dask Client given itself ran into an "internal error … a bug in
         # oloproof_nb" (its futures are not concurrent.futures ones) and left a stopped run behind
@@ -260,6 +259,11 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
     _release_left(systems, timeout_s)  # after the run is finished: a resume would find it blocking again
     refuse_changed_journal(store.directory, store.manifest)  # records not the run's: never gated
     return store.directory
+
+
+def _whole(value: object) -> bool:
+    """Whether ``value`` is an integer (a Python or NumPy one), not a bool."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
 def _unnoted(case_id: str, epoch: int, finished: bool) -> None:

@@ -330,6 +330,22 @@ def test_a_numpy_integer_chunk_size_runs_as_before(make_suite) -> None:
     assert run.finished and sorted(run.cases["case_id"]) == sorted(c["id"] for c in _scripted_cases(4))
 
 
+def test_numpy_integer_workers_and_epochs_run_as_their_python_integers(make_suite) -> None:
+    """``workers=np.int64(2)`` and ``epochs=np.int64(2)`` (counts computed from an array) were refused as "must be
+    an integer" while ``chunk_size`` took them; bools and floats stay refused. Three cases twice each: six records,
+    two workers' threads."""
+    import numpy as np
+
+    folder = make_suite(_scripted_cases(3))
+    run = op.run(op.load_suite(folder), workers=np.int64(2), epochs=np.int64(2), out=folder / "o", progress=False)
+    assert run.finished and len(run.cases) == 6
+    assert sorted(run.cases["epoch"].unique().tolist()) == [1, 2]
+    for bad in ({"workers": True}, {"workers": 2.0}, {"epochs": np.bool_(True)}, {"epochs": 2.0}):
+        with pytest.raises(op.OloproofError, match=rf"{next(iter(bad))}=.*integer"):
+            op.run(op.load_suite(folder), out=folder / "bad", progress=False, **bad)
+        assert not (folder / "bad").exists()
+
+
 class _ClientLike:
     """The shape of a Dask ``Client``: ``submit`` returns futures that are not concurrent.futures ones."""
 
