@@ -759,10 +759,15 @@ class _VacuityScan:
                 self.ignoring[i] = (ev, [parse_pattern(p) for p in patterns])
         self.any_leaf = False  # some case's initial_state holds a path (else there is nothing to cover)
         #: state_matches evaluators of ``mode: whole`` or ``changes`` with ignore patterns (both leave out an ignored
-        #: leaf that expected.state names), while every case whose expected.state asks for a change is passed by an
-        #: agent that changes nothing: index → how many such cases
-        self.idle_passes: dict[int, int] = {i: 0 for i in self.ignoring
-                                            if getattr(config.evaluators[i], "mode", "") in ("whole", "changes")}
+        #: leaf that expected.state names), or of any mode with a tolerance, while every case whose
+        #: expected.state asks for a change is passed by an agent that changes nothing: index → how many such cases
+        self.idle_passes: dict[int, int] = {
+            i: 0 for i, ev in enumerate(config.evaluators)
+            if (i in self.ignoring and getattr(ev, "mode", "") in ("whole", "changes"))
+            or (ev.type == "state_matches" and getattr(ev, "tolerance", None))}
+        #: of those, the ones whose tolerance alone lets the agent that changes nothing pass a case that expects
+        #: a change (the finding names the tolerance, not the ignore patterns)
+        self.tolerance_hides: set[int] = set()
         #: state_matches evaluators of ``mode: subset`` while every case that gives an expected.state gives ``{}``
         #: (subset compares only the leaves it names: none): index → how many such cases
         self.blank_subsets: dict[int, int] = {i: 0 for i, ev in enumerate(config.evaluators)
@@ -816,16 +821,20 @@ class _VacuityScan:
                     pool |= _node_paths(case.expected.state)
 
     def _observe_idle(self, initial: dict[str, Any], expected: dict[str, Any]) -> None:
-        """Drop the whole- and changes-mode evaluators for which this case's expected change is one an idle agent
-        fails."""
+        """Drop the evaluators for which this case's expected change is one an idle agent fails (a change within
+        the tolerance, or in ``whole`` and ``changes`` mode under an ignore pattern, is one it passes)."""
         for i in list(self.idle_passes):
             ev: Any = self.evaluators[i]
             rules = ev.list_rules()
-            if all(ok for *_, ok in compare_state(expected, initial, ev.mode, tolerance=ev.tolerance, lists=rules,
-                                                  initial=initial)):
+            if all(ok for *_, ok in compare_state(expected, initial, ev.mode, ev.paths, lists=rules, initial=initial)):
                 continue  # the case expects no change: an idle agent may rightly pass it
-            if all(ok for *_, ok in compare_state(expected, initial, ev.mode, tolerance=ev.tolerance, lists=rules,
-                                                  ignore=ev.ignore, initial=initial)):
+            if ev.tolerance and all(ok for *_, ok in compare_state(expected, initial, ev.mode, ev.paths, ev.tolerance,
+                                                                   lists=rules, initial=initial)):
+                self.idle_passes[i] += 1  # every change it expects is within the tolerance (1e300 hides any)
+                self.tolerance_hides.add(i)
+            elif ev.mode in ("whole", "changes") and ev.ignore and all(
+                    ok for *_, ok in compare_state(expected, initial, ev.mode, tolerance=ev.tolerance, lists=rules,
+                                                   ignore=ev.ignore, initial=initial)):
                 self.idle_passes[i] += 1  # every change it expects lies under an ignore pattern
             else:
                 del self.idle_passes[i]
@@ -843,9 +852,16 @@ class _VacuityScan:
                 "so nothing is compared and the check cannot fail; to check that nothing changed, use mode: changes "
                 "(an empty expected.state there passes only a state left as initial_state had it)")
         for i, hidden in self.idle_passes.items():
-            if not hidden or i in self.ignoring:  # no case expects a change; or the finding below says more
-                continue
+            if not hidden or (i in self.ignoring and i not in self.tolerance_hides):
+                continue  # no case expects a change; or the finding below says more
             ev: Any = self.evaluators[i]
+            if i in self.tolerance_hides:
+                covers = f"its tolerance {ev.tolerance:g}" + (" (with its ignore patterns)" if ev.ignore else "")
+                found.setdefault(ev.name, []).append(
+                    f"{self.file}: evaluators[{i}] ({ev.type}, criterion {ev.name}): {covers} covers every change "
+                    f"expected.state asks for in each of the {hidden} case(s) that expect a change, so an agent that "
+                    "changes nothing passes them all; give a tolerance smaller than the changes the cases expect")
+                continue
             found.setdefault(ev.name, []).append(
                 f"{self.file}: evaluators[{i}] ({ev.type}, criterion {ev.name}): its ignore patterns "
                 f"{', '.join(repr(p) for p in getattr(ev, 'ignore', []))} cover every leaf where expected.state "

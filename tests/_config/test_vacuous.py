@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -1045,3 +1046,50 @@ def test_honest_answers_are_named_where_a_replay_s_answer_is_never_the_expected_
         g = op.gate(op.load_run(run.directory))
     row = g.table.set_index("criterion").loc["recovers_from_error_at_issue_refund"]
     assert (row["passed"], row["n"], bool(row["vacuous"])) == (6, 6, True)
+
+
+def _tolerance_suite(tmp: Path, refunds: list[float], tolerance: float, mode: str) -> Path:
+    """Cases whose expected.state takes each refund off a balance of 100 (the Desk changes nothing)."""
+    tmp.mkdir(parents=True, exist_ok=True)
+    (tmp / "desk.py").write_text(SYSTEM)
+    cases = [{"id": f"ord-{i:03d}", "input": {"order_id": f"ord-{i:03d}"},
+              "initial_state": {"accounts": {"a": {"balance": 100.0}}},
+              "expected": {"answer": "done", "state": {"accounts": {"a": {"balance": 100.0 - refund}}}}}
+             for i, refund in enumerate(refunds)]
+    (tmp / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases))
+    ev = {"type": "state_matches", "mode": mode, "tolerance": tolerance}
+    if mode == "paths":
+        ev["paths"] = ["accounts.a.balance"]
+    (tmp / "oloproof.yaml").write_text(yaml.safe_dump({"name": "v", "system": "desk:Desk", "evaluators": [ev]}))
+    (tmp / "release.yaml").write_text(yaml.safe_dump({"criteria": {"state_matches": 0.5}}))
+    return tmp
+
+
+@pytest.mark.parametrize("mode", ["whole", "changes", "subset", "paths"])
+@pytest.mark.parametrize("tolerance", [1e300, 10.0])
+def test_a_tolerance_that_covers_every_expected_change_is_named(tmp_path: Path, mode: str, tolerance: float) -> None:
+    """``tolerance: 1e300`` passed an agent that refunded nothing on every case, unwarned: the load-time check
+    took a change within the tolerance for a case that expects none. At 10, exactly the largest refund (the rule
+    is ``|expected - actual| <= tolerance``), it is named too; the gate marks it and the idle Desk passes 3 of 3."""
+    root = _tolerance_suite(tmp_path / "s", [10.0, 2.5, 7.0], tolerance, mode)
+    shown = re.escape(format(tolerance, "g"))
+    with pytest.warns(op.VacuousCheckWarning, match=rf"its tolerance {shown} covers every change expected\.state "
+                                                    r"asks for in each of the 3 case\(s\) that expect a change"):
+        s = op.load_suite(root)
+    assert list(s.vacuous) == ["state_matches"]
+    gate = op.gate(op.run(s, progress=False))
+    assert (gate.table.loc[0, "passed"], gate.table.loc[0, "n"], bool(gate.table.loc[0, "vacuous"])) == (3, 3, True)
+
+
+@pytest.mark.parametrize("mode", ["whole", "changes", "subset", "paths"])
+@pytest.mark.parametrize(("refunds", "tolerance"), [([10.0, 2.5, 7.0], 9.99), ([10.0, 0.0, 0.0], 9.99),
+                                                    ([50.0, 2.5], 20.0)])
+def test_a_tolerance_below_some_expected_change_is_not_named(tmp_path: Path, mode: str, refunds: list[float],
+                                                             tolerance: float) -> None:
+    """Not named when an idle agent fails some case that expects a change: a refund of 10 against 9.99 (just over
+    the boundary), one among cases that expect none, or 50 beside 2.5 at 20."""
+    root = _tolerance_suite(tmp_path / "s", refunds, tolerance, mode)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", op.VacuousCheckWarning)
+        s = op.load_suite(root)
+    assert list(s.vacuous) == []
