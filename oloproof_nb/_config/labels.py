@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
 from .._core.labels import parse_judgement
 from ..errors import LabelFileError, parse_problem, quote
+from .cases import id_look
 from .files import KeyTwice, UnreadableFile, keys_once, lone_surrogate, read_regular
 
-__all__ = ["MAX_LABEL_BYTES", "load_labels"]
+__all__ = ["MAX_LABEL_BYTES", "load_labels", "same_name"]
 
 #: Largest label file read (it is read whole): 64 MiB, some 500,000 judgements.
 MAX_LABEL_BYTES = 64 << 20
@@ -45,7 +47,8 @@ def load_labels(path: str | Path, known_ids: Collection[str] | None = None, tran
         Naming the file and the line: a line that is not JSON, not an object,
         has an unknown key, lacks ``case_id``/``valid``, has a non-boolean
         ``valid``, names a case id the suite does not derive, or repeats a
-        (``case_id``, ``labeler``) judgement of a named labeler, or gives a ``digest`` other than the copy's
+        (``case_id``, ``labeler``) judgement of a named labeler (names compared by :func:`same_name`: ``"Ana "``
+        is ``"ana"``), or gives a ``digest`` other than the copy's
         now (``copy_digest``: the labeler read another text); a path that is not a regular
         file (a directory, a named pipe, a device) or holds more than :data:`MAX_LABEL_BYTES`.
     """
@@ -59,7 +62,7 @@ def load_labels(path: str | Path, known_ids: Collection[str] | None = None, tran
     except UnicodeDecodeError as exc:
         raise LabelFileError(path, None, f"not UTF-8 text ({exc.reason})") from None
     out: list[dict[str, Any]] = []
-    seen: dict[tuple[str, str], int] = {}
+    seen: dict[tuple[str, str], tuple[int, str]] = {}  # (case id, labeler as same_name reads it) -> (line, as written)
     # JSONL lines end at \n only, as in the case file: a CR before it is JSON whitespace, a lone CR or U+2028 text
     for lineno, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
@@ -79,7 +82,7 @@ def load_labels(path: str | Path, known_ids: Collection[str] | None = None, tran
         try:
             judgement = parse_judgement(obj, known_ids, transform)
         except ValueError as exc:
-            raise LabelFileError(path, lineno, str(exc)) from None
+            raise LabelFileError(path, lineno, str(exc) + _lookalike_hint(obj, known_ids)) from None
         judged = judgement.get("digest")
         if judged is not None and copy_digest is not None:
             now = copy_digest(judgement["case_id"])
@@ -88,11 +91,50 @@ def load_labels(path: str | Path, known_ids: Collection[str] | None = None, tran
                                      f"{judged[:12]}…, which is now {now[:12]}… (the transform's template or the "
                                      "source case changed since): read the copy again and judge it anew, with its "
                                      "digest as run.cases shows it")
-        key = (judgement["case_id"], judgement["labeler"])
-        if judgement["labeler"] and key in seen:
-            raise LabelFileError(path, lineno, f"labeler {quote(key[1])} already judged {quote(key[0])} at line "
-                                 f"{seen[key]}; one judgement per labeler and pair")
-        seen[key] = lineno
+        labeler = judgement["labeler"]
+        key = (judgement["case_id"], same_name(labeler))
+        if key[1] and key in seen:  # a name of blank space alone is no name: anonymous, as "" is
+            first, written = seen[key]
+            spelt = f" (written {quote(written)} there)" if written != labeler else ""
+            raise LabelFileError(path, lineno, f"labeler {quote(labeler)} already judged {quote(key[0])} at line "
+                                 f"{first}{spelt}; one judgement per labeler and pair (names are compared without "
+                                 "case, surrounding space or invisible characters)")
+        seen[key] = (lineno, labeler)
         out.append(judgement)
     return out
 
+
+def same_name(text: str) -> str:
+    """How a labeler's name (or a case id, for a hint) reads: :func:`~oloproof_nb._config.cases.id_look` (no
+    invisible or control characters, accents composed), then compatibility-folded (a no-break space is a space, a
+    full-width letter its letter), without case, its runs of blank space one space, none around it.
+
+    Two judgements of one pair by ``"bob"`` and ``"Bob "`` are one labeler's: counted as two people's, a labeler
+    who judged a pair twice (a correction appended, a name typed otherwise) outvoted a colleague, or made a tie,
+    which is ``invalid``, of one valid and one invalid judgement of their own.
+
+    Examples
+    --------
+    >>> same_name("Bob "), same_name("ana\u00a0\u200b"), same_name(" Ana  Lu"), same_name("  ")
+    ('bob', 'ana', 'ana lu', '')
+    """
+    return " ".join(unicodedata.normalize("NFKC", id_look(text)).casefold().split())
+
+
+def _lookalike_hint(obj: Any, known_ids: Collection[str] | None) -> str:
+    """For a judgement whose ``case_id`` is no derived case of the suite but reads as one (:func:`same_name`:
+    ``"cafe\u0301~t"`` for ``"café~t"``, ``"C1~t "`` for ``"c1~t"``), the clause naming it; else empty. The
+    error shows both ids alike where they differ only in invisible characters or how an accent is encoded."""
+    case_id = obj.get("case_id") if isinstance(obj, dict) else None
+    if known_ids is None or not isinstance(case_id, str) or not case_id or case_id in known_ids:
+        return ""
+    try:  # the id is the line's only fault: another one (an unknown key, "valid": "yes") is the error alone
+        parse_judgement(obj)
+    except ValueError:
+        return ""
+    look = same_name(case_id)
+    match = next((known for known in known_ids if same_name(known) == look), None)  # on this error only: one pass
+    if match is None:
+        return ""
+    return (f"; it reads as {quote(match)}, a derived case of this suite, but differs from it only in case, width, "
+            "blank space, invisible characters or how an accent is encoded: copy the id as run.cases shows it")

@@ -14,7 +14,11 @@ from ..evaluators.state import StateMatches
 from .html import render, step_text
 from .theme import HIGHLIGHT, preview
 
-__all__ = ["CasePanel"]
+__all__ = ["CasePanel", "UNSCORED_NOTE"]
+
+#: What the panel of a copy no criterion scores says first (:attr:`CasePanel.unscored`).
+UNSCORED_NOTE = ("scored by no criterion: labeled invalid, and its transform is checked (op.validity(run)); what its "
+                 "checks found below counts in no verdict")
 
 
 def _flag(value: Any) -> bool | None:
@@ -53,6 +57,10 @@ class CasePanel:
         mode did not expect: shown first, before the steps.
     tracebacks : list of tuple
         ``(criterion, traceback)`` of every check that raised (a Python check's exception).
+    unscored : bool
+        True for a copy labeled invalid by a checked transform (:attr:`~oloproof_nb._analysis.run.Run.unscored_ids`):
+        no criterion scores it, so it has no verdict rows while its compared paths still show what its checks found
+        (a ``BAD`` line there counts in no verdict; the panel says so first).
     epoch : int
         The epoch shown in detail (1 unless asked for; a run without ``epochs`` has only 1).
     epochs : pandas.DataFrame
@@ -74,6 +82,7 @@ class CasePanel:
         traj = self.record.get("trajectory")
         self.answer: Any = traj.get("answer") if traj else None
         self.error: str | None = self.record.get("error")
+        self.unscored: bool = case_id in run.unscored_ids
         self.traceback: str | None = self.record.get("traceback")
 
         def rows(df: pd.DataFrame) -> pd.DataFrame:
@@ -193,6 +202,8 @@ class CasePanel:
         shown = f" (epoch {self.epoch} of {len(self.epochs)})" if len(self.epochs) else ""
         lines = [f"Case {self.case_id}{shown} — status {self.status}, answer {preview(self.answer)}",
                  f"  input: {preview(self.input)}"]
+        if self.unscored:  # its BAD comparisons below were read as failures the gate counted
+            lines.append(f"  {UNSCORED_NOTE}")
         if len(self.epochs):
             lines.append("  epochs:")
             names = list(self.epochs.columns[4:])
@@ -266,4 +277,4 @@ class CasePanel:
         return render("panel.html", p=self, steps=self.steps.to_dict("records"),
                       verdicts=self.verdicts.to_dict("records"), comparisons=self.comparisons.to_dict("records"),
                       replays=self.replay_views(), partners=self.partner_rows() if self.partners else [],
-                      highlight=HIGHLIGHT)
+                      highlight=HIGHLIGHT, unscored_note=UNSCORED_NOTE)
