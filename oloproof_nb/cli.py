@@ -208,7 +208,9 @@ exit codes: 0 the outcome is verified; 2 anything else. stderr says which:
   `oloproof: <status>: <reason>` for a receipt that is not verified (missing, stale,
   hash_mismatch, validator_failed, unverified), or `oloproof: error: contract error: <problem>`
   when the contract file itself is unusable. stdout holds the receipt as JSON; with --json,
-  one line: {"receipt": {...}} or {"error": "contract error", "message": "..."}.
+  one line: {"receipt": {...}} or {"error": "contract error", "message": "..."}. A verified
+  receipt of a contract that checks no content (no expected_sha256, no validator) exits 0
+  with `oloproof: warning: outcome_content_unchecked: ...` on stderr.
 
 a validator command ({"validator": {"command": ["prog", "arg"]}} in the contract) is run
 with the artifact's absolute path appended as its LAST ARGUMENT, its working directory
@@ -807,6 +809,9 @@ def _cmd_receipt(args: argparse.Namespace) -> int:
         reason = terminal_text(str(receipt.reason or "not verified"))
         _say(f"oloproof: {reason if reason.startswith(receipt.status + ':') else receipt.status + ': ' + reason}")
         return 2
+    if receipt.expected_sha256 is None and receipt.validator is None:  # as the gate's outcome_content_unchecked
+        _say("oloproof: warning: outcome_content_unchecked: the contract has no expected_sha256 and no validator, "
+             "so any file at its locator was verified, an empty one included")
     return 0
 
 

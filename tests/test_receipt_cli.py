@@ -454,7 +454,7 @@ def test_the_hook_exit_code_does_not_depend_on_its_standard_streams(tmp_path: Pa
     an unverified receipt is 2 whatever the streams; a verified one is 0 unless its output was lost (2). Streams
     unbuffered (each line written at once); the next test leaves them buffered, as a hook runner may."""
     missing = make_contract(tmp_path / "missing", write=False)
-    verified = make_contract(tmp_path / "verified")
+    verified = make_contract(tmp_path / "verified", expected_sha256=CONTENT_SHA256)  # no content warning (R36)
     unbuffered = {**os.environ, "PYTHONUNBUFFERED": "1"}  # whatever the environment running the tests says
 
     def close(*fds: int) -> Callable[[], None]:
@@ -486,7 +486,7 @@ def test_the_hook_exit_code_on_a_full_disk_does_not_depend_on_buffered_streams(t
     flushed once more as the interpreter exited, failed again, and the hook exited 120 (not 2: the agent could
     stop). Python itself documents 120 as the exit code when flushing the standard streams fails at exit."""
     missing = make_contract(tmp_path / "missing", write=False)
-    verified = make_contract(tmp_path / "verified")
+    verified = make_contract(tmp_path / "verified", expected_sha256=CONTENT_SHA256)  # no content warning (R36)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
     with open("/dev/full", "wb") as full:
         popen: dict[str, Any] = {

@@ -16,7 +16,11 @@ and a timed-out read stops at its next chunk. Each of these makes the receipt
 A receipt describes one version of the file: a file whose size or modification
 time moves while it is read, or that is replaced or changed while its validator
 runs (the validator gets the path, not the bytes digested), is ``unverified``
-too, never a digest of one file beside a validator's result for another.
+too, never a digest of one file beside a validator's result for another. A
+version is the file's device, inode, size, modification time and status change
+time (which moves on any write, rename or time set, and cannot be set back), and
+the validator gets the real path of the file read (symbolic links resolved
+before it was opened), not the locator.
 """
 
 from __future__ import annotations
@@ -108,21 +112,29 @@ class UnobservableArtifact(ValueError):
 # --------------------------------------------------------------------------- observing
 
 
-def _version(info: os.stat_result) -> tuple[int, int, int, int]:
-    """What identifies one version of a file: ``(device, inode, size, modification time in ns)``."""
-    return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns
+def _version(info: os.stat_result) -> tuple[int, int, int, int, int]:
+    """What identifies one version of a file: ``(device, inode, size, modification time in ns, status change
+    time in ns)``. The status change time (``st_ctime``) moves on every write, rename, link or time set, and no
+    one can set it back: a file rewritten with its modification time put back (``os.utime``), or renamed away
+    and back, is another version (before, the same inode, size and modification time were taken for one)."""
+    return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns
 
 
 def _read_and_digest(path: Path, key: bytes | None, max_bytes: int, stop: threading.Event,
-                     now: Callable[[], datetime]) -> tuple[os.stat_result, datetime, str] | None:
-    """``(stat, observed_at, hex digest)`` of a regular file, or None when nothing is there.
+                     now: Callable[[], datetime]) -> tuple[Path, os.stat_result, datetime, str] | None:
+    """``(the file's real path, stat, observed_at, hex digest)`` of a regular file, or None when nothing is there.
 
     Runs on the timeout helper thread; ``stop`` set by the caller ends the read at its next chunk. A file
-    whose size or modification time moved while it was read (still being written) is refused: the digest
-    would be of no version of it.
+    whose version (:func:`_version`) moved while it was read (still being written) is refused: the digest
+    would be of no version of it. The path is resolved (symbolic links followed) once, before the file is
+    opened: the file read is the one a validator is given, whatever a link on the way points to later.
     """
     try:
-        handle, info = open_regular(path)
+        real = Path(os.path.realpath(path, strict=True))
+    except (OSError, ValueError, RuntimeError):  # nothing there, a loop, a NUL byte, a pipe's /proc link: the
+        real = path  # path is opened as it is, and what opening it says is the receipt's
+    try:
+        handle, info = open_regular(real)
     except UnreadableFile as exc:
         if exc.missing:
             return None
@@ -146,7 +158,7 @@ def _read_and_digest(path: Path, key: bytes | None, max_bytes: int, stop: thread
             raise UnreadableFile(f"cannot read: {exc.strerror or exc}") from None
     if _version(after) != _version(info):
         raise UnreadableFile("changed while it was read (it is still being written?)")
-    return info, observed_at, hasher.hexdigest()
+    return real, info, observed_at, hasher.hexdigest()
 
 
 def observe_file(
@@ -174,7 +186,8 @@ def observe_file(
         Registered validators by name: a callable ``f(path) -> bool | int | None`` (``True``,
         ``0`` or ``None`` pass as exit 0, ``False`` is exit 1, an int is that exit code; NumPy's
         bools and integers count as bools and ints), or a
-        command (list of argv strings) run with the artifact's absolute path appended.
+        command (list of argv strings) run with the artifact's absolute path appended. Either is
+        given the real path of the file read (symbolic links resolved before it was opened).
     validator_timeout_s : float
         Seconds a validator may run. A timed-out callable keeps running in a daemon thread
         (Python cannot stop it); a timed-out command is killed with its whole process group
@@ -226,8 +239,9 @@ def observe_file(
         pipe, a device, a socket), is bigger than ``max_artifact_bytes``, was not read within
         ``observe_timeout_s``, cannot be read, changed while it was read (its size or modification
         time moved), has a modification time outside the years 1–9999, or was replaced or changed
-        while its validator ran (the validator is given the path, so it must still name the file
-        digested: same device, inode, size and modification time); its ``reason`` never names the path.
+        while its validator ran (the validator is given a path, so ``path`` must still name the file
+        digested: same device, inode, size, modification time and status change time); its ``reason``
+        never names the path.
     ValueError
         A non-positive timeout or size.
     """
@@ -250,7 +264,7 @@ def observe_file(
         raise UnobservableArtifact(contract.artifact_id, str(exc)) from None
     if read is None:
         return None
-    info, observed_at, digest = read
+    real, info, observed_at, digest = read
     try:
         modified_at = _from_ns(info.st_mtime_ns)
     except (ValueError, OverflowError, OSError):  # datetime holds the years 1-9999; a file system may hold more
@@ -258,10 +272,12 @@ def observe_file(
                                    "has a modification time outside the years 1–9999") from None
     exit_code, error = None, None
     if contract.validator is not None:
+        # the file read, by its real path: a symbolic link on the locator's way pointed elsewhere while the
+        # validator ran, and back after, made a receipt of one file with another's check (review R36)
         exit_code, error = _run_named_validator(
-            contract, path, validators or {}, validator_timeout_s, validator_cwd
+            contract, real, validators or {}, validator_timeout_s, validator_cwd
         )
-        # the validator was given the path, not the file read: it must still be that file, unchanged
+        # the validator was given a path, not the file read: the locator must still name that file, unchanged
         try:
             still = _version(os.stat(path)) == _version(info)
         except (OSError, ValueError):
@@ -388,7 +404,7 @@ def _run_command(
                       "status cannot be read")
     try:
         proc = subprocess.Popen(
-            [*argv, str(path.resolve())],
+            [*argv, os.path.abspath(path)],  # the real path of the file read: no link is followed again
             cwd=cwd,
             env=env,
             stdin=subprocess.DEVNULL,

@@ -94,7 +94,8 @@ class OutcomeContractEvaluator(Evaluator):
     as the false-success example's does. The version of an artifact (modification time and digest) an
     earlier case of the run was shown before this case started is ``stale`` too: ``clock_slack_s`` cannot
     tell it from a new file when the case before ended milliseconds earlier (epochs, metamorphic copies).
-    An ``observe()`` that times out or raises gives ``missing`` with an ``unverified`` receipt. Validators
+    An ``observe()`` that times out gives ``missing`` with an ``unverified`` receipt, and one that raises an
+    exception ``fail`` with one (``unverified: observe() raised OSError``; the type only). Validators
     run with the case timeout (``case_timeout_s``) and the suite folder as working directory.
     """
 
@@ -138,7 +139,8 @@ class OutcomeContractEvaluator(Evaluator):
         return Evaluation(verdicts=[verdict], receipts=[_row(ctx, receipt)])
 
     def interrupted(self, ctx: CaseContext, reason: str, *, timed_out: bool) -> Evaluation:
-        """The system's ``observe()`` timed out or raised: ``missing``, with an ``unverified`` receipt (the case
+        """The system's ``observe()`` timed out or ended the call with what is no ``Exception`` (``SystemExit``,
+        ``KeyboardInterrupt``): ``missing``, with an ``unverified`` receipt (the case
         was expected to deliver and was never observed; without it the summary left the case out)."""
         if ctx.case.outcome is None or ctx.run is None:
             return self.missing(reason)
