@@ -42,6 +42,7 @@ from __future__ import annotations
 import difflib
 import math
 import os
+import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -470,6 +471,10 @@ def _fault_findings(run: Run, rows: dict[str, int]) -> dict[str, str]:
             continue
         near = difflib.get_close_matches(tool, called, n=1, cutoff=0.6)
         hint = f"did you mean {near[0]}?" if near else f"tools called: {', '.join(called[:5]) or '(none)'}"
+        twins = [name for name in called if unicodedata.normalize("NFC", name) == unicodedata.normalize("NFC", tool)]
+        if twins:  # the same letters in another Unicode form: "did you mean café?" under café named no difference
+            hint = (f"the system called {ascii(twins[0])}, the same letters as {ascii(tool)} in another Unicode form "
+                    "(tool names are compared as written); write the name as the system records it")
         if not called:  # the tool's name may be right: the system may have failed before any call
             cases = run.cases
             ended = len(ended_case_runs(cases))

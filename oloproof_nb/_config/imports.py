@@ -27,6 +27,8 @@ the run's code fingerprint is built on them.
 
 from __future__ import annotations
 
+import ast
+import collections
 import difflib
 import functools
 import hashlib
@@ -307,7 +309,9 @@ def suite_imports(root: Path, objects: Sequence[Any]) -> dict[Path, str]:
     A module counts when its file lies in ``root`` (as reached or as resolved) and outside the standard library
     and installed packages (a virtual environment kept in the suite folder); oloproof_nb's own never do. The
     modules looked at are those of each object (a function's globals, a class's module), and in each the modules,
-    functions and classes it names. At most :data:`_MAX_SUITE_MODULES` modules are followed.
+    functions and classes it names and the modules its import statements at the top name (:func:`_top_imports`:
+    ``from rules import LIMITS`` leaves a dict among its names, no module). At most :data:`_MAX_SUITE_MODULES`
+    modules are followed.
 
     Parameters
     ----------
@@ -360,10 +364,64 @@ def suite_imports(root: Path, objects: Sequence[Any]) -> dict[Path, str]:
     for obj in objects:
         visit(module_of(obj))
     while queue and len(found) < _MAX_SUITE_MODULES:
-        for value in list(vars(queue.pop()).values()):
+        module = queue.pop()
+        for value in list(vars(module).values()):
             if isinstance(value, types.ModuleType) or inspect.isfunction(value) or inspect.isclass(value):
                 visit(module_of(value))
+        # what its import statements name, whatever it took from there: `from policy import LIMITS` leaves a dict
+        # among its names, no module (review R37: before, the edited policy kept the cached replays)
+        path = Path(os.path.abspath(module.__file__))
+        for name in _top_imports(path, found[path], getattr(module, "__package__", None) or ""):
+            visit(sys.modules.get(name))
     return found
+
+
+@functools.lru_cache(maxsize=1024)
+def _top_imports(path: Path, digest: str, package: str) -> tuple[str, ...]:
+    r"""The modules the import statements at the top of the module file ``path`` name (``digest``: its running
+    digest, for the cache), each with its parents: ``import a.b`` and ``from a.b import c`` name ``a``, ``a.b``
+    and (``c`` may be a module) ``a.b.c``; a relative import is resolved against ``package``. An import inside
+    a function or a class body is left out (it has not run when the fingerprint is taken), one under ``if`` or
+    ``try`` at the top counts. Empty when the file cannot be read or parsed.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> f = Path(tempfile.mkdtemp()) / "m.py"
+    >>> _ = f.write_text("from policy import LIMITS\ntry:\n    import a.b\nexcept ImportError:\n    pass\n"
+    ...                  "def f():\n    import later\n")
+    >>> _top_imports(f, "d", "")
+    ('policy', 'policy.LIMITS', 'a', 'a.b')
+    """
+    try:
+        handle, _ = open_regular(path)
+        with handle:
+            tree = ast.parse(handle.read(), filename=str(path))
+    except (UnreadableFile, OSError, SyntaxError, ValueError, RecursionError):
+        return ()
+    names: list[str] = []
+
+    def dotted(name: str) -> None:
+        parts = name.split(".")
+        names.extend(".".join(parts[:i]) for i in range(1, len(parts) + 1))
+
+    nodes: collections.deque[ast.AST] = collections.deque([tree])
+    while nodes:
+        node = nodes.popleft()
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                dotted(alias.name)
+        elif isinstance(node, ast.ImportFrom):
+            try:
+                base = importlib.util.resolve_name("." * node.level + (node.module or ""), package) if node.level \
+                    else node.module or ""
+            except (ImportError, ValueError):  # a relative import in a module of no package
+                continue
+            dotted(base)
+            names.extend(f"{base}.{alias.name}" for alias in node.names if alias.name != "*")
+        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.expr)):
+            nodes.extend(ast.iter_child_nodes(node))
+    return tuple(dict.fromkeys(n for n in names if n))
 
 
 def _running_digest(module: types.ModuleType, path: Path) -> str:
