@@ -20,6 +20,7 @@ behind keep nothing waiting (the child ends with ``os._exit``).
 from __future__ import annotations
 
 import argparse
+import ast
 import errno
 import json
 import multiprocessing
@@ -78,6 +79,48 @@ class _Once(argparse.Action):
 
 #: The namespace attribute in which :class:`_Once` notes the options given (removed before the command sees it).
 _GIVEN = "_oloproof_given"
+
+
+def _threshold_arg(text: str) -> float | tuple[str, float]:
+    """A ``--pass-threshold`` value: ``X`` (every criterion's), or ``NAME=X`` (criterion NAME's; split at the last
+    ``=``, as X holds none)."""
+    name, is_named, number = text.rpartition("=")
+    try:
+        value = float(number)
+    except ValueError:
+        if not is_named:
+            raise argparse.ArgumentTypeError(f"invalid float value: {text!r} (give X, or NAME=X for one "
+                                             "criterion)") from None
+        raise argparse.ArgumentTypeError(f"{text!r}: {number!r} is not a number (give NAME=X)") from None
+    if not is_named:
+        return value
+    if not name:
+        raise argparse.ArgumentTypeError(f"{text!r}: no criterion name before '=' (give NAME=X)")
+    return name, value
+
+
+class _Thresholds(argparse.Action):
+    """``--pass-threshold``: one ``X`` for every criterion (given once), or ``NAME=X`` once per criterion, gathered
+    into a mapping; the two forms mixed are refused (which would win?)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        given = getattr(namespace, self.dest, None)
+        if isinstance(values, tuple):
+            name, value = values
+            if isinstance(given, float):
+                raise argparse.ArgumentError(self, f"{name}={value:g} after a plain X: give one X for every "
+                                                   "criterion, or NAME=X for each criterion, not both")
+            if given is not None and name in given:
+                raise argparse.ArgumentError(self, f"criterion {name} given twice; give it once")
+            setattr(namespace, self.dest, {**(given or {}), name: value})
+            return
+        if isinstance(given, dict):
+            raise argparse.ArgumentError(self, f"{values:g} after NAME=X: give one X for every criterion, or NAME=X "
+                                               "for each criterion, not both")
+        if given is not None:
+            raise argparse.ArgumentError(self, "given twice; give it once")
+        setattr(namespace, self.dest, values)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -226,9 +269,10 @@ as a completion hook (Claude Code .claude/settings.json):
 def _inspect_options(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--cluster", help="an Inspect log: the sample metadata key whose value is the cluster")
     cmd.add_argument("--state-key", help="an Inspect log: the sample store key holding the world (snapshots, changes)")
-    cmd.add_argument("--pass-threshold", type=float, metavar="X",
+    cmd.add_argument("--pass-threshold", type=_threshold_arg, action=_Thresholds, metavar="X|NAME=X",
                      help="an Inspect log: a numeric score passes at or above X (default: 1, and a score outside "
-                          "[0, 1] is missing)")
+                          "[0, 1] is missing); NAME=X, repeated, gives each criterion named its own X (the others "
+                          "keep the default)")
 
 
 def _run_dir(given: str, doing: str, logs: bool = False) -> str:
@@ -869,13 +913,19 @@ COMMANDS = {"init": _cmd_init, "run": _cmd_run, "gate": _cmd_gate, "receipt": _c
 _CLI_WORDS = (("resume=True needs out= (", "--resume needs --out DIR ("),
               ("choose another out=", "choose another --out"), ("pass resume=True", "pass --resume"),
               ("without resume=True", "without --resume"), ("with force=True", "with --force"),
+              ("pass_threshold={criterion: X}", "--pass-threshold CRITERION=X"),
               ("pass_threshold=", "--pass-threshold "), ("state_key=", "--state-key "))
+
+#: A criterion's own threshold as the library names it, ``pass_threshold['rating']=`` (the name as Python writes
+#: it, in either quotes), for :func:`_cli_phrases`.
+_OWN_THRESHOLD = re.compile(r"""pass_threshold\[('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")\]=""")
 
 
 def _cli_phrases(text: str) -> str:
     """A library message's phrases in the command's words: ``out=`` → ``--out``, ``resume=True`` → ``--resume``,
-    ``pass_threshold=7`` → ``--pass-threshold 7`` (a warning's too: the reading of an Inspect AI log warns of its
-    ``pass_threshold``)."""
+    ``pass_threshold=7`` → ``--pass-threshold 7``, ``pass_threshold['rating']=7`` → ``--pass-threshold rating=7``
+    (a warning's too: the reading of an Inspect AI log warns of its ``pass_threshold``)."""
+    text = _OWN_THRESHOLD.sub(lambda found: f"--pass-threshold {ast.literal_eval(found.group(1))}=", text)
     for python, flag in _CLI_WORDS:
         text = text.replace(python, flag)
     return text

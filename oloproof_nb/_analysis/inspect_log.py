@@ -59,7 +59,7 @@ import math
 import re
 import sys
 import zipfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 from types import ModuleType
@@ -96,9 +96,13 @@ from .run import Run
 
 __all__ = ["from_inspect", "is_inspect_log", "inspect_log_files", "is_inspect_run", "unrun_samples", "sample_digest",
            "dataset_sample",
-           "InspectScorer", "INSPECT_EXTRA", "DEFAULT_SLICES"]
+           "InspectScorer", "INSPECT_EXTRA", "DEFAULT_SLICES", "PassThreshold"]
 
 R = TypeVar("R", bound=Run)
+
+#: ``pass_threshold=``: one number for every criterion, or a mapping criterion name -> number (the criteria not
+#: named keep the default rule).
+PassThreshold = float | Mapping[str, float]
 
 INSPECT_EXTRA = "pip install 'oloproof_nb[inspect]'"
 #: Slices an Inspect run's report shows.
@@ -535,7 +539,7 @@ class _Reader:
     """Turns the samples of the logs into case records."""
 
     def __init__(self, cluster: str | None, state_key: str | None, score_map: ScoreMap | None,
-                 pass_threshold: float | None) -> None:
+                 pass_threshold: float | dict[str, float] | None) -> None:
         self.cluster, self.state_key = cluster, state_key
         self.score_map, self.pass_threshold = score_map, pass_threshold
         self.criteria: dict[str, None] = {}
@@ -546,7 +550,7 @@ class _Reader:
         #: per criterion: a number the default table found off [0, 1], and where its in-scale numbers' rows are
         self.off_scale: dict[str, Any] = {}
         self.in_scale: dict[str, list[tuple[int, int, Any]]] = {}
-        #: with a pass_threshold ≤ 0 (or above 1), per criterion: how many of its scores are numbers in [0, 1] (each
+        #: per criterion whose pass_threshold is ≤ 0 (or above 1): how many of its scores are numbers in [0, 1] (each
         #: passes; above 1: none does), and the criteria with a score judged otherwise (a string, a bool, a number
         #: below 0 or above 1: it may fail, or pass)
         self.unit_scores: dict[str, int] = {}
@@ -631,6 +635,7 @@ class _Reader:
         plain = {scorer for task, scorer in self.plain if scorer in self.keys and (task, scorer) not in self.task_keys}
         names = criterion_names(list(self.criteria), {name: list(keys) for name, keys in self.keys.items()}, plain)
         self.criteria = {criterion: None for criterion in names.values()}
+        self._check_threshold_names(names)
         for (scorer, key), criterion in names.items():
             self.scorer_of[criterion], self.key_of[criterion] = scorer, key
         for rec in records:
@@ -647,47 +652,88 @@ class _Reader:
                         verdicts.append(_row(name, "missing", why))
                         continue
                     one = value if key is None else value[key]
-                    verdict, reason = score_verdict(one, self.score_map, self.pass_threshold)
-                    scale = on_default_scale(one, self.score_map, self.pass_threshold)
+                    threshold = self.threshold_of(name)
+                    verdict, reason = score_verdict(one, self.score_map, threshold)
+                    scale = on_default_scale(one, self.score_map, threshold)
                     if scale is False:
                         self.off_scale.setdefault(name, one)
                     elif scale:
                         self.in_scale.setdefault(name, []).append((rec["index"], len(verdicts), one))
-                    if self.pass_threshold is not None and not 0 < self.pass_threshold <= 1:
+                    if threshold is not None and not 0 < threshold <= 1:
                         if on_default_scale(one, self.score_map):
                             self.unit_scores[name] = self.unit_scores.get(name, 0) + 1
                         elif verdict != "missing":
                             self.judged_otherwise.add(name)
                     verdicts.append(_row(name, verdict, reason))
 
+    def threshold_of(self, criterion: str) -> float | None:
+        """The ``pass_threshold`` that judges ``criterion``'s numbers: the one number given, its own in a mapping,
+        or None (the default rule: a number in [0, 1] passes at 1, another is ``missing``)."""
+        if isinstance(self.pass_threshold, dict):
+            return self.pass_threshold.get(criterion)
+        return self.pass_threshold
+
+    def _said(self, criterion: str) -> str:
+        """The ``pass_threshold`` that judges ``criterion`` as the caller gave it: ``pass_threshold=7``, or
+        ``pass_threshold['rating']=7`` for a criterion's own (the command says ``--pass-threshold rating=7``)."""
+        threshold = self.threshold_of(criterion)
+        where = f"[{criterion!r}]" if isinstance(self.pass_threshold, dict) else ""
+        return f"pass_threshold{where}={threshold:g}"
+
+    def _check_threshold_names(self, names: dict[tuple[str, str | None], str]) -> None:
+        """Refuse a ``pass_threshold`` mapping that names a criterion these logs do not have (a typo, or a
+        dict-valued scorer's name where its keys are the criteria): never ignored, which would read that
+        scorer by the default rule, its ratings ``missing``, without a word."""
+        if not isinstance(self.pass_threshold, dict):
+            return
+        for name, threshold in self.pass_threshold.items():
+            if name in self.criteria:
+                continue
+            keys = [criterion for (scorer, key), criterion in names.items() if scorer == name and key is not None]
+            hint = (f" (scorer {name!r} gives dict scores: its criteria are {', '.join(keys)})" if keys else "")
+            there = ", ".join(self.criteria) or "(none: no scorer scored a sample)"
+            raise OloproofError(f"pass_threshold[{name!r}]={threshold:g}: these logs have no criterion {name!r}"
+                                f"{hint}; their criteria: {there}")
+
     def floor_findings(self, path: str | Path) -> dict[str, str]:
         """Criteria a ``pass_threshold`` ≤ 0 cannot fail: criterion → finding. Every score of such a criterion is
         a number in [0, 1], where 0 is the worst, and a number passes at or above the threshold, so each passes (a
         threshold of 0 written for "above 0"); -inf was refused for this, a finite value at or below the scale's
         floor does the same. A criterion with a score judged otherwise (a string, a bool, a number off [0, 1]) can
-        fail."""
-        if self.pass_threshold is None or self.pass_threshold > 0:
-            return {}
-        return {name: (f"{path}: pass_threshold={self.pass_threshold:g}: each of criterion {name}'s {count} scores is "
+        fail. Each criterion by its own threshold (:meth:`threshold_of`)."""
+        return {name: (f"{path}: {self._said(name)}: each of criterion {name}'s {count} scores is "
                        "a number in [0, 1], and a number passes at or above the threshold, so a score of 0 passes and "
                        "the criterion cannot fail; give the score a pass needs (1 for full marks)")
-                for name, count in self._unit_only().items()}
+                for name, count in self._unit_only().items() if self._off_unit(name) == "floor"}
 
     def ceiling_findings(self, path: str | Path) -> dict[str, str]:
-        """Criteria a ``pass_threshold`` above 1 cannot pass: criterion → finding. ``pass_threshold`` is every
+        """Criteria a ``pass_threshold`` above 1 cannot pass: criterion → finding. One number is every
         criterion's: given for a 1–10 rating (as it must be), it also judged a 0–1 scorer read beside it, whose
         every score, full marks included, then silently failed. A criterion with a score judged otherwise (a
-        string, a bool, a number off [0, 1]) can pass, and is on the threshold's scale."""
-        if self.pass_threshold is None or self.pass_threshold <= 1:
-            return {}
-        return {name: (f"{path}: pass_threshold={self.pass_threshold:g}: each of criterion {name}'s {count} scores is "
-                       "a number in [0, 1], below the threshold, so the criterion cannot pass (the threshold applies "
-                       "to every criterion); judge it from a second reading of the log, without the threshold")
-                for name, count in self._unit_only().items()}
+        string, a bool, a number off [0, 1]) can pass, and is on the threshold's scale. A criterion's own
+        threshold in a mapping is said as such."""
+        if isinstance(self.pass_threshold, dict):
+            advice = ("below the threshold given for it, so the criterion cannot pass; give it the score a pass "
+                      "needs on its own scale (1 for full marks), or name it not at all (the default: full marks)")
+        else:
+            advice = ("below the threshold, so the criterion cannot pass (the threshold applies to every "
+                      "criterion); judge it from a second reading of the log, without the threshold, or give the "
+                      "threshold to the criteria on its scale alone (pass_threshold={criterion: X})")
+        return {name: f"{path}: {self._said(name)}: each of criterion {name}'s {count} scores is a number in [0, 1], "
+                      f"{advice}"
+                for name, count in self._unit_only().items() if self._off_unit(name) == "ceiling"}
+
+    def _off_unit(self, criterion: str) -> str | None:
+        """Where ``criterion``'s threshold lies off (0, 1]: ``"floor"`` (at or below 0), ``"ceiling"`` (above 1),
+        or None (in it, or no threshold)."""
+        threshold = self.threshold_of(criterion)
+        if threshold is None or 0 < threshold <= 1:
+            return None
+        return "floor" if threshold <= 0 else "ceiling"
 
     def _unit_only(self) -> dict[str, int]:
         """The criteria whose every score is a number in [0, 1] (counted only under a ``pass_threshold`` off
-        (0, 1]): criterion → how many."""
+        (0, 1] for the criterion): criterion → how many."""
         return {name: count for name, count in self.unit_scores.items() if name not in self.judged_otherwise}
 
     def _keys_of(self, index: int, scorer: str) -> list[str | None]:
@@ -1153,9 +1199,10 @@ def _selections(picked: dict[tuple[str, str, int], tuple[set[str], Path]]) -> li
 
 
 def _reading(score_map: ScoreMap | None, pass_threshold: float | None) -> str:
-    """How scores become verdicts, when not by the defaults: canonical JSON of the ``pass_threshold`` and the
-    ``score_map`` (a mapping as its sorted ``repr`` pairs, so ``1``, ``"1"`` and ``True`` stay apart; a function as
-    its qualified name and a digest of its code); ``""`` for the defaults.
+    """How a criterion's scores become verdicts, when not by the defaults: canonical JSON of its ``pass_threshold``
+    (the one number given, or its own in a mapping: a criterion the mapping leaves out is read by the default rule,
+    as with no threshold) and the ``score_map`` (a mapping as its sorted ``repr`` pairs, so ``1``, ``"1"`` and
+    ``True`` stay apart; a function as its qualified name and a digest of its code); ``""`` for the defaults.
 
     Examples
     --------
@@ -1182,21 +1229,47 @@ def unrun_samples(run: Run) -> str:
     return "; ".join(why for one in run.runs for why in one.manifest.suite_config.config.get("inspect_unrun") or [])
 
 
+def _thresholds(pass_threshold: PassThreshold | None) -> float | dict[str, float] | None:
+    """``pass_threshold=`` checked: a finite number (not a bool), or a mapping criterion name -> such a number
+    (an empty one is the default rule, as None); one line naming what is wrong otherwise.
+
+    Examples
+    --------
+    >>> _thresholds(7), _thresholds({"rating": 7}), _thresholds({})
+    (7.0, {'rating': 7.0}, None)
+    """
+    def finite(value: Any) -> bool:  # -inf: every score passed
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+    if pass_threshold is None:
+        return None
+    if isinstance(pass_threshold, Mapping):
+        for name, value in pass_threshold.items():
+            if not isinstance(name, str) or not name:
+                raise OloproofError(f"pass_threshold: key {name!r} is no criterion name; give {{criterion name: "
+                                    "number}, a criterion named as the verdicts name it")
+            if not finite(value):
+                raise OloproofError(f"pass_threshold[{name!r}]={value!r}: give a finite number (a numeric score of "
+                                    f"criterion {name} passes at or above it)")
+        return {name: float(value) for name, value in pass_threshold.items()} or None
+    if not finite(pass_threshold):
+        raise OloproofError(f"pass_threshold={pass_threshold!r}: give a finite number (a numeric score passes at or "
+                            "above it)")
+    return float(pass_threshold)
+
+
 def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str | None = None,
-                 score_map: ScoreMap | None = None, pass_threshold: float | None = None,
+                 score_map: ScoreMap | None = None, pass_threshold: PassThreshold | None = None,
                  cls: type[R] = Run) -> R:  # type: ignore[assignment]
     """Read an Inspect AI log (or a folder of logs) into a Run; see ``op.from_inspect``."""
     try:
         check_score_map(score_map)
     except ValueError as exc:
         raise OloproofError(str(exc)) from None
-    if pass_threshold is not None and (not isinstance(pass_threshold, (int, float)) or isinstance(pass_threshold, bool)
-                                       or not math.isfinite(pass_threshold)):  # -inf: every score passed
-        raise OloproofError(f"pass_threshold={pass_threshold!r}: give a finite number (a numeric score passes at or "
-                            "above it)")
+    thresholds = _thresholds(pass_threshold)
     files = inspect_log_files(path)
     log = _inspect()
-    reader = _Reader(cluster, state_key, score_map, None if pass_threshold is None else float(pass_threshold))
+    reader = _Reader(cluster, state_key, score_map, thresholds)
     records: list[CaseRecord] = []
     scorers: list[list[str] | None] = []  # per record, the scorers its log declares
     tasks: dict[str, None] = {}
@@ -1262,9 +1335,9 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
     for message in reader.ceiling_findings(path).values():  # not vacuous (it cannot pass): the gate never PASSes it
         warn_at_caller(message)
     name = "+".join(tasks)
-    reading = _reading(score_map, pass_threshold)
     config = SuiteConfig(name=name or "inspect", system="inspect_ai:eval", evaluators=[
-        InspectScorer(criterion=c, options=options.get(reader.scorer_of[c], ("", files[0], ""))[0], reading=reading)
+        InspectScorer(criterion=c, options=options.get(reader.scorer_of[c], ("", files[0], ""))[0],
+                      reading=_reading(score_map, reader.threshold_of(c)))
         for c in reader.criteria],
         slices=DEFAULT_SLICES)
     manifest_fields: dict[str, Any] = {

@@ -505,7 +505,7 @@ def load_runs(directories: list[str | Path]) -> Run:
 
 
 def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str | None = None,
-                 score_map: ScoreMap | None = None, pass_threshold: float | None = None) -> Run:
+                 score_map: ScoreMap | None = None, pass_threshold: _inspect_log.PassThreshold | None = None) -> Run:
     """Read Inspect AI eval logs into a :class:`Run`, without running anything again.
 
     Parameters
@@ -525,10 +525,13 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
         How score values map to verdicts, over the default table (``{"P": "pass"}``; applied to each key's
         value of a dict-valued score), or a function ``f(value) -> "pass" | "fail" | "missing" | bool | None``
         that replaces it (given a dict-valued score whole: its scorer is then one criterion, as before).
-    pass_threshold : float, optional
+    pass_threshold : float or mapping of str to float, optional
         A numeric score passes at or above this. Not given, a score in [0, 1] passes at 1 (full marks)
-        and any other number is ``missing`` (a 1–10 rating of 2 must not pass at 1: say the cut). It is every
-        criterion's: above 1, a criterion whose every score is in [0, 1] cannot pass (warned).
+        and any other number is ``missing`` (a 1–10 rating of 2 must not pass at 1: say the cut). One number is
+        every criterion's: above 1, a criterion whose every score is in [0, 1] cannot pass (warned). A mapping
+        gives each criterion named its own (``{"rating": 7, "accuracy": 0.5}``; a key of a dict-valued score by
+        its criterion's name, as the verdicts name it); a criterion not named keeps the default rule, and a name
+        that no criterion of the logs has is an error listing those there are. Each threshold is a finite number.
 
     Returns
     -------
@@ -545,19 +548,21 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
     ------
     OloproofError
         inspect-ai is not installed (``pip install 'oloproof_nb[inspect]'``), the path holds no
-        Inspect log, a metadata key or store key is not there, or logs of several models are mixed.
+        Inspect log, a metadata key or store key is not there, a ``pass_threshold`` is no finite number or
+        names a criterion the logs do not have, or logs of several models are mixed.
 
     Notes
     -----
     Default score mapping (see ``oloproof_nb._core.scoremap``): ``C`` pass; ``I``, ``P`` (partial)
     and ``N`` (no answer) fail; ``True``/``False`` pass/fail; a number passes at or above
-    ``pass_threshold`` (not given: 1, and a number outside [0, 1] is ``missing``); ``"yes"``/``"true"``
+    the criterion's ``pass_threshold`` (not given: 1, and a number outside [0, 1] is ``missing``); ``"yes"``/``"true"``
     pass, ``"no"``/``"false"`` fail; anything else, no score, or a sample that raised: ``missing``
     (never a pass). A dict value (``{"correct": "C", "safe": 1}``) is a verdict per key, each by this table.
 
     Examples
     --------
     >>> run = op.from_inspect("logs/", cluster="topic", state_key="world")     # doctest: +SKIP
+    >>> rated = op.from_inspect("logs/", pass_threshold={"rating": 7})          # doctest: +SKIP
     >>> op.gate(run, release={"criteria": {"match": 0.9}}).verdict             # doctest: +SKIP
     """
     return _inspect_log.from_inspect(path, cluster=cluster, state_key=state_key, score_map=score_map,
