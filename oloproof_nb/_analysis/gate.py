@@ -78,7 +78,7 @@ from .._core.stats import (
 )
 from .._run.baseline import NOOP_VERSION
 from .._run.systems import GIVE_FINGERPRINT, NO_SETTINGS_FINGERPRINT
-from ..errors import ConfigError, OloproofError, VacuousCheckWarning, format_loc, quote, warn_at_caller
+from ..errors import ConfigError, LabelFileError, OloproofError, VacuousCheckWarning, format_loc, quote, warn_at_caller
 from ..evaluators.answer import AnswerMatches
 from ..evaluators.fault import FaultRecovery, replay_judges
 from .baseline import Baseline, as_baseline, check_baseline, with_idle_columns
@@ -1057,7 +1057,9 @@ def label_drift(run: Run) -> list[tuple[Path, str]]:
     """The label files of the suite folder whose judgements now differ from the validity labels stored with ``run``,
     each with how (:func:`~.run.label_difference`: ``transform injected: ord-018~injected is labeled otherwise``);
     empty when every pair keeps its label (a reworded note, one more judgement that changes no majority), or when
-    the run has no suite folder or a file cannot be read (moved, an edit in progress).
+    the run has no suite folder or a file is gone or no regular file (moved, replaced). A file that is there but
+    refused now (a labeler's second judgement of a pair added since) is named as one that cannot be read now: the
+    next run of the suite stops on it.
 
     The run's labels decide which copies its verdicts leave out and whether a transform is checked, as its stored
     release.yaml decides the thresholds (:func:`release_drift`): a copy labeled invalid when the run was made and
@@ -1072,6 +1074,10 @@ def label_drift(run: Run) -> list[tuple[Path, str]]:
         path = root / transform.validity_labels
         try:
             now = load_labels(path, None, transform.name)
+        except LabelFileError as exc:
+            if exc.line is not None:  # there, and a line of it refused now (a labeler's second judgement added)
+                out.append((path, f"it cannot be read now: line {exc.line}: {exc.message}"))
+            continue  # else gone, or no regular file (moved, replaced): nothing to compare with
         except (OloproofError, OSError):
             continue
         change = label_difference({transform.name: run.labels.get(transform.name, [])}, {transform.name: now})

@@ -396,6 +396,12 @@ def test_labels_changed_since_the_run_are_named_and_the_stored_ones_decide(
     assert table.loc["answer_matches", "n"] == 9  # the stored labels still decide
     main(["gate", str(run.directory)])
     assert "transform t: c1~t is labeled otherwise" in capsys.readouterr().err
+    with label_file.open("a") as handle:  # a second judgement by one labeler: the file is refused now
+        handle.write(json.dumps({"case_id": "c2~t", "valid": True, "labeler": "ana"}) + "\n"
+                     + json.dumps({"case_id": "c2~t", "valid": False, "labeler": "Ana "}) + "\n")
+    with pytest.warns(UserWarning, match=r"t\.jsonl differs from the validity labels run .* was made with \(it "
+                                         r"cannot be read now: line \d+: labeler 'Ana ' already judged 'c2~t'"):
+        assert op.gate(run).table.set_index("criterion").loc["answer_matches", "n"] == 9
     label_file.unlink()  # a moved suite folder, a run copied elsewhere: nothing to compare with
     with warnings.catch_warnings():
         warnings.simplefilter("error")
