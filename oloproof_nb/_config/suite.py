@@ -918,10 +918,11 @@ def _thin_validity(config: SuiteConfig, pairs: int, file: str | Path = SUITE_FIL
     for t in config.metamorphic.transforms:
         if pairs < 2 or t.minimum_validity * pairs > 1:
             continue
+        met = "with none" if t.minimum_validity == 0 else "once 1"  # 0 of any number of pairs meets 0
         for i, ev in _relations_of(config, t.name):
             found[ev.name] = (
                 f"{file}: evaluators[{i}] ({ev.type}, criterion {ev.name}): transform {t.name}'s "
-                f"minimum_validity {t.minimum_validity:g} is met once 1 of its {pairs} pairs is labeled valid, "
+                f"minimum_validity {t.minimum_validity:g} is met {met} of its {pairs} pairs labeled valid, "
                 "so its validity check cannot fail: the labels may leave out any share of its copies, and "
                 "labeling each failing pair invalid passes the relation; ask for the share of pairs that must "
                 "keep their meaning (e.g. minimum_validity: 0.85)")
