@@ -605,7 +605,8 @@ def collect_evidence(contract: OutcomeContract, system: Any, *, call: Callable[[
        case timeout; a :class:`CaseTimeout` propagates): it may return ``None``, an
        :class:`~oloproof_nb.Evidence` or a dict of its fields (``evidence_source``
        defaults to ``system_observe``, which also replaces a ``local_file_stat`` it names: the toolkit's own
-       observer's), or a :class:`os.PathLike` to observe as a local file; evidence whose
+       observer's), or a :class:`os.PathLike` to observe as a local file (a relative one from the working
+       directory, as the system's own relative paths are); evidence whose
        ``observed_at`` lies more than ``FUTURE_MTIME_TOLERANCE`` after this machine's clock is refused (a clock
        ahead of this one's shows no freshness);
     2. otherwise a contract with a ``locator`` is observed at ``locator`` relative

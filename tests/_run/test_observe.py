@@ -914,3 +914,26 @@ def test_a_systems_observation_is_refused_only_when_more_than_two_seconds_after_
         assert evidence is None and why is not None and "after this machine's clock" in why
     else:
         assert why is None and evidence is not None and evidence.observed_at == seen
+
+
+def test_a_relative_path_a_systems_observe_returns_is_read_from_the_working_directory(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """README section 5: a relative path from ``observe()`` is observed from the process's working directory
+    (where the system's own relative paths point), not from the suite folder: the digest is the working
+    directory's file's, hashed here by hand, beside a decoy of the same name in the suite folder."""
+    from oloproof_nb._run.observe import collect_evidence
+
+    work, suite = tmp_path / "work", tmp_path / "suite"
+    for folder, text in ((work, b"the agent's report"), (suite, b"a decoy")):
+        (folder / "out").mkdir(parents=True)
+        (folder / "out" / "report.json").write_bytes(text)
+    monkeypatch.chdir(work)
+
+    class Reports:
+        def observe(self, artifact_id: str) -> Path:
+            return Path("out/report.json")
+
+    evidence, why = collect_evidence(OutcomeContract(artifact_id="report"), Reports(), call=lambda f: f(),
+                                     validators={}, timeout_s=None, suite_root=suite)
+    assert why is None and evidence is not None
+    assert evidence.sha256 == hashlib.sha256(b"the agent's report").hexdigest()
