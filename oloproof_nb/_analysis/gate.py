@@ -1058,8 +1058,9 @@ def label_drift(run: Run) -> list[tuple[Path, str]]:
     each with how (:func:`~.run.label_difference`: ``transform injected: ord-018~injected is labeled otherwise``);
     empty when every pair keeps its label (a reworded note, one more judgement that changes no majority), or when
     the run has no suite folder or a file is gone or no regular file (moved, replaced). A file that is there but
-    refused now (a labeler's second judgement of a pair added since) is named as one that cannot be read now: the
-    next run of the suite stops on it.
+    refused now (a labeler's second judgement of a pair added since, text that is not UTF-8, more than
+    :data:`~oloproof_nb._config.labels.MAX_LABEL_BYTES`) is named as one that cannot be read now: the next run of
+    the suite stops on it.
 
     The run's labels decide which copies its verdicts leave out and whether a transform is checked, as its stored
     release.yaml decides the thresholds (:func:`release_drift`): a copy labeled invalid when the run was made and
@@ -1072,12 +1073,16 @@ def label_drift(run: Run) -> list[tuple[Path, str]]:
     out = []
     for transform in run.config.metamorphic.transforms:
         path = root / transform.validity_labels
+        if not path.is_file():
+            continue  # gone, or no regular file (moved, replaced): nothing to compare with
         try:
             now = load_labels(path, None, transform.name)
         except LabelFileError as exc:
-            if exc.line is not None:  # there, and a line of it refused now (a labeler's second judgement added)
-                out.append((path, f"it cannot be read now: line {exc.line}: {exc.message}"))
-            continue  # else gone, or no regular file (moved, replaced): nothing to compare with
+            # there, and refused now: a labeler's second judgement of a pair added, or saved in another encoding
+            # (UTF-16 from an editor was skipped as if gone, as every refusal without a line was)
+            where = f"line {exc.line}: " if exc.line is not None else ""
+            out.append((path, f"it cannot be read now: {where}{exc.message}"))
+            continue
         except (OloproofError, OSError):
             continue
         change = label_difference({transform.name: run.labels.get(transform.name, [])}, {transform.name: now})

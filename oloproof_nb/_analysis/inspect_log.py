@@ -56,6 +56,7 @@ import hashlib
 import json
 import marshal
 import math
+import numbers
 import re
 import sys
 import zipfile
@@ -1230,16 +1231,16 @@ def unrun_samples(run: Run) -> str:
 
 
 def _thresholds(pass_threshold: PassThreshold | None) -> float | dict[str, float] | None:
-    """``pass_threshold=`` checked: a finite number (not a bool), or a mapping criterion name -> such a number
-    (an empty one is the default rule, as None); one line naming what is wrong otherwise.
+    """``pass_threshold=`` checked: a finite number (not a bool; a NumPy number is one), or a mapping criterion
+    name -> such a number (an empty one is the default rule, as None); one line naming what is wrong otherwise.
 
     Examples
     --------
-    >>> _thresholds(7), _thresholds({"rating": 7}), _thresholds({})
+    >>> _thresholds(7), _thresholds({"rating": np.int64(7)}), _thresholds({})
     (7.0, {'rating': 7.0}, None)
     """
-    def finite(value: Any) -> bool:  # -inf: every score passed
-        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    def finite(value: Any) -> bool:  # -inf: every score passed; a NumPy number is one (np.int64(7) was refused)
+        return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
 
     if pass_threshold is None:
         return None

@@ -106,8 +106,10 @@ def load_labels(path: str | Path, known_ids: Collection[str] | None = None, tran
 
 def same_name(text: str) -> str:
     """How a labeler's name (or a case id, for a hint) reads: :func:`~oloproof_nb._config.cases.id_look` (no
-    invisible or control characters, accents composed), then compatibility-folded (a no-break space is a space, a
-    full-width letter its letter), without case, its runs of blank space one space, none around it.
+    invisible or control characters, accents composed) without any other format character either (a zero-width
+    joiner or non-joiner, an Arabic letter mark: ``"bob\u200d"`` was another labeler than ``"bob"``), then
+    compatibility-folded (a no-break space is a space, a full-width letter its letter), without case, its runs of
+    blank space one space, none around it.
 
     Two judgements of one pair by ``"bob"`` and ``"Bob "`` are one labeler's: counted as two people's, a labeler
     who judged a pair twice (a correction appended, a name typed otherwise) outvoted a colleague, or made a tie,
@@ -118,7 +120,8 @@ def same_name(text: str) -> str:
     >>> same_name("Bob "), same_name("ana\u00a0\u200b"), same_name(" Ana  Lu"), same_name("  ")
     ('bob', 'ana', 'ana lu', '')
     """
-    return " ".join(unicodedata.normalize("NFKC", id_look(text)).casefold().split())
+    shown = "".join(ch for ch in id_look(text) if unicodedata.category(ch) != "Cf")
+    return " ".join(unicodedata.normalize("NFKC", shown).casefold().split())
 
 
 def _lookalike_hint(obj: Any, known_ids: Collection[str] | None) -> str:

@@ -156,3 +156,17 @@ def test_each_criterion_records_the_threshold_that_judged_it(rated: Path) -> Non
     more = _read(rated, pass_threshold={"rating": 7, "quality": 6.5, "exact": 1})[0]
     assert list(changed_checks(run, more)) == ["exact"]
     assert changed_checks(run, _read(rated, pass_threshold={"quality": 6.5, "rating": 7})[0]) == {}
+
+
+def test_a_numpy_number_is_a_threshold_and_a_bool_is_not() -> None:
+    """``pass_threshold=np.int64(7)`` (a cut computed from an array) was refused as "give a finite number", one
+    ``{"rating": np.int64(7)}`` too; np.float32 as well. Checked before any log is read."""
+    import numpy as np
+
+    from oloproof_nb._analysis.inspect_log import _thresholds
+
+    assert _thresholds(np.int64(7)) == 7.0 and type(_thresholds(np.int64(7))) is float
+    assert _thresholds({"rating": np.int64(7), "exact": np.float32(0.5)}) == {"rating": 7.0, "exact": 0.5}
+    for bad in (True, np.bool_(True), np.float64("nan"), {"rating": np.int64(7), "exact": False}, "7"):
+        with pytest.raises(op.OloproofError, match="give a finite number"):
+            _thresholds(bad)  # type: ignore[arg-type]

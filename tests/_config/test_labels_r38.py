@@ -30,7 +30,8 @@ def _file(tmp_path: Path, rows: list[dict[str, object]]) -> Path:
     return path
 
 
-@pytest.mark.parametrize("second", ["Bob", "bob ", " BOB", "bob\u00a0", "bob\u200b", "\uff42\uff4f\uff42"])
+@pytest.mark.parametrize("second", ["Bob", "bob ", " BOB", "bob\u00a0", "bob\u200b", "\uff42\uff4f\uff42",
+                                    "bob\u200d", "bob\u200c", "\u061cbob"])  # a joiner, a non-joiner, a letter mark
 def test_a_labeler_written_otherwise_judges_a_pair_once(tmp_path: Path, second: str) -> None:
     # bob judged c1~t invalid twice under two spellings, ana valid: counted as two people, 2 to 1 invalid
     rows = [{"case_id": "c1~t", "valid": True, "labeler": "ana"},

@@ -1093,3 +1093,26 @@ def test_a_tolerance_below_some_expected_change_is_not_named(tmp_path: Path, mod
         warnings.simplefilter("error", op.VacuousCheckWarning)
         s = op.load_suite(root)
     assert list(s.vacuous) == []
+
+
+@pytest.mark.parametrize("mode", ["whole", "changes"])
+def test_a_tolerance_beside_ignore_patterns_is_named_not_the_patterns(tmp_path: Path, mode: str) -> None:
+    """A whole-mode expected.state that leaves out an ignored timestamp, with each refund within the tolerance:
+    the idle Desk passes every case because of the tolerance, and the finding said the ignore patterns covered
+    every leaf where expected.state differs (the balance differs, and no pattern covers it)."""
+    root = _tolerance_suite(tmp_path / "s", [5.0, 3.0], 10.0, mode)
+    cases = [json.loads(line) for line in (root / "cases.jsonl").read_text().splitlines()]
+    for case in cases:
+        case["initial_state"]["accounts"]["a"]["at"] = 5
+    (root / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases))
+    config = yaml.safe_load((root / "oloproof.yaml").read_text())
+    config["evaluators"][0]["ignore"] = ["accounts.*.at"]
+    (root / "oloproof.yaml").write_text(yaml.safe_dump(config))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        s = op.load_suite(root)
+    said = [str(w.message) for w in caught if issubclass(w.category, op.VacuousCheckWarning)]
+    assert len(said) == 1 and "its tolerance 10 (with its ignore patterns) covers every change" in said[0], said
+    assert list(s.vacuous) == ["state_matches"]
+    gate = op.gate(op.run(s, progress=False))
+    assert (gate.table.loc[0, "passed"], gate.table.loc[0, "n"]) == (2, 2)
