@@ -381,8 +381,9 @@ def _top_imports(path: Path, digest: str, package: str) -> tuple[str, ...]:
     r"""The modules the import statements at the top of the module file ``path`` name (``digest``: its running
     digest, for the cache), each with its parents: ``import a.b`` and ``from a.b import c`` name ``a``, ``a.b``
     and (``c`` may be a module) ``a.b.c``; a relative import is resolved against ``package``. An import inside
-    a function or a class body is left out (it has not run when the fingerprint is taken), one under ``if`` or
-    ``try`` at the top counts. Empty when the file cannot be read or parsed.
+    a function is left out (it has not run when the fingerprint is taken); one in a class body (``class Desk:
+    from rules import LIMIT``, run as the module is) or under ``if`` or ``try`` at the top counts. Empty when the
+    file cannot be read or parsed.
 
     Examples
     --------
@@ -419,7 +420,7 @@ def _top_imports(path: Path, digest: str, package: str) -> tuple[str, ...]:
                 continue
             dotted(base)
             names.extend(f"{base}.{alias.name}" for alias in node.names if alias.name != "*")
-        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.expr)):
+        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.expr)):  # a class body runs
             nodes.extend(ast.iter_child_nodes(node))
     return tuple(dict.fromkeys(n for n in names if n))
 

@@ -98,7 +98,7 @@ def load_labels(path: str | Path, known_ids: Collection[str] | None = None, tran
             spelt = f" (written {quote(written)} there)" if written != labeler else ""
             raise LabelFileError(path, lineno, f"labeler {quote(labeler)} already judged {quote(key[0])} at line "
                                  f"{first}{spelt}; one judgement per labeler and pair (names are compared without "
-                                 "case, surrounding space or invisible characters)")
+                                 "case, width, extra blank space or invisible characters)")
         seen[key] = (lineno, labeler)
         out.append(judgement)
     return out

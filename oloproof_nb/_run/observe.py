@@ -18,9 +18,9 @@ time moves while it is read, or that is replaced or changed while its validator
 runs (the validator gets the path, not the bytes digested), is ``unverified``
 too, never a digest of one file beside a validator's result for another. A
 version is the file's device, inode, size, modification time and status change
-time (which moves on any write, rename or time set, and cannot be set back), and
-the validator gets the real path of the file read (symbolic links resolved
-before it was opened), not the locator.
+time (taken from the clock on any write, rename or time set: no call on the file
+sets it back), and the validator gets the real path of the file read (symbolic
+links resolved before it was opened), not the locator.
 """
 
 from __future__ import annotations
@@ -114,9 +114,11 @@ class UnobservableArtifact(ValueError):
 
 def _version(info: os.stat_result) -> tuple[int, int, int, int, int]:
     """What identifies one version of a file: ``(device, inode, size, modification time in ns, status change
-    time in ns)``. The status change time (``st_ctime``) moves on every write, rename, link or time set, and no
-    one can set it back: a file rewritten with its modification time put back (``os.utime``), or renamed away
-    and back, is another version (before, the same inode, size and modification time were taken for one)."""
+    time in ns)``. The status change time (``st_ctime``) is taken from the clock on every write, rename, link
+    or time set, and no call on the file sets it back (only the clock set back could; where a kernel keeps coarse
+    timestamps, two changes within one tick share it, a tick a validator's start outlasts): a file rewritten
+    with its modification time put back (``os.utime``), or renamed away and back, is another version (before,
+    the same inode, size and modification time were taken for one)."""
     return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns
 
 

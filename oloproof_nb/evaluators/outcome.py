@@ -95,7 +95,8 @@ class OutcomeContractEvaluator(Evaluator):
     earlier case of the run was shown before this case started is ``stale`` too: ``clock_slack_s`` cannot
     tell it from a new file when the case before ended milliseconds earlier (epochs, metamorphic copies).
     An ``observe()`` that times out gives ``missing`` with an ``unverified`` receipt, and one that raises an
-    exception ``fail`` with one (``unverified: observe() raised OSError``; the type only). Validators
+    ``Exception`` ``fail`` with one (``unverified: observe() raised OSError``; the type only; a ``SystemExit`` or
+    ``KeyboardInterrupt`` it raises is ``missing``, as a timeout). Validators
     run with the case timeout (``case_timeout_s``) and the suite folder as working directory.
     """
 

@@ -60,6 +60,7 @@ FORMS = {
                         {"{m}.py": "import functools\n\n\n@functools.cache\ndef escalates():\n    return True\n"}),
     "package module": ("from {m}_pkg.rules import ESCALATE", "ESCALATE",
                        {"{m}_pkg/__init__.py": "", "{m}_pkg/rules.py": "ESCALATE = True\n"}),
+    "class body": ("class _Policy:\n    from {m} import ESCALATE", "_Policy.ESCALATE", {"{m}.py": "ESCALATE = True\n"}),
     "under try": ("try:\n    from {m} import ESCALATE\nexcept ImportError:\n    ESCALATE = False", "ESCALATE",
                   {"{m}.py": "ESCALATE = True\n"}),
 }
