@@ -5,7 +5,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+import pytest
+from _shared import made_once
 
 TASK = Path(__file__).resolve().parent / "_inspect_task.py"
 
@@ -18,3 +23,23 @@ def write_logs(root: Path, *args: str, log_dir: Path | None = None) -> None:
         env["INSPECT_LOG_DIR"] = str(log_dir)
     done = subprocess.run([sys.executable, str(TASK), *args], env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
+
+
+def refund_desk(root: Path) -> None:
+    """The refund desk's log (``_inspect_task.py`` with no mode): ``ROOT/logs`` (its ``INSPECT_LOG_DIR``) holds the
+    ``.eval``, ``ROOT/json/refund_desk.json`` the same log as JSON."""
+    write_logs(root, str(root / "logs"), str(root / "json"), log_dir=root / "logs")
+
+
+def of_mode(mode: str) -> Callable[[Path], None]:
+    """What makes the logs of ``_inspect_task.py MODE ROOT/logs`` in ``ROOT`` (for :func:`shared_logs`)."""
+    return lambda root: write_logs(root, mode, str(root / "logs"))
+
+
+@contextmanager
+def shared_logs(factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]) -> Iterator[Path]:
+    """The folder ``build(folder)`` fills with logs, made once per test session whichever xdist worker asks first
+    (``tests/_shared.py``); a module-scoped fixture yields inside it. Read only: a test that edits a log edits a
+    copy under its own ``tmp_path`` (one that changed the folder fails the module's teardown)."""
+    with made_once(factory, f"inspect-{name}", build, leave_out=("xdg",)) as root:
+        yield root

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
 import pytest
+from _shared import made_once
 from nbclient import NotebookClient
 from test_notebooks import kernel_tmpdir
 
@@ -33,14 +35,19 @@ def test_notebook_is_committed_without_outputs() -> None:
 
 
 @pytest.fixture(scope="module")
-def executed(tmp_path_factory: pytest.TempPathFactory) -> nbformat.NotebookNode:
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    cwd = tmp_path_factory.mktemp("nb03")
-    tmp = tmp_path_factory.mktemp("nb03-tmpdir")
-    with kernel_tmpdir(tmp):
-        NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(cwd)}}).execute()
-    assert not any(tmp.iterdir()), f"the notebook left temporary folders: {sorted(p.name for p in tmp.iterdir())}"
-    return nb
+def executed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[nbformat.NotebookNode]:
+    """The notebook executed once per session, whichever xdist worker asks first (tests/_shared.py), read back."""
+    def build(root: Path) -> None:
+        nb = nbformat.read(NOTEBOOK, as_version=4)
+        cwd = tmp_path_factory.mktemp("nb03")
+        tmp = tmp_path_factory.mktemp("nb03-tmpdir")
+        with kernel_tmpdir(tmp):
+            NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(cwd)}}).execute()
+        assert not any(tmp.iterdir()), f"the notebook left temporary folders: {sorted(p.name for p in tmp.iterdir())}"
+        nbformat.write(nb, root / NOTEBOOK.name)
+
+    with made_once(tmp_path_factory, "notebook-03", build) as root:
+        yield nbformat.read(root / NOTEBOOK.name, as_version=4)
 
 
 def test_notebook_runs_without_errors(executed: nbformat.NotebookNode) -> None:

@@ -7,6 +7,7 @@ own (tests/test_notebook_03.py runs it with its own checks).
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import time
 from collections.abc import Iterator
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from _shared import made_once
 from nbclient import NotebookClient
 
 pytestmark = pytest.mark.slow  # a developer loop skips these: pytest -m 'not slow'
@@ -68,19 +70,28 @@ def test_committed_without_outputs(name: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def executed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[nbformat.NotebookNode, float]]:
-    out: dict[str, tuple[nbformat.NotebookNode, float]] = {}
-    for name in _to_run():
-        nb = nbformat.read(NOTEBOOKS / name, as_version=4)
-        cwd = tmp_path_factory.mktemp(name.split("-")[0])
-        tmp = tmp_path_factory.mktemp(name.split("-")[0] + "-tmpdir")
-        start = time.perf_counter()
-        with kernel_tmpdir(tmp):  # the kernel's tempfile folder: what the notebook leaves there is seen
-            NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(cwd)}}).execute()
-        out[name] = (nb, time.perf_counter() - start)
-        assert not any(cwd.iterdir()), f"{name} left files in the working directory"
-        assert not any(tmp.iterdir()), f"{name} left temporary folders: {sorted(p.name for p in tmp.iterdir())}"
-    return out
+def executed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, tuple[nbformat.NotebookNode, float]]]:
+    """Each notebook executed, and its seconds: once per session, whichever xdist worker asks first (each worker
+    that ran one of these tests executed them all before); the notebooks are read back from the shared folder."""
+    def build(root: Path) -> None:
+        seconds: dict[str, float] = {}
+        for name in _to_run():
+            nb = nbformat.read(NOTEBOOKS / name, as_version=4)
+            cwd = tmp_path_factory.mktemp(name.split("-")[0])
+            tmp = tmp_path_factory.mktemp(name.split("-")[0] + "-tmpdir")
+            start = time.perf_counter()
+            with kernel_tmpdir(tmp):  # the kernel's tempfile folder: what the notebook leaves there is seen
+                NotebookClient(nb, timeout=300, kernel_name="python3",
+                               resources={"metadata": {"path": str(cwd)}}).execute()
+            seconds[name] = time.perf_counter() - start
+            assert not any(cwd.iterdir()), f"{name} left files in the working directory"
+            assert not any(tmp.iterdir()), f"{name} left temporary folders: {sorted(p.name for p in tmp.iterdir())}"
+            nbformat.write(nb, root / name)
+        (root / "seconds.json").write_text(json.dumps(seconds), encoding="utf-8")
+
+    with made_once(tmp_path_factory, "notebooks", build) as root:
+        seconds = json.loads((root / "seconds.json").read_text(encoding="utf-8"))
+        yield {name: (nbformat.read(root / name, as_version=4), seconds[name]) for name in _to_run()}
 
 
 @pytest.mark.parametrize("name", _to_run())

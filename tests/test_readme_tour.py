@@ -10,10 +10,8 @@ import glob
 import itertools
 import json
 import math
-import os
 import re
-import subprocess
-import sys
+import shutil
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -328,16 +326,17 @@ def test_section_9_executor_block(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 
 
 @pytest.mark.slow
-def test_section_10_inspect_block(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_section_10_inspect_block(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory,
+                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """Section 10 on a real Inspect AI log in ``logs/`` (tests/_inspect_task.py: four samples over two epochs,
     ``topic`` billing for s1, s2 and shipping for 3, s4; the world kept under ``world``; s4 raises). Before, its
-    last line showed ``run.panel("sample-7")``, a sample no log need hold: 'no case 'sample-7' in run …'."""
-    env = {**os.environ, "INSPECT_DISPLAY": "none", "XDG_DATA_HOME": str(tmp_path / "xdg"),
-           "INSPECT_LOG_DIR": str(tmp_path / "logs"), "NO_PROXY": "*"}
-    task = Path(__file__).resolve().parent / "_inspect_task.py"
-    done = subprocess.run([sys.executable, str(task), str(tmp_path / "logs"), str(tmp_path / "json")], env=env,
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
+    last line showed ``run.panel("sample-7")``, a sample no log need hold: 'no case 'sample-7' in run …'. The log
+    is a copy of the one tests/_analysis/test_inspect_log.py reads, made by the same command once per session."""
+    from _inspect_logs import refund_desk, shared_logs
+
+    with shared_logs(tmp_path_factory, "refund-desk", refund_desk) as root:
+        shutil.copytree(root / "logs", tmp_path / "logs")
+        shutil.copytree(root / "json", tmp_path / "json")
     monkeypatch.chdir(tmp_path)
     namespace: dict[str, Any] = {"__name__": "__main__", "op": op}  # the tour's `import oloproof_nb as op`
     assert len(_run_blocks(namespace, "### 10. Inspect", "## Notebooks")) == 1

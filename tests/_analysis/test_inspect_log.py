@@ -13,12 +13,13 @@ import shutil
 import subprocess
 import sys
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
-from _inspect_logs import write_logs
+from _inspect_logs import of_mode, refund_desk, shared_logs, write_logs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -31,12 +32,12 @@ LOOSE = {"min_clusters": 2, "allow_approximate_methods": True}
 
 
 @pytest.fixture(scope="module")
-def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """The log (.eval in its folder, and the same as .json), made once per module in a child process."""
-    root = tmp_path_factory.mktemp("inspect")
-    write_logs(root, str(root / "logs"), str(root / "json"), log_dir=root / "logs")
-    (eval_file,) = sorted((root / "logs").glob("*.eval"))
-    return {"dir": root / "logs", "eval": eval_file, "json": root / "json" / "refund_desk.json", "root": root}
+def logs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]]:
+    """The log (.eval in its folder, and the same as .json), made once per session in a child process (read only:
+    a test edits a copy)."""
+    with shared_logs(tmp_path_factory, "refund-desk", refund_desk) as root:
+        (eval_file,) = sorted((root / "logs").glob("*.eval"))
+        yield {"dir": root / "logs", "eval": eval_file, "json": root / "json" / "refund_desk.json", "root": root}
 
 
 @pytest.fixture(scope="module")
@@ -655,11 +656,10 @@ def test_core_import_does_not_load_inspect() -> None:
 
 
 @pytest.fixture(scope="module")
-def tagged(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def tagged(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """The folder of an ``eval_set`` whose solver rewrites each sample's metadata per epoch (tests/_inspect_task.py)."""
-    root = tmp_path_factory.mktemp("tagged")
-    write_logs(root, "--tagged", str(root / "logs"))
-    return root / "logs"
+    with shared_logs(tmp_path_factory, "tagged", of_mode("--tagged")) as root:
+        yield root / "logs"
 
 
 def _hand_count(folder: Path) -> tuple[list[Any], dict[str, str]]:
@@ -1459,11 +1459,10 @@ def test_cluster_values_that_read_alike_are_refused(alike: str, tmp_path: Path) 
 
 
 @pytest.fixture(scope="module")
-def subsets(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def subsets(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """The ``--subset`` logs (tests/_inspect_task.py): one task of 20 samples, 3 failing, run on selections."""
-    root = tmp_path_factory.mktemp("subset")
-    write_logs(root, "--subset", str(root / "logs"))
-    return root / "logs"
+    with shared_logs(tmp_path_factory, "subset", of_mode("--subset")) as root:
+        yield root / "logs"
 
 
 @pytest.mark.parametrize(("folder", "ran"), [("picked", 17), ("first", 12)])
@@ -1512,12 +1511,11 @@ def test_a_selection_of_one_dataset_is_not_hidden_by_another_dataset_of_its_task
 
 
 @pytest.fixture(scope="module")
-def sourced(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def sourced(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """The ``--source`` logs (tests/_inspect_task.py): two tasks driven by an Inspect ``SampleSource``."""
     pytest.importorskip("inspect_ai", minversion="0.3.285")  # SampleSource and enqueue_sample
-    root = tmp_path_factory.mktemp("source")
-    write_logs(root, "--source", str(root / "logs"))
-    return root / "logs"
+    with shared_logs(tmp_path_factory, "source", of_mode("--source")) as root:
+        yield root / "logs"
 
 
 def test_a_log_whose_sample_source_added_samples_and_epochs_reads_every_sample(sourced: Path, tmp_path: Path,
@@ -1582,11 +1580,10 @@ def test_a_sample_source_eval_run_with_a_limit_reads_as_a_whole_run_of_its_seed(
 
 
 @pytest.fixture(scope="module")
-def shards(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def shards(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """The ``--settings`` logs (tests/_inspect_task.py): two shards of one task that differ in one setting."""
-    root = tmp_path_factory.mktemp("settings")
-    write_logs(root, "--settings", str(root / "logs"))
-    return root / "logs"
+    with shared_logs(tmp_path_factory, "settings", of_mode("--settings")) as root:
+        yield root / "logs"
 
 
 def _refusal(first: Path, second: Path, key: str, value: str, before: str) -> str:

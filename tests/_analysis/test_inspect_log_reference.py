@@ -4,11 +4,12 @@ other arguments, two tasks of one eval, an eval retried beside its first attempt
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from _inspect_logs import write_logs
+from _inspect_logs import of_mode, shared_logs
 
 import oloproof_nb as op
 from oloproof_nb.cli import main
@@ -17,11 +18,10 @@ pytest.importorskip("inspect_ai")
 
 
 @pytest.fixture(scope="module")
-def folders(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The logs of ``_inspect_task.py --graders``, made once per module in a child process."""
-    root = tmp_path_factory.mktemp("graders")
-    write_logs(root, "--graders", str(root / "logs"))
-    return root / "logs"
+def folders(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The logs of ``_inspect_task.py --graders``, made once per session in a child process (read only)."""
+    with shared_logs(tmp_path_factory, "graders", of_mode("--graders")) as root:
+        yield root / "logs"
 
 
 def _accuracy(file: Path) -> dict[str, float]:
@@ -111,7 +111,7 @@ def test_a_sample_inspect_ran_again_after_it_raised_is_read_as_its_last_attempt(
     assert _rates(run) == {"graded": 1.0} == _accuracy(file)
 
 
-def test_load_run_of_an_inspect_log_says_to_read_it_with_from_inspect(folders: Path) -> None:
+def test_load_run_of_an_inspect_log_says_to_read_it_with_from_inspect(folders: Path, tmp_path: Path) -> None:
     """op.load_run opens run directories; given an Inspect AI log or a folder of logs (as a team with Inspect evals
     tries first) it said only "not a directory (a run directory holds manifest.json and cases.jsonl)". The line now
     names op.from_inspect; a folder without logs keeps its message."""
@@ -122,7 +122,7 @@ def test_load_run_of_an_inspect_log_says_to_read_it_with_from_inspect(folders: P
     with pytest.raises(op.RunDirError, match=r"tasks: not a run directory \(no manifest\.json\); it holds Inspect AI "
                                              r"logs: read them with op\.from_inspect\("):
         op.load_run(folders / "tasks")
-    empty = folders.parent / "empty"
+    empty = tmp_path / "empty"  # not beside the logs, which the session's tests share (read only)
     empty.mkdir()
     with pytest.raises(op.RunDirError, match=r"empty: not a run directory \(no manifest\.json\)$"):
         op.load_run(empty)
