@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from scipy import stats
 
 import oloproof_nb as op
 from oloproof_nb.cli import main
@@ -46,9 +48,10 @@ def answer_cases(outcomes: list[bool], clusters: list[str]) -> list[dict]:
             for i, (ok, cl) in enumerate(zip(outcomes, clusters, strict=True))]
 
 
-def run_of(tmp: Path, cases: list[dict], evaluators: list[dict] | None = None, release: dict | None = None) -> op.Run:
+def run_of(tmp: Path, cases: list[dict], evaluators: list[dict] | None = None, release: dict | None = None,
+           **run_options: object) -> op.Run:
     folder = write_suite(tmp, cases, evaluators or [{"type": "answer_matches"}], release)
-    return op.run(op.load_suite(folder), out=folder / "runs" / "r", progress=False)
+    return op.run(op.load_suite(folder), out=folder / "runs" / "r", progress=False, **run_options)
 
 
 def layout(g: int, sizes: int = 2, fail_every: int = 5) -> tuple[list[bool], list[str]]:
@@ -378,3 +381,39 @@ def test_gate_path_never_imports_statsmodels(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "PASS"
+
+
+# -- mutation round M38: each test kills a mutant of _analysis/gate.py the other tests let live ------------------
+
+
+def _row(g: op.Gate, criterion: str = "answer_matches") -> Any:
+    return g.table.set_index("criterion").loc[criterion]
+
+
+def test_a_threshold_of_one_is_gated_and_fails_on_one_failure(tmp_path: Path) -> None:
+    """``threshold: 1.0`` (every case must pass) is a gated criterion like any other: 9 of 10 unclustered cases pass,
+    so ci_high is the Clopper–Pearson upper end Beta⁻¹(0.975; 10, 1) = 0.975^(1/10) = 0.99747 < 1 (SciPy): FAIL and
+    BLOCK. With all 10 passing, ci_high is 1 and ci_low 0.025^(1/10) < 1: INSUFFICIENT_EVIDENCE, never PASS. Kills
+    a mutant that took a threshold of 1 for "not gated" (``REPORT_ONLY``)."""
+    run = run_of(tmp_path / "a", answer_cases([True] * 9 + [False], [f"k{i}" for i in range(10)]))
+    g = op.gate(run, release={"criteria": {"answer_matches": 1.0}})
+    r = _row(g)
+    assert r["ci_high"] == pytest.approx(stats.beta.ppf(0.975, 10, 1), abs=1e-12)
+    assert r["ci_high"] == pytest.approx(0.975 ** 0.1, abs=1e-12) and r["ci_high"] < 1.0
+    assert (r["threshold"], r["verdict"], r["reason"], g.verdict) == (1.0, "FAIL", "ci_high_below_threshold", "BLOCK")
+    perfect = _row(op.gate(run_of(tmp_path / "b", answer_cases([True] * 10, [f"k{i}" for i in range(10)])),
+                          release={"criteria": {"answer_matches": 1.0}}))
+    assert perfect["ci_low"] == pytest.approx(0.025 ** 0.1, abs=1e-12) and perfect["ci_high"] == 1.0
+    assert (perfect["verdict"], perfect["reason"]) == ("INSUFFICIENT_EVIDENCE", "interval_includes_threshold")
+
+
+def test_a_pass_k_criterion_of_one_case_gets_its_interval(tmp_path: Path) -> None:
+    """One case passing both of its 2 epochs, reduced with pass^2: one value of 1 in its own cluster, so
+    Clopper–Pearson of 1 in 1, [(α/2)^(1/1), 1] = [0.025, 1] by hand: a PASS at 0.02, as the mean row of one case
+    gets (``test_a_criterion_of_one_row_gets_its_interval``). Kills a mutant that gave a criterion of one reduced
+    case no interval."""
+    run = run_of(tmp_path, answer_cases([True], ["k0"]), epochs=2)
+    r = _row(op.gate(run, release={"criteria": {"answer_matches": {"threshold": 0.02, "reduce": "pass^2"}}}))
+    assert (r["n"], r["passed"], r["method"]) == (1, 1, "clopper_pearson")
+    assert (r["ci_low"], r["ci_high"]) == (pytest.approx(0.025, abs=1e-15), 1.0)
+    assert r["verdict"] == "PASS"
