@@ -17,7 +17,7 @@ import oloproof_nb as op
 NFC = unicodedata.normalize("NFC", "rembourser_café")
 NFD = unicodedata.normalize("NFD", "rembourser_café")
 
-DESK = f'''
+DESK = '''
 import oloproof_nb as op
 
 
@@ -35,26 +35,42 @@ class Desk(op.RecordedAgent):
         return {{"ok": True}}
 
     def act(self, input, rec):
-        rec.tool({NFD!r}, self.refund)
+        rec.tool({recorded!r}, self.refund)
         return "refunded"
 '''
 
 
-def test_a_tool_named_in_another_unicode_form_is_named_with_escapes(tmp_path: Path) -> None:
+def _reason(tmp_path: Path, recorded: str, configured: str, module: str) -> str:
+    """The gate's reason for a ``fault_recovery`` of tool ``configured`` on a desk that records ``recorded``
+    (no case calls the tool as configured: the run has no replay)."""
     root = tmp_path / "suite"
     root.mkdir()
-    (root / "uni_desk_r37.py").write_text(DESK, encoding="utf-8")
+    (root / f"{module}.py").write_text(DESK.format(recorded=recorded), encoding="utf-8")
     (root / "cases.jsonl").write_text(json.dumps({"id": "a", "input": {}, "initial_state": {},
                                                   "expected": {"answer": "refunded"}}) + "\n", encoding="utf-8")
     (root / "oloproof.yaml").write_text(
-        "name: uni\nsystem: uni_desk_r37:Desk\nevaluators:\n  - {type: answer_matches}\n"
-        f"  - {{type: fault_recovery, tool: {NFC}, fault: error}}\n", encoding="utf-8")
+        f"name: uni\nsystem: {module}:Desk\nevaluators:\n  - {{type: answer_matches}}\n"
+        f"  - {{type: fault_recovery, tool: {configured}, fault: error}}\n", encoding="utf-8")
     run = op.run(root, out=tmp_path / "run", progress=False)
-    assert NFC != NFD and len(run.replays) == 0
+    assert len(run.replays) == 0
     with warnings.catch_warnings(record=True):
         warnings.simplefilter("always")
         table = op.gate(run).table.set_index("criterion")
-    reason = table.loc[f"recovers_from_error_at_{NFC}", "reason"]
-    assert "no case called tool" in reason
+    reason = str(table.loc[f"recovers_from_error_at_{configured}", "reason"])
+    assert "no case called tool" in reason, reason
+    return reason
+
+
+def test_a_tool_named_in_another_unicode_form_is_named_with_escapes(tmp_path: Path) -> None:
+    assert NFC != NFD
+    reason = _reason(tmp_path, NFD, NFC, "uni_desk_r37")
     assert "the system called 'rembourser_cafe\\u0301', the same letters as 'rembourser_caf\\xe9'" in reason
     assert "did you mean" not in reason  # before: "did you mean rembourser_café?"
+
+
+def test_a_tool_named_in_another_letter_case_is_no_other_unicode_form(tmp_path: Path) -> None:
+    """Mutation round M39: ``Refund`` and ``refund`` differ in a letter, not in how one letter is encoded (their
+    NFC forms differ): the hint is difflib's "did you mean Refund?", never "the same letters in another Unicode
+    form"."""
+    reason = _reason(tmp_path, "Refund", "refund", "case_desk_m39")
+    assert "did you mean Refund?" in reason and "Unicode form" not in reason

@@ -1048,12 +1048,14 @@ def test_honest_answers_are_named_where_a_replay_s_answer_is_never_the_expected_
     assert (row["passed"], row["n"], bool(row["vacuous"])) == (6, 6, True)
 
 
-def _tolerance_suite(tmp: Path, refunds: list[float], tolerance: float, mode: str) -> Path:
-    """Cases whose expected.state takes each refund off a balance of 100 (the Desk changes nothing)."""
+def _tolerance_suite(tmp: Path, refunds: list[float], tolerance: float, mode: str, owner: bool = False) -> Path:
+    """Cases whose expected.state takes each refund off a balance of 100 (the Desk changes nothing); with
+    ``owner``, the account also holds an owner that no case changes and expected.state does not name."""
     tmp.mkdir(parents=True, exist_ok=True)
     (tmp / "desk.py").write_text(SYSTEM)
+    account = {"balance": 100.0, "owner": "ann"} if owner else {"balance": 100.0}
     cases = [{"id": f"ord-{i:03d}", "input": {"order_id": f"ord-{i:03d}"},
-              "initial_state": {"accounts": {"a": {"balance": 100.0}}},
+              "initial_state": {"accounts": {"a": account}},
               "expected": {"answer": "done", "state": {"accounts": {"a": {"balance": 100.0 - refund}}}}}
              for i, refund in enumerate(refunds)]
     (tmp / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases))
@@ -1116,3 +1118,29 @@ def test_a_tolerance_beside_ignore_patterns_is_named_not_the_patterns(tmp_path: 
     assert list(s.vacuous) == ["state_matches"]
     gate = op.gate(op.run(s, progress=False))
     assert (gate.table.loc[0, "passed"], gate.table.loc[0, "n"]) == (2, 2)
+
+
+def test_a_changes_mode_tolerance_is_named_beside_a_leaf_no_case_changes(tmp_path: Path) -> None:
+    """Mutation round M39: in ``changes`` mode an untouched leaf (the owner) is no change only against the case's
+    initial_state: the idle check compared against no initial state read it as an unexpected change, and the
+    tolerance that covers
+    both refunds (3 and 4 at 5) went unnamed. By hand: |96 - 100| = 4 <= 5 and |97 - 100| = 3 <= 5, the owner is
+    kept, so the idle Desk passes 2 of 2, which the gate shows too."""
+    root = _tolerance_suite(tmp_path / "s", [4.0, 3.0], 5.0, "changes", owner=True)
+    with pytest.warns(op.VacuousCheckWarning, match=r"its tolerance 5 covers every change expected\.state asks for "
+                                                    r"in each of the 2 case\(s\) that expect a change"):
+        s = op.load_suite(root)
+    assert list(s.vacuous) == ["state_matches"]
+    gate = op.gate(op.run(s, progress=False))
+    assert (gate.table.loc[0, "passed"], gate.table.loc[0, "n"]) == (2, 2)
+
+
+def test_the_same_suite_with_a_refund_past_the_tolerance_is_not_named(tmp_path: Path) -> None:
+    """The counterpart by hand: |94 - 100| = 6 > 5, so the idle Desk fails that case and nothing is named."""
+    root = _tolerance_suite(tmp_path / "s", [4.0, 6.0], 5.0, "changes", owner=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", op.VacuousCheckWarning)
+        s = op.load_suite(root)
+    assert list(s.vacuous) == []
+    gate = op.gate(op.run(s, progress=False))
+    assert (gate.table.loc[0, "passed"], gate.table.loc[0, "n"]) == (1, 2)
