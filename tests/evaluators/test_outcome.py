@@ -968,6 +968,9 @@ def test_a_wait_is_counted_once_per_case_run_whatever_checks_its_outcome(outcome
     run = op.run(op.load_suite(root), progress=False)
     table = op.gate(run).table.set_index("criterion")
     assert table.loc["outcome_verified", "reason"].startswith("outcome_waiting: 2 case run(s) declared a wait")
+    # README section 5: the receipts are stored once per evaluator, and outcome_summary counts each (24 + 2 by hand)
+    summary = op.outcome_summary(run.receipts).iloc[0]
+    assert (len(run.receipts), summary["expected"], summary["waiting"]) == (52, 48, 4)
 
 
 # -- mutation round 22 --------------------------------------------------------------------------------------
