@@ -124,6 +124,9 @@ class _Thresholds(argparse.Action):
 
 
 class _Parser(argparse.ArgumentParser):
+    #: Whether an argument error is also one JSON object on stdout (``oloproof receipt ... --json``, :func:`main`).
+    json_errors = False
+
     def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
         """As argparse's; an option that stores one value (``--out DIR``) may be given once (:class:`_Once`)."""
         if args and str(args[0]).startswith("-") and kwargs.get("action", "store") == "store":
@@ -134,6 +137,8 @@ class _Parser(argparse.ArgumentParser):
         wanted = re.fullmatch(r"argument (--[\w-]+).*: expected one argument", message)
         if wanted:  # `--pass-threshold -inf`: argparse takes a value that starts with '-' (and no number) for an option
             message += f"; a value that starts with '-' is given as {wanted.group(1)}=VALUE"
+        if self.json_errors:  # a hook reading stdout as JSON gets its error there too, not nothing
+            _print_json_error("usage error", f"{message} (see `{self.prog} --help`)")
         self.exit(2, f"oloproof: error: {message} (see `{self.prog} --help`)\n")
 
     def parse_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
@@ -162,7 +167,42 @@ def _path(text: str) -> str:
     return text
 
 
-def _parser() -> argparse.ArgumentParser:
+def _print_json_error(kind: str, message: str) -> None:
+    """``{"error": kind, "message": message}``, one line on standard output (``oloproof receipt --json``); a
+    standard output that is closed or gone loses it, and the exit code stays."""
+    try:
+        print(json.dumps({"error": kind, "message": message}), flush=True)
+    except (OSError, ValueError):
+        pass
+
+
+def _receipt_wants_json(argv: Sequence[str]) -> bool:
+    """Whether ``argv`` (the command's arguments, without the program) is ``oloproof receipt`` asking for
+    ``--json``, as argparse would read it: ``--json``, an abbreviation of it (``--js``), or ``--json=VALUE``
+    (refused, but asked for), anywhere after ``receipt`` and before a ``--``. The command is the first argument
+    that is no option (the top-level options take no value).
+
+    Examples
+    --------
+    >>> _receipt_wants_json(["receipt", "--js"]), _receipt_wants_json(["receipt", "--", "--json"])
+    (True, False)
+    >>> _receipt_wants_json(["gate", "run", "--json"])
+    False
+    """
+    command = next((i for i, arg in enumerate(argv) if not arg.startswith("-")), None)
+    if command is None or argv[command] != "receipt":
+        return False
+    for arg in argv[command + 1:]:
+        if arg == "--":
+            return False
+        name = arg.split("=", 1)[0]
+        if len(name) >= 3 and "--json".startswith(name):
+            return True
+    return False
+
+
+def _parser(receipt_json: bool = False) -> argparse.ArgumentParser:
+    """The command line's parser; ``receipt_json``: ``oloproof receipt``'s argument errors are JSON on stdout too."""
     p = _Parser(prog="oloproof", description="Judge stateful agents by the world they leave behind.")
     p.add_argument("--version", action="version", version=f"oloproof_nb {__version__}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -243,6 +283,8 @@ def _parser() -> argparse.ArgumentParser:
     receipt.add_argument("contract", help="CONTRACT.json (its locator is relative to this file)")  # "": _cmd_receipt
     receipt.add_argument("--json", action="store_true",
                          help="print the receipt, or the error, as one JSON object on one line of stdout")
+    if isinstance(receipt, _Parser):
+        receipt.json_errors = receipt_json
     return p
 
 
@@ -251,7 +293,8 @@ exit codes: 0 the outcome is verified; 2 anything else. stderr says which:
   `oloproof: <status>: <reason>` for a receipt that is not verified (missing, stale,
   hash_mismatch, validator_failed, unverified), or `oloproof: error: contract error: <problem>`
   when the contract file itself is unusable. stdout holds the receipt as JSON; with --json,
-  one line: {"receipt": {...}} or {"error": "contract error", "message": "..."}. A verified
+  one line: {"receipt": {...}} or {"error": "contract error", "message": "..."} (an argument
+  error: "usage error"; stopped: "interrupted"; any other error: "error"). A verified
   receipt of a contract that checks no content (no expected_sha256, no validator) exits 0
   with `oloproof: warning: outcome_content_unchecked: ...` on stderr.
 
@@ -1042,7 +1085,8 @@ def _to_devnull(stream: Any) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``oloproof`` console script; returns the exit code."""
-    args = _parser().parse_args(argv)
+    given = list(sys.argv[1:] if argv is None else argv)
+    args = _parser(receipt_json=_receipt_wants_json(given)).parse_args(given)
     shown: set[str] = set()
 
     def _warn(message: Warning | str, category: type[Warning], *_: object, **__: object) -> None:
@@ -1109,7 +1153,8 @@ def _refuse_a_blinding_umask() -> None:
 
 
 def _dispatch(args: argparse.Namespace, warn: Any) -> int:
-    """The command's exit code; every error one line on standard error."""
+    """The command's exit code; every error one line on standard error (and, for ``oloproof receipt --json``,
+    one JSON object on standard output: :func:`_error`)."""
     try:
         with warnings.catch_warnings(), _StopOnSignals():
             for kind in _WARNING_LABELS:  # each line is printed once by ``warn``, not by the filters
@@ -1119,27 +1164,33 @@ def _dispatch(args: argparse.Namespace, warn: Any) -> int:
                 _refuse_a_blinding_umask()
             return COMMANDS[args.command](args)
     except OloproofError as exc:
-        _say(f"oloproof: error: {terminal_text(_cli_words(str(exc)))}")
-        return 2
+        return _error(args, "error", terminal_text(_cli_words(str(exc))))
     except InternalError as exc:
-        _say(f"oloproof: {terminal_text(str(exc))}")
-        return 2
+        return _error(args, "internal error", terminal_text(str(exc)), "oloproof: ")
     except OSError as exc:
-        _say(f"oloproof: error: {terminal_text(_os_error_line(exc))}")
-        return 2
+        return _error(args, "error", terminal_text(_os_error_line(exc)))
     except KeyboardInterrupt as exc:  # 2, not 130 (nor 143 for SIGTERM): an exit code is 0, 1 or 2, nothing else
-        _say("oloproof: interrupted" + (f" by {exc.args[0]}" if isinstance(exc, _Stopped) else ""))
-        return 2
+        return _error(args, "interrupted", "interrupted" + (f" by {exc.args[0]}" if isinstance(exc, _Stopped) else ""),
+                      "oloproof: ")
     except (MemoryError, ImportError) as exc:
         if isinstance(exc, MemoryError) or (_MEMORY_REFUSED in str(exc) and "not permitted" not in str(exc)):
             # the machine's memory (or the process's limit, ulimit -v) refused an allocation, or the mapping of a
             # compiled module imported on first use: no bug of oloproof_nb, and nothing to look for in a traceback
-            _say("oloproof: error: out of memory (" + terminal_text(describe_exception(exc)) + "); free memory or "
-                 "raise the process's limit on memory (ulimit -v), then run the command again")
-            return 2
-        return _internal_error(exc)
+            return _error(args, "error", "out of memory (" + terminal_text(describe_exception(exc)) + "); free "
+                          "memory or raise the process's limit on memory (ulimit -v), then run the command again")
+        return _internal_error(exc, args)
     except Exception as exc:  # noqa: BLE001 - a bug in oloproof: one line, the traceback kept in a file
-        return _internal_error(exc)
+        return _internal_error(exc, args)
+
+
+def _error(args: argparse.Namespace, kind: str, message: str, prefix: str = "oloproof: error: ") -> int:
+    """Say ``prefix + message`` on standard error; for ``oloproof receipt --json`` also ``{"error": kind,
+    "message": message}`` on standard output, so a hook reading stdout as JSON gets one object on every exit 2.
+    Returns 2."""
+    if args.command == "receipt" and getattr(args, "json", False):
+        _print_json_error(kind, message)
+    _say(prefix + message)
+    return 2
 
 
 #: What the dynamic loader says when the memory limit refuses to map a compiled module (numpy, scipy, pyarrow);
@@ -1147,12 +1198,11 @@ def _dispatch(args: argparse.Namespace, warn: Any) -> int:
 _MEMORY_REFUSED = "failed to map segment from shared object"
 
 
-def _internal_error(exc: BaseException) -> int:
+def _internal_error(exc: BaseException, args: argparse.Namespace) -> int:
     """A bug in oloproof: one line naming the exception and the file that keeps its traceback; exit code 2."""
     path = _save_internal_traceback(traceback.format_exc())
-    _say(f"oloproof: internal error: {terminal_text(describe_exception(exc))} (a bug in oloproof_nb; the "
-         f"traceback is in {path})")
-    return 2
+    message = f"{terminal_text(describe_exception(exc))} (a bug in oloproof_nb; the traceback is in {path})"
+    return _error(args, "internal error", message, "oloproof: internal error: ")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -45,7 +45,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError, describe_exception, quote
+from ..errors import ConfigError, describe_exception, quote, warn_at_caller
 from .files import UnreadableFile, open_regular
 
 __all__ = ["CODE_KEY", "import_system", "load_validators", "load_check", "file_digest", "module_file",
@@ -300,6 +300,10 @@ def code_digests(root: Path | None, spec: str | None, target: Any, classes: Sequ
 
 #: Most modules :func:`suite_imports` follows (a suite folder's own helpers; a runaway import graph stops there).
 _MAX_SUITE_MODULES = 256
+#: Largest module file whose import statements :func:`_top_imports` reads (1 MiB). Parsing is the cost: a generated
+#: 4.9 MB module took 8.7 s to follow (review F33), 1 MiB about 0.4 s here. A bigger module is still fingerprinted
+#: by its bytes; only the modules its import statements name are not followed, with a warning naming it.
+MAX_IMPORT_SCAN_BYTES = 1 << 20
 
 
 def suite_imports(root: Path, objects: Sequence[Any]) -> dict[Path, str]:
@@ -311,7 +315,8 @@ def suite_imports(root: Path, objects: Sequence[Any]) -> dict[Path, str]:
     modules looked at are those of each object (a function's globals, a class's module), and in each the modules,
     functions and classes it names and the modules its import statements at the top name (:func:`_top_imports`:
     ``from rules import LIMITS`` leaves a dict among its names, no module). At most :data:`_MAX_SUITE_MODULES`
-    modules are followed.
+    modules are followed; the import statements of a module file over :data:`MAX_IMPORT_SCAN_BYTES` are not read
+    (a ``UserWarning`` names it), though the file itself counts.
 
     Parameters
     ----------
@@ -383,7 +388,8 @@ def _top_imports(path: Path, digest: str, package: str) -> tuple[str, ...]:
     and (``c`` may be a module) ``a.b.c``; a relative import is resolved against ``package``. An import inside
     a function is left out (it has not run when the fingerprint is taken); one in a class body (``class Desk:
     from rules import LIMIT``, run as the module is) or under ``if`` or ``try`` at the top counts. Empty when the
-    file cannot be read or parsed.
+    file cannot be read or parsed, and when it holds more than :data:`MAX_IMPORT_SCAN_BYTES` bytes (not parsed,
+    which took seconds: a ``UserWarning`` names the file and the cap; once per file content, as this is cached).
 
     Examples
     --------
@@ -395,9 +401,16 @@ def _top_imports(path: Path, digest: str, package: str) -> tuple[str, ...]:
     ('policy', 'policy.LIMITS', 'a', 'a.b')
     """
     try:
-        handle, _ = open_regular(path)
+        handle, info = open_regular(path)
         with handle:
-            tree = ast.parse(handle.read(), filename=str(path))
+            source = handle.read(MAX_IMPORT_SCAN_BYTES + 1)  # no more than the cap, whatever the file grew to
+        if len(source) > MAX_IMPORT_SCAN_BYTES:
+            warn_at_caller(f"{path}: {max(info.st_size, len(source)):,} bytes, over the {MAX_IMPORT_SCAN_BYTES:,} "
+                           "(1 MiB) whose import statements the code fingerprint reads: the file itself counts, but "
+                           "a module of the suite folder it takes only a value from (from rules import LIMIT) does "
+                           "not; define fingerprint() on the system to cover it")
+            return ()
+        tree = ast.parse(source, filename=str(path))
     except (UnreadableFile, OSError, SyntaxError, ValueError, RecursionError):
         return ()
     names: list[str] = []

@@ -152,6 +152,15 @@ def make_folder(folder: Path, role: str, instead: str = "choose another path") -
                           f"{instead}") from None
 
 
+def _is_folder(path: Path) -> bool:
+    """Whether ``path`` is a folder, or a symbolic link to one; False when it cannot be told (the write that
+    follows says why it fails)."""
+    try:
+        return stat.S_ISDIR(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
 def _in_the_way(path: Path) -> bool:
     """Whether ``path`` is something a folder cannot be made in: a file, or a link to nothing."""
     return (path.exists() and not path.is_dir()) or (path.is_symlink() and not path.exists())
@@ -275,7 +284,10 @@ def export_table(df: pd.DataFrame | Any, path: str | Path) -> Path:
         Ends in ``.csv``, ``.md`` (GitHub table), ``.tex`` (a booktabs ``tabular``),
         ``.html`` (a standalone page holding one ``<table>``) or ``.json``
         (a list of one object per row). Missing parent folders are created;
-        an existing file is overwritten.
+        an existing file is overwritten (as ``DataFrame.to_csv`` does: a notebook cell run again writes the same
+        path), whole or not at all (:func:`write_file`: a new file beside it, renamed over it; a named pipe or a
+        device there is replaced, a symbolic link to a file is followed). A folder there, or a link to one, is
+        refused, before anything is written.
 
     Returns
     -------
@@ -286,7 +298,7 @@ def export_table(df: pd.DataFrame | Any, path: str | Path) -> Path:
     ------
     ExportError
         An unknown suffix (the message lists the allowed ones), a ``df`` that is not a table, or a ``path``
-        that cannot be written (a file where a parent folder belongs: the message names it); in ``.csv``,
+        that cannot be written (a folder, or a file where a parent folder belongs: the message names it); in ``.csv``,
         ``.tex`` and ``.json``, a text cell holding a lone surrogate (not Unicode text), which it names.
 
     Notes
@@ -334,6 +346,10 @@ def export_table(df: pd.DataFrame | Any, path: str | Path) -> Path:
     if twice:  # a JSON row keeps one of them, a CSV header both: which column a reader gets is a guess
         raise ExportError(f"{path}: the table has more than one column named {', '.join(map(repr, twice))}; "
                           "give each column its own name (DataFrame.rename, or loc[:, ~df.columns.duplicated()])")
+    if _is_folder(path):  # before: `cannot write (Is a directory)`, after the table was formatted
+        what = "a symbolic link to a folder" if path.is_symlink() else "a folder"
+        raise ExportError(f"{path}: is {what}, not a file; give the export a file path (such as "
+                          f"{path / ('table' + suffix)}); the folder is left as it is")
     make_folder(path.parent, f"the folder of the export {path.name}")
     write_file(path, writer(table, path))
     return path

@@ -7,10 +7,11 @@
 A cached replay holds what the replay produced (its trajectory and the state it
 left), so a second run of an unchanged suite and system makes no new replays.
 The key (:func:`replay_key`) covers the system's ``version`` **and the
-fingerprint of its code** (and of the settings it was built with), the case, the checkpoint, the change, and **the
-recorded steps up to the checkpoint** — so neither an edited system that kept
-its ``version`` nor a recording that took another path before the checkpoint
-(an LLM answered differently) can reuse another replay. A system without a
+fingerprint of its code** (and of the settings it was built with), the case, the checkpoint, the change, **the
+recorded steps up to the checkpoint** and **oloproof_nb's own version** — so neither an edited system that kept
+its ``version``, nor a recording that took another path before the checkpoint
+(an LLM answered differently), nor another release of oloproof_nb (which may inject faults, reset or snapshot
+otherwise) can reuse another replay. A system without a
 ``version``, or whose code cannot be fingerprinted, is never cached.
 
 Every entry carries the SHA-256 of its own content and is used only when that
@@ -32,6 +33,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from .. import _version
 from .._config.files import UnreadableFile, read_regular
 from .._core.canonical import digest
 from .store import make_folders, open_fd
@@ -82,7 +84,8 @@ def recording_digest(steps: list[dict[str, Any]], checkpoint: int) -> str:
 
 def replay_key(system_version: str, code_fingerprint: str, case_digest: str, checkpoint: int,
                change: dict[str, Any] | None, recording: str) -> str:
-    """The cache key of one replay: SHA-256 of the canonical JSON of its six parts.
+    """The cache key of one replay: SHA-256 of the canonical JSON of its six parts, oloproof_nb's version and
+    :data:`CACHE_SCHEMA`.
 
     Parameters
     ----------
@@ -107,8 +110,10 @@ def replay_key(system_version: str, code_fingerprint: str, case_digest: str, che
 
     Notes
     -----
-    key = sha256(canonical_json({"schema", "system_version", "code_fingerprint", "case_digest",
-    "checkpoint", "change", "recording"})).
+    key = sha256(canonical_json({"schema", "oloproof_nb", "system_version", "code_fingerprint", "case_digest",
+    "checkpoint", "change", "recording"})), where ``oloproof_nb`` is the package's ``__version__`` at the call:
+    a new release never reuses the replays an older one made (it may make them otherwise), with no
+    :data:`CACHE_SCHEMA` bump to remember.
 
     Examples
     --------
@@ -120,7 +125,8 @@ def replay_key(system_version: str, code_fingerprint: str, case_digest: str, che
     >>> a == replay_key("v1", "f" * 64, "d" * 64, 2, None, "s" * 64)   # another recording
     False
     """
-    return digest({"schema": CACHE_SCHEMA, "system_version": system_version, "code_fingerprint": code_fingerprint,
+    return digest({"schema": CACHE_SCHEMA, "oloproof_nb": _version.__version__,
+                   "system_version": system_version, "code_fingerprint": code_fingerprint,
                    "case_digest": case_digest, "checkpoint": checkpoint, "change": change, "recording": recording})
 
 

@@ -499,10 +499,12 @@ def test_a_cache_entry_is_made_like_any_file_of_the_user_so_a_teammate_can_read_
 # --------------------------------------------------------------------------- round 5 of mutation testing
 
 
-def test_the_replay_key_is_the_sha256_of_the_canonical_json_of_its_seven_parts() -> None:
+def test_the_replay_key_is_the_sha256_of_the_canonical_json_of_its_eight_parts() -> None:
     """The formula of the module's docstring, computed here with hashlib and json: so each part counts (the same
-    recording at another checkpoint, of another case, or under another change is another replay)."""
-    parts = {"schema": "oloproof_replay_cache/v2", "system_version": "v1", "code_fingerprint": "f" * 64,
+    recording at another checkpoint, of another case, or under another change is another replay; oloproof_nb's
+    own version is the eighth part, review F33)."""
+    parts = {"schema": "oloproof_replay_cache/v2", "oloproof_nb": op.__version__, "system_version": "v1",
+             "code_fingerprint": "f" * 64,
              "case_digest": "d" * 64, "checkpoint": 2, "change": {"result": {"ok": False}}, "recording": "r" * 64}
     text = json.dumps(parts, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     key = replay_key("v1", "f" * 64, "d" * 64, 2, {"result": {"ok": False}}, "r" * 64)
