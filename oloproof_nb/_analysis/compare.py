@@ -36,7 +36,13 @@ applies:
    that do not pass where the base run judged nothing for that case (a fault replay of a tool only the
    candidate calls), or (``unpaired_passes``) when rows the base run passed have no row in the candidate (an
    outcome the candidate left ``waiting``, a replay of a tool it no longer calls): the paired difference
-   cannot see them.
+   cannot see them; and (``base_missing``) when paired rows are ``missing`` in the base run and the interval
+   with them counted as base passes no longer clears −margin: the base measured nothing there (its sandbox down,
+   a replay that did not reproduce), so counting it as not passed makes the candidate's failure there a tie and
+   its pass a gain (a base whose sandbox was down on 30 of 60 cases and a candidate failing those 30 read
+   NO_REGRESSION at margin 0.1; review R40), while as passes, the most the base could have done, every such row
+   is a tie or a loss; a NO_REGRESSION that holds then holds whatever the base would have done (a note says so).
+   A row missing in the candidate alone counts as not passed, which can only count against the candidate.
 
 Without ``regression.criteria``, a criterion the base run judges and the candidate run does not gets a row
 of its own, ``INSUFFICIENT_EVIDENCE`` (``not_in_both_runs``): a candidate whose suite dropped the check it
@@ -134,6 +140,8 @@ _RULE_KEYS = ("regression", "confidence", "min_clusters", "allow_approximate_met
 #: The reason of a criterion whose candidate failed rows the base run never judged (not in the paired difference).
 NEW_FAILURES = "unpaired_failures"
 LOST_PASSES = "unpaired_passes"
+#: The reason of a criterion with paired rows the base run recorded as ``missing`` (it measured nothing there).
+BASE_MISSING = "base_missing"
 
 COMPARE = FrameSpec("compare", (
     Column("criterion", TEXT, "The criterion (judged by both runs, or by the base only: ``not_in_both_runs``)."),
@@ -668,6 +676,9 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
     either_missing = (rows["base"] == "missing") | (rows["candidate"] == "missing")
     counts = pd.DataFrame({"criterion": rows["criterion"], "ptf": is_b & ~is_c, "ftp": ~is_b & is_c,
                            "missing": either_missing}).groupby("criterion", sort=False).sum()
+    # the base run measured nothing on these rows: as "not passed" they make a candidate's failure there a tie and
+    # its pass a gain, so a candidate that fails where the base's sandbox was down read NO_REGRESSION (review R40)
+    base_missing = {str(k): int(v) for k, v in rows.loc[rows["base"] == "missing", "criterion"].value_counts().items()}
     unchecked = _unchecked_criteria(base_run, cand_run, common)
     changed = changed_checks(base_run, cand_run)
     changed.update(_metadata_changes(base_run, cand_run, paired, changed))
@@ -710,6 +721,17 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
                 why = (f"{LOST_PASSES}: {lost_passes[criterion]} row(s) the base run passed have no row in the "
                        "candidate (e.g. an outcome it left waiting, a fault replay of a tool it no longer calls); "
                        "they are not in the paired difference")
+            elif verdict == "NO_REGRESSION" and base_missing.get(criterion):  # a tie or gain over no evidence
+                worst = _base_missing_passed(rows[rows["criterion"] == criterion], reduction, cfg)
+                held = f"{base_missing[criterion]} paired row(s) are missing in the base run, which measured nothing " \
+                       "there (e.g. a case run that ended in error or timeout, a replay that did not reproduce its " \
+                       f"recording); counted as base passes, the most the base could have done, ci_low is {worst:.4g}"
+                if regression_verdict(worst, math.inf, cfg.regression.margin)[0] == "NO_REGRESSION":
+                    notes.append(f"{held}: NO_REGRESSION holds either way")
+                else:
+                    verdict = "INSUFFICIENT_EVIDENCE"
+                    why = (f"{BASE_MISSING}: {held}, below −margin: the candidate's failures there may be the "
+                           "regression; run the base again")
         else:
             row["margin"], verdict, why = math.nan, "REPORT_ONLY", ""
         row["verdict"] = verdict
@@ -902,6 +924,24 @@ def _reduced_row(row: dict[str, Any], rows: pd.DataFrame, reduction: Reduction, 
     _paired_row(row, np.bincount(codes, weights=vb).astype(np.int64), np.bincount(codes, weights=vc).astype(np.int64),
                 sizes, (ptf, ftp, missing), cfg, notes)
     return ""
+
+
+def _base_missing_passed(rows: pd.DataFrame, reduction: Reduction, cfg: ReleaseConfig) -> float:
+    """ci_low of one criterion's paired difference with the base run's ``missing`` rows counted as passes.
+
+    Where the base measured nothing, its pass there is the worst case for the candidate: every such row becomes a
+    tie or a loss, never a gain (a bound in the spirit of Manski's worst-case bounds for missing outcomes). A
+    NO_REGRESSION that holds under it holds whatever the base would have done there.
+    """
+    worst = rows.assign(base=rows["base"].mask(rows["base"] == "missing", "pass"))
+    row: dict[str, Any] = {}
+    if reduction.kind != "mean":
+        _reduced_row(row, worst, reduction, cfg, [])  # the same cases and epochs as the row it bounds: decidable
+    else:
+        (b,) = criterion_sums(worst.assign(verdict=worst["base"])).values()
+        (k,) = criterion_sums(worst.assign(verdict=worst["candidate"])).values()
+        _paired_row(row, b.passes, k.passes, b.rows, (0, 0, 0), cfg, [])
+    return float(row["ci_low"])
 
 
 def _paired_row(row: dict[str, Any], b: np.ndarray, k: np.ndarray, m: np.ndarray, counts: tuple[int, int, int],

@@ -248,8 +248,10 @@ def relaxed_settings(own: ReleaseConfig, given: ReleaseConfig, heads: Iterable[s
 
     Weaker: a threshold lower, or a criterion ``own`` gates left out (``criteria.X 0.9 → not gated``: it is
     only reported); a reduction easier to pass (``pass^3 → mean``, ``mean → pass@2``) of a criterion both gate;
-    without ``criteria`` among ``heads`` (a comparison), a reduction easier to pass of any criterion (settings
-    that leave out release.yaml's ``pass^3`` reduce by the mean); a lower ``confidence`` (a narrower interval) or
+    without ``criteria`` among ``heads`` (a comparison), any other reduction of any criterion (settings that leave
+    out release.yaml's ``pass^3`` reduce by the mean; and a comparison judges a difference, which a harder
+    reduction hides too: ``mean → pass^3`` counts a case that already failed an epoch as 0 in both runs, whatever
+    the candidate lost of its other epochs); a lower ``confidence`` (a narrower interval) or
     ``min_clusters``; ``allow_approximate_methods`` turned on;
     ``wilson`` for ``clopper_pearson`` (not conservative); a larger ``regression.margin``; criteria
     ``regression.criteria`` leaves out (``regression.criteria leaves out a, b``; a None there stands for every
@@ -280,7 +282,11 @@ def relaxed_settings(own: ReleaseConfig, given: ReleaseConfig, heads: Iterable[s
             # (a comparison, which a threshold does not decide) a reduction decides by itself: release.yaml's
             # ``pass^3`` left out of the settings given is the mean
             both = "criteria" not in wanted or (name in given.criteria and name in own.criteria)
-            if both and _strictness(after) < _strictness(before):
+            # a comparison judges a difference, not a threshold: any other reduction measures something else, and a
+            # harder one hides losses too (mean → pass^3: a case that already failed an epoch is 0 in both runs, so a
+            # candidate losing its other epochs read NO_REGRESSION where the mean said REGRESSION; review R40)
+            other = "criteria" not in wanted and _strictness(after) != _strictness(before)
+            if both and (_strictness(after) < _strictness(before) or other):
                 out.append(setting_change(key, before, after))
         elif key == "regression.criteria":
             left = [c for c in (before or []) if c not in (after or [])] if after is not None else []
