@@ -168,7 +168,7 @@ class SuiteConfig(BaseModel):
 
     name: str = Field(min_length=1)
     system: str
-    cases: str = "cases.jsonl"
+    cases: str = Field(default="cases.jsonl", min_length=1)
     evaluators: list[SerializeAsAny[Evaluator]] = Field(default_factory=list)
     metamorphic: Metamorphic = Field(default_factory=Metamorphic)
     slices: list[str] = Field(default_factory=list)

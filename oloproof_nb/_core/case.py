@@ -293,7 +293,8 @@ def case_from_mapping(obj: dict[str, Any], *, digest_value: str | None = None, s
     ------
     ValueError
         One line naming the key and what is allowed: an unknown or missing key, an empty ``id``, a
-        ``cluster`` that is neither text nor an integer, an ``expected`` or ``outcome`` of the wrong shape.
+        ``cluster`` that is neither text nor an integer, an ``expected`` or ``outcome`` of the wrong shape, an
+        ``expected.state`` of ``null`` (write the state expected, or leave the key out).
 
     Examples
     --------
@@ -322,6 +323,13 @@ def case_from_mapping(obj: dict[str, Any], *, digest_value: str | None = None, s
     if expected is not None and set(expected) - {"answer", "state"}:
         bad = sorted(set(expected) - {"answer", "state"})[0]
         raise ValueError(f"unknown key {quote(bad)} under 'expected'; allowed: answer, state")
+    if expected is not None and "state" in expected and expected["state"] is None:
+        # read as "no expected state", it left the case out of every state check without a word (an agent that
+        # wired money away passed the gate's state_matches, its row simply not counted), as initial_state: null
+        # is refused
+        raise ValueError("under 'expected': 'state' is null, which would leave this case out of every state check; "
+                         "write the state the case expects (an object: {} under mode: changes says nothing may "
+                         "change), or leave 'state' out for a case no state check judges")
     if expected is not None and _holds_absent(expected.get("state")):  # op.ABSENT written in Python
         expected = {**expected, "state": _absent_to_marker(expected["state"])}
         obj = {**obj, "expected": expected}
