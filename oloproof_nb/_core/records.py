@@ -151,6 +151,16 @@ class Manifest(BaseModel):
     #: a pooled gate compare this too. Absent for a system without settings, and in runs made before this version.
     settings_fingerprint: str | None = None
 
+    @field_validator("schema_")
+    @classmethod
+    def _this_schema(cls, value: str) -> str:
+        """A manifest of another schema (a later oloproof_nb's run folder, another tool's manifest.json) is refused:
+        read as this version's, its keys could mean something else."""
+        if value != RUN_SCHEMA:
+            raise ValueError(f"{quote(value)} is not a run folder this version of oloproof_nb reads; allowed: "
+                             f"{RUN_SCHEMA}")
+        return value
+
     def to_json(self) -> dict[str, Any]:
         """The manifest as written to disk (``finished_at`` left out until the run finishes, ``journal_changed``
         unless a journal changed, ``follows`` unless the clock read an earlier time than a run before,

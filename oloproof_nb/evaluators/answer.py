@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pydantic import Field
+
 from .._core.compare import answers_equal
 from .._core.evaluator import CaseContext, Evaluation, Evaluator, register
 from .._core.records import ComparisonRow
@@ -20,7 +22,7 @@ class AnswerMatches(Evaluator):
     """
 
     type: Literal["answer_matches"]
-    normalize: bool = True
+    normalize: bool = Field(default=True, strict=True)  # "no", "off" or 0: a mistake, not a no
 
     def default_criterion(self) -> str:
         return "answer_matches"

@@ -130,7 +130,7 @@ class StateMatches(Evaluator):
     lists: dict[str, Literal["ordered", "unordered"] | ByKey] = Field(default_factory=dict)
     ignore: list[str] = Field(default_factory=list)
     #: A ``paths:`` entry absent from every case's initial and expected state is on purpose (no warning).
-    absent_ok: bool = False
+    absent_ok: bool = Field(default=False, strict=True)  # "yes" or 1: a mistake, not a yes
 
     @field_validator("paths")
     @classmethod
@@ -246,7 +246,7 @@ class StateUnchanged(Evaluator):
     type: Literal["state_unchanged"]
     paths: list[str] = Field(min_length=1)
     #: A path absent from every case's ``initial_state`` must stay absent on purpose (no VacuousCheckWarning).
-    absent_ok: bool = False
+    absent_ok: bool = Field(default=False, strict=True)  # "yes" or 1: a mistake, not a yes
 
     @field_validator("paths")
     @classmethod
