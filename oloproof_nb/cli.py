@@ -40,6 +40,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from ._run.streams import open_standard_descriptors, shield_standard_streams, to_devnull
 from ._version import __version__
 from .errors import (
     DuplicateCaseWarning,
@@ -48,6 +49,7 @@ from .errors import (
     RunDirError,
     StoreWriteError,
     VacuousCheckWarning,
+    cut_middle,
     describe_exception,
     terminal_text,
 )
@@ -137,6 +139,9 @@ class _Parser(argparse.ArgumentParser):
         wanted = re.fullmatch(r"argument (--[\w-]+).*: expected one argument", message)
         if wanted:  # `--pass-threshold -inf`: argparse takes a value that starts with '-' (and no number) for an option
             message += f"; a value that starts with '-' is given as {wanted.group(1)}=VALUE"
+        # one line, as every error: argparse quotes an unrecognized argument as given (a line break, an escape
+        # sequence, 5,000 characters)
+        message = terminal_text(cut_middle(message))
         if self.json_errors:  # a hook reading stdout as JSON gets its error there too, not nothing
             _print_json_error("usage error", f"{message} (see `{self.prog} --help`)")
         self.exit(2, f"oloproof: error: {message} (see `{self.prog} --help`)\n")
@@ -434,6 +439,7 @@ def _child_run(conn: Any, params: dict[str, Any]) -> None:  # pragma: no cover -
         os.dup2(2, 1)  # the descriptor too: worker processes inherit it, and a closed stdout (| head) breaks none
     except (OSError, ValueError, AttributeError):
         pass
+    shield_standard_streams()  # a reader of stderr that left (`2>&1 | head`) fails no print of the system
     parent = multiprocessing.parent_process()
     if parent is not None:  # the run dies with the process that decides the exit code (it was killed)
         threading.Thread(target=_die_with, args=(parent, signal.SIGKILL), daemon=True, name="oloproof-orphan").start()
@@ -1066,25 +1072,15 @@ class _ReaderMayLeave:
 
     def _leave(self) -> None:
         self.gone = True
-        _to_devnull(self._stream)
+        to_devnull(self._stream)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
 
 
-def _to_devnull(stream: Any) -> None:
-    """Point the file of ``stream`` at /dev/null: what is still buffered, and the interpreter's last flush, go
-    there, not to an error (a flush that fails at exit turns any exit code into 120)."""
-    try:
-        null = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(null, stream.fileno())
-        os.close(null)
-    except (OSError, ValueError, AttributeError):
-        pass
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``oloproof`` console script; returns the exit code."""
+    open_standard_descriptors()  # before any file or pipe is opened: none may take the number of a closed stream
     given = list(sys.argv[1:] if argv is None else argv)
     args = _parser(receipt_json=_receipt_wants_json(given)).parse_args(given)
     shown: set[str] = set()
@@ -1106,7 +1102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             sys.stdout.flush()  # a reader that left is found here at the latest
         except OSError as exc:  # output lost (a full disk): not the result the code would say
-            _say(f"oloproof: error: {terminal_text(_os_error_line(exc))}")
+            _say(f"oloproof: error: {terminal_text(cut_middle(_os_error_line(exc)))}")
             code = 2
         return code
     finally:
@@ -1118,7 +1114,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             try:
                 stderr.flush()
             except (OSError, ValueError):
-                _to_devnull(stderr)
+                to_devnull(stderr)
 
 
 #: The commands that make files and folders to be read back: a suite, a run folder, a report, and (opening a run
@@ -1167,8 +1163,8 @@ def _dispatch(args: argparse.Namespace, warn: Any) -> int:
         return _error(args, "error", terminal_text(_cli_words(str(exc))))
     except InternalError as exc:
         return _error(args, "internal error", terminal_text(str(exc)), "oloproof: ")
-    except OSError as exc:
-        return _error(args, "error", terminal_text(_os_error_line(exc)))
+    except OSError as exc:  # a path of 5,000 characters is "File name too long": cut as every message is
+        return _error(args, "error", terminal_text(cut_middle(_os_error_line(exc))))
     except KeyboardInterrupt as exc:  # 2, not 130 (nor 143 for SIGTERM): an exit code is 0, 1 or 2, nothing else
         return _error(args, "interrupted", "interrupted" + (f" by {exc.args[0]}" if isinstance(exc, _Stopped) else ""),
                       "oloproof: ")

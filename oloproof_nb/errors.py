@@ -42,6 +42,7 @@ __all__ = [
     "format_loc",
     "validation_problem",
     "clip",
+    "cut_middle",
     "quote",
     "storable",
     "terminal_text",
@@ -173,6 +174,21 @@ def quote_value(value: Any) -> str:
     return quote(value)
 
 
+def cut_middle(text: str, limit: int = MESSAGE_LIMIT) -> str:
+    """``text`` at most ``limit`` characters: a longer one is cut in the middle (``…``), so that its head (the
+    file, the key) and its tail (what is allowed) are both kept.
+
+    Examples
+    --------
+    >>> cut_middle("file.yaml: " + "z" * 50 + ": allowed: a, b", limit=30)
+    'file.yaml: zzz…: allowed: a, b'
+    """
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    return text[: half - 1] + "…" + text[-half:]
+
+
 class OloproofError(ValueError):
     """Base class of every error caused by user input (files, arguments, configs).
 
@@ -183,9 +199,8 @@ class OloproofError(ValueError):
     """
 
     def __init__(self, *args: object) -> None:
-        if len(args) == 1 and isinstance(args[0], str) and len(args[0]) > MESSAGE_LIMIT:
-            half = MESSAGE_LIMIT // 2
-            args = (args[0][: half - 1] + "…" + args[0][-half:],)
+        if len(args) == 1 and isinstance(args[0], str):
+            args = (cut_middle(args[0]),)
         super().__init__(*args)
 
 

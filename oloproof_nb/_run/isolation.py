@@ -59,6 +59,7 @@ from .observe import HeldBack, promised_artifacts, shared_files
 from .replay_cache import REPLAY_CACHE_DIR, ReplayCache
 from .sandbox import epoch_given
 from .store import how_it_ended
+from .streams import shield_standard_streams
 from .systems import as_factory, build, code_fingerprint, release, replay_fingerprint, version_of
 from .timeouts import set_call_watch
 
@@ -105,6 +106,7 @@ def _orphan_guard(parent_pid: int) -> None:  # pragma: no cover - runs in the wo
 def _worker_entry(fd: int) -> None:  # pragma: no cover - runs in the worker process
     """``python -c`` entry of a worker: the pipe to the run's process is file descriptor ``fd``."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the user's Ctrl-C is for the run's process
+    shield_standard_streams()  # a reader of the stderr it inherits that left fails no print of the system
     threading.Thread(target=_orphan_guard, args=(os.getppid(),), daemon=True, name="oloproof-orphan").start()
     conn = multiprocessing.connection.Connection(fd)
     try:
