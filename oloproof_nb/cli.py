@@ -960,7 +960,8 @@ COMMANDS = {"init": _cmd_init, "run": _cmd_run, "gate": _cmd_gate, "receipt": _c
 #: The library's errors name Python parameters; the command says its own flags instead (whole phrases only,
 #: so a path that happens to hold ``out=`` is never rewritten).
 _CLI_WORDS = (("resume=True needs out= (", "--resume needs --out DIR ("),
-              ("choose another out=", "choose another --out"), ("pass resume=True", "pass --resume"),
+              ("choose another out=", "choose another --out"), ("give out= a folder", "give --out a folder"),
+              ("pass resume=True", "pass --resume"),
               ("without resume=True", "without --resume"), ("with force=True", "with --force"),
               ("pass_threshold={criterion: X}", "--pass-threshold CRITERION=X"),
               ("pass_threshold=", "--pass-threshold "), ("state_key=", "--state-key "))

@@ -416,6 +416,7 @@ def _open_store(suite: Suite, out: str | Path | None, resume: bool, version: str
     started = utc_now()
     run_id = run_id or new_run_id(started)
     directory = Path(out).absolute() if out is not None else suite.root / "runs" / run_id
+    _refuse_a_folder_of_runs(directory, suite.root)
     # a folder of the suite's runs (runs/, baselines/), whose latest run `oloproof gate SUITE` picks by start time
     after = follows(directory.parent, started) if _of_the_suite(directory, suite.root) else None
     manifest = Manifest(suite=suite.name, run_id=run_id, system_version=version, started_at=iso(started), follows=after,
@@ -424,6 +425,24 @@ def _open_store(suite: Suite, out: str | Path | None, resume: bool, version: str
                         code_fingerprint=fingerprint, suite_config=StoredSuite.model_validate(suite.manifest_config()),
                         epoch_given=given, settings_fingerprint=settings)
     return RunStore.create(directory, manifest, fsync=fsync), set()
+
+
+#: The suite folder's folders that hold one folder per run (``oloproof gate SUITE`` picks the latest in ``runs/``).
+_RUN_FOLDERS = ("runs", "baselines")
+
+
+def _refuse_a_folder_of_runs(directory: Path, root: Path) -> None:
+    """Refuse ``out=`` naming the suite's ``runs/`` or ``baselines/`` itself (review R41): empty at the first run, it
+    became a run folder, so ``oloproof gate SUITE`` said "no run yet" and later runs were made inside it."""
+    try:
+        resolved = directory.resolve()
+    except (OSError, RuntimeError):  # a loop of links: creating the folder says so
+        return
+    for name in _RUN_FOLDERS:
+        if resolved == root / name:
+            raise RunDirError(f"{directory}: is the suite's {name}/ folder, which holds one folder per run; give "
+                              f"out= a folder of its own ({name}/<name>, or another place); without it a run is "
+                              f"written to runs/<run_id>")
 
 
 def _of_the_suite(directory: Path, root: Path) -> bool:
