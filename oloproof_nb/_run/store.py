@@ -425,6 +425,10 @@ def _write_error(path: Path, exc: OSError, started: bool = True) -> StoreWriteEr
     there is nothing to resume: the run is started again)."""
     why = exc.strerror or type(exc).__name__
     then = "resume the run" if started else "run again (the run had not started; the folder is reused)"
+    if exc.errno in (errno.ENOENT, errno.ESTALE):  # no space to free: the folder went away under the run
+        return StoreWriteError(f"{path}: cannot write ({why}); the run stopped and nothing was blamed on the system. "
+                               "The run folder, or a folder on its path, was deleted or moved while the run went on "
+                               "(by the system itself?): start the run again, into a folder nothing else removes")
     fix = _LIMITS.get(exc.errno or 0, "Free space (or fix the disk)")
     return StoreWriteError(f"{path}: cannot write ({why}); the run stopped and nothing was blamed on the system. "
                            f"{fix}, then {then}")
