@@ -299,9 +299,10 @@ exit codes: 0 the outcome is verified; 2 anything else. stderr says which:
   hash_mismatch, validator_failed, unverified), or `oloproof: error: contract error: <problem>`
   when the contract file itself is unusable. stdout holds the receipt as JSON; with --json,
   one line: {"receipt": {...}} or {"error": "contract error", "message": "..."} (an argument
-  error: "usage error"; stopped: "interrupted"; any other error: "error"). A verified
-  receipt of a contract that checks no content (no expected_sha256, no validator) exits 0
-  with `oloproof: warning: outcome_content_unchecked: ...` on stderr.
+  error: "usage error"; stopped: "interrupted"; a bug in oloproof_nb: "internal error"; any
+  other error: "error"). A verified receipt of a contract that checks no content (no
+  expected_sha256, no validator) exits 0 with `oloproof: warning: outcome_content_unchecked: ...`
+  on stderr.
 
 a validator command ({"validator": {"command": ["prog", "arg"]}} in the contract) is run
 with the artifact's absolute path appended as its LAST ARGUMENT, its working directory

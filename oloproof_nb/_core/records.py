@@ -157,8 +157,9 @@ class Manifest(BaseModel):
         """A manifest of another schema (a later oloproof_nb's run folder, another tool's manifest.json) is refused:
         read as this version's, its keys could mean something else."""
         if value != RUN_SCHEMA:
-            raise ValueError(f"{quote(value)} is not a run folder this version of oloproof_nb reads; allowed: "
-                             f"{RUN_SCHEMA}")
+            # the value is a schema, not a folder (review F35: it said "'oloproof_run/v9' is not a run folder")
+            raise ValueError(f"{quote(value)} is not a schema this version of oloproof_nb reads (a run folder of "
+                             f"another version, or another tool's manifest.json); allowed: {RUN_SCHEMA}")
         return value
 
     def to_json(self) -> dict[str, Any]:

@@ -329,7 +329,8 @@ def run(suite: Suite | str | Path, system: Any = None, workers: int = 1, executo
         at once: ``workers`` other than 1 beside it is refused.
     out : path, optional
         The run directory (default ``runs/<run_id>/`` in the suite folder). It must
-        not exist or be empty, unless ``resume``.
+        not exist or be empty, unless ``resume``, and may not be the suite's ``runs/`` or ``baselines/``
+        folder itself, however spelt or linked (it holds one folder per run: ``RunDirError``).
     resume : bool
         Finish the interrupted run in ``out``: recorded cases are not run again. A case run in flight when
         the run's process ended is recorded ``error`` when ``oloproof run`` saw the system end it (an exit, a

@@ -23,6 +23,7 @@ from __future__ import annotations
 import collections
 import itertools
 import numbers
+import os
 import queue
 import socket
 import sys
@@ -433,16 +434,31 @@ _RUN_FOLDERS = ("runs", "baselines")
 
 def _refuse_a_folder_of_runs(directory: Path, root: Path) -> None:
     """Refuse ``out=`` naming the suite's ``runs/`` or ``baselines/`` itself (review R41): empty at the first run, it
-    became a run folder, so ``oloproof gate SUITE`` said "no run yet" and later runs were made inside it."""
+    became a run folder, so ``oloproof gate SUITE`` said "no run yet" and later runs were made inside it. Both sides
+    are compared resolved: ``runs/`` may itself be a link to a larger disk (review F35: ``--out SUITE/runs`` was
+    taken then)."""
     try:
         resolved = directory.resolve()
     except (OSError, RuntimeError):  # a loop of links: creating the folder says so
         return
     for name in _RUN_FOLDERS:
-        if resolved == root / name:
+        try:
+            folder = (root / name).resolve()
+        except (OSError, RuntimeError):  # a loop of links there: no folder of runs
+            continue
+        if resolved == folder or _same_folder(resolved, folder):
             raise RunDirError(f"{directory}: is the suite's {name}/ folder, which holds one folder per run; give "
                               f"out= a folder of its own ({name}/<name>, or another place); without it a run is "
                               f"written to runs/<run_id>")
+
+
+def _same_folder(a: Path, b: Path) -> bool:
+    """Whether ``a`` and ``b`` are one existing folder (its device and inode): ``runs`` and ``Runs`` on a file system
+    that ignores letter case, as macOS's does, where the names differ resolved."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist (yet): no folder to share
+        return False
 
 
 def _of_the_suite(directory: Path, root: Path) -> bool:

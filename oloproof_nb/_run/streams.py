@@ -77,6 +77,12 @@ class SystemStream:
                 self._leave()
         return len(text)
 
+    def writelines(self, lines: Any) -> None:
+        """Write each of ``lines`` as :meth:`write` does (else ``writelines`` reached the stream itself, and its
+        ``BrokenPipeError`` the system: review F35)."""
+        for line in lines:
+            self.write(line)
+
     def flush(self) -> None:
         """Flush the stream; after the reader left, nothing."""
         if not self.gone:

@@ -36,7 +36,8 @@ def test_another_schema_is_refused_in_one_line_naming_file_and_key(tmp_path: Pat
     with pytest.raises(RunDirError) as err:
         read_manifest(tmp_path)
     message = str(err.value)
-    assert message.startswith(f"{path}: schema: '{schema}' is not a run folder")
+    # review F35: the value is a schema; it was said to be "not a run folder"
+    assert message.startswith(f"{path}: schema: '{schema}' is not a schema this version of oloproof_nb reads")
     assert message.endswith("allowed: oloproof_run/v1") and "\n" not in message
 
 
@@ -45,4 +46,4 @@ def test_the_gate_command_exits_2_on_another_schema(tmp_path: Path, capsys: pyte
     (tmp_path / "cases.jsonl").write_text("", encoding="utf-8")
     assert main(["gate", str(tmp_path)]) == 2
     err = capsys.readouterr().err
-    assert "manifest.json: schema: 'oloproof_run/v9' is not a run folder" in err and "Traceback" not in err
+    assert "manifest.json: schema: 'oloproof_run/v9' is not a schema this version" in err and "Traceback" not in err
