@@ -140,8 +140,8 @@ class _Parser(argparse.ArgumentParser):
         if wanted:  # `--pass-threshold -inf`: argparse takes a value that starts with '-' (and no number) for an option
             message += f"; a value that starts with '-' is given as {wanted.group(1)}=VALUE"
         # one line, as every error: argparse quotes an unrecognized argument as given (a line break, an escape
-        # sequence, 5,000 characters)
-        message = terminal_text(cut_middle(message))
+        # sequence, 5,000 characters); cut once escaped, as an escape is up to 10 characters long (review C14)
+        message = cut_middle(terminal_text(message))
         if self.json_errors:  # a hook reading stdout as JSON gets its error there too, not nothing
             _print_json_error("usage error", f"{message} (see `{self.prog} --help`)")
         self.exit(2, f"oloproof: error: {message} (see `{self.prog} --help`)\n")
@@ -1104,7 +1104,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             sys.stdout.flush()  # a reader that left is found here at the latest
         except OSError as exc:  # output lost (a full disk): not the result the code would say
-            _say(f"oloproof: error: {terminal_text(cut_middle(_os_error_line(exc)))}")
+            _say(f"oloproof: error: {cut_middle(terminal_text(_os_error_line(exc)))}")
             code = 2
         return code
     finally:
@@ -1166,7 +1166,7 @@ def _dispatch(args: argparse.Namespace, warn: Any) -> int:
     except InternalError as exc:
         return _error(args, "internal error", terminal_text(str(exc)), "oloproof: ")
     except OSError as exc:  # a path of 5,000 characters is "File name too long": cut as every message is
-        return _error(args, "error", terminal_text(cut_middle(_os_error_line(exc))))
+        return _error(args, "error", terminal_text(_os_error_line(exc)))
     except KeyboardInterrupt as exc:  # 2, not 130 (nor 143 for SIGTERM): an exit code is 0, 1 or 2, nothing else
         return _error(args, "interrupted", "interrupted" + (f" by {exc.args[0]}" if isinstance(exc, _Stopped) else ""),
                       "oloproof: ")
@@ -1184,7 +1184,10 @@ def _dispatch(args: argparse.Namespace, warn: Any) -> int:
 def _error(args: argparse.Namespace, kind: str, message: str, prefix: str = "oloproof: error: ") -> int:
     """Say ``prefix + message`` on standard error; for ``oloproof receipt --json`` also ``{"error": kind,
     "message": message}`` on standard output, so a hook reading stdout as JSON gets one object on every exit 2.
-    Returns 2."""
+    ``message``, already escaped (:func:`~oloproof_nb.errors.terminal_text`), is cut to
+    :data:`~oloproof_nb.errors.MESSAGE_LIMIT` characters here: escaping makes a control character up to 10, so a
+    message cut before it could still fill a line of thousands (review C14). Returns 2."""
+    message = cut_middle(message)
     if args.command == "receipt" and getattr(args, "json", False):
         _print_json_error(kind, message)
     _say(prefix + message)
