@@ -40,7 +40,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from ._run.streams import open_standard_descriptors, shield_standard_streams, to_devnull
+from ._run.streams import SystemStream, open_standard_descriptors, shield_standard_streams, to_devnull
 from ._version import __version__
 from .errors import (
     DuplicateCaseWarning,
@@ -1040,44 +1040,22 @@ def _say(line: str) -> None:
         pass
 
 
-class _ReaderMayLeave:
+class _ReaderMayLeave(SystemStream):
     """Standard output whose reader may stop reading (``oloproof gate RUN | head``): what is written after that
-    goes nowhere and the command still exits with its own code (it was 2, "Broken pipe", whatever the gate said)."""
+    goes nowhere and the command still exits with its own code (it was 2, "Broken pipe", whatever the gate said).
+    Unlike the system's streams, text the stream cannot encode is written with ASCII stand-ins, and another
+    error (a full disk) names standard output and leaves it, else the interpreter's last flush fails again and the
+    exit code becomes 120."""
 
-    def __init__(self, stream: Any) -> None:
-        self._stream = stream
-        self.gone = stream is None  # standard output closed before the command started: nothing to write to
+    def _put(self, text: str) -> None:
+        try:
+            self._stream.write(text)
+        except UnicodeEncodeError:  # a stdout that is not UTF-8 (PYTHONIOENCODING=latin-1): ASCII stand-ins
+            self._stream.write(_encodable(text, getattr(self._stream, "encoding", None) or "ascii"))
 
-    def write(self, text: str) -> int:
-        if not self.gone:
-            try:
-                try:
-                    self._stream.write(text)
-                except UnicodeEncodeError:  # a stdout that is not UTF-8 (PYTHONIOENCODING=latin-1): ASCII stand-ins
-                    self._stream.write(_encodable(text, getattr(self._stream, "encoding", None) or "ascii"))
-            except BrokenPipeError:
-                self._leave()
-            except OSError as exc:  # a full disk: say which file it was
-                self._leave()  # else the interpreter's last flush fails again, and the code becomes 120
-                raise OSError(exc.errno, exc.strerror, "standard output") from None
-        return len(text)
-
-    def flush(self) -> None:
-        if not self.gone:
-            try:
-                self._stream.flush()
-            except BrokenPipeError:
-                self._leave()
-            except OSError as exc:
-                self._leave()  # else the interpreter's last flush fails again, and the code becomes 120
-                raise OSError(exc.errno, exc.strerror, "standard output") from None
-
-    def _leave(self) -> None:
-        self.gone = True
-        to_devnull(self._stream)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._stream, name)
+    def _failed(self, exc: OSError) -> None:
+        self._leave()
+        raise OSError(exc.errno, exc.strerror, "standard output") from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -72,9 +72,12 @@ class SystemStream:
         """Write ``text``; after the reader left, drop it. Returns ``len(text)``, as a text stream does."""
         if not self.gone:
             try:
-                self._stream.write(text)
+                self._put(text)
             except BrokenPipeError:
                 self._leave()
+            except OSError as exc:
+                self._failed(exc)
+                raise
         return len(text)
 
     def writelines(self, lines: Any) -> None:
@@ -90,6 +93,17 @@ class SystemStream:
                 self._stream.flush()
             except BrokenPipeError:
                 self._leave()
+            except OSError as exc:
+                self._failed(exc)
+                raise
+
+    def _put(self, text: str) -> None:
+        """Hand ``text`` to the stream (a subclass may write it otherwise)."""
+        self._stream.write(text)
+
+    def _failed(self, exc: OSError) -> None:
+        """Another error of a write or a flush (a full disk): raised as it is, the one a writer gets anywhere; a
+        subclass may raise another in its place."""
 
     def _leave(self) -> None:
         self.gone = True
