@@ -59,6 +59,7 @@ from .imports import (
 )
 from .labels import load_labels
 from .release import ReleaseConfig, load_release, parse_release
+from .removals import RemovalScan
 from .validators import (
     ValidatorName,
     ValidatorSpec,
@@ -571,7 +572,8 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
         raise ConfigError(suite_file, "cases", f"file {cases_file} not found (the case file: one JSON case a line)")
     stat_before = _stat_case_file(cases_file)
     scan, repeats = _VacuityScan(config, suite_file), RepeatScan()
-    source_ids, n_sources, kept = _validate_cases(cases_file, config, suite_file, scan, repeats,
+    removals = RemovalScan(config.evaluators, cases_file)
+    source_ids, n_sources, kept = _validate_cases(cases_file, config, suite_file, scan, repeats, removals,
                                                   keep=stat_before[0] <= KEEP_CASES_BYTES)
     derived_ids = {t.name: _DerivedIds(source_ids, t.name) for t in config.metamorphic.transforms}
     looks = {look: sid for sid in source_ids if (look := id_look(sid)) != sid} if derived_ids else {}
@@ -603,6 +605,9 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
     for messages in vacuous.values():
         for message in messages:
             warn_at_caller(VacuousCheckWarning(message))
+    unheld = removals.warning()  # a case's own finding, not its check's: not kept as one that cannot fail
+    if unheld is not None:
+        warn_at_caller(VacuousCheckWarning(unheld))
     repeated = repeats.found()
     if repeated.count:
         warn_at_caller(DuplicateCaseWarning(repeats_warning(cases_file, repeated)))
@@ -902,7 +907,8 @@ class _VacuityScan:
                 continue
             hint = _glob_hint(path)
             if not hint:
-                near = difflib.get_close_matches(path, sorted(self.candidates[ev.type]), n=1, cutoff=0.6)
+                # not the path itself: a case's {"$absent": true} at it makes it a node of expected.state
+                near = difflib.get_close_matches(path, sorted(self.candidates[ev.type] - {path}), n=1, cutoff=0.6)
                 hint = f"did you mean {near[0]}?" if near else "no similar path exists"
             where = "initial_state" + (" or expected.state" if ev.type == "state_matches" else "")
             found.setdefault(ev.name, []).append(
@@ -1019,9 +1025,10 @@ def _stat_case_file(path: Path) -> tuple[int, int, int]:
 
 
 def _validate_cases(cases_file: Path, config: SuiteConfig, suite_file: Path, scan: _VacuityScan,
-                    repeats: RepeatScan, keep: bool) -> tuple[set[str], int, tuple[Case, ...] | None]:
-    """One streamed pass over the case file: every case is checked, shown to ``scan`` and ``repeats``, and kept
-    when ``keep``.
+                    repeats: RepeatScan, removals: RemovalScan, keep: bool,
+                    ) -> tuple[set[str], int, tuple[Case, ...] | None]:
+    """One streamed pass over the case file: every case is checked, shown to ``scan``, ``repeats`` and
+    ``removals``, and kept when ``keep``.
 
     Returns (source ids, count, the cases or None).
     """
@@ -1056,6 +1063,7 @@ def _validate_cases(cases_file: Path, config: SuiteConfig, suite_file: Path, sca
             if copy_content is not None:  # a copy holding a source case's content is that case counted twice
                 repeats.observe_copy(line, f"{case.id}~{transform.name}", copy_content)
         scan.observe(case)
+        removals.observe(line, case)
         source_ids.add(case.id)
         if case.outcome is not None and not judged:
             if not unjudged:

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import json
 import unicodedata
+from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -52,6 +53,7 @@ __all__ = [
     "is_absent_marker",
     "ListMatch",
     "Row",
+    "unheld_removals",
     "NO_STATE",
     "MODES",
 ]
@@ -841,3 +843,121 @@ def compare_unchanged(initial: dict[str, Any], actual: dict[str, Any], paths: li
         before, after = get_path(initial, path), get_path(actual, path)
         rows.append((path, before, after, values_equal(before, after)))
     return rows
+
+
+# -- removals of what the initial state never held ---------------------------------------------------------
+
+def unheld_removals(initial: Mapping[str, Any], expected: Mapping[str, Any], *,
+                    lists: Mapping[str, ListMatch] | None = None, ignore: Sequence[str] | None = None,
+                    ) -> Iterator[tuple[Keys, str | None, Any, list[Any]]]:
+    """The removals ``expected`` asks for of something ``initial`` does not hold where it holds the place around it.
+
+    A removal is a key of an expected dict whose value is ``{"$absent": true}`` (or a dict of nothing but such
+    keys, at any depth), or an element ``{FIELD: value, "$absent": true}`` of a ``by_key`` list. Expected dicts
+    are followed into the initial state as ``subset`` and ``changes`` modes read them (a digit key indexes a
+    list), lists by their rule (``lists``: an ``ordered`` one by position, a ``by_key`` one into the element
+    with the same key value; an ``unordered`` one and elements without the key field have no identity, and are
+    not followed); a path under an ``ignore`` pattern is left out.
+
+    Parameters
+    ----------
+    initial, expected : mapping
+        The case's ``initial_state`` and ``expected.state``.
+    lists : mapping of str to ListMatch, optional
+        List rules by path pattern, first match wins (default ``ordered``).
+    ignore : sequence of str, optional
+        Path patterns left out (``changes`` mode's).
+
+    Yields
+    ------
+    (keys, field, missing, others)
+        ``keys``: where the removal sits (a ``by_key`` element as ``<FIELD=VALUE>``, as rows name it);
+        ``field``: the ``by_key`` list's key field (None for a dict key); ``missing``: the dict key, or the
+        element's key value, ``initial`` does not hold; ``others``: the keys (or key values) ``initial`` holds
+        there that ``expected`` does not name.
+
+    Examples
+    --------
+    >>> list(unheld_removals({"o": {"ord-7": {}}}, {"o": {"ord-8": {"$absent": True}}}))
+    [(('o', 'ord-8'), None, 'ord-8', ['ord-7'])]
+    >>> list(unheld_removals({"cart": [{"sku": "B"}]}, {"cart": [{"sku": "B ", "$absent": True}]},
+    ...                      lists={"cart": ListMatch("by_key", "sku")}))
+    [(('cart', '<sku=B >'), 'sku', 'B ', ['B'])]
+    """
+    if not _asks_removal(expected):
+        return
+    rules = _rules(lists, ignore, None)
+    ignoring = bool(rules.ignore)
+    stack: deque[tuple[Any, Any, Keys]] = deque([(expected, initial, ())])  # in the order expected.state is written
+    while stack:  # walked for every case of a suite at load: scalars and held removals cost one look-up each
+        exp, before, keys = stack.popleft()
+        if type(exp) is dict or isinstance(exp, Mapping):
+            for key, value in exp.items():
+                held = before.get(key, ABSENT) if type(before) is dict else _child(before, key)
+                if held is ABSENT:
+                    if isinstance(before, Mapping) and _removes_only(value) \
+                            and not (ignoring and rules.ignored((*keys, key))):
+                        yield (*keys, key), None, key, [k for k in before if k not in exp]
+                elif isinstance(value, (Mapping, list)) and value and not is_absent_marker(value) \
+                        and not (ignoring and rules.ignored((*keys, key))):
+                    stack.append((value, held, (*keys, key)))
+        elif isinstance(exp, list) and isinstance(before, list) and _asks_removal(exp):
+            rule = rules.list_rule(keys)
+            if rule.how == "ordered":
+                stack.extend((element, before[i], (*keys, str(i))) for i, element in enumerate(exp[:len(before)]))
+            elif rule.how == "by_key":
+                follow, found = _by_key_removals(exp, before, rule.key, keys)
+                stack.extend(f for f in follow if not (ignoring and rules.ignored(f[2])))
+                yield from found
+
+
+def _by_key_removals(exp: Sequence[Any], before: Sequence[Any], key: str | None, keys: Keys,
+                     ) -> tuple[list[tuple[Any, Any, Keys]], list[tuple[Keys, str | None, Any, list[Any]]]]:
+    """:func:`unheld_removals` in a ``by_key`` list: ``(element, initial element, keys)`` of each expected element
+    that is no removal and meets one ``before`` holds (to follow), and the removals of a key value ``before`` does
+    not hold."""
+    def field(element: Any) -> Any:  # _field, at one look for a dict (each element of the list, every case)
+        return element.get(key, ABSENT) if type(element) is dict else _field(element, key)
+
+    where: dict[str, int] = {}
+    for j, element in enumerate(before):
+        value = field(element)
+        if value is not ABSENT:
+            where.setdefault(_key_ident(value), j)
+    named = {_key_ident(v) for element in exp if (v := field(element)) is not ABSENT}
+    follow: list[tuple[Any, Any, Keys]] = []
+    found: list[tuple[Keys, str | None, Any, list[Any]]] = []
+    for element in exp:
+        value = field(element)
+        if value is ABSENT:
+            continue
+        at = where.get(_key_ident(value))
+        if at is not None:
+            if not _is_removal(element, key) and _asks_removal(element):
+                follow.append((element, before[at], (*keys, str(at))))
+        elif _is_removal(element, key):
+            others = [field(before[i]) for text, i in where.items() if text not in named]
+            found.append(((*keys, f"<{key}={_key_text(value)}>"), key, value, others))
+    return follow, found
+
+
+def _key_ident(value: Any) -> str:
+    """One text per ``by_key`` value, as :func:`_same_text` tells them apart: a string after a quote mark (made at
+    once), anything else as :func:`_same_text` writes it (JSON, which starts a quote mark only for a string)."""
+    return '"' + value if type(value) is str else _same_text(value)
+
+
+def _asks_removal(value: Any) -> bool:
+    """Whether ``value`` holds an absent marker, or a ``"$absent"`` key of a ``by_key`` removal, at any depth."""
+    if isinstance(value, dict):
+        return "$absent" in value or any(_asks_removal(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_asks_removal(v) for v in value)
+    return value is ABSENT
+
+
+def _removes_only(value: Any) -> bool:
+    """Whether ``value`` asks for nothing but removals: an absent marker, or a non-empty dict of such values."""
+    if is_absent_marker(value):
+        return True
+    return isinstance(value, Mapping) and bool(value) and all(_removes_only(v) for v in value.values())
