@@ -290,6 +290,9 @@ def _parser(receipt_json: bool = False) -> argparse.ArgumentParser:
                          help="print the receipt, or the error, as one JSON object on one line of stdout")
     if isinstance(receipt, _Parser):
         receipt.json_errors = receipt_json
+    # the top-level parser reads every argument first: it refuses `receipt c.json --json --=x` (ambiguous: --help,
+    # --version) before the command's parser sees it, and that exit 2 too is JSON when receipt asked for --json
+    p.json_errors = receipt_json
     return p
 
 
@@ -895,7 +898,7 @@ def _cmd_receipt(args: argparse.Namespace) -> int:
         message = str(exc) if isinstance(exc, ContractFileError) else f"{args.contract}: {exc}"
         if args.json:
             print(json.dumps({"error": "contract error", "message": message}))
-        _say(f"oloproof: error: contract error: {terminal_text(message)}")
+        _say(f"oloproof: error: contract error: {cut_middle(terminal_text(message))}")  # cut after its escapes
         return 2
     body = receipt.to_json_dict()
     print(json.dumps({"receipt": body}) if args.json else json.dumps(body, indent=2))
