@@ -1,0 +1,99 @@
+"""The ``oloproof`` console script's entry point: a module of its own, imported before the package.
+
+The command exits 0 PASS, 1 BLOCK, 2 error and nothing else. It turns SIGTERM and SIGHUP into exit 2 while it
+works (``oloproof_nb.cli._StopOnSignals``), but importing ``oloproof_nb`` comes first (pydantic and the
+evaluators: 0.4-1.3 s), and a signal then ended the command as the system's default does: 143 or 129, no line
+(review R41; a hook runner that times out and sends SIGTERM may read 143 as "not blocking"). :func:`main`
+first installs handlers that say ``oloproof: interrupted by SIGTERM`` (``oloproof receipt --json`` also prints
+its JSON error object) and exit 2, then imports the command and runs it; the command's own handlers take over
+while it works and give these back when it is done, so a signal as it ends is exit 2 too. A Ctrl-C while the
+package is imported is exit 2 and ``oloproof: interrupted``, as during the command. A signal the process was
+started ignoring (``nohup``, ``trap '' HUP``) stays ignored. Only the interpreter's own start-up, before this
+module's first line runs, is left to the system's default.
+
+Importing this module changes nothing (only :func:`main` installs handlers), and importing ``oloproof_nb``
+installs none: library code has no process-wide side effects. ``python -m oloproof_nb.cli`` imports the package
+first, so it keeps the window this closes.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from collections.abc import Sequence
+from types import FrameType
+
+__all__ = ["main"]
+
+#: The signals that stop the command (as ``oloproof_nb.cli._StopOnSignals`` names them).
+_STOPPING = ("SIGTERM", "SIGHUP")
+
+
+def _receipt_wants_json(argv: Sequence[str]) -> bool:
+    """Whether ``argv`` (without the program) is ``oloproof receipt`` asking for ``--json``: the same rule as
+    ``oloproof_nb.cli._receipt_wants_json`` (which this module cannot import before the package; a test holds
+    the two to the same answers).
+
+    Examples
+    --------
+    >>> _receipt_wants_json(["receipt", "c.json", "--js"]), _receipt_wants_json(["receipt", "--", "--json"])
+    (True, False)
+    """
+    command = next((i for i, arg in enumerate(argv) if not arg.startswith("-")), None)
+    if command is None or argv[command] != "receipt":
+        return False
+    for arg in argv[command + 1:]:
+        if arg == "--":
+            return False
+        name = arg.split("=", 1)[0]
+        if len(name) >= 3 and "--json".startswith(name):
+            return True
+    return False
+
+
+def _interrupted(message: str, as_json: bool) -> None:
+    """Say ``oloproof: <message>`` on standard error (and, for ``receipt --json``, the JSON error object on
+    standard output), written straight to the descriptors: nothing of the command's is set up yet, or it is
+    done. A stream that is closed or gone loses its line; the exit code stays."""
+    lines = []
+    if as_json:  # json.dumps of the same object, without importing json here; both strings are plain ASCII
+        lines.append((1, f'{{"error": "interrupted", "message": "{message}"}}\n'))
+    lines.append((2, f"oloproof: {message}\n"))
+    for fd, line in lines:
+        try:
+            os.write(fd, line.encode("ascii"))
+        except OSError:
+            pass
+
+
+def _stop_while_outside_the_command(argv: Sequence[str]) -> None:
+    """Make SIGTERM and SIGHUP exit 2 with one line, unless the process was started ignoring them."""
+    as_json = _receipt_wants_json(argv)
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        _interrupted(f"interrupted by {signal.Signals(signum).name}", as_json)
+        os._exit(2)  # at once: what is half imported or half torn down must not run on, or decide the code
+
+    for name in _STOPPING:
+        sig = getattr(signal, name, None)
+        if sig is not None and signal.getsignal(sig) is not signal.SIG_IGN:
+            signal.signal(sig, stop)
+
+
+def main() -> int:
+    """Run the ``oloproof`` command (``oloproof_nb.cli.main``) with the exit-2 handlers installed first;
+    returns the exit code."""
+    argv = sys.argv[1:]
+    _stop_while_outside_the_command(argv)
+    try:
+        from oloproof_nb.cli import main as command
+
+        return command()
+    except KeyboardInterrupt:  # a Ctrl-C before the command's own handling: 2, not 130 and a traceback
+        _interrupted("interrupted", _receipt_wants_json(argv))
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
