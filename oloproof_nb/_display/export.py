@@ -178,7 +178,12 @@ def _remove(tmp: Path) -> None:
 def _csv(df: pd.DataFrame, path: Path) -> str:
     rows = [[csv_text(v) for v in row] for row in df.itertuples(index=False, name=None)]
     text = pd.DataFrame(rows, columns=[csv_text(str(c)) for c in df.columns], dtype=object)
-    return str(text.to_csv(index=False, lineterminator="\n"))
+    # the writer quotes a cell for the characters of its line terminator only: under "\n", a carriage return
+    # inside a cell was written bare, and csv readers and spreadsheets end a row there, so the rest of the cell
+    # began a row of its own (a case id 'x\r=2+5' gave a row whose first cell is the formula =2+5, which the
+    # leading ' above never saw). A table holding one is written with "\r\n" (RFC 4180), which quotes it.
+    crlf = any("\r" in cell for cell in [*text.columns, *(value for row in rows for value in row)])
+    return str(text.to_csv(index=False, lineterminator="\r\n" if crlf else "\n"))
 
 
 def _md(df: pd.DataFrame, path: Path) -> str:
@@ -320,7 +325,9 @@ def export_table(df: pd.DataFrame | Any, path: str | Path) -> Path:
     ``|``, ``[``, ``]``, ``$`` and ``\\`` cannot make markup). In ``.csv``, a text cell that starts
     with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return — which a spreadsheet would run
     as a formula — is written with a ``'`` in front, and so is one that starts with ``'``
-    itself; numbers are never changed, so ``-0.5`` stays a number. To read the raw text back,
+    itself; numbers are never changed, so ``-0.5`` stays a number. A table with a carriage return inside
+    a cell is written with ``\r\n`` line ends, so that the cell is quoted and stays one cell (with ``\n``,
+    ``x\r=2+5`` was written bare and read as two rows, the second starting with a formula). To read the raw text back,
     drop one leading ``'`` from every text cell that has one (pandas:
     ``df[col].str.replace(r"^'", "", regex=True)``), or use the ``.json`` export, which is
     always raw. ``pd.read_csv`` reads some texts as missing by default (``n/a``, ``NA``, ``null``,
