@@ -83,8 +83,8 @@ def look_alike(missing: Any, others: list[Any]) -> tuple[Any, str] | None:
     best: tuple[int, Any, str] | None = None
     for other in others:
         theirs = _text(other)
-        if abs(len(theirs) - len(mine)) > 1:  # neither the same nor one edit apart: most keys, at one look
-            continue
+        if abs(len(theirs) - len(mine)) > 1 and mine.isascii() and theirs.isascii():
+            continue  # neither the same nor one edit apart: most keys, at one look (folding keeps an ASCII length)
         if isinstance(missing, str) == isinstance(other, str):
             if mine == theirs:
                 return other, _READS

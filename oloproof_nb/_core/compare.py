@@ -914,16 +914,16 @@ def unheld_removals(initial: Mapping[str, Any], expected: Mapping[str, Any], *,
 def _by_key_removals(exp: Sequence[Any], before: Sequence[Any], key: str | None, keys: Keys,
                      ) -> tuple[list[tuple[Any, Any, Keys]], list[tuple[Keys, str | None, Any, list[Any]]]]:
     """:func:`unheld_removals` in a ``by_key`` list: ``(element, initial element, keys)`` of each expected element
-    that is no removal and meets one ``before`` holds (to follow), and the removals of a key value ``before`` does
-    not hold."""
+    that is no removal and meets one ``before`` holds (to follow; the n-th with a key value meets the n-th held
+    one with it, as :func:`_by_key` pairs them), and the removals of a key value ``before`` does not hold."""
     def field(element: Any) -> Any:  # _field, at one look for a dict (each element of the list, every case)
         return element.get(key, ABSENT) if type(element) is dict else _field(element, key)
 
-    where: dict[str, int] = {}
+    where: dict[str, list[int]] = {}
     for j, element in enumerate(before):
         value = field(element)
         if value is not ABSENT:
-            where.setdefault(_key_ident(value), j)
+            where.setdefault(_key_ident(value), []).append(j)
     named = {_key_ident(v) for element in exp if (v := field(element)) is not ABSENT}
     follow: list[tuple[Any, Any, Keys]] = []
     found: list[tuple[Keys, str | None, Any, list[Any]]] = []
@@ -931,12 +931,14 @@ def _by_key_removals(exp: Sequence[Any], before: Sequence[Any], key: str | None,
         value = field(element)
         if value is ABSENT:
             continue
-        at = where.get(_key_ident(value))
-        if at is not None:
-            if not _is_removal(element, key) and _asks_removal(element):
-                follow.append((element, before[at], (*keys, str(at))))
+        slots = where.get(_key_ident(value))
+        if slots is not None:
+            if not _is_removal(element, key) and slots:
+                at = slots.pop(0)
+                if _asks_removal(element):
+                    follow.append((element, before[at], (*keys, str(at))))
         elif _is_removal(element, key):
-            others = [field(before[i]) for text, i in where.items() if text not in named]
+            others = [field(before[held[0]]) for text, held in where.items() if text not in named]
             found.append(((*keys, f"<{key}={_key_text(value)}>"), key, value, others))
     return follow, found
 
