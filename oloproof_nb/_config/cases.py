@@ -18,7 +18,7 @@ from ..errors import CaseFileError, parse_problem, quote
 from .files import KeyTwice, UnreadableFile, keys_once, open_regular
 
 __all__ = ["iter_cases", "iter_cases_with_content", "load_cases", "RepeatScan", "repeats_warning", "repeats_note",
-           "reads_as_written", "respelt_key"]
+           "reads_as_written", "respelt_key", "key_look"]
 
 
 #: Bytes read at a time; a line is only held whole once it is known to start like a case (``{``).
@@ -237,22 +237,23 @@ def respelt_key(initial: Any, expected: Any) -> tuple[tuple[str, ...], str] | No
             if key in before:
                 stack.append(((*keys, key), before[key], value))
                 continue
-            look = _key_look(key)
+            look = key_look(key)
             if look != key and look in before and look not in want:
                 return (*keys, key), look
             if odd is None:  # built once a level, only where expected names a key the level does not hold
                 odd = {}
                 for other in before:
                     if (not reads_as_written(other) or other != other.strip()) and other not in want:
-                        odd.setdefault(_key_look(other), other)
+                        odd.setdefault(key_look(other), other)
             held = odd.get(look)
             if held is not None:
                 return (*keys, key), held
     return None
 
 
-def _key_look(key: str) -> str:
-    """How a key of a state reads (:func:`respelt_key`): :func:`id_look`, surrounding spaces stripped."""
+def key_look(key: str) -> str:
+    """How a key of a state reads (:func:`respelt_key`, the removal scan): :func:`id_look`, surrounding spaces
+    stripped."""
     return id_look(key).strip()
 
 

@@ -18,7 +18,7 @@ from .._core.case import Case
 from .._core.compare import unheld_removals
 from .._core.paths import format_path, parse_path
 from ..errors import CaseFileError, clip, quote
-from .cases import LOOK_ALIKE_HELP, id_look
+from .cases import LOOK_ALIKE_HELP, key_look
 
 __all__ = ["RemovalScan", "look_alike"]
 
@@ -32,10 +32,10 @@ _READS = "reads as"
 
 
 def _text(value: Any) -> str:
-    """A key, or a ``by_key`` value, as text: a string as it reads (:func:`id_look`, surrounding spaces stripped),
+    """A key, or a ``by_key`` value, as text: a string as it reads (:func:`~oloproof_nb._config.cases.key_look`),
     anything else as JSON."""
     if isinstance(value, str):
-        return id_look(value).strip()
+        return key_look(value)
     return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
 
 

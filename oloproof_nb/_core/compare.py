@@ -914,39 +914,32 @@ def unheld_removals(initial: Mapping[str, Any], expected: Mapping[str, Any], *,
 def _by_key_removals(exp: Sequence[Any], before: Sequence[Any], key: str | None, keys: Keys,
                      ) -> tuple[list[tuple[Any, Any, Keys]], list[tuple[Keys, str | None, Any, list[Any]]]]:
     """:func:`unheld_removals` in a ``by_key`` list: ``(element, initial element, keys)`` of each expected element
-    that is no removal and meets one ``before`` holds (to follow; the n-th with a key value meets the n-th held
-    one with it, as :func:`_by_key` pairs them), and the removals of a key value ``before`` does not hold."""
+    that is no removal and meets one ``before`` holds, paired as the check pairs them (:func:`_by_key`: the n-th
+    with a key value meets the n-th held one with it), to follow; and the removals of a key value ``before`` does
+    not hold."""
     def field(element: Any) -> Any:  # _field, at one look for a dict (each element of the list, every case)
         return element.get(key, ABSENT) if type(element) is dict else _field(element, key)
 
-    where: dict[str, list[int]] = {}
+    held: dict[str, int] = {}
     for j, element in enumerate(before):
         value = field(element)
         if value is not ABSENT:
-            where.setdefault(_key_ident(value), []).append(j)
-    named = {_key_ident(v) for element in exp if (v := field(element)) is not ABSENT}
+            held.setdefault(_same_text(value), j)
+    named = {_same_text(v) for element in exp if (v := field(element)) is not ABSENT}
+    pairs = _by_key(exp, before, key)
     follow: list[tuple[Any, Any, Keys]] = []
     found: list[tuple[Keys, str | None, Any, list[Any]]] = []
-    for element in exp:
+    for i, element in enumerate(exp):
         value = field(element)
         if value is ABSENT:
             continue
-        slots = where.get(_key_ident(value))
-        if slots is not None:
-            if not _is_removal(element, key) and slots:
-                at = slots.pop(0)
-                if _asks_removal(element):
-                    follow.append((element, before[at], (*keys, str(at))))
-        elif _is_removal(element, key):
-            others = [field(before[held[0]]) for text, held in where.items() if text not in named]
-            found.append(((*keys, f"<{key}={_key_text(value)}>"), key, value, others))
+        if _is_removal(element, key):
+            if _same_text(value) not in held:
+                others = [field(before[j]) for text, j in held.items() if text not in named]
+                found.append(((*keys, f"<{key}={_key_text(value)}>"), key, value, others))
+        elif i in pairs and _asks_removal(element):
+            follow.append((element, before[pairs[i]], (*keys, str(pairs[i]))))
     return follow, found
-
-
-def _key_ident(value: Any) -> str:
-    """One text per ``by_key`` value, as :func:`_same_text` tells them apart: a string after a quote mark (made at
-    once), anything else as :func:`_same_text` writes it (JSON, which starts a quote mark only for a string)."""
-    return '"' + value if type(value) is str else _same_text(value)
 
 
 def _asks_removal(value: Any) -> bool:

@@ -11,6 +11,7 @@ row or a ``.tex`` row, no spreadsheet formula in ``.csv``.
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import json
 import math
 import os
@@ -182,7 +183,7 @@ def _csv(df: pd.DataFrame, path: Path) -> str:
     # inside a cell was written bare, and csv readers and spreadsheets end a row there, so the rest of the cell
     # began a row of its own (a case id 'x\r=2+5' gave a row whose first cell is the formula =2+5, which the
     # leading ' above never saw). A table holding one is written with "\r\n" (RFC 4180), which quotes it.
-    crlf = any("\r" in cell for cell in [*text.columns, *(value for row in rows for value in row)])
+    crlf = any("\r" in cell for cell in itertools.chain(text.columns, *rows))
     return str(text.to_csv(index=False, lineterminator="\r\n" if crlf else "\n"))
 
 
