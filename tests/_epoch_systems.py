@@ -1,13 +1,46 @@
-"""A scripted system whose epochs take different paths, for tests of reductions over epochs."""
+"""Systems for tests of epochs: a seeded coin, and a scripted system whose epochs take different paths."""
 
 from __future__ import annotations
 
 import json
+import random
+import zlib
 from pathlib import Path
 
 import yaml
 
 import oloproof_nb as op
+
+#: Right with probability ``input["p"]``, from an RNG seeded by (case, epoch); the world records the answer.
+STOCHASTIC = '''
+import random, zlib
+
+class Coin:
+    """Right with probability input["p"], from an RNG seeded by (case, epoch); the world records the answer."""
+    version = "coin-1"
+
+    def reset(self, state):
+        self.state = dict(state)
+
+    def snapshot(self):
+        return dict(self.state)
+
+    def run(self, input, epoch):
+        rng = random.Random(zlib.crc32(f"{input['id']}/{epoch}".encode()))
+        answer = "yes" if rng.random() < input["p"] else "no"
+        self.state["answered"] = answer
+        return {"steps": [{"kind": "tool_call", "tool": "answer", "args": {"a": answer}, "result": {"ok": True}}],
+                "answer": answer, "status": "completed"}
+'''
+
+#: The probabilities of the coin cases ``c0``…``c7``.
+P = [0.9, 0.5, 0.2, 0.8, 0.6, 0.95, 0.4, 0.7]
+
+
+def coin_answers_right(case_id: str, p: float, epoch: int) -> bool:
+    """Whether ``STOCHASTIC`` answers right on (case, epoch): the same seeding rule, computed outside the run."""
+    return random.Random(zlib.crc32(f"{case_id}/{epoch}".encode())).random() < p
+
 
 #: Epoch e of a case makes ``calls[e-1]`` tool calls and answers right when ``plan[e-1]``.
 SCRIPTED = '''

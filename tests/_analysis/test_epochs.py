@@ -20,33 +20,10 @@ import pandas as pd
 import pytest
 import yaml
 from _cr2_reference import cr2_matrix
-from _epoch_systems import recovering_desk_suite
+from _epoch_systems import STOCHASTIC, P, coin_answers_right, recovering_desk_suite
 
 import oloproof_nb as op
 from oloproof_nb._core.cr2 import bell_mccaffrey_df
-
-STOCHASTIC = '''
-import random, zlib
-
-class Coin:
-    """Right with probability input["p"], from an RNG seeded by (case, epoch); the world records the answer."""
-    version = "coin-1"
-
-    def reset(self, state):
-        self.state = dict(state)
-
-    def snapshot(self):
-        return dict(self.state)
-
-    def run(self, input, epoch):
-        rng = random.Random(zlib.crc32(f"{input['id']}/{epoch}".encode()))
-        answer = "yes" if rng.random() < input["p"] else "no"
-        self.state["answered"] = answer
-        return {"steps": [{"kind": "tool_call", "tool": "answer", "args": {"a": answer}, "result": {"ok": True}}],
-                "answer": answer, "status": "completed"}
-'''
-
-P = [0.9, 0.5, 0.2, 0.8, 0.6, 0.95, 0.4, 0.7]
 
 
 def _cases(n: int = 8) -> list[dict[str, Any]]:
@@ -55,13 +32,6 @@ def _cases(n: int = 8) -> list[dict[str, Any]]:
 
 
 EVALUATORS = [{"type": "answer_matches"}, {"type": "state_matches", "mode": "subset"}]
-
-
-def _coin(case_id: str, p: float, epoch: int) -> bool:
-    """What the agent answers, computed here independently of the run (the same seeding rule)."""
-    import zlib
-
-    return random.Random(zlib.crc32(f"{case_id}/{epoch}".encode())).random() < p
 
 
 @pytest.fixture(scope="module")
@@ -114,14 +84,14 @@ def test_every_case_runs_k_times_with_an_epoch_column(runs: dict[int, op.Run], k
     # the agent's answers are those of the seeded coin, epoch by epoch (each epoch a fresh reset)
     for row in cases.itertuples():
         p = P[int(row.case_id[1:]) % len(P)]
-        assert row.answer == ("yes" if _coin(row.case_id, p, row.epoch) else "no")
+        assert row.answer == ("yes" if coin_answers_right(row.case_id, p, row.epoch) else "no")
     snaps = run.snapshots.set_index(["case_id", "epoch"])["state"]
     assert all(snaps[(r.case_id, r.epoch)] == {"answered": r.answer} for r in cases.itertuples())
 
 
 def test_literal_hand_count(runs: dict[int, op.Run]) -> None:
     """c2 has p = 0.2: its five coins, computed by hand from the seeding rule, and the estimators on them."""
-    flips = [_coin("c2", 0.2, e) for e in range(1, 6)]
+    flips = [coin_answers_right("c2", 0.2, e) for e in range(1, 6)]
     c = sum(flips)
     v = runs[5].verdicts
     got = v[(v["case_id"] == "c2") & (v["criterion"] == "answer_matches")].sort_values("epoch")
@@ -644,7 +614,7 @@ def test_pooled_runs_of_a_system_given_its_epoch_count_each_epoch_once(runs: dic
     assert math.isnan(four["rate"]) and (four["cases"], four["left_out"]) == (0, 8)
     assert four["reason"].startswith("no case has 4 rows; 8 row(s) repeat a try another run of the pool holds")
     three = op.reduce_epochs(pooled, reduce="pass^3").set_index("criterion").loc["answer_matches"]
-    by_hand = [all(_coin(f"c{i}", P[i], e) for e in (1, 2, 3)) for i in range(8)]
+    by_hand = [all(coin_answers_right(f"c{i}", P[i], e) for e in (1, 2, 3)) for i in range(8)]
     assert three["rate"] == pytest.approx(np.mean(by_hand))
     release = {"allow_approximate_methods": True, "min_clusters": 2,
                "criteria": {"answer_matches": {"threshold": 0.01, "reduce": "pass^4"}}}

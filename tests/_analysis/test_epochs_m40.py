@@ -1,6 +1,6 @@
 """Mutation round M40 on epochs (pass^k, pass@k, reduced sums): tests that kill mutants the existing tests let live.
 
-The agent is the seeded coin of ``test_epochs.py`` (right with probability p, from an RNG seeded by (case, epoch));
+The agent is the seeded coin of ``_epoch_systems.py`` (right with probability p, from an RNG seeded by (case, epoch));
 every expected number is computed here from that seeding rule, never read from the code's output.
 """
 
@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import math
-import random
-import zlib
 from pathlib import Path
 from typing import Any
 
@@ -17,39 +15,16 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from _epoch_systems import STOCHASTIC, P, coin_answers_right
 
 import oloproof_nb as op
-
-COIN = '''
-import random, zlib
-
-class Coin:
-    version = "coin-1"
-
-    def reset(self, state):
-        self.state = dict(state)
-
-    def snapshot(self):
-        return dict(self.state)
-
-    def run(self, input, epoch):
-        rng = random.Random(zlib.crc32(f"{input['id']}/{epoch}".encode()))
-        answer = "yes" if rng.random() < input["p"] else "no"
-        return {"steps": [], "answer": answer, "status": "completed"}
-'''
-
-P = [0.9, 0.5, 0.2, 0.8, 0.6, 0.95, 0.4, 0.7]
-
-
-def _coin(case_id: str, p: float, epoch: int) -> bool:
-    return random.Random(zlib.crc32(f"{case_id}/{epoch}".encode())).random() < p
 
 
 @pytest.fixture(scope="module")
 def two_epochs(tmp_path_factory: pytest.TempPathFactory) -> op.Run:
     root = tmp_path_factory.mktemp("m40") / "suite"
     root.mkdir()
-    (root / "sysmod.py").write_text(COIN, encoding="utf-8")
+    (root / "sysmod.py").write_text(STOCHASTIC, encoding="utf-8")
     cases = [{"id": f"c{i}", "input": {"id": f"c{i}", "p": p}, "expected": {"answer": "yes"}} for i, p in enumerate(P)]
     (root / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
     body: dict[str, Any] = {"name": "coin", "system": "sysmod:Coin", "evaluators": [{"type": "answer_matches"}]}
@@ -61,7 +36,7 @@ def test_pass_at_1_of_two_epochs_is_the_mean_of_halves_not_a_binary_rate(two_epo
     """Mutant ``binary = denominator == 1`` → ``denominator <= 2``: with 2 epochs, pass@1 = pass^1 = c/2 takes the
     value ½ (common denominator C(2, 1) = 2), so its values are not binary; read as binary they were rounded
     (½ → 0) and the rate fell below the mean of the values."""
-    passes = [sum(_coin(f"c{i}", p, e) for e in (1, 2)) for i, p in enumerate(P)]
+    passes = [sum(coin_answers_right(f"c{i}", p, e) for e in (1, 2)) for i, p in enumerate(P)]
     assert 1 in passes  # the design: some case passes one epoch of two (a value of ½)
     hand = float(np.mean([c / 2 for c in passes]))
     table = op.reduce_epochs(two_epochs, reduce=["pass^1", "pass@1"]).set_index("reduce")
@@ -73,7 +48,7 @@ def test_pass_at_1_of_two_epochs_is_the_mean_of_halves_not_a_binary_rate(two_epo
 def test_two_epochs_get_pass_hat_2_and_pass_at_2_by_default(two_epochs: op.Run) -> None:
     """Mutant ``k > 1`` → ``k > 2`` in the default reductions: a run of 2 epochs lost pass^2 and pass@2 from
     ``op.reduce_epochs(run)``. By hand: pass^2 = share of cases passing both epochs, pass@2 = share passing one."""
-    passes = [sum(_coin(f"c{i}", p, e) for e in (1, 2)) for i, p in enumerate(P)]
+    passes = [sum(coin_answers_right(f"c{i}", p, e) for e in (1, 2)) for i, p in enumerate(P)]
     table = op.reduce_epochs(two_epochs)
     assert table["reduce"].tolist() == ["mean", "pass^2", "pass@2"]
     rate = table.set_index("reduce")["rate"]

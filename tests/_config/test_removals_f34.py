@@ -11,46 +11,17 @@ number written as text) away is warned of (``VacuousCheckWarning``), and a remov
 
 from __future__ import annotations
 
-import json
 import warnings
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _removal_suites import GONE, removal_suite, state_case
 
 import oloproof_nb as op
 from oloproof_nb.cli import main
 from oloproof_nb.errors import CaseFileError
 from oloproof_nb.evaluators import StateMatches
-
-GONE = {"$absent": True}
-
-IDLE = """\
-import oloproof_nb as op
-
-class Desk(op.RecordedAgent):
-    version = "idle-1"
-    def reset(self, state): self.state = state
-    def snapshot(self): return self.state
-    def act(self, input, rec): return "ok"
-"""
-
-
-def _suite(folder: Path, cases: list[dict[str, Any]], evaluator: str = "{type: state_matches}") -> Path:
-    folder.mkdir(parents=True)
-    (folder / "oloproof.yaml").write_text(f"name: f34\nsystem: desk:Desk\nevaluators:\n  - {evaluator}\n",
-                                          encoding="utf-8")
-    (folder / "release.yaml").write_text("criteria: {state_matches: 0.5}\n", encoding="utf-8")
-    (folder / "desk.py").write_text(IDLE, encoding="utf-8")
-    for i, case in enumerate(cases):
-        case.setdefault("id", f"c{i + 1}")
-        case.setdefault("input", {"n": i})
-    (folder / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
-    return folder
-
-
-def _case(initial: dict[str, Any], expected: dict[str, Any]) -> dict[str, Any]:
-    return {"initial_state": initial, "expected": {"state": expected}}
 
 
 def _found(folder: Path) -> list[str]:
@@ -69,7 +40,7 @@ CART = "{type: state_matches, lists: {cart: {by_key: sku}}}"
 
 def _carts(sku: str) -> list[dict[str, Any]]:
     """R39's repro: three cases that each ask for the removal of the cart's one element, written ``sku``."""
-    return [_case({"cart": [{"sku": "B", "qty": 1}]}, {"cart": [{"sku": sku, "$absent": True}]}) for _ in range(3)]
+    return [state_case({"cart": [{"sku": "B", "qty": 1}]}, {"cart": [{"sku": sku, "$absent": True}]}) for _ in range(3)]
 
 
 def test_the_idle_desk_passes_a_removal_written_with_a_trailing_space() -> None:
@@ -85,8 +56,8 @@ def test_the_idle_desk_passes_a_removal_written_with_a_trailing_space() -> None:
 
 @pytest.mark.parametrize("mode", ["subset", "changes"])
 def test_a_by_key_removal_that_reads_as_a_held_element_is_refused_naming_the_line(tmp_path: Path, mode: str) -> None:
-    folder = _suite(tmp_path / "s", _carts("B "), f"{{type: state_matches, mode: {mode}, lists: {{cart: {{by_key: "
-                                                   "sku}}}")
+    folder = removal_suite(tmp_path / "s", _carts("B "),
+                           f"{{type: state_matches, mode: {mode}, lists: {{cart: {{by_key: sku}}}}}}")
     before = (folder / "cases.jsonl").read_bytes()
     with pytest.raises(CaseFileError) as caught:
         op.load_suite(folder)
@@ -99,7 +70,7 @@ def test_a_by_key_removal_that_reads_as_a_held_element_is_refused_naming_the_lin
 
 def test_the_command_line_refuses_it_in_one_line_with_exit_2(tmp_path: Path,
                                                              capsys: pytest.CaptureFixture[str]) -> None:
-    folder = _suite(tmp_path / "s", _carts("B\u200b"), CART)  # a zero-width space: invisible in every table
+    folder = removal_suite(tmp_path / "s", _carts("B\u200b"), CART)  # a zero-width space: invisible in every table
     code = main(["run", str(folder)])
     out, err = capsys.readouterr()
     assert code == 2
@@ -110,18 +81,18 @@ def test_the_command_line_refuses_it_in_one_line_with_exit_2(tmp_path: Path,
 
 def test_a_key_inside_a_list_element_that_reads_as_a_held_key_is_refused(tmp_path: Path) -> None:
     """``respelt_key`` follows dicts only; a dict below a ``by_key`` element is followed here."""
-    cases = [_case({"cart": [{"sku": "B", "opts": {"gift": True}}]},
+    cases = [state_case({"cart": [{"sku": "B", "opts": {"gift": True}}]},
                    {"cart": [{"sku": "B", "opts": {"gift ": GONE}}]})]
     with pytest.raises(CaseFileError, match=r"line 1: .*cart\.0\.opts\.gift .*whose key 'gift ' reads as 'gift'"):
-        op.load_suite(_suite(tmp_path / "s", cases, CART))
+        op.load_suite(removal_suite(tmp_path / "s", cases, CART))
 
 
 def test_a_typo_of_a_held_key_is_warned_of_with_line_case_and_the_key_held(tmp_path: Path) -> None:
-    cases = [_case({"orders": {"ord-7": {"status": "open"}}}, {"orders": {"ord-8": GONE}}),
-             _case({"cart": [{"sku": "SKU-17"}]}, {"cart": [{"sku": "SKU-71", "$absent": True}]}),
-             _case({"cart": [{"sku": "sku-b"}]}, {"cart": [{"sku": "SKU-B", "$absent": True}]}),
-             _case({"cart": [{"sku": 1007}]}, {"cart": [{"sku": "1007", "$absent": True}]})]
-    folder = _suite(tmp_path / "s", cases, CART)
+    cases = [state_case({"orders": {"ord-7": {"status": "open"}}}, {"orders": {"ord-8": GONE}}),
+             state_case({"cart": [{"sku": "SKU-17"}]}, {"cart": [{"sku": "SKU-71", "$absent": True}]}),
+             state_case({"cart": [{"sku": "sku-b"}]}, {"cart": [{"sku": "SKU-B", "$absent": True}]}),
+             state_case({"cart": [{"sku": 1007}]}, {"cart": [{"sku": "1007", "$absent": True}]})]
+    folder = removal_suite(tmp_path / "s", cases, CART)
     [message] = _found(folder)
     assert message.startswith(f"{folder / 'cases.jsonl'}: 4 removal(s)")
     assert "line 1, case 'c1': orders.ord-8 (its key 'ord-8' is one character apart from 'ord-7'" in message
@@ -136,10 +107,10 @@ def test_a_typo_of_a_held_key_is_warned_of_with_line_case_and_the_key_held(tmp_p
 def test_the_idle_desk_passes_those_cases_under_the_suite_s_own_check(tmp_path: Path) -> None:
     """The warning's claim, run: the idle desk scores 2 of 2 (hand count: each case asks one removal of a key the
     state never held, and nothing else)."""
-    cases = [_case({"orders": {"ord-7": {}}}, {"orders": {"ord-8": GONE}}),
-             _case({"orders": {"ord-1": {}}}, {"orders": {"ord-2": GONE}})]
+    cases = [state_case({"orders": {"ord-7": {}}}, {"orders": {"ord-8": GONE}}),
+             state_case({"orders": {"ord-1": {}}}, {"orders": {"ord-2": GONE}})]
     with pytest.warns(op.VacuousCheckWarning, match="2 removal"):
-        suite = op.load_suite(_suite(tmp_path / "s", cases, "{type: state_matches, mode: changes}"))
+        suite = op.load_suite(removal_suite(tmp_path / "s", cases, "{type: state_matches, mode: changes}"))
     run = op.run(suite, progress=False)
     assert list(run.verdicts["verdict"]) == ["pass", "pass"]
 
@@ -158,7 +129,7 @@ def test_the_idle_desk_passes_those_cases_under_the_suite_s_own_check(tmp_path: 
     ("B", "C", False),
 ])
 def test_one_edit_is_a_look_alike_and_two_are_not(tmp_path: Path, held: str, named: str, warned: bool) -> None:
-    folder = _suite(tmp_path / "s", [_case({"orders": {held: {}}}, {"orders": {named: GONE}})])
+    folder = removal_suite(tmp_path / "s", [state_case({"orders": {held: {}}}, {"orders": {named: GONE}})])
     found = _found(folder)
     assert len(found) == int(warned), found
     if warned:
@@ -168,13 +139,13 @@ def test_one_edit_is_a_look_alike_and_two_are_not(tmp_path: Path, held: str, nam
 def test_a_genuine_must_not_create_case_is_not_named(tmp_path: Path) -> None:
     """The legitimate use: a removal of a key the state never held, with nothing that reads like it there (an
     empty refunds book; a new order id far from the held ones); and one whose look-alike the case names too."""
-    cases = [_case({"refunds": {}}, {"refunds": {"r-1": GONE}}),
-             _case({"orders": {"ord-7": {}}}, {"orders": {"ord-999": GONE}}),
-             _case({"orders": {"ord-7": {"status": "open"}}},
+    cases = [state_case({"refunds": {}}, {"refunds": {"r-1": GONE}}),
+             state_case({"orders": {"ord-7": {}}}, {"orders": {"ord-999": GONE}}),
+             state_case({"orders": {"ord-7": {"status": "open"}}},
                    {"orders": {"ord-7": {"status": "open"}, "ord-8": GONE}}),
-             _case({"cart": [{"sku": "SKU-B"}]}, {"cart": [{"sku": "SKU-B"}, {"sku": "SKU-C", "$absent": True}]}),
-             _case({"cart": [{"sku": "SKU-B"}]}, {"cart": [{"sku": "SKU-B", "$absent": True}]})]
-    assert _found(_suite(tmp_path / "s", cases, CART)) == []
+             state_case({"cart": [{"sku": "SKU-B"}]}, {"cart": [{"sku": "SKU-B"}, {"sku": "SKU-C", "$absent": True}]}),
+             state_case({"cart": [{"sku": "SKU-B"}]}, {"cart": [{"sku": "SKU-B", "$absent": True}]})]
+    assert _found(removal_suite(tmp_path / "s", cases, CART)) == []
 
 
 def test_in_changes_mode_the_removal_a_deliberate_case_would_drop_was_checked_already() -> None:
@@ -196,34 +167,35 @@ def test_a_mode_that_compares_the_look_alike_itself_is_not_named(tmp_path: Path)
         idle = StateMatches(type="state_matches", mode=mode, paths=paths).judge(expected, initial, "c1",
                                                                                 initial=initial)
         assert idle.verdicts[0]["verdict"] == "fail"
-    assert _found(_suite(tmp_path / "w", [_case(initial, expected)], "{type: state_matches, mode: whole}")) == []
-    assert _found(_suite(tmp_path / "p", [_case(initial, expected)],
-                         "{type: state_matches, mode: paths, paths: [orders]}")) == []
-    held = _case({"orders": {"ord-8": {}}}, {"orders": {"ord-8": GONE}})  # a case that holds the path: not vacuous
-    [message] = _found(_suite(tmp_path / "q", [_case(initial, expected), held],
-                              "{type: state_matches, mode: paths, paths: [orders.ord-8]}"))
+    whole = "{type: state_matches, mode: whole}"
+    assert _found(removal_suite(tmp_path / "w", [state_case(initial, expected)], whole)) == []
+    assert _found(removal_suite(tmp_path / "p", [state_case(initial, expected)],
+                                "{type: state_matches, mode: paths, paths: [orders]}")) == []
+    held = state_case({"orders": {"ord-8": {}}}, {"orders": {"ord-8": GONE}})  # a case that holds the path: not vacuous
+    [message] = _found(removal_suite(tmp_path / "q", [state_case(initial, expected), held],
+                                     "{type: state_matches, mode: paths, paths: [orders.ord-8]}"))
     assert "1 removal(s)" in message and "line 1, case 'c1': orders.ord-8 (its key 'ord-8'" in message
 
 
 def test_an_unordered_list_and_a_path_changes_mode_ignores_are_not_named(tmp_path: Path) -> None:
-    cases = [_case({"cart": [{"sku": "SKU-B", "opts": {"gift": 1}}], "log": {"e-1": 1}},
+    cases = [state_case({"cart": [{"sku": "SKU-B", "opts": {"gift": 1}}], "log": {"e-1": 1}},
                    {"cart": [{"sku": "SKU-B", "opts": {"gfit": GONE}}], "log": {"e-2": GONE}})]
-    assert _found(_suite(tmp_path / "u", cases, "{type: state_matches, lists: {cart: unordered}, ignore: [log], "
-                                                  "mode: changes}")) == []
+    assert _found(removal_suite(tmp_path / "u", cases, "{type: state_matches, lists: {cart: unordered}, ignore: [log], "
+                                                       "mode: changes}")) == []
 
 
 def test_many_findings_are_counted_and_the_message_stays_short(tmp_path: Path) -> None:
-    cases = [_case({"orders": {f"ord-{i}7": {}}}, {"orders": {f"ord-{i}8": GONE}}) for i in range(40)]
-    [message] = _found(_suite(tmp_path / "s", cases))
+    cases = [state_case({"orders": {f"ord-{i}7": {}}}, {"orders": {f"ord-{i}8": GONE}}) for i in range(40)]
+    [message] = _found(removal_suite(tmp_path / "s", cases))
     assert "40 removal(s)" in message and "; and 35 more." in message
     assert message.count("line ") == 5 and len(message) < 2000
 
 
 def test_the_command_line_prints_the_warning_as_one_line_and_runs(tmp_path: Path,
                                                                   capsys: pytest.CaptureFixture[str]) -> None:
-    cases = [_case({"orders": {"ord-7": {}}}, {"orders": {"ord-8": GONE}}),
-             _case({"orders": {"ord-7": {}}}, {"orders": {"ord-7": GONE}})]
-    code = main(["run", str(_suite(tmp_path / "s", cases))])
+    cases = [state_case({"orders": {"ord-7": {}}}, {"orders": {"ord-8": GONE}}),
+             state_case({"orders": {"ord-7": {}}}, {"orders": {"ord-7": GONE}})]
+    code = main(["run", str(removal_suite(tmp_path / "s", cases))])
     out, err = capsys.readouterr()
     warned = [line for line in err.splitlines() if "removal(s)" in line]
     assert len(warned) == 1 and warned[0].startswith("oloproof: warning: vacuous check: ") and "line 1," in warned[0]
@@ -233,8 +205,8 @@ def test_the_command_line_prints_the_warning_as_one_line_and_runs(tmp_path: Path
 def test_a_paths_entry_no_case_holds_is_never_offered_as_its_own_nearest_path(tmp_path: Path) -> None:
     """Its removal written in expected.state made the path a candidate: "did you mean orders.ord-8?" of orders.ord-8
     (before), where the state holds orders.ord-7."""
-    cases = [_case({"orders": {"ord-7": {}}}, {"orders": {"ord-8": GONE}})]
-    folder = _suite(tmp_path / "s", cases, "{type: state_matches, mode: paths, paths: [orders.ord-8]}")
+    cases = [state_case({"orders": {"ord-7": {}}}, {"orders": {"ord-8": GONE}})]
+    folder = removal_suite(tmp_path / "s", cases, "{type: state_matches, mode: paths, paths: [orders.ord-8]}")
     with warnings.catch_warnings(record=True):
         warnings.simplefilter("always")
         suite = op.load_suite(folder)

@@ -9,38 +9,21 @@ the first held one (the check pairs the n-th with the n-th), and keys whose lett
 
 from __future__ import annotations
 
-import json
 import warnings
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _removal_suites import GONE, removal_suite, state_case
 
 import oloproof_nb as op
 from oloproof_nb._config.removals import _one_edit, look_alike
 from oloproof_nb._core.compare import ListMatch, unheld_removals
 from oloproof_nb.evaluators import StateMatches
 
-GONE = {"$absent": True}
 BY_SKU = {"cart": ListMatch("by_key", "sku")}
 CASE = "differs only in letter case from"
 EDIT = "is one character apart from"
-
-
-def _suite(folder: Path, cases: list[dict[str, Any]], evaluators: list[str]) -> Path:
-    folder.mkdir(parents=True)
-    lines = "".join(f"  - {e}\n" for e in evaluators)
-    (folder / "oloproof.yaml").write_text(f"name: m42\nsystem: desk:Desk\nevaluators:\n{lines}", encoding="utf-8")
-    (folder / "desk.py").write_text("class Desk:\n    pass\n", encoding="utf-8")
-    for i, case in enumerate(cases):
-        case.setdefault("id", f"c{i + 1}")
-        case.setdefault("input", {"n": i})
-    (folder / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
-    return folder
-
-
-def _case(initial: dict[str, Any], expected: dict[str, Any]) -> dict[str, Any]:
-    return {"initial_state": initial, "expected": {"state": expected}}
 
 
 def _warnings(folder: Path) -> list[str]:
@@ -203,16 +186,16 @@ def test_a_key_value_held_twice_is_followed_as_the_check_pairs_it_the_nth_with_t
 def test_each_check_is_read_by_its_own_rules_and_a_removal_two_checks_find_is_counted_once(tmp_path: Path) -> None:
     """Mutants: one reading for every check (the first check's list rules read the second's cart); no
     per-case de-duplication (two readings of ``ord-8``: 2 removals); only the first check of a reading named."""
-    cart = [_case({"cart": [{"sku": "B"}]}, {"cart": [{"sku": "B ", "$absent": True}]})]
+    cart = [state_case({"cart": [{"sku": "B"}]}, {"cart": [{"sku": "B ", "$absent": True}]})]
     with pytest.raises(op.CaseFileError, match="reads as 'B'"):
-        op.load_suite(_suite(tmp_path / "a", cart, ["{type: state_matches, criterion: plain}",
-                                                    "{type: state_matches, criterion: keyed, lists: {cart: {by_key: "
-                                                    "sku}}}"]))
-    orders = [_case({"orders": {"ord-7": {}}, "log": {}}, {"orders": {"ord-8": GONE}})]
+        op.load_suite(removal_suite(tmp_path / "a", cart, "{type: state_matches, criterion: plain}",
+                                          "{type: state_matches, criterion: keyed, lists: {cart: {by_key: sku}}}",
+                                          release=None))
+    orders = [state_case({"orders": {"ord-7": {}}, "log": {}}, {"orders": {"ord-8": GONE}})]
     checks = ["{type: state_matches, criterion: one}",
               "{type: state_matches, criterion: two, mode: changes, ignore: [log]}",
               "{type: state_matches, criterion: three}"]
-    [message] = _warnings(_suite(tmp_path / "b", orders, checks))
+    [message] = _warnings(removal_suite(tmp_path / "b", orders, *checks, release=None))
     assert "1 removal(s)" in message and "passes such a removal in one, three, two" in message
 
 
@@ -222,14 +205,14 @@ def test_a_paths_entry_below_the_removal_is_read_as_asking_for_it(tmp_path: Path
     initial, expected = {"orders": {"ord-7": {"status": "open"}}}, {"orders": {"ord-8": GONE}}
     check = StateMatches(type="state_matches", mode="paths", paths=["orders.ord-8.status"])
     assert _idle(check, initial, expected) == "pass"
-    held = _case({"orders": {"ord-8": {"status": "open"}}}, {"orders": {"ord-8": GONE}})
-    [message] = _warnings(_suite(tmp_path / "s", [_case(initial, expected), held],
-                                 ["{type: state_matches, mode: paths, paths: [orders.ord-8.status]}"]))
+    held = state_case({"orders": {"ord-8": {"status": "open"}}}, {"orders": {"ord-8": GONE}})
+    [message] = _warnings(removal_suite(tmp_path / "s", [state_case(initial, expected), held],
+                                        "{type: state_matches, mode: paths, paths: [orders.ord-8.status]}"))
     assert "1 removal(s)" in message and "line 1, case 'c1': orders.ord-8 (its key 'ord-8'" in message
 
 
 def test_five_findings_are_all_shown_with_no_more_to_count(tmp_path: Path) -> None:
     """Mutant: "; and 0 more" when every finding is shown (5 of 5, a hand count)."""
-    cases = [_case({"orders": {f"ord-{i}7": {}}}, {"orders": {f"ord-{i}8": GONE}}) for i in range(5)]
-    [message] = _warnings(_suite(tmp_path / "s", cases, ["{type: state_matches}"]))
+    cases = [state_case({"orders": {f"ord-{i}7": {}}}, {"orders": {f"ord-{i}8": GONE}}) for i in range(5)]
+    [message] = _warnings(removal_suite(tmp_path / "s", cases))
     assert "5 removal(s)" in message and message.count("line ") == 5 and "more" not in message.split(". An")[0]
