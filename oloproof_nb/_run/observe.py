@@ -197,8 +197,10 @@ def observe_file(
     validator_cwd : Path or str, optional
         Working directory of command validators (default: the current one).
     environ : Mapping[str, str]
-        Where ``digest_key_env`` is looked up. A command validator gets this process's
-        environment *without* the ``digest_key_env`` variable: the key digests, it is never handed on.
+        The environment (default: this process's). ``digest_key_env`` is looked up in it, and a command
+        validator gets it *without* the ``digest_key_env`` variable: the key digests, it is never handed on.
+        A variable it holds is the validator's to read: where other contracts name other key variables,
+        pass it without them (before, the validator got this process's environment whatever was given).
     now : callable, optional
         Returns the (timezone-aware) observation time; default ``datetime.now(timezone.utc)``.
     observe_timeout_s : float
@@ -277,7 +279,7 @@ def observe_file(
         # the file read, by its real path: a symbolic link on the locator's way pointed elsewhere while the
         # validator ran, and back after, made a receipt of one file with another's check (review R36)
         exit_code, error = _run_named_validator(
-            contract, real, validators or {}, validator_timeout_s, validator_cwd
+            contract, real, validators or {}, validator_timeout_s, validator_cwd, environ
         )
         # the validator was given a path, not the file read: the locator must still name that file, unchanged
         try:
@@ -311,6 +313,7 @@ def _run_named_validator(
     validators: Mapping[str, Validator],
     timeout_s: float,
     cwd: Path | str | None,
+    environ: Mapping[str, str],
 ) -> tuple[int | None, str | None]:
     name = str(contract.validator)
     spec = validators.get(name)
@@ -325,7 +328,9 @@ def _run_named_validator(
         and spec
         and all(isinstance(arg, str) and arg for arg in spec)
     ):
-        env = {k: v for k, v in os.environ.items() if k != contract.digest_key_env}
+        # the environment the key was read from, not this process's: a caller that left a key out of it (another
+        # contract's) handed that key on all the same before (review F37)
+        env = {k: v for k, v in environ.items() if k != contract.digest_key_env}
         code, error = _run_command(list(spec), path, name, timeout_s, cwd, env)
     else:
         raise TypeError(
