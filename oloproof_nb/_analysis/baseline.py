@@ -2,8 +2,9 @@
 
 A baseline is an ordinary run whose system did nothing (``_run/baseline.py``).
 Its rate of a criterion is the plain share of its verdict rows that passed (missing
-counts as not passed, as in the gate). Against a gate, a criterion is
-``passes_when_idle`` when that rate already meets the criterion's threshold: expected
+counts as not passed, as in the gate). Against a gate, a criterion's ``noop_rate`` is that rate reduced as the
+gate reduces the criterion (``mean``: the share of rows; ``pass^k`` / ``pass@k``: the mean of the cases'
+values), and it is ``passes_when_idle`` when that rate already meets the criterion's threshold: expected
 for a collateral-damage check (an idle agent breaks nothing), a red flag for a task
 check (e.g. ``state_matches`` on cases that expect no change).
 """
@@ -17,10 +18,12 @@ from pathlib import Path
 
 import pandas as pd
 
+from .._core.epochs import parse_reduce, reduce_counts
 from .._run.baseline import BASELINE_DIR, NOOP_VERSION
 from ..errors import OloproofError, terminal_text
 from .columns import TEXT, Column, FrameSpec
 from .frames import ended_case_runs
+from .reduce import epoch_counts
 from .run import Run, changed_checks, label_difference, unscored_difference, validity_check_difference
 
 __all__ = ["Baseline", "BASELINE_RATES", "IDLE_COLUMNS", "as_baseline", "baseline_rates", "check_baseline_config",
@@ -36,7 +39,8 @@ BASELINE_RATES = FrameSpec("baseline", (
 
 #: Columns a baseline adds to ``gate.table``.
 IDLE_COLUMNS = FrameSpec("gate_baseline", (
-    Column("noop_rate", "float64", "The criterion's pass rate with the no-op system (NaN: not judged there)."),
+    Column("noop_rate", "float64", "The criterion's pass rate with the no-op system, reduced as the gate reduces it "
+                                   "(NaN: not judged there, or no case with k epochs for pass^k / pass@k)."),
     Column("passes_when_idle", "bool", "noop_rate ≥ threshold: the idle agent already meets the threshold."),
 ), documented=2)
 
@@ -180,12 +184,30 @@ def check_baseline_config(run: Run, idle: Run) -> None:
 def with_idle_columns(table: pd.DataFrame, baseline: Baseline | Run) -> pd.DataFrame:
     """``table`` (a gate table) with ``noop_rate`` and ``passes_when_idle`` appended (a new frame).
 
-    ``passes_when_idle`` is ``noop_rate >= threshold``; False when the criterion is not listed in
-    release.yaml (threshold NaN) or the baseline has no rows for it.
+    ``noop_rate`` is the baseline's rate of the criterion reduced as the table's ``reduce`` says: for ``mean`` the
+    share of its rows that passed (:func:`baseline_rates`), for ``pass^k`` / ``pass@k`` the mean of the values of
+    its cases with at least k rows (NaN when none has), as the gate's ``rate`` is. The plain share set against a
+    reduced threshold compared two quantities: a sandbox right in one epoch of three whatever the agent does gives
+    the idle agent a share of 1/3 but a pass@3 of 1, and its pass@3 check lost its red flag (review R45).
+    ``passes_when_idle`` is ``noop_rate >= threshold``; False when the criterion is not listed in release.yaml
+    (threshold NaN) or the baseline has no rows for it.
     """
     run = baseline.run if isinstance(baseline, Baseline) else baseline
     rates = baseline_rates(run).set_index("criterion")["rate"]
-    noop = [float(rates.get(c, math.nan)) for c in table["criterion"]]
+    reductions = table["reduce"] if "reduce" in table.columns else pd.Series("mean", index=table.index)
+    counts = epoch_counts(run.verdicts) if (reductions != "mean").any() else None
+    noop = [float(rates.get(c, math.nan)) if text == "mean" or counts is None else _reduced_rate(counts, c, text)
+            for c, text in zip(table["criterion"], reductions, strict=True)]
     idle = [not math.isnan(r) and not math.isnan(t) and r >= t for r, t in zip(noop, table["threshold"], strict=True)]
     extra = IDLE_COLUMNS.from_columns({"noop_rate": noop, "passes_when_idle": idle})
     return pd.concat([table.reset_index(drop=True), extra], axis=1)
+
+
+def _reduced_rate(counts: pd.DataFrame, criterion: str, text: str) -> float:
+    """The mean over the cases of ``criterion`` with at least k rows (``counts``: :func:`~.reduce.epoch_counts`) of
+    their ``text`` (``pass^k``, ``pass@k``) values; NaN when no case has k rows."""
+    reduction = parse_reduce(text)
+    group = counts[(counts["criterion"] == criterion) & (counts["epochs"] >= reduction.k)]
+    if not len(group):
+        return math.nan
+    return float(reduce_counts(group["epochs"].to_numpy(), group["passes"].to_numpy(), reduction).mean())

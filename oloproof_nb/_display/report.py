@@ -167,9 +167,9 @@ def _gate_section(run: Run, g: Gate, release: ReleaseLike | None) -> Section:
         shown = pd.concat([shown, g.table[["noop_rate", "passes_when_idle"]]], axis=1)
         idle = [str(c) for c, i in zip(g.table["criterion"], g.table["passes_when_idle"], strict=True) if i]
         sec.text.append("noop_rate: each criterion's pass rate when the agent does nothing (the do-nothing "
-                        "baseline: the sandbox reset, no step, no answer). passes_when_idle: that rate already "
-                        "meets the threshold — expected for a check of collateral damage, a red flag for a task "
-                        "check. It never changes a verdict."
+                        "baseline: the sandbox reset, no step, no answer), reduced as the criterion is. "
+                        "passes_when_idle: that rate already meets the threshold — expected for a check of "
+                        "collateral damage, a red flag for a task check. It never changes a verdict."
                         + ("" if idle else " No gated criterion passes when idle."))
         if idle:
             sec.text.append(Plain(f"Passes when idle: {', '.join(idle)}."))
