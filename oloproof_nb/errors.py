@@ -518,6 +518,8 @@ def validation_problem(exc: ValidationError, prefix: str = "",
     if err["type"] == "model_type":  # not "a valid dictionary or instance of BootstrapConfig": a class never written
         msg = "Input should be a mapping"
     got = err.get("input")
+    if err["type"] == "int_type" and isinstance(got, float):  # a strict whole number given 20.0 (or 2.5)
+        msg = "must be a whole number" + (" written without a decimal point" if got.is_integer() else "")
     if isinstance(got, str) and len(got) > QUOTE_LIMIT:  # a validator's message that quotes the whole value
         msg = msg.replace(repr(got), quote(got))
     msg = clip(msg, QUOTE_LIMIT + 100)  # the net: a few words and one quoted value

@@ -70,7 +70,7 @@ import numpy as np
 import pandas as pd
 from pydantic import ValidationError
 
-from .._config.cases import LOOK_ALIKE_HELP, LookAlikes
+from .._config.cases import LOOK_ALIKE_HELP, LookAlikes, id_look
 from .._config.files import folder_problem
 from .._config.suite import SUITE_FILE, SuiteConfig
 from .._core.canonical import canonical_json, digest, iso
@@ -780,6 +780,10 @@ class _Reader:
             keys = ", ".join(sorted(map(str, {**given, **metadata}))) or "(none)"
             raise OloproofError(f"{file}: cluster={key!r}: sample {cid!r} has no such metadata key; "
                                 f"its metadata keys: {keys}")
+        if not id_look(value).strip():  # "", " ": every such sample in one nameless cluster
+            raise OloproofError(f"{file}: cluster={key!r}: sample {cid!r} has {key} {quote(value)}, a name that reads "
+                                "as nothing: every sample given it would fall in one nameless cluster; give each "
+                                "sample's cluster a name")
         first = self.clusters.setdefault(cid, (value, epoch))
         clash = self.looks.clash(f"sample {cid!r}", value, written=True)
         if clash:

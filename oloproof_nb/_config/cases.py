@@ -65,7 +65,8 @@ def iter_cases(path: str | Path) -> Iterator[tuple[int, Case]]:
     are dropped and accents composed): each copy would count as a case of its own,
     and in a table it looks like the first; and one whose ``cluster`` reads as an
     earlier cluster name that differs (the same rule, surrounding spaces dropped too):
-    one cluster would count as two.
+    one cluster would count as two; and one whose ``cluster`` reads as nothing (``""``,
+    blank space, invisible characters): every such case would fall in one nameless cluster.
     ``NaN`` and ``Infinity`` tokens are accepted (Python's JSON reads and the
     run store writes them). Memory is bounded by the largest case, not the file.
     The file must be a regular file (a directory, a named pipe or a device is refused
@@ -169,6 +170,10 @@ def _iter_lines(path: str | Path, content: bool, rewrites: Sequence[tuple[str, s
             if look != case.id:
                 looks[look] = (lineno, case.id)
             written = obj.get("cluster") is not None
+            if written and not id_look(case.cluster).strip():  # "", " ", "\u200b": every such case in one cluster
+                raise CaseFileError(path, lineno, f"'cluster' is {quote(case.cluster)}, a name that reads as "
+                                    "nothing: every case given it would fall in one nameless cluster; give the "
+                                    "cluster a name, or leave 'cluster' out (the case's id is then its cluster)")
             clash = clusters.clash(f"line {lineno}", case.cluster, written)
             if clash:
                 own = "" if written else " (its id: the case gives no cluster)"

@@ -23,9 +23,10 @@ class BootstrapConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    # bounded: the draws are held in memory
-    resamples: Annotated[int, a_number("a whole number of resamples")] = Field(default=10_000, ge=100, le=1_000_000)
-    seed: Annotated[int, a_number("a whole number")] = Field(default=0, ge=0)  # numpy seeds are non-negative
+    # bounded: the draws are held in memory; strict, as every whole number of the files: 10000.0 is refused
+    resamples: Annotated[int, a_number("a whole number of resamples")] = Field(default=10_000, ge=100, le=1_000_000,
+                                                                                strict=True)
+    seed: Annotated[int, a_number("a whole number")] = Field(default=0, ge=0, strict=True)  # numpy seeds are ≥ 0
 
 
 class RegressionConfig(BaseModel):
@@ -78,7 +79,8 @@ class ReleaseConfig(BaseModel):
     # MIN_CONFIDENCE ≤ confidence < 1 (one message for every value outside)
     confidence: Annotated[float, a_number("a confidence level, e.g. 0.95")] = 0.95
     allow_approximate_methods: bool = Field(default=False, strict=True)  # "yes", 1: a mistake, not a yes
-    min_clusters: Annotated[int, a_number("a whole number of clusters")] = Field(default=20, ge=2)
+    # strict, as epochs: 20.0 is refused (it was taken as 20 while epochs: 2.0 was refused)
+    min_clusters: Annotated[int, a_number("a whole number of clusters")] = Field(default=20, ge=2, strict=True)
     method: Literal["cluster_t", "cluster_bootstrap"] = "cluster_t"
     unclustered_method: Literal["clopper_pearson", "wilson"] = "clopper_pearson"
     bootstrap: BootstrapConfig = Field(default_factory=BootstrapConfig)

@@ -109,9 +109,22 @@ class AbruptEnd(BaseModel):
     #: The ``(case id, epoch)`` of each case run in flight, run again by the resume.
     rerun: list[tuple[str, int]] = Field(default_factory=list)
 
+    @field_validator("rerun", mode="before")
+    @classmethod
+    def _pairs(cls, value: Any) -> Any:
+        """JSON writes each ``(case id, epoch)`` as a list: made a tuple, so a strict reading (``read_manifest``)
+        checks its two items instead of refusing every stored pair."""
+        if isinstance(value, list):
+            return [tuple(item) if isinstance(item, list) else item for item in value]
+        return value
+
 
 class Manifest(BaseModel):
-    """``manifest.json``: who ran what, when, with which files; ``finished_at`` is absent while running."""
+    """``manifest.json``: who ran what, when, with which files; ``finished_at`` is absent while running.
+
+    Read strictly from a run folder (``model_validate(data, strict=True)``): ``"n_cases": "5"``, ``5.0`` or
+    ``true`` for a number, a number for a text, and a key this version does not write are a damaged manifest.
+    """
 
     model_config = ConfigDict(extra="forbid")
 

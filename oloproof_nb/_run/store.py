@@ -75,7 +75,15 @@ from .._config.files import UnreadableFile, read_regular
 from .._core.canonical import iso, utc_now
 from .._core.paths import ABSENT
 from .._core.records import AbruptEnd, CaseRecord, Manifest, ReplayRecord
-from ..errors import RunDirError, RunLockedError, StoreWriteError, parse_problem, storable, validation_problem
+from ..errors import (
+    RunDirError,
+    RunLockedError,
+    StoreWriteError,
+    parse_problem,
+    quote,
+    storable,
+    validation_problem,
+)
 from .lines import complete_lines, journal_sha256, open_journal
 from .states import STATES, read_state_refs, split_case_states, split_replay_states, state_refs_of
 
@@ -194,7 +202,8 @@ _MANIFEST_MAX_BYTES = 1 << 30
 
 
 def read_manifest(directory: Path) -> Manifest:
-    """The validated ``manifest.json`` of a run directory."""
+    """The validated ``manifest.json`` of a run directory, read strictly (:class:`Manifest`): a value of another
+    type is a :class:`RunDirError` naming the file and the key."""
     path = directory / MANIFEST
     try:
         data = json.loads(read_regular(path, _MANIFEST_MAX_BYTES).decode("utf-8"))
@@ -210,8 +219,8 @@ def read_manifest(directory: Path) -> Manifest:
         raise RunDirError(f"{path}: not valid JSON ({str(exc).split(';')[0]})") from None
     if not isinstance(data, dict) or "run_id" not in data:
         raise RunDirError(f"{path}: not a run manifest (no run_id)")
-    try:
-        return Manifest.model_validate(data)
+    try:  # strict: a "5" for n_cases, a 2.0 for epochs or a true for a count is damage, not a value
+        return Manifest.model_validate(data, strict=True)
     except ValidationError as exc:
         key, message, _ = validation_problem(exc)
         raise RunDirError(f"{path}: {key}: {message}") from None
@@ -602,6 +611,11 @@ class RunStore:
                                      "out=")
             raise RunDirError(f"{directory}: already exists and is not empty; choose another out=, "
                               "or pass resume=True to finish that run")
+        link = _dangling_link(directory)
+        if link is not None:  # mkdir said "File exists" of a path where nothing exists
+            raise RunDirError(f"{link}: is a dangling symbolic link (it points to {quote(os.readlink(link))}, which "
+                              "does not exist), not a folder; remove the link or create what it points to, or choose "
+                              "another out=")
         try:
             make_folders(directory)
         except OSError as exc:
@@ -1049,12 +1063,28 @@ def _reusable(directory: Path) -> bool:
     return True
 
 
+def _dangling_link(directory: Path) -> Path | None:
+    """The first of ``directory`` and its parents that is a symbolic link to nothing (a dangling link), or None: a
+    run folder cannot be made there, and mkdir's error says only ``File exists``. A loop of links is not one:
+    mkdir's own error names it (``Too many levels of symbolic links``)."""
+    for path in (directory, *directory.parents):
+        try:
+            if not path.is_symlink():
+                continue
+            os.stat(path)
+        except FileNotFoundError:
+            return path
+        except (OSError, ValueError):  # a loop of links, no permission: make_folders says why it fails
+            return None
+    return None
+
+
 def _read_or_recover_manifest(directory: Path) -> Manifest:
     """The manifest; a complete ``manifest.json.tmp`` left by a kill before its rename is renamed into place."""
     tmp = directory / _MANIFEST_TMP
     if not (directory / MANIFEST).exists() and tmp.is_file():
         try:
-            Manifest.model_validate(json.loads(tmp.read_text(encoding="utf-8")))
+            Manifest.model_validate(json.loads(tmp.read_text(encoding="utf-8")), strict=True)
         except (OSError, ValueError, ValidationError, RecursionError):
             raise RunDirError(f"{directory}: the run was stopped while it was being created, before any case ran; "
                               "run again without resume=True to reuse this folder") from None

@@ -1,0 +1,22 @@
+"""Review F36: an Inspect AI log's ``--cluster`` value that reads as nothing is refused, as a case file's is."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+import oloproof_nb as op
+from oloproof_nb._analysis.inspect_log import _Reader
+
+
+@pytest.mark.parametrize("value", ["", "  ", "\u200b"])
+def test_a_nameless_cluster_value_is_refused(value: str, tmp_path: Path) -> None:
+    reader = _Reader("topic", None, None, None)
+    log = tmp_path / "a.eval"
+    assert reader._cluster(log, "s1", 1, SimpleNamespace(events=[], metadata={"topic": "billing"}), {}) == "billing"
+    with pytest.raises(op.OloproofError) as info:
+        reader._cluster(log, "s2", 1, SimpleNamespace(events=[], metadata={"topic": value}), {})
+    assert str(info.value).startswith(f"{log}: cluster='topic': sample 's2' has topic {value!r}, a name that reads "
+                                      "as nothing"), str(info.value)
