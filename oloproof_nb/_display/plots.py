@@ -58,22 +58,49 @@ _SLICE_SHAPES = ("o", "s", "^", "D", "v")
 _NEAR = 0.02
 
 
-def _plain(text: Any) -> str:
-    """``text`` drawn as written: matplotlib reads the text between two ``$`` as a formula (a criterion named
-    ``refund_$50_to_$100`` failed to draw), so every ``$`` is escaped; and a line break or a control character is
-    drawn as its escape (:func:`terminal_text`), as the terminal and the reports show it (a name holding line
-    breaks was drawn over its neighbours' rows)."""
-    return terminal_text(str(text)).replace("$", r"\$")
+def _dollars(text: str) -> str:
+    """``text`` with every ``$`` escaped: matplotlib reads the text between two ``$`` as a formula (a criterion named
+    ``refund_$50_to_$100`` failed to draw), so each is drawn as a dollar."""
+    return text.replace("$", r"\$")
+
+
+#: Characters of a name drawn as a label (a row's, a legend entry's): a longer one is cut in its middle with ``…``.
+#: A criterion named in 100,000 characters (a key of an Inspect AI score is the log's) drew a gate plot 901,072
+#: pixels wide, a 377-megapixel PNG in the report, which an image reader refuses as a decompression bomb.
+LABEL_WIDTH = 64
+
+
+def _label(text: Any) -> str:
+    """``text`` drawn as written: a line break or a control character as its escape (:func:`terminal_text`), as the
+    terminal and the reports show it (a name holding line breaks was drawn over its neighbours' rows), every ``$``
+    escaped (:func:`_dollars`); cut in its middle to :data:`LABEL_WIDTH` characters before that, its start and end
+    kept (names that share a start, ``scorer/a`` and ``scorer/b``, stay apart)."""
+    shown = terminal_text(str(text))
+    if len(shown) > LABEL_WIDTH:
+        head = (LABEL_WIDTH - 1) // 2
+        shown = shown[:head] + "…" + shown[len(shown) - (LABEL_WIDTH - 1 - head):]
+    return _dollars(shown)
 
 
 #: Characters of a title line: a gate's reason can be a long sentence, and a title wider than the figure
 #: squeezed the axes to nothing ("constrained_layout not applied").
 TITLE_WIDTH = 80
+#: Lines of a title at most: the last ends with ``…`` when the text is longer (the reports and ``gate.reason``
+#: hold it whole).
+TITLE_LINES = 6
+#: Inches a new figure grows by per title line after the first: its axes keep their height (a title of 7 lines on a
+#: gate of one row squeezed them to nothing).
+TITLE_LINE_HEIGHT = 0.22
 
 
 def _title(text: str) -> str:
-    """``text`` (:func:`_plain`) in lines of at most :data:`TITLE_WIDTH` characters, words kept whole."""
-    return "\n".join(textwrap.wrap(_plain(text), TITLE_WIDTH, break_long_words=False, break_on_hyphens=False))
+    """``text`` drawn as written (as :func:`_label` draws a name, uncut) in at most :data:`TITLE_LINES` lines of at
+    most :data:`TITLE_WIDTH` characters, words kept whole unless one is longer than a line (a word of 100,000
+    characters in a reason drew the title as wide). Wrapped before its ``$`` are escaped, so no line break falls
+    between a ``\\`` and its ``$``."""
+    lines = textwrap.wrap(terminal_text(str(text)), TITLE_WIDTH, break_long_words=True, break_on_hyphens=False,
+                          max_lines=TITLE_LINES, placeholder=" …")
+    return _dollars("\n".join(lines))
 
 
 def _table(obj: Any, columns: list[str], what: str, source: str) -> pd.DataFrame:
@@ -139,8 +166,8 @@ def _methods(table: pd.DataFrame, names: list[str], unit: str) -> str:
         word = _METHOD_NAMES.get(m, m)
         if fallback and m == "clopper_pearson":
             parts.append(f"{word} where all rows agree")
-        elif len(mine) <= 2:
-            parts.append(f"{word} for {', '.join(n for n, _ in mine)}")
+        elif len(mine) <= 2:  # a name drawn as a label is: a `$` in it read as a formula stopped the draw
+            parts.append(f"{word} for {', '.join(_label(n) for n, _ in mine)}")
         else:
             parts.append(f"{word} for {len(mine)} {unit}")
     return "; ".join(parts)
@@ -274,25 +301,25 @@ def gate(g: Any, ax: Axes | None = None) -> Axes:
 
     cols = ["criterion", "n", "passed", "rate", "ci_low", "ci_high", "threshold", "verdict"]
     table = _table(g, cols, "gate", "op.gate(run)")
-    ax = _axes(ax, 8.0, 1.5 + 0.5 * max(len(table), 1))
+    is_gate = not isinstance(g, pd.DataFrame)  # a DataFrame's getattr would find its columns
+    verdict = getattr(g, "verdict", None) if is_gate else None
+    reason = getattr(g, "reason", "") if is_gate else ""
+    title = _title("Release gate" + (f": {verdict}" if verdict else "") + (f" ({reason})" if reason else ""))
+    ax = _axes(ax, 8.0, 1.5 + 0.5 * max(len(table), 1) + TITLE_LINE_HEIGHT * title.count("\n"))
     colours = [colour(v) for v in table["verdict"]]
     notes = [f"{r.passed}/{r.n}  {r.verdict}{_near_note(r.ci_low, r.ci_high, r.threshold)}"
              for r in table.itertuples(index=False)]
     reduce = table["reduce"] if "reduce" in table.columns else pd.Series("mean", index=table.index)
     vacuous = table["vacuous"] if "vacuous" in table.columns else pd.Series(False, index=table.index)
-    names = [_plain(c if r in ("mean", "") or not isinstance(r, str) else f"{c} ({r})")  # a reduced one says how
+    names = [_label(c if r in ("mean", "") or not isinstance(r, str) else f"{c} ({r})")  # a reduced one says how
              + (" (vacuous)" if isinstance(v, (bool, np.bool_)) and v else "")  # as the report marks it
              for c, r, v in zip(table["criterion"], reduce, vacuous, strict=True)]
     _interval_rows(ax, table, names, colours, [marker(v) for v in table["verdict"]], table["threshold"], "threshold",
                    notes, "no rows")
     lows = pd.concat([table["ci_low"], table["threshold"]]).astype(float)
     _rate_axis(ax, "x", float(lows.min()) if lows.notna().any() else 0.0)
-    is_gate = not isinstance(g, pd.DataFrame)  # a DataFrame's getattr would find its columns
     ax.set_xlabel(_interval_label(f"pass rate and {_level(g)}interval",
                                   _methods(table, [str(c) for c in table["criterion"]], "rows")))
-    verdict = getattr(g, "verdict", None) if is_gate else None
-    reason = getattr(g, "reason", "") if is_gate else ""
-    title = _title("Release gate" + (f": {verdict}" if verdict else "") + (f" ({reason})" if reason else ""))
     ax.set_title(title, loc="left", fontweight="bold",
                  color=colour("PASS" if verdict == "PASS" else "FAIL") if verdict else _INK)
     handles = [Line2D([], [], marker=marker(v), ls="", color=COLOURS[v], label=v.replace("_", " ").lower())
@@ -402,7 +429,7 @@ def slices(table: pd.DataFrame, ax: Axes | None = None, *, confidence: float | N
                   + (f"\nintervals: {methods}" if methods else ""))
     ax.set_ylabel(f"pass rate and {level}interval")
     ax.set_title(f"Pass rate by bin — {names[0]}" if single else "Pass rate by bin", loc="left", fontweight="bold")
-    handles = [Line2D([], [], marker=shape[c], ls="", color=hue[c], label=_plain(c)) for c in criteria]
+    handles = [Line2D([], [], marker=shape[c], ls="", color=hue[c], label=_label(c)) for c in criteria]
     if bool(np.asarray(few, dtype=bool).any()):
         handles.append(Line2D([], [], marker="o", ls="", mfc="white", color=_MUTED, mew=1.6,
                               label="hollow: few clusters"))
@@ -454,7 +481,7 @@ def validity(frame: pd.DataFrame, ax: Axes | None = None, *, confidence: float |
     ax = _axes(ax, 8.0, 1.5 + 0.5 * max(len(table), 1))
     words = ["checked" if bool(c) else "not checked" for c in table["checked"]]
     notes = [f"{r.valid}/{r.labeled} valid, {r.labeled}/{r.derived} labeled" for r in table.itertuples(index=False)]
-    _interval_rows(ax, table, [_plain(t) for t in table["transform"]], [colour(w) for w in words],
+    _interval_rows(ax, table, [_label(t) for t in table["transform"]], [colour(w) for w in words],
                    [marker(w) for w in words], table["minimum_validity"], "minimum", notes, "no labels")
     lows = pd.concat([table["ci_low"], table["minimum_validity"]]).astype(float)
     _rate_axis(ax, "x", float(lows.min()) if lows.notna().any() else 0.0)
@@ -492,13 +519,17 @@ def compare(cmp: Any, ax: Axes | None = None) -> Axes:
 
     cols = ["criterion", "difference", "ci_low", "ci_high", "n", "pass_to_fail", "fail_to_pass", "margin", "verdict"]
     table = _table(cmp, cols, "compare", "op.compare(base, candidate)")
-    ax = _axes(ax, 8.0, 1.5 + 0.5 * max(len(table), 1))
+    is_cmp = not isinstance(cmp, pd.DataFrame)
+    verdict = getattr(cmp, "verdict", None) if is_cmp else None
+    reason = getattr(cmp, "reason", "") if is_cmp else ""  # why, when no criterion says (a run that did not finish)
+    title = _title("Candidate vs base" + (f": {verdict}" if verdict else "") + (f" ({reason})" if reason else ""))
+    ax = _axes(ax, 8.0, 1.5 + 0.5 * max(len(table), 1) + TITLE_LINE_HEIGHT * title.count("\n"))
     colours = [colour(v) for v in table["verdict"]]
     notes = [f"{r.pass_to_fail} pass→fail, {r.fail_to_pass} fail→pass of {r.n}  {r.verdict}"
              for r in table.itertuples(index=False)]
     none = pd.Series([math.nan] * len(table))
     rows = table.rename(columns={"difference": "rate"})
-    _interval_rows(ax, rows, [_plain(c) for c in table["criterion"]], colours, [marker(v) for v in table["verdict"]],
+    _interval_rows(ax, rows, [_label(c) for c in table["criterion"]], colours, [marker(v) for v in table["verdict"]],
                    none, "", notes, "no paired rows")
     margins = table["margin"].dropna().astype(float).unique()
     ax.axvline(0.0, color=_MUTED, lw=1.0, zorder=1)
@@ -515,13 +546,9 @@ def compare(cmp: Any, ax: Axes | None = None) -> Axes:
     ax.set_axisbelow(True)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
-    is_cmp = not isinstance(cmp, pd.DataFrame)
     ax.set_xlabel(_interval_label(f"difference in pass rate (percentage points), candidate − base, with its paired "
                                   f"{_level(cmp)}interval", _methods(rows, [str(c) for c in table["criterion"]],
                                                                      "rows"), width=90))
-    verdict = getattr(cmp, "verdict", None) if is_cmp else None
-    reason = getattr(cmp, "reason", "") if is_cmp else ""  # why, when no criterion says (a run that did not finish)
-    title = _title("Candidate vs base" + (f": {verdict}" if verdict else "") + (f" ({reason})" if reason else ""))
     ax.set_title(title, loc="left", fontweight="bold", color=colour(verdict) if verdict else _INK)
     handles = [Line2D([], [], marker=marker(v), ls="", color=colour(v), label=v.replace("_", " ").lower())
                for v in _COMPARE_VERDICTS if v in set(table["verdict"])]

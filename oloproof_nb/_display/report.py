@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import unquote
 
 import numpy as np
 import pandas as pd
@@ -38,7 +39,7 @@ from .._analysis.validity import validity
 from .._core.epochs import parse_reduce, reduce_counts
 from .._core.slicespec import NA_BIN, parse_slice_spec
 from .._version import __version__
-from ..errors import OloproofError, SliceWarning
+from ..errors import ExportError, OloproofError, SliceWarning
 from . import plots
 from .export import export_table, make_folder, write_file
 from .html import html_table, html_text, render
@@ -160,7 +161,8 @@ def _gate_section(run: Run, g: Gate, release: ReleaseLike | None) -> Section:
                           for c, r, v in zip(g.table["criterion"], g.table["reduce"], g.table["vacuous"], strict=True)]
     if (g.table["reduce"] != "mean").any():
         sec.text.append("A criterion marked (pass^k) or (pass@k) is reduced over each case's epochs: its n counts "
-                        "cases, passed the cases whose value is 1, and rate is the mean of the cases' values.")
+                        "cases, passed the cases whose value is 1, missing the cases whose every epoch is missing, "
+                        "and rate is the mean of the cases' values.")
     shown[f"{fmt_level(g.release.confidence)} CI"] = _intervals(g.table)
     shown = pd.concat([shown, g.table[["method", "threshold", "verdict", "reason", "failing_clusters"]]], axis=1)
     if "noop_rate" in g.table.columns:
@@ -495,6 +497,8 @@ def _write_html(run: Run, sections: list[Section], path: Path) -> None:
 
 def _write_md(run: Run, sections: list[Section], path: Path) -> None:
     files = path.parent / f"{path.stem}_files"  # made by write_report
+    earlier = _earlier_files(path, files)  # read before the report replaces it
+    written: set[str] = set()
     title, lines = _header(run, md_code, md_cell)
     out = [f"# {md_cell(title)}", ""]
     verdict = next((s.verdict for s in sections if s.key == "gate"), "")
@@ -512,14 +516,58 @@ def _write_md(run: Run, sections: list[Section], path: Path) -> None:
                 continue
             stem = name.replace("slice ", "slice_").replace(":", "_").replace(",", "-")
             csv = export_table(raw, _own_file(files / f"{stem}.csv"))
+            written.add(csv.name)
             out += [markdown_table(shown, fmt_number, styled=True), "",
                     f"Raw numbers: {md_link(f'{files.name}/{csv.name}', f'{files.name}/{csv.name}')}", ""]
             if i < len(sec.figures):
                 fig_name, png = sec.figures[i]
                 write_file(_own_file(files / f"{fig_name}.png"), png)
+                written.add(f"{fig_name}.png")
                 out += [md_link(f"{fig_name} plot", f"{files.name}/{fig_name}.png", image=True), ""]
     out += [f"_{_CANNOT}_", "", f"_oloproof_nb {__version__}; {_ROUNDING}._", ""]
     write_file(path, "\n".join(out))
+    for name in sorted(earlier - written):  # the earlier report's, of another run: no longer this report's
+        _remove_stale(files / name, path)
+
+
+#: A line of a Markdown report that links one of its files: ``Raw numbers: [label](target)`` or ``![label](target)``.
+#: Text quoting the run never starts so (:func:`md_cell` writes ``[`` as ``\[``), and a target is percent-encoded
+#: (:func:`md_link`: no parenthesis, no space).
+_LINK_LINE = re.compile(r"(?:Raw numbers: |!)\[.*\]\(([^()\s]+)\)")
+
+
+def _earlier_files(path: Path, files: Path) -> set[str]:
+    """The names of the files in ``files`` (``<stem>_files/``) that the earlier Markdown report at ``path`` links (its
+    tables and plots); none when no earlier report stands there. Only a name directly in ``files`` counts."""
+    if not _an_earlier_report(path):
+        return set()
+    names: set[str] = set()
+    try:
+        with open(path, encoding="utf-8", errors="surrogateescape") as handle:
+            for line in handle:
+                found = _LINK_LINE.fullmatch(line.rstrip("\r\n"))
+                if found is None:
+                    continue
+                folder, _, name = unquote(found.group(1), errors="surrogateescape").partition("/")
+                if folder == files.name and name not in ("", ".", "..") and "/" not in name:
+                    names.add(name)
+    except OSError:
+        return set()  # read a moment ago: the write that follows says what is wrong, if anything
+    return names
+
+
+def _remove_stale(file: Path, report: Path) -> None:
+    """Remove ``file``, a table or plot the earlier report at ``report`` wrote in its folder and this one did not (a
+    list of failing cases of another run read as this run's); a folder of that name is left alone."""
+    try:
+        if file.is_symlink() or file.is_file():
+            file.unlink()
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        why = exc.strerror or type(exc).__name__
+        raise ExportError(f"{file}: written by the earlier report at {report}, not by this one, and cannot be "
+                          f"removed ({why}); remove it, or choose another out=") from None
 
 
 def _own_file(path: Path) -> Path:
@@ -542,7 +590,9 @@ def write_report(run: Run, out: str | Path, release: ReleaseLike | None = None,
     out : str or Path
         ``*.html`` — one standalone file, plots embedded as base64 PNG; or
         ``*.md`` — Markdown, with the plots (PNG) and raw tables (CSV) in
-        ``<stem>_files/`` beside it. An earlier report (or an empty file) there is replaced; any other
+        ``<stem>_files/`` beside it. An earlier report (or an empty file) there is replaced, and with an earlier
+        Markdown report the files it linked in ``<stem>_files/`` that this one does not write again (the list of
+        cases that did not pass of another run); any other
         file is kept and the report refused (an ``OloproofError`` naming it), so a typo never replaces a
         file the user wrote. A ``<stem>_files/`` that holds anything is written into only when an earlier
         Markdown report stands at ``out`` (else refused the same way: it may be the user's own folder).
