@@ -496,17 +496,59 @@ def _set_leaf(root: dict[str, Any], keys: Sequence[str], value: Any) -> None:
 
 def _kept_as_injected(expected: dict[str, Any], before: dict[str, Any], after: dict[str, Any],
                       injected: list[str]) -> dict[str, Any]:
-    """``expected`` (a source's ``expected.state``) with each ``injected`` path it expects unchanged (equal to
-    ``before``, the source's initial state) set to its value in ``after`` (the copy's initial state)."""
-    out = expected
+    """``expected`` (a source's ``expected.state``) with each text it expects kept at an ``injected`` path (equal to
+    its value in ``before``, the source's initial state) set to that path's value in ``after`` (the copy's).
+
+    A path through a list is matched by element, not by position: a check may pair a list's elements by a key
+    (``by_key``) or in any order, so an expected element names the one it means by its content, wherever it sits.
+    Every expected text at the same path with any index at the list levels that equals the rewritten text is
+    rewritten (the same text gets the same rewrite). Before, only the element at the same index was (review F36: a
+    removal ``{"name": "report0.txt", "$absent": true}`` listed first, where the state held ``keep.txt``, kept its
+    name in the copy, whose state no longer held it, and an idle system passed every copy while failing every
+    source). Where the copy still holds the source's text at such a path (``state_path`` chose some elements and
+    not others that hold the same text), which element is meant cannot be told: the same index is taken, as before.
+    """
+    rewrites: list[tuple[list[str], Any]] = []
     for path in injected:
         keys = parse_path(path)
-        if get_path(out, keys) is ABSENT or get_path(out, keys) != get_path(before, keys):
-            continue
-        if out is expected:
-            out = copy.deepcopy(expected)
-        _set_leaf(out, keys, get_path(after, keys))
+        old, new = get_path(before, keys), get_path(after, keys)
+        lists = _list_levels(before, keys)
+        if lists and not any(get_path(after, alike) == old for alike in _alike_paths(after, keys, lists)):
+            rewrites += [(alike, new) for alike in _alike_paths(expected, keys, lists)
+                         if get_path(expected, alike) == old]
+        elif get_path(expected, keys) is not ABSENT and get_path(expected, keys) == old:
+            rewrites.append((list(keys), new))
+    if not rewrites:
+        return expected
+    out = copy.deepcopy(expected)
+    for where, value in rewrites:
+        _set_leaf(out, where, value)
     return out
+
+
+def _list_levels(root: Any, keys: Sequence[str]) -> frozenset[int]:
+    """The positions in ``keys`` (a path of ``root``) that index a list."""
+    levels, node = set(), root
+    for i, key in enumerate(keys):
+        if isinstance(node, list):
+            levels.add(i)
+            node = node[int(key)]
+        else:
+            node = node[key]
+    return frozenset(levels)
+
+
+def _alike_paths(node: Any, keys: Sequence[str], lists: frozenset[int], i: int = 0) -> list[list[str]]:
+    """The paths of ``node`` that are ``keys`` with any index at the positions ``lists`` (each a list there)."""
+    if i == len(keys):
+        return [[]]
+    if i in lists:
+        if not isinstance(node, list):
+            return []
+        return [[str(j), *rest] for j, child in enumerate(node) for rest in _alike_paths(child, keys, lists, i + 1)]
+    if not isinstance(node, dict) or keys[i] not in node:
+        return []
+    return [[keys[i], *rest] for rest in _alike_paths(node[keys[i]], keys, lists, i + 1)]
 
 
 def derive_case(case: Case, transform: str, field: str | None, template: str, *,
