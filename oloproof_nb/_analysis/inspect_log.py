@@ -772,10 +772,14 @@ class _Reader:
         """
         given = dict(getattr(dataset_sample(sample), "metadata", None) or {})
         key = str(self.cluster)
-        if key in given:
-            value = str(given[key])
-        elif key in metadata:
-            value = str(metadata[key])
+        if key in given or key in metadata:
+            raw = given[key] if key in given else metadata[key]
+            if raw is None or isinstance(raw, (dict, list, tuple)):  # str() made null the cluster "None" (review F36)
+                kind = "null" if raw is None else ("an object" if isinstance(raw, dict) else "a list")
+                raise OloproofError(f"{file}: cluster={key!r}: sample {cid!r} has {key} {kind}, not a name: every "
+                                    f"sample whose {key} is {kind} would fall in one cluster named by Python's "
+                                    "spelling of it; give each sample's cluster a text or a number")
+            value = str(raw)
         else:
             keys = ", ".join(sorted(map(str, {**given, **metadata}))) or "(none)"
             raise OloproofError(f"{file}: cluster={key!r}: sample {cid!r} has no such metadata key; "

@@ -20,3 +20,15 @@ def test_a_nameless_cluster_value_is_refused(value: str, tmp_path: Path) -> None
         reader._cluster(log, "s2", 1, SimpleNamespace(events=[], metadata={"topic": value}), {})
     assert str(info.value).startswith(f"{log}: cluster='topic': sample 's2' has topic {value!r}, a name that reads "
                                       "as nothing"), str(info.value)
+
+
+@pytest.mark.parametrize(("value", "kind"), [(None, "null"), ({"a": 1}, "an object"), (["x"], "a list")])
+def test_a_cluster_value_that_is_not_a_name_is_refused(value: object, kind: str, tmp_path: Path) -> None:
+    """Before: ``str(None)``, every sample whose key was null fell in one cluster named ``"None"``."""
+    reader = _Reader("topic", None, None, None)
+    log = tmp_path / "a.eval"
+    assert reader._cluster(log, "s1", 1, SimpleNamespace(events=[], metadata={"topic": 7}), {}) == "7"
+    with pytest.raises(op.OloproofError) as info:
+        reader._cluster(log, "s2", 1, SimpleNamespace(events=[], metadata={"topic": value}), {})
+    assert str(info.value).startswith(f"{log}: cluster='topic': sample 's2' has topic {kind}, not a name"), \
+        str(info.value)
