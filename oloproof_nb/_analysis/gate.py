@@ -84,7 +84,7 @@ from ..evaluators.fault import FaultRecovery, replay_judges
 from .baseline import Baseline, as_baseline, check_baseline, with_idle_columns
 from .columns import GATE
 from .frames import ended_case_runs
-from .inspect_log import is_inspect_run, unrun_samples
+from .inspect_log import is_inspect_run, split_hint, task_criteria, unrun_samples
 from .receipts import outcome_summary
 from .reduce import REPEATED_NOTE, ReducedSums, epoch_counts, reduced_sums, repeated_rows
 from .run import Run, as_run, label_difference
@@ -408,8 +408,9 @@ def resolve_release(run: Run, release: ReleaseLike | None, *, criteria: dict[str
         cfg, file = _merged(cfg, criteria, confidence, method), "gate(criteria=, confidence=, method=)"
     unknown = [name for name in cfg.criteria if name not in run.criteria]
     if unknown:
+        hint = f" ({split_hint(unknown[0])})" if unknown[0] in task_criteria(run) else ""
         raise ConfigError(file, format_loc(("criteria", unknown[0])),
-                          f"no such criterion in the run; its criteria: {', '.join(run.criteria) or '(none)'}")
+                          f"no such criterion in the run{hint}; its criteria: {', '.join(run.criteria) or '(none)'}")
     check_reductions(cfg, run.epochs, file, run.run_id)
     return cfg
 

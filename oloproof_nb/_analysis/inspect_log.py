@@ -29,7 +29,11 @@ apply:
   only another task's scorer of that name gives is no criterion of its samples; a task whose scorer of that name
   gives no dict but plain scores has the scorer's own criterion, named by it). A ``score_map`` function is
   given the whole dict, as before (its scorer stays one criterion); a mapping ``score_map`` applies to each key's
-  value. A sample that raised is ``missing`` for every scorer.
+  value. A sample that raised is ``missing`` for every scorer. A criterion is one task's: where the logs hold the
+  samples of several tasks and a name would have rows of more than one (``match()`` scores two tasks), it is a
+  criterion per task, ``<task>/<name>`` (``bulk/match``, ``small/match``; ``bulk/checks/correct`` for a key named
+  ``checks/correct``), each with its task's scorer options; a name only one task's samples have keeps it
+  (:meth:`_Reader._split_by_task`). Pooled, 0 of 10 in one task beside 300 of 300 in another passed at 0.9.
 - ``cluster``: the value of a metadata key (``cluster="topic"``; the dataset's value, else the log's, and
   an error when a sample's epochs disagree), or each sample its own cluster (its epochs share it, so a
   log with epochs is clustered).
@@ -96,7 +100,7 @@ from .journal import Journal
 from .run import Run
 
 __all__ = ["from_inspect", "is_inspect_log", "inspect_log_files", "is_inspect_run", "unrun_samples", "sample_digest",
-           "dataset_sample",
+           "dataset_sample", "task_criteria", "split_hint",
            "InspectScorer", "INSPECT_EXTRA", "DEFAULT_SLICES", "PassThreshold"]
 
 R = TypeVar("R", bound=Run)
@@ -573,6 +577,13 @@ class _Reader:
         self.key_of: dict[str, str | None] = {}
         #: per criterion: the scorer whose score (or one key of it) it reads
         self.scorer_of: dict[str, str] = {}
+        #: per criterion: the tasks whose samples have rows of it (one, unless the logs hold a single task)
+        self.tasks_of: dict[str, list[str]] = {}
+        #: per criterion name as one task's logs name it (``match``) that the samples of several tasks have: task ->
+        #: its own criterion (``bulk/match``), :meth:`judge`
+        self.split: dict[str, dict[str, str]] = {}
+        #: per (scorer, key): the criterion name as one task's logs name it (:func:`criterion_names`)
+        self.base: dict[tuple[str, str | None], str] = {}
 
     def record(self, file: Path, index: int, sample: Any, run_id: str, model: str, created: str) -> CaseRecord:
         cid, epoch = str(sample.id), int(getattr(sample, "epoch", 1) or 1)
@@ -628,22 +639,22 @@ class _Reader:
                                "verdicts": [], "comparisons": [], "replays": [], "receipts": []}
         return rec  # type: ignore[return-value]
 
-    def judge(self, records: list[CaseRecord]) -> None:
+    def judge(self, records: list[CaseRecord], scorers: list[list[str] | None]) -> None:
         """Give each record its verdict rows, once every log is read: a scorer's score is one row, a dict-valued
         scorer's one row per key (:func:`criterion_names`), each value mapped by
         :func:`~oloproof_nb._core.scoremap.score_verdict`. Turns :attr:`criteria` from scorer names into criterion
-        names (a dict-valued scorer's name into its keys', in place)."""
+        names (a dict-valued scorer's name into its keys', in place), one per task where the samples of several
+        tasks would have rows of one name (:meth:`_split_by_task`). ``scorers``: as :meth:`missing_rows` takes it."""
         plain = {scorer for task, scorer in self.plain if scorer in self.keys and (task, scorer) not in self.task_keys}
-        names = criterion_names(list(self.criteria), {name: list(keys) for name, keys in self.keys.items()}, plain)
-        self.criteria = {criterion: None for criterion in names.values()}
-        self._check_threshold_names(names)
-        for (scorer, key), criterion in names.items():
-            self.scorer_of[criterion], self.key_of[criterion] = scorer, key
+        self.base = criterion_names(list(self.criteria), {name: list(keys) for name, keys in self.keys.items()},
+                                    plain)
+        self._split_by_task(records, scorers)
+        self._check_threshold_names()
         for rec in records:
             verdicts = rec["verdicts"]
             for scorer, value in self.scores[rec["index"]]:
                 for key in self._keys_of(rec["index"], scorer):
-                    name = names[(scorer, key)]
+                    name = self.criterion_of(rec["index"], scorer, key)
                     if rec["status"] in ENDED:
                         verdicts.append(_row(name, "missing", f"sample {rec['status']}: {rec['error']}"))
                         continue
@@ -667,6 +678,60 @@ class _Reader:
                             self.judged_otherwise.add(name)
                     verdicts.append(_row(name, verdict, reason))
 
+    def _split_by_task(self, records: list[CaseRecord], scorers: list[list[str] | None]) -> None:
+        """Name the criteria, :attr:`criteria` and each one's scorer, key and tasks, from :attr:`base`: a name whose
+        rows would come from the samples of more than one task (``match()`` scores two tasks) is one criterion per
+        task, ``<task>/<name>`` (``bulk/match``, ``small/match``), in the order of the tasks' first samples; a name
+        only one task's samples have keeps it. Pooled, a task whose every sample failed (0 of 10) was outnumbered
+        by another's (300 of 300: one criterion at 300 of 310 passed a threshold of 0.9), where Inspect reports
+        each task on its own. Two names alike (a task named as a scorer) are refused, naming both."""
+        tasks: dict[str, dict[str, None]] = {base: {} for base in self.base.values()}
+        for rec, own in zip(records, scorers, strict=True):
+            index = rec["index"]
+            task = self.task_of[index]
+            for scorer, key in self._row_keys(index, own):
+                tasks[self.base[(scorer, key)]].setdefault(task, None)
+        order = self._task_order()
+        self.split = {base: {task: f"{task}/{base}" for task in sorted(held, key=order.index)}
+                      for base, held in tasks.items() if len(order) > 1 and len(held) > 1}
+        criteria: dict[str, tuple[str, str | None, list[str]]] = {}
+        for (scorer, key), base in self.base.items():
+            named = self.split.get(base)
+            for criterion, held in ([(name, [task]) for task, name in named.items()] if named
+                                    else [(base, list(tasks[base]))]):
+                if criterion in criteria:
+                    raise OloproofError(f"these logs have two criteria named {criterion!r} (of scorer "
+                                        f"{criteria[criterion][0]!r} and of scorer {scorer!r}; a criterion several "
+                                        "tasks share is named <task>/<name>, one per task); read each task's logs "
+                                        "on its own")
+                criteria[criterion] = (scorer, key, held)
+        self.criteria = {criterion: None for criterion in criteria}
+        for criterion, (scorer, key, held) in criteria.items():
+            self.scorer_of[criterion], self.key_of[criterion], self.tasks_of[criterion] = scorer, key, held
+
+    def _task_order(self) -> list[str]:
+        """The tasks of the samples read, in the order of their first samples."""
+        return list(dict.fromkeys(self.task_of.values()))
+
+    def _row_keys(self, index: int, own: list[str] | None) -> list[tuple[str, str | None]]:
+        """The (scorer, key) pairs record ``index`` has rows of: those it was scored by, and those of the scorers its
+        log declares (``own``; None: every scorer) that :meth:`missing_rows` gives it."""
+        scored = [(scorer, key) for scorer, _ in self.scores[index] for key in self._keys_of(index, scorer)]
+        declared = [(scorer, key) for scorer, key in self.base
+                    if (own is None or scorer in own) and key in self._keys_of(index, scorer)]
+        return list(dict.fromkeys(scored + declared))
+
+    def criterion_of(self, index: int, scorer: str, key: str | None) -> str:
+        """The criterion of record ``index``'s score by ``scorer`` (its ``key``): its task's own when split."""
+        base = self.base[(scorer, key)]
+        named = self.split.get(base)
+        return base if named is None else named[self.task_of[index]]
+
+    def options_task(self, criterion: str) -> str:
+        """The task whose scorer settings are ``criterion``'s (the one task whose samples have its rows)."""
+        held = self.tasks_of.get(criterion) or self._task_order()
+        return held[0] if held else ""
+
     def threshold_of(self, criterion: str) -> float | None:
         """The ``pass_threshold`` that judges ``criterion``'s numbers: the one number given, its own in a mapping,
         or None (the default rule: a number in [0, 1] passes at 1, another is ``missing``)."""
@@ -681,17 +746,20 @@ class _Reader:
         where = f"[{criterion!r}]" if isinstance(self.pass_threshold, dict) else ""
         return f"pass_threshold{where}={threshold:g}"
 
-    def _check_threshold_names(self, names: dict[tuple[str, str | None], str]) -> None:
-        """Refuse a ``pass_threshold`` mapping that names a criterion these logs do not have (a typo, or a
-        dict-valued scorer's name where its keys are the criteria): never ignored, which would read that
-        scorer by the default rule, its ratings ``missing``, without a word."""
+    def _check_threshold_names(self) -> None:
+        """Refuse a ``pass_threshold`` mapping that names a criterion these logs do not have (a typo, a
+        dict-valued scorer's name where its keys are the criteria, or a name several tasks share where each task
+        has its own criterion): never ignored, which would read that scorer by the default rule, its ratings
+        ``missing``, without a word."""
         if not isinstance(self.pass_threshold, dict):
             return
         for name, threshold in self.pass_threshold.items():
             if name in self.criteria:
                 continue
-            keys = [criterion for (scorer, key), criterion in names.items() if scorer == name and key is not None]
+            keys = [c for c in self.criteria if self.scorer_of[c] == name and self.key_of[c] is not None]
             hint = (f" (scorer {name!r} gives dict scores: its criteria are {', '.join(keys)})" if keys else "")
+            if name in self.split:
+                hint = f" ({split_hint(name)})"
             there = ", ".join(self.criteria) or "(none: no scorer scored a sample)"
             raise OloproofError(f"pass_threshold[{name!r}]={threshold:g}: these logs have no criterion {name!r}"
                                 f"{hint}; their criteria: {there}")
@@ -820,8 +888,9 @@ class _Reader:
         for rec, own in zip(records, scorers, strict=True):
             have = {v["criterion"] for v in rec["verdicts"]}
             why = f"sample {rec['status']}: {rec['error']}" if rec["status"] in ENDED else "the scorer gave no score"
+            task = self.task_of[rec["index"]]
             names = [c for c in self.criteria if (own is None or self.scorer_of[c] in own)
-                     and self.key_of[c] in self._keys_of(rec["index"], self.scorer_of[c])]
+                     and self.key_of[c] in self._keys_of(rec["index"], self.scorer_of[c]) and task in self.tasks_of[c]]
             rec["verdicts"] += [_row(name, "missing", why) for name in names if name not in have]
             order = list(self.criteria)
             rec["verdicts"].sort(key=lambda v: order.index(v["criterion"]))
@@ -888,17 +957,15 @@ def _options_text(scorer: Any) -> str:
     return json.dumps(opts, sort_keys=True, ensure_ascii=False, default=str) if opts else ""
 
 
-def _same_options(seen: dict[str, tuple[str, Path, str]], name: str, text: str, file: Path, task: str) -> None:
-    """Refuse logs that run one scorer with different arguments (they were pooled into one criterion: a lenient
-    half and a strict half read as one check). Logs of two tasks that do (``match()`` in one, ``match(location=
-    "any")`` in the other) are read each on its own: they are no two settings of one agent to compare."""
-    first = seen.setdefault(name, (text, file, task))
+def _same_options(seen: dict[tuple[str, str], tuple[str, Path]], name: str, text: str, file: Path,
+                  task: str) -> None:
+    """Refuse logs of one task that run one scorer with different arguments (they would be pooled into one
+    criterion: a lenient half and a strict half read as one check). Two tasks may run it with different arguments
+    (``match()`` in one, ``match(location="any")`` in the other): a scorer several tasks share is a criterion per
+    task (:meth:`_Reader._split_by_task`), each of one setting."""
+    first = seen.setdefault((task, name), (text, file))
     if first[0] == text:
         return
-    if first[2] != task:
-        raise OloproofError(f"{file}: task {task!r} runs scorer {name!r} with options {text or '{}'}, but task "
-                            f"{first[2]!r} ({first[1]}) runs it with {first[0] or '{}'}: a criterion is one scorer "
-                            "setting; read each task's logs on its own, not in one folder with the other's")
     raise OloproofError(f"{file}: scorer {name!r} runs with options {text or '{}'}, but {first[1]} ran it with "
                         f"{first[0] or '{}'}; read the logs of one scorer setting at a time and compare the "
                         "runs with op.compare")
@@ -1127,6 +1194,24 @@ def is_inspect_run(run: Run) -> bool:
     return bool(run.manifest.suite_config.config.get("inspect_logs"))
 
 
+def task_criteria(run: Run) -> dict[str, list[str]]:
+    """Per criterion name the samples of several tasks of ``run``'s Inspect AI logs share (``match``): the
+    criteria it is read as, one per task (``["bulk/match", "small/match"]``); empty for a run of other logs."""
+    split = run.manifest.suite_config.config.get("inspect_tasks") if is_inspect_run(run) else None
+    return {str(name): [str(c) for c in named] for name, named in (split or {}).items()}
+
+
+def split_hint(name: str) -> str:
+    """Why ``name``, a criterion name the samples of several tasks share, is no criterion: each task has its own.
+
+    Examples
+    --------
+    >>> split_hint("match")
+    "the samples of several tasks are scored under 'match': a criterion per task, named <task>/match"
+    """
+    return f"the samples of several tasks are scored under {name!r}: a criterion per task, named <task>/{name}"
+
+
 def _why(exc: BaseException) -> str:
     """Why Inspect could not read a log, in one line: its own reason (the first line of its message, and of the
     cause it keeps the reason in, by :func:`~oloproof_nb.errors.describe_exception`), and a pydantic validation
@@ -1286,7 +1371,7 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
     run_ids: dict[str, None] = {}
     created: list[str] = []
     finished: list[str | None] = []
-    options: dict[str, tuple[str, Path, str]] = {}  # scorer name -> its options, the first log with them, its task
+    options: dict[tuple[str, str], tuple[str, Path]] = {}  # (task, scorer name) -> its options, the first log
     agents: dict[tuple[str, ...], tuple[dict[str, str], Path]] = {}  # model[, task] -> its settings, a log
     unrun: list[str] = []  # per log that holds fewer samples than it planned: why
     picked: dict[tuple[str, str, int], tuple[set[str], Path]] = {}  # per task and dataset: ids run, a log
@@ -1335,7 +1420,7 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
     if state_key is not None and not any(rec["environment_state"] is not None for rec in records):
         keys = ", ".join(sorted(reader.store_keys)[:10]) or "(the stores are empty)"
         raise OloproofError(f"{path}: state_key={state_key!r}: no sample's store holds it; store keys: {keys}")
-    reader.judge(records)
+    reader.judge(records, scorers)
     reader.one_scale(records)
     reader.missing_rows(records, scorers)
     vacuous = reader.floor_findings(path)
@@ -1345,7 +1430,7 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
         warn_at_caller(message)
     name = "+".join(tasks)
     config = SuiteConfig(name=name or "inspect", system="inspect_ai:eval", evaluators=[
-        InspectScorer(criterion=c, options=options.get(reader.scorer_of[c], ("", files[0], ""))[0],
+        InspectScorer(criterion=c, options=options.get((reader.options_task(c), reader.scorer_of[c]), ("",))[0],
                       reading=_reading(score_map, reader.threshold_of(c)))
         for c in reader.criteria],
         slices=DEFAULT_SLICES)
@@ -1354,7 +1439,10 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
         "started_at": min(created), "oloproof_nb": __version__, "n_cases": len(records),
         "finished_at": max(f for f in finished if f is not None) if finished and all(finished) else None,
         "suite_config": StoredSuite(root=None, config={"name": config.name, "inspect_logs": [str(f) for f in files],
-                                                      **({"inspect_unrun": unrun} if unrun else {})},
+                                                      **({"inspect_unrun": unrun} if unrun else {}),
+                                                      **({"inspect_tasks": {name: list(named.values()) for name, named
+                                                                            in reader.split.items()}}
+                                                         if reader.split else {})},
                                     vacuous={name: [message] for name, message in vacuous.items()}),
     }
     if "epochs" in Manifest.model_fields:  # the epochs field of a run's manifest: the most epochs of a sample

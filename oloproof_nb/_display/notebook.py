@@ -531,8 +531,9 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
         and any other number is ``missing`` (a 1–10 rating of 2 must not pass at 1: say the cut). One number is
         every criterion's: above 1, a criterion whose every score is in [0, 1] cannot pass (warned). A mapping
         gives each criterion named its own (``{"rating": 7, "accuracy": 0.5}``; a key of a dict-valued score by
-        its criterion's name, as the verdicts name it); a criterion not named keeps the default rule, and a name
-        that no criterion of the logs has is an error listing those there are. Each threshold is a finite number.
+        its criterion's name, as the verdicts name it: ``small/match`` for a task's own); a criterion not named
+        keeps the default rule, and a name that no criterion of the logs has is an error listing those there are.
+        Each threshold is a finite number.
 
     Returns
     -------
@@ -541,7 +542,8 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
         ``digest`` the sample digest, ``status``, ``metadata``, plus ``input`` and ``target``),
         ``steps``, ``verdicts`` (one criterion per scorer, and per key of a dict-valued scorer, named as
         Inspect's results name it: the key, or ``scorer/key`` when another scorer has that key or name;
-        evaluator ``inspect_scorer``), and with
+        evaluator ``inspect_scorer``; where the logs hold several tasks, a name more than one task's samples
+        have is a criterion per task, ``<task>/<name>``: ``bulk/match``, ``small/match``), and with
         ``state_key`` ``snapshots`` and ``changes``. ``op.gate``, ``op.slice_table``, plots,
         ``export_table``, ``run.panel`` and reports work on it; ``run.system_version`` is the model.
 

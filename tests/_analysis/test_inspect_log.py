@@ -589,7 +589,9 @@ def test_a_log_folder_is_read_two_levels_deep_by_the_cli_and_from_inspect_alike(
 def test_a_folder_of_tasks_with_different_scorers(logs: dict[str, Path], tmp_path: Path) -> None:
     """Two tasks scored ``match`` + ``world_refunded`` and ``match`` + ``world_b``: each sample gets rows for
     its own task's scorers only. Before, each was padded with ``missing`` rows ("the scorer gave no score")
-    for the other task's scorer, which never ran on it: half of each such criterion missing, a false FAIL."""
+    for the other task's scorer, which never ran on it: half of each such criterion missing, a false FAIL.
+    The ``match`` both tasks share is one criterion per task (review I2: it pooled them), each as the log alone
+    reads it."""
     from inspect_ai.log import read_eval_log, write_eval_log
 
     folder = tmp_path / "two"
@@ -616,7 +618,12 @@ def test_a_folder_of_tasks_with_different_scorers(logs: dict[str, Path], tmp_pat
     mine = both[both["criterion"] == "world_refunded"].reset_index(drop=True)
     theirs = one[one["criterion"] == "world_refunded"].reset_index(drop=True)
     assert list(mine["verdict"]) == list(theirs["verdict"])
-    assert len(both[both["criterion"] == "match"]) == 2 * len(one[one["criterion"] == "match"])
+    assert "match" not in set(both["criterion"])
+    theirs = one[one["criterion"] == "match"].reset_index(drop=True)
+    for task, prefix in (("refund_desk", ""), ("refund_desk_b", "b-")):
+        rows = both[both["criterion"] == f"{task}/match"].reset_index(drop=True)
+        assert list(rows["case_id"]) == [prefix + c for c in theirs["case_id"]], task
+        assert list(rows["verdict"]) == list(theirs["verdict"]), task
 
 
 def test_missing_inspect_names_the_extra(logs: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
@@ -947,11 +954,12 @@ def test_a_scorer_run_with_other_options_is_another_check(logs: dict[str, Path],
         op.from_inspect(mixed)
 
 
-def test_two_tasks_running_one_scorer_with_other_options_are_named_as_tasks(
+def test_two_tasks_running_one_scorer_with_other_options_are_a_criterion_each(
         logs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """An eval of two tasks, ``match()`` in one and ``match(location="any")`` in the other: the folder is still
-    refused (one criterion, one setting), but the error named no task and said to compare the runs with
-    op.compare, which pairs samples of one task; it now names both tasks and says to read each on its own."""
+    """An eval of two tasks, ``match()`` in one and ``match(location="any")`` in the other: the folder was refused
+    (one criterion pooled both tasks, so one criterion, two settings). Review I2: a scorer several tasks share is a
+    criterion per task, each of one setting, so the folder is read, each task's ``match`` with its own options (the
+    refusal stays for logs of one task, :func:`test_a_scorer_run_with_other_options_is_another_check`)."""
     doc = json.loads(logs["json"].read_text(encoding="utf-8"))
     doc["eval"]["task"] = "refund_desk_b"
     doc["eval"]["scorers"][0]["options"] = {"location": "any"}
@@ -962,17 +970,11 @@ def test_two_tasks_running_one_scorer_with_other_options_are_named_as_tasks(
     folder.mkdir()
     shutil.copy(logs["json"], folder / "a.json")
     (folder / "b.json").write_text(json.dumps(doc), encoding="utf-8")
-    with pytest.raises(op.OloproofError) as raised:
-        op.from_inspect(folder)
-    message = str(raised.value)
-    assert "task 'refund_desk_b' runs scorer 'match' with options {\"location\": \"any\"}" in message
-    assert "but task 'refund_desk' (" in message and "read each task's logs on its own" in message
-    assert "op.compare" not in message
-    # the command says it in the same words: no Python call it cannot make (it said "(op.from_inspect of that
-    # task's log)"; review F31)
-    assert message.endswith("read each task's logs on its own, not in one folder with the other's")
-    assert main(["gate", str(folder)]) == 2
-    assert capsys.readouterr().err == f"oloproof: error: {message}\n"
+    run = op.from_inspect(folder)
+    options = {e.criterion: e.options for e in run.config.evaluators if e.criterion.endswith("/match")}
+    assert options == {"refund_desk/match": "", "refund_desk_b/match": '{"location": "any"}'}
+    assert main(["gate", str(folder)]) == 1  # read (exit 2 before); no release.yaml: nothing gated, BLOCK
+    assert capsys.readouterr().err == ""
 
 
 def test_a_log_read_with_another_pass_threshold_or_score_map_is_another_check(logs: dict[str, Path],

@@ -332,8 +332,10 @@ def test_a_task_whose_dict_scorer_gives_only_empty_dicts_is_missing_under_each_k
     key to judge). An empty dict is no plain score: ``empty_b`` has no criterion ``checks`` of its own (read as
     plain, it got one, every row missing, beside the keys); its samples are ``missing`` under each key of the other
     task's ``checks`` (``_keys_of``: every key where the task's samples gave none), 10 rows each. The dict task's
-    rows keep their verdicts: 6 and 7 of 10 by a hand count of CHECKS. And one task whose ``checks`` gives a dict
-    in every sample but one ``"C"`` has the keys' criteria only, as Inspect's results name them."""
+    rows keep their verdicts: 6 and 7 of 10 by a hand count of CHECKS. Both tasks have rows of every criterion, so
+    each is a criterion per task (review I2: ``dicts/safe`` and ``empty_b/safe``; pooled before). And one task whose
+    ``checks`` gives a dict in every sample but one ``"C"`` has the keys' criteria only, as Inspect's results name
+    them."""
     from _inspect_task import CHECKS
     from inspect_ai.log import read_eval_log, write_eval_log
 
@@ -351,14 +353,16 @@ def test_a_task_whose_dict_scorer_gives_only_empty_dicts_is_missing_under_each_k
     correct, safe = sum(c == "C" for c, _, _ in rows), sum(s for _, s, _ in rows)
     assert (correct, safe) == (6, 7)
     run = op.from_inspect(folder)
-    assert [e.criterion for e in run.config.evaluators] == list(DICT_CRITERIA)
+    assert [e.criterion for e in run.config.evaluators] == [f"{task}/{name}" for name in DICT_CRITERIA
+                                                            for task in ("dicts", "empty_b")]
     verdicts = run.verdicts
     for key, passed in (("checks/correct", correct), ("safe", safe)):
-        rows_of_key = verdicts[verdicts["criterion"] == key]
-        of_b = rows_of_key[rows_of_key["case_id"].str.startswith("b")]
+        of_b = verdicts[verdicts["criterion"] == f"empty_b/{key}"]
+        assert of_b["case_id"].str.startswith("b").all(), key
         assert len(of_b) == 10 and set(of_b["verdict"]) == {"missing"}, key
         assert set(of_b["reason"]) == {f"key {key.split('/')[-1]!r} not in score {{}}"}, key
-        of_a = rows_of_key[~rows_of_key["case_id"].str.startswith("b")]
+        of_a = verdicts[verdicts["criterion"] == f"dicts/{key}"]
+        assert not of_a["case_id"].str.startswith("b").any(), key
         assert (len(of_a), int((of_a["verdict"] == "pass").sum())) == (10, passed), key
 
     one = read_eval_log(str(_dicts_log(folders)))

@@ -16,7 +16,7 @@ def test_a_name_in_logs_without_any_criterion_says_there_is_none() -> None:
     reader = _Reader(None, None, None, {"rating": 7.0})
     reader.criteria = {}
     with pytest.raises(op.OloproofError) as info:
-        reader._check_threshold_names({})
+        reader._check_threshold_names()
     assert str(info.value) == ("pass_threshold['rating']=7: these logs have no criterion 'rating'; their criteria: "
                                "(none: no scorer scored a sample)")
 
