@@ -42,6 +42,25 @@ def coin_answers_right(case_id: str, p: float, epoch: int) -> bool:
     return random.Random(zlib.crc32(f"{case_id}/{epoch}".encode())).random() < p
 
 
+#: Takes the epoch in ``run`` and has a setting (``careful``): a system the manifest records both of.
+SEEDED = '''
+class Seeded:
+    version = "seeded-1"
+
+    def __init__(self, careful=True):
+        self.careful = careful
+
+    def reset(self, state):
+        self.state = dict(state)
+
+    def snapshot(self):
+        return dict(self.state)
+
+    def run(self, input, epoch):
+        self.state["epoch"] = epoch
+        return {"answer": "ok", "status": "completed"}
+'''
+
 #: Epoch e of a case makes ``calls[e-1]`` tool calls and answers right when ``plan[e-1]``.
 SCRIPTED = '''
 class Scripted:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _epoch_systems import SEEDED
 from _processes import gone_within, running
 from _reliability_systems import (
     EVALUATORS,
@@ -490,25 +491,6 @@ def test_a_ctrl_c_right_after_the_run_folder_is_locked_stops_the_worker_processe
     assert not running(pid) and stopped.tb is not None
 
 
-GIVEN_EPOCH = '''
-class Seeded:
-    version = "seeded-1"
-
-    def __init__(self, careful=True):
-        self.careful = careful
-
-    def reset(self, state):
-        self.state = dict(state)
-
-    def snapshot(self):
-        return dict(self.state)
-
-    def run(self, input, epoch):
-        self.state["epoch"] = epoch
-        return {"answer": "ok", "status": "completed"}
-'''
-
-
 def test_a_process_run_records_the_methods_given_the_epoch_and_the_settings_as_a_thread_run_does(
         tmp_path: Path) -> None:
     """Review R22: the manifest's ``epoch_given`` tells a pool which runs' (case, epoch) are the same tries, and its
@@ -516,7 +498,7 @@ def test_a_process_run_records_the_methods_given_the_epoch_and_the_settings_as_a
     In a process run the system is built in the workers, which report both with the version and fingerprint."""
     root = tmp_path / "suite"
     root.mkdir()
-    (root / "seeded.py").write_text(GIVEN_EPOCH, encoding="utf-8")
+    (root / "seeded.py").write_text(SEEDED, encoding="utf-8")
     (root / "cases.jsonl").write_text(json.dumps({"id": "a", "input": {}, "initial_state": {},
                                                   "expected": {"answer": "ok"}}) + "\n", encoding="utf-8")
     (root / "oloproof.yaml").write_text("name: seeded\nsystem: seeded:Seeded\nevaluators:\n"

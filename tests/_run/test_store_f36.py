@@ -10,30 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _epoch_systems import SEEDED
 
 import oloproof_nb as op
 from oloproof_nb._run.store import read_manifest
 from oloproof_nb.cli import main
 from oloproof_nb.errors import RunDirError
 from oloproof_nb.examples import init_example
-
-SEEDED = '''
-class Seeded:
-    version = "seeded-1"
-
-    def __init__(self, careful=True):
-        self.careful = careful
-
-    def reset(self, state):
-        self.state = dict(state)
-
-    def snapshot(self):
-        return dict(self.state)
-
-    def run(self, input, epoch):
-        self.state["epoch"] = epoch
-        return {"answer": "ok", "status": "completed"}
-'''
 
 
 def _stop_at(n: int):  # noqa: ANN202 - a progress callback that stops the run as a Ctrl-C does
