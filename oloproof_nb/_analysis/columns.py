@@ -88,11 +88,6 @@ class FrameSpec:
         """Every column name, in order."""
         return [c.name for c in self.columns]
 
-    @property
-    def dtypes(self) -> dict[str, str]:
-        """The pandas dtype of every column (``object`` for JSON values)."""
-        return {c.name: "object" if c.is_json else c.dtype for c in self.columns}
-
     def build(self, items: Iterable[Any]) -> pd.DataFrame:
         """The frame of ``items``, column by column, each read with its column's ``get`` and cast to its dtype."""
         items = items if isinstance(items, Sequence) else list(items)
