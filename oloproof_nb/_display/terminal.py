@@ -191,7 +191,8 @@ def exit_line(g: Gate) -> str:
         gated = g.table[g.table["verdict"] != "REPORT_ONLY"]
         vacuous = int(gated["vacuous"].astype(bool).sum()) if "vacuous" in gated.columns else 0
         weaker = len(g.relaxed)  # a PASS by settings weaker than the run's own: said where the PASS is read
-        return (f"gate: PASS — exit 0: all {len(gated)} gated criteria pass"
+        passing = "the 1 gated criterion passes" if len(gated) == 1 else f"all {len(gated)} gated criteria pass"
+        return (f"gate: PASS — exit 0: {passing}"
                 + (f" ({vacuous} of them vacuous: cannot fail as configured)" if vacuous else "")
                 + (f", by {weaker_count(weaker, g.weaker_than)}" if weaker else ""))
     if g.reason:

@@ -501,7 +501,7 @@ def test_a_suite_moved_since_the_run_is_compared_where_its_run_folder_is_now(
     the run was made. release.yaml loosened to 0.5, the suite run (9 of 10 pass: the exact lower bound, scipy's beta
     quantile, 0.555 clears 0.5 but not 0.6), the suite moved to another path (another checkout, a CI job's
     workspace) where release.yaml is back at 0.6 and c000 expects another answer: `oloproof gate` of the run said
-    `gate: PASS — exit 0: all 1 gated criteria pass` without a word — with the old folder left at the old path (a
+    `gate: PASS — exit 0: the 1 gated criterion passes` without a word — with the old folder left at the old path (a
     stale checkout) it was compared with that, and with no folder there with nothing. The run's settings still
     decide; the suite the run folder sits in is named as an unmoved one is. A run folder kept outside any suite is
     compared with the suite it was made from, as before."""
@@ -530,7 +530,7 @@ def test_a_suite_moved_since_the_run_is_compared_where_its_run_folder_is_now(
         assert g.weaker_than == f"{moved / 'release.yaml'} as it is now"
         assert main(["gate", str(moved / "runs" / "r")]) == 0
         assert capsys.readouterr().out.splitlines()[-1] == (
-            "gate: PASS — exit 0: all 1 gated criteria pass, by 1 setting weaker than "
+            "gate: PASS — exit 0: the 1 gated criterion passes, by 1 setting weaker than "
             f"{moved / 'release.yaml'} as it is now")
     kept = op.run(op.load_suite(moved), out=tmp_path / "kept" / "r")  # no suite folder around it: its own suite's
     with warnings.catch_warnings():

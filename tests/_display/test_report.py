@@ -640,7 +640,7 @@ def test_the_report_says_why_and_by_which_settings(example_run: op.Run, tmp_path
     other.write_text("allow_approximate_methods: true\ncriteria: {other_order_untouched: 0.8}\n", encoding="utf-8")
     text = write_report(example_run, tmp_path / "one.md", release=other).read_text(encoding="utf-8")
     assert f"Release settings: {other} (given for this report)" in text
-    assert "**PASS** (clustered run, 24 source clusters, 95% intervals): all 1 gated criteria pass" in text
+    assert "**PASS** (clustered run, 24 source clusters, 95% intervals): the 1 gated criterion passes" in text
 
 
 def test_a_threshold_is_shown_with_every_digit_it_has_in_both_reports(example_run: op.Run, tmp_path: Path) -> None:
@@ -1484,7 +1484,7 @@ def test_a_report_given_settings_weaker_than_release_yaml_now_says_they_were_giv
     run = op.run(root, progress=False)
     (root / "release.yaml").write_text(yaml.safe_dump({"criteria": {"answer_matches": 0.9}}), encoding="utf-8")
     text = write_report(run, tmp_path / "r.md", release=loose).read_text(encoding="utf-8")
-    assert "all 1 gated criteria pass, by 1 setting weaker than" in text
+    assert "the 1 gated criterion passes, by 1 setting weaker than" in text
     assert (f"Gated with the settings given: 1 setting weaker than {root / 'release.yaml'} as it is now: "
             "criteria.answer_matches 0.9 → 0.1.") in text
 

@@ -174,7 +174,7 @@ def test_a_vacuous_criterion_is_named_under_the_table_and_in_the_exit_line() -> 
     assert not any(line.startswith("answer_matches:") for line in lines)  # its reason only restates PASS
     assert exit_line(g) == ("gate: PASS — exit 0: all 2 gated criteria pass (1 of them vacuous: cannot fail as "
                             "configured)")
-    assert exit_line(_gate([rows[1]], "PASS")) == "gate: PASS — exit 0: all 1 gated criteria pass"
+    assert exit_line(_gate([rows[1]], "PASS")) == "gate: PASS — exit 0: the 1 gated criterion passes"
 
 
 def test_the_gate_repr_names_a_reduction_and_a_vacuous_check() -> None:
@@ -322,7 +322,7 @@ def test_a_pass_exit_line_counts_only_the_gated_criteria() -> None:
         {"criterion": "other_kept", "verdict": "PASS"},
         {"criterion": "policy", "verdict": "REPORT_ONLY", "reason": "", "threshold": math.nan},
     ]
-    assert exit_line(_gate(rows, "PASS")) == "gate: PASS — exit 0: all 1 gated criteria pass"
+    assert exit_line(_gate(rows, "PASS")) == "gate: PASS — exit 0: the 1 gated criterion passes"
 
 
 def test_a_pass_exit_line_counts_the_vacuous_gated_criteria_and_says_weaker_settings() -> None:
