@@ -73,7 +73,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -110,6 +110,7 @@ from .gate import (
     vacuous_findings,
     warn_release_drift,
 )
+from .inspect_log import split_hint, task_criteria
 from .run import Run, as_run, changed_checks, label_difference
 from .validity import checked_transforms, unscored_copies, unscored_note
 
@@ -327,11 +328,19 @@ def _common_criteria(base: Run, candidate: Run) -> list[str]:
 def compare_release(base: Run, candidate: Run, release: ReleaseLike | None) -> ReleaseConfig:
     """The release settings :func:`compare` applies to the two runs (it raises what compare would raise for
     ``release``); it reads only their configuration."""
-    return _release(candidate, release, _common_criteria(base, candidate))
+    return _release(candidate, release, _common_criteria(base, candidate), _split_names(base, candidate))
 
 
-def _release(candidate: Run, release: ReleaseLike | None, common: list[str]) -> ReleaseConfig:
-    """``release`` validated (default: the candidate's release.yaml, else the defaults); regression criteria checked."""
+def _split_names(base: Run, candidate: Run) -> set[str]:
+    """The criterion names the samples of several tasks share in either run's Inspect AI logs (``match``, read as
+    ``bulk/match`` and ``small/match``: :func:`~.inspect_log.task_criteria`)."""
+    return set(task_criteria(base)) | set(task_criteria(candidate))
+
+
+def _release(candidate: Run, release: ReleaseLike | None, common: list[str], split: Collection[str]
+             ) -> ReleaseConfig:
+    """``release`` validated (default: the candidate's release.yaml, else the defaults); regression criteria checked
+    (a name in ``split`` is one several tasks share: the message says each task has its own, as the gate's does)."""
     file = "release"
     if release is None:
         cfg = candidate.release if candidate.release is not None else ReleaseConfig()
@@ -344,7 +353,8 @@ def _release(candidate: Run, release: ReleaseLike | None, common: list[str]) -> 
         cfg, file = load_release(release), str(release)
     for name in cfg.regression.criteria or []:
         if name not in common:
-            raise ConfigError(file, "regression.criteria", f"{name!r} is not judged by both runs; criteria of "
+            hint = f" ({split_hint(name)})" if name in split else ""  # review F38: it said not why
+            raise ConfigError(file, "regression.criteria", f"{name!r} is not judged by both runs{hint}; criteria of "
                                                            f"both: {', '.join(common) or '(none)'}")
     return cfg
 
@@ -648,7 +658,7 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
         raise OloproofError(f"compare: the base and the candidate are the same run {base_run.run_id} "
                             f"({base_run.directory} and {cand_run.directory}); compare two runs")
     common = _common_criteria(base_run, cand_run)
-    cfg = _release(cand_run, release, common)
+    cfg = _release(cand_run, release, common, _split_names(base_run, cand_run))
     found = release_now(cand_run)  # read once: the drift warning and Comparison.relaxed
     if release is None:  # the candidate's stored rule decides (the runs are the evidence); the user may think the file
         warn_release_drift(cand_run, found, "this comparison uses the candidate run's; to compare with the file as "

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import math
+import operator
 import os
 import stat
 from collections.abc import Callable, Iterator, Sequence
@@ -473,6 +474,9 @@ def a_number(what: str) -> BeforeValidator:
     ValueError: must be an absolute tolerance, not the text '0.5' (write the number without quotes)
     >>> check(-0.0)  # -0.0 is 0: a margin of -0.0 was shown as "margin -0"
     0.0
+    >>> import numpy as np
+    >>> check(np.int64(30))  # a NumPy integer is the int it is: a strict whole number takes it
+    30
     """
 
     def refuse(value: Any) -> Any:
@@ -482,6 +486,10 @@ def a_number(what: str) -> BeforeValidator:
         if isinstance(value, (str, bytes, bytearray)):
             raise ValueError(f"must be {what}, not the text {quote(value)}"
                              f"{text_number(value) or ' (write the number without quotes)'}")
+        if not isinstance(value, (int, float)) and hasattr(type(value), "__index__"):
+            # a NumPy integer (``rng.integers(1000)`` for a seed) is the whole number it is, as op.run's epochs=
+            # reads it: a strict whole number refused it as "not a valid integer" (review F38)
+            return operator.index(value)
         return value + 0.0 if isinstance(value, float) else value  # + 0.0 turns -0.0 into 0.0
 
     return BeforeValidator(refuse)

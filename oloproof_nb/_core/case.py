@@ -562,7 +562,8 @@ def derive_case(case: Case, transform: str, field: str | None, template: str, *,
     (:func:`inject_state`: an injection arriving through data the agent
     reads), and where the source's ``expected.state`` names such a path with
     the value it starts with (the text must stay as it is), the copy expects
-    its own injected text there. Everything else (``expected``, ``outcome``)
+    its own injected text there (through a list, at the element holding that
+    text wherever it is listed: :func:`_kept_as_injected`). Everything else (``expected``, ``outcome``)
     is the source's: an expectation that the text changes stays as written.
 
     Raises

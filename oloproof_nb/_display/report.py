@@ -538,7 +538,8 @@ _LINK_LINE = re.compile(r"(?:Raw numbers: |!)\[.*\]\(([^()\s]+)\)")
 
 def _earlier_files(path: Path, files: Path) -> set[str]:
     """The names of the files in ``files`` (``<stem>_files/``) that the earlier Markdown report at ``path`` links (its
-    tables and plots); none when no earlier report stands there. Only a name directly in ``files`` counts."""
+    tables and plots: the lines :func:`_link_line` writes); none when no earlier report stands there. Only a name
+    directly in ``files`` counts."""
     if not _an_earlier_report(path):
         return set()
     names: set[str] = set()
@@ -549,11 +550,25 @@ def _earlier_files(path: Path, files: Path) -> set[str]:
                 if found is None:
                     continue
                 folder, _, name = unquote(found.group(1), errors="surrogateescape").partition("/")
-                if folder == files.name and name not in ("", ".", "..") and "/" not in name:
+                if (folder == files.name and name not in ("", ".", "..") and "/" not in name
+                        and line.rstrip("\r\n") == _link_line(files, name)):
                     names.add(name)
     except OSError:
         return set()  # read a moment ago: the write that follows says what is wrong, if anything
     return names
+
+
+def _link_line(files: Path, name: str) -> str | None:
+    """The line :func:`_write_md` writes to link ``name`` in ``files``: a table's ``Raw numbers: [<folder>/<name>](…)``,
+    a plot's ``![<stem> plot](…)``; None for a name it never writes (neither ``.csv`` nor ``.png``). Only a line
+    written so names a file of the earlier report: a link the user added to it (``![my photo](r_files/photo.png)``)
+    names a file of theirs, which was removed with the report's (review F38)."""
+    target = f"{files.name}/{name}"
+    if name.endswith(".csv"):
+        return f"Raw numbers: {md_link(target, target)}"
+    if name.endswith(".png"):
+        return md_link(f"{name[:-len('.png')]} plot", target, image=True)
+    return None
 
 
 def _remove_stale(file: Path, report: Path) -> None:
@@ -591,8 +606,9 @@ def write_report(run: Run, out: str | Path, release: ReleaseLike | None = None,
         ``*.html`` — one standalone file, plots embedded as base64 PNG; or
         ``*.md`` — Markdown, with the plots (PNG) and raw tables (CSV) in
         ``<stem>_files/`` beside it. An earlier report (or an empty file) there is replaced, and with an earlier
-        Markdown report the files it linked in ``<stem>_files/`` that this one does not write again (the list of
-        cases that did not pass of another run); any other
+        Markdown report the tables and plots it wrote in ``<stem>_files/`` that this one does not write again (the
+        list of cases that did not pass of another run; a file the user put there is kept, even one a line of theirs
+        in the report links); any other
         file is kept and the report refused (an ``OloproofError`` naming it), so a typo never replaces a
         file the user wrote. A ``<stem>_files/`` that holds anything is written into only when an earlier
         Markdown report stands at ``out`` (else refused the same way: it may be the user's own folder).
