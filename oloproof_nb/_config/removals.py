@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .._core.case import Case
-from .._core.compare import unheld_removals
+from .._core.compare import ListMatch, stray_absent, unheld_removals
 from .._core.paths import format_path, parse_path
 from ..errors import CaseFileError, clip, quote
 from .cases import LOOK_ALIKE_HELP, key_look
@@ -110,6 +110,31 @@ def _what(field: str | None) -> str:
     return "key" if field is None else f"{quote(field, _QUOTE)} value"
 
 
+def _stray_message(case: Case, keys: tuple[str, ...], rule: ListMatch | None, criteria: list[str]) -> str:
+    """Why a ``"$absent"`` key at ``keys`` of ``case``'s ``expected.state`` asks for no removal, and the fix."""
+    node: Any = case.expected.state
+    for key in keys:
+        node = node[int(key)] if isinstance(node, list) else node[key]
+    others = [str(k) for k in node if k != "$absent"]
+    where = f"expected.state at {clip(format_path(keys), _QUOTE) or '(top)'} holds \"$absent\""
+    names = clip(", ".join(criteria), 2 * _QUOTE)
+    judged = f"{names} would compare it as a key named \"$absent\", which no state holds"
+    if rule is None:
+        return (f"{where} beside other keys ({clip(', '.join(others), _QUOTE)}): {judged}; to ask that a key be gone, "
+                f"write {{\"$absent\": true}} alone as its value" if others else
+                f"{where} as {json.dumps(node['$absent'])[:_QUOTE]}: {judged}; a removal is {{\"$absent\": true}}, "
+                "and a key that must stay is named with its value")
+    pattern = format_path(tuple("*" if k.isdigit() else k for k in keys[:-1]))
+    field = others[0] if len(others) == 1 else "FIELD"
+    if rule.how != "by_key":
+        return (f"{where} in an element of a list that {names} matches {rule.how}: "
+                "an element is removed only in a list matched by_key, so the check would compare a key named "
+                f"\"$absent\"; give the check `lists: {{{pattern}: {{by_key: {field}}}}}`")
+    return (f"{where} in an element of a list matched by_key {rule.key}: a removal there is "
+            f"{{{json.dumps(str(rule.key))}: VALUE, \"$absent\": true}} and nothing else (this one holds "
+            f"{clip(', '.join(others), _QUOTE) or 'no other key'}), else {judged}")
+
+
 class RemovalScan:
     """Removals of what ``initial_state`` does not hold beside a key that reads like it, found case by case.
 
@@ -146,7 +171,8 @@ class RemovalScan:
         Raises
         ------
         CaseFileError
-            For a removal whose key reads as one ``initial_state`` holds there (see the class).
+            For a removal whose key reads as one ``initial_state`` holds there (see the class), and for a
+            ``"$absent"`` key the check would read as no removal (:func:`~oloproof_nb._core.compare.stray_absent`).
         """
         if not self.readings or not case.expected.state:
             return
@@ -175,6 +201,9 @@ class RemovalScan:
                     self.shown.append(f"line {line}, case {quote(case.id, _QUOTE)}: {clip(format_path(keys), _QUOTE)} "
                                       f"(its {_what(field)} {quote(missing, _QUOTE)} {how} {quote(held, _QUOTE)}, "
                                       "which initial_state holds there)")
+        for lists, _ignore, paths, criteria in self.readings.values():  # after the look-alikes: theirs say more
+            if paths is None and (stray := stray_absent(case.expected.state, lists=lists)) is not None:
+                raise CaseFileError(self.cases_file, line, _stray_message(case, *stray, criteria))
 
     def warning(self) -> str | None:
         """The ``VacuousCheckWarning`` text of what was found, or None."""

@@ -54,6 +54,7 @@ __all__ = [
     "ListMatch",
     "Row",
     "unheld_removals",
+    "stray_absent",
     "NO_STATE",
     "MODES",
 ]
@@ -949,6 +950,54 @@ def _asks_removal(value: Any) -> bool:
     if isinstance(value, list):
         return any(_asks_removal(v) for v in value)
     return value is ABSENT
+
+
+def stray_absent(expected: Any, *, lists: Mapping[str, ListMatch] | None = None,
+                 ) -> tuple[Keys, ListMatch | None] | None:
+    """The first object of ``expected`` holding a ``"$absent"`` key that no check reads as a removal, or None.
+
+    ``{"$absent": true}`` asks for a removal alone as a key's value, and ``{FIELD: value, "$absent": true}`` as
+    an element of a list matched ``by_key`` FIELD (``lists``). Anywhere else (beside other keys, in a list matched
+    ``ordered`` or ``unordered``, or as ``"$absent": false``) it is compared as a key named ``"$absent"``, which
+    no state holds: the case fails whatever the agent does, and the removal it meant is never asked.
+
+    Parameters
+    ----------
+    expected : object
+        A case's ``expected.state``.
+    lists : mapping of str to ListMatch, optional
+        The check's list rules by path pattern, first match wins (default ``ordered``).
+
+    Returns
+    -------
+    (keys, rule) or None
+        Where the object sits, and the rule of the list it is an element of (None outside a list).
+
+    Examples
+    --------
+    >>> stray_absent({"o": {"gone": {"$absent": True}}, "cart": [{"sku": "B", "$absent": True}]},
+    ...              lists={"cart": ListMatch("by_key", "sku")}) is None
+    True
+    >>> stray_absent({"cart": [{"sku": "B", "$absent": True}]})
+    (('cart', '0'), ListMatch(how='ordered', key=None))
+    >>> stray_absent({"o": {"k": {"$absent": True, "status": "x"}}})
+    (('o', 'k'), None)
+    """
+    if not _asks_removal(expected):
+        return None
+    rules = _rules(lists, None, None)
+    stack: list[tuple[Any, Keys, ListMatch | None]] = [(expected, (), None)]
+    while stack:
+        node, keys, rule = stack.pop()
+        if isinstance(node, Mapping):
+            if "$absent" in node and not is_absent_marker(node) \
+                    and not (rule is not None and rule.how == "by_key" and _is_removal(node, rule.key)):
+                return keys, rule
+            stack.extend((v, (*keys, str(k)), None) for k, v in reversed(list(node.items())) if _asks_removal(v))
+        elif isinstance(node, list):
+            here = rules.list_rule(keys)
+            stack.extend((v, (*keys, str(i)), here) for i, v in reversed(list(enumerate(node))) if _asks_removal(v))
+    return None
 
 
 def _removes_only(value: Any) -> bool:
