@@ -116,3 +116,23 @@ def mm_suite(make_suite: Callable[..., Path], cases: list[dict[str, Any]], trans
     for t in transforms:
         write_labels(root, t["name"], labels.get(t["name"], []), t["validity_labels"])
     return root
+
+
+def state_path_suite(root: Path, system_code: str, cases: list[dict[str, Any]], state_check: str,
+                     transform: str, state_path: str, template: str) -> Path:
+    """Write a suite at ``root``: ``system_code`` as ``desk.py`` (class ``Desk``), ``cases``, the check
+    ``state_check`` (a YAML flow item), a ``same_state`` relation under ``transform`` (rewriting ``state_path`` by
+    ``template``) and a label file judging every copy valid; return ``root``."""
+    (root / "labels").mkdir(parents=True)
+    (root / "desk.py").write_text(system_code, encoding="utf-8")
+    (root / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
+    labels = all_valid([c["id"] for c in cases], transform)
+    (root / "labels" / f"{transform}.jsonl").write_text("".join(json.dumps(j) + "\n" for j in labels),
+                                                        encoding="utf-8")
+    spec = {"name": transform, "state_path": state_path, "template": template,
+            "validity_labels": f"labels/{transform}.jsonl", "minimum_validity": 0.5}
+    (root / "oloproof.yaml").write_text(
+        f"name: {transform}\nsystem: desk:Desk\nevaluators:\n  - {state_check}\n"
+        f"  - {{type: metamorphic_relation, relation: same_state, transform: {transform}}}\n"
+        f"metamorphic:\n  transforms:\n    - {json.dumps(spec)}\n", encoding="utf-8")
+    return root
