@@ -701,7 +701,9 @@ def _expected_change(keys: Keys, before: Any, after: Any, actual: Mapping[str, A
     if keys and keys[-1].startswith("<") and after is ABSENT:  # an element that left an unordered/by_key list
         rule = rules.list_rule(keys[:-1])
         value = _field(before, rule.key) if rule.how == "by_key" else ABSENT
-        return value is not ABSENT and (keys[:-1], _same_text(value)) in rules.removed
+        if value is not ABSENT and (keys[:-1], _same_text(value)) in rules.removed:
+            return True
+        # else on: a dict key may start with "<" too (the label of an element names nothing get_path finds)
     if after is ABSENT and _leaf_like(before):
         now = get_path(actual, keys)
         return (isinstance(now, (Mapping, list)) and bool(now)
