@@ -30,7 +30,7 @@ from typing import Any, TypeVar, overload
 import pandas as pd
 import pyarrow as pa
 
-from .._config.files import folder_problem
+from .._config.files import folder_problem, yaml_number
 from .._config.imports import CODE_KEY
 from .._config.release import ReleaseConfig
 from .._config.suite import SuiteConfig, parse_suite_config, release_from_manifest
@@ -714,7 +714,8 @@ def validity_check_difference(a: Run, b: Run) -> str:
     mine = {t.name: t.minimum_validity for t in a.config.metamorphic.transforms}
     for t in b.config.metamorphic.transforms:
         if t.name in mine and t.minimum_validity != mine[t.name]:
-            return f"transform {t.name}: minimum_validity {t.minimum_validity:g}, not {mine[t.name]:g}"
+            return (f"transform {t.name}: minimum_validity {yaml_number(t.minimum_validity)}, not "
+                    f"{yaml_number(mine[t.name])}")  # every digit: 0.8500001 and 0.85 read "0.85, not 0.85"
     return "other transforms or another case file"
 
 

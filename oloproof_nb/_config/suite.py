@@ -46,7 +46,7 @@ from .cases import (
     iter_cases_with_copies,
     repeats_warning,
 )
-from .files import a_number, config_error, folder_problem, read_yaml
+from .files import a_number, config_error, folder_problem, read_yaml, yaml_number
 from .imports import (
     CODE_KEY,
     defined_elsewhere,
@@ -936,7 +936,7 @@ def _thin_validity(config: SuiteConfig, pairs: int, file: str | Path = SUITE_FIL
         for i, ev in _relations_of(config, t.name):
             found[ev.name] = (
                 f"{file}: evaluators[{i}] ({ev.type}, criterion {ev.name}): transform {t.name}'s "
-                f"minimum_validity {t.minimum_validity:g} is met {met} of its {pairs} pairs labeled valid, "
+                f"minimum_validity {yaml_number(t.minimum_validity)} is met {met} of its {pairs} pairs labeled valid, "
                 "so its validity check cannot fail: the labels may leave out any share of its copies, and "
                 "labeling each failing pair invalid passes the relation; ask for the share of pairs that must "
                 "keep their meaning (e.g. minimum_validity: 0.85)")
