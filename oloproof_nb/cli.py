@@ -729,7 +729,7 @@ def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, 
             print(terminal_text(f"{source} names no criterion to gate; list each as "
                                 "`criteria: {<criterion>: <threshold>}`"))
     if g.unscored:  # rows left out of every criterion: a release manager reading a PASS should know
-        _print_wrapped(unscored_note(g.unscored), width)
+        _print_wrapped(unscored_note(g.unscored, broken=g.unscored_broken), width)
     if g.table["reason"].str.startswith("approximate_methods_not_allowed").any():  # one key fixes it: say which
         where = (f"{release}" if release else "its release.yaml (stored when the run started: give one that does "
                                               "with --release to gate this run, or set it for the next run)")

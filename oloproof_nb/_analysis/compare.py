@@ -112,7 +112,7 @@ from .gate import (
 )
 from .inspect_log import split_hint, task_criteria
 from .run import Run, as_run, changed_checks, label_difference
-from .validity import checked_transforms, unscored_copies, unscored_note
+from .validity import broken_copies, checked_transforms, unscored_copies, unscored_note
 
 __all__ = ["Comparison", "compare", "compare_release", "relaxed_rule", "regression_verdict", "COMPARE", "UNPAIRED",
            "PAIRED_VERDICTS", "FLIPS", "RunLike", "NO_CRITERIA"]
@@ -846,7 +846,12 @@ def _unscored_notes(base: Run, candidate: Run) -> list[str]:
     """``both runs: 1 copy labeled invalid, scored by no criterion: …``, the gate's line for each run whose checked
     transforms left copies out of every criterion (once when both left out the same), for runs made with the same
     labels (:func:`_labels_note` speaks of runs made with others)."""
-    return _of_each_run({"base": unscored_copies(base), "candidate": unscored_copies(candidate)}, unscored_note)
+    def held(run: Run) -> tuple[tuple[str, ...], tuple[str, ...]] | tuple[()]:
+        ids = unscored_copies(run)
+        return (tuple(ids), tuple(broken_copies(run))) if ids else ()
+
+    return _of_each_run({"base": held(base), "candidate": held(candidate)},
+                        lambda left_out: unscored_note(left_out[0], broken=left_out[1]))
 
 
 def _vacuous_notes(found: dict[str, dict[str, list[str]]], criteria: list[str]) -> list[str]:

@@ -88,7 +88,7 @@ from .inspect_log import is_inspect_run, split_hint, task_criteria, unrun_sample
 from .receipts import outcome_summary
 from .reduce import REPEATED_NOTE, ReducedSums, epoch_counts, reduced_sums, repeated_rows
 from .run import Run, as_run, label_difference
-from .validity import checked_transforms, unscored_copies
+from .validity import broken_copies, checked_transforms, unscored_copies
 
 __all__ = ["Gate", "gate", "GATE_COLUMNS", "ClusterSums", "criterion_sums", "sums_interval", "resolve_release",
            "ReleaseLike", "NO_CRITERIA", "run_is_clustered", "reduced_is_clustered", "reduced_interval", "no_decision",
@@ -247,6 +247,9 @@ class Gate:
     unscored : tuple of str
         The derived cases labeled invalid by a checked transform, sorted: no criterion scores them (see
         :func:`oloproof_nb.validity`), so a verdict is read knowing they were left out.
+    unscored_broken : tuple of str
+        Those of :attr:`unscored` whose pair did not hold under a relation, sorted: left out, a copy that failed
+        no longer counts against the agent, so the verdict leans on its label (the gate's line counts them).
     relaxed : tuple of str
         The settings of this gate weaker than :attr:`weaker_than`'s, among those that decide a verdict of this
         run (:func:`relaxed_gate_settings`), e.g. ``criteria.answer_matches 0.9 → 0.5`` or ``criteria.x 0.9 →
@@ -276,6 +279,7 @@ class Gate:
     reason: str = ""
     findings: tuple[str, ...] = field(default_factory=tuple)
     unscored: tuple[str, ...] = field(default_factory=tuple)
+    unscored_broken: tuple[str, ...] = field(default_factory=tuple)
     relaxed: tuple[str, ...] = field(default_factory=tuple)
     weaker_than: str = ""
     drift: tuple[str, ...] = field(default_factory=tuple)
@@ -816,6 +820,7 @@ def gate(run: Run, release: ReleaseLike | None = None, *,
     relaxed, than = _relaxed(run, cfg, rows, found)
     return Gate(table=table, verdict=overall, release=cfg, clustered=clustered, n_source_clusters=n_source,
                 reason=blocker, findings=tuple(findings), unscored=tuple(unscored_copies(run)),
+                unscored_broken=tuple(broken_copies(run)),
                 relaxed=tuple(relaxed), weaker_than=than, drift=tuple(drifted))
 
 

@@ -22,7 +22,7 @@ from .columns import VALIDITY
 from .run import Run, as_run
 
 __all__ = ["VALIDITY_COLUMNS", "validity_table", "checked_transforms", "unchecked_reasons", "validity",
-           "unscored_copies"]
+           "unscored_copies", "broken_copies", "unscored_note", "broken_note"]
 
 VALIDITY_COLUMNS = VALIDITY.names
 
@@ -190,14 +190,17 @@ def unchecked_reasons(run: Run) -> dict[str, str]:
     return out
 
 
-def unscored_note(unscored: Sequence[str], shown: int = 3) -> str:
+def unscored_note(unscored: Sequence[str], shown: int = 3, broken: Sequence[str] = ()) -> str:
     """The line a gate is read with when copies were left out of every criterion, naming the first ``shown``;
-    empty for none.
+    empty for none. ``broken``: those of them whose pair did not hold (:func:`broken_copies`), counted at its end:
+    a copy that fails, labeled invalid, no longer counts against the agent, so the verdict leans on its label.
 
     Examples
     --------
     >>> unscored_note(["a~t", "b~t", "c~t", "d~t"])
     '4 copies labeled invalid, scored by no criterion: a~t, b~t, c~t and 1 more (see op.validity(run))'
+    >>> unscored_note(["a~t", "b~t"], broken=["b~t"]).split("); ")[1]
+    '1 of them broke its pair, so the verdict leans on its label'
     >>> unscored_note([])
     ''
     """
@@ -205,8 +208,38 @@ def unscored_note(unscored: Sequence[str], shown: int = 3) -> str:
         return ""
     more = len(unscored) - shown
     named = ", ".join(unscored[:shown]) + (f" and {more} more" if more > 0 else "")
-    return (f"{len(unscored)} {'copy' if len(unscored) == 1 else 'copies'} labeled invalid, scored by no "
+    note = (f"{len(unscored)} {'copy' if len(unscored) == 1 else 'copies'} labeled invalid, scored by no "
             f"criterion: {named} (see op.validity(run))")
+    return f"{note}; {broken_note(len(unscored), len(broken))}" if broken else note
+
+
+def broken_note(unscored: int, broken: int) -> str:
+    """How many of the ``unscored`` copies left out of every criterion broke their pair (``broken`` ≥ 1).
+
+    Examples
+    --------
+    >>> broken_note(1, 1)
+    'it broke its pair, so the verdict leans on its label'
+    >>> broken_note(3, 2)
+    '2 of them broke their pair, so the verdict leans on their labels'
+    """
+    one = broken == 1
+    whose = "it broke its pair" if unscored == 1 else f"{broken} of them broke {'its' if one else 'their'} pair"
+    return f"{whose}, so the verdict leans on {'its label' if one else 'their labels'}"
+
+
+def broken_copies(run: Run) -> list[str]:
+    """The copies of :func:`unscored_copies` whose pair did not hold under a relation (``run.pairs.holds`` False),
+    sorted: left out of every criterion, a copy that failed its pair no longer counts against the agent, so a
+    labeler who marked exactly the failing copies invalid (within the share ``minimum_validity`` allows) lifted
+    the relation, and the gate's line says how many of the copies it left out were such (review R47: 3 failing
+    copies of 20 labeled invalid turned 17 of 20, not enough, into 17 of 17, PASS, with only their names shown)."""
+    unscored = unscored_copies(run)
+    if not unscored:
+        return []
+    pairs = run.pairs
+    failed = pairs["derived_id"][pairs["holds"].eq(False).fillna(False).to_numpy(dtype=bool)]
+    return sorted(set(unscored) & set(map(str, failed)))
 
 
 def unscored_copies(run: Run) -> list[str]:

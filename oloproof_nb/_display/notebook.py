@@ -177,7 +177,7 @@ class Gate(_gate.Gate):
         lines += [f"  {pooled_note(self._pooled)}"] if self._pooled else []
         lines += [f"  vacuous: {finding}" for finding in self.findings]
         lines += [f"  {_gate.abrupt_ends_note(self._abrupt_ends)}"] if self._abrupt_ends else []
-        lines += [f"  {unscored_note(self.unscored)}"] if self.unscored else []
+        lines += [f"  {unscored_note(self.unscored, broken=self.unscored_broken)}"] if self.unscored else []
         lines += [f"  {self._relaxed_note()}"] if self.relaxed else []
         for r in self.table.itertuples():
             thr = "" if math.isnan(r.threshold) else f" ≥ {yaml_number(r.threshold)}"  # every digit: 0.9999999 is not 1
@@ -197,7 +197,7 @@ class Gate(_gate.Gate):
                       sizes=gate_size(self), confidence=fmt_level(self.release.confidence),
                       findings=self.findings, resumed=_gate.abrupt_ends_note(self._abrupt_ends),
                       pooled=pooled_note(self._pooled) if self._pooled else "",
-                      unscored=unscored_note(self.unscored, shown=20),
+                      unscored=unscored_note(self.unscored, shown=20, broken=self.unscored_broken),
                       relaxed=self._relaxed_note(),
                       table=html_table(shown, fmt_number, styled=True))
 

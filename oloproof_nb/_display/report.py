@@ -35,7 +35,7 @@ from .._analysis.receipts import outcome_summary
 from .._analysis.reduce import epoch_counts, repeated_rows
 from .._analysis.run import Run
 from .._analysis.slices import slice_table
-from .._analysis.validity import validity
+from .._analysis.validity import broken_note, validity
 from .._core.epochs import parse_reduce, reduce_counts
 from .._core.slicespec import NA_BIN, parse_slice_spec
 from .._version import __version__
@@ -154,8 +154,10 @@ def _gate_section(run: Run, g: Gate, release: ReleaseLike | None) -> Section:
     if resumed:  # case runs a crash cut short ran again: a PASS is read knowing they had a second chance
         sec.text.append(Plain(_sentence(resumed)))
     if g.unscored:  # rows no criterion counts: a PASS is read knowing them
+        broke = len(g.unscored_broken)  # a copy that failed its pair, left out, no longer counts against the agent
         sec.text.append(Plain(f"Copies labeled invalid, scored by no criterion ({len(g.unscored)}): "
-                              f"{', '.join(g.unscored[:20])}" + (" …" if len(g.unscored) > 20 else "") + "."))
+                              f"{', '.join(g.unscored[:20])}" + (" …" if len(g.unscored) > 20 else "") + "."
+                              + (f" {broken_note(len(g.unscored), broke).capitalize()}." if broke else "")))
     shown = g.table[["criterion", "n", "n_clusters", "passed", "missing", "rate"]].copy()
     shown["criterion"] = [_reduced_name(c, r) + (" (vacuous)" if v else "")
                           for c, r, v in zip(g.table["criterion"], g.table["reduce"], g.table["vacuous"], strict=True)]

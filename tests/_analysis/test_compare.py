@@ -1703,8 +1703,24 @@ def test_copies_no_criterion_scores_are_said_once_for_both_runs_only_when_both_l
     from oloproof_nb._analysis import compare
 
     monkeypatch.setattr(compare, "unscored_copies", lambda run: run.left_out)
+    monkeypatch.setattr(compare, "broken_copies", lambda run: [])
     runs = SimpleNamespace(left_out=base), SimpleNamespace(left_out=candidate)
     assert compare._unscored_notes(*runs) == expected  # type: ignore[arg-type]
+
+
+def test_one_copy_left_out_by_both_runs_broken_in_one_is_said_for_each_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same copy left out by both runs, its pair broken in the base only: 'both runs' would say one of the two
+    things for both, so each run gets its own line (the broken count, review R47, is part of what must be equal)."""
+    from types import SimpleNamespace
+
+    from oloproof_nb._analysis import compare
+
+    monkeypatch.setattr(compare, "unscored_copies", lambda run: run.left_out)
+    monkeypatch.setattr(compare, "broken_copies", lambda run: run.broke)
+    runs = SimpleNamespace(left_out=["a~t"], broke=["a~t"]), SimpleNamespace(left_out=["a~t"], broke=[])
+    line = "1 copy labeled invalid, scored by no criterion: a~t (see op.validity(run))"
+    assert compare._unscored_notes(*runs) == [  # type: ignore[arg-type]
+        f"the base run: {line}; it broke its pair, so the verdict leans on its label", f"the candidate run: {line}"]
 
 
 def test_copies_no_criterion_scores_are_named_as_the_gate_names_them(example_runs: dict[str, op.Run]) -> None:
@@ -1712,7 +1728,8 @@ def test_copies_no_criterion_scores_are_named_as_the_gate_names_them(example_run
     ord-018~injected``; a comparison of the two left the copy out of every row (n 47 of 48 paired cases) with no
     word of it (review R24). Runs made with the same labels now get the gate's line, once."""
     base, again = example_runs["base"], example_runs["again"]
-    line = "1 copy labeled invalid, scored by no criterion: ord-018~injected (see op.validity(run))"
+    line = ("1 copy labeled invalid, scored by no criterion: ord-018~injected (see op.validity(run)); it broke its "
+            "pair, so the verdict leans on its label")  # its same_state pair does not hold in either run
     assert line in repr(op.gate(base))
     cmp = op.compare(base, again, release={**ALLOW, "regression": {"margin": MARGIN}})
     assert cmp.table.set_index("criterion").loc["answer_matches", "n"] == 47

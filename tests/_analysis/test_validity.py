@@ -190,16 +190,21 @@ def test_a_copy_labeled_invalid_is_scored_by_no_criterion(example_suite: Path, t
     from oloproof_nb._display.report import write_report
     from oloproof_nb.cli import main
 
+    # the copy's same_state pair did not hold (the desk escalated the source's well-formed ticket and refunded the
+    # copy's malformed one: review R47's count, read from run.pairs by hand): left out, its failure no longer counts
+    pair = run.pairs.set_index("derived_id").loc[copy]
+    assert (pair["relation"], bool(pair["holds"]), pair["label"]) == ("same_state", False, "invalid")
+    note = ("1 copy labeled invalid, scored by no criterion: ord-018~injected (see op.validity(run)); it broke its "
+            "pair, so the verdict leans on its label")
     assert main(["gate", str(run.directory)]) == 1
-    assert ("1 copy labeled invalid, scored by no criterion: ord-018~injected (see op.validity(run))"
-            in capsys.readouterr().out.splitlines())
+    assert note in " ".join(capsys.readouterr().out.split())  # wrapped to the terminal's width
     report = write_report(run, tmp_path / "r.md").read_text(encoding="utf-8").replace("\\~", "~")  # ~ escaped
-    assert "Copies labeled invalid, scored by no criterion (1): ord-018~injected." in report
+    assert ("Copies labeled invalid, scored by no criterion (1): ord-018~injected. It broke its pair, so the "
+            "verdict leans on its label.") in report
     g = op.gate(run)  # and so is a notebook's reader: the gate's repr and HTML said nothing of it
-    assert g.unscored == (copy,)
-    assert "  1 copy labeled invalid, scored by no criterion: ord-018~injected (see op.validity(run))" in repr(g)
-    assert ('<p class="oloproof-unscored">1 copy labeled invalid, scored by no criterion: ord-018~injected '
-            '(see op.validity(run))</p>') in g._repr_html_()
+    assert (g.unscored, g.unscored_broken) == ((copy,), (copy,))
+    assert f"  {note}" in repr(g)
+    assert f'<p class="oloproof-unscored">{note}</p>' in g._repr_html_()
     label_file = example_suite / "labels" / "injected.jsonl"
     yes, no = (json.dumps({"case_id": copy, "valid": v, "labeler": who}) for v, who in ((True, "a"), (False, "b")))
     for lines, scored in [([yes], True), ([yes, no], False),  # valid; a tie: invalid

@@ -84,7 +84,8 @@ def test_the_labeler_who_marks_exactly_the_failing_copies_moves_the_gate_and_the
     holds 17 of 20 pairs (INSUFFICIENT_EVIDENCE at 0.8) and answer_matches passes 37 of 40 rows. The 3 failing
     copies labeled invalid instead (17 of 20 valid = 0.85, checked): the relation is 17 of 17 and PASSes (its low
     end the Clopper–Pearson bound 0.025^(1/17) = 0.8049 of a run whose every row passes), and answer_matches is
-    37 of 37. The gate says which copies it left out; it does not say they were the failing ones (review R47)."""
+    37 of 37. The gate says which copies it left out, and that all 3 broke their pair (review R47: before, only
+    their names; a mutant counting every copy left out, or none, is caught by the honest/mixed labels below)."""
     honest = _run(_suite(make_suite, 0.85, set()), tmp_path / "honest")
     assert op.gate(honest).unscored == ()
     relation = _gate_row(honest, RELATION)
@@ -98,7 +99,13 @@ def test_the_labeler_who_marks_exactly_the_failing_copies_moves_the_gate_and_the
     assert _gate_row(moved, "answer_matches")[["n", "passed"]].tolist() == [37, 37]
     pairs = moved.pairs.set_index("derived_id")
     assert pairs.loc[["c05~t", "c11~t", "c17~t"], "holds"].tolist() == [False] * 3  # still shown in run.pairs
-    assert op.gate(moved).unscored == ("c05~t", "c11~t", "c17~t")
+    gate = op.gate(moved)
+    assert gate.unscored == gate.unscored_broken == ("c05~t", "c11~t", "c17~t")
+    assert repr(gate).count("3 of them broke their pair, so the verdict leans on their labels") == 1
+    # two failing copies and one that held labeled invalid: 2 of the 3 left out broke their pair (a hand count)
+    mixed = op.gate(_run(_suite(make_suite, 0.85, {"c05", "c11", "c02"}), tmp_path / "mixed"))
+    assert (mixed.unscored, mixed.unscored_broken) == (("c02~t", "c05~t", "c11~t"), ("c05~t", "c11~t"))
+    assert "2 of them broke their pair, so the verdict leans on their labels" in repr(mixed)
 
 
 def test_the_checked_rule_is_the_point_rate_against_the_minimum_for_every_share_counted_by_hand() -> None:
