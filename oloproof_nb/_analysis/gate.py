@@ -248,7 +248,8 @@ class Gate:
         The derived cases labeled invalid by a checked transform, sorted: no criterion scores them (see
         :func:`oloproof_nb.validity`), so a verdict is read knowing they were left out.
     unscored_broken : tuple of str
-        Those of :attr:`unscored` whose pair did not hold under a relation, sorted: left out, a copy that failed
+        Those of :attr:`unscored` whose pair did not hold under a relation (or is missing: a side raised, timed
+        out or recorded no state), sorted: left out, a copy that failed
         no longer counts against the agent, so the verdict leans on its label (the gate's line counts them).
     relaxed : tuple of str
         The settings of this gate weaker than :attr:`weaker_than`'s, among those that decide a verdict of this

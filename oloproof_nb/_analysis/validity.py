@@ -229,8 +229,9 @@ def broken_note(unscored: int, broken: int) -> str:
 
 
 def broken_copies(run: Run) -> list[str]:
-    """The copies of :func:`unscored_copies` whose pair did not hold under a relation (``run.pairs.holds`` False),
-    sorted: left out of every criterion, a copy that failed its pair no longer counts against the agent, so a
+    """The copies of :func:`unscored_copies` whose pair did not hold under a relation (``run.pairs.holds`` False,
+    or missing: a side that raised, timed out or recorded no state, a row that never passes), sorted: left out of
+    every criterion, a copy that failed its pair no longer counts against the agent, so a
     labeler who marked exactly the failing copies invalid (within the share ``minimum_validity`` allows) lifted
     the relation, and the gate's line says how many of the copies it left out were such (review R47: 3 failing
     copies of 20 labeled invalid turned 17 of 20, not enough, into 17 of 17, PASS, with only their names shown)."""
@@ -238,7 +239,8 @@ def broken_copies(run: Run) -> list[str]:
     if not unscored:
         return []
     pairs = run.pairs
-    failed = pairs["derived_id"][pairs["holds"].eq(False).fillna(False).to_numpy(dtype=bool)]
+    held = pairs["holds"].eq(True).fillna(False).to_numpy(dtype=bool)  # a missing pair lifts the relation too
+    failed = pairs["derived_id"][~held]
     return sorted(set(unscored) & set(map(str, failed)))
 
 

@@ -119,13 +119,19 @@ def _stray_message(case: Case, keys: tuple[str, ...], rule: ListMatch | None, cr
     where = f"expected.state at {clip(format_path(keys), _QUOTE) or '(top)'} holds \"$absent\""
     names = clip(", ".join(criteria), 2 * _QUOTE)
     judged = f"{names} would compare it as a key named \"$absent\", which no state holds"
-    if rule is None:
+    if rule is None:  # beside other keys, or as "$absent": false
         return (f"{where} beside other keys ({clip(', '.join(others), _QUOTE)}): {judged}; to ask that a key be gone, "
                 f"write {{\"$absent\": true}} alone as its value" if others else
                 f"{where} as {json.dumps(node['$absent'])[:_QUOTE]}: {judged}; a removal is {{\"$absent\": true}}, "
                 "and a key that must stay is named with its value")
     pattern = format_path(tuple("*" if k.isdigit() else k for k in keys[:-1]))
     field = others[0] if len(others) == 1 else "FIELD"
+    if not others:  # {"$absent": true} alone as an element: it names no element to remove
+        field = rule.key if rule.how == "by_key" and rule.key else field
+        fix = "" if rule.how == "by_key" else f" in a list matched by_key (`lists: {{{pattern}: {{by_key: FIELD}}}}`)"
+        return (f"{where} alone in an element of a list that {names} matches {rule.how}: it names no element to "
+                f"remove and matches none, so the case fails whatever the agent does; a removal there is "
+                f"{{{json.dumps(field)}: VALUE, \"$absent\": true}}{fix}")
     if rule.how != "by_key":
         return (f"{where} in an element of a list that {names} matches {rule.how}: "
                 "an element is removed only in a list matched by_key, so the check would compare a key named "
@@ -202,7 +208,8 @@ class RemovalScan:
                                       f"(its {_what(field)} {quote(missing, _QUOTE)} {how} {quote(held, _QUOTE)}, "
                                       "which initial_state holds there)")
         for lists, _ignore, paths, criteria in self.readings.values():  # after the look-alikes: theirs say more
-            if paths is None and (stray := stray_absent(case.expected.state, lists=lists)) is not None:
+            if paths is None and (stray := stray_absent(case.expected.state, lists=lists,
+                                                        initial=case.initial_state)) is not None:
                 raise CaseFileError(self.cases_file, line, _stray_message(case, *stray, criteria))
 
     def warning(self) -> str | None:

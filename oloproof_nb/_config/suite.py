@@ -575,6 +575,7 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
     removals = RemovalScan(config.evaluators, cases_file)
     source_ids, n_sources, kept = _validate_cases(cases_file, config, suite_file, scan, repeats, removals,
                                                   keep=stat_before[0] <= KEEP_CASES_BYTES)
+    scan.refuse_globs()
     derived_ids = {t.name: _DerivedIds(source_ids, t.name) for t in config.metamorphic.transforms}
     looks = {look: sid for sid in source_ids if (look := id_look(sid)) != sid} if derived_ids else {}
     for i, transform in enumerate(config.metamorphic.transforms):
@@ -752,10 +753,14 @@ class _VacuityScan:
     def __init__(self, config: SuiteConfig, file: str | Path = SUITE_FILE) -> None:
         self.file = file
         self.checks: list[tuple[int, Evaluator, str]] = []
+        #: paths with a ``*`` in a key on a check with ``absent_ok: true``: refused unless a case holds one (M45)
+        self.globs: list[tuple[int, Evaluator, str]] = []
         for i, ev in enumerate(config.evaluators):
             paths: list[str] = list(getattr(ev, "paths", []) or [])
             if ev.type in ("state_unchanged", "state_matches") and not getattr(ev, "absent_ok", False):
                 self.checks += [(i, ev, path) for path in paths]
+            elif ev.type in ("state_unchanged", "state_matches"):
+                self.globs += [(i, ev, path) for path in paths if _glob_hint(path)]
         self.seen: set[tuple[int, str]] = set()
         self.candidates: dict[str, set[str]] = {"state_unchanged": set(), "state_matches": set()}
         self.ignore_all: list[tuple[int, Evaluator, str]] = []  # an ignore pattern that matches every path
@@ -817,9 +822,9 @@ class _VacuityScan:
                 if not _hidden_below(keys, self.pair_hiding):
                     self.pair_hiding = None  # a pair may differ at or beside a path of this case
                     break
-        if not self.checks:
+        if not self.checks and not self.globs:
             return
-        for i, ev, path in self.checks:
+        for i, ev, path in [*self.checks, *self.globs]:
             if (i, path) in self.seen:
                 continue
             states = [case.initial_state]
@@ -832,6 +837,27 @@ class _VacuityScan:
                 pool |= _node_paths(case.initial_state)
                 if kind == "state_matches" and case.expected.state is not None:
                     pool |= _node_paths(case.expected.state)
+
+    def refuse_globs(self) -> None:
+        """Refuse, once every case is seen, a path with a ``*`` in a key that no case holds on a check with
+        ``absent_ok: true``.
+
+        These paths are exact, so ``contacts.*.phone`` names a key called '*'; without ``absent_ok`` that is a
+        :meth:`findings` warning, but ``absent_ok: true`` says "absent on purpose" and silenced it, so the check
+        passed every case, an agent that rewrote each phone among them (mutation round M45).
+
+        Raises
+        ------
+        ConfigError
+            Naming the evaluator's ``paths``, the check and what to give instead.
+        """
+        for i, ev, path in self.globs:
+            if (i, path) not in self.seen:
+                where = "initial_state" + (" or expected.state" if ev.type == "state_matches" else "")
+                raise ConfigError(self.file, f"evaluators[{i}].paths",
+                                  f"({ev.type}, criterion {ev.name}) path {quote(path)} is in no case's {where}, and "
+                                  "absent_ok: true passes every case where it stays absent, so the check cannot "
+                                  f"fail; {_glob_hint(path)}")
 
     def _observe_idle(self, initial: dict[str, Any], expected: dict[str, Any]) -> None:
         """Drop the evaluators for which this case's expected change is one an idle agent fails (a change within

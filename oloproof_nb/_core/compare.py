@@ -954,14 +954,18 @@ def _asks_removal(value: Any) -> bool:
     return value is ABSENT
 
 
-def stray_absent(expected: Any, *, lists: Mapping[str, ListMatch] | None = None,
+def stray_absent(expected: Any, *, lists: Mapping[str, ListMatch] | None = None, initial: Any = None,
                  ) -> tuple[Keys, ListMatch | None] | None:
     """The first object of ``expected`` holding a ``"$absent"`` key that no check reads as a removal, or None.
 
-    ``{"$absent": true}`` asks for a removal alone as a key's value, and ``{FIELD: value, "$absent": true}`` as
-    an element of a list matched ``by_key`` FIELD (``lists``). Anywhere else (beside other keys, in a list matched
-    ``ordered`` or ``unordered``, or as ``"$absent": false``) it is compared as a key named ``"$absent"``, which
-    no state holds: the case fails whatever the agent does, and the removal it meant is never asked.
+    ``{"$absent": true}`` asks for a removal alone as a key's value (or as an element of an ``ordered`` list: no
+    element at that position), and ``{FIELD: value, "$absent": true}`` as an element of a list matched ``by_key``
+    FIELD (``lists``). Anywhere else (beside other keys, in a list matched ``ordered`` or ``unordered``, or as
+    ``"$absent": false``) it is compared as a key named ``"$absent"``, which no state holds: the case fails
+    whatever the agent does, and the removal it meant is never asked; alone as an element of an ``unordered`` or
+    ``by_key`` list it is an element no state holds, and fails as surely. Where ``initial`` (the case's
+    ``initial_state``) holds a key named ``"$absent"`` there (in that object, or in an element of that list),
+    the key is the state's own and is compared as such.
 
     Parameters
     ----------
@@ -969,6 +973,8 @@ def stray_absent(expected: Any, *, lists: Mapping[str, ListMatch] | None = None,
         A case's ``expected.state``.
     lists : mapping of str to ListMatch, optional
         The check's list rules by path pattern, first match wins (default ``ordered``).
+    initial : object, optional
+        The case's ``initial_state``.
 
     Returns
     -------
@@ -984,6 +990,10 @@ def stray_absent(expected: Any, *, lists: Mapping[str, ListMatch] | None = None,
     (('cart', '0'), ListMatch(how='ordered', key=None))
     >>> stray_absent({"o": {"k": {"$absent": True, "status": "x"}}})
     (('o', 'k'), None)
+    >>> stray_absent({"o": {"k": {"$absent": 5}}}, initial={"o": {"k": {"$absent": 5}}}) is None
+    True
+    >>> stray_absent({"cart": [{"$absent": True}]}, lists={"cart": ListMatch("unordered")})
+    (('cart', '0'), ListMatch(how='unordered', key=None))
     """
     if not _asks_removal(expected):
         return None
@@ -992,14 +1002,35 @@ def stray_absent(expected: Any, *, lists: Mapping[str, ListMatch] | None = None,
     while stack:
         node, keys, rule = stack.pop()
         if isinstance(node, Mapping):
-            if "$absent" in node and not is_absent_marker(node) \
-                    and not (rule is not None and rule.how == "by_key" and _is_removal(node, rule.key)):
+            if _stray(node, rule) and not _holds_absent_key(initial, keys, rule):
                 return keys, rule
             stack.extend((v, (*keys, str(k)), None) for k, v in reversed(list(node.items())) if _asks_removal(v))
         elif isinstance(node, list):
             here = rules.list_rule(keys)
             stack.extend((v, (*keys, str(i)), here) for i, v in reversed(list(enumerate(node))) if _asks_removal(v))
     return None
+
+
+def _stray(node: Mapping[str, Any], rule: ListMatch | None) -> bool:
+    """Whether ``node`` (an element of a list matched by ``rule``, or not in a list: None) holds a ``"$absent"``
+    key no comparison reads as a removal (see :func:`stray_absent`)."""
+    if "$absent" not in node:
+        return False
+    if is_absent_marker(node):  # alone: a removal of a key, or of an ordered list's position
+        return rule is not None and rule.how != "ordered"
+    return not (rule is not None and rule.how == "by_key" and _is_removal(node, rule.key))
+
+
+def _holds_absent_key(initial: Any, keys: Keys, rule: ListMatch | None) -> bool:
+    """Whether ``initial`` holds a key named ``"$absent"`` in the object at ``keys`` (in an element of the list
+    that holds it, for a list matched ``unordered`` or ``by_key``, whose elements are not matched by position)."""
+    if initial is None:
+        return False
+    if rule is None or rule.how == "ordered":
+        held = get_path(initial, keys)
+        return isinstance(held, Mapping) and "$absent" in held
+    around = get_path(initial, keys[:-1])
+    return isinstance(around, list) and any(isinstance(e, Mapping) and "$absent" in e for e in around)
 
 
 def _removes_only(value: Any) -> bool:

@@ -95,7 +95,8 @@ class StateMatches(Evaluator):
         except at the paths another check judges (:func:`pinned_paths`).
     absent_ok : bool
         A ``paths:`` entry that no case's initial or expected state contains is
-        meant (no ``VacuousCheckWarning`` at ``load_suite``).
+        meant (no ``VacuousCheckWarning`` at ``load_suite``); one with a ``*`` in a key is then refused
+        (these paths are exact, see :meth:`~oloproof_nb._config.suite._VacuityScan.refuse_globs`).
 
     Notes
     -----
@@ -240,7 +241,8 @@ class StateUnchanged(Evaluator):
     An absent path must stay absent. Applies to every case; a case without a
     recorded state is ``missing``. A path that no case's ``initial_state``
     contains gives a ``VacuousCheckWarning`` at ``load_suite`` (a typo passes
-    every case) unless ``absent_ok: true`` says it must stay absent on purpose.
+    every case) unless ``absent_ok: true`` says it must stay absent on purpose (refused, then, for a path
+    with a ``*`` in a key: these paths are exact, so it would name a key called '*' and pass every case).
     """
 
     type: Literal["state_unchanged"]
