@@ -736,13 +736,28 @@ def test_load_run_reads_the_manifest_only_and_each_frame_on_first_access(tmp_pat
     run = op.load_run(tmp_path / "run")
     assert read == [] and states_read == []
     op.gate(run)
-    assert sorted(set(read)) == ["cases", "verdicts"] and states_read == []  # the gate reads two frames
+    # the gate reads two frames, and the pairs where copies were labeled invalid (ord-018~injected here: the gate's
+    # line counts those whose pair broke)
+    assert sorted(set(read)) == ["cases", "pairs", "verdicts"] and states_read == []
     assert len(run.verdicts)
     assert read.count("verdicts") == 1  # read once, then kept
     assert len(run.snapshots)
     # states: only with snapshots, each distinct state once
     assert read[-1] == "snapshots" and states_read == [run.snapshots["state_digest"].nunique()] < [len(run.snapshots)]
 
+
+
+def test_the_gate_of_a_run_with_no_copy_left_out_reads_no_pairs(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pairs frame is read only for the gate's line of copies labeled invalid: false-success has none (its gate
+    reads the receipts, for outcome_verified)."""
+    op.run(init_example("false-success", tmp_path / "suite"), out=tmp_path / "run", progress=False)
+    read: list[str] = []
+    real_read_frame = run_module.read_frame
+    monkeypatch.setattr(run_module, "read_frame",
+                        lambda directory, name, *a, **k: read.append(name) or real_read_frame(directory, name, *a, **k))
+    op.gate(op.load_run(tmp_path / "run"))
+    assert sorted(set(read)) == ["cases", "receipts", "verdicts"]
 
 def test_the_case_panel_reads_one_case_from_the_journal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     folder = init_example("stateful-agent", tmp_path / "suite")
