@@ -89,7 +89,7 @@ if sys.platform != "win32":
 
 __all__ = ["FRAMES_DIR", "SOURCE_FILE", "FORMAT", "STATE_REF", "journal_fingerprint", "frames_fingerprint",
            "is_fresh", "fresh_source",
-           "copy_source", "same_copy", "copied_size", "copy_changed",
+           "copy_source", "same_copy", "copied_size", "copied_unchanged", "copy_changed",
            "CopyWriter", "read_frame",
            "to_arrow", "from_arrow", "frame_path"]
 
@@ -548,6 +548,14 @@ def copied_size(source: str, name: str) -> int:
     journal = (_source_data(source) or {}).get("journal")
     pair = journal.get(name) if isinstance(journal, dict) else None
     return pair[0] if isinstance(pair, list) and pair and isinstance(pair[0], int) else 0
+
+
+def copied_unchanged(directory: Path, source: str, name: str) -> bool:
+    """Whether journal file ``name`` of ``directory`` has the size and mtime it had when the copy ``source`` (its
+    :func:`copy_source`) was built from it: read now, it is the file that copy was built from."""
+    journal = (_source_data(source) or {}).get("journal")
+    pair = journal.get(name) if isinstance(journal, dict) else None
+    return pair is not None and pair == _stat_pair(directory / name)
 
 
 def copy_changed(directory: Path, run_id: str | None = None) -> CopyChangedError:

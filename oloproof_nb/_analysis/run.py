@@ -48,6 +48,7 @@ from . import frames
 from .columnar import (
     CopyWriter,
     copied_size,
+    copied_unchanged,
     copy_changed,
     copy_source,
     fresh_source,
@@ -205,9 +206,11 @@ class Run:
         for _ in range(_OPEN_ATTEMPTS):
             self._source = fresh_source(self.directory)
             if self._source is None:
-                self.write_columnar()  # None after it: another copy is being put in place right now
+                self._write_copy()  # None after it: another copy is being put in place right now
             else:  # its records: those of the journal the copy was built from
                 self._journal.pin(copied_size(self._source, CASES))
+                if not self._manifest_of_copy():  # the run went on since that copy: look again
+                    self._source = None
             if self._in_memory is not None or self._source is not None:
                 return
         raise RunDirError(f"{self.directory}: its columnar copy kept being replaced while it was opened; "
@@ -293,6 +296,13 @@ class Run:
                 member.write_columnar()
             self._forget(self._members[0].manifest)  # the pooled frames read before were pooled from the old copies
             return
+        self._write_copy()
+        if self._in_memory is None and self._source is None:  # another process is putting its copy in place now
+            self._open_copy()  # never a Run that reads whatever files are in place, unchecked
+
+    def _write_copy(self) -> None:
+        """:meth:`write_columnar` of one run: :attr:`_source` is None after it when another process was putting a
+        copy in place at the moment this one was put there (or dropped)."""
         fingerprint = journal_fingerprint(self.directory)  # before reading: a journal growing meanwhile is newer
         # the manifest before the journal is read: a run it calls finished has all its records in what is read next
         # (the runner stamps it after the last one). Read after the copy, a run that finished meanwhile was called
@@ -330,9 +340,28 @@ class Run:
         else:
             self._in_memory = None
             self._source = copy_source(self.directory)  # this copy, or the fresh one a faster process put there
+            self._forget(manifest)
             if self._source is not None and self._source != writer.written:  # the faster one's: its records
                 self._journal.pin(copied_size(self._source, CASES))
+                self._manifest_of_copy()  # and its manifest, when still there
+
+    def _manifest_of_copy(self) -> bool:
+        """Take the manifest the copy this Run reads (:attr:`_source`) was built from, when ``manifest.json`` is
+        still that file (its size and mtime as the copy records them); whether it is.
+
+        A copy another process put in place may be of a later moment than the manifest this Run read before it:
+        a run that finished between the two had 48 of 48 cases beside a manifest calling it unfinished, and
+        ``oloproof gate`` BLOCKed it ("the run did not finish") while its journal PASSes (review R48).
+        """
+        if self._source is None or not copied_unchanged(self.directory, self._source, MANIFEST):
+            return False
+        manifest = read_manifest(self.directory)
+        if not copied_unchanged(self.directory, self._source, MANIFEST):  # rewritten while it was read
+            return False
+        refuse_changed_journal(self.directory, manifest)
+        if manifest != self.manifest:
             self._forget(manifest)
+        return True
 
     def _same_copy(self) -> None:
         """Raise :class:`~oloproof_nb.errors.CopyChangedError` when the run folder no longer holds the columnar copy

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import gc
+import os
 import pickle
 import shutil
 import weakref
@@ -756,7 +757,9 @@ def test_a_run_resumed_just_after_its_fresh_copy_was_found_gives_the_records_of_
     when that copy was built (``copied_size`` of the copy's ``_source.json``), not where the file ends when the pin
     is set: another process that resumes the run between the two (the copy left as it was) appends 3 records the
     copy's 5 frames rows do not hold. Pinned to the file's size then (or not pinned), ``run.records`` gave 8 records
-    beside 5 ``cases`` and ``run.record("c07")`` a case of no frame."""
+    beside 5 ``cases`` and ``run.record("c07")`` a case of no frame. The manifest is put back as it was (its bytes and
+    mtime): the other process has appended its records and not stamped the manifest yet. A manifest rewritten since
+    the copy makes the Run open the run again (review R48: the Run takes the manifest its copy was built from)."""
     from oloproof_nb._analysis import run as run_module
 
     out = tmp_path / "run"
@@ -768,7 +771,11 @@ def test_a_run_resumed_just_after_its_fresh_copy_was_found_gives_the_records_of_
         source = found(directory)
         if source is not None and not resumed:
             resumed.append(True)
+            manifest = out / "manifest.json"
+            text, stamp = manifest.read_bytes(), manifest.stat().st_mtime_ns
             _resumed_by_another_process(suite, out, copy_rebuilt=False)  # 8 records; the copy still the one of 5
+            manifest.write_bytes(text)
+            os.utime(manifest, ns=(stamp, stamp))
         return source
     monkeypatch.setattr(run_module, "fresh_source", found_then_another_process_resumes)
     run = op.load_run(out)
