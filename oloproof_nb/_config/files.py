@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import math
+import numbers
 import operator
 import os
 import stat
@@ -486,9 +487,10 @@ def a_number(what: str) -> BeforeValidator:
         if isinstance(value, (str, bytes, bytearray)):
             raise ValueError(f"must be {what}, not the text {quote(value)}"
                              f"{text_number(value) or ' (write the number without quotes)'}")
-        if not isinstance(value, (int, float)) and hasattr(type(value), "__index__"):
+        if isinstance(value, numbers.Integral) and not isinstance(value, int):
             # a NumPy integer (``rng.integers(1000)`` for a seed) is the whole number it is, as op.run's epochs=
-            # reads it: a strict whole number refused it as "not a valid integer" (review F38)
+            # reads it: a strict whole number refused it as "not a valid integer" (review F38). A NumPy bool is no
+            # Integral (and its __index__ warns on NumPy 2.0): it stays refused
             return operator.index(value)
         return value + 0.0 if isinstance(value, float) else value  # + 0.0 turns -0.0 into 0.0
 
