@@ -819,9 +819,10 @@ def gate(run: Run, release: ReleaseLike | None = None, *,
     blocker = unwhole or ("" if len(listed) else NO_CRITERIA)
     overall = "PASS" if not blocker and bool((listed["verdict"] == "PASS").all()) else "BLOCK"
     relaxed, than = _relaxed(run, cfg, rows, found)
+    unscored = unscored_copies(run)
     return Gate(table=table, verdict=overall, release=cfg, clustered=clustered, n_source_clusters=n_source,
-                reason=blocker, findings=tuple(findings), unscored=tuple(unscored_copies(run)),
-                unscored_broken=tuple(broken_copies(run)),
+                reason=blocker, findings=tuple(findings), unscored=tuple(unscored),
+                unscored_broken=tuple(broken_copies(run, unscored)),
                 relaxed=tuple(relaxed), weaker_than=than, drift=tuple(drifted))
 
 

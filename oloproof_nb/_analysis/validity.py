@@ -228,20 +228,22 @@ def broken_note(unscored: int, broken: int) -> str:
     return f"{whose}, so the verdict leans on {'its label' if one else 'their labels'}"
 
 
-def broken_copies(run: Run) -> list[str]:
+def broken_copies(run: Run, unscored: Sequence[str] | None = None) -> list[str]:
     """The copies of :func:`unscored_copies` whose pair did not hold under a relation (``run.pairs.holds`` False,
     or missing: a side that raised, timed out or recorded no state, a row that never passes), sorted: left out of
     every criterion, a copy that failed its pair no longer counts against the agent, so a
     labeler who marked exactly the failing copies invalid (within the share ``minimum_validity`` allows) lifted
     the relation, and the gate's line says how many of the copies it left out were such (review R47: 3 failing
-    copies of 20 labeled invalid turned 17 of 20, not enough, into 17 of 17, PASS, with only their names shown)."""
-    unscored = unscored_copies(run)
+    copies of 20 labeled invalid turned 17 of 20, not enough, into 17 of 17, PASS, with only their names shown).
+    ``unscored``: :func:`unscored_copies` of ``run`` when the caller has it."""
+    unscored = unscored_copies(run) if unscored is None else unscored
     if not unscored:
         return []
     pairs = run.pairs
     held = pairs["holds"].eq(True).fillna(False).to_numpy(dtype=bool)  # a missing pair lifts the relation too
-    failed = pairs["derived_id"][~held]
-    return sorted(set(unscored) & set(map(str, failed)))
+    ids = pairs["derived_id"]
+    broken = ids[~held & ids.isin(unscored).to_numpy(dtype=bool)]  # vectorised: 2,083 copies of 100,000 cases
+    return sorted(map(str, broken.unique()))
 
 
 def unscored_copies(run: Run) -> list[str]:
