@@ -74,7 +74,7 @@ import numpy as np
 import pandas as pd
 from pydantic import ValidationError
 
-from .._config.cases import LOOK_ALIKE_HELP, LookAlikes, id_look
+from .._config.cases import LOOK_ALIKE_HELP, LookAlikes, key_look
 from .._config.files import folder_problem
 from .._config.suite import SUITE_FILE, SuiteConfig
 from .._core.canonical import canonical_json, digest, iso
@@ -852,7 +852,7 @@ class _Reader:
             keys = ", ".join(sorted(map(str, {**given, **metadata}))) or "(none)"
             raise OloproofError(f"{file}: cluster={key!r}: sample {cid!r} has no such metadata key; "
                                 f"its metadata keys: {keys}")
-        if not id_look(value).strip():  # "", " ": every such sample in one nameless cluster
+        if not key_look(value):  # "", " ": every such sample in one nameless cluster
             raise OloproofError(f"{file}: cluster={key!r}: sample {cid!r} has {key} {quote(value)}, a name that reads "
                                 "as nothing: every sample given it would fall in one nameless cluster; give each "
                                 "sample's cluster a name")
@@ -888,9 +888,7 @@ class _Reader:
         for rec, own in zip(records, scorers, strict=True):
             have = {v["criterion"] for v in rec["verdicts"]}
             why = f"sample {rec['status']}: {rec['error']}" if rec["status"] in ENDED else "the scorer gave no score"
-            task = self.task_of[rec["index"]]
-            names = [c for c in self.criteria if (own is None or self.scorer_of[c] in own)
-                     and self.key_of[c] in self._keys_of(rec["index"], self.scorer_of[c]) and task in self.tasks_of[c]]
+            names = [self.criterion_of(rec["index"], scorer, key) for scorer, key in self._row_keys(rec["index"], own)]
             rec["verdicts"] += [_row(name, "missing", why) for name in names if name not in have]
             order = list(self.criteria)
             rec["verdicts"].sort(key=lambda v: order.index(v["criterion"]))

@@ -170,7 +170,7 @@ def _iter_lines(path: str | Path, content: bool, rewrites: Sequence[tuple[str, s
             if look != case.id:
                 looks[look] = (lineno, case.id)
             written = obj.get("cluster") is not None
-            if written and not id_look(case.cluster).strip():  # "", " ", "\u200b": every such case in one cluster
+            if written and not key_look(case.cluster):  # "", " ", "\u200b": every such case in one cluster
                 raise CaseFileError(path, lineno, f"'cluster' is {quote(case.cluster)}, a name that reads as "
                                     "nothing: every case given it would fall in one nameless cluster; give the "
                                     "cluster a name, or leave 'cluster' out (the case's id is then its cluster)")
@@ -257,8 +257,8 @@ def respelt_key(initial: Any, expected: Any) -> tuple[tuple[str, ...], str] | No
 
 
 def key_look(key: str) -> str:
-    """How a key of a state reads (:func:`respelt_key`, the removal scan): :func:`id_look`, surrounding spaces
-    stripped."""
+    """How a key of a state (:func:`respelt_key`, the removal scan) or a cluster name reads: :func:`id_look`,
+    surrounding spaces stripped ("" for a name that reads as nothing)."""
     return id_look(key).strip()
 
 
@@ -307,7 +307,7 @@ class LookAlikes:
         """The earlier cluster name that ``name`` (read at ``where``: ``line 3``, ``sample 't4'``) reads as, quoted
         with where it was first read when known, or "" when there is none. ``written``: the case gives ``name`` in
         its ``cluster`` key (else it is its id)."""
-        look = id_look(name).strip()
+        look = key_look(name)
         other = self._looks.get(look, look if look in self._names else None)
         if other is not None and other != name and (written or other in self._written):
             first = f" at {self._written[other]}" if other in self._written else " (a case's id)"

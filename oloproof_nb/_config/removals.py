@@ -16,7 +16,7 @@ from typing import Any
 
 from .._core.case import Case
 from .._core.compare import ListMatch, stray_absent, unheld_removals
-from .._core.paths import format_path, parse_path
+from .._core.paths import format_path, get_path, parse_path
 from ..errors import CaseFileError, clip, quote
 from .cases import LOOK_ALIKE_HELP, key_look
 
@@ -112,9 +112,7 @@ def _what(field: str | None) -> str:
 
 def _stray_message(case: Case, keys: tuple[str, ...], rule: ListMatch | None, criteria: list[str]) -> str:
     """Why a ``"$absent"`` key at ``keys`` of ``case``'s ``expected.state`` asks for no removal, and the fix."""
-    node: Any = case.expected.state
-    for key in keys:
-        node = node[int(key)] if isinstance(node, list) else node[key]
+    node = get_path(case.expected.state, keys)
     others = [str(k) for k in node if k != "$absent"]
     where = f"expected.state at {clip(format_path(keys), _QUOTE) or '(top)'} holds \"$absent\""
     names = clip(", ".join(criteria), 2 * _QUOTE)

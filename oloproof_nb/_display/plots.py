@@ -103,6 +103,22 @@ def _title(text: str) -> str:
     return _dollars("\n".join(lines))
 
 
+def _verdict_title(head: str, obj: Any) -> tuple[str, str | None]:
+    """The title of a gate or comparison plot (:func:`_title`): ``head``, the verdict and the reason when no
+    criterion says it (a run that did not finish); and the verdict. A table given alone (a DataFrame, whose
+    ``getattr`` would find its columns) has neither."""
+    whole = not isinstance(obj, pd.DataFrame)
+    verdict = getattr(obj, "verdict", None) if whole else None
+    reason = getattr(obj, "reason", "") if whole else ""
+    return _title(head + (f": {verdict}" if verdict else "") + (f" ({reason})" if reason else "")), verdict
+
+
+def _rows_height(rows: int, title: str) -> float:
+    """Inches of a figure of ``rows`` interval rows under ``title``: its axes keep their height however many lines
+    the title takes (:data:`TITLE_LINE_HEIGHT`)."""
+    return 1.5 + 0.5 * max(rows, 1) + TITLE_LINE_HEIGHT * title.count("\n")
+
+
 def _table(obj: Any, columns: list[str], what: str, source: str) -> pd.DataFrame:
     table = table_of(obj)
     if not isinstance(table, pd.DataFrame):
@@ -301,11 +317,8 @@ def gate(g: Any, ax: Axes | None = None) -> Axes:
 
     cols = ["criterion", "n", "passed", "rate", "ci_low", "ci_high", "threshold", "verdict"]
     table = _table(g, cols, "gate", "op.gate(run)")
-    is_gate = not isinstance(g, pd.DataFrame)  # a DataFrame's getattr would find its columns
-    verdict = getattr(g, "verdict", None) if is_gate else None
-    reason = getattr(g, "reason", "") if is_gate else ""
-    title = _title("Release gate" + (f": {verdict}" if verdict else "") + (f" ({reason})" if reason else ""))
-    ax = _axes(ax, 8.0, 1.5 + 0.5 * max(len(table), 1) + TITLE_LINE_HEIGHT * title.count("\n"))
+    title, verdict = _verdict_title("Release gate", g)
+    ax = _axes(ax, 8.0, _rows_height(len(table), title))
     colours = [colour(v) for v in table["verdict"]]
     notes = [f"{r.passed}/{r.n}  {r.verdict}{_near_note(r.ci_low, r.ci_high, r.threshold)}"
              for r in table.itertuples(index=False)]
@@ -478,7 +491,7 @@ def validity(frame: pd.DataFrame, ax: Axes | None = None, *, confidence: float |
     cols = ["transform", "derived", "labeled", "valid", "rate", "ci_low", "ci_high", "minimum_validity", "checked"]
     level = _level(frame, confidence)
     table = _table(frame, cols, "validity", "op.validity(run)")
-    ax = _axes(ax, 8.0, 1.5 + 0.5 * max(len(table), 1))
+    ax = _axes(ax, 8.0, _rows_height(len(table), ""))
     words = ["checked" if bool(c) else "not checked" for c in table["checked"]]
     notes = [f"{r.valid}/{r.labeled} valid, {r.labeled}/{r.derived} labeled" for r in table.itertuples(index=False)]
     _interval_rows(ax, table, [_label(t) for t in table["transform"]], [colour(w) for w in words],
@@ -519,11 +532,8 @@ def compare(cmp: Any, ax: Axes | None = None) -> Axes:
 
     cols = ["criterion", "difference", "ci_low", "ci_high", "n", "pass_to_fail", "fail_to_pass", "margin", "verdict"]
     table = _table(cmp, cols, "compare", "op.compare(base, candidate)")
-    is_cmp = not isinstance(cmp, pd.DataFrame)
-    verdict = getattr(cmp, "verdict", None) if is_cmp else None
-    reason = getattr(cmp, "reason", "") if is_cmp else ""  # why, when no criterion says (a run that did not finish)
-    title = _title("Candidate vs base" + (f": {verdict}" if verdict else "") + (f" ({reason})" if reason else ""))
-    ax = _axes(ax, 8.0, 1.5 + 0.5 * max(len(table), 1) + TITLE_LINE_HEIGHT * title.count("\n"))
+    title, verdict = _verdict_title("Candidate vs base", cmp)
+    ax = _axes(ax, 8.0, _rows_height(len(table), title))
     colours = [colour(v) for v in table["verdict"]]
     notes = [f"{r.pass_to_fail} pass→fail, {r.fail_to_pass} fail→pass of {r.n}  {r.verdict}"
              for r in table.itertuples(index=False)]
