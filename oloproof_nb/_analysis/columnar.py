@@ -89,7 +89,7 @@ if sys.platform != "win32":
 
 __all__ = ["FRAMES_DIR", "SOURCE_FILE", "FORMAT", "STATE_REF", "journal_fingerprint", "frames_fingerprint",
            "is_fresh", "fresh_source",
-           "copy_source", "same_copy", "copied_size", "copied_unchanged", "copy_changed",
+           "copy_source", "same_copy", "copied_stat", "copied_size", "copied_unchanged", "copy_changed",
            "CopyWriter", "read_frame",
            "to_arrow", "from_arrow", "frame_path"]
 
@@ -542,19 +542,25 @@ def same_copy(directory: Path, source: str) -> bool:
     return _same_copy(directory, source) is not None
 
 
+def copied_stat(source: str, name: str) -> list[int] | None:
+    """``[size, mtime_ns]`` of journal file ``name`` when the copy ``source`` (its :func:`copy_source`) was built
+    from it (None: it had none, or the record holds no such pair)."""
+    journal = (_source_data(source) or {}).get("journal")
+    pair = journal.get(name) if isinstance(journal, dict) else None
+    return pair if isinstance(pair, list) else None
+
+
 def copied_size(source: str, name: str) -> int:
     """The size in bytes journal file ``name`` had when the copy ``source`` (its :func:`copy_source`) was built
     from it (0: it had none)."""
-    journal = (_source_data(source) or {}).get("journal")
-    pair = journal.get(name) if isinstance(journal, dict) else None
-    return pair[0] if isinstance(pair, list) and pair and isinstance(pair[0], int) else 0
+    pair = copied_stat(source, name)
+    return pair[0] if pair and isinstance(pair[0], int) else 0
 
 
 def copied_unchanged(directory: Path, source: str, name: str) -> bool:
     """Whether journal file ``name`` of ``directory`` has the size and mtime it had when the copy ``source`` (its
     :func:`copy_source`) was built from it: read now, it is the file that copy was built from."""
-    journal = (_source_data(source) or {}).get("journal")
-    pair = journal.get(name) if isinstance(journal, dict) else None
+    pair = copied_stat(source, name)
     return pair is not None and pair == _stat_pair(directory / name)
 
 
