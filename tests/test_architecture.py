@@ -116,9 +116,11 @@ def test_the_layers_contract_is_kept_and_an_upward_import_breaks_it(tmp_path: Pa
 
 @pytest.mark.parametrize("name", MODULES)
 def test_doctests_of_every_module_pass(name: str) -> None:
+    """Each example runs in the module's own namespace, given nothing else: it imports what it uses (``op``
+    among them), as a reader pasting it, or ``pytest --doctest-modules oloproof_nb``, runs it."""
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,
-                             extraglobs={"op": oloproof_nb}, verbose=False)
+                             verbose=False)
     assert result.failed == 0
 
 

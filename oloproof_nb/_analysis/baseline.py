@@ -70,6 +70,7 @@ class Baseline:
 
     Examples
     --------
+    >>> import oloproof_nb as op
     >>> import tempfile
     >>> from oloproof_nb.examples import init_example
     >>> tmp = tempfile.TemporaryDirectory()

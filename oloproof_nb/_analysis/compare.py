@@ -648,6 +648,7 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
 
     Examples
     --------
+    >>> import oloproof_nb as op
     >>> cmp = op.compare("runs/v1", "runs/v2")                        # doctest: +SKIP
     >>> cmp.verdict, cmp.table[["criterion", "difference", "ci_low", "ci_high", "verdict"]]   # doctest: +SKIP
     """

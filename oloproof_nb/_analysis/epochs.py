@@ -103,6 +103,7 @@ def reduce_epochs(run: Run, reduce: str | Sequence[str] | None = None, release: 
 
     Examples
     --------
+    >>> import oloproof_nb as op
     >>> run = op.run(suite, epochs=5)                   # doctest: +SKIP
     >>> op.reduce_epochs(run)[["criterion", "reduce", "rate", "ci_low", "ci_high"]]   # doctest: +SKIP
     """

@@ -742,6 +742,7 @@ def gate(run: Run, release: ReleaseLike | None = None, *,
 
     Examples
     --------
+    >>> import oloproof_nb as op
     >>> g = op.gate(run)                  # doctest: +SKIP
     >>> g.verdict, g.table[["criterion", "verdict"]]   # doctest: +SKIP
     >>> op.gate(run, criteria={"state_matches": 0.8}, confidence=0.9)   # doctest: +SKIP

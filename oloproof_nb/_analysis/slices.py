@@ -154,6 +154,7 @@ def slice_table(run: Run, spec: str | SliceSpec, release: ReleaseLike | None = N
 
     Examples
     --------
+    >>> import oloproof_nb as op
     >>> table = op.slice_table(run, "tool_calls:1,2")          # doctest: +SKIP
     >>> table[["bin", "criterion", "support", "rate", "ci_low", "ci_high"]]   # doctest: +SKIP
     """

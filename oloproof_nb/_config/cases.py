@@ -342,6 +342,7 @@ def load_cases(path: str | Path) -> list[Case]:
 
     Examples
     --------
+    >>> import oloproof_nb as op
     >>> import tempfile
     >>> from pathlib import Path
     >>> tmp = tempfile.TemporaryDirectory()

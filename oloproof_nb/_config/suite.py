@@ -322,6 +322,7 @@ class Suite:
 
     Examples
     --------
+    >>> import oloproof_nb as op
     >>> import tempfile
     >>> from oloproof_nb.examples import init_example
     >>> tmp = tempfile.TemporaryDirectory()
@@ -539,6 +540,7 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
 
     Examples
     --------
+    >>> import oloproof_nb as op
     >>> import tempfile
     >>> from oloproof_nb.examples import init_example
     >>> tmp = tempfile.TemporaryDirectory()

@@ -38,6 +38,7 @@ class Interval:
 
     Examples
     --------
+    >>> import oloproof_nb as op
     >>> iv = op.rate_interval([1, 1, 0, 1])
     >>> iv.estimate, iv.n, iv.n_clusters
     (0.75, 4, 4)

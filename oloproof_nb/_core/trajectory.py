@@ -357,6 +357,7 @@ class Replayable(Protocol):
 
     Examples
     --------
+    >>> import oloproof_nb as op
     >>> class Agent(op.RecordedAgent):
     ...     def act(self, input, rec):
     ...         return rec.tool("add", lambda a, b: a + b, a=input["a"], b=2)

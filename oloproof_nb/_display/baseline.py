@@ -53,6 +53,7 @@ def baseline(suite: Suite | str | Path, out: str | Path | None = None, workers: 
 
     Examples
     --------
+    >>> import oloproof_nb as op
     >>> idle = op.baseline(suite)                      # doctest: +SKIP
     >>> idle.rates                                     # doctest: +SKIP
     >>> op.gate(run, baseline=idle).table[["criterion", "rate", "noop_rate", "passes_when_idle"]]  # doctest: +SKIP

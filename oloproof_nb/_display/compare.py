@@ -72,6 +72,7 @@ class Comparison(_compare.Comparison):
 
     Examples
     --------
+    >>> import oloproof_nb as op
     >>> import tempfile
     >>> from oloproof_nb.examples import init_example
     >>> tmp = tempfile.TemporaryDirectory()

@@ -337,6 +337,7 @@ def export_table(df: pd.DataFrame | Any, path: str | Path) -> Path:
 
     Examples
     --------
+    >>> import oloproof_nb as op
     >>> op.export_table(op.gate(run).table, "gate.md")   # doctest: +SKIP
     PosixPath('gate.md')
     """

@@ -49,6 +49,7 @@ class Run(_run.Run):
 
     Examples
     --------
+    >>> import oloproof_nb as op
     >>> import tempfile
     >>> from oloproof_nb.examples import init_example
     >>> tmp = tempfile.TemporaryDirectory()
@@ -142,6 +143,7 @@ class Gate(_gate.Gate):
 
     Examples
     --------
+    >>> import oloproof_nb as op
     >>> import tempfile
     >>> from oloproof_nb.examples import init_example
     >>> tmp = tempfile.TemporaryDirectory()
@@ -379,6 +381,7 @@ def run(suite: Suite | str | Path, system: Any = None, workers: int = 1, executo
     The bundled ``false-success`` suite: every answer says the report was written, four of the six
     reports were not (or were stale, or wrong).
 
+    >>> import oloproof_nb as op
     >>> import tempfile
     >>> from oloproof_nb.examples import init_example
     >>> tmp = tempfile.TemporaryDirectory()
@@ -445,6 +448,7 @@ def load_run(directory: str | Path) -> Run:
 
     Examples
     --------
+    >>> import oloproof_nb as op
     >>> import tempfile
     >>> from oloproof_nb.examples import init_example
     >>> tmp = tempfile.TemporaryDirectory()
@@ -499,6 +503,7 @@ def load_runs(directories: list[str | Path]) -> Run:
 
     Examples
     --------
+    >>> import oloproof_nb as op
     >>> both = op.load_runs(["runs/a", "runs/b"])                 # doctest: +SKIP
     >>> both.verdicts.groupby(["run_id", "criterion"])["verdict"].value_counts()   # doctest: +SKIP
     """
@@ -564,6 +569,7 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
 
     Examples
     --------
+    >>> import oloproof_nb as op
     >>> run = op.from_inspect("logs/", cluster="topic", state_key="world")     # doctest: +SKIP
     >>> rated = op.from_inspect("logs/", pass_threshold={"rating": 7})          # doctest: +SKIP
     >>> op.gate(run, release={"criteria": {"match": 0.9}}).verdict             # doctest: +SKIP

@@ -8,6 +8,7 @@ toolkit never loads it.
 
 Examples
 --------
+>>> import oloproof_nb as op
 >>> ax = op.plots.gate(op.gate(run))                              # doctest: +SKIP
 >>> ax = op.plots.slices(op.slice_table(run, "tool_calls:1,2"))   # doctest: +SKIP
 >>> ax = op.plots.compare(op.compare(base, candidate))               # doctest: +SKIP

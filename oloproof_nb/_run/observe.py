@@ -219,6 +219,7 @@ def observe_file(
 
     Examples
     --------
+    >>> import oloproof_nb as op
     >>> import hashlib, tempfile
     >>> from pathlib import Path
     >>> tmp = tempfile.TemporaryDirectory()
@@ -478,6 +479,7 @@ def verify_contract_file(
 
     Examples
     --------
+    >>> import oloproof_nb as op
     >>> import json, tempfile
     >>> from pathlib import Path
     >>> tmp = tempfile.TemporaryDirectory()
