@@ -7,11 +7,12 @@ import threading
 from collections.abc import Callable
 from typing import Any, Literal
 
-from .jsonsafe import to_json
+from ..errors import OloproofError, describe_exception
+from .jsonsafe import NotJSONError, to_json
 from .paths import values_equal
 from .trajectory import Change, Message, ToolCall, Trajectory
 
-__all__ = ["Recorder", "RecordedAgent", "ReplayDiverged"]
+__all__ = ["Recorder", "RecordedAgent", "ReplayDiverged", "raised_result"]
 
 
 class ReplayDiverged(RuntimeError):
@@ -24,6 +25,30 @@ class ReplayDiverged(RuntimeError):
     recorded calls: send every nondeterministic call (a clock, a random draw, a model) through
     :meth:`Recorder.tool` or :meth:`Recorder.model`.
     """
+
+
+#: What a tool call raising passes on unrecorded: the recorder's own refusals and a value with no JSON form
+#: (a call inside the tool that could not be recorded), never the tool's outcome.
+_OWN_ERRORS = (ReplayDiverged, NotJSONError, OloproofError)
+
+
+def raised_result(exc: Exception) -> dict[str, Any]:
+    """The result recorded for a tool call that raised ``exc`` (the agent gets ``exc`` itself): a failure under
+    the default ``tool_errors`` rule (``ok`` false, an ``error`` text), and the exception's class name.
+
+    Examples
+    --------
+    >>> raised_result(KeyError("ord-9"))
+    {'ok': False, 'error': "KeyError: 'ord-9'", 'raised': 'KeyError'}
+    """
+    return {"ok": False, "error": describe_exception(exc), "raised": type(exc).__name__}
+
+
+def _same_raise(recorded: Any, result: Any) -> bool:
+    """Whether a call that raised again, replaying, matches its recording: the recording raised too, an
+    exception of the same class (its text may hold a time or an address, so it is not compared)."""
+    return (isinstance(recorded, dict) and recorded.get("ok") is False and "raised" in recorded
+            and recorded["raised"] == result["raised"])
 
 
 class Recorder:
@@ -51,6 +76,16 @@ class Recorder:
     :class:`~oloproof_nb._core.jsonsafe.NotJSONError` naming the call, the path
     inside the value and the fix, and the case ends with status ``error``.
     Replayed model outputs (before the checkpoint) are their recorded JSON form.
+
+    **A tool that raises is recorded, and its exception raised again.** The step's result is
+    :func:`raised_result` (``{"ok": false, "error": "Refused: order o1 is delivered", "raised": "Refused"}``), so
+    the call is counted, is a failed step under the default ``tool_errors`` rule and can be faulted like any
+    other; the agent gets the exception itself, as it would without the recorder. Replaying, the call must
+    raise an exception of the same class again (its text is not compared). A call at the checkpoint runs only
+    with ``effect: applied``, and then what it raises is dropped with its result. The recorder's own errors
+    (:class:`ReplayDiverged`, :class:`~oloproof_nb._core.jsonsafe.NotJSONError`, an ``OloproofError``) and a
+    ``BaseException`` that is not an ``Exception`` (``KeyboardInterrupt``, ``SystemExit``) pass through
+    unrecorded.
 
     **A call inside another cannot be replayed.** A call made through the
     recorder while another runs on the same thread (``rec.model`` inside a tool
@@ -163,6 +198,18 @@ class Recorder:
             raise ReplayDiverged(self._refused)
         return out
 
+    def _outcome(self, what: str, fn: Callable[..., Any], args: dict[str, Any]) -> tuple[Any, Exception | None]:
+        """``(result, None)`` of :meth:`_call`, or ``(None, exc)`` when ``fn`` raised ``exc`` (not one of the
+        recorder's own errors, nor after a call inside it was refused: those are raised)."""
+        try:
+            return self._call(what, fn, args), None
+        except _OWN_ERRORS:
+            raise
+        except Exception as exc:
+            if self._refused is not None:  # a refusal inside, which the tool turned into an exception of its own
+                raise ReplayDiverged(self._refused) from exc
+            return None, exc
+
     def _mode(self, idx: int) -> str:
         if self._recording is None or self._checkpoint is None:
             return "live"
@@ -181,19 +228,27 @@ class Recorder:
         if mode == "change":
             self._recorded(idx, ToolCall, name, args_json)
             assert self._change is not None
-            if self._change.effect == "applied":
-                self._call(f"tool {name}", fn, args)  # the call took effect; only its result is lost
+            if self._change.effect == "applied":  # the call took effect; only its result is lost
+                self._outcome(f"tool {name}", fn, args)  # what it raised included
             result = copy.deepcopy(self._change.result)
             result_json = to_json(result, what=f"the change at {name}")
+            raised = None
         else:
-            result = self._call(f"tool {name}", fn, args)
-            result_json = to_json(result, what=f"tool {name}'s result")
+            result, raised = self._outcome(f"tool {name}", fn, args)
+            if raised is None:
+                result_json = to_json(result, what=f"tool {name}'s result")
+            else:
+                result_json = raised_result(raised)
             if mode in ("before", "live-checked"):
-                recorded = self._recorded_tool(idx, name, args_json)
-                if not values_equal(recorded.result, result_json):  # type: ignore[union-attr]
-                    raise ReplayDiverged(f"step {idx}: {name} returned {result_json!r}, "
-                                         f"recorded {recorded.result!r}")  # type: ignore[union-attr]
+                recorded = self._recorded_tool(idx, name, args_json).result  # type: ignore[union-attr]
+                if raised is None and not values_equal(recorded, result_json):
+                    raise ReplayDiverged(f"step {idx}: {name} returned {result_json!r}, recorded {recorded!r}")
+                if raised is not None and not _same_raise(recorded, result_json):
+                    raise ReplayDiverged(f"step {idx}: {name} raised {result_json['error']!r}, recorded "
+                                         f"{recorded!r}") from raised
         self.steps.append(ToolCall.model_construct(tool=name, args=args_json, result=result_json))
+        if raised is not None:
+            raise raised
         return result
 
     def model(self, name: str, fn: Callable[..., Any], /, **args: Any) -> Any:
