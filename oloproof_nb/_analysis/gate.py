@@ -30,7 +30,8 @@ The gate's verdict is ``PASS`` only when every listed criterion passes and the r
 is whole, else ``BLOCK`` — also when release.yaml lists no criterion (``Gate.reason``
 is ``no_criteria: nothing was gated``) and when the run did not finish or lost case
 records (``unfinished: …``, ``incomplete: …``, :func:`no_decision`; the table still
-shows what the recorded cases give). Criteria not listed appear with threshold NaN
+shows what the recorded cases give), or tried each case fewer times than oloproof.yaml's
+``epochs`` (``fewer_epochs: …``, :func:`fewer_epochs`). Criteria not listed appear with threshold NaN
 and verdict ``REPORT_ONLY``.
 
 Statistics need only per-cluster (passes, rows) per criterion: they come from one
@@ -94,7 +95,8 @@ __all__ = ["Gate", "gate", "GATE_COLUMNS", "ClusterSums", "criterion_sums", "sum
            "ReleaseLike", "NO_CRITERIA", "run_is_clustered", "reduced_is_clustered", "reduced_interval", "no_decision",
            "release_drift", "label_drift", "suite_drift", "suite_folder", "relaxed_gate_settings", "relaxed_note",
            "weaker_count", "RUN_OWN", "abrupt_ends", "abrupt_ends_note", "case_runs", "release_now",
-           "warn_release_drift", "relaxed_or_now", "late_findings", "vacuous_findings", "VACUOUS"]
+           "warn_release_drift", "relaxed_or_now", "late_findings", "vacuous_findings", "VACUOUS", "fewer_epochs",
+           "FEWER_EPOCHS"]
 
 GATE_COLUMNS = GATE.names
 #: What the reason of a criterion whose check cannot fail as configured starts with, where a table has no ``vacuous``
@@ -105,6 +107,8 @@ ReleaseLike = ReleaseConfig | dict[str, Any] | str | Path
 #: ``Gate.reason`` when release.yaml lists no criterion.
 NO_CRITERIA = "no_criteria: nothing was gated"
 OUTCOME_WAITING = "outcome_waiting"
+#: What ``Gate.reason`` starts with when the run tried each case fewer times than its oloproof.yaml's ``epochs``.
+FEWER_EPOCHS = "fewer_epochs"
 #: Reason note of an ``outcome_contract`` PASS on contracts none of which checks the artifact's content.
 OUTCOME_CONTENT_UNCHECKED = "outcome_content_unchecked"
 
@@ -151,6 +155,32 @@ def no_decision(run: Run) -> str:
         return (f"mixed_cases: {mixed}, so the pooled rate weighs a case by the runs that hold it and is the rate of "
                 "no one case file; it has no release decision: gate each run, or pool runs of one case file")
     return ""
+
+
+def fewer_epochs(run: Run) -> str:
+    """Why ``run`` has no release decision for having tried each case fewer times than its suite asks, or ``""``.
+
+    ``epochs: k`` in oloproof.yaml defines the suite's criteria over k tries of every case in a run; ``op.run(suite,
+    epochs=)`` and ``oloproof run --epochs`` override it, and a run of fewer tries measures less than the suite does:
+    a desk that acts on a request the first time and answers "already done" on every later try passed
+    ``state_matches`` 40 of 40 with ``--epochs 1`` (gate PASS, exit 0, not a word) where the suite's own 3 epochs give
+    40 of 120 (FAIL; review F40). Its tables stay, as an unfinished run's do. Each run of a pool
+    (:func:`op.load_runs <oloproof_nb.load_runs>`) must hold its suite's epochs: three 1-epoch runs are three first
+    tries, each by a fresh system, and the same desk passed them 120 of 120. An Inspect AI log has no oloproof.yaml:
+    its epochs are the log's.
+    """
+    if is_inspect_run(run):
+        return ""
+    members = run.runs
+    short = next((member for member in members if member.manifest.epochs < member.config.epochs), None)
+    if short is None:
+        return ""
+    held, asked = short.manifest.epochs, short.config.epochs
+    tries = "once" if held == 1 else f"{held} times"
+    which = "the run" if len(members) == 1 else f"run {short.run_id} of the {len(members)} pooled"
+    return (f"{FEWER_EPOCHS}: {which} tried each case {tries} (epochs given to op.run(epochs=) or oloproof run "
+            f"--epochs), where the suite's oloproof.yaml asks for epochs: {asked}; a case that fails only on a later "
+            "try is not seen, so it has no release decision: run the suite with its own epochs")
 
 
 def _other_cases(run: Run) -> str:
@@ -240,7 +270,8 @@ class Gate:
     reason : str
         Why the verdict is ``BLOCK`` when no criterion explains it, empty otherwise: ``no_criteria: nothing
         was gated``, or the run has no release decision (``unfinished: …``, ``incomplete: …``, see
-        :func:`no_decision`; the table still shows what the recorded cases give).
+        :func:`no_decision`; ``fewer_epochs: …``, see :func:`fewer_epochs`; the table still shows what the
+        recorded cases give).
     findings : tuple of str
         One line per check that cannot fail (``VacuousCheckWarning`` messages), for the criteria marked
         ``vacuous``.
@@ -817,7 +848,7 @@ def gate(run: Run, release: ReleaseLike | None = None, *,
         check_baseline(run, baseline, run_whole=not unwhole)
         table = with_idle_columns(table, baseline)
     listed = table[table["verdict"] != "REPORT_ONLY"]
-    blocker = unwhole or ("" if len(listed) else NO_CRITERIA)
+    blocker = unwhole or ("" if len(listed) else NO_CRITERIA) or fewer_epochs(run)
     overall = "PASS" if not blocker and bool((listed["verdict"] == "PASS").all()) else "BLOCK"
     relaxed, than = _relaxed(run, cfg, rows, found)
     unscored = unscored_copies(run)
