@@ -129,12 +129,15 @@ def _read_and_digest(path: Path, key: bytes | None, max_bytes: int, stop: thread
     Runs on the timeout helper thread; ``stop`` set by the caller ends the read at its next chunk. A file
     whose version (:func:`_version`) moved while it was read (still being written) is refused: the digest
     would be of no version of it. The path is resolved (symbolic links followed) once, before the file is
-    opened: the file read is the one a validator is given, whatever a link on the way points to later.
+    opened: the file read is the one a validator is given, whatever a link on the way points to later. When
+    nothing was there to resolve and a file was there to open (made meanwhile), it is resolved after it was
+    read, and must name the file read: else it was replaced while it was opened.
     """
     try:
         real = Path(os.path.realpath(path, strict=True))
+        resolved = True
     except (OSError, ValueError, RuntimeError):  # nothing there, a loop, a NUL byte, a pipe's /proc link: the
-        real = path  # path is opened as it is, and what opening it says is the receipt's
+        real, resolved = path, False  # path is opened as it is, and what opening it says is the receipt's
     try:
         handle, info = open_regular(real)
     except UnreadableFile as exc:
@@ -160,6 +163,16 @@ def _read_and_digest(path: Path, key: bytes | None, max_bytes: int, stop: thread
             raise UnreadableFile(f"cannot read: {exc.strerror or exc}") from None
     if _version(after) != _version(info):
         raise UnreadableFile("changed while it was read (it is still being written?)")
+    if not resolved:  # nothing was there to resolve, and a file was there to open: made meanwhile, maybe as a
+        # link, which a validator given the locator would follow to another file (review R49): the real path
+        # now, and it must name the file read
+        try:
+            real = Path(os.path.realpath(path, strict=True))
+            named: os.stat_result | None = os.stat(real)
+        except (OSError, ValueError, RuntimeError):
+            named = None
+        if named is None or (named.st_dev, named.st_ino) != (info.st_dev, info.st_ino):
+            raise UnreadableFile("was replaced while it was opened (it is still being written?)")
     return real, info, observed_at, hasher.hexdigest()
 
 
