@@ -869,7 +869,8 @@ def _compare_why(verdict: str, table: Any, reason: str = "") -> str:
     if verdict == "REGRESSION":
         return "a listed criterion's interval lies below -margin"
     undecided = table.loc[table["verdict"] == "INSUFFICIENT_EVIDENCE", "reason"]
-    rules = sorted({str(why).split(";")[0] for why in undecided})
+    firsts = (str(why).split(";")[0] for why in undecided)  # too_few_clusters' numbers stay under the table
+    rules = sorted({first.split(":")[0] if first.startswith("too_few_clusters:") else first for first in firsts})
     if not rules and reason:  # every criterion cleared the margin on the paired cases; the run as a whole did not
         return f"not decided: {reason.split(':')[0]}"
     if rules in ([], ["interval_includes_minus_margin"]):

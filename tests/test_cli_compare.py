@@ -200,7 +200,9 @@ def test_a_criterion_left_undecided_by_a_rule_has_its_reason_printed(runs: dict[
     header = next(line for line in lines if line.startswith("criterion")).split()
     row = next(line for line in lines if line.startswith("the_answer_is_exactly")).split()
     assert [row[header.index("ci_low")], row[header.index("ci_high")]] == ["-0.143", "+0.143"]  # outward, signed
-    assert any(line.startswith("the_answer_is_exactly_what_the_case_expects: too_few_clusters;") for line in lines)
+    assert any(line.startswith("the_answer_is_exactly_what_the_case_expects: too_few_clusters: its rows fall in 24 "
+                               "clusters,") for line in lines)
+    assert any(line.startswith("    min_clusters is 30; the paired differences") for line in lines)  # wrapped
     assert lines[-1] == "compare: INSUFFICIENT_EVIDENCE — exit 1: not decided: too_few_clusters"
     assert max(len(line) for line in lines) <= 100, [line for line in lines if len(line) > 100]
 

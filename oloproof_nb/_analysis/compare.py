@@ -25,8 +25,9 @@ applies:
 2. every paired row missing on a side → ``INSUFFICIENT_EVIDENCE`` (``all_missing``);
 3. a clustered comparison without ``allow_approximate_methods: true`` →
    ``INSUFFICIENT_EVIDENCE`` (``approximate_methods_not_allowed``);
-4. fewer than ``min_clusters`` clusters → ``INSUFFICIENT_EVIDENCE`` (``too_few_clusters``): the paired
-   interval is always the clustered one (a case is its own cluster in an unclustered run) and the
+4. fewer than ``min_clusters`` clusters → ``INSUFFICIENT_EVIDENCE`` (``too_few_clusters: its rows fall in 6
+   clusters, min_clusters is 20``, and, when the interval lies below −margin all the same, a clause saying so):
+   the paired interval is always the clustered one (a case is its own cluster in an unclustered run) and the
    simulation (benchmarks/paired.md) checked it from 20 clusters;
 5. a metamorphic relation whose transform is not checked in both runs → ``INSUFFICIENT_EVIDENCE``
    (``transform_not_checked``);
@@ -989,8 +990,12 @@ def _decide(row: dict[str, Any], cfg: ReleaseConfig, clustered: bool, unchecked:
         return "INSUFFICIENT_EVIDENCE", "all_missing"
     if clustered and not cfg.allow_approximate_methods:
         return "INSUFFICIENT_EVIDENCE", "approximate_methods_not_allowed"
-    if row["n_clusters"] < cfg.min_clusters:
-        return "INSUFFICIENT_EVIDENCE", "too_few_clusters"
+    if row["n_clusters"] < cfg.min_clusters:  # the numbers, as the gate gives them, and where the interval lies
+        why = f"too_few_clusters: its rows fall in {row['n_clusters']} clusters, min_clusters is {cfg.min_clusters}"
+        if row["ci_high"] < -cfg.regression.margin:  # a wrapped benchmark's 6 customers (review U18) said no more
+            why += ("; its interval lies below −margin, but from so few clusters an interval is not trusted: a "
+                    "loss this suite has too few clusters to confirm (cluster more finely, or add clusters)")
+        return "INSUFFICIENT_EVIDENCE", why
     if unchecked:
         return "INSUFFICIENT_EVIDENCE", "transform_not_checked"
     return regression_verdict(row["ci_low"], row["ci_high"], cfg.regression.margin)

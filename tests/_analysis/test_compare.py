@@ -1734,3 +1734,21 @@ def test_copies_no_criterion_scores_are_named_as_the_gate_names_them(example_run
     cmp = op.compare(base, again, release={**ALLOW, "regression": {"margin": MARGIN}})
     assert cmp.table.set_index("criterion").loc["answer_matches", "n"] == 47
     assert [note for note in cmp.notes if "scored by no criterion" in note] == [f"both runs: {line}"]
+
+
+def test_too_few_clusters_names_its_numbers_and_a_loss_below_the_margin(make_suite: Callable[..., Path],
+                                                                      tmp_path: Path) -> None:
+    """Review U18: 30 tasks of 6 customers said only ``too_few_clusters`` of a candidate failing every case."""
+    root = make_suite(_cases(30, cluster_size=5), evaluators=[{"type": "answer_matches"}], release=ALLOW)
+    base = _run(root, tmp_path / "b")
+    worse = _run(root, tmp_path / "w", broken={f"c{i:02d}" for i in range(30)}, version="b")
+    row = op.compare(base, worse).table.iloc[0]
+    assert row["verdict"] == "INSUFFICIENT_EVIDENCE" and row["n_clusters"] == 6 and row["difference"] == -1.0
+    assert row["ci_high"] < -0.05
+    assert row["reason"].startswith("too_few_clusters: its rows fall in 6 clusters, min_clusters is 20; its interval "
+                                    "lies below −margin, but from so few clusters an interval is not trusted")
+    one = _run(root, tmp_path / "o", broken={"c00"}, version="c")  # 1 of 30: the interval reaches above -margin
+    row = op.compare(base, one).table.iloc[0]
+    assert row["ci_high"] >= -0.05
+    assert row["reason"].split(";")[0] == "too_few_clusters: its rows fall in 6 clusters, min_clusters is 20"
+    assert "below −margin" not in row["reason"]
