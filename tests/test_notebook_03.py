@@ -9,7 +9,7 @@ import nbformat
 import pytest
 from _shared import made_once
 from nbclient import NotebookClient
-from test_notebooks import kernel_tmpdir
+from test_notebooks import kernel_tmpdir, walls
 
 pytestmark = pytest.mark.slow  # a developer loop skips these: pytest -m 'not slow'
 
@@ -65,3 +65,8 @@ def test_notebook_shows_the_side_by_side_and_the_hook(executed: nbformat.Noteboo
     assert "gate: BLOCK" in text
     assert "exit code: 0" in text and "exit code: 2" in text
     assert "hmac-sha256" in text
+
+
+def test_notebook_shows_selections_not_walls(executed: nbformat.NotebookNode) -> None:
+    """Each frame and printed line is one a reader takes in at a glance (tests/test_notebooks.py ``walls``)."""
+    assert walls(executed) == []

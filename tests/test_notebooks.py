@@ -102,6 +102,38 @@ def test_notebook_executes_headless(name: str, executed: dict[str, tuple[nbforma
     assert seconds < 120, f"{name} took {seconds:.0f} s (budget 120 s)"
 
 
+MAX_ROWS, MAX_COLUMNS, MAX_LINE = 12, 15, 300  # a frame or a printed line a reader takes in at a glance
+
+
+def walls(nb: nbformat.NotebookNode) -> list[str]:
+    """What an executed notebook shows that a reader cannot take in: a displayed DataFrame of more than
+    ``MAX_ROWS`` rows or ``MAX_COLUMNS`` columns, or a printed line longer than ``MAX_LINE`` characters, each named
+    by its cell's index."""
+    found = []
+    for index, cell in enumerate(nb.cells):
+        for output in cell.get("outputs", []):
+            longest = max(map(len, output.get("text", "").splitlines()), default=0)
+            if longest > MAX_LINE:
+                found.append(f"cell {index}: a printed line of {longest} characters")
+            html = output.get("data", {}).get("text/html", "")
+            if 'class="dataframe"' in html:  # pandas' own HTML: one <tr> per row in <tbody>, one <th> per column
+                rows = html.split("<tbody>", 1)[1].count("<tr")
+                columns = html.split("<thead>", 1)[1].split("</tr>", 1)[0].count("<th") - 1  # less the index
+                if rows > MAX_ROWS or columns > MAX_COLUMNS:
+                    found.append(f"cell {index}: a frame of {rows} rows x {columns} columns")
+    return found
+
+
+@pytest.mark.parametrize("name", MINE)
+def test_notebook_shows_selections_not_walls(name: str,
+                                             executed: dict[str, tuple[nbformat.NotebookNode, float]]) -> None:
+    """Review U19 (the notebooks read as a learner reads them): notebook 02 showed all 18 rows of
+    ``op.reduce_epochs`` where its prose discusses two criteria, and printed the whole Markdown export of
+    ``gate.table`` (lines of 358 characters); each output now selects what the text around it explains."""
+    nb, _ = executed[name]
+    assert walls(nb) == []
+
+
 def test_quickstart_shows_every_frame_and_a_panel(executed: dict[str, tuple[nbformat.NotebookNode, float]]) -> None:
     nb, _ = executed["01-quickstart.ipynb"]
     sources = "\n".join(cell.source for cell in nb.cells if cell.cell_type == "code")
