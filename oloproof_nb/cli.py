@@ -215,7 +215,8 @@ def _parser(receipt_json: bool = False) -> argparse.ArgumentParser:
     init = sub.add_parser("init", help="copy a bundled example suite",
                           description="Copy a bundled example suite into a folder. Exit 0 when copied; 2 on an "
                                       "error (a folder that is not empty is left untouched: see --force).")
-    init.add_argument("--example", required=True, help="stateful-agent or false-success")
+    init.add_argument("--example", required=True,  # examples.EXAMPLES (a test holds the two alike)
+                      help="stateful-agent, false-success or wrapped-benchmark")
     init.add_argument("dest", nargs="?", type=_path, help="destination folder (default: ./<example>)")
     init.add_argument("--force", action="store_true",
                       help="copy over an existing destination (its runs/ and other files are kept)")

@@ -13,7 +13,7 @@ from .errors import OloproofError
 
 __all__ = ["EXAMPLES", "example_dir", "init_example"]
 
-EXAMPLES: tuple[str, ...] = ("stateful-agent", "false-success")
+EXAMPLES: tuple[str, ...] = ("stateful-agent", "false-success", "wrapped-benchmark")
 _SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", "runs", "baselines", ".oloproof", ".ipynb_checkpoints")
 
 

@@ -532,7 +532,8 @@ def test_errors_name_python_parameters_in_python_and_flags_on_the_command_line(
 
     with pytest.raises(op.OloproofError) as exc:  # before: it also set op.examples_init for the rest of the session
         init_example("nope", tmp_path / "x")
-    assert str(exc.value) == "example 'nope' is not known; allowed: stateful-agent, false-success"  # no flag
+    assert str(exc.value) == ("example 'nope' is not known; allowed: stateful-agent, false-success, "
+                              "wrapped-benchmark")  # no flag
     assert main(["run", str(folder), "--out", str(used), "--quiet"]) == 2
     _, err = _out(capsys)
     assert "choose another --out, or pass --resume to finish that run" in err and "resume=True" not in err

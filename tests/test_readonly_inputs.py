@@ -61,7 +61,8 @@ def _new_top_level(root: Path, before: dict[str, str]) -> set[str]:
 
 
 @pytest.mark.parametrize(("example", "own_files"), [("stateful-agent", ["labels/injected.jsonl", "refund_desk.py"]),
-                                                    ("false-success", ["report_writer.py", "checks.py"])])
+                                                    ("false-success", ["report_writer.py", "checks.py"]),
+                                                    ("wrapped-benchmark", ["labels/polite.jsonl", "bench/agent.py"])])
 def test_running_an_example_writes_only_runs_and_the_replay_cache(tmp_path: Path, example: str, own_files: list[str],
                                                                   capsys: pytest.CaptureFixture[str]) -> None:
     shipped = {"examples": tree_snapshot(REPO / "examples", skip=()), "labels": tree_snapshot(REPO / "labels", skip=())}

@@ -1,0 +1,63 @@
+"""The wrapper: the benchmark in ``bench/`` (its SQLite shop and its agent) as an oloproof_nb system.
+
+``reset(state)`` loads a case's ``initial_state`` into the benchmark's own database and ``snapshot()`` reads it
+back, each table a dict keyed by its primary key (a row's position is not its identity). The benchmark's agent
+is given a stand-in for its env whose ``step`` sends every tool call through ``rec.tool`` under the tool's own
+name: the run records it, and a fault replay can hand back a failure in its place.
+"""
+
+from __future__ import annotations
+
+import functools
+import weakref
+from typing import Any
+
+from bench.agent import ScriptedAgent
+from bench.env import KEYS, ShopEnv, ToolError
+
+import oloproof_nb as op
+
+
+def by_key(data: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    """The benchmark's tables (lists of rows) as a state: ``{table: {key: the row without its key}}``."""
+    return {table: {row[key]: {col: value for col, value in row.items() if col != key} for row in data[table]}
+            for table, key in KEYS.items()}
+
+
+def as_rows(state: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """A state as the benchmark's tables: the other way round from :func:`by_key`."""
+    return {table: [{key: name, **row} for name, row in state.get(table, {}).items()] for table, key in KEYS.items()}
+
+
+class RecordingEnv:
+    """What the benchmark's agent is given as its env."""
+
+    def __init__(self, env: ShopEnv, rec: op.Recorder) -> None:
+        self.env, self.rec = env, rec
+
+    def step(self, name: str, **kwargs: Any) -> Any:
+        # a tool that raises ToolError (a refused action) is recorded as a failed step and raised again
+        out = self.rec.tool(name, functools.partial(self.env.step, name), **kwargs)
+        if isinstance(out, dict) and out.get("ok") is False:  # a fault replay's result (op.fault_result) ...
+            raise ToolError(out["message"])  # ... given to the agent the way the benchmark's tools fail
+        return out
+
+
+class ShopDesk(op.RecordedAgent):
+    """The benchmark's agent on the benchmark's env: a Stateful, Replayable system."""
+
+    version = "shopbench-scripted-1"
+
+    def __init__(self) -> None:
+        self.env = ShopEnv({})  # one database for the desk's life; each reset replaces its rows
+        weakref.finalize(self, self.env.db.close)
+
+    def reset(self, state: dict[str, Any]) -> None:
+        self.env.load(as_rows(state))
+
+    def snapshot(self) -> dict[str, Any]:
+        return by_key(self.env.dump())
+
+    def act(self, input: dict[str, Any], rec: op.Recorder) -> str:
+        agent = ScriptedAgent(input["customer_id"])
+        return agent.solve(RecordingEnv(self.env, rec), input["instruction"])
