@@ -258,6 +258,11 @@ def _near_note(low: Any, high: Any, threshold: Any) -> str:
     return ""
 
 
+#: Where ``n=0`` and ``no cases`` stand in a slices plot: midway, where no one reads them as a rate of 0 (review
+#: U19: at the foot of the axis, beside a criterion whose bar sat at 0%, they did).
+_NO_ROWS_Y = 0.5
+
+
 def _fitting_locator() -> Any:
     """Nice ticks at most one per 0.8 inch of the axes as drawn (after the layout gave the notes their room):
     ``−25 pp`` is wider than ``−25%``, and the default density ran ``−50 pp−25 pp`` together."""
@@ -368,10 +373,10 @@ def slices(table: pd.DataFrame, ax: Axes | None = None, *, confidence: float | N
         shape of its own (a disc, then a square, a triangle, …). Supports:
         one ``n=41 each`` above a bin whose criteria all have rows and share
         their support; otherwise each criterion's own ``n=support`` stands
-        upright above its bar (``n=0`` at the foot of its slot when it has no
+        upright above its bar (``n=0`` midway up its slot when it has no
         rows), in the criterion's colour and sized to its slot, so no two
         labels run into each other. ``no cases`` marks a
-        bin without rows. The ``n/a`` bin is drawn only when it holds rows. No
+        bin without rows, midway up too: at the foot, either read as a rate of 0. The ``n/a`` bin is drawn only when it holds rows. No
         line joins bins: the table is descriptive, not a trend. The y-axis label
         gives the level, the x-axis label the methods when bins differ.
     """
@@ -403,7 +408,7 @@ def slices(table: pd.DataFrame, ax: Axes | None = None, *, confidence: float | N
     for key, rows in in_bin.items():
         filled = [r for r, _ in rows if r.support > 0 and _finite(r.rate)]
         if not filled:
-            ax.text(x_of[key], 0.02, "no cases", ha="center", va="bottom", fontsize=8.5, color=_MUTED,
+            ax.text(x_of[key], _NO_ROWS_Y, "no cases", ha="center", va="center", fontsize=8.5, color=_MUTED,
                     style="italic")
             continue
         slot = {r.criterion: x_of[key] - 0.4 + width * (criteria.index(r.criterion) + 0.5) for r, _ in rows}
@@ -427,8 +432,8 @@ def slices(table: pd.DataFrame, ax: Axes | None = None, *, confidence: float | N
                             ha="center", va="bottom", rotation=90, fontsize=upright, color=hue[r.criterion])
                 top = max(top, _room_above(ax, float(r.ci_high), 3 + 0.62 * upright * len(text)))
             else:
-                ax.text(slot[r.criterion], 0.02, text, ha="center", va="bottom", rotation=90, fontsize=upright,
-                        color=hue[r.criterion], style="italic")
+                ax.text(slot[r.criterion], _NO_ROWS_Y, text, ha="center", va="center", rotation=90,
+                        fontsize=upright, color=hue[r.criterion], style="italic")
     names = list(dict.fromkeys(table["slice"]))
     single = len(names) == 1
     ax.set_xticks(range(len(positions)), [b if single else f"{s.split(':')[0]}\n{b}" for s, b in positions])
@@ -529,7 +534,7 @@ def compare(cmp: Any, ax: Axes | None = None) -> Axes:
         on the right. The x-axis is in percentage points (a difference of two rates).
     """
     from matplotlib.lines import Line2D
-    from matplotlib.ticker import FuncFormatter
+    from matplotlib.ticker import AutoMinorLocator, FuncFormatter
 
     cols = ["criterion", "difference", "ci_low", "ci_high", "n", "pass_to_fail", "fail_to_pass", "margin", "verdict"]
     table = _table(cmp, cols, "compare", "op.compare(base, candidate)")
@@ -553,6 +558,7 @@ def compare(cmp: Any, ax: Axes | None = None) -> Axes:
     ax.set_xlim(max(-1.0, lo - pad), min(1.0, hi + pad))
     ax.xaxis.set_major_formatter(FuncFormatter(_points))
     ax.xaxis.set_major_locator(_fitting_locator())
+    ax.xaxis.set_minor_locator(AutoMinorLocator())  # a narrow axis has two labels: the minor ticks read the rest
     ax.grid(axis="x", color=GRID, lw=0.8)
     ax.set_axisbelow(True)
     for side in ("top", "right"):

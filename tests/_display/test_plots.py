@@ -453,3 +453,26 @@ def test_a_long_reason_in_the_title_is_wrapped_and_the_axes_keep_their_size(tmp_
         ax.figure.savefig(tmp_path / "g.png", bbox_inches="tight")
     width, height = ax.get_window_extent().size
     assert width > 100 and height > 50
+
+
+def test_no_rows_are_marked_midway_where_no_one_reads_a_rate_of_zero() -> None:
+    """Review U19: ``n=0`` and ``no cases`` at the foot of the axis, beside a bar at 0%, read as a rate of 0."""
+    frame = pd.concat([slice_frame(), pd.DataFrame([{**slice_frame().iloc[0].to_dict(), "bin": "[9, 10)",
+                                                    "lower": 9, "upper": 10, "support": 0, "rate": np.nan,
+                                                    "ci_low": np.nan, "ci_high": np.nan}])], ignore_index=True)
+    ax = plots.slices(frame)
+    marks = [t for t in ax.texts if t.get_text() in ("n=0", "no cases")]
+    assert {t.get_text() for t in marks} == {"n=0", "no cases"}
+    assert all(t.get_position()[1] == 0.5 and t.get_verticalalignment() == "center" for t in marks)
+    plt.close(ax.figure)
+
+
+def test_the_compare_axis_has_minor_ticks_between_its_few_labels() -> None:
+    """Review U19: a narrow axis labeled −50 pp and 0 pp only; the minor ticks read the margin's neighbourhood."""
+    fig, ax = plt.subplots(figsize=(8, 2.5), dpi=100, layout="constrained")
+    plots.compare(compare_frame(), ax=ax)
+    fig.canvas.draw()
+    major = ax.xaxis.get_majorticklocs()
+    minor = [x for x in ax.xaxis.get_minorticklocs() if ax.get_xlim()[0] <= x <= ax.get_xlim()[1]]
+    assert len(minor) >= 2 * (len(major) - 1)
+    plt.close(fig)
