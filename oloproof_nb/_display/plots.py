@@ -376,9 +376,10 @@ def slices(table: pd.DataFrame, ax: Axes | None = None, *, confidence: float | N
         upright above its bar (``n=0`` midway up its slot when it has no
         rows), in the criterion's colour and sized to its slot, so no two
         labels run into each other. ``no cases`` marks a
-        bin without rows, midway up too: at the foot, either read as a rate of 0. The ``n/a`` bin is drawn only when it holds rows. No
-        line joins bins: the table is descriptive, not a trend. The y-axis label
-        gives the level, the x-axis label the methods when bins differ.
+        bin without rows, midway up too: at the foot, either read as a rate of 0.
+        The ``n/a`` bin is drawn only when it holds rows. No line joins bins: the
+        table is descriptive, not a trend. The y-axis label gives the level, the
+        x-axis label the methods when bins differ.
     """
     from matplotlib.lines import Line2D
     from matplotlib.ticker import FixedLocator
