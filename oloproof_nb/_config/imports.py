@@ -528,13 +528,18 @@ def _names_elsewhere(root: Path, obj: Any) -> str | None:
 
 def defined_elsewhere(root: Path, target: Any) -> str | None:
     """Why what ``target`` runs comes from another folder's copy of a module this suite folder holds, or None:
-    any layer of it (:func:`code_layers`), or a module, function or class the module of one of its functions
-    imported (a ``checks.py`` that calls ``helpers.score``, where another suite's ``helpers`` was imported first)."""
+    any layer of it (:func:`code_layers`), or a module, function or class the module of one of its functions or
+    classes imported (a ``checks.py`` that calls ``helpers.score``, where another suite's ``helpers`` was imported
+    first; a system class whose module imports the suite's ``bench`` package, where another suite's ``bench`` was
+    imported first: review W8)."""
     for layer in code_layers(target):
         if not (inspect.isclass(layer) or inspect.isfunction(layer)):
             continue
         why = _names_elsewhere(root, layer)
-        for value in list(getattr(layer, "__globals__", {}).values()):
+        names = getattr(layer, "__globals__", None)
+        if names is None:  # a class: its module's names
+            names = vars(sys.modules.get(str(layer.__module__), types.ModuleType("?")))
+        for value in list(names.values()):
             if why is not None:
                 break
             if isinstance(value, types.ModuleType):

@@ -624,6 +624,9 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
         stale = stale_function(target)
         if stale is not None:  # imported again, Python still gave the old object (a package, another file)
             raise ConfigError(suite_file, "system", _old_system(stale, restart=True))
+        elsewhere = defined_elsewhere(root, target)
+        if elsewhere is not None:  # a package of the suite's, imported from another suite's folder first
+            raise ConfigError(suite_file, "system", elsewhere)
     code = load_user_code(root, config, suite_file) if import_system_now else UserCode()
     digests.update(code.digests)
     if _stat_case_file(cases_file) != stat_before:
