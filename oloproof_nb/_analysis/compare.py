@@ -53,13 +53,14 @@ The overall verdict is ``REGRESSION`` when any listed criterion regressed, else 
 when any could not be decided (or none was listed), or when a case run of the base run is not paired (the
 candidate did not run it, or ran it changed: ``cases_not_in_both_runs``; new cases of the candidate do not
 count), or when the candidate's case file joins clusters of the base run (``clusters_changed``: the digest leaves
-the cluster out, and a loss and a gain joined in one cluster cancel, which narrows the interval), or when no rule
-was given and the candidate's release.yaml (the default) differs from the base run's in a setting that decides a
-comparison (``release_changed``: a candidate's suite could loosen the rule it is judged by), else
-``NO_REGRESSION``. Two runs made while release.yaml was loosened agree, so that cannot catch them: the rule used
-(theirs, or one given) is also weighed against the candidate's suite folder's release.yaml as it is now, as the
-gate's settings are, and a weaker one is named (``Comparison.relaxed``, ``weaker_than``); the verdict stays the
-rule's (review R23).
+the cluster out, and a loss and a gain joined in one cluster cancel, which narrows the interval), or when a run
+tried each case fewer times than its suite's ``epochs`` asks (``fewer_epochs``, as its gate says: a case that fails
+only on a later try is in neither run), or when no rule was given and the candidate's release.yaml (the default)
+differs from the base run's in a setting that decides a comparison (``release_changed``: a candidate's suite could
+loosen the rule it is judged by), else ``NO_REGRESSION``. Two runs made while release.yaml was loosened agree,
+so that cannot catch them: the rule used (theirs, or one given) is also weighed against the candidate's suite
+folder's release.yaml as it is now, as the gate's settings are, and a weaker one is named (``Comparison.relaxed``,
+``weaker_than``); the verdict stays the rule's (review R23).
 
 Runs made with different validity labels (:func:`~.run.label_difference`, the test ``op.load_runs`` pools by) are
 compared, with a note in ``Comparison.notes`` naming the copies scored in one run only (each run left out the
@@ -99,11 +100,13 @@ from .._core.stats import is_clustered, is_clustered_from_sums
 from ..errors import ConfigError, OloproofError
 from .columns import TEXT, Column, FrameSpec
 from .gate import (
+    FEWER_EPOCHS,
     VACUOUS,
     ReleaseLike,
     abrupt_ends,
     abrupt_ends_note,
     criterion_sums,
+    fewer_epochs,
     no_decision,
     relaxed_note,
     relaxed_or_now,
@@ -228,7 +231,8 @@ class Comparison:
         ``no_criteria: nothing was compared`` when no criterion was listed; why a run cannot decide when one
         did not finish or lost case runs, and ``cases_not_in_both_runs`` when a case run of the base run is
         not paired (then the verdict is never ``NO_REGRESSION``: the cases it lacks may be the regressions; a
-        regression proven on the recorded cases stays ``REGRESSION``); empty otherwise.
+        regression proven on the recorded cases stays ``REGRESSION``), ``fewer_epochs: …`` when a run tried each
+        case fewer times than its suite asks (the same); empty otherwise.
     notes : tuple of str
         What the reader should know: the settings used weaker than :attr:`weaker_than`'s (``relaxed``), criteria
         judged in one run only or configured differently, runs made with different validity labels (their copies
@@ -768,6 +772,12 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
                if (why := no_decision(r))]
     if unwhole and overall == "NO_REGRESSION":  # its unrecorded (or lost) cases may be the regressions
         overall = "INSUFFICIENT_EVIDENCE"
+    short = [f"{FEWER_EPOCHS}: the {side} run {r.run_id}: {why.split(': ', 1)[1]}"
+             for side, r in (("base", base_run), ("candidate", cand_run)) if (why := fewer_epochs(r))]
+    if short:  # first tries alone: a candidate that fails only on a later try read NO_REGRESSION (review F41)
+        unwhole += short
+        if overall == "NO_REGRESSION":
+            overall = "INSUFFICIENT_EVIDENCE"
     lost = unpaired.loc[unpaired["reason"] != "only_in_candidate", "reason"].value_counts()
     if len(lost):  # a candidate run on a subset (or with the failing cases edited) showed no regression
         unwhole.append(f"{CASES_NOT_IN_BOTH}: {int(lost.sum())} case run(s) of the base run are not paired ("

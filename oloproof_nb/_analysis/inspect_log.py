@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import functools
 import hashlib
 import json
 import marshal
@@ -67,7 +68,7 @@ import zipfile
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
-from types import ModuleType
+from types import CodeType, ModuleType
 from typing import Any, ClassVar, Literal, TypeVar
 
 import numpy as np
@@ -1307,13 +1308,82 @@ def _reading(score_map: ScoreMap | None, pass_threshold: float | None) -> str:
     if pass_threshold is not None:
         out["pass_threshold"] = float(pass_threshold)
     if callable(score_map):
-        code = getattr(score_map, "__code__", None)
-        named = score_map if hasattr(score_map, "__qualname__") else type(score_map)
-        out["score_map"] = f"{named.__module__}.{named.__qualname__}" + (
-            f" {hashlib.sha256(marshal.dumps(code)).hexdigest()[:16]}" if code is not None else "")
+        out["score_map"] = _function_text(score_map)
     elif score_map is not None:
         out["score_map"] = sorted([repr(k), repr(v)] for k, v in score_map.items())
     return canonical_json(out) if out else ""
+
+
+#: How deep :func:`_function_text` follows functions bound to a ``score_map`` function (a closure over a helper).
+_BOUND_DEPTH = 3
+
+
+def _function_text(fn: Any, depth: int = 0) -> str:
+    """A ``score_map`` function as what decides its verdicts: its qualified name and a digest of its code, with the
+    values it is bound to — a closure's cells, its defaults, the module-level values its code reads (a ``CUTS`` dict),
+    a ``functools.partial``'s arguments, a callable object's or a bound method's object's attributes — as a digest
+    of their ``repr`` (a function among them by this text, ``depth`` levels deep; a value whose ``repr`` names its
+    address reads as another value in another process, which can only say ``check_changed``).
+
+    ``cut_at(1.0)`` and ``cut_at(0.5)`` (one ``lambda`` closing over the cut) have one code, and a ``partial`` has no
+    code of its own: a candidate's log read with the lower cut was the base's check, no flip, NO_REGRESSION (review
+    F41); they are two readings now.
+
+    Examples
+    --------
+    >>> import functools
+    >>> def cut(value, at): return "pass" if value >= at else "fail"
+    >>> _function_text(functools.partial(cut, at=1.0)) == _function_text(functools.partial(cut, at=0.5))
+    False
+    """
+    def value(v: Any) -> str:
+        if callable(v) and depth < _BOUND_DEPTH:
+            return _function_text(v, depth + 1)
+        try:
+            return repr(v)
+        except Exception:  # noqa: BLE001  (a repr that raises: its type, and the comparison says changed at worst)
+            return f"<{type(v).__qualname__}>"
+
+    bound: list[str]
+    if isinstance(fn, functools.partial):  # no code of its own: the function and the arguments it is given
+        text = f"functools.partial({value(fn.func)})"
+        bound = [value(a) for a in fn.args] + [f"{k}={value(v)}" for k, v in sorted(fn.keywords.items())]
+    else:
+        text, bound = _code_text(fn), []
+        code = _code_of(fn)
+        for cell in getattr(fn, "__closure__", None) or ():
+            try:
+                bound.append(value(cell.cell_contents))
+            except ValueError:  # an empty cell
+                bound.append("<empty>")
+        bound += [value(v) for v in getattr(fn, "__defaults__", None) or ()]
+        bound += [f"{k}={value(v)}" for k, v in sorted((getattr(fn, "__kwdefaults__", None) or {}).items())]
+        names = getattr(fn, "__globals__", None) or {}
+        bound += [f"{name}={value(names[name])}" for name in (code.co_names if code is not None else ())
+                  if name in names and not isinstance(names[name], ModuleType)]
+        held = getattr(fn, "__self__", None) if hasattr(fn, "__code__") else fn  # a bound method's object
+        attributes = getattr(held, "__dict__", None)
+        if isinstance(attributes, dict) and not isinstance(held, ModuleType):
+            bound += [f"{k}={value(v)}" for k, v in sorted(attributes.items(), key=lambda kv: str(kv[0]))]
+    if not bound:
+        return text
+    return f"{text} bound {hashlib.sha256(', '.join(bound).encode('utf-8', 'surrogatepass')).hexdigest()[:16]}"
+
+
+def _code_text(fn: Any) -> str:
+    """A callable's qualified name and a digest of its code (a callable object's: its class's ``__call__``)."""
+    named = fn if hasattr(fn, "__qualname__") else type(fn)
+    code = _code_of(fn)
+    text = f"{getattr(named, '__module__', None) or ''}.{named.__qualname__}"
+    return text + (f" {hashlib.sha256(marshal.dumps(code)).hexdigest()[:16]}" if code is not None else "")
+
+
+def _code_of(fn: Any) -> CodeType | None:
+    """A callable's code: a function's (a bound method's), a callable object's class's ``__call__``, else None."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        code = getattr(type(fn).__call__, "__code__", None)
+    return code if isinstance(code, CodeType) else None
 
 
 def unrun_samples(run: Run) -> str:

@@ -33,7 +33,7 @@ import pyarrow as pa
 from .._config.files import folder_problem, yaml_number
 from .._config.imports import CODE_KEY
 from .._config.release import ReleaseConfig
-from .._config.suite import SuiteConfig, parse_suite_config, release_from_manifest
+from .._config.suite import SuiteConfig, ignored_paths, parse_suite_config, release_from_manifest
 from .._core.evaluator import Evaluator
 from .._core.labels import pair_labels
 from .._core.pairs import pack_view
@@ -44,6 +44,8 @@ from .._run.states import StateReader
 from .._run.store import CASES, MANIFEST, read_manifest, refuse_changed_journal
 from ..errors import CopyChangedError, OloproofError, RunDirError, describe_exception, warn_at_caller
 from ..evaluators.fault import replay_judges
+from ..evaluators.metamorphic import MetamorphicRelation
+from ..evaluators.state import pinned_paths
 from . import frames
 from .columnar import (
     CopyWriter,
@@ -927,12 +929,22 @@ def _replay_checks(run: Run) -> tuple[Any, ...]:
             sorted({json.dumps(ev.settings(), sort_keys=True, default=str) for ev in states}), sorted(kept))
 
 
+def _pair_paths(run: Run) -> tuple[list[str], list[str]]:
+    """What a ``same_state`` pair is compared outside and inside of (``_core/pairs.py`` ``compare_pair``), each a
+    set: the ``ignore:`` patterns every ``changes`` or ``whole`` ``state_matches`` check gives, and the paths a
+    ``state_unchanged`` or ``paths``-mode check keeps."""
+    evaluators = run.config.evaluators
+    return sorted(set(ignored_paths(evaluators))), sorted(set(pinned_paths(evaluators)))
+
+
 def changed_checks(a: Run, b: Run) -> dict[str, str]:
     """The criteria both runs judge whose checks differ, each with how (in ``a``'s order of criteria).
 
     A check differs when its evaluator's settings do (:meth:`~oloproof_nb._core.evaluator.Evaluator.settings`),
     when the rest of the suite does for an evaluator judged with it (``fault_recovery``: the ``tool_errors`` rule,
-    compared as what it decides, and the answer and state checks its replays are judged with),
+    compared as what it decides, and the answer and state checks its replays are judged with; a ``same_state``
+    relation: the ``ignore:`` patterns its pairs are compared outside and the paths kept under them, see
+    :func:`~oloproof_nb._config.suite.ignored_paths`),
     or when the suite's own code it calls does: a ``python`` check's function, the registered validators an
     ``outcome_contract`` may run (another set of names, another ``module:function`` under a name, or another
     digest of its code, which each run records in its manifest: any edit of the function's module file counts).
@@ -954,6 +966,11 @@ def changed_checks(a: Run, b: Run) -> dict[str, str]:
             continue
         if ev.judged_with_the_suite and _replay_checks(a) != _replay_checks(b):
             out[ev.name] = "the answer and state checks its replays are judged with differ"
+            continue
+        if isinstance(ev, MetamorphicRelation) and ev.relation == "same_state" and _pair_paths(a) != _pair_paths(b):
+            # a pair is compared outside the state checks' ignore patterns: a candidate's suite that ignored what
+            # its injected copies changed held every pair, NO_REGRESSION (review F41)
+            out[ev.name] = "the state checks' ignore patterns or kept paths its pairs are compared by differ"
             continue
         mine, yours = _code_of(a, ev), _code_of(b, other)
         if mine.keys() != yours.keys():
