@@ -6,6 +6,7 @@ import json
 import random
 import zlib
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -163,4 +164,59 @@ def recovering_desk_suite(root: Path) -> Path:
             {"type": "answer_matches"}, {"type": "state_matches", "mode": "subset"},
             {"type": "fault_recovery", "tool": "pay", "fault": "error", "escalate_tools": ["escalate"]}]}),
         encoding="utf-8")
+    return root
+
+
+#: A library desk that lends a book (Good), one that lends only on a request's first try and answers "lent" on
+#: every later try (Forgetful: the instance lives across cases, so a suite's epochs find it; reviews F40, F41), and
+#: one that never lends (Idle).
+LIBRARY_DESKS = '''
+import oloproof_nb as op
+
+class Good(op.RecordedAgent):
+    """Lends every time it is asked."""
+    version = "desk-1"
+    def reset(self, state): self.state = state
+    def snapshot(self): return self.state
+    def lend(self, book, member):
+        self.state["loans"][book] = member
+        return {"ok": True}
+    def act(self, input, rec):
+        rec.tool("lend", self.lend, book=input["book"], member=input["member"])
+        return "lent"
+
+class Forgetful(Good):
+    """Lends the first time a request is made; answers "lent" without lending on every later try (F40's desk)."""
+    version = "desk-2"
+    def __init__(self):
+        self.seen = set()
+    def act(self, input, rec):
+        key = (input["book"], input["member"])
+        if key in self.seen:
+            return "lent"
+        self.seen.add(key)
+        return super().act(input, rec)
+
+class Idle(Good):
+    """Answers "lent" and never lends."""
+    version = "desk-3"
+    def act(self, input, rec):
+        return "lent"
+'''
+
+LOANS = 40
+
+
+def library_suite(root: Path, system: str, epochs: int = 3, release: dict[str, Any] | None = None) -> Path:
+    """A suite of ``LOANS`` loans, one cluster each, judged by ``answer_matches`` and ``state_matches`` (mode
+    ``changes``) over ``epochs`` epochs; ``system``: the class of :data:`LIBRARY_DESKS` it runs."""
+    root.mkdir(parents=True)
+    (root / "desk.py").write_text(LIBRARY_DESKS, encoding="utf-8")
+    lines = [{"id": f"b{i:02d}", "input": {"book": f"b{i:02d}", "member": "m1"}, "initial_state": {"loans": {}},
+              "expected": {"answer": "lent", "state": {"loans": {f"b{i:02d}": "m1"}}}} for i in range(LOANS)]
+    (root / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in lines), encoding="utf-8")
+    body = {"name": "library", "system": f"desk:{system}", "epochs": epochs,
+            "evaluators": [{"type": "answer_matches"}, {"type": "state_matches", "mode": "changes"}]}
+    (root / "oloproof.yaml").write_text(yaml.safe_dump(body, sort_keys=False), encoding="utf-8")
+    (root / "release.yaml").write_text(yaml.safe_dump(release or {}, sort_keys=False), encoding="utf-8")
     return root

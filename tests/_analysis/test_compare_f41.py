@@ -21,60 +21,16 @@ from typing import Any
 
 import pytest
 import yaml
+from _epoch_systems import library_suite
 
 import oloproof_nb as op
 from oloproof_nb.cli import main
 
 CASES = 40
 
-DESKS = '''
-import oloproof_nb as op
-
-class Good(op.RecordedAgent):
-    """Lends every time it is asked."""
-    version = "desk-1"
-    def reset(self, state): self.state = state
-    def snapshot(self): return self.state
-    def lend(self, book, member):
-        self.state["loans"][book] = member
-        return {"ok": True}
-    def act(self, input, rec):
-        rec.tool("lend", self.lend, book=input["book"], member=input["member"])
-        return "lent"
-
-class Forgetful(Good):
-    """Lends the first time a request is made; answers "lent" without lending on every later try (F40's desk)."""
-    version = "desk-2"
-    def __init__(self):
-        self.seen = set()
-    def act(self, input, rec):
-        key = (input["book"], input["member"])
-        if key in self.seen:
-            return "lent"
-        self.seen.add(key)
-        return super().act(input, rec)
-
-class Idle(Good):
-    """Answers "lent" and never lends."""
-    version = "desk-3"
-    def act(self, input, rec):
-        return "lent"
-'''
-
-
 def _library(root: Path, system: str) -> Path:
-    """A 3-epoch suite of 40 loans, one cluster each (``system``: the class of DESKS it runs)."""
-    root.mkdir(parents=True)
-    (root / "desk.py").write_text(DESKS, encoding="utf-8")
-    lines = [{"id": f"b{i:02d}", "input": {"book": f"b{i:02d}", "member": "m1"}, "initial_state": {"loans": {}},
-              "expected": {"answer": "lent", "state": {"loans": {f"b{i:02d}": "m1"}}}} for i in range(CASES)]
-    (root / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in lines), encoding="utf-8")
-    body = {"name": "library", "system": f"desk:{system}", "epochs": 3,
-            "evaluators": [{"type": "answer_matches"}, {"type": "state_matches", "mode": "changes"}]}
-    (root / "oloproof.yaml").write_text(yaml.safe_dump(body, sort_keys=False), encoding="utf-8")
-    release = {"allow_approximate_methods": True, "regression": {"margin": 0.1}}
-    (root / "release.yaml").write_text(yaml.safe_dump(release, sort_keys=False), encoding="utf-8")
-    return root
+    """A 3-epoch suite of 40 loans, one cluster each (``system``: the class of LIBRARY_DESKS it runs)."""
+    return library_suite(root, system, release={"allow_approximate_methods": True, "regression": {"margin": 0.1}})
 
 
 def _run(tmp_path: Path, system: str, epochs: int | None, name: str) -> op.Run:

@@ -8,53 +8,22 @@ case runs (FAIL) while the first try alone passes 40 of 40. Counts here are by h
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
-import yaml
+from _epoch_systems import library_suite
 
 import oloproof_nb as op
 
-#: Regressed: a cache of the requests it has seen answers "lent" without lending (the instance lives across cases).
-FORGETFUL_DESK = '''
-import oloproof_nb as op
-
-class Desk(op.RecordedAgent):
-    version = "desk-2"
-    def __init__(self):
-        self.seen = set()
-    def reset(self, state): self.state = state
-    def snapshot(self): return self.state
-    def lend(self, book, member):
-        self.state["loans"][book] = member
-        return {"ok": True}
-    def act(self, input, rec):
-        key = (input["book"], input["member"])
-        if key in self.seen:
-            return "lent"
-        self.seen.add(key)
-        rec.tool("lend", self.lend, book=input["book"], member=input["member"])
-        return "lent"
-'''
 CASES = 40
 
 
 def _suite(root: Path, epochs: int = 3) -> Path:
-    root.mkdir(parents=True)
-    (root / "desk.py").write_text(FORGETFUL_DESK, encoding="utf-8")
-    lines = [{"id": f"b{i:02d}", "input": {"book": f"b{i:02d}", "member": "m1"}, "initial_state": {"loans": {}},
-              "expected": {"answer": "lent", "state": {"loans": {f"b{i:02d}": "m1"}}}} for i in range(CASES)]
-    (root / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in lines), encoding="utf-8")
-    body: dict[str, Any] = {"name": "library", "system": "desk:Desk", "epochs": epochs,
-                            "evaluators": [{"type": "answer_matches"}, {"type": "state_matches", "mode": "changes"}]}
-    (root / "oloproof.yaml").write_text(yaml.safe_dump(body, sort_keys=False), encoding="utf-8")
+    """The library suite run by the regressed desk (``Forgetful``: it lends only on a request's first try)."""
     release = {"allow_approximate_methods": True, "criteria": {"answer_matches": 0.8, "state_matches": 0.8}}
-    (root / "release.yaml").write_text(yaml.safe_dump(release, sort_keys=False), encoding="utf-8")
-    return root
+    return library_suite(root, "Forgetful", epochs=epochs, release=release)
 
 
 @pytest.fixture(scope="module")

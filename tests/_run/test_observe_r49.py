@@ -48,17 +48,23 @@ def _realpath_misses_once(monkeypatch: pytest.MonkeyPatch, link: Path) -> None:
     monkeypatch.setattr(os.path, "realpath", realpath)
 
 
+def _racing_link(folder: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """The good and the bad report, the locator a link to the bad one that the first resolution misses, and the
+    contract: ``(link, contract)``."""
+    (folder / "good.json").write_bytes(GOOD)
+    (folder / "bad.json").write_bytes(BAD)
+    link = folder / "report.json"
+    link.symlink_to("bad.json")
+    _realpath_misses_once(monkeypatch, link)
+    return link, _contract(folder)
+
+
 def test_a_link_made_after_its_path_was_resolved_reaches_the_validator_resolved(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The link points at the bad report when it is opened and digested; the writer points it at the good one
     while the validator runs and back after. Before, the validator was given the link, read the good report, and
     the bad one was ``verified``."""
-    (tmp_path / "good.json").write_bytes(GOOD)
-    (tmp_path / "bad.json").write_bytes(BAD)
-    link = tmp_path / "report.json"
-    link.symlink_to("bad.json")
-    contract = _contract(tmp_path)
-    _realpath_misses_once(monkeypatch, link)
+    link, contract = _racing_link(tmp_path, monkeypatch)
     given: list[str] = []
     original = observe._run_named_validator
 
@@ -83,12 +89,7 @@ def test_a_file_swapped_in_after_it_was_opened_unresolved_is_not_verified(
     """Opened through a link made in that moment, and the link pointed elsewhere before it could be resolved:
     what was read cannot be named, so the receipt is ``unverified`` before any validator runs (before, the link
     went to the validator, which read the good report; only the check after it made the receipt ``unverified``)."""
-    (tmp_path / "good.json").write_bytes(GOOD)
-    (tmp_path / "bad.json").write_bytes(BAD)
-    link = tmp_path / "report.json"
-    link.symlink_to("bad.json")
-    contract = _contract(tmp_path)
-    _realpath_misses_once(monkeypatch, link)
+    link, contract = _racing_link(tmp_path, monkeypatch)
     opened = observe.open_regular
 
     def open_then_repoint(path: Any) -> Any:
