@@ -226,7 +226,8 @@ class Comparison:
     clustered : bool
         Whether a cluster holds more than one paired case.
     n_paired : int
-        Cases paired (same id and digest in both runs).
+        Case runs paired (same id and digest in both runs, and the same epoch when the runs have epochs: 40 cases
+        of 3 epochs pair 120).
     reason : str
         ``no_criteria: nothing was compared`` when no criterion was listed; why a run cannot decide when one
         did not finish or lost case runs, and ``cases_not_in_both_runs`` when a case run of the base run is

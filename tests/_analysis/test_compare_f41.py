@@ -56,10 +56,13 @@ def test_first_tries_alone_are_never_no_regression(tmp_path: Path, capsys: pytes
         "exit 1: not decided: fewer_epochs")
 
 
-def test_the_suites_own_epochs_show_the_regression(tmp_path: Path) -> None:
+def test_the_suites_own_epochs_show_the_regression(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The reference: with the suite's 3 epochs the forgetful desk lends on 40 of 120 case runs, the good desk on
-    120: state_matches loses 80 rows, −2/3."""
-    cmp = op.compare(_run(tmp_path, "Good", None, "base3"), _run(tmp_path, "Forgetful", None, "cand3"))
+    120: state_matches loses 80 rows, −2/3. The command counts case runs (it said "120 paired cases" of 40)."""
+    base, cand = _run(tmp_path, "Good", None, "base3"), _run(tmp_path, "Forgetful", None, "cand3")
+    assert main(["compare", str(base.directory), str(cand.directory)]) == 1
+    assert capsys.readouterr().out.splitlines()[1].startswith("120 paired case runs (3 epochs a case); diff = ")
+    cmp = op.compare(base, cand)
     row = cmp.table.set_index("criterion").loc["state_matches"]
     assert (row["n"], row["pass_to_fail"], row["fail_to_pass"]) == (3 * CASES, 2 * CASES, 0)
     assert row["difference"] == pytest.approx(-2 / 3, abs=1e-12) and row["verdict"] == "REGRESSION"
