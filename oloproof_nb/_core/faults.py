@@ -10,7 +10,7 @@ from ..errors import quote_value
 from .compare import answers_equal
 from .jsonsafe import to_json
 from .paths import leaf_diff, outside_patterns, values_equal
-from .trajectory import DEFAULT_TOOL_ERRORS, ToolCall, ToolErrorRule, Trajectory
+from .trajectory import DEFAULT_TOOL_ERRORS, ToolCall, ToolErrorRule, Trajectory, is_raised_result
 
 __all__ = ["control_difference", "fault_difference", "fault_verdict", "escalated", "admits_failure",
            "FaultJudgement"]
@@ -18,6 +18,29 @@ __all__ = ["control_difference", "fault_difference", "fault_verdict", "escalated
 
 def _json(trajectory: Trajectory) -> dict[str, Any]:
     return trajectory.model_dump(mode="json", exclude={"input"})
+
+
+def _same_step(recorded: dict[str, Any], replayed: dict[str, Any]) -> bool:
+    """Whether a replayed step (its JSON form) repeats a recorded one: equal, or the same call raising an exception
+    of the same class on both sides (its text is not compared, as the Recorder does not: it may hold a time or an
+    address).
+
+    Examples
+    --------
+    >>> at = {"kind": "tool_call", "tool": "refund", "args": {}}
+    >>> def raised(text): return {**at, "result": {"ok": False, "error": text, "raised": "Refused"}}
+    >>> _same_step(raised("Refused: [10:01] no"), raised("Refused: [10:02] no"))
+    True
+    >>> _same_step(raised("Refused: no"), {**at, "result": {"ok": False, "error": "x", "raised": "KeyError"}})
+    False
+    """
+    if values_equal(recorded, replayed):
+        return True
+    rec, rep = recorded.get("result"), replayed.get("result")
+    if not (is_raised_result(rec) and is_raised_result(rep) and rec["raised"] == rep["raised"]):
+        return False
+    return values_equal({k: v for k, v in recorded.items() if k != "result"},
+                        {k: v for k, v in replayed.items() if k != "result"})
 
 
 def _step_text(step: dict[str, Any] | None) -> str:
@@ -38,7 +61,8 @@ def control_difference(recorded: Trajectory, recorded_state: dict[str, Any] | No
 
     Steps (tool, arguments, results; model calls and their outputs), the final
     answer, the status and the recorded state are compared after JSON
-    normalisation, with :func:`~oloproof_nb._core.paths.values_equal`. A state leaf
+    normalisation, with :func:`~oloproof_nb._core.paths.values_equal`; a tool call
+    that raised must raise an exception of the same class, whatever its text. A state leaf
     under one of the ``ignore`` path patterns (the ``state_matches`` ``ignore:``
     patterns no check judges, ``_config.suite.ignored_paths``; e.g. a
     timestamp a database stamps with its own clock) is not compared: no check
@@ -65,7 +89,7 @@ def control_difference(recorded: Trajectory, recorded_state: dict[str, Any] | No
     """
     rec, rep = _json(recorded), _json(replayed)
     for i in range(max(len(rec["steps"]), len(rep["steps"]))):
-        if i >= len(rec["steps"]) or i >= len(rep["steps"]) or not values_equal(rec["steps"][i], rep["steps"][i]):
+        if i >= len(rec["steps"]) or i >= len(rep["steps"]) or not _same_step(rec["steps"][i], rep["steps"][i]):
             recorded_step = rec["steps"][i] if i < len(rec["steps"]) else None
             replayed_step = rep["steps"][i] if i < len(rep["steps"]) else None
             return f"step {i} differs: recorded {_step_text(recorded_step)}; replayed {_step_text(replayed_step)}"
@@ -118,7 +142,7 @@ def fault_difference(recorded: Trajectory, faulted: Trajectory, checkpoint: int,
     if len(rep["steps"]) <= checkpoint:
         return f"the replay ended after {len(rep['steps'])} steps, before the checkpoint (step {checkpoint})"
     for i in range(checkpoint):
-        if not values_equal(rec["steps"][i], rep["steps"][i]):
+        if not _same_step(rec["steps"][i], rep["steps"][i]):
             return f"step {i} differs from the recording"
     want = {k: v for k, v in rec["steps"][checkpoint].items() if k != "result"}
     got = rep["steps"][checkpoint]

@@ -10,7 +10,7 @@ from typing import Any, Literal
 from ..errors import OloproofError, describe_exception
 from .jsonsafe import NotJSONError, to_json
 from .paths import values_equal
-from .trajectory import Change, Message, ToolCall, Trajectory
+from .trajectory import Change, Message, ToolCall, Trajectory, is_raised_result
 
 __all__ = ["Recorder", "RecordedAgent", "ReplayDiverged", "raised_result"]
 
@@ -47,8 +47,7 @@ def raised_result(exc: Exception) -> dict[str, Any]:
 def _same_raise(recorded: Any, result: Any) -> bool:
     """Whether a call that raised again, replaying, matches its recording: the recording raised too, an
     exception of the same class (its text may hold a time or an address, so it is not compared)."""
-    return (isinstance(recorded, dict) and recorded.get("ok") is False and "raised" in recorded
-            and recorded["raised"] == result["raised"])
+    return is_raised_result(recorded) and recorded["raised"] == result["raised"]
 
 
 class Recorder:
@@ -85,7 +84,8 @@ class Recorder:
     with ``effect: applied``, and then what it raises is dropped with its result. The recorder's own errors
     (:class:`ReplayDiverged`, :class:`~oloproof_nb._core.jsonsafe.NotJSONError`, an ``OloproofError``) and a
     ``BaseException`` that is not an ``Exception`` (``KeyboardInterrupt``, ``SystemExit``) pass through
-    unrecorded.
+    unrecorded; the recorder's own errors are raised again by :meth:`trajectory`, so an agent that catches
+    every exception cannot end the case with a call its steps do not show.
 
     **A call inside another cannot be replayed.** A call made through the
     recorder while another runs on the same thread (``rec.model`` inside a tool
@@ -129,6 +129,7 @@ class Recorder:
         self._change: Change | None = None
         self._running: dict[int, str] = {}   # thread id -> the call running on it
         self._refused: str | None = None
+        self._failed: Exception | None = None  # the first of the recorder's own errors a call raised
 
     @classmethod
     def replaying(cls, trajectory: Trajectory, *, checkpoint: int, change: Change | None) -> Recorder:
@@ -219,8 +220,20 @@ class Recorder:
             return "change" if self._change is not None else "live-checked"
         return "live"
 
+    def _failing(self, exc: Exception) -> None:
+        """Note ``exc``, one of the recorder's own errors leaving a call, for :meth:`trajectory` to raise again."""
+        if self._failed is None:
+            self._failed = exc
+
     def tool(self, name: str, fn: Callable[..., Any], /, **args: Any) -> Any:
         """Call tool ``name`` as ``fn(**args)``, record a JSON copy of the call, and return its result."""
+        try:
+            return self._tool(name, fn, args)
+        except _OWN_ERRORS as exc:
+            self._failing(exc)
+            raise
+
+    def _tool(self, name: str, fn: Callable[..., Any], args: dict[str, Any]) -> Any:
         idx = len(self.steps)
         mode = self._mode(idx)
         self._not_inside(f"tool {name}", mode)
@@ -256,6 +269,13 @@ class Recorder:
 
         Before a replay's checkpoint the recorded output is returned without calling ``fn``.
         """
+        try:
+            return self._model(name, fn, args)
+        except _OWN_ERRORS as exc:
+            self._failing(exc)
+            raise
+
+    def _model(self, name: str, fn: Callable[..., Any], args: dict[str, Any]) -> Any:
         idx = len(self.steps)
         mode = self._mode(idx)
         self._not_inside(f"model call {name}", mode)
@@ -293,7 +313,12 @@ class Recorder:
 
         Replaying, a run that ended before reaching the checkpoint did not reproduce
         the recording (the change was never applied): that raises :class:`ReplayDiverged`.
+        An error of the recorder's own that a call raised (:class:`ReplayDiverged`, a value with no JSON form)
+        is raised again here, so an agent that caught it (``except Exception`` around its tool calls) does not
+        end the case with a call missing from its steps.
         """
+        if self._failed is not None:
+            raise self._failed
         if self._checkpoint is not None and len(self.steps) <= self._checkpoint:
             raise ReplayDiverged(f"the replay ended after {len(self.steps)} steps, before the checkpoint "
                                  f"(step {self._checkpoint}) the recording reached")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from typing import Annotated, Any, Literal, Protocol, runtime_checkable
+from typing import Annotated, Any, Literal, Protocol, TypeGuard, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, SerializerFunctionWrapHandler, Tag, model_serializer
 
@@ -19,6 +19,7 @@ __all__ = [
     "fault_result",
     "MALFORMED_RESULT",
     "result_is_error",
+    "is_raised_result",
     "step_is_error",
     "ToolErrorRule",
     "DEFAULT_TOOL_ERRORS",
@@ -233,10 +234,32 @@ def fault_result(fault: str, tool: str) -> Any:
     raise ValueError(f"fault {fault!r} is not known; allowed: {', '.join(FAULTS)}")
 
 
+#: The keys of the result a :class:`~oloproof_nb._core.recorder.Recorder` records for a tool call that raised.
+RAISED_KEYS = frozenset({"ok", "error", "raised"})
+
+
+def is_raised_result(result: Any) -> TypeGuard[dict[str, Any]]:
+    """True when ``result`` is what the Recorder records for a tool call that raised (``raised_result``): exactly
+    ``{"ok": false, "error": TEXT, "raised": CLASS NAME}``.
+
+    Examples
+    --------
+    >>> is_raised_result({"ok": False, "error": "Refused: o1", "raised": "Refused"})
+    True
+    >>> is_raised_result({"ok": False, "error": "error", "message": "pay failed"}), is_raised_result("raised")
+    (False, False)
+    """
+    return (isinstance(result, dict) and result.keys() == RAISED_KEYS and result["ok"] is False
+            and isinstance(result["raised"], str) and isinstance(result["error"], str))
+
+
 class ToolErrorRule(BaseModel):
     """When a tool result reports a failure: the one rule behind ``steps.is_error``.
 
-    A result is an error when it is the malformed-fault string, or a mapping with
+    A call that raised (its result :func:`is_raised_result`) is an error whatever the rule says: it returned
+    nothing, so a rule written for the dicts a suite's tools return, which need not read ``ok`` or ``error``,
+    cannot make it a success (an escalation tool that raised would have handed the case over). Otherwise a
+    result is an error when it is the malformed-fault string, or a mapping with
 
     - a key of ``ok_keys`` whose value is ``false`` (an explicit failure flag), or
     - a key of ``error_keys`` whose value is not ``null``, ``false``, ``0``, ``""``, ``[]`` or ``{}``
@@ -260,6 +283,8 @@ class ToolErrorRule(BaseModel):
     (False, True, False)
     >>> ToolErrorRule(status_values=["error", "failed"]).is_error({"status": "failed"})
     True
+    >>> ToolErrorRule(ok_keys=[], error_keys=[]).is_error({"ok": False, "error": "Refused: o1", "raised": "Refused"})
+    True
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -272,6 +297,8 @@ class ToolErrorRule(BaseModel):
     def is_error(self, result: Any) -> bool:
         """True when ``result`` reports a failure under this rule."""
         if isinstance(result, dict):  # plain loops: this runs for every tool call of every stored case
+            if "raised" in result and is_raised_result(result):  # the call raised: never a success
+                return True
             for k in self.ok_keys:
                 if result.get(k, True) is False:
                     return True
