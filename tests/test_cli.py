@@ -1454,13 +1454,14 @@ def test_a_gate_and_report_weaker_than_the_runs_own_say_so_in_their_last_lines(
     assert lines[-2:] == [
         f"gated with --release {weak}: 3 settings weaker than the run's own release settings: confidence 0.95 → 0.5, "
         "criteria.answer_matches 0.5 → 0.4, criteria.other_kept 0.5 → not gated",
-        "gate: PASS — exit 0: all 2 gated criteria pass, by 3 settings weaker than the run's own release settings"]
+        "gate: PASS — exit 0: all 2 gated criteria pass, by 3 settings weaker than the run's own release settings; "
+        "1 more is reported, not gated"]
     report = tmp_path / "r.md"
     assert main(["report", str(tmp_path / "out"), "--release", str(weak), "--out", str(report)]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == lines[-1]
     text = report.read_text(encoding="utf-8")
     assert ("Verdict **PASS** (unclustered run, 10 independent cases, 50% intervals): all 2 gated criteria pass, by 3 "
-            "settings weaker than the run's own release settings.") in text
+            "settings weaker than the run's own release settings; 1 more is reported, not gated.") in text
     assert (f"Gated with {weak}: 3 settings weaker than the run's own release settings: confidence 0.95 → 0.5, "
             "criteria.answer_matches 0.5 → 0.4, criteria.other_kept 0.5 → not gated.") in text
     assert main(["gate", str(tmp_path / "out"), "--release", str(folder / "release.yaml")]) == 1  # its own: no word

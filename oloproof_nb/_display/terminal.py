@@ -192,9 +192,13 @@ def exit_line(g: Gate) -> str:
         vacuous = int(gated["vacuous"].astype(bool).sum()) if "vacuous" in gated.columns else 0
         weaker = len(g.relaxed)  # a PASS by settings weaker than the run's own: said where the PASS is read
         passing = "the 1 gated criterion passes" if len(gated) == 1 else f"all {len(gated)} gated criteria pass"
+        # a criterion release.yaml leaves out decides nothing, whatever its rate: said where the PASS is read (review
+        # F42: a fault criterion at 4 of 18, reported only, beside "all 2 gated criteria pass")
+        reported = len(g.table) - len(gated)
         return (f"gate: PASS — exit 0: {passing}"
                 + (f" ({vacuous} of them vacuous: cannot fail as configured)" if vacuous else "")
-                + (f", by {weaker_count(weaker, g.weaker_than)}" if weaker else ""))
+                + (f", by {weaker_count(weaker, g.weaker_than)}" if weaker else "")
+                + (f"; {reported} more {'is' if reported == 1 else 'are'} reported, not gated" if reported else ""))
     if g.reason:
         return f"gate: BLOCK — exit 1: {terminal_text(g.reason)}"  # it may quote a run id or an Inspect log
     counts = g.blocking["verdict"].value_counts()

@@ -164,7 +164,7 @@ def test_a_gate_weaker_than_the_runs_own_names_each_weaker_setting(run: op.Run) 
                             "criteria.other_kept 0.5 → not gated")
     assert weak.weaker_than == "the run's own release settings"
     assert exit_line(weak) == ("gate: PASS — exit 0: all 2 gated criteria pass, by 3 settings weaker than the run's "
-                               "own release settings")
+                               "own release settings; 1 more is reported, not gated")
     assert "  gated with the settings given: 3 settings weaker than the run's own release settings: confidence " \
            "0.95 → 0.5, criteria.answer_matches 0.5 → 0.4, criteria.other_kept 0.5 → not gated" \
            in repr(weak).splitlines()

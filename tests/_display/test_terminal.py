@@ -322,7 +322,11 @@ def test_a_pass_exit_line_counts_only_the_gated_criteria() -> None:
         {"criterion": "other_kept", "verdict": "PASS"},
         {"criterion": "policy", "verdict": "REPORT_ONLY", "reason": "", "threshold": math.nan},
     ]
-    assert exit_line(_gate(rows, "PASS")) == "gate: PASS — exit 0: the 1 gated criterion passes"
+    # ... and says the other is reported, not gated (review F42: a fault criterion at 4 of 18 went unsaid)
+    assert exit_line(_gate(rows, "PASS")) == ("gate: PASS — exit 0: the 1 gated criterion passes; 1 more is "
+                                              "reported, not gated")
+    rows.append({"criterion": "style", "verdict": "REPORT_ONLY", "reason": "", "threshold": math.nan})
+    assert exit_line(_gate(rows, "PASS")).endswith("passes; 2 more are reported, not gated")
 
 
 def test_a_pass_exit_line_counts_the_vacuous_gated_criteria_and_says_weaker_settings() -> None:
@@ -338,11 +342,12 @@ def test_a_pass_exit_line_counts_the_vacuous_gated_criteria_and_says_weaker_sett
     ]
     g = _gate(rows, "PASS")
     assert exit_line(g) == ("gate: PASS — exit 0: all 2 gated criteria pass (1 of them vacuous: cannot fail as "
-                            "configured)")
+                            "configured); 1 more is reported, not gated")
     weaker = dataclasses.replace(g, relaxed=("criteria.answer_matches 0.9 → 0.5", "min_clusters 10 → 2"),
                                  weaker_than="the run's own release.yaml")
     assert exit_line(weaker) == ("gate: PASS — exit 0: all 2 gated criteria pass (1 of them vacuous: cannot fail as "
-                                 "configured), by 2 settings weaker than the run's own release.yaml")
+                                 "configured), by 2 settings weaker than the run's own release.yaml; 1 more is "
+                                 "reported, not gated")
 
 
 def test_a_fourth_message_kind_is_counted_as_one_other() -> None:
