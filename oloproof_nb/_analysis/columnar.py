@@ -91,7 +91,7 @@ __all__ = ["FRAMES_DIR", "SOURCE_FILE", "FORMAT", "STATE_REF", "journal_fingerpr
            "is_fresh", "fresh_source",
            "copy_source", "same_copy", "copied_stat", "copied_size", "copied_unchanged", "copy_changed",
            "CopyWriter", "read_frame",
-           "to_arrow", "from_arrow", "frame_path"]
+           "to_arrow", "from_arrow", "frame_path", "read_pool"]
 
 FRAMES_DIR = "frames"
 SOURCE_FILE = "_source.json"
@@ -452,6 +452,30 @@ _NULLABLE: dict[pa.DataType, Any] = {pa.int64(): pd.Int64Dtype(), pa.bool_(): pd
 # -- files ------------------------------------------------------------------------------------------------
 
 
+def read_pool() -> pa.MemoryPool:
+    """The Arrow memory pool frame files are read into: the C library's allocator (``malloc``), not Arrow's
+    default pool (mimalloc in the pip wheels), whatever the process's default is.
+
+    The text columns of a frame read stay Arrow buffers in the frame (pandas' ``str`` dtype), and the reader's
+    working buffers come and go around them. mimalloc keeps far more of that memory resident than the bytes it
+    holds: at 100,000 cases the frames hold 187 MiB of Arrow data, and ``load_run``, every frame and the gate
+    peaked 37–81 MiB higher (66 on average) read into the default pool than into this one, whose reads are
+    about 7% slower (14% in CPU time; ``benchmarks/README.md`` section 4). Only the reads use it: the process's
+    default pool, and what else Arrow allocates, are left as they are.
+    """
+    return pa.system_memory_pool()
+
+
+def _read_table(handle: pa.NativeFile, columns: Sequence[str], dictionary: Sequence[str]) -> pa.Table:
+    """``columns`` of the Parquet file open as ``handle``, ``dictionary`` of them dictionary-encoded, read into
+    :func:`read_pool`: what ``pq.read_table(handle, columns=…, read_dictionary=…)`` reads (the same table, schema
+    and chunks), through the reader that takes a memory pool."""
+    import pyarrow.dataset as ds  # imported on first read, as ``pq.read_table`` does: keeps ``import oloproof_nb`` fast
+
+    parquet = ds.ParquetFileFormat(read_options=ds.ParquetReadOptions(dictionary_columns=list(dictionary)))
+    return parquet.make_fragment(handle).to_table(columns=list(columns), use_threads=True, memory_pool=read_pool())
+
+
 def read_frame(directory: Path, name: str, states: Callable[[Iterable[str]], list[Any]] | None = None,
                columns: Sequence[str] | None = None, source: str | None = None,
                run_id: str | None = None) -> pd.DataFrame:
@@ -480,8 +504,7 @@ def read_frame(directory: Path, name: str, states: Callable[[Iterable[str]], lis
             if name == "snapshots" and "state" in wanted and STATE_REF in pq.read_schema(handle).names:
                 wanted = [*wanted, STATE_REF]
             handle.seek(0)
-            table = pq.read_table(handle, columns=wanted, use_threads=True,
-                                  read_dictionary=[c for c in wanted if c in spec.json_columns or c == STATE_REF])
+            table = _read_table(handle, wanted, [c for c in wanted if c in spec.json_columns or c == STATE_REF])
     except (OSError, pa.ArrowException) as exc:
         if source is not None:
             _as_loaded(directory, name, source, run_id)  # a file gone with its copy: say so, not "cannot read"

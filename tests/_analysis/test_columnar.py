@@ -1222,17 +1222,17 @@ def test_a_copy_put_in_place_while_a_frame_is_read_is_caught_after_the_read(
     """The check after the read: the newer copy lands between the check before and the file read."""
     out, full = _cut_run(tmp_path, keep=3)
     opened = op.load_run(out)
-    read_table = pq.read_table
+    read_table = columnar._read_table
     landed: list[int] = []
 
     def newer_copy_lands_first(*args: Any, **kwargs: Any) -> Any:
         if not landed:
             landed.append(1)
-            monkeypatch.setattr(pq, "read_table", read_table)
+            monkeypatch.setattr(columnar, "_read_table", read_table)
             _grow(out, full, 6)
         return read_table(*args, **kwargs)
 
-    monkeypatch.setattr(pq, "read_table", newer_copy_lands_first)
+    monkeypatch.setattr(columnar, "_read_table", newer_copy_lands_first)
     with pytest.raises(CopyChangedError, match=r"changed after it was loaded.*load it again"):
         opened.cases  # noqa: B018
     assert landed == [1]
