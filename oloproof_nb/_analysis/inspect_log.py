@@ -1321,9 +1321,10 @@ _BOUND_DEPTH = 3
 def _function_text(fn: Any, depth: int = 0) -> str:
     """A ``score_map`` function as what decides its verdicts: its qualified name and a digest of its code, with the
     values it is bound to — a closure's cells, its defaults, the module-level values its code reads (a ``CUTS`` dict),
-    a ``functools.partial``'s arguments, a callable object's or a bound method's object's attributes — as a digest
-    of their ``repr`` (a function among them by this text, ``depth`` levels deep; a value whose ``repr`` names its
-    address reads as another value in another process, which can only say ``check_changed``).
+    a ``functools.partial``'s arguments, a function's own attributes, a callable object's or a bound method's object's
+    attributes — as a digest of their ``repr`` (a function among them by this text, ``depth`` levels deep; a value
+    whose ``repr`` names its address reads as another value in another process, which can only say
+    ``check_changed``).
 
     ``cut_at(1.0)`` and ``cut_at(0.5)`` (one ``lambda`` closing over the cut) have one code, and a ``partial`` has no
     code of its own: a candidate's log read with the lower cut was the base's check, no flip, NO_REGRESSION (review
@@ -1361,7 +1362,8 @@ def _function_text(fn: Any, depth: int = 0) -> str:
         names = getattr(fn, "__globals__", None) or {}
         bound += [f"{name}={value(names[name])}" for name in (code.co_names if code is not None else ())
                   if name in names and not isinstance(names[name], ModuleType)]
-        held = getattr(fn, "__self__", None) if hasattr(fn, "__code__") else fn  # a bound method's object
+        # a bound method's object; a function's own attributes (``grade.at = 0.5``, which its code reads)
+        held = getattr(fn, "__self__", fn) if hasattr(fn, "__code__") else fn
         attributes = getattr(held, "__dict__", None)
         if isinstance(attributes, dict) and not isinstance(held, ModuleType):
             bound += [f"{k}={value(v)}" for k, v in sorted(attributes.items(), key=lambda kv: str(kv[0]))]
