@@ -1322,9 +1322,9 @@ def _function_text(fn: Any, depth: int = 0) -> str:
     """A ``score_map`` function as what decides its verdicts: its qualified name and a digest of its code, with the
     values it is bound to — a closure's cells, its defaults, the module-level values its code reads (a ``CUTS`` dict),
     a ``functools.partial``'s arguments, a function's own attributes, a callable object's or a bound method's object's
-    attributes — as a digest of their ``repr`` (a function among them by this text, ``depth`` levels deep; a value
-    whose ``repr`` names its address reads as another value in another process, which can only say
-    ``check_changed``).
+    attributes — as a digest of their text (:func:`_value_text`: a function among them by this text, ``depth`` levels
+    deep, a plain object by its class and attributes; a value whose own ``repr`` names its address reads as another
+    value in another process, which can only say ``check_changed``).
 
     ``cut_at(1.0)`` and ``cut_at(0.5)`` (one ``lambda`` closing over the cut) have one code, and a ``partial`` has no
     code of its own: a candidate's log read with the lower cut was the base's check, no flip, NO_REGRESSION (review
@@ -1338,12 +1338,7 @@ def _function_text(fn: Any, depth: int = 0) -> str:
     False
     """
     def value(v: Any) -> str:
-        if callable(v) and depth < _BOUND_DEPTH:
-            return _function_text(v, depth + 1)
-        try:
-            return repr(v)
-        except Exception:  # noqa: BLE001  (a repr that raises: its type, and the comparison says changed at worst)
-            return f"<{type(v).__qualname__}>"
+        return _value_text(v, depth)
 
     bound: list[str]
     if isinstance(fn, functools.partial):  # no code of its own: the function and the arguments it is given
@@ -1370,6 +1365,37 @@ def _function_text(fn: Any, depth: int = 0) -> str:
     if not bound:
         return text
     return f"{text} bound {hashlib.sha256(', '.join(bound).encode('utf-8', 'surrogatepass')).hexdigest()[:16]}"
+
+
+def _value_text(v: Any, depth: int) -> str:
+    """A value a ``score_map`` function is bound to, as text (:func:`_function_text`, ``depth`` levels deep): a
+    function by :func:`_function_text`; an object whose ``repr`` is ``object``'s (its address alone) by its class
+    and attributes; else its ``repr``.
+
+    A closure over a plain settings object (``cfg.cut``) was its address: ``cut 1.0`` and ``cut 0.5`` made one after
+    the other, the first freed, got one address and read as one check (review F43's F41 hole), and two equal
+    settings alive at once read as two.
+
+    Examples
+    --------
+    >>> class Cfg:
+    ...     def __init__(self, cut): self.cut = cut
+    >>> _value_text(Cfg(1.0), 0) == _value_text(Cfg(1.0), 0) != _value_text(Cfg(0.5), 0)
+    True
+    """
+    if depth < _BOUND_DEPTH:
+        if callable(v):
+            return _function_text(v, depth + 1)
+        attributes = getattr(v, "__dict__", None)
+        if getattr(type(v), "__repr__", None) is object.__repr__ and isinstance(attributes, dict):
+            kind = type(v)
+            held = ", ".join(f"{k}={_value_text(a, depth + 1)}"
+                             for k, a in sorted(attributes.items(), key=lambda kv: str(kv[0])))
+            return f"{kind.__module__}.{kind.__qualname__}({held})"
+    try:
+        return repr(v)
+    except Exception:  # noqa: BLE001  (a repr that raises: its type, and the comparison says changed at worst)
+        return f"<{type(v).__qualname__}>"
 
 
 def _code_text(fn: Any) -> str:

@@ -359,6 +359,9 @@ class Suite:
     cases_stat: tuple[int, int, int, int, int] = (0, 0, 0, 0, 0)
     #: The source cases, parsed when the suite was loaded (None: a case file too large to keep; streamed).
     kept_cases: tuple[Case, ...] | None = None
+    #: Later stats of the case file whose bytes were found to be the loaded ones (only the status change time had
+    #: moved: a ``chmod``, a hard link, a backup tool's extended attribute), so each is hashed once.
+    _same_bytes: set[tuple[int, int, int, int, int]] = field(default_factory=set, repr=False, compare=False)
 
     def iter_cases(self) -> Iterator[Case]:
         """Every case, each source followed by its derived copies, streamed from the case file.
@@ -368,7 +371,9 @@ class Suite:
         CaseFileError
             When the case file changed since the suite was loaded (load it again). A streamed file is checked
             after each case is read, before it is given out: a case rewritten while the run goes (by the system
-            under test, say) is never run (before, only at the start and the end).
+            under test, say) is never run (before, only at the start and the end). A file whose status change
+            time alone moved (a ``chmod``) is the one loaded when its bytes are, except after cases were read
+            from it: a write undone meanwhile would look the same.
         """
         self._check_unchanged()
         transforms = self.config.metamorphic.transforms
@@ -376,20 +381,43 @@ class Suite:
         sources = self.kept_cases if self.kept_cases is not None else (c for _, c in iter_cases(self.cases_file))
         for case in sources:
             if streamed:  # read since the last check: the same file as loaded, or the case is not given out
-                self._check_unchanged()
+                self._check_unchanged(read=True)
             yield case
             for transform in transforms:
                 yield derive_case(case, transform.name, transform.field, transform.template,
                                   state_path=transform.state_path)
-        self._check_unchanged()
+        self._check_unchanged(read=streamed)
 
-    def _check_unchanged(self) -> None:
+    def _check_unchanged(self, read: bool = False) -> None:
+        """Refuse a case file that is not the one loaded (its stat, :func:`_stat_of`; when only its status change
+        time moved, its bytes). ``read``: cases were read from it since the last check, so a status change time
+        that moved is refused whatever the bytes are now (a write undone meanwhile looks the same)."""
         try:
             now = _stat_of(self.cases_file)
         except OSError as exc:
             raise CaseFileError(self.cases_file, None, f"cannot read the case file: {exc.strerror}") from None
-        if now != self.cases_stat:
-            raise CaseFileError(self.cases_file, None, "changed since the suite was loaded; load the suite again")
+        if now == self.cases_stat or now in self._same_bytes:
+            return
+        if now[:4] == self.cases_stat[:4] and self._bytes_as_loaded():  # only the status change time moved
+            if not read:
+                self._same_bytes.add(now)
+                return
+            raise CaseFileError(self.cases_file, None, "its status change time moved while cases were read from it "
+                                "(a chmod, a hard link or a backup tool's attribute; or a write undone since, which "
+                                "its bytes, as loaded now, cannot tell); load the suite again")
+        raise CaseFileError(self.cases_file, None, "changed since the suite was loaded; load the suite again")
+
+    def _bytes_as_loaded(self) -> bool:
+        """Whether the case file's bytes have the digest they had when the suite was loaded.
+
+        The status change time moves on a write that puts the modification time back (review R49), but also on a
+        ``chmod``, a hard link or an extended attribute a backup or sync tool adds: a file whose size, modification
+        time, inode and device are the loaded ones and whose bytes are too is the file loaded.
+        """
+        try:
+            return file_digest(self.cases_file) == self.digests.get(self.config.cases)
+        except OSError:
+            return False
 
     @property
     def cases(self) -> list[Case]:

@@ -1,0 +1,90 @@
+"""Review F43: a ``score_map`` closure over a plain settings object is read by the object's attributes, not its address.
+
+F41 read a bound value by its ``repr``; a plain object's is ``<Cfg object at 0x...>``. Made one after the other, the
+first freed, ``Cfg(1.0)`` and ``Cfg(0.5)`` took one address (100 of 100 tries in CPython) and the lowered cut read as
+the base's check, F41's hole again; two equal settings alive at once read as two checks.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _inspect_logs import refund_desk, shared_logs
+
+import oloproof_nb as op
+from oloproof_nb._analysis.inspect_log import _function_text
+
+RULE = {"min_clusters": 2, "allow_approximate_methods": True, "regression": {"margin": 0.9}}
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The refund desk's log as JSON (made once per session; read only)."""
+    with shared_logs(tmp_path_factory, "refund-desk", refund_desk) as root:
+        yield root / "json" / "refund_desk.json"
+
+
+@pytest.fixture
+def worse(logs: Path, tmp_path: Path) -> Path:
+    """The candidate: the log with every world_refunded 1.0 made 0.5 (3 of the 8 rows)."""
+    doc = json.loads(logs.read_text(encoding="utf-8"))
+    doc["eval"]["run_id"], doc["eval"]["eval_id"] = "candidate-run", "candidate-eval"
+    for sample in doc["samples"]:
+        scores = sample.get("scores") or {}
+        if scores.get("world_refunded", {}).get("value") == 1.0:
+            scores["world_refunded"]["value"] = 0.5
+    out = tmp_path / "worse" / "refund_desk.json"
+    out.parent.mkdir()
+    out.write_text(json.dumps(doc), encoding="utf-8")
+    return out
+
+
+class Cfg:
+    """A notebook's settings object: no ``__repr__`` of its own."""
+
+    def __init__(self, cut: float) -> None:
+        self.cut = cut
+
+
+def reading(cfg: Cfg) -> Callable[[Any], str]:
+    def score_map(value: Any) -> str:
+        if isinstance(value, str):
+            return "pass" if value == "C" else "fail"
+        return "pass" if value >= cfg.cut else "fail"
+    return score_map
+
+
+def test_a_settings_object_whose_cut_was_lowered_is_another_check() -> None:
+    """One object, one address: a notebook's ``cfg.cut = 0.5`` between the base's reading and the candidate's."""
+    cfg = Cfg(1.0)
+    strict = _function_text(reading(cfg))
+    cfg.cut = 0.5
+    assert _function_text(reading(cfg)) != strict
+    cfg.cut = 1.0
+    assert _function_text(reading(cfg)) == strict
+
+
+def test_a_lowered_cut_in_a_settings_object_made_after_the_first_is_another_check() -> None:
+    """Each map made and read with its settings object freed after it, as a notebook's one-off ``Cfg(…)``."""
+    assert _function_text(reading(Cfg(1.0))) != _function_text(reading(Cfg(0.5)))
+
+
+def test_two_equal_settings_objects_alive_at_once_are_one_check(logs: Path, worse: Path) -> None:
+    base_cfg, cand_cfg = Cfg(1.0), Cfg(1.0)  # both alive: two addresses
+    assert _function_text(reading(base_cfg)) == _function_text(reading(cand_cfg))
+    cmp = op.compare(op.from_inspect(logs, score_map=reading(base_cfg)),
+                     op.from_inspect(worse, score_map=reading(cand_cfg)), release=RULE)
+    assert not any("check_changed" in reason for reason in cmp.table["reason"])
+    assert cmp.table.set_index("criterion").loc["world_refunded", "pass_to_fail"] == 3
+
+
+def test_a_lowered_cut_read_through_compare_is_check_changed(logs: Path, worse: Path) -> None:
+    base = op.from_inspect(logs, score_map=reading(Cfg(1.0)))
+    cmp = op.compare(base, op.from_inspect(worse, score_map=reading(Cfg(0.5))), release=RULE)
+    row = cmp.table.set_index("criterion").loc["world_refunded"]
+    assert row["verdict"] == "INSUFFICIENT_EVIDENCE" and row["reason"].startswith("check_changed")
+    assert cmp.verdict == "INSUFFICIENT_EVIDENCE"
