@@ -10,7 +10,7 @@ from ..errors import quote_value
 from .compare import answers_equal
 from .jsonsafe import to_json
 from .paths import leaf_diff, outside_patterns, values_equal
-from .trajectory import DEFAULT_TOOL_ERRORS, ToolCall, ToolErrorRule, Trajectory, is_raised_result
+from .trajectory import DEFAULT_TOOL_ERRORS, ToolCall, ToolErrorRule, Trajectory, same_raise
 
 __all__ = ["control_difference", "fault_difference", "fault_verdict", "escalated", "admits_failure",
            "FaultJudgement"]
@@ -37,7 +37,7 @@ def _same_step(recorded: dict[str, Any], replayed: dict[str, Any]) -> bool:
     if values_equal(recorded, replayed):
         return True
     rec, rep = recorded.get("result"), replayed.get("result")
-    if not (is_raised_result(rec) and is_raised_result(rep) and rec["raised"] == rep["raised"]):
+    if not same_raise(rec, rep):
         return False
     return values_equal({k: v for k, v in recorded.items() if k != "result"},
                         {k: v for k, v in replayed.items() if k != "result"})

@@ -10,7 +10,7 @@ from typing import Any, Literal
 from ..errors import OloproofError, describe_exception
 from .jsonsafe import NotJSONError, to_json
 from .paths import values_equal
-from .trajectory import Change, Message, ToolCall, Trajectory, is_raised_result
+from .trajectory import Change, Message, ToolCall, Trajectory, same_raise
 
 __all__ = ["Recorder", "RecordedAgent", "ReplayDiverged", "raised_result"]
 
@@ -42,12 +42,6 @@ def raised_result(exc: Exception) -> dict[str, Any]:
     {'ok': False, 'error': "KeyError: 'ord-9'", 'raised': 'KeyError'}
     """
     return {"ok": False, "error": describe_exception(exc), "raised": type(exc).__name__}
-
-
-def _same_raise(recorded: Any, result: Any) -> bool:
-    """Whether a call that raised again, replaying, matches its recording: the recording raised too, an
-    exception of the same class (its text may hold a time or an address, so it is not compared)."""
-    return is_raised_result(recorded) and recorded["raised"] == result["raised"]
 
 
 class Recorder:
@@ -256,7 +250,7 @@ class Recorder:
                 recorded = self._recorded_tool(idx, name, args_json).result  # type: ignore[union-attr]
                 if raised is None and not values_equal(recorded, result_json):
                     raise ReplayDiverged(f"step {idx}: {name} returned {result_json!r}, recorded {recorded!r}")
-                if raised is not None and not _same_raise(recorded, result_json):
+                if raised is not None and not same_raise(recorded, result_json):
                     raise ReplayDiverged(f"step {idx}: {name} raised {result_json['error']!r}, recorded "
                                          f"{recorded!r}") from raised
         self.steps.append(ToolCall.model_construct(tool=name, args=args_json, result=result_json))

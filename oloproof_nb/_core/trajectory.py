@@ -20,6 +20,7 @@ __all__ = [
     "MALFORMED_RESULT",
     "result_is_error",
     "is_raised_result",
+    "same_raise",
     "step_is_error",
     "ToolErrorRule",
     "DEFAULT_TOOL_ERRORS",
@@ -251,6 +252,20 @@ def is_raised_result(result: Any) -> TypeGuard[dict[str, Any]]:
     """
     return (isinstance(result, dict) and result.keys() == RAISED_KEYS and result["ok"] is False
             and isinstance(result["raised"], str) and isinstance(result["error"], str))
+
+
+def same_raise(recorded: Any, replayed: Any) -> bool:
+    """Whether two tool results are the same raise: both :func:`is_raised_result`, of one exception class by name
+    (the text is not compared: it may hold a time or an address). The one rule the Recorder replaying and a
+    control replay's comparison (``_core/faults.py``) read a raised call by.
+
+    Examples
+    --------
+    >>> same_raise({"ok": False, "error": "Refused: [10:01]", "raised": "Refused"},
+    ...            {"ok": False, "error": "Refused: [10:02]", "raised": "Refused"})
+    True
+    """
+    return is_raised_result(recorded) and is_raised_result(replayed) and recorded["raised"] == replayed["raised"]
 
 
 class ToolErrorRule(BaseModel):
