@@ -738,9 +738,15 @@ def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, 
                        f"share a cluster), and {where} does not allow clustered (approximate) intervals: "
                        "`allow_approximate_methods: true` decides them (README section 6)", width)
     if g.table["reason"].str.startswith("transform_not_checked").any():  # which labels hold the relation back
+        # where a label goes: the suite folder's file (None: an Inspect AI log, with no folder of its own)
+        root = result.manifest.suite_config.root
+        files = {t.name: Path(root) / t.validity_labels if root else Path(t.validity_labels)
+                 for t in result.config.metamorphic.transforms}
         for transform, why in unchecked_reasons(result).items():
+            where = f" in {files[transform]}" if transform in files else ""
             _print_wrapped(f"transform {transform} is not checked: {why}; its relations are judged once every pair "
-                           "is labeled and the valid share reaches minimum_validity (see op.validity(run))", width)
+                           f"is labeled{where} and the valid share reaches minimum_validity (see op.validity(run))",
+                           width)
     if g.relaxed:  # a weaker gate than the run's own: which settings, above the exit line that says so
         _print_wrapped(relaxed_note(g.relaxed, f"--release {release}" if release else "", than=g.weaker_than), width)
     print(exit_line(g))  # the last line: why the command exits as it does

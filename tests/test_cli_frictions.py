@@ -101,8 +101,8 @@ def test_a_relation_held_back_by_its_labels_says_which_pairs(example_suite: Path
     assert main(["gate", str(run)]) == 1
     out = " ".join(_out(capsys)[0])
     assert ("transform injected is not checked: 2 of its 24 pairs have no label (ord-003~injected, "
-            "ord-005~injected); its relations are judged once every pair is labeled and the valid share reaches "
-            "minimum_validity (see op.validity(run))") in out
+            f"ord-005~injected); its relations are judged once every pair is labeled in {labels.resolve()} and the "
+            "valid share reaches minimum_validity (see op.validity(run))") in out  # the file a label goes in (U20)
     # every pair labeled, 3 of 24 valid (0.125 < minimum_validity 0.85 of the example's oloproof.yaml)
     labels.write_text("".join(json.dumps({"case_id": f"ord-{i:03d}~injected", "valid": i <= 3}) + "\n"
                               for i in range(1, 25)), encoding="utf-8")

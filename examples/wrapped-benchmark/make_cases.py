@@ -13,10 +13,12 @@ Run once, ``python make_cases.py`` in this folder; its output is kept beside it.
 from __future__ import annotations
 
 import json
+import os
+import sys
 from pathlib import Path
 from typing import Any
 
-from bench.env import ShopEnv
+from bench.env import ShopEnv, ToolError
 from shop_desk import by_key
 
 import oloproof_nb as op
@@ -49,21 +51,47 @@ def database_after(db: dict[str, Any], actions: list[dict[str, Any]]) -> dict[st
         env.db.close()
 
 
-def main() -> None:
+def task_error(task: Any, index: int, seen: set[str]) -> str:
+    """Why ``task`` (at ``index`` in tasks.json's list, from 0) cannot become a case, or ``""`` when it can."""
+    keys = ("task_id", "user_id", "instruction", "actions")
+    if not isinstance(task, dict) or any(key not in task for key in keys):
+        return f"the task at index {index} needs the keys {', '.join(keys)}"
+    if str(task["task_id"]) in seen:
+        return f"task_id {task['task_id']} is given twice (a case id must be unique)"
+    return ""
+
+
+def main() -> int:
     db = json.loads((HERE / "bench" / "db.json").read_text(encoding="utf-8"))
     tasks = json.loads((HERE / "bench" / "tasks.json").read_text(encoding="utf-8"))
     before = database_after(db, [])  # as snapshot() reads it: SQLite's types, every table
-    with open(HERE / "cases.jsonl", "w", encoding="utf-8", newline="\n") as out:
-        for task in tasks:
-            case = {"id": str(task["task_id"]),
-                    "input": {"customer_id": task["user_id"], "instruction": task["instruction"]},
-                    "initial_state": before,
-                    "expected": {"state": expected_changes(before, database_after(db, task["actions"]))},
-                    "cluster": task["user_id"],
-                    "metadata": {"gold_actions": task["actions"]}}
-            out.write(json.dumps(case) + "\n")
+    lines: list[str] = []
+    seen: set[str] = set()
+    for index, task in enumerate(tasks):
+        why = task_error(task, index, seen)
+        try:
+            after = {} if why else database_after(db, task["actions"])
+        except (ToolError, KeyError, TypeError) as exc:  # a gold action the shop refuses, or one written wrong
+            why = (f"task {task['task_id']}: its gold actions do not run ({type(exc).__name__}: {exc}); a task whose "
+                   'right ending changes nothing has "actions": []')
+        if why:  # one line, and the case file left as it was
+            print(f"bench/tasks.json: {why}; cases.jsonl is unchanged", file=sys.stderr)
+            return 2
+        seen.add(str(task["task_id"]))
+        case = {"id": str(task["task_id"]),
+                "input": {"customer_id": task["user_id"], "instruction": task["instruction"]},
+                "initial_state": before,
+                "expected": {"state": expected_changes(before, after)},
+                "cluster": task["user_id"],
+                "metadata": {"gold_actions": task["actions"]}}
+        lines.append(json.dumps(case) + "\n")
+    partial = HERE / "cases.jsonl.tmp"
+    with open(partial, "w", encoding="utf-8", newline="\n") as out:
+        out.writelines(lines)
+    os.replace(partial, HERE / "cases.jsonl")  # all the cases or none: a run never reads half a file
     print(f"{len(tasks)} cases written to cases.jsonl")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
