@@ -49,7 +49,8 @@ from ..errors import ConfigError, describe_exception, quote, warn_at_caller
 from .files import UnreadableFile, open_regular
 
 __all__ = ["CODE_KEY", "import_system", "load_validators", "load_check", "file_digest", "module_file",
-           "code_digests", "code_layers", "suite_imports", "function_digest", "stale_function", "defined_elsewhere",
+           "code_digests", "code_layers", "suite_imports", "function_digest", "stale_function", "stale_import",
+           "defined_elsewhere",
            "foreign_copy", "class_source", "user_classes", "portable_name"]
 
 #: Prefix of a ``Suite.digests`` (and ``Manifest.digests``) key that holds the digest of the code of a suite's
@@ -549,6 +550,26 @@ def defined_elsewhere(root: Path, target: Any) -> str | None:
                 why = _names_elsewhere(root, value)
         if why is not None:
             return why
+    return None
+
+
+def stale_import(root: Path, target: Any) -> Path | None:
+    """A file of the suite folder's own modules that the code of ``target`` imports (:func:`suite_imports`: a
+    ``bench/agent.py`` the system's module takes its agent from) whose bytes changed since this process imported
+    it, else None: Python keeps a module it imported, so the system would run the old code (review U20: an agent
+    edited in a notebook gave the old agent's 26 of 48 again, its replays from the cache, without a word).
+
+    Examples
+    --------
+    >>> stale_import(Path("/nowhere"), len) is None
+    True
+    """
+    for path, running in suite_imports(root, code_layers(target)).items():
+        try:
+            if file_digest(path) != running:
+                return path
+        except OSError:
+            continue
     return None
 
 

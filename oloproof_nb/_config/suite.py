@@ -56,6 +56,7 @@ from .imports import (
     load_check,
     load_validators,
     stale_function,
+    stale_import,
 )
 from .labels import load_labels
 from .release import ReleaseConfig, load_release, parse_release
@@ -456,6 +457,9 @@ class Suite:
             stale = stale_function(self.system_target)
             if stale is not None:
                 raise ConfigError(self.root / SUITE_FILE, "system", _old_system(stale, restart=False))
+            kept = stale_import(self.root, self.system_target)  # a module it imports: only a restart reloads it
+            if kept is not None:
+                raise ConfigError(self.root / SUITE_FILE, "system", _old_system(kept, restart=True))
             return self.system_target
         return import_system(self.root, self.config.system, self.root / SUITE_FILE)
 
@@ -649,7 +653,7 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
         warn_at_caller(DuplicateCaseWarning(repeats_warning(cases_file, repeated)))
     target = import_system(root, config.system, suite_file) if import_system_now else None
     if target is not None:  # notes the files its code came from (a run refuses it once they change)
-        stale = stale_function(target)
+        stale = stale_function(target) or stale_import(root, target)
         if stale is not None:  # imported again, Python still gave the old object (a package, another file)
             raise ConfigError(suite_file, "system", _old_system(stale, restart=True))
         elsewhere = defined_elsewhere(root, target)

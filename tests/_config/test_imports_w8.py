@@ -59,3 +59,22 @@ def test_a_system_whose_package_another_suite_imported_first_is_refused(make_sui
     assert err.key == "system" and "\n" not in str(err)
     assert err.message.startswith(f"module '{package}.agent' is already imported from {first / package / 'agent.py'}")
     assert "restart the process (in a notebook: the kernel)" in err.message
+
+
+def test_a_package_module_the_system_imports_edited_since_is_refused(make_suite, tmp_path: Path) -> None:
+    """Review U20: ``bench/agent.py`` edited in a notebook after the suite ran ran the old agent again (Python keeps
+    the module it imported), its replays from the cache, without a word: the suite is refused, with a restart."""
+    package = f"bench_{uuid.uuid4().hex[:8]}"
+    folder = _with_package(make_suite(CASES, evaluators=[{"type": "answer_matches"}],
+                                      system_code=DESK.format(package=package), system="sysmod:Desk"), package, "ok")
+    suite = op.load_suite(folder)
+    assert op.run(suite, progress=False).verdicts["verdict"].tolist() == ["pass"]
+    (folder / package / "agent.py").write_text(AGENT.format(answer="wrong"), encoding="utf-8")
+    for attempt in (lambda: op.load_suite(folder), lambda: op.run(suite, progress=False)):
+        with pytest.raises(ConfigError) as info:
+            attempt()
+        assert info.value.key == "system"
+        assert info.value.message.startswith(f"{folder / package / 'agent.py'} changed since the system was imported")
+        assert "restart the process (in a notebook: the kernel)" in info.value.message
+    (folder / package / "agent.py").write_text(AGENT.format(answer="ok"), encoding="utf-8")  # put back: the same code
+    assert op.run(op.load_suite(folder), progress=False).verdicts["verdict"].tolist() == ["pass"]
