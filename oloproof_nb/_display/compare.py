@@ -100,7 +100,8 @@ class Comparison(_compare.Comparison):
             if math.isnan(r.difference):
                 diff = "n/a"
             else:
-                diff = f"{r.difference:+.3f} {fmt_interval(r.ci_low, r.ci_high, sign=True)}"
+                # each end on the side of −margin the computed end is on (the verdict's rule)
+                diff = f"{r.difference:+.3f} {fmt_interval(r.ci_low, r.ci_high, sign=True, threshold=-r.margin)}"
             lines.append(f"  {r.verdict:22} {r.criterion}: {diff} n={r.n} "
                          f"pass->fail={r.pass_to_fail} fail->pass={r.fail_to_pass} {r.reason}")
         if len(self.flips):

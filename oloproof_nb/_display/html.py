@@ -148,8 +148,12 @@ def html_table(df: pd.DataFrame, text: Callable[[Any], str] = cell_text, *, styl
         sign (``+0.000``, ``-0.144``, ``+0.144``), as the text repr and ``oloproof compare`` show them.
     """
     numeric = [numeric_column(df[c]) for c in df.columns]
+    # interval ends are shown on the side of their row's threshold that the computed ends are on (fmt_bound): a
+    # gate's threshold, or a comparison's −margin
+    thresholds = ([-m for m in df["margin"]] if signed and "margin" in df.columns
+                  else df["threshold"].tolist() if "threshold" in df.columns else [None] * len(df))
     rows = []
-    for row in df.itertuples(index=False, name=None):
+    for row, thr in zip(df.itertuples(index=False, name=None), thresholds, strict=True):
         cells = []
         for col, value, num in zip(df.columns, row, numeric, strict=True):
             cell: dict[str, Any] = {"text": text(value), "cls": "num" if num else "", "colour": "", "wbr": False}
@@ -163,7 +167,8 @@ def html_table(df: pd.DataFrame, text: Callable[[Any], str] = cell_text, *, styl
             elif styled and str(col).endswith(" CI"):
                 cell.update(cls="ci")
             elif styled and num and (col in SHAPED_COLUMNS or (signed and col == "difference")):
-                cell.update(text=fmt_cell(col, value, sign=signed))  # rounded outward; a threshold with its digits
+                # rounded outward; a threshold with its digits
+                cell.update(text=fmt_cell(col, value, sign=signed, threshold=thr))
             cells.append(cell)
         rows.append(cells)
     return Markup(render("table.html", headers=[str(c) for c in df.columns], rows=rows, styled=styled))

@@ -116,13 +116,15 @@ def markdown_table(df: pd.DataFrame, text: Callable[[Any], str] = cell_text, *, 
         long.append(cell.strip())  # as tabulate writes a cell
         return f"\x00{len(long) - 1}\x00"  # md_cell writes a NUL as its escape: no cell holds one
 
-    def cell(column: Any, value: Any, shape: bool) -> str:
+    def cell(column: Any, value: Any, shape: bool, threshold: Any) -> str:
         if styled and column == "checked":
             return fmt_checked(value)
-        return fmt_cell(str(column), value) if shape else text(value)
+        return fmt_cell(str(column), value, threshold=threshold) if shape else text(value)
 
-    rows = [[padded(md_cell(cell(c, v, shape))) for c, v, shape in zip(df.columns, row, shaped, strict=True)]
-            for row in df.itertuples(index=False, name=None)]
+    # interval ends on the side of their row's threshold that the computed ends are on (fmt_bound)
+    thresholds = df["threshold"].tolist() if styled and "threshold" in df.columns else [None] * len(df)
+    rows = [[padded(md_cell(cell(c, v, shape, thr))) for c, v, shape in zip(df.columns, row, shaped, strict=True)]
+            for row, thr in zip(df.itertuples(index=False, name=None), thresholds, strict=True)]
     align = ["right" if num else "left" for num in numeric]
     from tabulate import tabulate  # imported on first use: keeps ``import oloproof_nb`` fast
 

@@ -183,7 +183,8 @@ class Gate(_gate.Gate):
         lines += [f"  {self._relaxed_note()}"] if self.relaxed else []
         for r in self.table.itertuples():
             thr = "" if math.isnan(r.threshold) else f" ≥ {yaml_number(r.threshold)}"  # every digit: 0.9999999 is not 1
-            rate = "n/a" if math.isnan(r.rate) else f"{r.rate:.3f} {fmt_interval(r.ci_low, r.ci_high)}"
+            interval = fmt_interval(r.ci_low, r.ci_high, threshold=r.threshold)  # each end on its threshold's side
+            rate = "n/a" if math.isnan(r.rate) else f"{r.rate:.3f} {interval}"
             idle = ""
             if hasattr(r, "noop_rate"):  # given a baseline
                 noop = "n/a" if math.isnan(r.noop_rate) else f"{r.noop_rate:.3f}"

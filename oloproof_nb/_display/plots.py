@@ -254,7 +254,8 @@ def _near_note(low: Any, high: Any, threshold: Any) -> str:
     for name, end, side in (("ci_low", low, "low"), ("ci_high", high, "high")):
         if _finite(end) and abs(float(end) - thr) < _NEAR:
             sign = "≥" if float(end) >= thr else "<"
-            return f"  {name} {fmt_bound(end, side)} {sign} {yaml_number(thr)}"  # every digit: 0.9999999 is not 1
+            # every digit of the threshold (0.9999999 is not 1), and of the end as many as keep the sign true
+            return f"  {name} {fmt_bound(end, side, threshold=thr)} {sign} {yaml_number(thr)}"
     return ""
 
 

@@ -59,7 +59,8 @@ _CANNOT = ("What this report cannot tell: why the agent acted as it did; anythin
            "transforms nobody declared; a trend of errors with trajectory length (slice tables are descriptive: "
            "bins side by side, no fitted curve).")
 _ROUNDING = ("numbers rounded to three decimals for display, an interval's ends outward (the low end down, the high "
-            "end up, so the interval shown holds the one computed)")
+            "end up, so the interval shown holds the one computed), with more decimals where three would put an end "
+            "on the other side of its threshold")
 
 
 class Plain(str):
@@ -111,9 +112,11 @@ def _png(ax: Axes) -> bytes:
 
 
 def _intervals(table: pd.DataFrame) -> list[str]:
-    """``[low, high]`` per row of a table with ``ci_low`` and ``ci_high``, rounded outward; ``""`` without one."""
-    return [fmt_interval(lo, hi) if fmt_number(lo) else ""
-            for lo, hi in zip(table["ci_low"], table["ci_high"], strict=True)]
+    """``[low, high]`` per row of a table with ``ci_low`` and ``ci_high``, rounded outward (each end on the side of
+    the row's ``threshold``, when the table has one, that the computed end is on); ``""`` without one."""
+    thresholds = table["threshold"] if "threshold" in table.columns else [None] * len(table)
+    return [fmt_interval(lo, hi, threshold=thr) if fmt_number(lo) else ""
+            for lo, hi, thr in zip(table["ci_low"], table["ci_high"], thresholds, strict=True)]
 
 
 def _reduced_name(criterion: str, reduce: str) -> str:

@@ -81,16 +81,17 @@ def cut_names(rows: list[list[str]], room: int, width: int) -> list[str]:
     return lines
 
 
-def _interval(low: Any, high: Any) -> str:
+def _interval(low: Any, high: Any, threshold: Any = None) -> str:
     if isinstance(low, float) and math.isnan(low):
         return ""
-    return f"{fmt_bound(low, 'low')}–{fmt_bound(high, 'high')}"  # outward: the shown interval holds the computed
+    # outward: the shown interval holds the computed, each end on the threshold's side the computed end is on
+    return f"{fmt_bound(low, 'low', threshold=threshold)}–{fmt_bound(high, 'high', threshold=threshold)}"
 
 
 def _narrow(table: pd.DataFrame, confidence: float) -> tuple[list[str], list[list[str]]]:
     headers = ["criterion", "n", "pass", "miss", "rate", f"{fmt_level(confidence)} CI", "thr", "verdict"]
     rows = [[terminal_text(r.criterion), fmt_number(r.n), fmt_number(r.passed), fmt_number(r.missing),
-             fmt_number(r.rate), _interval(r.ci_low, r.ci_high), fmt_threshold(r.threshold), r.verdict]
+             fmt_number(r.rate), _interval(r.ci_low, r.ci_high, r.threshold), fmt_threshold(r.threshold), r.verdict]
             for r in table.itertuples()]
     if "noop_rate" in table.columns:
         headers += ["noop", "idle"]
@@ -134,8 +135,9 @@ def gate_table_text(g: Gate, *, wide: bool = False, width: int = WIDTH) -> str:
     """
     if wide:
         shown = [c for c in g.table.columns if c != "evaluator"]
-        rows = [[fmt_cell(c, v) for c, v in zip(shown, row, strict=True)]
-                for row in g.table[shown].itertuples(index=False, name=None)]
+        rows = [[fmt_cell(c, v, threshold=thr) for c, v in zip(shown, row, strict=True)]
+                for row, thr in zip(g.table[shown].itertuples(index=False, name=None), g.table["threshold"],
+                                    strict=True)]
         return text_table(rows, shown)
     headers, rows = _narrow(g.table, g.release.confidence)
     whole: list[str] = []
@@ -166,12 +168,14 @@ def compare_table_text(table: pd.DataFrame, width: int = WIDTH) -> str:
     dropped (miss, base, cand, n) until it fits, then criterion names are cut (:func:`cut_names`). The
     difference and its interval carry their sign, as ``Comparison``'s repr shows them."""
     columns = list(_COMPARE_HEADS)
+    margins = table["margin"] if "margin" in table.columns else [math.nan] * len(table)
     for drop in (None, *_OPTIONAL):
         if drop is not None:
             columns.remove(drop)
         # escaped before a name is cut, as the gate's: a cut name is also given whole under the table
-        rows = [[terminal_text(fmt_cell(c, v, sign=True)) for c, v in zip(columns, row, strict=True)]
-                for row in table[columns].itertuples(index=False, name=None)]
+        # each interval end on the side of −margin the computed end is on, as the gate's beside its threshold
+        rows = [[terminal_text(fmt_cell(c, v, sign=True, threshold=-margin)) for c, v in zip(columns, row, strict=True)]
+                for row, margin in zip(table[columns].itertuples(index=False, name=None), margins, strict=True)]
         text = text_table(rows, [_COMPARE_HEADS[c] for c in columns], tablefmt="narrow")
         excess = _widest(text) - width
         if excess <= 0:

@@ -11,6 +11,7 @@ import datetime as dt
 import json
 import math
 from collections.abc import Callable, Mapping
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from typing import Any
 
 import numpy as np
@@ -154,22 +155,47 @@ def fmt_level(confidence: float) -> str:
     return f"{round(float(confidence) * 100, 6):g}%"
 
 
-def fmt_interval(low: Any, high: Any, sign: bool = False) -> str:
+def fmt_interval(low: Any, high: Any, sign: bool = False, threshold: Any = None) -> str:
     """An interval for the eye, ``[low, high]`` to three decimals, rounded outward (the low end down, the high
     end up): the interval shown always holds the one computed, so a low end just under a threshold never shows
     equal to it (0.55455 beside a threshold of 0.555 showed as 0.555, and the verdict was not PASS). ``sign``:
-    differences, ``+0.020``.
+    differences, ``+0.020``. ``threshold``: the row's threshold, which each end shown stays on the same side
+    of (:func:`fmt_bound`).
 
     Examples
     --------
     >>> fmt_interval(0.55455, 0.8261), fmt_interval(-0.0204, 0.0311, sign=True)
     ('[0.554, 0.827]', '[-0.021, +0.032]')
+    >>> fmt_interval(0.83157, 0.99, threshold=0.8315)
+    '[0.8315, 0.990]'
     """
-    return f"[{fmt_bound(low, 'low', sign)}, {fmt_bound(high, 'high', sign)}]"
+    return f"[{fmt_bound(low, 'low', sign, threshold)}, {fmt_bound(high, 'high', sign, threshold)}]"
 
 
-def fmt_bound(value: Any, side: str, sign: bool = False) -> str:
-    """One end of an interval rounded outward to three decimals (see :func:`fmt_interval`); missing: blank."""
+def _outward(x: float, side: str, digits: int) -> float:
+    """``x`` rounded down (``side`` ``"low"``) or up to ``digits`` decimals, from its shortest text (``repr``): the
+    float the user and the gate compare, never its binary expansion (0.7 is 0.69999… in binary)."""
+    step = Decimal(1).scaleb(-digits)
+    return float(Decimal(repr(x)).quantize(step, rounding=ROUND_FLOOR if side == "low" else ROUND_CEILING))
+
+
+def fmt_bound(value: Any, side: str, sign: bool = False, threshold: Any = None) -> str:
+    """One end of an interval rounded outward to three decimals (see :func:`fmt_interval`); missing: blank.
+
+    Given the row's ``threshold`` (a finite number), the end is shown with more decimals where three would put it
+    on the other side of the threshold than the computed end, the side the verdict is read from (``PASS`` when
+    ci_low ≥ threshold, ``FAIL`` when ci_high < threshold): a ci_low of 0.83157 at threshold 0.8315 is a PASS,
+    and showed as 0.831 beside it (the plot said ``ci_low 0.831 ≥ 0.8315``); it shows as 0.8315. As many
+    decimals are taken as that needs, the shortest text of the end at most, so the shown end is still rounded
+    outward.
+
+    Examples
+    --------
+    >>> fmt_bound(0.83157, "low"), fmt_bound(0.83157, "low", threshold=0.8315)
+    ('0.831', '0.8315')
+    >>> fmt_bound(0.79949, "high", threshold=0.7995)
+    '0.79949'
+    """
     if _missing(value) or isinstance(value, (bool, np.bool_)):
         return ""
     x = float(value)
@@ -177,7 +203,25 @@ def fmt_bound(value: Any, side: str, sign: bool = False) -> str:
         return fmt_number(x)
     # 1e-9 of a thousandth: a value that is a whole thousandth up to floating-point noise stays that thousandth
     ends = math.floor(x * 1000 + 1e-9) if side == "low" else math.ceil(x * 1000 - 1e-9)
-    return f"{ends / 1000:+.3f}" if sign else f"{ends / 1000:.3f}"
+    shown, digits = ends / 1000, 3
+    if _is_threshold(threshold):
+        thr = float(threshold)
+
+        def other_side(end: float) -> bool:
+            return (end >= thr) != (x >= thr) if side == "low" else (end < thr) != (x < thr)
+
+        while other_side(shown) and digits < 17:
+            digits += 1
+            shown = _outward(x, side, digits)
+        if other_side(shown):  # an end and a threshold apart by less than 1e-17: the end as it is
+            return f"{x:+}" if sign else repr(x)
+    return f"{shown:+.{digits}f}" if sign else f"{shown:.{digits}f}"
+
+
+def _is_threshold(value: Any) -> bool:
+    """Whether ``value`` is a finite number a verdict can be read against (not a missing one, a flag or text)."""
+    return (isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+            and math.isfinite(float(value)))
 
 
 def fmt_threshold(value: Any) -> str:
@@ -205,14 +249,16 @@ def fmt_checked(value: Any) -> str:
 
 
 #: The numeric columns a table shown as text writes by :func:`fmt_cell` (the HTML and Markdown tables alike).
-SHAPED_COLUMNS = ("ci_low", "ci_high", "threshold", "minimum_validity")
+SHAPED_COLUMNS = ("ci_low", "ci_high", "threshold", "minimum_validity", "margin")
 
 
-def fmt_cell(column: str, value: Any, sign: bool = False) -> str:
+def fmt_cell(column: str, value: Any, sign: bool = False, threshold: Any = None) -> str:
     """One cell of a table shown as text: ``ci_low`` and ``ci_high`` rounded outward (:func:`fmt_bound`, as every
-    interval shown), ``threshold`` and ``minimum_validity`` (the user's numbers) by :func:`fmt_threshold`, anything
-    else by :func:`fmt_number`. ``sign``: a table of differences, whose ``difference`` and interval ends carry their
-    sign (``+0.000``, ``[-0.144, +0.144]``, as ``Comparison`` shows them).
+    interval shown, on the side of the row's ``threshold`` the computed end is on), ``threshold``,
+    ``minimum_validity`` and ``margin`` (the user's numbers) by :func:`fmt_threshold`, anything else by
+    :func:`fmt_number`.
+    ``sign``: a table of differences, whose ``difference`` and interval ends carry their sign (``+0.000``,
+    ``[-0.144, +0.144]``, as ``Comparison`` shows them).
 
     Examples
     --------
@@ -220,8 +266,9 @@ def fmt_cell(column: str, value: Any, sign: bool = False) -> str:
     ('0.145', '+0.145', '+0.000')
     """
     if column in ("ci_low", "ci_high") and not isinstance(value, str):
-        return fmt_bound(value, "low" if column == "ci_low" else "high", sign)
-    if column in ("threshold", "minimum_validity"):  # a minimum of 0.9584 shown as 0.958 beside a rate of 0.958
+        return fmt_bound(value, "low" if column == "ci_low" else "high", sign, threshold)
+    # a minimum of 0.9584 shown as 0.958 beside a rate of 0.958; a comparison's margin of 0.1685 shown as 0.169
+    if column in ("threshold", "minimum_validity", "margin"):
         return fmt_threshold(value)
     if sign and column == "difference" and isinstance(value, (float, np.floating)) and math.isfinite(value):
         return f"{float(value):+.3f}"
