@@ -1359,8 +1359,8 @@ def _function_text(fn: Any, depth: int = 0) -> str:
                   if name in names and not isinstance(names[name], ModuleType)]
         # a bound method's object; a function's own attributes (``grade.at = 0.5``, which its code reads)
         held = getattr(fn, "__self__", fn) if hasattr(fn, "__code__") else fn
-        attributes = getattr(held, "__dict__", None)
-        if isinstance(attributes, dict) and not isinstance(held, ModuleType):
+        attributes = _attributes(held)
+        if attributes is not None and not isinstance(held, ModuleType):
             bound += [f"{k}={value(v)}" for k, v in sorted(attributes.items(), key=lambda kv: str(kv[0]))]
     if not bound:
         return text
@@ -1386,8 +1386,8 @@ def _value_text(v: Any, depth: int) -> str:
     if depth < _BOUND_DEPTH:
         if callable(v):
             return _function_text(v, depth + 1)
-        attributes = getattr(v, "__dict__", None)
-        if getattr(type(v), "__repr__", None) is object.__repr__ and isinstance(attributes, dict):
+        attributes = _attributes(v) if getattr(type(v), "__repr__", None) is object.__repr__ else None
+        if attributes is not None:
             kind = type(v)
             held = ", ".join(f"{k}={_value_text(a, depth + 1)}"
                              for k, a in sorted(attributes.items(), key=lambda kv: str(kv[0])))
@@ -1396,6 +1396,42 @@ def _value_text(v: Any, depth: int) -> str:
         return repr(v)
     except Exception:  # noqa: BLE001  (a repr that raises: its type, and the comparison says changed at worst)
         return f"<{type(v).__qualname__}>"
+
+
+def _attributes(obj: Any) -> dict[str, Any] | None:
+    """``obj``'s attributes: its ``__dict__`` with the ``__slots__`` its classes declare that are set (None: it has
+    neither, as a number or a string).
+
+    A settings object or a grader with ``__slots__`` has no ``__dict__``: its cut was not read, so
+    ``Grader(1.0).grade`` and ``Grader(0.5).grade``, or ``cfg.cut = 0.5`` between two readings, were one check
+    (review M49).
+
+    Examples
+    --------
+    >>> class Cfg:
+    ...     __slots__ = ("cut", "floor")
+    ...     def __init__(self, cut): self.cut = cut
+    >>> _attributes(Cfg(0.5)), _attributes(1.5)
+    ({'cut': 0.5}, None)
+    """
+    own = getattr(obj, "__dict__", None)
+    found: dict[str, Any] | None = dict(own) if isinstance(own, dict) else None
+    for kind in type(obj).__mro__:
+        slots = vars(kind).get("__slots__")
+        if slots is None:
+            continue
+        found = {} if found is None else found
+        for name in (slots,) if isinstance(slots, str) else slots:
+            if name in ("__dict__", "__weakref__"):
+                continue
+            stored = f"_{kind.__name__.lstrip('_')}{name}" if name.startswith("__") and not name.endswith("__") \
+                else name  # a private slot is stored under its mangled name
+            try:
+                value = getattr(obj, stored)
+            except Exception:  # noqa: BLE001  (a slot never set; a getter that raises: left out)
+                continue
+            found.setdefault(stored, value)  # a name a subclass declares again: read once
+    return found
 
 
 def _code_text(fn: Any) -> str:
