@@ -109,3 +109,55 @@ def test_a_module_level_setting_the_map_reads_is_part_of_it(monkeypatch: pytest.
     monkeypatch.setitem(CUTS, "world_refunded", 1.0)
     assert _function_text(by_setting) == strict
 
+
+# -- review F43: a closure over a plain settings object is read by the object's attributes, not its address. F41 read a
+# bound value by its ``repr``; a plain object's is ``<Cfg object at 0x...>``. Made one after the other, the first
+# freed, ``Cfg(1.0)`` and ``Cfg(0.5)`` took one address (100 of 100 tries in CPython) and the lowered cut read as the
+# base's check, F41's hole again; two equal settings alive at once read as two checks.
+
+
+class Cfg:
+    """A notebook's settings object: no ``__repr__`` of its own."""
+
+    def __init__(self, cut: float) -> None:
+        self.cut = cut
+
+
+def reading(cfg: Cfg) -> Callable[[Any], str]:
+    def score_map(value: Any) -> str:
+        if isinstance(value, str):
+            return "pass" if value == "C" else "fail"
+        return "pass" if value >= cfg.cut else "fail"
+    return score_map
+
+
+def test_a_settings_object_whose_cut_was_lowered_is_another_check() -> None:
+    """One object, one address: a notebook's ``cfg.cut = 0.5`` between the base's reading and the candidate's."""
+    cfg = Cfg(1.0)
+    strict = _function_text(reading(cfg))
+    cfg.cut = 0.5
+    assert _function_text(reading(cfg)) != strict
+    cfg.cut = 1.0
+    assert _function_text(reading(cfg)) == strict
+
+
+def test_a_lowered_cut_in_a_settings_object_made_after_the_first_is_another_check() -> None:
+    """Each map made and read with its settings object freed after it, as a notebook's one-off ``Cfg(…)``."""
+    assert _function_text(reading(Cfg(1.0))) != _function_text(reading(Cfg(0.5)))
+
+
+def test_two_equal_settings_objects_alive_at_once_are_one_check(logs: Path, worse: Path) -> None:
+    base_cfg, cand_cfg = Cfg(1.0), Cfg(1.0)  # both alive: two addresses
+    assert _function_text(reading(base_cfg)) == _function_text(reading(cand_cfg))
+    cmp = op.compare(op.from_inspect(logs, score_map=reading(base_cfg)),
+                     op.from_inspect(worse, score_map=reading(cand_cfg)), release=RULE)
+    assert not any("check_changed" in reason for reason in cmp.table["reason"])
+    assert cmp.table.set_index("criterion").loc["world_refunded", "pass_to_fail"] == 3
+
+
+def test_a_lowered_cut_read_through_compare_is_check_changed(logs: Path, worse: Path) -> None:
+    base = op.from_inspect(logs, score_map=reading(Cfg(1.0)))
+    cmp = op.compare(base, op.from_inspect(worse, score_map=reading(Cfg(0.5))), release=RULE)
+    row = cmp.table.set_index("criterion").loc["world_refunded"]
+    assert row["verdict"] == "INSUFFICIENT_EVIDENCE" and row["reason"].startswith("check_changed")
+    assert cmp.verdict == "INSUFFICIENT_EVIDENCE"
