@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Any
@@ -63,7 +64,14 @@ def task_error(task: Any, index: int, seen: set[str]) -> str:
 
 def main() -> int:
     db = json.loads((HERE / "bench" / "db.json").read_text(encoding="utf-8"))
-    tasks = json.loads((HERE / "bench" / "tasks.json").read_text(encoding="utf-8"))
+    try:
+        tasks = json.loads((HERE / "bench" / "tasks.json").read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:  # an edit left it unreadable: where, not a traceback
+        print(f"bench/tasks.json: not JSON ({exc}); cases.jsonl is unchanged", file=sys.stderr)
+        return 2
+    if not isinstance(tasks, list):
+        print("bench/tasks.json: must hold a list of tasks; cases.jsonl is unchanged", file=sys.stderr)
+        return 2
     before = database_after(db, [])  # as snapshot() reads it: SQLite's types, every table
     lines: list[str] = []
     seen: set[str] = set()
@@ -71,7 +79,8 @@ def main() -> int:
         why = task_error(task, index, seen)
         try:
             after = {} if why else database_after(db, task["actions"])
-        except (ToolError, KeyError, TypeError) as exc:  # a gold action the shop refuses, or one written wrong
+        # a gold action the shop refuses, or one written wrong (an order_id given as a list: SQLite cannot bind it)
+        except (ToolError, KeyError, TypeError, sqlite3.Error) as exc:
             why = (f"task {task['task_id']}: its gold actions do not run ({type(exc).__name__}: {exc}); a task whose "
                    'right ending changes nothing has "actions": []')
         if why:  # one line, and the case file left as it was
