@@ -835,8 +835,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     cmp = compare(base, candidate, release=args.release)
     print(terminal_text(f"base {base.run_id} -> candidate {candidate.run_id}"))  # run ids read from manifests
     epochs = max(cmp.base.epochs, cmp.candidate.epochs)  # a row is a case run: 40 cases of 3 epochs pair 120
-    paired = f"{cmp.n_paired} paired {'case runs' if epochs > 1 else 'cases'}" + (
-        f" ({epochs} epochs a case)" if epochs > 1 else "")
+    paired = f"{cmp.n_paired} paired case runs ({epochs} epochs a case)" if epochs > 1 else \
+        f"{cmp.n_paired} paired cases"
     print(f"{paired}; diff = candidate - base with its {fmt_level(cmp.release.confidence)} "
           f"interval; margin {cmp.margin:g}")
     width = terminal_width()

@@ -7,10 +7,10 @@ import threading
 from collections.abc import Callable
 from typing import Any, Literal
 
-from ..errors import OloproofError, describe_exception
+from ..errors import OloproofError
 from .jsonsafe import NotJSONError, to_json
 from .paths import values_equal
-from .trajectory import Change, Message, ToolCall, Trajectory, same_raise
+from .trajectory import Change, Message, ToolCall, Trajectory, raised_result, same_raise
 
 __all__ = ["Recorder", "RecordedAgent", "ReplayDiverged", "raised_result"]
 
@@ -30,18 +30,6 @@ class ReplayDiverged(RuntimeError):
 #: What a tool call raising passes on unrecorded: the recorder's own refusals and a value with no JSON form
 #: (a call inside the tool that could not be recorded), never the tool's outcome.
 _OWN_ERRORS = (ReplayDiverged, NotJSONError, OloproofError)
-
-
-def raised_result(exc: Exception) -> dict[str, Any]:
-    """The result recorded for a tool call that raised ``exc`` (the agent gets ``exc`` itself): a failure under
-    the default ``tool_errors`` rule (``ok`` false, an ``error`` text), and the exception's class name.
-
-    Examples
-    --------
-    >>> raised_result(KeyError("ord-9"))
-    {'ok': False, 'error': "KeyError: 'ord-9'", 'raised': 'KeyError'}
-    """
-    return {"ok": False, "error": describe_exception(exc), "raised": type(exc).__name__}
 
 
 class Recorder:

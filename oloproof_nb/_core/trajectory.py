@@ -7,6 +7,8 @@ from typing import Annotated, Any, Literal, Protocol, TypeGuard, runtime_checkab
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, SerializerFunctionWrapHandler, Tag, model_serializer
 
+from ..errors import describe_exception
+
 __all__ = [
     "ToolCall",
     "Message",
@@ -19,6 +21,7 @@ __all__ = [
     "fault_result",
     "MALFORMED_RESULT",
     "result_is_error",
+    "raised_result",
     "is_raised_result",
     "same_raise",
     "step_is_error",
@@ -237,6 +240,19 @@ def fault_result(fault: str, tool: str) -> Any:
 
 #: The keys of the result a :class:`~oloproof_nb._core.recorder.Recorder` records for a tool call that raised.
 RAISED_KEYS = frozenset({"ok", "error", "raised"})
+
+
+def raised_result(exc: Exception) -> dict[str, Any]:
+    """The result a :class:`~oloproof_nb._core.recorder.Recorder` records for a tool call that raised ``exc`` (the
+    agent gets ``exc`` itself): a failure under the default ``tool_errors`` rule (``ok`` false, an ``error``
+    text), and the exception's class name.
+
+    Examples
+    --------
+    >>> raised_result(KeyError("ord-9"))
+    {'ok': False, 'error': "KeyError: 'ord-9'", 'raised': 'KeyError'}
+    """
+    return {"ok": False, "error": describe_exception(exc), "raised": type(exc).__name__}
 
 
 def is_raised_result(result: Any) -> TypeGuard[dict[str, Any]]:

@@ -207,8 +207,8 @@ def fmt_bound(value: Any, side: str, sign: bool = False, threshold: Any = None) 
     if _is_threshold(threshold):
         thr = float(threshold)
 
-        def other_side(end: float) -> bool:
-            return (end >= thr) != (x >= thr) if side == "low" else (end < thr) != (x < thr)
+        def other_side(end: float) -> bool:  # ci_low ≥ threshold passes, ci_high < threshold fails: one split
+            return (end >= thr) != (x >= thr)
 
         while other_side(shown) and digits < 17:
             digits += 1
