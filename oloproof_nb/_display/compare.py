@@ -15,7 +15,7 @@ from ..errors import terminal_text
 from .html import html_table, render
 from .notebook import Run
 from .panel import CasePanel
-from .theme import fmt_interval, fmt_level, fmt_number
+from .theme import fmt_interval, fmt_level, fmt_number, fmt_signed
 
 __all__ = ["Comparison", "PairedPanel", "compare"]
 
@@ -101,7 +101,7 @@ class Comparison(_compare.Comparison):
                 diff = "n/a"
             else:
                 # each end on the side of −margin the computed end is on (the verdict's rule)
-                diff = f"{r.difference:+.3f} {fmt_interval(r.ci_low, r.ci_high, sign=True, threshold=-r.margin)}"
+                diff = f"{fmt_signed(r.difference)} {fmt_interval(r.ci_low, r.ci_high, sign=True, threshold=-r.margin)}"
             lines.append(f"  {r.verdict:22} {r.criterion}: {diff} n={r.n} "
                          f"pass->fail={r.pass_to_fail} fail->pass={r.fail_to_pass} {r.reason}")
         if len(self.flips):

@@ -184,10 +184,10 @@ class Gate(_gate.Gate):
         for r in self.table.itertuples():
             thr = "" if math.isnan(r.threshold) else f" ≥ {yaml_number(r.threshold)}"  # every digit: 0.9999999 is not 1
             interval = fmt_interval(r.ci_low, r.ci_high, threshold=r.threshold)  # each end on its threshold's side
-            rate = "n/a" if math.isnan(r.rate) else f"{r.rate:.3f} {interval}"
+            rate = "n/a" if math.isnan(r.rate) else f"{fmt_number(r.rate)} {interval}"
             idle = ""
             if hasattr(r, "noop_rate"):  # given a baseline
-                noop = "n/a" if math.isnan(r.noop_rate) else f"{r.noop_rate:.3f}"
+                noop = "n/a" if math.isnan(r.noop_rate) else fmt_number(r.noop_rate)
                 idle = f" noop={noop}" + (" (passes when idle)" if r.passes_when_idle else "")
             how = "" if getattr(r, "reduce", "mean") in ("mean", "") else f" ({r.reduce})"  # n counts cases then
             mark = " (vacuous)" if getattr(r, "vacuous", False) else ""

@@ -432,8 +432,8 @@ def _slice_display(table: pd.DataFrame) -> pd.DataFrame:
         row: dict[str, str] = {"criterion": _reduced_name(str(criterion), str(sub["reduce"].iloc[0]))}
         for r in sub.itertuples(index=False):
             if r.bin in bins:
-                row[r.bin] = "—" if r.support == 0 else (
-                    f"{r.rate:.3f} {fmt_interval(r.ci_low, r.ci_high)} n={r.support}{' †' if r.few_clusters else ''}")
+                cell = f"{fmt_number(r.rate)} {fmt_interval(r.ci_low, r.ci_high)} n={r.support}"
+                row[r.bin] = "—" if r.support == 0 else cell + (" †" if r.few_clusters else "")
         rows.append(row)
     return pd.DataFrame(rows, columns=["criterion", *bins], dtype=object)
 

@@ -127,20 +127,56 @@ def _missing(value: Any) -> bool:
 def fmt_number(value: Any) -> str:
     """A cell for the eye: floats with three decimals, ∞ for infinities, booleans yes/blank, missing blank.
 
+    A float that is not a whole number never shows as one: it takes the decimals it needs to differ from the
+    whole number three would round it to (a rate of 19,999 of 20,000 showed as ``1.000`` beside a threshold of 1
+    and a FAIL; it shows as ``0.99995``), its shortest text at most.
+
     Examples
     --------
     >>> fmt_number(0.12345), fmt_number(float("inf")), fmt_number(None), fmt_number(True), fmt_number(3)
     ('0.123', '∞', '', 'yes', '3')
+    >>> fmt_number(19999 / 20000), fmt_number(0.00004), fmt_number(0.9996), fmt_number(1.0), fmt_number(0.99949)
+    ('0.99995', '0.00004', '0.9996', '1.000', '0.999')
     """
     if _missing(value):
         return ""
     if isinstance(value, (bool, np.bool_)):
         return "yes" if value else ""
     if isinstance(value, (float, np.floating)):
-        if math.isinf(value):
-            return "∞" if value > 0 else "−∞"
-        return f"{float(value):.3f}"
+        return _fmt_float(float(value))
     return str(value)
+
+
+def fmt_signed(value: float) -> str:
+    """A difference for the eye, with its sign, as :func:`fmt_number` shows a float (never a whole number for one that
+    is not).
+
+    Examples
+    --------
+    >>> fmt_signed(0.0), fmt_signed(-0.1204), fmt_signed(0.00004)
+    ('+0.000', '-0.120', '+0.00004')
+    """
+    return _fmt_float(float(value), sign=True)
+
+
+def _fmt_float(x: float, sign: bool = False) -> str:
+    """``x`` to three decimals, or, when three round a value that is not whole to a whole number (0.9996 to
+    ``1.000``, 0.00004 to ``0.000``), to the fewest more that do not (``0.9996``, ``0.00004``); ``x`` as it is
+    when none up to 17 do. ``sign``: a leading ``+`` or ``-``.
+    """
+    if math.isinf(x):
+        return ("+∞" if sign else "∞") if x > 0 else "−∞"
+    spec = "+" if sign else ""
+    text = f"{x:{spec}.3f}"
+    if x == round(x):
+        return text
+    digits = 3
+    while float(text) == round(float(text)) and digits < 17:
+        digits += 1
+        text = f"{x:{spec}.{digits}f}"
+    if float(text) == round(float(text)):
+        return f"{x:+}" if sign else repr(x)
+    return text
 
 
 def fmt_level(confidence: float) -> str:
@@ -271,7 +307,7 @@ def fmt_cell(column: str, value: Any, sign: bool = False, threshold: Any = None)
     if column in ("threshold", "minimum_validity", "margin"):
         return fmt_threshold(value)
     if sign and column == "difference" and isinstance(value, (float, np.floating)) and math.isfinite(value):
-        return f"{float(value):+.3f}"
+        return fmt_signed(float(value))
     return fmt_number(value)
 
 

@@ -155,3 +155,34 @@ def test_a_comparison_shows_its_low_end_on_the_side_of_minus_margin(make_suite: 
     assert main(["compare", str(base.directory), str(cand.directory)]) == 0
     out = capsys.readouterr().out
     assert re.search(r"-0\.1685\s+\+0\.169\s", out) and "-0.169 " not in out, out
+
+
+def test_a_rate_that_is_not_whole_never_shows_as_a_whole_number(make_suite: Any, tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """1,999 of 2,000 at threshold 1: a FAIL whose rate three decimals show as ``1.000`` (the row read "1.000 ≥ 1,
+    FAIL"); every display shows ``0.9995``, a hand count."""
+    cases = [{"id": f"c{i:04d}", "input": {"n": i}, "expected": {"answer": "no" if i == 7 else "ok"}}
+             for i in range(2000)]
+    root = make_suite(cases, system="sysmod:Desk", system_code=CODE, evaluators=[{"type": "answer_matches"}],
+                      release={"criteria": {"answer_matches": 1.0}})
+    run = op.run(op.load_suite(root), out=tmp_path / "run", progress=False)
+    g = op.gate(run)
+    row = g.table.set_index("criterion").loc["answer_matches"]
+    assert (row["passed"], row["n"], row["verdict"]) == (1999, 2000, "FAIL") and row["rate"] == 1999 / 2000
+    assert ": 0.9995 [" in repr(g) and '<td class="num">0.9995</td>' in g._repr_html_()
+    for wide in ([], ["--wide"]):
+        assert main(["gate", str(run.directory), *wide]) == 1
+        out = capsys.readouterr().out
+        assert "0.9995" in out, out  # the interval's ends are 0.997 and 0.99999, the threshold 1.000
+    assert main(["report", str(run.directory), "--out", str(tmp_path / "r.md")]) == 1
+    assert "0.9995" in (tmp_path / "r.md").read_text(encoding="utf-8")
+    capsys.readouterr()
+
+
+def test_fmt_number_takes_the_decimals_a_value_needs_not_to_look_whole() -> None:
+    from oloproof_nb._display.theme import fmt_number, fmt_signed
+
+    assert [fmt_number(x) for x in (19999 / 20000, 0.0004, 2.0004, 1.0, 0.0, 0.5, 0.99949)] == [
+        "0.99995", "0.0004", "2.0004", "1.000", "0.000", "0.500", "0.999"]
+    assert [fmt_signed(x) for x in (-0.00004, 0.0, 0.12)] == ["-0.00004", "+0.000", "+0.120"]
+    assert fmt_number(1e-20) == "1e-20"  # 17 decimals still show 0: the value as it is
