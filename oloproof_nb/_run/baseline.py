@@ -83,7 +83,7 @@ def run_baseline(suite: Suite, out: str | Path | None = None, workers: int = 1,
     Parameters
     ----------
     suite : Suite
-        The suite; its ``system`` provides the sandbox (``reset``/``snapshot``).
+        The suite; its ``system`` provides the sandbox (``reset``/``snapshot``/``observe``).
     out : path, optional
         The run directory (default ``baselines/<run_id>/`` in the suite folder).
     workers : int
@@ -103,7 +103,7 @@ def run_baseline(suite: Suite, out: str | Path | None = None, workers: int = 1,
 
     Notes
     -----
-    Threads, not processes (the no-op calls only ``reset`` and ``snapshot``), and no replay
+    Threads, not processes (the no-op calls only ``reset``, ``snapshot`` and ``observe``), and no replay
     cache (the no-op makes no call to replay, and must never add to the cache of the real system).
     """
     run_id = run_id or new_run_id()

@@ -174,7 +174,8 @@ class LiveCase:
                                      f"case_timeout_s={timeout.seconds:g} and may still be running on this "
                                      "system instance")
 
-    def _usable(self) -> None:
+    def _refuse_if_stuck(self) -> None:
+        """Raise the :class:`CaseTimeout` of :meth:`abandon` once a call of this case timed out, else nothing."""
         if self.stuck is not None:
             raise CaseTimeout(self.stuck.seconds, str(self.stuck))
 
@@ -197,12 +198,14 @@ class LiveCase:
 
     def call(self, fn: Callable[[], T]) -> T:
         """Call into the system with the run's per-call timeout (:class:`CaseTimeout` once the instance is stuck)."""
-        self._usable()
+        self._refuse_if_stuck()
         return call_with_timeout(fn, self.settings.timeout_s)
 
     def replay(self, case: Case, recorded: Trajectory, checkpoint: int, change: Change | None, *,
                record: Mapping[str, Any], reproduce: Reproduce | None) -> Replay:
-        self._usable()  # a replay on a stuck instance would share its sandbox with the abandoned call
+        """One replay on this case's system instance (:func:`~.replays.make_replay`: cached, or run through the
+        sandbox routine, and recorded); :class:`CaseTimeout` once a call of the case timed out."""
+        self._refuse_if_stuck()  # a replay on a stuck instance would share its sandbox with the abandoned call
         s = self.settings
         return make_replay(self.system, case, recorded, checkpoint, change, record=record, reproduce=reproduce,
                            run_id=s.run_id, system_version=s.system_version, code_fingerprint=s.code_fingerprint,
@@ -211,6 +214,8 @@ class LiveCase:
     def collect_evidence(self, contract: OutcomeContract, system: Any, validators: Sequence[str], *,
                          observe_timeout_s: float | None = None,
                          max_artifact_bytes: int | None = None) -> tuple[Evidence | None, str | None]:
+        """Observe the contract's artifact (:func:`~.observe.collect_evidence`) with the run's validators, only
+        those named in ``validators`` when it names any; a limit left None keeps the observer's default."""
         allowed = set(validators)
         registry = {name: fn for name, fn in self.settings.validators.items() if not allowed or name in allowed}
         limits: dict[str, Any] = {"observe_timeout_s": observe_timeout_s, "max_artifact_bytes": max_artifact_bytes}

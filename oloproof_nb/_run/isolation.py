@@ -355,7 +355,7 @@ class ProcessWorkers:
             self._workers.append(self._spawn())
         held: tuple[int, Case] | None = None  # a case whose worker was gone before it could be sent
         # cases that observe a file a running case observes too (shared_files) wait for it, in order
-        queue = HeldBack(pending, lambda item: self._keys(item[1]))
+        waiting = HeldBack(pending, lambda item: self._keys(item[1]))
         while True:
             for worker in list(self._workers):
                 if worker.state != "idle":
@@ -364,7 +364,7 @@ class ProcessWorkers:
                 if held is not None:
                     item, held = held, None
                 else:
-                    free = queue.next_free(self._running_keys().__contains__)
+                    free = waiting.next_free(self._running_keys().__contains__)
                     item = None if free is None else free[0]
                 if item is None:  # none can start now
                     break
@@ -376,7 +376,7 @@ class ProcessWorkers:
                     continue
                 worker.item, worker.started, worker.t0 = item, utc_now(), time.perf_counter()
                 worker.state = "busy"
-            if queue.done and held is None and not any(w.state == "busy" for w in self._workers):
+            if waiting.done and held is None and not any(w.state == "busy" for w in self._workers):
                 return
             self._wait(self._workers)
             for worker in list(self._workers):

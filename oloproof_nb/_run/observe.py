@@ -85,6 +85,8 @@ EVIDENCE_SOURCE = "local_file_stat"
 #: ``evidence_source`` of evidence that came from the system's ``observe(artifact_id)``.
 SYSTEM_OBSERVE = "system_observe"
 _CHUNK = 1 << 20
+#: Seconds a validator may run: :func:`observe_file`'s default, and during a run that sets no case timeout.
+DEFAULT_VALIDATOR_TIMEOUT_S = 60.0
 
 
 class UnobservableArtifact(ValueError):
@@ -117,8 +119,8 @@ def _version(info: os.stat_result) -> tuple[int, int, int, int, int]:
     time in ns)``. The status change time (``st_ctime``) is taken from the clock on every write, rename, link
     or time set, and no call on the file sets it back (only the clock set back could; where a kernel keeps coarse
     timestamps, two changes within one tick share it, a tick a validator's start outlasts): a file rewritten
-    with its modification time put back (``os.utime``), or renamed away and back, is another version (before,
-    the same inode, size and modification time were taken for one)."""
+    with its modification time put back (``os.utime``), or renamed away and back, is another version, which
+    the inode, size and modification time alone would take for the same one."""
     return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns
 
 
@@ -164,8 +166,8 @@ def _read_and_digest(path: Path, key: bytes | None, max_bytes: int, stop: thread
     if _version(after) != _version(info):
         raise UnreadableFile("changed while it was read (it is still being written?)")
     if not resolved:  # nothing was there to resolve, and a file was there to open: made meanwhile, maybe as a
-        # link, which a validator given the locator would follow to another file (review R49): the real path
-        # now, and it must name the file read
+        # link, which a validator given the locator would follow to another file: the real path now, and it
+        # must name the file read
         try:
             real = Path(os.path.realpath(path, strict=True))
             named: os.stat_result | None = os.stat(real)
@@ -181,7 +183,7 @@ def observe_file(
     path: Path | str,
     *,
     validators: Mapping[str, Validator] | None = None,
-    validator_timeout_s: float = 60.0,
+    validator_timeout_s: float = DEFAULT_VALIDATOR_TIMEOUT_S,
     validator_cwd: Path | str | None = None,
     environ: Mapping[str, str] = os.environ,
     now: Callable[[], datetime] | None = None,
@@ -213,7 +215,7 @@ def observe_file(
         The environment (default: this process's). ``digest_key_env`` is looked up in it, and a command
         validator gets it *without* the ``digest_key_env`` variable: the key digests, it is never handed on.
         A variable it holds is the validator's to read: where other contracts name other key variables,
-        pass it without them (before, the validator got this process's environment whatever was given).
+        pass it without them (the validator gets ``environ``, never this process's environment).
     now : callable, optional
         Returns the (timezone-aware) observation time; default ``datetime.now(timezone.utc)``.
     observe_timeout_s : float
@@ -229,6 +231,22 @@ def observe_file(
         mtime (UTC), ``sha256`` the plain or keyed digest of its bytes, and the validator's
         exit code, or ``validator_error`` saying why there is none (not registered, crashed,
         timed out), and ``evidence_source="local_file_stat"``.
+
+    Raises
+    ------
+    DigestKeyError
+        ``digest_key_env`` is set and the variable is unset or empty (checked first, so a
+        misconfigured key is reported even when the file is missing).
+    UnobservableArtifact
+        (a ``ValueError``) ``path`` is there but is not a regular file (a directory, a named
+        pipe, a device, a socket), is bigger than ``max_artifact_bytes``, was not read within
+        ``observe_timeout_s``, cannot be read, changed while it was read (its device, inode, size,
+        modification time or status change time moved), has a modification time outside the years
+        1–9999, or was replaced or changed while its validator ran (the validator is given a path, so
+        ``path`` must still name the file digested: same device, inode, size, modification time and
+        status change time); its ``reason`` never names the path.
+    ValueError
+        A non-positive timeout or size.
 
     Examples
     --------
@@ -246,22 +264,6 @@ def observe_file(
     >>> op.observe_file(contract, Path(tmp.name, "absent.csv")) is None
     True
     >>> tmp.cleanup()
-
-    Raises
-    ------
-    DigestKeyError
-        ``digest_key_env`` is set and the variable is unset or empty (checked first, so a
-        misconfigured key is reported even when the file is missing).
-    UnobservableArtifact
-        (a ``ValueError``) ``path`` is there but is not a regular file (a directory, a named
-        pipe, a device, a socket), is bigger than ``max_artifact_bytes``, was not read within
-        ``observe_timeout_s``, cannot be read, changed while it was read (its size or modification
-        time moved), has a modification time outside the years 1–9999, or was replaced or changed
-        while its validator ran (the validator is given a path, so ``path`` must still name the file
-        digested: same device, inode, size, modification time and status change time); its ``reason``
-        never names the path.
-    ValueError
-        A non-positive timeout or size.
     """
     for name, value in (("validator_timeout_s", validator_timeout_s), ("observe_timeout_s", observe_timeout_s)):
         if not value > 0:
@@ -290,8 +292,8 @@ def observe_file(
                                    "has a modification time outside the years 1–9999") from None
     exit_code, error = None, None
     if contract.validator is not None:
-        # the file read, by its real path: a symbolic link on the locator's way pointed elsewhere while the
-        # validator ran, and back after, made a receipt of one file with another's check (review R36)
+        # the file read, by its real path: given the locator, a symbolic link on its way pointed elsewhere while
+        # the validator ran (and back after) would make a receipt of one file with another's check
         exit_code, error = _run_named_validator(
             contract, real, validators or {}, validator_timeout_s, validator_cwd, environ
         )
@@ -329,6 +331,8 @@ def _run_named_validator(
     cwd: Path | str | None,
     environ: Mapping[str, str],
 ) -> tuple[int | None, str | None]:
+    """Run the validator ``contract.validator`` names on ``path``: ``(exit code, None)``, or ``(None, why)`` when
+    it is not registered or gave no exit code. A command gets ``environ`` without the digest key's variable."""
     name = str(contract.validator)
     spec = validators.get(name)
     if spec is None:
@@ -342,8 +346,8 @@ def _run_named_validator(
         and spec
         and all(isinstance(arg, str) and arg for arg in spec)
     ):
-        # the environment the key was read from, not this process's: a caller that left a key out of it (another
-        # contract's) handed that key on all the same before (review F37)
+        # the environment the key was read from, not this process's: a key the caller left out of it (another
+        # contract's) is never handed on
         env = {k: v for k, v in environ.items() if k != contract.digest_key_env}
         code, error = _run_command(list(spec), path, name, timeout_s, cwd, env)
     else:
@@ -356,6 +360,9 @@ def _run_named_validator(
 def _run_callable(
     fn: Callable[[Path], Any], path: Path, name: str, timeout_s: float
 ) -> tuple[int | None, str | None]:
+    """Call a Python validator under ``timeout_s``: ``(exit code, None)`` from what it returned (True or None 0,
+    False 1, an integer itself) or the code of a ``SystemExit`` it raised; else ``(None, why)``, naming only the
+    type of what it raised or returned (a message could quote the artifact)."""
     try:
         result = call_with_timeout(lambda: fn(path), timeout_s)
     except CaseTimeout:
@@ -460,7 +467,7 @@ def verify_contract_file(
     path: Path | str,
     *,
     validators: Mapping[str, Validator] | None = None,
-    validator_timeout_s: float = 60.0,
+    validator_timeout_s: float = DEFAULT_VALIDATOR_TIMEOUT_S,
     environ: Mapping[str, str] = os.environ,
     now: Callable[[], datetime] | None = None,
 ) -> Receipt:
@@ -543,7 +550,7 @@ def locator_path(contract: OutcomeContract, suite_root: Path | None) -> Path | N
 T = TypeVar("T")
 
 #: Cases held back at most while the cases they share an artifact with run (the later cases go ahead meanwhile:
-#: with a cap of the workers' number, a case's epochs filled it and the run went nearly serial).
+#: a cap of the workers' number would be filled by one case's epochs, and the run would go nearly serial).
 MAX_WAITING = 1024
 
 
@@ -672,7 +679,7 @@ def _in_step(evidence: Evidence) -> tuple[Evidence | None, str | None]:
     """A system's own evidence, unless it was observed by a clock ahead of this machine's: its ``observed_at`` more
     than :data:`FUTURE_MTIME_TOLERANCE` after now. Such a clock (a database server's) stamps the row an earlier run
     wrote after this run's start, and the observation it reports after that row: freshness is not shown, as for a
-    file whose time lies ahead of this machine's clock (before, such a row was ``verified``).
+    file whose time lies ahead of this machine's clock (taken as it is, such a row would be ``verified``).
 
     Evidence the system names :data:`EVIDENCE_SOURCE` reads :data:`SYSTEM_OBSERVE`: that name says the toolkit
     stat'ed, digested and validated a file itself, which it did not (any other name the system gives is kept)."""
@@ -683,10 +690,6 @@ def _in_step(evidence: Evidence) -> tuple[Evidence | None, str | None]:
     if evidence.evidence_source == EVIDENCE_SOURCE:
         return evidence.model_copy(update={"evidence_source": SYSTEM_OBSERVE}), None
     return evidence, None
-
-
-#: Seconds a validator may run when the run sets no case timeout.
-DEFAULT_VALIDATOR_TIMEOUT_S = 60.0
 
 
 def _observe_path(contract: OutcomeContract, path: Path, source: str, validators: Mapping[str, Validator],

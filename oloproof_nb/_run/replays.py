@@ -6,10 +6,11 @@ runs it with :func:`~oloproof_nb._run.sandbox.replay_case`, stores a
 reproducing replay in the cache, and appends the replay's record to
 ``replays.jsonl``.
 
-Only a cache entry that cannot be parsed (or whose digest does not verify) is
-a miss; any other error while checking an entry is oloproof's own and stops
-the run. Only what the system's ``replay`` raised (or returned that is not a
-trajectory) makes a replay's error; anything else propagates.
+A cache entry is a miss when it cannot be parsed, its digest does not verify,
+or (for a control) it does not reproduce this run's recording; any other error
+while checking an entry is oloproof's own and stops the run. Only what the
+system's ``replay`` raised (or returned that is not a trajectory) makes a
+replay's error; anything else propagates.
 """
 
 from __future__ import annotations

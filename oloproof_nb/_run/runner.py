@@ -129,17 +129,17 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
     if not (_whole(workers) and workers >= 1):
         raise OloproofError(f"workers={quote(workers)}: must be an integer of at least 1")
     if not (_whole(chunk_size) and chunk_size >= 1):
-        # before the run folder is made: 2.5 stopped the run with an "internal error", "8" with a TypeError
+        # before the run folder is made: 2.5 or "8" would otherwise stop a run already begun (as an internal error)
         raise OloproofError(f"chunk_size={quote(chunk_size)}: must be an integer of at least 1")
     epochs, workers, chunk_size = (None if epochs is None else int(epochs)), int(workers), int(chunk_size)
     if executor is not None and not isinstance(executor, Executor):
-        # before the run folder is made: a Dask Client given itself ran into an "internal error … a bug in
-        # oloproof_nb" (its futures are not concurrent.futures ones) and left a stopped run behind
+        # before the run folder is made: a Dask Client given itself (its futures are not concurrent.futures ones)
+        # would stop a run already begun with an "internal error … a bug in oloproof_nb"
         hint = "; for Dask, give client.get_executor()" if callable(getattr(executor, "get_executor", None)) else ""
         raise OloproofError(f"executor={quote(executor)}: must be a concurrent.futures.Executor "
                             f"(a ProcessPoolExecutor, say){hint}")
     if executor is not None and workers != 1:
-        # the executor decides how many batches run at once: workers=8 beside it was dropped without a word
+        # the executor decides how many batches run at once: workers=8 beside it would be dropped without a word
         raise OloproofError(f"workers={workers} and executor= together: the executor sets how many cases run at "
                             "once (its own max_workers, or the cluster's); give one of the two")
     if fsync not in ("finish", "record"):
@@ -152,7 +152,7 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
     if suite.release is not None and not resume:  # a reduction the run's epochs cannot give: say so before running
         check_reductions(suite.release, suite.config.epochs if epochs is None else epochs, suite.root / RELEASE_FILE)
     suite = suite.with_user_code()  # the checks the run calls, and the digests of their code it records
-    # no more system instances (or worker processes) than case runs: --workers 10000 on 48 cases built 10,000
+    # no more system instances (or worker processes) than case runs: --workers 10000 on 48 cases builds 48
     workers = max(1, min(workers, suite.n_cases * (suite.config.epochs if epochs is None else epochs)))
     timeout_s = suite.config.case_timeout_s
     replay_cache = ReplayCache(suite.root / REPLAY_CACHE_DIR) if cache else None
@@ -241,8 +241,8 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
     except OloproofError as exc:
         store.close()
         if str(store.directory) not in str(exc):
-            # a system that could not be built for a worker, or rebuilt after a timeout, named no folder: the run
-            # left in it (a manifest, the cases recorded) was found only by listing runs/ (review R33)
+            # a system that could not be built for a worker, or rebuilt after a timeout, names no folder: say where
+            # the stopped run (its manifest, the cases recorded) is, or it is found only by listing runs/
             _note_where(exc, store.directory, fingerprint)
         raise
     except Exception as exc:  # a bug in oloproof: stop with its traceback saved in the run folder
@@ -275,13 +275,13 @@ def _settle_in_flight(store: RunStore, suite: Suite, epochs: int, done: set[tupl
     """Before a resume runs anything: the case runs in flight when the run's process ended (``started.jsonl``).
 
     When ``oloproof run`` saw the system end the process (an exit, a fatal signal), each is recorded ``error``,
-    all its verdicts ``missing``, as ``isolation: process`` records a case whose worker died (before, the resume
-    ran it again: a system that crashed on its hard cases got tries until it passed). Otherwise (a kill from
-    outside, a kernel killed, ``op.run``'s own run) they run again as before, and the manifest keeps the end
+    all its verdicts ``missing``, as ``isolation: process`` records a case whose worker died (run again, a system
+    that crashed on its hard cases would get tries until it passed). Otherwise (a kill from
+    outside, a kernel killed, ``op.run``'s own run) they run again, and the manifest keeps the end
     (``abrupt_ends``), which ``oloproof gate`` prints under its table; after a Ctrl-C the process saw (a stop
     with no end noted after it) they run again too, and the end is kept as :data:`STOPPED`: a system that sends
-    SIGINT to its own process group stops the run as the user's Ctrl-C does, and each resume gave the case run in
-    flight a fresh try with no note (review R22; before, such a stop was unnoted). ``done`` gains the keys recorded.
+    SIGINT to its own process group stops the run as the user's Ctrl-C does, and unnoted, each resume would give
+    the case run in flight a fresh try that nothing shows. ``done`` gains the keys recorded.
     """
     in_flight = read_in_flight(store.directory)
     rerun = None
@@ -304,7 +304,7 @@ def _settle_in_flight(store: RunStore, suite: Suite, epochs: int, done: set[tupl
                     break
         if in_flight.lost:  # finished on another worker, their records lost with the process: they run again
             rerun = InFlight(dict.fromkeys(in_flight.lost, 0.0), in_flight.how)
-    elif in_flight is not None:  # a stop the process saw is noted too: the system may have sent it (review R22)
+    elif in_flight is not None:  # a stop the process saw is noted too: the system may have sent it
         how = STOPPED if in_flight.stopped and in_flight.how is None else in_flight.how
         rerun = InFlight({**in_flight.started, **dict.fromkeys(in_flight.lost, 0.0)}, how)
     store.settle_in_flight(rerun)
@@ -433,10 +433,10 @@ _RUN_FOLDERS = ("runs", "baselines")
 
 
 def _refuse_a_folder_of_runs(directory: Path, root: Path) -> None:
-    """Refuse ``out=`` naming the suite's ``runs/`` or ``baselines/`` itself (review R41): empty at the first run, it
-    became a run folder, so ``oloproof gate SUITE`` said "no run yet" and later runs were made inside it. Both sides
-    are compared resolved: ``runs/`` may itself be a link to a larger disk (review F35: ``--out SUITE/runs`` was
-    taken then)."""
+    """Refuse ``out=`` naming the suite's ``runs/`` or ``baselines/`` itself: empty at the first run, it would become
+    a run folder, so ``oloproof gate SUITE`` would say "no run yet" and later runs would be made inside it. Both
+    sides are compared resolved: ``runs/`` may itself be a link to a larger disk (``--out SUITE/runs`` is refused
+    then too)."""
     try:
         resolved = directory.resolve()
     except (OSError, RuntimeError):  # a loop of links: creating the folder says so
@@ -473,6 +473,9 @@ def _of_the_suite(directory: Path, root: Path) -> bool:
 
 def _check_resumable(manifest: Manifest, suite: Suite, version: str | None, fingerprint: str | None,
                      directory: Path, epochs: int | None, settings: str | None = None) -> None:
+    """Refuse (:class:`RunDirError`, one line saying why) to resume a run whose suite, epochs, suite files,
+    system version, code fingerprint or settings fingerprint are not those the run started with, or that has no
+    code fingerprint to compare (``settings``: the system's replay fingerprint when it differs from its code's)."""
     if manifest.suite != suite.name:
         raise RunDirError(f"{directory}: holds a run of suite {quote(manifest.suite)}, not {quote(suite.name)}")
     if epochs is not None and manifest.epochs != epochs:
@@ -553,10 +556,10 @@ def _bounded(submit: Callable[[T], Future[R]], items: Iterable[T], limit: int,
     """
     in_flight: dict[Future[R], tuple[T, frozenset[str]]] = {}
     busy: collections.Counter[str] = collections.Counter()
-    queue = HeldBack(items, keys)
+    waiting = HeldBack(items, keys)
     try:
         while True:
-            while len(in_flight) < limit and (free := queue.next_free(lambda k: busy[k] > 0)) is not None:
+            while len(in_flight) < limit and (free := waiting.next_free(lambda k: busy[k] > 0)) is not None:
                 item, held = free
                 busy.update(held)
                 in_flight[submit(item)] = (item, held)
@@ -588,6 +591,9 @@ class _Unbuildable:
 
 def _run_threaded(pending: Iterable[tuple[int, Case]], systems: _Systems, workers: int, settings: RunSettings,
                   ) -> Iterator[CaseRecord]:
+    """``workers`` threads, each case on an instance taken from a shared queue (``workers`` instances, the first
+    taken from ``systems``); an instance a case left stale is released and rebuilt before it goes back. Yields the
+    records as they finish; the instances left go to ``systems.left`` once every case ran."""
     rebuild = systems.rebuild
     assert rebuild is not None  # a run shares one instance it was given only serially
     instances: queue.Queue[Any] = queue.Queue()
@@ -612,7 +618,8 @@ def _run_threaded(pending: Iterable[tuple[int, Case]], systems: _Systems, worker
             # its record is appended by the thread that runs the loop: a crash on another worker before then does
             # not make this case run error (it finished; a resume runs it again). Noted only once its slot holds a
             # system again: an end of the process while the instance it left is released or replaced is this case
-            # run's (review F21: a serial run records it first; here a timed-out case lost its record and ran again)
+            # run's, as in a serial run, which records the case first (noted earlier, a timed-out case whose
+            # replacement ended the process would lose its record and run again)
             settings.note_case(case.id, case.epoch, True)
             return outcome.record
         finally:
@@ -666,6 +673,7 @@ def _remote_suite(suite_root: str, digests: dict[str, str]) -> tuple[Suite, queu
 
 
 def _shown_on_this_worker(suite_root: str) -> ShownArtifacts:
+    """The artifact versions the cases of this suite were shown in this worker process (every batch shares them)."""
     with _REMOTE_LOCK:
         return _REMOTE_SHOWN.setdefault(suite_root, ShownArtifacts())
 
@@ -677,7 +685,8 @@ def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[in
 
     Systems are built on the worker from the suite's own ``system`` and kept
     in a per-process pool, so concurrent batches in one process never share
-    an instance. Replays are returned with the records (the caller appends them).
+    an instance. Replays are returned with the records (the caller appends them). ``seen``: the artifact
+    versions other workers' cases were shown (:meth:`ShownArtifacts.entries`), noted here first.
     """
     suite, pool = _remote_suite(suite_root, digests)
     target = suite.resolve_system()
@@ -690,10 +699,11 @@ def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[in
         theirs = (version_of(system),
                   code_fingerprint(system, target, root=suite.root, spec=suite.config.system, timeout_s=timeout_s))
         if theirs != (version, fingerprint):
-            what = "version" if theirs[0] != version else "code fingerprint"
+            differs = 0 if theirs[0] != version else 1  # quoted: the values of the one that differs
+            what, ours = ("version", "code fingerprint")[differs], (version, fingerprint)[differs]
             raise OloproofError(f"{suite_root}: the system on worker {socket.gethostname()} has another {what} "
-                                f"than the run's ({quote(theirs[0])} vs {quote(version)}); restart the workers after "
-                                "changing the system's code") from None
+                                f"than the run's ({quote(theirs[differs])} vs {quote(ours)}); restart the workers "
+                                "after changing the system's code") from None
     replays: list[ReplayRecord] = []
     records = []
     settings = RunSettings(run_id=run_id, system_version=version, timeout_s=timeout_s,
@@ -721,6 +731,9 @@ def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[in
 
 def _run_on_executor(executor: Executor, suite: Suite, pending: Iterable[tuple[int, Case]], settings: RunSettings,
                      chunk_size: int, store: RunStore) -> Iterator[CaseRecord]:
+    """Batches of ``chunk_size`` cases as tasks of ``executor`` (:func:`_remote_batch`), a bounded number in flight
+    (:func:`_bounded`); yields each batch's records once its replays are appended. A batch the executor lost or
+    refused stops the run (:func:`_executor_failed`)."""
     root = str(suite.root)
 
     shown = settings.shown  # noted from every batch's receipts, handed to the batch with the next case of each artifact
@@ -741,6 +754,7 @@ def _run_on_executor(executor: Executor, suite: Suite, pending: Iterable[tuple[i
 
     known = getattr(executor, "_max_workers", None)  # ProcessPoolExecutor / ThreadPoolExecutor; else a cluster
     limit = 2 * known if isinstance(known, int) and known > 0 else _REMOTE_IN_FLIGHT
+
     def keys(batch: list[tuple[int, Case]]) -> frozenset[str]:
         return frozenset().union(*(shared_files(case, settings.evaluators, settings.suite_root) for _, case in batch))
 
@@ -784,6 +798,7 @@ _REMOTE_IN_FLIGHT = 64
 
 
 def _batched(items: Iterable[tuple[int, Case]], size: int) -> Iterator[list[tuple[int, Case]]]:
+    """``items`` in lists of ``size`` (the last may be shorter)."""
     iterator = iter(items)
     while batch := list(itertools.islice(iterator, size)):
         yield batch

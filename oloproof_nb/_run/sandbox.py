@@ -31,8 +31,8 @@ from .._core.jsonsafe import NotJSONError, copy_json, to_json
 from .._core.paths import MAX_DEPTH
 from .._core.records import ENV_SCHEMA, EnvironmentState, TrajectoryDict
 from .._core.trajectory import Change, Message, ToolCall, Trajectory
-from ..errors import validation_problem
-from .timeouts import CaseTimeout, SystemRaised, call_with_timeout, describe_exception
+from ..errors import describe_exception, validation_problem
+from .timeouts import CaseTimeout, SystemRaised, call_with_timeout
 
 __all__ = ["SandboxResult", "SystemContractError", "run_case", "replay_case", "failure_reason",
            "environment_state", "stored_trajectory", "trajectory_from_stored", "takes_epoch",
@@ -180,6 +180,28 @@ def _not_awaitable(value: Any, what: str) -> Any:
 def _in_sandbox(system: Any, case: Case, act: Callable[[], Any], what: str, *, run_id: str,
                 system_version: str | None, timeout_s: float | None,
                 after_reset: Callable[[], Any] | None = None) -> SandboxResult:
+    """The one sandbox routine: reset to a copy of ``case.initial_state``, ``act()``, snapshot, in one timed call.
+
+    ``reset`` runs when the system has one, ``snapshot`` when it has one (a system with ``snapshot`` but no
+    ``reset`` is an error of its case when the case has an ``initial_state``); ``after_reset`` runs between the
+    reset and ``act``. What the system returned is turned into JSON copies inside the same call, under
+    ``timeout_s`` (reading it runs the system's code). ``what`` names the call in errors (``"run()"``).
+
+    Returns
+    -------
+    SandboxResult
+        The trajectory rebuilt from its stored JSON (with the case's input), that JSON, the
+        ``environment_state/v1`` record (None without ``snapshot``) and what ``after_reset`` returned.
+
+    Raises
+    ------
+    CaseTimeout
+        The call exceeded ``timeout_s``.
+    SystemContractError
+        The system returned something that is not a trajectory, or a state that is not JSON.
+    BaseException
+        Whatever the system raised, marked as the system's (:func:`~.timeouts.system_traceback`).
+    """
     stateful = callable(getattr(system, "snapshot", None))
     resettable = callable(getattr(system, "reset", None))  # a sandbox that can only be reset is still reset
     initial = copy_json(case.initial_state) if resettable else None  # harness work stays outside the call

@@ -17,8 +17,10 @@ the nodes on the paths to those leaves, not a copy of the whole state; a
 boundary depends only on nearby content, so an insertion changes one chunk.
 A user's own dict of one key among ``$ref``, ``$dict``, ``$list``, ``$lit``
 is stored wrapped as ``{"$lit": …}``, so nothing a system records is ever
-read as a reference. A state whose text is shorter than :data:`NODE_BYTES` is
-one node, its plain JSON text.
+read as a reference. A state whose text is shorter than :data:`NODE_BYTES` and
+holds no ``"$`` is one node, its plain JSON text; one that holds ``"$`` goes
+through the rules above (so a container of more than :data:`CHUNK_MIN`
+children in it is chunked even when the state is small).
 
 ``states.jsonl`` has one line per node, ``{"ref":"<64 hex>","node":<text>}``,
 children before their parents, all written before the record that refers to

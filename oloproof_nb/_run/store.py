@@ -84,17 +84,17 @@ from ..errors import (
     storable,
     validation_problem,
 )
-from .lines import complete_lines, journal_sha256, open_journal
+from .lines import complete_end, complete_lines, journal_sha256, open_journal
 from .states import STATES, read_state_refs, split_case_states, split_replay_states, state_refs_of
 
 if sys.platform != "win32":
     import fcntl
 
-__all__ = ["RunStore", "RunLock", "read_jsonl", "read_manifest", "read_cases", "read_replays", "new_run_id",
+__all__ = ["RunStore", "RunLock", "read_jsonl", "read_manifest", "read_cases", "new_run_id",
            "record_key", "replay_key_of", "parse_record", "open_fd", "make_folders",
            "dumps", "Fsync", "MANIFEST", "CASES", "REPLAYS", "STATES", "LOCK", "INTERNAL_ERROR", "process_alive",
            "DIGESTED", "refuse_changed_journal", "STARTED", "InFlight", "read_in_flight", "note_end",
-           "ended_by_system", "how_it_ended"]
+           "ended_by_system", "how_it_ended", "note_stop"]
 
 MANIFEST = "manifest.json"
 CASES = "cases.jsonl"
@@ -242,34 +242,14 @@ def read_cases(directory: Path) -> Iterator[CaseRecord]:
     return read_jsonl(directory / CASES)  # type: ignore[return-value]
 
 
-def read_replays(directory: Path) -> Iterator[ReplayRecord]:
-    """The replay records of ``replays.jsonl`` (a torn last line ignored)."""
-    return read_jsonl(directory / REPLAYS)  # type: ignore[return-value]
-
-
 def _truncate_torn_tail(path: Path) -> None:
-    """Cut a last line that has no newline (a write the process did not finish)."""
+    """Cut a last line that has no newline (a write the process did not finish); :func:`complete_end` finds it."""
     if not path.exists():
         return
-    with path.open("rb+") as handle:
-        handle.seek(0, os.SEEK_END)
-        size = handle.tell()
-        if size == 0:
-            return
-        pos = size
-        step = 1 << 16
-        while pos > 0:
-            start = max(0, pos - step)
-            handle.seek(start)
-            chunk = handle.read(pos - start)
-            nl = chunk.rfind(b"\n")
-            if nl != -1:
-                end = start + nl + 1
-                if end != size:
-                    handle.truncate(end)
-                return
-            pos = start
-        handle.truncate(0)
+    size = path.stat().st_size
+    end = complete_end(path, size)
+    if end != size:
+        os.truncate(path, end)
 
 
 def _drop_orphan_replays(directory: Path, durable: bool = False, stored: set[str] | None = None) -> None:
@@ -285,8 +265,8 @@ def _drop_orphan_replays(directory: Path, durable: bool = False, stored: set[str
     hold, or whose replays do, so those cases run again too. A record's states are appended before it, so a
     kill never leaves one; but the journals are three files, and with ``fsync="finish"`` a power loss during
     the run may keep more of ``cases.jsonl`` than of ``states.jsonl`` (the operating system writes files back
-    in no set order). Before, such a record was taken as done: the resume ran nothing and the run, stamped
-    finished, never loaded.
+    in no set order). Taken as done, such a record would leave the resume nothing to run, and the run, stamped
+    finished, would never load.
     """
     if stored is None and not (directory / REPLAYS).exists():
         return
@@ -711,8 +691,8 @@ class RunStore:
         if self._failed:
             raise StoreWriteError(f"{self.directory}: an earlier write failed; the run stopped")
         if self._closed:  # a case a stopped run left running on a worker thread: its replays go nowhere
-            # (before, the journal was opened again and they were appended, into the run resumed meanwhile: its
-            # digests never saw them, and the honest run was refused as written into by something else)
+            # (appended, they would land in the run resumed meanwhile, whose digests never saw them: the honest
+            # run would be refused as written into by something else)
             raise RunDirError(f"{self.directory}: the run stopped; a case still running then records nothing "
                               "(a resume runs it again)")
         try:
@@ -873,7 +853,7 @@ class RunStore:
         an earlier end). ``stopped``: a Ctrl-C (``KeyboardInterrupt``); ``started.jsonl`` is kept with a stop after
         the case runs in flight, which a resume keeps in ``abrupt_ends`` as a stop (``runner.STOPPED``), or as the
         end ``oloproof run`` notes after it (:func:`note_end`: the signal reached this process alone, not the
-        command, review F21)."""
+        command)."""
         with self._lock:
             self._close_files()
             if self._started_fd is not None:
@@ -959,8 +939,8 @@ def read_in_flight(directory: Path) -> InFlight | None:
 
     How it ended is the first end noted after the last case run started: that end cut them short. A later one is
     of a process that started none (a resume killed before it settled them), and an end before a case run's
-    start is of an earlier process (review F21: the last end read won, and a resume killed from outside while it
-    built the system turned the system's own crash into a kill, so the case that crashed ran again)."""
+    start is of an earlier process (were the last end read taken, a resume killed from outside while it built
+    the system would turn the system's own crash into a kill, and the case that crashed would run again)."""
     if (directory / STARTED).is_symlink():
         raise RunDirError(_link_refused(directory / STARTED))
     started: dict[tuple[str, int], float] = {}
@@ -1011,8 +991,8 @@ def note_end(directory: Path, exitcode: int, how: str | None = None) -> InFlight
 def note_stop(directory: Path) -> None:
     """Append a stop to ``started.jsonl``, as :meth:`RunStore.close` does on a Ctrl-C, for a run's process that
     ended after the user's stop before it noted it (``oloproof run`` kills it on a second Ctrl-C, or when it does
-    not stop within the grace time): a resume runs the case runs in flight again with no note (review M26: it
-    said 'not seen by oloproof run'). Nothing is written when none was in flight, when an end or a stop is noted
+    not stop within the grace time): a resume runs the case runs in flight again with no note (not as an end
+    that ``oloproof run`` did not see). Nothing is written when none was in flight, when an end or a stop is noted
     after them, or when the folder is held by another process or cannot be written (as :func:`note_end`)."""
     def stop(in_flight: InFlight | None) -> tuple[dict[str, Any], bool] | None:
         if in_flight is None or in_flight.how is not None or in_flight.stopped:
@@ -1053,14 +1033,13 @@ def _note_in_flight(directory: Path, note_of: Callable[[InFlight | None], tuple[
 
 
 def _reusable(directory: Path) -> bool:
-    """True when ``directory`` holds nothing but what a killed creation leaves (then it is cleaned)."""
+    """True when ``directory`` holds nothing but what a killed creation leaves (:data:`_LEFT_BY_A_KILLED_CREATION`):
+    a new run may be created there, taking the lock again and writing its manifest over the temporary one."""
     try:
         names = {entry.name for entry in directory.iterdir()}
     except OSError as exc:
         raise RunDirError(f"{directory}: cannot list the run directory ({exc.strerror})") from None
-    if not names <= _LEFT_BY_A_KILLED_CREATION:
-        return False
-    return True
+    return names <= _LEFT_BY_A_KILLED_CREATION
 
 
 def _dangling_link(directory: Path) -> Path | None:

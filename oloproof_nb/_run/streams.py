@@ -81,8 +81,8 @@ class SystemStream:
         return len(text)
 
     def writelines(self, lines: Any) -> None:
-        """Write each of ``lines`` as :meth:`write` does (else ``writelines`` reached the stream itself, and its
-        ``BrokenPipeError`` the system: review F35)."""
+        """Write each of ``lines`` as :meth:`write` does (else ``writelines`` would reach the stream itself, and
+        its ``BrokenPipeError`` the system)."""
         for line in lines:
             self.write(line)
 

@@ -113,9 +113,10 @@ def code_fingerprint(instance: Any, target: Any, *, root: Path | None, spec: str
     Returns
     -------
     str or None
-        sha256(canonical_json({"schema", "files": sorted file digests, "fingerprint": str or None})),
-        or None when the system has no ``fingerprint()`` and no file was found, or one of its own classes
-        (its class and bases outside oloproof_nb) is defined in no file — typed into a notebook cell, a
+        sha256(canonical_json({"schema", "files": sorted file digests, "fingerprint": str or None, "system":
+        sorted qualified names of ``target`` and the instance's own classes})), or None when the system has no
+        ``fingerprint()`` and no file was found, or one of its own classes (its class and bases outside
+        oloproof_nb) is defined in no file — typed into a notebook cell, a
         class whose edits no file would show; such a system is never cached.
 
     Notes

@@ -31,8 +31,8 @@ from typing import Any, TypeVar
 
 from ..errors import describe_exception, storable
 
-__all__ = ["CaseTimeout", "SystemRaised", "call_with_timeout", "system_traceback", "describe_exception",
-           "set_call_watch", "HELPER_IDLE_S", "TRACEBACK_LIMIT"]
+__all__ = ["CaseTimeout", "SystemRaised", "call_with_timeout", "system_traceback", "set_call_watch", "HELPER_IDLE_S",
+           "TRACEBACK_LIMIT"]
 
 T = TypeVar("T")
 

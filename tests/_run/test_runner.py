@@ -1085,3 +1085,17 @@ def test_a_resume_refused_for_a_damaged_record_leaves_the_folder_free(make_suite
     for _ in range(2):
         with pytest.raises(op.RunDirError, match=r"cases\.jsonl: line 3: a stored record is not valid JSON"):
             op.run(root, out=out, resume=True, progress=False)
+
+
+def test_a_worker_with_another_code_fingerprint_names_the_fingerprints_not_the_versions(make_suite) -> None:
+    """An executor's worker whose system has the run's version but another code fingerprint was refused as having
+    "another code fingerprint than the run's ('scripted-1' vs 'scripted-1')": the two versions, which are equal.
+    The message quotes the values that differ (here the fingerprints)."""
+    from oloproof_nb._run.runner import _remote_batch
+
+    folder = make_suite(_scripted_cases(1))
+    suite = op.load_suite(folder)
+    with pytest.raises(op.OloproofError, match=r"has another code fingerprint than the run's \('[0-9a-f]+' vs 'f+'\)"):
+        _remote_batch(str(folder), dict(suite.digests), [], "run", "scripted-1", "f" * 64)
+    with pytest.raises(op.OloproofError, match=r"has another version than the run's \('scripted-1' vs 'other'\)"):
+        _remote_batch(str(folder), dict(suite.digests), [], "run", "other", "f" * 64)

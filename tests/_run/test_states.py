@@ -280,3 +280,20 @@ def test_m23_a_line_of_the_stores_length_under_another_key_is_no_address(tmp_pat
         handle.write('{"rex":"' + "0" * 64 + '","node":{"n":1}}\n')
     with pytest.raises(RunDirError, match=r"states\.jsonl: line 2: a stored state has no ref or node"):
         read_state_refs(tmp_path)
+
+
+def test_a_small_state_is_one_node_unless_its_text_holds_a_marker_prefix(tmp_path: Path) -> None:
+    """The module's docstring: a state shorter than NODE_BYTES is one node, its plain JSON text, unless its text
+    holds ``"$`` (a key that may read as a marker); then its containers of more than CHUNK_MIN children are
+    chunked even though the state is small. Both read back as they were written."""
+    plain = {"x": 1, **{f"k{i}": i for i in range(states.CHUNK_MIN + 6)}}  # 71 children
+    marked = {"$x": 1, **{f"k{i}": i for i in range(states.CHUNK_MIN + 6)}}
+    assert all(len(json.dumps(s, separators=(",", ":"))) < states.NODE_BYTES for s in (plain, marked))
+    plain_ref, plain_nodes = encode_state(plain)
+    assert list(plain_nodes) == [plain_ref]
+    text = json.dumps(plain, separators=(",", ":"))
+    assert plain_nodes[plain_ref] == '{"ref":"' + plain_ref + '","node":' + text + "}\n"
+    marked_ref, marked_nodes = encode_state(marked)
+    assert len(marked_nodes) > 1  # the root names its chunks
+    (tmp_path / STATES).write_text("".join([*plain_nodes.values(), *marked_nodes.values()]), encoding="utf-8")
+    assert StateReader(tmp_path).many([plain_ref, marked_ref]) == [plain, marked]

@@ -368,3 +368,18 @@ def test_resume_forces_its_rewrite_of_the_replays_to_disk_only_with_fsync_per_re
     kept = [line for line in replays.splitlines(keepends=True) if b'"b"' not in line]  # case b has no record
     assert (tmp_path / "r" / "replays.jsonl").read_bytes() == b"".join(kept)
     assert bool(synced) is forced
+
+
+def test_a_torn_line_longer_than_one_read_step_is_cut_back_to_the_last_newline(tmp_path: Path) -> None:
+    """The torn tail is found from the end in 64 KiB steps (``lines.complete_end``): a torn line of 200,000 bytes
+    after two records spans four steps; the records stay byte for byte, the torn bytes go, and a journal that ends
+    in a newline is left as it is."""
+    path = tmp_path / "cases.jsonl"
+    whole = b'{"a":1}\n' + b'{"b":"' + b"x" * 70_000 + b'"}\n'
+    path.write_bytes(whole + b'{"c":"' + b"y" * 200_000)
+    _truncate_torn_tail(path)
+    assert path.read_bytes() == whole and path.stat().st_size == 8 + 6 + 70_000 + 3  # counted by hand
+    _truncate_torn_tail(path)
+    assert path.read_bytes() == whole
+    _truncate_torn_tail(tmp_path / "absent.jsonl")  # no journal yet: nothing to cut, nothing made
+    assert not (tmp_path / "absent.jsonl").exists()
