@@ -21,6 +21,7 @@ system records no code fingerprint, or its journal was changed).
 from __future__ import annotations
 
 import collections
+import contextlib
 import itertools
 import numbers
 import os
@@ -683,24 +684,35 @@ def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[in
                   seen: list[Any] | None = None) -> tuple[list[CaseRecord], list[ReplayRecord]]:
     """Executed on a worker: load the suite from its folder once per process, run a batch of cases.
 
-    Systems are built on the worker from the suite's own ``system`` and kept
-    in a per-process pool, so concurrent batches in one process never share
-    an instance. Replays are returned with the records (the caller appends them). ``seen``: the artifact
-    versions other workers' cases were shown (:meth:`ShownArtifacts.entries`), noted here first.
+    Systems are built on the worker from the suite's own ``system`` and kept in a per-process pool, so concurrent
+    batches in one process never share an instance; each is pooled with the version and code fingerprint it was
+    checked against, and one checked against another run's (the same suite's files, the system's code or version
+    since changed) is released and replaced. Replays are returned with the records (the caller appends them).
+    ``seen``: the artifact versions other workers' cases were shown (:meth:`ShownArtifacts.entries`), noted here
+    first.
     """
     suite, pool = _remote_suite(suite_root, digests)
     target = suite.resolve_system()
     factory = as_factory(target)[0]
     timeout_s = suite.config.case_timeout_s
+    wanted = (version, fingerprint)
     try:
-        system = pool.get_nowait()
+        system, theirs = pool.get_nowait()
     except queue.Empty:
+        system, theirs = None, None
+    if theirs != wanted:
+        # an instance pooled by an earlier run was checked against that run's system, not this one's: a worker
+        # still holding the system as it was (its code imported before an edit, a version read when it was built)
+        # would run every batch on it while the run records the new version. Released, and one built and checked.
+        if system is not None:
+            old, system = [system], None
+            release(old, timeout_s)
         system = build(factory, timeout_s)
         theirs = (version_of(system),
                   code_fingerprint(system, target, root=suite.root, spec=suite.config.system, timeout_s=timeout_s))
-        if theirs != (version, fingerprint):
+        if theirs != wanted:
             differs = 0 if theirs[0] != version else 1  # quoted: the values of the one that differs
-            what, ours = ("version", "code fingerprint")[differs], (version, fingerprint)[differs]
+            what, ours = ("version", "code fingerprint")[differs], wanted[differs]
             raise OloproofError(f"{suite_root}: the system on worker {socket.gethostname()} has another {what} "
                                 f"than the run's ({quote(theirs[differs])} vs {quote(ours)}); restart the workers "
                                 "after changing the system's code") from None
@@ -725,7 +737,7 @@ def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[in
             records.append(outcome.record)
     finally:
         if system is not None:  # None: released, and no replacement could be built
-            pool.put(system)
+            pool.put((system, theirs))  # a replacement is built by the same factory as the instance checked
     return records, replays
 
 
@@ -758,12 +770,36 @@ def _run_on_executor(executor: Executor, suite: Suite, pending: Iterable[tuple[i
     def keys(batch: list[tuple[int, Case]]) -> frozenset[str]:
         return frozenset().union(*(shared_files(case, settings.evaluators, settings.suite_root) for _, case in batch))
 
-    for records, replays in _bounded(submit, _batched(pending, chunk_size), limit, keys, lost):
-        for replay in replays:
-            store.append_replay(replay)
-        for record in records:
-            shown.note_receipts(record.get("receipts") or [])
-        yield from records
+    try:
+        for records, replays in _bounded(submit, _batched(pending, chunk_size), limit, keys, lost):
+            for replay in replays:
+                store.append_replay(replay)
+            for record in records:
+                shown.note_receipts(record.get("receipts") or [])
+            yield from records
+    finally:
+        _release_here(root, suite.config.case_timeout_s)
+
+
+def _release_here(suite_root: str, timeout_s: float | None) -> None:
+    """Release the instances this process pooled for ``suite_root``'s batches, once its run is over.
+
+    An executor's worker keeps the instances it built for the next batch (:func:`_remote_batch`); a worker that
+    is this process (a ``ThreadPoolExecutor``) kept them after ``op.run`` returned, with whatever they hold open
+    (a database file, a connection), until the suite's files changed or the process ended. Workers in other
+    processes keep theirs for the next run, each checked against its system before use.
+    """
+    with _REMOTE_LOCK:
+        pools = [_REMOTE_POOLS.pop(key) for key in [k for k in _REMOTE_POOLS if k[0] == suite_root]]
+        for key in [k for k in _REMOTE_SUITES if k[0] == suite_root]:
+            del _REMOTE_SUITES[key]
+    instances = []
+    for pool in pools:
+        with contextlib.suppress(queue.Empty):  # a batch of another run of the suite may take one meanwhile
+            while True:
+                instances.append(pool.get_nowait()[0])
+    if instances:
+        release(instances, timeout_s)
 
 
 def _lost_by_executor(exc: Exception) -> bool:

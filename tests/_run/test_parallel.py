@@ -451,6 +451,64 @@ def test_a_case_file_changed_after_loading_is_refused_before_any_case_runs(tmp_p
     assert op.load_run(tmp_path / "out").records == []
 
 
+def _versioned_desk(make_suite: Any, tmp_path: Path) -> tuple[Path, Path]:
+    """A suite of 4 cases whose system reads its version, when built, from a file outside the suite (``v1``), and
+    answers it; and that file. Each instance built and released is logged beside it."""
+    version = tmp_path / "version.txt"
+    version.write_text("v1", encoding="utf-8")
+    log = tmp_path / "instances.log"
+    code = ("from pathlib import Path\n\nclass Desk:\n    def __init__(self):\n"
+            f"        self.version = Path({str(version)!r}).read_text(encoding='utf-8')\n"
+            f"        with open({str(log)!r}, 'a') as f: f.write('built\\n')\n\n"
+            "    def __del__(self):\n"
+            f"        with open({str(log)!r}, 'a') as f: f.write('released\\n')\n\n"
+            "    def run(self, input):\n"
+            "        return {'steps': [], 'answer': self.version, 'status': 'completed'}\n")
+    cases = [{"id": f"c{i}", "input": {"n": i}, "expected": {"answer": "v2"}} for i in range(4)]
+    return make_suite(cases, system="sysmod:Desk", system_code=code, evaluators=[{"type": "answer_matches"}]), version
+
+
+def test_an_instance_pooled_by_an_earlier_run_is_checked_against_this_runs_system(make_suite: Any,
+                                                                                  tmp_path: Path) -> None:
+    """A worker process keeps the instances it built for its next batch, of this run or the next run of the same
+    suite files. Checked against the run's version only when built, an instance pooled by a run of version v1 ran
+    the batches of the next run, whose system (its version read from a file outside the suite, now v2) the run
+    recorded as v2: the run said v2 and held v1's answers. It is replaced by one built and checked against v2."""
+    from oloproof_nb._run.runner import _release_here, _remote_batch
+
+    root, version = _versioned_desk(make_suite, tmp_path)
+    first = op.run(root, out=tmp_path / "first", progress=False)
+    fingerprint = first.manifest.code_fingerprint
+    assert first.manifest.system_version == "v1" and fingerprint
+    suite = op.load_suite(root)
+    batch = list(enumerate(suite.kept_cases or ()))
+    try:
+        records, _ = _remote_batch(str(root), dict(suite.digests), batch, "r1", "v1", fingerprint)
+        assert [r["trajectory"]["answer"] for r in records] == ["v1"] * 4
+        version.write_text("v2", encoding="utf-8")
+        records, _ = _remote_batch(str(root), dict(suite.digests), batch, "r2", "v2", fingerprint)
+        assert [r["trajectory"]["answer"] for r in records] == ["v2"] * 4  # was v1's: the instance pooled by "r1"
+    finally:
+        _release_here(str(root), None)
+
+
+def test_a_thread_executors_instances_are_released_when_the_run_ends(make_suite: Any, tmp_path: Path) -> None:
+    """A ``ThreadPoolExecutor``'s workers are this process: the instances they pooled (a database file, a
+    connection) were kept after ``op.run`` returned, until the process ended. Released with the run, as a serial
+    run's are (the log's counts); a second run builds its own."""
+    from oloproof_nb._run import runner
+
+    root, _ = _versioned_desk(make_suite, tmp_path)
+    log = tmp_path / "instances.log"
+    for n in (1, 2):
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            run = op.run(root, executor=pool, chunk_size=1, out=tmp_path / f"run{n}", progress=False)
+        assert list(run.cases["answer"]) == ["v1"] * 4
+        assert not [k for k in runner._REMOTE_POOLS if k[0] == str(root)]
+        lines = log.read_text(encoding="utf-8").split()
+        assert lines.count("built") == lines.count("released") >= 2 * n  # the run's own, and at least one a worker
+
+
 def test_workers_reload_a_suite_whose_files_changed(tmp_path: Path) -> None:
     """Worker processes live long; a changed case file is loaded again, never served from a stale copy."""
     root = write_guarded_suite(tmp_path / "suite")
