@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from .._config.suite import SuiteConfig, ignored_paths
+from .._config.suite import SuiteConfig, ignored_paths, shared_list_rules
 from .._core.labels import invalid_copies
 from .._core.pairs import PairViews, Shared, pack_view
 from .._core.paths import ABSENT, leaf_diff
@@ -234,9 +234,10 @@ def run_scope_rows(config: SuiteConfig, labels: Mapping[str, Sequence[Mapping[st
     transforms = {t.name: t for t in config.metamorphic.transforms}
     n_derived = pairs_per_transform(config, n_cases)
     ignore, keep = ignored_paths(config.evaluators), pinned_paths(config.evaluators)
+    lists = shared_list_rules(config.evaluators)
     for ev in config.evaluators:
         if ev.scope == "run":
-            v, p = ev.evaluate_run(records, labels, transforms, n_derived, ignore, keep)
+            v, p = ev.evaluate_run(records, labels, transforms, n_derived, ignore, keep, lists)
             verdicts += v
             pairs += p
     return verdicts, pairs

@@ -33,7 +33,7 @@ import pyarrow as pa
 from .._config.files import folder_problem, yaml_number
 from .._config.imports import CODE_KEY
 from .._config.release import ReleaseConfig
-from .._config.suite import SuiteConfig, ignored_paths, parse_suite_config, release_from_manifest
+from .._config.suite import SuiteConfig, ignored_paths, parse_suite_config, release_from_manifest, shared_list_rules
 from .._core.evaluator import Evaluator
 from .._core.labels import pair_labels
 from .._core.pairs import pack_view
@@ -929,12 +929,15 @@ def _replay_checks(run: Run) -> tuple[Any, ...]:
             sorted({json.dumps(ev.settings(), sort_keys=True, default=str) for ev in states}), sorted(kept))
 
 
-def _pair_paths(run: Run) -> tuple[list[str], list[str]]:
+def _pair_paths(run: Run) -> tuple[list[str], list[str], list[tuple[str, str, str | None]]]:
     """What a ``same_state`` pair is compared outside and inside of (``_core/pairs.py`` ``compare_pair``), each a
     set: the ``ignore:`` patterns every ``changes`` or ``whole`` ``state_matches`` check gives, and the paths a
-    ``state_unchanged`` or ``paths``-mode check keeps."""
+    ``state_unchanged`` or ``paths``-mode check keeps; and the list rules every ``state_matches`` check gives, by
+    which its lists are aligned, in order (the first match wins)."""
     evaluators = run.config.evaluators
-    return sorted(set(ignored_paths(evaluators))), sorted(set(pinned_paths(evaluators)))
+    lists: list[tuple[str, str, str | None]] = [(pattern, rule.how, rule.key)
+                                                for pattern, rule in shared_list_rules(evaluators).items()]
+    return sorted(set(ignored_paths(evaluators))), sorted(set(pinned_paths(evaluators))), lists
 
 
 def changed_checks(a: Run, b: Run) -> dict[str, str]:
@@ -970,7 +973,8 @@ def changed_checks(a: Run, b: Run) -> dict[str, str]:
         if isinstance(ev, MetamorphicRelation) and ev.relation == "same_state" and _pair_paths(a) != _pair_paths(b):
             # a pair is compared outside the state checks' ignore patterns: a candidate's suite that ignored what
             # its injected copies changed held every pair, NO_REGRESSION (review F41)
-            out[ev.name] = "the state checks' ignore patterns or kept paths its pairs are compared by differ"
+            out[ev.name] = ("the state checks' ignore patterns or kept paths (or list rules) its pairs are compared "
+                            "by differ")
             continue
         mine, yours = _code_of(a, ev), _code_of(b, other)
         if mine.keys() != yours.keys():

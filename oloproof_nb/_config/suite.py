@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, ValidationError, field_validator, model_validator
 
 from .._core.case import Case, content_digest, derive_case, field_not_text
-from .._core.compare import compare_state, is_absent_marker
+from .._core.compare import ORDERED, ListMatch, compare_state, is_absent_marker
 from .._core.evaluator import EVALUATORS, Evaluator
 from .._core.paths import (
     flatten,
@@ -760,6 +760,53 @@ def ignored_paths(evaluators: Sequence[Evaluator]) -> tuple[str, ...]:
         return ()
     common = set(lists[0]).intersection(*lists[1:])
     return tuple(p for p in dict.fromkeys(lists[0]) if p in common)
+
+
+def shared_list_rules(evaluators: Sequence[Evaluator]) -> dict[str, ListMatch]:
+    """The ``lists:`` rules every ``state_matches`` check gives: how a control replay's state (``fault_recovery``)
+    and a ``same_state`` pair are aligned (:func:`~oloproof_nb._core.compare.list_diff`), so a list whose order
+    no check judges (``unordered``, ``by_key``) may come back in another order. Read by type and attribute, as
+    :func:`ignored_paths` is.
+
+    A rule is shared when every check gives the pattern, as written, the same rule, and gives before it only
+    patterns that are shared too (first match wins: a pattern one check gives first may decide what a later one
+    matches); the ``ordered`` ones are kept, for what they shadow. A pattern that may meet a ``state_unchanged``
+    path (a list it matches at, inside or above the path) is made ``ordered``: that check compares its value
+    exactly. Empty when no rule but ``ordered`` is shared, or no ``state_matches`` check is given: every list is
+    then compared position by position. Wrong either way, that is stricter, never looser.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as Check
+    >>> def check(**lists): return Check(type="state_matches", list_rules=lambda: lists)
+    >>> shared_list_rules([check(tags=ListMatch("unordered")), check(tags=ListMatch("unordered"), log=ORDERED)])
+    {'tags': ListMatch(how='unordered', key=None)}
+    >>> shared_list_rules([check(tags=ListMatch("unordered")), check(tags=ListMatch("by_key", "id"))])
+    {}
+    >>> shared_list_rules([check(tags=ListMatch("unordered")), Check(type="state_unchanged", paths=["tags"])])
+    {}
+    """
+    checks: list[Any] = [ev for ev in evaluators if ev.type == "state_matches"]
+    rules = [dict(ev.list_rules()) for ev in checks]
+    shared: dict[str, ListMatch] = {}
+    for pattern, rule in (rules[0] if rules else {}).items():
+        if not all(other.get(pattern) == rule and all(p in shared for p in list(other)[:list(other).index(pattern)])
+                   for other in rules):
+            break  # a later pattern of this check is preceded by this one, which is not shared
+        shared[pattern] = rule
+    exact = [parse_path(path) for ev in evaluators if ev.type == "state_unchanged" for path in getattr(ev, "paths", ())]
+    shared = {p: ORDERED if any(_may_meet(parse_pattern(p), keys) for keys in exact) else r for p, r in shared.items()}
+    return shared if any(rule != ORDERED for rule in shared.values()) else {}
+
+
+def _may_meet(pattern: tuple[str, ...], keys: tuple[str, ...]) -> bool:
+    """Whether a list ``pattern`` matches may lie at, inside or above the exact path ``keys`` (a ``**`` in the
+    pattern: it may)."""
+    if "**" in pattern:
+        return True
+    if any(pattern_matches(pattern, keys[:i]) for i in range(1, len(keys) + 1)):
+        return True
+    return len(pattern) > len(keys) and pattern_matches(pattern[:len(keys)], keys)
 
 
 def _pair_ignores(evaluators: Sequence[Evaluator]) -> tuple[str, ...]:

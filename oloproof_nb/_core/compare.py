@@ -51,6 +51,7 @@ __all__ = [
     "compare_changes",
     "compare_unchanged",
     "is_absent_marker",
+    "list_diff",
     "ListMatch",
     "Row",
     "unheld_removals",
@@ -686,6 +687,44 @@ def _diff(before: Any, after: Any, keys: Keys, rules: _Rules, out: list[tuple[Ke
         return
     out.extend((sub, v, ABSENT) for sub, v in _leaves(before, keys))
     out.extend((sub, ABSENT, v) for sub, v in _leaves(after, keys))
+
+
+def list_diff(before: Any, after: Any, lists: Mapping[str, ListMatch] | None = None) -> list[tuple[str, Any, Any]]:
+    """Every leaf that differs between two states, lists aligned by ``lists`` as ``changes`` mode aligns them.
+
+    :func:`~oloproof_nb._core.paths.leaf_diff` compares every list position by position; here a list an
+    ``unordered`` or ``by_key`` rule matches is aligned by that rule, so two states whose such lists hold the
+    same elements in another order do not differ. A control replay and a ``same_state`` pair also agree when they
+    do so, by the rules every state check gives (``_config.suite.shared_list_rules``): before, a system that
+    returns a set-like list in any order had its fault replays ``missing`` (``control_replay_diverged``) and its
+    pairs broken, though every state check passed it.
+
+    Parameters
+    ----------
+    before, after : Any
+        The two states.
+    lists : mapping of str to ListMatch, optional
+        List rules by path pattern (first match wins; default ``ordered``).
+
+    Returns
+    -------
+    list of (path, before, after)
+        One row per differing leaf; an element of an ``unordered`` or ``by_key`` list that met no counterpart
+        in ``after`` is one row at ``<list>.<unmatched i>`` (``<FIELD=VALUE>`` for ``by_key``), an element new
+        in ``after`` its leaves at their positions there.
+
+    Examples
+    --------
+    >>> list_diff({"tags": ["a", "b"]}, {"tags": ["b", "a"]}, {"tags": ListMatch("unordered")})
+    []
+    >>> list_diff({"tags": ["a", "b"]}, {"tags": ["b", "a"]})
+    [('tags.0', 'a', 'b'), ('tags.1', 'b', 'a')]
+    >>> list_diff({"tags": ["a"]}, {"tags": ["c"]}, {"tags": ListMatch("unordered")})
+    [('tags.<unmatched 0>', 'a', <absent>), ('tags.0', <absent>, 'c')]
+    """
+    out: list[tuple[Keys, Any, Any]] = []
+    _diff(before, after, (), _rules(lists, None, None), out)
+    return [(format_path(keys), b, a) for keys, b, a in out]
 
 
 def _expected_change(keys: Keys, before: Any, after: Any, actual: Mapping[str, Any], rules: _Rules) -> bool:

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 from pydantic import BaseModel, ConfigDict
 
 from .case import Case
+from .compare import ListMatch
 from .receipts import Evidence, OutcomeContract
 from .trajectory import Change, ToolErrorRule, Trajectory
 
@@ -50,8 +51,9 @@ Scope = Literal["case", "system", "run"]
 #: What a control replay must reproduce: the recorded trajectory, the state it left, the path patterns at which
 #: the replay's state may differ from it (the ``state_matches`` ``ignore:`` patterns every ``changes`` or ``whole``
 #: check gives: ``_config.suite.ignored_paths``), and the paths another check judges, which must reproduce
-#: under those patterns too (``evaluators.state.pinned_paths``).
-Reproduce = tuple[Trajectory, "dict[str, Any] | None", Sequence[str], Sequence[str]]
+#: under those patterns too (``evaluators.state.pinned_paths``), and the list rules every state check gives
+#: (``_config.suite.shared_list_rules``), by which its lists are aligned.
+Reproduce = tuple[Trajectory, "dict[str, Any] | None", Sequence[str], Sequence[str], "Mapping[str, ListMatch]"]
 
 
 @dataclass
@@ -235,11 +237,13 @@ class Evaluator(BaseModel):
 
     def evaluate_run(self, records: Sequence[CaseRecord], labels: Mapping[str, Sequence[Mapping[str, Any]]],
                      transforms: Mapping[str, Any], n_derived: int,
-                     ignore: Sequence[str] = (), keep: Sequence[str] = ()) -> tuple[list[RunVerdictRow], list[PairRow]]:
+                     ignore: Sequence[str] = (), keep: Sequence[str] = (),
+                     lists: Mapping[str, ListMatch] | None = None) -> tuple[list[RunVerdictRow], list[PairRow]]:
         """Judge across the run's records (scope ``run``): verdict rows and pair rows. ``n_derived``: the pairs
         of each transform in the suite, recorded or not; ``ignore``: the ``state_matches`` ``ignore:`` patterns
         of every ``changes`` or ``whole`` check (``_config.suite.ignored_paths``); ``keep``: the paths another
-        check judges, compared under those patterns too (``evaluators.state.pinned_paths``)."""
+        check judges, compared under those patterns too (``evaluators.state.pinned_paths``); ``lists``: the list
+        rules every state check gives (``_config.suite.shared_list_rules``)."""
         return [], []
 
     def check_suite(self, transforms: Mapping[str, Any]) -> list[tuple[str, str]]:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal, TypedDict
 
 from ..errors import quote_value
-from .compare import answers_equal
+from .compare import ListMatch, answers_equal, list_diff
 from .jsonsafe import to_json
 from .paths import leaf_diff, outside_patterns, values_equal
 from .trajectory import DEFAULT_TOOL_ERRORS, ToolCall, ToolErrorRule, Trajectory, same_raise
@@ -56,7 +56,7 @@ def _step_text(step: dict[str, Any] | None) -> str:
 
 def control_difference(recorded: Trajectory, recorded_state: dict[str, Any] | None, replayed: Trajectory,
                        replayed_state: dict[str, Any] | None, ignore: Sequence[str] = (),
-                       keep: Sequence[str] = ()) -> str | None:
+                       keep: Sequence[str] = (), lists: Mapping[str, ListMatch] | None = None) -> str | None:
     """How a control replay differs from the recording, or None when it reproduces it.
 
     Steps (tool, arguments, results; model calls and their outputs), the final
@@ -68,7 +68,11 @@ def control_difference(recorded: Trajectory, recorded_state: dict[str, Any] | No
     timestamp a database stamps with its own clock) is not compared: no check
     reads it, and no replay could reproduce it; unless it lies at, inside or
     above one of the ``keep`` paths (``evaluators.state.pinned_paths``: a
-    path another check judges), which must reproduce.
+    path another check judges), which must reproduce. The state also reproduces when it does so once the lists
+    the ``lists`` rules match (the ``unordered`` and ``by_key`` rules every state check gives,
+    ``_config.suite.shared_list_rules``) are aligned by them (:func:`~oloproof_nb._core.compare.list_diff`): such
+    a list may come back in another order. (Position by position is tried first: an ``unordered`` list aligns
+    equal elements only, so one whose new element holds an ignored stamp reproduces that way.)
 
     Returns
     -------
@@ -86,6 +90,11 @@ def control_difference(recorded: Trajectory, recorded_state: dict[str, Any] | No
     'state differs at x'
     >>> control_difference(a, {"x": 1, "at": "t0"}, a, {"x": 1, "at": "t1"}, ignore=["at"]) is None
     True
+    >>> unordered = {"x": ListMatch("unordered")}
+    >>> control_difference(a, {"x": [1, 2]}, a, {"x": [2, 1]}, lists=unordered) is None
+    True
+    >>> control_difference(a, {"x": [{"at": 1}]}, a, {"x": [{"at": 2}]}, ["x.*.at"], lists=unordered) is None
+    True
     """
     rec, rep = _json(recorded), _json(replayed)
     for i in range(max(len(rec["steps"]), len(rep["steps"]))):
@@ -100,6 +109,9 @@ def control_difference(recorded: Trajectory, recorded_state: dict[str, Any] | No
         return "state differs (recorded on one side only)"
     if recorded_state is not None and not values_equal(recorded_state, replayed_state):
         diff = outside_patterns([path for path, _, _ in leaf_diff(recorded_state, replayed_state)], ignore, keep)
+        if diff and lists and not outside_patterns(
+                [path for path, _, _ in list_diff(recorded_state, replayed_state, lists)], ignore, keep):
+            return None  # aligned by the rules, the lists hold the same elements (an ignored stamp aside)
         if diff or not ignore:
             return f"state differs at {diff[0]}" if diff else "state differs"
     return None

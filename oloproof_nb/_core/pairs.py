@@ -7,7 +7,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, overload
 
-from .compare import answers_equal
+from .compare import ListMatch, answers_equal, list_diff
 from .paths import ABSENT, get_path, leaf_diff, outside_patterns, values_equal
 from .records import ENDED
 
@@ -309,7 +309,8 @@ def _side_missing(rec: Mapping[str, Any], relation: str) -> str | None:
 
 
 def compare_pair(relation: str, source: Mapping[str, Any], derived: Mapping[str, Any],
-                 ignore: Sequence[str] = (), keep: Sequence[str] = ()) -> tuple[bool | None, str]:
+                 ignore: Sequence[str] = (), keep: Sequence[str] = (),
+                 lists: Mapping[str, ListMatch] | None = None) -> tuple[bool | None, str]:
     """Compare a source record with its derived record under ``relation``.
 
     Parameters
@@ -335,6 +336,10 @@ def compare_pair(relation: str, source: Mapping[str, Any], derived: Mapping[str,
     keep : sequence of str
         Paths compared whatever ``ignore`` says (``evaluators.state.pinned_paths``: paths a ``state_unchanged`` or
         ``paths``-mode check judges).
+    lists : mapping of str to ListMatch, optional
+        The ``unordered`` and ``by_key`` rules every state check gives (``_config.suite.shared_list_rules``):
+        ``same_state`` also holds when the states agree once such lists are aligned by them
+        (:func:`~oloproof_nb._core.compare.list_diff`), so the two cases may leave one in other orders.
 
     Returns
     -------
@@ -371,6 +376,9 @@ def compare_pair(relation: str, source: Mapping[str, Any], derived: Mapping[str,
             return True, ""                                    # edit of the injected text (the rule below)
         paths = outside_patterns([p for p, _, _ in leaf_diff(a_state, b_state) if not _within(p, injected)],
                                  ignore, keep)
+        if paths and lists and not outside_patterns(
+                [p for p, _, _ in list_diff(a_state, b_state, lists) if not _within(p, injected)], ignore, keep):
+            paths = []  # aligned by the rules, the lists hold the same elements (an ignored stamp aside)
         paths += _treated_otherwise(injected, source["case"].get("initial_state") or {}, a_state,
                                     derived["case"].get("initial_state") or {}, b_state)
         if not paths:

@@ -34,6 +34,13 @@ from .timeouts import CaseTimeout, SystemRaised, system_traceback
 __all__ = ["make_replay"]
 
 
+def _differs(reproduce: Reproduce, trajectory: Trajectory, state: dict[str, Any] | None) -> bool:
+    """Whether a control replay (its ``trajectory`` and ``state``) fails to reproduce the recording
+    (:func:`~oloproof_nb._core.faults.control_difference`)."""
+    recorded, recorded_state, ignore, keep, lists = reproduce
+    return control_difference(recorded, recorded_state, trajectory, state, ignore, keep, lists) is not None
+
+
 def _from_cache(cache: ReplayCache, key: str, case: Case, run_id: str, version: str | None,
                 reproduce: Reproduce | None) -> tuple[Replay, EnvironmentState | None]:
     """A cached replay, or an empty :class:`Replay` when there is no usable entry."""
@@ -45,7 +52,7 @@ def _from_cache(cache: ReplayCache, key: str, case: Case, run_id: str, version: 
     except ValidationError:  # a verified entry that does not parse as a trajectory: a miss, rewritten
         return Replay(), None
     state = entry.get("state")
-    if reproduce is not None and control_difference(*reproduce[:2], trajectory, state, *reproduce[2:]):
+    if reproduce is not None and _differs(reproduce, trajectory, state):
         return Replay(), None  # the cached control does not reproduce this run's recording
     env = None
     if state is not None:
@@ -110,8 +117,7 @@ def make_replay(system: Any, case: Case, recorded: Trajectory, checkpoint: int, 
             original = exc.error if isinstance(exc, SystemRaised) else exc
             result = Replay(error=failure_reason(exc), diverged=isinstance(original, ReplayDiverged))
         reproduced = result.trajectory is not None and (
-            reproduce is None or control_difference(*reproduce[:2], result.trajectory, result.state,
-                                                    *reproduce[2:]) is None)
+            reproduce is None or not _differs(reproduce, result.trajectory, result.state))
         if usable is not None and reproduced and result.trajectory is not None:
             usable.put(key, {"trajectory": result.trajectory.model_dump(mode="json"), "state": result.state,
                              "captured_at": None if env is None else env["captured_at"],

@@ -22,7 +22,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from .._config.suite import ignored_paths
+from .._config.suite import ignored_paths, shared_list_rules
 from .._core.compare import answers_equal, compare_unchanged
 from .._core.evaluator import CaseContext, Evaluation, Evaluator, RunContext, Scope, register
 from .._core.faults import admits_failure, control_difference, escalated, fault_difference, fault_verdict
@@ -343,14 +343,15 @@ class FaultRecovery(Evaluator):
         record = {"criterion": self.name, "tool": self.tool, "fault": self.fault}
         ignore = ignored_paths(run.evaluators)  # the checks judging the replay leave them out too ...
         keep = pinned_paths(run.evaluators, ctx.case.expected.state)  # ... but for the paths others judge
+        lists = shared_list_rules(run.evaluators)  # a list no check judges the order of may come back reordered
         control = run.replay(ctx.case, recorded, checkpoint, None, record=record,
-                             reproduce=(recorded, ctx.state, ignore, keep))
+                             reproduce=(recorded, ctx.state, ignore, keep, lists))
         row["cached"] = control.cached
         if control.error is not None or control.trajectory is None:
             row["control_reproduced"] = False
             why = CONTROL_DIVERGED if control.diverged else REPLAY_RAISED
             return self._closed(row, "missing", f"{why}: {control.error}")
-        difference = control_difference(recorded, ctx.state, control.trajectory, control.state, ignore, keep)
+        difference = control_difference(recorded, ctx.state, control.trajectory, control.state, ignore, keep, lists)
         row["control_reproduced"] = difference is None
         if difference is not None:
             return self._closed(row, "missing", f"{CONTROL_DIVERGED}: {difference}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
+from .._core.compare import ListMatch
 from .._core.evaluator import Evaluator, Scope, register
 from .._core.labels import pair_labels, transform_checked
 from .._core.pairs import compare_pair
@@ -63,7 +64,8 @@ class MetamorphicRelation(Evaluator):
     def evaluate_run(self, records: Sequence[CaseRecord],
                      labels: Mapping[str, Sequence[Mapping[str, Any]]],
                      transforms: Mapping[str, Any], n_derived: int,
-                     ignore: Sequence[str] = (), keep: Sequence[str] = ()) -> tuple[list[RunVerdictRow], list[PairRow]]:
+                     ignore: Sequence[str] = (), keep: Sequence[str] = (),
+                     lists: Mapping[str, ListMatch] | None = None) -> tuple[list[RunVerdictRow], list[PairRow]]:
         """Judge every pair of the transform among the run's stored records.
 
         Parameters
@@ -84,6 +86,9 @@ class MetamorphicRelation(Evaluator):
         keep : sequence of str
             Paths a ``state_unchanged`` or ``paths``-mode check judges: compared under those patterns too
             (:func:`~oloproof_nb.evaluators.state.pinned_paths`).
+        lists : mapping of str to ListMatch, optional
+            The ``unordered`` and ``by_key`` list rules every ``state_matches`` check gives, by which
+            ``same_state`` aligns lists (:func:`~oloproof_nb._config.suite.shared_list_rules`).
 
         Returns
         -------
@@ -116,7 +121,7 @@ class MetamorphicRelation(Evaluator):
                 continue
             rec, source = records[i], records[at]
             case = rec["case"]
-            holds, reason = compare_pair(self.relation, source, rec, ignore, keep)
+            holds, reason = compare_pair(self.relation, source, rec, ignore, keep, lists)
             label = label_of.get(case["id"], "")
             cluster = source["case"]["cluster"]
             pair: PairRow = {"source_id": source["case"]["id"], "derived_id": case["id"],

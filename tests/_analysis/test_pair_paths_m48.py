@@ -62,9 +62,9 @@ def test_a_pair_compared_at_a_kept_path_no_more_is_another_check(tmp_path: Path)
     settings and the ignore patterns unchanged."""
     base, cand = _run(tmp_path, "base", ["log"]), _run(tmp_path, "cand", [])
     assert changed_checks(base, cand) == {
-        RELATION: "the state checks' ignore patterns or kept paths its pairs are compared by differ"}
+        RELATION: "the state checks' ignore patterns or kept paths (or list rules) its pairs are compared by differ"}
     assert changed_checks(cand, base) == {
-        RELATION: "the state checks' ignore patterns or kept paths its pairs are compared by differ"}
+        RELATION: "the state checks' ignore patterns or kept paths (or list rules) its pairs are compared by differ"}
 
 
 def test_the_same_kept_paths_in_another_order_are_the_same_check(tmp_path: Path) -> None:

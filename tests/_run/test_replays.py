@@ -60,7 +60,8 @@ def _replay(system: Scripted, cache: ReplayCache | None, lines: list[dict[str, A
             fingerprint: str | None = FINGERPRINT) -> Replay:
     return make_replay(system, _case(epoch), RECORDED, 1, change,
                        record={"criterion": "recovers", "tool": "pay", "fault": "error"},
-                       reproduce=(RECORDED, STATE, (), ()) if reproduce else None, run_id="r1", system_version=version,
+                       reproduce=(RECORDED, STATE, (), (), {}) if reproduce else None, run_id="r1",
+                       system_version=version,
                        code_fingerprint=fingerprint, timeout_s=None, cache=cache,
                        append=lines.append)  # type: ignore[arg-type]  # a record is a dict
 
@@ -191,7 +192,7 @@ def test_a_control_that_differs_at_a_kept_path_under_an_ignore_pattern_is_never_
     whose state differs there does not reproduce the recording, so it is not stored, and a stored entry with that
     state is not used; one that differs only at ``at.new`` reproduces and is stored (by hand)."""
     recorded = {"paid": True, "at": {"old": 1, "new": 1}}
-    reproduce = (RECORDED, recorded, ("at.*",), ("at.old",))
+    reproduce = (RECORDED, recorded, ("at.*",), ("at.old",), {})
 
     def replay(system: Scripted, cache: ReplayCache, check: bool = True) -> Replay:
         return make_replay(system, _case(), RECORDED, 1, None,
