@@ -714,3 +714,17 @@ def test_the_tolerance_is_measured_as_written_too_whichever_way_its_float_rounds
                  if values_equal(a, b, tol) != (abs(Decimal(repr(a)) - Decimal(repr(b))) <= Decimal(repr(tol)))]
         assert wrong == [], (tol, wrong[:5])
     assert values_equal(0.1, 0.4, 0.3) and Fraction(0.3) < Fraction(3, 10) < Fraction(abs(0.1 - 0.4))
+
+
+def test_state_values_are_json_values_and_text_is_compared_by_code_points() -> None:
+    """The README's sentence (section 2, state checks): 1 equals 1.0 and -0.0 equals 0.0, but the NFC and NFD forms
+    of one accented text are two values in a state; ``answer_matches`` with ``normalize`` reads them alike."""
+    import unicodedata
+
+    from oloproof_nb._core.compare import answers_equal
+
+    composed, decomposed = unicodedata.normalize("NFC", "José"), unicodedata.normalize("NFD", "José")
+    assert (len(composed), len(decomposed)) == (4, 5)  # the premise: two texts
+    assert values_equal({"n": 1, "z": -0.0}, {"n": 1.0, "z": 0.0})
+    assert not values_equal({"name": composed}, {"name": decomposed})
+    assert answers_equal(composed, decomposed, True) and not answers_equal(composed, decomposed, False)
