@@ -11,7 +11,8 @@ cluster never splits; a join holds back ``NO_REGRESSION``, see below). Per crite
 ``pass^k`` or ``pass@k`` is compared on its reduced values, one row per paired case (``n`` counts cases): with
 exactly k epochs they are 0 or 1 and get the same paired interval; a case with fewer than k paired epochs gives
 ``too_few_epochs``, more than k epochs (fractional values, no paired interval) ``reduce_not_paired``, both
-``INSUFFICIENT_EVIDENCE``.
+``INSUFFICIENT_EVIDENCE`` — but pass^1 and pass@1 with as many paired epochs in every case are the mean, and are
+compared as it is, over the case runs.
 
 Regression rule (release.yaml ``regression: {margin, criteria}``), per listed criterion, the first that
 applies:
@@ -923,7 +924,9 @@ def _reduced_row(row: dict[str, Any], rows: pd.DataFrame, reduction: Reduction, 
     passed), in its cluster. With exactly k epochs the values are 0 or 1 and get the paired interval of
     :func:`~oloproof_nb._core.paired.paired_difference_from_sums` on their per-cluster sums (``n`` counts cases);
     a case with fewer than k paired epochs may be the one that regressed (``too_few_epochs``), and values that
-    can be fractional (more than k epochs) have no paired interval (``reduce_not_paired``).
+    can be fractional (more than k epochs) have no paired interval (``reduce_not_paired``), but for k = 1 with as
+    many paired epochs in every case: pass^1 and pass@1 are then the mean, compared over the case runs (``n``
+    counts them).
     """
     text = reduction.text
     if rows.empty:
@@ -934,8 +937,21 @@ def _reduced_row(row: dict[str, Any], rows: pd.DataFrame, reduction: Reduction, 
         "case_id", sort=False).agg(cluster=("cluster", "first"), n=("b", "size"), b=("b", "sum"), c=("c", "sum"),
                                    mb=("mb", "sum"), mc=("mc", "sum"))
     n = by_case["n"].to_numpy(np.int64)
-    notes.append(f"{text}: n counts cases, each one row of its {text} value over its paired epochs")
     short = int((n < reduction.k).sum())
+    if reduction.k == 1 and not short and int(n.min()) == int(n.max()):
+        # pass^1 and pass@1 of a case are its pass rate over its epochs: with as many paired epochs in every case,
+        # their mean over cases is the mean over case runs, whose paired interval is the mean's (its rows in
+        # their clusters); with more than one epoch it was never decided (fractional values)
+        notes.append(f"{text} with {int(n.max())} paired epoch(s) in every case: the mean over its case runs, "
+                     "n counts case runs")
+        is_b, is_c = rows["base"] == "pass", rows["candidate"] == "pass"
+        (sb,) = criterion_sums(rows.assign(verdict=rows["base"])).values()
+        (sc,) = criterion_sums(rows.assign(verdict=rows["candidate"])).values()
+        missing = int(((rows["base"] == "missing") | (rows["candidate"] == "missing")).sum())
+        _paired_row(row, sb.passes, sc.passes, sb.rows, (int((is_b & ~is_c).sum()), int((~is_b & is_c).sum()),
+                                                        missing), cfg, notes)
+        return ""
+    notes.append(f"{text}: n counts cases, each one row of its {text} value over its paired epochs")
     if short:
         notes.append(f"{short} case(s) with fewer than {reduction.k} paired epochs")
         return "too_few_epochs"

@@ -517,6 +517,25 @@ def test_a_reduced_criterion_is_compared_on_its_reduced_values(make_suite: Calla
     assert op.compare(base, cand, release=strict).table.iloc[0]["verdict"] == "REGRESSION"
 
 
+def test_pass_1_over_equal_epochs_is_compared_as_the_mean(make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    """Review X1: pass^1 and pass@1 of a case are its pass rate over its epochs; with 3 paired epochs in every case
+    they were never decided (``reduce_not_paired``: fractional values), though their mean over cases is the mean
+    over case runs (by hand, the runs above: 200/300 in both, 50 rows pass to fail and 50 fail to pass). Now the
+    mean's paired row, decided as the mean is (NO_REGRESSION at margin 0.15)."""
+    base, cand, release = _pass3_runs(make_suite, tmp_path)
+    mean = op.compare(base, cand, release={**release, "criteria": {"answer_matches": 0.4}}).table.iloc[0]
+    assert (mean["difference"], mean["n"], mean["pass_to_fail"], mean["fail_to_pass"]) == (0.0, 300, 50, 50)
+    for text in ("pass^1", "pass@1"):
+        got = op.compare(base, cand, release={**release, "criteria": {"answer_matches": {"threshold": 0.4,
+                                                                                          "reduce": text}}})
+        row = got.table.iloc[0]
+        assert (row["base_rate"], row["candidate_rate"]) == (200 / 300, 200 / 300)
+        assert (row["n"], row["pass_to_fail"], row["fail_to_pass"], row["missing"]) == (300, 50, 50, 0)
+        assert (row["ci_low"], row["ci_high"], row["n_clusters"]) == (mean["ci_low"], mean["ci_high"], 100)
+        assert (row["verdict"], got.verdict) == (mean["verdict"], "NO_REGRESSION") and "n counts case runs" in (
+            row["reason"])
+
+
 def test_a_rule_given_without_the_runs_reduction_says_it_is_weaker(make_suite: Callable[..., Path],
                                                                   tmp_path: Path) -> None:
     """Review F22: the runs of the test above (pass^3 0.5 → 0, the mean 2/3 in both) compared with a rule given
