@@ -76,7 +76,7 @@ import pandas as pd
 from pydantic import ValidationError
 
 from .._config.cases import LOOK_ALIKE_HELP, LookAlikes, key_look
-from .._config.files import folder_problem
+from .._config.files import UnreadableFile, folder_problem, open_regular
 from .._config.suite import SUITE_FILE, SuiteConfig
 from .._core.canonical import canonical_json, digest, iso
 from .._core.evaluator import CaseContext, Evaluation, Evaluator
@@ -322,6 +322,20 @@ def _top_keys(head: bytes) -> set[bytes]:
     return keys
 
 
+def _cannot_read(file: Path) -> str | None:
+    """Why the regular file ``file`` cannot be opened for reading (``cannot read: Permission denied``), or None.
+
+    :func:`is_inspect_log` answers False for such a file, as for a file that is no log: a log of a folder that
+    could not be read was left out without a word, its folder judged on the other logs, and one given alone was
+    "not an Inspect AI log" (review R50)."""
+    try:
+        handle, _ = open_regular(file)
+    except UnreadableFile as exc:
+        return str(exc)
+    handle.close()
+    return None
+
+
 def log_folder_files(folder: Path) -> list[Path]:
     """The files a folder of Inspect AI logs is read from: those in it and in its folders, two levels (Inspect AI
     writes its logs flat into its log folder, an eval set too), sorted. Deeper files are not looked at, so an old
@@ -351,7 +365,8 @@ def is_inspect_source(path: Path) -> bool:
         near = log_folder_files(path)
     except OSError:  # an unreadable folder: the caller says what is wrong with it
         return False
-    return any(f.suffix == ".eval" or (f.suffix == ".json" and is_inspect_log(f)) for f in near)
+    unread = [f for f in near if f.suffix == ".json" and f.is_file() and _cannot_read(f) is not None]  # may be logs
+    return bool(unread) or any(f.suffix == ".eval" or (f.suffix == ".json" and is_inspect_log(f)) for f in near)
 
 
 def inspect_log_files(path: str | Path) -> list[Path]:
@@ -368,11 +383,19 @@ def inspect_log_files(path: str | Path) -> list[Path]:
     if problem is not None:
         raise OloproofError(f"{p}: {problem}; give an Inspect AI log or a folder of logs you can read")
     if p.is_file():
+        unread = _cannot_read(p)
+        if unread is not None:
+            raise OloproofError(f"{p}: {unread}; give an Inspect AI log you can read")
         if not is_inspect_log(p):
             raise OloproofError(f"{p}: not an Inspect AI log (an .eval or .json eval log)")
         return [p]
     if p.is_dir():
         near = log_folder_files(p)
+        for f in near:  # a log that cannot be read, left out, would judge the folder on part of its samples
+            unread = _cannot_read(f) if f.suffix in (".eval", ".json") and f.is_file() else None
+            if unread is not None:
+                raise OloproofError(f"{f}: {unread}; a log of this folder that cannot be read would leave its samples "
+                                    "out: make it readable, or move it out of the folder")
         found = [f for f in near if f.suffix in (".eval", ".json") and is_inspect_log(f)]
         damaged = [f for f in near if f.suffix == ".eval" and f not in found]
         if damaged:  # an .eval is a log by its name: skipping it would judge the folder on the others
@@ -1112,6 +1135,10 @@ def _duration(sample: Any) -> float:
 #: times the batches); a batch parses it once, and holds BATCH samples in memory (128 samples of 1 MB each took
 #: 947 MB at peak against 705 MB one at a time: a one-off measurement, no script).
 BATCH = 64
+#: Most sample epochs (dataset samples × epochs) of a header's plan listed one by one. A log's header is text anyone
+#: can edit: ``"epochs": 10000000000000000000`` in a 300 KB log made the plan a list of 4 × 10¹⁹ entries, and the
+#: process took 23 GB before the kernel killed it (review R50). A larger plan is read by the log's own summaries.
+MAX_PLAN = 1_000_000
 
 
 def _samples(log: ModuleType, file: Path, header: Any) -> Iterator[Any]:
@@ -1130,19 +1157,31 @@ def _samples(log: ModuleType, file: Path, header: Any) -> Iterator[Any]:
         if ids is None:  # Inspect's reader says what is wrong (a log without sample_ids)
             yield from log.read_eval_log_samples(file, all_samples_required=False, resolve_attachments=True)
             return
-        wanted = [(sid, epoch) for sid in ids for epoch in range(1, (header.eval.config.epochs or 1) + 1)]
+        epochs = int(header.eval.config.epochs or 1)
+        plan = len(ids) * epochs  # counted, not listed (MAX_PLAN)
         total = getattr(header.results, "total_samples", None)
-        if header.status != "success" or getattr(header.results, "logged_samples", None) is not None \
-                or (isinstance(total, int) and total != len(wanted)):
+        held: list[tuple[Any, int]] | None = None
+        if plan > MAX_PLAN or header.status != "success" \
+                or getattr(header.results, "logged_samples", None) is not None \
+                or (isinstance(total, int) and total != plan):
             try:
                 held = list(dict.fromkeys((s.id, int(s.epoch)) for s in log.read_eval_log_sample_summaries(file)))
             except Exception:  # noqa: BLE001 - no readable summaries: ask for the plan, batch by batch
                 held = None
-            if held is not None:
-                keys = {(str(sid), epoch) for sid, epoch in held}
-                planned = {(str(sid), epoch) for sid, epoch in wanted}
-                wanted = [(sid, epoch) for sid, epoch in wanted if (str(sid), epoch) in keys] + [
-                    (sid, epoch) for sid, epoch in held if (str(sid), epoch) not in planned]
+        if held is not None:  # the plan's sample epochs the log holds, in the plan's order, then those it adds
+            listed = {str(sid) for sid in ids}
+            epochs_of: dict[str, set[int]] = {}
+            for sid, epoch in held:
+                epochs_of.setdefault(str(sid), set()).add(epoch)
+            wanted = [(sid, epoch) for sid in ids
+                      for epoch in sorted(e for e in epochs_of.get(str(sid), ()) if 1 <= e <= epochs)]
+            wanted += [(sid, epoch) for sid, epoch in held if not (str(sid) in listed and 1 <= epoch <= epochs)]
+        elif plan > MAX_PLAN:
+            raise OloproofError(f"{file}: its header plans {plan:,} sample epochs ({len(ids):,} samples × "
+                                f"{epochs:,} epochs), more than the {MAX_PLAN:,} oloproof lists without the log's "
+                                "sample summaries, which cannot be read; not an Inspect AI log oloproof reads")
+        else:
+            wanted = [(sid, epoch) for sid in ids for epoch in range(1, epochs + 1)]
         batched = getattr(log, "read_eval_log_samples_by_id", None)  # inspect-ai releases before it: one at a time
         if file.suffix.lower() != ".eval":  # a .json log is read whole for each sample, by Inspect as by this
             batched = None
@@ -1160,6 +1199,8 @@ def _samples(log: ModuleType, file: Path, header: Any) -> Iterator[Any]:
                     yield log.read_eval_log_sample(file, sid, epoch, resolve_attachments=True)
                 except IndexError:
                     continue
+    except OloproofError:
+        raise
     except Exception as exc:  # noqa: BLE001 - inspect raises many kinds for a damaged log
         raise OloproofError(f"{file}: cannot read the samples of this Inspect AI log ({_why(exc)})") from None
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shlex
 from datetime import datetime, timezone
 from pathlib import Path
@@ -94,7 +95,8 @@ def _scan(runs: Path) -> tuple[list[_Found], list[tuple[Path, RunDirError]]]:
         locked = folder_problem(child)  # else (child / MANIFEST).is_file() raised PermissionError, whatever its name
         if locked is not None:
             unreadable.append((child, RunDirError(f"{child}: {locked}")))
-        elif (child / MANIFEST).is_file():
+        elif os.path.lexists(child / MANIFEST):  # one that is a folder, a pipe, a device or a dangling link is
+            # unreadable too (``is_file()`` passed such a run over: the run before it was gated; review R50)
             try:
                 manifest = read_manifest(child)
             except RunDirError as problem:

@@ -1956,3 +1956,59 @@ def test_a_json_file_with_sorted_keys_is_a_log_only_with_eval_at_its_top_naming_
     path = tmp_path / "log.json"
     path.write_text(text, encoding="utf-8")
     assert is_inspect_log(path) is is_log
+
+
+def test_a_log_that_cannot_be_read_is_named_not_left_out_nor_called_no_log(tmp_path: Path) -> None:
+    """A log file without read permission (mode 000): given alone it was "not an Inspect AI log", and in a folder
+    it was left out without a word, the folder judged on its other logs (a folder of two shards gated on one; review
+    R50). Now each is one error naming the file and why; a folder holding only such a .json is taken for logs."""
+    from _processes import without_root_powers
+
+    prefix = without_root_powers()
+    if prefix is None:
+        pytest.skip("no way to run bound by file modes here (root without unshare -U, or Windows)")
+    header = json.dumps({"version": 2, "status": "success", "eval": {"task": "t", "run_id": "r"}})
+    both, alone = tmp_path / "both", tmp_path / "alone"
+    for folder in (both, alone):
+        folder.mkdir()
+        (folder / "locked.json").write_text(header, encoding="utf-8")
+        (folder / "locked.json").chmod(0)
+    (both / "readable.json").write_text(header, encoding="utf-8")
+    script = ("import sys\nfrom pathlib import Path\nfrom oloproof_nb._analysis import inspect_log\n"
+              "for path in sys.argv[1:]:\n"
+              "    try:\n        print([f.name for f in inspect_log.inspect_log_files(path)])\n"
+              "    except Exception as exc:\n        print(f'{type(exc).__name__}: {exc}')\n"
+              "print(inspect_log.is_inspect_source(Path(sys.argv[-1])))\n")
+    done = subprocess.run([*prefix, sys.executable, "-c", script, str(both / "locked.json"), str(both), str(alone)],
+                          capture_output=True, text=True, timeout=120)
+    refused = ("cannot read: Permission denied; a log of this folder that cannot be read would leave its samples "
+               "out: make it readable, or move it out of the folder")
+    assert done.stdout.splitlines() == [
+        f"OloproofError: {both / 'locked.json'}: cannot read: Permission denied; give an Inspect AI log you can read",
+        f"OloproofError: {both / 'locked.json'}: {refused}",
+        f"OloproofError: {alone / 'locked.json'}: {refused}",
+        "True"], done.stderr
+
+
+def test_a_header_planning_a_huge_number_of_epochs_is_read_by_its_summaries_not_listed(
+        logs: dict[str, Path], tmp_path: Path) -> None:
+    """A log whose header says ``"epochs": 10000000000000000000`` (edited, or damaged), beside 8 samples that
+    ``results.total_samples`` counts: the plan of 4 samples × 10¹⁹ epochs was listed one entry at a time, and the
+    process took 23 GB before the kernel killed it (review R50). Now a plan past MAX_PLAN is read by the log's own
+    sample summaries: its 8 sample epochs, as the unedited log. Run under a 1 GiB address-space limit."""
+    pytest.importorskip("resource")  # the child limits its address space
+    text = logs["json"].read_text(encoding="utf-8")
+    assert text.count('"epochs": 2,') == 1
+    edited = tmp_path / "epochs.json"
+    edited.write_text(text.replace('"epochs": 2,', '"epochs": 10000000000000000000,'), encoding="utf-8")
+    script = (f"import resource\nresource.setrlimit(resource.RLIMIT_AS, ({2**30}, {2**30}))\n"
+              "import sys\nimport oloproof_nb as op\n"
+              "for path in sys.argv[1:]:\n"
+              "    try:\n        cases = op.from_inspect(path).cases\n"
+              "        print(sorted(zip(cases['case_id'].astype(str), cases['epoch'].astype(int))))\n"
+              "    except Exception as exc:\n        print(f'{type(exc).__name__}: {exc}')\n")
+    done = subprocess.run([sys.executable, "-c", script, str(logs["json"]), str(edited)], capture_output=True,
+                          text=True, timeout=120)
+    unedited, read = done.stdout.splitlines()
+    assert read == unedited, done.stderr
+    assert read.count("', ") == 8  # 4 samples × 2 epochs, by hand

@@ -113,6 +113,36 @@ def test_a_suite_whose_only_run_cannot_be_read_gets_one_clear_error(tmp_path: Pa
         locate.latest_run_dir(tmp_path)
 
 
+@pytest.mark.parametrize("kind", ["folder", "fifo", "dangling link", "/dev/null"])
+def test_a_manifest_that_is_no_regular_file_is_a_run_that_cannot_be_read_not_no_run(tmp_path: Path,
+                                                                                    kind: str) -> None:
+    """A run folder whose manifest.json is a folder, a named pipe, a link to nothing or to a device (a copy, an
+    unpacked artifact) may hold the latest run, as a torn manifest does: `oloproof gate SUITE` refuses, naming it.
+    Before, ``is_file()`` passed it over as "no run", and the run before it was gated (a PASS of an older run where
+    the latest may BLOCK; review R50). Dated by its run id before the latest readable run, it is passed over."""
+    import os
+
+    runs = tmp_path / "runs"
+    older = _run_folder(runs, "20261201T100000Z-aaaaaa", "2026-12-01T10:00:00.000000Z")
+    for name in ("20261201T120000Z-cccccc", "20261201T090000Z-bbbbbb"):  # after the readable run, and before it
+        manifest = runs / name / "manifest.json"
+        manifest.parent.mkdir()
+        if kind == "folder":
+            manifest.mkdir()
+        elif kind == "fifo":
+            os.mkfifo(manifest)
+        else:
+            manifest.symlink_to(tmp_path / "gone.json" if kind == "dangling link" else Path(kind))
+        if name.startswith("20261201T12"):
+            with pytest.raises(RunDirError, match=rf"^{tmp_path}: cannot tell which run is the latest, as one run "
+                                                  rf"folder cannot be read \({runs / name}"):
+                locate.latest_run_dir(tmp_path)
+            manifest.rmdir() if kind == "folder" else manifest.unlink()
+            manifest.parent.rmdir()
+        else:
+            assert locate.latest_run_dir(tmp_path) == older
+
+
 @pytest.mark.parametrize("started_at", ["not a time", "2026-12-01T12:00:00"])  # no zone: no instant to compare
 def test_a_start_time_that_is_no_utc_instant_says_nothing_of_which_run_is_later(tmp_path: Path,
                                                                                  started_at: str) -> None:
