@@ -98,7 +98,7 @@ from .._core.canonical import canonical_json
 from .._core.epochs import Reduction, parse_reduce, reduce_counts
 from .._core.paired import mcnemar_exact, paired_difference_from_sums
 from .._core.stats import is_clustered, is_clustered_from_sums
-from ..errors import ConfigError, OloproofError
+from ..errors import ConfigError, OloproofError, warn_at_caller
 from .columns import TEXT, Column, FrameSpec
 from .gate import (
     FEWER_EPOCHS,
@@ -112,6 +112,7 @@ from .gate import (
     relaxed_note,
     relaxed_or_now,
     release_now,
+    release_unreadable,
     vacuous_findings,
     warn_release_drift,
 )
@@ -672,6 +673,10 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
         warn_release_drift(cand_run, found, "this comparison uses the candidate run's; to compare with the file as "
                                             "it is now, give it: op.compare(base, candidate, release=...) or "
                                             "oloproof compare --release", changes=_rule_changes)
+        unread = "" if found is not None else release_unreadable(cand_run)
+        if unread:
+            warn_at_caller(f"{unread} (the suite folder's release.yaml, which cannot be read now); this comparison "
+                           f"uses the release settings the candidate run {cand_run.run_id} was made with")
     listed = set(cfg.regression.criteria or common)
     paired, unpaired, keys = _pair_cases(base_run, cand_run)
     if paired.empty and not (unpaired["reason"] == "digest_changed").any() and not (

@@ -96,7 +96,7 @@ __all__ = ["Gate", "gate", "GATE_COLUMNS", "ClusterSums", "criterion_sums", "sum
            "release_drift", "label_drift", "suite_drift", "suite_folder", "relaxed_gate_settings", "relaxed_note",
            "weaker_count", "RUN_OWN", "abrupt_ends", "abrupt_ends_note", "case_runs", "release_now",
            "warn_release_drift", "relaxed_or_now", "late_findings", "vacuous_findings", "VACUOUS", "fewer_epochs",
-           "FEWER_EPOCHS"]
+           "FEWER_EPOCHS", "release_unreadable"]
 
 GATE_COLUMNS = GATE.names
 #: What the reason of a criterion whose check cannot fail as configured starts with, where a table has no ``vacuous``
@@ -786,6 +786,11 @@ def gate(run: Run, release: ReleaseLike | None = None, *,
     if release is None:  # the stored settings decide (the run is the evidence), but the user may think the file does
         said = warn_release_drift(run, found, "this gate uses the run's; to gate with the file as it is now, give "
                                               "it: op.gate(run, release=...) or oloproof gate --release")
+        unread = "" if found is not None else release_unreadable(run)
+        if unread:
+            said = (f"{unread} (the suite folder's release.yaml, which cannot be read now); this gate uses the "
+                    f"release settings run {run.run_id} was made with")
+            warn_at_caller(said)
         drifted += [said] if said else []
     changed: list[str] = []
     for path, change in suite_drift(run):  # the run's verdicts were judged on its cases, by its checks
@@ -1046,6 +1051,25 @@ def release_now(run: Run) -> tuple[Path, ReleaseConfig | None] | None:
         return path, (load_release(path) if path.is_file() else None)
     except (OloproofError, OSError):
         return None
+
+
+def release_unreadable(run: Run) -> str:
+    """Why the suite folder's release.yaml cannot be read now (one line naming it, as :func:`load_release` refuses
+    it), or ``""``: none is there, it reads, or the run has no suite folder.
+
+    The stored settings decide a gate of the run either way; a file that reads and differs is named by
+    :func:`warn_release_drift`, and one that does not read was passed over without a word (review R50: a
+    threshold tightened with a typo in the key, or a duplicate key, read as a change the gate had taken)."""
+    root = suite_folder(run)
+    if root is None or not os.path.lexists(root / RELEASE_FILE):
+        return ""
+    try:
+        load_release(root / RELEASE_FILE)
+    except OloproofError as exc:
+        return str(exc)
+    except OSError as exc:
+        return f"{root / RELEASE_FILE}: {exc.strerror or exc}"
+    return ""
 
 
 def release_drift(run: Run) -> str:

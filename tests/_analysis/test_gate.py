@@ -371,17 +371,24 @@ def test_a_release_yaml_changed_since_the_run_is_named_and_the_stored_one_decide
         assert op.gate(run, release=folder / "release.yaml").verdict == "BLOCK"  # 0.692 < 0.95
     assert main(["gate", str(run.directory)]) == 0
     assert "criteria.answer_matches 0.6 → 0.95" in capsys.readouterr().err
-    (folder / "release.yaml").write_text("criteria: {answer_matches: [")  # an edit in progress: no setting
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        assert op.gate(run).verdict == "PASS"
+    # a file that does not read is no setting either, but is named (review R50: a tightened threshold under a key
+    # with a typo, or a duplicate key, was passed over without a word, as if the gate had taken it)
+    for broken, says in (("criteria: {answer_matches: [", "release.yaml"),
+                         ("criteria: {answer_matches: 0.95}\ncriteria: {answer_matches: 0.9}\n", "criteria"),
+                         ("criterias: {answer_matches: 0.95}\n", "criterias")):
+        (folder / "release.yaml").write_text(broken)
+        with pytest.warns(UserWarning, match=r"\(the suite folder's release\.yaml, which cannot be read now\); this "
+                                             r"gate uses the release settings run .* was made with") as caught:
+            assert op.gate(run).verdict == "PASS"
+        message = str(caught[0].message)
+        assert str(folder / "release.yaml") in message and says in message and "\n" not in message
+        assert main(["gate", str(run.directory)]) == 0 and "cannot be read now" in capsys.readouterr().err
     (folder / "release.yaml").unlink()  # fresh-eyes review F2: a moved suite folder, a run copied elsewhere
     with warnings.catch_warnings():  # (a CI artifact): no file to compare with, no "differs … → null"
         warnings.simplefilter("error")
         assert op.gate(run).verdict == "PASS"
-    (folder / "release.yaml").mkdir()  # a folder where the file was: no setting either
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
+    (folder / "release.yaml").mkdir()  # a folder where the file was: no setting either, and named as one
+    with pytest.warns(UserWarning, match=r"release\.yaml: is a directory, not a regular file \(the suite folder's"):
         assert op.gate(run).verdict == "PASS"
 
 
