@@ -1519,6 +1519,13 @@ def test_runs_made_while_the_margin_was_loosened_are_told_against_release_yaml_a
     assert f"  note: {note}" in repr(cmp).splitlines() and "1 setting weaker than" in cmp._repr_html_()
     # the file as it is now, given, decides: ci_high −0.131 < −0.02
     assert op.compare(base, cand, release=root / "release.yaml").verdict == "REGRESSION"
+    # a file that does not read (the margin tightened under a misspelt key): named, the runs' rule decides (R50)
+    (root / "release.yaml").write_text("regresion: {margin: 0.02}\n", encoding="utf-8")
+    with pytest.warns(UserWarning, match=r"release\.yaml.*regresion.*\(the suite folder's release\.yaml, which "
+                                         r"cannot be read now\); this comparison uses the release settings the "
+                                         r"candidate run .* was made with"):
+        assert op.compare(base, cand).verdict == "NO_REGRESSION"
+    (root / "release.yaml").write_text("regression: {margin: 0.02}\n", encoding="utf-8")
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # settings given: no drift warning, so the note is all the reader gets
         given = op.compare(base, cand, release={"regression": {"margin": 0.5}})  # the runs' own, given back
