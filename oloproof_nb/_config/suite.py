@@ -772,8 +772,10 @@ def shared_list_rules(evaluators: Sequence[Evaluator]) -> dict[str, ListMatch]:
     patterns that are shared too (first match wins: a pattern one check gives first may decide what a later one
     matches); the ``ordered`` ones are kept, for what they shadow. A pattern that may meet a ``state_unchanged``
     path (a list it matches at, inside or above the path) is made ``ordered``: that check compares its value
-    exactly. Empty when no rule but ``ordered`` is shared, or no ``state_matches`` check is given: every list is
-    then compared position by position. Wrong either way, that is stricter, never looser.
+    exactly; so is one that may match a list a ``paths``-mode path reaches into (``tags.0``: that check reads the
+    element at that position, whatever the rule). Empty when no rule but ``ordered`` is shared, or no
+    ``state_matches`` check is given: every list is then compared position by position. Wrong either way, that is
+    stricter, never looser.
 
     Examples
     --------
@@ -785,6 +787,10 @@ def shared_list_rules(evaluators: Sequence[Evaluator]) -> dict[str, ListMatch]:
     {}
     >>> shared_list_rules([check(tags=ListMatch("unordered")), Check(type="state_unchanged", paths=["tags"])])
     {}
+    >>> first = check(tags=ListMatch("unordered"))
+    >>> first.mode, first.paths = "paths", ["tags.0"]
+    >>> shared_list_rules([check(tags=ListMatch("unordered")), first])
+    {}
     """
     checks: list[Any] = [ev for ev in evaluators if ev.type == "state_matches"]
     rules = [dict(ev.list_rules()) for ev in checks]
@@ -795,7 +801,12 @@ def shared_list_rules(evaluators: Sequence[Evaluator]) -> dict[str, ListMatch]:
             break  # a later pattern of this check is preceded by this one, which is not shared
         shared[pattern] = rule
     exact = [parse_path(path) for ev in evaluators if ev.type == "state_unchanged" for path in getattr(ev, "paths", ())]
-    shared = {p: ORDERED if any(_may_meet(parse_pattern(p), keys) for keys in exact) else r for p, r in shared.items()}
+    # a paths-mode path is compared by its check's rules (shared here), but one that reaches into a list reads the
+    # element at a position: a list it passes through is judged in order
+    through = [parse_path(path) for ev in checks if getattr(ev, "mode", None) == "paths"
+               for path in getattr(ev, "paths", None) or ()]
+    shared = {p: ORDERED if any(_may_meet(parse_pattern(p), keys) for keys in exact)
+              or any(_passes_through(parse_pattern(p), keys) for keys in through) else r for p, r in shared.items()}
     return shared if any(rule != ORDERED for rule in shared.values()) else {}
 
 
@@ -807,6 +818,12 @@ def _may_meet(pattern: tuple[str, ...], keys: tuple[str, ...]) -> bool:
     if any(pattern_matches(pattern, keys[:i]) for i in range(1, len(keys) + 1)):
         return True
     return len(pattern) > len(keys) and pattern_matches(pattern[:len(keys)], keys)
+
+
+def _passes_through(pattern: tuple[str, ...], keys: tuple[str, ...]) -> bool:
+    """Whether a list ``pattern`` matches may lie strictly above the exact path ``keys`` (``tags`` above
+    ``tags.0``), so that reading ``keys`` picks one of its elements by position."""
+    return any(pattern_matches(pattern, keys[:i]) for i in range(1, len(keys)))
 
 
 def _pair_ignores(evaluators: Sequence[Evaluator]) -> tuple[str, ...]:

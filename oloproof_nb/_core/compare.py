@@ -52,6 +52,7 @@ __all__ = [
     "compare_unchanged",
     "is_absent_marker",
     "list_diff",
+    "positional_rules",
     "ListMatch",
     "Row",
     "unheld_removals",
@@ -725,6 +726,40 @@ def list_diff(before: Any, after: Any, lists: Mapping[str, ListMatch] | None = N
     out: list[tuple[Keys, Any, Any]] = []
     _diff(before, after, (), _rules(lists, None, None), out)
     return [(format_path(keys), b, a) for keys, b, a in out]
+
+
+def positional_rules(lists: Mapping[str, ListMatch] | None, *expected: Any) -> dict[str, ListMatch]:
+    """``lists`` with each pattern made ``ordered`` that matches a list an ``expected`` state reads by position:
+    a dict keyed by a list index (``{"tags": {"0": "new"}}``), whose key a ``subset`` or ``changes`` check reads
+    as the element at that position, whatever the list's rule (see :func:`list_diff`'s callers: a control
+    replay or a pair whose list came back in another order is judged otherwise there, and must not pass as the
+    same state).
+
+    Examples
+    --------
+    >>> tags = {"tags": ListMatch("unordered")}
+    >>> positional_rules(tags, {"tags": ["new"]}), positional_rules(tags, {"tags": {"0": "new"}})
+    ({'tags': ListMatch(how='unordered', key=None)}, {'tags': ListMatch(how='ordered', key=None)})
+    """
+    out = dict(lists or {})
+    spots: list[Keys] = []  # where an expected dict is keyed by a list index
+
+    def walk(node: Any, keys: Keys) -> None:
+        if isinstance(node, Mapping):
+            if any(list_index(str(k)) is not None for k in node):
+                spots.append(keys)
+            for k, v in node.items():
+                walk(v, (*keys, str(k)))
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                walk(v, (*keys, str(i)))
+
+    for state in expected:
+        walk(state, ())
+    for pattern, rule in out.items():
+        if rule.how != "ordered" and any(pattern_matches(parse_pattern(pattern), keys) for keys in spots):
+            out[pattern] = ORDERED
+    return out
 
 
 def _expected_change(keys: Keys, before: Any, after: Any, actual: Mapping[str, Any], rules: _Rules) -> bool:

@@ -7,7 +7,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, overload
 
-from .compare import ListMatch, answers_equal, list_diff
+from .compare import ListMatch, answers_equal, list_diff, positional_rules
 from .paths import ABSENT, get_path, leaf_diff, outside_patterns, values_equal
 from .records import ENDED
 
@@ -339,7 +339,8 @@ def compare_pair(relation: str, source: Mapping[str, Any], derived: Mapping[str,
     lists : mapping of str to ListMatch, optional
         The ``unordered`` and ``by_key`` rules every state check gives (``_config.suite.shared_list_rules``):
         ``same_state`` also holds when the states agree once such lists are aligned by them
-        (:func:`~oloproof_nb._core.compare.list_diff`), so the two cases may leave one in other orders.
+        (:func:`~oloproof_nb._core.compare.list_diff`), so the two cases may leave one in other orders; but for
+        a list either case's ``expected.state`` reads by position (:func:`~oloproof_nb._core.compare.positional_rules`).
 
     Returns
     -------
@@ -376,6 +377,9 @@ def compare_pair(relation: str, source: Mapping[str, Any], derived: Mapping[str,
             return True, ""                                    # edit of the injected text (the rule below)
         paths = outside_patterns([p for p, _, _ in leaf_diff(a_state, b_state) if not _within(p, injected)],
                                  ignore, keep)
+        if lists:  # a list an expected state reads by position ({"tags": {"0": "new"}}) is judged in order
+            lists = positional_rules(lists, *[(rec["case"].get("expected") or {}).get("state")
+                                              for rec in (source, derived)])
         if paths and lists and not outside_patterns(
                 [p for p, _, _ in list_diff(a_state, b_state, lists) if not _within(p, injected)], ignore, keep):
             paths = []  # aligned by the rules, the lists hold the same elements (an ignored stamp aside)

@@ -149,13 +149,15 @@ def fmt_number(value: Any) -> str:
 
 def fmt_signed(value: float) -> str:
     """A difference for the eye, with its sign, as :func:`fmt_number` shows a float (never a whole number for one that
-    is not).
+    is not); missing (NaN, None): blank, as :func:`fmt_number` shows it.
 
     Examples
     --------
-    >>> fmt_signed(0.0), fmt_signed(-0.1204), fmt_signed(0.00004)
-    ('+0.000', '-0.120', '+0.00004')
+    >>> fmt_signed(0.0), fmt_signed(-0.1204), fmt_signed(0.00004), fmt_signed(float("nan"))
+    ('+0.000', '-0.120', '+0.00004', '')
     """
+    if _missing(value):  # a NaN reached round() in _fmt_float: ValueError
+        return ""
     return _fmt_float(float(value), sign=True)
 
 

@@ -23,7 +23,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .._config.suite import ignored_paths, shared_list_rules
-from .._core.compare import answers_equal, compare_unchanged
+from .._core.compare import answers_equal, compare_unchanged, positional_rules
 from .._core.evaluator import CaseContext, Evaluation, Evaluator, RunContext, Scope, register
 from .._core.faults import admits_failure, control_difference, escalated, fault_difference, fault_verdict
 from .._core.records import ReplayRow, Verdict
@@ -343,7 +343,9 @@ class FaultRecovery(Evaluator):
         record = {"criterion": self.name, "tool": self.tool, "fault": self.fault}
         ignore = ignored_paths(run.evaluators)  # the checks judging the replay leave them out too ...
         keep = pinned_paths(run.evaluators, ctx.case.expected.state)  # ... but for the paths others judge
-        lists = shared_list_rules(run.evaluators)  # a list no check judges the order of may come back reordered
+        # a list no check judges the order of may come back reordered; not one the case's expected state reads by
+        # position ({"tags": {"0": "new"}}: a subset or changes check reads the element there, whatever the rule)
+        lists = positional_rules(shared_list_rules(run.evaluators), ctx.case.expected.state)
         control = run.replay(ctx.case, recorded, checkpoint, None, record=record,
                              reproduce=(recorded, ctx.state, ignore, keep, lists))
         row["cached"] = control.cached

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import matplotlib
+import numpy as np
 import pytest
 from scipy.stats import beta
 
@@ -186,3 +187,7 @@ def test_fmt_number_takes_the_decimals_a_value_needs_not_to_look_whole() -> None
         "0.99995", "0.0004", "2.0004", "1.000", "0.000", "0.500", "0.999"]
     assert [fmt_signed(x) for x in (-0.00004, 0.0, 0.12)] == ["-0.00004", "+0.000", "+0.120"]
     assert fmt_number(1e-20) == "1e-20"  # 17 decimals still show 0: the value as it is
+    # a missing difference is blank, as fmt_number shows it (a NaN raised ValueError from round(); review F46)
+    assert (fmt_signed(float("nan")), fmt_signed(np.float64("nan")), fmt_number(float("nan"))) == ("", "", "")
+    assert [fmt_number(x) for x in (-0.9996, np.float32(0.9999), np.float64(19999 / 20000))] == [
+        "-0.9996", "0.9999", "0.99995"]

@@ -127,6 +127,56 @@ def test_shared_list_rules_only_where_every_state_check_agrees() -> None:
     assert shared_list_rules([check(**{"m.*.tags": "unordered"}), unchanged("m.x.fee")]) == {"m.*.tags": unordered}
 
 
+def test_a_paths_mode_path_into_the_list_keeps_it_positional(tmp_path: Path) -> None:
+    """A ``paths``-mode check that names ``tags.0`` reads the first tag, whatever its ``lists:`` rule: a control
+    replay whose tags came back in another order is judged otherwise there and must not pass as reproduced
+    (review F46: it did, 8 of 8 ``control_reproduced``)."""
+    checks = UNORDERED + ("  - {type: state_matches, criterion: first_tag, mode: paths, paths: [tags.0],"
+                          " lists: {tags: unordered}}\n")
+    run = op.run(op.load_suite(_suite(tmp_path / "s", checks)), out=tmp_path / "run", progress=False)
+    reasons = run.replays.reason.tolist()
+    assert reasons == ["control_replay_diverged: state differs at tags.0"] * 8, reasons
+
+
+def test_shared_list_rules_and_paths_mode_paths() -> None:
+    def at(*paths: str) -> StateMatches:
+        return StateMatches(type="state_matches", mode="paths", paths=list(paths), lists={"tags": "unordered"})
+
+    unordered = StateMatches(type="state_matches", mode="changes", lists={"tags": "unordered"})
+    assert shared_list_rules([unordered, at("tags.0")]) == {}
+    assert shared_list_rules([unordered, at("x", "tags.0.name")]) == {}
+    # the list itself, or another path: compared by the rule the check gives, which every check shares
+    assert shared_list_rules([unordered, at("tags")]) == {"tags": ListMatch("unordered")}
+    assert shared_list_rules([unordered, at("other.0")]) == {"tags": ListMatch("unordered")}
+
+
+def test_an_expected_state_that_indexes_the_list_keeps_it_positional(tmp_path: Path) -> None:
+    """``expected.state`` ``{"tags": {"2": "new"}}`` is read as the element at position 2, whatever the list's
+    rule: the recording (``a, b0, new``) passes it and a control replay whose tag went first would not. Such a
+    replay must not pass as reproduced (review F46: 8 of 8 ``control_reproduced``)."""
+    root = _suite(tmp_path / "s", UNORDERED)
+    cases = [{"id": f"c{i}", "input": {"note": "please"}, "initial_state": {"tags": ["a", f"b{i}"]},
+              "expected": {"answer": "tagged", "state": {"tags": {"2": "new"}}}} for i in range(4)]
+    (root / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
+    run = op.run(op.load_suite(root), out=tmp_path / "run", progress=False)
+    assert set(run.verdicts.loc[run.verdicts.criterion == "state_matches", "verdict"]) == {"pass"}
+    reasons = run.replays.reason.tolist()
+    assert reasons == ["control_replay_diverged: state differs at tags.0"] * 8, reasons
+
+
+def test_compare_pair_keeps_a_list_an_expected_state_indexes_positional() -> None:
+    def rec(cid: str, tags: list[str], expected: object) -> dict[str, object]:
+        return {"case": {"id": cid, "initial_state": {"tags": ["a"]}, "expected": {"state": expected}},
+                "status": "completed", "trajectory": {"steps": [], "answer": "x"},
+                "environment_state": {"state": {"tags": tags}}}
+
+    rules = {"tags": ListMatch("unordered")}
+    as_list = (rec("c1", ["a", "new"], {"tags": ["new"]}), rec("c1~t", ["new", "a"], {"tags": ["new"]}))
+    assert compare_pair("same_state", *as_list, lists=rules) == (True, "")
+    indexed = (rec("c1", ["a", "new"], {"tags": {"1": "new"}}), rec("c1~t", ["new", "a"], {"tags": {"1": "new"}}))
+    assert compare_pair("same_state", *indexed, lists=rules)[0] is False
+
+
 def test_list_diff_aligns_only_the_lists_a_rule_names() -> None:
     before, after = {"t": ["a", "b"], "o": [1, 2]}, {"t": ["b", "a"], "o": [2, 1]}
     rules = {"t": ListMatch("unordered")}
