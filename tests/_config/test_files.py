@@ -374,3 +374,32 @@ def test_yaml_number_reads_back_as_the_same_number_in_yaml_1_1(value: float) -> 
     text = files.yaml_number(value)
     read = yaml.safe_load(f"x: {text}")["x"]
     assert isinstance(read, (int, float)) and read == value, text
+
+
+def test_a_socket_is_refused_by_name_before_it_is_opened(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mutation round M50: SPECIAL_KINDS has no socket, and a FIFO, a directory or /dev/zero is refused by the check
+    of the open descriptor too, so no test saw the stat before the open. A socket cannot be opened: without the
+    first stat it was ``cannot read: No such device or address``, not what the README says (``a socket is
+    refused before it is opened``)."""
+    import socket
+
+    monkeypatch.chdir(tmp_path)  # a relative name: an AF_UNIX path is limited to 108 bytes
+    with socket.socket(socket.AF_UNIX) as listener:
+        listener.bind("release.yaml")
+        path = tmp_path / "release.yaml"
+        with pytest.raises(UnreadableFile) as info:
+            read_regular(path, 100)
+        assert str(info.value) == "is a socket, not a regular file"
+        with pytest.raises(ConfigError) as error:
+            read_yaml(path)
+        assert str(error.value) == f"{path}: is a socket, not a regular file"
+
+
+def test_a_yaml_syntax_error_names_its_line(tmp_path: Path) -> None:
+    """Mutation round M50: no test read the line of a YAML syntax error (``mark.line`` is 0-based: line 3 was shown
+    as line 2). The bad ``c: d: e`` is on line 3, counted by hand."""
+    path = tmp_path / "release.yaml"
+    path.write_text("confidence: 0.9\nmethod: cluster_t\nc: d: e\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as info:
+        read_yaml(path)
+    assert str(info.value) == f"{path}: not valid YAML at line 3: mapping values are not allowed here"

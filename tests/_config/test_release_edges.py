@@ -444,3 +444,17 @@ def test_a_margin_of_minus_zero_is_zero(tmp_path: Path) -> None:
     margin = load_release(path).regression.margin
     assert margin == 0 and math.copysign(1, margin) == 1 and f"{margin:g}" == "0"
     assert math.copysign(1, parse_release({"regression": {"margin": -0.0}}).regression.margin) == 1
+
+
+@pytest.mark.parametrize("word", ["yes", "true", "on", "no"])
+def test_a_yaml_boolean_is_no_threshold(tmp_path: Path, word: str) -> None:
+    """Mutation round M50: a criterion's threshold written ``yes`` (YAML 1.1 reads yes, on and true as true) was
+    refused by no test; pydantic reads true as 1.0 where a float goes, a threshold no rate below 100% meets (and
+    ``no`` one of 0, which every rate meets). The release file names the criterion and the value it got."""
+    path = tmp_path / "release.yaml"
+    path.write_text(f"criteria:\n  answer_matches: {word}\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as err:
+        load_release(path)
+    shown = "false" if word == "no" else "true"
+    assert str(err.value) == (f"{path}: criteria: threshold of 'answer_matches' must be a number between 0 and 1, "
+                              f"got {shown}")

@@ -578,6 +578,32 @@ def test_a_small_case_file_is_parsed_once_and_a_large_one_streamed(make_suite, m
     assert len(passes) == 1 + 2 * parses_per_pass
 
 
+def test_a_case_file_of_exactly_keep_cases_bytes_is_kept_and_one_byte_less_streams_it(
+        make_suite, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mutation round M50: the bound is inclusive (README: "A case file over 4 MiB is streamed"); the tests before
+    set it to 0 or left it at 4 MiB, so ``<`` for ``<=`` survived. Set here to the file's own size."""
+    from oloproof_nb._config import suite as suite_module
+
+    folder = make_suite(CASES)
+    size = (folder / "cases.jsonl").stat().st_size
+    monkeypatch.setattr(suite_module, "KEEP_CASES_BYTES", size)
+    assert load_suite(folder).kept_cases is not None
+    monkeypatch.setattr(suite_module, "KEEP_CASES_BYTES", size - 1)
+    assert load_suite(folder).kept_cases is None
+
+
+def test_a_case_file_the_system_changes_while_the_suite_loads_is_refused_at_load(make_suite) -> None:
+    """Mutation round M50: no test changed the case file between its validation and the end of ``load_suite``. A
+    system whose module appends a case when it is imported (after the cases were validated) is refused by
+    ``load_suite`` itself, naming the case file, not later by a run."""
+    appends = ("\nimport pathlib\nwith open(pathlib.Path(__file__).with_name('cases.jsonl'), 'a') as f:\n"
+               "    f.write('{\"id\": \"late\", \"input\": {}}\\n')\n")
+    folder = make_suite(CASES, system="sysmod:Appends", system_code="class Appends:\n    pass\n" + appends)
+    with pytest.raises(CaseFileError) as info:
+        load_suite(folder)
+    assert str(info.value) == f"{folder / 'cases.jsonl'}: changed while it was being read; load the suite again"
+
+
 def test_kept_cases_still_refuse_a_case_file_changed_since_loading(make_suite) -> None:
     folder = make_suite([{"id": "c0", "input": {"answer": "a"}}])
     suite = load_suite(folder)

@@ -51,3 +51,29 @@ def test_epochs_is_a_whole_number_not_a_flag_a_text_or_a_float(epochs: object) -
         parse_suite_config({"name": "x", "system": "m:S", "epochs": epochs})
     assert info.value.key == "epochs"
     assert parse_suite_config({"name": "x", "system": "m:S", "epochs": 2}).epochs == 2
+
+
+def test_epochs_of_oloproof_yaml_stop_at_max_epochs() -> None:
+    """Mutation round M50: ``epochs: 10001`` in oloproof.yaml was untested (only ``--epochs`` and ``op.run(epochs=)``
+    were): without the bound a suite asked for 100,000 epochs the run could not finish. README: at most 10,000."""
+    assert parse_suite_config({**BASE, "epochs": 10_000}).epochs == 10_000
+    with pytest.raises(ConfigError) as info:
+        parse_suite_config({**BASE, "epochs": 10_001})
+    assert info.value.key == "epochs"
+    assert str(info.value) == "oloproof.yaml: epochs: Input should be less than or equal to 10000 (got 10001)"
+
+
+@pytest.mark.parametrize(("metamorphic", "key", "allowed"), [
+    ({"transforms": [{"name": "polite", **TRANSFORM, "state_pth": "files.*"}]}, "metamorphic.transforms[0].state_pth",
+     "name, field, state_path, template, validity_labels, minimum_validity"),
+    ({"transform": [{"name": "polite", **TRANSFORM}]}, "metamorphic.transform", "transforms"),
+])
+def test_a_misspelt_key_of_the_metamorphic_section_is_refused_with_the_keys_allowed(metamorphic: dict[str, object],
+                                                                                   key: str, allowed: str) -> None:
+    """Mutation round M50: ``extra="forbid"`` was pinned for the suite's top level and the evaluators, not for a
+    transform or the ``metamorphic`` mapping. Ignored, ``transform:`` (no s) ran no copy at all and ``state_pth``
+    left the transform rewriting ``field`` alone, both without a word."""
+    with pytest.raises(ConfigError) as info:
+        parse_suite_config({**BASE, "metamorphic": metamorphic})
+    assert info.value.key == key
+    assert str(info.value) == f"oloproof.yaml: {key}: unknown key; allowed: {allowed}"
