@@ -707,15 +707,21 @@ def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[in
         if system is not None:
             old, system = [system], None
             release(old, timeout_s)
-        system = build(factory, timeout_s)
-        theirs = (version_of(system),
-                  code_fingerprint(system, target, root=suite.root, spec=suite.config.system, timeout_s=timeout_s))
+        built = [build(factory, timeout_s)]  # the only reference: released here when the instance is refused
+        try:
+            theirs = (version_of(built[0]), code_fingerprint(built[0], target, root=suite.root,
+                                                             spec=suite.config.system, timeout_s=timeout_s))
+        except OloproofError:
+            release(built, timeout_s)
+            raise
         if theirs != wanted:
+            release(built, timeout_s)
             differs = 0 if theirs[0] != version else 1  # quoted: the values of the one that differs
             what, ours = ("version", "code fingerprint")[differs], wanted[differs]
             raise OloproofError(f"{suite_root}: the system on worker {socket.gethostname()} has another {what} "
                                 f"than the run's ({quote(theirs[differs])} vs {quote(ours)}); restart the workers "
                                 "after changing the system's code") from None
+        system = built.pop()
     replays: list[ReplayRecord] = []
     records = []
     settings = RunSettings(run_id=run_id, system_version=version, timeout_s=timeout_s,

@@ -492,6 +492,21 @@ def test_an_instance_pooled_by_an_earlier_run_is_checked_against_this_runs_syste
         _release_here(str(root), None)
 
 
+def test_an_instance_a_worker_refuses_is_released(make_suite: Any, tmp_path: Path) -> None:
+    """Review F46: an instance built on a worker and refused (another version than the run's) was left to the
+    exception's traceback, which holds it (and what it holds open) as long as the error is kept. It is released
+    before the error is raised (the log's counts)."""
+    from oloproof_nb._run.runner import _remote_batch
+
+    root, _ = _versioned_desk(make_suite, tmp_path)
+    suite = op.load_suite(root)
+    with pytest.raises(OloproofError, match=r"has another version than the run's \('v1' vs 'v9'\)") as info:
+        _remote_batch(str(root), dict(suite.digests), [], "r", "v9", "f" * 64)
+    assert info.value is not None  # the error, and its traceback, still held here
+    lines = (tmp_path / "instances.log").read_text(encoding="utf-8").split()
+    assert (lines.count("built"), lines.count("released")) == (1, 1)
+
+
 def test_a_thread_executors_instances_are_released_when_the_run_ends(make_suite: Any, tmp_path: Path) -> None:
     """A ``ThreadPoolExecutor``'s workers are this process: the instances they pooled (a database file, a
     connection) were kept after ``op.run`` returned, until the process ended. Released with the run, as a serial
