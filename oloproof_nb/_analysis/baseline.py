@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from .._config.files import float_text
 from .._core.epochs import parse_reduce, reduce_counts
 from .._run.baseline import BASELINE_DIR, NOOP_VERSION
 from ..errors import OloproofError, terminal_text
@@ -87,7 +88,7 @@ class Baseline:
         return baseline_rates(self.run)
 
     def __repr__(self) -> str:
-        parts = [f"{r.criterion}={r.rate:.3f}" if not math.isnan(r.rate) else f"{r.criterion}=n/a"
+        parts = [f"{r.criterion}={float_text(r.rate)}" if not math.isnan(r.rate) else f"{r.criterion}=n/a"
                  for r in self.rates.itertuples()]
         size = f"cases={self.run.n_cases}" if self.run.epochs == 1 else \
             f"cases={self.run.n_cases // self.run.epochs}, epochs={self.run.epochs}"

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = ["MAX_YAML_BYTES", "MAX_YAML_VALUES", "UnreadableFile", "KeyTwice", "config_error", "refuse_internal_keys",
            "folder_problem", "lone_surrogate", "open_regular", "read_regular", "read_yaml", "keys_once", "a_number",
-           "text_number"]
+           "text_number", "yaml_number", "float_text"]
 
 #: Largest oloproof.yaml or release.yaml read (they are read whole): 4 MiB.
 MAX_YAML_BYTES = 4 << 20
@@ -356,6 +356,32 @@ def yaml_number(value: float) -> str:
     """
     text = format(Decimal(repr(float(value))), "f")  # repr: the shortest text that reads back as value
     return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def float_text(x: float, sign: bool = False) -> str:
+    """``x`` to three decimals, or, when three round a value that is not whole to a whole number (0.9996 to
+    ``1.000``, 0.00004 to ``0.000``), to the fewest more that do not (``0.9996``, ``0.00004``); ``x`` as it is
+    when none up to 17 do. ``sign``: a leading ``+`` or ``-``. The one rule every rate and difference shown is
+    written by (``_display.theme.fmt_number``, a baseline's repr): a rate of 19,999 of 20,000 showed as ``1.000``.
+
+    Examples
+    --------
+    >>> float_text(19999 / 20000), float_text(0.12345), float_text(-0.00004, sign=True), float_text(1.0)
+    ('0.99995', '0.123', '-0.00004', '1.000')
+    """
+    if math.isinf(x):
+        return ("+∞" if sign else "∞") if x > 0 else "−∞"
+    spec = "+" if sign else ""
+    text = f"{x:{spec}.3f}"
+    if x == round(x):
+        return text
+    digits = 3
+    while float(text) == round(float(text)) and digits < 17:
+        digits += 1
+        text = f"{x:{spec}.{digits}f}"
+    if float(text) == round(float(text)):
+        return f"{x:+}" if sign else repr(x)
+    return text
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._config.files import yaml_number
+from .._config.files import float_text, yaml_number
 from .._core.paths import Absent
 from ..errors import quote, terminal_text
 
@@ -143,7 +143,7 @@ def fmt_number(value: Any) -> str:
     if isinstance(value, (bool, np.bool_)):
         return "yes" if value else ""
     if isinstance(value, (float, np.floating)):
-        return _fmt_float(float(value))
+        return float_text(float(value))
     return str(value)
 
 
@@ -156,29 +156,9 @@ def fmt_signed(value: float) -> str:
     >>> fmt_signed(0.0), fmt_signed(-0.1204), fmt_signed(0.00004), fmt_signed(float("nan"))
     ('+0.000', '-0.120', '+0.00004', '')
     """
-    if _missing(value):  # a NaN reached round() in _fmt_float: ValueError
+    if _missing(value):  # a NaN reached round() in float_text: ValueError
         return ""
-    return _fmt_float(float(value), sign=True)
-
-
-def _fmt_float(x: float, sign: bool = False) -> str:
-    """``x`` to three decimals, or, when three round a value that is not whole to a whole number (0.9996 to
-    ``1.000``, 0.00004 to ``0.000``), to the fewest more that do not (``0.9996``, ``0.00004``); ``x`` as it is
-    when none up to 17 do. ``sign``: a leading ``+`` or ``-``.
-    """
-    if math.isinf(x):
-        return ("+∞" if sign else "∞") if x > 0 else "−∞"
-    spec = "+" if sign else ""
-    text = f"{x:{spec}.3f}"
-    if x == round(x):
-        return text
-    digits = 3
-    while float(text) == round(float(text)) and digits < 17:
-        digits += 1
-        text = f"{x:{spec}.{digits}f}"
-    if float(text) == round(float(text)):
-        return f"{x:+}" if sign else repr(x)
-    return text
+    return float_text(float(value), sign=True)
 
 
 def fmt_level(confidence: float) -> str:

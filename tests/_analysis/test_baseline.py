@@ -581,3 +581,13 @@ def test_m21_a_baseline_of_another_type_is_refused_in_one_line() -> None:
 
     with pytest.raises(OloproofError, match=r"^baseline: give op.baseline\(suite\), its run or its folder, got int$"):
         check_baseline(object(), 42)  # type: ignore[arg-type]
+
+
+def test_an_idle_rate_that_is_not_whole_never_shows_as_one() -> None:
+    """Review F46: the repr wrote rates to three decimals, so an idle agent passing 2,499 of 2,500 rows showed
+    ``1.000`` (every row), the case that most needs reading right. It shows 0.9996 (a hand count)."""
+    from oloproof_nb._analysis.baseline import Baseline
+
+    idle = _stand_in({"almost": ["pass"] * 2499 + ["fail"], "all": ["pass"] * 3})
+    idle.run_id, idle.n_cases, idle.epochs = "idle-2", 2500, 1
+    assert repr(Baseline(idle)) == "Baseline('idle-2', cases=2500, almost=0.9996, all=1.000)"  # type: ignore[arg-type]
