@@ -722,9 +722,12 @@ def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, 
         if release is None and root is None:
             print("no criterion to gate: give the thresholds with --release RELEASE_YAML")
         elif release is None and result.release is None:  # no file to blame: the suite had none when the run began
-            print(terminal_text(f"{Path(root or '.') / RELEASE_FILE}: there was none when the run started, so no "
-                                "criterion is gated; write one listing `criteria: {<criterion>: <threshold>}`, or "
-                                "give it with --release"))
+            path = Path(root or ".") / RELEASE_FILE
+            # written since (the warning above names its keys): "write one" told the user to do what they had done
+            fix = (f"it is there now: give it with --release {shlex.quote(str(path))} to gate this run with it"
+                   if path.is_file() else
+                   "write one listing `criteria: {<criterion>: <threshold>}`, or give it with --release")
+            print(terminal_text(f"{path}: there was none when the run started, so no criterion is gated; {fix}"))
         else:
             source = release or str(Path(root or ".") / RELEASE_FILE)
             print(terminal_text(f"{source} names no criterion to gate; list each as "

@@ -55,7 +55,10 @@ def test_the_readmes_smallest_suite_runs_as_written(tmp_path: Path, n_cases: int
     assert table["passed"].to_dict() == {"answer_matches": n_cases, "state_matches": n_cases}
     assert set(table["verdict"]) == {verdict}
     if verdict == "INSUFFICIENT_EVIDENCE":  # "each criterion INSUFFICIENT_EVIDENCE (`interval_includes_threshold`)"
-        assert set(table["reason"]) == {"interval_includes_threshold"}
+        # and the reason says how many would decide it: "seventeen cases ... make it PASS" (review X2)
+        assert set(table["reason"]) == {"interval_includes_threshold; every row passes: with 12 independent rows no "
+                                        "lower bound is above 0.025^(1/12); 0.8 needs at least 17 (README section 6, "
+                                        "How big must a suite be?)"}
     assert gate.verdict == ("PASS" if verdict == "PASS" else "BLOCK")
     # every row passes: the exact (Clopper-Pearson) lower end is the beta quantile, 0.025 ** (1 / n):
     # 0.735 for 12 cases (below 0.8), 0.805 for 17; the README gives both

@@ -66,6 +66,7 @@ from .._config.release import (
     setting_change,
 )
 from .._config.suite import RELEASE_FILE, SUITE_FILE, SuiteConfig, parse_suite_config
+from .._core.binomial import n_min
 from .._core.compare import answers_equal
 from .._core.epochs import fractional_interval, parse_reduce
 from .._core.records import AbruptEnd
@@ -838,10 +839,14 @@ def gate(run: Run, release: ReleaseLike | None = None, *,
             interval, swapped = sums_interval(s, cfg, clustered)
             row.update(rate=interval.estimate, ci_low=interval.low, ci_high=interval.high, method=interval.method)
             notes += [n for n in (swapped, interval.reason) if n]
-        rows.append(_decided(row, notes, cfg, clustered, ev, checked, late, waiting=waiting))
+        rows.append(_decided(row, notes, cfg, clustered, ev, checked, late, waiting=waiting, sizes=s.rows))
     repeated = repeats_note(run.manifest.suite_config.repeated)  # one case under two ids: counted twice
     unchecked = _content_unchecked(run)
     for row in rows:
+        if row["reason"] == "all_missing" or row["reason"].startswith("all_missing;"):
+            # right after the code, where the user reads first: why the rows are missing says what would decide it
+            why = _missing_why(run.verdicts, row["criterion"])
+            row["reason"] = row["reason"].replace("all_missing", f"all_missing; {why}", 1)
         if repeated and row["n"]:
             row["reason"] = "; ".join(part for part in (row["reason"], repeated) if part)
         if unchecked and row["verdict"] == "PASS" and evaluator_of[row["criterion"]].type == "outcome_contract":
@@ -1295,8 +1300,12 @@ def _reduced_row(criterion: str, ev: Any, rs: Any, cfg: ReleaseConfig, checked: 
         notes.append(REPEATED_NOTE.format(n=rs.repeated))
     left_out = 0 if rs is None else rs.left_out
     if left_out:
-        notes.append(f"{left_out} case(s) with fewer than {rs.reduction.k} rows left out of {text}")
-    return _decided(row, notes, cfg, clustered, ev, checked, late, left_out, waiting)
+        k = rs.reduction.k  # and what would decide it: the reason said only what was left out (review X2)
+        notes.append(f"{left_out} case(s) with fewer than {k} rows left out of {text} (any of them may fail, so no "
+                     f"verdict): each case needs {k} rows, one per epoch it was judged in (a fault criterion's in "
+                     "the epochs that called its tool); run more epochs, or gate it with reduce: mean")
+    sizes = rs.sizes if rs is not None and rs.cases and rs.binary else None  # fractional values: no CP bound
+    return _decided(row, notes, cfg, clustered, ev, checked, late, left_out, waiting, sizes)
 
 
 def _check_method_used(method: str | None, rows: list[dict[str, Any]]) -> None:
@@ -1319,17 +1328,22 @@ def _check_method_used(method: str | None, rows: list[dict[str, Any]]) -> None:
 
 
 def _decided(row: dict[str, Any], notes: list[str], cfg: ReleaseConfig, clustered: bool, ev: Any,
-             checked: dict[str, bool], late: dict[str, str], left_out: int = 0, waiting: int = 0) -> dict[str, Any]:
+             checked: dict[str, bool], late: dict[str, str], left_out: int = 0, waiting: int = 0,
+             sizes: np.ndarray | None = None) -> dict[str, Any]:
     """``row`` (its counts and interval filled in) with its threshold, verdict and reason (the notes after it).
 
     ``late``: criterion → a vacuous-check finding made by the gate (an idle fault, a threshold of 0);
     ``left_out``: cases a pass^k or pass@k criterion could not reduce (fewer than k rows); ``waiting``: case
-    runs whose outcome receipt is ``waiting`` (they hold back an ``outcome_contract`` PASS).
+    runs whose outcome receipt is ``waiting`` (they hold back an ``outcome_contract`` PASS); ``sizes``: the rows
+    (or reduced cases) of each of the criterion's clusters, for :func:`_all_pass_note`.
     """
     criterion = row["criterion"]
     threshold = cfg.criteria.get(criterion)
     row["threshold"] = math.nan if threshold is None else float(threshold)
     verdict, reason = _decide(row, threshold, cfg, clustered, ev, checked, left_out)
+    if reason == "interval_includes_threshold" and sizes is not None and threshold is not None:
+        notes = [*notes, _all_pass_note(row, sizes, float(threshold), cfg.confidence, clustered)]
+        notes = [note for note in notes if note]
     if verdict == "PASS" and waiting and ev.type == "outcome_contract":
         verdict, reason = "INSUFFICIENT_EVIDENCE", (
             f"{OUTCOME_WAITING}: {waiting} case run(s) declared a wait, so their outcomes are not known (no verdict "
@@ -1340,6 +1354,49 @@ def _decided(row: dict[str, Any], notes: list[str], cfg: ReleaseConfig, clustere
     row["reason"] = "; ".join([reason, *notes] if reason else notes)
     row["_clustered"] = clustered  # read by _check_method_used; not a column of the table
     return row
+
+
+def _all_pass_note(row: dict[str, Any], sizes: np.ndarray, threshold: float, confidence: float,
+                   clustered: bool) -> str:
+    """What would decide a criterion whose every row passes and whose interval still holds ``threshold``, else "".
+
+    Its lower bound is then the all-pass bound (α/2)^(1/n_min), n_min = (Σm)²/Σm² over its clusters of sizes
+    ``sizes`` (Clopper–Pearson, and ``cluster_t``'s fallback when every row agrees), so only a larger n_min
+    clears the threshold: at least ln(α/2)/ln(threshold) (README section 6, "How big must a suite be?"). Before,
+    the reason said ``interval_includes_threshold`` alone, and a team whose every case passed read no more
+    (review X2). Other methods (``wilson``) have another all-pass bound: no note.
+    """
+    if not (row["n"] and row["passed"] == row["n"] and row["method"] in ("clopper_pearson", "cluster_t")):
+        return ""
+    size = n_min(np.asarray(sizes))
+    if threshold >= 1:
+        return f"every row passes, and no number of rows gives a lower bound of {threshold:g}: lower the threshold"
+    half = (1 - confidence) / 2
+    need = max(1, math.ceil(math.log(half) / math.log(threshold) - 1e-9))
+    if clustered:
+        return (f"every row passes: its clusters count as n_min = {size:.4g} equal-sized ones, and no lower bound "
+                f"is above {half:g}^(1/n_min); {threshold:g} needs n_min of at least {need} (more clusters, or "
+                "clusters closer in size; README section 6, How big must a suite be?)")
+    return (f"every row passes: with {row['n']:,} independent rows no lower bound is above {half:g}^(1/{row['n']}); "
+            f"{threshold:g} needs at least {need} (README section 6, How big must a suite be?)")
+
+
+def _missing_why(verdicts: pd.DataFrame, criterion: str) -> str:
+    """Why ``criterion``'s rows are missing, for its ``all_missing`` reason: the commonest reason its rows give and
+    how many give it (``every row is missing: "score 9 is not in [0, 1]; say which scores pass with pass_threshold=
+    (--pass-threshold)" (all 240 rows)``).
+
+    ``all_missing`` alone told the user nothing of what would make the criterion decide, where each row's reason
+    says it (a rating read without a ``pass_threshold``, a control replay that diverged, a system that raised)."""
+    rows = verdicts.loc[(verdicts["criterion"] == criterion) & (verdicts["verdict"] == "missing"), "reason"]
+    counts = rows.fillna("").astype(str).value_counts(sort=True)
+    if counts.empty or not counts.index[0]:
+        return "every row is missing"
+    top, n, more = str(counts.index[0]), int(counts.iloc[0]), len(counts) - 1
+    if not more:
+        return f'every row is missing: "{top}" (all {n:,} rows)'
+    return (f'every row is missing: "{top}" ({n:,} of {len(rows):,} rows; {more:,} other '
+            f"reason{'s' if more != 1 else ''}, each in run.verdicts)")
 
 
 def _waiting(run: Run) -> int:

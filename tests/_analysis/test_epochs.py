@@ -777,7 +777,9 @@ def test_a_case_with_fewer_than_k_rows_leaves_no_verdict(runs: dict[int, op.Run]
     assert left_out["reason"] == ("too_few_epochs; 8 row(s) repeat a try another run of the pool holds (a fault "
                                   "replay taken from the replay cache, or a case's epoch run by a system given its "
                                   "epoch), so they are one try of the agent each and are counted once; 1 case(s) "
-                                  "with fewer than 2 rows left out of pass^2")
+                                  "with fewer than 2 rows left out of pass^2 (any of them may fail, so no verdict): "
+                                  "each case needs 2 rows, one per epoch it was judged in (a fault criterion's in "
+                                  "the epochs that called its tool); run more epochs, or gate it with reduce: mean")
     enough = row("pass^1")
     assert enough["n"] == 9 and "too_few_epochs" not in enough["reason"]
     # per case, c8's one row is not reduced under pass^2 either: the 8 others are (mutation round 12, AE05)

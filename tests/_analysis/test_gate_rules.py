@@ -260,6 +260,9 @@ def test_all_missing_is_insufficient_with_its_reason(tmp_path: Path) -> None:
     r = gate_row(op.gate(run), "state_matches")
     assert r["missing"] == r["n"] == 5
     assert r["verdict"] == "INSUFFICIENT_EVIDENCE" and r["reason"].startswith("all_missing")
+    # and why, which says what would decide it (it said `all_missing` alone; review X2): each row's own reason
+    assert set(run.verdicts["reason"]) == {"no_state_recorded"}
+    assert r["reason"].startswith('all_missing; every row is missing: "no_state_recorded" (all 5 rows)')
 
 
 def test_a_reduced_criterion_all_missing_is_insufficient_with_its_reason(tmp_path: Path) -> None:
@@ -277,6 +280,7 @@ def test_a_reduced_criterion_all_missing_is_insufficient_with_its_reason(tmp_pat
                  "state_matches")
     assert (r["reduce"], r["n"], r["missing"], r["passed"]) == ("pass^2", 5, 5, 0)
     assert r["verdict"] == "INSUFFICIENT_EVIDENCE" and r["reason"].startswith("all_missing;")
+    assert r["reason"].startswith('all_missing; every row is missing: "no_state_recorded" (all 10 rows)')  # 5 × 2
 
 
 def test_a_threshold_of_zero_is_a_vacuous_check(tmp_path: Path) -> None:
@@ -365,6 +369,16 @@ def test_cli_gate_prints_reason(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert not missing.exists() and capsys.readouterr().out.splitlines()[-2] == (
         f"{missing}: there was none when the run started, so no criterion is gated; write one listing "
         "`criteria: {<criterion>: <threshold>}`, or give it with --release")
+    # written since the run: it said "write one" of the file the user had written; it names it for --release now
+    # (review X2), and the gate still takes none of its thresholds without it
+    missing.write_text("criteria: {answer_matches: 0.1}\n", encoding="utf-8")
+    assert main(["gate", str(bare.directory)]) == 1
+    out, err = capsys.readouterr()
+    assert "differs from the release settings" in err
+    assert out.splitlines()[-2] == (
+        f"{missing}: there was none when the run started, so no criterion is gated; it is there now: give it with "
+        f"--release {missing} to gate this run with it")
+    assert main(["gate", str(bare.directory), "--release", str(missing)]) == 0  # 4 of 5: ci_low 0.284 clears 0.1
 
 
 def test_gate_path_never_imports_statsmodels(tmp_path: Path) -> None:
@@ -404,7 +418,9 @@ def test_a_threshold_of_one_is_gated_and_fails_on_one_failure(tmp_path: Path) ->
     perfect = _row(op.gate(run_of(tmp_path / "b", answer_cases([True] * 10, [f"k{i}" for i in range(10)])),
                           release={"criteria": {"answer_matches": 1.0}}))
     assert perfect["ci_low"] == pytest.approx(0.025 ** 0.1, abs=1e-12) and perfect["ci_high"] == 1.0
-    assert (perfect["verdict"], perfect["reason"]) == ("INSUFFICIENT_EVIDENCE", "interval_includes_threshold")
+    assert (perfect["verdict"], perfect["reason"]) == ("INSUFFICIENT_EVIDENCE", "interval_includes_threshold; every "
+                                                       "row passes, and no number of rows gives a lower bound of 1: "
+                                                       "lower the threshold")
 
 
 def test_a_pass_k_criterion_of_one_case_gets_its_interval(tmp_path: Path) -> None:
@@ -417,3 +433,35 @@ def test_a_pass_k_criterion_of_one_case_gets_its_interval(tmp_path: Path) -> Non
     assert (r["n"], r["passed"], r["method"]) == (1, 1, "clopper_pearson")
     assert (r["ci_low"], r["ci_high"]) == (pytest.approx(0.025, abs=1e-15), 1.0)
     assert r["verdict"] == "PASS"
+
+
+def test_every_row_passing_below_the_threshold_says_how_many_would_clear_it(tmp_path: Path) -> None:
+    """20 independent cases, every one passing, at threshold 0.9: the all-pass bound 0.025^(1/20) = 0.832 does not
+    clear it, INSUFFICIENT_EVIDENCE (interval_includes_threshold), and the reason said no more; it now says how many
+    would (review X2). By scipy: 36 is the least n whose Clopper–Pearson bound of n of n reaches 0.9 (35 gives
+    0.8999). Clustered, 24 clusters of 2 rows each passing (n_min = 48² / (24·4) = 24 by hand), at 0.95: 72
+    (71 gives 0.94998). A threshold the rows cannot reach with a failure among them gets no such note, nor does a
+    PASS."""
+    def least_n(threshold: float) -> int:
+        return next(n for n in range(1, 1000) if stats.beta.ppf(0.025, n, 1) >= threshold)
+
+    assert (least_n(0.9), least_n(0.95)) == (36, 72)
+    assert stats.beta.ppf(0.025, 35, 1) < 0.9 and stats.beta.ppf(0.025, 71, 1) < 0.95
+    run = run_of(tmp_path / "flat", answer_cases([True] * 20, [f"k{i}" for i in range(20)]),
+                 release={"criteria": {"answer_matches": 0.9}})
+    r = gate_row(op.gate(run))
+    assert r["verdict"] == "INSUFFICIENT_EVIDENCE" and r["ci_low"] == pytest.approx(0.025 ** (1 / 20))
+    assert r["reason"] == ("interval_includes_threshold; every row passes: with 20 independent rows no lower bound "
+                           "is above 0.025^(1/20); 0.9 needs at least 36 (README section 6, How big must a suite "
+                           "be?)")
+    assert gate_row(op.gate(run, criteria={"answer_matches": 0.83}))["reason"] == "ci_low_at_or_above_threshold"
+    paired = run_of(tmp_path / "pairs", answer_cases([True] * 48, [f"k{i // 2:02d}" for i in range(48)]),
+                    release={**CLUSTERED, "criteria": {"answer_matches": 0.95}})
+    r = gate_row(op.gate(paired))
+    assert r["verdict"] == "INSUFFICIENT_EVIDENCE" and r["ci_low"] == pytest.approx(0.025 ** (1 / 24))
+    assert "every row passes: its clusters count as n_min = 24 equal-sized ones" in r["reason"]
+    assert "0.95 needs n_min of at least 72 (more clusters" in r["reason"]
+    one_fails = run_of(tmp_path / "fail", answer_cases([False] + [True] * 19, [f"k{i}" for i in range(20)]),
+                       release={"criteria": {"answer_matches": 0.8}})
+    r = gate_row(op.gate(one_fails))
+    assert r["verdict"] == "INSUFFICIENT_EVIDENCE" and r["reason"] == "interval_includes_threshold"

@@ -170,3 +170,21 @@ def test_a_numpy_number_is_a_threshold_and_a_bool_is_not() -> None:
     for bad in (True, np.bool_(True), np.float64("nan"), {"rating": np.int64(7), "exact": False}, "7"):
         with pytest.raises(op.OloproofError, match="give a finite number"):
             _thresholds(bad)  # type: ignore[arg-type]
+
+
+def test_a_rating_read_without_its_threshold_says_what_would_decide_it(rated: Path) -> None:
+    """Read with no ``pass_threshold``, the 1-10 ``rating`` is missing on all 8 samples (a number off [0, 1] puts
+    the whole criterion on another scale), and the gate is INSUFFICIENT_EVIDENCE (all_missing). Its reason said
+    ``all_missing`` and nothing of what would decide it; it now quotes why its rows are missing, naming
+    ``pass_threshold=`` (review X2). Each score's reason names its score, and by hand from ``ROWS`` the eight
+    print differently (7 and 7.0 too), so the reason quotes the first and counts 7 others."""
+    run, _ = _read(rated)
+    assert _counts(run, "rating") == {"missing": 8}
+    assert len({repr(r) for r, _, _, _ in ROWS}) == 8
+    row = op.gate(run, release={**LOOSE, "criteria": {"rating": 0.5}}).table.set_index("criterion").loc["rating"]
+    assert row["verdict"] == "INSUFFICIENT_EVIDENCE"
+    assert row["reason"].startswith('all_missing; every row is missing: "score ')
+    assert "pass_threshold=" in row["reason"]
+    assert "(1 of 8 rows; 7 other reasons, each in run.verdicts)" in row["reason"]
+    plain = op.gate(run, release={**LOOSE, "criteria": {"correct": 0.5}}).table.set_index("criterion").loc["correct"]
+    assert "every row is missing" not in plain["reason"]  # a criterion with verdicts says nothing of the kind
