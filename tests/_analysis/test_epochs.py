@@ -369,6 +369,23 @@ def test_gate_applies_the_release_reduction(runs: dict[int, op.Run]) -> None:
     assert table.loc["answer_matches", "threshold"] == 0.2
 
 
+def test_a_bootstrap_asked_for_and_replaced_is_named_for_pass_k_too(runs: dict[int, op.Run]) -> None:
+    """``method: cluster_bootstrap`` with a pass^3 criterion over 5 epochs: the fractional values get the monotone
+    CR2 logit-t interval, and the reason says so as the mean criterion's does (DESIGN: the gate "uses cluster_t
+    and says so"); before, the mean row said "cluster_t instead of cluster_bootstrap" and the pass^3 row nothing
+    (review O1, the gate oracle in tests/_analysis/test_gate_oracle.py)."""
+    release = {"allow_approximate_methods": True, "min_clusters": 2, "method": "cluster_bootstrap",
+               "criteria": {"answer_matches": {"threshold": 0.2, "reduce": "pass^3"}, "state_matches": 0.2}}
+    table = op.gate(runs[5], release=release).table.set_index("criterion")
+    for c in ("answer_matches", "state_matches"):
+        assert table.loc[c, "method"] == "cluster_t"
+        assert "cluster_t instead of cluster_bootstrap" in table.loc[c, "reason"], table.loc[c, "reason"]
+    reduced = op.reduce_epochs(runs[5], release=release, reduce="pass^3").set_index("criterion")
+    assert "cluster_t instead of cluster_bootstrap" in reduced.loc["answer_matches", "reason"]
+    plain = op.gate(runs[5], release={**release, "method": "cluster_t"}).table.set_index("criterion")
+    assert "instead of" not in plain.loc["answer_matches", "reason"]
+
+
 def test_release_reduce_syntax_and_k_errors(tmp_path: Path, runs: dict[int, op.Run]) -> None:
     bad = {"criteria": {"answer_matches": {"threshold": 0.8, "reduce": "pass^x"}}}
     with pytest.raises(op.ConfigError, match=r"criteria\.answer_matches\.reduce.*not a reduction"):
