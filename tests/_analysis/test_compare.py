@@ -1778,3 +1778,50 @@ def test_too_few_clusters_names_its_numbers_and_a_loss_below_the_margin(make_sui
     assert row["ci_high"] >= -0.05
     assert row["reason"].split(";")[0] == "too_few_clusters: its rows fall in 6 clusters, min_clusters is 20"
     assert "below −margin" not in row["reason"]
+
+
+class _RaisesOnce(Scheduled):
+    """Scheduled, and raises on case c00 in epoch 1 (a case run ended in error: its verdicts ``missing``)."""
+
+    def run(self, input: dict[str, Any], epoch: int) -> dict[str, Any]:  # type: ignore[override]
+        if input["tag"] == "c00" and epoch == 1:
+            raise RuntimeError("sandbox down")
+        return super().run(input, epoch)
+
+
+def test_pass_1_is_the_mean_row_with_its_flips_each_way_and_its_missing_rows(make_suite: Callable[..., Path],
+                                                                             tmp_path: Path) -> None:
+    """pass^1 over 2 paired epochs in every case is compared as the mean is (README: the mean, over the case runs).
+    By hand, 10 cases × 2 epochs: the base passes every case run; the candidate errs on c00 epoch 1 (missing, and
+    not a pass) and answers c01 wrong in both epochs: 3 pass to fail, 0 fail to pass, 1 missing, n 20. Mutation
+    round M51: the flips swapped, or missing counted only where both sides miss, still passed the symmetric
+    test above."""
+    root = make_suite(_cases(10), evaluators=[{"type": "answer_matches"}], epochs=2,
+                      release={**ALLOW, "criteria": {"answer_matches": 0.4}})
+    suite = op.load_suite(root)
+    base = op.run(suite, system=lambda: Scheduled(lambda i, e: True, "a"), out=tmp_path / "b", progress=False)
+    cand = op.run(suite, system=lambda: _RaisesOnce(lambda i, e: i != 1, "b"), out=tmp_path / "c", progress=False)
+    mean = op.compare(base, cand).table.iloc[0]
+    assert (mean["n"], mean["pass_to_fail"], mean["fail_to_pass"], mean["missing"]) == (20, 3, 0, 1)
+    columns = ["base_rate", "candidate_rate", "difference", "ci_low", "ci_high", "n", "n_clusters", "pass_to_fail",
+               "fail_to_pass", "missing", "mcnemar_p"]
+    for text in ("pass^1", "pass@1"):
+        row = op.compare(base, cand, release={**ALLOW, "criteria": {"answer_matches": {
+            "threshold": 0.4, "reduce": text}}}).table.iloc[0]
+        pd.testing.assert_series_equal(row[columns], mean[columns], check_names=False, obj=text)
+
+
+def test_pass_1_over_unequal_paired_epochs_is_not_the_mean() -> None:
+    """With 2 paired epochs in case a and 1 in case b (an epoch lost with a stopped run), the mean over case runs
+    weighs a twice: pass^1 over cases is (1/2 + 1)/2 = 0.75 for the candidate, the mean over runs 2/3. Not the mean,
+    and fractional: ``reduce_not_paired`` (mutation round M51: compared as the mean whenever k is 1)."""
+    from oloproof_nb._analysis.compare import _reduced_row
+    from oloproof_nb._config.release import ReleaseConfig
+    from oloproof_nb._core.epochs import parse_reduce
+
+    rows = pd.DataFrame({"criterion": "answer_matches", "case_id": ["a", "a", "b"], "cluster": ["a", "a", "b"],
+                         "base": ["pass", "pass", "pass"],
+                         "candidate": ["pass", "fail", "pass"]})
+    notes: list[str] = []
+    assert _reduced_row({}, rows, parse_reduce("pass^1"), ReleaseConfig(), notes) == "reduce_not_paired"
+    assert _reduced_row({}, rows[rows["case_id"] == "a"], parse_reduce("pass^1"), ReleaseConfig(), []) == ""

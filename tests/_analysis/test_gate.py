@@ -1184,3 +1184,31 @@ def test_the_readmes_abrupt_ends_line_is_the_one_the_gate_prints() -> None:
     assert re.fullmatch(pattern + r".*", line), (pattern, line)
     assert line.startswith("resumed after 2 abrupt ends of the run's process (killed by signal SIGKILL; not seen by "
                            "oloproof run); the 3 case runs in flight were run again: cases 'c1', 'c2', 'c3' (epoch 2)")
+
+
+def test_a_release_yaml_that_is_a_dangling_link_or_fails_to_read_is_named(tmp_path: Path) -> None:
+    """The suite's release.yaml a link to a file since moved (a shared settings file): it is there and cannot be
+    read, as a folder in its place cannot; named, the run's settings decide (mutation round M51: looked for as a
+    file that exists, the link to nothing was no file at all, and the gate said nothing). An I/O error reading it is
+    named too (its branch returned nothing, and no test reached it)."""
+    import errno
+
+    from oloproof_nb._analysis import gate as gate_module
+
+    folder = make_suite(tmp_path / "s", [True] * 10, release={"criteria": {"answer_matches": 0.6}})
+    run = run_suite(folder)
+    (folder / "release.yaml").unlink()
+    (folder / "release.yaml").symlink_to(tmp_path / "moved.yaml")
+    with pytest.warns(UserWarning, match=r"release\.yaml.*\(the suite folder's release\.yaml, which cannot be read "
+                                         r"now\); this gate uses the release settings run .* was made with") as caught:
+        assert op.gate(run).verdict == "PASS"
+    assert str(folder / "release.yaml") in str(caught[0].message)
+
+    def fails(path: Path) -> None:
+        raise OSError(errno.EIO, "Input/output error")
+
+    (folder / "release.yaml").unlink()
+    (folder / "release.yaml").write_text("criteria: {answer_matches: 0.6}\n", encoding="utf-8")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(gate_module, "load_release", fails)
+        assert gate_module.release_unreadable(run) == f"{folder / 'release.yaml'}: Input/output error"

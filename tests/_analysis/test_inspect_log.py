@@ -1974,18 +1974,24 @@ def test_a_log_that_cannot_be_read_is_named_not_left_out_nor_called_no_log(tmp_p
         (folder / "locked.json").write_text(header, encoding="utf-8")
         (folder / "locked.json").chmod(0)
     (both / "readable.json").write_text(header, encoding="utf-8")
+    evals = tmp_path / "evals"  # an .eval is a log by its name: one that cannot be read is named so, not "damaged"
+    evals.mkdir()
+    (evals / "readable.json").write_text(header, encoding="utf-8")
+    (evals / "locked.eval").write_bytes(b"PK")
+    (evals / "locked.eval").chmod(0)
     script = ("import sys\nfrom pathlib import Path\nfrom oloproof_nb._analysis import inspect_log\n"
               "for path in sys.argv[1:]:\n"
               "    try:\n        print([f.name for f in inspect_log.inspect_log_files(path)])\n"
               "    except Exception as exc:\n        print(f'{type(exc).__name__}: {exc}')\n"
               "print(inspect_log.is_inspect_source(Path(sys.argv[-1])))\n")
-    done = subprocess.run([*prefix, sys.executable, "-c", script, str(both / "locked.json"), str(both), str(alone)],
-                          capture_output=True, text=True, timeout=120)
+    paths = [str(both / "locked.json"), str(both), str(evals), str(alone)]
+    done = subprocess.run([*prefix, sys.executable, "-c", script, *paths], capture_output=True, text=True, timeout=120)
     refused = ("cannot read: Permission denied; a log of this folder that cannot be read would leave its samples "
                "out: make it readable, or move it out of the folder")
     assert done.stdout.splitlines() == [
         f"OloproofError: {both / 'locked.json'}: cannot read: Permission denied; give an Inspect AI log you can read",
         f"OloproofError: {both / 'locked.json'}: {refused}",
+        f"OloproofError: {evals / 'locked.eval'}: {refused}",
         f"OloproofError: {alone / 'locked.json'}: {refused}",
         "True"], done.stderr
 
@@ -2012,3 +2018,59 @@ def test_a_header_planning_a_huge_number_of_epochs_is_read_by_its_summaries_not_
     unedited, read = done.stdout.splitlines()
     assert read == unedited, done.stderr
     assert read.count("', ") == 8  # 4 samples × 2 epochs, by hand
+
+
+def _plan_header(ids: list[str], epochs: int, status: str = "success", total: int | None = None) -> Any:
+    """A log header as ``_samples`` reads it: the plan (``sample_ids`` × ``epochs``), the status and the count."""
+    from types import SimpleNamespace as NS
+
+    return NS(eval=NS(dataset=NS(sample_ids=ids), config=NS(epochs=epochs)), status=status,
+              results=NS(total_samples=total, logged_samples=None))
+
+
+def _summaries_log(held: list[tuple[str, int]] | None) -> Any:
+    """A stand-in for ``inspect_ai.log``: its summaries hold ``held`` (None: they cannot be read); a sample read is
+    its ``(id, epoch)``."""
+    from types import SimpleNamespace as NS
+
+    def summaries(file: Path) -> list[Any]:
+        if held is None:
+            raise ValueError("no summaries")
+        return [NS(id=sid, epoch=epoch) for sid, epoch in held]
+
+    return NS(read_eval_log_sample_summaries=summaries,
+              read_eval_log_sample=lambda file, sid, epoch, resolve_attachments: (sid, epoch))
+
+
+def test_samples_are_read_in_the_plans_order_and_a_huge_plan_by_its_summaries(monkeypatch: pytest.MonkeyPatch,
+                                                                              tmp_path: Path) -> None:
+    """``_samples`` streams each dataset sample's epochs in turn (Inspect's order), whatever order the summaries
+    list them in; a plan past MAX_PLAN is read by its summaries even when the header counts nothing, and refused in
+    one line when they cannot be read; a finished plan of MAX_PLAN sample epochs is listed. Hand-written plans
+    (mutation round M51: the last epoch moved after the others, epochs in the summaries' order, a huge plan listed
+    or refused as a damaged log, a plan of exactly MAX_PLAN read by its summaries)."""
+    from oloproof_nb._analysis import inspect_log
+    from oloproof_nb.errors import OloproofError
+
+    file = tmp_path / "log.json"
+    held = [("b", 2), ("a", 2), ("b", 1), ("a", 1), ("z", 1)]  # z: added as the task ran (a SampleSource)
+    started = _plan_header(["a", "b"], 2, status="started")
+    assert list(inspect_log._samples(_summaries_log(held), file, started)) == [
+        ("a", 1), ("a", 2), ("b", 1), ("b", 2), ("z", 1)]
+    huge = _plan_header(["a", "b"], 10**19)  # a success that counts nothing: only the plan's size says read less
+    assert list(inspect_log._samples(_summaries_log(held[:4]), file, huge)) == [("a", 1), ("a", 2), ("b", 1),
+                                                                                 ("b", 2)]
+    with pytest.raises(OloproofError, match=rf"^{re.escape(str(file))}: its header plans 20,000,000,000,000,000,000 "
+                                            r"sample epochs \(2 samples × 10,000,000,000,000,000,000 epochs\)"):
+        list(inspect_log._samples(_summaries_log(None), file, huge))
+    # epochs 9 and 1 held in that order (a set of them iterates 9 first): still 1 before 9
+    assert list(inspect_log._samples(_summaries_log([("a", 9), ("a", 1)]), file, _plan_header(["a"], 9, "started"))
+                ) == [("a", 1), ("a", 9)]
+    monkeypatch.setattr(inspect_log, "MAX_PLAN", 4)  # a finished plan of MAX_PLAN: listed, no summaries read
+    asked = _summaries_log(held[:1])
+    read = asked.read_eval_log_sample_summaries
+    calls: list[Path] = []
+    asked.read_eval_log_sample_summaries = lambda f: calls.append(f) or read(f)
+    assert list(inspect_log._samples(asked, file, _plan_header(["a", "b"], 2))) == [
+        ("a", 1), ("a", 2), ("b", 1), ("b", 2)]
+    assert calls == []

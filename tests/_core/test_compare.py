@@ -690,3 +690,14 @@ def test_a_list_rule_whose_pattern_names_some_indexes_by_a_wildcard_fits_by_posi
         assert ok(compare_state(exp, act, "whole", lists=lists)), key
         unexpected, rows = compare_changes({}, exp, act, lists=lists)
         assert unexpected == [] and ok(rows), key
+
+
+def test_list_diff_writes_a_key_with_a_dot_as_a_path_reads_it() -> None:
+    """A key holding a dot is bracketed (``files["a.csv"]``, as ``format_path`` writes it), so the ignore and keep
+    patterns a control replay and a pair match its rows against read it as one key (mutation round M51: keys
+    joined with dots read as ``files.a.csv``, three keys)."""
+    from oloproof_nb._core.compare import list_diff
+
+    before, after = {"files": {"a.csv": [1, 2]}}, {"files": {"a.csv": [2, 1]}}
+    assert [p for p, _, _ in list_diff(before, after)] == ['files["a.csv"].0', 'files["a.csv"].1']
+    assert list_diff(before, after, {'files["a.csv"]': ListMatch("unordered")}) == []

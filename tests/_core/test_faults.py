@@ -145,3 +145,20 @@ def test_a_case_that_expects_no_answer_recovers_on_its_state_checks_alone() -> N
     out = fault_verdict(None, ["pass"], [], False)
     assert (out["recovered"], out["verdict"], out["reason"]) == (True, "pass", "recovered")
     assert fault_verdict(None, ["pass", "fail"], [], False)["verdict"] == "fail"
+
+
+def test_a_kept_path_must_reproduce_though_the_lists_align() -> None:
+    """A ``keep`` path (one a ``state_unchanged`` check judges) must reproduce whatever ``ignore`` says, also when
+    the lists aligned by the ``lists`` rules hold the same elements (mutation round M51: the aligned comparison
+    dropped ``keep``, and a replay whose kept stamp differed reproduced)."""
+    from oloproof_nb._core.compare import ListMatch
+
+    t = Trajectory(steps=[], answer="ok")
+    recorded = {"tags": ["a", "b"], "meta": {"at": 1}}
+    rules = {"tags": ListMatch("unordered")}
+    same_stamp = {"tags": ["b", "a"], "meta": {"at": 1}}
+    assert control_difference(t, recorded, t, same_stamp, ["**.at"], ["meta.at"], rules) is None
+    other_stamp = {"tags": ["b", "a"], "meta": {"at": 2}}
+    assert control_difference(t, recorded, t, other_stamp, ["**.at"], (), rules) is None  # not kept: ignored
+    said = control_difference(t, recorded, t, other_stamp, ["**.at"], ["meta.at"], rules)
+    assert said is not None and said.startswith("state differs at ")

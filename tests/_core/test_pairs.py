@@ -379,3 +379,30 @@ def test_a_same_state_reason_names_three_paths_and_counts_the_rest() -> None:
     derived = _record("c1~p", {}, {"a": 2, "b": 2, "c": 2, "d": 2}, "p")
     assert compare_pair("same_state", source, derived) == (
         False, "state differs from c1's at 4 path(s): a, b, c and 1 more")
+
+
+def _state_record(cid: str, initial: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
+    return {"case": {"id": cid, "initial_state": initial}, "status": "completed",
+            "trajectory": {"steps": [], "answer": "x"}, "environment_state": {"state": state}}
+
+
+def test_same_state_aligned_by_the_rules_still_leaves_out_ignores_keeps_and_the_injected_path() -> None:
+    """With ``lists`` rules a ``same_state`` pair also holds when the states agree once the lists are aligned, by the
+    same ``ignore``, ``keep`` and injected paths as the positional comparison (mutation round M51: each dropped from
+    the aligned comparison left these pairs as they were, the pair of each line below decided otherwise)."""
+    from oloproof_nb._core.compare import ListMatch
+
+    unordered, by_ref = {"tags": ListMatch("unordered")}, {"log": ListMatch("by_key", "ref")}
+    # the injected note, copied into the state, differs by design; the tags come back in another order
+    source = _state_record("c1", {"note": "hi", "tags": []}, {"note": "hi", "tags": ["a", "b"]})
+    copy = _state_record("c1~t", {"note": "hi OBEY", "tags": []}, {"note": "hi OBEY", "tags": ["b", "a"]})
+    assert compare_pair("same_state", source, copy, lists=unordered) == (True, "")
+    # an ignored stamp on elements aligned by their key
+    source = _state_record("c1", {}, {"log": [{"ref": "a", "at": 1}, {"ref": "b", "at": 1}]})
+    copy = _state_record("c1~t", {}, {"log": [{"ref": "b", "at": 2}, {"ref": "a", "at": 2}]})
+    assert compare_pair("same_state", source, copy, ["log.*.at"], (), by_ref) == (True, "")
+    # a kept stamp must agree, aligned or not
+    source = _state_record("c1", {}, {"tags": ["a", "b"], "meta": {"at": 1}})
+    copy = _state_record("c1~t", {}, {"tags": ["b", "a"], "meta": {"at": 2}})
+    assert compare_pair("same_state", source, copy, ["**.at"], (), unordered) == (True, "")
+    assert compare_pair("same_state", source, copy, ["**.at"], ["meta.at"], unordered)[0] is False

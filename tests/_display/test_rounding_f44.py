@@ -191,3 +191,18 @@ def test_fmt_number_takes_the_decimals_a_value_needs_not_to_look_whole() -> None
     assert (fmt_signed(float("nan")), fmt_signed(np.float64("nan")), fmt_number(float("nan"))) == ("", "", "")
     assert [fmt_number(x) for x in (-0.9996, np.float32(0.9999), np.float64(19999 / 20000))] == [
         "-0.9996", "0.9999", "0.99995"]
+
+
+def test_a_value_no_17_decimals_show_is_shown_as_it_is_and_signed_as_a_difference() -> None:
+    """3e-18 at 17 decimals still reads 0.00000000000000000: shown as it is (``3e-18``), ``+3e-18`` as a difference;
+    the infinities signed too, and a table's difference cell (mutation round M51: an 18th decimal, an unsigned
+    difference, an unsigned +∞, a difference cell at three decimals)."""
+    from oloproof_nb._display.theme import fmt_number, fmt_signed
+
+    assert (fmt_number(3e-18), fmt_signed(3e-18), fmt_signed(-3e-18)) == ("3e-18", "+3e-18", "-3e-18")
+    assert (fmt_number(math.inf), fmt_signed(math.inf), fmt_signed(-math.inf)) == ("∞", "+∞", "−∞")
+    # a table of differences: 1 of 2,500 case runs lost is -0.0004, not -0.000
+    from oloproof_nb._display.theme import fmt_cell
+
+    assert (fmt_cell("difference", -1 / 2500, sign=True), fmt_cell("difference", 0.00004, sign=True)) == (
+        "-0.0004", "+0.00004")

@@ -771,3 +771,26 @@ def test_an_executor_shut_down_with_its_queued_batches_cancelled_during_the_run_
     journal = tmp_path / "run" / "cases.jsonl"  # c0's record is kept if it came in before the loss was seen
     assert "c1" not in [json.loads(line)["case"]["id"] for line in (journal.read_text().splitlines()
                                                                      if journal.exists() else [])]
+
+
+def test_a_stale_pooled_instance_is_released_before_its_replacement_is_built(make_suite: Any,
+                                                                              tmp_path: Path) -> None:
+    """An instance pooled by a run of v1, met by a batch of a run of v2, is released and then one is built and
+    checked (what it holds open, a database file or a lock, is let go before its replacement takes it). Mutation
+    round M51: without the release it lived on, beside its replacement, until the batch ended."""
+    from oloproof_nb._run.runner import _release_here, _remote_batch
+
+    root, version = _versioned_desk(make_suite, tmp_path)
+    log = tmp_path / "instances.log"
+    fingerprint = op.run(root, out=tmp_path / "first", progress=False).manifest.code_fingerprint
+    suite = op.load_suite(root)
+    batch = list(enumerate(suite.kept_cases or ()))
+    try:
+        _remote_batch(str(root), dict(suite.digests), batch, "r1", "v1", fingerprint)
+        log.write_text("", encoding="utf-8")
+        version.write_text("v2", encoding="utf-8")
+        records, _ = _remote_batch(str(root), dict(suite.digests), batch, "r2", "v2", fingerprint)
+        assert [r["trajectory"]["answer"] for r in records] == ["v2"] * 4
+        assert log.read_text(encoding="utf-8").split() == ["released", "built"]
+    finally:
+        _release_here(str(root), None)
