@@ -1136,8 +1136,9 @@ def _duration(sample: Any) -> float:
 #: 947 MB at peak against 705 MB one at a time: a one-off measurement, no script).
 BATCH = 64
 #: Most sample epochs (dataset samples × epochs) of a header's plan listed one by one. A log's header is text anyone
-#: can edit: ``"epochs": 10000000000000000000`` in a 300 KB log made the plan a list of 4 × 10¹⁹ entries, and the
-#: process took 23 GB before the kernel killed it (review R50). A larger plan is read by the log's own summaries.
+#: can edit: ``"epochs": 10000000000000000000`` in a 300 KB log set the plan, a list of 4 × 10¹⁹ entries, being
+#: built until memory ran out (23 GB on review R50's machine, where the kernel killed the process). A larger plan
+#: is read by the log's own summaries.
 MAX_PLAN = 1_000_000
 
 
