@@ -53,7 +53,7 @@ import numpy as np
 import pandas as pd
 
 from .._config.cases import iter_cases, repeats_note
-from .._config.files import read_yaml
+from .._config.files import read_yaml, yaml_number
 from .._config.imports import file_digest
 from .._config.labels import load_labels
 from .._config.release import (
@@ -66,7 +66,7 @@ from .._config.release import (
     setting_change,
 )
 from .._config.suite import RELEASE_FILE, SUITE_FILE, SuiteConfig, parse_suite_config
-from .._core.binomial import n_min
+from .._core.binomial import clopper_pearson, n_min
 from .._core.compare import answers_equal
 from .._core.epochs import fractional_interval, parse_reduce
 from .._core.records import AbruptEnd
@@ -1368,23 +1368,56 @@ def _all_pass_note(row: dict[str, Any], sizes: np.ndarray, threshold: float, con
 
     Its lower bound is then the all-pass bound (α/2)^(1/n_min), n_min = (Σm)²/Σm² over its clusters of sizes
     ``sizes`` (Clopper–Pearson, and ``cluster_t``'s fallback when every row agrees), so only a larger n_min
-    clears the threshold: at least ln(α/2)/ln(threshold) (README section 6, "How big must a suite be?"). Before,
+    clears the threshold: at least ln(α/2)/ln(threshold), the least whole n whose bound as the gate computes it
+    reaches it (:func:`_least_all_pass_n`; README section 6, "How big must a suite be?"). Before,
     the reason said ``interval_includes_threshold`` alone, and a team whose every case passed read no more
     (review X2). Other methods (``wilson``) have another all-pass bound: no note.
     """
     if not (row["n"] and row["passed"] == row["n"] and row["method"] in ("clopper_pearson", "cluster_t")):
         return ""
     size = n_min(np.asarray(sizes))
+    unit = "row" if row.get("reduce", "mean") == "mean" else "case"  # pass^k / pass@k: n counts reduced cases
+    # every digit of the threshold (:g showed 0.9999995 as 1), and n_min rounded down to 2 decimals (.4g showed
+    # 1,163.6 as 1164 beside "needs n_min of at least 1164", and 12,345.6 as 1.235e+04; review F47)
+    shown = yaml_number(threshold)
     if threshold >= 1:
-        return f"every row passes, and no number of rows gives a lower bound of {threshold:g}: lower the threshold"
+        return f"every {unit} passes, and no number of {unit}s gives a lower bound of {shown}: lower the threshold"
     half = (1 - confidence) / 2
-    need = max(1, math.ceil(math.log(half) / math.log(threshold) - 1e-9))
+    need = _least_all_pass_n(threshold, confidence)
     if clustered:
-        return (f"every row passes: its clusters count as n_min = {size:.4g} equal-sized ones, and no lower bound "
-                f"is above {half:g}^(1/n_min); {threshold:g} needs n_min of at least {need} (more clusters, or "
+        effective = f"{math.floor(size * 100 + 1e-9) / 100:,.2f}".rstrip("0").rstrip(".")
+        return (f"every {unit} passes: its clusters count as n_min = {effective} equal-sized ones, and no lower "
+                f"bound is above {half:g}^(1/n_min); {shown} needs n_min of at least {need:,} (more clusters, or "
                 "clusters closer in size; README section 6, How big must a suite be?)")
-    return (f"every row passes: with {row['n']:,} independent rows no lower bound is above {half:g}^(1/{row['n']}); "
-            f"{threshold:g} needs at least {need} (README section 6, How big must a suite be?)")
+    return (f"every {unit} passes: with {row['n']:,} independent {unit}s no lower bound is above "
+            f"{half:g}^(1/{row['n']}); {shown} needs at least {need:,} (README section 6, How big must a suite be?)")
+
+
+def _least_all_pass_n(threshold: float, confidence: float) -> int:
+    """The least whole n whose all-pass lower bound, as the gate computes it (:func:`clopper_pearson` of n in n,
+    (α/2)^(1/n)), reaches ``threshold`` (0 < ``threshold`` < 1).
+
+    ln(α/2)/ln(threshold) rounded up is that n in exact arithmetic, but the gate decides on the float bound: at
+    confidence 0.68 and threshold 0.4 the decimal n is 2 and the bound of 2 is 0.39999999999999997, so 2 passing
+    rows stay ``interval_includes_threshold`` while the note said 0.4 needed 2 (review F47); a threshold one float
+    above an achievable bound likewise. So the bound itself is searched (it rises with n), by bisection: near 1 the
+    float bound is flat over many n.
+    """
+    def reaches(n: int) -> bool:
+        return clopper_pearson(n, n, confidence)[0] >= threshold
+
+    # half the exact n: its bound is about threshold², below it, unless that is 1 row (then the answer, as rounding
+    # can put the exact n just above 1 at a threshold of α/2)
+    low = max(1, math.ceil(math.log((1 - confidence) / 2) / math.log(threshold)) // 2)
+    if reaches(low):
+        return low
+    high = 2 * low
+    while not reaches(high):  # the float bound rounds to 1.0 for a large enough n: this ends
+        low, high = high, 2 * high
+    while high - low > 1:  # reaches(high), not reaches(low)
+        mid = (low + high) // 2
+        low, high = (low, mid) if reaches(mid) else (mid, high)
+    return high
 
 
 def _missing_why(verdicts: pd.DataFrame, criterion: str) -> str:
@@ -1395,14 +1428,18 @@ def _missing_why(verdicts: pd.DataFrame, criterion: str) -> str:
     ``all_missing`` alone told the user nothing of what would make the criterion decide, where each row's reason
     says it (a rating read without a ``pass_threshold``, a control replay that diverged, a system that raised)."""
     rows = verdicts.loc[(verdicts["criterion"] == criterion) & (verdicts["verdict"] == "missing"), "reason"]
-    counts = rows.fillna("").astype(str).value_counts(sort=True)
-    if counts.empty or not counts.index[0]:
+    text = rows.fillna("").astype(str)
+    # the commonest reason given: rows without one (NaN, "") outnumbering it hid it behind "every row is missing"
+    counts = text[text != ""].value_counts(sort=True)
+    if counts.empty:
         return "every row is missing"
     top, n, more = str(counts.index[0]), int(counts.iloc[0]), len(counts) - 1
-    if not more:
+    blank = len(text) - int(counts.sum())
+    if not more and not blank:
         return f'every row is missing: "{top}" (all {n:,} rows)'
-    return (f'every row is missing: "{top}" ({n:,} of {len(rows):,} rows; {more:,} other '
-            f"reason{'s' if more != 1 else ''}, each in run.verdicts)")
+    others = [f"{more:,} other reason{'s' if more != 1 else ''}"] if more else []
+    others += [f"{blank:,} with none"] if blank else []
+    return f'every row is missing: "{top}" ({n:,} of {len(rows):,} rows; {", ".join(others)}, each in run.verdicts)'
 
 
 def _waiting(run: Run) -> int:

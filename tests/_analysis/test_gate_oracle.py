@@ -173,6 +173,8 @@ def compare(gate: op.Gate, rows: dict[str, Rows], clustered: bool, release: Rele
         if want.method == "cluster_t" and release.method == "cluster_bootstrap" and by_interval:
             # DESIGN: below the validated G "the gate uses cluster_t and says so" (README: no G is validated)
             assert "cluster_t instead of cluster_bootstrap" in str(got["reason"]), where
+        if release.method != "cluster_bootstrap":  # nothing was replaced: no such note (a fractional pass^k too)
+            assert "instead of cluster_bootstrap" not in str(got["reason"]), where
         assert got["reduce"] == release.reduce.get(name, "mean"), where
         if bounds is None:
             assert float(got["ci_low"]) == pytest.approx(want.low, abs=1e-9, nan_ok=True), where
