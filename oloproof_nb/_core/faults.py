@@ -9,7 +9,17 @@ from typing import Any, Literal, TypedDict
 from ..errors import quote_value
 from .compare import ListMatch, answers_equal, list_diff
 from .jsonsafe import to_json
-from .paths import leaf_diff, outside_patterns, values_equal
+from .paths import (
+    format_path,
+    get_path,
+    leaf_diff,
+    list_index,
+    outside_patterns,
+    parse_path,
+    parse_pattern,
+    pattern_matches,
+    values_equal,
+)
 from .trajectory import DEFAULT_TOOL_ERRORS, ToolCall, ToolErrorRule, Trajectory, same_raise
 
 __all__ = ["control_difference", "fault_difference", "fault_verdict", "escalated", "admits_failure",
@@ -71,8 +81,10 @@ def control_difference(recorded: Trajectory, recorded_state: dict[str, Any] | No
     path another check judges), which must reproduce. The state also reproduces when it does so once the lists
     the ``lists`` rules match (the ``unordered`` and ``by_key`` rules every state check gives,
     ``_config.suite.shared_list_rules``) are aligned by them (:func:`~oloproof_nb._core.compare.list_diff`): such
-    a list may come back in another order. (Position by position is tried first: an ``unordered`` list aligns
-    equal elements only, so one whose new element holds an ignored stamp reproduces that way.)
+    a list may come back in another order; a ``keep`` path that reaches into such a list is then kept at every
+    position of it (:func:`_kept_anywhere`: it names an element by position). (Position by position is tried
+    first: an ``unordered`` list aligns equal elements only, so one whose new element holds an ignored stamp
+    reproduces that way.)
 
     Returns
     -------
@@ -109,12 +121,52 @@ def control_difference(recorded: Trajectory, recorded_state: dict[str, Any] | No
         return "state differs (recorded on one side only)"
     if recorded_state is not None and not values_equal(recorded_state, replayed_state):
         diff = outside_patterns([path for path, _, _ in leaf_diff(recorded_state, replayed_state)], ignore, keep)
-        if diff and lists and not outside_patterns(
-                [path for path, _, _ in list_diff(recorded_state, replayed_state, lists)], ignore, keep):
+        if diff and lists and not outside_patterns(  # a kept element may have moved: kept at every position
+                [path for path, _, _ in list_diff(recorded_state, replayed_state, lists)], ignore,
+                _kept_anywhere(lists, keep, recorded_state, replayed_state)):
             return None  # aligned by the rules, the lists hold the same elements (an ignored stamp aside)
         if diff or not ignore:
             return f"state differs at {diff[0]}" if diff else "state differs"
     return None
+
+
+def _kept_anywhere(lists: Mapping[str, ListMatch], keep: Sequence[str], *states: Any) -> list[str]:
+    """``keep`` with each position in a list ``lists`` aligns (``unordered`` or ``by_key``) spread to every
+    position that list has in either of ``states``.
+
+    A kept path names an element by its position (a leaf of the case's expected state a ``subset`` check compares,
+    ``refunds.0.at``), but the rows of the aligned lists (:func:`~oloproof_nb._core.compare.list_diff`) name each
+    element at its new position: the kept element, moved, would fall under an ``ignore:`` pattern and a change a
+    check judges pass as reproduced. Kept at every position, whatever element a check reads there is compared
+    (stricter than the check itself, which reads one element: never looser).
+
+    Examples
+    --------
+    >>> refunds = {"refunds": ListMatch("by_key", "id")}
+    >>> _kept_anywhere(refunds, ["refunds.0.at", "refunds.1.at", "log"], {"refunds": [{}, {}]}, {"refunds": [{}] * 3})
+    ['refunds.0.at', 'refunds.1.at', 'refunds.2.at', 'log']
+    """
+    rules = [(parse_pattern(p), rule) for p, rule in lists.items()]
+    seen: set[tuple[tuple[str, ...], tuple[str, ...]]] = set()
+
+    def aligned(keys: tuple[str, ...]) -> bool:
+        rule = next((rule for pattern, rule in rules if pattern_matches(pattern, keys)), None)
+        return rule is not None and rule.how != "ordered"
+
+    def spread(done: tuple[str, ...], rest: tuple[str, ...], nodes: list[Any]) -> list[tuple[str, ...]]:
+        if not rest:
+            return [done]
+        key, lists_here = rest[0], [n for n in nodes if isinstance(n, list)]
+        if lists_here and list_index(key) is not None and aligned(done):
+            if (done, rest[1:]) in seen:  # refunds.1.at after refunds.0.at: every position is kept already
+                return []
+            seen.add((done, rest[1:]))
+            return [path for i in range(max(len(n) for n in lists_here))
+                    for path in spread((*done, str(i)), rest[1:], [n[i] for n in lists_here if i < len(n)])]
+        return spread((*done, key), rest[1:], [get_path(n, (key,)) for n in nodes])
+
+    out = [format_path(path) for k in keep for path in spread((), parse_path(k), list(states))]
+    return list(dict.fromkeys(out))
 
 
 def fault_difference(recorded: Trajectory, faulted: Trajectory, checkpoint: int, result: Any) -> str | None:
