@@ -899,7 +899,7 @@ def _cmd_receipt(args: argparse.Namespace) -> int:
     try:
         if not args.contract:  # an unset `$CONTRACT`: a contract error, as a hook reading --json expects one
             raise ContractFileError(f"argument contract: {_EMPTY_PATH}")
-        with _StopOnSignals():
+        with _StopOnSignals(interrupt=True):
             receipt = verify_contract_file(Path(args.contract))
     except KeyboardInterrupt as exc:  # a hook blocks on 2 only: never 130 or death by a signal (_Stopped too)
         name = exc.args[0] if isinstance(exc, _Stopped) else "SIGINT"
@@ -934,19 +934,31 @@ class _Stopped(KeyboardInterrupt):
 class _StopOnSignals:
     """While inside, SIGTERM and SIGHUP raise :class:`_Stopped` (so a running validator's process group is
     killed on the way out, as on Ctrl-C); the handlers before are put back after. Only in the main thread. A
-    signal the process was started ignoring (``nohup``, ``trap '' HUP``) stays ignored: that was asked for."""
+    signal the process was started ignoring (``nohup``, ``trap '' HUP``) stays ignored: that was asked for.
+    ``interrupt``: Ctrl-C too (``_Stopped("SIGINT")``, where Python's own handler is set). While a command
+    validator is being started, the stop waits until its process group can be killed with it
+    (:func:`~oloproof_nb._run.observe.defer_stop`)."""
+
+    def __init__(self, interrupt: bool = False) -> None:
+        self._names = ("SIGTERM", "SIGHUP", "SIGINT") if interrupt else ("SIGTERM", "SIGHUP")
 
     def __enter__(self) -> None:
+        from ._run.observe import defer_stop
+
         self._before: dict[signal.Signals, Any] = {}
         if threading.current_thread() is not threading.main_thread():
             return
 
         def stop(signum: int, frame: Any) -> None:
-            raise _Stopped(signal.Signals(signum).name)
+            stopped = _Stopped(signal.Signals(signum).name)
+            if not defer_stop(stopped):
+                raise stopped
 
-        for name in ("SIGTERM", "SIGHUP"):
+        for name in self._names:
             sig = getattr(signal, name, None)
-            if sig is not None and signal.getsignal(sig) is not signal.SIG_IGN:
+            before = None if sig is None else signal.getsignal(sig)
+            if sig is not None and before is not signal.SIG_IGN and (
+                    name != "SIGINT" or before is signal.default_int_handler):
                 self._before[sig] = signal.signal(sig, stop)
 
     def __exit__(self, *exc: object) -> None:

@@ -432,6 +432,42 @@ def test_a_hook_stopped_by_a_signal_exits_2_and_stops_its_validator(tmp_path: Pa
         raise AssertionError("the validator outlived the hook")
 
 
+@pytest.mark.skipif(not hasattr(os, "killpg"), reason="process groups (POSIX)")
+@pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM"])
+def test_a_stop_that_arrives_while_the_validator_starts_still_stops_it(tmp_path: Path, signame: str,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The test above failed under load ("the validator outlived the hook"): a signal that reached the hook while
+    ``subprocess.Popen`` still read the child's exec status raised inside Popen, after the child was made, and
+    left it running. Here the signal arrives there every time (raised in Popen after the child started); the stop
+    waits until the group can be killed, and the validator is gone (reaped) when the stop reaches the caller."""
+    import signal
+
+    from oloproof_nb._run import observe
+    from oloproof_nb.cli import _Stopped, _StopOnSignals
+
+    (tmp_path / "slow.py").write_text(SLOW_CHECK, encoding="utf-8")
+    path = make_contract(tmp_path, validator={"command": [PY, "slow.py", str(tmp_path / "validator.pid")]})
+    real, started = subprocess.Popen, []
+
+    def popen(*args: object, **kwargs: object) -> subprocess.Popen[bytes]:
+        proc = real(*args, **kwargs)  # type: ignore[call-overload]
+        started.append(proc)
+        signal.raise_signal(getattr(signal, signame))  # before Popen has returned
+        return proc
+
+    monkeypatch.setattr(observe.subprocess, "Popen", popen)
+    try:
+        with pytest.raises(_Stopped) as info, _StopOnSignals(interrupt=True):
+            observe.verify_contract_file(path)
+        assert info.value.args[0] == signame
+        assert started and started[0].poll() is not None  # killed and reaped, not left sleeping 60 s
+    finally:
+        for proc in started:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+
+
 def test_an_artifact_that_cannot_be_read_says_so_in_words(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """First-hour review: a locator longer than a path may be gave "the artifact cannot read: File name too
     long" (a file reader's "cannot read: …" joined to "the artifact")."""

@@ -62,6 +62,7 @@ from ..evaluators.outcome import unobserved_receipt
 from .timeouts import CaseTimeout, call_with_timeout
 
 __all__ = [
+    "defer_stop",
     "EVIDENCE_SOURCE",
     "SYSTEM_OBSERVE",
     "UnobservableArtifact",
@@ -421,6 +422,36 @@ def _end_group(proc: subprocess.Popen[bytes]) -> int:
     return proc.wait()
 
 
+class _Starting(threading.local):
+    """Whether this thread is starting a command validator, and the stop a signal handler deferred meanwhile."""
+
+    active = False
+    pending: BaseException | None = None
+
+
+_STARTING = _Starting()
+
+
+def defer_stop(stop: BaseException) -> bool:
+    """For a signal handler that stops the process by raising ``stop``: hold it (True) while this thread is starting a
+    command validator, to be raised once the command's process group is known and can be killed with it.
+
+    Raised inside ``subprocess.Popen`` after the child was made (a signal that arrives while the parent reads the
+    child's exec status: a loaded machine leaves that window open for as long as the child takes to start), it left
+    the validator running after ``oloproof receipt`` exited 2 (review: a hook test that failed under load)."""
+    if not _STARTING.active:
+        return False
+    _STARTING.pending = stop
+    return True
+
+
+def _take_stop() -> BaseException | None:
+    """End this thread's start of a command: the stop deferred meanwhile, if any (a signal from now on raises)."""
+    _STARTING.active = False
+    stop, _STARTING.pending = _STARTING.pending, None
+    return stop
+
+
 def _run_command(
     argv: list[str], path: Path, name: str, timeout_s: float, cwd: Path | str | None, env: dict[str, str]
 ) -> tuple[int | None, str | None]:
@@ -430,6 +461,7 @@ def _run_command(
         # the kernel reaps a child at once then, and Popen reports its status as 0: a failing validator would pass
         return None, (f"validator {name} ({program}) not run: this process ignores SIGCHLD, so a command's exit "
                       "status cannot be read")
+    _STARTING.active, _STARTING.pending = True, None  # a stop that arrives now waits for the group (defer_stop)
     try:
         proc = subprocess.Popen(
             [*argv, os.path.abspath(path)],  # the real path of the file read: no link is followed again
@@ -440,13 +472,22 @@ def _run_command(
             stderr=subprocess.DEVNULL,
             start_new_session=True,
         )
-    except FileNotFoundError:
-        return None, f"validator {name}: command {quote(program)} not found"
-    except PermissionError:
-        return None, f"validator {name}: command {quote(program)} is not executable"
     except OSError as exc:
+        stop = _take_stop()
+        if stop is not None:
+            raise stop from None
+        if isinstance(exc, FileNotFoundError):
+            return None, f"validator {name}: command {quote(program)} not found"
+        if isinstance(exc, PermissionError):
+            return None, f"validator {name}: command {quote(program)} is not executable"
         return None, f"validator {name}: command {quote(program)} could not start: {exc.strerror}"
+    except BaseException:
+        _take_stop()
+        raise
     try:
+        stop = _take_stop()  # within the try: a stop deferred, or one arriving from now on, kills the group below
+        if stop is not None:
+            raise stop
         _exited(proc, timeout_s)
     except ChildProcessError:  # SIGCHLD set to be ignored while it ran: its status is gone
         proc.wait()
