@@ -443,7 +443,7 @@ def test_a_stop_that_arrives_while_the_validator_starts_still_stops_it(tmp_path:
     import signal
 
     from oloproof_nb._run import observe
-    from oloproof_nb.cli import _Stopped, _StopOnSignals
+    from oloproof_nb.cli import _StopOnSignals, _Stopped
 
     (tmp_path / "slow.py").write_text(SLOW_CHECK, encoding="utf-8")
     path = make_contract(tmp_path, validator={"command": [PY, "slow.py", str(tmp_path / "validator.pid")]})
@@ -466,6 +466,68 @@ def test_a_stop_that_arrives_while_the_validator_starts_still_stops_it(tmp_path:
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
+
+
+@pytest.mark.skipif(not hasattr(os, "killpg"), reason="process groups (POSIX)")
+def test_a_second_stop_while_the_validators_group_is_killed_still_kills_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review F48: Ctrl-C twice (or a SIGTERM after the Ctrl-C): the second stop, raised by the handler just before
+    ``os.killpg``, left the validator's group running. Now it waits until the group is killed, and is the stop the
+    caller gets."""
+    import signal
+
+    from oloproof_nb._run import observe
+    from oloproof_nb.cli import _StopOnSignals, _Stopped
+
+    (tmp_path / "slow.py").write_text(SLOW_CHECK, encoding="utf-8")
+    path = make_contract(tmp_path, validator={"command": [PY, "slow.py", str(tmp_path / "validator.pid")]})
+    real, real_killpg, started = subprocess.Popen, os.killpg, []
+
+    def popen(*args: object, **kwargs: object) -> subprocess.Popen[bytes]:
+        proc = real(*args, **kwargs)  # type: ignore[call-overload]
+        started.append(proc)
+        signal.raise_signal(signal.SIGINT)  # the first stop, before Popen has returned
+        return proc
+
+    def killpg(pgid: int, sig: int) -> None:
+        signal.raise_signal(signal.SIGTERM)  # the second, before the group is killed
+        real_killpg(pgid, sig)
+
+    monkeypatch.setattr(observe.subprocess, "Popen", popen)
+    monkeypatch.setattr(observe.os, "killpg", killpg)
+    try:
+        with pytest.raises(_Stopped) as info, _StopOnSignals(interrupt=True):
+            observe.verify_contract_file(path)
+        assert info.value.args[0] == "SIGTERM"
+        assert started and started[0].poll() is not None  # killed and reaped, not left sleeping 60 s
+    finally:
+        for proc in started:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+
+
+def test_a_ctrl_c_while_a_validator_fails_to_start_still_stops(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review F48: a Ctrl-C while ``subprocess.Popen`` then fails (the command cannot start) stops the verification;
+    it is not swallowed into the receipt's "not found", and Python's handler is as it was."""
+    import signal
+
+    from oloproof_nb._run import observe
+
+    path = make_contract(tmp_path, validator={"command": [PY, "check.py"]})
+
+    def popen(*args: object, **kwargs: object) -> subprocess.Popen[bytes]:
+        signal.raise_signal(signal.SIGINT)
+        raise FileNotFoundError(2, "No such file or directory")
+
+    monkeypatch.setattr(observe.subprocess, "Popen", popen)
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            observe.verify_contract_file(path)
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, before)
 
 
 def test_an_artifact_that_cannot_be_read_says_so_in_words(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

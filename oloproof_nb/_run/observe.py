@@ -413,10 +413,17 @@ def _end_group(proc: subprocess.Popen[bytes]) -> int:
     it. Without process groups (Windows) it kills ``proc`` alone.
     """
     if hasattr(os, "killpg"):
+        # a second stop (Ctrl-C twice; SIGTERM after it) raised before the kill left the group running: it waits
+        _STARTING.active, _STARTING.pending = True, None
         try:
             os.killpg(proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
+        finally:
+            stop = _take_stop()
+        if stop is not None:
+            proc.wait()  # killed: reaped at once
+            raise stop
     else:
         proc.kill()  # nothing once it is reaped (Popen knows its return code)
     return proc.wait()
@@ -434,7 +441,8 @@ _STARTING = _Starting()
 
 def defer_stop(stop: BaseException) -> bool:
     """For a signal handler that stops the process by raising ``stop``: hold it (True) while this thread is starting a
-    command validator, to be raised once the command's process group is known and can be killed with it.
+    command validator, to be raised once the command's process group is known and can be killed with it (and while
+    it kills that group: :func:`_end_group`).
 
     Raised inside ``subprocess.Popen`` after the child was made (a signal that arrives while the parent reads the
     child's exec status: a loaded machine leaves that window open for as long as the child takes to start), it left
