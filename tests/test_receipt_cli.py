@@ -433,47 +433,15 @@ def test_a_hook_stopped_by_a_signal_exits_2_and_stops_its_validator(tmp_path: Pa
 
 
 @pytest.mark.skipif(not hasattr(os, "killpg"), reason="process groups (POSIX)")
-@pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM"])
-def test_a_stop_that_arrives_while_the_validator_starts_still_stops_it(tmp_path: Path, signame: str,
+@pytest.mark.parametrize(("signame", "then"), [("SIGINT", None), ("SIGTERM", None), ("SIGINT", "SIGTERM")])
+def test_a_stop_that_arrives_while_the_validator_starts_still_stops_it(tmp_path: Path, signame: str, then: str | None,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """The test above failed under load ("the validator outlived the hook"): a signal that reached the hook while
     ``subprocess.Popen`` still read the child's exec status raised inside Popen, after the child was made, and
     left it running. Here the signal arrives there every time (raised in Popen after the child started); the stop
-    waits until the group can be killed, and the validator is gone (reaped) when the stop reaches the caller."""
-    import signal
-
-    from oloproof_nb._run import observe
-    from oloproof_nb.cli import _StopOnSignals, _Stopped
-
-    (tmp_path / "slow.py").write_text(SLOW_CHECK, encoding="utf-8")
-    path = make_contract(tmp_path, validator={"command": [PY, "slow.py", str(tmp_path / "validator.pid")]})
-    real, started = subprocess.Popen, []
-
-    def popen(*args: object, **kwargs: object) -> subprocess.Popen[bytes]:
-        proc = real(*args, **kwargs)  # type: ignore[call-overload]
-        started.append(proc)
-        signal.raise_signal(getattr(signal, signame))  # before Popen has returned
-        return proc
-
-    monkeypatch.setattr(observe.subprocess, "Popen", popen)
-    try:
-        with pytest.raises(_Stopped) as info, _StopOnSignals(interrupt=True):
-            observe.verify_contract_file(path)
-        assert info.value.args[0] == signame
-        assert started and started[0].poll() is not None  # killed and reaped, not left sleeping 60 s
-    finally:
-        for proc in started:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-
-
-@pytest.mark.skipif(not hasattr(os, "killpg"), reason="process groups (POSIX)")
-def test_a_second_stop_while_the_validators_group_is_killed_still_kills_it(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Review F48: Ctrl-C twice (or a SIGTERM after the Ctrl-C): the second stop, raised by the handler just before
-    ``os.killpg``, left the validator's group running. Now it waits until the group is killed, and is the stop the
-    caller gets."""
+    waits until the group can be killed, and the validator is gone (reaped) when the stop reaches the caller.
+    ``then`` (review F48): a second stop (Ctrl-C, then SIGTERM) raised just before the group is killed left it
+    running; it waits for the kill too, and is the stop the caller gets."""
     import signal
 
     from oloproof_nb._run import observe
@@ -486,19 +454,20 @@ def test_a_second_stop_while_the_validators_group_is_killed_still_kills_it(
     def popen(*args: object, **kwargs: object) -> subprocess.Popen[bytes]:
         proc = real(*args, **kwargs)  # type: ignore[call-overload]
         started.append(proc)
-        signal.raise_signal(signal.SIGINT)  # the first stop, before Popen has returned
+        signal.raise_signal(getattr(signal, signame))  # before Popen has returned
         return proc
 
     def killpg(pgid: int, sig: int) -> None:
-        signal.raise_signal(signal.SIGTERM)  # the second, before the group is killed
+        signal.raise_signal(getattr(signal, str(then)))  # the second stop, before the group is killed
         real_killpg(pgid, sig)
 
     monkeypatch.setattr(observe.subprocess, "Popen", popen)
-    monkeypatch.setattr(observe.os, "killpg", killpg)
+    if then is not None:
+        monkeypatch.setattr(observe.os, "killpg", killpg)
     try:
         with pytest.raises(_Stopped) as info, _StopOnSignals(interrupt=True):
             observe.verify_contract_file(path)
-        assert info.value.args[0] == "SIGTERM"
+        assert info.value.args[0] == (then or signame)
         assert started and started[0].poll() is not None  # killed and reaped, not left sleeping 60 s
     finally:
         for proc in started:
