@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -57,3 +58,16 @@ def made_once(factory: pytest.TempPathFactory, name: str, build: Callable[[Path]
             done.write_text(fingerprint(root, leave_out), encoding="utf-8")
     yield root
     assert fingerprint(root, leave_out) == done.read_text(encoding="utf-8"), f"a test changed the shared {root}"
+
+
+def times_put_back(path: Path, loaded: os.stat_result) -> os.stat_result:
+    """Put ``path``'s access and modification times back to ``loaded``'s (a file rewritten in place by a tool that
+    restores them), again until its status change time has moved off ``loaded``'s (a coarse clock's tick keeps it
+    there at first); the stat after."""
+    for _ in range(1000):
+        os.utime(path, ns=(loaded.st_atime_ns, loaded.st_mtime_ns))
+        now = os.stat(path)
+        if now.st_ctime_ns != loaded.st_ctime_ns:
+            break
+        time.sleep(0.005)
+    return now

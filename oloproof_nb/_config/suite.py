@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, ValidationError, field_validator, model_validator
 
 from .._core.case import Case, content_digest, derive_case, field_not_text
-from .._core.compare import ORDERED, ListMatch, compare_state, is_absent_marker
+from .._core.compare import ORDERED, ListMatch, compare_state, is_absent_marker, ordered_through
 from .._core.evaluator import EVALUATORS, Evaluator
 from .._core.paths import (
     flatten,
@@ -801,12 +801,11 @@ def shared_list_rules(evaluators: Sequence[Evaluator]) -> dict[str, ListMatch]:
             break  # a later pattern of this check is preceded by this one, which is not shared
         shared[pattern] = rule
     exact = [parse_path(path) for ev in evaluators if ev.type == "state_unchanged" for path in getattr(ev, "paths", ())]
+    shared = {p: ORDERED if any(_may_meet(parse_pattern(p), keys) for keys in exact) else r for p, r in shared.items()}
     # a paths-mode path is compared by its check's rules (shared here), but one that reaches into a list reads the
     # element at a position: a list it passes through is judged in order
-    through = [parse_path(path) for ev in checks if getattr(ev, "mode", None) == "paths"
-               for path in getattr(ev, "paths", None) or ()]
-    shared = {p: ORDERED if any(_may_meet(parse_pattern(p), keys) for keys in exact)
-              or any(_passes_through(parse_pattern(p), keys) for keys in through) else r for p, r in shared.items()}
+    shared = ordered_through(shared, [path for ev in checks if getattr(ev, "mode", None) == "paths"
+                                      for path in getattr(ev, "paths", None) or ()])
     return shared if any(rule != ORDERED for rule in shared.values()) else {}
 
 
@@ -818,12 +817,6 @@ def _may_meet(pattern: tuple[str, ...], keys: tuple[str, ...]) -> bool:
     if any(pattern_matches(pattern, keys[:i]) for i in range(1, len(keys) + 1)):
         return True
     return len(pattern) > len(keys) and pattern_matches(pattern[:len(keys)], keys)
-
-
-def _passes_through(pattern: tuple[str, ...], keys: tuple[str, ...]) -> bool:
-    """Whether a list ``pattern`` matches may lie strictly above the exact path ``keys`` (``tags`` above
-    ``tags.0``), so that reading ``keys`` picks one of its elements by position."""
-    return any(pattern_matches(pattern, keys[:i]) for i in range(1, len(keys)))
 
 
 def _pair_ignores(evaluators: Sequence[Evaluator]) -> tuple[str, ...]:

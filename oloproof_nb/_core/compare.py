@@ -38,7 +38,7 @@ from __future__ import annotations
 import json
 import unicodedata
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -52,6 +52,7 @@ __all__ = [
     "compare_unchanged",
     "is_absent_marker",
     "list_diff",
+    "ordered_through",
     "positional_rules",
     "ListMatch",
     "Row",
@@ -726,6 +727,29 @@ def list_diff(before: Any, after: Any, lists: Mapping[str, ListMatch] | None = N
     out: list[tuple[Keys, Any, Any]] = []
     _diff(before, after, (), _rules(lists, None, None), out)
     return [(format_path(keys), b, a) for keys, b, a in out]
+
+
+def ordered_through(lists: Mapping[str, ListMatch], paths: Iterable[str]) -> dict[str, ListMatch]:
+    """``lists`` with each rule made ``ordered`` whose pattern matches a list one of ``paths`` reaches into (a
+    strict prefix of the path: ``tags`` of ``tags.0``, ``notes`` of ``notes.1.text``): such a path names an element by
+    its position, which an aligned list does not keep. A path that names the list itself leaves its rule.
+
+    Read by a ``paths``-mode check (``_config.suite.shared_list_rules``) and by a ``same_state`` pair's injected
+    paths (``_core.pairs.compare_pair``).
+
+    Examples
+    --------
+    >>> notes = {"notes": ListMatch("by_key", "id")}
+    >>> ordered_through(notes, ["notes.1.text"]), ordered_through(notes, ["notes", "title"])
+    ({'notes': ListMatch(how='ordered', key=None)}, {'notes': ListMatch(how='by_key', key='id')})
+    """
+    keys = [parse_path(path) for path in paths]
+    out = dict(lists)
+    for pattern, rule in lists.items():
+        parsed = parse_pattern(pattern)
+        if rule.how != "ordered" and any(pattern_matches(parsed, k[:i]) for k in keys for i in range(1, len(k))):
+            out[pattern] = ORDERED
+    return out
 
 
 def positional_rules(lists: Mapping[str, ListMatch] | None, *expected: Any) -> dict[str, ListMatch]:

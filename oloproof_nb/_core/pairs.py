@@ -7,15 +7,12 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, overload
 
-from .compare import ORDERED, ListMatch, answers_equal, list_diff, positional_rules
+from .compare import ListMatch, answers_equal, list_diff, ordered_through, positional_rules
 from .paths import (
     ABSENT,
     get_path,
     leaf_diff,
     outside_patterns,
-    parse_path,
-    parse_pattern,
-    pattern_matches,
     values_equal,
 )
 from .records import ENDED
@@ -302,30 +299,6 @@ def _treated_otherwise(injected: list[str], a_initial: Any, a_final: Any, b_init
     return out
 
 
-def _injected_in_order(lists: Mapping[str, ListMatch], injected: Sequence[str]) -> dict[str, ListMatch]:
-    """``lists`` with each rule made ``ordered`` that matches a list an injected path reaches into (``notes.1.text``).
-
-    An injected path names the element a state-path transform wrote by its position in the initial state, and
-    ``same_state`` leaves out the rows at or under it; an aligned list's rows name each element at its new
-    position, so another element, moved there, would be left out with it (a derived case that wrote the injected
-    text into another note and put it where the injected one was held its pair).
-
-    Examples
-    --------
-    >>> notes = {"notes": ListMatch("by_key", "id")}
-    >>> _injected_in_order(notes, ["notes.1.text"]), _injected_in_order(notes, ["title"])
-    ({'notes': ListMatch(how='ordered', key=None)}, {'notes': ListMatch(how='by_key', key='id')})
-    """
-    paths = [parse_path(p) for p in injected]
-    out = dict(lists)
-    for pattern, rule in lists.items():
-        parsed = parse_pattern(pattern)
-        if rule.how != "ordered" and any(pattern_matches(parsed, keys[:i])
-                                          for keys in paths for i in range(1, len(keys))):
-            out[pattern] = ORDERED
-    return out
-
-
 def _within(path: str, roots: list[str]) -> bool:
     return any(path == r or path.startswith(r + ".") or path.startswith(r + "[") for r in roots)
 
@@ -374,7 +347,9 @@ def compare_pair(relation: str, source: Mapping[str, Any], derived: Mapping[str,
         ``same_state`` also holds when the states agree once such lists are aligned by them
         (:func:`~oloproof_nb._core.compare.list_diff`), so the two cases may leave one in other orders; but for
         a list either case's ``expected.state`` reads by position (:func:`~oloproof_nb._core.compare.positional_rules`),
-        or an injected path reaches into (:func:`_injected_in_order`).
+        or an injected path reaches into (:func:`~oloproof_nb._core.compare.ordered_through`: an injected path names
+        the element a state-path transform wrote by its position, and ``same_state`` leaves out the rows at or under
+        it; another element moved there would be left out with it).
 
     Returns
     -------
@@ -414,7 +389,7 @@ def compare_pair(relation: str, source: Mapping[str, Any], derived: Mapping[str,
         if lists:  # a list an expected state reads by position ({"tags": {"0": "new"}}) is judged in order
             lists = positional_rules(lists, *[(rec["case"].get("expected") or {}).get("state")
                                               for rec in (source, derived)])
-            lists = _injected_in_order(lists, injected)
+            lists = ordered_through(lists, injected)
         if paths and lists and not outside_patterns(
                 [p for p, _, _ in list_diff(a_state, b_state, lists) if not _within(p, injected)], ignore, keep):
             paths = []  # aligned by the rules, the lists hold the same elements (an ignored stamp aside)

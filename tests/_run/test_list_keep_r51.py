@@ -12,7 +12,7 @@ aligned list is kept at every position of that list (``_core.faults._kept_anywhe
 In a ``same_state`` pair, an injected path (where a state-path transform wrote) is left out, named by its position
 in the initial state; an aligned list's element moved to that position was left out with it, and a derived case
 that changed another element held its pair. Now a list an injected path reaches into is compared in order
-(``_core.pairs._injected_in_order``).
+(``_core.compare.ordered_through``).
 """
 
 from __future__ import annotations
