@@ -703,7 +703,17 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, baseline: Run | None = None) -> int:
-    from ._analysis.gate import NO_CRITERIA, abrupt_ends, abrupt_ends_note, relaxed_note
+    from dataclasses import replace
+
+    from ._analysis.gate import (
+        APPROXIMATE_NOT_ALLOWED,
+        NO_CRITERIA,
+        abrupt_ends,
+        abrupt_ends_note,
+        approximate_note,
+        approximate_reason,
+        relaxed_note,
+    )
     from ._analysis.validity import unchecked_reasons, unscored_note
     from ._config.suite import RELEASE_FILE
     from ._display.notebook import gate
@@ -711,7 +721,12 @@ def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, 
 
     g = gate(result, release=release, baseline=baseline)
     width = terminal_width()
-    print(gate_table_text(g, wide=wide, width=width))
+    approximate = g.table["reason"].str.startswith(APPROXIMATE_NOT_ALLOWED).any()
+    # the key to set is said once, below, naming --release: each criterion's line keeps the code
+    said = approximate_reason(release, result.release is not None)
+    shown = replace(g, table=g.table.assign(reason=g.table["reason"].str.replace(said, APPROXIMATE_NOT_ALLOWED,
+                                                                                 regex=False)))
+    print(gate_table_text(shown, wide=wide, width=width))
     for finding in g.findings:  # read from the run: `oloproof gate RUN_DIR` knows them without the suite
         warnings.warn(VacuousCheckWarning(finding), stacklevel=1)
     ends = abrupt_ends(result)
@@ -734,12 +749,10 @@ def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, 
                                 "`criteria: {<criterion>: <threshold>}`"))
     if g.unscored:  # rows left out of every criterion: a release manager reading a PASS should know
         _print_wrapped(unscored_note(g.unscored, broken=g.unscored_broken), width)
-    if g.table["reason"].str.startswith("approximate_methods_not_allowed").any():  # one key fixes it: say which
+    if approximate:  # one key fixes it: say which, once
         where = (f"{release}" if release else "its release.yaml (stored when the run started: give one that does "
                                               "with --release to gate this run, or set it for the next run)")
-        _print_wrapped(f"the run is clustered (a case's epochs, a copy and its source, or cases given one cluster "
-                       f"share a cluster), and {where} does not allow clustered (approximate) intervals: "
-                       "`allow_approximate_methods: true` decides them (README section 6)", width)
+        _print_wrapped(approximate_note(where), width)
     if g.table["reason"].str.startswith("transform_not_checked").any():  # which labels hold the relation back
         # where a label goes: the suite folder's file (None: an Inspect AI log, with no folder of its own)
         root = result.manifest.suite_config.root

@@ -220,6 +220,9 @@ def test_a_clustered_run_not_allowed_approximate_intervals_is_told_which_key_to_
             "cluster), and its release.yaml (stored when the run started: give one that does with --release to "
             "gate this run, or set it for the next run) does not allow clustered (approximate) intervals: "
             "`allow_approximate_methods: true` decides them") in text
+    # said once, naming --release: each criterion's line keeps the code, not the library's op.gate(run, release=)
+    assert text.count("does not allow clustered") == 1 and "op.gate(run" not in text
+    assert "answer_matches: approximate_methods_not_allowed" in text
     allowed = tmp_path / "allowed.yaml"
     allowed.write_text(yaml.safe_dump({**RELEASE, "allow_approximate_methods": True, "min_clusters": 10}),
                        encoding="utf-8")

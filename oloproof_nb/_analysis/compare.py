@@ -106,6 +106,7 @@ from .gate import (
     ReleaseLike,
     abrupt_ends,
     abrupt_ends_note,
+    commonest_reason,
     criterion_sums,
     fewer_epochs,
     no_decision,
@@ -734,6 +735,8 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
             # a reduced criterion has one row per case: clustered when a cluster holds several cases (as in the gate)
             grouped = clustered if reduction.kind == "mean" else bool(row["n_clusters"] < row["n"])
             verdict, why = _decide(row, cfg, grouped, criterion in unchecked, undecided)
+            if why == "all_missing":  # as the gate's: the rows' commonest reason says what would decide it
+                why = f"all_missing; {_missing_why(rows[rows['criterion'] == criterion])}"
             if verdict == "NO_REGRESSION" and new_failures.get(criterion):  # a case that now reaches the check
                 verdict = "INSUFFICIENT_EVIDENCE"                          # and fails it is in no paired row
                 why = (f"{NEW_FAILURES}: {new_failures[criterion]} row(s) of the candidate do not pass where the "
@@ -973,6 +976,22 @@ def _reduced_row(row: dict[str, Any], rows: pd.DataFrame, reduction: Reduction, 
     _paired_row(row, np.bincount(codes, weights=vb).astype(np.int64), np.bincount(codes, weights=vc).astype(np.int64),
                 sizes, (ptf, ftp, missing), cfg, notes)
     return ""
+
+
+def _missing_why(rows: pd.DataFrame) -> str:
+    """Why one criterion's paired ``rows`` are all missing, for its ``all_missing`` reason: in each run with missing
+    rows, the commonest reason they give (:func:`~oloproof_nb._analysis.gate.commonest_reason`, as the gate quotes
+    it): ``every paired row is missing in a run: in the base run "…" (all 40 rows) and in the candidate run …``.
+
+    ``all_missing`` alone said nothing of what would make the criterion decide (a sandbox that was down, a rating
+    read without ``pass_threshold``), where each row's reason in the run says it."""
+    sides = []
+    for side in ("base", "candidate"):
+        reasons = rows.loc[rows[side] == "missing", f"{side}_reason"]
+        if len(reasons):
+            quoted = commonest_reason(reasons, "cmp.verdicts")
+            sides.append(f"in the {side} run {quoted or f'({len(reasons):,} rows, none with a reason)'}")
+    return f"every paired row is missing in a run: {' and '.join(sides)}"
 
 
 def _base_missing_passed(rows: pd.DataFrame, reduction: Reduction, cfg: ReleaseConfig) -> float:

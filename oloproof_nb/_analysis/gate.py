@@ -97,7 +97,8 @@ __all__ = ["Gate", "gate", "GATE_COLUMNS", "ClusterSums", "criterion_sums", "sum
            "release_drift", "label_drift", "suite_drift", "suite_folder", "relaxed_gate_settings", "relaxed_note",
            "weaker_count", "RUN_OWN", "abrupt_ends", "abrupt_ends_note", "case_runs", "release_now",
            "warn_release_drift", "relaxed_or_now", "late_findings", "vacuous_findings", "VACUOUS", "fewer_epochs",
-           "FEWER_EPOCHS", "release_unreadable"]
+           "FEWER_EPOCHS", "release_unreadable", "APPROXIMATE_NOT_ALLOWED", "approximate_note", "approximate_reason",
+           "commonest_reason"]
 
 GATE_COLUMNS = GATE.names
 #: What the reason of a criterion whose check cannot fail as configured starts with, where a table has no ``vacuous``
@@ -110,6 +111,9 @@ NO_CRITERIA = "no_criteria: nothing was gated"
 OUTCOME_WAITING = "outcome_waiting"
 #: What ``Gate.reason`` starts with when the run tried each case fewer times than its oloproof.yaml's ``epochs``.
 FEWER_EPOCHS = "fewer_epochs"
+#: What the reason of a gated criterion of a clustered run starts with when its release settings do not allow
+#: approximate methods (DESIGN.md, "Gate rule"); :func:`approximate_reason` says after it which key decides it.
+APPROXIMATE_NOT_ALLOWED = "approximate_methods_not_allowed"
 #: Reason note of an ``outcome_contract`` PASS on contracts none of which checks the artifact's content.
 OUTCOME_CONTENT_UNCHECKED = "outcome_content_unchecked"
 
@@ -847,6 +851,10 @@ def gate(run: Run, release: ReleaseLike | None = None, *,
     repeated = repeats_note(run.manifest.suite_config.repeated)  # one case under two ids: counted twice
     unchecked = _content_unchecked(run)
     for row in rows:
+        if row["reason"] == APPROXIMATE_NOT_ALLOWED or row["reason"].startswith(f"{APPROXIMATE_NOT_ALLOWED};"):
+            # the key that decides it, right after the code, as all_missing's why below
+            row["reason"] = row["reason"].replace(APPROXIMATE_NOT_ALLOWED,
+                                                  approximate_reason(release, run.release is not None), 1)
         if row["reason"] == "all_missing" or row["reason"].startswith("all_missing;"):
             # right after the code, where the user reads first: why the rows are missing says what would decide it
             why = _missing_why(run.verdicts, row["criterion"])
@@ -1423,23 +1431,34 @@ def _least_all_pass_n(threshold: float, confidence: float) -> int:
 def _missing_why(verdicts: pd.DataFrame, criterion: str) -> str:
     """Why ``criterion``'s rows are missing, for its ``all_missing`` reason: the commonest reason its rows give and
     how many give it (``every row is missing: "score 9 is not in [0, 1]; say which scores pass with pass_threshold=
-    (--pass-threshold)" (all 240 rows)``).
+    (--pass-threshold)" (all 240 rows)``, :func:`commonest_reason`).
 
     ``all_missing`` alone told the user nothing of what would make the criterion decide, where each row's reason
     says it (a rating read without a ``pass_threshold``, a control replay that diverged, a system that raised)."""
     rows = verdicts.loc[(verdicts["criterion"] == criterion) & (verdicts["verdict"] == "missing"), "reason"]
-    text = rows.fillna("").astype(str)
+    quoted = commonest_reason(rows)
+    return f"every row is missing: {quoted}" if quoted else "every row is missing"
+
+
+def commonest_reason(reasons: pd.Series, where: str = "run.verdicts") -> str:
+    """The commonest of the ``reasons`` of missing rows, quoted, and how many rows give it: ``"no_state_recorded"
+    (all 40 rows)``, or ``"…" (30 of 40 rows; 2 other reasons, 4 with none, each in run.verdicts)`` (``where``
+    says where each row's reason is); ``""`` when no row gives one.
+
+    The ``all_missing`` reason of the gate (:func:`_missing_why`) and of a comparison quote it: what would make the
+    criterion decide is in its rows' reasons."""
+    text = reasons.fillna("").astype(str)
     # the commonest reason given: rows without one (NaN, "") outnumbering it hid it behind "every row is missing"
     counts = text[text != ""].value_counts(sort=True)
     if counts.empty:
-        return "every row is missing"
+        return ""
     top, n, more = str(counts.index[0]), int(counts.iloc[0]), len(counts) - 1
     blank = len(text) - int(counts.sum())
     if not more and not blank:
-        return f'every row is missing: "{top}" (all {n:,} rows)'
+        return f'"{top}" (all {n:,} rows)'
     others = [f"{more:,} other reason{'s' if more != 1 else ''}"] if more else []
     others += [f"{blank:,} with none"] if blank else []
-    return f'every row is missing: "{top}" ({n:,} of {len(rows):,} rows; {", ".join(others)}, each in run.verdicts)'
+    return f'"{top}" ({n:,} of {len(text):,} rows; {", ".join(others)}, each in {where})'
 
 
 def _waiting(run: Run) -> int:
@@ -1471,12 +1490,43 @@ def _content_unchecked(run: Run) -> str:
             "empty one included, was verified")
 
 
+def approximate_note(where: str) -> str:
+    """Why a clustered run's gated criteria are :data:`APPROXIMATE_NOT_ALLOWED` and which key decides them, ``where``
+    naming the release settings (``release.yaml``, ``its release.yaml (stored when …)``).
+
+    One text, worded once: the gate's reason after its code (:func:`approximate_reason`) and the note
+    ``oloproof gate`` prints once under its table (where ``where`` says how to give settings with ``--release``).
+    """
+    return (f"the run is clustered (a case's epochs, a copy and its source, or cases given one cluster share a "
+            f"cluster), and {where} does not allow clustered (approximate) intervals: "
+            "`allow_approximate_methods: true` decides them (README section 6)")
+
+
+def approximate_reason(release: ReleaseLike | None, stored: bool = True) -> str:
+    """The reason of a gated criterion of a clustered run whose release settings do not allow approximate methods:
+    :data:`APPROXIMATE_NOT_ALLOWED`, then :func:`approximate_note` naming the settings ``release`` gave (a path as
+    given; for None the run's own release.yaml, or the defaults when it was made without one: ``stored`` False).
+
+    The code alone told a library user nothing of the key to set, where ``oloproof gate`` named it under its table.
+    """
+    give = "give one that does with op.gate(run, release=...) to gate this run"
+    if isinstance(release, (str, os.PathLike)):
+        where = str(release)
+    elif release is not None:
+        where = "the release configuration given"
+    elif stored:
+        where = f"its release.yaml (stored when the run started: {give}, or set it for the next run)"
+    else:
+        where = f"the default release configuration (the run has no release.yaml: {give})"
+    return f"{APPROXIMATE_NOT_ALLOWED}: {approximate_note(where)}"
+
+
 def _decide(row: dict[str, Any], threshold: float | None, cfg: ReleaseConfig, clustered: bool, ev: Any,
             checked: dict[str, bool], left_out: int = 0) -> tuple[str, str]:
     if threshold is None:
         return "REPORT_ONLY", ""
-    if clustered and not cfg.allow_approximate_methods:
-        return "INSUFFICIENT_EVIDENCE", "approximate_methods_not_allowed"
+    if clustered and not cfg.allow_approximate_methods:  # what the reason says after the code: gate() adds it
+        return "INSUFFICIENT_EVIDENCE", APPROXIMATE_NOT_ALLOWED
     if row["n"] == 0 and not left_out:
         return "INSUFFICIENT_EVIDENCE", "no_evidence"
     if row["missing"] == row["n"] and not left_out:

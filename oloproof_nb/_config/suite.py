@@ -30,6 +30,7 @@ from ..errors import (
     CaseFileError,
     ConfigError,
     DuplicateCaseWarning,
+    OloproofError,
     SliceSpecError,
     VacuousCheckWarning,
     format_loc,
@@ -1155,6 +1156,31 @@ def _stat_case_file(path: Path) -> tuple[int, int, int, int, int]:
         raise CaseFileError(path, None, f"cannot read the case file: {getattr(exc, 'strerror', None) or exc}") from None
 
 
+#: Most input fields of a case :func:`_lacks_field` lists.
+_FIELDS_SHOWN = 8
+
+
+def _lacks_field(case: Case, line: int, i: int, transform: Transform, cases_file: Path, suite_file: Path,
+                 seen: bool) -> OloproofError:
+    """The error for ``case`` (at ``line``), which lacks the input field that ``metamorphic.transforms[i]``
+    rewrites in every case.
+
+    Where an earlier case had the field (``seen``), this case is the one to fix: its line is named, as for its other
+    mistakes (it named oloproof.yaml alone, whose transform was right). Where none had it (the first case lacks it),
+    the transform's ``field`` may be the misspelt one: oloproof.yaml's key is named, with the case's line. The
+    case's own fields are listed, so a misspelling shows."""
+    held = [str(key) for key in case.input]
+    shown = ", ".join(quote(key) for key in held[:_FIELDS_SHOWN]) + (", …" if len(held) > _FIELDS_SHOWN else "")
+    lacks = f"case {quote(case.id)} has no input field {quote(transform.field)} (its input holds {shown or 'none'})"
+    key = f"metamorphic.transforms[{i}].field"
+    if seen:
+        return CaseFileError(cases_file, line, f"{lacks}, which metamorphic transform {quote(transform.name)} ({key} "
+                                               f"in {suite_file.name}) rewrites in every case: give the case that "
+                                               "field")
+    return ConfigError(suite_file, key, f"{cases_file.name} line {line}: {lacks}; name a field every case has, or "
+                                        "give the case that field")
+
+
 def _validate_cases(cases_file: Path, config: SuiteConfig, suite_file: Path, scan: _VacuityScan,
                     repeats: RepeatScan, removals: RemovalScan, keep: bool,
                     ) -> tuple[set[str], int, tuple[Case, ...] | None]:
@@ -1177,8 +1203,7 @@ def _validate_cases(cases_file: Path, config: SuiteConfig, suite_file: Path, sca
         field_copies = iter(copies)
         for i, transform in enumerate(transforms):
             if transform.field is not None and transform.field not in case.input:
-                raise ConfigError(suite_file, f"metamorphic.transforms[{i}].field",
-                                  f"case {quote(case.id)} has no input field {quote(transform.field)}")
+                raise _lacks_field(case, line, i, transform, cases_file, suite_file, seen=bool(source_ids))
             if transform.field is not None and (problem := field_not_text(case, transform.field)) is not None:
                 raise ConfigError(suite_file, f"metamorphic.transforms[{i}].field", f"case {quote(case.id)}: {problem}")
             if transform.state_path is not None:

@@ -13,7 +13,7 @@ from ..errors import storable, terminal_text
 from .html import numeric_column
 from .theme import SHAPED_COLUMNS, Screen, cell_text, fmt_cell, fmt_checked
 
-__all__ = ["md_cell", "md_code", "md_link", "markdown_table", "text_table", "terminal_text"]
+__all__ = ["md_cell", "md_code", "md_link", "markdown_table", "table_cell", "text_table", "terminal_text"]
 
 
 _ENTITY = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
@@ -135,8 +135,22 @@ def markdown_table(df: pd.DataFrame, text: Callable[[Any], str] = cell_text, *, 
     return _HELD.sub(lambda m: long[int(m.group(1))], table) if long else table
 
 
+def table_cell(text: str) -> str:
+    """``text`` as a cell of :func:`text_table`'s ``github`` table shows it: control characters escaped
+    (:func:`terminal_text`) and ``|`` written ``\\|``, as a Markdown table writes it, so that a criterion named
+    ``a|b`` does not end its cell and shift the columns after it.
+
+    Examples
+    --------
+    >>> print(table_cell("refund|escalate"))
+    refund\\|escalate
+    """
+    return terminal_text(text).replace("|", "\\|")
+
+
 def text_table(rows: Sequence[Sequence[str]], headers: Sequence[str], tablefmt: str = "github") -> str:
-    """A plain table for a terminal (cells already formatted; control characters escaped).
+    """A plain table for a terminal (cells already formatted; control characters escaped; in a ``github`` table
+    ``|`` is written ``\\|``, :func:`table_cell`).
 
     ``tablefmt`` is ``github`` (default) or ``narrow``: two spaces between columns and a dashed line under
     the headers (for tables that must fit a terminal's width).
@@ -151,8 +165,9 @@ def text_table(rows: Sequence[Sequence[str]], headers: Sequence[str], tablefmt: 
     |-----------|----|
     | a         | 10 |
     """
-    head = [terminal_text(h) for h in headers]
-    body = [[terminal_text(c) for c in r] for r in rows]
+    cell = terminal_text if tablefmt == "narrow" else table_cell  # no `|` separates a narrow table's columns
+    head = [cell(h) for h in headers]
+    body = [[cell(c) for c in r] for r in rows]
     widths = [max([len(h), *(len(r[i]) for r in body)]) for i, h in enumerate(head)]
 
     if tablefmt == "narrow":

@@ -13,7 +13,7 @@ import math
 import shutil
 import sys
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pandas as pd
@@ -21,7 +21,7 @@ import pandas as pd
 from .._analysis.frames import ended_case_runs
 from .._analysis.gate import VACUOUS, Gate, weaker_count
 from .._analysis.run import Run
-from .markdown import terminal_text, text_table
+from .markdown import table_cell, terminal_text, text_table
 from .theme import fmt_bound, fmt_cell, fmt_level, fmt_number, fmt_threshold
 
 __all__ = ["PLAIN_TERMINAL", "WIDTH", "case_error_lines", "compare_table_text", "cut_names", "gate_table_text",
@@ -57,9 +57,17 @@ def plain_terminal() -> None:
             stream.flush()
 
 
-def fit(text: str, width: int) -> str:
-    """``text`` cut to ``width`` characters, its last one ``…`` when cut."""
-    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
+def fit(text: str, width: int, shown: Callable[[str], str] | None = None) -> str:
+    """``text`` cut to ``width`` characters, its last one ``…`` when cut; with ``shown`` (:func:`table_cell`), to
+    ``width`` characters as ``shown`` writes it: an escape (``\\|``) counts as written and is never split."""
+    if shown is None:
+        return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
+    if len(shown(text)) <= width:
+        return text
+    kept = text[: max(width - 1, 0)]
+    while kept and len(shown(kept)) > width - 1:  # each escape takes a character more than it stands for
+        kept = kept[:-1]
+    return kept + "…"
 
 
 def terminal_width() -> int:
@@ -68,14 +76,15 @@ def terminal_width() -> int:
     return max(WIDTH, shutil.get_terminal_size((WIDTH, 24)).columns)
 
 
-def cut_names(rows: list[list[str]], room: int, width: int) -> list[str]:
-    """Cut the first cell of each of ``rows`` (a criterion name) to ``room`` characters with ``…``, in place, and
-    return the lines that give each cut name whole (``cut… = whole``, wrapped to ``width``): two long names
-    that share their start would otherwise read the same, and one with no reason line would appear nowhere."""
+def cut_names(rows: list[list[str]], room: int, width: int, shown: Callable[[str], str] | None = None) -> list[str]:
+    """Cut the first cell of each of ``rows`` (a criterion name) to ``room`` characters with ``…`` (as ``shown``
+    writes it in the table, :func:`fit`), in place, and return the lines that give each cut name whole
+    (``cut… = whole``, wrapped to ``width``): two long names that share their start would otherwise read the same,
+    and one with no reason line would appear nowhere."""
     lines: list[str] = []
     for row in rows:
-        if len(row[0]) > room:
-            whole, row[0] = row[0], fit(row[0], room)
+        if len(shown(row[0]) if shown else row[0]) > room:
+            whole, row[0] = row[0], fit(row[0], room, shown)
             lines += textwrap.wrap(f"{row[0]} = {whole}", width, subsequent_indent="    ", break_long_words=True,
                                    break_on_hyphens=False)
     return lines
@@ -146,12 +155,13 @@ def gate_table_text(g: Gate, *, wide: bool = False, width: int = WIDTH) -> str:
         if excess <= 0:
             break
         i = headers.index(name)
-        room = max(max((len(row[i]) for row in rows), default=0) - excess, least)
+        # as the table writes a cell: a name's `|` is `\|`, a character more (review: `a|b` shifted the columns)
+        room = max(max((len(table_cell(row[i])) for row in rows), default=0) - excess, least)
         if name == "criterion":  # the first column
-            whole = cut_names(rows, room, width)
+            whole = cut_names(rows, room, width, table_cell)
         else:
             for row in rows:
-                row[i] = fit(row[i], room)
+                row[i] = fit(row[i], room, table_cell)
     return "\n".join([text_table(rows, headers), *whole, *reason_lines(g.table, width)])
 
 

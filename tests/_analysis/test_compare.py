@@ -1825,3 +1825,19 @@ def test_pass_1_over_unequal_paired_epochs_is_not_the_mean() -> None:
     notes: list[str] = []
     assert _reduced_row({}, rows, parse_reduce("pass^1"), ReleaseConfig(), notes) == "reduce_not_paired"
     assert _reduced_row({}, rows[rows["case_id"] == "a"], parse_reduce("pass^1"), ReleaseConfig(), []) == ""
+
+
+def test_all_missing_quotes_each_runs_commonest_reason(make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    """``all_missing`` said nothing of why, where the gate of each run quotes its rows' commonest reason: the base
+    crashed on c00–c19 (one reason, by hand: the system's RuntimeError), the candidate on c20–c39, so every paired
+    row is missing in one run or the other; each run's reason is quoted with its count (20 each, by hand)."""
+    root = make_suite(_cases(40), evaluators=[{"type": "answer_matches"}])
+    first, last = {f"c{i:02d}" for i in range(20)}, {f"c{i:02d}" for i in range(20, 40)}
+    base = _run(root, tmp_path / "base", crash=first)
+    cand = _run(root, tmp_path / "cand", crash=last, version="b")
+    (why,) = set(base.verdicts.loc[base.verdicts["verdict"] == "missing", "reason"])
+    assert "boom" in why and set(cand.verdicts.loc[cand.verdicts["verdict"] == "missing", "reason"]) == {why}
+    row = op.compare(base, cand, release=MARGIN_20).table.iloc[0]
+    assert (row["n"], row["missing"], row["verdict"]) == (40, 40, "INSUFFICIENT_EVIDENCE")
+    assert row["reason"] == (f'all_missing; every paired row is missing in a run: in the base run "{why}" (all 20 '
+                             f'rows) and in the candidate run "{why}" (all 20 rows)')

@@ -333,7 +333,7 @@ def test_fractional_values_are_clustered_even_one_case_a_cluster(runs: dict[int,
     release = {"min_clusters": 2, "criteria": {"answer_matches": {"threshold": 0.2, "reduce": "pass^3"}}}
     five = op.gate(runs[5], release=release).table.set_index("criterion").loc["answer_matches"]
     assert (five["n"], five["n_clusters"], five["method"]) == (8, 8, "cluster_t")
-    assert (five["verdict"], five["reason"]) == ("INSUFFICIENT_EVIDENCE", "approximate_methods_not_allowed")
+    assert five["verdict"] == "INSUFFICIENT_EVIDENCE" and five["reason"].startswith("approximate_methods_not_allowed: ")
     three = op.gate(runs[3], release=release).table.set_index("criterion").loc["answer_matches"]
     assert three["method"] == "clopper_pearson" and not three["reason"].startswith("approximate")
 

@@ -150,9 +150,21 @@ def test_clustered_uses_cluster_t_equal_to_the_public_interval(tmp_path: Path) -
 def test_approximate_methods_not_allowed(tmp_path: Path) -> None:
     outcomes, clusters = clustered_outcomes()
     release = {"allow_approximate_methods": False, "criteria": {"answer_matches": 0.5}}
-    g = op.gate(run_suite(make_suite(tmp_path, outcomes, clusters=clusters, release=release)))
-    assert (row(g)["verdict"], row(g)["reason"]) == ("INSUFFICIENT_EVIDENCE", "approximate_methods_not_allowed")
+    run = run_suite(make_suite(tmp_path, outcomes, clusters=clusters, release=release))
+    g = op.gate(run)
+    # the code first, then the key that decides it: the code alone named nothing a library user could set
+    why = ("the run is clustered (a case's epochs, a copy and its source, or cases given one cluster share a "
+           "cluster), and {} does not allow clustered (approximate) intervals: `allow_approximate_methods: true` "
+           "decides them (README section 6)")
+    assert (row(g)["verdict"], row(g)["reason"]) == ("INSUFFICIENT_EVIDENCE", "approximate_methods_not_allowed: "
+        + why.format("its release.yaml (stored when the run started: give one that does with "
+                     "op.gate(run, release=...) to gate this run, or set it for the next run)"))
     assert g.verdict == "BLOCK" and g.clustered
+    given = tmp_path / "strict.yaml"  # a file given: named as given
+    given.write_text(yaml.safe_dump(release), encoding="utf-8")
+    assert row(op.gate(run, release=given))["reason"] == f"approximate_methods_not_allowed: {why.format(given)}"
+    assert row(op.gate(run, release=release))["reason"] == (
+        f"approximate_methods_not_allowed: {why.format('the release configuration given')}")
 
 
 def test_too_few_clusters(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import pytest
@@ -87,6 +88,40 @@ def test_only_a_name_longer_than_the_room_is_cut_and_its_whole_line_fits_the_wid
     rows = [["n" * 150]]
     assert cut_names(rows, 20, 60) == ["n" * 19 + "… = " + "n" * 37, "    " + "n" * 56, "    " + "n" * 56, "    n"]
     assert rows == [["n" * 19 + "…"]]
+
+
+@pytest.mark.parametrize("at", range(28, 40))
+def test_a_bar_in_a_criterion_name_is_escaped_and_the_cut_counts_the_escape(at: int) -> None:
+    """``a|b`` ended its cell: the row had one column more than its header. Now ``|`` is ``\\|`` as in a Markdown
+    table; a long name with bars is cut to the room its escapes take (its line stayed one character a bar too wide),
+    never between ``\\`` and ``|`` (``at`` moves a bar across the cut), and given whole, as written, below."""
+    long = ("x" * at + "|" + LONG_NAME)[:90] + "|a|b"  # cut near ``at``; bars after the cut are not in the cell
+    g = _gate([{"criterion": "a|b"}, {"criterion": long, "verdict": "FAIL"}], "BLOCK")
+    for wide in (False, True):
+        lines = gate_table_text(g, wide=wide).splitlines()
+        table = [line for line in lines if line.startswith("|")]
+        assert len(table) == 4 and {len(re.split(r"(?<!\\)\|", line)) for line in table} == {10 if not wide else 17}
+        cells = [re.split(r"(?<!\\)\|", line)[1].strip() for line in table]
+        assert cells[2] == "a\\|b"
+        assert not any(re.search(r"\\(?!\|)", cell) for cell in cells)  # no escape split by the cut
+        if wide:
+            assert cells[3] == long.replace("|", "\\|")
+            continue
+        assert max(len(line) for line in lines) <= 100
+        assert cells[3].endswith("…") and long.startswith(cells[3][:-1].replace("\\|", "|"))
+        assert len(cells[3]) == len(table[1].split("|")[1]) - 2  # fills its column: the cut counted each escape
+        under = " ".join(line.strip() for line in lines if not line.startswith("|"))
+        assert under == f"{cells[3].replace(chr(92) + '|', '|')} = {long}"  # the whole name as written
+
+
+def test_the_room_of_a_cut_name_is_measured_as_written_with_its_escapes() -> None:
+    """A name of bars beside a longer one without: the room was taken from the longest name as given, so the
+    barred one, cut to it, was as many characters too wide as it kept bars (here 110 columns of 100)."""
+    barred = "|a" * 10 + LONG_NAME  # 92 characters, 102 as written
+    lines = gate_table_text(_gate([{"criterion": "y" * 102}, {"criterion": barred}], "PASS")).splitlines()
+    assert max(len(line) for line in lines) <= 100
+    cell = re.split(r"(?<!\\)\|", lines[3])[1].strip()
+    assert cell.startswith("\\|a\\|a") and cell.endswith("…")
 
 
 def _ended(rows: list[tuple[str, str, str | None]]) -> Any:

@@ -19,7 +19,7 @@ from oloproof_nb._analysis.columns import PAIRS
 from oloproof_nb._config.suite import Transform
 from oloproof_nb._core.pairs import compare_pair
 from oloproof_nb.cli import main
-from oloproof_nb.errors import ConfigError
+from oloproof_nb.errors import CaseFileError, ConfigError
 from oloproof_nb.evaluators.metamorphic import MetamorphicRelation
 
 PAIR_COLUMNS = PAIRS.names
@@ -387,8 +387,44 @@ def test_error_messages_say_what_is_allowed(make_suite: Callable[..., Path]) -> 
         op.load_suite(root)
     root = mm_suite(make_suite, [case("c1"), {"id": "c2", "input": {"item": "x"}}], [transform("t", "")],
                     [_rel("same_state", "t")])
-    with pytest.raises(ConfigError, match=r"case 'c2' has no input field 'message'"):
+    with pytest.raises(CaseFileError, match=r"line 2: case 'c2' has no input field 'message' \(its input holds "
+                                            r"'item'\), which metamorphic transform 't'"):
         op.load_suite(root)
+
+
+@pytest.mark.parametrize("at", [3, 1])
+def test_a_case_without_the_field_a_transform_rewrites_is_named_by_its_line(
+        example_suite: Path, capsys: pytest.CaptureFixture[str], at: int) -> None:
+    """The bundled example with ``message`` deleted from its third case: the error named oloproof.yaml's
+    ``metamorphic.transforms[0].field``, whose transform is right, not the case's line. Now the case file's line,
+    as for a case's other mistakes (exit 2, one line). From its first case no case had the field, so the
+    transform's ``field`` may be the misspelt one: oloproof.yaml's key is named then, with the case's line."""
+    cases = example_suite / "cases.jsonl"
+    lines = cases.read_text(encoding="utf-8").splitlines()
+    edited = json.loads(lines[at - 1])
+    del edited["input"]["message"]
+    lines[at - 1] = json.dumps(edited)
+    cases.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    before = cases.read_bytes()
+    kind = CaseFileError if at == 3 else ConfigError
+    with pytest.raises(kind) as info:
+        op.load_suite(example_suite)
+    assert type(info.value) is kind
+    case_id, lacks = edited["id"], "has no input field 'message' (its input holds 'order_id')"
+    if at == 3:
+        assert (info.value.file, info.value.line) == (str(cases), 3)
+        assert str(info.value) == (f"{cases}: line 3: case '{case_id}' {lacks}, which metamorphic transform "
+                                   "'injected' (metamorphic.transforms[0].field in oloproof.yaml) rewrites in every "
+                                   "case: give the case that field")
+    else:
+        assert info.value.key == "metamorphic.transforms[0].field"
+        assert str(info.value) == (f"{example_suite / 'oloproof.yaml'}: metamorphic.transforms[0].field: cases.jsonl "
+                                   f"line 1: case '{case_id}' {lacks}; name a field every case has, or give the "
+                                   "case that field")
+    assert main(["run", str(example_suite), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"oloproof: error: {info.value}\n" and cases.read_bytes() == before  # one line, nothing changed
+    assert not (example_suite / "runs").exists()
 
 
 def test_default_and_custom_criterion() -> None:
