@@ -711,7 +711,7 @@ def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, 
         abrupt_ends,
         abrupt_ends_note,
         approximate_note,
-        approximate_reason,
+        bare_approximate,
         relaxed_note,
     )
     from ._analysis.validity import unchecked_reasons, unscored_note
@@ -723,9 +723,7 @@ def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, 
     width = terminal_width()
     approximate = g.table["reason"].str.startswith(APPROXIMATE_NOT_ALLOWED).any()
     # the key to set is said once, below, naming --release: each criterion's line keeps the code
-    said = approximate_reason(release, result.release is not None)
-    shown = replace(g, table=g.table.assign(reason=g.table["reason"].str.replace(said, APPROXIMATE_NOT_ALLOWED,
-                                                                                 regex=False)))
+    shown = replace(g, table=g.table.assign(reason=bare_approximate(g.table["reason"])))
     print(gate_table_text(shown, wide=wide, width=width))
     for finding in g.findings:  # read from the run: `oloproof gate RUN_DIR` knows them without the suite
         warnings.warn(VacuousCheckWarning(finding), stacklevel=1)
@@ -833,7 +831,13 @@ def _whole(run: Run, given: str) -> Run:
 def _cmd_compare(args: argparse.Namespace) -> int:
     """Two stored runs compared; exit 0 only on NO_REGRESSION (an unfinished run is an error, exit 2)."""
     from ._analysis.compare import compare_release
-    from ._analysis.gate import weaker_count
+    from ._analysis.gate import (
+        APPROXIMATE_NOT_ALLOWED,
+        PAIRED_CLUSTERED,
+        approximate_note,
+        bare_approximate,
+        weaker_count,
+    )
     from ._analysis.run import Run
     from ._display.compare import compare
     from ._display.notebook import load_run
@@ -856,9 +860,15 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     print(f"{paired}; diff = candidate - base with its {fmt_level(cmp.release.confidence)} "
           f"interval; margin {cmp.margin:g}")
     width = terminal_width()
-    print(compare_table_text(cmp.table, width))
-    for line in reason_lines(cmp.table, width, plain=_COMPARE_PLAIN):  # as the gate prints its reasons
+    table = cmp.table.assign(reason=bare_approximate(cmp.table["reason"]))  # the key to set: said once, below
+    print(compare_table_text(table, width))
+    for line in reason_lines(table, width, plain=_COMPARE_PLAIN):  # as the gate prints its reasons
         print(line)
+    if table["reason"].str.startswith(APPROXIMATE_NOT_ALLOWED).any():  # one key fixes it: say which, once
+        where = (f"{args.release}" if args.release else "the candidate run's release.yaml (stored when it started: "
+                                                        "give one that does with --release to compare these runs, "
+                                                        "or set it for the next run)")
+        _print_wrapped(approximate_note(where, PAIRED_CLUSTERED), width)
     for note in cmp.notes:  # notes name criteria and copies
         _print_wrapped(f"note: {note}", width)
     if len(cmp.flips):
@@ -867,7 +877,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     code = 0 if cmp.verdict == "NO_REGRESSION" else 1
     weaker = len(cmp.relaxed) if code == 0 else 0  # named in the first note above
     print(f"compare: {cmp.verdict}" + (f" ({cmp.reason})" if cmp.reason else "") + f" — exit {code}: "
-          + _compare_why(cmp.verdict, cmp.table, cmp.reason)
+          + _compare_why(cmp.verdict, table, cmp.reason)
           + (f", by {weaker_count(weaker, cmp.weaker_than)}" if weaker else ""))
     return code
 

@@ -398,3 +398,32 @@ def test_compare_notes_are_wrapped_to_the_width_as_the_gate_s_notes(runs: dict[s
             "regression.margin 0.2 → 0.5")
     assert len(note) > 100 and note in " ".join(lines)  # wrapped at spaces only: nothing lost
     assert any(str(release) in line for line in lines) and any("0.2 → 0.5" in line for line in lines)
+
+
+def test_a_clustered_comparison_not_allowed_approximate_intervals_is_told_which_key_to_set(
+        make_suite: Callable[..., Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Runs of 3 epochs pair clustered case runs: every criterion said the bare ``approximate_methods_not_allowed``,
+    and nothing named the key or the file (the gate's table had said it since round 59). Now once, under the table,
+    naming --release; each criterion's line keeps the code."""
+    cases = [{"id": f"c{i:02d}", "input": {"tag": str(i), "answer": "ok"}, "expected": {"answer": "ok"}}
+             for i in range(24)]
+    root = make_suite(cases, evaluators=[{"type": "answer_matches"}], release={"regression": {"margin": 0.2}})
+    suite = op.load_suite(root)
+    base, again = (op.run(suite, system=Answerer, out=tmp_path / name, epochs=3, progress=False).directory
+                   for name in ("base", "again"))
+    assert main(["compare", str(base), str(again)]) == 1
+    out = capsys.readouterr().out
+    text = " ".join(out.split())  # wrapped to the width
+    assert ("the paired runs are clustered (a case's epochs, a copy and its source, or cases given one cluster "
+            "share a cluster), and the candidate run's release.yaml (stored when it started: give one that does "
+            "with --release to compare these runs, or set it for the next run) does not allow clustered "
+            "(approximate) intervals: `allow_approximate_methods: true` decides them") in text
+    assert text.count("does not allow clustered") == 1 and "op.compare(" not in text
+    assert "answer_matches: approximate_methods_not_allowed" in text
+    assert out.splitlines()[-1] == ("compare: INSUFFICIENT_EVIDENCE — exit 1: not decided: "
+                                    "approximate_methods_not_allowed")
+    allowed = tmp_path / "allowed.yaml"
+    allowed.write_text(yaml.safe_dump({"allow_approximate_methods": True, "min_clusters": 20,
+                                       "regression": {"margin": 0.2}}), encoding="utf-8")
+    assert main(["compare", str(base), str(again), "--release", str(allowed)]) == 0  # 72 rows in 24 clusters
+    assert "does not allow clustered" not in capsys.readouterr().out

@@ -101,11 +101,14 @@ from .._core.stats import is_clustered, is_clustered_from_sums
 from ..errors import ConfigError, OloproofError, warn_at_caller
 from .columns import TEXT, Column, FrameSpec
 from .gate import (
+    APPROXIMATE_NOT_ALLOWED,
     FEWER_EPOCHS,
+    PAIRED_CLUSTERED,
     VACUOUS,
     ReleaseLike,
     abrupt_ends,
     abrupt_ends_note,
+    approximate_reason,
     commonest_reason,
     criterion_sums,
     fewer_epochs,
@@ -737,6 +740,10 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
             verdict, why = _decide(row, cfg, grouped, criterion in unchecked, undecided)
             if why == "all_missing":  # as the gate's: the rows' commonest reason says what would decide it
                 why = f"all_missing; {_missing_why(rows[rows['criterion'] == criterion])}"
+            if why == APPROXIMATE_NOT_ALLOWED:  # as the gate's: which key decides it, and in which settings
+                why = approximate_reason(release, cand_run.release is not None,
+                                         "op.compare(base, candidate, release=...) to compare these runs",
+                                         "the candidate run", PAIRED_CLUSTERED)
             if verdict == "NO_REGRESSION" and new_failures.get(criterion):  # a case that now reaches the check
                 verdict = "INSUFFICIENT_EVIDENCE"                          # and fails it is in no paired row
                 why = (f"{NEW_FAILURES}: {new_failures[criterion]} row(s) of the candidate do not pass where the "
@@ -1040,7 +1047,7 @@ def _decide(row: dict[str, Any], cfg: ReleaseConfig, clustered: bool, unchecked:
     if row["missing"] == row["n"]:
         return "INSUFFICIENT_EVIDENCE", "all_missing"
     if clustered and not cfg.allow_approximate_methods:
-        return "INSUFFICIENT_EVIDENCE", "approximate_methods_not_allowed"
+        return "INSUFFICIENT_EVIDENCE", APPROXIMATE_NOT_ALLOWED  # compare() says after it which key decides it
     if row["n_clusters"] < cfg.min_clusters:  # the numbers, as the gate gives them, and where the interval lies
         why = f"too_few_clusters: its rows fall in {row['n_clusters']} clusters, min_clusters is {cfg.min_clusters}"
         if row["ci_high"] < -cfg.regression.margin:  # a wrapped benchmark's 6 customers (review U18) said no more

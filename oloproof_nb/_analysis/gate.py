@@ -97,8 +97,8 @@ __all__ = ["Gate", "gate", "GATE_COLUMNS", "ClusterSums", "criterion_sums", "sum
            "release_drift", "label_drift", "suite_drift", "suite_folder", "relaxed_gate_settings", "relaxed_note",
            "weaker_count", "RUN_OWN", "abrupt_ends", "abrupt_ends_note", "case_runs", "release_now",
            "warn_release_drift", "relaxed_or_now", "late_findings", "vacuous_findings", "VACUOUS", "fewer_epochs",
-           "FEWER_EPOCHS", "release_unreadable", "APPROXIMATE_NOT_ALLOWED", "approximate_note", "approximate_reason",
-           "commonest_reason"]
+           "FEWER_EPOCHS", "release_unreadable", "APPROXIMATE_NOT_ALLOWED", "PAIRED_CLUSTERED", "approximate_note",
+           "approximate_reason", "bare_approximate", "commonest_reason"]
 
 GATE_COLUMNS = GATE.names
 #: What the reason of a criterion whose check cannot fail as configured starts with, where a table has no ``vacuous``
@@ -114,6 +114,8 @@ FEWER_EPOCHS = "fewer_epochs"
 #: What the reason of a gated criterion of a clustered run starts with when its release settings do not allow
 #: approximate methods (DESIGN.md, "Gate rule"); :func:`approximate_reason` says after it which key decides it.
 APPROXIMATE_NOT_ALLOWED = "approximate_methods_not_allowed"
+#: What :func:`approximate_note` says is clustered in a comparison (a cluster holds more than one paired case run).
+PAIRED_CLUSTERED = "the paired runs are clustered"
 #: Reason note of an ``outcome_contract`` PASS on contracts none of which checks the artifact's content.
 OUTCOME_CONTENT_UNCHECKED = "outcome_content_unchecked"
 
@@ -1490,35 +1492,47 @@ def _content_unchecked(run: Run) -> str:
             "empty one included, was verified")
 
 
-def approximate_note(where: str) -> str:
+def approximate_note(where: str, clustered: str = "the run is clustered") -> str:
     """Why a clustered run's gated criteria are :data:`APPROXIMATE_NOT_ALLOWED` and which key decides them, ``where``
-    naming the release settings (``release.yaml``, ``its release.yaml (stored when …)``).
+    naming the release settings (``release.yaml``, ``the run's release.yaml (stored when …)``); ``clustered`` says
+    what is (``the paired runs are clustered`` in a comparison).
 
-    One text, worded once: the gate's reason after its code (:func:`approximate_reason`) and the note
-    ``oloproof gate`` prints once under its table (where ``where`` says how to give settings with ``--release``).
+    One text, worded once: the gate's and the comparison's reason after its code (:func:`approximate_reason`) and
+    the note ``oloproof gate`` and ``oloproof compare`` print once under their tables (where ``where`` says how to
+    give settings with ``--release``).
     """
-    return (f"the run is clustered (a case's epochs, a copy and its source, or cases given one cluster share a "
+    return (f"{clustered} (a case's epochs, a copy and its source, or cases given one cluster share a "
             f"cluster), and {where} does not allow clustered (approximate) intervals: "
             "`allow_approximate_methods: true` decides them (README section 6)")
 
 
-def approximate_reason(release: ReleaseLike | None, stored: bool = True) -> str:
+def approximate_reason(release: ReleaseLike | None, stored: bool = True,
+                       give: str = "op.gate(run, release=...) to gate this run", run: str = "the run",
+                       clustered: str = "the run is clustered") -> str:
     """The reason of a gated criterion of a clustered run whose release settings do not allow approximate methods:
     :data:`APPROXIMATE_NOT_ALLOWED`, then :func:`approximate_note` naming the settings ``release`` gave (a path as
     given; for None the run's own release.yaml, or the defaults when it was made without one: ``stored`` False).
+    ``give`` says how to give other settings, ``run`` whose release.yaml it is and ``clustered`` what is clustered
+    (``op.compare``: ``op.compare(base, candidate, release=...)``, the candidate run, the paired runs).
 
     The code alone told a library user nothing of the key to set, where ``oloproof gate`` named it under its table.
     """
-    give = "give one that does with op.gate(run, release=...) to gate this run"
+    give = f"give one that does with {give}"
     if isinstance(release, (str, os.PathLike)):
         where = str(release)
     elif release is not None:
         where = "the release configuration given"
     elif stored:
-        where = f"its release.yaml (stored when the run started: {give}, or set it for the next run)"
+        where = f"{run}'s release.yaml (stored when it started: {give}, or set it for the next run)"
     else:
-        where = f"the default release configuration (the run has no release.yaml: {give})"
-    return f"{APPROXIMATE_NOT_ALLOWED}: {approximate_note(where)}"
+        where = f"the default release configuration ({run} has no release.yaml: {give})"
+    return f"{APPROXIMATE_NOT_ALLOWED}: {approximate_note(where, clustered)}"
+
+
+def bare_approximate(reasons: pd.Series) -> pd.Series:
+    """``reasons`` with each :func:`approximate_reason` cut back to its code (what follows a ``;`` kept): for a
+    table whose note says the key once, below it (``oloproof gate``, ``oloproof compare``), not once a row."""
+    return reasons.str.replace(f"^{APPROXIMATE_NOT_ALLOWED}: [^;]*", APPROXIMATE_NOT_ALLOWED, regex=True)
 
 
 def _decide(row: dict[str, Any], threshold: float | None, cfg: ReleaseConfig, clustered: bool, ev: Any,

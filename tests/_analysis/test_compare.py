@@ -256,8 +256,16 @@ def test_clustered_needs_approximate_methods_and_bootstrap_is_replaced(make_suit
     broken = {f"c{i:02d}" for i in range(0, 12)}
     base, cand = _run(root, tmp_path / "b"), _run(root, tmp_path / "c", broken=broken)
     strict = op.compare(base, cand)
-    assert strict.clustered and strict.table.iloc[0]["reason"] == "approximate_methods_not_allowed"
+    # the code, then the key that decides it and whose settings (as the gate's): the code alone named nothing to set
+    assert strict.clustered and strict.table.iloc[0]["reason"] == (
+        "approximate_methods_not_allowed: the paired runs are clustered (a case's epochs, a copy and its source, or "
+        "cases given one cluster share a cluster), and the default release configuration (the candidate run has no "
+        "release.yaml: give one that does with op.compare(base, candidate, release=...) to compare these runs) "
+        "does not allow clustered (approximate) intervals: `allow_approximate_methods: true` decides them (README "
+        "section 6)")
     assert strict.verdict == "INSUFFICIENT_EVIDENCE"
+    given = op.compare(base, cand, release={"allow_approximate_methods": False})
+    assert "and the release configuration given does not allow" in given.table.iloc[0]["reason"]
     cmp = op.compare(base, cand, release={**ALLOW, "method": "cluster_bootstrap"})
     row = cmp.table.iloc[0]
     assert row["method"] == "cluster_t" and "instead of cluster_bootstrap" in row["reason"]

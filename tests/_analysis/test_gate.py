@@ -157,7 +157,7 @@ def test_approximate_methods_not_allowed(tmp_path: Path) -> None:
            "cluster), and {} does not allow clustered (approximate) intervals: `allow_approximate_methods: true` "
            "decides them (README section 6)")
     assert (row(g)["verdict"], row(g)["reason"]) == ("INSUFFICIENT_EVIDENCE", "approximate_methods_not_allowed: "
-        + why.format("its release.yaml (stored when the run started: give one that does with "
+        + why.format("the run's release.yaml (stored when it started: give one that does with "
                      "op.gate(run, release=...) to gate this run, or set it for the next run)"))
     assert g.verdict == "BLOCK" and g.clustered
     given = tmp_path / "strict.yaml"  # a file given: named as given
