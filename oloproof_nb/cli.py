@@ -530,8 +530,8 @@ def _resume_hint(args: argparse.Namespace, directory: Path | None) -> str:
 
 
 def _how_it_ended(exitcode: int | None) -> str:
-    """``exited with code 3``, ``was killed by signal SIGSEGV`` (:func:`~oloproof_nb._run.store.how_it_ended`)."""
-    from ._run.store import how_it_ended
+    """``exited with code 3``, ``was killed by signal SIGSEGV`` (:func:`~oloproof_nb._run.in_flight.how_it_ended`)."""
+    from ._run.in_flight import how_it_ended
 
     if exitcode is None:
         return "did not stop"
@@ -542,9 +542,9 @@ def _in_flight(directory: Path | None, exitcode: int, how: str | None = None) ->
     """Note in the run folder how its process ended (``started.jsonl``: the child is dead, its lock released), and
     say what a resume does with the case runs that were in flight: ``error`` when the system ended the process
     (an exit, a fatal signal), run again otherwise (a kill from outside; ``how``: an end the exit code does not
-    tell, :func:`~oloproof_nb._run.store.note_end`); nothing when none was."""
+    tell, :func:`~oloproof_nb._run.in_flight.note_end`); nothing when none was."""
     from ._analysis.gate import case_runs
-    from ._run.store import note_end
+    from ._run.in_flight import note_end
 
     ended = None if directory is None else note_end(directory, exitcode, how)
     if ended is None or not ended.started:
@@ -626,7 +626,7 @@ def _run_in_child(args: argparse.Namespace, params: dict[str, Any],
     if final is None and interrupted_at is not None:
         final = ("interrupted",)
         if directory is not None:  # ended before it noted the stop (a second Ctrl-C killed it): the user's stop
-            from ._run.store import note_stop
+            from ._run.in_flight import note_stop
 
             note_stop(directory)
     elif final == ("interrupted",) and interrupted_at is None:  # the child stopped on a signal this process never got

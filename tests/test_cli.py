@@ -829,7 +829,7 @@ def test_an_end_with_only_a_finished_case_run_unrecorded_names_no_case_run_in_fl
     """workers > 1: the process ended after a case run had finished and before its record was appended (a system's
     constructor, replacing an instance, called os._exit): nothing was in flight, so the stop line names none."""
     from oloproof_nb import cli
-    from oloproof_nb._run.store import read_in_flight
+    from oloproof_nb._run.in_flight import read_in_flight
 
     out = tmp_path / "run"
     out.mkdir()

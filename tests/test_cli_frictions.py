@@ -631,9 +631,9 @@ def test_both_reasons_nothing_came_from_the_cache_are_wrapped_under_the_summary(
     """Mutation round 35: a system with neither ``version`` nor a code fingerprint (as a class typed in a notebook
     cell has none) gets the longer note naming both (review F29), wrapped as the command's other notes are: each
     line indented under the summary and within 100 columns (``run`` printed it as one line of 136)."""
-    import oloproof_nb._run.runner as runner
+    import oloproof_nb._run.systems as systems
 
-    monkeypatch.setattr(runner, "code_fingerprint", lambda *args, **kwargs: None)  # a code with no fingerprint
+    monkeypatch.setattr(systems, "code_fingerprint", lambda *args, **kwargs: None)  # a code with no fingerprint
     monkeypatch.setenv("COLUMNS", "80")  # narrower than the least width: 100
     cases = [{"id": f"c{n}", "input": {"slot": f"s{n}"}, "initial_state": {"bookings": {}},
               "expected": {"answer": "booked", "state": {"bookings": {f"s{n}": "ann"}}}} for n in range(3)]

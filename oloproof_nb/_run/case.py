@@ -109,7 +109,7 @@ def failed_case(case: Case, index: int, status: str, error: str, settings: RunSe
 
 def died_reason(process: str, how: str) -> str:
     """The reason of a case whose process ended while it ran: ``the worker process died while running the case
-    (exit code 3)`` (``process``: which process; ``how``: :func:`~oloproof_nb._run.store.how_it_ended`)."""
+    (exit code 3)`` (``process``: which process; ``how``: :func:`~oloproof_nb._run.in_flight.how_it_ended`)."""
     return f"the {process} died while running the case ({how})"
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from .._config.imports import load_check
+from .._config.suite import SuiteConfig
 from .._core.canonical import utc_now
 from .._core.case import Case
 from .._core.evaluator import Evaluator, Replay, Reproduce, UserCall
@@ -133,6 +134,13 @@ class RunSettings:
     #: ``True`` when it has finished but its record waits for another thread to append it (``RunStore.note_case``:
     #: what was in flight when the process ended).
     note_case: Callable[[str, int, bool], None] = lambda case_id, epoch, finished: None
+
+    @classmethod
+    def of(cls, config: SuiteConfig, **fields: Any) -> RunSettings:
+        """The settings of a run of a suite with ``config``: its ``case_timeout_s``, its evaluators and its rule for
+        tool errors, with ``fields`` (every other field, by name) as given."""
+        return cls(timeout_s=config.case_timeout_s, evaluators=list(config.evaluators), tool_errors=config.tool_errors,
+                   **fields)
 
 
 def located_file(contract: OutcomeContract, settings: RunSettings) -> tuple[int, int, int] | None:

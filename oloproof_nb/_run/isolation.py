@@ -45,7 +45,7 @@ import traceback
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from .._config.imports import CODE_KEY, import_system
 from .._config.suite import SUITE_FILE, Suite, SuiteConfig, changed_digests, load_user_code
@@ -55,12 +55,12 @@ from .._core.records import CaseRecord, ReplayRecord
 from ..errors import OloproofError
 from .case import died_reason, execute_case, failed_case
 from .context import RunSettings, ShownArtifacts
+from .in_flight import how_it_ended
 from .observe import HeldBack, promised_artifacts, shared_files
 from .replay_cache import REPLAY_CACHE_DIR, ReplayCache
 from .sandbox import epoch_given
-from .store import how_it_ended
 from .streams import shield_standard_streams
-from .systems import as_factory, build, code_fingerprint, release, replay_fingerprint, version_of
+from .systems import as_factory, build, identity_of, release, replay_fingerprint, version_of
 from .timeouts import set_call_watch
 
 __all__ = ["ProcessWorkers", "GRACE_S"]
@@ -72,16 +72,27 @@ MAX_START_FAILURES = 2
 _POLL_S = 0.05
 
 
+#: Where a worker is: building its system (or rebuilding it after a case), waiting for a case, running one, or
+#: killed (its process and pipe closed).
+_State = Literal["starting", "idle", "busy", "gone"]
+
+
 @dataclass
 class _Worker:
+    """One worker process as the run's process sees it: its process, the pipe to it, and the case it runs."""
+
     proc: subprocess.Popen[bytes]
     conn: multiprocessing.connection.Connection
-    state: str = "starting"  # starting | idle | busy | gone
+    state: _State = "starting"
+    #: ``(index, case)`` of the case sent to it and not yet recorded; None when it runs none.
     item: tuple[int, Case] | None = None
+    #: When that case was sent (``utc_now()``) and ``time.perf_counter()`` then: a case the worker could not finish
+    #: is recorded with them.
     started: Any = None
     t0: float = 0.0
     #: ``time.monotonic()`` (here) when the worker said a call into the system started; 0.0 when none runs.
     call_started: float = 0.0
+    #: Its predecessors' failed starts in a row (:data:`MAX_START_FAILURES` of them stop the run).
     start_failures: int = 0
 
 
@@ -143,8 +154,7 @@ def _worker_main(conn: multiprocessing.connection.Connection, spec: _Spec) -> No
             return
         factory = as_factory(target)[0]
         system = build(factory, timeout_s)
-        version = version_of(system)
-        fingerprint = code_fingerprint(system, target, root=root, spec=config.system, timeout_s=timeout_s)
+        version, fingerprint = identity_of(system, target, root=root, spec=config.system, timeout_s=timeout_s)
         replay_print = replay_fingerprint(system, target, fingerprint)  # how it was set up keys the cache too
     except OloproofError as exc:
         conn.send(("failed", str(exc)))
@@ -162,10 +172,9 @@ def _worker_main(conn: multiprocessing.connection.Connection, spec: _Spec) -> No
         index, case, run_id, seen = message
         shown.seed(seen)  # what other workers' cases of this artifact were shown
         replays: list[ReplayRecord] = []
-        settings = RunSettings(run_id=run_id, system_version=version, timeout_s=timeout_s, suite_root=root,
-                               evaluators=list(config.evaluators), validators=code.validators,
-                               checks=code.checks, tool_errors=config.tool_errors, append_replay=replays.append,
-                               cache=cache, code_fingerprint=replay_print, shown=shown)
+        settings = RunSettings.of(config, run_id=run_id, system_version=version, suite_root=root,
+                                  validators=code.validators, checks=code.checks, append_replay=replays.append,
+                                  cache=cache, code_fingerprint=replay_print, shown=shown)
         try:
             outcome = execute_case(case, index, system, settings)
         except BaseException:  # noqa: BLE001 - oloproof's own error: reported to the run's process

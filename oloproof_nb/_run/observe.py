@@ -77,6 +77,8 @@ __all__ = [
     "verify_contract_file",
 ]
 
+T = TypeVar("T")
+
 #: A validator: a Python callable ``f(path) -> bool | int | None``, or a command (argv list) that gets
 #: the artifact's absolute path appended as its last argument.
 Validator = Callable[[Path], bool | int | None] | Sequence[str]
@@ -596,8 +598,6 @@ def locator_path(contract: OutcomeContract, suite_root: Path | None) -> Path | N
     return (suite_root if suite_root is not None else Path.cwd()) / contract.locator
 
 
-T = TypeVar("T")
-
 #: Cases held back at most while the cases they share an artifact with run (the later cases go ahead meanwhile:
 #: a cap of the workers' number would be filled by one case's epochs, and the run would go nearly serial).
 MAX_WAITING = 1024
@@ -703,7 +703,7 @@ def collect_evidence(contract: OutcomeContract, system: Any, *, call: Callable[[
         if result is None:
             return None, None
         if isinstance(result, Evidence):
-            return _in_step(result)
+            return _system_evidence(result)
         if isinstance(result, os.PathLike):
             return _observe_path(contract, Path(os.fspath(result)), SYSTEM_OBSERVE, validators, timeout_s,
                                  suite_root, observe_timeout_s, max_artifact_bytes)
@@ -713,7 +713,7 @@ def collect_evidence(contract: OutcomeContract, system: Any, *, call: Callable[[
             except ValidationError as exc:
                 key, message, _ = validation_problem(exc)
                 return None, f"observe() returned invalid evidence: {key or 'evidence'}: {message}"
-            return _in_step(evidence)
+            return _system_evidence(evidence)
         return None, (f"observe() returned {type(result).__name__}; expected Evidence, a dict of its fields, "
                       "a path or None")
     located = locator_path(contract, suite_root)
@@ -724,7 +724,7 @@ def collect_evidence(contract: OutcomeContract, system: Any, *, call: Callable[[
                   "observe(artifact_id) and the contract no locator")
 
 
-def _in_step(evidence: Evidence) -> tuple[Evidence | None, str | None]:
+def _system_evidence(evidence: Evidence) -> tuple[Evidence | None, str | None]:
     """A system's own evidence, unless it was observed by a clock ahead of this machine's: its ``observed_at`` more
     than :data:`FUTURE_MTIME_TOLERANCE` after now. Such a clock (a database server's) stamps the row an earlier run
     wrote after this run's start, and the observation it reports after that row: freshness is not shown, as for a

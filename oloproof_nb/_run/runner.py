@@ -43,7 +43,7 @@ from concurrent.futures import (
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Literal, Protocol, TypeVar
+from typing import Any, Literal, NamedTuple, Protocol, TypeVar
 
 from .._config.imports import CODE_KEY
 from .._config.release import check_reductions
@@ -55,31 +55,22 @@ from .._version import __version__
 from ..errors import InternalError, OloproofError, RunDirError, describe_exception, quote
 from .case import died_reason, execute_case, failed_case
 from .context import RunSettings, ShownArtifacts
+from .in_flight import read_in_flight
 from .isolation import ProcessWorkers
 from .locate import follows, latest_hint
 from .observe import HeldBack, promised_artifacts, shared_files
 from .replay_cache import REPLAY_CACHE_DIR, ReplayCache
 from .sandbox import epoch_given
-from .store import (
-    Fsync,
-    InFlight,
-    RunStore,
-    new_run_id,
-    read_cases,
-    read_in_flight,
-    record_key,
-    refuse_changed_journal,
-)
+from .store import Fsync, InFlight, RunStore, new_run_id, read_cases, record_key, refuse_changed_journal
 from .systems import (
     GIVE_FINGERPRINT,
     NO_FINGERPRINT,
     NO_SETTINGS_FINGERPRINT,
     as_factory,
     build,
-    code_fingerprint,
+    identity_of,
     release,
     replay_fingerprint,
-    version_of,
 )
 
 __all__ = ["run_suite", "as_factory", "Progress", "Isolation", "RecordSink", "with_epochs"]
@@ -123,56 +114,15 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
     ``sink`` sees every record appended (not used on ``resume``: it would miss
     the records already there).
     """
-    # a NumPy integer (len(cases) // 4 of an array) counts as the integer it is, for all three
-    if epochs is not None and not (_whole(epochs) and 1 <= epochs <= MAX_EPOCHS):
-        raise OloproofError(f"epochs={quote(epochs)}: must be an integer from 1 to {MAX_EPOCHS:,} "
-                            "(as in oloproof.yaml)")
-    if not (_whole(workers) and workers >= 1):
-        raise OloproofError(f"workers={quote(workers)}: must be an integer of at least 1")
-    if not (_whole(chunk_size) and chunk_size >= 1):
-        # before the run folder is made: 2.5 or "8" would otherwise stop a run already begun (as an internal error)
-        raise OloproofError(f"chunk_size={quote(chunk_size)}: must be an integer of at least 1")
-    epochs, workers, chunk_size = (None if epochs is None else int(epochs)), int(workers), int(chunk_size)
-    if executor is not None and not isinstance(executor, Executor):
-        # before the run folder is made: a Dask Client given itself (its futures are not concurrent.futures ones)
-        # would stop a run already begun with an "internal error … a bug in oloproof_nb"
-        hint = "; for Dask, give client.get_executor()" if callable(getattr(executor, "get_executor", None)) else ""
-        raise OloproofError(f"executor={quote(executor)}: must be a concurrent.futures.Executor "
-                            f"(a ProcessPoolExecutor, say){hint}")
-    if executor is not None and workers != 1:
-        # the executor decides how many batches run at once: workers=8 beside it would be dropped without a word
-        raise OloproofError(f"workers={workers} and executor= together: the executor sets how many cases run at "
-                            "once (its own max_workers, or the cluster's); give one of the two")
-    if fsync not in ("finish", "record"):
-        raise OloproofError(f"fsync={quote(fsync)}: must be 'finish' or 'record'")
-    mode = suite.config.isolation if isolation is None else isolation
-    if mode not in ("thread", "process"):
-        raise OloproofError(f"isolation={quote(isolation)}: must be 'thread' or 'process'")
-    if resume and out is None:
-        raise RunDirError(f"resume=True needs out= (the directory of the interrupted run){latest_hint(suite.root)}")
-    if suite.release is not None and not resume:  # a reduction the run's epochs cannot give: say so before running
-        check_reductions(suite.release, suite.config.epochs if epochs is None else epochs, suite.root / RELEASE_FILE)
+    epochs, workers, chunk_size, mode = _check_run_arguments(suite, workers, executor, out, resume, chunk_size,
+                                                             isolation, fsync, epochs)
     suite = suite.with_user_code()  # the checks the run calls, and the digests of their code it records
     # no more system instances (or worker processes) than case runs: --workers 10000 on 48 cases builds 48
     workers = max(1, min(workers, suite.n_cases * (suite.config.epochs if epochs is None else epochs)))
     timeout_s = suite.config.case_timeout_s
     replay_cache = ReplayCache(suite.root / REPLAY_CACHE_DIR) if cache else None
-    pool: ProcessWorkers | None = None
-    systems: _Systems | None = None
-    if mode == "process":
-        if system is not None or executor is not None:
-            raise OloproofError("isolation='process' builds systems from the suite's own 'system' in worker "
-                                "processes; do not pass system= or executor=")
-        pool = ProcessWorkers(suite, workers, cache=cache)
-        version, fingerprint = pool.start()
-        replay_print, given, keyed = fingerprint, pool.epoch_given, pool.replay_fingerprint
-    else:
-        systems = _thread_systems(suite, system, workers, executor)
-        version, fingerprint, given = systems.version, systems.fingerprint, systems.epoch_given
-        keyed = systems.replay_fingerprint
-        # an executor's workers check the run's code fingerprint against their own, and key their replays themselves
-        replay_print = fingerprint if executor is not None else systems.replay_fingerprint
-    built_with = keyed if keyed != fingerprint else None  # its settings beside its code (None: it has none)
+    pool, systems, version, fingerprint, given, built_with, replay_print = _start_systems(suite, system, workers,
+                                                                                         executor, mode, cache)
     try:
         store, done = _open_store(suite, out, resume, version, fingerprint, fsync, run_id, epochs, given, built_with)
     except BaseException:
@@ -186,13 +136,11 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
             sink = None
         if sink is not None:
             sink.start(store.directory)
-        settings = RunSettings(run_id=store.manifest.run_id, system_version=version, timeout_s=timeout_s,
-                               suite_root=suite.root, evaluators=list(suite.config.evaluators),
-                               validators={} if pool is not None else suite.validators,
-                               checks={} if pool is not None else suite.checks,
-                               tool_errors=suite.config.tool_errors,
-                               append_replay=store.append_replay, cache=replay_cache, code_fingerprint=replay_print,
-                               note_case=store.note_case if pool is None and executor is None else _unnoted)
+        settings = RunSettings.of(suite.config, run_id=store.manifest.run_id, system_version=version,
+                                  suite_root=suite.root, validators={} if pool is not None else suite.validators,
+                                  checks={} if pool is not None else suite.checks,
+                                  append_replay=store.append_replay, cache=replay_cache, code_fingerprint=replay_print,
+                                  note_case=store.note_case if pool is None and executor is None else _unnoted)
         if done and any(ev.type == "outcome_contract" for ev in suite.config.evaluators):
             # the versions the recorded cases were shown: a resumed epoch is stale on the file of one run before
             shown = pool.shown if pool is not None else settings.shown
@@ -261,6 +209,82 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
     _release_left(systems, timeout_s)  # after the run is finished: a resume would find it blocking again
     refuse_changed_journal(store.directory, store.manifest)  # records not the run's: never gated
     return store.directory
+
+
+def _check_run_arguments(suite: Suite, workers: int, executor: Executor | None, out: str | Path | None,
+                         resume: bool, chunk_size: int, isolation: Isolation | None, fsync: Fsync,
+                         epochs: int | None) -> tuple[int | None, int, int, Isolation]:
+    """Refuse (:class:`OloproofError`, one line) the arguments of :func:`run_suite` a run cannot go with, before
+    anything is built or written; ``(epochs, workers, chunk_size, isolation)`` as Python values."""
+    # a NumPy integer (len(cases) // 4 of an array) counts as the integer it is, for all three
+    if epochs is not None and not (_whole(epochs) and 1 <= epochs <= MAX_EPOCHS):
+        raise OloproofError(f"epochs={quote(epochs)}: must be an integer from 1 to {MAX_EPOCHS:,} "
+                            "(as in oloproof.yaml)")
+    if not (_whole(workers) and workers >= 1):
+        raise OloproofError(f"workers={quote(workers)}: must be an integer of at least 1")
+    if not (_whole(chunk_size) and chunk_size >= 1):
+        # before the run folder is made: 2.5 or "8" would otherwise stop a run already begun (as an internal error)
+        raise OloproofError(f"chunk_size={quote(chunk_size)}: must be an integer of at least 1")
+    epochs, workers, chunk_size = (None if epochs is None else int(epochs)), int(workers), int(chunk_size)
+    if executor is not None and not isinstance(executor, Executor):
+        # before the run folder is made: a Dask Client given itself (its futures are not concurrent.futures ones)
+        # would stop a run already begun with an "internal error … a bug in oloproof_nb"
+        hint = "; for Dask, give client.get_executor()" if callable(getattr(executor, "get_executor", None)) else ""
+        raise OloproofError(f"executor={quote(executor)}: must be a concurrent.futures.Executor "
+                            f"(a ProcessPoolExecutor, say){hint}")
+    if executor is not None and workers != 1:
+        # the executor decides how many batches run at once: workers=8 beside it would be dropped without a word
+        raise OloproofError(f"workers={workers} and executor= together: the executor sets how many cases run at "
+                            "once (its own max_workers, or the cluster's); give one of the two")
+    if fsync not in ("finish", "record"):
+        raise OloproofError(f"fsync={quote(fsync)}: must be 'finish' or 'record'")
+    mode = suite.config.isolation if isolation is None else isolation
+    if mode not in ("thread", "process"):
+        raise OloproofError(f"isolation={quote(isolation)}: must be 'thread' or 'process'")
+    if resume and out is None:
+        raise RunDirError(f"resume=True needs out= (the directory of the interrupted run){latest_hint(suite.root)}")
+    if suite.release is not None and not resume:  # a reduction the run's epochs cannot give: say so before running
+        check_reductions(suite.release, suite.config.epochs if epochs is None else epochs, suite.root / RELEASE_FILE)
+    return epochs, workers, chunk_size, mode
+
+
+class _Started(NamedTuple):
+    """The systems of a run as :func:`_start_systems` built them, and what identifies them."""
+
+    #: The worker processes of a process-isolated run (None: a thread run).
+    pool: ProcessWorkers | None
+    #: The instances of a thread run, its executor's included (None: a process-isolated run).
+    systems: _Systems | None
+    version: str | None
+    fingerprint: str | None
+    #: The methods of the system given the case's epoch (:func:`~.sandbox.epoch_given`), as the manifest records them.
+    epoch_given: list[str] | None
+    #: The replay fingerprint when it is not the code fingerprint: its settings beside its code (None: it has none).
+    built_with: str | None
+    #: What keys the replays of the run's process (an executor's workers key theirs themselves).
+    replay_print: str | None
+
+
+def _start_systems(suite: Suite, system: Any, workers: int, executor: Executor | None, mode: Isolation,
+                   cache: bool) -> _Started:
+    """Build the run's first system (in a worker process with ``mode`` ``process``), and read what identifies it."""
+    pool: ProcessWorkers | None = None
+    systems: _Systems | None = None
+    if mode == "process":
+        if system is not None or executor is not None:
+            raise OloproofError("isolation='process' builds systems from the suite's own 'system' in worker "
+                                "processes; do not pass system= or executor=")
+        pool = ProcessWorkers(suite, workers, cache=cache)
+        version, fingerprint = pool.start()
+        replay_print, given, keyed = fingerprint, pool.epoch_given, pool.replay_fingerprint
+    else:
+        systems = _thread_systems(suite, system, workers, executor)
+        version, fingerprint, given = systems.version, systems.fingerprint, systems.epoch_given
+        keyed = systems.replay_fingerprint
+        # an executor's workers check the run's code fingerprint against their own, and key their replays themselves
+        replay_print = fingerprint if executor is not None else systems.replay_fingerprint
+    built_with = keyed if keyed != fingerprint else None  # its settings beside its code (None: it has none)
+    return _Started(pool, systems, version, fingerprint, given, built_with, replay_print)
 
 
 def _whole(value: object) -> bool:
@@ -382,10 +406,9 @@ def _thread_systems(suite: Suite, system: Any, workers: int, executor: Executor 
         return named(lambda: build(factory, timeout_s))
 
     first = rebuild()
-    version = named(lambda: version_of(first))
-    fingerprint = named(lambda: code_fingerprint(first, target, root=suite.root,
-                                                 spec=suite.config.system if system is None else None,
-                                                 timeout_s=timeout_s))
+    version, fingerprint = named(lambda: identity_of(first, target, root=suite.root,
+                                                     spec=suite.config.system if system is None else None,
+                                                     timeout_s=timeout_s))
     replay = named(lambda: replay_fingerprint(first, target, fingerprint))
     return _Systems(first, rebuild if fresh else None, version, fingerprint, replay, epoch_given(first))
 
@@ -646,6 +669,8 @@ _REMOTE_POOLS: dict[tuple[str, tuple[tuple[str, str], ...]], queue.Queue[Any]] =
 #: The artifact versions shown to the cases this worker process ran, per suite (every batch of a run shares it:
 #: an earlier epoch's artifact is stale in the next batch too).
 _REMOTE_SHOWN: dict[str, ShownArtifacts] = {}
+#: Batches in flight on an executor whose size is unknown (a Dask cluster).
+_REMOTE_IN_FLIGHT = 64
 
 
 def _worker_digests(digests: dict[str, str]) -> tuple[tuple[str, str], ...]:
@@ -709,8 +734,7 @@ def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[in
             release(old, timeout_s)
         built = [build(factory, timeout_s)]  # the only reference: released here when the instance is refused
         try:
-            theirs = (version_of(built[0]), code_fingerprint(built[0], target, root=suite.root,
-                                                             spec=suite.config.system, timeout_s=timeout_s))
+            theirs = identity_of(built[0], target, root=suite.root, spec=suite.config.system, timeout_s=timeout_s)
         except OloproofError:
             release(built, timeout_s)
             raise
@@ -724,14 +748,11 @@ def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[in
         system = built.pop()
     replays: list[ReplayRecord] = []
     records = []
-    settings = RunSettings(run_id=run_id, system_version=version, timeout_s=timeout_s,
-                           suite_root=suite.root, evaluators=list(suite.config.evaluators),
-                           validators=suite.validators, checks=suite.checks,
-                           tool_errors=suite.config.tool_errors,
-                           append_replay=replays.append,
-                           cache=ReplayCache(suite.root / REPLAY_CACHE_DIR) if cache else None,
-                           code_fingerprint=replay_fingerprint(system, target, fingerprint),
-                           shown=_shown_on_this_worker(suite_root))
+    settings = RunSettings.of(suite.config, run_id=run_id, system_version=version, suite_root=suite.root,
+                              validators=suite.validators, checks=suite.checks, append_replay=replays.append,
+                              cache=ReplayCache(suite.root / REPLAY_CACHE_DIR) if cache else None,
+                              code_fingerprint=replay_fingerprint(system, target, fingerprint),
+                              shown=_shown_on_this_worker(suite_root))
     settings.shown.seed(seen or [])  # the versions other workers' cases of these artifacts were shown
     try:
         for index, case in batch:
@@ -833,10 +854,6 @@ def _executor_failed(batch: list[tuple[int, Case]], exc: Exception, store: RunSt
         f"({describe_exception(exc, 200)}): {why}; the cases recorded are kept, "
         f"{_how_to_finish(store.directory, settings.code_fingerprint)} on a running executor "
         "(isolation='process' records a case whose process died as 'error' and goes on)")
-
-
-#: Batches in flight on an executor whose size is unknown (a Dask cluster).
-_REMOTE_IN_FLIGHT = 64
 
 
 def _batched(items: Iterable[tuple[int, Case]], size: int) -> Iterator[list[tuple[int, Case]]]:

@@ -13,8 +13,8 @@
       states.jsonl     each distinct state once (initial and final states of cases and replays), by address
       started.jsonl    only while a run is unfinished: each case run's (case id, epoch) as it starts on a system in
                        this process (not with isolation: process), and how the process ended when
-                       ``oloproof run`` saw it end (:func:`note_end`) or that a Ctrl-C stopped it; a resume settles
-                       it (see below) and removes it
+                       ``oloproof run`` saw it end (:func:`~.in_flight.note_end`) or that a Ctrl-C stopped it; a
+                       resume settles it (see below) and removes it
 
 Records are appended one ``write`` per line to a file opened for appending, so
 a process killed at any moment leaves at most one torn last line, which
@@ -41,7 +41,7 @@ stored by address, with their states inline, read the same.
 A case run in flight when the run's process ended abruptly: ``started.jsonl``
 names it (one unbuffered ``write`` per case run, so it survives ``os._exit`` and a
 kill). When ``oloproof run`` saw the system end the process (an exit, a fatal
-signal: :func:`ended_by_system`), a resume records each such case run ``error``
+signal: :func:`~.in_flight.ended_by_system`), a resume records each such case run ``error``
 with all its verdicts ``missing``, as ``isolation: process`` does; otherwise (a
 kill from outside, a notebook's ``op.run``) it runs them again and the manifest
 keeps the end (``abrupt_ends``), which the gate's command prints under its table.
@@ -57,7 +57,6 @@ import errno
 import hashlib
 import json
 import os
-import signal
 import socket
 import stat
 import sys
@@ -67,7 +66,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
 from pydantic import ValidationError
 
@@ -93,8 +92,7 @@ if sys.platform != "win32":
 __all__ = ["RunStore", "RunLock", "read_jsonl", "read_manifest", "read_cases", "new_run_id",
            "record_key", "replay_key_of", "parse_record", "open_fd", "make_folders",
            "dumps", "Fsync", "MANIFEST", "CASES", "REPLAYS", "STATES", "LOCK", "INTERNAL_ERROR", "process_alive",
-           "DIGESTED", "refuse_changed_journal", "STARTED", "InFlight", "read_in_flight", "note_end",
-           "ended_by_system", "how_it_ended", "note_stop"]
+           "DIGESTED", "refuse_changed_journal", "STARTED", "InFlight", "link_refused", "truncate_torn_tail"]
 
 MANIFEST = "manifest.json"
 CASES = "cases.jsonl"
@@ -103,7 +101,6 @@ LOCK = ".lock"
 INTERNAL_ERROR = "internal-error.txt"
 #: The case runs started by the run's process, and how it ended (see the module's docstring).
 STARTED = "started.jsonl"
-_T = TypeVar("_T")
 _MANIFEST_TMP = MANIFEST + ".tmp"
 #: Entries a folder may hold and still be taken for a new run: a lock, or a creation killed before its rename.
 _LEFT_BY_A_KILLED_CREATION = frozenset({LOCK, _MANIFEST_TMP})
@@ -242,7 +239,7 @@ def read_cases(directory: Path) -> Iterator[CaseRecord]:
     return read_jsonl(directory / CASES)  # type: ignore[return-value]
 
 
-def _truncate_torn_tail(path: Path) -> None:
+def truncate_torn_tail(path: Path) -> None:
     """Cut a last line that has no newline (a write the process did not finish); :func:`complete_end` finds it."""
     if not path.exists():
         return
@@ -402,7 +399,7 @@ def make_folders(folder: Path, parents: bool = True) -> None:
         raise
 
 
-def _link_refused(path: Path) -> str:
+def link_refused(path: Path) -> str:
     """The error for a run folder's file that is a symbolic link (a folder copied or unpacked with its links)."""
     return (f"{path}: is a symbolic link; a run folder's files are written in place, never through a link (it "
             "would change the file it points to): remove the link, or copy the folder with its files (cp -rL) and "
@@ -467,7 +464,7 @@ class RunLock:
             fd = open_fd(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0))
         except OSError as exc:
             if path.is_symlink():
-                raise RunDirError(_link_refused(path)) from None
+                raise RunDirError(link_refused(path)) from None
             raise RunDirError(f"{path}: cannot open the run's lock file ({exc.strerror})") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -636,10 +633,10 @@ class RunStore:
                 if handle is not None:
                     handle.close()
                 if (directory / name).is_symlink():  # appended to, cut or replaced: never through a link
-                    raise RunDirError(_link_refused(directory / name))
+                    raise RunDirError(link_refused(directory / name))
             try:
                 for name in (CASES, REPLAYS, STATES):
-                    _truncate_torn_tail(directory / name)
+                    truncate_torn_tail(directory / name)
                 stored = read_state_refs(directory)
                 # a finished run forced its journals to the disk before it was stamped: a state lost is damage
                 _drop_orphan_replays(directory, durable=fsync == "record",
@@ -852,8 +849,8 @@ class RunStore:
         no note (``started.jsonl`` is kept only when this process started none: a resume stopped before it settled
         an earlier end). ``stopped``: a Ctrl-C (``KeyboardInterrupt``); ``started.jsonl`` is kept with a stop after
         the case runs in flight, which a resume keeps in ``abrupt_ends`` as a stop (``runner.STOPPED``), or as the
-        end ``oloproof run`` notes after it (:func:`note_end`: the signal reached this process alone, not the
-        command)."""
+        end ``oloproof run`` notes after it (:func:`~.in_flight.note_end`: the signal reached this process alone, not
+        the command)."""
         with self._lock:
             self._close_files()
             if self._started_fd is not None:
@@ -891,39 +888,17 @@ def refuse_changed_journal(directory: Path, manifest: Manifest) -> None:
             "run the suite again where the system cannot write the run folder")
 
 
-#: The signals a process gets for what it did itself (a bad memory access, ``abort()``, an illegal instruction, a
-#: division by zero): the system ended the run's process, which oloproof ends only with ``os._exit(0)`` after its
-#: last message. SIGKILL, SIGTERM, SIGINT and SIGHUP come from outside (or from the command's own Ctrl-C handling).
-_FATAL_SIGNALS = frozenset(getattr(signal, name) for name in ("SIGSEGV", "SIGABRT", "SIGBUS", "SIGILL", "SIGFPE")
-                           if hasattr(signal, name))
-
-
-def how_it_ended(exitcode: int) -> str:
-    """How a process ended, in a case's reason: ``exit code 3`` or ``killed by signal SIGSEGV``."""
-    if exitcode >= 0:
-        return f"exit code {exitcode}"
-    try:
-        return f"killed by signal {signal.Signals(-exitcode).name}"
-    except ValueError:
-        return f"killed by signal {-exitcode}"
-
-
-def ended_by_system(exitcode: int) -> bool:
-    """Whether the run's process, ended with ``exitcode`` before its last message, was ended by what it ran: an
-    exit of any code (oloproof's child exits only after that message) or a signal of :data:`_FATAL_SIGNALS`."""
-    return exitcode >= 0 or -exitcode in _FATAL_SIGNALS
-
-
 @dataclass(frozen=True)
 class InFlight:
-    """What ``started.jsonl`` says of the process that ran the run last (:func:`read_in_flight`)."""
+    """What ``started.jsonl`` says of the process that ran the run last (:func:`~.in_flight.read_in_flight`)."""
 
     #: ``(case id, epoch)`` of each case run it started and did not finish (nor record), in the order they
     #: started, with when it started (seconds since the epoch).
     started: dict[tuple[str, int], float] = field(default_factory=dict)
-    #: How the process ended as ``oloproof run`` saw it (:func:`how_it_ended`); None when nothing saw it end.
+    #: How the process ended as ``oloproof run`` saw it (:func:`~.in_flight.how_it_ended`); None when nothing saw it
+    #: end.
     how: str | None = None
-    #: ``oloproof run`` saw the system end it (:func:`ended_by_system`).
+    #: ``oloproof run`` saw the system end it (:func:`~.in_flight.ended_by_system`).
     by_system: bool = False
     #: When it was seen to end (seconds since the epoch); None when nothing saw it end.
     ended_at: float | None = None
@@ -931,105 +906,6 @@ class InFlight:
     lost: list[tuple[str, int]] = field(default_factory=list)
     #: The process stopped on a Ctrl-C (``RunStore.close``); a clean stop when no end is noted after it.
     stopped: bool = False
-
-
-def read_in_flight(directory: Path) -> InFlight | None:
-    """The case runs in flight when the run's process last ended (started, never recorded), and how it ended;
-    None when ``started.jsonl`` names none (it is absent after a clean stop, a finish or a settled resume).
-
-    How it ended is the first end noted after the last case run started: that end cut them short. A later one is
-    of a process that started none (a resume killed before it settled them), and an end before a case run's
-    start is of an earlier process (were the last end read taken, a resume killed from outside while it built
-    the system would turn the system's own crash into a kill, and the case that crashed would run again)."""
-    if (directory / STARTED).is_symlink():
-        raise RunDirError(_link_refused(directory / STARTED))
-    started: dict[tuple[str, int], float] = {}
-    finished: dict[tuple[str, int], None] = {}
-    how, by_system, ended_at, stopped = None, False, None, False
-    for lineno, _, raw in complete_lines(directory / STARTED):
-        try:
-            line = parse_record(directory / STARTED, lineno, raw)
-            if isinstance(line.get("case"), str):
-                key = (line["case"], int(line.get("epoch") or 1))
-                if line.get("finished"):
-                    finished[key] = None
-                else:
-                    started.setdefault(key, float(line.get("at") or 0.0))
-                how, by_system, ended_at, stopped = None, False, None, False  # a process ran after any end before
-            elif isinstance(line.get("ended"), str) and how is None:
-                how, by_system, ended_at = line["ended"], bool(line.get("by_system")), float(line.get("at") or 0.0)
-            elif line.get("stopped") is True:
-                stopped = True
-        except (RunDirError, TypeError, ValueError):  # not a line oloproof wrote (a power loss's zeros): it names
-            continue  # no case run; a note is never a reason to refuse the resume, as a damaged journal is
-    if not started:
-        return None
-    for record in read_cases(directory):
-        started.pop(record_key(record), None)
-        finished.pop(record_key(record), None)
-    lost = [key for key in finished if started.pop(key, None) is not None]
-    return InFlight(started, how, by_system, ended_at, lost, stopped) if started or lost else None
-
-
-def note_end(directory: Path, exitcode: int, how: str | None = None) -> InFlight | None:
-    """Append to ``started.jsonl`` how the run's process ended (``oloproof run`` calls it once that process is
-    dead, before any resume); what was in flight then. Nothing is written when no case run was in flight, when an
-    end is already noted after them (this process started none: :func:`read_in_flight`), or when the folder is
-    held by another process or cannot be written (a resume then runs those case runs again). ``how``: an end
-    :func:`how_it_ended` cannot tell from ``exitcode``, not blamed on the system (a stop that reached the run's
-    process alone), which alone replaces a stop noted after the case runs in flight."""
-    def ended(in_flight: InFlight | None) -> tuple[dict[str, Any], InFlight] | None:
-        if in_flight is None or in_flight.how is not None or (in_flight.stopped and how is None):
-            return None  # no case run in flight, or an end (or a stop) noted after them: this process started none
-        end = InFlight(in_flight.started, how or how_it_ended(exitcode), how is None and ended_by_system(exitcode),
-                       time.time(), in_flight.lost)
-        return {"ended": end.how, "by_system": end.by_system, "at": end.ended_at}, end
-
-    return _note_in_flight(directory, ended)
-
-
-def note_stop(directory: Path) -> None:
-    """Append a stop to ``started.jsonl``, as :meth:`RunStore.close` does on a Ctrl-C, for a run's process that
-    ended after the user's stop before it noted it (``oloproof run`` kills it on a second Ctrl-C, or when it does
-    not stop within the grace time): a resume runs the case runs in flight again with no note (not as an end
-    that ``oloproof run`` did not see). Nothing is written when none was in flight, when an end or a stop is noted
-    after them, or when the folder is held by another process or cannot be written (as :func:`note_end`)."""
-    def stop(in_flight: InFlight | None) -> tuple[dict[str, Any], bool] | None:
-        if in_flight is None or in_flight.how is not None or in_flight.stopped:
-            return None
-        return {"stopped": True, "at": time.time()}, True
-
-    _note_in_flight(directory, stop)
-
-
-def _note_in_flight(directory: Path, note_of: Callable[[InFlight | None], tuple[dict[str, Any], _T] | None]
-                    ) -> _T | None:
-    """Under the folder's lock, append to ``started.jsonl`` the note ``note_of`` makes of what it says is in flight
-    (:func:`read_in_flight`; the run's process is dead), and return what came with it. Nothing is written, and None
-    returned, when it makes none, when ``started.jsonl`` is absent (no case run started, nor a folder made,
-    perhaps), or when the folder is held by another process or cannot be written."""
-    if not (directory / STARTED).is_file():
-        return None
-    try:
-        lock = RunLock.acquire(directory)
-    except RunDirError:
-        return None
-    try:
-        made = note_of(read_in_flight(directory))
-        if made is None:
-            return None
-        note, result = made
-        _truncate_torn_tail(directory / STARTED)  # a line the kill cut would swallow this one
-        fd = open_fd(directory / STARTED, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0))
-        try:
-            os.write(fd, (dumps(note) + "\n").encode("utf-8"))
-        finally:
-            os.close(fd)
-        return result
-    except (OSError, RunDirError):
-        return None
-    finally:
-        lock.release()
 
 
 def _reusable(directory: Path) -> bool:

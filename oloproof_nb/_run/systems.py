@@ -30,8 +30,8 @@ from ..errors import OloproofError, quote, storable
 from .sandbox import failure_reason
 from .timeouts import CaseTimeout, call_with_timeout, system_traceback
 
-__all__ = ["as_factory", "build", "release", "version_of", "code_fingerprint", "replay_fingerprint", "CODE_SCHEMA",
-           "NO_FINGERPRINT", "NO_SETTINGS_FINGERPRINT", "GIVE_FINGERPRINT"]
+__all__ = ["as_factory", "build", "release", "version_of", "code_fingerprint", "identity_of", "replay_fingerprint",
+           "CODE_SCHEMA", "NO_FINGERPRINT", "NO_SETTINGS_FINGERPRINT", "GIVE_FINGERPRINT"]
 
 CODE_SCHEMA = "oloproof_code/v1"
 #: Why a system records no code fingerprint (:func:`code_fingerprint` is None), for the messages that refuse it.
@@ -144,6 +144,13 @@ def code_fingerprint(instance: Any, target: Any, *, root: Path | None, spec: str
     # subclass that escalates was judged by its parent's cached replays)
     names = sorted({_qualified(target), *(_qualified(c) for c in classes)})
     return digest({"schema": CODE_SCHEMA, "files": files, "fingerprint": extra, "system": names})
+
+
+def identity_of(instance: Any, target: Any, *, root: Path | None, spec: str | None,
+                timeout_s: float | None) -> tuple[str | None, str | None]:
+    """``(version, code fingerprint)`` of a built system (:func:`version_of`, :func:`code_fingerprint`): what a run
+    records of its system, and what every instance a worker builds for the run must match."""
+    return version_of(instance), code_fingerprint(instance, target, root=root, spec=spec, timeout_s=timeout_s)
 
 
 def replay_fingerprint(instance: Any, target: Any, fingerprint: str | None) -> str | None:

@@ -566,7 +566,7 @@ def _stop_at(n: int):  # noqa: ANN202 - a progress callback that stops the run a
 
 def _stopped_run(tmp_path: Path, **kw: object) -> tuple[Path, Path]:
     """A run of the suite stopped (Ctrl-C) after 3 recorded case runs: nothing in flight (started.jsonl names none)."""
-    from oloproof_nb._run.store import read_in_flight
+    from oloproof_nb._run.in_flight import read_in_flight
 
     root = _suite(tmp_path / "suite")
     out = tmp_path / "run"
@@ -587,7 +587,7 @@ def test_a_crash_the_system_caused_makes_each_case_run_in_flight_error_where_and
     """Two case runs in flight (epoch 2 of c4, c5) when the system segfaulted the process, and one that had
     finished but was not recorded (c6): the two are error from when they started to when the process was seen
     to end, at their place in the run; c6 runs again, and the manifest says so."""
-    from oloproof_nb._run.store import note_end
+    from oloproof_nb._run.in_flight import note_end
 
     root, out = _stopped_run(tmp_path, epochs=2)  # recorded: (c0, 1), (c0, 2), (c1, 1)
     at = time.time() - 100
@@ -620,7 +620,7 @@ def test_ends_not_blamed_on_the_system_rerun_and_are_kept_in_the_order_they_happ
     """A kill nobody saw (op.run's process), then a SIGKILL the command saw, each settled by a resume: both in the
     manifest in that order, the case run that had finished unrecorded among those run again, and the gate's
     line counts them all."""
-    from oloproof_nb._run.store import note_end
+    from oloproof_nb._run.in_flight import note_end
 
     root, out = _stopped_run(tmp_path)
     _as_if_killed(out, {"case": "c4", "epoch": 1, "at": time.time()})  # no end noted: nobody saw it
@@ -670,7 +670,7 @@ def test_each_case_run_is_noted_as_it_starts_and_as_it_finishes_on_a_worker_thre
 def test_an_end_settled_as_the_systems_is_not_taken_for_a_later_kill(tmp_path: Path) -> None:
     """The resume that records the case run in flight error forgets started.jsonl, even when nothing is to run
     again: a kill of its own process that nobody saw (op.run) must not be read as the system's earlier exit."""
-    from oloproof_nb._run.store import note_end
+    from oloproof_nb._run.in_flight import note_end
 
     root, out = _stopped_run(tmp_path)
     _as_if_killed(out, {"case": "c4", "epoch": 1, "at": time.time()})

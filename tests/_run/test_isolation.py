@@ -480,11 +480,11 @@ def test_a_ctrl_c_right_after_the_run_folder_is_locked_stops_the_worker_processe
 
     root = write_suite(tmp_path / "suite", [make_case("c0")], isolation="process")
 
-    def interrupted(**kwargs: object) -> object:
+    def interrupted(*args: object, **kwargs: object) -> object:
         raise KeyboardInterrupt
 
     with monkeypatch.context() as m:
-        m.setattr(runner, "RunSettings", interrupted)
+        m.setattr(runner.RunSettings, "of", interrupted)  # the run's settings, built after the folder is locked
         with pytest.raises(KeyboardInterrupt) as stopped:
             op.run(root, out=tmp_path / "run", progress=False)
     (pid,) = _worker_pids(released)

@@ -1004,11 +1004,11 @@ def test_a_ctrl_c_right_after_the_run_folder_is_locked_releases_it(make_suite, t
                         evaluators=[{"type": "answer_matches"}])
     out = tmp_path / "run"
 
-    def interrupted(**kwargs: Any) -> Any:
+    def interrupted(*args: Any, **kwargs: Any) -> Any:
         raise KeyboardInterrupt
 
     with monkeypatch.context() as m:
-        m.setattr(runner, "RunSettings", interrupted)
+        m.setattr(runner.RunSettings, "of", interrupted)  # the run's settings, built after the folder is locked
         with pytest.raises(KeyboardInterrupt):
             op.run(folder, out=out, progress=False)
     run = op.run(folder, out=out, resume=True, progress=False)  # refused while the lock was kept

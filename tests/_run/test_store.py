@@ -1316,7 +1316,7 @@ def test_m24_a_folder_another_process_makes_meanwhile_is_used_and_never_removed(
 def test_the_ends_of_a_process_the_system_caused_are_told_from_kills_from_outside() -> None:
     import signal
 
-    from oloproof_nb._run.store import ended_by_system, how_it_ended
+    from oloproof_nb._run.in_flight import ended_by_system, how_it_ended
 
     # an exit of any code before the child's last message, or a signal of what the process did itself
     by_system = {0: "exit code 0", 3: "exit code 3", -signal.SIGSEGV: "killed by signal SIGSEGV",
@@ -1331,7 +1331,8 @@ def test_the_ends_of_a_process_the_system_caused_are_told_from_kills_from_outsid
 
 
 def test_a_clean_stop_forgets_the_case_runs_in_flight_and_a_crash_keeps_them(tmp_path: Path) -> None:
-    from oloproof_nb._run.store import STARTED, note_end, read_in_flight
+    from oloproof_nb._run.in_flight import note_end, read_in_flight
+    from oloproof_nb._run.store import STARTED
 
     store = RunStore.create(tmp_path / "run", MANIFEST)
     store.note_case("a", 1)
@@ -1358,7 +1359,7 @@ def test_a_clean_stop_forgets_the_case_runs_in_flight_and_a_crash_keeps_them(tmp
 def test_a_case_run_finished_on_another_worker_but_not_recorded_is_lost_not_in_flight(tmp_path: Path) -> None:
     """workers > 1: a case run that finished while its record waited for the loop's thread did not end the process;
     a resume runs it again instead of recording it error with the one that did."""
-    from oloproof_nb._run.store import read_in_flight
+    from oloproof_nb._run.in_flight import read_in_flight
 
     store = RunStore.create(tmp_path / "run", MANIFEST)
     store.note_case("a", 1)
@@ -1376,7 +1377,7 @@ def test_a_later_end_of_a_process_that_ran_no_case_does_not_replace_the_end_that
     'killed by signal SIGKILL' after the first, the last one read won, and the next resume ran 'a' again (a
     PASS, exit 0) instead of recording it error. The case runs in flight were ended by the first end after them;
     a process that started no case run notes nothing more (nor says they were running in it)."""
-    from oloproof_nb._run.store import note_end, read_in_flight
+    from oloproof_nb._run.in_flight import note_end, read_in_flight
 
     crashed = RunStore.create(tmp_path / "run", MANIFEST)
     crashed.note_case("a", 1)
@@ -1392,7 +1393,8 @@ def test_a_later_end_of_a_process_that_ran_no_case_does_not_replace_the_end_that
 def test_an_end_before_the_case_runs_of_a_later_process_is_not_theirs(tmp_path: Path) -> None:
     """A started.jsonl a resume could not remove (its settle ignores the error): the case runs noted after an end
     were started by a later process, which that end did not stop; with no end of their own nothing blames them."""
-    from oloproof_nb._run.store import STARTED, read_in_flight
+    from oloproof_nb._run.in_flight import read_in_flight
+    from oloproof_nb._run.store import STARTED
 
     (tmp_path / "run").mkdir()
     (tmp_path / "run" / STARTED).write_text('{"case":"a","epoch":1,"at":1}\n{"ended":"exit code 3","by_system":true,'
@@ -1407,7 +1409,8 @@ def test_a_ctrl_c_keeps_the_case_runs_in_flight_as_stopped_and_an_end_noted_afte
     """Review F21: a Ctrl-C forgot started.jsonl, so when the stop had reached the run's process alone (not the
     command: the system's own SIGINT) nothing was left to say which case run was cut short. A stop is kept; a
     resume treats it as clean unless ``oloproof run`` notes an end after it."""
-    from oloproof_nb._run.store import STARTED, note_end, read_in_flight
+    from oloproof_nb._run.in_flight import note_end, read_in_flight
+    from oloproof_nb._run.store import STARTED
 
     store = RunStore.create(tmp_path / "run", MANIFEST)
     store.note_case("a", 1)
@@ -1429,7 +1432,7 @@ def test_a_ctrl_c_keeps_the_case_runs_in_flight_as_stopped_and_an_end_noted_afte
 def test_a_signal_with_no_name_is_told_by_its_number_and_not_blamed_on_the_system() -> None:
     import signal
 
-    from oloproof_nb._run.store import ended_by_system, how_it_ended
+    from oloproof_nb._run.in_flight import ended_by_system, how_it_ended
 
     assert 99 not in {s.value for s in signal.Signals}  # no name for it: its number, as the kernel gave it
     assert how_it_ended(-99) == "killed by signal 99"
@@ -1486,7 +1489,8 @@ def test_each_abrupt_end_a_resume_settles_is_added_to_the_manifest_in_order(tmp_
 def test_a_resume_that_stops_before_it_settles_keeps_the_case_runs_in_flight(tmp_path: Path) -> None:
     """close() removes started.jsonl only when this process started a case run: a resume that stopped before it
     settled the earlier end (a full disk while recording its case runs error) leaves it for the next resume."""
-    from oloproof_nb._run.store import STARTED, note_end, read_in_flight
+    from oloproof_nb._run.in_flight import note_end, read_in_flight
+    from oloproof_nb._run.store import STARTED
 
     store = RunStore.create(tmp_path / "run", MANIFEST)
     store.note_case("a", 1)
@@ -1502,7 +1506,7 @@ def test_a_resume_that_stops_before_it_settles_keeps_the_case_runs_in_flight(tmp
 def test_a_process_that_ended_with_only_a_finished_case_run_unrecorded_is_noted(tmp_path: Path) -> None:
     """workers > 1: a system's constructor that ends the process while it replaces an instance, after the case run it
     had finished: nothing was in flight, but that case run's record was lost and a resume runs it again."""
-    from oloproof_nb._run.store import note_end, read_in_flight
+    from oloproof_nb._run.in_flight import note_end, read_in_flight
 
     store = RunStore.create(tmp_path / "run", MANIFEST)
     store.note_case("a", 1)
@@ -1517,7 +1521,8 @@ def test_a_process_that_ended_with_only_a_finished_case_run_unrecorded_is_noted(
 
 
 def test_a_line_of_started_jsonl_that_oloproof_did_not_write_names_no_case_run(tmp_path: Path) -> None:
-    from oloproof_nb._run.store import STARTED, read_in_flight
+    from oloproof_nb._run.in_flight import read_in_flight
+    from oloproof_nb._run.store import STARTED
 
     (tmp_path / "run").mkdir()
     (tmp_path / "run" / STARTED).write_bytes(
@@ -1529,7 +1534,8 @@ def test_a_line_of_started_jsonl_that_oloproof_did_not_write_names_no_case_run(t
 
 
 def test_started_jsonl_as_a_link_is_refused(tmp_path: Path) -> None:
-    from oloproof_nb._run.store import STARTED, read_in_flight
+    from oloproof_nb._run.in_flight import read_in_flight
+    from oloproof_nb._run.store import STARTED
 
     (tmp_path / "run").mkdir()
     (tmp_path / "elsewhere.jsonl").write_text('{"case": "a", "epoch": 1, "at": 1.0}\n', encoding="utf-8")
@@ -1542,7 +1548,8 @@ def test_a_damaged_line_of_started_jsonl_does_not_refuse_the_resume(tmp_path: Pa
     """started.jsonl is written with no fsync: a power loss may leave zeros or garbage before lines it kept. Such a
     line names no case run (as one of the wrong shape); it made read_in_flight raise 'the run directory is damaged',
     and every resume of the run was refused, with nothing to say how to go on."""
-    from oloproof_nb._run.store import STARTED, note_end, read_in_flight
+    from oloproof_nb._run.in_flight import note_end, read_in_flight
+    from oloproof_nb._run.store import STARTED
 
     store = RunStore.create(tmp_path / "run", MANIFEST)
     store.note_case("a", 1)
@@ -1561,7 +1568,8 @@ def test_a_damaged_line_of_started_jsonl_does_not_refuse_the_resume(tmp_path: Pa
 def test_of_two_ends_noted_after_the_case_runs_in_flight_the_first_is_theirs(tmp_path: Path) -> None:
     """The system's exit cut case 'a' short; a later end (a resume killed before it started a case run, noted by a
     command older than note_end's refusal) is of a process 'a' was not running in: 'a' stays the system's."""
-    from oloproof_nb._run.store import STARTED, read_in_flight
+    from oloproof_nb._run.in_flight import read_in_flight
+    from oloproof_nb._run.store import STARTED
 
     (tmp_path / "run").mkdir()
     (tmp_path / "run" / STARTED).write_text(
@@ -1575,7 +1583,8 @@ def test_of_two_ends_noted_after_the_case_runs_in_flight_the_first_is_theirs(tmp
 def test_a_stop_before_the_case_runs_of_a_later_process_is_not_theirs(tmp_path: Path) -> None:
     """A Ctrl-C stopped the process that ran 'a'; a later process (its resume could not remove started.jsonl) ran
     'b' and was killed unseen: that end is not a clean stop, so a resume notes it (abrupt_ends)."""
-    from oloproof_nb._run.store import STARTED, read_in_flight
+    from oloproof_nb._run.in_flight import read_in_flight
+    from oloproof_nb._run.store import STARTED
 
     (tmp_path / "run").mkdir()
     (tmp_path / "run" / STARTED).write_text(
@@ -1589,7 +1598,7 @@ def test_a_stop_by_a_signal_sent_to_a_resume_that_ran_no_case_leaves_the_systems
     """The system ended the process while 'a' ran (exit code 3, noted); the resume that followed was stopped by a
     SIGINT sent to its process alone before it started a case run. 'a' was not running in it: nothing is noted, and
     oloproof run does not say 'a' runs again (the next resume records it error)."""
-    from oloproof_nb._run.store import note_end, read_in_flight
+    from oloproof_nb._run.in_flight import note_end, read_in_flight
 
     crashed = RunStore.create(tmp_path / "run", MANIFEST)
     crashed.note_case("a", 1)
@@ -1604,7 +1613,8 @@ def test_a_stop_that_cannot_be_written_forgets_the_case_runs_in_flight(tmp_path:
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """A full disk when a Ctrl-C's stop is written: started.jsonl is removed, as a clean stop always removed it,
     rather than kept naming case runs in flight with no stop (a resume would note an end nobody saw)."""
-    from oloproof_nb._run.store import STARTED, read_in_flight
+    from oloproof_nb._run.in_flight import read_in_flight
+    from oloproof_nb._run.store import STARTED
 
     store = RunStore.create(tmp_path / "run", MANIFEST)
     store.note_case("a", 1)
@@ -1626,7 +1636,8 @@ def test_a_stop_the_command_notes_for_a_process_it_killed_is_noted_once_and_only
     """oloproof run kills the run's process on a second Ctrl-C (or when it does not stop in time) before that process
     noted its stop: the command notes it, so a resume runs the case runs in flight again with no note. Nothing is
     written when none was in flight, when a stop or an end is noted after them, or while the folder is held."""
-    from oloproof_nb._run.store import STARTED, note_end, note_stop, read_in_flight
+    from oloproof_nb._run.in_flight import note_end, note_stop, read_in_flight
+    from oloproof_nb._run.store import STARTED
 
     store = RunStore.create(tmp_path / "run", MANIFEST)
     store.note_case("a", 1)
@@ -1668,14 +1679,15 @@ def test_a_note_of_a_dead_process_reads_and_appends_under_the_folders_lock(tmp_p
     """oloproof run notes the stop or end of a run's process once it is dead; a resume started meanwhile (a script
     looping on the printed command) takes the folder's lock and settles started.jsonl. The note reads what was in
     flight and appends to it holding that lock, so no resume can take the folder between the read and the write."""
-    from oloproof_nb._run import store as store_module
-    from oloproof_nb._run.store import RunLock, note_end, note_stop
+    from oloproof_nb._run import in_flight as in_flight_module
+    from oloproof_nb._run.in_flight import note_end, note_stop
+    from oloproof_nb._run.store import RunLock
 
     store = RunStore.create(tmp_path / "run", MANIFEST)
     store.note_case("a", 1)
     store._run_lock.release()  # type: ignore[union-attr]  # as the process's death releases it
     held: list[bool] = []
-    real = store_module.read_in_flight
+    real = in_flight_module.read_in_flight
 
     def read_while_a_resume_tries(directory: Path) -> Any:
         try:
@@ -1685,7 +1697,7 @@ def test_a_note_of_a_dead_process_reads_and_appends_under_the_folders_lock(tmp_p
             held.append(True)
         return real(directory)
 
-    monkeypatch.setattr(store_module, "read_in_flight", read_while_a_resume_tries)
+    monkeypatch.setattr(in_flight_module, "read_in_flight", read_while_a_resume_tries)
     if note == "stop":
         note_stop(tmp_path / "run")
     else:
@@ -1698,7 +1710,8 @@ def test_a_note_on_a_started_jsonl_that_is_a_link_is_not_made_nor_raised(tmp_pat
     """A run folder copied with its links, whose started.jsonl points elsewhere: oloproof run's note of how the
     process ended (or of the user's stop) reads it refused as a link, writes nothing through it and raises nothing
     (the command's stop line stays one line; the resume names the link)."""
-    from oloproof_nb._run.store import STARTED, note_end, note_stop
+    from oloproof_nb._run.in_flight import note_end, note_stop
+    from oloproof_nb._run.store import STARTED
 
     (tmp_path / "run").mkdir()
     elsewhere = tmp_path / "elsewhere.jsonl"

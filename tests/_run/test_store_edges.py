@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from oloproof_nb._run.store import _truncate_torn_tail, read_jsonl
+from oloproof_nb._run.store import read_jsonl, truncate_torn_tail
 from oloproof_nb.errors import RunDirError
 
 
@@ -41,7 +41,7 @@ def test_a_journal_that_is_only_a_torn_line_is_cut_to_nothing(tmp_path: Path) ->
     # record appended on resume starts a line of its own
     path = tmp_path / "cases.jsonl"
     path.write_bytes(b'{"case": {"id": "c1", "ep')
-    _truncate_torn_tail(path)
+    truncate_torn_tail(path)
     assert path.read_bytes() == b""
     with path.open("ab") as handle:
         handle.write(b'{"a":1}\n')
@@ -377,9 +377,9 @@ def test_a_torn_line_longer_than_one_read_step_is_cut_back_to_the_last_newline(t
     path = tmp_path / "cases.jsonl"
     whole = b'{"a":1}\n' + b'{"b":"' + b"x" * 70_000 + b'"}\n'
     path.write_bytes(whole + b'{"c":"' + b"y" * 200_000)
-    _truncate_torn_tail(path)
+    truncate_torn_tail(path)
     assert path.read_bytes() == whole and path.stat().st_size == 8 + 6 + 70_000 + 3  # counted by hand
-    _truncate_torn_tail(path)
+    truncate_torn_tail(path)
     assert path.read_bytes() == whole
-    _truncate_torn_tail(tmp_path / "absent.jsonl")  # no journal yet: nothing to cut, nothing made
+    truncate_torn_tail(tmp_path / "absent.jsonl")  # no journal yet: nothing to cut, nothing made
     assert not (tmp_path / "absent.jsonl").exists()

@@ -1,0 +1,157 @@
+"""The case runs in flight when a run's process ended: what ``started.jsonl`` in the run folder says of them.
+
+:class:`~oloproof_nb._run.store.RunStore` notes each case run in ``started.jsonl`` as it starts on a system in its
+process (and a stop on a Ctrl-C); once that process is dead, ``oloproof run`` notes how it ended
+(:func:`note_end`, :func:`note_stop`), and a resume reads what was in flight (:func:`read_in_flight`) before it runs
+anything (see :mod:`oloproof_nb._run.store`).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from ..errors import RunDirError
+from .lines import complete_lines
+from .store import (
+    STARTED,
+    InFlight,
+    RunLock,
+    dumps,
+    link_refused,
+    open_fd,
+    parse_record,
+    read_cases,
+    record_key,
+    truncate_torn_tail,
+)
+
+__all__ = ["read_in_flight", "note_end", "note_stop", "ended_by_system", "how_it_ended"]
+
+_T = TypeVar("_T")
+
+
+#: The signals a process gets for what it did itself (a bad memory access, ``abort()``, an illegal instruction, a
+#: division by zero): the system ended the run's process, which oloproof ends only with ``os._exit(0)`` after its
+#: last message. SIGKILL, SIGTERM, SIGINT and SIGHUP come from outside (or from the command's own Ctrl-C handling).
+_FATAL_SIGNALS = frozenset(getattr(signal, name) for name in ("SIGSEGV", "SIGABRT", "SIGBUS", "SIGILL", "SIGFPE")
+                           if hasattr(signal, name))
+
+
+def how_it_ended(exitcode: int) -> str:
+    """How a process ended, in a case's reason: ``exit code 3`` or ``killed by signal SIGSEGV``."""
+    if exitcode >= 0:
+        return f"exit code {exitcode}"
+    try:
+        return f"killed by signal {signal.Signals(-exitcode).name}"
+    except ValueError:
+        return f"killed by signal {-exitcode}"
+
+
+def ended_by_system(exitcode: int) -> bool:
+    """Whether the run's process, ended with ``exitcode`` before its last message, was ended by what it ran: an
+    exit of any code (oloproof's child exits only after that message) or a signal of :data:`_FATAL_SIGNALS`."""
+    return exitcode >= 0 or -exitcode in _FATAL_SIGNALS
+
+
+def read_in_flight(directory: Path) -> InFlight | None:
+    """The case runs in flight when the run's process last ended (started, never recorded), and how it ended;
+    None when ``started.jsonl`` names none (it is absent after a clean stop, a finish or a settled resume).
+
+    How it ended is the first end noted after the last case run started: that end cut them short. A later one is
+    of a process that started none (a resume killed before it settled them), and an end before a case run's
+    start is of an earlier process (were the last end read taken, a resume killed from outside while it built
+    the system would turn the system's own crash into a kill, and the case that crashed would run again)."""
+    if (directory / STARTED).is_symlink():
+        raise RunDirError(link_refused(directory / STARTED))
+    started: dict[tuple[str, int], float] = {}
+    finished: dict[tuple[str, int], None] = {}
+    how, by_system, ended_at, stopped = None, False, None, False
+    for lineno, _, raw in complete_lines(directory / STARTED):
+        try:
+            line = parse_record(directory / STARTED, lineno, raw)
+            if isinstance(line.get("case"), str):
+                key = (line["case"], int(line.get("epoch") or 1))
+                if line.get("finished"):
+                    finished[key] = None
+                else:
+                    started.setdefault(key, float(line.get("at") or 0.0))
+                how, by_system, ended_at, stopped = None, False, None, False  # a process ran after any end before
+            elif isinstance(line.get("ended"), str) and how is None:
+                how, by_system, ended_at = line["ended"], bool(line.get("by_system")), float(line.get("at") or 0.0)
+            elif line.get("stopped") is True:
+                stopped = True
+        except (RunDirError, TypeError, ValueError):  # not a line oloproof wrote (a power loss's zeros): it names
+            continue  # no case run; a note is never a reason to refuse the resume, as a damaged journal is
+    if not started:
+        return None
+    for record in read_cases(directory):
+        started.pop(record_key(record), None)
+        finished.pop(record_key(record), None)
+    lost = [key for key in finished if started.pop(key, None) is not None]
+    return InFlight(started, how, by_system, ended_at, lost, stopped) if started or lost else None
+
+
+def note_end(directory: Path, exitcode: int, how: str | None = None) -> InFlight | None:
+    """Append to ``started.jsonl`` how the run's process ended (``oloproof run`` calls it once that process is
+    dead, before any resume); what was in flight then. Nothing is written when no case run was in flight, when an
+    end is already noted after them (this process started none: :func:`read_in_flight`), or when the folder is
+    held by another process or cannot be written (a resume then runs those case runs again). ``how``: an end
+    :func:`how_it_ended` cannot tell from ``exitcode``, not blamed on the system (a stop that reached the run's
+    process alone), which alone replaces a stop noted after the case runs in flight."""
+    def ended(in_flight: InFlight | None) -> tuple[dict[str, Any], InFlight] | None:
+        if in_flight is None or in_flight.how is not None or (in_flight.stopped and how is None):
+            return None  # no case run in flight, or an end (or a stop) noted after them: this process started none
+        end = InFlight(in_flight.started, how or how_it_ended(exitcode), how is None and ended_by_system(exitcode),
+                       time.time(), in_flight.lost)
+        return {"ended": end.how, "by_system": end.by_system, "at": end.ended_at}, end
+
+    return _note_in_flight(directory, ended)
+
+
+def note_stop(directory: Path) -> None:
+    """Append a stop to ``started.jsonl``, as :meth:`RunStore.close` does on a Ctrl-C, for a run's process that
+    ended after the user's stop before it noted it (``oloproof run`` kills it on a second Ctrl-C, or when it does
+    not stop within the grace time): a resume runs the case runs in flight again with no note (not as an end
+    that ``oloproof run`` did not see). Nothing is written when none was in flight, when an end or a stop is noted
+    after them, or when the folder is held by another process or cannot be written (as :func:`note_end`)."""
+    def stop(in_flight: InFlight | None) -> tuple[dict[str, Any], bool] | None:
+        if in_flight is None or in_flight.how is not None or in_flight.stopped:
+            return None
+        return {"stopped": True, "at": time.time()}, True
+
+    _note_in_flight(directory, stop)
+
+
+def _note_in_flight(directory: Path, note_of: Callable[[InFlight | None], tuple[dict[str, Any], _T] | None]
+                    ) -> _T | None:
+    """Under the folder's lock, append to ``started.jsonl`` the note ``note_of`` makes of what it says is in flight
+    (:func:`read_in_flight`; the run's process is dead), and return what came with it. Nothing is written, and None
+    returned, when it makes none, when ``started.jsonl`` is absent (no case run started, nor a folder made,
+    perhaps), or when the folder is held by another process or cannot be written."""
+    if not (directory / STARTED).is_file():
+        return None
+    try:
+        lock = RunLock.acquire(directory)
+    except RunDirError:
+        return None
+    try:
+        made = note_of(read_in_flight(directory))
+        if made is None:
+            return None
+        note, result = made
+        truncate_torn_tail(directory / STARTED)  # a line the kill cut would swallow this one
+        fd = open_fd(directory / STARTED, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0))
+        try:
+            os.write(fd, (dumps(note) + "\n").encode("utf-8"))
+        finally:
+            os.close(fd)
+        return result
+    except (OSError, RunDirError):
+        return None
+    finally:
+        lock.release()
