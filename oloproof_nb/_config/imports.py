@@ -453,9 +453,11 @@ def _running_digest(module: types.ModuleType, path: Path) -> str:
 def function_digest(root: Path, spec: str, target: Any) -> str | None:
     """One digest of the code of a suite's ``module:function`` (a python check or a validator).
 
-    SHA-256 of the sorted :func:`code_digests` of ``spec``: the file of the module it names and the file
-    that defines the function (they differ when the module imports it from another one). What the function
-    calls in other files is not in it. None when no file defines it (a builtin, or a function typed at a prompt).
+    SHA-256 of the sorted :func:`code_digests` of ``spec``: the file of the module it names, the file that
+    defines the function (they differ when the module imports it from another one) and the suite folder's own
+    modules that code imports (:func:`suite_imports`: a ``helpers.py`` it takes a function or a constant from).
+    What it calls or reads in other files is not in it: a module outside the suite folder, one imported inside a
+    function, a data file. None when no file defines it (a builtin, or a function typed at a prompt).
     """
     files = code_digests(root, spec, target)
     return hashlib.sha256("\n".join(files).encode()).hexdigest() if files else None

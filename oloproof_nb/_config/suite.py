@@ -543,6 +543,13 @@ def load_user_code(root: Path, config: SuiteConfig, suite_file: Path) -> UserCod
                               "import (a package, a dotted module, or a file the suite's module imports the "
                               "function from): a run would judge with the old code; restart the process (in a "
                               "notebook: the kernel) and load the suite again")
+        kept = stale_import(root, fn)
+        if kept is not None:  # a module of the suite folder its code imports: only a restart reloads it (review R52)
+            raise ConfigError(suite_file, keys[spec],
+                              f"{kept} changed since this process imported it, and Python keeps that import (a "
+                              f"module of the suite folder that {spec}'s code imports, a value or a function it "
+                              "takes from there): a run would judge with the old code; restart the process (in a "
+                              "notebook: the kernel) and load the suite again")
         found = function_digest(root, spec, fn)
         if found is not None:
             digests[CODE_KEY + spec] = found
