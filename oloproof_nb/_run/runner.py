@@ -66,8 +66,10 @@ from .systems import (
     GIVE_FINGERPRINT,
     NO_FINGERPRINT,
     NO_SETTINGS_FINGERPRINT,
+    OtherSystem,
     as_factory,
     build,
+    build_checked,
     identity_of,
     release,
     replay_fingerprint,
@@ -397,19 +399,25 @@ def _thread_systems(suite: Suite, system: Any, workers: int, executor: Executor 
     def named(fn: Callable[[], T]) -> T:
         try:
             return fn()
+        except OtherSystem as exc:  # said as a worker process's is (isolation.ProcessWorkers)
+            why = f"an instance built during the run {exc}; do not change the system's version or code during a run"
+            if system is not None:
+                raise OloproofError(why) from None
+            raise OloproofError(f"{suite.root / SUITE_FILE}: system: {why}") from None
         except OloproofError as exc:  # name the file that named the system
             if system is not None:
                 raise
             raise OloproofError(f"{suite.root / SUITE_FILE}: system: {exc}") from None
 
-    def rebuild() -> Any:
-        return named(lambda: build(factory, timeout_s))
-
-    first = rebuild()
-    version, fingerprint = named(lambda: identity_of(first, target, root=suite.root,
-                                                     spec=suite.config.system if system is None else None,
-                                                     timeout_s=timeout_s))
+    spec = suite.config.system if system is None else None
+    first = named(lambda: build(factory, timeout_s))
+    version, fingerprint = named(lambda: identity_of(first, target, root=suite.root, spec=spec, timeout_s=timeout_s))
     replay = named(lambda: replay_fingerprint(first, target, fingerprint))
+
+    def rebuild() -> Any:  # a worker's instance, or one replacing an instance a case left stale: checked
+        return named(lambda: build_checked(factory, target, (version, fingerprint), root=suite.root, spec=spec,
+                                           timeout_s=timeout_s))
+
     return _Systems(first, rebuild if fresh else None, version, fingerprint, replay, epoch_given(first))
 
 
@@ -732,20 +740,12 @@ def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[in
         if system is not None:
             old, system = [system], None
             release(old, timeout_s)
-        built = [build(factory, timeout_s)]  # the only reference: released here when the instance is refused
         try:
-            theirs = identity_of(built[0], target, root=suite.root, spec=suite.config.system, timeout_s=timeout_s)
-        except OloproofError:
-            release(built, timeout_s)
-            raise
-        if theirs != wanted:
-            release(built, timeout_s)
-            differs = 0 if theirs[0] != version else 1  # quoted: the values of the one that differs
-            what, ours = ("version", "code fingerprint")[differs], wanted[differs]
-            raise OloproofError(f"{suite_root}: the system on worker {socket.gethostname()} has another {what} "
-                                f"than the run's ({quote(theirs[differs])} vs {quote(ours)}); restart the workers "
-                                "after changing the system's code") from None
-        system = built.pop()
+            system = build_checked(factory, target, wanted, root=suite.root, spec=suite.config.system,
+                                   timeout_s=timeout_s)
+        except OtherSystem as exc:
+            raise OloproofError(f"{suite_root}: the system on worker {socket.gethostname()} {exc}; restart the "
+                                "workers after changing the system's code") from None
     replays: list[ReplayRecord] = []
     records = []
     settings = RunSettings.of(suite.config, run_id=run_id, system_version=version, suite_root=suite.root,

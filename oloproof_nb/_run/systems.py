@@ -30,8 +30,9 @@ from ..errors import OloproofError, quote, storable
 from .sandbox import failure_reason
 from .timeouts import CaseTimeout, call_with_timeout, system_traceback
 
-__all__ = ["as_factory", "build", "release", "version_of", "code_fingerprint", "identity_of", "replay_fingerprint",
-           "CODE_SCHEMA", "NO_FINGERPRINT", "NO_SETTINGS_FINGERPRINT", "GIVE_FINGERPRINT"]
+__all__ = ["as_factory", "build", "release", "version_of", "code_fingerprint", "identity_of", "build_checked",
+           "OtherSystem", "replay_fingerprint", "CODE_SCHEMA", "NO_FINGERPRINT", "NO_SETTINGS_FINGERPRINT",
+           "GIVE_FINGERPRINT"]
 
 CODE_SCHEMA = "oloproof_code/v1"
 #: Why a system records no code fingerprint (:func:`code_fingerprint` is None), for the messages that refuse it.
@@ -151,6 +152,35 @@ def identity_of(instance: Any, target: Any, *, root: Path | None, spec: str | No
     """``(version, code fingerprint)`` of a built system (:func:`version_of`, :func:`code_fingerprint`): what a run
     records of its system, and what every instance a worker builds for the run must match."""
     return version_of(instance), code_fingerprint(instance, target, root=root, spec=spec, timeout_s=timeout_s)
+
+
+class OtherSystem(OloproofError):
+    """An instance built for a run gives another version or code fingerprint than the run's (:func:`build_checked`);
+    its text says which and both values (``has another version than the run's ('v2' vs 'v1')``)."""
+
+
+def build_checked(factory: Callable[[], Any], target: Any, wanted: tuple[str | None, str | None], *,
+                  root: Path | None, spec: str | None, timeout_s: float | None) -> Any:
+    """A new instance from ``factory`` whose :func:`identity_of` is ``wanted``, the run's ``(version, code
+    fingerprint)``; else it is released (:func:`release`) and :class:`OtherSystem` raised.
+
+    Every instance a run builds after its first is checked so (a worker's, one replacing an instance a case left
+    stale, one a worker process or an executor's worker builds): the run records one version and one code
+    fingerprint, and none of its cases runs on an instance that gives others (a version read from a deployment
+    that changed during the run, code edited before a worker process imported it).
+    """
+    built = [build(factory, timeout_s)]  # the only reference: released here when the instance is refused
+    try:
+        theirs = identity_of(built[0], target, root=root, spec=spec, timeout_s=timeout_s)
+    except OloproofError:
+        release(built, timeout_s)
+        raise
+    if theirs != wanted:
+        release(built, timeout_s)
+        differs = 0 if theirs[0] != wanted[0] else 1  # quoted: the values of the one that differs
+        raise OtherSystem(f"has another {('version', 'code fingerprint')[differs]} than the run's "
+                          f"({quote(theirs[differs])} vs {quote(wanted[differs])})")
+    return built.pop()
 
 
 def replay_fingerprint(instance: Any, target: Any, fingerprint: str | None) -> str | None:

@@ -1,0 +1,116 @@
+"""Every instance a thread run builds after its first is checked against the run's version and code fingerprint,
+as a worker process's (``isolation``) and an executor's worker's (``_remote_batch``) were: a desk whose version is
+read when it is built (from a deployment that changed during the run) ran later cases as v2 under a manifest
+saying v1, in the default isolation, without a word."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+import oloproof_nb as op
+
+DEPLOYED = '''
+import copy
+import pathlib
+
+HERE = pathlib.Path(__file__).parent
+
+
+class Desk:
+    """Reads the version deployed now (deployed.txt) when it is built; raises on the cases its input says."""
+
+    def __init__(self):
+        self.version = (HERE / "deployed.txt").read_text().strip()
+        self.state = {}
+
+    def reset(self, state):
+        self.state = copy.deepcopy(state)
+
+    def snapshot(self):
+        return copy.deepcopy(self.state)
+
+    def run(self, input):
+        if input.get("deploy"):  # the deployment moves on while the run goes
+            (HERE / "deployed.txt").write_text(input["deploy"])
+        if input.get("raise"):
+            raise RuntimeError("the desk fell over")
+        return {"steps": [], "answer": self.version}
+'''
+
+FINGERPRINTED = DEPLOYED.replace('''    def reset(self, state):''', '''    def fingerprint(self):
+        return (HERE / "deployed.txt").read_text().strip()
+
+    def reset(self, state):''').replace('''        self.version = (HERE / "deployed.txt").read_text().strip()''',
+                                        '''        self.version = "desk-1"''')
+
+
+def _suite(make_suite: Callable[..., Path], code: str, cases: list[dict]) -> Path:
+    root = make_suite(cases, evaluators=[{"type": "answer_matches"}], system="desk:Desk")
+    (root / "desk.py").write_text(code, encoding="utf-8")
+    (root / "deployed.txt").write_text("v1", encoding="utf-8")
+    return root
+
+
+def _cases(n: int, **inputs: dict) -> list[dict]:
+    return [{"id": f"c{i:02d}", "input": {"n": i, **inputs.get(f"c{i:02d}", {})}, "expected": {"answer": "v1"}}
+            for i in range(n)]
+
+
+def _answers(out: Path) -> list[str]:
+    return [json.loads(line)["trajectory"]["answer"] for line in (out / "cases.jsonl").read_text().splitlines()
+            if json.loads(line)["status"] == "completed"]
+
+
+def test_a_replacement_with_another_version_stops_a_serial_run(make_suite: Callable[..., Path],
+                                                                tmp_path: Path) -> None:
+    """c01 deploys v2 and raises: its instance is replaced before c02, and the new one says v2. Before, c02..c05
+    answered v2 under a manifest saying v1 (4 of 6 records)."""
+    root = _suite(make_suite, DEPLOYED, _cases(6, c01={"deploy": "v2", "raise": True}))
+    out = tmp_path / "run"
+    with pytest.raises(op.OloproofError) as info:
+        op.run(root, out=out, progress=False)
+    assert str(info.value) == (f"{root / 'oloproof.yaml'}: system: an instance built during the run has another "
+                               "version than the run's ('v2' vs 'v1'); do not change the system's version or code "
+                               "during a run")
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["system_version"] == "v1" and _answers(out) == ["v1"]  # c00; c01 raised; nothing ran on v2
+
+
+def test_a_second_worker_with_another_version_stops_the_run(make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    """workers=2 builds a second instance before any case: the deployment moved after the first was built."""
+    root = _suite(make_suite, DEPLOYED, _cases(4))
+    suite = op.load_suite(root)
+    first = []
+
+    def factory() -> object:  # the suite's class, the deployment moved on after the first instance
+        desk = suite.resolve_system()()
+        if not first:
+            first.append(desk)
+            (root / "deployed.txt").write_text("v2", encoding="utf-8")
+        return desk
+
+    with pytest.raises(op.OloproofError, match=r"^an instance built during the run has another version than the "
+                                               r"run's \('v2' vs 'v1'\)"):
+        op.run(suite, system=factory, workers=2, out=tmp_path / "run", progress=False)
+
+
+def test_another_fingerprint_is_named_as_such(make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    root = _suite(make_suite, FINGERPRINTED, _cases(4, c00={"deploy": "v2", "raise": True}))
+    with pytest.raises(op.OloproofError, match=r"has another code fingerprint than the run's \('[0-9a-f]{64}' vs "
+                                               r"'[0-9a-f]{64}'\)"):
+        op.run(root, out=tmp_path / "run", progress=False)
+
+
+@pytest.mark.parametrize("workers", [1, 3])
+def test_replacements_that_give_the_run_s_version_run_on(make_suite: Callable[..., Path], tmp_path: Path,
+                                                         workers: int) -> None:
+    """The check refuses only what differs: three cases that raise are replaced and the run goes on (a hand count:
+    6 of 9 complete, each answering v1)."""
+    raising = {f"c0{i}": {"raise": True} for i in (1, 4, 7)}
+    root = _suite(make_suite, DEPLOYED, _cases(9, **raising))
+    run = op.run(root, out=tmp_path / "run", workers=workers, progress=False)
+    assert run.finished and _answers(tmp_path / "run") == ["v1"] * 6
