@@ -813,7 +813,7 @@ def _whole(run: Run, given: str) -> Run:
     why = no_decision(run)
     if not why:
         return run
-    from ._run.store import RunLock
+    from ._run.lock import RunLock
 
     text = f"{given}: {why.split(': ', 1)[1]}"
     if not run.finished and not is_inspect_run(run):

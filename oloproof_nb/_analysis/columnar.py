@@ -80,7 +80,9 @@ import pyarrow as pa
 
 from .._config.files import UnreadableFile, read_regular
 from .._core.paths import ABSENT
-from .._run.store import CASES, MANIFEST, REPLAYS, make_folders, open_fd, process_alive, read_manifest
+from .._run.disk import make_folders, open_fd
+from .._run.lock import process_alive
+from .._run.store import CASES, MANIFEST, REPLAYS, read_manifest
 from ..errors import CopyChangedError, OloproofError, RunDirError, quote_value
 from .columns import ARROW_TYPES, FRAMES, TIME, Column, FrameSpec
 

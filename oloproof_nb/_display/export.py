@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from .._core.paths import Absent
-from .._run.store import make_folders
+from .._run.disk import make_folders
 from ..errors import ExportError
 from .html import html_table, html_text, numeric_column
 from .markdown import markdown_table

@@ -16,19 +16,10 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..errors import RunDirError
+from .disk import link_refused, open_fd
 from .lines import complete_lines
-from .store import (
-    STARTED,
-    InFlight,
-    RunLock,
-    dumps,
-    link_refused,
-    open_fd,
-    parse_record,
-    read_cases,
-    record_key,
-    truncate_torn_tail,
-)
+from .lock import RunLock
+from .store import STARTED, InFlight, dumps, parse_record, read_cases, record_key, truncate_torn_tail
 
 __all__ = ["read_in_flight", "note_end", "note_stop", "ended_by_system", "how_it_ended"]
 

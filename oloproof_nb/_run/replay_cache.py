@@ -36,7 +36,7 @@ from typing import Any
 from .. import _version
 from .._config.files import UnreadableFile, read_regular
 from .._core.canonical import digest
-from .store import make_folders, open_fd
+from .disk import make_folders, open_fd
 
 __all__ = ["ReplayCache", "replay_key", "recording_digest", "REPLAY_CACHE_DIR", "CACHE_SCHEMA"]
 

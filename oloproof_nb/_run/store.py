@@ -47,7 +47,7 @@ kill from outside, a notebook's ``op.run``) it runs them again and the manifest
 keeps the end (``abrupt_ends``), which the gate's command prints under its table.
 
 One process at a time: creating, running and resuming a run hold an exclusive
-``fcntl.flock`` on ``.lock``; a second process gets
+``fcntl.flock`` on ``.lock`` (:class:`~.lock.RunLock`); a second process gets
 :class:`~oloproof_nb.errors.RunLockedError` naming the holder.
 """
 
@@ -57,9 +57,6 @@ import errno
 import hashlib
 import json
 import os
-import socket
-import stat
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -83,21 +80,18 @@ from ..errors import (
     storable,
     validation_problem,
 )
+from .disk import link_refused, make_folders, open_fd
 from .lines import complete_end, complete_lines, journal_sha256, open_journal
+from .lock import LOCK, RunLock
 from .states import STATES, read_state_refs, split_case_states, split_replay_states, state_refs_of
 
-if sys.platform != "win32":
-    import fcntl
-
-__all__ = ["RunStore", "RunLock", "read_jsonl", "read_manifest", "read_cases", "new_run_id",
-           "record_key", "replay_key_of", "parse_record", "open_fd", "make_folders",
-           "dumps", "Fsync", "MANIFEST", "CASES", "REPLAYS", "STATES", "LOCK", "INTERNAL_ERROR", "process_alive",
-           "DIGESTED", "refuse_changed_journal", "STARTED", "InFlight", "link_refused", "truncate_torn_tail"]
+__all__ = ["RunStore", "read_jsonl", "read_manifest", "read_cases", "new_run_id", "record_key", "replay_key_of",
+           "parse_record", "dumps", "Fsync", "MANIFEST", "CASES", "REPLAYS", "STATES", "INTERNAL_ERROR", "DIGESTED",
+           "refuse_changed_journal", "STARTED", "InFlight", "truncate_torn_tail"]
 
 MANIFEST = "manifest.json"
 CASES = "cases.jsonl"
 REPLAYS = "replays.jsonl"
-LOCK = ".lock"
 INTERNAL_ERROR = "internal-error.txt"
 #: The case runs started by the run's process, and how it ended (see the module's docstring).
 STARTED = "started.jsonl"
@@ -326,86 +320,6 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-#: The descriptors of standard input, output and error: never one of a run folder's files (see :func:`open_fd`).
-_STANDARD_FDS = 3
-
-
-def open_fd(path: Path, flags: int, mode: int = 0o644) -> int:
-    """``os.open(path, flags, mode)``, as a descriptor above standard input, output and error.
-
-    A system that closes its standard output or error (``os.close(1)``, a library that detaches from the
-    terminal) frees that number, and ``os.open`` hands out the lowest free one: the journal opened next then
-    *was* standard output, and every line the system printed (a debugging ``print``, a C library writing to
-    descriptor 2) was appended to ``states.jsonl`` between its records, so the run never loaded again. The
-    file is opened as asked, then duplicated until the copy lands above 2 (``os.dup`` takes the lowest free
-    number, so at most three times; each copy is not inherited by programs started with ``exec``, as any
-    descriptor Python opens), and the standard numbers it took are closed again: a print to them fails, as it
-    did before we opened. ``os.dup`` is the same on every platform (Windows hands out the lowest free number
-    too; ``fcntl``'s ``F_DUPFD`` is POSIX only, and on Windows the file had stayed on the freed number).
-    """
-    fd = os.open(path, flags, mode)
-    taken: list[int] = []
-    try:
-        while fd < _STANDARD_FDS:
-            taken.append(fd)
-            fd = os.dup(fd)
-    finally:
-        for number in taken:
-            os.close(number)
-    return fd
-
-
-def make_folders(folder: Path, parents: bool = True) -> None:
-    """``folder.mkdir(parents=True, exist_ok=True)`` (``parents`` False: ``folder.mkdir()``), never leaving a folder
-    its owner cannot use.
-
-    Under a umask that takes the owner's read, write or search permission (``os.umask(0o777)`` in a notebook;
-    the CLI refuses one up front) a folder is made mode 0 (or lacking that permission): nothing could be written
-    into it, and it stayed behind, one per call, a folder no one could remove without ``chmod``. Each folder is
-    made in turn and checked; one its owner cannot read, write and search raises :class:`PermissionError`
-    naming the umask, and the folders this call made are removed again (deepest first).
-    """
-    missing = [folder]
-    if parents:
-        missing = []
-        for path in (folder, *folder.parents):
-            if path.is_dir():
-                break
-            missing.append(path)
-    made: list[Path] = []
-    try:
-        for path in reversed(missing):
-            try:
-                path.mkdir()
-            except FileExistsError:  # made meanwhile by another process: its folder, kept
-                if not parents or not path.is_dir():
-                    if parents:  # something else in the way (a file, a loop of links): pathlib's own error for it
-                        folder.mkdir(parents=True, exist_ok=True)
-                    raise
-                continue
-            made.append(path)
-            mode = stat.S_IMODE(path.lstat().st_mode)
-            if mode & 0o700 != 0o700:  # made 0o777 less the umask: the umask is what the mode lacks
-                raise PermissionError(errno.EACCES, f"umask {0o777 & ~mode:04o}: the folders made here are mode "
-                                      f"{mode:04o}, which their owner cannot read, write and search; set a umask that "
-                                      "leaves the owner all three (umask 022, or 077 to keep them private)",
-                                      str(path))
-    except OSError:
-        for path in reversed(made):
-            try:
-                path.rmdir()
-            except OSError:
-                break
-        raise
-
-
-def link_refused(path: Path) -> str:
-    """The error for a run folder's file that is a symbolic link (a folder copied or unpacked with its links)."""
-    return (f"{path}: is a symbolic link; a run folder's files are written in place, never through a link (it "
-            "would change the file it points to): remove the link, or copy the folder with its files (cp -rL) and "
-            "use the copy")
-
-
 def _write_error(path: Path, exc: OSError, started: bool = True) -> StoreWriteError:
     """The error of a write the run folder refused; ``started`` False: while the run was being created (then
     there is nothing to resume: the run is started again)."""
@@ -424,130 +338,6 @@ def _write_error(path: Path, exc: OSError, started: bool = True) -> StoreWriteEr
 _LIMITS = {errno.EFBIG: "Raise the limit on file size (ulimit -f)",
            errno.EMFILE: "Raise the limit on open files (ulimit -n)",
            errno.ENFILE: "Close files other programs hold open (the system's table of open files is full)"}
-
-
-#: The descriptors of the run locks this process holds: a process forked from it (a system's helper started with
-#: ``multiprocessing``) closes its copies at once, or it would hold the lock (``flock`` belongs to the open file,
-#: which the fork shares) after this process died, and the run could not be resumed while it lived.
-_HELD_LOCKS: set[int] = set()
-_FORK_HOOK: list[bool] = []
-
-
-def _drop_inherited_locks() -> None:
-    for fd in list(_HELD_LOCKS):
-        try:
-            os.close(fd)  # the child's copy only: the parent's descriptor keeps the lock
-        except OSError:
-            pass
-    _HELD_LOCKS.clear()
-
-
-class RunLock:
-    """An exclusive OS lock on a run directory (``fcntl.flock`` on ``.lock``), released when its process ends.
-
-    The lock file holds ``{"pid", "host", "since"}`` of the holder, so the
-    process that is refused can say who holds the folder. A process forked while the lock is held does not
-    keep it (see :data:`_HELD_LOCKS`).
-    """
-
-    def __init__(self, fd: int | None, path: Path) -> None:
-        self._fd = fd
-        self.path = path
-
-    @classmethod
-    def acquire(cls, directory: Path) -> RunLock:
-        """Take the lock of ``directory`` or raise :class:`RunLockedError` naming the holder."""
-        path = directory / LOCK
-        if sys.platform == "win32":  # pragma: no cover - no flock: documented as unlocked there
-            return cls(None, path)
-        try:  # never through a link: the holder's note would replace the text of the file it points to
-            fd = open_fd(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0))
-        except OSError as exc:
-            if path.is_symlink():
-                raise RunDirError(link_refused(path)) from None
-            raise RunDirError(f"{path}: cannot open the run's lock file ({exc.strerror})") from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            holder = _describe_holder(fd)
-            os.close(fd)
-            raise RunLockedError(f"{directory}: in use by another oloproof process ({holder}); wait for it to "
-                                 "finish, or stop it, before running or resuming this run") from None
-        if not _FORK_HOOK and hasattr(os, "register_at_fork"):
-            os.register_at_fork(after_in_child=_drop_inherited_locks)  # once per process
-            _FORK_HOOK.append(True)
-        _HELD_LOCKS.add(fd)
-        return cls(fd, path)
-
-    @staticmethod
-    def holder(directory: Path) -> str | None:
-        """Who holds the lock of ``directory`` (``pid … on host …, since …``), or None when nobody does.
-
-        Probes without creating or changing anything in the folder.
-        """
-        if sys.platform == "win32":  # pragma: no cover
-            return None
-        try:  # without blocking: a named pipe put there waits for a writer forever (gate and report hung)
-            fd = os.open(directory / LOCK, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
-        except OSError:
-            return None
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):  # not a lock oloproof made: nobody holds it
-                return None
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except OSError:
-            return _describe_holder(fd)
-        finally:
-            os.close(fd)
-        return None
-
-    def note_holder(self) -> None:
-        """Write who holds the lock into the lock file (after the folder was accepted: a refusal changes nothing)."""
-        if self._fd is None:
-            return
-        info = json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "since": iso(utc_now())}).encode("utf-8")
-        try:  # written over the old note, then cut to length: a reader never sees an empty file in between
-            os.pwrite(self._fd, info, 0)
-            os.ftruncate(self._fd, len(info))
-        except OSError:
-            pass  # the lock holds without the note; a refused process then says "holder unknown"
-
-    def release(self) -> None:
-        if self._fd is not None:
-            _HELD_LOCKS.discard(self._fd)
-            os.close(self._fd)  # closing the descriptor releases the flock
-            self._fd = None
-
-
-#: How long a refused process waits for the holder's note (written right after the holder accepted the folder).
-HOLDER_NOTE_WAIT_S = 0.5
-
-
-def _describe_holder(fd: int) -> str:
-    """``pid … on host …, since …`` from the lock file; a note not written yet is waited for a moment."""
-    deadline = time.monotonic() + HOLDER_NOTE_WAIT_S
-    while True:
-        try:
-            data = json.loads(os.pread(fd, 4096, 0).decode("utf-8"))
-            pid, host = int(data["pid"]), data["host"]
-            if host != socket.gethostname() or process_alive(pid):  # a dead process's note: not written yet
-                return f"pid {pid} on host {host}, since {data['since']}"
-        except (OSError, ValueError, KeyError, TypeError, RecursionError):
-            pass
-        if time.monotonic() >= deadline:
-            return "holder unknown"
-        time.sleep(0.02)
-
-
-def process_alive(pid: int) -> bool:
-    """Whether process ``pid`` exists on this machine (one we may not signal exists too)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # e.g. PermissionError: it exists, under another user
-        return True
-    return True
 
 
 class RunStore:

@@ -1062,7 +1062,7 @@ def test_resuming_a_finished_run_that_lacks_a_record_runs_that_case_only(make_su
 def test_resuming_a_finished_run_twice_in_one_process_leaves_the_folder_free(make_suite, tmp_path: Path) -> None:
     """A resume of a finished run has nothing to do and returns at once: it releases the folder, so a second one in
     the same process (a notebook cell run again) is not refused as in use by its own pid (mutation round 19)."""
-    from oloproof_nb._run.store import RunLock
+    from oloproof_nb._run.lock import RunLock
 
     root = make_suite(_answers(2))
     out = tmp_path / "run"

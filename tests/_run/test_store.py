@@ -6,7 +6,6 @@ import hashlib
 import json
 import math
 import shutil
-import stat
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -213,7 +212,7 @@ from _reliability_systems import (  # noqa: E402
 )
 
 from oloproof_nb._run import store as store_module  # noqa: E402
-from oloproof_nb._run.store import RunLock  # noqa: E402
+from oloproof_nb._run.lock import RunLock  # noqa: E402
 from oloproof_nb.errors import RunLockedError, StoreWriteError  # noqa: E402
 
 DESK = [*DESK_EVALUATORS, FAULT_EVALUATOR]
@@ -287,17 +286,6 @@ def test_a_held_run_folder_refuses_another_process_naming_the_holder(tmp_path: P
         lock.release()
     resumed = op.run(root, out=out, resume=True, progress=False)  # released: it resumes
     assert_same_frames(resumed, clean_desk)
-
-
-def test_the_lock_dies_with_its_process(tmp_path: Path) -> None:
-    folder = tmp_path / "run"
-    folder.mkdir()
-    code = ("import os, signal, sys\nfrom pathlib import Path\nfrom oloproof_nb._run.store import RunLock\n"
-            "RunLock.acquire(Path(sys.argv[1])).note_holder()\nos.kill(os.getpid(), signal.SIGKILL)\n")
-    proc = subprocess.run([sys.executable, "-c", code, str(folder)], timeout=60, check=False)
-    assert proc.returncode == -9
-    assert '"pid"' in (folder / ".lock").read_text(encoding="utf-8")  # the note stays; the lock does not
-    RunLock.acquire(folder).release()
 
 
 @pytest.mark.slow
@@ -496,76 +484,6 @@ def test_a_manifest_cut_short_by_a_file_size_limit_leaves_no_half_written_tempor
     assert done.returncode == 1, done.stderr
 
 
-def test_open_fd_never_hands_out_a_standard_descriptor(tmp_path: Path) -> None:
-    saved = os.dup(0)
-    os.close(0)  # standard input closed, as `oloproof run SUITE <&-` starts
-    try:
-        fd = store_module.open_fd(tmp_path / "journal", os.O_WRONLY | os.O_CREAT)
-    finally:
-        os.dup2(saved, 0)
-        os.close(saved)
-    try:
-        assert fd > 2
-        assert not os.get_inheritable(fd)
-        assert os.fstat(fd).st_ino == (tmp_path / "journal").stat().st_ino
-    finally:
-        os.close(fd)
-
-
-def test_open_fd_creates_a_file_with_the_mode_asked_and_0o644_by_default(tmp_path: Path) -> None:
-    """Mutation round 13: the mode reaches ``os.open`` (the umask applies): under umask 002, the default 0o644 stays
-    0o644 and the 0o666 a temporary file asks for is 0o664 (by hand: 0o666 & ~0o002)."""
-    old = os.umask(0o002)
-    try:
-        plain = store_module.open_fd(tmp_path / "plain", os.O_WRONLY | os.O_CREAT)
-        shared = store_module.open_fd(tmp_path / "shared", os.O_WRONLY | os.O_CREAT, 0o666)
-    finally:
-        os.umask(old)
-    for fd in (plain, shared):
-        os.close(fd)
-    assert [stat.S_IMODE((tmp_path / name).stat().st_mode) for name in ("plain", "shared")] == [0o644, 0o664]
-
-
-def test_open_fd_keeps_run_files_off_the_standard_descriptors_on_windows_too(tmp_path: Path,
-                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    """Fresh eyes on R9: on ``sys.platform == "win32"`` open_fd returned the descriptor ``os.open`` gave, a freed 0,
-    1 or 2 included (Windows hands out the lowest free number too), so a system that closed its standard output
-    still printed into the journal there. Both freed numbers below the file's are skipped, and fcntl (POSIX only)
-    is never touched."""
-
-    class NoFcntl:
-        def __getattr__(self, name: str) -> Any:
-            raise AssertionError(f"fcntl.{name} used on Windows")
-
-    monkeypatch.setattr(sys, "platform", "win32")
-    monkeypatch.setattr(store_module, "fcntl", NoFcntl(), raising=False)
-    saved = os.dup(0), os.dup(2)
-    os.close(0)
-    os.close(2)  # standard input and error closed: the two lowest free numbers
-    try:
-        fd = store_module.open_fd(tmp_path / "journal", os.O_WRONLY | os.O_CREAT)
-        standard_free = [number for number in (0, 2) if not _is_open(number)]
-    finally:
-        os.dup2(saved[0], 0)
-        os.dup2(saved[1], 2)
-        for number in saved:
-            os.close(number)
-    try:
-        assert fd > 2 and standard_free == [0, 2]  # the numbers it took on the way are free again
-        assert not os.get_inheritable(fd)
-        assert os.fstat(fd).st_ino == (tmp_path / "journal").stat().st_ino
-    finally:
-        os.close(fd)
-
-
-def _is_open(fd: int) -> bool:
-    try:
-        os.fstat(fd)
-    except OSError:
-        return False
-    return True
-
-
 @needs_proc
 @pytest.mark.parametrize("fsync", ["finish", "record"])
 def test_the_journal_and_manifest_are_forced_to_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -697,65 +615,6 @@ def test_states_by_address_shrink_a_run_of_shared_large_states(make_suite) -> No
     assert run.snapshots["state"].iloc[7]["touched"] == {"k07": 7}
 
 
-def test_a_refused_process_waits_for_the_holders_note(tmp_path: Path) -> None:
-    """The holder writes its note right after it accepted the folder: a process refused meanwhile names it."""
-    import threading
-    import time
-
-    folder = tmp_path / "run"
-    folder.mkdir()
-    (folder / ".lock").write_text(json.dumps({"pid": 2**22 + 12345, "host": socket.gethostname(),
-                                              "since": "2026-01-01T00:00:00.000000Z"}), encoding="utf-8")
-    held = RunLock.acquire(folder)  # the lock is taken; the note still names a process that is gone
-    writer = threading.Timer(0.15, held.note_holder)
-    writer.start()
-    try:
-        t0 = time.monotonic()
-        with pytest.raises(RunLockedError, match=rf"in use by another oloproof process \(pid {os.getpid()} on host"):
-            RunLock.acquire(folder)
-        assert time.monotonic() - t0 < 2
-    finally:
-        writer.join()
-        held.release()
-
-
-def test_a_note_that_never_comes_says_holder_unknown(tmp_path: Path) -> None:
-    folder = tmp_path / "run"
-    folder.mkdir()
-    (folder / ".lock").write_text(json.dumps({"pid": 2**22 + 12345, "host": socket.gethostname(),
-                                              "since": "2026-01-01T00:00:00.000000Z"}), encoding="utf-8")
-    held = RunLock.acquire(folder)
-    try:
-        with pytest.raises(RunLockedError, match=r"\(holder unknown\)"):  # never the dead process's pid
-            RunLock.acquire(folder)
-    finally:
-        held.release()
-
-
-@pytest.mark.skipif(not hasattr(os, "register_at_fork"), reason="fork (POSIX)")
-def test_a_process_forked_while_the_lock_is_held_does_not_keep_it(tmp_path: Path) -> None:
-    """A system that starts a helper with multiprocessing (fork) handed it the lock's open file: after the run
-    process was killed, ``--resume`` was refused as "in use by another oloproof process (holder unknown)" for
-    as long as the helper lived. The forked process now closes its copy: the lock goes with its holder."""
-    import multiprocessing
-    import time
-
-    folder = tmp_path / "run"
-    folder.mkdir()
-    lock = RunLock.acquire(folder)
-    helper = multiprocessing.get_context("fork").Process(target=time.sleep, args=(30,), daemon=True)
-    helper.start()
-    try:
-        with pytest.raises(RunLockedError):  # still held by this process
-            RunLock.acquire(folder)
-        lock.release()  # as when the holder dies
-        RunLock.acquire(folder).release()  # free, though the forked helper still runs
-        assert helper.is_alive()
-    finally:
-        helper.kill()
-        helper.join()
-
-
 def test_gate_on_a_run_still_running_says_so_not_resume(tmp_path: Path, clean_desk: op.Run,
                                                         capsys: pytest.CaptureFixture[str]) -> None:
     """``oloproof gate`` on a run another process is running told to finish it with --resume, which that process's
@@ -800,21 +659,6 @@ def test_gate_on_a_run_that_finished_while_it_was_read_says_so_not_resume(tmp_pa
     monkeypatch.undo()
     assert main(["gate", str(out)]) in (0, 1)  # gated now
     assert "did not finish" not in capsys.readouterr().err
-
-
-@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes (POSIX)")
-def test_asking_who_holds_a_lock_that_is_a_named_pipe_does_not_wait(tmp_path: Path) -> None:
-    """CLI review: a named pipe at ``.lock`` of an unfinished run made ``oloproof gate``, ``report`` and
-    ``compare`` wait forever for a writer (the holder probe opened it blocking). Nobody holds such a lock."""
-    import subprocess
-    import sys
-
-    os.mkfifo(tmp_path / ".lock")
-    probe = ("from pathlib import Path; from oloproof_nb._run.store import RunLock; "
-             f"print(RunLock.holder(Path({str(tmp_path)!r})))")
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
-    assert (done.returncode, done.stdout) == (0, "None\n"), done.stderr
-    assert stat.S_ISFIFO(os.stat(tmp_path / ".lock").st_mode)  # left as it was
 
 
 def test_an_internal_error_is_saved_in_the_run_folder_never_through_a_link(tmp_path: Path) -> None:
@@ -1231,87 +1075,6 @@ def test_a_run_under_a_umask_that_takes_the_owners_permissions_leaves_no_folder(
     assert not (suite / "runs").exists()
 
 
-def test_make_folders_removes_what_it_made_when_the_umask_takes_an_owners_permission(tmp_path: Path) -> None:
-    """Review L1: each umask that takes one of the owner's permissions (0o100, 0o200, 0o400) is refused by the mode of
-    the folder made (0o777 less the umask, by hand: 0o677, 0o577, 0o377), whoever runs it; 0o077 (private) is not.
-    An existing folder is kept (as ``mkdir(parents=True, exist_ok=True)``), and with ``parents`` False a missing
-    parent or an existing folder is an error (as ``mkdir()``)."""
-    (tmp_path / "kept").mkdir()
-    old = os.umask(0o022)
-    try:
-        for mask, mode in [(0o100, 0o677), (0o200, 0o577), (0o400, 0o377), (0o777, 0)]:
-            os.umask(mask)
-            with pytest.raises(PermissionError, match=rf"^\[Errno 13\] umask {mask:04o}: the folders made here are "
-                                                      rf"mode {mode:04o}, which"):
-                store_module.make_folders(tmp_path / "kept" / "a" / "b")
-            assert list((tmp_path / "kept").iterdir()) == []
-        os.umask(0o077)
-        store_module.make_folders(tmp_path / "kept" / "a" / "b")
-        store_module.make_folders(tmp_path / "kept" / "a" / "b")  # there: kept
-        assert stat.S_IMODE((tmp_path / "kept" / "a" / "b").stat().st_mode) == 0o700
-        with pytest.raises(FileNotFoundError):
-            store_module.make_folders(tmp_path / "none" / "c", parents=False)
-        with pytest.raises(FileExistsError):
-            store_module.make_folders(tmp_path / "kept" / "a", parents=False)
-    finally:
-        os.umask(old)
-
-
-def test_m24_make_folders_refuses_a_file_where_the_folder_goes_and_cleans_up_after_any_error(tmp_path: Path) -> None:
-    """Mutation round 24: a file where the folder (or one of its parents) goes is an error, as for
-    ``mkdir(parents=True, exist_ok=True)``, never a folder taken as made; an error other than the umask's (a name
-    too long for the file system, made after its parents) removes the parents this call made; the umask's error
-    names the first folder made that its owner cannot use."""
-    (tmp_path / "file").write_text("x")
-    with pytest.raises(FileExistsError):
-        store_module.make_folders(tmp_path / "file")
-    with pytest.raises(OSError):
-        store_module.make_folders(tmp_path / "file" / "a")
-    assert (tmp_path / "file").read_text() == "x"
-    with pytest.raises(OSError) as caught:
-        store_module.make_folders(tmp_path / "a" / "b" / ("x" * 300))  # NAME_MAX is 255 on Linux and macOS
-    assert caught.value.errno == errno.ENAMETOOLONG
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
-    old = os.umask(0o022)
-    try:
-        (tmp_path / "kept").mkdir()
-        os.umask(0o200)
-        with pytest.raises(PermissionError) as denied:
-            store_module.make_folders(tmp_path / "kept" / "a" / "b")
-        assert denied.value.filename == str(tmp_path / "kept" / "a")
-    finally:
-        os.umask(old)
-
-
-def test_m24_a_folder_another_process_makes_meanwhile_is_used_and_never_removed(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Mutation round 24: ``make_folders`` finds ``a`` missing, and another process makes it before this call does
-    (``mkdir`` raises FileExistsError): it is used as it is; and when this call then fails (a umask that takes
-    the owner's write permission), it removes the folder it made (``b``), never ``a``, which is not its own."""
-    real = Path.mkdir
-
-    def another_process_first(self: Path, *args: Any, **kwargs: Any) -> None:
-        if self.name == "a" and not self.exists():
-            old = os.umask(0o022)
-            try:
-                real(self)
-            finally:
-                os.umask(old)
-        real(self, *args, **kwargs)
-
-    monkeypatch.setattr(Path, "mkdir", another_process_first)
-    store_module.make_folders(tmp_path / "one" / "a" / "b")
-    assert (tmp_path / "one" / "a" / "b").is_dir()
-    (tmp_path / "two").mkdir()
-    old = os.umask(0o200)
-    try:
-        with pytest.raises(PermissionError, match="umask 0200"):
-            store_module.make_folders(tmp_path / "two" / "a" / "b")
-    finally:
-        os.umask(old)
-    assert [p.name for p in (tmp_path / "two").iterdir()] == ["a"] and list((tmp_path / "two" / "a").iterdir()) == []
-
-# -- started.jsonl: the case runs in flight when the run's process ended (review G24) -----------------------
 
 def test_the_ends_of_a_process_the_system_caused_are_told_from_kills_from_outside() -> None:
     import signal
@@ -1681,7 +1444,7 @@ def test_a_note_of_a_dead_process_reads_and_appends_under_the_folders_lock(tmp_p
     flight and appends to it holding that lock, so no resume can take the folder between the read and the write."""
     from oloproof_nb._run import in_flight as in_flight_module
     from oloproof_nb._run.in_flight import note_end, note_stop
-    from oloproof_nb._run.store import RunLock
+    from oloproof_nb._run.lock import RunLock
 
     store = RunStore.create(tmp_path / "run", MANIFEST)
     store.note_case("a", 1)

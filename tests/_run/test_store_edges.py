@@ -141,7 +141,8 @@ def test_a_run_another_process_created_while_this_one_waited_for_the_lock_is_nev
     """Two processes create the same out= folder: both find it empty, the other takes the lock first and starts its
     run. The one that gets the lock next must refuse the folder, not write its manifest over the other run's."""
     from oloproof_nb._core.records import Manifest
-    from oloproof_nb._run.store import RunLock, RunStore
+    from oloproof_nb._run.lock import RunLock
+    from oloproof_nb._run.store import RunStore
 
     def manifest(run_id: str) -> Manifest:
         return Manifest(suite="s", run_id=run_id, started_at="2026-01-01T00:00:00.000000Z", oloproof_nb="0",

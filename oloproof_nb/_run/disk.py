@@ -1,0 +1,96 @@
+"""Files and folders oloproof writes, made safely.
+
+:func:`open_fd` opens a file on a descriptor above standard input, output and error (a system that closed
+its standard output never prints into a journal), :func:`make_folders` never leaves a folder its owner cannot
+use, and :func:`link_refused` is the error for a file that is a symbolic link where oloproof writes in place.
+The run folder (:mod:`.store`, :mod:`.lock`, :mod:`.in_flight`), the suite's replay cache, the columnar copy
+of a run and exported tables use them. Reading the user's files safely is :mod:`oloproof_nb._config.files`.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+__all__ = ["open_fd", "make_folders", "link_refused"]
+
+#: The descriptors of standard input, output and error: never one of a run folder's files (see :func:`open_fd`).
+_STANDARD_FDS = 3
+
+
+def open_fd(path: Path, flags: int, mode: int = 0o644) -> int:
+    """``os.open(path, flags, mode)``, as a descriptor above standard input, output and error.
+
+    A system that closes its standard output or error (``os.close(1)``, a library that detaches from the
+    terminal) frees that number, and ``os.open`` hands out the lowest free one: the journal opened next then
+    *was* standard output, and every line the system printed (a debugging ``print``, a C library writing to
+    descriptor 2) was appended to ``states.jsonl`` between its records, so the run never loaded again. The
+    file is opened as asked, then duplicated until the copy lands above 2 (``os.dup`` takes the lowest free
+    number, so at most three times; each copy is not inherited by programs started with ``exec``, as any
+    descriptor Python opens), and the standard numbers it took are closed again: a print to them fails, as it
+    did before we opened. ``os.dup`` is the same on every platform (Windows hands out the lowest free number
+    too; ``fcntl``'s ``F_DUPFD`` is POSIX only, and on Windows the file had stayed on the freed number).
+    """
+    fd = os.open(path, flags, mode)
+    taken: list[int] = []
+    try:
+        while fd < _STANDARD_FDS:
+            taken.append(fd)
+            fd = os.dup(fd)
+    finally:
+        for number in taken:
+            os.close(number)
+    return fd
+
+
+def make_folders(folder: Path, parents: bool = True) -> None:
+    """``folder.mkdir(parents=True, exist_ok=True)`` (``parents`` False: ``folder.mkdir()``), never leaving a folder
+    its owner cannot use.
+
+    Under a umask that takes the owner's read, write or search permission (``os.umask(0o777)`` in a notebook;
+    the CLI refuses one up front) a folder is made mode 0 (or lacking that permission): nothing could be written
+    into it, and it stayed behind, one per call, a folder no one could remove without ``chmod``. Each folder is
+    made in turn and checked; one its owner cannot read, write and search raises :class:`PermissionError`
+    naming the umask, and the folders this call made are removed again (deepest first).
+    """
+    missing = [folder]
+    if parents:
+        missing = []
+        for path in (folder, *folder.parents):
+            if path.is_dir():
+                break
+            missing.append(path)
+    made: list[Path] = []
+    try:
+        for path in reversed(missing):
+            try:
+                path.mkdir()
+            except FileExistsError:  # made meanwhile by another process: its folder, kept
+                if not parents or not path.is_dir():
+                    if parents:  # something else in the way (a file, a loop of links): pathlib's own error for it
+                        folder.mkdir(parents=True, exist_ok=True)
+                    raise
+                continue
+            made.append(path)
+            mode = stat.S_IMODE(path.lstat().st_mode)
+            if mode & 0o700 != 0o700:  # made 0o777 less the umask: the umask is what the mode lacks
+                raise PermissionError(errno.EACCES, f"umask {0o777 & ~mode:04o}: the folders made here are mode "
+                                      f"{mode:04o}, which their owner cannot read, write and search; set a umask that "
+                                      "leaves the owner all three (umask 022, or 077 to keep them private)",
+                                      str(path))
+    except OSError:
+        for path in reversed(made):
+            try:
+                path.rmdir()
+            except OSError:
+                break
+        raise
+
+
+def link_refused(path: Path) -> str:
+    """The error for a run folder's file that is a symbolic link (a folder copied or unpacked with its links)."""
+    return (f"{path}: is a symbolic link; a run folder's files are written in place, never through a link (it "
+            "would change the file it points to): remove the link, or copy the folder with its files (cp -rL) and "
+            "use the copy")

@@ -1,0 +1,166 @@
+"""Files and folders oloproof writes (``_run/disk.py``): descriptors above the standard three, folders their owner
+can use."""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from oloproof_nb._run import disk as disk_module
+
+
+def test_open_fd_never_hands_out_a_standard_descriptor(tmp_path: Path) -> None:
+    saved = os.dup(0)
+    os.close(0)  # standard input closed, as `oloproof run SUITE <&-` starts
+    try:
+        fd = disk_module.open_fd(tmp_path / "journal", os.O_WRONLY | os.O_CREAT)
+    finally:
+        os.dup2(saved, 0)
+        os.close(saved)
+    try:
+        assert fd > 2
+        assert not os.get_inheritable(fd)
+        assert os.fstat(fd).st_ino == (tmp_path / "journal").stat().st_ino
+    finally:
+        os.close(fd)
+
+
+def test_open_fd_creates_a_file_with_the_mode_asked_and_0o644_by_default(tmp_path: Path) -> None:
+    """Mutation round 13: the mode reaches ``os.open`` (the umask applies): under umask 002, the default 0o644 stays
+    0o644 and the 0o666 a temporary file asks for is 0o664 (by hand: 0o666 & ~0o002)."""
+    old = os.umask(0o002)
+    try:
+        plain = disk_module.open_fd(tmp_path / "plain", os.O_WRONLY | os.O_CREAT)
+        shared = disk_module.open_fd(tmp_path / "shared", os.O_WRONLY | os.O_CREAT, 0o666)
+    finally:
+        os.umask(old)
+    for fd in (plain, shared):
+        os.close(fd)
+    assert [stat.S_IMODE((tmp_path / name).stat().st_mode) for name in ("plain", "shared")] == [0o644, 0o664]
+
+
+def test_open_fd_keeps_run_files_off_the_standard_descriptors_on_windows_too(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fresh eyes on R9: on ``sys.platform == "win32"`` open_fd returned the descriptor ``os.open`` gave, a freed 0,
+    1 or 2 included (Windows hands out the lowest free number too), so a system that closed its standard output
+    still printed into the journal there. Both freed numbers below the file's are skipped, and fcntl (POSIX only)
+    is never touched."""
+
+    class NoFcntl:
+        def __getattr__(self, name: str) -> Any:
+            raise AssertionError(f"fcntl.{name} used on Windows")
+
+    monkeypatch.setattr(sys, "platform", "win32")
+    monkeypatch.setattr(disk_module, "fcntl", NoFcntl(), raising=False)
+    saved = os.dup(0), os.dup(2)
+    os.close(0)
+    os.close(2)  # standard input and error closed: the two lowest free numbers
+    try:
+        fd = disk_module.open_fd(tmp_path / "journal", os.O_WRONLY | os.O_CREAT)
+        standard_free = [number for number in (0, 2) if not _is_open(number)]
+    finally:
+        os.dup2(saved[0], 0)
+        os.dup2(saved[1], 2)
+        for number in saved:
+            os.close(number)
+    try:
+        assert fd > 2 and standard_free == [0, 2]  # the numbers it took on the way are free again
+        assert not os.get_inheritable(fd)
+        assert os.fstat(fd).st_ino == (tmp_path / "journal").stat().st_ino
+    finally:
+        os.close(fd)
+
+
+def _is_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True
+
+
+def test_make_folders_removes_what_it_made_when_the_umask_takes_an_owners_permission(tmp_path: Path) -> None:
+    """Review L1: each umask that takes one of the owner's permissions (0o100, 0o200, 0o400) is refused by the mode of
+    the folder made (0o777 less the umask, by hand: 0o677, 0o577, 0o377), whoever runs it; 0o077 (private) is not.
+    An existing folder is kept (as ``mkdir(parents=True, exist_ok=True)``), and with ``parents`` False a missing
+    parent or an existing folder is an error (as ``mkdir()``)."""
+    (tmp_path / "kept").mkdir()
+    old = os.umask(0o022)
+    try:
+        for mask, mode in [(0o100, 0o677), (0o200, 0o577), (0o400, 0o377), (0o777, 0)]:
+            os.umask(mask)
+            with pytest.raises(PermissionError, match=rf"^\[Errno 13\] umask {mask:04o}: the folders made here are "
+                                                      rf"mode {mode:04o}, which"):
+                disk_module.make_folders(tmp_path / "kept" / "a" / "b")
+            assert list((tmp_path / "kept").iterdir()) == []
+        os.umask(0o077)
+        disk_module.make_folders(tmp_path / "kept" / "a" / "b")
+        disk_module.make_folders(tmp_path / "kept" / "a" / "b")  # there: kept
+        assert stat.S_IMODE((tmp_path / "kept" / "a" / "b").stat().st_mode) == 0o700
+        with pytest.raises(FileNotFoundError):
+            disk_module.make_folders(tmp_path / "none" / "c", parents=False)
+        with pytest.raises(FileExistsError):
+            disk_module.make_folders(tmp_path / "kept" / "a", parents=False)
+    finally:
+        os.umask(old)
+
+
+def test_m24_make_folders_refuses_a_file_where_the_folder_goes_and_cleans_up_after_any_error(tmp_path: Path) -> None:
+    """Mutation round 24: a file where the folder (or one of its parents) goes is an error, as for
+    ``mkdir(parents=True, exist_ok=True)``, never a folder taken as made; an error other than the umask's (a name
+    too long for the file system, made after its parents) removes the parents this call made; the umask's error
+    names the first folder made that its owner cannot use."""
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(FileExistsError):
+        disk_module.make_folders(tmp_path / "file")
+    with pytest.raises(OSError):
+        disk_module.make_folders(tmp_path / "file" / "a")
+    assert (tmp_path / "file").read_text() == "x"
+    with pytest.raises(OSError) as caught:
+        disk_module.make_folders(tmp_path / "a" / "b" / ("x" * 300))  # NAME_MAX is 255 on Linux and macOS
+    assert caught.value.errno == errno.ENAMETOOLONG
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
+    old = os.umask(0o022)
+    try:
+        (tmp_path / "kept").mkdir()
+        os.umask(0o200)
+        with pytest.raises(PermissionError) as denied:
+            disk_module.make_folders(tmp_path / "kept" / "a" / "b")
+        assert denied.value.filename == str(tmp_path / "kept" / "a")
+    finally:
+        os.umask(old)
+
+
+def test_m24_a_folder_another_process_makes_meanwhile_is_used_and_never_removed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mutation round 24: ``make_folders`` finds ``a`` missing, and another process makes it before this call does
+    (``mkdir`` raises FileExistsError): it is used as it is; and when this call then fails (a umask that takes
+    the owner's write permission), it removes the folder it made (``b``), never ``a``, which is not its own."""
+    real = Path.mkdir
+
+    def another_process_first(self: Path, *args: Any, **kwargs: Any) -> None:
+        if self.name == "a" and not self.exists():
+            old = os.umask(0o022)
+            try:
+                real(self)
+            finally:
+                os.umask(old)
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "mkdir", another_process_first)
+    disk_module.make_folders(tmp_path / "one" / "a" / "b")
+    assert (tmp_path / "one" / "a" / "b").is_dir()
+    (tmp_path / "two").mkdir()
+    old = os.umask(0o200)
+    try:
+        with pytest.raises(PermissionError, match="umask 0200"):
+            disk_module.make_folders(tmp_path / "two" / "a" / "b")
+    finally:
+        os.umask(old)
+    assert [p.name for p in (tmp_path / "two").iterdir()] == ["a"] and list((tmp_path / "two" / "a").iterdir()) == []
