@@ -729,6 +729,15 @@ def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[in
     factory = as_factory(target)[0]
     timeout_s = suite.config.case_timeout_s
     wanted = (version, fingerprint)
+
+    def checked() -> Any:  # every instance a batch runs on: the run's version and code fingerprint
+        try:
+            return build_checked(factory, target, wanted, root=suite.root, spec=suite.config.system,
+                                 timeout_s=timeout_s)
+        except OtherSystem as exc:
+            raise OloproofError(f"{suite_root}: the system on worker {socket.gethostname()} {exc}; restart the "
+                                "workers after changing the system's code") from None
+
     try:
         system, theirs = pool.get_nowait()
     except queue.Empty:
@@ -740,12 +749,7 @@ def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[in
         if system is not None:
             old, system = [system], None
             release(old, timeout_s)
-        try:
-            system = build_checked(factory, target, wanted, root=suite.root, spec=suite.config.system,
-                                   timeout_s=timeout_s)
-        except OtherSystem as exc:
-            raise OloproofError(f"{suite_root}: the system on worker {socket.gethostname()} {exc}; restart the "
-                                "workers after changing the system's code") from None
+        system = checked()
     replays: list[ReplayRecord] = []
     records = []
     settings = RunSettings.of(suite.config, run_id=run_id, system_version=version, suite_root=suite.root,
@@ -760,11 +764,11 @@ def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[in
             if outcome.needs_fresh_system:
                 old, system = [system], None
                 release(old, timeout_s)
-                system = build(factory, timeout_s)
+                system = checked()  # a deployment that moved on since the batch began: refused, not pooled
             records.append(outcome.record)
     finally:
         if system is not None:  # None: released, and no replacement could be built
-            pool.put((system, theirs))  # a replacement is built by the same factory as the instance checked
+            pool.put((system, wanted))  # checked against the run's identity, the replacement too
     return records, replays
 
 

@@ -114,3 +114,17 @@ def test_replacements_that_give_the_run_s_version_run_on(make_suite: Callable[..
     root = _suite(make_suite, DEPLOYED, _cases(9, **raising))
     run = op.run(root, out=tmp_path / "run", workers=workers, progress=False)
     assert run.finished and _answers(tmp_path / "run") == ["v1"] * 6
+
+
+def test_an_executor_s_replacement_is_checked_too(make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    """An executor's worker checked the instance a batch began with, not the one it built after a case that raised:
+    c01 deploys v2 and raises, and c02..c05 ran as v2 in a run recorded as v1 (the v2 instance then pooled, as
+    checked, for the next batches)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    root = _suite(make_suite, DEPLOYED, _cases(6, c01={"deploy": "v2", "raise": True}))
+    with ThreadPoolExecutor(1) as executor, pytest.raises(op.OloproofError) as info:
+        op.run(root, executor=executor, chunk_size=10, out=tmp_path / "run", progress=False)
+    assert "has another version than the run's ('v2' vs 'v1'); restart the workers" in str(info.value)
+    journal = tmp_path / "run" / "cases.jsonl"  # the batch's records are not kept: it ran on a refused instance
+    assert not journal.exists() or "v2" not in _answers(tmp_path / "run")
