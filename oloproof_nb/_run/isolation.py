@@ -60,7 +60,7 @@ from .observe import HeldBack, promised_artifacts, shared_files
 from .replay_cache import REPLAY_CACHE_DIR, ReplayCache
 from .sandbox import epoch_given
 from .streams import shield_standard_streams
-from .systems import as_factory, build, identity_of, release, replay_fingerprint, version_of
+from .systems import as_factory, build, identity_of, release, replay_fingerprint
 from .timeouts import set_call_watch
 
 __all__ = ["ProcessWorkers", "GRACE_S"]
@@ -188,10 +188,12 @@ def _worker_main(conn: multiprocessing.connection.Connection, spec: _Spec) -> No
                 old, system = [system], None
                 release(old, timeout_s)  # a __del__ that blocks is a call that overran: this worker is replaced
                 system = build(factory, timeout_s)
+                # checked by the run's process as the first was: its fingerprint() too, not the first one's again
+                identity = identity_of(system, target, root=root, spec=config.system, timeout_s=timeout_s)
             except OloproofError as exc:
                 conn.send(("failed", str(exc)))
                 return
-            conn.send(("ready", version_of(system), fingerprint, epoch_given(system), replay_print))
+            conn.send(("ready", *identity, epoch_given(system), replay_print))
 
 
 class ProcessWorkers:

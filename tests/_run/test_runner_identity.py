@@ -128,3 +128,14 @@ def test_an_executor_s_replacement_is_checked_too(make_suite: Callable[..., Path
     assert "has another version than the run's ('v2' vs 'v1'); restart the workers" in str(info.value)
     journal = tmp_path / "run" / "cases.jsonl"  # the batch's records are not kept: it ran on a refused instance
     assert not journal.exists() or "v2" not in _answers(tmp_path / "run")
+
+
+def test_a_worker_process_s_replacement_sends_its_own_fingerprint(make_suite: Callable[..., Path],
+                                                                 tmp_path: Path) -> None:
+    """A worker process reported the first instance's code fingerprint again for the one it built after a case that
+    raised, so a ``fingerprint()`` that moved on was never compared: c00 deploys v2 and raises, and the later cases
+    ran on it in a run recorded with the first fingerprint."""
+    root = _suite(make_suite, FINGERPRINTED, _cases(4, c00={"deploy": "v2", "raise": True}))
+    with pytest.raises(op.OloproofError, match=r"a worker process built a system with another version or code "
+                                               r"fingerprint than the run's"):
+        op.run(root, isolation="process", out=tmp_path / "run", progress=False)
