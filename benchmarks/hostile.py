@@ -53,6 +53,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from _hostile_files import alias_bomb  # noqa: E402
 
 import oloproof_nb._core.compare as compare  # noqa: E402
+import oloproof_nb._core.lists as matching  # noqa: E402
 from oloproof_nb._config.release import load_release  # noqa: E402
 from oloproof_nb._core.receipts import OutcomeContract  # noqa: E402
 from oloproof_nb._run.observe import UnobservableArtifact, observe_file  # noqa: E402
@@ -172,7 +173,7 @@ def _checks(n: int) -> dict[str, Callable[[], list[compare.Row]]]:
     off[0]["amount"] = -1.0  # one amount wrong: a failing check
     stamped = [dict(e, at="2026-12-02T09:00") for e in shuffled]  # every timestamp differs: ignored
     named = [{"memo": e["memo"], "amount": e["amount"]} for e in shuffled]  # the fields the case names
-    unordered, by_ref = {"t": compare.ListMatch("unordered")}, {"t": compare.ListMatch("by_key", "ref")}
+    unordered, by_ref = {"t": matching.ListMatch("unordered")}, {"t": matching.ListMatch("by_key", "ref")}
     added = {"memo": "refund", "amount": 9.99, "at": "2026-12-02T09:00"}
     return {
         "whole, unordered, equal (shuffled)": lambda: compare.compare_state({"t": shuffled}, {"t": act}, "whole",
@@ -196,14 +197,14 @@ def lists(sizes: tuple[int, ...], before_max: int, rounds: int) -> None:
             now = statistics.median(_seconds(check) for _ in range(rounds))
             before = "not run (every pair)"
             if n <= before_max:
-                kept = compare._hopcroft_karp
-                compare._hopcroft_karp = reference_hopcroft_karp
+                kept = matching._hopcroft_karp
+                matching._hopcroft_karp = reference_hopcroft_karp
                 try:
                     started = time.perf_counter()
                     rows_before = check()
                     before = f"{time.perf_counter() - started:.3f} s"
                 finally:
-                    compare._hopcroft_karp = kept
+                    matching._hopcroft_karp = kept
                 if repr(rows) != repr(rows_before):  # pragma: no cover - a correctness check of the benchmark
                     sys.exit(f"N = {n}, {name}: the rows differ from those of the matching over every pair")
             print(f"list of {n:,}, {name}: {now:.3f} s a check (median of {rounds}); as it was: {before}")

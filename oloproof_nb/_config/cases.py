@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from .._core.case import Case, case_content_and_copies, case_from_mapping, content_digest
-from .._core.compare import is_absent_marker
+from .._core.lists import is_absent_marker
 from .._core.paths import MAX_DEPTH, exceeds_depth, format_path
 from .._core.records import RepeatedCases
 from ..errors import CaseFileError, parse_problem, quote

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from .._core.case import Case
-from .._core.compare import ListMatch, stray_absent, unheld_removals
+from .._core.compare import stray_absent, unheld_removals
+from .._core.lists import ListMatch
 from .._core.paths import format_path, get_path, parse_path
 from ..errors import CaseFileError, clip, quote
 from .cases import LOOK_ALIKE_HELP, key_look

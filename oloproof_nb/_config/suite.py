@@ -12,8 +12,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, ValidationError, field_validator, model_validator
 
 from .._core.case import Case, content_digest, derive_case, field_not_text
-from .._core.compare import ORDERED, ListMatch, compare_state, is_absent_marker, ordered_through
+from .._core.compare import compare_state, ordered_through
 from .._core.evaluator import EVALUATORS, Evaluator
+from .._core.lists import ORDERED, ListMatch, is_absent_marker
 from .._core.paths import (
     flatten,
     format_path,

@@ -9,15 +9,15 @@ Expected values
 ---------------
 ``expected.state`` is compared leaf by leaf. A leaf ``{"$absent": true}`` (or
 :data:`~oloproof_nb.ABSENT` in Python) means the key must not exist. A list is
-matched by the rule of its path (:class:`ListMatch`): ``ordered`` (position by
-position, the default), ``unordered`` (as a multiset) or ``by_key`` (elements
-whose key field agrees; elements without it are matched among themselves as
-``unordered``); in a ``by_key`` list an element ``{FIELD: value,
-"$absent": true}`` means no element may have that key (a removal, which
-``changes`` mode then expects). In ``changes`` mode an expected element
-without identity (of an ``unordered`` list, or without the key field) meets
-only an element the case added (:func:`_kept`). A list and a dict keyed by
-index are different values.
+matched by the rule of its path (:class:`~oloproof_nb._core.lists.ListMatch`):
+``ordered`` (position by position, the default), ``unordered`` (as a multiset)
+or ``by_key`` (elements whose key field agrees; elements without it are matched
+among themselves as ``unordered``); in a ``by_key`` list an element ``{FIELD:
+value, "$absent": true}`` means no element may have that key (a removal, which
+``changes`` mode then expects). In ``changes`` mode an expected element without
+identity (of an ``unordered`` list, or without the key field) meets only an
+element the case added (:func:`~oloproof_nb._core.lists._kept`). A list and a
+dict keyed by index are different values.
 
 Paths of rows
 -------------
@@ -29,20 +29,34 @@ element no element matched is reported at ``<list>.<FIELD=VALUE>``
 element that left an ``unordered`` or ``by_key`` list in ``changes`` mode is
 reported the same way with ``after`` absent. In ``changes`` mode an expected
 element that fits only elements the list held before the case (see
-:func:`_kept`) is reported at ``<list>.<not added N>``. Such a path names no
-element of the state (``get_path`` finds it absent).
+:func:`~oloproof_nb._core.lists._kept`) is reported at ``<list>.<not added N>``.
+Such a path names no element of the state (``get_path`` finds it absent).
 """
 
 from __future__ import annotations
 
-import json
 import unicodedata
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
-from .canonical import canonical_json
+from .lists import (
+    ORDERED,
+    Keys,
+    ListMatch,
+    _align,
+    _bipartite,
+    _by_key,
+    _child,
+    _field,
+    _kept,
+    _key_text,
+    _same_text,
+    _unmatched,
+    _within,
+    is_absent_marker,
+)
 from .paths import ABSENT, format_path, get_path, list_index, parse_path, parse_pattern, pattern_matches, values_equal
 
 __all__ = [
@@ -50,11 +64,9 @@ __all__ = [
     "compare_state",
     "compare_changes",
     "compare_unchanged",
-    "is_absent_marker",
     "list_diff",
     "ordered_through",
     "positional_rules",
-    "ListMatch",
     "Row",
     "unheld_removals",
     "stray_absent",
@@ -66,7 +78,6 @@ __all__ = [
 NO_STATE = "no_state_recorded"
 MODES: tuple[str, ...] = ("whole", "paths", "subset", "changes")
 
-Keys = tuple[str, ...]
 Row = tuple[str, Any, Any, bool]
 
 
@@ -94,34 +105,6 @@ def answers_equal(expected: Any, actual: Any, normalize: bool = True) -> bool:
     if normalize:
         expected, actual = _norm(expected), _norm(actual)
     return values_equal(expected, actual)
-
-
-def is_absent_marker(value: Any) -> bool:
-    """True for :data:`~oloproof_nb.ABSENT` and for its JSON form ``{"$absent": true}``.
-
-    Examples
-    --------
-    >>> is_absent_marker({"$absent": True}), is_absent_marker(ABSENT), is_absent_marker({"$absent": False})
-    (True, True, False)
-    """
-    return value is ABSENT or (type(value) is dict and len(value) == 1 and value.get("$absent") is True)
-
-
-@dataclass(frozen=True)
-class ListMatch:
-    """How the elements of a list are matched: ``ordered``, ``unordered`` or ``by_key`` (on field ``key``).
-
-    Examples
-    --------
-    >>> ListMatch("by_key", "id")
-    ListMatch(how='by_key', key='id')
-    """
-
-    how: Literal["ordered", "unordered", "by_key"] = "ordered"
-    key: str | None = None
-
-
-ORDERED = ListMatch()
 
 
 @dataclass
@@ -162,15 +145,6 @@ def _rules(lists: Mapping[str, ListMatch] | None, ignore: Sequence[str] | None, 
                   ignore=[parse_pattern(p) for p in (ignore or ())], tolerance=tolerance)
 
 
-def _child(node: Any, key: str) -> Any:
-    """``node[key]`` for a dict, ``node[int(key)]`` for a list and a digit key (path addressing), else ABSENT."""
-    if isinstance(node, Mapping):
-        return node.get(key, ABSENT)
-    if isinstance(node, list) and (idx := list_index(key)) is not None:
-        return node[idx] if idx < len(node) else ABSENT
-    return ABSENT
-
-
 def _leaves(node: Any, keys: Keys) -> Iterator[tuple[Keys, Any]]:
     """Leaves of a value (an empty dict or list is a leaf; so is a scalar, at ``keys`` itself; an absent marker
     is the leaf ABSENT)."""
@@ -188,290 +162,6 @@ def _leaves(node: Any, keys: Keys) -> Iterator[tuple[Keys, Any]]:
 
 def _leaf_like(value: Any) -> bool:
     return not (isinstance(value, (Mapping, list)) and value)
-
-
-def _key_text(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    if value is ABSENT:
-        return "(none)"
-    return json.dumps(_integral(value), ensure_ascii=False, sort_keys=True, default=str)  # 1.0 labeled as 1
-
-
-def _same_text(value: Any) -> str:
-    """Canonical JSON of ``value`` with integral floats written as integers, so values the comparison finds
-    equal (``1`` and ``1.0``) get one text; booleans stay apart (``true`` is not ``1``). What list rules
-    bucket by: a ``by_key`` key value, an element of an ``unordered`` list in the diff of ``changes`` mode."""
-    return canonical_json(_integral(value))
-
-
-def _integral(value: Any) -> Any:
-    if type(value) is float and value.is_integer():
-        return int(value)
-    if isinstance(value, Mapping):
-        return {k: _integral(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_integral(v) for v in value]
-    return value
-
-
-def _field(element: Any, key: str | None) -> Any:
-    return element.get(key, ABSENT) if isinstance(element, Mapping) and key is not None else ABSENT
-
-
-def _text(value: Any) -> str | None:
-    """The text a list element is first matched by in :func:`_bipartite` (:func:`_same_text`); None for one
-    that may not be: it holds an absent marker (which asks for a key to be gone, so an equal text does not
-    fit), or is no JSON."""
-    try:
-        text = _same_text(value)
-    except (TypeError, ValueError, RecursionError):
-        return None
-    return None if '"$absent"' in text else text
-
-
-#: ``hidden(j, path)``: whether ``fits`` leaves the leaf at ``path`` of actual element ``j`` uncompared.
-Hidden = Callable[[int, Keys], bool]
-#: Text leaves of an expected element tried as its anchor; paths an :class:`_Anchors` indexes at most.
-_ANCHOR_TRIES = 4
-_ANCHOR_PATHS = 32
-
-
-def _text_leaves(node: Any, keys: Keys = ()) -> Iterator[tuple[Keys, str]]:
-    """The ``str`` leaves of ``node`` reached through dicts only (no list: its rule may reorder it)."""
-    if type(node) is str:
-        yield keys, node
-    elif isinstance(node, Mapping) and not is_absent_marker(node):
-        for key, value in node.items():
-            yield from _text_leaves(value, (*keys, key))
-
-
-class _Anchors:
-    """The actual elements an expected element may fit, found by one of its text leaves (its anchor).
-
-    Every rule compares a ``str`` leaf of an expected value by equality (no tolerance applies to text, and a
-    ``str`` equals no other type), at the same dict path of the actual element. So an expected element
-    whose leaf at ``path`` is the text ``t`` fits only actual elements whose value there is ``t``, or a
-    ``str`` subclass (its ``==`` is its own), or where ``hidden`` says the leaf is not compared (an ignore
-    pattern of ``whole`` mode). Each path's index is built on first use; of an element's first
-    :data:`_ANCHOR_TRIES` text leaves the one with the fewest candidates is used.
-    """
-
-    def __init__(self, act: Sequence[Any], hidden: Hidden | None) -> None:
-        self._act = act
-        self._hidden = hidden
-        self._index: dict[Keys, tuple[dict[str, list[int]], list[int]]] = {}
-
-    def _at(self, path: Keys) -> tuple[dict[str, list[int]], list[int]] | None:
-        found = self._index.get(path)
-        if found is None and len(self._index) < _ANCHOR_PATHS:
-            exact: dict[str, list[int]] = {}
-            loose: list[int] = []
-            for j, element in enumerate(self._act):
-                value = element
-                for key in path:
-                    value = _child(value, key)
-                if self._hidden is not None and self._hidden(j, path):
-                    loose.append(j)
-                elif type(value) is str:
-                    exact.setdefault(value, []).append(j)
-                elif isinstance(value, str):
-                    loose.append(j)
-            found = self._index[path] = (exact, loose)
-        return found
-
-    def candidates(self, element: Any) -> list[int] | None:
-        """The actual indexes ``element`` may fit, ascending; None when it has no text leaf to go by."""
-        best: list[int] | None = None
-        for n, (path, text) in enumerate(_text_leaves(element)):
-            if n == _ANCHOR_TRIES:
-                break
-            index = self._at(path)
-            if index is None:
-                continue
-            exact, loose = index
-            near = exact.get(text, [])
-            if best is None or len(near) + len(loose) < len(best):  # an ignored leaf: every index, not built
-                best = sorted(near + loose) if loose else near
-        return best
-
-
-def _bipartite(exp: Sequence[Any], act: Sequence[Any], fits: Any, safe: bool, hidden: Hidden | None = None,
-               ) -> dict[int, int]:
-    """A maximum matching of ``exp``'s indexes to ``act``'s over ``fits(i, j)``.
-
-    First each element meets the first free actual element of the same text (equal values always fit),
-    in list order, as the diff of ``changes`` mode aligns a list; what is left is matched by Hopcroft–Karp
-    (scipy's ``maximum_bipartite_matching``; Hopcroft & Karp 1973; no recursion, whatever the length). A
-    1,000-element list of equal elements is matched without a million ``fits`` calls. When that leaves an
-    element unmatched, and a first meeting may have taken the one partner another element needed, the whole
-    lists are matched by Hopcroft–Karp instead, so the matching is always a maximum one. A first meeting can
-    cost a match only where fitting is not transitive: an element that asks for a key to be gone, a
-    tolerance, an ignore pattern or list rule naming an index (``safe`` False). Otherwise (equal values, or a
-    subset of a subset) whatever another element would have fitted through the actual element taken, it fits
-    through the one left, and a failing case (one line of 1,200 missing) costs no pass over every pair.
-
-    Hopcroft–Karp calls ``fits`` only on the pairs :class:`_Anchors` leaves (``hidden`` says which leaves of
-    an actual element ``fits`` does not compare): the same edges, so the same matching, without a call per
-    pair when the elements carry a text field (1,000 elements, each with a text of its own: 0.03–0.08 s a
-    check, against 7.4–16.0 s with a ``fits`` call per pair; ``python benchmarks/hostile.py``,
-    benchmarks/README.md).
-    """
-    out: dict[int, int] = {}
-    free: dict[str, list[int]] = {}
-    for j in reversed(range(len(act))):  # popped from the end: the first actual element of a text first
-        text = _text(act[j])
-        if text is not None:
-            free.setdefault(text, []).append(j)
-    left = []
-    for i, element in enumerate(exp):
-        text = _text(element)
-        safe = safe and (text is not None or _absent_free(element))
-        slots = free.get(text) if text is not None else None
-        if slots:
-            out[i] = slots.pop()
-        else:
-            left.append(i)
-    if not left:
-        return out
-    used = set(out.values())
-    anchors = _Anchors(act, hidden)
-
-    def candidates(i: int) -> list[int] | None:
-        return anchors.candidates(exp[i])
-
-    out.update(_hopcroft_karp(left, [j for j in range(len(act)) if j not in used], fits, candidates))
-    if len(out) < len(exp) and not safe:  # the first meetings may have cost a match: match everything at once
-        whole = _hopcroft_karp(list(range(len(exp))), list(range(len(act))), fits, candidates)
-        if len(whole) > len(out):
-            return whole
-    return out
-
-
-def _absent_free(value: Any) -> bool:
-    """Whether ``value`` holds no absent marker (a value that is no JSON may still hold one)."""
-    if is_absent_marker(value):
-        return False
-    if isinstance(value, Mapping):
-        return all(_absent_free(v) for v in value.values())
-    if isinstance(value, list):
-        return all(_absent_free(v) for v in value)
-    return True
-
-
-def _hopcroft_karp(left: list[int], right: list[int], fits: Any,
-                   candidates: Callable[[int], list[int] | None] = lambda i: None) -> dict[int, int]:
-    """A maximum matching of the indexes ``left`` to ``right`` (both ascending) over ``fits(i, j)``, asked only
-    of the ``j`` in ``candidates(i)`` (ascending; None: every one), which must hold every ``j`` that fits."""
-    edges: list[tuple[int, int]] = []
-    position = {j: b for b, j in enumerate(right)}
-    for a, i in enumerate(left):
-        near = candidates(i)
-        if near is None:
-            edges.extend((a, b) for b, j in enumerate(right) if fits(i, j))
-        else:  # in the same order as above: the graph, and so the matching, is the same
-            edges.extend((a, position[j]) for j in near if j in position and fits(i, j))
-    if not edges:
-        return {}
-    import numpy as np  # first use: lists left over after the first meetings
-    from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import maximum_bipartite_matching
-
-    rows, cols = np.array(edges, dtype=np.int64).T
-    graph = csr_matrix((np.ones(len(edges), dtype=np.int8), (rows, cols)), shape=(len(left), len(right)))
-    return {left[a]: right[b] for a, b in enumerate(maximum_bipartite_matching(graph, perm_type="column").tolist())
-            if b >= 0}
-
-
-def _by_key(expected: Sequence[Any], actual: Sequence[Any], key: str | None, fits: Any = None, safe: bool = True,
-            allowed: set[int] | None = None, hidden: Hidden | None = None) -> dict[int, int]:
-    """Expected index -> actual index: the n-th element with a key value meets the n-th actual one with it.
-
-    Elements without the key field (old entries from before the field existed, a scalar) are matched among
-    themselves as an ``unordered`` list: by ``fits(i, j)`` (:func:`_bipartite`), or by equal text when
-    ``fits`` is None (how the diff aligns them); ``allowed`` (None: all) limits the actual ones they may meet;
-    ``hidden`` is that of :func:`_bipartite`, by index in ``actual``.
-    """
-    free: dict[str, list[int]] = {}
-    bare_act = []
-    for j, element in enumerate(actual):
-        value = _field(element, key)
-        if value is ABSENT:
-            if allowed is None or j in allowed:
-                bare_act.append(j)
-        else:
-            free.setdefault(_same_text(value), []).append(j)
-    out = {}
-    bare_exp = []
-    for i, element in enumerate(expected):
-        value = _field(element, key)
-        if value is ABSENT:
-            bare_exp.append(i)
-            continue
-        slots = free.get(_same_text(value))
-        if slots:
-            out[i] = slots.pop(0)
-    if bare_exp and bare_act:
-        exp, act = [expected[i] for i in bare_exp], [actual[j] for j in bare_act]
-        pairs = (_align(exp, act) if fits is None
-                 else _bipartite(exp, act, lambda a, b: fits(bare_exp[a], bare_act[b]), safe,
-                                 None if hidden is None else lambda b, path: hidden(bare_act[b], path)))
-        out.update({bare_exp[a]: bare_act[b] for a, b in pairs.items()})
-    return out
-
-
-def _align(before: Sequence[Any], after: Sequence[Any]) -> dict[int, int]:
-    """Index in ``before`` -> index in ``after`` of the elements an unordered list kept: the n-th element of
-    a text (:func:`_same_text`) before meets the n-th one of that text after (how the diff of ``changes``
-    mode aligns an ``unordered`` list)."""
-    buckets: dict[str, list[int]] = {}
-    for k, element in enumerate(after):
-        buckets.setdefault(_same_text(element), []).append(k)
-    matched = {}
-    for i, element in enumerate(before):
-        slots = buckets.get(_same_text(element))
-        if slots:
-            matched[i] = slots.pop(0)
-    return matched
-
-
-def _unmatched(element: Any, rule: ListMatch, i: int) -> str:
-    """The path key of expected element ``i`` that met no element of an ``unordered`` or ``by_key`` list:
-    ``<FIELD=VALUE>`` (``by_key``) or ``<unmatched i>`` (see the module's Paths of rows)."""
-    return f"<{rule.key}={_key_text(_field(element, rule.key))}>" if rule.how == "by_key" else f"<unmatched {i}>"
-
-
-def _within(exp: Sequence[Any], act: Sequence[Any], fits: Any, safe: bool, allowed: set[int] | None,
-            hidden: Hidden | None = None) -> dict[int, int]:
-    """:func:`_bipartite` of ``exp`` to the elements of ``act`` whose index is ``allowed`` (None: all);
-    ``hidden`` as there, by index in ``act``."""
-    if allowed is None:
-        return _bipartite(exp, act, fits, safe, hidden)
-    index = sorted(allowed)
-    pairs = _bipartite(exp, [act[j] for j in index], lambda i, b: fits(i, index[b]), safe,
-                       None if hidden is None else lambda b, path: hidden(index[b], path))
-    return {i: index[b] for i, b in pairs.items()}
-
-
-def _kept(before: Any, act: Sequence[Any], rule: ListMatch) -> tuple[dict[int, Any], set[int] | None]:
-    """In ``changes`` mode, for an ``unordered`` or ``by_key`` list: each actual element's counterpart in the
-    initial list (by the diff's alignment), and the actual elements an expected element without identity
-    (any element of an ``unordered`` list, an element without the key field of a ``by_key`` one) may meet:
-    those the case added, not one equal to an element that was already there.
-
-    Such a list cannot tell an element the case added from an equal one it started with, so an expected
-    element satisfied by one already there would let a case that added nothing pass (a payment expected,
-    none made, an equal one from last month in the list).
-    """
-    if not isinstance(before, list):
-        return {}, None
-    if rule.how == "by_key":
-        pairs = _by_key(before, act, rule.key)
-        kept = {j for i, j in pairs.items() if _field(before[i], rule.key) is ABSENT}
-    else:
-        pairs = _align(before, act)
-        kept = set(pairs.values())
-    return {j: before[i] for i, j in pairs.items()}, set(range(len(act))) - kept
 
 
 def _is_removal(element: Any, key: str | None) -> bool:
@@ -514,8 +204,8 @@ _UNTRACKED: Any = object()
 
 def _subset(exp: Any, act: Any, keys: Keys, rules: _Rules, rows: list[Row], before: Any = _UNTRACKED) -> None:
     """Rows of ``exp`` against ``act`` (``subset`` mode; in ``changes`` mode ``before`` follows the initial
-    state's value at ``keys``, see :func:`_kept`). A path under an ``ignore`` pattern is left out, as in
-    ``whole`` mode: nobody pins it, not even ``expected.state``."""
+    state's value at ``keys``, see :func:`~oloproof_nb._core.lists._kept`). A path under an ``ignore`` pattern is
+    left out, as in ``whole`` mode: nobody pins it, not even ``expected.state``."""
     if keys and rules.ignored(keys):
         return
     if is_absent_marker(exp):
@@ -1015,9 +705,9 @@ def unheld_removals(initial: Mapping[str, Any], expected: Mapping[str, Any], *,
 def _by_key_removals(exp: Sequence[Any], before: Sequence[Any], key: str | None, keys: Keys,
                      ) -> tuple[list[tuple[Any, Any, Keys]], list[tuple[Keys, str | None, Any, list[Any]]]]:
     """:func:`unheld_removals` in a ``by_key`` list: ``(element, initial element, keys)`` of each expected element
-    that is no removal and meets one ``before`` holds, paired as the check pairs them (:func:`_by_key`: the n-th
-    with a key value meets the n-th held one with it), to follow; and the removals of a key value ``before`` does
-    not hold."""
+    that is no removal and meets one ``before`` holds, paired as the check pairs them
+    (:func:`~oloproof_nb._core.lists._by_key`: the n-th with a key value meets the n-th held one with it), to
+    follow; and the removals of a key value ``before`` does not hold."""
     def field(element: Any) -> Any:  # _field, at one look for a dict (each element of the list, every case)
         return element.get(key, ABSENT) if type(element) is dict else _field(element, key)
 

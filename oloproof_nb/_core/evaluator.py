@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 from pydantic import BaseModel, ConfigDict
 
 from .case import Case
-from .compare import ListMatch
+from .lists import ListMatch
 from .receipts import Evidence, OutcomeContract
 from .trajectory import Change, ToolErrorRule, Trajectory
 

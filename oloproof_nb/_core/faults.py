@@ -7,8 +7,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal, TypedDict
 
 from ..errors import quote_value
-from .compare import ListMatch, answers_equal, list_diff
+from .compare import answers_equal, list_diff
 from .jsonsafe import to_json
+from .lists import ListMatch
 from .paths import (
     format_path,
     get_path,

@@ -7,7 +7,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, overload
 
-from .compare import ListMatch, answers_equal, list_diff, ordered_through, positional_rules
+from .compare import answers_equal, list_diff, ordered_through, positional_rules
+from .lists import ListMatch
 from .paths import (
     ABSENT,
     get_path,

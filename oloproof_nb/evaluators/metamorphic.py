@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
-from .._core.compare import ListMatch
 from .._core.evaluator import Evaluator, Scope, register
 from .._core.labels import pair_labels, transform_checked
+from .._core.lists import ListMatch
 from .._core.pairs import compare_pair
 from .._core.records import CaseRecord, PairRow, RunVerdictRow, Verdict
 

@@ -11,8 +11,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from .._config.files import a_number
-from .._core.compare import NO_STATE, ListMatch, Row, compare_changes, compare_state, compare_unchanged
+from .._core.compare import NO_STATE, Row, compare_changes, compare_state, compare_unchanged
 from .._core.evaluator import CaseContext, Evaluation, Evaluator, register
+from .._core.lists import ListMatch
 from .._core.paths import format_path, leaf_keys, parse_path, parse_pattern
 from .._core.records import ComparisonRow
 

@@ -18,7 +18,8 @@ from _removal_suites import GONE, removal_suite, state_case
 
 import oloproof_nb as op
 from oloproof_nb._config.removals import _one_edit, look_alike
-from oloproof_nb._core.compare import ListMatch, unheld_removals
+from oloproof_nb._core.compare import unheld_removals
+from oloproof_nb._core.lists import ListMatch
 from oloproof_nb.evaluators import StateMatches
 
 BY_SKU = {"cart": ListMatch("by_key", "sku")}

@@ -15,7 +15,8 @@ import pytest
 from _removal_suites import GONE, removal_suite, state_case
 
 import oloproof_nb as op
-from oloproof_nb._core.compare import ListMatch, compare_state, stray_absent
+from oloproof_nb._core.compare import compare_state, stray_absent
+from oloproof_nb._core.lists import ListMatch
 from oloproof_nb.errors import CaseFileError
 
 

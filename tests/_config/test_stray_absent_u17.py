@@ -16,7 +16,8 @@ import pytest
 from _removal_suites import GONE, removal_suite, state_case
 
 import oloproof_nb as op
-from oloproof_nb._core.compare import ListMatch, stray_absent
+from oloproof_nb._core.compare import stray_absent
+from oloproof_nb._core.lists import ListMatch
 from oloproof_nb.errors import CaseFileError
 
 INITIAL = {"tickets": [{"tid": "t-0"}, {"tid": "t-1"}], "archive": {}}

@@ -1002,7 +1002,7 @@ def test_a_double_star_list_rule_meets_a_state_unchanged_path_above_its_deeper_l
     path). Its own prefix does not reach below ``m.x`` (mutation round M51: without the ``**`` rule it was
     shared)."""
     from oloproof_nb._config.suite import shared_list_rules
-    from oloproof_nb._core.compare import ListMatch
+    from oloproof_nb._core.lists import ListMatch
 
     rule = StateMatches(type="state_matches", mode="changes", lists={"**.tags": "unordered"})
     assert shared_list_rules([rule]) == {"**.tags": ListMatch("unordered")}

@@ -11,7 +11,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from oloproof_nb._core.canonical import canonical_json
-from oloproof_nb._core.compare import ListMatch, answers_equal, compare_changes, compare_state, is_absent_marker
+from oloproof_nb._core.compare import answers_equal, compare_changes, compare_state
+from oloproof_nb._core.lists import ListMatch, is_absent_marker
 from oloproof_nb._core.paths import ABSENT
 
 BY_ID = {"t": ListMatch("by_key", "id")}

@@ -1,4 +1,4 @@
-"""List matching asks ``fits`` only of the pairs an expected element's text leaves allow (compare._Anchors).
+"""List matching asks ``fits`` only of the pairs an expected element's text leaves allow (lists._Anchors).
 
 That must leave every result as it was: the reference below is the matching as it stood before, which asked
 ``fits`` of every pair (Hopcroft–Karp over the whole graph); hypothesis compares every row of every mode on
@@ -16,7 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import oloproof_nb._core.compare as compare
-from oloproof_nb._core.compare import ListMatch, compare_state
+import oloproof_nb._core.lists as matching
+from oloproof_nb._core.compare import compare_state
+from oloproof_nb._core.lists import ListMatch
 from oloproof_nb._core.paths import ABSENT
 
 
@@ -60,9 +62,32 @@ ignores = st.lists(st.sampled_from(["t.*.at", "t.1*", "t.*.k.*", "**.v", "t.0", 
 def both(fn: Any, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any]:
     asked = fn()
     with monkeypatch.context() as m:
-        m.setattr(compare, "_hopcroft_karp", reference_hopcroft_karp)
+        m.setattr(matching, "_hopcroft_karp", reference_hopcroft_karp)
         reference = fn()
     return asked, reference
+
+
+def test_the_reference_matching_is_the_one_the_comparison_calls(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``both`` swaps ``_hopcroft_karp`` where ``_bipartite`` looks it up (``_core/lists.py``): swapped anywhere
+    else, every property below would compare the anchored matching with itself and pass. Hand count: the two
+    elements differ as text (1.0 and 1.01), so no first meeting pairs them and Hopcroft–Karp is asked once, with
+    the one leftover expected element; within the tolerance they fit."""
+    calls: list[tuple[list[int], list[int]]] = []
+    real = reference_hopcroft_karp
+
+    def recorded(left: list[int], right: list[int], fits: Any, candidates: Any = None) -> dict[int, int]:
+        calls.append((list(left), list(right)))
+        return real(left, right, fits, candidates)
+
+    monkeypatch.setitem(globals(), "reference_hopcroft_karp", recorded)
+
+    def run() -> Any:
+        return compare_state({"t": [{"k": "a", "n": 1.0}]}, {"t": [{"k": "a", "n": 1.01}]}, "whole", tolerance=0.05,
+                             lists={"t": ListMatch("unordered")})
+
+    rows, reference = both(run, monkeypatch)
+    assert calls == [([0], [0])]
+    assert rows == reference == [("t.0.k", "a", "a", True), ("t.0.n", 1.0, 1.01, True)]
 
 
 def same(rows: Any, reference: Any) -> bool:

@@ -3,7 +3,8 @@ does not hold, following dicts and lists as ``subset`` and ``changes`` modes rea
 
 from __future__ import annotations
 
-from oloproof_nb._core.compare import ListMatch, unheld_removals
+from oloproof_nb._core.compare import unheld_removals
+from oloproof_nb._core.lists import ListMatch
 
 GONE = {"$absent": True}
 BY_SKU = {"cart": ListMatch("by_key", "sku")}

@@ -151,7 +151,7 @@ def test_a_kept_path_must_reproduce_though_the_lists_align() -> None:
     """A ``keep`` path (one a ``state_unchanged`` check judges) must reproduce whatever ``ignore`` says, also when
     the lists aligned by the ``lists`` rules hold the same elements (mutation round M51: the aligned comparison
     dropped ``keep``, and a replay whose kept stamp differed reproduced)."""
-    from oloproof_nb._core.compare import ListMatch
+    from oloproof_nb._core.lists import ListMatch
 
     t = Trajectory(steps=[], answer="ok")
     recorded = {"tags": ["a", "b"], "meta": {"at": 1}}

@@ -390,7 +390,7 @@ def test_same_state_aligned_by_the_rules_still_leaves_out_ignores_keeps_and_the_
     """With ``lists`` rules a ``same_state`` pair also holds when the states agree once the lists are aligned, by the
     same ``ignore``, ``keep`` and injected paths as the positional comparison (mutation round M51: each dropped from
     the aligned comparison left these pairs as they were, the pair of each line below decided otherwise)."""
-    from oloproof_nb._core.compare import ListMatch
+    from oloproof_nb._core.lists import ListMatch
 
     unordered, by_ref = {"tags": ListMatch("unordered")}, {"log": ListMatch("by_key", "ref")}
     # the injected note, copied into the state, differs by design; the tags come back in another order

@@ -22,8 +22,9 @@ from pathlib import Path
 from typing import Any
 
 import oloproof_nb as op
-from oloproof_nb._core.compare import ListMatch, compare_state
+from oloproof_nb._core.compare import compare_state
 from oloproof_nb._core.faults import control_difference
+from oloproof_nb._core.lists import ListMatch
 from oloproof_nb._core.pairs import compare_pair
 from oloproof_nb._core.trajectory import ToolCall, Trajectory
 

@@ -18,8 +18,9 @@ from pathlib import Path
 import oloproof_nb as op
 from oloproof_nb._analysis.run import changed_checks
 from oloproof_nb._config.suite import shared_list_rules
-from oloproof_nb._core.compare import ORDERED, ListMatch, list_diff
+from oloproof_nb._core.compare import list_diff
 from oloproof_nb._core.faults import control_difference
+from oloproof_nb._core.lists import ORDERED, ListMatch
 from oloproof_nb._core.pairs import compare_pair
 from oloproof_nb._core.trajectory import Trajectory
 from oloproof_nb.evaluators.state import StateMatches, StateUnchanged

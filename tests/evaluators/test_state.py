@@ -390,7 +390,7 @@ def test_bad_state_matches_options(options: dict[str, Any], message: str) -> Non
 
 
 def test_list_options_become_comparison_rules() -> None:
-    from oloproof_nb._core.compare import ListMatch
+    from oloproof_nb._core.lists import ListMatch
 
     ev = sm(lists={"t": "unordered", "u": {"by_key": "id"}, "v": "ordered"})
     assert ev.list_rules() == {"t": ListMatch("unordered"), "u": ListMatch("by_key", "id"), "v": ListMatch()}

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from oloproof_nb._core.compare import ListMatch, compare_changes, compare_state
+from oloproof_nb._core.compare import compare_changes, compare_state
+from oloproof_nb._core.lists import ListMatch
 from oloproof_nb._core.paths import ABSENT
 from oloproof_nb.evaluators import StateMatches, StateUnchanged
 
