@@ -333,7 +333,7 @@ def _run_dir(given: str, doing: str, logs: bool = False) -> str:
     run of the suite: …``). A folder that is none of what the command reads (a run directory, a suite folder, and
     with ``logs`` Inspect AI logs) is refused in one line naming each, and so is a path that does not exist; Inspect AI
     logs given without ``logs`` (``oloproof compare``) are refused saying how Python compares them."""
-    from ._analysis.inspect_log import is_inspect_log, is_inspect_source
+    from ._analysis.inspect_files import is_inspect_log, is_inspect_source
     from ._config.files import folder_problem
     from ._run.locate import is_suite_folder, latest_run_dir, runs_hint
     from ._run.store import MANIFEST
@@ -368,7 +368,7 @@ def _run_dir(given: str, doing: str, logs: bool = False) -> str:
 def _load(args: argparse.Namespace, doing: str) -> Run:
     """The run at ``args.run_dir``: a run directory, Inspect AI logs (--cluster, --state-key, --pass-threshold), or a
     suite folder's latest run (``args.run_dir`` becomes it; stderr says so: ``oloproof: {doing} the latest …``)."""
-    from ._analysis.inspect_log import is_inspect_source
+    from ._analysis.inspect_files import is_inspect_source
     from ._display.notebook import from_inspect, load_run
 
     if is_inspect_source(Path(args.run_dir)):

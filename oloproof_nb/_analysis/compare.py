@@ -120,7 +120,8 @@ from .gate import (
     vacuous_findings,
     warn_release_drift,
 )
-from .inspect_log import split_hint, task_criteria
+from .inspect_log import task_criteria
+from .inspect_settings import split_hint
 from .run import Run, as_run, changed_checks, label_difference
 from .validity import broken_copies, checked_transforms, unscored_copies, unscored_note
 

@@ -86,7 +86,8 @@ from ..evaluators.fault import FaultRecovery, replay_judges
 from .baseline import Baseline, as_baseline, check_baseline, with_idle_columns
 from .columns import GATE
 from .frames import ended_case_runs
-from .inspect_log import is_inspect_run, split_hint, task_criteria, unrun_samples
+from .inspect_log import is_inspect_run, task_criteria, unrun_samples
+from .inspect_settings import split_hint
 from .receipts import outcome_summary
 from .reduce import REPEATED_NOTE, ReducedSums, epoch_counts, reduced_sums, repeated_rows
 from .run import Run, as_run, label_difference

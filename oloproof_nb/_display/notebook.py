@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .._analysis import gate as _gate
+from .._analysis import inspect_files as _inspect_files
 from .._analysis import inspect_log as _inspect_log
 from .._analysis import run as _run
 from .._analysis.baseline import Baseline
@@ -462,7 +463,7 @@ def load_run(directory: str | Path) -> Run:
     try:
         return Run.load(_run.run_directory(directory, "load_run"))
     except RunDirError as exc:
-        if not _inspect_log.is_inspect_source(Path(directory)):
+        if not _inspect_files.is_inspect_source(Path(directory)):
             raise
         what = "is an Inspect AI log: read it" if Path(directory).is_file() else "holds Inspect AI logs: read them"
         raise RunDirError(f"{exc}; it {what} with op.from_inspect({str(directory)!r})") from None

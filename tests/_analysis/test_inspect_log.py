@@ -20,11 +20,9 @@ from typing import Any
 import pandas as pd
 import pytest
 from _inspect_logs import of_mode, refund_desk, shared_logs, write_logs
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 import oloproof_nb as op
-from oloproof_nb._analysis.inspect_log import is_inspect_log
+from oloproof_nb._analysis.inspect_files import is_inspect_log
 from oloproof_nb.cli import main
 
 #: Four samples are few clusters: the gate is allowed to decide on them here.
@@ -823,44 +821,12 @@ def test_score_strings_read_as_inspect_reads_them(tmp_path: Path, capsys: pytest
     assert "--cluster, --state-key and --pass-threshold apply to Inspect AI logs only" in capsys.readouterr().err
 
 
-def _depth(value: Any) -> int:
-    """Nesting by hand: 0 for a scalar, one more than the deepest child for a list or dict."""
-    children = list(value.values()) if isinstance(value, dict) else value if isinstance(value, list) else None
-    return 0 if children is None else 1 + max((_depth(c) for c in children), default=0)
-
-
-_tricky = st.text(alphabet='[]{}"\\ab', max_size=8)  # brackets, quotes and backslashes inside strings
-_json = st.recursive(st.none() | st.integers() | _tricky,
-                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_tricky, inner, max_size=3),
-                     max_leaves=30)
-
-
-@given(_json)
-@settings(max_examples=300, deadline=None)
-def test_json_depth_counts_brackets_outside_strings_as_a_hand_count(value: Any) -> None:
-    from oloproof_nb._analysis.inspect_log import json_depth
-
-    for text in (json.dumps(value), json.dumps(value, indent=2, ensure_ascii=False)):
-        assert json_depth(text.encode("utf-8")) == _depth(value)
-
-
-@given(st.dictionaries(_tricky, _json, max_size=4))
-@settings(max_examples=300, deadline=None)
-def test_top_keys_are_the_keys_json_reads_at_the_top_of_the_object(value: dict[str, Any]) -> None:
-    """Mutation round 31: the keys ``_top_keys`` finds in a whole JSON object are those ``json.loads`` reads at its
-    top, as written (quoted, escapes kept), with lists and objects of any nesting before and after them."""
-    from oloproof_nb._analysis.inspect_log import _top_keys
-
-    for text in (json.dumps(value), json.dumps(value, indent=2, ensure_ascii=False)):
-        assert _top_keys(text.encode("utf-8")) == {json.dumps(k).encode("utf-8") for k in json.loads(text)}
-
-
 @pytest.mark.parametrize("kind", ["json", "eval"])
 def test_a_log_nested_too_deeply_is_refused_before_inspect_reads_it(logs: dict[str, Path], tmp_path: Path,
                                                                     kind: str) -> None:
     """A 200 KB ``.json`` log nested 100,000 deep grew ``oloproof gate`` to 24 GB until the kernel killed it
     (inspect-ai's reader); an ``.eval`` whose sample nests 20,000 deep took 1.1 GB. Now one line, at once."""
-    from oloproof_nb._analysis.inspect_log import MAX_LOG_DEPTH
+    from oloproof_nb._analysis.inspect_files import MAX_LOG_DEPTH
 
     deep = "[" * 100_000 + "]" * 100_000
     if kind == "json":
@@ -910,25 +876,6 @@ def test_a_log_holding_a_number_too_long_for_python_is_refused_not_a_crash(logs:
     fine.write_text(json.dumps(doc).replace('"PLACEHOLDER"', json.dumps("1" * 5001) + ', "f": 0.' + "1" * 5001),
                     encoding="utf-8")
     assert len(op.from_inspect(fine).cases) == len(op.from_inspect(logs["json"]).cases)
-
-
-@pytest.mark.parametrize("sign", ["", "-"])
-def test_the_digits_a_log_may_hold_are_the_ones_python_converts(tmp_path: Path, sign: str) -> None:
-    """The docstring's and the error line's 4,300: an integer of as many digits as ``int()`` converts (Python's own
-    limit, 4,300 by default) is read; one digit more, which ``int()`` refuses and ijson's C parser crashed on
-    (SIGSEGV), is refused; so is its negative."""
-    from oloproof_nb._analysis.inspect_log import check_log_nesting
-
-    limit = sys.get_int_max_str_digits()
-    assert int("9" * limit) > 0
-    with pytest.raises(ValueError):
-        int("9" * (limit + 1))
-    fine, huge = tmp_path / "fine.json", tmp_path / "huge.json"
-    fine.write_text('{"a": ' + sign + "9" * limit + "}", encoding="utf-8")
-    huge.write_text('{"a": ' + sign + "9" * (limit + 1) + "}", encoding="utf-8")
-    check_log_nesting(fine)
-    with pytest.raises(op.OloproofError, match=rf"holds a number whose integer part runs past {limit:,} digits"):
-        check_log_nesting(huge)
 
 
 def test_a_scorer_run_with_other_options_is_another_check(logs: dict[str, Path], tmp_path: Path) -> None:
@@ -1058,26 +1005,6 @@ def test_one_eval_read_twice_is_one_run_whatever_its_findings_name(logs: dict[st
     assert any(reason.startswith("check_changed") for reason in rejudged.table["reason"])
 
 
-def test_a_sample_whose_sandbox_start_changed_is_another_case() -> None:
-    """The digest held {id, input, target, metadata}: a sample whose setup script or files changed (its
-    sandbox's initial state) was paired with the old one. A sample without them keeps the old digest (by hand)."""
-    from inspect_ai.dataset import Sample
-
-    from oloproof_nb._analysis.inspect_log import sample_digest
-    from oloproof_nb._core.canonical import canonical_json
-
-    plain = Sample(input="refund o1", target="refunded", id="s1")
-    by_hand = hashlib.sha256(canonical_json({"id": "s1", "input": "refund o1", "target": "refunded",
-                                             "metadata": {}}).encode("utf-8")).hexdigest()
-    assert sample_digest(plain) == by_hand
-    a = Sample(input="refund o1", target="refunded", id="s1", setup="echo world=A > /w", files={"db.json": "{}"})
-    for other in (Sample(input="refund o1", target="refunded", id="s1", setup="rm -rf /w", files={"db.json": "{}"}),
-                  Sample(input="refund o1", target="refunded", id="s1", setup="echo world=A > /w",
-                         files={"db2.json": "{}"}),
-                  plain):
-        assert sample_digest(a) != sample_digest(other)
-
-
 def test_a_log_inspect_cannot_read_says_inspects_reason(logs: dict[str, Path], tmp_path: Path,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
     """Inspect review: a log of a newer format said only "Unable to read log file"; Inspect's reason (the
@@ -1100,13 +1027,13 @@ def test_an_archive_member_bigger_than_the_cap_is_refused_before_inspect_reads_i
     A member larger than MAX_LOG_MEMBER_BYTES uncompressed is refused in one line; one of exactly that size is read."""
     import inspect_ai.log  # noqa: F401 - on Python < 3.14 it teaches zipfile the Zstandard entries of an .eval
 
-    from oloproof_nb._analysis import inspect_log
+    from oloproof_nb._analysis import inspect_files
 
     with zipfile.ZipFile(logs["eval"]) as z:
         largest = max((info for info in z.infolist() if info.filename.endswith(".json")), key=lambda i: i.file_size)
-    monkeypatch.setattr(inspect_log, "MAX_LOG_MEMBER_BYTES", largest.file_size)
+    monkeypatch.setattr(inspect_files, "MAX_LOG_MEMBER_BYTES", largest.file_size)
     assert len(op.from_inspect(logs["eval"]).cases) == 8  # at the cap: read
-    monkeypatch.setattr(inspect_log, "MAX_LOG_MEMBER_BYTES", largest.file_size - 1)
+    monkeypatch.setattr(inspect_files, "MAX_LOG_MEMBER_BYTES", largest.file_size - 1)
     named = rf"{re.escape(logs['eval'].name)}: {re.escape(largest.filename)}: more than "  # a log name may hold a +
     with pytest.raises(op.OloproofError, match=named):
         op.from_inspect(logs["eval"])
@@ -1240,20 +1167,6 @@ def test_a_folder_with_one_unfinished_log_is_an_unfinished_run(logs: dict[str, P
         "unfinished: the Inspect AI eval did not finish (its log status is not 'success')")
 
 
-def test_a_sample_whose_sandbox_changed_is_another_case() -> None:
-    """The sandbox a sample starts in is part of its initial state, as setup and files are: another sandbox
-    configuration is another case (the existing test changes setup and files only)."""
-    from inspect_ai.dataset import Sample
-
-    from oloproof_nb._analysis.inspect_log import sample_digest
-
-    a = Sample(input="refund o1", target="refunded", id="s1", sandbox=("docker", "compose-a.yaml"))
-    b = Sample(input="refund o1", target="refunded", id="s1", sandbox=("docker", "compose-b.yaml"))
-    plain = Sample(input="refund o1", target="refunded", id="s1")
-    assert sample_digest(a) != sample_digest(b)
-    assert sample_digest(a) != sample_digest(plain)
-
-
 # -- edges found by mutation testing (round 4) ---------------------------------------------------------------
 
 
@@ -1363,7 +1276,7 @@ def test_a_json_file_beside_the_logs_whose_first_key_is_version_is_not_a_log(log
 def test_a_log_nested_one_level_past_the_cap_is_refused(tmp_path: Path) -> None:
     """The boundary of the nesting cap: a log one level deeper than MAX_LOG_DEPTH is refused by oloproof, naming the
     depth, before inspect-ai reads it; one exactly at the cap is handed to inspect-ai (which refuses this non-log)."""
-    from oloproof_nb._analysis.inspect_log import MAX_LOG_DEPTH
+    from oloproof_nb._analysis.inspect_files import MAX_LOG_DEPTH
 
     def nested(name: str, depth: int) -> Path:  # by hand: the outer object is level 1, each list one more
         path = tmp_path / name
@@ -1379,85 +1292,6 @@ def test_a_log_nested_one_level_past_the_cap_is_refused(tmp_path: Path) -> None:
     at = nested("at.json", MAX_LOG_DEPTH)
     with pytest.raises(op.OloproofError, match=r"at\.json: cannot read this Inspect AI log"):
         op.from_inspect(at)
-
-
-#: Numbers at the digit cap (sys.get_int_max_str_digits(), 4,300 ones in place of ``{ones}``), and whether each is an
-#: integer Python refuses to read. By hand with ijson 3.6 (yajl2_c): 4,300 digits read as an int, 4,301 (or
-#: -4,301) ended the process with SIGSEGV, a 4,301-digit exponent or fraction raised decimal.InvalidOperation or
-#: read as a Decimal (no crash).
-DIGIT_CAP = [("{ones}", False), ("1{ones}", True), ("-1{ones}", True), ("[7, 1{ones}]", True),
-             ("1e1{ones}", False), ("1E-1{ones}", False), ("2e+1{ones}", False), ("0.1{ones}", False)]
-
-
-@pytest.mark.parametrize(("number", "refused"), DIGIT_CAP, ids=[n.replace("{ones}", "…") for n, _ in DIGIT_CAP])
-def test_a_number_is_refused_from_one_digit_past_what_python_reads_as_an_integer(tmp_path: Path, number: str,
-                                                                                 refused: bool) -> None:
-    """Mutation round 35: the cap's boundary (a run of 4,301 digits is refused, one of 4,300 is not) and a long
-    exponent, which is no integer, are not tested elsewhere (the review R26 test has 5,001 digits and a fraction).
-    The outside reference is Python's ``int()``: what it refuses is what crashed ijson's C parser."""
-    from oloproof_nb._analysis.inspect_log import check_log_nesting
-
-    limit = sys.get_int_max_str_digits()
-    text = number.format(ones="1" * limit)  # "1{ones}": one digit more than the cap
-    integer = text.strip("[]").split(", ")[-1]
-    if re.fullmatch(r"-?\d+", integer):  # the reference: an integer Python reads, or refuses (ValueError)
-        try:
-            int(integer)
-            assert not refused
-        except ValueError:
-            assert refused
-    else:
-        assert not refused
-        float(integer)  # an exponent or a fraction: Python reads a float, however long
-    log = tmp_path / "log.json"
-    log.write_text('{"version": 2, "eval": {"n": ' + text + "}}", encoding="utf-8")
-    if refused:
-        with pytest.raises(op.OloproofError) as info:
-            check_log_nesting(log)
-        assert str(info.value) == (f"{log}: holds a number whose integer part runs past {limit:,} digits (Python's "
-                                   "limit for reading text as an integer); not an Inspect AI log oloproof reads")
-    else:
-        check_log_nesting(log)  # handed to inspect-ai, which says what it makes of it
-
-
-def test_an_integer_at_the_cap_beside_a_longer_run_of_fraction_digits_is_read(tmp_path: Path) -> None:
-    """Mutation round 36: a log is refused for a run of digits longer than the cap only when that run is an
-    integer's. Here the longest run (4,301 digits) is a fraction's, and the only integer has 4,300 digits, which
-    ``int()`` reads: nothing to refuse (a refusal keyed to 4,300 digits once a longer run was found anywhere refused
-    it). The reference is Python's own ``int()`` and ``float()``."""
-    from oloproof_nb._analysis.inspect_log import check_log_nesting
-
-    limit = sys.get_int_max_str_digits()
-    integer, fraction = "9" * limit, "0." + "1" * (limit + 1)
-    assert int(integer) > 0 and 0 < float(fraction) < 1  # both read by Python: no integer past the cap
-    log = tmp_path / "log.json"
-    log.write_text('{"version": 2, "eval": {"n": ' + integer + ', "f": ' + fraction + "}}", encoding="utf-8")
-    check_log_nesting(log)  # handed to inspect-ai
-
-
-@pytest.mark.parametrize("alike", ["billing\u200b", "billing ", "bil\u00adling"])
-def test_cluster_values_that_read_alike_are_refused(alike: str, tmp_path: Path) -> None:
-    """Review G8 refused case-file clusters that read as another (a zero-width space, a trailing space); the
-    values of an Inspect AI log's ``--cluster`` key are the same kind of name: ``billing`` and ``billing`` + U+200B
-    counted as two independent clusters while every table showed one. Values that read apart are kept."""
-    from types import SimpleNamespace
-
-    from oloproof_nb._analysis.inspect_log import _Reader
-
-    reader = _Reader("topic", None, None, None)
-    log = tmp_path / "a.eval"
-
-    def sample(topic: str) -> SimpleNamespace:
-        return SimpleNamespace(events=[], metadata={"topic": topic})
-
-    for epoch in (1, 2):  # a sample's epochs share its value: no clash with itself
-        assert reader._cluster(log, "s1", epoch, sample("billing"), {}) == "billing"
-    assert reader._cluster(log, "s2", 1, sample("Billing"), {}) == "Billing"  # reads apart: kept
-    with pytest.raises(op.OloproofError) as info:
-        reader._cluster(log, "s3", 1, sample(alike), {})
-    message = str(info.value)
-    assert message.startswith(f"{log}: cluster='topic': sample 's3' has topic {alike!r}, which reads as the cluster "
-                              "'billing' at sample 's1': they differ only in invisible characters"), message
 
 
 @pytest.fixture(scope="module")
@@ -1638,26 +1472,6 @@ def test_shards_run_under_other_sample_limits_are_refused(shards: Path) -> None:
     assert len(run.cases) == 20 and int((run.verdicts["verdict"] == "pass").sum()) == 17
 
 
-def test_the_settings_left_out_of_the_agent_are_inspect_settings_the_readme_names() -> None:
-    """The generation settings shards and retries may differ in are fields of Inspect's own ``GenerateConfig`` (a
-    misspelt name would leave its setting counted as the agent's), and README section 10 names each of them; so are
-    the ``eval.config`` fields counted as the agent's (``EvalConfig``: a misspelt one would be checked nowhere)."""
-    from inspect_ai.log import EvalConfig
-    from inspect_ai.model import GenerateConfig
-
-    from oloproof_nb._analysis.inspect_log import AGENT_LIMITS, OPERATIONAL_SETTINGS
-
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    section = readme.split("### 10. Inspect AI logs", 1)[1].split("\n## ", 1)[0]
-    assert OPERATIONAL_SETTINGS <= set(GenerateConfig.model_fields)
-    assert {"temperature", "system_message", "seed"}.isdisjoint(OPERATIONAL_SETTINGS)
-    assert all(f"`{name}`" in section for name in OPERATIONAL_SETTINGS), sorted(OPERATIONAL_SETTINGS)
-    # the eval.config fields counted as the agent's are Inspect's own too (F10), and the README names them
-    # (review and sentinel came after Inspect AI 0.3.263, the oldest release the tests pass with)
-    assert set(AGENT_LIMITS) - set(EvalConfig.model_fields) <= {"review", "sentinel"}
-    assert all(f"`{name}`" in section for name in AGENT_LIMITS), AGENT_LIMITS
-
-
 def test_a_role_models_connections_and_base_url_are_not_the_agent(shards: Path) -> None:
     """Review F9: shards whose ``grader`` role's model differs only in ``max_connections`` and its base URL (how calls
     reach it, left out of the eval's own model) were refused as two agents (``eval.model_roles.grader.config.
@@ -1714,89 +1528,6 @@ def test_shards_on_two_gpus_of_one_kind_are_one_agent(shards: Path) -> None:
     assert len(run.cases) == 20 and int((run.verdicts["verdict"] == "pass").sum()) == 17
 
 
-def test_model_args_keep_what_the_model_computes(tmp_path: Path) -> None:
-    """Review G19, by hand: of the model arguments, the port, client timeout, retry delay, streaming, HTTP client and
-    default headers are left out, and a device is kept by its kind (``cuda:0`` and ``cuda:1`` one setting, ``cuda`` and
-    ``cpu`` two), for the eval's model and a role's; an argument that changes what the model computes (``model_path``,
-    ``batch_size``) is still the agent's, refused in one line naming it. A sandbox config is compared by its file's
-    name (Inspect writes it relative to the working folder)."""
-    from types import SimpleNamespace as NS
-
-    from oloproof_nb._analysis.inspect_log import OPERATIONAL_MODEL_ARGS, _same_agent, agent_settings, task_settings
-
-    def model(args: dict[str, Any]) -> dict[str, str]:
-        roles = {"grader": {"model": "m", "args": args}}
-        return agent_settings(NS(eval=NS(model_args=args, model_roles=roles), plan=None))[0]
-
-    placed = model({"device": "cuda:1", "port": 8001, "client_timeout": 30, "retry_delay": 2, "streaming": True,
-                    "http_client": "c", "default_headers": {"x-trace": "1"}, "model_path": "m/v1"})
-    assert placed == {"eval.model_args.device": '"cuda"', "eval.model_args.model_path": '"m/v1"',
-                      "eval.model_roles.grader.model": '"m"', "eval.model_roles.grader.args.device": '"cuda"',
-                      "eval.model_roles.grader.args.model_path": '"m/v1"'}
-    assert model({"device": "cuda:0", "port": 8000, "model_path": "m/v1"}) == placed
-    first, second = tmp_path / "a.eval", tmp_path / "b.eval"
-    for other, key in [({"device": "cpu", "model_path": "m/v1"}, "eval.model_args.device"),
-                       ({"device": "cuda", "model_path": "m/v2"}, "eval.model_args.model_path"),
-                       ({"device": "cuda", "model_path": "m/v1", "batch_size": 8}, "eval.model_args.batch_size")]:
-        seen: dict[tuple[str, ...], tuple[dict[str, str], Path]] = {}
-        _same_agent(seen, ("m",), placed, first)
-        with pytest.raises(op.OloproofError, match=r"^" + re.escape(f"{second}: {key} is ") + r".*two agents"):
-            _same_agent(seen, ("m",), model(other), second)
-
-    def sandbox(config: Any) -> dict[str, str]:
-        return task_settings(NS(eval=NS(task_version=0, sandbox=NS(type="docker", config=config))))
-
-    assert sandbox("tasks/compose.yaml") == sandbox("compose.yaml") == sandbox("C:\\t\\compose.yaml") == {
-        "eval.task_version": "0", "eval.sandbox.type": '"docker"', "eval.sandbox.config": '"compose.yaml"'}
-    assert sandbox("compose-gpu.yaml") != sandbox("compose.yaml")
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    section = readme.split("### 10. Inspect AI logs", 1)[1].split("\n## ", 1)[0]
-    assert all(f"`{name}`" in section for name in OPERATIONAL_MODEL_ARGS | {"device"}), sorted(OPERATIONAL_MODEL_ARGS)
-
-
-def test_agent_settings_of_a_hand_written_header_are_every_setting_but_how_calls_reach_the_model() -> None:
-    """Mutation round 13: the settings that make a log's agent, read from a header written by hand (the expected
-    maps written by hand too, from agent_settings' docstring): the model's generate config, args and roles (a role
-    as the eval's own model: no base_url, its config less how calls reach it; a list of role models read item by
-    item), the solver given on the command line and its args, the plan's steps with their parameters, its finish,
-    and its config. Left out: OPERATIONAL_SETTINGS, None, and empty mappings (``{}`` is ``None``)."""
-    from types import SimpleNamespace as NS
-
-    from oloproof_nb._analysis.inspect_log import agent_settings
-
-    spec = NS(model_generate_config={"temperature": 0.0, "max_connections": 4, "seed": None},
-              model_args={"device": "cuda", "extra": {}},
-              model_roles={"grader": {"model": "m", "base_url": "http://a", "args": {},
-                                      "config": {"temperature": 1.0, "timeout": 30}},
-                           "panel": [{"model": "p", "base_url": "http://b", "config": {"max_retries": 2}}]},
-              solver="my_solver", solver_args={"k": 2})
-    plan = NS(steps=[NS(solver="system_message", params={"template": "be brief"}), NS(solver="generate", params={})],
-              finish=NS(solver="self_critique", params={"rounds": 1}), config={"top_p": 0.9, "cache_prompt": True})
-    model, solver = agent_settings(NS(eval=spec, plan=plan))
-    assert model == {"eval.model_generate_config.temperature": "0.0", "eval.model_args.device": '"cuda"',
-                     "eval.model_roles.grader.model": '"m"', "eval.model_roles.grader.config.temperature": "1.0",
-                     "eval.model_roles.panel.0.model": '"p"'}
-    assert solver == {"eval.solver": '"my_solver"', "eval.solver_args.k": "2",
-                      "plan.steps.0.solver": '"system_message"', "plan.steps.0.params.template": '"be brief"',
-                      "plan.steps.1.solver": '"generate"', "plan.finish.solver": '"self_critique"',
-                      "plan.finish.params.rounds": "1", "plan.config.top_p": "0.9"}
-
-
-def test_a_setting_only_the_first_log_has_is_a_second_agent(tmp_path: Path) -> None:
-    """Mutation round 13: a setting the first log of a task gives and the second leaves out (a system message on
-    half the shards) makes two agents, as a setting the second alone gives does."""
-    from oloproof_nb._analysis.inspect_log import _same_agent
-
-    first, second = tmp_path / "a.eval", tmp_path / "b.eval"
-    for settings_a, settings_b in [({"plan.config.system_message": '"hi"'}, {}), ({}, {"plan.config.seed": "1"})]:
-        seen: dict[tuple[str, ...], tuple[dict[str, str], Path]] = {}
-        _same_agent(seen, ("m", "t"), settings_a, first)
-        with pytest.raises(op.OloproofError, match=r"^" + re.escape(f"{second}: ") + r"plan\.config\.\w+ is .*, but "
-                           + re.escape(str(first)) + r" has .*two agents"):
-            _same_agent(seen, ("m", "t"), settings_b, second)
-        _same_agent(seen, ("m", "other task"), settings_b, second)  # another task may use another solver
-
-
 def test_the_selections_are_counted_per_task_and_dataset_as_text_ids() -> None:
     """Mutation round 13, by hand: task a ran samples 1 and 2, task b samples 3 and 4 of one 4-sample dataset named
     alike: each ran 2 of 4 (together they are no shards of one task). Shards of task c ran ids 1 and '1' (the same
@@ -1851,42 +1582,6 @@ def test_a_solver_setting_is_a_tasks_own_and_a_model_setting_every_tasks(logs: d
         op.from_inspect(second_task(tmp_path / "model", "model"))
 
 
-#: Values of the ``eval.config`` fields that decide what a sample's agent may do (Inspect's own ``EvalConfig``: the
-#: limits it runs under, the approval policy of its tool calls, the review policy of their results, which may end the
-#: sample, and its sentinel monitors and protocols), and of fields that say only how the eval ran.
-_AGENT_CONFIG = {"message_limit": 2, "token_limit": 100, "token_limit_type": "total", "turn_limit": 3, "time_limit": 60,
-                 "working_limit": 60, "cost_limit": 1.5, "approval": {"approvers": [{"name": "human", "tools": "*"}]},
-                 "review": {"reviewers": [{"name": "human", "tools": "*"}]}, "sentinel": {"name": "threshold"}}
-_HOW_IT_RAN = {"max_samples": 3, "fail_on_error": True, "log_images": True, "log_buffer": 5, "limit": 5,
-               "sample_id": "p1", "retry_on_error": 2}
-
-
-@pytest.mark.parametrize(("field", "value"), [*_AGENT_CONFIG.items(), *_HOW_IT_RAN.items()])
-def test_each_eval_config_field_that_steers_a_sample_is_the_agents(field: str, value: Any) -> None:
-    """Each limit, the approval policy, the review policy (a reviewer may terminate the sample after a tool result)
-    and the sentinel monitors and protocols set in ``eval.config`` make a setting of the agent (a log whose config
-    differs in it is another agent's); a field of how the eval ran makes none. Headers built from Inspect's own
-    ``EvalConfig``."""
-    from types import SimpleNamespace
-
-    from inspect_ai.log import EvalConfig
-
-    from oloproof_nb._analysis.inspect_log import agent_settings
-
-    def solver_settings(config: dict[str, Any]) -> dict[str, str]:
-        return agent_settings(SimpleNamespace(eval=SimpleNamespace(config=EvalConfig.model_validate(config)),
-                                              plan=None))[1]
-
-    if field not in EvalConfig.model_fields:  # review and sentinel came after Inspect AI 0.3.263
-        pytest.skip(f"this Inspect AI release records no eval.config.{field}")
-    assert solver_settings({}) == {}
-    keys = set(solver_settings({field: value}))
-    if field in _AGENT_CONFIG:
-        assert keys and all(key.startswith(f"eval.config.{field}") for key in keys), keys
-    else:
-        assert keys == set()
-
-
 def test_a_log_modified_outside_the_years_datetime_holds_is_read_by_its_creation_time(
         logs: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Review R14: a log whose file carries a modification time past the year 9999 (tmpfs holds one: ``touch -d
@@ -1937,63 +1632,6 @@ def test_a_json_log_whose_keys_another_tool_sorted_is_never_left_out_of_its_fold
     listing.write_text(json.dumps({logs["eval"].name: {"eval": body["eval"], "version": 2}}, sort_keys=True),
                        encoding="utf-8")
     assert not is_inspect_log(listing)
-
-
-_HEADER = json.dumps({"eval": {"run_id": "r1", "task": "refunds"}, "plan": {}}, sort_keys=True)
-
-
-@pytest.mark.parametrize(("text", "is_log"), [
-    (_HEADER, True),
-    (_HEADER.replace('"run_id"', '"run"'), False),  # no "run_id": a JSON file of another tool
-    (_HEADER.replace('"task"', '"tasks"'), False),  # no "task"
-    ("// settings\n" + _HEADER, False),  # not a JSON object from its first byte (JSON with a comment)
-    (json.dumps({"runs": {"eval": {"run_id": "r1", "task": "refunds"}}}, sort_keys=True), False),  # one level down
-], ids=["log", "no-run_id", "no-task", "comment-first", "nested"])
-def test_a_json_file_with_sorted_keys_is_a_log_only_with_eval_at_its_top_naming_run_id_and_task(
-        tmp_path: Path, text: str, is_log: bool) -> None:
-    """Mutation round 31: the rule ``is_inspect_log``'s docstring gives for a log whose keys are in another order,
-    each part of it on its own."""
-    path = tmp_path / "log.json"
-    path.write_text(text, encoding="utf-8")
-    assert is_inspect_log(path) is is_log
-
-
-def test_a_log_that_cannot_be_read_is_named_not_left_out_nor_called_no_log(tmp_path: Path) -> None:
-    """A log file without read permission (mode 000): given alone it was "not an Inspect AI log", and in a folder
-    it was left out without a word, the folder judged on its other logs (a folder of two shards gated on one; review
-    R50). Now each is one error naming the file and why; a folder holding only such a .json is taken for logs."""
-    from _processes import without_root_powers
-
-    prefix = without_root_powers()
-    if prefix is None:
-        pytest.skip("no way to run bound by file modes here (root without unshare -U, or Windows)")
-    header = json.dumps({"version": 2, "status": "success", "eval": {"task": "t", "run_id": "r"}})
-    both, alone = tmp_path / "both", tmp_path / "alone"
-    for folder in (both, alone):
-        folder.mkdir()
-        (folder / "locked.json").write_text(header, encoding="utf-8")
-        (folder / "locked.json").chmod(0)
-    (both / "readable.json").write_text(header, encoding="utf-8")
-    evals = tmp_path / "evals"  # an .eval is a log by its name: one that cannot be read is named so, not "damaged"
-    evals.mkdir()
-    (evals / "readable.json").write_text(header, encoding="utf-8")
-    (evals / "locked.eval").write_bytes(b"PK")
-    (evals / "locked.eval").chmod(0)
-    script = ("import sys\nfrom pathlib import Path\nfrom oloproof_nb._analysis import inspect_log\n"
-              "for path in sys.argv[1:]:\n"
-              "    try:\n        print([f.name for f in inspect_log.inspect_log_files(path)])\n"
-              "    except Exception as exc:\n        print(f'{type(exc).__name__}: {exc}')\n"
-              "print(inspect_log.is_inspect_source(Path(sys.argv[-1])))\n")
-    paths = [str(both / "locked.json"), str(both), str(evals), str(alone)]
-    done = subprocess.run([*prefix, sys.executable, "-c", script, *paths], capture_output=True, text=True, timeout=120)
-    refused = ("cannot read: Permission denied; a log of this folder that cannot be read would leave its samples "
-               "out: make it readable, or move it out of the folder")
-    assert done.stdout.splitlines() == [
-        f"OloproofError: {both / 'locked.json'}: cannot read: Permission denied; give an Inspect AI log you can read",
-        f"OloproofError: {both / 'locked.json'}: {refused}",
-        f"OloproofError: {evals / 'locked.eval'}: {refused}",
-        f"OloproofError: {alone / 'locked.json'}: {refused}",
-        "True"], done.stderr
 
 
 def test_a_header_planning_a_huge_number_of_epochs_is_read_by_its_summaries_not_listed(

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 import oloproof_nb as op
-from oloproof_nb._analysis.inspect_log import _Reader
+from oloproof_nb._analysis.inspect_records import _Reader
 
 
 @pytest.mark.parametrize("value", ["", "  ", "\u200b"])

@@ -18,7 +18,7 @@ import pytest
 from _inspect_logs import refund_desk, shared_logs
 
 import oloproof_nb as op
-from oloproof_nb._analysis.inspect_log import _function_text
+from oloproof_nb._analysis.inspect_settings import _function_text
 
 RULE = {"min_clusters": 2, "allow_approximate_methods": True, "regression": {"margin": 0.9}}
 

@@ -8,7 +8,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from oloproof_nb._analysis.inspect_log import _function_text
+from oloproof_nb._analysis.inspect_settings import _function_text
 
 
 def _settings_class(module: str) -> type:

@@ -7,7 +7,8 @@ from types import MappingProxyType
 import pytest
 
 import oloproof_nb as op
-from oloproof_nb._analysis.inspect_log import _Reader, _thresholds
+from oloproof_nb._analysis.inspect_log import _thresholds
+from oloproof_nb._analysis.inspect_records import _Reader
 
 
 def test_a_name_in_logs_without_any_criterion_says_there_is_none() -> None:

@@ -1,0 +1,262 @@
+"""Which files are Inspect AI logs, and guarding a log before inspect-ai reads it (see :mod:`.inspect_log`).
+
+A log is known by its first bytes (:func:`is_inspect_log`, inspect-ai not imported); a folder's logs are those in it
+and in its folders, two levels (:func:`inspect_log_files`). Before inspect-ai reads a log, :func:`check_log_nesting`
+refuses what would exhaust its reader: JSON nested too deep, an integer too long for Python to convert, an archive
+member too large uncompressed.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from .._config.files import UnreadableFile, folder_problem, open_regular
+from .._config.suite import SUITE_FILE
+from .._run.store import MANIFEST
+from ..errors import OloproofError
+
+__all__ = ["is_inspect_log", "inspect_log_files", "is_inspect_source", "check_log_nesting"]
+
+#: A ``.json`` log is recognised by these keys in its first bytes.
+_HEAD_BYTES = 65536
+#: A ``.json`` log's first key is ``version`` (Inspect writes ``EvalLog`` fields in order). Inspect's
+#: ``logs.json`` (the listing an ``eval_set`` writes beside its logs) holds ``"version"`` and ``"eval"``
+#: one level down, under each log's name: it is not a log.
+_JSON_LOG_START = re.compile(rb'\{\s*"version"\s*:')
+#: A string (a key when a ``:`` follows it) or a bracket of JSON text, for :func:`_top_keys`.
+_JSON_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"\s*:?|[\[\]{}]')
+
+
+#: Deepest nesting of a log's JSON handed to inspect-ai. Its reader's memory grows faster than the depth: a
+#: 200 KB ``.json`` log nested 100,000 deep took 24 GB before the kernel killed the process. Real logs nest a
+#: few dozen levels (a tool's arguments, a state); oloproof refuses values deeper than 200 itself.
+MAX_LOG_DEPTH = 1000
+_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+
+
+def json_depth(data: bytes) -> int:
+    """How deeply the JSON text ``data`` nests (0: a scalar), counted from its brackets outside strings.
+
+    Vectorised (a regular expression drops the strings, NumPy sums the brackets), so a large log costs
+    about as much as reading it once. Text that is not JSON gets some number; its reader refuses it.
+
+    Examples
+    --------
+    >>> json_depth(b'{"a": [1, {"b": "[[[["}]}'), json_depth(b"3")
+    (3, 0)
+    """
+    return _bracket_depth(_JSON_STRING.sub(b"", data))
+
+
+def _bracket_depth(outside: bytes) -> int:
+    """:func:`json_depth` of JSON text whose strings are already dropped."""
+    brackets = outside.translate(None, _NOT_BRACKETS)
+    if not brackets:
+        return 0
+    codes = np.frombuffer(brackets, dtype=np.uint8)
+    steps = np.where((codes == ord("[")) | (codes == ord("{")), 1, -1).astype(np.int64)
+    return int(np.cumsum(steps).max())
+
+
+#: Largest member of an ``.eval`` archive read (uncompressed). A zip of 1 MB can hold a 1 GiB member (a review's
+#: took 2.2 GB of memory); one sample's JSON, attachments included, is far below this.
+MAX_LOG_MEMBER_BYTES = 256 * 1024 * 1024
+
+
+def _member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, file: Path) -> bytes:
+    """One member's bytes, never more than :data:`MAX_LOG_MEMBER_BYTES` (its declared size is not trusted)."""
+    data = b""
+    if info.file_size <= MAX_LOG_MEMBER_BYTES:
+        with archive.open(info) as handle:
+            data = handle.read(MAX_LOG_MEMBER_BYTES + 1)
+    if info.file_size > MAX_LOG_MEMBER_BYTES or len(data) > MAX_LOG_MEMBER_BYTES:
+        raise OloproofError(f"{file}: {info.filename}: more than {MAX_LOG_MEMBER_BYTES // 2**20} MiB uncompressed "
+                            "(a compressed archive can hold far more than it takes on disk); not an Inspect AI log "
+                            "oloproof reads")
+    return data
+
+
+#: ``bytes.translate`` table: every digit to ``0``, anything else to a space (a long run of digits is then found by a
+#: substring search, and the slower regular expression that reads where the run starts only runs when there is one).
+_DIGITS_AS_ZEROS = bytes(ord("0") if ord("0") <= code <= ord("9") else ord(" ") for code in range(256))
+
+
+def check_log_nesting(file: Path) -> None:
+    """Refuse a log whose JSON (a ``.json`` log, or any member of an ``.eval`` archive) nests deeper than
+    :data:`MAX_LOG_DEPTH`, holds a number whose integer part has more digits than Python converts
+    (``sys.get_int_max_str_digits()``, 4,300 by default: ijson 3.6's C parser, which inspect-ai reads with, then
+    crashed the process with SIGSEGV, exit 139, on such an integer; one followed by a fraction or an exponent, which
+    it reads, is refused too), or an archive member larger than :data:`MAX_LOG_MEMBER_BYTES` uncompressed, before
+    inspect-ai reads it (one line naming the file and the member)."""
+    limit = getattr(sys, "get_int_max_str_digits", lambda: 0)()
+
+    def check(data: bytes, where: str) -> None:
+        outside = _JSON_STRING.sub(b"", data)
+        depth = _bracket_depth(outside)
+        if depth > MAX_LOG_DEPTH:
+            raise OloproofError(f"{where}: nested {depth} levels deep (at most {MAX_LOG_DEPTH}); not an Inspect AI "
+                                "log oloproof reads")
+        if limit and b"0" * (limit + 1) in outside.translate(_DIGITS_AS_ZEROS) and re.search(
+                rb"(?<![\d.eE+])(?<![eE]-)\d{%d}" % (limit + 1), outside):  # the regex only when digits run that long
+            # inspect-ai reads logs with ijson, whose C parser crashes the process (SIGSEGV) on such a number
+            raise OloproofError(f"{where}: holds a number whose integer part runs past {limit:,} digits (Python's "
+                                "limit for reading text as an integer); not an Inspect AI log oloproof reads")
+
+    try:
+        if file.suffix == ".eval":
+            with zipfile.ZipFile(file) as archive:
+                for info in archive.infolist():
+                    if info.filename.endswith(".json"):
+                        check(_member(archive, info, file), f"{file}: {info.filename}")
+        else:
+            check(file.read_bytes(), str(file))
+    except (OSError, zipfile.BadZipFile, RuntimeError) as exc:  # RuntimeError: an encrypted member
+        raise OloproofError(f"{file}: cannot read this Inspect AI log ({type(exc).__name__}: {exc})") from None
+
+
+def is_inspect_log(path: str | Path) -> bool:
+    """Whether ``path`` is an Inspect AI log file, from its first bytes (inspect-ai is not imported).
+
+    An ``.eval`` log is a zip archive holding ``header.json`` or ``_journal/start.json``; a ``.json``
+    log is a JSON object whose first key is ``"version"`` and whose first bytes name ``"eval"`` (the
+    ``logs.json`` listing an ``eval_set`` writes is not one), or, its keys in another order, one whose first
+    bytes hold its key ``"eval"`` and name ``"run_id"`` and ``"task"``.
+    """
+    p = Path(path)
+    if not p.is_file():
+        return False
+    if p.suffix == ".eval":
+        try:
+            with zipfile.ZipFile(p) as z:
+                names = set(z.namelist())
+        except (OSError, zipfile.BadZipFile):
+            return False
+        return "header.json" in names or "_journal/start.json" in names
+    if p.suffix == ".json":
+        try:
+            with p.open("rb") as handle:
+                head = handle.read(_HEAD_BYTES).lstrip()
+        except OSError:
+            return False
+        if _JSON_LOG_START.match(head) is not None:
+            return b'"eval"' in head
+        # a log another tool wrote again with its keys sorted (``jq -S``, ``json.dump(sort_keys=True)``) starts with
+        # another key: it was skipped, and its folder judged on its other logs (8 samples of 16), silently; a log
+        # now, it is read, or refused naming it (inspect-ai cannot read such a log's header alone)
+        return head.startswith(b"{") and b'"eval"' in _top_keys(head) and b'"run_id"' in head and b'"task"' in head
+    return False
+
+
+def _top_keys(head: bytes) -> set[bytes]:
+    """The keys of the outermost JSON object among the first bytes ``head`` (each with its quotes).
+
+    Examples
+    --------
+    >>> sorted(_top_keys(b'{"error": null, "eval": {"task": "x", "s": "{\\"a\\": 1"}, "plan": [{"eval": 1}]'))
+    [b'"error"', b'"eval"', b'"plan"']
+    """
+    keys: set[bytes] = set()
+    depth = 0
+    for token in _JSON_TOKEN.findall(head):
+        if token in (b"{", b"["):
+            depth += 1
+        elif token in (b"}", b"]"):
+            depth -= 1
+        elif depth == 1 and token.endswith(b":"):
+            keys.add(token[:token.rindex(b'"') + 1])
+    return keys
+
+
+def _cannot_read(file: Path) -> str | None:
+    """Why the regular file ``file`` cannot be opened for reading (``cannot read: Permission denied``), or None.
+
+    :func:`is_inspect_log` answers False for such a file, as for a file that is no log: a log of a folder that
+    could not be read was left out without a word, its folder judged on the other logs, and one given alone was
+    "not an Inspect AI log" (review R50)."""
+    try:
+        handle, _ = open_regular(file)
+    except UnreadableFile as exc:
+        return str(exc)
+    handle.close()
+    return None
+
+
+def log_folder_files(folder: Path) -> list[Path]:
+    """The files a folder of Inspect AI logs is read from: those in it and in its folders, two levels (Inspect AI
+    writes its logs flat into its log folder, an eval set too), sorted. Deeper files are not looked at, so an old
+    ``.eval`` somewhere below a folder of projects is not taken for one of its logs."""
+    near: list[Path] = []
+    for child in sorted(folder.iterdir()):
+        near.append(child)
+        if child.is_dir():
+            near += sorted(child.iterdir())
+    return [f for f in near if not f.is_dir()]
+
+
+def is_inspect_source(path: Path) -> bool:
+    """Whether ``path`` is read as Inspect AI logs: a log file (by its suffix, so that :func:`inspect_log_files`
+    says what is wrong with a damaged one), or a folder holding a log where :func:`log_folder_files` looks, and
+    neither a run manifest nor a suite file, nor a run or suite folder among its folders (a folder of projects is
+    not a log folder, and a suite folder stands for its latest run, whatever logs it keeps)."""
+    if folder_problem(path) is not None:  # an unreadable folder: the caller says what is wrong with it
+        return False
+    if path.exists() and not path.is_dir():  # a FIFO named x.eval: "not a regular file", never opened
+        return path.suffix in (".eval", ".json") or (path.is_file() and is_inspect_log(path))
+    if not path.is_dir() or (path / MANIFEST).exists() or (path / SUITE_FILE).exists():
+        return False
+    try:
+        if any((f / MANIFEST).is_file() or (f / SUITE_FILE).is_file() for f in path.iterdir()):
+            return False
+        near = log_folder_files(path)
+    except OSError:  # an unreadable folder: the caller says what is wrong with it
+        return False
+    unread = [f for f in near if f.suffix == ".json" and f.is_file() and _cannot_read(f) is not None]  # may be logs
+    return bool(unread) or any(f.suffix == ".eval" or (f.suffix == ".json" and is_inspect_log(f)) for f in near)
+
+
+def inspect_log_files(path: str | Path) -> list[Path]:
+    """The Inspect AI logs at ``path``: the file itself, or every log in the folder and its folders
+    (:func:`log_folder_files`).
+
+    Raises
+    ------
+    OloproofError
+        When ``path`` is neither an Inspect log nor a folder holding one.
+    """
+    p = Path(path)
+    problem = folder_problem(p)
+    if problem is not None:
+        raise OloproofError(f"{p}: {problem}; give an Inspect AI log or a folder of logs you can read")
+    if p.is_file():
+        unread = _cannot_read(p)
+        if unread is not None:
+            raise OloproofError(f"{p}: {unread}; give an Inspect AI log you can read")
+        if not is_inspect_log(p):
+            raise OloproofError(f"{p}: not an Inspect AI log (an .eval or .json eval log)")
+        return [p]
+    if p.is_dir():
+        near = log_folder_files(p)
+        for f in near:  # a log that cannot be read, left out, would judge the folder on part of its samples
+            unread = _cannot_read(f) if f.suffix in (".eval", ".json") and f.is_file() else None
+            if unread is not None:
+                raise OloproofError(f"{f}: {unread}; a log of this folder that cannot be read would leave its samples "
+                                    "out: make it readable, or move it out of the folder")
+        found = [f for f in near if f.suffix in (".eval", ".json") and is_inspect_log(f)]
+        damaged = [f for f in near if f.suffix == ".eval" and f not in found]
+        if damaged:  # an .eval is a log by its name: skipping it would judge the folder on the others
+            raise OloproofError(f"{damaged[0]}: not a readable Inspect AI log (an .eval log is a zip archive with "
+                                "header.json); repair or remove it, or read the other logs one by one")
+        if not found:
+            raise OloproofError(f"{p}: no Inspect AI log (.eval or .json) in this folder or its folders (two levels "
+                                "are read: Inspect AI writes its logs flat into its log folder)")
+        return found
+    if p.exists():  # a FIFO, a socket, a device: never opened (reading a FIFO would wait for a writer)
+        raise OloproofError(f"{p}: not a regular file or folder; give an Inspect AI log (an .eval or .json file) "
+                            "or a folder of logs")
+    raise OloproofError(f"{p}: no such file or folder")

@@ -1,0 +1,180 @@
+"""Which files are Inspect AI logs, and the guard before inspect-ai reads one
+(:mod:`oloproof_nb._analysis.inspect_files`); reading whole logs is tested in test_inspect_log.py."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import oloproof_nb as op
+from oloproof_nb._analysis.inspect_files import is_inspect_log
+
+
+def _depth(value: Any) -> int:
+    """Nesting by hand: 0 for a scalar, one more than the deepest child for a list or dict."""
+    children = list(value.values()) if isinstance(value, dict) else value if isinstance(value, list) else None
+    return 0 if children is None else 1 + max((_depth(c) for c in children), default=0)
+
+
+_tricky = st.text(alphabet='[]{}"\\ab', max_size=8)  # brackets, quotes and backslashes inside strings
+_json = st.recursive(st.none() | st.integers() | _tricky,
+                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_tricky, inner, max_size=3),
+                     max_leaves=30)
+
+
+@given(_json)
+@settings(max_examples=300, deadline=None)
+def test_json_depth_counts_brackets_outside_strings_as_a_hand_count(value: Any) -> None:
+    from oloproof_nb._analysis.inspect_files import json_depth
+
+    for text in (json.dumps(value), json.dumps(value, indent=2, ensure_ascii=False)):
+        assert json_depth(text.encode("utf-8")) == _depth(value)
+
+
+@given(st.dictionaries(_tricky, _json, max_size=4))
+@settings(max_examples=300, deadline=None)
+def test_top_keys_are_the_keys_json_reads_at_the_top_of_the_object(value: dict[str, Any]) -> None:
+    """Mutation round 31: the keys ``_top_keys`` finds in a whole JSON object are those ``json.loads`` reads at its
+    top, as written (quoted, escapes kept), with lists and objects of any nesting before and after them."""
+    from oloproof_nb._analysis.inspect_files import _top_keys
+
+    for text in (json.dumps(value), json.dumps(value, indent=2, ensure_ascii=False)):
+        assert _top_keys(text.encode("utf-8")) == {json.dumps(k).encode("utf-8") for k in json.loads(text)}
+
+
+@pytest.mark.parametrize("sign", ["", "-"])
+def test_the_digits_a_log_may_hold_are_the_ones_python_converts(tmp_path: Path, sign: str) -> None:
+    """The docstring's and the error line's 4,300: an integer of as many digits as ``int()`` converts (Python's own
+    limit, 4,300 by default) is read; one digit more, which ``int()`` refuses and ijson's C parser crashed on
+    (SIGSEGV), is refused; so is its negative."""
+    from oloproof_nb._analysis.inspect_files import check_log_nesting
+
+    limit = sys.get_int_max_str_digits()
+    assert int("9" * limit) > 0
+    with pytest.raises(ValueError):
+        int("9" * (limit + 1))
+    fine, huge = tmp_path / "fine.json", tmp_path / "huge.json"
+    fine.write_text('{"a": ' + sign + "9" * limit + "}", encoding="utf-8")
+    huge.write_text('{"a": ' + sign + "9" * (limit + 1) + "}", encoding="utf-8")
+    check_log_nesting(fine)
+    with pytest.raises(op.OloproofError, match=rf"holds a number whose integer part runs past {limit:,} digits"):
+        check_log_nesting(huge)
+
+
+#: Numbers at the digit cap (sys.get_int_max_str_digits(), 4,300 ones in place of ``{ones}``), and whether each is an
+#: integer Python refuses to read. By hand with ijson 3.6 (yajl2_c): 4,300 digits read as an int, 4,301 (or
+#: -4,301) ended the process with SIGSEGV, a 4,301-digit exponent or fraction raised decimal.InvalidOperation or
+#: read as a Decimal (no crash).
+DIGIT_CAP = [("{ones}", False), ("1{ones}", True), ("-1{ones}", True), ("[7, 1{ones}]", True),
+             ("1e1{ones}", False), ("1E-1{ones}", False), ("2e+1{ones}", False), ("0.1{ones}", False)]
+
+
+@pytest.mark.parametrize(("number", "refused"), DIGIT_CAP, ids=[n.replace("{ones}", "…") for n, _ in DIGIT_CAP])
+def test_a_number_is_refused_from_one_digit_past_what_python_reads_as_an_integer(tmp_path: Path, number: str,
+                                                                                 refused: bool) -> None:
+    """Mutation round 35: the cap's boundary (a run of 4,301 digits is refused, one of 4,300 is not) and a long
+    exponent, which is no integer, are not tested elsewhere (the review R26 test has 5,001 digits and a fraction).
+    The outside reference is Python's ``int()``: what it refuses is what crashed ijson's C parser."""
+    from oloproof_nb._analysis.inspect_files import check_log_nesting
+
+    limit = sys.get_int_max_str_digits()
+    text = number.format(ones="1" * limit)  # "1{ones}": one digit more than the cap
+    integer = text.strip("[]").split(", ")[-1]
+    if re.fullmatch(r"-?\d+", integer):  # the reference: an integer Python reads, or refuses (ValueError)
+        try:
+            int(integer)
+            assert not refused
+        except ValueError:
+            assert refused
+    else:
+        assert not refused
+        float(integer)  # an exponent or a fraction: Python reads a float, however long
+    log = tmp_path / "log.json"
+    log.write_text('{"version": 2, "eval": {"n": ' + text + "}}", encoding="utf-8")
+    if refused:
+        with pytest.raises(op.OloproofError) as info:
+            check_log_nesting(log)
+        assert str(info.value) == (f"{log}: holds a number whose integer part runs past {limit:,} digits (Python's "
+                                   "limit for reading text as an integer); not an Inspect AI log oloproof reads")
+    else:
+        check_log_nesting(log)  # handed to inspect-ai, which says what it makes of it
+
+
+def test_an_integer_at_the_cap_beside_a_longer_run_of_fraction_digits_is_read(tmp_path: Path) -> None:
+    """Mutation round 36: a log is refused for a run of digits longer than the cap only when that run is an
+    integer's. Here the longest run (4,301 digits) is a fraction's, and the only integer has 4,300 digits, which
+    ``int()`` reads: nothing to refuse (a refusal keyed to 4,300 digits once a longer run was found anywhere refused
+    it). The reference is Python's own ``int()`` and ``float()``."""
+    from oloproof_nb._analysis.inspect_files import check_log_nesting
+
+    limit = sys.get_int_max_str_digits()
+    integer, fraction = "9" * limit, "0." + "1" * (limit + 1)
+    assert int(integer) > 0 and 0 < float(fraction) < 1  # both read by Python: no integer past the cap
+    log = tmp_path / "log.json"
+    log.write_text('{"version": 2, "eval": {"n": ' + integer + ', "f": ' + fraction + "}}", encoding="utf-8")
+    check_log_nesting(log)  # handed to inspect-ai
+
+
+_HEADER = json.dumps({"eval": {"run_id": "r1", "task": "refunds"}, "plan": {}}, sort_keys=True)
+
+
+@pytest.mark.parametrize(("text", "is_log"), [
+    (_HEADER, True),
+    (_HEADER.replace('"run_id"', '"run"'), False),  # no "run_id": a JSON file of another tool
+    (_HEADER.replace('"task"', '"tasks"'), False),  # no "task"
+    ("// settings\n" + _HEADER, False),  # not a JSON object from its first byte (JSON with a comment)
+    (json.dumps({"runs": {"eval": {"run_id": "r1", "task": "refunds"}}}, sort_keys=True), False),  # one level down
+], ids=["log", "no-run_id", "no-task", "comment-first", "nested"])
+def test_a_json_file_with_sorted_keys_is_a_log_only_with_eval_at_its_top_naming_run_id_and_task(
+        tmp_path: Path, text: str, is_log: bool) -> None:
+    """Mutation round 31: the rule ``is_inspect_log``'s docstring gives for a log whose keys are in another order,
+    each part of it on its own."""
+    path = tmp_path / "log.json"
+    path.write_text(text, encoding="utf-8")
+    assert is_inspect_log(path) is is_log
+
+
+def test_a_log_that_cannot_be_read_is_named_not_left_out_nor_called_no_log(tmp_path: Path) -> None:
+    """A log file without read permission (mode 000): given alone it was "not an Inspect AI log", and in a folder
+    it was left out without a word, the folder judged on its other logs (a folder of two shards gated on one; review
+    R50). Now each is one error naming the file and why; a folder holding only such a .json is taken for logs."""
+    from _processes import without_root_powers
+
+    prefix = without_root_powers()
+    if prefix is None:
+        pytest.skip("no way to run bound by file modes here (root without unshare -U, or Windows)")
+    header = json.dumps({"version": 2, "status": "success", "eval": {"task": "t", "run_id": "r"}})
+    both, alone = tmp_path / "both", tmp_path / "alone"
+    for folder in (both, alone):
+        folder.mkdir()
+        (folder / "locked.json").write_text(header, encoding="utf-8")
+        (folder / "locked.json").chmod(0)
+    (both / "readable.json").write_text(header, encoding="utf-8")
+    evals = tmp_path / "evals"  # an .eval is a log by its name: one that cannot be read is named so, not "damaged"
+    evals.mkdir()
+    (evals / "readable.json").write_text(header, encoding="utf-8")
+    (evals / "locked.eval").write_bytes(b"PK")
+    (evals / "locked.eval").chmod(0)
+    script = ("import sys\nfrom pathlib import Path\nfrom oloproof_nb._analysis import inspect_files\n"
+              "for path in sys.argv[1:]:\n"
+              "    try:\n        print([f.name for f in inspect_files.inspect_log_files(path)])\n"
+              "    except Exception as exc:\n        print(f'{type(exc).__name__}: {exc}')\n"
+              "print(inspect_files.is_inspect_source(Path(sys.argv[-1])))\n")
+    paths = [str(both / "locked.json"), str(both), str(evals), str(alone)]
+    done = subprocess.run([*prefix, sys.executable, "-c", script, *paths], capture_output=True, text=True, timeout=120)
+    refused = ("cannot read: Permission denied; a log of this folder that cannot be read would leave its samples "
+               "out: make it readable, or move it out of the folder")
+    assert done.stdout.splitlines() == [
+        f"OloproofError: {both / 'locked.json'}: cannot read: Permission denied; give an Inspect AI log you can read",
+        f"OloproofError: {both / 'locked.json'}: {refused}",
+        f"OloproofError: {evals / 'locked.eval'}: {refused}",
+        f"OloproofError: {alone / 'locked.json'}: {refused}",
+        "True"], done.stderr

@@ -1,0 +1,70 @@
+"""A sample as a case record (:mod:`oloproof_nb._analysis.inspect_records`): its digest, its cluster; reading whole
+logs is tested in test_inspect_log.py."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+import oloproof_nb as op
+
+
+def test_a_sample_whose_sandbox_start_changed_is_another_case() -> None:
+    """The digest held {id, input, target, metadata}: a sample whose setup script or files changed (its
+    sandbox's initial state) was paired with the old one. A sample without them keeps the old digest (by hand)."""
+    from inspect_ai.dataset import Sample
+
+    from oloproof_nb._analysis.inspect_records import sample_digest
+    from oloproof_nb._core.canonical import canonical_json
+
+    plain = Sample(input="refund o1", target="refunded", id="s1")
+    by_hand = hashlib.sha256(canonical_json({"id": "s1", "input": "refund o1", "target": "refunded",
+                                             "metadata": {}}).encode("utf-8")).hexdigest()
+    assert sample_digest(plain) == by_hand
+    a = Sample(input="refund o1", target="refunded", id="s1", setup="echo world=A > /w", files={"db.json": "{}"})
+    for other in (Sample(input="refund o1", target="refunded", id="s1", setup="rm -rf /w", files={"db.json": "{}"}),
+                  Sample(input="refund o1", target="refunded", id="s1", setup="echo world=A > /w",
+                         files={"db2.json": "{}"}),
+                  plain):
+        assert sample_digest(a) != sample_digest(other)
+
+
+def test_a_sample_whose_sandbox_changed_is_another_case() -> None:
+    """The sandbox a sample starts in is part of its initial state, as setup and files are: another sandbox
+    configuration is another case (the existing test changes setup and files only)."""
+    from inspect_ai.dataset import Sample
+
+    from oloproof_nb._analysis.inspect_records import sample_digest
+
+    a = Sample(input="refund o1", target="refunded", id="s1", sandbox=("docker", "compose-a.yaml"))
+    b = Sample(input="refund o1", target="refunded", id="s1", sandbox=("docker", "compose-b.yaml"))
+    plain = Sample(input="refund o1", target="refunded", id="s1")
+    assert sample_digest(a) != sample_digest(b)
+    assert sample_digest(a) != sample_digest(plain)
+
+
+@pytest.mark.parametrize("alike", ["billing\u200b", "billing ", "bil\u00adling"])
+def test_cluster_values_that_read_alike_are_refused(alike: str, tmp_path: Path) -> None:
+    """Review G8 refused case-file clusters that read as another (a zero-width space, a trailing space); the
+    values of an Inspect AI log's ``--cluster`` key are the same kind of name: ``billing`` and ``billing`` + U+200B
+    counted as two independent clusters while every table showed one. Values that read apart are kept."""
+    from types import SimpleNamespace
+
+    from oloproof_nb._analysis.inspect_records import _Reader
+
+    reader = _Reader("topic", None, None, None)
+    log = tmp_path / "a.eval"
+
+    def sample(topic: str) -> SimpleNamespace:
+        return SimpleNamespace(events=[], metadata={"topic": topic})
+
+    for epoch in (1, 2):  # a sample's epochs share its value: no clash with itself
+        assert reader._cluster(log, "s1", epoch, sample("billing"), {}) == "billing"
+    assert reader._cluster(log, "s2", 1, sample("Billing"), {}) == "Billing"  # reads apart: kept
+    with pytest.raises(op.OloproofError) as info:
+        reader._cluster(log, "s3", 1, sample(alike), {})
+    message = str(info.value)
+    assert message.startswith(f"{log}: cluster='topic': sample 's3' has topic {alike!r}, which reads as the cluster "
+                              "'billing' at sample 's1': they differ only in invisible characters"), message
