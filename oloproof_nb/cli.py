@@ -865,9 +865,12 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     for line in reason_lines(table, width, plain=_COMPARE_PLAIN):  # as the gate prints its reasons
         print(line)
     if table["reason"].str.startswith(APPROXIMATE_NOT_ALLOWED).any():  # one key fixes it: say which, once
-        where = (f"{args.release}" if args.release else "the candidate run's release.yaml (stored when it started: "
-                                                        "give one that does with --release to compare these runs, "
-                                                        "or set it for the next run)")
+        give = "give one that does with --release to compare these runs"
+        # a candidate made without a release.yaml is compared under the defaults: the note named its release.yaml
+        where = (f"{args.release}" if args.release else
+                 f"the candidate run's release.yaml (stored when it started: {give}, or set it for the next run)"
+                 if candidate.release is not None else
+                 f"the default release configuration (the candidate run has no release.yaml: {give})")
         _print_wrapped(approximate_note(where, PAIRED_CLUSTERED), width)
     for note in cmp.notes:  # notes name criteria and copies
         _print_wrapped(f"note: {note}", width)

@@ -233,6 +233,14 @@ def test_a_clustered_run_not_allowed_approximate_intervals_is_told_which_key_to_
             "allow_approximate_methods false → true, min_clusters 20 → 10") in out
     assert main(["run", str(folder), "--out", str(tmp_path / "once"), "--quiet"]) == 0  # unclustered: no word
     assert "the run is clustered" not in capsys.readouterr().out
+    strict = tmp_path / "a;b" / "release.yaml"  # a --release path holding `;`: the table keeps the bare code
+    strict.parent.mkdir()
+    strict.write_text(yaml.safe_dump(RELEASE), encoding="utf-8")
+    assert main(["gate", str(tmp_path / "out"), "--release", str(strict)]) == 1
+    out = " ".join(capsys.readouterr().out.split())
+    assert "answer_matches: approximate_methods_not_allowed (" not in out  # the whole reason is in the note only
+    assert "approximate_methods_not_allowed;b" not in out and out.count("does not allow clustered") == 1
+    assert f"and {strict} does not allow clustered (approximate) intervals" in out
 
 
 def test_run_exits_1_when_a_criterion_fails(make_suite, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -427,3 +427,21 @@ def test_a_clustered_comparison_not_allowed_approximate_intervals_is_told_which_
                                        "regression": {"margin": 0.2}}), encoding="utf-8")
     assert main(["compare", str(base), str(again), "--release", str(allowed)]) == 0  # 72 rows in 24 clusters
     assert "does not allow clustered" not in capsys.readouterr().out
+
+
+def test_a_clustered_comparison_of_runs_without_a_release_yaml_names_the_defaults(
+        make_suite: Callable[..., Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Review F49: runs of a suite with no release.yaml are compared under the default settings, yet the note under
+    the table said "the candidate run's release.yaml (stored when it started …)", a file that does not exist (the
+    library's reason said the defaults). It names the defaults now, as ``op.compare`` does."""
+    cases = [{"id": f"c{i:02d}", "input": {"tag": str(i), "answer": "ok"}, "expected": {"answer": "ok"}}
+             for i in range(24)]
+    suite = op.load_suite(make_suite(cases, evaluators=[{"type": "answer_matches"}]))
+    assert suite.release is None
+    base, again = (op.run(suite, system=Answerer, out=tmp_path / name, epochs=3, progress=False).directory
+                   for name in ("base", "again"))
+    assert main(["compare", str(base), str(again)]) == 1
+    text = " ".join(capsys.readouterr().out.split())
+    assert ("and the default release configuration (the candidate run has no release.yaml: give one that does "
+            "with --release to compare these runs) does not allow clustered (approximate) intervals") in text
+    assert "release.yaml (stored when" not in text and text.count("does not allow clustered") == 1

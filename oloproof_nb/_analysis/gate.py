@@ -43,6 +43,7 @@ from __future__ import annotations
 import difflib
 import math
 import os
+import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -1493,6 +1494,10 @@ def _content_unchecked(run: Run) -> str:
             "empty one included, was verified")
 
 
+#: How :func:`approximate_note` ends: :func:`bare_approximate` cuts the reason up to it.
+_APPROXIMATE_END = "`allow_approximate_methods: true` decides them (README section 6)"
+
+
 def approximate_note(where: str, clustered: str = "the run is clustered") -> str:
     """Why a clustered run's gated criteria are :data:`APPROXIMATE_NOT_ALLOWED` and which key decides them, ``where``
     naming the release settings (``release.yaml``, ``the run's release.yaml (stored when …)``); ``clustered`` says
@@ -1503,8 +1508,7 @@ def approximate_note(where: str, clustered: str = "the run is clustered") -> str
     give settings with ``--release``).
     """
     return (f"{clustered} (a case's epochs, a copy and its source, or cases given one cluster share a "
-            f"cluster), and {where} does not allow clustered (approximate) intervals: "
-            "`allow_approximate_methods: true` decides them (README section 6)")
+            f"cluster), and {where} does not allow clustered (approximate) intervals: {_APPROXIMATE_END}")
 
 
 def approximate_reason(release: ReleaseLike | None, stored: bool = True,
@@ -1532,8 +1536,18 @@ def approximate_reason(release: ReleaseLike | None, stored: bool = True,
 
 def bare_approximate(reasons: pd.Series) -> pd.Series:
     """``reasons`` with each :func:`approximate_reason` cut back to its code (what follows a ``;`` kept): for a
-    table whose note says the key once, below it (``oloproof gate``, ``oloproof compare``), not once a row."""
-    return reasons.str.replace(f"^{APPROXIMATE_NOT_ALLOWED}: [^;]*", APPROXIMATE_NOT_ALLOWED, regex=True)
+    table whose note says the key once, below it (``oloproof gate``, ``oloproof compare``), not once a row.
+
+    The cut ends where the note does, not at the first ``;``: a ``--release`` path holding one (``a;b/release.yaml``)
+    left ``approximate_methods_not_allowed;b/release.yaml does not allow …`` in the table.
+
+    Examples
+    --------
+    >>> bare_approximate(pd.Series([approximate_reason("a;b/release.yaml") + "; 3 epochs", "all_missing"])).tolist()
+    ['approximate_methods_not_allowed; 3 epochs', 'all_missing']
+    """
+    cut = f"(?s)^{re.escape(APPROXIMATE_NOT_ALLOWED)}: .*?{re.escape(_APPROXIMATE_END)}"
+    return reasons.str.replace(cut, APPROXIMATE_NOT_ALLOWED, regex=True)
 
 
 def _decide(row: dict[str, Any], threshold: float | None, cfg: ReleaseConfig, clustered: bool, ev: Any,

@@ -550,8 +550,35 @@ def defined_elsewhere(root: Path, target: Any) -> str | None:
                 why = foreign_copy(root, value.__name__, file if isinstance(file, str) else None)
             elif inspect.isclass(value) or inspect.isfunction(value):
                 why = _names_elsewhere(root, value)
+        if why is None:
+            why = _imports_elsewhere(root, sys.modules.get(str(names.get("__name__"))))
         if why is not None:
             return why
+    return None
+
+
+def _imports_elsewhere(root: Path, module: Any) -> str | None:
+    """Why a module its import statements name (:func:`_top_imports`) is another folder's copy of one ``root``
+    holds, for ``module`` a module of the suite folder, else None: ``from helpers import ACCEPT`` leaves a set among
+    its names, no module or function (review F49: a second copy of a suite, its checks taking a constant from its
+    own edited ``helpers.py``, judged with the first copy's constant, without a word)."""
+    file = getattr(module, "__file__", None)
+    if not isinstance(module, types.ModuleType) or not isinstance(file, str):
+        return None
+    path = Path(os.path.abspath(file))
+    if not any(folder in p.parents for p in (path, path.resolve()) for folder in (root.absolute(), root.resolve())):
+        return None
+    try:
+        digest = file_digest(path)
+    except OSError:
+        return None
+    for name in _top_imports(path, digest, getattr(module, "__package__", None) or ""):
+        imported = sys.modules.get(name)
+        found = getattr(imported, "__file__", None)
+        if isinstance(imported, types.ModuleType) and isinstance(found, str):
+            why = foreign_copy(root, name, found)
+            if why is not None:
+                return why
     return None
 
 

@@ -165,6 +165,11 @@ def test_approximate_methods_not_allowed(tmp_path: Path) -> None:
     assert row(op.gate(run, release=given))["reason"] == f"approximate_methods_not_allowed: {why.format(given)}"
     assert row(op.gate(run, release=release))["reason"] == (
         f"approximate_methods_not_allowed: {why.format('the release configuration given')}")
+    # a note after the code (the bootstrap replaced) keeps the key right after the code (mutation round F49: only a
+    # bare code was followed by the key in any test)
+    noted = row(op.gate(run, release={**release, "method": "cluster_bootstrap"}))["reason"]
+    assert noted.startswith(f"approximate_methods_not_allowed: {why.format('the release configuration given')}; "
+                            "cluster_t instead of cluster_bootstrap")
 
 
 def test_too_few_clusters(tmp_path: Path) -> None:

@@ -124,6 +124,18 @@ def test_the_room_of_a_cut_name_is_measured_as_written_with_its_escapes() -> Non
     assert cell.startswith("\\|a\\|a") and cell.endswith("…")
 
 
+def test_a_barred_name_as_the_longest_is_cut_to_the_room_its_escapes_leave_and_no_shorter() -> None:
+    """Mutation round F49: the room of the criterion column measured on the names as given (92 characters here,
+    102 as written with its ten ``\\|``) cut the name ten characters more than it had to (a table of 90 columns),
+    and no test saw it. By hand: the other columns take 63 of the 100 (``| `` and `` | 48 | 40   | 1    | 0.833 |
+    0.700–0.920 | 0.900 | PASS    |``), so the name keeps 37 as written: ten ``\\|a``, ``recove`` and ``…``."""
+    barred = "|a" * 10 + LONG_NAME
+    lines = gate_table_text(_gate([{"criterion": barred}, {"criterion": "b"}], "PASS")).splitlines()
+    table = lines[:4]  # the line giving the cut name whole starts with its `|` too
+    assert {len(line) for line in table} == {100}
+    assert re.split(r"(?<!\\)\|", table[2])[1].strip() == "\\|a" * 10 + "recove…"
+
+
 def _ended(rows: list[tuple[str, str, str | None]]) -> Any:
     """A run whose ``cases`` frame holds ``rows`` of (case id, status, error): all ``case_error_lines`` reads."""
     from types import SimpleNamespace

@@ -390,6 +390,12 @@ def test_error_messages_say_what_is_allowed(make_suite: Callable[..., Path]) -> 
     with pytest.raises(CaseFileError, match=r"line 2: case 'c2' has no input field 'message' \(its input holds "
                                             r"'item'\), which metamorphic transform 't'"):
         op.load_suite(root)
+    # at most 8 of its fields are listed (mutation round F49: the cap was untested); 10 here, the first 8 by hand
+    many = {"id": "c2", "input": {f"f{k}": "x" for k in range(10)}}
+    root = mm_suite(make_suite, [case("c1"), many], [transform("t", "")], [_rel("same_state", "t")])
+    with pytest.raises(CaseFileError, match=r"has no input field 'message' \(its input holds 'f0', 'f1', 'f2', 'f3', "
+                                            r"'f4', 'f5', 'f6', 'f7', …\), which"):
+        op.load_suite(root)
 
 
 @pytest.mark.parametrize("at", [3, 1])
