@@ -471,10 +471,27 @@ class Suite:
         calls, whichever way its suite was loaded)."""
         needed = {spec for ev in self.config.evaluators for _, spec in ev.user_code()}
         if self.code_loaded and needed <= set(self.checks) and set(self.validators) == set(self.config.validators):
+            self._refuse_edited_code()
             return self
         code = load_user_code(self.root, self.config, self.root / SUITE_FILE)
         return replace(self, validators=code.validators, checks=code.checks,
                        digests={**self.digests, **code.digests}, code_loaded=True)
+
+    def _refuse_edited_code(self) -> None:
+        """Raise :class:`ConfigError` when a file of a check's or a validator's code (its own, or a module of the
+        suite folder it imports) changed since this suite loaded it: a run would judge with the code imported then,
+        under digests that name it, while the folder holds other code (as :meth:`resolve_system` refuses the
+        system's). Loading the suite again takes the new code, or says to restart the process when Python keeps
+        the old import."""
+        keys = _code_keys(self.config)
+        named = {self.config.validators[name]: fn for name, fn in self.validators.items()}
+        for spec, fn in [*named.items(), *self.checks.items()]:
+            changed = stale_function(fn) or stale_import(self.root, fn)
+            if changed is not None:
+                raise ConfigError(self.root / SUITE_FILE, keys.get(spec, spec),
+                                  f"{changed} changed since this suite was loaded, and the suite holds {spec} as it "
+                                  "was imported then: a run would judge with the old code; load the suite again "
+                                  "(op.load_suite) and run that one")
 
     def manifest_config(self) -> dict[str, Any]:
         """What a run directory keeps of the suite, so frames and the gate rebuild without it."""
@@ -515,6 +532,16 @@ def changed_digests(expected: Mapping[str, str], found: Mapping[str, str]) -> li
     return [f"the code of {n.removeprefix(CODE_KEY)}" if n.startswith(CODE_KEY) else n for n in names]
 
 
+def _code_keys(config: SuiteConfig) -> dict[str, str]:
+    """The key of oloproof.yaml that names each ``module:function`` of the suite's own code: ``validators.<name>``
+    or ``evaluators[i].<option>`` (the last that names it)."""
+    keys = {spec: f"validators.{name}" for name, spec in config.validators.items()}
+    for i, ev in enumerate(config.evaluators):
+        for option, spec in ev.user_code():
+            keys[spec] = f"evaluators[{i}].{option}"
+    return keys
+
+
 def load_user_code(root: Path, config: SuiteConfig, suite_file: Path) -> UserCode:
     """Import a suite's registered validators and python checks (a wrong name fails here, not in the middle
     of a run) and digest their code, which a run records with the suite's other digests: ``--resume`` refuses
@@ -526,12 +553,9 @@ def load_user_code(root: Path, config: SuiteConfig, suite_file: Path) -> UserCod
         Naming ``suite_file`` and ``validators.<name>`` or ``evaluators[i].<option>``.
     """
     validators = load_validators(root, config.validators, suite_file)
-    checks: dict[str, Callable[..., Any]] = {}
-    keys = {spec: f"validators.{name}" for name, spec in config.validators.items()}
-    for i, ev in enumerate(config.evaluators):
-        for option, spec in ev.user_code():
-            keys[spec] = f"evaluators[{i}].{option}"
-            checks[spec] = load_check(root, spec, suite_file, keys[spec])
+    keys = _code_keys(config)
+    checks = {spec: load_check(root, spec, suite_file, keys[spec])
+              for ev in config.evaluators for _, spec in ev.user_code()}
     digests = {}
     for spec, fn in [*((config.validators[name], fn) for name, fn in validators.items()), *checks.items()]:
         elsewhere = defined_elsewhere(root, fn)
