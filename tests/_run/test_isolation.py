@@ -35,6 +35,7 @@ from _reliability_systems import (
 from _stopped_runs import finish_note, stopped_run_note
 
 import oloproof_nb as op
+from oloproof_nb._config.suite import Suite
 from oloproof_nb.errors import ConfigError, OloproofError
 
 
@@ -315,7 +316,8 @@ def test_why_it_exists_a_thread_timeout_cannot_stop_a_call_holding_the_gil() -> 
     assert waited > 0.1 and waited >= 0.8 * (ends[0] - t0)  # …and the 0.02 s timeout fired only when it was done
 
 
-def test_a_worker_refuses_check_code_edited_after_the_suite_loaded(make_suite, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_worker_refuses_check_code_edited_after_the_suite_loaded(make_suite, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """A worker process imports the suite's checks again: edited since load_suite, it would judge by code the
     run's digests do not describe. It refuses, as it refuses a system whose code changed."""
     cases = [{"id": f"c{i}", "input": {"answer": "ok", "n": i}} for i in range(3)]
@@ -327,8 +329,14 @@ def test_a_worker_refuses_check_code_edited_after_the_suite_loaded(make_suite, t
     assert list(run.verdicts["verdict"]) == ["fail"] * 3  # unedited: the worker judges by the loaded check
     (root / "checks.py").write_text("def done(case, initial_state, final_state, trajectory):\n    return True\n",
                                     encoding="utf-8")
-    with pytest.raises(OloproofError, match=rf"^{root}: the code of checks:done changed since the suite was "
-                                            r"loaded; load the suite again$"):
+    with pytest.raises(OloproofError, match=r"checks\.py changed since this suite was loaded"):
+        op.run(suite, out=tmp_path / "early", progress=False, isolation="process")  # before it writes (F49)
+    assert not (tmp_path / "early").exists()
+    # an edit the run's own check does not see (made once it has passed it): the worker refuses it as before
+    with monkeypatch.context() as patch, pytest.raises(OloproofError, match=rf"^{root}: the code of checks:done "
+                                                                            r"changed since the suite was loaded; "
+                                                                            r"load the suite again$"):
+        patch.setattr(Suite, "_refuse_edited_code", lambda self: None)
         op.run(suite, out=tmp_path / "run", progress=False, isolation="process")
 
 

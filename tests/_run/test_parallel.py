@@ -24,6 +24,7 @@ import pytest
 import yaml
 
 import oloproof_nb as op
+from oloproof_nb._config.suite import Suite
 from oloproof_nb._run import timeouts as services
 from oloproof_nb._run.timeouts import CaseTimeout, call_with_timeout
 from oloproof_nb.errors import CaseFileError, ConfigError, LabelFileError, OloproofError
@@ -420,7 +421,8 @@ def test_a_worker_refuses_a_suite_folder_that_differs(tmp_path: Path) -> None:
     assert "oloproof.yaml differ from the run's" in message and "load it again" in message and "\n" not in message
 
 
-def test_executor_workers_judge_by_the_checks_the_run_loaded(make_suite, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_executor_workers_judge_by_the_checks_the_run_loaded(make_suite, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     """A worker loads the suite again: checks.py edited after load_suite is refused by name (it said "every worker
     needs the same suite folder", which it had), and a suite loaded without importing its code runs (its workers'
     code digests were compared with none and refused every time)."""
@@ -431,8 +433,15 @@ def test_executor_workers_judge_by_the_checks_the_run_loaded(make_suite, tmp_pat
     suite = op.load_suite(root)
     (root / "checks.py").write_text("def done(case, initial_state, final_state, trajectory):\n    return False\n",
                                     encoding="utf-8")
-    with ThreadPoolExecutor(max_workers=2) as pool, pytest.raises(OloproofError) as err:
-        op.run(suite, executor=pool, out=tmp_path / "edited", progress=False)
+    with ThreadPoolExecutor(max_workers=2) as pool, pytest.raises(OloproofError, match=r"checks\.py changed since "
+                                                                                       r"this suite was loaded"):
+        op.run(suite, executor=pool, out=tmp_path / "edited", progress=False)  # refused before it writes (F49)
+    assert not (tmp_path / "edited").exists()
+    # an edit the run's own check does not see (made once it has passed it): the workers refuse it as before
+    with monkeypatch.context() as patch, ThreadPoolExecutor(max_workers=2) as pool, \
+            pytest.raises(OloproofError) as err:
+        patch.setattr(Suite, "_refuse_edited_code", lambda self: None)
+        op.run(suite, executor=pool, out=tmp_path / "edited-later", progress=False)
     assert "the code of checks:done differ from the run's" in str(err.value)
     lazy = op.load_suite(root, import_system_now=False)
     with ThreadPoolExecutor(max_workers=2) as pool:

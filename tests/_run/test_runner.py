@@ -541,14 +541,19 @@ def _digest_of(code: str) -> str:
 
 def test_a_run_judges_by_the_check_it_loaded_and_records_its_code(make_suite, tmp_path: Path) -> None:
     """checks.py edited after load_suite (a notebook re-running a cell later): the run used to import the
-    edited file on its first case, so its verdicts came from code no digest described."""
+    edited file on its first case, so its verdicts came from code no digest described. Then it judged with the
+    check as loaded, which the user had just changed: now the run is refused (review F49), and a suite loaded
+    again runs the edited check and records its code."""
     root = _check_suite(make_suite, STRICT_CHECK)
     suite = op.load_suite(root)
     assert suite.digests["code:checks:done"] == _digest_of(STRICT_CHECK)
+    assert list(op.run(suite, out=tmp_path / "first", progress=False).verdicts["verdict"]) == ["fail", "pass"] * 3
     (root / "checks.py").write_text(LOOSE_CHECK, encoding="utf-8")
-    run = op.run(suite, out=tmp_path / "run", progress=False)
-    assert list(run.verdicts["verdict"]) == ["fail", "pass"] * 3  # the strict check, as loaded
-    assert run.manifest.digests["code:checks:done"] == _digest_of(STRICT_CHECK)
+    with pytest.raises(op.OloproofError, match=r"checks\.py changed since this suite was loaded"):
+        op.run(suite, out=tmp_path / "run", progress=False)
+    assert not (tmp_path / "run").exists()
+    run = op.run(op.load_suite(root), out=tmp_path / "again", progress=False)
+    assert run.manifest.digests["code:checks:done"] == _digest_of(LOOSE_CHECK)
 
 
 def _finished_then_reopened(root: Path, out: Path) -> dict[str, Any]:
