@@ -711,6 +711,7 @@ def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, 
         abrupt_ends,
         abrupt_ends_note,
         approximate_note,
+        approximate_where,
         bare_approximate,
         relaxed_note,
     )
@@ -748,8 +749,7 @@ def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, 
     if g.unscored:  # rows left out of every criterion: a release manager reading a PASS should know
         _print_wrapped(unscored_note(g.unscored, broken=g.unscored_broken), width)
     if approximate:  # one key fixes it: say which, once
-        where = (f"{release}" if release else "its release.yaml (stored when the run started: give one that does "
-                                              "with --release to gate this run, or set it for the next run)")
+        where = approximate_where(release, result.release is not None, "--release to gate this run")
         _print_wrapped(approximate_note(where), width)
     if g.table["reason"].str.startswith("transform_not_checked").any():  # which labels hold the relation back
         # where a label goes: the suite folder's file (None: an Inspect AI log, with no folder of its own)
@@ -835,6 +835,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         APPROXIMATE_NOT_ALLOWED,
         PAIRED_CLUSTERED,
         approximate_note,
+        approximate_where,
         bare_approximate,
         weaker_count,
     )
@@ -865,12 +866,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     for line in reason_lines(table, width, plain=_COMPARE_PLAIN):  # as the gate prints its reasons
         print(line)
     if table["reason"].str.startswith(APPROXIMATE_NOT_ALLOWED).any():  # one key fixes it: say which, once
-        give = "give one that does with --release to compare these runs"
-        # a candidate made without a release.yaml is compared under the defaults: the note named its release.yaml
-        where = (f"{args.release}" if args.release else
-                 f"the candidate run's release.yaml (stored when it started: {give}, or set it for the next run)"
-                 if candidate.release is not None else
-                 f"the default release configuration (the candidate run has no release.yaml: {give})")
+        where = approximate_where(args.release, candidate.release is not None, "--release to compare these runs",
+                                  "the candidate run")
         _print_wrapped(approximate_note(where, PAIRED_CLUSTERED), width)
     for note in cmp.notes:  # notes name criteria and copies
         _print_wrapped(f"note: {note}", width)

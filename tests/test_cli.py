@@ -217,7 +217,7 @@ def test_a_clustered_run_not_allowed_approximate_intervals_is_told_which_key_to_
     assert main(["run", str(folder), "--out", str(tmp_path / "out"), "--quiet", "--epochs", "3"]) == 1
     text = " ".join(capsys.readouterr().out.split())  # wrapped to the width
     assert ("the run is clustered (a case's epochs, a copy and its source, or cases given one cluster share a "
-            "cluster), and its release.yaml (stored when the run started: give one that does with --release to "
+            "cluster), and the run's release.yaml (stored when it started: give one that does with --release to "
             "gate this run, or set it for the next run) does not allow clustered (approximate) intervals: "
             "`allow_approximate_methods: true` decides them") in text
     # said once, naming --release: each criterion's line keeps the code, not the library's op.gate(run, release=)
@@ -241,6 +241,13 @@ def test_a_clustered_run_not_allowed_approximate_intervals_is_told_which_key_to_
     assert "answer_matches: approximate_methods_not_allowed (" not in out  # the whole reason is in the note only
     assert "approximate_methods_not_allowed;b" not in out and out.count("does not allow clustered") == 1
     assert f"and {strict} does not allow clustered (approximate) intervals" in out
+    # the report says it once too, naming --release (its rows gave the library's op.gate(run, release=...) each)
+    assert main(["report", str(tmp_path / "out"), "--out", str(tmp_path / "report.md")]) == 1
+    report = " ".join((tmp_path / "report.md").read_text(encoding="utf-8").split())
+    assert report.count("does not allow clustered") == 1 and "op.gate(run" not in report
+    assert ("the run's release.yaml (stored when it started: give one that does with --release to report on this "
+            "run, or set it for the next run)") in report
+    assert "| approximate_methods_not_allowed; degenerate: all 30 rows pass" in report
 
 
 def test_run_exits_1_when_a_criterion_fails(make_suite, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

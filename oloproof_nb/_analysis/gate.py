@@ -100,7 +100,7 @@ __all__ = ["Gate", "gate", "GATE_COLUMNS", "ClusterSums", "criterion_sums", "sum
            "weaker_count", "RUN_OWN", "abrupt_ends", "abrupt_ends_note", "case_runs", "release_now",
            "warn_release_drift", "relaxed_or_now", "late_findings", "vacuous_findings", "VACUOUS", "fewer_epochs",
            "FEWER_EPOCHS", "release_unreadable", "APPROXIMATE_NOT_ALLOWED", "PAIRED_CLUSTERED", "approximate_note",
-           "approximate_reason", "bare_approximate", "commonest_reason"]
+           "approximate_where", "approximate_reason", "bare_approximate", "commonest_reason"]
 
 GATE_COLUMNS = GATE.names
 #: What the reason of a criterion whose check cannot fail as configured starts with, where a table has no ``vacuous``
@@ -1511,27 +1511,36 @@ def approximate_note(where: str, clustered: str = "the run is clustered") -> str
             f"cluster), and {where} does not allow clustered (approximate) intervals: {_APPROXIMATE_END}")
 
 
+def approximate_where(release: ReleaseLike | None, stored: bool = True,
+                      give: str = "op.gate(run, release=...) to gate this run", run: str = "the run") -> str:
+    """The release settings an :func:`approximate_note` names: a path as given; the settings given in code; for
+    None the run's own release.yaml, or the defaults when it was made without one (``stored`` False). ``give``
+    says how to give other settings (``--release to gate this run`` for the commands) and ``run`` whose release.yaml
+    it is (``the candidate run`` in a comparison).
+
+    One wording for the library's reason (:func:`approximate_reason`), ``oloproof gate``, ``oloproof compare`` and
+    ``oloproof report``, which say it once under their tables.
+    """
+    give = f"give one that does with {give}"
+    if isinstance(release, (str, os.PathLike)):
+        return str(release)
+    if release is not None:
+        return "the release configuration given"
+    if stored:
+        return f"{run}'s release.yaml (stored when it started: {give}, or set it for the next run)"
+    return f"the default release configuration ({run} has no release.yaml: {give})"
+
+
 def approximate_reason(release: ReleaseLike | None, stored: bool = True,
                        give: str = "op.gate(run, release=...) to gate this run", run: str = "the run",
                        clustered: str = "the run is clustered") -> str:
     """The reason of a gated criterion of a clustered run whose release settings do not allow approximate methods:
-    :data:`APPROXIMATE_NOT_ALLOWED`, then :func:`approximate_note` naming the settings ``release`` gave (a path as
-    given; for None the run's own release.yaml, or the defaults when it was made without one: ``stored`` False).
-    ``give`` says how to give other settings, ``run`` whose release.yaml it is and ``clustered`` what is clustered
-    (``op.compare``: ``op.compare(base, candidate, release=...)``, the candidate run, the paired runs).
+    :data:`APPROXIMATE_NOT_ALLOWED`, then :func:`approximate_note` naming the settings (:func:`approximate_where`);
+    ``clustered`` says what is clustered (``op.compare``: the paired runs).
 
     The code alone told a library user nothing of the key to set, where ``oloproof gate`` named it under its table.
     """
-    give = f"give one that does with {give}"
-    if isinstance(release, (str, os.PathLike)):
-        where = str(release)
-    elif release is not None:
-        where = "the release configuration given"
-    elif stored:
-        where = f"{run}'s release.yaml (stored when it started: {give}, or set it for the next run)"
-    else:
-        where = f"the default release configuration ({run} has no release.yaml: {give})"
-    return f"{APPROXIMATE_NOT_ALLOWED}: {approximate_note(where, clustered)}"
+    return f"{APPROXIMATE_NOT_ALLOWED}: {approximate_note(approximate_where(release, stored, give, run), clustered)}"
 
 
 def bare_approximate(reasons: pd.Series) -> pd.Series:

@@ -30,7 +30,17 @@ from markupsafe import Markup
 
 from .._analysis.baseline import Baseline
 from .._analysis.frames import ended_case_runs
-from .._analysis.gate import Gate, ReleaseLike, abrupt_ends, abrupt_ends_note, relaxed_note
+from .._analysis.gate import (
+    APPROXIMATE_NOT_ALLOWED,
+    Gate,
+    ReleaseLike,
+    abrupt_ends,
+    abrupt_ends_note,
+    approximate_note,
+    approximate_where,
+    bare_approximate,
+    relaxed_note,
+)
 from .._analysis.receipts import outcome_summary
 from .._analysis.reduce import epoch_counts, repeated_rows
 from .._analysis.run import Run
@@ -169,7 +179,13 @@ def _gate_section(run: Run, g: Gate, release: ReleaseLike | None) -> Section:
                         "cases, passed the cases whose value is 1, missing the cases whose every epoch is missing, "
                         "and rate is the mean of the cases' values.")
     shown[f"{fmt_level(g.release.confidence)} CI"] = _intervals(g.table)
-    shown = pd.concat([shown, g.table[["method", "threshold", "verdict", "reason", "failing_clusters"]]], axis=1)
+    # the key that decides approximate_methods_not_allowed: said once, here, as `oloproof report` says it (--release)
+    reasons = bare_approximate(g.table["reason"])
+    if reasons.str.startswith(APPROXIMATE_NOT_ALLOWED).any():
+        where = approximate_where(release, run.release is not None, "--release to report on this run")
+        sec.text.append(Plain(_sentence(approximate_note(where))))
+    shown = pd.concat([shown, g.table[["method", "threshold", "verdict", "reason", "failing_clusters"]]
+                       .assign(reason=reasons)], axis=1)
     if "noop_rate" in g.table.columns:
         shown = pd.concat([shown, g.table[["noop_rate", "passes_when_idle"]]], axis=1)
         idle = [str(c) for c, i in zip(g.table["criterion"], g.table["passes_when_idle"], strict=True) if i]
@@ -208,7 +224,8 @@ def _failing_section(run: Run, g: Gate) -> Section | None:
     epochs = max(member.manifest.epochs for member in run.runs) > 1  # a pooled run's epochs are its runs' sum
     pooled = "run_id" in verdicts.columns
     sec = Section("failing", "Cases that did not pass")
-    for position, row in enumerate(g.table.itertuples(index=False), 1):
+    table = g.table.assign(reason=bare_approximate(g.table["reason"]))  # the key to set: said in the gate section
+    for position, row in enumerate(table.itertuples(index=False), 1):
         criterion, reduce = str(row.criterion), str(row.reduce)
         gated_not_passing = row.verdict not in ("PASS", "REPORT_ONLY")
         rows = by_criterion.get(criterion, not_passed.iloc[:0])
