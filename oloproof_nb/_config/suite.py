@@ -57,6 +57,7 @@ from .imports import (
     import_system,
     load_check,
     load_validators,
+    module_file,
     stale_function,
     stale_import,
 )
@@ -481,17 +482,24 @@ class Suite:
         """Raise :class:`ConfigError` when a file of a check's or a validator's code (its own, or a module of the
         suite folder it imports) changed since this suite loaded it: a run would judge with the code imported then,
         under digests that name it, while the folder holds other code (as :meth:`resolve_system` refuses the
-        system's). Loading the suite again takes the new code, or says to restart the process when Python keeps
-        the old import."""
+        system's). Loading the suite again takes the new code when the edited file is the top-level module of the
+        suite folder that ``spec`` names (imported again when it changes); any other file (a helper it imports, a
+        package's module) Python keeps imported, and the message says to restart the process first, as a new load
+        would (:func:`load_user_code`)."""
         keys = _code_keys(self.config)
         named = {self.config.validators[name]: fn for name, fn in self.validators.items()}
         for spec, fn in [*named.items(), *self.checks.items()]:
             changed = stale_function(fn) or stale_import(self.root, fn)
-            if changed is not None:
-                raise ConfigError(self.root / SUITE_FILE, keys.get(spec, spec),
-                                  f"{changed} changed since this suite was loaded, and the suite holds {spec} as it "
-                                  "was imported then: a run would judge with the old code; load the suite again "
-                                  "(op.load_suite) and run that one")
+            if changed is None:
+                continue
+            own = module_file(self.root, spec.split(":", 1)[0])
+            reloads = own is not None and os.path.realpath(own) == os.path.realpath(changed)
+            todo = ("load the suite again (op.load_suite) and run that one" if reloads else
+                    "restart the process (in a notebook: the kernel), load the suite again and run that one (Python "
+                    "keeps that import: a new load in this process would still hold the old code)")
+            raise ConfigError(self.root / SUITE_FILE, keys.get(spec, spec),
+                              f"{changed} changed since this suite was loaded, and the suite holds {spec} as it was "
+                              f"imported then: a run would judge with the old code; {todo}")
 
     def manifest_config(self) -> dict[str, Any]:
         """What a run directory keeps of the suite, so frames and the gate rebuild without it."""

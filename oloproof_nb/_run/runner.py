@@ -66,6 +66,7 @@ from .systems import (
     GIVE_FINGERPRINT,
     NO_FINGERPRINT,
     NO_SETTINGS_FINGERPRINT,
+    KnownCode,
     OtherSystem,
     as_factory,
     build,
@@ -411,12 +412,14 @@ def _thread_systems(suite: Suite, system: Any, workers: int, executor: Executor 
 
     spec = suite.config.system if system is None else None
     first = named(lambda: build(factory, timeout_s))
-    version, fingerprint = named(lambda: identity_of(first, target, root=suite.root, spec=spec, timeout_s=timeout_s))
+    known: KnownCode = {}  # an instance of the first one's classes runs its code: a file saved since is not it
+    version, fingerprint = named(lambda: identity_of(first, target, root=suite.root, spec=spec, timeout_s=timeout_s,
+                                                     known=known))
     replay = named(lambda: replay_fingerprint(first, target, fingerprint))
 
     def rebuild() -> Any:  # a worker's instance, or one replacing an instance a case left stale: checked
         return named(lambda: build_checked(factory, target, (version, fingerprint), root=suite.root, spec=spec,
-                                           timeout_s=timeout_s))
+                                           timeout_s=timeout_s, known=known))
 
     return _Systems(first, rebuild if fresh else None, version, fingerprint, replay, epoch_given(first))
 

@@ -31,7 +31,7 @@ from .sandbox import failure_reason
 from .timeouts import CaseTimeout, call_with_timeout, system_traceback
 
 __all__ = ["as_factory", "build", "release", "version_of", "code_fingerprint", "identity_of", "build_checked",
-           "OtherSystem", "replay_fingerprint", "CODE_SCHEMA", "NO_FINGERPRINT", "NO_SETTINGS_FINGERPRINT",
+           "OtherSystem", "KnownCode", "replay_fingerprint", "CODE_SCHEMA", "NO_FINGERPRINT", "NO_SETTINGS_FINGERPRINT",
            "GIVE_FINGERPRINT"]
 
 CODE_SCHEMA = "oloproof_code/v1"
@@ -96,8 +96,13 @@ def version_of(instance: Any) -> str | None:
     return None if version is None else storable(str(version))
 
 
+#: The file digests a run took of the code its instances run, by the classes that code is (:func:`code_fingerprint`'s
+#: ``known``): keyed by the ids of the target and the classes, each entry keeping those objects alive.
+KnownCode = dict[tuple[int, ...], tuple[tuple[Any, ...], list[str]]]
+
+
 def code_fingerprint(instance: Any, target: Any, *, root: Path | None, spec: str | None,
-                     timeout_s: float | None) -> str | None:
+                     timeout_s: float | None, known: KnownCode | None = None) -> str | None:
     """The fingerprint of the system's code: the files that define it, and its optional ``fingerprint()``.
 
     Parameters
@@ -110,6 +115,11 @@ def code_fingerprint(instance: Any, target: Any, *, root: Path | None, spec: str
         The suite folder and ``system: module:attr`` (the module's file is digested).
     timeout_s : float or None
         The run's ``case_timeout_s``.
+    known : dict, optional
+        The file digests taken for earlier instances of one run in this process, by their classes (filled here): an
+        instance of the very class objects an earlier one had runs the code those digests were taken of, whatever
+        the files say now, so they are not taken again (a thread run's replacement instance, while the system's
+        file outside the suite folder is saved in an editor, runs on: review F50).
 
     Returns
     -------
@@ -138,7 +148,13 @@ def code_fingerprint(instance: Any, target: Any, *, root: Path | None, spec: str
     classes = user_classes(instance)
     if extra is None and any(class_source(c) is None for c in classes):
         return None  # a class defined in no file (a notebook cell): its code cannot be told apart from an edit
-    files = code_digests(root, spec, target, classes)
+    key = (id(target), *map(id, classes))
+    if known is not None and key in known:
+        files = known[key][1]
+    else:
+        files = code_digests(root, spec, target, classes)
+        if known is not None:
+            known[key] = ((target, *classes), files)
     if not files and extra is None:
         return None
     # which of the files' classes or factories is the system: two classes of one file are two systems (a
@@ -148,10 +164,11 @@ def code_fingerprint(instance: Any, target: Any, *, root: Path | None, spec: str
 
 
 def identity_of(instance: Any, target: Any, *, root: Path | None, spec: str | None,
-                timeout_s: float | None) -> tuple[str | None, str | None]:
-    """``(version, code fingerprint)`` of a built system (:func:`version_of`, :func:`code_fingerprint`): what a run
-    records of its system, and what every instance a worker builds for the run must match."""
-    return version_of(instance), code_fingerprint(instance, target, root=root, spec=spec, timeout_s=timeout_s)
+                timeout_s: float | None, known: KnownCode | None = None) -> tuple[str | None, str | None]:
+    """``(version, code fingerprint)`` of a built system (:func:`version_of`, :func:`code_fingerprint`, given
+    ``known``): what a run records of its system, and what every instance a worker builds for the run must match."""
+    return version_of(instance), code_fingerprint(instance, target, root=root, spec=spec, timeout_s=timeout_s,
+                                                  known=known)
 
 
 class OtherSystem(OloproofError):
@@ -160,18 +177,19 @@ class OtherSystem(OloproofError):
 
 
 def build_checked(factory: Callable[[], Any], target: Any, wanted: tuple[str | None, str | None], *,
-                  root: Path | None, spec: str | None, timeout_s: float | None) -> Any:
+                  root: Path | None, spec: str | None, timeout_s: float | None, known: KnownCode | None = None) -> Any:
     """A new instance from ``factory`` whose :func:`identity_of` is ``wanted``, the run's ``(version, code
     fingerprint)``; else it is released (:func:`release`) and :class:`OtherSystem` raised.
 
     Every instance a run builds after its first is checked so (a worker's, one replacing an instance a case left
     stale, one a worker process or an executor's worker builds): the run records one version and one code
     fingerprint, and none of its cases runs on an instance that gives others (a version read from a deployment
-    that changed during the run, code edited before a worker process imported it).
+    that changed during the run, code edited before a worker process imported it). ``known``: the file digests the
+    run took in this process (:func:`code_fingerprint`), for an instance of the classes the first one had.
     """
     built = [build(factory, timeout_s)]  # the only reference: released here when the instance is refused
     try:
-        theirs = identity_of(built[0], target, root=root, spec=spec, timeout_s=timeout_s)
+        theirs = identity_of(built[0], target, root=root, spec=spec, timeout_s=timeout_s, known=known)
     except OloproofError:
         release(built, timeout_s)
         raise

@@ -139,3 +139,62 @@ def test_a_worker_process_s_replacement_sends_its_own_fingerprint(make_suite: Ca
     with pytest.raises(op.OloproofError, match=r"a worker process built a system with another version or code "
                                                r"fingerprint than the run's"):
         op.run(root, isolation="process", out=tmp_path / "run", progress=False)
+
+
+OUTSIDE = '''
+import pathlib
+
+HERE = pathlib.Path(__file__)
+
+
+class Desk:
+    version = "desk-1"
+
+    def run(self, input):
+        if input.get("save"):  # an editor saving the file (a comment) while the run goes
+            HERE.write_text(HERE.read_text() + "# saved\\n")
+        if input.get("raise"):
+            raise RuntimeError("the desk fell over")
+        return {"steps": [], "answer": "v1"}
+'''
+
+
+def test_a_replacement_of_the_same_class_runs_on_when_its_file_outside_the_suite_was_saved(
+        make_suite: Callable[..., Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review F50: a system module outside the suite folder (installed elsewhere), saved during a thread run: the
+    replacement is an instance of the class the first one is, so it runs the code the run's fingerprint was taken
+    of, and the run goes on (a hand count: 3 of 4 complete; c01 raised). Before, its files were digested again,
+    and the run stopped ("has another code fingerprint than the run's"). A class imported again from the edited
+    file is other code, and still refused."""
+    import importlib
+    import uuid
+
+    name = f"f50_outside_{uuid.uuid4().hex[:8]}"
+    outside = tmp_path / "installed"
+    outside.mkdir()
+    (outside / f"{name}.py").write_text(OUTSIDE, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(outside))
+    cases = _cases(4, c00={"save": True}, c01={"raise": True})
+    root = make_suite(cases, evaluators=[{"type": "answer_matches"}], system=f"{name}:Desk")
+    run = op.run(root, out=tmp_path / "run", progress=False)
+    assert run.finished and _answers(tmp_path / "run") == ["v1"] * 3
+    assert (outside / f"{name}.py").read_text(encoding="utf-8").endswith("# saved\n")
+
+    other = f"{name}_b"  # a class imported again from its edited file: other code, still refused
+    (outside / f"{other}.py").write_text(OUTSIDE, encoding="utf-8")
+    module = importlib.import_module(other)
+    built: list[object] = []
+
+    def factory() -> object:  # the first instance of the class imported; the next of the class imported again
+        if built:
+            (outside / f"{other}.py").write_text(OUTSIDE.replace('"v1"', '"v2"'), encoding="utf-8")
+        built.append(importlib.reload(module).Desk() if built else module.Desk())
+        return built[-1]
+
+    with pytest.raises(op.OloproofError, match=r"has another code fingerprint than the run's"):
+        op.run(_cases_suite(make_suite, other), system=factory, out=tmp_path / "reloaded", progress=False)
+    assert _answers(tmp_path / "reloaded") == ["v1"]  # c00; c01 raised; nothing ran on the v2 code
+
+
+def _cases_suite(make_suite: Callable[..., Path], module: str) -> Path:
+    return make_suite(_cases(4, c01={"raise": True}), evaluators=[{"type": "answer_matches"}], system=f"{module}:Desk")
