@@ -60,7 +60,7 @@ from .observe import HeldBack, promised_artifacts, shared_files
 from .replay_cache import REPLAY_CACHE_DIR, ReplayCache
 from .sandbox import epoch_given
 from .streams import shield_standard_streams
-from .systems import as_factory, build, identity_of, release, replay_fingerprint
+from .systems import as_factory, build, identity_of, other_identity, release, replay_fingerprint
 from .timeouts import set_call_watch
 
 __all__ = ["ProcessWorkers", "GRACE_S"]
@@ -347,9 +347,10 @@ class ProcessWorkers:
             if self._identity is None:
                 self._identity, self.epoch_given, self.replay_fingerprint = identity, message[3], message[4]
             elif identity != self._identity:
-                raise OloproofError(f"{self._suite_file}: system: a worker process built a system with another "
-                                    "version or code fingerprint than the run's; do not edit the system's code "
-                                    "during a run")
+                raise OloproofError(f"{self._suite_file}: system: a worker process built a system that "
+                                    f"{other_identity(identity, self._identity)}: every instance must give the run's "
+                                    "(one whose version or fingerprint() differs per instance is refused too); do not "
+                                    "edit the system's code during a run")
             worker.state, worker.start_failures = "idle", 0
             return None
         if kind == "failed":

@@ -401,7 +401,9 @@ def _thread_systems(suite: Suite, system: Any, workers: int, executor: Executor 
         try:
             return fn()
         except OtherSystem as exc:  # said as a worker process's is (isolation.ProcessWorkers)
-            why = f"an instance built during the run {exc}; do not change the system's version or code during a run"
+            why = (f"an instance built during the run {exc}: every instance must give the run's (one whose version or "
+                   "fingerprint() differs per instance is refused too); do not change the system's version or code "
+                   "during a run")
             if system is not None:
                 raise OloproofError(why) from None
             raise OloproofError(f"{suite.root / SUITE_FILE}: system: {why}") from None

@@ -31,8 +31,8 @@ from .sandbox import failure_reason
 from .timeouts import CaseTimeout, call_with_timeout, system_traceback
 
 __all__ = ["as_factory", "build", "release", "version_of", "code_fingerprint", "identity_of", "build_checked",
-           "OtherSystem", "KnownCode", "replay_fingerprint", "CODE_SCHEMA", "NO_FINGERPRINT", "NO_SETTINGS_FINGERPRINT",
-           "GIVE_FINGERPRINT"]
+           "OtherSystem", "other_identity", "KnownCode", "replay_fingerprint", "CODE_SCHEMA", "NO_FINGERPRINT",
+           "NO_SETTINGS_FINGERPRINT", "GIVE_FINGERPRINT"]
 
 CODE_SCHEMA = "oloproof_code/v1"
 #: Why a system records no code fingerprint (:func:`code_fingerprint` is None), for the messages that refuse it.
@@ -195,10 +195,17 @@ def build_checked(factory: Callable[[], Any], target: Any, wanted: tuple[str | N
         raise
     if theirs != wanted:
         release(built, timeout_s)
-        differs = 0 if theirs[0] != wanted[0] else 1  # quoted: the values of the one that differs
-        raise OtherSystem(f"has another {('version', 'code fingerprint')[differs]} than the run's "
-                          f"({quote(theirs[differs])} vs {quote(wanted[differs])})")
+        raise OtherSystem(other_identity(theirs, wanted))
     return built.pop()
+
+
+def other_identity(theirs: tuple[str | None, str | None], wanted: tuple[str | None, str | None]) -> str:
+    """How an instance's ``(version, code fingerprint)`` differs from the run's, quoting the two values of the one
+    that differs: ``has another version than the run's ('v2' vs 'v1')`` (:class:`OtherSystem`, and a worker
+    process's instance refused in the run's process)."""
+    differs = 0 if theirs[0] != wanted[0] else 1
+    return (f"has another {('version', 'code fingerprint')[differs]} than the run's "
+            f"({quote(theirs[differs])} vs {quote(wanted[differs])})")
 
 
 def replay_fingerprint(instance: Any, target: Any, fingerprint: str | None) -> str | None:

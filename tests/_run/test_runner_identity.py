@@ -74,8 +74,9 @@ def test_a_replacement_with_another_version_stops_a_serial_run(make_suite: Calla
     with pytest.raises(op.OloproofError) as info:
         op.run(root, out=out, progress=False)
     assert str(info.value) == (f"{root / 'oloproof.yaml'}: system: an instance built during the run has another "
-                               "version than the run's ('v2' vs 'v1'); do not change the system's version or code "
-                               "during a run")
+                               "version than the run's ('v2' vs 'v1'): every instance must give the run's (one whose "
+                               "version or fingerprint() differs per instance is refused too); do not change the "
+                               "system's version or code during a run")
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["system_version"] == "v1" and _answers(out) == ["v1"]  # c00; c01 raised; nothing ran on v2
 
@@ -136,8 +137,9 @@ def test_a_worker_process_s_replacement_sends_its_own_fingerprint(make_suite: Ca
     raised, so a ``fingerprint()`` that moved on was never compared: c00 deploys v2 and raises, and the later cases
     ran on it in a run recorded with the first fingerprint."""
     root = _suite(make_suite, FINGERPRINTED, _cases(4, c00={"deploy": "v2", "raise": True}))
-    with pytest.raises(op.OloproofError, match=r"a worker process built a system with another version or code "
-                                               r"fingerprint than the run's"):
+    with pytest.raises(op.OloproofError, match=r"a worker process built a system that has another code fingerprint "
+                                               r"than the run's \('[0-9a-f]{64}' vs '[0-9a-f]{64}'\): every instance "
+                                               r"must give the run's"):
         op.run(root, isolation="process", out=tmp_path / "run", progress=False)
 
 
