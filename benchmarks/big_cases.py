@@ -61,7 +61,7 @@ else:
     verdict = op.gate(run).verdict
     extra = {"verdict": verdict, "cases": int(run.n_cases)}
     try:  # part of the gate: the suite folder's files compared with the run's (a version before has none)
-        from oloproof_nb._analysis.gate import suite_drift
+        from oloproof_nb._analysis.gate_drift import suite_drift
     except ImportError:
         pass
     else:

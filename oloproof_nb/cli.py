@@ -543,7 +543,7 @@ def _in_flight(directory: Path | None, exitcode: int, how: str | None = None) ->
     say what a resume does with the case runs that were in flight: ``error`` when the system ended the process
     (an exit, a fatal signal), run again otherwise (a kill from outside; ``how``: an end the exit code does not
     tell, :func:`~oloproof_nb._run.in_flight.note_end`); nothing when none was."""
-    from ._analysis.gate import case_runs
+    from ._analysis.gate_reasons import case_runs
     from ._run.in_flight import note_end
 
     ended = None if directory is None else note_end(directory, exitcode, how)
@@ -705,11 +705,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
 def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, baseline: Run | None = None) -> int:
     from dataclasses import replace
 
-    from ._analysis.gate import (
+    from ._analysis.gate import NO_CRITERIA
+    from ._analysis.gate_reasons import abrupt_ends, abrupt_ends_note
+    from ._analysis.gate_settings import (
         APPROXIMATE_NOT_ALLOWED,
-        NO_CRITERIA,
-        abrupt_ends,
-        abrupt_ends_note,
         approximate_note,
         approximate_where,
         bare_approximate,
@@ -831,7 +830,7 @@ def _whole(run: Run, given: str) -> Run:
 def _cmd_compare(args: argparse.Namespace) -> int:
     """Two stored runs compared; exit 0 only on NO_REGRESSION (an unfinished run is an error, exit 2)."""
     from ._analysis.compare import compare_release
-    from ._analysis.gate import (
+    from ._analysis.gate_settings import (
         APPROXIMATE_NOT_ALLOWED,
         PAIRED_CLUSTERED,
         approximate_note,
@@ -896,7 +895,7 @@ def _compare_why(verdict: str, table: Any, reason: str = "") -> str:
     above -margin.
     """
     if verdict == "NO_REGRESSION":  # as the gate's PASS counts its vacuous criteria: they cannot regress
-        from ._analysis.gate import VACUOUS
+        from ._analysis.gate_findings import VACUOUS
 
         listed = table[table["verdict"] != "REPORT_ONLY"]
         vacuous = int(listed["reason"].str.contains(VACUOUS, regex=False).sum())

@@ -68,8 +68,9 @@ def test_the_readme_labeler_examples_are_refused_at_their_line(tmp_path: Path, f
                                     "characters)")
 
 
-# --- oloproof_nb/_analysis/gate.py, label_drift: a label file "refused now (…, more than MAX_LABEL_BYTES) is named
-# as one that cannot be read now". The second judgement and UTF-16 are pinned in tests/_analysis/test_validity.py.
+# --- oloproof_nb/_analysis/gate_drift.py, label_drift: a label file "refused now (…, more than MAX_LABEL_BYTES) is
+# named as one that cannot be read now". The second judgement and UTF-16 are pinned in
+# tests/_analysis/test_validity.py.
 
 
 def test_a_label_file_grown_past_the_limit_is_named_by_the_gate(make_suite: Callable[..., Path],

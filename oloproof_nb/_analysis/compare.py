@@ -100,25 +100,17 @@ from .._core.paired import mcnemar_exact, paired_difference_from_sums
 from .._core.stats import is_clustered, is_clustered_from_sums
 from ..errors import ConfigError, OloproofError, warn_at_caller
 from .columns import TEXT, Column, FrameSpec
-from .gate import (
+from .gate import FEWER_EPOCHS, criterion_sums, fewer_epochs, no_decision, vacuous_findings
+from .gate_drift import release_now, release_unreadable, warn_release_drift
+from .gate_findings import VACUOUS
+from .gate_reasons import abrupt_ends, abrupt_ends_note, commonest_reason
+from .gate_settings import (
     APPROXIMATE_NOT_ALLOWED,
-    FEWER_EPOCHS,
     PAIRED_CLUSTERED,
-    VACUOUS,
     ReleaseLike,
-    abrupt_ends,
-    abrupt_ends_note,
     approximate_reason,
-    commonest_reason,
-    criterion_sums,
-    fewer_epochs,
-    no_decision,
     relaxed_note,
     relaxed_or_now,
-    release_now,
-    release_unreadable,
-    vacuous_findings,
-    warn_release_drift,
 )
 from .inspect_log import task_criteria
 from .inspect_settings import split_hint
@@ -988,8 +980,9 @@ def _reduced_row(row: dict[str, Any], rows: pd.DataFrame, reduction: Reduction, 
 
 def _missing_why(rows: pd.DataFrame) -> str:
     """Why one criterion's paired ``rows`` are all missing, for its ``all_missing`` reason: in each run with missing
-    rows, the commonest reason they give (:func:`~oloproof_nb._analysis.gate.commonest_reason`, as the gate quotes
-    it): ``every paired row is missing in a run: in the base run "…" (all 40 rows) and in the candidate run …``.
+    rows, the commonest reason they give (:func:`~oloproof_nb._analysis.gate_reasons.commonest_reason`, as the
+    gate quotes it): ``every paired row is missing in a run: in the base run "…" (all 40 rows) and in the
+    candidate run …``.
 
     ``all_missing`` alone said nothing of what would make the criterion decide (a sandbox that was down, a rating
     read without ``pass_threshold``), where each row's reason in the run says it."""

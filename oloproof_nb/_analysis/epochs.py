@@ -24,7 +24,8 @@ import pandas as pd
 from .._core.epochs import Reduction, parse_reduce, reduce_counts
 from ..errors import OloproofError
 from .columns import TEXT
-from .gate import ReleaseLike, criterion_sums, reduced_interval, resolve_release, run_is_clustered, sums_interval
+from .gate import criterion_sums, reduced_interval, resolve_release, run_is_clustered, sums_interval
+from .gate_settings import ReleaseLike
 from .reduce import REPEATED_NOTE, epoch_counts, reduced_sums, repeated_rows
 from .run import Run, as_run
 

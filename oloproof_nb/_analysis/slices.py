@@ -20,7 +20,8 @@ from .._core.epochs import parse_reduce
 from .._core.slicespec import NA_BIN, SliceSpec, parse_slice_spec
 from ..errors import SliceWarning, warn_at_caller
 from .columns import SLICES
-from .gate import ReleaseLike, criterion_sums, reduced_interval, resolve_release, run_is_clustered, sums_interval
+from .gate import criterion_sums, reduced_interval, resolve_release, run_is_clustered, sums_interval
+from .gate_settings import ReleaseLike
 from .reduce import epoch_counts, reduced_sums, repeated_rows
 from .run import Run, as_run
 

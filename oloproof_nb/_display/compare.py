@@ -9,7 +9,7 @@ from pathlib import Path
 from markupsafe import Markup
 
 from .._analysis import compare as _compare
-from .._analysis.gate import ReleaseLike
+from .._analysis.gate_settings import ReleaseLike
 from .._analysis.run import Run as _Run
 from ..errors import terminal_text
 from .html import html_table, render

@@ -23,7 +23,8 @@ from .._analysis import inspect_files as _inspect_files
 from .._analysis import inspect_log as _inspect_log
 from .._analysis import run as _run
 from .._analysis.baseline import Baseline
-from .._analysis.gate import ReleaseLike
+from .._analysis.gate_reasons import abrupt_ends, abrupt_ends_note
+from .._analysis.gate_settings import ReleaseLike, relaxed_note
 from .._analysis.live_copy import LiveCopy
 from .._analysis.validity import unscored_note
 from .._config.files import yaml_number
@@ -104,7 +105,7 @@ class Run(_run.Run):
         size = (f"cases={self.n_cases}" if self.epochs == 1
                 else f"cases={self.cases['case_id'].nunique()}, epochs={self.epochs}")
         size += f" ({len(self.runs)} runs pooled)" if len(self.runs) > 1 else ""  # as run_size says it in the HTML
-        resumed = _gate.abrupt_ends_note(_gate.abrupt_ends(self))  # as its HTML, its gate and `oloproof gate` say
+        resumed = abrupt_ends_note(abrupt_ends(self))  # as its HTML, its gate and `oloproof gate` say
         return (f"Run({self.run_id!r}, suite={self.suite_name!r}, {size}, "
                 f"status={status}, criteria={self.criteria}" + (f", replay runs: {replays})" if replays else ")")
                 + (f"\n  {terminal_text(resumed)}" if resumed else ""))
@@ -114,7 +115,7 @@ class Run(_run.Run):
         return render("run.html", run_id=self.run_id, suite=self.suite_name, size=run_size(self),
                       status=", ".join(f"{k}: {v}" for k, v in status.items()), version=str(self.system_version),
                       finished=self.finished, replays=self.replay_summary(), summary=html_table(self.summary()),
-                      resumed=_gate.abrupt_ends_note(_gate.abrupt_ends(self)), next=self._next_steps())
+                      resumed=abrupt_ends_note(abrupt_ends(self)), next=self._next_steps())
 
     def _next_steps(self) -> list[str]:
         """'Where to look next': the gate, a failing case per criterion, replays, validity, slices."""
@@ -156,8 +157,8 @@ class Gate(_gate.Gate):
     >>> tmp.cleanup()
     """
 
-    #: The abrupt ends of the gated run's process (:func:`~oloproof_nb._analysis.gate.abrupt_ends`), read from its
-    #: manifest by :func:`gate`: shown as the CLI shows them under its table, not a field of the decision.
+    #: The abrupt ends of the gated run's process (:func:`~oloproof_nb._analysis.gate_reasons.abrupt_ends`), read
+    #: from its manifest by :func:`gate`: shown as the CLI shows them under its table, not a field of the decision.
     _abrupt_ends: tuple[AbruptEnd, ...] = field(default=(), kw_only=True)
     #: The ids of the runs a pooled run was made of (:func:`load_runs`), in their order; empty for one run. Shown
     #: under the verdict: ``n=36`` of a 9-case suite read as 36 cases of one run without it.
@@ -173,13 +174,13 @@ class Gate(_gate.Gate):
                    _given=given)
 
     def _relaxed_note(self) -> str:
-        return _gate.relaxed_note(self.relaxed, "the settings given" if self._given else "", than=self.weaker_than)
+        return relaxed_note(self.relaxed, "the settings given" if self._given else "", than=self.weaker_than)
 
     def __repr__(self) -> str:
         lines = [f"Gate: {self.verdict}" + (f" ({self.reason})" if self.reason else "")]
         lines += [f"  {pooled_note(self._pooled)}"] if self._pooled else []
         lines += [f"  vacuous: {finding}" for finding in self.findings]
-        lines += [f"  {_gate.abrupt_ends_note(self._abrupt_ends)}"] if self._abrupt_ends else []
+        lines += [f"  {abrupt_ends_note(self._abrupt_ends)}"] if self._abrupt_ends else []
         lines += [f"  {unscored_note(self.unscored, broken=self.unscored_broken)}"] if self.unscored else []
         lines += [f"  {self._relaxed_note()}"] if self.relaxed else []
         for r in self.table.itertuples():
@@ -199,7 +200,7 @@ class Gate(_gate.Gate):
         shown = self.table.drop(columns=["evaluator"]).rename(columns={"n_clusters": "clusters"})
         return render("gate.html", verdict=self.verdict, reason=self.reason, clustered=self.clustered,
                       sizes=gate_size(self), confidence=fmt_level(self.release.confidence),
-                      findings=self.findings, resumed=_gate.abrupt_ends_note(self._abrupt_ends),
+                      findings=self.findings, resumed=abrupt_ends_note(self._abrupt_ends),
                       pooled=pooled_note(self._pooled) if self._pooled else "",
                       unscored=unscored_note(self.unscored, shown=20, broken=self.unscored_broken),
                       relaxed=self._relaxed_note(),
@@ -587,7 +588,7 @@ def gate(run: _run.Run, release: ReleaseLike | None = None, *,
     """Apply the release gate to a run (see :func:`oloproof_nb._analysis.gate.gate` for the rule)."""
     run = _run.as_run(run, "gate: run")
     return Gate.of(_gate.gate(run, release, baseline=baseline, criteria=criteria, confidence=confidence,
-                              method=method), abrupt_ends=tuple(_gate.abrupt_ends(run)),
+                              method=method), abrupt_ends=tuple(abrupt_ends(run)),
                    pooled=tuple(r.run_id for r in run.runs) if len(run.runs) > 1 else (),
                    given=(release, criteria, confidence, method) != (None,) * 4)
 

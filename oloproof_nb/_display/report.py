@@ -30,12 +30,11 @@ from markupsafe import Markup
 
 from .._analysis.baseline import Baseline
 from .._analysis.frames import ended_case_runs
-from .._analysis.gate import (
+from .._analysis.gate import Gate
+from .._analysis.gate_reasons import abrupt_ends, abrupt_ends_note
+from .._analysis.gate_settings import (
     APPROXIMATE_NOT_ALLOWED,
-    Gate,
     ReleaseLike,
-    abrupt_ends,
-    abrupt_ends_note,
     approximate_note,
     approximate_where,
     bare_approximate,

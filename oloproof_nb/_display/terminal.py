@@ -19,7 +19,9 @@ from typing import Any
 import pandas as pd
 
 from .._analysis.frames import ended_case_runs
-from .._analysis.gate import VACUOUS, Gate, weaker_count
+from .._analysis.gate import Gate
+from .._analysis.gate_findings import VACUOUS
+from .._analysis.gate_settings import weaker_count
 from .._analysis.run import Run
 from .markdown import table_cell, terminal_text, text_table
 from .theme import fmt_bound, fmt_cell, fmt_level, fmt_number, fmt_threshold

@@ -26,6 +26,7 @@ from scipy import special, stats
 
 import oloproof_nb as op
 import oloproof_nb._analysis.gate as gate_module
+import oloproof_nb._analysis.gate_drift as gate_drift
 from oloproof_nb._analysis.gate import GATE_COLUMNS
 from oloproof_nb.cli import main
 
@@ -445,18 +446,6 @@ def test_a_release_drift_names_the_first_three_keys_in_order_and_counts_the_rest
         op.gate(run)
 
 
-@pytest.mark.parametrize(("n", "said"), [(0, ""), (1, "s1"), (3, "s1, s2, s3"), (4, "s1, s2, s3 and 1 more"),
-                                         (6, "s1, s2, s3 and 3 more")])
-def test_a_release_drift_of_exactly_three_settings_names_them_all(n: int, said: str) -> None:
-    """Mutation round 36: the test above has four settings; with exactly three, all three are named and nothing is
-    counted ("and 0 more" was not caught). Stand-in changes, counted by hand."""
-    from types import SimpleNamespace
-
-    listed = [f"s{i}" for i in range(1, n + 1)]
-    run = SimpleNamespace(release=None)
-    assert gate_module._drift(run, (Path("release.yaml"), None), lambda was, now: listed) == said  # type: ignore[arg-type]
-
-
 def test_a_release_yaml_written_after_a_run_made_without_one_is_named(tmp_path: Path) -> None:
     """The run was made with no release.yaml (no criterion gated); one listing answer_matches appeared since. The
     stored settings (none) still decide, and the warning says what the file would change: null → 0.95."""
@@ -615,7 +604,7 @@ def test_a_moved_suite_whose_suite_file_names_no_suite_is_still_the_one_compared
     folder the run was made in."""
     import shutil
 
-    from oloproof_nb._analysis.gate import suite_folder
+    from oloproof_nb._analysis.gate_drift import suite_folder
 
     old = make_suite(tmp_path / "s", [True] * 3)
     run_suite(old)
@@ -1168,49 +1157,12 @@ def test_an_unfinished_run_names_no_case_it_has_not_reached_as_added(tmp_path: P
         op.gate(op.load_run(run.directory))
 
 
-@pytest.mark.parametrize(("ends", "reruns", "said"), [
-    (1, 1, "resumed after 1 abrupt end of the run's process (killed); the 1 case run in flight was run again: "),
-    (1, 2, "resumed after 1 abrupt end of the run's process (killed); the 2 case runs in flight were run again: "),
-    (2, 2, "resumed after 2 abrupt ends of the run's process (killed); the 2 case runs in flight were run again: "),
-])
-def test_the_abrupt_ends_line_counts_ends_and_case_runs_in_english(ends: int, reruns: int, said: str) -> None:
-    """Mutation round 36: the line's singular and plural at one and two (the README test has 2 ends and 3 case
-    runs, so a plural that began at three was not caught). By hand: one case run 'was', two 'were'."""
-    from oloproof_nb._analysis.gate import abrupt_ends_note
-    from oloproof_nb._core.records import AbruptEnd
-
-    keys = [(f"c{i}", 1) for i in range(reruns)]
-    split = [keys] if ends == 1 else [keys[:1], keys[1:]]
-    assert abrupt_ends_note([AbruptEnd(how="killed", rerun=part) for part in split]).startswith(said)
-
-
-def test_the_readmes_abrupt_ends_line_is_the_one_the_gate_prints() -> None:
-    """README's table of what a system may do quotes the line under the gate's table after a resume ran case runs
-    in flight again (``resumed after N abrupt ends of the run's process (…); the M case runs in flight were run
-    again: …``); with N and M above one it is the plural line ``abrupt_ends_note`` makes (review C8: a quoted line
-    no test read)."""
-    from oloproof_nb._analysis.gate import abrupt_ends_note
-    from oloproof_nb._core.records import AbruptEnd
-
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    quoted = re.search(r"the gate prints under its table `(resumed after N [^`]*)`", readme)
-    assert quoted is not None
-    pattern = re.escape(quoted.group(1)).replace("N", r"\d+").replace("M", r"\d+").replace("…", ".+")
-    line = abrupt_ends_note([AbruptEnd(how="killed by signal SIGKILL", rerun=[("c1", 1), ("c2", 1)]),
-                             AbruptEnd(how=None, rerun=[("c3", 2)])])
-    assert re.fullmatch(pattern + r".*", line), (pattern, line)
-    assert line.startswith("resumed after 2 abrupt ends of the run's process (killed by signal SIGKILL; not seen by "
-                           "oloproof run); the 3 case runs in flight were run again: cases 'c1', 'c2', 'c3' (epoch 2)")
-
-
 def test_a_release_yaml_that_is_a_dangling_link_or_fails_to_read_is_named(tmp_path: Path) -> None:
     """The suite's release.yaml a link to a file since moved (a shared settings file): it is there and cannot be
     read, as a folder in its place cannot; named, the run's settings decide (mutation round M51: looked for as a
     file that exists, the link to nothing was no file at all, and the gate said nothing). An I/O error reading it is
     named too (its branch returned nothing, and no test reached it)."""
     import errno
-
-    from oloproof_nb._analysis import gate as gate_module
 
     folder = make_suite(tmp_path / "s", [True] * 10, release={"criteria": {"answer_matches": 0.6}})
     run = run_suite(folder)
@@ -1227,5 +1179,5 @@ def test_a_release_yaml_that_is_a_dangling_link_or_fails_to_read_is_named(tmp_pa
     (folder / "release.yaml").unlink()
     (folder / "release.yaml").write_text("criteria: {answer_matches: 0.6}\n", encoding="utf-8")
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(gate_module, "load_release", fails)
-        assert gate_module.release_unreadable(run) == f"{folder / 'release.yaml'}: Input/output error"
+        patch.setattr(gate_drift, "load_release", fails)
+        assert gate_drift.release_unreadable(run) == f"{folder / 'release.yaml'}: Input/output error"

@@ -60,12 +60,3 @@ def test_missing_rows_count_once_in_an_unclustered_interval(make_suite: Any, tmp
     na = stats.binomtest(0, 2).proportion_ci(confidence_level=0.95, method="exact")
     assert (table.loc["n/a", "support"], table.loc["n/a", "passed"]) == (2, 0)
     assert (table.loc["n/a", "ci_low"], table.loc["n/a", "ci_high"]) == pytest.approx((na.low, na.high), abs=1e-12)
-
-
-def test_case_runs_names_exactly_most_without_a_count_of_zero_more() -> None:
-    """``case_runs`` names up to ``most`` (5) case runs: five are all named (no "and 0 more"), a sixth is counted."""
-    from oloproof_nb._analysis.gate import case_runs
-
-    five = [(f"c{i}", 1) for i in range(1, 6)]
-    assert case_runs(five) == "cases 'c1', 'c2', 'c3', 'c4', 'c5'"
-    assert case_runs([*five, ("c6", 2)]) == "cases 'c1', 'c2', 'c3', 'c4', 'c5' and 1 more"

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
@@ -495,21 +494,6 @@ def test_the_all_pass_note_names_an_n_whose_float_bound_the_gate_would_pass(tmp_
     assert r["verdict"] == "PASS"  # at the bound itself: 20 decide
 
 
-def test_all_missing_quotes_the_commonest_reason_given_when_more_rows_give_none() -> None:
-    """Missing rows without a reason (NaN or "") outnumbering the one reason given hid it: the reason said "every
-    row is missing" and no more (review F47). The blank rows are counted beside the other reasons."""
-    from oloproof_nb._analysis.gate import _missing_why
-
-    reasons = [None, None, None, "score 9 is not in [0, 1]", "", "score 9 is not in [0, 1]", "raised"]
-    verdicts = pd.DataFrame({"criterion": "c", "verdict": "missing", "reason": reasons})
-    assert _missing_why(verdicts, "c") == ('every row is missing: "score 9 is not in [0, 1]" (2 of 7 rows; 1 other '
-                                           'reason, 4 with none, each in run.verdicts)')
-    assert _missing_why(verdicts.iloc[:3], "c") == "every row is missing"
-    assert _missing_why(verdicts.iloc[:4], "c") == ('every row is missing: "score 9 is not in [0, 1]" (1 of 4 rows; '
-                                                    '3 with none, each in run.verdicts)')
-    assert _missing_why(verdicts.iloc[3:4], "c") == 'every row is missing: "score 9 is not in [0, 1]" (all 1 rows)'
-
-
 def test_the_all_pass_note_of_a_pass_k_criterion_counts_cases(tmp_path: Path) -> None:
     """pass^2 over 2 epochs of 10 passing cases: the interval is Clopper–Pearson on the 10 reduced cases (scipy:
     0.025^(1/10) = 0.692 < 0.9), and the note said "with 10 independent rows" of a run of 20 rows; it says cases
@@ -521,24 +505,3 @@ def test_the_all_pass_note_of_a_pass_k_criterion_counts_cases(tmp_path: Path) ->
     assert (r["verdict"], r["n"], r["ci_low"]) == ("INSUFFICIENT_EVIDENCE", 10, pytest.approx(half ** 0.1))
     assert r["reason"].endswith("every case passes: with 10 independent cases no lower bound is above "
                                 "0.025^(1/10); 0.9 needs at least 36 (README section 6, How big must a suite be?)")
-
-
-def test_the_all_pass_note_shows_every_digit_of_the_threshold_and_n_min_rounded_down() -> None:
-    """The note wrote the threshold with :g (0.9999995 as "1 needs at least …") and n_min with .4g: 1,000
-    singletons and 300 pairs have n_min = 1600²/2200 = 1163.64 by hand, shown as 1164 beside "needs n_min of at
-    least 1164" at a threshold that 1,163.64 does not reach (review F47). scipy's Beta(n, 1) quantiles give the
-    n each threshold needs."""
-    from oloproof_nb._analysis.gate import _all_pass_note
-
-    half = (1 - 0.95) / 2
-    sizes = np.array([1] * 1000 + [2] * 300)
-    assert 1600**2 / 2200 == pytest.approx(1163.636, abs=1e-3)
-    threshold = half ** (1 / 1163.8)  # reached at n_min 1163.8: not by 1163.64, by 1164
-    assert stats.beta.ppf(half, 1600**2 / 2200, 1) < threshold <= stats.beta.ppf(half, 1164, 1)
-    row = {"n": 1600, "passed": 1600, "method": "clopper_pearson", "reduce": "mean"}
-    note = _all_pass_note(row, sizes, threshold, 0.95, clustered=True)
-    assert "n_min = 1,163.63 equal-sized ones" in note and "needs n_min of at least 1,164 (" in note, note
-    assert stats.beta.ppf(half, 7_377_757, 1) < 0.9999995 <= stats.beta.ppf(half, 7_377_758, 1)
-    flat = {"n": 20, "passed": 20, "method": "clopper_pearson", "reduce": "mean"}
-    assert _all_pass_note(flat, np.ones(20), 0.9999995, 0.95, clustered=False).endswith(
-        "0.9999995 needs at least 7,377,758 (README section 6, How big must a suite be?)")

@@ -588,7 +588,7 @@ def test_with_calls_every_a_failure_before_a_later_call_does_not_excuse_that_cal
     alone), and the finding was lost."""
     import pandas as pd
 
-    from oloproof_nb._analysis.gate import _routine_escalations
+    from oloproof_nb._analysis.gate_findings import _routine_escalations
 
     tools = ["issue_refund", "send_receipt", "lookup_order", "issue_refund", "send_receipt"]
     steps = pd.DataFrame({"run_id": "r1", "case_id": "o0", "kind": "tool_call", "tool": tools,
