@@ -649,7 +649,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                             + latest_hint(args.suite, flag=True))
     if args.workers < 1:
         raise OloproofError(f"--workers {args.workers}: must be at least 1")
-    from ._config.suite import MAX_EPOCHS
+    from ._config.suite_config import MAX_EPOCHS
 
     if args.epochs is not None and not 1 <= args.epochs <= MAX_EPOCHS:
         raise OloproofError(f"--epochs {args.epochs}: must be 1 to {MAX_EPOCHS:,} (as epochs: in oloproof.yaml)")

@@ -206,7 +206,7 @@ def test_example_case_file() -> None:
 def test_the_examples_same_state_pair_leaves_out_only_an_escalations_reason(example_suite: Path) -> None:
     """The example's README: the pair compares the whole state "but for an escalation's ``reason``, which the
     ``changes`` check ignores, so the pair leaves it out too" (its ``state_unchanged`` path pins none of it)."""
-    from oloproof_nb._config.suite import ignored_paths
+    from oloproof_nb._config.shared_rules import ignored_paths
 
     assert ignored_paths(op.load_suite(example_suite).config.evaluators) == ("escalations.*.reason",)
 

@@ -14,7 +14,7 @@ import yaml
 from scipy.stats import beta
 
 import oloproof_nb as op
-from oloproof_nb._config.suite import SuiteConfig
+from oloproof_nb._config.suite_config import SuiteConfig
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 

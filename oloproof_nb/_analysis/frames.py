@@ -14,7 +14,8 @@ from typing import Any
 
 import pandas as pd
 
-from .._config.suite import SuiteConfig, ignored_paths, shared_list_rules
+from .._config.shared_rules import ignored_paths, shared_list_rules
+from .._config.suite_config import SuiteConfig
 from .._core.labels import invalid_copies
 from .._core.pairs import PairViews, Shared, pack_view
 from .._core.paths import ABSENT, leaf_diff

@@ -17,7 +17,8 @@ from .._config.files import read_yaml
 from .._config.imports import file_digest
 from .._config.labels import load_labels
 from .._config.release import ReleaseConfig, flat_settings, load_release, setting_change
-from .._config.suite import RELEASE_FILE, SUITE_FILE, SuiteConfig, parse_suite_config
+from .._config.suite import RELEASE_FILE
+from .._config.suite_config import SUITE_FILE, SuiteConfig, parse_suite_config
 from ..errors import LabelFileError, OloproofError, warn_at_caller
 from .run import Run, label_difference
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from .._config.files import UnreadableFile, folder_problem, open_regular
-from .._config.suite import SUITE_FILE
+from .._config.suite_config import SUITE_FILE
 from .._run.store import MANIFEST
 from ..errors import OloproofError
 

@@ -71,7 +71,7 @@ import numpy as np
 import pandas as pd
 from pydantic import ValidationError
 
-from .._config.suite import SuiteConfig
+from .._config.suite_config import SuiteConfig
 from .._core.canonical import iso
 from .._core.evaluator import CaseContext, Evaluation, Evaluator
 from .._core.records import CaseRecord, Manifest, ReplayRecord, StoredSuite

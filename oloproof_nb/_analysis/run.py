@@ -33,7 +33,9 @@ import pyarrow as pa
 from .._config.files import folder_problem, yaml_number
 from .._config.imports import CODE_KEY
 from .._config.release import ReleaseConfig
-from .._config.suite import SuiteConfig, ignored_paths, parse_suite_config, release_from_manifest, shared_list_rules
+from .._config.shared_rules import ignored_paths, shared_list_rules
+from .._config.suite import release_from_manifest
+from .._config.suite_config import SuiteConfig, parse_suite_config
 from .._core.evaluator import Evaluator
 from .._core.labels import pair_labels
 from .._core.pairs import pack_view
@@ -947,7 +949,7 @@ def changed_checks(a: Run, b: Run) -> dict[str, str]:
     when the rest of the suite does for an evaluator judged with it (``fault_recovery``: the ``tool_errors`` rule,
     compared as what it decides, and the answer and state checks its replays are judged with; a ``same_state``
     relation: the ``ignore:`` patterns its pairs are compared outside and the paths kept under them, see
-    :func:`~oloproof_nb._config.suite.ignored_paths`),
+    :func:`~oloproof_nb._config.shared_rules.ignored_paths`),
     or when the suite's own code it calls does: a ``python`` check's function, the registered validators an
     ``outcome_contract`` may run (another set of names, another ``module:function`` under a name, or another
     digest of its code, which each run records in its manifest: any edit of the function's module file counts).

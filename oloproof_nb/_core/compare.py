@@ -387,7 +387,7 @@ def list_diff(before: Any, after: Any, lists: Mapping[str, ListMatch] | None = N
     :func:`~oloproof_nb._core.paths.leaf_diff` compares every list position by position; here a list an
     ``unordered`` or ``by_key`` rule matches is aligned by that rule, so two states whose such lists hold the
     same elements in another order do not differ. A control replay and a ``same_state`` pair also agree when they
-    do so, by the rules every state check gives (``_config.suite.shared_list_rules``): before, a system that
+    do so, by the rules every state check gives (``_config.shared_rules.shared_list_rules``): before, a system that
     returns a set-like list in any order had its fault replays ``missing`` (``control_replay_diverged``) and its
     pairs broken, though every state check passed it.
 
@@ -424,7 +424,7 @@ def ordered_through(lists: Mapping[str, ListMatch], paths: Iterable[str]) -> dic
     strict prefix of the path: ``tags`` of ``tags.0``, ``notes`` of ``notes.1.text``): such a path names an element by
     its position, which an aligned list does not keep. A path that names the list itself leaves its rule.
 
-    Read by a ``paths``-mode check (``_config.suite.shared_list_rules``) and by a ``same_state`` pair's injected
+    Read by a ``paths``-mode check (``_config.shared_rules.shared_list_rules``) and by a ``same_state`` pair's injected
     paths (``_core.pairs.compare_pair``).
 
     Examples

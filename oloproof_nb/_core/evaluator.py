@@ -50,9 +50,9 @@ Scope = Literal["case", "system", "run"]
 
 #: What a control replay must reproduce: the recorded trajectory, the state it left, the path patterns at which
 #: the replay's state may differ from it (the ``state_matches`` ``ignore:`` patterns every ``changes`` or ``whole``
-#: check gives: ``_config.suite.ignored_paths``), and the paths another check judges, which must reproduce
+#: check gives: ``_config.shared_rules.ignored_paths``), and the paths another check judges, which must reproduce
 #: under those patterns too (``evaluators.state.pinned_paths``), and the list rules every state check gives
-#: (``_config.suite.shared_list_rules``), by which its lists are aligned.
+#: (``_config.shared_rules.shared_list_rules``), by which its lists are aligned.
 Reproduce = tuple[Trajectory, "dict[str, Any] | None", Sequence[str], Sequence[str], "Mapping[str, ListMatch]"]
 
 
@@ -241,9 +241,9 @@ class Evaluator(BaseModel):
                      lists: Mapping[str, ListMatch] | None = None) -> tuple[list[RunVerdictRow], list[PairRow]]:
         """Judge across the run's records (scope ``run``): verdict rows and pair rows. ``n_derived``: the pairs
         of each transform in the suite, recorded or not; ``ignore``: the ``state_matches`` ``ignore:`` patterns
-        of every ``changes`` or ``whole`` check (``_config.suite.ignored_paths``); ``keep``: the paths another
+        of every ``changes`` or ``whole`` check (``_config.shared_rules.ignored_paths``); ``keep``: the paths another
         check judges, compared under those patterns too (``evaluators.state.pinned_paths``); ``lists``: the list
-        rules every state check gives (``_config.suite.shared_list_rules``)."""
+        rules every state check gives (``_config.shared_rules.shared_list_rules``)."""
         return [], []
 
     def check_suite(self, transforms: Mapping[str, Any]) -> list[tuple[str, str]]:

@@ -75,13 +75,13 @@ def control_difference(recorded: Trajectory, recorded_state: dict[str, Any] | No
     normalisation, with :func:`~oloproof_nb._core.paths.values_equal`; a tool call
     that raised must raise an exception of the same class, whatever its text. A state leaf
     under one of the ``ignore`` path patterns (the ``state_matches`` ``ignore:``
-    patterns no check judges, ``_config.suite.ignored_paths``; e.g. a
+    patterns no check judges, ``_config.shared_rules.ignored_paths``; e.g. a
     timestamp a database stamps with its own clock) is not compared: no check
     reads it, and no replay could reproduce it; unless it lies at, inside or
     above one of the ``keep`` paths (``evaluators.state.pinned_paths``: a
     path another check judges), which must reproduce. The state also reproduces when it does so once the lists
     the ``lists`` rules match (the ``unordered`` and ``by_key`` rules every state check gives,
-    ``_config.suite.shared_list_rules``) are aligned by them (:func:`~oloproof_nb._core.compare.list_diff`): such
+    ``_config.shared_rules.shared_list_rules``) are aligned by them (:func:`~oloproof_nb._core.compare.list_diff`): such
     a list may come back in another order; a ``keep`` path that reaches into such a list is then kept at every
     position of it (:func:`_kept_anywhere`: it names an element by position). (Position by position is tried
     first: an ``unordered`` list aligns equal elements only, so one whose new element holds an ignored stamp

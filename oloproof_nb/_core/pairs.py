@@ -338,13 +338,13 @@ def compare_pair(relation: str, source: Mapping[str, Any], derived: Mapping[str,
         Stored case records (``case``, ``status``, ``trajectory``, ``environment_state``).
     ignore : sequence of str
         Path patterns ``same_state`` leaves out (the ``state_matches`` ``ignore:`` patterns no check judges,
-        ``_config.suite.ignored_paths``): a timestamp the sandbox stamps itself differs between the two cases
+        ``_config.shared_rules.ignored_paths``): a timestamp the sandbox stamps itself differs between the two cases
         of every pair that writes a row.
     keep : sequence of str
         Paths compared whatever ``ignore`` says (``evaluators.state.pinned_paths``: paths a ``state_unchanged`` or
         ``paths``-mode check judges).
     lists : mapping of str to ListMatch, optional
-        The ``unordered`` and ``by_key`` rules every state check gives (``_config.suite.shared_list_rules``):
+        The ``unordered`` and ``by_key`` rules every state check gives (``_config.shared_rules.shared_list_rules``):
         ``same_state`` also holds when the states agree once such lists are aligned by them
         (:func:`~oloproof_nb._core.compare.list_diff`), so the two cases may leave one in other orders; but for
         a list either case's ``expected.state`` reads by position (:func:`~oloproof_nb._core.compare.positional_rules`),

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from .._config.imports import load_check
-from .._config.suite import SuiteConfig
+from .._config.suite_config import SuiteConfig
 from .._core.canonical import utc_now
 from .._core.case import Case
 from .._core.evaluator import Evaluator, Replay, Reproduce, UserCall

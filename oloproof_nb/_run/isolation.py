@@ -48,7 +48,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .._config.imports import CODE_KEY, import_system
-from .._config.suite import SUITE_FILE, Suite, SuiteConfig, changed_digests, load_user_code
+from .._config.suite import Suite, changed_digests, load_user_code
+from .._config.suite_config import SUITE_FILE, SuiteConfig
 from .._core.canonical import utc_now
 from .._core.case import Case
 from .._core.records import CaseRecord, ReplayRecord

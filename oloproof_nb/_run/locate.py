@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .._config.files import folder_problem, read_yaml
-from .._config.suite import SUITE_FILE
+from .._config.suite_config import SUITE_FILE
 from ..errors import OloproofError, RunDirError, quote
 from .store import MANIFEST, read_manifest
 

@@ -47,7 +47,8 @@ from typing import Any, Literal, NamedTuple, Protocol, TypeVar
 
 from .._config.imports import CODE_KEY
 from .._config.release import check_reductions
-from .._config.suite import MAX_EPOCHS, RELEASE_FILE, SUITE_FILE, Suite, changed_digests, load_suite
+from .._config.suite import RELEASE_FILE, Suite, changed_digests, load_suite
+from .._config.suite_config import MAX_EPOCHS, SUITE_FILE
 from .._core.canonical import iso, utc_now
 from .._core.case import Case
 from .._core.records import CaseRecord, Manifest, ReplayRecord, StoredSuite

@@ -22,7 +22,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from .._config.suite import ignored_paths, shared_list_rules
+from .._config.shared_rules import ignored_paths, shared_list_rules
 from .._core.compare import answers_equal, compare_unchanged, positional_rules
 from .._core.evaluator import CaseContext, Evaluation, Evaluator, RunContext, Scope, register
 from .._core.faults import admits_failure, control_difference, escalated, fault_difference, fault_verdict
@@ -187,7 +187,8 @@ class FaultRecovery(Evaluator):
     the recording is ``missing`` (``control_replay_diverged``): its state may
     differ only under the ``ignore`` patterns every ``state_matches`` check in
     ``changes`` or ``whole`` mode gives, outside the paths other checks judge
-    (:func:`~oloproof_nb._config.suite.ignored_paths`, :func:`~oloproof_nb.evaluators.state.pinned_paths`); a faulted
+    (:func:`~oloproof_nb._config.shared_rules.ignored_paths`,
+    :func:`~oloproof_nb.evaluators.state.pinned_paths`); a faulted
     replay that is not the recording up to the checkpoint with the fault result
     there (a ``replay()`` that ignores ``change``) is ``missing``
     (``fault_not_applied: …``); a replay that

@@ -82,13 +82,13 @@ class MetamorphicRelation(Evaluator):
             leaves out, so a run stopped part-way judges its pairs as its finished run would.
         ignore : sequence of str
             The ``state_matches`` ``ignore:`` patterns ``same_state`` leaves out: those every ``changes`` or
-            ``whole`` check gives (:func:`~oloproof_nb._config.suite.ignored_paths`).
+            ``whole`` check gives (:func:`~oloproof_nb._config.shared_rules.ignored_paths`).
         keep : sequence of str
             Paths a ``state_unchanged`` or ``paths``-mode check judges: compared under those patterns too
             (:func:`~oloproof_nb.evaluators.state.pinned_paths`).
         lists : mapping of str to ListMatch, optional
             The ``unordered`` and ``by_key`` list rules every ``state_matches`` check gives, by which
-            ``same_state`` aligns lists (:func:`~oloproof_nb._config.suite.shared_list_rules`).
+            ``same_state`` aligns lists (:func:`~oloproof_nb._config.shared_rules.shared_list_rules`).
 
         Returns
         -------

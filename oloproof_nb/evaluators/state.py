@@ -92,12 +92,12 @@ class StateMatches(Evaluator):
         and ``whole`` modes). A leaf under one is not compared, even where
         ``expected.state`` names it. A pattern every ``changes`` or ``whole``
         check gives is also left out of a control replay's state
-        (``fault_recovery``) and of ``same_state`` pairs (:func:`~oloproof_nb._config.suite.ignored_paths`),
+        (``fault_recovery``) and of ``same_state`` pairs (:func:`~oloproof_nb._config.shared_rules.ignored_paths`),
         except at the paths another check judges (:func:`pinned_paths`).
     absent_ok : bool
         A ``paths:`` entry that no case's initial or expected state contains is
         meant (no ``VacuousCheckWarning`` at ``load_suite``); one with a ``*`` in a key is then refused
-        (these paths are exact, see :meth:`~oloproof_nb._config.suite._VacuityScan.refuse_globs`).
+        (these paths are exact, see :meth:`~oloproof_nb._config.vacuity._VacuityScan.refuse_globs`).
 
     Notes
     -----
@@ -212,7 +212,7 @@ class StateMatches(Evaluator):
 
 def pinned_paths(evaluators: Sequence[Evaluator], expected: dict[str, Any] | None = None) -> tuple[str, ...]:
     """The paths other checks judge a replay's or a pair's state at, which
-    :func:`~oloproof_nb._config.suite.ignored_paths` does not excuse: every ``state_unchanged`` path and
+    :func:`~oloproof_nb._config.shared_rules.ignored_paths` does not excuse: every ``state_unchanged`` path and
     ``paths``-mode path, and, given the case's ``expected`` state, each leaf it names when a ``subset``-mode check
     compares it (a control replay's state; a pair is given none).
 

@@ -173,7 +173,7 @@ def test_the_unscored_copies_of_each_checked_transform() -> None:
     invalid: each 1 of 2 valid, at its minimum 0.5, so checked, and both copies are scored by no criterion."""
     from types import SimpleNamespace
 
-    from oloproof_nb._config.suite import Transform
+    from oloproof_nb._config.suite_config import Transform
 
     transforms = [Transform(name=name, field="q", template="{value}!", validity_labels=f"{name}.jsonl",
                             minimum_validity=0.5) for name in ("t", "u")]

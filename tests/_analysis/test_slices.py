@@ -157,7 +157,7 @@ def test_a_declared_slice_of_more_than_50_edges_is_refused_and_50_still_bin(make
         assert main(["run", str(root), "--quiet"]) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and f"has {count} edges" in err
-    from oloproof_nb._config.suite import parse_suite_config
+    from oloproof_nb._config.suite_config import parse_suite_config
 
     text = (root / "oloproof.yaml").read_text(encoding="utf-8")
     assert len(parse_slice_spec(parse_suite_config(yaml.safe_load(text), root / "oloproof.yaml").slices[1]).edges) \
@@ -186,7 +186,7 @@ def test_a_slice_listed_twice_is_refused(make_suite: Any) -> None:
     assert str(info.value).endswith("slices[2]: 'tool_calls:01,2' is slices[0] again (tool_calls:1,2); list each "
                                     "slice once")
     # fresh-eyes review: a run stored before the rule (its configuration read again) must still open and gate
-    from oloproof_nb._config.suite import parse_suite_config
+    from oloproof_nb._config.suite_config import parse_suite_config
 
     text = (root / "oloproof.yaml").read_text(encoding="utf-8")
     assert parse_suite_config(yaml.safe_load(text), root / "oloproof.yaml").slices[2] == "tool_calls:01,2"

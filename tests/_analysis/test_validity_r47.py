@@ -24,7 +24,8 @@ from statsmodels.stats.proportion import proportion_confint
 import oloproof_nb as op
 from oloproof_nb._analysis.run import validity_check_difference
 from oloproof_nb._analysis.validity import unchecked_reasons
-from oloproof_nb._config.suite import _thin_validity, parse_suite_config
+from oloproof_nb._config.suite_config import parse_suite_config
+from oloproof_nb._config.vacuity import _thin_validity
 from oloproof_nb._core.labels import invalid_copies, transform_checked, validity_row
 
 FAILING = ("c05", "c11", "c17")

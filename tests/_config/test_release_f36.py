@@ -13,7 +13,7 @@ import pytest
 
 import oloproof_nb as op
 from oloproof_nb._config.release import load_release
-from oloproof_nb._config.suite import parse_suite_config
+from oloproof_nb._config.suite_config import parse_suite_config
 from oloproof_nb.cli import main
 from oloproof_nb.errors import ConfigError
 

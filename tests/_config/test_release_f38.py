@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from oloproof_nb._config.release import parse_release
-from oloproof_nb._config.suite import parse_suite_config
+from oloproof_nb._config.suite_config import parse_suite_config
 from oloproof_nb.errors import ConfigError
 
 

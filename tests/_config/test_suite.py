@@ -12,7 +12,8 @@ from _hostile_files import SPECIAL_KINDS, bounded, make_special
 
 import oloproof_nb as op
 from oloproof_nb._config.release import ReleaseConfig
-from oloproof_nb._config.suite import SuiteConfig, load_suite, parse_suite_config
+from oloproof_nb._config.suite import load_suite
+from oloproof_nb._config.suite_config import SuiteConfig, parse_suite_config
 from oloproof_nb.cli import main
 from oloproof_nb.errors import CaseFileError, ConfigError
 from oloproof_nb.evaluators import EVALUATORS, AnswerMatches, PythonCheck, StateMatches, StateUnchanged
@@ -995,15 +996,3 @@ def test_a_quoted_number_of_oloproof_yaml_is_refused(settings: dict[str, Any], k
                               "without quotes)")
     assert parse_suite_config({"name": "x", "system": "m:S", "case_timeout_s": 30}).case_timeout_s == 30.0
 
-
-def test_a_double_star_list_rule_meets_a_state_unchanged_path_above_its_deeper_lists() -> None:
-    """``**.tags`` matches a list at any depth: ``m.x.tags`` lies inside the ``state_unchanged`` path ``m.x``,
-    which compares it exactly, so the rule is not shared (``_may_meet``: a ``**`` in the pattern may meet any
-    path). Its own prefix does not reach below ``m.x`` (mutation round M51: without the ``**`` rule it was
-    shared)."""
-    from oloproof_nb._config.suite import shared_list_rules
-    from oloproof_nb._core.lists import ListMatch
-
-    rule = StateMatches(type="state_matches", mode="changes", lists={"**.tags": "unordered"})
-    assert shared_list_rules([rule]) == {"**.tags": ListMatch("unordered")}
-    assert shared_list_rules([rule, StateUnchanged(type="state_unchanged", paths=["m.x"])]) == {}

@@ -771,7 +771,8 @@ def test_a_same_state_relation_under_ignore_patterns_that_hide_every_change_is_v
     assert run.pairs["holds"].tolist() == [True] * 4  # hand count: each copy set side_effect, hidden by ignore
     row = op.gate(op.load_run(run.directory)).table.set_index("criterion").loc["same_state_under_t"]
     assert (row["n"], row["passed"], row["verdict"], bool(row["vacuous"])) == (4, 4, "PASS", True)
-    from oloproof_nb._config.suite import _pair_ignores, ignored_paths
+    from oloproof_nb._config.shared_rules import ignored_paths
+    from oloproof_nb._config.vacuity import _pair_ignores
     from oloproof_nb.evaluators.state import pinned_paths
 
     for narrower, more in [(["items.*.at"], []),  # a stamp: the copy's side_effect is compared

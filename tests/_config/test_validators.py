@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from oloproof_nb._config.cases import load_cases
-from oloproof_nb._config.suite import parse_suite_config
+from oloproof_nb._config.suite_config import parse_suite_config
 from oloproof_nb._config.validators import check_case_validators, check_validator_name
 from oloproof_nb._core.case import Case
 from oloproof_nb.errors import CaseFileError, ConfigError

@@ -258,7 +258,7 @@ def test_fractional_bounds_with_a_denominator_are_the_brute_force_minimum_over_t
 
 def test_m21_parse_reduce_takes_k_up_to_the_largest_number_of_epochs() -> None:
     """A suite may run up to MAX_EPOCHS = 10,000 epochs (five digits), so pass^10000 and pass@10000 are reductions."""
-    from oloproof_nb._config.suite import MAX_EPOCHS
+    from oloproof_nb._config.suite_config import MAX_EPOCHS
 
     assert MAX_EPOCHS == 10_000
     assert parse_reduce("pass^10000") == parse_reduce(" pass^10000 ")

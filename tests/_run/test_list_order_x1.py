@@ -7,7 +7,7 @@ whose order differed from the recording's was ``missing`` (``control_replay_dive
 tags.0``), and each metamorphic copy whose order differed broke its ``same_state`` pair. On a 30-case library
 desk shuffling its tags, ``recovers_from_error_at_lend`` read 12 of 60 and ``same_state_under_injected`` 8 of 30:
 ``gate: BLOCK``, exit 1, for a desk that did nothing wrong. Both now align such lists by the ``unordered`` and
-``by_key`` rules every ``state_matches`` check gives (``_config.suite.shared_list_rules``).
+``by_key`` rules every ``state_matches`` check gives (``_config.shared_rules.shared_list_rules``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import oloproof_nb as op
 from oloproof_nb._analysis.run import changed_checks
-from oloproof_nb._config.suite import shared_list_rules
+from oloproof_nb._config.shared_rules import shared_list_rules
 from oloproof_nb._core.compare import list_diff
 from oloproof_nb._core.faults import control_difference
 from oloproof_nb._core.lists import ORDERED, ListMatch

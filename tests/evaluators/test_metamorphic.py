@@ -16,7 +16,7 @@ from _metamorphic_systems import all_valid, case, mm_suite, transform
 
 import oloproof_nb as op
 from oloproof_nb._analysis.columns import PAIRS
-from oloproof_nb._config.suite import Transform
+from oloproof_nb._config.suite_config import Transform
 from oloproof_nb._core.pairs import compare_pair
 from oloproof_nb.cli import main
 from oloproof_nb.errors import CaseFileError, ConfigError

@@ -24,7 +24,7 @@ from _outcome_systems import (
 )
 
 import oloproof_nb as op
-from oloproof_nb._config.suite import parse_suite_config
+from oloproof_nb._config.suite_config import parse_suite_config
 from oloproof_nb._core.case import case_digest, case_from_mapping
 from oloproof_nb._core.trajectory import Trajectory
 from oloproof_nb.errors import CaseFileError, ConfigError

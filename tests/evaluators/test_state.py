@@ -459,7 +459,7 @@ def test_ignored_paths_keeps_only_what_every_changes_or_whole_check_ignores() ->
     reproduce) however the first and last agree; a ``subset`` check given no expected state takes no part, and
     without a ``changes`` or ``whole`` check nothing is left out. Written by hand. Mutation round 18: the patterns
     of the first and last check alone passed every other test."""
-    from oloproof_nb._config.suite import ignored_paths
+    from oloproof_nb._config.shared_rules import ignored_paths
 
     def check(mode: str, ignore: list[str] | None = None) -> StateMatches:
         paths = ["a"] if mode == "paths" else []
@@ -524,7 +524,7 @@ def test_pinned_paths_names_every_path_a_state_unchanged_or_paths_mode_check_jud
 
 def test_ignored_paths_keeps_the_first_checks_order_not_a_sorted_one() -> None:
     """The docstring's "in the first one's order": ``[log, at]`` stays ``(log, at)`` (by hand), as written."""
-    from oloproof_nb._config.suite import ignored_paths
+    from oloproof_nb._config.shared_rules import ignored_paths
     from oloproof_nb.evaluators.state import StateMatches
 
     first = StateMatches(type="state_matches", mode="changes", ignore=["log", "at", "x"])
