@@ -61,7 +61,7 @@ from .observe import HeldBack, promised_artifacts, shared_files
 from .replay_cache import REPLAY_CACHE_DIR, ReplayCache
 from .sandbox import epoch_given
 from .streams import shield_standard_streams
-from .systems import as_factory, build, identity_of, other_identity, release, replay_fingerprint
+from .systems import KnownCode, as_factory, build, identity_of, other_identity, release, replay_fingerprint
 from .timeouts import set_call_watch
 
 __all__ = ["ProcessWorkers", "GRACE_S"]
@@ -155,7 +155,9 @@ def _worker_main(conn: multiprocessing.connection.Connection, spec: _Spec) -> No
             return
         factory = as_factory(target)[0]
         system = build(factory, timeout_s)
-        version, fingerprint = identity_of(system, target, root=root, spec=config.system, timeout_s=timeout_s)
+        known: KnownCode = {}  # a replacement of the first one's classes runs its code: a file saved since is not it
+        version, fingerprint = identity_of(system, target, root=root, spec=config.system, timeout_s=timeout_s,
+                                           known=known)
         replay_print = replay_fingerprint(system, target, fingerprint)  # how it was set up keys the cache too
     except OloproofError as exc:
         conn.send(("failed", str(exc)))
@@ -190,7 +192,8 @@ def _worker_main(conn: multiprocessing.connection.Connection, spec: _Spec) -> No
                 release(old, timeout_s)  # a __del__ that blocks is a call that overran: this worker is replaced
                 system = build(factory, timeout_s)
                 # checked by the run's process as the first was: its fingerprint() too, not the first one's again
-                identity = identity_of(system, target, root=root, spec=config.system, timeout_s=timeout_s)
+                identity = identity_of(system, target, root=root, spec=config.system, timeout_s=timeout_s,
+                                       known=known)
             except OloproofError as exc:
                 conn.send(("failed", str(exc)))
                 return

@@ -190,9 +190,12 @@ def build_checked(factory: Callable[[], Any], target: Any, wanted: tuple[str | N
     built = [build(factory, timeout_s)]  # the only reference: released here when the instance is refused
     try:
         theirs = identity_of(built[0], target, root=root, spec=spec, timeout_s=timeout_s, known=known)
-    except OloproofError:
+    except OloproofError as exc:
+        # its traceback (identity_of's frames) and its context (the user's error from the instance's own version
+        # property or fingerprint()) hold the instance: cut first, or the release drops no last reference (M52)
+        exc.__traceback__ = exc.__context__ = exc.__cause__ = None
         release(built, timeout_s)
-        raise
+        raise exc from None
     if theirs != wanted:
         release(built, timeout_s)
         raise OtherSystem(other_identity(theirs, wanted))
