@@ -680,6 +680,9 @@ def _run_threaded(pending: Iterable[tuple[int, Case]], systems: _Systems, worker
 _REMOTE_LOCK = threading.Lock()
 _REMOTE_SUITES: dict[tuple[str, tuple[tuple[str, str], ...]], Suite] = {}
 _REMOTE_POOLS: dict[tuple[str, tuple[tuple[str, str], ...]], queue.Queue[Any]] = {}
+#: The file digests this worker process took of the system's code, by its classes (:data:`~.systems.KnownCode`), per
+#: suite as :data:`_REMOTE_POOLS`: a replacement of the classes its instances are runs the code they were taken of.
+_REMOTE_KNOWN: dict[tuple[str, tuple[tuple[str, str], ...]], KnownCode] = {}
 #: The artifact versions shown to the cases this worker process ran, per suite (every batch of a run shares it:
 #: an earlier epoch's artifact is stale in the next batch too).
 _REMOTE_SHOWN: dict[str, ShownArtifacts] = {}
@@ -692,8 +695,9 @@ def _worker_digests(digests: dict[str, str]) -> tuple[tuple[str, str], ...]:
     return tuple(sorted((name, value) for name, value in digests.items() if name != RELEASE_FILE))
 
 
-def _remote_suite(suite_root: str, digests: dict[str, str]) -> tuple[Suite, queue.Queue[Any]]:
-    """The suite as this worker process sees it (loaded once per version of its files), and its system pool."""
+def _remote_suite(suite_root: str, digests: dict[str, str]) -> tuple[Suite, queue.Queue[Any], KnownCode]:
+    """The suite as this worker process sees it (loaded once per version of its files), its system pool, and the
+    file digests taken of its system's code (:data:`_REMOTE_KNOWN`)."""
     key = (suite_root, _worker_digests(digests))
     with _REMOTE_LOCK:
         suite = _REMOTE_SUITES.get(key)
@@ -706,10 +710,11 @@ def _remote_suite(suite_root: str, digests: dict[str, str]) -> tuple[Suite, queu
                                     "loaded them (the same folder at the same path: a shared filesystem or a "
                                     "copy shipped there; files edited since the suite was loaded: load it again)")
             for stale in [k for k in _REMOTE_SUITES if k[0] == suite_root]:  # an earlier version of the files
-                del _REMOTE_SUITES[stale], _REMOTE_POOLS[stale]
+                del _REMOTE_SUITES[stale], _REMOTE_POOLS[stale], _REMOTE_KNOWN[stale]
             _REMOTE_SUITES[key] = suite
             _REMOTE_POOLS[key] = queue.Queue()
-        return suite, _REMOTE_POOLS[key]
+            _REMOTE_KNOWN[key] = {}
+        return suite, _REMOTE_POOLS[key], _REMOTE_KNOWN[key]
 
 
 def _shown_on_this_worker(suite_root: str) -> ShownArtifacts:
@@ -730,7 +735,7 @@ def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[in
     ``seen``: the artifact versions other workers' cases were shown (:meth:`ShownArtifacts.entries`), noted here
     first.
     """
-    suite, pool = _remote_suite(suite_root, digests)
+    suite, pool, known = _remote_suite(suite_root, digests)
     target = suite.resolve_system()
     factory = as_factory(target)[0]
     timeout_s = suite.config.case_timeout_s
@@ -739,7 +744,7 @@ def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[in
     def checked() -> Any:  # every instance a batch runs on: the run's version and code fingerprint
         try:
             return build_checked(factory, target, wanted, root=suite.root, spec=suite.config.system,
-                                 timeout_s=timeout_s)
+                                 timeout_s=timeout_s, known=known)
         except OtherSystem as exc:
             raise OloproofError(f"{suite_root}: the system on worker {socket.gethostname()} {exc}; restart the "
                                 "workers after changing the system's code") from None
@@ -829,7 +834,7 @@ def _release_here(suite_root: str, timeout_s: float | None) -> None:
     with _REMOTE_LOCK:
         pools = [_REMOTE_POOLS.pop(key) for key in [k for k in _REMOTE_POOLS if k[0] == suite_root]]
         for key in [k for k in _REMOTE_SUITES if k[0] == suite_root]:
-            del _REMOTE_SUITES[key]
+            del _REMOTE_SUITES[key], _REMOTE_KNOWN[key]
     instances = []
     for pool in pools:
         with contextlib.suppress(queue.Empty):  # a batch of another run of the suite may take one meanwhile

@@ -125,3 +125,28 @@ def test_a_worker_process_s_replacement_of_the_same_class_runs_on_when_its_file_
     records = [json.loads(line) for line in (tmp_path / "run" / "cases.jsonl").read_text().splitlines()]
     assert run.finished and [r["status"] for r in records].count("completed") == 3
     assert (outside / f"{name}.py").read_text(encoding="utf-8").endswith("# saved\n")
+
+
+def test_an_executor_s_replacement_of_the_same_class_runs_on_when_its_file_outside_the_suite_was_saved(
+        make_suite: Callable[..., Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """F50's case on an executor's worker (M52's report): the batch's replacement of the class its first instance is
+    was digested again and refused ("the system on worker … has another code fingerprint than the run's"), where a
+    thread run and a worker process now go on. The worker keeps the digests it took per suite, beside its pool.
+    Hand count: 3 of 4 complete; c01 raised."""
+    import json
+    import uuid
+    from concurrent.futures import ThreadPoolExecutor
+
+    name = f"m52_outside_{uuid.uuid4().hex[:8]}"
+    outside = tmp_path / "installed"
+    outside.mkdir()
+    (outside / f"{name}.py").write_text(OUTSIDE, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(outside))
+    cases = [{"id": f"c{i}", "input": {"n": i, "save": i == 0, "raise": i == 1}, "expected": {"answer": "ok"}}
+             for i in range(4)]
+    root = make_suite(cases, evaluators=[{"type": "answer_matches"}], system=f"{name}:Desk")
+    with ThreadPoolExecutor(1) as executor:
+        run = op.run(root, executor=executor, chunk_size=10, out=tmp_path / "run", progress=False)
+    records = [json.loads(line) for line in (tmp_path / "run" / "cases.jsonl").read_text().splitlines()]
+    assert run.finished and [r["status"] for r in records].count("completed") == 3
+    assert (outside / f"{name}.py").read_text(encoding="utf-8").endswith("# saved\n")
