@@ -414,11 +414,19 @@ def _thread_systems(suite: Suite, system: Any, workers: int, executor: Executor 
             raise OloproofError(f"{suite.root / SUITE_FILE}: system: {exc}") from None
 
     spec = suite.config.system if system is None else None
-    first = named(lambda: build(factory, timeout_s))
+    held = [named(lambda: build(factory, timeout_s))]  # the only reference: released here when it cannot be read
     known: KnownCode = {}  # an instance of the first one's classes runs its code: a file saved since is not it
-    version, fingerprint = named(lambda: identity_of(first, target, root=suite.root, spec=spec, timeout_s=timeout_s,
-                                                     known=known))
-    replay = named(lambda: replay_fingerprint(first, target, fingerprint))
+    try:
+        version, fingerprint = named(lambda: identity_of(held[0], target, root=suite.root, spec=spec,
+                                                         timeout_s=timeout_s, known=known))
+        replay = named(lambda: replay_fingerprint(held[0], target, fingerprint))
+    except OloproofError as exc:
+        if system is not None and not fresh:  # an instance given to the run is the caller's: theirs to drop
+            raise
+        exc.__traceback__ = exc.__context__ = exc.__cause__ = None  # they hold the instance (as build_checked's)
+        release(held, timeout_s)
+        raise exc from None
+    first = held.pop()
 
     def rebuild() -> Any:  # a worker's instance, or one replacing an instance a case left stale: checked
         return named(lambda: build_checked(factory, target, (version, fingerprint), root=suite.root, spec=spec,

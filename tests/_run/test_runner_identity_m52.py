@@ -150,3 +150,18 @@ def test_an_executor_s_replacement_of_the_same_class_runs_on_when_its_file_outsi
     records = [json.loads(line) for line in (tmp_path / "run" / "cases.jsonl").read_text().splitlines()]
     assert run.finished and [r["status"] for r in records].count("completed") == 3
     assert (outside / f"{name}.py").read_text(encoding="utf-8").endswith("# saved\n")
+
+
+def test_a_first_instance_whose_version_cannot_be_read_is_released_before_the_run_stops(
+        make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    """M52's second report: the first instance of a thread run, whose ``version`` raises, was left to the error's
+    traceback (its connection, its file open for as long as a notebook keeps the error). Hand count: 1 built, 1
+    released while the error is still held; nothing written."""
+    root = _logged_suite(make_suite, breaking=False)
+    (root / "deployed.txt").write_text("broken", encoding="utf-8")
+    with pytest.raises(op.OloproofError, match=r"system: reading the system's version raised RuntimeError") as info:
+        op.run(root, out=tmp_path / "run", progress=False)
+    assert info.value is not None  # the error, and its traceback, still held here
+    lines = (root / "instances.log").read_text(encoding="utf-8").split()
+    assert (lines.count("built"), lines.count("released")) == (1, 1)
+    assert not (tmp_path / "run").exists()
