@@ -71,3 +71,25 @@ def times_put_back(path: Path, loaded: os.stat_result) -> os.stat_result:
             break
         time.sleep(0.005)
     return now
+
+
+def outside_desk(answer: str) -> str:
+    """The code of a desk module kept outside the suite folder (an agent installed elsewhere) that answers
+    ``answer``, saves its own file (an editor adding a comment) on a case whose input says ``save`` and raises on one
+    that says ``raise`` (its instance is then replaced)."""
+    return f'''
+import pathlib
+
+HERE = pathlib.Path(__file__)
+
+
+class Desk:
+    version = "desk-1"
+
+    def run(self, input):
+        if input.get("save"):  # an editor saving the file (a comment) while the run goes
+            HERE.write_text(HERE.read_text() + "# saved\\n")
+        if input.get("raise"):
+            raise RuntimeError("the desk fell over")
+        return {{"steps": [], "answer": "{answer}"}}
+'''

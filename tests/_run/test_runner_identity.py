@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from _shared import outside_desk
 
 import oloproof_nb as op
 
@@ -143,22 +144,7 @@ def test_a_worker_process_s_replacement_sends_its_own_fingerprint(make_suite: Ca
         op.run(root, isolation="process", out=tmp_path / "run", progress=False)
 
 
-OUTSIDE = '''
-import pathlib
-
-HERE = pathlib.Path(__file__)
-
-
-class Desk:
-    version = "desk-1"
-
-    def run(self, input):
-        if input.get("save"):  # an editor saving the file (a comment) while the run goes
-            HERE.write_text(HERE.read_text() + "# saved\\n")
-        if input.get("raise"):
-            raise RuntimeError("the desk fell over")
-        return {"steps": [], "answer": "v1"}
-'''
+OUTSIDE = outside_desk("v1")
 
 
 def test_a_replacement_of_the_same_class_runs_on_when_its_file_outside_the_suite_was_saved(

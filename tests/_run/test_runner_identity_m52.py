@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from _shared import outside_desk
 
 import oloproof_nb as op
 
@@ -84,22 +85,7 @@ def test_an_executor_s_worker_runs_every_batch_of_a_run_on_the_instance_it_check
     assert (lines.count("built"), lines.count("released")) == (2, 2)
 
 
-OUTSIDE = '''
-import pathlib
-
-HERE = pathlib.Path(__file__)
-
-
-class Desk:
-    version = "desk-1"
-
-    def run(self, input):
-        if input.get("save"):  # an editor saving the file (a comment) while the run goes
-            HERE.write_text(HERE.read_text() + "# saved\\n")
-        if input.get("raise"):
-            raise RuntimeError("the desk fell over")
-        return {"steps": [], "answer": "ok"}
-'''
+OUTSIDE = outside_desk("ok")
 
 
 def test_a_worker_process_s_replacement_of_the_same_class_runs_on_when_its_file_outside_the_suite_was_saved(
