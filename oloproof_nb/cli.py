@@ -707,13 +707,7 @@ def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, 
 
     from ._analysis.gate import NO_CRITERIA
     from ._analysis.gate_reasons import abrupt_ends, abrupt_ends_note
-    from ._analysis.gate_settings import (
-        APPROXIMATE_NOT_ALLOWED,
-        approximate_note,
-        approximate_where,
-        bare_approximate,
-        relaxed_note,
-    )
+    from ._analysis.gate_settings import approximate_once, relaxed_note
     from ._analysis.validity import unchecked_reasons, unscored_note
     from ._config.suite import RELEASE_FILE
     from ._display.notebook import gate
@@ -721,9 +715,10 @@ def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, 
 
     g = gate(result, release=release, baseline=baseline)
     width = terminal_width()
-    approximate = g.table["reason"].str.startswith(APPROXIMATE_NOT_ALLOWED).any()
     # the key to set is said once, below, naming --release: each criterion's line keeps the code
-    shown = replace(g, table=g.table.assign(reason=bare_approximate(g.table["reason"])))
+    reasons, approximate = approximate_once(g.table["reason"], release, result.release is not None,
+                                            "--release to gate this run")
+    shown = replace(g, table=g.table.assign(reason=reasons))
     print(gate_table_text(shown, wide=wide, width=width))
     for finding in g.findings:  # read from the run: `oloproof gate RUN_DIR` knows them without the suite
         warnings.warn(VacuousCheckWarning(finding), stacklevel=1)
@@ -748,8 +743,7 @@ def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, 
     if g.unscored:  # rows left out of every criterion: a release manager reading a PASS should know
         _print_wrapped(unscored_note(g.unscored, broken=g.unscored_broken), width)
     if approximate:  # one key fixes it: say which, once
-        where = approximate_where(release, result.release is not None, "--release to gate this run")
-        _print_wrapped(approximate_note(where), width)
+        _print_wrapped(approximate, width)
     if g.table["reason"].str.startswith("transform_not_checked").any():  # which labels hold the relation back
         # where a label goes: the suite folder's file (None: an Inspect AI log, with no folder of its own)
         root = result.manifest.suite_config.root
@@ -830,14 +824,7 @@ def _whole(run: Run, given: str) -> Run:
 def _cmd_compare(args: argparse.Namespace) -> int:
     """Two stored runs compared; exit 0 only on NO_REGRESSION (an unfinished run is an error, exit 2)."""
     from ._analysis.compare import compare_release
-    from ._analysis.gate_settings import (
-        APPROXIMATE_NOT_ALLOWED,
-        PAIRED_CLUSTERED,
-        approximate_note,
-        approximate_where,
-        bare_approximate,
-        weaker_count,
-    )
+    from ._analysis.gate_settings import PAIRED_CLUSTERED, approximate_once, weaker_count
     from ._analysis.run import Run
     from ._display.compare import compare
     from ._display.notebook import load_run
@@ -860,14 +847,14 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     print(f"{paired}; diff = candidate - base with its {fmt_level(cmp.release.confidence)} "
           f"interval; margin {cmp.margin:g}")
     width = terminal_width()
-    table = cmp.table.assign(reason=bare_approximate(cmp.table["reason"]))  # the key to set: said once, below
+    reasons, approximate = approximate_once(cmp.table["reason"], args.release, candidate.release is not None,
+                                            "--release to compare these runs", "the candidate run", PAIRED_CLUSTERED)
+    table = cmp.table.assign(reason=reasons)  # the key to set: said once, below
     print(compare_table_text(table, width))
     for line in reason_lines(table, width, plain=_COMPARE_PLAIN):  # as the gate prints its reasons
         print(line)
-    if table["reason"].str.startswith(APPROXIMATE_NOT_ALLOWED).any():  # one key fixes it: say which, once
-        where = approximate_where(args.release, candidate.release is not None, "--release to compare these runs",
-                                  "the candidate run")
-        _print_wrapped(approximate_note(where, PAIRED_CLUSTERED), width)
+    if approximate:  # one key fixes it: say which, once
+        _print_wrapped(approximate, width)
     for note in cmp.notes:  # notes name criteria and copies
         _print_wrapped(f"note: {note}", width)
     if len(cmp.flips):

@@ -20,7 +20,7 @@ from .run import Run
 
 __all__ = ["ReleaseLike", "relaxed_gate_settings", "relaxed_note", "weaker_count", "RUN_OWN", "relaxed_or_now",
            "APPROXIMATE_NOT_ALLOWED", "PAIRED_CLUSTERED", "approximate_note", "approximate_where",
-           "approximate_reason", "bare_approximate"]
+           "approximate_reason", "bare_approximate", "approximate_once"]
 
 
 #: What ``release=`` accepts: a model, a mapping like release.yaml, or a path to one.
@@ -188,3 +188,14 @@ def bare_approximate(reasons: pd.Series) -> pd.Series:
     """
     cut = f"(?s)^{re.escape(APPROXIMATE_NOT_ALLOWED)}: .*?{re.escape(_APPROXIMATE_END)}"
     return reasons.str.replace(cut, APPROXIMATE_NOT_ALLOWED, regex=True)
+
+
+def approximate_once(reasons: pd.Series, release: ReleaseLike | None, stored: bool, give: str,
+                     run: str = "the run", clustered: str = "the run is clustered") -> tuple[pd.Series, str | None]:
+    """A table's ``reasons`` cut back to their codes (:func:`bare_approximate`), and the note said once under it
+    (:func:`approximate_note` naming :func:`approximate_where`'s settings) when a reason is
+    :data:`APPROXIMATE_NOT_ALLOWED`, else None: what ``oloproof gate``, ``oloproof compare`` and ``oloproof report``
+    show, ``give`` naming how they take other settings (``--release to gate this run``)."""
+    if not reasons.str.startswith(APPROXIMATE_NOT_ALLOWED).any():
+        return reasons, None
+    return bare_approximate(reasons), approximate_note(approximate_where(release, stored, give, run), clustered)

@@ -41,7 +41,7 @@ import sys
 import threading
 import types
 import weakref
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +68,13 @@ def module_file(root: Path, module_name: str) -> Path | None:
     return candidate if "." not in module_name and candidate.is_file() else None
 
 
+def _lies_in(path: Path, folders: Iterable[Path]) -> bool:
+    """Whether the absolute ``path`` lies in one of ``folders``, as reached or as resolved (a symlinked package, a
+    symlinked suite folder)."""
+    places = (path, path.resolve())
+    return any(folder in p.parents for p in places for folder in folders)
+
+
 def foreign_copy(root: Path, module_name: str, found: str | Path | None) -> str | None:
     """Why ``module_name``, imported from the file ``found``, is another folder's copy of a module the suite folder
     ``root`` holds itself (a module name is imported once per process, so this suite would run that copy's code),
@@ -83,10 +90,9 @@ def foreign_copy(root: Path, module_name: str, found: str | Path | None) -> str 
     if found is None or not ((root / f"{top}.py").is_file() or (root / top / "__init__.py").is_file()):
         return None
     path = Path(os.path.abspath(found))
-    places = {path, path.resolve()}
-    if any(folder in p.parents for p in places for folder in {root.absolute(), root.resolve()}):
+    if _lies_in(path, (root.absolute(), root.resolve())):
         return None  # in the folder, as reached or as resolved (a symlinked package, a symlinked suite folder)
-    if any(lib in p.parents for p in places for lib in _library_dirs()):
+    if _lies_in(path, _library_dirs()):
         return None  # a module of the suite named like a library the process imported: not a copy of the suite
     own = root.joinpath(*module_name.split("."))
     for mine in (own.with_suffix(".py"), own / "__init__.py"):
@@ -349,10 +355,7 @@ def suite_imports(root: Path, objects: Sequence[Any]) -> dict[Path, str]:
         if not isinstance(file, str) or name.split(".", 1)[0] == "oloproof_nb":
             return
         path = Path(os.path.abspath(file))
-        places = {path, path.resolve()}
-        if not any(folder in p.parents for p in places for folder in folders):
-            return
-        if any(lib in p.parents for p in places for lib in libraries):
+        if not _lies_in(path, folders) or _lies_in(path, libraries):
             return
         try:
             found[path] = _running_digest(module, path)
@@ -566,7 +569,7 @@ def _imports_elsewhere(root: Path, module: Any) -> str | None:
     if not isinstance(module, types.ModuleType) or not isinstance(file, str):
         return None
     path = Path(os.path.abspath(file))
-    if not any(folder in p.parents for p in (path, path.resolve()) for folder in (root.absolute(), root.resolve())):
+    if not _lies_in(path, (root.absolute(), root.resolve())):
         return None
     try:
         digest = file_digest(path)

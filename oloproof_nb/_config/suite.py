@@ -266,8 +266,7 @@ class Suite:
         package's module) Python keeps imported, and the message says to restart the process first, as a new load
         would (:func:`load_user_code`)."""
         keys = _code_keys(self.config)
-        named = {self.config.validators[name]: fn for name, fn in self.validators.items()}
-        for spec, fn in [*named.items(), *self.checks.items()]:
+        for spec, fn in _own_functions(self.config, self.validators, self.checks):
             changed = stale_function(fn) or stale_import(self.root, fn)
             if changed is None:
                 continue
@@ -329,6 +328,13 @@ def _code_keys(config: SuiteConfig) -> dict[str, str]:
     return keys
 
 
+def _own_functions(config: SuiteConfig, validators: Mapping[str, Callable[..., Any]],
+                   checks: Mapping[str, Callable[..., Any]]) -> list[tuple[str, Callable[..., Any]]]:
+    """Each ``(module:function, function)`` of a suite's own code: its registered validators (by the spec
+    ``validators.<name>`` gives), then its python checks."""
+    return [*((config.validators[name], fn) for name, fn in validators.items()), *checks.items()]
+
+
 def load_user_code(root: Path, config: SuiteConfig, suite_file: Path) -> UserCode:
     """Import a suite's registered validators and python checks (a wrong name fails here, not in the middle
     of a run) and digest their code, which a run records with the suite's other digests: ``--resume`` refuses
@@ -344,7 +350,7 @@ def load_user_code(root: Path, config: SuiteConfig, suite_file: Path) -> UserCod
     checks = {spec: load_check(root, spec, suite_file, keys[spec])
               for ev in config.evaluators for _, spec in ev.user_code()}
     digests = {}
-    for spec, fn in [*((config.validators[name], fn) for name, fn in validators.items()), *checks.items()]:
+    for spec, fn in _own_functions(config, validators, checks):
         elsewhere = defined_elsewhere(root, fn)
         if elsewhere is not None:
             raise ConfigError(suite_file, keys[spec], elsewhere)

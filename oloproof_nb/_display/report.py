@@ -33,10 +33,8 @@ from .._analysis.frames import ended_case_runs
 from .._analysis.gate import Gate
 from .._analysis.gate_reasons import abrupt_ends, abrupt_ends_note
 from .._analysis.gate_settings import (
-    APPROXIMATE_NOT_ALLOWED,
     ReleaseLike,
-    approximate_note,
-    approximate_where,
+    approximate_once,
     bare_approximate,
     relaxed_note,
 )
@@ -179,10 +177,10 @@ def _gate_section(run: Run, g: Gate, release: ReleaseLike | None) -> Section:
                         "and rate is the mean of the cases' values.")
     shown[f"{fmt_level(g.release.confidence)} CI"] = _intervals(g.table)
     # the key that decides approximate_methods_not_allowed: said once, here, as `oloproof report` says it (--release)
-    reasons = bare_approximate(g.table["reason"])
-    if reasons.str.startswith(APPROXIMATE_NOT_ALLOWED).any():
-        where = approximate_where(release, run.release is not None, "--release to report on this run")
-        sec.text.append(Plain(_sentence(approximate_note(where))))
+    reasons, approximate = approximate_once(g.table["reason"], release, run.release is not None,
+                                            "--release to report on this run")
+    if approximate:
+        sec.text.append(Plain(_sentence(approximate)))
     shown = pd.concat([shown, g.table[["method", "threshold", "verdict", "reason", "failing_clusters"]]
                        .assign(reason=reasons)], axis=1)
     if "noop_rate" in g.table.columns:

@@ -73,6 +73,7 @@ from .systems import (
     build,
     build_checked,
     identity_of,
+    read_or_release,
     release,
     replay_fingerprint,
 )
@@ -416,16 +417,15 @@ def _thread_systems(suite: Suite, system: Any, workers: int, executor: Executor 
     spec = suite.config.system if system is None else None
     held = [named(lambda: build(factory, timeout_s))]  # the only reference: released here when it cannot be read
     known: KnownCode = {}  # an instance of the first one's classes runs its code: a file saved since is not it
-    try:
-        version, fingerprint = named(lambda: identity_of(held[0], target, root=suite.root, spec=spec,
+
+    def read(instance: Any) -> tuple[str | None, str | None, str | None]:
+        version, fingerprint = named(lambda: identity_of(instance, target, root=suite.root, spec=spec,
                                                          timeout_s=timeout_s, known=known))
-        replay = named(lambda: replay_fingerprint(held[0], target, fingerprint))
-    except OloproofError as exc:
-        if system is not None and not fresh:  # an instance given to the run is the caller's: theirs to drop
-            raise
-        exc.__traceback__ = exc.__context__ = exc.__cause__ = None  # they hold the instance (as build_checked's)
-        release(held, timeout_s)
-        raise exc from None
+        return version, fingerprint, named(lambda: replay_fingerprint(instance, target, fingerprint))
+
+    # an instance given to the run is the caller's: theirs to drop
+    version, fingerprint, replay = read(held[0]) if system is not None and not fresh else \
+        read_or_release(held, timeout_s, read)
     first = held.pop()
 
     def rebuild() -> Any:  # a worker's instance, or one replacing an instance a case left stale: checked

@@ -22,7 +22,7 @@ import sys
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from .._config.imports import class_source, code_digests, code_layers, portable_name, user_classes
 from .._core.canonical import digest
@@ -31,8 +31,10 @@ from .sandbox import failure_reason
 from .timeouts import CaseTimeout, call_with_timeout, system_traceback
 
 __all__ = ["as_factory", "build", "release", "version_of", "code_fingerprint", "identity_of", "build_checked",
-           "OtherSystem", "other_identity", "KnownCode", "replay_fingerprint", "CODE_SCHEMA", "NO_FINGERPRINT",
-           "NO_SETTINGS_FINGERPRINT", "GIVE_FINGERPRINT"]
+           "OtherSystem", "read_or_release", "other_identity", "KnownCode", "replay_fingerprint", "CODE_SCHEMA",
+           "NO_FINGERPRINT", "NO_SETTINGS_FINGERPRINT", "GIVE_FINGERPRINT"]
+
+T = TypeVar("T")
 
 CODE_SCHEMA = "oloproof_code/v1"
 #: Why a system records no code fingerprint (:func:`code_fingerprint` is None), for the messages that refuse it.
@@ -188,18 +190,29 @@ def build_checked(factory: Callable[[], Any], target: Any, wanted: tuple[str | N
     run took in this process (:func:`code_fingerprint`), for an instance of the classes the first one had.
     """
     built = [build(factory, timeout_s)]  # the only reference: released here when the instance is refused
-    try:
-        theirs = identity_of(built[0], target, root=root, spec=spec, timeout_s=timeout_s, known=known)
-    except OloproofError as exc:
-        # its traceback (identity_of's frames) and its context (the user's error from the instance's own version
-        # property or fingerprint()) hold the instance: cut first, or the release drops no last reference (M52)
-        exc.__traceback__ = exc.__context__ = exc.__cause__ = None
-        release(built, timeout_s)
-        raise exc from None
+    theirs = read_or_release(built, timeout_s,
+                             lambda instance: identity_of(instance, target, root=root, spec=spec, timeout_s=timeout_s,
+                                                          known=known))
     if theirs != wanted:
         release(built, timeout_s)
         raise OtherSystem(other_identity(theirs, wanted))
     return built.pop()
+
+
+def read_or_release(built: list[Any], timeout_s: float | None, read: Callable[[Any], T]) -> T:
+    """``read(built[0])`` (what identifies a new instance: its version, its fingerprints); when that raises
+    :class:`OloproofError`, the instance is released (:func:`release`) before the error goes on.
+
+    The error's traceback (``read``'s frames) and its context (the user's error from the instance's own ``version``
+    property or ``fingerprint()``) hold the instance: they are cut first, or the release drops no last reference
+    (review M52: 2 instances built, 1 released while a notebook kept the error).
+    """
+    try:
+        return read(built[0])
+    except OloproofError as exc:
+        exc.__traceback__ = exc.__context__ = exc.__cause__ = None
+        release(built, timeout_s)
+        raise exc from None
 
 
 def other_identity(theirs: tuple[str | None, str | None], wanted: tuple[str | None, str | None]) -> str:
