@@ -686,11 +686,23 @@ def _run_threaded(pending: Iterable[tuple[int, Case]], systems: _Systems, worker
 # -- executors (other processes or machines) ---------------------------------------------------
 
 _REMOTE_LOCK = threading.Lock()
-_REMOTE_SUITES: dict[tuple[str, tuple[tuple[str, str], ...]], Suite] = {}
-_REMOTE_POOLS: dict[tuple[str, tuple[tuple[str, str], ...]], queue.Queue[Any]] = {}
-#: The file digests this worker process took of the system's code, by its classes (:data:`~.systems.KnownCode`), per
-#: suite as :data:`_REMOTE_POOLS`: a replacement of the classes its instances are runs the code they were taken of.
-_REMOTE_KNOWN: dict[tuple[str, tuple[tuple[str, str], ...]], KnownCode] = {}
+
+
+@dataclass(frozen=True)
+class _WorkerSuite:
+    """One version of a suite's files as a worker process holds it (:func:`_remote_suite`)."""
+
+    suite: Suite
+    #: the system instances its batches built, kept for the next batch (:func:`_remote_batch`)
+    pool: queue.Queue[Any] = field(default_factory=queue.Queue)
+    #: the file digests this process took of the system's code, by its classes (:data:`~.systems.KnownCode`): a
+    #: replacement of the classes its instances are runs the code they were taken of
+    known: KnownCode = field(default_factory=dict)
+
+
+#: The suites this worker process loaded, by folder and the digests of its files (one entry per folder: an earlier
+#: version of the files is dropped when another is loaded).
+_REMOTE_SUITES: dict[tuple[str, tuple[tuple[str, str], ...]], _WorkerSuite] = {}
 #: The artifact versions shown to the cases this worker process ran, per suite (every batch of a run shares it:
 #: an earlier epoch's artifact is stale in the next batch too).
 _REMOTE_SHOWN: dict[str, ShownArtifacts] = {}
@@ -703,13 +715,13 @@ def _worker_digests(digests: dict[str, str]) -> tuple[tuple[str, str], ...]:
     return tuple(sorted((name, value) for name, value in digests.items() if name != RELEASE_FILE))
 
 
-def _remote_suite(suite_root: str, digests: dict[str, str]) -> tuple[Suite, queue.Queue[Any], KnownCode]:
-    """The suite as this worker process sees it (loaded once per version of its files), its system pool, and the
-    file digests taken of its system's code (:data:`_REMOTE_KNOWN`)."""
+def _remote_suite(suite_root: str, digests: dict[str, str]) -> _WorkerSuite:
+    """The suite as this worker process sees it (loaded once per version of its files), with its system pool and
+    the file digests taken of its system's code."""
     key = (suite_root, _worker_digests(digests))
     with _REMOTE_LOCK:
-        suite = _REMOTE_SUITES.get(key)
-        if suite is None:
+        held = _REMOTE_SUITES.get(key)
+        if held is None:
             suite = load_suite(suite_root)
             if _worker_digests(suite.digests) != key[1]:
                 changed = changed_digests(dict(key[1]), dict(_worker_digests(suite.digests)))
@@ -718,11 +730,9 @@ def _remote_suite(suite_root: str, digests: dict[str, str]) -> tuple[Suite, queu
                                     "loaded them (the same folder at the same path: a shared filesystem or a "
                                     "copy shipped there; files edited since the suite was loaded: load it again)")
             for stale in [k for k in _REMOTE_SUITES if k[0] == suite_root]:  # an earlier version of the files
-                del _REMOTE_SUITES[stale], _REMOTE_POOLS[stale], _REMOTE_KNOWN[stale]
-            _REMOTE_SUITES[key] = suite
-            _REMOTE_POOLS[key] = queue.Queue()
-            _REMOTE_KNOWN[key] = {}
-        return suite, _REMOTE_POOLS[key], _REMOTE_KNOWN[key]
+                del _REMOTE_SUITES[stale]
+            held = _REMOTE_SUITES[key] = _WorkerSuite(suite)
+        return held
 
 
 def _shown_on_this_worker(suite_root: str) -> ShownArtifacts:
@@ -743,7 +753,8 @@ def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[in
     ``seen``: the artifact versions other workers' cases were shown (:meth:`ShownArtifacts.entries`), noted here
     first.
     """
-    suite, pool, known = _remote_suite(suite_root, digests)
+    held = _remote_suite(suite_root, digests)
+    suite, pool, known = held.suite, held.pool, held.known
     target = suite.resolve_system()
     factory = as_factory(target)[0]
     timeout_s = suite.config.case_timeout_s
@@ -840,9 +851,7 @@ def _release_here(suite_root: str, timeout_s: float | None) -> None:
     processes keep theirs for the next run, each checked against its system before use.
     """
     with _REMOTE_LOCK:
-        pools = [_REMOTE_POOLS.pop(key) for key in [k for k in _REMOTE_POOLS if k[0] == suite_root]]
-        for key in [k for k in _REMOTE_SUITES if k[0] == suite_root]:
-            del _REMOTE_SUITES[key], _REMOTE_KNOWN[key]
+        pools = [_REMOTE_SUITES.pop(key).pool for key in [k for k in _REMOTE_SUITES if k[0] == suite_root]]
     instances = []
     for pool in pools:
         with contextlib.suppress(queue.Empty):  # a batch of another run of the suite may take one meanwhile

@@ -528,7 +528,7 @@ def test_a_thread_executors_instances_are_released_when_the_run_ends(make_suite:
         with ThreadPoolExecutor(max_workers=2) as pool:
             run = op.run(root, executor=pool, chunk_size=1, out=tmp_path / f"run{n}", progress=False)
         assert list(run.cases["answer"]) == ["v1"] * 4
-        assert not [k for k in runner._REMOTE_POOLS if k[0] == str(root)]
+        assert not [k for k in runner._REMOTE_SUITES if k[0] == str(root)]
         lines = log.read_text(encoding="utf-8").split()
         assert lines.count("built") == lines.count("released") >= 2 * n  # the run's own, and at least one a worker
 
