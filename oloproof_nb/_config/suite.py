@@ -598,6 +598,22 @@ def _lacks_field(case: Case, line: int, i: int, transform: Transform, cases_file
                                         "give the case that field")
 
 
+def _misfit(case: Case, line: int, key: str, transform: Transform, problem: str, earlier: str, cases_file: Path,
+            suite_file: Path, seen: bool) -> OloproofError:
+    """The error for ``case`` (at ``line``), which the transform of oloproof.yaml's ``key`` (its ``field`` or
+    ``state_path``) cannot rewrite, for ``problem``; ``earlier``: what the cases before it do (``"hold text
+    there"``).
+
+    As for :func:`_lacks_field`: where an earlier case suited the transform (``seen``), this case is the one to
+    fix, named by its line (the transform's key in parentheses); where none did (the first case), the key may be
+    the wrong one: oloproof.yaml's key is named, with the case's line."""
+    said = f"case {quote(case.id)}: {problem}"
+    if seen:
+        return CaseFileError(cases_file, line, f"{said} (metamorphic transform {quote(transform.name)}, {key} in "
+                                               f"{suite_file.name}; the cases before it {earlier})")
+    return ConfigError(suite_file, key, f"{cases_file.name} line {line}: {said}")
+
+
 def _validate_cases(cases_file: Path, config: SuiteConfig, suite_file: Path, scan: _VacuityScan,
                     repeats: RepeatScan, removals: RemovalScan, keep: bool,
                     ) -> tuple[set[str], int, tuple[Case, ...] | None]:
@@ -622,14 +638,15 @@ def _validate_cases(cases_file: Path, config: SuiteConfig, suite_file: Path, sca
             if transform.field is not None and transform.field not in case.input:
                 raise _lacks_field(case, line, i, transform, cases_file, suite_file, seen=bool(source_ids))
             if transform.field is not None and (problem := field_not_text(case, transform.field)) is not None:
-                raise ConfigError(suite_file, f"metamorphic.transforms[{i}].field", f"case {quote(case.id)}: {problem}")
+                raise _misfit(case, line, f"metamorphic.transforms[{i}].field", transform, problem,
+                              "hold text there", cases_file, suite_file, seen=bool(source_ids))
             if transform.state_path is not None:
                 try:  # the rewrite must apply to this case: derive it once to check (and for its content)
                     copy = derive_case(case, transform.name, transform.field, transform.template,
                                        state_path=transform.state_path)
                 except ValueError as exc:
-                    raise ConfigError(suite_file, f"metamorphic.transforms[{i}].state_path",
-                                      f"case {quote(case.id)}: {exc}") from None
+                    raise _misfit(case, line, f"metamorphic.transforms[{i}].state_path", transform, str(exc),
+                                  "match it with text", cases_file, suite_file, seen=bool(source_ids)) from None
                 copy_content: str | None = content_digest(copy)
             else:
                 copy_content = next(field_copies)

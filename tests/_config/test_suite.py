@@ -529,18 +529,54 @@ def test_a_field_transform_of_a_value_that_is_not_text_is_refused(make_suite, ca
     user_scenario`` loaded, and every copy was given Python's text of it inside the template (``"Hi. {'reason_for_call':
     ..."``), so the agent raised on each (64 of 128 cases ``error``, the gate BLOCKed on the agent); a boolean
     became ``"again (was False)"``, which is true. Refused at load, as a state_path match that is not text is."""
-    cases = [{"id": "c1", "input": {"m": "hi", "user": "text"}},
-             {"id": "c2", "input": {"m": "hi", "user": value}}]
+    cases = [{"id": "c1", "input": {"m": "hi", "user": value}},
+             {"id": "c2", "input": {"m": "hi", "user": "text"}}]
     folder = make_suite(cases, metamorphic={"transforms": [
         {"name": "again", "field": "user", "template": "{value} again", "validity_labels": "labels.jsonl",
          "minimum_validity": 0.5}]})
     (folder / "labels.jsonl").write_text("", encoding="utf-8")
-    err = _error(folder)
+    err = _error(folder)  # the first case: no case held text there, the field may be the wrong one
     assert err.key == "metamorphic.transforms[0].field"
-    assert f"case 'c2': input field 'user' holds {kind}, not text" in err.message, err.message
+    assert f"cases.jsonl line 1: case 'c1': input field 'user' holds {kind}, not text" in err.message, err.message
     assert main(["run", str(folder), "--quiet"]) == 2
     out = capsys.readouterr().err
     assert out.count("\n") == 1 and "Traceback" not in out
+
+
+@pytest.mark.parametrize(("transform", "bad", "problem", "earlier"), [
+    ({"field": "user"}, {"m": "hi", "user": 3},
+     "input field 'user' holds the number 3, not text; a transform rewrites text: give the text it should rewrite "
+     "an input field of its own", "metamorphic.transforms[0].field in oloproof.yaml; the cases before it hold text "
+     "there"),
+    ({"state_path": "files.bill"}, {"m": "hi"},
+     "no path of its initial_state matches state_path 'files.bill'",
+     "metamorphic.transforms[0].state_path in oloproof.yaml; the cases before it match it with text"),
+])
+def test_a_case_a_transform_cannot_rewrite_after_others_could_is_named_by_its_line(
+        make_suite, capsys: pytest.CaptureFixture[str], transform: dict[str, str], bad: dict[str, Any],
+        problem: str, earlier: str) -> None:
+    """Review L2 left two of a transform's three case errors naming oloproof.yaml's key alone: a field that is not
+    text, a state_path matching nothing. Where the cases before it suited the transform, the case is the mistake:
+    its cases.jsonl line is named, as a case lacking the field is (exit 2, one line, the file unchanged)."""
+    state = {"files": {"bill": "pay 3"}}
+    cases = [{"id": "c1", "input": {"m": "hi", "user": "text"}, "initial_state": state},
+             {"id": "c2", "input": {"m": "hi", "user": "more"}, "initial_state": state},
+             {"id": "c3", "input": bad, "initial_state": {"files": {}}}]
+    folder = make_suite(cases, metamorphic={"transforms": [
+        {"name": "again", "template": "{value} again", "validity_labels": "labels.jsonl", "minimum_validity": 0.5,
+         **transform}]})
+    (folder / "labels.jsonl").write_text("", encoding="utf-8")
+    before = (folder / "cases.jsonl").read_bytes()
+    with pytest.raises(CaseFileError) as info:
+        load_suite(folder)
+    assert type(info.value) is CaseFileError
+    assert (info.value.file, info.value.line) == (str(folder / "cases.jsonl"), 3)
+    assert str(info.value) == (f"{folder / 'cases.jsonl'}: line 3: case 'c3': {problem} (metamorphic transform "
+                               f"'again', {earlier})")
+    assert main(["run", str(folder), "--quiet"]) == 2
+    out = capsys.readouterr().err
+    assert out.count("\n") == 1 and "Traceback" not in out and "line 3: case 'c3'" in out
+    assert (folder / "cases.jsonl").read_bytes() == before
 
 
 # -- a small case file is parsed once; a large one is streamed ---------------------------------------------------
