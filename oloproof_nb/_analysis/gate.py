@@ -66,9 +66,9 @@ from ..errors import ConfigError, OloproofError, VacuousCheckWarning, format_loc
 from .baseline import Baseline, as_baseline, check_baseline, with_idle_columns
 from .columns import GATE
 from .gate_drift import label_drift, release_now, release_unreadable, suite_drift, warn_release_drift
-from .gate_findings import _by_criterion, _with_findings, _zero_thresholds, late_findings
-from .gate_reasons import _all_pass_note, _content_unchecked, _missing_why
-from .gate_settings import APPROXIMATE_NOT_ALLOWED, ReleaseLike, _relaxed, approximate_reason
+from .gate_findings import by_criterion, late_findings, with_findings, zero_thresholds
+from .gate_reasons import all_pass_note, content_unchecked, missing_why
+from .gate_settings import APPROXIMATE_NOT_ALLOWED, ReleaseLike, approximate_reason, weaker_settings
 from .inspect_log import is_inspect_run, task_criteria, unrun_samples
 from .inspect_settings import split_hint
 from .reduce import REPEATED_NOTE, ReducedSums, epoch_counts, reduced_sums, repeated_rows
@@ -476,7 +476,7 @@ def vacuous_findings(run: Run) -> dict[str, list[str]]:
     """Every check of ``run`` that cannot fail as configured, whatever the release settings: criterion → its
     findings (the manifest's, then :func:`late_findings`), as :attr:`Gate.findings` gives them; empty for none."""
     rows = {key[0]: value.n for key, value in criterion_sums(run.verdicts).items()}
-    return _by_criterion(run, late_findings(run, rows))
+    return by_criterion(run, late_findings(run, rows))
 
 
 def gate(run: Run, release: ReleaseLike | None = None, *,
@@ -591,11 +591,11 @@ def gate(run: Run, release: ReleaseLike | None = None, *,
     waiting = _waiting(run)
     evaluator_of = {ev.name: ev for ev in run.config.evaluators}
     stored = dict(run.manifest.suite_config.vacuous)
-    late = _with_findings(late_findings(run, {c: s.n for c, s in sums.items()}),  # vacuous checks found only now
-                          _zero_thresholds(cfg, run.criteria))
+    late = with_findings(late_findings(run, {c: s.n for c, s in sums.items()}),  # vacuous checks found only now
+                          zero_thresholds(cfg, run.criteria))
     for message in late.values():
         warn_at_caller(VacuousCheckWarning(message))
-    findings = [m for found in _by_criterion(run, late).values() for m in found]
+    findings = [m for found in by_criterion(run, late).values() for m in found]
     rows = []
     reduced = _reduced(run, cfg)
     for criterion in run.criteria:
@@ -620,7 +620,7 @@ def gate(run: Run, release: ReleaseLike | None = None, *,
             notes += [n for n in (swapped, interval.reason) if n]
         rows.append(_decided(row, notes, cfg, clustered, ev, checked, late, waiting=waiting, sizes=s.rows))
     repeated = repeats_note(run.manifest.suite_config.repeated)  # one case under two ids: counted twice
-    unchecked = _content_unchecked(run)
+    unchecked = content_unchecked(run)
     for row in rows:
         if row["reason"] == APPROXIMATE_NOT_ALLOWED or row["reason"].startswith(f"{APPROXIMATE_NOT_ALLOWED};"):
             # the key that decides it, right after the code, as all_missing's why below
@@ -628,7 +628,7 @@ def gate(run: Run, release: ReleaseLike | None = None, *,
                                                   approximate_reason(release, run.release is not None), 1)
         if row["reason"] == "all_missing" or row["reason"].startswith("all_missing;"):
             # right after the code, where the user reads first: why the rows are missing says what would decide it
-            why = _missing_why(run.verdicts, row["criterion"])
+            why = missing_why(run.verdicts, row["criterion"])
             row["reason"] = row["reason"].replace("all_missing", f"all_missing; {why}", 1)
         if repeated and row["n"]:
             row["reason"] = "; ".join(part for part in (row["reason"], repeated) if part)
@@ -643,7 +643,7 @@ def gate(run: Run, release: ReleaseLike | None = None, *,
     listed = table[table["verdict"] != "REPORT_ONLY"]
     blocker = unwhole or ("" if len(listed) else NO_CRITERIA) or fewer_epochs(run)
     overall = "PASS" if not blocker and bool((listed["verdict"] == "PASS").all()) else "BLOCK"
-    relaxed, than = _relaxed(run, cfg, rows, found)
+    relaxed, than = weaker_settings(run, cfg, rows, found)
     unscored = unscored_copies(run)
     return Gate(table=table, verdict=overall, release=cfg, clustered=clustered, n_source_clusters=n_source,
                 reason=blocker, findings=tuple(findings), unscored=tuple(unscored),
@@ -758,14 +758,14 @@ def _decided(row: dict[str, Any], notes: list[str], cfg: ReleaseConfig, clustere
     ``late``: criterion → a vacuous-check finding made by the gate (an idle fault, a threshold of 0);
     ``left_out``: cases a pass^k or pass@k criterion could not reduce (fewer than k rows); ``waiting``: case
     runs whose outcome receipt is ``waiting`` (they hold back an ``outcome_contract`` PASS); ``sizes``: the rows
-    (or reduced cases) of each of the criterion's clusters, for :func:`_all_pass_note`.
+    (or reduced cases) of each of the criterion's clusters, for :func:`all_pass_note`.
     """
     criterion = row["criterion"]
     threshold = cfg.criteria.get(criterion)
     row["threshold"] = math.nan if threshold is None else float(threshold)
     verdict, reason = _decide(row, threshold, cfg, clustered, ev, checked, left_out)
     if reason == "interval_includes_threshold" and sizes is not None and threshold is not None:
-        notes = [*notes, _all_pass_note(row, sizes, float(threshold), cfg.confidence, clustered)]
+        notes = [*notes, all_pass_note(row, sizes, float(threshold), cfg.confidence, clustered)]
         notes = [note for note in notes if note]
     if verdict == "PASS" and waiting and ev.type == "outcome_contract":
         verdict, reason = "INSUFFICIENT_EVIDENCE", (

@@ -199,10 +199,10 @@ def late_findings(run: Run, rows: dict[str, int]) -> dict[str, str]:
     whose tool no case called (``rows``: each criterion's number of rows), or whose ``escalate_tools`` or
     ``honest_answers`` every recorded case run calls or says where nothing failed. Settings of a gate (a threshold
     of 0) are not read: :func:`gate` adds those."""
-    return _with_findings(_fault_findings(run, rows), _routine_escalations(run), _routine_admissions(run))
+    return with_findings(_fault_findings(run, rows), _routine_escalations(run), _routine_admissions(run))
 
 
-def _with_findings(late: dict[str, str], *more: dict[str, str]) -> dict[str, str]:
+def with_findings(late: dict[str, str], *more: dict[str, str]) -> dict[str, str]:
     """``late`` (criterion → finding) with each of ``more``'s findings joined to its criterion's (``; ``)."""
     for found in more:
         for criterion, message in found.items():
@@ -210,13 +210,13 @@ def _with_findings(late: dict[str, str], *more: dict[str, str]) -> dict[str, str
     return late
 
 
-def _by_criterion(run: Run, late: dict[str, str]) -> dict[str, list[str]]:
+def by_criterion(run: Run, late: dict[str, str]) -> dict[str, list[str]]:
     """Each criterion's findings, in the run's order: the manifest's (found by ``load_suite``), then ``late``'s."""
     stored = dict(run.manifest.suite_config.vacuous)
     return {c: found for c in run.criteria if (found := stored.get(c, []) + ([late[c]] if c in late else []))}
 
 
-def _zero_thresholds(cfg: ReleaseConfig, criteria: list[str]) -> dict[str, str]:
+def zero_thresholds(cfg: ReleaseConfig, criteria: list[str]) -> dict[str, str]:
     """Criteria gated at threshold 0: criterion → finding. Every lower bound is at least 0, so such a
     criterion passes whatever its rows say (a check that cannot fail)."""
     return {c: (f"criterion {c}: threshold 0 passes whatever the rows say (a lower bound is never below 0); "

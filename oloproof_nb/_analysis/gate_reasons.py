@@ -66,7 +66,7 @@ def case_runs(keys: Sequence[tuple[str, int]], most: int = 5) -> str:
     return ("case " if len(keys) == 1 else "cases ") + ", ".join(named) + more
 
 
-def _all_pass_note(row: dict[str, Any], sizes: np.ndarray, threshold: float, confidence: float,
+def all_pass_note(row: dict[str, Any], sizes: np.ndarray, threshold: float, confidence: float,
                    clustered: bool) -> str:
     """What would decide a criterion whose every row passes and whose interval still holds ``threshold``, else "".
 
@@ -124,7 +124,7 @@ def _least_all_pass_n(threshold: float, confidence: float) -> int:
     return high
 
 
-def _missing_why(verdicts: pd.DataFrame, criterion: str) -> str:
+def missing_why(verdicts: pd.DataFrame, criterion: str) -> str:
     """Why ``criterion``'s rows are missing, for its ``all_missing`` reason: the commonest reason its rows give and
     how many give it (``every row is missing: "score 9 is not in [0, 1]; say which scores pass with pass_threshold=
     (--pass-threshold)" (all 240 rows)``, :func:`commonest_reason`).
@@ -141,7 +141,7 @@ def commonest_reason(reasons: pd.Series, where: str = "run.verdicts") -> str:
     (all 40 rows)``, or ``"…" (30 of 40 rows; 2 other reasons, 4 with none, each in run.verdicts)`` (``where``
     says where each row's reason is); ``""`` when no row gives one.
 
-    The ``all_missing`` reason of the gate (:func:`_missing_why`) and of a comparison quote it: what would make the
+    The ``all_missing`` reason of the gate (:func:`missing_why`) and of a comparison quote it: what would make the
     criterion decide is in its rows' reasons."""
     text = reasons.fillna("").astype(str)
     # the commonest reason given: rows without one (NaN, "") outnumbering it hid it behind "every row is missing"
@@ -157,7 +157,7 @@ def commonest_reason(reasons: pd.Series, where: str = "run.verdicts") -> str:
     return f'"{top}" ({n:,} of {len(text):,} rows; {", ".join(others)}, each in {where})'
 
 
-def _content_unchecked(run: Run) -> str:
+def content_unchecked(run: Run) -> str:
     """The note for an ``outcome_contract`` PASS when no contract of the run's expected outcomes checks the
     artifact's content (``check_coverage`` 0), else ``""`` (also without an ``outcome_contract`` evaluator).
 

@@ -66,7 +66,7 @@ def relaxed_gate_settings(own: ReleaseConfig | None, cfg: ReleaseConfig, rows: l
 RUN_OWN = "the run's own release settings"
 
 
-def _relaxed(run: Run, cfg: ReleaseConfig, rows: list[dict[str, Any]],
+def weaker_settings(run: Run, cfg: ReleaseConfig, rows: list[dict[str, Any]],
              now: tuple[Path, ReleaseConfig | None] | None) -> tuple[list[str], str]:
     """:attr:`Gate.relaxed` and :attr:`Gate.weaker_than`: the settings of ``cfg`` weaker than the run's own; or,
     when none is, those weaker than the suite folder's release.yaml as it is now (``now``, as :func:`release_now`

@@ -33,7 +33,7 @@ apply:
   samples of several tasks and a name would have rows of more than one (``match()`` scores two tasks), it is a
   criterion per task, ``<task>/<name>`` (``bulk/match``, ``small/match``; ``bulk/checks/correct`` for a key named
   ``checks/correct``), each with its task's scorer options; a name only one task's samples have keeps it
-  (:meth:`_Reader._split_by_task`). Pooled, 0 of 10 in one task beside 300 of 300 in another passed at 0.9.
+  (:meth:`Reader._split_by_task`). Pooled, 0 of 10 in one task beside 300 of 300 in another passed at 0.9.
 - ``cluster``: the value of a metadata key (``cluster="topic"``; the dataset's value, else the log's, and
   an error when a sample's epochs disagree), or each sample its own cluster (its epochs share it, so a
   log with epochs is clustered).
@@ -52,7 +52,7 @@ apply:
   ``changes`` rows (its initial state is unknown).
 
 The parts live beside this module: :mod:`.inspect_files` (which files are logs, and guarding one before inspect-ai
-reads it), :mod:`.inspect_records` (a sample as a case record, and :class:`~.inspect_records._Reader`, which judges
+reads it), :mod:`.inspect_records` (a sample as a case record, and :class:`~.inspect_records.Reader`, which judges
 the scores) and :mod:`.inspect_settings` (the criterion names, scorer options and score readings that make a check,
 and the settings that make the logs of a folder one agent).
 """
@@ -82,13 +82,13 @@ from ..errors import OloproofError, VacuousCheckWarning, describe_exception, val
 from . import frames
 from .columns import FRAMES
 from .inspect_files import check_log_nesting, inspect_log_files
-from .inspect_records import _iso, _Reader
+from .inspect_records import Reader, iso_time
 from .inspect_settings import (
-    _options_text,
-    _reading,
-    _same_agent,
-    _same_options,
     agent_settings,
+    options_text,
+    same_agent,
+    same_options,
+    score_reading,
     scorer_names,
     task_settings,
 )
@@ -415,7 +415,7 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
     thresholds = _thresholds(pass_threshold)
     files = inspect_log_files(path)
     log = _inspect()
-    reader = _Reader(cluster, state_key, score_map, thresholds)
+    reader = Reader(cluster, state_key, score_map, thresholds)
     records: list[CaseRecord] = []
     scorers: list[list[str] | None] = []  # per record, the scorers its log declares
     tasks: dict[str, None] = {}
@@ -438,21 +438,21 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
         reader.tasks[file] = (str(spec.task), str(getattr(spec, "task_id", None) or ""))
         models.setdefault(str(spec.model), None)
         run_ids.setdefault(str(spec.run_id or spec.eval_id), None)
-        start = _iso(spec.created, "") or _modified_at(file)
+        start = iso_time(spec.created, "") or _modified_at(file)
         created.append(start)
         declared_scorers = list(getattr(spec, "scorers", None) or [])
         declared = scorer_names([str(scorer.name) for scorer in declared_scorers])
         for name in declared:
             reader.criteria.setdefault(name, None)
         for name, scorer in zip(declared, declared_scorers, strict=True):
-            _same_options(options, name, _options_text(scorer), file, str(spec.task))
+            same_options(options, name, options_text(scorer), file, str(spec.task))
         model_settings, plan_settings = agent_settings(header)  # keyed by model: other models are refused below
-        _same_agent(agents, (str(spec.model),), model_settings, file)
-        _same_agent(agents, (str(spec.model), str(spec.task)), plan_settings, file)
-        _same_agent(agents, (str(spec.model), str(spec.task), "task"), task_settings(header), file,
+        same_agent(agents, (str(spec.model),), model_settings, file)
+        same_agent(agents, (str(spec.model), str(spec.task)), plan_settings, file)
+        same_agent(agents, (str(spec.model), str(spec.task), "task"), task_settings(header), file,
                     "two versions of the task")
         stats = getattr(header, "stats", None)
-        done = _iso(getattr(stats, "completed_at", None), "") if header.status == "success" else None
+        done = iso_time(getattr(stats, "completed_at", None), "") if header.status == "success" else None
         finished.append(done or (start if header.status == "success" else None))
         before = len(records)
         for sample in _samples(log, file, header):
@@ -483,7 +483,7 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
     name = "+".join(tasks)
     config = SuiteConfig(name=name or "inspect", system="inspect_ai:eval", evaluators=[
         InspectScorer(criterion=c, options=options.get((reader.options_task(c), reader.scorer_of[c]), ("",))[0],
-                      reading=_reading(score_map, reader.threshold_of(c)))
+                      reading=score_reading(score_map, reader.threshold_of(c)))
         for c in reader.criteria],
         slices=DEFAULT_SLICES)
     manifest_fields: dict[str, Any] = {

@@ -1,7 +1,7 @@
 """One Inspect AI sample as a case record, and its scores as verdict rows (see :mod:`.inspect_log`).
 
 The sample as its dataset gave it and its digest (:func:`sample_digest`), the steps of the messages the run added,
-the state in its store, its status; :class:`_Reader` turns the samples of a folder's logs into case records and,
+the state in its store, its status; :class:`Reader` turns the samples of a folder's logs into case records and,
 once every log is read, their scores into verdict rows.
 """
 
@@ -21,7 +21,7 @@ from .._core.canonical import digest, iso
 from .._core.records import ENDED, ENV_SCHEMA, CaseRecord
 from .._core.scoremap import ScoreMap, on_default_scale, score_verdict
 from ..errors import OloproofError, quote
-from .inspect_settings import _plain, criterion_names, split_hint
+from .inspect_settings import criterion_names, plain_json, split_hint
 
 __all__ = ["sample_digest", "dataset_sample"]
 
@@ -49,7 +49,7 @@ def sample_digest(sample: Any) -> str:
     whatever a solver wrote into the metadata.
     """
     given = dataset_sample(sample)
-    body = {"id": str(sample.id), "input": _plain(given.input), "target": given.target,
+    body = {"id": str(sample.id), "input": plain_json(given.input), "target": given.target,
             "metadata": given.metadata or {}}
     if getattr(given, "choices", None):
         body["choices"] = list(given.choices)
@@ -65,7 +65,7 @@ def sample_digest(sample: Any) -> str:
 def _parse_result(text: Any) -> Any:
     """A tool result's JSON value: JSON text parsed, a Python literal (a dict's ``str()``) evaluated, else the text."""
     if not isinstance(text, str):
-        return _plain(text)
+        return plain_json(text)
     stripped = text.strip()
     if not stripped or stripped[0] not in "{[\"0123456789-tfnTFN":
         return text
@@ -99,7 +99,7 @@ def _steps(messages: Iterable[Any]) -> list[dict[str, Any]]:
                 result = {"ok": False, "error": answer.error.type, "message": answer.error.message}
             else:
                 result = _parse_result(answer.text if isinstance(answer.content, list) else answer.content)
-            steps.append({"kind": "tool_call", "tool": call.function, "args": _plain(dict(call.arguments or {})),
+            steps.append({"kind": "tool_call", "tool": call.function, "args": plain_json(dict(call.arguments or {})),
                           "result": result})
     return steps
 
@@ -135,7 +135,7 @@ def _initial_world(sample: Any, key: str) -> tuple[bool, Any]:
     return False, None
 
 
-def _iso(ts: Any, default: str) -> str:
+def iso_time(ts: Any, default: str) -> str:
     if isinstance(ts, datetime):
         return iso(ts)
     if isinstance(ts, str) and ts:
@@ -160,7 +160,7 @@ def _status(sample: Any) -> tuple[str, str | None]:
     return "completed", None
 
 
-class _Reader:
+class Reader:
     """Turns the samples of the logs into case records."""
 
     def __init__(self, cluster: str | None, state_key: str | None, score_map: ScoreMap | None,
@@ -217,8 +217,8 @@ class _Reader:
         else:
             cluster = self._cluster(file, cid, epoch, sample, metadata)
         status, error = _status(sample)
-        started = _iso(getattr(sample, "started_at", None), created)
-        case: dict[str, Any] = {"id": cid, "epoch": epoch, "input": {"input": _plain(sample.input)},
+        started = iso_time(getattr(sample, "started_at", None), created)
+        case: dict[str, Any] = {"id": cid, "epoch": epoch, "input": {"input": plain_json(sample.input)},
                                 "expected": {"answer": sample.target}, "cluster": cluster, "metadata": metadata,
                                 "digest": sample_digest(sample), "source_id": cid, "transform": None}
         env = None
@@ -233,7 +233,7 @@ class _Reader:
                 else:
                     self.unknown_initial.add((cid, epoch))
                 env = {"schema": ENV_SCHEMA, "run_id": run_id, "case_id": cid, "case_digest": case["digest"],
-                       "system_version": model, "captured_at": _iso(getattr(sample, "completed_at", None), started),
+                       "system_version": model, "captured_at": iso_time(getattr(sample, "completed_at", None), started),
                        "state": state, "state_digest": digest(state)}
                 if epoch != 1:  # as a run directory stores it: the epoch only when it is not 1
                     env["epoch"] = epoch

@@ -2,7 +2,7 @@
 
 A check: the criterion each score is read as (:func:`criterion_names`, :func:`scorer_names`), a scorer's options
 (the logs of one task run it with one setting), and how its scores were read (``pass_threshold``, ``score_map``:
-:func:`_reading`). An agent: the settings the logs of a folder must share (:func:`agent_settings`,
+:func:`score_reading`). An agent: the settings the logs of a folder must share (:func:`agent_settings`,
 :func:`task_settings`), those of how calls reach the model left out.
 """
 
@@ -26,12 +26,12 @@ from ..errors import OloproofError, clip
 __all__ = ["criterion_names", "scorer_names", "split_hint", "agent_settings", "task_settings"]
 
 
-def _plain(value: Any) -> Any:
+def plain_json(value: Any) -> Any:
     """A pydantic model (a chat message) as JSON, without ids that change from run to run."""
     if hasattr(value, "model_dump"):
         return value.model_dump(mode="json", exclude_none=True, exclude={"id"})
     if isinstance(value, list):
-        return [_plain(v) for v in value]
+        return [plain_json(v) for v in value]
     return value
 
 
@@ -90,18 +90,18 @@ def scorer_names(declared: list[str]) -> list[str]:
     return names
 
 
-def _options_text(scorer: Any) -> str:
+def options_text(scorer: Any) -> str:
     """A declared scorer's ``options`` as canonical JSON ("" for none)."""
     opts = getattr(scorer, "options", None)
     return json.dumps(opts, sort_keys=True, ensure_ascii=False, default=str) if opts else ""
 
 
-def _same_options(seen: dict[tuple[str, str], tuple[str, Path]], name: str, text: str, file: Path,
+def same_options(seen: dict[tuple[str, str], tuple[str, Path]], name: str, text: str, file: Path,
                   task: str) -> None:
     """Refuse logs of one task that run one scorer with different arguments (they would be pooled into one
     criterion: a lenient half and a strict half read as one check). Two tasks may run it with different arguments
     (``match()`` in one, ``match(location="any")`` in the other): a scorer several tasks share is a criterion per
-    task (:meth:`_Reader._split_by_task`), each of one setting."""
+    task (:meth:`Reader._split_by_task`), each of one setting."""
     first = seen.setdefault((task, name), (text, file))
     if first[0] == text:
         return
@@ -152,7 +152,7 @@ def _model_args(value: Any) -> dict[str, Any]:
     >>> _model_args({"device": "cuda:1", "port": 8000, "model_path": "m/v2"})
     {'device': 'cuda', 'model_path': 'm/v2'}
     """
-    given = dict(_plain(value) or {})
+    given = dict(plain_json(value) or {})
     if isinstance(given.get("device"), str):
         given["device"] = given["device"].split(":", 1)[0]
     return {k: v for k, v in given.items() if k not in OPERATIONAL_MODEL_ARGS}
@@ -176,7 +176,7 @@ def task_settings(header: Any) -> dict[str, str]:
     config = getattr(sandbox, "config", None)
     return {**_leaves(getattr(spec, "task_version", None), "eval.task_version"),
             **_leaves(getattr(sandbox, "type", None), "eval.sandbox.type"),
-            **_leaves(re.split(r"[\\/]", config)[-1] if isinstance(config, str) else _plain(config),
+            **_leaves(re.split(r"[\\/]", config)[-1] if isinstance(config, str) else plain_json(config),
                       "eval.sandbox.config")}
 
 
@@ -199,31 +199,31 @@ def agent_settings(header: Any) -> tuple[dict[str, str], dict[str, str]]:
     spec, plan = header.eval, getattr(header, "plan", None)
 
     def config(value: Any) -> dict[str, Any]:
-        given = _plain(value) if value is not None else {}
+        given = plain_json(value) if value is not None else {}
         return {k: v for k, v in dict(given).items() if k not in OPERATIONAL_SETTINGS}
 
     def role(value: Any) -> Any:  # a role's model as the eval's own: its config less how calls reach it, no base_url
         if isinstance(value, list):
             return [role(item) for item in value]
-        given = {k: v for k, v in dict(_plain(value)).items() if k != "base_url"}
+        given = {k: v for k, v in dict(plain_json(value)).items() if k != "base_url"}
         return {**given, "config": config(given.get("config")), "args": _model_args(given.get("args"))}
 
     model = {**_leaves(config(getattr(spec, "model_generate_config", None)), "eval.model_generate_config"),
              **_leaves(_model_args(getattr(spec, "model_args", None)), "eval.model_args"),
              **_leaves({k: role(v) for k, v in (getattr(spec, "model_roles", None) or {}).items()}, "eval.model_roles")}
     ran = getattr(spec, "config", None)
-    solver = {**_leaves(_plain(getattr(spec, "solver", None)), "eval.solver"),
-              **_leaves(_plain(getattr(spec, "solver_args", None)), "eval.solver_args"),
-              **_leaves({name: _plain(getattr(ran, name, None)) for name in AGENT_LIMITS}, "eval.config")}
+    solver = {**_leaves(plain_json(getattr(spec, "solver", None)), "eval.solver"),
+              **_leaves(plain_json(getattr(spec, "solver_args", None)), "eval.solver_args"),
+              **_leaves({name: plain_json(getattr(ran, name, None)) for name in AGENT_LIMITS}, "eval.config")}
     if plan is not None:
-        steps = [{"solver": _plain(step.solver), "params": _plain(step.params)} for step in plan.steps or []]
-        finish = plan.finish and {"solver": _plain(plan.finish.solver), "params": _plain(plan.finish.params)}
+        steps = [{"solver": plain_json(step.solver), "params": plain_json(step.params)} for step in plan.steps or []]
+        finish = plan.finish and {"solver": plain_json(plan.finish.solver), "params": plain_json(plan.finish.params)}
         solver.update({**_leaves(steps, "plan.steps"), **_leaves(finish, "plan.finish"),
                        **_leaves(config(plan.config), "plan.config")})
     return model, solver
 
 
-def _same_agent(seen: dict[tuple[str, ...], tuple[dict[str, str], Path]], scope: tuple[str, ...],
+def same_agent(seen: dict[tuple[str, ...], tuple[dict[str, str], Path]], scope: tuple[str, ...],
                 settings: dict[str, str], file: Path, two: str = "two agents") -> None:
     """Refuse logs that run one agent with different settings (:func:`agent_settings`): read as one run, the
     rates of two agents (temperature 0 on half the samples, 1 with a system message on the other) were pooled.
@@ -248,7 +248,7 @@ def split_hint(name: str) -> str:
     return f"the samples of several tasks are scored under {name!r}: a criterion per task, named <task>/{name}"
 
 
-def _reading(score_map: ScoreMap | None, pass_threshold: float | None) -> str:
+def score_reading(score_map: ScoreMap | None, pass_threshold: float | None) -> str:
     """How a criterion's scores become verdicts, when not by the defaults: canonical JSON of its ``pass_threshold``
     (the one number given, or its own in a mapping: a criterion the mapping leaves out is read by the default rule,
     as with no threshold) and the ``score_map`` (a mapping as its sorted ``repr`` pairs, so ``1``, ``"1"`` and
@@ -256,9 +256,9 @@ def _reading(score_map: ScoreMap | None, pass_threshold: float | None) -> str:
 
     Examples
     --------
-    >>> _reading(None, None)
+    >>> score_reading(None, None)
     ''
-    >>> print(_reading({"P": "pass"}, 0.5))
+    >>> print(score_reading({"P": "pass"}, 0.5))
     {"pass_threshold":0.5,"score_map":[["'P'","'pass'"]]}
     """
     out: dict[str, Any] = {}

@@ -45,8 +45,8 @@ from .imports import (
 from .labels import load_labels
 from .release import ReleaseConfig, load_release, parse_release
 from .removals import RemovalScan
-from .suite_config import SUITE_FILE, SuiteConfig, Transform, _slices_once, parse_suite_config
-from .vacuity import _blank_rewrites, _thin_validity, _VacuityScan
+from .suite_config import SUITE_FILE, SuiteConfig, Transform, parse_suite_config, slices_once
+from .vacuity import VacuityScan, blank_rewrites, thin_validity
 from .validators import check_case_validators
 
 __all__ = ["Suite", "load_suite", "release_from_manifest", "load_user_code", "UserCode", "changed_digests",
@@ -428,7 +428,7 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
         _refuse_a_broken_link(suite_file)
         raise ConfigError(suite_file, None, "file not found; a suite folder holds oloproof.yaml")
     config = parse_suite_config(read_yaml(suite_file), suite_file)
-    _slices_once(config, suite_file)
+    slices_once(config, suite_file)
     release_file = Path(release) if release is not None else root / RELEASE_FILE
     _refuse_a_broken_link(release_file)  # it was read as no release.yaml: a run gated nothing, exit 1
     release_cfg = load_release(release_file) if (release is not None or release_file.exists()) else None
@@ -436,7 +436,7 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
     if not os.path.lexists(cases_file) and "\0" not in str(cases_file):  # a typo in cases: names the key
         raise ConfigError(suite_file, "cases", f"file {cases_file} not found (the case file: one JSON case a line)")
     stat_before = _stat_case_file(cases_file)
-    scan, repeats = _VacuityScan(config, suite_file), RepeatScan()
+    scan, repeats = VacuityScan(config, suite_file), RepeatScan()
     removals = RemovalScan(config.evaluators, cases_file)
     source_ids, n_sources, kept = _validate_cases(cases_file, config, suite_file, scan, repeats, removals,
                                                   keep=stat_before[0] <= KEEP_CASES_BYTES)
@@ -465,8 +465,8 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
                                              _CopyDigests(transform, cases_file, kept))
         digests[transform.validity_labels] = file_digest(labels_file)
     vacuous = scan.findings()
-    for criterion, message in [*_thin_validity(config, n_sources, suite_file).items(),
-                               *_blank_rewrites(config, suite_file).items()]:
+    for criterion, message in [*thin_validity(config, n_sources, suite_file).items(),
+                               *blank_rewrites(config, suite_file).items()]:
         vacuous.setdefault(criterion, []).append(message)
     for messages in vacuous.values():
         for message in messages:
@@ -614,7 +614,7 @@ def _misfit(case: Case, line: int, key: str, transform: Transform, problem: str,
     return ConfigError(suite_file, key, f"{cases_file.name} line {line}: {said}")
 
 
-def _validate_cases(cases_file: Path, config: SuiteConfig, suite_file: Path, scan: _VacuityScan,
+def _validate_cases(cases_file: Path, config: SuiteConfig, suite_file: Path, scan: VacuityScan,
                     repeats: RepeatScan, removals: RemovalScan, keep: bool,
                     ) -> tuple[set[str], int, tuple[Case, ...] | None]:
     """One streamed pass over the case file: every case is checked, shown to ``scan``, ``repeats`` and

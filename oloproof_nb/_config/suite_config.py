@@ -203,7 +203,7 @@ def parse_suite_config(raw: dict[str, Any], file: str | Path = SUITE_FILE) -> Su
     return config
 
 
-def _slices_once(config: SuiteConfig, file: str | Path) -> None:
+def slices_once(config: SuiteConfig, file: str | Path) -> None:
     """Refuse a slice listed twice (the report showed its table twice and wrote one file over the other), or one of
     more than :data:`~oloproof_nb._core.slicespec.MAX_EDGES` edges. Checked when a suite folder is loaded, not when a
     stored run's configuration is read: a run made before keeps opening."""

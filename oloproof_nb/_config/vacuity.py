@@ -85,7 +85,7 @@ def _idle_passes(ev: Any, initial: dict[str, Any], expected: dict[str, Any], tol
                                               ignore=ignore, initial=initial))
 
 
-class _VacuityScan:
+class VacuityScan:
     """State checks that cannot fail, found in one streamed pass over the cases.
 
     A ``state_unchanged`` path absent from every case's ``initial_state``, or a ``state_matches``
@@ -290,7 +290,7 @@ class _VacuityScan:
         return found
 
 
-def _thin_validity(config: SuiteConfig, pairs: int, file: str | Path = SUITE_FILE) -> dict[str, str]:
+def thin_validity(config: SuiteConfig, pairs: int, file: str | Path = SUITE_FILE) -> dict[str, str]:
     """Relations whose transform's ``minimum_validity`` is met once one of its ``pairs`` is labeled valid: criterion
     → finding.
 
@@ -322,7 +322,7 @@ def _relations_of(config: SuiteConfig, transform: str) -> Iterator[tuple[int, Ev
             if ev.type == "metamorphic_relation" and getattr(ev, "transform", None) == transform)
 
 
-def _blank_rewrites(config: SuiteConfig, file: str | Path = SUITE_FILE) -> dict[str, str]:
+def blank_rewrites(config: SuiteConfig, file: str | Path = SUITE_FILE) -> dict[str, str]:
     """Relations whose transform's ``template`` adds nothing but blank space around ``{value}`` (``"{value} "``,
     ``"\n{value}"``): criterion → finding.
 
@@ -344,8 +344,8 @@ def _blank_rewrites(config: SuiteConfig, file: str | Path = SUITE_FILE) -> dict[
 
 
 def find_vacuous_checks(config: SuiteConfig, cases: list[Case], file: str | Path = SUITE_FILE) -> dict[str, list[str]]:
-    """State checks that cannot fail among ``cases`` (see :class:`_VacuityScan`): criterion → messages."""
-    scan = _VacuityScan(config, file)
+    """State checks that cannot fail among ``cases`` (see :class:`VacuityScan`): criterion → messages."""
+    scan = VacuityScan(config, file)
     for case in cases:
         scan.observe(case)
     return scan.findings()

@@ -31,7 +31,7 @@ from .._run.disk import make_folders
 from ..errors import ExportError
 from .html import html_table, html_text, numeric_column
 from .markdown import markdown_table
-from .theme import TABLE_CSS, _missing, cell_text, json_text, table_of
+from .theme import TABLE_CSS, cell_text, is_blank, json_text, table_of
 
 __all__ = ["CSV_FORMULA_STARTS", "EXPORT_SUFFIXES", "csv_text", "export_table", "make_folder", "write_file"]
 
@@ -53,7 +53,7 @@ def _strict(value: Any) -> Any:
 def _json_cell(value: Any) -> Any:
     if isinstance(value, (dict, list, tuple, Absent, np.ndarray)):
         return _strict(json.loads(json_text(value)))
-    if _missing(value):
+    if is_blank(value):
         return None
     if isinstance(value, (bool, np.bool_)):
         return bool(value)

@@ -118,7 +118,7 @@ def marker(word: Any) -> str:
     return MARKERS.get(str(word), "o")
 
 
-def _missing(value: Any) -> bool:
+def is_blank(value: Any) -> bool:
     if value is None or value is pd.NA or value is pd.NaT:
         return True
     return isinstance(value, (float, np.floating)) and math.isnan(value)
@@ -138,7 +138,7 @@ def fmt_number(value: Any) -> str:
     >>> fmt_number(19999 / 20000), fmt_number(0.00004), fmt_number(0.9996), fmt_number(1.0), fmt_number(0.99949)
     ('0.99995', '0.00004', '0.9996', '1.000', '0.999')
     """
-    if _missing(value):
+    if is_blank(value):
         return ""
     if isinstance(value, (bool, np.bool_)):
         return "yes" if value else ""
@@ -156,7 +156,7 @@ def fmt_signed(value: float) -> str:
     >>> fmt_signed(0.0), fmt_signed(-0.1204), fmt_signed(0.00004), fmt_signed(float("nan"))
     ('+0.000', '-0.120', '+0.00004', '')
     """
-    if _missing(value):  # a NaN reached round() in float_text: ValueError
+    if is_blank(value):  # a NaN reached round() in float_text: ValueError
         return ""
     return float_text(float(value), sign=True)
 
@@ -214,7 +214,7 @@ def fmt_bound(value: Any, side: str, sign: bool = False, threshold: Any = None) 
     >>> fmt_bound(0.79949, "high", threshold=0.7995)
     '0.79949'
     """
-    if _missing(value) or isinstance(value, (bool, np.bool_)):
+    if is_blank(value) or isinstance(value, (bool, np.bool_)):
         return ""
     x = float(value)
     if math.isinf(x):
@@ -252,7 +252,7 @@ def fmt_threshold(value: Any) -> str:
     >>> fmt_threshold(0.9), fmt_threshold(0.9999999), fmt_threshold(0.8995), fmt_threshold(None)
     ('0.900', '0.9999999', '0.8995', '')
     """
-    if _missing(value) or isinstance(value, (bool, np.bool_)) or not isinstance(value, (float, int, np.number)):
+    if is_blank(value) or isinstance(value, (bool, np.bool_)) or not isinstance(value, (float, int, np.number)):
         return fmt_number(value)
     x = float(value)
     if not math.isfinite(x) or abs(x * 1000 - round(x * 1000)) < 1e-9:
@@ -344,7 +344,7 @@ def cell_text(value: Any) -> str:
     """
     if isinstance(value, (dict, list, tuple, Absent, np.ndarray)):
         return json_text(value)
-    if _missing(value):
+    if is_blank(value):
         return ""
     if isinstance(value, (bool, np.bool_)):
         return "True" if value else "False"

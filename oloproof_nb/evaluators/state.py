@@ -97,7 +97,7 @@ class StateMatches(Evaluator):
     absent_ok : bool
         A ``paths:`` entry that no case's initial or expected state contains is
         meant (no ``VacuousCheckWarning`` at ``load_suite``); one with a ``*`` in a key is then refused
-        (these paths are exact, see :meth:`~oloproof_nb._config.vacuity._VacuityScan.refuse_globs`).
+        (these paths are exact, see :meth:`~oloproof_nb._config.vacuity.VacuityScan.refuse_globs`).
 
     Notes
     -----

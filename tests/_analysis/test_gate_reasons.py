@@ -50,16 +50,16 @@ def test_the_readmes_abrupt_ends_line_is_the_one_the_gate_prints() -> None:
 def test_all_missing_quotes_the_commonest_reason_given_when_more_rows_give_none() -> None:
     """Missing rows without a reason (NaN or "") outnumbering the one reason given hid it: the reason said "every
     row is missing" and no more (review F47). The blank rows are counted beside the other reasons."""
-    from oloproof_nb._analysis.gate_reasons import _missing_why
+    from oloproof_nb._analysis.gate_reasons import missing_why
 
     reasons = [None, None, None, "score 9 is not in [0, 1]", "", "score 9 is not in [0, 1]", "raised"]
     verdicts = pd.DataFrame({"criterion": "c", "verdict": "missing", "reason": reasons})
-    assert _missing_why(verdicts, "c") == ('every row is missing: "score 9 is not in [0, 1]" (2 of 7 rows; 1 other '
+    assert missing_why(verdicts, "c") == ('every row is missing: "score 9 is not in [0, 1]" (2 of 7 rows; 1 other '
                                            'reason, 4 with none, each in run.verdicts)')
-    assert _missing_why(verdicts.iloc[:3], "c") == "every row is missing"
-    assert _missing_why(verdicts.iloc[:4], "c") == ('every row is missing: "score 9 is not in [0, 1]" (1 of 4 rows; '
+    assert missing_why(verdicts.iloc[:3], "c") == "every row is missing"
+    assert missing_why(verdicts.iloc[:4], "c") == ('every row is missing: "score 9 is not in [0, 1]" (1 of 4 rows; '
                                                     '3 with none, each in run.verdicts)')
-    assert _missing_why(verdicts.iloc[3:4], "c") == 'every row is missing: "score 9 is not in [0, 1]" (all 1 rows)'
+    assert missing_why(verdicts.iloc[3:4], "c") == 'every row is missing: "score 9 is not in [0, 1]" (all 1 rows)'
 
 
 def test_the_all_pass_note_shows_every_digit_of_the_threshold_and_n_min_rounded_down() -> None:
@@ -67,7 +67,7 @@ def test_the_all_pass_note_shows_every_digit_of_the_threshold_and_n_min_rounded_
     singletons and 300 pairs have n_min = 1600²/2200 = 1163.64 by hand, shown as 1164 beside "needs n_min of at
     least 1164" at a threshold that 1,163.64 does not reach (review F47). scipy's Beta(n, 1) quantiles give the
     n each threshold needs."""
-    from oloproof_nb._analysis.gate_reasons import _all_pass_note
+    from oloproof_nb._analysis.gate_reasons import all_pass_note
 
     half = (1 - 0.95) / 2
     sizes = np.array([1] * 1000 + [2] * 300)
@@ -75,11 +75,11 @@ def test_the_all_pass_note_shows_every_digit_of_the_threshold_and_n_min_rounded_
     threshold = half ** (1 / 1163.8)  # reached at n_min 1163.8: not by 1163.64, by 1164
     assert stats.beta.ppf(half, 1600**2 / 2200, 1) < threshold <= stats.beta.ppf(half, 1164, 1)
     row = {"n": 1600, "passed": 1600, "method": "clopper_pearson", "reduce": "mean"}
-    note = _all_pass_note(row, sizes, threshold, 0.95, clustered=True)
+    note = all_pass_note(row, sizes, threshold, 0.95, clustered=True)
     assert "n_min = 1,163.63 equal-sized ones" in note and "needs n_min of at least 1,164 (" in note, note
     assert stats.beta.ppf(half, 7_377_757, 1) < 0.9999995 <= stats.beta.ppf(half, 7_377_758, 1)
     flat = {"n": 20, "passed": 20, "method": "clopper_pearson", "reduce": "mean"}
-    assert _all_pass_note(flat, np.ones(20), 0.9999995, 0.95, clustered=False).endswith(
+    assert all_pass_note(flat, np.ones(20), 0.9999995, 0.95, clustered=False).endswith(
         "0.9999995 needs at least 7,377,758 (README section 6, How big must a suite be?)")
 
 

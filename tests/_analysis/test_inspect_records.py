@@ -52,9 +52,9 @@ def test_cluster_values_that_read_alike_are_refused(alike: str, tmp_path: Path) 
     counted as two independent clusters while every table showed one. Values that read apart are kept."""
     from types import SimpleNamespace
 
-    from oloproof_nb._analysis.inspect_records import _Reader
+    from oloproof_nb._analysis.inspect_records import Reader
 
-    reader = _Reader("topic", None, None, None)
+    reader = Reader("topic", None, None, None)
     log = tmp_path / "a.eval"
 
     def sample(topic: str) -> SimpleNamespace:

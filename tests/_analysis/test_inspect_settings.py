@@ -42,8 +42,8 @@ def test_model_args_keep_what_the_model_computes(tmp_path: Path) -> None:
 
     from oloproof_nb._analysis.inspect_settings import (
         OPERATIONAL_MODEL_ARGS,
-        _same_agent,
         agent_settings,
+        same_agent,
         task_settings,
     )
 
@@ -62,9 +62,9 @@ def test_model_args_keep_what_the_model_computes(tmp_path: Path) -> None:
                        ({"device": "cuda", "model_path": "m/v2"}, "eval.model_args.model_path"),
                        ({"device": "cuda", "model_path": "m/v1", "batch_size": 8}, "eval.model_args.batch_size")]:
         seen: dict[tuple[str, ...], tuple[dict[str, str], Path]] = {}
-        _same_agent(seen, ("m",), placed, first)
+        same_agent(seen, ("m",), placed, first)
         with pytest.raises(op.OloproofError, match=r"^" + re.escape(f"{second}: {key} is ") + r".*two agents"):
-            _same_agent(seen, ("m",), model(other), second)
+            same_agent(seen, ("m",), model(other), second)
 
     def sandbox(config: Any) -> dict[str, str]:
         return task_settings(NS(eval=NS(task_version=0, sandbox=NS(type="docker", config=config))))
@@ -108,16 +108,16 @@ def test_agent_settings_of_a_hand_written_header_are_every_setting_but_how_calls
 def test_a_setting_only_the_first_log_has_is_a_second_agent(tmp_path: Path) -> None:
     """Mutation round 13: a setting the first log of a task gives and the second leaves out (a system message on
     half the shards) makes two agents, as a setting the second alone gives does."""
-    from oloproof_nb._analysis.inspect_settings import _same_agent
+    from oloproof_nb._analysis.inspect_settings import same_agent
 
     first, second = tmp_path / "a.eval", tmp_path / "b.eval"
     for settings_a, settings_b in [({"plan.config.system_message": '"hi"'}, {}), ({}, {"plan.config.seed": "1"})]:
         seen: dict[tuple[str, ...], tuple[dict[str, str], Path]] = {}
-        _same_agent(seen, ("m", "t"), settings_a, first)
+        same_agent(seen, ("m", "t"), settings_a, first)
         with pytest.raises(op.OloproofError, match=r"^" + re.escape(f"{second}: ") + r"plan\.config\.\w+ is .*, but "
                            + re.escape(str(first)) + r" has .*two agents"):
-            _same_agent(seen, ("m", "t"), settings_b, second)
-        _same_agent(seen, ("m", "other task"), settings_b, second)  # another task may use another solver
+            same_agent(seen, ("m", "t"), settings_b, second)
+        same_agent(seen, ("m", "other task"), settings_b, second)  # another task may use another solver
 
 
 #: Values of the ``eval.config`` fields that decide what a sample's agent may do (Inspect's own ``EvalConfig``: the

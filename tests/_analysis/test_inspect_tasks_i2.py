@@ -187,9 +187,9 @@ def test_a_tasks_criterion_named_as_another_criterion_is_refused() -> None:
     """Task ``a``'s share of ``match`` is ``a/match``, the name a dict-valued scorer ``a`` gives its key ``match``
     when another scorer is named so: two criteria under one name would pool their rows, so the logs are refused
     naming both scorers (a unit test of the naming: no real logs hold this)."""
-    from oloproof_nb._analysis.inspect_records import _Reader
+    from oloproof_nb._analysis.inspect_records import Reader
 
-    reader = _Reader(None, None, None, None)
+    reader = Reader(None, None, None, None)
     reader.task_of = {0: "a", 1: "b"}
     reader.scores = {0: [("match", "C"), ("a", {"match": "C"})], 1: [("match", "I")]}
     reader.keys, reader.task_keys = {"a": {"match": None}}, {("a", "a"): {"match"}}

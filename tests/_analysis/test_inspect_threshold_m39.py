@@ -8,13 +8,13 @@ import pytest
 
 import oloproof_nb as op
 from oloproof_nb._analysis.inspect_log import _thresholds
-from oloproof_nb._analysis.inspect_records import _Reader
+from oloproof_nb._analysis.inspect_records import Reader
 
 
 def test_a_name_in_logs_without_any_criterion_says_there_is_none() -> None:
     """Logs whose samples no scorer scored have no criterion: the error says so instead of ending in "their
     criteria: " and nothing."""
-    reader = _Reader(None, None, None, {"rating": 7.0})
+    reader = Reader(None, None, None, {"rating": 7.0})
     reader.criteria = {}
     with pytest.raises(op.OloproofError) as info:
         reader._check_threshold_names()

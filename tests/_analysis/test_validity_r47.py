@@ -25,7 +25,7 @@ import oloproof_nb as op
 from oloproof_nb._analysis.run import validity_check_difference
 from oloproof_nb._analysis.validity import unchecked_reasons
 from oloproof_nb._config.suite_config import parse_suite_config
-from oloproof_nb._config.vacuity import _thin_validity
+from oloproof_nb._config.vacuity import thin_validity
 from oloproof_nb._core.labels import invalid_copies, transform_checked, validity_row
 
 FAILING = ("c05", "c11", "c17")
@@ -192,7 +192,7 @@ def test_the_load_finding_of_a_thin_minimum_shows_it_with_every_digit() -> None:
             "evaluators": [{"type": "metamorphic_relation", "relation": "same_state", "transform": "t"}],
             "metamorphic": {"transforms": [{"name": "t", "field": "message", "template": "{value} x",
                                             "validity_labels": "labels/t.jsonl", "minimum_validity": 0.04166666}]}}
-    finding = _thin_validity(parse_suite_config(body), 24)["same_state_under_t"]
+    finding = thin_validity(parse_suite_config(body), 24)["same_state_under_t"]
     assert "minimum_validity 0.04166666 is met once 1 of its 24 pairs labeled valid" in finding
     assert Fraction(1, 24) >= _stated(finding)
 
