@@ -20,8 +20,8 @@ applies:
 0. a reduced criterion that cannot be paired case by case (``too_few_epochs``, ``reduce_not_paired``), or a
    criterion whose check differs in the two runs (``check_changed``: its evaluator configured differently, or
    the code of its python check or validators edited, see :func:`~.run.changed_checks`, or the ``metadata`` of a
-   paired case edited where a python check is given it, see :func:`_metadata_changes`; a loosened check
-   would read as a system that held up) → ``INSUFFICIENT_EVIDENCE``;
+   paired case edited where a python check is given it, see :func:`~.compare_notes.metadata_changes`; a loosened
+   check would read as a system that held up) → ``INSUFFICIENT_EVIDENCE``;
 1. no paired rows → ``INSUFFICIENT_EVIDENCE`` (``no_evidence``);
 2. every paired row missing on a side → ``INSUFFICIENT_EVIDENCE`` (``all_missing``);
 3. a clustered comparison without ``allow_approximate_methods: true`` →
@@ -75,50 +75,36 @@ the note says why, where those reasons name other causes.
 from __future__ import annotations
 
 import math
-import os
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
-from .._config.cases import repeats_note
-from .._config.release import (
-    ReleaseConfig,
-    flat_settings,
-    load_release,
-    parse_release,
-    relaxed_settings,
-    setting_change,
-)
-from .._core.bootstrap import PAIRED_BOOTSTRAP_MIN_CLUSTERS
-from .._core.canonical import canonical_json
-from .._core.epochs import Reduction, parse_reduce, reduce_counts
-from .._core.paired import mcnemar_exact, paired_difference_from_sums
-from .._core.stats import is_clustered, is_clustered_from_sums
+from .._config.release import ReleaseConfig, load_release, parse_release
+from .._core.epochs import parse_reduce
+from .._core.stats import is_clustered
 from ..errors import ConfigError, OloproofError, warn_at_caller
 from .columns import TEXT, Column, FrameSpec
+from .compare_notes import comparison_notes, metadata_changes, relaxed_rule, rule_changes, unchecked_criteria
+from .compare_pairing import epochs_of, flips, joined_clusters, pair_cases, pair_rows, same_epochs_per_case
+from .compare_rows import base_missing_passed, decide, missing_why, paired_row, reduced_row, regression_verdict
 from .gate import FEWER_EPOCHS, criterion_sums, fewer_epochs, no_decision, vacuous_findings
 from .gate_drift import release_now, release_unreadable, warn_release_drift
 from .gate_findings import VACUOUS
-from .gate_reasons import abrupt_ends, abrupt_ends_note, commonest_reason
 from .gate_settings import (
     APPROXIMATE_NOT_ALLOWED,
     PAIRED_CLUSTERED,
     ReleaseLike,
     approximate_reason,
-    relaxed_note,
     relaxed_or_now,
 )
 from .inspect_log import task_criteria
 from .inspect_settings import split_hint
-from .run import Run, as_run, changed_checks, label_difference
-from .validity import broken_copies, checked_transforms, unscored_copies, unscored_note
+from .run import Run, as_run, changed_checks
 
-__all__ = ["Comparison", "compare", "compare_release", "relaxed_rule", "regression_verdict", "COMPARE", "UNPAIRED",
-           "PAIRED_VERDICTS", "FLIPS", "RunLike", "NO_CRITERIA"]
+__all__ = ["Comparison", "compare", "compare_release", "COMPARE", "RunLike", "NO_CRITERIA"]
 
 #: What ``compare`` accepts for each side: a Run or its directory.
 RunLike = Run | str | Path
@@ -130,17 +116,10 @@ CHECK_CHANGED = "check_changed"
 NOT_IN_BOTH = "not_in_both_runs"
 #: The overall reason when a case run of the base run is not paired (missing from the candidate, or changed).
 CASES_NOT_IN_BOTH = "cases_not_in_both_runs"
-#: The overall reason when the candidate's case file joins clusters of the base run (the digest leaves them out).
-CLUSTERS_JOINED = "clusters_changed"
 #: The overall reason when the candidate's own release.yaml (the default rule) decides differently from the base's.
 RELEASE_CHANGED = "release_changed"
 #: What the settings given to a comparison are compared with (:attr:`Comparison.relaxed`).
 BASE_OWN = "the base run's own release settings"
-#: The settings of release.yaml that decide a comparison (a criterion's gate threshold does not; nor does
-#: ``unclustered_method``: the paired interval is always the clustered one). ``method`` and ``bootstrap`` decide
-#: only once the paired bootstrap is validated at some number of clusters (:data:`PAIRED_BOOTSTRAP_MIN_CLUSTERS`).
-_RULE_KEYS = ("regression", "confidence", "min_clusters", "allow_approximate_methods", "reductions") + (
-    ("method", "bootstrap") if math.isfinite(PAIRED_BOOTSTRAP_MIN_CLUSTERS) else ())
 #: The reason of a criterion whose candidate failed rows the base run never judged (not in the paired difference).
 NEW_FAILURES = "unpaired_failures"
 LOST_PASSES = "unpaired_passes"
@@ -168,34 +147,6 @@ COMPARE = FrameSpec("compare", (
     Column("one_sided", "int64", "Rows of paired cases judged in one run only (left out, e.g. a fault never "
                                  "replayed because the tool was not called)."),
 ), documented=15)
-
-UNPAIRED = FrameSpec("unpaired", (
-    Column("case_id", TEXT, "The case."),
-    Column("reason", TEXT, "``only_in_base``, ``only_in_candidate`` or ``digest_changed``."),
-    Column("base_digest", TEXT, "Its digest in the base run (missing when absent)."),
-    Column("candidate_digest", TEXT, "Its digest in the candidate run (missing when absent)."),
-), documented=4)
-
-PAIRED_VERDICTS = FrameSpec("paired_verdicts", (
-    Column("case_id", TEXT, "The case."),
-    Column("cluster", TEXT, "Its cluster (the base run's; clusters joined by the candidate's are merged)."),
-    Column("criterion", TEXT, "The criterion."),
-    Column("base", TEXT, "The base run's verdict: ``pass``, ``fail`` or ``missing``."),
-    Column("candidate", TEXT, "The candidate run's verdict."),
-    Column("base_reason", TEXT, "Why, in the base run."),
-    Column("candidate_reason", TEXT, "Why, in the candidate run."),
-), documented=7)
-
-FLIPS = FrameSpec("flips", (
-    Column("case_id", TEXT, "The case."),
-    Column("cluster", TEXT, "Its cluster."),
-    Column("criterion", TEXT, "The criterion."),
-    Column("change", TEXT, "``pass_to_fail`` or ``fail_to_pass`` (missing counts as not passed)."),
-    Column("base", TEXT, "The base run's verdict."),
-    Column("candidate", TEXT, "The candidate run's verdict."),
-    Column("base_reason", TEXT, "Why, in the base run."),
-    Column("candidate_reason", TEXT, "Why, in the candidate run."),
-), documented=8)
 
 
 @dataclass(frozen=True)
@@ -283,21 +234,77 @@ class Comparison:
         return self.table[self.table["verdict"] == "REGRESSION"].reset_index(drop=True)
 
 
-def regression_verdict(ci_low: float, ci_high: float, margin: float) -> tuple[str, str]:
-    """Rule 6: ``NO_REGRESSION`` when ci_low ≥ −margin, ``REGRESSION`` when ci_high < −margin, else undecided.
+def _overall(table: pd.DataFrame, base_run: Run, cand_run: Run, unpaired: pd.DataFrame, paired: pd.DataFrame,
+             release: ReleaseLike | None) -> tuple[str, str]:
+    """The overall verdict of a comparison and its reason, from the criteria's rows and what holds them all back.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The per-criterion rows (:data:`COMPARE`).
+    base_run, cand_run : Run
+        The two runs.
+    unpaired : pandas.DataFrame
+        The unpaired case runs (:data:`~.compare_pairing.UNPAIRED`).
+    paired : pandas.DataFrame
+        The paired case runs with their merged and base clusters (:func:`~.compare_pairing.pair_cases`).
+    release : ReleaseConfig, dict, path or None
+        The settings given to :func:`compare` (None: the candidate run's own, which are then weighed against the
+        base run's).
+
+    Returns
+    -------
+    tuple of str
+        ``(verdict, reason)``: ``REGRESSION`` when a listed criterion regressed, ``NO_REGRESSION`` when every one
+        did not, else ``INSUFFICIENT_EVIDENCE``; a ``NO_REGRESSION`` becomes ``INSUFFICIENT_EVIDENCE`` when a run
+        cannot decide (:func:`~.gate.no_decision`), tried each case fewer times than its suite asks
+        (``fewer_epochs``), a case run of the base run is not paired (:data:`CASES_NOT_IN_BOTH`), the candidate
+        joins clusters of the base run (:data:`~.compare_pairing.CLUSTERS_JOINED`) or, with ``release`` None, the
+        runs' release settings differ in one that decides a comparison (:data:`RELEASE_CHANGED`). The reason
+        joins each of those with ``; ``, or is :data:`NO_CRITERIA` when no criterion was decided, else empty.
 
     Examples
     --------
-    >>> regression_verdict(-0.02, 0.05, 0.02)
-    ('NO_REGRESSION', 'ci_low_at_or_above_minus_margin')
-    >>> regression_verdict(-0.30, -0.02, 0.02)
-    ('INSUFFICIENT_EVIDENCE', 'interval_includes_minus_margin')
+    >>> import oloproof_nb as op
+    >>> cmp = op.compare("runs/v1", "runs/v2")                        # doctest: +SKIP
+    >>> cmp.verdict, cmp.reason                                       # doctest: +SKIP
     """
-    if ci_low >= -margin:
-        return "NO_REGRESSION", "ci_low_at_or_above_minus_margin"
-    if ci_high < -margin:
-        return "REGRESSION", "ci_high_below_minus_margin"
-    return "INSUFFICIENT_EVIDENCE", "interval_includes_minus_margin"
+    decided = table.loc[table["verdict"] != "REPORT_ONLY", "verdict"]
+    if (decided == "REGRESSION").any():
+        overall = "REGRESSION"
+    elif len(decided) and (decided == "NO_REGRESSION").all():
+        overall = "NO_REGRESSION"
+    else:
+        overall = "INSUFFICIENT_EVIDENCE"
+    unwhole = [f"the {side} run {r.run_id}: {why}" for side, r in (("base", base_run), ("candidate", cand_run))
+               if (why := no_decision(r))]
+    if unwhole and overall == "NO_REGRESSION":  # its unrecorded (or lost) cases may be the regressions
+        overall = "INSUFFICIENT_EVIDENCE"
+    short = [f"{FEWER_EPOCHS}: the {side} run {r.run_id}: {why.split(': ', 1)[1]}"
+             for side, r in (("base", base_run), ("candidate", cand_run)) if (why := fewer_epochs(r))]
+    if short:  # first tries alone: a candidate that fails only on a later try read NO_REGRESSION (review F41)
+        unwhole += short
+        if overall == "NO_REGRESSION":
+            overall = "INSUFFICIENT_EVIDENCE"
+    lost = unpaired.loc[unpaired["reason"] != "only_in_candidate", "reason"].value_counts()
+    if len(lost):  # a candidate run on a subset (or with the failing cases edited) showed no regression
+        unwhole.append(f"{CASES_NOT_IN_BOTH}: {int(lost.sum())} case run(s) of the base run are not paired ("
+                       + ", ".join(f"{k}: {v}" for k, v in lost.items()) + "): the cases the candidate did not "
+                       "run, or ran changed, may be the regressions; compare runs of the same cases")
+        if overall == "NO_REGRESSION":
+            overall = "INSUFFICIENT_EVIDENCE"
+    joined = joined_clusters(paired)
+    if joined:  # a loss and a gain joined in one cluster cancel: the interval narrowed by relabeling
+        unwhole.append(joined)
+        if overall == "NO_REGRESSION":
+            overall = "INSUFFICIENT_EVIDENCE"
+    changes = rule_changes(base_run.release, cand_run.release) if release is None else []
+    if changes:  # the candidate's suite may have loosened the rule it is judged by: not the candidate's to decide
+        unwhole.append(f"{RELEASE_CHANGED}: the candidate run's release.yaml, applied by default, differs from the "
+                       f"base run's in {', '.join(changes)}; give the rule with --release (release= in Python)")
+        if overall == "NO_REGRESSION":
+            overall = "INSUFFICIENT_EVIDENCE"
+    return overall, "; ".join(unwhole) or ("" if len(decided) else NO_CRITERIA)
 
 
 def _same_run(base: Run, candidate: Run) -> bool:
@@ -362,234 +369,6 @@ def _release(candidate: Run, release: ReleaseLike | None, common: list[str], spl
             raise ConfigError(file, "regression.criteria", f"{name!r} is not judged by both runs{hint}; criteria of "
                                                            f"both: {', '.join(common) or '(none)'}")
     return cfg
-
-
-def _keys(base: pd.DataFrame, candidate: pd.DataFrame) -> list[str]:
-    """The columns naming one case run: the case id, and its epoch when both runs have epochs."""
-    return ["case_id"] + (["epoch"] if "epoch" in base.columns and "epoch" in candidate.columns else [])
-
-
-def _one_row_per_case(cases: pd.DataFrame, keys: list[str], run: Run, side: str) -> None:
-    twice = cases[cases.duplicated(keys, keep=False)]
-    if len(twice):
-        raise OloproofError(f"compare: case {twice['case_id'].iloc[0]!r} is in the {side} run {run.run_id} more "
-                            "than once (a pooled run?); compare one run on each side")
-
-
-def _epochs_of(run: Run, side: str) -> int:
-    """The epochs each case of ``run`` ran: its own, or the one count shared by every run of a pooled run.
-
-    A pooled run's ``epochs`` is the sum over its runs, but its rows keep each run's epoch numbers (1..k): two
-    runs of 1 epoch holding different cases are a pooled run of "2 epochs" whose every case has epoch 1 only.
-    Compared with a run of 2 epochs it paired epoch 1 and left the candidate's epoch 2 unseen, so the epochs
-    that must match are the runs' own.
-    """
-    own = sorted({r.manifest.epochs for r in run.runs})
-    if len(own) > 1:
-        raise OloproofError(f"compare: the {side} run {run.run_id} pools runs made with different epochs "
-                            f"({', '.join(map(str, own))}); each case run is paired with the same epoch of the other "
-                            "run, so compare runs made with the same epochs")
-    return own[0]
-
-
-def _same_epochs_per_case(base: pd.DataFrame, candidate: pd.DataFrame) -> None:
-    """Refuse a case in both runs whose epochs differ: a run's ``epochs`` is its largest, and Inspect AI tasks
-    pooled into one run keep each its own (base: a task of 1 epoch and one of 3; candidate: the other way round),
-    so the run-level check passed and the epochs one side lacked were left out (the candidate's failing epochs
-    2 and 3 of every case: NO_REGRESSION, where its own gate said FAIL)."""
-    eb = base.groupby("case_id", sort=False)["epoch"].agg(lambda e: tuple(sorted(e)))
-    ec = candidate.groupby("case_id", sort=False)["epoch"].agg(lambda e: tuple(sorted(e)))
-    both = eb.index.intersection(ec.index)
-    differ = both[(eb[both] != ec[both]).to_numpy()]
-    if len(differ):
-        cid = differ[0]
-        raise OloproofError(f"compare: case {cid!r} ran epochs {_epoch_list(eb[cid])} in the base run and "
-                            f"{_epoch_list(ec[cid])} in the candidate ({len(differ)} such case(s)); each case run is "
-                            "paired with the same epoch of the other run, so compare runs whose cases ran the same "
-                            "epochs")
-
-
-def _epoch_list(epochs: tuple[int, ...]) -> str:
-    return f"{epochs[0]}–{epochs[-1]}" if len(epochs) > 2 and list(epochs) == list(range(epochs[0], epochs[-1] + 1)) \
-        else ", ".join(map(str, epochs))
-
-
-def _merged_clusters(base: pd.Series, candidate: pd.Series) -> np.ndarray:
-    """Each paired case's cluster: the base cluster, with clusters the candidate joins merged (connected parts)."""
-    parent: dict[str, str] = {}
-
-    def find(x: str) -> str:
-        while parent.setdefault(x, x) != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    b = ["b:" + str(v) for v in base]
-    c = ["c:" + str(v) for v in candidate]
-    for x, y in set(zip(b, c, strict=True)):
-        rx, ry = find(x), find(y)
-        if rx != ry:
-            parent[max(rx, ry)] = min(rx, ry)
-    label: dict[str, str] = {}
-    for x in sorted(set(b)):  # a merged cluster is named after its first base cluster
-        label.setdefault(find(x), x[2:])
-    return np.array([label[find(x)] for x in b], dtype=object)
-
-
-def _pair_cases(base: Run, candidate: Run) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
-    """(paired cases with their cluster, the unpaired frame, the key columns)."""
-    bc, cc = base.cases, candidate.cases
-    keys = _keys(bc, cc)
-    _one_row_per_case(bc, keys, base, "base")
-    _one_row_per_case(cc, keys, candidate, "candidate")
-    merged = bc[[*keys, "digest", "cluster"]].merge(cc[[*keys, "digest", "cluster"]], on=keys, how="outer",
-                                                    suffixes=("_base", "_candidate"), indicator=True, sort=False)
-    side = merged["_merge"].astype(str)
-    same = (side == "both") & (merged["digest_base"] == merged["digest_candidate"])
-    reason = np.select([side == "left_only", side == "right_only"], ["only_in_base", "only_in_candidate"],
-                       "digest_changed")
-    out = merged[~same.to_numpy()]
-    unpaired = UNPAIRED.from_columns({"case_id": list(out["case_id"]), "reason": list(reason[~same.to_numpy()]),
-                                      "base_digest": list(out["digest_base"]),
-                                      "candidate_digest": list(out["digest_candidate"])})
-    paired = merged[same.to_numpy()]
-    paired = pd.DataFrame({**{k: paired[k].to_numpy() for k in keys},
-                           "cluster": _merged_clusters(paired["cluster_base"], paired["cluster_candidate"]),
-                           "base_cluster": paired["cluster_base"].astype(str).to_numpy()})
-    return paired, unpaired, keys
-
-
-def _joined_clusters(paired: pd.DataFrame) -> str:
-    """What :data:`CLUSTERS_JOINED` says when the candidate's clusters join clusters of the base run (``""`` when
-    they join none): how many, and the first cluster made of several.
-
-    The case digest leaves the cluster out, so a candidate's case file may group the paired cases otherwise. A
-    split is undone by the merge (a cluster never splits), but a join narrows the interval too: the paired
-    interval splits each cluster's *net* change into a loss and a gain, so a lost case and a gained case put into
-    one cluster cancel (100 singletons, 15 lost and 10 gained, margin 0.12: each gained case joined to a lost
-    one's cluster moved ci_low from −0.147 to −0.117, NO_REGRESSION)."""
-    bases = paired.groupby("cluster", sort=True)["base_cluster"].unique()
-    joined = bases[bases.map(len) > 1]
-    if joined.empty:
-        return ""
-    first = sorted(joined.iloc[0])
-    shown = ", ".join(first[:3]) + (" …" if len(first) > 3 else "")
-    return (f"{CLUSTERS_JOINED}: the candidate's case file puts paired cases of {int(joined.map(len).sum())} "
-            f"clusters of the base run into {len(joined)} (first: {shown}); a loss and a gain in one cluster cancel, "
-            "so the joined clusters' interval may be narrower than the base's clusters give: compare runs whose "
-            "cases have the same clusters")
-
-
-def _pair_rows(base: Run, candidate: Run, paired: pd.DataFrame, keys: list[str],
-               criteria: list[str]) -> tuple[pd.DataFrame, dict[str, int], dict[str, int], dict[str, int]]:
-    """The paired verdict rows (``case_id, cluster, criterion, base, candidate, …``), the rows judged
-    one-sidedly and, of those, the candidate's rows that do not pass and the base run's rows that pass, per
-    criterion."""
-    cols = [*keys, "criterion", "verdict", "reason"]
-    bv = base.verdicts[cols][base.verdicts["criterion"].isin(criteria)]
-    cv = candidate.verdicts[cols][candidate.verdicts["criterion"].isin(criteria)]
-    both = bv.merge(cv, on=[*keys, "criterion"], how="outer", suffixes=("_b", "_c"), indicator=True, sort=False)
-    both = both.merge(paired, on=keys, how="inner", sort=False)  # rows of paired cases only
-    lone = both[both["_merge"].astype(str) != "both"]
-    one_sided = lone["criterion"].value_counts().to_dict()
-    failed = lone[(lone["_merge"].astype(str) == "right_only") & (lone["verdict_c"] != "pass")]
-    new_failures = failed["criterion"].value_counts().to_dict()
-    lost = lone[(lone["_merge"].astype(str) == "left_only") & (lone["verdict_b"] == "pass")]
-    lost_passes = lost["criterion"].value_counts().to_dict()
-    rows = both[both["_merge"].astype(str) == "both"]
-    order = {c: i for i, c in enumerate(criteria)}
-    rows = rows.assign(_o=rows["criterion"].map(order)).sort_values("_o", kind="stable")
-    frame = PAIRED_VERDICTS.from_columns({
-        "case_id": list(rows["case_id"]), "cluster": list(rows["cluster"]), "criterion": list(rows["criterion"]),
-        "base": list(rows["verdict_b"]), "candidate": list(rows["verdict_c"]),
-        "base_reason": list(rows["reason_b"]), "candidate_reason": list(rows["reason_c"])})
-    if len(keys) > 1:  # epochs: keep them beside the case id
-        for extra in reversed(keys[1:]):
-            frame.insert(1, extra, rows[extra].to_numpy())
-    return (frame, {str(k): int(v) for k, v in one_sided.items()}, {str(k): int(v) for k, v in new_failures.items()},
-            {str(k): int(v) for k, v in lost_passes.items()})
-
-
-def _flips(rows: pd.DataFrame) -> pd.DataFrame:
-    """The paired rows that pass in one run only, with ``change`` (pass_to_fail or fail_to_pass)."""
-    flipped = rows[((rows["base"] == "pass") != (rows["candidate"] == "pass")).to_numpy()]
-    change = np.where((flipped["base"] == "pass").to_numpy(), "pass_to_fail", "fail_to_pass")
-    out = FLIPS.from_columns({**{c: list(flipped[c]) for c in FLIPS.names if c != "change"},
-                              "change": list(change)})
-    if "epoch" in rows.columns:
-        out.insert(1, "epoch", flipped["epoch"].to_numpy())
-    return out
-
-
-def _rule_changes(base: ReleaseConfig | None, candidate: ReleaseConfig | None) -> list[str]:
-    """The settings deciding a comparison that ``candidate`` (the candidate run's release.yaml, or the suite's as it
-    is now) gives otherwise than ``base`` (``regression.margin 0.02 → 0.4``); None stands for the defaults (a run
-    made without release.yaml)."""
-    def flat(cfg: ReleaseConfig | None) -> dict[str, Any]:
-        data = flat_settings(cfg, nested=("regression", "bootstrap"))
-        criteria = data["regression.criteria"]
-        data["regression.criteria"] = None if criteria is None else sorted(set(criteria))  # a set, not a list
-        data["reductions"] = {k: v for k, v in data["reductions"].items() if v != "mean"}  # mean: the default
-        return {k: v for head in _RULE_KEYS for k, v in data.items() if k.split(".", 1)[0] == head}
-
-    before, after = flat(base), flat(candidate)
-    return [setting_change(key, before[key], after[key]) for key in before if before[key] != after[key]]
-
-
-def _labels_note(base: Run, candidate: Run, relabeled: str, paired: set[str]) -> str:
-    """What a reader of a comparison of runs made with different validity labels should know (``relabeled``:
-    :func:`~.run.label_difference`): each run left out the copies its own labels held invalid (once its transform
-    was checked), so a paired copy may be scored in one run only; its rows are then left out of the paired
-    difference (``one_sided``), or hold back a ``NO_REGRESSION`` (``unpaired_passes``, ``unpaired_failures``)."""
-    one_run = sorted((set(unscored_copies(base)) ^ set(unscored_copies(candidate))) & paired)
-    head = f"the runs were made with different validity labels ({relabeled})"
-    if not one_run:
-        return f"{head}: every paired copy is scored in both runs or in neither, so the labels change no paired row"
-    shown = ", ".join(one_run[:5]) + (" …" if len(one_run) > 5 else "")
-    copies = "1 paired copy is" if len(one_run) == 1 else f"{len(one_run)} paired copies are"
-    return (f"{head}: {copies} scored in one run only ({shown}), and left out of the paired difference "
-            "(one_sided); to compare on the same copies, run the base again with the candidate's labels")
-
-
-def _metadata_changes(base: Run, candidate: Run, paired: pd.DataFrame, changed: dict[str, str]) -> dict[str, str]:
-    """The ``python`` checks both runs judge (and ``changed`` does not name) that were given another ``metadata``
-    for a paired case, each with how: a check is called with the whole case, and its ``metadata`` is where a
-    suite keeps what a check compares with (the outputs a reply must mention, a benchmark's ground truth), but the
-    case digest leaves ``metadata`` out, so the case stays paired. A candidate's case file that wrote its own
-    wrong answers into the metadata of the cases it now fails read NO_REGRESSION (review R17). Other checks are
-    never given the metadata: an edited tag changes nothing they judge."""
-    judged = {ev.name for ev in base.config.evaluators}
-    checks = [ev.name for ev in candidate.config.evaluators
-              if ev.type == "python" and ev.name in judged and ev.name not in changed]
-    if not checks or paired.empty:
-        return {}
-    ids = set(paired["case_id"])
-
-    def metadata(run: Run) -> dict[str, str]:
-        cases = run.cases[run.cases["case_id"].isin(ids)].drop_duplicates("case_id")
-        return dict(zip(cases["case_id"], map(canonical_json, cases["metadata"]), strict=True))
-
-    before, after = metadata(base), metadata(candidate)
-    differ = sorted(cid for cid, text in before.items() if after.get(cid) != text)
-    if not differ:
-        return {}
-    how = f"the metadata it is given differs in {len(differ)} paired case(s), first {differ[0]!r}"
-    return dict.fromkeys(checks, how)
-
-
-def _config_notes(base: Run, candidate: Run, changed: dict[str, str]) -> list[str]:
-    notes = []
-    b = {ev.name for ev in base.config.evaluators}
-    c = {ev.name for ev in candidate.config.evaluators}
-    for name in (ev.name for ev in base.config.evaluators):
-        if name not in c:
-            notes.append(f"criterion {name} is judged only in the base run")
-        elif name in changed:
-            notes.append(f"criterion {name} is judged by different checks in the two runs ({changed[name]}): "
-                         "its flips mix the system's change with the check's")
-    notes += [f"criterion {ev.name} is judged only in the candidate run: not compared"
-              for ev in candidate.config.evaluators if ev.name not in b]
-    return notes
 
 
 def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = None) -> Comparison:
@@ -669,26 +448,26 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
     if release is None:  # the candidate's stored rule decides (the runs are the evidence); the user may think the file
         warn_release_drift(cand_run, found, "this comparison uses the candidate run's; to compare with the file as "
                                             "it is now, give it: op.compare(base, candidate, release=...) or "
-                                            "oloproof compare --release", changes=_rule_changes)
+                                            "oloproof compare --release", changes=rule_changes)
         unread = "" if found is not None else release_unreadable(cand_run)
         if unread:
             warn_at_caller(f"{unread} (the suite folder's release.yaml, which cannot be read now); this comparison "
                            f"uses the release settings the candidate run {cand_run.run_id} was made with")
     listed = set(cfg.regression.criteria or common)
-    paired, unpaired, keys = _pair_cases(base_run, cand_run)
+    paired, unpaired, keys = pair_cases(base_run, cand_run)
     if paired.empty and not (unpaired["reason"] == "digest_changed").any() and not (
             base_run.n_cases == 0 or cand_run.n_cases == 0):  # a run that recorded nothing yet: unfinished, below
         raise OloproofError(f"compare: the base run {base_run.run_id} ({base_run.suite_name!r}) and the candidate "
                             f"run {cand_run.run_id} ({cand_run.suite_name!r}) share no case id, so there is nothing "
                             "to pair; compare two runs of one suite")
-    base_epochs, cand_epochs = _epochs_of(base_run, "base"), _epochs_of(cand_run, "candidate")
+    base_epochs, cand_epochs = epochs_of(base_run, "base"), epochs_of(cand_run, "candidate")
     if base_epochs != cand_epochs:  # each case run pairs with the same epoch: the rest would go unseen
         raise OloproofError(f"compare: the base run {base_run.run_id} has {base_epochs} epoch(s) and the "
                             f"candidate run {cand_run.run_id} {cand_epochs}; each case run is paired with the same "
                             "epoch of the other run, so compare runs made with the same epochs")
     if "epoch" in keys:
-        _same_epochs_per_case(base_run.cases, cand_run.cases)
-    rows, one_sided, new_failures, lost_passes = _pair_rows(base_run, cand_run, paired, keys, common)
+        same_epochs_per_case(base_run.cases, cand_run.cases)
+    rows, one_sided, new_failures, lost_passes = pair_rows(base_run, cand_run, paired, keys, common)
     clustered = is_clustered(paired["cluster"])  # a cluster holding more than one paired case run
     sums_b = criterion_sums(rows.assign(verdict=rows["base"]))
     sums_c = criterion_sums(rows.assign(verdict=rows["candidate"]))
@@ -699,9 +478,9 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
     # the base run measured nothing on these rows: as "not passed" they make a candidate's failure there a tie and
     # its pass a gain, so a candidate that fails where the base's sandbox was down read NO_REGRESSION (review R40)
     base_missing = {str(k): int(v) for k, v in rows.loc[rows["base"] == "missing", "criterion"].value_counts().items()}
-    unchecked = _unchecked_criteria(base_run, cand_run, common)
+    unchecked = unchecked_criteria(base_run, cand_run, common)
     changed = changed_checks(base_run, cand_run)
-    changed.update(_metadata_changes(base_run, cand_run, paired, changed))
+    changed.update(metadata_changes(base_run, cand_run, paired, changed))
     vacuous = {side: vacuous_findings(r) for side, r in (("base", base_run), ("candidate", cand_run))}
     out: list[dict[str, Any]] = []
     for criterion in common:
@@ -713,12 +492,12 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
         undecided = ""
         reduction = parse_reduce(cfg.reduce_of(criterion))
         if reduction.kind != "mean":
-            undecided = _reduced_row(row, rows[rows["criterion"] == criterion], reduction, cfg, notes)
+            undecided = reduced_row(row, rows[rows["criterion"] == criterion], reduction, cfg, notes)
         elif (criterion,) in sums_b:
             b, k = sums_b[(criterion,)], sums_c[(criterion,)]
             c = counts.loc[criterion]
-            _paired_row(row, b.passes, k.passes, b.rows, (int(c["ptf"]), int(c["ftp"]), int(c["missing"])), cfg,
-                        notes)
+            paired_row(row, b.passes, k.passes, b.rows, (int(c["ptf"]), int(c["ftp"]), int(c["missing"])), cfg,
+                       notes)
         if criterion in changed and not undecided:  # a loosened check must not read as a system that held up
             undecided = CHECK_CHANGED
             notes.append(f"its check differs in the two runs ({changed[criterion]}), so a flip may be the check's, "
@@ -730,9 +509,9 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
             row["margin"] = cfg.regression.margin
             # a reduced criterion has one row per case: clustered when a cluster holds several cases (as in the gate)
             grouped = clustered if reduction.kind == "mean" else bool(row["n_clusters"] < row["n"])
-            verdict, why = _decide(row, cfg, grouped, criterion in unchecked, undecided)
+            verdict, why = decide(row, cfg, grouped, criterion in unchecked, undecided)
             if why == "all_missing":  # as the gate's: the rows' commonest reason says what would decide it
-                why = f"all_missing; {_missing_why(rows[rows['criterion'] == criterion])}"
+                why = f"all_missing; {missing_why(rows[rows['criterion'] == criterion])}"
             if why == APPROXIMATE_NOT_ALLOWED:  # as the gate's: which key decides it, and in which settings
                 why = approximate_reason(release, cand_run.release is not None,
                                          "op.compare(base, candidate, release=...) to compare these runs",
@@ -748,7 +527,7 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
                        "candidate (e.g. an outcome it left waiting, a fault replay of a tool it no longer calls); "
                        "they are not in the paired difference")
             elif verdict == "NO_REGRESSION" and base_missing.get(criterion):  # a tie or gain over no evidence
-                worst = _base_missing_passed(rows[rows["criterion"] == criterion], reduction, cfg)
+                worst = base_missing_passed(rows[rows["criterion"] == criterion], reduction, cfg)
                 held = f"{base_missing[criterion]} paired row(s) are missing in the base run, which measured nothing " \
                        "there (e.g. a case run that ended in error or timeout, a replay that did not reproduce its " \
                        f"recording); counted as base passes, the most the base could have done, ci_low is {worst:.4g}"
@@ -771,283 +550,15 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
                     "reason": f"{NOT_IN_BOTH}; the base run judges it and the candidate run does not (a dropped "
                               "check shows no regression): list regression.criteria to leave it out on purpose"})
     table = COMPARE.from_columns({c: [r[c] for r in out] for c in COMPARE.names})
-    decided = table.loc[table["verdict"] != "REPORT_ONLY", "verdict"]
-    if (decided == "REGRESSION").any():
-        overall = "REGRESSION"
-    elif len(decided) and (decided == "NO_REGRESSION").all():
-        overall = "NO_REGRESSION"
-    else:
-        overall = "INSUFFICIENT_EVIDENCE"
-    unwhole = [f"the {side} run {r.run_id}: {why}" for side, r in (("base", base_run), ("candidate", cand_run))
-               if (why := no_decision(r))]
-    if unwhole and overall == "NO_REGRESSION":  # its unrecorded (or lost) cases may be the regressions
-        overall = "INSUFFICIENT_EVIDENCE"
-    short = [f"{FEWER_EPOCHS}: the {side} run {r.run_id}: {why.split(': ', 1)[1]}"
-             for side, r in (("base", base_run), ("candidate", cand_run)) if (why := fewer_epochs(r))]
-    if short:  # first tries alone: a candidate that fails only on a later try read NO_REGRESSION (review F41)
-        unwhole += short
-        if overall == "NO_REGRESSION":
-            overall = "INSUFFICIENT_EVIDENCE"
-    lost = unpaired.loc[unpaired["reason"] != "only_in_candidate", "reason"].value_counts()
-    if len(lost):  # a candidate run on a subset (or with the failing cases edited) showed no regression
-        unwhole.append(f"{CASES_NOT_IN_BOTH}: {int(lost.sum())} case run(s) of the base run are not paired ("
-                       + ", ".join(f"{k}: {v}" for k, v in lost.items()) + "): the cases the candidate did not "
-                       "run, or ran changed, may be the regressions; compare runs of the same cases")
-        if overall == "NO_REGRESSION":
-            overall = "INSUFFICIENT_EVIDENCE"
-    joined = _joined_clusters(paired)
-    if joined:  # a loss and a gain joined in one cluster cancel: the interval narrowed by relabeling
-        unwhole.append(joined)
-        if overall == "NO_REGRESSION":
-            overall = "INSUFFICIENT_EVIDENCE"
-    changes = _rule_changes(base_run.release, cand_run.release) if release is None else []
-    if changes:  # the candidate's suite may have loosened the rule it is judged by: not the candidate's to decide
-        unwhole.append(f"{RELEASE_CHANGED}: the candidate run's release.yaml, applied by default, differs from the "
-                       f"base run's in {', '.join(changes)}; give the rule with --release (release= in Python)")
-        if overall == "NO_REGRESSION":
-            overall = "INSUFFICIENT_EVIDENCE"
+    overall, reason = _overall(table, base_run, cand_run, unpaired, paired, release)
     relaxed, than = relaxed_or_now(relaxed_rule(base_run, cand_run, cfg, clustered) if release is not None
                                    else [], BASE_OWN, found,
                                    lambda now: relaxed_rule(base_run, cand_run, cfg, clustered, own=now))
-    given = (str(release) if isinstance(release, (str, os.PathLike)) else "the settings given" if release is not None
-             else "the settings stored with the runs" if cand_run.release is not None
-             else "the default settings (the runs were made without release.yaml)")
-    notes_all = [relaxed_note(relaxed, given, verb="compared", than=than)] if relaxed else []
-    notes_all += _config_notes(base_run, cand_run, changed)
-    relabeled = label_difference(base_run.labels, cand_run.labels)
-    if relabeled:
-        notes_all.append(_labels_note(base_run, cand_run, relabeled, set(paired["case_id"])))
-    else:  # as the gate of each run says under its table: rows no criterion counts
-        notes_all += _unscored_notes(base_run, cand_run)
-    notes_all += _repeats_notes(base_run, cand_run)
-    notes_all += _vacuous_notes(vacuous, common)
-    notes_all += [f"the {side} run {r.run_id} was {note}" for side, r in (("base", base_run), ("candidate", cand_run))
-                  if (note := abrupt_ends_note(abrupt_ends(r)))]  # as its gate says: a second try the other never had
-    if len(unpaired):
-        tally = unpaired["reason"].value_counts()
-        runs = f" ({len(unpaired)} case runs of {cand_run.epochs} epochs)" if cand_run.epochs > 1 else ""
-        notes_all.append(f"{unpaired['case_id'].nunique()} cases left out{runs} ("
-                         + ", ".join(f"{k}: {v}" for k, v in tally.items()) + "): see .unpaired")
+    notes_all = comparison_notes(base_run, cand_run, release, relaxed, than, changed, paired, vacuous, common,
+                                 unpaired)
     return Comparison(table=table, verdict=overall, release=cfg, unpaired=unpaired, verdicts=rows,
-                      flips=_flips(rows), base=base_run, candidate=cand_run, clustered=clustered,
-                      n_paired=len(paired), reason="; ".join(unwhole) or ("" if len(decided) else NO_CRITERIA),
+                      flips=flips(rows), base=base_run, candidate=cand_run, clustered=clustered,
+                      n_paired=len(paired), reason=reason,
                       notes=tuple(notes_all), relaxed=tuple(relaxed), weaker_than=than)
 
 
-def relaxed_rule(base: Run, candidate: Run, cfg: ReleaseConfig, clustered: bool, *,
-                 own: ReleaseConfig | None = None) -> list[str]:
-    """The settings of ``cfg`` weaker than ``own`` (default: the base run's stored release settings, the defaults
-    when the base had no release.yaml, as :func:`_rule_changes` reads it; the suite's release.yaml as it is now for
-    :attr:`Comparison.relaxed`'s second look; :func:`~oloproof_nb._config.release.relaxed_settings`),
-    among those that decide a comparison (:data:`_RULE_KEYS`; ``allow_approximate_methods`` only when
-    ``clustered``). ``regression.criteria`` is read among the criteria the base run judges, and left unset stands
-    for all of them (``cfg`` unset compares those both runs judge and holds back the others, ``not_in_both_runs``).
-
-    ``oloproof compare A B --release loose.yaml`` with ``regression: {margin: 0.99}`` said ``NO_REGRESSION — exit 0:
-    every listed criterion's interval lies above -margin``; only the header's ``margin 0.99`` told it from the
-    runs' own 0.02, by which the same runs are INSUFFICIENT_EVIDENCE. A base run without release.yaml was measured
-    against the candidate's instead: the candidate's own file, margin 0.9, given with ``--release`` read
-    NO_REGRESSION with no word of it, where the default rule says ``release_changed`` (review R17). And ``own``'s
-    criteria were read among those both runs judge: a check the candidate's suite dropped (the one its system now
-    fails) fell out of the base run's own list, so the candidate's file, listing the rest, given with ``--release``
-    read NO_REGRESSION, exit 0, as no weaker rule (review R28).
-    """
-    if own is None:
-        own = base.release if base.release is not None else ReleaseConfig()
-
-    def every(c: ReleaseConfig) -> ReleaseConfig:
-        judged = base.criteria
-        listed = [name for name in (c.regression.criteria or judged) if name in judged]
-        return c.model_copy(update={"regression": c.regression.model_copy(update={"criteria": listed})})
-
-    heads = [h for h in _RULE_KEYS if clustered or h != "allow_approximate_methods"]
-    return relaxed_settings(every(own), every(cfg), heads)
-
-
-def _unscored_notes(base: Run, candidate: Run) -> list[str]:
-    """``both runs: 1 copy labeled invalid, scored by no criterion: …``, the gate's line for each run whose checked
-    transforms left copies out of every criterion (once when both left out the same), for runs made with the same
-    labels (:func:`_labels_note` speaks of runs made with others)."""
-    def held(run: Run) -> tuple[tuple[str, ...], tuple[str, ...]] | tuple[()]:
-        ids = unscored_copies(run)
-        return (tuple(ids), tuple(broken_copies(run))) if ids else ()
-
-    return _of_each_run({"base": held(base), "candidate": held(candidate)},
-                        lambda left_out: unscored_note(left_out[0], broken=left_out[1]))
-
-
-def _vacuous_notes(found: dict[str, dict[str, list[str]]], criteria: list[str]) -> list[str]:
-    """``vacuous check (both runs): …``: the gate's finding for each compared criterion whose check cannot fail as
-    configured in a run (``found``: :func:`~.gate.vacuous_findings` of each side), once when both runs have it.
-
-    ``oloproof gate`` of either run marks such a criterion; a comparison of the two read ``NO_REGRESSION — exit 0``
-    on it with no word (a ``state_unchanged`` path that no case's state holds passes every row of both runs).
-    """
-    notes = []
-    for criterion in criteria:
-        base, candidate = found["base"].get(criterion, []), found["candidate"].get(criterion, [])
-        if base and base == candidate:
-            notes += [f"vacuous check (both runs): {finding}" for finding in base]
-            continue
-        notes += [f"vacuous check (the {side} run): {finding}"
-                  for side, held in (("base", base), ("candidate", candidate)) for finding in held]
-    return notes
-
-
-def _repeats_notes(base: Run, candidate: Run) -> list[str]:
-    """The gate's note on cases that repeat another's content under another id (``DuplicateCaseWarning``), for
-    each run whose case file had such cases (once when both had the same): each copy is a pair of its own, so
-    the paired interval is narrower than the evidence supports."""
-    return _of_each_run({side: repeats_note(run.manifest.suite_config.repeated)
-                         for side, run in (("base", base), ("candidate", candidate))}, str)
-
-
-def _of_each_run(held: dict[str, Any], say: Callable[[Any], str]) -> list[str]:
-    """``both runs: <say>`` when the base and the candidate hold the same (non-empty) ``held``, else ``the <side>
-    run: <say>`` for each side that holds any."""
-    if held["base"] and held["base"] == held["candidate"]:
-        return [f"both runs: {say(held['base'])}"]
-    return [f"the {side} run: {say(value)}" for side, value in held.items() if value]
-
-
-def _unchecked_criteria(base: Run, candidate: Run, criteria: list[str]) -> set[str]:
-    """The metamorphic criteria whose transform is not checked in both runs (their rows kept every pair, the
-    ones labeled invalid among them, as the gate's ``transform_not_checked`` says)."""
-    relations = {ev.name: str(getattr(ev, "transform", "")) for ev in candidate.config.evaluators
-                 if ev.type == "metamorphic_relation" and ev.name in criteria}
-    if not relations:
-        return set()
-    checked = [checked_transforms(base), checked_transforms(candidate)]
-    return {name for name, transform in relations.items() if not all(c.get(transform, False) for c in checked)}
-
-
-def _reduced_row(row: dict[str, Any], rows: pd.DataFrame, reduction: Reduction, cfg: ReleaseConfig,
-                 notes: list[str]) -> str:
-    """Fill ``row`` for a criterion release.yaml reduces with pass^k or pass@k: the paired difference of its
-    per-case values; return why it cannot be decided (``""`` when it can).
-
-    The per-row difference is not the reduced one: a base passing half its cases in all 3 epochs and the other
-    half in 1 and a candidate passing every case in 2 have the same mean (2/3) and pass^3 0.5 and 0. Each paired
-    case (its epochs paired in both runs) becomes one row of value pass^k or pass@k (missing counts as not
-    passed), in its cluster. With exactly k epochs the values are 0 or 1 and get the paired interval of
-    :func:`~oloproof_nb._core.paired.paired_difference_from_sums` on their per-cluster sums (``n`` counts cases);
-    a case with fewer than k paired epochs may be the one that regressed (``too_few_epochs``), and values that
-    can be fractional (more than k epochs) have no paired interval (``reduce_not_paired``), but for k = 1 with as
-    many paired epochs in every case: pass^1 and pass@1 are then the mean, compared over the case runs (``n``
-    counts them).
-    """
-    text = reduction.text
-    if rows.empty:
-        return ""
-    by_case = pd.DataFrame({"case_id": rows["case_id"], "cluster": rows["cluster"],
-                            "b": rows["base"] == "pass", "c": rows["candidate"] == "pass",
-                            "mb": rows["base"] == "missing", "mc": rows["candidate"] == "missing"}).groupby(
-        "case_id", sort=False).agg(cluster=("cluster", "first"), n=("b", "size"), b=("b", "sum"), c=("c", "sum"),
-                                   mb=("mb", "sum"), mc=("mc", "sum"))
-    n = by_case["n"].to_numpy(np.int64)
-    short = int((n < reduction.k).sum())
-    if reduction.k == 1 and not short and int(n.min()) == int(n.max()):
-        # pass^1 and pass@1 of a case are its pass rate over its epochs: with as many paired epochs in every case,
-        # their mean over cases is the mean over case runs, whose paired interval is the mean's (its rows in
-        # their clusters); with more than one epoch it was never decided (fractional values)
-        notes.append(f"{text} with {int(n.max())} paired epoch(s) in every case: the mean over its case runs, "
-                     "n counts case runs")
-        is_b, is_c = rows["base"] == "pass", rows["candidate"] == "pass"
-        (sb,) = criterion_sums(rows.assign(verdict=rows["base"])).values()
-        (sc,) = criterion_sums(rows.assign(verdict=rows["candidate"])).values()
-        missing = int(((rows["base"] == "missing") | (rows["candidate"] == "missing")).sum())
-        _paired_row(row, sb.passes, sc.passes, sb.rows, (int((is_b & ~is_c).sum()), int((~is_b & is_c).sum()),
-                                                        missing), cfg, notes)
-        return ""
-    notes.append(f"{text}: n counts cases, each one row of its {text} value over its paired epochs")
-    if short:
-        notes.append(f"{short} case(s) with fewer than {reduction.k} paired epochs")
-        return "too_few_epochs"
-    if int(n.max()) > reduction.k:
-        notes.append(f"{int(n.max())} epochs reduced with {text} give fractional values, which have no paired "
-                     "interval; compare runs of k epochs")
-        return "reduce_not_paired"
-    vb = np.rint(reduce_counts(n, by_case["b"].to_numpy(np.int64), reduction)).astype(np.int64)
-    vc = np.rint(reduce_counts(n, by_case["c"].to_numpy(np.int64), reduction)).astype(np.int64)
-    codes, _ = pd.factorize(by_case["cluster"], sort=False)
-    sizes = np.bincount(codes)
-    ptf, ftp = int(((vb == 1) & (vc == 0)).sum()), int(((vb == 0) & (vc == 1)).sum())
-    missing = int(((by_case["mb"].to_numpy() == n) | (by_case["mc"].to_numpy() == n)).sum())
-    _paired_row(row, np.bincount(codes, weights=vb).astype(np.int64), np.bincount(codes, weights=vc).astype(np.int64),
-                sizes, (ptf, ftp, missing), cfg, notes)
-    return ""
-
-
-def _missing_why(rows: pd.DataFrame) -> str:
-    """Why one criterion's paired ``rows`` are all missing, for its ``all_missing`` reason: in each run with missing
-    rows, the commonest reason they give (:func:`~oloproof_nb._analysis.gate_reasons.commonest_reason`, as the
-    gate quotes it): ``every paired row is missing in a run: in the base run "…" (all 40 rows) and in the
-    candidate run …``.
-
-    ``all_missing`` alone said nothing of what would make the criterion decide (a sandbox that was down, a rating
-    read without ``pass_threshold``), where each row's reason in the run says it."""
-    sides = []
-    for side in ("base", "candidate"):
-        reasons = rows.loc[rows[side] == "missing", f"{side}_reason"]
-        if len(reasons):
-            quoted = commonest_reason(reasons, "cmp.verdicts")
-            sides.append(f"in the {side} run {quoted or f'({len(reasons):,} rows, none with a reason)'}")
-    return f"every paired row is missing in a run: {' and '.join(sides)}"
-
-
-def _base_missing_passed(rows: pd.DataFrame, reduction: Reduction, cfg: ReleaseConfig) -> float:
-    """ci_low of one criterion's paired difference with the base run's ``missing`` rows counted as passes.
-
-    Where the base measured nothing, its pass there is the worst case for the candidate: every such row becomes a
-    tie or a loss, never a gain (a bound in the spirit of Manski's worst-case bounds for missing outcomes). A
-    NO_REGRESSION that holds under it holds whatever the base would have done there.
-    """
-    worst = rows.assign(base=rows["base"].mask(rows["base"] == "missing", "pass"))
-    row: dict[str, Any] = {}
-    if reduction.kind != "mean":
-        _reduced_row(row, worst, reduction, cfg, [])  # the same cases and epochs as the row it bounds: decidable
-    else:
-        (b,) = criterion_sums(worst.assign(verdict=worst["base"])).values()
-        (k,) = criterion_sums(worst.assign(verdict=worst["candidate"])).values()
-        _paired_row(row, b.passes, k.passes, b.rows, (0, 0, 0), cfg, [])
-    return float(row["ci_low"])
-
-
-def _paired_row(row: dict[str, Any], b: np.ndarray, k: np.ndarray, m: np.ndarray, counts: tuple[int, int, int],
-                cfg: ReleaseConfig, notes: list[str]) -> None:
-    """Fill ``row`` with the paired interval of per-cluster sums ``b`` (base passes), ``k`` (candidate passes) and
-    ``m`` (rows), and ``counts`` = (pass_to_fail, fail_to_pass, missing); the bootstrap below
-    ``PAIRED_BOOTSTRAP_MIN_CLUSTERS`` clusters is replaced by cluster_t, with a note."""
-    method = cfg.method
-    if method == "cluster_bootstrap" and m.size < PAIRED_BOOTSTRAP_MIN_CLUSTERS:
-        method = "cluster_t"
-        notes.append("cluster_t instead of cluster_bootstrap: the simulation (benchmarks/paired.md) shows "
-                     "the paired bootstrap's one-sided misses above 3% at 20 and 50 clusters")
-    d = paired_difference_from_sums(b, k, m, method=method, confidence=cfg.confidence,
-                                    resamples=cfg.bootstrap.resamples, seed=cfg.bootstrap.seed)
-    ptf, ftp, missing = counts
-    row.update(base_rate=d.base, candidate_rate=d.candidate, difference=d.estimate, ci_low=d.low, ci_high=d.high,
-               method=d.method, n=d.n, n_clusters=d.n_clusters, pass_to_fail=ptf, fail_to_pass=ftp, missing=missing,
-               mcnemar_p=math.nan if is_clustered_from_sums(m) else mcnemar_exact(ptf, ftp))
-    notes += [d.reason] if d.reason else []
-
-
-def _decide(row: dict[str, Any], cfg: ReleaseConfig, clustered: bool, unchecked: bool = False,
-            undecided: str = "") -> tuple[str, str]:
-    if undecided:  # a reduced criterion that cannot be paired case by case
-        return "INSUFFICIENT_EVIDENCE", undecided
-    if row["n"] == 0:
-        return "INSUFFICIENT_EVIDENCE", "no_evidence"
-    if row["missing"] == row["n"]:
-        return "INSUFFICIENT_EVIDENCE", "all_missing"
-    if clustered and not cfg.allow_approximate_methods:
-        return "INSUFFICIENT_EVIDENCE", APPROXIMATE_NOT_ALLOWED  # compare() says after it which key decides it
-    if row["n_clusters"] < cfg.min_clusters:  # the numbers, as the gate gives them, and where the interval lies
-        why = f"too_few_clusters: its rows fall in {row['n_clusters']} clusters, min_clusters is {cfg.min_clusters}"
-        if row["ci_high"] < -cfg.regression.margin:  # a wrapped benchmark's 6 customers (review U18) said no more
-            why += ("; its interval lies below −margin, but from so few clusters an interval is not trusted: a "
-                    "loss this suite has too few clusters to confirm (cluster more finely, or add clusters)")
-        return "INSUFFICIENT_EVIDENCE", why
-    if unchecked:
-        return "INSUFFICIENT_EVIDENCE", "transform_not_checked"
-    return regression_verdict(row["ci_low"], row["ci_high"], cfg.regression.margin)

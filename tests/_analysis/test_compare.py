@@ -22,7 +22,8 @@ from _metamorphic_systems import relabel
 from statsmodels.stats.contingency_tables import mcnemar
 
 import oloproof_nb as op
-from oloproof_nb._analysis.compare import COMPARE, FLIPS, PAIRED_VERDICTS, UNPAIRED, regression_verdict
+from oloproof_nb._analysis.compare import COMPARE
+from oloproof_nb._analysis.compare_pairing import FLIPS, PAIRED_VERDICTS, UNPAIRED
 from oloproof_nb._analysis.run import changed_checks
 from oloproof_nb._config.imports import import_system
 from oloproof_nb.examples import init_example
@@ -204,14 +205,6 @@ def test_a_lost_row_never_clears_a_margin_that_no_change_cannot(make_suite: Call
 
 
 # -- the regression rule --------------------------------------------------------------------------------------
-
-
-def test_regression_rule_boundaries() -> None:
-    assert regression_verdict(-0.02, 0.1, 0.02)[0] == "NO_REGRESSION"  # ci_low == −margin: no regression
-    assert regression_verdict(math.nextafter(-0.02, -1), 0.1, 0.02)[0] == "INSUFFICIENT_EVIDENCE"
-    assert regression_verdict(-0.3, -0.02, 0.02)[0] == "INSUFFICIENT_EVIDENCE"  # ci_high == −margin: not below
-    assert regression_verdict(-0.3, math.nextafter(-0.02, -1), 0.02)[0] == "REGRESSION"
-    assert regression_verdict(0.0, 0.0, 0.0)[0] == "NO_REGRESSION"
 
 
 def test_margin_at_the_interval_end_through_compare(unclustered: tuple[op.Run, op.Run], tmp_path: Path) -> None:
@@ -562,7 +555,6 @@ def test_a_rule_given_without_the_runs_reduction_says_it_is_weaker(make_suite: C
     assert op.compare(base, cand, release=release).relaxed == ()  # the runs' own rule: REGRESSION, nothing weaker
 
 
-
 def test_a_rule_given_is_weighed_against_the_defaults_when_the_base_had_no_release(make_suite: Callable[..., Path],
                                                                                     tmp_path: Path) -> None:
     """Review R17: a base run made without release.yaml and a candidate whose suite added one with margin 0.9. By
@@ -842,7 +834,6 @@ def test_a_python_check_whose_code_was_edited_is_check_changed(make_suite: Calla
     assert "the code of checks:done differs" in row["reason"]
     assert cmp.verdict == "INSUFFICIENT_EVIDENCE"
     assert "checks:done" in changed_checks(base, cand)["done"]
-
 
 
 METADATA_CHECK = ("def done(case, initial_state, final_state, trajectory):\n"
@@ -1308,19 +1299,6 @@ def test_a_run_judged_again_under_its_own_id_is_compared_not_refused(make_suite:
     assert (row["n"], row["pass_to_fail"], row["fail_to_pass"]) == (30, 1, 0)
 
 
-def test_a_merged_cluster_is_named_after_its_smallest_base_cluster_whatever_the_hash_order() -> None:
-    """Clusters the candidate joins are merged and named after their first base cluster in sorted order; named
-    after the first one a set yields, the name would change between processes (string hashes are randomised)."""
-    import pandas as pd
-
-    from oloproof_nb._analysis.compare import _merged_clusters
-
-    base = [f"g{i:02d}" for i in range(30, 0, -1)] + ["solo"]  # 30 base clusters, listed largest first
-    candidate = ["joined"] * 30 + ["alone"]  # the candidate puts the 30 in one cluster
-    merged = _merged_clusters(pd.Series(base), pd.Series(candidate))
-    assert list(merged) == ["g01"] * 30 + ["solo"]
-
-
 # -- edges found by mutation testing (round 4); expected values are hand counts ---------------------------
 
 
@@ -1368,16 +1346,16 @@ def test_the_paired_bootstrap_decides_from_bootstrap_min_clusters_on(make_suite:
     """The boundary of the bootstrap's replacement ("below PAIRED_BOOTSTRAP_MIN_CLUSTERS clusters"), pinned for when a
     simulation validates some number (it is infinite until then): 24 clusters keep cluster_bootstrap at a minimum
     of 24, and are replaced by cluster_t, with the note, at a minimum of 25."""
-    from oloproof_nb._analysis import compare as compare_module
+    from oloproof_nb._analysis import compare_rows
 
     root = make_suite(_cases(48, cluster_size=2), evaluators=[{"type": "answer_matches"}])
     base, cand = _run(root, tmp_path / "b"), _run(root, tmp_path / "c", broken={f"c{i:02d}" for i in range(12)})
     release = {**ALLOW, "method": "cluster_bootstrap"}
-    monkeypatch.setattr(compare_module, "PAIRED_BOOTSTRAP_MIN_CLUSTERS", 24)
+    monkeypatch.setattr(compare_rows, "PAIRED_BOOTSTRAP_MIN_CLUSTERS", 24)
     row = op.compare(base, cand, release=release).table.iloc[0]
     assert row["n_clusters"] == 24
     assert row["method"] == "cluster_bootstrap" and "instead of cluster_bootstrap" not in row["reason"]
-    monkeypatch.setattr(compare_module, "PAIRED_BOOTSTRAP_MIN_CLUSTERS", 25)
+    monkeypatch.setattr(compare_rows, "PAIRED_BOOTSTRAP_MIN_CLUSTERS", 25)
     row = op.compare(base, cand, release=release).table.iloc[0]
     assert row["method"] == "cluster_t" and "instead of cluster_bootstrap" in row["reason"]
 
@@ -1702,61 +1680,6 @@ def test_a_row_vacuous_in_one_run_only_names_that_run(example_runs: dict[str, op
                                                                        "finding"]
 
 
-@pytest.mark.parametrize(("base", "candidate", "expected"), [
-    ({"c": ["f1"]}, {"c": ["f1"]}, ["vacuous check (both runs): f1"]),
-    ({"c": ["f1"]}, {"c": ["f2"]}, ["vacuous check (the base run): f1", "vacuous check (the candidate run): f2"]),
-    ({"c": ["f1", "f2"]}, {}, ["vacuous check (the base run): f1", "vacuous check (the base run): f2"]),
-    ({}, {"c": ["f2"]}, ["vacuous check (the candidate run): f2"]),
-    ({"c": ["f1"], "d": ["g"]}, {"c": ["f1"]}, ["vacuous check (both runs): f1"]),  # d is not compared
-    ({"c": ["f1", "f2"]}, {"c": ["f1", "f2"]}, ["vacuous check (both runs): f1", "vacuous check (both runs): f2"]),
-], ids=["same", "differ", "two-in-base", "candidate-only", "uncompared", "two-in-both"])
-def test_a_vacuous_finding_is_said_once_for_both_runs_only_when_both_have_it(
-        base: dict[str, list[str]], candidate: dict[str, list[str]], expected: list[str]) -> None:
-    """Mutation round 33: the finding of one run only is said for that run, each of its findings, and 'both runs'
-    only when the two runs' findings are equal (the end-to-end test has the same finding on both sides only)."""
-    from oloproof_nb._analysis.compare import _vacuous_notes
-
-    assert _vacuous_notes({"base": base, "candidate": candidate}, ["c"]) == expected
-
-
-@pytest.mark.parametrize(("base", "candidate", "expected"), [
-    (["a~t"], ["a~t"], ["both runs: 1 copy labeled invalid, scored by no criterion: a~t (see op.validity(run))"]),
-    (["a~t"], ["b~t"], ["the base run: 1 copy labeled invalid, scored by no criterion: a~t (see op.validity(run))",
-                        "the candidate run: 1 copy labeled invalid, scored by no criterion: b~t (see "
-                        "op.validity(run))"]),
-    (["a~t"], [], ["the base run: 1 copy labeled invalid, scored by no criterion: a~t (see op.validity(run))"]),
-    ([], ["b~t"], ["the candidate run: 1 copy labeled invalid, scored by no criterion: b~t (see op.validity(run))"]),
-    ([], [], []),
-], ids=["same", "differ", "base-only", "candidate-only", "none"])
-def test_copies_no_criterion_scores_are_said_once_for_both_runs_only_when_both_left_out_the_same(
-        monkeypatch: pytest.MonkeyPatch, base: list[str], candidate: list[str], expected: list[str]) -> None:
-    """Mutation round 33: the copies of one run only are named for that run; 'both runs' only for the same copies
-    (the example runs leave out the same copy in both). Stand-in runs hold the copies each run's labels leave out."""
-    from types import SimpleNamespace
-
-    from oloproof_nb._analysis import compare
-
-    monkeypatch.setattr(compare, "unscored_copies", lambda run: run.left_out)
-    monkeypatch.setattr(compare, "broken_copies", lambda run: [])
-    runs = SimpleNamespace(left_out=base), SimpleNamespace(left_out=candidate)
-    assert compare._unscored_notes(*runs) == expected  # type: ignore[arg-type]
-
-
-def test_one_copy_left_out_by_both_runs_broken_in_one_is_said_for_each_run(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The same copy left out by both runs, its pair broken in the base only: 'both runs' would say one of the two
-    things for both, so each run gets its own line (the broken count, review R47, is part of what must be equal)."""
-    from types import SimpleNamespace
-
-    from oloproof_nb._analysis import compare
-
-    monkeypatch.setattr(compare, "unscored_copies", lambda run: run.left_out)
-    monkeypatch.setattr(compare, "broken_copies", lambda run: run.broke)
-    runs = SimpleNamespace(left_out=["a~t"], broke=["a~t"]), SimpleNamespace(left_out=["a~t"], broke=[])
-    line = "1 copy labeled invalid, scored by no criterion: a~t (see op.validity(run))"
-    assert compare._unscored_notes(*runs) == [  # type: ignore[arg-type]
-        f"the base run: {line}; it broke its pair, so the verdict leans on its label", f"the candidate run: {line}"]
-
-
 def test_copies_no_criterion_scores_are_named_as_the_gate_names_them(example_runs: dict[str, op.Run]) -> None:
     """``oloproof gate`` of either example run says ``1 copy labeled invalid, scored by no criterion:
     ord-018~injected``; a comparison of the two left the copy out of every row (n 47 of 48 paired cases) with no
@@ -1817,22 +1740,6 @@ def test_pass_1_is_the_mean_row_with_its_flips_each_way_and_its_missing_rows(mak
         row = op.compare(base, cand, release={**ALLOW, "criteria": {"answer_matches": {
             "threshold": 0.4, "reduce": text}}}).table.iloc[0]
         pd.testing.assert_series_equal(row[columns], mean[columns], check_names=False, obj=text)
-
-
-def test_pass_1_over_unequal_paired_epochs_is_not_the_mean() -> None:
-    """With 2 paired epochs in case a and 1 in case b (an epoch lost with a stopped run), the mean over case runs
-    weighs a twice: pass^1 over cases is (1/2 + 1)/2 = 0.75 for the candidate, the mean over runs 2/3. Not the mean,
-    and fractional: ``reduce_not_paired`` (mutation round M51: compared as the mean whenever k is 1)."""
-    from oloproof_nb._analysis.compare import _reduced_row
-    from oloproof_nb._config.release import ReleaseConfig
-    from oloproof_nb._core.epochs import parse_reduce
-
-    rows = pd.DataFrame({"criterion": "answer_matches", "case_id": ["a", "a", "b"], "cluster": ["a", "a", "b"],
-                         "base": ["pass", "pass", "pass"],
-                         "candidate": ["pass", "fail", "pass"]})
-    notes: list[str] = []
-    assert _reduced_row({}, rows, parse_reduce("pass^1"), ReleaseConfig(), notes) == "reduce_not_paired"
-    assert _reduced_row({}, rows[rows["case_id"] == "a"], parse_reduce("pass^1"), ReleaseConfig(), []) == ""
 
 
 def test_all_missing_quotes_each_runs_commonest_reason(make_suite: Callable[..., Path], tmp_path: Path) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from oloproof_nb._analysis.compare import _decide, regression_verdict
+from oloproof_nb._analysis.compare_rows import decide, regression_verdict
 from oloproof_nb._config.release import parse_release
 
 CFG = parse_release({"allow_approximate_methods": True, "min_clusters": 20, "regression": {"margin": 0.25}})
@@ -24,7 +24,7 @@ def _row(ci_low: float, ci_high: float, n_clusters: int = 6) -> dict[str, float]
 ])
 def test_the_clause_is_said_exactly_when_the_rule_would_say_regression(ci_low: float, ci_high: float,
                                                                        below: bool) -> None:
-    verdict, why = _decide(_row(ci_low, ci_high), CFG, clustered=True)
+    verdict, why = decide(_row(ci_low, ci_high), CFG, clustered=True)
     assert verdict == "INSUFFICIENT_EVIDENCE"
     assert why.split(";")[0] == FIRST
     assert ("its interval lies below −margin" in why) is below
@@ -33,6 +33,6 @@ def test_the_clause_is_said_exactly_when_the_rule_would_say_regression(ci_low: f
 
 def test_min_clusters_clusters_are_enough() -> None:
     """20 clusters of min_clusters 20: decided by the rule (−0.9 to −0.5 below −0.25: REGRESSION)."""
-    assert _decide(_row(-0.9, -0.5, n_clusters=20), CFG, clustered=True) == ("REGRESSION", "ci_high_below_minus_margin")
-    assert _decide(_row(-0.9, -0.5, n_clusters=19), CFG, clustered=True)[1].startswith(
+    assert decide(_row(-0.9, -0.5, n_clusters=20), CFG, clustered=True) == ("REGRESSION", "ci_high_below_minus_margin")
+    assert decide(_row(-0.9, -0.5, n_clusters=19), CFG, clustered=True)[1].startswith(
         "too_few_clusters: its rows fall in 19 clusters, min_clusters is 20; its interval lies below −margin")
