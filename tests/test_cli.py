@@ -843,14 +843,14 @@ def test_the_gate_counts_every_case_run_a_kill_cut_short_and_names_five(tmp_path
 def test_an_end_with_only_a_finished_case_run_unrecorded_names_no_case_run_in_flight(tmp_path: Path) -> None:
     """workers > 1: the process ended after a case run had finished and before its record was appended (a system's
     constructor, replacing an instance, called os._exit): nothing was in flight, so the stop line names none."""
-    from oloproof_nb import cli
     from oloproof_nb._run.in_flight import read_in_flight
+    from oloproof_nb.cli import process
 
     out = tmp_path / "run"
     out.mkdir()
     (out / "started.jsonl").write_text('{"case": "c0", "epoch": 1, "at": 1.0}\n'
                                        '{"case": "c0", "epoch": 1, "at": 2.0, "finished": true}\n', encoding="utf-8")
-    assert cli._in_flight(out, 3) == ""
+    assert process._in_flight(out, 3) == ""
     seen = read_in_flight(out)  # noted all the same: the resume runs c0 again and the manifest keeps the end
     assert seen is not None and (seen.how, seen.by_system, seen.lost) == ("exit code 3", True, [("c0", 1)])
 
@@ -1132,7 +1132,7 @@ def test_sigterm_or_sighup_during_any_command_is_exit_2_with_one_line(
     import signal
     import time
 
-    from oloproof_nb import cli
+    from oloproof_nb.cli import commands
 
     def slow(args: object) -> int:
         os.kill(os.getpid(), getattr(signal, name))
@@ -1140,7 +1140,7 @@ def test_sigterm_or_sighup_during_any_command_is_exit_2_with_one_line(
         return 0
 
     before = signal.getsignal(signal.SIGTERM)
-    monkeypatch.setitem(cli.COMMANDS, "gate", slow)
+    monkeypatch.setitem(commands.COMMANDS, "gate", slow)
     started = time.monotonic()
     assert main(["gate", "somewhere"]) == 2
     assert time.monotonic() - started < 4
@@ -1158,12 +1158,12 @@ def test_run_refuses_zero_workers_in_the_commands_own_words(tmp_path: Path,
 def test_a_run_the_user_interrupted_exits_2_with_how_to_finish_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                   capsys: pytest.CaptureFixture[str]) -> None:
     # the child reports that the user's Ctrl-C stopped the run: exit 2 (0 PASS, 1 BLOCK, 2 anything else)
-    import oloproof_nb.cli as cli
+    from oloproof_nb.cli import commands
 
     out = tmp_path / "run"
     out.mkdir()
     (out / "manifest.json").write_text("{}", encoding="utf-8")  # the run had started: the hint says how to resume
-    monkeypatch.setattr(cli, "_run_in_child", lambda args, params, update: (("interrupted",), out, 0))
+    monkeypatch.setattr(commands, "_run_in_child", lambda args, params, update: (("interrupted",), out, 0))
     assert main(["run", str(tmp_path / "suite"), "--out", str(out), "--quiet"]) == 2
     err = capsys.readouterr().err
     assert err == (f"oloproof: interrupted; the run is in {out} — finish it with: oloproof run {tmp_path / 'suite'} "
@@ -1175,10 +1175,10 @@ def test_the_command_forks_only_a_process_of_one_thread(monkeypatch: pytest.Monk
     held stays held in the child (Python 3.12+ warns "use of fork() may lead to deadlocks", and the command printed
     the warning as its own when ``main`` ran in a process with threads: 115 failures of the suite on 3.13). The
     command in its own process has one thread and forks; with another thread alive, it spawns."""
-    from oloproof_nb import cli
+    from oloproof_nb.cli import process
 
-    fresh = subprocess.run([sys.executable, "-c", "import threading; from oloproof_nb import cli; "
-                            "print(threading.active_count(), cli._start_method())"],
+    fresh = subprocess.run([sys.executable, "-c", "import threading; from oloproof_nb.cli import process; "
+                            "print(threading.active_count(), process._start_method())"],
                            capture_output=True, text=True, timeout=60)
     assert fresh.returncode == 0 and fresh.stdout.split() == ["1", "fork" if sys.platform == "linux" else "spawn"]
     monkeypatch.undo()  # the real choice, not the tests' own (conftest)
@@ -1188,7 +1188,7 @@ def test_the_command_forks_only_a_process_of_one_thread(monkeypatch: pytest.Monk
     other = threading.Thread(target=stop.wait, daemon=True)
     other.start()
     try:
-        assert cli._start_method() == "spawn"
+        assert process._start_method() == "spawn"
     finally:
         stop.set()
         other.join()
@@ -1199,9 +1199,9 @@ def test_a_spawned_child_runs_the_suite_and_prints_the_gate(make_suite: Callable
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     """The run's child started by spawn (a process with threads, and every platform but Linux): the suite runs,
     the gate is the same as a forked child's."""
-    from oloproof_nb import cli
+    from oloproof_nb.cli import process
 
-    monkeypatch.setattr(cli, "_start_method", lambda: "spawn")
+    monkeypatch.setattr(process, "_start_method", lambda: "spawn")
     folder = make_suite(PERFECT_CASES, evaluators=EVALUATORS, release=RELEASE)
     assert main(["run", str(folder), "--out", str(tmp_path / "out"), "--quiet"]) == 0
     out, err = capsys.readouterr()
@@ -1496,14 +1496,14 @@ def test_a_memory_limit_reaching_the_cli_is_one_line_naming_it_not_a_bug(
     """Review R14: under ``ulimit -v`` the gate's first import of scipy failed to map its shared library and the
     CLI said "internal error … (a bug in oloproof_nb)", with a traceback file to send; a MemoryError the same.
     Another ImportError is still a bug of oloproof's."""
-    from oloproof_nb import cli
+    from oloproof_nb.cli import commands, dispatch
 
     def gate(args: object) -> int:
         raise raised
 
     saved: list[str] = []
-    monkeypatch.setattr(cli, "_save_internal_traceback", lambda text: saved.append(text) or "saved.txt")
-    monkeypatch.setitem(cli.COMMANDS, "gate", gate)
+    monkeypatch.setattr(dispatch, "_save_internal_traceback", lambda text: saved.append(text) or "saved.txt")
+    monkeypatch.setitem(commands.COMMANDS, "gate", gate)
     assert main(["gate", str(example_suite)]) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1, err
@@ -1513,14 +1513,14 @@ def test_a_memory_limit_reaching_the_cli_is_one_line_naming_it_not_a_bug(
     def other(args: object) -> int:
         raise ImportError("No module named 'pyarrow'")
 
-    monkeypatch.setitem(cli.COMMANDS, "gate", other)
+    monkeypatch.setitem(commands.COMMANDS, "gate", other)
     assert main(["gate", str(example_suite)]) == 2
     assert "internal error: ImportError" in capsys.readouterr().err and len(saved) == 1
 
     def noexec(args: object) -> int:  # the loader's words for a file system mounted noexec: not memory
         raise ImportError("_ufuncs.so: failed to map segment from shared object: Operation not permitted")
 
-    monkeypatch.setitem(cli.COMMANDS, "gate", noexec)
+    monkeypatch.setitem(commands.COMMANDS, "gate", noexec)
     assert main(["gate", str(example_suite)]) == 2
     assert "out of memory" not in capsys.readouterr().err and len(saved) == 2
 
@@ -1529,13 +1529,14 @@ def test_an_out_of_memory_line_shows_the_loaders_message_escaped_as_written(
         example_suite: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     """Mutation round 20: the loader's message names a file path, which may hold a direction override or an ANSI
     sequence (a library unpacked under a hostile name): it is shown escaped, one line, as every CLI error is."""
-    from oloproof_nb import cli
+    from oloproof_nb.cli import commands, dispatch
 
     def gate(args: object) -> int:
         raise ImportError("/opt/\x1b[2Jlib\u202ePASS.so: failed to map segment from shared object")
 
-    monkeypatch.setattr(cli, "_save_internal_traceback", lambda text: pytest.fail("no traceback for a memory limit"))
-    monkeypatch.setitem(cli.COMMANDS, "gate", gate)
+    monkeypatch.setattr(dispatch, "_save_internal_traceback",
+                        lambda text: pytest.fail("no traceback for a memory limit"))
+    monkeypatch.setitem(commands.COMMANDS, "gate", gate)
     assert main(["gate", str(example_suite)]) == 2
     err = capsys.readouterr().err
     assert err == ("oloproof: error: out of memory (ImportError: /opt/\\x1b[2Jlib\\u202ePASS.so: failed to map segment "
@@ -1547,7 +1548,7 @@ def test_a_note_is_wrapped_at_spaces_but_never_inside_a_change(capsys: pytest.Ca
     """Mutation round 35: a note is cut at a space, but a change ``0.9 → 0.5`` stays on one line. By hand, at width
     100: 93 letters, then ``0.9 →`` would reach column 99, so cut between words the change was split after its
     arrow; it goes whole to the next line. Each line gets the indent, the first one too."""
-    from oloproof_nb.cli import _print_wrapped
+    from oloproof_nb.cli.output import _print_wrapped
 
     _print_wrapped("a" * 93 + " 0.9 → 0.5, min_clusters 10 → 2", 100)
     assert capsys.readouterr().out.splitlines() == ["a" * 93, "0.9 → 0.5, min_clusters 10 → 2"]

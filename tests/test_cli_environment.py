@@ -116,7 +116,7 @@ def test_an_error_of_no_file_in_a_deleted_current_folder_is_not_blamed_on_the_fo
     connection included. Only "No such file or directory" is (a relative path made absolute against the folder)."""
     import errno
 
-    from oloproof_nb import cli
+    from oloproof_nb.cli import commands
 
     gone = tmp_path / "gone"
     gone.mkdir()
@@ -126,10 +126,10 @@ def test_an_error_of_no_file_in_a_deleted_current_folder_is_not_blamed_on_the_fo
                 ConnectionRefusedError(errno.ECONNREFUSED, "Connection refused")):
         def fails(_: object, exc: OSError = exc) -> int:
             raise exc
-        monkeypatch.setitem(cli.COMMANDS, "receipt", fails)  # receipt: no umask check before it
+        monkeypatch.setitem(commands.COMMANDS, "receipt", fails)  # receipt: no umask check before it
         assert main(["receipt", str(tmp_path / "contract.json")]) == 2
         assert capsys.readouterr().err == f"oloproof: error: {exc.strerror}\n"
-    monkeypatch.setitem(cli.COMMANDS, "receipt", lambda _: os.getcwd())  # the folder's own error still says so
+    monkeypatch.setitem(commands.COMMANDS, "receipt", lambda _: os.getcwd())  # the folder's own error still says so
     assert main(["receipt", str(tmp_path / "contract.json")]) == 2
     assert capsys.readouterr().err.startswith("oloproof: error: the current folder no longer exists (deleted")
 
@@ -175,13 +175,17 @@ def test_m23_the_umask_is_read_and_left_as_it_was_where_proc_cannot_be_read(
         umask_kept: None, monkeypatch: pytest.MonkeyPatch) -> None:
     """Mutation round 23: without ``/proc/self/status`` (macOS, a container that hides it) the umask is read by
     setting it and putting it back: 0o027 read, and 0o027 still the process's afterwards."""
-    import oloproof_nb.cli as cli
+    from oloproof_nb.cli import dispatch
 
-    def no_proc(*_: object, **__: object) -> None:
+    tried: list[object] = []
+
+    def no_proc(path: object, *_: object, **__: object) -> None:
+        tried.append(path)
         raise FileNotFoundError(2, "No such file or directory", "/proc/self/status")
-    monkeypatch.setattr(cli, "open", no_proc, raising=False)
+    monkeypatch.setattr(dispatch, "open", no_proc, raising=False)
     os.umask(0o027)
-    assert cli._umask() == 0o027
+    assert dispatch._umask() == 0o027
+    assert tried == ["/proc/self/status"]  # the fallback was what answered (/proc gives 0o027 too, where it is)
     assert os.umask(0o022) == 0o027
 
 
@@ -190,7 +194,7 @@ def test_m23_an_os_error_naming_no_file_is_blamed_on_the_current_folder_only_whe
     """Mutation round 23: an OSError without a file name (a full disk when the output is flushed) is its own words
     while the current folder exists; once ``os.getcwd`` fails the line says the folder is gone, with the error's
     words and what to do."""
-    from oloproof_nb.cli import _os_error_line
+    from oloproof_nb.cli.output import _os_error_line
 
     full = OSError(28, "No space left on device")
     assert _os_error_line(full) == "No space left on device"

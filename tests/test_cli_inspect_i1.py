@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from _inspect_rated_i1 import ROWS, write_rated
 
-from oloproof_nb.cli import _cli_phrases, main
+from oloproof_nb.cli import main
+from oloproof_nb.cli.dispatch import _cli_phrases
 
 
 @pytest.fixture(scope="module")

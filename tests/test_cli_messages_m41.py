@@ -10,8 +10,7 @@ from typing import Any
 
 import pytest
 
-from oloproof_nb import cli
-from oloproof_nb.cli import main
+from oloproof_nb.cli import commands, main
 from oloproof_nb.errors import MESSAGE_LIMIT
 
 PREFIX = "oloproof: error: "
@@ -56,7 +55,7 @@ def test_each_kind_of_exit_2_in_its_own_words(monkeypatch: pytest.MonkeyPatch, c
     prints ``{"error": kind, ...}`` and stderr keeps each kind's own prefix; without ``--json`` stdout stays empty
     (a receipt error is JSON only when asked for)."""
     monkeypatch.setenv("TMPDIR", str(tmp_path))  # the traceback file of the internal error
-    monkeypatch.setitem(cli.COMMANDS, "receipt", _raising(exc))
+    monkeypatch.setitem(commands.COMMANDS, "receipt", _raising(exc))
     assert main(["receipt", "c.json", "--json"]) == 2
     out, err = capsys.readouterr()
     body = json.loads(out)

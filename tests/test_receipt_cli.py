@@ -445,7 +445,7 @@ def test_a_stop_that_arrives_while_the_validator_starts_still_stops_it(tmp_path:
     import signal
 
     from oloproof_nb._run import observe
-    from oloproof_nb.cli import _StopOnSignals, _Stopped
+    from oloproof_nb.cli.process import _StopOnSignals, _Stopped
 
     (tmp_path / "slow.py").write_text(SLOW_CHECK, encoding="utf-8")
     path = make_contract(tmp_path, validator={"command": [PY, "slow.py", str(tmp_path / "validator.pid")]})

@@ -1,0 +1,205 @@
+"""What the ``oloproof`` command writes: the gate and compare summaries with their notes, one line on standard error,
+the JSON error object, an OSError as a line, and a standard output whose reader may leave."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import shlex
+import sys
+import textwrap
+import warnings
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .._run.streams import SystemStream
+from ..errors import DuplicateCaseWarning, VacuousCheckWarning, describe_exception, terminal_text
+
+if TYPE_CHECKING:
+    from .._analysis.run import Run
+
+
+#: How the command names the project's own warnings on standard error (any other: by its class name).
+_WARNING_LABELS: dict[type[Warning], str] = {VacuousCheckWarning: "vacuous check",
+                                             DuplicateCaseWarning: "duplicate cases"}
+
+
+#: The same warnings by class name, as a worker process sends them.
+_WARNING_KINDS: dict[str, type[Warning]] = {kind.__name__: kind for kind in _WARNING_LABELS}
+
+
+def _print_json_error(kind: str, message: str) -> None:
+    """``{"error": kind, "message": message}``, one line on standard output (``oloproof receipt --json``); a
+    standard output that is closed or gone loses it, and the exit code stays."""
+    try:
+        print(json.dumps({"error": kind, "message": message}), flush=True)
+    except (OSError, ValueError):
+        pass
+
+
+def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, baseline: Run | None = None) -> int:
+    from dataclasses import replace
+
+    from .._analysis.gate import NO_CRITERIA
+    from .._analysis.gate_reasons import abrupt_ends, abrupt_ends_note
+    from .._analysis.gate_settings import approximate_once, relaxed_note
+    from .._analysis.validity import unchecked_reasons, unscored_note
+    from .._config.suite import RELEASE_FILE
+    from .._display.notebook import gate
+    from .._display.terminal import exit_line, gate_table_text, terminal_width
+
+    g = gate(result, release=release, baseline=baseline)
+    width = terminal_width()
+    # the key to set is said once, below, naming --release: each criterion's line keeps the code
+    reasons, approximate = approximate_once(g.table["reason"], release, result.release is not None,
+                                            "--release to gate this run")
+    shown = replace(g, table=g.table.assign(reason=reasons))
+    print(gate_table_text(shown, wide=wide, width=width))
+    for finding in g.findings:  # read from the run: `oloproof gate RUN_DIR` knows them without the suite
+        warnings.warn(VacuousCheckWarning(finding), stacklevel=1)
+    ends = abrupt_ends(result)
+    if ends:  # case runs a crash cut short that ran again: a run resumed so is not an uninterrupted one
+        _print_wrapped(abrupt_ends_note(ends), width)
+    if g.reason == NO_CRITERIA:  # an empty or truncated release.yaml: say which file holds no criterion
+        root = result.manifest.suite_config.root  # None: an Inspect AI log, which has no release.yaml of its own
+        if release is None and root is None:
+            print("no criterion to gate: give the thresholds with --release RELEASE_YAML")
+        elif release is None and result.release is None:  # no file to blame: the suite had none when the run began
+            path = Path(root or ".") / RELEASE_FILE
+            # written since (the warning above names its keys): "write one" told the user to do what they had done
+            fix = (f"it is there now: give it with --release {shlex.quote(str(path))} to gate this run with it"
+                   if path.is_file() else
+                   "write one listing `criteria: {<criterion>: <threshold>}`, or give it with --release")
+            print(terminal_text(f"{path}: there was none when the run started, so no criterion is gated; {fix}"))
+        else:
+            source = release or str(Path(root or ".") / RELEASE_FILE)
+            print(terminal_text(f"{source} names no criterion to gate; list each as "
+                                "`criteria: {<criterion>: <threshold>}`"))
+    if g.unscored:  # rows left out of every criterion: a release manager reading a PASS should know
+        _print_wrapped(unscored_note(g.unscored, broken=g.unscored_broken), width)
+    if approximate:  # one key fixes it: say which, once
+        _print_wrapped(approximate, width)
+    if g.table["reason"].str.startswith("transform_not_checked").any():  # which labels hold the relation back
+        # where a label goes: the suite folder's file (None: an Inspect AI log, with no folder of its own)
+        root = result.manifest.suite_config.root
+        files = {t.name: Path(root) / t.validity_labels if root else Path(t.validity_labels)
+                 for t in result.config.metamorphic.transforms}
+        for transform, why in unchecked_reasons(result).items():
+            where = f" in {files[transform]}" if transform in files else ""
+            _print_wrapped(f"transform {transform} is not checked: {why}; its relations are judged once every pair "
+                           f"is labeled{where} and the valid share reaches minimum_validity (see op.validity(run))",
+                           width)
+    if g.relaxed:  # a weaker gate than the run's own: which settings, above the exit line that says so
+        _print_wrapped(relaxed_note(g.relaxed, f"--release {release}" if release else "", than=g.weaker_than), width)
+    print(exit_line(g))  # the last line: why the command exits as it does
+    return 0 if g.verdict == "PASS" else 1
+
+
+def _print_wrapped(note: str, width: int, indent: str = "") -> None:
+    """Print a command's ``note`` wrapped to ``width``, each line after ``indent``: at spaces only, never inside a
+    path, a run id or a hyphenated name, nor inside a change ``a → b``. It may quote a run or a suite: shown as
+    written (:func:`~oloproof_nb.errors.terminal_text`), never acted on."""
+    lines = textwrap.wrap(terminal_text(note).replace(" → ", "\xa0→\xa0"), width, initial_indent=indent,
+                          subsequent_indent=indent, break_long_words=False, break_on_hyphens=False)
+    print("\n".join(lines).replace("\xa0", " "))
+
+
+def _print_case_errors(result: Run) -> None:
+    """How many case runs the system ended in error or by timeout, and why, above the gate's table."""
+    from .._display.terminal import case_error_lines, terminal_width
+
+    for line in case_error_lines(result, terminal_width()):
+        print(line)
+
+
+#: Reasons of ``oloproof compare`` that only restate the verdict: not repeated under the table.
+_COMPARE_PLAIN = frozenset({"ci_low_at_or_above_minus_margin", "ci_high_below_minus_margin",
+                            "interval_includes_minus_margin"})
+
+
+def _compare_why(verdict: str, table: Any, reason: str = "") -> str:
+    """Why ``oloproof compare`` exits as it does: the rule that decided, named from the table's reasons.
+
+    INSUFFICIENT_EVIDENCE says "not ruled out" only when an interval reaching below -margin is why; a criterion
+    left undecided by a rule before the interval (``approximate_methods_not_allowed``, ``too_few_clusters``,
+    ``transform_not_checked``, ``no_evidence``, ``all_missing``) is named instead, as its interval may well lie
+    above -margin.
+    """
+    if verdict == "NO_REGRESSION":  # as the gate's PASS counts its vacuous criteria: they cannot regress
+        from .._analysis.gate_findings import VACUOUS
+
+        listed = table[table["verdict"] != "REPORT_ONLY"]
+        vacuous = int(listed["reason"].str.contains(VACUOUS, regex=False).sum())
+        return ("every listed criterion's interval lies above -margin"
+                + (f" ({vacuous} of them vacuous: cannot fail as configured)" if vacuous else ""))
+    if verdict == "REGRESSION":
+        return "a listed criterion's interval lies below -margin"
+    undecided = table.loc[table["verdict"] == "INSUFFICIENT_EVIDENCE", "reason"]
+    firsts = (str(why).split(";")[0] for why in undecided)  # too_few_clusters' numbers stay under the table
+    rules = sorted({first.split(":")[0] if first.startswith("too_few_clusters:") else first for first in firsts})
+    if not rules and reason:  # every criterion cleared the margin on the paired cases; the run as a whole did not
+        return f"not decided: {reason.split(':')[0]}"
+    if rules in ([], ["interval_includes_minus_margin"]):
+        return "a regression larger than the margin is not ruled out"
+    return f"not decided: {', '.join(rules)}"
+
+
+def _os_error_line(exc: OSError) -> str:
+    """An OSError as ``file: what happened`` (the file first, as every other error names its file)."""
+    what = exc.strerror or describe_exception(exc)
+    where = exc.filename if exc.filename is not None else None
+    if where is None and exc.errno == errno.ENOENT:  # of a relative path made absolute, when the cwd is gone
+        try:
+            os.getcwd()
+        except OSError:  # the line named no file ("No such file or directory")
+            return (f"the current folder no longer exists (deleted after the shell entered it: {what}); cd to a "
+                    "folder that exists and run the command again, or give absolute paths")
+    if where is None:  # an error of no file (a full disk, a socket): said as it is, wherever the cwd is
+        return what
+    other = f" -> {exc.filename2}" if exc.filename2 is not None else ""
+    return f"{os.fsdecode(where)}{other}: {what}"
+
+
+#: What the command prints that a stream of another encoding may lack, in ASCII.
+_ASCII = str.maketrans({"–": "-", "—": "--", "≤": "<=", "≥": ">=", "…": "...", "×": "x", "±": "+/-", "→": "->",
+                        "·": "*", "’": "'", "‘": "'", "“": '"', "”": '"'})
+
+
+def _encodable(text: str, encoding: str) -> str:
+    """``text`` as ``encoding`` can write it: the typography in ASCII, anything else as a backslash escape."""
+    return text.translate(_ASCII).encode(encoding, "backslashreplace").decode(encoding)
+
+
+def _say(line: str) -> None:
+    """One line on standard error, if there is one to write to (a completion hook's exit code must not depend
+    on it: with stderr closed or full, the line is lost and the code stays)."""
+    stream = sys.stderr
+    if stream is None:
+        return
+    try:
+        try:
+            stream.write(line + "\n")
+        except UnicodeEncodeError:
+            stream.write(_encodable(line, getattr(stream, "encoding", None) or "ascii") + "\n")
+        stream.flush()
+    except (OSError, ValueError):
+        pass
+
+
+class _ReaderMayLeave(SystemStream):
+    """Standard output whose reader may stop reading (``oloproof gate RUN | head``): what is written after that
+    goes nowhere and the command still exits with its own code (it was 2, "Broken pipe", whatever the gate said).
+    Unlike the system's streams, text the stream cannot encode is written with ASCII stand-ins, and another
+    error (a full disk) names standard output and leaves it, else the interpreter's last flush fails again and the
+    exit code becomes 120."""
+
+    def _put(self, text: str) -> None:
+        try:
+            self._stream.write(text)
+        except UnicodeEncodeError:  # a stdout that is not UTF-8 (PYTHONIOENCODING=latin-1): ASCII stand-ins
+            self._stream.write(_encodable(text, getattr(self._stream, "encoding", None) or "ascii"))
+
+    def _failed(self, exc: OSError) -> None:
+        self._leave()
+        raise OSError(exc.errno, exc.strerror, "standard output") from None

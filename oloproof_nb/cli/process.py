@@ -1,0 +1,294 @@
+"""The run in a child process (``oloproof run``), and SIGTERM and SIGHUP stopping this one as a Ctrl-C does.
+
+``oloproof run`` never imports the system: a child process loads the suite and runs it into the run directory,
+and this process (which decides the exit code) loads the finished run from disk."""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import multiprocessing.connection
+import os
+import shlex
+import signal
+import sys
+import threading
+import time
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .._run.streams import shield_standard_streams
+from ..errors import InternalError, OloproofError, RunDirError, StoreWriteError, describe_exception
+from .output import _WARNING_KINDS, _os_error_line
+
+# -- oloproof run: the suite runs in a child process; this one decides the exit code ------------------------
+
+#: Seconds the child gets to stop cleanly after a Ctrl-C before it is killed.
+_STOP_GRACE_S = 5.0
+
+
+def _child_run(conn: Any, params: dict[str, Any]) -> None:  # pragma: no cover - runs in the child process
+    """The child: load the suite, run it into the run directory, report through ``conn``, exit at once.
+
+    Messages: ``("directory", path)``, ``("progress", done, total)``, ``("warning", category name, text)`` (a
+    warning is printed by the parent, which prints each line once: ``load_suite``'s vacuous-check warning and
+    the gate's finding of the same check are one line), then one of
+    ``("done", path, baseline path or None)``, ``("error", message, resumable)``,
+    ``("internal", message, resumable)``, ``("interrupted",)``.
+    The child ends with ``os._exit`` so threads the system left behind cannot keep it alive.
+    """
+    started = False
+    sending = threading.Lock()  # warnings come from any thread (workers, the system's own): one message at a time
+
+    def send(*message: Any) -> None:
+        with sending:
+            try:
+                conn.send(message)
+            except (OSError, ValueError):
+                pass
+
+    def progress(done: int, total: int) -> None:
+        nonlocal started
+        started = True  # the run directory is open: an error from now on leaves a resumable run
+        if params["progress"]:
+            send("progress", done, total)
+
+    def forward(message: Warning | str, category: type[Warning], *_: object, **__: object) -> None:
+        send("warning", category.__name__, str(message))
+
+    warnings.showwarning = forward
+    try:  # what the system prints goes to stderr: the command's stdout is the gate's table and its last line
+        sys.stdout.flush()
+        os.dup2(2, 1)  # the descriptor too: worker processes inherit it, and a closed stdout (| head) breaks none
+    except (OSError, ValueError, AttributeError):
+        pass
+    shield_standard_streams()  # a reader of stderr that left (`2>&1 | head`) fails no print of the system
+    parent = multiprocessing.parent_process()
+    if parent is not None:  # the run dies with the process that decides the exit code (it was killed)
+        threading.Thread(target=_die_with, args=(parent, signal.SIGKILL), daemon=True, name="oloproof-orphan").start()
+    try:
+        from .._analysis.live_copy import LiveCopy
+        from .._config.suite import load_suite
+        from .._run.runner import run_suite
+        from .._run.store import new_run_id
+
+        suite = load_suite(params["suite"])
+        run_id = None if params["out"] is not None else new_run_id()
+        out = Path(params["out"]) if params["out"] is not None else suite.root / "runs" / str(run_id)
+        send("directory", str(out))
+        copy = None if params["resume"] else LiveCopy()  # the columnar copy, built as the records are appended
+        try:
+            directory = run_suite(suite, workers=params["workers"], out=out, resume=params["resume"],
+                                  progress=progress, cache=params["cache"], isolation=params["isolation"],
+                                  fsync=params["fsync"], run_id=run_id, epochs=params["epochs"], sink=copy)
+        except BaseException:
+            if copy is not None:
+                copy.abort()
+            raise
+        if copy is not None:
+            copy.commit()
+        idle = None
+        if params.get("baseline"):
+            from .._run.baseline import run_baseline
+
+            try:
+                idle = str(run_baseline(suite, workers=params["workers"], epochs=params["epochs"]))
+            except OloproofError as exc:  # the run itself finished: nothing to resume
+                send("error", f"the run finished in {directory}, but the do-nothing baseline stopped: {exc}", False)
+                return
+        send("done", str(directory), idle)
+    except KeyboardInterrupt as exc:
+        from .._run.timeouts import system_traceback
+
+        if system_traceback(exc) is None:  # the user's Ctrl-C (the system's own is marked as the system's)
+            send("interrupted")
+        else:
+            send("error", f"the system raised {describe_exception(exc)} outside a case", started)
+    except InternalError as exc:
+        send("internal", str(exc), True)
+    except StoreWriteError as exc:
+        send("error", str(exc), True)
+    except RunDirError as exc:
+        send("error", str(exc), False)
+    except OloproofError as exc:
+        send("error", str(exc), started)
+    except OSError as exc:
+        send("error", _os_error_line(exc), started)
+    except BaseException as exc:  # noqa: BLE001 - SystemExit or any other exception escaping: never a PASS
+        send("error", f"the run stopped: {describe_exception(exc)}", started)
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            conn.close()
+        finally:
+            os._exit(0)
+
+
+def _die_with(parent: Any, how: int) -> None:  # pragma: no cover - runs in the child process
+    """Wait for ``parent`` to end, then end this process with signal ``how`` (as if killed with it)."""
+    parent.join()
+    os.kill(os.getpid(), how)
+
+
+def _start_method() -> str:
+    """``fork`` on Linux when this process runs one Python thread (the child starts at once, with what is loaded
+    here); ``spawn`` otherwise. A fork copies only the thread that calls it, so a lock another Python thread held
+    (a logging handler's, an import's, a queue's) stays held in the child forever: ``main`` called in a process
+    with threads of its own (a notebook, a test run, a service) spawns. Native thread pools, such as the one
+    OpenBLAS starts when numpy is imported, are not counted: they register their own fork handlers."""
+    return "fork" if sys.platform.startswith("linux") and threading.active_count() == 1 else "spawn"
+
+
+def _resume_hint(args: argparse.Namespace, directory: Path | None) -> str:
+    if directory is None or not (directory / "manifest.json").is_file():
+        return ""
+    command = f"oloproof run {shlex.quote(args.suite)} --out {shlex.quote(str(directory))} --resume"
+    return f"; the run is in {directory} — finish it with: {command}"
+
+
+def _how_it_ended(exitcode: int | None) -> str:
+    """``exited with code 3``, ``was killed by signal SIGSEGV`` (:func:`~oloproof_nb._run.in_flight.how_it_ended`)."""
+    from .._run.in_flight import how_it_ended
+
+    if exitcode is None:
+        return "did not stop"
+    return f"exited with code {exitcode}" if exitcode >= 0 else f"was {how_it_ended(exitcode)}"
+
+
+def _in_flight(directory: Path | None, exitcode: int, how: str | None = None) -> str:
+    """Note in the run folder how its process ended (``started.jsonl``: the child is dead, its lock released), and
+    say what a resume does with the case runs that were in flight: ``error`` when the system ended the process
+    (an exit, a fatal signal), run again otherwise (a kill from outside; ``how``: an end the exit code does not
+    tell, :func:`~oloproof_nb._run.in_flight.note_end`); nothing when none was."""
+    from .._analysis.gate_reasons import case_runs
+    from .._run.in_flight import note_end
+
+    ended = None if directory is None else note_end(directory, exitcode, how)
+    if ended is None or not ended.started:
+        return ""
+    keys = list(ended.started)
+    runs = case_runs(keys)
+    if ended.by_system:
+        return (f" while running {runs}, which --resume records as error (all verdicts missing), as isolation: "
+                "process records a case whose process died")
+    return (f" while running {runs}, which --resume runs again: an end by this signal may come from outside, so "
+            "it is not blamed on the system (the gate notes it)")
+
+
+#: How the run's process ended when it stopped as on a Ctrl-C that this command neither got nor sent: a SIGINT,
+#: SIGTERM or SIGHUP (each stops it: :class:`_StopOnSignals`) sent to that process alone (by the system: a shell
+#: tool's ``kill $PPID``; or from outside).
+_STOPPED_ALONE = "stopped by a SIGINT, SIGTERM or SIGHUP sent to it alone"
+
+
+def _run_in_child(args: argparse.Namespace, params: dict[str, Any],
+                  on_progress: Callable[[int, int], None] | None) -> tuple[tuple[Any, ...] | None, Path | None, int]:
+    """Run the suite in a child process; ``(final message or None, run directory, child's exit code)``."""
+    ctx: Any = multiprocessing.get_context(_start_method())
+    receive, send = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_child_run, args=(send, params), name="oloproof-run")
+    with warnings.catch_warnings():
+        # Python 3.12+ warns of any fork of a process with more than one OS thread, numpy's native pool included;
+        # this one forks only a process of one Python thread (_start_method)
+        warnings.filterwarnings("ignore", message=r"This process \(pid=\d+\) is multi-threaded, use of fork\(\)",
+                                category=DeprecationWarning)
+        proc.start()
+    send.close()
+    directory: Path | None = None
+    final: tuple[Any, ...] | None = None
+    interrupted_at: float | None = None
+    forwarded = False
+    while final is None:
+        try:
+            if interrupted_at is not None:
+                waited = time.monotonic() - interrupted_at
+                if waited > 1.0 and not forwarded and proc.is_alive():
+                    os.kill(proc.pid, signal.SIGINT)  # the Ctrl-C may have reached only this process
+                    forwarded = True
+                if waited > _STOP_GRACE_S and proc.is_alive():
+                    proc.kill()
+            multiprocessing.connection.wait([receive, proc.sentinel], timeout=0.2)
+            if receive.poll():
+                try:
+                    message = receive.recv()
+                except (EOFError, OSError):
+                    break
+                except Exception:  # noqa: BLE001 - a garbled message: stop the child, never leave it running
+                    proc.kill()
+                    proc.join()
+                    raise
+                if message[0] == "directory":
+                    directory = Path(message[1])
+                elif message[0] == "progress":
+                    if on_progress is not None:
+                        on_progress(message[1], message[2])
+                elif message[0] == "warning":  # printed here, where each line is printed once
+                    category = _WARNING_KINDS.get(str(message[1])) or type(str(message[1]), (UserWarning,), {})
+                    warnings.showwarning(str(message[2]), category, "", 0)
+                else:
+                    final = message
+            elif not proc.is_alive():
+                break
+        except KeyboardInterrupt:
+            if interrupted_at is not None:  # a second Ctrl-C: stop the child now
+                proc.kill()
+            interrupted_at = interrupted_at or time.monotonic()
+    deadline = time.monotonic() + _STOP_GRACE_S
+    while proc.exitcode is None and time.monotonic() < deadline:  # its own exit (waitpid), not the end of its
+        time.sleep(0.01)  # sentinel pipe, which a process the system forked and left running holds open (5 s more)
+    if proc.exitcode is None:  # it reported, but something of the system's keeps it from exiting
+        proc.kill()
+        proc.join()
+    receive.close()
+    if final is None and interrupted_at is not None:
+        final = ("interrupted",)
+        if directory is not None:  # ended before it noted the stop (a second Ctrl-C killed it): the user's stop
+            from .._run.in_flight import note_stop
+
+            note_stop(directory)
+    elif final == ("interrupted",) and interrupted_at is None:  # the child stopped on a signal this process never got
+        final = ("interrupted", _STOPPED_ALONE)
+    return final, directory, proc.exitcode if proc.exitcode is not None else -9
+
+
+class _Stopped(KeyboardInterrupt):
+    """SIGTERM or SIGHUP reached the command (``args[0]``: the signal's name): stopped as a Ctrl-C stops it,
+    exit 2, never death by the signal (143, 129); a run says how to resume."""
+
+
+class _StopOnSignals:
+    """While inside, SIGTERM and SIGHUP raise :class:`_Stopped` (so a running validator's process group is
+    killed on the way out, as on Ctrl-C); the handlers before are put back after. Only in the main thread. A
+    signal the process was started ignoring (``nohup``, ``trap '' HUP``) stays ignored: that was asked for.
+    ``interrupt``: Ctrl-C too (``_Stopped("SIGINT")``, where Python's own handler is set). While a command
+    validator is being started, the stop waits until its process group can be killed with it
+    (:func:`~oloproof_nb._run.observe.defer_stop`)."""
+
+    def __init__(self, interrupt: bool = False) -> None:
+        self._names = ("SIGTERM", "SIGHUP", "SIGINT") if interrupt else ("SIGTERM", "SIGHUP")
+
+    def __enter__(self) -> None:
+        from .._run.observe import defer_stop
+
+        self._before: dict[signal.Signals, Any] = {}
+        if threading.current_thread() is not threading.main_thread():
+            return
+
+        def stop(signum: int, frame: Any) -> None:
+            stopped = _Stopped(signal.Signals(signum).name)
+            if not defer_stop(stopped):
+                raise stopped
+
+        for name in self._names:
+            sig = getattr(signal, name, None)
+            before = None if sig is None else signal.getsignal(sig)
+            if sig is not None and before is not signal.SIG_IGN and (
+                    name != "SIGINT" or before is signal.default_int_handler):
+                self._before[sig] = signal.signal(sig, stop)
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, handler in self._before.items():
+            signal.signal(sig, handler)
