@@ -74,6 +74,8 @@ __all__ = [
     "promised_artifacts",
     "HeldBack",
     "MAX_WAITING",
+    "OBSERVES",
+    "UNOBSERVED",
     "verify_contract_file",
 ]
 
@@ -603,29 +605,55 @@ def locator_path(contract: OutcomeContract, suite_root: Path | None) -> Path | N
 MAX_WAITING = 1024
 
 
+#: The key of a case that observes a promised artifact (:func:`shared_files`): it never runs beside a case holding
+#: :data:`UNOBSERVED`, which may write that file unseen.
+OBSERVES = "\x00oloproof: observes an artifact"
+#: The key of a case that promises no artifact in a run that observes some (:func:`shared_files`): it may write a
+#: file another case observes (a draft of the report, its own export to the same path), so it never runs beside a
+#: case holding :data:`OBSERVES`. Two cases of one of these keys go side by side (:class:`HeldBack`).
+UNOBSERVED = "\x00oloproof: writes what nothing observes"
+#: Keys that keep apart the cases holding the other one, not those holding the same one.
+_APART = {OBSERVES: UNOBSERVED, UNOBSERVED: OBSERVES}
+
+
 def shared_files(case: Case, evaluators: Sequence[Any], suite_root: Path | None) -> frozenset[str]:
     """What a case observes that other cases may observe too, when an ``outcome_contract`` check observes it:
     its contract's ``locator`` (resolved), or without one its promised artifact (``artifact:<id>``: the epochs
     of a case, a source and its metamorphic copies, whose system places the artifact itself). Cases that share
     one must not run at the same time (each would see the other's file as its own): the runners never start
-    one while another is running. Cases of one artifact id at different locators go side by side."""
-    if case.outcome is None or not any(getattr(ev, "type", None) == "outcome_contract" for ev in evaluators):
+    one while another is running. Cases of one artifact id at different locators go side by side.
+
+    Such a case also holds :data:`OBSERVES`, and a case of the run that promises no artifact :data:`UNOBSERVED`:
+    the two never run at the same time either (:class:`HeldBack`). Its agent may write the very file the other
+    case observes (a draft of the report at the report's path), and that case, whose agent wrote nothing, was
+    ``verified`` on it (review R53: the run on 2 workers said ``verified: present, fresh``, run alone ``stale``)."""
+    if not any(getattr(ev, "type", None) == "outcome_contract" for ev in evaluators):
         return frozenset()
+    if case.outcome is None:
+        return frozenset([UNOBSERVED])
     contract = OutcomeContract.model_validate(case.outcome)
     path = locator_path(contract, suite_root)
     if path is None:
-        return frozenset([f"artifact:{contract.artifact_id}"])
+        return frozenset([f"artifact:{contract.artifact_id}", OBSERVES])
     try:
-        return frozenset([os.path.realpath(path)])
+        return frozenset([os.path.realpath(path), OBSERVES])
     except (OSError, ValueError):  # a NUL byte in it, say: observing it fails as well, the path is the key
-        return frozenset([str(path)])
+        return frozenset([str(path), OBSERVES])
+
+
+def _kept_apart_from(keys: frozenset[str]) -> frozenset[str]:
+    """The keys a running item must not hold for an item of ``keys`` to start: its own (a file two cases
+    observe), with :data:`OBSERVES` and :data:`UNOBSERVED` each standing for the other."""
+    return frozenset(_APART.get(key, key) for key in keys)
 
 
 class HeldBack(Generic[T]):
     """Items in order, each with the keys it holds while it runs (:func:`shared_files`): :meth:`next_free` gives
     the next one no running item shares a key with. One that does waits, in order, with the items after it that
-    share its keys; the others go ahead meanwhile (at most :data:`MAX_WAITING` wait). The thread, executor and
-    process runners all schedule with it."""
+    share its keys; the others go ahead meanwhile (at most :data:`MAX_WAITING` wait). :data:`OBSERVES` and
+    :data:`UNOBSERVED` are the exception: an item holding one waits while an item holding the other runs (not
+    one holding the same), and holds back no item after it. The thread, executor and process runners all
+    schedule with it."""
 
     def __init__(self, items: Iterable[T], keys: Callable[[T], frozenset[str]]) -> None:
         self._items = iter(items)
@@ -641,10 +669,12 @@ class HeldBack(Generic[T]):
     def next_free(self, running: Callable[[str], bool]) -> tuple[T, frozenset[str]] | None:
         """The next item (and its keys) none of whose keys is ``running``: one that waited first, else a new
         one; None when none can start now."""
-        ahead: set[str] = set()  # the keys of the items still waiting before this one: they go first
+        # the keys of the items still waiting before this one: they go first (files only: the order of a case
+        # that observes an artifact and one that promises none does not matter, only that they do not overlap)
+        ahead: set[str] = set()
         for i, (item, keys) in enumerate(self._waiting):
-            if keys & ahead or any(running(k) for k in keys):
-                ahead |= keys
+            if keys & ahead or any(running(k) for k in _kept_apart_from(keys)):
+                ahead |= keys - _APART.keys()
                 continue
             del self._waiting[i]
             return item, keys
@@ -655,10 +685,10 @@ class HeldBack(Generic[T]):
                 self.exhausted = True
                 return None
             keys = self._keys(item)
-            if not keys & ahead and not any(running(k) for k in keys):
+            if not keys & ahead and not any(running(k) for k in _kept_apart_from(keys)):
                 return item, keys
             self._waiting.append((item, keys))
-            ahead |= keys
+            ahead |= keys - _APART.keys()
         return None
 
 

@@ -39,6 +39,7 @@ NOT_REPLAYABLE = "not_replayable"
 CONTROL_DIVERGED = "control_replay_diverged"
 REPLAY_RAISED = "replay_raised"
 FAULT_NOT_APPLIED = "fault_not_applied"
+RECOVERY_UNOBSERVED = "recovery_unobserved"
 
 
 def replay_judges(evaluators: Sequence[Evaluator]) -> tuple[list[AnswerMatches], list[StateMatches],
@@ -58,7 +59,13 @@ def judge_replay(ctx: CaseContext, trajectory: Trajectory, state: dict[str, Any]
     checks judge the replay; a suite that declares no ``answer_matches`` /
     ``state_matches`` gets their defaults. ``admitted``: the replay's answer
     is an honest answer (it admits the task failed). Python checks are not
-    run on replays.
+    run on replays, nor is an ``outcome_contract``: a case that promises an
+    ``outcome`` the suite judges and expects no state shows a recovery by its
+    answer alone, which an agent that says it delivered whatever the tool
+    returned gives too (review R53: a report writer that ignored a failed
+    ``write_report`` was ``recovered`` on 40 of 40 replays, none of which wrote
+    a report). Such a recovery is ``missing`` (``recovery_unobserved``); an
+    escalation or an admitted failure still passes, a broken rule still fails.
     """
     case = ctx.case
     answers, states, unchanged = replay_judges(evaluators)
@@ -74,9 +81,17 @@ def judge_replay(ctx: CaseContext, trajectory: Trajectory, state: dict[str, Any]
         for ev in unchanged:
             broken += [p for p, _, _, ok in compare_unchanged(case.initial_state, state, ev.paths)
                        if not ok and p not in broken]
-    return dict(fault_verdict(answer_ok, state_verdicts, broken,
-                              escalated(trajectory, checkpoint, escalate_tools, ctx.run.tool_errors if ctx.run else
-                                        DEFAULT_TOOL_ERRORS), admitted))
+    judged: dict[str, Any] = dict(fault_verdict(answer_ok, state_verdicts, broken,
+                                                escalated(trajectory, checkpoint, escalate_tools,
+                                                          ctx.run.tool_errors if ctx.run else DEFAULT_TOOL_ERRORS),
+                                                admitted))
+    if (judged["reason"] == "recovered" and not state_verdicts and case.outcome is not None
+            and any(ev.type == "outcome_contract" for ev in evaluators)):
+        judged.update(verdict="missing", reason=(
+            f"{RECOVERY_UNOBSERVED}: the answer matches, but the case's outcome contract is not observed on a "
+            "replay and the case expects no state, so nothing shows the outcome was delivered; give the case an "
+            "expected.state the delivery shows in"))
+    return judged
 
 
 # The standard library's own regular-expression parser: a private module (``re._parser`` since Python 3.11,

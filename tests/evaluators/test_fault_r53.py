@@ -1,0 +1,112 @@
+"""Review R53: a fault replay of a case whose delivery only an outcome contract checks was ``recovered`` by its answer.
+
+A report writer calls ``write_report`` and says ``done`` whatever the tool returned. Each case expects ``done`` and
+promises the report through an ``outcome`` contract (no ``expected.state``). A replay observes no outcome, so the
+faulted replay, which wrote no report, matched the expected answer and was ``recovered``: 40 of 40 and ``gate: PASS``
+(exit 0) for an agent that claims a report it never wrote. Now such a row is ``missing`` (``recovery_unobserved``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+import oloproof_nb as op
+
+WRITER = '''
+import copy
+from pathlib import Path
+
+import oloproof_nb as op
+
+OUT = Path(__file__).resolve().parent / "out"
+
+
+class Writer(op.RecordedAgent):
+    version = "writer-r53"
+
+    def __init__(self):
+        self.state = {}
+
+    def reset(self, state):
+        OUT.mkdir(exist_ok=True)
+        for f in OUT.iterdir():
+            f.unlink()
+        self.state = copy.deepcopy(state)
+
+    def snapshot(self):
+        return {"files": {f.name: f.read_text() for f in sorted(OUT.iterdir())}}
+
+    def write_report(self, name):
+        (OUT / name).write_text("total,3\\n")
+        return {"ok": True}
+
+    def escalate(self):
+        return {"ok": True}
+
+    def act(self, input, rec):
+        result = rec.tool("write_report", self.write_report, name=input["name"])
+        if input.get("escalates") and not result.get("ok"):
+            rec.tool("escalate", self.escalate)
+            return "escalated"
+        return "done"
+'''
+DIGEST = hashlib.sha256(b"total,3\n").hexdigest()
+
+
+def _run(root: Path, *, escalates: bool = False, state: bool = False, outcome_check: bool = True) -> op.Run:
+    root.mkdir()
+    (root / "writer.py").write_text(WRITER, encoding="utf-8")
+    cases = []
+    for n in range(3):
+        case: dict[str, Any] = {"id": f"r{n}", "input": {"name": f"r{n}.csv", "escalates": escalates},
+                                "expected": {"answer": "done"},
+                                "outcome": {"artifact_id": f"report-{n}", "locator": f"out/r{n}.csv",
+                                            "expected_sha256": DIGEST}}
+        if state:
+            case["expected"]["state"] = {"files": {f"r{n}.csv": "total,3\n"}}
+        cases.append(case)
+    (root / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
+    evaluators: list[dict[str, Any]] = [{"type": "answer_matches"},
+                                        {"type": "fault_recovery", "tool": "write_report", "fault": "error",
+                                         "escalate_tools": ["escalate"]}]
+    if outcome_check:
+        evaluators.append({"type": "outcome_contract"})
+    config = {"name": "r53", "system": "writer:Writer", "cases": "cases.jsonl", "evaluators": evaluators}
+    (root / "oloproof.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    if outcome_check:
+        suite = op.load_suite(root)
+    else:  # the outcomes are left unjudged on purpose here
+        with pytest.warns(UserWarning, match="has no outcome_contract evaluator"):
+            suite = op.load_suite(root)
+    return op.run(suite, out=root / "run", cache=False, progress=False)
+
+
+def _rows(run: op.Run) -> list[tuple[str, str]]:
+    replays = run.replays
+    return list(zip(replays["verdict"], replays["reason"].str.split(":").str[0], strict=True))
+
+
+def test_a_recovery_only_the_answer_shows_is_missing_where_an_outcome_contract_checks_the_delivery(
+        tmp_path: Path) -> None:
+    run = _run(tmp_path / "claims")
+    assert (run.receipts["status"] == "verified").all()  # the case runs themselves wrote their reports
+    # by hand: each faulted replay skipped write_report and answered "done" with no report written: 0 shown
+    assert _rows(run) == [("missing", "recovery_unobserved")] * 3
+    verdicts = run.verdicts[run.verdicts["criterion"] == "recovers_from_error_at_write_report"]
+    assert verdicts["verdict"].tolist() == ["missing"] * 3
+
+
+@pytest.mark.parametrize(("how", "want"), [
+    ({"escalates": True}, [("pass", "escalated")] * 3),  # an escalation claims no delivery: it still passes
+    ({"state": True}, [("fail", "false_success")] * 3),  # a state the write shows in judges the replay, as before
+    ({"outcome_check": False}, [("pass", "recovered")] * 3),  # no outcome check: the answer is the case's outcome
+])
+def test_escalations_state_checks_and_suites_without_an_outcome_check_are_judged_as_before(
+        tmp_path: Path, how: dict[str, bool], want: list[tuple[str, str]]) -> None:
+    assert _rows(_run(tmp_path / "suite", **how)) == want
