@@ -1,7 +1,7 @@
 """The ``oloproof`` console script's entry point: a module of its own, imported before the package.
 
 The command exits 0 PASS, 1 BLOCK, 2 error and nothing else. It turns SIGTERM and SIGHUP into exit 2 while it
-works (``oloproof_nb.cli.process._StopOnSignals``), but importing ``oloproof_nb`` comes first (pydantic and the
+works (``oloproof_nb.cli.process.StopOnSignals``), but importing ``oloproof_nb`` comes first (pydantic and the
 evaluators: 0.4-1.3 s), and a signal then ended the command as the system's default does: 143 or 129, no line
 (review R41; a hook runner that times out and sends SIGTERM may read 143 as "not blocking"). :func:`main`
 first installs handlers that say ``oloproof: interrupted by SIGTERM`` (``oloproof receipt --json`` also prints
@@ -26,13 +26,13 @@ from types import FrameType
 
 __all__ = ["main"]
 
-#: The signals that stop the command (as ``oloproof_nb.cli.process._StopOnSignals`` names them).
+#: The signals that stop the command (as ``oloproof_nb.cli.process.StopOnSignals`` names them).
 _STOPPING = ("SIGTERM", "SIGHUP")
 
 
 def _receipt_wants_json(argv: Sequence[str]) -> bool:
     """Whether ``argv`` (without the program) is ``oloproof receipt`` asking for ``--json``: the same rule as
-    ``oloproof_nb.cli.parser._receipt_wants_json`` (which this module cannot import before the package; a test holds
+    ``oloproof_nb.cli.parser.receipt_wants_json`` (which this module cannot import before the package; a test holds
     the two to the same answers).
 
     Examples

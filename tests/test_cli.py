@@ -850,7 +850,7 @@ def test_an_end_with_only_a_finished_case_run_unrecorded_names_no_case_run_in_fl
     out.mkdir()
     (out / "started.jsonl").write_text('{"case": "c0", "epoch": 1, "at": 1.0}\n'
                                        '{"case": "c0", "epoch": 1, "at": 2.0, "finished": true}\n', encoding="utf-8")
-    assert process._in_flight(out, 3) == ""
+    assert process.in_flight(out, 3) == ""
     seen = read_in_flight(out)  # noted all the same: the resume runs c0 again and the manifest keeps the end
     assert seen is not None and (seen.how, seen.by_system, seen.lost) == ("exit code 3", True, [("c0", 1)])
 
@@ -1163,7 +1163,7 @@ def test_a_run_the_user_interrupted_exits_2_with_how_to_finish_it(tmp_path: Path
     out = tmp_path / "run"
     out.mkdir()
     (out / "manifest.json").write_text("{}", encoding="utf-8")  # the run had started: the hint says how to resume
-    monkeypatch.setattr(commands, "_run_in_child", lambda args, params, update: (("interrupted",), out, 0))
+    monkeypatch.setattr(commands, "run_in_child", lambda args, params, update: (("interrupted",), out, 0))
     assert main(["run", str(tmp_path / "suite"), "--out", str(out), "--quiet"]) == 2
     err = capsys.readouterr().err
     assert err == (f"oloproof: interrupted; the run is in {out} — finish it with: oloproof run {tmp_path / 'suite'} "
@@ -1548,9 +1548,9 @@ def test_a_note_is_wrapped_at_spaces_but_never_inside_a_change(capsys: pytest.Ca
     """Mutation round 35: a note is cut at a space, but a change ``0.9 → 0.5`` stays on one line. By hand, at width
     100: 93 letters, then ``0.9 →`` would reach column 99, so cut between words the change was split after its
     arrow; it goes whole to the next line. Each line gets the indent, the first one too."""
-    from oloproof_nb.cli.output import _print_wrapped
+    from oloproof_nb.cli.output import print_wrapped
 
-    _print_wrapped("a" * 93 + " 0.9 → 0.5, min_clusters 10 → 2", 100)
+    print_wrapped("a" * 93 + " 0.9 → 0.5, min_clusters 10 → 2", 100)
     assert capsys.readouterr().out.splitlines() == ["a" * 93, "0.9 → 0.5, min_clusters 10 → 2"]
-    _print_wrapped("a" * 91 + " 0.9 → 0.5", 100, indent="  ")
+    print_wrapped("a" * 91 + " 0.9 → 0.5", 100, indent="  ")
     assert capsys.readouterr().out.splitlines() == ["  " + "a" * 91, "  0.9 → 0.5"]

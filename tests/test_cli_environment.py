@@ -194,15 +194,15 @@ def test_m23_an_os_error_naming_no_file_is_blamed_on_the_current_folder_only_whe
     """Mutation round 23: an OSError without a file name (a full disk when the output is flushed) is its own words
     while the current folder exists; once ``os.getcwd`` fails the line says the folder is gone, with the error's
     words and what to do."""
-    from oloproof_nb.cli.output import _os_error_line
+    from oloproof_nb.cli.output import os_error_line
 
     full = OSError(28, "No space left on device")
-    assert _os_error_line(full) == "No space left on device"
+    assert os_error_line(full) == "No space left on device"
 
     def gone() -> str:
         raise FileNotFoundError(2, "No such file or directory")
     monkeypatch.setattr(os, "getcwd", gone)
-    assert _os_error_line(FileNotFoundError(2, "No such file or directory")) == (
+    assert os_error_line(FileNotFoundError(2, "No such file or directory")) == (
         "the current folder no longer exists (deleted after the shell entered it: No such file or directory); cd to "
         "a folder that exists and run the command again, or give absolute paths")
-    assert _os_error_line(OSError(13, "Permission denied", "/x/y")) == "/x/y: Permission denied"  # a file named
+    assert os_error_line(OSError(13, "Permission denied", "/x/y")) == "/x/y: Permission denied"  # a file named

@@ -30,7 +30,7 @@ import pytest
 
 import _oloproof_nb_entry as entry
 from oloproof_nb import cli
-from oloproof_nb.cli.parser import _receipt_wants_json
+from oloproof_nb.cli.parser import receipt_wants_json
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGHUP"), reason="POSIX signals")
 
@@ -213,7 +213,7 @@ def test_the_entry_module_reads_json_as_the_command_does(argv: list[str], wanted
     """Two copies of one rule: the entry module cannot import the package before its handlers are in place, and
     the package imports nothing outside itself. Both give argparse's reading of each list (an unambiguous prefix of
     --json counts; an argument after ``--``, or before the command, does not)."""
-    assert entry._receipt_wants_json(argv) is _receipt_wants_json(argv) is wanted
+    assert entry._receipt_wants_json(argv) is receipt_wants_json(argv) is wanted
 
 
 def test_the_entry_modules_examples_run() -> None:

@@ -445,7 +445,7 @@ def test_a_stop_that_arrives_while_the_validator_starts_still_stops_it(tmp_path:
     import signal
 
     from oloproof_nb._run import observe
-    from oloproof_nb.cli.process import _StopOnSignals, _Stopped
+    from oloproof_nb.cli.process import StopOnSignals, Stopped
 
     (tmp_path / "slow.py").write_text(SLOW_CHECK, encoding="utf-8")
     path = make_contract(tmp_path, validator={"command": [PY, "slow.py", str(tmp_path / "validator.pid")]})
@@ -465,7 +465,7 @@ def test_a_stop_that_arrives_while_the_validator_starts_still_stops_it(tmp_path:
     if then is not None:
         monkeypatch.setattr(observe.os, "killpg", killpg)
     try:
-        with pytest.raises(_Stopped) as info, _StopOnSignals(interrupt=True):
+        with pytest.raises(Stopped) as info, StopOnSignals(interrupt=True):
             observe.verify_contract_file(path)
         assert info.value.args[0] == (then or signame)
         assert started and started[0].poll() is not None  # killed and reaped, not left sleeping 60 s

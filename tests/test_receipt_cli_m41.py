@@ -47,7 +47,7 @@ def test_every_abbreviation_argparse_takes_asks_for_json(flag: str, capsys: pyte
 
 def test_a_json_error_to_a_reader_that_left_still_exits_2(tmp_path: Path) -> None:
     """``oloproof receipt --json | head -0``: the JSON line is lost, the exit code (2) and the stderr line stay (the
-    docstring of ``_print_json_error``); a print left in the buffer failed again at exit, exit code 120."""
+    docstring of ``print_json_error``); a print left in the buffer failed again at exit, exit code 120."""
     read, write = os.pipe()
     os.close(read)
     try:

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import InternalError, OloproofError, RunDirError, cut_middle, terminal_text
-from .output import _COMPARE_PLAIN, _compare_why, _print_case_errors, _print_gate, _print_wrapped, _say
-from .parser import _EMPTY_PATH
-from .process import _how_it_ended, _in_flight, _resume_hint, _run_in_child, _StopOnSignals, _Stopped
+from .output import COMPARE_PLAIN, compare_why, print_case_errors, print_gate, print_wrapped, say
+from .parser import EMPTY_PATH
+from .process import StopOnSignals, Stopped, ended_how, in_flight, resume_hint, run_in_child
 
 if TYPE_CHECKING:
     from .._analysis.run import Run
@@ -51,7 +51,7 @@ def _run_dir(given: str, doing: str, logs: bool = False) -> str:
             raise RunDirError(f"{path}: not {kinds}{runs_hint(path)}")
         return given
     latest = str(latest_run_dir(given))
-    _say(terminal_text(f"oloproof: {doing} the latest run of the suite: {latest}"))  # a reader gone keeps the code
+    say(terminal_text(f"oloproof: {doing} the latest run of the suite: {latest}"))  # a reader gone keeps the code
     return latest
 
 
@@ -119,28 +119,28 @@ def _cmd_run(args: argparse.Namespace) -> int:
               "progress": update is not None, "baseline": args.baseline,
               "epochs": args.epochs}
     try:
-        final, directory, exitcode = _run_in_child(args, params, update)
+        final, directory, exitcode = run_in_child(args, params, update)
     finally:
         if close is not None:
             close()
         plain_terminal()  # whatever the system printed, the lines below are shown as written
     if final is None:
         raise OloproofError(f"the run stopped before it finished: the process running the system "
-                            f"{_how_it_ended(exitcode)}" + _in_flight(directory, exitcode)
-                            + _resume_hint(args, directory))
+                            f"{ended_how(exitcode)}" + in_flight(directory, exitcode)
+                            + resume_hint(args, directory))
     if final[0] == "interrupted" and len(final) > 1:  # not the user's Ctrl-C (review F21: a silent second try)
         raise OloproofError(f"the run stopped before it finished: the process running the system was {final[1]} "
-                            "(this command got none)" + _in_flight(directory, exitcode, final[1])
-                            + _resume_hint(args, directory))
+                            "(this command got none)" + in_flight(directory, exitcode, final[1])
+                            + resume_hint(args, directory))
     if final[0] == "interrupted":
-        _say("oloproof: interrupted" + _resume_hint(args, directory))
+        say("oloproof: interrupted" + resume_hint(args, directory))
         return 2
     if final[0] in ("error", "internal"):
-        message = str(final[1]) + (_resume_hint(args, directory) if final[2] else "")
+        message = str(final[1]) + (resume_hint(args, directory) if final[2] else "")
         raise InternalError(message) if final[0] == "internal" else OloproofError(message)
     result = load_run(Path(final[1]))
     if not result.finished:
-        raise OloproofError(f"{result.directory}: the run did not finish" + _resume_hint(args, result.directory))
+        raise OloproofError(f"{result.directory}: the run did not finish" + resume_hint(args, result.directory))
     live, cached, unscored = result.replay_tally()
     if already is not None and already == _finished_journal(Path(args.out)):  # left as it was: say so
         print(terminal_text(f"{args.out}: the run had already finished; nothing to resume (its gate follows)"))
@@ -150,15 +150,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print(f"  ({unscored} of the replay runs replay copies no criterion scores)")
     uncached = uncached_note(result, live, cached)
     if uncached:  # a second run all live says why, where it can tell (no `version`: never cached)
-        _print_wrapped(f"({uncached})", terminal_width(), indent="  ")
+        print_wrapped(f"({uncached})", terminal_width(), indent="  ")
     print(terminal_text(f"  -> {result.directory}"))  # its own line: the table above the exit line fits 100 columns
-    _print_case_errors(result)
+    print_case_errors(result)
     idle = None
     if len(final) > 2 and final[2] is not None:  # ("done", directory, baseline directory)
         idle = load_run(Path(final[2]))
         print(f"baseline {idle.run_id}: {run_size(idle)} with a do-nothing agent")
         print(f"  -> {idle.directory}")
-    return _print_gate(result, wide=args.wide, baseline=idle)
+    return print_gate(result, wide=args.wide, baseline=idle)
 
 
 def _finished_journal(directory: Path) -> int | None:
@@ -177,9 +177,9 @@ def _cmd_gate(args: argparse.Namespace) -> int:
     from .._display.notebook import load_run
 
     result = _whole(_load(args, "gating"), args.run_dir)
-    _print_case_errors(result)
+    print_case_errors(result)
     idle = load_run(args.baseline) if args.baseline else None
-    return _print_gate(result, args.release, wide=args.wide, baseline=idle)
+    return print_gate(result, args.release, wide=args.wide, baseline=idle)
 
 
 def _whole(run: Run, given: str) -> Run:
@@ -235,19 +235,19 @@ def _cmd_compare(args: argparse.Namespace) -> int:
                                             "--release to compare these runs", "the candidate run", PAIRED_CLUSTERED)
     table = cmp.table.assign(reason=reasons)  # the key to set: said once, below
     print(compare_table_text(table, width))
-    for line in reason_lines(table, width, plain=_COMPARE_PLAIN):  # as the gate prints its reasons
+    for line in reason_lines(table, width, plain=COMPARE_PLAIN):  # as the gate prints its reasons
         print(line)
     if approximate:  # one key fixes it: say which, once
-        _print_wrapped(approximate, width)
+        print_wrapped(approximate, width)
     for note in cmp.notes:  # notes name criteria and copies
-        _print_wrapped(f"note: {note}", width)
+        print_wrapped(f"note: {note}", width)
     if len(cmp.flips):
         print(f"flipped (p->f, f->p): {len(cmp.flips)} rows in {cmp.flips['case_id'].nunique()} cases; "
               "in Python: op.compare(base, cand).flips, .panel(case_id)")
     code = 0 if cmp.verdict == "NO_REGRESSION" else 1
     weaker = len(cmp.relaxed) if code == 0 else 0  # named in the first note above
     print(f"compare: {cmp.verdict}" + (f" ({cmp.reason})" if cmp.reason else "") + f" — exit {code}: "
-          + _compare_why(cmp.verdict, table, cmp.reason)
+          + compare_why(cmp.verdict, table, cmp.reason)
           + (f", by {weaker_count(weaker, cmp.weaker_than)}" if weaker else ""))
     return code
 
@@ -259,30 +259,30 @@ def _cmd_receipt(args: argparse.Namespace) -> int:
 
     try:
         if not args.contract:  # an unset `$CONTRACT`: a contract error, as a hook reading --json expects one
-            raise ContractFileError(f"argument contract: {_EMPTY_PATH}")
-        with _StopOnSignals(interrupt=True):
+            raise ContractFileError(f"argument contract: {EMPTY_PATH}")
+        with StopOnSignals(interrupt=True):
             receipt = verify_contract_file(Path(args.contract))
-    except KeyboardInterrupt as exc:  # a hook blocks on 2 only: never 130 or death by a signal (_Stopped too)
-        name = exc.args[0] if isinstance(exc, _Stopped) else "SIGINT"
+    except KeyboardInterrupt as exc:  # a hook blocks on 2 only: never 130 or death by a signal (Stopped too)
+        name = exc.args[0] if isinstance(exc, Stopped) else "SIGINT"
         if args.json:
             print(json.dumps({"error": "interrupted", "message": f"stopped by {name}"}))
-        _say(f"oloproof: not verified: stopped by {name} (the validator it ran was stopped too)")
+        say(f"oloproof: not verified: stopped by {name} (the validator it ran was stopped too)")
         return 2
     except (ContractFileError, DigestKeyError) as exc:
         # a contract file error names the file already; a missing key names the variable, so name the file too
         message = str(exc) if isinstance(exc, ContractFileError) else f"{args.contract}: {exc}"
         if args.json:
             print(json.dumps({"error": "contract error", "message": message}))
-        _say(f"oloproof: error: contract error: {cut_middle(terminal_text(message))}")  # cut after its escapes
+        say(f"oloproof: error: contract error: {cut_middle(terminal_text(message))}")  # cut after its escapes
         return 2
     body = receipt.to_json_dict()
     print(json.dumps({"receipt": body}) if args.json else json.dumps(body, indent=2))
     if receipt.status != "verified":
         reason = terminal_text(str(receipt.reason or "not verified"))
-        _say(f"oloproof: {reason if reason.startswith(receipt.status + ':') else receipt.status + ': ' + reason}")
+        say(f"oloproof: {reason if reason.startswith(receipt.status + ':') else receipt.status + ': ' + reason}")
         return 2
     if receipt.expected_sha256 is None and receipt.validator is None:  # as the gate's outcome_content_unchecked
-        _say("oloproof: warning: outcome_content_unchecked: the contract has no expected_sha256 and no validator, "
+        say("oloproof: warning: outcome_content_unchecked: the contract has no expected_sha256 and no validator, "
              "so any file at its locator was verified, an empty one included")
     return 0
 

@@ -17,9 +17,9 @@ from typing import Any
 from .._run.streams import open_standard_descriptors, to_devnull
 from ..errors import InternalError, OloproofError, cut_middle, describe_exception, terminal_text
 from .commands import COMMANDS
-from .output import _WARNING_LABELS, _os_error_line, _print_json_error, _ReaderMayLeave, _say
-from .parser import _parser, _receipt_wants_json
-from .process import _StopOnSignals, _Stopped
+from .output import WARNING_LABELS, ReaderMayLeave, os_error_line, print_json_error, say
+from .parser import build_parser, receipt_wants_json
+from .process import StopOnSignals, Stopped
 
 #: The library's errors name Python parameters; the command says its own flags instead (whole phrases only,
 #: so a path that happens to hold ``out=`` is never rewritten).
@@ -66,19 +66,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``oloproof`` console script; returns the exit code."""
     open_standard_descriptors()  # before any file or pipe is opened: none may take the number of a closed stream
     given = list(sys.argv[1:] if argv is None else argv)
-    args = _parser(receipt_json=_receipt_wants_json(given)).parse_args(given)
+    args = build_parser(receipt_json=receipt_wants_json(given)).parse_args(given)
     shown: set[str] = set()
 
     def _warn(message: Warning | str, category: type[Warning], *_: object, **__: object) -> None:
         line = terminal_text(_cli_phrases(str(message)))  # `--pass-threshold 7`, as the command was given
         if line not in shown:  # a finding warned at load_suite and again by the gate prints once
             shown.add(line)
-            label = next((text for kind, text in _WARNING_LABELS.items() if issubclass(category, kind)),
+            label = next((text for kind, text in WARNING_LABELS.items() if issubclass(category, kind)),
                          category.__name__)
-            _say(f"oloproof: warning: {terminal_text(label)}: {line}")  # a system's own warning class names it
+            say(f"oloproof: warning: {terminal_text(label)}: {line}")  # a system's own warning class names it
 
     stdout, stderr = sys.stdout, sys.stderr
-    sys.stdout = _ReaderMayLeave(stdout)  # `oloproof gate RUN | head` keeps its code
+    sys.stdout = ReaderMayLeave(stdout)  # `oloproof gate RUN | head` keeps its code
     if stderr is None:  # standard error closed: what the command says on it goes nowhere, its code stays
         sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - closed below
     try:
@@ -86,7 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             sys.stdout.flush()  # a reader that left is found here at the latest
         except OSError as exc:  # output lost (a full disk): not the result the code would say
-            _say(f"oloproof: error: {cut_middle(terminal_text(_os_error_line(exc)))}")
+            say(f"oloproof: error: {cut_middle(terminal_text(os_error_line(exc)))}")
             code = 2
         return code
     finally:
@@ -136,8 +136,8 @@ def _dispatch(args: argparse.Namespace, warn: Any) -> int:
     """The command's exit code; every error one line on standard error (and, for ``oloproof receipt --json``,
     one JSON object on standard output: :func:`_error`)."""
     try:
-        with warnings.catch_warnings(), _StopOnSignals():
-            for kind in _WARNING_LABELS:  # each line is printed once by ``warn``, not by the filters
+        with warnings.catch_warnings(), StopOnSignals():
+            for kind in WARNING_LABELS:  # each line is printed once by ``warn``, not by the filters
                 warnings.simplefilter("always", kind)
             warnings.showwarning = warn
             if args.command in _WRITERS:
@@ -148,9 +148,9 @@ def _dispatch(args: argparse.Namespace, warn: Any) -> int:
     except InternalError as exc:
         return _error(args, "internal error", terminal_text(str(exc)), "oloproof: ")
     except OSError as exc:  # a path of 5,000 characters is "File name too long": cut as every message is
-        return _error(args, "error", terminal_text(_os_error_line(exc)))
+        return _error(args, "error", terminal_text(os_error_line(exc)))
     except KeyboardInterrupt as exc:  # 2, not 130 (nor 143 for SIGTERM): an exit code is 0, 1 or 2, nothing else
-        return _error(args, "interrupted", "interrupted" + (f" by {exc.args[0]}" if isinstance(exc, _Stopped) else ""),
+        return _error(args, "interrupted", "interrupted" + (f" by {exc.args[0]}" if isinstance(exc, Stopped) else ""),
                       "oloproof: ")
     except (MemoryError, ImportError) as exc:
         if isinstance(exc, MemoryError) or (_MEMORY_REFUSED in str(exc) and "not permitted" not in str(exc)):
@@ -171,8 +171,8 @@ def _error(args: argparse.Namespace, kind: str, message: str, prefix: str = "olo
     message cut before it could still fill a line of thousands (review C14). Returns 2."""
     message = cut_middle(message)
     if args.command == "receipt" and getattr(args, "json", False):
-        _print_json_error(kind, message)
-    _say(prefix + message)
+        print_json_error(kind, message)
+    say(prefix + message)
     return 2
 
 

@@ -21,15 +21,15 @@ if TYPE_CHECKING:
 
 
 #: How the command names the project's own warnings on standard error (any other: by its class name).
-_WARNING_LABELS: dict[type[Warning], str] = {VacuousCheckWarning: "vacuous check",
+WARNING_LABELS: dict[type[Warning], str] = {VacuousCheckWarning: "vacuous check",
                                              DuplicateCaseWarning: "duplicate cases"}
 
 
 #: The same warnings by class name, as a worker process sends them.
-_WARNING_KINDS: dict[str, type[Warning]] = {kind.__name__: kind for kind in _WARNING_LABELS}
+WARNING_KINDS: dict[str, type[Warning]] = {kind.__name__: kind for kind in WARNING_LABELS}
 
 
-def _print_json_error(kind: str, message: str) -> None:
+def print_json_error(kind: str, message: str) -> None:
     """``{"error": kind, "message": message}``, one line on standard output (``oloproof receipt --json``); a
     standard output that is closed or gone loses it, and the exit code stays."""
     try:
@@ -38,7 +38,7 @@ def _print_json_error(kind: str, message: str) -> None:
         pass
 
 
-def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, baseline: Run | None = None) -> int:
+def print_gate(result: Run, release: str | None = None, *, wide: bool = False, baseline: Run | None = None) -> int:
     from dataclasses import replace
 
     from .._analysis.gate import NO_CRITERIA
@@ -60,7 +60,7 @@ def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, 
         warnings.warn(VacuousCheckWarning(finding), stacklevel=1)
     ends = abrupt_ends(result)
     if ends:  # case runs a crash cut short that ran again: a run resumed so is not an uninterrupted one
-        _print_wrapped(abrupt_ends_note(ends), width)
+        print_wrapped(abrupt_ends_note(ends), width)
     if g.reason == NO_CRITERIA:  # an empty or truncated release.yaml: say which file holds no criterion
         root = result.manifest.suite_config.root  # None: an Inspect AI log, which has no release.yaml of its own
         if release is None and root is None:
@@ -77,9 +77,9 @@ def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, 
             print(terminal_text(f"{source} names no criterion to gate; list each as "
                                 "`criteria: {<criterion>: <threshold>}`"))
     if g.unscored:  # rows left out of every criterion: a release manager reading a PASS should know
-        _print_wrapped(unscored_note(g.unscored, broken=g.unscored_broken), width)
+        print_wrapped(unscored_note(g.unscored, broken=g.unscored_broken), width)
     if approximate:  # one key fixes it: say which, once
-        _print_wrapped(approximate, width)
+        print_wrapped(approximate, width)
     if g.table["reason"].str.startswith("transform_not_checked").any():  # which labels hold the relation back
         # where a label goes: the suite folder's file (None: an Inspect AI log, with no folder of its own)
         root = result.manifest.suite_config.root
@@ -87,16 +87,16 @@ def _print_gate(result: Run, release: str | None = None, *, wide: bool = False, 
                  for t in result.config.metamorphic.transforms}
         for transform, why in unchecked_reasons(result).items():
             where = f" in {files[transform]}" if transform in files else ""
-            _print_wrapped(f"transform {transform} is not checked: {why}; its relations are judged once every pair "
+            print_wrapped(f"transform {transform} is not checked: {why}; its relations are judged once every pair "
                            f"is labeled{where} and the valid share reaches minimum_validity (see op.validity(run))",
                            width)
     if g.relaxed:  # a weaker gate than the run's own: which settings, above the exit line that says so
-        _print_wrapped(relaxed_note(g.relaxed, f"--release {release}" if release else "", than=g.weaker_than), width)
+        print_wrapped(relaxed_note(g.relaxed, f"--release {release}" if release else "", than=g.weaker_than), width)
     print(exit_line(g))  # the last line: why the command exits as it does
     return 0 if g.verdict == "PASS" else 1
 
 
-def _print_wrapped(note: str, width: int, indent: str = "") -> None:
+def print_wrapped(note: str, width: int, indent: str = "") -> None:
     """Print a command's ``note`` wrapped to ``width``, each line after ``indent``: at spaces only, never inside a
     path, a run id or a hyphenated name, nor inside a change ``a → b``. It may quote a run or a suite: shown as
     written (:func:`~oloproof_nb.errors.terminal_text`), never acted on."""
@@ -105,7 +105,7 @@ def _print_wrapped(note: str, width: int, indent: str = "") -> None:
     print("\n".join(lines).replace("\xa0", " "))
 
 
-def _print_case_errors(result: Run) -> None:
+def print_case_errors(result: Run) -> None:
     """How many case runs the system ended in error or by timeout, and why, above the gate's table."""
     from .._display.terminal import case_error_lines, terminal_width
 
@@ -114,11 +114,11 @@ def _print_case_errors(result: Run) -> None:
 
 
 #: Reasons of ``oloproof compare`` that only restate the verdict: not repeated under the table.
-_COMPARE_PLAIN = frozenset({"ci_low_at_or_above_minus_margin", "ci_high_below_minus_margin",
+COMPARE_PLAIN = frozenset({"ci_low_at_or_above_minus_margin", "ci_high_below_minus_margin",
                             "interval_includes_minus_margin"})
 
 
-def _compare_why(verdict: str, table: Any, reason: str = "") -> str:
+def compare_why(verdict: str, table: Any, reason: str = "") -> str:
     """Why ``oloproof compare`` exits as it does: the rule that decided, named from the table's reasons.
 
     INSUFFICIENT_EVIDENCE says "not ruled out" only when an interval reaching below -margin is why; a criterion
@@ -145,7 +145,7 @@ def _compare_why(verdict: str, table: Any, reason: str = "") -> str:
     return f"not decided: {', '.join(rules)}"
 
 
-def _os_error_line(exc: OSError) -> str:
+def os_error_line(exc: OSError) -> str:
     """An OSError as ``file: what happened`` (the file first, as every other error names its file)."""
     what = exc.strerror or describe_exception(exc)
     where = exc.filename if exc.filename is not None else None
@@ -171,7 +171,7 @@ def _encodable(text: str, encoding: str) -> str:
     return text.translate(_ASCII).encode(encoding, "backslashreplace").decode(encoding)
 
 
-def _say(line: str) -> None:
+def say(line: str) -> None:
     """One line on standard error, if there is one to write to (a completion hook's exit code must not depend
     on it: with stderr closed or full, the line is lost and the code stays)."""
     stream = sys.stderr
@@ -187,7 +187,7 @@ def _say(line: str) -> None:
         pass
 
 
-class _ReaderMayLeave(SystemStream):
+class ReaderMayLeave(SystemStream):
     """Standard output whose reader may stop reading (``oloproof gate RUN | head``): what is written after that
     goes nowhere and the command still exits with its own code (it was 2, "Broken pipe", whatever the gate said).
     Unlike the system's streams, text the stream cannot encode is written with ASCII stand-ins, and another

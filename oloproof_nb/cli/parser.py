@@ -10,7 +10,7 @@ from typing import Any, NoReturn
 
 from .._version import __version__
 from ..errors import cut_middle, terminal_text
-from .output import _print_json_error
+from .output import print_json_error
 
 
 class _Once(argparse.Action):
@@ -90,7 +90,7 @@ class _Parser(argparse.ArgumentParser):
         # sequence, 5,000 characters); cut once escaped, as an escape is up to 10 characters long (review C14)
         message = cut_middle(terminal_text(message))
         if self.json_errors:  # a hook reading stdout as JSON gets its error there too, not nothing
-            _print_json_error("usage error", f"{message} (see `{self.prog} --help`)")
+            print_json_error("usage error", f"{message} (see `{self.prog} --help`)")
         self.exit(2, f"oloproof: error: {message} (see `{self.prog} --help`)\n")
 
     def parse_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
@@ -107,7 +107,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 #: Why an empty path argument is refused (:func:`_path`; ``oloproof receipt`` says it as a contract error).
-_EMPTY_PATH = "an empty path names no file or folder (an unset shell variable?); give a path"
+EMPTY_PATH = "an empty path names no file or folder (an unset shell variable?); give a path"
 
 
 def _path(text: str) -> str:
@@ -115,11 +115,11 @@ def _path(text: str) -> str:
     unset, and Python reads it as the current folder: `gate ""` gated the suite the shell stood in, `run SUITE --out
     ""` wrote the run into the current folder, and `--baseline ""` was dropped without a word."""
     if not text:
-        raise argparse.ArgumentTypeError(_EMPTY_PATH)
+        raise argparse.ArgumentTypeError(EMPTY_PATH)
     return text
 
 
-def _receipt_wants_json(argv: Sequence[str]) -> bool:
+def receipt_wants_json(argv: Sequence[str]) -> bool:
     """Whether ``argv`` (the command's arguments, without the program) is ``oloproof receipt`` asking for
     ``--json``, as argparse would read it: ``--json``, an abbreviation of it (``--js``), or ``--json=VALUE``
     (refused, but asked for), anywhere after ``receipt`` and before a ``--``. The command is the first argument
@@ -127,9 +127,9 @@ def _receipt_wants_json(argv: Sequence[str]) -> bool:
 
     Examples
     --------
-    >>> _receipt_wants_json(["receipt", "--js"]), _receipt_wants_json(["receipt", "--", "--json"])
+    >>> receipt_wants_json(["receipt", "--js"]), receipt_wants_json(["receipt", "--", "--json"])
     (True, False)
-    >>> _receipt_wants_json(["gate", "run", "--json"])
+    >>> receipt_wants_json(["gate", "run", "--json"])
     False
     """
     command = next((i for i, arg in enumerate(argv) if not arg.startswith("-")), None)
@@ -144,7 +144,7 @@ def _receipt_wants_json(argv: Sequence[str]) -> bool:
     return False
 
 
-def _parser(receipt_json: bool = False) -> argparse.ArgumentParser:
+def build_parser(receipt_json: bool = False) -> argparse.ArgumentParser:
     """The command line's parser; ``receipt_json``: ``oloproof receipt``'s argument errors are JSON on stdout too."""
     p = _Parser(prog="oloproof", description="Judge stateful agents by the world they leave behind.")
     p.add_argument("--version", action="version", version=f"oloproof_nb {__version__}")

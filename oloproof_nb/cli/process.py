@@ -21,7 +21,7 @@ from typing import Any
 
 from .._run.streams import shield_standard_streams
 from ..errors import InternalError, OloproofError, RunDirError, StoreWriteError, describe_exception
-from .output import _WARNING_KINDS, _os_error_line
+from .output import WARNING_KINDS, os_error_line
 
 # -- oloproof run: the suite runs in a child process; this one decides the exit code ------------------------
 
@@ -115,7 +115,7 @@ def _child_run(conn: Any, params: dict[str, Any]) -> None:  # pragma: no cover -
     except OloproofError as exc:
         send("error", str(exc), started)
     except OSError as exc:
-        send("error", _os_error_line(exc), started)
+        send("error", os_error_line(exc), started)
     except BaseException as exc:  # noqa: BLE001 - SystemExit or any other exception escaping: never a PASS
         send("error", f"the run stopped: {describe_exception(exc)}", started)
     finally:
@@ -142,14 +142,14 @@ def _start_method() -> str:
     return "fork" if sys.platform.startswith("linux") and threading.active_count() == 1 else "spawn"
 
 
-def _resume_hint(args: argparse.Namespace, directory: Path | None) -> str:
+def resume_hint(args: argparse.Namespace, directory: Path | None) -> str:
     if directory is None or not (directory / "manifest.json").is_file():
         return ""
     command = f"oloproof run {shlex.quote(args.suite)} --out {shlex.quote(str(directory))} --resume"
     return f"; the run is in {directory} — finish it with: {command}"
 
 
-def _how_it_ended(exitcode: int | None) -> str:
+def ended_how(exitcode: int | None) -> str:
     """``exited with code 3``, ``was killed by signal SIGSEGV`` (:func:`~oloproof_nb._run.in_flight.how_it_ended`)."""
     from .._run.in_flight import how_it_ended
 
@@ -158,7 +158,7 @@ def _how_it_ended(exitcode: int | None) -> str:
     return f"exited with code {exitcode}" if exitcode >= 0 else f"was {how_it_ended(exitcode)}"
 
 
-def _in_flight(directory: Path | None, exitcode: int, how: str | None = None) -> str:
+def in_flight(directory: Path | None, exitcode: int, how: str | None = None) -> str:
     """Note in the run folder how its process ended (``started.jsonl``: the child is dead, its lock released), and
     say what a resume does with the case runs that were in flight: ``error`` when the system ended the process
     (an exit, a fatal signal), run again otherwise (a kill from outside; ``how``: an end the exit code does not
@@ -179,12 +179,12 @@ def _in_flight(directory: Path | None, exitcode: int, how: str | None = None) ->
 
 
 #: How the run's process ended when it stopped as on a Ctrl-C that this command neither got nor sent: a SIGINT,
-#: SIGTERM or SIGHUP (each stops it: :class:`_StopOnSignals`) sent to that process alone (by the system: a shell
+#: SIGTERM or SIGHUP (each stops it: :class:`StopOnSignals`) sent to that process alone (by the system: a shell
 #: tool's ``kill $PPID``; or from outside).
 _STOPPED_ALONE = "stopped by a SIGINT, SIGTERM or SIGHUP sent to it alone"
 
 
-def _run_in_child(args: argparse.Namespace, params: dict[str, Any],
+def run_in_child(args: argparse.Namespace, params: dict[str, Any],
                   on_progress: Callable[[int, int], None] | None) -> tuple[tuple[Any, ...] | None, Path | None, int]:
     """Run the suite in a child process; ``(final message or None, run directory, child's exit code)``."""
     ctx: Any = multiprocessing.get_context(_start_method())
@@ -226,7 +226,7 @@ def _run_in_child(args: argparse.Namespace, params: dict[str, Any],
                     if on_progress is not None:
                         on_progress(message[1], message[2])
                 elif message[0] == "warning":  # printed here, where each line is printed once
-                    category = _WARNING_KINDS.get(str(message[1])) or type(str(message[1]), (UserWarning,), {})
+                    category = WARNING_KINDS.get(str(message[1])) or type(str(message[1]), (UserWarning,), {})
                     warnings.showwarning(str(message[2]), category, "", 0)
                 else:
                     final = message
@@ -254,16 +254,16 @@ def _run_in_child(args: argparse.Namespace, params: dict[str, Any],
     return final, directory, proc.exitcode if proc.exitcode is not None else -9
 
 
-class _Stopped(KeyboardInterrupt):
+class Stopped(KeyboardInterrupt):
     """SIGTERM or SIGHUP reached the command (``args[0]``: the signal's name): stopped as a Ctrl-C stops it,
     exit 2, never death by the signal (143, 129); a run says how to resume."""
 
 
-class _StopOnSignals:
-    """While inside, SIGTERM and SIGHUP raise :class:`_Stopped` (so a running validator's process group is
+class StopOnSignals:
+    """While inside, SIGTERM and SIGHUP raise :class:`Stopped` (so a running validator's process group is
     killed on the way out, as on Ctrl-C); the handlers before are put back after. Only in the main thread. A
     signal the process was started ignoring (``nohup``, ``trap '' HUP``) stays ignored: that was asked for.
-    ``interrupt``: Ctrl-C too (``_Stopped("SIGINT")``, where Python's own handler is set). While a command
+    ``interrupt``: Ctrl-C too (``Stopped("SIGINT")``, where Python's own handler is set). While a command
     validator is being started, the stop waits until its process group can be killed with it
     (:func:`~oloproof_nb._run.observe.defer_stop`)."""
 
@@ -278,7 +278,7 @@ class _StopOnSignals:
             return
 
         def stop(signum: int, frame: Any) -> None:
-            stopped = _Stopped(signal.Signals(signum).name)
+            stopped = Stopped(signal.Signals(signum).name)
             if not defer_stop(stopped):
                 raise stopped
 
