@@ -50,7 +50,7 @@ from .files import UnreadableFile, open_regular
 
 __all__ = ["CODE_KEY", "import_system", "load_validators", "load_check", "file_digest", "module_file",
            "code_digests", "code_layers", "suite_imports", "function_digest", "stale_function", "stale_import",
-           "defined_elsewhere",
+           "changed_file", "defined_elsewhere",
            "foreign_copy", "class_source", "user_classes", "portable_name"]
 
 #: Prefix of a ``Suite.digests`` (and ``Manifest.digests``) key that holds the digest of the code of a suite's
@@ -596,7 +596,19 @@ def stale_import(root: Path, target: Any) -> Path | None:
     >>> stale_import(Path("/nowhere"), len) is None
     True
     """
-    for path, running in suite_imports(root, code_layers(target)).items():
+    return changed_file(suite_imports(root, code_layers(target)))
+
+
+def changed_file(files: Mapping[Path, str]) -> Path | None:
+    """The first of ``files`` (a file → the digest of the code run from it, :func:`suite_imports`) whose bytes have
+    another digest now, else None; a file that cannot be read is passed over.
+
+    Examples
+    --------
+    >>> changed_file({}) is None
+    True
+    """
+    for path, running in files.items():
         try:
             if file_digest(path) != running:
                 return path

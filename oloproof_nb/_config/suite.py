@@ -32,6 +32,8 @@ from .cases import (
 from .files import folder_problem, read_yaml
 from .imports import (
     CODE_KEY,
+    changed_file,
+    code_layers,
     defined_elsewhere,
     file_digest,
     function_digest,
@@ -41,6 +43,7 @@ from .imports import (
     module_file,
     stale_function,
     stale_import,
+    suite_imports,
 )
 from .labels import load_labels
 from .release import ReleaseConfig, load_release, parse_release
@@ -100,6 +103,9 @@ class Suite:
     validators, checks : dict of str to callable
         The registered outcome validators (by name) and the suite's python checks (``module:function``),
         imported with the system; a run calls these, not whatever the files hold by then.
+    code_files : dict of str to dict of Path to str
+        The suite folder's files the code of each of them came from (``module:function`` → file → digest), taken
+        when it was imported: a run refuses the suite when one of those files holds other bytes now.
     kept_cases : tuple of Case or None
         The source cases parsed at load; None for a case file too large to keep (streamed).
 
@@ -131,6 +137,10 @@ class Suite:
     #: The suite's python checks, ``{"module:function": callable}`` (imported with the system): a run calls
     #: these, the code whose digest ``digests`` holds, not whatever the file holds by then.
     checks: dict[str, Any] = field(default_factory=dict)
+    #: The suite folder's files the code of each of ``validators`` and ``checks`` came from, taken when it was
+    #: imported: ``{"module:function": {file: digest of the code run from it}}`` (:func:`load_user_code`). A run
+    #: refuses the suite when one holds other bytes now (:meth:`_refuse_edited_code`).
+    code_files: dict[str, dict[Path, str]] = field(default_factory=dict)
     #: Whether ``validators``, ``checks`` and their ``code:`` digests are loaded (``import_system_now=False``:
     #: not yet; :meth:`with_user_code` loads them).
     code_loaded: bool = False
@@ -255,7 +265,7 @@ class Suite:
             return self
         code = load_user_code(self.root, self.config, self.root / SUITE_FILE)
         return replace(self, validators=code.validators, checks=code.checks,
-                       digests={**self.digests, **code.digests}, code_loaded=True)
+                       digests={**self.digests, **code.digests}, code_files=code.files, code_loaded=True)
 
     def _refuse_edited_code(self) -> None:
         """Raise :class:`ConfigError` when a file of a check's or a validator's code (its own, or a module of the
@@ -264,10 +274,16 @@ class Suite:
         system's). Loading the suite again takes the new code when the edited file is the top-level module of the
         suite folder that ``spec`` names (imported again when it changes); any other file (a helper it imports, a
         package's module) Python keeps imported, and the message says to restart the process first, as a new load
-        would (:func:`load_user_code`)."""
+        would (:func:`load_user_code`).
+
+        The files compared are those :attr:`code_files` took at the load, not the ones a module of the same name
+        imports now: a later load of the suite imports its top-level module again under that name, and this
+        suite's code, imported before, is compared with the bytes it was imported from (review F51: after an edit,
+        a second load and the edit undone, the first suite was refused though its file held its code again)."""
         keys = _code_keys(self.config)
         for spec, fn in _own_functions(self.config, self.validators, self.checks):
-            changed = stale_function(fn) or stale_import(self.root, fn)
+            taken = self.code_files.get(spec)
+            changed = stale_function(fn) or (stale_import(self.root, fn) if taken is None else changed_file(taken))
             if changed is None:
                 continue
             own = module_file(self.root, spec.split(":", 1)[0])
@@ -302,6 +318,9 @@ class UserCode:
     #: ``{"code:<module:function>": digest}`` of each (see :func:`~oloproof_nb._config.imports.function_digest`;
     #: a function no file defines has none).
     digests: dict[str, str] = field(default_factory=dict)
+    #: ``{"module:function": {file: digest}}``: the suite folder's files the code of each imports, with the digest
+    #: of the code run from each (:func:`~oloproof_nb._config.imports.suite_imports`).
+    files: dict[str, dict[Path, str]] = field(default_factory=dict)
 
 
 def changed_digests(expected: Mapping[str, str], found: Mapping[str, str]) -> list[str]:
@@ -349,7 +368,7 @@ def load_user_code(root: Path, config: SuiteConfig, suite_file: Path) -> UserCod
     keys = _code_keys(config)
     checks = {spec: load_check(root, spec, suite_file, keys[spec])
               for ev in config.evaluators for _, spec in ev.user_code()}
-    digests = {}
+    digests, files = {}, {}
     for spec, fn in _own_functions(config, validators, checks):
         elsewhere = defined_elsewhere(root, fn)
         if elsewhere is not None:
@@ -361,7 +380,8 @@ def load_user_code(root: Path, config: SuiteConfig, suite_file: Path) -> UserCod
                               "import (a package, a dotted module, or a file the suite's module imports the "
                               "function from): a run would judge with the old code; restart the process (in a "
                               "notebook: the kernel) and load the suite again")
-        kept = stale_import(root, fn)
+        files[spec] = suite_imports(root, code_layers(fn))
+        kept = changed_file(files[spec])
         if kept is not None:  # a module of the suite folder its code imports: only a restart reloads it (review R52)
             raise ConfigError(suite_file, keys[spec],
                               f"{kept} changed since this process imported it, and Python keeps that import (a "
@@ -371,7 +391,7 @@ def load_user_code(root: Path, config: SuiteConfig, suite_file: Path) -> UserCod
         found = function_digest(root, spec, fn)
         if found is not None:
             digests[CODE_KEY + spec] = found
-    return UserCode(validators, checks, digests)
+    return UserCode(validators, checks, digests, files)
 
 
 def load_suite(folder: str | Path, *, release: str | Path | None = None, import_system_now: bool = True) -> Suite:
@@ -491,7 +511,7 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
         raise CaseFileError(cases_file, None, "changed while it was being read; load the suite again")
     return Suite(root=root.resolve(), config=config, release=release_cfg, cases_file=cases_file.resolve(),
                  n_cases=n_sources * (1 + len(config.metamorphic.transforms)), labels=labels, digests=digests,
-                 system_target=target, validators=code.validators, checks=code.checks,
+                 system_target=target, validators=code.validators, checks=code.checks, code_files=code.files,
                  code_loaded=import_system_now, cases_stat=stat_before,
                  vacuous=vacuous, repeated=repeated, kept_cases=kept)
 

@@ -45,7 +45,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal, NamedTuple, Protocol, TypeVar
 
-from .._config.imports import CODE_KEY
+from .._config.imports import CODE_KEY, stale_function, stale_import
 from .._config.release import check_reductions
 from .._config.suite import RELEASE_FILE, Suite, changed_digests, load_suite
 from .._config.suite_config import MAX_EPOCHS, SUITE_FILE
@@ -698,6 +698,9 @@ class _WorkerSuite:
     #: the file digests this process took of the system's code, by its classes (:data:`~.systems.KnownCode`): a
     #: replacement of the classes its instances are runs the code they were taken of
     known: KnownCode = field(default_factory=dict)
+    #: the ``(version, code fingerprint)`` of each run an instance of its system was checked against and gave: that
+    #: run's later batches take its system as it is, whatever its files say since (:func:`_remote_suite`)
+    checked: set[tuple[str | None, str | None]] = field(default_factory=set)
 
 
 #: The suites this worker process loaded, by folder and the digests of its files (one entry per folder: an earlier
@@ -715,12 +718,22 @@ def _worker_digests(digests: dict[str, str]) -> tuple[tuple[str, str], ...]:
     return tuple(sorted((name, value) for name, value in digests.items() if name != RELEASE_FILE))
 
 
-def _remote_suite(suite_root: str, digests: dict[str, str]) -> _WorkerSuite:
-    """The suite as this worker process sees it (loaded once per version of its files), with its system pool and
-    the file digests taken of its system's code."""
+def _remote_suite(suite_root: str, digests: dict[str, str], wanted: tuple[str | None, str | None]) -> _WorkerSuite:
+    """The suite as this worker process sees it (loaded once per version of its files and of its system's code),
+    with its system pool and the file digests taken of its system's code; ``wanted``: the run's ``(version, code
+    fingerprint)``.
+
+    A suite held since an earlier run whose system's file changed since (the files :func:`_worker_digests` keys it
+    by do not hold the system) is loaded again, as the run's process loaded it: before, the run that followed an
+    edit of the system was refused on the worker with "load the suite again", which the user had done (review F51).
+    One whose system gave ``wanted`` (:attr:`_WorkerSuite.checked`) is kept: the run's code is what it holds, and a
+    file saved during the run (an editor adding a comment) stopped its next batch (as F50 found on threads). The
+    instances it builds are still checked against the run's identity (:func:`_remote_batch`)."""
     key = (suite_root, _worker_digests(digests))
     with _REMOTE_LOCK:
         held = _REMOTE_SUITES.get(key)
+        if held is not None and wanted not in held.checked and _system_edited(held.suite):
+            held = None
         if held is None:
             suite = load_suite(suite_root)
             if _worker_digests(suite.digests) != key[1]:
@@ -733,6 +746,13 @@ def _remote_suite(suite_root: str, digests: dict[str, str]) -> _WorkerSuite:
                 del _REMOTE_SUITES[stale]
             held = _REMOTE_SUITES[key] = _WorkerSuite(suite)
         return held
+
+
+def _system_edited(suite: Suite) -> bool:
+    """Whether a file of the system ``suite`` imported (its own, or a module of the suite folder its code imports)
+    changed since: :meth:`Suite.resolve_system` would refuse it."""
+    target = suite.system_target
+    return target is not None and (stale_function(target) or stale_import(suite.root, target)) is not None
 
 
 def _shown_on_this_worker(suite_root: str) -> ShownArtifacts:
@@ -753,20 +773,23 @@ def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[in
     ``seen``: the artifact versions other workers' cases were shown (:meth:`ShownArtifacts.entries`), noted here
     first.
     """
-    held = _remote_suite(suite_root, digests)
+    wanted = (version, fingerprint)
+    held = _remote_suite(suite_root, digests, wanted)
     suite, pool, known = held.suite, held.pool, held.known
-    target = suite.resolve_system()
+    # a system that gave this run's identity here is the run's code, its files saved since or not (F50's rule)
+    target = suite.system_target if wanted in held.checked else suite.resolve_system()
     factory = as_factory(target)[0]
     timeout_s = suite.config.case_timeout_s
-    wanted = (version, fingerprint)
 
     def checked() -> Any:  # every instance a batch runs on: the run's version and code fingerprint
         try:
-            return build_checked(factory, target, wanted, root=suite.root, spec=suite.config.system,
-                                 timeout_s=timeout_s, known=known)
+            built = build_checked(factory, target, wanted, root=suite.root, spec=suite.config.system,
+                                  timeout_s=timeout_s, known=known)
         except OtherSystem as exc:
             raise OloproofError(f"{suite_root}: the system on worker {socket.gethostname()} {exc}; restart the "
                                 "workers after changing the system's code") from None
+        held.checked.add(wanted)
+        return built
 
     try:
         system, theirs = pool.get_nowait()
