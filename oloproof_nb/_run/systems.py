@@ -218,10 +218,17 @@ def read_or_release(built: list[Any], timeout_s: float | None, read: Callable[[A
 def other_identity(theirs: tuple[str | None, str | None], wanted: tuple[str | None, str | None]) -> str:
     """How an instance's ``(version, code fingerprint)`` differs from the run's, quoting the two values of the one
     that differs: ``has another version than the run's ('v2' vs 'v1')`` (:class:`OtherSystem`, and a worker
-    process's instance refused in the run's process)."""
+    process's instance refused in the run's process); a value not given is ``none`` (a quoted ``'None'`` is a
+    version of that text).
+
+    Examples
+    --------
+    >>> other_identity((None, "f"), ("v1", "f")), other_identity(("v1", "a"), ("v1", None))
+    ("has another version than the run's (none vs 'v1')", "has another code fingerprint than the run's ('a' vs none)")
+    """
     differs = 0 if theirs[0] != wanted[0] else 1
-    return (f"has another {('version', 'code fingerprint')[differs]} than the run's "
-            f"({quote(theirs[differs])} vs {quote(wanted[differs])})")
+    said = [quote(value) if value is not None else "none" for value in (theirs[differs], wanted[differs])]
+    return f"has another {('version', 'code fingerprint')[differs]} than the run's ({said[0]} vs {said[1]})"
 
 
 def replay_fingerprint(instance: Any, target: Any, fingerprint: str | None) -> str | None:
