@@ -1,8 +1,10 @@
 """Benchmark: the columnar copy's files written with Zstandard (level 1) and with Snappy, time and size.
 
 The copy writes a frame of fewer than ``SMALL_ROWS`` rows in one piece with Snappy and no dictionary pages
-or statistics (``columnar.SMALL_FILE``), a larger one streamed with Zstandard (``columnar.large_file``: ``LARGE_FILE``,
-without dictionary pages for the columns whose every row holds a value of its own, ``columnar.ONE_PER_ROW``).
+or statistics (``columnar.SMALL_FILE``), one of fewer than ``MEDIUM_ROWS`` in one piece with Zstandard and no
+dictionary pages or statistics (``columnar.MEDIUM_FILE``), a larger one streamed with Zstandard
+(``columnar.large_file``: ``LARGE_FILE``, without dictionary pages for the columns whose every row holds a value of
+its own, ``columnar.ONE_PER_ROW``).
 This writes the nine frames of real runs again with each setting: the bundled ``stateful-agent`` example
 (48 cases: every frame small) and the benchmark desk at 2,000 cases (frames of 2,000–6,000 rows), each
 file into a new folder as the copy does; medians of the rounds. Run::
@@ -40,6 +42,7 @@ from oloproof_nb.examples import init_example  # noqa: E402
 #: Each setting: the writer options, or a function of a table's column names that gives them.
 SETTINGS: dict[str, dict[str, Any] | Callable[[list[str]], dict[str, Any]]] = {
     "small-file setting (Snappy, no dictionary, no statistics)": columnar.SMALL_FILE,
+    "medium-file setting (Zstandard level 1, no dictionary, no statistics)": columnar.MEDIUM_FILE,
     "Snappy": {"compression": "snappy"},
     "large-file setting (Zstandard level 1, no dictionary for one-per-row columns)": columnar.large_file,
 }

@@ -124,7 +124,7 @@ def test_handoff_smoke() -> None:
 
 def test_codecs_smoke() -> None:
     out = smoke("codecs.py")
-    assert out.count("ms for the nine files") == 6 and "stateful-agent (48 cases)" in out
+    assert out.count("ms for the nine files") == 8 and "stateful-agent (48 cases)" in out  # 4 settings x 2 runs
 
 
 def test_convert_smoke() -> None:

@@ -110,10 +110,18 @@ _ROW_GROUP = 1 << 19
 #: A frame with fewer rows at :meth:`CopyWriter.commit` is a *small file*: encoded in memory in one piece
 #: with :data:`SMALL_FILE` and written with one call. The fixed costs of a Parquet file (Zstandard's set-up
 #: per column chunk, dictionary pages, statistics) are most of the time a small frame takes to write, and
-#: buy nothing at that size; a larger frame is streamed with :func:`large_file` (at 2,000 cases Zstandard
-#: takes 1.2× Snappy's time and half its disk). See ``benchmarks/README.md`` section 1 and ``benchmarks/codecs.py``.
+#: buy nothing at that size. See ``benchmarks/README.md`` section 1 and ``benchmarks/codecs.py``.
 SMALL_ROWS = 1024
 SMALL_FILE: dict[str, Any] = {"compression": "snappy", "use_dictionary": False, "write_statistics": False}
+#: A frame of at least :data:`SMALL_ROWS` but fewer than these rows at commit (never streamed: all its rows were
+#: still buffered) is a *medium file*: encoded in one piece with :data:`MEDIUM_FILE`, Zstandard without dictionary
+#: pages or statistics. At that size dictionary pages and statistics cost time and buy no disk (the desk's
+#: 2,000-case frames: 4.6 ms and 338 KiB against 6.5 ms and 381 KiB with :func:`large_file`; Snappy: 3.1 ms but
+#: 756 KiB); a larger frame is streamed with :func:`large_file`, whose dictionary pages the reader of a
+#: 100,000-case run reads its JSON columns from.
+MEDIUM_ROWS = 1 << 16
+MEDIUM_FILE: dict[str, Any] = {"compression": "zstd", "compression_level": 1, "use_dictionary": False,
+                               "write_statistics": False}
 LARGE_FILE: dict[str, Any] = {"compression": "zstd", "compression_level": 1}
 #: Columns whose every row holds a value of its own (digests, times, durations): in a large file they are written
 #: without a dictionary page, which would hold every value once more (and the reader never asks for them
@@ -319,7 +327,7 @@ def _json_array(values: Sequence[Any]) -> pa.Array:
                     type=pa.large_string())
 
 
-def _times(values: list[Any]) -> pa.Array:
+def _times(values: Sequence[Any]) -> pa.Array:
     """ISO-8601 times (None: null) as ``timestamp[us, UTC]``, parsed by Arrow (by pandas when Arrow cannot)."""
     try:
         return pa.array(values, type=pa.large_string()).cast(ARROW_TYPES[TIME])
@@ -328,7 +336,7 @@ def _times(values: list[Any]) -> pa.Array:
         return pa.array(parsed, type=ARROW_TYPES[TIME], from_pandas=True)
 
 
-def _column(col: Column, values: list[Any]) -> pa.Array:
+def _column(col: Column, values: Sequence[Any]) -> pa.Array:
     if col.is_json:
         return _json_array(values)
     if col.dtype == TIME:
@@ -363,10 +371,7 @@ def to_arrow(spec: FrameSpec, items: Sequence[Any], state_refs: Sequence[str | N
         return _empty_table(spec, state_refs is not None)
     arrays = []
     schema = spec.arrow_schema()
-    for col in spec.columns:
-        if col.get is None:
-            raise ValueError(f"frame {spec.name}: column {col.name} has no getter; it cannot be read from items")
-        values = list(map(col.get, items))
+    for col, values in zip(spec.columns, spec.values(items), strict=True):
         if state_refs is not None and col.name == "state":
             values = [ABSENT if ref is not None else v for v, ref in zip(values, state_refs, strict=True)]
         arrays.append(_column(col, values))
@@ -639,6 +644,24 @@ def _clear_folder(path: Path) -> None:
         shutil.rmtree(path)
 
 
+def _whole_file(table: pa.Table, options: dict[str, Any]) -> pa.Buffer:
+    """The bytes of a Parquet file holding ``table`` in one row group, written with ``options``."""
+    import pyarrow.parquet as pq
+
+    sink = pa.BufferOutputStream()
+    with pq.ParquetWriter(sink, table.schema, **options) as whole:
+        whole.write_table(table, row_group_size=max(table.num_rows, 1))
+    return sink.getvalue()
+
+
+@functools.lru_cache(maxsize=4 * len(FRAMES))
+def _empty_file(schema: bytes) -> pa.Buffer:
+    """The bytes of the small file of a frame without rows, its Arrow schema given serialized (not as a
+    ``pa.Schema``, whose ``==`` ignores the metadata each field's dtype is read from): made once per schema
+    (0.14 ms a file)."""
+    return _whole_file(pa.ipc.read_schema(pa.py_buffer(schema)).empty_table(), SMALL_FILE)
+
+
 class CopyWriter:
     """Writes a run's columnar copy frame by frame, chunk by chunk, then puts it in place.
 
@@ -676,11 +699,12 @@ class CopyWriter:
         self._buffers[name] = []
         self._rows[name] = 0
         writer = self._writers.get(name)
-        if writer is None and last and table.num_rows < SMALL_ROWS:  # the whole file, and a small one
-            sink = pa.BufferOutputStream()
-            with self._pq.ParquetWriter(sink, table.schema, **SMALL_FILE) as small:
-                small.write_table(table, row_group_size=max(table.num_rows, 1))
-            (self.tmp / f"{name}.parquet").write_bytes(sink.getvalue())
+        if writer is None and last and table.num_rows < MEDIUM_ROWS:  # the whole file, a small or medium one
+            if table.num_rows:
+                data = _whole_file(table, SMALL_FILE if table.num_rows < SMALL_ROWS else MEDIUM_FILE)
+            else:  # most runs' replays, pairs and receipts: the same bytes every time for a schema
+                data = _empty_file(table.schema.serialize().to_pybytes())
+            (self.tmp / f"{name}.parquet").write_bytes(data)
             return
         if writer is None:
             self._sinks[name] = _local_file(self.tmp / f"{name}.parquet", "wb")

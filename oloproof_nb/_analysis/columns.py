@@ -77,11 +77,18 @@ class Column:
 
 @dataclass(frozen=True)
 class FrameSpec:
-    """The columns of one frame, in order; ``documented`` of them are the ones shared/DESIGN.md names."""
+    """The columns of one frame, in order; ``documented`` of them are the ones shared/DESIGN.md names.
+
+    ``row`` (optional) reads every column of one item at once: ``row(item)`` is
+    ``tuple(c.get(item) for c in columns)`` in one call (``tuple`` itself where each item already is its row,
+    every column's ``get`` then ``itemgetter`` of its position). A frame is made column by column from the
+    rows turned around (``zip(*rows)``, in C): one call per item, not one per cell.
+    """
 
     name: str
     columns: tuple[Column, ...]
     documented: int
+    row: Callable[[Any], Sequence[Any]] | None = None
 
     @property
     def names(self) -> list[str]:
@@ -89,9 +96,21 @@ class FrameSpec:
         return [c.name for c in self.columns]
 
     def build(self, items: Iterable[Any]) -> pd.DataFrame:
-        """The frame of ``items``, column by column, each read with its column's ``get`` and cast to its dtype."""
+        """The frame of ``items``, column by column, each read with its column's ``get`` (all at once with
+        ``row``) and cast to its dtype."""
         items = items if isinstance(items, Sequence) else list(items)
-        return self.from_columns({c.name: [c.get(item) for item in items] for c in self.columns if c.get})
+        return self.from_columns(dict(zip(self.names, self.values(items), strict=True)))
+
+    def values(self, items: Sequence[Any]) -> list[Sequence[Any]]:
+        """Each column's values over ``items``, in column order (read with ``row`` when the spec has one)."""
+        if self.row is not None:
+            return list(zip(*map(self.row, items), strict=True)) if items else [() for _ in self.columns]
+        getters = []
+        for c in self.columns:
+            if c.get is None:
+                raise ValueError(f"frame {self.name}: column {c.name} has no getter; it cannot be read from items")
+            getters.append(c.get)
+        return [list(map(get, items)) for get in getters]
 
     def from_columns(self, data: dict[str, Sequence[Any]]) -> pd.DataFrame:
         """A frame of these columns from ``{name: values}`` (every column present), with the spec's dtypes."""
@@ -166,6 +185,27 @@ def _n_tool_calls(rec: Any) -> Any:
     return n
 
 
+def _case_row(rec: Any) -> tuple[Any, ...]:
+    """Every column of :data:`CASES` of one case record, in order: what the columns' getters read one by one."""
+    case = rec["case"]
+    cluster = case["cluster"]
+    if type(cluster) is not str:
+        cluster = _cluster(rec)  # text of a str subclass, or the one line refusing a record without text
+    traj = rec.get("trajectory")
+    if traj:
+        steps = traj["steps"]
+        n_tool_calls = 0
+        for step in steps:  # as _n_tool_calls
+            if step.get("kind") == "tool_call":
+                n_tool_calls += 1
+        answer, n_steps = traj.get("answer"), len(steps)
+    else:
+        answer, n_tool_calls, n_steps = None, pd.NA, pd.NA
+    return (case["id"], case["source_id"], case.get("transform"), cluster, case["digest"], rec["status"], answer,
+            n_tool_calls, n_steps, rec["duration_s"], rec.get("error"), rec.get("environment_state") is not None,
+            case.get("epoch", 1), rec["started_at"], case.get("metadata") or {})
+
+
 CASES = FrameSpec("cases", (
     Column("case_id", TEXT, "The case id (a derived case: ``<source>~<transform>``).", lambda r: r["case"]["id"]),
     Column("source_id", TEXT, "The source case (itself for a source case).", lambda r: r["case"]["source_id"]),
@@ -191,23 +231,20 @@ CASES = FrameSpec("cases", (
     Column("started_at", TIME, "When the case started (UTC).", itemgetter("started_at")),
     Column("metadata", JSON, "The case's ``metadata`` (a dict, empty when none).",
            lambda r: r["case"].get("metadata") or {}),
-), documented=12)
+), documented=12, row=_case_row)
 
 STEPS = FrameSpec("steps", (
     Column("case_id", TEXT, "The case.", itemgetter(0)),
     Column("step", "int64", "Index of the step in the trajectory.", itemgetter(1)),
-    Column("kind", TEXT, "``tool_call`` or ``message``.", lambda t: "tool_call" if t[5] else "message"),
-    Column("tool", TEXT, "The tool called (a message: the recorded model call's name, if any).",
-           lambda t: t[2]["tool"] if t[5] else t[2].get("name")),
-    Column("args", JSON, "The call's arguments.", lambda t: t[2].get("args")),
-    Column("result", JSON, "What the tool returned (None on message rows).",
-           lambda t: t[2].get("result") if t[5] else None),
-    Column("is_error", "bool", "Whether the tool result reports a failure (``result_is_error``).", itemgetter(3)),
-    Column("epoch", "int64", EPOCH_DOC, itemgetter(4)),
-    Column("role", TEXT, "A message's role (missing on tool rows).", lambda t: None if t[5] else t[2].get("role")),
-    Column("content", JSON, "A message's content (None on tool rows).",
-           lambda t: None if t[5] else t[2].get("content")),
-), documented=7)
+    Column("kind", TEXT, "``tool_call`` or ``message``.", itemgetter(2)),
+    Column("tool", TEXT, "The tool called (a message: the recorded model call's name, if any).", itemgetter(3)),
+    Column("args", JSON, "The call's arguments.", itemgetter(4)),
+    Column("result", JSON, "What the tool returned (None on message rows).", itemgetter(5)),
+    Column("is_error", "bool", "Whether the tool result reports a failure (``result_is_error``).", itemgetter(6)),
+    Column("epoch", "int64", EPOCH_DOC, itemgetter(7)),
+    Column("role", TEXT, "A message's role (missing on tool rows).", itemgetter(8)),
+    Column("content", JSON, "A message's content (None on tool rows).", itemgetter(9)),
+), documented=7, row=tuple)  # items: the rows (frames.steps_items)
 
 SNAPSHOTS = FrameSpec("snapshots", (
     Column("case_id", TEXT, "The case.", itemgetter("case_id")),
@@ -228,29 +265,29 @@ CHANGES = FrameSpec("changes", (
     Column("before", JSON, "Its value in ``initial_state`` (ABSENT when it appeared).", itemgetter(2)),
     Column("after", JSON, "Its value after the case (ABSENT when it disappeared).", itemgetter(3)),
     Column("epoch", "int64", EPOCH_DOC, itemgetter(4)),
-), documented=4)
+), documented=4, row=tuple)  # items: the rows (frames.changes_items)
 
 VERDICTS = FrameSpec("verdicts", (
     Column("case_id", TEXT, "The case judged (a metamorphic relation: the derived case); a copy labeled invalid "
                             "has no row.", itemgetter(0)),
     Column("cluster", TEXT, "The case's cluster.", itemgetter(1)),
-    Column("criterion", TEXT, "The criterion (its name in release.yaml).", lambda t: t[2]["criterion"]),
-    Column("evaluator", TEXT, "The evaluator type.", lambda t: t[2]["evaluator"]),
+    Column("criterion", TEXT, "The criterion (its name in release.yaml).", itemgetter(2)),
+    Column("evaluator", TEXT, "The evaluator type.", itemgetter(3)),
     Column("verdict", TEXT, "``pass``, ``fail`` or ``missing`` (a missing case never passes).",
-           lambda t: t[2]["verdict"], VERDICT_WORDS),
-    Column("reason", TEXT, "Why (empty for a pass).", lambda t: t[2]["reason"]),
-    Column("epoch", "int64", EPOCH_DOC, itemgetter(3)),
-), documented=6)
+           itemgetter(4), VERDICT_WORDS),
+    Column("reason", TEXT, "Why (empty for a pass).", itemgetter(5)),
+    Column("epoch", "int64", EPOCH_DOC, itemgetter(6)),
+), documented=6, row=tuple)  # items: the rows (frames.verdicts_items)
 
 COMPARISONS = FrameSpec("comparisons", (
-    Column("case_id", TEXT, "The case.", itemgetter("case_id")),
-    Column("criterion", TEXT, "The criterion that compared.", itemgetter("criterion")),
-    Column("path", TEXT, "The compared path (``answer`` for the final answer).", itemgetter("path")),
-    Column("expected", JSON, "The expected value (ABSENT: must not exist).", itemgetter("expected")),
-    Column("actual", JSON, "The value found (ABSENT: does not exist).", itemgetter("actual")),
-    Column("ok", "bool", "Whether they are equal under the criterion's rule.", lambda c: bool(c["ok"])),
-    Column("epoch", "int64", EPOCH_DOC, lambda c: c.get("epoch", 1)),
-), documented=6)
+    Column("case_id", TEXT, "The case.", itemgetter(0)),
+    Column("criterion", TEXT, "The criterion that compared.", itemgetter(1)),
+    Column("path", TEXT, "The compared path (``answer`` for the final answer).", itemgetter(2)),
+    Column("expected", JSON, "The expected value (ABSENT: must not exist).", itemgetter(3)),
+    Column("actual", JSON, "The value found (ABSENT: does not exist).", itemgetter(4)),
+    Column("ok", "bool", "Whether they are equal under the criterion's rule.", itemgetter(5)),
+    Column("epoch", "int64", EPOCH_DOC, itemgetter(6)),
+), documented=6, row=tuple)  # items: the rows (frames.comparisons_items)
 
 REPLAYS = FrameSpec("replays", (
     Column("case_id", TEXT, "The case replayed.", itemgetter("case_id")),

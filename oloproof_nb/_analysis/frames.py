@@ -80,21 +80,29 @@ def _with_epoch(row: Any, epoch: int) -> Any:
 
 
 def steps_items(records: Iterable[CaseRecord], tool_errors: ToolErrorRule = DEFAULT_TOOL_ERRORS,
-                ) -> list[tuple[str, int, Any, bool, int, bool]]:
-    """The items of :data:`~oloproof_nb._analysis.columns.STEPS`: ``(case id, index, step, is_error, epoch,
-    is_tool_call)``.
+                ) -> list[tuple[Any, ...]]:
+    """The items of :data:`~oloproof_nb._analysis.columns.STEPS`: each step's row, ``(case id, index, kind, tool,
+    args, result, is_error, epoch, role, content)``.
 
-    ``is_error`` follows the suite's ``tool_errors`` rule. ``is_tool_call``: the step's ``kind`` is
-    ``tool_call`` (read once per step here, not once per column that depends on it).
+    ``is_error`` follows the suite's ``tool_errors`` rule. A step is a tool call when its ``kind`` is
+    ``tool_call`` (read once per step); tool fields are empty on message rows and vice versa.
     """
-    items = []
+    items: list[tuple[Any, ...]] = []
+    append = items.append
     is_error = tool_errors.is_error
     for rec in records:
         traj = rec.get("trajectory")
         if traj:
-            cid, epoch = rec["case"]["id"], _epoch(rec)
-            items += [(cid, i, s, (tool := s.get("kind") == "tool_call") and is_error(s.get("result")), epoch, tool)
-                      for i, s in enumerate(traj["steps"])]
+            case = rec["case"]
+            cid, epoch = case["id"], int(case.get("epoch", 1))  # _epoch(rec), inline: once per record
+            for i, s in enumerate(traj["steps"]):
+                if s.get("kind") == "tool_call":
+                    result = s.get("result")
+                    append((cid, i, "tool_call", s["tool"], s.get("args"), result, is_error(result), epoch, None,
+                            None))
+                else:
+                    append((cid, i, "message", s.get("name"), s.get("args"), None, False, epoch, s.get("role"),
+                            s.get("content")))
     return items
 
 
@@ -110,7 +118,8 @@ def changes_items(records: Iterable[CaseRecord], diff: Callable[[Any, Any], list
     for rec in records:
         env = rec.get("environment_state")
         if env is not None:
-            cid, epoch = rec["case"]["id"], _epoch(rec)
+            case = rec["case"]
+            cid, epoch = case["id"], int(case.get("epoch", 1))  # _epoch(rec), inline: once per record
             items += [(cid, path, before, after, epoch)
                       for path, before, after in diff(rec["case"].get("initial_state", {}), env["state"])]
     return items
@@ -144,20 +153,25 @@ def unscored_cases(config: SuiteConfig, labels: Mapping[str, Sequence[Mapping[st
 
 
 def verdicts_items(records: Iterable[CaseRecord], run_rows: Iterable[RunVerdictRow] = (),
-                   unscored: Collection[str] = frozenset()) -> list[tuple[str, str, Any, int]]:
-    """The items of :data:`~oloproof_nb._analysis.columns.VERDICTS`: ``(case id, cluster, verdict row, epoch)``;
-    the rows of the cases in ``unscored`` (copies labeled invalid, :func:`unscored_cases`) are left out."""
-    items: list[tuple[str, str, Any, int]] = [(rec["case"]["id"], rec["case"]["cluster"], v, _epoch(rec))
-                                              for rec in records if rec["case"]["id"] not in unscored
-                                              for v in rec["verdicts"]]
-    items += [(r["case_id"], r["cluster"], r, int(r.get("epoch", 1))) for r in run_rows]
+                   unscored: Collection[str] = frozenset()) -> list[tuple[Any, ...]]:
+    """The items of :data:`~oloproof_nb._analysis.columns.VERDICTS`: each verdict's row, ``(case id, cluster,
+    criterion, evaluator, verdict, reason, epoch)``; the rows of the cases in ``unscored`` (copies labeled
+    invalid, :func:`unscored_cases`) are left out."""
+    items: list[tuple[Any, ...]] = [
+        (case["id"], case["cluster"], v["criterion"], v["evaluator"], v["verdict"], v["reason"], epoch)
+        for rec in records if (case := rec["case"])["id"] not in unscored
+        for vs in (rec["verdicts"],) for epoch in (_epoch(rec) if vs else 1,) for v in vs]  # epoch read once a record
+    items += [(r["case_id"], r["cluster"], r["criterion"], r["evaluator"], r["verdict"], r["reason"],
+               int(r.get("epoch", 1))) for r in run_rows]
     return items
 
 
-def comparisons_items(records: Iterable[CaseRecord]) -> list[dict[str, Any]]:
-    """The items of :data:`~oloproof_nb._analysis.columns.COMPARISONS`, stored ABSENT decoded back."""
-    return [{**c, "expected": decode_absent(c["expected"]), "actual": decode_absent(c["actual"]),
-             "epoch": _epoch(rec)} for rec in records for c in rec["comparisons"]]
+def comparisons_items(records: Iterable[CaseRecord]) -> list[tuple[Any, ...]]:
+    """The items of :data:`~oloproof_nb._analysis.columns.COMPARISONS`: each comparison's row, ``(case id,
+    criterion, path, expected, actual, ok, epoch)``, stored ABSENT decoded back."""
+    return [(c["case_id"], c["criterion"], c["path"], decode_absent(c["expected"]), decode_absent(c["actual"]),
+             bool(c["ok"]), epoch)
+            for rec in records for cs in (rec["comparisons"],) for epoch in (_epoch(rec) if cs else 1,) for c in cs]
 
 
 def replays_items(records: Iterable[CaseRecord]) -> list[Any]:

@@ -75,9 +75,15 @@ class LiveCopy:
     def add(self, record: CaseRecord, state_ref: str | None, initial_ref: str | None = None) -> None:
         """Take one appended case record and the addresses of its final and initial states (None: not in
         the state store; an initial state without an address is kept as it is for the run's pairs)."""
-        if not self.usable:
+        if self._broken or self._writer is None:  # not usable
             return
         index = record["index"]
+        if index == self._next and not self._waiting:  # the next record, none waiting (one worker): taken at once
+            self._chunk.append((record, state_ref, initial_ref))
+            self._next += 1
+            if len(self._chunk) == CHUNK:
+                self._flush()
+            return
         if index < self._next or index in self._waiting:  # seen twice: the journal keeps the first, do not guess
             self._drop()
             return

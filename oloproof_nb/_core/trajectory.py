@@ -330,18 +330,25 @@ class ToolErrorRule(BaseModel):
         if isinstance(result, dict):  # plain loops: this runs for every tool call of every stored case
             if "raised" in result and is_raised_result(result):  # the call raised: never a success
                 return True
+            get = result.get
             for k in self.ok_keys:
-                if result.get(k, True) is False:
+                if get(k, True) is False:
                     return True
             for k in self.error_keys:
-                if result.get(k) not in (None, False, "", [], {}):
+                if get(k) not in _NO_ERROR:
                     return True
             for k in self.status_keys:
-                value = result.get(k)
+                value = get(k)
                 if isinstance(value, str) and value.casefold() in _casefolded(tuple(self.status_values)):
                     return True
             return False
         return bool(result == MALFORMED_RESULT)
+
+
+#: The values of an ``error_keys`` key that report no error (``0`` and ``0.0`` too: they equal ``False``). One
+#: tuple for every call (never changed): written in the condition, the ``[]`` and ``{}`` were made anew per key
+#: and tool call.
+_NO_ERROR: tuple[Any, ...] = (None, False, "", [], {})
 
 
 @functools.lru_cache(maxsize=64)

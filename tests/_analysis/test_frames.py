@@ -222,7 +222,7 @@ def test_a_verdict_judged_across_cases_keeps_its_epoch() -> None:
     row = {"case_id": "b", "cluster": "a", "criterion": "mr", "evaluator": "metamorphic", "verdict": "pass",
            "reason": "", "epoch": 2}
     items = frames.verdicts_items([], [row])
-    assert [(cid, cluster, epoch) for cid, cluster, _, epoch in items] == [("b", "a", 2)]
+    assert items == [("b", "a", "mr", "metamorphic", "pass", "", 2)]  # the frame's row, column by column
     assert frames.verdicts_frame([], [row])["epoch"].tolist() == [2]
 
 
