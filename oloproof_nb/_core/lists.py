@@ -180,10 +180,11 @@ def _bipartite(exp: Sequence[Any], act: Sequence[Any], fits: Any, safe: bool, hi
     1,000-element list of equal elements is matched without a million ``fits`` calls. When that leaves an
     element unmatched, and a first meeting may have taken the one partner another element needed, the whole
     lists are matched by Hopcroft–Karp instead, so the matching is always a maximum one. A first meeting can
-    cost a match only where fitting is not transitive: an element that asks for a key to be gone, a
-    tolerance, an ignore pattern or list rule naming an index (``safe`` False). Otherwise (equal values, or a
-    subset of a subset) whatever another element would have fitted through the actual element taken, it fits
-    through the one left, and a failing case (one line of 1,200 missing) costs no pass over every pair.
+    cost a match only where fitting is not transitive: an element that asks for a key (or an element of a
+    ``by_key`` list inside it) to be gone, a tolerance, an ignore pattern or list rule naming an index (``safe``
+    False). Otherwise (equal values, or a subset of a subset) whatever another element would have fitted
+    through the actual element taken, it fits through the one left, and a failing case (one line of 1,200
+    missing) costs no pass over every pair.
 
     Hopcroft–Karp calls ``fits`` only on the pairs :class:`_Anchors` leaves (``hidden`` says which leaves of
     an actual element ``fits`` does not compare): the same edges, so the same matching, without a call per
@@ -223,11 +224,14 @@ def _bipartite(exp: Sequence[Any], act: Sequence[Any], fits: Any, safe: bool, hi
 
 
 def _absent_free(value: Any) -> bool:
-    """Whether ``value`` holds no absent marker (a value that is no JSON may still hold one)."""
+    """Whether ``value`` holds no absent marker (a value that is no JSON may still hold one) and no ``"$absent"``
+    key at all: a ``by_key`` removal ``{FIELD: value, "$absent": true}`` in a list inside an element asks for an
+    element to be gone as a marker asks for a key, so such an element fits fewer actual elements than one of
+    equal text, and a first meeting may take its only partner (review M53; before, only markers counted)."""
     if is_absent_marker(value):
         return False
     if isinstance(value, Mapping):
-        return all(_absent_free(v) for v in value.values())
+        return "$absent" not in value and all(_absent_free(v) for v in value.values())
     if isinstance(value, list):
         return all(_absent_free(v) for v in value)
     return True
