@@ -101,6 +101,11 @@ def answers_equal(expected: Any, actual: Any, normalize: bool = True) -> bool:
     (True, False)
     >>> answers_equal("Annulé", "annule\u0301"), answers_equal("Annulé", "annule\u0301", normalize=False)
     (True, False)
+
+    A structured answer (an object, a list) is compared as its JSON value, the texts inside it exactly:
+
+    >>> answers_equal({"status": "Refunded"}, {"status": "refunded"}), answers_equal([1, "a"], [1.0, "a"])
+    (False, True)
     """
     if normalize:
         expected, actual = _norm(expected), _norm(actual)
