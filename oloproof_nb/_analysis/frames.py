@@ -157,10 +157,13 @@ def verdicts_items(records: Iterable[CaseRecord], run_rows: Iterable[RunVerdictR
     """The items of :data:`~oloproof_nb._analysis.columns.VERDICTS`: each verdict's row, ``(case id, cluster,
     criterion, evaluator, verdict, reason, epoch)``; the rows of the cases in ``unscored`` (copies labeled
     invalid, :func:`unscored_cases`) are left out."""
-    items: list[tuple[Any, ...]] = [
-        (case["id"], case["cluster"], v["criterion"], v["evaluator"], v["verdict"], v["reason"], epoch)
-        for rec in records if (case := rec["case"])["id"] not in unscored
-        for vs in (rec["verdicts"],) for epoch in (_epoch(rec) if vs else 1,) for v in vs]  # epoch read once a record
+    items: list[tuple[Any, ...]] = []
+    for rec in records:
+        case, verdicts = rec["case"], rec["verdicts"]
+        if case["id"] not in unscored and len(verdicts):  # len: a record's null raises (its line is named)
+            cid, cluster, epoch = case["id"], case["cluster"], _epoch(rec)  # once a record
+            items += [(cid, cluster, v["criterion"], v["evaluator"], v["verdict"], v["reason"], epoch)
+                      for v in verdicts]
     items += [(r["case_id"], r["cluster"], r["criterion"], r["evaluator"], r["verdict"], r["reason"],
                int(r.get("epoch", 1))) for r in run_rows]
     return items
@@ -169,9 +172,13 @@ def verdicts_items(records: Iterable[CaseRecord], run_rows: Iterable[RunVerdictR
 def comparisons_items(records: Iterable[CaseRecord]) -> list[tuple[Any, ...]]:
     """The items of :data:`~oloproof_nb._analysis.columns.COMPARISONS`: each comparison's row, ``(case id,
     criterion, path, expected, actual, ok, epoch)``, stored ABSENT decoded back."""
-    return [(c["case_id"], c["criterion"], c["path"], decode_absent(c["expected"]), decode_absent(c["actual"]),
-             bool(c["ok"]), epoch)
-            for rec in records for cs in (rec["comparisons"],) for epoch in (_epoch(rec) if cs else 1,) for c in cs]
+    items: list[tuple[Any, ...]] = []
+    for rec in records:
+        if len(comparisons := rec["comparisons"]):  # len: a record's null raises (its line is named)
+            epoch = _epoch(rec)  # once a record
+            items += [(c["case_id"], c["criterion"], c["path"], decode_absent(c["expected"]),
+                       decode_absent(c["actual"]), bool(c["ok"]), epoch) for c in comparisons]
+    return items
 
 
 def replays_items(records: Iterable[CaseRecord]) -> list[Any]:
