@@ -154,16 +154,6 @@ EPOCH_DOC = ("The epoch (1-based repetition of the case; 1..k with ``epochs: k``
              "stays the case's; (case_id, epoch) identifies a row's case run.")
 
 
-def _answer(rec: Any) -> Any:
-    traj = rec.get("trajectory")
-    return traj.get("answer") if traj else None
-
-
-def _trajectory_length(rec: Any) -> Any:
-    traj = rec.get("trajectory")
-    return len(traj["steps"]) if traj else pd.NA
-
-
 def _cluster(rec: Any) -> str:
     """The case's cluster, which oloproof_nb always writes as text: a record without one (``null``) would put
     its verdict rows in no cluster, which the gate cannot count."""
@@ -174,19 +164,9 @@ def _cluster(rec: Any) -> str:
     return cluster
 
 
-def _n_tool_calls(rec: Any) -> Any:
-    traj = rec.get("trajectory")
-    if not traj:
-        return pd.NA
-    n = 0
-    for step in traj["steps"]:  # a plain loop: a comprehension costs a frame per case, which is most of the time
-        if step.get("kind") == "tool_call":
-            n += 1
-    return n
-
-
 def _case_row(rec: Any) -> tuple[Any, ...]:
-    """Every column of :data:`CASES` of one case record, in order: what the columns' getters read one by one."""
+    """Every column of :data:`CASES` of one case record, in order (the items of the frame are the records, read
+    by this one function: one call per case, not one per cell)."""
     case = rec["case"]
     cluster = case["cluster"]
     if type(cluster) is not str:
@@ -195,7 +175,7 @@ def _case_row(rec: Any) -> tuple[Any, ...]:
     if traj:
         steps = traj["steps"]
         n_tool_calls = 0
-        for step in steps:  # as _n_tool_calls
+        for step in steps:  # a plain loop: a comprehension costs a frame per case
             if step.get("kind") == "tool_call":
                 n_tool_calls += 1
         answer, n_steps = traj.get("answer"), len(steps)
@@ -207,30 +187,21 @@ def _case_row(rec: Any) -> tuple[Any, ...]:
 
 
 CASES = FrameSpec("cases", (
-    Column("case_id", TEXT, "The case id (a derived case: ``<source>~<transform>``).", lambda r: r["case"]["id"]),
-    Column("source_id", TEXT, "The source case (itself for a source case).", lambda r: r["case"]["source_id"]),
-    Column("transform", TEXT, "The metamorphic transform that derived the case (missing for a source case).",
-           lambda r: r["case"].get("transform")),
-    Column("cluster", TEXT, "The cluster: the case's ``cluster`` or id; a derived case is in its source's.",
-           _cluster),
-    Column("digest", TEXT, "SHA-256 of the case's canonical JSON (id, input, initial_state, expected, outcome).",
-           lambda r: r["case"]["digest"]),
-    Column("status", TEXT, "``completed``, ``failed``, ``waiting`` (the trajectory's) or ``error``, ``timeout``.",
-           itemgetter("status")),
-    Column("answer", JSON, "The final answer (None without a trajectory).",
-           _answer),
-    Column("n_tool_calls", "Int64", "Tool calls in the trajectory (missing without one).", _n_tool_calls),
-    Column("trajectory_length", "Int64", "Steps in the trajectory (missing without one).",
-           _trajectory_length),
-    Column("duration_s", "float64", "Seconds the case took (reset, run, snapshot).", itemgetter("duration_s")),
-    Column("error", TEXT, "Why the case has status ``error`` or ``timeout`` (missing otherwise).",
-           lambda r: r.get("error")),
-    Column("has_state", "bool", "Whether a state (``environment_state/v1``) was recorded.",
-           lambda r: r.get("environment_state") is not None),
-    Column("epoch", "int64", EPOCH_DOC, lambda r: r["case"].get("epoch", 1)),
-    Column("started_at", TIME, "When the case started (UTC).", itemgetter("started_at")),
-    Column("metadata", JSON, "The case's ``metadata`` (a dict, empty when none).",
-           lambda r: r["case"].get("metadata") or {}),
+    Column("case_id", TEXT, "The case id (a derived case: ``<source>~<transform>``)."),
+    Column("source_id", TEXT, "The source case (itself for a source case)."),
+    Column("transform", TEXT, "The metamorphic transform that derived the case (missing for a source case)."),
+    Column("cluster", TEXT, "The cluster: the case's ``cluster`` or id; a derived case is in its source's."),
+    Column("digest", TEXT, "SHA-256 of the case's canonical JSON (id, input, initial_state, expected, outcome)."),
+    Column("status", TEXT, "``completed``, ``failed``, ``waiting`` (the trajectory's) or ``error``, ``timeout``."),
+    Column("answer", JSON, "The final answer (None without a trajectory)."),
+    Column("n_tool_calls", "Int64", "Tool calls in the trajectory (missing without one)."),
+    Column("trajectory_length", "Int64", "Steps in the trajectory (missing without one)."),
+    Column("duration_s", "float64", "Seconds the case took (reset, run, snapshot)."),
+    Column("error", TEXT, "Why the case has status ``error`` or ``timeout`` (missing otherwise)."),
+    Column("has_state", "bool", "Whether a state (``environment_state/v1``) was recorded."),
+    Column("epoch", "int64", EPOCH_DOC),
+    Column("started_at", TIME, "When the case started (UTC)."),
+    Column("metadata", JSON, "The case's ``metadata`` (a dict, empty when none)."),
 ), documented=12, row=_case_row)
 
 STEPS = FrameSpec("steps", (
