@@ -268,7 +268,8 @@ REPLAYS = FrameSpec("replays", (
     Column("checkpoint", "Int64", "Index of the faulted call in the recorded steps.", itemgetter("checkpoint")),
     Column("control_reproduced", "boolean", "Whether the control replay reproduced the recording.",
            itemgetter("control_reproduced")),
-    Column("recovered", "boolean", "Whether the case's own answer and state checks pass on the faulted replay.",
+    Column("recovered", "boolean", "Whether the case's own answer and state checks pass on the faulted replay "
+           "(missing where they did not judge it, or could not show the recovery: recovery_unobserved).",
            itemgetter("recovered")),
     Column("escalated", "boolean", "Whether an escalation tool was called at or after the checkpoint.",
            itemgetter("escalated")),

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import itertools
 import numbers
 import os
 import queue
@@ -59,7 +58,7 @@ from .context import RunSettings, ShownArtifacts
 from .in_flight import read_in_flight
 from .isolation import ProcessWorkers
 from .locate import follows, latest_hint
-from .observe import HeldBack, promised_artifacts, shared_files
+from .observe import OBSERVES, UNOBSERVED, HeldBack, promised_artifacts, shared_files
 from .replay_cache import REPLAY_CACHE_DIR, ReplayCache
 from .sandbox import epoch_given
 from .store import Fsync, InFlight, RunStore, new_run_id, read_cases, record_key, refuse_changed_journal
@@ -730,6 +729,7 @@ def _remote_suite(suite_root: str, digests: dict[str, str], wanted: tuple[str | 
     file saved during the run (an editor adding a comment) stopped its next batch (as F50 found on threads). The
     instances it builds are still checked against the run's identity (:func:`_remote_batch`)."""
     key = (suite_root, _worker_digests(digests))
+    stale_pools: list[queue.Queue[Any]] = []
     with _REMOTE_LOCK:
         held = _REMOTE_SUITES.get(key)
         if held is not None and wanted not in held.checked and _system_edited(held.suite):
@@ -743,9 +743,11 @@ def _remote_suite(suite_root: str, digests: dict[str, str], wanted: tuple[str | 
                                     "loaded them (the same folder at the same path: a shared filesystem or a "
                                     "copy shipped there; files edited since the suite was loaded: load it again)")
             for stale in [k for k in _REMOTE_SUITES if k[0] == suite_root]:  # an earlier version of the files
-                del _REMOTE_SUITES[stale]
+                stale_pools.append(_REMOTE_SUITES.pop(stale).pool)
             held = _REMOTE_SUITES[key] = _WorkerSuite(suite)
-        return held
+    # its instances released as at a run's end (they were dropped here, under the lock and outside any timeout)
+    _release_pools(stale_pools, held.suite.config.case_timeout_s)
+    return held
 
 
 def _system_edited(suite: Suite) -> bool:
@@ -827,7 +829,8 @@ def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[in
 
 def _run_on_executor(executor: Executor, suite: Suite, pending: Iterable[tuple[int, Case]], settings: RunSettings,
                      chunk_size: int, store: RunStore) -> Iterator[CaseRecord]:
-    """Batches of ``chunk_size`` cases as tasks of ``executor`` (:func:`_remote_batch`), a bounded number in flight
+    """Batches of ``chunk_size`` cases as tasks of ``executor`` (:func:`_remote_batch`; a batch never holds both a
+    case that observes an artifact and one that promises none, :func:`_batched`), a bounded number in flight
     (:func:`_bounded`); yields each batch's records once its replays are appended. A batch the executor lost or
     refused stops the run (:func:`_executor_failed`)."""
     root = str(suite.root)
@@ -854,8 +857,11 @@ def _run_on_executor(executor: Executor, suite: Suite, pending: Iterable[tuple[i
     def keys(batch: list[tuple[int, Case]]) -> frozenset[str]:
         return frozenset().union(*(shared_files(case, settings.evaluators, settings.suite_root) for _, case in batch))
 
+    def kind(item: tuple[int, Case]) -> frozenset[str]:  # whether it observes an artifact, promises none, or neither
+        return shared_files(item[1], settings.evaluators, settings.suite_root) & {OBSERVES, UNOBSERVED}
+
     try:
-        for records, replays in _bounded(submit, _batched(pending, chunk_size), limit, keys, lost):
+        for records, replays in _bounded(submit, _batched(pending, chunk_size, kind), limit, keys, lost):
             for replay in replays:
                 store.append_replay(replay)
             for record in records:
@@ -875,6 +881,11 @@ def _release_here(suite_root: str, timeout_s: float | None) -> None:
     """
     with _REMOTE_LOCK:
         pools = [_REMOTE_SUITES.pop(key).pool for key in [k for k in _REMOTE_SUITES if k[0] == suite_root]]
+    _release_pools(pools, timeout_s)
+
+
+def _release_pools(pools: list[queue.Queue[Any]], timeout_s: float | None) -> None:
+    """Release the instances ``pools`` hold (:func:`~.systems.release`: on the helper thread, under the timeout)."""
     instances = []
     for pool in pools:
         with contextlib.suppress(queue.Empty):  # a batch of another run of the suite may take one meanwhile
@@ -911,8 +922,23 @@ def _executor_failed(batch: list[tuple[int, Case]], exc: Exception, store: RunSt
         "(isolation='process' records a case whose process died as 'error' and goes on)")
 
 
-def _batched(items: Iterable[tuple[int, Case]], size: int) -> Iterator[list[tuple[int, Case]]]:
-    """``items`` in lists of ``size`` (the last may be shorter)."""
-    iterator = iter(items)
-    while batch := list(itertools.islice(iterator, size)):
+def _batched(items: Iterable[tuple[int, Case]], size: int,
+             kind: Callable[[tuple[int, Case]], object] = lambda item: None) -> Iterator[list[tuple[int, Case]]]:
+    """``items`` in order, in lists of at most ``size``, each of items of one ``kind``: a list ends early where the
+    kind changes (:func:`_run_on_executor`: a batch of a case that observes an artifact and one that promises none
+    holds :data:`~.observe.OBSERVES` and :data:`~.observe.UNOBSERVED`, and ran beside no other batch of the run:
+    with the default ``chunk_size`` a suite of both went serial on any executor, review M54)."""
+    batch: list[tuple[int, Case]] = []
+    batch_kind: object = None
+    for item in items:
+        this = kind(item)
+        if batch and this != batch_kind:
+            yield batch
+            batch = []
+        batch_kind = this
+        batch.append(item)
+        if len(batch) == size:  # sent at once, as before: not held until the next item is read
+            yield batch
+            batch = []
+    if batch:
         yield batch

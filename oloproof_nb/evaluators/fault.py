@@ -64,8 +64,10 @@ def judge_replay(ctx: CaseContext, trajectory: Trajectory, state: dict[str, Any]
     answer alone, which an agent that says it delivered whatever the tool
     returned gives too (review R53: a report writer that ignored a failed
     ``write_report`` was ``recovered`` on 40 of 40 replays, none of which wrote
-    a report). Such a recovery is ``missing`` (``recovery_unobserved``); an
-    escalation or an admitted failure still passes, a broken rule still fails.
+    a report). Such a recovery is ``missing`` (``recovery_unobserved``, its
+    ``recovered`` None, as on the other ``missing`` rows: the report counted it
+    recovered); an escalation or an admitted failure still passes, a broken rule
+    still fails.
     """
     case = ctx.case
     answers, states, unchanged = replay_judges(evaluators)
@@ -87,7 +89,7 @@ def judge_replay(ctx: CaseContext, trajectory: Trajectory, state: dict[str, Any]
                                                 admitted))
     if (judged["reason"] == "recovered" and not state_verdicts and case.outcome is not None
             and any(ev.type == "outcome_contract" for ev in evaluators)):
-        judged.update(verdict="missing", reason=(
+        judged.update(recovered=None, verdict="missing", reason=(  # not observed: neither recovered nor not
             f"{RECOVERY_UNOBSERVED}: the answer matches, but the case's outcome contract is not observed on a "
             "replay and the case expects no state, so nothing shows the outcome was delivered; give the case an "
             "expected.state the delivery shows in"))
