@@ -192,6 +192,12 @@ def _load_module(root: Path, module_name: str, file: str | Path) -> Any:
     except ConfigError:
         raise
     except ModuleNotFoundError as exc:
+        missing = exc.name
+        if missing and missing != module_name and not module_name.startswith(f"{missing}."):
+            # the module was found; a module it imports was not (a dependency left out of this environment)
+            raise ConfigError(file, "system", f"importing {quote(module_name)} raised {describe_exception(exc)}: "
+                              f"install the package that provides {quote(missing)} in the Python that "
+                              f"runs oloproof ({sys.executable}), or fix the import") from None
         raise ConfigError(file, "system", f"cannot import {quote(module_name)} from {root}: {exc}") from None
     except BaseException as exc:  # noqa: BLE001 - SystemExit or KeyboardInterrupt from the module's own code too
         raise ConfigError(file, "system", f"importing {quote(module_name)} raised {describe_exception(exc)}") from None

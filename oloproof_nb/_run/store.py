@@ -340,6 +340,14 @@ _LIMITS = {errno.EFBIG: "Raise the limit on file size (ulimit -f)",
            errno.ENFILE: "Close files other programs hold open (the system's table of open files is full)"}
 
 
+def _file_above(directory: Path) -> Path | None:
+    """The nearest folder above ``directory`` on its path that exists as something other than a folder, or None."""
+    for parent in directory.parents:
+        if parent.exists() or parent.is_symlink():
+            return None if parent.is_dir() else parent
+    return None
+
+
 class RunStore:
     """Writer of one run directory (thread-safe appends), holding the directory's lock until :meth:`close`."""
 
@@ -386,6 +394,10 @@ class RunStore:
         try:
             make_folders(directory)
         except OSError as exc:
+            blocker = _file_above(directory) if exc.errno == errno.ENOTDIR else None
+            if blocker is not None:  # --out notes.txt/r1: say which part is a file
+                raise RunDirError(f"{directory}: cannot create the run directory: {blocker} is a file, not a folder; "
+                                  "choose another out=") from None
             raise RunDirError(f"{directory}: cannot create the run directory ({exc.strerror})") from None
         lock = RunLock.acquire(directory)
         try:

@@ -67,9 +67,33 @@ def _call(fn: Callable[[], Any], what: str, timeout_s: float | None) -> Any:
         raise OloproofError(f"{what} raised {failure_reason(exc)}") from None
 
 
+#: What to do when the system's class or factory takes arguments the runner never gives (it calls it with none).
+NO_ARGUMENTS = ("the runner builds the system with no arguments: give each parameter a default, or name a factory "
+                "function that builds it (module:make_system)")
+
+
+def _needs_arguments(factory: Callable[[], Any]) -> bool:
+    """Whether ``factory`` cannot be called with no arguments by its signature (False when it has none to read)."""
+    try:
+        signature = inspect.signature(factory)
+    except (TypeError, ValueError):  # a callable without a signature to read
+        return False
+    try:
+        signature.bind()
+    except TypeError:
+        return True
+    return False
+
+
 def build(factory: Callable[[], Any], timeout_s: float | None) -> Any:
-    """A system instance from ``factory``, under the timeout; one-line error when it raises, hangs or has no run()."""
-    instance = _call(factory, "building the system", timeout_s)
+    """A system instance from ``factory``, under the timeout; one-line error when it raises, hangs or has no run()
+    (a class or factory whose parameters need arguments is told it is called with none)."""
+    try:
+        instance = _call(factory, "building the system", timeout_s)
+    except OloproofError as exc:
+        if not _needs_arguments(factory):
+            raise
+        raise OloproofError(f"{exc}; {NO_ARGUMENTS}") from None
     if not hasattr(instance, "run"):
         raise OloproofError(f"the system factory returned {type(instance).__name__}, which has no run(input)")
     return instance
