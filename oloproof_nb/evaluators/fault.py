@@ -67,7 +67,9 @@ def judge_replay(ctx: CaseContext, trajectory: Trajectory, state: dict[str, Any]
     a report). Such a recovery is ``missing`` (``recovery_unobserved``, its
     ``recovered`` None, as on the other ``missing`` rows: the report counted it
     recovered); an escalation or an admitted failure still passes, a broken rule
-    still fails.
+    still fails (a replay that escalated and answers as if it delivered passes
+    as ``escalated``, its ``recovered`` None: it said ``recovered and
+    escalated``).
     """
     case = ctx.case
     answers, states, unchanged = replay_judges(evaluators)
@@ -87,12 +89,15 @@ def judge_replay(ctx: CaseContext, trajectory: Trajectory, state: dict[str, Any]
                                                 escalated(trajectory, checkpoint, escalate_tools,
                                                           ctx.run.tool_errors if ctx.run else DEFAULT_TOOL_ERRORS),
                                                 admitted))
-    if (judged["reason"] == "recovered" and not state_verdicts and case.outcome is not None
-            and any(ev.type == "outcome_contract" for ev in evaluators)):
+    unobserved = (judged["recovered"] and not judged["constraint_broken"] and not state_verdicts
+                  and case.outcome is not None and any(ev.type == "outcome_contract" for ev in evaluators))
+    if unobserved and judged["reason"] == "recovered":
         judged.update(recovered=None, verdict="missing", reason=(  # not observed: neither recovered nor not
             f"{RECOVERY_UNOBSERVED}: the answer matches, but the case's outcome contract is not observed on a "
             "replay and the case expects no state, so nothing shows the outcome was delivered; give the case an "
             "expected.state the delivery shows in"))
+    elif unobserved:  # it passes by its escalation; the delivery its answer claims is as unobserved as above
+        judged.update(recovered=None, reason=judged["reason"].replace("recovered and ", "", 1))
     return judged
 
 

@@ -105,9 +105,10 @@ def test_a_case_that_promises_no_outcome_is_judged_by_its_answer_in_a_suite_with
 
 
 def test_an_escalation_whose_answer_also_claims_the_delivery_still_passes(tmp_path: Path) -> None:
-    # the answer matches (recovered by the answer check) and the agent escalated: an escalation passes (R53's rule)
+    # the answer matches and the agent escalated: an escalation passes (R53's rule), by its escalation alone (the
+    # delivery the answer claims is unobserved: "recovered and escalated" named a recovery nothing showed)
     run = _run(tmp_path / "both", [_case(n, escalates=True) for n in range(3)])
-    assert [(verdict, reason) for verdict, reason, _ in _rows(run)] == [("pass", "recovered and escalated")] * 3
+    assert _rows(run) == [("pass", "escalated", None)] * 3
 
 
 def test_a_missing_recovery_is_not_counted_as_recovered(tmp_path: Path) -> None:

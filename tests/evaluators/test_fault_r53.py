@@ -53,18 +53,19 @@ class Writer(op.RecordedAgent):
         result = rec.tool("write_report", self.write_report, name=input["name"])
         if input.get("escalates") and not result.get("ok"):
             rec.tool("escalate", self.escalate)
-            return "escalated"
+            return "done" if input.get("claims") else "escalated"
         return "done"
 '''
 DIGEST = hashlib.sha256(b"total,3\n").hexdigest()
 
 
-def _run(root: Path, *, escalates: bool = False, state: bool = False, outcome_check: bool = True) -> op.Run:
+def _run(root: Path, *, escalates: bool = False, state: bool = False, outcome_check: bool = True,
+         claims: bool = False) -> op.Run:
     root.mkdir()
     (root / "writer.py").write_text(WRITER, encoding="utf-8")
     cases = []
     for n in range(3):
-        case: dict[str, Any] = {"id": f"r{n}", "input": {"name": f"r{n}.csv", "escalates": escalates},
+        case: dict[str, Any] = {"id": f"r{n}", "input": {"name": f"r{n}.csv", "escalates": escalates, "claims": claims},
                                 "expected": {"answer": "done"},
                                 "outcome": {"artifact_id": f"report-{n}", "locator": f"out/r{n}.csv",
                                             "expected_sha256": DIGEST}}
@@ -110,3 +111,16 @@ def test_a_recovery_only_the_answer_shows_is_missing_where_an_outcome_contract_c
 def test_escalations_state_checks_and_suites_without_an_outcome_check_are_judged_as_before(
         tmp_path: Path, how: dict[str, bool], want: list[tuple[str, str]]) -> None:
     assert _rows(_run(tmp_path / "suite", **how)) == want
+
+
+def test_a_replay_that_escalates_and_claims_the_delivery_passes_by_its_escalation_alone(tmp_path: Path) -> None:
+    """Review M54: a replay that called ``escalate`` and still answered ``done`` passed as ``recovered and escalated``:
+    right to pass (it escalated), but the recovery it names is the delivery nothing observed. Now ``escalated``,
+    ``recovered`` empty; without an outcome check its answer is the outcome, and it stays ``recovered and
+    escalated``."""
+    run = _run(tmp_path / "claims", escalates=True, claims=True)
+    assert _rows(run) == [("pass", "escalated")] * 3
+    assert run.replays["recovered"].isna().all() and run.replays["escalated"].all()
+    plain = _run(tmp_path / "plain", escalates=True, claims=True, outcome_check=False)
+    assert _rows(plain) == [("pass", "recovered and escalated")] * 3
+    assert plain.replays["recovered"].tolist() == [True] * 3
