@@ -16,7 +16,7 @@ among themselves as ``unordered``); in a ``by_key`` list an element ``{FIELD:
 value, "$absent": true}`` means no element may have that key (a removal, which
 ``changes`` mode then expects). In ``changes`` mode an expected element without
 identity (of an ``unordered`` list, or without the key field) meets only an
-element the case added (:func:`~oloproof_nb._core.lists._kept`). A list and a
+element the case added (:func:`~oloproof_nb._core.lists.kept_counterparts`). A list and a
 dict keyed by index are different values.
 
 Paths of rows
@@ -29,7 +29,7 @@ element no element matched is reported at ``<list>.<FIELD=VALUE>``
 element that left an ``unordered`` or ``by_key`` list in ``changes`` mode is
 reported the same way with ``after`` absent. In ``changes`` mode an expected
 element that fits only elements the list held before the case (see
-:func:`~oloproof_nb._core.lists._kept`) is reported at ``<list>.<not added N>``.
+:func:`~oloproof_nb._core.lists.kept_counterparts`) is reported at ``<list>.<not added N>``.
 Such a path names no element of the state (``get_path`` finds it absent).
 """
 
@@ -45,17 +45,17 @@ from .lists import (
     ORDERED,
     Keys,
     ListMatch,
-    _align,
-    _bipartite,
-    _by_key,
-    _child,
-    _field,
-    _kept,
-    _key_text,
-    _same_text,
-    _unmatched,
-    _within,
+    align,
+    bipartite,
+    child_at,
     is_absent_marker,
+    kept_counterparts,
+    key_field,
+    key_text,
+    match_by_key,
+    same_text,
+    unmatched_key,
+    within,
 )
 from .paths import ABSENT, format_path, get_path, list_index, parse_path, parse_pattern, pattern_matches, values_equal
 
@@ -188,11 +188,11 @@ def _removals(exp: Sequence[Any], act: Sequence[Any], key: str | None, keys: Key
         if not _is_removal(element, key):
             kept.append(element)
             continue
-        value = _field(element, key)
-        text = _same_text(value)
+        value = key_field(element, key)
+        text = same_text(value)
         there = [j for j, a in enumerate(act)
-                 if _field(a, key) is not ABSENT and _same_text(_field(a, key)) == text]
-        label = (*keys, f"<{key}={_key_text(value)}>")
+                 if key_field(a, key) is not ABSENT and same_text(key_field(a, key)) == text]
+        label = (*keys, f"<{key}={key_text(value)}>")
         rules.removed.add((keys, text))  # by the key's value: two keys may print alike ("1" and 1)
         if there:
             rows.append((format_path((*keys, str(there[0]))), ABSENT, act[there[0]], False))
@@ -209,8 +209,8 @@ _UNTRACKED: Any = object()
 
 def _subset(exp: Any, act: Any, keys: Keys, rules: _Rules, rows: list[Row], before: Any = _UNTRACKED) -> None:
     """Rows of ``exp`` against ``act`` (``subset`` mode; in ``changes`` mode ``before`` follows the initial
-    state's value at ``keys``, see :func:`~oloproof_nb._core.lists._kept`). A path under an ``ignore`` pattern is
-    left out, as in ``whole`` mode: nobody pins it, not even ``expected.state``."""
+    state's value at ``keys``, see :func:`~oloproof_nb._core.lists.kept_counterparts`). A path under an
+    ``ignore`` pattern is left out, as in ``whole`` mode: nobody pins it, not even ``expected.state``."""
     if keys and rules.ignored(keys):
         return
     if is_absent_marker(exp):
@@ -220,16 +220,16 @@ def _subset(exp: Any, act: Any, keys: Keys, rules: _Rules, rows: list[Row], befo
     track = before is not _UNTRACKED
     if isinstance(exp, Mapping) and exp:
         for key, value in exp.items():
-            _subset(value, _child(act, key), (*keys, key), rules, rows, _child(before, key) if track else before)
+            _subset(value, child_at(act, key), (*keys, key), rules, rows, child_at(before, key) if track else before)
         return
     if isinstance(exp, list) and exp and isinstance(act, list):
         rule = rules.list_rule(keys)
         if rule.how == "ordered":
             for i, element in enumerate(exp):
                 _subset(element, act[i] if i < len(act) else ABSENT, (*keys, str(i)), rules, rows,
-                        _child(before, str(i)) if track else before)
+                        child_at(before, str(i)) if track else before)
             return
-        was, allowed = _kept(before, act, rule) if track else ({}, None)
+        was, allowed = kept_counterparts(before, act, rule) if track else ({}, None)
 
         def then(j: int) -> Any:
             return was.get(j, ABSENT) if track else before
@@ -246,17 +246,17 @@ def _subset(exp: Any, act: Any, keys: Keys, rules: _Rules, rows: list[Row], befo
 
         unseen = hidden if rules.ignore else None
         if rule.how == "by_key":
-            matched = _by_key(exp, act, rule.key, fits, rules.transitive, allowed, hidden=unseen)
+            matched = match_by_key(exp, act, rule.key, fits, rules.transitive, allowed, hidden=unseen)
         else:
-            matched = _within(exp, act, fits, rules.transitive, allowed, unseen)
+            matched = within(exp, act, fits, rules.transitive, allowed, unseen)
         for i, element in enumerate(exp):
             j = matched.get(i)
             if j is None:
-                bare = rule.how != "by_key" or _field(element, rule.key) is ABSENT
+                bare = rule.how != "by_key" or key_field(element, rule.key) is ABSENT
                 if bare and allowed is not None and any(fits(i, k) for k in range(len(act)) if k not in allowed):
                     label = f"<not added {i}>"  # it fits only an element that was there before the case
                 else:
-                    label = _unmatched(element, rule, i)
+                    label = unmatched_key(element, rule, i)
                 rows.append((format_path((*keys, label)), element, ABSENT, False))
             else:
                 _subset(element, act[j], (*keys, str(j)), rules, rows, then(j))
@@ -314,13 +314,13 @@ def _whole(exp: Any, act: Any, keys: Keys, rules: _Rules, rows: list[Row]) -> No
             return rules.ignored((*keys, str(j), *path))
 
         unseen = hidden if rules.ignore else None
-        matched = (_by_key(exp, act, rule.key, fits, rules.transitive, hidden=unseen) if rule.how == "by_key"
-                   else _bipartite(exp, act, fits, rules.transitive, unseen))
+        matched = (match_by_key(exp, act, rule.key, fits, rules.transitive, hidden=unseen) if rule.how == "by_key"
+                   else bipartite(exp, act, fits, rules.transitive, unseen))
         used = set(matched.values())
         for i, element in enumerate(exp):
             j = matched.get(i)
             if j is None:
-                rows.append((format_path((*keys, _unmatched(element, rule, i))), element, ABSENT, False))
+                rows.append((format_path((*keys, unmatched_key(element, rule, i))), element, ABSENT, False))
             else:
                 _whole(element, act[j], (*keys, str(j)), rules, rows)
         for j, element in enumerate(act):
@@ -363,11 +363,11 @@ def _diff(before: Any, after: Any, keys: Keys, rules: _Rules, out: list[tuple[Ke
                 elif not values_equal(b, a):
                     _diff(b, a, (*keys, str(i)), rules, out)
             return
-        matched = _by_key(before, after, rule.key) if rule.how == "by_key" else _align(before, after)
+        matched = match_by_key(before, after, rule.key) if rule.how == "by_key" else align(before, after)
         for i, element in enumerate(before):
             j = matched.get(i)
             if j is None:
-                out.append(((*keys, _unmatched(element, rule, i)), element, ABSENT))
+                out.append(((*keys, unmatched_key(element, rule, i)), element, ABSENT))
             elif not values_equal(element, after[j]):
                 _diff(element, after[j], (*keys, str(j)), rules, out)
         used = set(matched.values())
@@ -493,8 +493,8 @@ def _expected_change(keys: Keys, before: Any, after: Any, actual: Mapping[str, A
         return True
     if keys and keys[-1].startswith("<") and after is ABSENT:  # an element that left an unordered/by_key list
         rule = rules.list_rule(keys[:-1])
-        value = _field(before, rule.key) if rule.how == "by_key" else ABSENT
-        if value is not ABSENT and (keys[:-1], _same_text(value)) in rules.removed:
+        value = key_field(before, rule.key) if rule.how == "by_key" else ABSENT
+        if value is not ABSENT and (keys[:-1], same_text(value)) in rules.removed:
             return True
         # else on: a dict key may start with "<" too (the label of an element names nothing get_path finds)
     if after is ABSENT and _leaf_like(before):
@@ -548,7 +548,7 @@ def compare_changes(initial: Mapping[str, Any], expected: Mapping[str, Any], act
     rules = _rules(lists, ignore, tolerance)
     expected_rows: list[Row] = []
     for key, value in expected.items():
-        _subset(value, _child(actual, key), (key,), rules, expected_rows, _child(initial, key))
+        _subset(value, child_at(actual, key), (key,), rules, expected_rows, child_at(initial, key))
     diff: list[tuple[Keys, Any, Any]] = []
     _diff(initial, actual, (), rules, diff)
     unexpected = [(format_path(keys), before, after, False) for keys, before, after in diff
@@ -620,7 +620,7 @@ def compare_state(expected: Mapping[str, Any], actual: Mapping[str, Any], mode: 
     if mode != "subset":
         raise ValueError(f"mode={mode!r}; allowed: {', '.join(MODES)}")
     for key, value in expected.items():
-        _subset(value, _child(actual, key), (key,), rules, rows)
+        _subset(value, child_at(actual, key), (key,), rules, rows)
     return rows
 
 
@@ -689,7 +689,7 @@ def unheld_removals(initial: Mapping[str, Any], expected: Mapping[str, Any], *,
         exp, before, keys = stack.popleft()
         if type(exp) is dict or isinstance(exp, Mapping):
             for key, value in exp.items():
-                held = before.get(key, ABSENT) if type(before) is dict else _child(before, key)
+                held = before.get(key, ABSENT) if type(before) is dict else child_at(before, key)
                 if held is ABSENT:
                     if isinstance(before, Mapping) and _removes_only(value) \
                             and not (ignoring and rules.ignored((*keys, key))):
@@ -711,18 +711,18 @@ def _by_key_removals(exp: Sequence[Any], before: Sequence[Any], key: str | None,
                      ) -> tuple[list[tuple[Any, Any, Keys]], list[tuple[Keys, str | None, Any, list[Any]]]]:
     """:func:`unheld_removals` in a ``by_key`` list: ``(element, initial element, keys)`` of each expected element
     that is no removal and meets one ``before`` holds, paired as the check pairs them
-    (:func:`~oloproof_nb._core.lists._by_key`: the n-th with a key value meets the n-th held one with it), to
+    (:func:`~oloproof_nb._core.lists.match_by_key`: the n-th with a key value meets the n-th held one with it), to
     follow; and the removals of a key value ``before`` does not hold."""
-    def field(element: Any) -> Any:  # _field, at one look for a dict (each element of the list, every case)
-        return element.get(key, ABSENT) if type(element) is dict else _field(element, key)
+    def field(element: Any) -> Any:  # key_field, at one look for a dict (each element of the list, every case)
+        return element.get(key, ABSENT) if type(element) is dict else key_field(element, key)
 
     held: dict[str, int] = {}
     for j, element in enumerate(before):
         value = field(element)
         if value is not ABSENT:
-            held.setdefault(_same_text(value), j)
-    named = {_same_text(v) for element in exp if (v := field(element)) is not ABSENT}
-    pairs = _by_key(exp, before, key)
+            held.setdefault(same_text(value), j)
+    named = {same_text(v) for element in exp if (v := field(element)) is not ABSENT}
+    pairs = match_by_key(exp, before, key)
     follow: list[tuple[Any, Any, Keys]] = []
     found: list[tuple[Keys, str | None, Any, list[Any]]] = []
     for i, element in enumerate(exp):
@@ -730,9 +730,9 @@ def _by_key_removals(exp: Sequence[Any], before: Sequence[Any], key: str | None,
         if value is ABSENT:
             continue
         if _is_removal(element, key):
-            if _same_text(value) not in held:
+            if same_text(value) not in held:
                 others = [field(before[j]) for text, j in held.items() if text not in named]
-                found.append(((*keys, f"<{key}={_key_text(value)}>"), key, value, others))
+                found.append(((*keys, f"<{key}={key_text(value)}>"), key, value, others))
         elif i in pairs and _asks_removal(element):
             follow.append((element, before[pairs[i]], (*keys, str(pairs[i]))))
     return follow, found

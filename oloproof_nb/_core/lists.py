@@ -1,12 +1,12 @@
 """Matching the elements of a list by the rule of its path: which expected element meets which actual one.
 
 A list is matched by its :class:`ListMatch`: ``ordered`` (position by position, the default), ``unordered``
-(a maximum matching over whether two elements fit, :func:`_bipartite`) or ``by_key`` (the n-th element with a
-key value meets the n-th one with it; elements without the key field as ``unordered``, :func:`_by_key`). What
+(a maximum matching over whether two elements fit, :func:`bipartite`) or ``by_key`` (the n-th element with a
+key value meets the n-th one with it; elements without the key field as ``unordered``, :func:`match_by_key`). What
 a pairing means for a check (its rows, the diff of ``changes`` mode, removals) is
 :mod:`~oloproof_nb._core.compare`'s, which imports this module (never the other way), with the helpers both
-read: the absent marker (:func:`is_absent_marker`), a child by path key (:func:`_child`), a key field
-(:func:`_field`), and the text a value is bucketed by (:func:`_same_text`) or labelled with (:func:`_key_text`).
+read: the absent marker (:func:`is_absent_marker`), a child by path key (:func:`child_at`), a key field
+(:func:`key_field`), and the text a value is bucketed by (:func:`same_text`) or labelled with (:func:`key_text`).
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ class ListMatch:
 ORDERED = ListMatch()
 
 
-def _child(node: Any, key: str) -> Any:
+def child_at(node: Any, key: str) -> Any:
     """``node[key]`` for a dict, ``node[int(key)]`` for a list and a digit key (path addressing), else ABSENT."""
     if isinstance(node, Mapping):
         return node.get(key, ABSENT)
@@ -64,7 +64,7 @@ def _child(node: Any, key: str) -> Any:
     return ABSENT
 
 
-def _key_text(value: Any) -> str:
+def key_text(value: Any) -> str:
     if isinstance(value, str):
         return value
     if value is ABSENT:
@@ -72,7 +72,7 @@ def _key_text(value: Any) -> str:
     return json.dumps(_integral(value), ensure_ascii=False, sort_keys=True, default=str)  # 1.0 labeled as 1
 
 
-def _same_text(value: Any) -> str:
+def same_text(value: Any) -> str:
     """Canonical JSON of ``value`` with integral floats written as integers, so values the comparison finds
     equal (``1`` and ``1.0``) get one text; booleans stay apart (``true`` is not ``1``). What list rules
     bucket by: a ``by_key`` key value, an element of an ``unordered`` list in the diff of ``changes`` mode."""
@@ -89,16 +89,16 @@ def _integral(value: Any) -> Any:
     return value
 
 
-def _field(element: Any, key: str | None) -> Any:
+def key_field(element: Any, key: str | None) -> Any:
     return element.get(key, ABSENT) if isinstance(element, Mapping) and key is not None else ABSENT
 
 
 def _text(value: Any) -> str | None:
-    """The text a list element is first matched by in :func:`_bipartite` (:func:`_same_text`); None for one
+    """The text a list element is first matched by in :func:`bipartite` (:func:`same_text`); None for one
     that may not be: it holds an absent marker (which asks for a key to be gone, so an equal text does not
     fit), or is no JSON."""
     try:
-        text = _same_text(value)
+        text = same_text(value)
     except (TypeError, ValueError, RecursionError):
         return None
     return None if '"$absent"' in text else text
@@ -144,7 +144,7 @@ class _Anchors:
             for j, element in enumerate(self._act):
                 value = element
                 for key in path:
-                    value = _child(value, key)
+                    value = child_at(value, key)
                 if self._hidden is not None and self._hidden(j, path):
                     loose.append(j)
                 elif type(value) is str:
@@ -170,7 +170,7 @@ class _Anchors:
         return best
 
 
-def _bipartite(exp: Sequence[Any], act: Sequence[Any], fits: Any, safe: bool, hidden: Hidden | None = None,
+def bipartite(exp: Sequence[Any], act: Sequence[Any], fits: Any, safe: bool, hidden: Hidden | None = None,
                ) -> dict[int, int]:
     """A maximum matching of ``exp``'s indexes to ``act``'s over ``fits(i, j)``.
 
@@ -261,77 +261,77 @@ def _hopcroft_karp(left: list[int], right: list[int], fits: Any,
             if b >= 0}
 
 
-def _by_key(expected: Sequence[Any], actual: Sequence[Any], key: str | None, fits: Any = None, safe: bool = True,
+def match_by_key(expected: Sequence[Any], actual: Sequence[Any], key: str | None, fits: Any = None, safe: bool = True,
             allowed: set[int] | None = None, hidden: Hidden | None = None) -> dict[int, int]:
     """Expected index -> actual index: the n-th element with a key value meets the n-th actual one with it.
 
     Elements without the key field (old entries from before the field existed, a scalar) are matched among
-    themselves as an ``unordered`` list: by ``fits(i, j)`` (:func:`_bipartite`), or by equal text when
+    themselves as an ``unordered`` list: by ``fits(i, j)`` (:func:`bipartite`), or by equal text when
     ``fits`` is None (how the diff aligns them); ``allowed`` (None: all) limits the actual ones they may meet;
-    ``hidden`` is that of :func:`_bipartite`, by index in ``actual``.
+    ``hidden`` is that of :func:`bipartite`, by index in ``actual``.
     """
     free: dict[str, list[int]] = {}
     bare_act = []
     for j, element in enumerate(actual):
-        value = _field(element, key)
+        value = key_field(element, key)
         if value is ABSENT:
             if allowed is None or j in allowed:
                 bare_act.append(j)
         else:
-            free.setdefault(_same_text(value), []).append(j)
+            free.setdefault(same_text(value), []).append(j)
     out = {}
     bare_exp = []
     for i, element in enumerate(expected):
-        value = _field(element, key)
+        value = key_field(element, key)
         if value is ABSENT:
             bare_exp.append(i)
             continue
-        slots = free.get(_same_text(value))
+        slots = free.get(same_text(value))
         if slots:
             out[i] = slots.pop(0)
     if bare_exp and bare_act:
         exp, act = [expected[i] for i in bare_exp], [actual[j] for j in bare_act]
-        pairs = (_align(exp, act) if fits is None
-                 else _bipartite(exp, act, lambda a, b: fits(bare_exp[a], bare_act[b]), safe,
+        pairs = (align(exp, act) if fits is None
+                 else bipartite(exp, act, lambda a, b: fits(bare_exp[a], bare_act[b]), safe,
                                  None if hidden is None else lambda b, path: hidden(bare_act[b], path)))
         out.update({bare_exp[a]: bare_act[b] for a, b in pairs.items()})
     return out
 
 
-def _align(before: Sequence[Any], after: Sequence[Any]) -> dict[int, int]:
+def align(before: Sequence[Any], after: Sequence[Any]) -> dict[int, int]:
     """Index in ``before`` -> index in ``after`` of the elements an unordered list kept: the n-th element of
-    a text (:func:`_same_text`) before meets the n-th one of that text after (how the diff of ``changes``
+    a text (:func:`same_text`) before meets the n-th one of that text after (how the diff of ``changes``
     mode aligns an ``unordered`` list)."""
     buckets: dict[str, list[int]] = {}
     for k, element in enumerate(after):
-        buckets.setdefault(_same_text(element), []).append(k)
+        buckets.setdefault(same_text(element), []).append(k)
     matched = {}
     for i, element in enumerate(before):
-        slots = buckets.get(_same_text(element))
+        slots = buckets.get(same_text(element))
         if slots:
             matched[i] = slots.pop(0)
     return matched
 
 
-def _unmatched(element: Any, rule: ListMatch, i: int) -> str:
+def unmatched_key(element: Any, rule: ListMatch, i: int) -> str:
     """The path key of expected element ``i`` that met no element of an ``unordered`` or ``by_key`` list:
     ``<FIELD=VALUE>`` (``by_key``) or ``<unmatched i>`` (see the module's Paths of rows)."""
-    return f"<{rule.key}={_key_text(_field(element, rule.key))}>" if rule.how == "by_key" else f"<unmatched {i}>"
+    return f"<{rule.key}={key_text(key_field(element, rule.key))}>" if rule.how == "by_key" else f"<unmatched {i}>"
 
 
-def _within(exp: Sequence[Any], act: Sequence[Any], fits: Any, safe: bool, allowed: set[int] | None,
+def within(exp: Sequence[Any], act: Sequence[Any], fits: Any, safe: bool, allowed: set[int] | None,
             hidden: Hidden | None = None) -> dict[int, int]:
-    """:func:`_bipartite` of ``exp`` to the elements of ``act`` whose index is ``allowed`` (None: all);
+    """:func:`bipartite` of ``exp`` to the elements of ``act`` whose index is ``allowed`` (None: all);
     ``hidden`` as there, by index in ``act``."""
     if allowed is None:
-        return _bipartite(exp, act, fits, safe, hidden)
+        return bipartite(exp, act, fits, safe, hidden)
     index = sorted(allowed)
-    pairs = _bipartite(exp, [act[j] for j in index], lambda i, b: fits(i, index[b]), safe,
+    pairs = bipartite(exp, [act[j] for j in index], lambda i, b: fits(i, index[b]), safe,
                        None if hidden is None else lambda b, path: hidden(index[b], path))
     return {i: index[b] for i, b in pairs.items()}
 
 
-def _kept(before: Any, act: Sequence[Any], rule: ListMatch) -> tuple[dict[int, Any], set[int] | None]:
+def kept_counterparts(before: Any, act: Sequence[Any], rule: ListMatch) -> tuple[dict[int, Any], set[int] | None]:
     """In ``changes`` mode, for an ``unordered`` or ``by_key`` list: each actual element's counterpart in the
     initial list (by the diff's alignment), and the actual elements an expected element without identity
     (any element of an ``unordered`` list, an element without the key field of a ``by_key`` one) may meet:
@@ -344,9 +344,9 @@ def _kept(before: Any, act: Sequence[Any], rule: ListMatch) -> tuple[dict[int, A
     if not isinstance(before, list):
         return {}, None
     if rule.how == "by_key":
-        pairs = _by_key(before, act, rule.key)
-        kept = {j for i, j in pairs.items() if _field(before[i], rule.key) is ABSENT}
+        pairs = match_by_key(before, act, rule.key)
+        kept = {j for i, j in pairs.items() if key_field(before[i], rule.key) is ABSENT}
     else:
-        pairs = _align(before, act)
+        pairs = align(before, act)
         kept = set(pairs.values())
     return {j: before[i] for i, j in pairs.items()}, set(range(len(act))) - kept

@@ -68,7 +68,7 @@ def both(fn: Any, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any]:
 
 
 def test_the_reference_matching_is_the_one_the_comparison_calls(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``both`` swaps ``_hopcroft_karp`` where ``_bipartite`` looks it up (``_core/lists.py``): swapped anywhere
+    """``both`` swaps ``_hopcroft_karp`` where ``bipartite`` looks it up (``_core/lists.py``): swapped anywhere
     else, every property below would compare the anchored matching with itself and pass. Hand count: the two
     elements differ as text (1.0 and 1.01), so no first meeting pairs them and Hopcroft–Karp is asked once, with
     the one leftover expected element; within the tolerance they fit."""

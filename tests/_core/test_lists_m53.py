@@ -3,7 +3,7 @@
 An ``unordered`` list is a multiset: a brute force over every injective assignment of expected elements to
 actual ones, with a ``fits`` written from README's rules (``subset``: every expected leaf present and equal, a
 ``{"$absent": true}`` key gone; ``whole``: equal entirely), is the reference for the maximum matching of
-:func:`~oloproof_nb._core.lists._bipartite` (its first meetings by text, and the rematch when one of them may
+:func:`~oloproof_nb._core.lists.bipartite` (its first meetings by text, and the rematch when one of them may
 have cost a match). A ``by_key`` list pairs the n-th element of a key value with the n-th one of it.
 """
 
@@ -252,7 +252,7 @@ def test_by_key_tells_a_bool_key_and_a_text_key_from_a_number() -> None:
 
 
 def test_an_element_meets_the_first_free_equal_element() -> None:
-    """``_bipartite``'s docstring: each element first meets the *first* free actual element of its text, as the
+    """``bipartite``'s docstring: each element first meets the *first* free actual element of its text, as the
     diff aligns the list; so in ``whole`` mode the surplus copy is the later one, ``t.1``, and ``list_diff``
     (the n-th of a text before meets the n-th after) reports the appended copy at ``t.1``, not ``t.0``.
     (Mutants: the last free element taken, which put the surplus row at ``t.0``.)"""
