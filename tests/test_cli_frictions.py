@@ -547,7 +547,7 @@ def test_quiet_and_progress_false_show_no_bar(make_suite, tmp_path: Path, capsys
     import oloproof_nb._display.notebook as face
 
     folder = make_suite(CASES, evaluators=EVALUATORS, release=RELEASE)
-    monkeypatch.setattr(face, "_stderr_is_tty", lambda: True)  # as on a terminal: a bar by default
+    monkeypatch.setattr(face, "stderr_is_tty", lambda: True)  # as on a terminal: a bar by default
     assert main(["run", str(folder), "--out", str(tmp_path / "a")]) == 0
     _, err = _out(capsys)
     assert "/10 [" in err and "case" in err  # tqdm's bar: cases done of the total, its unit

@@ -12,7 +12,7 @@ from .._config.suite import Suite, load_suite
 from .._run.baseline import run_baseline
 from .._run.runner import Progress
 from ..errors import OloproofError
-from .notebook import Run, _in_notebook, _stderr_is_tty, progress_bar
+from .notebook import Run, in_notebook, progress_bar, stderr_is_tty
 
 __all__ = ["baseline"]
 
@@ -67,7 +67,7 @@ def baseline(suite: Suite | str | Path, out: str | Path | None = None, workers: 
     callback: Any
     if callable(progress):
         callback = progress
-    elif progress or (progress is None and (_in_notebook() or _stderr_is_tty())):
+    elif progress or (progress is None and (in_notebook() or stderr_is_tty())):
         callback, close = progress_bar(f"{suite.name} (no-op)")
     else:
         callback = None

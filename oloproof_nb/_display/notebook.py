@@ -207,7 +207,7 @@ class Gate(_gate.Gate):
                       table=html_table(shown, fmt_number, styled=True))
 
 
-def _in_notebook() -> bool:
+def in_notebook() -> bool:
     """True inside a Jupyter kernel (an IPython shell with a kernel)."""
     shell = sys.modules.get("IPython")
     get = getattr(shell, "get_ipython", None)
@@ -215,7 +215,7 @@ def _in_notebook() -> bool:
     return ip is not None and hasattr(ip, "kernel")
 
 
-def _stderr_is_tty() -> bool:
+def stderr_is_tty() -> bool:
     isatty = getattr(sys.stderr, "isatty", None)
     return bool(isatty()) if callable(isatty) else False
 
@@ -258,7 +258,7 @@ def _bar_class() -> Any:
     """``tqdm.auto``'s bar, except in Jupyter without ipywidgets: there tqdm.auto warns "IProgress not found" on
     every run and falls back to the text bar on stderr, so the text bar is taken directly, drawn into one display
     output (:class:`_DisplayLine`)."""
-    if _in_notebook():
+    if in_notebook():
         try:
             import ipywidgets  # type: ignore[import-not-found]  # noqa: F401 - tqdm's notebook bar is a widget
         except Exception:  # noqa: BLE001 - missing, or broken (a version clash): tqdm.auto falls back the same way
@@ -402,7 +402,7 @@ def run(suite: Suite | str | Path, system: Any = None, workers: int = 1, executo
     callback: Progress | None
     if callable(progress):
         callback = progress
-    elif progress or (progress is None and (_in_notebook() or _stderr_is_tty())):
+    elif progress or (progress is None and (in_notebook() or stderr_is_tty())):
         callback, close = progress_bar(suite.name)
     else:
         callback = None

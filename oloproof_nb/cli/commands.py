@@ -94,7 +94,7 @@ def _cmd_init(args: argparse.Namespace) -> int:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from .._display.notebook import _stderr_is_tty, load_run, progress_bar
+    from .._display.notebook import load_run, progress_bar, stderr_is_tty
     from .._display.terminal import plain_terminal, run_size, terminal_width, uncached_note
 
     if Path(args.suite).is_file():
@@ -113,7 +113,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.epochs is not None and not 1 <= args.epochs <= MAX_EPOCHS:
         raise OloproofError(f"--epochs {args.epochs}: must be 1 to {MAX_EPOCHS:,} (as epochs: in oloproof.yaml)")
     already = _finished_journal(Path(args.out)) if args.resume else None  # its size, when it had finished
-    update, close = progress_bar(Path(args.suite).name) if not args.quiet and _stderr_is_tty() else (None, None)
+    update, close = progress_bar(Path(args.suite).name) if not args.quiet and stderr_is_tty() else (None, None)
     params = {"suite": args.suite, "out": args.out, "workers": args.workers, "resume": args.resume,
               "cache": not args.no_cache, "isolation": args.isolation, "fsync": args.fsync,
               "progress": update is not None, "baseline": args.baseline,

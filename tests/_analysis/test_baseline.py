@@ -498,7 +498,7 @@ def test_the_baseline_progress_bar_is_shown_as_asked_and_always_closed(desk: Pat
         opened.append(title)
         return (lambda done, total: None), (lambda: closed.append(title))
 
-    monkeypatch.setattr(face, "_stderr_is_tty", lambda: True)
+    monkeypatch.setattr(face, "stderr_is_tty", lambda: True)
     monkeypatch.setattr(face, "progress_bar", bar)
     op.baseline(desk, out=desk / "baselines" / "quiet", progress=False)
     assert opened == [] and closed == []

@@ -153,7 +153,7 @@ def test_the_text_bar_in_jupyter_is_one_display_updated_in_place(monkeypatch: py
         sent.append(("display_data", data["text/plain"]))
         return Handle()
 
-    monkeypatch.setattr(notebook, "_in_notebook", lambda: True)
+    monkeypatch.setattr(notebook, "in_notebook", lambda: True)
     monkeypatch.setitem(sys.modules, "ipywidgets", None)  # not installed: importing it raises ImportError
     monkeypatch.setattr(IPython.display, "display", display)
     update, close = notebook.progress_bar("refunds")

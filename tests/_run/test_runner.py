@@ -628,7 +628,7 @@ def test_in_jupyter_without_ipywidgets_the_bar_is_the_text_bar(monkeypatch: pyte
 
     from oloproof_nb._display import notebook
 
-    monkeypatch.setattr(notebook, "_in_notebook", lambda: True)
+    monkeypatch.setattr(notebook, "in_notebook", lambda: True)
     monkeypatch.setitem(sys.modules, "ipywidgets", None)  # import ipywidgets raises ImportError
     bar = notebook._bar_class()
     assert issubclass(bar, tqdm.std.tqdm) and not issubclass(bar, tqdm.notebook.tqdm)  # the text bar, not the widget
@@ -647,7 +647,7 @@ def test_in_jupyter_without_ipywidgets_the_bar_is_the_text_bar(monkeypatch: pyte
     monkeypatch.setattr(sys, "meta_path", [Broken(), *sys.meta_path])
     bar = notebook._bar_class()  # fresh-eyes review: op.run raised in such a notebook
     assert issubclass(bar, tqdm.std.tqdm) and not issubclass(bar, tqdm.notebook.tqdm)
-    monkeypatch.setattr(notebook, "_in_notebook", lambda: False)  # elsewhere: tqdm.auto's choice
+    monkeypatch.setattr(notebook, "in_notebook", lambda: False)  # elsewhere: tqdm.auto's choice
     from tqdm.auto import tqdm as auto
 
     assert notebook._bar_class() is auto
