@@ -537,7 +537,7 @@ def test_console_script_in_a_subprocess(make_suite, tmp_path: Path) -> None:
                          text=True, env=env, timeout=120)
     assert bad.returncode == 2
     assert bad.stderr.strip() == (f"oloproof: error: {folder / 'cases.jsonl'}: line 11: "
-                                  "duplicate case id 'p03'")
+                                  "duplicate case id 'p03' (also line 4)")  # p00 is line 1
     assert "Traceback" not in bad.stderr and bad.stdout == ""
     assert (folder / "cases.jsonl").read_bytes() == before
 

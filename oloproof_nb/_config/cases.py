@@ -96,7 +96,7 @@ def _iter_lines(path: str | Path, content: bool, rewrites: Sequence[tuple[str, s
     """The cases of a JSONL file, one line at a time (:func:`iter_cases`), with their content digest when
     ``content`` (else "") and their copies' (:func:`iter_cases_with_copies`)."""
     path = Path(path)
-    seen: set[str] = set()
+    seen: dict[str, int] = {}  # id -> its line
     looks: dict[str, tuple[int, str]] = {}  # id_look(id) -> (line, id), for ids that read otherwise than written
     clusters = LookAlikes()
     try:
@@ -160,13 +160,13 @@ def _iter_lines(path: str | Path, content: bool, rewrites: Sequence[tuple[str, s
                                         "does nothing); write the key as initial_state does (or name both keys if "
                                         "the case expects the key respelt)")
             if case.id in seen:
-                raise CaseFileError(path, lineno, f"duplicate case id {quote(case.id)}")
+                raise CaseFileError(path, lineno, f"duplicate case id {quote(case.id)} (also line {seen[case.id]})")
             look = id_look(case.id)
             if look in seen or look in looks:
                 earlier = f"{quote(looks[look][1])} at line {looks[look][0]}" if look in looks else quote(look)
                 raise CaseFileError(path, lineno, f"case id {quote(case.id)} reads as the case id {earlier}: they "
                                     f"differ only in {ID_LOOK_HELP}; give each case an id of its own")
-            seen.add(case.id)
+            seen[case.id] = lineno
             if look != case.id:
                 looks[look] = (lineno, case.id)
             written = obj.get("cluster") is not None
@@ -352,7 +352,7 @@ def load_cases(path: str | Path) -> list[Case]:
     >>> op.load_cases(path)
     Traceback (most recent call last):
     ...
-    oloproof_nb.errors.CaseFileError: ...cases.jsonl: line 2: duplicate case id 'c1'
+    oloproof_nb.errors.CaseFileError: ...cases.jsonl: line 2: duplicate case id 'c1' (also line 1)
     >>> _ = path.write_text('{"id": "c1", "input": {"request": "refund order 7"}}\\n')
     >>> [(case.id, case.input) for case in op.load_cases(path)]
     [('c1', {'request': 'refund order 7'})]
