@@ -255,3 +255,64 @@ def test_coverage_simulation_method_runs_only_that_methods_cells_and_says_so(tmp
     methods = {line.split(" | ")[1] for line in text.splitlines() if line.startswith("| betabin")}
     assert methods == {"cluster_bootstrap"}
     assert "coverage_simulation.py --reps 2 --seed 2024 --method cluster_bootstrap`" in text
+
+
+def test_coverage_simulation_g_runs_the_cells_below_min_clusters_and_says_so(tmp_path: Path) -> None:
+    """``--G 5`` runs only the ``cluster_t`` cells of ``betabin`` (3 ρ × 3 p) and ``concentrated`` (2 π × 2 p) at
+    5 clusters, with the all-pass bound of 5 clusters, 0.025^(1/5) = 0.4782 (by hand: Clopper–Pearson of 5 of 5),
+    and its command line names the option; ``--p 0.5`` keeps no ``concentrated`` cell (π ≤ 0.2 < 1 − p); ``--G 1``
+    is refused in one line, exit 2."""
+    def run(*extra: str) -> tuple[subprocess.CompletedProcess, str]:
+        out = tmp_path / "g.md"
+        out.unlink(missing_ok=True)
+        proc = subprocess.run([sys.executable, str(_PATH), "--reps", "2", "--workers", "1", "--out", str(out), *extra],
+                              capture_output=True, text=True, timeout=300, cwd=_PATH.parents[2])
+        return proc, out.read_text(encoding="utf-8") if out.exists() else ""
+
+    proc, text = run("--G", "5")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    cells = [line.split(" | ")[:5] for line in text.splitlines() if line.startswith(("| betabin", "| concentrated"))]
+    assert len(cells) == 9 + 4 and {c[2] for c in cells} == {"5"} and {c[1] for c in cells} == {"cluster_t"}
+    assert sum(c[0] == "| concentrated" for c in cells) == 4
+    assert f"| 5 | {0.025 ** (1 / 5):.4f} | {0.025 ** (1 / 5):.4f} |" in text and "| 20 |" not in text
+    assert "coverage_simulation.py --reps 2 --seed 2024 --G 5`" in text
+    proc, text = run("--G", "8", "5", "--p", "0.5")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    cells = [line.split(" | ")[:5] for line in text.splitlines() if line.startswith(("| betabin", "| concentrated"))]
+    assert len(cells) == 2 * 3 and {c[0] for c in cells} == {"| betabin"} and {c[4] for c in cells} == {"0.5"}
+    assert "--G 5 8 --p 0.5`" in text
+    proc, text = run("--G", "1")
+    assert proc.returncode == 2 and text == ""
+    assert proc.stderr.splitlines()[-1].endswith("--G takes numbers of clusters of at least 2, not 1")
+
+
+def test_readme_figures_below_min_clusters_are_the_tables() -> None:
+    """README §1's sentence on lowering ``min_clusters`` gives the per-G worst lower_miss and the median widths of
+    benchmarks/coverage.md's tables at G = 5–15 (review Q1), and its all-pass bounds are 0.025^(1/G) (by hand): a
+    table made again must change the sentence with it."""
+    import statistics
+
+    text = (_PATH.parents[2] / "benchmarks" / "coverage.md").read_text(encoding="utf-8")
+    section = text.split("## Below the default `min_clusters`")[1].split("\n## ")[0]
+    header = ("design", "method", "G", "rho", "p", "coverage", "lower_miss", "upper_miss", "median_width", "median_low")
+    rows = [dict(zip(header, (c.strip() for c in line.strip("|").split("|")), strict=True))
+            for line in section.splitlines() if line.startswith(("| betabin", "| concentrated"))]
+    grid = [r for r in rows if float(r["p"]) >= 0.8]
+    low = [r for r in rows if float(r["p"]) < 0.8]
+    gs = (5, 8, 10, 12, 15)
+    assert len(grid) == 13 * len(gs) and len(low) == 9 * len(gs) and all(r["method"] == "cluster_t" for r in rows)
+    assert max(float(r["lower_miss"]) for r in grid) == 0 and all(float(r["p"]) > 0.025 ** (1 / 15) for r in grid)
+    readme = " ".join((_PATH.parents[2] / "README.md").read_text(encoding="utf-8").split())
+    worst = ", ".join(_pct(max(float(r["lower_miss"]) for r in low if r["G"] == str(g))) for g in gs[:-1])
+    last = _pct(max(float(r["lower_miss"]) for r in low if r["G"] == "15"))
+    assert f"at most {worst} and {last} of the time at G = 5, 8, 10, 12 and 15 (rates 0.3–0.7)" in readme
+    assert "0.478 at G = 5, 0.782 at G = 15" in readme and f"{0.025 ** (1 / 5):.3f}" == "0.478"
+    assert f"{0.025 ** (1 / 15):.3f}" == "0.782"
+
+    def width(g: int, cells: list[dict[str, str]]) -> str:
+        return f"{statistics.median(float(r['median_width']) for r in cells if r['G'] == str(g)):.2f}"
+
+    key20 = [r for r in _main_table() if r["method"] == "cluster_t" and r["G"] == "20"
+             and r["design"] in ("betabin", "concentrated")]
+    assert (f"median width there of {width(5, grid)} at G = 5 and {width(15, grid)} at G = 15 "
+            f"({width(20, key20)} at G = 20)") in readme

@@ -14,6 +14,14 @@ Width is the median of ci_high − ci_low.
 
     python tests/reference/coverage_simulation.py --reps 2000 --out benchmarks/coverage.md   # the full table
     python tests/reference/coverage_simulation.py --reps 2000 --method cluster_t    # only the gate's method's rows
+    python tests/reference/coverage_simulation.py --reps 2000 --G 5 8 10 12 15      # below the default min_clusters
+    python tests/reference/coverage_simulation.py --reps 2000 --G 5 8 10 12 15 --p 0.3 0.5 0.7
+
+``--G`` runs, instead of the grid, the ``cluster_t`` cells of ``betabin`` (every ρ and p of the grid) and
+``concentrated`` (π ∈ {0.1, 0.2}, p ∈ {0.9, 0.95}) at those G, and the all-pass bounds of those G: what lowering
+``min_clusters`` in release.yaml would let the gate decide on. ``--p`` replaces those p (``concentrated`` keeps
+the cells with π ≥ 1 − p, the others have no such design). No clustered lower bound exceeds the all-pass bound
+(α/2)^(1/G) (0.78 at G = 15), so at G ≤ 15 the grid's p ≥ 0.8 cannot be missed: rates below it can.
 """
 
 from __future__ import annotations
@@ -34,6 +42,8 @@ from oloproof_nb._core.stats import rate_interval_from_sums  # noqa: E402
 GRID_G = (20, 30, 50, 100)
 GRID_RHO = (0.1, 0.3, 0.5)
 GRID_P = (0.8, 0.9, 0.95)
+#: π (share of failing clusters) and p of the ``concentrated`` cells; π ≥ 1 − p, so a failing cluster's rate is ≥ 0
+CONCENTRATED = ((0.1, 0.2), (0.9, 0.95))
 
 
 def draw(rng: np.random.Generator, design: str, g: int, p: float, rho: float) -> tuple[np.ndarray, np.ndarray]:
@@ -66,10 +76,17 @@ def cell(design: str, g: int, rho: float, p: float, method: str, reps: int, seed
             "median_width": float(np.median(high - low)), "median_low": float(np.median(low))}
 
 
-def cells(reps: int) -> list[tuple]:
+def cells(reps: int, gs: tuple[int, ...] = (), ps: tuple[float, ...] = ()) -> list[tuple]:
+    """(design, G, ρ, p, method, reps) of every cell; with ``gs``, only the ``cluster_t`` cells of ``betabin`` and
+    ``concentrated`` at those G (``--G``), at the rates ``ps`` if given (``--p``)."""
+    if gs:
+        out = [("betabin", g, rho, p, "cluster_t") for g, rho, p in itertools.product(gs, GRID_RHO, ps or GRID_P)]
+        out += [("concentrated", g, pi, p, "cluster_t")
+                for g, pi, p in itertools.product(gs, CONCENTRATED[0], ps or CONCENTRATED[1]) if pi >= 1 - p]
+        return [(*c, reps) for c in out]
     out = [("betabin", g, rho, p, "cluster_t") for g, rho, p in itertools.product(GRID_G, GRID_RHO, GRID_P)]
     out += [("unequal", 20, rho, p, "cluster_t") for rho, p in itertools.product(GRID_RHO, GRID_P)]
-    out += [("concentrated", g, pi, p, "cluster_t") for g, pi, p in itertools.product(GRID_G, (0.1, 0.2), (0.9, 0.95))]
+    out += [("concentrated", g, pi, p, "cluster_t") for g, pi, p in itertools.product(GRID_G, *CONCENTRATED)]
     out += [("betabin", g, rho, p, "cluster_bootstrap")
             for g, rho, p in itertools.product((*GRID_G, 200), GRID_RHO, GRID_P)]
     return [(*c, reps) for c in out]
@@ -80,17 +97,17 @@ def _run(args: tuple) -> dict[str, float | int | str]:
     return cell(design, g, rho, p, method, reps, seed)
 
 
-def all_pass_bounds() -> list[tuple[int, float, float]]:
+def all_pass_bounds(gs: tuple[int, ...] = (20, 50, 100)) -> list[tuple[int, float, float]]:
     """The lower bound of an all-pass run with G clusters of 1 and of 3 rows (what a suite can show at best)."""
     out = []
-    for g in (20, 50, 100):
+    for g in gs:
         singles = rate_interval_from_sums(np.ones(g, int), np.ones(g, int), method="clopper_pearson").low
         triples = rate_interval_from_sums(np.full(g, 3), np.full(g, 3), method="cluster_t").low
         out.append((g, singles, triples))
     return out
 
 
-def table(rows: list[dict], command: str) -> str:
+def table(rows: list[dict], command: str, gs: tuple[int, ...] = ()) -> str:
     lines = ["# Coverage of the gate's intervals (simulation)", "",
              f"Made by `{command}` (seeded; {rows[0]['reps']} repetitions per cell; bootstrap 1,000 resamples). "
              "Design and definitions: the docstring of tests/reference/coverage_simulation.py. "
@@ -104,7 +121,7 @@ def table(rows: list[dict], command: str) -> str:
                      f"{r['median_low']:.4f} |")
     lines += ["", "All-pass lower bounds (95%): the best a suite of G clusters can show.", "",
               "| G | G independent cases (Clopper–Pearson) | G clusters of 3 rows (cluster_t) |", "|---|---|---|"]
-    lines += [f"| {g} | {a:.4f} | {b:.4f} |" for g, a, b in all_pass_bounds()]
+    lines += [f"| {g} | {a:.4f} | {b:.4f} |" for g, a, b in all_pass_bounds(gs or (20, 50, 100))]
     return "\n".join(lines) + "\n"
 
 
@@ -115,14 +132,27 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--method", default="", help="run only the cells of this method (cluster_t, cluster_bootstrap)")
+    parser.add_argument("--G", type=int, nargs="+", default=[], metavar="G",
+                        help="run only the cluster_t cells of betabin and concentrated at these G (e.g. 5 8 10)")
+    parser.add_argument("--p", type=float, nargs="+", default=[], metavar="P",
+                        help="with --G: these true rates instead of the grid's (each in (0, 1))")
     args = parser.parse_args(argv)
+    if any(g < 2 for g in args.G):
+        parser.error(f"--G takes numbers of clusters of at least 2, not {min(args.G)}")
+    if args.p and (not args.G or not all(0 < p < 1 for p in args.p)):
+        parser.error("--p takes true rates in (0, 1), with --G")
+    gs, ps = tuple(sorted(set(args.G))), tuple(sorted(set(args.p)))
     t0 = time.perf_counter()
-    jobs = [(*c, args.seed) for c in cells(args.reps) if args.method in ("", c[4])]
+    jobs = [(*c, args.seed) for c in cells(args.reps, gs, ps) if args.method in ("", c[4])]
+    if not jobs:
+        parser.error(f"no cells of --method {args.method}" + (" at --G (its cells are cluster_t's)" if gs else ""))
     with ProcessPoolExecutor(args.workers) as pool:
         rows = list(pool.map(_run, jobs))
     command = (f"python tests/reference/coverage_simulation.py --reps {args.reps} --seed {args.seed}"
-               + (f" --method {args.method}" if args.method else ""))
-    text = table(rows, command) + f"\n({time.perf_counter() - t0:.0f} s on this machine, {args.workers} processes)\n"
+               + (f" --method {args.method}" if args.method else "")
+               + (f" --G {' '.join(map(str, gs))}" if gs else "") + (f" --p {' '.join(map(str, ps))}" if ps else ""))
+    seconds = time.perf_counter() - t0
+    text = table(rows, command, gs) + f"\n({seconds:.0f} s on this machine, {args.workers} processes)\n"
     if args.out:
         args.out.write_text(text)
     print(text)
