@@ -28,7 +28,7 @@ def _no_journal_conversion(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(self: Any) -> None:
         raise AssertionError("the columnar copy was built from the journal")
 
-    monkeypatch.setattr(run_module.Run, "write_columnar", refuse)
+    monkeypatch.setattr(run_module.Run, "_write_copy", refuse)  # what loading a run without a copy calls
 
 
 def _assert_equals_journal(directory: Path) -> op.Run:
@@ -111,13 +111,13 @@ def test_run_scope_over_many_chunks_is_judged_by_the_live_copy(tmp_path: Path,
     folder = init_example("stateful-agent", tmp_path / "suite")
     monkeypatch.setattr(live_copy, "CHUNK", 5)
     calls: list[int] = []
-    original = run_module.Run.write_columnar
+    original = run_module.Run._write_copy
 
     def counted(self: Any) -> None:
         calls.append(1)
         original(self)
 
-    monkeypatch.setattr(run_module.Run, "write_columnar", counted)
+    monkeypatch.setattr(run_module.Run, "_write_copy", counted)
     run = op.run(folder, out=tmp_path / "run", progress=False)
     assert calls == [] and _leftovers(run.directory) == ["frames"]
     pairs = _assert_equals_journal(run.directory).pairs
@@ -167,7 +167,7 @@ def test_oloproof_run_writes_the_copy_in_its_run_process(tmp_path: Path) -> None
         "from oloproof_nb._analysis import run as _run\n"
         "def _refuse(self):\n"
         "    raise SystemExit('the columnar copy was built from the journal')\n"
-        "_run.Run.write_columnar = _refuse\n", encoding="utf-8")
+        "_run.Run._write_copy = _refuse\n", encoding="utf-8")
     folder = everything_suite(tmp_path / "suite")
     env = cli_env()
     env["PYTHONPATH"] = os.pathsep.join([str(hook), *filter(None, [env.get("PYTHONPATH")])])
