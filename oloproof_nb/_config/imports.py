@@ -162,6 +162,32 @@ def portable_name(obj: Any) -> str:
     return f"{module}.{getattr(obj, '__qualname__', '?')}"
 
 
+def _suite_package_lacking(root: Path, missing: str | None) -> tuple[str, str] | None:
+    """``(package, file)`` when the module ``missing`` (a ``ModuleNotFoundError``'s name) belongs to a package
+    imported from the suite folder ``root`` (``tools.fmt`` with the folder's ``tools/`` imported): the file it would
+    be, relative to ``root`` (``tools/fmt.py``); else None (an installed package's module, a top-level name).
+
+    Examples
+    --------
+    >>> _suite_package_lacking(Path("/nowhere"), "json.nothing") is None
+    True
+    """
+    if not missing or "." not in missing:
+        return None
+    package, _, last = missing.rpartition(".")
+    places = getattr(sys.modules.get(package), "__path__", None) or []
+    folder = root.resolve()
+    for place in places:
+        path = Path(place)
+        if path == folder or _lies_in(path, [folder]):
+            try:
+                where = path.resolve().relative_to(folder)
+            except ValueError:  # reached through a link into the folder from outside it
+                where = Path(package.replace(".", "/"))
+            return package, (where / f"{last}.py").as_posix()
+    return None
+
+
 def _load_module(root: Path, module_name: str, file: str | Path) -> Any:
     candidate = module_file(root, module_name)
     added = str(root.resolve())
@@ -193,6 +219,11 @@ def _load_module(root: Path, module_name: str, file: str | Path) -> Any:
         raise
     except ModuleNotFoundError as exc:
         missing = exc.name
+        local = _suite_package_lacking(root, missing)
+        if local is not None and missing != module_name:  # tools/ of the suite folder has no fmt.py: nothing to install
+            raise ConfigError(file, "system", f"importing {quote(module_name)} raised {describe_exception(exc)}: "
+                              f"the suite folder's package {quote(local[0])} has no {local[1]} (a module of its "
+                              "own, not a package to install); add the file, or fix the import") from None
         if missing and missing != module_name and not module_name.startswith(f"{missing}."):
             # the module was found; a module it imports was not (a dependency left out of this environment)
             raise ConfigError(file, "system", f"importing {quote(module_name)} raised {describe_exception(exc)}: "

@@ -518,14 +518,19 @@ def _of_the_suite(directory: Path, root: Path) -> bool:
 
 def _check_resumable(manifest: Manifest, suite: Suite, version: str | None, fingerprint: str | None,
                      directory: Path, epochs: int | None, settings: str | None = None) -> None:
-    """Refuse (:class:`RunDirError`, one line saying why) to resume a run whose suite, epochs, suite files,
-    system version, code fingerprint or settings fingerprint are not those the run started with, or that has no
-    code fingerprint to compare (``settings``: the system's replay fingerprint when it differs from its code's)."""
+    """Refuse (:class:`RunDirError`, one line saying why) to resume a run whose suite, epochs, oloproof_nb release,
+    suite files, system version, code fingerprint or settings fingerprint are not those the run started with, or that
+    has no code fingerprint to compare (``settings``: the system's replay fingerprint when it differs from its
+    code's)."""
     if manifest.suite != suite.name:
         raise RunDirError(f"{directory}: holds a run of suite {quote(manifest.suite)}, not {quote(suite.name)}")
     if epochs is not None and manifest.epochs != epochs:
         raise RunDirError(f"{directory}: this run has epochs={manifest.epochs}, not {epochs}; resume it with "
                           f"epochs={manifest.epochs} (--epochs {manifest.epochs})")
+    if manifest.oloproof_nb != __version__:  # another release may judge, reset or replay otherwise (review F52)
+        raise RunDirError(f"{directory}: this run was started by oloproof_nb {manifest.oloproof_nb}, not by this "
+                          f"{__version__} (its verdicts would mix two releases' rules); finish it with oloproof_nb "
+                          f"{manifest.oloproof_nb}, or start a new run")
     changed = {name: value for name, value in suite.digests.items() if manifest.digests.get(name) != value}
     what = changed_digests({name: manifest.digests.get(name, "") for name in changed}, changed)
     if changed and all(n.startswith(CODE_KEY) for n in changed) and \

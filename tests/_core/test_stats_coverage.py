@@ -305,8 +305,9 @@ def test_readme_figures_below_min_clusters_are_the_tables() -> None:
     readme = " ".join((_PATH.parents[2] / "README.md").read_text(encoding="utf-8").split())
     worst = ", ".join(_pct(max(float(r["lower_miss"]) for r in low if r["G"] == str(g))) for g in gs[:-1])
     last = _pct(max(float(r["lower_miss"]) for r in low if r["G"] == "15"))
-    assert f"at most {worst} and {last} of the time at G = 5, 8, 10, 12 and 15 (rates 0.3–0.7)" in readme
-    assert "0.478 at G = 5, 0.782 at G = 15" in readme and f"{0.025 ** (1 / 5):.3f}" == "0.478"
+    assert "G = 5–15, true rates 0.3–0.7" in readme  # review F52: the sentence reworded, the figures kept
+    assert f"at most {worst} and {last} of the time at G = 5, 8, 10, 12 and 15 (nominal 2.5%)" in readme
+    assert "0.478 at G = 5 and 0.782 at G = 15" in readme and f"{0.025 ** (1 / 5):.3f}" == "0.478"
     assert f"{0.025 ** (1 / 15):.3f}" == "0.782"
 
     def width(g: int, cells: list[dict[str, str]]) -> str:
@@ -314,5 +315,5 @@ def test_readme_figures_below_min_clusters_are_the_tables() -> None:
 
     key20 = [r for r in _main_table() if r["method"] == "cluster_t" and r["G"] == "20"
              and r["design"] in ("betabin", "concentrated")]
-    assert (f"median width there of {width(5, grid)} at G = 5 and {width(15, grid)} at G = 15 "
+    assert (f"median width was {width(5, grid)} at G = 5 and {width(15, grid)} at G = 15 "
             f"({width(20, key20)} at G = 20)") in readme
