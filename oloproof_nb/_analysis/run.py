@@ -924,11 +924,14 @@ def _rule_of(run: Run) -> tuple[list[str], ...]:
 def _replay_checks(run: Run) -> tuple[Any, ...]:
     """What a fault replay is judged with (``evaluators/fault.py`` ``judge_replay``), as it uses it: the
     ``normalize`` flags of the answer checks, the settings of the state checks (the defaults when the suite
-    declares none) and the paths every ``state_unchanged`` check keeps, each a set."""
+    declares none) and the paths every ``state_unchanged`` check keeps, each a set; and whether an
+    ``outcome_contract`` check judges the cases (a recovery only the answer shows is then ``missing``: a suite that
+    gained one compared its fault criterion as unchanged, reviews M54, F52)."""
     answers, states, unchanged = replay_judges(run.config.evaluators)
     kept = {path for ev in unchanged for path in ev.paths}
+    outcomes = any(ev.type == "outcome_contract" for ev in run.config.evaluators)
     return (sorted({ev.normalize for ev in answers}),
-            sorted({json.dumps(ev.settings(), sort_keys=True, default=str) for ev in states}), sorted(kept))
+            sorted({json.dumps(ev.settings(), sort_keys=True, default=str) for ev in states}), sorted(kept), outcomes)
 
 
 def _pair_paths(run: Run) -> tuple[list[str], list[str], list[tuple[str, str, str | None]]]:
@@ -970,7 +973,7 @@ def changed_checks(a: Run, b: Run) -> dict[str, str]:
             out[ev.name] = "the suite's tool_errors rule differs"
             continue
         if ev.judged_with_the_suite and _replay_checks(a) != _replay_checks(b):
-            out[ev.name] = "the answer and state checks its replays are judged with differ"
+            out[ev.name] = "the answer, state and outcome checks its replays are judged with differ"
             continue
         if isinstance(ev, MetamorphicRelation) and ev.relation == "same_state" and _pair_paths(a) != _pair_paths(b):
             # a pair is compared outside the state checks' ignore patterns: a candidate's suite that ignored what

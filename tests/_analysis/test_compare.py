@@ -1006,7 +1006,7 @@ def test_a_fault_check_under_another_tool_errors_rule_is_check_changed(make_suit
     two = _run(make_suite(_cases(4), folder="rule-h", evaluators=other_guard), tmp_path / "h")
     assert changed_checks(one, two) == {
         "state_unchanged": "configured differently",
-        "recovers_from_error_at_t": "the answer and state checks its replays are judged with differ"}
+        "recovers_from_error_at_t": "the answer, state and outcome checks its replays are judged with differ"}
     # ... but only as the replay uses them: the default answer check written out, a second identical one, the
     # kept paths split over two state_unchanged checks, or absent_ok (a load-time warning) change nothing there
     split = [*evaluators, {"type": "answer_matches", "criterion": "again"},

@@ -124,3 +124,18 @@ def test_a_replay_that_escalates_and_claims_the_delivery_passes_by_its_escalatio
     plain = _run(tmp_path / "plain", escalates=True, claims=True, outcome_check=False)
     assert _rows(plain) == [("pass", "recovered and escalated")] * 3
     assert plain.replays["recovered"].tolist() == [True] * 3
+
+
+def test_a_suite_that_gained_an_outcome_check_judges_its_fault_criterion_otherwise(tmp_path: Path) -> None:
+    """Reviews M54, F52: the same agent and cases, the candidate's suite with an ``outcome_contract`` check: its
+    replays are ``missing`` where the base run's were ``recovered`` (3 flips by hand), a rule change, not the agent's.
+    compare and pooling read the fault criterion as judged by the same checks; now it is ``check_changed``."""
+    from oloproof_nb._analysis.run import changed_checks
+
+    base, candidate = _run(tmp_path / "base", outcome_check=False), _run(tmp_path / "cand")
+    assert _rows(base) == [("pass", "recovered")] * 3 and _rows(candidate) == [("missing", "recovery_unobserved")] * 3
+    assert changed_checks(base, candidate)["recovers_from_error_at_write_report"] == (
+        "the answer, state and outcome checks its replays are judged with differ")
+    assert "recovers_from_error_at_write_report" not in changed_checks(candidate, _run(tmp_path / "again"))
+    table = op.compare(base, candidate).table.set_index("criterion")
+    assert table.loc["recovers_from_error_at_write_report", "verdict"] != "REGRESSION"
