@@ -341,7 +341,8 @@ _LIMITS = {errno.EFBIG: "Raise the limit on file size (ulimit -f)",
 
 
 def _file_above(directory: Path) -> Path | None:
-    """The nearest folder above ``directory`` on its path that exists as something other than a folder, or None."""
+    """The nearest path above ``directory`` that is there as something other than a folder (a file, or a symbolic
+    link that leads to no folder: the link itself), or None."""
     for parent in directory.parents:
         if parent.exists() or parent.is_symlink():
             return None if parent.is_dir() else parent
@@ -395,8 +396,10 @@ class RunStore:
             make_folders(directory)
         except OSError as exc:
             blocker = _file_above(directory) if exc.errno == errno.ENOTDIR else None
-            if blocker is not None:  # --out notes.txt/r1: say which part is a file
-                raise RunDirError(f"{directory}: cannot create the run directory: {blocker} is a file, not a folder; "
+            if blocker is not None:  # --out notes.txt/r1: say which part is a file (or a link that leads to none)
+                what = (f"a symbolic link to {quote(os.readlink(blocker))}, which is not a folder"
+                        if blocker.is_symlink() else "a file, not a folder")
+                raise RunDirError(f"{directory}: cannot create the run directory: {blocker} is {what}; "
                                   "choose another out=") from None
             raise RunDirError(f"{directory}: cannot create the run directory ({exc.strerror})") from None
         lock = RunLock.acquire(directory)
