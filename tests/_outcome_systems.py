@@ -147,3 +147,56 @@ def grep_tree(root: Path, needle: str) -> list[str]:
 
 def read_records(run_dir: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in (run_dir / "cases.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+#: A report writer (``writer.py`` of a suite folder; ``VERSION`` replaced by :func:`report_writer`): ``write_report``
+#: writes ``out/<name>`` (``total,3``); its agent answers ``done`` whatever the tool returned, unless the case's
+#: input says otherwise: ``retries`` (a second call after a failed one, which writes the report), ``escalates`` (calls
+#: ``escalate`` after a failed one; with ``claims`` false it answers ``escalated``). Reviews R53 and M54.
+_REPORT_WRITER = '''
+import copy
+from pathlib import Path
+
+import oloproof_nb as op
+
+OUT = Path(__file__).resolve().parent / "out"
+
+
+class Writer(op.RecordedAgent):
+    version = "VERSION"
+
+    def __init__(self):
+        self.state = {}
+
+    def reset(self, state):
+        OUT.mkdir(exist_ok=True)
+        for f in OUT.iterdir():
+            f.unlink()
+        self.state = copy.deepcopy(state)
+
+    def snapshot(self):
+        return {"files": {f.name: f.read_text() for f in sorted(OUT.iterdir())}}
+
+    def write_report(self, name):
+        (OUT / name).write_text("total,3\\n")
+        return {"ok": True}
+
+    def escalate(self):
+        return {"ok": True}
+
+    def act(self, input, rec):
+        result = rec.tool("write_report", self.write_report, name=input["name"])
+        if not result.get("ok"):
+            if input.get("retries"):  # a second call, after the faulted one: it writes the report
+                rec.tool("write_report", self.write_report, name=input["name"])
+            if input.get("escalates"):
+                rec.tool("escalate", self.escalate)
+                if not input.get("claims", True):
+                    return "escalated"
+        return "done"  # whatever happened
+'''
+
+
+def report_writer(version: str) -> str:
+    """The source of the report writer of :data:`_REPORT_WRITER`, its ``version`` given."""
+    return _REPORT_WRITER.replace("VERSION", version)

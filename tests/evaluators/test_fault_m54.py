@@ -16,55 +16,15 @@ from typing import Any
 
 import pandas as pd
 import yaml
+from _outcome_systems import report_writer
 
 import oloproof_nb as op
 from oloproof_nb._display.report import build_sections
 
-WRITER = '''
-import copy
-from pathlib import Path
-
-import oloproof_nb as op
-
-OUT = Path(__file__).resolve().parent / "out"
-
-
-class Writer(op.RecordedAgent):
-    version = "writer-m54"
-
-    def __init__(self):
-        self.state = {}
-
-    def reset(self, state):
-        OUT.mkdir(exist_ok=True)
-        for f in OUT.iterdir():
-            f.unlink()
-        self.state = copy.deepcopy(state)
-
-    def snapshot(self):
-        return {"files": {f.name: f.read_text() for f in sorted(OUT.iterdir())}}
-
-    def write_report(self, name):
-        (OUT / name).write_text("total,3\\n")
-        return {"ok": True}
-
-    def escalate(self):
-        return {"ok": True}
-
-    def act(self, input, rec):
-        result = rec.tool("write_report", self.write_report, name=input["name"])
-        if not result.get("ok"):
-            if input.get("retries"):  # a second call, after the faulted one: it writes the report
-                rec.tool("write_report", self.write_report, name=input["name"])
-            if input.get("escalates"):
-                rec.tool("escalate", self.escalate)
-        return "done"  # whatever happened
-'''
-
 
 def _run(root: Path, cases: list[dict[str, Any]]) -> op.Run:
     root.mkdir()
-    (root / "writer.py").write_text(WRITER, encoding="utf-8")
+    (root / "writer.py").write_text(report_writer("writer-m54"), encoding="utf-8")
     (root / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
     config = {"name": "m54", "system": "writer:Writer", "cases": "cases.jsonl",
               "evaluators": [{"type": "answer_matches"}, {"type": "state_matches"},

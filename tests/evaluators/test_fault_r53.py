@@ -15,54 +15,17 @@ from typing import Any
 
 import pytest
 import yaml
+from _outcome_systems import report_writer
 
 import oloproof_nb as op
 
-WRITER = '''
-import copy
-from pathlib import Path
-
-import oloproof_nb as op
-
-OUT = Path(__file__).resolve().parent / "out"
-
-
-class Writer(op.RecordedAgent):
-    version = "writer-r53"
-
-    def __init__(self):
-        self.state = {}
-
-    def reset(self, state):
-        OUT.mkdir(exist_ok=True)
-        for f in OUT.iterdir():
-            f.unlink()
-        self.state = copy.deepcopy(state)
-
-    def snapshot(self):
-        return {"files": {f.name: f.read_text() for f in sorted(OUT.iterdir())}}
-
-    def write_report(self, name):
-        (OUT / name).write_text("total,3\\n")
-        return {"ok": True}
-
-    def escalate(self):
-        return {"ok": True}
-
-    def act(self, input, rec):
-        result = rec.tool("write_report", self.write_report, name=input["name"])
-        if input.get("escalates") and not result.get("ok"):
-            rec.tool("escalate", self.escalate)
-            return "done" if input.get("claims") else "escalated"
-        return "done"
-'''
 DIGEST = hashlib.sha256(b"total,3\n").hexdigest()
 
 
 def _run(root: Path, *, escalates: bool = False, state: bool = False, outcome_check: bool = True,
          claims: bool = False) -> op.Run:
     root.mkdir()
-    (root / "writer.py").write_text(WRITER, encoding="utf-8")
+    (root / "writer.py").write_text(report_writer("writer-r53"), encoding="utf-8")
     cases = []
     for n in range(3):
         case: dict[str, Any] = {"id": f"r{n}", "input": {"name": f"r{n}.csv", "escalates": escalates, "claims": claims},
