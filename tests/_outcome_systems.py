@@ -200,3 +200,47 @@ class Writer(op.RecordedAgent):
 def report_writer(version: str) -> str:
     """The source of the report writer of :data:`_REPORT_WRITER`, its ``version`` given."""
     return _REPORT_WRITER.replace("VERSION", version)
+
+
+_WAITING_DESK = '''
+import time
+from pathlib import Path
+
+OUT = Path(__file__).resolve().parent / "out"
+WRITER, WAITER, WRITES, WAITED = ROLES
+
+
+def _wait_for(path, seconds):
+    end = time.monotonic() + seconds
+    while not path.exists() and time.monotonic() < end:
+        time.sleep(0.01)
+
+
+class Desk:
+    version = "VERSION"
+
+    def reset(self, state):
+        OUT.mkdir(exist_ok=True)
+
+    def snapshot(self):
+        return {}
+
+    def run(self, input):
+        if input["role"] == WRITER:
+            _wait_for(OUT / f"{WAITER}-started", 1.0)
+            for name in WRITES:
+                (OUT / name).write_text(name + "\\n")
+        else:
+            (OUT / f"{WAITER}-started").write_text("")
+            _wait_for(OUT / WAITED, 2.0)
+        return {"steps": [], "answer": "done", "status": "completed"}
+'''
+
+
+def waiting_desk(version: str, writer: str, waiter: str, writes: tuple[str, ...], waited: str) -> str:
+    """A desk (``desk.py`` of a suite folder) whose two roles overlap whatever the machine's speed unless the runner
+    keeps them apart: the case of role ``waiter`` marks its start and waits (at most 2 s) for ``out/<waited>``; the
+    case of role ``writer`` waits (at most 1 s) for that mark, then writes ``out/<name>`` for each of ``writes``.
+    Reviews R53 (a draft at the report's path) and C18 (an export writing another locator's file)."""
+    roles = repr((writer, waiter, writes, waited))
+    return _WAITING_DESK.replace("VERSION", version).replace("ROLES", roles)

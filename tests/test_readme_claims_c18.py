@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from _outcome_systems import waiting_desk
 from scipy import stats
 
 import oloproof_nb as op
@@ -57,40 +58,6 @@ def test_by_key_elements_sharing_a_key_value_are_met_in_order() -> None:
     assert len(own) == 4 and all(ok for *_, ok in own)
 
 
-#: ``mine`` promises out/mine.txt and its agent writes nothing, waiting (at most 2 s) for the file; ``export``
-#: promises out/export.txt and, once ``mine`` has started (at most 1 s later), writes both files.
-DESK = '''
-import time
-from pathlib import Path
-
-OUT = Path(__file__).resolve().parent / "out"
-
-
-def _wait_for(path, seconds):
-    end = time.monotonic() + seconds
-    while not path.exists() and time.monotonic() < end:
-        time.sleep(0.01)
-
-
-class Desk:
-    version = "desk-c18"
-
-    def reset(self, state):
-        OUT.mkdir(exist_ok=True)
-
-    def snapshot(self):
-        return {}
-
-    def run(self, input):
-        if input["role"] == "export":
-            _wait_for(OUT / "mine-started", 1.0)
-            (OUT / "mine.txt").write_text("mine\\n")
-            (OUT / "export.txt").write_text("export\\n")
-        else:
-            (OUT / "mine-started").write_text("")
-            _wait_for(OUT / "mine.txt", 2.0)
-        return {"steps": [], "answer": "done", "status": "completed"}
-'''
 
 
 @pytest.mark.parametrize(("workers", "mine"), [(2, "verified"), (1, "missing")])
@@ -98,7 +65,9 @@ def test_a_case_writing_another_locator_s_file_is_the_user_s_to_keep_apart(tmp_p
                                                                            mine: str) -> None:
     root = tmp_path / "desk"
     root.mkdir()
-    (root / "desk.py").write_text(DESK, encoding="utf-8")
+    # export writes both files while mine, promising out/mine.txt and writing nothing, waits for its file
+    (root / "desk.py").write_text(waiting_desk("desk-c18", "export", "mine", ("mine.txt", "export.txt"), "mine.txt"),
+                                  encoding="utf-8")
     cases = [{"id": role, "input": {"role": role}, "expected": {"answer": "done"},
               "outcome": {"artifact_id": role, "locator": f"out/{role}.txt"}} for role in ("mine", "export")]
     (root / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")

@@ -14,48 +14,16 @@ from pathlib import Path
 
 import pytest
 import yaml
+from _outcome_systems import waiting_desk
 
 import oloproof_nb as op
 from oloproof_nb._run.observe import OBSERVES, UNOBSERVED, HeldBack
 
-#: The desk. ``draft`` writes the report once ``publish`` has started (at most 1 s later), so that without the
-#: rule the two overlap whatever the machine's speed; ``publish`` waits (at most 2 s) for a report to appear.
-DESK = '''
-import time
-from pathlib import Path
-
-OUT = Path(__file__).resolve().parent / "out"
-
-
-def _wait_for(path, seconds):
-    end = time.monotonic() + seconds
-    while not path.exists() and time.monotonic() < end:
-        time.sleep(0.01)
-
-
-class Desk:
-    version = "desk-r53"
-
-    def reset(self, state):
-        OUT.mkdir(exist_ok=True)
-
-    def snapshot(self):
-        return {}
-
-    def run(self, input):
-        if input["role"] == "draft":
-            _wait_for(OUT / "publish-started", 1.0)
-            (OUT / "report.txt").write_text("report\\n")
-        else:
-            (OUT / "publish-started").write_text("")
-            _wait_for(OUT / "report.txt", 2.0)
-        return {"steps": [], "answer": "done", "status": "completed"}
-'''
-
 
 def _suite(root: Path, isolation: str) -> Path:
     root.mkdir()
-    (root / "desk.py").write_text(DESK, encoding="utf-8")
+    (root / "desk.py").write_text(waiting_desk("desk-r53", "draft", "publish", ("report.txt",), "report.txt"),
+                                  encoding="utf-8")  # draft writes the report while publish waits for one
     cases = [
         {"id": "draft", "input": {"role": "draft"}, "expected": {"answer": "done"}},
         {"id": "publish", "input": {"role": "publish"}, "expected": {"answer": "done"},
