@@ -75,24 +75,25 @@ class LiveCopy:
     def add(self, record: CaseRecord, state_ref: str | None, initial_ref: str | None = None) -> None:
         """Take one appended case record and the addresses of its final and initial states (None: not in
         the state store; an initial state without an address is kept as it is for the run's pairs)."""
-        if self._broken or self._writer is None:  # not usable
+        if not self.usable:
             return
         index = record["index"]
         if index == self._next and not self._waiting:  # the next record, none waiting (one worker): taken at once
-            self._chunk.append((record, state_ref, initial_ref))
-            self._next += 1
-            if len(self._chunk) == CHUNK:
-                self._flush()
+            self._take((record, state_ref, initial_ref))
             return
         if index < self._next or index in self._waiting:  # seen twice: the journal keeps the first, do not guess
             self._drop()
             return
         self._waiting[index] = (record, state_ref, initial_ref)
         while self._next in self._waiting:
-            self._chunk.append(self._waiting.pop(self._next))
-            self._next += 1
-            if len(self._chunk) == CHUNK:
-                self._flush()
+            self._take(self._waiting.pop(self._next))
+
+    def _take(self, item: tuple[CaseRecord, str | None, str | None]) -> None:
+        """Put the next record in case order into the chunk; a full chunk is turned into rows."""
+        self._chunk.append(item)
+        self._next += 1
+        if len(self._chunk) == CHUNK:
+            self._flush()
 
     def _flush(self) -> None:
         if not self._chunk or not self.usable:

@@ -246,14 +246,23 @@ class Suite:
             the old code under the new file's fingerprint (its replays cached for the new code).
         """
         if self.system_target is not None:
-            stale = stale_function(self.system_target)
-            if stale is not None:
-                raise ConfigError(self.root / SUITE_FILE, "system", _old_system(stale, restart=False))
-            kept = stale_import(self.root, self.system_target)  # a module it imports: only a restart reloads it
-            if kept is not None:
-                raise ConfigError(self.root / SUITE_FILE, "system", _old_system(kept, restart=True))
+            edited = self.system_edited()
+            if edited is not None:
+                raise ConfigError(self.root / SUITE_FILE, "system", _old_system(*edited))
             return self.system_target
         return import_system(self.root, self.config.system, self.root / SUITE_FILE)
+
+    def system_edited(self) -> tuple[Path, bool] | None:
+        """The file of the imported system that changed since it was imported, with whether only a restart
+        reloads it (a module the system's code imports, which Python keeps); None when none did (or the system
+        is not imported yet)."""
+        if self.system_target is None:
+            return None
+        stale = stale_function(self.system_target)
+        if stale is not None:
+            return stale, False
+        kept = stale_import(self.root, self.system_target)
+        return None if kept is None else (kept, True)
 
     def with_user_code(self) -> Suite:
         """This suite with its validators and python checks imported and their code digested: itself when

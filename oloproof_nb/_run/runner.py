@@ -44,7 +44,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal, NamedTuple, Protocol, TypeVar
 
-from .._config.imports import CODE_KEY, stale_function, stale_import
+from .._config.imports import CODE_KEY
 from .._config.release import check_reductions
 from .._config.suite import RELEASE_FILE, Suite, changed_digests, load_suite
 from .._config.suite_config import MAX_EPOCHS, SUITE_FILE
@@ -737,7 +737,7 @@ def _remote_suite(suite_root: str, digests: dict[str, str], wanted: tuple[str | 
     stale_pools: list[queue.Queue[Any]] = []
     with _REMOTE_LOCK:
         held = _REMOTE_SUITES.get(key)
-        if held is not None and wanted not in held.checked and _system_edited(held.suite):
+        if held is not None and wanted not in held.checked and held.suite.system_edited() is not None:
             held = None
         if held is None:
             suite = load_suite(suite_root)
@@ -753,13 +753,6 @@ def _remote_suite(suite_root: str, digests: dict[str, str], wanted: tuple[str | 
     # its instances released as at a run's end (they were dropped here, under the lock and outside any timeout)
     _release_pools(stale_pools, held.suite.config.case_timeout_s)
     return held
-
-
-def _system_edited(suite: Suite) -> bool:
-    """Whether a file of the system ``suite`` imported (its own, or a module of the suite folder its code imports)
-    changed since: :meth:`Suite.resolve_system` would refuse it."""
-    target = suite.system_target
-    return target is not None and (stale_function(target) or stale_import(suite.root, target)) is not None
 
 
 def _shown_on_this_worker(suite_root: str) -> ShownArtifacts:

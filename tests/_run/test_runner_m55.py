@@ -77,7 +77,7 @@ def test_a_worker_s_system_from_outside_the_suite_edited_since_says_restart(
     """The system's module is installed outside the suite folder; a worker holds the suite since a batch, the
     module is edited, and a run of another code fingerprint (its process restarted) sends a batch. The worker loads
     the suite again, which Python refuses as the run's process did before its restart: the line says to restart
-    (exact text of the load's refusal). Kills ``_system_edited`` without ``stale_function`` (only the suite
+    (exact text of the load's refusal). Kills ``Suite.system_edited`` without ``stale_function`` (only the suite
     folder's files read: the suite kept, and the line said "load the suite again", which cannot take the edit)."""
     name = f"m55_outside_{uuid.uuid4().hex[:8]}"
     outside = tmp_path / "installed"
