@@ -13,7 +13,6 @@ import re
 import subprocess
 import sys
 import threading
-import time
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -483,7 +482,7 @@ def test_an_instance_pooled_by_an_earlier_run_is_checked_against_this_runs_syste
     suite files. Checked against the run's version only when built, an instance pooled by a run of version v1 ran
     the batches of the next run, whose system (its version read from a file outside the suite, now v2) the run
     recorded as v2: the run said v2 and held v1's answers. It is replaced by one built and checked against v2."""
-    from oloproof_nb._run.runner import _release_here, _remote_batch
+    from oloproof_nb._run.remote import _release_here, _remote_batch
 
     root, version = _versioned_desk(make_suite, tmp_path)
     first = op.run(root, out=tmp_path / "first", progress=False)
@@ -505,7 +504,7 @@ def test_an_instance_a_worker_refuses_is_released(make_suite: Any, tmp_path: Pat
     """Review F46: an instance built on a worker and refused (another version than the run's) was left to the
     exception's traceback, which holds it (and what it holds open) as long as the error is kept. It is released
     before the error is raised (the log's counts)."""
-    from oloproof_nb._run.runner import _remote_batch
+    from oloproof_nb._run.remote import _remote_batch
 
     root, _ = _versioned_desk(make_suite, tmp_path)
     suite = op.load_suite(root)
@@ -520,7 +519,7 @@ def test_a_thread_executors_instances_are_released_when_the_run_ends(make_suite:
     """A ``ThreadPoolExecutor``'s workers are this process: the instances they pooled (a database file, a
     connection) were kept after ``op.run`` returned, until the process ended. Released with the run, as a serial
     run's are (the log's counts); a second run builds its own."""
-    from oloproof_nb._run import runner
+    from oloproof_nb._run import remote
 
     root, _ = _versioned_desk(make_suite, tmp_path)
     log = tmp_path / "instances.log"
@@ -528,7 +527,7 @@ def test_a_thread_executors_instances_are_released_when_the_run_ends(make_suite:
         with ThreadPoolExecutor(max_workers=2) as pool:
             run = op.run(root, executor=pool, chunk_size=1, out=tmp_path / f"run{n}", progress=False)
         assert list(run.cases["answer"]) == ["v1"] * 4
-        assert not [k for k in runner._REMOTE_SUITES if k[0] == str(root)]
+        assert not [k for k in remote._REMOTE_SUITES if k[0] == str(root)]
         lines = log.read_text(encoding="utf-8").split()
         assert lines.count("built") == lines.count("released") >= 2 * n  # the run's own, and at least one a worker
 
@@ -614,44 +613,6 @@ def test_a_stuck_call_never_keeps_the_process_alive() -> None:
             "try:\n    call_with_timeout(lambda: time.sleep(3600), 0.1)\nexcept CaseTimeout:\n    print('timed out')\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and proc.stdout.strip() == "timed out"
-
-
-@pytest.mark.parametrize("seed", range(5))
-def test_items_that_share_a_key_never_run_at_once_and_all_finish(seed: int) -> None:
-    """``_bounded`` with keys (the files cases observe): random items on 3 threads, each holding 0–2 of 4 keys.
-    Every item runs exactly once, no two items sharing a key overlap, items sharing a key start in their
-    order, and items with free keys go ahead (the run is not serial)."""
-    import random
-
-    from oloproof_nb._run.runner import _bounded
-
-    rng = random.Random(seed)
-    items = [(i, frozenset(rng.sample("abcd", rng.randint(0, 2)))) for i in range(60)]
-    lock = threading.Lock()
-    running: dict[int, frozenset[str]] = {}
-    clashes: list[tuple[int, int]] = []
-    order: list[int] = []
-    most = [0]
-
-    def task(item: tuple[int, frozenset[str]]) -> int:
-        i, keys = item
-        with lock:
-            clashes.extend((i, j) for j, other in running.items() if other & keys)
-            running[i] = keys
-            order.append(i)
-            most[0] = max(most[0], len(running))
-        time.sleep(rng.uniform(0, 0.004))
-        with lock:
-            del running[i]
-        return i
-
-    with ThreadPoolExecutor(max_workers=3) as pool:
-        done = list(_bounded(lambda item: pool.submit(task, item), items, 6, keys=lambda item: item[1]))
-    assert sorted(done) == list(range(60)) and not clashes
-    for key in "abcd":
-        mine = [i for i, keys in items if key in keys]
-        assert [i for i in order if i in mine] == mine  # in their order
-    assert most[0] >= 2
 
 
 def test_no_more_instances_than_case_runs(make_suite: Any, tmp_path: Path) -> None:
@@ -787,7 +748,7 @@ def test_a_stale_pooled_instance_is_released_before_its_replacement_is_built(mak
     """An instance pooled by a run of v1, met by a batch of a run of v2, is released and then one is built and
     checked (what it holds open, a database file or a lock, is let go before its replacement takes it). Mutation
     round M51: without the release it lived on, beside its replacement, until the batch ended."""
-    from oloproof_nb._run.runner import _release_here, _remote_batch
+    from oloproof_nb._run.remote import _release_here, _remote_batch
 
     root, version = _versioned_desk(make_suite, tmp_path)
     log = tmp_path / "instances.log"

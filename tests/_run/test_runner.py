@@ -6,7 +6,7 @@ import copy
 import hashlib
 import json
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +15,7 @@ import pytest
 
 import oloproof_nb as op
 from oloproof_nb._core.case import case_digest
-from oloproof_nb._run.runner import _bounded, _worker_digests, run_suite
+from oloproof_nb._run.runner import run_suite
 
 # -- purpose-built systems ---------------------------------------------------------------------------
 
@@ -898,68 +898,6 @@ def test_a_resumed_run_hands_no_record_to_the_sink(make_suite, tmp_path: Path) -
     assert len((out / "cases.jsonl").read_bytes().splitlines()) == 3  # the resume itself ran the two cases
 
 
-def test_bounded_never_has_more_than_its_limit_in_flight() -> None:
-    in_flight = 0
-    most = 0
-    pending: list[Future[int]] = []
-
-    def submit(item: int) -> Future[int]:
-        nonlocal in_flight, most
-        in_flight += 1
-        most = max(most, in_flight)
-        future: Future[int] = Future()
-        future.set_result(item)
-        pending.append(future)
-        return future
-
-    got = []
-    for item in _bounded(submit, range(10), 3):
-        in_flight -= 1
-        got.append(item)
-    assert sorted(got) == list(range(10))
-    assert most == 3
-
-
-def test_bounded_cancels_the_tasks_in_flight_when_its_caller_stops() -> None:
-    """Ctrl-C (or an error) while batches wait on an executor: those not started never run. Before, a Dask
-    cluster ran every batch queued (64 in flight) after the run had stopped: cases with side effects that no
-    record kept, run again by the resume."""
-    futures: list[Future[int]] = []
-
-    def submit(item: int) -> Future[int]:
-        futures.append(Future())
-        if item == 0:  # the first task is done; the others wait on the executor
-            futures[-1].set_result(0)
-        return futures[-1]
-
-    results = _bounded(submit, range(10), 3)
-    assert next(results) == 0
-    results.close()  # the caller stops (Ctrl-C, an error)
-    assert len(futures) == 3 and all(f.cancelled() for f in futures[1:])
-
-
-def test_bounded_raises_a_failed_task_as_lost_says() -> None:
-    """A task's own error is raised as it is; one ``lost`` recognises (an executor's) as ``lost`` words it."""
-    def submit(item: int) -> Future[int]:
-        future: Future[int] = Future()
-        future.set_exception(KeyError(item) if item else RuntimeError("gone"))
-        return future
-
-    def lost(item: int, exc: Exception) -> Exception | None:
-        return op.OloproofError(f"lost {item}") if isinstance(exc, RuntimeError) else None
-
-    with pytest.raises(op.OloproofError, match="lost 0"):
-        list(_bounded(submit, [0], 1, lost=lost))
-    with pytest.raises(KeyError):
-        list(_bounded(submit, [1], 1, lost=lost))
-
-
-def test_a_worker_checks_every_digest_of_the_suite_but_release_yaml() -> None:
-    # release.yaml matters to the gate only: editing it while workers run must not stop them
-    digests = {"cases.jsonl": "a", "oloproof.yaml": "b", "release.yaml": "c", "code:checks:done": "d"}
-    assert _worker_digests(digests) == (("cases.jsonl", "a"), ("code:checks:done", "d"), ("oloproof.yaml", "b"))
-
-
 POISONED_SYSTEM = '''
 class Poisoned:
     """Raises when its input says so; an instance that raised once fails every later case too."""
@@ -1096,7 +1034,7 @@ def test_a_worker_with_another_code_fingerprint_names_the_fingerprints_not_the_v
     """An executor's worker whose system has the run's version but another code fingerprint was refused as having
     "another code fingerprint than the run's ('scripted-1' vs 'scripted-1')": the two versions, which are equal.
     The message quotes the values that differ (here the fingerprints)."""
-    from oloproof_nb._run.runner import _remote_batch
+    from oloproof_nb._run.remote import _remote_batch
 
     folder = make_suite(_scripted_cases(1))
     suite = op.load_suite(folder)

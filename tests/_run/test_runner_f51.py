@@ -54,7 +54,7 @@ def test_a_worker_keeps_its_suite_while_the_system_is_unchanged(make_suite: Call
                                                                tmp_path: Path) -> None:
     """Two batches of one suite in this process with no edit between: one suite held, the same object (loaded
     once), as before."""
-    from oloproof_nb._run import runner
+    from oloproof_nb._run import remote
 
     root = _suite(make_suite)
     (root / "f51desk.py").write_text(DESK, encoding="utf-8")
@@ -62,13 +62,13 @@ def test_a_worker_keeps_its_suite_while_the_system_is_unchanged(make_suite: Call
     batch = list(enumerate(suite.kept_cases or ()))
     run = op.run(suite, out=tmp_path / "run", progress=False)
     try:
-        runner._remote_batch(str(root), dict(suite.digests), batch, "r1", "desk", run.manifest.code_fingerprint)
-        held = [v for k, v in runner._REMOTE_SUITES.items() if k[0] == str(root)]
-        runner._remote_batch(str(root), dict(suite.digests), batch, "r2", "desk", run.manifest.code_fingerprint)
-        again = [v for k, v in runner._REMOTE_SUITES.items() if k[0] == str(root)]
+        remote._remote_batch(str(root), dict(suite.digests), batch, "r1", "desk", run.manifest.code_fingerprint)
+        held = [v for k, v in remote._REMOTE_SUITES.items() if k[0] == str(root)]
+        remote._remote_batch(str(root), dict(suite.digests), batch, "r2", "desk", run.manifest.code_fingerprint)
+        again = [v for k, v in remote._REMOTE_SUITES.items() if k[0] == str(root)]
         assert len(held) == 1 and again[0] is held[0]
     finally:
-        runner._release_here(str(root), None)
+        remote._release_here(str(root), None)
 
 
 def test_a_worker_s_later_batches_run_on_when_the_system_s_file_outside_the_suite_was_saved(

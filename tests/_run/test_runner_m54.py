@@ -22,8 +22,8 @@ import yaml
 
 import oloproof_nb as op
 from oloproof_nb._core.case import Case, case_from_mapping
-from oloproof_nb._run import runner
-from oloproof_nb._run.runner import _batched, _release_here, _remote_batch
+from oloproof_nb._run import remote
+from oloproof_nb._run.remote import _batched, _release_here, _remote_batch
 
 #: A case that promises nothing marks its start, then waits (at most 10 s) for its partner's: ``together`` if the
 #: partner started meanwhile (it ran beside it), else ``alone``. An observer writes its report.
@@ -131,14 +131,14 @@ def test_a_worker_keeps_one_record_per_suite_folder(make_suite: Any, tmp_path: P
                                            "r", version, fingerprint)
                 assert [r["trajectory"]["answer"] for r in records] == [version] * 2
         assert _counts(a_log) == _counts(b_log) == (1, 0)  # by hand: one instance each, still pooled
-        held = [k for k in runner._REMOTE_SUITES if k[0] in (str(a), str(b))]
-        assert len(held) == 2 and runner._REMOTE_SUITES[held[0]].pool is not runner._REMOTE_SUITES[held[1]].pool
+        held = [k for k in remote._REMOTE_SUITES if k[0] in (str(a), str(b))]
+        assert len(held) == 2 and remote._REMOTE_SUITES[held[0]].pool is not remote._REMOTE_SUITES[held[1]].pool
         # a new version of a's files: the worker drops the old one's record, and with it its instance
         with (a / "cases.jsonl").open("a", encoding="utf-8") as handle:
             handle.write(json.dumps({"id": "c2", "input": {"n": 2}, "expected": {"answer": "va"}}) + "\n")
         suite_a = op.load_suite(a)
         _remote_batch(str(a), dict(suite_a.digests), list(enumerate(suite_a.kept_cases or ())), "r2", "va", a_print)
-        assert len([k for k in runner._REMOTE_SUITES if k[0] == str(a)]) == 1
+        assert len([k for k in remote._REMOTE_SUITES if k[0] == str(a)]) == 1
         assert _counts(a_log) == (2, 1) and _counts(b_log) == (1, 0)
         # released as at a run's end, on the helper thread (it was dropped on this one, under the workers' lock)
         assert f"released:{threading.current_thread().name}" not in a_log.read_text(encoding="utf-8").split()
@@ -146,7 +146,7 @@ def test_a_worker_keeps_one_record_per_suite_folder(make_suite: Any, tmp_path: P
         _release_here(str(a), None)
         _release_here(str(b), None)
     assert _counts(a_log) == (2, 2) and _counts(b_log) == (1, 1)
-    assert not [k for k in runner._REMOTE_SUITES if k[0] in (str(a), str(b))]
+    assert not [k for k in remote._REMOTE_SUITES if k[0] in (str(a), str(b))]
 
 
 

@@ -11,7 +11,7 @@ import pytest
 from _shared import outside_desk
 
 import oloproof_nb as op
-from oloproof_nb._run import runner
+from oloproof_nb._run import remote
 from oloproof_nb._run.systems import build
 from oloproof_nb.errors import OloproofError
 
@@ -46,12 +46,12 @@ def test_a_worker_refused_a_system_loads_it_again_once_the_file_holds_the_run_s_
     try:
         desk.write_text(DESK.replace('"ok"', '"no"'), encoding="utf-8")
         with pytest.raises(OloproofError, match="has another code fingerprint than the run's"):
-            runner._remote_batch(str(root), dict(suite.digests), batch, "r1", "desk", fingerprint)
+            remote._remote_batch(str(root), dict(suite.digests), batch, "r1", "desk", fingerprint)
         desk.write_text(DESK, encoding="utf-8")
-        records, _ = runner._remote_batch(str(root), dict(suite.digests), batch, "r2", "desk", fingerprint)
+        records, _ = remote._remote_batch(str(root), dict(suite.digests), batch, "r2", "desk", fingerprint)
         assert [r["status"] for r in records] == ["completed"] * 4
     finally:
-        runner._release_here(str(root), None)
+        remote._release_here(str(root), None)
 
 
 def test_a_worker_keeps_its_suite_for_a_run_of_another_identity_when_the_system_is_unchanged(
@@ -64,12 +64,12 @@ def test_a_worker_keeps_its_suite_for_a_run_of_another_identity_when_the_system_
     fingerprint = op.run(suite, out=tmp_path / "run", progress=False).manifest.code_fingerprint
     batch = list(enumerate(suite.kept_cases or ()))
     try:
-        runner._remote_batch(str(root), dict(suite.digests), batch, "r1", "desk", fingerprint)
-        held = [v for k, v in runner._REMOTE_SUITES.items() if k[0] == str(root)]
-        again = runner._remote_suite(str(root), dict(suite.digests), ("desk-2", fingerprint))
+        remote._remote_batch(str(root), dict(suite.digests), batch, "r1", "desk", fingerprint)
+        held = [v for k, v in remote._REMOTE_SUITES.items() if k[0] == str(root)]
+        again = remote._remote_suite(str(root), dict(suite.digests), ("desk-2", fingerprint))
         assert len(held) == 1 and again is held[0]
     finally:
-        runner._release_here(str(root), None)
+        remote._release_here(str(root), None)
 
 
 def test_a_worker_s_system_from_outside_the_suite_edited_since_says_restart(
@@ -91,18 +91,18 @@ def test_a_worker_s_system_from_outside_the_suite_edited_since_says_restart(
     fingerprint = op.run(suite, out=tmp_path / "run", progress=False).manifest.code_fingerprint
     batch = list(enumerate(suite.kept_cases or ()))
     try:
-        records, _ = runner._remote_batch(str(root), dict(suite.digests), batch, "r1", "desk-1", fingerprint)
+        records, _ = remote._remote_batch(str(root), dict(suite.digests), batch, "r1", "desk-1", fingerprint)
         assert [r["status"] for r in records] == ["completed"] * 2
         module.write_text(outside_desk("no"), encoding="utf-8")
         with pytest.raises(OloproofError) as caught:
-            runner._remote_batch(str(root), dict(suite.digests), batch, "r2", "desk-1", "another")
+            remote._remote_batch(str(root), dict(suite.digests), batch, "r2", "desk-1", "another")
         assert str(caught.value) == (
             f"{root / 'oloproof.yaml'}: system: {module} changed since the system was imported from it, and Python "
             "keeps that import (a package, a dotted module, or a file the system's module imports it from): a run "
             "would run the old code and cache its replays as the new code's; restart the process (in a notebook: "
             "the kernel) and load the suite again")
     finally:
-        runner._release_here(str(root), None)
+        remote._release_here(str(root), None)
 
 
 class _NoSignature:

@@ -1,0 +1,104 @@
+"""At most ``limit`` tasks in flight, results as they complete, items that share a key never at once, the tasks
+in flight cancelled when the caller stops, a failed task raised as ``lost`` says (``_run/bounded.py``)."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+
+import pytest
+
+import oloproof_nb as op
+from oloproof_nb._run.bounded import bounded
+
+
+def test_bounded_never_has_more_than_its_limit_in_flight() -> None:
+    in_flight = 0
+    most = 0
+    pending: list[Future[int]] = []
+
+    def submit(item: int) -> Future[int]:
+        nonlocal in_flight, most
+        in_flight += 1
+        most = max(most, in_flight)
+        future: Future[int] = Future()
+        future.set_result(item)
+        pending.append(future)
+        return future
+
+    got = []
+    for item in bounded(submit, range(10), 3):
+        in_flight -= 1
+        got.append(item)
+    assert sorted(got) == list(range(10))
+    assert most == 3
+
+
+def test_bounded_cancels_the_tasks_in_flight_when_its_caller_stops() -> None:
+    """Ctrl-C (or an error) while batches wait on an executor: those not started never run. Before, a Dask
+    cluster ran every batch queued (64 in flight) after the run had stopped: cases with side effects that no
+    record kept, run again by the resume."""
+    futures: list[Future[int]] = []
+
+    def submit(item: int) -> Future[int]:
+        futures.append(Future())
+        if item == 0:  # the first task is done; the others wait on the executor
+            futures[-1].set_result(0)
+        return futures[-1]
+
+    results = bounded(submit, range(10), 3)
+    assert next(results) == 0
+    results.close()  # the caller stops (Ctrl-C, an error)
+    assert len(futures) == 3 and all(f.cancelled() for f in futures[1:])
+
+
+def test_bounded_raises_a_failed_task_as_lost_says() -> None:
+    """A task's own error is raised as it is; one ``lost`` recognises (an executor's) as ``lost`` words it."""
+    def submit(item: int) -> Future[int]:
+        future: Future[int] = Future()
+        future.set_exception(KeyError(item) if item else RuntimeError("gone"))
+        return future
+
+    def lost(item: int, exc: Exception) -> Exception | None:
+        return op.OloproofError(f"lost {item}") if isinstance(exc, RuntimeError) else None
+
+    with pytest.raises(op.OloproofError, match="lost 0"):
+        list(bounded(submit, [0], 1, lost=lost))
+    with pytest.raises(KeyError):
+        list(bounded(submit, [1], 1, lost=lost))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_items_that_share_a_key_never_run_at_once_and_all_finish(seed: int) -> None:
+    """``bounded`` with keys (the files cases observe): random items on 3 threads, each holding 0–2 of 4 keys.
+    Every item runs exactly once, no two items sharing a key overlap, items sharing a key start in their
+    order, and items with free keys go ahead (the run is not serial)."""
+    rng = random.Random(seed)
+    items = [(i, frozenset(rng.sample("abcd", rng.randint(0, 2)))) for i in range(60)]
+    lock = threading.Lock()
+    running: dict[int, frozenset[str]] = {}
+    clashes: list[tuple[int, int]] = []
+    order: list[int] = []
+    most = [0]
+
+    def task(item: tuple[int, frozenset[str]]) -> int:
+        i, keys = item
+        with lock:
+            clashes.extend((i, j) for j, other in running.items() if other & keys)
+            running[i] = keys
+            order.append(i)
+            most[0] = max(most[0], len(running))
+        time.sleep(rng.uniform(0, 0.004))
+        with lock:
+            del running[i]
+        return i
+
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        done = list(bounded(lambda item: pool.submit(task, item), items, 6, keys=lambda item: item[1]))
+    assert sorted(done) == list(range(60)) and not clashes
+    for key in "abcd":
+        mine = [i for i, keys in items if key in keys]
+        assert [i for i in order if i in mine] == mine  # in their order
+    assert most[0] >= 2
