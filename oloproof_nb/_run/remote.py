@@ -84,7 +84,12 @@ def _remote_suite(suite_root: str, digests: dict[str, str], wanted: tuple[str | 
     stale_pools: list[queue.Queue[Any]] = []
     with _REMOTE_LOCK:
         held = _REMOTE_SUITES.get(key)
-        if held is not None and wanted not in held.checked and held.suite.system_edited() is not None:
+        edited = held.suite.system_edited() if held is not None and wanted not in held.checked else None
+        if edited is not None and edited[1]:  # a module Python keeps: loading again here cannot take it (review F53)
+            raise OloproofError(f"{suite_root}: on worker {socket.gethostname()}, {edited[0]} changed since the worker "
+                                "imported the system's code from it, and Python keeps that import; restart the "
+                                "workers after changing the system's code (client.restart())")
+        if edited is not None:
             held = None
         if held is None:
             suite = load_suite(suite_root)

@@ -3,6 +3,7 @@ tests let live. Module names are this file's own (Python keeps one module of a n
 
 from __future__ import annotations
 
+import socket
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -75,10 +76,11 @@ def test_a_worker_keeps_its_suite_for_a_run_of_another_identity_when_the_system_
 def test_a_worker_s_system_from_outside_the_suite_edited_since_says_restart(
         make_suite: Callable[..., Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The system's module is installed outside the suite folder; a worker holds the suite since a batch, the
-    module is edited, and a run of another code fingerprint (its process restarted) sends a batch. The worker loads
-    the suite again, which Python refuses as the run's process did before its restart: the line says to restart
-    (exact text of the load's refusal). Kills ``Suite.system_edited`` without ``stale_function`` (only the suite
-    folder's files read: the suite kept, and the line said "load the suite again", which cannot take the edit)."""
+    module is edited, and a run of another code fingerprint (its process restarted) sends a batch. Python keeps the
+    worker's import, so loading the suite again there cannot take the edit: the line names the worker and says to
+    restart the workers (exact text; review F53: it gave the load's refusal, "restart the process (in a notebook: the
+    kernel)", which the run's process had just done). Kills ``Suite.system_edited`` without ``stale_function`` (only
+    the suite folder's files read: the suite kept, and the line said "load the suite again")."""
     name = f"m55_outside_{uuid.uuid4().hex[:8]}"
     outside = tmp_path / "installed"
     outside.mkdir()
@@ -96,11 +98,10 @@ def test_a_worker_s_system_from_outside_the_suite_edited_since_says_restart(
         module.write_text(outside_desk("no"), encoding="utf-8")
         with pytest.raises(OloproofError) as caught:
             remote._remote_batch(str(root), dict(suite.digests), batch, "r2", "desk-1", "another")
-        assert str(caught.value) == (
-            f"{root / 'oloproof.yaml'}: system: {module} changed since the system was imported from it, and Python "
-            "keeps that import (a package, a dotted module, or a file the system's module imports it from): a run "
-            "would run the old code and cache its replays as the new code's; restart the process (in a notebook: "
-            "the kernel) and load the suite again")
+        assert str(caught.value) == (  # the worker's words, not the run's process's (review F53)
+            f"{root}: on worker {socket.gethostname()}, {module} changed since the worker imported the system's code "
+            "from it, and Python keeps that import; restart the workers after changing the system's code "
+            "(client.restart())")
     finally:
         remote._release_here(str(root), None)
 
