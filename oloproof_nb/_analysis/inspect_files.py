@@ -30,6 +30,9 @@ _HEAD_BYTES = 65536
 _JSON_LOG_START = re.compile(rb'\{\s*"version"\s*:')
 #: A string (a key when a ``:`` follows it) or a bracket of JSON text, for :func:`_top_keys`.
 _JSON_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"\s*:?|[\[\]{}]')
+#: The name Inspect AI gives a log file starts with the time the eval was created (``2026-07-25T14-00-00-00-00_``);
+#: its own listing (``inspect_ai.log.list_eval_logs``) takes a ``.json`` file so named for a log, whatever it holds.
+_LOG_NAME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}[:-]\d{2}[:-]\d{2}")
 
 
 #: Deepest nesting of a log's JSON handed to inspect-ai. Its reader's memory grows faster than the depth: a
@@ -252,6 +255,13 @@ def inspect_log_files(path: str | Path) -> list[Path]:
         if damaged:  # an .eval is a log by its name: skipping it would judge the folder on the others
             raise OloproofError(f"{damaged[0]}: not a readable Inspect AI log (an .eval log is a zip archive with "
                                 "header.json); repair or remove it, or read the other logs one by one")
+        # a .json named as Inspect names its logs is one too (Inspect lists it): an empty one, left by an eval
+        # killed as it wrote its log, was skipped without a word and its folder judged on the other logs (U22)
+        damaged = [f for f in near if f.suffix == ".json" and f not in found and _LOG_NAME.match(f.name)
+                   and f.is_file()]
+        if damaged:
+            raise OloproofError(f"{damaged[0]}: not a readable Inspect AI log (named as Inspect AI names its logs, "
+                                "but not an eval log's JSON); repair or remove it, or read the other logs one by one")
         if not found:
             raise OloproofError(f"{p}: no Inspect AI log (.eval or .json) in this folder or its folders (two levels "
                                 "are read: Inspect AI writes its logs flat into its log folder)")

@@ -319,4 +319,5 @@ def check_reductions(cfg: ReleaseConfig, epochs: int, file: str | Path, run_id: 
             what = f"run {run_id} has" if run_id else "the run has"
             raise ConfigError(file, format_loc(("criteria", name, "reduce")),
                               f"{text} needs at least {k} epochs; {what} epochs={epochs} "
-                              f"(run with --epochs {k} or more, or reduce with k ≤ {epochs})")
+                              f"(run each case {k} or more times, `--epochs {k}` to `oloproof run` or, for Inspect "
+                              f"AI logs, to `inspect eval`; or reduce with k ≤ {epochs})")
