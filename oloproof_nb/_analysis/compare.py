@@ -91,7 +91,7 @@ from .compare_notes import comparison_notes, metadata_changes, relaxed_rule, rul
 from .compare_pairing import epochs_of, flips, joined_clusters, pair_cases, pair_rows, same_epochs_per_case
 from .compare_rows import base_missing_passed, decide, missing_why, paired_row, reduced_row, regression_verdict
 from .gate import FEWER_EPOCHS, criterion_sums, fewer_epochs, no_decision, vacuous_findings
-from .gate_drift import release_now, release_unreadable, warn_release_drift
+from .gate_drift import label_drift, release_now, release_unreadable, suite_drift, warn_release_drift
 from .gate_findings import VACUOUS
 from .gate_settings import (
     APPROXIMATE_NOT_ALLOWED,
@@ -202,6 +202,11 @@ class Comparison:
     weaker_than : str
         What :attr:`relaxed` is weaker than: ``the base run's own release settings`` (:data:`BASE_OWN`), or
         ``<suite>/release.yaml as it is now``; empty when :attr:`relaxed` is.
+    drift : tuple of str
+        The files of the candidate's suite folder (oloproof.yaml, the case file, validity labels) that now ask for
+        other judgements than the candidate run was made with, one sentence each (also in :attr:`notes`, and warned);
+        empty when none does. Both runs' verdicts still decide: run both versions again to compare by the suite as
+        it is now.
     margin : float
         The regression margin (``release.regression.margin``).
     regressions : pandas.DataFrame
@@ -222,6 +227,7 @@ class Comparison:
     notes: tuple[str, ...] = field(default_factory=tuple)
     relaxed: tuple[str, ...] = field(default_factory=tuple)
     weaker_than: str = ""
+    drift: tuple[str, ...] = field(default_factory=tuple)
 
     @property
     def margin(self) -> float:
@@ -305,6 +311,38 @@ def _overall(table: pd.DataFrame, base_run: Run, cand_run: Run, unpaired: pd.Dat
         if overall == "NO_REGRESSION":
             overall = "INSUFFICIENT_EVIDENCE"
     return overall, "; ".join(unwhole) or ("" if len(decided) else NO_CRITERIA)
+
+
+def _suite_changes(candidate: Run) -> list[str]:
+    """What of the candidate's suite folder now asks for other judgements than the candidate run was made with: its
+    oloproof.yaml, case file or validity labels (:func:`~.gate_drift.suite_drift`, :func:`~.gate_drift.label_drift`,
+    as ``op.gate`` of the run names them), one sentence each; empty when they are as the run used them.
+
+    Two runs made while the suite was loosened (``epochs: 1`` where it asks 3, a check made lenient, its hard cases
+    taken out) and compared after it was put back agree with each other, so no ``check_changed``, ``fewer_epochs``
+    or ``cases_not_in_both_runs`` holds them back: a desk that acts only on a request's first try read
+    NO_REGRESSION, exit 0, against one that always acts, where the suite's 3 epochs make it a regression (review
+    R54), and ``oloproof gate`` of either run warned of the change while ``oloproof compare`` said nothing. The base
+    run is not weighed on its own: when its suite differs from the candidate's, the checks, epochs and cases the
+    comparison pairs say so already, and a suite edited between the two runs is the usual case.
+
+    Parameters
+    ----------
+    candidate : Run
+        The candidate run (its suite folder is :func:`~.gate_drift.suite_folder`'s).
+
+    Returns
+    -------
+    list of str
+        One sentence per file that differs, naming the file and the change.
+    """
+    out = [f"{path} differs from the one the candidate run {candidate.run_id} was made with ({change}); both runs "
+           "were judged on the cases and by the checks they recorded, so this comparison says nothing of the suite "
+           "as it is now: to compare by it, run both versions again" for path, change in suite_drift(candidate)]
+    out += [f"{path} differs from the validity labels the candidate run {candidate.run_id} was made with ({change}); "
+            "the runs' labels decide which copies are scored: to compare by the labels as they are now, run both "
+            "versions again" for path, change in label_drift(candidate)]
+    return out
 
 
 def _same_run(base: Run, candidate: Run) -> bool:
@@ -400,6 +438,9 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
         with the candidate run (which decide) in a setting that decides a comparison, as ``op.gate`` warns for
         its own: the differing settings, and how to compare with the file as it is now. A rule weaker than the
         file is also named in ``.relaxed`` (``.weaker_than``: ``<suite>/release.yaml as it is now``).
+        When the candidate's suite folder's oloproof.yaml, case file or validity labels now differ from those the
+        candidate run was made with, as ``op.gate`` of that run warns: the file and the change (also in
+        ``.notes``); the runs' verdicts still decide.
 
     Notes
     -----
@@ -453,6 +494,9 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
         if unread:
             warn_at_caller(f"{unread} (the suite folder's release.yaml, which cannot be read now); this comparison "
                            f"uses the release settings the candidate run {cand_run.run_id} was made with")
+    drifted = _suite_changes(cand_run)
+    for message in drifted:  # both runs judged by a suite loosened and put back since agree: say it, as the gate does
+        warn_at_caller(message)
     listed = set(cfg.regression.criteria or common)
     paired, unpaired, keys = pair_cases(base_run, cand_run)
     if paired.empty and not (unpaired["reason"] == "digest_changed").any() and not (
@@ -555,10 +599,10 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
                                    else [], BASE_OWN, found,
                                    lambda now: relaxed_rule(base_run, cand_run, cfg, clustered, own=now))
     notes_all = comparison_notes(base_run, cand_run, release, relaxed, than, changed, paired, vacuous, common,
-                                 unpaired)
+                                 unpaired) + drifted
     return Comparison(table=table, verdict=overall, release=cfg, unpaired=unpaired, verdicts=rows,
                       flips=flips(rows), base=base_run, candidate=cand_run, clustered=clustered,
                       n_paired=len(paired), reason=reason,
-                      notes=tuple(notes_all), relaxed=tuple(relaxed), weaker_than=than)
+                      notes=tuple(notes_all), relaxed=tuple(relaxed), weaker_than=than, drift=tuple(drifted))
 
 

@@ -248,7 +248,9 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     weaker = len(cmp.relaxed) if code == 0 else 0  # named in the first note above
     print(f"compare: {cmp.verdict}" + (f" ({cmp.reason})" if cmp.reason else "") + f" — exit {code}: "
           + compare_why(cmp.verdict, table, cmp.reason)
-          + (f", by {weaker_count(weaker, cmp.weaker_than)}" if weaker else ""))
+          + (f", by {weaker_count(weaker, cmp.weaker_than)}" if weaker else "")
+          + (f"; the candidate's suite folder has changed since its run ({len(cmp.drift)} file(s): see the "
+             f"note{'s' if len(cmp.drift) > 1 else ''} above)" if cmp.drift else ""))
     return code
 
 
