@@ -211,10 +211,15 @@ def exit_line(g: Gate) -> str:
         # a criterion release.yaml leaves out decides nothing, whatever its rate: said where the PASS is read (review
         # F42: a fault criterion at 4 of 18, reported only, beside "all 2 gated criteria pass")
         reported = len(g.table) - len(gated)
+        # the suite folder changed since the run (a suite loosened for the run and put back): warned on stderr, and
+        # said where the PASS is read, as compare's last line says it (review R54)
+        drift = len(g.drift)
         return (f"gate: PASS — exit 0: {passing}"
                 + (f" ({vacuous} of them vacuous: cannot fail as configured)" if vacuous else "")
                 + (f", by {weaker_count(weaker, g.weaker_than)}" if weaker else "")
-                + (f"; {reported} more {'is' if reported == 1 else 'are'} reported, not gated" if reported else ""))
+                + (f"; {reported} more {'is' if reported == 1 else 'are'} reported, not gated" if reported else "")
+                + (f"; the suite folder has changed since the run ({drift} file(s): see the warning"
+                   f"{'s' if drift > 1 else ''} above)" if drift else ""))
     if g.reason:
         return f"gate: BLOCK — exit 1: {terminal_text(g.reason)}"  # it may quote a run id or an Inspect log
     counts = g.blocking["verdict"].value_counts()

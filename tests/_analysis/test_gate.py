@@ -491,7 +491,11 @@ def test_a_case_file_changed_since_the_run_is_named_and_the_run_decides(
     assert [w.filename for w in caught if "differs" in str(w.message)] == [__file__]
     assert g.verdict == "PASS" and row(g)["passed"] == 10  # the run's verdicts decide
     assert main(["gate", str(run.directory)]) == 0
-    assert "1 case(s) edited (first 'c000')" in capsys.readouterr().err
+    out = capsys.readouterr()
+    assert "1 case(s) edited (first 'c000')" in out.err
+    # said where the PASS is read too, as compare's last line says it (review R54): one file, cases.jsonl
+    assert out.out.splitlines()[-1] == ("gate: PASS — exit 0: the 1 gated criterion passes; the suite folder has "
+                                        "changed since the run (1 file(s): see the warning above)")
     now = op.gate(op.run(op.load_suite(folder), out=folder / "runs" / "now"))  # the suite as it is now
     assert (row(now)["passed"], row(now)["n"]) == (9, 10) and now.verdict == "BLOCK"
     assert row(now)["ci_low"] == pytest.approx(stats.beta.ppf(0.025, 9, 2)) and stats.beta.ppf(0.025, 9, 2) < 0.6
@@ -544,7 +548,8 @@ def test_a_suite_moved_since_the_run_is_compared_where_its_run_folder_is_now(
         assert main(["gate", str(moved / "runs" / "r")]) == 0
         assert capsys.readouterr().out.splitlines()[-1] == (
             "gate: PASS — exit 0: the 1 gated criterion passes, by 1 setting weaker than "
-            f"{moved / 'release.yaml'} as it is now")
+            f"{moved / 'release.yaml'} as it is now; the suite folder has changed since the run (2 file(s): see the "
+            "warnings above)")  # release.yaml and cases.jsonl
     kept = op.run(op.load_suite(moved), out=tmp_path / "kept" / "r")  # no suite folder around it: its own suite's
     with warnings.catch_warnings():
         warnings.simplefilter("error")
