@@ -123,20 +123,24 @@ class LiveCopy:
         manifest = self._run.manifest if self._run is not None else None
         if manifest is not None and self.usable and (self._waiting or self._next != manifest.n_cases * manifest.epochs):
             self._drop()  # a record the journal holds was not seen (or the other way round)
-        self._flush()
-        if not self.usable:
-            return False
-        assert self._run is not None and self._writer is not None
-        run_scope = self._run._run_scope if self._run_scope else None
-        self._write(frames.run_scope_items(run_scope, PairViews(self._kept, self._run._some_states)))
-        if not self.usable:
-            return False
-        self._writer.fingerprint = journal_fingerprint(self._run.directory)
         try:
-            self._writer.commit()
-        except (OSError, pa.ArrowException):
+            self._flush()
+            if not self.usable:
+                return False
+            assert self._run is not None and self._writer is not None
+            run_scope = self._run._run_scope if self._run_scope else None
+            self._write(frames.run_scope_items(run_scope, PairViews(self._kept, self._run._some_states)))
+            if not self.usable:
+                return False
+            self._writer.fingerprint = journal_fingerprint(self._run.directory)
+            try:
+                self._writer.commit()
+            except (OSError, pa.ArrowException):
+                self._drop()
+                return False
+        except BaseException:  # a record the copy cannot read, Ctrl-C: raised as before, its temporary folder removed
             self._drop()
-            return False
+            raise
         self._writer = None
         return True
 
