@@ -200,6 +200,27 @@ def _coverage_tables() -> tuple[list[dict[str, str]], list[dict[str, str]]]:
     return tables[0], tables[1]
 
 
+def test_statistics_notebook_epochs_name_the_interval_that_did_not_move(
+        executed: dict[str, tuple[nbformat.NotebookNode, float]]) -> None:
+    """Review N1: notebook 02 §9 said "Only an interval can change" above a table whose three rows of
+    ``same_state_under_injected`` (mean by ``cluster_t``, pass^3 and pass@3 by Clopper–Pearson) print one interval,
+    and said nothing of why. The prose now gives it, Clopper–Pearson's for 14 of 23 (scipy here, not the code),
+    and the executed table shows it to four places under both method names."""
+    from scipy.stats import beta
+
+    low, high = beta.ppf(0.025, 14, 10), beta.ppf(0.975, 15, 9)
+    nb, _ = executed["02-gate-statistics.ipynb"]
+    prose = " ".join(" ".join(cell.source for cell in nb.cells if cell.cell_type == "markdown").split())
+    assert f"Clopper–Pearson's [{low:.4f}, {high:.4f}]" in prose and "Only an interval can change." not in prose
+    table = next(o["data"]["text/plain"] for cell in nb.cells for o in cell.get("outputs", [])
+                 if "pass^3" in o.get("data", {}).get("text/plain", "") and "cases" in o["data"]["text/plain"])
+    rows = [line.split() for line in table.splitlines() if line.split()[1:3] and
+            line.split()[1] == "same_state_under_injected"]
+    assert [r[2] for r in rows] == ["mean", "pass^3", "pass@3"]
+    assert {(r[6], r[7]) for r in rows} == {(f"{low:.6f}", f"{high:.6f}")}  # index, criterion, reduce, cases, ...
+    assert [r[8] for r in rows] == ["cluster_t", "clopper_pearson", "clopper_pearson"]
+
+
 def test_statistics_notebook_coverage_figures_are_the_tables() -> None:
     """Notebook 02 §2's coverage figures are those of benchmarks/coverage.md, the hard cells' included (review U12:
     the notebook gave only the main grid's 3.25% as cluster_t's worst, while the same file's hard cells reach 5.6%).
