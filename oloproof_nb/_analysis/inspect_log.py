@@ -85,6 +85,8 @@ from .inspect_files import check_log_nesting, inspect_log_files
 from .inspect_records import Reader, iso_time
 from .inspect_settings import (
     agent_settings,
+    check_retuned,
+    epoch_settings,
     options_text,
     same_agent,
     same_options,
@@ -446,11 +448,14 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
             reader.criteria.setdefault(name, None)
         for name, scorer in zip(declared, declared_scorers, strict=True):
             same_options(options, name, options_text(scorer), file, str(spec.task))
+        check_retuned(header, file)
         model_settings, plan_settings = agent_settings(header)  # keyed by model: other models are refused below
         same_agent(agents, (str(spec.model),), model_settings, file)
         same_agent(agents, (str(spec.model), str(spec.task)), plan_settings, file)
         same_agent(agents, (str(spec.model), str(spec.task), "task"), task_settings(header), file,
                     "two versions of the task")
+        same_agent(agents, (str(spec.model), str(spec.task), "epochs"), epoch_settings(header), file,
+                    "runs of different epochs, whose samples would weigh in the rate by their epochs")
         stats = getattr(header, "stats", None)
         done = iso_time(getattr(stats, "completed_at", None), "") if header.status == "success" else None
         finished.append(done or (start if header.status == "success" else None))
@@ -478,6 +483,8 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
     vacuous = reader.floor_findings(path)
     for message in vacuous.values():
         warn_at_caller(VacuousCheckWarning(message))
+    for message in reader.edit_findings(path):  # the gate still judges the values now: said, not decided here
+        warn_at_caller(message)
     for message in reader.ceiling_findings(path).values():  # not vacuous (it cannot pass): the gate never PASSes it
         warn_at_caller(message)
     name = "+".join(tasks)

@@ -204,6 +204,9 @@ class Reader:
         self.split: dict[str, dict[str, str]] = {}
         #: per (scorer, key): the criterion name as one task's logs name it (:func:`criterion_names`)
         self.base: dict[tuple[str, str | None], str] = {}
+        #: per scorer: the scores a person changed after the eval (``edit_score``), each (sample id, epoch, the scorer's
+        #: value, the value now, who, why), :meth:`edit_findings`
+        self.edited: dict[str, list[tuple[str, int, Any, Any, str, str]]] = {}
 
     def record(self, file: Path, index: int, sample: Any, run_id: str, model: str, created: str) -> CaseRecord:
         cid, epoch = str(sample.id), int(getattr(sample, "epoch", 1) or 1)
@@ -243,6 +246,10 @@ class Reader:
             traj = {"steps": _steps(sample.messages or []), "answer": output.completion if output else None,
                     "status": status if status in ("completed", "failed") else "failed", "input": case["input"]}
         self.scores[index] = [(name, score.value) for name, score in (sample.scores or {}).items()]
+        for name, score in (sample.scores or {}).items():
+            edit = _edit_of(score)
+            if edit is not None:
+                self.edited.setdefault(name, []).append((cid, epoch, *edit))
         self.task_of[index] = self.tasks[file][0]
         for name, value in self.scores[index]:
             self.criteria.setdefault(name, None)
@@ -488,6 +495,20 @@ class Reader:
                                 "metadata key that is the same in every epoch of a sample")
         return value
 
+    def edit_findings(self, path: str | Path) -> list[str]:
+        """One finding per scorer some of whose scores a person changed after the eval (Inspect's ``edit_score``,
+        kept in each score's ``history`` with who and why): the verdicts are of the values now, which are no longer
+        the scorer's. Three failing scores edited from ``I`` to ``C`` ("close enough") turned a BLOCK into a PASS (30
+        of 30, exit 0) without a word, where the log shows the edits to whoever opens it (review R55)."""
+        found = []
+        for scorer, edits in self.edited.items():
+            cid, epoch, was, now, who, why = edits[0]
+            found.append(f"{path}: {len(edits)} score(s) of scorer {scorer!r} were changed by hand after the eval "
+                         f"(Inspect's edit_score; each score's history), the first sample {cid!r} epoch {epoch} from "
+                         f"{quote(was, 40)} to {quote(now, 40)} by {quote(who, 40)}{why}: the verdicts are of the "
+                         "edited values, not of the scorer's own; read the edits before relying on the gate")
+        return found
+
     def one_scale(self, records: list[CaseRecord]) -> None:
         """Make ``missing`` the numbers in [0, 1] of a criterion whose scorer also gave a number outside it:
         they are on that other scale (a 1 of a 1–10 rating is its worst, and passed as full marks)."""
@@ -512,6 +533,25 @@ class Reader:
             rec["verdicts"] += [_row(name, "missing", why) for name in names if name not in have]
             order = list(self.criteria)
             rec["verdicts"].sort(key=lambda v: order.index(v["criterion"]))
+
+
+def _edit_of(score: Any) -> tuple[Any, Any, str, str] | None:
+    """A score's value as its scorer gave it, its value now, who changed it and why (`` ("reason")`` or ``""``),
+    when a person changed its value after the eval (``edit_score`` keeps the original as the first entry of its
+    ``history``, with no provenance, and each edit with its own); None otherwise (no edit, an edit of its
+    explanation alone, or edits that put the value back)."""
+    history = list(getattr(score, "history", None) or [])
+    edits = [h for h in history if getattr(h, "provenance", None) is not None
+             and not (isinstance(h.value, str) and h.value == "UNCHANGED")]
+    if not edits:
+        return None
+    original = history[0].value if getattr(history[0], "provenance", None) is None else None
+    now = getattr(score, "value", None)
+    if original == now:
+        return None
+    last = edits[-1].provenance
+    why = f" ({quote(last.reason, 60)})" if getattr(last, "reason", None) else ""
+    return original, now, str(getattr(last, "author", "") or "?"), why
 
 
 def _row(criterion: str, verdict: str, reason: str) -> Any:

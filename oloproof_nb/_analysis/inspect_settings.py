@@ -23,7 +23,8 @@ from .._core.paths import flatten
 from .._core.scoremap import ScoreMap
 from ..errors import OloproofError, clip
 
-__all__ = ["criterion_names", "scorer_names", "split_hint", "agent_settings", "task_settings"]
+__all__ = ["criterion_names", "scorer_names", "split_hint", "agent_settings", "task_settings", "epoch_settings",
+           "check_retuned"]
 
 
 def plain_json(value: Any) -> Any:
@@ -178,6 +179,43 @@ def task_settings(header: Any) -> dict[str, str]:
             **_leaves(getattr(sandbox, "type", None), "eval.sandbox.type"),
             **_leaves(re.split(r"[\\/]", config)[-1] if isinstance(config, str) else plain_json(config),
                       "eval.sandbox.config")}
+
+
+def epoch_settings(header: Any) -> dict[str, str]:
+    """How many epochs a log's eval ran each sample for (``eval.config.epochs``; none given: 1), the same in every log
+    of one task: a sample's epochs are its rows, so its weight in the rate. Shards of one task run with
+    ``--limit 0,30 --epochs 10`` and ``--limit 30,60 --epochs 2`` weighed each of the first 30 samples five times as
+    much as each of the others: 30 samples that always pass beside 30 that pass half their epochs gated as 330 of 360
+    (0.917, ci_low 0.838, PASS at 0.8, exit 0), where the 60 samples at one number of epochs rate 0.75 (review R55).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as NS
+    >>> epoch_settings(NS(eval=NS(config=NS(epochs=None)))), epoch_settings(NS(eval=NS(config=NS(epochs=3))))
+    ({'eval.config.epochs': '1'}, {'eval.config.epochs': '3'})
+    """
+    epochs = getattr(getattr(header.eval, "config", None), "epochs", None)
+    return {"eval.config.epochs": json.dumps(epochs or 1, default=str)}
+
+
+def check_retuned(header: Any, file: Path) -> None:
+    """Refuse a log whose agent settings were changed while its eval ran: ``inspect ctl config`` retunes a running
+    eval's sample limits (``--message-limit``, ``--token-limit``, ``--time-limit``, lifting one with none), recorded in
+    the log's ``config_updates``, while its header keeps the values the eval was launched with. The samples before the
+    change and after it ran under two settings of the agent, which :func:`agent_settings` tells apart between logs
+    (shards at ``message_limit=50`` and at ``2`` are refused) but the header alone does not show within one: such a log
+    was gated as one agent at its launch limits (review R55). Changes of how the eval ran (``max_samples``,
+    ``max_connections``, log settings, the retry knobs in :data:`OPERATIONAL_SETTINGS`) decide no verdict."""
+    for update in getattr(header, "config_updates", None) or []:
+        for change in getattr(update, "changes", None) or []:
+            kind, name = getattr(change, "config", None), str(getattr(change, "name", ""))
+            if (kind == "eval" and name in AGENT_LIMITS) or (kind == "generate" and name not in OPERATIONAL_SETTINGS):
+                to = "its launch value" if getattr(change, "cleared", False) else clip(json.dumps(
+                    plain_json(getattr(change, "value", None)), default=str))
+                raise OloproofError(f"{file}: its eval's {name} was changed to {to} while it ran (config_updates: "
+                                    f"inspect ctl config), so its samples ran under two settings of the agent and the "
+                                    f"header's eval.config.{name} is not every sample's; run the eval again under one "
+                                    "setting to judge it")
 
 
 def agent_settings(header: Any) -> tuple[dict[str, str], dict[str, str]]:

@@ -15,6 +15,8 @@ a number in [0, 1]     pass / fail   pass when ≥ ``pass_threshold`` (default 1
 another number         ``missing``   unless ``pass_threshold`` is given (a rating out of 10 is not a 0–1
                                      score); without it, every number of a criterion holding one is
                                      ``missing``: a 1 on a 1–10 scale is its worst rating, not full marks
+±inf                   ``missing``   with a ``pass_threshold`` too: a judge's ``Rating: inf`` read by
+                                     ``float()`` is no rating (it passed at 7)
 ``"yes"``/``"true"``   ``pass``      in any case, as Inspect's ``value_to_float`` reads them
 ``"no"``/``"false"``   ``fail``
 anything else          ``missing``   a dict, a list, another string: map it with ``score_map`` (the Inspect
@@ -139,6 +141,8 @@ def score_verdict(value: Any, score_map: ScoreMap | None = None, pass_threshold:
         if pass_threshold is None and _off_scale(value):
             return "missing", (f"score {shown} is not in [0, 1]; say which scores pass with pass_threshold= "
                                "(--pass-threshold)")
+        if _is_infinite(value):  # a judge's "Rating: inf" parsed by float(): no rating (it passed a threshold of 7)
+            return "missing", f"score {shown} is not a finite number, so no score"
         verdict = _default(value, 1.0 if pass_threshold is None else pass_threshold)
     if verdict is None:
         return "missing", f"score {shown} has no verdict; map it with score_map="
@@ -179,6 +183,11 @@ def _off_scale(value: Any) -> bool:
 def _is_nan(value: float) -> bool:
     """NaN; an int never is (``math.isnan`` of an int too large for a float raises OverflowError)."""
     return isinstance(value, float) and math.isnan(value)
+
+
+def _is_infinite(value: Any) -> bool:
+    """An infinite float (``float("inf")``, ``-inf``): on no scale, so no score (review R55)."""
+    return isinstance(value, float) and math.isinf(value)
 
 
 def _default(value: Any, pass_threshold: float) -> Verdict | None:
