@@ -73,7 +73,8 @@ def all_pass_note(row: dict[str, Any], sizes: np.ndarray, threshold: float, conf
     Its lower bound is then the all-pass bound (α/2)^(1/n_min), n_min = (Σm)²/Σm² over its clusters of sizes
     ``sizes`` (Clopper–Pearson, and ``cluster_t``'s fallback when every row agrees), so only a larger n_min
     clears the threshold: at least ln(α/2)/ln(threshold), the least whole n whose bound as the gate computes it
-    reaches it (:func:`_least_all_pass_n`; README section 6, "How big must a suite be?"). Before,
+    reaches it (:func:`_least_all_pass_n`; of clusters, the least n_min in hundredths,
+    :func:`_least_all_pass_size`; README section 6, "How big must a suite be?"). Before,
     the reason said ``interval_includes_threshold`` alone, and a team whose every case passed read no more
     (review X2). Other methods (``wilson``) have another all-pass bound: no note.
     """
@@ -90,8 +91,11 @@ def all_pass_note(row: dict[str, Any], sizes: np.ndarray, threshold: float, conf
     need = _least_all_pass_n(threshold, confidence)
     if clustered:
         effective = f"{math.floor(size * 100 + 1e-9) / 100:,.2f}".rstrip("0").rstrip(".")
+        # n_min need not be whole: the least one in hundredths, as n_min is shown (36 was said for 0.9, where
+        # clusters of n_min 35.1 pass: 0.025^(1/35.1) = 0.90024; review M56)
+        least = f"{_least_all_pass_size(threshold, confidence, need):,.2f}".rstrip("0").rstrip(".")
         return (f"every {unit} passes: its clusters count as n_min = {effective} equal-sized ones, and no lower "
-                f"bound is above {half:g}^(1/n_min); {shown} needs n_min of at least {need:,} (more clusters, or "
+                f"bound is above {half:g}^(1/n_min); {shown} needs n_min of at least {least} (more clusters, or "
                 "clusters closer in size; README section 6, How big must a suite be?)")
     return (f"every {unit} passes: with {row['n']:,} independent {unit}s no lower bound is above "
             f"{half:g}^(1/{row['n']}); {shown} needs at least {need:,} (README section 6, How big must a suite be?)")
@@ -122,6 +126,24 @@ def _least_all_pass_n(threshold: float, confidence: float) -> int:
         mid = (low + high) // 2
         low, high = (low, mid) if reaches(mid) else (mid, high)
     return high
+
+
+def _least_all_pass_size(threshold: float, confidence: float, whole: int) -> float:
+    """The least effective size n_min, in hundredths, whose all-pass lower bound as the gate computes it (the
+    clustered fallback: :func:`clopper_pearson` of n_min in n_min) reaches ``threshold``; ``whole`` is the least
+    whole one (:func:`_least_all_pass_n`), so it lies above ``whole`` − 1 and at most at ``whole``.
+
+    n_min = (Σm)²/Σm² is a whole number only for clusters of one size: 35 singletons and a pair (n_min 35.1) pass
+    0.9 at confidence 0.95, where the least whole n is 36.
+    """
+    def reaches(hundredths: int) -> bool:
+        return hundredths > 0 and clopper_pearson(hundredths / 100, hundredths / 100, confidence)[0] >= threshold
+
+    low, high = (whole - 1) * 100, whole * 100  # reaches(high), not reaches(low)
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (low, mid) if reaches(mid) else (mid, high)
+    return high / 100
 
 
 def missing_why(verdicts: pd.DataFrame, criterion: str) -> str:
