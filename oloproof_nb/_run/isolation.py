@@ -170,7 +170,12 @@ def _worker_main(conn: multiprocessing.connection.Connection, spec: _Spec) -> No
     shown = ShownArtifacts()  # every case this worker runs: an earlier case's artifact is stale in the next
     while True:
         message = conn.recv()
-        if message is None:
+        if message is None:  # the run is over: drop the system here, so its finaliser (a connection, a copy) runs
+            old, system = [system], None
+            try:
+                release(old, timeout_s)
+            except OloproofError:
+                pass  # a finaliser that overran: the run's process kills this worker (finish)
             return
         index, case, run_id, seen = message
         shown.seed(seen)  # what other workers' cases of this artifact were shown
@@ -272,6 +277,32 @@ class ProcessWorkers:
     def bind(self, run_id: str, append_replay: Callable[[ReplayRecord], None]) -> None:
         """The run's id (stored in every state record) and where replay records go."""
         self._run_id, self._append_replay = run_id, append_replay
+
+    def finish(self) -> None:
+        """End a run that went through: each idle worker drops its system and exits, then :meth:`stop`.
+
+        A worker told to stop releases its instance under ``case_timeout_s`` (as a thread run does at its
+        end), so a ``weakref.finalize`` or ``__del__`` of the system runs: before, every worker was killed at
+        once, and a desk's working copy of its database (``work.db`` and its ``-wal``, in a temporary folder its
+        finaliser removes) stayed behind after each process-isolated run (review U23). A worker still there
+        ``case_timeout_s`` + 1 s later is killed.
+        """
+        deadline = time.monotonic() + self._timeout_s + GRACE_S
+        asked = []
+        for worker in self._workers:
+            if worker.state != "idle":
+                continue
+            try:
+                worker.conn.send(None)
+            except OSError:
+                continue
+            asked.append(worker)
+        for worker in asked:
+            try:
+                worker.proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                pass
+        self.stop()
 
     def stop(self) -> None:
         """Kill every worker (a worker never holds anything the run needs once its case is recorded)."""

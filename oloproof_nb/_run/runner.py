@@ -176,6 +176,8 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
             finished += 1
             if progress is not None:
                 progress(finished, total)
+        if pool is not None:
+            pool.finish()  # each worker drops its system: its finaliser runs, as at the end of a thread run
     except KeyboardInterrupt as exc:  # the user's Ctrl-C: stop, and say how to finish the run
         store.close(stopped=True)  # a clean stop, unless oloproof run got no Ctrl-C (then it notes an end after it)
         _note_where(exc, store.directory, fingerprint)
