@@ -53,10 +53,30 @@ from .vacuity import VacuityScan, blank_rewrites, thin_validity
 from .validators import check_case_validators
 
 __all__ = ["Suite", "load_suite", "release_from_manifest", "load_user_code", "UserCode", "changed_digests",
-           "RELEASE_FILE"]
+           "RELEASE_FILE", "KeptImportError"]
 
 
 RELEASE_FILE = "release.yaml"
+
+
+class KeptImportError(ConfigError):
+    """A system refused because a file of its code that Python keeps as imported (a helper module, a package, a
+    module outside the suite folder) changed since: only a new process loads it. :attr:`stale` names the file (None
+    once pickled to another process). An executor's worker says to restart the workers
+    (:func:`~oloproof_nb._run.remote._remote_suite`), where the user's process says to restart it (review F54)."""
+
+    #: The file that changed since Python imported it.
+    stale: Path | None = None
+
+
+def _kept_import(file: Path, stale: Path) -> KeptImportError:
+    """The refusal of a system whose file ``stale``, kept by Python as imported, changed since (``file``: the
+    oloproof.yaml that names the system)."""
+    error = KeptImportError(file, "system", _old_system(stale, restart=True))
+    error.stale = stale
+    return error
+
+
 #: A case file up to this size is parsed once, when the suite is loaded, and its cases kept for the run;
 #: a larger one is streamed (read again, one case at a time, by every pass over it).
 KEEP_CASES_BYTES = 4 << 20
@@ -250,14 +270,15 @@ class Suite:
         if self.system_target is not None:
             edited = self.system_edited()
             if edited is not None:
-                raise ConfigError(self.root / SUITE_FILE, "system", _old_system(*edited))
+                raise (_kept_import(self.root / SUITE_FILE, edited[0]) if edited[1] else
+                       ConfigError(self.root / SUITE_FILE, "system", _old_system(*edited)))
             return self.system_target
         target = import_system(self.root, self.config.system, self.root / SUITE_FILE)
         # imported now (load_suite(import_system_now=False)): refused as load_suite refuses it, or a helper Python
         # kept as imported before its edit ran unseen (review F53: 3 of 3 pass where the helper now fails them)
         stale = stale_function(target) or stale_import(self.root, target)
         if stale is not None:
-            raise ConfigError(self.root / SUITE_FILE, "system", _old_system(stale, restart=True))
+            raise _kept_import(self.root / SUITE_FILE, stale)
         return target
 
     def system_edited(self) -> tuple[Path, bool] | None:
@@ -522,7 +543,7 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
     if target is not None:  # notes the files its code came from (a run refuses it once they change)
         stale = stale_function(target) or stale_import(root, target)
         if stale is not None:  # imported again, Python still gave the old object (a package, another file)
-            raise ConfigError(suite_file, "system", _old_system(stale, restart=True))
+            raise _kept_import(suite_file, stale)
         elsewhere = defined_elsewhere(root, target)
         if elsewhere is not None:  # a package of the suite's, imported from another suite's folder first
             raise ConfigError(suite_file, "system", elsewhere)

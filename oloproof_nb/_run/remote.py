@@ -18,9 +18,10 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import BrokenExecutor, CancelledError, Executor, Future
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from .._config.suite import RELEASE_FILE, Suite, changed_digests, load_suite
+from .._config.suite import RELEASE_FILE, KeptImportError, Suite, changed_digests, load_suite
 from .._core.case import Case
 from .._core.records import CaseRecord, ReplayRecord
 from ..errors import OloproofError, describe_exception, quote
@@ -79,20 +80,25 @@ def _remote_suite(suite_root: str, digests: dict[str, str], wanted: tuple[str | 
     edit of the system was refused on the worker with "load the suite again", which the user had done (review F51).
     One whose system gave ``wanted`` (:attr:`_WorkerSuite.checked`) is kept: the run's code is what it holds, and a
     file saved during the run (an editor adding a comment) stopped its next batch (as F50 found on threads). The
-    instances it builds are still checked against the run's identity (:func:`_remote_batch`)."""
+    instances it builds are still checked against the run's identity (:func:`_remote_batch`). A file of the system's
+    code that Python keeps as imported (a helper module, a package) changed since the worker imported it stops the
+    run naming the worker and saying to restart the workers, whether the suite is held (review F53) or loaded anew
+    because its case file or the system's own module changed with it (review F54: it said to restart "the process
+    (in a notebook: the kernel)", as the user's own process says, naming no worker)."""
     key = (suite_root, _worker_digests(digests))
     stale_pools: list[queue.Queue[Any]] = []
     with _REMOTE_LOCK:
         held = _REMOTE_SUITES.get(key)
         edited = held.suite.system_edited() if held is not None and wanted not in held.checked else None
         if edited is not None and edited[1]:  # a module Python keeps: loading again here cannot take it (review F53)
-            raise OloproofError(f"{suite_root}: on worker {socket.gethostname()}, {edited[0]} changed since the worker "
-                                "imported the system's code from it, and Python keeps that import; restart the "
-                                "workers after changing the system's code (client.restart())")
+            raise OloproofError(_restart_workers(suite_root, edited[0]))
         if edited is not None:
             held = None
         if held is None:
-            suite = load_suite(suite_root)
+            try:
+                suite = load_suite(suite_root)
+            except KeptImportError as exc:  # loaded anew (its case file or the desk's module edited with a helper)
+                raise OloproofError(_restart_workers(suite_root, exc.stale)) from None  # the worker's words (F54)
             if _worker_digests(suite.digests) != key[1]:
                 changed = changed_digests(dict(key[1]), dict(_worker_digests(suite.digests)))
                 raise OloproofError(f"{suite_root}: on worker {socket.gethostname()}, {', '.join(changed)} "
@@ -105,6 +111,14 @@ def _remote_suite(suite_root: str, digests: dict[str, str], wanted: tuple[str | 
     # its instances released as at a run's end (they were dropped here, under the lock and outside any timeout)
     _release_pools(stale_pools, held.suite.config.case_timeout_s)
     return held
+
+
+def _restart_workers(suite_root: str, stale: Path | None) -> str:
+    """Why this worker cannot run the suite at ``suite_root``: the file ``stale`` of its system's code changed since
+    the worker imported it, and Python keeps that import (only a new worker process loads it)."""
+    return (f"{suite_root}: on worker {socket.gethostname()}, {stale} changed since the worker imported the system's "
+            "code from it, and Python keeps that import; restart the workers after changing the system's code "
+            "(client.restart())")
 
 
 def _shown_on_this_worker(suite_root: str) -> ShownArtifacts:
