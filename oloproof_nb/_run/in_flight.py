@@ -61,6 +61,7 @@ def read_in_flight(directory: Path) -> InFlight | None:
         raise RunDirError(link_refused(directory / STARTED))
     started: dict[tuple[str, int], float] = {}
     finished: dict[tuple[str, int], None] = {}
+    in_worker: set[tuple[str, int]] = set()  # sent to an isolation: process worker: its system never ends this one
     how, by_system, ended_at, stopped = None, False, None, False
     for lineno, _, raw in complete_lines(directory / STARTED):
         try:
@@ -71,6 +72,8 @@ def read_in_flight(directory: Path) -> InFlight | None:
                     finished[key] = None
                 else:
                     started.setdefault(key, float(line.get("at") or 0.0))
+                    if line.get("worker") is True:
+                        in_worker.add(key)
                 how, by_system, ended_at, stopped = None, False, None, False  # a process ran after any end before
             elif isinstance(line.get("ended"), str) and how is None:
                 how, by_system, ended_at = line["ended"], bool(line.get("by_system")), float(line.get("at") or 0.0)
@@ -84,6 +87,9 @@ def read_in_flight(directory: Path) -> InFlight | None:
         started.pop(record_key(record), None)
         finished.pop(record_key(record), None)
     lost = [key for key in finished if started.pop(key, None) is not None]
+    # case runs a worker process ran: their system could not end the run's process, so its end is never theirs
+    # (a crash of the run's process itself, an exit before its last message: they run again, noted, review U23)
+    by_system = by_system and not (started and in_worker.issuperset(started))
     return InFlight(started, how, by_system, ended_at, lost, stopped) if started or lost else None
 
 

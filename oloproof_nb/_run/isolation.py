@@ -227,6 +227,7 @@ class ProcessWorkers:
         self.replay_fingerprint: str | None = None
         self._run_id = ""
         self._append_replay: Callable[[ReplayRecord], None] = lambda record: None
+        self._note_case: Callable[[str, int, bool], None] = lambda case_id, epoch, finished: None
 
     # -- lifecycle ---------------------------------------------------------------------------------------
     def _spawn(self, failures: int = 0) -> _Worker:
@@ -274,9 +275,14 @@ class ProcessWorkers:
         assert self._identity is not None
         return self._identity
 
-    def bind(self, run_id: str, append_replay: Callable[[ReplayRecord], None]) -> None:
-        """The run's id (stored in every state record) and where replay records go."""
+    def bind(self, run_id: str, append_replay: Callable[[ReplayRecord], None],
+             note_case: Callable[[str, int, bool], None] | None = None) -> None:
+        """The run's id (stored in every state record), where replay records go, and what notes a case run sent to
+        a worker as in flight (:meth:`~.store.RunStore.note_case`: a kill of the run's process from outside runs it
+        again on resume, and the manifest's ``abrupt_ends`` says so, as on threads)."""
         self._run_id, self._append_replay = run_id, append_replay
+        if note_case is not None:
+            self._note_case = note_case
 
     def finish(self) -> None:
         """End a run that went through: each idle worker drops its system and exits, then :meth:`stop`.
@@ -423,6 +429,8 @@ class ProcessWorkers:
                     continue
                 worker.item, worker.started, worker.t0 = item, utc_now(), time.perf_counter()
                 worker.state = "busy"
+                # in flight from here: a kill of this process from outside ran it again with no note (review U23)
+                self._note_case(item[1].id, item[1].epoch, False)
             if waiting.done and held is None and not any(w.state == "busy" for w in self._workers):
                 return
             self._wait(self._workers)

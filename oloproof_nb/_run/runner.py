@@ -20,6 +20,7 @@ system records no code fingerprint, or its journal was changed).
 
 from __future__ import annotations
 
+import functools
 import numbers
 import os
 import queue
@@ -124,7 +125,7 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
         raise
     try:  # the lock is held from here: a Ctrl-C before the run's own try below must not keep it
         if pool is not None:
-            pool.bind(store.manifest.run_id, store.append_replay)
+            pool.bind(store.manifest.run_id, store.append_replay, functools.partial(store.note_case, in_worker=True))
         if resume:
             sink = None
         if sink is not None:
@@ -134,6 +135,7 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
                                   checks={} if pool is not None else suite.checks,
                                   append_replay=store.append_replay, cache=replay_cache, code_fingerprint=replay_print,
                                   note_case=store.note_case if pool is None and executor is None else _unnoted)
+        # (a process-isolated run notes each case run as it sends it to a worker: ProcessWorkers.bind above)
         if done and any(ev.type == "outcome_contract" for ev in suite.config.evaluators):
             # the versions the recorded cases were shown: a resumed epoch is stale on the file of one run before
             shown = pool.shown if pool is not None else settings.shown

@@ -12,7 +12,7 @@
       internal-error.txt   only after a bug in oloproof stopped the run: its traceback
       states.jsonl     each distinct state once (initial and final states of cases and replays), by address
       started.jsonl    only while a run is unfinished: each case run's (case id, epoch) as it starts on a system in
-                       this process (not with isolation: process), and how the process ended when
+                       this process (with isolation: process, as it is sent to a worker), and how the process ended when
                        ``oloproof run`` saw it end (:func:`~.in_flight.note_end`) or that a Ctrl-C stopped it; a
                        resume settles it (see below) and removes it
 
@@ -43,7 +43,8 @@ names it (one unbuffered ``write`` per case run, so it survives ``os._exit`` and
 kill). When ``oloproof run`` saw the system end the process (an exit, a fatal
 signal: :func:`~.in_flight.ended_by_system`), a resume records each such case run ``error``
 with all its verdicts ``missing``, as ``isolation: process`` does; otherwise (a
-kill from outside, a notebook's ``op.run``) it runs them again and the manifest
+kill from outside, a notebook's ``op.run``, any end of a process whose case runs were
+in ``isolation: process`` workers) it runs them again and the manifest
 keeps the end (``abrupt_ends``), which the gate's command prints under its table.
 
 One process at a time: creating, running and resuming a run hold an exclusive
@@ -542,11 +543,13 @@ class RunStore:
                 self._write(STATES, "".join(new.values()).encode("utf-8"))
                 self._state_refs.update(new)
 
-    def note_case(self, case_id: str, epoch: int, finished: bool = False) -> None:
+    def note_case(self, case_id: str, epoch: int, finished: bool = False, *, in_worker: bool = False) -> None:
         """Append ``(case_id, epoch)`` to ``started.jsonl`` as the case run starts on a system in this process
-        (``finished``: as it finished, its record not yet appended): one unbuffered ``write`` (no ``fsync``),
+        (``finished``: as it finished, its record not yet appended; ``in_worker``: as it is sent to a worker of
+        ``isolation: process``, whose system cannot end this process): one unbuffered ``write`` (no ``fsync``),
         which a process ended by ``os._exit``, a signal or a kill keeps."""
-        note = {"case": case_id, "epoch": epoch, "at": time.time(), **({"finished": True} if finished else {})}
+        note = {"case": case_id, "epoch": epoch, "at": time.time(), **({"finished": True} if finished else {}),
+                **({"worker": True} if in_worker else {})}
         line = (dumps(note) + "\n").encode("utf-8")
         with self._lock:
             if self._closed or self._failed:  # a case still running on a worker thread of a stopped run
