@@ -419,6 +419,36 @@ def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 120)
                           timeout=timeout, check=False)
 
 
+def kill_after_records(command: list[str], env: dict[str, str], out: Path, records: int = 3) -> None:
+    """Start ``command`` (a run into ``out``), SIGKILL it from outside once ``out``'s cases.jsonl holds ``records``
+    lines, and wait for it to end (the test fails when it ends first or records nothing within 60 s)."""
+    import time
+
+    import pytest
+
+    proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            path = out / "cases.jsonl"
+            if path.exists() and path.read_bytes().count(b"\n") >= records:
+                break
+            if proc.poll() is not None:
+                pytest.fail(f"the run ended before it could be killed: {proc.stderr.read()!r}")  # type: ignore[union-attr]
+            time.sleep(0.02)
+        else:
+            pytest.fail("the run recorded nothing within 60 s")
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        assert proc.stderr is not None
+        proc.stderr.close()
+    assert proc.returncode == -signal.SIGKILL
+
+
 def killed_then_resumed(root: Path, out: Path, victim: str) -> Any:
     """The run of the suite in ``root`` into ``out``, made by ``op.run`` in a Python process of its own (a notebook
     kernel) that SIGKILLs itself as it starts case ``victim``, then resumed here (``op.run(resume=True)``): the

@@ -3,52 +3,22 @@ written out by hand."""
 
 from __future__ import annotations
 
-import json
 import warnings
 from pathlib import Path
 
 import pytest
-import yaml
+from _vacuous_desk import TYPO, suite
 
 import oloproof_nb as op
 
-SYSTEM = '''
-from oloproof_nb import RecordedAgent
-
-class Desk(RecordedAgent):
-    def __init__(self):
-        super().__init__()
-        self.state = {}
-    def reset(self, state):
-        self.state = {k: dict(v) for k, v in state.items()}
-    def snapshot(self):
-        return {k: dict(v) for k, v in self.state.items()}
-    def lookup(self, order_id):
-        return {"ok": True}
-    def act(self, input, rec):
-        rec.tool("lookup", self.lookup, order_id=input["order_id"])
-        return "done"
-'''
-
-#: A state_unchanged path no case's state holds (``load_suite`` names it vacuous: ord-99 is never there).
-TYPO = {"type": "state_unchanged", "criterion": "other_order_untouched", "paths": ["orders.ord-99"]}
 ZERO = ("criterion other_order_untouched: threshold 0 passes whatever the rows say (a lower bound is never below 0); "
         "to report it without gating, leave it out of release.yaml")
 
 
 def _run(tmp: Path) -> op.Run:
-    tmp.mkdir(parents=True, exist_ok=True)
-    (tmp / "desk.py").write_text(SYSTEM)
-    cases = [{"id": f"ord-{i:03d}", "input": {"order_id": f"ord-{i:03d}"}, "expected": {"answer": "done"},
-              "initial_state": {"orders": {f"ord-{i:03d}": {"status": "open"}, "ord-999": {"status": "open"}}}}
-             for i in range(4)]
-    (tmp / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases))
-    (tmp / "oloproof.yaml").write_text(yaml.safe_dump({"name": "v", "system": "desk:Desk",
-                                                       "evaluators": [{"type": "answer_matches"}, TYPO]}))
-    (tmp / "release.yaml").write_text(yaml.safe_dump({"criteria": {"answer_matches": 0.1}}))
     with pytest.warns(op.VacuousCheckWarning):
-        suite = op.load_suite(tmp)
-    return op.run(suite, out=tmp / "runs" / "r", progress=False)
+        loaded = op.load_suite(suite(tmp, [{"type": "answer_matches"}, TYPO]))
+    return op.run(loaded, out=tmp / "runs" / "r", progress=False)
 
 
 def test_findings_list_the_suites_own_before_the_gates_for_one_criterion(tmp_path: Path) -> None:

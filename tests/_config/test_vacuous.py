@@ -12,43 +12,10 @@ from typing import Any
 
 import pytest
 import yaml
+from _vacuous_desk import SYSTEM, TYPO, suite
 
 import oloproof_nb as op
 from oloproof_nb.cli import main
-
-SYSTEM = '''
-from oloproof_nb import RecordedAgent
-
-class Desk(RecordedAgent):
-    def __init__(self):
-        super().__init__()
-        self.state = {}
-    def reset(self, state):
-        self.state = {k: dict(v) for k, v in state.items()}
-    def snapshot(self):
-        return {k: dict(v) for k, v in self.state.items()}
-    def lookup(self, order_id):
-        return {"ok": True}
-    def act(self, input, rec):
-        rec.tool("lookup", self.lookup, order_id=input["order_id"])
-        return "done"
-'''
-
-
-def suite(tmp: Path, evaluators: list[dict]) -> Path:
-    tmp.mkdir(parents=True, exist_ok=True)
-    (tmp / "desk.py").write_text(SYSTEM)
-    cases = [{"id": f"ord-{i:03d}", "input": {"order_id": f"ord-{i:03d}"}, "expected": {"answer": "done"},
-              "initial_state": {"orders": {f"ord-{i:03d}": {"status": "open"}, "ord-999": {"status": "open"}}}}
-             for i in range(4)]
-    (tmp / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases))
-    (tmp / "oloproof.yaml").write_text(yaml.safe_dump({"name": "v", "system": "desk:Desk", "evaluators": evaluators}))
-    crit = {"answer_matches": 0.1} if any(e["type"] == "answer_matches" for e in evaluators) else {}
-    (tmp / "release.yaml").write_text(yaml.safe_dump({"criteria": crit}))
-    return tmp
-
-
-TYPO = {"type": "state_unchanged", "criterion": "other_order_untouched", "paths": ["orders.ord-99"]}
 
 
 def test_state_unchanged_typo_warns_naming_evaluator_path_and_nearest(tmp_path: Path) -> None:

@@ -26,6 +26,7 @@ from _reliability_systems import (
     assert_same_frames,
     cli_command,
     cli_env,
+    kill_after_records,
     one_error_line,
     read_log,
     run_cli,
@@ -193,29 +194,8 @@ def test_kill_a_real_run_from_outside_mid_run(tmp_path: Path, reference: op.Run)
     root = _suite(tmp_path / "suite")
     out = tmp_path / "run"
     killed_log, resume_log = tmp_path / "killed.log", tmp_path / "resume.log"
-    proc = subprocess.Popen(cli_command("run", str(root), "--out", str(out), "--quiet"),
-                            env=cli_env(RELSYS_LOG=str(killed_log), RELSYS_SLEEP="0.3"),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            path = out / "cases.jsonl"
-            if path.exists() and path.read_bytes().count(b"\n") >= 3:
-                break
-            if proc.poll() is not None:
-                pytest.fail(f"the run ended before it could be killed: {proc.stderr.read()!r}")  # type: ignore[union-attr]
-            time.sleep(0.02)
-        else:
-            pytest.fail("the run recorded nothing within 60 s")
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        assert proc.stderr is not None
-        proc.stderr.close()
-    assert proc.returncode == -signal.SIGKILL
+    kill_after_records(cli_command("run", str(root), "--out", str(out), "--quiet"),
+                       cli_env(RELSYS_LOG=str(killed_log), RELSYS_SLEEP="0.3"), out)
 
     interrupted = op.load_run(out)  # a torn last line, if the kill hit a write, is ignored
     finished_before = list(interrupted.cases["case_id"])

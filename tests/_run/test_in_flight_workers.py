@@ -11,13 +11,19 @@ exit or a fatal signal of the run's process runs them again, noted, where on thr
 from __future__ import annotations
 
 import json
-import signal
-import subprocess
-import time
 from pathlib import Path
 
 import pytest
-from _reliability_systems import cli_command, cli_env, read_log, run_cli, runs_of, standard_cases, write_suite
+from _reliability_systems import (
+    cli_command,
+    cli_env,
+    kill_after_records,
+    read_log,
+    run_cli,
+    runs_of,
+    standard_cases,
+    write_suite,
+)
 
 import oloproof_nb as op
 from oloproof_nb._core.records import Manifest
@@ -53,27 +59,7 @@ def test_a_process_isolated_run_killed_from_outside_says_on_resume_which_case_ra
     ids = [f"c{i}" for i in range(n)]
     root = write_suite(tmp_path / "suite", standard_cases(n), isolation="process")
     out = tmp_path / "run"
-    proc = subprocess.Popen(cli_command("run", str(root), "--out", str(out), "--quiet"),
-                            env=cli_env(RELSYS_SLEEP="0.3"), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            path = out / "cases.jsonl"
-            if path.exists() and path.read_bytes().count(b"\n") >= 3:
-                break
-            if proc.poll() is not None:
-                pytest.fail(f"the run ended before it could be killed: {proc.stderr.read()!r}")  # type: ignore[union-attr]
-            time.sleep(0.02)
-        else:
-            pytest.fail("the run recorded nothing within 60 s")
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        assert proc.stderr is not None
-        proc.stderr.close()
+    kill_after_records(cli_command("run", str(root), "--out", str(out), "--quiet"), cli_env(RELSYS_SLEEP="0.3"), out)
     finished_before = list(op.load_run(out).cases["case_id"])
     assert 3 <= len(finished_before) < n and finished_before == ids[:len(finished_before)]
     log = tmp_path / "resume.log"
