@@ -1,5 +1,5 @@
 """Review P6 on the live columnar copy: a ``commit`` that raises (not a disk error: a record the copy cannot read,
-Ctrl-C) still removes the copy's temporary folder."""
+Ctrl-C) still removes the copy's temporary folder; a disk error is still dropped without raising (review F54)."""
 
 from __future__ import annotations
 
@@ -83,6 +83,33 @@ def test_ctrl_c_in_commit_leaves_no_temporary_folder(tmp_path: Path, monkeypatch
     monkeypatch.setattr(columnar.CopyWriter, "write", original_write)
     monkeypatch.setattr(columnar.CopyWriter, "commit", original_commit)
     run = op.load_run(directory)
+    expected = journal_frames(run)
+    for name in NAMES:
+        pd.testing.assert_frame_equal(getattr(run, name), expected[name], obj=f"run.{name}")
+
+
+def test_a_disk_error_putting_the_copy_in_place_drops_it_without_raising(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review F54: a disk error while the copy is put in place is still no error of the run: the copy is dropped,
+    ``commit`` says it was not written, nothing is left in the run folder, and the run loads from a copy built from
+    its journal (mutation: the disk-error branch dropped, every error raised)."""
+    directory, seen = _records(tmp_path)
+    copy = LiveCopy()
+    copy.start(directory)
+    for record, ref in seen:
+        copy.add(record, ref)
+    original = columnar.CopyWriter.commit
+
+    def full_disk(self: Any) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(columnar.CopyWriter, "commit", full_disk)
+    assert copy.commit() is False  # a disk error: dropped, not raised (op.run returns the run)
+    assert not copy.usable
+    assert _leftovers(directory) == []
+    monkeypatch.setattr(columnar.CopyWriter, "commit", original)
+    run = op.load_run(directory)
+    assert len(seen) == 48 and len(run.cases) == 48  # the example's 48 case runs, as the runner appended them
     expected = journal_frames(run)
     for name in NAMES:
         pd.testing.assert_frame_equal(getattr(run, name), expected[name], obj=f"run.{name}")
