@@ -205,13 +205,21 @@ def check_retuned(header: Any, file: Path) -> None:
     change and after it ran under two settings of the agent, which :func:`agent_settings` tells apart between logs
     (shards at ``message_limit=50`` and at ``2`` are refused) but the header alone does not show within one: such a log
     was gated as one agent at its launch limits (review R55). Changes of how the eval ran (``max_samples``,
-    ``max_connections``, log settings, the retry knobs in :data:`OPERATIONAL_SETTINGS`) decide no verdict."""
+    ``max_connections``, log settings, the retry knobs in :data:`OPERATIONAL_SETTINGS`) decide no verdict, nor does a
+    change to the value in force: ``inspect ctl config --message-limit 50`` on an eval launched at 50 is recorded all
+    the same (Inspect records a change of no live override), and such a log was refused though every sample ran at 50
+    (review M58). A change is to the launch value when it sets it or is ``cleared`` (which restores it, as Inspect's
+    ``effective_eval_config`` folds them); until one sets another value, every change before it was to that value."""
+    launch = {"eval": getattr(header.eval, "config", None), "generate": getattr(header.eval, "model_generate_config",
+                                                                                None)}
     for update in getattr(header, "config_updates", None) or []:
         for change in getattr(update, "changes", None) or []:
             kind, name = getattr(change, "config", None), str(getattr(change, "name", ""))
             if (kind == "eval" and name in AGENT_LIMITS) or (kind == "generate" and name not in OPERATIONAL_SETTINGS):
-                to = "its launch value" if getattr(change, "cleared", False) else clip(json.dumps(
-                    plain_json(getattr(change, "value", None)), default=str))
+                if getattr(change, "cleared", False) or plain_json(getattr(change, "value", None)) == plain_json(
+                        getattr(launch[kind], name, None)):  # the value the samples ran under: one setting still
+                    continue
+                to = clip(json.dumps(plain_json(getattr(change, "value", None)), default=str))
                 raise OloproofError(f"{file}: its eval's {name} was changed to {to} while it ran (config_updates: "
                                     f"inspect ctl config), so its samples ran under two settings of the agent and the "
                                     f"header's eval.config.{name} is not every sample's; run the eval again under one "

@@ -16,7 +16,8 @@ another number         ``missing``   unless ``pass_threshold`` is given (a ratin
                                      score); without it, every number of a criterion holding one is
                                      ``missing``: a 1 on a 1–10 scale is its worst rating, not full marks
 ±inf                   ``missing``   with a ``pass_threshold`` too: a judge's ``Rating: inf`` read by
-                                     ``float()`` is no rating (it passed at 7)
+                                     ``float()`` is no rating (it passed at 7), nor a scale (a 0–1
+                                     scorer's one ``inf`` made its other numbers ``missing``)
 ``"yes"``/``"true"``   ``pass``      in any case, as Inspect's ``value_to_float`` reads them
 ``"no"``/``"false"``   ``fail``
 anything else          ``missing``   a dict, a list, another string: map it with ``score_map`` (the Inspect
@@ -138,11 +139,11 @@ def score_verdict(value: Any, score_map: ScoreMap | None = None, pass_threshold:
     if score_map:
         verdict = _lookup(score_map, value)
     if verdict is None:
+        if _is_infinite(value):  # a judge's "Rating: inf" parsed by float(): no rating (it passed a threshold of 7)
+            return "missing", f"score {shown} is not a finite number, so no score"
         if pass_threshold is None and _off_scale(value):
             return "missing", (f"score {shown} is not in [0, 1]; say which scores pass with pass_threshold= "
                                "(--pass-threshold)")
-        if _is_infinite(value):  # a judge's "Rating: inf" parsed by float(): no rating (it passed a threshold of 7)
-            return "missing", f"score {shown} is not a finite number, so no score"
         verdict = _default(value, 1.0 if pass_threshold is None else pass_threshold)
     if verdict is None:
         return "missing", f"score {shown} has no verdict; map it with score_map="
@@ -154,8 +155,8 @@ def score_verdict(value: Any, score_map: ScoreMap | None = None, pass_threshold:
 def on_default_scale(value: Any, score_map: ScoreMap | None = None, pass_threshold: float | None = None,
                      ) -> bool | None:
     """Whether a score is a number the default table judges on the [0, 1] scale (True: in it, False: outside
-    it), or None when the scale does not decide its verdict (not a number, a bool or NaN, a ``pass_threshold``
-    given, or ``score_map`` decides it).
+    it), or None when the scale does not decide its verdict (not a number, a bool, NaN or ±inf, a
+    ``pass_threshold`` given, or ``score_map`` decides it).
 
     A criterion is one scale: when any of its numbers is off [0, 1], its numbers in [0, 1] are on that other
     scale too (a 1 of a 1–10 rating is its worst, not full marks), so the caller makes them ``missing``.
@@ -167,8 +168,8 @@ def on_default_scale(value: Any, score_map: ScoreMap | None = None, pass_thresho
     """
     if pass_threshold is not None or callable(score_map):
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or _is_nan(value):
-        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or _is_nan(value) or _is_infinite(value):
+        return None  # an infinite score is no score, on no scale: one inf of a 0–1 scorer made its scores missing
     if score_map and _lookup(score_map, value) is not None:
         return None
     return not _off_scale(value)
