@@ -220,7 +220,10 @@ def is_inspect_source(path: Path) -> bool:
     except OSError:  # an unreadable folder: the caller says what is wrong with it
         return False
     unread = [f for f in near if f.suffix == ".json" and f.is_file() and _cannot_read(f) is not None]  # may be logs
-    return bool(unread) or any(f.suffix == ".eval" or (f.suffix == ".json" and is_inspect_log(f)) for f in near)
+    # a .json named as Inspect AI names its logs is one (an empty one a killed eval left): a folder holding only it
+    # is a log folder whose log :func:`inspect_log_files` names, not "not a run directory" (review F54)
+    return bool(unread) or any(f.suffix == ".eval" or (f.suffix == ".json" and (
+        is_inspect_log(f) or (_LOG_NAME.match(f.name) is not None and f.is_file()))) for f in near)
 
 
 def inspect_log_files(path: str | Path) -> list[Path]:

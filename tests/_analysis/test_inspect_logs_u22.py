@@ -59,6 +59,22 @@ def test_a_json_named_as_inspect_names_its_logs_that_is_no_log_is_refused_not_sk
     assert _digests(folder) == before and sorted(before) == sorted([eval_file.name, LOG_NAME])
 
 
+def test_a_folder_holding_only_such_a_file_is_a_log_folder_whose_file_is_named(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Review F54: a folder whose only log is the empty one a killed eval left read as no log folder at all, `not a run
+    directory … or Inspect AI logs`, naming no file, where ``op.from_inspect`` named it; the command now names it."""
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    (folder / LOG_NAME).write_bytes(b"")
+    release = tmp_path / "release.yaml"
+    release.write_text("criteria: {match: 0.5}\n", encoding="utf-8")
+    assert main(["gate", str(folder), "--release", str(release)]) == 2
+    assert one_error_line(capsys.readouterr().err) == (
+        f"oloproof: error: {folder / LOG_NAME}: not a readable Inspect AI log (named as Inspect AI names its logs, but "
+        "not an eval log's JSON); repair or remove it, or read the other logs one by one")
+    assert [f.name for f in folder.iterdir()] == [LOG_NAME] and (folder / LOG_NAME).read_bytes() == b""
+
+
 def test_other_json_files_beside_the_logs_are_still_not_logs(eval_file: Path, tmp_path: Path) -> None:
     """A ``.json`` not named as a log (an ``eval_set``'s ``logs.json`` listing, one's own notes, an empty
     ``results.json``) is still not read as one: the folder's logs are its ``.eval`` file alone."""
