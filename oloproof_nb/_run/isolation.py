@@ -95,6 +95,8 @@ class _Worker:
     call_started: float = 0.0
     #: Its predecessors' failed starts in a row (:data:`MAX_START_FAILURES` of them stop the run).
     start_failures: int = 0
+    #: Whether it has sent a message yet: its first says it starts importing the system (it has built nothing before).
+    heard: bool = False
 
 
 @dataclass
@@ -285,30 +287,47 @@ class ProcessWorkers:
             self._note_case = note_case
 
     def finish(self) -> None:
-        """End a run that went through: each idle worker drops its system and exits, then :meth:`stop`.
+        """End a run that went through: each worker drops its system and exits, then :meth:`stop`.
 
         A worker told to stop releases its instance under ``case_timeout_s`` (as a thread run does at its
         end), so a ``weakref.finalize`` or ``__del__`` of the system runs: before, every worker was killed at
         once, and a desk's working copy of its database (``work.db`` and its ``-wal``, in a temporary folder its
-        finaliser removes) stayed behind after each process-isolated run (review U23). A worker still there
-        ``case_timeout_s`` + 1 s later is killed.
+        finaliser removes) stayed behind after each process-isolated run (review U23). A worker still building
+        its system (the second of two that the first outran, one rebuilding after a failed case) is told too: it
+        reads the message once built, and was killed with its copy left (review F55); one that has said nothing
+        yet (Python still starting: none of the system's code has run in it) is killed at once, as waiting for it
+        to start would slow every short run. A worker still there ``case_timeout_s`` + 1 s later is killed.
         """
         deadline = time.monotonic() + self._timeout_s + GRACE_S
-        asked = []
-        for worker in self._workers:
-            if worker.state != "idle":
-                continue
-            try:
-                worker.conn.send(None)
-            except OSError:
-                continue
-            asked.append(worker)
-        for worker in asked:
-            try:
-                worker.proc.wait(timeout=max(0.0, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                pass
-        self.stop()
+        try:
+            asked = []
+            for worker in self._workers:
+                if worker.state == "starting" and not self._heard(worker):
+                    self._retire(worker)
+                    continue
+                if worker.state not in ("idle", "starting"):
+                    continue
+                try:
+                    worker.conn.send(None)
+                except OSError:
+                    continue
+                asked.append(worker)
+            for worker in asked:
+                try:
+                    worker.proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+                except subprocess.TimeoutExpired:
+                    pass
+        finally:  # a Ctrl-C while a finaliser runs: no worker outlives the run
+            self.stop()
+
+    @staticmethod
+    def _heard(worker: _Worker) -> bool:
+        """Whether ``worker`` has said anything (read or waiting in the pipe): the first thing it says is that it
+        starts importing the system."""
+        try:
+            return worker.heard or worker.conn.poll()
+        except OSError:
+            return True  # its end is closed: asking it fails at once
 
     def stop(self) -> None:
         """Kill every worker (a worker never holds anything the run needs once its case is recorded)."""
@@ -371,6 +390,7 @@ class ProcessWorkers:
                 message = worker.conn.recv()
             except (EOFError, OSError):
                 return ("dead",)
+            worker.heard = True
             if message[0] != "call":
                 return message
             worker.call_started = time.monotonic() if message[1] else 0.0

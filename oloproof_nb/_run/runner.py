@@ -158,6 +158,7 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
         raise
     pending = ((index, case) for index, case in enumerate(with_epochs(suite.iter_cases(), k))
                if (case.id, case.epoch) not in done)
+    recorded = False  # every case run recorded: the workers are then told to stop after the run is stamped finished
     try:
         if progress is not None:
             progress(finished, total)
@@ -178,8 +179,7 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
             finished += 1
             if progress is not None:
                 progress(finished, total)
-        if pool is not None:
-            pool.finish()  # each worker drops its system: its finaliser runs, as at the end of a thread run
+        recorded = True
     except KeyboardInterrupt as exc:  # the user's Ctrl-C: stop, and say how to finish the run
         store.close(stopped=True)  # a clean stop, unless oloproof run got no Ctrl-C (then it notes an end after it)
         _note_where(exc, store.directory, fingerprint)
@@ -200,9 +200,18 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
         store.close()
         raise
     finally:
+        if pool is not None and not recorded:
+            pool.stop()
+    try:
+        store.finish(finished_at=utc_now())
+    except BaseException:
         if pool is not None:
             pool.stop()
-    store.finish(finished_at=utc_now())
+        raise
+    if pool is not None:
+        # each worker drops its system, its finaliser runs, as at the end of a thread run: after the run is stamped
+        # finished, as _release_left (a Ctrl-C while a finaliser ran left a run of every case unfinished: F55)
+        pool.finish()
     _release_left(systems, timeout_s)  # after the run is finished: a resume would find it blocking again
     refuse_changed_journal(store.directory, store.manifest)  # records not the run's: never gated
     return store.directory
