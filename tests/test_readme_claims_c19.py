@@ -33,7 +33,7 @@ def eval_file(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         yield found
 
 
-def test_two_evals_of_one_task_over_the_same_samples_are_refused_naming_the_other_log(
+def test_two_inspect_evals_of_one_task_over_the_same_samples_are_refused_naming_the_other_log(
         eval_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The refund desk run again (another eval id, another file name) beside the shared log: its samples are the
     same, so pooled each would count twice. Exit 2, one line naming a sample and the other log; nothing written."""
