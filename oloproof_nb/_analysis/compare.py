@@ -91,7 +91,7 @@ from .compare_notes import comparison_notes, metadata_changes, relaxed_rule, rul
 from .compare_pairing import epochs_of, flips, joined_clusters, pair_cases, pair_rows, same_epochs_per_case
 from .compare_rows import base_missing_passed, decide, missing_why, paired_row, reduced_row, regression_verdict
 from .gate import FEWER_EPOCHS, criterion_sums, fewer_epochs, no_decision, vacuous_findings
-from .gate_drift import label_drift, release_now, release_unreadable, suite_drift, warn_release_drift
+from .gate_drift import drift_sentences, release_now, release_unreadable, warn_release_drift
 from .gate_findings import VACUOUS
 from .gate_settings import (
     APPROXIMATE_NOT_ALLOWED,
@@ -315,8 +315,8 @@ def _overall(table: pd.DataFrame, base_run: Run, cand_run: Run, unpaired: pd.Dat
 
 def _suite_changes(candidate: Run) -> list[str]:
     """What of the candidate's suite folder now asks for other judgements than the candidate run was made with: its
-    oloproof.yaml, case file or validity labels (:func:`~.gate_drift.suite_drift`, :func:`~.gate_drift.label_drift`,
-    as ``op.gate`` of the run names them), one sentence each; empty when they are as the run used them.
+    oloproof.yaml, case file or validity labels (:func:`~.gate_drift.drift_sentences`, as ``op.gate`` of the run names
+    them), one sentence each; empty when they are as the run used them.
 
     Two runs made while the suite was loosened (``epochs: 1`` where it asks 3, a check made lenient, its hard cases
     taken out) and compared after it was put back agree with each other, so no ``check_changed``, ``fewer_epochs``
@@ -336,13 +336,11 @@ def _suite_changes(candidate: Run) -> list[str]:
     list of str
         One sentence per file that differs, naming the file and the change.
     """
-    out = [f"{path} differs from the one the candidate run {candidate.run_id} was made with ({change}); both runs "
-           "were judged on the cases and by the checks they recorded, so this comparison says nothing of the suite "
-           "as it is now: to compare by it, run both versions again" for path, change in suite_drift(candidate)]
-    out += [f"{path} differs from the validity labels the candidate run {candidate.run_id} was made with ({change}); "
-            "the runs' labels decide which copies are scored: to compare by the labels as they are now, run both "
-            "versions again" for path, change in label_drift(candidate)]
-    return out
+    return drift_sentences(candidate, f"the candidate run {candidate.run_id}",
+                           "both runs were judged on the cases and by the checks they recorded, so this comparison "
+                           "says nothing of the suite as it is now: to compare by it, run both versions again",
+                           "the runs' labels decide which copies are scored: to compare by the labels as they are "
+                           "now, run both versions again")
 
 
 def _same_run(base: Run, candidate: Run) -> bool:

@@ -65,7 +65,7 @@ from .._run.systems import GIVE_FINGERPRINT, NO_SETTINGS_FINGERPRINT
 from ..errors import ConfigError, OloproofError, VacuousCheckWarning, format_loc, quote, warn_at_caller
 from .baseline import Baseline, as_baseline, check_baseline, with_idle_columns
 from .columns import GATE
-from .gate_drift import label_drift, release_now, release_unreadable, suite_drift, warn_release_drift
+from .gate_drift import drift_sentences, release_now, release_unreadable, warn_release_drift
 from .gate_findings import by_criterion, late_findings, with_findings, zero_thresholds
 from .gate_reasons import all_pass_note, content_unchecked, missing_why
 from .gate_settings import APPROXIMATE_NOT_ALLOWED, ReleaseLike, approximate_reason, weaker_settings
@@ -519,10 +519,10 @@ def gate(run: Run, release: ReleaseLike | None = None, *,
         Without ``release``, when the suite folder's release.yaml now differs from the settings stored with
         the run (which decide): the differing keys, and how to gate with the file as it is now. With or without
         ``release``, when a label file of the suite folder now labels a pair otherwise than the labels stored
-        with the run, which decide (:func:`label_drift`); and when the suite folder's oloproof.yaml or case file
-        now asks for other judgements than the run recorded: a check configured otherwise, a case added, removed
-        or edited (:func:`suite_drift`; the run's verdicts decide). The suite folder is the one the run folder sits
-        in, else the one it was made from (:func:`suite_folder`).
+        with the run, which decide (:func:`~.gate_drift.label_drift`); and when the suite folder's oloproof.yaml
+        or case file now asks for other judgements than the run recorded: a check configured otherwise, a case
+        added, removed or edited (:func:`~.gate_drift.suite_drift`; the run's verdicts decide). The suite folder
+        is the one the run folder sits in, else the one it was made from (:func:`suite_folder`).
     VacuousCheckWarning
         For a ``fault_recovery`` criterion whose tool no case called, or whose ``escalate_tools`` or
         ``honest_answers`` every recorded case run calls or says where nothing failed, and for a criterion gated at
@@ -572,15 +572,13 @@ def gate(run: Run, release: ReleaseLike | None = None, *,
                     f"release settings run {run.run_id} was made with")
             warn_at_caller(said)
         drifted += [said] if said else []
-    changed: list[str] = []
-    for path, change in suite_drift(run):  # the run's verdicts were judged on its cases, by its checks
-        changed.append(f"{path} differs from the one run {run.run_id} was made with ({change}); this gate judges "
-                       "the cases and checks the run recorded; to judge the agent by the suite as it is now, run the "
-                       "suite again")
-    for path, change in label_drift(run):  # the run's labels decide which copies are scored: say they are old
-        changed.append(f"{path} differs from the validity labels run {run.run_id} was made with ({change}); this "
-                       "gate uses the run's (they decide which copies are scored and whether the transform is "
-                       "checked); to judge the agent by the labels as they are now, run the suite again")
+    # the run's verdicts were judged on its cases, by its checks; its labels decide which copies are scored
+    changed = drift_sentences(run, f"run {run.run_id}",
+                              "this gate judges the cases and checks the run recorded; to judge the agent by the suite "
+                              "as it is now, run the suite again",
+                              "this gate uses the run's (they decide which copies are scored and whether the "
+                              "transform is checked); to judge the agent by the labels as they are now, run the suite "
+                              "again")
     for message in changed:
         warn_at_caller(message)
     drifted += changed

@@ -22,8 +22,8 @@ from .._config.suite_config import SUITE_FILE, SuiteConfig, parse_suite_config
 from ..errors import LabelFileError, OloproofError, warn_at_caller
 from .run import Run, label_difference
 
-__all__ = ["release_drift", "label_drift", "suite_drift", "suite_folder", "release_now", "warn_release_drift",
-           "release_unreadable"]
+__all__ = ["release_drift", "label_drift", "suite_drift", "drift_sentences", "suite_folder", "release_now",
+           "warn_release_drift", "release_unreadable"]
 
 
 def suite_folder(run: Run) -> Path | None:
@@ -226,6 +226,20 @@ def suite_drift(run: Run) -> list[tuple[Path, str]]:
 
 #: Keys of oloproof.yaml that decide no verdict: the suite's name, the slice tables a report shows, how workers run.
 _NO_VERDICT = frozenset({"name", "slices", "isolation"})
+
+
+def drift_sentences(run: Run, made: str, suite_tail: str, labels_tail: str) -> list[str]:
+    """One sentence per file of ``run``'s suite folder that now asks for other judgements than the run recorded
+    (:func:`suite_drift`, then :func:`label_drift`): ``<file> differs from the one <made> was made with (<change>);
+    <suite_tail>``, and for a label file ``… the validity labels <made> was made with …; <labels_tail>``.
+
+    ``made`` names the run as the reader knows it (``run <id>``, ``the candidate run <id>``); the tails say what the
+    caller (the gate, a comparison) judged by and how to judge by the files as they are now.
+    """
+    return ([f"{path} differs from the one {made} was made with ({change}); {suite_tail}"
+             for path, change in suite_drift(run)]
+            + [f"{path} differs from the validity labels {made} was made with ({change}); {labels_tail}"
+               for path, change in label_drift(run)])
 
 
 def _config_change(was: SuiteConfig, now: SuiteConfig) -> str:

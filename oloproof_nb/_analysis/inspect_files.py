@@ -222,8 +222,14 @@ def is_inspect_source(path: Path) -> bool:
     unread = [f for f in near if f.suffix == ".json" and f.is_file() and _cannot_read(f) is not None]  # may be logs
     # a .json named as Inspect AI names its logs is one (an empty one a killed eval left): a folder holding only it
     # is a log folder whose log :func:`inspect_log_files` names, not "not a run directory" (review F54)
-    return bool(unread) or any(f.suffix == ".eval" or (f.suffix == ".json" and (
-        is_inspect_log(f) or (_LOG_NAME.match(f.name) is not None and f.is_file()))) for f in near)
+    return bool(unread) or any(f.suffix == ".eval" or _named_json_log(f) or (f.suffix == ".json" and is_inspect_log(f))
+                               for f in near)
+
+
+def _named_json_log(f: Path) -> bool:
+    """Whether ``f`` is a ``.json`` file named as Inspect AI names its logs (:data:`_LOG_NAME`): a log by its name,
+    as Inspect's own listing takes it, whatever it holds."""
+    return f.suffix == ".json" and _LOG_NAME.match(f.name) is not None and f.is_file()
 
 
 def inspect_log_files(path: str | Path) -> list[Path]:
@@ -260,8 +266,7 @@ def inspect_log_files(path: str | Path) -> list[Path]:
                                 "header.json); repair or remove it, or read the other logs one by one")
         # a .json named as Inspect names its logs is one too (Inspect lists it): an empty one, left by an eval
         # killed as it wrote its log, was skipped without a word and its folder judged on the other logs (U22)
-        damaged = [f for f in near if f.suffix == ".json" and f not in found and _LOG_NAME.match(f.name)
-                   and f.is_file()]
+        damaged = [f for f in near if _named_json_log(f) and f not in found]
         if damaged:
             raise OloproofError(f"{damaged[0]}: not a readable Inspect AI log (named as Inspect AI names its logs, "
                                 "but not an eval log's JSON); repair or remove it, or read the other logs one by one")

@@ -77,6 +77,21 @@ def _kept_import(file: Path, stale: Path) -> KeptImportError:
     return error
 
 
+def _stale_system(root: Path, target: Any) -> Path | None:
+    """The file of the system ``target`` (imported from the suite folder ``root``) that changed since Python
+    imported it: the file that defines it (:func:`~.imports.stale_function`), else a module its code imports
+    (:func:`~.imports.stale_import`); None when none did."""
+    return stale_function(target) or stale_import(root, target)
+
+
+def _refuse_kept(root: Path, target: Any, file: Path) -> None:
+    """Raise :class:`KeptImportError` when the system ``target``, just imported, is still Python's object of before
+    an edit of its code (a package, a helper module, another file: only a new process loads it)."""
+    stale = _stale_system(root, target)
+    if stale is not None:
+        raise _kept_import(file, stale)
+
+
 #: A case file up to this size is parsed once, when the suite is loaded, and its cases kept for the run;
 #: a larger one is streamed (read again, one case at a time, by every pass over it).
 KEEP_CASES_BYTES = 4 << 20
@@ -276,9 +291,7 @@ class Suite:
         target = import_system(self.root, self.config.system, self.root / SUITE_FILE)
         # imported now (load_suite(import_system_now=False)): refused as load_suite refuses it, or a helper Python
         # kept as imported before its edit ran unseen (review F53: 3 of 3 pass where the helper now fails them)
-        stale = stale_function(target) or stale_import(self.root, target)
-        if stale is not None:
-            raise _kept_import(self.root / SUITE_FILE, stale)
+        _refuse_kept(self.root, target, self.root / SUITE_FILE)
         return target
 
     def system_edited(self) -> tuple[Path, bool] | None:
@@ -288,7 +301,7 @@ class Suite:
         when none did (or the system is not imported yet)."""
         if self.system_target is None:
             return None
-        stale = stale_function(self.system_target) or stale_import(self.root, self.system_target)
+        stale = _stale_system(self.root, self.system_target)
         if stale is None:
             return None
         # the suite's own top-level module, edited since, or imported again under its name by a later load of the
@@ -541,9 +554,7 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
         warn_at_caller(DuplicateCaseWarning(repeats_warning(cases_file, repeated)))
     target = import_system(root, config.system, suite_file) if import_system_now else None
     if target is not None:  # notes the files its code came from (a run refuses it once they change)
-        stale = stale_function(target) or stale_import(root, target)
-        if stale is not None:  # imported again, Python still gave the old object (a package, another file)
-            raise _kept_import(suite_file, stale)
+        _refuse_kept(root, target, suite_file)  # imported again, Python still gave the old object (a package, …)
         elsewhere = defined_elsewhere(root, target)
         if elsewhere is not None:  # a package of the suite's, imported from another suite's folder first
             raise ConfigError(suite_file, "system", elsewhere)
