@@ -120,6 +120,9 @@ CASES_NOT_IN_BOTH = "cases_not_in_both_runs"
 RELEASE_CHANGED = "release_changed"
 #: What the settings given to a comparison are compared with (:attr:`Comparison.relaxed`).
 BASE_OWN = "the base run's own release settings"
+#: :attr:`Comparison.weaker_than` when the base run stored no release settings (made without release.yaml, or an
+#: Inspect AI log): the defaults stand for its own rule, and are named as such.
+BASE_DEFAULTS = "the default release settings (the base run has none of its own)"
 #: The reason of a criterion whose candidate failed rows the base run never judged (not in the paired difference).
 NEW_FAILURES = "unpaired_failures"
 LOST_PASSES = "unpaired_passes"
@@ -200,7 +203,8 @@ class Comparison:
         :attr:`~oloproof_nb._analysis.gate.Gate.relaxed`, which leaves out a run made without release.yaml: the
         defaults gate no criterion, but they do decide a comparison). Empty when none is weaker.
     weaker_than : str
-        What :attr:`relaxed` is weaker than: ``the base run's own release settings`` (:data:`BASE_OWN`), or
+        What :attr:`relaxed` is weaker than: ``the base run's own release settings`` (:data:`BASE_OWN`; the
+        defaults, :data:`BASE_DEFAULTS`, when the base run stored none: an Inspect AI log has none), or
         ``<suite>/release.yaml as it is now``; empty when :attr:`relaxed` is.
     drift : tuple of str
         The files of the candidate's suite folder (oloproof.yaml, the case file, validity labels) that now ask for
@@ -594,7 +598,7 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
     table = COMPARE.from_columns({c: [r[c] for r in out] for c in COMPARE.names})
     overall, reason = _overall(table, base_run, cand_run, unpaired, paired, release)
     relaxed, than = relaxed_or_now(relaxed_rule(base_run, cand_run, cfg, clustered) if release is not None
-                                   else [], BASE_OWN, found,
+                                   else [], BASE_OWN if base_run.release is not None else BASE_DEFAULTS, found,
                                    lambda now: relaxed_rule(base_run, cand_run, cfg, clustered, own=now))
     notes_all = comparison_notes(base_run, cand_run, release, relaxed, than, changed, paired, vacuous, common,
                                  unpaired) + drifted

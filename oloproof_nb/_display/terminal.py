@@ -27,8 +27,8 @@ from .markdown import table_cell, terminal_text, text_table
 from .theme import fmt_bound, fmt_cell, fmt_level, fmt_number, fmt_threshold
 
 __all__ = ["PLAIN_TERMINAL", "WIDTH", "case_error_lines", "compare_table_text", "cut_names", "gate_table_text",
-           "exit_line", "fit", "gate_size", "plain_terminal", "reason_lines", "run_size", "terminal_width",
-           "uncached_note"]
+           "exit_line", "fit", "gate_size", "missing_verdict_lines", "plain_terminal", "reason_lines", "run_size",
+           "terminal_width", "uncached_note"]
 
 #: Characters per line of the narrow table.
 WIDTH = 100
@@ -306,4 +306,39 @@ def case_error_lines(run: Run, width: int = WIDTH) -> list[str]:
     if len(counts) > _ERROR_KINDS:
         lines.append(f"  and {len(counts) - _ERROR_KINDS} other messages")
     lines.append(fit("  in Python: run.cases[\"error\"] has each; run.panel(case_id) shows a case", width))
+    return lines
+
+
+def missing_verdict_lines(run: Run, width: int = WIDTH) -> list[str]:
+    """Lines saying why verdicts of case runs that completed are ``missing``, by criterion and reason code (the
+    reason up to its first ``:``), the commonest first, each with a case and its reason; none when there are none.
+
+    The table's ``miss`` counts them and a criterion's reason may say ``all_missing``; without these lines a
+    terminal did not say why: a fault replay whose control replay diverged from the recording
+    (``control_replay_diverged``), a check that returned ``None``, an outcome no artifact was observed for.
+    Verdicts of case runs that ended in error are left to :func:`case_error_lines`.
+    """
+    verdicts = run.verdicts
+    missing = verdicts[verdicts["verdict"] == "missing"]
+    ended = ended_case_runs(run.cases)
+    if not ended.empty and not missing.empty:  # said by case_error_lines, with the system's message
+        gone = pd.MultiIndex.from_frame(ended[["case_id", "epoch"]])
+        missing = missing[~pd.MultiIndex.from_frame(missing[["case_id", "epoch"]]).isin(gone)]
+    if missing.empty:
+        return []
+    rows = verdicts.groupby("criterion", sort=False).size()
+    reason = missing["reason"].fillna("").astype(str)
+    kinds = missing.assign(code=reason.str.split(":").str[0].str.strip().replace("", "(no reason)"), why=reason)
+    counts = kinds.groupby(["criterion", "code"], sort=False).size().sort_values(ascending=False, kind="stable")
+    lines: list[str] = []
+    for (criterion, code), n in counts.head(_ERROR_KINDS).items():
+        first = kinds[(kinds["criterion"] == criterion) & (kinds["code"] == code)].iloc[0]
+        head = (f"{terminal_text(str(criterion))}: {n:,} of its {int(rows[criterion]):,} verdicts are missing: "
+                f"{terminal_text(str(code))}")
+        lines.extend(textwrap.wrap(head, width, break_long_words=False, break_on_hyphens=False))
+        example = fit(terminal_text(str(first["case_id"])), 40)  # an id is the user's
+        lines.append(fit(terminal_text(f"  e.g. {example}: {first['why']}"), width))
+    if len(counts) > _ERROR_KINDS:
+        lines.append(f"  and {len(counts) - _ERROR_KINDS} other reasons")
+    lines.append(fit("  in Python: run.verdicts[run.verdicts.verdict == \"missing\"] has each reason", width))
     return lines

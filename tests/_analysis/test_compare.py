@@ -568,7 +568,14 @@ def test_a_rule_given_is_weighed_against_the_defaults_when_the_base_had_no_relea
     cmp = op.compare(base, cand, release=root / "release.yaml")
     assert cmp.verdict == "NO_REGRESSION"  # the rule given decides
     assert cmp.relaxed == ("regression.margin 0.02 → 0.9",)
+    # the base stored no settings: the defaults it is weighed against are named so, not as "its own" (U22's note)
+    assert cmp.weaker_than == "the default release settings (the base run has none of its own)"
+    assert cmp.notes[0].endswith("1 setting weaker than the default release settings (the base run has none of its "
+                                 "own): regression.margin 0.02 → 0.9")
     assert op.compare(base, cand, release={"regression": {"margin": 0.02}}).relaxed == ()
+    stored = op.compare(cand, base, release={"regression": {"margin": 0.95}})  # a base that stored its file
+    assert (stored.relaxed, stored.weaker_than) == (("regression.margin 0.9 → 0.95",),
+                                                    "the base run's own release settings")
 
 def test_a_run_resumed_after_an_abrupt_end_says_so_in_the_comparison(tmp_path: Path) -> None:
     """Review F22: a candidate whose process was killed as it started c4 (a kill from outside, or the system's own

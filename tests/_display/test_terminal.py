@@ -17,6 +17,7 @@ from oloproof_nb._display.terminal import (
     exit_line,
     gate_size,
     gate_table_text,
+    missing_verdict_lines,
     terminal_width,
 )
 from oloproof_nb._display.theme import fmt_cell
@@ -169,6 +170,51 @@ def test_a_long_message_and_case_id_are_escaped_and_cut_to_fit() -> None:
     lines = case_error_lines(_ended([(case_id, "error", "Boom\r" + "m" * 80)]))
     assert lines[1] == "  Boom\\r" + "m" * 31 + "… (1 case run, e.g. case\\x1b[2J" + "x" * 28 + "…)"
     assert lines[0] == "1 of 1 case runs ended in error: their verdicts are missing"
+
+
+def _missing(cases: list[tuple[str, int, str, str | None]], verdicts: list[tuple[str, int, str, str, str]]) -> Any:
+    """A run of ``cases`` (case id, epoch, status, error) and ``verdicts`` (case id, epoch, criterion, verdict,
+    reason): all ``missing_verdict_lines`` reads."""
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    return SimpleNamespace(cases=pd.DataFrame(cases, columns=["case_id", "epoch", "status", "error"]),
+                           verdicts=pd.DataFrame(verdicts, columns=["case_id", "epoch", "criterion", "verdict",
+                                                                    "reason"]))
+
+
+def test_missing_verdicts_of_completed_case_runs_are_said_by_criterion_and_reason_code() -> None:
+    """By hand: fault has 6 verdicts, 3 missing as control_replay_diverged (first c1), 1 as replay_raised;
+    policy has 4, 2 missing with a check's None (first c2 epoch 2); c4's epoch 1 ended in error, so its missing
+    policy verdict is case_error_lines' to say (c4's epoch 2 completed: its missing verdict counts). answer has
+    none missing. Three kinds listed, the commonest first, ties in the order met."""
+    cases = [(f"c{n}", e, "completed", None) for n in range(1, 4) for e in (1, 2)]
+    cases += [("c4", 1, "error", "KeyError: 'x'"), ("c4", 2, "completed", None)]
+    diverged = "control_replay_diverged: step 1 differs: recorded give_up -> 0.25; replayed -> 0.5"
+    verdicts = [("c1", 1, "fault", "missing", diverged), ("c1", 2, "fault", "missing", diverged + "!"),
+                ("c2", 1, "fault", "missing", "replay_raised: ValueError: boom"),
+                ("c2", 2, "fault", "missing", diverged), ("c3", 1, "fault", "pass", "recovered"),
+                ("c3", 2, "fault", "fail", "not_recovered"),
+                ("c2", 2, "policy", "missing", "check returned None"), ("c4", 1, "policy", "missing", "case_error"),
+                ("c4", 2, "policy", "missing", "check returned None"), ("c1", 1, "policy", "pass", ""),
+                ("c1", 1, "answer", "pass", "")]
+    python = '  in Python: run.verdicts[run.verdicts.verdict == "missing"] has each reason'
+    assert missing_verdict_lines(_missing(cases, verdicts)) == [
+        "fault: 3 of its 6 verdicts are missing: control_replay_diverged",
+        f"  e.g. c1: {diverged}",
+        "policy: 2 of its 4 verdicts are missing: check returned None",
+        "  e.g. c2: check returned None",
+        "fault: 1 of its 6 verdicts are missing: replay_raised",
+        "  e.g. c2: replay_raised: ValueError: boom",
+        python]
+    more = [*verdicts, ("c3", 1, "answer", "missing", "")]  # a fourth kind, with no reason given
+    lines = missing_verdict_lines(_missing(cases, more))
+    assert lines[-2:] == ["  and 1 other reasons", python]
+    assert missing_verdict_lines(_missing(cases, [v for v in verdicts if v[3] != "missing" or v[0] == "c4"
+                                                   and v[1] == 1])) == []  # only the ended case run's: none
+    only = missing_verdict_lines(_missing(cases, [("c3", 1, "answer", "missing", "")]))
+    assert only[:2] == ["answer: 1 of its 1 verdicts are missing: (no reason)", "  e.g. c3: "]
 
 
 @pytest.mark.parametrize(("columns", "width"), [("250", 250), ("60", 100), (None, 100)])
