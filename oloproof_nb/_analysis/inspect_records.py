@@ -503,9 +503,10 @@ class Reader:
         found = []
         for scorer, edits in self.edited.items():
             cid, epoch, was, now, who, why = edits[0]
+            by = f"by {quote(who, 40)}" if who else "by an edit that names no author (no provenance)"
             found.append(f"{path}: {len(edits)} score(s) of scorer {scorer!r} were changed by hand after the eval "
                          f"(Inspect's edit_score; each score's history), the first sample {cid!r} epoch {epoch} from "
-                         f"{quote(was, 40)} to {quote(now, 40)} by {quote(who, 40)}{why}: the verdicts are of the "
+                         f"{quote(was, 40)} to {quote(now, 40)} {by}{why}: the verdicts are of the "
                          "edited values, not of the scorer's own; read the edits before relying on the gate")
         return found
 
@@ -536,22 +537,28 @@ class Reader:
 
 
 def _edit_of(score: Any) -> tuple[Any, Any, str, str] | None:
-    """A score's value as its scorer gave it, its value now, who changed it and why (`` ("reason")`` or ``""``),
-    when a person changed its value after the eval (``edit_score`` keeps the original as the first entry of its
-    ``history``, with no provenance, and each edit with its own); None otherwise (no edit, an edit of its
-    explanation alone, or edits that put the value back)."""
+    """A score's value as its scorer gave it, its value now, who changed it (``""``: the edit names nobody) and why
+    (`` ("reason")`` or ``""``), when a person changed its value after the eval; None otherwise (no edit, an edit
+    of its explanation alone, or edits that put the value back).
+
+    ``edit_score`` keeps the scorer's score as the first entry of its ``history`` when it first edits it, then
+    appends each edit; a score it added holds its first edit alone. An edit's provenance is optional (``ScoreEdit``'s
+    default is None, as the original's): three failing scores edited to ``C`` with no provenance read as no edit at
+    all, 30 of 30, PASS at 0.8, without a word, where the scorer's 27 of 30 are INSUFFICIENT_EVIDENCE (review F56).
+    """
     history = list(getattr(score, "history", None) or [])
-    edits = [h for h in history if getattr(h, "provenance", None) is not None
-             and not (isinstance(h.value, str) and h.value == "UNCHANGED")]
-    if not edits:
+    if not history:
         return None
-    original = history[0].value if getattr(history[0], "provenance", None) is None else None
+    added = len(history) == 1 or getattr(history[0], "provenance", None) is not None  # no scorer gave it
+    original = None if added else history[0].value
     now = getattr(score, "value", None)
     if original == now:
         return None
-    last = edits[-1].provenance
+    changes = [h for h in (history if added else history[1:])
+               if not (isinstance(h.value, str) and h.value == "UNCHANGED")]
+    last: Any = getattr(changes[-1], "provenance", None) if changes else None
     why = f" ({quote(last.reason, 60)})" if getattr(last, "reason", None) else ""
-    return original, now, str(getattr(last, "author", "") or "?"), why
+    return original, now, str(getattr(last, "author", "") or ""), why
 
 
 def _row(criterion: str, verdict: str, reason: str) -> Any:

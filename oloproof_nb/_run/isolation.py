@@ -441,6 +441,10 @@ class ProcessWorkers:
                     item = None if free is None else free[0]
                 if item is None:  # none can start now
                     break
+                # in flight from here: a kill of this process from outside ran it again with no note (review U23);
+                # noted before it is sent, as a thread run notes a case before its system runs it (noted after, a
+                # Ctrl-C or a kill just after the send left a case run its worker had begun unnoted: review F56)
+                self._note_case(item[1].id, item[1].epoch, False)
                 try:
                     worker.conn.send((item[0], item[1], self._run_id, self._shown_for(item[1])))
                 except OSError:  # the idle worker died (killed from outside): the case goes to its replacement
@@ -449,8 +453,6 @@ class ProcessWorkers:
                     continue
                 worker.item, worker.started, worker.t0 = item, utc_now(), time.perf_counter()
                 worker.state = "busy"
-                # in flight from here: a kill of this process from outside ran it again with no note (review U23)
-                self._note_case(item[1].id, item[1].epoch, False)
             if waiting.done and held is None and not any(w.state == "busy" for w in self._workers):
                 return
             self._wait(self._workers)

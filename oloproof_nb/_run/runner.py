@@ -148,7 +148,9 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
         if resume and store.manifest.finished_at is not None and finished == total:
             store.close()  # a finished run has nothing to resume: left as it was (not stamped finished again)
             if pool is not None:
-                pool.stop()
+                # its first worker built a system: dropped as at a run's end, so its finaliser runs (stopped, each
+                # resume of a finished process-isolated run left a desk's working copy behind: review F56)
+                pool.finish()
             _release_left(systems, timeout_s)
             return store.directory
     except BaseException:

@@ -73,3 +73,25 @@ def test_a_process_isolated_run_killed_from_outside_says_on_resume_which_case_ra
     assert list(op.load_run(out).cases["case_id"]) == ids
     assert (f"resumed after 1 abrupt end of the run's process (not seen by oloproof run); the 1 case run in flight "
             f"was run again: case '{victim}'") in " ".join(done.stdout.split())
+
+
+def test_a_ctrl_c_just_after_a_case_is_sent_to_its_worker_leaves_it_noted(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Ctrl-C that lands right after the run's process sent a case to its worker (the worker has begun it): the
+    case run is noted in flight, with the stop after it, so the resume runs it again and says so (review F56: it was
+    noted after the send, so at that moment nothing was noted and the resume ran it again without a word)."""
+    import multiprocessing.connection
+
+    root = write_suite(tmp_path / "suite", standard_cases(2), isolation="process")
+    send = multiprocessing.connection.Connection.send
+
+    def send_then_interrupt(self: multiprocessing.connection.Connection, obj: object) -> None:
+        send(self, obj)
+        if isinstance(obj, tuple) and isinstance(obj[0], int):  # a case, sent (not the spec, not the stop)
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(multiprocessing.connection.Connection, "send", send_then_interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        op.run(root, out=tmp_path / "run", progress=False)
+    seen = read_in_flight(tmp_path / "run")
+    assert seen is not None and list(seen.started) == [("c0", 1)] and seen.stopped  # before: None (no note)

@@ -90,3 +90,17 @@ def test_a_thread_run_releases_its_systems_too(tmp_path: Path, monkeypatch: pyte
     run = op.run(_suite(tmp_path / "suite"), out=tmp_path / "run", progress=False, workers=2)
     assert list(run.verdicts["verdict"]) == ["pass"] * 4
     assert sorted(p.name for p in copies.iterdir()) == []
+
+
+def test_a_resume_of_a_finished_process_run_lets_its_worker_release_its_system(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A resume of a run already finished builds the system in its first worker and runs nothing: that worker was
+    killed (``stop``), so each such resume left its desk's working copy behind (review F56); it is told to drop it."""
+    copies = tmp_path / "copies"
+    copies.mkdir()
+    monkeypatch.setenv("U23_COPIES", str(copies))
+    root = _suite(tmp_path / "suite")
+    op.run(root, out=tmp_path / "run", progress=False, isolation="process")
+    run = op.run(root, out=tmp_path / "run", progress=False, isolation="process", resume=True)
+    assert list(run.verdicts["verdict"]) == ["pass"] * 4  # the finished run, left as it was
+    assert sorted(p.name for p in copies.iterdir()) == []  # before: the resume's worker's copy was left
