@@ -365,6 +365,10 @@ def _check_outcome(outcome: Any) -> None:
     if not isinstance(outcome, dict):
         raise ValueError(f"'outcome' must be an object (an outcome contract with keys {allowed}), "
                          f"got {type(outcome).__name__}")
+    if isinstance(outcome.get("validator"), dict):  # a contract file's {"command": [...]}, copied into a case
+        raise ValueError("'outcome.validator' must be the name of a validator registered in oloproof.yaml "
+                         "(validators: {report_schema: checks:report_schema}); a {\"command\": [...]} validator "
+                         "is for a contract file of oloproof receipt")
     try:
         OutcomeContract.model_validate(outcome)
     except ValidationError as exc:

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from .._core.canonical import canonical_json, iso, utc_now
 from .._core.case import Case
@@ -31,7 +31,7 @@ from .._core.jsonsafe import NotJSONError, copy_json, to_json
 from .._core.paths import MAX_DEPTH
 from .._core.records import ENV_SCHEMA, EnvironmentState, TrajectoryDict
 from .._core.trajectory import Change, Message, ToolCall, Trajectory
-from ..errors import describe_exception, validation_problem
+from ..errors import describe_exception, format_loc, quote, validation_problem
 from .timeouts import CaseTimeout, SystemRaised, call_with_timeout
 
 __all__ = ["SandboxResult", "SystemContractError", "run_case", "replay_case", "failure_reason",
@@ -60,9 +60,43 @@ def to_trajectory(value: Any, what: str) -> Trajectory:
         try:
             return Trajectory.model_validate(value)
         except ValidationError as exc:
-            key, message, _ = validation_problem(exc)
-            raise SystemContractError(f"{what} returned an invalid trajectory: {key}: {message}") from None
+            raise SystemContractError(f"{what} returned an invalid trajectory: {_trajectory_problem(exc)}") from None
     raise SystemContractError(f"{what} returned {type(value).__name__}; expected a Trajectory or a dict")
+
+
+#: A step's branch as pydantic names it in an error's location, and what the message calls it.
+_STEP_BRANCHES: dict[str, tuple[type[BaseModel], str]] = {
+    "tool_call": (ToolCall, "a tool call step"),
+    "message": (Message, "a message step (one without a 'tool' key)"),
+}
+
+
+def _trajectory_problem(exc: ValidationError) -> str:
+    """The first problem of a trajectory dict, as ``key: message``; an unknown key lists the keys allowed there.
+
+    pydantic names a step's branch in the location (``steps[0].tool_call.type``), a key nobody wrote: it is
+    taken out, and the branch named in the message instead, with its keys (a step ``{"type": "tool_call", ...}``,
+    another framework's spelling, read ``steps[0].tool_call.type: unknown key`` and no more); a ``kind`` that
+    is neither branch names the kinds there are, not pydantic's discriminator function.
+    """
+    key, message, err = validation_problem(exc)
+    loc = tuple(err["loc"])
+    step = len(loc) >= 2 and loc[0] == "steps" and isinstance(loc[1], int)
+    if step and err["type"] == "union_tag_invalid":
+        tag = (err.get("ctx") or {}).get("tag")
+        kinds = ", ".join(_STEP_BRANCHES)
+        return f"{format_loc((*loc[:2], 'kind'))}: {quote(tag)} is not a step kind; allowed: {kinds}"
+    branch = _STEP_BRANCHES.get(str(loc[2])) if step and len(loc) >= 3 else None
+    if branch is not None:
+        model, what = branch
+        key = format_loc((*loc[:2], *loc[3:]))
+        if err["type"] == "extra_forbidden":
+            return f"{key}: unknown key; {what} allows: {', '.join(model.model_fields)}"
+        return f"{key}: {message}"
+    if err["type"] == "extra_forbidden" and len(loc) == 1:
+        allowed = [name for name in Trajectory.model_fields if name != "input"]  # input: the runner sets it
+        return f"{key}: unknown key; allowed: {', '.join(allowed)}"
+    return f"{key}: {message}"
 
 
 def _trajectory_json(trajectory: Trajectory) -> TrajectoryDict:

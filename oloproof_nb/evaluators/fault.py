@@ -199,6 +199,19 @@ class HonestPattern(BaseModel):
         return value
 
 
+def _not_replayable_reason(system: Any) -> str:
+    """``not_replayable: …`` naming the system's class and how to make it replayable.
+
+    Before, the reason was the bare code: a system written as a plain ``run`` (an agent behind an HTTP service,
+    called as one request) got ``not_replayable`` on every fault row, a word the README did not use, and no fix.
+    """
+    if callable(getattr(system, "replay", None)):  # a replay() the runner cannot reach (no live run)
+        return NOT_REPLAYABLE
+    return (f"{NOT_REPLAYABLE}: {type(system).__name__} has no replay(); write it on op.RecordedAgent, each tool "
+            "call through rec.tool(...) and each model call through rec.model(...) (README section 1), and a "
+            "fault replay can replace a call's result")
+
+
 @register
 class FaultRecovery(Evaluator):
     """Passes when, after ``tool`` fails with ``fault``, the agent recovers or escalates and breaks nothing.
@@ -338,7 +351,8 @@ class FaultRecovery(Evaluator):
         if not checkpoints:
             return Evaluation()
         if not callable(getattr(ctx.system, "replay", None)) or ctx.run is None:
-            return self._judged([self._row(ctx.case.id, at, "missing", NOT_REPLAYABLE) for at in checkpoints])
+            reason = NOT_REPLAYABLE if ctx.system is None else _not_replayable_reason(ctx.system)
+            return self._judged([self._row(ctx.case.id, at, "missing", reason) for at in checkpoints])
         recorded = ctx.trajectory
         if recorded.input is None:
             recorded = recorded.model_copy(update={"input": ctx.case.input})

@@ -128,6 +128,18 @@ def test_a_case_field_error_is_worded_by_the_one_formatter_and_quotes_a_bounded_
     assert str(info.value).endswith(f"(got <int of {(9 ** 9999).bit_length()} bits>)") and len(str(info.value)) < 400
 
 
+
+def test_a_case_outcome_given_a_command_validator_says_where_a_command_goes() -> None:
+    """Review U24: the contract file of `oloproof receipt` takes {"command": [...]}, and a case copied from it read
+    "'outcome.validator': Input should be a valid string": nothing said a case names a registered validator."""
+    with pytest.raises(ValueError) as info:
+        case_from_mapping({"id": "a", "input": {}, "outcome": {"artifact_id": "x",
+                                                               "validator": {"command": ["python3", "check.py"]}}})
+    assert str(info.value) == (
+        "'outcome.validator' must be the name of a validator registered in oloproof.yaml (validators: "
+        "{report_schema: checks:report_schema}); a {\"command\": [...]} validator is for a contract file of "
+        "oloproof receipt")
+
 _JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=4),
                      lambda inner: st.lists(inner, max_size=3)
                      | st.dictionaries(st.text(max_size=4), inner, max_size=3),

@@ -237,13 +237,18 @@ def test_nondeterministic_replay_is_missing(tmp_path: Path, system: type) -> Non
 
 
 def test_system_without_replay_is_not_replayable(tmp_path: Path) -> None:
+    # the reason names the class and the fix (review U24: a desk calling an agent behind HTTP as one request read
+    # "not_replayable" and no more, a word the README did not use)
     run = run_suite(tmp_path, NotReplayable())
     got = rows(run)
+    reason = ("not_replayable: NotReplayable has no replay(); write it on op.RecordedAgent, each tool call through "
+              "rec.tool(...) and each model call through rec.model(...) (README section 1), and a fault replay can "
+              "replace a call's result")
     assert [(r["case_id"], r["verdict"], r["reason"]) for r in got] == [
-        ("ord-001", "missing", "not_replayable"), ("ord-002", "missing", "not_replayable")]
-    assert [v["reason"] for v in verdict_rows(run)] == ["not_replayable"] * 2
+        ("ord-001", "missing", reason), ("ord-002", "missing", reason)]
+    assert [v["reason"] for v in verdict_rows(run)] == [reason] * 2
     assert replay_records(run) == []
-    assert "not_replayable" in repr(run.panel("ord-001")).split("fault replays:")[1]
+    assert "not_replayable: NotReplayable has no replay()" in repr(run.panel("ord-001")).split("fault replays:")[1]
 
 
 def test_replay_that_raises_is_missing(tmp_path: Path) -> None:
