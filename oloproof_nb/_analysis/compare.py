@@ -82,7 +82,7 @@ from typing import Any
 
 import pandas as pd
 
-from .._config.release import ReleaseConfig, load_release, parse_release
+from .._config.release import ReleaseConfig, load_release, parse_release, revalidated
 from .._core.epochs import parse_reduce
 from .._core.stats import is_clustered
 from ..errors import ConfigError, OloproofError, warn_at_caller
@@ -397,8 +397,8 @@ def _release(candidate: Run, release: ReleaseLike | None, common: list[str], spl
     if release is None:
         cfg = candidate.release if candidate.release is not None else ReleaseConfig()
         file = "release.yaml of the candidate run"
-    elif isinstance(release, ReleaseConfig):
-        cfg = release
+    elif isinstance(release, ReleaseConfig):  # validated again: model_copy(update=) skips the validators
+        cfg = revalidated(release, file)
     elif isinstance(release, dict):
         cfg = parse_release(release, "release")
     else:

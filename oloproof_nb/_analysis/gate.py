@@ -50,7 +50,7 @@ import numpy as np
 import pandas as pd
 
 from .._config.cases import repeats_note
-from .._config.release import ReleaseConfig, check_reductions, load_release, parse_release
+from .._config.release import ReleaseConfig, check_reductions, load_release, parse_release, revalidated
 from .._core.epochs import fractional_interval, parse_reduce
 from .._core.stats import (
     BOOTSTRAP_MIN_CLUSTERS,
@@ -77,7 +77,7 @@ from .validity import broken_copies, checked_transforms, unscored_copies
 
 __all__ = ["Gate", "gate", "GATE_COLUMNS", "ClusterSums", "criterion_sums", "sums_interval", "resolve_release",
            "NO_CRITERIA", "run_is_clustered", "reduced_is_clustered", "reduced_interval", "no_decision",
-           "vacuous_findings", "fewer_epochs", "FEWER_EPOCHS"]
+           "vacuous_findings", "fewer_epochs", "FEWER_EPOCHS", "EDITED"]
 
 GATE_COLUMNS = GATE.names
 #: ``Gate.reason`` when release.yaml lists no criterion.
@@ -85,6 +85,8 @@ NO_CRITERIA = "no_criteria: nothing was gated"
 OUTCOME_WAITING = "outcome_waiting"
 #: What ``Gate.reason`` starts with when the run tried each case fewer times than its oloproof.yaml's ``epochs``.
 FEWER_EPOCHS = "fewer_epochs"
+#: What ``Gate.reason`` starts with when a frame of the run was set in the session (``run.verdicts = frame``).
+EDITED = "edited_frames"
 
 
 def no_decision(run: Run) -> str:
@@ -92,13 +94,19 @@ def no_decision(run: Run) -> str:
 
     A partial run's failing cases may be the ones not yet run, and a finished run folder whose
     ``cases.jsonl`` lost records (a truncated copy, an edited artifact) would be judged on the records
-    left. A pooled run needs every one of its runs whole, and made by one system (``mixed_systems``: its runs'
-    ``version``, code fingerprint or settings fingerprint differ, or none records a code fingerprint): pooled with
-    runs of the version before it, a regressed agent's rows were outnumbered and the pool passed; and all of them
-    runs of the same cases (``mixed_cases``: another set of case ids and digests), since otherwise the cases of
-    the older case file outweigh the others. (An Inspect AI log is checked against its own sample count when it
-    is read.)
+    left. A Run one of whose frames was set in the session (``run.verdicts = frame``: :attr:`Run.replaced`,
+    ``edited_frames``) is gated on that frame, which the run folder does not hold: failing rows dropped in a
+    notebook PASSed there while ``oloproof gate`` of the same folder BLOCKed (review R56). A pooled run needs every
+    one of its runs whole, and made by one system (``mixed_systems``: its runs' ``version``, code fingerprint or
+    settings fingerprint differ, or none records a code fingerprint): pooled with runs of the version before it, a
+    regressed agent's rows were outnumbered and the pool passed; and all of them runs of the same cases
+    (``mixed_cases``: another set of case ids and digests), since otherwise the cases of the older case file
+    outweigh the others. (An Inspect AI log is checked against its own sample count when it is read.)
     """
+    if run.replaced:  # a notebook's frame: the run folder is the evidence, gated the same way tomorrow
+        names = ", ".join(f"run.{name}" for name in run.replaced)
+        return (f"{EDITED}: {names} set in this session (run.{run.replaced[0]} = …), so the table is of that frame, "
+                "not of the run's records, and has no release decision; load the run again (op.load_run) for its own")
     idle = [r.run_id for r in run.runs if r.manifest.system_version == NOOP_VERSION]
     if idle:  # its passes are the checks' own: pooled with the agent's runs it raised their rate
         return (f"noop_baseline: run {idle[0]} is the do-nothing baseline (system {NOOP_VERSION}): it measures "
@@ -243,7 +251,7 @@ class Gate:
         Distinct clusters (source cases) in the run.
     reason : str
         Why the verdict is ``BLOCK`` when no criterion explains it, empty otherwise: ``no_criteria: nothing
-        was gated``, or the run has no release decision (``unfinished: …``, ``incomplete: …``, see
+        was gated``, or the run has no release decision (``unfinished: …``, ``incomplete: …``, ``edited_frames: …``, see
         :func:`no_decision`; ``fewer_epochs: …``, see :func:`fewer_epochs`; the table still shows what the
         recorded cases give).
     findings : tuple of str
@@ -404,9 +412,8 @@ def resolve_release(run: Run, release: ReleaseLike | None, *, criteria: dict[str
         return cfg
     if release is None:
         cfg, file = (run.release if run.release is not None else ReleaseConfig()), "release"
-    elif isinstance(release, ReleaseConfig):
-        cfg = release
-        file = "release"
+    elif isinstance(release, ReleaseConfig):  # validated again: model_copy(update=) skips the validators
+        cfg, file = revalidated(release, "release"), "release"
     elif isinstance(release, dict):
         cfg, file = parse_release(release, "release"), "release"
     elif isinstance(release, (str, os.PathLike)):

@@ -144,6 +144,9 @@ class Run:
         Cases recorded (rows of ``cases``).
     epochs : int
         How many times each case ran (pooled: the sum of its runs' epochs).
+    replaced : tuple of str
+        The frames set on this Run in the session (``run.verdicts = frame``): computed on, but never a release
+        decision (the gate's reason is ``edited_frames``).
     cases, steps, snapshots, changes, verdicts, comparisons, replays, pairs, receipts : pandas.DataFrame
         The run's frames, one row per case, step, recorded state, changed leaf, case × criterion, compared
         path, fault replay, metamorphic pair and outcome receipt; each attribute's docstring lists its
@@ -158,7 +161,7 @@ class Run:
         stored = manifest.suite_config
         self.config: SuiteConfig = config if config is not None else parse_suite_config(stored.config,
                                                                                          directory / MANIFEST)
-        self.release: ReleaseConfig | None = release_from_manifest(stored.release)
+        self._release: ReleaseConfig | None = release_from_manifest(stored.release)  # read-only: see release
         self.labels: dict[str, list[dict[str, Any]]] = stored.labels
         self.suite_root = Path(stored.root) if stored.root else None
         self._states = StateReader(directory)
@@ -172,6 +175,7 @@ class Run:
         self._held = False  # a Run held in memory (see held()): nothing is ever written for it
         self._source: str | None = None  # the columnar copy this Run reads (see copy_source), once opened
         self._frames: dict[str, pd.DataFrame] = {}  # each frame read once; users get copies (see _shared)
+        self._replaced: set[str] = set()  # frames set by the user (``run.verdicts = frame``): see :attr:`replaced`
 
     @classmethod
     def load(cls: type[R], directory: str | Path, within: str = "runs") -> R:
@@ -393,6 +397,7 @@ class Run:
         self.manifest = manifest
         self._manifest_read = None  # read by the caller from a file whose size and mtime it did not keep
         self._frames.clear()
+        self._replaced.clear()
         for name in ("records", "replay_records", "unscored_ids", "_repeated_replays"):
             self.__dict__.pop(name, None)
 
@@ -479,6 +484,13 @@ class Run:
         if lacking:
             raise OloproofError(f"run.{name} = …: the frame lacks the column(s) {', '.join(lacking)} of run.{name}")
         self._frames[name] = frame.copy(deep=not _COPY_ON_WRITE)
+        self._replaced.add(name)
+
+    @property
+    def replaced(self) -> tuple[str, ...]:
+        """The frames set on this Run (``run.verdicts = frame``), in :data:`~.columns.FRAMES` order: what is computed
+        on the run reads them, and its gate is no release decision (:func:`~.gate.no_decision`)."""
+        return tuple(name for name in FRAMES if name in self._replaced)
 
     def _shared(self, name: str) -> pd.DataFrame:
         """Frame ``name``, read on first access and kept; the caller gets its own copy of the table (O(1) with
@@ -511,6 +523,19 @@ class Run:
                                    "refresh the pooled run itself (write_columnar)")
 
     # -- identity ---------------------------------------------------------------------------
+    @property
+    def release(self) -> ReleaseConfig | None:
+        """The suite's release.yaml as the run stored it when it started (None: it had none)."""
+        return self._release
+
+    @release.setter
+    def release(self, value: ReleaseConfig | None) -> None:
+        # the gate compares the settings it is given with these, the run's own: set here, a threshold lowered in a
+        # notebook was the run's own, and the gate PASSed warning that the run had been made with it (review R56)
+        raise OloproofError("run.release is the release settings the run was made with, as its manifest stores "
+                            "them; gate with others by giving them: op.gate(run, release=...) or op.gate(run, "
+                            "criteria={...})")
+
     @property
     def runs(self) -> list[Run]:
         return list(self._members) if self._members is not None else [self]

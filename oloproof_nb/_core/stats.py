@@ -18,6 +18,7 @@ from .cr2 import bell_mccaffrey_df, cluster_t_from_sums, cr1_se, cr2_se
 
 __all__ = [
     "METHODS",
+    "MIN_CONFIDENCE",
     "BOOTSTRAP_MIN_CLUSTERS",
     "CLUSTERED_METHODS",
     "Interval",
@@ -37,6 +38,10 @@ __all__ = [
 METHODS: tuple[str, ...] = ("clopper_pearson", "wilson", "cluster_t", "cluster_bootstrap")
 #: The methods for clustered rows (the others treat rows as independent).
 CLUSTERED_METHODS: tuple[str, ...] = ("cluster_t", "cluster_bootstrap")
+#: The lowest confidence the gate's intervals may have (release.yaml's, and :func:`rate_interval` and
+#: :func:`rate_interval_from_sums`, which give them): below it an interval holds the rate less often than not, and
+#: ``0.05`` is alpha written where the confidence goes.
+MIN_CONFIDENCE = 0.5
 
 
 # ---------------------------------------------------------------- validation
@@ -131,6 +136,8 @@ def _check_sums(passes: ArrayLike, rows: ArrayLike) -> tuple[np.ndarray, np.ndar
                          "position: take both from one groupby (e.g. .agg(passes=..., rows=...)) or align them first")
     if (m < 1).any():
         raise ValueError(f"rows must be ≥ 1 in every cluster; cluster {int(np.flatnonzero(m < 1)[0])} has {m.min()}")
+    if float(m.sum(dtype=np.float64)) >= 2.0**62:  # Σm wraps around in int64: 3 clusters of 2**62 rows gave n < 0
+        raise ValueError(f"rows total {float(m.sum(dtype=np.float64)):.4g}, more than counts can hold (2**62)")
     bad = (k < 0) | (k > m)
     if bad.any():
         c = int(np.flatnonzero(bad)[0])
@@ -441,6 +448,19 @@ def _interval_from_sums(k: np.ndarray, m: np.ndarray, method: str, confidence: f
     return Interval(big_k / n, low, high, method, n, k.shape[0])
 
 
+def _gate_confidence(confidence: float) -> float:
+    """``confidence`` checked as release.yaml's is: in [:data:`MIN_CONFIDENCE`, 1) (a ValueError naming it otherwise).
+
+    ``op.rate_interval_from_sums(k, m, confidence=0.05)`` gave the 5% interval the gate refuses to compute: 34 of 40
+    got [0.831, 0.863], above a threshold of 0.8 that the 95% interval [0.702, 0.943] holds (review R56).
+    """
+    confidence = check_confidence(confidence)
+    if confidence < MIN_CONFIDENCE:
+        raise ValueError(f"confidence={confidence!r} is below {MIN_CONFIDENCE:g}: it is the confidence level of the "
+                         "interval (e.g. 0.95), not alpha (0.05), as in release.yaml")
+    return confidence
+
+
 def _check_methods(method: str, clustered_method: str) -> None:
     if method not in ("auto", *METHODS):
         raise ValueError(f"method={method!r} is unknown; use one of {('auto', *METHODS)}")
@@ -470,7 +490,7 @@ def rate_interval(
         ``"auto"`` uses ``"clopper_pearson"`` when no cluster holds more than one row and
         ``clustered_method`` otherwise. ``"clopper_pearson"``/``"wilson"`` treat rows as independent.
     confidence : float, default 0.95
-        Two-sided confidence level in (0, 1).
+        Two-sided confidence level in [0.5, 1), as release.yaml's (0.05 is alpha: a ``ValueError`` says so).
     clustered_method : {"cluster_t", "cluster_bootstrap"}, default "cluster_t"
         The method ``"auto"`` uses for clustered rows.
     resamples : int, default 10_000
@@ -506,7 +526,7 @@ def rate_interval(
     ('cluster_t', 6, 3)
     """
     _check_methods(method, clustered_method)
-    confidence = check_confidence(confidence)
+    confidence = _gate_confidence(confidence)
     resamples = _check_resamples(resamples)
     k, m = _sums(values, clusters)
     return _interval_from_sums(k, m, method, confidence, clustered_method, resamples, seed)
@@ -536,7 +556,7 @@ def rate_interval_from_sums(
         ``"auto"`` uses ``"clopper_pearson"`` on Σk of Σm when every cluster holds one row and
         ``clustered_method`` otherwise.
     confidence : float, default 0.95
-        Two-sided confidence level in (0, 1).
+        Two-sided confidence level in [0.5, 1), as release.yaml's (0.05 is alpha: a ``ValueError`` says so).
     clustered_method : {"cluster_t", "cluster_bootstrap"}, default "cluster_t"
         The method ``"auto"`` uses for clustered rows.
     resamples : int, default 10_000
@@ -569,7 +589,7 @@ def rate_interval_from_sums(
     True
     """
     _check_methods(method, clustered_method)
-    confidence = check_confidence(confidence)
+    confidence = _gate_confidence(confidence)
     resamples = _check_resamples(resamples)
     k, m = _check_sums(passes, rows)
     return _interval_from_sums(k, m, method, confidence, clustered_method, resamples, seed)

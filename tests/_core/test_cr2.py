@@ -141,11 +141,11 @@ def test_no_clustered_bound_is_above_what_its_clusters_can_vouch_for(sizes: list
 
 def _flip_monotone(k: list[int], m: list[int], confidence: float = 0.95) -> None:
     ks, ms = np.asarray(k), np.asarray(m)
-    before = rate_interval_from_sums(ks, ms, "cluster_t", confidence)
+    before = cr2.cluster_t_from_sums(ks, ms, confidence)  # rate_interval_from_sums refuses confidence < 0.5
     top = (0.5 - confidence / 2) ** (1 / (ms.sum() ** 2 / (ms.astype(float) ** 2).sum()))
     assert before.low <= top + 1e-15
     for c in np.flatnonzero(ks < ms):
-        after = rate_interval_from_sums(ks + np.eye(ks.size, dtype=np.int64)[c], ms, "cluster_t", confidence)
+        after = cr2.cluster_t_from_sums(ks + np.eye(ks.size, dtype=np.int64)[c], ms, confidence)
         assert after.low >= before.low - 1e-15, (k, m, c)
         assert after.high >= before.high - 1e-15, (k, m, c)
 

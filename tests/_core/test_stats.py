@@ -500,6 +500,8 @@ def test_is_clustered_checks_its_ids():
         (lambda: rate_interval_from_sums([1, 0], [2, 0]), "rows must be ≥ 1 in every cluster; cluster 1 has 0"),
         # one count of passes for three clusters broadcast against their rows: an interval of clusters never given
         (lambda: rate_interval_from_sums([1], [2, 2, 2]), "passes has 1 clusters but rows has 3"),
+        # review R56: Σm wrapped around in int64, an interval of n = -4,611,686,018,427,387,904 rows, estimate 1.0
+        (lambda: rate_interval_from_sums([2**62] * 3, [2**62] * 3), r"rows total 1\.384e\+19, more than counts can"),
         (lambda: wilson(0, 0), "nobs=0 must be a positive number"),
         (lambda: cluster_se([1, 0], [1]), "clusters has 1 ids but values has 2 rows"),
     ],
@@ -607,3 +609,18 @@ def test_auto_on_rows_decides_from_the_sums_it_computes(ids: object, clustered: 
     assert iv.method == ("cluster_t" if clustered else "clopper_pearson")
     k, m = cluster_sums(values, ids)
     assert iv == rate_interval_from_sums(k, m)
+
+
+@pytest.mark.parametrize("confidence", [0.05, 0.3, 0.4999])
+def test_the_public_intervals_refuse_an_alpha_given_as_the_confidence(confidence: float) -> None:
+    """Review R56: the gate refuses ``confidence: 0.05`` (alpha written for 0.95), but ``rate_interval_from_sums``,
+    README's "the gate's interval from sums computed anywhere", gave the 5% interval: 34 of 40 got [0.831, 0.863]
+    (scipy's exact interval at 5%), above a threshold of 0.8 that the 95% one, [0.702, 0.943], holds."""
+    assert sps.binomtest(34, 40).proportion_ci(0.05, "exact").low > 0.8 > sps.binomtest(34, 40).proportion_ci().low
+    for call in (lambda: rate_interval_from_sums([34], [40], "clopper_pearson", confidence),
+                 lambda: rate_interval_from_sums([1] * 34 + [0] * 6, [1] * 40, confidence=confidence),
+                 lambda: rate_interval([1] * 34 + [0] * 6, confidence=confidence)):
+        with pytest.raises(ValueError, match=rf"confidence={confidence} is below 0\.5: .* not alpha \(0\.05\)"):
+            call()
+    iv = rate_interval_from_sums([34], [40], "clopper_pearson", 0.5)  # the lowest the gate takes stays
+    assert (iv.low, iv.high) == pytest.approx(proportion_confint(34, 40, alpha=0.5, method="beta"), abs=1e-12)
