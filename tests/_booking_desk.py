@@ -22,10 +22,12 @@ class Desk(op.RecordedAgent):
 
     def act(self, input, rec):
         out = rec.tool("book", self.book, slot=input["slot"])
+        {after_book}
         return "booked" if out.get("ok") else "no room"
 '''
 
 
-def booking_desk(version: str = 'version = "desk-1"') -> str:
-    """The desk's source, its class body starting with ``version`` (``"pass"``: a desk without a version)."""
-    return _SOURCE.format(version=version)
+def booking_desk(version: str = 'version = "desk-1"', after_book: str = "pass") -> str:
+    """The desk's source, its class body starting with ``version`` (``"pass"``: a desk without a version), and
+    ``act`` running ``after_book`` (one line of ``act``'s body) after its tool call."""
+    return _SOURCE.format(version=version, after_book=after_book)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from _booking_desk import booking_desk
 from _frame_checks import rename_run
 
 from oloproof_nb.cli import main
@@ -193,43 +194,17 @@ def test_case_runs_that_ended_in_error_are_counted_and_explained_above_the_table
     assert "ended in error" not in capsys.readouterr().out
 
 
-DRAWING_SYSTEM = """
-import random
-
-import oloproof_nb as op
-
-
-class Draws(op.RecordedAgent):  # an unseeded draw after the tool, but on c0: its control replays diverge
-    version = "draws-1"
-
-    def reset(self, state):
-        self.state = state
-
-    def snapshot(self):
-        return self.state
-
-    def book(self, slot):
-        self.state["bookings"][slot] = "ann"
-        return {"ok": True}
-
-    def act(self, input, rec):
-        out = rec.tool("book", self.book, slot=input["slot"])
-        if input["slot"] != "s0":
-            rec.model("give_up", random.random)
-        return "booked" if out.get("ok") else "no room"
-"""
-
-
 def test_missing_verdicts_of_case_runs_that_completed_are_explained_above_the_table(
         make_suite, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A fault check whose control replays diverged showed `miss 3` and nothing else on a terminal (U22's note):
-    `control_replay_diverged` was in run.replays only. By hand: c1–c3 draw after the tool, so 3 of the 4 fault
-    verdicts are missing; c0's replay is judged (it answers "no room" to the failed booking: an honest answer)."""
+    `control_replay_diverged` was in run.replays only. By hand: c1–c3 draw after the tool (unseeded), so 3 of the 4
+    fault verdicts are missing; c0's replay is judged (it answers "no room" to the failed booking: an honest answer)."""
     cases = [{"id": f"c{n}", "input": {"slot": f"s{n}"}, "initial_state": {"bookings": {}},
               "expected": {"answer": "booked", "state": {"bookings": {f"s{n}": "ann"}}}} for n in range(4)]
     evaluators = [{"type": "answer_matches"}, {"type": "fault_recovery", "tool": "book", "fault": "error",
                                                "honest_answers": ["no room"]}]
-    folder = make_suite(cases, evaluators=evaluators, system="sysmod:Draws", system_code=DRAWING_SYSTEM,
+    draws = 'rec.model("give_up", __import__("random").random) if input["slot"] != "s0" else None'  # unseeded
+    folder = make_suite(cases, evaluators=evaluators, system="sysmod:Desk", system_code=booking_desk(after_book=draws),
                         release={"criteria": {"answer_matches": 0.5}})
     assert main(["run", str(folder), "--out", str(tmp_path / "out"), "--quiet"]) == 1  # 4 cases: too few to pass
     lines = capsys.readouterr().out.splitlines()

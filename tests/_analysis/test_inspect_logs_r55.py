@@ -19,7 +19,8 @@
   each edit (who, why) in the score's ``history``. 27 of 30 pass (BLOCK at 0.85); the 3 failing scores edited from
   ``I`` to ``C`` ("close enough") gated 30 of 30, PASS, exit 0, without a word. The verdicts are still of the
   values now (a reviewer may correct a grader), but reading such a log now warns, naming the scorer, how many scores
-  were edited and the first edit.
+  were edited and the first edit; edits that name nobody too (review F56: ``ScoreEdit``'s provenance is optional,
+  and three unsigned ``I`` → ``C`` edits gated 30 of 30, PASS, without a word).
 
 The logs are made for real with the mockllm model by this file run as a script (``python THIS ROOT``), in its own
 process as ``tests/_inspect_logs.py`` does; the retuned copies add the ``config_updates`` record Inspect writes
@@ -31,6 +32,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -43,7 +45,8 @@ RATINGS = ["9"] * 24 + ["inf"] * 6
 
 def _write(root: Path) -> None:  # pragma: no cover - run in a child process
     """The logs (see the module): ROOT/weighted, ROOT/even, ROOT/one, ROOT/retuned, ROOT/operational, ROOT/rated,
-    ROOT/graded, ROOT/edited."""
+    ROOT/graded, ROOT/edited, and ROOT/graded's copies edited with no provenance: ROOT/unsigned (p27-p29 to C),
+    ROOT/added (a ``review`` score added to p3), ROOT/back (p29 to C, then back to I)."""
     from inspect_ai import Task
     from inspect_ai import eval as inspect_eval
     from inspect_ai import log as inspect_log
@@ -100,7 +103,8 @@ def _write(root: Path) -> None:  # pragma: no cover - run in a child process
                           for i, grade in enumerate(RATINGS)], solver=generate(), scorer=rating(), name="rated")
     assert inspect_eval(rated, model=model, log_dir=str(root / "rated"), display="none", max_samples=8)[0].status \
         == "success"
-    graded_log = read_eval_log(run("graded", "C" * 27 + "I" * 3, (0, 30), 1))
+    graded_path = run("graded", "C" * 27 + "I" * 3, (0, 30), 1)
+    graded_log = read_eval_log(graded_path)
     if not hasattr(inspect_log, "edit_score"):
         return
     from inspect_ai.scorer import ScoreEdit
@@ -112,6 +116,16 @@ def _write(root: Path) -> None:  # pragma: no cover - run in a child process
         explanation="checked", provenance=inspect_log.ProvenanceData(author="dev")))
     (root / "edited").mkdir()
     write_eval_log(graded_log, str(root / "edited" / Path(graded_log.location).name))
+    # review F56: edits that name nobody (ScoreEdit's provenance defaults to None), each on the unedited log
+    unsigned = {"unsigned": [("p27", "graded", "C"), ("p28", "graded", "C"), ("p29", "graded", "C")],
+                "added": [("p3", "review", "C")],
+                "back": [("p29", "graded", "C"), ("p29", "graded", "I")]}
+    for folder, changes in unsigned.items():
+        log = read_eval_log(graded_path)
+        for sid, name, value in changes:
+            inspect_log.edit_score(log, sid, name, ScoreEdit(value=value))
+        (root / folder).mkdir()
+        write_eval_log(log, str(root / folder / Path(graded_path).name))
 
 
 @pytest.fixture(scope="module")
@@ -229,6 +243,47 @@ def test_scores_edited_by_hand_are_said(logs: Path, tmp_path: Path, capsys: pyte
     assert "sample 'p27' epoch 1 from 'I' to 'C' by 'dev' ('close enough')" in said[0]
     code, out, err = _gate(logs / "edited", tmp_path, capsys, 0.85)
     assert code == 0 and "changed by hand" in err
+
+
+# -- review F56: Inspect AI scores edited by hand with no provenance ----------------------------------------
+# ``ScoreEdit.provenance`` is optional (None, as Inspect gives the scorer's original kept in the score's ``history``),
+# so ``edit_score(log, "p27", "graded", ScoreEdit(value="C"))`` names nobody. R55's warning looked only for history
+# entries with a provenance: 27 of 30 pass (INSUFFICIENT_EVIDENCE at 0.8; Clopper-Pearson by scipy's beta quantiles
+# 0.734-0.979), and the 3 failing scores edited from I to C with no provenance gated 30 of 30 (0.884-1.000), PASS,
+# exit 0, without a word. Such edits are said now, as is a score added by an unsigned edit; an unsigned edit that puts
+# the scorer's own value back is not.
+
+
+def _edit_warnings(folder: Path) -> tuple[list[str], object]:
+    import oloproof_nb as op
+
+    _made(folder)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        run = op.from_inspect(folder)
+    return [str(w.message) for w in caught if "changed by hand" in str(w.message)], run
+
+
+def test_unsigned_inspect_edits_that_turn_fails_into_passes_are_said(logs: Path) -> None:
+    said, run = _edit_warnings(logs / "unsigned")
+    assert int((run.verdicts.verdict == "pass").sum()) == 30  # type: ignore[attr-defined]  # the values now decide
+    assert len(said) == 1, said  # before: none
+    assert "3 score(s) of scorer 'graded' were changed by hand after the eval" in said[0]
+    assert "the first sample 'p27' epoch 1 from 'I' to 'C' by an edit that names no author" in said[0]
+    unedited, _ = _edit_warnings(logs / "graded")
+    assert unedited == []
+
+
+def test_a_score_added_by_an_unsigned_inspect_edit_is_said(logs: Path) -> None:
+    said, _ = _edit_warnings(logs / "added")
+    assert len(said) == 1, said
+    assert "1 score(s) of scorer 'review'" in said[0] and "sample 'p3' epoch 1 from None to 'C'" in said[0]
+
+
+def test_an_unsigned_inspect_edit_put_back_is_not_said(logs: Path) -> None:
+    said, run = _edit_warnings(logs / "back")
+    assert said == []
+    assert int((run.verdicts.verdict == "pass").sum()) == 27  # type: ignore[attr-defined]
 
 
 if __name__ == "__main__":  # pragma: no cover - the logs, in a child process of the fixture
