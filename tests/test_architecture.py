@@ -78,6 +78,17 @@ def test_no_module_imports_itself_back_through_others() -> None:
     assert _cycles(_import_graph()) == []
 
 
+@pytest.mark.parametrize("name", ["run_copy", "run", "run_checks", "run_pool"])
+def test_each_module_of_the_run_imports_first(name: str) -> None:
+    """The Run is split by concern, each module importing only the ones before it: ``run_copy`` (the columnar
+    copy, a mixin of Run) <- ``run`` (the Run) <- ``run_checks`` (how two runs' checks differ) <- ``run_pool``
+    (pooling runs). Imported first in a fresh interpreter, each imports: one that imported a later one back would
+    find it half initialised."""
+    proc = subprocess.run([sys.executable, "-c", f"import oloproof_nb._analysis.{name}"], capture_output=True,
+                          text=True)
+    assert proc.returncode == 0, proc.stderr
+
+
 def test_the_cycle_finder_finds_a_planted_cycle(tmp_path: Path) -> None:
     pkg = tmp_path / "knot"
     pkg.mkdir()

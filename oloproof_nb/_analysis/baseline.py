@@ -25,7 +25,8 @@ from ..errors import OloproofError, terminal_text
 from .columns import TEXT, Column, FrameSpec
 from .frames import ended_case_runs
 from .reduce import epoch_counts
-from .run import Run, changed_checks, label_difference, unscored_difference, validity_check_difference
+from .run import Run
+from .run_checks import changed_checks, label_difference, unscored_difference, validity_check_difference
 
 __all__ = ["Baseline", "BASELINE_RATES", "IDLE_COLUMNS", "as_baseline", "baseline_rates", "check_baseline_config",
            "with_idle_columns"]
@@ -113,13 +114,13 @@ def check_baseline(run: Run, baseline: Baseline | Run, run_whole: bool = True) -
     finish (or lost records) gives the rates of the cases it holds: stopped before the cases that expect no
     change, its ``state_matches`` rate is 0 and the red flag is gone. A baseline of another version of the suite
     (cases added, removed or edited since: another (case id, digest) set) gives the rates of other cases, and
-    one whose checks differ from the run's (:func:`~.run.changed_checks`) the rates of other checks, and one whose
-    validity labels leave out other copies (:attr:`~.run.Run.unscored_ids`) the rates of other rows: labels made
-    otherwise (:func:`~.run.label_difference`, as ``op.load_runs`` tells them), or the same labels checked against
-    another ``minimum_validity``. Labels that differ and leave out the same copies (a transform still not checked
-    in both, say) give the same rows, so the same rates: accepted. A baseline whose sandbox raised or timed out in
-    a case run (its ``reset``, ``snapshot`` or ``observe``: a database down) counts that run's rows as not passed,
-    though nothing was measured: with half its cases in error, a ``state_matches`` every case of which the idle
+    one whose checks differ from the run's (:func:`~.run_checks.changed_checks`) the rates of other checks, and one
+    whose validity labels leave out other copies (:attr:`~.run.Run.unscored_ids`) the rates of other rows: labels
+    made otherwise (:func:`~.run_checks.label_difference`, as ``op.load_runs`` tells them), or the same labels
+    checked against another ``minimum_validity``. Labels that differ and leave out the same copies (a transform still
+    not checked in both, say) give the same rows, so the same rates: accepted. A baseline whose sandbox raised or timed
+    out in a case run (its ``reset``, ``snapshot`` or ``observe``: a database down) counts that run's rows as not
+    passed, though nothing was measured: with half its cases in error, a ``state_matches`` every case of which the idle
     agent passes read 0.5, below the threshold, and the red flag was gone (review R23); refused too.
     ``run_whole`` False (the run did not finish, or lost records: the gate says BLOCK for it anyway): its cases
     need only be among the baseline's.

@@ -19,7 +19,7 @@ applies:
 
 0. a reduced criterion that cannot be paired case by case (``too_few_epochs``, ``reduce_not_paired``), or a
    criterion whose check differs in the two runs (``check_changed``: its evaluator configured differently, or
-   the code of its python check or validators edited, see :func:`~.run.changed_checks`, or the ``metadata`` of a
+   the code of its python check or validators edited, see :func:`~.run_checks.changed_checks`, or the ``metadata`` of a
    paired case edited where a python check is given it, see :func:`~.compare_notes.metadata_changes`; a loosened
    check would read as a system that held up) → ``INSUFFICIENT_EVIDENCE``;
 1. no paired rows → ``INSUFFICIENT_EVIDENCE`` (``no_evidence``);
@@ -63,7 +63,7 @@ so that cannot catch them: the rule used (theirs, or one given) is also weighed 
 folder's release.yaml as it is now, as the gate's settings are, and a weaker one is named (``Comparison.relaxed``,
 ``weaker_than``); the verdict stays the rule's (review R23).
 
-Runs made with different validity labels (:func:`~.run.label_difference`, the test ``op.load_runs`` pools by) are
+Runs made with different validity labels (:func:`~.run_checks.label_difference`, the test ``op.load_runs`` pools by) are
 compared, with a note in ``Comparison.notes`` naming the copies scored in one run only (each run left out the
 copies its own labels held invalid). Such a copy's rows are one-sided, so the rules above already keep a label
 change from hiding a regression: a copy the candidate's labels drop that the base passed holds back
@@ -102,7 +102,8 @@ from .gate_settings import (
 )
 from .inspect_log import task_criteria
 from .inspect_settings import split_hint
-from .run import Run, as_run, changed_checks
+from .run import Run, as_run
+from .run_checks import changed_checks
 
 __all__ = ["Comparison", "compare", "compare_release", "COMPARE", "RunLike", "NO_CRITERIA"]
 

@@ -19,7 +19,8 @@ from .._core.bootstrap import PAIRED_BOOTSTRAP_MIN_CLUSTERS
 from .._core.canonical import canonical_json
 from .gate_reasons import abrupt_ends, abrupt_ends_note
 from .gate_settings import ReleaseLike, relaxed_note
-from .run import Run, label_difference
+from .run import Run
+from .run_checks import label_difference
 from .validity import broken_copies, checked_transforms, unscored_copies, unscored_note
 
 __all__ = ["rule_changes", "relaxed_rule", "comparison_notes", "metadata_changes", "unchecked_criteria"]
@@ -90,7 +91,8 @@ def comparison_notes(base_run: Run, cand_run: Run, release: ReleaseLike | None, 
     relaxed, than : list of str, str
         The settings of the rule used weaker than ``than``'s (:func:`relaxed_rule`); empty for none.
     changed : dict of str to str
-        Criterion → how its check differs in the two runs (:func:`~.run.changed_checks`, :func:`metadata_changes`).
+        Criterion → how its check differs in the two runs (:func:`~.run_checks.changed_checks`,
+        :func:`metadata_changes`).
     paired : pandas.DataFrame
         The paired case runs (:func:`~.compare_pairing.pair_cases`).
     vacuous : dict
@@ -136,7 +138,7 @@ def comparison_notes(base_run: Run, cand_run: Run, release: ReleaseLike | None, 
 
 def _labels_note(base: Run, candidate: Run, relabeled: str, paired: set[str]) -> str:
     """What a reader of a comparison of runs made with different validity labels should know (``relabeled``:
-    :func:`~.run.label_difference`): each run left out the copies its own labels held invalid (once its transform
+    :func:`~.run_checks.label_difference`): each run left out the copies its own labels held invalid (once its transform
     was checked), so a paired copy may be scored in one run only; its rows are then left out of the paired
     difference (``one_sided``), or hold back a ``NO_REGRESSION`` (``unpaired_passes``, ``unpaired_failures``)."""
     one_run = sorted((set(unscored_copies(base)) ^ set(unscored_copies(candidate))) & paired)

@@ -20,7 +20,8 @@ from .._config.release import ReleaseConfig, flat_settings, load_release, settin
 from .._config.suite import RELEASE_FILE
 from .._config.suite_config import SUITE_FILE, SuiteConfig, parse_suite_config
 from ..errors import LabelFileError, OloproofError, warn_at_caller
-from .run import Run, label_difference
+from .run import Run
+from .run_checks import label_difference
 
 __all__ = ["release_drift", "label_drift", "suite_drift", "drift_sentences", "suite_folder", "release_now",
            "warn_release_drift", "release_unreadable"]
@@ -153,9 +154,9 @@ def _drift(run: Run, found: tuple[Path, ReleaseConfig | None] | None,
 
 def label_drift(run: Run) -> list[tuple[Path, str]]:
     """The label files of the suite folder whose judgements now differ from the validity labels stored with ``run``,
-    each with how (:func:`~.run.label_difference`: ``transform injected: ord-018~injected is labeled otherwise``);
-    empty when every pair keeps its label (a reworded note, one more judgement that changes no majority), or when
-    the run has no suite folder or a file is gone or no regular file (moved, replaced). A file that is there but
+    each with how (:func:`~.run_checks.label_difference`: ``transform injected: ord-018~injected is labeled
+    otherwise``); empty when every pair keeps its label (a reworded note, one more judgement that changes no majority),
+    or when the run has no suite folder or a file is gone or no regular file (moved, replaced). A file that is there but
     refused now (a labeler's second judgement of a pair added since, text that is not UTF-8, more than
     :data:`~oloproof_nb._config.labels.MAX_LABEL_BYTES`) is named as one that cannot be read now: the next run of
     the suite stops on it.

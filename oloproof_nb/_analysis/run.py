@@ -3,10 +3,10 @@
 Loading a run reads its ``manifest.json`` only, once the run has a fresh
 columnar copy (``frames/*.parquet``, see ``_analysis/columnar.py``); without one
 (a run that just finished, a partial run, a journal newer than the copy) the
-copy is built from the JSONL journal first, chunk by chunk. Each frame is then
-read from its Parquet file on first access, and the states of ``snapshots``
-from the run's state store only when that frame is read. Case records (for the
-case panel) are read one case at a time from the journal.
+copy is built from the JSONL journal first, chunk by chunk (``_analysis/run_copy.py``,
+a mixin of the Run). Each frame is then read from its Parquet file on first access,
+and the states of ``snapshots`` from the run's state store only when that frame is
+read. Case records (for the case panel) are read one case at a time from the journal.
 
 A Run reads every frame from the copy it was loaded with, and its case records
 (``records``, ``record``, the case panel, the replay counts) from the lines of the
@@ -16,78 +16,42 @@ in place (the run went on, or was resumed), or moved, deleted or replaced the
 folder, reading a frame not read yet or a record raises
 :class:`~oloproof_nb.errors.CopyChangedError` saying which (load the run again)
 rather than mixing two moments of the run, or two runs.
+
+Several runs pooled into one (``op.load_runs``): ``_analysis/run_pool.py``; how two
+runs' checks differ: ``_analysis/run_checks.py``.
 """
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import Iterator, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import Any, TypeVar, overload
 
 import pandas as pd
-import pyarrow as pa
 
-from .._config.files import folder_problem, yaml_number
-from .._config.imports import CODE_KEY
+from .._config.files import folder_problem
 from .._config.release import ReleaseConfig
-from .._config.shared_rules import ignored_paths, shared_list_rules
 from .._config.suite import release_from_manifest
 from .._config.suite_config import SuiteConfig, parse_suite_config
-from .._core.evaluator import Evaluator
-from .._core.labels import pair_labels
-from .._core.pairs import pack_view
-from .._core.records import CaseRecord, Manifest, PairRow, ReplayRecord, RunVerdictRow
-from .._run.baseline import NOOP_VERSION
+from .._core.records import CaseRecord, Manifest, ReplayRecord
 from .._run.locate import runs_hint
 from .._run.states import StateReader
-from .._run.store import CASES, MANIFEST, read_manifest, refuse_changed_journal
-from ..errors import CopyChangedError, OloproofError, RunDirError, describe_exception, warn_at_caller
-from ..evaluators.fault import replay_judges
-from ..evaluators.metamorphic import MetamorphicRelation
-from ..evaluators.state import pinned_paths
+from .._run.store import MANIFEST, read_manifest, refuse_changed_journal
+from ..errors import CopyChangedError, OloproofError, RunDirError
 from . import frames
-from .columnar import (
-    CopyWriter,
-    copied_size,
-    copied_stat,
-    copied_unchanged,
-    copy_changed,
-    copy_source,
-    fresh_source,
-    from_arrow,
-    journal_fingerprint,
-    read_frame,
-    same_copy,
-    to_arrow,
-)
+from .columnar import journal_fingerprint, read_frame
 from .columns import FRAMES
-from .journal import Chunk, Journal
+from .journal import Journal
+from .run_copy import ColumnarCopy
 
-__all__ = ["Run", "load_run", "load_runs", "directory_list", "as_run", "run_directory", "changed_checks",
-           "label_difference", "unscored_difference", "validity_check_difference", "ColumnarCopyWarning"]
+__all__ = ["Run", "load_run", "as_run", "run_directory"]
 
 R = TypeVar("R", bound="Run")
 
-#: Case records converted to frames at a time when the columnar copy is built. Small, as in the live copy
-#: (``live_copy.CHUNK``): records held across many allocations are promoted to the oldest generation, and
-#: every 25% more of it costs a full pass of the garbage collector (``benchmarks/convert.py`` counts them;
-#: ``benchmarks/README.md``, "Converting, second pass").
-CHUNK = 256
-#: Times :meth:`Run.load` looks for a whole columnar copy while other processes keep putting new ones in place.
-_OPEN_ATTEMPTS = 5
-#: What making a case record's frame rows raises when the record is not what oloproof_nb writes (a key
-#: missing, a value of the wrong type). Arrow's conversion errors are among them (ValueError, TypeError).
-_SHAPE_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError)
 #: pandas 3 copies a table only when one of its sharers writes to it, so a shallow copy is a copy of its own;
 #: before, a shallow copy shares the values an in-place edit writes to, and the caller gets a deep copy.
 _COPY_ON_WRITE = int(pd.__version__.split(".")[0]) >= 3
-
-
-class ColumnarCopyWarning(UserWarning):
-    """The columnar copy of a run could not be written (a read-only folder): frames come from the journal."""
 
 
 class _FrameAttribute:
@@ -112,7 +76,8 @@ class _FrameAttribute:
         run._replace(self.name, frame)
 
 
-class Run:
+
+class Run(ColumnarCopy):
     """A finished (or interrupted) run, read from its directory.
 
     A Run from ``op.run`` and one from ``op.load_run`` are the same: both read
@@ -217,74 +182,6 @@ class Run:
             run._manifest_read = read
         return run
 
-    def _open_copy(self) -> None:
-        """Make sure the run has a columnar copy and remember which one: every frame is read from it."""
-        for _ in range(_OPEN_ATTEMPTS):
-            self._source = fresh_source(self.directory)
-            if self._source is None:
-                self._write_copy()  # None after it: another copy is being put in place right now
-            else:  # its records: those of the journal the copy was built from
-                self._journal.pin(copied_size(self._source, CASES))
-                if not self._manifest_of_copy():  # the run went on since that copy: look again
-                    self._source = None
-            if self._in_memory is not None or self._source is not None:
-                return
-        raise RunDirError(f"{self.directory}: its columnar copy kept being replaced while it was opened; "
-                          "is another process rewriting it in a loop?")
-
-    @classmethod
-    def pool(cls: type[R], runs: Sequence[Run]) -> R:
-        """One Run of several (see :func:`load_runs`)."""
-        if not runs:
-            raise OloproofError("load_runs needs at least one run directory")
-        first = runs[0]
-        ids = [r.run_id for r in runs]
-        twice = sorted({i for i in ids if ids.count(i) > 1})
-        if twice:
-            where = [Path(r.directory) for r in runs if r.run_id == twice[0]]
-            # resolved, as the CLI tells compare's two runs apart: a link to the folder is that folder, not a copy
-            copy = where[0].resolve() != where[1].resolve()
-            same = f"{where[1]} is a copy of {where[0]}" if copy else "the same folder"
-            raise OloproofError(f"run {twice[0]} is given twice ({same}); pool each run once")
-        for other in runs[1:]:
-            if other.suite_name != first.suite_name:
-                raise OloproofError(f"runs {first.run_id} and {other.run_id} are of different suites "
-                                    f"({first.suite_name!r}, {other.suite_name!r}); pool runs of one suite")
-            if _criteria(other) != _criteria(first):
-                raise OloproofError(f"runs {first.run_id} and {other.run_id} judge different criteria "
-                                    f"({', '.join(first.criteria)} / {', '.join(other.criteria)}); "
-                                    "pool runs of the same suite configuration")
-            idle = [r.run_id for r in (first, other) if r.manifest.system_version == NOOP_VERSION]
-            if len(idle) == 1:  # the no-op's passes would raise the agent's rate (INSUFFICIENT_EVIDENCE became PASS)
-                raise OloproofError(f"run {idle[0]} is the do-nothing baseline (system {NOOP_VERSION}), not the agent: "
-                                    "pool runs of the agent, and give the baseline as baseline= to op.gate")
-            if other.release != first.release:  # the pooled run is gated by one: which, was the order's choice
-                raise OloproofError(f"runs {first.run_id} and {other.run_id} were made with different release.yaml "
-                                    "files (the same runs gated BLOCK in one order and PASS in the other); pool runs "
-                                    "of one release.yaml, or gate the pooled runs with op.gate(run, release=...) "
-                                    "after pooling runs made with the same one")
-            relabeled = label_difference(first.labels, other.labels)
-            if relabeled:  # each run judged its pairs, and left out its invalid copies, by the labels it started with
-                raise OloproofError(f"runs {first.run_id} and {other.run_id} were made with different validity labels "
-                                    f"({relabeled}); pool runs made with the same label files, or run the suite "
-                                    "again with the labels as they are now")
-            moved = unscored_difference(first, other)
-            if moved:  # the same labels checked otherwise: each run's verdicts leave out other copies
-                raise OloproofError(f"runs {first.run_id} and {other.run_id} leave out other copies labeled invalid "
-                                    f"({validity_check_difference(first, other)}: {moved}); pool runs of the same "
-                                    "suite configuration")
-            differ = changed_checks(first, other)
-            if differ:  # one criterion, two measurements: the pooled rate would mix them (and compare sees one)
-                name, how = next(iter(differ.items()))
-                raise OloproofError(f"runs {first.run_id} and {other.run_id} judge {name} with different checks "
-                                    f"({how}); pool runs of the same suite configuration and code")
-        _check_one_code(runs)
-        _check_clusters(runs)  # reads each run's cases (the gate of the pooled run reads them anyway)
-        pooled = cls(first.directory, first.manifest)
-        pooled._members = list(runs)
-        pooled.labels = first.labels  # the same in every run
-        return pooled
-
     @classmethod
     def held(cls: type[R], directory: Path, manifest: Manifest, config: SuiteConfig, journal: Journal,
              built: dict[str, pd.DataFrame]) -> R:
@@ -295,184 +192,6 @@ class Run:
         run._in_memory = {name: built[name] for name in FRAMES}
         run._held = True
         return run
-
-    def write_columnar(self) -> None:
-        """(Re)build the columnar copy (``frames/*.parquet``) from the journal.
-
-        The journal is read in chunks of :data:`CHUNK` cases, so a run of any
-        size is converted without holding every record; metamorphic pairs are
-        judged at the end, across chunks. When the folder cannot be written
-        (read-only), the frames are kept in memory instead, with a
-        :class:`ColumnarCopyWarning`.
-        """
-        if self._held:
-            return
-        if self._members is not None:
-            for member in self._members:
-                member.write_columnar()
-            self._forget(self._members[0].manifest)  # the pooled frames read before were pooled from the old copies
-            return
-        self._write_copy()
-        if self._in_memory is None and self._source is None:  # another process is putting its copy in place now
-            self._open_copy()  # never a Run that reads whatever files are in place, unchecked
-
-    def _write_copy(self) -> None:
-        """:meth:`write_columnar` of one run: :attr:`_source` is None after it when another process was putting a
-        copy in place at the moment this one was put there (or dropped)."""
-        fingerprint = journal_fingerprint(self.directory)  # before reading: a journal growing meanwhile is newer
-        # the manifest before the journal is read: a run it calls finished has all its records in what is read next
-        # (the runner stamps it after the last one). Read after the copy, a run that finished meanwhile was called
-        # finished with the records of a moment before, and its gate blamed a truncated copy of the folder
-        manifest = read_manifest(self.directory)
-        refuse_changed_journal(self.directory, manifest)
-        # the journal read afresh (an index read before is older than it), checked against the copy only once the
-        # copy is in place (the copy it replaces would refuse every read); a failure keeps the frames' records
-        previous, self._journal = self._journal, Journal(self.directory, self._states)
-        try:
-            self._convert(fingerprint, manifest)
-        except BaseException:
-            self._journal = previous
-            raise
-        self._journal.guard = self._same_copy
-
-    def _convert(self, fingerprint: dict[str, list[int] | None], manifest: Manifest) -> None:
-        """Build the columnar copy from :attr:`_journal` (its ``fingerprint`` taken and ``manifest`` read before),
-        or the frames in memory where it cannot be written, and read every frame from it from now on."""
-        try:
-            writer = CopyWriter(self.directory, fingerprint)
-        except OSError as exc:
-            self._keep_in_memory(exc, manifest)
-            return
-        try:
-            for name, table in self._journal_tables():
-                writer.write(name, table)
-            writer.commit()
-        except OSError as exc:
-            writer.abort()
-            self._keep_in_memory(exc, manifest)
-        except BaseException:
-            writer.abort()
-            raise
-        else:
-            self._in_memory = None
-            self._source = copy_source(self.directory)  # this copy, or the fresh one a faster process put there
-            self._forget(manifest)
-            if self._source is not None and self._source != writer.written:  # the faster one's: its records
-                self._journal.pin(copied_size(self._source, CASES))
-                self._manifest_of_copy()  # and its manifest, when still there
-
-    def _manifest_of_copy(self) -> bool:
-        """Take the manifest the copy this Run reads (:attr:`_source`) was built from, when ``manifest.json`` is
-        still that file (its size and mtime as the copy records them); whether it is.
-
-        A copy another process put in place may be of a later moment than the manifest this Run read before it:
-        a run that finished between the two had 48 of 48 cases beside a manifest calling it unfinished, and
-        ``oloproof gate`` BLOCKed it ("the run did not finish") while its journal PASSes (review R48).
-        """
-        if self._source is None or not copied_unchanged(self.directory, self._source, MANIFEST):
-            return False
-        built_from = copied_stat(self._source, MANIFEST)
-        if self._manifest_read is not None and self._manifest_read == built_from:
-            return True  # the manifest this Run holds was read from that very file
-        manifest = read_manifest(self.directory)
-        if not copied_unchanged(self.directory, self._source, MANIFEST):  # rewritten while it was read
-            return False
-        refuse_changed_journal(self.directory, manifest)
-        if manifest != self.manifest:
-            self._forget(manifest)
-        self._manifest_read = built_from
-        return True
-
-    def _same_copy(self) -> None:
-        """Raise :class:`~oloproof_nb.errors.CopyChangedError` when the run folder no longer holds the columnar copy
-        this Run reads (the run went on, or the folder was moved or replaced): a record read now from the journal
-        could be of another moment, or another run, than the frames. Called by the journal around each read."""
-        if self._in_memory is None and self._source is not None and not same_copy(self.directory, self._source):
-            raise copy_changed(self.directory, self.manifest.run_id)
-
-    def _forget(self, manifest: Manifest) -> None:
-        """Take ``manifest`` (read before the journal the frames come from) and drop the frames and records read
-        before: each is read again, from the copy just written (a resumed run's manifest now says it finished; its
-        cases and verdicts are newer)."""
-        self.manifest = manifest
-        self._manifest_read = None  # read by the caller from a file whose size and mtime it did not keep
-        self._frames.clear()
-        self._replaced.clear()
-        for name in ("records", "replay_records", "unscored_ids", "_repeated_replays"):
-            self.__dict__.pop(name, None)
-
-    def _keep_in_memory(self, exc: OSError, manifest: Manifest) -> None:
-        warn_at_caller(f"{self.directory}: cannot write the columnar copy ({exc}); the frames are built from the "
-                       "journal and kept in memory", ColumnarCopyWarning)
-        built: dict[str, list[pa.Table]] = {name: [] for name in FRAMES}
-        for name, table in self._journal_tables():
-            built[name].append(table)
-        self._in_memory = {name: from_arrow(FRAMES[name], pa.concat_tables(tables), self._states.many)
-                           for name, tables in built.items()}
-        self._forget(manifest)
-
-    def _journal_tables(self) -> Iterator[tuple[str, pa.Table]]:
-        """Every frame's Arrow rows from the journal, chunk by chunk.
-
-        A case record that is valid JSON but not what oloproof_nb writes (a key missing, a value of the wrong
-        type: edited by hand, or written by another tool) is a :class:`RunDirError` naming its line.
-        """
-        done = [0]  # records of the chunks converted so far: a damaged record is at or after done[0]
-        try:
-            for name, items, refs in self._journal_items(done):
-                yield name, to_arrow(FRAMES[name], items, refs)
-        except OloproofError:
-            raise
-        except _SHAPE_ERRORS as exc:
-            found = self._damaged_record(done[0])
-            if found is None:  # every record makes its rows alone: not the journal's fault
-                raise
-            lineno, why = found
-            raise RunDirError(f"{self.directory / CASES}: line {lineno}: not a case record as oloproof_nb writes "
-                              f"it ({why}); the run directory is damaged") from exc
-
-    def _damaged_record(self, start: int = 0) -> tuple[int, str] | None:
-        """The first case record whose frame rows cannot be made on their own, looked for from the ``start``-th
-        record in case order (then before it): its line number and why; None when there is none. Only called
-        once a conversion failed; it reads one record at a time."""
-        journal, run_scope = self._journal, any(ev.scope == "run" for ev in self.config.evaluators)
-        entries = list(journal.case_index().items())
-        for (case_id, epoch), (_, line) in entries[start:] + entries[:start]:
-            try:
-                record = journal.record(case_id, epoch)
-                if record is None:
-                    continue
-                for name, items, refs in frames.chunk_items([record], [None], self.config.tool_errors):
-                    to_arrow(FRAMES[name], items, refs)
-                if run_scope:
-                    pack_view(record)
-            except OloproofError:
-                raise
-            except _SHAPE_ERRORS as exc:
-                why = f"no key {exc.args[0]!r}" if type(exc) is KeyError and exc.args else describe_exception(exc)
-                return line[2], why
-        return None
-
-    def _journal_items(self, done: list[int] | None = None) -> Iterator[tuple[str, list[Any], list[str | None] | None]]:
-        """Every frame's items from the journal, chunk by chunk (see :func:`frames.journal_items`); the
-        state reader holds one chunk's states at a time. ``done[0]`` counts the records of the chunks whose
-        items were all taken."""
-        run_scope = self._run_scope if any(ev.scope == "run" for ev in self.config.evaluators) else None
-        chunks = _of_the_run(self._journal.chunks(CHUNK, keep_states=False), self.directory, self.manifest.run_id,
-                             self.manifest.epochs)
-        return frames.journal_items(chunks if done is None else _counted(chunks, done), self.config.tool_errors,
-                                    run_scope, self._some_states,
-                                    self.unscored_ids)
-
-    def _run_scope(self, records: Sequence[CaseRecord]) -> tuple[list[RunVerdictRow], list[PairRow]]:
-        """Verdicts judged across cases (metamorphic pairs), from every case record."""
-        return frames.run_scope_rows(self.config, self.labels, records, self.manifest.n_cases)
-
-    def _some_states(self, refs: list[str]) -> list[Any]:
-        """The states stored at ``refs``, in one pass: the reader lets go of the states it read before, so
-        judging the pairs of a run whose cases all hold different states never holds them all."""
-        self._states.release()
-        return self._states.many(refs)
 
     def _replace(self, name: str, frame: Any) -> None:
         """``run.<name> = frame``: the run computes from (a copy of) ``frame`` from now on; it must be a DataFrame
@@ -766,97 +485,6 @@ class Run:
         return out[["criterion", "evaluator", "n", "passed", "failed", "missing"]].reset_index(drop=True)
 
 
-def _criteria(run: Run) -> list[tuple[str, str]]:
-    return [(ev.name, ev.type) for ev in run.config.evaluators]
-
-
-def unscored_difference(a: Run, b: Run) -> str:
-    """The copies one run's verdicts leave out and the other's score (:attr:`Run.unscored_ids`), in words
-    (``1 scored in one of the two only, first 'ord-018~injected'``), or "" when both leave out the same."""
-    moved = sorted(a.unscored_ids ^ b.unscored_ids)
-    return f"{len(moved)} scored in one of the two only, first {moved[0]!r}" if moved else ""
-
-
-def validity_check_difference(a: Run, b: Run) -> str:
-    """How ``b``'s suite checks the validity labels otherwise than ``a``'s, for runs whose labels are the same but
-    whose verdicts leave out other copies (:attr:`Run.unscored_ids`): the first transform both declare whose
-    ``minimum_validity`` differs (``transform injected: minimum_validity 0.99, not 0.85``), else ``other
-    transforms or another case file``. ``op.load_runs`` refuses to pool such runs, and a baseline made so is refused."""
-    mine = {t.name: t.minimum_validity for t in a.config.metamorphic.transforms}
-    for t in b.config.metamorphic.transforms:
-        if t.name in mine and t.minimum_validity != mine[t.name]:
-            return (f"transform {t.name}: minimum_validity {yaml_number(t.minimum_validity)}, not "
-                    f"{yaml_number(mine[t.name])}")  # every digit: 0.8500001 and 0.85 read "0.85, not 0.85"
-    return "other transforms or another case file"
-
-
-def label_difference(a: Mapping[str, Sequence[Mapping[str, Any]]], b: Mapping[str, Sequence[Mapping[str, Any]]],
-                     ) -> str:
-    """How two runs' validity labels differ (``transform injected: ord-024~injected is labeled otherwise``), or
-    empty when every pair has the same label (the majority of its judgements) in both: a reworded note, or one
-    more judgement that changes no majority, is no difference. ``op.load_runs`` refuses to pool such runs,
-    ``op.compare`` notes them, and a baseline whose labels leave out other copies than the run's is refused."""
-    for transform in sorted(set(a) | set(b)):
-        left, right = pair_labels(a.get(transform, [])), pair_labels(b.get(transform, []))
-        if left != right:
-            case_id = min(c for c in set(left) | set(right) if left.get(c) != right.get(c))
-            return f"transform {transform}: {case_id} is labeled otherwise"
-    return ""
-
-
-def _of_the_run(chunks: Iterator[Chunk], directory: Path, run_id: str, epochs: int = 1) -> Iterator[Chunk]:
-    """``chunks`` as they are, refusing a case record whose state another run wrote (its ``environment_state``
-    names that run): a folder holding one run's manifest and another's journal (two runs' files merged into one
-    folder) was gated on the other run's records under the manifest's name, system and settings (review R16: a
-    regressed run's folder holding an earlier run's journal gated PASS). A record names its run itself (``run_id``)
-    since this version, so a record without a state (a system without ``snapshot()``, a case that raised) is
-    checked too; one written before names no run unless its state does.
-
-    A record of an epoch the run does not have (not 1..``epochs``, the manifest's) is refused too: the completeness
-    check counts records, so a journal whose failing epoch-2 record was replaced by a passing one marked epoch 4
-    held 90 records for a run of 30 cases × 3 epochs and gated PASS on pass^3 (review R22)."""
-    for chunk in chunks:
-        for rec in chunk[0]:
-            epoch = (rec.get("case") or {}).get("epoch", 1)
-            if type(epoch) is not int or not 1 <= epoch <= epochs:  # bool is no epoch
-                raise RunDirError(f"{directory / CASES}: the record of case {(rec.get('case') or {}).get('id')!r} is "
-                                  f"of epoch {epoch!r}, but run {run_id} has epochs 1 to {epochs} (manifest.json); "
-                                  "the run directory is damaged")
-            env = rec.get("environment_state")
-            writer = rec.get("run_id", run_id)
-            if writer == run_id and isinstance(env, dict):
-                writer = env.get("run_id")
-            if writer != run_id:
-                case = rec.get("case") or {}
-                raise RunDirError(f"{directory / CASES}: the record of case {case.get('id')!r} was written by run "
-                                  f"{writer}, not run {run_id} that manifest.json names (files of two runs in one "
-                                  "folder?); the run directory is damaged")
-        yield chunk
-
-
-def _counted(chunks: Iterator[Chunk], done: list[int]) -> Iterator[Chunk]:
-    """``chunks`` as they are, ``done[0]`` raised by a chunk's records once the next chunk is asked for."""
-    for chunk in chunks:
-        yield chunk
-        done[0] += len(chunk[0])
-
-
-def _check_clusters(runs: Sequence[Run]) -> None:
-    """Raise unless every case is in the same cluster in each of ``runs`` that recorded it.
-
-    A case whose ``cluster`` changed between two runs (the case file regrouped, the ids and digests the same)
-    would be in two clusters of the pooled run, its rows counted as independent evidence.
-    """
-    seen = pd.concat([r.cases[["case_id", "cluster"]].assign(run=r.run_id) for r in runs], ignore_index=True)
-    seen = seen.drop_duplicates(["case_id", "cluster"])
-    split = seen[seen["case_id"].duplicated(keep=False)]
-    if len(split):
-        first = split[split["case_id"] == split["case_id"].iloc[0]]
-        cid, (a, b), (ca, cb) = first["case_id"].iloc[0], first["run"].iloc[:2], first["cluster"].iloc[:2]
-        raise OloproofError(f"runs {a} and {b} put case {cid!r} in different clusters ({ca!r}, {cb!r}), so its "
-                            "rows would count as independent evidence; pool runs whose cases keep their clusters")
-
-
 def _with_run_id(frame: pd.DataFrame, run_id: str) -> pd.DataFrame:
     if "run_id" in frame.columns:
         return frame
@@ -889,134 +517,3 @@ def as_run(value: Any, who: str) -> Run:
     raise OloproofError(f"{who} must be a Run (op.run, op.load_run) or a run directory, got "
                         f"{type(value).__name__}{hint}")
 
-
-def directory_list(directories: Sequence[str | Path]) -> list[str | Path]:
-    """``directories`` (any iterable) as a list, refusing one path given alone (a string is a sequence too) and an
-    item that is no path."""
-    if isinstance(directories, (str, bytes, os.PathLike)):
-        raise OloproofError("load_runs takes a list of run directories; for one run use load_run")
-    try:
-        items = list(directories)  # a list, a generator (Path.glob), a pandas Series, a set …
-    except TypeError:
-        raise OloproofError(f"load_runs takes a list of run directories, got {type(directories).__name__}") from None
-    return [run_directory(d, f"load_runs: item {i}") for i, d in enumerate(items)]
-
-
-def load_runs(directories: Sequence[str | Path]) -> Run:
-    """Open several run directories of one suite as one :class:`Run` (see ``op.load_runs``)."""
-    return Run.pool([Run.load(d) for d in directory_list(directories)])
-
-
-def _code_of(run: Run, ev: Evaluator) -> dict[str, tuple[str, str | None]]:
-    """What of the suite's own code ``ev`` calls in ``run``: ``{option or "validators.<name>": (module:function,
-    digest)}`` (its python check, each validator it may run, by the name a case's contract gives); the digest is
-    None when the run did not record it (written before runs did)."""
-    registered = run.config.validators
-    calls = [(option, spec) for option, spec in ev.user_code()]
-    calls += [(f"validators.{name}", registered[name]) for name in ev.validators_run(list(registered))]
-    return {what: (spec, run.manifest.digests.get(CODE_KEY + spec)) for what, spec in calls}
-
-
-def _check_one_code(runs: Sequence[Run]) -> None:
-    """Every run that recorded the code of a check the first run's criteria call recorded the same: a run that
-    recorded none (written before runs did) passes the comparison with the first run, so the code of the others
-    is compared among them too (one pass over the runs, whatever their number)."""
-    first = runs[0]
-    criterion_of: dict[str, str] = {}
-    for ev in first.config.evaluators:
-        for spec, _ in _code_of(first, ev).values():
-            criterion_of.setdefault(spec, ev.name)
-    seen: dict[str, tuple[str, str]] = {}  # spec -> (digest, run id) of the first run that recorded it
-    for run in runs:
-        for spec, criterion in criterion_of.items():
-            digest = run.manifest.digests.get(CODE_KEY + spec)
-            if digest is None:
-                continue
-            earlier = seen.setdefault(spec, (digest, run.run_id))
-            if earlier[0] != digest:
-                raise OloproofError(f"runs {earlier[1]} and {run.run_id} judge {criterion} with different checks "
-                                    f"(the code of {spec} differs); pool runs of the same suite configuration "
-                                    "and code")
-
-
-def _rule_of(run: Run) -> tuple[list[str], ...]:
-    """The suite's tool_errors rule as what it decides: each list a set, status values without case."""
-    rule = run.config.tool_errors
-    return (sorted(set(rule.ok_keys)), sorted(set(rule.error_keys)), sorted(set(rule.status_keys)),
-            sorted({v.casefold() for v in rule.status_values}))
-
-
-def _replay_checks(run: Run) -> tuple[Any, ...]:
-    """What a fault replay is judged with (``evaluators/fault.py`` ``judge_replay``), as it uses it: the
-    ``normalize`` flags of the answer checks, the settings of the state checks (the defaults when the suite
-    declares none) and the paths every ``state_unchanged`` check keeps, each a set; and whether an
-    ``outcome_contract`` check judges the cases (a recovery only the answer shows is then ``missing``: a suite that
-    gained one compared its fault criterion as unchanged, reviews M54, F52)."""
-    answers, states, unchanged = replay_judges(run.config.evaluators)
-    kept = {path for ev in unchanged for path in ev.paths}
-    outcomes = any(ev.type == "outcome_contract" for ev in run.config.evaluators)
-    return (sorted({ev.normalize for ev in answers}),
-            sorted({json.dumps(ev.settings(), sort_keys=True, default=str) for ev in states}), sorted(kept), outcomes)
-
-
-def _pair_paths(run: Run) -> tuple[list[str], list[str], list[tuple[str, str, str | None]]]:
-    """What a ``same_state`` pair is compared outside and inside of (``_core/pairs.py`` ``compare_pair``), each a
-    set: the ``ignore:`` patterns every ``changes`` or ``whole`` ``state_matches`` check gives, and the paths a
-    ``state_unchanged`` or ``paths``-mode check keeps; and the list rules every ``state_matches`` check gives, by
-    which its lists are aligned, in order (the first match wins)."""
-    evaluators = run.config.evaluators
-    lists: list[tuple[str, str, str | None]] = [(pattern, rule.how, rule.key)
-                                                for pattern, rule in shared_list_rules(evaluators).items()]
-    return sorted(set(ignored_paths(evaluators))), sorted(set(pinned_paths(evaluators))), lists
-
-
-def changed_checks(a: Run, b: Run) -> dict[str, str]:
-    """The criteria both runs judge whose checks differ, each with how (in ``a``'s order of criteria).
-
-    A check differs when its evaluator's settings do (:meth:`~oloproof_nb._core.evaluator.Evaluator.settings`),
-    when the rest of the suite does for an evaluator judged with it (``fault_recovery``: the ``tool_errors`` rule,
-    compared as what it decides, and the answer and state checks its replays are judged with; a ``same_state``
-    relation: the ``ignore:`` patterns its pairs are compared outside and the paths kept under them, see
-    :func:`~oloproof_nb._config.shared_rules.ignored_paths`),
-    or when the suite's own code it calls does: a ``python`` check's function, the registered validators an
-    ``outcome_contract`` may run (another set of names, another ``module:function`` under a name, or another
-    digest of its code, which each run records in its manifest: any edit of the function's module file counts).
-    A digest only one run recorded (the other was written before runs recorded code) cannot tell, and does not
-    count. ``op.compare`` calls such a criterion ``check_changed``; ``op.load_runs`` refuses to pool its runs, and
-    a baseline judged by other checks is refused.
-    """
-    theirs = {ev.name: ev for ev in b.config.evaluators}
-    out = {}
-    for ev in a.config.evaluators:
-        other = theirs.get(ev.name)
-        if other is None:
-            continue
-        if ev.settings() != other.settings():
-            out[ev.name] = "configured differently"
-            continue
-        if ev.judged_with_the_suite and _rule_of(a) != _rule_of(b):
-            out[ev.name] = "the suite's tool_errors rule differs"
-            continue
-        if ev.judged_with_the_suite and _replay_checks(a) != _replay_checks(b):
-            out[ev.name] = "the answer, state and outcome checks its replays are judged with differ"
-            continue
-        if isinstance(ev, MetamorphicRelation) and ev.relation == "same_state" and _pair_paths(a) != _pair_paths(b):
-            # a pair is compared outside the state checks' ignore patterns: a candidate's suite that ignored what
-            # its injected copies changed held every pair, NO_REGRESSION (review F41)
-            out[ev.name] = ("the state checks' ignore patterns or kept paths (or list rules) its pairs are compared "
-                            "by differ")
-            continue
-        mine, yours = _code_of(a, ev), _code_of(b, other)
-        if mine.keys() != yours.keys():
-            out[ev.name] = "it may run other validators"
-            continue
-        for what, (spec, digest) in mine.items():
-            their_spec, their_digest = yours[what]
-            if spec != their_spec:
-                out[ev.name] = f"{what} is {their_spec}, not {spec}"
-            elif digest is not None and their_digest is not None and digest != their_digest:
-                out[ev.name] = f"the code of {spec} differs"
-            else:
-                continue
-            break
-    return out

@@ -208,7 +208,7 @@ class Evaluator(BaseModel):
         name (the names match already, written out or not), lists of plain text sorted (paths, ignore
         patterns, escalation tools are sets: their order changes nothing). What it refers to elsewhere (a
         transform's template, a registered validator, a python check's code) is not in it: a run's digests
-        hold the code (see :func:`~oloproof_nb._analysis.run.changed_checks`)."""
+        hold the code (see :func:`~oloproof_nb._analysis.run_checks.changed_checks`)."""
         out = {}
         for key, value in self.model_dump().items():
             if key == "criterion":

@@ -26,6 +26,7 @@ from .._analysis.baseline import Baseline
 from .._analysis.gate_reasons import abrupt_ends, abrupt_ends_note
 from .._analysis.gate_settings import ReleaseLike, relaxed_note
 from .._analysis.live_copy import LiveCopy
+from .._analysis.run_pool import directory_list, pool
 from .._analysis.validity import unscored_note
 from .._config.files import yaml_number
 from .._config.suite import Suite, load_suite
@@ -510,7 +511,7 @@ def load_runs(directories: list[str | Path]) -> Run:
     >>> both = op.load_runs(["runs/a", "runs/b"])                 # doctest: +SKIP
     >>> both.verdicts.groupby(["run_id", "criterion"])["verdict"].value_counts()   # doctest: +SKIP
     """
-    return Run.pool([Run.load(d) for d in _run.directory_list(directories)])
+    return pool(Run, [Run.load(d) for d in directory_list(directories)])
 
 
 def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str | None = None,

@@ -40,7 +40,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import oloproof_nb as op
-from oloproof_nb._analysis import columnar, frames
+from oloproof_nb._analysis import columnar, frames, run_copy
 from oloproof_nb._analysis import journal as journal_module
 from oloproof_nb._analysis import run as run_module
 from oloproof_nb._analysis.columns import FRAMES
@@ -121,7 +121,7 @@ def test_chunked_conversion_equals_one_pass(tmp_path: Path, monkeypatch: pytest.
     folder = init_example("stateful-agent", tmp_path / "suite")
     op.run(folder, out=tmp_path / "run", progress=False)
     one_pass = {name: getattr(op.load_run(tmp_path / "run"), name) for name in NAMES}
-    monkeypatch.setattr(run_module, "CHUNK", 5)  # 48 cases -> 10 chunks, and pairs across chunks
+    monkeypatch.setattr(run_copy, "CHUNK", 5)  # 48 cases -> 10 chunks, and pairs across chunks
     monkeypatch.setattr(pairs_module, "STATES_KEPT", kept)
     read: list[str] = []
     real = run_module.Run._some_states
@@ -556,7 +556,7 @@ def test_a_damaged_record_is_looked_for_from_the_chunk_that_failed(blocked_run: 
     _damage(record, "no status")
     lines[12] = json.dumps(record, ensure_ascii=False) + "\n"
     journal.write_text("".join(lines), encoding="utf-8")
-    monkeypatch.setattr(run_module, "CHUNK", 5)
+    monkeypatch.setattr(run_copy, "CHUNK", 5)
     read: list[str] = []
     one = journal_module.Journal.record
 
@@ -654,9 +654,9 @@ def test_a_folder_that_cannot_be_written_keeps_the_frames_in_memory(tmp_path: Pa
         raise PermissionError(13, "Permission denied", str(directory))
 
     monkeypatch.setattr(columnar.CopyWriter, "__init__", read_only)
-    with pytest.warns(run_module.ColumnarCopyWarning, match="cannot write the columnar copy") as caught:
+    with pytest.warns(run_copy.ColumnarCopyWarning, match="cannot write the columnar copy") as caught:
         run = op.load_run(tmp_path / "run")
-    assert {w.filename for w in caught if issubclass(w.category, run_module.ColumnarCopyWarning)} == {__file__}
+    assert {w.filename for w in caught if issubclass(w.category, run_copy.ColumnarCopyWarning)} == {__file__}
     assert not (tmp_path / "run" / "frames").exists()
     for name in NAMES:
         pd.testing.assert_frame_equal(getattr(run, name), reference[name], obj=name)
@@ -1154,7 +1154,7 @@ def test_a_commit_lock_held_too_long_keeps_the_frames_in_memory(tmp_path: Path,
     holder = os.open(directory / "frames" / columnar.COMMIT_LOCK, os.O_RDWR)
     fcntl.flock(holder, fcntl.LOCK_EX)  # another process, stuck in the middle of its commit
     try:
-        with pytest.warns(run_module.ColumnarCopyWarning, match="putting its copy in place for 0.2 s"):
+        with pytest.warns(run_copy.ColumnarCopyWarning, match="putting its copy in place for 0.2 s"):
             run = op.load_run(directory)
         expected = journal_frames(run)
         for name in NAMES:
@@ -1359,7 +1359,7 @@ def test_a_conversion_holds_one_chunk_of_states_at_a_time(tmp_path: Path, monkey
     out = tmp_path / "run"
     op.run(root, out=out, progress=False)
     shutil.rmtree(out / "frames")
-    monkeypatch.setattr(run_module, "CHUNK", 5)
+    monkeypatch.setattr(run_copy, "CHUNK", 5)
     held: list[int] = []
     memos: list[frames.StateDiffs] = []
     many, diffs_init = StateReader.many, frames.StateDiffs.__init__

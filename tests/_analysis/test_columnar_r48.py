@@ -17,8 +17,7 @@ from typing import Any
 import pytest
 
 import oloproof_nb as op
-from oloproof_nb._analysis import columnar
-from oloproof_nb._analysis import run as run_module
+from oloproof_nb._analysis import columnar, run_copy
 from oloproof_nb.errors import CopyChangedError
 from oloproof_nb.examples import init_example
 
@@ -63,19 +62,19 @@ def test_a_run_that_finishes_before_its_copy_is_opened_is_read_finished(finished
     """The manifest is read (unfinished), then the run finishes and its copy is put in place, then the reader
     opens that fresh copy. Before: ``run.finished`` was False beside 48 cases, and the gate said "unfinished"."""
     directory, finished = _unfinished_copy(finished_run, tmp_path)
-    real = run_module.fresh_source
+    real = run_copy.fresh_source
     done: list[bool] = []
 
     def finish_first(path: Path) -> str | None:
         if not done:
             done.append(True)
             (directory / "manifest.json").write_text(finished, encoding="utf-8")
-            monkeypatch.setattr(run_module, "fresh_source", real)
+            monkeypatch.setattr(run_copy, "fresh_source", real)
             op.load_run(directory)  # the live run's copy, put in place by another process
-            monkeypatch.setattr(run_module, "fresh_source", finish_first)
+            monkeypatch.setattr(run_copy, "fresh_source", finish_first)
         return real(path)
 
-    monkeypatch.setattr(run_module, "fresh_source", finish_first)
+    monkeypatch.setattr(run_copy, "fresh_source", finish_first)
     run = op.load_run(directory)
     assert done
     _check_against_the_folder(run, directory)
@@ -118,16 +117,16 @@ def test_write_columnar_while_another_copy_is_put_in_place_never_reads_unchecked
     lines = (directory / "cases.jsonl").read_bytes().splitlines(keepends=True)
     (directory / "cases.jsonl").write_bytes(b"".join(lines[:24]))  # the run halfway
     run = op.load_run(directory)
-    real = run_module.copy_source
+    real = run_copy.copy_source
     calls: list[Path] = []
 
     def being_replaced(path: Path) -> str | None:  # another process has just removed _source.json
         calls.append(path)
         return None if len(calls) == 1 else real(path)
 
-    monkeypatch.setattr(run_module, "copy_source", being_replaced)
+    monkeypatch.setattr(run_copy, "copy_source", being_replaced)
     run.write_columnar()
-    monkeypatch.setattr(run_module, "copy_source", real)
+    monkeypatch.setattr(run_copy, "copy_source", real)
     assert calls
     assert len(run.cases) == 24
     (directory / "cases.jsonl").write_bytes(b"".join(lines))  # the run goes on and finishes

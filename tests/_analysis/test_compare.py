@@ -24,7 +24,7 @@ from statsmodels.stats.contingency_tables import mcnemar
 import oloproof_nb as op
 from oloproof_nb._analysis.compare import COMPARE
 from oloproof_nb._analysis.compare_pairing import FLIPS, PAIRED_VERDICTS, UNPAIRED
-from oloproof_nb._analysis.run import changed_checks
+from oloproof_nb._analysis.run_checks import changed_checks
 from oloproof_nb._config.imports import import_system
 from oloproof_nb.examples import init_example
 

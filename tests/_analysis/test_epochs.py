@@ -515,7 +515,7 @@ def test_resume_after_a_cut_finishes_the_missing_epochs(tmp_path: Path) -> None:
 def test_replays_and_pairs_are_made_per_epoch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import shutil
 
-    from oloproof_nb._analysis import run as run_module
+    from oloproof_nb._analysis import run_copy
     from oloproof_nb.examples import init_example
 
     root = init_example("stateful-agent", tmp_path / "demo")
@@ -542,7 +542,7 @@ def test_replays_and_pairs_are_made_per_epoch(tmp_path: Path, monkeypatch: pytes
     validity = op.validity(run).set_index("transform")
     assert validity.iloc[0]["derived"] == len(derived[derived["epoch"] == 1])
     # the journal's pairs, judged on packed views across chunks of 5 cases, equal those of the live copy
-    monkeypatch.setattr(run_module, "CHUNK", 5)
+    monkeypatch.setattr(run_copy, "CHUNK", 5)
     shutil.rmtree(run.directory / "frames")
     rebuilt = op.load_run(run.directory)
     for name in ("pairs", "verdicts"):

@@ -16,7 +16,7 @@ import pytest
 from _inspect_rated_i1 import ROWS, write_rated
 
 import oloproof_nb as op
-from oloproof_nb._analysis.run import changed_checks
+from oloproof_nb._analysis.run_checks import changed_checks
 
 LOOSE = {"min_clusters": 2, "allow_approximate_methods": True}
 

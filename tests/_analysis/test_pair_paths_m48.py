@@ -10,7 +10,7 @@ from typing import Any
 import yaml
 
 import oloproof_nb as op
-from oloproof_nb._analysis.run import changed_checks
+from oloproof_nb._analysis.run_checks import changed_checks
 
 SHOP = '''
 class Shop:

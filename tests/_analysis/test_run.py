@@ -200,7 +200,7 @@ def test_a_frame_set_on_the_run_is_copied_and_checked(two_runs: tuple[Path, Path
 def test_two_runs_labels_differ_by_the_majority_of_each_pair() -> None:
     """Pairs are compared by their labels (the majority of their judgements, a tie invalid), so runs pool unless
     a pair's label differs; the difference named is the first case id in order, of a transform either run holds."""
-    from oloproof_nb._analysis.run import label_difference
+    from oloproof_nb._analysis.run_checks import label_difference
 
     def said(case_id: str, *votes: bool) -> list[dict[str, object]]:
         return [{"case_id": case_id, "valid": v} for v in votes]
@@ -275,7 +275,7 @@ def test_the_validity_check_difference_names_the_transform_whose_minimum_differs
     not the first the suites share unchanged (mutation round 12, RU06)."""
     from types import SimpleNamespace as NS
 
-    from oloproof_nb._analysis.run import validity_check_difference
+    from oloproof_nb._analysis.run_checks import validity_check_difference
 
     def run(*minimums: tuple[str, float]) -> Any:
         transforms = [NS(name=name, minimum_validity=value) for name, value in minimums]
@@ -346,7 +346,7 @@ def test_a_run_that_finishes_while_its_frames_are_kept_in_memory_is_not_called_f
     """Mutation round 16 (review G20, the folder that cannot be written in): the frames built in memory take the
     manifest read before the journal, as the columnar copy does. Read after the journal, a run whose last 3 records
     and ``finished_at`` were written while its first 5 were read was called finished with 5 of 8 cases."""
-    from oloproof_nb._analysis import columnar
+    from oloproof_nb._analysis import columnar, run_copy
     from oloproof_nb._analysis import run as run_module
     from oloproof_nb._run.runner import run_suite
 
@@ -361,7 +361,7 @@ def test_a_run_that_finishes_while_its_frames_are_kept_in_memory_is_not_called_f
             run_suite(suite, out=out, resume=True)
     monkeypatch.setattr(columnar.CopyWriter, "__init__", _read_only)
     monkeypatch.setattr(run_module.Run, "_journal_tables", read_then_the_run_finishes)
-    with pytest.warns(run_module.ColumnarCopyWarning, match="cannot write the columnar copy"):
+    with pytest.warns(run_copy.ColumnarCopyWarning, match="cannot write the columnar copy"):
         run = op.load_run(out)
     assert finished and len(run.cases) == 5
     assert not run.finished  # as the journal it read: unfinished
@@ -376,8 +376,7 @@ def test_write_columnar_after_the_run_finished_reads_the_finished_run(
     its manifest (finished), 8 cases, 8 records, PASS (8 of 8 answers match, by hand); whether the copy is written
     or, in a folder that cannot be written in, kept in memory. Each frame, record list and the manifest read
     before is dropped, never kept beside the new journal."""
-    from oloproof_nb._analysis import columnar
-    from oloproof_nb._analysis import run as run_module
+    from oloproof_nb._analysis import columnar, run_copy
     from oloproof_nb._run.runner import run_suite
 
     out = tmp_path / "run"
@@ -387,7 +386,7 @@ def test_write_columnar_after_the_run_finished_reads_the_finished_run(
     run_suite(suite, out=out, resume=True)
     if copy == "in memory":
         monkeypatch.setattr(columnar.CopyWriter, "__init__", _read_only)
-        with pytest.warns(run_module.ColumnarCopyWarning, match="cannot write the columnar copy"):
+        with pytest.warns(run_copy.ColumnarCopyWarning, match="cannot write the columnar copy"):
             run.write_columnar()
     else:
         run.write_columnar()
@@ -539,7 +538,7 @@ def test_one_record_of_another_run_anywhere_in_the_journal_is_refused(two_runs: 
     with the journal read 4 records at a time (8 chunks, the forged record in the last)."""
     import json
 
-    from oloproof_nb._analysis import run as run_module
+    from oloproof_nb._analysis import run_copy
 
     first, second = two_runs
     forged = shutil.copytree(first, tmp_path / "forged")
@@ -552,7 +551,7 @@ def test_one_record_of_another_run_anywhere_in_the_journal_is_refused(two_runs: 
     record["environment_state"]["run_id"] = other
     lines[-1] = json.dumps(record, ensure_ascii=False) + "\n"
     journal.write_text("".join(lines), encoding="utf-8")
-    monkeypatch.setattr(run_module, "CHUNK", 4)
+    monkeypatch.setattr(run_copy, "CHUNK", 4)
     with pytest.raises(RunDirError) as caught:
         op.gate(op.load_run(forged), criteria={"answer_matches": 0.5})
     assert str(caught.value).startswith(f"{journal}: the record of case {record['case']['id']!r} was written by run "
@@ -760,12 +759,12 @@ def test_a_run_resumed_just_after_its_fresh_copy_was_found_gives_the_records_of_
     beside 5 ``cases`` and ``run.record("c07")`` a case of no frame. The manifest is put back as it was (its bytes and
     mtime): the other process has appended its records and not stamped the manifest yet. A manifest rewritten since
     the copy makes the Run open the run again (review R48: the Run takes the manifest its copy was built from)."""
-    from oloproof_nb._analysis import run as run_module
+    from oloproof_nb._analysis import run_copy
 
     out = tmp_path / "run"
     suite = _stopped_after_five(make_suite, out)
     op.load_run(out)  # another notebook opened it first: the copy of 5 records is fresh
-    found, resumed = run_module.fresh_source, list[bool]()
+    found, resumed = run_copy.fresh_source, list[bool]()
 
     def found_then_another_process_resumes(directory: Path) -> str | None:
         source = found(directory)
@@ -777,7 +776,7 @@ def test_a_run_resumed_just_after_its_fresh_copy_was_found_gives_the_records_of_
             manifest.write_bytes(text)
             os.utime(manifest, ns=(stamp, stamp))
         return source
-    monkeypatch.setattr(run_module, "fresh_source", found_then_another_process_resumes)
+    monkeypatch.setattr(run_copy, "fresh_source", found_then_another_process_resumes)
     run = op.load_run(out)
     assert resumed
     assert len([line for line in (out / "cases.jsonl").read_bytes().splitlines() if line]) == 8
@@ -792,8 +791,7 @@ def test_m23_frames_kept_in_memory_are_checked_against_no_copy(
     """Mutation round 23: a Run whose ``write_columnar`` could not write (its frames and records now both of the
     journal it read into memory) is not refused when another process puts a copy in place: the copy it was loaded
     with is not what it reads any more."""
-    from oloproof_nb._analysis import columnar
-    from oloproof_nb._analysis import run as run_module
+    from oloproof_nb._analysis import columnar, run_copy
 
     out = tmp_path / "run"
     suite = _stopped_after_five(make_suite, out)
@@ -801,7 +799,7 @@ def test_m23_frames_kept_in_memory_are_checked_against_no_copy(
     _resumed_by_another_process(suite, out, copy_rebuilt=False)
     with monkeypatch.context() as patched:
         patched.setattr(columnar.CopyWriter, "__init__", _read_only)
-        with pytest.warns(run_module.ColumnarCopyWarning, match="cannot write the columnar copy"):
+        with pytest.warns(run_copy.ColumnarCopyWarning, match="cannot write the columnar copy"):
             run.write_columnar()  # 8 records, in memory
     op.load_run(out)  # another notebook: the copy of 8 records put in place
     assert len(run.cases) == len(run.records) == 8

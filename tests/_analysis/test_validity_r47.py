@@ -22,7 +22,7 @@ from scipy.stats import beta
 from statsmodels.stats.proportion import proportion_confint
 
 import oloproof_nb as op
-from oloproof_nb._analysis.run import validity_check_difference
+from oloproof_nb._analysis.run_checks import validity_check_difference
 from oloproof_nb._analysis.validity import unchecked_reasons
 from oloproof_nb._config.suite_config import parse_suite_config
 from oloproof_nb._config.vacuity import thin_validity

@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 
 import oloproof_nb as op
-from oloproof_nb._analysis.run import changed_checks
+from oloproof_nb._analysis.run_checks import changed_checks
 from oloproof_nb._config.shared_rules import shared_list_rules
 from oloproof_nb._core.compare import list_diff
 from oloproof_nb._core.faults import control_difference

@@ -93,7 +93,7 @@ def test_a_suite_that_gained_an_outcome_check_judges_its_fault_criterion_otherwi
     """Reviews M54, F52: the same agent and cases, the candidate's suite with an ``outcome_contract`` check: its
     replays are ``missing`` where the base run's were ``recovered`` (3 flips by hand), a rule change, not the agent's.
     compare and pooling read the fault criterion as judged by the same checks; now it is ``check_changed``."""
-    from oloproof_nb._analysis.run import changed_checks
+    from oloproof_nb._analysis.run_checks import changed_checks
 
     base, candidate = _run(tmp_path / "base", outcome_check=False), _run(tmp_path / "cand")
     assert _rows(base) == [("pass", "recovered")] * 3 and _rows(candidate) == [("missing", "recovery_unobserved")] * 3
