@@ -23,6 +23,7 @@ runs' checks differ: ``_analysis/run_checks.py``.
 
 from __future__ import annotations
 
+import copy
 import os
 from functools import cached_property
 from pathlib import Path
@@ -124,10 +125,11 @@ class Run(ColumnarCopy):
         self.directory = directory
         self.manifest = manifest
         stored = manifest.suite_config
-        self.config: SuiteConfig = config if config is not None else parse_suite_config(stored.config,
-                                                                                         directory / MANIFEST)
-        self._release: ReleaseConfig | None = release_from_manifest(stored.release)  # read-only: see release
-        self.labels: dict[str, list[dict[str, Any]]] = stored.labels
+        # read-only, as the run stored them (see release): the gate reads its evidence from them
+        self._config: SuiteConfig = config if config is not None else parse_suite_config(stored.config,
+                                                                                          directory / MANIFEST)
+        self._release: ReleaseConfig | None = release_from_manifest(stored.release)
+        self._labels: dict[str, list[dict[str, Any]]] = stored.labels
         self.suite_root = Path(stored.root) if stored.root else None
         self._states = StateReader(directory)
         self._journal = journal if journal is not None else Journal(directory, self._states, self._same_copy)
@@ -256,6 +258,32 @@ class Run(ColumnarCopy):
                             "criteria={...})")
 
     @property
+    def config(self) -> SuiteConfig:
+        """The suite's oloproof.yaml as the run stored it when it started."""
+        return self._config
+
+    @config.setter
+    def config(self, value: SuiteConfig) -> None:
+        # its epochs, transforms and minimum_validity decide fewer_epochs, the copies scored and whether a relation
+        # is judged: set in a notebook, they were the run's own
+        raise OloproofError("run.config is the suite configuration the run was made with, as its manifest stores "
+                            "it; run the suite again with another configuration (op.run), or gate with other release "
+                            "settings: op.gate(run, release=...)")
+
+    @property
+    def labels(self) -> dict[str, list[dict[str, Any]]]:
+        """The validity labels the run was made with, by transform: a copy of them each read (an edit of it, a
+        pair relabeled valid in a notebook, never reaches the gate; relabel the file and run the suite again)."""
+        return copy.deepcopy(self._labels)
+
+    @labels.setter
+    def labels(self, value: dict[str, list[dict[str, Any]]]) -> None:
+        # they decide which copies are scored and whether a transform is checked: set in a notebook, a relation
+        # whose pairs were never labeled was judged, and could PASS, on labels the run was not made with
+        raise OloproofError("run.labels are the validity labels the run was made with, as its manifest stores them; "
+                            "relabel the files under labels/ and run the suite again (op.run)")
+
+    @property
     def runs(self) -> list[Run]:
         return list(self._members) if self._members is not None else [self]
 
@@ -345,7 +373,7 @@ class Run(ColumnarCopy):
         (:func:`~.frames.unscored_cases` of its configuration, its labels and its cases an epoch, from the
         manifest: no frame is read). Worked out once (50,000 labels take about 50 ms), and again after the
         manifest is read again."""
-        return frames.unscored_cases(self.config, self.labels, self.manifest.n_cases)
+        return frames.unscored_cases(self.config, self._labels, self.manifest.n_cases)
 
     def replay_tally(self) -> tuple[int, int, int]:
         """``(live, cached, unscored)``: the replay runs (control and faulted, the records of

@@ -77,7 +77,7 @@ class ColumnarCopy:
     directory: Path
     manifest: Manifest
     config: SuiteConfig
-    labels: dict[str, list[dict[str, Any]]]
+    _labels: dict[str, list[dict[str, Any]]]
     _states: StateReader
     _journal: Journal
     _manifest_read: list[int] | None
@@ -277,7 +277,7 @@ class ColumnarCopy:
 
     def _run_scope(self, records: Sequence[CaseRecord]) -> tuple[list[RunVerdictRow], list[PairRow]]:
         """Verdicts judged across cases (metamorphic pairs), from every case record."""
-        return frames.run_scope_rows(self.config, self.labels, records, self.manifest.n_cases)
+        return frames.run_scope_rows(self.config, self._labels, records, self.manifest.n_cases)
 
     def _some_states(self, refs: list[str]) -> list[Any]:
         """The states stored at ``refs``, in one pass: the reader lets go of the states it read before, so

@@ -76,7 +76,7 @@ def pool(cls: type[R], runs: Sequence[Run]) -> R:
     _check_clusters(runs)  # reads each run's cases (the gate of the pooled run reads them anyway)
     pooled = cls(first.directory, first.manifest)
     pooled._members = list(runs)
-    pooled.labels = first.labels  # the same in every run
+    pooled._labels = first._labels  # the same in every run
     return pooled
 
 

@@ -90,3 +90,38 @@ def test_the_runs_own_release_settings_cannot_be_set_in_a_notebook(make_suite: C
     assert run.release == own and op.gate(run).verdict == "BLOCK"
     given = op.gate(run, release=own.model_copy(update={"criteria": {"answer_matches": 0.5}}))
     assert given.verdict == "PASS" and given.relaxed == ("criteria.answer_matches 0.8 → 0.5",)
+
+
+def test_the_runs_own_labels_and_configuration_cannot_be_set_or_edited_in_a_notebook(
+        make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    """R56's note: ``run.labels`` and ``run.config`` were plain attributes. 40 sources, every pair holding, and no
+    label yet: the relation is ``transform_not_checked``, BLOCK. Labels set in a notebook (or edited in place) were
+    the run's own, and the gate judged the relation on them: the same labels in the file and a run made with them
+    PASS, 40 of 40 (ci_low 0.025^(1/40) = 0.912 by hand, above 0.85). Setting either is refused now, and
+    ``run.labels`` gives a copy, so an edit of it never reaches the gate."""
+    from _metamorphic_systems import all_valid, case, mm_suite, transform, write_labels
+
+    ids = [f"c{i:02d}" for i in range(40)]
+    root = mm_suite(make_suite, [case(i) for i in ids], [transform("polite")],
+                    [{"type": "metamorphic_relation", "relation": "same_output", "transform": "polite"}],
+                    release={"allow_approximate_methods": True, "criteria": {"same_output_under_polite": 0.85}})
+    run = op.run(op.load_suite(root), out=tmp_path / "unlabeled", progress=False)
+    g = op.gate(run)
+    assert g.verdict == "BLOCK"
+    assert g.table.set_index("criterion").loc["same_output_under_polite", "reason"].startswith("transform_not_checked")
+    full = {"polite": all_valid(ids, "polite")}
+    with pytest.raises(op.OloproofError, match=r"^run\.labels are the validity labels the run was made with, .*"
+                                               r"run the suite again"):
+        run.labels = full
+    run.labels["polite"].extend(full["polite"])  # an edit of the copy it gives
+    assert run.labels == {"polite": []}
+    with pytest.raises(op.OloproofError, match=r"^run\.config is the suite configuration the run was made with"):
+        run.config = run.config.model_copy(update={"epochs": 2})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # the label file is still the run's (no drift yet)
+        assert op.gate(run).verdict == "BLOCK"
+    write_labels(root, "polite", full["polite"])  # the way to judge it on those labels: label, then run again
+    labeled = op.run(op.load_suite(root), out=tmp_path / "labeled", progress=False)
+    row = op.gate(labeled).table.set_index("criterion").loc["same_output_under_polite"]
+    assert (row["verdict"], row["passed"], row["n"]) == ("PASS", 40, 40)
+    assert row["ci_low"] == pytest.approx(0.025 ** (1 / 40))  # Clopper-Pearson of 40 of 40: (α/2)^(1/n)
