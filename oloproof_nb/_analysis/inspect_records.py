@@ -541,15 +541,21 @@ def _edit_of(score: Any) -> tuple[Any, Any, str, str] | None:
     (`` ("reason")`` or ``""``), when a person changed its value after the eval; None otherwise (no edit, an edit
     of its explanation alone, or edits that put the value back).
 
-    ``edit_score`` keeps the scorer's score as the first entry of its ``history`` when it first edits it, then
-    appends each edit; a score it added holds its first edit alone. An edit's provenance is optional (``ScoreEdit``'s
+    ``edit_score`` keeps the scorer's score as the first entry of its ``history`` when it first edits it (its
+    ``metadata`` a dict), then appends each edit; a score it added starts with its first edit (``metadata``
+    ``"UNCHANGED"`` unless the edit gave one). An edit's provenance is optional (``ScoreEdit``'s
     default is None, as the original's): three failing scores edited to ``C`` with no provenance read as no edit at
     all, 30 of 30, PASS at 0.8, without a word, where the scorer's 27 of 30 are INSUFFICIENT_EVIDENCE (review F56).
     """
     history = list(getattr(score, "history", None) or [])
     if not history:
         return None
-    added = len(history) == 1 or getattr(history[0], "provenance", None) is not None  # no scorer gave it
+    # no scorer gave it: the first entry is an edit, signed, or (unsigned) with what it left alone "UNCHANGED";
+    # the scorer's score edit_score keeps has its metadata (a dict, {} for none). Taken for the scorer's, a score
+    # added with no provenance and edited I -> C -> I read as put back, and was not said (review M60)
+    first = history[0]
+    added = (len(history) == 1 or getattr(first, "provenance", None) is not None
+             or getattr(first, "metadata", None) == "UNCHANGED")
     original = None if added else history[0].value
     now = getattr(score, "value", None)
     if original == now:

@@ -1,0 +1,47 @@
+"""Mutation review M60 of ``missing_verdict_lines``: the order of reasons with equal counts, and a reason of None.
+
+The lines are the only place a terminal says why a criterion's verdicts are missing; which kinds are listed (three)
+and which one is counted as "other" depends on the order of kinds with equal counts: the order met in the frame
+(the docstring's "the commonest first", then first met), not the criteria's alphabetical order.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import pandas as pd
+
+from oloproof_nb._display.terminal import missing_verdict_lines
+
+PYTHON = '  in Python: run.verdicts[run.verdicts.verdict == "missing"] has each reason'
+
+
+def _run(verdicts: list[tuple[str, int, str, str, Any]]) -> Any:
+    """A run whose case runs all completed, with ``verdicts`` (case id, epoch, criterion, verdict, reason)."""
+    ids = sorted({(v[0], v[1]) for v in verdicts})
+    cases = pd.DataFrame([(c, e, "completed", None) for c, e in ids], columns=["case_id", "epoch", "status", "error"])
+    return SimpleNamespace(
+        cases=cases,
+        verdicts=pd.DataFrame(verdicts, columns=["case_id", "epoch", "criterion", "verdict", "reason"]))
+
+
+def test_kinds_of_equal_count_are_listed_in_the_order_met_not_by_name() -> None:
+    """By hand: zeta has 2 missing as zz (c1, c2), then 1 as yy (c3); alpha has 1 as aa (c4) and 1 as bb (c5).
+    Counts 2, 1, 1, 1: zz first, then the 1s in the order met (yy, aa, bb), so bb is the one "other"; sorted by
+    name, alpha's aa and bb would come before zeta's yy and yy would be dropped."""
+    verdicts = [("c1", 1, "zeta", "missing", "zz: first"), ("c2", 1, "zeta", "missing", "zz: second"),
+                ("c3", 1, "zeta", "missing", "yy: third"), ("c4", 1, "alpha", "missing", "aa: fourth"),
+                ("c5", 1, "alpha", "missing", "bb: fifth"), ("c6", 1, "alpha", "pass", "")]
+    assert missing_verdict_lines(_run(verdicts)) == [
+        "zeta: 2 of its 3 verdicts are missing: zz", "  e.g. c1: zz: first",
+        "zeta: 1 of its 3 verdicts are missing: yy", "  e.g. c3: yy: third",
+        "alpha: 1 of its 3 verdicts are missing: aa", "  e.g. c4: aa: fourth",
+        "  and 1 other reasons", PYTHON]
+
+
+def test_a_reason_of_none_is_said_as_no_reason_not_as_the_word_none() -> None:
+    """A frame set in the session (``run.verdicts = frame``) may hold None where the run writes "": by hand, the
+    one missing verdict has no reason, and the line says ``(no reason)``, not ``None``."""
+    lines = missing_verdict_lines(_run([("c1", 1, "answer", "missing", None), ("c2", 1, "answer", "pass", "")]))
+    assert lines == ["answer: 1 of its 2 verdicts are missing: (no reason)", "  e.g. c1: ", PYTHON]
