@@ -155,6 +155,8 @@ def _misbehave(what):
                 pass
     if what == "leak_thread":
         threading.Thread(target=time.sleep, args=(3600,), daemon=False).start()
+    if what == "umask_777":  # the process's umask, which every file the run makes after it gets
+        os.umask(0o777)
 
 
 def _log(event, cid, instance, detail=None):

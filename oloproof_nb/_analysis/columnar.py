@@ -80,7 +80,7 @@ import pyarrow as pa
 
 from .._config.files import UnreadableFile, read_regular
 from .._core.paths import ABSENT
-from .._run.disk import make_folders, open_fd
+from .._run.disk import make_folders, open_fd, owner_reads_and_writes
 from .._run.lock import process_alive
 from .._run.store import CASES, MANIFEST, REPLAYS, read_manifest
 from ..errors import CopyChangedError, OloproofError, RunDirError, quote_value
@@ -721,15 +721,22 @@ class CopyWriter:
             if name in self._writers:
                 self._writers[name].close()
                 self._sinks[name].close()
+        for name in FRAMES:  # readable by their owner whatever the umask (see owner_reads_and_writes)
+            owner_reads_and_writes(self.tmp / f"{name}.parquet")
         source = {"format": FORMAT, "journal": self.fingerprint, "frames": frames_fingerprint(self.tmp)}
         self.written = json.dumps(source) + "\n"
         (self.tmp / SOURCE_FILE).write_text(self.written, encoding="utf-8")
+        owner_reads_and_writes(self.tmp / SOURCE_FILE)
         target = self.directory / FRAMES_DIR
         # a link (e.g. into another run's folder, copied with its links): never written through; a file or a named
         # pipe: no copy's, and mkdir failed ("File exists") at every load, which kept its frames in memory
         if target.is_symlink() or (target.exists() and not target.is_dir()):
             target.unlink(missing_ok=True)
-        target.mkdir(exist_ok=True)
+        try:  # never one its owner cannot use (a system's umask 777 made it mode 0, and no copy was ever put there)
+            make_folders(target, parents=False)
+        except FileExistsError:
+            if not target.is_dir():
+                raise
         with _one_commit_at_a_time(target):
             _sweep_abandoned(self.directory)
             if not is_fresh(self.directory):  # else another process has just put the same copy (or a newer) there

@@ -12,9 +12,10 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import sys
 from pathlib import Path
 
-__all__ = ["open_fd", "make_folders", "link_refused"]
+__all__ = ["open_fd", "make_folders", "link_refused", "owner_reads_and_writes"]
 
 #: The descriptors of standard input, output and error: never one of a run folder's files (see :func:`open_fd`).
 _STANDARD_FDS = 3
@@ -32,6 +33,9 @@ def open_fd(path: Path, flags: int, mode: int = 0o644) -> int:
     descriptor Python opens), and the standard numbers it took are closed again: a print to them fails, as it
     did before we opened. ``os.dup`` is the same on every platform (Windows hands out the lowest free number
     too; ``fcntl``'s ``F_DUPFD`` is POSIX only, and on Windows the file had stayed on the freed number).
+
+    With ``os.O_CREAT`` a file made (found empty) is one its owner can read and write
+    (:func:`owner_reads_and_writes`), whatever the umask is when it is made.
     """
     fd = os.open(path, flags, mode)
     taken: list[int] = []
@@ -42,7 +46,32 @@ def open_fd(path: Path, flags: int, mode: int = 0o644) -> int:
     finally:
         for number in taken:
             os.close(number)
+    if flags & os.O_CREAT:
+        try:
+            if os.fstat(fd).st_size == 0:  # made now (or empty): a file that holds something keeps its mode
+                owner_reads_and_writes(fd)
+        except OSError:  # the file as the umask made it, as before
+            pass
     return fd
+
+
+def owner_reads_and_writes(file: int | Path) -> None:
+    """Give the owner of a regular file oloproof made (a descriptor, or a path) back the read and write permission
+    the umask took, leaving its other permissions as the umask made them.
+
+    The umask is the process's, and the system under test runs in the run's process (``isolation: thread``): one
+    that sets ``os.umask(0o777)`` in ``run()`` made every file the run created after it mode 0 (``cases.jsonl``,
+    ``manifest.json``, the frame files), which their owner could not read back. The run then called its own
+    ``cases.jsonl`` written into by something else (``journal_changed``: never loaded again), and ``oloproof gate``
+    could not read ``manifest.json`` (the CLI refuses such a umask up front, but not one set by the system later).
+    A file of another owner, and Windows (whose modes hold no read permission), are left as they are.
+    """
+    if sys.platform == "win32":  # pragma: no cover - no owner's read bit to give back
+        return
+    st = os.stat(file)
+    mode = stat.S_IMODE(st.st_mode)
+    if stat.S_ISREG(st.st_mode) and mode & 0o600 != 0o600 and st.st_uid == os.geteuid():
+        os.chmod(file, mode | 0o600)
 
 
 def make_folders(folder: Path, parents: bool = True) -> None:

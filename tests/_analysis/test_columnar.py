@@ -13,6 +13,7 @@ import multiprocessing
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import warnings
@@ -692,6 +693,50 @@ def test_a_copy_under_a_umask_that_takes_the_owners_permissions_leaves_no_folder
                                "umask 0777: the folders made here are mode 0000, which their owner cannot read, write "
                                "and search;"), line
         assert line.endswith("the frames are built from the journal and kept in memory"), line
+
+
+@pytest.mark.parametrize("frames_there", [True, False])
+def test_a_copy_put_in_place_under_a_umask_that_takes_the_owners_permissions(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch,
+                                                                             frames_there: bool) -> None:
+    """Review R57: the copy of a run is put in place in the run's process when the run finishes, under whatever umask
+    the system under test left (``os.umask(0o777)`` in its ``run()``): its frame files and ``_source.json`` were
+    mode 0 and a ``frames/`` it made was mode 0, which its owner could not read (every later load kept the frames
+    in memory, with a warning, for good). The files are now ones the owner can read and write; a ``frames/`` that
+    would be made mode 0 is not made (the frames are kept in memory once, and the next load writes the copy)."""
+    folder = init_example("stateful-agent", tmp_path / "suite")
+    op.run(folder, out=tmp_path / "run", progress=False)
+    reference = op.load_run(tmp_path / "run").verdicts
+    frames_dir = tmp_path / "run" / "frames"
+    if frames_there:
+        (frames_dir / columnar.SOURCE_FILE).unlink()  # no fresh copy: the next load writes one into the folder
+    else:
+        shutil.rmtree(frames_dir)
+    commit = columnar.CopyWriter.commit
+
+    def under_umask_777(self: columnar.CopyWriter) -> None:
+        old = os.umask(0o777)
+        try:
+            commit(self)
+        finally:
+            os.umask(old)
+
+    monkeypatch.setattr(columnar.CopyWriter, "commit", under_umask_777)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        run = op.load_run(tmp_path / "run")
+    pd.testing.assert_frame_equal(run.verdicts, reference)
+    if frames_there:
+        assert not caught
+        modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in frames_dir.iterdir()}
+        assert {f"{name}.parquet" for name in NAMES} | {columnar.SOURCE_FILE} <= set(modes)
+        assert {name: mode for name, mode in modes.items() if mode & 0o600 != 0o600} == {}
+    else:
+        assert [str(w.message) for w in caught if "umask 0777" in str(w.message)], [str(w.message) for w in caught]
+        assert not frames_dir.exists()
+        monkeypatch.setattr(columnar.CopyWriter, "commit", commit)
+        pd.testing.assert_frame_equal(op.load_run(tmp_path / "run").verdicts, reference)
+        assert columnar.is_fresh(tmp_path / "run")
 
 
 def test_a_failed_conversion_leaves_no_partial_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

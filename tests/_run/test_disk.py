@@ -45,6 +45,29 @@ def test_open_fd_creates_a_file_with_the_mode_asked_and_0o644_by_default(tmp_pat
     assert [stat.S_IMODE((tmp_path / name).stat().st_mode) for name in ("plain", "shared")] == [0o644, 0o664]
 
 
+def test_open_fd_makes_a_file_its_owner_can_read_and_write_under_any_umask(tmp_path: Path) -> None:
+    """Review R57: a system that set ``os.umask(0o777)`` mid-run made the run's journals and manifest mode 0 (0o666
+    less 0o777), which their owner could not read back. The owner's read and write come back; the rest stays as
+    the umask made it (0o200 taken: 0o466 | 0o600 = 0o666; 0o777 taken: 0o600); a file there before keeps its mode
+    when opened without ``O_CREAT``, and one that holds something (a journal resumed) with it."""
+    for name, text in (("empty", b""), ("journal", b'{"a":1}\n')):
+        (tmp_path / name).write_bytes(text)
+        os.chmod(tmp_path / name, 0o200)
+    old = os.umask(0o777)
+    try:
+        blind = disk_module.open_fd(tmp_path / "blind", os.O_WRONLY | os.O_CREAT, 0o666)
+        os.umask(0o200)
+        readonly = disk_module.open_fd(tmp_path / "readonly", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        empty = disk_module.open_fd(tmp_path / "empty", os.O_WRONLY | os.O_APPEND)
+        journal = disk_module.open_fd(tmp_path / "journal", os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+    finally:
+        os.umask(old)
+    for fd in (blind, readonly, empty, journal):
+        os.close(fd)
+    modes = [stat.S_IMODE((tmp_path / name).stat().st_mode) for name in ("blind", "readonly", "empty", "journal")]
+    assert modes == [0o600, 0o666, 0o200, 0o200]
+
+
 def test_open_fd_keeps_run_files_off_the_standard_descriptors_on_windows_too(tmp_path: Path,
                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """Fresh eyes on R9: on ``sys.platform == "win32"`` open_fd returned the descriptor ``os.open`` gave, a freed 0,

@@ -17,7 +17,7 @@ import oloproof_nb as op
 from oloproof_nb._core.paths import ABSENT
 from oloproof_nb._core.records import Manifest
 from oloproof_nb._run.states import STATES, StateReader, read_state_refs, resolve_states
-from oloproof_nb._run.store import RunStore, dumps, read_jsonl
+from oloproof_nb._run.store import RunStore, dumps, read_jsonl, read_manifest
 from oloproof_nb.errors import RunDirError
 
 MANIFEST = Manifest(suite="s", run_id="x", started_at="2026-01-01T00:00:00.000000Z", oloproof_nb="0", n_cases=0)
@@ -191,6 +191,7 @@ import errno  # noqa: E402
 import os  # noqa: E402
 import resource  # noqa: E402
 import socket  # noqa: E402
+import stat  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 from collections import Counter  # noqa: E402
@@ -464,6 +465,32 @@ def test_a_system_that_closes_its_stdout_and_stderr_never_prints_into_the_journa
     assert run.finished
     assert sorted(run.cases["case_id"]) == [f"c{i}" for i in range(6)]
     assert set(run.cases["status"]) == {"completed"}  # the writes to the closed numbers failed quietly
+
+
+def test_a_system_that_sets_the_umask_to_777_leaves_a_run_its_owner_can_read(tmp_path: Path) -> None:
+    """Review R57: the system runs in the run's process and the umask is the process's. One that set
+    ``os.umask(0o777)`` made every file the run created after it mode 0 (``cases.jsonl``, ``states.jsonl``,
+    ``replays.jsonl``, ``manifest.json``). Bound by file modes, the run then stamped itself ``journal_changed``
+    ("something wrote into the run folder", exit 2) and ``oloproof gate`` could not read its manifest (exit 2, for
+    good). Every file the run makes is now one its owner can read and write, and the run gates."""
+    from _processes import without_root_powers
+
+    prefix = without_root_powers() or []  # as root without a way to drop its powers, the modes are checked alone
+    cases = [make_case("c0", op="umask_777"), *(make_case(f"c{i}") for i in range(1, 4))]
+    root = write_suite(tmp_path / "suite", cases, evaluators=[*DESK_EVALUATORS, FAULT_EVALUATOR])
+    out = tmp_path / "run"
+    proc = subprocess.run([*prefix, *cli_command("run", str(root), "--out", str(out), "--quiet")], env=cli_env(),
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode in (0, 1), proc.stderr
+    modes = {path.name: stat.S_IMODE(path.stat().st_mode) for path in out.rglob("*") if path.is_file()}
+    assert {"cases.jsonl", "replays.jsonl", "states.jsonl", "manifest.json"} <= set(modes)
+    assert {name: mode for name, mode in modes.items() if mode & 0o600 != 0o600} == {}
+    assert read_manifest(out).journal_changed is None
+    gate = subprocess.run([*prefix, *cli_command("gate", str(out))], env=cli_env(), capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert gate.returncode == proc.returncode, gate.stderr
+    run = op.load_run(out)
+    assert run.finished and sorted(run.cases["case_id"]) == ["c0", "c1", "c2", "c3"]
 
 
 def test_a_manifest_cut_short_by_a_file_size_limit_leaves_no_half_written_temporary_file(tmp_path: Path) -> None:
