@@ -111,8 +111,8 @@ class Run(ColumnarCopy):
     epochs : int
         How many times each case ran (pooled: the sum of its runs' epochs).
     replaced : tuple of str
-        The frames set on this Run in the session (``run.verdicts = frame``): computed on, but never a release
-        decision (the gate's reason is ``edited_frames``).
+        The frames set on this Run in the session (``run.verdicts = frame``; pooled: on it or on one of its runs):
+        computed on, but never a release decision (the gate's reason is ``edited_frames``).
     cases, steps, snapshots, changes, verdicts, comparisons, replays, pairs, receipts : pandas.DataFrame
         The run's frames, one row per case, step, recorded state, changed leaf, case × criterion, compared
         path, fault replay, metamorphic pair and outcome receipt; each attribute's docstring lists its
@@ -210,8 +210,13 @@ class Run(ColumnarCopy):
     @property
     def replaced(self) -> tuple[str, ...]:
         """The frames set on this Run (``run.verdicts = frame``), in :data:`~.columns.FRAMES` order: what is computed
-        on the run reads them, and its gate is no release decision (:func:`~.gate.no_decision`)."""
-        return tuple(name for name in FRAMES if name in self._replaced)
+        on the run reads them, and its gate is no release decision (:func:`~.gate.no_decision`).
+
+        A pooled run's include those set on its runs (``pooled.runs[3].cases = frame``): the gate of the pool reads
+        each run's frames for its checks (``mixed_cases`` compares their ``cases``), and a pool of runs of two case
+        files PASSed once the new cases were dropped from the last run's frame (review F57)."""
+        held = self._replaced.union(*(member._replaced for member in self._members or ()))
+        return tuple(name for name in FRAMES if name in held)
 
     def _shared(self, name: str) -> pd.DataFrame:
         """Frame ``name``, read on first access and kept; the caller gets its own copy of the table (O(1) with

@@ -19,6 +19,7 @@ from .cr2 import bell_mccaffrey_df, cluster_t_from_sums, cr1_se, cr2_se
 __all__ = [
     "METHODS",
     "MIN_CONFIDENCE",
+    "CLUSTERED_MAX_ROWS",
     "BOOTSTRAP_MIN_CLUSTERS",
     "CLUSTERED_METHODS",
     "Interval",
@@ -42,6 +43,12 @@ CLUSTERED_METHODS: tuple[str, ...] = ("cluster_t", "cluster_bootstrap")
 #: :func:`rate_interval_from_sums`, which give them): below it an interval holds the rate less often than not, and
 #: ``0.05`` is alpha written where the confidence goes.
 MIN_CONFIDENCE = 0.5
+#: The rows a clustered interval (:data:`CLUSTERED_METHODS`) counts at most, exclusive: their exact integer
+#: arithmetic (the bootstrap's packed ``(k, m)`` keys and ``Σk*·N − K·Σm*`` signs, the residuals ``k_c·N − K·m_c``)
+#: takes products of two counts, which wrap around in int64 long before the row total does (review F57: the bootstrap
+#: of one set of clusters, every count times 2**28, gave [0.128, 0.463] for [0.338, 0.588], and times 2**30 a negative
+#: lower bound). Below 2**28 a product reaches 2**63 only for a cluster drawn 128 times in one resample.
+CLUSTERED_MAX_ROWS = 2**28
 
 
 # ---------------------------------------------------------------- validation
@@ -439,6 +446,9 @@ def _interval_from_sums(k: np.ndarray, m: np.ndarray, method: str, confidence: f
                         resamples: int, seed: int | None) -> Interval:
     if method == "auto":
         method = clustered_method if is_clustered_from_sums(m) else "clopper_pearson"
+    if method in CLUSTERED_METHODS and int(m.sum()) >= CLUSTERED_MAX_ROWS:
+        raise ValueError(f"rows total {int(m.sum()):,}: more than {method} can count exactly (2**28 rows); "
+                         "clopper_pearson and wilson count up to 2**62 rows, taken as independent")
     if method == "cluster_t":
         return cluster_t_from_sums(k, m, confidence)
     if method == "cluster_bootstrap":
@@ -551,7 +561,8 @@ def rate_interval_from_sums(
     rows : array-like of int
         Rows per cluster, m_c ≥ 1, in the same order as ``passes`` (counts are paired by position; two
         pandas Series must carry the same clusters in the same order, whatever their dtype, or a
-        ``ValueError`` says so).
+        ``ValueError`` says so). Σm below 2**62 rows, and below :data:`CLUSTERED_MAX_ROWS` (2**28) for
+        the clustered methods (a ``ValueError`` otherwise).
     method : {"auto", "clopper_pearson", "wilson", "cluster_t", "cluster_bootstrap"}, default "auto"
         ``"auto"`` uses ``"clopper_pearson"`` on Σk of Σm when every cluster holds one row and
         ``clustered_method`` otherwise.

@@ -7,6 +7,7 @@ a 5% interval and PASSed at 0.8, where ``op.gate(run, confidence=0.05)`` and the
 
 from __future__ import annotations
 
+import json
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -125,3 +126,29 @@ def test_the_runs_own_labels_and_configuration_cannot_be_set_or_edited_in_a_note
     row = op.gate(labeled).table.set_index("criterion").loc["same_output_under_polite"]
     assert (row["verdict"], row["passed"], row["n"]) == ("PASS", 40, 40)
     assert row["ci_low"] == pytest.approx(0.025 ** (1 / 40))  # Clopper-Pearson of 40 of 40: (α/2)^(1/n)
+
+
+def test_a_frame_set_on_a_run_of_a_pooled_run_is_no_release_decision_of_the_pool(make_suite: Callable[..., Path],
+                                                                                   tmp_path: Path) -> None:
+    """Review F57: ``pooled.runs[1].cases = frame`` set a frame on a run of the pool, not on the pool (its
+    ``replaced`` stayed empty), and the pool's ``mixed_cases`` check reads each run's ``cases``: a run of 20 cases
+    pooled with a run of the same 20 and 4 new failing ones is ``mixed_cases`` (BLOCK), and PASSed (40 of 44 at 0.5)
+    once the new cases were dropped from the second run's frame, while its verdict rows still held them."""
+    good = [{"id": f"c{i:02d}", "input": {"answer": "ok", "n": i}, "expected": {"answer": "ok"}} for i in range(20)]
+    root = make_suite(good, evaluators=[{"type": "answer_matches"}],
+                      release={"allow_approximate_methods": True, "criteria": {"answer_matches": 0.5}})
+    first = op.run(op.load_suite(root), out=tmp_path / "first", progress=False)
+    bad = [{"id": f"n{i}", "input": {"answer": "bad", "n": 100 + i}, "expected": {"answer": "ok"}} for i in range(4)]
+    (root / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in good + bad), encoding="utf-8")
+    second = op.run(op.load_suite(root), out=tmp_path / "second", progress=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # the case file changed since the first run
+        pooled = op.load_runs([first.directory, second.directory])
+        g = op.gate(pooled)
+        assert (g.verdict, g.reason.split(":")[0], g.table.loc[0, "verdict"]) == ("BLOCK", "mixed_cases", "PASS")
+        cases = pooled.runs[1].cases
+        pooled.runs[1].cases = cases[~cases["case_id"].str.startswith("n")]
+        edited = op.gate(pooled)
+    assert (edited.table.loc[0, "passed"], edited.table.loc[0, "n"]) == (40, 44)  # by hand: 20 + 20 of 20 + 24
+    assert pooled.replaced == ("cases",) and edited.verdict == "BLOCK"
+    assert edited.reason.startswith("edited_frames: run.cases set in this session")

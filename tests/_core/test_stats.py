@@ -624,3 +624,22 @@ def test_the_public_intervals_refuse_an_alpha_given_as_the_confidence(confidence
             call()
     iv = rate_interval_from_sums([34], [40], "clopper_pearson", 0.5)  # the lowest the gate takes stays
     assert (iv.low, iv.high) == pytest.approx(proportion_confint(34, 40, alpha=0.5, method="beta"), abs=1e-12)
+
+
+def test_a_clustered_interval_of_more_rows_than_it_counts_exactly_is_refused() -> None:
+    """Review F57: Σk*/Σm* is the same for every resample when each count is multiplied by one factor, so the bootstrap
+    interval is too; it was (0.338, 0.588) up to a factor of 2**20 and (0.128, 0.463) at 2**28 (7.9e10 rows, within
+    R56's 2**62): the packed (k, m) keys and the products of two counts wrapped in int64. The clustered methods now
+    refuse 2**28 rows or more, and the independent ones still count them."""
+    rng = np.random.default_rng(0)
+    m = rng.integers(5, 15, 30).astype(np.int64)
+    k = np.array([rng.integers(0, size + 1) for size in m], dtype=np.int64)
+    base = rate_interval_from_sums(k, m, "cluster_bootstrap")
+    scaled = rate_interval_from_sums(k * 2**19, m * 2**19, "cluster_bootstrap")  # 1.55e8 rows, below the limit
+    assert (scaled.low, scaled.high) == pytest.approx((base.low, base.high), abs=1e-12)
+    for method in ("cluster_bootstrap", "cluster_t", "auto"):
+        with pytest.raises(ValueError, match=r"^rows total 79,456,894,976: more than cluster_\w+ can count exactly"):
+            rate_interval_from_sums(k * 2**28, m * 2**28, method)
+    with pytest.raises(ValueError, match=r"^rows total 268,435,456: more than cluster_t"):  # the limit itself
+        rate_interval_from_sums([1, 2**27], [2**27, 2**27], "cluster_t")
+    assert rate_interval_from_sums(k * 2**28, m * 2**28, "clopper_pearson").n == int(m.sum()) * 2**28
