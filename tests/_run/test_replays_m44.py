@@ -1,7 +1,9 @@
-"""Mutation round M44 on ``_run/replays.make_replay``: what the replay cache key must hold so a stale replay misses.
+"""Mutation rounds M44 and M59 on ``_run/replays.make_replay``: what the replay cache key must hold so a stale
+replay misses.
 
-Each test kills a mutant that survived the nearest tests (see the M44 review); expectations are counted by hand
-(how many times the system's ``replay`` ran, whether the line says ``cached``), never read from the code.
+Each test kills a mutant that survived the nearest tests (see the M44 and M59 reviews); expectations are counted by
+hand (how many times the system's ``replay`` ran, whether the line says ``cached``, how many entry files are on the
+disk), never read from the code.
 """
 
 from __future__ import annotations
@@ -83,3 +85,47 @@ def test_a_recording_that_saw_another_result_before_the_checkpoint_replays_live_
     # live, live (another recording), cached (the first recording again)
     assert [line["cached"] for line in lines] == [False, False, True] and system.calls == 2
     assert lines[1]["trajectory"]["steps"][0]["result"] == 2  # the replay of the other recording, not the first's
+
+
+# -- mutation round M59 (make_replay and the replay cache): each test kills a mutant the tests above let live ------
+
+CASE = {"id": "c0", "input": {"q": 1}, "initial_state": {"balance": 100}}
+
+
+def _replay(system: Counting, cache: ReplayCache, lines: list[dict[str, Any]], *, recorded: Trajectory = RECORDED,
+            epoch: int = 1, change: Change | None = FAULT) -> Any:
+    case = case_from_mapping(CASE)
+    if epoch != 1:
+        case = case.model_copy(update={"epoch": epoch})
+    return make_replay(system, case, recorded, 1, change,
+                       record={"criterion": "recovers", "tool": "pay", "fault": "error"}, reproduce=None,
+                       run_id="r1", system_version="v1", code_fingerprint="f" * 64, timeout_s=None, cache=cache,
+                       append=lines.append)  # type: ignore[arg-type]  # a record is a dict
+
+
+def test_every_epoch_replays_on_its_own_not_only_the_second(tmp_path: Path) -> None:
+    """Epochs 2 and 3 are two samples of a stochastic agent's recovery (mutant P10: the epoch folded into the
+    recording as a constant, so every epoch past the first shares one replay): three epochs make three live
+    replays and three entries, and a second pass over them takes all three from the cache."""
+    cache, lines = ReplayCache(tmp_path / "replays"), list[dict[str, Any]]()
+    system = Counting()
+    for epoch in (1, 2, 3):
+        _replay(system, cache, lines, epoch=epoch)
+    assert system.calls == 3 and len(list(cache.directory.glob("*.json"))) == 3
+    for epoch in (1, 2, 3):
+        _replay(system, cache, lines, epoch=epoch)
+    assert system.calls == 3 and [line["cached"] for line in lines] == [False] * 3 + [True] * 3
+
+
+def test_a_recording_whose_faulted_call_had_other_arguments_replays_live_again(tmp_path: Path) -> None:
+    """The key holds the call at the checkpoint, its arguments included (mutant P11: the recording digest taken
+    of the steps before the checkpoint only): a payment of k=2 where the cached replay paid k=1 is another
+    replay, made live; the first recording again is taken from the cache."""
+    cache, lines = ReplayCache(tmp_path / "replays"), list[dict[str, Any]]()
+    other = Trajectory(steps=[RECORDED.steps[0], ToolCall(tool="pay", args={"k": 2}, result={"ok": True})],
+                       answer="paid")
+    system = Counting()
+    for recorded in (RECORDED, other, RECORDED):
+        _replay(system, cache, lines, recorded=recorded)
+    assert [line["cached"] for line in lines] == [False, False, True] and system.calls == 2
+    assert lines[1]["trajectory"]["steps"][1]["args"] == {"k": 2}  # the replay of the other call, not the first's
