@@ -12,17 +12,33 @@ from pathlib import Path
 import pytest
 from _shared import made_once
 
-TASK = Path(__file__).resolve().parent / "_inspect_task.py"
+TESTS = Path(__file__).resolve().parent
+TASK = TESTS / "_inspect_task.py"
+
+
+def run_inspect(args: list[str], data: Path, log_dir: Path | None = None) -> None:
+    """Run ``python ARGS`` (a script and its arguments, or ``-c SOURCE ...``) that makes Inspect AI logs, in a child
+    process with Inspect's data under ``data / "xdg"``, no display and the tests' folder importable; ``log_dir`` is
+    ``INSPECT_LOG_DIR`` where the script needs one. Fails the test with the script's last lines when it fails."""
+    env = {**os.environ, "INSPECT_DISPLAY": "none", "XDG_DATA_HOME": str(data / "xdg"), "NO_PROXY": "*",
+           # the tests' folder, as pytest's pythonpath gives it: a test module run as the script imports its helpers
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(TESTS), os.environ.get("PYTHONPATH")]))}
+    if log_dir is not None:
+        env["INSPECT_LOG_DIR"] = str(log_dir)
+    done = subprocess.run([sys.executable, *args], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
 
 
 def write_logs(root: Path, *args: str, log_dir: Path | None = None) -> None:
-    """Run ``_inspect_task.py ARGS`` (its mode and folders) with Inspect's data under ``root``; ``log_dir`` is
-    ``INSPECT_LOG_DIR`` where the task needs one. Fails the test with the script's last lines when it fails."""
-    env = {**os.environ, "INSPECT_DISPLAY": "none", "XDG_DATA_HOME": str(root / "xdg"), "NO_PROXY": "*"}
-    if log_dir is not None:
-        env["INSPECT_LOG_DIR"] = str(log_dir)
-    done = subprocess.run([sys.executable, str(TASK), *args], env=env, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
+    """Run ``_inspect_task.py ARGS`` (its mode and folders) with Inspect's data under ``root`` (:func:`run_inspect`)."""
+    run_inspect([str(TASK), *args], root, log_dir)
+
+
+def made(folder: Path) -> Path:
+    """``folder``, or a skip when the installed inspect-ai cannot write the log it would hold (an API it lacks)."""
+    if not folder.is_dir():
+        pytest.skip(f"this inspect-ai release cannot write the {folder.name} log")
+    return folder
 
 
 def refund_desk(root: Path) -> None:

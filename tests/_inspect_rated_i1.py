@@ -9,10 +9,10 @@ metadata as its score: ``rating`` (a 1-10 rating, Inspect's ``mean``), ``exact``
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 from pathlib import Path
+
+from _inspect_logs import run_inspect
 
 #: Per sample ``q0`` … ``q7``: (rating, exact, correct, quality). By hand: ratings at or above 7 are 9, 7, 10 and
 #: 7.0 (4 of 8; 6.9 just below); exact is 1.0 five times; quality at or above 7 is 8, 7, 10 and 7 (4 of 8).
@@ -24,10 +24,7 @@ ROWS: list[tuple[float, float, str, int]] = [
 
 def write_rated(root: Path) -> Path:
     """Write the ``rated`` log under ``root`` (Inspect's data there too) and return the ``.eval`` file."""
-    env = {**os.environ, "INSPECT_DISPLAY": "none", "XDG_DATA_HOME": str(root / "xdg"), "NO_PROXY": "*"}
-    done = subprocess.run([sys.executable, __file__, str(root / "logs")], env=env, capture_output=True, text=True,
-                          timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
+    run_inspect([__file__, str(root / "logs")], root)
     (file,) = sorted((root / "logs").glob("*.eval"))
     return file
 

@@ -170,6 +170,7 @@ def label_drift(run: Run) -> list[tuple[Path, str]]:
     if root is None:
         return []
     out = []
+    stored = run.labels  # read once: each read of run.labels is a copy
     for transform in run.config.metamorphic.transforms:
         path = root / transform.validity_labels
         if not path.is_file():
@@ -184,7 +185,7 @@ def label_drift(run: Run) -> list[tuple[Path, str]]:
             continue
         except (OloproofError, OSError):
             continue
-        change = label_difference({transform.name: run.labels.get(transform.name, [])}, {transform.name: now})
+        change = label_difference({transform.name: stored.get(transform.name, [])}, {transform.name: now})
         if change:
             out.append((path, change))
     return out

@@ -173,12 +173,12 @@ def unchecked_reasons(run: Run) -> dict[str, str]:
     """Transform name → why it is not checked in this run, for each transform that is not: the pairs without a
     label (the first three named), or the valid share below ``minimum_validity``."""
     out: dict[str, str] = {}
-    cases = run.cases
+    cases, judged = run.cases, run.labels  # read once: each read of run.labels is a copy
     for t in validity(run).itertuples():
         if t.checked:
             continue
         if t.labeled < t.derived:
-            labeled = {str(j["case_id"]) for j in run.labels.get(str(t.transform), [])}
+            labeled = {str(j["case_id"]) for j in judged.get(str(t.transform), [])}
             unlabeled = sorted(set(cases.loc[cases["transform"] == t.transform, "case_id"]) - labeled)
             missing = t.derived - t.labeled
             out[str(t.transform)] = (f"{missing} of its {t.derived} pairs {'has' if missing == 1 else 'have'} no "

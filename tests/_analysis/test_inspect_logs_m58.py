@@ -27,14 +27,13 @@ Inspect writes (``ConfigUpdate``), and the edited ones are edited by Inspect's o
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
 import sys
 import warnings
 from pathlib import Path
 
 import pytest
+from _inspect_logs import made, run_inspect
 
 #: (folder, the config_updates as (config, name, value or "clear") per update) of the log launched at message_limit=50
 RETUNES = {
@@ -143,17 +142,8 @@ def _write(root: Path) -> None:  # pragma: no cover - run in a child process
 def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     pytest.importorskip("inspect_ai")
     root = tmp_path_factory.mktemp("inspect-m58")
-    env = {**os.environ, "INSPECT_DISPLAY": "none", "XDG_DATA_HOME": str(root / "xdg"), "NO_PROXY": "*"}
-    done = subprocess.run([sys.executable, __file__, str(root)], env=env, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
+    run_inspect([__file__, str(root)], root)
     return root
-
-
-def _made(folder: Path) -> Path:
-    """``folder``, or a skip when the installed inspect-ai cannot write its log (see :func:`_write`)."""
-    if not folder.is_dir():
-        pytest.skip(f"this inspect-ai release cannot write the {folder.name} log")
-    return folder
 
 
 def _only_log(folder: Path, tmp_path: Path) -> Path:
@@ -180,7 +170,7 @@ def test_a_retune_to_the_value_in_force_is_read(logs: Path, tmp_path: Path,
     """``message_limit`` set to 50 on an eval launched at 50 (then that override cleared, back to the launch value):
     Inspect's ``effective_eval_config`` gives 50, every sample ran at it; the log gates 20 of 20 as its unretuned
     original does (before, it was refused, exit 2)."""
-    folders = [_made(logs / "same"), _made(logs / "same_cleared")]
+    folders = [made(logs / "same"), made(logs / "same_cleared")]
     for folder in folders:
         if (folder / "effective.json").exists():
             assert json.loads((folder / "effective.json").read_text(encoding="utf-8")) == 50
@@ -200,7 +190,7 @@ def test_a_retune_of_the_agent_is_refused_wherever_it_is_recorded(
     ran at 100); a limit changed in the second change of the second update; a generation setting of the agent."""
     import oloproof_nb as op
 
-    log = _only_log(_made(logs / folder), tmp_path)
+    log = _only_log(made(logs / folder), tmp_path)
     if folder == "back" and (logs / folder / "effective.json").exists():
         assert json.loads((logs / folder / "effective.json").read_text(encoding="utf-8")) == 50
     code, out, err = _gate(log, tmp_path, capsys)
@@ -214,7 +204,7 @@ def test_a_retune_of_the_agent_is_refused_wherever_it_is_recorded(
 def test_a_retune_of_how_the_client_calls_the_model_is_read(logs: Path, tmp_path: Path,
                                                             capsys: pytest.CaptureFixture[str]) -> None:
     """``timeout`` (``inspect ctl config --timeout``) is how calls reach the model, not the agent: 20 of 20, PASS."""
-    code, out, err = _gate(_only_log(_made(logs / "timeout"), tmp_path), tmp_path, capsys)
+    code, out, err = _gate(_only_log(made(logs / "timeout"), tmp_path), tmp_path, capsys)
     assert code == 0 and "| graded    | 20 | 20 " in out, (out, err)
 
 
@@ -229,7 +219,7 @@ def _edit_warnings(folder: Path) -> tuple[list[str], object]:
 
 def test_one_edit_alone_is_said_and_an_edit_to_the_scorers_own_value_is_not(logs: Path) -> None:
     """p29 edited from I to C, p0 from C to C: one score changed (by hand: 28 of 30 pass, the unedited log's 27 + 1)."""
-    said, run = _edit_warnings(_made(logs / "one_edit"))
+    said, run = _edit_warnings(made(logs / "one_edit"))
     assert int((run.verdicts.verdict == "pass").sum()) == 28  # type: ignore[attr-defined]
     assert len(said) == 1
     assert "1 score(s) of scorer 'graded' were changed by hand after the eval" in said[0]
@@ -238,7 +228,7 @@ def test_one_edit_alone_is_said_and_an_edit_to_the_scorers_own_value_is_not(logs
 
 def test_the_edit_named_is_the_one_that_gave_the_value_now(logs: Path) -> None:
     """p29: I to P by a, P to C by b, then its explanation by c: its value now is b's."""
-    said, _ = _edit_warnings(_made(logs / "twice"))
+    said, _ = _edit_warnings(made(logs / "twice"))
     assert len(said) == 1
     assert "1 score(s) of scorer 'graded'" in said[0]
     assert "sample 'p29' epoch 1 from 'I' to 'C' by 'b' ('full marks')" in said[0]
@@ -246,7 +236,7 @@ def test_the_edit_named_is_the_one_that_gave_the_value_now(logs: Path) -> None:
 
 def test_a_score_added_by_hand_is_said(logs: Path) -> None:
     """``edit_score`` of a scorer the sample had no score of adds one: no scorer gave it."""
-    said, _ = _edit_warnings(_made(logs / "added"))
+    said, _ = _edit_warnings(made(logs / "added"))
     assert len(said) == 1
     assert "1 score(s) of scorer 'review'" in said[0]
     assert "sample 'p3' epoch 1 from None to 'C' by 'dev' ('second look')" in said[0]
@@ -254,7 +244,7 @@ def test_a_score_added_by_hand_is_said(logs: Path) -> None:
 
 def test_an_edit_names_its_epoch(logs: Path) -> None:
     """5 samples at 2 epochs, every score I; p1's second epoch edited to C: 1 of 10 pass (by hand)."""
-    said, run = _edit_warnings(_made(logs / "epoch2"))
+    said, run = _edit_warnings(made(logs / "epoch2"))
     assert int((run.verdicts.verdict == "pass").sum()) == 1  # type: ignore[attr-defined]
     assert len(said) == 1 and "sample 'p1' epoch 2 from 'I' to 'C' by 'dev'" in said[0]
 

@@ -29,13 +29,12 @@ process as ``tests/_inspect_logs.py`` does; the retuned copies add the ``config_
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 import warnings
 from pathlib import Path
 
 import pytest
+from _inspect_logs import made, run_inspect
 
 #: The grades of the 60 samples: C passes every epoch, H passes odd epochs and fails even ones.
 GRADES = "C" * 30 + "H" * 30
@@ -132,17 +131,8 @@ def _write(root: Path) -> None:  # pragma: no cover - run in a child process
 def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     pytest.importorskip("inspect_ai")
     root = tmp_path_factory.mktemp("inspect-r55")
-    env = {**os.environ, "INSPECT_DISPLAY": "none", "XDG_DATA_HOME": str(root / "xdg"), "NO_PROXY": "*"}
-    done = subprocess.run([sys.executable, __file__, str(root)], env=env, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
+    run_inspect([__file__, str(root)], root)
     return root
-
-
-def _made(folder: Path) -> Path:
-    """``folder``, or a skip when the installed inspect-ai cannot write its log (see :func:`_write`)."""
-    if not folder.is_dir():
-        pytest.skip(f"this inspect-ai release cannot write the {folder.name} log")
-    return folder
 
 
 def _gate(folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], threshold: float,
@@ -187,7 +177,7 @@ def test_a_log_whose_limit_was_retuned_while_it_ran_is_refused(logs: Path, tmp_p
     import oloproof_nb as op
     from oloproof_nb.errors import OloproofError
 
-    code, out, err = _gate(_made(logs / "retuned"), tmp_path, capsys, 0.7)
+    code, out, err = _gate(made(logs / "retuned"), tmp_path, capsys, 0.7)
     assert code == 2 and "PASS" not in out
     line = err.strip()
     assert "\n" not in line and "Traceback" not in line
@@ -200,7 +190,7 @@ def test_a_retune_of_how_the_eval_ran_decides_nothing(logs: Path, tmp_path: Path
                                                       capsys: pytest.CaptureFixture[str]) -> None:
     """``max_samples`` retuned: the same agent; the log and its unretuned original both PASS (20 of 20)."""
     for folder in ("one", "operational"):
-        code, out, err = _gate(_made(logs / folder), tmp_path, capsys, 0.7)
+        code, out, err = _gate(made(logs / folder), tmp_path, capsys, 0.7)
         assert code == 0 and "| graded    | 20 | 20 " in out, (folder, out, err)
 
 
@@ -235,7 +225,7 @@ def test_scores_edited_by_hand_are_said(logs: Path, tmp_path: Path, capsys: pyte
         unedited = op.from_inspect(logs / "graded")
     assert int((unedited.verdicts.verdict == "pass").sum()) == 27
     with pytest.warns(UserWarning) as caught:
-        edited = op.from_inspect(_made(logs / "edited"))
+        edited = op.from_inspect(made(logs / "edited"))
     assert int((edited.verdicts.verdict == "pass").sum()) == 30
     said = [str(w.message) for w in caught if "changed by hand" in str(w.message)]
     assert len(said) == 1
@@ -257,7 +247,7 @@ def test_scores_edited_by_hand_are_said(logs: Path, tmp_path: Path, capsys: pyte
 def _edit_warnings(folder: Path) -> tuple[list[str], object]:
     import oloproof_nb as op
 
-    _made(folder)
+    made(folder)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         run = op.from_inspect(folder)

@@ -10,12 +10,10 @@
 from __future__ import annotations
 
 import math
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from _inspect_logs import run_inspect
 from scipy import stats
 
 import oloproof_nb as op
@@ -47,10 +45,7 @@ assert [log.status for log in logs] == ["success", "success"], logs
 
 def _logs(folder: Path) -> Path:
     pytest.importorskip("inspect_ai")
-    env = {**os.environ, "INSPECT_DISPLAY": "none", "XDG_DATA_HOME": str(folder.parent / "xdg"), "NO_PROXY": "*"}
-    done = subprocess.run([sys.executable, "-c", SCRIPT, str(folder)], env=env, capture_output=True, text=True,
-                          timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
+    run_inspect(["-c", SCRIPT, str(folder)], folder.parent)
     return folder
 
 

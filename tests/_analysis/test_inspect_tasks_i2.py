@@ -10,13 +10,11 @@ scipy's beta quantile.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from _inspect_logs import run_inspect
 from scipy import stats
 
 import oloproof_nb as op
@@ -58,10 +56,7 @@ SPLIT = {"criteria": {"bulk/match": THRESHOLD, "small/match": THRESHOLD}, "allow
 
 def _write(root: Path, small_right: int) -> Path:
     folder = root / f"right{small_right}"
-    env = {**os.environ, "INSPECT_DISPLAY": "none", "XDG_DATA_HOME": str(root / "xdg"), "NO_PROXY": "*"}
-    done = subprocess.run([sys.executable, "-c", SCRIPT, str(folder), str(BULK), str(SMALL), str(small_right)],
-                          env=env, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
+    run_inspect(["-c", SCRIPT, str(folder), str(BULK), str(SMALL), str(small_right)], root)
     return folder
 
 
