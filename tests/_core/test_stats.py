@@ -453,6 +453,12 @@ def test_is_clustered_is_pandas_duplicated(ids):
     assert is_clustered_from_sums(column.value_counts().to_numpy()) is expected
 
 
+def test_the_string_nan_is_an_id_not_a_missing_one():
+    # only a missing marker is refused: "nan" written as text is a cluster like any other (two rows, one cluster)
+    assert cluster_sums([1, 0, 1], ["nan", "nan", "b"])[1].tolist() == [1, 2]
+    assert cluster_sums([1, 0, 1], ("a", "nan", "b"))[1].tolist() == [1, 1, 1]
+
+
 def test_is_clustered_checks_its_ids():
     unhashable = np.empty(2, dtype=object)
     unhashable[:] = [[1], [1]]  # counted by their codes (no hash)
@@ -486,6 +492,8 @@ def test_is_clustered_checks_its_ids():
          "clusters contains None/NaN/NA"),
         (lambda: rate_interval([1, 0, 1], np.array(["a", pd.NA, "b"], dtype=object)), "contains None/NaN/NA"),
         (lambda: rate_interval([1, 0, 1], np.array(["a", pd.NaT, "b"], dtype=object)), "contains None/NaN/NA"),
+        # a plain list of strings and a float NaN: NumPy made it the id "nan", one cluster of every missing row
+        (lambda: rate_interval([1, 0, 1, 0], ["a", float("nan"), "b", float("nan")]), "contains None/NaN/NA"),
         (lambda: rate_interval([1, 0], confidence=1.5), r"confidence=1\.5 is outside \(0, 1\)"),
         (lambda: rate_interval([1, 0], confidence=0), r"confidence=0 is outside \(0, 1\)"),
         (lambda: rate_interval([1, 0], confidence="high"), "confidence='high' is not a number"),
