@@ -100,7 +100,8 @@ def _ids(clusters: ArrayLike, n: int | None = None) -> np.ndarray:
     if arr.dtype.kind == "O" and any(map(_missing_id, arr)):
         raise ValueError("clusters contains None/NaN/NA; every row needs a cluster id")
     # a sequence of strings and a float NaN becomes the string "nan" in NumPy: look at the items given
-    if arr.dtype.kind in "US" and not isinstance(clusters, np.ndarray) and any(map(_missing_id, clusters)):
+    if arr.dtype.kind in "US" and not isinstance(clusters, np.ndarray) and any(
+            map(_missing_id, np.asarray(clusters, dtype=object))):
         raise ValueError("clusters contains None/NaN/NA; every row needs a cluster id")
     return arr
 
