@@ -385,6 +385,69 @@ def test_section_1a_expected_changes_passes_the_gold_run_on_its_own_case() -> No
     assert judge(expected, before, initial=before).verdicts[0]["verdict"] == "fail"
 
 
+
+def test_section_1a_to_case_writes_a_dataclass_database_as_its_snapshot_stores_it() -> None:
+    """1a's ``to_case`` (review U25): a task's ``initial_db`` and ``expected_db`` of a bank kept in dataclasses with
+    ``Decimal`` balances and ``date`` stamps become an ``initial_state`` equal to the stored snapshot of the
+    database after ``reset`` (the round trip of section 1), and an ``expected.state`` the gold database passes and a
+    transfer of the wrong amount fails, under ``changes`` mode with the README's ``by_key`` rule."""
+    import dataclasses
+    import datetime as dt
+    from decimal import Decimal
+
+    from oloproof_nb._core.case import Case
+    from oloproof_nb._core.trajectory import Trajectory
+    from oloproof_nb._run.sandbox import run_case
+
+    @dataclasses.dataclass
+    class Transfer:
+        transfer_id: str
+        amount: Decimal
+        created: dt.date
+
+    @dataclasses.dataclass
+    class Database:
+        accounts: dict[str, Decimal]
+        transfers: list[Transfer]
+
+        @classmethod
+        def from_json(cls, data: dict[str, Any]) -> Database:
+            return cls({k: Decimal(str(v)) for k, v in data["accounts"].items()},
+                       [Transfer(t["transfer_id"], Decimal(str(t["amount"])), dt.date.fromisoformat(t["created"]))
+                        for t in data["transfers"]])
+
+    namespace: dict[str, Any] = {"op": op}
+    _run_blocks(namespace, "### 1a. Wrapping", "### 2. Run it")
+    row = {"transfer_id": "T1", "amount": 10.0, "created": "2026-01-02"}
+    task = {"task_id": 7, "instruction": "Transfer 50.0 from A1 to A2.", "seed": 107, "outputs": ["T2"],
+            "initial_db": {"accounts": {"A1": 500.0, "A2": 120.5}, "transfers": [row]},
+            "expected_db": {"accounts": {"A1": 450.0, "A2": 170.5},
+                            "transfers": [row, {"transfer_id": "T2", "amount": 50.0, "created": "2026-01-15"}]}}
+    case = namespace["to_case"](task, Database)
+    assert case["id"] == "7" and case["expected"]["state"] == {
+        "accounts": {"A1": "450.0", "A2": "170.5"},
+        "transfers": [{"transfer_id": "T2", "amount": "50.0", "created": "2026-01-15"}]}
+
+    class Bank:
+        def reset(self, state: dict[str, Any]) -> None:
+            self.db = Database.from_json(state)
+
+        def snapshot(self) -> Database:
+            return self.db
+
+        def run(self, given: dict[str, Any]) -> Trajectory:
+            return Trajectory(answer="ok")
+
+    loaded = Case.model_validate({**case, "cluster": "7", "digest": "d", "source_id": "7"})
+    stored = run_case(Bank(), loaded, run_id="r", system_version=None, timeout_s=None).env
+    assert stored is not None and stored["state"] == case["initial_state"]  # nothing changed by itself
+    judge = StateMatches(type="state_matches", mode="changes", lists={"transfers": {"by_key": "transfer_id"}}).judge
+    final = namespace["to_jsonable_python"](Database.from_json(task["expected_db"]))
+    assert judge(case["expected"]["state"], final, initial=case["initial_state"]).verdicts[0]["verdict"] == "pass"
+    wrong = namespace["to_jsonable_python"](Database.from_json(
+        {**task["expected_db"], "transfers": [row, {"transfer_id": "T2", "amount": 51.0, "created": "2026-01-15"}]}))
+    assert judge(case["expected"]["state"], wrong, initial=case["initial_state"]).verdicts[0]["verdict"] == "fail"
+
 _DRAWING_DESKS = '''
 import random
 

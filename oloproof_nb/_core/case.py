@@ -312,6 +312,9 @@ def case_from_mapping(obj: dict[str, Any], *, digest_value: str | None = None, s
     for key in ("id", "input"):
         if key not in obj:
             raise ValueError(f"missing required key {quote(key)}")
+    if isinstance(obj["id"], int) and not isinstance(obj["id"], bool):  # a benchmark's task number
+        raise ValueError(f"'id' must be a non-empty string, got the number {obj['id']}: write it as text, "
+                         f"\"{obj['id']}\" (str(task_id) where you convert the tasks)")
     if not isinstance(obj["id"], str) or not obj["id"]:
         raise ValueError(f"'id' must be a non-empty string, got {quote(obj['id'])}")
     cluster = obj.get("cluster")

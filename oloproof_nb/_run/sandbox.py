@@ -144,13 +144,13 @@ def trajectory_from_stored(data: TrajectoryDict) -> Trajectory:
 def environment_state(state: Any, *, run_id: str, case: Case, system_version: str | None) -> EnvironmentState:
     """The ``environment_state/v1`` record of a snapshot.
 
-    The state is converted with :func:`to_json`, then stored as its canonical JSON reads back (keys in
-    sorted order), so two snapshots of the same world are stored alike whatever order the system built it in.
+    The state is converted with :func:`to_json` (a dataclass or pydantic model at the top is an object of its
+    fields, as anywhere inside; what converts to anything but an object is refused), then stored as its
+    canonical JSON reads back (keys in sorted order), so two snapshots of the same world are stored alike
+    whatever order the system built it in.
     """
-    if not isinstance(state, dict):
-        raise SystemContractError(f"snapshot() returned {type(state).__name__}; expected a dict")
     try:
-        copied = to_json(state, what="the state")
+        copied = to_json(state, what="the state")  # a dataclass or pydantic model becomes an object of its fields
         text = canonical_json(copied)
         data = text.encode("utf-8")
     except NotJSONError as exc:
@@ -159,6 +159,10 @@ def environment_state(state: Any, *, run_id: str, case: Case, system_version: st
         raise SystemContractError(f"snapshot() returned a state that is not JSON: {exc}") from None
     except (TypeError, ValueError) as exc:
         raise SystemContractError(f"snapshot() returned a state that is not JSON: {exc}") from None
+    if not isinstance(copied, dict):  # every path starts with a key
+        raise SystemContractError(f"snapshot() returned {type(state).__name__}; expected a dict (or a dataclass or "
+                                  "pydantic model, stored as an object of its fields) whose keys name the world's "
+                                  "parts, e.g. {'accounts': ..., 'transfers': ...}")
     env: EnvironmentState = {
         "schema": ENV_SCHEMA,
         "run_id": run_id,

@@ -398,8 +398,10 @@ class FaultRecovery(Evaluator):
         change = self.change()
         faulted = run.replay(ctx.case, recorded, checkpoint, change, record=record, reproduce=None)
         row["cached"] = control.cached and faulted.cached
-        if faulted.error is not None or faulted.trajectory is None:
-            return self._closed(row, "missing", f"{REPLAY_RAISED}: {faulted.error}")
+        if faulted.error is not None or faulted.trajectory is None:  # the control ran: the fault's result did it
+            return self._closed(row, "missing", f"{REPLAY_RAISED}: {faulted.error} (the control replay ran; here "
+                                f"{self.tool} returned the fault result {quote(change.result)}: give the agent the "
+                                f"failure in the form {self.tool}'s own failures take, README section 1a)")
         not_applied = fault_difference(recorded, faulted.trajectory, checkpoint, change.result)
         if not_applied is not None:  # not a replay with the fault: its ending says nothing about the fault
             return self._closed(row, "missing", f"{FAULT_NOT_APPLIED}: {not_applied}")

@@ -29,11 +29,57 @@ def _listed(paths: list[str]) -> str:
     return ", ".join(paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
 
 
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _reads_alike(a: Any, b: Any) -> bool:
+    """Whether two values differ in JSON type only: a number and the text of it, or a boolean and 0 or 1.
+
+    Examples
+    --------
+    >>> _reads_alike(0.0, "0.0"), _reads_alike("20000", 20000), _reads_alike(False, 0)
+    (True, True, True)
+    >>> _reads_alike(0.0, "0.5"), _reads_alike("x", "x"), _reads_alike(1, 1.0)
+    (False, False, False)
+    """
+    for x, y in ((a, b), (b, a)):
+        if isinstance(x, bool) and _number(y):
+            return bool(x == y)
+        if _number(x) and isinstance(y, str):
+            try:
+                return bool(float(y) == x)
+            except ValueError:
+                return False
+    return False
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    return f"the number {value!r}" if _number(value) else f"the text {value!r}"
+
+
+def _type_only(rows: list[Row]) -> str:
+    """A note for a failed check whose differing rows include values that differ in JSON type only, which a
+    sandbox's own storage makes (a ``Decimal`` kept as text, SQLite's ``false`` as ``0``): empty when none do.
+
+    Review U25: a benchmark's ``initial_state`` written with float balances, snapshotted as ``Decimal`` text, failed
+    every case with ``7 unexpected changes: …`` while ``run.comparisons`` showed ``0.0`` and ``0.0``.
+    """
+    alike = [(path, want, got) for path, want, got, ok in rows if not ok and _reads_alike(want, got)]
+    if not alike:
+        return ""
+    path, want, got = alike[0]
+    return (f"; {len(alike)} of them differ in type only ({path}: {_shown(want)} in the case file, {_shown(got)} "
+            "in the state): write initial_state and expected.state as snapshot() gives them (README section 1)")
+
+
 def _rows_to_evaluation(ev: Evaluator, rows: list[Row], what: str, case_id: str) -> Evaluation:
     comparisons = _comparisons(ev, rows, case_id)
     bad = [p for p, _, _, ok in rows if not ok]
     if bad:
-        reason = f"{len(bad)} of {len(rows)} {what} differ: {_listed(bad)}"
+        reason = f"{len(bad)} of {len(rows)} {what} differ: {_listed(bad)}{_type_only(rows)}"
         return Evaluation(verdicts=[ev.verdict("fail", reason)], comparisons=comparisons)
     return Evaluation(verdicts=[ev.verdict("pass", "")], comparisons=comparisons)
 
@@ -195,7 +241,8 @@ class StateMatches(Evaluator):
             if bad:
                 problems.append(f"{len(bad)} of {len(rows)} expected paths differ: {_listed(bad)}")
             comparisons = _comparisons(self, unexpected + rows, case_id)
-            verdict = self.verdict("fail", "; ".join(problems)) if problems else self.verdict("pass", "")
+            verdict = (self.verdict("fail", "; ".join(problems) + _type_only(unexpected + rows)) if problems
+                       else self.verdict("pass", ""))
             return Evaluation(verdicts=[verdict], comparisons=comparisons)
         rows = compare_state(expected, state, self.mode, self.paths, self.tolerance, lists=self.list_rules(),
                              ignore=self.ignore)

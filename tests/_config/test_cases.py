@@ -130,7 +130,10 @@ GOOD = json.dumps({"id": "c1", "input": {"q": 1}})
         ('{"id": "c1", "input": {}}', "duplicate case id 'c1'"),
         ('{"id": "c2", "input": {}, "colour": "red"}', "unknown key 'colour'"),
         ('{"id": "", "input": {}}', "'id' must be a non-empty string, got ''"),
-        ('{"id": 7, "input": {}}', "'id' must be a non-empty string, got 7"),
+        # review U25: a benchmark's task number, said how to write it
+        ('{"id": 7, "input": {}}', "'id' must be a non-empty string, got the number 7: write it as text, \"7\" "
+                                   "(str(task_id) where you convert the tasks)"),
+        ('{"id": true, "input": {}}', "'id' must be a non-empty string, got True"),  # no number
         ('{"id": "c2", "input": "text"}', "input"),
         ('{"id": "c2", "input": {}, "expected": "refunded"}', "expected"),
         ('{"id": "c2", "input": {}, "expected": {"answr": 1}}', "answr"),

@@ -1,0 +1,49 @@
+"""A state check that fails on values differing in JSON type only says so, and what to write.
+
+Review U25: a banking benchmark's tasks hold float balances (``"balance": 0.0``) and its sandbox keeps them as
+``Decimal``, which a snapshot stores as text (``"0.0"``). With ``initial_state`` copied from the tasks, every case
+failed ``state_matches`` with ``7 unexpected changes: accounts.A1.account_id, accounts.A2.account_id,
+accounts.A3.balance and 4 more``, and ``run.comparisons`` showed ``0.0`` expected and ``0.0`` actual: nothing
+pointed at the round trip README section 1 asks for.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from oloproof_nb.evaluators import StateMatches
+
+HINT = "write initial_state and expected.state as snapshot() gives them (README section 1)"
+
+
+def _reason(mode: str, expected: dict[str, Any], state: dict[str, Any], initial: dict[str, Any]) -> str:
+    ev = StateMatches(type="state_matches", mode=mode)  # type: ignore[arg-type]
+    verdict = ev.judge(expected, state, "0", initial=initial).verdicts[0]
+    assert verdict["verdict"] == "fail"
+    return str(verdict["reason"])
+
+
+def test_changes_mode_names_a_number_that_came_back_as_text() -> None:
+    initial = {"accounts": {"A1": {"balance": 500.0}, "A3": {"balance": 0.0}}}
+    state = {"accounts": {"A1": {"balance": "450.0"}, "A3": {"balance": "0.0"}}}
+    assert _reason("changes", {"accounts": {"A1": {"balance": 450.0}}}, state, initial) == (
+        "1 unexpected change: accounts.A3.balance; 1 of 1 expected paths differ: accounts.A1.balance; 2 of them "
+        "differ in type only (accounts.A3.balance: the number 0.0 in the case file, the text '0.0' in the state): "
+        + HINT)
+
+
+@pytest.mark.parametrize(("want", "got", "shown"), [
+    (20000, "20000", "the number 20000 in the case file, the text '20000' in the state"),
+    (False, 0, "the boolean false in the case file, the number 0 in the state"),
+    ("7", 7, "the text '7' in the case file, the number 7 in the state"),
+])
+def test_subset_mode_names_each_kind_of_type_only_difference(want: Any, got: Any, shown: str) -> None:
+    assert _reason("subset", {"n": want}, {"n": got}, {}) == (
+        f"1 of 1 paths differ: n; 1 of them differ in type only (n: {shown}): " + HINT)
+
+
+@pytest.mark.parametrize(("want", "got"), [(0.0, "0.5"), (True, 2), ("x", "y"), (1, "one")])
+def test_a_real_difference_gets_no_note(want: Any, got: Any) -> None:
+    assert _reason("subset", {"n": want}, {"n": got}, {}) == "1 of 1 paths differ: n"
