@@ -624,6 +624,7 @@ def gate(run: Run, release: ReleaseLike | None = None, *,
             row.update(rate=interval.estimate, ci_low=interval.low, ci_high=interval.high, method=interval.method)
             notes += [n for n in (swapped, interval.reason) if n]
         rows.append(_decided(row, notes, cfg, clustered, ev, checked, late, waiting=waiting, sizes=s.rows))
+    rows += [_unjudged_row(name, cfg, clustered, run) for name in cfg.criteria if name not in run.criteria]
     repeated = repeats_note(run.manifest.suite_config.repeated)  # one case under two ids: counted twice
     unchecked = content_unchecked(run)
     for row in rows:
@@ -782,6 +783,26 @@ def _decided(row: dict[str, Any], notes: list[str], cfg: ReleaseConfig, clustere
     row["reason"] = "; ".join([reason, *notes] if reason else notes)
     row["_clustered"] = clustered  # read by _check_method_used; not a column of the table
     return row
+
+
+def _unjudged_row(criterion: str, cfg: ReleaseConfig, clustered: bool, run: Run) -> dict[str, Any]:
+    """The row of a criterion the run's release settings name and none of its checks judges: no rows, so
+    ``INSUFFICIENT_EVIDENCE`` (``no_evidence``; ``approximate_methods_not_allowed`` first, as for any criterion).
+
+    A release given to the gate is refused for such a name (:func:`resolve_release`), but the settings the run
+    stored are not checked against its checks there: a run of a suite whose evaluators were narrowed in code
+    (``dataclasses.replace(suite, config=...)`` before ``op.run``) stored release.yaml's five criteria beside one
+    check, and its gate left the other four out of the table: ``gate: PASS — exit 0: the 1 gated criterion
+    passes``)."""
+    row: dict[str, Any] = {
+        "criterion": criterion, "evaluator": "", "n": 0, "n_clusters": 0, "passed": 0, "missing": 0,
+        "rate": math.nan, "ci_low": math.nan, "ci_high": math.nan, "method": "", "failing_clusters": 0,
+        "vacuous": False, "reduce": cfg.reduce_of(criterion),
+    }
+    checks = ", ".join(run.criteria) or "(none)"
+    note = (f"no check of run {run.run_id} judges it (its criteria: {checks}), though its release settings gate it: "
+            "was the suite's oloproof.yaml changed in code before op.run? Run the suite as its files are")
+    return _decided(row, [note], cfg, clustered, None, {}, {})
 
 
 def _waiting(run: Run) -> int:

@@ -507,3 +507,29 @@ def test_the_all_pass_note_of_a_pass_k_criterion_counts_cases(tmp_path: Path) ->
     assert (r["verdict"], r["n"], r["ci_low"]) == ("INSUFFICIENT_EVIDENCE", 10, pytest.approx(half ** 0.1))
     assert r["reason"].endswith("every case passes: with 10 independent cases no lower bound is above "
                                 "0.025^(1/10); 0.9 needs at least 36 (README section 6, How big must a suite be?)")
+
+
+def test_a_criterion_the_stored_release_gates_and_no_check_judges_blocks(tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """A run of a suite whose checks were narrowed in code keeps release.yaml's criteria: those it never judged are
+    ``no_evidence`` rows, not left out of the table (review R58: ``gate: PASS — exit 0: the 1 gated criterion
+    passes`` with answer_matches, failed by every case, listed in release.yaml)."""
+    import dataclasses
+
+    cases = answer_cases([False] * 20, [f"k{i}" for i in range(20)])  # every answer fails, each case its own cluster
+    untouched = {"type": "state_unchanged", "criterion": "untouched", "paths": ["orders.ord-999"]}
+    folder = write_suite(tmp_path, cases, [{"type": "answer_matches"}, untouched],
+                         {"criteria": {"answer_matches": 0.5, "untouched": 0.5}})
+    suite = op.load_suite(folder)
+    narrowed = suite.config.model_copy(update={"evaluators": [ev for ev in suite.config.evaluators
+                                                              if ev.type == "state_unchanged"]})
+    run = op.run(dataclasses.replace(suite, config=narrowed), out=folder / "runs" / "r", progress=False)
+    g = op.gate(run)
+    rows = g.table.set_index("criterion")
+    assert rows.loc["untouched", "verdict"] == "PASS"  # 20 of 20 independent cases: ci_low 0.832
+    assert rows.loc["answer_matches", ["verdict", "n", "threshold"]].tolist() == ["INSUFFICIENT_EVIDENCE", 0, 0.5]
+    assert rows.loc["answer_matches", "reason"].startswith("no_evidence; no check of run")
+    assert g.verdict == "BLOCK"
+    capsys.readouterr()
+    assert main(["gate", str(run.directory)]) == 1
+    assert "answer_matches" in capsys.readouterr().out
