@@ -122,6 +122,8 @@ def check_baseline(run: Run, baseline: Baseline | Run, run_whole: bool = True) -
     out in a case run (its ``reset``, ``snapshot`` or ``observe``: a database down) counts that run's rows as not
     passed, though nothing was measured: with half its cases in error, a ``state_matches`` every case of which the idle
     agent passes read 0.5, below the threshold, and the red flag was gone (review R23); refused too.
+    A baseline one of whose frames was set in the session (``idle.verdicts = frame``: :attr:`~.run.Run.replaced`)
+    gives the rates of that frame: refused too.
     ``run_whole`` False (the run did not finish, or lost records: the gate says BLOCK for it anyway): its cases
     need only be among the baseline's.
     """
@@ -129,6 +131,11 @@ def check_baseline(run: Run, baseline: Baseline | Run, run_whole: bool = True) -
     if not isinstance(idle, Run):
         raise OloproofError(f"baseline: give op.baseline(suite), its run or its folder, got {type(baseline).__name__}")
     check_baseline_config(run, idle)
+    if idle.replaced:  # its rates would be of that frame: the idle agent's 6 of 6 dropped read passes_when_idle False
+        names = ", ".join(f"run.{name}" for name in idle.replaced)
+        raise OloproofError(f"{idle.directory}: the baseline's {names} was set in this session, so its "
+                            "rates are of that frame, not of the do-nothing run; give the baseline as it was made "
+                            "(its folder, baselines/<run_id>)")
     expected = sum(r.manifest.n_cases * r.manifest.epochs for r in idle.runs)
     if not idle.finished or idle.n_cases != expected:
         raise OloproofError(f"{idle.directory}: the baseline holds {idle.n_cases} of its {expected} case runs (it did "

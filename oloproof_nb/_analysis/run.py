@@ -93,7 +93,7 @@ class Run(ColumnarCopy):
     manifest : Manifest
         Its ``manifest.json`` (a pooled run: its first run's).
     config : SuiteConfig
-        The suite configuration the run used.
+        The suite configuration the run used (a copy each read, as ``release`` and ``labels``: none can be set).
     release : ReleaseConfig or None
         The suite's release.yaml, if it had one.
     runs : list of Run
@@ -129,7 +129,11 @@ class Run(ColumnarCopy):
         self._config: SuiteConfig = config if config is not None else parse_suite_config(stored.config,
                                                                                           directory / MANIFEST)
         self._release: ReleaseConfig | None = release_from_manifest(stored.release)
-        self._labels: dict[str, list[dict[str, Any]]] = stored.labels
+        # not the manifest's own lists (run.manifest is writable): relabeled there in place, the gate judged the
+        # relation on those labels and PASSed (review F58). Copied judgement by judgement: each one's case_id and
+        # valid, all that decides a copy, are text and a bool (StoredSuite checks them)
+        self._labels: dict[str, list[dict[str, Any]]] = {name: [dict(judgement) for judgement in judgements]
+                                                         for name, judgements in stored.labels.items()}
         self.suite_root = Path(stored.root) if stored.root else None
         self._states = StateReader(directory)
         self._journal = journal if journal is not None else Journal(directory, self._states, self._same_copy)
@@ -251,8 +255,10 @@ class Run(ColumnarCopy):
     # -- identity ---------------------------------------------------------------------------
     @property
     def release(self) -> ReleaseConfig | None:
-        """The suite's release.yaml as the run stored it when it started (None: it had none)."""
-        return self._release
+        """The suite's release.yaml as the run stored it when it started (None: it had none): a copy of it each
+        read, as :attr:`labels` (its ``criteria`` and ``reductions`` are dicts: a threshold lowered in place,
+        ``run.release.criteria["x"] = 0.5``, was the run's own, and the gate PASSed on it: review F58)."""
+        return None if self._release is None else self._release.model_copy(deep=True)
 
     @release.setter
     def release(self, value: ReleaseConfig | None) -> None:
@@ -264,8 +270,11 @@ class Run(ColumnarCopy):
 
     @property
     def config(self) -> SuiteConfig:
-        """The suite's oloproof.yaml as the run stored it when it started."""
-        return self._config
+        """The suite's oloproof.yaml as the run stored it when it started: a copy of it each read, as :attr:`labels`
+        (its lists take an edit in place: a transform's ``minimum_validity`` lowered there,
+        ``run.config.metamorphic.transforms[0] = t.model_copy(...)``, checked a transform the run had not, and its
+        relation PASSed where the run BLOCKs: review F58)."""
+        return self._config.model_copy(deep=True)
 
     @config.setter
     def config(self, value: SuiteConfig) -> None:
@@ -316,7 +325,7 @@ class Run(ColumnarCopy):
 
     @property
     def criteria(self) -> list[str]:
-        return self.config.criteria
+        return self._config.criteria  # a list of its own (not a copy of the whole configuration)
 
     @property
     def n_cases(self) -> int:
@@ -378,7 +387,7 @@ class Run(ColumnarCopy):
         (:func:`~.frames.unscored_cases` of its configuration, its labels and its cases an epoch, from the
         manifest: no frame is read). Worked out once (50,000 labels take about 50 ms), and again after the
         manifest is read again."""
-        return frames.unscored_cases(self.config, self._labels, self.manifest.n_cases)
+        return frames.unscored_cases(self._config, self._labels, self.manifest.n_cases)
 
     def replay_tally(self) -> tuple[int, int, int]:
         """``(live, cached, unscored)``: the replay runs (control and faulted, the records of

@@ -76,7 +76,7 @@ class ColumnarCopy:
 
     directory: Path
     manifest: Manifest
-    config: SuiteConfig
+    _config: SuiteConfig  # the run's (Run.config gives a copy each read)
     _labels: dict[str, list[dict[str, Any]]]
     _states: StateReader
     _journal: Journal
@@ -246,14 +246,14 @@ class ColumnarCopy:
         """The first case record whose frame rows cannot be made on their own, looked for from the ``start``-th
         record in case order (then before it): its line number and why; None when there is none. Only called
         once a conversion failed; it reads one record at a time."""
-        journal, run_scope = self._journal, any(ev.scope == "run" for ev in self.config.evaluators)
+        journal, run_scope = self._journal, any(ev.scope == "run" for ev in self._config.evaluators)
         entries = list(journal.case_index().items())
         for (case_id, epoch), (_, line) in entries[start:] + entries[:start]:
             try:
                 record = journal.record(case_id, epoch)
                 if record is None:
                     continue
-                for name, items, refs in frames.chunk_items([record], [None], self.config.tool_errors):
+                for name, items, refs in frames.chunk_items([record], [None], self._config.tool_errors):
                     to_arrow(FRAMES[name], items, refs)
                 if run_scope:
                     pack_view(record)
@@ -268,16 +268,16 @@ class ColumnarCopy:
         """Every frame's items from the journal, chunk by chunk (see :func:`frames.journal_items`); the
         state reader holds one chunk's states at a time. ``done[0]`` counts the records of the chunks whose
         items were all taken."""
-        run_scope = self._run_scope if any(ev.scope == "run" for ev in self.config.evaluators) else None
+        run_scope = self._run_scope if any(ev.scope == "run" for ev in self._config.evaluators) else None
         chunks = _of_the_run(self._journal.chunks(CHUNK, keep_states=False), self.directory, self.manifest.run_id,
                              self.manifest.epochs)
-        return frames.journal_items(chunks if done is None else _counted(chunks, done), self.config.tool_errors,
+        return frames.journal_items(chunks if done is None else _counted(chunks, done), self._config.tool_errors,
                                     run_scope, self._some_states,
                                     self.unscored_ids)
 
     def _run_scope(self, records: Sequence[CaseRecord]) -> tuple[list[RunVerdictRow], list[PairRow]]:
         """Verdicts judged across cases (metamorphic pairs), from every case record."""
-        return frames.run_scope_rows(self.config, self._labels, records, self.manifest.n_cases)
+        return frames.run_scope_rows(self._config, self._labels, records, self.manifest.n_cases)
 
     def _some_states(self, refs: list[str]) -> list[Any]:
         """The states stored at ``refs``, in one pass: the reader lets go of the states it read before, so

@@ -83,6 +83,23 @@ def test_gate_gains_noop_rate_and_passes_when_idle_and_keeps_every_verdict(desk:
     assert op.gate(run, baseline=idle.run).table.equals(with_idle.table)  # a baseline Run works as well
 
 
+def test_a_baseline_with_a_frame_set_in_the_session_is_refused(desk: Path) -> None:
+    """Review F58: the idle agent keeps ``other`` in 6 of 6 cases (by hand), so ``other_kept`` passes when idle at
+    0.3, and ``state_matches`` in 2 of 6. A baseline whose ``verdicts`` were set in the session to its failing rows
+    gave noop_rate NaN and 0.0 for them and passes_when_idle False, the red flags gone without a word, where the gate
+    of an edited run says
+    ``edited_frames``. Refused, naming the frame; the baseline loaded again is taken."""
+    run = op.run(desk, progress=False)
+    idle = op.baseline(desk, progress=False)
+    verdicts = idle.run.verdicts
+    idle.run.verdicts = verdicts[verdicts["verdict"] != "pass"]
+    with pytest.raises(op.OloproofError, match=r"the baseline's run\.verdicts was set in this session, .* not of "
+                                               r"the do-nothing run"):
+        op.gate(run, baseline=idle)
+    again = op.gate(run, baseline=idle.run.directory).table.set_index("criterion")
+    assert (again.loc["other_kept", "noop_rate"], bool(again.loc["other_kept", "passes_when_idle"])) == (1.0, True)
+
+
 def test_a_baseline_folder_is_taken_as_oloproof_gate_takes_it(desk: Path) -> None:
     """Review U4: `oloproof gate RUN --baseline baselines/<id>` takes the folder, and op.gate takes a run as a
     folder, but op.gate(run, baseline="demo/baselines/<id>") was refused ("got str"). The folder is opened; the
