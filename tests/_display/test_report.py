@@ -31,6 +31,21 @@ from oloproof_nb.examples import init_example  # noqa: E402
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.fixture
+def plots_not_encoded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The report's plots are drawn but not encoded as PNG (two thirds of a report's time): for a test that reads
+    only the report's text and tables, not its plots (the others here read those)."""
+    import matplotlib.pyplot as plt
+
+    from oloproof_nb._display import report as report_module
+
+    def closed(ax: Any) -> bytes:
+        plt.close(ax.figure)
+        return PNG
+
+    monkeypatch.setattr(report_module, "_png", closed)
+
+
 @pytest.fixture(scope="module")
 def example_run(tmp_path_factory: pytest.TempPathFactory) -> op.Run:
     root = init_example("stateful-agent", tmp_path_factory.mktemp("report") / "suite")
@@ -108,7 +123,8 @@ def test_markdown_report_writes_plots_and_raw_tables_beside_it(example_run: op.R
     assert raw["ci_low"].tolist() == op.gate(example_run).table["ci_low"].tolist()
 
 
-def test_both_reports_say_intervals_are_rounded_outward(example_run: op.Run, tmp_path: Path) -> None:
+def test_both_reports_say_intervals_are_rounded_outward(example_run: op.Run, tmp_path: Path,
+                                                       plots_not_encoded: None) -> None:
     # a reader checking a report against the notebook's raw table saw 0.470 for a lower end of 0.4708 (nearest:
     # 0.471) under a footer that said only "rounded to three decimals": the footer says which way the ends go
     import math
@@ -643,7 +659,8 @@ def test_the_report_says_why_and_by_which_settings(example_run: op.Run, tmp_path
     assert "**PASS** (clustered run, 24 source clusters, 95% intervals): the 1 gated criterion passes" in text
 
 
-def test_a_threshold_is_shown_with_every_digit_it_has_in_both_reports(example_run: op.Run, tmp_path: Path) -> None:
+def test_a_threshold_is_shown_with_every_digit_it_has_in_both_reports(example_run: op.Run, tmp_path: Path,
+                                                                     plots_not_encoded: None) -> None:
     """The Markdown report's gate table wrote every number with three decimals: a threshold of 0.9999999 showed as
     ``1.000`` beside an interval ending at 1.000 (read as "it needs 1"), where the HTML report, the terminal
     table and the repr show 0.9999999; a whole thousandth keeps its three decimals in both."""
@@ -680,7 +697,8 @@ def test_a_minimum_validity_is_shown_with_every_digit_it_has_in_both_reports() -
         "no", "checked"]
 
 
-def test_a_threshold_of_minus_zero_is_shown_and_exported_as_zero(example_run: op.Run, tmp_path: Path) -> None:
+def test_a_threshold_of_minus_zero_is_shown_and_exported_as_zero(example_run: op.Run, tmp_path: Path,
+                                                                 plots_not_encoded: None) -> None:
     """Review R16: ``threshold: -0.0`` in release.yaml was shown as ``-0.000`` in the gate table and both reports and
     written as ``-0.0`` to CSV and JSON; the release file's threshold is 0, so each shows 0."""
     import math
@@ -704,7 +722,8 @@ def test_a_threshold_of_minus_zero_is_shown_and_exported_as_zero(example_run: op
     assert ",0.0," in next(line for line in csv.splitlines() if line.startswith("other_order_untouched,"))
 
 
-def test_the_validity_interval_is_rounded_outward_in_both_formats(example_run: op.Run, tmp_path: Path) -> None:
+def test_the_validity_interval_is_rounded_outward_in_both_formats(example_run: op.Run, tmp_path: Path,
+                                                                  plots_not_encoded: None) -> None:
     import math
 
     raw = op.validity(example_run).iloc[0]
@@ -856,7 +875,8 @@ def test_only_a_file_that_starts_as_a_report_is_replaced(example_run: op.Run, tm
     assert mine.read_text(encoding="utf-8") == text
 
 
-def test_a_gate_reason_quoting_the_run_is_text_in_both_reports(example_run: op.Run, tmp_path: Path) -> None:
+def test_a_gate_reason_quoting_the_run_is_text_in_both_reports(example_run: op.Run, tmp_path: Path,
+                                                               plots_not_encoded: None) -> None:
     """Review R7: the gate's sentence is the report's own prose (markup: **BLOCK**), and it quoted the gate's reason
     as it was. A reason quotes the run — a do-nothing run's id, an Inspect AI log's early-stopping manager — so a
     run id ``<img src=x onerror=…>`` was an image with a script in report.md, ``[details](https://…)`` a link,
@@ -1160,7 +1180,8 @@ def test_the_report_names_the_cases_that_did_not_pass_by_criterion(example_run: 
     assert sorted(raw["case_id"]) == sorted(mine["case_id"]) and len(raw) == 37
 
 
-def test_a_hostile_case_id_in_the_list_of_failing_cases_is_text(make_suite: Any, tmp_path: Path) -> None:
+def test_a_hostile_case_id_in_the_list_of_failing_cases_is_text(make_suite: Any, tmp_path: Path,
+                                                                plots_not_encoded: None) -> None:
     """A case id, a cluster and a reason are the user's text: escaped in both reports (HTML; in Markdown `|` and a
     line break too), never markup, and a row keeps its cells."""
     ids = ["<script>alert(1)</script>", "a|b", "line\nbreak"]
@@ -1200,7 +1221,8 @@ def test_a_criterion_lists_twenty_cases_and_counts_the_rest(make_suite: Any, tmp
 
 
 def test_a_run_whose_every_row_passed_has_no_list_but_an_undecided_criterion_says_why(make_suite: Any,
-                                                                                    tmp_path: Path) -> None:
+                                                                                    tmp_path: Path,
+                                                                                    plots_not_encoded: None) -> None:
     """4 cases that all pass: gated at 0.3 the criterion passes (the exact lower bound is 0.025^(1/4) = 0.398), and
     the report has no section of cases that did not pass; gated at 0.9 it is INSUFFICIENT_EVIDENCE with no case
     to name, and the section says so under its name."""
@@ -1217,7 +1239,8 @@ def test_a_run_whose_every_row_passed_has_no_list_but_an_undecided_criterion_say
                                              [])}
 
 
-def test_a_criterion_reduced_over_epochs_lists_each_case_once(tmp_path: Path) -> None:
+def test_a_criterion_reduced_over_epochs_lists_each_case_once(tmp_path: Path,
+                                                              plots_not_encoded: None) -> None:
     """pass^3: a case counts once, as the gate counts it (flaky0 … flaky3 wrong in epoch 2, by hand); a criterion of
     the mean over epochs lists each epoch that did not pass, with its epoch."""
     from _epoch_systems import flaky_run, scripted_run
@@ -1244,7 +1267,8 @@ def test_a_criterion_reduced_over_epochs_lists_each_case_once(tmp_path: Path) ->
     assert md["answer_matches"][0].startswith("INSUFFICIENT_EVIDENCE: 2 of 15 rows did not pass")
 
 
-def test_a_pooled_run_lists_a_case_once_per_run(make_suite: Any, tmp_path: Path) -> None:
+def test_a_pooled_run_lists_a_case_once_per_run(make_suite: Any, tmp_path: Path,
+                                                plots_not_encoded: None) -> None:
     """Two runs of one suite pooled (op.load_runs): c0 and c3 fail in each (by hand: every third case answers no);
     a row names its run, and no epoch column says 1 twice for two different tries."""
     cases = [{"id": f"c{i}", "input": {"answer": "ok" if i % 3 else "no", "n": i}, "expected": {"answer": "ok"}}
@@ -1302,7 +1326,9 @@ def _failing_prose(md_path: Path) -> str:
 
 
 def test_m24_cases_are_listed_in_the_case_file_s_order_and_a_reduced_case_with_its_epochs(make_suite: Any,
-                                                                                        tmp_path: Path) -> None:
+                                                                                        tmp_path: Path,
+                                                                                        plots_not_encoded: None,
+                                                                                        ) -> None:
     """Mutation round 24: clusters and cases in the order they first appear, not sorted (K before B, zeta before
     alpha), each cluster's cases and each case's rows together (alpha after zeta, though mid comes between);
     pass^2 of a case (by hand: 0 for zeta and alpha, 1 pass of 3 epochs, and 1/3 for mid, C(2,2)/C(3,2)) names
@@ -1343,7 +1369,8 @@ def test_m24_cases_are_listed_in_the_case_file_s_order_and_a_reduced_case_with_i
 
 
 def test_m24_a_pool_of_runs_with_epochs_lists_each_case_s_rows_by_run_then_epoch(make_suite: Any,
-                                                                               tmp_path: Path) -> None:
+                                                                               tmp_path: Path,
+                                                                               plots_not_encoded: None) -> None:
     """Mutation round 24: two runs of 3 epochs pooled: a case's rows by run, then epoch, with both columns (run_id
     before epoch) and both explained; a run of 1 epoch pooled with one of 3 still shows the epoch column."""
     root = _planned_root(make_suite)
@@ -1373,7 +1400,8 @@ def test_m24_a_pool_of_runs_with_epochs_lists_each_case_s_rows_by_run_then_epoch
 
 @pytest.mark.parametrize("failing", [20, 21])
 def test_m24_twenty_failing_cases_are_all_listed_and_twenty_one_say_one_more(make_suite: Any, tmp_path: Path,
-                                                                           failing: int) -> None:
+                                                                           failing: int,
+                                                                           plots_not_encoded: None) -> None:
     """Mutation round 24, the cap of 20: 20 failing cases (of 22, by hand) are all listed with no "more"; 21 list
     the first 20 "and 1 more"."""
     cases = [{"id": f"c{i:02d}", "input": {"answer": "no" if i < failing else "ok", "n": i},
@@ -1391,7 +1419,8 @@ def test_m24_twenty_failing_cases_are_all_listed_and_twenty_one_say_one_more(mak
     assert "pass^k" not in prose
 
 
-def test_m24_a_replay_the_cache_repeated_is_not_an_epoch_of_its_own(tmp_path: Path) -> None:
+def test_m24_a_replay_the_cache_repeated_is_not_an_epoch_of_its_own(tmp_path: Path,
+                                                                    plots_not_encoded: None) -> None:
     """Mutation round 24 (a bug): two runs of 2 epochs pooled, the second taking every fault replay from the
     replay cache. The gate counts each repeated replay once (pass^2 of 2 tries a case); the report listed its
     epochs twice, ``2, 2 of 2``. By hand (the desk recovers in epoch e of case n when (n + e) % 3 != 0): b1, b4
