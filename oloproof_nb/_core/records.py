@@ -41,6 +41,7 @@ __all__ = [
     "Verdict",
     "VERDICT_WORDS",
     "ENDED",
+    "step_raised",
 ]
 
 RUN_SCHEMA = "oloproof_run/v1"
@@ -52,6 +53,18 @@ VERDICT_WORDS: tuple[str, ...] = get_args(Verdict)
 #: The statuses of a case run that ended before it could be judged: it raised, or overran ``case_timeout_s``
 #: (every verdict of it is ``missing``; an Inspect AI sample that errored or timed out reads the same).
 ENDED: tuple[str, ...] = ("error", "timeout")
+
+
+def step_raised(step: str) -> str:
+    """How the ``error`` of a case run (and the reason of its verdicts) begins when the system's ``step`` raised:
+    ``reset() raised `` (then ``ConnectionRefusedError: …``).
+
+    Examples
+    --------
+    >>> step_raised("reset()") + "ConnectionRefusedError: [Errno 111] Connection refused"
+    'reset() raised ConnectionRefusedError: [Errno 111] Connection refused'
+    """
+    return f"{step} raised "
 
 
 class RepeatedCases(BaseModel):

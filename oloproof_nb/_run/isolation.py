@@ -287,7 +287,8 @@ class ProcessWorkers:
             self._note_case = note_case
 
     def finish(self) -> None:
-        """End a run that went through: each worker drops its system and exits, then :meth:`stop`.
+        """End a run that went through, or one an error stopped: each idle worker drops its system and exits,
+        then :meth:`stop` (which kills a busy worker: its case run is cut short).
 
         A worker told to stop releases its instance under ``case_timeout_s`` (as a thread run does at its
         end), so a ``weakref.finalize`` or ``__del__`` of the system runs: before, every worker was killed at
@@ -422,8 +423,14 @@ class ProcessWorkers:
             raise RuntimeError(f"a worker process failed:\n{message[1]}")
         return f"the worker process ended while it was starting ({self._how(worker.proc)})"
 
-    def run(self, pending: Iterable[tuple[int, Case]]) -> Iterator[CaseRecord]:
-        """Run ``pending`` cases on the workers; yield each case's record (its replays already appended)."""
+    def run(self, pending: Iterable[tuple[int, Case]], workers: int | None = None) -> Iterator[CaseRecord]:
+        """Run ``pending`` cases on the workers; yield each case's record (its replays already appended).
+
+        ``workers`` caps the pool's size for this run (a resume with fewer case runs left than workers: no more
+        processes are started than cases can use); the first worker, started already, is kept.
+        """
+        if workers is not None:
+            self._n = max(1, min(self._n, workers))
         while len(self._workers) < self._n:
             self._workers.append(self._spawn())
         held: tuple[int, Case] | None = None  # a case whose worker was gone before it could be sent

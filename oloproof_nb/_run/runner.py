@@ -119,9 +119,8 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
                                                                                          executor, mode, cache)
     try:
         store, done = _open_store(suite, out, resume, version, fingerprint, fsync, run_id, epochs, given, built_with)
-    except BaseException:
-        if pool is not None:
-            pool.stop()
+    except BaseException as exc:  # a resume refused (a changed suite), say: the first worker built a system
+        _end_workers(pool, exc)
         raise
     try:  # the lock is held from here: a Ctrl-C before the run's own try below must not keep it
         if pool is not None:
@@ -145,6 +144,8 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
         if resume:
             _settle_in_flight(store, suite, k, done)
         total, finished = suite.n_cases * k, len(done)
+        # no more instances (or worker processes) than case runs left: a resume of 2 of 48 starts 2, not 48
+        workers = max(1, min(workers, total - finished))
         if resume and store.manifest.finished_at is not None and finished == total:
             store.close()  # a finished run has nothing to resume: left as it was (not stamped finished again)
             if pool is not None:
@@ -153,19 +154,19 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
                 pool.finish()
             _release_left(systems, timeout_s)
             return store.directory
-    except BaseException:
+    except BaseException as exc:
         store.close()
-        if pool is not None:
-            pool.stop()
+        _end_workers(pool, exc)
         raise
     pending = ((index, case) for index, case in enumerate(with_epochs(suite.iter_cases(), k))
                if (case.id, case.epoch) not in done)
     recorded = False  # every case run recorded: the workers are then told to stop after the run is stamped finished
+    stopped_by: BaseException | None = None  # what stopped the run before then (ends the workers: _end_workers)
     try:
         if progress is not None:
             progress(finished, total)
         if pool is not None:
-            records = pool.run(pending)
+            records = pool.run(pending, workers)
         elif executor is not None:
             records = run_on_executor(executor, suite, pending, settings, chunk_size, store)
         else:
@@ -183,10 +184,12 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
                 progress(finished, total)
         recorded = True
     except KeyboardInterrupt as exc:  # the user's Ctrl-C: stop, and say how to finish the run
+        stopped_by = exc
         store.close(stopped=True)  # a clean stop, unless oloproof run got no Ctrl-C (then it notes an end after it)
         _note_where(exc, store.directory, fingerprint)
         raise
     except OloproofError as exc:
+        stopped_by = exc
         store.close()
         if str(store.directory) not in str(exc):
             # a system that could not be built for a worker, or rebuilt after a timeout, names no folder: say where
@@ -194,21 +197,22 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
             _note_where(exc, store.directory, fingerprint)
         raise
     except Exception as exc:  # a bug in oloproof: stop with its traceback saved in the run folder
+        stopped_by = exc
         path = store.save_internal_error(traceback.format_exc())
         store.close()
         raise InternalError(f"internal error: {describe_exception(exc)} (a bug in oloproof_nb, not in your system; "
                             f"the traceback is in {path}; {how_to_finish(store.directory, fingerprint)})") from exc
-    except BaseException:
+    except BaseException as exc:
+        stopped_by = exc
         store.close()
         raise
     finally:
-        if pool is not None and not recorded:
-            pool.stop()
+        if not recorded:
+            _end_workers(pool, stopped_by)
     try:
         store.finish(finished_at=utc_now())
-    except BaseException:
-        if pool is not None:
-            pool.stop()
+    except BaseException as exc:
+        _end_workers(pool, exc)
         raise
     if pool is not None:
         # each worker drops its system, its finaliser runs, as at the end of a thread run: after the run is stamped
@@ -217,6 +221,25 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
     _release_left(systems, timeout_s)  # after the run is finished: a resume would find it blocking again
     refuse_changed_journal(store.directory, store.manifest)  # records not the run's: never gated
     return store.directory
+
+
+def _end_workers(pool: ProcessWorkers | None, stopped_by: BaseException | None) -> None:
+    """End the worker processes of a run that stopped before every case run was recorded.
+
+    On an error (an ``Exception``: a system that cannot be rebuilt, a store write error, a resume refused, a bug
+    in oloproof) the run ends them as at a run's end (:meth:`~.isolation.ProcessWorkers.finish`): each idle worker
+    drops its system, so its finaliser runs (a SQL desk's working copy is removed), within ``case_timeout_s`` + 1 s,
+    then it is killed; a busy worker is killed at once, its case run cut short (not recorded: a resume runs it
+    again), as waiting for it could take ``case_timeout_s``, for a record the stopped run cannot keep. On the
+    user's Ctrl-C (or any other ``BaseException``) every worker is killed at once
+    (:meth:`~.isolation.ProcessWorkers.stop`): the user asked to stop now.
+    """
+    if pool is None:
+        return
+    if isinstance(stopped_by, Exception):
+        pool.finish()
+    else:
+        pool.stop()
 
 
 def _check_run_arguments(suite: Suite, workers: int, executor: Executor | None, out: str | Path | None,
@@ -531,6 +554,15 @@ def _check_resumable(manifest: Manifest, suite: Suite, version: str | None, fing
             not any(key.startswith(CODE_KEY) for key in manifest.digests):  # written before runs recorded code
         raise RunDirError(f"{directory}: this run was started before runs recorded their checks' code, so a "
                           f"resume cannot tell whether {what[0]} changed; start a new run instead")
+    # a file the run started with and the suite no longer has (a release.yaml deleted since): resumed, the run would
+    # be gated by the copy its manifest keeps, a release the suite no longer has; before, only a changed or added
+    # file was refused (review L3)
+    removed = changed_digests({name: manifest.digests[name] for name in manifest.digests
+                               if name not in suite.digests}, {})
+    if removed:
+        raise RunDirError(f"{directory}: {', '.join(removed)} was removed since this run started (the run would be "
+                          "gated by the copy it started with, which the suite no longer has); put it back as it "
+                          "was, or start a new run instead")
     if changed:
         raise RunDirError(f"{directory}: {', '.join(what)} changed since this run started (its verdicts would mix "
                           "two versions); start a new run instead")

@@ -29,10 +29,10 @@ from .._core.canonical import canonical_json, iso, utc_now
 from .._core.case import Case
 from .._core.jsonsafe import NotJSONError, copy_json, to_json
 from .._core.paths import MAX_DEPTH
-from .._core.records import ENV_SCHEMA, EnvironmentState, TrajectoryDict
+from .._core.records import ENV_SCHEMA, EnvironmentState, TrajectoryDict, step_raised
 from .._core.trajectory import Change, Message, ToolCall, Trajectory
 from ..errors import describe_exception, format_loc, quote, validation_problem
-from .timeouts import CaseTimeout, SystemRaised, call_with_timeout
+from .timeouts import CaseTimeout, SystemRaised, call_with_timeout, system_traceback
 
 __all__ = ["SandboxResult", "SystemContractError", "run_case", "replay_case", "failure_reason",
            "environment_state", "stored_trajectory", "trajectory_from_stored", "takes_epoch",
@@ -43,13 +43,32 @@ class SystemContractError(Exception):
     """The system broke its contract (returned the wrong thing); the message says how."""
 
 
+#: Attribute :func:`_in_sandbox` sets on an exception the system raised: which of its methods raised it.
+_STEP = "__oloproof_step__"
+
+
 def failure_reason(exc: BaseException) -> str:
-    """``timeout: …`` for a timeout, ``ExceptionName: message`` otherwise (one line, even when ``str`` raises)."""
+    """``timeout: …`` for a timeout, ``ExceptionName: message`` otherwise (one line, even when ``str`` raises),
+    led by the system's method that raised it when the sandbox routine noted one (``reset() raised
+    ConnectionRefusedError: …``: a service the sandbox needs is down, not the agent's doing)."""
     if isinstance(exc, (CaseTimeout, SystemContractError)):  # their messages say what happened
         return str(exc)
+    step = getattr(exc, _STEP, None)
+    lead = step_raised(step) if isinstance(step, str) else ""
     if isinstance(exc, SystemRaised):  # an exception of the system's that refused to be marked in place
-        return describe_exception(exc.error)
-    return describe_exception(exc)
+        return lead + describe_exception(exc.error)
+    return lead + describe_exception(exc)
+
+
+def _note_step(exc: BaseException, step: str | None) -> None:
+    """Note on ``exc`` (the system's, marked) which of its methods raised it; an exception that refuses it stays
+    as it is (its reason then names the exception alone)."""
+    if step is None:
+        return
+    try:
+        setattr(exc, _STEP, step)
+    except BaseException:  # noqa: BLE001 - a class that refuses attributes: its reason names no step
+        pass
 
 
 def to_trajectory(value: Any, what: str) -> Trajectory:
@@ -244,6 +263,10 @@ def _in_sandbox(system: Any, case: Case, act: Callable[[], Any], what: str, *, r
     resettable = callable(getattr(system, "reset", None))  # a sandbox that can only be reset is still reset
     initial = copy_json(case.initial_state) if resettable else None  # harness work stays outside the call
     seen: list[Any] = [None]
+    #: The system's method running when it is not the one that acts (``reset()``, ``snapshot()``; None otherwise),
+    #: named in the reason of what it raises (:func:`_note_step`): what ``run()`` or ``replay()`` raised is read
+    #: as the agent's, as before, while a reset that raised means no agent ran (a service the sandbox needs down).
+    step: list[str | None] = [None]
 
     def calls() -> tuple[TrajectoryDict, EnvironmentState | None]:
         if stateful and not resettable and case.initial_state:  # the system's shape: an error of its case
@@ -251,19 +274,29 @@ def _in_sandbox(system: Any, case: Case, act: Callable[[], Any], what: str, *, r
                             "and its state would be judged against a world it did not start from; add "
                             "reset(state), which the runner calls before each case with a copy of initial_state")
         if resettable:
+            step[0] = "reset()"
             _not_awaitable(system.reset(initial), "reset()")
+            step[0] = None
         if after_reset is not None:
             seen[0] = after_reset()
         out = _not_awaitable(act(), what)
+        step[0] = "snapshot()" if stateful else None
         state = _not_awaitable(system.snapshot(), "snapshot()") if stateful else None
         # turned into JSON copies here, under the timeout and as the system's own doing: reading what it returned
         # runs its code (a Mapping that fetches rows, a model's serializer, a dict its thread still changes)
+        step[0] = None
         trajectory = to_trajectory(out, what).model_copy(update={"input": case.input})
         stored = stored_trajectory(trajectory, what)
+        step[0] = "snapshot()" if stateful else None
         env = environment_state(state, run_id=run_id, case=case, system_version=system_version) if stateful else None
         return stored, env
 
-    stored, env = call_with_timeout(calls, timeout_s)
+    try:
+        stored, env = call_with_timeout(calls, timeout_s)
+    except BaseException as exc:
+        if system_traceback(exc) is not None:  # the system's (not a Ctrl-C while waiting): say which call raised
+            _note_step(exc, step[0])
+        raise
     # evaluators judge the JSON copies, never the system's live objects
     return SandboxResult(trajectory_from_stored(stored), stored, env, seen[0])
 

@@ -411,6 +411,9 @@ def _edit(root: Path, what: str) -> str:
                         encoding="utf-8")
     elif what == "release.yaml":
         (root / "release.yaml").write_text("criteria: {answer_matches: 0.5}\n", encoding="utf-8")
+    elif what == "release.yaml (deleted)":  # before review L3 the resume went on, gated by the manifest's copy
+        (root / "release.yaml").unlink()
+        return "release.yaml was removed since this run started"
     elif what == "system version":  # the module is not a suite file: only its version tells
         path = root / "relsys.py"
         path.write_text(path.read_text(encoding="utf-8").replace("    version = None", '    version = "v2"'),
@@ -420,7 +423,7 @@ def _edit(root: Path, what: str) -> str:
 
 
 @pytest.mark.parametrize("what", ["cases.jsonl", "cases.jsonl (a case added)", "oloproof.yaml", "release.yaml",
-                                  "system version"])
+                                  "release.yaml (deleted)", "system version"])
 def test_resume_with_a_changed_suite_is_an_error(tmp_path: Path, what: str, capsys: pytest.CaptureFixture[str],
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     root = write_suite(tmp_path / "suite", standard_cases(N), evaluators=SUITE_EVALUATORS,

@@ -1,0 +1,76 @@
+"""Review L3: a resume with few case runs left builds no more system instances (or worker processes) than it
+can use. Before, the cap on ``workers`` was the suite's whole count of case runs, taken before the run folder was
+read: a resume of the last case of 8 with ``workers=4`` built 4 instances (threads) or started 4 worker processes
+(``isolation: process``), 3 of them for nothing."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import oloproof_nb as op
+from oloproof_nb._run.isolation import ProcessWorkers
+
+#: Counts its instances in a file (a worker process builds its own, so a class attribute would not see them).
+COUNTED = '''import os
+
+
+class Desk:
+    version = "desk"
+
+    def __init__(self):
+        with open(os.environ["L3_BUILT"], "a", encoding="utf-8") as f:
+            f.write("built\\n")
+
+    def run(self, input):
+        return {"steps": [], "answer": "ok", "status": "completed"}
+'''
+
+
+def _interrupted(make_suite: Callable[..., Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                 left: int) -> tuple[Path, Path]:
+    """A suite of 8 cases and its run folder, as a run stopped with ``left`` case runs not recorded; the desk
+    counts the instances built after it in ``built.txt``."""
+    built = tmp_path / "built.txt"
+    monkeypatch.setenv("L3_BUILT", str(built))
+    cases = [{"id": f"c{i}", "input": {"n": i}, "expected": {"answer": "ok"}} for i in range(8)]
+    root = make_suite(cases, system="l3desk:Desk", system_code="", evaluators=[{"type": "answer_matches"}])
+    (root / "l3desk.py").write_text(COUNTED, encoding="utf-8")
+    out = tmp_path / "run"
+    op.run(root, out=out, progress=False)
+    lines = (out / "cases.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    (out / "cases.jsonl").write_text("".join(lines[:8 - left]), encoding="utf-8")
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    manifest.pop("finished_at")
+    (out / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    built.unlink()
+    return root, out
+
+
+@pytest.mark.parametrize("left", [1, 3])
+def test_a_thread_resume_builds_no_more_instances_than_case_runs_left(
+        make_suite: Callable[..., Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, left: int) -> None:
+    root, out = _interrupted(make_suite, tmp_path, monkeypatch, left)
+    run = op.run(root, out=out, progress=False, resume=True, workers=4)
+    assert len(run.cases) == 8
+    assert len((tmp_path / "built.txt").read_text(encoding="utf-8").splitlines()) == left  # before: 4 either way
+
+
+def test_a_process_resume_starts_no_more_workers_than_case_runs_left(
+        make_suite: Callable[..., Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root, out = _interrupted(make_suite, tmp_path, monkeypatch, 1)
+    spawned: list[int] = []
+    spawn = ProcessWorkers._spawn
+
+    def counted(self: ProcessWorkers, failures: int = 0) -> Any:
+        spawned.append(failures)
+        return spawn(self, failures)
+
+    monkeypatch.setattr(ProcessWorkers, "_spawn", counted)
+    run = op.run(root, out=out, progress=False, resume=True, workers=4, isolation="process")
+    assert len(run.cases) == 8
+    assert len(spawned) == 1  # before: 4 worker processes for the 1 case run left
