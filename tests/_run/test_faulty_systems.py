@@ -29,6 +29,9 @@ from _reliability_systems import (
 import oloproof_nb as op
 
 CRITERIA = ["answer_matches", "state_matches", "bystander_untouched"]
+#: Seconds a run of hanging cases may take: their hang is an hour, their timeout 0.5 s; a run that waited for a hang
+#: is caught, while a CI host under load (10-18 s seen for a bound of 10-16.5 s) is not mistaken for one.
+HANG_BOUND_S = 45
 
 
 @pytest.fixture
@@ -131,7 +134,7 @@ def test_a_hanging_case_times_out_and_the_run_goes_on(tmp_path: Path, side_chann
     t0 = time.monotonic()
     run = op.run(root, out=tmp_path / "run", progress=False)
     elapsed = time.monotonic() - t0
-    assert elapsed < 2 * 0.5 + 10, elapsed  # two timeouts plus a generous margin, never the hour of the hang
+    assert elapsed < HANG_BOUND_S, elapsed  # two timeouts and a loaded machine's margin, never the hour of the hang
 
     assert list(run.cases["status"]) == ["completed", "timeout", "completed", "timeout", "completed"]
     errors = run.cases.set_index("case_id")["error"]
@@ -183,7 +186,7 @@ def test_a_hanging_case_with_workers(tmp_path: Path, side_channel: Path) -> None
     root = write_suite(tmp_path / "suite", cases, case_timeout_s=0.5)
     t0 = time.monotonic()
     run = op.run(root, out=tmp_path / "run", workers=2, progress=False)
-    assert time.monotonic() - t0 < 10
+    assert time.monotonic() - t0 < HANG_BOUND_S
     assert list(run.cases["status"]) == ["completed", "completed", "timeout", "completed", "completed", "completed"]
     built, _ = _events(side_channel)
     assert len(built) == 3
@@ -199,7 +202,7 @@ def test_the_cli_exits_promptly_when_every_case_hangs_forever(tmp_path: Path) ->
     proc = run_cli("run", str(root), "--out", str(tmp_path / "run"), "--quiet",
                    env=cli_env(RELSYS_LOG=str(log)), timeout=60)
     elapsed = time.monotonic() - t0
-    assert elapsed < n * timeout + 15, elapsed  # interpreter start-up included; the hang itself is an hour
+    assert elapsed < HANG_BOUND_S, elapsed  # interpreter start-up included; the hang itself is an hour
     assert proc.returncode == 1, proc.stderr
     assert "Traceback" not in proc.stderr
     run = op.load_run(tmp_path / "run")
@@ -244,7 +247,7 @@ def test_a_hanging_replay_times_out_and_the_run_goes_on_a_fresh_instance(tmp_pat
     root = write_suite(tmp_path / "suite", cases, evaluators=[*EVALUATORS, FAULT_EVALUATOR], case_timeout_s=0.5)
     t0 = time.monotonic()
     run = op.run(root, out=tmp_path / "run", progress=False)
-    assert time.monotonic() - t0 < 10
+    assert time.monotonic() - t0 < HANG_BOUND_S
     assert list(run.cases["status"]) == ["completed"] * 3  # the case itself ran; only its replay hung
     verdict, reason = _verdicts(run, "c1")[FAULT_CRITERION]
     assert verdict == "missing" and "timeout" in reason
@@ -265,7 +268,7 @@ def test_the_cli_exits_promptly_when_replays_hang_forever(tmp_path: Path) -> Non
                        case_timeout_s=timeout)
     t0 = time.monotonic()
     proc = run_cli("run", str(root), "--out", str(tmp_path / "run"), "--quiet", timeout=60)
-    assert time.monotonic() - t0 < n * timeout + 15
+    assert time.monotonic() - t0 < HANG_BOUND_S
     assert proc.returncode == 1, proc.stderr
     assert "Traceback" not in proc.stderr
     run = op.load_run(tmp_path / "run")
@@ -356,7 +359,7 @@ def test_a_hanging_replacement_constructor_stops_the_run_instead_of_hanging_it(t
     with pytest.raises(op.OloproofError, match=r"oloproof\.yaml: system: building the system took longer than "
                                                r"case_timeout_s=0\.5"):
         op.run(root, out=tmp_path / "run", progress=False)
-    assert time.monotonic() - t0 < 10
+    assert time.monotonic() - t0 < HANG_BOUND_S
     assert [r["case"]["id"] for r in op.load_run(tmp_path / "run").records] == ["c0", "c1"]
 
 

@@ -111,7 +111,7 @@ def test_a_system_that_can_never_be_built_stops_the_run_in_bounded_time(tmp_path
     with pytest.raises(OloproofError, match=r"oloproof\.yaml: system: building the system took longer than "
                                             r"case_timeout_s=0\.5"):
         op.run(root, out=tmp_path / "run", progress=False, isolation="process")
-    assert time.monotonic() - t0 < 20
+    assert time.monotonic() - t0 < 40  # never the minute of the hang (a loaded CI host: start-ups of many seconds)
     assert not (tmp_path / "run").exists()  # stopped before the run directory was created
     [worker] = _worker_pids(released)
     assert not running(worker)  # ended with the run, not left building for minutes (or an hour)
@@ -128,7 +128,7 @@ def test_a_system_module_that_hangs_at_import_in_a_worker_stops_the_run(tmp_path
     with pytest.raises(OloproofError, match=r"oloproof\.yaml: system: building the system took longer than "
                                             r"case_timeout_s=0\.5"):
         op.run(suite, out=tmp_path / "run", progress=False, isolation="process")
-    assert time.monotonic() - t0 < 20
+    assert time.monotonic() - t0 < 40
     assert not (tmp_path / "run").exists()
 
 
