@@ -16,7 +16,7 @@ noticed (:meth:`ColumnarCopy._same_copy`) and reading from it refused.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +28,7 @@ from .._core.pairs import pack_view
 from .._core.records import CaseRecord, Manifest, PairRow, RunVerdictRow
 from .._run.states import StateReader
 from .._run.store import CASES, MANIFEST, read_manifest, refuse_changed_journal
-from ..errors import OloproofError, RunDirError, describe_exception, warn_at_caller
+from ..errors import OloproofError, RunDirError, describe_exception, quote_value, warn_at_caller
 from . import frames
 from .columnar import (
     CopyWriter,
@@ -244,8 +244,9 @@ class ColumnarCopy:
 
     def _damaged_record(self, start: int = 0) -> tuple[int, str] | None:
         """The first case record whose frame rows cannot be made on their own, looked for from the ``start``-th
-        record in case order (then before it): its line number and why; None when there is none. Only called
-        once a conversion failed; it reads one record at a time."""
+        record in case order (then before it: pairing fails after the last chunk, with every record converted);
+        its line number and why; None when there is none. In a run judged across cases a record's pair view and
+        the source it names are checked too. Only called once a conversion failed; it reads one record at a time."""
         journal, run_scope = self._journal, any(ev.scope == "run" for ev in self._config.evaluators)
         entries = list(journal.case_index().items())
         for (case_id, epoch), (_, line) in entries[start:] + entries[:start]:
@@ -257,6 +258,7 @@ class ColumnarCopy:
                     to_arrow(FRAMES[name], items, refs)
                 if run_scope:
                     pack_view(record)
+                    _paired_by(record["case"])
             except OloproofError:
                 raise
             except _SHAPE_ERRORS as exc:
@@ -314,6 +316,15 @@ def _of_the_run(chunks: Iterator[Chunk], directory: Path, run_id: str, epochs: i
                                   f"{writer}, not run {run_id} that manifest.json names (files of two runs in one "
                                   "folder?); the run directory is damaged")
         yield chunk
+
+
+def _paired_by(case: Mapping[str, Any]) -> None:
+    """Raise :class:`TypeError` when a case's ``source_id`` is neither text nor null: pairing looks a derived case's
+    source up by it after the last chunk, where a list there stopped the conversion with "unhashable type", an
+    internal error, where any other damage names the record's line."""
+    source_id = case.get("source_id")
+    if source_id is not None and type(source_id) is not str:
+        raise TypeError(f"source_id {quote_value(source_id)} is not text")
 
 
 def _counted(chunks: Iterator[Chunk], done: list[int]) -> Iterator[Chunk]:
