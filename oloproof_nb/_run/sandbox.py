@@ -53,22 +53,39 @@ def failure_reason(exc: BaseException) -> str:
     ConnectionRefusedError: …``: a service the sandbox needs is down, not the agent's doing)."""
     if isinstance(exc, (CaseTimeout, SystemContractError)):  # their messages say what happened
         return str(exc)
-    step = getattr(exc, _STEP, None)
-    lead = step_raised(step) if isinstance(step, str) else ""
+    step = _noted_step(exc)
+    lead = "" if step is None else step_raised(step)
     if isinstance(exc, SystemRaised):  # an exception of the system's that refused to be marked in place
         return lead + describe_exception(exc.error)
     return lead + describe_exception(exc)
 
 
 def _note_step(exc: BaseException, step: str | None) -> None:
-    """Note on ``exc`` (the system's, marked) which of its methods raised it; an exception that refuses it stays
-    as it is (its reason then names the exception alone)."""
-    if step is None:
-        return
+    """Note on ``exc`` (the system's, marked) which of its methods raised it (None: ``run()`` or ``replay()``),
+    beside the mark of this raise (:func:`~.timeouts.system_traceback`); an exception that refuses it stays as it
+    is (its reason then names the exception alone).
+
+    Noted even when None, and read only beside the same mark (:func:`_noted_step`): one exception object the
+    system raises again (a stored ``ConnectionError`` raised by ``reset()`` in one case and by ``run()`` in the
+    next, or by a factory) kept the note of its first raise, and the agent's error read ``reset() raised …``."""
     try:
-        setattr(exc, _STEP, step)
+        setattr(exc, _STEP, (step, system_traceback(exc)))
     except BaseException:  # noqa: BLE001 - a class that refuses attributes: its reason names no step
         pass
+
+
+def _noted_step(exc: BaseException) -> str | None:
+    """The method :func:`_note_step` noted on ``exc`` for the raise that marked it last, else None. Read from the
+    exception's own ``__dict__``: a class whose ``__getattr__`` answers any name (a payload's ``KeyError``) is
+    never asked, as the reason of every case run it raised in is made from it (asked, it stopped the run)."""
+    try:
+        noted = vars(exc).get(_STEP)
+    except BaseException:  # noqa: BLE001 - an object without a readable __dict__ was never noted
+        return None
+    if not (isinstance(noted, tuple) and len(noted) == 2 and isinstance(noted[0], str)):
+        return None
+    mark = system_traceback(exc)
+    return noted[0] if mark is not None and noted[1] is mark else None
 
 
 def to_trajectory(value: Any, what: str) -> Trajectory:

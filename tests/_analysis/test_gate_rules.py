@@ -533,3 +533,27 @@ def test_a_criterion_the_stored_release_gates_and_no_check_judges_blocks(tmp_pat
     capsys.readouterr()
     assert main(["gate", str(run.directory)]) == 1
     assert "answer_matches" in capsys.readouterr().out
+
+
+def test_gate_keywords_keep_the_stored_criterion_no_check_judges_as_a_no_evidence_row(tmp_path: Path) -> None:
+    """Review F59: ``op.gate(run, confidence=0.9)`` (or ``criteria=`` naming another criterion) on such a run was
+    refused, naming the stored criterion as the caller's (``criteria.answer_matches: no such criterion in the
+    run``), where ``op.gate(run)`` BLOCKs on it; a name the keywords add is still refused."""
+    import dataclasses
+
+    cases = answer_cases([True] * 20, [f"k{i}" for i in range(20)])
+    untouched = {"type": "state_unchanged", "criterion": "untouched", "paths": ["orders.ord-999"]}
+    folder = write_suite(tmp_path, cases, [{"type": "answer_matches"}, untouched],
+                         {"criteria": {"answer_matches": 0.5, "untouched": 0.5}})
+    suite = op.load_suite(folder)
+    narrowed = suite.config.model_copy(update={"evaluators": [ev for ev in suite.config.evaluators
+                                                              if ev.type == "state_unchanged"]})
+    run = op.run(dataclasses.replace(suite, config=narrowed), out=folder / "runs" / "r", progress=False)
+    for keywords in ({"confidence": 0.9}, {"criteria": {"untouched": 0.6}}):
+        g = op.gate(run, **keywords)
+        rows = g.table.set_index("criterion")
+        assert rows.loc["answer_matches", "verdict"] == "INSUFFICIENT_EVIDENCE"
+        assert rows.loc["answer_matches", "reason"].startswith("no_evidence; no check of run")
+        assert (g.verdict, rows.loc["untouched", "verdict"]) == ("BLOCK", "PASS")
+    with pytest.raises(op.ConfigError, match=r"criteria\.other: no such criterion in the run"):
+        op.gate(run, criteria={"other": 0.5})
