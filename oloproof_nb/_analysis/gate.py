@@ -69,8 +69,8 @@ from .gate_drift import drift_sentences, release_now, release_unreadable, warn_r
 from .gate_findings import by_criterion, late_findings, with_findings, zero_thresholds
 from .gate_reasons import all_pass_note, content_unchecked, missing_why
 from .gate_settings import APPROXIMATE_NOT_ALLOWED, ReleaseLike, approximate_reason, weaker_settings
-from .inspect_log import is_inspect_run, task_criteria, unrun_samples
-from .inspect_settings import split_hint
+from .inspect_log import added_scores, is_inspect_run, task_criteria, unrun_samples
+from .inspect_settings import added_hint, split_hint
 from .reduce import REPEATED_NOTE, ReducedSums, epoch_counts, reduced_sums, repeated_rows
 from .run import Run, as_run
 from .validity import broken_copies, checked_transforms, unscored_copies
@@ -431,6 +431,8 @@ def resolve_release(run: Run, release: ReleaseLike | None, *, criteria: dict[str
     unknown = [name for name in named if name not in run.criteria]
     if unknown:
         hint = f" ({split_hint(unknown[0])})" if unknown[0] in task_criteria(run) else ""
+        if unknown[0] in added_scores(run):  # scores a person added after the eval (warned when the log was read)
+            hint = f" ({added_hint(unknown[0])})"
         raise ConfigError(file, format_loc(("criteria", unknown[0])),
                           f"no such criterion in the run{hint}; its criteria: {', '.join(run.criteria) or '(none)'}")
     check_reductions(cfg, run.epochs, file, run.run_id)

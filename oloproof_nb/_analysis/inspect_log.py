@@ -34,6 +34,9 @@ apply:
   criterion per task, ``<task>/<name>`` (``bulk/match``, ``small/match``; ``bulk/checks/correct`` for a key named
   ``checks/correct``), each with its task's scorer options; a name only one task's samples have keeps it
   (:meth:`Reader._split_by_task`). Pooled, 0 of 10 in one task beside 300 of 300 in another passed at 0.9.
+  A score under a name no scorer of the eval gave (not in the header's ``eval.scorers``, and no ``score`` event of
+  the sample names it, as one its solver set does) was added by hand after the eval (``edit_score``): warned, and no
+  criterion (:func:`added_scores`; a release naming it is refused).
 - ``cluster``: the value of a metadata key (``cluster="topic"``; the dataset's value, else the log's, and
   an error when a sample's epochs disagree), or each sample its own cluster (its epochs share it, so a
   log with epochs is clustered).
@@ -97,7 +100,7 @@ from .inspect_settings import (
 from .journal import Journal
 from .run import Run
 
-__all__ = ["from_inspect", "is_inspect_run", "unrun_samples", "task_criteria",
+__all__ = ["from_inspect", "is_inspect_run", "unrun_samples", "task_criteria", "added_scores",
            "InspectScorer", "INSPECT_EXTRA", "DEFAULT_SLICES", "PassThreshold"]
 
 R = TypeVar("R", bound=Run)
@@ -292,6 +295,13 @@ def task_criteria(run: Run) -> dict[str, list[str]]:
     return {str(name): [str(c) for c in named] for name, named in (split or {}).items()}
 
 
+def added_scores(run: Run) -> list[str]:
+    """The names under which a person added scores to ``run``'s Inspect AI logs after the eval, which no scorer of the
+    eval gave (no criteria: :func:`~.inspect_settings.added_hint`); empty for a run of other logs."""
+    added = run.manifest.suite_config.config.get("inspect_added") if is_inspect_run(run) else None
+    return [str(name) for name in added or []]
+
+
 def _why(exc: BaseException) -> str:
     """Why Inspect could not read a log, in one line: its own reason (the first line of its message, and of the
     cause it keeps the reason in, by :func:`~oloproof_nb.errors.describe_exception`), and a pydantic validation
@@ -444,6 +454,7 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
         created.append(start)
         declared_scorers = list(getattr(spec, "scorers", None) or [])
         declared = scorer_names([str(scorer.name) for scorer in declared_scorers])
+        reader.declared[file] = set(declared)
         for name in declared:
             reader.criteria.setdefault(name, None)
         for name, scorer in zip(declared, declared_scorers, strict=True):
@@ -499,6 +510,7 @@ def from_inspect(path: str | Path, *, cluster: str | None = None, state_key: str
         "finished_at": max(f for f in finished if f is not None) if finished and all(finished) else None,
         "suite_config": StoredSuite(root=None, config={"name": config.name, "inspect_logs": [str(f) for f in files],
                                                       **({"inspect_unrun": unrun} if unrun else {}),
+                                                      **({"inspect_added": list(reader.added)} if reader.added else {}),
                                                       **({"inspect_tasks": {name: list(named.values()) for name, named
                                                                             in reader.split.items()}}
                                                          if reader.split else {})},

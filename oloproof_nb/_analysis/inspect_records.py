@@ -21,7 +21,7 @@ from .._core.canonical import digest, iso
 from .._core.records import ENDED, ENV_SCHEMA, CaseRecord
 from .._core.scoremap import ScoreMap, on_default_scale, score_verdict
 from ..errors import OloproofError, quote
-from .inspect_settings import criterion_names, plain_json, split_hint
+from .inspect_settings import added_hint, criterion_names, plain_json, split_hint
 
 __all__ = ["sample_digest", "dataset_sample"]
 
@@ -207,6 +207,12 @@ class Reader:
         #: per scorer: the scores a person changed after the eval (``edit_score``), each (sample id, epoch, the scorer's
         #: value, the value now, who, why), :meth:`edit_findings`
         self.edited: dict[str, list[tuple[str, int, Any, Any, str, str]]] = {}
+        #: per log file: the names its eval's scorers score under (its header's ``eval.scorers``, named as
+        #: :func:`~.inspect_settings.scorer_names` names them; empty: the header declares none)
+        self.declared: dict[Path, set[str]] = {}
+        #: per name no scorer of the eval gave: the scores a person added under it after the eval (``edit_score``),
+        #: each (sample id, epoch, the value now, who, why), left out of the criteria (:meth:`edit_findings`)
+        self.added: dict[str, list[tuple[str, int, Any, str, str]]] = {}
 
     def record(self, file: Path, index: int, sample: Any, run_id: str, model: str, created: str) -> CaseRecord:
         cid, epoch = str(sample.id), int(getattr(sample, "epoch", 1) or 1)
@@ -245,8 +251,16 @@ class Reader:
             output = getattr(sample, "output", None)
             traj = {"steps": _steps(sample.messages or []), "answer": output.completion if output else None,
                     "status": status if status in ("completed", "failed") else "failed", "input": case["input"]}
-        self.scores[index] = [(name, score.value) for name, score in (sample.scores or {}).items()]
+        given = _eval_scores(sample, self.declared.get(file, set()))
+        scores = {}
         for name, score in (sample.scores or {}).items():
+            if given is not None and name not in given:  # no scorer of the eval gave it: made by hand, no criterion
+                self.added.setdefault(name, []).append((cid, epoch, getattr(score, "value", None),
+                                                        *_last_change(list(getattr(score, "history", None) or []))))
+            else:
+                scores[name] = score
+        self.scores[index] = [(name, score.value) for name, score in scores.items()]
+        for name, score in scores.items():
             edit = _edit_of(score)
             if edit is not None:
                 self.edited.setdefault(name, []).append((cid, epoch, *edit))
@@ -387,6 +401,8 @@ class Reader:
             hint = (f" (scorer {name!r} gives dict scores: its criteria are {', '.join(keys)})" if keys else "")
             if name in self.split:
                 hint = f" ({split_hint(name)})"
+            elif name in self.added:
+                hint = f" ({added_hint(name)})"
             there = ", ".join(self.criteria) or "(none: no scorer scored a sample)"
             raise OloproofError(f"pass_threshold[{name!r}]={threshold:g}: these logs have no criterion {name!r}"
                                 f"{hint}; their criteria: {there}")
@@ -499,8 +515,18 @@ class Reader:
         """One finding per scorer some of whose scores a person changed after the eval (Inspect's ``edit_score``,
         kept in each score's ``history`` with who and why): the verdicts are of the values now, which are no longer
         the scorer's. Three failing scores edited from ``I`` to ``C`` ("close enough") turned a BLOCK into a PASS (30
-        of 30, exit 0) without a word, where the log shows the edits to whoever opens it (review R55)."""
+        of 30, exit 0) without a word, where the log shows the edits to whoever opens it (review R55). And one per name
+        under which a person added scores no scorer of the eval gave (:func:`_eval_scores`), left out of the criteria:
+        a verdict made by hand, gated 30 of 30 (PASS) as a criterion of its own without a word (review R59)."""
         found = []
+        for name, added in self.added.items():
+            cid, epoch, now, who, why = added[0]
+            by = f"by {quote(who, 40)}" if who else "by an edit that names no author (no provenance)"
+            found.append(f"{path}: {len(added)} score(s) under {name!r}, a name no scorer of the eval gave, were added "
+                         f"by hand after the eval (Inspect's edit_score), the first sample {cid!r} epoch {epoch} as "
+                         f"{quote(now, 40)} {by}{why}: a verdict made by hand is no criterion, so they are left out "
+                         f"(a release or pass_threshold naming {name!r} is refused); to judge the samples on it, score "
+                         "them with a scorer (inspect score)")
         for scorer, edits in self.edited.items():
             cid, epoch, was, now, who, why = edits[0]
             by = f"by {quote(who, 40)}" if who else "by an edit that names no author (no provenance)"
@@ -560,11 +586,41 @@ def _edit_of(score: Any) -> tuple[Any, Any, str, str] | None:
     now = getattr(score, "value", None)
     if original == now:
         return None
-    changes = [h for h in (history if added else history[1:])
-               if not (isinstance(h.value, str) and h.value == "UNCHANGED")]
+    return (original, now, *_last_change(history if added else history[1:]))
+
+
+def _last_change(edits: list[Any]) -> tuple[str, str]:
+    """Who made the last of ``edits`` (a score's ``history`` entries that are edits) that changed the value
+    (``""``: it names nobody, or none did) and why (`` ("reason")`` or ``""``)."""
+    changes = [h for h in edits if not (isinstance(h.value, str) and h.value == "UNCHANGED")]
     last: Any = getattr(changes[-1], "provenance", None) if changes else None
     why = f" ({quote(last.reason, 60)})" if getattr(last, "reason", None) else ""
-    return original, now, str(getattr(last, "author", "") or ""), why
+    return str(getattr(last, "author", "") or ""), why
+
+
+def _eval_scores(sample: Any, declared: set[str]) -> set[str] | None:
+    """The names the eval scored ``sample`` under: its scorers' (``declared``, the log header's ``eval.scorers``)
+    and those of the scores its solver set (``state.scores``), each recorded as a ``score`` event naming it when the
+    eval scored the sample; None when the sample's events cannot say (it kept none, or a score event names no
+    scorer).
+
+    A score under another name was added after the eval by ``edit_score``, which records a ``score_edit`` event,
+    never a ``score`` event. Its history cannot tell it: added with a metadata dict and edited again after (an
+    explanation), it reads as a scorer's score kept by ``edit_score`` and never changed, and a criterion made by
+    hand was gated (30 of 30, PASS) without a word; added as ``I`` then edited to ``C``, it read as changed "from
+    'I' to 'C'", an ``I`` no scorer gave (review R59).
+    """
+    events = list(getattr(sample, "events", None) or [])
+    if not events:
+        return None
+    given = set(declared)
+    for event in events:
+        if getattr(event, "event", None) == "score":
+            scorer = getattr(event, "scorer", None)
+            if not scorer:
+                return None
+            given.add(str(scorer))
+    return given
 
 
 def _row(criterion: str, verdict: str, reason: str) -> Any:

@@ -23,8 +23,8 @@ from .._core.paths import flatten
 from .._core.scoremap import ScoreMap
 from ..errors import OloproofError, clip
 
-__all__ = ["criterion_names", "scorer_names", "split_hint", "agent_settings", "task_settings", "epoch_settings",
-           "check_retuned"]
+__all__ = ["criterion_names", "scorer_names", "split_hint", "added_hint", "agent_settings", "task_settings",
+           "epoch_settings", "check_retuned"]
 
 
 def plain_json(value: Any) -> Any:
@@ -292,6 +292,17 @@ def split_hint(name: str) -> str:
     "the samples of several tasks are scored under 'match': a criterion per task, named <task>/match"
     """
     return f"the samples of several tasks are scored under {name!r}: a criterion per task, named <task>/{name}"
+
+
+def added_hint(name: str) -> str:
+    """Why ``name``, under which a person added scores after the eval, is no criterion: no scorer gave them.
+
+    Examples
+    --------
+    >>> added_hint("review")
+    "no scorer of the eval gave a score under 'review': a verdict made by hand is no criterion"
+    """
+    return f"no scorer of the eval gave a score under {name!r}: a verdict made by hand is no criterion"
 
 
 def score_reading(score_map: ScoreMap | None, pass_threshold: float | None) -> str:

@@ -235,11 +235,18 @@ def test_the_edit_named_is_the_one_that_gave_the_value_now(logs: Path) -> None:
 
 
 def test_a_score_added_by_hand_is_said(logs: Path) -> None:
-    """``edit_score`` of a scorer the sample had no score of adds one: no scorer gave it."""
-    said, _ = _edit_warnings(made(logs / "added"))
+    """``edit_score`` of a scorer the sample had no score of adds one: no scorer gave it, so it is said as added,
+    and is no criterion (review R59)."""
+    import oloproof_nb as op
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        run = op.from_inspect(made(logs / "added"))
+    said = [str(w.message) for w in caught if "by hand" in str(w.message)]
     assert len(said) == 1
-    assert "1 score(s) of scorer 'review'" in said[0]
-    assert "sample 'p3' epoch 1 from None to 'C' by 'dev' ('second look')" in said[0]
+    assert "1 score(s) under 'review', a name no scorer of the eval gave, were added by hand" in said[0]
+    assert "sample 'p3' epoch 1 as 'C' by 'dev' ('second look')" in said[0]
+    assert "review" not in set(run.verdicts.criterion)
 
 
 def test_an_edit_names_its_epoch(logs: Path) -> None:

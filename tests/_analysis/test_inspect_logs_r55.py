@@ -265,9 +265,18 @@ def test_unsigned_inspect_edits_that_turn_fails_into_passes_are_said(logs: Path)
 
 
 def test_a_score_added_by_an_unsigned_inspect_edit_is_said(logs: Path) -> None:
-    said, _ = _edit_warnings(logs / "added")
+    """``review`` is no scorer of the eval: said as added by hand, and no criterion (review R59)."""
+    import oloproof_nb as op
+
+    made(logs / "added")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        run = op.from_inspect(logs / "added")
+    said = [str(w.message) for w in caught if "by hand" in str(w.message)]
     assert len(said) == 1, said
-    assert "1 score(s) of scorer 'review'" in said[0] and "sample 'p3' epoch 1 from None to 'C'" in said[0]
+    assert "1 score(s) under 'review', a name no scorer of the eval gave, were added by hand" in said[0]
+    assert "the first sample 'p3' epoch 1 as 'C'" in said[0]
+    assert set(run.verdicts.criterion) == {"graded"}
 
 
 def test_an_unsigned_inspect_edit_put_back_is_not_said(logs: Path) -> None:

@@ -64,3 +64,30 @@ def test_the_scorers_own_score_edited_and_put_back_by_unsigned_inspect_edits_is_
     scorer's, nothing to say; edited to C alone: from I to C."""
     assert _edit_of(_edited("graded", "CI")) is None
     assert _edit_of(_edited("graded", "C")) == ("I", "C", "", "")
+
+
+# -- review R59: which names the eval scored a sample under --------------------------------------------------------
+def _score_event(scorer: str | None) -> SimpleNamespace:
+    return SimpleNamespace(event="score", scorer=scorer)
+
+
+def test_the_names_an_inspect_eval_scored_under_are_its_scorers_and_its_score_events() -> None:
+    """By hand: ``graded`` declared; the solver's ``self_check`` has a score event; ``review`` has only a
+    ``score_edit`` event (edit_score's): the eval's names are graded and self_check, not review."""
+    from oloproof_nb._analysis.inspect_records import _eval_scores
+
+    sample = SimpleNamespace(events=[SimpleNamespace(event="sample_init"), _score_event("graded"),
+                                     _score_event("self_check"), SimpleNamespace(event="score_edit")])
+    assert _eval_scores(sample, {"graded"}) == {"graded", "self_check"}
+    # a sample that raised before it was scored: its scorers' names, no other
+    assert _eval_scores(SimpleNamespace(events=[SimpleNamespace(event="sample_init")]), {"graded"}) == {"graded"}
+
+
+def test_inspect_events_that_cannot_say_which_scores_the_eval_gave_leave_it_unknown() -> None:
+    """No events kept, or a score event naming no scorer (an older Inspect's): None, so a solver's score under an
+    undeclared name is not taken for one added by hand (the history decides, as before)."""
+    from oloproof_nb._analysis.inspect_records import _eval_scores
+
+    assert _eval_scores(SimpleNamespace(events=[]), {"graded"}) is None
+    assert _eval_scores(SimpleNamespace(), {"graded"}) is None
+    assert _eval_scores(SimpleNamespace(events=[_score_event("graded"), _score_event(None)]), {"graded"}) is None
