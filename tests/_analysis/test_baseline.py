@@ -417,7 +417,8 @@ def test_a_baseline_whose_sandbox_failed_on_some_cases_is_refused(make_suite, tm
     assert failed.run.cases.set_index("case_id")["status"].to_dict() == {
         "c0": "completed", "c1": "completed", "c2": "completed", "c3": "completed", "c4": "error", "c5": "error"}
     with pytest.raises(op.OloproofError, match=r"failed: 2 of the baseline's 6 case runs ended in error \(the first, "
-                                               r"case 'c4': ConnectionError: sandbox database unavailable\)"):
+                                               r"case 'c4': reset\(\) raised ConnectionError: sandbox database "
+                                               r"unavailable\)"):
         op.gate(run, baseline=failed)
     from _reliability_systems import one_error_line, run_cli
 
