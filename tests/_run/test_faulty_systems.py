@@ -445,18 +445,20 @@ def test_a_helper_process_the_system_leaves_does_not_delay_the_exit(tmp_path: Pa
     from _reliability_systems import cli_command
 
     release = tmp_path / "release"
-    timings = {}
+    timings: dict[str, list[float]] = {"ok": [], "fork_helper": []}
     try:
-        for how in ("ok", "fork_helper"):
-            root = write_suite(tmp_path / how, [make_case(f"c{i}", op=how if i == 1 else "ok") for i in range(3)])
+        # twice each, alternating, the faster of each kept: one run under a loaded CI host took 3.2 s longer alone
+        for attempt, how in enumerate(["ok", "fork_helper"] * 2):
+            root = write_suite(tmp_path / f"{how}{attempt}",
+                               [make_case(f"c{i}", op=how if i == 1 else "ok") for i in range(3)])
             t0 = time.monotonic()  # output to no pipe: the helper holds those it inherited open (as a | tee would)
             done = subprocess.run(cli_command("run", str(root), "--quiet"), env=cli_env(RELSYS_RELEASE=str(release)),
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120, check=False)
-            timings[how] = time.monotonic() - t0
+            timings[how].append(time.monotonic() - t0)
             assert done.returncode in (0, 1)
     finally:
         release.write_text("done", encoding="utf-8")
-    assert timings["fork_helper"] < timings["ok"] + 3.0, timings  # the wait was 5 s
+    assert min(timings["fork_helper"]) < min(timings["ok"]) + 3.0, timings  # the wait was 5 s
 
 
 # -- what a system returns runs its code when it is read ------------------------------------------------------
