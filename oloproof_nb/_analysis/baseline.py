@@ -123,13 +123,19 @@ def check_baseline(run: Run, baseline: Baseline | Run, run_whole: bool = True) -
     passed, though nothing was measured: with half its cases in error, a ``state_matches`` every case of which the idle
     agent passes read 0.5, below the threshold, and the red flag was gone (review R23); refused too.
     A baseline one of whose frames was set in the session (``idle.verdicts = frame``: :attr:`~.run.Run.replaced`)
-    gives the rates of that frame: refused too.
+    gives the rates of that frame: refused too, as is one whose manifest was edited in place
+    (:attr:`~.run.Run.manifest_edits`: its ``n_cases``, ``finished_at`` or ``system_version`` are what is checked).
     ``run_whole`` False (the run did not finish, or lost records: the gate says BLOCK for it anyway): its cases
     need only be among the baseline's.
     """
     idle = baseline.run if isinstance(baseline, Baseline) else baseline
     if not isinstance(idle, Run):
         raise OloproofError(f"baseline: give op.baseline(suite), its run or its folder, got {type(baseline).__name__}")
+    if idle.manifest_edits:  # what is checked next reads it: a real run given system_version "noop" was taken
+        names = ", ".join(f"run.{name}" for name in idle.manifest_edits)
+        raise OloproofError(f"{idle.directory}: the baseline's {names} was edited in this session, so it is not the "
+                            "do-nothing run its folder holds; give the baseline as it was made (its folder, "
+                            "baselines/<run_id>)")
     check_baseline_config(run, idle)
     if idle.replaced:  # its rates would be of that frame: the idle agent's 6 of 6 dropped read passes_when_idle False
         names = ", ".join(f"run.{name}" for name in idle.replaced)

@@ -85,7 +85,8 @@ NO_CRITERIA = "no_criteria: nothing was gated"
 OUTCOME_WAITING = "outcome_waiting"
 #: What ``Gate.reason`` starts with when the run tried each case fewer times than its oloproof.yaml's ``epochs``.
 FEWER_EPOCHS = "fewer_epochs"
-#: What ``Gate.reason`` starts with when a frame of the run was set in the session (``run.verdicts = frame``).
+#: What ``Gate.reason`` starts with when a frame of the run was set in the session (``run.verdicts = frame``), or its
+#: manifest edited in place (``run.manifest.n_cases = …``).
 EDITED = "edited_frames"
 
 
@@ -96,7 +97,10 @@ def no_decision(run: Run) -> str:
     ``cases.jsonl`` lost records (a truncated copy, an edited artifact) would be judged on the records
     left. A Run one of whose frames was set in the session (``run.verdicts = frame``: :attr:`Run.replaced`,
     ``edited_frames``) is gated on that frame, which the run folder does not hold: failing rows dropped in a
-    notebook PASSed there while ``oloproof gate`` of the same folder BLOCKed (review R56). A pooled run needs every
+    notebook PASSed there while ``oloproof gate`` of the same folder BLOCKed (review R56); so is one whose manifest
+    was edited in place (:attr:`Run.manifest_edits`: a ``finished_at`` given to an unfinished run, a ``n_cases``
+    lowered to the records a truncated journal holds, an ``inspect_logs`` key that skips the count, a system version
+    or fingerprint made a pooled run's, ``epochs``: each PASSed, review R60). A pooled run needs every
     one of its runs whole, and made by one system (``mixed_systems``: its runs' ``version``, code fingerprint or
     settings fingerprint differ, or none records a code fingerprint): pooled with runs of the version before it, a
     regressed agent's rows were outnumbered and the pool passed; and all of them runs of the same cases
@@ -107,6 +111,11 @@ def no_decision(run: Run) -> str:
         names = ", ".join(f"run.{name}" for name in run.replaced)
         return (f"{EDITED}: {names} set in this session (run.{run.replaced[0]} = …), so the table is of that frame, "
                 "not of the run's records, and has no release decision; load the run again (op.load_run) for its own")
+    edits = run.manifest_edits
+    if edits:  # what the checks below read: an unfinished run given a finished_at PASSed (review R60)
+        names = ", ".join(f"run.{name}" for name in edits)
+        return (f"{EDITED}: {names} edited in this session, so the table is of a run that is not the one its folder "
+                "holds, and has no release decision; load the run again (op.load_run) for its own")
     idle = [r.run_id for r in run.runs if r.manifest.system_version == NOOP_VERSION]
     if idle:  # its passes are the checks' own: pooled with the agent's runs it raised their rate
         return (f"noop_baseline: run {idle[0]} is the do-nothing baseline (system {NOOP_VERSION}): it measures "

@@ -91,7 +91,8 @@ class Run(ColumnarCopy):
     directory : Path
         The run directory (a pooled run: its first run's).
     manifest : Manifest
-        Its ``manifest.json`` (a pooled run: its first run's).
+        Its ``manifest.json`` (a pooled run: its first run's), the Run's own object: an edit of it in place makes its
+        gate no release decision (``edited_frames``, as :attr:`replaced`), and it cannot be set.
     config : SuiteConfig
         The suite configuration the run used (a copy each read, as ``release`` and ``labels``: none can be set).
     release : ReleaseConfig or None
@@ -113,6 +114,9 @@ class Run(ColumnarCopy):
     replaced : tuple of str
         The frames set on this Run in the session (``run.verdicts = frame``; pooled: on it or on one of its runs):
         computed on, but never a release decision (the gate's reason is ``edited_frames``).
+    manifest_edits : tuple of str
+        The fields of ``manifest`` edited in place in this session (pooled: of its runs' too): no release decision
+        either (``edited_frames``).
     cases, steps, snapshots, changes, verdicts, comparisons, replays, pairs, receipts : pandas.DataFrame
         The run's frames, one row per case, step, recorded state, changed leaf, case × criterion, compared
         path, fault replay, metamorphic pair and outcome receipt; each attribute's docstring lists its
@@ -123,17 +127,15 @@ class Run(ColumnarCopy):
                  journal: Journal | None = None) -> None:
         directory = Path(directory).absolute()  # read lazily: a notebook's os.chdir must not change the run read
         self.directory = directory
-        self.manifest = manifest
+        # the labels the Run judges by are not the manifest's own lists (relabeled there in place, the gate judged
+        # the relation on those labels and PASSed: review F58), and the manifest, given itself, is watched for an
+        # edit in place (review R60, see manifest_edits)
+        self._take_manifest(manifest)
         stored = manifest.suite_config
         # read-only, as the run stored them (see release): the gate reads its evidence from them
         self._config: SuiteConfig = config if config is not None else parse_suite_config(stored.config,
                                                                                           directory / MANIFEST)
         self._release: ReleaseConfig | None = release_from_manifest(stored.release)
-        # not the manifest's own lists (run.manifest is writable): relabeled there in place, the gate judged the
-        # relation on those labels and PASSed (review F58). Copied judgement by judgement: each one's case_id and
-        # valid, all that decides a copy, are text and a bool (StoredSuite checks them)
-        self._labels: dict[str, list[dict[str, Any]]] = {name: [dict(judgement) for judgement in judgements]
-                                                         for name, judgements in stored.labels.items()}
         self.suite_root = Path(stored.root) if stored.root else None
         self._states = StateReader(directory)
         self._journal = journal if journal is not None else Journal(directory, self._states, self._same_copy)
@@ -253,6 +255,34 @@ class Run(ColumnarCopy):
                                    "refresh the pooled run itself (write_columnar)")
 
     # -- identity ---------------------------------------------------------------------------
+    @property
+    def manifest(self) -> Manifest:
+        """The run's ``manifest.json`` as read (a pooled run: its first run's): the Run's own object, not a copy (it is
+        12 MB at 100,000 cases). An edit of it in place (``run.manifest.finished_at = …``, ``.n_cases``, ``.epochs``,
+        ``.system_version``, ``.suite_config.vacuous``, …) is what the gate, :func:`~.compare.compare` and a baseline
+        read, so it makes the run no release decision (:attr:`manifest_edits`, the gate's ``edited_frames``), as a
+        frame set in the session does; it cannot be set."""
+        return self._manifest
+
+    @manifest.setter
+    def manifest(self, value: Manifest) -> None:
+        raise OloproofError("run.manifest is the manifest.json the run was made with, as read; load the run again "
+                            "(op.load_run) for the folder's own")
+
+    @property
+    def manifest_edits(self) -> tuple[str, ...]:
+        """The fields of :attr:`manifest` edited in place in this session, each as the attribute edited:
+        ``run.manifest.n_cases = 40`` gives ``("manifest.n_cases",)``, one of ``suite_config``
+        ``"manifest.suite_config.vacuous"``; in the manifest's order, empty for none. A pooled run's are its runs'
+        (its own manifest is its first run's), ``"runs[1].manifest.system_version"``. Like :attr:`replaced`, they
+        make its gate no release decision (``edited_frames``, :func:`~.gate.no_decision`): an unfinished run given
+        a ``finished_at``, or a run that lost records a smaller ``n_cases``, PASSed in a notebook where
+        ``oloproof gate`` of the folder BLOCKs (review R60)."""
+        if self._members is None:
+            return tuple(f"manifest.{name}" for name in self._manifest_edits())
+        return tuple(f"runs[{i}].manifest.{name}" for i, member in enumerate(self._members)
+                     for name in member._manifest_edits())
+
     @property
     def release(self) -> ReleaseConfig | None:
         """The suite's release.yaml as the run stored it when it started (None: it had none): a copy of it each

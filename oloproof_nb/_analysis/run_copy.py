@@ -25,7 +25,7 @@ import pyarrow as pa
 
 from .._config.suite_config import SuiteConfig
 from .._core.pairs import pack_view
-from .._core.records import CaseRecord, Manifest, PairRow, RunVerdictRow
+from .._core.records import CaseRecord, Manifest, PairRow, RunVerdictRow, StoredSuite
 from .._run.states import StateReader
 from .._run.store import CASES, MANIFEST, read_manifest, refuse_changed_journal
 from ..errors import OloproofError, RunDirError, describe_exception, quote_value, warn_at_caller
@@ -75,7 +75,8 @@ class ColumnarCopy:
     """
 
     directory: Path
-    manifest: Manifest
+    _manifest: Manifest  # Run.manifest gives it, itself (see _take_manifest)
+    _as_read: Manifest  # a copy of it as it was read, its labels left out (see _take_manifest)
     _config: SuiteConfig  # the run's (Run.config gives a copy each read)
     _labels: dict[str, list[dict[str, Any]]]
     _states: StateReader
@@ -88,9 +89,42 @@ class ColumnarCopy:
     _frames: dict[str, pd.DataFrame]
     _replaced: set[str]
 
-    if TYPE_CHECKING:  # the Run's (a cached property)
+    if TYPE_CHECKING:  # the Run's (a cached property, and the manifest it holds)
         @property
         def unscored_ids(self) -> frozenset[str]: ...
+
+        @property
+        def manifest(self) -> Manifest: ...
+
+    def _take_manifest(self, manifest: Manifest) -> None:
+        """Hold ``manifest`` as the run's (``run.manifest`` gives this very object: a copy each read would be 12 MB at
+        100,000 cases), with what tells an edit in place of it (:meth:`_manifest_edits`): a copy of it as read, but
+        for its validity labels, and the Run's own copy of those (:attr:`_labels`, what the Run judges by; each
+        judgement copied, its ``case_id`` and ``valid``, all that decides a copy, are text and a bool)."""
+        self._manifest = manifest
+        stored = manifest.suite_config
+        self._labels = {name: [dict(judgement) for judgement in judgements]
+                        for name, judgements in stored.labels.items()}
+        unlabeled = manifest.model_copy(update={"suite_config": stored.model_copy(update={"labels": {}})})
+        self._as_read = unlabeled.model_copy(deep=True)  # the labels, the bulk of a large manifest, are not copied
+
+    def _manifest_edits(self) -> list[str]:
+        """The fields of the manifest this Run holds that differ from it as read (:meth:`_take_manifest`): edited in
+        place in this session (``run.manifest.n_cases = …``), in the manifest's order, ``suite_config``'s as
+        ``suite_config.vacuous``; empty for none. Each is compared by value (its labels, 50,000 at 100,000 cases,
+        in a few milliseconds), so a value put back is no edit."""
+        now, was = self._manifest, self._as_read
+        edits: list[str] = []
+        for name in Manifest.model_fields:
+            if name != "suite_config":
+                edits += [name] if getattr(now, name, None) != getattr(was, name) else []
+            elif not isinstance(now.suite_config, StoredSuite):  # set to something else (pydantic does not check)
+                edits.append(name)
+            else:
+                stored, kept = now.suite_config, was.suite_config
+                edits += [f"{name}.{part}" for part in StoredSuite.model_fields
+                          if getattr(stored, part, None) != (self._labels if part == "labels" else getattr(kept, part))]
+        return edits
 
     def _open_copy(self) -> None:
         """Make sure the run has a columnar copy and remember which one: every frame is read from it."""
@@ -205,7 +239,7 @@ class ColumnarCopy:
         """Take ``manifest`` (read before the journal the frames come from) and drop the frames and records read
         before: each is read again, from the copy just written (a resumed run's manifest now says it finished; its
         cases and verdicts are newer)."""
-        self.manifest = manifest
+        self._take_manifest(manifest)
         self._manifest_read = None  # read by the caller from a file whose size and mtime it did not keep
         self._frames.clear()
         self._replaced.clear()

@@ -50,12 +50,14 @@ class UnreadableFile(Exception):
 
     The message does not name the file: each caller raises its own error naming it
     (:class:`~oloproof_nb.errors.ConfigError`, :class:`~oloproof_nb.errors.CaseFileError`, ...).
-    ``missing`` is true when nothing is at the path (``file not found``).
+    ``missing`` is true when nothing is at the path (``file not found``); ``denied`` when the file is there but
+    this process may not open it (``cannot read: Permission denied``: its mode or owner, not its kind).
     """
 
-    def __init__(self, message: str, *, missing: bool = False) -> None:
+    def __init__(self, message: str, *, missing: bool = False, denied: bool = False) -> None:
         super().__init__(message)
         self.missing = missing
+        self.denied = denied
 
 
 def _kind(mode: int) -> str:
@@ -160,7 +162,7 @@ def open_regular(path: str | Path) -> tuple[BinaryIO, os.stat_result]:
     except (FileNotFoundError, NotADirectoryError):  # nothing there (a parent is a file: nothing there either)
         raise UnreadableFile("file not found", missing=True) from None
     except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
-        raise UnreadableFile(f"cannot read: {_reason(exc)}") from None
+        raise UnreadableFile(f"cannot read: {_reason(exc)}", denied=isinstance(exc, PermissionError)) from None
     if not stat.S_ISREG(info.st_mode):
         raise UnreadableFile(f"is {_kind(info.st_mode)}, not a regular file")
     flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -169,7 +171,7 @@ def open_regular(path: str | Path) -> tuple[BinaryIO, os.stat_result]:
     except FileNotFoundError:  # removed since the stat
         raise UnreadableFile("file not found", missing=True) from None
     except (OSError, ValueError) as exc:
-        raise UnreadableFile(f"cannot read: {_reason(exc)}") from None
+        raise UnreadableFile(f"cannot read: {_reason(exc)}", denied=isinstance(exc, PermissionError)) from None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):

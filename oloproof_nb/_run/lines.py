@@ -10,7 +10,15 @@ from typing import BinaryIO
 from .._config.files import UnreadableFile, open_regular
 from ..errors import RunDirError
 
-__all__ = ["complete_lines", "complete_end", "open_journal", "journal_sha256"]
+__all__ = ["complete_lines", "complete_end", "open_journal", "journal_sha256", "UNREADABLE_HINT"]
+
+
+#: What to do about a file of a run folder that is there but may not be read (a CI artifact copied with another
+#: user's modes), after ``cannot read: Permission denied``.
+UNREADABLE_HINT = ("this user may not read the run folder's files: one another user wrote under umask 077 is theirs "
+                   "alone; have its owner make it readable (chmod -R a+rX), or unpack its archive as this user")
+
+_ONLY_OURS = "a run directory holds only the files oloproof wrote there"
 
 
 def open_journal(path: Path) -> BinaryIO | None:
@@ -26,7 +34,7 @@ def open_journal(path: Path) -> BinaryIO | None:
     except UnreadableFile as exc:
         if exc.missing:
             return None
-        raise RunDirError(f"{path}: {exc}; a run directory holds only the files oloproof wrote there") from None
+        raise RunDirError(f"{path}: {exc}; {UNREADABLE_HINT if exc.denied else _ONLY_OURS}") from None
     return handle
 
 

@@ -82,7 +82,7 @@ from ..errors import (
     validation_problem,
 )
 from .disk import link_refused, make_folders, open_fd
-from .lines import complete_end, complete_lines, journal_sha256, open_journal
+from .lines import UNREADABLE_HINT, complete_end, complete_lines, journal_sha256, open_journal
 from .lock import LOCK, RunLock
 from .states import STATES, read_state_refs, split_case_states, split_replay_states, state_refs_of
 
@@ -202,7 +202,7 @@ def read_manifest(directory: Path) -> Manifest:
     except UnreadableFile as exc:
         if exc.missing:
             raise RunDirError(f"{directory}: not a run directory (no {MANIFEST})") from None
-        raise RunDirError(f"{path}: {exc}") from None
+        raise RunDirError(f"{path}: {exc}; {UNREADABLE_HINT}" if exc.denied else f"{path}: {exc}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise RunDirError(f"{path}: not valid JSON ({exc})") from None
     except RecursionError:
@@ -402,7 +402,10 @@ class RunStore:
                         if blocker.is_symlink() else "a file, not a folder")
                 raise RunDirError(f"{directory}: cannot create the run directory: {blocker} is {what}; "
                                   "choose another out=") from None
-            raise RunDirError(f"{directory}: cannot create the run directory ({exc.strerror})") from None
+            # the OS's own "Permission denied" (a read-only checkout); a umask's refusal already says what to set
+            denied = exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS) and exc.strerror == os.strerror(exc.errno)
+            hint = "; choose another out= in a folder you can write (outside a read-only checkout)" if denied else ""
+            raise RunDirError(f"{directory}: cannot create the run directory ({exc.strerror}){hint}") from None
         lock = RunLock.acquire(directory)
         try:
             if not _reusable(directory):  # another process created a run here before we got the lock
@@ -425,7 +428,13 @@ class RunStore:
         anything in the folder is touched. A manifest left as ``manifest.json.tmp``
         by a kill before its rename is promoted when it is complete.
         """
+        if not directory.exists() and not directory.is_symlink():  # a CI job retried on a fresh workspace
+            raise RunDirError(f"{directory}: no run to resume (no such folder); start the run without resume=True")
         if not directory.is_dir() or not ((directory / MANIFEST).exists() or (directory / _MANIFEST_TMP).is_file()):
+            if directory.is_dir() and _reusable(directory):  # empty, or left by a kill before its manifest
+                raise RunDirError(f"{directory}: no run to resume (the folder holds no {MANIFEST}: no run started "
+                                  "there, or it was stopped before its manifest was written); start the run "
+                                  "without resume=True, which reuses this folder")
             raise RunDirError(f"{directory}: not a run directory (no {MANIFEST})")  # refused before it is touched
         lock = RunLock.acquire(directory)
         try:

@@ -165,7 +165,7 @@ def os_error_line(exc: OSError) -> str:
 
 #: What the command prints that a stream of another encoding may lack, in ASCII.
 _ASCII = str.maketrans({"–": "-", "—": "--", "≤": "<=", "≥": ">=", "…": "...", "×": "x", "±": "+/-", "→": "->",
-                        "·": "*", "’": "'", "‘": "'", "“": '"', "”": '"'})
+                        "·": "*", "’": "'", "‘": "'", "“": '"', "”": '"', "−": "-", "\u0302": ""})
 
 
 def _encodable(text: str, encoding: str) -> str:
