@@ -557,3 +557,27 @@ def test_gate_keywords_keep_the_stored_criterion_no_check_judges_as_a_no_evidenc
         assert (g.verdict, rows.loc["untouched", "verdict"]) == ("BLOCK", "PASS")
     with pytest.raises(op.ConfigError, match=r"criteria\.other: no such criterion in the run"):
         op.gate(run, criteria={"other": 0.5})
+
+
+def test_a_criterion_no_check_judges_is_decided_as_any_row_of_a_clustered_run(tmp_path: Path) -> None:
+    """Mutation round M62: the unjudged row of a clustered run without ``allow_approximate_methods`` gives
+    ``approximate_methods_not_allowed`` first, as the judged one beside it does (its docstring), keeps the reduction
+    release.yaml gives it, and names the checks the run has. 20 cases in 10 clusters of 2 (by hand: clustered)."""
+    import dataclasses
+
+    cases = answer_cases([True] * 20, [f"k{i // 2}" for i in range(20)])
+    untouched = {"type": "state_unchanged", "criterion": "untouched", "paths": ["orders.ord-999"]}
+    folder = write_suite(tmp_path, cases, [{"type": "answer_matches"}, untouched],
+                         {"criteria": {"answer_matches": {"threshold": 0.5, "reduce": "pass@1"}, "untouched": 0.5}})
+    suite = op.load_suite(folder)
+    narrowed = suite.config.model_copy(update={"evaluators": [ev for ev in suite.config.evaluators
+                                                              if ev.type == "state_unchanged"]})
+    run = op.run(dataclasses.replace(suite, config=narrowed), out=folder / "runs" / "r", progress=False)
+    rows = op.gate(run).table.set_index("criterion")
+    assert rows.loc["untouched", "reason"].startswith("approximate_methods_not_allowed")
+    unjudged = rows.loc["answer_matches"]
+    assert unjudged["reason"].startswith("approximate_methods_not_allowed: ")  # not no_evidence
+    assert "; no check of run" in unjudged["reason"]
+    assert "(its criteria: untouched)" in unjudged["reason"]
+    assert (unjudged["verdict"], unjudged["reduce"], unjudged["n"]) == ("INSUFFICIENT_EVIDENCE", "pass@1", 0)
+    assert not unjudged["vacuous"]  # no check of it ran, so none was found vacuous

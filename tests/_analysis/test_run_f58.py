@@ -90,3 +90,27 @@ def test_labels_edited_in_the_runs_manifest_never_reach_the_gate(make_suite: Cal
         g = op.gate(one)
         row = g.table.set_index("criterion").loc["same_output_under_polite"]
         assert g.verdict == "BLOCK" and row["reason"].startswith("transform_not_checked")
+
+
+def test_judgements_edited_in_place_in_the_runs_manifest_never_reach_the_gate(make_suite: Callable[..., Path],
+                                                                             tmp_path: Path) -> None:
+    """Mutation round M62: the Run copies each judgement, not only each list. 10 of 40 pairs labeled valid (by
+    hand), below ``minimum_validity`` 0.5: BLOCK. Each judgement of ``run.manifest`` marked valid in place left
+    the Run's labels as they were (10 valid) and its gate's BLOCK."""
+    from _metamorphic_systems import all_valid, case, mm_suite, transform
+
+    ids = [f"c{i:02d}" for i in range(40)]
+    labels = all_valid(ids, "polite")
+    for judgement in labels[:30]:
+        judgement["valid"] = False
+    root = mm_suite(make_suite, [case(i) for i in ids], [transform("polite", minimum_validity=0.5)],
+                    [{"type": "metamorphic_relation", "relation": "same_output", "transform": "polite"}],
+                    labels={"polite": labels},
+                    release={"allow_approximate_methods": True, "criteria": {"same_output_under_polite": 0.85}})
+    run = op.run(op.load_suite(root), out=tmp_path / "run", progress=False)
+    for judgement in run.manifest.suite_config.labels["polite"]:
+        judgement["valid"] = True
+    assert sum(judgement["valid"] for judgement in run.labels["polite"]) == 10
+    g = op.gate(run)
+    row = g.table.set_index("criterion").loc["same_output_under_polite"]
+    assert g.verdict == "BLOCK" and row["reason"].startswith("transform_not_checked")

@@ -494,6 +494,9 @@ def test_is_clustered_checks_its_ids():
         (lambda: rate_interval([1, 0, 1], np.array(["a", pd.NaT, "b"], dtype=object)), "contains None/NaN/NA"),
         # a plain list of strings and a float NaN: NumPy made it the id "nan", one cluster of every missing row
         (lambda: rate_interval([1, 0, 1, 0], ["a", float("nan"), "b", float("nan")]), "contains None/NaN/NA"),
+        # mutation round M62: a tuple is given as it is too, and bytes ids are text as str ids are
+        (lambda: rate_interval([1, 0, 1, 0], ("a", float("nan"), "b", float("nan"))), "contains None/NaN/NA"),
+        (lambda: rate_interval([1, 0, 1, 0], [b"a", float("nan"), b"b", float("nan")]), "contains None/NaN/NA"),
         (lambda: rate_interval([1, 0], confidence=1.5), r"confidence=1\.5 is outside \(0, 1\)"),
         (lambda: rate_interval([1, 0], confidence=0), r"confidence=0 is outside \(0, 1\)"),
         (lambda: rate_interval([1, 0], confidence="high"), "confidence='high' is not a number"),

@@ -41,3 +41,11 @@ def test_no_such_line_when_one_case_run_ended_otherwise() -> None:
     lines = case_error_lines(_run([("c0", "error", DOWN), ("c1", "error", "ValueError: boom")]))
     assert not any("reset(), before the agent ran" in line for line in lines)
     assert lines[-1] == PYTHON and len(lines) == 4
+
+
+def test_a_message_naming_reset_elsewhere_is_no_reset_error() -> None:
+    """Mutation round M62: only a message that begins ``reset() raised`` is the reset's; the agent's ``run()``
+    raising ``KeyError: 'reset_token'`` ran the agent, so no line says no agent ran."""
+    lines = case_error_lines(_run([("c0", "error", DOWN), ("c1", "error", "KeyError: 'reset_token'")]))
+    assert not any("before the agent ran" in line for line in lines)
+    assert lines[-1] == PYTHON and len(lines) == 4

@@ -10,14 +10,16 @@ its system; a busy one is killed, its case run cut short (README, section 1a's S
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import oloproof_nb as op
+from oloproof_nb._run.isolation import ProcessWorkers
 from oloproof_nb._run.store import RunStore
-from oloproof_nb.errors import StoreWriteError
+from oloproof_nb.errors import InternalError, StoreWriteError
 
 from .test_isolation_u23 import DESK
 from .test_isolation_u23 import _suite as _suite_u23
@@ -96,3 +98,86 @@ def test_a_refused_resume_lets_its_worker_release_its_system(tmp_path: Path,
     with pytest.raises(op.RunDirError, match="cases.jsonl changed since this run started"):
         op.run(root, out=tmp_path / "run", progress=False, isolation="process", resume=True)
     assert sorted(p.name for p in copies.iterdir()) == []
+
+
+def test_an_internal_error_lets_an_idle_worker_release_its_system(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mutation round M62: a bug in oloproof (an ``Exception`` that is not an ``OloproofError``) stops the run as
+    any error does: the idle worker drops its system (os.listdir of the copies: none left)."""
+    copies = tmp_path / "copies"
+    copies.mkdir()
+    monkeypatch.setenv("U23_COPIES", str(copies))
+    root = _suite_u23(tmp_path / "suite")
+
+    def broken(self: RunStore, record: Any) -> tuple[str | None, str | None]:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(RunStore, "append_case", broken)
+    with pytest.raises(InternalError, match="internal error: RuntimeError: a bug"):
+        op.run(root, out=tmp_path / "run", progress=False, isolation="process", workers=1)
+    assert os.listdir(copies) == []
+
+
+def test_a_run_that_cannot_be_stamped_finished_lets_its_workers_release(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mutation round M62: every case run recorded, then the store cannot write the run's end (a full disk): the
+    workers, all idle, drop their systems as at a finished run's end (os.listdir of the copies: none left)."""
+    copies = tmp_path / "copies"
+    copies.mkdir()
+    monkeypatch.setenv("U23_COPIES", str(copies))
+    root = _suite_u23(tmp_path / "suite")
+
+    def full(self: RunStore, finished_at: Any) -> list[Path]:
+        raise StoreWriteError(f"{self.directory}: cannot write (No space left on device)")
+
+    monkeypatch.setattr(RunStore, "finish", full)
+    with pytest.raises(StoreWriteError, match="No space left on device"):
+        op.run(root, out=tmp_path / "run", progress=False, isolation="process", workers=2)
+    assert os.listdir(copies) == []
+
+
+def test_an_error_before_the_first_case_lets_its_worker_release_its_system(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mutation round M62: an error once the run folder is open and before a case is sent (here the resume's
+    look at the case runs in flight) ends the worker as a refused resume does: its copy is removed."""
+    import oloproof_nb._run.runner as runner
+
+    copies = tmp_path / "copies"
+    copies.mkdir()
+    monkeypatch.setenv("U23_COPIES", str(copies))
+    root = _suite_u23(tmp_path / "suite")
+    op.run(root, out=tmp_path / "run", progress=False, isolation="process")
+
+    def unreadable(*args: Any) -> None:
+        raise op.RunDirError(f"{tmp_path / 'run'}: cases.jsonl cannot be read")
+
+    monkeypatch.setattr(runner, "_settle_in_flight", unreadable)
+    with pytest.raises(op.RunDirError, match="cannot be read"):
+        op.run(root, out=tmp_path / "run", progress=False, isolation="process", resume=True)
+    assert os.listdir(copies) == []
+
+
+def test_a_ctrl_c_kills_the_workers_at_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mutation round M62: on the user's Ctrl-C the workers are stopped, not told to finish (``_end_workers``:
+    the user asked to stop now)."""
+    ended: list[str] = []
+    finish, stop = ProcessWorkers.finish, ProcessWorkers.stop
+
+    def finishing(self: ProcessWorkers) -> None:
+        ended.append("finish")
+        finish(self)
+
+    def stopping(self: ProcessWorkers) -> None:
+        ended.append("stop")
+        stop(self)
+
+    def interrupted(self: RunStore, record: Any) -> tuple[str | None, str | None]:
+        raise KeyboardInterrupt
+
+    monkeypatch.setenv("U23_COPIES", str(tmp_path))
+    monkeypatch.setattr(ProcessWorkers, "finish", finishing)
+    monkeypatch.setattr(ProcessWorkers, "stop", stopping)
+    monkeypatch.setattr(RunStore, "append_case", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        op.run(_suite_u23(tmp_path / "suite"), out=tmp_path / "run", progress=False, isolation="process")
+    assert ended[0] == "stop" and "finish" not in ended

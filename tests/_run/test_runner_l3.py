@@ -74,3 +74,15 @@ def test_a_process_resume_starts_no_more_workers_than_case_runs_left(
     run = op.run(root, out=out, progress=False, resume=True, workers=4, isolation="process")
     assert len(run.cases) == 8
     assert len(spawned) == 1  # before: 4 worker processes for the 1 case run left
+
+
+@pytest.mark.parametrize("isolation", ["thread", "process"])
+def test_a_resume_with_every_case_run_recorded_stamps_the_run_finished(
+        make_suite: Callable[..., Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, isolation: str) -> None:
+    """Mutation round M62: a run stopped after its last record and before its end was stamped has 0 case runs left;
+    the cap keeps 1 worker (not 0) and the resume stamps the run finished, building at most that one instance."""
+    root, out = _interrupted(make_suite, tmp_path, monkeypatch, 0)
+    run = op.run(root, out=out, progress=False, resume=True, workers=4, isolation=isolation)
+    assert (len(run.cases), run.finished) == (8, True)
+    built = tmp_path / "built.txt"
+    assert (len(built.read_text(encoding="utf-8").splitlines()) if built.exists() else 0) <= 1
