@@ -514,16 +514,7 @@ def test_a_criterion_the_stored_release_gates_and_no_check_judges_blocks(tmp_pat
     """A run of a suite whose checks were narrowed in code keeps release.yaml's criteria: those it never judged are
     ``no_evidence`` rows, not left out of the table (review R58: ``gate: PASS — exit 0: the 1 gated criterion
     passes`` with answer_matches, failed by every case, listed in release.yaml)."""
-    import dataclasses
-
-    cases = answer_cases([False] * 20, [f"k{i}" for i in range(20)])  # every answer fails, each case its own cluster
-    untouched = {"type": "state_unchanged", "criterion": "untouched", "paths": ["orders.ord-999"]}
-    folder = write_suite(tmp_path, cases, [{"type": "answer_matches"}, untouched],
-                         {"criteria": {"answer_matches": 0.5, "untouched": 0.5}})
-    suite = op.load_suite(folder)
-    narrowed = suite.config.model_copy(update={"evaluators": [ev for ev in suite.config.evaluators
-                                                              if ev.type == "state_unchanged"]})
-    run = op.run(dataclasses.replace(suite, config=narrowed), out=folder / "runs" / "r", progress=False)
+    run = _narrowed_run(tmp_path, passes=False)  # every answer fails, each case its own cluster
     g = op.gate(run)
     rows = g.table.set_index("criterion")
     assert rows.loc["untouched", "verdict"] == "PASS"  # 20 of 20 independent cases: ci_low 0.832
@@ -539,16 +530,7 @@ def test_gate_keywords_keep_the_stored_criterion_no_check_judges_as_a_no_evidenc
     """Review F59: ``op.gate(run, confidence=0.9)`` (or ``criteria=`` naming another criterion) on such a run was
     refused, naming the stored criterion as the caller's (``criteria.answer_matches: no such criterion in the
     run``), where ``op.gate(run)`` BLOCKs on it; a name the keywords add is still refused."""
-    import dataclasses
-
-    cases = answer_cases([True] * 20, [f"k{i}" for i in range(20)])
-    untouched = {"type": "state_unchanged", "criterion": "untouched", "paths": ["orders.ord-999"]}
-    folder = write_suite(tmp_path, cases, [{"type": "answer_matches"}, untouched],
-                         {"criteria": {"answer_matches": 0.5, "untouched": 0.5}})
-    suite = op.load_suite(folder)
-    narrowed = suite.config.model_copy(update={"evaluators": [ev for ev in suite.config.evaluators
-                                                              if ev.type == "state_unchanged"]})
-    run = op.run(dataclasses.replace(suite, config=narrowed), out=folder / "runs" / "r", progress=False)
+    run = _narrowed_run(tmp_path, passes=True)
     for keywords in ({"confidence": 0.9}, {"criteria": {"untouched": 0.6}}):
         g = op.gate(run, **keywords)
         rows = g.table.set_index("criterion")
@@ -581,3 +563,18 @@ def test_a_criterion_no_check_judges_is_decided_as_any_row_of_a_clustered_run(tm
     assert "(its criteria: untouched)" in unjudged["reason"]
     assert (unjudged["verdict"], unjudged["reduce"], unjudged["n"]) == ("INSUFFICIENT_EVIDENCE", "pass@1", 0)
     assert not unjudged["vacuous"]  # no check of it ran, so none was found vacuous
+
+
+def _narrowed_run(tmp_path: Path, passes: bool) -> op.Run:
+    """A run of 20 one-case clusters whose release.yaml gates answer_matches and untouched at 0.5, made by a suite
+    narrowed in code to its state_unchanged check: answer_matches is stored in its release and judged by no check."""
+    import dataclasses
+
+    cases = answer_cases([passes] * 20, [f"k{i}" for i in range(20)])
+    untouched = {"type": "state_unchanged", "criterion": "untouched", "paths": ["orders.ord-999"]}
+    folder = write_suite(tmp_path, cases, [{"type": "answer_matches"}, untouched],
+                         {"criteria": {"answer_matches": 0.5, "untouched": 0.5}})
+    suite = op.load_suite(folder)
+    narrowed = suite.config.model_copy(update={"evaluators": [ev for ev in suite.config.evaluators
+                                                              if ev.type == "state_unchanged"]})
+    return op.run(dataclasses.replace(suite, config=narrowed), out=folder / "runs" / "r", progress=False)

@@ -48,17 +48,7 @@ def test_a_transform_edited_in_place_in_the_runs_configuration_never_reaches_the
     """10 of 40 pairs labeled valid, below ``minimum_validity`` 0.5: the relation is ``transform_not_checked``,
     BLOCK. ``run.config.metamorphic.transforms[0] = t.model_copy(update={"minimum_validity": 0.1})`` checked it in
     the gate (10 of 40 ≥ 0.1) and its 40 holding pairs PASSed at 0.85."""
-    from _metamorphic_systems import all_valid, case, mm_suite, transform
-
-    ids = [f"c{i:02d}" for i in range(40)]
-    labels = all_valid(ids, "polite")
-    for judgement in labels[:30]:
-        judgement["valid"] = False
-    root = mm_suite(make_suite, [case(i) for i in ids], [transform("polite", minimum_validity=0.5)],
-                    [{"type": "metamorphic_relation", "relation": "same_output", "transform": "polite"}],
-                    labels={"polite": labels},
-                    release={"allow_approximate_methods": True, "criteria": {"same_output_under_polite": 0.85}})
-    run = op.run(op.load_suite(root), out=tmp_path / "run", progress=False)
+    run = _mostly_invalid_run(tmp_path, make_suite)
     config = run.config
     config.metamorphic.transforms[0] = config.metamorphic.transforms[0].model_copy(update={"minimum_validity": 0.1})
     config.evaluators.clear()
@@ -97,6 +87,18 @@ def test_judgements_edited_in_place_in_the_runs_manifest_never_reach_the_gate(ma
     """Mutation round M62: the Run copies each judgement, not only each list. 10 of 40 pairs labeled valid (by
     hand), below ``minimum_validity`` 0.5: BLOCK. Each judgement of ``run.manifest`` marked valid in place left
     the Run's labels as they were (10 valid) and its gate's BLOCK."""
+    run = _mostly_invalid_run(tmp_path, make_suite)
+    for judgement in run.manifest.suite_config.labels["polite"]:
+        judgement["valid"] = True
+    assert sum(judgement["valid"] for judgement in run.labels["polite"]) == 10
+    g = op.gate(run)
+    row = g.table.set_index("criterion").loc["same_output_under_polite"]
+    assert g.verdict == "BLOCK" and row["reason"].startswith("transform_not_checked")
+
+
+def _mostly_invalid_run(tmp_path: Path, make_suite: Callable[..., Path]) -> op.Run:
+    """A run of 40 cases whose transform ``polite`` has 10 of its 40 copies labeled valid, below its
+    ``minimum_validity`` 0.5 (``transform_not_checked``: BLOCK), its relation gated at 0.85."""
     from _metamorphic_systems import all_valid, case, mm_suite, transform
 
     ids = [f"c{i:02d}" for i in range(40)]
@@ -107,10 +109,4 @@ def test_judgements_edited_in_place_in_the_runs_manifest_never_reach_the_gate(ma
                     [{"type": "metamorphic_relation", "relation": "same_output", "transform": "polite"}],
                     labels={"polite": labels},
                     release={"allow_approximate_methods": True, "criteria": {"same_output_under_polite": 0.85}})
-    run = op.run(op.load_suite(root), out=tmp_path / "run", progress=False)
-    for judgement in run.manifest.suite_config.labels["polite"]:
-        judgement["valid"] = True
-    assert sum(judgement["valid"] for judgement in run.labels["polite"]) == 10
-    g = op.gate(run)
-    row = g.table.set_index("criterion").loc["same_output_under_polite"]
-    assert g.verdict == "BLOCK" and row["reason"].startswith("transform_not_checked")
+    return op.run(op.load_suite(root), out=tmp_path / "run", progress=False)
