@@ -554,18 +554,19 @@ def _check_resumable(manifest: Manifest, suite: Suite, version: str | None, fing
             not any(key.startswith(CODE_KEY) for key in manifest.digests):  # written before runs recorded code
         raise RunDirError(f"{directory}: this run was started before runs recorded their checks' code, so a "
                           f"resume cannot tell whether {what[0]} changed; start a new run instead")
-    # a file the run started with and the suite no longer has (a release.yaml deleted since): resumed, the run would
-    # be gated by the copy its manifest keeps, a release the suite no longer has; before, only a changed or added
-    # file was refused (review L3)
-    removed = changed_digests({name: manifest.digests[name] for name in manifest.digests
-                               if name not in suite.digests}, {})
-    if removed:
-        raise RunDirError(f"{directory}: {', '.join(removed)} was removed since this run started (the run would be "
-                          "gated by the copy it started with, which the suite no longer has); put it back as it "
-                          "was, or start a new run instead")
     if changed:
         raise RunDirError(f"{directory}: {', '.join(what)} changed since this run started (its verdicts would mix "
                           "two versions); start a new run instead")
+    # a file the run started with and the suite no longer has (a release.yaml deleted since): resumed, the run would
+    # be gated by the copy its manifest keeps, a release the suite no longer has (review L3). A check's code no
+    # longer named comes with an oloproof.yaml changed, said above as that
+    removed = changed_digests({name: manifest.digests[name] for name in manifest.digests
+                               if name not in suite.digests}, {})
+    if removed:
+        why = ("the run would be gated by the copy it started with, which the suite no longer has"
+               if "release.yaml" in removed else "the run's first cases were judged by a suite it no longer is")
+        raise RunDirError(f"{directory}: {', '.join(removed)} {'was' if len(removed) == 1 else 'were'} removed since "
+                          f"this run started ({why}); put it back as it was, or start a new run instead")
     if manifest.system_version != version:
         raise RunDirError(f"{directory}: the system version changed ({quote(manifest.system_version)} → "
                           f"{quote(version)}); start a new run instead")

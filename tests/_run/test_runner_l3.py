@@ -86,3 +86,27 @@ def test_a_resume_with_every_case_run_recorded_stamps_the_run_finished(
     assert (len(run.cases), run.finished) == (8, True)
     built = tmp_path / "built.txt"
     assert (len(built.read_text(encoding="utf-8").splitlines()) if built.exists() else 0) <= 1
+
+
+@pytest.mark.parametrize(("removed", "said"), [
+    (["release.yaml"], "release.yaml was removed since this run started (the run would be gated by the copy it "
+                       "started with, which the suite no longer has)"),
+    (["labels/polite.jsonl", "release.yaml"], "labels/polite.jsonl, release.yaml were removed since this run "
+                                              "started (the run would be gated"),
+    (["labels/polite.jsonl"], "labels/polite.jsonl was removed since this run started (the run's first cases were "
+                              "judged by a suite it no longer is)"),
+])
+def test_a_resume_names_the_suite_files_removed_since_and_why_each_matters(tmp_path: Path, removed: list[str],
+                                                                           said: str) -> None:
+    from types import SimpleNamespace
+
+    from oloproof_nb import __version__
+    from oloproof_nb._run.runner import _check_resumable
+
+    kept = {"cases.jsonl": "a", "oloproof.yaml": "b"}
+    manifest = SimpleNamespace(suite="s", epochs=1, oloproof_nb=__version__,
+                               digests={**kept, **{name: "x" for name in removed}})
+    suite = SimpleNamespace(name="s", digests=kept)
+    with pytest.raises(op.RunDirError) as err:
+        _check_resumable(manifest, suite, None, None, tmp_path, None)  # type: ignore[arg-type]
+    assert said in str(err.value) and str(err.value).endswith("; put it back as it was, or start a new run instead")
