@@ -139,8 +139,12 @@ def test_a_derived_record_whose_source_id_is_a_list_is_named_by_its_line(metamor
     before = journal.read_bytes()
     with pytest.raises(RunDirError) as caught:
         op.load_run(metamorphic_run)
-    assert str(caught.value) == (f"{journal}: line 4: not a case record as oloproof_nb writes it (TypeError: "
-                                 "source_id ['c2'] is not text); the run directory is damaged")
+    # a recent pyarrow takes a list for a text column in the cases frame, and the pairing finds it; the oldest
+    # pyarrow this project allows (16) refuses it there already (ArrowTypeError: Expected bytes, got a 'list' object)
+    said = str(caught.value)
+    assert said.startswith(f"{journal}: line 4: not a case record as oloproof_nb writes it (") and \
+        said.endswith("); the run directory is damaged"), said
+    assert "TypeError: source_id ['c2'] is not text" in said or "got a 'list' object" in said, said
     assert journal.read_bytes() == before
 
 
