@@ -39,6 +39,14 @@ BUSY_N1 = DESK.replace(
 )
 
 
+def _watched_copies(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The folder the test desk makes its working copy in (``U23_COPIES``): empty once every system was dropped."""
+    copies = tmp_path / "copies"
+    copies.mkdir()
+    monkeypatch.setenv("U23_COPIES", str(copies))
+    return copies
+
+
 def _fail_on_first_record(monkeypatch: pytest.MonkeyPatch) -> None:
     """The run's first append fails, as on a full disk (:class:`~oloproof_nb.errors.StoreWriteError`)."""
 
@@ -49,9 +57,7 @@ def _fail_on_first_record(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_an_error_lets_an_idle_worker_release_its_system(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    copies = tmp_path / "copies"
-    copies.mkdir()
-    monkeypatch.setenv("U23_COPIES", str(copies))
+    copies = _watched_copies(tmp_path, monkeypatch)
     root = _suite_u23(tmp_path / "suite")
     _fail_on_first_record(monkeypatch)
     with pytest.raises(StoreWriteError, match="No space left on device"):
@@ -88,9 +94,7 @@ def test_a_refused_resume_lets_its_worker_release_its_system(tmp_path: Path,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """A process-isolated resume builds the system in its first worker before it reads the run's manifest; a
     resume refused there (a suite file changed) killed that worker, and each refusal left a copy behind."""
-    copies = tmp_path / "copies"
-    copies.mkdir()
-    monkeypatch.setenv("U23_COPIES", str(copies))
+    copies = _watched_copies(tmp_path, monkeypatch)
     root = _suite_u23(tmp_path / "suite")
     op.run(root, out=tmp_path / "run", progress=False, isolation="process")
     with (root / "cases.jsonl").open("a", encoding="utf-8") as f:
@@ -104,9 +108,7 @@ def test_an_internal_error_lets_an_idle_worker_release_its_system(tmp_path: Path
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """Mutation round M62: a bug in oloproof (an ``Exception`` that is not an ``OloproofError``) stops the run as
     any error does: the idle worker drops its system (os.listdir of the copies: none left)."""
-    copies = tmp_path / "copies"
-    copies.mkdir()
-    monkeypatch.setenv("U23_COPIES", str(copies))
+    copies = _watched_copies(tmp_path, monkeypatch)
     root = _suite_u23(tmp_path / "suite")
 
     def broken(self: RunStore, record: Any) -> tuple[str | None, str | None]:
@@ -122,9 +124,7 @@ def test_a_run_that_cannot_be_stamped_finished_lets_its_workers_release(tmp_path
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """Mutation round M62: every case run recorded, then the store cannot write the run's end (a full disk): the
     workers, all idle, drop their systems as at a finished run's end (os.listdir of the copies: none left)."""
-    copies = tmp_path / "copies"
-    copies.mkdir()
-    monkeypatch.setenv("U23_COPIES", str(copies))
+    copies = _watched_copies(tmp_path, monkeypatch)
     root = _suite_u23(tmp_path / "suite")
 
     def full(self: RunStore, finished_at: Any) -> list[Path]:
@@ -142,9 +142,7 @@ def test_an_error_before_the_first_case_lets_its_worker_release_its_system(tmp_p
     look at the case runs in flight) ends the worker as a refused resume does: its copy is removed."""
     import oloproof_nb._run.runner as runner
 
-    copies = tmp_path / "copies"
-    copies.mkdir()
-    monkeypatch.setenv("U23_COPIES", str(copies))
+    copies = _watched_copies(tmp_path, monkeypatch)
     root = _suite_u23(tmp_path / "suite")
     op.run(root, out=tmp_path / "run", progress=False, isolation="process")
 
