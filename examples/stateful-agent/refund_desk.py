@@ -47,35 +47,61 @@ COLUMNS = {
 }
 
 
+def _connect() -> sqlite3.Connection:
+    # a harness calls reset, the tools and snapshot from another thread than the one that made the sandbox
+    db = sqlite3.connect(":memory:", check_same_thread=False)
+    db.executescript(SCHEMA)
+    return db
+
+
+def _close(held: list[sqlite3.Connection]) -> None:
+    held[0].close()
+
+
 class Sandbox:
     """The desk's world: three SQLite tables, loaded from and read back to a nested dict.
 
     State shape: ``{"orders": {id: {...}}, "refunds": {id: {...}}, "escalations": {id: {...}}}``.
     NULL columns and empty tables are left out of a snapshot, so ``reset(s)``
     then ``snapshot()`` gives ``s`` back.
+
+    Each ``reset`` loads the state into a new in-memory database: a connection holds more than its tables'
+    rows (a TEMP trigger, table or view, an ATTACHed database, a PRAGMA, an AUTOINCREMENT counter, a write
+    never committed), and a reset that only deleted and inserted rows kept all of it for the next case.
     """
 
     def __init__(self) -> None:
-        self.db = sqlite3.connect(":memory:", check_same_thread=False)
-        self.db.executescript(SCHEMA)
+        self._held = [_connect()]  # the open connection
         # closed with the instance: the harness drops a system it is done with (Python 3.13 warns of a
         # connection that is garbage-collected open)
-        weakref.finalize(self, self.db.close)
+        weakref.finalize(self, _close, self._held)
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        return self._held[0]
 
     def reset(self, state: dict[str, Any]) -> None:
         unknown = set(state) - set(COLUMNS)
         if unknown:
             raise ValueError(f"unknown tables in state: {sorted(unknown)}; allowed: {sorted(COLUMNS)}")
-        with self.db:
+        for table, cols in COLUMNS.items():
+            for key, row in state.get(table, {}).items():
+                if set(row) - set(cols):  # left out of the database, it would be judged gone
+                    raise ValueError(f"unknown columns in state {table}.{key}: {sorted(set(row) - set(cols))}; "
+                                     f"allowed: {list(cols)}")
+        fresh = _connect()
+        with fresh:
             for table, cols in COLUMNS.items():
-                self.db.execute(f"DELETE FROM {table}")
-                rows = state.get(table, {})
-                self.db.executemany(
+                fresh.executemany(
                     f"INSERT INTO {table} (order_id, {', '.join(cols)}) VALUES (?{', ?' * len(cols)})",
-                    [(key, *(row.get(c) for c in cols)) for key, row in rows.items()],
+                    [(key, *(row.get(c) for c in cols)) for key, row in state.get(table, {}).items()],
                 )
+        old, self._held[0] = self._held[0], fresh
+        old.close()
 
     def snapshot(self) -> dict[str, Any]:
+        if self.db.in_transaction:  # the connection sees its own uncommitted rows; the world would not keep them
+            raise RuntimeError("the sandbox holds a write that was never committed: its rows are not the world's")
         state: dict[str, Any] = {}
         for table, cols in COLUMNS.items():
             rows = self.db.execute(f"SELECT order_id, {', '.join(cols)} FROM {table} ORDER BY order_id")
