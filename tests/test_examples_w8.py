@@ -103,6 +103,26 @@ def test_reset_and_snapshot_round_trip_through_sqlite(tmp_path: Path) -> None:
     assert desk.snapshot() == {"customers": {"C01": {"credit": 1.5}}, "orders": {}}
 
 
+def test_a_reset_leaves_nothing_of_the_case_before_on_the_connection(tmp_path: Path) -> None:
+    """Each reset is a new database, as the refund desk's (tests/test_examples_r62.py): a TEMP trigger the case
+    before left fired on the next reset's inserts when the rows were deleted and inserted on one connection."""
+    import sqlite3
+
+    from oloproof_nb._config.imports import import_system
+
+    desk = import_system(init_example("wrapped-benchmark", tmp_path / "wb"), "shop_desk:ShopDesk")()
+    state = op.load_cases(EXAMPLE / "cases.jsonl")[0].initial_state
+    desk.reset(state)
+    first = desk.env.db
+    with first:  # what a case's own SQL may leave: credit 0 for every customer loaded after it
+        first.execute("CREATE TEMP TRIGGER t AFTER INSERT ON main.customers "
+                      "BEGIN UPDATE customers SET credit = 0 WHERE customer_id = NEW.customer_id; END")
+    desk.reset(state)
+    assert desk.snapshot() == state  # with the trigger, every credit read 0
+    with pytest.raises(sqlite3.ProgrammingError, match="closed"):  # the connection replaced is closed
+        first.execute("SELECT 1")
+
+
 def test_the_example_run_counted_by_hand(tmp_path: Path) -> None:
     run = op.run(init_example("wrapped-benchmark", tmp_path / "wb"), out=tmp_path / "run", progress=False)
     sources = {str(t["task_id"]) for t in TASKS}

@@ -1,7 +1,7 @@
 """The wrapper: the benchmark in ``bench/`` (its SQLite shop and its agent) as an oloproof_nb system.
 
-``reset(state)`` loads a case's ``initial_state`` into the benchmark's own database and ``snapshot()`` reads it
-back, each table a dict keyed by its primary key (a row's position is not its identity). The benchmark's agent
+``reset(state)`` loads a case's ``initial_state`` into a new database of the benchmark's own and ``snapshot()``
+reads it back, each table a dict keyed by its primary key (a row's position is not its identity). The benchmark's agent
 is given a stand-in for its env whose ``step`` sends every tool call through ``rec.tool`` under the tool's own
 name: the run records it, and a fault replay can hand back a failure in its place.
 """
@@ -43,17 +43,29 @@ class RecordingEnv:
         return out
 
 
+def _close(held: list[ShopEnv]) -> None:
+    held[0].db.close()
+
+
 class ShopDesk(op.RecordedAgent):
     """The benchmark's agent on the benchmark's env: a Stateful, Replayable system."""
 
     version = "shopbench-scripted-1"
 
     def __init__(self) -> None:
-        self.env = ShopEnv({})  # one database for the desk's life; each reset replaces its rows
-        weakref.finalize(self, self.env.db.close)
+        self._held = [ShopEnv({})]  # the open env; each reset builds a new one
+        # closed with the desk (Python 3.13 warns of a connection garbage-collected open)
+        weakref.finalize(self, _close, self._held)
+
+    @property
+    def env(self) -> ShopEnv:
+        return self._held[0]
 
     def reset(self, state: dict[str, Any]) -> None:
-        self.env.load(as_rows(state))
+        # a new database each case, by the benchmark's own constructor: what a case left on the connection besides
+        # its rows (a TEMP trigger, an ATTACHed database, a write never committed) dies with it
+        old, self._held[0] = self._held[0], ShopEnv(as_rows(state))
+        old.db.close()
 
     def snapshot(self) -> dict[str, Any]:
         return by_key(self.env.dump())
