@@ -369,7 +369,8 @@ class SliceWarning(UserWarning):
 
     A case is reduced in a bin only when at least k of its epochs fall there; a case whose epochs took
     paths of different lengths (often one that fails on some tries) may have fewer than k in every bin.
-    The gate still counts it; the message says how many such cases each criterion has.
+    The gate still counts it; the message says how many such cases each criterion has. Also a slice table of
+    runs of different systems or case files pooled by ``op.load_runs``: each bin's rate is of no one system.
     """
 
 

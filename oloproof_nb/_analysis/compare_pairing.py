@@ -55,7 +55,9 @@ def _one_row_per_case(cases: pd.DataFrame, keys: list[str], run: Run, side: str)
     twice = cases[cases.duplicated(keys, keep=False)]
     if len(twice):
         raise OloproofError(f"compare: case {twice['case_id'].iloc[0]!r} is in the {side} run {run.run_id} more "
-                            "than once (a pooled run?); compare one run on each side")
+                            "than once (a pooled run?); compare one run on each side: for several tries of each "
+                            "case, run each version once with the epochs (oloproof run SUITE --epochs K), whose case "
+                            "runs are paired epoch by epoch")
 
 
 def epochs_of(run: Run, side: str) -> int:

@@ -77,7 +77,7 @@ from .validity import broken_copies, checked_transforms, unscored_copies
 
 __all__ = ["Gate", "gate", "GATE_COLUMNS", "ClusterSums", "criterion_sums", "sums_interval", "resolve_release",
            "NO_CRITERIA", "run_is_clustered", "reduced_is_clustered", "reduced_interval", "no_decision",
-           "vacuous_findings", "fewer_epochs", "FEWER_EPOCHS", "EDITED"]
+           "vacuous_findings", "fewer_epochs", "FEWER_EPOCHS", "EDITED", "mixed_pool"]
 
 GATE_COLUMNS = GATE.names
 #: ``Gate.reason`` when release.yaml lists no criterion.
@@ -198,6 +198,20 @@ def _other_cases(run: Run) -> str:
             return (f"runs {runs[0].run_id} and {other.run_id} ran other cases ({len(differ)} case(s) added, removed "
                     f"or edited between them, first {differ[0]!r})")
     return ""
+
+
+def mixed_pool(run: Run) -> str:
+    """Why the rows of a pooled ``run`` are of no one system or case file (the gate's ``mixed_systems: …`` or
+    ``mixed_cases: …``, without what it makes of it), or ``""``: one run, or runs of one system and case file.
+
+    For the tables that pool rows without a decision (:func:`~oloproof_nb._analysis.slices.slice_table`), which
+    say so rather than show one rate of two agents (review U27).
+    """
+    mixed = _other_system(run)
+    if mixed:
+        return f"mixed_systems: {mixed}"
+    mixed = _other_cases(run)
+    return f"mixed_cases: {mixed}" if mixed else ""
 
 
 def _other_system(run: Run) -> str:

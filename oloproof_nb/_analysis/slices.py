@@ -20,7 +20,7 @@ from .._core.epochs import parse_reduce
 from .._core.slicespec import NA_BIN, SliceSpec, parse_slice_spec
 from ..errors import SliceWarning, warn_at_caller
 from .columns import SLICES
-from .gate import criterion_sums, reduced_interval, resolve_release, run_is_clustered, sums_interval
+from .gate import criterion_sums, mixed_pool, reduced_interval, resolve_release, run_is_clustered, sums_interval
 from .gate_settings import ReleaseLike
 from .reduce import epoch_counts, reduced_sums, repeated_rows
 from .run import Run, as_run
@@ -128,6 +128,8 @@ def slice_table(run: Run, spec: str | SliceSpec, release: ReleaseLike | None = N
     SliceWarning
         When a reduced criterion has cases whose epochs fall in different bins (their epochs took paths of
         different lengths: often the cases that fail on some tries), which no bin can reduce over all of them.
+        When ``run`` pools runs (:func:`oloproof_nb.load_runs`) of different systems or case files, whose pooled
+        gate has no decision (``mixed_systems``, ``mixed_cases``): each bin's rate is then of no one system.
 
     Raises
     ------
@@ -162,6 +164,11 @@ def slice_table(run: Run, spec: str | SliceSpec, release: ReleaseLike | None = N
     run = as_run(run, "slice_table: run")
     parsed = parse_slice_spec(spec)
     cfg = resolve_release(run, release)
+    mixed = mixed_pool(run)
+    if mixed:  # v1's and v2's rows in one bin: a rate of no one agent, where op.gate of the same pool says so
+        warn_at_caller(SliceWarning(
+            f"slice {parsed.text}: the pooled run's rows are of no one system or case file ({mixed}), so each bin's "
+            "rate is of none: slice one version's runs (op.load_runs of its folders), or each run"))
     min_clusters = cfg.min_clusters  # 20 unless release.yaml says otherwise
     cases = run.cases
     verdicts = run.verdicts

@@ -1311,10 +1311,14 @@ def test_a_run_judged_again_under_its_own_id_is_compared_not_refused(make_suite:
 
 def test_a_pooled_candidate_is_refused_as_pooled_naming_the_candidate(unclustered: tuple[op.Run, op.Run]) -> None:
     """A pooled run given as the candidate (each case in it twice) must be refused as what it is, naming the
-    candidate side, as a pooled base is; it was refused only by a later check, for epochs that differ (1 and 1, 1)."""
+    candidate side, as a pooled base is; it was refused only by a later check, for epochs that differ (1 and 1, 1).
+    Review U27: three runs of each version, pooled by op.load_runs, were refused without a word of what to do
+    instead; the message now names the epochs, which pair a case's tries."""
     base, cand = unclustered
     with pytest.raises(op.OloproofError, match=r"compare: case 'c00' is in the candidate run .* more than once \(a "
-                                               r"pooled run\?\); compare one run on each side"):
+                                               r"pooled run\?\); compare one run on each side: for several tries "
+                                               r"of each case, run each version once with the epochs \(oloproof run "
+                                               r"SUITE --epochs K\), whose case runs are paired epoch by epoch$"):
         op.compare(base, op.load_runs([base.directory, cand.directory]))
 
 

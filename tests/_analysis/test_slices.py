@@ -8,8 +8,10 @@ the bin's rows listed by hand.
 
 from __future__ import annotations
 
+import json
 import math
 import re
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -346,6 +348,49 @@ def test_a_pooled_run_bins_each_row_by_its_own_runs_case(make_suite: Any, tmp_pa
     assert not one.equals(other)  # the runs bin their cases differently, else this test could not tell
     pooled = op.slice_table(op.load_runs([r.directory for r in runs]), spec).set_index(keys)
     pd.testing.assert_frame_equal(pooled[["support", "passed"]], one + other)
+
+
+def test_a_pool_of_two_systems_says_its_bins_are_of_no_one_system(make_suite: Any, tmp_path: Path) -> None:
+    """Review U27: ``op.load_runs`` of v1's and v2's runs, sliced, gave each bin one rate of the two agents (v1's
+    answers 4 of 7, v2's 7 of 7: 11 of 14) without a word, where ``op.gate`` of the same pool BLOCKs
+    (``mixed_systems``). It still gives the table, and warns; a pool of one system's runs does not."""
+    root = make_suite(CASES, evaluators=EVALUATORS, system="sysmod:Counter", system_code=COUNTER)
+    suite = op.load_suite(root)
+    Counter = suite.resolve_system()
+
+    class Fixed(Counter):  # type: ignore[misc,valid-type]
+        version = "counter-2"
+
+        def run(self, input: dict[str, Any]) -> dict[str, Any]:
+            return {**super().run({**input, "good": True, "boom": False}), "answer": "ok"}
+
+    for name, system in (("v1-a", None), ("v1-b", None), ("v2", Fixed)):
+        op.run(suite, system=system, out=tmp_path / name, progress=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # one system's runs: no warning
+        op.slice_table(op.load_runs([tmp_path / "v1-a", tmp_path / "v1-b"]), "tool_calls:1")
+    mixed = op.load_runs([tmp_path / "v1-a", tmp_path / "v2"])
+    with pytest.warns(op.SliceWarning, match=r"^slice tool_calls:1: the pooled run's rows are of no one system or "
+                                             r"case file \(mixed_systems: runs .* were made by different systems "
+                                             r"\(system version 'counter-1' → 'counter-2'\)\), so each bin's rate "
+                                             r"is of none: slice one version's runs") as caught:
+        table = op.slice_table(mixed, "tool_calls:1")
+    assert len(caught) == 1 and caught[0].filename == __file__  # pointed at the caller's line
+    rows = table[table["criterion"] == "answer_matches"]
+    assert (rows["support"].sum(), rows["passed"].sum()) == (14, 11)  # hand count: 4 of 7 and 7 of 7
+    assert op.gate(mixed).reason.startswith("mixed_systems:")
+
+
+def test_a_pool_of_two_case_files_says_its_bins_are_of_no_one_case_file(make_suite: Any, tmp_path: Path) -> None:
+    """The same for runs of one system on the case file before and after an edit (``mixed_cases``): c6 left out."""
+    root = make_suite(CASES, evaluators=EVALUATORS, system="sysmod:Counter", system_code=COUNTER)
+    op.run(op.load_suite(root), out=tmp_path / "before", progress=False)
+    (root / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in CASES[:-1]), encoding="utf-8")
+    op.run(op.load_suite(root), out=tmp_path / "after", progress=False)
+    with pytest.warns(op.SliceWarning, match=r"rows are of no one system or case file \(mixed_cases: runs .* ran "
+                                             r"other cases \(1 case\(s\) added, removed or edited between them, "
+                                             r"first 'c6'\)\)"):
+        op.slice_table(op.load_runs([tmp_path / "before", tmp_path / "after"]), "tool_calls:1")
 
 
 def test_a_reduced_slice_names_the_cases_no_bin_can_hold(tmp_path: Path) -> None:
