@@ -134,12 +134,23 @@ def no_decision(run: Run) -> str:
     expected = sum(r.manifest.n_cases * r.manifest.epochs for r in run.runs)
     if not run.finished:
         unit = "case runs" if any(r.manifest.epochs > 1 for r in run.runs) else "cases"
-        return (f"unfinished: the run did not finish ({run.n_cases} of {expected} {unit} recorded), "
+        who, where = "the run", ""
+        if len(run.runs) > 1:  # which of the pooled runs to finish (review R61: "the run" named none of them)
+            open_runs = [r.run_id for r in run.runs if r.manifest.finished_at is None]
+            who = f"run {open_runs[0]} of the {len(run.runs)} pooled" + (
+                f" (and {len(open_runs) - 1} more)" if len(open_runs) > 1 else "")
+            where = " in all"
+        return (f"unfinished: {who} did not finish ({run.n_cases} of {expected} {unit} recorded{where}), "
                 "so it has no release decision")
     if not is_inspect_run(run) and run.n_cases != expected:
-        which = "records are missing" if run.n_cases < expected else "it holds more records than the manifest says"
-        return (f"incomplete: the run finished with {expected} case runs, but its cases.jsonl holds "
-                f"{run.n_cases}: {which} (a truncated or edited copy of the folder?), "
+        lost, who = run, "the run"
+        if len(run.runs) > 1:  # the pooled run whose cases.jsonl it is (review R61: "its cases.jsonl" named none)
+            lost = next(r for r in run.runs if r.n_cases != r.manifest.n_cases * r.manifest.epochs)
+            who = f"run {lost.run_id} of the {len(run.runs)} pooled"
+        expected = lost.manifest.n_cases * lost.manifest.epochs
+        which = "records are missing" if lost.n_cases < expected else "it holds more records than the manifest says"
+        return (f"incomplete: {who} finished with {expected} case runs, but its cases.jsonl holds "
+                f"{lost.n_cases}: {which} (a truncated or edited copy of the folder?), "
                 "so it has no release decision")
     mixed = _other_cases(run)
     if mixed:  # a case counts once per run holding it: the cases of the older case file outweighed the new ones

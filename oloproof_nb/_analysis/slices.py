@@ -18,7 +18,7 @@ import pandas as pd
 from .._config.release import ReleaseConfig
 from .._core.epochs import parse_reduce
 from .._core.slicespec import NA_BIN, SliceSpec, parse_slice_spec
-from ..errors import SliceWarning, warn_at_caller
+from ..errors import OloproofError, SliceWarning, warn_at_caller
 from .columns import SLICES
 from .gate import criterion_sums, mixed_pool, reduced_interval, resolve_release, run_is_clustered, sums_interval
 from .gate_settings import ReleaseLike
@@ -178,8 +178,14 @@ def slice_table(run: Run, spec: str | SliceSpec, release: ReleaseLike | None = N
     bin_of_case = pd.Categorical(_bin_labels(cases[parsed.column], parsed), categories=labels).codes
     # each verdict row is binned by its own case run: (case_id, epoch), and its run in a pooled Run
     keys = [k for k in ("run_id", "case_id", "epoch") if k in cases.columns and k in verdicts.columns]
-    where = pd.MultiIndex.from_arrays([cases[k] for k in keys]).get_indexer(
-        pd.MultiIndex.from_arrays([verdicts[k] for k in keys]))
+    index = pd.MultiIndex.from_arrays([cases[k] for k in keys])
+    if index.has_duplicates:  # a frame set by hand (two runs' cases concatenated): pandas raised InvalidIndexError
+        twice = ", ".join(f"epoch {int(v)}" if k == "epoch" else f"{k} {str(v)!r}"
+                          for k, v in zip(keys, index[index.duplicated()][0], strict=True))
+        raise OloproofError(f"slice_table: run.cases holds the case run ({twice}) more than once (a frame set with "
+                            "run.cases = …?), so its verdicts belong in no one bin; give each case run one row "
+                            "(pool runs with op.load_runs, whose rows carry run_id)")
+    where = index.get_indexer(pd.MultiIndex.from_arrays([verdicts[k] for k in keys]))
     na_code = len(labels) - 1
     row_bins = np.where(where >= 0, bin_of_case[np.clip(where, 0, None)], na_code).astype(np.int64)
     sums = criterion_sums(verdicts, by=[row_bins]) if len(verdicts) else {}

@@ -126,7 +126,7 @@ class Run(_run.Run):
         for criterion in self.criteria:
             sub = bad[bad["criterion"] == criterion]
             if not sub.empty:
-                items.append(f"{criterion}: {len(sub)} not passed, e.g. run.panel({str(sub['case_id'].iloc[0])!r})")
+                items.append(f"{criterion}: {len(sub)} not passed, e.g. {_panel_call(sub.iloc[0], len(self.runs) > 1)}")
         if len(self.replays):
             items.append("run.replays: every fault replay (control, recovered, escalated)")
         if self.config.metamorphic.transforms:
@@ -134,6 +134,19 @@ class Run(_run.Run):
         for spec in self.config.slices[:2]:
             items.append(f"op.slice_table(run, {spec!r}): pass rate per bin (descriptive)")
         return items
+
+
+def _panel_call(row: Any, pooled: bool) -> str:
+    """``run.panel(...)`` that shows the verdict ``row`` (a row of ``run.verdicts``): its run named when the run is
+    pooled, where a case id is in several runs (``run.panel(case_id)`` raised), and its epoch when not the first,
+    which the panel shows by default (a case failing its second try only pointed at its first, which passed;
+    review R61)."""
+    args = [repr(str(row["case_id"]))]
+    if pooled and "run_id" in row.index:
+        args.append(f"run_id={str(row['run_id'])!r}")
+    if "epoch" in row.index and int(row["epoch"]) != 1:
+        args.append(f"epoch={int(row['epoch'])}")
+    return f"run.panel({', '.join(args)})"
 
 
 @dataclass(frozen=True, repr=False, eq=False)

@@ -388,7 +388,7 @@ def _errors_section(run: Run) -> Section | None:
     ended = ended_case_runs(cases)
     if ended.empty:
         return None
-    keys = [c for c in ("case_id", "epoch") if c in ended.columns]
+    keys = [c for c in ("run_id", "case_id", "epoch") if c in ended.columns]  # pooled: which run (review R61)
     grouped = (ended.groupby(["message", "status"], sort=False)
                .agg(case_runs=("case_id", "size"), example=("case_id", "first")).reset_index()
                .sort_values("case_runs", ascending=False, kind="stable").reset_index(drop=True))

@@ -328,14 +328,18 @@ def missing_verdict_lines(run: Run, width: int = WIDTH) -> list[str]:
     The table's ``miss`` counts them and a criterion's reason may say ``all_missing``; without these lines a
     terminal did not say why: a fault replay whose control replay diverged from the recording
     (``control_replay_diverged``), a check that returned ``None``, an outcome no artifact was observed for.
-    Verdicts of case runs that ended in error are left to :func:`case_error_lines`.
+    Verdicts of case runs that ended in error are left to :func:`case_error_lines` (a pooled run's case runs are
+    told apart by ``run_id`` too).
     """
     verdicts = run.verdicts
     missing = verdicts[verdicts["verdict"] == "missing"]
     ended = ended_case_runs(run.cases)
     if not ended.empty and not missing.empty:  # said by case_error_lines, with the system's message
-        gone = pd.MultiIndex.from_frame(ended[["case_id", "epoch"]])
-        missing = missing[~pd.MultiIndex.from_frame(missing[["case_id", "epoch"]]).isin(gone)]
+        # a case run is its (case_id, epoch) in its own run: in a pooled Run, the case that ended in error in one run
+        # left its missing verdicts in another run unsaid (review R61)
+        keys = [k for k in ("run_id", "case_id", "epoch") if k in ended.columns and k in missing.columns]
+        gone = pd.MultiIndex.from_frame(ended[keys])
+        missing = missing[~pd.MultiIndex.from_frame(missing[keys]).isin(gone)]
     if missing.empty:
         return []
     rows = verdicts.groupby("criterion", sort=False).size()

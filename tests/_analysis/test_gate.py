@@ -1162,6 +1162,35 @@ def test_an_unfinished_run_names_no_case_it_has_not_reached_as_added(tmp_path: P
         op.gate(op.load_run(run.directory))
 
 
+def test_a_pool_holding_an_unfinished_or_incomplete_run_names_that_run(tmp_path: Path) -> None:
+    """Review R61: a finished run pooled with one stopped after 6 of its 10 cases said "unfinished: the run did not
+    finish (16 of 20 cases recorded)", naming none of the two runs, in either order; it now names the one to finish
+    (by hand: 10 + 6 of 10 + 10 cases recorded). Pooled with a finished run that lost 3 of its 10 records, it said
+    "the run finished with 20 case runs, but its cases.jsonl holds 17", a file no run has; it now names that run
+    and its own counts. A run of its own keeps its words."""
+    folder = make_suite(tmp_path / "s", [True] * 10)
+    done = op.run(op.load_suite(folder), out=folder / "runs" / "done")
+    stopped = op.run(op.load_suite(folder), out=folder / "runs" / "stopped")
+    journal = stopped.directory / "cases.jsonl"
+    journal.write_text("".join(journal.read_text().splitlines(keepends=True)[:6]))
+    manifest = json.loads((stopped.directory / "manifest.json").read_text())
+    del manifest["finished_at"]
+    (stopped.directory / "manifest.json").write_text(json.dumps(manifest))
+    for order in ([done, stopped], [stopped, done]):
+        g = op.gate(op.load_runs([r.directory for r in order]))
+        assert g.verdict == "BLOCK" and g.reason == (
+            f"unfinished: run {stopped.run_id} of the 2 pooled did not finish (16 of 20 cases recorded in all), so it "
+            "has no release decision")
+    assert op.gate(op.load_run(stopped.directory)).reason == (
+        "unfinished: the run did not finish (6 of 10 cases recorded), so it has no release decision")
+    lost = op.run(op.load_suite(folder), out=folder / "runs" / "lost")
+    journal = lost.directory / "cases.jsonl"
+    journal.write_text("".join(journal.read_text().splitlines(keepends=True)[:7]))
+    assert op.gate(op.load_runs([done.directory, lost.directory])).reason == (
+        f"incomplete: run {lost.run_id} of the 2 pooled finished with 10 case runs, but its cases.jsonl holds 7: "
+        "records are missing (a truncated or edited copy of the folder?), so it has no release decision")
+
+
 def test_a_release_yaml_that_is_a_dangling_link_or_fails_to_read_is_named(tmp_path: Path) -> None:
     """The suite's release.yaml a link to a file since moved (a shared settings file): it is there and cannot be
     read, as a folder in its place cannot; named, the run's settings decide (mutation round M51: looked for as a

@@ -393,6 +393,17 @@ def test_a_pool_of_two_case_files_says_its_bins_are_of_no_one_case_file(make_sui
         op.slice_table(op.load_runs([tmp_path / "before", tmp_path / "after"]), "tool_calls:1")
 
 
+def test_a_cases_frame_holding_a_case_run_twice_is_one_line_not_a_pandas_error(unclustered: op.Run) -> None:
+    """Review R61: two runs' cases concatenated by hand into ``run.cases`` (instead of op.load_runs) hold each case run
+    twice, and the two rows may bin it apart; the lookup raised pandas' InvalidIndexError ("Reindexing only valid with
+    uniquely valued Index objects"). It is now one line naming the case run."""
+    cases = unclustered.cases
+    unclustered.cases = pd.concat([cases, cases.iloc[[3]].assign(n_tool_calls=9)], ignore_index=True)
+    with pytest.raises(op.OloproofError, match=r"^slice_table: run.cases holds the case run \(case_id 'c3', epoch 1\) "
+                                               r"more than once .*op.load_runs"):
+        op.slice_table(unclustered, "tool_calls:1,2")
+
+
 def test_a_reduced_slice_names_the_cases_no_bin_can_hold(tmp_path: Path) -> None:
     """Under pass^3 the 4 flaky cases have 2 epochs in ``<2`` and 1 in ``≥2``: no bin holds 3 of their epochs,
     so no bin reduces them. The table showed pass^3 = 1.0 on 20 cases and nothing else, silently, while the

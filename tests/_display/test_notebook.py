@@ -128,6 +128,37 @@ def test_the_run_text_repr_of_a_pool_says_it_is_pooled_as_its_html_does(make_sui
     assert ", cases=4, status={'completed': 4}," in repr(a) and "pooled" not in repr(a)
 
 
+#: Answers wrong on case c1's second try only (it is given its epoch).
+SECOND_TRY = """
+class SecondTry:
+    version = "second-try-1"
+
+    def run(self, input, epoch):
+        wrong = input["id"] == "c1" and epoch == 2
+        return {"steps": [], "answer": "no" if wrong else "yes", "status": "completed"}
+"""
+
+
+def test_where_to_look_next_names_the_run_and_epoch_of_the_case_that_did_not_pass(make_suite: Any,
+                                                                                tmp_path: Path) -> None:
+    """Review R61: a pooled run's view said ``e.g. run.panel('c1')``, which raises there (c1 is in both runs: pick
+    one), and a run whose c1 failed its second try only pointed at the panel of its first try, which passed. By
+    hand: c1 epoch 2 is the one row not passed in each run; the call shown now opens that very row."""
+    import oloproof_nb as op
+
+    root = make_suite([{"id": f"c{i}", "input": {"id": f"c{i}"}, "expected": {"answer": "yes"}} for i in range(3)],
+                      evaluators=[{"type": "answer_matches"}], system="sysmod:SecondTry", system_code=SECOND_TRY,
+                      epochs=2)
+    a, b = (op.run(op.load_suite(root), out=tmp_path / name, progress=False) for name in ("a", "b"))
+    pool = op.load_runs([a.directory, b.directory])
+    for run, call in ((a, "run.panel('c1', epoch=2)"), (pool, f"run.panel('c1', run_id={a.run_id!r}, epoch=2)")):
+        line = next(item for item in run._next_steps() if item.startswith("answer_matches: "))
+        assert line == f"answer_matches: {len(run.runs)} not passed, e.g. {call}"
+        panel = eval(call, {"run": run})  # noqa: S307 - the call the view shows, run as a user would
+        assert (panel.case_id, panel.epoch) == ("c1", 2)
+        assert panel.verdicts["verdict"].tolist() == ["fail"]
+
+
 def test_the_text_bar_in_jupyter_is_one_display_updated_in_place(monkeypatch: pytest.MonkeyPatch,
                                                                  capsys: pytest.CaptureFixture[str]) -> None:
     """Review U10 (a live kernel): in Jupyter without ipywidgets the text bar wrote each frame to the kernel's

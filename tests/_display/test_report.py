@@ -506,6 +506,18 @@ def test_a_report_names_the_reduction_and_the_cases_a_slice_left_out(tmp_path: P
     assert "4 case(s) of answer_matches are in no pass^3 bin" in text
 
 
+def test_the_raw_errors_of_a_pooled_run_say_which_run_each_is_of(make_suite: Any, tmp_path: Path) -> None:
+    """Review R61: two runs of a suite whose c0 raises, pooled: errors.csv held the row ``c0,1,error,…`` twice, the
+    same words for two case runs, and named no run (the failing-cases tables of the same report do)."""
+    cases = [{"id": f"c{i}", "input": {"answer": a, "n": i}, "expected": {"answer": "ok"}}
+             for i, a in enumerate(["boom", "ok"])]
+    root = make_suite(cases, evaluators=[{"type": "answer_matches"}], system="sysmod:Raising", system_code=RAISING)
+    runs = [op.run(op.load_suite(root), out=tmp_path / name, progress=False) for name in ("a", "b")]
+    write_report(op.load_runs([r.directory for r in runs]), tmp_path / "r.md")
+    raw = (tmp_path / "r_files" / "errors.csv").read_text(encoding="utf-8").splitlines()
+    assert raw == ["run_id,case_id,epoch,status,error", *(f"{r.run_id},c0,1,error,KeyError: 'member'" for r in runs)]
+
+
 def test_the_header_of_a_pooled_run_says_it_is_pooled(make_suite: Any, tmp_path: Path) -> None:
     """Two 1-epoch runs pooled read "(2 epochs)" and gave the first run's times only."""
     root = make_suite([{"id": f"c{i}", "input": {"tag": str(i)}, "expected": {"answer": "ok"}} for i in range(3)],

@@ -217,6 +217,27 @@ def test_missing_verdicts_of_completed_case_runs_are_said_by_criterion_and_reaso
     assert only[:2] == ["answer: 1 of its 1 verdicts are missing: (no reason)", "  e.g. c3: "]
 
 
+def test_a_pooled_runs_case_that_ended_in_one_run_keeps_its_missing_verdicts_of_another() -> None:
+    """Review R61: pooled (``op.load_runs``), case c1 ended in error in run A (its verdicts are case_error_lines') and
+    completed in run B, whose check returned None. Matched by (case_id, epoch) alone, run B's missing verdict was
+    taken for run A's ended case run and no line said it: by hand, 1 of chk's 4 verdicts is missing in a case run
+    that completed."""
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    cases = pd.DataFrame([("A", "c1", 1, "error", "RuntimeError: boom"), ("A", "c2", 1, "completed", None),
+                          ("B", "c1", 1, "completed", None), ("B", "c2", 1, "completed", None)],
+                         columns=["run_id", "case_id", "epoch", "status", "error"])
+    verdicts = pd.DataFrame([("A", "c1", 1, "chk", "missing", "RuntimeError: boom"),
+                             ("A", "c2", 1, "chk", "pass", ""),
+                             ("B", "c1", 1, "chk", "missing", "check returned None"),
+                             ("B", "c2", 1, "chk", "pass", "")],
+                            columns=["run_id", "case_id", "epoch", "criterion", "verdict", "reason"])
+    lines = missing_verdict_lines(SimpleNamespace(cases=cases, verdicts=verdicts))
+    assert lines[:2] == ["chk: 1 of its 4 verdicts are missing: check returned None", "  e.g. c1: check returned None"]
+
+
 @pytest.mark.parametrize(("columns", "width"), [("250", 250), ("60", 100), (None, 100)])
 def test_the_width_follows_a_wider_terminal_only(monkeypatch: pytest.MonkeyPatch, columns: str | None,
                                                  width: int) -> None:
