@@ -144,10 +144,10 @@ def no_decision(run: Run) -> str:
                 "so it has no release decision")
     if not is_inspect_run(run) and run.n_cases != expected:
         lost, who = run, "the run"
-        if len(run.runs) > 1:  # the pooled run whose cases.jsonl it is (review R61: "its cases.jsonl" named none)
-            lost = next(r for r in run.runs if r.n_cases != r.manifest.n_cases * r.manifest.epochs)
-            who = f"run {lost.run_id} of the {len(run.runs)} pooled"
-        expected = lost.manifest.n_cases * lost.manifest.epochs
+        short = [r for r in run.runs if r.n_cases != r.manifest.n_cases * r.manifest.epochs]
+        if len(run.runs) > 1 and short:  # the pooled run whose cases.jsonl it is ("its cases.jsonl" named none)
+            lost, who = short[0], f"run {short[0].run_id} of the {len(run.runs)} pooled"
+            expected = lost.manifest.n_cases * lost.manifest.epochs
         which = "records are missing" if lost.n_cases < expected else "it holds more records than the manifest says"
         return (f"incomplete: {who} finished with {expected} case runs, but its cases.jsonl holds "
                 f"{lost.n_cases}: {which} (a truncated or edited copy of the folder?), "

@@ -101,12 +101,16 @@ def _check_clusters(runs: Sequence[Run]) -> None:
 
 
 def directory_list(directories: Sequence[str | Path]) -> list[str | Path]:
-    """``directories`` (any iterable) as a list, refusing one path given alone (a string is a sequence too) and an
-    item that is no path."""
+    """``directories`` (any iterable) as a list, in the order given (a set's, which has none, sorted by path),
+    refusing one path given alone (a string is a sequence too) and an item that is no path."""
     if isinstance(directories, (str, bytes, os.PathLike)):
         raise OloproofError("load_runs takes a list of run directories; for one run use load_run")
     try:
-        items = list(directories)  # a list, a generator (Path.glob), a pandas Series, a set …
+        if isinstance(directories, (set, frozenset)):  # no order of its own: the first run (whose configuration
+            # and release the pool takes) followed the hash seed, so one notebook pooled differently run to run
+            items = sorted(directories, key=str)
+        else:
+            items = list(directories)  # a list, a generator (Path.glob), a pandas Series …: in the order given
     except TypeError:
         raise OloproofError(f"load_runs takes a list of run directories, got {type(directories).__name__}") from None
     return [run_directory(d, f"load_runs: item {i}") for i, d in enumerate(items)]

@@ -495,7 +495,8 @@ def load_runs(directories: list[str | Path]) -> Run:
     Parameters
     ----------
     directories : list of path
-        Run directories of the same suite, judging the same criteria (each once).
+        Run directories of the same suite, judging the same criteria (each once), in the order given
+        (a set, which has none, sorted by path): the first gives the configuration.
 
     Returns
     -------

@@ -52,3 +52,21 @@ def test_one_run_folder_given_as_a_path_is_told_to_use_load_run(tmp_path: Path) 
         with pytest.raises(op.OloproofError, match=r"^load_runs takes a list of run directories; for one run use "
                                                    r"load_run$"):
             op.load_runs(alone)  # type: ignore[arg-type]
+
+
+class _BackwardSet(frozenset):  # type: ignore[type-arg]
+    """A set iterated from the last path to the first: the order a hash seed may give any set."""
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(sorted(super().__iter__(), key=str, reverse=True))
+
+
+def test_a_set_of_run_folders_is_pooled_in_the_order_of_its_paths(make_suite: Callable[..., Path],
+                                                                   tmp_path: Path) -> None:
+    """A set has no order of its own: the pool took its iteration order, which follows the hash seed, so which run
+    came first (its configuration and release are the pool's) changed from one process to the next. A set is sorted
+    by path; a list keeps the order given."""
+    root = make_suite(CASES)
+    a, b = (op.run(root, out=tmp_path / name, progress=False) for name in ("a", "b"))
+    assert [r.run_id for r in op.load_runs(_BackwardSet({a.directory, b.directory})).runs] == [a.run_id, b.run_id]
+    assert [r.run_id for r in op.load_runs([b.directory, a.directory]).runs] == [b.run_id, a.run_id]
