@@ -16,6 +16,7 @@ from .._core.compare import answers_equal
 from ..evaluators.answer import AnswerMatches
 from ..evaluators.fault import FaultRecovery, replay_judges
 from .frames import ended_case_runs
+from .inspect_log import is_inspect_run
 from .run import Run
 
 __all__ = ["late_findings", "VACUOUS"]
@@ -49,9 +50,30 @@ def _fault_findings(run: Run, rows: dict[str, int]) -> dict[str, str]:
             ended = len(ended_case_runs(cases))
             hint = "no case called any tool" + (f" ({ended} of {len(cases)} case runs ended in error or by timeout)"
                                                 if ended else "")
+        partial = _partial(run)
+        if partial:  # the case runs not recorded may call it: say so, and still name the finding
+            out[ev.name] = (f"fault_recovery (criterion {ev.name}): no case recorded so far called tool {tool!r}, so "
+                            f"no fault was replayed yet; {partial}, and a case run not recorded may call it; "
+                            f"{hint}")
+            continue
         out[ev.name] = (f"fault_recovery (criterion {ev.name}): no case called tool {tool!r}, so no fault was "
                         f"replayed; {hint}")
     return out
+
+
+def _partial(run: Run) -> str:
+    """``the run is unfinished (2 of 48 cases recorded)`` when ``run`` holds fewer case runs than it was started
+    for (or ``only 2 of 48 … are recorded`` for a finished run whose journal lost records); ``""`` when it holds
+    them all. A finding made from the records of such a run is known of those records only (review L4)."""
+    if is_inspect_run(run):  # a log's samples are counted when it is read (unrun_samples)
+        return ""
+    expected = sum(r.manifest.n_cases * r.manifest.epochs for r in run.runs)
+    if run.n_cases >= expected:
+        return ""
+    unit = "case runs" if any(r.manifest.epochs > 1 for r in run.runs) else "cases"
+    if not run.finished:
+        return f"the run is unfinished ({run.n_cases} of {expected} {unit} recorded)"
+    return f"only {run.n_cases} of the run's {expected} {unit} are recorded"
 
 
 def _routine_escalations(run: Run) -> dict[str, str]:

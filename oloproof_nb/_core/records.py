@@ -42,6 +42,7 @@ __all__ = [
     "VERDICT_WORDS",
     "ENDED",
     "step_raised",
+    "step_timed_out",
 ]
 
 RUN_SCHEMA = "oloproof_run/v1"
@@ -65,6 +66,19 @@ def step_raised(step: str) -> str:
     'reset() raised ConnectionRefusedError: [Errno 111] Connection refused'
     """
     return f"{step} raised "
+
+
+def step_timed_out(step: str) -> str:
+    """How the ``error`` of a case run (and the reason of its verdicts) begins when the system's ``step`` overran
+    ``case_timeout_s``: ``timeout: reset() `` (then ``exceeded case_timeout_s=5``), led by ``timeout:`` as every
+    timeout's reason is.
+
+    Examples
+    --------
+    >>> step_timed_out("reset()") + "exceeded case_timeout_s=5"
+    'timeout: reset() exceeded case_timeout_s=5'
+    """
+    return f"timeout: {step} "
 
 
 class RepeatedCases(BaseModel):

@@ -23,7 +23,7 @@ from .._analysis.gate import Gate
 from .._analysis.gate_findings import VACUOUS
 from .._analysis.gate_settings import weaker_count
 from .._analysis.run import Run
-from .._core.records import step_raised
+from .._core.records import step_raised, step_timed_out
 from .markdown import table_cell, terminal_text, text_table
 from .theme import fmt_bound, fmt_cell, fmt_level, fmt_number, fmt_threshold
 
@@ -288,9 +288,9 @@ def case_error_lines(run: Run, width: int = WIDTH) -> list[str]:
 
     Such a case's verdicts are ``missing``: the table shows ``miss`` and ``all_missing``, and without these
     lines nothing on a terminal said that the system raised (a wrong ``act`` signature, a state holding a set).
-    A message names the system's method that raised (``reset() raised ConnectionRefusedError: …``); when every
-    case run listed failed in ``reset()`` (a service the sandbox needs is down), a line says no agent ran in
-    them and what to check.
+    A message names the system's method that raised (``reset() raised ConnectionRefusedError: …``) or overran
+    (``timeout: reset() exceeded case_timeout_s=5``); when every case run listed failed in ``reset()`` (a service
+    the sandbox needs is down), a line says no agent ran in them and what to check.
     """
     cases = run.cases
     ended = ended_case_runs(cases)
@@ -309,7 +309,7 @@ def case_error_lines(run: Run, width: int = WIDTH) -> list[str]:
         lines.append(f"{message} ({n:,} case run{'s' if n != 1 else ''}, e.g. {example})")
     if len(counts) > _ERROR_KINDS:
         lines.append(f"  and {len(counts) - _ERROR_KINDS} other messages")
-    in_reset = ended["message"].str.startswith(step_raised("reset()"))
+    in_reset = ended["message"].str.startswith((step_raised("reset()"), step_timed_out("reset()")))
     if in_reset.all():  # no agent ran in them: the sandbox could not be set up (a service it needs is down?)
         lines.extend(textwrap.wrap(
             f"  {'every case run' if len(ended) == len(cases) else 'each of these case runs'} failed in the "

@@ -286,9 +286,9 @@ class ProcessWorkers:
         if note_case is not None:
             self._note_case = note_case
 
-    def finish(self) -> None:
-        """End a run that went through, or one an error stopped: each idle worker drops its system and exits,
-        then :meth:`stop` (which kills a busy worker: its case run is cut short).
+    def finish(self, stopped: bool = False) -> None:
+        """End a run that went through, or one an error stopped (``stopped``): each idle worker drops its system
+        and exits, then :meth:`stop` (which kills a busy worker: its case run is cut short).
 
         A worker told to stop releases its instance under ``case_timeout_s`` (as a thread run does at its
         end), so a ``weakref.finalize`` or ``__del__`` of the system runs: before, every worker was killed at
@@ -298,12 +298,16 @@ class ProcessWorkers:
         reads the message once built, and was killed with its copy left (review F55); one that has said nothing
         yet (Python still starting: none of the system's code has run in it) is killed at once, as waiting for it
         to start would slow every short run. A worker still there ``case_timeout_s`` + 1 s later is killed.
+
+        A run an error stopped (``stopped``) kills a worker still building its system at once, as a busy one: the
+        system's own code runs in it, and the stop waited for it up to ``case_timeout_s`` (its copy stays, as a
+        busy worker's does; review L4). Its idle workers still drop their systems.
         """
         deadline = time.monotonic() + self._timeout_s + GRACE_S
         try:
             asked = []
             for worker in self._workers:
-                if worker.state == "starting" and not self._heard(worker):
+                if worker.state == "starting" and (stopped or not self._heard(worker)):
                     self._retire(worker)
                     continue
                 if worker.state not in ("idle", "starting"):

@@ -230,14 +230,15 @@ def _end_workers(pool: ProcessWorkers | None, stopped_by: BaseException | None) 
     in oloproof) the run ends them as at a run's end (:meth:`~.isolation.ProcessWorkers.finish`): each idle worker
     drops its system, so its finaliser runs (a SQL desk's working copy is removed), within ``case_timeout_s`` + 1 s,
     then it is killed; a busy worker is killed at once, its case run cut short (not recorded: a resume runs it
-    again), as waiting for it could take ``case_timeout_s``, for a record the stopped run cannot keep. On the
+    again), as waiting for it could take ``case_timeout_s``, for a record the stopped run cannot keep; so is a
+    worker still building its system (rebuilding it after a failed case, say), whose build could take as long. On the
     user's Ctrl-C (or any other ``BaseException``) every worker is killed at once
     (:meth:`~.isolation.ProcessWorkers.stop`): the user asked to stop now.
     """
     if pool is None:
         return
     if isinstance(stopped_by, Exception):
-        pool.finish()
+        pool.finish(stopped=True)
     else:
         pool.stop()
 

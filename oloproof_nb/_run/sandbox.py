@@ -29,7 +29,7 @@ from .._core.canonical import canonical_json, iso, utc_now
 from .._core.case import Case
 from .._core.jsonsafe import NotJSONError, copy_json, to_json
 from .._core.paths import MAX_DEPTH
-from .._core.records import ENV_SCHEMA, EnvironmentState, TrajectoryDict, step_raised
+from .._core.records import ENV_SCHEMA, EnvironmentState, TrajectoryDict, step_raised, step_timed_out
 from .._core.trajectory import Change, Message, ToolCall, Trajectory
 from ..errors import describe_exception, format_loc, quote, validation_problem
 from .timeouts import CaseTimeout, SystemRaised, call_with_timeout, system_traceback
@@ -270,7 +270,8 @@ def _in_sandbox(system: Any, case: Case, act: Callable[[], Any], what: str, *, r
     Raises
     ------
     CaseTimeout
-        The call exceeded ``timeout_s``.
+        The call exceeded ``timeout_s`` (its message names ``reset()`` or ``snapshot()`` when that is the method
+        that overran: ``timeout: reset() exceeded case_timeout_s=5``).
     SystemContractError
         The system returned something that is not a trajectory, or a state that is not JSON.
     BaseException
@@ -310,6 +311,12 @@ def _in_sandbox(system: Any, case: Case, act: Callable[[], Any], what: str, *, r
 
     try:
         stored, env = call_with_timeout(calls, timeout_s)
+    except CaseTimeout as exc:
+        hung = step[0]  # read once: the abandoned call goes on, and may move to the next step
+        if hung is None:  # run() or replay(): the agent's, as before
+            raise
+        # a reset() that hangs (a database that does not answer) is not the agent's doing, as a reset() that raised
+        raise CaseTimeout(exc.seconds, f"{step_timed_out(hung)}exceeded case_timeout_s={exc.seconds:g}") from None
     except BaseException as exc:
         if system_traceback(exc) is not None:  # the system's (not a Ctrl-C while waiting): say which call raised
             _note_step(exc, step[0])

@@ -132,8 +132,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         raise OloproofError(f"the run stopped before it finished: the process running the system was {final[1]} "
                             "(this command got none)" + in_flight(directory, exitcode, final[1])
                             + resume_hint(args, directory))
-    if final[0] == "interrupted":
-        say("oloproof: interrupted" + resume_hint(args, directory))
+    if final[0] in ("interrupted", "stopped"):  # the user's Ctrl-C, or a SIGTERM or SIGHUP this command got
+        by = f" by {final[1]}" if final[0] == "stopped" else ""
+        say("oloproof: interrupted" + by + resume_hint(args, directory))  # exit 2, as every stop: never 130 or 143
         return 2
     if final[0] in ("error", "internal"):
         message = str(final[1]) + (resume_hint(args, directory) if final[2] else "")

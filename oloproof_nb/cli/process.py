@@ -186,7 +186,12 @@ _STOPPED_ALONE = "stopped by a SIGINT, SIGTERM or SIGHUP sent to it alone"
 
 def run_in_child(args: argparse.Namespace, params: dict[str, Any],
                   on_progress: Callable[[int, int], None] | None) -> tuple[tuple[Any, ...] | None, Path | None, int]:
-    """Run the suite in a child process; ``(final message or None, run directory, child's exit code)``."""
+    """Run the suite in a child process; ``(final message or None, run directory, child's exit code)``.
+
+    The final message is the child's, but for a stop: ``("interrupted",)`` after the user's Ctrl-C,
+    ``("stopped", "SIGTERM")`` after a SIGTERM or SIGHUP this process got (:class:`Stopped`: it stops the run as a
+    Ctrl-C does, and the command names the signal), ``("interrupted", how)`` after a stop this process never got.
+    """
     ctx: Any = multiprocessing.get_context(_start_method())
     receive, send = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_child_run, args=(send, params), name="oloproof-run")
@@ -200,6 +205,7 @@ def run_in_child(args: argparse.Namespace, params: dict[str, Any],
     directory: Path | None = None
     final: tuple[Any, ...] | None = None
     interrupted_at: float | None = None
+    signal_name: str | None = None  # the SIGTERM or SIGHUP that stopped this process (None: a Ctrl-C)
     forwarded = False
     while final is None:
         try:
@@ -232,9 +238,11 @@ def run_in_child(args: argparse.Namespace, params: dict[str, Any],
                     final = message
             elif not proc.is_alive():
                 break
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
             if interrupted_at is not None:  # a second Ctrl-C: stop the child now
                 proc.kill()
+            else:
+                signal_name = exc.args[0] if isinstance(exc, Stopped) and exc.args else None
             interrupted_at = interrupted_at or time.monotonic()
     deadline = time.monotonic() + _STOP_GRACE_S
     while proc.exitcode is None and time.monotonic() < deadline:  # its own exit (waitpid), not the end of its
@@ -251,6 +259,8 @@ def run_in_child(args: argparse.Namespace, params: dict[str, Any],
             note_stop(directory)
     elif final == ("interrupted",) and interrupted_at is None:  # the child stopped on a signal this process never got
         final = ("interrupted", _STOPPED_ALONE)
+    if final == ("interrupted",) and signal_name is not None:  # stopped as on a Ctrl-C, by this signal: say which
+        final = ("stopped", signal_name)
     return final, directory, proc.exitcode if proc.exitcode is not None else -9
 
 
