@@ -4,12 +4,12 @@ The command exits 0 PASS, 1 BLOCK, 2 error and nothing else. It turns SIGTERM an
 works (``oloproof_nb.cli.process.StopOnSignals``), but importing ``oloproof_nb`` comes first (pydantic and the
 evaluators: 0.4-1.3 s), and a signal then ended the command as the system's default does: 143 or 129, no line
 (review R41; a hook runner that times out and sends SIGTERM may read 143 as "not blocking"). :func:`main`
-first installs handlers that say ``oloproof: interrupted by SIGTERM`` (``oloproof receipt --json`` also prints
-its JSON error object) and exit 2, then imports the command and runs it; the command's own handlers take over
-while it works and give these back when it is done, so a signal as it ends is exit 2 too. A Ctrl-C while the
-package is imported is exit 2 and ``oloproof: interrupted``, as during the command. A signal the process was
-started ignoring (``nohup``, ``trap '' HUP``) stays ignored. Only the interpreter's own start-up, before this
-module's first line runs, is left to the system's default.
+first installs handlers that say ``oloproof: interrupted by SIGTERM`` (``--json`` of ``oloproof receipt``,
+``gate`` or ``compare`` also prints its JSON error object) and exit 2, then imports the command and runs it; the
+command's own handlers take over while it works and give these back when it is done, so a signal as it ends is
+exit 2 too. A Ctrl-C while the package is imported is exit 2 and ``oloproof: interrupted``, as during the command.
+A signal the process was started ignoring (``nohup``, ``trap '' HUP``) stays ignored. Only the interpreter's own
+start-up, before this module's first line runs, is left to the system's default.
 
 Importing this module changes nothing (only :func:`main` installs handlers), and importing ``oloproof_nb``
 installs none: library code has no process-wide side effects. ``python -m oloproof_nb.cli`` imports the package
@@ -30,18 +30,24 @@ __all__ = ["main"]
 _STOPPING = ("SIGTERM", "SIGHUP")
 
 
-def _receipt_wants_json(argv: Sequence[str]) -> bool:
-    """Whether ``argv`` (without the program) is ``oloproof receipt`` asking for ``--json``: the same rule as
-    ``oloproof_nb.cli.parser.receipt_wants_json`` (which this module cannot import before the package; a test holds
-    the two to the same answers).
+#: The commands that take ``--json`` (``oloproof_nb.cli.parser.JSON_COMMANDS``).
+_JSON_COMMANDS = frozenset({"receipt", "gate", "compare"})
+
+
+def _wants_json(argv: Sequence[str]) -> bool:
+    """Whether ``argv`` (without the program) is ``oloproof receipt``, ``gate`` or ``compare`` asking for ``--json``:
+    the same rule as ``oloproof_nb.cli.parser.wants_json`` (which this module cannot import before the package; a
+    test holds the two to the same answers).
 
     Examples
     --------
-    >>> _receipt_wants_json(["receipt", "c.json", "--js"]), _receipt_wants_json(["receipt", "--", "--json"])
+    >>> _wants_json(["receipt", "c.json", "--js"]), _wants_json(["receipt", "--", "--json"])
+    (True, False)
+    >>> _wants_json(["gate", "run", "--json"]), _wants_json(["run", "suite", "--json"])
     (True, False)
     """
     command = next((i for i, arg in enumerate(argv) if not arg.startswith("-")), None)
-    if command is None or argv[command] != "receipt":
+    if command is None or argv[command] not in _JSON_COMMANDS:
         return False
     for arg in argv[command + 1:]:
         if arg == "--":
@@ -53,7 +59,7 @@ def _receipt_wants_json(argv: Sequence[str]) -> bool:
 
 
 def _interrupted(message: str, as_json: bool) -> None:
-    """Say ``oloproof: <message>`` on standard error (and, for ``receipt --json``, the JSON error object on
+    """Say ``oloproof: <message>`` on standard error (and, with ``--json``, the JSON error object on
     standard output), written straight to the descriptors: nothing of the command's is set up yet, or it is
     done. A stream that is closed or gone loses its line; the exit code stays."""
     lines = []
@@ -69,7 +75,7 @@ def _interrupted(message: str, as_json: bool) -> None:
 
 def _stop_while_outside_the_command(argv: Sequence[str]) -> None:
     """Make SIGTERM and SIGHUP exit 2 with one line, unless the process was started ignoring them."""
-    as_json = _receipt_wants_json(argv)
+    as_json = _wants_json(argv)
 
     def stop(signum: int, frame: FrameType | None) -> None:
         _interrupted(f"interrupted by {signal.Signals(signum).name}", as_json)
@@ -91,7 +97,7 @@ def main() -> int:
 
         return command()
     except KeyboardInterrupt:  # a Ctrl-C before the command's own handling: 2, not 130 and a traceback
-        _interrupted("interrupted", _receipt_wants_json(argv))
+        _interrupted("interrupted", _wants_json(argv))
         return 2
 
 

@@ -359,7 +359,7 @@ def test_usage_errors_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]
 @pytest.mark.parametrize(("argv", "line"), [
     (["gate", "x", "--confidence", "0.9"], "unrecognized arguments: --confidence 0.9 (see `oloproof gate --help`)"),
     (["run", "x", "--nope"], "unrecognized arguments: --nope (see `oloproof run --help`)"),
-    (["compare", "a", "b", "--json"], "unrecognized arguments: --json (see `oloproof compare --help`)"),
+    (["run", "a", "--json"], "unrecognized arguments: --json (see `oloproof run --help`)"),  # gate's, not run's
     (["frobnicate"], "argument command: invalid choice: 'frobnicate'"),
     # a value that starts with '-' and reads as no number is taken for an option: the line says how to give it
     (["gate", "x", "--pass-threshold", "-inf"], "argument --pass-threshold: expected one argument; a value that "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 import math
 import shutil
 from collections.abc import Callable
@@ -13,6 +14,7 @@ import pandas as pd
 import pytest
 import yaml
 from _frame_checks import rename_run
+from _json_output import assert_help_names, cell, one_object
 
 import oloproof_nb as op
 from oloproof_nb.cli import main
@@ -445,3 +447,93 @@ def test_a_clustered_comparison_of_runs_without_a_release_yaml_names_the_default
     assert ("and the default release configuration (the candidate run has no release.yaml: give one that does "
             "with --release to compare these runs) does not allow clustered (approximate) intervals") in text
     assert "release.yaml (stored when" not in text and text.count("does not allow clustered") == 1
+
+
+@pytest.mark.parametrize(("candidate", "margin", "code", "verdict"), [
+    ("same", 0.2, 0, "NO_REGRESSION"), ("worse", 0.2, 1, "REGRESSION"), ("same", 0.02, 1, "INSUFFICIENT_EVIDENCE")])
+def test_the_comparison_as_json_is_the_comparison_computed_in_python(
+        runs: dict[str, Path], tmp_path: Path, candidate: str, margin: float, code: int, verdict: str,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``oloproof compare --json``: the exit code alone cannot tell a REGRESSION from INSUFFICIENT_EVIDENCE."""
+    release = tmp_path / "rule.yaml"
+    release.write_text(yaml.safe_dump({"regression": {"margin": margin}}), encoding="utf-8")
+    argv = ["compare", str(runs["base"]), str(runs[candidate]), "--release", str(release)]
+    assert main(argv) == code
+    for_people = capsys.readouterr().out
+    assert main([*argv, "--json"]) == code
+    out, err = capsys.readouterr()
+    assert err == for_people and out.isascii()  # the table on stderr, unchanged; the object in ASCII
+    body = one_object(out)
+    cmp = op.compare(op.load_run(runs["base"]), op.load_run(runs[candidate]), release=str(release))
+    assert (body["command"], body["verdict"], body["exit"], body["reason"]) == ("compare", verdict, code, None)
+    assert body["verdict"] == cmp.verdict and body["n_paired"] == cmp.n_paired == 24 and body["margin"] == margin
+    assert (body["base_run_id"], body["candidate_run_id"]) == (cmp.base.run_id, cmp.candidate.run_id)
+    assert err.splitlines()[-1] == f"compare: {verdict} — exit {code}: {body['why']}"
+    (row,) = body["criteria"]
+    assert list(row) == list(cmp.table.columns)
+    assert row == {column: cell(value) for column, value in cmp.table.iloc[0].items()}
+    if candidate == "worse":  # by hand: 12 of 24 cases broken, all 12 discordant pairs one way
+        assert (row["base_rate"], row["candidate_rate"], row["difference"]) == (1.0, 0.5, -0.5)
+        assert (row["pass_to_fail"], row["fail_to_pass"], row["n"]) == (12, 0, 24)
+        assert row["mcnemar_p"] == pytest.approx(2 * 0.5 ** 12)  # exact two-sided McNemar: 2 P(X = 0), X ~ B(12, 1/2)
+        assert row["ci_high"] < -margin
+    else:
+        assert row["difference"] == 0.0 and row["ci_low"] == -row["ci_high"]
+        assert (row["ci_low"] >= -margin) is (verdict == "NO_REGRESSION")
+        assert r"d\u0302 \u00b1" in out  # the reason's d̂ ± escaped, not replaced by an ASCII stand-in
+
+
+def test_a_criterion_the_rule_does_not_list_has_a_null_margin_in_json(make_suite: Callable[..., Path], tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """A criterion ``regression.criteria`` leaves out is REPORT_ONLY with margin NaN in the table: null here."""
+    cases = [{"id": f"c{i:02d}", "input": {"tag": str(i), "answer": "ok"}, "expected": {"answer": "ok"},
+              "initial_state": {"orders": {"o1": {"status": "open"}}}} for i in range(24)]
+    root = make_suite(cases, evaluators=[{"type": "answer_matches"},
+                                         {"type": "state_unchanged", "criterion": "kept", "paths": ["orders.o1"]}],
+                      release={"regression": {"margin": 0.2, "criteria": ["answer_matches"]}})
+    suite = op.load_suite(root)
+    base, again = (op.run(suite, system=Answerer, out=tmp_path / name, progress=False).directory
+                   for name in ("base", "again"))
+    assert main(["compare", str(base), str(again), "--json"]) == 0
+    body = one_object(capsys.readouterr().out)
+    assert (body["verdict"], body["exit"]) == ("NO_REGRESSION", 0)
+    listed, kept = body["criteria"]
+    assert (listed["criterion"], listed["margin"]) == ("answer_matches", 0.2)
+    assert (kept["criterion"], kept["verdict"], kept["margin"]) == ("kept", "REPORT_ONLY", None)
+
+
+def test_the_compare_help_names_every_key_of_the_object(runs: dict[str, Path],
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    main(["compare", str(runs["base"]), str(runs["same"]), "--json"])
+    assert_help_names(set(one_object(capsys.readouterr().out)), "compare", capsys)
+
+
+def _json_verdict_snippet() -> str:
+    """The ```bash block that follows ``<!-- json-verdict -->`` in the README (section 8, CI)."""
+    text = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    return text.split("<!-- json-verdict -->\n```bash\n", 1)[1].split("\n```", 1)[0]
+
+
+@pytest.mark.slow  # two processes a case: 3-4 s of imports
+def test_the_readmes_json_one_liner_fails_on_a_proven_regression_only(make_suite: Callable[..., Path],
+                                                                      tmp_path: Path) -> None:
+    """README section 8: read compare's verdict from ``--json``, exit 1 on REGRESSION, 0 on INSUFFICIENT_EVIDENCE
+    (where the command itself exits 1 too)."""
+    import os
+    import subprocess
+    import sys
+
+    cases = [{"id": f"c{i:02d}", "input": {"tag": str(i), "answer": f"ok {i}"}, "expected": {"answer": f"ok {i}"}}
+             for i in range(24)]
+    root = make_suite(cases, evaluators=[{"type": "answer_matches"}], release={"regression": {"margin": 0.02}})
+    suite = op.load_suite(root)
+    for candidate, broken, code in (("same", frozenset[str](), 0), ("worse", frozenset(map(str, range(12))), 1)):
+        work = tmp_path / candidate
+        op.run(suite, system=Answerer, out=work / "baseline" / "main-run", progress=False)
+        op.run(suite, system=lambda b=broken: Answerer(b), out=work / "pr-run", progress=False)
+        env = {**os.environ, "WORK": str(work), "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
+        done = subprocess.run(["bash", "-c", _json_verdict_snippet()], env=env, capture_output=True, text=True,
+                              timeout=120, check=False)
+        assert done.returncode == code, done.stderr
+        verdict = "INSUFFICIENT_EVIDENCE" if candidate == "same" else "REGRESSION"
+        assert json.loads((work / "compare.json").read_text(encoding="utf-8"))["verdict"] == verdict

@@ -30,7 +30,7 @@ import pytest
 
 import _oloproof_nb_entry as entry
 from oloproof_nb import cli
-from oloproof_nb.cli.parser import receipt_wants_json
+from oloproof_nb.cli.parser import JSON_COMMANDS, wants_json
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGHUP"), reason="POSIX signals")
 
@@ -206,14 +206,17 @@ def test_importing_the_entry_module_or_the_package_installs_no_handler() -> None
 @pytest.mark.parametrize(("argv", "wanted"), [
     ([], False), (["receipt"], False), (["receipt", "c.json", "--json"], True), (["receipt", "--js", "c.json"], True),
     (["receipt", "c.json", "--j"], True), (["receipt", "c.json", "--json=yes"], True),
-    (["receipt", "--", "--json"], False), (["--quiet", "receipt", "--json"], True), (["gate", "run", "--json"], False),
+    (["receipt", "--", "--json"], False), (["--quiet", "receipt", "--json"], True), (["gate", "run", "--json"], True),
     (["--json", "receipt"], False), (["receipt", "--jsonx"], False), (["receipt", "-json"], False),
+    (["compare", "a", "b", "--js"], True), (["gate", "--", "--json"], False), (["run", "suite", "--json"], False),
+    (["report", "r", "--json"], False), (["--json", "gate", "r"], False),
 ])
 def test_the_entry_module_reads_json_as_the_command_does(argv: list[str], wanted: bool) -> None:
     """Two copies of one rule: the entry module cannot import the package before its handlers are in place, and
     the package imports nothing outside itself. Both give argparse's reading of each list (an unambiguous prefix of
     --json counts; an argument after ``--``, or before the command, does not)."""
-    assert entry._receipt_wants_json(argv) is receipt_wants_json(argv) is wanted
+    assert entry._wants_json(argv) is wants_json(argv) is wanted
+    assert entry._JSON_COMMANDS == JSON_COMMANDS
 
 
 def test_the_entry_modules_examples_run() -> None:

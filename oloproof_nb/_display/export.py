@@ -33,7 +33,8 @@ from .html import html_table, html_text, numeric_column
 from .markdown import markdown_table
 from .theme import TABLE_CSS, cell_text, is_blank, json_text, table_of
 
-__all__ = ["CSV_FORMULA_STARTS", "EXPORT_SUFFIXES", "csv_text", "export_table", "make_folder", "write_file"]
+__all__ = ["CSV_FORMULA_STARTS", "EXPORT_SUFFIXES", "csv_text", "export_table", "json_cell", "json_records",
+           "make_folder", "write_file"]
 
 EXPORT_SUFFIXES: tuple[str, ...] = (".csv", ".md", ".tex", ".html", ".json")
 
@@ -50,7 +51,16 @@ def _strict(value: Any) -> Any:
     return value
 
 
-def _json_cell(value: Any) -> Any:
+def json_cell(value: Any) -> Any:
+    """A cell as a strict JSON value, as the ``.json`` export writes it: a missing value ``None`` (``null``), an
+    infinity ``"Infinity"``/``"-Infinity"``, a NumPy number a Python one, a time its ISO text, dicts and lists
+    nested JSON (:func:`_strict`), ABSENT ``{"$absent": true}``, anything else its text.
+
+    Examples
+    --------
+    >>> json_cell(float("nan")), json_cell(float("-inf")), json_cell(np.int64(3)), json_cell(0.25)
+    (None, '-Infinity', 3, 0.25)
+    """
     if isinstance(value, (dict, list, tuple, Absent, np.ndarray)):
         return _strict(json.loads(json_text(value)))
     if is_blank(value):
@@ -223,11 +233,16 @@ def _html(df: pd.DataFrame, path: Path) -> str:
             f"<style>{TABLE_CSS}</style></head><body>\n{html_table(df)}\n</body></html>\n")
 
 
-def _json(df: pd.DataFrame, path: Path) -> str:
+def json_records(df: pd.DataFrame) -> list[dict[str, Any]]:
+    """One object per row of ``df``, its columns as keys and its cells as :func:`json_cell` gives them (the
+    ``.json`` export's rows; ``oloproof gate --json``'s criteria); the index is left out."""
     columns = [str(c) for c in df.columns]
-    records = [dict(zip(columns, (_json_cell(v) for v in row), strict=True))
-               for row in df.itertuples(index=False, name=None)]
-    return json.dumps(records, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+    return [dict(zip(columns, (json_cell(v) for v in row), strict=True))
+            for row in df.itertuples(index=False, name=None)]
+
+
+def _json(df: pd.DataFrame, path: Path) -> str:
+    return json.dumps(json_records(df), ensure_ascii=False, indent=2, allow_nan=False) + "\n"
 
 
 def _index_as_columns(table: pd.DataFrame, path: Path) -> pd.DataFrame:

@@ -10,12 +10,25 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import InternalError, OloproofError, RunDirError, cut_middle, terminal_text
-from .output import COMPARE_PLAIN, compare_why, print_case_errors, print_gate, print_wrapped, say
+from .output import (
+    COMPARE_PLAIN,
+    compare_json,
+    compare_why,
+    for_people_on_stderr,
+    gate_code,
+    gate_json,
+    print_case_errors,
+    print_gate,
+    print_json,
+    print_wrapped,
+    say,
+)
 from .parser import EMPTY_PATH
 from .process import StopOnSignals, Stopped, ended_how, in_flight, resume_hint, run_in_child
 
 if TYPE_CHECKING:
     from .._analysis.run import Run
+    from .._display.compare import Comparison
 
 
 def _run_dir(given: str, doing: str, logs: bool = False) -> str:
@@ -159,7 +172,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         idle = load_run(Path(final[2]))
         print(f"baseline {idle.run_id}: {run_size(idle)} with a do-nothing agent")
         print(f"  -> {idle.directory}")
-    return print_gate(result, wide=args.wide, baseline=idle)
+    return gate_code(print_gate(result, wide=args.wide, baseline=idle))
 
 
 def _finished_journal(directory: Path) -> int | None:
@@ -174,13 +187,18 @@ def _finished_journal(directory: Path) -> int | None:
 
 
 def _cmd_gate(args: argparse.Namespace) -> int:
-    """The gate of a stored run; an unfinished run is never a release decision (exit 2)."""
+    """The gate of a stored run; an unfinished run is never a release decision (exit 2). With ``--json`` what it
+    prints for people goes to stderr and stdout holds one JSON object (:func:`~.output.gate_json`)."""
     from .._display.notebook import load_run
 
-    result = _whole(_load(args, "gating"), args.run_dir)
-    print_case_errors(result)
-    idle = load_run(args.baseline) if args.baseline else None
-    return print_gate(result, args.release, wide=args.wide, baseline=idle)
+    with for_people_on_stderr(args.json):
+        result = _whole(_load(args, "gating"), args.run_dir)
+        print_case_errors(result)
+        idle = load_run(args.baseline) if args.baseline else None
+        g = print_gate(result, args.release, wide=args.wide, baseline=idle)
+    if args.json:
+        print_json(gate_json(g, result.run_id))
+    return gate_code(g)
 
 
 def _whole(run: Run, given: str) -> Run:
@@ -207,7 +225,19 @@ def _whole(run: Run, given: str) -> Run:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    """Two stored runs compared; exit 0 only on NO_REGRESSION (an unfinished run is an error, exit 2)."""
+    """Two stored runs compared; exit 0 only on NO_REGRESSION (an unfinished run is an error, exit 2). With
+    ``--json`` what it prints for people goes to stderr and stdout holds one JSON object
+    (:func:`~.output.compare_json`)."""
+    with for_people_on_stderr(args.json):
+        cmp, code, why = _print_comparison(args)
+    if args.json:
+        print_json(compare_json(cmp, code, why))
+    return code
+
+
+def _print_comparison(args: argparse.Namespace) -> tuple[Comparison, int, str]:
+    """Compare the two runs of ``args`` and print the comparison for people; returns it, the exit code and why
+    (what the exit line says after ``exit N:``)."""
     from .._analysis.compare import compare_release
     from .._analysis.gate_settings import PAIRED_CLUSTERED, approximate_once, weaker_count
     from .._analysis.run import Run
@@ -247,12 +277,12 @@ def _cmd_compare(args: argparse.Namespace) -> int:
               "in Python: op.compare(base, cand).flips, .panel(case_id)")
     code = 0 if cmp.verdict == "NO_REGRESSION" else 1
     weaker = len(cmp.relaxed) if code == 0 else 0  # named in the first note above
-    print(f"compare: {cmp.verdict}" + (f" ({cmp.reason})" if cmp.reason else "") + f" — exit {code}: "
-          + compare_why(cmp.verdict, table, cmp.reason)
+    why = compare_why(cmp.verdict, table, cmp.reason)
+    print(f"compare: {cmp.verdict}" + (f" ({cmp.reason})" if cmp.reason else "") + f" — exit {code}: " + why
           + (f", by {weaker_count(weaker, cmp.weaker_than)}" if weaker else "")
           + (f"; the candidate's suite folder has changed since its run ({len(cmp.drift)} file(s): see the "
              f"note{'s' if len(cmp.drift) > 1 else ''} above)" if cmp.drift else ""))
-    return code
+    return cmp, code, why
 
 
 def _cmd_receipt(args: argparse.Namespace) -> int:

@@ -18,7 +18,7 @@ from .._run.streams import open_standard_descriptors, to_devnull
 from ..errors import InternalError, OloproofError, cut_middle, describe_exception, terminal_text
 from .commands import COMMANDS
 from .output import WARNING_LABELS, ReaderMayLeave, os_error_line, print_json_error, say
-from .parser import build_parser, receipt_wants_json
+from .parser import build_parser, wants_json
 from .process import StopOnSignals, Stopped
 
 #: The library's errors name Python parameters; the command says its own flags instead (whole phrases only,
@@ -66,7 +66,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``oloproof`` console script; returns the exit code."""
     open_standard_descriptors()  # before any file or pipe is opened: none may take the number of a closed stream
     given = list(sys.argv[1:] if argv is None else argv)
-    args = build_parser(receipt_json=receipt_wants_json(given)).parse_args(given)
+    args = build_parser(json_errors=wants_json(given)).parse_args(given)
     shown: set[str] = set()
 
     def _warn(message: Warning | str, category: type[Warning], *_: object, **__: object) -> None:
@@ -133,8 +133,8 @@ def _refuse_a_blinding_umask() -> None:
 
 
 def _dispatch(args: argparse.Namespace, warn: Any) -> int:
-    """The command's exit code; every error one line on standard error (and, for ``oloproof receipt --json``,
-    one JSON object on standard output: :func:`_error`)."""
+    """The command's exit code; every error one line on standard error (and, with ``--json`` of ``oloproof
+    receipt``, ``gate`` or ``compare``, one JSON object on standard output: :func:`_error`)."""
     try:
         with warnings.catch_warnings(), StopOnSignals():
             for kind in WARNING_LABELS:  # each line is printed once by ``warn``, not by the filters
@@ -164,13 +164,14 @@ def _dispatch(args: argparse.Namespace, warn: Any) -> int:
 
 
 def _error(args: argparse.Namespace, kind: str, message: str, prefix: str = "oloproof: error: ") -> int:
-    """Say ``prefix + message`` on standard error; for ``oloproof receipt --json`` also ``{"error": kind,
-    "message": message}`` on standard output, so a hook reading stdout as JSON gets one object on every exit 2.
+    """Say ``prefix + message`` on standard error; with ``--json`` (``oloproof receipt``, ``gate``, ``compare``)
+    also ``{"error": kind, "message": message}`` on standard output, so a hook or a CI job reading stdout as JSON
+    gets one object on every exit 2.
     ``message``, already escaped (:func:`~oloproof_nb.errors.terminal_text`), is cut to
     :data:`~oloproof_nb.errors.MESSAGE_LIMIT` characters here: escaping makes a control character up to 10, so a
     message cut before it could still fill a line of thousands (review C14). Returns 2."""
     message = cut_middle(message)
-    if args.command == "receipt" and getattr(args, "json", False):
+    if getattr(args, "json", False):
         print_json_error(kind, message)
     say(prefix + message)
     return 2

@@ -1,8 +1,10 @@
 """What the ``oloproof`` command writes: the gate and compare summaries with their notes, one line on standard error,
-the JSON error object, an OSError as a line, and a standard output whose reader may leave."""
+the JSON objects of ``--json`` (a result or an error), an OSError as a line, and a standard output whose reader may
+leave."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -10,6 +12,7 @@ import shlex
 import sys
 import textwrap
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +20,8 @@ from .._run.streams import SystemStream
 from ..errors import DuplicateCaseWarning, VacuousCheckWarning, describe_exception, terminal_text
 
 if TYPE_CHECKING:
+    from .._analysis.compare import Comparison
+    from .._analysis.gate import Gate
     from .._analysis.run import Run
 
 
@@ -30,15 +35,62 @@ WARNING_KINDS: dict[str, type[Warning]] = {kind.__name__: kind for kind in WARNI
 
 
 def print_json_error(kind: str, message: str) -> None:
-    """``{"error": kind, "message": message}``, one line on standard output (``oloproof receipt --json``); a
-    standard output that is closed or gone loses it, and the exit code stays."""
+    """``{"error": kind, "message": message}``, one line on standard output (``--json`` of ``oloproof receipt``,
+    ``gate`` and ``compare``); a standard output that is closed or gone loses it, and the exit code stays."""
     try:
         print(json.dumps({"error": kind, "message": message}), flush=True)
     except (OSError, ValueError):
         pass
 
 
-def print_gate(result: Run, release: str | None = None, *, wide: bool = False, baseline: Run | None = None) -> int:
+def print_json(result: dict[str, Any]) -> None:
+    """``result`` as one line of strict JSON on standard output (``oloproof gate --json``, ``compare --json``):
+    ASCII, whatever the stream's encoding, and never ``NaN`` or ``Infinity`` (:func:`gate_json` writes them as the
+    ``.json`` export does)."""
+    print(json.dumps(result, allow_nan=False))
+
+
+def _text_or_null(text: str) -> str | None:
+    return text or None
+
+
+def gate_json(g: Gate, run_id: str) -> dict[str, Any]:
+    """``oloproof gate --json``'s object: ``command`` (``"gate"``), ``verdict`` (``PASS`` or ``BLOCK``), ``exit``
+    (0 or 1, the command's code), ``run_id``, ``reason`` (:attr:`Gate.reason`, null when no run-level reason
+    blocks), ``relaxed`` and ``drift`` (lists of text), ``weaker_than`` (text or null), ``unscored`` and
+    ``findings`` (lists of text), and ``criteria``: one object per row of ``g.table``, every column, its cells
+    as the ``.json`` export writes them (NaN ``null``, an infinity ``"Infinity"``)."""
+    from .._display.export import json_records
+
+    return {"command": "gate", "verdict": g.verdict, "exit": gate_code(g), "run_id": run_id,
+            "reason": _text_or_null(g.reason), "relaxed": list(g.relaxed), "weaker_than": _text_or_null(g.weaker_than),
+            "drift": list(g.drift), "unscored": list(g.unscored), "findings": list(g.findings),
+            "criteria": json_records(g.table)}
+
+
+def compare_json(cmp: Comparison, code: int, why: str) -> dict[str, Any]:
+    """``oloproof compare --json``'s object: ``command`` (``"compare"``), ``verdict`` (``NO_REGRESSION``,
+    ``REGRESSION`` or ``INSUFFICIENT_EVIDENCE``), ``exit`` (``code``: 0 or 1), ``reason`` (:attr:`Comparison.reason`
+    or null), ``why`` (what the exit line says after ``exit N:``, :func:`compare_why`), ``base_run_id``,
+    ``candidate_run_id``, ``n_paired``, ``margin``, ``relaxed`` and ``drift`` (lists of text), ``weaker_than``
+    (text or null), ``notes`` (list of text), and ``criteria``: one object per row of ``cmp.table``, every column,
+    as the ``.json`` export writes them (NaN ``null``)."""
+    from .._display.export import json_cell, json_records
+
+    return {"command": "compare", "verdict": cmp.verdict, "exit": code, "reason": _text_or_null(cmp.reason),
+            "why": why, "base_run_id": cmp.base.run_id, "candidate_run_id": cmp.candidate.run_id,
+            "n_paired": cmp.n_paired, "margin": json_cell(cmp.margin), "relaxed": list(cmp.relaxed),
+            "weaker_than": _text_or_null(cmp.weaker_than), "drift": list(cmp.drift), "notes": list(cmp.notes),
+            "criteria": json_records(cmp.table)}
+
+
+def gate_code(g: Gate) -> int:
+    """The exit code of a gate: 0 PASS, 1 BLOCK."""
+    return 0 if g.verdict == "PASS" else 1
+
+
+def print_gate(result: Run, release: str | None = None, *, wide: bool = False, baseline: Run | None = None) -> Gate:
+    """Print the gate of ``result`` for people (the table, the notes under it, the exit line last); returns it."""
     from dataclasses import replace
 
     from .._analysis.gate import NO_CRITERIA
@@ -93,7 +145,7 @@ def print_gate(result: Run, release: str | None = None, *, wide: bool = False, b
     if g.relaxed:  # a weaker gate than the run's own: which settings, above the exit line that says so
         print_wrapped(relaxed_note(g.relaxed, f"--release {release}" if release else "", than=g.weaker_than), width)
     print(exit_line(g))  # the last line: why the command exits as it does
-    return 0 if g.verdict == "PASS" else 1
+    return g
 
 
 def print_wrapped(note: str, width: int, indent: str = "") -> None:
@@ -173,20 +225,49 @@ def _encodable(text: str, encoding: str) -> str:
     return text.translate(_ASCII).encode(encoding, "backslashreplace").decode(encoding)
 
 
-def say(line: str) -> None:
-    """One line on standard error, if there is one to write to (a completion hook's exit code must not depend
-    on it: with stderr closed or full, the line is lost and the code stays)."""
+def _to_stderr(text: str) -> None:
+    """Write ``text`` to standard error, if there is one to write to; with stderr closed or full it is lost."""
     stream = sys.stderr
     if stream is None:
         return
     try:
         try:
-            stream.write(line + "\n")
+            stream.write(text)
         except UnicodeEncodeError:
-            stream.write(_encodable(line, getattr(stream, "encoding", None) or "ascii") + "\n")
+            stream.write(_encodable(text, getattr(stream, "encoding", None) or "ascii"))
         stream.flush()
     except (OSError, ValueError):
         pass
+
+
+def say(line: str) -> None:
+    """One line on standard error, if there is one to write to (a completion hook's exit code must not depend
+    on it: with stderr closed or full, the line is lost and the code stays)."""
+    _to_stderr(line + "\n")
+
+
+class _OnStandardError:
+    """Standard output's stand-in under ``--json``: what the command prints for people goes to standard error,
+    written as :func:`say` writes (lost when stderr is closed, full or gone; the exit code stays)."""
+
+    def write(self, text: str) -> int:
+        _to_stderr(text)
+        return len(text)
+
+    def flush(self) -> None:
+        """Nothing: every write is flushed."""
+
+
+@contextlib.contextmanager
+def for_people_on_stderr(json_wanted: bool) -> Iterator[None]:
+    """With ``json_wanted`` (``--json``), what the command prints for people (its table, notes and exit line)
+    goes to standard error, unchanged, so that standard output holds the JSON object alone and a CI log still
+    shows the table; else nothing changes."""
+    if not json_wanted:
+        yield
+        return
+    with contextlib.redirect_stdout(_OnStandardError()):
+        yield
 
 
 class ReaderMayLeave(SystemStream):

@@ -73,7 +73,8 @@ class _Thresholds(argparse.Action):
 
 
 class _Parser(argparse.ArgumentParser):
-    #: Whether an argument error is also one JSON object on stdout (``oloproof receipt ... --json``, :func:`main`).
+    #: Whether an argument error is also one JSON object on stdout (``oloproof receipt|gate|compare ... --json``,
+    #: :func:`wants_json`).
     json_errors = False
 
     def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
@@ -119,21 +120,35 @@ def _path(text: str) -> str:
     return text
 
 
-def receipt_wants_json(argv: Sequence[str]) -> bool:
-    """Whether ``argv`` (the command's arguments, without the program) is ``oloproof receipt`` asking for
-    ``--json``, as argparse would read it: ``--json``, an abbreviation of it (``--js``), or ``--json=VALUE``
-    (refused, but asked for), anywhere after ``receipt`` and before a ``--``. The command is the first argument
-    that is no option (the top-level options take no value).
+class _LinesKept(argparse.HelpFormatter):
+    """argparse's help, except that a description or epilog written in lines keeps them (the ``--json`` object's
+    keys, one group a line); one written as a paragraph is wrapped as before."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if "\n" in text:
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
+
+
+#: The commands that take ``--json``: their result, and every exit 2, one JSON object on stdout.
+JSON_COMMANDS = frozenset({"receipt", "gate", "compare"})
+
+
+def wants_json(argv: Sequence[str]) -> bool:
+    """Whether ``argv`` (the command's arguments, without the program) is a command of :data:`JSON_COMMANDS`
+    asking for ``--json``, as argparse would read it: ``--json``, an abbreviation of it (``--js``), or
+    ``--json=VALUE`` (refused, but asked for), anywhere after the command and before a ``--``. The command is the
+    first argument that is no option (the top-level options take no value).
 
     Examples
     --------
-    >>> receipt_wants_json(["receipt", "--js"]), receipt_wants_json(["receipt", "--", "--json"])
+    >>> wants_json(["receipt", "--js"]), wants_json(["receipt", "--", "--json"])
     (True, False)
-    >>> receipt_wants_json(["gate", "run", "--json"])
-    False
+    >>> wants_json(["gate", "run", "--json"]), wants_json(["compare", "a", "b", "--js"]), wants_json(["run", "--json"])
+    (True, True, False)
     """
     command = next((i for i, arg in enumerate(argv) if not arg.startswith("-")), None)
-    if command is None or argv[command] != "receipt":
+    if command is None or argv[command] not in JSON_COMMANDS:
         return False
     for arg in argv[command + 1:]:
         if arg == "--":
@@ -144,8 +159,9 @@ def receipt_wants_json(argv: Sequence[str]) -> bool:
     return False
 
 
-def build_parser(receipt_json: bool = False) -> argparse.ArgumentParser:
-    """The command line's parser; ``receipt_json``: ``oloproof receipt``'s argument errors are JSON on stdout too."""
+def build_parser(json_errors: bool = False) -> argparse.ArgumentParser:
+    """The command line's parser; ``json_errors``: the argument errors of ``oloproof receipt``, ``gate`` and
+    ``compare`` are JSON on stdout too (:func:`wants_json`)."""
     p = _Parser(prog="oloproof", description="Judge stateful agents by the world they leave behind.")
     p.add_argument("--version", action="version", version=f"oloproof_nb {__version__}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -180,8 +196,9 @@ def build_parser(receipt_json: bool = False) -> argparse.ArgumentParser:
     run.add_argument("--wide", action="store_true", help="every gate column, reasons uncut (lines may exceed 100)")
 
     gate = sub.add_parser("gate", help="the gate of a stored run or Inspect AI log; exit 0 PASS, 1 BLOCK",
+                          formatter_class=_LinesKept,
                           description="Print the release gate of a stored run (or of Inspect AI logs). Exit 0 "
-                                      "PASS; 1 BLOCK; 2 on an error.")
+                                      "PASS; 1 BLOCK; 2 on an error.", epilog=_GATE_EPILOG)
     gate.add_argument("run_dir", type=_path, help="a run directory (runs/<run_id>/), a suite folder (its latest run), "
                       "or an Inspect AI log or folder of logs")
     gate.add_argument("--release", type=_path, help="another release.yaml to apply (an Inspect log: the thresholds)")
@@ -189,6 +206,7 @@ def build_parser(receipt_json: bool = False) -> argparse.ArgumentParser:
                       help="a do-nothing baseline run (from `oloproof run --baseline`, in baselines/ of the "
                            "suite): adds the columns noop (noop_rate) and idle (passes_when_idle)")
     gate.add_argument("--wide", action="store_true", help="every gate column, reasons uncut (lines may exceed 100)")
+    _json_option(gate, json_errors)
     _inspect_options(gate)
 
     report = sub.add_parser("report", help="write the gate, validity, replay and slice tables with plots; exit 0 "
@@ -207,6 +225,7 @@ def build_parser(receipt_json: bool = False) -> argparse.ArgumentParser:
 
     compare = sub.add_parser(
         "compare", help="compare two runs case by case; exit 0 NO_REGRESSION, 1 otherwise",
+        formatter_class=_LinesKept, epilog=_COMPARE_EPILOG,
         description="Pair the cases of two runs (same id and digest), and per criterion give the difference of "
                     "pass rates (candidate - base) with a paired, clustered interval and the regression verdict "
                     "of release.yaml's `regression: {margin, criteria}`. Exit 0 only when the overall verdict is "
@@ -218,6 +237,7 @@ def build_parser(receipt_json: bool = False) -> argparse.ArgumentParser:
                                                "(its latest run)", type=_path)
     compare.add_argument("--release", help="a release.yaml to apply (default: the candidate run's; if it differs from "
                                               "the base run's in the regression rule, no NO_REGRESSION)", type=_path)
+    _json_option(compare, json_errors)
 
     receipt = sub.add_parser(
         "receipt", help="verify one outcome now; exit 0 verified, 2 otherwise",
@@ -225,14 +245,43 @@ def build_parser(receipt_json: bool = False) -> argparse.ArgumentParser:
         description="Verify one promised outcome now (a completion hook: exit 0 verified, 2 blocks).",
         epilog=_RECEIPT_EPILOG)
     receipt.add_argument("contract", help="CONTRACT.json (its locator is relative to this file)")  # "": _cmd_receipt
-    receipt.add_argument("--json", action="store_true",
-                         help="print the receipt, or the error, as one JSON object on one line of stdout")
-    if isinstance(receipt, _Parser):
-        receipt.json_errors = receipt_json
+    _json_option(receipt, json_errors, "print the receipt, or the error, as one JSON object on one line of stdout")
     # the top-level parser reads every argument first: it refuses `receipt c.json --json --=x` (ambiguous: --help,
-    # --version) before the command's parser sees it, and that exit 2 too is JSON when receipt asked for --json
-    p.json_errors = receipt_json
+    # --version) before the command's parser sees it, and that exit 2 too is JSON when the command asked for --json
+    p.json_errors = json_errors
     return p
+
+
+def _json_option(cmd: argparse.ArgumentParser, json_errors: bool,
+                 text: str = "print the result, or the error, as one JSON object on one line of stdout; the "
+                             "table and its lines go to stderr (see below)") -> None:
+    """``--json`` for ``cmd``, whose argument errors are then JSON on stdout too when ``json_errors``."""
+    cmd.add_argument("--json", action="store_true", help=text)
+    if isinstance(cmd, _Parser):
+        cmd.json_errors = json_errors
+
+
+_JSON_ERRORS = """every exit 2 (an argument error: "usage error"; stopped: "interrupted"; a bug in oloproof_nb:
+"internal error"; any other: "error") prints {"error": "...", "message": "..."} instead."""
+
+_GATE_EPILOG = f"""with --json, stdout holds one line of JSON and the table, its notes and the exit line go to
+stderr; the exit code is the same:
+  {{"command": "gate", "verdict": "PASS"|"BLOCK", "exit": 0|1, "run_id": "...",
+   "reason": run-level reason or null, "relaxed": [...], "weaker_than": text or null,
+   "drift": [...], "unscored": [...], "findings": [...],
+   "criteria": [one object per row of the gate table, every column; NaN is null]}}
+{_JSON_ERRORS}
+"""
+
+_COMPARE_EPILOG = f"""with --json, stdout holds one line of JSON and the table, its notes and the exit line go to
+stderr; the exit code is the same:
+  {{"command": "compare", "verdict": "NO_REGRESSION"|"REGRESSION"|"INSUFFICIENT_EVIDENCE",
+   "exit": 0|1, "reason": run-level reason or null, "why": what the exit line says after
+   "exit N:", "base_run_id": "...", "candidate_run_id": "...", "n_paired": N, "margin": X,
+   "relaxed": [...], "weaker_than": text or null, "drift": [...], "notes": [...],
+   "criteria": [one object per row of the compare table, every column; NaN is null]}}
+{_JSON_ERRORS}
+"""
 
 
 _RECEIPT_EPILOG = """\

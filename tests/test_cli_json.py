@@ -1,0 +1,161 @@
+"""``oloproof gate RUN --json`` (and every exit 2 of ``gate`` and ``compare`` with ``--json``): one strict JSON object
+on stdout, what the command prints for people on stderr, unchanged, and the exit code it has without ``--json``.
+
+A CI job reading only the exit code could not tell which criterion blocked; the objects here are checked against
+``op.gate(op.load_run(run))`` and by hand (``compare --json``'s verdicts: ``tests/test_cli_compare.py``).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _json_output import assert_help_names, cell, one_object
+
+import oloproof_nb as op
+from oloproof_nb.cli import commands as cli_commands
+from oloproof_nb.cli import main
+
+#: 24 cases the scripted system answers as expected: every row passes, one case a cluster.
+PERFECT = [{"id": f"c{i:02d}", "input": {"answer": f"done {i}"}, "initial_state": {},
+            "expected": {"answer": f"done {i}"}} for i in range(24)]
+
+
+@pytest.fixture
+def gated(make_suite: Callable[..., Path], tmp_path: Path) -> Callable[[float | None], Path]:
+    """A finished run of :data:`PERFECT` whose release.yaml gates answer_matches at ``threshold`` (None: no
+    criterion); state_matches is reported only."""
+    def make(threshold: float | None) -> Path:
+        criteria = {} if threshold is None else {"answer_matches": threshold}
+        root = make_suite(PERFECT, release={"criteria": criteria})
+        return op.run(op.load_suite(root), out=tmp_path / f"run-{threshold}", progress=False).directory
+
+    return make
+
+
+def _gate(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any], str]:
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, one_object(out), err
+
+
+@pytest.mark.parametrize(("threshold", "code", "verdict"), [(0.5, 0, "PASS"), (0.99, 1, "BLOCK")])
+def test_the_gate_as_json_is_the_gate_computed_in_python(gated: Callable[[float | None], Path], threshold: float,
+                                                         code: int, verdict: str,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    run = gated(threshold)
+    assert main(["gate", str(run)]) == code
+    table_for_people = capsys.readouterr().out
+    got, body, err = _gate(["gate", str(run), "--json"], capsys)
+    assert got == code == body["exit"]
+    assert err == table_for_people  # the table, its notes and the exit line, unchanged, on stderr
+    loaded = op.load_run(run)
+    g = op.gate(loaded)
+    assert body["command"] == "gate" and body["verdict"] == verdict == g.verdict
+    assert body["run_id"] == loaded.run_id and body["reason"] is None
+    # one object per criterion, every column, each cell as the table holds it (NaN null)
+    assert [row["criterion"] for row in body["criteria"]] == ["answer_matches", "state_matches"]
+    assert [list(row) for row in body["criteria"]] == [list(g.table.columns)] * 2
+    for row, (_, expected) in zip(body["criteria"], g.table.iterrows(), strict=True):
+        assert row == {column: cell(value) for column, value in expected.items()}
+    listed, reported = body["criteria"]
+    assert reported["verdict"] == "REPORT_ONLY" and reported["threshold"] is None  # NaN -> null
+    # by hand: 24 of 24 unclustered rows pass, so the 95% Clopper-Pearson lower bound is 0.025 ** (1 / 24)
+    assert (listed["n"], listed["passed"], listed["threshold"]) == (24, 24, threshold)
+    assert listed["ci_low"] == pytest.approx(0.025 ** (1 / 24), abs=1e-9)
+    if verdict == "PASS":
+        assert listed["verdict"] == "PASS" and listed["ci_low"] >= listed["threshold"]
+    else:  # 0.857 < 0.99 <= 1: the interval holds the threshold
+        assert listed["verdict"] == "INSUFFICIENT_EVIDENCE" and listed["reason"].startswith(
+            "interval_includes_threshold;")
+
+
+def test_a_block_without_a_criterion_says_its_reason(gated: Callable[[float | None], Path],
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    run = gated(None)
+    code, body, err = _gate(["gate", str(run), "--js"], capsys)  # argparse's abbreviation
+    assert code == body["exit"] == 1 and body["verdict"] == "BLOCK"
+    assert body["reason"] == "no_criteria: nothing was gated"
+    assert all(row["verdict"] == "REPORT_ONLY" for row in body["criteria"])
+    assert err.splitlines()[-1] == "gate: BLOCK — exit 1: no_criteria: nothing was gated"
+
+
+def _json_error(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[dict[str, Any], str]:
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # an argument error: argparse exits
+        code = exc.code  # type: ignore[assignment]
+    out, err = capsys.readouterr()
+    assert code == 2
+    body = one_object(out)
+    assert set(body) == {"error", "message"}
+    return body, err
+
+
+def test_every_exit_2_is_one_json_error_object(gated: Callable[[float | None], Path], tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    body, err = _json_error(["gate", str(tmp_path / "nowhere"), "--json"], capsys)
+    assert body["error"] == "error" and err == f"oloproof: error: {body['message']}\n"
+    assert "nowhere: no such file or folder" in body["message"]
+    run = str(gated(0.5))
+    body, err = _json_error(["compare", run, run, "--json"], capsys)
+    assert body["error"] == "error" and "the base and the candidate are the same run" in body["message"]
+    # argument errors, the value of an option, an unknown option, a missing argument
+    for argv, said in ((["gate", run, "--json", "--pass-threshold", "x"], "argument --pass-threshold"),
+                       (["compare", run, run, "--json", "--bogus"], "unrecognized arguments: --bogus"),
+                       (["compare", run, "--json"], "the following arguments are required: candidate_run")):
+        body, err = _json_error(argv, capsys)
+        assert body["error"] == "usage error" and said in body["message"], body
+        assert err == f"oloproof: error: {body['message']}\n"
+    # after `--` it is an argument, not the option: no JSON asked for, none printed
+    with pytest.raises(SystemExit):
+        main(["gate", run, "--", "--json"])
+    assert capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize(("raised", "kind"), [(KeyboardInterrupt(), "interrupted"),
+                                              (RuntimeError("a bug"), "internal error")])
+def test_a_stop_or_a_bug_is_a_json_error_too(gated: Callable[[float | None], Path], raised: BaseException, kind: str,
+                                             monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    run = gated(0.5)
+
+    def stopped(*_: object, **__: object) -> None:
+        raise raised
+
+    monkeypatch.setattr(cli_commands, "print_case_errors", stopped)  # inside the gate's printing for people
+    body, err = _json_error(["gate", str(run), "--json"], capsys)
+    assert body["error"] == kind and err.strip().endswith(body["message"])
+
+
+def test_without_json_stdout_holds_no_json(gated: Callable[[float | None], Path],
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["gate", str(gated(0.5))]) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines()[-1].startswith("gate: PASS — exit 0") and err == ""
+
+
+@pytest.mark.slow  # a process of its own: 2-3 s of imports
+def test_a_reader_that_leaves_keeps_the_exit_code(gated: Callable[[float | None], Path]) -> None:
+    """``oloproof gate RUN --json | head -c 10`` under ``pipefail``: the reader gone before the object is written."""
+    run = gated(0.99)
+    proc = subprocess.Popen([sys.executable, "-m", "oloproof_nb.cli", "gate", str(run), "--json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 1, err
+    assert "Broken pipe" not in err and "Exception ignored" not in err
+    assert err.splitlines()[-1].startswith("gate: BLOCK — exit 1")
+
+
+def test_the_help_names_every_key_of_the_object(gated: Callable[[float | None], Path],
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """The keys are documented where the option is: each key printed is named in ``--help`` (compare's:
+    ``tests/test_cli_compare.py``)."""
+    main(["gate", str(gated(0.5)), "--json"])
+    assert_help_names(set(one_object(capsys.readouterr().out)), "gate", capsys)
