@@ -70,3 +70,19 @@ def test_notebook_shows_the_side_by_side_and_the_hook(executed: nbformat.Noteboo
 def test_notebook_shows_selections_not_walls(executed: nbformat.NotebookNode) -> None:
     """Each frame and printed line is one a reader takes in at a glance (tests/test_notebooks.py ``walls``)."""
     assert walls(executed) == []
+
+
+def test_notebook_says_a_waiting_case_holds_back_a_pass(executed: nbformat.NotebookNode) -> None:
+    """Review N2: the notebook said a ``waiting`` case has no verdict row, "so the gate leaves it out too" — read
+    alone, an agent answering ``waiting`` wherever it cannot deliver would pass. The gate holds back an outcome
+    criterion's PASS while any case waits (``outcome_waiting``, tests/evaluators/test_outcome.py); the prose says
+    so. The gate's 2 of 6 is checked against scipy's Clopper–Pearson in the notebook, and the hook section names
+    the warning of a contract that checks no content."""
+    prose = " ".join(" ".join(cell.source for cell in executed.cells if cell.cell_type == "markdown").split())
+    assert "so the gate leaves it out too" not in prose
+    assert "the gate never passes its outcome criterion: a PASS becomes INSUFFICIENT_EVIDENCE (`outcome_waiting`)" \
+        in prose
+    assert "says so on stderr: `outcome_content_unchecked`" in prose
+    gate_cell = next(cell.source for cell in executed.cells
+                     if cell.cell_type == "code" and cell.source.lstrip().startswith(("gate =", "from scipy")))
+    assert "beta.ppf(0.025, k, n - k + 1)" in gate_cell and "beta.ppf(0.975, k + 1, n - k)" in gate_cell

@@ -269,3 +269,42 @@ def test_every_sentence_on_a_pooled_runs_first_column_says_snapshots_keeps_its_o
     assert len(sentences) >= 2  # README §9 and notebook 02
     for sentence in sentences:
         assert "`snapshots` keeps its own, last" in sentence, sentence
+
+
+def _markdown(nb: nbformat.NotebookNode) -> str:
+    """The notebook's prose, its line breaks made spaces (a sentence wrapped anywhere reads as one line)."""
+    return " ".join(" ".join(cell.source for cell in nb.cells if cell.cell_type == "markdown").split())
+
+
+def test_quickstart_rebuilds_the_degenerate_bounds_with_scipy(
+        executed: dict[str, tuple[nbformat.NotebookNode, float]]) -> None:
+    """Review N2: notebook 01 printed two ``degenerate`` bounds (0.856 and 0.161) and explained ``n_min`` in words
+    only; it now rebuilds both from the verdict rows' cluster sizes and scipy. Here they are made again from the
+    example's design (47 rows: 23 pairs and ``ord-018`` alone; 37 replayed rows: 14 pairs and 9 alone) and scipy."""
+    from scipy.stats import beta
+
+    nb, _ = executed["01-quickstart.ipynb"]
+    low, high = beta.ppf(0.025, 47**2 / (23 * 4 + 1), 1), beta.ppf(0.975, 1, 37**2 / (14 * 4 + 9))
+    table = next(o["data"]["text/plain"] for cell in nb.cells for o in cell.get("outputs", [])
+                 if "scipy" in o.get("data", {}).get("text/plain", "") and "n_min" in o["data"]["text/plain"])
+    rows = {line.split()[0]: line.split()[1:] for line in table.splitlines()[2:]}
+    assert rows["other_order_untouched"] == ["ci_low", "23.752688", f"{low:.6f}", f"{low:.6f}"]
+    assert rows["recovers_from_error_at_issue_refund"] == ["ci_high", "21.061538", f"{high:.6f}", f"{high:.6f}"]
+
+
+def test_statistics_notebook_names_what_a_notebooks_edit_does_to_the_gate(
+        executed: dict[str, tuple[nbformat.NotebookNode, float]]) -> None:
+    """Review N2: notebook 02 §4 listed what makes a run BLOCK whatever its table says (unfinished, mixed_systems,
+    mixed_cases) but not what a notebook itself does: a frame set in the session or a manifest edited in place
+    (``edited_frames``, reviews R56 and R60), nor a listed criterion without rows (``no_evidence``). It names both
+    and drops the failing rows of a second copy of the run to show it (the cell asserts the reason). §2 and the
+    validity table check their independent intervals against statsmodels, and §9 no longer says that epochs make
+    every frame gain an ``epoch`` column (every frame has one, 1 in a run of one epoch: notebook 01)."""
+    nb, _ = executed["02-gate-statistics.ipynb"]
+    prose = _markdown(nb)
+    sources = "\n".join(cell.source for cell in nb.cells if cell.cell_type == "code")
+    assert "(`edited_frames`): a frame set in the session (`run.verdicts = …`" in prose
+    assert "(`no_evidence`, `all_missing`)" in prose
+    assert 'trimmed.verdicts = trimmed.verdicts[' in sources and 'reason.startswith("edited_frames' in sources
+    assert sources.count("proportion_confint(") == 2  # 34 of 47 (Clopper–Pearson and Wilson), 23 of 24 (Wilson)
+    assert "every frame gains `epoch`" not in prose
