@@ -103,7 +103,8 @@ class Comparison(_compare.Comparison):
                 # each end on the side of −margin the computed end is on (the verdict's rule)
                 diff = f"{fmt_signed(r.difference)} {fmt_interval(r.ci_low, r.ci_high, sign=True, threshold=-r.margin)}"
             lines.append(f"  {r.verdict:22} {r.criterion}: {diff} n={r.n} "
-                         f"pass->fail={r.pass_to_fail} fail->pass={r.fail_to_pass} {r.reason}")
+                         f"pass->fail={r.pass_to_fail} fail->pass={r.fail_to_pass}"
+                         + (f" {r.reason}" if r.reason else ""))  # no trailing space on a row without one
         if len(self.flips):
             cases = list(dict.fromkeys(self.flips["case_id"]))
             lines.append(f"  flipped: {len(self.flips)} rows in {len(cases)} cases, e.g. cmp.panel({cases[0]!r})")

@@ -207,7 +207,8 @@ class Gate(_gate.Gate):
                 idle = f" noop={noop}" + (" (passes when idle)" if r.passes_when_idle else "")
             how = "" if getattr(r, "reduce", "mean") in ("mean", "") else f" ({r.reduce})"  # n counts cases then
             mark = " (vacuous)" if getattr(r, "vacuous", False) else ""
-            lines.append(f"  {r.verdict:22} {r.criterion}{how}{mark}{thr}: {rate} n={r.n}{idle} {r.reason}")
+            lines.append(f"  {r.verdict:22} {r.criterion}{how}{mark}{thr}: {rate} n={r.n}{idle}"
+                         + (f" {r.reason}" if r.reason else ""))  # no trailing space on a row without one
         return "\n".join(map(terminal_text, lines))  # a name or reason is shown as written, never acted on
 
     def _repr_html_(self) -> str:

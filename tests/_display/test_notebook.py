@@ -386,3 +386,22 @@ def test_the_text_of_a_run_shows_its_abrupt_end_as_written_not_as_terminal_codes
     assert repr(op.load_run(run.directory)).splitlines()[1:] == [
         "  resumed after 1 abrupt end of the run's process (killed\\x1b[2J); the 1 case run in flight was run again: "
         "case 'c0'; isolation: process judges a crash as the case's error"]
+
+
+def test_the_gate_and_compare_text_reprs_end_no_row_with_a_space(make_suite: Any, tmp_path: Path) -> None:
+    """A REPORT_ONLY row (no reason) ended ``n=4 `` with a space, in the gate's repr and compare's: a trailing space a
+    notebook's diff and a text comparison trip over. Rows with a reason still end with it."""
+    import oloproof_nb as op
+
+    root = make_suite([{"id": f"c{i}", "input": {"answer": "yes", "i": i}, "initial_state": {},
+                        "expected": {"answer": "yes"}} for i in range(4)],
+                      evaluators=[{"type": "answer_matches"}, {"type": "answer_matches", "criterion": "kept"}],
+                      release={"criteria": {"answer_matches": 0.5}})
+    runs = [op.run(op.load_suite(root), out=tmp_path / name, progress=False) for name in ("a", "b")]
+    for text in (repr(op.gate(runs[0])), repr(op.compare(*runs))):
+        rows = [line for line in text.splitlines() if " kept" in line or " answer_matches" in line]
+        assert len(rows) == 2, text  # each criterion's row, kept's REPORT_ONLY
+        assert [line for line in text.splitlines() if line != line.rstrip()] == []
+        gated = next(line for line in rows if "answer_matches" in line)
+        assert re.search(r" n=4 (pass->fail=0 fail->pass=0 )?(interval_includes_threshold|too_few_clusters)", gated)
+    assert next(line for line in repr(op.gate(runs[0])).splitlines() if " kept" in line).endswith(" n=4")
