@@ -36,7 +36,9 @@ apply:
   (:meth:`Reader._split_by_task`). Pooled, 0 of 10 in one task beside 300 of 300 in another passed at 0.9.
   A score under a name no scorer of the eval gave (not in the header's ``eval.scorers``, and no ``score`` event of
   the sample names it, as one its solver set does) was added by hand after the eval (``edit_score``): warned, and no
-  criterion (:func:`added_scores`; a release naming it is refused).
+  criterion (:func:`added_scores`; a release naming it is refused). Of a sample the eval scored (its ``scorers``
+  span), only the scores its final ``score`` events name are the eval's: one added under a scorer's own name where
+  that scorer gave none is left out too, warned (the sample is missing on it).
 - ``cluster``: the value of a metadata key (``cluster="topic"``; the dataset's value, else the log's, and
   an error when a sample's epochs disagree), or each sample its own cluster (its epochs share it, so a
   log with epochs is clustered).

@@ -522,6 +522,13 @@ class Reader:
         for name, added in self.added.items():
             cid, epoch, now, who, why = added[0]
             by = f"by {quote(who, 40)}" if who else "by an edit that names no author (no provenance)"
+            if any(name in declared for declared in self.declared.values()):  # its scorer gave those samples none
+                found.append(f"{path}: {len(added)} score(s) under {name!r} were added by hand after the eval "
+                             f"(Inspect's edit_score) to samples its scorer gave no score, the first sample {cid!r} "
+                             f"epoch {epoch} as {quote(now, 40)} {by}{why}: a verdict made by hand is not the "
+                             f"scorer's, so they are left out ({name!r} is missing there); to judge the samples on "
+                             "it, score them with the scorer (inspect score)")
+                continue
             found.append(f"{path}: {len(added)} score(s) under {name!r}, a name no scorer of the eval gave, were added "
                          f"by hand after the eval (Inspect's edit_score), the first sample {cid!r} epoch {epoch} as "
                          f"{quote(now, 40)} {by}{why}: a verdict made by hand is no criterion, so they are left out "
@@ -599,28 +606,36 @@ def _last_change(edits: list[Any]) -> tuple[str, str]:
 
 
 def _eval_scores(sample: Any, declared: set[str]) -> set[str] | None:
-    """The names the eval scored ``sample`` under: its scorers' (``declared``, the log header's ``eval.scorers``)
-    and those of the scores its solver set (``state.scores``), each recorded as a ``score`` event naming it when the
-    eval scored the sample; None when the sample's events cannot say (it kept none, or a score event names no
-    scorer).
+    """The names the eval scored ``sample`` under: those of its final ``score`` events (its scorers', and those of
+    the scores its solver set, ``state.scores``), when the sample's events hold the eval's scoring (its ``scorers``
+    span); else its scorers' (``declared``, the log header's ``eval.scorers``) and those of its score events; None
+    when the sample's events cannot say (it kept none, or a score event names no scorer).
 
     A score under another name was added after the eval by ``edit_score``, which records a ``score_edit`` event,
     never a ``score`` event. Its history cannot tell it: added with a metadata dict and edited again after (an
     explanation), it reads as a scorer's score kept by ``edit_score`` and never changed, and a criterion made by
     hand was gated (30 of 30, PASS) without a word; added as ``I`` then edited to ``C``, it read as changed "from
-    'I' to 'C'", an ``I`` no scorer gave (review R59).
+    'I' to 'C'", an ``I`` no scorer gave (review R59). Nor is a scorer's name enough once the sample was scored: a
+    scorer that gave no score on 3 of 30 samples (it returned None: missing, BLOCK) had ``C`` added by hand under its
+    own name there, read as its scores, 30 of 30, PASS (review F60). An intermediate score (a solver's ``score()``
+    call) is no score of the sample's.
     """
     events = list(getattr(sample, "events", None) or [])
     if not events:
         return None
-    given = set(declared)
+    scored = False
+    given: set[str] = set()
     for event in events:
-        if getattr(event, "event", None) == "score":
+        kind = getattr(event, "event", None)
+        if kind == "span_begin" and (getattr(event, "name", None), getattr(event, "type", None)) == ("scorers",) * 2:
+            scored = True  # the eval scored the sample: its final score events are every score it gave
+        elif kind == "score":
             scorer = getattr(event, "scorer", None)
             if not scorer:
                 return None
-            given.add(str(scorer))
-    return given
+            if not getattr(event, "intermediate", False):
+                given.add(str(scorer))
+    return given if scored else given | declared
 
 
 def _row(criterion: str, verdict: str, reason: str) -> Any:

@@ -416,8 +416,10 @@ class Run(ColumnarCopy):
         """The copies this run's verdicts leave out: labeled invalid by a transform whose labels are checked
         (:func:`~.frames.unscored_cases` of its configuration, its labels and its cases an epoch, from the
         manifest: no frame is read). Worked out once (50,000 labels take about 50 ms), and again after the
-        manifest is read again."""
-        return frames.unscored_cases(self._config, self._labels, self.manifest.n_cases)
+        manifest is read again. Its ``n_cases`` as read, as the verdicts' (:meth:`_journal_items`): worked out while
+        ``run.manifest.n_cases`` was edited in place, then put back, the gate said 8 copies were scored by no
+        criterion beside a table scoring all 80 rows (review F60)."""
+        return frames.unscored_cases(self._config, self._labels, self._as_read.n_cases)
 
     def replay_tally(self) -> tuple[int, int, int]:
         """``(live, cached, unscored)``: the replay runs (control and faulted, the records of

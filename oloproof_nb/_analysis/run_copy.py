@@ -89,10 +89,7 @@ class ColumnarCopy:
     _frames: dict[str, pd.DataFrame]
     _replaced: set[str]
 
-    if TYPE_CHECKING:  # the Run's (a cached property, and the manifest it holds)
-        @property
-        def unscored_ids(self) -> frozenset[str]: ...
-
+    if TYPE_CHECKING:  # the Run's (the manifest it holds)
         @property
         def manifest(self) -> Manifest: ...
 
@@ -189,7 +186,7 @@ class ColumnarCopy:
             self._keep_in_memory(exc, manifest)
             return
         try:
-            for name, table in self._journal_tables():
+            for name, table in self._journal_tables(manifest):
                 writer.write(name, table)
             writer.commit()
         except OSError as exc:
@@ -250,21 +247,22 @@ class ColumnarCopy:
         warn_at_caller(f"{self.directory}: cannot write the columnar copy ({exc}); the frames are built from the "
                        "journal and kept in memory", ColumnarCopyWarning)
         built: dict[str, list[pa.Table]] = {name: [] for name in FRAMES}
-        for name, table in self._journal_tables():
+        for name, table in self._journal_tables(manifest):
             built[name].append(table)
         self._in_memory = {name: from_arrow(FRAMES[name], pa.concat_tables(tables), self._states.many)
                            for name, tables in built.items()}
         self._forget(manifest)
 
-    def _journal_tables(self) -> Iterator[tuple[str, pa.Table]]:
-        """Every frame's Arrow rows from the journal, chunk by chunk.
+    def _journal_tables(self, manifest: Manifest) -> Iterator[tuple[str, pa.Table]]:
+        """Every frame's Arrow rows from the journal, chunk by chunk, judged by ``manifest`` (see
+        :meth:`_journal_items`).
 
         A case record that is valid JSON but not what oloproof_nb writes (a key missing, a value of the wrong
         type: edited by hand, or written by another tool) is a :class:`RunDirError` naming its line.
         """
         done = [0]  # records of the chunks converted so far: a damaged record is at or after done[0]
         try:
-            for name, items, refs in self._journal_items(done):
+            for name, items, refs in self._journal_items(manifest, done):
                 yield name, to_arrow(FRAMES[name], items, refs)
         except OloproofError:
             raise
@@ -300,16 +298,28 @@ class ColumnarCopy:
                 return line[2], why
         return None
 
-    def _journal_items(self, done: list[int] | None = None) -> Iterator[tuple[str, list[Any], list[str | None] | None]]:
+    def _journal_items(self, manifest: Manifest, done: list[int] | None = None,
+                       ) -> Iterator[tuple[str, list[Any], list[str | None] | None]]:
         """Every frame's items from the journal, chunk by chunk (see :func:`frames.journal_items`); the
         state reader holds one chunk's states at a time. ``done[0]`` counts the records of the chunks whose
-        items were all taken."""
-        run_scope = self._run_scope if any(ev.scope == "run" for ev in self._config.evaluators) else None
-        chunks = _of_the_run(self._journal.chunks(CHUNK, keep_states=False), self.directory, self.manifest.run_id,
-                             self.manifest.epochs)
+        items were all taken.
+
+        The run's ``run_id``, ``epochs`` and ``n_cases`` (the copies left out, the pairs a transform is checked
+        over) are those of ``manifest``, the one read with the journal, never :attr:`manifest`: an edit of it in place
+        (``run.manifest.n_cases = 70``) went into the frames built next (``write_columnar``, or the frames kept in
+        memory of a folder that cannot be written), then was forgotten with the manifest they were built beside,
+        and the gate PASSed on the copies the edit left out, ``oloproof gate`` of the folder too (review F60)."""
+        n_cases = manifest.n_cases
+
+        def judged(records: Sequence[CaseRecord]) -> tuple[list[RunVerdictRow], list[PairRow]]:
+            return frames.run_scope_rows(self._config, self._labels, records, n_cases)
+
+        run_scope = judged if any(ev.scope == "run" for ev in self._config.evaluators) else None
+        chunks = _of_the_run(self._journal.chunks(CHUNK, keep_states=False), self.directory, manifest.run_id,
+                             manifest.epochs)
         return frames.journal_items(chunks if done is None else _counted(chunks, done), self._config.tool_errors,
                                     run_scope, self._some_states,
-                                    self.unscored_ids)
+                                    frames.unscored_cases(self._config, self._labels, n_cases))
 
     def _run_scope(self, records: Sequence[CaseRecord]) -> tuple[list[RunVerdictRow], list[PairRow]]:
         """Verdicts judged across cases (metamorphic pairs), from every case record."""

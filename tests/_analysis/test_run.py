@@ -354,8 +354,8 @@ def test_a_run_that_finishes_while_its_frames_are_kept_in_memory_is_not_called_f
     suite = _stopped_after_five(make_suite, out)
     tables, finished = run_module.Run._journal_tables, list[bool]()
 
-    def read_then_the_run_finishes(self: op.Run) -> Any:
-        yield from tables(self)
+    def read_then_the_run_finishes(self: op.Run, manifest: Any) -> Any:
+        yield from tables(self, manifest)
         if not finished:  # the other process appends the last 3 records and stamps the run finished now
             finished.append(True)
             run_suite(suite, out=out, resume=True)
@@ -676,8 +676,8 @@ def test_a_run_whose_copy_lost_to_a_faster_process_gives_the_records_of_that_cop
     suite = _stopped_after_five(make_suite, out)
     tables, done = run_module.Run._journal_tables, list[bool]()
 
-    def read_then_another_process_finishes(self: op.Run) -> Any:
-        yield from tables(self)
+    def read_then_another_process_finishes(self: op.Run, manifest: Any) -> Any:
+        yield from tables(self, manifest)
         if not done:  # this Run has read 5 records; the other process resumes the run and loads it
             done.append(True)
             run_suite(suite, out=out, resume=True)
