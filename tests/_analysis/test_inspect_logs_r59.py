@@ -18,9 +18,12 @@ process as ``tests/_inspect_logs.py`` does, and each edited log is written with 
 
 from __future__ import annotations
 
+import json
 import sys
 import warnings
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from _inspect_logs import made, run_inspect
@@ -159,6 +162,79 @@ def test_a_pass_threshold_naming_an_inspect_score_added_by_hand_is_refused(logs:
         with pytest.raises(OloproofError, match=r"no criterion 'review' \(no scorer of the eval gave a score"):
             op.from_inspect(made(logs / "noted"), pass_threshold={"review": 0.5})
 
+
+
+# -- review M63: the names the eval gave, as the log's JSON holds them ----------------------------------------------
+def _rewritten(logs: Path, tmp_path: Path, edit: Callable[[dict[str, Any]], None]) -> tuple[Path, dict[str, Any]]:
+    """The ``noted`` log (JSON) edited by ``edit`` with the json module and written to a folder of its own: the
+    folder and the log as written."""
+    source = next(made(logs / "noted").glob("*.json"))
+    log = json.loads(source.read_text(encoding="utf-8"))
+    edit(log)
+    folder = tmp_path / "rewritten"
+    folder.mkdir()
+    (folder / source.name).write_text(json.dumps(log), encoding="utf-8")
+    return folder, log
+
+
+def test_an_inspect_scorer_the_header_declares_is_the_evals_own_without_its_score_events(
+        logs: Path, tmp_path: Path) -> None:
+    """Review M63: the header's ``eval.scorers`` alone makes ``graded`` the eval's (its samples' ``score`` events
+    removed, and the ``scorers`` span that says the eval scored them, as a log of an Inspect that recorded no such
+    span: with the span, only its score events' names are the eval's, review F60): 27 of 30 graded C, by the JSON;
+    only ``review`` is said to be added by hand."""
+    def no_graded_events(log: dict[str, Any]) -> None:
+        spans = {e.get("id") for sample in log["samples"] for e in sample["events"]
+                 if (e["event"], e.get("name"), e.get("type")) == ("span_begin", "scorers", "scorers")}
+        assert spans  # the log has the span, or this test would not remove it
+        for sample in log["samples"]:
+            sample["events"] = [e for e in sample["events"] if (e["event"], e.get("scorer")) != ("score", "graded")
+                                and not (e["event"] in ("span_begin", "span_end") and e.get("id") in spans)]
+
+    folder, log = _rewritten(logs, tmp_path, no_graded_events)
+    assert [scorer["name"] for scorer in log["eval"]["scorers"]] == ["graded"]
+    grades = [sample["scores"]["graded"]["value"] for sample in log["samples"]]
+    said, run = _read(folder)
+    assert len(said) == 1 and "30 score(s) under 'review'" in said[0], said
+    verdicts = run.verdicts  # type: ignore[attr-defined]
+    assert int((verdicts[verdicts.criterion == "graded"].verdict == "pass").sum()) == grades.count("C") == 27
+
+
+def test_inspect_scores_added_to_an_eval_that_declares_no_scorer_and_gave_no_score_are_no_criterion(
+        logs: Path, tmp_path: Path) -> None:
+    """Review M63: an eval with no scorer (no ``eval.scorers``, no ``score`` event) whose 30 samples a person
+    scored by hand (``review``, edit_score): the eval gave no name at all, so ``review`` is said and no criterion
+    (an empty set of the eval's names was taken for "cannot say", and 30 of 30 were gated)."""
+    def unscored(log: dict[str, Any]) -> None:
+        log["eval"].pop("scorers", None)
+        for sample in log["samples"]:
+            sample["events"] = [e for e in sample["events"] if e["event"] != "score"]
+            sample["scores"] = {"review": sample["scores"]["review"]}
+
+    folder, log = _rewritten(logs, tmp_path, unscored)
+    assert sum(1 for sample in log["samples"] if "review" in sample["scores"]) == 30
+    assert sum(1 for sample in log["samples"] for e in sample["events"] if e["event"] == "score") == 0
+    said, run = _read(folder)
+    assert len(said) == 1 and "30 score(s) under 'review', a name no scorer of the eval gave" in said[0], said
+    assert run.criteria == [] and len(run.verdicts) == 0  # type: ignore[attr-defined]
+
+
+def test_a_release_naming_another_unknown_criterion_of_an_inspect_run_with_scores_added_by_hand_gets_no_added_hint(
+        logs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Review M63: a typo beside ``review`` in release.yaml is refused as a name the run does not have, not as a
+    score added by hand (the hint is of the name refused, the first the release names). Its criteria, by the log's
+    JSON: the header's scorer ``graded`` and the solver's ``self_check``."""
+    from oloproof_nb.cli import main
+
+    log = json.loads(next(made(logs / "noted").glob("*.json")).read_text(encoding="utf-8"))
+    assert [scorer["name"] for scorer in log["eval"]["scorers"]] == ["graded"]
+    release = tmp_path / "release.yaml"
+    release.write_text("criteria: {graded_typo: 0.85, review: 0.85}\nallow_approximate_methods: true\n",
+                       encoding="utf-8")
+    code = main(["gate", str(logs / "noted"), "--release", str(release)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "criteria.graded_typo: no such criterion in the run; its criteria: graded, self_check" in err, err
 
 if __name__ == "__main__":  # pragma: no cover - the logs, in a child process of the fixture
     _write(Path(sys.argv[1]))

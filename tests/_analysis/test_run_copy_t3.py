@@ -93,6 +93,21 @@ def test_a_manifest_rewritten_while_it_is_read_is_not_taken(make_suite: Callable
     _read_finished(run, directory)
 
 
+def test_a_run_that_finished_since_it_was_read_is_not_edited_once_its_copy_is_written_again(
+        make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    """Review M63: ``write_columnar`` takes the manifest the folder holds now (the run finished since it was read),
+    and with it what tells an edit in place: its ``finished_at`` is the file's, no edit (kept from the first read,
+    it was called edited, and the gate of the finished run had no release decision)."""
+    directory, finished = _unfinished(make_suite, tmp_path)
+    run = op.load_run(directory)
+    assert not run.finished and run.manifest_edits == ()
+    (directory / "manifest.json").write_text(finished, encoding="utf-8")  # the runner's last stamp
+    run.write_columnar()
+    _read_finished(run, directory)
+    assert run.manifest_edits == ()
+    assert op.gate(run).reason == op.gate(op.load_run(directory)).reason
+
+
 @pytest.fixture
 def metamorphic_run(make_suite: Callable[..., Path], tmp_path: Path) -> Path:
     """A finished run of 3 source cases and their copies under transform ``t`` (judged ``same_output``), in case
@@ -128,14 +143,16 @@ def test_a_record_whose_pair_view_cannot_be_made_is_named_by_its_line(metamorphi
                                  "'list' object has no attribute 'get'); the run directory is damaged")
 
 
-def test_a_derived_record_whose_source_id_is_a_list_is_named_by_its_line(metamorphic_run: Path) -> None:
+@pytest.mark.parametrize("source_id", [["c2"], {"id": "c2"}])
+def test_a_derived_record_whose_source_id_is_a_list_or_a_dict_is_named_by_its_line(metamorphic_run: Path,
+                                                                                   source_id: Any) -> None:
     """Review T3 (mutant C22; a bug): a copy whose ``source_id`` is a list makes its frame rows and its pair view,
     and stops the pairing after the last chunk ("unhashable type: 'list'"), when every record was converted: the
     damaged record lies before the first record not converted, and is found only by looking there too. Before:
     ``oloproof gate`` said "internal error: TypeError: unhashable type: 'list' (a bug in oloproof_nb ...)" for a
     damaged journal; now its line, as for any other damage, the journal untouched."""
     journal = metamorphic_run / "cases.jsonl"
-    assert _damage_line(journal, 4, lambda record: record["case"].__setitem__("source_id", ["c2"])) == "c2~t"
+    assert _damage_line(journal, 4, lambda record: record["case"].__setitem__("source_id", source_id)) == "c2~t"
     before = journal.read_bytes()
     with pytest.raises(RunDirError) as caught:
         op.load_run(metamorphic_run)
@@ -144,7 +161,9 @@ def test_a_derived_record_whose_source_id_is_a_list_is_named_by_its_line(metamor
     said = str(caught.value)
     assert said.startswith(f"{journal}: line 4: not a case record as oloproof_nb writes it (") and \
         said.endswith("); the run directory is damaged"), said
-    assert "TypeError: source_id ['c2'] is not text" in said or "got a 'list' object" in said, said
+    # review M63: a dict (unhashable as a list is) is named too, not only a list
+    kind = type(source_id).__name__
+    assert f"TypeError: source_id {source_id!r} is not text" in said or f"got a '{kind}' object" in said, said
     assert journal.read_bytes() == before
 
 

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from _metamorphic_systems import all_valid, case, mm_suite, transform
 from conftest import SCRIPTED_SYSTEM
 
 import oloproof_nb as op
@@ -156,3 +157,22 @@ def test_a_baseline_whose_manifest_was_edited_in_place_is_refused(make_suite: Ca
     with pytest.raises(op.OloproofError, match=r"agent: the baseline's run\.manifest\.system_version was edited in "
                                                r"this session, so it is not the do-nothing run its folder holds"):
         op.gate(run, baseline=idle)
+
+
+def test_a_labeled_run_as_read_has_no_manifest_edit_and_its_suite_config_replaced_is_named(
+        make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    """Review M63: the labels, left out of the copy as read (the Run keeps its own), are compared with the Run's own,
+    so a run whose manifest holds labels (3 judgements, by its manifest.json) is not edited when read, and its gate
+    is a release decision; ``run.manifest.suite_config`` set to something else is named as that field."""
+    ids = ["c1", "c2", "c3"]
+    root = mm_suite(make_suite, [case(i) for i in ids], [transform("t")],
+                    [{"type": "metamorphic_relation", "relation": "same_output", "transform": "t"}],
+                    {"t": all_valid(ids, "t")})
+    directory = op.run(op.load_suite(root), out=tmp_path / "run", progress=False).directory
+    stored = json.loads((directory / "manifest.json").read_text(encoding="utf-8"))["suite_config"]["labels"]
+    assert [len(judgements) for judgements in stored.values()] == [3]
+    run = op.load_run(directory)
+    assert run.manifest_edits == ()
+    assert not op.gate(run).reason.startswith("edited_frames"), op.gate(run).reason
+    run.manifest.suite_config = None  # type: ignore[assignment]  # pydantic checks no assignment
+    assert run.manifest_edits == ("manifest.suite_config",)

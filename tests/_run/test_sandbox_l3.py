@@ -139,3 +139,28 @@ def test_an_exception_whose_getattr_raises_key_error_is_a_case_run_error_not_a_s
         stopped = str(exc).splitlines()[0]
     assert stopped is None
     assert list(run.cases["error"]) == ["Payload: quota exceeded"]
+
+
+# -- review M63: a note read beside the mark of its own raise only -----------------------------------------------
+def test_an_exception_reset_raised_and_the_systems_factory_raises_again_is_the_factorys_error() -> None:
+    """Review M63: one exception object raised by ``reset()`` (noted so) and then by the system's factory (marked
+    by that raise, never noted): building the system raised it, not ``reset()`` (its note is of an older raise)."""
+    from oloproof_nb._run.sandbox import _note_step, failure_reason
+    from oloproof_nb._run.systems import build
+    from oloproof_nb._run.timeouts import call_with_timeout
+
+    shared = ConnectionError("service hiccup")
+
+    def reset() -> None:
+        raise shared
+
+    def factory() -> None:
+        raise shared
+
+    with pytest.raises(ConnectionError):
+        call_with_timeout(reset, None)
+    _note_step(shared, "reset()")
+    assert failure_reason(shared) == "reset() raised ConnectionError: service hiccup"
+    with pytest.raises(op.OloproofError) as caught:
+        build(factory, None)
+    assert str(caught.value) == "building the system raised ConnectionError: service hiccup"

@@ -109,3 +109,28 @@ def test_a_run_file_this_user_may_not_read_says_so_not_that_oloproof_wrote_it(
     assert str(caught.value) == (f"{out / name}: cannot read: Permission denied; this user may not read the run "
                                  "folder's files: one another user wrote under umask 077 is theirs alone; have its "
                                  "owner make it readable (chmod -R a+rX), or unpack its archive as this user")
+
+
+def test_a_resume_of_a_link_to_nothing_is_no_run_directory_not_a_missing_folder(make_suite: Any,
+                                                                                tmp_path: Path) -> None:
+    """Review M63: ``out`` a symbolic link whose target is gone is something there (os.path.lexists), not "no such
+    folder" with the advice to start the run, which cannot make its folder there."""
+    suite = op.load_suite(make_suite(CASES, evaluators=[{"type": "answer_matches"}]))
+    out = tmp_path / "pr-run"
+    out.symlink_to(tmp_path / "gone")
+    assert os.path.lexists(out) and not os.path.exists(out)
+    with pytest.raises(RunDirError) as caught:
+        op.run(suite, out=out, resume=True, progress=False)
+    assert str(caught.value) == f"{out}: not a run directory (no manifest.json)"
+
+
+def test_a_resume_of_a_file_is_no_run_directory(make_suite: Any, tmp_path: Path) -> None:
+    """Review M63: a file at ``out`` (os.path.isfile) is no folder to list: no run directory, as before."""
+    suite = op.load_suite(make_suite(CASES, evaluators=[{"type": "answer_matches"}]))
+    out = tmp_path / "pr-run"
+    out.write_text("notes\n", encoding="utf-8")
+    assert os.path.isfile(out)
+    with pytest.raises(RunDirError) as caught:
+        op.run(suite, out=out, resume=True, progress=False)
+    assert str(caught.value) == f"{out}: not a run directory (no manifest.json)"
+    assert out.read_text(encoding="utf-8") == "notes\n"
