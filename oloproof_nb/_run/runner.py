@@ -564,8 +564,15 @@ def _check_resumable(manifest: Manifest, suite: Suite, version: str | None, fing
     removed = changed_digests({name: manifest.digests[name] for name in manifest.digests
                                if name not in suite.digests}, {})
     if removed:
-        why = ("the run would be gated by the copy it started with, which the suite no longer has"
-               if "release.yaml" in removed else "the run's first cases were judged by a suite it no longer is")
+        gated = "the run would be gated by the copy it started with, which the suite no longer has"
+        judged = "the run's first cases were judged by a suite it no longer is"
+        others = [name for name in removed if name != "release.yaml"]
+        if len(others) == len(removed):
+            why = judged
+        elif not others:
+            why = gated
+        else:  # each its own reason: release.yaml's alone left a labels file unexplained
+            why = f"release.yaml: {gated}; {', '.join(others)}: {judged}"
         raise RunDirError(f"{directory}: {', '.join(removed)} {'was' if len(removed) == 1 else 'were'} removed since "
                           f"this run started ({why}); put it back as it was, or start a new run instead")
     if manifest.system_version != version:

@@ -92,7 +92,9 @@ def test_a_resume_with_every_case_run_recorded_stamps_the_run_finished(
     (["release.yaml"], "release.yaml was removed since this run started (the run would be gated by the copy it "
                        "started with, which the suite no longer has)"),
     (["labels/polite.jsonl", "release.yaml"], "labels/polite.jsonl, release.yaml were removed since this run "
-                                              "started (the run would be gated"),
+                                              "started (release.yaml: the run would be gated by the copy it started "
+                                              "with, which the suite no longer has; labels/polite.jsonl: the run's "
+                                              "first cases were judged by a suite it no longer is)"),
     (["labels/polite.jsonl"], "labels/polite.jsonl was removed since this run started (the run's first cases were "
                               "judged by a suite it no longer is)"),
 ])
