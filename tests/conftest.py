@@ -7,6 +7,8 @@ Fixtures (no helper imports needed):
     into a fresh folder under ``tmp_path`` and returns the folder.
 ``example_suite``
     A fresh ``oloproof init --example stateful-agent`` copy in ``tmp_path``.
+``plots_not_encoded``
+    A report's plots are drawn but not encoded as PNG: for a test that reads only a report's text and tables.
 """
 
 from __future__ import annotations
@@ -140,3 +142,19 @@ def example_suite(tmp_path: Path) -> Path:
     from oloproof_nb.examples import init_example
 
     return init_example("stateful-agent", tmp_path / "demo")
+
+
+@pytest.fixture
+def plots_not_encoded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A report's plots are drawn but not encoded as PNG (about 60% of a report's time): each is the 8 bytes of the
+    PNG signature. For a test that reads only the report's text, tables and files, not its plots (the plot tests,
+    and the report tests that read a plot, keep real PNGs)."""
+    import matplotlib.pyplot as plt
+
+    from oloproof_nb._display import report as report_module
+
+    def closed(ax: Any) -> bytes:
+        plt.close(ax.figure)
+        return b"\x89PNG\r\n\x1a\n"
+
+    monkeypatch.setattr(report_module, "_png", closed)

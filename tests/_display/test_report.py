@@ -31,21 +31,6 @@ from oloproof_nb.examples import init_example  # noqa: E402
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
-@pytest.fixture
-def plots_not_encoded(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The report's plots are drawn but not encoded as PNG (two thirds of a report's time): for a test that reads
-    only the report's text and tables, not its plots (the others here read those)."""
-    import matplotlib.pyplot as plt
-
-    from oloproof_nb._display import report as report_module
-
-    def closed(ax: Any) -> bytes:
-        plt.close(ax.figure)
-        return PNG
-
-    monkeypatch.setattr(report_module, "_png", closed)
-
-
 @pytest.fixture(scope="module")
 def example_run(tmp_path_factory: pytest.TempPathFactory) -> op.Run:
     root = init_example("stateful-agent", tmp_path_factory.mktemp("report") / "suite")
@@ -157,7 +142,8 @@ def test_report_without_transforms_replays_or_slices(make_suite: Any, tmp_path: 
 
 
 def test_a_suite_with_slices_and_no_criterion_gets_its_report(make_suite: Any, tmp_path: Path,
-                                                              capsys: pytest.CaptureFixture[str]) -> None:
+                                                              capsys: pytest.CaptureFixture[str],
+                                                              plots_not_encoded: None) -> None:
     """Review R32: a suite with `evaluators: []` and `slices` declared stopped `oloproof report` on `oloproof:
     internal error: ValueError: list.remove(x)` (exit 2, no report): its slice tables have no row, so no `n/a` bin
     to drop. The report is written, says why the slices show nothing, and exits on its gate (no_criteria: 1)."""
@@ -201,7 +187,8 @@ class Raising:
 """
 
 
-def test_a_report_lists_the_case_runs_that_ended_in_error_by_message(make_suite: Any, tmp_path: Path) -> None:
+def test_a_report_lists_the_case_runs_that_ended_in_error_by_message(make_suite: Any, tmp_path: Path,
+                                                                     plots_not_encoded: None) -> None:
     """First-hour review U: a report of a run whose system raised said `25 cases (error: 25)` and named neither an
     error nor a case; the gate table showed only missing counts."""
     answers = ["boom", "ok", "boom", "ok", "boom"]  # by hand: 3 of 5 raise the same KeyError, c0 first
@@ -236,7 +223,7 @@ def test_a_report_lists_the_case_runs_that_ended_in_error_by_message(make_suite:
 
 
 def test_report_errors_are_one_line_exit_2(example_run: op.Run, tmp_path: Path,
-                                           capsys: pytest.CaptureFixture[str]) -> None:
+                                           capsys: pytest.CaptureFixture[str], plots_not_encoded: None) -> None:
     assert main(["report", str(example_run.directory), "--out", str(tmp_path / "r.pdf")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and ".html or .md" in err
@@ -392,7 +379,8 @@ def test_markdown_report_shows_hostile_values_as_text(hostile_run: op.Run, tmp_p
 
 
 @pytestmark_glyph
-def test_markdown_report_lines_do_not_break_on_a_carriage_return(hostile_run: op.Run, tmp_path: Path) -> None:
+def test_markdown_report_lines_do_not_break_on_a_carriage_return(hostile_run: op.Run, tmp_path: Path,
+                                                                 plots_not_encoded: None) -> None:
     text = write_report(hostile_run, tmp_path / "report.md").read_text(encoding="utf-8")
     assert "\r" not in text
     table = [line for line in text.split("\n") if line.startswith("| ")]
@@ -492,7 +480,7 @@ def test_markdown_report_shows_findings_as_text(tmp_path: Path) -> None:
     assert f"criterion {crit})" in page.text
 
 
-def test_a_report_names_the_reduction_and_the_cases_a_slice_left_out(tmp_path: Path) -> None:
+def test_a_report_names_the_reduction_and_the_cases_a_slice_left_out(tmp_path: Path, plots_not_encoded: None) -> None:
     """A pass^3 criterion was shown as plain ``answer_matches`` (n = cases, rate = mean pass^3) in the gate and
     slice tables, the header counted 72 "cases" for 24 cases × 3 epochs, and a slice that could place 4 of the
     24 cases in no bin showed 1.000 on 20 with no word about the 4."""
@@ -518,7 +506,7 @@ def test_the_raw_errors_of_a_pooled_run_say_which_run_each_is_of(make_suite: Any
     assert raw == ["run_id,case_id,epoch,status,error", *(f"{r.run_id},c0,1,error,KeyError: 'member'" for r in runs)]
 
 
-def test_the_header_of_a_pooled_run_says_it_is_pooled(make_suite: Any, tmp_path: Path) -> None:
+def test_the_header_of_a_pooled_run_says_it_is_pooled(make_suite: Any, tmp_path: Path, plots_not_encoded: None) -> None:
     """Two 1-epoch runs pooled read "(2 epochs)" and gave the first run's times only."""
     root = make_suite([{"id": f"c{i}", "input": {"tag": str(i)}, "expected": {"answer": "ok"}} for i in range(3)],
                       evaluators=[{"type": "answer_matches"}])
@@ -528,7 +516,8 @@ def test_the_header_of_a_pooled_run_says_it_is_pooled(make_suite: Any, tmp_path:
     assert f"started {a.manifest.started_at}, finished {b.manifest.finished_at}." in text
 
 
-def test_the_gate_section_of_a_pooled_run_says_what_its_n_counts(make_suite: Any, tmp_path: Path) -> None:
+def test_the_gate_section_of_a_pooled_run_says_what_its_n_counts(make_suite: Any, tmp_path: Path,
+                                                                 plots_not_encoded: None) -> None:
     """Review U14: the report of two runs of a 3-case suite pooled showed ``n`` 6 in its gate table and no word,
     under the verdict, of what n counts, where ``print(op.gate(pool))`` and its HTML say it (review R20): a
     reader of the report took 6 for six cases. Both reports now say it in the gate section, before the table; the
@@ -552,7 +541,8 @@ def test_the_gate_section_of_a_pooled_run_says_what_its_n_counts(make_suite: Any
 
 @pytest.mark.parametrize("suffix", [".md", ".html"])
 def test_a_report_over_a_named_pipe_replaces_it_and_a_failed_write_leaves_nothing(
-        example_run: op.Run, tmp_path: Path, suffix: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        example_run: op.Run, tmp_path: Path, suffix: str, monkeypatch: pytest.MonkeyPatch,
+        plots_not_encoded: None) -> None:
     """``oloproof report --out X`` waited for ever when X was a named pipe (the page was written into it), and
     a write that failed half way (a full disk, a file size limit) left a truncated report that looked whole and
     an error that named no file. The report is now written beside its path and renamed over it."""
@@ -604,7 +594,8 @@ def test_a_line_quoting_the_run_is_text_in_the_html_report(make_suite: Any, tmp_
 
 
 def test_a_report_a_read_only_folder_refuses_names_the_path_given(example_run: op.Run, tmp_path: Path,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+                                                                  monkeypatch: pytest.MonkeyPatch,
+                                                                  plots_not_encoded: None) -> None:
     """First-hour review: on a read-only file system the error named ``.r.html.e099a964.tmp``, a file the user
     never typed: removing the temporary file that was never made failed too (an unlink there answers EROFS, not
     "no such file"), and that error replaced the first. Simulated here: a mount cannot be made read-only in a test.
@@ -657,7 +648,8 @@ def test_a_bad_report_suffix_is_refused_before_the_run_folder_is_opened(example_
     assert sorted(p.relative_to(copy) for p in copy.rglob("*")) == before
 
 
-def test_the_report_says_why_and_by_which_settings(example_run: op.Run, tmp_path: Path) -> None:
+def test_the_report_says_why_and_by_which_settings(example_run: op.Run, tmp_path: Path,
+                                                   plots_not_encoded: None) -> None:
     """Reader review: the verdict had no reason beside it and no word on which release file made it; a report
     made with another --release looked like the suite's own (a one-criterion release read 'Verdict PASS')."""
     text = write_report(example_run, tmp_path / "own.md").read_text(encoding="utf-8")
@@ -746,7 +738,8 @@ def test_the_validity_interval_is_rounded_outward_in_both_formats(example_run: o
     assert "\\[0.797, 0.993\\]" in md and "[0.797, 0.993]" in html
 
 
-def test_a_run_with_receipts_lists_each_one_not_verified(example_run: op.Run, tmp_path: Path) -> None:
+def test_a_run_with_receipts_lists_each_one_not_verified(example_run: op.Run, tmp_path: Path,
+                                                         plots_not_encoded: None) -> None:
     """Reader review: the false-success report showed only 'outcome_verified 2/6 FAIL'; which artifact was
     missing, stale, wrong or rejected was nowhere."""
     root = init_example("false-success", tmp_path / "suite")
@@ -773,7 +766,8 @@ def test_a_run_with_receipts_lists_each_one_not_verified(example_run: op.Run, tm
     assert "Outcome receipts" not in write_report(example_run, tmp_path / "x.md").read_text(encoding="utf-8")
 
 
-def test_the_replay_table_counts_the_failed_replays_by_reason(example_run: op.Run, tmp_path: Path) -> None:
+def test_the_replay_table_counts_the_failed_replays_by_reason(example_run: op.Run, tmp_path: Path,
+                                                              plots_not_encoded: None) -> None:
     """Reader review: 'constraint_broken 24' of 37 failed replays read as an undercount; the other 13 failed for
     another reason the report did not name (the 38th replay, of ord-018~injected, is of a copy no criterion
     scores: not counted, see the test below)."""
@@ -787,7 +781,8 @@ def test_the_replay_table_counts_the_failed_replays_by_reason(example_run: op.Ru
     assert row.rstrip(" |").endswith("false_success 24; not_recovered_not_escalated 13")
 
 
-def test_the_replays_of_copies_no_criterion_scores_are_not_counted(example_run: op.Run, tmp_path: Path) -> None:
+def test_the_replays_of_copies_no_criterion_scores_are_not_counted(example_run: op.Run, tmp_path: Path,
+                                                                   plots_not_encoded: None) -> None:
     """Gap left open: the replay table and the run's replay line counted the replays of ord-018~injected, a copy
     labeled invalid (labels/injected.jsonl) whose rows no criterion scores: 38 replays beside a gate row of n 37.
     Hand count on the example: 38 case runs called issue_refund (14 sources and all 24 copies, each replayed once), one
@@ -814,7 +809,8 @@ def test_the_replays_of_copies_no_criterion_scores_are_not_counted(example_run: 
     assert op.load_runs([example_run.directory, again.directory]).replay_tally() == (76, 76, 4)  # 2 of each run
 
 
-def test_a_reason_that_blocks_whatever_the_table_says_is_said_once(example_run: op.Run, tmp_path: Path) -> None:
+def test_a_reason_that_blocks_whatever_the_table_says_is_said_once(example_run: op.Run, tmp_path: Path,
+                                                                   plots_not_encoded: None) -> None:
     empty = tmp_path / "empty.yaml"
     empty.write_text("", encoding="utf-8")
     text = write_report(example_run, tmp_path / "r.md", release=empty).read_text(encoding="utf-8")
@@ -824,7 +820,8 @@ def test_a_reason_that_blocks_whatever_the_table_says_is_said_once(example_run: 
 
 @pytest.mark.parametrize("name", ["README.md", "index.html"])
 def test_a_file_the_user_wrote_is_never_replaced_by_a_report_but_an_earlier_report_is(
-        example_run: op.Run, tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str) -> None:
+        example_run: op.Run, tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str,
+        plots_not_encoded: None) -> None:
     """Adversary review S: `oloproof report RUN --out suite/README.md` replaced the suite's own README, exit 0."""
     mine = tmp_path / name
     mine.write_text("# My suite\n\nNotes I wrote.\n", encoding="utf-8")
@@ -845,7 +842,7 @@ def test_a_file_the_user_wrote_is_never_replaced_by_a_report_but_an_earlier_repo
 
 
 def test_a_file_at_out_that_cannot_be_read_is_kept(example_run: op.Run, tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+                                                  monkeypatch: pytest.MonkeyPatch, plots_not_encoded: None) -> None:
     """Fresh-eyes review F2: a file the report could not read (mode 000 for another user) was taken for no file of
     the user's and replaced. One that cannot be read cannot be told from the user's: it is kept."""
     import builtins
@@ -876,7 +873,7 @@ def test_a_file_at_out_that_cannot_be_read_is_kept(example_run: op.Run, tmp_path
                    "<body><p>oloproof report — what it says</p></body></html>\n"),
 ])
 def test_only_a_file_that_starts_as_a_report_is_replaced(example_run: op.Run, tmp_path: Path, name: str,
-                                                        text: str) -> None:
+                                                        text: str, plots_not_encoded: None) -> None:
     """A report is told by where its title, "oloproof report — <suite>", stands: the Markdown file's first line
     (``# oloproof report — ``), the HTML page's ``<title>`` after the doctype. A user's file naming "the oloproof
     report", or quoting a report's title anywhere else, is the user's and kept."""
@@ -916,7 +913,7 @@ def test_a_gate_reason_quoting_the_run_is_text_in_both_reports(example_run: op.R
     assert "Verdict BLOCK (" in html.text and html.tags("b")[0] == {}  # the verdict still in bold
 
 
-def test_twenty_copies_left_out_are_listed_whole(make_suite: Any, tmp_path: Path) -> None:
+def test_twenty_copies_left_out_are_listed_whole(make_suite: Any, tmp_path: Path, plots_not_encoded: None) -> None:
     """20 copies labeled invalid (a transform checked at minimum_validity 0: every pair labeled): the report
     lists all 20, with no "…" (it cuts the list after 20; mutation round 12, RP02)."""
     from _metamorphic_systems import case, mm_suite, transform
@@ -959,7 +956,8 @@ def test_a_row_without_an_interval_shows_an_empty_interval_cell() -> None:
 
 
 def test_a_folder_of_the_user_beside_a_markdown_report_is_kept(example_run: op.Run, tmp_path: Path,
-                                                                capsys: pytest.CaptureFixture[str]) -> None:
+                                                                capsys: pytest.CaptureFixture[str],
+                                                                plots_not_encoded: None) -> None:
     """Review R32: `--out notes.md` beside the user's own notes_files/ (a folder of notes and their tables) replaced
     its gate.csv, exit 1. A <stem>_files/ that holds anything is the report's only when an earlier report stands
     at --out; else refused in one line, exit 2, nothing written. An empty one, or one an earlier report owns, is
@@ -1025,7 +1023,8 @@ def test_a_named_pipe_at_out_owns_no_folder_of_files_and_is_never_opened_to_ask(
 
 
 def test_a_markdown_report_never_writes_through_a_link_beside_it(example_run: op.Run, tmp_path: Path,
-                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+                                                                 capsys: pytest.CaptureFixture[str],
+                                                                 plots_not_encoded: None) -> None:
     """Reliability review R10: a link in ``r_files/`` named as one of the report's files (``gate.csv``, a folder
     copied or unpacked with its links) had the report's table written into the file it pointed to, outside the
     folder; an ``r_files`` that is a link had every plot and table written into the folder it pointed to. A link
@@ -1057,7 +1056,8 @@ def test_a_markdown_report_never_writes_through_a_link_beside_it(example_run: op
 
 
 def test_a_plot_s_link_to_a_file_of_the_user_is_replaced_not_written_through(example_run: op.Run,
-                                                                             tmp_path: Path) -> None:
+                                                                             tmp_path: Path,
+                                                                               plots_not_encoded: None) -> None:
     """A link in ``r_files/`` named as one of the report's plots (``gate.png``) that points to a file of the user:
     the plot is written in the link's place, and the file it pointed to keeps its bytes."""
     precious = tmp_path / "photo.png"
@@ -1147,7 +1147,8 @@ def _grouped_by_cluster(clusters: list[str]) -> bool:
     return len(runs) == len(set(runs))
 
 
-def test_the_report_names_the_cases_that_did_not_pass_by_criterion(example_run: op.Run, tmp_path: Path) -> None:
+def test_the_report_names_the_cases_that_did_not_pass_by_criterion(example_run: op.Run, tmp_path: Path,
+                                                                   plots_not_encoded: None) -> None:
     """A release manager reading the report of a BLOCK learned how many cases failed each criterion, not which: the
     README sent them to a notebook. Each criterion that did not pass, and any other with rows that did not pass,
     now lists its cases, counted here from run.verdicts by a pandas filter."""
@@ -1215,7 +1216,8 @@ def test_a_hostile_case_id_in_the_list_of_failing_cases_is_text(make_suite: Any,
         assert all(r["verdict"] == "fail" and "<b>no</b>|x" in r["reason"] for r in rows)
 
 
-def test_a_criterion_lists_twenty_cases_and_counts_the_rest(make_suite: Any, tmp_path: Path) -> None:
+def test_a_criterion_lists_twenty_cases_and_counts_the_rest(make_suite: Any, tmp_path: Path,
+                                                            plots_not_encoded: None) -> None:
     """23 cases fail (by hand: c00 … c22, each its own cluster; c23 and c24 pass): the first 20 listed, "and 3
     more", and the Markdown report's raw table holds all 23."""
     cases = [{"id": f"c{i:02d}", "input": {"answer": "no" if i < 23 else "ok", "n": i}, "expected": {"answer": "ok"}}
@@ -1234,7 +1236,7 @@ def test_a_criterion_lists_twenty_cases_and_counts_the_rest(make_suite: Any, tmp
 
 def test_a_run_whose_every_row_passed_has_no_list_but_an_undecided_criterion_says_why(make_suite: Any,
                                                                                     tmp_path: Path,
-                                                                                    plots_not_encoded: None) -> None:
+                                                                               plots_not_encoded: None) -> None:
     """4 cases that all pass: gated at 0.3 the criterion passes (the exact lower bound is 0.025^(1/4) = 0.398), and
     the report has no section of cases that did not pass; gated at 0.9 it is INSUFFICIENT_EVIDENCE with no case
     to name, and the section says so under its name."""
@@ -1382,7 +1384,7 @@ def test_m24_cases_are_listed_in_the_case_file_s_order_and_a_reduced_case_with_i
 
 def test_m24_a_pool_of_runs_with_epochs_lists_each_case_s_rows_by_run_then_epoch(make_suite: Any,
                                                                                tmp_path: Path,
-                                                                               plots_not_encoded: None) -> None:
+                                                                                    plots_not_encoded: None) -> None:
     """Mutation round 24: two runs of 3 epochs pooled: a case's rows by run, then epoch, with both columns (run_id
     before epoch) and both explained; a run of 1 epoch pooled with one of 3 still shows the epoch column."""
     root = _planned_root(make_suite)
@@ -1487,7 +1489,8 @@ def test_m24_the_note_of_a_criterion_with_no_case_to_name_quotes_the_run_as_text
     assert not (tmp_path / "r_files" / "failing_2.csv").exists()
 
 
-def test_a_report_of_a_run_resumed_after_a_kill_says_its_case_run_in_flight_ran_again(tmp_path: Path) -> None:
+def test_a_report_of_a_run_resumed_after_a_kill_says_its_case_run_in_flight_ran_again(tmp_path: Path,
+                                                                                      plots_not_encoded: None) -> None:
     """Review G26: only ``oloproof gate`` said a run's case run in flight ran again after a kill; a report of its
     PASS said nothing. Both formats now say it in the gate's section, and a report of a run never stopped does
     not."""
@@ -1514,7 +1517,8 @@ def test_a_report_of_a_run_resumed_after_a_kill_says_its_case_run_in_flight_ran_
 
 
 def test_a_report_given_settings_weaker_than_release_yaml_now_says_they_were_given(make_suite: Any,
-                                                                                  tmp_path: Path) -> None:
+                                                                                  tmp_path: Path,
+                                                                               plots_not_encoded: None) -> None:
     """Review R23: a run made while release.yaml was loosened (answer_matches 0.1), the file put back (0.9): a
     report given the loosened settings in code said nothing of them (they equal the run's own); now it says they
     were given, and weaker than the file as it is now, not that they were the run's stored ones."""
@@ -1530,7 +1534,7 @@ def test_a_report_given_settings_weaker_than_release_yaml_now_says_they_were_giv
             "criteria.answer_matches 0.9 → 0.1.") in text
 
 
-def test_a_report_says_what_changed_in_the_suite_since_the_run(tmp_path: Path) -> None:
+def test_a_report_says_what_changed_in_the_suite_since_the_run(tmp_path: Path, plots_not_encoded: None) -> None:
     """``oloproof gate`` warns on stderr, and ``op.gate`` in a notebook, when a label file (or release.yaml, the case
     file) of the suite changed since the run; the report file said nothing of it (review R24): a copy the labels
     now call valid, whose failing rows the run leaves out, read as an ordinary 'Copies labeled invalid' line."""
@@ -1549,7 +1553,8 @@ def test_a_report_says_what_changed_in_the_suite_since_the_run(tmp_path: Path) -
         assert re.search(r"transform injected: ord-018\\?~injected is labeled otherwise", said[0]), suffix
 
 
-def test_a_report_says_each_change_in_the_suite_since_the_run(make_suite: Any, tmp_path: Path) -> None:
+def test_a_report_says_each_change_in_the_suite_since_the_run(make_suite: Any, tmp_path: Path,
+                                                              plots_not_encoded: None) -> None:
     """Mutation round 36: the test above changes one file; a gate may hold several changes (``Gate.drift``), and the
     report writes each on a line of its own. release.yaml (a threshold) and the case file (a case added) both
     changed after the run: two lines, one naming each file."""

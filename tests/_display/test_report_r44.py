@@ -61,7 +61,8 @@ def test_a_markdown_report_over_an_earlier_one_leaves_none_of_its_files_of_anoth
 
 
 def test_a_stale_file_that_cannot_be_removed_is_one_line_naming_it(make_suite: Any, tmp_path: Path,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+                                                                    monkeypatch: pytest.MonkeyPatch,
+                                                                    plots_not_encoded: None) -> None:
     """A file the earlier report wrote that cannot be removed is named, never left silently beside the report."""
     first = _run(make_suite, tmp_path, "first", ["ok", "no", "ok", "ok"])
     second = _run(make_suite, tmp_path, "second", ["ok", "ok", "ok", "ok"])
@@ -83,7 +84,8 @@ def test_a_stale_file_that_cannot_be_removed_is_one_line_naming_it(make_suite: A
     assert stale.is_file()
 
 
-def test_only_files_an_earlier_report_linked_in_its_own_folder_are_removed(make_suite: Any, tmp_path: Path) -> None:
+def test_only_files_an_earlier_report_linked_in_its_own_folder_are_removed(make_suite: Any, tmp_path: Path,
+                                                                           plots_not_encoded: None) -> None:
     """The earlier report is read for its links only: a link out of ``<stem>_files/`` (``../x``, another folder) is
     no file of its folder, and a folder in ``<stem>_files/`` named as a linked file is left alone."""
     run = _run(make_suite, tmp_path, "only", ["ok", "ok", "ok", "ok"])
@@ -102,7 +104,7 @@ def test_only_files_an_earlier_report_linked_in_its_own_folder_are_removed(make_
 
 
 def test_a_reduced_criterion_s_missing_is_said_and_counts_the_cases_whose_every_epoch_is_missing(
-        make_suite: Any, tmp_path: Path) -> None:
+        make_suite: Any, tmp_path: Path, plots_not_encoded: None) -> None:
     """With pass^2, the gate's ``missing`` counts cases whose every epoch is missing, not missing rows: a case
     with one missing epoch of two counts 0. By hand: c0 raises in both epochs, c1 in its first only, so 3 rows
     are missing and 1 case; the report's sentence on reduced criteria says what ``missing`` counts, as the terminal

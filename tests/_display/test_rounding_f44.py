@@ -103,7 +103,8 @@ def test_the_terminal_tables_the_repr_and_the_html_repr(run: op.Run, capsys: pyt
     assert '<td class="num">0.8315</td>' in html and '<td class="num">0.728043</td>' in html
 
 
-def test_the_report_in_markdown_and_html(run: op.Run, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_report_in_markdown_and_html(run: op.Run, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                         plots_not_encoded: None) -> None:
     _ends(run)
     for name in ("r.md", "r.html"):
         assert main(["report", str(run.directory), "--out", str(tmp_path / name)]) == 1
@@ -159,7 +160,8 @@ def test_a_comparison_shows_its_low_end_on_the_side_of_minus_margin(make_suite: 
 
 
 def test_a_rate_that_is_not_whole_never_shows_as_a_whole_number(make_suite: Any, tmp_path: Path,
-                                                                capsys: pytest.CaptureFixture[str]) -> None:
+                                                                capsys: pytest.CaptureFixture[str],
+                                                                plots_not_encoded: None) -> None:
     """1,999 of 2,000 at threshold 1: a FAIL whose rate three decimals show as ``1.000`` (the row read "1.000 ≥ 1,
     FAIL"); every display shows ``0.9995``, a hand count."""
     cases = [{"id": f"c{i:04d}", "input": {"n": i}, "expected": {"answer": "no" if i == 7 else "ok"}}
