@@ -7,7 +7,8 @@ evaluators: 0.4-1.3 s), and a signal then ended the command as the system's defa
 first installs handlers that say ``oloproof: interrupted by SIGTERM`` (``--json`` of ``oloproof receipt``,
 ``gate`` or ``compare`` also prints its JSON error object) and exit 2, then imports the command and runs it; the
 command's own handlers take over while it works and give these back when it is done, so a signal as it ends is
-exit 2 too. A Ctrl-C while the package is imported is exit 2 and ``oloproof: interrupted``, as during the command.
+exit 2 too (and, the command's JSON object written, no second one). A Ctrl-C while the package is imported is exit
+2 and ``oloproof: interrupted``, as during the command.
 A signal the process was started ignoring (``nohup``, ``trap '' HUP``) stays ignored. Only the interpreter's own
 start-up, before this module's first line runs, is left to the system's default.
 
@@ -73,12 +74,20 @@ def _interrupted(message: str, as_json: bool) -> None:
             pass
 
 
+def _json_written() -> bool:
+    """Whether the command has written its one ``--json`` object already (``oloproof_nb.cli.output.json_written``):
+    a signal as it ends then adds no second object, which would leave stdout no JSON document."""
+    output = sys.modules.get("oloproof_nb.cli.output")
+    written = getattr(output, "json_written", None)
+    return bool(written()) if callable(written) else False
+
+
 def _stop_while_outside_the_command(argv: Sequence[str]) -> None:
     """Make SIGTERM and SIGHUP exit 2 with one line, unless the process was started ignoring them."""
     as_json = _wants_json(argv)
 
     def stop(signum: int, frame: FrameType | None) -> None:
-        _interrupted(f"interrupted by {signal.Signals(signum).name}", as_json)
+        _interrupted(f"interrupted by {signal.Signals(signum).name}", as_json and not _json_written())
         os._exit(2)  # at once: what is half imported or half torn down must not run on, or decide the code
 
     for name in _STOPPING:
@@ -97,7 +106,7 @@ def main() -> int:
 
         return command()
     except KeyboardInterrupt:  # a Ctrl-C before the command's own handling: 2, not 130 and a traceback
-        _interrupted("interrupted", _wants_json(argv))
+        _interrupted("interrupted", _wants_json(argv) and not _json_written())
         return 2
 
 

@@ -7,6 +7,7 @@ A CI job reading only the exit code could not tell which criterion blocked; the 
 
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
 from collections.abc import Callable
@@ -19,6 +20,7 @@ from _json_output import assert_help_names, cell, one_object
 import oloproof_nb as op
 from oloproof_nb.cli import commands as cli_commands
 from oloproof_nb.cli import main
+from oloproof_nb.cli.process import Stopped
 
 #: 24 cases the scripted system answers as expected: every row passes, one case a cluster.
 PERFECT = [{"id": f"c{i:02d}", "input": {"answer": f"done {i}"}, "initial_state": {},
@@ -130,6 +132,50 @@ def test_a_stop_or_a_bug_is_a_json_error_too(gated: Callable[[float | None], Pat
     monkeypatch.setattr(cli_commands, "print_case_errors", stopped)  # inside the gate's printing for people
     body, err = _json_error(["gate", str(run), "--json"], capsys)
     assert body["error"] == kind and err.strip().endswith(body["message"])
+
+
+def test_a_stop_after_the_object_is_written_adds_no_second_one(gated: Callable[[float | None], Path],
+                                                               monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """A SIGTERM as the command ends (a CI's timeout) is exit 2, as every stop; the gate's object is on stdout
+    already. Before, ``{"error": "interrupted", …}`` followed it: two objects, and a job's ``json.load`` of stdout
+    (README section 8) raised "Extra data"."""
+    run = gated(0.99)
+    written = cli_commands.print_json
+
+    def then_stopped(result: dict[str, Any]) -> None:
+        written(result)
+        raise Stopped("SIGTERM")
+
+    monkeypatch.setattr(cli_commands, "print_json", then_stopped)
+    assert main(["gate", str(run), "--json"]) == 2
+    out, err = capsys.readouterr()
+    body = one_object(out)  # the gate's, alone
+    assert body["command"] == "gate" and body["verdict"] == "BLOCK"
+    assert err.splitlines()[-1] == "oloproof: interrupted by SIGTERM"
+    # the next command in this process writes its own object: an error of its own is JSON again
+    monkeypatch.undo()
+    body, _ = _json_error(["gate", str(run / "nowhere"), "--json"], capsys)
+    assert body["error"] == "error"
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+def test_the_table_on_a_stderr_that_is_not_utf8_keeps_its_ascii_stand_ins(
+        gated: Callable[[float | None], Path], encoding: str, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``PYTHONIOENCODING=ascii``: without ``--json`` the table on stdout reads ``0.857-1.000`` and ``BLOCK --
+    exit 1`` (``tests/test_cli.py``); moved to stderr by ``--json`` it read ``0.857\\u20131.000`` and ``BLOCK
+    \\u2014 exit 1``, as Python's stderr writes what its encoding lacks as backslash escapes."""
+    run = gated(0.99)
+    raw = io.BytesIO()
+    # as Python opens stderr under PYTHONIOENCODING=ascii: errors="backslashreplace", never an error
+    stderr = io.TextIOWrapper(raw, encoding=encoding, errors="backslashreplace", write_through=True)
+    monkeypatch.setattr(sys, "stderr", stderr)
+    assert main(["gate", str(run), "--json"]) == 1
+    err = raw.getvalue().decode(encoding)
+    assert one_object(capsys.readouterr().out)["exit"] == 1
+    assert "\\u" not in err and "| 0.857-1.000 |" in err
+    assert err.splitlines()[-1].startswith("gate: BLOCK -- exit 1: ")
 
 
 def test_without_json_stdout_holds_no_json(gated: Callable[[float | None], Path],

@@ -143,6 +143,16 @@ def test_a_signal_as_the_command_exits_is_exit_2_with_one_line(oloproof: Callabl
     assert (done.returncode, done.stderr) == (2, "oloproof: interrupted by SIGTERM\n")
 
 
+def test_a_signal_as_a_json_command_exits_adds_no_second_object(oloproof: Callable[..., Any],
+                                                                tmp_path: Path) -> None:
+    """``receipt --json`` verified, then a SIGTERM as the process exits: exit 2, and stdout keeps the one object it
+    holds (before, ``{"error": "interrupted", …}`` followed it, and stdout was no JSON document)."""
+    done = oloproof("receipt", str(write_contract(tmp_path / "task")), "--json", send="SIGTERM", when="exit",
+                    default=("SIGTERM",))
+    assert (done.returncode, done.stderr) == (2, "oloproof: interrupted by SIGTERM\n")
+    assert done.stdout.count("\n") == 1 and json.loads(done.stdout)["receipt"]["status"] == "verified"
+
+
 def test_the_commands_own_handlers_take_over_while_it_works(oloproof: Callable[..., Any], tmp_path: Path) -> None:
     """The entry module's handlers only wait for the command's: a SIGTERM while the hook's validator runs stops
     the validator too, with the hook's own line (as ``tests/test_receipt_cli.py`` checks through ``-m``)."""

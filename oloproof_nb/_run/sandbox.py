@@ -19,6 +19,7 @@ import functools
 import hashlib
 import inspect
 import json
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -284,7 +285,12 @@ def _in_sandbox(system: Any, case: Case, act: Callable[[], Any], what: str, *, r
     #: The system's method running when it is not the one that acts (``reset()``, ``snapshot()``; None otherwise),
     #: named in the reason of what it raises (:func:`_note_step`): what ``run()`` or ``replay()`` raised is read
     #: as the agent's, as before, while a reset that raised means no agent ran (a service the sandbox needs down).
-    step: list[str | None] = [None]
+    #: Each with the time it began (``time.monotonic``): a timeout names the step running at the deadline, which
+    #: the abandoned call may have left by the time the timeout is handled.
+    steps: list[tuple[str | None, float]] = [(None, 0.0)]
+
+    def step(name: str | None) -> None:
+        steps.append((name, time.monotonic()))
 
     def calls() -> tuple[TrajectoryDict, EnvironmentState | None]:
         if stateful and not resettable and case.initial_state:  # the system's shape: an error of its case
@@ -292,34 +298,38 @@ def _in_sandbox(system: Any, case: Case, act: Callable[[], Any], what: str, *, r
                             "and its state would be judged against a world it did not start from; add "
                             "reset(state), which the runner calls before each case with a copy of initial_state")
         if resettable:
-            step[0] = "reset()"
+            step("reset()")
             _not_awaitable(system.reset(initial), "reset()")
-            step[0] = None
+            step(None)
         if after_reset is not None:
             seen[0] = after_reset()
         out = _not_awaitable(act(), what)
-        step[0] = "snapshot()" if stateful else None
+        step("snapshot()" if stateful else None)
         state = _not_awaitable(system.snapshot(), "snapshot()") if stateful else None
         # turned into JSON copies here, under the timeout and as the system's own doing: reading what it returned
         # runs its code (a Mapping that fetches rows, a model's serializer, a dict its thread still changes)
-        step[0] = None
+        step(None)
         trajectory = to_trajectory(out, what).model_copy(update={"input": case.input})
         stored = stored_trajectory(trajectory, what)
-        step[0] = "snapshot()" if stateful else None
+        step("snapshot()" if stateful else None)
         env = environment_state(state, run_id=run_id, case=case, system_version=system_version) if stateful else None
         return stored, env
 
+    started = time.monotonic()
     try:
         stored, env = call_with_timeout(calls, timeout_s)
     except CaseTimeout as exc:
-        hung = step[0]  # read once: the abandoned call goes on, and may move to the next step
+        # the step running when the time was up: the abandoned call goes on, and may have moved to the next step
+        # by now (a reset() a few ms past the deadline was named run()'s in 5 of 40 tries on a busy machine)
+        deadline = started + exc.seconds
+        hung = next((name for name, at in reversed(list(steps)) if at <= deadline), None)
         if hung is None:  # run() or replay(): the agent's, as before
             raise
         # a reset() that hangs (a database that does not answer) is not the agent's doing, as a reset() that raised
         raise CaseTimeout(exc.seconds, f"{step_timed_out(hung)}exceeded case_timeout_s={exc.seconds:g}") from None
     except BaseException as exc:
         if system_traceback(exc) is not None:  # the system's (not a Ctrl-C while waiting): say which call raised
-            _note_step(exc, step[0])
+            _note_step(exc, steps[-1][0])
         raise
     # evaluators judge the JSON copies, never the system's live objects
     return SandboxResult(trajectory_from_stored(stored), stored, env, seen[0])

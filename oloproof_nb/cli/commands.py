@@ -20,6 +20,7 @@ from .output import (
     print_case_errors,
     print_gate,
     print_json,
+    print_json_text,
     print_wrapped,
     say,
 )
@@ -298,18 +299,21 @@ def _cmd_receipt(args: argparse.Namespace) -> int:
     except KeyboardInterrupt as exc:  # a hook blocks on 2 only: never 130 or death by a signal (Stopped too)
         name = exc.args[0] if isinstance(exc, Stopped) else "SIGINT"
         if args.json:
-            print(json.dumps({"error": "interrupted", "message": f"stopped by {name}"}))
+            print_json_text(json.dumps({"error": "interrupted", "message": f"stopped by {name}"}))
         say(f"oloproof: not verified: stopped by {name} (the validator it ran was stopped too)")
         return 2
     except (ContractFileError, DigestKeyError) as exc:
         # a contract file error names the file already; a missing key names the variable, so name the file too
         message = str(exc) if isinstance(exc, ContractFileError) else f"{args.contract}: {exc}"
         if args.json:
-            print(json.dumps({"error": "contract error", "message": message}))
+            print_json_text(json.dumps({"error": "contract error", "message": message}))
         say(f"oloproof: error: contract error: {cut_middle(terminal_text(message))}")  # cut after its escapes
         return 2
     body = receipt.to_json_dict()
-    print(json.dumps({"receipt": body}) if args.json else json.dumps(body, indent=2))
+    if args.json:
+        print_json_text(json.dumps({"receipt": body}))
+    else:
+        print(json.dumps(body, indent=2))
     if receipt.status != "verified":
         reason = terminal_text(str(receipt.reason or "not verified"))
         say(f"oloproof: {reason if reason.startswith(receipt.status + ':') else receipt.status + ': ' + reason}")

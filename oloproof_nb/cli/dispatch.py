@@ -17,7 +17,7 @@ from typing import Any
 from .._run.streams import open_standard_descriptors, to_devnull
 from ..errors import InternalError, OloproofError, cut_middle, describe_exception, terminal_text
 from .commands import COMMANDS
-from .output import WARNING_LABELS, ReaderMayLeave, os_error_line, print_json_error, say
+from .output import WARNING_LABELS, ReaderMayLeave, os_error_line, print_json_error, say, start_command
 from .parser import build_parser, wants_json
 from .process import StopOnSignals, Stopped
 
@@ -66,6 +66,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``oloproof`` console script; returns the exit code."""
     open_standard_descriptors()  # before any file or pipe is opened: none may take the number of a closed stream
     given = list(sys.argv[1:] if argv is None else argv)
+    start_command()
     args = build_parser(json_errors=wants_json(given)).parse_args(given)
     shown: set[str] = set()
 

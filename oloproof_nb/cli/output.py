@@ -34,11 +34,37 @@ WARNING_LABELS: dict[type[Warning], str] = {VacuousCheckWarning: "vacuous check"
 WARNING_KINDS: dict[str, type[Warning]] = {kind.__name__: kind for kind in WARNING_LABELS}
 
 
+#: Whether this process has written its ``--json`` object (a result or an error) on standard output.
+_JSON_WRITTEN = [False]
+
+
+def json_written() -> bool:
+    """Whether the command has written its one ``--json`` object: a stop or an error after it (a SIGTERM as the
+    command ends) is said on standard error only, as a second object would leave stdout no JSON document (a job's
+    ``json.load`` of it raised "Extra data"). The console script's entry module asks too."""
+    return _JSON_WRITTEN[0]
+
+
+def start_command() -> None:
+    """A command begins: no ``--json`` object written yet (:func:`json_written`; ``main`` may run many commands in
+    one process, as the tests do)."""
+    _JSON_WRITTEN[0] = False
+
+
+def print_json_text(text: str) -> None:
+    """``text``, the command's one ``--json`` object, as a line on standard output (:func:`json_written`)."""
+    print(text, flush=True)
+    _JSON_WRITTEN[0] = True
+
+
 def print_json_error(kind: str, message: str) -> None:
     """``{"error": kind, "message": message}``, one line on standard output (``--json`` of ``oloproof receipt``,
-    ``gate`` and ``compare``); a standard output that is closed or gone loses it, and the exit code stays."""
+    ``gate`` and ``compare``), unless the command's object is written already (:func:`json_written`); a standard
+    output that is closed or gone loses it, and the exit code stays."""
+    if json_written():
+        return
     try:
-        print(json.dumps({"error": kind, "message": message}), flush=True)
+        print_json_text(json.dumps({"error": kind, "message": message}))
     except (OSError, ValueError):
         pass
 
@@ -47,7 +73,7 @@ def print_json(result: dict[str, Any]) -> None:
     """``result`` as one line of strict JSON on standard output (``oloproof gate --json``, ``compare --json``):
     ASCII, whatever the stream's encoding, and never ``NaN`` or ``Infinity`` (:func:`gate_json` writes them as the
     ``.json`` export does)."""
-    print(json.dumps(result, allow_nan=False))
+    print_json_text(json.dumps(result, allow_nan=False))
 
 
 def _text_or_null(text: str) -> str | None:
@@ -226,15 +252,26 @@ def _encodable(text: str, encoding: str) -> str:
 
 
 def _to_stderr(text: str) -> None:
-    """Write ``text`` to standard error, if there is one to write to; with stderr closed or full it is lost."""
+    """Write ``text`` to standard error, if there is one to write to; with stderr closed or full it is lost.
+
+    Text its encoding lacks is written with the ASCII stand-ins standard output gets (:func:`_encodable`): Python's
+    stderr writes it as backslash escapes instead of failing (``errors="backslashreplace"``), so under
+    ``PYTHONIOENCODING=ascii`` the table ``--json`` moves here read ``0.564\\u20130.845``."""
     stream = sys.stderr
     if stream is None:
         return
     try:
+        encoding = getattr(stream, "encoding", None) or "ascii"
+        try:
+            text.encode(encoding)
+        except UnicodeEncodeError:
+            text = _encodable(text, encoding)
+        except LookupError:  # an encoding Python does not know: written as the stream writes it
+            pass
         try:
             stream.write(text)
         except UnicodeEncodeError:
-            stream.write(_encodable(text, getattr(stream, "encoding", None) or "ascii"))
+            stream.write(_encodable(text, encoding))
         stream.flush()
     except (OSError, ValueError):
         pass

@@ -262,7 +262,8 @@ def _json_option(cmd: argparse.ArgumentParser, json_errors: bool,
 
 
 _JSON_ERRORS = """every exit 2 (an argument error: "usage error"; stopped: "interrupted"; a bug in oloproof_nb:
-"internal error"; any other: "error") prints {"error": "...", "message": "..."} instead."""
+"internal error"; any other: "error") prints {"error": "...", "message": "..."} instead; a stop after the
+object was written is exit 2 with that object alone (stdout never holds two)."""
 
 _GATE_EPILOG = f"""with --json, stdout holds one line of JSON and the table, its notes and the exit line go to
 stderr; the exit code is the same:

@@ -7,12 +7,17 @@ case_timeout_s=…``, as if the agent had been too slow. What ``run()`` overran 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import oloproof_nb as op
+from oloproof_nb._core.case import Case, case_digest
+from oloproof_nb._run import sandbox
+from oloproof_nb._run.timeouts import CaseTimeout
 
 #: The method named in ``L4_HANG`` sleeps for 5 s, far past the suite's 0.5 s timeout (abandoned on its thread).
 HANGING = '''import os
@@ -60,3 +65,38 @@ def test_the_timeout_of_a_case_run_names_the_system_s_method_that_overran(
     assert list(run.cases["status"]) == ["timeout"]
     assert list(run.cases["error"]) == [error]
     assert list(run.verdicts["reason"]) == [error]  # the verdict's reason is the case run's error
+
+
+def test_a_reset_that_overran_is_named_though_its_call_moved_on_to_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reset() was running when the time was up; its abandoned call finished and entered run() before the
+    timeout was handled (a reset a few ms past the deadline on a busy machine: 5 of 40 tries). The step read then
+    was the one the call had reached: run()'s (the agent's ``timeout: exceeded case_timeout_s=…``) or, here,
+    ``timeout: snapshot() exceeded …``."""
+    release, in_run = threading.Event(), threading.Event()
+
+    class Desk:
+        def reset(self, state: object) -> None:
+            release.wait(30)  # past the 0.05 s timeout, until the timeout is being handled
+
+        def run(self, input: object) -> dict[str, object]:
+            in_run.set()
+            return {"steps": [], "answer": "ok", "status": "completed"}
+
+        def snapshot(self) -> dict[str, object]:
+            return {}
+
+    real = sandbox.call_with_timeout
+
+    def moved_on(fn: Any, timeout_s: float | None) -> Any:
+        try:
+            return real(fn, timeout_s)
+        except CaseTimeout:
+            release.set()  # the abandoned reset() returns, and its call goes on into run()
+            assert in_run.wait(30)
+            raise
+
+    monkeypatch.setattr(sandbox, "call_with_timeout", moved_on)
+    raw = {"id": "c0", "input": {"n": 0}, "initial_state": {"rows": {}}}
+    case = Case.model_validate({**raw, "cluster": "c0", "digest": case_digest(raw), "source_id": "c0"})
+    with pytest.raises(CaseTimeout, match=r"^timeout: reset\(\) exceeded case_timeout_s=0\.05$"):
+        sandbox.run_case(Desk(), case, run_id="r", system_version=None, timeout_s=0.05)
