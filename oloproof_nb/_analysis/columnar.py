@@ -157,10 +157,11 @@ def frame_path(directory: Path, name: str) -> Path:
 
 
 def _stat_pair(path: Path) -> list[int] | None:
-    """``[size, mtime_ns]`` of a regular file (None: missing, or not a regular file)."""
+    """``[size, mtime_ns]`` of a regular file (None: missing, or not a regular file, or one that cannot be
+    stat'ed: a link to itself, which reading it then refuses naming it, not a raw ``OSError``)."""
     try:
         st = path.stat()
-    except (FileNotFoundError, NotADirectoryError):
+    except (OSError, ValueError):
         return None
     return [st.st_size, st.st_mtime_ns] if stat.S_ISREG(st.st_mode) else None
 

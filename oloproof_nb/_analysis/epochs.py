@@ -22,9 +22,9 @@ from typing import Any
 import pandas as pd
 
 from .._core.epochs import Reduction, parse_reduce, reduce_counts
-from ..errors import OloproofError
+from ..errors import OloproofError, warn_at_caller
 from .columns import TEXT
-from .gate import criterion_sums, reduced_interval, resolve_release, run_is_clustered, sums_interval
+from .gate import criterion_sums, mixed_pool, reduced_interval, resolve_release, run_is_clustered, sums_interval
 from .gate_settings import ReleaseLike
 from .reduce import REPEATED_NOTE, epoch_counts, reduced_sums, repeated_rows
 from .run import Run, as_run
@@ -91,6 +91,12 @@ def reduce_epochs(run: Run, reduce: str | Sequence[str] | None = None, release: 
     OloproofError
         A ``reduce`` that is not ``mean``/``pass^k``/``pass@k``, or whose k exceeds the run's epochs.
 
+    Warns
+    -----
+    UserWarning
+        When ``run`` pools runs (:func:`oloproof_nb.load_runs`) of different systems or case files, whose pooled
+        gate has no decision (``mixed_systems``, ``mixed_cases``): each rate is then of no one system.
+
     Notes
     -----
     Per case with n rows (epochs) and c passes: mean c/n; pass^k = C(c,k)/C(n,k) (Yao et al. 2024);
@@ -111,6 +117,10 @@ def reduce_epochs(run: Run, reduce: str | Sequence[str] | None = None, release: 
     run = as_run(run, "reduce_epochs: run")
     cfg = resolve_release(run, release)
     reductions = _reductions(run, reduce)
+    mixed = mixed_pool(run)
+    if mixed:  # v1's and v2's epochs reduced together: a rate of no one agent, as op.gate and op.slice_table say
+        warn_at_caller(f"reduce_epochs: the pooled run's rows are of no one system or case file ({mixed}), so each "
+                       "rate is of none: reduce one version's runs (op.load_runs of its folders), or each run")
     verdicts = run.verdicts
     # pass^k and pass@k count one try once (a replay from the cache, an epoch a system was given in two runs)
     repeated = repeated_rows(run, verdicts, run.criteria if any(r.kind != "mean" for r in reductions) else ())

@@ -77,7 +77,7 @@ from .validity import broken_copies, checked_transforms, unscored_copies
 
 __all__ = ["Gate", "gate", "GATE_COLUMNS", "ClusterSums", "criterion_sums", "sums_interval", "resolve_release",
            "NO_CRITERIA", "run_is_clustered", "reduced_is_clustered", "reduced_interval", "no_decision",
-           "vacuous_findings", "fewer_epochs", "FEWER_EPOCHS", "EDITED", "mixed_pool"]
+           "vacuous_findings", "fewer_epochs", "FEWER_EPOCHS", "EDITED", "mixed_pool", "unfinished_runs"]
 
 GATE_COLUMNS = GATE.names
 #: ``Gate.reason`` when release.yaml lists no criterion.
@@ -134,14 +134,9 @@ def no_decision(run: Run) -> str:
     expected = sum(r.manifest.n_cases * r.manifest.epochs for r in run.runs)
     if not run.finished:
         unit = "case runs" if any(r.manifest.epochs > 1 for r in run.runs) else "cases"
-        who, where = "the run", ""
-        if len(run.runs) > 1:  # which of the pooled runs to finish (review R61: "the run" named none of them)
-            open_runs = [r.run_id for r in run.runs if r.manifest.finished_at is None]
-            who = f"run {open_runs[0]} of the {len(run.runs)} pooled" + (
-                f" (and {len(open_runs) - 1} more)" if len(open_runs) > 1 else "")
-            where = " in all"
-        return (f"unfinished: {who} did not finish ({run.n_cases} of {expected} {unit} recorded{where}), "
-                "so it has no release decision")
+        where = " in all" if len(run.runs) > 1 else ""
+        return (f"unfinished: {unfinished_runs(run)} did not finish ({run.n_cases} of {expected} {unit} recorded"
+                f"{where}), so it has no release decision")
     if not is_inspect_run(run) and run.n_cases != expected:
         lost, who = run, "the run"
         short = [r for r in run.runs if r.n_cases != r.manifest.n_cases * r.manifest.epochs]
@@ -157,6 +152,18 @@ def no_decision(run: Run) -> str:
         return (f"mixed_cases: {mixed}, so the pooled rate weighs a case by the runs that hold it and is the rate of "
                 "no one case file; it has no release decision: gate each run, or pool runs of one case file")
     return ""
+
+
+def unfinished_runs(run: Run) -> str:
+    """Which run of ``run`` did not finish, in words: ``the run``, or of a pooled run ``run <id> of the <n> pooled``
+    (``(and <m> more)`` when others did not either) — which of them to resume (review R61: "the run" named none).
+    As :func:`no_decision` and the notebook view of the run say it; for a run that did not finish (``run.finished``
+    false)."""
+    if len(run.runs) < 2:
+        return "the run"
+    open_runs = [r.run_id for r in run.runs if r.manifest.finished_at is None]
+    return f"run {open_runs[0]} of the {len(run.runs)} pooled" + (
+        f" (and {len(open_runs) - 1} more)" if len(open_runs) > 1 else "")
 
 
 def fewer_epochs(run: Run) -> str:

@@ -116,6 +116,8 @@ class Run(_run.Run):
         return render("run.html", run_id=self.run_id, suite=self.suite_name, size=run_size(self),
                       status=", ".join(f"{k}: {v}" for k, v in status.items()), version=str(self.system_version),
                       finished=self.finished, replays=self.replay_summary(), summary=html_table(self.summary()),
+                      # which pooled run to resume, as the gate's unfinished reason names it
+                      unfinished=_gate.unfinished_runs(self) if len(self.runs) > 1 and not self.finished else "",
                       resumed=abrupt_ends_note(abrupt_ends(self)), next=self._next_steps())
 
     def _next_steps(self) -> list[str]:

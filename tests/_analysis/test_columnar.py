@@ -1629,3 +1629,25 @@ def test_no_copy_ever_blocked_for_good_by_something_standing_where_it_goes(block
     assert columnar.is_fresh(directory)
     assert (frames_dir / columnar.COMMIT_LOCK).is_file()
     assert op.gate(run).table.equals(blocked_run[1].table)
+
+
+def test_a_journal_file_that_is_a_link_to_itself_is_refused_naming_it(blocked_run: tuple[Path, op.Gate],
+                                                                      tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """Review L5: ``cases.jsonl`` a symbolic link to itself made ``op.load_run`` raise a raw ``OSError`` (ELOOP: its
+    stat for the journal's fingerprint), where other damaged run files are a RunDirError of one line naming the file;
+    ``oloproof gate`` said one line, but a notebook got the OSError. It is refused as a file that cannot be read."""
+    from oloproof_nb.cli import main
+
+    name = "cases.jsonl"
+    directory = Path(shutil.copytree(blocked_run[0], tmp_path / "run"))
+    shutil.rmtree(directory / columnar.FRAMES_DIR, ignore_errors=True)
+    (directory / name).unlink()
+    (directory / name).symlink_to(name)
+    with pytest.raises(op.RunDirError) as caught:
+        op.load_run(directory)
+    message = str(caught.value)
+    assert message.startswith(f"{directory / name}: cannot read: ") and "\n" not in message
+    assert main(["gate", str(directory)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"oloproof: error: {directory / name}: cannot read: ") and err.count("\n") == 1

@@ -1203,3 +1203,30 @@ def test_m21_the_mean_of_a_run_of_one_epoch_is_the_gates_unclustered_interval(ru
         assert mean.loc[c, "method"] == "clopper_pearson" and mean.loc[c, "rate"] == passed / n
         assert (mean.loc[c, "ci_low"], mean.loc[c, "ci_high"]) == pytest.approx(
             proportion_confint(passed, n, alpha=0.05, method="beta"), abs=1e-12)
+
+
+def test_reduce_epochs_of_a_pool_of_two_systems_says_its_rates_are_of_no_one_system(tmp_path: Path) -> None:
+    """Review L5: ``op.reduce_epochs`` of v1's and v2's runs pooled by ``op.load_runs`` gave one rate of the two
+    agents without a word, where ``op.gate`` of the same pool has no decision (``mixed_systems``) and
+    ``op.slice_table`` warns (review U27). It still gives the table, and warns once, at the caller's line; a pool
+    of one system's runs does not warn."""
+    import warnings
+
+    root = _suite(tmp_path / "suite", epochs=2)
+    v1 = [op.run(op.load_suite(root), out=tmp_path / name, progress=False).directory for name in ("v1-a", "v1-b")]
+    code = root / "sysmod.py"
+    code.write_text(code.read_text(encoding="utf-8").replace('"coin-1"', '"coin-2"'), encoding="utf-8")
+    v2 = op.run(op.load_suite(root), out=tmp_path / "v2", progress=False).directory
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # one system's runs: no warning
+        op.reduce_epochs(op.load_runs(v1))
+    mixed = op.load_runs([v1[0], v2])
+    with pytest.warns(UserWarning, match=r"^reduce_epochs: the pooled run's rows are of no one system or case file "
+                                         r"\(mixed_systems: runs .* \(system version 'coin-1' → 'coin-2'\)\), so "
+                                         r"each rate is of none") as caught:
+        table = op.reduce_epochs(mixed, reduce="mean")
+    assert len(caught) == 1 and caught[0].filename == __file__  # pointed at the caller's line
+    assert table["cases"].tolist() == [8, 8]  # still the table: 8 cases, each over its 2 epochs in each run
+    with pytest.warns(UserWarning, match=r"^reduce_epochs: the pooled run's rows are of no one system"):
+        op.reduce_epochs(mixed, by_case=True)
+    assert op.gate(mixed).reason.startswith("mixed_systems:")

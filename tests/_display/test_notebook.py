@@ -405,3 +405,26 @@ def test_the_gate_and_compare_text_reprs_end_no_row_with_a_space(make_suite: Any
         gated = next(line for line in rows if "answer_matches" in line)
         assert re.search(r" n=4 (pass->fail=0 fail->pass=0 )?(interval_includes_threshold|too_few_clusters)", gated)
     assert next(line for line in repr(op.gate(runs[0])).splitlines() if " kept" in line).endswith(" n=4")
+
+
+def test_the_html_of_a_pool_holding_an_unfinished_run_names_that_run(make_suite: Any, tmp_path: Path) -> None:
+    """Review L5: a finished run pooled with one stopped after 2 of its 4 cases showed ``not finished (resume it)``,
+    naming none of the two, where its gate names the one to resume (review R61); it now names it as the gate does.
+    A run of its own keeps its words."""
+    import oloproof_nb as op
+
+    root = make_suite([{"id": f"c{i}", "input": {"answer": "yes", "i": i}, "initial_state": {},
+                        "expected": {"answer": "yes"}} for i in range(4)], evaluators=[{"type": "answer_matches"}])
+    done = op.run(op.load_suite(root), out=tmp_path / "done", progress=False)
+
+    def stop_after_two(finished: int, total: int) -> None:
+        if finished == 2:
+            raise KeyboardInterrupt  # the user's Ctrl-C: an unfinished run of 2 records
+    with pytest.raises(KeyboardInterrupt):
+        op.run(op.load_suite(root), out=tmp_path / "stopped", progress=stop_after_two)
+    stopped = op.load_run(tmp_path / "stopped")
+    pool = op.load_runs([done.directory, stopped.directory])
+    who = f"run {html.escape(stopped.run_id)} of the 2 pooled"
+    assert f"<b>not finished</b>: {who} did not finish (resume it)." in pool._repr_html_()
+    assert op.gate(pool).reason.startswith(f"unfinished: run {stopped.run_id} of the 2 pooled did not finish")
+    assert "<b>not finished</b> (resume it)." in stopped._repr_html_()
