@@ -65,19 +65,23 @@ def test_a_copy_written_after_an_edit_of_n_cases_is_of_the_folders_manifest(make
     assert _scored(op.load_run(tmp_path / "run")) == ("BLOCK", 80, 72)
 
 
-def test_frames_kept_in_memory_after_an_edit_of_n_cases_are_of_the_folders_manifest(
-        make_suite: Callable[..., Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A folder this user cannot write (another user's CI artifact): ``write_columnar`` keeps the frames in memory,
-    built with the edited ``n_cases``, and the edit forgotten: PASS 72 of 72 with no ``edited_frames``."""
-    run = op.load_run(op.run(_suite(make_suite), out=tmp_path / "run", progress=False).directory)
-    run.manifest.n_cases = 70
-
+def _write_to_a_read_only_folder(run: op.Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``run.write_columnar()`` where the folder cannot be written: the frames are kept in memory, as warned."""
     def read_only(self: Any, directory: Path, fingerprint: Any) -> None:
         raise PermissionError(13, "Permission denied", str(directory))
 
     monkeypatch.setattr(columnar.CopyWriter, "__init__", read_only)
     with pytest.warns(run_copy.ColumnarCopyWarning, match="kept in memory"):
         run.write_columnar()
+
+
+def test_frames_kept_in_memory_after_an_edit_of_n_cases_are_of_the_folders_manifest(
+        make_suite: Callable[..., Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder this user cannot write (another user's CI artifact): ``write_columnar`` keeps the frames in memory,
+    built with the edited ``n_cases``, and the edit forgotten: PASS 72 of 72 with no ``edited_frames``."""
+    run = op.load_run(op.run(_suite(make_suite), out=tmp_path / "run", progress=False).directory)
+    run.manifest.n_cases = 70
+    _write_to_a_read_only_folder(run, monkeypatch)
     assert run.manifest_edits == ()
     assert _scored(run) == ("BLOCK", 80, 72)
 
@@ -93,13 +97,7 @@ def test_the_relation_judged_in_frames_built_after_an_edit_of_n_cases_is_the_fol
     assert (len(own), len(relation), int((relation["verdict"] == "fail").sum())) == (120, 40, 8)
     run = op.load_run(directory)
     run.manifest.n_cases = 70
-
-    def read_only(self: Any, directory: Path, fingerprint: Any) -> None:
-        raise PermissionError(13, "Permission denied", str(directory))
-
-    monkeypatch.setattr(columnar.CopyWriter, "__init__", read_only)
-    with pytest.warns(run_copy.ColumnarCopyWarning, match="kept in memory"):
-        run.write_columnar()
+    _write_to_a_read_only_folder(run, monkeypatch)
     pd.testing.assert_frame_equal(run.verdicts, own)
 
 
