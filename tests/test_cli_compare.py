@@ -537,3 +537,23 @@ def test_the_readmes_json_one_liner_fails_on_a_proven_regression_only(make_suite
         assert done.returncode == code, done.stderr
         verdict = "INSUFFICIENT_EVIDENCE" if candidate == "same" else "REGRESSION"
         assert json.loads((work / "compare.json").read_text(encoding="utf-8"))["verdict"] == verdict
+
+
+def test_a_looser_rule_is_in_the_object_as_under_the_table(runs: dict[str, Path], tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """``relaxed``, ``weaker_than`` and ``notes`` of ``compare --json`` say what the note under the table says
+    (review M64: each could be dropped or emptied, and the tests above, where all are empty, still passed)."""
+    loose = tmp_path / "loose.yaml"
+    loose.write_text("regression: {margin: 0.3}\n", encoding="utf-8")  # the runs' release.yaml: 0.2
+    assert main(["compare", str(runs["base"]), str(runs["same"]), "--release", str(loose), "--json"]) == 0
+    out, err = capsys.readouterr()
+    body = one_object(out)
+    assert (body["verdict"], body["margin"]) == ("NO_REGRESSION", 0.3)
+    assert body["relaxed"] == ["regression.margin 0.2 → 0.3"]  # by hand: the one setting loosened
+    assert body["weaker_than"] == "the base run's own release settings"
+    (note,) = body["notes"]
+    assert note.endswith("1 setting weaker than the base run's own release settings: regression.margin 0.2 → 0.3")
+    assert f"note: {note}" in " ".join(err.split())  # the note printed for people, unwrapped
+    assert main(["compare", str(runs["base"]), str(runs["same"]), "--json"]) == 0
+    body = one_object(capsys.readouterr().out)
+    assert (body["relaxed"], body["weaker_than"], body["notes"], body["margin"]) == ([], None, [], 0.2)

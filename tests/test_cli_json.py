@@ -15,11 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import scipy.stats
 from _json_output import assert_help_names, cell, one_object
 
 import oloproof_nb as op
 from oloproof_nb.cli import commands as cli_commands
 from oloproof_nb.cli import main
+from oloproof_nb.cli.parser import build_parser
 from oloproof_nb.cli.process import Stopped
 
 #: 24 cases the scripted system answers as expected: every row passes, one case a cluster.
@@ -205,3 +207,66 @@ def test_the_help_names_every_key_of_the_object(gated: Callable[[float | None], 
     ``tests/test_cli_compare.py``)."""
     main(["gate", str(gated(0.5)), "--json"])
     assert_help_names(set(one_object(capsys.readouterr().out)), "gate", capsys)
+
+
+def test_the_lines_under_the_table_are_in_the_object_too(make_suite: Callable[..., Path], tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """``findings``, ``relaxed``, ``weaker_than`` and ``drift`` hold what the notes under the table say (review M64:
+    each could be dropped, emptied or taken from another list, and every test above still passed: there they are
+    all empty)."""
+    root = make_suite(PERFECT, release={"criteria": {"answer_matches": 0.99, "state_matches": 0.0}})
+    run = str(op.run(op.load_suite(root), out=tmp_path / "run", progress=False).directory)
+    loose = tmp_path / "loose.yaml"
+    loose.write_text("criteria: {answer_matches: 0.5, state_matches: 0.0}\n", encoding="utf-8")
+    code, body, err = _gate(["gate", run, "--release", str(loose), "--json"], capsys)
+    assert code == body["exit"] == 1 and body["verdict"] == "BLOCK"  # state_matches: 0 rows, no_evidence
+    # by hand: the one threshold lowered, against the run's own release.yaml (also the note above the exit line)
+    assert body["relaxed"] == ["criteria.answer_matches 0.99 → 0.5"]
+    assert body["weaker_than"] == "the run's own release settings"
+    assert "1 setting weaker than the run's own release settings: criteria.answer_matches 0.99 → 0.5" in " ".join(
+        err.split())
+    # the one vacuous check (threshold 0), warned on stderr as it is listed
+    (finding,) = body["findings"]
+    assert finding.startswith("criterion state_matches: threshold 0 passes whatever the rows say")
+    assert f"oloproof: warning: vacuous check: {finding}\n" in err
+    assert body["unscored"] == [] and body["drift"] == []
+    # the suite's release.yaml edited since the run: gated by the run's own copy, the change named once
+    (root / "release.yaml").write_text("criteria: {answer_matches: 0.9, state_matches: 0.0}\n", encoding="utf-8")
+    code, body, err = _gate(["gate", run, "--json"], capsys)
+    assert code == body["exit"] == 1 and body["relaxed"] == [] and body["weaker_than"] is None
+    (drift,) = body["drift"]
+    assert "release.yaml" in drift and "answer_matches 0.99 → 0.9" in drift
+    assert len(body["findings"]) == 1
+
+
+def test_the_case_error_lines_go_to_stderr_with_the_table(make_suite: Callable[..., Path], tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """The lines above the table saying a case run ended in error are for people too: on stderr, and stdout holds
+    the object alone (review M64: printed outside the redirection, they went to stdout before the object)."""
+    broken = {"id": "c24", "input": {"deletes": [["no_such_table", "row"]]}, "initial_state": {},
+              "expected": {"answer": "never"}}  # run() raises KeyError: the case run ends in error
+    root = make_suite([*PERFECT, broken], release={"criteria": {"answer_matches": 0.5}})
+    run = str(op.run(op.load_suite(root), out=tmp_path / "run", progress=False).directory)
+    assert main(["gate", run]) == 0
+    for_people = capsys.readouterr().out
+    code, body, err = _gate(["gate", run, "--json"], capsys)
+    assert code == body["exit"] == 0 and err == for_people
+    assert err.startswith("1 of 25 case runs ended in error: their verdicts are missing\n")
+    # by hand: 24 of 25 cases passed, the 25th's verdict missing (a failure); Clopper-Pearson's lower bound by scipy
+    listed = body["criteria"][0]
+    assert (listed["criterion"], listed["n"], listed["passed"], listed["missing"]) == ("answer_matches", 25, 24, 1)
+    assert listed["ci_low"] == pytest.approx(scipy.stats.beta.ppf(0.025, 24, 2), abs=1e-9)
+
+
+@pytest.mark.parametrize(("command", "line"), [
+    ("gate", '  {"command": "gate", "verdict": "PASS"|"BLOCK", "exit": 0|1, "run_id": "...",'),
+    ("compare", '  {"command": "compare", "verdict": "NO_REGRESSION"|"REGRESSION"|"INSUFFICIENT_EVIDENCE",')])
+def test_the_help_shows_the_object_one_group_of_keys_a_line(command: str, line: str,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """The epilog is written in lines (the object's keys, a group a line): ``--help`` keeps them, where argparse
+    would run them into one paragraph (review M64: the lines' rule inverted, every key was still named)."""
+    with pytest.raises(SystemExit):
+        build_parser().parse_args([command, "--help"])
+    lines = capsys.readouterr().out.splitlines()
+    assert line in lines
+    assert '   "criteria": [one object per row of the ' + command + ' table, every column; NaN is null]}' in lines

@@ -30,6 +30,7 @@ import pytest
 
 import _oloproof_nb_entry as entry
 from oloproof_nb import cli
+from oloproof_nb.cli.output import start_command
 from oloproof_nb.cli.parser import JSON_COMMANDS, wants_json
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGHUP"), reason="POSIX signals")
@@ -232,3 +233,23 @@ def test_the_entry_module_reads_json_as_the_command_does(argv: list[str], wanted
 def test_the_entry_modules_examples_run() -> None:
     results = doctest.testmod(entry)
     assert results.attempted > 0 and results.failed == 0
+
+
+def test_a_ctrl_c_the_entry_module_catches_is_a_json_error_with_json(monkeypatch: pytest.MonkeyPatch,
+                                                                     capfd: pytest.CaptureFixture[str]) -> None:
+    """The entry module's own Ctrl-C (the package still importing) prints the JSON error object for ``gate --json``
+    as for a signal (review M64: with the object left out, every test above still passed). In this process: the
+    command replaced by a Ctrl-C, no handler installed."""
+    monkeypatch.setattr(entry, "_stop_while_outside_the_command", lambda argv: None)
+
+    def ctrl_c() -> int:
+        start_command()  # as the command begins: no object of its own written yet (an earlier test's may be)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "main", ctrl_c)
+    for argv, objects in ((["gate", "run", "--json"], [{"error": "interrupted", "message": "interrupted"}]),
+                          (["gate", "run"], [])):
+        monkeypatch.setattr(sys, "argv", ["oloproof", *argv])
+        assert entry.main() == 2
+        out, err = capfd.readouterr()
+        assert [json.loads(line) for line in out.splitlines()] == objects and err == "oloproof: interrupted\n"

@@ -68,3 +68,54 @@ def test_a_run_stopped_by_sigterm_names_it_and_resumes(tmp_path: Path, monkeypat
     ends = json.loads((out / "manifest.json").read_text(encoding="utf-8"))["abrupt_ends"]
     assert [end["how"] for end in ends] == [STOPPED] and len(ends[0]["rerun"]) == 1
     assert len(op.load_run(out).records) == 4
+
+
+def _stops_while_waiting(monkeypatch: pytest.MonkeyPatch, *stops: BaseException) -> None:
+    """The command's first waits for its run's process raise ``stops`` (a SIGTERM is ``Stopped('SIGTERM')``, as
+    StopOnSignals raises it; a Ctrl-C ``KeyboardInterrupt``), one a wait; the waits after are the real ones."""
+    import multiprocessing.connection
+
+    real, left = multiprocessing.connection.wait, list(stops)
+
+    def wait(*args: object, **kwargs: object) -> object:
+        if left:
+            raise left.pop(0)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(multiprocessing.connection, "wait", wait)
+
+
+def test_a_ctrl_c_after_the_sigterm_keeps_the_signal_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """Review M64: a second stop (a Ctrl-C, which kills the run's process at once) after a SIGTERM: what stopped the
+    run is the SIGTERM, still named (the signal was taken from each stop, and the Ctrl-C's none erased it)."""
+    from oloproof_nb.cli.process import Stopped
+
+    root = write_suite(tmp_path / "suite", [make_case("c0")], release=PASSABLE)
+    _stops_while_waiting(monkeypatch, Stopped("SIGTERM"), KeyboardInterrupt())
+    code = main(["run", str(root), "--out", str(tmp_path / "run"), "--quiet"])
+    assert code == 2 and capsys.readouterr().err.startswith("oloproof: interrupted by SIGTERM")
+
+
+def test_a_run_that_finishes_after_the_sigterm_keeps_its_result(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """Review M64: a SIGTERM as the run ends, whose process then reports the run done: the run's gate stands (its
+    exit code and table), as after a Ctrl-C; only a run the stop interrupted is said to be stopped by the signal.
+    The Ctrl-C the command passes on after 1 s is not sent here, so a slow start of the run's process stops
+    nothing."""
+    import os
+
+    from oloproof_nb.cli import process
+    from oloproof_nb.cli.process import Stopped
+
+    root = write_suite(tmp_path / "suite", [make_case("c0")], release=PASSABLE)
+    monkeypatch.setattr(process, "_STOP_GRACE_S", 120.0)
+    kill = os.kill
+    monkeypatch.setattr(os, "kill", lambda pid, sig: None if sig == signal.SIGINT else kill(pid, sig))
+    _stops_while_waiting(monkeypatch, Stopped("SIGTERM"))
+    code = main(["run", str(root), "--out", str(tmp_path / "run"), "--quiet"])
+    out, err = capsys.readouterr()
+    run = op.load_run(tmp_path / "run")
+    assert len(run.records) == 1 and op.gate(run).verdict == "BLOCK"  # 1 case: too few to pass
+    assert code == 1 and "interrupted" not in err, err  # the gate's code, not the stop's 2
+    assert out.splitlines()[-1].startswith("gate: BLOCK — exit 1")

@@ -1193,6 +1193,27 @@ def test_a_pool_holding_an_unfinished_or_incomplete_run_names_that_run(tmp_path:
         "records are missing (a truncated or edited copy of the folder?), so it has no release decision")
 
 
+
+def test_a_pool_holding_a_run_with_an_extra_record_names_that_run(tmp_path: Path) -> None:
+    """Review M64: the pooled run named in ``incomplete`` is the one whose count is off either way; a run whose
+    cases.jsonl holds a record more than its manifest says (by hand: 10 + 1 of a case the suite lacks) is named,
+    not said of "the run" with the pool's 20 of 21."""
+    folder = make_suite(tmp_path / "s", [True] * 10)
+    done = op.run(op.load_suite(folder), out=folder / "runs" / "done")
+    more = op.run(op.load_suite(folder), out=folder / "runs" / "more")
+    journal = more.directory / "cases.jsonl"
+    lines = journal.read_text().splitlines(keepends=True)
+    extra = json.loads(lines[0])
+    extra["index"], extra["case"]["id"] = 10, "extra"
+    journal.write_text("".join(lines) + json.dumps(extra) + "\n")
+    assert op.gate(op.load_runs([done.directory, more.directory])).reason == (
+        f"incomplete: run {more.run_id} of the 2 pooled finished with 10 case runs, but its cases.jsonl holds 11: "
+        "it holds more records than the manifest says (a truncated or edited copy of the folder?), so it has no "
+        "release decision")
+    assert op.gate(op.load_run(more.directory)).reason == (  # a run of its own keeps its words
+        "incomplete: the run finished with 10 case runs, but its cases.jsonl holds 11: it holds more records than "
+        "the manifest says (a truncated or edited copy of the folder?), so it has no release decision")
+
 def test_a_release_yaml_that_is_a_dangling_link_or_fails_to_read_is_named(tmp_path: Path) -> None:
     """The suite's release.yaml a link to a file since moved (a shared settings file): it is there and cannot be
     read, as a folder in its place cannot; named, the run's settings decide (mutation round M51: looked for as a

@@ -71,3 +71,21 @@ def test_a_whole_run_that_never_called_the_tool_is_vacuous_as_before(tmp_path: P
     message, vacuous = _finding(op.run(op.load_suite(folder), out=tmp_path / "run", progress=False))
     assert message == (f"fault_recovery (criterion {CRITERION}): no case called tool 'issue_refund', so no fault was "
                        "replayed; tools called: lookup") and vacuous
+
+
+def test_a_pool_with_a_run_of_several_epochs_counts_case_runs(tmp_path: Path) -> None:
+    """Review M64: a pool of a one-epoch run and a two-epoch run counts case runs, not cases (by hand: 2 + 2 of
+    4 x 1 + 4 x 2 = 12 recorded), as the gate's unfinished reason of the same pool does; it said "cases" when the
+    word followed every run's epochs rather than any run's."""
+    folder = suite(tmp_path / "s", [FAULT])
+    (folder / "desk.py").write_text(LATE_CALL)
+    op.run(op.load_suite(folder), out=tmp_path / "a", progress=False)
+    config = folder / "oloproof.yaml"
+    config.write_text(config.read_text(encoding="utf-8") + "epochs: 2\n", encoding="utf-8")
+    op.run(op.load_suite(folder), out=tmp_path / "b", progress=False)
+    _cut(tmp_path / "a", 2, False)
+    _cut(tmp_path / "b", 2, True)
+    pool = op.load_runs([tmp_path / "a", tmp_path / "b"])
+    assert [r.manifest.epochs for r in pool.runs] == [1, 2]
+    (message,) = vacuous_findings(pool)[CRITERION]
+    assert "so no fault was replayed yet; the run is unfinished (4 of 12 case runs recorded), and" in message

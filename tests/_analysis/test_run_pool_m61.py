@@ -70,3 +70,7 @@ def test_a_set_of_run_folders_is_pooled_in_the_order_of_its_paths(make_suite: Ca
     a, b = (op.run(root, out=tmp_path / name, progress=False) for name in ("a", "b"))
     assert [r.run_id for r in op.load_runs(_BackwardSet({a.directory, b.directory})).runs] == [a.run_id, b.run_id]
     assert [r.run_id for r in op.load_runs([b.directory, a.directory]).runs] == [b.run_id, a.run_id]
+    # a str and a Path in one set (review M64: sorted without key=str, they could not be compared, and the set was
+    # refused as "got frozenset", no list of run directories)
+    assert [r.run_id for r in op.load_runs(_BackwardSet({str(a.directory), b.directory})).runs] == [a.run_id,
+                                                                                                      b.run_id]

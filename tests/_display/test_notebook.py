@@ -159,6 +159,25 @@ def test_where_to_look_next_names_the_run_and_epoch_of_the_case_that_did_not_pas
         assert panel.verdicts["verdict"].tolist() == ["fail"]
 
 
+
+def test_where_to_look_next_leaves_out_the_first_epoch_the_panel_opens_by_default(make_suite: Any,
+                                                                                  tmp_path: Path) -> None:
+    """Review M64: the epoch is named only when it is not the first (the panel's default), so a case failing its
+    first try reads ``run.panel('c1')`` (by hand: c1 epoch 1 the one row not passed), pooled or not."""
+    import oloproof_nb as op
+
+    first_try = SECOND_TRY.replace("epoch == 2", "epoch == 1")
+    root = make_suite([{"id": f"c{i}", "input": {"id": f"c{i}"}, "expected": {"answer": "yes"}} for i in range(3)],
+                      evaluators=[{"type": "answer_matches"}], system="sysmod:SecondTry", system_code=first_try,
+                      epochs=2)
+    a, b = (op.run(op.load_suite(root), out=tmp_path / name, progress=False) for name in ("a", "b"))
+    pool = op.load_runs([a.directory, b.directory])
+    for run, call in ((a, "run.panel('c1')"), (pool, f"run.panel('c1', run_id={a.run_id!r})")):
+        line = next(item for item in run._next_steps() if item.startswith("answer_matches: "))
+        assert line == f"answer_matches: {len(run.runs)} not passed, e.g. {call}"
+        panel = eval(call, {"run": run})  # noqa: S307 - the call the view shows, run as a user would
+        assert (panel.case_id, panel.epoch) == ("c1", 1)
+
 def test_the_text_bar_in_jupyter_is_one_display_updated_in_place(monkeypatch: pytest.MonkeyPatch,
                                                                  capsys: pytest.CaptureFixture[str]) -> None:
     """Review U10 (a live kernel): in Jupyter without ipywidgets the text bar wrote each frame to the kernel's

@@ -100,3 +100,17 @@ def test_a_reset_that_overran_is_named_though_its_call_moved_on_to_run(monkeypat
     case = Case.model_validate({**raw, "cluster": "c0", "digest": case_digest(raw), "source_id": "c0"})
     with pytest.raises(CaseTimeout, match=r"^timeout: reset\(\) exceeded case_timeout_s=0\.05$"):
         sandbox.run_case(Desk(), case, run_id="r", system_version=None, timeout_s=0.05)
+
+
+def test_a_whole_number_of_seconds_is_written_as_run_s_timeout_writes_it(make_suite: Callable[..., Path],
+                                                                         tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """``case_timeout_s: 1`` reads ``case_timeout_s=1`` in a hung reset()'s reason, as in run()'s own
+    (``timeout: exceeded case_timeout_s=1``), not ``=1.0`` (review M64: the 0.5 above reads the same either way)."""
+    cases = [{"id": "c0", "input": {"n": 0}, "initial_state": {"rows": {}}, "expected": {"answer": "ok"}}]
+    root = make_suite(cases, system="l4sandbox:Desk", system_code="", evaluators=[{"type": "answer_matches"}],
+                      case_timeout_s=1)
+    (root / "l4sandbox.py").write_text(HANGING, encoding="utf-8")
+    monkeypatch.setenv("L4_HANG", "reset")
+    run = op.run(root, out=tmp_path / "run", progress=False)
+    assert list(run.cases["error"]) == ["timeout: reset() exceeded case_timeout_s=1"]
