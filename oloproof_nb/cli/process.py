@@ -68,6 +68,9 @@ def _child_run(conn: Any, params: dict[str, Any]) -> None:  # pragma: no cover -
     parent = multiprocessing.parent_process()
     if parent is not None:  # the run dies with the process that decides the exit code (it was killed)
         threading.Thread(target=_die_with, args=(parent, signal.SIGKILL), daemon=True, name="oloproof-orphan").start()
+    # a SIGTERM or SIGHUP stops the run as a Ctrl-C does, in a spawned process as in a forked one (which has the
+    # command's handlers): the command passes its own stop on as it came; the process ends with os._exit below
+    StopOnSignals().__enter__()
     try:
         from .._analysis.live_copy import LiveCopy
         from .._config.suite import load_suite
@@ -212,7 +215,10 @@ def run_in_child(args: argparse.Namespace, params: dict[str, Any],
             if interrupted_at is not None:
                 waited = time.monotonic() - interrupted_at
                 if waited > 1.0 and not forwarded and proc.is_alive():
-                    os.kill(proc.pid, signal.SIGINT)  # the Ctrl-C may have reached only this process
+                    # the stop may have reached only this process: passed on as it came, a SIGTERM as a SIGTERM (a
+                    # run's process started with SIGINT ignored, a background job of a script, ignored a SIGINT:
+                    # it ran on until killed at the grace's end, and a short run reported its gate, exit 0)
+                    os.kill(proc.pid, getattr(signal, signal_name) if signal_name else signal.SIGINT)
                     forwarded = True
                 if waited > _STOP_GRACE_S and proc.is_alive():
                     proc.kill()
