@@ -19,7 +19,7 @@ from .._core.bootstrap import PAIRED_BOOTSTRAP_MIN_CLUSTERS
 from .._core.canonical import canonical_json
 from .gate_reasons import abrupt_ends, abrupt_ends_note
 from .gate_settings import ReleaseLike, relaxed_note
-from .run import Run
+from .run import Run, stored_labels
 from .run_checks import label_difference
 from .validity import broken_copies, checked_transforms, unscored_copies, unscored_note
 
@@ -119,7 +119,7 @@ def comparison_notes(base_run: Run, cand_run: Run, release: ReleaseLike | None, 
              else "the default settings (the runs were made without release.yaml)")
     notes_all = [relaxed_note(relaxed, given, verb="compared", than=than)] if relaxed else []
     notes_all += _config_notes(base_run, cand_run, changed)
-    relabeled = label_difference(base_run.labels, cand_run.labels)
+    relabeled = label_difference(stored_labels(base_run), stored_labels(cand_run))
     if relabeled:
         notes_all.append(_labels_note(base_run, cand_run, relabeled, set(paired["case_id"])))
     else:  # as the gate of each run says under its table: rows no criterion counts

@@ -20,7 +20,7 @@ from .._config.release import ReleaseConfig, flat_settings, load_release, settin
 from .._config.suite import RELEASE_FILE
 from .._config.suite_config import SUITE_FILE, SuiteConfig, parse_suite_config
 from ..errors import LabelFileError, OloproofError, warn_at_caller
-from .run import Run
+from .run import Run, stored_labels
 from .run_checks import label_difference
 
 __all__ = ["release_drift", "label_drift", "suite_drift", "drift_sentences", "suite_folder", "release_now",
@@ -170,7 +170,7 @@ def label_drift(run: Run) -> list[tuple[Path, str]]:
     if root is None:
         return []
     out = []
-    stored = run.labels  # read once: each read of run.labels is a copy
+    stored = stored_labels(run)
     for transform in run.config.metamorphic.transforms:
         path = root / transform.validity_labels
         if not path.is_file():

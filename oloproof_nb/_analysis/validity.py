@@ -19,7 +19,7 @@ from .._config.release import parse_release
 from .._core.labels import validity_row
 from . import frames
 from .columns import VALIDITY
-from .run import Run, as_run
+from .run import Run, as_run, stored_labels
 
 __all__ = ["VALIDITY_COLUMNS", "validity_table", "checked_transforms", "unchecked_reasons", "validity",
            "unscored_copies", "broken_copies", "unscored_note", "broken_note"]
@@ -150,7 +150,7 @@ def validity(run: Run, confidence: float | None = None) -> pd.DataFrame:
     cases = run.cases
     derived = {t.name: max(suite_pairs, cases.loc[cases["transform"] == t.name, "case_id"].nunique())
                for t in transforms}
-    table = validity_table(transforms, run.labels, derived, confidence)
+    table = validity_table(transforms, stored_labels(run), derived, confidence)
     if len(run.runs) > 1:  # pooled: checked in every run too (see checked_transforms)
         each = [checked_transforms(member) for member in run.runs]
         table["checked"] = [bool(c) and all(e[t] for e in each) for t, c in zip(table["transform"], table["checked"],
@@ -173,7 +173,7 @@ def unchecked_reasons(run: Run) -> dict[str, str]:
     """Transform name → why it is not checked in this run, for each transform that is not: the pairs without a
     label (the first three named), or the valid share below ``minimum_validity``."""
     out: dict[str, str] = {}
-    cases, judged = run.cases, run.labels  # read once: each read of run.labels is a copy
+    cases, judged = run.cases, stored_labels(run)
     for t in validity(run).itertuples():
         if t.checked:
             continue
