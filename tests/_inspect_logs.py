@@ -41,6 +41,20 @@ def made(folder: Path) -> Path:
     return folder
 
 
+def read_by_hand(folder: Path) -> tuple[list[str], object]:
+    """The run of ``folder`` (:func:`made`: skipped when this inspect-ai cannot write it) and the warnings reading it
+    gave that say a score was edited or added by hand."""
+    import warnings
+
+    import oloproof_nb as op
+
+    made(folder)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        run = op.from_inspect(folder)
+    return [str(w.message) for w in caught if "by hand" in str(w.message)], run
+
+
 def refund_desk(root: Path) -> None:
     """The refund desk's log (``_inspect_task.py`` with no mode): ``ROOT/logs`` (its ``INSPECT_LOG_DIR``) holds the
     ``.eval``, ``ROOT/json/refund_desk.json`` the same log as JSON."""

@@ -15,11 +15,10 @@ process as ``tests/_inspect_logs.py`` does, and the edited log is written with I
 from __future__ import annotations
 
 import sys
-import warnings
 from pathlib import Path
 
 import pytest
-from _inspect_logs import made, run_inspect
+from _inspect_logs import read_by_hand, run_inspect
 
 #: The ``graded`` scorer's grades of the 30 samples: 27 pass, and 3 it gives no score (None).
 GRADES = "C" * 27 + "N" * 3
@@ -77,24 +76,13 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def _read(folder: Path) -> tuple[list[str], object]:
-    """The run of ``folder`` and the warnings reading it gave that say a score was edited or added by hand."""
-    import oloproof_nb as op
-
-    made(folder)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        run = op.from_inspect(folder)
-    return [str(w.message) for w in caught if "by hand" in str(w.message)], run
-
-
 def test_inspect_scores_added_by_hand_under_a_scorers_name_where_it_gave_none_are_left_out(logs: Path) -> None:
     import oloproof_nb as op
 
-    said, run = _read(logs / "graded")
+    said, run = read_by_hand(logs / "graded")
     assert said == []
     assert op.gate(run, criteria={"graded": 0.85}).table.loc[0, ["n", "passed", "missing"]].tolist() == [30, 27, 3]
-    said, run = _read(logs / "handed")
+    said, run = read_by_hand(logs / "handed")
     assert len(said) == 1, said
     assert ("3 score(s) under 'graded' were added by hand after the eval (Inspect's edit_score) to samples its "
             "scorer gave no score, the first sample 'p27' epoch 1 as 'C'") in said[0]

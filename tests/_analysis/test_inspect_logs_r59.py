@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _inspect_logs import made, run_inspect
+from _inspect_logs import made, read_by_hand, run_inspect
 
 #: The ``graded`` scorer's grades of the 30 samples: 27 pass.
 GRADES = "C" * 27 + "I" * 3
@@ -96,17 +96,6 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def _read(folder: Path) -> tuple[list[str], object]:
-    """The run of ``folder`` and the warnings reading it gave that say a score was edited or added by hand."""
-    import oloproof_nb as op
-
-    made(folder)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        run = op.from_inspect(folder)
-    return [str(w.message) for w in caught if "by hand" in str(w.message)], run
-
-
 def _gate(folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], criterion: str) -> tuple[int, str, str]:
     from oloproof_nb.cli import main
 
@@ -121,7 +110,7 @@ def test_inspect_scores_added_by_hand_and_edited_again_are_said_and_never_gated(
         logs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """30 ``review`` scores added as C (a metadata dict), then their explanations edited: before, no word, and
     ``review: 0.85`` PASSed, 30 of 30 (exit 0). Now a warning, no ``review`` rows, and the release is refused."""
-    said, run = _read(logs / "noted")
+    said, run = read_by_hand(logs / "noted")
     assert len(said) == 1, said
     assert "30 score(s) under 'review', a name no scorer of the eval gave, were added by hand" in said[0]
     assert "the first sample 'p0' epoch 1 as 'C' by an edit that names no author" in said[0]
@@ -137,7 +126,7 @@ def test_inspect_scores_added_by_hand_and_edited_again_are_said_and_never_gated(
 
 def test_an_inspect_score_added_as_i_then_edited_to_c_is_said_as_added_not_changed(logs: Path) -> None:
     """Added as I (with a metadata dict), then edited to C: it said "from 'I' to 'C'", an I no scorer gave."""
-    said, run = _read(logs / "flipped")
+    said, run = read_by_hand(logs / "flipped")
     assert len(said) == 1, said
     assert "under 'review', a name no scorer of the eval gave" in said[0] and "as 'C'" in said[0]
     assert "from 'I'" not in said[0]
@@ -147,7 +136,7 @@ def test_an_inspect_score_added_as_i_then_edited_to_c_is_said_as_added_not_chang
 def test_a_score_the_inspect_solver_set_is_the_evals_own(logs: Path) -> None:
     """``self_check``, which no scorer declares but the eval's solver set (``state.scores``; a ``score`` event names
     it), is a criterion, as before, and nothing is said: 30 of 30."""
-    said, run = _read(logs / "graded")
+    said, run = read_by_hand(logs / "graded")
     assert said == []
     verdicts = run.verdicts  # type: ignore[attr-defined]
     assert int((verdicts[verdicts.criterion == "self_check"].verdict == "pass").sum()) == 30
@@ -194,7 +183,7 @@ def test_an_inspect_scorer_the_header_declares_is_the_evals_own_without_its_scor
     folder, log = _rewritten(logs, tmp_path, no_graded_events)
     assert [scorer["name"] for scorer in log["eval"]["scorers"]] == ["graded"]
     grades = [sample["scores"]["graded"]["value"] for sample in log["samples"]]
-    said, run = _read(folder)
+    said, run = read_by_hand(folder)
     assert len(said) == 1 and "30 score(s) under 'review'" in said[0], said
     verdicts = run.verdicts  # type: ignore[attr-defined]
     assert int((verdicts[verdicts.criterion == "graded"].verdict == "pass").sum()) == grades.count("C") == 27
@@ -214,7 +203,7 @@ def test_inspect_scores_added_to_an_eval_that_declares_no_scorer_and_gave_no_sco
     folder, log = _rewritten(logs, tmp_path, unscored)
     assert sum(1 for sample in log["samples"] if "review" in sample["scores"]) == 30
     assert sum(1 for sample in log["samples"] for e in sample["events"] if e["event"] == "score") == 0
-    said, run = _read(folder)
+    said, run = read_by_hand(folder)
     assert len(said) == 1 and "30 score(s) under 'review', a name no scorer of the eval gave" in said[0], said
     assert run.criteria == [] and len(run.verdicts) == 0  # type: ignore[attr-defined]
 

@@ -139,44 +139,28 @@ class SecondTry:
 """
 
 
-def test_where_to_look_next_names_the_run_and_epoch_of_the_case_that_did_not_pass(make_suite: Any,
-                                                                                tmp_path: Path) -> None:
+@pytest.mark.parametrize("failed", [2, 1])
+def test_where_to_look_next_names_the_run_and_epoch_of_the_case_that_did_not_pass(make_suite: Any, tmp_path: Path,
+                                                                                failed: int) -> None:
     """Review R61: a pooled run's view said ``e.g. run.panel('c1')``, which raises there (c1 is in both runs: pick
     one), and a run whose c1 failed its second try only pointed at the panel of its first try, which passed. By
-    hand: c1 epoch 2 is the one row not passed in each run; the call shown now opens that very row."""
+    hand: c1 epoch ``failed`` is the one row not passed in each run; the call shown opens that very row. The epoch
+    is named only when it is not the first, the panel's default (review M64)."""
     import oloproof_nb as op
 
     root = make_suite([{"id": f"c{i}", "input": {"id": f"c{i}"}, "expected": {"answer": "yes"}} for i in range(3)],
-                      evaluators=[{"type": "answer_matches"}], system="sysmod:SecondTry", system_code=SECOND_TRY,
-                      epochs=2)
+                      evaluators=[{"type": "answer_matches"}], system="sysmod:SecondTry",
+                      system_code=SECOND_TRY.replace("epoch == 2", f"epoch == {failed}"), epochs=2)
     a, b = (op.run(op.load_suite(root), out=tmp_path / name, progress=False) for name in ("a", "b"))
     pool = op.load_runs([a.directory, b.directory])
-    for run, call in ((a, "run.panel('c1', epoch=2)"), (pool, f"run.panel('c1', run_id={a.run_id!r}, epoch=2)")):
+    epoch = ", epoch=2" if failed == 2 else ""
+    for run, call in ((a, f"run.panel('c1'{epoch})"), (pool, f"run.panel('c1', run_id={a.run_id!r}{epoch})")):
         line = next(item for item in run._next_steps() if item.startswith("answer_matches: "))
         assert line == f"answer_matches: {len(run.runs)} not passed, e.g. {call}"
         panel = eval(call, {"run": run})  # noqa: S307 - the call the view shows, run as a user would
-        assert (panel.case_id, panel.epoch) == ("c1", 2)
+        assert (panel.case_id, panel.epoch) == ("c1", failed)
         assert panel.verdicts["verdict"].tolist() == ["fail"]
 
-
-
-def test_where_to_look_next_leaves_out_the_first_epoch_the_panel_opens_by_default(make_suite: Any,
-                                                                                  tmp_path: Path) -> None:
-    """Review M64: the epoch is named only when it is not the first (the panel's default), so a case failing its
-    first try reads ``run.panel('c1')`` (by hand: c1 epoch 1 the one row not passed), pooled or not."""
-    import oloproof_nb as op
-
-    first_try = SECOND_TRY.replace("epoch == 2", "epoch == 1")
-    root = make_suite([{"id": f"c{i}", "input": {"id": f"c{i}"}, "expected": {"answer": "yes"}} for i in range(3)],
-                      evaluators=[{"type": "answer_matches"}], system="sysmod:SecondTry", system_code=first_try,
-                      epochs=2)
-    a, b = (op.run(op.load_suite(root), out=tmp_path / name, progress=False) for name in ("a", "b"))
-    pool = op.load_runs([a.directory, b.directory])
-    for run, call in ((a, "run.panel('c1')"), (pool, f"run.panel('c1', run_id={a.run_id!r})")):
-        line = next(item for item in run._next_steps() if item.startswith("answer_matches: "))
-        assert line == f"answer_matches: {len(run.runs)} not passed, e.g. {call}"
-        panel = eval(call, {"run": run})  # noqa: S307 - the call the view shows, run as a user would
-        assert (panel.case_id, panel.epoch) == ("c1", 1)
 
 def test_the_text_bar_in_jupyter_is_one_display_updated_in_place(monkeypatch: pytest.MonkeyPatch,
                                                                  capsys: pytest.CaptureFixture[str]) -> None:
