@@ -25,7 +25,7 @@ from ..errors import OloproofError, terminal_text
 from .columns import TEXT, Column, FrameSpec
 from .frames import ended_case_runs
 from .reduce import epoch_counts
-from .run import Run, stored_labels
+from .run import Run, expected_case_runs, stored_labels
 from .run_checks import changed_checks, label_difference, unscored_difference, validity_check_difference
 
 __all__ = ["Baseline", "BASELINE_RATES", "IDLE_COLUMNS", "as_baseline", "baseline_rates", "check_baseline_config",
@@ -142,7 +142,7 @@ def check_baseline(run: Run, baseline: Baseline | Run, run_whole: bool = True) -
         raise OloproofError(f"{idle.directory}: the baseline's {names} was set in this session, so its "
                             "rates are of that frame, not of the do-nothing run; give the baseline as it was made "
                             "(its folder, baselines/<run_id>)")
-    expected = sum(r.manifest.n_cases * r.manifest.epochs for r in idle.runs)
+    expected = expected_case_runs(idle)
     if not idle.finished or idle.n_cases != expected:
         raise OloproofError(f"{idle.directory}: the baseline holds {idle.n_cases} of its {expected} case runs (it did "
                             "not finish, or records are lost), so its rates are those of the cases it holds; make "

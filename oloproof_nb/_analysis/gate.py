@@ -72,7 +72,7 @@ from .gate_settings import APPROXIMATE_NOT_ALLOWED, ReleaseLike, approximate_rea
 from .inspect_log import added_scores, is_inspect_run, task_criteria, unrun_samples
 from .inspect_settings import added_hint, split_hint
 from .reduce import REPEATED_NOTE, ReducedSums, epoch_counts, reduced_sums, repeated_rows
-from .run import Run, as_run
+from .run import Run, as_run, case_run_unit, expected_case_runs
 from .validity import broken_copies, checked_transforms, unscored_copies
 
 __all__ = ["Gate", "gate", "GATE_COLUMNS", "ClusterSums", "criterion_sums", "sums_interval", "resolve_release",
@@ -131,18 +131,18 @@ def no_decision(run: Run) -> str:
     if unrun:  # the samples never run may be the failing ones
         return (f"unfinished: {unrun}; samples that never ran are no evidence either way (they may be the "
                 "failing ones), so it has no release decision")
-    expected = sum(r.manifest.n_cases * r.manifest.epochs for r in run.runs)
+    expected = expected_case_runs(run)
     if not run.finished:
-        unit = "case runs" if any(r.manifest.epochs > 1 for r in run.runs) else "cases"
+        unit = case_run_unit(run)
         where = " in all" if len(run.runs) > 1 else ""
         return (f"unfinished: {unfinished_runs(run)} did not finish ({run.n_cases} of {expected} {unit} recorded"
                 f"{where}), so it has no release decision")
     if not is_inspect_run(run) and run.n_cases != expected:
         lost, who = run, "the run"
-        short = [r for r in run.runs if r.n_cases != r.manifest.n_cases * r.manifest.epochs]
+        short = [r for r in run.runs if r.n_cases != expected_case_runs(r)]
         if len(run.runs) > 1 and short:  # the pooled run whose cases.jsonl it is ("its cases.jsonl" named none)
             lost, who = short[0], f"run {short[0].run_id} of the {len(run.runs)} pooled"
-            expected = lost.manifest.n_cases * lost.manifest.epochs
+            expected = expected_case_runs(lost)
         which = "records are missing" if lost.n_cases < expected else "it holds more records than the manifest says"
         return (f"incomplete: {who} finished with {expected} case runs, but its cases.jsonl holds "
                 f"{lost.n_cases}: {which} (a truncated or edited copy of the folder?), "

@@ -17,7 +17,7 @@ from ..evaluators.answer import AnswerMatches
 from ..evaluators.fault import FaultRecovery, replay_judges
 from .frames import ended_case_runs
 from .inspect_log import is_inspect_run
-from .run import Run
+from .run import Run, case_run_unit, expected_case_runs
 
 __all__ = ["late_findings", "VACUOUS"]
 
@@ -67,10 +67,10 @@ def _partial(run: Run) -> str:
     them all. A finding made from the records of such a run is known of those records only (review L4)."""
     if is_inspect_run(run):  # a log's samples are counted when it is read (unrun_samples)
         return ""
-    expected = sum(r.manifest.n_cases * r.manifest.epochs for r in run.runs)
+    expected = expected_case_runs(run)
     if run.n_cases >= expected:
         return ""
-    unit = "case runs" if any(r.manifest.epochs > 1 for r in run.runs) else "cases"
+    unit = case_run_unit(run)
     if not run.finished:
         return f"the run is unfinished ({run.n_cases} of {expected} {unit} recorded)"
     return f"only {run.n_cases} of the run's {expected} {unit} are recorded"

@@ -47,7 +47,7 @@ from .columns import FRAMES
 from .journal import Journal
 from .run_copy import ColumnarCopy
 
-__all__ = ["Run", "load_run", "as_run", "run_directory", "stored_labels"]
+__all__ = ["Run", "load_run", "as_run", "run_directory", "stored_labels", "expected_case_runs", "case_run_unit"]
 
 R = TypeVar("R", bound="Run")
 
@@ -566,6 +566,18 @@ def _with_run_id(frame: pd.DataFrame, run_id: str) -> pd.DataFrame:
     out = frame.copy(deep=False)
     out.insert(0, "run_id", pd.Series([run_id] * len(frame), dtype=frames.TEXT))
     return out
+
+
+def expected_case_runs(run: Run) -> int:
+    """The case runs ``run`` was started for, as its manifest says (``n_cases × epochs``; pooled: summed over its
+    runs), against which ``run.n_cases`` tells an unfinished or truncated run."""
+    return sum(r.manifest.n_cases * r.manifest.epochs for r in run.runs)
+
+
+def case_run_unit(run: Run) -> str:
+    """How a count of ``run``'s case runs is named: ``case runs`` when any of its runs tried a case more than once
+    (epochs), else ``cases``."""
+    return "case runs" if any(r.manifest.epochs > 1 for r in run.runs) else "cases"
 
 
 def stored_labels(run: Run) -> Mapping[str, Sequence[Mapping[str, Any]]]:

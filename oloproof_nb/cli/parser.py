@@ -261,12 +261,16 @@ def _json_option(cmd: argparse.ArgumentParser, json_errors: bool,
         cmd.json_errors = json_errors
 
 
+#: The first lines of the gate's and compare's epilogs: where --json puts what.
+_JSON_HEAD = """with --json, stdout holds one line of JSON and the table, its notes and the exit line go to
+stderr; the exit code is the same:
+"""
+
 _JSON_ERRORS = """every exit 2 (an argument error: "usage error"; stopped: "interrupted"; a bug in oloproof_nb:
 "internal error"; any other: "error") prints {"error": "...", "message": "..."} instead; a stop after the
 object was written is exit 2 with that object alone (stdout never holds two)."""
 
-_GATE_EPILOG = f"""with --json, stdout holds one line of JSON and the table, its notes and the exit line go to
-stderr; the exit code is the same:
+_GATE_EPILOG = _JSON_HEAD + f"""\
   {{"command": "gate", "verdict": "PASS"|"BLOCK", "exit": 0|1, "run_id": "...",
    "reason": run-level reason or null, "relaxed": [...], "weaker_than": text or null,
    "drift": [...], "unscored": [...], "findings": [...],
@@ -274,8 +278,7 @@ stderr; the exit code is the same:
 {_JSON_ERRORS}
 """
 
-_COMPARE_EPILOG = f"""with --json, stdout holds one line of JSON and the table, its notes and the exit line go to
-stderr; the exit code is the same:
+_COMPARE_EPILOG = _JSON_HEAD + f"""\
   {{"command": "compare", "verdict": "NO_REGRESSION"|"REGRESSION"|"INSUFFICIENT_EVIDENCE",
    "exit": 0|1, "reason": run-level reason or null, "why": what the exit line says after
    "exit N:", "base_run_id": "...", "candidate_run_id": "...", "n_paired": N, "margin": X,
