@@ -240,7 +240,7 @@ class ColumnarCopy:
         self._manifest_read = None  # read by the caller from a file whose size and mtime it did not keep
         self._frames.clear()
         self._replaced.clear()
-        for name in ("records", "replay_records", "unscored_ids", "_repeated_replays"):
+        for name in ("records", "replay_records", "_unscored_ids", "_repeated_replays"):
             self.__dict__.pop(name, None)
 
     def _keep_in_memory(self, exc: OSError, manifest: Manifest) -> None:

@@ -130,7 +130,8 @@ class Suite:
         Checks that cannot fail (``VacuousCheckWarning``): criterion → one message per finding.
     labels : dict of str to list of dict
         Each transform's validity labels, as its label file gives them: transform name → one judgement per
-        line (``case_id``, ``valid``, ``labeler``).
+        line (``case_id``, ``valid``, ``labeler``). A run refuses them once edited in code
+        (:meth:`refuse_edited_labels`): relabel the file and load the suite again.
     digests : dict of str to str
         SHA-256 of what the suite was loaded from: ``oloproof.yaml``, the case file, ``release.yaml`` and each
         label file by their names in the folder, and each python check's or validator's code under
@@ -190,6 +191,9 @@ class Suite:
     #: Later stats of the case file whose bytes were found to be the loaded ones (only the status change time had
     #: moved: a ``chmod``, a hard link, a backup tool's extended attribute), so each is hashed once.
     _same_bytes: set[tuple[int, int, int, int, int]] = field(default_factory=set, repr=False, compare=False)
+    #: :attr:`labels` as ``load_suite`` read them from the label files (each judgement copied), by which a run
+    #: refuses labels edited in code since (:meth:`refuse_edited_labels`); None for a Suite not made by ``load_suite``.
+    _labels_read: dict[str, list[dict[str, Any]]] | None = field(default=None, repr=False, compare=False)
 
     def iter_cases(self) -> Iterator[Case]:
         """Every case, each source followed by its derived copies, streamed from the case file.
@@ -321,6 +325,41 @@ class Suite:
         code = load_user_code(self.root, self.config, self.root / SUITE_FILE)
         return replace(self, validators=code.validators, checks=code.checks,
                        digests={**self.digests, **code.digests}, code_files=code.files, code_loaded=True)
+
+    def refuse_edited_labels(self) -> None:
+        """Raise :class:`OloproofError` (one line naming the first judgement that differs) when :attr:`labels` is no
+        longer what ``load_suite`` read from the label files: a judgement appended, removed or changed in place
+        (``suite.labels["t"].append(...)``), or other labels given (``dataclasses.replace(suite, labels=...)``).
+
+        The label files were checked line by line as they were read (each id a derived case of the suite, one
+        judgement per labeler and pair); labels edited in code were not, and a run stores them as its own. A
+        judgement of a copy the suite does not derive counted as a labeled pair: 19 of 20 pairs labeled and one
+        such judgement made the transform checked (coverage 1), and the unlabeled pair, failing, was left out of its
+        relation without a word (review R63)."""
+        read, labels = self._labels_read, self.labels
+        if read is None or labels == read:
+            return
+        if not isinstance(labels, dict):
+            raise OloproofError(f"suite.labels is a {type(labels).__name__}, not the labels load_suite read (a dict "
+                                "of transform name to judgements); load the suite again (op.load_suite)")
+        for name in [*read, *(n for n in labels if n not in read)]:
+            now, was = labels.get(name), read.get(name)
+            if now == was:
+                continue
+            file = next((str(self.root / t.validity_labels) for t in self.config.metamorphic.transforms
+                         if t.name == name), "the suite's label files")
+            where = f"suite.labels[{quote(name)}]"
+            if now is None or was is None:
+                what = f"{where} was {'removed' if now is None else 'added'}"
+            elif not isinstance(now, list):
+                what = f"{where} is a {type(now).__name__}, not a list of judgements"
+            else:
+                i = next((i for i, (a, b) in enumerate(zip(now, was, strict=False)) if a != b), min(len(now), len(was)))
+                what = (f"{where}[{i}] was removed" if i >= len(now) else
+                        f"{where}[{i}] is {quote(now[i])} ({'added' if i >= len(was) else f'read as {quote(was[i])}'})")
+            raise OloproofError(f"{what}: the labels were edited after load_suite read them from {file}; a run takes "
+                                "a suite's labels from its label files, checked line by line as they are read: write "
+                                "the judgement in the file and load the suite again (op.load_suite)")
 
     def _refuse_edited_code(self) -> None:
         """Raise :class:`ConfigError` when a file of a check's or a validator's code (its own, or a module of the
@@ -566,7 +605,8 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
                  n_cases=n_sources * (1 + len(config.metamorphic.transforms)), labels=labels, digests=digests,
                  system_target=target, validators=code.validators, checks=code.checks, code_files=code.files,
                  code_loaded=import_system_now, cases_stat=stat_before,
-                 vacuous=vacuous, repeated=repeated, kept_cases=kept)
+                 vacuous=vacuous, repeated=repeated, kept_cases=kept,
+                 _labels_read={name: [dict(j) for j in judgements] for name, judgements in labels.items()})
 
 
 def _old_system(stale: Path, restart: bool) -> str:

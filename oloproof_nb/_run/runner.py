@@ -275,6 +275,8 @@ def _check_run_arguments(suite: Suite, workers: int, executor: Executor | None, 
         raise OloproofError(f"isolation={quote(isolation)}: must be 'thread' or 'process'")
     if resume and out is None:
         raise RunDirError(f"resume=True needs out= (the directory of the interrupted run){latest_hint(suite.root)}")
+    if not resume:  # a resumed run keeps the labels its manifest stores
+        suite.refuse_edited_labels()
     if suite.release is not None and not resume:  # a reduction the run's epochs cannot give: say so before running
         check_reductions(suite.release, suite.config.epochs if epochs is None else epochs, suite.root / RELEASE_FILE)
     return epochs, workers, chunk_size, mode
