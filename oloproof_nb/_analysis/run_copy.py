@@ -59,8 +59,9 @@ CHUNK = 256
 #: Times :meth:`Run.load` looks for a whole columnar copy while other processes keep putting new ones in place.
 _OPEN_ATTEMPTS = 5
 #: What making a case record's frame rows raises when the record is not what oloproof_nb writes (a key
-#: missing, a value of the wrong type). Arrow's conversion errors are among them (ValueError, TypeError).
-_SHAPE_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError)
+#: missing, a value of the wrong type). Arrow's conversion errors are among them (ValueError, TypeError, and
+#: OverflowError for a whole number beyond an ``int64`` column's: a validator exit code of 2**70 edited in).
+_SHAPE_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError)
 
 
 class ColumnarCopyWarning(UserWarning):

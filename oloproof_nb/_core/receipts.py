@@ -43,6 +43,7 @@ from ..errors import DigestKeyError, quote
 from .canonical import iso
 
 __all__ = [
+    "EXIT_CODE_RANGE",
     "FAILURE_STATUSES",
     "FUTURE_MTIME_TOLERANCE",
     "STATUSES",
@@ -85,6 +86,11 @@ FAILURE_STATUSES: tuple[str, ...] = (
 #: two-second times, may put it slightly ahead. Further ahead, the time was set by hand or by a clock since
 #: set back (a file left by an earlier run), and it shows nothing about this run.
 FUTURE_MTIME_TOLERANCE = timedelta(seconds=2)
+
+#: The exit codes evidence and receipts hold: a 64-bit signed integer, as the receipts frame's ``Int64`` column
+#: and its Parquet copy store it (a callable validator that returned ``2**70`` stopped the run with an
+#: ``OverflowError`` while its receipt was written to the columnar copy, and every later load of the run too).
+EXIT_CODE_RANGE: tuple[int, int] = (-(1 << 63), (1 << 63) - 1)
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -197,8 +203,8 @@ class Evidence(BaseModel):
         Name of the validator that ran (or was asked for).
     validator_exit_code : int or None
         Its exit code; 0 passes. ``None`` when it did not run to completion. A whole number only (a NumPy
-        integer too): a bool, text or a float is refused (``False``, a validator's "fails", would read as
-        exit 0, a pass).
+        integer too) within :data:`EXIT_CODE_RANGE` (64 bits, signed): a bool, text or a float is refused
+        (``False``, a validator's "fails", would read as exit 0, a pass).
     validator_error : str or None
         Why the validator gave no exit code (crashed, timed out, not registered).
     evidence_source : str
@@ -226,7 +232,7 @@ class Evidence(BaseModel):
     digest_kind: DigestKind | None = None
     validator: OptionalName = None
     # strict: False (a validator's "fails", as a callable validator returns it) is no exit 0, "0" no number
-    validator_exit_code: int | None = Field(default=None, strict=True)
+    validator_exit_code: int | None = Field(default=None, strict=True, ge=EXIT_CODE_RANGE[0], le=EXIT_CODE_RANGE[1])
     validator_error: str | None = None
     evidence_source: Name
 
@@ -282,7 +288,7 @@ class Receipt(BaseModel):
     validator : str or None
         The validator the contract names.
     validator_exit_code : int or None
-        Exit code of that validator, when the evidence has one for it.
+        Exit code of that validator, when the evidence has one for it (within :data:`EXIT_CODE_RANGE`).
     evidence_source : str or None
         Who observed; ``None`` when nothing was observed.
     status : str
@@ -309,7 +315,7 @@ class Receipt(BaseModel):
     observed_digest: Hex64 = None
     digest_kind: DigestKind | None = None
     validator: str | None = None
-    validator_exit_code: int | None = None
+    validator_exit_code: int | None = Field(default=None, ge=EXIT_CODE_RANGE[0], le=EXIT_CODE_RANGE[1])
     evidence_source: str | None = None
     status: ReceiptStatus
     reason: str = Field(min_length=1)

@@ -50,6 +50,7 @@ from .._config.files import UnreadableFile, open_regular
 from .._core.canonical import iso, utc_now
 from .._core.case import Case
 from .._core.receipts import (
+    EXIT_CODE_RANGE,
     FUTURE_MTIME_TOLERANCE,
     Evidence,
     OutcomeContract,
@@ -206,8 +207,8 @@ def observe_file(
         The artifact's file.
     validators : Mapping[str, Validator], optional
         Registered validators by name: a callable ``f(path) -> bool | int | None`` (``True``,
-        ``0`` or ``None`` pass as exit 0, ``False`` is exit 1, an int is that exit code; NumPy's
-        bools and integers count as bools and ints), or a
+        ``0`` or ``None`` pass as exit 0, ``False`` is exit 1, an int is that exit code (one beyond 64 bits
+        is none: ``unverified``); NumPy's bools and integers count as bools and ints), or a
         command (list of argv strings) run with the artifact's absolute path appended. Either is
         given the real path of the file read (symbolic links resolved before it was opened).
     validator_timeout_s : float
@@ -367,15 +368,16 @@ def _run_callable(
 ) -> tuple[int | None, str | None]:
     """Call a Python validator under ``timeout_s``: ``(exit code, None)`` from what it returned (True or None 0,
     False 1, an integer itself) or the code of a ``SystemExit`` it raised; else ``(None, why)``, naming only the
-    type of what it raised or returned (a message could quote the artifact)."""
+    type of what it raised or returned (a message could quote the artifact), or an integer outside
+    :data:`~oloproof_nb._core.receipts.EXIT_CODE_RANGE`."""
     try:
         result = call_with_timeout(lambda: fn(path), timeout_s)
     except CaseTimeout:
         return None, f"validator {name} timed out after {timeout_s:g}s"
     except SystemExit as exc:
-        if exc.code is None or isinstance(exc.code, int):
-            return int(exc.code or 0), None
-        return None, f"validator {name} raised SystemExit"
+        if exc.code is not None and not isinstance(exc.code, int):
+            return None, f"validator {name} raised SystemExit"
+        result = int(exc.code or 0)  # sys.exit(False) is exit 0, as the interpreter exits; checked below as a return
     except BaseException as exc:  # noqa: B036 - report any crash as evidence
         # the type only: its message could quote the artifact's content
         return None, f"validator {name} raised {type(exc).__name__}"
@@ -383,6 +385,9 @@ def _run_callable(
     if result is None or isinstance(result, bool) or (np is not None and isinstance(result, np.bool_)):
         return (0 if result is None or bool(result) else 1), None  # NumPy's bool: what ``(df.x > 0).all()`` returns
     if isinstance(result, int) or (np is not None and isinstance(result, np.integer)):
+        low, high = EXIT_CODE_RANGE
+        if not low <= int(result) <= high:  # no receipt holds it (its frame's column is Int64): no exit code either
+            return None, f"validator {name} returned an integer outside the 64-bit range of exit codes"
         return int(result), None
     return None, f"validator {name} returned {type(result).__name__}; expected bool, int or None"
 
