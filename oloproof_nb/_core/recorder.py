@@ -208,7 +208,12 @@ class Recorder:
             self._failed = exc
 
     def tool(self, name: str, fn: Callable[..., Any], /, **args: Any) -> Any:
-        """Call tool ``name`` as ``fn(**args)``, record a JSON copy of the call, and return its result."""
+        """Call tool ``name`` as ``fn(**args)``, record a JSON copy of the call, and return its result.
+
+        The arguments are given by name, as they are recorded: an agent that calls its env's methods by position
+        (``env.book_flight("u03", "F118")``) gets a stand-in that names them,
+        ``rec.tool(name, fn, **inspect.signature(fn).bind(*args, **kwargs).arguments)`` (README section 1a).
+        """
         try:
             return self._tool(name, fn, args)
         except _OWN_ERRORS as exc:

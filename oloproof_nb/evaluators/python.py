@@ -10,11 +10,13 @@ module only reads what it returned.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+import math
+from typing import Annotated, Any, ClassVar, Literal
 
 import numpy as np
-from pydantic import field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
+from .._config.files import a_number
 from .._config.validators import check_import_spec
 from .._core.evaluator import CaseContext, Evaluation, Evaluator, Scope, register
 from .._core.jsonsafe import copy_json
@@ -26,6 +28,9 @@ __all__ = ["PythonCheck", "interpret_check"]
 #: Reason prefix of a ``missing`` verdict whose check raised (the traceback is kept in the verdict record).
 CHECK_RAISED = "check_raised"
 _ALLOWED = "return True, False, None or a (verdict, reason) pair"
+#: What to do with a number (a benchmark's reward, partial credit): it is no verdict until a threshold says so.
+_A_SCORE = ("a number is no verdict: give the check pass_threshold: (the lowest score that passes, 1 for full "
+            "credit only), or return True, False, None or a (verdict, reason) pair")
 
 
 class CheckVerdictRow(VerdictRow, total=False):
@@ -38,19 +43,41 @@ def _is_bool(value: Any) -> bool:
     return isinstance(value, (bool, np.bool_))
 
 
-def interpret_check(value: Any) -> tuple[Literal["pass", "fail", "missing"], str]:
+def _is_score(value: Any) -> bool:
+    """A number that is not a bool: a Python or NumPy int or float (a benchmark's reward)."""
+    return isinstance(value, (int, float, np.integer, np.floating)) and not _is_bool(value)
+
+
+def _score_verdict(score: Any, shown: str, reason: str, pass_threshold: float
+                   ) -> tuple[Literal["pass", "fail", "missing"], str]:
+    """A score's verdict at ``pass_threshold``: at or above it passes, below fails, NaN and ±inf are missing."""
+    value = score.item() if isinstance(score, (np.integer, np.floating)) else score
+    if isinstance(value, float) and not math.isfinite(value):
+        return "missing", reason or f"check returned {shown}, not a finite score"
+    if value >= pass_threshold:
+        return "pass", reason
+    return "fail", reason or f"score {shown} is below pass_threshold {pass_threshold:g}"
+
+
+def interpret_check(value: Any, pass_threshold: float | None = None
+                    ) -> tuple[Literal["pass", "fail", "missing"], str]:
     """A check's return value as ``(verdict, reason)``.
 
     ``True`` passes, ``False`` fails, ``None`` is missing (the check could not
-    judge the case); a ``(verdict, reason)`` pair gives the reason too. Any
-    other value is ``missing`` with a reason saying what was returned.
+    judge the case); a ``(verdict, reason)`` pair gives the reason too. A
+    number (a benchmark's reward) passes at or above ``pass_threshold`` and
+    fails below it (NaN and ±inf are missing); without ``pass_threshold`` it is
+    ``missing``, the reason saying to give one. Any other value is ``missing``
+    with a reason saying what was returned.
 
     Examples
     --------
     >>> interpret_check(True), interpret_check((False, "paid twice")), interpret_check(None)
     (('pass', ''), ('fail', 'paid twice'), ('missing', 'check returned None'))
-    >>> interpret_check("yes")[0], interpret_check((True, False))[0]
-    ('missing', 'missing')
+    >>> interpret_check("yes")[0], interpret_check((True, False))[0], interpret_check(0.5)[0]
+    ('missing', 'missing', 'missing')
+    >>> interpret_check(1.0, pass_threshold=1.0), interpret_check(0.5, pass_threshold=1.0)
+    (('pass', ''), ('fail', 'score 0.5 is below pass_threshold 1'))
     """
     reason = ""
     if isinstance(value, tuple) and len(value) == 2 and (value[1] is None or isinstance(value[1], str)):
@@ -61,6 +88,10 @@ def interpret_check(value: Any) -> tuple[Literal["pass", "fail", "missing"], str
     if _is_bool(value):
         return ("pass" if bool(value) else "fail"), reason
     shown = quote(value, 80)  # never raises: a check may return an int of more than 4300 digits
+    if _is_score(value):
+        if pass_threshold is not None:
+            return _score_verdict(value, shown, reason, pass_threshold)
+        return "missing", f"check returned {shown}; {_A_SCORE}"
     if isinstance(value, tuple) and len(value) == 2:  # a pair whose reason is not text
         return "missing", (f"check returned {shown}: the second item of a (verdict, reason) pair is its reason, "
                            f"text, not {type(value[1]).__name__} (two conditions? return both and-ed); {_ALLOWED}")
@@ -78,6 +109,9 @@ class PythonCheck(Evaluator):
         suite loads: a wrong name is a config error there).
     name : str, optional
         The criterion's name (``criterion`` works too); default: the function's name.
+    pass_threshold : float, optional
+        For a check that returns a score (a benchmark's reward, partial credit): a number at or above it
+        passes, below it fails (``1`` passes full credit only). Without it a number is ``missing``.
 
     Notes
     -----
@@ -87,8 +121,9 @@ class PythonCheck(Evaluator):
     ``initial_state``, ``final_state`` the state the case left (None when the
     system recorded none) and ``trajectory`` the
     :class:`~oloproof_nb.Trajectory` as stored (JSON values). It returns
-    ``True`` (pass), ``False`` (fail), ``None`` (missing) or a ``(verdict,
-    reason)`` pair. It runs under the run's ``case_timeout_s``. An exception
+    ``True`` (pass), ``False`` (fail), ``None`` (missing), a ``(verdict,
+    reason)`` pair, or a score read at ``pass_threshold`` (alone or as the
+    pair's verdict). It runs under the run's ``case_timeout_s``. An exception
     inside it makes that case ``missing`` (reason ``check_raised: …``) with the
     full traceback kept in the stored verdict (``run.panel`` shows it); a case
     that raised or timed out is ``missing`` without calling it. Its rows join
@@ -104,6 +139,8 @@ class PythonCheck(Evaluator):
 
     type: Literal["python"]
     check: str
+    pass_threshold: Annotated[float | None, a_number("a score (a number)")] = Field(default=None,
+                                                                                 allow_inf_nan=False)
 
     @field_validator("check")
     @classmethod
@@ -144,5 +181,5 @@ class PythonCheck(Evaluator):
             if call.traceback:
                 row["traceback"] = call.traceback
             return Evaluation(verdicts=[row])
-        verdict, reason = interpret_check(call.value)
+        verdict, reason = interpret_check(call.value, self.pass_threshold)
         return Evaluation(verdicts=[self.verdict(verdict, reason)])

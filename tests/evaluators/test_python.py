@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 import oloproof_nb as op
 from oloproof_nb._core.case import case_from_mapping
 from oloproof_nb._core.evaluator import CaseContext
+from oloproof_nb.cli import main
 from oloproof_nb.evaluators.python import PythonCheck, interpret_check
 
 CHECKS = '''
@@ -89,8 +92,8 @@ def test_a_check_returning_an_int_too_long_to_print_is_missing_and_the_run_finis
     run = op.run(folder, out=tmp_path / "run", progress=False)
     assert run.finished
     bits = (10 ** 5000).bit_length()  # 16,610
-    assert _verdicts(run) == {"c-huge": ("missing", f"check returned <int of {bits} bits>; return True, False, None "
-                                                    "or a (verdict, reason) pair"), "c-pass": ("pass", "")}
+    assert _verdicts(run) == {"c-huge": ("missing", f"check returned <int of {bits} bits>; {SCORE_HELP}"),
+                              "c-pass": ("pass", "")}
 
 
 def test_a_check_gets_copies_of_the_case_states_and_trajectory(make_suite: Any, tmp_path: Path,
@@ -210,6 +213,77 @@ def test_a_pair_whose_second_item_is_no_text_is_not_a_verdict_and_reason(value: 
     assert verdict == "missing" and reason.startswith(f"check returned {value!r}: the second item of a (verdict, "
                                                       f"reason) pair is its reason, text, not "
                                                       f"{type(value[1]).__name__}")
+
+
+SCORE_HELP = ("a number is no verdict: give the check pass_threshold: (the lowest score that passes, 1 for full "
+              "credit only), or return True, False, None or a (verdict, reason) pair")
+
+
+@pytest.mark.parametrize("score", [0.5, 1.0, 1, 0, np.float64(1.0), np.int64(1)])
+def test_u28_a_score_without_pass_threshold_is_missing_and_says_to_give_one(score: Any) -> None:
+    """Review U28: a benchmark's reward (τ-bench's 0.0/1.0, partial credit 0.5) returned by a check made every row
+    missing, the reason listing what to return but not what to do with a score."""
+    assert interpret_check(score) == ("missing", f"check returned {score!r}; {SCORE_HELP}")
+
+
+@pytest.mark.parametrize(("value", "threshold", "expected"), [
+    (0.5, 0.5, ("pass", "")),  # the threshold itself passes
+    (0.49999, 0.5, ("fail", "score 0.49999 is below pass_threshold 0.5")),
+    (1.0, 1, ("pass", "")), (0.5, 1, ("fail", "score 0.5 is below pass_threshold 1")),
+    (1, 1.0, ("pass", "")), (0, 1.0, ("fail", "score 0 is below pass_threshold 1")),
+    (np.float64(0.75), 0.5, ("pass", "")), (np.int64(0), 1, ("fail", "score np.int64(0) is below pass_threshold 1")),
+    (-2, -3, ("pass", "")),
+    ((0.5, "db right, outputs missing"), 1, ("fail", "db right, outputs missing")),  # the pair's reason is kept
+    ((1.0, "full"), 1, ("pass", "full")),
+    (float("nan"), 1, ("missing", "check returned nan, not a finite score")),
+    (float("inf"), 1, ("missing", "check returned inf, not a finite score")),
+    (np.float64("-inf"), -1, ("missing", "check returned np.float64(-inf), not a finite score")),
+    (True, 2, ("pass", "")), (False, 0, ("fail", "")),  # a bool stays a verdict, whatever the threshold
+    (None, 1, ("missing", "check returned None")), ("1.0", 1, ("missing", "check returned '1.0'; return True, False, "
+                                                                "None or a (verdict, reason) pair")),
+])
+def test_u28_a_score_passes_at_or_above_pass_threshold(value: Any, threshold: float,
+                                                       expected: tuple[str, str]) -> None:
+    assert interpret_check(value, threshold) == expected
+
+
+def test_u28_a_score_too_large_for_a_float_is_compared_exactly() -> None:
+    assert interpret_check(10**5000, 1.0) == ("pass", "")
+    assert interpret_check(-(10**5000), 1.0)[0] == "fail"
+
+
+@pytest.mark.parametrize(("given", "why"), [
+    (True, "must be a score (a number), not true"), ("1", "must be a score (a number), not the text '1'"),
+    (float("nan"), "finite number"), (float("inf"), "finite number"),
+])
+def test_u28_pass_threshold_is_a_finite_number(given: Any, why: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(why)):
+        PythonCheck.model_validate({"type": "python", "check": "checks:f", "pass_threshold": given})
+    assert PythonCheck.model_validate({"type": "python", "check": "checks:f"}).pass_threshold is None
+
+
+def test_u28_a_checks_scores_are_judged_at_its_pass_threshold_in_a_run(make_suite: Any, tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """Two checks over one reward, at 1 (full credit) and at 0.5; a pass_threshold written as text is refused
+    in one line naming the file and the key, exit 2."""
+    cases = [{"id": str(i), "input": {"reward": r}, "initial_state": {}} for i, r in enumerate([1.0, 0.5, 0.0])]
+    folder = make_suite(cases, evaluators=[
+        {"type": "python", "name": "full", "check": "checks:reward", "pass_threshold": 1},
+        {"type": "python", "name": "half", "check": "checks:reward", "pass_threshold": 0.5}])
+    (folder / "checks.py").write_text("def reward(case, initial_state, final_state, trajectory):\n"
+                                      "    return case.input['reward']\n", encoding="utf-8")
+    run = op.run(folder, out=tmp_path / "run", progress=False)
+    v = run.verdicts
+    got = {(r.criterion, r.case_id): r.verdict for r in v.itertuples()}
+    assert got == {("full", "0"): "pass", ("full", "1"): "fail", ("full", "2"): "fail",
+                   ("half", "0"): "pass", ("half", "1"): "pass", ("half", "2"): "fail"}
+    config = (folder / "oloproof.yaml").read_text(encoding="utf-8")
+    (folder / "oloproof.yaml").write_text(config.replace("pass_threshold: 1\n", "pass_threshold: '1'\n"),
+                                          encoding="utf-8")
+    assert main(["run", str(folder), "--out", str(tmp_path / "refused")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "oloproof.yaml: evaluators[0].pass_threshold: must be a score (a number), " \
+                                     "not the text '1'" in err
 
 
 def test_a_reason_that_utf8_cannot_hold_is_stored_as_its_escape() -> None:
